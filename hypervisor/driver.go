@@ -1,0 +1,328 @@
+// Package hypervisor holds the boundary between vmplane and a hypervisor cluster: the
+// narrow Driver interface, the data it speaks, and its typed errors. Drivers live in
+// sub-packages: sim (the embedded simulated cluster) and proxmox (Proxmox VE).
+//
+// Every call takes a context and is cancellable. Calls that change a machine block until
+// the hypervisor has finished the work (a Proxmox driver follows the UPID to its end), so
+// callers run them outside any actor mailbox, as tasks.
+package hypervisor
+
+import (
+	"context"
+	"io"
+	"time"
+)
+
+// Driver is what vmplane needs from a hypervisor cluster.
+type Driver interface {
+	// Name is the driver's route segment and config name: "sim", "proxmox".
+	Name() string
+	// Ping reports whether the hypervisor answers; nil means healthy.
+	Ping(ctx context.Context) error
+
+	// Inventory lists every node, machine and OS template the hypervisor has now.
+	Inventory(ctx context.Context) (Inventory, error)
+	// Machine reads one machine's current state from the hypervisor.
+	Machine(ctx context.Context, ref Ref) (Machine, error)
+
+	// Create provisions a new machine from a template and returns it (stopped or
+	// running as spec.Start says).
+	Create(ctx context.Context, spec CreateSpec) (Machine, error)
+	// Destroy stops (if needed) and deletes a machine and its disks.
+	Destroy(ctx context.Context, ref Ref) error
+	// Power performs a power action. Actions the machine's state forbids fail with
+	// apierr.ErrInvalidState.
+	Power(ctx context.Context, ref Ref, action PowerAction) error
+	// Migrate moves a machine to another node and returns the machine as it is there.
+	Migrate(ctx context.Context, ref Ref, targetNode string, online bool) (Machine, error)
+	// Configure changes name, cores or memory; nil fields stay as they are.
+	Configure(ctx context.Context, ref Ref, change ConfigChange) (Machine, error)
+	// SetNetwork changes interfaces by id; nil fields stay as they are.
+	SetNetwork(ctx context.Context, ref Ref, changes []InterfaceChange) (Machine, error)
+	// AddDisk attaches a new disk and returns it.
+	AddDisk(ctx context.Context, ref Ref, sizeGB int, storage string) (Disk, error)
+	// ResizeDisk grows a disk to sizeGB; shrinking fails with apierr.ErrInvalidRequest.
+	ResizeDisk(ctx context.Context, ref Ref, diskID string, sizeGB int) (Machine, error)
+	// Reinstall rebuilds the machine's system disk from a template, keeping its vmid,
+	// node, resources and interfaces, and leaves it running.
+	Reinstall(ctx context.Context, ref Ref, spec ReinstallSpec) (Machine, error)
+
+	// Console opens the machine's console. The caller must Close it.
+	Console(ctx context.Context, ref Ref) (Console, error)
+
+	// Usage returns a usage graph of one machine or node at a timeframe.
+	Usage(ctx context.Context, q UsageQuery) (UsageGraph, error)
+
+	// SetFirewall replaces a machine's firewall rule set (in order) and enables the
+	// firewall on the machine and its interfaces.
+	SetFirewall(ctx context.Context, ref Ref, rules []FirewallRule) error
+
+	// Backup takes a backup now and returns it.
+	Backup(ctx context.Context, ref Ref, mode BackupMode) (Backup, error)
+	// Backups lists a machine's backups, oldest first.
+	Backups(ctx context.Context, ref Ref) ([]Backup, error)
+	// DeleteBackup deletes one backup.
+	DeleteBackup(ctx context.Context, ref Ref, backupID string) error
+	// RestoreBackup restores a machine from one of its backups.
+	RestoreBackup(ctx context.Context, ref Ref, backupID string) (Machine, error)
+}
+
+// Ref names a machine on the hypervisor: its vmid, and the node it is believed to be on
+// (drivers re-resolve the node when it moved).
+type Ref struct {
+	VMID int    `json:"vmid"`
+	Node string `json:"node"`
+}
+
+// Inventory is everything a hypervisor has at one moment.
+type Inventory struct {
+	Nodes     []Node     `json:"nodes"`
+	Machines  []Machine  `json:"machines"`
+	Templates []Template `json:"templates"`
+}
+
+// NodeStatus is online or offline.
+type NodeStatus string
+
+// Node statuses.
+const (
+	NodeOnline  NodeStatus = "online"
+	NodeOffline NodeStatus = "offline"
+)
+
+// Node is one hypervisor host. Its ID is the hypervisor's node name ("pve1").
+type Node struct {
+	ID       string     `json:"id"`
+	Status   NodeStatus `json:"status"`
+	CPUCores int        `json:"cpu_cores"`
+	MemoryMB int        `json:"memory_mb"`
+	DiskGB   int        `json:"disk_gb"`
+	// Current usage, at the moment of the inventory.
+	CPU       float64 `json:"cpu"` // fraction 0..1 of CPUCores
+	MemBytes  int64   `json:"mem_bytes"`
+	DiskBytes int64   `json:"disk_bytes"`
+}
+
+// State is a machine's power state as the hypervisor reports it.
+type State string
+
+// Machine states on the hypervisor.
+const (
+	StateRunning   State = "running"
+	StateStopped   State = "stopped"
+	StateSuspended State = "suspended"
+)
+
+// Machine is one virtual machine as the hypervisor sees it.
+type Machine struct {
+	VMID       int         `json:"vmid"`
+	Name       string      `json:"name"`
+	Node       string      `json:"node"`
+	State      State       `json:"state"`
+	CPUCores   int         `json:"cpu_cores"`
+	MemoryMB   int         `json:"memory_mb"`
+	Disks      []Disk      `json:"disks"`
+	Interfaces []Interface `json:"interfaces"`
+	TemplateID string      `json:"template_id"`
+}
+
+// DiskGB is the sum of the machine's disk sizes.
+func (m Machine) DiskGB() int {
+	n := 0
+	for _, d := range m.Disks {
+		n += d.SizeGB
+	}
+	return n
+}
+
+// Disk is one virtual disk ("scsi0").
+type Disk struct {
+	ID      string `json:"id"`
+	Storage string `json:"storage"`
+	SizeGB  int    `json:"size_gb"`
+}
+
+// Interface is one network interface ("net0").
+type Interface struct {
+	ID          string   `json:"id"`
+	MAC         string   `json:"mac"`
+	Bridge      string   `json:"bridge"`
+	VLAN        int      `json:"vlan"`      // 0: untagged
+	RateMbps    int      `json:"rate_mbps"` // 0: unlimited
+	Firewall    bool     `json:"firewall"`
+	IPAddresses []string `json:"ip_addresses"`
+}
+
+// Template is an OS template machines are created and reinstalled from.
+type Template struct {
+	ID     string `json:"id"`
+	Name   string `json:"name"`
+	OS     string `json:"os"`
+	DiskGB int    `json:"disk_gb"` // minimum system disk
+}
+
+// CreateSpec describes a new machine.
+type CreateSpec struct {
+	VMID       int      `json:"vmid"` // 0: the driver picks the next free vmid
+	Name       string   `json:"name"`
+	Node       string   `json:"node"` // "": the driver picks the least loaded online node
+	TemplateID string   `json:"template_id"`
+	CPUCores   int      `json:"cpu_cores"`
+	MemoryMB   int      `json:"memory_mb"`
+	DiskGB     int      `json:"disk_gb"`
+	Password   string   `json:"password,omitempty"`
+	SSHKeys    []string `json:"ssh_keys,omitempty"`
+	Start      bool     `json:"start"`
+}
+
+// PowerAction is one of the hypervisor's power actions.
+type PowerAction string
+
+// Power actions, named as Proxmox names them.
+const (
+	ActionStart    PowerAction = "start"
+	ActionStop     PowerAction = "stop"
+	ActionShutdown PowerAction = "shutdown"
+	ActionReboot   PowerAction = "reboot"
+	ActionReset    PowerAction = "reset"
+	ActionSuspend  PowerAction = "suspend"
+	ActionResume   PowerAction = "resume"
+)
+
+// PowerActions lists every power action in the contract's order.
+var PowerActions = []PowerAction{ActionStart, ActionStop, ActionShutdown, ActionReboot, ActionReset, ActionSuspend, ActionResume}
+
+// ConfigChange is a partial change of a machine's configuration.
+type ConfigChange struct {
+	Name     *string `json:"name,omitempty"`
+	CPUCores *int    `json:"cpu_cores,omitempty"`
+	MemoryMB *int    `json:"memory_mb,omitempty"`
+}
+
+// InterfaceChange is a partial change of one interface, named by ID.
+type InterfaceChange struct {
+	ID       string  `json:"id"`
+	Bridge   *string `json:"bridge,omitempty"`
+	VLAN     *int    `json:"vlan,omitempty"`
+	RateMbps *int    `json:"rate_mbps,omitempty"`
+	Firewall *bool   `json:"firewall,omitempty"`
+}
+
+// ReinstallSpec names the template and the new credentials.
+type ReinstallSpec struct {
+	TemplateID string   `json:"template_id"`
+	Password   string   `json:"password,omitempty"`
+	SSHKeys    []string `json:"ssh_keys,omitempty"`
+}
+
+// Console is an open console session: bytes written go to the machine's console,
+// bytes read come from it.
+type Console interface {
+	io.ReadWriteCloser
+	// Type is "serial" or "vnc".
+	Type() string
+}
+
+// Timeframe is one of the five usage graph timeframes.
+type Timeframe string
+
+// Timeframes, with the Proxmox VE 9 resolutions.
+const (
+	TimeframeHour  Timeframe = "hour"
+	TimeframeDay   Timeframe = "day"
+	TimeframeWeek  Timeframe = "week"
+	TimeframeMonth Timeframe = "month"
+	TimeframeYear  Timeframe = "year"
+)
+
+// Resolution returns the bucket width and point count of a timeframe (Proxmox VE 9),
+// and false for an unknown timeframe.
+func (t Timeframe) Resolution() (step time.Duration, points int, ok bool) {
+	switch t {
+	case TimeframeHour:
+		return time.Minute, 60, true
+	case TimeframeDay:
+		return time.Minute, 1440, true
+	case TimeframeWeek:
+		return 30 * time.Minute, 336, true
+	case TimeframeMonth:
+		return 30 * time.Minute, 1440, true
+	case TimeframeYear:
+		return 6 * time.Hour, 1440, true
+	}
+	return 0, 0, false
+}
+
+// Timeframes lists the valid timeframes.
+var Timeframes = []Timeframe{TimeframeHour, TimeframeDay, TimeframeWeek, TimeframeMonth, TimeframeYear}
+
+// UsageScope says whether a usage query is about a machine or a node.
+type UsageScope string
+
+// Usage scopes.
+const (
+	ScopeMachine UsageScope = "machine"
+	ScopeNode    UsageScope = "node"
+)
+
+// UsageQuery asks for one usage graph. For ScopeNode, Ref.Node names the node.
+type UsageQuery struct {
+	Scope     UsageScope `json:"scope"`
+	Ref       Ref        `json:"ref"`
+	Timeframe Timeframe  `json:"timeframe"`
+	// End is the end of the graph; zero means now. Buckets are aligned to the step.
+	End time.Time `json:"end"`
+}
+
+// UsageGraph is a series of evenly spaced usage points, oldest first.
+type UsageGraph struct {
+	Timeframe         Timeframe    `json:"timeframe"`
+	ResolutionSeconds int          `json:"resolution_seconds"`
+	Points            []UsagePoint `json:"points"`
+}
+
+// UsagePoint is one bucket. A nil field is a gap (no data for that bucket).
+type UsagePoint struct {
+	Time          time.Time `json:"time"`
+	CPU           *float64  `json:"cpu"` // fraction 0..1 of CPUCores
+	CPUCores      *float64  `json:"cpu_cores"`
+	MemBytes      *float64  `json:"mem_bytes"`
+	MemTotalBytes *float64  `json:"mem_total_bytes"`
+	NetInBps      *float64  `json:"net_in_bps"`
+	NetOutBps     *float64  `json:"net_out_bps"`
+	DiskReadBps   *float64  `json:"disk_read_bps"`
+	DiskWriteBps  *float64  `json:"disk_write_bps"`
+}
+
+// FirewallRule is one rule as pushed to the hypervisor, in evaluation order.
+type FirewallRule struct {
+	Direction   string `json:"direction"` // in | out
+	Action      string `json:"action"`    // accept | drop | reject
+	Protocol    string `json:"protocol"`  // tcp | udp | icmp | any
+	Port        string `json:"port,omitempty"`
+	Source      string `json:"source,omitempty"`
+	Destination string `json:"destination,omitempty"`
+	Enabled     bool   `json:"enabled"`
+	Comment     string `json:"comment,omitempty"`
+}
+
+// BackupMode is how a backup is taken.
+type BackupMode string
+
+// Backup modes, as Proxmox vzdump names them.
+const (
+	BackupSnapshot BackupMode = "snapshot"
+	BackupSuspend  BackupMode = "suspend"
+	BackupStop     BackupMode = "stop"
+)
+
+// Backup is one stored backup of a machine.
+type Backup struct {
+	ID        string     `json:"id"`
+	VMID      int        `json:"vmid"`
+	Node      string     `json:"node"`
+	Storage   string     `json:"storage"`
+	Mode      BackupMode `json:"mode"`
+	SizeBytes int64      `json:"size_bytes"`
+	CreatedAt time.Time  `json:"created_at"`
+}

@@ -1,0 +1,67 @@
+// Package persistence holds vmplane's durable state: the Badger store, the key layout,
+// versioned record codecs and the group-commit writer that makes durable writes fast.
+//
+// Actors see the store only through the Store interface, so that a replicated store can
+// stand in for Badger in a clustered deployment.
+package persistence
+
+import (
+	"context"
+
+	"github.com/vmplane/vmplane/apierr"
+)
+
+// ErrNotFound is returned by Get for a key that does not exist.
+var ErrNotFound = apierr.New(apierr.ErrNotFound, "record not found")
+
+// Store is the small interface actors use. Reads see every write whose Commit returned.
+type Store interface {
+	// Get returns the value stored under key, or ErrNotFound.
+	Get(key []byte) ([]byte, error)
+	// Scan calls fn for each key with the given prefix in ascending key order, starting
+	// strictly after `after` when it is non-empty, stopping after limit keys when
+	// limit > 0, or when fn returns an error (which Scan returns). The slices passed to
+	// fn are valid only during the call.
+	Scan(prefix, after []byte, limit int, fn func(key, value []byte) error) error
+	// Commit applies the batch atomically and returns only after it is durable on disk
+	// (fsynced). Concurrent commits are grouped into one synced transaction.
+	Commit(ctx context.Context, b *Batch) error
+	// Stats reports figures for /metrics.
+	Stats() Stats
+	// Close flushes and closes the store; later calls fail with apierr.ErrUnavailable.
+	Close() error
+}
+
+// Batch is a set of writes applied atomically by Commit.
+type Batch struct {
+	Ops []Op
+}
+
+// Op is one write of a batch: a put, or a delete when Delete is set.
+type Op struct {
+	Key    []byte
+	Value  []byte
+	Delete bool
+}
+
+// Put adds a put of key to the batch and returns the batch for chaining.
+func (b *Batch) Put(key, value []byte) *Batch {
+	b.Ops = append(b.Ops, Op{Key: key, Value: value})
+	return b
+}
+
+// Del adds a delete of key to the batch and returns the batch for chaining.
+func (b *Batch) Del(key []byte) *Batch {
+	b.Ops = append(b.Ops, Op{Key: key, Delete: true})
+	return b
+}
+
+// Stats are the store figures exported on /metrics.
+type Stats struct {
+	Commits       uint64 // Commit calls acknowledged
+	Groups        uint64 // synced transactions written (Commits/Groups is the batching factor)
+	CommitErrors  uint64
+	LSMBytes      int64
+	VLogBytes     int64
+	PendingWrites int64 // commits waiting for the writer right now
+}
