@@ -1,0 +1,390 @@
+package persistence
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+
+	"github.com/dgraph-io/badger/v4"
+	"go.uber.org/zap"
+
+	"github.com/vmplane/vmplane/apierr"
+)
+
+// Appliance-sized defaults, used when the matching Options field is zero. Badger's own
+// defaults (64 MiB memtables ×5, 256 MiB block cache, 1 GiB value-log files) suit a
+// database server, not a control plane that shares a small machine with its VMs.
+const (
+	DefaultMemTableSize   = 16 << 20
+	DefaultBlockCacheSize = 32 << 20
+	DefaultIndexCacheSize = 16 << 20
+	DefaultMaxBatch       = 1024
+
+	// MinMemTableSize is the smallest memtable Open accepts (smaller values are raised to
+	// it): Badger refuses a transaction larger than 15% of a memtable, and one value of
+	// MaxValueSize must still fit in a transaction.
+	MinMemTableSize = 8 << 20
+)
+
+// Limits that Commit enforces per batch; a batch over them fails alone.
+const (
+	// MaxKeySize is Badger's own key limit (txn.go), checked before Badger sees the key.
+	MaxKeySize = 65000
+	// MaxValueSize keeps every value below Badger's value threshold, so values live in
+	// the LSM tree and its write-ahead log and never in the value log. That makes one
+	// WAL sync cover a whole write (see groupcommit.go) and means the value log never
+	// needs garbage collection.
+	MaxValueSize = valueThreshold - 1
+
+	valueThreshold   = 1 << 20 // Badger's maximum ValueThreshold
+	valueLogFileSize = 64 << 20
+	numMemtables     = 2
+)
+
+// Options configures Open. Zero values pick appliance-sized defaults.
+type Options struct {
+	// Dir is the data directory, created if missing. One process at a time may use it.
+	Dir string
+	// Logger receives Badger's warnings and errors; its info lines go out at debug
+	// level. Nil means no logging.
+	Logger *zap.Logger
+	// MemTableSize is the size of one memtable (0 → DefaultMemTableSize; at least
+	// MinMemTableSize). Badger keeps up to three in memory.
+	MemTableSize int64
+	// BlockCacheSize is Badger's block cache (0 → DefaultBlockCacheSize).
+	BlockCacheSize int64
+	// IndexCacheSize is Badger's table-index cache (0 → DefaultIndexCacheSize).
+	IndexCacheSize int64
+	// MaxBatch caps the commits gathered into one synced transaction (0 →
+	// DefaultMaxBatch).
+	MaxBatch int
+	// NoGroupCommit makes every Commit its own transaction, synced by Badger itself
+	// (SyncWrites=true). It is the baseline the benchmarks compare group commit with;
+	// production code leaves it false.
+	NoGroupCommit bool
+
+	// beforeGroup, when set (by tests only), runs in the writer before each group.
+	beforeGroup func()
+}
+
+// Badger is the Store backed by a Badger database in one local directory.
+type Badger struct {
+	db  *badger.DB
+	log *zap.Logger
+	dir string
+
+	// explicitSync: Badger runs with SyncWrites=false and the writer calls db.Sync
+	// after each transaction (group-commit mode). False in NoGroupCommit mode, where
+	// Badger syncs inside every txn.Commit.
+	explicitSync bool
+	w            *writer // nil in NoGroupCommit mode
+
+	gate gate
+
+	commits      atomic.Uint64
+	groups       atomic.Uint64
+	commitErrors atomic.Uint64
+	pending      atomic.Int64
+	// failed holds the error that disabled writes after a write or sync failed.
+	failed atomic.Pointer[apierr.Error]
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+var _ Store = (*Badger)(nil)
+
+// Open opens (creating if needed) the store in opts.Dir. It fails with an
+// apierr.ErrUnavailable error when another process, or another Open in this one, holds
+// the directory.
+func Open(opts Options) (*Badger, error) {
+	if opts.Dir == "" {
+		return nil, apierr.New(apierr.ErrInternal, "persistence: no data directory configured")
+	}
+	log := opts.Logger
+	if log == nil {
+		log = zap.NewNop()
+	}
+	memTable := orDefault(opts.MemTableSize, DefaultMemTableSize)
+	memTable = max(memTable, MinMemTableSize)
+	maxBatch := opts.MaxBatch
+	if maxBatch <= 0 {
+		maxBatch = DefaultMaxBatch
+	}
+
+	bo := badger.DefaultOptions(opts.Dir).
+		WithLogger(badgerLogger{log.Named("badger").Sugar()}).
+		// See groupcommit.go for why group commit runs with SyncWrites=false.
+		WithSyncWrites(opts.NoGroupCommit).
+		WithMemTableSize(memTable).
+		WithNumMemtables(numMemtables).
+		WithBlockCacheSize(orDefault(opts.BlockCacheSize, DefaultBlockCacheSize)).
+		WithIndexCacheSize(orDefault(opts.IndexCacheSize, DefaultIndexCacheSize)).
+		WithValueLogFileSize(valueLogFileSize).
+		WithValueThreshold(valueThreshold).
+		// Two cores: Badger's minimum of two compactors is plenty.
+		WithNumCompactors(2).
+		// The only writer never reads inside its transactions: nothing to detect.
+		WithDetectConflicts(false)
+
+	db, err := badger.Open(bo)
+	if err != nil {
+		if isDirLocked(err) {
+			return nil, fmt.Errorf("%w (%w)", apierr.New(apierr.ErrUnavailable,
+				"data directory %s is in use by another vmplane process", opts.Dir), err)
+		}
+		return nil, fmt.Errorf("%w: %w", apierr.New(apierr.ErrUnavailable,
+			"cannot open data directory %s", opts.Dir), err)
+	}
+
+	s := &Badger{db: db, log: log, dir: opts.Dir, explicitSync: !opts.NoGroupCommit}
+	s.gate.init()
+	if !opts.NoGroupCommit {
+		s.w = newWriter(s, maxBatch, opts.beforeGroup)
+		go s.w.run()
+	}
+	return s, nil
+}
+
+func orDefault(v, def int64) int64 {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
+
+// isDirLocked recognises Badger's failure to flock the directory. Badger flattens the
+// cause into text (y.Wrap without debug mode), so errors.Is on the errno only works if
+// a later Badger keeps the chain; the message test covers v4.9.6. TestSecondOpen pins it.
+func isDirLocked(err error) bool {
+	return errors.Is(err, syscall.EWOULDBLOCK) ||
+		strings.Contains(err.Error(), "Cannot acquire directory lock")
+}
+
+// Get returns a copy of the value stored under key, or ErrNotFound.
+func (s *Badger) Get(key []byte) ([]byte, error) {
+	if !s.gate.enter() {
+		return nil, errClosed()
+	}
+	defer s.gate.leave()
+	if len(key) == 0 {
+		return nil, ErrNotFound // no record can have an empty key
+	}
+	var out []byte
+	err := s.db.View(func(txn *badger.Txn) error {
+		item, err := txn.Get(key)
+		if err != nil {
+			return err
+		}
+		out, err = item.ValueCopy(nil)
+		return err
+	})
+	switch {
+	case err == nil:
+		return out, nil
+	case errors.Is(err, badger.ErrKeyNotFound):
+		return nil, ErrNotFound
+	default:
+		return nil, internal("read failed", err)
+	}
+}
+
+// Scan implements Store.Scan on one Badger read transaction, so it sees a consistent
+// snapshot.
+func (s *Badger) Scan(prefix, after []byte, limit int, fn func(key, value []byte) error) error {
+	if !s.gate.enter() {
+		return errClosed()
+	}
+	defer s.gate.leave()
+
+	var fnErr error
+	err := s.db.View(func(txn *badger.Txn) error {
+		itOpts := badger.DefaultIteratorOptions
+		itOpts.Prefix = prefix
+		// Values sit in the LSM tree (MaxValueSize), so reading them is cheap:
+		// prefetching would only copy them.
+		itOpts.PrefetchValues = false
+		it := txn.NewIterator(itOpts)
+		defer it.Close()
+
+		start := prefix
+		if bytes.Compare(after, prefix) > 0 {
+			start = after
+		}
+		n := 0
+		for it.Seek(start); it.ValidForPrefix(prefix); it.Next() {
+			item := it.Item()
+			key := item.Key()
+			if len(after) > 0 && bytes.Equal(key, after) {
+				continue
+			}
+			if err := item.Value(func(v []byte) error {
+				fnErr = fn(key, v)
+				return fnErr
+			}); err != nil {
+				return err
+			}
+			n++
+			if limit > 0 && n >= limit {
+				break
+			}
+		}
+		return nil
+	})
+	switch {
+	case err == nil:
+		return nil
+	case fnErr != nil:
+		return fnErr // the callback's own error, unwrapped, as the contract says
+	default:
+		return internal("scan failed", err)
+	}
+}
+
+// Commit implements Store.Commit. The batch, its keys and its values must not be
+// modified until Commit returns. An empty batch returns nil at once.
+func (s *Badger) Commit(ctx context.Context, b *Batch) error {
+	if err := ctx.Err(); err != nil {
+		return ctxError(err)
+	}
+	if !s.gate.enter() {
+		return errClosed()
+	}
+	defer s.gate.leave()
+	if e := s.failed.Load(); e != nil {
+		s.commitErrors.Add(1)
+		return e
+	}
+	if b == nil || len(b.Ops) == 0 {
+		return nil
+	}
+	r := newRequest(b)
+	if s.w == nil {
+		// Baseline: this caller writes its own synced transaction.
+		r.state.Store(stateTaken)
+		s.writeGroup([]*request{r})
+		return r.err
+	}
+	return s.w.commit(ctx, r)
+}
+
+// Stats implements Store.Stats. The sizes are Badger's own figures, which it refreshes
+// about once a minute; they are zero after Close.
+func (s *Badger) Stats() Stats {
+	st := Stats{
+		Commits:       s.commits.Load(),
+		Groups:        s.groups.Load(),
+		CommitErrors:  s.commitErrors.Load(),
+		PendingWrites: s.pending.Load(),
+	}
+	if s.gate.enter() {
+		st.LSMBytes, st.VLogBytes = s.db.Size()
+		s.gate.leave()
+	}
+	return st
+}
+
+// Close stops accepting calls (they fail with apierr.ErrUnavailable), waits for the
+// calls already under way (so every queued commit is written and acknowledged), stops
+// the writer and closes Badger. It is idempotent; every call returns the first result.
+// It must not be called from a Scan callback.
+func (s *Badger) Close() error {
+	s.closeOnce.Do(func() {
+		s.gate.close()
+		if s.w != nil {
+			s.w.stop()
+		}
+		if err := s.db.Close(); err != nil {
+			s.closeErr = internal("closing the store failed", err)
+		}
+	})
+	return s.closeErr
+}
+
+func errClosed() error {
+	return apierr.New(apierr.ErrUnavailable, "the store is closed")
+}
+
+// internal wraps a storage failure: callers and the HTTP edge see a generic 500, logs
+// and tests still reach the cause.
+func internal(what string, cause error) error {
+	return fmt.Errorf("%w: %w", apierr.New(apierr.ErrInternal, "storage: %s", what), cause)
+}
+
+// ctxError keeps the context error reachable (errors.Is(err, context.Canceled)) while
+// giving it the API kind apierr.From would choose.
+func ctxError(err error) error {
+	kind := apierr.New(apierr.ErrUnavailable, "the request was cancelled")
+	if errors.Is(err, context.DeadlineExceeded) {
+		kind = apierr.New(apierr.ErrTimeout, "the request did not finish in time")
+	}
+	return fmt.Errorf("%w: %w", kind, err)
+}
+
+// gate counts the calls inside the store so that Close can refuse new ones and wait
+// for the rest. Unlike a sync.RWMutex it lets a Scan callback call Get (re-entry) while
+// Close is waiting.
+type gate struct {
+	mu     sync.Mutex
+	idle   *sync.Cond
+	n      int
+	closed bool
+}
+
+func (g *gate) init() { g.idle = sync.NewCond(&g.mu) }
+
+func (g *gate) enter() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return false
+	}
+	g.n++
+	return true
+}
+
+func (g *gate) leave() {
+	g.mu.Lock()
+	g.n--
+	if g.n == 0 && g.closed {
+		g.idle.Broadcast()
+	}
+	g.mu.Unlock()
+}
+
+func (g *gate) close() {
+	g.mu.Lock()
+	g.closed = true
+	for g.n > 0 {
+		g.idle.Wait()
+	}
+	g.mu.Unlock()
+}
+
+func (g *gate) isClosed() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.closed
+}
+
+// badgerLogger routes Badger's log lines into zap. Badger logs routine events
+// (tables opened, memtables flushed) at info: those become debug so that the default
+// production level shows only its warnings and errors. Its debug lines (one per write)
+// are dropped.
+type badgerLogger struct{ s *zap.SugaredLogger }
+
+func (l badgerLogger) Errorf(f string, a ...any)   { l.s.Error(trim(f, a)) }
+func (l badgerLogger) Warningf(f string, a ...any) { l.s.Warn(trim(f, a)) }
+func (l badgerLogger) Infof(f string, a ...any) {
+	if l.s.Level().Enabled(zap.DebugLevel) {
+		l.s.Debug(trim(f, a))
+	}
+}
+func (l badgerLogger) Debugf(string, ...any) {}
+
+func trim(f string, a []any) string { return strings.TrimSpace(fmt.Sprintf(f, a...)) }

@@ -1,0 +1,47 @@
+package persistence
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+
+	"github.com/vmplane/vmplane/apierr"
+)
+
+// Stored values are versioned records: a 2-byte big-endian schema version followed by
+// the JSON of the record. The version lets a newer vmplane read and migrate records
+// that an older one wrote; JSON keeps them readable in a support dump. Version 0 is
+// never written, which catches values that were not written by Encode.
+
+// Encode returns the stored form of v at the given schema version (1 or more).
+func Encode(version uint16, v any) ([]byte, error) {
+	if version == 0 {
+		return nil, apierr.New(apierr.ErrInternal, "storage: record schema version 0 is reserved")
+	}
+	body, err := json.Marshal(v)
+	if err != nil {
+		return nil, internal("cannot encode record", err)
+	}
+	out := make([]byte, 2, 2+len(body))
+	binary.BigEndian.PutUint16(out, version)
+	return append(out, body...), nil
+}
+
+// Decode fills v (a pointer) from a value written by Encode and returns the record's
+// schema version. Callers must check the version: one newer than they know means the
+// record was written by a newer vmplane, and JSON would silently drop its new fields.
+// Corrupt data fails with an apierr.ErrInternal error.
+func Decode(data []byte, v any) (version uint16, err error) {
+	if len(data) < 2 {
+		return 0, apierr.New(apierr.ErrInternal, "storage: corrupt record (%d bytes)", len(data))
+	}
+	version = binary.BigEndian.Uint16(data)
+	if version == 0 {
+		return 0, apierr.New(apierr.ErrInternal, "storage: corrupt record (schema version 0)")
+	}
+	if err := json.Unmarshal(data[2:], v); err != nil {
+		return version, fmt.Errorf("%w: %w", apierr.New(apierr.ErrInternal,
+			"storage: corrupt record (schema version %d)", version), err)
+	}
+	return version, nil
+}

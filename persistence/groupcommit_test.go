@@ -1,0 +1,269 @@
+package persistence
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/vmplane/vmplane/apierr"
+)
+
+func TestGroupCommitGroups(t *testing.T) {
+	s := openStore(t, Options{})
+	const writers, each = 64, 16
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for g := range writers {
+		wg.Go(func() {
+			<-start
+			for i := range each {
+				k := Key("vm", fmt.Sprintf("%02d-%02d", g, i))
+				if err := s.Commit(context.Background(), new(Batch).Put(k, k)); err != nil {
+					t.Errorf("Commit(%s): %v", k, err)
+				}
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+
+	st := s.Stats()
+	if st.Commits != writers*each {
+		t.Fatalf("Stats().Commits = %d; want %d", st.Commits, writers*each)
+	}
+	if st.Groups >= st.Commits {
+		t.Fatalf("Stats().Groups = %d; want fewer than the %d commits", st.Groups, st.Commits)
+	}
+	t.Logf("%d commits in %d synced transactions (%.1f per group)", st.Commits, st.Groups, float64(st.Commits)/float64(st.Groups))
+	if n := len(scanAll(t, s, "vm/", "", 0)); n != writers*each {
+		t.Fatalf("Scan found %d keys; want %d", n, writers*each)
+	}
+}
+
+// heldWriter opens a store whose writer blocks before its first group until release is
+// called, so that tests can queue requests behind it and have them taken as one group.
+func heldWriter(t *testing.T, opts Options) (s *Badger, firstTaken <-chan struct{}, release func()) {
+	t.Helper()
+	taken := make(chan struct{})
+	gate := make(chan struct{})
+	var once sync.Once
+	first := true
+	opts.beforeGroup = func() {
+		if first { // only the writer goroutine runs this
+			first = false
+			close(taken)
+			<-gate
+		}
+	}
+	s = openStore(t, opts)
+	release = func() { once.Do(func() { close(gate) }) }
+	t.Cleanup(release) // cleanups run last-first: this one before openStore's Close
+	return s, taken, release
+}
+
+// waitPending waits until n commits are queued behind the held writer.
+func waitPending(t *testing.T, s *Badger, n int64) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for s.Stats().PendingWrites != n {
+		if time.Now().After(deadline) {
+			t.Fatalf("PendingWrites = %d; want %d", s.Stats().PendingWrites, n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+type result struct {
+	name string
+	err  error
+}
+
+// commitAsync commits b in a goroutine and sends the result on out.
+func commitAsync(ctx context.Context, s Store, name string, b *Batch, out chan<- result) {
+	go func() { out <- result{name, s.Commit(ctx, b)} }()
+}
+
+func TestInvalidBatchFailsAlone(t *testing.T) {
+	s, firstTaken, release := heldWriter(t, Options{})
+	out := make(chan result, 16)
+	commitAsync(context.Background(), s, "first", new(Batch).Put([]byte("k/first"), []byte("v")), out)
+	<-firstTaken
+
+	big := bytes.Repeat([]byte("x"), MaxValueSize)
+	batches := []struct {
+		name    string
+		b       *Batch
+		wantErr *apierr.Error // nil: must succeed
+	}{
+		{"ok1", new(Batch).Put([]byte("k/ok1"), []byte("v")), nil},
+		{"empty-key", new(Batch).Put([]byte("k/partial"), []byte("v")).Put(nil, []byte("v")), apierr.ErrInternal},
+		{"ok2", new(Batch).Put([]byte("k/ok2"), []byte("v")).Del([]byte("k/first")), nil},
+		{"reserved", new(Batch).Put([]byte("!badger!x"), []byte("v")), apierr.ErrInternal},
+		{"value-too-big", new(Batch).Put([]byte("k/big"), append(big, 'x')), apierr.ErrPayloadTooLarge},
+		// Each value is allowed, but three of them exceed Badger's transaction limit
+		// (15% of a 16 MiB memtable): Badger itself refuses this one, part-way.
+		{"txn-too-big", new(Batch).Put([]byte("k/big1"), big).Put([]byte("k/big2"), big).Put([]byte("k/big3"), big), apierr.ErrPayloadTooLarge},
+		{"ok3", new(Batch).Put([]byte("k/ok3"), []byte("v")), nil},
+	}
+	for i, tt := range batches {
+		commitAsync(context.Background(), s, tt.name, tt.b, out)
+		waitPending(t, s, int64(i+1)) // keep the queue in this order
+	}
+	groupsBefore := s.Stats().Groups
+	release()
+
+	want := map[string]*apierr.Error{"first": nil}
+	for _, tt := range batches {
+		want[tt.name] = tt.wantErr
+	}
+	for range want {
+		r := <-out
+		w := want[r.name]
+		switch {
+		case w == nil && r.err != nil:
+			t.Errorf("%s: got %v; want success", r.name, r.err)
+		case w != nil && !errors.Is(r.err, w):
+			t.Errorf("%s: got %v; want an error of kind %s", r.name, r.err, w.Code)
+		}
+	}
+	for k, want := range map[string]bool{"k/ok1": true, "k/ok2": true, "k/ok3": true, "k/first": false,
+		"k/partial": false, "k/big": false, "k/big1": false} {
+		_, err := s.Get([]byte(k))
+		if got := err == nil; got != want {
+			t.Errorf("key %s present = %v (%v); want %v", k, got, err, want)
+		}
+	}
+	// The first group, then ok1+ok2 in one transaction, the too-big batch alone fails,
+	// then ok3 in a second one.
+	if g := s.Stats().Groups - groupsBefore; g != 3 {
+		t.Errorf("synced transactions after release = %d; want 3", g)
+	}
+	if st := s.Stats(); st.CommitErrors != 4 || st.Commits != 4 {
+		t.Errorf("Stats = %+v; want 4 commits and 4 errors", st)
+	}
+}
+
+func TestCloseDrainsQueuedCommits(t *testing.T) {
+	dir := t.TempDir()
+	s, firstTaken, release := heldWriter(t, Options{Dir: dir})
+	const queued = 20
+	out := make(chan result, queued+1)
+	commitAsync(context.Background(), s, "first", new(Batch).Put([]byte("k/first"), []byte("v")), out)
+	<-firstTaken
+	for i := range queued {
+		commitAsync(context.Background(), s, "q", new(Batch).Put(Key("k", fmt.Sprint(i)), []byte("v")), out)
+	}
+	waitPending(t, s, queued)
+
+	closed := make(chan error, 1)
+	go func() { closed <- s.Close() }()
+	for !s.gate.isClosed() {
+		time.Sleep(time.Millisecond)
+	}
+	if err := s.Commit(context.Background(), new(Batch).Put([]byte("k/late"), []byte("v"))); !errors.Is(err, apierr.ErrUnavailable) {
+		t.Fatalf("Commit while closing: got %v; want an apierr.ErrUnavailable error", err)
+	}
+	select {
+	case err := <-closed:
+		t.Fatalf("Close returned (%v) while commits were queued", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	release()
+	if err := <-closed; err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	// Every queued commit was acknowledged before Close returned.
+	if st := s.Stats(); st.Commits != queued+1 || st.PendingWrites != 0 {
+		t.Fatalf("Stats when Close returned = %+v; want %d commits, none pending", st, queued+1)
+	}
+	for range queued + 1 {
+		if r := <-out; r.err != nil {
+			t.Fatalf("queued commit: %v", r.err)
+		}
+	}
+
+	s2 := openStore(t, Options{Dir: dir})
+	if n := len(scanAll(t, s2, "k/", "", 0)); n != queued+1 {
+		t.Fatalf("after reopen: %d keys; want %d", n, queued+1)
+	}
+}
+
+func TestCommitCancelledWhileQueued(t *testing.T) {
+	s, firstTaken, release := heldWriter(t, Options{})
+	takenCtx, cancelTaken := context.WithCancel(context.Background())
+	out := make(chan result, 2)
+	commitAsync(takenCtx, s, "taken", new(Batch).Put([]byte("k/taken"), []byte("v")), out)
+	<-firstTaken
+
+	queuedCtx, cancelQueued := context.WithCancel(context.Background())
+	commitAsync(queuedCtx, s, "queued", new(Batch).Put([]byte("k/queued"), []byte("v")), out)
+	waitPending(t, s, 1)
+
+	// A queued commit is withdrawn at once.
+	cancelQueued()
+	if r := <-out; r.name != "queued" || !errors.Is(r.err, context.Canceled) {
+		t.Fatalf("cancelled queued commit: got %s %v; want queued context.Canceled", r.name, r.err)
+	}
+	// A taken commit waits for its result despite its context.
+	cancelTaken()
+	select {
+	case r := <-out:
+		t.Fatalf("commit taken by the writer returned %v before the write finished", r.err)
+	case <-time.After(20 * time.Millisecond):
+	}
+	release()
+	if r := <-out; r.err != nil {
+		t.Fatalf("taken commit: got %v; want success", r.err)
+	}
+	if _, err := s.Get([]byte("k/taken")); err != nil {
+		t.Fatalf("Get(k/taken): %v", err)
+	}
+	if _, err := s.Get([]byte("k/queued")); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("Get(k/queued): got %v; want ErrNotFound: a withdrawn commit must not be written", err)
+	}
+	if p := s.Stats().PendingWrites; p != 0 {
+		t.Fatalf("PendingWrites = %d; want 0", p)
+	}
+}
+
+func TestMaxBatchSplitsGroups(t *testing.T) {
+	s, firstTaken, release := heldWriter(t, Options{MaxBatch: 4})
+	out := make(chan result, 11)
+	commitAsync(context.Background(), s, "first", new(Batch).Put([]byte("k/first"), []byte("v")), out)
+	<-firstTaken
+	for i := range 10 {
+		commitAsync(context.Background(), s, "q", new(Batch).Put(Key("k", fmt.Sprint(i)), []byte("v")), out)
+	}
+	waitPending(t, s, 10)
+	release()
+	for range 11 {
+		if r := <-out; r.err != nil {
+			t.Fatalf("commit: %v", r.err)
+		}
+	}
+	// 1 + ceil(10/4) groups.
+	if g := s.Stats().Groups; g != 4 {
+		t.Fatalf("Groups = %d; want 4", g)
+	}
+}
+
+// TestWriteFailureDisablesWrites checks that after a failed commit the store refuses
+// writes rather than acknowledging ones it cannot vouch for.
+func TestWriteFailureDisablesWrites(t *testing.T) {
+	s := openStore(t, Options{})
+	mustCommit(t, s, new(Batch).Put([]byte("k/1"), []byte("v")))
+	err := s.failWrites(errors.New("simulated msync failure"))
+	if !errors.Is(err, apierr.ErrUnavailable) {
+		t.Fatalf("failWrites: got %v; want an apierr.ErrUnavailable error", err)
+	}
+	if err := s.Commit(context.Background(), new(Batch).Put([]byte("k/2"), []byte("v"))); !errors.Is(err, apierr.ErrUnavailable) {
+		t.Fatalf("Commit after a write failure: got %v; want an apierr.ErrUnavailable error", err)
+	}
+	if got, err := s.Get([]byte("k/1")); err != nil || string(got) != "v" {
+		t.Fatalf("Get after a write failure = %q, %v; want %q", got, err, "v")
+	}
+}
