@@ -1,0 +1,196 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/vmplane/vmplane/hypervisor"
+)
+
+// SetFirewall replaces a machine's rule set (stored as a copy, in order) and enables the
+// firewall on every interface, as Proxmox needs both the rules and firewall=1 on the NIC.
+func (d *Driver) SetFirewall(ctx context.Context, ref hypervisor.Ref, rules []hypervisor.FirewallRule) error {
+	for i, r := range rules {
+		field := func(f string) string { return fmt.Sprintf("rules[%d].%s", i, f) }
+		switch {
+		case r.Direction != "in" && r.Direction != "out":
+			return invalid(field("direction"), "must be in or out")
+		case r.Action != "accept" && r.Action != "drop" && r.Action != "reject":
+			return invalid(field("action"), "must be accept, drop or reject")
+		case r.Protocol != "tcp" && r.Protocol != "udp" && r.Protocol != "icmp" && r.Protocol != "any":
+			return invalid(field("protocol"), "must be tcp, udp, icmp or any")
+		case r.Port != "" && r.Protocol != "tcp" && r.Protocol != "udp":
+			return invalid(field("port"), "is only allowed with tcp or udp")
+		}
+	}
+	rules = append([]hypervisor.FirewallRule{}, rules...)
+	return d.run(ctx, op{
+		name:  OpSetFirewall,
+		vmid:  ref.VMID,
+		check: func() error { _, err := d.liveMachineLocked(ref.VMID); return err },
+		apply: func() error {
+			m := d.machines[ref.VMID]
+			d.firewall[ref.VMID] = rules
+			for i := range m.Interfaces {
+				m.Interfaces[i].Firewall = true
+			}
+			return nil
+		},
+	})
+}
+
+// Firewall returns a copy of the rules last pushed to a machine (nil when none), so
+// tests can check what vmplane sent to the hypervisor.
+func (d *Driver) Firewall(vmid int) []hypervisor.FirewallRule {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	rules, ok := d.firewall[vmid]
+	if !ok {
+		return nil
+	}
+	return append([]hypervisor.FirewallRule{}, rules...)
+}
+
+// Backup takes a vzdump-like backup to BackupStorage. Its id follows Proxmox's archive
+// naming (vzdump-qemu-<vmid>-<YYYY_MM_DD-hh_mm_ss>, suffixed -2, -3... within a second)
+// and its size is a seeded share of the machine's disks. The machine ends in the state it
+// started in, whatever the mode.
+func (d *Driver) Backup(ctx context.Context, ref hypervisor.Ref, mode hypervisor.BackupMode) (hypervisor.Backup, error) {
+	switch mode {
+	case "":
+		mode = hypervisor.BackupSnapshot
+	case hypervisor.BackupSnapshot, hypervisor.BackupSuspend, hypervisor.BackupStop:
+	default:
+		return hypervisor.Backup{}, invalid("mode", "must be snapshot, suspend or stop")
+	}
+	var out hypervisor.Backup
+	err := d.run(ctx, op{
+		name:  OpBackup,
+		vmid:  ref.VMID,
+		check: func() error { _, err := d.liveMachineLocked(ref.VMID); return err },
+		apply: func() error {
+			m := d.machines[ref.VMID]
+			now := d.now().UTC()
+			base := fmt.Sprintf("vzdump-qemu-%d-%s", m.VMID, now.Format("2006_01_02-15_04_05"))
+			id := base
+			for i := 2; d.backupCfg[id].VMID != 0; i++ {
+				id = fmt.Sprintf("%s-%d", base, i)
+			}
+			share := 0.15 + 0.35*unit(mix(d.seed, tagBackup, uint64(m.VMID), uint64(len(d.backups[m.VMID]))))
+			out = hypervisor.Backup{
+				ID:        id,
+				VMID:      m.VMID,
+				Node:      m.Node,
+				Storage:   BackupStorage,
+				Mode:      mode,
+				SizeBytes: int64(share * float64(int64(m.DiskGB())<<30)),
+				CreatedAt: now,
+			}
+			d.backups[m.VMID] = append(d.backups[m.VMID], out)
+			d.backupCfg[id] = cloneMachine(m.Machine)
+			return nil
+		},
+	})
+	return out, err
+}
+
+// Backups lists a machine's backups, oldest first. Backups outlive their machine, so a
+// destroyed machine's backups are still listed; a vmid with neither is not found.
+func (d *Driver) Backups(ctx context.Context, ref hypervisor.Ref) ([]hypervisor.Backup, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, hypervisor.ContextError(err)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.availableLocked(); err != nil {
+		return nil, err
+	}
+	list := d.backups[ref.VMID]
+	if _, ok := d.machines[ref.VMID]; !ok && len(list) == 0 {
+		return nil, hypervisor.NewError(hypervisor.ErrMachineNotFound, "machine %d not found", ref.VMID)
+	}
+	out := append([]hypervisor.Backup{}, list...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].CreatedAt.Before(out[j].CreatedAt) })
+	return out, nil
+}
+
+// backupIndexLocked finds one of a machine's backups, or answers ErrBackupNotFound.
+func (d *Driver) backupIndexLocked(vmid int, id string) (int, error) {
+	for i, b := range d.backups[vmid] {
+		if b.ID == id {
+			return i, nil
+		}
+	}
+	return -1, hypervisor.NewError(hypervisor.ErrBackupNotFound, "machine %d has no backup %q", vmid, id)
+}
+
+// DeleteBackup deletes one backup. Like deleting a volume in Proxmox it does not lock the
+// machine, so it may run beside the machine's other operations.
+func (d *Driver) DeleteBackup(ctx context.Context, ref hypervisor.Ref, backupID string) error {
+	return d.run(ctx, op{
+		name:   OpDeleteBackup,
+		vmid:   ref.VMID,
+		noLock: true,
+		check:  func() error { _, err := d.backupIndexLocked(ref.VMID, backupID); return err },
+		apply: func() error {
+			i, _ := d.backupIndexLocked(ref.VMID, backupID)
+			list := d.backups[ref.VMID]
+			d.backups[ref.VMID] = append(list[:i:i], list[i+1:]...)
+			if len(d.backups[ref.VMID]) == 0 {
+				delete(d.backups, ref.VMID)
+			}
+			delete(d.backupCfg, backupID)
+			return nil
+		},
+	})
+}
+
+// RestoreBackup brings a machine back to a backup's configuration (name, resources,
+// disks, interfaces, template). An existing machine keeps its node, power state (a
+// running one is stopped, restored and started again, which is what a user expects of
+// "restore") and usage history. A machine that no longer exists is recreated, stopped,
+// on the backup's node or, when that is offline, the least loaded one.
+func (d *Driver) RestoreBackup(ctx context.Context, ref hypervisor.Ref, backupID string) (hypervisor.Machine, error) {
+	var out hypervisor.Machine
+	err := d.run(ctx, op{
+		name: OpRestore,
+		vmid: ref.VMID,
+		check: func() error {
+			if _, err := d.backupIndexLocked(ref.VMID, backupID); err != nil {
+				return err
+			}
+			if _, exists := d.machines[ref.VMID]; exists {
+				_, err := d.liveMachineLocked(ref.VMID)
+				return err
+			}
+			return nil
+		},
+		apply: func() error {
+			cfg := cloneMachine(d.backupCfg[backupID])
+			m, exists := d.machines[ref.VMID]
+			if !exists {
+				nodeID := cfg.Node
+				if n := d.nodeLocked(nodeID); n == nil || n.Status != hypervisor.NodeOnline {
+					var err error
+					if nodeID, err = d.placeLocked(""); err != nil {
+						return err
+					}
+				}
+				cfg.Node = nodeID
+				cfg.State = hypervisor.StateStopped
+				out = cloneMachine(d.insertLocked(cfg, d.now()).Machine)
+				return nil
+			}
+			d.closeConsolesLocked(m.VMID, "machine restoring")
+			d.releaseInterfacesLocked(m)
+			d.committed[m.Node] += cfg.MemoryMB - m.MemoryMB
+			m.Name, m.CPUCores, m.MemoryMB = cfg.Name, cfg.CPUCores, cfg.MemoryMB
+			m.Disks, m.Interfaces, m.TemplateID = cfg.Disks, cfg.Interfaces, cfg.TemplateID
+			d.adoptInterfacesLocked(m)
+			out = cloneMachine(m.Machine)
+			return nil
+		},
+	})
+	return out, err
+}

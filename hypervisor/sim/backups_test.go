@@ -1,0 +1,148 @@
+package sim
+
+import (
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/vmplane/vmplane/apierr"
+	"github.com/vmplane/vmplane/hypervisor"
+)
+
+func backupIDs(t *testing.T, d *Driver, vmid int) []string {
+	t.Helper()
+	list, err := d.Backups(bg, hypervisor.Ref{VMID: vmid})
+	if err != nil {
+		t.Fatalf("Backups(%d): %v", vmid, err)
+	}
+	var ids []string
+	for _, b := range list {
+		ids = append(ids, b.ID)
+	}
+	return ids
+}
+
+func TestBackups(t *testing.T) {
+	d, clk := newTest(t, Config{})
+	m := create(t, d, hypervisor.CreateSpec{Start: true, DiskGB: 40})
+	ref := hypervisor.Ref{VMID: m.VMID}
+
+	b1, err := d.Backup(bg, ref, "")
+	wantErr(t, "backup", err)
+	want := hypervisor.Backup{ID: "vzdump-qemu-100-2025_03_12-10_30_15", VMID: 100, Node: m.Node, Storage: "local", Mode: hypervisor.BackupSnapshot, SizeBytes: b1.SizeBytes, CreatedAt: t0}
+	if !reflect.DeepEqual(b1, want) {
+		t.Errorf("backup:\n got %+v\nwant %+v", b1, want)
+	}
+	if b1.SizeBytes <= 0 || b1.SizeBytes >= 40<<30 {
+		t.Errorf("backup size: got %d; want between 0 and the 40 GB of disk", b1.SizeBytes)
+	}
+	b2, _ := d.Backup(bg, ref, hypervisor.BackupStop) // same second
+	clk.Advance(time.Hour)
+	b3, _ := d.Backup(bg, ref, hypervisor.BackupSuspend)
+	if got := backupIDs(t, d, m.VMID); !slices.Equal(got, []string{b1.ID, b1.ID + "-2", "vzdump-qemu-100-2025_03_12-11_30_15"}) || b2.ID != got[1] || b3.ID != got[2] {
+		t.Errorf("backups: got %v; want three, oldest first, the second suffixed -2", got)
+	}
+	if got := machineOf(t, d, m.VMID).State; got != hypervisor.StateRunning {
+		t.Errorf("after stop- and suspend-mode backups: got %s; want running again", got)
+	}
+	_, err = d.Backup(bg, ref, "yolo")
+	wantErr(t, "bad mode", err, apierr.ErrInvalidRequest)
+	_, err = d.Backup(bg, hypervisor.Ref{VMID: 999}, "")
+	wantErr(t, "backup of a missing machine", err, hypervisor.ErrMachineNotFound, apierr.ErrNotFound)
+	_, err = d.Backups(bg, hypervisor.Ref{VMID: 999})
+	wantErr(t, "list of a missing machine", err, hypervisor.ErrMachineNotFound)
+
+	wantErr(t, "delete", d.DeleteBackup(bg, ref, b2.ID))
+	wantErr(t, "delete again", d.DeleteBackup(bg, ref, b2.ID), hypervisor.ErrBackupNotFound, apierr.ErrNotFound)
+	if got := backupIDs(t, d, m.VMID); !slices.Equal(got, []string{b1.ID, b3.ID}) {
+		t.Errorf("after delete: got %v; want [%s %s]", got, b1.ID, b3.ID)
+	}
+}
+
+func TestRestoreBackup(t *testing.T) {
+	d, _ := newTest(t, Config{})
+	m := create(t, d, hypervisor.CreateSpec{Name: "app", Start: true, CPUCores: 2})
+	ref := hypervisor.Ref{VMID: m.VMID}
+	b, err := d.Backup(bg, ref, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Configure(bg, ref, hypervisor.ConfigChange{CPUCores: new(8), Name: new("broken")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.AddDisk(bg, ref, 100, ""); err != nil {
+		t.Fatal(err)
+	}
+
+	got, err := d.RestoreBackup(bg, ref, b.ID)
+	wantErr(t, "restore in place", err)
+	if !reflect.DeepEqual(got, m) {
+		t.Errorf("restore in place:\n got %+v\nwant %+v (the machine as backed up, still running)", got, m)
+	}
+	_, err = d.RestoreBackup(bg, ref, "vzdump-qemu-100-nope")
+	wantErr(t, "unknown backup", err, hypervisor.ErrBackupNotFound)
+
+	// Backups outlive their machine, and restoring one brings the machine back stopped.
+	if err := d.Destroy(bg, ref); err != nil {
+		t.Fatal(err)
+	}
+	if ids := backupIDs(t, d, m.VMID); !slices.Equal(ids, []string{b.ID}) {
+		t.Errorf("backups after destroy: got %v; want [%s]", ids, b.ID)
+	}
+	got, err = d.RestoreBackup(bg, ref, b.ID)
+	wantErr(t, "restore a destroyed machine", err)
+	want := cloneMachine(m)
+	want.State = hypervisor.StateStopped
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("restore a destroyed machine:\n got %+v\nwant %+v", got, want)
+	}
+}
+
+func TestRestoreDoesNotDuplicateAddresses(t *testing.T) {
+	d, _ := newTest(t, Config{})
+	m := create(t, d, hypervisor.CreateSpec{})
+	b, _ := d.Backup(bg, hypervisor.Ref{VMID: m.VMID}, "")
+	_ = d.Destroy(bg, hypervisor.Ref{VMID: m.VMID})
+	squatter := create(t, d, hypervisor.CreateSpec{VMID: 200}) // takes the freed address
+	restored, err := d.RestoreBackup(bg, hypervisor.Ref{VMID: m.VMID}, b.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := restored.Interfaces[0].IPAddresses, squatter.Interfaces[0].IPAddresses; slices.Equal(a, b) {
+		t.Errorf("restored machine got address %v, already held by machine 200; want a fresh one", a)
+	}
+}
+
+func TestFirewall(t *testing.T) {
+	d, _ := newTest(t, Config{})
+	m := create(t, d, hypervisor.CreateSpec{})
+	ref := hypervisor.Ref{VMID: m.VMID}
+	rules := []hypervisor.FirewallRule{
+		{Direction: "in", Action: "accept", Protocol: "tcp", Port: "22", Source: "10.0.0.0/8", Enabled: true},
+		{Direction: "in", Action: "drop", Protocol: "any", Enabled: true, Comment: "default deny"},
+	}
+	wantErr(t, "set firewall", d.SetFirewall(bg, ref, rules))
+	rules[0].Port = "23" // the driver keeps its own copy
+	got := d.Firewall(m.VMID)
+	if len(got) != 2 || got[0].Port != "22" || got[1].Comment != "default deny" {
+		t.Errorf("Firewall: got %+v; want the two rules as pushed", got)
+	}
+	got[0].Action = "reject"
+	if d.Firewall(m.VMID)[0].Action != "accept" {
+		t.Errorf("Firewall returned the driver's own slice; want a copy")
+	}
+	if nic := machineOf(t, d, m.VMID).Interfaces[0]; !nic.Firewall {
+		t.Errorf("interface after SetFirewall: got firewall=false; want true")
+	}
+	wantErr(t, "port with icmp", d.SetFirewall(bg, ref, []hypervisor.FirewallRule{{Direction: "in", Action: "accept", Protocol: "icmp", Port: "1"}}), apierr.ErrInvalidRequest)
+	wantErr(t, "bad direction", d.SetFirewall(bg, ref, []hypervisor.FirewallRule{{Direction: "sideways", Action: "accept", Protocol: "tcp"}}), apierr.ErrInvalidRequest)
+	wantErr(t, "unknown machine", d.SetFirewall(bg, hypervisor.Ref{VMID: 999}, nil), hypervisor.ErrMachineNotFound)
+	wantErr(t, "clear", d.SetFirewall(bg, ref, nil))
+	if got := d.Firewall(m.VMID); got == nil || len(got) != 0 {
+		t.Errorf("after clearing: got %v; want an empty, non-nil rule set", got)
+	}
+	if got := d.Firewall(999); got != nil {
+		t.Errorf("Firewall of an unknown machine: got %v; want nil", got)
+	}
+}

@@ -1,0 +1,108 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/vmplane/vmplane/apierr"
+	"github.com/vmplane/vmplane/hypervisor"
+)
+
+// t0 is a Wednesday morning, so working-hour and weekend effects are easy to reason about.
+var t0 = time.Date(2025, 3, 12, 10, 30, 15, 0, time.UTC)
+
+// testClock is an injectable clock tests move by hand.
+type testClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *testClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+func (c *testClock) Set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = t
+}
+
+// newTest returns a fast driver on a pinned clock.
+func newTest(t *testing.T, cfg Config) (*Driver, *testClock) {
+	t.Helper()
+	clk := &testClock{t: t0}
+	if cfg.OpDelay == 0 {
+		cfg.OpDelay = time.Millisecond
+	}
+	if cfg.Now == nil {
+		cfg.Now = clk.Now
+	}
+	return New(cfg), clk
+}
+
+// create makes a machine from the first default template or fails the test.
+func create(t *testing.T, d *Driver, spec hypervisor.CreateSpec) hypervisor.Machine {
+	t.Helper()
+	if spec.TemplateID == "" {
+		spec.TemplateID = "tpl-debian-12"
+	}
+	if spec.CPUCores == 0 {
+		spec.CPUCores = 2
+	}
+	if spec.MemoryMB == 0 {
+		spec.MemoryMB = 2048
+	}
+	m, err := d.Create(context.Background(), spec)
+	if err != nil {
+		t.Fatalf("Create(%+v): %v", spec, err)
+	}
+	return m
+}
+
+// machine reads a machine or fails the test.
+func machineOf(t *testing.T, d *Driver, vmid int) hypervisor.Machine {
+	t.Helper()
+	m, err := d.Machine(context.Background(), hypervisor.Ref{VMID: vmid})
+	if err != nil {
+		t.Fatalf("Machine(%d): %v", vmid, err)
+	}
+	return m
+}
+
+// wantErr checks that err matches every target with errors.Is (nil targets: no error).
+func wantErr(t *testing.T, what string, err error, targets ...error) {
+	t.Helper()
+	if len(targets) == 0 {
+		if err != nil {
+			t.Errorf("%s: got error %v; want none", what, err)
+		}
+		return
+	}
+	if err == nil {
+		t.Errorf("%s: got no error; want %v", what, targets)
+		return
+	}
+	for _, target := range targets {
+		if !errors.Is(err, target) {
+			t.Errorf("%s: got %v; want it to match %v", what, err, target)
+		}
+	}
+	var ae *apierr.Error
+	if !errors.As(err, &ae) {
+		t.Errorf("%s: got %v, which carries no *apierr.Error; want every driver error to map to a status", what, err)
+	}
+}
+
+// bg is the context of calls that are not about cancellation.
+var bg = context.Background()

@@ -1,0 +1,416 @@
+// Package sim is vmplane's embedded default hypervisor: a deterministic, seedable
+// simulated cluster behind the hypervisor.Driver interface. It lets every feature run on
+// a laptop and in tests without a Proxmox server.
+//
+// The simulation is faithful where callers can tell the difference: machines follow the
+// Proxmox power state machine, operations take time and hold a per-machine lock, nodes go
+// offline, tasks fail on demand, and usage graphs come at the Proxmox VE 9 resolutions.
+// Everything random is derived from Config.Seed, so the same seed and the same sequence
+// of calls give the same vmids, MACs, addresses and usage series.
+//
+// Besides the Driver methods, a Driver exposes test hooks (FailNext, FailAlways,
+// SetFailureRate, SetNodeStatus, SetAvailable, CrashMachine, RemoveMachine, AddMachine,
+// Firewall) that change the cluster "behind vmplane's back", as operators and hardware do.
+package sim
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/vmplane/vmplane/apierr"
+	"github.com/vmplane/vmplane/hypervisor"
+)
+
+// Interface guard: the sim must stay a full Driver.
+var _ hypervisor.Driver = (*Driver)(nil)
+
+// Defaults for a zero Config. They describe a small but believable lab cluster.
+const (
+	DefaultNodes        = 3
+	DefaultNodeCores    = 32
+	DefaultNodeMemoryMB = 128 * 1024
+	DefaultNodeDiskGB   = 2000
+	DefaultOpDelay      = 300 * time.Millisecond
+	// DefaultStorage is where AddDisk puts a disk when the caller names no storage.
+	DefaultStorage = "local-lvm"
+	// DefaultBridge is the bridge of every new machine's first interface.
+	DefaultBridge = "vmbr0"
+	// BackupStorage is the storage every sim backup lands on.
+	BackupStorage = "local"
+)
+
+// DefaultTemplates are the OS templates of a Config without Templates.
+var DefaultTemplates = []hypervisor.Template{
+	{ID: "tpl-debian-12", Name: "Debian 12 (bookworm)", OS: "debian", DiskGB: 10},
+	{ID: "tpl-ubuntu-24.04", Name: "Ubuntu 24.04 LTS (noble)", OS: "ubuntu", DiskGB: 10},
+	{ID: "tpl-rocky-9", Name: "Rocky Linux 9", OS: "rocky", DiskGB: 12},
+}
+
+// Config sets up a simulated cluster. The zero value is a usable three-node demo cluster.
+type Config struct {
+	// Seed makes the cluster reproducible: vmids, MACs, demo machines, random failures
+	// and usage series all derive from it.
+	Seed int64
+	// Nodes is the number of nodes, named pve1..pveN (default 3).
+	Nodes int
+	// NodeCores, NodeMemoryMB and NodeDiskGB are each node's capacity
+	// (defaults 32 cores, 128 GiB, 2000 GB).
+	NodeCores    int
+	NodeMemoryMB int
+	NodeDiskGB   int
+	// Templates are the OS templates (default DefaultTemplates).
+	Templates []hypervisor.Template
+	// Machines seeds that many demo machines at New, spread over the nodes, created at
+	// seeded times up to ~400 days back so that usage graphs have history. Default 0.
+	Machines int
+	// OpDelay is how long each changing operation takes, in real time (default 300ms
+	// for demos; tests pass ~1ms; negative means instant).
+	OpDelay time.Duration
+	// Now is the clock for creation times, backups and usage graphs (default time.Now).
+	// Delays use real time regardless, so tests can pin the clock and still finish.
+	Now func() time.Time
+}
+
+// Driver is the simulated cluster. All methods are safe for concurrent use.
+type Driver struct {
+	now   func() time.Time
+	delay time.Duration
+	seed  uint64
+	usage usageModel
+
+	mu        sync.Mutex
+	available bool
+	nodes     []*node // in name order pve1..pveN
+	machines  map[int]*machine
+	templates []hypervisor.Template
+	locks     map[int]string // vmid → operation holding the machine's lock
+	pending   map[int]pendingCreate
+	committed map[string]int  // node → memory MB of its machines, for placement
+	macs      map[string]bool // MACs in use, upper case
+	failures  []failRule
+	failRate  float64
+	rng       *rand.Rand // seeded; for random failures only, so call order matters there alone
+	backups   map[int][]hypervisor.Backup
+	backupCfg map[string]hypervisor.Machine // backup id → machine as it was backed up
+	firewall  map[int][]hypervisor.FirewallRule
+	consoles  map[int][]*serialConsole
+	ips       ipPool
+	vmidHint  int // lowest vmid that may be free
+}
+
+// node is one simulated host.
+type node struct {
+	hypervisor.Node
+}
+
+// machine is one simulated machine plus what only the simulation knows.
+type machine struct {
+	hypervisor.Machine
+	createdAt time.Time
+	// history lists power-state changes, oldest first; the first entry is the creation.
+	// Usage graphs read it, so a machine that was stopped last week shows a quiet week.
+	history []stateChange
+}
+
+// stateChange records that a machine entered a state at an instant.
+type stateChange struct {
+	at    int64 // unix nanoseconds
+	state hypervisor.State
+}
+
+// New builds a simulated cluster from cfg, filling in defaults.
+func New(cfg Config) *Driver {
+	if cfg.Nodes <= 0 {
+		cfg.Nodes = DefaultNodes
+	}
+	if cfg.NodeCores <= 0 {
+		cfg.NodeCores = DefaultNodeCores
+	}
+	if cfg.NodeMemoryMB <= 0 {
+		cfg.NodeMemoryMB = DefaultNodeMemoryMB
+	}
+	if cfg.NodeDiskGB <= 0 {
+		cfg.NodeDiskGB = DefaultNodeDiskGB
+	}
+	if cfg.Templates == nil {
+		cfg.Templates = DefaultTemplates
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	delay := cfg.OpDelay
+	switch {
+	case delay == 0:
+		delay = DefaultOpDelay
+	case delay < 0:
+		delay = 0
+	}
+	seed := uint64(cfg.Seed)
+	d := &Driver{
+		now:       cfg.Now,
+		delay:     delay,
+		seed:      seed,
+		usage:     usageModel{seed: seed},
+		available: true,
+		machines:  make(map[int]*machine),
+		templates: append([]hypervisor.Template(nil), cfg.Templates...),
+		locks:     make(map[int]string),
+		pending:   make(map[int]pendingCreate),
+		committed: make(map[string]int),
+		macs:      make(map[string]bool),
+		rng:       rand.New(rand.NewPCG(seed, 0x5eed_fa11)),
+		backups:   make(map[int][]hypervisor.Backup),
+		backupCfg: make(map[string]hypervisor.Machine),
+		firewall:  make(map[int][]hypervisor.FirewallRule),
+		consoles:  make(map[int][]*serialConsole),
+		ips:       newIPPool(),
+		vmidHint:  minVMID,
+	}
+	for i := 1; i <= cfg.Nodes; i++ {
+		d.nodes = append(d.nodes, &node{Node: hypervisor.Node{
+			ID:       fmt.Sprintf("pve%d", i),
+			Status:   hypervisor.NodeOnline,
+			CPUCores: cfg.NodeCores,
+			MemoryMB: cfg.NodeMemoryMB,
+			DiskGB:   cfg.NodeDiskGB,
+		}})
+	}
+	d.seedDemoMachines(cfg.Machines)
+	return d
+}
+
+// Name is the driver's config name and route segment.
+func (d *Driver) Name() string { return "sim" }
+
+// Ping answers nil unless the simulated hypervisor was made unavailable.
+func (d *Driver) Ping(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return hypervisor.ContextError(err)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.availableLocked()
+}
+
+// Inventory lists every node (with its usage now), machine and template, as deep copies.
+func (d *Driver) Inventory(ctx context.Context) (hypervisor.Inventory, error) {
+	if err := ctx.Err(); err != nil {
+		return hypervisor.Inventory{}, hypervisor.ContextError(err)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.availableLocked(); err != nil {
+		return hypervisor.Inventory{}, err
+	}
+	now := d.now()
+	inv := hypervisor.Inventory{
+		Nodes:     make([]hypervisor.Node, 0, len(d.nodes)),
+		Machines:  make([]hypervisor.Machine, 0, len(d.machines)),
+		Templates: append([]hypervisor.Template(nil), d.templates...),
+	}
+	perNode := make(map[string][]*machine, len(d.nodes))
+	for _, vmid := range d.sortedVMIDsLocked() {
+		m := d.machines[vmid]
+		inv.Machines = append(inv.Machines, cloneMachine(m.Machine))
+		perNode[m.Node] = append(perNode[m.Node], m)
+	}
+	for _, n := range d.nodes {
+		inv.Nodes = append(inv.Nodes, d.nodeNowLocked(n, perNode[n.ID], now))
+	}
+	return inv, nil
+}
+
+// Machine reads one machine. Ref.Node is ignored: the sim always knows where it is.
+func (d *Driver) Machine(ctx context.Context, ref hypervisor.Ref) (hypervisor.Machine, error) {
+	if err := ctx.Err(); err != nil {
+		return hypervisor.Machine{}, hypervisor.ContextError(err)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.availableLocked(); err != nil {
+		return hypervisor.Machine{}, err
+	}
+	m, err := d.machineLocked(ref.VMID)
+	if err != nil {
+		return hypervisor.Machine{}, err
+	}
+	return cloneMachine(m.Machine), nil
+}
+
+// op describes one changing operation for run.
+type op struct {
+	name   string // failure-injection and lock name: "start", "migrate", ...
+	vmid   int    // machine the operation is about: lock key and failure-injection match
+	noLock bool   // for operations that do not lock the machine (deleting a backup)
+	// check validates under d.mu, before the delay and again after it, because hooks
+	// (CrashMachine, SetNodeStatus, RemoveMachine) may change the cluster meanwhile.
+	check func() error
+	// apply makes the change under d.mu once the delay passed and no failure fired.
+	apply func() error
+}
+
+// run is the life of every changing operation: refuse if another operation holds the
+// machine's lock (ErrLocked comes first, as Proxmox's "VM is locked" does), check, take
+// the lock, spend OpDelay (cancellable), release the lock, check again, maybe fail as
+// injected, apply. A cancelled or failed operation leaves the machine as it was.
+func (d *Driver) run(ctx context.Context, o op) error {
+	if err := ctx.Err(); err != nil {
+		return hypervisor.ContextError(err)
+	}
+	d.mu.Lock()
+	if err := d.availableLocked(); err != nil {
+		d.mu.Unlock()
+		return err
+	}
+	locks := o.vmid != 0 && !o.noLock
+	if locks {
+		if holder, busy := d.locks[o.vmid]; busy {
+			d.mu.Unlock()
+			return hypervisor.NewError(hypervisor.ErrLocked, "machine %d is locked by a %s operation", o.vmid, holder)
+		}
+	}
+	if o.check != nil {
+		if err := o.check(); err != nil {
+			d.mu.Unlock()
+			return err
+		}
+	}
+	if locks {
+		d.locks[o.vmid] = o.name
+	}
+	d.mu.Unlock()
+
+	waitErr := d.wait(ctx)
+
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if locks {
+		delete(d.locks, o.vmid)
+	}
+	if waitErr != nil {
+		return waitErr
+	}
+	if err := d.availableLocked(); err != nil {
+		return err
+	}
+	if o.check != nil {
+		if err := o.check(); err != nil {
+			return err
+		}
+	}
+	if err := d.injectedLocked(o.vmid, o.name); err != nil {
+		return err
+	}
+	return o.apply()
+}
+
+// wait spends the operation delay, or returns early when ctx ends.
+func (d *Driver) wait(ctx context.Context) error {
+	if d.delay <= 0 {
+		return hypervisor.ContextError(ctx.Err())
+	}
+	t := time.NewTimer(d.delay)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return hypervisor.ContextError(ctx.Err())
+	}
+}
+
+// availableLocked is the SetAvailable(false) switch every call consults first.
+func (d *Driver) availableLocked() error {
+	if !d.available {
+		return hypervisor.NewError(hypervisor.ErrUnavailable, "the simulated hypervisor is unavailable")
+	}
+	return nil
+}
+
+// machineLocked finds a machine or answers ErrMachineNotFound.
+func (d *Driver) machineLocked(vmid int) (*machine, error) {
+	m, ok := d.machines[vmid]
+	if !ok {
+		return nil, hypervisor.NewError(hypervisor.ErrMachineNotFound, "machine %d not found", vmid)
+	}
+	return m, nil
+}
+
+// liveMachineLocked finds a machine whose node is online: nothing runs on a dead host.
+func (d *Driver) liveMachineLocked(vmid int) (*machine, error) {
+	m, err := d.machineLocked(vmid)
+	if err != nil {
+		return nil, err
+	}
+	if n := d.nodeLocked(m.Node); n == nil || n.Status != hypervisor.NodeOnline {
+		return nil, hypervisor.NewError(hypervisor.ErrNodeOffline, "node %s of machine %d is offline", m.Node, vmid)
+	}
+	return m, nil
+}
+
+// nodeLocked finds a node by name, or nil.
+func (d *Driver) nodeLocked(id string) *node {
+	for _, n := range d.nodes {
+		if n.ID == id {
+			return n
+		}
+	}
+	return nil
+}
+
+// sortedVMIDsLocked lists vmids in ascending order, the order Proxmox lists them in.
+func (d *Driver) sortedVMIDsLocked() []int {
+	ids := make([]int, 0, len(d.machines))
+	for id := range d.machines {
+		ids = append(ids, id)
+	}
+	sort.Ints(ids)
+	return ids
+}
+
+// setStateLocked changes a machine's power state and records it for the usage graphs.
+func (d *Driver) setStateLocked(m *machine, s hypervisor.State) {
+	if m.State == s {
+		return
+	}
+	m.State = s
+	m.recordState(d.now(), s)
+	if s != hypervisor.StateRunning {
+		d.closeConsolesLocked(m.VMID, "machine "+string(s))
+	}
+}
+
+// recordState appends a state change, keeping the history sorted even if the injected
+// clock goes backwards (usage lookups binary-search it).
+func (m *machine) recordState(at time.Time, s hypervisor.State) {
+	t := at.UnixNano()
+	if n := len(m.history); n > 0 {
+		last := &m.history[n-1]
+		if t <= last.at {
+			last.state = s
+			return
+		}
+	}
+	m.history = append(m.history, stateChange{at: t, state: s})
+}
+
+// cloneMachine deep-copies a machine so that callers never share slices with the sim.
+func cloneMachine(m hypervisor.Machine) hypervisor.Machine {
+	c := m
+	c.Disks = append([]hypervisor.Disk(nil), m.Disks...)
+	c.Interfaces = make([]hypervisor.Interface, len(m.Interfaces))
+	for i, nic := range m.Interfaces {
+		nic.IPAddresses = append([]string(nil), nic.IPAddresses...)
+		c.Interfaces[i] = nic
+	}
+	return c
+}
+
+// invalid is shorthand for a 400 naming one field.
+func invalid(field, format string, args ...any) error {
+	return apierr.Invalid(apierr.Field(field, format, args...))
+}
