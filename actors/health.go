@@ -1,0 +1,36 @@
+package actors
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/vmplane/vmplane/persistence"
+)
+
+// Health is the state of what the API depends on: "ok" or "unavailable" per check.
+type Health struct {
+	Storage    string `json:"storage"`
+	Hypervisor string `json:"hypervisor"`
+}
+
+// OK reports whether every check passes.
+func (h Health) OK() bool { return h.Storage == "ok" && h.Hypervisor == "ok" }
+
+// Health probes the store and the hypervisor, each bounded by a short deadline.
+func (s *System) Health(ctx context.Context) Health {
+	h := Health{Storage: "ok", Hypervisor: "ok"}
+	if _, err := s.store.Get(persistence.Key("meta", "admin")); err != nil && !errors.Is(err, persistence.ErrNotFound) {
+		h.Storage = "unavailable"
+	}
+	if s.driver == nil {
+		h.Hypervisor = "unavailable"
+		return h
+	}
+	pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	if err := s.driver.Ping(pctx); err != nil {
+		h.Hypervisor = "unavailable"
+	}
+	return h
+}

@@ -1,0 +1,196 @@
+package actors
+
+import (
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"go.uber.org/zap"
+
+	"github.com/vmplane/vmplane/apierr"
+)
+
+// entity is the behaviour of one record-owning actor. The Kind's adapter calls load once
+// per incarnation (at start and after every restart) and handle for each request.
+type entity interface {
+	// load reads the entity's record from the store. A missing record is not an error:
+	// the entity starts empty and answers not-found or accepts a create.
+	load() error
+	// handle answers one request through ctx.Respond.
+	handle(ctx actor.Context, msg any)
+}
+
+// Kind supervises every entity of one kind. Each entity is a child actor named by its
+// record id, spawned on its first message and passivated after an idle period; the Kind
+// is the only way to reach an entity, so no message can race a passivation.
+type Kind struct {
+	name    string
+	sys     *System
+	pid     *actor.PID
+	live    atomic.Int64
+	newFn   func(id string) entity
+	idle    time.Duration
+	kindMsg func(ctx actor.Context, msg any) bool
+}
+
+// envelope addresses Msg to the entity with record id ID.
+type envelope struct {
+	ID  string
+	Msg any
+}
+
+// passivate is sent by an idle entity to its supervisor.
+type passivate struct{ ID string }
+
+// Supervision: a failing entity is restarted (it reloads from the store) up to 5 times
+// in 10 s, then stopped; its next message spawns it afresh.
+var entityStrategy = actor.NewOneForOneStrategy(5, 10*time.Second, actor.DefaultDecider)
+
+// startKind spawns the supervisor of a kind. kindMsg, when set, handles messages
+// addressed to the kind itself (not wrapped in an envelope), such as creates that must be
+// serialised across all entities of the kind; it reports whether it handled the message.
+func (s *System) startKind(name string, idle time.Duration, newFn func(id string) entity, kindMsg func(ctx actor.Context, msg any) bool) *Kind {
+	k := &Kind{name: name, sys: s, newFn: newFn, idle: idle, kindMsg: kindMsg}
+	props := actor.PropsFromProducer(func() actor.Actor {
+		return &supervisor{kind: k, children: map[string]*actor.PID{}, byPID: map[string]string{}, stopping: map[string][]stashed{}}
+	}, actor.WithSupervisor(entityStrategy))
+	pid, err := s.actors.Root.SpawnNamed(props, name)
+	if err != nil {
+		// Names are fixed at compile time; a clash is a programming error.
+		panic(fmt.Sprintf("actors: spawn supervisor %s: %v", name, err))
+	}
+	k.pid = pid
+	s.kinds = append(s.kinds, k)
+	return k
+}
+
+// stashed is a message held while its entity finishes passivating.
+type stashed struct {
+	msg    any
+	sender *actor.PID
+}
+
+type supervisor struct {
+	kind     *Kind
+	children map[string]*actor.PID
+	byPID    map[string]string
+	stopping map[string][]stashed
+}
+
+func (sv *supervisor) Receive(ctx actor.Context) {
+	switch m := ctx.Message().(type) {
+	case *envelope:
+		if q, ok := sv.stopping[m.ID]; ok {
+			sv.stopping[m.ID] = append(q, stashed{m.Msg, ctx.Sender()})
+			return
+		}
+		ctx.RequestWithCustomSender(sv.child(ctx, m.ID), m.Msg, ctx.Sender())
+	case *passivate:
+		pid, ok := sv.children[m.ID]
+		if !ok {
+			return
+		}
+		// Poison is a user message: everything already forwarded is handled first.
+		sv.stopping[m.ID] = nil
+		ctx.Poison(pid)
+	case *actor.Terminated:
+		id, ok := sv.byPID[m.Who.Id]
+		if !ok {
+			return
+		}
+		delete(sv.byPID, m.Who.Id)
+		delete(sv.children, id)
+		q, wasStopping := sv.stopping[id]
+		delete(sv.stopping, id)
+		if wasStopping && len(q) > 0 {
+			pid := sv.child(ctx, id)
+			for _, st := range q {
+				ctx.RequestWithCustomSender(pid, st.msg, st.sender)
+			}
+		}
+	default:
+		if sv.kind.kindMsg != nil && sv.kind.kindMsg(ctx, m) {
+			return
+		}
+	}
+}
+
+// child returns the running entity for id, spawning it if needed.
+func (sv *supervisor) child(ctx actor.Context, id string) *actor.PID {
+	if pid, ok := sv.children[id]; ok {
+		return pid
+	}
+	k := sv.kind
+	props := actor.PropsFromProducer(func() actor.Actor {
+		return &entityActor{kind: k, id: id, e: k.newFn(id)}
+	})
+	pid, err := ctx.SpawnNamed(props, id)
+	if err != nil {
+		// The name is still registered: the old incarnation has not terminated yet
+		// although it is no longer in our map. Fall back to a unique name; the record
+		// id, not the PID, is what the store knows.
+		pid = ctx.SpawnPrefix(props, id+"-")
+	}
+	sv.children[id] = pid
+	sv.byPID[pid.Id] = id
+	return pid
+}
+
+// entityActor adapts an entity to protoactor: lifecycle, passivation and panic safety.
+type entityActor struct {
+	kind    *Kind
+	id      string
+	e       entity
+	loadErr error
+}
+
+func (a *entityActor) Receive(ctx actor.Context) {
+	switch ctx.Message().(type) {
+	case *actor.Started:
+		a.kind.live.Add(1)
+		a.loadErr = a.e.load()
+		if a.loadErr != nil {
+			a.kind.sys.log.Error("entity load failed", zap.String("kind", a.kind.name), zap.String("id", a.id), zap.Error(a.loadErr))
+		}
+		if a.kind.idle > 0 {
+			ctx.SetReceiveTimeout(a.kind.idle)
+		}
+	case *actor.Restarting, *actor.Stopped:
+		a.kind.live.Add(-1)
+	case *actor.ReceiveTimeout:
+		// protoactor disarms the timeout when it fires: re-arm it while the entity has
+		// work in flight (a task that will report back), otherwise ask to passivate.
+		if b, ok := a.e.(interface{ busy() bool }); ok && b.busy() {
+			ctx.SetReceiveTimeout(a.kind.idle)
+			return
+		}
+		ctx.Send(ctx.Parent(), &passivate{ID: a.id})
+	case actor.SystemMessage, actor.AutoReceiveMessage:
+	default:
+		if a.loadErr != nil {
+			// Try again: the store may be back.
+			if a.loadErr = a.e.load(); a.loadErr != nil {
+				respondErr(ctx, apierr.New(apierr.ErrUnavailable, "storage unavailable"))
+				return
+			}
+		}
+		a.handleSafely(ctx)
+	}
+}
+
+// handleSafely answers the pending request with 500 at once if the entity panics, then
+// re-panics so the supervisor restarts it from its stored record.
+func (a *entityActor) handleSafely(ctx actor.Context) {
+	defer func() {
+		if r := recover(); r != nil {
+			a.kind.sys.log.Error("entity panic", zap.String("kind", a.kind.name), zap.String("id", a.id),
+				zap.Any("panic", r), zap.Stack("stack"))
+			if ctx.Sender() != nil {
+				ctx.Respond(apierr.New(apierr.ErrInternal, "internal error"))
+			}
+			panic(r)
+		}
+	}()
+	a.e.handle(ctx, ctx.Message())
+}

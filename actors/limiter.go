@@ -1,0 +1,229 @@
+package actors
+
+import (
+	"context"
+	"fmt"
+	"hash/maphash"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+)
+
+// Limit is one token-bucket rule: Rate tokens per Per, holding at most Burst.
+// A zero Rate disables the rule.
+type Limit struct {
+	Rate  float64
+	Per   time.Duration
+	Burst int
+}
+
+// Enabled reports whether the rule limits anything.
+func (l Limit) Enabled() bool { return l.Rate > 0 && l.Per > 0 }
+
+func (l Limit) perSecond() float64 { return l.Rate / l.Per.Seconds() }
+
+func (l Limit) burst() float64 {
+	if l.Burst > 0 {
+		return float64(l.Burst)
+	}
+	return math.Max(1, math.Ceil(l.Rate))
+}
+
+// LimitOptions are the rate limits of the API contract.
+type LimitOptions struct {
+	Global Limit // every request, per client address
+	Auth   Limit // /api/auth/*, per client address
+	Login  Limit // login attempts per e-mail address
+	// Shards is the number of limiter actors (default 4): one mailbox serialises its
+	// buckets, so several spread the decisions over cores.
+	Shards int
+}
+
+// Bucket names.
+const (
+	BucketGlobal = "global"
+	BucketAuth   = "auth"
+	BucketLogin  = "login"
+)
+
+// Decision is the limiter's answer for one request.
+type Decision struct {
+	Allowed bool
+	// The figures of the most restrictive bucket consulted, for the RateLimit headers.
+	Limit       int
+	Remaining   int
+	ResetS      int
+	RetryAfterS int
+	Bucket      string
+}
+
+// Limiter decides whether a request may go on. Its buckets live in sharded actors;
+// all buckets of one key are in one shard, so a request's buckets are taken atomically.
+type Limiter struct {
+	sys    *System
+	opts   LimitOptions
+	shards []*actor.PID
+	seed   maphash.Seed
+	stopFn func()
+}
+
+// take asks for one token from each named bucket of key; all or none are taken.
+type take struct {
+	Key     string
+	Buckets []string
+}
+
+// sweep asks a shard to drop its idle buckets.
+type sweep struct{}
+
+func startLimiter(s *System, opts LimitOptions) *Limiter {
+	if opts.Shards <= 0 {
+		opts.Shards = 4
+	}
+	l := &Limiter{sys: s, opts: opts, seed: maphash.MakeSeed()}
+	for i := 0; i < opts.Shards; i++ {
+		props := actor.PropsFromProducer(func() actor.Actor {
+			return &limiterShard{opts: opts, buckets: map[string]*bucket{}, now: time.Now}
+		})
+		pid, err := s.actors.Root.SpawnNamed(props, fmt.Sprintf("limiter-%d", i))
+		if err != nil {
+			panic(fmt.Sprintf("actors: spawn limiter: %v", err))
+		}
+		l.shards = append(l.shards, pid)
+	}
+	t := time.NewTicker(time.Minute)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-t.C:
+				for _, pid := range l.shards {
+					s.actors.Root.Send(pid, &sweep{})
+				}
+			case <-done:
+				return
+			}
+		}
+	}()
+	l.stopFn = func() { t.Stop(); close(done) }
+	return l
+}
+
+func (l *Limiter) stop() { l.stopFn() }
+
+// Options returns the limits in force.
+func (l *Limiter) Options() LimitOptions { return l.opts }
+
+// Take takes one token from each enabled bucket of key. With no enabled bucket it
+// allows at once without a round trip.
+func (l *Limiter) Take(ctx context.Context, key string, buckets ...string) (Decision, error) {
+	enabled := buckets[:0:0]
+	for _, b := range buckets {
+		if l.limit(b).Enabled() {
+			enabled = append(enabled, b)
+		}
+	}
+	if len(enabled) == 0 {
+		return Decision{Allowed: true}, nil
+	}
+	shard := l.shards[maphash.String(l.seed, key)%uint64(len(l.shards))]
+	return ask[Decision](ctx, l.sys, shard, &take{Key: key, Buckets: enabled})
+}
+
+func (l *Limiter) limit(name string) Limit { return l.opts.limit(name) }
+
+func (o LimitOptions) limit(name string) Limit {
+	switch name {
+	case BucketGlobal:
+		return o.Global
+	case BucketAuth:
+		return o.Auth
+	case BucketLogin:
+		return o.Login
+	}
+	return Limit{}
+}
+
+type bucket struct {
+	tokens float64
+	last   time.Time
+}
+
+type limiterShard struct {
+	opts    LimitOptions
+	buckets map[string]*bucket
+	now     func() time.Time
+}
+
+func (s *limiterShard) Receive(ctx actor.Context) {
+	switch m := ctx.Message().(type) {
+	case *take:
+		ctx.Respond(s.take(m))
+	case *sweep:
+		s.sweep()
+	}
+}
+
+// sweep drops buckets that have refilled completely: they hold no information, and
+// dropping them bounds memory by the number of recently active clients.
+func (s *limiterShard) sweep() {
+	now := s.now()
+	for k, b := range s.buckets {
+		name, _, _ := strings.Cut(k, "|")
+		lim := s.opts.limit(name)
+		if !lim.Enabled() || b.tokens+now.Sub(b.last).Seconds()*lim.perSecond() >= lim.burst() {
+			delete(s.buckets, k)
+		}
+	}
+}
+
+func (s *limiterShard) take(m *take) Decision {
+	now := s.now()
+	type state struct {
+		b   *bucket
+		lim Limit
+	}
+	states := make([]state, 0, len(m.Buckets))
+	allowed := true
+	for _, name := range m.Buckets {
+		lim := s.opts.limit(name)
+		k := name + "|" + m.Key
+		b, ok := s.buckets[k]
+		if !ok {
+			b = &bucket{tokens: lim.burst(), last: now}
+			s.buckets[k] = b
+		}
+		// Refill for the time since the last look.
+		b.tokens = math.Min(lim.burst(), b.tokens+now.Sub(b.last).Seconds()*lim.perSecond())
+		b.last = now
+		if b.tokens < 1 {
+			allowed = false
+		}
+		states = append(states, state{b, lim})
+	}
+	var d Decision
+	d.Allowed = allowed
+	first := true
+	for i, st := range states {
+		if allowed {
+			st.b.tokens--
+		}
+		remaining := int(math.Floor(st.b.tokens))
+		reset := int(math.Ceil((st.lim.burst() - st.b.tokens) / st.lim.perSecond()))
+		retry := 0
+		if st.b.tokens < 1 {
+			retry = int(math.Ceil((1 - st.b.tokens) / st.lim.perSecond()))
+		}
+		// Report the most restrictive bucket: the one a client will hit first.
+		if first || remaining < d.Remaining || retry > d.RetryAfterS {
+			d.Limit, d.Remaining, d.ResetS, d.RetryAfterS, d.Bucket = int(st.lim.burst()), remaining, reset, retry, m.Buckets[i]
+			first = false
+		}
+	}
+	if !d.Allowed && d.RetryAfterS < 1 {
+		d.RetryAfterS = 1
+	}
+	return d
+}

@@ -1,0 +1,753 @@
+package actors
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"go.uber.org/zap"
+
+	"github.com/vmplane/vmplane/apierr"
+	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/persistence"
+)
+
+// Machine statuses (API.md). The hypervisor reports running, stopped and suspended;
+// provisioning and migrating are ours while a task runs; error marks a machine whose
+// provisioning failed or that the hypervisor lost.
+const (
+	StatusProvisioning = "provisioning"
+	StatusRunning      = "running"
+	StatusStopped      = "stopped"
+	StatusSuspended    = "suspended"
+	StatusMigrating    = "migrating"
+	StatusError        = "error"
+)
+
+// Machine is a virtual machine as the API shows it.
+type Machine struct {
+	ID         string                 `json:"id"`
+	VMID       int                    `json:"vmid"`
+	Name       string                 `json:"name"`
+	TenantID   *string                `json:"tenant_id"`
+	Node       string                 `json:"node"`
+	Status     string                 `json:"status"`
+	CPUCores   int                    `json:"cpu_cores"`
+	MemoryMB   int                    `json:"memory_mb"`
+	DiskGB     int                    `json:"disk_gb"`
+	Disks      []hypervisor.Disk      `json:"disks"`
+	Interfaces []hypervisor.Interface `json:"interfaces"`
+	TemplateID string                 `json:"template_id"`
+	TaskID     *string                `json:"task_id"`
+	CreatedAt  time.Time              `json:"created_at"`
+	UpdatedAt  time.Time              `json:"updated_at"`
+}
+
+// machineRecord is a machine as stored under vm/<id>.
+type machineRecord struct {
+	Machine
+	// Op is the operation of the task in flight (TaskID), secrets removed, so that a
+	// restart can tell from the hypervisor's state whether it finished.
+	Op *Operation `json:"op,omitempty"`
+	// PrevStatus is the status before the task in flight changed it (migrating), to
+	// return to when the task fails and the hypervisor cannot tell.
+	PrevStatus string `json:"prev_status,omitempty"`
+}
+
+const machineVersion = 1
+
+func machineKey(id string) []byte { return persistence.Key("vm", id) }
+func vmidKey(vmid int) []byte     { return persistence.Key("vm-vmid", strconv.Itoa(vmid)) }
+
+// Operation is one change of a machine, run on the hypervisor as a task.
+type Operation struct {
+	Type        string                       `json:"type"`
+	Action      hypervisor.PowerAction       `json:"action,omitempty"`
+	TargetNode  string                       `json:"target_node,omitempty"`
+	Online      bool                         `json:"online,omitempty"`
+	// AutoOnline lets the machine choose: online when running, offline when stopped.
+	AutoOnline bool `json:"auto_online,omitempty"`
+	Config      *hypervisor.ConfigChange     `json:"config,omitempty"`
+	Interfaces  []hypervisor.InterfaceChange `json:"interfaces,omitempty"`
+	DiskSizeGB  int                          `json:"disk_size_gb,omitempty"`
+	DiskStorage string                       `json:"disk_storage,omitempty"`
+	Reinstall   *hypervisor.ReinstallSpec    `json:"reinstall,omitempty"`
+}
+
+// Operation types.
+const (
+	OpPower     = "power"
+	OpMigrate   = "migrate"
+	OpConfig    = "config"
+	OpNetwork   = "network"
+	OpAddDisk   = "disk"
+	OpReinstall = "reinstall"
+)
+
+// taskType names the task of an operation: vm.start, vm.migrate, ...
+func (op Operation) taskType() string {
+	if op.Type == OpPower {
+		return "vm." + string(op.Action)
+	}
+	return "vm." + op.Type
+}
+
+// withoutSecrets is the operation as it may be stored.
+func (op Operation) withoutSecrets() *Operation {
+	c := op
+	if c.Reinstall != nil {
+		r := *c.Reinstall
+		r.Password, r.SSHKeys = "", nil
+		c.Reinstall = &r
+	}
+	return &c
+}
+
+// allowed says which operations each status admits: the machine state table of the
+// README. Anything else is 409 invalid_state.
+func allowed(status string, op Operation) bool {
+	switch status {
+	case StatusRunning:
+		switch op.Type {
+		case OpPower:
+			return op.Action != hypervisor.ActionStart && op.Action != hypervisor.ActionResume
+		case OpMigrate:
+			return op.Online
+		}
+		return true
+	case StatusStopped:
+		switch op.Type {
+		case OpPower:
+			return op.Action == hypervisor.ActionStart
+		}
+		return true
+	case StatusSuspended:
+		return op.Type == OpPower && (op.Action == hypervisor.ActionResume || op.Action == hypervisor.ActionStop)
+	case StatusError:
+		return (op.Type == OpPower && (op.Action == hypervisor.ActionStart || op.Action == hypervisor.ActionStop)) || op.Type == OpReinstall
+	}
+	return false
+}
+
+// Messages of a machine entity.
+type (
+	getMachine struct{ Tenant *string }
+	getRef     struct{ Tenant *string }
+	startOp    struct {
+		Op     Operation
+		Tenant *string
+	}
+	// opDone reports the end of a task's hypervisor work.
+	opDone struct {
+		TaskID   string
+		Observed *hypervisor.Machine
+		Result   json.RawMessage
+		Err      *apierr.Error
+	}
+	// observe brings the record in line with the hypervisor (sync).
+	observe struct{ M hypervisor.Machine }
+	// adopt creates the record of a machine found on the hypervisor (sync).
+	adopt struct{ M hypervisor.Machine }
+	// vanish removes the record of a machine the hypervisor no longer has (sync).
+	vanish struct{}
+	// settle finishes a task left open by a previous process.
+	settle  struct{ TaskID string }
+	changed struct{ Changed bool }
+	// machineRef is what callers need to talk to the hypervisor about a machine.
+	machineRef struct {
+		Ref    hypervisor.Ref
+		Status string
+		ID     string
+	}
+)
+
+// Machines is the service in front of the machines kind.
+type Machines struct {
+	sys  *System
+	kind *Kind
+	// running maps the id of each task whose hypervisor work runs in this process to
+	// its cancel function: a task with no entry here was left by an earlier process.
+	running sync.Map
+	wg      sync.WaitGroup
+	// stopping is set by stop: work cancelled by a shutdown is not reported as failed,
+	// because the hypervisor may still finish it (a Proxmox task outlives our polling);
+	// the task stays open and the next start settles it against the hypervisor's state.
+	stopping atomic.Bool
+	// OpTimeout bounds one task's hypervisor work.
+	OpTimeout time.Duration
+}
+
+func startMachines(s *System) *Machines {
+	m := &Machines{sys: s, OpTimeout: 10 * time.Minute}
+	m.kind = s.startKind("machines", 5*time.Minute, func(id string) entity {
+		return &machineEntity{sys: s, ms: m, id: id}
+	}, nil)
+	return m
+}
+
+// stop cancels the hypervisor work in flight and waits for it; its tasks are settled by
+// the next start.
+func (m *Machines) stop() {
+	m.stopping.Store(true)
+	m.running.Range(func(_, v any) bool {
+		v.(context.CancelFunc)()
+		return true
+	})
+	m.wg.Wait()
+}
+
+func (m *Machines) ask(ctx context.Context, id string, msg any) (any, error) {
+	return ask[any](ctx, m.sys, m.kind.pid, &envelope{ID: id, Msg: msg})
+}
+
+// Get returns one machine. With a tenant scope, another tenant's machine is not found.
+func (m *Machines) Get(ctx context.Context, id string, tenant *string) (Machine, error) {
+	id, err := m.resolve(id)
+	if err != nil {
+		return Machine{}, err
+	}
+	return ask[Machine](ctx, m.sys, m.kind.pid, &envelope{ID: id, Msg: &getMachine{Tenant: tenant}})
+}
+
+// resolve accepts a record id or, for operators used to Proxmox, a vmid.
+func (m *Machines) resolve(id string) (string, error) {
+	if id == "" || len(id) > 64 {
+		return "", apierr.NotFound("machine", id)
+	}
+	if _, err := strconv.Atoi(id); err == nil {
+		v, err := m.sys.store.Get(persistence.Key("vm-vmid", id))
+		if errors.Is(err, persistence.ErrNotFound) {
+			return "", apierr.NotFound("machine", id)
+		}
+		if err != nil {
+			return "", err
+		}
+		return string(v), nil
+	}
+	return id, nil
+}
+
+// Start validates an operation against the machine's state, records its task and
+// runs it on the hypervisor. It returns the task at once.
+func (m *Machines) Start(ctx context.Context, id string, op Operation, tenant *string) (Task, error) {
+	if err := op.validate(); err != nil {
+		return Task{}, err
+	}
+	id, err := m.resolve(id)
+	if err != nil {
+		return Task{}, err
+	}
+	if err := m.precheck(ctx, op); err != nil {
+		return Task{}, err
+	}
+	return ask[Task](ctx, m.sys, m.kind.pid, &envelope{ID: id, Msg: &startOp{Op: op, Tenant: tenant}})
+}
+
+// precheck validates what an operation names outside the machine: the target node of a
+// migration must exist (400) and be online (409); a reinstall's template must exist.
+func (m *Machines) precheck(ctx context.Context, op Operation) error {
+	switch op.Type {
+	case OpMigrate:
+		n, err := m.sys.Nodes.Get(ctx, op.TargetNode)
+		if errors.Is(err, apierr.ErrNotFound) {
+			return apierr.Invalid(apierr.Field("target_node", "no node %s", op.TargetNode))
+		}
+		if err != nil {
+			return err
+		}
+		if n.Status != string(hypervisor.NodeOnline) {
+			return apierr.New(apierr.ErrInvalidState, "node %s is %s", n.ID, n.Status)
+		}
+	case OpReinstall:
+		if _, err := m.sys.store.Get(templateKey(op.Reinstall.TemplateID)); errors.Is(err, persistence.ErrNotFound) {
+			return apierr.Invalid(apierr.Field("template_id", "no template %s", op.Reinstall.TemplateID))
+		} else if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Ref returns the hypervisor reference of a machine, for reads that go to the driver
+// without changing the machine (usage graphs, console).
+func (m *Machines) Ref(ctx context.Context, id string, tenant *string) (machineRef, error) {
+	id, err := m.resolve(id)
+	if err != nil {
+		return machineRef{}, err
+	}
+	return ask[machineRef](ctx, m.sys, m.kind.pid, &envelope{ID: id, Msg: &getRef{Tenant: tenant}})
+}
+
+// List returns machines in creation order, after the cursor (a machine id).
+func (m *Machines) List(_ context.Context, cursor string, limit int, filter func(*Machine) bool) ([]Machine, string, error) {
+	return scanPage(m.sys.store, persistence.Prefix("vm"), cursor, limit, func(rec *machineRecord) (Machine, bool) {
+		return rec.Machine, filter == nil || filter(&rec.Machine)
+	})
+}
+
+// scanPage reads one page of records under prefix, decoding each as R and keeping those
+// keep accepts. The cursor is the id of the last item of the previous page.
+func scanPage[R any, T any](store persistence.Store, prefix []byte, cursor string, limit int, keep func(*R) (T, bool)) ([]T, string, error) {
+	var after []byte
+	if cursor != "" {
+		after = append(append([]byte{}, prefix...), cursor...)
+	}
+	out := []T{}
+	var last string
+	more := false
+	err := store.Scan(prefix, after, 0, func(k, v []byte) error {
+		if limit > 0 && len(out) == limit {
+			more = true
+			return errStopScan
+		}
+		var rec R
+		if _, err := persistence.Decode(v, &rec); err != nil {
+			return err
+		}
+		if item, ok := keep(&rec); ok {
+			out = append(out, item)
+			last = string(k[len(prefix):])
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errStopScan) {
+		return nil, "", err
+	}
+	if !more {
+		last = ""
+	}
+	return out, last, nil
+}
+
+var errStopScan = errors.New("stop scan")
+
+// machineEntity owns one machine record and is its lock: one operation at a time.
+type machineEntity struct {
+	sys *System
+	ms  *Machines
+	id  string
+	rec *machineRecord
+}
+
+func (e *machineEntity) load() error {
+	e.rec = nil
+	val, err := e.sys.store.Get(machineKey(e.id))
+	if errors.Is(err, persistence.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var rec machineRecord
+	if _, err := persistence.Decode(val, &rec); err != nil {
+		return err
+	}
+	e.rec = &rec
+	return nil
+}
+
+// busy keeps an entity with a task in flight from passivating.
+func (e *machineEntity) busy() bool { return e.rec != nil && e.rec.TaskID != nil }
+
+func (e *machineEntity) handle(ctx actor.Context, msg any) {
+	if a, ok := msg.(*adopt); ok {
+		e.adopt(ctx, a.M)
+		return
+	}
+	if e.rec == nil {
+		if d, ok := msg.(*opDone); ok {
+			e.finishOrphan(d)
+			ctx.Respond(changed{})
+			return
+		}
+		respondErr(ctx, apierr.NotFound("machine", e.id))
+		return
+	}
+	switch m := msg.(type) {
+	case *getMachine:
+		if !inScope(m.Tenant, e.rec.TenantID) {
+			respondErr(ctx, apierr.NotFound("machine", e.id))
+			return
+		}
+		ctx.Respond(e.rec.Machine)
+	case *getRef:
+		if !inScope(m.Tenant, e.rec.TenantID) {
+			respondErr(ctx, apierr.NotFound("machine", e.id))
+			return
+		}
+		ctx.Respond(machineRef{Ref: e.ref(), Status: e.rec.Status, ID: e.id})
+	case *startOp:
+		e.start(ctx, m)
+	case *opDone:
+		e.finish(m)
+		ctx.Respond(changed{Changed: true})
+	case *observe:
+		ctx.Respond(changed{Changed: e.observe(m.M)})
+	case *vanish:
+		ctx.Respond(changed{Changed: e.vanish()})
+	case *settle:
+		e.settle(ctx, m.TaskID)
+		ctx.Respond(changed{})
+	default:
+		respondErr(ctx, apierr.New(apierr.ErrInternal, "unexpected message"))
+	}
+}
+
+func (e *machineEntity) ref() hypervisor.Ref {
+	return hypervisor.Ref{VMID: e.rec.VMID, Node: e.rec.Node}
+}
+
+func (e *machineEntity) start(ctx actor.Context, m *startOp) {
+	if !inScope(m.Tenant, e.rec.TenantID) {
+		respondErr(ctx, apierr.NotFound("machine", e.id))
+		return
+	}
+	if e.rec.TaskID != nil {
+		respondErr(ctx, apierr.New(apierr.ErrOperationInProgress, "machine %s has task %s in progress", e.id, *e.rec.TaskID))
+		return
+	}
+	if m.Op.Type == OpMigrate && m.Op.AutoOnline {
+		m.Op.Online, m.Op.AutoOnline = e.rec.Status == StatusRunning, false
+	}
+	if !allowed(e.rec.Status, m.Op) {
+		what := m.Op.Type
+		if m.Op.Type == OpPower {
+			what = string(m.Op.Action)
+		} else if m.Op.Type == OpMigrate && e.rec.Status == StatusRunning {
+			what = "offline migrate"
+		}
+		respondErr(ctx, apierr.New(apierr.ErrInvalidState, "%s is not allowed while the machine is %s", what, e.rec.Status))
+		return
+	}
+	if m.Op.Type == OpMigrate && m.Op.TargetNode == e.rec.Node {
+		respondErr(ctx, apierr.Invalid(apierr.Field("target_node", "the machine is already on %s", e.rec.Node)))
+		return
+	}
+	now := time.Now().UTC()
+	task := &Task{ID: persistence.NewID(), Type: m.Op.taskType(), TargetType: "machine", TargetID: e.id,
+		TenantID: e.rec.TenantID, Status: TaskRunning, CreatedAt: now, StartedAt: ptr(now)}
+	next := *e.rec
+	next.TaskID = &task.ID
+	next.Op = m.Op.withoutSecrets()
+	next.PrevStatus = e.rec.Status
+	if m.Op.Type == OpMigrate {
+		next.Status = StatusMigrating
+	}
+	next.UpdatedAt = now
+	if err := e.save(&next, task); err != nil {
+		respondErr(ctx, err)
+		return
+	}
+	// Hypervisor work runs outside the mailbox and reports back as a message.
+	e.ms.run(e.id, task.ID, e.ref(), m.Op)
+	ctx.Respond(*task)
+}
+
+// save persists the machine record, and the task when given, in one durable batch.
+func (e *machineEntity) save(next *machineRecord, task *Task) error {
+	val, err := persistence.Encode(machineVersion, next)
+	if err != nil {
+		return err
+	}
+	b := new(persistence.Batch).Put(machineKey(e.id), val).Put(vmidKey(next.VMID), []byte(e.id))
+	if task != nil {
+		if err := putTask(b, task); err != nil {
+			return err
+		}
+	}
+	if err := e.sys.commit(b); err != nil {
+		return err
+	}
+	e.rec = next
+	return nil
+}
+
+// run performs an operation's hypervisor work on its own goroutine.
+func (m *Machines) run(machineID, taskID string, ref hypervisor.Ref, op Operation) {
+	ctx, cancel := context.WithTimeout(context.Background(), m.OpTimeout)
+	m.running.Store(taskID, context.CancelFunc(cancel))
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		defer cancel()
+		observed, result, err := execute(ctx, m.sys.driver, ref, op)
+		if err != nil && m.stopping.Load() {
+			m.running.Delete(taskID)
+			return
+		}
+		if err != nil && observed == nil {
+			// Refresh what the hypervisor says, so the record is right even on failure.
+			octx, ocancel := context.WithTimeout(context.Background(), 10*time.Second)
+			if hm, oerr := m.sys.driver.Machine(octx, ref); oerr == nil {
+				observed = &hm
+			}
+			ocancel()
+		}
+		done := &opDone{TaskID: taskID, Observed: observed, Result: result}
+		if err != nil {
+			done.Err = apierr.From(err)
+			if done.Err.Code == apierr.ErrInternal.Code {
+				// Driver errors that are not typed still carry a useful message.
+				done.Err.Detail = err.Error()
+			}
+		}
+		dctx, dcancel := context.WithTimeout(context.Background(), DefaultTimeout)
+		if _, err := m.ask(dctx, machineID, done); err != nil {
+			m.sys.log.Warn("task result not recorded; the next start settles it",
+				zap.String("task_id", taskID), zap.Error(err))
+		}
+		dcancel()
+		m.running.Delete(taskID)
+	}()
+}
+
+// execute performs one operation on the driver and returns the machine as the
+// hypervisor reports it afterwards and the task's result.
+func execute(ctx context.Context, d hypervisor.Driver, ref hypervisor.Ref, op Operation) (*hypervisor.Machine, json.RawMessage, error) {
+	var (
+		hm     hypervisor.Machine
+		err    error
+		result any
+	)
+	switch op.Type {
+	case OpPower:
+		if err = d.Power(ctx, ref, op.Action); err == nil {
+			hm, err = d.Machine(ctx, ref)
+		}
+	case OpMigrate:
+		hm, err = d.Migrate(ctx, ref, op.TargetNode, op.Online)
+		result = map[string]string{"from_node": ref.Node, "to_node": op.TargetNode}
+	case OpConfig:
+		hm, err = d.Configure(ctx, ref, *op.Config)
+	case OpNetwork:
+		hm, err = d.SetNetwork(ctx, ref, op.Interfaces)
+	case OpAddDisk:
+		var disk hypervisor.Disk
+		if disk, err = d.AddDisk(ctx, ref, op.DiskSizeGB, op.DiskStorage); err == nil {
+			result = map[string]any{"disk": disk}
+			hm, err = d.Machine(ctx, ref)
+		}
+	case OpReinstall:
+		hm, err = d.Reinstall(ctx, ref, *op.Reinstall)
+		result = map[string]string{"template_id": op.Reinstall.TemplateID}
+	default:
+		err = apierr.New(apierr.ErrInvalidRequest, "unknown operation %q", op.Type)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	var raw json.RawMessage
+	if result != nil {
+		raw, _ = json.Marshal(result)
+	}
+	return &hm, raw, nil
+}
+
+// finish records a task's outcome and unlocks the machine.
+func (e *machineEntity) finish(d *opDone) {
+	task, err := loadTask(e.sys.store, d.TaskID)
+	if err != nil {
+		e.sys.log.Error("task record missing", zap.String("task_id", d.TaskID), zap.Error(err))
+		return
+	}
+	now := time.Now().UTC()
+	task.FinishedAt = &now
+	task.Result = d.Result
+	if d.Err != nil {
+		task.Status = TaskFailed
+		task.Error = ptr(d.Err.Error())
+	} else {
+		task.Status = TaskSucceeded
+	}
+	next := *e.rec
+	if next.TaskID != nil && *next.TaskID == d.TaskID {
+		next.TaskID, next.Op = nil, nil
+		if d.Observed == nil && next.PrevStatus != "" {
+			next.Status = next.PrevStatus
+		}
+		next.PrevStatus = ""
+	}
+	if d.Observed != nil {
+		applyObserved(&next.Machine, *d.Observed)
+	}
+	next.UpdatedAt = now
+	if err := e.save(&next, task); err != nil {
+		e.sys.log.Error("cannot record task outcome", zap.String("task_id", d.TaskID), zap.Error(err))
+	}
+}
+
+// finishOrphan records the outcome of a task whose machine record is gone.
+func (e *machineEntity) finishOrphan(d *opDone) {
+	task, err := loadTask(e.sys.store, d.TaskID)
+	if err != nil {
+		return
+	}
+	now := time.Now().UTC()
+	task.FinishedAt, task.Status = &now, TaskFailed
+	task.Error = ptr("the machine was removed while the task ran")
+	b := new(persistence.Batch)
+	if putTask(b, task) == nil {
+		_ = e.sys.commit(b)
+	}
+}
+
+// applyObserved copies the hypervisor's view of a machine into the record.
+func applyObserved(m *Machine, hm hypervisor.Machine) {
+	m.VMID = hm.VMID
+	if hm.Name != "" {
+		m.Name = hm.Name
+	}
+	m.Node = hm.Node
+	m.Status = string(hm.State)
+	m.CPUCores = hm.CPUCores
+	m.MemoryMB = hm.MemoryMB
+	m.Disks = append([]hypervisor.Disk{}, hm.Disks...)
+	m.DiskGB = hm.DiskGB()
+	m.Interfaces = append([]hypervisor.Interface{}, hm.Interfaces...)
+	if hm.TemplateID != "" {
+		m.TemplateID = hm.TemplateID
+	}
+}
+
+func (e *machineEntity) adopt(ctx actor.Context, hm hypervisor.Machine) {
+	if e.rec != nil {
+		ctx.Respond(changed{Changed: e.observe(hm)})
+		return
+	}
+	now := time.Now().UTC()
+	rec := &machineRecord{Machine: Machine{ID: e.id, CreatedAt: now, UpdatedAt: now}}
+	applyObserved(&rec.Machine, hm)
+	if err := e.save(rec, nil); err != nil {
+		respondErr(ctx, err)
+		return
+	}
+	ctx.Respond(changed{Changed: true})
+}
+
+// observe updates the record from the hypervisor unless a task owns the machine now.
+func (e *machineEntity) observe(hm hypervisor.Machine) bool {
+	if e.rec.TaskID != nil {
+		return false
+	}
+	next := *e.rec
+	applyObserved(&next.Machine, hm)
+	if machineEqual(&next.Machine, &e.rec.Machine) {
+		return false
+	}
+	next.UpdatedAt = time.Now().UTC()
+	if err := e.save(&next, nil); err != nil {
+		e.sys.log.Error("cannot record observed machine", zap.String("machine_id", e.id), zap.Error(err))
+		return false
+	}
+	return true
+}
+
+func machineEqual(a, b *Machine) bool {
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	return string(ja) == string(jb)
+}
+
+// vanish deletes the record of a machine the hypervisor no longer has. A machine with
+// a task in flight is left alone: the task's end tells what happened.
+func (e *machineEntity) vanish() bool {
+	if e.rec.TaskID != nil {
+		return false
+	}
+	b := new(persistence.Batch).Del(machineKey(e.id)).Del(vmidKey(e.rec.VMID))
+	if err := e.sys.commit(b); err != nil {
+		e.sys.log.Error("cannot remove vanished machine", zap.String("machine_id", e.id), zap.Error(err))
+		return false
+	}
+	e.rec = nil
+	return true
+}
+
+// settle finishes a task left open when an earlier process stopped: the hypervisor is
+// asked for the machine, and the task succeeded if the machine is as the operation
+// meant it to be, or failed saying it was interrupted.
+func (e *machineEntity) settle(ctx actor.Context, taskID string) {
+	if e.rec.TaskID == nil || *e.rec.TaskID != taskID {
+		// The machine moved on; close the stale task record alone.
+		e.finishOrphanLike(taskID)
+		return
+	}
+	if _, running := e.ms.running.Load(taskID); running {
+		return
+	}
+	ref, op := e.ref(), e.rec.Op
+	ms := e.ms
+	ms.wg.Add(1)
+	go func() {
+		defer ms.wg.Done()
+		octx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		done := &opDone{TaskID: taskID}
+		hm, err := ms.sys.driver.Machine(octx, ref)
+		if err == nil {
+			done.Observed = &hm
+		}
+		if err != nil || op == nil || !reached(hm, *op) {
+			done.Err = apierr.New(apierr.ErrUnavailable, "vmplane restarted while this task ran; the machine's state was refreshed from the hypervisor")
+		}
+		dctx, dcancel := context.WithTimeout(context.Background(), DefaultTimeout)
+		defer dcancel()
+		_, _ = ms.ask(dctx, e.id, done)
+	}()
+}
+
+func (e *machineEntity) finishOrphanLike(taskID string) {
+	task, err := loadTask(e.sys.store, taskID)
+	if err != nil || task.Finished() {
+		return
+	}
+	e.finishOrphan(&opDone{TaskID: taskID})
+}
+
+// reached reports whether the hypervisor's machine shows an operation as done.
+func reached(hm hypervisor.Machine, op Operation) bool {
+	switch op.Type {
+	case OpPower:
+		switch op.Action {
+		case hypervisor.ActionStart, hypervisor.ActionResume:
+			return hm.State == hypervisor.StateRunning
+		case hypervisor.ActionStop, hypervisor.ActionShutdown:
+			return hm.State == hypervisor.StateStopped
+		case hypervisor.ActionSuspend:
+			return hm.State == hypervisor.StateSuspended
+		}
+	case OpMigrate:
+		return hm.Node == op.TargetNode
+	case OpConfig:
+		c := op.Config
+		return c != nil && (c.Name == nil || *c.Name == hm.Name) &&
+			(c.CPUCores == nil || *c.CPUCores == hm.CPUCores) && (c.MemoryMB == nil || *c.MemoryMB == hm.MemoryMB)
+	}
+	// Reboots, disks, networks and reinstalls leave no trace to tell them by.
+	return false
+}
+
+// settleOpenTasks walks the tasks left open by an earlier process and settles each.
+func (m *Machines) settleOpenTasks() error {
+	type open struct{ task, machine string }
+	var list []open
+	err := m.sys.store.Scan(persistence.Prefix("task-open"), nil, 0, func(k, v []byte) error {
+		list = append(list, open{string(k[len(persistence.Prefix("task-open")):]), string(v)})
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, o := range list {
+		m.sys.actors.Root.Send(m.kind.pid, &envelope{ID: o.machine, Msg: &settle{TaskID: o.task}})
+	}
+	if len(list) > 0 {
+		m.sys.log.Info("settling tasks left open by the previous run", zap.Int("tasks", len(list)))
+	}
+	return nil
+}

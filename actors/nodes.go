@@ -1,0 +1,139 @@
+package actors
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"go.uber.org/zap"
+
+	"github.com/vmplane/vmplane/apierr"
+	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/persistence"
+)
+
+// Node is a hypervisor node as the API shows it. Its id is the hypervisor's node name.
+type Node struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	Status    string    `json:"status"`
+	CPUCores  int       `json:"cpu_cores"`
+	MemoryMB  int       `json:"memory_mb"`
+	DiskGB    int       `json:"disk_gb"`
+	Usage     NodeUsage `json:"usage"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// NodeUsage is a node's load at the last sync.
+type NodeUsage struct {
+	CPU       float64 `json:"cpu"` // fraction 0..1 of cpu_cores
+	MemBytes  int64   `json:"mem_bytes"`
+	DiskBytes int64   `json:"disk_bytes"`
+}
+
+const nodeVersion = 1
+
+func nodeKey(id string) []byte { return persistence.Key("node", id) }
+
+// Nodes is the service in front of the nodes kind.
+type Nodes struct {
+	sys  *System
+	kind *Kind
+}
+
+type (
+	getNode     struct{}
+	observeNode struct{ N hypervisor.Node }
+	vanishNode  struct{}
+)
+
+func startNodes(s *System) *Nodes {
+	n := &Nodes{sys: s}
+	n.kind = s.startKind("nodes", 10*time.Minute, func(id string) entity { return &nodeEntity{sys: s, id: id} }, nil)
+	return n
+}
+
+// Get returns one node.
+func (n *Nodes) Get(ctx context.Context, id string) (Node, error) {
+	if id == "" || len(id) > 64 {
+		return Node{}, apierr.NotFound("node", id)
+	}
+	return ask[Node](ctx, n.sys, n.kind.pid, &envelope{ID: id, Msg: &getNode{}})
+}
+
+// List returns the nodes in name order.
+func (n *Nodes) List(_ context.Context, cursor string, limit int) ([]Node, string, error) {
+	return scanPage(n.sys.store, persistence.Prefix("node"), cursor, limit, func(rec *Node) (Node, bool) { return *rec, true })
+}
+
+type nodeEntity struct {
+	sys *System
+	id  string
+	rec *Node
+}
+
+func (e *nodeEntity) load() error {
+	e.rec = nil
+	val, err := e.sys.store.Get(nodeKey(e.id))
+	if errors.Is(err, persistence.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var rec Node
+	if _, err := persistence.Decode(val, &rec); err != nil {
+		return err
+	}
+	e.rec = &rec
+	return nil
+}
+
+func (e *nodeEntity) handle(ctx actor.Context, msg any) {
+	switch m := msg.(type) {
+	case *observeNode:
+		ctx.Respond(changed{Changed: e.observe(m.N)})
+		return
+	}
+	if e.rec == nil {
+		respondErr(ctx, apierr.NotFound("node", e.id))
+		return
+	}
+	switch msg.(type) {
+	case *getNode:
+		ctx.Respond(*e.rec)
+	case *vanishNode:
+		if err := e.sys.commit(new(persistence.Batch).Del(nodeKey(e.id))); err != nil {
+			respondErr(ctx, err)
+			return
+		}
+		e.rec = nil
+		ctx.Respond(changed{Changed: true})
+	default:
+		respondErr(ctx, apierr.New(apierr.ErrInternal, "unexpected message"))
+	}
+}
+
+func (e *nodeEntity) observe(hn hypervisor.Node) bool {
+	next := Node{ID: hn.ID, Name: hn.ID, Status: string(hn.Status), CPUCores: hn.CPUCores, MemoryMB: hn.MemoryMB,
+		DiskGB: hn.DiskGB, Usage: NodeUsage{CPU: hn.CPU, MemBytes: hn.MemBytes, DiskBytes: hn.DiskBytes}}
+	if e.rec != nil {
+		prev := *e.rec
+		prev.UpdatedAt = time.Time{}
+		if prev == next {
+			return false
+		}
+	}
+	next.UpdatedAt = time.Now().UTC()
+	val, err := persistence.Encode(nodeVersion, next)
+	if err != nil {
+		return false
+	}
+	if err := e.sys.commit(new(persistence.Batch).Put(nodeKey(e.id), val)); err != nil {
+		e.sys.log.Error("cannot record node", zap.String("node", e.id), zap.Error(err))
+		return false
+	}
+	e.rec = &next
+	return true
+}

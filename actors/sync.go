@@ -1,0 +1,311 @@
+package actors
+
+import (
+	"context"
+	"strconv"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/persistence"
+)
+
+// SyncResult is the answer of POST /api/virt/sync.
+type SyncResult struct {
+	Nodes      int          `json:"nodes"`
+	Machines   SyncMachines `json:"machines"`
+	DurationMS int64        `json:"duration_ms"`
+}
+
+// SyncMachines counts what a sync changed.
+type SyncMachines struct {
+	Added   int `json:"added"`
+	Updated int `json:"updated"`
+	Removed int `json:"removed"`
+}
+
+// Cluster reconciles the store with the hypervisor's inventory.
+type Cluster struct {
+	sys *System
+	// mu makes syncs one at a time: two reconciliations interleaved could adopt one
+	// vmid twice. A second caller waits and then runs its own, which finds nothing new.
+	mu       sync.Mutex
+	stopOnce sync.Once
+	done     chan struct{}
+}
+
+// syncFanout bounds the entity requests one sync has in flight.
+const syncFanout = 16
+
+// Sync reads the inventory and brings nodes and machines in line: machines the
+// hypervisor has and we do not are added (without a tenant), changed ones updated, and
+// ones it no longer has removed. Running it twice changes nothing the second time.
+func (c *Cluster) Sync(ctx context.Context) (SyncResult, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	start := time.Now()
+	inv, err := c.sys.driver.Inventory(ctx)
+	if err != nil {
+		return SyncResult{}, err
+	}
+	var res SyncResult
+	res.Nodes = len(inv.Nodes)
+
+	// Nodes.
+	seenNodes := map[string]bool{}
+	for _, n := range inv.Nodes {
+		seenNodes[n.ID] = true
+		if _, err := ask[changed](ctx, c.sys, c.sys.Nodes.kind.pid, &envelope{ID: n.ID, Msg: &observeNode{N: n}}); err != nil {
+			return res, err
+		}
+	}
+	var goneNodes []string
+	err = c.sys.store.Scan(persistence.Prefix("node"), nil, 0, func(k, _ []byte) error {
+		if id := string(k[len(persistence.Prefix("node")):]); !seenNodes[id] {
+			goneNodes = append(goneNodes, id)
+		}
+		return nil
+	})
+	if err != nil {
+		return res, err
+	}
+	for _, id := range goneNodes {
+		if _, err := ask[changed](ctx, c.sys, c.sys.Nodes.kind.pid, &envelope{ID: id, Msg: &vanishNode{}}); err != nil {
+			return res, err
+		}
+	}
+
+	if err := c.syncTemplates(inv.Templates); err != nil {
+		return res, err
+	}
+
+	// Machines, matched by vmid.
+	known := map[int]string{}
+	prefix := persistence.Prefix("vm-vmid")
+	err = c.sys.store.Scan(prefix, nil, 0, func(k, v []byte) error {
+		vmid, err := strconv.Atoi(string(k[len(prefix):]))
+		if err == nil {
+			known[vmid] = string(v)
+		}
+		return nil
+	})
+	if err != nil {
+		return res, err
+	}
+	type job struct {
+		id  string
+		msg any
+		add bool
+	}
+	jobs := make([]job, 0, len(inv.Machines))
+	for _, hm := range inv.Machines {
+		if id, ok := known[hm.VMID]; ok {
+			delete(known, hm.VMID)
+			jobs = append(jobs, job{id: id, msg: &observe{M: hm}})
+		} else {
+			jobs = append(jobs, job{id: persistence.NewID(), msg: &adopt{M: hm}, add: true})
+		}
+	}
+	for _, id := range known {
+		jobs = append(jobs, job{id: id, msg: &vanish{}})
+	}
+	var (
+		mu       sync.Mutex
+		firstErr error
+		wg       sync.WaitGroup
+	)
+	sem := make(chan struct{}, syncFanout)
+	for _, j := range jobs {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			r, err := ask[changed](ctx, c.sys, c.sys.Machines.kind.pid, &envelope{ID: j.id, Msg: j.msg})
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err != nil:
+				if firstErr == nil {
+					firstErr = err
+				}
+			case !r.Changed:
+			case j.add:
+				res.Machines.Added++
+			default:
+				if _, gone := j.msg.(*vanish); gone {
+					res.Machines.Removed++
+				} else {
+					res.Machines.Updated++
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	res.DurationMS = time.Since(start).Milliseconds()
+	return res, firstErr
+}
+
+// runPeriodic syncs at every interval until stopped.
+func (c *Cluster) runPeriodic(interval time.Duration) {
+	c.done = make(chan struct{})
+	go func() {
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-c.done:
+				return
+			case <-t.C:
+				ctx, cancel := context.WithTimeout(context.Background(), interval)
+				res, err := c.Sync(ctx)
+				cancel()
+				if err != nil {
+					c.sys.log.Warn("periodic sync failed", zap.Error(err))
+				} else if res.Machines != (SyncMachines{}) {
+					c.sys.log.Info("periodic sync", zap.Int("added", res.Machines.Added),
+						zap.Int("updated", res.Machines.Updated), zap.Int("removed", res.Machines.Removed))
+				}
+			}
+		}
+	}()
+}
+
+func (c *Cluster) stop() {
+	c.stopOnce.Do(func() {
+		if c.done != nil {
+			close(c.done)
+		}
+	})
+}
+
+// Usage returns a usage graph of one machine.
+func (m *Machines) Usage(ctx context.Context, id string, tf hypervisor.Timeframe, tenant *string) (hypervisor.UsageGraph, error) {
+	ref, err := m.Ref(ctx, id, tenant)
+	if err != nil {
+		return hypervisor.UsageGraph{}, err
+	}
+	return m.sys.driver.Usage(ctx, hypervisor.UsageQuery{Scope: hypervisor.ScopeMachine, Ref: ref.Ref, Timeframe: tf})
+}
+
+// Usage returns a usage graph of one node.
+func (n *Nodes) Usage(ctx context.Context, id string, tf hypervisor.Timeframe, end time.Time) (hypervisor.UsageGraph, error) {
+	if _, err := n.Get(ctx, id); err != nil {
+		return hypervisor.UsageGraph{}, err
+	}
+	return n.sys.driver.Usage(ctx, hypervisor.UsageQuery{Scope: hypervisor.ScopeNode, Ref: hypervisor.Ref{Node: id}, Timeframe: tf, End: end})
+}
+
+// ClusterUsage sums the usage graphs of every node bucket by bucket. Proxmox has no
+// cluster graph; every node is asked for the same end time so the buckets line up.
+// Sizes and rates are sums; cpu, a fraction of cpu_cores, is the cores-weighted mean, so
+// that cpu × cpu_cores of the cluster equals the sum over nodes. A bucket where every
+// node has a gap stays a gap.
+func (c *Cluster) Usage(ctx context.Context, tf hypervisor.Timeframe) (hypervisor.UsageGraph, error) {
+	nodes, _, err := c.sys.Nodes.List(ctx, "", 0)
+	if err != nil {
+		return hypervisor.UsageGraph{}, err
+	}
+	step, points, _ := tf.Resolution()
+	end := time.Now().UTC()
+	graphs := make([]hypervisor.UsageGraph, len(nodes))
+	errs := make([]error, len(nodes))
+	var wg sync.WaitGroup
+	for i, n := range nodes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			graphs[i], errs[i] = c.sys.Nodes.Usage(ctx, n.ID, tf, end)
+		}()
+	}
+	wg.Wait()
+	out := hypervisor.UsageGraph{Timeframe: tf, ResolutionSeconds: int(step.Seconds()), Points: []hypervisor.UsagePoint{}}
+	for _, err := range errs {
+		if err != nil {
+			return out, err
+		}
+	}
+	if len(graphs) == 0 {
+		return out, nil
+	}
+	out.Points = make([]hypervisor.UsagePoint, 0, points)
+	for i := range graphs[0].Points {
+		var p hypervisor.UsagePoint
+		p.Time = graphs[0].Points[i].Time
+		var cpuWeighted, cpuCores float64
+		cpuSeen := false
+		for _, g := range graphs {
+			if i >= len(g.Points) {
+				continue
+			}
+			q := g.Points[i]
+			p.CPUCores = addPtr(p.CPUCores, q.CPUCores)
+			p.MemBytes = addPtr(p.MemBytes, q.MemBytes)
+			p.MemTotalBytes = addPtr(p.MemTotalBytes, q.MemTotalBytes)
+			p.NetInBps = addPtr(p.NetInBps, q.NetInBps)
+			p.NetOutBps = addPtr(p.NetOutBps, q.NetOutBps)
+			p.DiskReadBps = addPtr(p.DiskReadBps, q.DiskReadBps)
+			p.DiskWriteBps = addPtr(p.DiskWriteBps, q.DiskWriteBps)
+			if q.CPU != nil && q.CPUCores != nil {
+				cpuWeighted += *q.CPU * *q.CPUCores
+				cpuCores += *q.CPUCores
+				cpuSeen = true
+			}
+		}
+		if cpuSeen && cpuCores > 0 {
+			p.CPU = ptr(cpuWeighted / cpuCores)
+		}
+		out.Points = append(out.Points, p)
+	}
+	return out, nil
+}
+
+func addPtr(a, b *float64) *float64 {
+	switch {
+	case b == nil:
+		return a
+	case a == nil:
+		return ptr(*b)
+	}
+	return ptr(*a + *b)
+}
+
+func templateKey(id string) []byte { return persistence.Key("template", id) }
+
+const templateVersion = 1
+
+// syncTemplates makes the stored templates those of the hypervisor. Templates are
+// hypervisor-owned reference data with no actor: only sync, serialised by mu, writes them.
+func (c *Cluster) syncTemplates(ts []hypervisor.Template) error {
+	b := new(persistence.Batch)
+	seen := map[string]bool{}
+	for _, t := range ts {
+		seen[t.ID] = true
+		val, err := persistence.Encode(templateVersion, t)
+		if err != nil {
+			return err
+		}
+		if old, err := c.sys.store.Get(templateKey(t.ID)); err == nil && string(old) == string(val) {
+			continue
+		}
+		b.Put(templateKey(t.ID), val)
+	}
+	err := c.sys.store.Scan(persistence.Prefix("template"), nil, 0, func(k, _ []byte) error {
+		if !seen[string(k[len(persistence.Prefix("template")):])] {
+			b.Del(append([]byte{}, k...))
+		}
+		return nil
+	})
+	if err != nil || len(b.Ops) == 0 {
+		return err
+	}
+	return c.sys.commit(b)
+}
+
+// Templates lists the OS templates known from the last sync.
+func (c *Cluster) Templates(_ context.Context) ([]hypervisor.Template, error) {
+	out, _, err := scanPage(c.sys.store, persistence.Prefix("template"), "", 0,
+		func(t *hypervisor.Template) (hypervisor.Template, bool) { return *t, true })
+	return out, err
+}

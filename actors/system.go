@@ -1,0 +1,174 @@
+// Package actors holds vmplane's actor system: one supervisor per entity kind, the entity
+// actors that own each record (users, machines, nodes, tenants, ...), their messages, the
+// rate limiter and the schedulers.
+//
+// Every entity follows one pattern: load its record from the store when it starts,
+// validate a request against its state, persist the change through the group-commit
+// writer, and reply only after the write is durable. A panic while handling a request
+// answers that request with an internal error at once and the supervisor restarts the
+// entity, which reloads its record from the store.
+package actors
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"go.uber.org/zap"
+	"go.uber.org/zap/exp/zapslog"
+
+	"github.com/vmplane/vmplane/apierr"
+	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/persistence"
+)
+
+// DefaultTimeout bounds one request from the edge to an actor.
+const DefaultTimeout = 10 * time.Second
+
+// System is the running actor system with its supervisors and the services built on it.
+type System struct {
+	actors *actor.ActorSystem
+	store  persistence.Store
+	driver hypervisor.Driver
+	log    *zap.Logger
+
+	// Users owns user records and their refresh-token families.
+	Users *Users
+	// Limiter holds the rate limit token buckets.
+	Limiter *Limiter
+	// Machines owns machine records; each machine's actor is its lock.
+	Machines *Machines
+	// Nodes owns node records.
+	Nodes *Nodes
+	// Cluster reconciles the store with the hypervisor.
+	Cluster *Cluster
+	// Tasks reads task records.
+	Tasks *Tasks
+	// Consoles issues and redeems console tickets.
+	Consoles *Consoles
+
+	kinds []*Kind
+}
+
+// Options configure the actor system.
+type Options struct {
+	Store  persistence.Store
+	Driver hypervisor.Driver
+	Logger *zap.Logger
+	Auth   AuthOptions
+	Limits LimitOptions
+	// SyncInterval is how often the store is reconciled with the hypervisor
+	// (0: only on demand).
+	SyncInterval time.Duration
+}
+
+// Start starts the actor system and every supervisor.
+func Start(opts Options) (*System, error) {
+	if opts.Logger == nil {
+		opts.Logger = zap.NewNop()
+	}
+	log := opts.Logger.Named("actors")
+	// protoactor logs through slog; route it into zap so there is one log stream.
+	cfg := actor.Configure(actor.WithLoggerFactory(func(sys *actor.ActorSystem) *slog.Logger {
+		return slog.New(zapslog.NewHandler(log.Core(), zapslog.WithName("protoactor")))
+	}))
+	s := &System{actors: actor.NewActorSystemWithConfig(cfg), store: opts.Store, driver: opts.Driver, log: log}
+	var err error
+	if s.Users, err = startUsers(s, opts.Auth); err != nil {
+		s.Stop()
+		return nil, err
+	}
+	s.Limiter = startLimiter(s, opts.Limits)
+	s.Tasks = &Tasks{sys: s}
+	s.Nodes = startNodes(s)
+	s.Machines = startMachines(s)
+	s.Cluster = &Cluster{sys: s}
+	s.Consoles = newConsoles(s)
+	if err := s.Machines.settleOpenTasks(); err != nil {
+		s.Stop()
+		return nil, err
+	}
+	if opts.SyncInterval > 0 && s.driver != nil {
+		s.Cluster.runPeriodic(opts.SyncInterval)
+	}
+	return s, nil
+}
+
+// Stop stops every supervisor (and so every entity) and waits for them.
+func (s *System) Stop() {
+	if s.Cluster != nil {
+		s.Cluster.stop()
+	}
+	if s.Machines != nil {
+		// Hypervisor work in flight is cancelled; its tasks stay open in the store and
+		// the next start settles them against the hypervisor's state.
+		s.Machines.stop()
+	}
+	for i := len(s.kinds) - 1; i >= 0; i-- {
+		_ = s.actors.Root.StopFuture(s.kinds[i].pid).Wait()
+	}
+	if s.Limiter != nil {
+		s.Limiter.stop()
+	}
+	s.actors.Shutdown()
+}
+
+// Driver is the hypervisor driver.
+func (s *System) Driver() hypervisor.Driver { return s.driver }
+
+// Store is the store every entity persists to.
+func (s *System) Store() persistence.Store { return s.store }
+
+// Kinds reports the live entity count of each kind, for /metrics.
+func (s *System) Kinds() map[string]int {
+	out := make(map[string]int, len(s.kinds))
+	for _, k := range s.kinds {
+		out[k.name] = int(k.live.Load())
+	}
+	return out
+}
+
+// ask sends msg to pid and waits for the reply, which is either a T or an error.
+func ask[T any](ctx context.Context, s *System, pid *actor.PID, msg any) (T, error) {
+	var zero T
+	timeout := DefaultTimeout
+	if d, ok := ctx.Deadline(); ok {
+		timeout = time.Until(d)
+		if timeout <= 0 {
+			return zero, apierr.New(apierr.ErrTimeout, "the request did not finish in time")
+		}
+	}
+	res, err := s.actors.Root.RequestFuture(pid, msg, timeout).Result()
+	if err != nil {
+		if errors.Is(err, actor.ErrTimeout) {
+			return zero, apierr.New(apierr.ErrTimeout, "the request did not finish in time")
+		}
+		return zero, apierr.New(apierr.ErrUnavailable, "the service is not available")
+	}
+	switch r := res.(type) {
+	case T:
+		return r, nil
+	case *apierr.Error:
+		return zero, r
+	case *actor.DeadLetterResponse:
+		return zero, apierr.New(apierr.ErrUnavailable, "the service is not available")
+	}
+	return zero, fmt.Errorf("actors: unexpected reply %T to %T", res, msg)
+}
+
+// respondErr answers the current request with err as an *apierr.Error, so a reply is
+// always plain data.
+func respondErr(ctx actor.Context, err error) {
+	ctx.Respond(apierr.From(err))
+}
+
+// commit persists a batch and waits for durability. Entities call it before replying;
+// the deadline keeps a stuck disk from holding a mailbox forever.
+func (s *System) commit(b *persistence.Batch) error {
+	ctx, cancel := context.WithTimeout(context.Background(), DefaultTimeout)
+	defer cancel()
+	return s.store.Commit(ctx, b)
+}

@@ -1,0 +1,456 @@
+package actors
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"go.uber.org/zap"
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/vmplane/vmplane/apierr"
+	"github.com/vmplane/vmplane/persistence"
+)
+
+// Roles.
+const (
+	RoleAdmin = "admin"
+	RoleUser  = "user"
+)
+
+// User is a user as the API shows it. The password hash never leaves the entity's record.
+type User struct {
+	ID        string    `json:"id"`
+	Email     string    `json:"email"`
+	Name      string    `json:"name"`
+	Role      string    `json:"role"`
+	TenantID  *string   `json:"tenant_id"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// userRecord is a user as stored under user/<id>.
+type userRecord struct {
+	User
+	PasswordHash string `json:"password_hash"`
+}
+
+// userRecordVersion is the schema version of userRecord.
+const userRecordVersion = 1
+
+// family is one login's chain of refresh tokens, stored under refresh/<user>/<id>.
+// Token n of a family is HMAC(Key, id|n): any token of the family can be told genuine
+// without keeping a list of them, and one that is genuine but older than Gen is a reuse.
+type family struct {
+	ID        string    `json:"id"`
+	Key       []byte    `json:"key"`
+	Gen       uint64    `json:"gen"`
+	CreatedAt time.Time `json:"created_at"`
+	ExpiresAt time.Time `json:"expires_at"`
+	Revoked   bool      `json:"revoked"`
+}
+
+const familyVersion = 1
+
+// AuthOptions configure passwords and refresh tokens.
+type AuthOptions struct {
+	// RefreshTTL is the lifetime of a login: each rotation extends it.
+	RefreshTTL time.Duration
+	// BcryptCost is the password hashing cost (bcrypt.DefaultCost when 0).
+	BcryptCost int
+	// AdminEmail and AdminPassword create the first admin when none exists. With no
+	// password a random one is generated and logged once.
+	AdminEmail    string
+	AdminPassword string
+}
+
+// Users is the service in front of the users kind.
+type Users struct {
+	kind      *Kind
+	opts      AuthOptions
+	dummyHash []byte
+}
+
+// Messages of a user entity.
+type (
+	getUser        struct{}
+	getCredentials struct{}
+	credentials    struct {
+		User User
+		Hash string
+	}
+	openFamily  struct{ TTL time.Duration }
+	rotateToken struct {
+		Token refreshToken
+		TTL   time.Duration
+	}
+	revokeFamily struct{ Token refreshToken }
+	issued       struct {
+		User         User
+		RefreshToken string
+	}
+	revoked struct{}
+	// createUser is a kind-level message: creates are serialised by the supervisor so
+	// that an e-mail address is never taken twice.
+	createUser struct {
+		Email, Name, Role, Password string
+		TenantID                    *string
+	}
+)
+
+func startUsers(s *System, opts AuthOptions) (*Users, error) {
+	if opts.BcryptCost == 0 {
+		opts.BcryptCost = bcrypt.DefaultCost
+	}
+	if opts.RefreshTTL <= 0 {
+		opts.RefreshTTL = 720 * time.Hour
+	}
+	// An unknown e-mail is compared against this hash so that it costs what a wrong
+	// password costs: the answer's timing does not tell which e-mails exist.
+	dummy, err := bcrypt.GenerateFromPassword([]byte(randomToken(16)), opts.BcryptCost)
+	if err != nil {
+		return nil, err
+	}
+	u := &Users{opts: opts, dummyHash: dummy}
+	u.kind = s.startKind("users", 10*time.Minute, func(id string) entity {
+		return &userEntity{sys: s, id: id}
+	}, func(ctx actor.Context, msg any) bool {
+		m, ok := msg.(*createUser)
+		if !ok {
+			return false
+		}
+		usr, err := u.create(s, m)
+		if err != nil {
+			respondErr(ctx, err)
+		} else {
+			ctx.Respond(usr)
+		}
+		return true
+	})
+	if err := u.bootstrapAdmin(s); err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+// bootstrapAdmin creates the first admin on first start.
+func (u *Users) bootstrapAdmin(s *System) error {
+	if _, err := s.store.Get(persistence.Key("meta", "admin")); err == nil {
+		return nil
+	} else if !errors.Is(err, persistence.ErrNotFound) {
+		return err
+	}
+	pw := u.opts.AdminPassword
+	generated := pw == ""
+	if generated {
+		pw = randomToken(18)
+	}
+	email := u.opts.AdminEmail
+	if email == "" {
+		email = "admin@localhost"
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), DefaultTimeout)
+	defer cancel()
+	usr, err := ask[User](ctx, s, u.kind.pid, &createUser{Email: email, Name: "Administrator", Role: RoleAdmin, Password: pw})
+	if err != nil {
+		return err
+	}
+	if err := s.commit(new(persistence.Batch).Put(persistence.Key("meta", "admin"), []byte(usr.ID))); err != nil {
+		return err
+	}
+	if generated {
+		// Logged once: this is the only place the generated password ever appears.
+		s.log.Warn("created the first admin with a generated password; change it after logging in",
+			zap.String("email", usr.Email), zap.String("password", pw))
+	} else {
+		s.log.Info("created the first admin", zap.String("email", usr.Email))
+	}
+	return nil
+}
+
+// Create creates a user; the e-mail must be free.
+func (u *Users) Create(ctx context.Context, email, name, role, password string, tenantID *string) (User, error) {
+	return ask[User](ctx, u.kind.sys, u.kind.pid, &createUser{Email: email, Name: name, Role: role, Password: password, TenantID: tenantID})
+}
+
+// create runs inside the users supervisor (serialised).
+func (u *Users) create(s *System, m *createUser) (User, error) {
+	email := normalizeEmail(m.Email)
+	var fields []apierr.FieldError
+	if !strings.Contains(email, "@") || len(email) > 254 {
+		fields = append(fields, apierr.Field("email", "must be an e-mail address"))
+	}
+	if len(m.Password) < 8 || len(m.Password) > 72 {
+		fields = append(fields, apierr.Field("password", "must be 8..72 characters"))
+	}
+	if m.Role != RoleAdmin && m.Role != RoleUser {
+		fields = append(fields, apierr.Field("role", "must be admin or user"))
+	}
+	if len(fields) > 0 {
+		return User{}, apierr.Invalid(fields...)
+	}
+	idx := persistence.Key("user-email", email)
+	if _, err := s.store.Get(idx); err == nil {
+		return User{}, apierr.New(apierr.ErrConflict, "a user with e-mail %s exists", email)
+	} else if !errors.Is(err, persistence.ErrNotFound) {
+		return User{}, err
+	}
+	hash, err := bcrypt.GenerateFromPassword([]byte(m.Password), u.opts.BcryptCost)
+	if err != nil {
+		return User{}, err
+	}
+	rec := userRecord{User: User{ID: persistence.NewID(), Email: email, Name: m.Name, Role: m.Role,
+		TenantID: m.TenantID, CreatedAt: time.Now().UTC()}, PasswordHash: string(hash)}
+	val, err := persistence.Encode(userRecordVersion, rec)
+	if err != nil {
+		return User{}, err
+	}
+	if err := s.commit(new(persistence.Batch).Put(persistence.Key("user", rec.ID), val).Put(idx, []byte(rec.ID))); err != nil {
+		return User{}, err
+	}
+	return rec.User, nil
+}
+
+// Login checks an e-mail and password and opens a new refresh-token family. A wrong
+// password and an unknown e-mail get the same error after the same amount of work.
+func (u *Users) Login(ctx context.Context, email, password string) (User, string, error) {
+	s := u.kind.sys
+	hash := u.dummyHash
+	var cred credentials
+	found := false
+	if id, err := s.store.Get(persistence.Key("user-email", normalizeEmail(email))); err == nil {
+		cred, err = ask[credentials](ctx, s, u.kind.pid, &envelope{ID: string(id), Msg: &getCredentials{}})
+		if err != nil && !errors.Is(err, apierr.ErrNotFound) {
+			return User{}, "", err
+		}
+		if err == nil {
+			hash, found = []byte(cred.Hash), true
+		}
+	} else if !errors.Is(err, persistence.ErrNotFound) {
+		return User{}, "", err
+	}
+	// bcrypt runs here, on the caller's goroutine, never inside a mailbox.
+	match := bcrypt.CompareHashAndPassword(hash, []byte(password)) == nil
+	if !found || !match {
+		return User{}, "", apierr.New(apierr.ErrInvalidCredentials, "invalid e-mail or password")
+	}
+	res, err := ask[issued](ctx, s, u.kind.pid, &envelope{ID: cred.User.ID, Msg: &openFamily{TTL: u.opts.RefreshTTL}})
+	if err != nil {
+		return User{}, "", err
+	}
+	return res.User, res.RefreshToken, nil
+}
+
+// Refresh rotates a refresh token: the presented one is spent and a new one returned.
+// Presenting a spent token revokes the whole family.
+func (u *Users) Refresh(ctx context.Context, token string) (User, string, error) {
+	rt, err := parseRefreshToken(token)
+	if err != nil {
+		return User{}, "", err
+	}
+	res, err := ask[issued](ctx, u.kind.sys, u.kind.pid, &envelope{ID: rt.UserID, Msg: &rotateToken{Token: rt, TTL: u.opts.RefreshTTL}})
+	if errors.Is(err, apierr.ErrNotFound) {
+		return User{}, "", errInvalidRefresh
+	}
+	return res.User, res.RefreshToken, err
+}
+
+// Logout revokes the family of a refresh token that belongs to userID.
+func (u *Users) Logout(ctx context.Context, userID, token string) error {
+	rt, err := parseRefreshToken(token)
+	if err != nil {
+		return err
+	}
+	if rt.UserID != userID {
+		return errInvalidRefresh
+	}
+	_, err = ask[revoked](ctx, u.kind.sys, u.kind.pid, &envelope{ID: rt.UserID, Msg: &revokeFamily{Token: rt}})
+	if errors.Is(err, apierr.ErrNotFound) {
+		return errInvalidRefresh
+	}
+	return err
+}
+
+// Get returns one user.
+func (u *Users) Get(ctx context.Context, id string) (User, error) {
+	return ask[User](ctx, u.kind.sys, u.kind.pid, &envelope{ID: id, Msg: &getUser{}})
+}
+
+var errInvalidRefresh = apierr.New(apierr.ErrInvalidRefreshToken, "the refresh token is unknown, expired, revoked or reused")
+
+// refreshToken is a parsed refresh token: <user>.<family>.<gen>.<mac>.
+type refreshToken struct {
+	UserID, FamilyID string
+	Gen              uint64
+	MAC              []byte
+}
+
+func parseRefreshToken(s string) (refreshToken, error) {
+	parts := strings.Split(s, ".")
+	if len(parts) != 4 || len(s) > 256 || parts[0] == "" || parts[1] == "" {
+		return refreshToken{}, errInvalidRefresh
+	}
+	gen, err := strconv.ParseUint(parts[2], 10, 64)
+	if err != nil {
+		return refreshToken{}, errInvalidRefresh
+	}
+	mac, err := base64.RawURLEncoding.DecodeString(parts[3])
+	if err != nil {
+		return refreshToken{}, errInvalidRefresh
+	}
+	return refreshToken{UserID: parts[0], FamilyID: parts[1], Gen: gen, MAC: mac}, nil
+}
+
+func (f *family) mac(gen uint64) []byte {
+	h := hmac.New(sha256.New, f.Key)
+	h.Write([]byte(f.ID))
+	h.Write([]byte{'|'})
+	h.Write(strconv.AppendUint(nil, gen, 10))
+	return h.Sum(nil)
+}
+
+func (f *family) token(userID string) string {
+	return userID + "." + f.ID + "." + strconv.FormatUint(f.Gen, 10) + "." + base64.RawURLEncoding.EncodeToString(f.mac(f.Gen))
+}
+
+// userEntity owns one user record and its refresh-token families.
+type userEntity struct {
+	sys      *System
+	id       string
+	rec      *userRecord
+	families map[string]*family
+}
+
+func (e *userEntity) load() error {
+	e.rec, e.families = nil, map[string]*family{}
+	val, err := e.sys.store.Get(persistence.Key("user", e.id))
+	if errors.Is(err, persistence.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var rec userRecord
+	if _, err := persistence.Decode(val, &rec); err != nil {
+		return err
+	}
+	e.rec = &rec
+	return e.sys.store.Scan(persistence.Prefix("refresh", e.id), nil, 0, func(_, v []byte) error {
+		var f family
+		if _, err := persistence.Decode(v, &f); err != nil {
+			return err
+		}
+		e.families[f.ID] = &f
+		return nil
+	})
+}
+
+func (e *userEntity) handle(ctx actor.Context, msg any) {
+	if e.rec == nil {
+		respondErr(ctx, apierr.NotFound("user", e.id))
+		return
+	}
+	switch m := msg.(type) {
+	case *getUser:
+		ctx.Respond(e.rec.User)
+	case *getCredentials:
+		ctx.Respond(credentials{User: e.rec.User, Hash: e.rec.PasswordHash})
+	case *openFamily:
+		now := time.Now().UTC()
+		f := &family{ID: persistence.NewID(), Key: randomBytes(32), Gen: 1, CreatedAt: now, ExpiresAt: now.Add(m.TTL)}
+		if err := e.saveFamily(f); err != nil {
+			respondErr(ctx, err)
+			return
+		}
+		e.families[f.ID] = f
+		ctx.Respond(issued{User: e.rec.User, RefreshToken: f.token(e.id)})
+	case *rotateToken:
+		f, err := e.check(m.Token)
+		if err != nil {
+			respondErr(ctx, err)
+			return
+		}
+		next := *f
+		next.Gen++
+		next.ExpiresAt = time.Now().UTC().Add(m.TTL)
+		if err := e.saveFamily(&next); err != nil {
+			respondErr(ctx, err)
+			return
+		}
+		*f = next
+		ctx.Respond(issued{User: e.rec.User, RefreshToken: f.token(e.id)})
+	case *revokeFamily:
+		f, ok := e.families[m.Token.FamilyID]
+		if !ok || !hmac.Equal(f.mac(m.Token.Gen), m.Token.MAC) {
+			respondErr(ctx, errInvalidRefresh)
+			return
+		}
+		if err := e.revoke(f); err != nil {
+			respondErr(ctx, err)
+			return
+		}
+		ctx.Respond(revoked{})
+	default:
+		respondErr(ctx, apierr.New(apierr.ErrInternal, "unexpected message"))
+	}
+}
+
+// check validates a presented token against its family. A genuine token older than the
+// family's newest is a reuse: a stolen token is being replayed, or the owner's was, so the
+// family is revoked and every token of it, the newest too, stops working.
+func (e *userEntity) check(t refreshToken) (*family, error) {
+	f, ok := e.families[t.FamilyID]
+	if !ok || t.Gen == 0 || t.Gen > f.Gen || !hmac.Equal(f.mac(t.Gen), t.MAC) {
+		return nil, errInvalidRefresh
+	}
+	if f.Revoked || time.Now().After(f.ExpiresAt) {
+		return nil, errInvalidRefresh
+	}
+	if t.Gen < f.Gen {
+		if err := e.revoke(f); err != nil {
+			return nil, err
+		}
+		e.sys.log.Warn("refresh token reuse: family revoked", zap.String("user_id", e.id), zap.String("family_id", f.ID))
+		return nil, errInvalidRefresh
+	}
+	return f, nil
+}
+
+func (e *userEntity) revoke(f *family) error {
+	if f.Revoked {
+		return nil
+	}
+	next := *f
+	next.Revoked = true
+	if err := e.saveFamily(&next); err != nil {
+		return err
+	}
+	*f = next
+	return nil
+}
+
+func (e *userEntity) saveFamily(f *family) error {
+	val, err := persistence.Encode(familyVersion, f)
+	if err != nil {
+		return err
+	}
+	return e.sys.commit(new(persistence.Batch).Put(persistence.Key("refresh", e.id, f.ID), val))
+}
+
+func normalizeEmail(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
+
+func randomBytes(n int) []byte {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		panic(err) // crypto/rand never fails on supported platforms
+	}
+	return b
+}
+
+func randomToken(n int) string { return base64.RawURLEncoding.EncodeToString(randomBytes(n)) }

@@ -1,0 +1,231 @@
+package app
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+
+	"github.com/vmplane/vmplane/actors"
+	"github.com/vmplane/vmplane/httpedge"
+	"github.com/vmplane/vmplane/httpedge/token"
+	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/hypervisor/sim"
+	"github.com/vmplane/vmplane/persistence"
+)
+
+// Version is the build's version, set with -ldflags "-X github.com/vmplane/vmplane/app.Version=...".
+var Version = "dev"
+
+// App is a running vmplane server.
+type App struct {
+	cfg    Config
+	log    *zap.Logger
+	store  persistence.Store
+	driver hypervisor.Driver
+	sys    *actors.System
+	edge   *httpedge.Server
+	ln     net.Listener
+	served chan error
+}
+
+// NewLogger builds the zap logger a Config asks for.
+func NewLogger(cfg Config) (*zap.Logger, error) {
+	level, err := zapcore.ParseLevel(cfg.LogLevel)
+	if err != nil {
+		return nil, fmt.Errorf("--log-level: %w", err)
+	}
+	zc := zap.NewProductionConfig()
+	if cfg.LogFormat == "console" {
+		zc = zap.NewDevelopmentConfig()
+	}
+	zc.Level = zap.NewAtomicLevelAt(level)
+	zc.Sampling = nil
+	return zc.Build()
+}
+
+// Start opens the store, starts the driver, the actors and the edge, and serves on
+// cfg.Addr (":0" picks a free port; Addr tells which). Driver, when non-nil, is used
+// instead of the configured one, so tests can hold the simulated cluster they inject
+// failures into.
+func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) {
+	if log == nil {
+		log = zap.NewNop()
+	}
+	a := &App{cfg: cfg, log: log, served: make(chan error, 1)}
+	ok := false
+	defer func() {
+		if !ok {
+			a.close()
+		}
+	}()
+	cache := int64(cfg.StoreCacheMB) << 20
+	store, err := persistence.Open(persistence.Options{Dir: cfg.DataDir, Logger: log.Named("store"), BlockCacheSize: cache})
+	if err != nil {
+		return nil, err
+	}
+	a.store = store
+	if driver == nil {
+		if driver, err = NewDriver(cfg); err != nil {
+			return nil, err
+		}
+	}
+	a.driver = driver
+	key, err := signingKey(cfg, a.store)
+	if err != nil {
+		return nil, err
+	}
+	tokens, err := token.New(key, cfg.AccessTTL)
+	if err != nil {
+		return nil, err
+	}
+	proxies, err := parseCIDRs(cfg.TrustedProxies)
+	if err != nil {
+		return nil, err
+	}
+	a.sys, err = actors.Start(actors.Options{
+		Store: a.store, Driver: driver, Logger: log,
+		Auth: actors.AuthOptions{RefreshTTL: cfg.RefreshTTL, BcryptCost: cfg.BcryptCost,
+			AdminEmail: cfg.AdminEmail, AdminPassword: cfg.AdminPassword},
+		Limits: actors.LimitOptions{
+			Global: actors.Limit{Rate: cfg.RateGlobal, Per: time.Second, Burst: cfg.RateGlobalBurst},
+			Auth:   actors.Limit{Rate: cfg.RateAuth, Per: time.Minute, Burst: cfg.RateAuthBurst},
+			Login:  actors.Limit{Rate: cfg.RateLogin, Per: time.Minute, Burst: cfg.RateLoginBurst},
+		},
+		SyncInterval: cfg.SyncInterval,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if cfg.SyncInterval > 0 {
+		// The first reconciliation runs in the background so that a large inventory
+		// does not hold up serving; it is idempotent with any sync a client asks for.
+		cluster := a.sys.Cluster
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			defer cancel()
+			if res, err := cluster.Sync(ctx); err != nil {
+				log.Warn("initial sync failed", zap.Error(err))
+			} else {
+				log.Info("initial sync", zap.Int("nodes", res.Nodes), zap.Int("added", res.Machines.Added),
+					zap.Int("updated", res.Machines.Updated), zap.Int("removed", res.Machines.Removed))
+			}
+		}()
+	}
+	a.edge = httpedge.New(httpedge.Options{System: a.sys, Tokens: tokens, Logger: log, Version: Version, TrustedProxies: proxies})
+	if a.ln, err = net.Listen("tcp", cfg.Addr); err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+	}
+	go func() { a.served <- a.edge.Serve(a.ln) }()
+	log.Info("vmplane serving", zap.String("addr", a.ln.Addr().String()), zap.String("version", Version),
+		zap.String("driver", driver.Name()), zap.String("data_dir", cfg.DataDir))
+	ok = true
+	return a, nil
+}
+
+// NewDriver builds the hypervisor driver a Config names.
+func NewDriver(cfg Config) (hypervisor.Driver, error) {
+	switch cfg.Driver {
+	case "sim", "":
+		return sim.New(sim.Config{Seed: cfg.SimSeed, Nodes: cfg.SimNodes, Machines: cfg.SimMachines, OpDelay: cfg.SimOpDelay}), nil
+	}
+	return nil, fmt.Errorf("unknown --driver %q (known: sim)", cfg.Driver)
+}
+
+// Addr is the address the API listens on.
+func (a *App) Addr() string { return a.ln.Addr().String() }
+
+// System is the running actor system.
+func (a *App) System() *actors.System { return a.sys }
+
+// Edge is the HTTP edge.
+func (a *App) Edge() *httpedge.Server { return a.edge }
+
+// Served is closed with the serve loop's error when it stops.
+func (a *App) Served() <-chan error { return a.served }
+
+// Shutdown stops the server gracefully: stop accepting and drain requests in flight
+// (each already acknowledged write is durable by then), stop the actors, close the store.
+func (a *App) Shutdown(ctx context.Context) error {
+	var errs []error
+	if a.edge != nil {
+		if err := a.edge.Shutdown(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("drain HTTP: %w", err))
+		}
+	}
+	if err := a.close(); err != nil {
+		errs = append(errs, err)
+	}
+	a.log.Info("vmplane stopped")
+	return errors.Join(errs...)
+}
+
+func (a *App) close() error {
+	if a.sys != nil {
+		a.sys.Stop()
+		a.sys = nil
+	}
+	if a.ln != nil && a.edge == nil {
+		a.ln.Close()
+	}
+	if a.store != nil {
+		err := a.store.Close()
+		a.store = nil
+		return err
+	}
+	return nil
+}
+
+// signingKey returns the configured key, or the one kept in the store, generated at first start.
+func signingKey(cfg Config, store persistence.Store) ([]byte, error) {
+	if cfg.JWTKey != "" {
+		return []byte(cfg.JWTKey), nil
+	}
+	k := persistence.Key("meta", "jwt-key")
+	key, err := store.Get(k)
+	if err == nil {
+		return key, nil
+	}
+	if !errors.Is(err, persistence.ErrNotFound) {
+		return nil, err
+	}
+	key = make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := store.Commit(ctx, new(persistence.Batch).Put(k, key)); err != nil {
+		return nil, err
+	}
+	return key, nil
+}
+
+func parseCIDRs(s string) ([]*net.IPNet, error) {
+	var out []*net.IPNet
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		if !strings.Contains(part, "/") {
+			if strings.Contains(part, ":") {
+				part += "/128"
+			} else {
+				part += "/32"
+			}
+		}
+		_, n, err := net.ParseCIDR(part)
+		if err != nil {
+			return nil, fmt.Errorf("--trusted-proxies: %q is not a CIDR", part)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}

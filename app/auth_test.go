@@ -1,0 +1,223 @@
+package app
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vmplane/vmplane/httpedge/token"
+)
+
+func TestLogin(t *testing.T) {
+	s := startServer(t)
+	p := s.login(testAdminEmail, testAdminPassword)
+	if p.Token == "" || p.RefreshToken == "" || p.TokenType != "Bearer" || p.ExpiresIn != 900 {
+		t.Fatalf("got %+v; want a token pair of type Bearer expiring in 900 s", p)
+	}
+	if p.User == nil || p.User.Email != testAdminEmail || p.User.Role != "admin" || p.User.TenantID != nil {
+		t.Fatalf("got user %+v; want the admin without tenant", p.User)
+	}
+	// E-mail is matched case-insensitively.
+	s.login(strings.ToUpper(testAdminEmail), testAdminPassword)
+
+	wrong := s.do(req{method: "POST", path: "/api/auth/login", body: map[string]string{"email": testAdminEmail, "password": "wrong password"}})
+	unknown := s.do(req{method: "POST", path: "/api/auth/login", body: map[string]string{"email": "nobody@example.test", "password": "wrong password"}})
+	expect(t, wrong, 401, "invalid_credentials")
+	expect(t, unknown, 401, "invalid_credentials")
+	// An unknown e-mail is answered exactly as a wrong password: same body but the request id.
+	strip := func(r *response) string {
+		var m map[string]any
+		r.decode(t, &m)
+		delete(m, "request_id")
+		b, _ := json.Marshal(m)
+		return string(b)
+	}
+	if a, b := strip(wrong), strip(unknown); a != b {
+		t.Fatalf("got wrong-password body %s and unknown-e-mail body %s; want them equal", a, b)
+	}
+	expect(t, s.do(req{method: "POST", path: "/api/auth/login", body: map[string]string{"email": testAdminEmail}}), 401, "invalid_credentials")
+}
+
+func TestLoginResponseHidesPassword(t *testing.T) {
+	s := startServer(t)
+	r := s.do(req{method: "POST", path: "/api/auth/login", body: map[string]string{"email": testAdminEmail, "password": testAdminPassword}})
+	expect(t, r, 200, "")
+	if bytes.Contains(r.Body, []byte("password")) || bytes.Contains(r.Body, []byte("$2a$")) {
+		t.Fatalf("got %s; want no password or hash in the answer", r.Body)
+	}
+}
+
+func refresh(s *testServer, rt string) *response {
+	s.t.Helper()
+	return s.do(req{method: "POST", path: "/api/auth/refresh", body: map[string]string{"refresh_token": rt}})
+}
+
+func TestRefreshRotates(t *testing.T) {
+	s := startServer(t)
+	first := s.login(testAdminEmail, testAdminPassword)
+	r := refresh(s, first.RefreshToken)
+	expect(t, r, 200, "")
+	var second tokenPair
+	r.decode(t, &second)
+	if second.Token == "" || second.RefreshToken == "" || second.RefreshToken == first.RefreshToken {
+		t.Fatalf("got %+v; want a new token pair", second)
+	}
+	expect(t, s.do(req{method: "GET", path: "/api/auth/me", token: second.Token}), 200, "")
+	// The spent token is refused.
+	expect(t, refresh(s, first.RefreshToken), 401, "invalid_refresh_token")
+	for _, bad := range []string{"", "garbage", "a.b.c.d", "x.y.1.AAAA", strings.Repeat("a", 300)} {
+		expect(t, refresh(s, bad), 401, "invalid_refresh_token")
+	}
+}
+
+func TestRefreshReuseRevokesFamily(t *testing.T) {
+	s := startServer(t)
+	login := s.login(testAdminEmail, testAdminPassword)
+	other := s.login(testAdminEmail, testAdminPassword) // another login: another family
+	var gen2, gen3 tokenPair
+	r := refresh(s, login.RefreshToken)
+	expect(t, r, 200, "")
+	r.decode(t, &gen2)
+	r = refresh(s, gen2.RefreshToken)
+	expect(t, r, 200, "")
+	r.decode(t, &gen3)
+	// gen2 is replayed: the whole family dies, the newest token too.
+	expect(t, refresh(s, gen2.RefreshToken), 401, "invalid_refresh_token")
+	expect(t, refresh(s, gen3.RefreshToken), 401, "invalid_refresh_token")
+	expect(t, refresh(s, login.RefreshToken), 401, "invalid_refresh_token")
+	// The other login is untouched.
+	expect(t, refresh(s, other.RefreshToken), 200, "")
+	// Revocation is durable.
+	s.restart()
+	expect(t, refresh(s, gen3.RefreshToken), 401, "invalid_refresh_token")
+}
+
+func TestLogout(t *testing.T) {
+	s := startServer(t)
+	p := s.login(testAdminEmail, testAdminPassword)
+	body := map[string]string{"refresh_token": p.RefreshToken}
+	expect(t, s.do(req{method: "POST", path: "/api/auth/logout", body: body}), 401, "unauthorized")
+	expect(t, s.do(req{method: "POST", path: "/api/auth/logout", token: p.Token, body: map[string]string{"refresh_token": "nope"}}), 401, "invalid_refresh_token")
+	r := s.do(req{method: "POST", path: "/api/auth/logout", token: p.Token, body: body})
+	expect(t, r, 204, "")
+	if len(r.Body) != 0 {
+		t.Fatalf("got body %q; want none", r.Body)
+	}
+	expect(t, refresh(s, p.RefreshToken), 401, "invalid_refresh_token")
+	// Logging out twice is harmless.
+	expect(t, s.do(req{method: "POST", path: "/api/auth/logout", token: p.Token, body: body}), 204, "")
+}
+
+func TestMe(t *testing.T) {
+	s := startServer(t)
+	p := s.login(testAdminEmail, testAdminPassword)
+	r := s.do(req{method: "GET", path: "/api/auth/me", token: p.Token})
+	expect(t, r, 200, "")
+	var me struct {
+		ID, Email, Role string
+		TenantID        *string `json:"tenant_id"`
+	}
+	r.decode(t, &me)
+	if me.ID != p.User.ID || me.Email != testAdminEmail || me.Role != "admin" {
+		t.Fatalf("got %+v; want the admin", me)
+	}
+
+	otherKey, _ := token.New([]byte("another-key-another-key-another-key!"), time.Minute)
+	forged, _ := otherKey.Issue(p.User.ID, testAdminEmail, "admin", nil)
+	sameKeyExpired, _ := token.New([]byte(testJWTKey), -time.Minute)
+	expired, _ := sameKeyExpired.Issue(p.User.ID, testAdminEmail, "admin", nil)
+	b64 := base64.RawURLEncoding.EncodeToString
+	claims := strings.Split(p.Token, ".")[1]
+	algNone := b64([]byte(`{"alg":"none","typ":"JWT"}`)) + "." + claims + "."
+	hs512 := b64([]byte(`{"alg":"HS512","typ":"JWT"}`)) + "." + claims + "." + strings.Split(p.Token, ".")[2]
+	tampered := strings.Split(p.Token, ".")[0] + "." + b64([]byte(`{"sub":"`+p.User.ID+`","role":"admin","exp":9999999999,"iss":"vmplane","aud":"vmplane"}`)) + "." + strings.Split(p.Token, ".")[2]
+
+	for name, tok := range map[string]string{
+		"forged": forged, "expired": expired, "alg none": algNone, "other alg": hs512,
+		"tampered claims": tampered, "malformed": "not-a-jwt", "empty claims": "eyJ.eyJ.",
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := s.do(req{method: "GET", path: "/api/auth/me", token: tok})
+			expect(t, r, 401, "unauthorized")
+			if !strings.HasPrefix(r.Header.Get("WWW-Authenticate"), "Bearer") {
+				t.Fatalf("got WWW-Authenticate %q; want Bearer", r.Header.Get("WWW-Authenticate"))
+			}
+		})
+	}
+	expect(t, s.do(req{method: "GET", path: "/api/auth/me"}), 401, "unauthorized")
+	expect(t, s.do(req{method: "GET", path: "/api/auth/me", header: map[string]string{"Authorization": "Basic YTpi"}}), 401, "unauthorized")
+}
+
+func TestTokensSurviveRestart(t *testing.T) {
+	s := startServer(t, func(c *Config) { c.JWTKey = "" }) // key generated and kept in the store
+	p := s.login(testAdminEmail, testAdminPassword)
+	s.restart()
+	expect(t, s.do(req{method: "GET", path: "/api/auth/me", token: p.Token}), 200, "")
+	expect(t, refresh(s, p.RefreshToken), 200, "")
+}
+
+func TestAuthRateLimit(t *testing.T) {
+	s := startServer(t, func(c *Config) { c.RateAuth, c.RateAuthBurst = 3, 3 })
+	body := map[string]string{"email": testAdminEmail, "password": "wrong password"}
+	for i := 0; i < 3; i++ {
+		r := s.do(req{method: "POST", path: "/api/auth/login", body: body})
+		expect(t, r, 401, "invalid_credentials")
+		if got, want := r.Header.Get("RateLimit-Remaining"), strconv.Itoa(2-i); got != want {
+			t.Fatalf("request %d: got RateLimit-Remaining %q; want %q", i, got, want)
+		}
+	}
+	r := s.do(req{method: "POST", path: "/api/auth/login", body: body})
+	expect(t, r, 429, "rate_limited")
+	checkLimited(t, r, "3")
+	// Non-auth routes are not under the auth limit.
+	expect(t, s.do(req{method: "GET", path: "/api/health"}), 200, "")
+	// Another client address is unaffected.
+	other := doWith(t, clientFrom("127.0.0.2"), s.base, req{method: "POST", path: "/api/auth/login",
+		body: map[string]string{"email": testAdminEmail, "password": testAdminPassword}})
+	expect(t, other, 200, "")
+}
+
+func TestLoginPerEmailLimit(t *testing.T) {
+	s := startServer(t, func(c *Config) { c.RateLogin, c.RateLoginBurst = 2, 2 })
+	body := map[string]string{"email": testAdminEmail, "password": "wrong password"}
+	expect(t, s.do(req{method: "POST", path: "/api/auth/login", body: body}), 401, "invalid_credentials")
+	expect(t, s.do(req{method: "POST", path: "/api/auth/login", body: body}), 401, "invalid_credentials")
+	// The e-mail's bucket is shared by every address.
+	r := doWith(t, clientFrom("127.0.0.3"), s.base, req{method: "POST", path: "/api/auth/login", body: body})
+	expect(t, r, 429, "rate_limited")
+	if r.Header.Get("Retry-After") == "" {
+		t.Fatal("got no Retry-After; want one")
+	}
+}
+
+func TestGlobalRateLimit(t *testing.T) {
+	s := startServer(t, func(c *Config) { c.RateGlobal, c.RateGlobalBurst = 0.01, 5 })
+	for i := 0; i < 5; i++ {
+		expect(t, s.do(req{method: "GET", path: "/api/health"}), 200, "")
+	}
+	r := s.do(req{method: "GET", path: "/api/health"})
+	expect(t, r, 429, "rate_limited")
+	checkLimited(t, r, "5")
+	expect(t, doWith(t, clientFrom("127.0.0.4"), s.base, req{method: "GET", path: "/api/health"}), 200, "")
+}
+
+func checkLimited(t *testing.T, r *response, limit string) {
+	t.Helper()
+	retry, err := strconv.Atoi(r.Header.Get("Retry-After"))
+	if err != nil || retry < 1 {
+		t.Fatalf("got Retry-After %q; want a positive number of seconds", r.Header.Get("Retry-After"))
+	}
+	if got := r.Header.Get("RateLimit-Limit"); got != limit {
+		t.Fatalf("got RateLimit-Limit %q; want %q", got, limit)
+	}
+	if got := r.Header.Get("RateLimit-Remaining"); got != "0" {
+		t.Fatalf("got RateLimit-Remaining %q; want 0", got)
+	}
+	if reset, err := strconv.Atoi(r.Header.Get("RateLimit-Reset")); err != nil || reset < 1 {
+		t.Fatalf("got RateLimit-Reset %q; want a positive number of seconds", r.Header.Get("RateLimit-Reset"))
+	}
+}

@@ -1,0 +1,216 @@
+// Package app wires a whole vmplane server together (configuration, logger, store,
+// hypervisor driver, actor system and HTTP edge) and starts and stops it as one. The
+// binary and the integration tests start servers the same way, through Start.
+package app
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is every setting of `vmplane serve`.
+type Config struct {
+	Addr          string
+	DataDir       string
+	AdminEmail    string
+	AdminPassword string
+	Driver        string
+	LogLevel      string
+	LogFormat     string
+
+	RateGlobal      float64
+	RateGlobalBurst int
+	RateAuth        float64
+	RateAuthBurst   int
+	RateLogin       float64
+	RateLoginBurst  int
+	TrustedProxies  string
+
+	AccessTTL  time.Duration
+	RefreshTTL time.Duration
+	JWTKey     string
+	BcryptCost int
+
+	ShutdownTimeout time.Duration
+	StoreCacheMB    int
+	SyncInterval    time.Duration
+
+	SimSeed     int64
+	SimNodes    int
+	SimMachines int
+	SimOpDelay  time.Duration
+}
+
+// setting is one row of the settings table: the single source of the flag, its
+// environment variable, default and help text (and of the README's table).
+type setting struct {
+	flag, env, help string
+	bind            func(fs *flag.FlagSet, name, help string)
+	setFromEnv      func(string) error
+	defaultValue    string
+}
+
+// Settings lists every setting: flag name, environment variable, default and help.
+func Settings() [][4]string {
+	var c Config
+	var out [][4]string
+	for _, s := range c.table() {
+		out = append(out, [4]string{s.flag, s.env, s.defaultValue, s.help})
+	}
+	return out
+}
+
+// Defaults returns the configuration with every default applied.
+func Defaults() Config {
+	var c Config
+	fs := flag.NewFlagSet("defaults", flag.ContinueOnError)
+	for _, s := range c.table() {
+		s.bind(fs, s.flag, s.help)
+	}
+	return c
+}
+
+func (c *Config) table() []setting {
+	return []setting{
+		str(&c.Addr, "addr", "VMPLANE_ADDR", ":8080", "address the HTTP API listens on (host:port)"),
+		str(&c.DataDir, "data-dir", "VMPLANE_DATA_DIR", "./data", "directory of the embedded Badger store (created if missing)"),
+		str(&c.AdminEmail, "admin-email", "VMPLANE_ADMIN_EMAIL", "admin@localhost", "e-mail of the admin created at first start"),
+		str(&c.AdminPassword, "admin-password", "VMPLANE_ADMIN_PASSWORD", "", "password of the admin created at first start; random and logged once when empty"),
+		str(&c.Driver, "driver", "VMPLANE_DRIVER", "sim", "hypervisor driver: sim (embedded simulated cluster)"),
+		str(&c.LogLevel, "log-level", "VMPLANE_LOG_LEVEL", "info", "log level: debug, info, warn, error"),
+		str(&c.LogFormat, "log-format", "VMPLANE_LOG_FORMAT", "json", "log format: json or console"),
+		flt(&c.RateGlobal, "rate-global", "VMPLANE_RATE_GLOBAL", 100, "requests per second per client address (0 disables)"),
+		num(&c.RateGlobalBurst, "rate-global-burst", "VMPLANE_RATE_GLOBAL_BURST", 200, "global bucket size"),
+		flt(&c.RateAuth, "rate-auth", "VMPLANE_RATE_AUTH", 30, "requests per minute per client address on /api/auth/* (0 disables)"),
+		num(&c.RateAuthBurst, "rate-auth-burst", "VMPLANE_RATE_AUTH_BURST", 10, "auth bucket size"),
+		flt(&c.RateLogin, "rate-login", "VMPLANE_RATE_LOGIN", 10, "login attempts per minute per e-mail address (0 disables)"),
+		num(&c.RateLoginBurst, "rate-login-burst", "VMPLANE_RATE_LOGIN_BURST", 5, "login per e-mail bucket size"),
+		str(&c.TrustedProxies, "trusted-proxies", "VMPLANE_TRUSTED_PROXIES", "", "comma-separated CIDRs whose X-Forwarded-For is believed"),
+		dur(&c.AccessTTL, "access-ttl", "VMPLANE_ACCESS_TTL", 15*time.Minute, "lifetime of access tokens"),
+		dur(&c.RefreshTTL, "refresh-ttl", "VMPLANE_REFRESH_TTL", 720*time.Hour, "lifetime of a login's refresh tokens (extended by each rotation)"),
+		str(&c.JWTKey, "jwt-key", "VMPLANE_JWT_KEY", "", "access token signing key, at least 32 bytes; generated and kept in the store when empty"),
+		num(&c.BcryptCost, "bcrypt-cost", "VMPLANE_BCRYPT_COST", 10, "bcrypt cost of password hashes (4..31)"),
+		dur(&c.ShutdownTimeout, "shutdown-timeout", "VMPLANE_SHUTDOWN_TIMEOUT", 20*time.Second, "how long a graceful shutdown waits for requests in flight"),
+		dur(&c.SyncInterval, "sync-interval", "VMPLANE_SYNC_INTERVAL", time.Minute, "how often the store is reconciled with the hypervisor's inventory, also once at start (0: only on POST /api/virt/sync)"),
+		num(&c.StoreCacheMB, "store-cache-mb", "VMPLANE_STORE_CACHE_MB", 32, "Badger block cache size in MiB"),
+		i64(&c.SimSeed, "sim-seed", "VMPLANE_SIM_SEED", 1, "seed of the simulated cluster (sim driver)"),
+		num(&c.SimNodes, "sim-nodes", "VMPLANE_SIM_NODES", 3, "number of simulated nodes (sim driver)"),
+		num(&c.SimMachines, "sim-machines", "VMPLANE_SIM_MACHINES", 6, "demo machines the simulated cluster starts with (sim driver)"),
+		dur(&c.SimOpDelay, "sim-op-delay", "VMPLANE_SIM_OP_DELAY", 300*time.Millisecond, "simulated duration of each hypervisor operation (sim driver)"),
+	}
+}
+
+func str(p *string, name, env, def, help string) setting {
+	return setting{flag: name, env: env, help: help, defaultValue: def,
+		bind:       func(fs *flag.FlagSet, n, h string) { fs.StringVar(p, n, def, h) },
+		setFromEnv: func(v string) error { *p = v; return nil }}
+}
+
+func num(p *int, name, env string, def int, help string) setting {
+	return setting{flag: name, env: env, help: help, defaultValue: strconv.Itoa(def),
+		bind: func(fs *flag.FlagSet, n, h string) { fs.IntVar(p, n, def, h) },
+		setFromEnv: func(v string) (err error) {
+			*p, err = strconv.Atoi(v)
+			return err
+		}}
+}
+
+func i64(p *int64, name, env string, def int64, help string) setting {
+	return setting{flag: name, env: env, help: help, defaultValue: strconv.FormatInt(def, 10),
+		bind: func(fs *flag.FlagSet, n, h string) { fs.Int64Var(p, n, def, h) },
+		setFromEnv: func(v string) (err error) {
+			*p, err = strconv.ParseInt(v, 10, 64)
+			return err
+		}}
+}
+
+func flt(p *float64, name, env string, def float64, help string) setting {
+	return setting{flag: name, env: env, help: help, defaultValue: strconv.FormatFloat(def, 'g', -1, 64),
+		bind: func(fs *flag.FlagSet, n, h string) { fs.Float64Var(p, n, def, h) },
+		setFromEnv: func(v string) (err error) {
+			*p, err = strconv.ParseFloat(v, 64)
+			return err
+		}}
+}
+
+func dur(p *time.Duration, name, env string, def time.Duration, help string) setting {
+	return setting{flag: name, env: env, help: help, defaultValue: def.String(),
+		bind: func(fs *flag.FlagSet, n, h string) { fs.DurationVar(p, n, def, h) },
+		setFromEnv: func(v string) (err error) {
+			*p, err = time.ParseDuration(v)
+			return err
+		}}
+}
+
+// Parse reads the configuration: defaults, then environment variables, then flags
+// (a flag wins over its variable).
+func Parse(args []string, getenv func(string) string) (Config, error) {
+	var c Config
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	table := c.table()
+	for _, s := range table {
+		s.bind(fs, s.flag, s.help+" (env "+s.env+")")
+	}
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: vmplane serve [flags]\n\nEvery flag also reads its environment variable; the flag wins.\n\n")
+		fs.PrintDefaults()
+	}
+	// Environment first, so that flags parsed afterwards override it.
+	for _, s := range table {
+		if v, ok := lookup(getenv, s.env); ok {
+			if err := s.setFromEnv(v); err != nil {
+				return c, fmt.Errorf("%s=%q: %w", s.env, v, err)
+			}
+		}
+	}
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	return c, c.validate()
+}
+
+func lookup(getenv func(string) string, name string) (string, bool) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	v := getenv(name)
+	return v, v != ""
+}
+
+func (c *Config) validate() error {
+	var errs []string
+	if c.RateGlobal < 0 || c.RateAuth < 0 || c.RateLogin < 0 {
+		errs = append(errs, "rate limits must not be negative")
+	}
+	if c.AccessTTL <= 0 || c.RefreshTTL <= 0 {
+		errs = append(errs, "token lifetimes must be positive")
+	}
+	if c.JWTKey != "" && len(c.JWTKey) < 32 {
+		errs = append(errs, "--jwt-key must be at least 32 bytes")
+	}
+	if c.SyncInterval < 0 {
+		errs = append(errs, "--sync-interval must not be negative")
+	}
+	if c.SimNodes < 1 || c.SimMachines < 0 {
+		errs = append(errs, "--sim-nodes must be at least 1 and --sim-machines not negative")
+	}
+	if c.BcryptCost < 4 || c.BcryptCost > 31 {
+		errs = append(errs, "--bcrypt-cost must be 4..31")
+	}
+	if _, err := parseCIDRs(c.TrustedProxies); err != nil {
+		errs = append(errs, err.Error())
+	}
+	if len(errs) > 0 {
+		sort.Strings(errs)
+		return fmt.Errorf("invalid configuration: %s", strings.Join(errs, "; "))
+	}
+	return nil
+}

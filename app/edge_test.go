@@ -1,0 +1,171 @@
+package app
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+func TestRequestErrors(t *testing.T) {
+	s := startServer(t)
+	tok := s.adminToken()
+	cases := []struct {
+		name   string
+		r      req
+		status int
+		code   string
+	}{
+		{"malformed JSON", req{method: "POST", path: "/api/auth/login", body: `{"email":`}, 400, "invalid_json"},
+		{"not an object", req{method: "POST", path: "/api/auth/refresh", body: `[1,2]`}, 400, "invalid_request"},
+		{"two values", req{method: "POST", path: "/api/auth/refresh", body: `{"refresh_token":"a"} {}`}, 400, "invalid_json"},
+		{"empty body", req{method: "POST", path: "/api/auth/login", body: ``}, 400, "invalid_json"},
+		{"unknown field", req{method: "POST", path: "/api/auth/login", body: `{"email":"a@b","password":"x","admin":true}`}, 400, "invalid_request"},
+		{"wrong type", req{method: "POST", path: "/api/auth/login", body: `{"email":5,"password":"x"}`}, 400, "invalid_request"},
+		{"unknown route", req{method: "GET", path: "/api/nope"}, 404, "not_found"},
+		{"unknown route with token", req{method: "GET", path: "/api/nope", token: tok}, 404, "not_found"},
+		{"wrong method", req{method: "DELETE", path: "/api/auth/login"}, 405, "method_not_allowed"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			expect(t, s.do(c.r), c.status, c.code)
+		})
+	}
+	t.Run("body over 1 MiB", func(t *testing.T) {
+		// fasthttp refuses on Content-Length before reading the body and closes the
+		// connection, so the answer is read off a raw connection that sent only headers.
+		conn, err := net.Dial("tcp", s.app.Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		fmt.Fprintf(conn, "POST /api/auth/login HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n{", 1<<20+1)
+		res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		body, _ := io.ReadAll(res.Body)
+		expect(t, &response{Status: res.StatusCode, Header: res.Header, Body: body}, 413, "payload_too_large")
+	})
+	t.Run("body of exactly 1 MiB is read", func(t *testing.T) {
+		body := `{"email":"` + strings.Repeat("a", 1<<20-40) + `","password":"x"}`
+		body += strings.Repeat(" ", 1<<20-len(body))
+		expect(t, s.do(req{method: "POST", path: "/api/auth/login", body: body}), 401, "invalid_credentials")
+	})
+	r := s.do(req{method: "PUT", path: "/api/health"})
+	expect(t, r, 405, "method_not_allowed")
+	if allow := r.Header.Get("Allow"); !strings.Contains(allow, "GET") {
+		t.Fatalf("got Allow %q; want it to list GET", allow)
+	}
+	r = s.do(req{method: "POST", path: "/api/auth/login", body: `{"email":"a@b","password":"x","admin":true}`})
+	var p problemBody
+	r.decode(t, &p)
+	if len(p.Errors) != 1 || p.Errors[0].Field != "admin" {
+		t.Fatalf("got errors %+v; want one naming the field admin", p.Errors)
+	}
+}
+
+func TestRequestID(t *testing.T) {
+	s := startServer(t)
+	r := s.do(req{method: "GET", path: "/api/health", header: map[string]string{"X-Request-Id": "my-trace-42"}})
+	if got := r.Header.Get("X-Request-Id"); got != "my-trace-42" {
+		t.Fatalf("got X-Request-Id %q; want the one sent", got)
+	}
+	a := s.do(req{method: "GET", path: "/api/health"}).Header.Get("X-Request-Id")
+	b := s.do(req{method: "GET", path: "/api/health"}).Header.Get("X-Request-Id")
+	if a == "" || a == b {
+		t.Fatalf("got ids %q and %q; want distinct generated ids", a, b)
+	}
+	// An id with control characters or of absurd length is replaced, not echoed.
+	r = s.do(req{method: "GET", path: "/api/health", header: map[string]string{"X-Request-Id": strings.Repeat("x", 200)}})
+	if got := r.Header.Get("X-Request-Id"); len(got) > 128 || got == "" {
+		t.Fatalf("got X-Request-Id of %d bytes; want a generated one", len(got))
+	}
+}
+
+func TestHealth(t *testing.T) {
+	s := startServer(t)
+	r := s.do(req{method: "GET", path: "/api/health"})
+	expect(t, r, 200, "")
+	var h struct {
+		Status  string            `json:"status"`
+		Version string            `json:"version"`
+		UptimeS *int64            `json:"uptime_s"`
+		Checks  map[string]string `json:"checks"`
+	}
+	r.decode(t, &h)
+	if h.Status != "ok" || h.Version == "" || h.UptimeS == nil || h.Checks["storage"] != "ok" || h.Checks["hypervisor"] != "ok" {
+		t.Fatalf("got %+v; want ok with version, uptime and both checks ok", h)
+	}
+	s.sim.SetAvailable(false)
+	r = s.do(req{method: "GET", path: "/api/health"})
+	if r.Status != 503 {
+		t.Fatalf("got status %d; want 503", r.Status)
+	}
+	r.decode(t, &h)
+	if h.Status != "degraded" || h.Checks["hypervisor"] != "unavailable" || h.Checks["storage"] != "ok" {
+		t.Fatalf("got %+v; want degraded with the hypervisor unavailable", h)
+	}
+	s.sim.SetAvailable(true)
+	expect(t, s.do(req{method: "GET", path: "/api/health"}), 200, "")
+}
+
+func TestMetrics(t *testing.T) {
+	s := startServer(t)
+	s.login(testAdminEmail, testAdminPassword)
+	s.do(req{method: "GET", path: "/api/nope"})
+	r := s.do(req{method: "GET", path: "/metrics"})
+	expect(t, r, 200, "")
+	for _, want := range []string{
+		`vmplane_http_requests_total{method="POST",route="/api/auth/login",status="200"} 1`,
+		`vmplane_http_requests_total{method="GET",route="unmatched",status="404"} 1`,
+		`vmplane_http_request_duration_seconds_bucket{route="/api/auth/login"`,
+		`vmplane_store_commits_total`,
+		`vmplane_store_groups_total`,
+		`vmplane_actors_live{kind="users"} 1`,
+		`vmplane_ratelimit_refused_total`,
+	} {
+		if !bytes.Contains(r.Body, []byte(want)) {
+			t.Errorf("got no %q in /metrics", want)
+		}
+	}
+}
+
+func TestMetricsCountsRefusals(t *testing.T) {
+	s := startServer(t, func(c *Config) { c.RateGlobal, c.RateGlobalBurst = 0.01, 2 })
+	s.do(req{method: "GET", path: "/api/health"})
+	s.do(req{method: "GET", path: "/api/health"})
+	expect(t, s.do(req{method: "GET", path: "/api/health"}), 429, "rate_limited")
+	r := doWith(t, clientFrom("127.0.0.5"), s.base, req{method: "GET", path: "/metrics"})
+	if !bytes.Contains(r.Body, []byte(`vmplane_ratelimit_refused_total{bucket="global"} 1`)) {
+		t.Fatalf("got no global refusal counted in %s", r.Body)
+	}
+}
+
+func TestOpenAPIListsEveryRoute(t *testing.T) {
+	s := startServer(t)
+	r := s.do(req{method: "GET", path: "/api/openapi.json"})
+	expect(t, r, 200, "")
+	var doc struct {
+		OpenAPI string                    `json:"openapi"`
+		Paths   map[string]map[string]any `json:"paths"`
+	}
+	r.decode(t, &doc)
+	if !strings.HasPrefix(doc.OpenAPI, "3.1") {
+		t.Fatalf("got openapi %q; want 3.1.x", doc.OpenAPI)
+	}
+	for _, rt := range s.app.Edge().Routes() {
+		if _, ok := doc.Paths[rt.Path][strings.ToLower(rt.Method)]; !ok {
+			t.Errorf("got no %s %s in the OpenAPI document", rt.Method, rt.Path)
+		}
+	}
+	if !json.Valid(r.Body) {
+		t.Fatal("the document is not valid JSON")
+	}
+}

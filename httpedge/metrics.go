@@ -1,0 +1,84 @@
+package httpedge
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/valyala/fasthttp"
+	"github.com/valyala/fasthttp/fasthttpadaptor"
+
+	"github.com/vmplane/vmplane/actors"
+)
+
+// metrics are the figures exported at /metrics. client_golang is already linked in
+// through protoactor, so it costs no new dependency.
+type metrics struct {
+	reg      *prometheus.Registry
+	requests *prometheus.CounterVec
+	latency  *prometheus.HistogramVec
+	refused  *prometheus.CounterVec
+	handler  fasthttp.RequestHandler
+}
+
+func newMetrics(s *Server) *metrics {
+	m := &metrics{reg: prometheus.NewRegistry()}
+	m.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "vmplane_http_requests_total", Help: "HTTP requests by route, method and status.",
+	}, []string{"route", "method", "status"})
+	m.latency = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name: "vmplane_http_request_duration_seconds", Help: "HTTP request latency by route.",
+		Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+	}, []string{"route"})
+	m.refused = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "vmplane_ratelimit_refused_total", Help: "Requests refused by a rate limit, by bucket.",
+	}, []string{"bucket"})
+	// Every bucket is exported from the start, so dashboards see zeros, not gaps.
+	for _, b := range []string{actors.BucketGlobal, actors.BucketAuth, actors.BucketLogin} {
+		m.refused.WithLabelValues(b)
+	}
+	m.reg.MustRegister(m.requests, m.latency, m.refused,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	if s.sys != nil {
+		store := s.sys.Store()
+		gauge := func(name, help string, f func() float64) {
+			m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, f))
+		}
+		counter := func(name, help string, f func() float64) {
+			m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, f))
+		}
+		counter("vmplane_store_commits_total", "Durable commits acknowledged.", func() float64 { return float64(store.Stats().Commits) })
+		counter("vmplane_store_groups_total", "Synced transactions written by the group-commit writer.", func() float64 { return float64(store.Stats().Groups) })
+		counter("vmplane_store_commit_errors_total", "Commits that failed.", func() float64 { return float64(store.Stats().CommitErrors) })
+		gauge("vmplane_store_pending_commits", "Commits waiting for the writer.", func() float64 { return float64(store.Stats().PendingWrites) })
+		gauge("vmplane_store_lsm_bytes", "Size of the LSM tree.", func() float64 { return float64(store.Stats().LSMBytes) })
+		gauge("vmplane_store_vlog_bytes", "Size of the value log.", func() float64 { return float64(store.Stats().VLogBytes) })
+		m.reg.MustRegister(&actorCollector{s: s, desc: prometheus.NewDesc("vmplane_actors_live",
+			"Live entity actors by kind.", []string{"kind"}, nil)})
+	}
+	m.handler = fasthttpadaptor.NewFastHTTPHandler(promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{}))
+	return m
+}
+
+func (m *metrics) observe(route string, method []byte, status int, d time.Duration) {
+	m.requests.WithLabelValues(route, string(method), strconv.Itoa(status)).Inc()
+	m.latency.WithLabelValues(route).Observe(d.Seconds())
+}
+
+func (m *metrics) limited(bucket string) { m.refused.WithLabelValues(bucket).Inc() }
+
+// actorCollector reports the live entities of each kind at scrape time.
+type actorCollector struct {
+	s    *Server
+	desc *prometheus.Desc
+}
+
+func (c *actorCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
+
+func (c *actorCollector) Collect(ch chan<- prometheus.Metric) {
+	for kind, n := range c.s.sys.Kinds() {
+		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, float64(n), kind)
+	}
+}

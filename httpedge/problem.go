@@ -1,0 +1,54 @@
+package httpedge
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/valyala/fasthttp"
+	"go.uber.org/zap"
+
+	"github.com/vmplane/vmplane/apierr"
+)
+
+// problem is the RFC 9457 body of every error answer.
+type problem struct {
+	Type      string              `json:"type"`
+	Title     string              `json:"title"`
+	Status    int                 `json:"status"`
+	Code      string              `json:"code"`
+	Detail    string              `json:"detail,omitempty"`
+	RequestID string              `json:"request_id"`
+	Errors    []apierr.FieldError `json:"errors,omitempty"`
+	Allowed   []string            `json:"allowed,omitempty"`
+}
+
+// writeError is the one place where an error becomes an HTTP answer.
+func (s *Server) writeError(rc *fasthttp.RequestCtx, requestID string, err error) {
+	e := apierr.From(err)
+	if e.Status >= 500 {
+		s.log.Error("request failed", zap.String("request_id", requestID), zap.ByteString("method", rc.Method()),
+			zap.ByteString("path", rc.Path()), zap.Int("status", e.Status), zap.Error(err))
+	} else if ce := s.log.Check(zap.DebugLevel, "request refused"); ce != nil {
+		ce.Write(zap.String("request_id", requestID), zap.ByteString("method", rc.Method()),
+			zap.ByteString("path", rc.Path()), zap.Int("status", e.Status), zap.String("code", e.Code), zap.String("detail", e.Detail))
+	}
+	body, _ := json.Marshal(problem{
+		Type: "about:blank", Title: e.Title(), Status: e.Status, Code: e.Code, Detail: e.Detail,
+		RequestID: requestID, Errors: e.Fields, Allowed: e.Allowed,
+	})
+	switch e.Status {
+	case fasthttp.StatusUnauthorized:
+		rc.Response.Header.Set("WWW-Authenticate", `Bearer realm="vmplane"`)
+	case fasthttp.StatusMethodNotAllowed:
+		if len(e.Allowed) > 0 {
+			rc.Response.Header.Set("Allow", strings.Join(e.Allowed, ", "))
+		}
+	}
+	if e.RetryAfterS > 0 {
+		rc.Response.Header.Set("Retry-After", strconv.Itoa(e.RetryAfterS))
+	}
+	rc.SetStatusCode(e.Status)
+	rc.SetContentType("application/problem+json")
+	rc.SetBody(body)
+}

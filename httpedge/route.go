@@ -1,0 +1,115 @@
+// Package httpedge is vmplane's HTTP edge: the fasthttp server, the route table as data,
+// middleware (request id, panic recovery, body limit, rate limits, JWT check, metrics),
+// strict JSON codecs, the mapping of typed errors to problem JSON, and the OpenAPI
+// document generated from the same route table.
+package httpedge
+
+import (
+	"context"
+	"time"
+
+	"github.com/valyala/fasthttp"
+	"go.uber.org/zap"
+
+	"github.com/vmplane/vmplane/httpedge/token"
+)
+
+// Access says who may call a route.
+type Access int
+
+// Access levels.
+const (
+	// Public routes need no token.
+	Public Access = iota
+	// Authenticated routes need a valid token of any role.
+	Authenticated
+	// AdminOnly routes need an admin token; users get 403.
+	AdminOnly
+)
+
+// Handler is the one handler shape: parse, one actor request, return the result or a
+// typed error. The edge turns either into the response.
+type Handler func(c *Call) (any, error)
+
+// Route is one entry of the route table.
+type Route struct {
+	Method  string
+	Path    string // fasthttp/router syntax: /api/tasks/{id}
+	Access  Access
+	Handler Handler
+
+	// Documentation, for the OpenAPI document.
+	Summary string
+	Tag     string
+	// Body is a zero value of the request body type (nil: no body).
+	Body any
+	// Reply is a zero value of the success body type (nil: no body).
+	Reply any
+	// Status is the success status (200 when zero).
+	Status int
+	// Query documents the query parameters: name → description.
+	Query map[string]string
+}
+
+// Reply lets a handler choose the status and headers of its answer.
+type Reply struct {
+	Status  int
+	Body    any
+	Headers map[string]string
+}
+
+// Created is a 201 with body.
+func Created(body any) Reply { return Reply{Status: fasthttp.StatusCreated, Body: body} }
+
+// Accepted is a 202 with body and a Location header.
+func Accepted(body any, location string) Reply {
+	return Reply{Status: fasthttp.StatusAccepted, Body: body, Headers: map[string]string{"Location": location}}
+}
+
+// NoContent is a 204.
+var NoContent = Reply{Status: fasthttp.StatusNoContent}
+
+// Call is what a handler knows about its request. The RequestCtx behind it is valid only
+// while the handler runs: handlers copy what they need (Param, Query and Decode return
+// copies) and never hand rc to an actor.
+type Call struct {
+	ctx       context.Context
+	rc        *fasthttp.RequestCtx
+	log       *zap.Logger
+	RequestID string
+	// Principal is the verified token's claims; nil on public routes.
+	Principal  *token.Claims
+	ClientAddr string
+}
+
+// Context carries the request deadline to actor requests.
+func (c *Call) Context() context.Context { return c.ctx }
+
+// Param returns a copy of a path parameter.
+func (c *Call) Param(name string) string {
+	if v, ok := c.rc.UserValue(name).(string); ok {
+		return string(append([]byte(nil), v...))
+	}
+	return ""
+}
+
+// Query returns a copy of a query parameter ("" when absent).
+func (c *Call) Query(name string) string {
+	return string(c.rc.QueryArgs().Peek(name))
+}
+
+// Header returns a copy of a request header.
+func (c *Call) Header(name string) string {
+	return string(c.rc.Request.Header.Peek(name))
+}
+
+// Log returns a logger that carries the request id.
+func (c *Call) Log() *zap.Logger {
+	return c.log.With(zap.String("request_id", c.RequestID))
+}
+
+// IsAdmin reports whether the caller is an operator.
+func (c *Call) IsAdmin() bool { return c.Principal != nil && c.Principal.Role == "admin" }
+
+// requestTimeout bounds each request's actor work.
+const requestTimeout = 15 * time.Second

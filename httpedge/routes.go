@@ -1,0 +1,69 @@
+package httpedge
+
+import (
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/vmplane/vmplane/actors"
+)
+
+// routeTable is every route of the API, as data: method, path, who may call it, the
+// handler and its documentation. The OpenAPI document is generated from this table.
+func (s *Server) routeTable() []Route {
+	routes := []Route{
+		{Method: "GET", Path: "/api/health", Access: Public, Handler: s.health, Tag: "system",
+			Summary: "Liveness and dependency health (503 when degraded)", Reply: HealthReply{}},
+		{Method: "GET", Path: "/api/openapi.json", Access: Public, Handler: s.openapi, Tag: "system",
+			Summary: "This API's OpenAPI 3.1 document", Reply: RawBody{ContentType: "application/json"}},
+		{Method: "GET", Path: "/metrics", Access: Public, Handler: s.prometheus, Tag: "system",
+			Summary: "Prometheus metrics in text exposition format", Reply: RawBody{ContentType: "text/plain; version=0.0.4"}},
+
+		{Method: "POST", Path: "/api/auth/login", Access: Public, Handler: s.login, Tag: "auth",
+			Summary: "Log in with e-mail and password", Body: LoginRequest{}, Reply: TokenReply{}},
+		{Method: "POST", Path: "/api/auth/refresh", Access: Public, Handler: s.refresh, Tag: "auth",
+			Summary: "Rotate a refresh token for a new token pair", Body: RefreshRequest{}, Reply: TokenReply{}},
+		{Method: "GET", Path: "/api/auth/me", Access: Authenticated, Handler: s.me, Tag: "auth",
+			Summary: "The calling user", Reply: actors.User{}},
+		{Method: "POST", Path: "/api/auth/logout", Access: Authenticated, Handler: s.logout, Tag: "auth",
+			Summary: "Revoke a login's refresh tokens", Body: RefreshRequest{}, Status: fasthttp.StatusNoContent},
+
+		{Method: "GET", Path: "/api/tasks/{id}", Access: Authenticated, Handler: s.getTask, Tag: "tasks",
+			Summary: "One task (a tenant user sees only its tenant's)", Reply: actors.Task{}},
+	}
+	routes = append(routes, s.virtRoutes("/api/virt")...)
+	// The same routes answer under the driver's own name: /api/sim/..., /api/proxmox/...
+	if s.sys != nil && s.sys.Driver() != nil {
+		if name := s.sys.Driver().Name(); name != "virt" && name != "" {
+			alias := s.virtRoutes("/api/" + name)
+			for i := range alias {
+				alias[i].Summary += " (same as under /api/virt)"
+			}
+			routes = append(routes, alias...)
+		}
+	}
+	return routes
+}
+
+// HealthReply is the body of GET /api/health.
+type HealthReply struct {
+	Status  string        `json:"status"`
+	Version string        `json:"version"`
+	UptimeS int64         `json:"uptime_s"`
+	Checks  actors.Health `json:"checks"`
+}
+
+func (s *Server) health(c *Call) (any, error) {
+	h := s.sys.Health(c.Context())
+	r := HealthReply{Status: "ok", Version: s.opts.Version, UptimeS: int64(time.Since(s.started).Seconds()), Checks: h}
+	if !h.OK() || s.closing.Load() {
+		r.Status = "degraded"
+		return Reply{Status: fasthttp.StatusServiceUnavailable, Body: r}, nil
+	}
+	return r, nil
+}
+
+func (s *Server) prometheus(c *Call) (any, error) {
+	s.metrics.handler(c.rc)
+	return nil, nil
+}
