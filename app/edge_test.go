@@ -3,6 +3,7 @@ package app
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestRequestErrors(t *testing.T) {
@@ -167,5 +169,27 @@ func TestOpenAPIListsEveryRoute(t *testing.T) {
 	}
 	if !json.Valid(r.Body) {
 		t.Fatal("the document is not valid JSON")
+	}
+}
+
+// A client that opens a connection and never sends a request (HTTP clients keep spares)
+// must not hold up a graceful shutdown; one mid-request is answered before it ends.
+func TestShutdownClosesUnusedConnections(t *testing.T) {
+	s := startServer(t)
+	spare, err := net.Dial("tcp", s.app.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer spare.Close()
+	idle := &http.Client{Timeout: 5 * time.Second}
+	expect(t, doWith(t, idle, s.base, req{method: "GET", path: "/api/health"}), 200, "") // leaves a keep-alive connection
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	if err := s.app.Shutdown(ctx); err != nil {
+		t.Fatalf("got %v; want the shutdown to finish without waiting for unused connections", err)
+	}
+	s.app = nil
+	if _, err := spare.Read(make([]byte, 1)); err == nil {
+		t.Fatal("the unused connection is still open after shutdown")
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -49,6 +50,10 @@ type Server struct {
 	closing atomic.Bool
 	reqSeq  atomic.Uint64
 	idBase  string
+
+	// conns maps each open connection to whether a handler has started on it since it
+	// was last idle (*atomic.Bool); a graceful shutdown closes the others (see Shutdown).
+	conns sync.Map
 
 	// The OpenAPI document, built once from the route table, which is fixed after New.
 	openapiDoc []byte
@@ -96,8 +101,32 @@ func New(opts Options) *Server {
 		ErrorHandler:          s.handleParseError,
 		Logger:                zap.NewStdLog(s.log.Named("fasthttp")),
 		CloseOnShutdown:       true,
+		ConnState:             s.trackConn,
 	}
 	return s
+}
+
+// trackConn follows connections: a new or idle one has no request being handled.
+// (fasthttp reports a connection active before its first byte arrives, so "active"
+// does not tell an unused spare connection from a busy one; markBusy does.)
+func (s *Server) trackConn(c net.Conn, st fasthttp.ConnState) {
+	switch st {
+	case fasthttp.StateNew:
+		s.conns.Store(c, new(atomic.Bool))
+	case fasthttp.StateIdle:
+		if b, ok := s.conns.Load(c); ok {
+			b.(*atomic.Bool).Store(false)
+		}
+	case fasthttp.StateClosed, fasthttp.StateHijacked:
+		s.conns.Delete(c)
+	}
+}
+
+// markBusy notes that a request is being handled on the connection.
+func (s *Server) markBusy(rc *fasthttp.RequestCtx) {
+	if b, ok := s.conns.Load(rc.Conn()); ok {
+		b.(*atomic.Bool).Store(true)
+	}
 }
 
 // Routes returns the route table.
@@ -107,9 +136,32 @@ func (s *Server) Routes() []Route { return s.routes }
 func (s *Server) Serve(ln net.Listener) error { return s.srv.Serve(ln) }
 
 // Shutdown stops accepting connections and waits for requests in flight to finish.
+//
+// fasthttp's own drain closes keep-alive connections only once its idle clock says so,
+// and not connections opened but never used (clients open spares under load), which
+// would hold the drain until their read timeout. Connections with no request in flight
+// carry nothing to lose, so they are closed at once; those whose request a handler has
+// taken are waited for, so every acknowledged write gets its answer.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.closing.Store(true)
-	return s.srv.ShutdownWithContext(ctx)
+	done := make(chan error, 1)
+	go func() { done <- s.srv.ShutdownWithContext(ctx) }()
+	t := time.NewTicker(50 * time.Millisecond)
+	defer t.Stop()
+	for {
+		s.conns.Range(func(k, v any) bool {
+			if !v.(*atomic.Bool).Load() {
+				_ = k.(net.Conn).Close()
+				s.conns.Delete(k)
+			}
+			return true
+		})
+		select {
+		case err := <-done:
+			return err
+		case <-t.C:
+		}
+	}
 }
 
 // Handler returns the request handler, for in-memory servers in tests and benchmarks.
@@ -129,6 +181,7 @@ func requestID(rc *fasthttp.RequestCtx) string {
 // then the router.
 func (s *Server) handle(rc *fasthttp.RequestCtx) {
 	start := time.Now()
+	s.markBusy(rc)
 	id := s.assignRequestID(rc)
 	defer func() {
 		if r := recover(); r != nil {
