@@ -10,6 +10,8 @@ import (
 
 // SetFirewall replaces a machine's rule set (stored as a copy, in order) and enables the
 // firewall on every interface, as Proxmox needs both the rules and firewall=1 on the NIC.
+// Like Proxmox's firewall API, it does not take the machine's lock: rules change while a
+// power action or a config change runs.
 func (d *Driver) SetFirewall(ctx context.Context, ref hypervisor.Ref, rules []hypervisor.FirewallRule) error {
 	for i, r := range rules {
 		field := func(f string) string { return fmt.Sprintf("rules[%d].%s", i, f) }
@@ -26,9 +28,10 @@ func (d *Driver) SetFirewall(ctx context.Context, ref hypervisor.Ref, rules []hy
 	}
 	rules = append([]hypervisor.FirewallRule{}, rules...)
 	return d.run(ctx, op{
-		name:  OpSetFirewall,
-		vmid:  ref.VMID,
-		check: func() error { _, err := d.liveMachineLocked(ref.VMID); return err },
+		name:   OpSetFirewall,
+		vmid:   ref.VMID,
+		noLock: true,
+		check:  func() error { _, err := d.liveMachineLocked(ref.VMID); return err },
 		apply: func() error {
 			m := d.machines[ref.VMID]
 			d.firewall[ref.VMID] = rules
