@@ -120,6 +120,11 @@ func (op Operation) validate() error {
 				f = append(f, apierr.Field("ssh_keys["+strconv.Itoa(i)+"]", "must be an OpenSSH public key"))
 			}
 		}
+	case OpDestroy, OpCreate:
+	case OpResize:
+		if op.Config == nil && op.DiskGrowGB <= 0 {
+			return apierr.Invalid(apierr.Field("body", "nothing to resize"))
+		}
 	default:
 		return apierr.New(apierr.ErrInvalidRequest, "unknown operation %q", op.Type)
 	}

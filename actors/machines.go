@@ -62,21 +62,44 @@ type machineRecord struct {
 const machineVersion = 1
 
 func machineKey(id string) []byte { return persistence.Key("vm", id) }
-func vmidKey(vmid int) []byte     { return persistence.Key("vm-vmid", strconv.Itoa(vmid)) }
+
+// tenantMachineKey indexes a tenant's machines: vm-tenant/<tenant>/<machine>.
+func tenantMachineKey(tenant, id string) []byte { return persistence.Key("vm-tenant", tenant, id) }
+
+// putTenantIndex keeps the tenant index in step with a record's tenant.
+func putTenantIndex(b *persistence.Batch, prev *machineRecord, next *machineRecord) {
+	var was, is string
+	if prev != nil && prev.TenantID != nil {
+		was = *prev.TenantID
+	}
+	if next != nil && next.TenantID != nil {
+		is = *next.TenantID
+	}
+	if was != "" && was != is {
+		b.Del(tenantMachineKey(was, prev.ID))
+	}
+	if is != "" {
+		b.Put(tenantMachineKey(is, next.ID), nil)
+	}
+}
+func vmidKey(vmid int) []byte { return persistence.Key("vm-vmid", strconv.Itoa(vmid)) }
 
 // Operation is one change of a machine, run on the hypervisor as a task.
 type Operation struct {
-	Type        string                       `json:"type"`
-	Action      hypervisor.PowerAction       `json:"action,omitempty"`
-	TargetNode  string                       `json:"target_node,omitempty"`
-	Online      bool                         `json:"online,omitempty"`
+	Type       string                 `json:"type"`
+	Action     hypervisor.PowerAction `json:"action,omitempty"`
+	TargetNode string                 `json:"target_node,omitempty"`
+	Online     bool                   `json:"online,omitempty"`
 	// AutoOnline lets the machine choose: online when running, offline when stopped.
-	AutoOnline bool `json:"auto_online,omitempty"`
+	AutoOnline  bool                         `json:"auto_online,omitempty"`
 	Config      *hypervisor.ConfigChange     `json:"config,omitempty"`
 	Interfaces  []hypervisor.InterfaceChange `json:"interfaces,omitempty"`
 	DiskSizeGB  int                          `json:"disk_size_gb,omitempty"`
 	DiskStorage string                       `json:"disk_storage,omitempty"`
 	Reinstall   *hypervisor.ReinstallSpec    `json:"reinstall,omitempty"`
+	Create      *hypervisor.CreateSpec       `json:"create,omitempty"`
+	// DiskGrowGB is how much a resize grows the system disk by.
+	DiskGrowGB int `json:"disk_grow_gb,omitempty"`
 }
 
 // Operation types.
@@ -87,6 +110,13 @@ const (
 	OpNetwork   = "network"
 	OpAddDisk   = "disk"
 	OpReinstall = "reinstall"
+	// OpCreate provisions the machine on the hypervisor (its record exists already,
+	// written by the tenant that reserved its quota).
+	OpCreate = "create"
+	// OpDestroy deletes the machine from the hypervisor, then its record.
+	OpDestroy = "destroy"
+	// OpResize changes cores and memory and grows the system disk in one task.
+	OpResize = "resize"
 )
 
 // taskType names the task of an operation: vm.start, vm.migrate, ...
@@ -105,12 +135,23 @@ func (op Operation) withoutSecrets() *Operation {
 		r.Password, r.SSHKeys = "", nil
 		c.Reinstall = &r
 	}
+	if c.Create != nil {
+		r := *c.Create
+		r.Password, r.SSHKeys = "", nil
+		c.Create = &r
+	}
 	return &c
 }
 
 // allowed says which operations each status admits: the machine state table of the
 // README. Anything else is 409 invalid_state.
 func allowed(status string, op Operation) bool {
+	if op.Type == OpDestroy {
+		return status != StatusProvisioning && status != StatusMigrating
+	}
+	if op.Type == OpCreate {
+		return false // only a new record is provisioned, by the tenant that made it
+	}
 	switch status {
 	case StatusRunning:
 		switch op.Type {
@@ -156,8 +197,13 @@ type (
 	// vanish removes the record of a machine the hypervisor no longer has (sync).
 	vanish struct{}
 	// settle finishes a task left open by a previous process.
-	settle  struct{ TaskID string }
-	changed struct{ Changed bool }
+	settle struct{ TaskID string }
+	// provision starts the create task of a record its tenant just wrote. The
+	// operation carries the secrets (password, keys) that the record does not.
+	provision struct{ Op Operation }
+	// assignTenant moves a machine to another tenant (or none): an operator's act.
+	assignTenant struct{ TenantID *string }
+	changed      struct{ Changed bool }
 	// machineRef is what callers need to talk to the hypervisor about a machine.
 	machineRef struct {
 		Ref    hypervisor.Ref
@@ -290,6 +336,40 @@ func (m *Machines) List(_ context.Context, cursor string, limit int, filter func
 	})
 }
 
+// ListTenant returns one tenant's machines in creation order.
+func (m *Machines) ListTenant(_ context.Context, tenant, cursor string, limit int) ([]Machine, string, error) {
+	return scanIndex(m.sys.store, persistence.Prefix("vm-tenant", tenant), cursor, limit, func(id string) (*Machine, error) {
+		val, err := m.sys.store.Get(machineKey(id))
+		if err != nil {
+			return nil, err
+		}
+		var rec machineRecord
+		if _, err := persistence.Decode(val, &rec); err != nil {
+			return nil, err
+		}
+		return &rec.Machine, nil
+	})
+}
+
+// Destroy deletes a machine from the hypervisor and then its record.
+func (m *Machines) Destroy(ctx context.Context, id string, tenant *string) (Task, error) {
+	return m.Start(ctx, id, Operation{Type: OpDestroy}, tenant)
+}
+
+// Assign moves a machine to a tenant, or to none: an operator's act, outside quota.
+func (m *Machines) Assign(ctx context.Context, id string, tenant *string) (Machine, error) {
+	id, err := m.resolve(id)
+	if err != nil {
+		return Machine{}, err
+	}
+	if tenant != nil {
+		if _, err := m.sys.Tenants.Get(ctx, *tenant); err != nil {
+			return Machine{}, apierr.Invalid(apierr.Field("tenant_id", "no tenant %s", *tenant))
+		}
+	}
+	return ask[Machine](ctx, m.sys, m.kind.pid, &envelope{ID: id, Msg: &assignTenant{TenantID: tenant}})
+}
+
 // scanPage reads one page of records under prefix, decoding each as R and keeping those
 // keep accepts. The cursor is the id of the last item of the previous page.
 func scanPage[R any, T any](store persistence.Store, prefix []byte, cursor string, limit int, keep func(*R) (T, bool)) ([]T, string, error) {
@@ -393,6 +473,24 @@ func (e *machineEntity) handle(ctx actor.Context, msg any) {
 	case *settle:
 		e.settle(ctx, m.TaskID)
 		ctx.Respond(changed{})
+	case *provision:
+		if e.rec.TaskID == nil || e.rec.Op == nil || e.rec.Op.Type != OpCreate {
+			respondErr(ctx, apierr.New(apierr.ErrConflict, "machine %s is not awaiting provisioning", e.id))
+			return
+		}
+		if _, running := e.ms.running.Load(*e.rec.TaskID); !running {
+			e.ms.run(e.id, *e.rec.TaskID, e.ref(), m.Op)
+		}
+		ctx.Respond(changed{Changed: true})
+	case *assignTenant:
+		next := *e.rec
+		next.TenantID = m.TenantID
+		next.UpdatedAt = time.Now().UTC()
+		if err := e.save(&next, nil); err != nil {
+			respondErr(ctx, err)
+			return
+		}
+		ctx.Respond(e.rec.Machine)
 	default:
 		respondErr(ctx, apierr.New(apierr.ErrInternal, "unexpected message"))
 	}
@@ -454,7 +552,14 @@ func (e *machineEntity) save(next *machineRecord, task *Task) error {
 	if err != nil {
 		return err
 	}
-	b := new(persistence.Batch).Put(machineKey(e.id), val).Put(vmidKey(next.VMID), []byte(e.id))
+	b := new(persistence.Batch).Put(machineKey(e.id), val)
+	if next.VMID != 0 {
+		b.Put(vmidKey(next.VMID), []byte(e.id))
+	}
+	if e.rec != nil && e.rec.VMID != 0 && e.rec.VMID != next.VMID {
+		b.Del(vmidKey(e.rec.VMID))
+	}
+	putTenantIndex(b, e.rec, next)
 	if task != nil {
 		if err := putTask(b, task); err != nil {
 			return err
@@ -535,6 +640,28 @@ func execute(ctx context.Context, d hypervisor.Driver, ref hypervisor.Ref, op Op
 	case OpReinstall:
 		hm, err = d.Reinstall(ctx, ref, *op.Reinstall)
 		result = map[string]string{"template_id": op.Reinstall.TemplateID}
+	case OpCreate:
+		hm, err = d.Create(ctx, *op.Create)
+		if err == nil {
+			result = map[string]any{"vmid": hm.VMID, "node": hm.Node}
+		}
+	case OpDestroy:
+		if err = d.Destroy(ctx, ref); err == nil {
+			return nil, nil, nil
+		}
+	case OpResize:
+		if op.Config != nil {
+			hm, err = d.Configure(ctx, ref, *op.Config)
+		}
+		if err == nil && op.DiskGrowGB > 0 {
+			if hm.VMID == 0 {
+				hm, err = d.Machine(ctx, ref)
+			}
+			if err == nil {
+				disk := hm.Disks[0]
+				hm, err = d.ResizeDisk(ctx, ref, disk.ID, disk.SizeGB+op.DiskGrowGB)
+			}
+		}
 	default:
 		err = apierr.New(apierr.ErrInvalidRequest, "unknown operation %q", op.Type)
 	}
@@ -565,12 +692,23 @@ func (e *machineEntity) finish(d *opDone) {
 		task.Status = TaskSucceeded
 	}
 	next := *e.rec
+	var op *Operation
 	if next.TaskID != nil && *next.TaskID == d.TaskID {
+		op = next.Op
 		next.TaskID, next.Op = nil, nil
 		if d.Observed == nil && next.PrevStatus != "" {
 			next.Status = next.PrevStatus
 		}
 		next.PrevStatus = ""
+	}
+	if op != nil && op.Type == OpDestroy && d.Err == nil {
+		e.remove(task)
+		return
+	}
+	if op != nil && op.Type == OpCreate && d.Err != nil && d.Observed == nil {
+		// Provisioning failed: the record stays, marked, so the tenant and operators
+		// see what happened (faulty deployments); deleting it releases its quota.
+		next.Status = StatusError
 	}
 	if d.Observed != nil {
 		applyObserved(&next.Machine, *d.Observed)
@@ -579,6 +717,24 @@ func (e *machineEntity) finish(d *opDone) {
 	if err := e.save(&next, task); err != nil {
 		e.sys.log.Error("cannot record task outcome", zap.String("task_id", d.TaskID), zap.Error(err))
 	}
+}
+
+// remove deletes the record and its indexes with the task's outcome, after a destroy.
+func (e *machineEntity) remove(task *Task) {
+	b := new(persistence.Batch).Del(machineKey(e.id))
+	if e.rec.VMID != 0 {
+		b.Del(vmidKey(e.rec.VMID))
+	}
+	putTenantIndex(b, e.rec, nil)
+	if err := putTask(b, task); err != nil {
+		e.sys.log.Error("cannot encode task", zap.Error(err))
+		return
+	}
+	if err := e.sys.commit(b); err != nil {
+		e.sys.log.Error("cannot remove destroyed machine", zap.String("machine_id", e.id), zap.Error(err))
+		return
+	}
+	e.rec = nil
 }
 
 // finishOrphan records the outcome of a task whose machine record is gone.
@@ -660,6 +816,7 @@ func (e *machineEntity) vanish() bool {
 		return false
 	}
 	b := new(persistence.Batch).Del(machineKey(e.id)).Del(vmidKey(e.rec.VMID))
+	putTenantIndex(b, e.rec, nil)
 	if err := e.sys.commit(b); err != nil {
 		e.sys.log.Error("cannot remove vanished machine", zap.String("machine_id", e.id), zap.Error(err))
 		return false

@@ -2,12 +2,14 @@ package actors
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"sync"
 	"time"
 
 	"go.uber.org/zap"
 
+	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/persistence"
 )
@@ -308,4 +310,18 @@ func (c *Cluster) Templates(_ context.Context) ([]hypervisor.Template, error) {
 	out, _, err := scanPage(c.sys.store, persistence.Prefix("template"), "", 0,
 		func(t *hypervisor.Template) (hypervisor.Template, bool) { return *t, true })
 	return out, err
+}
+
+// Template returns one OS template.
+func (c *Cluster) Template(_ context.Context, id string) (hypervisor.Template, error) {
+	val, err := c.sys.store.Get(templateKey(id))
+	if errors.Is(err, persistence.ErrNotFound) {
+		return hypervisor.Template{}, apierr.NotFound("template", id)
+	}
+	if err != nil {
+		return hypervisor.Template{}, err
+	}
+	var t hypervisor.Template
+	_, err = persistence.Decode(val, &t)
+	return t, err
 }

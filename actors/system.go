@@ -43,6 +43,8 @@ type System struct {
 	Machines *Machines
 	// Nodes owns node records.
 	Nodes *Nodes
+	// Tenants owns tenants, their quota and their firewall rules.
+	Tenants *Tenants
 	// Cluster reconciles the store with the hypervisor.
 	Cluster *Cluster
 	// Tasks reads task records.
@@ -85,6 +87,7 @@ func Start(opts Options) (*System, error) {
 	s.Tasks = &Tasks{sys: s}
 	s.Nodes = startNodes(s)
 	s.Machines = startMachines(s)
+	s.Tenants = startTenants(s)
 	s.Cluster = &Cluster{sys: s}
 	s.Consoles = newConsoles(s)
 	if err := s.Machines.settleOpenTasks(); err != nil {

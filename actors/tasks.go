@@ -67,6 +67,54 @@ func (t *Tasks) Get(_ context.Context, id string, tenant *string) (Task, error) 
 	return task, nil
 }
 
+// List returns tasks, oldest first; with a tenant scope only that tenant's.
+func (t *Tasks) List(_ context.Context, tenant *string, cursor string, limit int) ([]Task, string, error) {
+	if tenant == nil {
+		return scanPage(t.sys.store, persistence.Prefix("task"), cursor, limit, func(r *Task) (Task, bool) { return *r, true })
+	}
+	return scanIndex(t.sys.store, persistence.Prefix("task-tenant", *tenant), cursor, limit, func(id string) (*Task, error) {
+		return loadTask(t.sys.store, id)
+	})
+}
+
+// scanIndex pages through an index of ids (keys prefix+id) and loads each record; ids
+// whose record is gone are skipped.
+func scanIndex[T any](store persistence.Store, prefix []byte, cursor string, limit int, load func(id string) (*T, error)) ([]T, string, error) {
+	var after []byte
+	if cursor != "" {
+		after = append(append([]byte{}, prefix...), cursor...)
+	}
+	var ids []string
+	more := false
+	err := store.Scan(prefix, after, 0, func(k, _ []byte) error {
+		if limit > 0 && len(ids) == limit {
+			more = true
+			return errStopScan
+		}
+		ids = append(ids, string(k[len(prefix):]))
+		return nil
+	})
+	if err != nil && !errors.Is(err, errStopScan) {
+		return nil, "", err
+	}
+	out := make([]T, 0, len(ids))
+	for _, id := range ids {
+		v, err := load(id)
+		if errors.Is(err, persistence.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, "", err
+		}
+		out = append(out, *v)
+	}
+	next := ""
+	if more && len(ids) > 0 {
+		next = ids[len(ids)-1]
+	}
+	return out, next, nil
+}
+
 // inScope reports whether a record of owner is visible to a caller scoped to tenant
 // (nil: an operator, who sees everything).
 func inScope(tenant, owner *string) bool {
@@ -79,6 +127,9 @@ func putTask(b *persistence.Batch, t *Task) error {
 		return err
 	}
 	b.Put(taskKey(t.ID), val)
+	if t.TenantID != nil {
+		b.Put(persistence.Key("task-tenant", *t.TenantID, t.ID), nil)
+	}
 	if t.Finished() {
 		b.Del(openTaskKey(t.ID))
 	} else {

@@ -95,7 +95,12 @@ type (
 		User         User
 		RefreshToken string
 	}
-	revoked struct{}
+	revoked    struct{}
+	updateUser struct {
+		Name *string
+		Hash *string
+	}
+	deleteUser struct{}
 	// createUser is a kind-level message: creates are serialised by the supervisor so
 	// that an e-mail address is never taken twice.
 	createUser struct {
@@ -211,10 +216,54 @@ func (u *Users) create(s *System, m *createUser) (User, error) {
 	if err != nil {
 		return User{}, err
 	}
-	if err := s.commit(new(persistence.Batch).Put(persistence.Key("user", rec.ID), val).Put(idx, []byte(rec.ID))); err != nil {
+	b := new(persistence.Batch).Put(persistence.Key("user", rec.ID), val).Put(idx, []byte(rec.ID))
+	if rec.TenantID != nil {
+		b.Put(persistence.Key("user-tenant", *rec.TenantID, rec.ID), nil)
+	}
+	if err := s.commit(b); err != nil {
 		return User{}, err
 	}
 	return rec.User, nil
+}
+
+// UserChange is a partial change of a user by an operator.
+type UserChange struct {
+	Name     *string `json:"name,omitempty"`
+	Password *string `json:"password,omitempty"`
+}
+
+// Update changes a user's name or password. A new password revokes every login of the
+// user, so a leaked session ends with the password change.
+func (u *Users) Update(ctx context.Context, id string, c UserChange) (User, error) {
+	msg := &updateUser{Name: c.Name}
+	if c.Password != nil {
+		if len(*c.Password) < 8 || len(*c.Password) > 72 {
+			return User{}, apierr.Invalid(apierr.Field("password", "must be 8..72 characters"))
+		}
+		// Hashed here, on the caller's goroutine, not in the user's mailbox.
+		h, err := bcrypt.GenerateFromPassword([]byte(*c.Password), u.opts.BcryptCost)
+		if err != nil {
+			return User{}, err
+		}
+		msg.Hash = ptr(string(h))
+	}
+	if c.Name != nil && len(*c.Name) > 100 {
+		return User{}, apierr.Invalid(apierr.Field("name", "must be at most 100 characters"))
+	}
+	return ask[User](ctx, u.kind.sys, u.kind.pid, &envelope{ID: id, Msg: msg})
+}
+
+// Delete deletes a user, its logins and its indexes. The first admin cannot be deleted.
+func (u *Users) Delete(ctx context.Context, id string) error {
+	_, err := ask[revoked](ctx, u.kind.sys, u.kind.pid, &envelope{ID: id, Msg: &deleteUser{}})
+	return err
+}
+
+// List returns users in creation order; with a tenant, only that tenant's.
+func (u *Users) List(_ context.Context, tenant *string, cursor string, limit int) ([]User, string, error) {
+	return scanPage(u.kind.sys.store, persistence.Prefix("user"), cursor, limit, func(r *userRecord) (User, bool) {
+		return r.User, inScope(tenant, r.TenantID)
+	})
 }
 
 // Login checks an e-mail and password and opens a new refresh-token family. A wrong
@@ -396,9 +445,72 @@ func (e *userEntity) handle(ctx actor.Context, msg any) {
 			return
 		}
 		ctx.Respond(revoked{})
+	case *updateUser:
+		e.update(ctx, m)
+	case *deleteUser:
+		e.delete(ctx)
 	default:
 		respondErr(ctx, apierr.New(apierr.ErrInternal, "unexpected message"))
 	}
+}
+
+func (e *userEntity) update(ctx actor.Context, m *updateUser) {
+	next := *e.rec
+	if m.Name != nil {
+		next.Name = *m.Name
+	}
+	b := new(persistence.Batch)
+	if m.Hash != nil {
+		next.PasswordHash = *m.Hash
+		for _, f := range e.families {
+			if !f.Revoked {
+				c := *f
+				c.Revoked = true
+				val, err := persistence.Encode(familyVersion, &c)
+				if err != nil {
+					respondErr(ctx, err)
+					return
+				}
+				b.Put(persistence.Key("refresh", e.id, f.ID), val)
+			}
+		}
+	}
+	val, err := persistence.Encode(userRecordVersion, next)
+	if err != nil {
+		respondErr(ctx, err)
+		return
+	}
+	if err := e.sys.commit(b.Put(persistence.Key("user", e.id), val)); err != nil {
+		respondErr(ctx, err)
+		return
+	}
+	e.rec = &next
+	if m.Hash != nil {
+		for _, f := range e.families {
+			f.Revoked = true
+		}
+	}
+	ctx.Respond(e.rec.User)
+}
+
+func (e *userEntity) delete(ctx actor.Context) {
+	if admin, err := e.sys.store.Get(persistence.Key("meta", "admin")); err == nil && string(admin) == e.id {
+		respondErr(ctx, apierr.New(apierr.ErrConflict, "the first admin cannot be deleted"))
+		return
+	}
+	b := new(persistence.Batch).Del(persistence.Key("user", e.id)).Del(persistence.Key("user-email", e.rec.Email))
+	if e.rec.TenantID != nil {
+		b.Del(persistence.Key("user-tenant", *e.rec.TenantID, e.id))
+	}
+	for id := range e.families {
+		b.Del(persistence.Key("refresh", e.id, id))
+	}
+	if err := e.sys.commit(b); err != nil {
+		respondErr(ctx, err)
+		return
+	}
+	e.rec, e.families = nil, map[string]*family{}
+	ctx.Respond(revoked{})
 }
 
 // check validates a presented token against its family. A genuine token older than the

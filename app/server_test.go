@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest"
 
+	"github.com/vmplane/vmplane/actors"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/hypervisor/sim"
 )
@@ -260,4 +261,8 @@ var _ hypervisor.Driver = (*sim.Driver)(nil)
 
 func jsonDecode(res *http.Response, v any) error {
 	return json.NewDecoder(res.Body).Decode(v)
+}
+
+func hypervisorRef(m actors.Machine) hypervisor.Ref {
+	return hypervisor.Ref{VMID: m.VMID, Node: m.Node}
 }

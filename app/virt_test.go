@@ -94,7 +94,11 @@ func (s *testServer) run(r req) actors.Task {
 	s.t.Helper()
 	t := s.waitTask(r.token, s.startTask(r).ID)
 	if t.Status != actors.TaskSucceeded {
-		s.t.Fatalf("got task %+v; want succeeded", t)
+		msg := ""
+		if t.Error != nil {
+			msg = *t.Error
+		}
+		s.t.Fatalf("got task %+v (error %q); want succeeded", t, msg)
 	}
 	return t
 }

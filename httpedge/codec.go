@@ -73,3 +73,6 @@ func jsonKind(goKind string) string {
 	}
 	return "a number"
 }
+
+// jsonUnmarshal decodes leniently, for peeking at one field before a strict decode.
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

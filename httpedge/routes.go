@@ -32,6 +32,8 @@ func (s *Server) routeTable() []Route {
 			Summary: "One task (a tenant user sees only its tenant's)", Reply: actors.Task{}},
 	}
 	routes = append(routes, s.virtRoutes("/api/virt")...)
+	routes = append(routes, s.clientRoutes()...)
+	routes = append(routes, s.resourceRoutes()...)
 	// The same routes answer under the driver's own name: /api/sim/..., /api/proxmox/...
 	if s.sys != nil && s.sys.Driver() != nil {
 		if name := s.sys.Driver().Name(); name != "virt" && name != "" {

@@ -1,0 +1,585 @@
+package actors
+
+import (
+	"context"
+	"errors"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"go.uber.org/zap"
+
+	"github.com/vmplane/vmplane/apierr"
+	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/persistence"
+)
+
+// FirewallRule is one of a tenant's rules. Rules are ordered by Position (1-based,
+// contiguous) across the tenant; a machine's rule set is the tenant's rules for that
+// machine or for all machines (MachineID null), in that order.
+type FirewallRule struct {
+	ID          string    `json:"id"`
+	TenantID    string    `json:"tenant_id"`
+	MachineID   *string   `json:"machine_id"`
+	Direction   string    `json:"direction"`
+	Action      string    `json:"action"`
+	Protocol    string    `json:"protocol"`
+	Port        *string   `json:"port"`
+	Source      *string   `json:"source"`
+	Destination *string   `json:"destination"`
+	Enabled     bool      `json:"enabled"`
+	Position    int       `json:"position"`
+	Comment     string    `json:"comment"`
+	CreatedAt   time.Time `json:"created_at"`
+	UpdatedAt   time.Time `json:"updated_at"`
+}
+
+const ruleVersion = 1
+
+func ruleKey(tenant, id string) []byte { return persistence.Key("fw", tenant, id) }
+
+// RuleInput is a rule to create, or (with Clear naming the nullable fields set to null)
+// a partial change of one. Nil fields are left as they are.
+type RuleInput struct {
+	MachineID   *string `json:"machine_id,omitempty"`
+	Direction   *string `json:"direction,omitempty"`
+	Action      *string `json:"action,omitempty"`
+	Protocol    *string `json:"protocol,omitempty"`
+	Port        *string `json:"port,omitempty"`
+	Source      *string `json:"source,omitempty"`
+	Destination *string `json:"destination,omitempty"`
+	Enabled     *bool   `json:"enabled,omitempty"`
+	Position    *int    `json:"position,omitempty"`
+	Comment     *string `json:"comment,omitempty"`
+	// Clear lists the nullable fields the caller set to null: machine_id, port,
+	// source, destination.
+	Clear []string `json:"clear,omitempty"`
+}
+
+// Messages of the firewall part of a tenant entity.
+type (
+	listRules  struct{ MachineID *string }
+	getRule    struct{ ID string }
+	createRule struct{ In RuleInput }
+	updateRule struct {
+		ID string
+		In RuleInput
+	}
+	deleteRule struct{ ID string }
+	pushDone   struct {
+		Failed []string
+	}
+	// Rules is a list of rules in position order.
+	Rules struct{ Items []FirewallRule }
+)
+
+// Firewall is the service for tenants' firewall rules.
+type Firewall struct{ t *Tenants }
+
+// Firewall returns the firewall service.
+func (t *Tenants) Firewall() Firewall { return Firewall{t} }
+
+// TenantOf returns the tenant a rule belongs to, for operators who name a rule by id.
+func (f Firewall) TenantOf(id string) (string, error) {
+	v, err := f.t.sys.store.Get(persistence.Key("fw-rule", id))
+	if errors.Is(err, persistence.ErrNotFound) {
+		return "", apierr.NotFound("firewall rule", id)
+	}
+	return string(v), err
+}
+
+// ListAll returns every tenant's rules, by tenant and then position (operators).
+func (f Firewall) ListAll(_ context.Context, cursor string, limit int) ([]FirewallRule, string, error) {
+	return scanPage(f.t.sys.store, persistence.Prefix("fw"), cursor, limit, func(r *FirewallRule) (FirewallRule, bool) { return *r, true })
+}
+
+// List returns a tenant's rules in position order, optionally only a machine's set.
+func (f Firewall) List(ctx context.Context, tenant string, machineID *string) ([]FirewallRule, error) {
+	r, err := ask[Rules](ctx, f.t.sys, f.t.kind.pid, &envelope{ID: tenant, Msg: &listRules{MachineID: machineID}})
+	return r.Items, err
+}
+
+// Get returns one rule.
+func (f Firewall) Get(ctx context.Context, tenant, id string) (FirewallRule, error) {
+	return ask[FirewallRule](ctx, f.t.sys, f.t.kind.pid, &envelope{ID: tenant, Msg: &getRule{ID: id}})
+}
+
+// Create adds a rule at its position (the end when none is given) and pushes the
+// changed rule sets to the hypervisor.
+func (f Firewall) Create(ctx context.Context, tenant string, in RuleInput) (FirewallRule, error) {
+	return ask[FirewallRule](ctx, f.t.sys, f.t.kind.pid, &envelope{ID: tenant, Msg: &createRule{In: in}})
+}
+
+// Update changes a rule; a new position moves it.
+func (f Firewall) Update(ctx context.Context, tenant, id string, in RuleInput) (FirewallRule, error) {
+	return ask[FirewallRule](ctx, f.t.sys, f.t.kind.pid, &envelope{ID: tenant, Msg: &updateRule{ID: id, In: in}})
+}
+
+// Delete removes a rule; the ones after it move up.
+func (f Firewall) Delete(ctx context.Context, tenant, id string) error {
+	_, err := ask[done](ctx, f.t.sys, f.t.kind.pid, &envelope{ID: tenant, Msg: &deleteRule{ID: id}})
+	return err
+}
+
+func (e *tenantEntity) loadRules() error {
+	err := e.sys.store.Scan(persistence.Prefix("fw", e.id), nil, 0, func(_, v []byte) error {
+		var r FirewallRule
+		if _, err := persistence.Decode(v, &r); err != nil {
+			return err
+		}
+		e.rules = append(e.rules, &r)
+		return nil
+	})
+	sortRules(e.rules)
+	return err
+}
+
+func sortRules(rs []*FirewallRule) {
+	// Insertion sort: rule lists are short and loaded once.
+	for i := 1; i < len(rs); i++ {
+		for j := i; j > 0 && rs[j].Position < rs[j-1].Position; j-- {
+			rs[j], rs[j-1] = rs[j-1], rs[j]
+		}
+	}
+}
+
+func (e *tenantEntity) ruleIndex(id string) int {
+	for i, r := range e.rules {
+		if r.ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+func (e *tenantEntity) handleFirewall(ctx actor.Context, msg any) {
+	switch m := msg.(type) {
+	case *listRules:
+		out := make([]FirewallRule, 0, len(e.rules))
+		for _, r := range e.rules {
+			if m.MachineID == nil || r.MachineID == nil || *r.MachineID == *m.MachineID {
+				out = append(out, *r)
+			}
+		}
+		ctx.Respond(Rules{Items: out})
+	case *getRule:
+		i := e.ruleIndex(m.ID)
+		if i < 0 {
+			respondErr(ctx, apierr.NotFound("firewall rule", m.ID))
+			return
+		}
+		ctx.Respond(*e.rules[i])
+	case *createRule:
+		e.createRule(ctx, m.In)
+	case *updateRule:
+		e.updateRule(ctx, m.ID, m.In)
+	case *deleteRule:
+		e.deleteRule(ctx, m.ID)
+	case *pushDone:
+		e.pushDone(m)
+	case *retryPush:
+		for _, id := range m.Machines {
+			e.schedulePush(ptr(id))
+		}
+	default:
+		respondErr(ctx, apierr.New(apierr.ErrInternal, "unexpected message"))
+	}
+}
+
+func (e *tenantEntity) createRule(ctx actor.Context, in RuleInput) {
+	now := time.Now().UTC()
+	r := FirewallRule{ID: persistence.NewID(), TenantID: e.id, Enabled: true, CreatedAt: now, UpdatedAt: now}
+	for _, req := range []struct {
+		v    *string
+		name string
+	}{{in.Direction, "direction"}, {in.Action, "action"}, {in.Protocol, "protocol"}} {
+		if req.v == nil {
+			respondErr(ctx, apierr.Invalid(apierr.Field(req.name, "is required")))
+			return
+		}
+	}
+	if err := e.applyRule(&r, in); err != nil {
+		respondErr(ctx, err)
+		return
+	}
+	pos := len(e.rules) + 1
+	if in.Position != nil {
+		pos = *in.Position
+	}
+	if pos < 1 || pos > len(e.rules)+1 {
+		respondErr(ctx, apierr.Invalid(apierr.Field("position", "must be 1..%d", len(e.rules)+1)))
+		return
+	}
+	next := insertAt(cloneRules(e.rules), &r, pos)
+	if err := e.commitRules(next, nil); err != nil {
+		respondErr(ctx, err)
+		return
+	}
+	e.rules = next
+	e.schedulePush(r.MachineID)
+	ctx.Respond(r)
+}
+
+func (e *tenantEntity) updateRule(ctx actor.Context, id string, in RuleInput) {
+	i := e.ruleIndex(id)
+	if i < 0 {
+		respondErr(ctx, apierr.NotFound("firewall rule", id))
+		return
+	}
+	r := *e.rules[i]
+	before := r.MachineID
+	if err := e.applyRule(&r, in); err != nil {
+		respondErr(ctx, err)
+		return
+	}
+	r.UpdatedAt = time.Now().UTC()
+	next := cloneRules(e.rules)
+	next = append(next[:i], next[i+1:]...)
+	pos := e.rules[i].Position
+	if in.Position != nil {
+		pos = *in.Position
+		if pos < 1 || pos > len(e.rules) {
+			respondErr(ctx, apierr.Invalid(apierr.Field("position", "must be 1..%d", len(e.rules))))
+			return
+		}
+	}
+	next = insertAt(next, &r, pos)
+	if err := e.commitRules(next, nil); err != nil {
+		respondErr(ctx, err)
+		return
+	}
+	e.rules = next
+	e.schedulePush(before)
+	e.schedulePush(r.MachineID)
+	ctx.Respond(r)
+}
+
+func (e *tenantEntity) deleteRule(ctx actor.Context, id string) {
+	i := e.ruleIndex(id)
+	if i < 0 {
+		respondErr(ctx, apierr.NotFound("firewall rule", id))
+		return
+	}
+	gone := e.rules[i]
+	next := cloneRules(e.rules)
+	next = append(next[:i], next[i+1:]...)
+	renumber(next)
+	if err := e.commitRules(next, gone); err != nil {
+		respondErr(ctx, err)
+		return
+	}
+	e.rules = next
+	e.schedulePush(gone.MachineID)
+	ctx.Respond(done{})
+}
+
+func cloneRules(rs []*FirewallRule) []*FirewallRule {
+	out := make([]*FirewallRule, len(rs))
+	for i, r := range rs {
+		c := *r
+		out[i] = &c
+	}
+	return out
+}
+
+// insertAt puts r at 1-based position pos and renumbers.
+func insertAt(rs []*FirewallRule, r *FirewallRule, pos int) []*FirewallRule {
+	rs = append(rs, nil)
+	copy(rs[pos:], rs[pos-1:])
+	rs[pos-1] = r
+	renumber(rs)
+	return rs
+}
+
+func renumber(rs []*FirewallRule) {
+	for i, r := range rs {
+		r.Position = i + 1
+	}
+}
+
+// commitRules writes every rule whose stored form changed, and deletes gone, in one batch.
+func (e *tenantEntity) commitRules(next []*FirewallRule, gone *FirewallRule) error {
+	old := map[string]FirewallRule{}
+	for _, r := range e.rules {
+		old[r.ID] = *r
+	}
+	b := new(persistence.Batch)
+	for _, r := range next {
+		if o, ok := old[r.ID]; ok && ruleEqual(o, *r) {
+			continue
+		}
+		val, err := persistence.Encode(ruleVersion, r)
+		if err != nil {
+			return err
+		}
+		b.Put(ruleKey(e.id, r.ID), val)
+		b.Put(persistence.Key("fw-rule", r.ID), []byte(e.id))
+	}
+	if gone != nil {
+		b.Del(ruleKey(e.id, gone.ID)).Del(persistence.Key("fw-rule", gone.ID))
+	}
+	return e.sys.commit(b)
+}
+
+func ruleEqual(a, b FirewallRule) bool {
+	eq := func(x, y *string) bool { return (x == nil && y == nil) || (x != nil && y != nil && *x == *y) }
+	return a.Position == b.Position && a.Direction == b.Direction && a.Action == b.Action && a.Protocol == b.Protocol &&
+		a.Enabled == b.Enabled && a.Comment == b.Comment && eq(a.MachineID, b.MachineID) && eq(a.Port, b.Port) &&
+		eq(a.Source, b.Source) && eq(a.Destination, b.Destination) && a.UpdatedAt.Equal(b.UpdatedAt)
+}
+
+// applyRule validates the input against the rule it changes and applies it.
+func (e *tenantEntity) applyRule(r *FirewallRule, in RuleInput) error {
+	for _, c := range in.Clear {
+		switch c {
+		case "machine_id":
+			r.MachineID = nil
+		case "port":
+			r.Port = nil
+		case "source":
+			r.Source = nil
+		case "destination":
+			r.Destination = nil
+		default:
+			return apierr.Invalid(apierr.Field(c, "cannot be null"))
+		}
+	}
+	set := func(dst *string, v *string) {
+		if v != nil {
+			*dst = *v
+		}
+	}
+	set(&r.Direction, in.Direction)
+	set(&r.Action, in.Action)
+	set(&r.Protocol, in.Protocol)
+	set(&r.Comment, in.Comment)
+	if in.Enabled != nil {
+		r.Enabled = *in.Enabled
+	}
+	if in.MachineID != nil {
+		r.MachineID = ptr(*in.MachineID)
+	}
+	if in.Port != nil {
+		r.Port = ptr(*in.Port)
+	}
+	if in.Source != nil {
+		r.Source = ptr(*in.Source)
+	}
+	if in.Destination != nil {
+		r.Destination = ptr(*in.Destination)
+	}
+	var f []apierr.FieldError
+	if r.Direction != "in" && r.Direction != "out" {
+		f = append(f, apierr.Field("direction", "must be in or out"))
+	}
+	if r.Action != "accept" && r.Action != "drop" && r.Action != "reject" {
+		f = append(f, apierr.Field("action", "must be accept, drop or reject"))
+	}
+	switch r.Protocol {
+	case "tcp", "udp":
+		if r.Port != nil {
+			if err := validPorts(*r.Port); err != "" {
+				f = append(f, apierr.Field("port", "%s", err))
+			}
+		}
+	case "icmp", "any":
+		if r.Port != nil {
+			f = append(f, apierr.Field("port", "only tcp and udp rules have ports"))
+		}
+	default:
+		f = append(f, apierr.Field("protocol", "must be tcp, udp, icmp or any"))
+	}
+	for _, a := range []struct {
+		v    **string
+		name string
+	}{{&r.Source, "source"}, {&r.Destination, "destination"}} {
+		if *a.v == nil {
+			continue
+		}
+		norm, ok := normalizeCIDR(**a.v)
+		if !ok {
+			f = append(f, apierr.Field(a.name, "must be a CIDR such as 203.0.113.0/24 or an address"))
+			continue
+		}
+		*a.v = &norm
+	}
+	if len(r.Comment) > 255 {
+		f = append(f, apierr.Field("comment", "must be at most 255 characters"))
+	}
+	if r.MachineID != nil {
+		val, err := e.sys.store.Get(machineKey(*r.MachineID))
+		var m machineRecord
+		if err == nil {
+			_, err = persistence.Decode(val, &m)
+		}
+		if err != nil && !errors.Is(err, persistence.ErrNotFound) {
+			return err
+		}
+		// Another tenant's machine is answered as a missing one.
+		if err != nil || m.TenantID == nil || *m.TenantID != e.id {
+			f = append(f, apierr.Field("machine_id", "no machine %s", *r.MachineID))
+		}
+	}
+	if len(f) > 0 {
+		return apierr.Invalid(f...)
+	}
+	return nil
+}
+
+// validPorts checks "22", "80:85" and "80,443,8000:8080"; it returns why not, or "".
+func validPorts(s string) string {
+	if s == "" || len(s) > 256 {
+		return "must be a port, a range such as 80:85, or a list such as 80,443"
+	}
+	for _, part := range strings.Split(s, ",") {
+		lo, hi, isRange := strings.Cut(part, ":")
+		a, err := strconv.Atoi(lo)
+		if err != nil || a < 1 || a > 65535 {
+			return "ports must be 1..65535"
+		}
+		if isRange {
+			b, err := strconv.Atoi(hi)
+			if err != nil || b < 1 || b > 65535 {
+				return "ports must be 1..65535"
+			}
+			if b < a {
+				return "a range must go up: 80:85, not 85:80"
+			}
+		}
+	}
+	return ""
+}
+
+// normalizeCIDR accepts a CIDR or a bare address (a /32 or /128) and returns the
+// network in canonical form.
+func normalizeCIDR(s string) (string, bool) {
+	if ip := net.ParseIP(s); ip != nil {
+		if ip.To4() != nil {
+			return ip.String() + "/32", true
+		}
+		return ip.String() + "/128", true
+	}
+	_, n, err := net.ParseCIDR(s)
+	if err != nil {
+		return "", false
+	}
+	return n.String(), true
+}
+
+// pushState coalesces pushes: while one runs, changes only mark machines dirty, and the
+// next push sends their rule sets as they are then. At most one push per tenant runs.
+type pushState struct {
+	running bool
+	all     bool
+	dirty   map[string]bool
+	// retries counts consecutive failed pushes; a failed machine is pushed again after
+	// a growing delay, up to maxPushRetries times, and then with the next change.
+	retries int
+}
+
+const maxPushRetries = 5
+
+// retryPush asks a tenant to push the rule sets that failed before.
+type retryPush struct{ Machines []string }
+
+// schedulePush marks a machine's rule set (or, for nil, every machine's) as changed.
+func (e *tenantEntity) schedulePush(machineID *string) {
+	if machineID == nil {
+		e.push.all = true
+	} else {
+		if e.push.dirty == nil {
+			e.push.dirty = map[string]bool{}
+		}
+		e.push.dirty[*machineID] = true
+	}
+	if !e.push.running {
+		e.startPush()
+	}
+}
+
+type pushTarget struct {
+	machineID string
+	ref       hypervisor.Ref
+	rules     []hypervisor.FirewallRule
+}
+
+func (e *tenantEntity) startPush() {
+	targets, err := e.pushTargets()
+	if err != nil {
+		e.sys.log.Warn("firewall push: cannot list machines", zap.String("tenant_id", e.id), zap.Error(err))
+		return
+	}
+	e.push.all, e.push.dirty = false, nil
+	if len(targets) == 0 {
+		return
+	}
+	e.push.running = true
+	sys, tenant := e.sys, e.id
+	go func() {
+		var failed []string
+		for _, t := range targets {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			err := sys.driver.SetFirewall(ctx, t.ref, t.rules)
+			cancel()
+			if err != nil {
+				failed = append(failed, t.machineID)
+				sys.log.Warn("firewall push failed", zap.String("tenant_id", tenant), zap.String("machine_id", t.machineID), zap.Error(err))
+			}
+		}
+		sys.actors.Root.Send(sys.Tenants.kind.pid, &envelope{ID: tenant, Msg: &pushDone{Failed: failed}})
+	}()
+}
+
+// pushDone starts the next push if changes came in meanwhile, and schedules a retry of
+// the machines whose push failed (the hypervisor was busy or down).
+func (e *tenantEntity) pushDone(m *pushDone) {
+	e.push.running = false
+	if len(m.Failed) > 0 && e.push.retries < maxPushRetries {
+		e.push.retries++
+		delay := time.Duration(e.push.retries*e.push.retries) * time.Second
+		sys, tenant, failed := e.sys, e.id, m.Failed
+		time.AfterFunc(delay, func() {
+			sys.actors.Root.Send(sys.Tenants.kind.pid, &envelope{ID: tenant, Msg: &retryPush{Machines: failed}})
+		})
+	} else if len(m.Failed) == 0 {
+		e.push.retries = 0
+	}
+	if e.push.all || len(e.push.dirty) > 0 {
+		e.startPush()
+	}
+}
+
+// pushTargets computes the rule set of every machine marked dirty.
+func (e *tenantEntity) pushTargets() ([]pushTarget, error) {
+	ms, err := e.machines()
+	if err != nil {
+		return nil, err
+	}
+	var out []pushTarget
+	for _, m := range ms {
+		if m.VMID == 0 || (!e.push.all && !e.push.dirty[m.ID]) {
+			continue
+		}
+		t := pushTarget{machineID: m.ID, ref: hypervisor.Ref{VMID: m.VMID, Node: m.Node}, rules: []hypervisor.FirewallRule{}}
+		for _, r := range e.rules {
+			if r.MachineID != nil && *r.MachineID != m.ID {
+				continue
+			}
+			hr := hypervisor.FirewallRule{Direction: r.Direction, Action: r.Action, Protocol: r.Protocol, Enabled: r.Enabled, Comment: r.Comment}
+			if r.Port != nil {
+				hr.Port = *r.Port
+			}
+			if r.Source != nil {
+				hr.Source = *r.Source
+			}
+			if r.Destination != nil {
+				hr.Destination = *r.Destination
+			}
+			t.rules = append(t.rules, hr)
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}

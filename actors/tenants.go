@@ -1,0 +1,580 @@
+package actors
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/vmplane/vmplane/apierr"
+	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/persistence"
+)
+
+// Tenant is a customer: a name and a quota. Its machines, firewall rules and schedules
+// are its own, and nothing of it is visible to another tenant.
+type Tenant struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	Quota     Quota     `json:"quota"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// Quota is what a tenant may hold at most; Usage what it holds.
+type Quota struct {
+	Machines int `json:"machines"`
+	CPUCores int `json:"cpu_cores"`
+	MemoryMB int `json:"memory_mb"`
+	DiskGB   int `json:"disk_gb"`
+}
+
+// Usage is what a tenant's machines hold, counted against its quota.
+type Usage = Quota
+
+// DefaultQuota applies to a tenant created without one.
+var DefaultQuota = Quota{Machines: 10, CPUCores: 32, MemoryMB: 65536, DiskGB: 1000}
+
+const tenantVersion = 1
+
+func tenantKey(id string) []byte { return persistence.Key("tenant", id) }
+
+// Tenants is the service in front of the tenants kind. The tenant actor is what makes
+// quota hold under concurrency: it checks and reserves, and writes a new machine's
+// record in the same durable batch, one request at a time.
+type Tenants struct {
+	sys  *System
+	kind *Kind
+}
+
+// TenantChange is a partial change of a tenant.
+type TenantChange struct {
+	Name  *string `json:"name,omitempty"`
+	Quota *Quota  `json:"quota,omitempty"`
+}
+
+// MachineSpec is a tenant's request for a new machine.
+type MachineSpec struct {
+	Name       string   `json:"name"`
+	TemplateID string   `json:"template_id"`
+	CPUCores   int      `json:"cpu_cores"`
+	MemoryMB   int      `json:"memory_mb"`
+	DiskGB     int      `json:"disk_gb"`
+	Node       string   `json:"node,omitempty"`
+	Password   string   `json:"password,omitempty"`
+	SSHKeys    []string `json:"ssh_keys,omitempty"`
+}
+
+// ResourceChange is a tenant's resize of a machine; disks only grow.
+type ResourceChange struct {
+	CPUCores *int `json:"cpu_cores,omitempty"`
+	MemoryMB *int `json:"memory_mb,omitempty"`
+	DiskGB   *int `json:"disk_gb,omitempty"`
+}
+
+// Provisioned is the answer of a machine create.
+type Provisioned struct {
+	Machine Machine `json:"machine"`
+	Task    Task    `json:"task"`
+}
+
+// Messages of a tenant entity.
+type (
+	getTenant     struct{}
+	createTenant  struct{ T Tenant }
+	updateTenant  struct{ C TenantChange }
+	deleteTenant  struct{}
+	tenantUsage   struct{}
+	createMachine struct{ Spec MachineSpec }
+	reserveResize struct {
+		MachineID string
+		Change    ResourceChange
+	}
+	// resizeReserved tells the service what operation to start.
+	resizeReserved struct{ Op Operation }
+	resizeStarted  struct{ MachineID, TaskID string }
+	releaseResize  struct{ MachineID string }
+	done           struct{}
+)
+
+func startTenants(s *System) *Tenants {
+	t := &Tenants{sys: s}
+	t.kind = s.startKind("tenants", 10*time.Minute, func(id string) entity {
+		return &tenantEntity{sys: s, id: id, pending: map[string]pendingResize{}}
+	}, nil)
+	return t
+}
+
+func (t *Tenants) tell(id string, msg any) {
+	t.sys.actors.Root.Send(t.kind.pid, &envelope{ID: id, Msg: msg})
+}
+
+// Get returns one tenant.
+func (t *Tenants) Get(ctx context.Context, id string) (Tenant, error) {
+	if id == "" || len(id) > 64 {
+		return Tenant{}, apierr.NotFound("tenant", id)
+	}
+	return ask[Tenant](ctx, t.sys, t.kind.pid, &envelope{ID: id, Msg: &getTenant{}})
+}
+
+// Create creates a tenant.
+func (t *Tenants) Create(ctx context.Context, name string, quota *Quota) (Tenant, error) {
+	ten := Tenant{ID: persistence.NewID(), Name: name, Quota: DefaultQuota}
+	if quota != nil {
+		ten.Quota = *quota
+	}
+	if err := validateTenant(ten.Name, ten.Quota); err != nil {
+		return Tenant{}, err
+	}
+	return ask[Tenant](ctx, t.sys, t.kind.pid, &envelope{ID: ten.ID, Msg: &createTenant{T: ten}})
+}
+
+// Update changes a tenant's name or quota. Lowering a quota below the usage is allowed:
+// it stops growth, it does not destroy machines.
+func (t *Tenants) Update(ctx context.Context, id string, c TenantChange) (Tenant, error) {
+	return ask[Tenant](ctx, t.sys, t.kind.pid, &envelope{ID: id, Msg: &updateTenant{C: c}})
+}
+
+// Delete deletes a tenant that has no machines and no users left.
+func (t *Tenants) Delete(ctx context.Context, id string) error {
+	_, err := ask[done](ctx, t.sys, t.kind.pid, &envelope{ID: id, Msg: &deleteTenant{}})
+	return err
+}
+
+// List returns tenants in creation order.
+func (t *Tenants) List(_ context.Context, cursor string, limit int) ([]Tenant, string, error) {
+	return scanPage(t.sys.store, persistence.Prefix("tenant"), cursor, limit, func(r *Tenant) (Tenant, bool) { return *r, true })
+}
+
+// Usage returns what a tenant's machines hold now.
+func (t *Tenants) Usage(ctx context.Context, id string) (Usage, error) {
+	return ask[Usage](ctx, t.sys, t.kind.pid, &envelope{ID: id, Msg: &tenantUsage{}})
+}
+
+// CreateMachine checks the quota, reserves it and records the new machine in one
+// durable step, then starts provisioning. Concurrent creates can never exceed the quota.
+func (t *Tenants) CreateMachine(ctx context.Context, tenantID string, spec MachineSpec) (Provisioned, error) {
+	if err := t.validateSpec(ctx, spec); err != nil {
+		return Provisioned{}, err
+	}
+	return ask[Provisioned](ctx, t.sys, t.kind.pid, &envelope{ID: tenantID, Msg: &createMachine{Spec: spec}})
+}
+
+// ResizeMachine grows or shrinks cores and memory and grows the disk of one of the
+// tenant's machines, within its quota.
+func (t *Tenants) ResizeMachine(ctx context.Context, tenantID, machineID string, c ResourceChange) (Task, error) {
+	if c.CPUCores == nil && c.MemoryMB == nil && c.DiskGB == nil {
+		return Task{}, apierr.Invalid(apierr.Field("body", "cpu_cores, memory_mb or disk_gb is required"))
+	}
+	var f []apierr.FieldError
+	if c.CPUCores != nil && (*c.CPUCores < MinCores || *c.CPUCores > MaxCores) {
+		f = append(f, apierr.Field("cpu_cores", "must be %d..%d", MinCores, MaxCores))
+	}
+	if c.MemoryMB != nil && (*c.MemoryMB < MinMemoryMB || *c.MemoryMB > MaxMemoryMB) {
+		f = append(f, apierr.Field("memory_mb", "must be %d..%d", MinMemoryMB, MaxMemoryMB))
+	}
+	if c.DiskGB != nil && (*c.DiskGB < MinDiskGB || *c.DiskGB > MaxDiskGB) {
+		f = append(f, apierr.Field("disk_gb", "must be %d..%d", MinDiskGB, MaxDiskGB))
+	}
+	if len(f) > 0 {
+		return Task{}, apierr.Invalid(f...)
+	}
+	id, err := t.sys.Machines.resolve(machineID)
+	if err != nil {
+		return Task{}, err
+	}
+	r, err := ask[resizeReserved](ctx, t.sys, t.kind.pid, &envelope{ID: tenantID, Msg: &reserveResize{MachineID: id, Change: c}})
+	if err != nil {
+		return Task{}, err
+	}
+	task, err := t.sys.Machines.Start(ctx, id, r.Op, &tenantID)
+	if err != nil {
+		t.tell(tenantID, &releaseResize{MachineID: id})
+		return Task{}, err
+	}
+	t.tell(tenantID, &resizeStarted{MachineID: id, TaskID: task.ID})
+	return task, nil
+}
+
+func validateTenant(name string, q Quota) error {
+	var f []apierr.FieldError
+	if name == "" || len(name) > 100 {
+		f = append(f, apierr.Field("name", "must be 1..100 characters"))
+	}
+	if q.Machines < 0 || q.CPUCores < 0 || q.MemoryMB < 0 || q.DiskGB < 0 {
+		f = append(f, apierr.Field("quota", "must not be negative"))
+	}
+	if len(f) > 0 {
+		return apierr.Invalid(f...)
+	}
+	return nil
+}
+
+func (t *Tenants) validateSpec(ctx context.Context, s MachineSpec) error {
+	var f []apierr.FieldError
+	if !nameRE.MatchString(s.Name) {
+		f = append(f, apierr.Field("name", "must be a hostname: letters, digits, dots and dashes, 1..63 characters"))
+	}
+	if s.CPUCores < MinCores || s.CPUCores > MaxCores {
+		f = append(f, apierr.Field("cpu_cores", "must be %d..%d", MinCores, MaxCores))
+	}
+	if s.MemoryMB < MinMemoryMB || s.MemoryMB > MaxMemoryMB {
+		f = append(f, apierr.Field("memory_mb", "must be %d..%d", MinMemoryMB, MaxMemoryMB))
+	}
+	if s.DiskGB < MinDiskGB || s.DiskGB > MaxDiskGB {
+		f = append(f, apierr.Field("disk_gb", "must be %d..%d", MinDiskGB, MaxDiskGB))
+	}
+	if s.Password != "" && (len(s.Password) < 8 || len(s.Password) > 128) {
+		f = append(f, apierr.Field("password", "must be 8..128 characters"))
+	}
+	if s.TemplateID == "" {
+		f = append(f, apierr.Field("template_id", "is required"))
+	} else if _, err := t.sys.store.Get(templateKey(s.TemplateID)); errors.Is(err, persistence.ErrNotFound) {
+		f = append(f, apierr.Field("template_id", "no template %s", s.TemplateID))
+	} else if err != nil {
+		return err
+	}
+	if len(f) > 0 {
+		return apierr.Invalid(f...)
+	}
+	if s.Node != "" {
+		n, err := t.sys.Nodes.Get(ctx, s.Node)
+		if errors.Is(err, apierr.ErrNotFound) {
+			return apierr.Invalid(apierr.Field("node", "no node %s", s.Node))
+		}
+		if err != nil {
+			return err
+		}
+		if n.Status != string(hypervisor.NodeOnline) {
+			return apierr.New(apierr.ErrInvalidState, "node %s is %s", n.ID, n.Status)
+		}
+	}
+	return nil
+}
+
+// pendingResize is quota held for a resize whose task has not finished: until then the
+// machine's record still shows the old sizes.
+type pendingResize struct {
+	delta  Usage
+	taskID string
+}
+
+type tenantEntity struct {
+	sys     *System
+	id      string
+	rec     *Tenant
+	rules   []*FirewallRule // in position order
+	pending map[string]pendingResize
+	push    pushState
+}
+
+func (e *tenantEntity) load() error {
+	e.rec, e.rules = nil, nil
+	val, err := e.sys.store.Get(tenantKey(e.id))
+	if errors.Is(err, persistence.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var rec Tenant
+	if _, err := persistence.Decode(val, &rec); err != nil {
+		return err
+	}
+	e.rec = &rec
+	return e.loadRules()
+}
+
+func (e *tenantEntity) busy() bool { return len(e.pending) > 0 || e.push.running }
+
+func (e *tenantEntity) handle(ctx actor.Context, msg any) {
+	if m, ok := msg.(*createTenant); ok {
+		e.create(ctx, m.T)
+		return
+	}
+	if e.rec == nil {
+		respondErr(ctx, apierr.NotFound("tenant", e.id))
+		return
+	}
+	switch m := msg.(type) {
+	case *getTenant:
+		ctx.Respond(*e.rec)
+	case *updateTenant:
+		e.update(ctx, m.C)
+	case *deleteTenant:
+		e.delete(ctx)
+	case *tenantUsage:
+		u, err := e.usage()
+		if err != nil {
+			respondErr(ctx, err)
+			return
+		}
+		ctx.Respond(u)
+	case *createMachine:
+		e.createMachine(ctx, m.Spec)
+	case *reserveResize:
+		e.reserveResize(ctx, m)
+	case *resizeStarted:
+		if p, ok := e.pending[m.MachineID]; ok {
+			p.taskID = m.TaskID
+			e.pending[m.MachineID] = p
+		}
+	case *releaseResize:
+		delete(e.pending, m.MachineID)
+	default:
+		e.handleFirewall(ctx, msg)
+	}
+}
+
+func (e *tenantEntity) save(t *Tenant) error {
+	val, err := persistence.Encode(tenantVersion, t)
+	if err != nil {
+		return err
+	}
+	return e.sys.commit(new(persistence.Batch).Put(tenantKey(t.ID), val))
+}
+
+func (e *tenantEntity) create(ctx actor.Context, t Tenant) {
+	if e.rec != nil {
+		respondErr(ctx, apierr.New(apierr.ErrConflict, "tenant %s exists", e.id))
+		return
+	}
+	now := time.Now().UTC()
+	t.CreatedAt, t.UpdatedAt = now, now
+	if err := e.save(&t); err != nil {
+		respondErr(ctx, err)
+		return
+	}
+	e.rec = &t
+	ctx.Respond(t)
+}
+
+func (e *tenantEntity) update(ctx actor.Context, c TenantChange) {
+	next := *e.rec
+	if c.Name != nil {
+		next.Name = *c.Name
+	}
+	if c.Quota != nil {
+		next.Quota = *c.Quota
+	}
+	if err := validateTenant(next.Name, next.Quota); err != nil {
+		respondErr(ctx, err)
+		return
+	}
+	next.UpdatedAt = time.Now().UTC()
+	if err := e.save(&next); err != nil {
+		respondErr(ctx, err)
+		return
+	}
+	e.rec = &next
+	ctx.Respond(next)
+}
+
+func (e *tenantEntity) delete(ctx actor.Context) {
+	machines := 0
+	if err := e.sys.store.Scan(persistence.Prefix("vm-tenant", e.id), nil, 1, func(_, _ []byte) error { machines++; return nil }); err != nil {
+		respondErr(ctx, err)
+		return
+	}
+	users := 0
+	if err := e.sys.store.Scan(persistence.Prefix("user-tenant", e.id), nil, 1, func(_, _ []byte) error { users++; return nil }); err != nil {
+		respondErr(ctx, err)
+		return
+	}
+	if machines > 0 || users > 0 {
+		respondErr(ctx, apierr.New(apierr.ErrConflict, "tenant %s still has machines or users; delete them first", e.id))
+		return
+	}
+	b := new(persistence.Batch).Del(tenantKey(e.id))
+	for _, r := range e.rules {
+		b.Del(ruleKey(e.id, r.ID)).Del(persistence.Key("fw-rule", r.ID))
+	}
+	if err := e.sys.commit(b); err != nil {
+		respondErr(ctx, err)
+		return
+	}
+	e.rec, e.rules = nil, nil
+	ctx.Respond(done{})
+}
+
+// machines reads the records of the tenant's machines.
+func (e *tenantEntity) machines() ([]*machineRecord, error) {
+	prefix := persistence.Prefix("vm-tenant", e.id)
+	var ids []string
+	if err := e.sys.store.Scan(prefix, nil, 0, func(k, _ []byte) error {
+		ids = append(ids, string(k[len(prefix):]))
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	out := make([]*machineRecord, 0, len(ids))
+	for _, id := range ids {
+		val, err := e.sys.store.Get(machineKey(id))
+		if errors.Is(err, persistence.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		var rec machineRecord
+		if _, err := persistence.Decode(val, &rec); err != nil {
+			return nil, err
+		}
+		out = append(out, &rec)
+	}
+	return out, nil
+}
+
+// usage sums the tenant's machines, as their records stand, plus the resizes whose
+// tasks are still running. It is read from the store each time, so it cannot drift.
+func (e *tenantEntity) usage() (Usage, error) {
+	ms, err := e.machines()
+	if err != nil {
+		return Usage{}, err
+	}
+	var u Usage
+	byID := map[string]*machineRecord{}
+	for _, m := range ms {
+		byID[m.ID] = m
+		u.Machines++
+		u.CPUCores += m.CPUCores
+		u.MemoryMB += m.MemoryMB
+		u.DiskGB += m.DiskGB
+	}
+	for id, p := range e.pending {
+		m, ok := byID[id]
+		if !ok || (p.taskID != "" && (m.TaskID == nil || *m.TaskID != p.taskID)) {
+			delete(e.pending, id) // the resize ended; the record tells the truth now
+			continue
+		}
+		u.CPUCores += p.delta.CPUCores
+		u.MemoryMB += p.delta.MemoryMB
+		u.DiskGB += p.delta.DiskGB
+	}
+	return u, nil
+}
+
+// overQuota names what a change would push past the quota, or returns nil.
+func overQuota(q Quota, u Usage, add Usage) error {
+	var over []apierr.FieldError
+	check := func(field string, have, plus, limit int) {
+		if plus > 0 && have+plus > limit {
+			over = append(over, apierr.Field(field, "quota %d, in use %d, asked for %d more", limit, have, plus))
+		}
+	}
+	check("machines", u.Machines, add.Machines, q.Machines)
+	check("cpu_cores", u.CPUCores, add.CPUCores, q.CPUCores)
+	check("memory_mb", u.MemoryMB, add.MemoryMB, q.MemoryMB)
+	check("disk_gb", u.DiskGB, add.DiskGB, q.DiskGB)
+	if len(over) == 0 {
+		return nil
+	}
+	e := apierr.New(apierr.ErrQuotaExceeded, "the tenant's quota of %s is exceeded", over[0].Field)
+	e.Fields = over
+	return e
+}
+
+func (e *tenantEntity) createMachine(ctx actor.Context, s MachineSpec) {
+	u, err := e.usage()
+	if err != nil {
+		respondErr(ctx, err)
+		return
+	}
+	if err := overQuota(e.rec.Quota, u, Usage{Machines: 1, CPUCores: s.CPUCores, MemoryMB: s.MemoryMB, DiskGB: s.DiskGB}); err != nil {
+		respondErr(ctx, err)
+		return
+	}
+	now := time.Now().UTC()
+	tenant := e.id
+	m := &machineRecord{Machine: Machine{ID: persistence.NewID(), Name: s.Name, TenantID: &tenant, Node: s.Node,
+		Status: StatusProvisioning, CPUCores: s.CPUCores, MemoryMB: s.MemoryMB, DiskGB: s.DiskGB,
+		Disks: []hypervisor.Disk{}, Interfaces: []hypervisor.Interface{}, TemplateID: s.TemplateID,
+		CreatedAt: now, UpdatedAt: now}}
+	op := Operation{Type: OpCreate, Create: &hypervisor.CreateSpec{Name: s.Name, Node: s.Node, TemplateID: s.TemplateID,
+		CPUCores: s.CPUCores, MemoryMB: s.MemoryMB, DiskGB: s.DiskGB, Password: s.Password, SSHKeys: s.SSHKeys, Start: true}}
+	task := &Task{ID: persistence.NewID(), Type: "vm.create", TargetType: "machine", TargetID: m.ID, TenantID: &tenant,
+		Status: TaskRunning, CreatedAt: now, StartedAt: ptr(now)}
+	m.TaskID = &task.ID
+	m.Op = op.withoutSecrets()
+	m.PrevStatus = StatusProvisioning
+	// The record is written here, with the reservation it embodies, before any machine
+	// actor exists for it; from now on the machine's actor owns it.
+	val, err := persistence.Encode(machineVersion, m)
+	if err != nil {
+		respondErr(ctx, err)
+		return
+	}
+	b := new(persistence.Batch).Put(machineKey(m.ID), val).Put(tenantMachineKey(tenant, m.ID), nil)
+	if err := putTask(b, task); err != nil {
+		respondErr(ctx, err)
+		return
+	}
+	if err := e.sys.commit(b); err != nil {
+		respondErr(ctx, err)
+		return
+	}
+	e.sys.actors.Root.Send(e.sys.Machines.kind.pid, &envelope{ID: m.ID, Msg: &provision{Op: op}})
+	ctx.Respond(Provisioned{Machine: m.Machine, Task: *task})
+}
+
+func (e *tenantEntity) reserveResize(ctx actor.Context, m *reserveResize) {
+	val, err := e.sys.store.Get(machineKey(m.MachineID))
+	var rec machineRecord
+	if err == nil {
+		_, err = persistence.Decode(val, &rec)
+	}
+	if errors.Is(err, persistence.ErrNotFound) || (err == nil && (rec.TenantID == nil || *rec.TenantID != e.id)) {
+		respondErr(ctx, apierr.NotFound("machine", m.MachineID))
+		return
+	}
+	if err != nil {
+		respondErr(ctx, err)
+		return
+	}
+	// usage prunes the reservations of resizes that have ended.
+	u, err := e.usage()
+	if err != nil {
+		respondErr(ctx, err)
+		return
+	}
+	if _, ok := e.pending[m.MachineID]; ok || rec.TaskID != nil {
+		respondErr(ctx, apierr.New(apierr.ErrOperationInProgress, "machine %s has an operation in progress", rec.ID))
+		return
+	}
+	c := m.Change
+	var delta Usage
+	op := Operation{Type: OpResize}
+	cfg := hypervisor.ConfigChange{}
+	if c.CPUCores != nil && *c.CPUCores != rec.CPUCores {
+		delta.CPUCores = *c.CPUCores - rec.CPUCores
+		cfg.CPUCores = c.CPUCores
+	}
+	if c.MemoryMB != nil && *c.MemoryMB != rec.MemoryMB {
+		delta.MemoryMB = *c.MemoryMB - rec.MemoryMB
+		cfg.MemoryMB = c.MemoryMB
+	}
+	if c.DiskGB != nil {
+		if *c.DiskGB < rec.DiskGB {
+			respondErr(ctx, apierr.Invalid(apierr.Field("disk_gb", "disks only grow: the machine has %d GB", rec.DiskGB)))
+			return
+		}
+		delta.DiskGB = *c.DiskGB - rec.DiskGB
+		op.DiskGrowGB = delta.DiskGB
+	}
+	if cfg.CPUCores != nil || cfg.MemoryMB != nil {
+		op.Config = &cfg
+	}
+	if op.Config == nil && op.DiskGrowGB == 0 {
+		respondErr(ctx, apierr.Invalid(apierr.Field("body", "the machine already has these resources")))
+		return
+	}
+	if err := overQuota(e.rec.Quota, u, delta); err != nil {
+		respondErr(ctx, err)
+		return
+	}
+	// Shrinking cores or memory frees quota only when the task has done it, so a
+	// negative delta is held as zero until then.
+	e.pending[m.MachineID] = pendingResize{delta: Usage{CPUCores: max(delta.CPUCores, 0), MemoryMB: max(delta.MemoryMB, 0), DiskGB: delta.DiskGB}}
+	ctx.Respond(resizeReserved{Op: op})
+}

@@ -1,0 +1,137 @@
+package app
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/vmplane/vmplane/actors"
+)
+
+// TestTenantIsolationMatrix walks every tenant-scoped resource and every client route
+// with a second tenant's token. The first tenant's records must be 404 to read, change
+// or delete; lists must never contain them; a create naming the first tenant is 403.
+// Resources are found from the route table, so a new scoped resource is covered by
+// default: it must appear in fixtures below, or the test fails.
+func TestTenantIsolationMatrix(t *testing.T) {
+	s, admin := synced(t)
+	a := s.tenant(admin, "Alpha", nil)
+	b := s.tenant(admin, "Bravo", nil)
+	am := s.provision(a.Token, smallMachine)
+	bm := s.provision(b.Token, smallMachine)
+	r := s.do(req{method: "POST", path: "/api/client/firewall/rules", token: a.Token, body: map[string]any{
+		"direction": "in", "action": "accept", "protocol": "tcp", "port": "22", "machine_id": am.ID}})
+	expect(t, r, 201, "")
+	var arule actors.FirewallRule
+	r.decode(t, &arule)
+	atask := s.run(req{method: "POST", path: "/api/resources/machines/" + am.ID, token: a.Token}.with("PATCH", map[string]any{"name": "alpha-web"}))
+
+	// One record of tenant A per scoped resource, and a valid create body for it.
+	type fixture struct {
+		id     string
+		create map[string]any
+		update map[string]any
+	}
+	fixtures := map[string]fixture{
+		"machines":       {am.ID, smallMachine, map[string]any{"name": "stolen"}},
+		"firewall-rules": {arule.ID, map[string]any{"direction": "in", "action": "drop", "protocol": "any"}, map[string]any{"enabled": false}},
+		"tasks":          {atask.ID, nil, nil},
+	}
+	aIDs := []string{am.ID, arule.ID, atask.ID}
+
+	scoped := map[string]bool{}
+	for _, rt := range s.app.Edge().Routes() {
+		rest, ok := strings.CutPrefix(rt.Path, "/api/resources/")
+		if !ok || strings.Contains(rest, "/") || rt.Method != "GET" {
+			continue
+		}
+		// A resource a tenant user can list is tenant-scoped or shared reference data.
+		if res := s.do(req{method: "GET", path: rt.Path, token: b.Token}); res.Status == 200 && rest != "templates" {
+			scoped[rest] = true
+		}
+	}
+	for name := range scoped {
+		if _, ok := fixtures[name]; !ok {
+			t.Errorf("scoped resource %s has no isolation fixture: add one", name)
+		}
+	}
+
+	for name, f := range fixtures {
+		base := "/api/resources/" + name
+		t.Run(name, func(t *testing.T) {
+			expect(t, s.do(req{method: "GET", path: base + "/" + f.id, token: b.Token}), 404, "not_found")
+			if f.update != nil {
+				expect(t, s.do(req{method: "PATCH", path: base + "/" + f.id, token: b.Token, body: f.update}), 404, "not_found")
+				expect(t, s.do(req{method: "DELETE", path: base + "/" + f.id, token: b.Token}), 404, "not_found")
+			}
+			list := s.do(req{method: "GET", path: base + "?limit=500", token: b.Token})
+			expect(t, list, 200, "")
+			for _, id := range aIDs {
+				if strings.Contains(string(list.Body), id) {
+					t.Fatalf("tenant B's list of %s contains tenant A's %s", name, id)
+				}
+			}
+			if f.create != nil {
+				body := map[string]any{"tenant_id": a.ID}
+				for k, v := range f.create {
+					body[k] = v
+				}
+				expect(t, s.do(req{method: "POST", path: base, token: b.Token, body: body}), 403, "forbidden")
+				// Naming its own tenant is fine.
+				body["tenant_id"] = b.ID
+				if res := s.do(req{method: "POST", path: base, token: b.Token, body: body}); res.Status >= 300 {
+					t.Fatalf("got %d %s creating with its own tenant_id; want success", res.Status, res.Body)
+				}
+			}
+			// Tenant A still sees its record, unchanged.
+			expect(t, s.do(req{method: "GET", path: base + "/" + f.id, token: a.Token}), 200, "")
+		})
+	}
+
+	t.Run("client routes", func(t *testing.T) {
+		for _, c := range []struct {
+			r    req
+			want int
+			code string
+		}{
+			{req{method: "PATCH", path: "/api/client/machines/" + am.ID + "/resources", body: map[string]any{"cpu_cores": 2}}, 404, "not_found"},
+			{req{method: "PATCH", path: "/api/client/firewall/rules/" + arule.ID, body: map[string]any{"enabled": false}}, 404, "not_found"},
+			{req{method: "DELETE", path: "/api/client/firewall/rules/" + arule.ID}, 404, "not_found"},
+			{req{method: "POST", path: "/api/client/firewall/rules", body: map[string]any{"direction": "in", "action": "drop", "protocol": "any", "machine_id": am.ID}}, 400, "invalid_request"},
+			{req{method: "POST", path: "/api/client/firewall/rules", body: map[string]any{"direction": "in", "action": "drop", "protocol": "any", "tenant_id": a.ID}}, 403, "forbidden"},
+			{req{method: "GET", path: "/api/client/overview?tenant_id=" + a.ID}, 403, "forbidden"},
+			{req{method: "GET", path: "/api/client/machines?tenant_id=" + a.ID}, 403, "forbidden"},
+			{req{method: "GET", path: "/api/tasks/" + atask.ID}, 404, "not_found"},
+			{req{method: "GET", path: "/api/virt/vms/" + am.ID}, 403, "forbidden"},
+		} {
+			c.r.token = b.Token
+			expect(t, s.do(c.r), c.want, c.code)
+		}
+		for _, p := range []string{"/api/client/machines", "/api/client/firewall/rules", "/api/client/overview", "/api/client/usage-trends?days=2"} {
+			res := s.do(req{method: "GET", path: p, token: b.Token})
+			expect(t, res, 200, "")
+			for _, id := range aIDs {
+				if strings.Contains(string(res.Body), id) {
+					t.Fatalf("%s for tenant B contains tenant A's %s", p, id)
+				}
+			}
+		}
+		if !strings.Contains(string(s.do(req{method: "GET", path: "/api/client/machines", token: b.Token}).Body), bm.ID) {
+			t.Fatal("tenant B does not see its own machine")
+		}
+	})
+
+	t.Run("operator resources", func(t *testing.T) {
+		for _, p := range []string{"/api/resources/tenants", "/api/resources/users", "/api/resources/nodes", "/api/resources/tenants/" + a.ID} {
+			expect(t, s.do(req{method: "GET", path: p, token: b.Token}), 403, "forbidden")
+		}
+		expect(t, s.do(req{method: "POST", path: "/api/resources/users", token: b.Token, body: map[string]any{
+			"email": "x@example.test", "name": "x", "role": "admin", "password": "password-123"}}), 403, "forbidden")
+		expect(t, s.do(req{method: "GET", path: "/api/resources/templates", token: b.Token}), 200, "")
+		expect(t, s.do(req{method: "GET", path: "/api/resources/nope", token: b.Token}), 404, "not_found")
+	})
+}
+
+func (r req) with(method string, body any) req {
+	r.method, r.body = method, body
+	return r
+}

@@ -1,0 +1,208 @@
+package httpedge
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/vmplane/vmplane/actors"
+	"github.com/vmplane/vmplane/apierr"
+)
+
+// clientRoutes are the tenant's client area.
+func (s *Server) clientRoutes() []Route {
+	tag := "client"
+	return []Route{
+		{Method: "GET", Path: "/api/client/overview", Access: Authenticated, Handler: s.clientOverview, Tag: tag,
+			Summary: "The tenant's machines, usage against quota, open alerts and backups", Reply: actors.Overview{}, Query: tenantQuery},
+		{Method: "GET", Path: "/api/client/usage-trends", Access: Authenticated, Handler: s.clientTrends, Tag: tag,
+			Summary: "Daily consumption computed from the machines' usage data", Reply: actors.Trends{},
+			Query: map[string]string{"days": "1..365 (default 30)", "tenant_id": tenantQuery["tenant_id"]}},
+		{Method: "GET", Path: "/api/client/machines", Access: Authenticated, Handler: s.clientMachines, Tag: tag,
+			Summary: "The tenant's machines", Reply: Page[actors.Machine]{},
+			Query: map[string]string{"limit": "page size, 1..500 (default 50)", "cursor": "next_cursor of the previous page", "tenant_id": tenantQuery["tenant_id"]}},
+		{Method: "POST", Path: "/api/client/machines", Access: Authenticated, Handler: s.clientCreateMachine, Tag: tag,
+			Summary: "Create a machine within the quota (409 quota_exceeded beyond it)", Body: actors.MachineSpec{},
+			Reply: actors.Provisioned{}, Status: fasthttp.StatusAccepted, Query: tenantQuery},
+		{Method: "PATCH", Path: "/api/client/machines/{vmId}/resources", Access: Authenticated, Handler: s.clientResize, Tag: tag,
+			Summary: "Resize a machine within the quota; disks only grow", Body: actors.ResourceChange{},
+			Reply: TaskReply{}, Status: fasthttp.StatusAccepted, Query: tenantQuery},
+		{Method: "GET", Path: "/api/client/firewall/rules", Access: Authenticated, Handler: s.clientRules, Tag: tag,
+			Summary: "The tenant's firewall rules by position", Reply: Page[actors.FirewallRule]{},
+			Query: map[string]string{"machine_id": "only the rule set of this machine", "tenant_id": tenantQuery["tenant_id"]}},
+		{Method: "POST", Path: "/api/client/firewall/rules", Access: Authenticated, Handler: s.clientCreateRule, Tag: tag,
+			Summary: "Add a rule (at position, or last); pushed to the hypervisor", Body: RuleBody{}, Reply: actors.FirewallRule{},
+			Status: fasthttp.StatusCreated, Query: tenantQuery},
+		{Method: "PATCH", Path: "/api/client/firewall/rules/{id}", Access: Authenticated, Handler: s.clientUpdateRule, Tag: tag,
+			Summary: "Change or move a rule", Body: RuleBody{}, Reply: actors.FirewallRule{}, Query: tenantQuery},
+		{Method: "DELETE", Path: "/api/client/firewall/rules/{id}", Access: Authenticated, Handler: s.clientDeleteRule, Tag: tag,
+			Summary: "Delete a rule", Status: fasthttp.StatusNoContent, Query: tenantQuery},
+	}
+}
+
+var tenantQuery = map[string]string{"tenant_id": "operators only: the tenant to act for"}
+
+// tenant is the tenant a client-area call acts for: the user's own, or for an operator
+// the one named by ?tenant_id=.
+func (c *Call) tenant() (string, error) {
+	if !c.IsAdmin() {
+		if c.Principal.TenantID == nil {
+			return "", apierr.New(apierr.ErrForbidden, "this user belongs to no tenant")
+		}
+		if t := c.Query("tenant_id"); t != "" && t != *c.Principal.TenantID {
+			return "", apierr.New(apierr.ErrForbidden, "tenant_id cannot name another tenant")
+		}
+		return *c.Principal.TenantID, nil
+	}
+	t := c.Query("tenant_id")
+	if t == "" {
+		return "", apierr.Invalid(apierr.Field("tenant_id", "an operator must name the tenant to act for"))
+	}
+	return t, nil
+}
+
+func (s *Server) clientOverview(c *Call) (any, error) {
+	t, err := c.tenant()
+	if err != nil {
+		return nil, err
+	}
+	return s.sys.Tenants.Overview(c.Context(), t)
+}
+
+func (s *Server) clientTrends(c *Call) (any, error) {
+	t, err := c.tenant()
+	if err != nil {
+		return nil, err
+	}
+	days := 30
+	if v := c.Query("days"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 365 {
+			return nil, apierr.Invalid(apierr.Field("days", "must be 1..365"))
+		}
+		days = n
+	}
+	return s.sys.Tenants.UsageTrends(c.Context(), t, days, time.Now())
+}
+
+func (s *Server) clientMachines(c *Call) (any, error) {
+	t, err := c.tenant()
+	if err != nil {
+		return nil, err
+	}
+	limit, cursor, err := c.paging()
+	if err != nil {
+		return nil, err
+	}
+	items, next, err := s.sys.Machines.ListTenant(c.Context(), t, cursor, limit)
+	if err != nil {
+		return nil, err
+	}
+	return page(items, next), nil
+}
+
+func (s *Server) clientCreateMachine(c *Call) (any, error) {
+	t, err := c.tenant()
+	if err != nil {
+		return nil, err
+	}
+	var spec actors.MachineSpec
+	if err := c.Decode(&spec); err != nil {
+		return nil, err
+	}
+	p, err := s.sys.Tenants.CreateMachine(c.Context(), t, spec)
+	if err != nil {
+		return nil, err
+	}
+	return Accepted(p, "/api/tasks/"+p.Task.ID), nil
+}
+
+func (s *Server) clientResize(c *Call) (any, error) {
+	t, err := c.tenant()
+	if err != nil {
+		return nil, err
+	}
+	var ch actors.ResourceChange
+	if err := c.Decode(&ch); err != nil {
+		return nil, err
+	}
+	task, err := s.sys.Tenants.ResizeMachine(c.Context(), t, c.Param("vmId"), ch)
+	if err != nil {
+		return nil, err
+	}
+	return accepted(task), nil
+}
+
+func (s *Server) clientRules(c *Call) (any, error) {
+	t, err := c.tenant()
+	if err != nil {
+		return nil, err
+	}
+	var machine *string
+	if m := c.Query("machine_id"); m != "" {
+		machine = &m
+	}
+	rules, err := s.sys.Tenants.Firewall().List(c.Context(), t, machine)
+	if err != nil {
+		return nil, err
+	}
+	return page(rules, ""), nil
+}
+
+func (s *Server) clientCreateRule(c *Call) (any, error) {
+	t, err := c.tenant()
+	if err != nil {
+		return nil, err
+	}
+	in, err := c.decodeRule()
+	if err != nil {
+		return nil, err
+	}
+	if err := c.checkBodyTenant(t); err != nil {
+		return nil, err
+	}
+	r, err := s.sys.Tenants.Firewall().Create(c.Context(), t, in)
+	if err != nil {
+		return nil, err
+	}
+	return Created(r), nil
+}
+
+func (s *Server) clientUpdateRule(c *Call) (any, error) {
+	t, err := c.tenant()
+	if err != nil {
+		return nil, err
+	}
+	in, err := c.decodeRule()
+	if err != nil {
+		return nil, err
+	}
+	if err := c.checkBodyTenant(t); err != nil {
+		return nil, err
+	}
+	return s.sys.Tenants.Firewall().Update(c.Context(), t, c.Param("id"), in)
+}
+
+func (s *Server) clientDeleteRule(c *Call) (any, error) {
+	t, err := c.tenant()
+	if err != nil {
+		return nil, err
+	}
+	if err := s.sys.Tenants.Firewall().Delete(c.Context(), t, c.Param("id")); err != nil {
+		return nil, err
+	}
+	return NoContent, nil
+}
+
+// checkBodyTenant refuses a body whose tenant_id names another tenant.
+func (c *Call) checkBodyTenant(tenant string) error {
+	var tf tenantField
+	if json := c.rc.PostBody(); len(json) > 0 {
+		_ = jsonUnmarshal(json, &tf)
+	}
+	if tf.TenantID != nil && *tf.TenantID != tenant {
+		return apierr.New(apierr.ErrForbidden, "tenant_id cannot name another tenant")
+	}
+	return nil
+}
