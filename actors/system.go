@@ -51,6 +51,8 @@ type System struct {
 	Tasks *Tasks
 	// Consoles issues and redeems console tickets.
 	Consoles *Consoles
+	// Idempotency keeps the answers to requests made with an Idempotency-Key.
+	Idempotency *Idempotency
 
 	kinds []*Kind
 }
@@ -90,6 +92,7 @@ func Start(opts Options) (*System, error) {
 	s.Tenants = startTenants(s)
 	s.Cluster = &Cluster{sys: s}
 	s.Consoles = newConsoles(s)
+	s.Idempotency = startIdempotency(s)
 	if err := s.Machines.settleOpenTasks(); err != nil {
 		s.Stop()
 		return nil, err

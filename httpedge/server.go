@@ -322,12 +322,19 @@ func (s *Server) serveRoute(rt *Route) fasthttp.RequestHandler {
 		ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
 		defer cancel()
 		c.ctx = ctx
+		answered, store := s.idempotent(c)
+		if answered {
+			return
+		}
 		res, err := rt.Handler(c)
 		if err != nil {
 			s.writeError(rc, id, err)
-			return
+		} else {
+			s.writeResult(rc, id, rt, res)
 		}
-		s.writeResult(rc, id, rt, res)
+		if store != nil {
+			store()
+		}
 	}
 }
 

@@ -355,3 +355,29 @@ func TestOpenOptions(t *testing.T) {
 		}
 	}
 }
+
+func TestPutTTLExpires(t *testing.T) {
+	s := openStore(t, Options{})
+	b := new(Batch).PutTTL([]byte("k/short"), []byte("v"), time.Second).Put([]byte("k/long"), []byte("v"))
+	if err := s.Commit(context.Background(), b); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Get([]byte("k/short")); err != nil {
+		t.Fatalf("got %v right after the put; want the key", err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		_, err := s.Get([]byte("k/short"))
+		if errors.Is(err, ErrNotFound) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("got %v after its TTL; want not found", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	n := 0
+	if err := s.Scan([]byte("k/"), nil, 0, func(_, _ []byte) error { n++; return nil }); err != nil || n != 1 {
+		t.Fatalf("got %d keys, %v; want only the one without TTL", n, err)
+	}
+}

@@ -247,9 +247,12 @@ func (s *Badger) fill(reqs []*request) (*badger.Txn, int, error) {
 func addBatch(txn *badger.Txn, b *Batch) error {
 	for _, op := range b.Ops {
 		var err error
-		if op.Delete {
+		switch {
+		case op.Delete:
 			err = txn.Delete(op.Key)
-		} else {
+		case op.TTL > 0:
+			err = txn.SetEntry(badger.NewEntry(op.Key, op.Value).WithTTL(op.TTL))
+		default:
 			err = txn.Set(op.Key, op.Value)
 		}
 		if err != nil {

@@ -7,6 +7,7 @@ package persistence
 
 import (
 	"context"
+	"time"
 
 	"github.com/vmplane/vmplane/apierr"
 )
@@ -42,11 +43,19 @@ type Op struct {
 	Key    []byte
 	Value  []byte
 	Delete bool
+	// TTL, when positive, makes the key expire: Get and Scan no longer see it after.
+	TTL time.Duration
 }
 
 // Put adds a put of key to the batch and returns the batch for chaining.
 func (b *Batch) Put(key, value []byte) *Batch {
 	b.Ops = append(b.Ops, Op{Key: key, Value: value})
+	return b
+}
+
+// PutTTL adds a put of key that expires after ttl.
+func (b *Batch) PutTTL(key, value []byte, ttl time.Duration) *Batch {
+	b.Ops = append(b.Ops, Op{Key: key, Value: value, TTL: ttl})
 	return b
 }
 

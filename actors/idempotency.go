@@ -1,0 +1,130 @@
+package actors
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/vmplane/vmplane/apierr"
+	"github.com/vmplane/vmplane/persistence"
+)
+
+// IdempotencyTTL is how long an answer is kept for retries with the same key.
+const IdempotencyTTL = 24 * time.Hour
+
+// Answer is a stored answer to a request made with an Idempotency-Key.
+type Answer struct {
+	RequestHash string    `json:"request_hash"`
+	Status      int       `json:"status"`
+	ContentType string    `json:"content_type"`
+	Location    string    `json:"location,omitempty"`
+	Body        []byte    `json:"body"`
+	CreatedAt   time.Time `json:"created_at"`
+}
+
+const answerVersion = 1
+
+func answerKey(user, key string) []byte { return persistence.Key("idem", user, key) }
+
+// Idempotency remembers the answers to requests made with an Idempotency-Key, per
+// user, so that a retry gets the first answer and changes nothing. One actor per user
+// serialises the check and the claim of a key: two concurrent requests with one key
+// cannot both run.
+type Idempotency struct {
+	sys  *System
+	kind *Kind
+}
+
+type (
+	claimKey struct{ Key, RequestHash string }
+	// claimed is the answer to a claim: Replay holds the stored answer, or is nil when
+	// the caller now owns the key and must run the request.
+	claimed     struct{ Replay *Answer }
+	completeKey struct {
+		Key    string
+		Answer *Answer
+	}
+)
+
+func startIdempotency(s *System) *Idempotency {
+	i := &Idempotency{sys: s}
+	i.kind = s.startKind("idempotency", 5*time.Minute, func(id string) entity {
+		return &idemEntity{sys: s, user: id, inflight: map[string]string{}}
+	}, nil)
+	return i
+}
+
+// Claim returns the stored answer for the user's key, or nil when the request should
+// run (the key is then held until Complete). The same key with another request is 422
+// idempotency_key_reused; while the first request runs, 409 conflict.
+func (i *Idempotency) Claim(ctx context.Context, user, key, requestHash string) (*Answer, error) {
+	r, err := ask[claimed](ctx, i.sys, i.kind.pid, &envelope{ID: user, Msg: &claimKey{Key: key, RequestHash: requestHash}})
+	return r.Replay, err
+}
+
+// Complete stores the answer (durably, before the caller sends it) and releases the
+// key; a nil answer only releases it, so that a retry runs again.
+func (i *Idempotency) Complete(ctx context.Context, user, key string, a *Answer) error {
+	_, err := ask[done](ctx, i.sys, i.kind.pid, &envelope{ID: user, Msg: &completeKey{Key: key, Answer: a}})
+	return err
+}
+
+type idemEntity struct {
+	sys      *System
+	user     string
+	inflight map[string]string // key → request hash
+}
+
+func (e *idemEntity) load() error { return nil }
+
+func (e *idemEntity) busy() bool { return len(e.inflight) > 0 }
+
+func (e *idemEntity) handle(ctx actor.Context, msg any) {
+	switch m := msg.(type) {
+	case *claimKey:
+		if h, ok := e.inflight[m.Key]; ok {
+			if h != m.RequestHash {
+				respondErr(ctx, apierr.New(apierr.ErrIdempotencyKeyReused, "this Idempotency-Key was used with another request"))
+				return
+			}
+			respondErr(ctx, apierr.New(apierr.ErrConflict, "a request with this Idempotency-Key is still in progress"))
+			return
+		}
+		val, err := e.sys.store.Get(answerKey(e.user, m.Key))
+		if errors.Is(err, persistence.ErrNotFound) {
+			e.inflight[m.Key] = m.RequestHash
+			ctx.Respond(claimed{})
+			return
+		}
+		var a Answer
+		if err == nil {
+			_, err = persistence.Decode(val, &a)
+		}
+		if err != nil {
+			respondErr(ctx, err)
+			return
+		}
+		if a.RequestHash != m.RequestHash {
+			respondErr(ctx, apierr.New(apierr.ErrIdempotencyKeyReused, "this Idempotency-Key was used with another request"))
+			return
+		}
+		ctx.Respond(claimed{Replay: &a})
+	case *completeKey:
+		delete(e.inflight, m.Key)
+		if m.Answer != nil {
+			val, err := persistence.Encode(answerVersion, m.Answer)
+			if err == nil {
+				err = e.sys.commit(new(persistence.Batch).PutTTL(answerKey(e.user, m.Key), val, IdempotencyTTL))
+			}
+			if err != nil {
+				respondErr(ctx, err)
+				return
+			}
+		}
+		ctx.Respond(done{})
+	default:
+		respondErr(ctx, apierr.New(apierr.ErrInternal, "unexpected message"))
+	}
+}

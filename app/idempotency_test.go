@@ -1,0 +1,93 @@
+package app
+
+import (
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/vmplane/vmplane/actors"
+)
+
+func TestIdempotencyKey(t *testing.T) {
+	s, admin := synced(t)
+	a := s.tenant(admin, "Retry", nil)
+	key := map[string]string{"Idempotency-Key": "create-web-1"}
+	first := s.do(req{method: "POST", path: "/api/client/machines", token: a.Token, body: smallMachine, header: key})
+	expect(t, first, 202, "")
+	again := s.do(req{method: "POST", path: "/api/client/machines", token: a.Token, body: smallMachine, header: key})
+	if again.Status != 202 || string(again.Body) != string(first.Body) || again.Header.Get("Location") != first.Header.Get("Location") {
+		t.Fatalf("got %d %s; want the first answer again", again.Status, again.Body)
+	}
+	if again.Header.Get("Idempotent-Replayed") != "true" {
+		t.Fatal("got no Idempotent-Replayed header on the replay")
+	}
+	if n := countMachines(t, s, a.Token); n != 1 {
+		t.Fatalf("got %d machines; want 1", n)
+	}
+	// The same key with another body.
+	other := map[string]any{"name": "app-2", "template_id": "tpl-debian-12", "cpu_cores": 1, "memory_mb": 1024, "disk_gb": 10}
+	expect(t, s.do(req{method: "POST", path: "/api/client/machines", token: a.Token, body: other, header: key}), 422, "idempotency_key_reused")
+	// Errors are answers too: a refused request is refused again, identically.
+	bad := map[string]string{"Idempotency-Key": "bad-one"}
+	r1 := s.do(req{method: "POST", path: "/api/client/firewall/rules", token: a.Token, body: map[string]any{"protocol": "sctp"}, header: bad})
+	r2 := s.do(req{method: "POST", path: "/api/client/firewall/rules", token: a.Token, body: map[string]any{"protocol": "sctp"}, header: bad})
+	if r1.Status != 400 || r2.Status != 400 || string(r1.Body) != string(r2.Body) {
+		t.Fatalf("got %d %s then %d %s; want the same 400 twice", r1.Status, r1.Body, r2.Status, r2.Body)
+	}
+	// Keys belong to a user: another tenant's user with the same key runs its own request.
+	b := s.tenant(admin, "Other", nil)
+	expect(t, s.do(req{method: "POST", path: "/api/client/machines", token: b.Token, body: smallMachine, header: key}), 202, "")
+	if n := countMachines(t, s, b.Token); n != 1 {
+		t.Fatalf("got %d machines for the other tenant; want 1", n)
+	}
+	expect(t, s.do(req{method: "POST", path: "/api/client/machines", token: a.Token, body: smallMachine,
+		header: map[string]string{"Idempotency-Key": strings.Repeat("k", 256)}}), 400, "invalid_request")
+	// Answers survive a restart.
+	s.restart()
+	tok := s.login("retry@example.test", "tenant-password").Token
+	again = s.do(req{method: "POST", path: "/api/client/machines", token: tok, body: smallMachine, header: key})
+	if again.Status != 202 || string(again.Body) != string(first.Body) {
+		t.Fatalf("got %d %s after restart; want the first answer", again.Status, again.Body)
+	}
+}
+
+func TestIdempotencyKeyConcurrentDuplicates(t *testing.T) {
+	s, admin := synced(t)
+	a := s.tenant(admin, "Burst", nil)
+	key := map[string]string{"Idempotency-Key": "burst-1"}
+	var (
+		wg     sync.WaitGroup
+		mu     sync.Mutex
+		bodies = map[string]int{}
+		status = map[int]int{}
+	)
+	for i := 0; i < 20; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := doWith(t, s.client, s.base, req{method: "POST", path: "/api/client/machines", token: a.Token, body: smallMachine, header: key})
+			mu.Lock()
+			defer mu.Unlock()
+			status[r.Status]++
+			if r.Status == 202 {
+				bodies[string(r.Body)]++
+			}
+		}()
+	}
+	wg.Wait()
+	if status[202]+status[409] != 20 || status[202] < 1 || len(bodies) != 1 {
+		t.Fatalf("got statuses %v and %d distinct 202 bodies; want only 202 and 409, one body", status, len(bodies))
+	}
+	if n := countMachines(t, s, a.Token); n != 1 {
+		t.Fatalf("got %d machines; want exactly 1", n)
+	}
+}
+
+func countMachines(t *testing.T, s *testServer, tok string) int {
+	t.Helper()
+	r := s.do(req{method: "GET", path: "/api/client/machines?limit=500", token: tok})
+	expect(t, r, 200, "")
+	var p struct{ Items []actors.Machine }
+	r.decode(t, &p)
+	return len(p.Items)
+}
