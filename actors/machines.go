@@ -486,7 +486,7 @@ func (e *machineEntity) handle(ctx actor.Context, msg any) {
 		next := *e.rec
 		next.TenantID = m.TenantID
 		next.UpdatedAt = time.Now().UTC()
-		if err := e.save(&next, nil); err != nil {
+		if err := e.save(&next, nil, "assign"); err != nil {
 			respondErr(ctx, err)
 			return
 		}
@@ -537,7 +537,7 @@ func (e *machineEntity) start(ctx actor.Context, m *startOp) {
 		next.Status = StatusMigrating
 	}
 	next.UpdatedAt = now
-	if err := e.save(&next, task); err != nil {
+	if err := e.save(&next, task, "task"); err != nil {
 		respondErr(ctx, err)
 		return
 	}
@@ -546,8 +546,9 @@ func (e *machineEntity) start(ctx actor.Context, m *startOp) {
 	ctx.Respond(*task)
 }
 
-// save persists the machine record, and the task when given, in one durable batch.
-func (e *machineEntity) save(next *machineRecord, task *Task) error {
+// save persists the machine record, and the task when given, in one durable batch, and
+// publishes the change with its cause.
+func (e *machineEntity) save(next *machineRecord, task *Task, cause string) error {
 	val, err := persistence.Encode(machineVersion, next)
 	if err != nil {
 		return err
@@ -568,7 +569,15 @@ func (e *machineEntity) save(next *machineRecord, task *Task) error {
 	if err := e.sys.commit(b); err != nil {
 		return err
 	}
+	previous := ""
+	if e.rec != nil {
+		previous = e.rec.Status
+	}
 	e.rec = next
+	e.sys.Events.publishMachine(next.Machine, cause, previous)
+	if task != nil {
+		e.sys.Events.Publish(EventTask, task.TenantID, task)
+	}
 	return nil
 }
 
@@ -714,7 +723,7 @@ func (e *machineEntity) finish(d *opDone) {
 		applyObserved(&next.Machine, *d.Observed)
 	}
 	next.UpdatedAt = now
-	if err := e.save(&next, task); err != nil {
+	if err := e.save(&next, task, "task"); err != nil {
 		e.sys.log.Error("cannot record task outcome", zap.String("task_id", d.TaskID), zap.Error(err))
 	}
 }
@@ -734,6 +743,8 @@ func (e *machineEntity) remove(task *Task) {
 		e.sys.log.Error("cannot remove destroyed machine", zap.String("machine_id", e.id), zap.Error(err))
 		return
 	}
+	e.sys.Events.Publish(EventTask, task.TenantID, task)
+	e.sys.Events.Publish(EventMachineDeleted, e.rec.TenantID, map[string]string{"id": e.id})
 	e.rec = nil
 }
 
@@ -778,7 +789,7 @@ func (e *machineEntity) adopt(ctx actor.Context, hm hypervisor.Machine) {
 	now := time.Now().UTC()
 	rec := &machineRecord{Machine: Machine{ID: e.id, CreatedAt: now, UpdatedAt: now}}
 	applyObserved(&rec.Machine, hm)
-	if err := e.save(rec, nil); err != nil {
+	if err := e.save(rec, nil, "sync"); err != nil {
 		respondErr(ctx, err)
 		return
 	}
@@ -796,7 +807,7 @@ func (e *machineEntity) observe(hm hypervisor.Machine) bool {
 		return false
 	}
 	next.UpdatedAt = time.Now().UTC()
-	if err := e.save(&next, nil); err != nil {
+	if err := e.save(&next, nil, "sync"); err != nil {
 		e.sys.log.Error("cannot record observed machine", zap.String("machine_id", e.id), zap.Error(err))
 		return false
 	}
@@ -821,6 +832,7 @@ func (e *machineEntity) vanish() bool {
 		e.sys.log.Error("cannot remove vanished machine", zap.String("machine_id", e.id), zap.Error(err))
 		return false
 	}
+	e.sys.Events.Publish(EventMachineDeleted, e.rec.TenantID, map[string]string{"id": e.id})
 	e.rec = nil
 	return true
 }

@@ -53,6 +53,8 @@ type System struct {
 	Consoles *Consoles
 	// Idempotency keeps the answers to requests made with an Idempotency-Key.
 	Idempotency *Idempotency
+	// Events fans out changes to GET /api/events.
+	Events *Events
 
 	kinds []*Kind
 }
@@ -79,7 +81,7 @@ func Start(opts Options) (*System, error) {
 	cfg := actor.Configure(actor.WithLoggerFactory(func(sys *actor.ActorSystem) *slog.Logger {
 		return slog.New(zapslog.NewHandler(log.Core(), zapslog.WithName("protoactor")))
 	}))
-	s := &System{actors: actor.NewActorSystemWithConfig(cfg), store: opts.Store, driver: opts.Driver, log: log}
+	s := &System{actors: actor.NewActorSystemWithConfig(cfg), store: opts.Store, driver: opts.Driver, log: log, Events: newEvents()}
 	var err error
 	if s.Users, err = startUsers(s, opts.Auth); err != nil {
 		s.Stop()
@@ -105,6 +107,7 @@ func Start(opts Options) (*System, error) {
 
 // Stop stops every supervisor (and so every entity) and waits for them.
 func (s *System) Stop() {
+	defer s.Events.close()
 	if s.Cluster != nil {
 		s.Cluster.stop()
 	}

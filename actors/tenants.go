@@ -514,6 +514,8 @@ func (e *tenantEntity) createMachine(ctx actor.Context, s MachineSpec) {
 		respondErr(ctx, err)
 		return
 	}
+	e.sys.Events.publishMachine(m.Machine, "create", "")
+	e.sys.Events.Publish(EventTask, task.TenantID, task)
 	e.sys.actors.Root.Send(e.sys.Machines.kind.pid, &envelope{ID: m.ID, Msg: &provision{Op: op}})
 	ctx.Respond(Provisioned{Machine: m.Machine, Task: *task})
 }

@@ -1,0 +1,119 @@
+package httpedge
+
+import (
+	"bufio"
+	"net"
+	"strconv"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/vmplane/vmplane/actors"
+	"github.com/vmplane/vmplane/apierr"
+)
+
+// sseHeartbeat keeps idle event streams (and the proxies in front of them) alive.
+const sseHeartbeat = 15 * time.Second
+
+func (s *Server) eventRoutes() []Route {
+	return []Route{
+		{Method: "GET", Path: "/api/events", Access: Authenticated, Handler: s.events, Tag: "events",
+			Summary: "Server-sent events of task, machine and alert changes (text/event-stream); a tenant user sees only its tenant's. " +
+				"Each event has an id: reconnect with Last-Event-ID (or ?last_event_id=) to get what was missed",
+			Query:  map[string]string{"last_event_id": "resume after this event id (the Last-Event-ID header does the same)"},
+			Reply:  RawBody{ContentType: "text/event-stream"},
+			Status: fasthttp.StatusOK},
+	}
+}
+
+// events streams events. The connection is hijacked: an event stream outlives the
+// server's write timeout, and it ends when the server stops (the bus closes) or the
+// client goes away.
+func (s *Server) events(c *Call) (any, error) {
+	var last uint64
+	if v := c.Header("Last-Event-ID"); v != "" {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			return nil, apierr.Invalid(apierr.Field("Last-Event-ID", "must be an event id"))
+		}
+		last = n
+	} else if v := c.Query("last_event_id"); v != "" {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			return nil, apierr.Invalid(apierr.Field("last_event_id", "must be an event id"))
+		}
+		last = n
+	}
+	scope := c.scope()
+	backlog, sub, gone := s.sys.Events.Subscribe(last, scope)
+	id := c.RequestID
+	c.rc.HijackSetNoResponse(true)
+	c.rc.Hijack(func(conn net.Conn) {
+		defer sub.Close()
+		w := bufio.NewWriter(conn)
+		w.WriteString("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n" +
+			"Connection: close\r\nX-Accel-Buffering: no\r\nX-Request-Id: " + id + "\r\n\r\n")
+		// Browsers wait this long before reconnecting.
+		w.WriteString("retry: 2000\n\n")
+		if gone {
+			w.WriteString("event: gap\ndata: {\"detail\":\"some events after Last-Event-ID are no longer kept\"}\n\n")
+		}
+		for _, ev := range backlog {
+			writeEvent(w, ev)
+		}
+		if !flush(conn, w) {
+			return
+		}
+		beat := time.NewTicker(sseHeartbeat)
+		defer beat.Stop()
+		// A read that returns means the client hung up; nothing is expected from it.
+		// fasthttp recycles the hijacked connection when this handler returns, so the
+		// reader is woken and waited for first.
+		closed := make(chan struct{})
+		go func() {
+			defer close(closed)
+			buf := make([]byte, 1)
+			for {
+				if _, err := conn.Read(buf); err != nil {
+					return
+				}
+			}
+		}()
+		defer func() {
+			_ = conn.SetReadDeadline(time.Now())
+			<-closed
+		}()
+		for {
+			select {
+			case ev, ok := <-sub.C:
+				if !ok {
+					return // fell behind or shutting down: the client resumes with Last-Event-ID
+				}
+				writeEvent(w, ev)
+			case <-beat.C:
+				w.WriteString(": heartbeat\n\n")
+			case <-closed:
+				return
+			}
+			if !flush(conn, w) {
+				return
+			}
+		}
+	})
+	return upgraded{}, nil
+}
+
+func writeEvent(w *bufio.Writer, ev actors.Event) {
+	w.WriteString("id: ")
+	w.WriteString(strconv.FormatUint(ev.ID, 10))
+	w.WriteString("\nevent: ")
+	w.WriteString(ev.Type)
+	w.WriteString("\ndata: ")
+	w.Write(ev.Data)
+	w.WriteString("\n\n")
+}
+
+func flush(conn net.Conn, w *bufio.Writer) bool {
+	_ = conn.SetWriteDeadline(time.Now().Add(10 * time.Second))
+	return w.Flush() == nil
+}
