@@ -23,9 +23,10 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 
-## bench: every Go benchmark, side by side with its baseline
+## bench: every Go benchmark, side by side with its baseline (-p 1: one package at a
+## time, or two packages share the two cores and their numbers are not comparable)
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+	$(GO) test -p 1 -run '^$$' -bench . -benchmem ./...
 
 ## fuzz: fuzz the request path for a minute
 fuzz:

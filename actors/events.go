@@ -10,10 +10,10 @@ import (
 // state or an alert. IDs increase, so a client that reconnects with Last-Event-ID gets
 // what it missed.
 type Event struct {
-	ID       uint64          `json:"id"`
-	Type     string          `json:"type"` // task.updated, machine.updated, machine.deleted, alert.updated
-	TenantID *string         `json:"tenant_id"`
-	Time     time.Time       `json:"time"`
+	ID       uint64    `json:"id"`
+	Type     string    `json:"type"` // task.updated, machine.updated, machine.deleted, alert.updated
+	TenantID *string   `json:"tenant_id"`
+	Time     time.Time `json:"time"`
 	// Cause says what changed a machine: "task" (its task's end or start), "sync" (the
 	// hypervisor was seen to differ: a crash, a change behind our back), "create",
 	// "assign".

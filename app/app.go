@@ -118,7 +118,7 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 			}
 		}()
 	}
-	a.edge = httpedge.New(httpedge.Options{System: a.sys, Tokens: tokens, Logger: log, Version: Version, TrustedProxies: proxies})
+	a.edge = httpedge.New(httpedge.Options{System: a.sys, Tokens: tokens, Logger: log, Version: Version, TrustedProxies: proxies, PublicURL: cfg.PublicURL})
 	if a.ln, err = net.Listen("tcp", cfg.Addr); err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}

@@ -30,6 +30,7 @@ type Config struct {
 	RateLogin       float64
 	RateLoginBurst  int
 	TrustedProxies  string
+	PublicURL       string
 
 	AccessTTL  time.Duration
 	RefreshTTL time.Duration
@@ -90,6 +91,7 @@ func (c *Config) table() []setting {
 		num(&c.RateAuthBurst, "rate-auth-burst", "VMPLANE_RATE_AUTH_BURST", 10, "auth bucket size"),
 		flt(&c.RateLogin, "rate-login", "VMPLANE_RATE_LOGIN", 10, "login attempts per minute per e-mail address (0 disables)"),
 		num(&c.RateLoginBurst, "rate-login-burst", "VMPLANE_RATE_LOGIN_BURST", 5, "login per e-mail bucket size"),
+		str(&c.PublicURL, "public-url", "VMPLANE_PUBLIC_URL", "", "external base URL of this server (https://panel.example.com) for the URLs it hands out, such as console websockets; empty: each request's Host"),
 		str(&c.TrustedProxies, "trusted-proxies", "VMPLANE_TRUSTED_PROXIES", "", "comma-separated CIDRs whose X-Forwarded-For is believed"),
 		dur(&c.AccessTTL, "access-ttl", "VMPLANE_ACCESS_TTL", 15*time.Minute, "lifetime of access tokens"),
 		dur(&c.RefreshTTL, "refresh-ttl", "VMPLANE_REFRESH_TTL", 720*time.Hour, "lifetime of a login's refresh tokens (extended by each rotation)"),
@@ -204,6 +206,9 @@ func (c *Config) validate() error {
 	}
 	if c.BcryptCost < 4 || c.BcryptCost > 31 {
 		errs = append(errs, "--bcrypt-cost must be 4..31")
+	}
+	if c.PublicURL != "" && !strings.HasPrefix(c.PublicURL, "http://") && !strings.HasPrefix(c.PublicURL, "https://") {
+		errs = append(errs, "--public-url must start with http:// or https://")
 	}
 	if _, err := parseCIDRs(c.TrustedProxies); err != nil {
 		errs = append(errs, err.Error())

@@ -46,6 +46,11 @@ func startChild(t *testing.T, dir string) (*exec.Cmd, string) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	// Whatever happens to the test, the child server does not outlive it.
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
 	sc := bufio.NewScanner(out)
 	for sc.Scan() {
 		if addr, ok := strings.CutPrefix(sc.Text(), "ADDR "); ok {
@@ -124,7 +129,7 @@ func TestCrashKeepsAcknowledgedWrites(t *testing.T) {
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	_ = cmd.Wait()
+	_ = cmd.Wait() // the data directory's lock goes with the process
 	close(stop)
 	wg.Wait()
 	if len(acked) < 50 {

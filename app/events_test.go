@@ -142,7 +142,9 @@ func TestEventStreamIsScoped(t *testing.T) {
 	s.provision(b.Token, smallMachine)
 	s.run(req{method: "POST", path: "/api/virt/vms/" + byStatus(t, s.machines(admin), actors.StatusRunning).ID + "/actions/reboot", token: admin})
 	mine := s.provision(a.Token, smallMachine)
-	seen := st.until(t, func(ev sseEvent) bool { return ev.Type == actors.EventMachine && strings.Contains(ev.Data, `"status":"running"`) })
+	seen := st.until(t, func(ev sseEvent) bool {
+		return ev.Type == actors.EventMachine && strings.Contains(ev.Data, `"status":"running"`)
+	})
 	for _, ev := range seen {
 		if !strings.Contains(ev.Data, a.ID) {
 			t.Fatalf("tenant A got %+v, which is not its own", ev)

@@ -1,9 +1,13 @@
 package app
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -490,9 +494,17 @@ func TestConsole(t *testing.T) {
 	if c.Type != "serial" || c.Ticket == "" || !strings.HasPrefix(c.URL, "ws://") || !strings.Contains(c.URL, c.Ticket) || time.Until(c.ExpiresAt) <= 0 {
 		t.Fatalf("got %+v; want a serial console with a ws:// URL carrying a fresh ticket", c)
 	}
+	// A malformed upgrade is refused without spending the ticket.
+	raw := strings.Replace(c.URL, "ws://", "http://", 1)
+	hr, _ := http.NewRequest("GET", raw, nil)
+	hr.Header.Set("Connection", "Upgrade")
+	hr.Header.Set("Upgrade", "websocket")
+	if res, err := http.DefaultClient.Do(hr); err != nil || res.StatusCode != 400 {
+		t.Fatalf("got %v, %v for an upgrade without a key; want 400", res, err)
+	}
 	ws, _, err := websocket.DefaultDialer.Dial(c.URL, nil)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("the ticket no longer works after a malformed upgrade: %v", err)
 	}
 	readUntil := func(want string) {
 		t.Helper()
@@ -521,6 +533,29 @@ func TestConsole(t *testing.T) {
 	noTicket := strings.Split(c.URL, "?")[0]
 	if _, res, err := websocket.DefaultDialer.Dial(noTicket, nil); err == nil || res.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("got %v; want a missing ticket refused with 401", err)
+	}
+	// A Host header that is not a plain host[:port] never makes it into the URL.
+	conn, err := net.Dial("tcp", s.app.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(conn, "GET /api/virt/vms/%s/console HTTP/1.1\r\nHost: evil.example\"<>\r\nAuthorization: Bearer %s\r\nConnection: close\r\n\r\n", m.ID, tok)
+	res, err = http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	conn.Close()
+	if res.StatusCode == 200 {
+		var odd struct{ URL string }
+		if err := json.Unmarshal(body, &odd); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(odd.URL, "evil") || !strings.HasPrefix(odd.URL, "/api/virt/vms/") {
+			t.Fatalf("got URL %q; want a relative one without the bad host", odd.URL)
+		}
+	} else if res.StatusCode != 400 {
+		t.Fatalf("got %d for a malformed Host; want 200 with a relative URL, or 400", res.StatusCode)
 	}
 	// A stopped machine has no console to offer.
 	s.run(req{method: "POST", path: "/api/virt/vms/" + m.ID + "/actions/stop", token: tok})

@@ -34,6 +34,9 @@ type Options struct {
 	Version string
 	// TrustedProxies are the peers whose X-Forwarded-For is believed.
 	TrustedProxies []*net.IPNet
+	// PublicURL is the server's external base URL (https://panel.example.com), used
+	// for the URLs it hands out; empty: taken from each request's Host.
+	PublicURL string
 }
 
 // Server is the HTTP edge.

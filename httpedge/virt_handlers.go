@@ -1,6 +1,7 @@
 package httpedge
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -311,15 +312,34 @@ func (s *Server) console(c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The path keeps the prefix the caller used (/api/virt or /api/<driver>).
+	path := strings.TrimSuffix(string(c.rc.Path()), "/console") + "/console/ws"
+	path = strings.Replace(path, "/vms/"+c.Param("id")+"/", "/vms/"+t.MachineID+"/", 1)
+	url := s.websocketBase(c) + path + "?ticket=" + t.Ticket
+	return ConsoleReply{Type: t.Type, URL: url, Ticket: t.Ticket, ExpiresAt: t.ExpiresAt}, nil
+}
+
+// hostRE is what a Host header may be for it to appear in a URL we hand out.
+var hostRE = regexp.MustCompile(`^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:[0-9]{1,5})?$`)
+
+// websocketBase is the ws:// or wss:// origin of this server as the caller reached it:
+// the configured public URL when there is one, else the request's Host (if it is a
+// plain host[:port]); with neither, an empty base leaves a path the client resolves.
+func (s *Server) websocketBase(c *Call) string {
+	if u := s.opts.PublicURL; u != "" {
+		u = strings.TrimSuffix(u, "/")
+		u = strings.Replace(u, "https://", "wss://", 1)
+		return strings.Replace(u, "http://", "ws://", 1)
+	}
+	host := string(c.rc.Host())
+	if !hostRE.MatchString(host) {
+		return ""
+	}
 	scheme := "ws"
 	if c.rc.IsTLS() || (s.fromTrustedProxy(c.rc) && strings.EqualFold(c.Header("X-Forwarded-Proto"), "https")) {
 		scheme = "wss"
 	}
-	// The path keeps the prefix the caller used (/api/virt or /api/<driver>).
-	path := strings.TrimSuffix(string(c.rc.Path()), "/console") + "/console/ws"
-	path = strings.Replace(path, "/vms/"+c.Param("id")+"/", "/vms/"+t.MachineID+"/", 1)
-	url := scheme + "://" + string(c.rc.Host()) + path + "?ticket=" + t.Ticket
-	return ConsoleReply{Type: t.Type, URL: url, Ticket: t.Ticket, ExpiresAt: t.ExpiresAt}, nil
+	return scheme + "://" + host
 }
 
 func (s *Server) fromTrustedProxy(rc *fasthttp.RequestCtx) bool {
@@ -338,8 +358,12 @@ var consoleUpgrader = websocket.FastHTTPUpgrader{
 }
 
 func (s *Server) consoleSocket(c *Call) (any, error) {
-	if !websocket.FastHTTPIsWebSocketUpgrade(c.rc) {
-		return nil, apierr.New(apierr.ErrInvalidRequest, "this route needs a websocket upgrade")
+	// The whole handshake is checked before the ticket is spent: a malformed upgrade
+	// must not burn a single-use ticket.
+	h := &c.rc.Request.Header
+	if !websocket.FastHTTPIsWebSocketUpgrade(c.rc) || string(h.Peek("Sec-WebSocket-Version")) != "13" ||
+		len(h.Peek("Sec-WebSocket-Key")) == 0 {
+		return nil, apierr.New(apierr.ErrInvalidRequest, "this route needs a websocket upgrade (version 13, with a key)")
 	}
 	con, err := s.sys.Consoles.Redeem(c.Context(), c.Param("id"), c.Query("ticket"))
 	if err != nil {
