@@ -16,6 +16,7 @@ import (
 	"github.com/vmplane/vmplane/httpedge"
 	"github.com/vmplane/vmplane/httpedge/token"
 	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/hypervisor/proxmox"
 	"github.com/vmplane/vmplane/hypervisor/sim"
 	"github.com/vmplane/vmplane/persistence"
 )
@@ -72,7 +73,7 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 	}
 	a.store = store
 	if driver == nil {
-		if driver, err = NewDriver(cfg); err != nil {
+		if driver, err = NewDriver(cfg, log.Named("driver")); err != nil {
 			return nil, err
 		}
 	}
@@ -130,12 +131,22 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 }
 
 // NewDriver builds the hypervisor driver a Config names.
-func NewDriver(cfg Config) (hypervisor.Driver, error) {
+func NewDriver(cfg Config, log *zap.Logger) (hypervisor.Driver, error) {
+	if log == nil {
+		log = zap.NewNop()
+	}
 	switch cfg.Driver {
 	case "sim", "":
 		return sim.New(sim.Config{Seed: cfg.SimSeed, Nodes: cfg.SimNodes, Machines: cfg.SimMachines, OpDelay: cfg.SimOpDelay}), nil
+	case "proxmox":
+		p := cfg.Proxmox
+		return proxmox.New(proxmox.Config{URL: p.URL, TokenID: p.TokenID, TokenSecret: p.TokenSecret,
+			InsecureSkipVerify: p.Insecure, CAFile: p.CAFile, Fingerprint: p.Fingerprint,
+			RequestTimeout: p.RequestTimeout, TaskPollInterval: p.PollEvery,
+			DefaultStorage: p.Storage, DefaultBridge: p.Bridge, BackupStorage: p.BackupPool,
+			ConsoleUser: p.ConsoleUser, ConsolePassword: p.ConsolePass, Logger: log})
 	}
-	return nil, fmt.Errorf("unknown --driver %q (known: sim)", cfg.Driver)
+	return nil, fmt.Errorf("unknown --driver %q (known: sim, proxmox)", cfg.Driver)
 }
 
 // Addr is the address the API listens on.

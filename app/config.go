@@ -45,6 +45,18 @@ type Config struct {
 	SimNodes    int
 	SimMachines int
 	SimOpDelay  time.Duration
+
+	Proxmox ProxmoxConfig
+}
+
+// ProxmoxConfig are the settings of the proxmox driver.
+type ProxmoxConfig struct {
+	URL, TokenID, TokenSecret   string
+	CAFile, Fingerprint         string
+	Insecure                    bool
+	RequestTimeout, PollEvery   time.Duration
+	Storage, Bridge, BackupPool string
+	ConsoleUser, ConsolePass    string
 }
 
 // setting is one row of the settings table: the single source of the flag, its
@@ -104,6 +116,19 @@ func (c *Config) table() []setting {
 		num(&c.SimNodes, "sim-nodes", "VMPLANE_SIM_NODES", 3, "number of simulated nodes (sim driver)"),
 		num(&c.SimMachines, "sim-machines", "VMPLANE_SIM_MACHINES", 6, "demo machines the simulated cluster starts with (sim driver)"),
 		dur(&c.SimOpDelay, "sim-op-delay", "VMPLANE_SIM_OP_DELAY", 300*time.Millisecond, "simulated duration of each hypervisor operation (sim driver)"),
+		str(&c.Proxmox.URL, "proxmox-url", "VMPLANE_PROXMOX_URL", "", "Proxmox VE API URL, https://host:8006/api2/json (proxmox driver)"),
+		str(&c.Proxmox.TokenID, "proxmox-token-id", "VMPLANE_PROXMOX_TOKEN_ID", "", "API token id, user@realm!name (proxmox driver)"),
+		str(&c.Proxmox.TokenSecret, "proxmox-token-secret", "VMPLANE_PROXMOX_TOKEN_SECRET", "", "API token secret (proxmox driver; prefer the environment variable)"),
+		str(&c.Proxmox.CAFile, "proxmox-ca-file", "VMPLANE_PROXMOX_CA_FILE", "", "PEM file of the CA that signed the Proxmox certificate"),
+		str(&c.Proxmox.Fingerprint, "proxmox-fingerprint", "VMPLANE_PROXMOX_FINGERPRINT", "", "SHA-256 fingerprint of the Proxmox certificate to pin instead of a CA"),
+		boolean(&c.Proxmox.Insecure, "proxmox-insecure", "VMPLANE_PROXMOX_INSECURE", false, "skip TLS verification of Proxmox (never in production)"),
+		dur(&c.Proxmox.RequestTimeout, "proxmox-request-timeout", "VMPLANE_PROXMOX_REQUEST_TIMEOUT", 15*time.Second, "timeout of one Proxmox API request"),
+		dur(&c.Proxmox.PollEvery, "proxmox-task-poll-interval", "VMPLANE_PROXMOX_TASK_POLL_INTERVAL", time.Second, "how often a Proxmox task (UPID) is polled until it ends"),
+		str(&c.Proxmox.Storage, "proxmox-default-storage", "VMPLANE_PROXMOX_DEFAULT_STORAGE", "local-lvm", "storage of new disks"),
+		str(&c.Proxmox.Bridge, "proxmox-default-bridge", "VMPLANE_PROXMOX_DEFAULT_BRIDGE", "vmbr0", "bridge of new interfaces"),
+		str(&c.Proxmox.BackupPool, "proxmox-backup-storage", "VMPLANE_PROXMOX_BACKUP_STORAGE", "local", "storage of vzdump backups"),
+		str(&c.Proxmox.ConsoleUser, "proxmox-console-user", "VMPLANE_PROXMOX_CONSOLE_USER", "", "pve-realm user with only VM.Console, for consoles (API tokens cannot open them)"),
+		str(&c.Proxmox.ConsolePass, "proxmox-console-password", "VMPLANE_PROXMOX_CONSOLE_PASSWORD", "", "password of the console user"),
 	}
 }
 
@@ -136,6 +161,15 @@ func flt(p *float64, name, env string, def float64, help string) setting {
 		bind: func(fs *flag.FlagSet, n, h string) { fs.Float64Var(p, n, def, h) },
 		setFromEnv: func(v string) (err error) {
 			*p, err = strconv.ParseFloat(v, 64)
+			return err
+		}}
+}
+
+func boolean(p *bool, name, env string, def bool, help string) setting {
+	return setting{flag: name, env: env, help: help, defaultValue: strconv.FormatBool(def),
+		bind: func(fs *flag.FlagSet, n, h string) { fs.BoolVar(p, n, def, h) },
+		setFromEnv: func(v string) (err error) {
+			*p, err = strconv.ParseBool(v)
 			return err
 		}}
 }

@@ -29,10 +29,12 @@ const (
 // testServer is a real vmplane server on an ephemeral loopback port over a real Badger
 // store in a temporary directory, spoken to over HTTP.
 type testServer struct {
-	t      *testing.T
-	cfg    Config
-	app    *App
-	sim    *sim.Driver
+	t   *testing.T
+	cfg Config
+	app *App
+	sim *sim.Driver
+	// driver, when set, is used instead of a simulated cluster.
+	driver hypervisor.Driver
 	base   string
 	client *http.Client
 }
@@ -72,14 +74,18 @@ func startServer(t *testing.T, mutate ...func(*Config)) *testServer {
 
 func (s *testServer) start() {
 	s.t.Helper()
-	if s.sim == nil {
-		d, err := NewDriver(s.cfg)
-		if err != nil {
-			s.t.Fatal(err)
+	var driver hypervisor.Driver = s.driver
+	if driver == nil {
+		if s.sim == nil {
+			d, err := NewDriver(s.cfg, nil)
+			if err != nil {
+				s.t.Fatal(err)
+			}
+			s.sim = d.(*sim.Driver)
 		}
-		s.sim = d.(*sim.Driver)
+		driver = s.sim
 	}
-	a, err := Start(s.cfg, testLogger(s.t), s.sim)
+	a, err := Start(s.cfg, testLogger(s.t), driver)
 	if err != nil {
 		s.t.Fatalf("start: %v", err)
 	}

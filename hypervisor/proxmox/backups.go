@@ -1,0 +1,270 @@
+package proxmox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	pve "github.com/luthermonson/go-proxmox"
+
+	"github.com/vmplane/vmplane/hypervisor"
+)
+
+// backupNotes is the vzdump notes template: Proxmox does not record a backup's mode
+// on the archive, so the driver writes it into the archive's notes and reads it back.
+const backupNotes = "vmplane mode=%s"
+
+var notesMode = regexp.MustCompile(`\bvmplane mode=(snapshot|suspend|stop)\b`)
+
+// Backup runs vzdump for the machine to BackupStorage (POST /nodes/{n}/vzdump mode=,
+// compress=zstd, remove=0 so that Proxmox's own pruning never deletes what vmplane's
+// retention keeps) and returns the archive that appeared. Its id is the volid.
+func (d *Driver) Backup(ctx context.Context, ref hypervisor.Ref, mode hypervisor.BackupMode) (hypervisor.Backup, error) {
+	switch mode {
+	case "":
+		mode = hypervisor.BackupSnapshot
+	case hypervisor.BackupSnapshot, hypervisor.BackupSuspend, hypervisor.BackupStop:
+	default:
+		return hypervisor.Backup{}, invalid("mode", "must be snapshot, suspend or stop")
+	}
+	l, err := d.locate(ctx, ref.VMID)
+	if err != nil {
+		return hypervisor.Backup{}, err
+	}
+	if err := l.live(); err != nil {
+		return hypervisor.Backup{}, err
+	}
+	storage := d.cfg.BackupStorage
+	before, err := d.backupsOn(ctx, l.node, storage, ref.VMID)
+	if err != nil {
+		return hypervisor.Backup{}, err
+	}
+	seen := map[string]bool{}
+	for _, b := range before {
+		seen[b.ID] = true
+	}
+	body := map[string]any{"vmid": itoa(ref.VMID), "mode": string(mode), "storage": storage, "compress": "zstd",
+		"remove": 0, "notes-template": fmt.Sprintf(backupNotes, mode)}
+	if err := d.startTask(ctx, http.MethodPost, l.node, "/nodes/"+url.PathEscape(l.node)+"/vzdump", body,
+		fmt.Sprintf("back up machine %d", ref.VMID)); err != nil {
+		return hypervisor.Backup{}, err
+	}
+	after, err := d.backupsOn(ctx, l.node, storage, ref.VMID)
+	if err != nil {
+		return hypervisor.Backup{}, err
+	}
+	var made *hypervisor.Backup
+	for i := range after {
+		if !seen[after[i].ID] && (made == nil || after[i].CreatedAt.After(made.CreatedAt)) {
+			made = &after[i]
+		}
+	}
+	if made == nil {
+		return hypervisor.Backup{}, hypervisor.NewError(hypervisor.ErrTaskFailed,
+			"back up machine %d: vzdump finished but no new archive is on storage %s of node %s", ref.VMID, storage, l.node)
+	}
+	if made.Mode == "" {
+		made.Mode = mode
+	}
+	return *made, nil
+}
+
+// backupsOn lists a machine's archives on one node's view of a storage.
+func (d *Driver) backupsOn(ctx context.Context, node, storage string, vmid int) ([]hypervisor.Backup, error) {
+	var items []pve.StorageContent
+	q := url.Values{"content": {"backup"}, "vmid": {itoa(vmid)}}
+	if err := d.get(ctx, "/nodes/"+url.PathEscape(node)+"/storage/"+url.PathEscape(storage)+"/content", q, &items); err != nil {
+		return nil, err
+	}
+	out := make([]hypervisor.Backup, 0, len(items))
+	for _, it := range items {
+		if int(it.VMID) != vmid {
+			continue
+		}
+		b := hypervisor.Backup{ID: it.Volid, VMID: vmid, Node: node, Storage: storage, SizeBytes: int64(it.Size),
+			CreatedAt: time.Unix(int64(it.Ctime), 0).UTC()}
+		if m := notesMode.FindStringSubmatch(it.Notes); m != nil {
+			b.Mode = hypervisor.BackupMode(m[1])
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+// allBackups lists a machine's archives on BackupStorage across the cluster: one node
+// for a shared storage, every online node that has it otherwise (a machine that
+// migrated leaves its older backups on the old node's local storage). Backups outlive
+// their machine, as vzdump archives do.
+func (d *Driver) allBackups(ctx context.Context, view *clusterView, vmid int) ([]hypervisor.Backup, error) {
+	storage := d.cfg.BackupStorage
+	nodes := view.storageNodes(storage)
+	if len(nodes) == 0 {
+		if len(view.storages) > 0 {
+			return nil, hypervisor.NewError(hypervisor.ErrUnavailable, "BackupStorage %q is on no online node", storage)
+		}
+		// A token without Datastore.Audit sees no storages: ask every online node.
+		for _, n := range view.sortedNodes() {
+			if view.online(n) {
+				nodes = append(nodes, n)
+			}
+		}
+	}
+	if view.shared(storage) && len(nodes) > 1 {
+		pick := nodes[0]
+		if r, ok := view.vms[vmid]; ok {
+			for _, n := range nodes {
+				if n == r.Node {
+					pick = n
+				}
+			}
+		}
+		nodes = []string{pick}
+	}
+	var out []hypervisor.Backup
+	seen := map[string]bool{}
+	for _, n := range nodes {
+		list, err := d.backupsOn(ctx, n, storage, vmid)
+		if err != nil {
+			return nil, err
+		}
+		for _, b := range list {
+			if !seen[b.ID] {
+				seen[b.ID] = true
+				out = append(out, b)
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if !out[i].CreatedAt.Equal(out[j].CreatedAt) {
+			return out[i].CreatedAt.Before(out[j].CreatedAt)
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out, nil
+}
+
+// Backups lists a machine's backups, oldest first. A vmid with neither a machine nor
+// backups is not found.
+func (d *Driver) Backups(ctx context.Context, ref hypervisor.Ref) ([]hypervisor.Backup, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, hypervisor.ContextError(err)
+	}
+	view, err := d.resources(ctx)
+	if err != nil {
+		return nil, err
+	}
+	list, err := d.allBackups(ctx, view, ref.VMID)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := view.locate(ref.VMID); err != nil && len(list) == 0 {
+		return nil, err
+	}
+	return list, nil
+}
+
+// findBackup finds one of a machine's backups.
+func (d *Driver) findBackup(ctx context.Context, view *clusterView, vmid int, id string) (hypervisor.Backup, error) {
+	list, err := d.allBackups(ctx, view, vmid)
+	if err != nil {
+		return hypervisor.Backup{}, err
+	}
+	for _, b := range list {
+		if b.ID == id {
+			return b, nil
+		}
+	}
+	return hypervisor.Backup{}, hypervisor.NewError(hypervisor.ErrBackupNotFound, "machine %d has no backup %q", vmid, id)
+}
+
+// DeleteBackup deletes an archive: DELETE /nodes/{n}/storage/{s}/content/{volid}
+// (a task in current Proxmox versions).
+func (d *Driver) DeleteBackup(ctx context.Context, ref hypervisor.Ref, backupID string) error {
+	if err := ctx.Err(); err != nil {
+		return hypervisor.ContextError(err)
+	}
+	view, err := d.resources(ctx)
+	if err != nil {
+		return err
+	}
+	b, err := d.findBackup(ctx, view, ref.VMID, backupID)
+	if err != nil {
+		return err
+	}
+	path := "/nodes/" + url.PathEscape(b.Node) + "/storage/" + url.PathEscape(b.Storage) + "/content/" + url.PathEscape(b.ID)
+	var id string
+	if err := d.call(ctx, http.MethodDelete, path, nil, nil, &id); err != nil {
+		if se, ok := statusOf(err); ok && strings.Contains(se.Message, "does not exist") {
+			return hypervisor.NewError(hypervisor.ErrBackupNotFound, "machine %d has no backup %q", ref.VMID, backupID)
+		}
+		return d.apiError(ctx, err)
+	}
+	return d.waitTask(ctx, b.Node, id, fmt.Sprintf("delete backup %s", backupID))
+}
+
+// RestoreBackup restores a machine from one of its backups with POST /nodes/{n}/qemu
+// vmid= archive= force=1. An existing machine is stopped first (Proxmox restores only
+// over a stopped VM) and started again if it was running, as a user expects of
+// "restore"; a machine that no longer exists comes back, stopped, on the node that
+// holds the archive. An archive on another node's local storage cannot be read from
+// the machine's node: that is refused before anything is stopped.
+func (d *Driver) RestoreBackup(ctx context.Context, ref hypervisor.Ref, backupID string) (hypervisor.Machine, error) {
+	if err := ctx.Err(); err != nil {
+		return hypervisor.Machine{}, hypervisor.ContextError(err)
+	}
+	view, err := d.resources(ctx)
+	if err != nil {
+		return hypervisor.Machine{}, err
+	}
+	b, err := d.findBackup(ctx, view, ref.VMID, backupID)
+	if err != nil {
+		return hypervisor.Machine{}, err
+	}
+	node := b.Node
+	wasRunning := false
+	l, err := view.locate(ref.VMID)
+	switch {
+	case err == nil:
+		if err := l.live(); err != nil {
+			return hypervisor.Machine{}, err
+		}
+		if l.node != b.Node && !view.shared(b.Storage) {
+			return hypervisor.Machine{}, hypervisor.NewError(hypervisor.ErrWrongState,
+				"backup %s is on node %s's local storage but machine %d is on node %s: migrate it back first, or use a shared BackupStorage",
+				backupID, b.Node, ref.VMID, l.node)
+		}
+		node = l.node
+		prev, err := d.stopState(ctx, l)
+		if err != nil {
+			return hypervisor.Machine{}, err
+		}
+		wasRunning = prev == hypervisor.StateRunning
+	case errors.Is(err, hypervisor.ErrMachineNotFound):
+		if !view.online(node) {
+			return hypervisor.Machine{}, hypervisor.NewError(hypervisor.ErrNodeOffline, "node %s holding backup %s is offline", node, backupID)
+		}
+	default:
+		return hypervisor.Machine{}, err
+	}
+	body := map[string]any{"vmid": ref.VMID, "archive": b.ID, "force": 1}
+	if err := d.startTask(ctx, http.MethodPost, node, "/nodes/"+url.PathEscape(node)+"/qemu", body,
+		fmt.Sprintf("restore machine %d from %s", ref.VMID, backupID)); err != nil {
+		return hypervisor.Machine{}, err
+	}
+	if _, err := d.waitUnlocked(ctx, node, ref.VMID); err != nil {
+		return hypervisor.Machine{}, err
+	}
+	if wasRunning {
+		if err := d.startTask(ctx, http.MethodPost, node, vmPath(node, ref.VMID)+"/status/start", nil,
+			fmt.Sprintf("start machine %d", ref.VMID)); err != nil {
+			return hypervisor.Machine{}, err
+		}
+	}
+	return d.machine(ctx, ref.VMID)
+}

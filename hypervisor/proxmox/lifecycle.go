@@ -1,0 +1,542 @@
+package proxmox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strings"
+	"time"
+
+	pve "github.com/luthermonson/go-proxmox"
+	"go.uber.org/zap"
+
+	"github.com/vmplane/vmplane/apierr"
+	"github.com/vmplane/vmplane/hypervisor"
+)
+
+const (
+	minVMID = 100
+	maxVMID = 999_999_999
+	// cleanupTimeout bounds the removal of a half-created machine.
+	cleanupTimeout = 2 * time.Minute
+)
+
+// validateCreate checks a spec and fills in the defaults a clone keeps from a template
+// when the caller names none (the sim's: 1 core, 1 GiB).
+func validateCreate(spec *hypervisor.CreateSpec) error {
+	if spec.VMID != 0 && (spec.VMID < minVMID || spec.VMID > maxVMID) {
+		return invalid("vmid", "must be %d..%d", minVMID, maxVMID)
+	}
+	if spec.Name != "" && !dnsName.MatchString(spec.Name) {
+		return invalid("name", "must be a DNS name: letters, digits, '-' and '.', at most 63 per label")
+	}
+	if spec.CPUCores == 0 {
+		spec.CPUCores = 1
+	}
+	if spec.MemoryMB == 0 {
+		spec.MemoryMB = 1024
+	}
+	if spec.CPUCores < 1 || spec.CPUCores > maxCores {
+		return invalid("cpu_cores", "must be 1..%d", maxCores)
+	}
+	if spec.MemoryMB < minMemoryMB || spec.MemoryMB > maxMemoryMB {
+		return invalid("memory_mb", "must be %d..%d", minMemoryMB, maxMemoryMB)
+	}
+	if spec.DiskGB < 0 || spec.DiskGB > maxDiskGB {
+		return invalid("disk_gb", "must be 0..%d", maxDiskGB)
+	}
+	for i, k := range spec.SSHKeys {
+		if strings.ContainsAny(k, "\r\n") {
+			return invalid(fmt.Sprintf("ssh_keys[%d]", i), "must be one line")
+		}
+	}
+	return nil
+}
+
+// Create clones a template (full clone) and shapes the clone: GET /cluster/nextid when
+// no vmid is given, POST clone (newid, full=1, name, target), the clone task and the
+// clone lock, then one config write with cores, memory, cloud-init (ciuser=root,
+// cipassword, sshkeys URL-encoded, ipconfig0=ip=dhcp unless the template sets one) and
+// the template tag, a resize of the system disk to spec.DiskGB if that is larger, and a
+// start if spec.Start.
+//
+// Placement: spec.Node if given; else, for a template on shared storage, the online
+// node with the lowest share of its memory committed to machines; for a template on
+// local storage its own node, because Proxmox cannot clone local disks to another node.
+// A clone whose shaping fails is destroyed again (unless ctx ended), so a failed
+// Create leaves nothing behind.
+func (d *Driver) Create(ctx context.Context, spec hypervisor.CreateSpec) (hypervisor.Machine, error) {
+	if err := ctx.Err(); err != nil {
+		return hypervisor.Machine{}, hypervisor.ContextError(err)
+	}
+	if err := validateCreate(&spec); err != nil {
+		return hypervisor.Machine{}, err
+	}
+	ctx = withSecrets(ctx, spec.Password)
+	view, err := d.resources(ctx)
+	if err != nil {
+		return hypervisor.Machine{}, err
+	}
+	tpl, err := findTemplate(view, spec.TemplateID)
+	if err != nil {
+		return hypervisor.Machine{}, err
+	}
+	tplVMID := int(tpl.VMID)
+	if !view.online(tpl.Node) {
+		return hypervisor.Machine{}, hypervisor.NewError(hypervisor.ErrNodeOffline, "node %s of template %s is offline", tpl.Node, spec.TemplateID)
+	}
+	tplCfg, err := d.vmConfig(ctx, tpl.Node, tplVMID)
+	if err != nil {
+		return hypervisor.Machine{}, err
+	}
+	node, err := d.place(view, spec.Node, tpl.Node, sharedDisks(view, tplCfg))
+	if err != nil {
+		return hypervisor.Machine{}, err
+	}
+	vmid, upid, err := d.startCreateClone(ctx, view, tpl, spec, node)
+	if err != nil {
+		return hypervisor.Machine{}, err
+	}
+	if err := d.finishClone(ctx, tpl, vmid, node, upid); err != nil {
+		if ctx.Err() != nil {
+			d.log.Warn("create cancelled while Proxmox was cloning: the clone may stay; delete it by hand if it does",
+				zap.Int("vmid", vmid), zap.String("node", node))
+		}
+		return hypervisor.Machine{}, err
+	}
+	m, err := d.shapeClone(ctx, spec, tplVMID, vmid, node)
+	if err != nil {
+		d.cleanup(ctx, vmid, node, err)
+		return hypervisor.Machine{}, err
+	}
+	return m, nil
+}
+
+// place picks the node of a new machine (see Create).
+func (d *Driver) place(view *clusterView, want, tplNode string, shared bool) (string, error) {
+	if want != "" {
+		if _, ok := view.nodes[want]; !ok {
+			return "", hypervisor.NewError(hypervisor.ErrNodeNotFound, "node %q does not exist", want).WithKind(apierr.ErrInvalidRequest)
+		}
+		if !view.online(want) {
+			return "", hypervisor.NewError(hypervisor.ErrNodeOffline, "node %s is offline", want)
+		}
+		if want != tplNode && !shared {
+			return "", apierr.New(apierr.ErrInvalidRequest,
+				"the template lives on node %s's local storage: Proxmox can only clone it on %s", tplNode, tplNode)
+		}
+		return want, nil
+	}
+	if !shared {
+		return tplNode, nil
+	}
+	committed := map[string]uint64{}
+	for _, r := range view.vms {
+		if r.Template != 1 {
+			committed[r.Node] += r.MaxMem
+		}
+	}
+	best, bestLoad := "", 0.0
+	for _, n := range view.sortedNodes() {
+		r := view.nodes[n]
+		if !view.online(n) || r.MaxMem == 0 {
+			continue
+		}
+		load := float64(committed[n]) / float64(r.MaxMem)
+		if best == "" || load < bestLoad {
+			best, bestLoad = n, load
+		}
+	}
+	if best == "" {
+		return "", hypervisor.NewError(hypervisor.ErrNodeOffline, "no node is online")
+	}
+	return best, nil
+}
+
+// sharedDisks reports whether every drive of a config (cloud-init drive included)
+// lives on shared storage, so that Proxmox can clone it to any node.
+func sharedDisks(view *clusterView, cfg vmConfig) bool {
+	for _, dk := range cfg.allDisks() {
+		if dk.storage == "" || (dk.cdrom && !strings.Contains(dk.volume, "cloudinit")) {
+			continue // empty drives and ISO images are not copied
+		}
+		if !view.shared(dk.storage) {
+			return false
+		}
+	}
+	return true
+}
+
+// nextIDAttempts bounds how often Create picks a new vmid when another client took
+// the one /cluster/nextid offered.
+const nextIDAttempts = 5
+
+// startCreateClone picks the vmid (spec.VMID, or /cluster/nextid) and starts the clone.
+// Picking and cloning hold createMu: Proxmox reserves the new vmid when it accepts the
+// clone, so this driver's own creates never race for one id; a vmid another client
+// takes meanwhile makes it ask nextid again.
+func (d *Driver) startCreateClone(ctx context.Context, view *clusterView, tpl *pve.ClusterResource, spec hypervisor.CreateSpec, node string) (int, string, error) {
+	if spec.VMID != 0 {
+		if _, taken := view.vms[spec.VMID]; taken {
+			return 0, "", hypervisor.NewError(hypervisor.ErrVMIDInUse, "vmid %d already exists", spec.VMID)
+		}
+	}
+	for attempt := 1; ; attempt++ {
+		d.createMu.Lock()
+		vmid := spec.VMID
+		var err error
+		if vmid == 0 {
+			vmid, err = new(pve.Cluster).New(d.api).NextID(ctx)
+			err = d.apiError(ctx, err)
+		}
+		var upid string
+		if err == nil {
+			name := spec.Name
+			if name == "" {
+				name = fmt.Sprintf("vm-%d", vmid)
+			}
+			upid, err = d.postClone(ctx, tpl, vmid, name, node)
+		}
+		d.createMu.Unlock()
+		if errors.Is(err, hypervisor.ErrVMIDInUse) && spec.VMID == 0 && attempt < nextIDAttempts {
+			continue
+		}
+		return vmid, upid, err
+	}
+}
+
+// postClone asks for a full clone of a template.
+func (d *Driver) postClone(ctx context.Context, tpl *pve.ClusterResource, vmid int, name, node string) (string, error) {
+	body := map[string]any{"newid": vmid, "full": 1}
+	if name != "" {
+		body["name"] = name
+	}
+	if node != tpl.Node {
+		body["target"] = node
+	}
+	var id string
+	if err := d.call(ctx, http.MethodPost, vmPath(tpl.Node, int(tpl.VMID))+"/clone", nil, body, &id); err != nil {
+		if se, ok := statusOf(err); ok && strings.Contains(se.Message, "already exists") {
+			return "", hypervisor.NewError(hypervisor.ErrVMIDInUse, "vmid %d already exists", vmid)
+		}
+		return "", d.apiError(ctx, err)
+	}
+	return id, nil
+}
+
+// finishClone waits for the clone task and for the new VM's lock.
+func (d *Driver) finishClone(ctx context.Context, tpl *pve.ClusterResource, vmid int, node, upid string) error {
+	if err := d.waitTask(ctx, tpl.Node, upid, fmt.Sprintf("clone template %d to machine %d", tpl.VMID, vmid)); err != nil {
+		return err
+	}
+	_, err := d.waitUnlocked(ctx, node, vmid)
+	return err
+}
+
+// clone runs a full clone to a given vmid and waits for it.
+func (d *Driver) clone(ctx context.Context, tpl *pve.ClusterResource, vmid int, name, node string) error {
+	upid, err := d.postClone(ctx, tpl, vmid, name, node)
+	if err != nil {
+		return err
+	}
+	return d.finishClone(ctx, tpl, vmid, node, upid)
+}
+
+// shapeClone applies a create spec to a fresh clone.
+func (d *Driver) shapeClone(ctx context.Context, spec hypervisor.CreateSpec, tplVMID, vmid int, node string) (hypervisor.Machine, error) {
+	l := &located{vmid: vmid, node: node, online: true}
+	cfg, err := d.vmConfig(ctx, node, vmid)
+	if err != nil {
+		return hypervisor.Machine{}, err
+	}
+	body := map[string]any{
+		"cores":  spec.CPUCores,
+		"memory": itoa(spec.MemoryMB),
+		"ciuser": "root",
+		"tags":   withTemplateTag(cfg["tags"], tplVMID),
+	}
+	if cfg.intOf("sockets", 1) != 1 {
+		body["sockets"] = 1
+	}
+	if cfg["ipconfig0"] == "" {
+		body["ipconfig0"] = "ip=dhcp"
+	}
+	if spec.Password != "" {
+		body["cipassword"] = spec.Password
+	}
+	if len(spec.SSHKeys) > 0 {
+		body["sshkeys"] = pve.EncodeSSHKeys(spec.SSHKeys...)
+	}
+	if len(cfg.nics()) == 0 {
+		body["net0"] = "virtio,bridge=" + d.cfg.DefaultBridge
+	}
+	if err := d.writeConfig(ctx, l, cfg, body, fmt.Sprintf("configure new machine %d", vmid)); err != nil {
+		return hypervisor.Machine{}, err
+	}
+	if err := d.growBootDisk(ctx, l, spec.DiskGB); err != nil {
+		return hypervisor.Machine{}, err
+	}
+	if spec.Start {
+		if err := d.startTask(ctx, http.MethodPost, node, l.path()+"/status/start", nil, fmt.Sprintf("start machine %d", vmid)); err != nil {
+			return hypervisor.Machine{}, err
+		}
+	}
+	return d.machine(ctx, vmid)
+}
+
+// growBootDisk resizes the system disk to sizeGB when that is larger than it is.
+func (d *Driver) growBootDisk(ctx context.Context, l *located, sizeGB int) error {
+	cfg, err := d.vmConfig(ctx, l.node, l.vmid)
+	if err != nil {
+		return err
+	}
+	boot, ok := cfg.bootDisk()
+	if !ok || sizeGB <= boot.sizeGB {
+		return nil
+	}
+	return d.resize(ctx, l, cfg, boot.key, sizeGB)
+}
+
+// cleanup destroys a machine a failed Create or Reinstall left half made. It runs
+// with a context of its own (the caller's may carry a short deadline) but not when the
+// caller cancelled: then the clone task may still hold the lock and the caller wants
+// to stop waiting; the machine is logged for the operator instead.
+func (d *Driver) cleanup(ctx context.Context, vmid int, node string, cause error) {
+	log := d.log.With(zap.Int("vmid", vmid), zap.String("node", node), zap.String("cause", d.scrub(ctx, cause.Error())))
+	if ctx.Err() != nil {
+		log.Warn("half-created machine left on Proxmox: the call was cancelled; delete it by hand if it stays")
+		return
+	}
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+	defer cancel()
+	if err := d.destroy(cctx, &located{vmid: vmid, node: node, online: true}); err != nil && !errors.Is(err, hypervisor.ErrMachineNotFound) {
+		log.Error("could not delete a half-created machine", zap.String("error", d.scrub(ctx, err.Error())))
+		return
+	}
+	log.Info("deleted a half-created machine")
+}
+
+// Destroy stops the machine if it runs, then DELETE with purge=1 (also out of backup
+// jobs, replication and HA) and destroy-unreferenced-disks=1, and waits for the task.
+func (d *Driver) Destroy(ctx context.Context, ref hypervisor.Ref) error {
+	l, err := d.locate(ctx, ref.VMID)
+	if err != nil {
+		return err
+	}
+	if err := l.live(); err != nil {
+		return err
+	}
+	return d.destroy(ctx, l)
+}
+
+func (d *Driver) destroy(ctx context.Context, l *located) error {
+	if err := d.stopIfNeeded(ctx, l); err != nil {
+		return err
+	}
+	return d.startTask(ctx, http.MethodDelete, l.node, l.path(), map[string]any{"purge": 1, "destroy-unreferenced-disks": 1},
+		fmt.Sprintf("destroy machine %d", l.vmid))
+}
+
+// stopIfNeeded hard-stops a machine that is not stopped and reports whether it ran.
+func (d *Driver) stopIfNeeded(ctx context.Context, l *located) error {
+	_, err := d.stopState(ctx, l)
+	return err
+}
+
+func (d *Driver) stopState(ctx context.Context, l *located) (hypervisor.State, error) {
+	st, err := d.status(ctx, l)
+	if err != nil {
+		return "", err
+	}
+	if st.status == "stopped" && st.state == hypervisor.StateStopped {
+		return st.state, nil
+	}
+	return st.state, d.startTask(ctx, http.MethodPost, l.node, l.path()+"/status/stop", nil, fmt.Sprintf("stop machine %d", l.vmid))
+}
+
+// reinstallKeep are the config keys a reinstall carries from the old machine to its
+// new system: identity, resources, network, cloud-init network settings.
+var reinstallKeep = regexp.MustCompile(`^(name|cores|sockets|vcpus|memory|balloon|cpulimit|cpuunits|description|onboot|nameserver|searchdomain|ciuser|sshkeys|ipconfig\d+|net\d+)$`)
+
+// Reinstall rebuilds a machine from a template with Proxmox pattern (A) of
+// reference/proxmox.md, since Proxmox has no native reinstall: stop, DELETE (purge),
+// full clone of the template to the same vmid on the same node, then re-apply what
+// the machine was: name, cores, memory, every netN verbatim (MAC, model, bridge, VLAN,
+// rate, firewall), cloud-init settings and static addresses, the system disk grown back
+// to its old size (or the template's, if larger), empty disks in the place of its
+// other disks, and its firewall rules and options (Proxmox deletes those with the VM);
+// then the new password/keys and a start.
+//
+// Data on every disk is gone afterwards, data disks included: that is what (A) does.
+// The template must be clonable to the machine's node (shared storage, or the same
+// node); everything is checked before the old machine is touched.
+func (d *Driver) Reinstall(ctx context.Context, ref hypervisor.Ref, spec hypervisor.ReinstallSpec) (hypervisor.Machine, error) {
+	for i, k := range spec.SSHKeys {
+		if strings.ContainsAny(k, "\r\n") {
+			return hypervisor.Machine{}, invalid(fmt.Sprintf("ssh_keys[%d]", i), "must be one line")
+		}
+	}
+	ctx = withSecrets(ctx, spec.Password)
+	if err := ctx.Err(); err != nil {
+		return hypervisor.Machine{}, hypervisor.ContextError(err)
+	}
+	view, err := d.resources(ctx)
+	if err != nil {
+		return hypervisor.Machine{}, err
+	}
+	l, err := view.locate(ref.VMID)
+	if err != nil {
+		return hypervisor.Machine{}, err
+	}
+	if err := l.live(); err != nil {
+		return hypervisor.Machine{}, err
+	}
+	tpl, err := findTemplate(view, spec.TemplateID)
+	if err != nil {
+		return hypervisor.Machine{}, err
+	}
+	if !view.online(tpl.Node) {
+		return hypervisor.Machine{}, hypervisor.NewError(hypervisor.ErrNodeOffline, "node %s of template %s is offline", tpl.Node, spec.TemplateID)
+	}
+	tplCfg, err := d.vmConfig(ctx, tpl.Node, int(tpl.VMID))
+	if err != nil {
+		return hypervisor.Machine{}, err
+	}
+	if tpl.Node != l.node && !sharedDisks(view, tplCfg) {
+		return hypervisor.Machine{}, apierr.New(apierr.ErrInvalidRequest,
+			"template %s lives on node %s's local storage and cannot be cloned to node %s", spec.TemplateID, tpl.Node, l.node)
+	}
+	old, err := d.vmConfig(ctx, l.node, l.vmid)
+	if err != nil {
+		return hypervisor.Machine{}, err
+	}
+	fw, err := d.readFirewall(ctx, l)
+	if err != nil {
+		return hypervisor.Machine{}, err
+	}
+
+	// From here on the old machine is being replaced; failures are logged loudly.
+	fail := func(step string, err error) (hypervisor.Machine, error) {
+		d.log.Error("reinstall failed part-way", zap.Int("vmid", l.vmid), zap.String("node", l.node),
+			zap.String("step", step), zap.String("error", d.scrub(ctx, err.Error())))
+		return hypervisor.Machine{}, err
+	}
+	if err := d.destroy(ctx, l); err != nil {
+		return fail("destroy", err)
+	}
+	if err := d.clone(ctx, tpl, l.vmid, old["name"], l.node); err != nil {
+		return fail("clone", err)
+	}
+	fresh, err := d.vmConfig(ctx, l.node, l.vmid)
+	if err != nil {
+		return fail("read clone", err)
+	}
+	body := map[string]any{}
+	var del []string
+	for k, v := range old {
+		if reinstallKeep.MatchString(k) {
+			body[k] = v
+		}
+	}
+	for k := range fresh {
+		if netKeyRE.MatchString(k) && old[k] == "" {
+			del = append(del, k)
+		}
+	}
+	if len(del) > 0 {
+		body["delete"] = strings.Join(del, ",")
+	}
+	if body["ciuser"] == nil {
+		body["ciuser"] = "root"
+	}
+	if old["ipconfig0"] == "" && fresh["ipconfig0"] == "" {
+		body["ipconfig0"] = "ip=dhcp"
+	}
+	if spec.Password != "" {
+		body["cipassword"] = spec.Password
+	}
+	if len(spec.SSHKeys) > 0 {
+		body["sshkeys"] = pve.EncodeSSHKeys(spec.SSHKeys...)
+	}
+	body["tags"] = withTemplateTag(old["tags"], int(tpl.VMID))
+	if err := d.writeConfig(ctx, l, fresh, body, fmt.Sprintf("configure reinstalled machine %d", l.vmid)); err != nil {
+		return fail("configure", err)
+	}
+	oldBoot, _ := old.bootDisk()
+	if err := d.growBootDisk(ctx, l, oldBoot.sizeGB); err != nil {
+		return fail("resize", err)
+	}
+	if err := d.recreateDisks(ctx, l, old, oldBoot.key); err != nil {
+		return fail("disks", err)
+	}
+	if err := d.restoreFirewall(ctx, l, fw); err != nil {
+		return fail("firewall", err)
+	}
+	if err := d.startTask(ctx, http.MethodPost, l.node, l.path()+"/status/start", nil, fmt.Sprintf("start machine %d", l.vmid)); err != nil {
+		return fail("start", err)
+	}
+	return d.machine(ctx, l.vmid)
+}
+
+// recreateDisks adds, empty, each disk of old (but the boot disk) that the new config
+// lacks, with its old storage and size.
+func (d *Driver) recreateDisks(ctx context.Context, l *located, old vmConfig, bootKey string) error {
+	cfg, err := d.vmConfig(ctx, l.node, l.vmid)
+	if err != nil {
+		return err
+	}
+	body := map[string]any{}
+	for _, dk := range old.disks() {
+		if dk.key == bootKey {
+			continue
+		}
+		if _, exists := cfg[dk.key]; exists {
+			continue
+		}
+		body[dk.key] = fmt.Sprintf("%s:%d", dk.storage, dk.sizeGB)
+	}
+	if len(body) == 0 {
+		return nil
+	}
+	return d.writeConfig(ctx, l, cfg, body, fmt.Sprintf("recreate the data disks of machine %d", l.vmid))
+}
+
+// firewallState is a VM's firewall rules and options, saved across a reinstall.
+type firewallState struct {
+	rules   []fwRule
+	options map[string]any
+}
+
+func (d *Driver) readFirewall(ctx context.Context, l *located) (firewallState, error) {
+	var fw firewallState
+	if err := d.get(ctx, l.path()+"/firewall/rules", nil, &fw.rules); err != nil {
+		return fw, err
+	}
+	if err := d.get(ctx, l.path()+"/firewall/options", nil, &fw.options); err != nil {
+		return fw, err
+	}
+	return fw, nil
+}
+
+// restoreFirewall puts saved rules (top last, as Proxmox inserts at the top) and
+// options back.
+func (d *Driver) restoreFirewall(ctx context.Context, l *located, fw firewallState) error {
+	base := l.path() + "/firewall"
+	for i := len(fw.rules) - 1; i >= 0; i-- {
+		if err := d.post(ctx, base+"/rules", fw.rules[i].params(), nil); err != nil {
+			return err
+		}
+	}
+	opts := map[string]any{}
+	for k, v := range fw.options {
+		if k != "digest" && v != nil {
+			opts[k] = v
+		}
+	}
+	if len(opts) == 0 {
+		return nil
+	}
+	return d.put(ctx, base+"/options", opts, nil)
+}

@@ -1,0 +1,237 @@
+package proxmox
+
+import (
+	"context"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	pve "github.com/luthermonson/go-proxmox"
+
+	"github.com/vmplane/vmplane/apierr"
+	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/hypervisor/proxmox/pvefake"
+)
+
+func TestCreate(t *testing.T) {
+	// Clone locks outlive their task by three config reads: Create must wait them out.
+	d, f := newTest(t, pvefake.Config{CloneLockReads: 3})
+	a := create(t, d, hypervisor.CreateSpec{Name: "web", DiskGB: 4, Password: "s3cret-pw", SSHKeys: []string{"ssh-ed25519 AAAAC3 me@laptop"}})
+	b := create(t, d, hypervisor.CreateSpec{DiskGB: 40, Start: true})
+	c := create(t, d, hypervisor.CreateSpec{})
+
+	if got := []int{a.VMID, b.VMID, c.VMID}; !slices.Equal(got, []int{100, 101, 102}) {
+		t.Errorf("vmids: got %v; want [100 101 102] from /cluster/nextid", got)
+	}
+	// Equal machines spread over equal nodes: the least committed node wins each time.
+	if got := []string{a.Node, b.Node, c.Node}; !slices.Equal(got, []string{"pve1", "pve2", "pve3"}) {
+		t.Errorf("nodes: got %v; want [pve1 pve2 pve3]", got)
+	}
+	if a.State != hypervisor.StateStopped || b.State != hypervisor.StateRunning {
+		t.Errorf("states: got %s, %s; want stopped, running (spec.Start)", a.State, b.State)
+	}
+	if a.Name != "web" || b.Name != "vm-101" {
+		t.Errorf("names: got %q, %q; want web, vm-101", a.Name, b.Name)
+	}
+	if a.CPUCores != 2 || a.MemoryMB != 2048 || a.TemplateID != "tpl-9000" {
+		t.Errorf("machine a: got %d cores %d MB template %q; want 2, 2048, tpl-9000", a.CPUCores, a.MemoryMB, a.TemplateID)
+	}
+	// The system disk is the larger of the request and the template (10 GB).
+	if got := []hypervisor.Disk{a.Disks[0], b.Disks[0]}; !reflect.DeepEqual(got, []hypervisor.Disk{{ID: "scsi0", Storage: "cephpool", SizeGB: 10}, {ID: "scsi0", Storage: "cephpool", SizeGB: 40}}) {
+		t.Errorf("system disks: got %+v; want scsi0 10 GB and 40 GB", got)
+	}
+	seen := map[string]bool{}
+	for _, m := range []hypervisor.Machine{a, b, c} {
+		if len(m.Interfaces) != 1 || !strings.HasPrefix(m.Interfaces[0].MAC, "BC:24:11:") || m.Interfaces[0].Bridge != "vmbr0" {
+			t.Errorf("machine %d: got interfaces %+v; want net0 on vmbr0 with a Proxmox MAC", m.VMID, m.Interfaces)
+			continue
+		}
+		if seen[m.Interfaces[0].MAC] {
+			t.Errorf("machine %d: MAC %s repeats", m.VMID, m.Interfaces[0].MAC)
+		}
+		seen[m.Interfaces[0].MAC] = true
+	}
+	cfg := fakeConfig(t, f, a.VMID)
+	want := map[string]string{"ciuser": "root", "cipassword": "s3cret-pw", "ipconfig0": "ip=dhcp",
+		"sshkeys": pve.EncodeSSHKeys("ssh-ed25519 AAAAC3 me@laptop"), "tags": "vmplane-tpl-9000"}
+	for k, v := range want {
+		if cfg[k] != v {
+			t.Errorf("cloud-init %s at Proxmox: got %q; want %q", k, cfg[k], v)
+		}
+	}
+	if cfg["lock"] != "" {
+		t.Errorf("after Create: got lock %q; want none", cfg["lock"])
+	}
+
+	explicit := create(t, d, hypervisor.CreateSpec{VMID: 500, Node: "pve3"})
+	if explicit.VMID != 500 || explicit.Node != "pve3" {
+		t.Errorf("explicit: got vmid %d on %s; want 500 on pve3", explicit.VMID, explicit.Node)
+	}
+	// A template on local storage can only be cloned on its own node. Templates also
+	// resolve by name and by the sim's "tpl-<name>" ids.
+	local := create(t, d, hypervisor.CreateSpec{TemplateID: "tpl-rocky-9"})
+	if byName := create(t, d, hypervisor.CreateSpec{TemplateID: "ubuntu-24.04"}); byName.TemplateID != "tpl-9001" {
+		t.Errorf("template by name: got %q; want tpl-9001", byName.TemplateID)
+	}
+	if local.Node != "pve2" || local.TemplateID != "tpl-9002" || local.Disks[0].SizeGB != 12 {
+		t.Errorf("local template: got %s, template %s, %d GB; want pve2, tpl-9002, 12 GB", local.Node, local.TemplateID, local.Disks[0].SizeGB)
+	}
+	if err := f.SetNodeOnline("pve2", false); err != nil {
+		t.Fatal(err)
+	}
+	f1 := func(name string, spec hypervisor.CreateSpec, targets ...error) {
+		t.Helper()
+		if spec.TemplateID == "" {
+			spec.TemplateID = "tpl-9000"
+		}
+		_, err := d.Create(bg, spec)
+		wantErr(t, name, err, targets...)
+	}
+	f1("vmid in use", hypervisor.CreateSpec{VMID: 500}, hypervisor.ErrVMIDInUse, apierr.ErrConflict)
+	f1("unknown template", hypervisor.CreateSpec{TemplateID: "tpl-1234"}, hypervisor.ErrTemplateNotFound, apierr.ErrInvalidRequest)
+	f1("a machine is no template", hypervisor.CreateSpec{TemplateID: "tpl-100"}, hypervisor.ErrTemplateNotFound)
+	f1("unknown node", hypervisor.CreateSpec{Node: "pve9"}, hypervisor.ErrNodeNotFound, apierr.ErrInvalidRequest)
+	f1("offline node", hypervisor.CreateSpec{Node: "pve2"}, hypervisor.ErrNodeOffline, apierr.ErrInvalidState)
+	f1("template node offline", hypervisor.CreateSpec{TemplateID: "tpl-9002"}, hypervisor.ErrNodeOffline)
+	f1("bad cores", hypervisor.CreateSpec{CPUCores: -1}, apierr.ErrInvalidRequest)
+	f1("bad vmid", hypervisor.CreateSpec{VMID: 7}, apierr.ErrInvalidRequest)
+	f1("bad name", hypervisor.CreateSpec{Name: "no spaces"}, apierr.ErrInvalidRequest)
+	if err := f.SetNodeOnline("pve2", true); err != nil {
+		t.Fatal(err)
+	}
+	f1("local template to another node", hypervisor.CreateSpec{TemplateID: "tpl-9002", Node: "pve3"}, apierr.ErrInvalidRequest)
+}
+
+func TestConcurrentCreates(t *testing.T) {
+	d, f := newTest(t, pvefake.Config{})
+	// Concurrent creates of one driver must not pick the same vmid from
+	// /cluster/nextid, and must skip vmids that exist already (101).
+	addVM(t, f, pvefake.VMSpec{VMID: 101})
+	const n = 6
+	var wg sync.WaitGroup
+	vmids := make([]int, n)
+	errs := make([]error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m, err := d.Create(bg, hypervisor.CreateSpec{TemplateID: "tpl-9000"})
+			vmids[i], errs[i] = m.VMID, err
+		}()
+	}
+	wg.Wait()
+	seen := map[int]bool{}
+	for i := range n {
+		if errs[i] != nil {
+			t.Errorf("create %d: %v", i, errs[i])
+			continue
+		}
+		if seen[vmids[i]] || vmids[i] == 101 {
+			t.Errorf("create %d: got vmid %d twice or taken", i, vmids[i])
+		}
+		seen[vmids[i]] = true
+	}
+}
+
+func TestCreateNextIDTakenByAnotherClient(t *testing.T) {
+	d, f := newTest(t, pvefake.Config{})
+	// The first clone is refused as if another client had just created vmid 100.
+	f.Inject(pvefake.Fault{Method: "POST", Path: "/nodes/{node}/qemu/{vmid}/clone", Status: 500,
+		Message: "unable to create VM 100: config file already exists", Times: 1})
+	m := create(t, d, hypervisor.CreateSpec{})
+	if n := f.Count("GET", "/cluster/nextid"); n != 2 || m.VMID != 100 {
+		t.Errorf("after a taken vmid: got vmid %d after %d nextid calls; want a second nextid", m.VMID, n)
+	}
+	_, err := d.Create(bg, hypervisor.CreateSpec{TemplateID: "tpl-9000", VMID: 100})
+	wantErr(t, "explicit vmid taken", err, hypervisor.ErrVMIDInUse)
+}
+
+func TestCreateFailureCleansUp(t *testing.T) {
+	d, f := newTest(t, pvefake.Config{})
+	f.Inject(pvefake.Fault{Method: "POST", Path: "/nodes/{node}/qemu/{vmid}/config", TaskExit: "unable to apply cloud-init: storage full", Times: 1})
+	_, err := d.Create(bg, hypervisor.CreateSpec{TemplateID: "tpl-9000"})
+	wantErr(t, "create with a failing config task", err, hypervisor.ErrTaskFailed, apierr.ErrInternal)
+	wantContains(t, "create with a failing config task", err, "storage full")
+	if _, _, _, ok := f.VM(100); ok {
+		t.Errorf("after a failed Create: vmid 100 still exists; want the half-made clone deleted")
+	}
+	// The vmid is free again.
+	if m := create(t, d, hypervisor.CreateSpec{}); m.VMID != 100 {
+		t.Errorf("next create: got vmid %d; want 100", m.VMID)
+	}
+}
+
+func TestDestroy(t *testing.T) {
+	d, f := newTest(t, pvefake.Config{})
+	a := create(t, d, hypervisor.CreateSpec{Start: true})
+	wantErr(t, "destroy running", d.Destroy(bg, hypervisor.Ref{VMID: a.VMID}))
+	if _, _, _, ok := f.VM(a.VMID); ok {
+		t.Errorf("after Destroy: the VM still exists at Proxmox")
+	}
+	_, err := d.Machine(bg, hypervisor.Ref{VMID: a.VMID})
+	wantErr(t, "Machine after Destroy", err, hypervisor.ErrMachineNotFound)
+	wantErr(t, "destroy again", d.Destroy(bg, hypervisor.Ref{VMID: a.VMID}), hypervisor.ErrMachineNotFound, apierr.ErrNotFound)
+	if n := f.Count("POST", "/nodes/pve1/qemu/100/status/stop"); n != 1 {
+		t.Errorf("stops before destroy: got %d; want 1", n)
+	}
+}
+
+func TestReinstall(t *testing.T) {
+	d, f := newTest(t, pvefake.Config{})
+	m := create(t, d, hypervisor.CreateSpec{Name: "db", DiskGB: 8, CPUCores: 4, MemoryMB: 8192, Start: true, SSHKeys: []string{"ssh-rsa AAAA old@key"}})
+	ref := hypervisor.Ref{VMID: m.VMID}
+	if _, err := d.AddDisk(bg, ref, 100, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.SetNetwork(bg, ref, []hypervisor.InterfaceChange{{ID: "net0", VLAN: new(9), RateMbps: new(200)}}); err != nil {
+		t.Fatal(err)
+	}
+	rules := []hypervisor.FirewallRule{{Direction: "in", Action: "accept", Protocol: "tcp", Port: "22", Enabled: true}}
+	if err := d.SetFirewall(bg, ref, rules); err != nil {
+		t.Fatal(err)
+	}
+	before := machineOf(t, d, m.VMID)
+	beforeRules := f.FirewallRules(m.VMID)
+
+	got, err := d.Reinstall(bg, ref, hypervisor.ReinstallSpec{TemplateID: "tpl-9001", Password: "new-pass-1"})
+	wantErr(t, "reinstall", err)
+	want := before
+	want.TemplateID = "tpl-9001"
+	want.State = hypervisor.StateRunning
+	want.Disks = append([]hypervisor.Disk(nil), before.Disks...)
+	want.Disks[0].SizeGB = 10 // the template's 10 GB is more than the old 8
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("reinstall:\n got %+v\nwant %+v", got, want)
+	}
+	cfg := fakeConfig(t, f, m.VMID)
+	if cfg["cipassword"] != "new-pass-1" || cfg["sshkeys"] != pve.EncodeSSHKeys("ssh-rsa AAAA old@key") || cfg["name"] != "db" {
+		t.Errorf("cloud-init after reinstall: got password %q keys %q name %q; want the new password and the old keys and name", cfg["cipassword"], cfg["sshkeys"], cfg["name"])
+	}
+	if got := f.FirewallRules(m.VMID); !reflect.DeepEqual(got, beforeRules) || f.FirewallOptions(m.VMID)["enable"] != "1" {
+		t.Errorf("firewall after reinstall: got %v, options %v; want %v, enabled", got, f.FirewallOptions(m.VMID), beforeRules)
+	}
+
+	_, err = d.Reinstall(bg, ref, hypervisor.ReinstallSpec{TemplateID: "tpl-nope"})
+	wantErr(t, "unknown template", err, hypervisor.ErrTemplateNotFound, apierr.ErrInvalidRequest)
+	_, err = d.Reinstall(bg, ref, hypervisor.ReinstallSpec{TemplateID: "tpl-9002"}) // local to pve2; the machine is on pve1
+	wantErr(t, "template not clonable here", err, apierr.ErrInvalidRequest)
+	if st := fakeStatus(t, f, m.VMID); st != "running" {
+		t.Errorf("after refused reinstalls: got %s; want the machine untouched and running", st)
+	}
+}
+
+func TestCancelWhileWaitingForTask(t *testing.T) {
+	d, f := newTest(t, pvefake.Config{TaskPolls: 1_000_000})
+	id := addVM(t, f, pvefake.VMSpec{})
+	ctx, cancel := context.WithTimeout(bg, 50*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	err := d.Power(ctx, hypervisor.Ref{VMID: id}, hypervisor.ActionStart)
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("cancelled start took %v; want it to return promptly", took)
+	}
+	wantErr(t, "start past deadline", err, context.DeadlineExceeded, apierr.ErrTimeout)
+}

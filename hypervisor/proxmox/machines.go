@@ -1,0 +1,536 @@
+package proxmox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	pve "github.com/luthermonson/go-proxmox"
+
+	"github.com/vmplane/vmplane/apierr"
+	"github.com/vmplane/vmplane/hypervisor"
+)
+
+// Limits checked before calling Proxmox, matching the sim's and Proxmox's own.
+const (
+	maxCores    = 128
+	minMemoryMB = 16
+	maxMemoryMB = 4 * 1024 * 1024
+	maxDiskGB   = 64 * 1024
+	maxSCSI     = 30 // scsi0..scsi30
+	// configReaders bounds the parallel config reads of an inventory.
+	configReaders = 4
+)
+
+// dnsName is Proxmox's format for VM names.
+var dnsName = regexp.MustCompile(`^(?i)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$`)
+
+// Inventory lists nodes, machines and templates from one /cluster/resources answer,
+// plus one config read per machine and template on an online node (bounded
+// parallelism). Machines on an offline node carry only their resource summary.
+// Machines that vanish between the two reads are left out.
+func (d *Driver) Inventory(ctx context.Context) (hypervisor.Inventory, error) {
+	if err := ctx.Err(); err != nil {
+		return hypervisor.Inventory{}, hypervisor.ContextError(err)
+	}
+	view, err := d.resources(ctx)
+	if err != nil {
+		return hypervisor.Inventory{}, err
+	}
+	inv := hypervisor.Inventory{Nodes: []hypervisor.Node{}, Machines: []hypervisor.Machine{}, Templates: []hypervisor.Template{}}
+	for _, name := range view.sortedNodes() {
+		n := view.nodes[name]
+		node := hypervisor.Node{ID: name, Status: hypervisor.NodeOffline, CPUCores: int(n.MaxCPU),
+			MemoryMB: int(n.MaxMem >> 20), DiskGB: int(n.MaxDisk >> 30)}
+		if n.Status == "online" {
+			node.Status = hypervisor.NodeOnline
+			node.CPU, node.MemBytes, node.DiskBytes = n.CPU, int64(n.Mem), int64(n.Disk)
+		}
+		inv.Nodes = append(inv.Nodes, node)
+	}
+
+	ids := make([]int, 0, len(view.vms))
+	for id := range view.vms {
+		ids = append(ids, id)
+	}
+	sort.Ints(ids)
+	type result struct {
+		cfg  vmConfig
+		gone bool
+	}
+	results := make([]result, len(ids))
+	// The first failure stops the remaining reads: when Proxmox breaks mid-inventory,
+	// a thousand VMs must not cost three thousand doomed requests.
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg       sync.WaitGroup
+		failOnce sync.Once
+		firstErr error
+	)
+	sem := make(chan struct{}, configReaders)
+	for i, id := range ids {
+		r := view.vms[id]
+		if !view.online(r.Node) {
+			continue
+		}
+		sem <- struct{}{}
+		if rctx.Err() != nil {
+			<-sem
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			cfg, err := d.vmConfig(rctx, r.Node, id)
+			switch {
+			case errors.Is(err, hypervisor.ErrMachineNotFound):
+				results[i].gone = true
+			case err != nil:
+				failOnce.Do(func() { firstErr = err; cancel() })
+			default:
+				results[i].cfg = cfg
+			}
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		if ctx.Err() != nil {
+			return hypervisor.Inventory{}, hypervisor.ContextError(ctx.Err())
+		}
+		return hypervisor.Inventory{}, firstErr
+	}
+	for i, id := range ids {
+		r, res := view.vms[id], results[i]
+		if res.gone {
+			continue
+		}
+		if r.Template == 1 {
+			inv.Templates = append(inv.Templates, templateOf(r, res.cfg))
+			continue
+		}
+		if res.cfg == nil {
+			inv.Machines = append(inv.Machines, machineFromResource(r))
+			continue
+		}
+		inv.Machines = append(inv.Machines, buildMachine(id, r.Node, stateOf(r.Status, "", res.cfg["lock"]), res.cfg))
+	}
+	return inv, nil
+}
+
+// Machine reads one machine, re-resolving its node. On an offline node only the
+// resource summary is known.
+func (d *Driver) Machine(ctx context.Context, ref hypervisor.Ref) (hypervisor.Machine, error) {
+	return d.machine(ctx, ref.VMID)
+}
+
+// transitions is the power state machine (the sim's): the states each action may start
+// from. Checking it before calling Proxmox turns a forbidden action into a clear 409
+// instead of a failed task.
+var transitions = map[hypervisor.PowerAction][]hypervisor.State{
+	hypervisor.ActionStart:    {hypervisor.StateStopped},
+	hypervisor.ActionStop:     {hypervisor.StateRunning, hypervisor.StateSuspended},
+	hypervisor.ActionShutdown: {hypervisor.StateRunning},
+	hypervisor.ActionReboot:   {hypervisor.StateRunning},
+	hypervisor.ActionReset:    {hypervisor.StateRunning},
+	hypervisor.ActionSuspend:  {hypervisor.StateRunning},
+	hypervisor.ActionResume:   {hypervisor.StateSuspended},
+}
+
+// Power performs POST status/{action} and follows its task. suspend pauses the guest in
+// memory; resume of a hibernated guest (stopped with lock=suspended) is a start, which
+// is how Proxmox resumes from disk.
+func (d *Driver) Power(ctx context.Context, ref hypervisor.Ref, action hypervisor.PowerAction) error {
+	from, ok := transitions[action]
+	if !ok {
+		e := apierr.New(apierr.ErrInvalidRequest, "unknown power action %q", action)
+		for _, a := range hypervisor.PowerActions {
+			e.Allowed = append(e.Allowed, string(a))
+		}
+		return e
+	}
+	l, err := d.locate(ctx, ref.VMID)
+	if err != nil {
+		return err
+	}
+	if err := l.live(); err != nil {
+		return err
+	}
+	st, err := d.status(ctx, l)
+	if err != nil {
+		return err
+	}
+	allowed := false
+	for _, s := range from {
+		allowed = allowed || s == st.state
+	}
+	if !allowed {
+		return hypervisor.NewError(hypervisor.ErrWrongState, "cannot %s machine %d: it is %s", action, ref.VMID, st.state)
+	}
+	pveAction := string(action)
+	if action == hypervisor.ActionResume && st.status == "stopped" {
+		pveAction = "start"
+	}
+	return d.startTask(ctx, http.MethodPost, l.node, l.path()+"/status/"+pveAction, nil,
+		fmt.Sprintf("%s machine %d", action, ref.VMID))
+}
+
+// migratePreconditions is GET .../migrate. go-proxmox's type decodes "running" as a
+// bool, which fails on the 0/1 Proxmox sends, so the driver reads it itself.
+type migratePreconditions struct {
+	Running         any                       `json:"running"`
+	AllowedNodes    []string                  `json:"allowed_nodes"`
+	NotAllowedNodes map[string]notAllowedNode `json:"not_allowed_nodes"`
+	LocalDisks      []struct {
+		Volid     string `json:"volid"`
+		DriveName string `json:"drivename"`
+	} `json:"local_disks"`
+	LocalResources []string `json:"local_resources"`
+}
+
+// notAllowedNode says why a node cannot take the machine.
+type notAllowedNode struct {
+	UnavailableStorages []string `json:"unavailable_storages"`
+	UnavailableRes      []string `json:"unavailable-resources"`
+}
+
+// Migrate moves a machine: our checks first (target exists, differs, is online; a
+// running machine only online), then Proxmox's preconditions, then POST migrate with
+// online=1 for a running machine and with-local-disks=1 when it has local disks, and
+// the task. It answers the machine as it is on the target.
+func (d *Driver) Migrate(ctx context.Context, ref hypervisor.Ref, targetNode string, online bool) (hypervisor.Machine, error) {
+	if targetNode == "" {
+		return hypervisor.Machine{}, invalid("target_node", "is required")
+	}
+	l, err := d.locate(ctx, ref.VMID)
+	if err != nil {
+		return hypervisor.Machine{}, err
+	}
+	if err := l.live(); err != nil {
+		return hypervisor.Machine{}, err
+	}
+	switch _, known := l.view.nodes[targetNode]; {
+	case !known:
+		return hypervisor.Machine{}, hypervisor.NewError(hypervisor.ErrNodeNotFound, "target node %q does not exist", targetNode).WithKind(apierr.ErrInvalidRequest)
+	case targetNode == l.node:
+		return hypervisor.Machine{}, hypervisor.NewError(hypervisor.ErrSameNode, "machine %d is already on node %s", ref.VMID, targetNode)
+	case !l.view.online(targetNode):
+		return hypervisor.Machine{}, hypervisor.NewError(hypervisor.ErrNodeOffline, "target node %s is offline", targetNode)
+	}
+	st, err := d.status(ctx, l)
+	if err != nil {
+		return hypervisor.Machine{}, err
+	}
+	if st.state != hypervisor.StateStopped && !online {
+		return hypervisor.Machine{}, hypervisor.NewError(hypervisor.ErrWrongState, "machine %d is %s: migrate it online or stop it first", ref.VMID, st.state)
+	}
+
+	var pre migratePreconditions
+	if err := d.get(ctx, l.path()+"/migrate", url.Values{"target": {targetNode}}, &pre); err != nil {
+		return hypervisor.Machine{}, err
+	}
+	// Proxmox answers allowed/not-allowed nodes for stopped machines only, and lists
+	// every node under not_allowed_nodes, the allowed ones without reasons.
+	why := pre.NotAllowedNodes[targetNode]
+	if reasons := append(append([]string{}, why.UnavailableStorages...), why.UnavailableRes...); len(reasons) > 0 {
+		return hypervisor.Machine{}, apierr.New(apierr.ErrInvalidRequest,
+			"node %s cannot take machine %d: not available there: %s", targetNode, ref.VMID, strings.Join(reasons, ", "))
+	}
+	if pre.AllowedNodes != nil && !slices.Contains(pre.AllowedNodes, targetNode) {
+		return hypervisor.Machine{}, hypervisor.NewError(hypervisor.ErrNodeOffline,
+			"Proxmox does not offer node %s as a migration target for machine %d", targetNode, ref.VMID)
+	}
+	if len(pre.LocalResources) > 0 {
+		return hypervisor.Machine{}, hypervisor.NewError(hypervisor.ErrWrongState,
+			"machine %d uses local devices (%s) and cannot migrate", ref.VMID, strings.Join(pre.LocalResources, ", "))
+	}
+	body := map[string]any{"target": targetNode}
+	if st.state != hypervisor.StateStopped {
+		body["online"] = 1
+	}
+	if len(pre.LocalDisks) > 0 {
+		body["with-local-disks"] = 1
+	}
+	if err := d.startTask(ctx, http.MethodPost, l.node, l.path()+"/migrate", body,
+		fmt.Sprintf("migrate machine %d to %s", ref.VMID, targetNode)); err != nil {
+		return hypervisor.Machine{}, err
+	}
+	return d.machine(ctx, ref.VMID)
+}
+
+// validateConfigChange checks a change the way the sim does, plus Proxmox's DNS-name rule.
+func validateConfigChange(change hypervisor.ConfigChange) error {
+	if c := change.Name; c != nil && !dnsName.MatchString(*c) {
+		return invalid("name", "must be a DNS name: letters, digits, '-' and '.', at most 63 per label")
+	}
+	if c := change.CPUCores; c != nil && (*c < 1 || *c > maxCores) {
+		return invalid("cpu_cores", "must be 1..%d", maxCores)
+	}
+	if c := change.MemoryMB; c != nil && (*c < minMemoryMB || *c > maxMemoryMB) {
+		return invalid("memory_mb", "must be %d..%d", minMemoryMB, maxMemoryMB)
+	}
+	return nil
+}
+
+// Configure changes name, cores and memory with one POST config guarded by the
+// config's digest; Proxmox hot-plugs what it can and keeps the rest pending until the
+// next boot. cores is the machine's vCPU count, so sockets are set to 1 if they were not.
+func (d *Driver) Configure(ctx context.Context, ref hypervisor.Ref, change hypervisor.ConfigChange) (hypervisor.Machine, error) {
+	if err := validateConfigChange(change); err != nil {
+		return hypervisor.Machine{}, err
+	}
+	l, err := d.locate(ctx, ref.VMID)
+	if err != nil {
+		return hypervisor.Machine{}, err
+	}
+	if err := l.live(); err != nil {
+		return hypervisor.Machine{}, err
+	}
+	cfg, err := d.vmConfig(ctx, l.node, l.vmid)
+	if err != nil {
+		return hypervisor.Machine{}, err
+	}
+	body := map[string]any{}
+	if change.Name != nil && *change.Name != cfg["name"] {
+		body["name"] = *change.Name
+	}
+	if change.CPUCores != nil && *change.CPUCores != cfg.cpuCores() {
+		body["cores"] = *change.CPUCores
+		if cfg.intOf("sockets", 1) != 1 {
+			body["sockets"] = 1
+		}
+	}
+	if change.MemoryMB != nil && *change.MemoryMB != cfg.memoryMB() {
+		body["memory"] = strconv.Itoa(*change.MemoryMB)
+	}
+	if len(body) > 0 {
+		if err := d.writeConfig(ctx, l, cfg, body, fmt.Sprintf("configure machine %d", ref.VMID)); err != nil {
+			return hypervisor.Machine{}, err
+		}
+	}
+	return d.readMachine(ctx, l)
+}
+
+// writeConfig is POST config (the asynchronous API: it may run a task, for hot-plug)
+// with the digest of the config the change was computed from, so a concurrent edit by
+// an operator fails instead of being overwritten.
+func (d *Driver) writeConfig(ctx context.Context, l *located, cfg vmConfig, body map[string]any, what string) error {
+	if dg := cfg["digest"]; dg != "" {
+		body["digest"] = dg
+	}
+	return d.startTask(ctx, http.MethodPost, l.node, l.path()+"/config", body, what)
+}
+
+// validateInterfaceChanges checks changes the way the sim does.
+func validateInterfaceChanges(changes []hypervisor.InterfaceChange) error {
+	for i, c := range changes {
+		field := func(f string) string { return fmt.Sprintf("interfaces[%d].%s", i, f) }
+		switch {
+		case c.ID == "":
+			return invalid(field("id"), "is required")
+		case c.Bridge != nil && *c.Bridge == "":
+			return invalid(field("bridge"), "must not be empty")
+		case c.Bridge != nil && strings.ContainsAny(*c.Bridge, ",= \t"):
+			return invalid(field("bridge"), "must be a bridge name")
+		case c.VLAN != nil && (*c.VLAN < 0 || *c.VLAN > 4094):
+			return invalid(field("vlan"), "must be 0..4094")
+		case c.RateMbps != nil && *c.RateMbps < 0:
+			return invalid(field("rate_mbps"), "must be 0 or more")
+		}
+	}
+	return nil
+}
+
+// SetNetwork rewrites the named netN entries, keeping model, MAC and every option it
+// does not change, in one digest-guarded config write; one unknown id rejects the lot.
+// rate_mbps is megabits per second; Proxmox's rate is megabytes per second.
+func (d *Driver) SetNetwork(ctx context.Context, ref hypervisor.Ref, changes []hypervisor.InterfaceChange) (hypervisor.Machine, error) {
+	if err := validateInterfaceChanges(changes); err != nil {
+		return hypervisor.Machine{}, err
+	}
+	l, err := d.locate(ctx, ref.VMID)
+	if err != nil {
+		return hypervisor.Machine{}, err
+	}
+	if err := l.live(); err != nil {
+		return hypervisor.Machine{}, err
+	}
+	cfg, err := d.vmConfig(ctx, l.node, l.vmid)
+	if err != nil {
+		return hypervisor.Machine{}, err
+	}
+	body := map[string]any{}
+	for _, c := range changes {
+		raw, ok := cfg[c.ID]
+		if !ok || !netKeyRE.MatchString(c.ID) {
+			return hypervisor.Machine{}, hypervisor.NewError(hypervisor.ErrInterfaceNotFound, "machine %d has no interface %q", ref.VMID, c.ID)
+		}
+		if prev, ok := body[c.ID].(string); ok { // two changes of one NIC apply in order
+			raw = prev
+		}
+		n := parseNet(raw)
+		if c.Bridge != nil {
+			n.set("bridge", *c.Bridge)
+		}
+		if c.VLAN != nil {
+			n.set("tag", itoaNonZero(*c.VLAN))
+		}
+		if c.RateMbps != nil {
+			n.set("rate", rateMBps(*c.RateMbps))
+		}
+		if c.Firewall != nil {
+			n.set("firewall", strconv.Itoa(boolInt(*c.Firewall)))
+		}
+		body[c.ID] = n.String()
+	}
+	for k, v := range body {
+		if v == cfg[k] {
+			delete(body, k)
+		}
+	}
+	if len(body) > 0 {
+		if err := d.writeConfig(ctx, l, cfg, body, fmt.Sprintf("set the network of machine %d", ref.VMID)); err != nil {
+			return hypervisor.Machine{}, err
+		}
+	}
+	return d.readMachine(ctx, l)
+}
+
+func itoaNonZero(i int) string {
+	if i == 0 {
+		return ""
+	}
+	return strconv.Itoa(i)
+}
+
+// AddDisk allocates a new disk as the lowest free scsiN ("STORAGE:SIZE" makes Proxmox
+// allocate SIZE GiB on STORAGE).
+func (d *Driver) AddDisk(ctx context.Context, ref hypervisor.Ref, sizeGB int, storage string) (hypervisor.Disk, error) {
+	if sizeGB < 1 || sizeGB > maxDiskGB {
+		return hypervisor.Disk{}, invalid("size_gb", "must be 1..%d", maxDiskGB)
+	}
+	if storage == "" {
+		storage = d.cfg.DefaultStorage
+	}
+	if strings.ContainsAny(storage, ":,= \t") {
+		return hypervisor.Disk{}, invalid("storage", "must be a storage name")
+	}
+	l, err := d.locate(ctx, ref.VMID)
+	if err != nil {
+		return hypervisor.Disk{}, err
+	}
+	if err := l.live(); err != nil {
+		return hypervisor.Disk{}, err
+	}
+	if !l.view.hasStorage(storage, l.node) {
+		return hypervisor.Disk{}, invalid("storage", "node %s has no storage %q", l.node, storage)
+	}
+	cfg, err := d.vmConfig(ctx, l.node, l.vmid)
+	if err != nil {
+		return hypervisor.Disk{}, err
+	}
+	slot := -1
+	for i := 0; i <= maxSCSI && slot < 0; i++ {
+		if _, used := cfg["scsi"+strconv.Itoa(i)]; !used {
+			slot = i
+		}
+	}
+	if slot < 0 {
+		return hypervisor.Disk{}, invalid("disks", "machine %d has no free scsi slot", ref.VMID)
+	}
+	key := "scsi" + strconv.Itoa(slot)
+	body := map[string]any{key: fmt.Sprintf("%s:%d", storage, sizeGB)}
+	if err := d.writeConfig(ctx, l, cfg, body, fmt.Sprintf("add disk %s to machine %d", key, ref.VMID)); err != nil {
+		return hypervisor.Disk{}, err
+	}
+	out := hypervisor.Disk{ID: key, Storage: storage, SizeGB: sizeGB}
+	if now, err := d.vmConfig(ctx, l.node, l.vmid); err == nil {
+		if dk, ok := now.disk(key); ok {
+			out = hypervisor.Disk{ID: key, Storage: dk.storage, SizeGB: dk.sizeGB}
+		}
+	}
+	return out, nil
+}
+
+// ResizeDisk grows a disk with PUT resize to an absolute size. Shrinking is refused
+// before Proxmox is asked (it cannot shrink), and the same size is a no-op.
+func (d *Driver) ResizeDisk(ctx context.Context, ref hypervisor.Ref, diskID string, sizeGB int) (hypervisor.Machine, error) {
+	if sizeGB < 1 || sizeGB > maxDiskGB {
+		return hypervisor.Machine{}, invalid("size_gb", "must be 1..%d", maxDiskGB)
+	}
+	l, err := d.locate(ctx, ref.VMID)
+	if err != nil {
+		return hypervisor.Machine{}, err
+	}
+	if err := l.live(); err != nil {
+		return hypervisor.Machine{}, err
+	}
+	cfg, err := d.vmConfig(ctx, l.node, l.vmid)
+	if err != nil {
+		return hypervisor.Machine{}, err
+	}
+	dk, ok := cfg.disk(diskID)
+	if !ok {
+		return hypervisor.Machine{}, hypervisor.NewError(hypervisor.ErrDiskNotFound, "machine %d has no disk %q", ref.VMID, diskID)
+	}
+	if sizeGB < dk.sizeGB {
+		return hypervisor.Machine{}, hypervisor.NewError(hypervisor.ErrDiskShrink,
+			"disk %s of machine %d is %d GB: disks only grow, not to %d GB", diskID, ref.VMID, dk.sizeGB, sizeGB)
+	}
+	if sizeGB > dk.sizeGB {
+		if err := d.resize(ctx, l, cfg, diskID, sizeGB); err != nil {
+			return hypervisor.Machine{}, err
+		}
+	}
+	return d.readMachine(ctx, l)
+}
+
+// resize is PUT resize; Proxmox 8+ answers a UPID, older versions nothing.
+func (d *Driver) resize(ctx context.Context, l *located, cfg vmConfig, disk string, sizeGB int) error {
+	body := map[string]any{"disk": disk, "size": fmt.Sprintf("%dG", sizeGB)}
+	if dg := cfg["digest"]; dg != "" {
+		body["digest"] = dg
+	}
+	return d.startTask(ctx, http.MethodPut, l.node, l.path()+"/resize", body,
+		fmt.Sprintf("resize disk %s of machine %d", disk, l.vmid))
+}
+
+// findTemplate resolves a template id: "tpl-<vmid>" (what Inventory reports), a bare
+// vmid, a template's exact name, or "tpl-<name>" (the sim's style, so ids such as
+// "tpl-debian-12" keep working when a template is named "debian-12"). Names must be
+// unique to be used.
+func findTemplate(view *clusterView, id string) (*pve.ClusterResource, error) {
+	if id == "" {
+		return nil, hypervisor.NewError(hypervisor.ErrTemplateNotFound, "no template given")
+	}
+	stripped := strings.TrimPrefix(id, "tpl-")
+	if vmid, err := strconv.Atoi(stripped); err == nil {
+		if r, ok := view.vms[vmid]; ok && r.Template == 1 {
+			return r, nil
+		}
+	}
+	for _, name := range []string{id, stripped} {
+		var match *pve.ClusterResource
+		for _, r := range view.vms {
+			if r.Template == 1 && r.Name == name {
+				if match != nil {
+					return nil, hypervisor.NewError(hypervisor.ErrTemplateNotFound, "template name %q is ambiguous: use tpl-<vmid>", name)
+				}
+				match = r
+			}
+		}
+		if match != nil {
+			return match, nil
+		}
+	}
+	return nil, hypervisor.NewError(hypervisor.ErrTemplateNotFound, "template %q does not exist", id)
+}
