@@ -655,7 +655,12 @@ func execute(ctx context.Context, d hypervisor.Driver, ref hypervisor.Ref, op Op
 			result = map[string]any{"vmid": hm.VMID, "node": hm.Node}
 		}
 	case OpDestroy:
-		if err = d.Destroy(ctx, ref); err == nil {
+		// A machine whose provisioning failed has nothing on the hypervisor (vmid 0),
+		// and one already gone is as good as destroyed: either way the record goes.
+		if ref.VMID == 0 {
+			return nil, nil, nil
+		}
+		if err = d.Destroy(ctx, ref); err == nil || errors.Is(err, hypervisor.ErrMachineNotFound) {
 			return nil, nil, nil
 		}
 	case OpResize:

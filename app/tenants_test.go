@@ -358,3 +358,27 @@ func TestUsageTrends(t *testing.T) {
 		t.Fatalf("got %d days by default; want 30", tr.Days)
 	}
 }
+
+// A machine whose provisioning failed holds quota until it is deleted, and deleting it
+// must work although nothing exists on the hypervisor.
+func TestDestroyFailedProvisioning(t *testing.T) {
+	s, admin := synced(t)
+	a := s.tenant(admin, "Unlucky", map[string]int{"machines": 1, "cpu_cores": 4, "memory_mb": 8192, "disk_gb": 50})
+	s.sim.FailNext(0, "create", fmt.Errorf("clone failed: storage full"))
+	r := s.do(req{method: "POST", path: "/api/client/machines", token: a.Token, body: smallMachine})
+	expect(t, r, 202, "")
+	var p actors.Provisioned
+	r.decode(t, &p)
+	if task := s.waitTask(a.Token, p.Task.ID); task.Status != actors.TaskFailed {
+		t.Fatalf("got %+v; want the create failed", task)
+	}
+	r = s.do(req{method: "GET", path: "/api/resources/machines/" + p.Machine.ID, token: a.Token})
+	var m actors.Machine
+	r.decode(t, &m)
+	if m.Status != actors.StatusError || m.TaskID != nil {
+		t.Fatalf("got %s with task %v; want error and unlocked", m.Status, m.TaskID)
+	}
+	expect(t, s.do(req{method: "POST", path: "/api/client/machines", token: a.Token, body: smallMachine}), 409, "quota_exceeded")
+	s.run(req{method: "DELETE", path: "/api/resources/machines/" + m.ID, token: a.Token})
+	s.provision(a.Token, smallMachine)
+}
