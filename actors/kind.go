@@ -25,13 +25,14 @@ type entity interface {
 // record id, spawned on its first message and passivated after an idle period; the Kind
 // is the only way to reach an entity, so no message can race a passivation.
 type Kind struct {
-	name    string
-	sys     *System
-	pid     *actor.PID
-	live    atomic.Int64
-	newFn   func(id string) entity
-	idle    time.Duration
-	kindMsg func(ctx actor.Context, msg any) bool
+	name      string
+	sys       *System
+	pid       *actor.PID
+	live      atomic.Int64
+	newFn     func(id string) entity
+	idle      time.Duration
+	kindMsg   func(ctx actor.Context, msg any) bool
+	stopSweep func()
 }
 
 // envelope addresses Msg to the entity with record id ID.
@@ -40,8 +41,24 @@ type envelope struct {
 	Msg any
 }
 
-// passivate is sent by an idle entity to its supervisor.
+// sweepIdle asks a supervisor to passivate the entities idle for longer than its idle
+// time. Idleness is tracked by the supervisor, not with protoactor's per-actor receive
+// timeout, whose timer goroutine races with the actor's own (found by the race
+// detector), and which costs a timer per entity.
+type sweepIdle struct{}
+
+// passivate is an entity's own request to be stopped now (a deleted health check).
 type passivate struct{ ID string }
+
+// child is what a supervisor knows of a running entity.
+type child struct {
+	pid *actor.PID
+	// last is when the entity last got or handled a message (unix nanoseconds).
+	last atomic.Int64
+	// busy is whether the entity has work in flight that will report back, which
+	// keeps it from being passivated; the entity sets it after each message.
+	busy atomic.Bool
+}
 
 // Supervision: a failing entity is restarted (it reloads from the store) up to 5 times
 // in 10 s, then stopped; its next message spawns it afresh.
@@ -53,7 +70,7 @@ var entityStrategy = actor.NewOneForOneStrategy(5, 10*time.Second, actor.Default
 func (s *System) startKind(name string, idle time.Duration, newFn func(id string) entity, kindMsg func(ctx actor.Context, msg any) bool) *Kind {
 	k := &Kind{name: name, sys: s, newFn: newFn, idle: idle, kindMsg: kindMsg}
 	props := actor.PropsFromProducer(func() actor.Actor {
-		return &supervisor{kind: k, children: map[string]*actor.PID{}, byPID: map[string]string{}, stopping: map[string][]stashed{}}
+		return &supervisor{kind: k, children: map[string]*child{}, byPID: map[string]string{}, stopping: map[string][]stashed{}}
 	}, actor.WithSupervisor(entityStrategy))
 	pid, err := s.actors.Root.SpawnNamed(props, name)
 	if err != nil {
@@ -62,6 +79,22 @@ func (s *System) startKind(name string, idle time.Duration, newFn func(id string
 	}
 	k.pid = pid
 	s.kinds = append(s.kinds, k)
+	k.stopSweep = func() {}
+	if idle > 0 {
+		t := time.NewTicker(max(idle/2, time.Millisecond))
+		done := make(chan struct{})
+		go func() {
+			for {
+				select {
+				case <-t.C:
+					s.actors.Root.Send(pid, &sweepIdle{})
+				case <-done:
+					return
+				}
+			}
+		}()
+		k.stopSweep = func() { t.Stop(); close(done) }
+	}
 	return k
 }
 
@@ -73,7 +106,7 @@ type stashed struct {
 
 type supervisor struct {
 	kind     *Kind
-	children map[string]*actor.PID
+	children map[string]*child
 	byPID    map[string]string
 	stopping map[string][]stashed
 }
@@ -85,15 +118,27 @@ func (sv *supervisor) Receive(ctx actor.Context) {
 			sv.stopping[m.ID] = append(q, stashed{m.Msg, ctx.Sender()})
 			return
 		}
-		ctx.RequestWithCustomSender(sv.child(ctx, m.ID), m.Msg, ctx.Sender())
+		c := sv.child(ctx, m.ID)
+		c.last.Store(time.Now().UnixNano())
+		ctx.RequestWithCustomSender(c.pid, m.Msg, ctx.Sender())
 	case *passivate:
-		pid, ok := sv.children[m.ID]
-		if !ok {
-			return
+		if c, ok := sv.children[m.ID]; ok {
+			if _, stopping := sv.stopping[m.ID]; !stopping {
+				sv.stopping[m.ID] = nil
+				ctx.Poison(c.pid)
+			}
 		}
-		// Poison is a user message: everything already forwarded is handled first.
-		sv.stopping[m.ID] = nil
-		ctx.Poison(pid)
+	case *sweepIdle:
+		cutoff := time.Now().Add(-sv.kind.idle).UnixNano()
+		for id, c := range sv.children {
+			if _, stopping := sv.stopping[id]; stopping || c.busy.Load() || c.last.Load() > cutoff {
+				continue
+			}
+			// Poison is a user message: everything already forwarded is handled first,
+			// and what comes meanwhile is stashed until the entity has stopped.
+			sv.stopping[id] = nil
+			ctx.Poison(c.pid)
+		}
 	case *actor.Terminated:
 		id, ok := sv.byPID[m.Who.Id]
 		if !ok {
@@ -104,7 +149,7 @@ func (sv *supervisor) Receive(ctx actor.Context) {
 		q, wasStopping := sv.stopping[id]
 		delete(sv.stopping, id)
 		if wasStopping && len(q) > 0 {
-			pid := sv.child(ctx, id)
+			pid := sv.child(ctx, id).pid
 			for _, st := range q {
 				ctx.RequestWithCustomSender(pid, st.msg, st.sender)
 			}
@@ -117,13 +162,15 @@ func (sv *supervisor) Receive(ctx actor.Context) {
 }
 
 // child returns the running entity for id, spawning it if needed.
-func (sv *supervisor) child(ctx actor.Context, id string) *actor.PID {
-	if pid, ok := sv.children[id]; ok {
-		return pid
+func (sv *supervisor) child(ctx actor.Context, id string) *child {
+	if c, ok := sv.children[id]; ok {
+		return c
 	}
 	k := sv.kind
+	c := &child{}
+	c.last.Store(time.Now().UnixNano())
 	props := actor.PropsFromProducer(func() actor.Actor {
-		return &entityActor{kind: k, id: id, e: k.newFn(id)}
+		return &entityActor{kind: k, id: id, e: k.newFn(id), child: c}
 	})
 	pid, err := ctx.SpawnNamed(props, id)
 	if err != nil {
@@ -132,9 +179,10 @@ func (sv *supervisor) child(ctx actor.Context, id string) *actor.PID {
 		// id, not the PID, is what the store knows.
 		pid = ctx.SpawnPrefix(props, id+"-")
 	}
-	sv.children[id] = pid
+	c.pid = pid
+	sv.children[id] = c
 	sv.byPID[pid.Id] = id
-	return pid
+	return c
 }
 
 // entityActor adapts an entity to protoactor: lifecycle, passivation and panic safety.
@@ -142,6 +190,7 @@ type entityActor struct {
 	kind    *Kind
 	id      string
 	e       entity
+	child   *child
 	loadErr error
 }
 
@@ -153,19 +202,8 @@ func (a *entityActor) Receive(ctx actor.Context) {
 		if a.loadErr != nil {
 			a.kind.sys.log.Error("entity load failed", zap.String("kind", a.kind.name), zap.String("id", a.id), zap.Error(a.loadErr))
 		}
-		if a.kind.idle > 0 {
-			ctx.SetReceiveTimeout(a.kind.idle)
-		}
 	case *actor.Restarting, *actor.Stopped:
 		a.kind.live.Add(-1)
-	case *actor.ReceiveTimeout:
-		// protoactor disarms the timeout when it fires: re-arm it while the entity has
-		// work in flight (a task that will report back), otherwise ask to passivate.
-		if b, ok := a.e.(interface{ busy() bool }); ok && b.busy() {
-			ctx.SetReceiveTimeout(a.kind.idle)
-			return
-		}
-		ctx.Send(ctx.Parent(), &passivate{ID: a.id})
 	case actor.SystemMessage, actor.AutoReceiveMessage:
 	default:
 		if a.loadErr != nil {
@@ -176,6 +214,10 @@ func (a *entityActor) Receive(ctx actor.Context) {
 			}
 		}
 		a.handleSafely(ctx)
+		a.child.last.Store(time.Now().UnixNano())
+		if b, ok := a.e.(interface{ busy() bool }); ok {
+			a.child.busy.Store(b.busy())
+		}
 	}
 }
 
