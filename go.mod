@@ -12,6 +12,7 @@ require (
 	github.com/luthermonson/go-proxmox v0.8.0
 	github.com/oklog/ulid/v2 v2.1.2
 	github.com/prometheus/client_golang v1.17.0
+	github.com/robfig/cron/v3 v3.0.1
 	github.com/valyala/fasthttp v1.74.0
 	go.uber.org/zap v1.28.0
 	go.uber.org/zap/exp v0.3.0

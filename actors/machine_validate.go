@@ -120,6 +120,8 @@ func (op Operation) validate() error {
 				f = append(f, apierr.Field("ssh_keys["+strconv.Itoa(i)+"]", "must be an OpenSSH public key"))
 			}
 		}
+	case OpBackup:
+		return validateBackupOp(op)
 	case OpDestroy, OpCreate:
 	case OpResize:
 		if op.Config == nil && op.DiskGrowGB <= 0 {

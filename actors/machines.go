@@ -100,6 +100,12 @@ type Operation struct {
 	Create      *hypervisor.CreateSpec       `json:"create,omitempty"`
 	// DiskGrowGB is how much a resize grows the system disk by.
 	DiskGrowGB int `json:"disk_grow_gb,omitempty"`
+	// BackupMode, Retention and Prunable describe a backup (OpBackup): after it is
+	// taken, the oldest of Prunable (a schedule's earlier backups, by hypervisor id)
+	// beyond Retention are deleted. Retention 0 deletes nothing.
+	BackupMode string   `json:"backup_mode,omitempty"`
+	Retention  int      `json:"retention,omitempty"`
+	Prunable   []string `json:"prunable,omitempty"`
 }
 
 // Operation types.
@@ -117,6 +123,9 @@ const (
 	OpDestroy = "destroy"
 	// OpResize changes cores and memory and grows the system disk in one task.
 	OpResize = "resize"
+	// OpBackup takes a backup and prunes the schedule's older ones past retention;
+	// the task's result is a BackupResult.
+	OpBackup = "backup"
 )
 
 // taskType names the task of an operation: vm.start, vm.migrate, ...
@@ -182,6 +191,8 @@ type (
 	startOp    struct {
 		Op     Operation
 		Tenant *string
+		// TaskID, when set, is the id the task gets (see startAs).
+		TaskID string
 	}
 	// opDone reports the end of a task's hypervisor work.
 	opDone struct {
@@ -527,7 +538,11 @@ func (e *machineEntity) start(ctx actor.Context, m *startOp) {
 		return
 	}
 	now := time.Now().UTC()
-	task := &Task{ID: persistence.NewID(), Type: m.Op.taskType(), TargetType: "machine", TargetID: e.id,
+	taskID := m.TaskID
+	if taskID == "" {
+		taskID = persistence.NewID()
+	}
+	task := &Task{ID: taskID, Type: m.Op.taskType(), TargetType: "machine", TargetID: e.id,
 		TenantID: e.rec.TenantID, Status: TaskRunning, CreatedAt: now, StartedAt: ptr(now)}
 	next := *e.rec
 	next.TaskID = &task.ID
@@ -653,6 +668,13 @@ func execute(ctx context.Context, d hypervisor.Driver, ref hypervisor.Ref, op Op
 		hm, err = d.Create(ctx, *op.Create)
 		if err == nil {
 			result = map[string]any{"vmid": hm.VMID, "node": hm.Node}
+		}
+	case OpBackup:
+		var res BackupResult
+		if res.Backup, err = d.Backup(ctx, ref, hypervisor.BackupMode(op.BackupMode)); err == nil {
+			res.Pruned, res.Missing, res.PruneErrors = pruneBackups(ctx, d, ref, res.Backup, op.Retention, op.Prunable)
+			result = res
+			hm, err = d.Machine(ctx, ref)
 		}
 	case OpDestroy:
 		// A machine whose provisioning failed has nothing on the hypervisor (vmid 0),

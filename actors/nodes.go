@@ -109,6 +109,7 @@ func (e *nodeEntity) handle(ctx actor.Context, msg any) {
 			return
 		}
 		e.rec = nil
+		e.sys.Alerts.nodeStatus(e.id, "") // gone: its alerts end with it
 		ctx.Respond(changed{Changed: true})
 	default:
 		respondErr(ctx, apierr.New(apierr.ErrInternal, "unexpected message"))
@@ -133,6 +134,10 @@ func (e *nodeEntity) observe(hn hypervisor.Node) bool {
 	if err := e.sys.commit(new(persistence.Batch).Put(nodeKey(e.id), val)); err != nil {
 		e.sys.log.Error("cannot record node", zap.String("node", e.id), zap.Error(err))
 		return false
+	}
+	if e.rec == nil || e.rec.Status != next.Status {
+		// Told, not asked: the alert's write does not hold up this mailbox.
+		e.sys.Alerts.nodeStatus(e.id, next.Status)
 	}
 	e.rec = &next
 	return true

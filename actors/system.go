@@ -55,6 +55,20 @@ type System struct {
 	Idempotency *Idempotency
 	// Events fans out changes to GET /api/events.
 	Events *Events
+	// Insights finds faulty deployments.
+	Insights *Insights
+	// History samples the cluster's daily usage and forecasts from it.
+	History *History
+	// Schedules owns power and backup schedules and runs them.
+	Schedules *Schedules
+	// Backups reads and deletes the backups schedules took.
+	Backups *Backups
+	// Alerts owns alert events, one open event per condition.
+	Alerts *Alerts
+	// HealthChecks owns the health checks and runs their probes.
+	HealthChecks *HealthChecks
+	// Monitoring raises task and node usage alerts and computes the overview.
+	Monitoring *Monitoring
 
 	kinds []*Kind
 }
@@ -69,6 +83,15 @@ type Options struct {
 	// SyncInterval is how often the store is reconciled with the hypervisor
 	// (0: only on demand).
 	SyncInterval time.Duration
+	// Faulty are the faulty-deployment rules' windows and thresholds (zero: defaults).
+	Faulty FaultyOptions
+	// HistoryInterval is how often the cluster's usage is sampled into the daily
+	// history (0: never, and no backfill).
+	HistoryInterval time.Duration
+	// Schedules configure the schedulers (grace for missed runs, clock).
+	Schedules ScheduleOptions
+	// Monitoring configures the node usage alert (zero: defaults).
+	Monitoring MonitoringOptions
 }
 
 // Start starts the actor system and every supervisor.
@@ -95,7 +118,23 @@ func Start(opts Options) (*System, error) {
 	s.Cluster = &Cluster{sys: s}
 	s.Consoles = newConsoles(s)
 	s.Idempotency = startIdempotency(s)
+	// Before anything publishes tasks: the monitoring watches the event bus from here.
+	s.Alerts = startAlerts(s)
+	s.HealthChecks = startHealthChecks(s)
+	s.Monitoring = startMonitoring(s, opts.Monitoring)
+	s.Insights = startInsights(s, opts.Faulty)
+	s.History = startHistory(s, opts.HistoryInterval)
+	s.Backups = &Backups{sys: s}
+	s.Schedules = startSchedules(s, opts.Schedules)
 	if err := s.Machines.settleOpenTasks(); err != nil {
+		s.Stop()
+		return nil, err
+	}
+	if err := s.Schedules.wakeAll(); err != nil {
+		s.Stop()
+		return nil, err
+	}
+	if err := s.HealthChecks.wakeAll(); err != nil {
 		s.Stop()
 		return nil, err
 	}
@@ -108,6 +147,23 @@ func Start(opts Options) (*System, error) {
 // Stop stops every supervisor (and so every entity) and waits for them.
 func (s *System) Stop() {
 	defer s.Events.close()
+	if s.Schedules != nil {
+		// First, so that no run starts a task while the machines stop.
+		s.Schedules.stop()
+	}
+	// The insights' goroutines write to the store: they end before the store may close.
+	if s.History != nil {
+		s.History.stop()
+	}
+	if s.Insights != nil {
+		s.Insights.stop()
+	}
+	if s.HealthChecks != nil {
+		s.HealthChecks.stop()
+	}
+	if s.Monitoring != nil {
+		s.Monitoring.stop()
+	}
 	if s.Cluster != nil {
 		s.Cluster.stop()
 	}
@@ -117,6 +173,7 @@ func (s *System) Stop() {
 		s.Machines.stop()
 	}
 	for i := len(s.kinds) - 1; i >= 0; i-- {
+		s.kinds[i].stopSweep()
 		_ = s.actors.Root.StopFuture(s.kinds[i].pid).Wait()
 	}
 	if s.Limiter != nil {

@@ -382,8 +382,16 @@ func (e *tenantEntity) delete(ctx actor.Context) {
 		respondErr(ctx, err)
 		return
 	}
-	if machines > 0 || users > 0 {
-		respondErr(ctx, apierr.New(apierr.ErrConflict, "tenant %s still has machines or users; delete them first", e.id))
+	// Schedules and backups would be orphaned (backups hold space on the hypervisor).
+	others := 0
+	for _, prefix := range [][]byte{persistence.Prefix("sched-tenant", e.id), persistence.Prefix("backup", e.id)} {
+		if err := e.sys.store.Scan(prefix, nil, 1, func(_, _ []byte) error { others++; return nil }); err != nil {
+			respondErr(ctx, err)
+			return
+		}
+	}
+	if machines > 0 || users > 0 || others > 0 {
+		respondErr(ctx, apierr.New(apierr.ErrConflict, "tenant %s still has machines, users, schedules or backups; delete them first", e.id))
 		return
 	}
 	b := new(persistence.Batch).Del(tenantKey(e.id))

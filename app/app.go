@@ -100,6 +100,11 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 			Login:  actors.Limit{Rate: cfg.RateLogin, Per: time.Minute, Burst: cfg.RateLoginBurst},
 		},
 		SyncInterval: cfg.SyncInterval,
+		Schedules:    actors.ScheduleOptions{Grace: cfg.ScheduleGrace, Now: cfg.ScheduleClock},
+		Faulty: actors.FaultyOptions{Window: cfg.FaultyWindow, TaskFailures: cfg.FaultyTaskFailures,
+			CrashLoopCount: cfg.CrashLoopCount, CrashLoopWindow: cfg.CrashLoopWindow, HealthWindow: cfg.FaultyHealthWindow},
+		HistoryInterval: cfg.HistoryInterval,
+		Monitoring:      actors.MonitoringOptions{NodeUsageThreshold: cfg.NodeUsageThreshold, NodeUsageFor: cfg.NodeUsageFor},
 	})
 	if err != nil {
 		return nil, err

@@ -41,6 +41,23 @@ type Config struct {
 	StoreCacheMB    int
 	SyncInterval    time.Duration
 
+	// Insights: the faulty-deployment rules and the usage history sampler.
+	FaultyWindow       time.Duration
+	FaultyTaskFailures int
+	CrashLoopCount     int
+	CrashLoopWindow    time.Duration
+	FaultyHealthWindow time.Duration
+	HistoryInterval    time.Duration
+	// ScheduleGrace is how old a schedule's run missed while vmplane was down may be
+	// and still run once at start.
+	ScheduleGrace time.Duration
+	// ScheduleClock, when set, is the schedules' clock instead of time.Now. It is no
+	// setting: tests set it to be "later" across a restart.
+	ScheduleClock func() time.Time
+	// NodeUsageThreshold and NodeUsageFor tune the node_usage_high alert.
+	NodeUsageThreshold float64
+	NodeUsageFor       time.Duration
+
 	SimSeed     int64
 	SimNodes    int
 	SimMachines int
@@ -111,6 +128,15 @@ func (c *Config) table() []setting {
 		num(&c.BcryptCost, "bcrypt-cost", "VMPLANE_BCRYPT_COST", 10, "bcrypt cost of password hashes (4..31)"),
 		dur(&c.ShutdownTimeout, "shutdown-timeout", "VMPLANE_SHUTDOWN_TIMEOUT", 20*time.Second, "how long a graceful shutdown waits for requests in flight"),
 		dur(&c.SyncInterval, "sync-interval", "VMPLANE_SYNC_INTERVAL", time.Minute, "how often the store is reconciled with the hypervisor's inventory, also once at start (0: only on POST /api/virt/sync)"),
+		dur(&c.ScheduleGrace, "schedule-grace", "VMPLANE_SCHEDULE_GRACE", time.Hour, "a schedule's run missed while vmplane was down runs once at start if it is due at most this long ago; older ones are skipped and recorded (0: skip all)"),
+		dur(&c.FaultyWindow, "faulty-window", "VMPLANE_FAULTY_WINDOW", 24*time.Hour, "faulty deployments: how far back failed tasks and failed deployments count"),
+		num(&c.FaultyTaskFailures, "faulty-task-failures", "VMPLANE_FAULTY_TASK_FAILURES", 3, "faulty deployments: failed tasks within --faulty-window that make repeated_failures"),
+		num(&c.CrashLoopCount, "crash-loop-count", "VMPLANE_CRASH_LOOP_COUNT", 3, "faulty deployments: unexpected stops within --crash-loop-window that make a crash_loop"),
+		dur(&c.CrashLoopWindow, "crash-loop-window", "VMPLANE_CRASH_LOOP_WINDOW", time.Hour, "faulty deployments: the window of --crash-loop-count (crash records are kept this long)"),
+		dur(&c.FaultyHealthWindow, "faulty-health-window", "VMPLANE_FAULTY_HEALTH_WINDOW", time.Hour, "faulty deployments: a failing health check makes a machine created this recently failing_health_checks"),
+		dur(&c.HistoryInterval, "history-interval", "VMPLANE_HISTORY_INTERVAL", time.Hour, "how often the cluster's usage is sampled into the daily history behind the forecast (0: never, and no backfill from the usage graphs)"),
+		flt(&c.NodeUsageThreshold, "node-usage-threshold", "VMPLANE_NODE_USAGE_THRESHOLD", 0.9, "fraction (0..1] of a node's cpu or memory above which it counts as busy for the node_usage_high alert"),
+		dur(&c.NodeUsageFor, "node-usage-for", "VMPLANE_NODE_USAGE_FOR", 10*time.Minute, "how long a node must stay busy before node_usage_high fires (node figures refresh with each sync)"),
 		num(&c.StoreCacheMB, "store-cache-mb", "VMPLANE_STORE_CACHE_MB", 32, "Badger block cache size in MiB"),
 		i64(&c.SimSeed, "sim-seed", "VMPLANE_SIM_SEED", 1, "seed of the simulated cluster (sim driver)"),
 		num(&c.SimNodes, "sim-nodes", "VMPLANE_SIM_NODES", 3, "number of simulated nodes (sim driver)"),
@@ -232,8 +258,20 @@ func (c *Config) validate() error {
 	if c.JWTKey != "" && len(c.JWTKey) < 32 {
 		errs = append(errs, "--jwt-key must be at least 32 bytes")
 	}
+	if c.ScheduleGrace < 0 {
+		errs = append(errs, "--schedule-grace must not be negative")
+	}
 	if c.SyncInterval < 0 {
 		errs = append(errs, "--sync-interval must not be negative")
+	}
+	if c.FaultyWindow <= 0 || c.CrashLoopWindow <= 0 || c.FaultyHealthWindow <= 0 || c.FaultyTaskFailures < 1 || c.CrashLoopCount < 1 {
+		errs = append(errs, "the faulty-deployment windows must be positive and their counts at least 1")
+	}
+	if c.HistoryInterval < 0 {
+		errs = append(errs, "--history-interval must not be negative")
+	}
+	if c.NodeUsageThreshold <= 0 || c.NodeUsageThreshold > 1 || c.NodeUsageFor <= 0 {
+		errs = append(errs, "--node-usage-threshold must be in (0, 1] and --node-usage-for positive")
 	}
 	if c.SimNodes < 1 || c.SimMachines < 0 {
 		errs = append(errs, "--sim-nodes must be at least 1 and --sim-machines not negative")

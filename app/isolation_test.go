@@ -3,6 +3,7 @@ package app
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/vmplane/vmplane/actors"
 )
@@ -24,6 +25,20 @@ func TestTenantIsolationMatrix(t *testing.T) {
 	var arule actors.FirewallRule
 	r.decode(t, &arule)
 	atask := s.run(req{method: "POST", path: "/api/resources/machines/" + am.ID, token: a.Token}.with("PATCH", map[string]any{"name": "alpha-web"}))
+	r = s.do(req{method: "POST", path: "/api/client/machines/" + am.ID + "/power-schedules", token: a.Token, body: map[string]any{"action": "reboot", "cron": "0 3 * * *"}})
+	expect(t, r, 201, "")
+	var apower actors.PowerSchedule
+	r.decode(t, &apower)
+	abackup := s.createBackupSchedule(a.Token, am.ID, map[string]any{"cron": everySecond, "retention": 2})
+	eventually(t, 20*time.Second, "tenant A's backup schedule took no backup", func() bool { return len(s.backupsOf(a.Token, am.ID)) > 0 })
+	s.disableBackupSchedule(a.Token, abackup.ID)
+	abk := s.backupsOf(a.Token, am.ID)[0]
+	ahc := s.createCheck(a.Token, "/api/resources/health-checks", map[string]any{"name": "alpha ssh", "type": "tcp",
+		"target": am.Interfaces[0].IPAddresses[0] + ":22", "interval_s": 60, "timeout_ms": 500})
+	s.sim.FailNext(am.VMID, "reboot", nil)
+	s.waitTask(admin, s.startTask(req{method: "POST", path: "/api/virt/vms/" + am.ID + "/actions/reboot", token: admin}).ID)
+	monPoll(t, "tenant A's task_failed alert", func() bool { return len(s.alertsOf(a.Token, "/api/resources/alert-events", am.ID)) == 1 })
+	aalert := s.alertsOf(a.Token, "/api/resources/alert-events", am.ID)[0]
 
 	// One record of tenant A per scoped resource, and a valid create body for it.
 	type fixture struct {
@@ -35,8 +50,18 @@ func TestTenantIsolationMatrix(t *testing.T) {
 		"machines":       {am.ID, smallMachine, map[string]any{"name": "stolen"}},
 		"firewall-rules": {arule.ID, map[string]any{"direction": "in", "action": "drop", "protocol": "any"}, map[string]any{"enabled": false}},
 		"tasks":          {atask.ID, nil, nil},
+		"power-schedules": {apower.ID, map[string]any{"machine_id": bm.ID, "action": "stop", "cron": "0 3 * * *"},
+			map[string]any{"enabled": false}},
+		"backup-schedules": {abackup.ID, map[string]any{"machine_id": bm.ID, "cron": "0 3 * * *", "retention": 1},
+			map[string]any{"retention": 1}},
+		"backups": {abk.ID, nil, nil},
+		"health-checks": {ahc.ID, map[string]any{"name": "bravo ssh", "type": "tcp",
+			"target": bm.Interfaces[0].IPAddresses[0] + ":22", "interval_s": 60, "timeout_ms": 500}, map[string]any{"name": "stolen"}},
+		// Read and acknowledge only: no DELETE route, so no update fixture here (the
+		// PATCH is covered by TestMonitoringForTenants).
+		"alert-events": {aalert.ID, nil, nil},
 	}
-	aIDs := []string{am.ID, arule.ID, atask.ID}
+	aIDs := []string{am.ID, arule.ID, atask.ID, apower.ID, abackup.ID, abk.ID, ahc.ID, aalert.ID}
 
 	scoped := map[string]bool{}
 	for _, rt := range s.app.Edge().Routes() {
@@ -102,6 +127,11 @@ func TestTenantIsolationMatrix(t *testing.T) {
 			{req{method: "GET", path: "/api/client/machines?tenant_id=" + a.ID}, 403, "forbidden"},
 			{req{method: "GET", path: "/api/tasks/" + atask.ID}, 404, "not_found"},
 			{req{method: "GET", path: "/api/virt/vms/" + am.ID}, 403, "forbidden"},
+			{req{method: "POST", path: "/api/client/machines/" + am.ID + "/power-schedules", body: map[string]any{"action": "stop", "cron": "0 3 * * *"}}, 404, "not_found"},
+			{req{method: "GET", path: "/api/client/machines/" + am.ID + "/power-schedules"}, 404, "not_found"},
+			{req{method: "POST", path: "/api/client/machines/" + am.ID + "/backup-schedules", body: map[string]any{"cron": "0 3 * * *", "retention": 1}}, 404, "not_found"},
+			{req{method: "GET", path: "/api/client/machines/" + am.ID + "/backup-schedules"}, 404, "not_found"},
+			{req{method: "POST", path: "/api/resources/power-schedules", body: map[string]any{"machine_id": am.ID, "action": "stop", "cron": "0 3 * * *"}}, 400, "invalid_request"},
 		} {
 			c.r.token = b.Token
 			expect(t, s.do(c.r), c.want, c.code)

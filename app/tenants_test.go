@@ -382,3 +382,23 @@ func TestDestroyFailedProvisioning(t *testing.T) {
 	s.run(req{method: "DELETE", path: "/api/resources/machines/" + m.ID, token: a.Token})
 	s.provision(a.Token, smallMachine)
 }
+
+// A tenant is deleted only once nothing of it is left that would be orphaned.
+func TestDeleteTenantRefusedWhileItOwnsThings(t *testing.T) {
+	s, admin := synced(t)
+	a := s.tenant(admin, "Leaving", nil)
+	m := s.provision(a.Token, smallMachine)
+	expect(t, s.do(req{method: "DELETE", path: "/api/resources/tenants/" + a.ID, token: admin}), 409, "conflict")
+	s.run(req{method: "DELETE", path: "/api/resources/machines/" + m.ID, token: a.Token})
+	// The user is still there.
+	expect(t, s.do(req{method: "DELETE", path: "/api/resources/tenants/" + a.ID, token: admin}), 409, "conflict")
+	r := s.do(req{method: "GET", path: "/api/resources/users?tenant_id=" + a.ID, token: admin})
+	var users struct{ Items []actors.User }
+	r.decode(t, &users)
+	if len(users.Items) != 1 {
+		t.Fatalf("got %d users of the tenant; want 1", len(users.Items))
+	}
+	expect(t, s.do(req{method: "DELETE", path: "/api/resources/users/" + users.Items[0].ID, token: admin}), 204, "")
+	expect(t, s.do(req{method: "DELETE", path: "/api/resources/tenants/" + a.ID, token: admin}), 204, "")
+	expect(t, s.do(req{method: "GET", path: "/api/resources/tenants/" + a.ID, token: admin}), 404, "not_found")
+}

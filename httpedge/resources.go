@@ -90,6 +90,16 @@ func listDoc(item any) any {
 		return Page[actors.Node]{}
 	case hypervisor.Template:
 		return Page[hypervisor.Template]{}
+	case actors.HealthCheck:
+		return Page[actors.HealthCheck]{}
+	case actors.Alert:
+		return Page[actors.Alert]{}
+	case actors.PowerSchedule:
+		return Page[actors.PowerSchedule]{}
+	case actors.BackupSchedule:
+		return Page[actors.BackupSchedule]{}
+	case actors.Backup:
+		return Page[actors.Backup]{}
 	}
 	return Page[any]{}
 }
@@ -225,6 +235,11 @@ func (c *Call) decodeRule() (actors.RuleInput, error) {
 }
 
 func (s *Server) registry() []resource {
+	rs := append(s.coreResources(), s.scheduleResources()...)
+	return append(rs, s.monitoringResources()...)
+}
+
+func (s *Server) coreResources() []resource {
 	sys := s.sys
 	fw := func() actors.Firewall { return sys.Tenants.Firewall() }
 	return []resource{

@@ -33,7 +33,10 @@ func (s *Server) routeTable() []Route {
 	}
 	routes = append(routes, s.virtRoutes("/api/virt")...)
 	routes = append(routes, s.clientRoutes()...)
+	routes = append(routes, s.scheduleRoutes()...)
 	routes = append(routes, s.eventRoutes()...)
+	routes = append(routes, s.monitoringRoutes()...)
+	routes = append(routes, s.insightRoutes()...)
 	routes = append(routes, s.resourceRoutes()...)
 	// The same routes answer under the driver's own name: /api/sim/..., /api/proxmox/...
 	if s.sys != nil && s.sys.Driver() != nil {

@@ -1,0 +1,245 @@
+package httpedge
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/vmplane/vmplane/actors"
+	"github.com/vmplane/vmplane/apierr"
+)
+
+// monitoringRoutes are the operator's monitoring routes: overview, health checks, alerts.
+func (s *Server) monitoringRoutes() []Route {
+	tag := "monitoring"
+	page := map[string]string{"limit": "page size, 1..500 (default 50)", "cursor": "next_cursor of the previous page"}
+	checkList := map[string]string{"tenant_id": "only this tenant's checks"}
+	for k, v := range page {
+		checkList[k] = v
+	}
+	return []Route{
+		{Method: "GET", Path: "/api/monitoring/overview", Access: AdminOnly, Handler: s.monitoringOverview, Tag: tag,
+			Summary: "Nodes, machines, open alerts, health checks and capacity of the online nodes, from live state",
+			Reply:   actors.MonitoringOverview{}},
+		{Method: "GET", Path: "/api/monitoring/health-checks", Access: AdminOnly, Handler: s.listChecks, Tag: tag,
+			Summary: "Health checks with their latest result, in creation order", Reply: Page[actors.HealthCheck]{}, Query: checkList},
+		{Method: "POST", Path: "/api/monitoring/health-checks", Access: AdminOnly, Handler: s.createCheck, Tag: tag,
+			Summary: "Create a health check (any target); it starts probing at once", Body: actors.HealthCheckSpec{},
+			Reply: actors.HealthCheck{}, Status: fasthttp.StatusCreated},
+		{Method: "GET", Path: "/api/monitoring/health-checks/{id}", Access: AdminOnly, Handler: s.getCheck, Tag: tag,
+			Summary: "One health check with its recent results", Reply: actors.HealthCheck{}},
+		{Method: "PATCH", Path: "/api/monitoring/health-checks/{id}", Access: AdminOnly, Handler: s.updateCheck, Tag: tag,
+			Summary: "Change a health check; a new type, target or expected status starts it afresh", Body: actors.HealthCheckChange{},
+			Reply: actors.HealthCheck{}},
+		{Method: "DELETE", Path: "/api/monitoring/health-checks/{id}", Access: AdminOnly, Handler: s.deleteCheck, Tag: tag,
+			Summary: "Delete a health check: it stops probing and its alert resolves", Status: fasthttp.StatusNoContent},
+		{Method: "GET", Path: "/api/monitoring/alerts/events", Access: AdminOnly, Handler: s.listAlerts, Tag: tag,
+			Summary: "Alert events in creation order (oldest first), filtered", Reply: Page[actors.Alert]{}, Query: alertQuery(page)},
+		{Method: "GET", Path: "/api/monitoring/alerts/events/{id}", Access: AdminOnly, Handler: s.getAlert, Tag: tag,
+			Summary: "One alert event", Reply: actors.Alert{}},
+	}
+}
+
+func alertQuery(page map[string]string) map[string]string {
+	q := map[string]string{
+		"status":   "firing, acknowledged or resolved",
+		"severity": "info, warning or critical",
+		"kind":     "health_check, node_offline, task_failed or node_usage_high",
+		"since":    "RFC 3339 time: only events raised, changed or resolved at or after it",
+	}
+	for k, v := range page {
+		q[k] = v
+	}
+	return q
+}
+
+// AlertPatch is the body of PATCH /api/resources/alert-events/:id: the one change a
+// client may make is acknowledging.
+type AlertPatch struct {
+	// Status must be "acknowledged".
+	Status *string `json:"status"`
+	// TenantID is read-only; it may only name the event's own tenant.
+	TenantID *string `json:"tenant_id,omitempty"`
+}
+
+// monitoringResources are the registry entries of health checks and alert events.
+func (s *Server) monitoringResources() []resource {
+	sys := s.sys
+	return []resource{
+		{name: "health-checks", scoped: true, read: Authenticated, write: Authenticated, summary: "health checks",
+			item: actors.HealthCheck{}, createBody: actors.HealthCheckSpec{}, updateBody: actors.HealthCheckChange{},
+			list: func(c *Call, scope *string, cursor string, limit int) (any, string, error) {
+				tenant := scope
+				if t := c.Query("tenant_id"); scope == nil && t != "" {
+					tenant = &t
+				}
+				return sys.HealthChecks.List(c.Context(), tenant, cursor, limit)
+			},
+			get: func(c *Call, scope *string, id string) (any, error) {
+				return sys.HealthChecks.Get(c.Context(), id, scope)
+			},
+			create: func(c *Call, scope *string, tenant *string) (any, error) {
+				var b actors.HealthCheckSpec
+				if err := c.Decode(&b); err != nil {
+					return nil, err
+				}
+				b.TenantID = tenant
+				hc, err := sys.HealthChecks.Create(c.Context(), b, scope)
+				if err != nil {
+					return nil, err
+				}
+				return Created(hc), nil
+			},
+			update: func(c *Call, scope *string, id string) (any, error) {
+				ch, err := c.decodeCheckChange()
+				if err != nil {
+					return nil, err
+				}
+				return sys.HealthChecks.Update(c.Context(), id, ch, scope)
+			},
+			delete: func(c *Call, scope *string, id string) (any, error) {
+				return NoContent, sys.HealthChecks.Delete(c.Context(), id, scope)
+			},
+		},
+		{name: "alert-events", scoped: true, read: Authenticated, write: Authenticated, summary: "alert events",
+			item: actors.Alert{}, updateBody: AlertPatch{},
+			list: func(c *Call, scope *string, cursor string, limit int) (any, string, error) {
+				f, err := c.alertFilter()
+				if err != nil {
+					return nil, "", err
+				}
+				return sys.Alerts.List(c.Context(), f, scope, cursor, limit)
+			},
+			get: func(c *Call, scope *string, id string) (any, error) { return sys.Alerts.Get(c.Context(), id, scope) },
+			update: func(c *Call, scope *string, id string) (any, error) {
+				var b AlertPatch
+				if err := c.Decode(&b); err != nil {
+					return nil, err
+				}
+				cur, err := sys.Alerts.Get(c.Context(), id, scope)
+				if err != nil {
+					return nil, err
+				}
+				if b.TenantID != nil && (cur.TenantID == nil || *b.TenantID != *cur.TenantID) {
+					return nil, apierr.Invalid(apierr.Field("tenant_id", "is read-only"))
+				}
+				if b.Status == nil || *b.Status != actors.AlertAcknowledged {
+					return nil, apierr.Invalid(apierr.Field("status", "the only change allowed is status: acknowledged"))
+				}
+				return sys.Alerts.Acknowledge(c.Context(), id, scope)
+			},
+		},
+	}
+}
+
+// decodeCheckChange decodes a health check change strictly and notes a null machine_id.
+func (c *Call) decodeCheckChange() (actors.HealthCheckChange, error) {
+	var ch actors.HealthCheckChange
+	if err := c.Decode(&ch); err != nil {
+		return ch, err
+	}
+	var present map[string]json.RawMessage
+	if err := json.Unmarshal(c.rc.PostBody(), &present); err == nil {
+		if v, ok := present["machine_id"]; ok && string(v) == "null" {
+			ch.ClearMachine = true
+		}
+	}
+	return ch, nil
+}
+
+// alertFilter reads ?status=, ?severity=, ?kind= and ?since=.
+func (c *Call) alertFilter() (actors.AlertFilter, error) {
+	f := actors.AlertFilter{Status: c.Query("status"), Severity: c.Query("severity"), Kind: c.Query("kind")}
+	var errs []apierr.FieldError
+	if f.Status != "" && !actors.ValidAlertStatus(f.Status) {
+		errs = append(errs, apierr.Field("status", "must be firing, acknowledged or resolved"))
+	}
+	if f.Severity != "" && !actors.ValidSeverity(f.Severity) {
+		errs = append(errs, apierr.Field("severity", "must be info, warning or critical"))
+	}
+	if f.Kind != "" && !actors.ValidAlertKind(f.Kind) {
+		errs = append(errs, apierr.Field("kind", "must be health_check, node_offline, task_failed or node_usage_high"))
+	}
+	if v := c.Query("since"); v != "" {
+		t, err := time.Parse(time.RFC3339Nano, v)
+		if err != nil {
+			errs = append(errs, apierr.Field("since", "must be an RFC 3339 time"))
+		} else {
+			t = t.UTC()
+			f.Since = &t
+		}
+	}
+	if len(errs) > 0 {
+		return f, apierr.Invalid(errs...)
+	}
+	return f, nil
+}
+
+func (s *Server) monitoringOverview(c *Call) (any, error) {
+	return s.sys.Monitoring.Overview(c.Context())
+}
+
+func (s *Server) listChecks(c *Call) (any, error) {
+	limit, cursor, err := c.paging()
+	if err != nil {
+		return nil, err
+	}
+	var tenant *string
+	if t := c.Query("tenant_id"); t != "" {
+		tenant = &t
+	}
+	items, next, err := s.sys.HealthChecks.List(c.Context(), tenant, cursor, limit)
+	if err != nil {
+		return nil, err
+	}
+	return page(items, next), nil
+}
+
+func (s *Server) createCheck(c *Call) (any, error) {
+	var b actors.HealthCheckSpec
+	if err := c.Decode(&b); err != nil {
+		return nil, err
+	}
+	hc, err := s.sys.HealthChecks.Create(c.Context(), b, nil)
+	if err != nil {
+		return nil, err
+	}
+	return Created(hc), nil
+}
+
+func (s *Server) getCheck(c *Call) (any, error) {
+	return s.sys.HealthChecks.Get(c.Context(), c.Param("id"), nil)
+}
+
+func (s *Server) updateCheck(c *Call) (any, error) {
+	ch, err := c.decodeCheckChange()
+	if err != nil {
+		return nil, err
+	}
+	return s.sys.HealthChecks.Update(c.Context(), c.Param("id"), ch, nil)
+}
+
+func (s *Server) deleteCheck(c *Call) (any, error) {
+	return NoContent, s.sys.HealthChecks.Delete(c.Context(), c.Param("id"), nil)
+}
+
+func (s *Server) listAlerts(c *Call) (any, error) {
+	limit, cursor, err := c.paging()
+	if err != nil {
+		return nil, err
+	}
+	f, err := c.alertFilter()
+	if err != nil {
+		return nil, err
+	}
+	items, next, err := s.sys.Alerts.List(c.Context(), f, nil, cursor, limit)
+	if err != nil {
+		return nil, err
+	}
+	return page(items, next), nil
+}
+
+func (s *Server) getAlert(c *Call) (any, error) {
+	return s.sys.Alerts.Get(c.Context(), c.Param("id"), nil)
+}

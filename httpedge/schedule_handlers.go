@@ -1,0 +1,254 @@
+package httpedge
+
+import (
+	"github.com/valyala/fasthttp"
+
+	"github.com/vmplane/vmplane/actors"
+)
+
+// PowerScheduleBody is a power schedule as clients write it: the body of the client
+// area's create, and of PATCH /api/resources/power-schedules/:id.
+type PowerScheduleBody struct {
+	// Action is start, stop, shutdown or reboot.
+	Action *string `json:"action,omitempty"`
+	// Cron is a 5-field cron expression (minute hour day-of-month month day-of-week),
+	// optionally with a leading seconds field, or a descriptor such as @daily.
+	Cron *string `json:"cron,omitempty"`
+	// Timezone is the IANA time zone the expression is read in (default UTC).
+	Timezone *string `json:"timezone,omitempty"`
+	// Enabled defaults to true.
+	Enabled  *bool   `json:"enabled,omitempty"`
+	TenantID *string `json:"tenant_id,omitempty"`
+}
+
+// PowerScheduleCreate is the body of POST /api/resources/power-schedules.
+type PowerScheduleCreate struct {
+	PowerScheduleBody
+	MachineID *string `json:"machine_id,omitempty"`
+}
+
+// BackupScheduleBody is a backup schedule as clients write it.
+type BackupScheduleBody struct {
+	Cron     *string `json:"cron,omitempty"`
+	Timezone *string `json:"timezone,omitempty"`
+	Enabled  *bool   `json:"enabled,omitempty"`
+	// Retention is how many of the schedule's backups are kept, 1..100.
+	Retention *int `json:"retention,omitempty"`
+	// Mode is snapshot (default), suspend or stop.
+	Mode     *string `json:"mode,omitempty"`
+	TenantID *string `json:"tenant_id,omitempty"`
+}
+
+// BackupScheduleCreate is the body of POST /api/resources/backup-schedules.
+type BackupScheduleCreate struct {
+	BackupScheduleBody
+	MachineID *string `json:"machine_id,omitempty"`
+}
+
+func (b PowerScheduleBody) input() actors.ScheduleInput {
+	return actors.ScheduleInput{Action: b.Action, Cron: b.Cron, Timezone: b.Timezone, Enabled: b.Enabled, TenantID: b.TenantID}
+}
+
+func (b BackupScheduleBody) input() actors.ScheduleInput {
+	return actors.ScheduleInput{Cron: b.Cron, Timezone: b.Timezone, Enabled: b.Enabled, Retention: b.Retention, Mode: b.Mode, TenantID: b.TenantID}
+}
+
+// scheduleRoutes are the client routes of power and backup schedules.
+func (s *Server) scheduleRoutes() []Route {
+	tag := "client"
+	list := map[string]string{"limit": "page size, 1..500 (default 50)", "cursor": "next_cursor of the previous page",
+		"tenant_id": tenantQuery["tenant_id"]}
+	return []Route{
+		{Method: "POST", Path: "/api/client/machines/{vmId}/power-schedules", Access: Authenticated, Handler: s.clientCreatePowerSchedule, Tag: tag,
+			Summary: "Add a power schedule: start, stop, shut down or reboot the machine on a cron expression in a time zone",
+			Body:    PowerScheduleBody{}, Reply: actors.PowerSchedule{}, Status: fasthttp.StatusCreated, Query: tenantQuery},
+		{Method: "GET", Path: "/api/client/machines/{vmId}/power-schedules", Access: Authenticated, Handler: s.clientPowerSchedules, Tag: tag,
+			Summary: "The machine's power schedules", Reply: Page[actors.PowerSchedule]{}, Query: list},
+		{Method: "POST", Path: "/api/client/machines/{vmId}/backup-schedules", Access: Authenticated, Handler: s.clientCreateBackupSchedule, Tag: tag,
+			Summary: "Add a backup schedule: back the machine up on a cron expression, keeping the newest `retention` backups",
+			Body:    BackupScheduleBody{}, Reply: actors.BackupSchedule{}, Status: fasthttp.StatusCreated, Query: tenantQuery},
+		{Method: "GET", Path: "/api/client/machines/{vmId}/backup-schedules", Access: Authenticated, Handler: s.clientBackupSchedules, Tag: tag,
+			Summary: "The machine's backup schedules", Reply: Page[actors.BackupSchedule]{}, Query: list},
+	}
+}
+
+// clientMachine resolves the {vmId} of a client route (a record id or a vmid) to one
+// of the tenant's machines: another tenant's is not found.
+func (s *Server) clientMachine(c *Call) (tenant string, machineID string, err error) {
+	if tenant, err = c.tenant(); err != nil {
+		return "", "", err
+	}
+	m, err := s.sys.Machines.Get(c.Context(), c.Param("vmId"), &tenant)
+	if err != nil {
+		return "", "", err
+	}
+	return tenant, m.ID, nil
+}
+
+func (s *Server) clientCreatePowerSchedule(c *Call) (any, error) {
+	var b PowerScheduleBody
+	if err := c.Decode(&b); err != nil {
+		return nil, err
+	}
+	t, id, err := s.clientMachine(c)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.checkBodyTenant(t); err != nil {
+		return nil, err
+	}
+	in := b.input()
+	in.MachineID = &id
+	r, err := s.sys.Schedules.Power().Create(c.Context(), t, in)
+	if err != nil {
+		return nil, err
+	}
+	return Created(r), nil
+}
+
+func (s *Server) clientCreateBackupSchedule(c *Call) (any, error) {
+	var b BackupScheduleBody
+	if err := c.Decode(&b); err != nil {
+		return nil, err
+	}
+	t, id, err := s.clientMachine(c)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.checkBodyTenant(t); err != nil {
+		return nil, err
+	}
+	in := b.input()
+	in.MachineID = &id
+	r, err := s.sys.Schedules.Backup().Create(c.Context(), t, in)
+	if err != nil {
+		return nil, err
+	}
+	return Created(r), nil
+}
+
+func (s *Server) clientPowerSchedules(c *Call) (any, error) {
+	t, id, err := s.clientMachine(c)
+	if err != nil {
+		return nil, err
+	}
+	limit, cursor, err := c.paging()
+	if err != nil {
+		return nil, err
+	}
+	items, next, err := s.sys.Schedules.Power().List(c.Context(), &t, id, cursor, limit)
+	if err != nil {
+		return nil, err
+	}
+	return page(items, next), nil
+}
+
+func (s *Server) clientBackupSchedules(c *Call) (any, error) {
+	t, id, err := s.clientMachine(c)
+	if err != nil {
+		return nil, err
+	}
+	limit, cursor, err := c.paging()
+	if err != nil {
+		return nil, err
+	}
+	items, next, err := s.sys.Schedules.Backup().List(c.Context(), &t, id, cursor, limit)
+	if err != nil {
+		return nil, err
+	}
+	return page(items, next), nil
+}
+
+// listTenant is the tenant a resource list covers: the caller's own, or for an
+// operator the one named by ?tenant_id= (nil: every tenant's).
+func listTenant(c *Call, scope *string) *string {
+	if scope != nil {
+		return scope
+	}
+	if t := c.Query("tenant_id"); t != "" {
+		return &t
+	}
+	return nil
+}
+
+// scheduleResources are the registry entries of schedules and backups. Lists take
+// ?machine_id= to keep one machine's, and operators ?tenant_id=.
+func (s *Server) scheduleResources() []resource {
+	sys := s.sys
+	power := func() actors.PowerSchedules { return sys.Schedules.Power() }
+	backup := func() actors.BackupSchedules { return sys.Schedules.Backup() }
+	return []resource{
+		{name: "power-schedules", scoped: true, read: Authenticated, write: Authenticated, summary: "power schedules",
+			item: actors.PowerSchedule{}, createBody: PowerScheduleCreate{}, updateBody: PowerScheduleBody{},
+			list: func(c *Call, scope *string, cursor string, limit int) (any, string, error) {
+				return power().List(c.Context(), listTenant(c, scope), c.Query("machine_id"), cursor, limit)
+			},
+			get: func(c *Call, scope *string, id string) (any, error) { return power().Get(c.Context(), id, scope) },
+			create: func(c *Call, _ *string, tenant *string) (any, error) {
+				var b PowerScheduleCreate
+				if err := c.Decode(&b); err != nil {
+					return nil, err
+				}
+				t, err := requireTenant(tenant)
+				if err != nil {
+					return nil, err
+				}
+				in := b.input()
+				in.MachineID = b.MachineID
+				return power().Create(c.Context(), t, in)
+			},
+			update: func(c *Call, scope *string, id string) (any, error) {
+				var b PowerScheduleBody
+				if err := c.Decode(&b); err != nil {
+					return nil, err
+				}
+				return power().Update(c.Context(), id, scope, b.input())
+			},
+			delete: func(c *Call, scope *string, id string) (any, error) {
+				return NoContent, power().Delete(c.Context(), id, scope)
+			},
+		},
+		{name: "backup-schedules", scoped: true, read: Authenticated, write: Authenticated, summary: "backup schedules",
+			item: actors.BackupSchedule{}, createBody: BackupScheduleCreate{}, updateBody: BackupScheduleBody{},
+			list: func(c *Call, scope *string, cursor string, limit int) (any, string, error) {
+				return backup().List(c.Context(), listTenant(c, scope), c.Query("machine_id"), cursor, limit)
+			},
+			get: func(c *Call, scope *string, id string) (any, error) { return backup().Get(c.Context(), id, scope) },
+			create: func(c *Call, _ *string, tenant *string) (any, error) {
+				var b BackupScheduleCreate
+				if err := c.Decode(&b); err != nil {
+					return nil, err
+				}
+				t, err := requireTenant(tenant)
+				if err != nil {
+					return nil, err
+				}
+				in := b.input()
+				in.MachineID = b.MachineID
+				return backup().Create(c.Context(), t, in)
+			},
+			update: func(c *Call, scope *string, id string) (any, error) {
+				var b BackupScheduleBody
+				if err := c.Decode(&b); err != nil {
+					return nil, err
+				}
+				return backup().Update(c.Context(), id, scope, b.input())
+			},
+			delete: func(c *Call, scope *string, id string) (any, error) {
+				return NoContent, backup().Delete(c.Context(), id, scope)
+			},
+		},
+		// Backups are taken by backup schedules; they are read and deleted here. A
+		// delete removes the backup from the hypervisor, then its record.
+		{name: "backups", scoped: true, read: Authenticated, write: Authenticated, summary: "backups",
+			item: actors.Backup{},
+			list: func(c *Call, scope *string, cursor string, limit int) (any, string, error) {
+				return sys.Backups.List(c.Context(), listTenant(c, scope), c.Query("machine_id"), cursor, limit)
+			},
+			get: func(c *Call, scope *string, id string) (any, error) { return sys.Backups.Get(c.Context(), id, scope) },
+			delete: func(c *Call, scope *string, id string) (any, error) {
+				return NoContent, sys.Backups.Delete(c.Context(), id, scope)
+			},
+		},
+	}
+}
