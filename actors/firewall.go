@@ -212,12 +212,15 @@ func (e *tenantEntity) createRule(ctx actor.Context, in RuleInput) {
 		respondErr(ctx, apierr.Invalid(apierr.Field("position", "must be 1..%d", len(e.rules)+1)))
 		return
 	}
-	next := insertAt(cloneRules(e.rules), &r, pos)
-	if err := e.commitRules(next, nil); err != nil {
+	r.Position = pos
+	if err := e.commitRules(append([]FirewallRule{r}, e.shifted(pos-1, len(e.rules), +1)...), nil); err != nil {
 		respondErr(ctx, err)
 		return
 	}
-	e.rules = next
+	e.rules = append(e.rules, nil)
+	copy(e.rules[pos:], e.rules[pos-1:])
+	e.rules[pos-1] = &r
+	renumber(e.rules[pos:], pos+1)
 	e.schedulePush(r.MachineID)
 	ctx.Respond(r)
 }
@@ -235,22 +238,36 @@ func (e *tenantEntity) updateRule(ctx actor.Context, id string, in RuleInput) {
 		return
 	}
 	r.UpdatedAt = time.Now().UTC()
-	next := cloneRules(e.rules)
-	next = append(next[:i], next[i+1:]...)
-	pos := e.rules[i].Position
+	to := i
 	if in.Position != nil {
-		pos = *in.Position
-		if pos < 1 || pos > len(e.rules) {
+		if *in.Position < 1 || *in.Position > len(e.rules) {
 			respondErr(ctx, apierr.Invalid(apierr.Field("position", "must be 1..%d", len(e.rules))))
 			return
 		}
+		to = *in.Position - 1
 	}
-	next = insertAt(next, &r, pos)
-	if err := e.commitRules(next, nil); err != nil {
+	r.Position = to + 1
+	// Moving up shifts the rules in between down by one, and moving down the reverse.
+	changed := []FirewallRule{r}
+	if to < i {
+		changed = append(changed, e.shifted(to, i, +1)...)
+	} else if to > i {
+		changed = append(changed, e.shifted(i+1, to+1, -1)...)
+	}
+	if err := e.commitRules(changed, nil); err != nil {
 		respondErr(ctx, err)
 		return
 	}
-	e.rules = next
+	moved := e.rules[i]
+	*moved = r
+	if to < i {
+		copy(e.rules[to+1:i+1], e.rules[to:i])
+	} else if to > i {
+		copy(e.rules[i:to], e.rules[i+1:to+1])
+	}
+	e.rules[to] = moved
+	lo, hi := min(i, to), max(i, to)
+	renumber(e.rules[lo:hi+1], lo+1)
 	e.schedulePush(before)
 	e.schedulePush(r.MachineID)
 	ctx.Respond(r)
@@ -263,53 +280,41 @@ func (e *tenantEntity) deleteRule(ctx actor.Context, id string) {
 		return
 	}
 	gone := e.rules[i]
-	next := cloneRules(e.rules)
-	next = append(next[:i], next[i+1:]...)
-	renumber(next)
-	if err := e.commitRules(next, gone); err != nil {
+	if err := e.commitRules(e.shifted(i+1, len(e.rules), -1), gone); err != nil {
 		respondErr(ctx, err)
 		return
 	}
-	e.rules = next
+	e.rules = append(e.rules[:i], e.rules[i+1:]...)
+	renumber(e.rules[i:], i+1)
 	e.schedulePush(gone.MachineID)
 	ctx.Respond(done{})
 }
 
-func cloneRules(rs []*FirewallRule) []*FirewallRule {
-	out := make([]*FirewallRule, len(rs))
-	for i, r := range rs {
+// shifted returns copies of the rules at indexes [from, to) with their positions
+// moved by delta: what a write must store besides the rule it is about. Only those
+// rules are copied and written, so a write costs what it moves, not the whole list.
+func (e *tenantEntity) shifted(from, to, delta int) []FirewallRule {
+	out := make([]FirewallRule, 0, max(to-from, 0))
+	for _, r := range e.rules[from:to] {
 		c := *r
-		out[i] = &c
+		c.Position += delta
+		out = append(out, c)
 	}
 	return out
 }
 
-// insertAt puts r at 1-based position pos and renumbers.
-func insertAt(rs []*FirewallRule, r *FirewallRule, pos int) []*FirewallRule {
-	rs = append(rs, nil)
-	copy(rs[pos:], rs[pos-1:])
-	rs[pos-1] = r
-	renumber(rs)
-	return rs
-}
-
-func renumber(rs []*FirewallRule) {
+// renumber sets contiguous positions starting at first.
+func renumber(rs []*FirewallRule, first int) {
 	for i, r := range rs {
-		r.Position = i + 1
+		r.Position = first + i
 	}
 }
 
-// commitRules writes every rule whose stored form changed, and deletes gone, in one batch.
-func (e *tenantEntity) commitRules(next []*FirewallRule, gone *FirewallRule) error {
-	old := map[string]FirewallRule{}
-	for _, r := range e.rules {
-		old[r.ID] = *r
-	}
+// commitRules writes the given rules and deletes gone, in one durable batch.
+func (e *tenantEntity) commitRules(changed []FirewallRule, gone *FirewallRule) error {
 	b := new(persistence.Batch)
-	for _, r := range next {
-		if o, ok := old[r.ID]; ok && ruleEqual(o, *r) {
-			continue
-		}
+	for i := range changed {
+		r := &changed[i]
 		val, err := persistence.Encode(ruleVersion, r)
 		if err != nil {
 			return err
@@ -321,13 +326,6 @@ func (e *tenantEntity) commitRules(next []*FirewallRule, gone *FirewallRule) err
 		b.Del(ruleKey(e.id, gone.ID)).Del(persistence.Key("fw-rule", gone.ID))
 	}
 	return e.sys.commit(b)
-}
-
-func ruleEqual(a, b FirewallRule) bool {
-	eq := func(x, y *string) bool { return (x == nil && y == nil) || (x != nil && y != nil && *x == *y) }
-	return a.Position == b.Position && a.Direction == b.Direction && a.Action == b.Action && a.Protocol == b.Protocol &&
-		a.Enabled == b.Enabled && a.Comment == b.Comment && eq(a.MachineID, b.MachineID) && eq(a.Port, b.Port) &&
-		eq(a.Source, b.Source) && eq(a.Destination, b.Destination) && a.UpdatedAt.Equal(b.UpdatedAt)
 }
 
 // applyRule validates the input against the rule it changes and applies it.
