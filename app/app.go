@@ -67,7 +67,8 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 		}
 	}()
 	cache := int64(cfg.StoreCacheMB) << 20
-	store, err := persistence.Open(persistence.Options{Dir: cfg.DataDir, Logger: log.Named("store"), BlockCacheSize: cache})
+	store, err := persistence.Open(persistence.Options{Dir: cfg.DataDir, Logger: log.Named("store"), BlockCacheSize: cache,
+		NoGroupCommit: cfg.StoreSyncEach})
 	if err != nil {
 		return nil, err
 	}
