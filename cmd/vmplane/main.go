@@ -29,6 +29,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch cmd {
 	case "serve":
 		return serve(args, stderr)
+	case "bench":
+		return runBench(args, os.Getenv, stdout, stderr)
 	case "version":
 		fmt.Fprintf(stdout, "vmplane %s\n", app.Version)
 		return 0
@@ -46,6 +48,7 @@ func usage(w io.Writer) {
 
 Commands:
   serve     run the API server (the default; see 'vmplane serve -h')
+  bench     load a running server and report latencies (see 'vmplane bench -h')
   version   print the version
 `)
 }

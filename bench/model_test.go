@@ -1,0 +1,417 @@
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"net"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/valyala/fasthttp"
+)
+
+// fakeServer serves h on a loopback port and returns its base URL.
+func fakeServer(t *testing.T, h fasthttp.RequestHandler) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &fasthttp.Server{Handler: h, CloseOnShutdown: true}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = srv.Serve(ln)
+	}()
+	t.Cleanup(func() {
+		_ = srv.Shutdown()
+		<-done
+	})
+	return "http://" + ln.Addr().String()
+}
+
+// slowHandler answers 200 after d, like a server whose every request costs d.
+func slowHandler(d time.Duration) fasthttp.RequestHandler {
+	return func(rc *fasthttp.RequestCtx) {
+		time.Sleep(d)
+		rc.SetContentType("application/json")
+		rc.SetBodyString(`{"status":"ok"}`)
+	}
+}
+
+func run(t *testing.T, o Options) Report {
+	t.Helper()
+	rep, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	return rep
+}
+
+func TestScheduleDueTimes(t *testing.T) {
+	start := time.Unix(1000, 0)
+	s := newSchedule(start, 1000) // one every millisecond
+	f := func(i int64, want time.Duration) {
+		t.Helper()
+		if got := s.at(i).Sub(start); got != want {
+			t.Fatalf("at(%d): got start+%s; want start+%s", i, got, want)
+		}
+	}
+	f(0, 0)
+	f(1, time.Millisecond)
+	f(1500, 1500*time.Millisecond)
+	f(3_600_000, time.Hour)
+	for i := range int64(5) {
+		if got, want := s.take(), start.Add(time.Duration(i)*time.Millisecond); !got.Equal(want) {
+			t.Fatalf("take %d: got %s; want %s", i, got, want)
+		}
+	}
+	d := func(at time.Duration, want int64) {
+		t.Helper()
+		if got := s.dueBefore(start.Add(at)); got != want {
+			t.Fatalf("dueBefore(start+%s): got %d; want %d", at, got, want)
+		}
+	}
+	d(-time.Second, 0)
+	d(0, 0)
+	d(time.Nanosecond, 1)
+	d(time.Second, 1000)
+	d(time.Second+time.Nanosecond, 1001)
+
+	odd := newSchedule(start, 3) // a third of a second apart: no drift over many
+	if got, want := odd.at(3_000_000).Sub(start), 1_000_000*time.Second; got < want-time.Microsecond || got > want+time.Microsecond {
+		t.Fatalf("at(3e6) at 3/s: got start+%s; want start+%s", got, want)
+	}
+}
+
+// TestOpenModelShowsTheBacklog overloads a server that serves 2 connections × 100
+// requests/s at 400 requests/s: latency measured from the due time must grow with the
+// backlog (coordinated omission corrected) while the service time stays near 10 ms.
+func TestOpenModelShowsTheBacklog(t *testing.T) {
+	base := fakeServer(t, slowHandler(10*time.Millisecond))
+	over := run(t, Options{BaseURL: base, Model: ModelOpen, Rate: 400, Connections: 2, Duration: time.Second})
+	if over.ServiceTime == nil {
+		t.Fatalf("got no service time in the open model; want one")
+	}
+	if over.Requests == 0 || over.Requests > 260 {
+		t.Fatalf("got %d requests; want at most about 200 (the server's capacity over 1 s)", over.Requests)
+	}
+	if over.Intended < 390 || over.Intended > 410 || over.Unsent < 100 {
+		t.Fatalf("got %d due, %d unsent; want about 400 due and over 100 unsent", over.Intended, over.Unsent)
+	}
+	svc, lat := over.ServiceTime.P99US, over.Latency.P99US
+	if svc > 100_000 {
+		t.Fatalf("got service time p99 %s; want about 10ms", fmtUS(svc))
+	}
+	if lat < 300_000 || lat < 5*svc {
+		t.Fatalf("got latency p99 %s with service time p99 %s; want the backlog (several 100 ms) in the latency", fmtUS(lat), fmtUS(svc))
+	}
+	if !strings.Contains(strings.Join(over.Hints, "\n"), "could not keep up") {
+		t.Fatalf("got hints %q; want one about the backlog", over.Hints)
+	}
+
+	// Below capacity the same server answers in about its service time.
+	under := run(t, Options{BaseURL: base, Model: ModelOpen, Rate: 50, Connections: 2, Duration: time.Second})
+	if under.Unsent != 0 || under.Requests < 45 || under.Requests > 55 {
+		t.Fatalf("got %d requests, %d unsent at 50/s; want about 50, none unsent", under.Requests, under.Unsent)
+	}
+	if under.Latency.P99US > 250_000 || under.Latency.P99US*2 > lat {
+		t.Fatalf("got latency p99 %s below capacity (%s above); want it near the 10ms service time", fmtUS(under.Latency.P99US), fmtUS(lat))
+	}
+}
+
+func TestClosedModelKeepsConnectionsBusy(t *testing.T) {
+	base := fakeServer(t, slowHandler(5*time.Millisecond))
+	rep := run(t, Options{BaseURL: base, Connections: 4, Duration: 500 * time.Millisecond})
+	// 4 connections × 200/s × 0.5 s = 400 at most.
+	if rep.Requests < 100 || rep.Requests > 420 {
+		t.Fatalf("got %d requests; want about 400", rep.Requests)
+	}
+	if rep.Latency.P50US < 5000 {
+		t.Fatalf("got p50 %s; want at least the 5ms the server takes", fmtUS(rep.Latency.P50US))
+	}
+	if rep.ServiceTime != nil || rep.Intended != 0 {
+		t.Fatalf("got service time %v, %d due in the closed model; want neither", rep.ServiceTime, rep.Intended)
+	}
+	if rep.Outcomes[outcomeOK] != rep.Requests || rep.Errors != 0 {
+		t.Fatalf("got outcomes %v, %d errors; want every request ok", rep.Outcomes, rep.Errors)
+	}
+}
+
+func TestWarmupIsDiscarded(t *testing.T) {
+	var served atomic.Int64
+	base := fakeServer(t, func(rc *fasthttp.RequestCtx) {
+		served.Add(1)
+		time.Sleep(time.Millisecond)
+	})
+	rep := run(t, Options{BaseURL: base, Connections: 2, Warmup: 300 * time.Millisecond, Duration: 300 * time.Millisecond})
+	total := served.Load() - 1 // the reachability check
+	if rep.Requests == 0 || rep.Requests > total*3/4 {
+		t.Fatalf("got %d measured of %d served; want about half (the warm-up is not measured)", rep.Requests, total)
+	}
+	if rep.Latency.Count != rep.Requests {
+		t.Fatalf("got %d latencies for %d requests; want as many", rep.Latency.Count, rep.Requests)
+	}
+}
+
+func TestMaxRequestsEndsEarly(t *testing.T) {
+	base := fakeServer(t, slowHandler(0))
+	start := time.Now()
+	rep := run(t, Options{BaseURL: base, Connections: 2, Duration: 20 * time.Second, MaxRequests: 50})
+	if rep.Requests < 50 || rep.Requests > 52 || time.Since(start) > 10*time.Second {
+		t.Fatalf("got %d requests in %s; want 50 (at most one more per connection), quickly", rep.Requests, time.Since(start))
+	}
+}
+
+func TestInterruptEndsTheRun(t *testing.T) {
+	base := fakeServer(t, slowHandler(time.Millisecond))
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	rep, err := Run(ctx, Options{BaseURL: base, Connections: 2, Duration: time.Minute, Model: ModelOpen, Rate: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Interrupted || time.Since(start) > 10*time.Second {
+		t.Fatalf("got interrupted %v after %s; want true, soon after 300ms", rep.Interrupted, time.Since(start))
+	}
+	if rep.ElapsedS > 1 || rep.Requests == 0 {
+		t.Fatalf("got %d requests over %.3fs; want some, over about 0.3s", rep.Requests, rep.ElapsedS)
+	}
+}
+
+// TestReportJSONShape pins the field names scripts read from --json.
+func TestReportJSONShape(t *testing.T) {
+	base := fakeServer(t, func(rc *fasthttp.RequestCtx) {
+		if rc.Request.Header.IsPost() {
+			rc.SetStatusCode(409)
+			rc.SetBodyString(`{"status":409,"code":"operation_in_progress"}`)
+		}
+	})
+	var progress bytes.Buffer
+	rep := run(t, Options{BaseURL: base, Connections: 2, Duration: 200 * time.Millisecond, Progress: &progress})
+	if !strings.Contains(progress.String(), "requests") {
+		t.Fatalf("got progress %q; want a progress line", progress.String())
+	}
+	var buf bytes.Buffer
+	if err := rep.WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
+		t.Fatalf("decode %s: %v", buf.String(), err)
+	}
+	for _, k := range []string{"target", "scenario", "model", "connections", "warmup_s", "duration_s", "elapsed_s",
+		"requests", "throughput_rps", "errors", "latency", "statuses", "outcomes", "ops", "setup", "cleanup"} {
+		if _, ok := got[k]; !ok {
+			t.Errorf("got no %q in %s; want it", k, buf.String())
+		}
+	}
+	lat, _ := got["latency"].(map[string]any)
+	for _, k := range []string{"count", "min_us", "mean_us", "p50_us", "p90_us", "p99_us", "p99_9_us", "max_us"} {
+		if _, ok := lat[k]; !ok {
+			t.Errorf("got no latency.%s; want it", k)
+		}
+	}
+	ops, _ := got["ops"].([]any)
+	if len(ops) != 1 {
+		t.Fatalf("got ops %v; want one", got["ops"])
+	}
+	op, _ := ops[0].(map[string]any)
+	for _, k := range []string{"name", "scenario", "method", "route", "requests", "throughput_rps", "errors", "latency", "statuses", "outcomes"} {
+		if _, ok := op[k]; !ok {
+			t.Errorf("got no ops[0].%s; want it", k)
+		}
+	}
+	if op["name"] != "health" || op["route"] != "/api/health" {
+		t.Fatalf("got op %v %v; want health /api/health", op["name"], op["route"])
+	}
+}
+
+// TestErrorsAreCountedAndClassified: unexpected statuses are errors, with their code.
+func TestErrorsAreCountedAndClassified(t *testing.T) {
+	var n atomic.Int64
+	base := fakeServer(t, func(rc *fasthttp.RequestCtx) {
+		if n.Add(1)%2 == 0 {
+			rc.SetStatusCode(503)
+			rc.SetContentType("application/problem+json")
+			rc.SetBodyString(`{"type":"about:blank","status":503,"code":"unavailable"}`)
+		}
+	})
+	rep := run(t, Options{BaseURL: base, Connections: 1, Duration: 200 * time.Millisecond})
+	if rep.Errors == 0 || rep.Statuses["503 unavailable"] != rep.Errors || rep.Statuses["200"]+rep.Errors != rep.Requests {
+		t.Fatalf("got %d errors, statuses %v of %d; want the 503s as errors", rep.Errors, rep.Statuses, rep.Requests)
+	}
+}
+
+func TestTargetDown(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + ln.Addr().String()
+	ln.Close()
+	_, err = Run(context.Background(), Options{BaseURL: base, Duration: time.Second})
+	want := "cannot reach " + base + ": connection refused"
+	if err == nil || err.Error() != want {
+		t.Fatalf("got error %v; want %q", err, want)
+	}
+}
+
+func TestBaseline(t *testing.T) {
+	b, err := StartBaseline([]byte(`{"status":"ok","version":"x"}`), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, ctype, err := FetchBody(b.URL+"/api/health", time.Second)
+	if err != nil || string(body) != `{"status":"ok","version":"x"}` || ctype != "application/json" {
+		t.Fatalf("got %q %q %v; want the fixed body as JSON", body, ctype, err)
+	}
+	rep := run(t, Options{BaseURL: b.URL, Connections: 2, Duration: 200 * time.Millisecond})
+	if rep.Requests == 0 || rep.Errors != 0 {
+		t.Fatalf("got %d requests, %d errors; want some, none", rep.Requests, rep.Errors)
+	}
+	if err := b.Close(); err != nil {
+		t.Fatalf("close: %v", err)
+	}
+}
+
+// TestTimeoutsEndStuckRequests: a request the server never answers ends at --timeout
+// as a timeout error, and the connection is dialled again for the next one.
+func TestTimeoutsEndStuckRequests(t *testing.T) {
+	var n atomic.Int64
+	base := fakeServer(t, func(rc *fasthttp.RequestCtx) {
+		if n.Add(1)%5 == 0 {
+			time.Sleep(400 * time.Millisecond)
+		}
+	})
+	rep := run(t, Options{BaseURL: base, Connections: 2, Duration: 500 * time.Millisecond, Timeout: 100 * time.Millisecond})
+	if rep.Statuses["error timeout"] == 0 || rep.Statuses["200"] == 0 {
+		t.Fatalf("got statuses %v; want 200s and timeouts", rep.Statuses)
+	}
+	if rep.Latency.MaxUS > 300_000 {
+		t.Fatalf("got max latency %s; want answers only (timeouts are not latencies)", fmtUS(rep.Latency.MaxUS))
+	}
+}
+
+// TestAnswerShapes: the client reads long answers, chunked answers and answers that
+// close the connection.
+func TestAnswerShapes(t *testing.T) {
+	long := strings.Repeat("x", 300<<10)
+	f := func(name string, h fasthttp.RequestHandler) {
+		t.Helper()
+		base := fakeServer(t, h)
+		rep := run(t, Options{BaseURL: base, Connections: 2, Duration: 200 * time.Millisecond})
+		if rep.Requests == 0 || rep.Errors != 0 {
+			t.Fatalf("%s: got %d requests, statuses %v; want only 200s", name, rep.Requests, rep.Statuses)
+		}
+	}
+	f("long", func(rc *fasthttp.RequestCtx) { rc.SetBodyString(long) })
+	f("chunked", func(rc *fasthttp.RequestCtx) {
+		rc.SetBodyStreamWriter(func(w *bufio.Writer) {
+			for range 3 {
+				w.WriteString(`{"part":1}`)
+				w.Flush()
+			}
+		})
+	})
+	f("close", func(rc *fasthttp.RequestCtx) {
+		rc.SetConnectionClose()
+		rc.SetBodyString("{}")
+	})
+}
+
+// TestHotLoopAllocations: a request on a kept-alive connection allocates nothing.
+func TestHotLoopAllocations(t *testing.T) {
+	base := fakeServer(t, func(rc *fasthttp.RequestCtx) { rc.SetBodyString(`{"status":"ok"}`) })
+	tg, err := newTarget(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := &healthScenario{uri: []byte(tg.url("/api/health"))}
+	r := newRunner(Options{BaseURL: base, Connections: 1, Timeout: time.Second, Model: ModelClosed}, tg, sc)
+	r.measureFrom = time.Now()
+	r.end = r.measureFrom.Add(time.Hour)
+	w := r.newWorker(0)
+	go func() { // the collector's part: take batches back
+		for b := range r.out {
+			b.n = 0
+			r.free <- b
+		}
+	}()
+	defer close(r.out)
+	w.flushed = time.Now()
+	send := func() {
+		now := time.Now()
+		w.send(w.gen.next(w.req), now, now)
+	}
+	send() // dial
+	if got := testing.AllocsPerRun(2000, send); got > 0.05 {
+		t.Fatalf("got %.2f allocations per request; want none", got)
+	}
+	if w.resp.StatusCode() != 200 {
+		t.Fatalf("got status %d; want 200", w.resp.StatusCode())
+	}
+}
+
+// fakeVmplane answers the setup of the read scenario like a vmplane server would,
+// except for the routes in missing, which answer 404 as an unknown route does.
+func fakeVmplane(t *testing.T, missing ...string) string {
+	t.Helper()
+	answers := map[string]struct {
+		status int
+		body   string
+	}{
+		"GET /api/health":                   {200, `{"status":"ok"}`},
+		"POST /api/auth/login":              {200, `{"token":"tok","expires_in":900}`},
+		"GET /api/virt/templates":           {200, `{"items":[{"id":"tpl","disk_gb":10}]}`},
+		"POST /api/resources/tenants":       {201, `{"id":"ten"}`},
+		"POST /api/resources/users":         {201, `{"id":"usr"}`},
+		"POST /api/client/machines":         {202, `{"machine":{"id":"m1"},"task":{"id":"task1"}}`},
+		"GET /api/tasks/task1":              {200, `{"id":"task1","status":"succeeded"}`},
+		"GET /api/client/machines":          {200, `{"items":[],"next_cursor":null}`},
+		"GET /api/resources/machines/m1":    {200, `{"id":"m1"}`},
+		"GET /api/client/overview":          {200, `{}`},
+		"DELETE /api/resources/machines/m1": {202, `{"task":{"id":"task1"}}`},
+		"DELETE /api/resources/users/usr":   {204, ``},
+		"DELETE /api/resources/tenants/ten": {204, ``},
+	}
+	for _, m := range missing {
+		delete(answers, m)
+	}
+	return fakeServer(t, func(rc *fasthttp.RequestCtx) {
+		a, ok := answers[string(rc.Method())+" "+string(rc.Path())]
+		if !ok {
+			rc.SetStatusCode(404)
+			rc.SetBodyString(`{"status":404,"code":"not_found","detail":"no route"}`)
+			return
+		}
+		rc.SetStatusCode(a.status)
+		rc.SetBodyString(a.body)
+	})
+}
+
+func TestMissingRouteIsClear(t *testing.T) {
+	f := func(missing, want string) {
+		t.Helper()
+		base := fakeVmplane(t, missing)
+		_, err := Run(context.Background(), Options{BaseURL: base, Scenario: "read", AdminPassword: "pw",
+			Tenants: 1, Machines: 1, Duration: 100 * time.Millisecond})
+		if err == nil || err.Error() != want {
+			t.Fatalf("without %s: got error %v; want %q", missing, err, want)
+		}
+	}
+	f("GET /api/client/overview", "scenario read needs GET /api/client/overview, which answered 404 — is the server too old?")
+	f("POST /api/resources/tenants", "scenario read needs POST /api/resources/tenants, which answered 404 — is the server too old?")
+	f("POST /api/client/machines", "scenario read needs POST /api/client/machines, which answered 404 — is the server too old?")
+
+	// And with every route there, the fake serves a clean run.
+	rep := run(t, Options{BaseURL: fakeVmplane(t), Scenario: "read", AdminPassword: "pw", Tenants: 1, Machines: 1, Duration: 100 * time.Millisecond})
+	if rep.Requests == 0 || rep.Errors != 0 || rep.Setup.Machines != 1 || rep.Cleanup.Deleted["tenants"] != 1 {
+		t.Fatalf("got %d requests, %d errors, setup %+v, cleanup %+v; want a clean run that cleans up", rep.Requests, rep.Errors, rep.Setup, rep.Cleanup)
+	}
+}

@@ -1,0 +1,235 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/pprof"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/vmplane/vmplane/bench"
+)
+
+// benchFlags is everything `vmplane bench` reads besides bench.Options.
+type benchFlags struct {
+	json             bool
+	progress         bool
+	baseline         bool
+	baselineBodyFrom string
+	wrk              string
+	wrkThreads       int
+	cpuProfile       string
+}
+
+// benchEnvPrefix prefixes the environment variable of every flag: --admin-password
+// is also VMPLANE_BENCH_ADMIN_PASSWORD.
+const benchEnvPrefix = "VMPLANE_BENCH_"
+
+func benchEnvName(flagName string) string {
+	return benchEnvPrefix + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+// parseBench reads the flags of `vmplane bench`; each flag falls back to its
+// VMPLANE_BENCH_* variable, and the admin's credentials also to the server's own
+// VMPLANE_ADMIN_EMAIL and VMPLANE_ADMIN_PASSWORD.
+func parseBench(args []string, getenv func(string) string, stderr io.Writer) (bench.Options, benchFlags, error) {
+	o := bench.DefaultOptions()
+	var f benchFlags
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.BaseURL, "url", o.BaseURL, "base URL of the server under load")
+	fs.StringVar(&o.Scenario, "scenario", o.Scenario, "workload: "+strings.Join(bench.Scenarios(), ", ")+
+		"\n(health: GET /api/health; read: a tenant's machine list, one machine, overview; power: operator power\n"+
+		"actions over many machines; write: firewall rules as a tenant; login: a login storm from one address;\nmix: --mix weights of the others)")
+	fs.StringVar(&o.Model, "model", o.Model, "load model: closed (--connections in flight, as fast as answers come) or\nopen (a constant --rate; latency measured from when each request was due)")
+	fs.Float64Var(&o.Rate, "rate", o.Rate, "requests per second of the open model")
+	fs.IntVar(&o.Connections, "connections", o.Connections, "connections (one worker each)")
+	fs.DurationVar(&o.Duration, "duration", o.Duration, "measured phase")
+	fs.DurationVar(&o.Warmup, "warmup", o.Warmup, "warm-up before the measured phase; its results are discarded")
+	fs.DurationVar(&o.Timeout, "timeout", o.Timeout, "timeout of each request (at most 1m)")
+	fs.Int64Var(&o.MaxRequests, "requests", o.MaxRequests, "end the measured phase after this many requests (0: only --duration)")
+	fs.Uint64Var(&o.Seed, "seed", o.Seed, "seed of the random choice of requests")
+	fs.IntVar(&o.Procs, "procs", o.Procs, "GOMAXPROCS of the harness during the load (0: Go's default, every CPU); fewer\ncosts less CPU per request but turns answers around more slowly")
+	fs.IntVar(&o.Tenants, "tenants", o.Tenants, "tenants (one user each) that read and write create")
+	fs.IntVar(&o.Machines, "machines", o.Machines, "machines per tenant that read and write create")
+	fs.StringVar(&o.TemplateID, "template", o.TemplateID, "OS template of created machines (default: the first the server lists)")
+	fs.StringVar(&o.Mix, "mix", o.Mix, "weights of the mix scenario over read, power, write, login, health")
+	fs.StringVar(&o.ReadWeights, "read-weights", o.ReadWeights, "weights of the read scenario's requests")
+	fs.StringVar(&o.PowerActions, "power-actions", o.PowerActions, "actions of the power scenario")
+	fs.IntVar(&o.PowerMachines, "power-machines", o.PowerMachines, "at most this many machines take the power actions")
+	fs.StringVar(&o.LoginEmail, "login-email", o.LoginEmail, "account the login storm uses (default: unknown addresses with a wrong password)")
+	fs.StringVar(&o.LoginPassword, "login-password", o.LoginPassword, "password of --login-email")
+	fs.IntVar(&o.LoginEmails, "login-emails", o.LoginEmails, "unknown addresses the login storm rotates over")
+	fs.StringVar(&o.AdminEmail, "admin-email", o.AdminEmail, "e-mail of the admin that sets scenarios up (also VMPLANE_ADMIN_EMAIL)")
+	fs.StringVar(&o.AdminPassword, "admin-password", o.AdminPassword, "password of that admin (also VMPLANE_ADMIN_PASSWORD)")
+	fs.DurationVar(&o.SetupTimeout, "setup-timeout", o.SetupTimeout, "bound of the setup phase")
+	fs.DurationVar(&o.CleanupTimeout, "cleanup-timeout", o.CleanupTimeout, "bound of the cleanup phase")
+	fs.BoolVar(&o.Keep, "keep", o.Keep, "leave what the setup and the run created on the server")
+	fs.BoolVar(&f.json, "json", false, "print the report as JSON")
+	fs.BoolVar(&f.progress, "progress", false, "live progress line on stderr (when not given: on when stderr is a terminal and not --json)")
+	fs.BoolVar(&f.baseline, "baseline", false, "also run the health scenario against a bare fasthttp server in this process and report the ratio")
+	fs.StringVar(&f.baselineBodyFrom, "baseline-body-from", "", "URL whose body the baseline server answers (default: {\"status\":\"ok\"})")
+	fs.StringVar(&f.wrk, "wrk", "", "path of wrk: after the run, run it with the same connections and duration on\n/api/health and report the ratio (health scenario only)")
+	fs.IntVar(&f.wrkThreads, "wrk-threads", 2, "wrk threads")
+	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the harness itself to this file (go tool pprof)")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: vmplane bench [flags]\n\nLoad a running vmplane server. Every flag also reads VMPLANE_BENCH_<FLAG>; the flag wins.\n\n")
+		fs.PrintDefaults()
+	}
+
+	fallback := map[string]string{"admin-email": "VMPLANE_ADMIN_EMAIL", "admin-password": "VMPLANE_ADMIN_PASSWORD"}
+	var err error
+	fs.VisitAll(func(fl *flag.Flag) {
+		if err != nil {
+			return
+		}
+		name := benchEnvName(fl.Name)
+		v := getenv(name)
+		if v == "" && fallback[fl.Name] != "" {
+			name = fallback[fl.Name]
+			v = getenv(name)
+		}
+		if v == "" {
+			return
+		}
+		if serr := fs.Set(fl.Name, v); serr != nil {
+			err = fmt.Errorf("%s=%q: %w", name, v, serr)
+		}
+	})
+	if err != nil {
+		return o, f, err
+	}
+	progressFromEnv := getenv(benchEnvName("progress")) != ""
+	if err := fs.Parse(args); err != nil {
+		return o, f, err
+	}
+	if fs.NArg() > 0 {
+		return o, f, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	progressSet := progressFromEnv
+	fs.Visit(func(fl *flag.Flag) { progressSet = progressSet || fl.Name == "progress" })
+	if !progressSet {
+		f.progress = !f.json && isTerminal(stderr)
+	}
+	if f.wrk != "" && o.Scenario != "health" {
+		return o, f, errors.New("--wrk compares on the health scenario only")
+	}
+	return o, f, o.Validate()
+}
+
+func isTerminal(w io.Writer) bool {
+	file, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := file.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// runBench is `vmplane bench`.
+func runBench(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	o, f, err := parseBench(args, getenv, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "vmplane bench: %v\n", err)
+		return 2
+	}
+	if f.progress {
+		o.Progress = stderr
+	}
+	if f.cpuProfile != "" {
+		pf, err := os.Create(f.cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(pf)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "vmplane bench: --cpuprofile: %v\n", err)
+			return 2
+		}
+		defer func() {
+			pprof.StopCPUProfile()
+			pf.Close()
+		}()
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop() // a second interrupt ends the process, cleanup or not
+	}()
+
+	var base *bench.Report
+	if f.baseline {
+		r, err := runBaseline(ctx, o, f)
+		if err != nil {
+			fmt.Fprintf(stderr, "vmplane bench: baseline: %v\n", err)
+			return 1
+		}
+		base = &r
+	}
+	rep, err := bench.Run(ctx, o)
+	if err != nil {
+		fmt.Fprintf(stderr, "vmplane bench: %v\n", err)
+		return 1
+	}
+	if base != nil {
+		rep.Baseline = base
+		if base.Throughput > 0 {
+			rep.BaselineRatio = rep.Throughput / base.Throughput
+		}
+	}
+	if f.wrk != "" && ctx.Err() == nil {
+		url := strings.TrimRight(o.BaseURL, "/") + "/api/health"
+		if o.Progress != nil {
+			fmt.Fprintf(stderr, "running wrk on %s for %s ...\n", url, o.Duration)
+		}
+		w, err := bench.RunWrk(ctx, f.wrk, url, o.Connections, f.wrkThreads, o.Duration, o.Timeout)
+		if err != nil {
+			fmt.Fprintf(stderr, "vmplane bench: wrk: %v\n", err)
+			return 1
+		}
+		rep.Wrk = &w
+		if w.Throughput > 0 {
+			rep.WrkRatio = rep.Throughput / w.Throughput
+		}
+	}
+	if f.json {
+		err = rep.WriteJSON(stdout)
+	} else {
+		err = rep.WriteText(stdout)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "vmplane bench: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// runBaseline runs the health scenario, with the same load, against a bare fasthttp
+// server in this process.
+func runBaseline(ctx context.Context, o bench.Options, f benchFlags) (bench.Report, error) {
+	body, ctype := []byte(`{"status":"ok"}`), "application/json"
+	if f.baselineBodyFrom != "" {
+		var err error
+		if body, ctype, err = bench.FetchBody(f.baselineBodyFrom, 10*time.Second); err != nil {
+			return bench.Report{}, err
+		}
+	}
+	b, err := bench.StartBaseline(body, ctype)
+	if err != nil {
+		return bench.Report{}, err
+	}
+	defer b.Close() //nolint:errcheck // the report is what matters here
+	bo := o
+	bo.BaseURL, bo.Scenario = b.URL, "health"
+	bo.Procs = 0 // the bare server runs in this process and needs the CPUs too
+	return bench.Run(ctx, bo)
+}

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vmplane/vmplane/bench"
+)
+
+func env(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+func TestParseBenchFlagsAndEnvironment(t *testing.T) {
+	var stderr bytes.Buffer
+	o, f, err := parseBench([]string{"--scenario", "power", "--connections", "8", "--json"},
+		env(map[string]string{
+			"VMPLANE_BENCH_CONNECTIONS":    "64", // the flag wins
+			"VMPLANE_BENCH_DURATION":       "3s",
+			"VMPLANE_BENCH_ADMIN_PASSWORD": "from-bench-env",
+			"VMPLANE_ADMIN_PASSWORD":       "from-server-env", // the bench's own variable wins
+			"VMPLANE_ADMIN_EMAIL":          "ops@example.test",
+		}), &stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Scenario != "power" || o.Connections != 8 || o.Duration != 3*time.Second {
+		t.Fatalf("got scenario %q, %d connections, %s; want power, 8, 3s", o.Scenario, o.Connections, o.Duration)
+	}
+	if o.AdminPassword != "from-bench-env" || o.AdminEmail != "ops@example.test" {
+		t.Fatalf("got admin %q / %q; want ops@example.test / from-bench-env", o.AdminEmail, o.AdminPassword)
+	}
+	if !f.json || f.progress {
+		t.Fatalf("got json %v, progress %v; want JSON and no progress line", f.json, f.progress)
+	}
+
+	_, f, err = parseBench([]string{"--progress"}, env(nil), &stderr)
+	if err != nil || !f.progress {
+		t.Fatalf("got progress %v, %v; want it on when asked", f.progress, err)
+	}
+	_, _, err = parseBench(nil, env(map[string]string{"VMPLANE_BENCH_RATE": "fast"}), &stderr)
+	if err == nil || !strings.Contains(err.Error(), `VMPLANE_BENCH_RATE="fast"`) {
+		t.Fatalf("got error %v; want one naming VMPLANE_BENCH_RATE", err)
+	}
+	_, _, err = parseBench([]string{"--scenario", "read", "--wrk", "/usr/bin/wrk"}, env(nil), &stderr)
+	if err == nil {
+		t.Fatalf("got no error for --wrk with the read scenario; want one")
+	}
+}
+
+func TestBenchCommandJSON(t *testing.T) {
+	b, err := bench.StartBaseline([]byte(`{"status":"ok"}`), "application/json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"bench", "--url", b.URL, "--duration", "300ms", "--warmup", "0s", "--connections", "2", "--json", "--baseline"}, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("got exit %d (stderr %s); want 0", code, stderr.String())
+	}
+	var rep struct {
+		Scenario      string  `json:"scenario"`
+		Requests      int64   `json:"requests"`
+		BaselineRatio float64 `json:"baseline_ratio"`
+		Baseline      *struct {
+			Requests int64 `json:"requests"`
+		} `json:"baseline"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
+		t.Fatalf("decode %s: %v", stdout.String(), err)
+	}
+	if rep.Scenario != "health" || rep.Requests == 0 || rep.Baseline == nil || rep.Baseline.Requests == 0 || rep.BaselineRatio <= 0 {
+		t.Fatalf("got %s; want a health run with a baseline and a ratio", stdout.String())
+	}
+}
+
+func TestBenchCommandErrors(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + ln.Addr().String()
+	ln.Close()
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"bench", "--url", url, "--duration", "1s"}, &stdout, &stderr); code != 1 {
+		t.Fatalf("got exit %d; want 1", code)
+	}
+	if want := "vmplane bench: cannot reach " + url + ": connection refused\n"; stderr.String() != want {
+		t.Fatalf("got stderr %q; want %q", stderr.String(), want)
+	}
+	stderr.Reset()
+	if code := run([]string{"bench", "--model", "sideways"}, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), `unknown model "sideways"`) {
+		t.Fatalf("got exit %d, stderr %q; want 2 and the unknown model", code, stderr.String())
+	}
+}
