@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
+	"net/http/pprof"
 	"strings"
 	"time"
 
@@ -33,6 +35,7 @@ type App struct {
 	sys    *actors.System
 	edge   *httpedge.Server
 	ln     net.Listener
+	pprof  *http.Server
 	served chan error
 }
 
@@ -130,10 +133,34 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 		return nil, fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
 	go func() { a.served <- a.edge.Serve(a.ln) }()
+	if cfg.PprofAddr != "" {
+		if err := a.servePprof(cfg.PprofAddr); err != nil {
+			return nil, err
+		}
+	}
 	log.Info("vmplane serving", zap.String("addr", a.ln.Addr().String()), zap.String("version", Version),
 		zap.String("driver", driver.Name()), zap.String("data_dir", cfg.DataDir))
 	ok = true
 	return a, nil
+}
+
+// servePprof serves Go's profiles on their own listener, apart from the API, so that
+// they are never reachable through the API's address.
+func (a *App) servePprof(addr string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("--pprof-addr %s: %w", addr, err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	a.pprof = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = a.pprof.Serve(ln) }()
+	a.log.Info("pprof serving", zap.String("addr", ln.Addr().String()))
+	return nil
 }
 
 // NewDriver builds the hypervisor driver a Config names.
@@ -184,6 +211,10 @@ func (a *App) Shutdown(ctx context.Context) error {
 }
 
 func (a *App) close() error {
+	if a.pprof != nil {
+		_ = a.pprof.Close()
+		a.pprof = nil
+	}
 	if a.sys != nil {
 		a.sys.Stop()
 		a.sys = nil

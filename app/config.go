@@ -40,6 +40,7 @@ type Config struct {
 	ShutdownTimeout time.Duration
 	StoreCacheMB    int
 	StoreSyncEach   bool
+	PprofAddr       string
 	SyncInterval    time.Duration
 
 	// Insights: the faulty-deployment rules and the usage history sampler.
@@ -139,6 +140,7 @@ func (c *Config) table() []setting {
 		flt(&c.NodeUsageThreshold, "node-usage-threshold", "VMPLANE_NODE_USAGE_THRESHOLD", 0.9, "fraction (0..1] of a node's cpu or memory above which it counts as busy for the node_usage_high alert"),
 		dur(&c.NodeUsageFor, "node-usage-for", "VMPLANE_NODE_USAGE_FOR", 10*time.Minute, "how long a node must stay busy before node_usage_high fires (node figures refresh with each sync)"),
 		num(&c.StoreCacheMB, "store-cache-mb", "VMPLANE_STORE_CACHE_MB", 32, "Badger block cache size in MiB"),
+		str(&c.PprofAddr, "pprof-addr", "VMPLANE_PPROF_ADDR", "", "serve Go's pprof profiles on this address (e.g. 127.0.0.1:6060; empty: off); keep it on loopback"),
 		boolean(&c.StoreSyncEach, "store-sync-each-write", "VMPLANE_STORE_SYNC_EACH_WRITE", false, "give every write its own synced transaction instead of group commit: slower, only a baseline for benchmarks"),
 		i64(&c.SimSeed, "sim-seed", "VMPLANE_SIM_SEED", 1, "seed of the simulated cluster (sim driver)"),
 		num(&c.SimNodes, "sim-nodes", "VMPLANE_SIM_NODES", 3, "number of simulated nodes (sim driver)"),

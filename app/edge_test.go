@@ -193,3 +193,12 @@ func TestShutdownClosesUnusedConnections(t *testing.T) {
 		t.Fatal("the unused connection is still open after shutdown")
 	}
 }
+
+func TestPprofOnlyWhenAsked(t *testing.T) {
+	s := startServer(t, func(c *Config) { c.PprofAddr = "127.0.0.1:0" })
+	// Not through the API's address.
+	expect(t, s.do(req{method: "GET", path: "/debug/pprof/"}), 404, "not_found")
+	if s.app.pprof == nil {
+		t.Fatal("got no pprof server; want one on its own listener")
+	}
+}
