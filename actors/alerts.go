@@ -347,15 +347,7 @@ func monScanIndex[T any](store persistence.Store, prefix []byte, cursor string, 
 }
 
 func loadAlert(store persistence.Store, id string) (*Alert, error) {
-	val, err := store.Get(alertKey(id))
-	if err != nil {
-		return nil, err
-	}
-	var a Alert
-	if _, err := persistence.Decode(val, &a); err != nil {
-		return nil, err
-	}
-	return &a, nil
+	return persistence.Load[Alert](store, alertKey(id))
 }
 
 // alertEntity owns one condition: its open event, if any.

@@ -426,20 +426,9 @@ type machineEntity struct {
 }
 
 func (e *machineEntity) load() error {
-	e.rec = nil
-	val, err := e.sys.store.Get(machineKey(e.id))
-	if errors.Is(err, persistence.ErrNotFound) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	var rec machineRecord
-	if _, err := persistence.Decode(val, &rec); err != nil {
-		return err
-	}
-	e.rec = &rec
-	return nil
+	var err error
+	e.rec, err = loadOptional[machineRecord](e.sys.store, machineKey(e.id))
+	return err
 }
 
 // busy keeps an entity with a task in flight from passivating.

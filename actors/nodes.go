@@ -2,7 +2,6 @@ package actors
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -74,20 +73,9 @@ type nodeEntity struct {
 }
 
 func (e *nodeEntity) load() error {
-	e.rec = nil
-	val, err := e.sys.store.Get(nodeKey(e.id))
-	if errors.Is(err, persistence.ErrNotFound) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	var rec Node
-	if _, err := persistence.Decode(val, &rec); err != nil {
-		return err
-	}
-	e.rec = &rec
-	return nil
+	var err error
+	e.rec, err = loadOptional[Node](e.sys.store, nodeKey(e.id))
+	return err
 }
 
 func (e *nodeEntity) handle(ctx actor.Context, msg any) {

@@ -576,15 +576,7 @@ func scanFiltered[T any](store persistence.Store, prefix []byte, cursor string, 
 }
 
 func loadSchedule(store persistence.Store, id string) (*scheduleRecord, error) {
-	val, err := store.Get(scheduleKey(id))
-	if err != nil {
-		return nil, err
-	}
-	var rec scheduleRecord
-	if _, err := persistence.Decode(val, &rec); err != nil {
-		return nil, err
-	}
-	return &rec, nil
+	return persistence.Load[scheduleRecord](store, scheduleKey(id))
 }
 
 // PowerSchedules is the service of power schedules.

@@ -115,6 +115,16 @@ func scanIndex[T any](store persistence.Store, prefix []byte, cursor string, lim
 	return out, next, nil
 }
 
+// loadOptional is persistence.Load for an entity's own record, where a missing one is
+// not an error: the entity starts empty (nil) and answers not-found or takes a create.
+func loadOptional[T any](store persistence.Store, key []byte) (*T, error) {
+	v, err := persistence.Load[T](store, key)
+	if errors.Is(err, persistence.ErrNotFound) {
+		return nil, nil
+	}
+	return v, err
+}
+
 // inScope reports whether a record of owner is visible to a caller scoped to tenant
 // (nil: an operator, who sees everything).
 func inScope(tenant, owner *string) bool {
@@ -139,15 +149,7 @@ func putTask(b *persistence.Batch, t *Task) error {
 }
 
 func loadTask(store persistence.Store, id string) (*Task, error) {
-	val, err := store.Get(taskKey(id))
-	if err != nil {
-		return nil, err
-	}
-	var t Task
-	if _, err := persistence.Decode(val, &t); err != nil {
-		return nil, err
-	}
-	return &t, nil
+	return persistence.Load[Task](store, taskKey(id))
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -270,19 +270,11 @@ type tenantEntity struct {
 }
 
 func (e *tenantEntity) load() error {
-	e.rec, e.rules = nil, nil
-	val, err := e.sys.store.Get(tenantKey(e.id))
-	if errors.Is(err, persistence.ErrNotFound) {
-		return nil
-	}
-	if err != nil {
+	e.rules = nil
+	var err error
+	if e.rec, err = loadOptional[Tenant](e.sys.store, tenantKey(e.id)); err != nil || e.rec == nil {
 		return err
 	}
-	var rec Tenant
-	if _, err := persistence.Decode(val, &rec); err != nil {
-		return err
-	}
-	e.rec = &rec
 	return e.loadRules()
 }
 

@@ -377,19 +377,11 @@ type userEntity struct {
 }
 
 func (e *userEntity) load() error {
-	e.rec, e.families = nil, map[string]*family{}
-	val, err := e.sys.store.Get(persistence.Key("user", e.id))
-	if errors.Is(err, persistence.ErrNotFound) {
-		return nil
-	}
-	if err != nil {
+	e.families = map[string]*family{}
+	var err error
+	if e.rec, err = loadOptional[userRecord](e.sys.store, persistence.Key("user", e.id)); err != nil || e.rec == nil {
 		return err
 	}
-	var rec userRecord
-	if _, err := persistence.Decode(val, &rec); err != nil {
-		return err
-	}
-	e.rec = &rec
 	return e.sys.store.Scan(persistence.Prefix("refresh", e.id), nil, 0, func(_, v []byte) error {
 		var f family
 		if _, err := persistence.Decode(v, &f); err != nil {

@@ -45,3 +45,16 @@ func Decode(data []byte, v any) (version uint16, err error) {
 	}
 	return version, nil
 }
+
+// Load reads and decodes the record under key; a missing key is ErrNotFound.
+func Load[T any](s Store, key []byte) (*T, error) {
+	val, err := s.Get(key)
+	if err != nil {
+		return nil, err
+	}
+	var v T
+	if _, err := Decode(val, &v); err != nil {
+		return nil, err
+	}
+	return &v, nil
+}
