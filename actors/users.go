@@ -405,9 +405,28 @@ func (e *userEntity) handle(ctx actor.Context, msg any) {
 	case *openFamily:
 		now := time.Now().UTC()
 		f := &family{ID: persistence.NewID(), Key: randomBytes(32), Gen: 1, CreatedAt: now, ExpiresAt: now.Add(m.TTL)}
-		if err := e.saveFamily(f); err != nil {
+		val, err := persistence.Encode(familyVersion, f)
+		if err != nil {
 			respondErr(ctx, err)
 			return
+		}
+		// Logins that ended (revoked or expired) are dropped as a new one starts, so a
+		// user's families stay few. Their tokens are refused either way: an unknown
+		// family answers exactly as a revoked one.
+		b := new(persistence.Batch).Put(persistence.Key("refresh", e.id, f.ID), val)
+		var stale []string
+		for id, old := range e.families {
+			if old.Revoked || now.After(old.ExpiresAt) {
+				b.Del(persistence.Key("refresh", e.id, id))
+				stale = append(stale, id)
+			}
+		}
+		if err := e.sys.commit(b); err != nil {
+			respondErr(ctx, err)
+			return
+		}
+		for _, id := range stale {
+			delete(e.families, id)
 		}
 		e.families[f.ID] = f
 		ctx.Respond(issued{User: e.rec.User, RefreshToken: f.token(e.id)})

@@ -221,3 +221,21 @@ func checkLimited(t *testing.T, r *response, limit string) {
 		t.Fatalf("got RateLimit-Reset %q; want a positive number of seconds", r.Header.Get("RateLimit-Reset"))
 	}
 }
+
+// Ended logins do not pile up in the store: a new login drops the revoked ones.
+func TestEndedLoginsArePruned(t *testing.T) {
+	s := startServer(t)
+	for i := 0; i < 5; i++ {
+		p := s.login(testAdminEmail, testAdminPassword)
+		expect(t, s.do(req{method: "POST", path: "/api/auth/logout", token: p.Token, body: map[string]string{"refresh_token": p.RefreshToken}}), 204, "")
+	}
+	live := s.login(testAdminEmail, testAdminPassword)
+	n := 0
+	if err := s.app.System().Store().Scan([]byte("refresh/"), nil, 0, func(_, _ []byte) error { n++; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if n != 1 {
+		t.Fatalf("got %d stored logins; want only the live one", n)
+	}
+	expect(t, refresh(s, live.RefreshToken), 200, "")
+}
