@@ -105,6 +105,11 @@ func (c *Cluster) Sync(ctx context.Context) (SyncResult, error) {
 	for _, hm := range inv.Machines {
 		if id, ok := known[hm.VMID]; ok {
 			delete(known, hm.VMID)
+			// Only machines that differ are messaged: waking every machine's actor on
+			// each sync would keep a hundred thousand of them in memory for nothing.
+			if c.unchanged(id, hm) {
+				continue
+			}
 			jobs = append(jobs, job{id: id, msg: &observe{M: hm}})
 		} else {
 			jobs = append(jobs, job{id: persistence.NewID(), msg: &adopt{M: hm}, add: true})
@@ -147,6 +152,22 @@ func (c *Cluster) Sync(ctx context.Context) (SyncResult, error) {
 	wg.Wait()
 	res.DurationMS = time.Since(start).Milliseconds()
 	return res, firstErr
+}
+
+// unchanged reports whether the stored record of a machine already shows what the
+// hypervisor reports (or a task owns it, when the task's end will tell). The record is
+// what the machine's actor holds: it writes before it changes its state.
+func (c *Cluster) unchanged(id string, hm hypervisor.Machine) bool {
+	rec, err := persistence.Load[machineRecord](c.sys.store, machineKey(id))
+	if err != nil {
+		return false // let the actor decide
+	}
+	if rec.TaskID != nil {
+		return true
+	}
+	next := rec.Machine
+	applyObserved(&next, hm)
+	return machineEqual(&next, &rec.Machine)
 }
 
 // runPeriodic syncs at every interval until stopped.

@@ -610,3 +610,27 @@ func TestRestartKeepsStateAndSettlesTasks(t *testing.T) {
 		t.Fatalf("got %s; want the nodes back", r.Body)
 	}
 }
+
+// A sync that finds nothing changed wakes no machine's actor: with a large fleet,
+// every sync would otherwise hold all machines in memory.
+func TestSyncWakesOnlyChangedMachines(t *testing.T) {
+	s, tok := synced(t, func(c *Config) { c.SimMachines = 12 })
+	s.restart()
+	tok = s.adminToken()
+	if res := s.sync(tok); res.Machines.Updated+res.Machines.Added+res.Machines.Removed != 0 {
+		t.Fatalf("got %+v; want nothing changed", res)
+	}
+	if n := s.app.System().Kinds()["machines"]; n != 0 {
+		t.Fatalf("got %d machine actors awake after a sync that changed nothing; want 0", n)
+	}
+	m := byStatus(t, s.machines(tok), actors.StatusRunning)
+	if err := s.sim.CrashMachine(m.VMID); err != nil {
+		t.Fatal(err)
+	}
+	if res := s.sync(tok); res.Machines.Updated != 1 {
+		t.Fatalf("got %+v; want the crashed machine updated", res)
+	}
+	if n := s.app.System().Kinds()["machines"]; n != 1 {
+		t.Fatalf("got %d machine actors awake; want only the changed one", n)
+	}
+}
