@@ -179,6 +179,11 @@ func (e *tenantEntity) handleFirewall(ctx actor.Context, msg any) {
 		e.deleteRule(ctx, m.ID)
 	case *pushDone:
 		e.pushDone(m)
+	case *pushNow:
+		e.push.scheduled = false
+		if !e.push.running {
+			e.startPush()
+		}
 	case *retryPush:
 		for _, id := range m.Machines {
 			e.schedulePush(ptr(id))
@@ -469,9 +474,10 @@ func normalizeCIDR(s string) (string, bool) {
 // pushState coalesces pushes: while one runs, changes only mark machines dirty, and the
 // next push sends their rule sets as they are then. At most one push per tenant runs.
 type pushState struct {
-	running bool
-	all     bool
-	dirty   map[string]bool
+	running   bool
+	scheduled bool
+	all       bool
+	dirty     map[string]bool
 	// retries counts consecutive failed pushes; a failed machine is pushed again after
 	// a growing delay, up to maxPushRetries times, and then with the next change.
 	retries int
@@ -492,10 +498,22 @@ func (e *tenantEntity) schedulePush(machineID *string) {
 		}
 		e.push.dirty[*machineID] = true
 	}
-	if !e.push.running {
-		e.startPush()
+	if !e.push.running && !e.push.scheduled {
+		// A short delay gathers a burst of changes into one push per machine; the
+		// rule set is always sent whole, so nothing is lost by waiting.
+		e.push.scheduled = true
+		sys, tenant := e.sys, e.id
+		time.AfterFunc(pushDelay, func() {
+			sys.actors.Root.Send(sys.Tenants.kind.pid, &envelope{ID: tenant, Msg: &pushNow{}})
+		})
 	}
 }
+
+// pushDelay is how long changes gather before their push.
+const pushDelay = 200 * time.Millisecond
+
+// pushNow starts a push that schedulePush delayed.
+type pushNow struct{}
 
 type pushTarget struct {
 	machineID string

@@ -278,7 +278,9 @@ func (e *tenantEntity) load() error {
 	return e.loadRules()
 }
 
-func (e *tenantEntity) busy() bool { return len(e.pending) > 0 || e.push.running }
+func (e *tenantEntity) busy() bool {
+	return len(e.pending) > 0 || e.push.running || e.push.scheduled
+}
 
 func (e *tenantEntity) handle(ctx actor.Context, msg any) {
 	if m, ok := msg.(*createTenant); ok {
