@@ -203,8 +203,6 @@ type (
 	}
 	// observe brings the record in line with the hypervisor (sync).
 	observe struct{ M hypervisor.Machine }
-	// adopt creates the record of a machine found on the hypervisor (sync).
-	adopt struct{ M hypervisor.Machine }
 	// vanish removes the record of a machine the hypervisor no longer has (sync).
 	vanish struct{}
 	// settle finishes a task left open by a previous process.
@@ -435,10 +433,6 @@ func (e *machineEntity) load() error {
 func (e *machineEntity) busy() bool { return e.rec != nil && e.rec.TaskID != nil }
 
 func (e *machineEntity) handle(ctx actor.Context, msg any) {
-	if a, ok := msg.(*adopt); ok {
-		e.adopt(ctx, a.M)
-		return
-	}
 	if e.rec == nil {
 		if d, ok := msg.(*opDone); ok {
 			e.finishOrphan(d)
@@ -795,21 +789,6 @@ func applyObserved(m *Machine, hm hypervisor.Machine) {
 	if hm.TemplateID != "" {
 		m.TemplateID = hm.TemplateID
 	}
-}
-
-func (e *machineEntity) adopt(ctx actor.Context, hm hypervisor.Machine) {
-	if e.rec != nil {
-		ctx.Respond(changed{Changed: e.observe(hm)})
-		return
-	}
-	now := time.Now().UTC()
-	rec := &machineRecord{Machine: Machine{ID: e.id, CreatedAt: now, UpdatedAt: now}}
-	applyObserved(&rec.Machine, hm)
-	if err := e.save(rec, nil, "sync"); err != nil {
-		respondErr(ctx, err)
-		return
-	}
-	ctx.Respond(changed{Changed: true})
 }
 
 // observe updates the record from the hypervisor unless a task owns the machine now.

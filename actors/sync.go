@@ -99,9 +99,9 @@ func (c *Cluster) Sync(ctx context.Context) (SyncResult, error) {
 	type job struct {
 		id  string
 		msg any
-		add bool
 	}
 	jobs := make([]job, 0, len(inv.Machines))
+	var fresh []hypervisor.Machine
 	for _, hm := range inv.Machines {
 		if id, ok := known[hm.VMID]; ok {
 			delete(known, hm.VMID)
@@ -112,11 +112,16 @@ func (c *Cluster) Sync(ctx context.Context) (SyncResult, error) {
 			}
 			jobs = append(jobs, job{id: id, msg: &observe{M: hm}})
 		} else {
-			jobs = append(jobs, job{id: persistence.NewID(), msg: &adopt{M: hm}, add: true})
+			fresh = append(fresh, hm)
 		}
 	}
 	for _, id := range known {
 		jobs = append(jobs, job{id: id, msg: &vanish{}})
+	}
+	added, err := c.adopt(fresh)
+	res.Machines.Added = added
+	if err != nil {
+		return res, err
 	}
 	var (
 		mu       sync.Mutex
@@ -138,8 +143,6 @@ func (c *Cluster) Sync(ctx context.Context) (SyncResult, error) {
 					firstErr = err
 				}
 			case !r.Changed:
-			case j.add:
-				res.Machines.Added++
 			default:
 				if _, gone := j.msg.(*vanish); gone {
 					res.Machines.Removed++
@@ -152,6 +155,68 @@ func (c *Cluster) Sync(ctx context.Context) (SyncResult, error) {
 	wg.Wait()
 	res.DurationMS = time.Since(start).Milliseconds()
 	return res, firstErr
+}
+
+// adoptBatch is how many new machines' records one durable batch writes.
+const adoptBatch = 256
+
+// adopt records machines found on the hypervisor, without a tenant. No actor exists
+// for a new record yet, so the records are written here in batches, as a tenant's
+// create writes its new machine's record, and no actor is woken: a first sync of a
+// large cluster does not hold every machine in memory.
+func (c *Cluster) adopt(ms []hypervisor.Machine) (int, error) {
+	if len(ms) == 0 {
+		return 0, nil
+	}
+	// While a create runs, the hypervisor already has its machine but our record does
+	// not know its vmid yet: adopting now would make a second, tenantless record of
+	// it. Unknown machines wait for a sync with no create in flight.
+	if busy, err := c.createsInFlight(); err != nil || busy {
+		return 0, err
+	}
+	added := 0
+	for start := 0; start < len(ms); start += adoptBatch {
+		chunk := ms[start:min(start+adoptBatch, len(ms))]
+		b := new(persistence.Batch)
+		recs := make([]Machine, 0, len(chunk))
+		now := time.Now().UTC()
+		for _, hm := range chunk {
+			rec := machineRecord{Machine: Machine{ID: persistence.NewID(), CreatedAt: now, UpdatedAt: now}}
+			applyObserved(&rec.Machine, hm)
+			val, err := persistence.Encode(machineVersion, &rec)
+			if err != nil {
+				return added, err
+			}
+			b.Put(machineKey(rec.ID), val).Put(vmidKey(hm.VMID), []byte(rec.ID))
+			recs = append(recs, rec.Machine)
+		}
+		if err := c.sys.commit(b); err != nil {
+			return added, err
+		}
+		for _, m := range recs {
+			c.sys.Events.publishMachine(m, "sync", "")
+		}
+		added += len(chunk)
+	}
+	return added, nil
+}
+
+// createsInFlight reports whether a machine create task is still open.
+func (c *Cluster) createsInFlight() (bool, error) {
+	prefix := persistence.Prefix("task-open")
+	found := false
+	err := c.sys.store.Scan(prefix, nil, 0, func(k, _ []byte) error {
+		t, err := loadTask(c.sys.store, string(k[len(prefix):]))
+		if err == nil && t.Type == "vm.create" && !t.Finished() {
+			found = true
+			return errStopScan
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errStopScan) {
+		return false, err
+	}
+	return found, nil
 }
 
 // unchanged reports whether the stored record of a machine already shows what the

@@ -402,3 +402,30 @@ func TestDeleteTenantRefusedWhileItOwnsThings(t *testing.T) {
 	expect(t, s.do(req{method: "DELETE", path: "/api/resources/tenants/" + a.ID, token: admin}), 204, "")
 	expect(t, s.do(req{method: "GET", path: "/api/resources/tenants/" + a.ID, token: admin}), 404, "not_found")
 }
+
+// A sync while a tenant's machine is being created must not adopt that machine a
+// second time as an unassigned one.
+func TestSyncDuringProvisioningAdoptsNothingTwice(t *testing.T) {
+	s, admin := synced(t, func(c *Config) { c.SimOpDelay = 300 * time.Millisecond })
+	a := s.tenant(admin, "Racing", nil)
+	r := s.do(req{method: "POST", path: "/api/client/machines", token: a.Token, body: smallMachine})
+	expect(t, r, 202, "")
+	var p actors.Provisioned
+	r.decode(t, &p)
+	for i := 0; i < 10; i++ {
+		s.sync(admin)
+		time.Sleep(50 * time.Millisecond)
+	}
+	s.waitTask(a.Token, p.Task.ID)
+	s.sync(admin)
+	m := s.machine(admin, p.Machine.ID)
+	n := 0
+	for _, other := range s.machines(admin) {
+		if other.VMID == m.VMID {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Fatalf("got %d records of vmid %d; want 1", n, m.VMID)
+	}
+}
