@@ -270,7 +270,7 @@ func (a *Alerts) List(_ context.Context, f AlertFilter, scope *string, cursor st
 			return *r, f.match(r)
 		})
 	}
-	return monScanIndex(a.sys.store, persistence.Prefix("alert-tenant", *scope), cursor, limit, func(id string) (Alert, bool, error) {
+	return scanIndexFiltered(a.sys.store, persistence.Prefix("alert-tenant", *scope), cursor, limit, func(id string) (Alert, bool, error) {
 		rec, err := loadAlert(a.sys.store, id)
 		if errors.Is(err, persistence.ErrNotFound) {
 			return Alert{}, false, nil
@@ -308,42 +308,6 @@ func (a *Alerts) openAlerts() ([]Alert, error) {
 		out = append(out, *rec)
 	}
 	return out, nil
-}
-
-// monScanIndex pages through an index of ids under prefix, turning each into an item
-// or skipping it; the cursor is the id of the last item returned, so filtered lists
-// page correctly.
-func monScanIndex[T any](store persistence.Store, prefix []byte, cursor string, limit int, item func(id string) (T, bool, error)) ([]T, string, error) {
-	var after []byte
-	if cursor != "" {
-		after = append(append([]byte{}, prefix...), cursor...)
-	}
-	out := []T{}
-	var last string
-	more := false
-	err := store.Scan(prefix, after, 0, func(k, _ []byte) error {
-		if limit > 0 && len(out) == limit {
-			more = true
-			return errStopScan
-		}
-		id := string(k[len(prefix):])
-		it, ok, err := item(id)
-		if err != nil {
-			return err
-		}
-		if ok {
-			out = append(out, it)
-			last = id
-		}
-		return nil
-	})
-	if err != nil && !errors.Is(err, errStopScan) {
-		return nil, "", err
-	}
-	if !more {
-		last = ""
-	}
-	return out, last, nil
 }
 
 func loadAlert(store persistence.Store, id string) (*Alert, error) {

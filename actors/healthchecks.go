@@ -546,7 +546,7 @@ func (h *HealthChecks) List(_ context.Context, tenant *string, cursor string, li
 			return strip(h.current(*r)), true
 		})
 	}
-	return monScanIndex(h.sys.store, persistence.Prefix("hc-tenant", *tenant), cursor, limit, func(id string) (HealthCheck, bool, error) {
+	return scanIndexFiltered(h.sys.store, persistence.Prefix("hc-tenant", *tenant), cursor, limit, func(id string) (HealthCheck, bool, error) {
 		val, err := h.sys.store.Get(hcKey(id))
 		if errors.Is(err, persistence.ErrNotFound) {
 			return HealthCheck{}, false, nil

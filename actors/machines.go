@@ -379,42 +379,6 @@ func (m *Machines) Assign(ctx context.Context, id string, tenant *string) (Machi
 	return ask[Machine](ctx, m.sys, m.kind.pid, &envelope{ID: id, Msg: &assignTenant{TenantID: tenant}})
 }
 
-// scanPage reads one page of records under prefix, decoding each as R and keeping those
-// keep accepts. The cursor is the id of the last item of the previous page.
-func scanPage[R any, T any](store persistence.Store, prefix []byte, cursor string, limit int, keep func(*R) (T, bool)) ([]T, string, error) {
-	var after []byte
-	if cursor != "" {
-		after = append(append([]byte{}, prefix...), cursor...)
-	}
-	out := []T{}
-	var last string
-	more := false
-	err := store.Scan(prefix, after, 0, func(k, v []byte) error {
-		if limit > 0 && len(out) == limit {
-			more = true
-			return errStopScan
-		}
-		var rec R
-		if _, err := persistence.Decode(v, &rec); err != nil {
-			return err
-		}
-		if item, ok := keep(&rec); ok {
-			out = append(out, item)
-			last = string(k[len(prefix):])
-		}
-		return nil
-	})
-	if err != nil && !errors.Is(err, errStopScan) {
-		return nil, "", err
-	}
-	if !more {
-		last = ""
-	}
-	return out, last, nil
-}
-
-var errStopScan = errors.New("stop scan")
-
 // machineEntity owns one machine record and is its lock: one operation at a time.
 type machineEntity struct {
 	sys *System

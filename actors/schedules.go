@@ -540,41 +540,6 @@ func (s *Schedules) list(kind string, tenant *string, machineID, cursor string, 
 	})
 }
 
-// scanFiltered pages through keys under prefix, turning each (key suffix, value)
-// into an item or skipping it; the cursor is the suffix of the last item returned.
-func scanFiltered[T any](store persistence.Store, prefix []byte, cursor string, limit int, item func(suffix string, v []byte) (T, bool, error)) ([]T, string, error) {
-	var after []byte
-	if cursor != "" {
-		after = append(append([]byte{}, prefix...), cursor...)
-	}
-	out := []T{}
-	var last string
-	more := false
-	err := store.Scan(prefix, after, 0, func(k, v []byte) error {
-		if limit > 0 && len(out) == limit {
-			more = true
-			return errStopScan
-		}
-		suffix := string(k[len(prefix):])
-		it, ok, err := item(suffix, v)
-		if err != nil {
-			return err
-		}
-		if ok {
-			out = append(out, it)
-			last = suffix
-		}
-		return nil
-	})
-	if err != nil && !errors.Is(err, errStopScan) {
-		return nil, "", err
-	}
-	if !more {
-		last = ""
-	}
-	return out, last, nil
-}
-
 func loadSchedule(store persistence.Store, id string) (*scheduleRecord, error) {
 	return persistence.Load[scheduleRecord](store, scheduleKey(id))
 }

@@ -77,44 +77,6 @@ func (t *Tasks) List(_ context.Context, tenant *string, cursor string, limit int
 	})
 }
 
-// scanIndex pages through an index of ids (keys prefix+id) and loads each record; ids
-// whose record is gone are skipped.
-func scanIndex[T any](store persistence.Store, prefix []byte, cursor string, limit int, load func(id string) (*T, error)) ([]T, string, error) {
-	var after []byte
-	if cursor != "" {
-		after = append(append([]byte{}, prefix...), cursor...)
-	}
-	var ids []string
-	more := false
-	err := store.Scan(prefix, after, 0, func(k, _ []byte) error {
-		if limit > 0 && len(ids) == limit {
-			more = true
-			return errStopScan
-		}
-		ids = append(ids, string(k[len(prefix):]))
-		return nil
-	})
-	if err != nil && !errors.Is(err, errStopScan) {
-		return nil, "", err
-	}
-	out := make([]T, 0, len(ids))
-	for _, id := range ids {
-		v, err := load(id)
-		if errors.Is(err, persistence.ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			return nil, "", err
-		}
-		out = append(out, *v)
-	}
-	next := ""
-	if more && len(ids) > 0 {
-		next = ids[len(ids)-1]
-	}
-	return out, next, nil
-}
-
 // loadOptional is persistence.Load for an entity's own record, where a missing one is
 // not an error: the entity starts empty (nil) and answers not-found or takes a create.
 func loadOptional[T any](store persistence.Store, key []byte) (*T, error) {
