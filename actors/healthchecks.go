@@ -162,21 +162,16 @@ type HealthChecks struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
+	timers entityTimers
+
 	mu       sync.Mutex
 	closed   bool
-	timers   map[string]hcTimer
 	inflight map[string]bool
-	timerSeq uint64
 	wg       sync.WaitGroup
 
 	// live holds each running check's current record (HealthCheck values), so reads
 	// see every probe's result although the store gets them less often.
 	live sync.Map
-}
-
-type hcTimer struct {
-	gen   uint64
-	timer *time.Timer
 }
 
 // Messages of a health check entity.
@@ -203,7 +198,7 @@ type (
 )
 
 func startHealthChecks(s *System) *HealthChecks {
-	h := &HealthChecks{sys: s, timers: map[string]hcTimer{}, inflight: map[string]bool{}}
+	h := &HealthChecks{sys: s, inflight: map[string]bool{}}
 	h.ctx, h.cancel = context.WithCancel(context.Background())
 	h.client = &http.Client{
 		Transport: &http.Transport{
@@ -252,55 +247,26 @@ func (h *HealthChecks) wakeAll() error {
 
 // stop disarms every timer, cuts the probes in flight short and waits for them.
 func (h *HealthChecks) stop() {
+	h.timers.stop()
 	h.mu.Lock()
 	h.closed = true
-	for id, t := range h.timers {
-		t.timer.Stop()
-		delete(h.timers, id)
-	}
 	h.mu.Unlock()
 	h.cancel()
 	h.wg.Wait()
 }
 
-// arm sets the check's one timer to fire after d, replacing any other.
+// arm sets the check's one timer to tick after d, replacing any other.
 func (h *HealthChecks) arm(id string, d time.Duration) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.closed {
-		return
-	}
-	if t, ok := h.timers[id]; ok {
-		t.timer.Stop()
-	}
-	h.timerSeq++
-	gen, pid := h.timerSeq, h.kind.pid
-	t := time.AfterFunc(d, func() {
+	pid := h.kind.pid
+	h.timers.arm(id, d, func(gen uint64) {
 		h.sys.actors.Root.Send(pid, &envelope{ID: id, Msg: &tickCheck{Gen: gen}})
 	})
-	h.timers[id] = hcTimer{gen: gen, timer: t}
 }
 
-func (h *HealthChecks) disarm(id string) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if t, ok := h.timers[id]; ok {
-		t.timer.Stop()
-		delete(h.timers, id)
-	}
-}
+func (h *HealthChecks) disarm(id string) { h.timers.disarm(id) }
 
 // take consumes the timer whose tick this is; a replaced or stopped one answers false.
-func (h *HealthChecks) take(id string, gen uint64) bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	t, ok := h.timers[id]
-	if h.closed || !ok || t.gen != gen {
-		return false
-	}
-	delete(h.timers, id)
-	return true
-}
+func (h *HealthChecks) take(id string, gen uint64) bool { return h.timers.take(id, gen) }
 
 // startProbe runs one probe of check id on its own goroutine, unless the previous one
 // is still running (busy) or the system is stopping. The in-flight mark lives here, not

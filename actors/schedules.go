@@ -316,15 +316,11 @@ type Schedules struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
+	timers entityTimers
+
 	mu     sync.Mutex
 	closed bool
-	timers map[string]armedTimer
 	wg     sync.WaitGroup
-}
-
-type armedTimer struct {
-	slot  time.Time
-	timer *time.Timer
 }
 
 // Messages of a schedule entity.
@@ -347,7 +343,10 @@ type (
 	// interrupted, run or skip a missed due time, arm the timer.
 	wakeSchedule struct{}
 	// fireSchedule is a timer's: the due time Slot has come.
-	fireSchedule struct{ Slot time.Time }
+	fireSchedule struct {
+		Slot time.Time
+		Gen  uint64 // the timer's generation, for entityTimers.take
+	}
 	// runDone reports the end of a run: the schedule's status for it, and the backup
 	// records to add and remove.
 	runDone struct {
@@ -367,7 +366,7 @@ type (
 )
 
 func startSchedules(s *System, opts ScheduleOptions) *Schedules {
-	ss := &Schedules{sys: s, now: opts.Now, grace: max(opts.Grace, 0), timers: map[string]armedTimer{}}
+	ss := &Schedules{sys: s, now: opts.Now, grace: max(opts.Grace, 0)}
 	if ss.now == nil {
 		ss.now = time.Now
 	}
@@ -398,12 +397,9 @@ func (s *Schedules) wakeAll() error {
 
 // stop disarms every timer and waits for the runs in flight to stop waiting.
 func (s *Schedules) stop() {
+	s.timers.stop()
 	s.mu.Lock()
 	s.closed = true
-	for id, a := range s.timers {
-		a.timer.Stop()
-		delete(s.timers, id)
-	}
 	s.mu.Unlock()
 	s.cancel()
 	s.wg.Wait()
@@ -411,42 +407,13 @@ func (s *Schedules) stop() {
 
 // arm sets the schedule's one timer to due time slot, replacing any other.
 func (s *Schedules) arm(id string, slot time.Time) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return
-	}
-	if a, ok := s.timers[id]; ok {
-		a.timer.Stop()
-	}
 	pid := s.kind.pid
-	t := time.AfterFunc(max(slot.Sub(s.now()), 0), func() {
-		s.sys.actors.Root.Send(pid, &envelope{ID: id, Msg: &fireSchedule{Slot: slot}})
+	s.timers.arm(id, max(slot.Sub(s.now()), 0), func(gen uint64) {
+		s.sys.actors.Root.Send(pid, &envelope{ID: id, Msg: &fireSchedule{Slot: slot, Gen: gen}})
 	})
-	s.timers[id] = armedTimer{slot: slot, timer: t}
 }
 
-func (s *Schedules) disarm(id string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if a, ok := s.timers[id]; ok {
-		a.timer.Stop()
-		delete(s.timers, id)
-	}
-}
-
-// take consumes the timer of due time slot; a timer that was replaced or stopped
-// meanwhile is stale and answers false.
-func (s *Schedules) take(id string, slot time.Time) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	a, ok := s.timers[id]
-	if s.closed || !ok || !a.slot.Equal(slot) {
-		return false
-	}
-	delete(s.timers, id)
-	return true
-}
+func (s *Schedules) disarm(id string) { s.timers.disarm(id) }
 
 // track counts a run goroutine in, unless the system is stopping.
 func (s *Schedules) track() bool {
@@ -668,7 +635,7 @@ func (e *scheduleEntity) handle(ctx actor.Context, msg any) {
 		reply(ctx, scheduleRecord{})
 		return
 	case *fireSchedule:
-		e.fire(m.Slot)
+		e.fire(m.Slot, m.Gen)
 		return
 	case *wakeSchedule:
 		e.wake()
@@ -804,8 +771,8 @@ func (e *scheduleEntity) delete(ctx actor.Context) {
 
 // fire handles a timer. A run in flight, a late timer (the host slept) or a failed
 // write skip the due time; otherwise it is claimed and run.
-func (e *scheduleEntity) fire(slot time.Time) {
-	if e.rec == nil || !e.ss.take(e.id, slot) || !e.rec.Enabled || !slot.After(e.rec.Since) {
+func (e *scheduleEntity) fire(slot time.Time, gen uint64) {
+	if e.rec == nil || !e.ss.timers.take(e.id, gen) || !e.rec.Enabled || !slot.After(e.rec.Since) {
 		return
 	}
 	now := e.ss.now().UTC()
