@@ -185,6 +185,18 @@ func (l *located) live() error {
 	return nil
 }
 
+// locateLive is locate for work on the machine: its node must be online.
+func (d *Driver) locateLive(ctx context.Context, vmid int) (*located, error) {
+	l, err := d.locate(ctx, vmid)
+	if err != nil {
+		return nil, err
+	}
+	if err := l.live(); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
 // locate re-resolves vmid → node from /cluster/resources (Ref.Node is only a hint:
 // the machine may have migrated). Templates are not machines.
 func (d *Driver) locate(ctx context.Context, vmid int) (*located, error) {

@@ -33,11 +33,8 @@ func (d *Driver) Backup(ctx context.Context, ref hypervisor.Ref, mode hypervisor
 	default:
 		return hypervisor.Backup{}, invalid("mode", "must be snapshot, suspend or stop")
 	}
-	l, err := d.locate(ctx, ref.VMID)
+	l, err := d.locateLive(ctx, ref.VMID)
 	if err != nil {
-		return hypervisor.Backup{}, err
-	}
-	if err := l.live(); err != nil {
 		return hypervisor.Backup{}, err
 	}
 	storage := d.cfg.BackupStorage

@@ -57,11 +57,8 @@ func (d *Driver) Console(ctx context.Context, ref hypervisor.Ref) (hypervisor.Co
 			"the Proxmox console needs a console user: set ConsoleUser and ConsolePassword (VMPLANE_PROXMOX_CONSOLE_USER, VMPLANE_PROXMOX_CONSOLE_PASSWORD) "+
 				"to a pve-realm user that holds only the VM.Console privilege on /vms; Proxmox refuses API tokens on the console websocket")
 	}
-	l, err := d.locate(ctx, ref.VMID)
+	l, err := d.locateLive(ctx, ref.VMID)
 	if err != nil {
-		return nil, err
-	}
-	if err := l.live(); err != nil {
 		return nil, err
 	}
 	st, err := d.status(ctx, l)

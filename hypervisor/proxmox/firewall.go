@@ -112,11 +112,8 @@ func (d *Driver) SetFirewall(ctx context.Context, ref hypervisor.Ref, rules []hy
 	if err := validateRules(rules); err != nil {
 		return err
 	}
-	l, err := d.locate(ctx, ref.VMID)
+	l, err := d.locateLive(ctx, ref.VMID)
 	if err != nil {
-		return err
-	}
-	if err := l.live(); err != nil {
 		return err
 	}
 	base := l.path() + "/firewall"

@@ -321,11 +321,8 @@ func (d *Driver) cleanup(ctx context.Context, vmid int, node string, cause error
 // Destroy stops the machine if it runs, then DELETE with purge=1 (also out of backup
 // jobs, replication and HA) and destroy-unreferenced-disks=1, and waits for the task.
 func (d *Driver) Destroy(ctx context.Context, ref hypervisor.Ref) error {
-	l, err := d.locate(ctx, ref.VMID)
+	l, err := d.locateLive(ctx, ref.VMID)
 	if err != nil {
-		return err
-	}
-	if err := l.live(); err != nil {
 		return err
 	}
 	return d.destroy(ctx, l)

@@ -158,11 +158,8 @@ func (d *Driver) Power(ctx context.Context, ref hypervisor.Ref, action hyperviso
 		}
 		return e
 	}
-	l, err := d.locate(ctx, ref.VMID)
+	l, err := d.locateLive(ctx, ref.VMID)
 	if err != nil {
-		return err
-	}
-	if err := l.live(); err != nil {
 		return err
 	}
 	st, err := d.status(ctx, l)
@@ -211,11 +208,8 @@ func (d *Driver) Migrate(ctx context.Context, ref hypervisor.Ref, targetNode str
 	if targetNode == "" {
 		return hypervisor.Machine{}, invalid("target_node", "is required")
 	}
-	l, err := d.locate(ctx, ref.VMID)
+	l, err := d.locateLive(ctx, ref.VMID)
 	if err != nil {
-		return hypervisor.Machine{}, err
-	}
-	if err := l.live(); err != nil {
 		return hypervisor.Machine{}, err
 	}
 	switch _, known := l.view.nodes[targetNode]; {
@@ -288,11 +282,8 @@ func (d *Driver) Configure(ctx context.Context, ref hypervisor.Ref, change hyper
 	if err := validateConfigChange(change); err != nil {
 		return hypervisor.Machine{}, err
 	}
-	l, err := d.locate(ctx, ref.VMID)
+	l, err := d.locateLive(ctx, ref.VMID)
 	if err != nil {
-		return hypervisor.Machine{}, err
-	}
-	if err := l.live(); err != nil {
 		return hypervisor.Machine{}, err
 	}
 	cfg, err := d.vmConfig(ctx, l.node, l.vmid)
@@ -357,11 +348,8 @@ func (d *Driver) SetNetwork(ctx context.Context, ref hypervisor.Ref, changes []h
 	if err := validateInterfaceChanges(changes); err != nil {
 		return hypervisor.Machine{}, err
 	}
-	l, err := d.locate(ctx, ref.VMID)
+	l, err := d.locateLive(ctx, ref.VMID)
 	if err != nil {
-		return hypervisor.Machine{}, err
-	}
-	if err := l.live(); err != nil {
 		return hypervisor.Machine{}, err
 	}
 	cfg, err := d.vmConfig(ctx, l.node, l.vmid)
@@ -424,11 +412,8 @@ func (d *Driver) AddDisk(ctx context.Context, ref hypervisor.Ref, sizeGB int, st
 	if strings.ContainsAny(storage, ":,= \t") {
 		return hypervisor.Disk{}, invalid("storage", "must be a storage name")
 	}
-	l, err := d.locate(ctx, ref.VMID)
+	l, err := d.locateLive(ctx, ref.VMID)
 	if err != nil {
-		return hypervisor.Disk{}, err
-	}
-	if err := l.live(); err != nil {
 		return hypervisor.Disk{}, err
 	}
 	if !l.view.hasStorage(storage, l.node) {
@@ -467,11 +452,8 @@ func (d *Driver) ResizeDisk(ctx context.Context, ref hypervisor.Ref, diskID stri
 	if sizeGB < 1 || sizeGB > maxDiskGB {
 		return hypervisor.Machine{}, invalid("size_gb", "must be 1..%d", maxDiskGB)
 	}
-	l, err := d.locate(ctx, ref.VMID)
+	l, err := d.locateLive(ctx, ref.VMID)
 	if err != nil {
-		return hypervisor.Machine{}, err
-	}
-	if err := l.live(); err != nil {
 		return hypervisor.Machine{}, err
 	}
 	cfg, err := d.vmConfig(ctx, l.node, l.vmid)

@@ -80,11 +80,8 @@ func (d *Driver) Usage(ctx context.Context, q hypervisor.UsageQuery) (hypervisor
 	isNode := false
 	switch q.Scope {
 	case hypervisor.ScopeMachine:
-		l, err := d.locate(ctx, q.Ref.VMID)
+		l, err := d.locateLive(ctx, q.Ref.VMID)
 		if err != nil {
-			return hypervisor.UsageGraph{}, err
-		}
-		if err := l.live(); err != nil {
 			return hypervisor.UsageGraph{}, err
 		}
 		path = l.path() + "/rrddata"
