@@ -78,9 +78,13 @@ type Call struct {
 	log       *zap.Logger
 	RequestID string
 	// Principal is the verified token's claims; nil on public routes.
-	Principal  *token.Claims
-	ClientAddr string
+	Principal *token.Claims
+	srv       *Server
 }
+
+// ClientAddr is the caller's address as the rate limits see it (the TCP peer, or the
+// X-Forwarded-For of a trusted proxy); computed on demand, since few handlers need it.
+func (c *Call) ClientAddr() string { return c.srv.clientAddr(c.rc) }
 
 // Context carries the request deadline to actor requests.
 func (c *Call) Context() context.Context { return c.ctx }

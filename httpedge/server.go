@@ -309,7 +309,7 @@ func (s *Server) serveRoute(rt *Route) fasthttp.RequestHandler {
 	return func(rc *fasthttp.RequestCtx) {
 		rc.SetUserValue(uvRoute, rt.Path)
 		id := requestID(rc)
-		c := &Call{rc: rc, log: s.log, RequestID: id, ClientAddr: s.clientAddr(rc)}
+		c := &Call{rc: rc, log: s.log, RequestID: id, srv: s}
 		if rt.Access != Public {
 			claims, err := s.authenticate(rc)
 			if err != nil {
