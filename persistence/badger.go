@@ -86,6 +86,11 @@ type Badger struct {
 
 	gate gate
 
+	// watchers are the Watch registrations, copied on write: the writer reads them
+	// without a lock on every commit.
+	watchMu  sync.Mutex
+	watchers atomic.Pointer[[]watcher]
+
 	commits      atomic.Uint64
 	groups       atomic.Uint64
 	commitErrors atomic.Uint64
@@ -388,3 +393,39 @@ func (l badgerLogger) Infof(f string, a ...any) {
 func (l badgerLogger) Debugf(string, ...any) {}
 
 func trim(f string, a []any) string { return strings.TrimSpace(fmt.Sprintf(f, a...)) }
+
+// watcher is one Watch registration.
+type watcher struct {
+	prefix []byte
+	fn     func(key []byte)
+}
+
+// Watch implements Store.Watch.
+func (s *Badger) Watch(prefix []byte, fn func(key []byte)) {
+	s.watchMu.Lock()
+	defer s.watchMu.Unlock()
+	var ws []watcher
+	if old := s.watchers.Load(); old != nil {
+		ws = append(ws, *old...)
+	}
+	ws = append(ws, watcher{prefix: bytes.Clone(prefix), fn: fn})
+	s.watchers.Store(&ws)
+}
+
+// notifyWatchers tells the watchers about the keys of committed requests. It runs
+// after the transaction commit made them visible and before the requests are answered.
+func (s *Badger) notifyWatchers(reqs []*request) {
+	ws := s.watchers.Load()
+	if ws == nil {
+		return
+	}
+	for _, r := range reqs {
+		for _, op := range r.batch.Ops {
+			for _, w := range *ws {
+				if bytes.HasPrefix(op.Key, w.prefix) {
+					w.fn(op.Key)
+				}
+			}
+		}
+	}
+}

@@ -211,6 +211,9 @@ func (s *Badger) writeGroup(reqs []*request) {
 			continue
 		}
 		err = s.commitTxn(txn)
+		// Even when the sync failed, the commit may have made the writes visible:
+		// watchers hear of them either way.
+		s.notifyWatchers(reqs[:n])
 		for _, r := range reqs[:n] {
 			s.finish(r, err)
 		}

@@ -27,6 +27,13 @@ type Store interface {
 	// Commit applies the batch atomically and returns only after it is durable on disk
 	// (fsynced). Concurrent commits are grouped into one synced transaction.
 	Commit(ctx context.Context, b *Batch) error
+	// Watch calls fn with the key of every committed put or delete under prefix,
+	// synchronously: after the write is visible to Get and Scan and before its Commit
+	// returns. It is how in-memory read caches stay exact: a cache that drops what fn
+	// names never serves a value older than an acknowledged write. fn runs on the
+	// writing goroutine, possibly concurrently with itself; it must be quick and must not
+	// use the store. Watchers are registered at startup and never removed.
+	Watch(prefix []byte, fn func(key []byte))
 	// Stats reports figures for /metrics.
 	Stats() Stats
 	// Close flushes and closes the store; later calls fail with apierr.ErrUnavailable.
