@@ -233,12 +233,14 @@ type Machines struct {
 	// because the hypervisor may still finish it (a Proxmox task outlives our polling);
 	// the task stays open and the next start settles it against the hypervisor's state.
 	stopping atomic.Bool
+	// lists caches tenants' first list pages (machinelists.go).
+	lists *machineLists
 	// OpTimeout bounds one task's hypervisor work.
 	OpTimeout time.Duration
 }
 
 func startMachines(s *System) *Machines {
-	m := &Machines{sys: s, OpTimeout: 10 * time.Minute}
+	m := &Machines{sys: s, OpTimeout: 10 * time.Minute, lists: newMachineLists(s.store)}
 	m.kind = s.startKind("machines", 5*time.Minute, func(id string) entity {
 		return &machineEntity{sys: s, ms: m, id: id}
 	}, nil)
@@ -346,7 +348,18 @@ func (m *Machines) List(_ context.Context, cursor string, limit int, filter func
 }
 
 // ListTenant returns one tenant's machines in creation order.
-func (m *Machines) ListTenant(_ context.Context, tenant, cursor string, limit int) ([]Machine, string, error) {
+//
+// The slice may be shared with other callers (see TenantPage): read it, do not modify it.
+func (m *Machines) ListTenant(ctx context.Context, tenant, cursor string, limit int) ([]Machine, string, error) {
+	p, err := m.TenantPage(ctx, tenant, cursor, limit)
+	if err != nil {
+		return nil, "", err
+	}
+	return p.Items, p.Next, nil
+}
+
+// listTenant reads a page of tenant's machines from the store.
+func (m *Machines) listTenant(tenant, cursor string, limit int) ([]Machine, string, error) {
 	return scanIndex(m.sys.store, persistence.Prefix("vm-tenant", tenant), cursor, limit, func(id string) (*Machine, error) {
 		val, err := m.sys.store.Get(machineKey(id))
 		if err != nil {

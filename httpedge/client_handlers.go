@@ -95,11 +95,16 @@ func (s *Server) clientMachines(c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	items, next, err := s.sys.Machines.ListTenant(c.Context(), t, cursor, limit)
+	p, err := s.sys.Machines.TenantPage(c.Context(), t, cursor, limit)
 	if err != nil {
 		return nil, err
 	}
-	return page(items, next), nil
+	// A cached page keeps its encoding: a repeated list is a copy of bytes.
+	body, err := p.Encoded(func(p *actors.MachinePage) ([]byte, error) { return marshalJSON(page(p.Items, p.Next)) })
+	if err != nil {
+		return nil, err
+	}
+	return rawJSON(body), nil
 }
 
 func (s *Server) clientCreateMachine(c *Call) (any, error) {

@@ -17,7 +17,22 @@ type rawJSON []byte
 
 func writeJSON(rc *fasthttp.RequestCtx, v any) error {
 	rc.SetContentType("application/json")
-	enc := json.NewEncoder(rc.Response.BodyWriter())
+	return encodeJSON(rc.Response.BodyWriter(), v)
+}
+
+// marshalJSON is v as writeJSON writes it, for bodies encoded once and served many times.
+func marshalJSON(v any) ([]byte, error) {
+	var b bytes.Buffer
+	if err := encodeJSON(&b, v); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// encodeJSON is the one JSON form of every answer: HTML characters unescaped, a
+// newline at the end.
+func encodeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
 }

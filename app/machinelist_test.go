@@ -1,0 +1,82 @@
+package app
+
+import (
+	"testing"
+
+	"github.com/vmplane/vmplane/actors"
+)
+
+// clientList is what GET /api/client/machines answers now, under the given query.
+func (s *testServer) clientList(tok, query string) []actors.Machine {
+	s.t.Helper()
+	r := s.do(req{method: "GET", path: "/api/client/machines" + query, token: tok})
+	expect(s.t, r, 200, "")
+	var list struct{ Items []actors.Machine }
+	r.decode(s.t, &list)
+	return list.Items
+}
+
+// TestTenantListFollowsEveryChange: the tenant machine list is served from a cache of
+// first pages; every kind of write to a machine or to a tenant's index must show in the
+// next list, read right after the write is acknowledged, through every cached page size.
+func TestTenantListFollowsEveryChange(t *testing.T) {
+	s, admin := synced(t)
+	a := s.tenant(admin, "Lister", nil)
+	b := s.tenant(admin, "Other", nil)
+	queries := []string{"", "?limit=1", "?limit=500"}
+	check := func(what string, tok string, want map[string]string) {
+		t.Helper()
+		for _, q := range queries {
+			got := map[string]string{}
+			for _, m := range s.clientList(tok, q) {
+				got[m.ID] = m.Status
+			}
+			if q == "?limit=1" && len(want) > 1 {
+				if len(got) != 1 {
+					t.Fatalf("%s: limit=1 gave %d machines", what, len(got))
+				}
+				for id, st := range got {
+					if want[id] != st {
+						t.Fatalf("%s: limit=1 gave %s %s; want %v", what, id, st, want)
+					}
+				}
+				continue
+			}
+			if len(got) != len(want) {
+				t.Fatalf("%s: list%s gave %v; want %v", what, q, got, want)
+			}
+			for id, st := range want {
+				if got[id] != st {
+					t.Fatalf("%s: list%s gave %v; want %v", what, q, got, want)
+				}
+			}
+		}
+	}
+	check("empty tenant", a.Token, map[string]string{})
+	check("empty tenant", b.Token, map[string]string{})
+
+	m1 := s.provision(a.Token, smallMachine)
+	check("after a create", a.Token, map[string]string{m1.ID: actors.StatusRunning})
+
+	s.run(req{method: "POST", path: "/api/virt/vms/" + m1.ID + "/actions/stop", token: admin})
+	check("after a stop", a.Token, map[string]string{m1.ID: actors.StatusStopped})
+
+	m2 := s.provision(a.Token, map[string]any{"name": "app-2", "template_id": "tpl-debian-12", "cpu_cores": 1, "memory_mb": 1024, "disk_gb": 10})
+	check("after a second create", a.Token, map[string]string{m1.ID: actors.StatusStopped, m2.ID: actors.StatusRunning})
+
+	// A change behind vmplane's back, seen by the sync.
+	if err := s.sim.CrashMachine(m2.VMID); err != nil {
+		t.Fatal(err)
+	}
+	s.sync(admin)
+	check("after a sync saw a crash", a.Token, map[string]string{m1.ID: actors.StatusStopped, m2.ID: actors.StatusStopped})
+
+	// An operator moves a machine to another tenant: both lists change.
+	expect(t, s.do(req{method: "PATCH", path: "/api/resources/machines/" + m2.ID, token: admin, body: map[string]any{"tenant_id": b.ID}}), 200, "")
+	check("after a move, the old tenant", a.Token, map[string]string{m1.ID: actors.StatusStopped})
+	check("after a move, the new tenant", b.Token, map[string]string{m2.ID: actors.StatusStopped})
+
+	s.run(req{method: "DELETE", path: "/api/resources/machines/" + m1.ID, token: a.Token})
+	check("after a destroy", a.Token, map[string]string{})
+	check("after another tenant's destroy", b.Token, map[string]string{m2.ID: actors.StatusStopped})
+}
