@@ -5,6 +5,7 @@ package token
 
 import (
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/cristalhq/jwt/v4"
@@ -35,7 +36,18 @@ type Keeper struct {
 	verifier *jwt.HSAlg
 	ttl      time.Duration
 	now      func() time.Time
+
+	// verified remembers the claims of tokens that passed Verify, by their exact bytes,
+	// so that a client's next requests skip decoding the JWT's JSON (most of Verify's
+	// cost). A hit is as good as a verification: the bytes are the ones whose signature
+	// was checked, and the expiry is checked again on every hit.
+	mu       sync.RWMutex
+	verified map[string]*Claims
 }
+
+// maxVerified bounds the verified-token cache; when full it starts again empty. An
+// access token lives minutes, so this is many times the clients active at once.
+const maxVerified = 16384
 
 // New returns a Keeper for key, issuing tokens that live for ttl.
 func New(key []byte, ttl time.Duration) (*Keeper, error) {
@@ -50,7 +62,7 @@ func New(key []byte, ttl time.Duration) (*Keeper, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Keeper{signer: s, verifier: v, ttl: ttl, now: time.Now}, nil
+	return &Keeper{signer: s, verifier: v, ttl: ttl, now: time.Now, verified: map[string]*Claims{}}, nil
 }
 
 // TTL is the lifetime of the tokens this Keeper issues.
@@ -79,8 +91,33 @@ func (k *Keeper) Issue(userID, email, role string, tenantID *string) (string, er
 var errUnauthorized = apierr.New(apierr.ErrUnauthorized, "the access token is missing, malformed, forged or expired")
 
 // Verify checks a token's algorithm, signature, issuer, audience and expiry, and
-// returns its claims. Every failure is the same 401: which check failed is not told.
+// returns its claims, which callers share and must not modify. Every failure is the
+// same 401: which check failed is not told.
 func (k *Keeper) Verify(raw []byte) (*Claims, error) {
+	k.mu.RLock()
+	c, ok := k.verified[string(raw)]
+	k.mu.RUnlock()
+	if ok {
+		if now := k.now(); c.IsValidExpiresAt(now) && c.IsValidNotBefore(now) {
+			return c, nil
+		}
+		return nil, errUnauthorized
+	}
+	c, err := k.verify(raw)
+	if err != nil {
+		return nil, err
+	}
+	k.mu.Lock()
+	if len(k.verified) >= maxVerified {
+		clear(k.verified)
+	}
+	k.verified[string(raw)] = c
+	k.mu.Unlock()
+	return c, nil
+}
+
+// verify is Verify without the cache.
+func (k *Keeper) verify(raw []byte) (*Claims, error) {
 	t, err := jwt.Parse(raw, k.verifier)
 	if err != nil {
 		return nil, errUnauthorized

@@ -2,6 +2,7 @@ package token
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -55,6 +56,58 @@ func TestVerifyRefuses(t *testing.T) {
 	}
 }
 
+// TestVerifyCacheKeepsExpiry: a token verified once is remembered, but the expiry is
+// still enforced on every later use, and the cache stays bounded.
+func TestVerifyCacheKeepsExpiry(t *testing.T) {
+	k, _ := New(testKey, time.Minute)
+	now := time.Now()
+	k.now = func() time.Time { return now }
+	raw, _ := k.Issue("u1", "", "user", nil)
+	first, err := k.Verify([]byte(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, err := k.Verify([]byte(raw)); err != nil || again != first {
+		t.Fatalf("got %p, %v on the second use; want the remembered claims %p", again, err, first)
+	}
+	// One byte of the signature changed is another token: verified from scratch, refused.
+	forged := []byte(raw)
+	forged[len(forged)-2] ^= 1
+	if _, err := k.Verify(forged); !errors.Is(err, apierr.ErrUnauthorized) {
+		t.Fatalf("got %v for a changed signature; want unauthorized", err)
+	}
+	now = now.Add(2 * time.Minute)
+	if _, err := k.Verify([]byte(raw)); !errors.Is(err, apierr.ErrUnauthorized) {
+		t.Fatalf("got %v for a remembered token past its expiry; want unauthorized", err)
+	}
+	for i := range maxVerified + 10 {
+		tok, _ := k.Issue(strconv.Itoa(i), "", "user", nil)
+		if _, err := k.Verify([]byte(tok)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(k.verified); n > maxVerified {
+		t.Fatalf("the cache holds %d tokens; want at most %d", n, maxVerified)
+	}
+}
+
+// BenchmarkVerifyUncached is a full verification: JWT parse, signature, claims JSON.
+func BenchmarkVerifyUncached(b *testing.B) {
+	k, _ := New(testKey, time.Hour)
+	tenant := "01JTENANT0000000000000000"
+	raw, _ := k.Issue("01JUSER00000000000000000000", "user@example.test", "user", &tenant)
+	tok := []byte(raw)
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, err := k.verify(tok); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkVerify is a client's repeated use of one token, as the edge sees it.
 func BenchmarkVerify(b *testing.B) {
 	k, _ := New(testKey, time.Hour)
 	tenant := "01JTENANT0000000000000000"
