@@ -11,7 +11,6 @@ package actors
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -34,6 +33,8 @@ type System struct {
 	store  persistence.Store
 	driver hypervisor.Driver
 	log    *zap.Logger
+	// replies are the reusable reply addresses of ask (reply.go).
+	replies *replyBoxes
 
 	// Users owns user records and their refresh-token families.
 	Users *Users
@@ -105,6 +106,7 @@ func Start(opts Options) (*System, error) {
 		return slog.New(zapslog.NewHandler(log.Core(), zapslog.WithName("protoactor")))
 	}))
 	s := &System{actors: actor.NewActorSystemWithConfig(cfg), store: opts.Store, driver: opts.Driver, log: log, Events: newEvents()}
+	s.replies = newReplyBoxes(s.actors)
 	var err error
 	if s.Users, err = startUsers(s, opts.Auth); err != nil {
 		s.Stop()
@@ -207,13 +209,14 @@ func ask[T any](ctx context.Context, s *System, pid *actor.PID, msg any) (T, err
 			return zero, apierr.New(apierr.ErrTimeout, "the request did not finish in time")
 		}
 	}
-	res, err := s.actors.Root.RequestFuture(pid, msg, timeout).Result()
-	if err != nil {
-		if errors.Is(err, actor.ErrTimeout) {
-			return zero, apierr.New(apierr.ErrTimeout, "the request did not finish in time")
-		}
-		return zero, apierr.New(apierr.ErrUnavailable, "the service is not available")
+	box := s.replies.get()
+	s.replies.request(box, pid, msg)
+	res, ok := s.replies.wait(box, timeout)
+	if !ok {
+		s.replies.discard(box)
+		return zero, apierr.New(apierr.ErrTimeout, "the request did not finish in time")
 	}
+	s.replies.put(box)
 	switch r := res.(type) {
 	case T:
 		return r, nil

@@ -1,0 +1,78 @@
+package actors
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/vmplane/vmplane/apierr"
+)
+
+// echo answers a string with itself; "twice" is answered twice; "late" is answered
+// after the caller gave up; "never" is not answered.
+type echo struct{ release chan struct{} }
+
+func (e *echo) Receive(ctx actor.Context) {
+	msg, ok := ctx.Message().(string)
+	if !ok {
+		return
+	}
+	switch msg {
+	case "twice":
+		ctx.Respond("first")
+		ctx.Respond("second")
+	case "late":
+		sender := ctx.Sender()
+		go func() {
+			<-e.release
+			ctx.ActorSystem().Root.Send(sender, "late answer")
+		}()
+	case "never":
+	default:
+		ctx.Respond(msg)
+	}
+}
+
+// TestAskNeverCrossesReplies: a reply box is reused, so late and duplicate answers must
+// never reach a later request.
+func TestAskNeverCrossesReplies(t *testing.T) {
+	s := newTestSystem(t)
+	e := &echo{release: make(chan struct{})}
+	pid := s.actors.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return e }))
+	t.Cleanup(func() { s.actors.Root.Stop(pid) })
+	ctx := context.Background()
+
+	if got, err := ask[string](ctx, s, pid, "twice"); err != nil || got != "first" {
+		t.Fatalf("got %q, %v; want the first answer", got, err)
+	}
+	short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+	defer cancel()
+	if _, err := ask[string](short, s, pid, "late"); !errors.Is(err, apierr.ErrTimeout) {
+		t.Fatalf("got %v; want a timeout", err)
+	}
+	close(e.release) // the late answer now arrives, while later requests run
+	for i := range 200 {
+		want := "req-" + string(rune('a'+i%26))
+		got, err := ask[string](ctx, s, pid, want)
+		if err != nil || got != want {
+			t.Fatalf("request %d: got %q, %v; want %q (a reply of another request?)", i, got, err, want)
+		}
+	}
+}
+
+// TestAskDeadActor: a request to a stopped actor fails as unavailable at once.
+func TestAskDeadActor(t *testing.T) {
+	s := newTestSystem(t)
+	pid := s.actors.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return &echo{} }))
+	if err := s.actors.Root.StopFuture(pid).Wait(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := ask[string](ctx, s, pid, "hello"); !errors.Is(err, apierr.ErrUnavailable) {
+		t.Fatalf("got %v; want unavailable", err)
+	}
+}
