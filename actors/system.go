@@ -181,6 +181,9 @@ func (s *System) Stop() {
 	if s.Limiter != nil {
 		s.Limiter.stop()
 	}
+	if s.Users != nil {
+		s.Users.stop()
+	}
 	s.actors.Shutdown()
 }
 

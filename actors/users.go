@@ -64,6 +64,10 @@ type AuthOptions struct {
 	RefreshTTL time.Duration
 	// BcryptCost is the password hashing cost (bcrypt.DefaultCost when 0).
 	BcryptCost int
+	// HashWorkers is how many password hashes (logins, user creations, password
+	// changes) run at once, each on a background-priority thread (1 when 0). More
+	// callers queue; the login rate limit bounds how many.
+	HashWorkers int
 	// AdminEmail and AdminPassword create the first admin when none exists. With no
 	// password a random one is generated and logged once.
 	AdminEmail    string
@@ -75,6 +79,8 @@ type Users struct {
 	kind      *Kind
 	opts      AuthOptions
 	dummyHash []byte
+	// hasher runs every bcrypt, off the request goroutines and off every mailbox.
+	hasher *passwordHasher
 }
 
 // Messages of a user entity.
@@ -102,27 +108,38 @@ type (
 	}
 	deleteUser struct{}
 	// createUser is a kind-level message: creates are serialised by the supervisor so
-	// that an e-mail address is never taken twice.
+	// that an e-mail address is never taken twice. Its fields are already validated
+	// and the password already hashed (Create does both before asking).
 	createUser struct {
-		Email, Name, Role, Password string
-		TenantID                    *string
+		Email, Name, Role, Hash string
+		TenantID                *string
 	}
 )
 
-func startUsers(s *System, opts AuthOptions) (*Users, error) {
+func startUsers(s *System, opts AuthOptions) (_ *Users, err error) {
 	if opts.BcryptCost == 0 {
 		opts.BcryptCost = bcrypt.DefaultCost
 	}
 	if opts.RefreshTTL <= 0 {
 		opts.RefreshTTL = 720 * time.Hour
 	}
+	if opts.HashWorkers <= 0 {
+		opts.HashWorkers = 1
+	}
+	hasher := startPasswordHasher(opts.HashWorkers, s.log, nil)
+	defer func() {
+		if err != nil {
+			// System.Stop only stops a Users it was handed.
+			hasher.close()
+		}
+	}()
 	// An unknown e-mail is compared against this hash so that it costs what a wrong
 	// password costs: the answer's timing does not tell which e-mails exist.
-	dummy, err := bcrypt.GenerateFromPassword([]byte(randomToken(16)), opts.BcryptCost)
+	dummy, err := hasher.generate(context.Background(), randomToken(16), opts.BcryptCost)
 	if err != nil {
 		return nil, err
 	}
-	u := &Users{opts: opts, dummyHash: dummy}
+	u := &Users{opts: opts, dummyHash: dummy, hasher: hasher}
 	u.kind = s.startKind("users", 10*time.Minute, func(id string) entity {
 		return &userEntity{sys: s, id: id}
 	}, func(ctx actor.Context, msg any) bool {
@@ -162,7 +179,7 @@ func (u *Users) bootstrapAdmin(s *System) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), DefaultTimeout)
 	defer cancel()
-	usr, err := ask[User](ctx, s, u.kind.pid, &createUser{Email: email, Name: "Administrator", Role: RoleAdmin, Password: pw})
+	usr, err := u.Create(ctx, email, "Administrator", RoleAdmin, pw, nil)
 	if err != nil {
 		return err
 	}
@@ -181,37 +198,51 @@ func (u *Users) bootstrapAdmin(s *System) error {
 
 // Create creates a user; the e-mail must be free.
 func (u *Users) Create(ctx context.Context, email, name, role, password string, tenantID *string) (User, error) {
-	return ask[User](ctx, u.kind.sys, u.kind.pid, &createUser{Email: email, Name: name, Role: role, Password: password, TenantID: tenantID})
-}
-
-// create runs inside the users supervisor (serialised).
-func (u *Users) create(s *System, m *createUser) (User, error) {
-	email := normalizeEmail(m.Email)
+	email = normalizeEmail(email)
 	var fields []apierr.FieldError
 	if !strings.Contains(email, "@") || len(email) > 254 {
 		fields = append(fields, apierr.Field("email", "must be an e-mail address"))
 	}
-	if len(m.Password) < 8 || len(m.Password) > 72 {
+	if len(password) < 8 || len(password) > 72 {
 		fields = append(fields, apierr.Field("password", "must be 8..72 characters"))
 	}
-	if m.Role != RoleAdmin && m.Role != RoleUser {
+	if role != RoleAdmin && role != RoleUser {
 		fields = append(fields, apierr.Field("role", "must be admin or user"))
 	}
 	if len(fields) > 0 {
 		return User{}, apierr.Invalid(fields...)
 	}
-	idx := persistence.Key("user-email", email)
-	if _, err := s.store.Get(idx); err == nil {
-		return User{}, apierr.New(apierr.ErrConflict, "a user with e-mail %s exists", email)
+	// An e-mail already taken is refused without paying for a hash; the supervisor
+	// checks again, serialised, before it writes.
+	if _, err := u.kind.sys.store.Get(persistence.Key("user-email", email)); err == nil {
+		return User{}, errEmailTaken(email)
 	} else if !errors.Is(err, persistence.ErrNotFound) {
 		return User{}, err
 	}
-	hash, err := bcrypt.GenerateFromPassword([]byte(m.Password), u.opts.BcryptCost)
+	// Hashed before the ask: bcrypt never runs inside a mailbox, least of all the
+	// supervisor's, which every message to every user goes through.
+	hash, err := u.hasher.generate(ctx, password, u.opts.BcryptCost)
 	if err != nil {
 		return User{}, err
 	}
-	rec := userRecord{User: User{ID: persistence.NewID(), Email: email, Name: m.Name, Role: m.Role,
-		TenantID: m.TenantID, CreatedAt: time.Now().UTC()}, PasswordHash: string(hash)}
+	return ask[User](ctx, u.kind.sys, u.kind.pid, &createUser{Email: email, Name: name, Role: role, Hash: string(hash), TenantID: tenantID})
+}
+
+func errEmailTaken(email string) error {
+	return apierr.New(apierr.ErrConflict, "a user with e-mail %s exists", email)
+}
+
+// create runs inside the users supervisor (serialised). Create validated the message
+// and hashed the password.
+func (u *Users) create(s *System, m *createUser) (User, error) {
+	idx := persistence.Key("user-email", m.Email)
+	if _, err := s.store.Get(idx); err == nil {
+		return User{}, errEmailTaken(m.Email)
+	} else if !errors.Is(err, persistence.ErrNotFound) {
+		return User{}, err
+	}
+	rec := userRecord{User: User{ID: persistence.NewID(), Email: m.Email, Name: m.Name, Role: m.Role,
+		TenantID: m.TenantID, CreatedAt: time.Now().UTC()}, PasswordHash: m.Hash}
 	val, err := persistence.Encode(userRecordVersion, rec)
 	if err != nil {
 		return User{}, err
@@ -240,8 +271,8 @@ func (u *Users) Update(ctx context.Context, id string, c UserChange) (User, erro
 		if len(*c.Password) < 8 || len(*c.Password) > 72 {
 			return User{}, apierr.Invalid(apierr.Field("password", "must be 8..72 characters"))
 		}
-		// Hashed here, on the caller's goroutine, not in the user's mailbox.
-		h, err := bcrypt.GenerateFromPassword([]byte(*c.Password), u.opts.BcryptCost)
+		// Hashed here, by the background hasher, not in the user's mailbox.
+		h, err := u.hasher.generate(ctx, *c.Password, u.opts.BcryptCost)
 		if err != nil {
 			return User{}, err
 		}
@@ -284,8 +315,12 @@ func (u *Users) Login(ctx context.Context, email, password string) (User, string
 	} else if !errors.Is(err, persistence.ErrNotFound) {
 		return User{}, "", err
 	}
-	// bcrypt runs here, on the caller's goroutine, never inside a mailbox.
-	match := bcrypt.CompareHashAndPassword(hash, []byte(password)) == nil
+	// bcrypt runs on the background hasher, never inside a mailbox. An unknown e-mail
+	// pays one compare too, against the dummy hash.
+	match, err := u.hasher.compare(ctx, hash, password)
+	if err != nil {
+		return User{}, "", err
+	}
 	if !found || !match {
 		return User{}, "", apierr.New(apierr.ErrInvalidCredentials, "invalid e-mail or password")
 	}
@@ -325,6 +360,9 @@ func (u *Users) Logout(ctx context.Context, userID, token string) error {
 	}
 	return err
 }
+
+// stop stops the password hasher; System.Stop calls it once the users kind is down.
+func (u *Users) stop() { u.hasher.close() }
 
 // Get returns one user.
 func (u *Users) Get(ctx context.Context, id string) (User, error) {

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"syscall"
 
 	"go.uber.org/zap"
@@ -68,6 +69,12 @@ func serve(args []string, stderr io.Writer) int {
 		return 2
 	}
 	defer log.Sync() //nolint:errcheck // nothing useful to do when stderr is gone
+
+	// A password hashing thread runs at the lowest OS priority but, while it hashes,
+	// holds one of the Go scheduler's processors. Each gets one of its own, so that a
+	// burst of logins cannot take a processor from the API while the OS has the core
+	// for other work.
+	runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + cfg.HashWorkers)
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
