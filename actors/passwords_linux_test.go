@@ -75,6 +75,9 @@ func TestPasswordHasherWorkersRunAtNice19(t *testing.T) {
 		if err != nil {
 			t.Error(err)
 		}
+		if a, err := unix.SchedGetAttr(unix.Gettid(), 0); err != nil || a.Policy != unix.SCHED_IDLE {
+			t.Errorf("worker thread scheduling: %+v, %v; want the SCHED_IDLE policy", a, err)
+		}
 		arrived <- seen{unix.Gettid(), 20 - raw, raw}
 		<-release
 		run()
@@ -111,6 +114,9 @@ func TestPasswordHasherWorkersRunAtNice19(t *testing.T) {
 		go func() {
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
+			if a, err := unix.SchedGetAttr(unix.Gettid(), 0); err != nil || a.Policy != unix.SCHED_NORMAL {
+				t.Errorf("a goroutine outside the pool is scheduled %+v, %v; want SCHED_NORMAL", a, err)
+			}
 			outside <- threadNice(t)
 		}()
 	}
