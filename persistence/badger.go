@@ -257,25 +257,68 @@ func (s *Badger) Commit(ctx context.Context, b *Batch) error {
 	if err := ctx.Err(); err != nil {
 		return ctxError(err)
 	}
+	return s.Enqueue(b, nil).Wait(ctx)
+}
+
+// Enqueue implements Store.Enqueue. The batch must not be modified until the result
+// is known.
+func (s *Badger) Enqueue(b *Batch, then func(error)) *Pending {
+	known := func(err error) *Pending {
+		if then != nil {
+			then(err)
+		}
+		return &Pending{err: err}
+	}
 	if !s.gate.enter() {
-		return errClosed()
+		return known(errClosed())
 	}
 	defer s.gate.leave()
 	if e := s.failed.Load(); e != nil {
 		s.commitErrors.Add(1)
-		return e
+		return known(e)
 	}
 	if b == nil || len(b.Ops) == 0 {
-		return nil
+		return known(nil)
 	}
-	r := newRequest(b)
+	r := newRequest(b, then)
 	if s.w == nil {
-		// Baseline: this caller writes its own synced transaction.
+		// Baseline: this caller writes its own synced transaction, now.
 		r.state.Store(stateTaken)
 		s.writeGroup([]*request{r})
-		return r.err
+		return &Pending{err: r.err}
 	}
-	return s.w.commit(ctx, r)
+	s.w.enqueue(r)
+	return &Pending{w: s.w, r: r}
+}
+
+// Pending is a batch handed to the store by Enqueue.
+type Pending struct {
+	w   *writer
+	r   *request
+	err error // the result when known at Enqueue
+}
+
+// Done reports whether the result is known: Wait would return at once.
+func (p *Pending) Done() bool {
+	if p.r == nil {
+		return true
+	}
+	select {
+	case <-p.r.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// Wait returns what Commit would have: nil once the batch is durable. A ctx that ends
+// while the batch is still queued withdraws it; once the writer has taken it, Wait
+// waits for the result, so a durable write is never reported as failed.
+func (p *Pending) Wait(ctx context.Context) error {
+	if p.r == nil {
+		return p.err
+	}
+	return p.w.wait(ctx, p.r)
 }
 
 // Stats implements Store.Stats. The sizes are Badger's own figures, which it refreshes

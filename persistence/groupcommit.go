@@ -62,10 +62,11 @@ type request struct {
 	state atomic.Int32
 	err   error         // written by the writer before done is closed
 	done  chan struct{} // closed when the result is known
+	then  func(error)   // called once with the result, after done is closed; may be nil
 }
 
-func newRequest(b *Batch) *request {
-	return &request{batch: b, done: make(chan struct{})}
+func newRequest(b *Batch, then func(error)) *request {
+	return &request{batch: b, done: make(chan struct{}), then: then}
 }
 
 type writer struct {
@@ -91,21 +92,28 @@ func newWriter(s *Badger, maxBatch int, beforeGroup func()) *writer {
 	}
 }
 
-// commit queues r and waits for its result, or for ctx while r is still queued.
-func (w *writer) commit(ctx context.Context, r *request) error {
+// enqueue queues r: requests are written in the order they were queued.
+func (w *writer) enqueue(r *request) {
 	w.mu.Lock()
 	w.queue = append(w.queue, r)
 	w.s.pending.Add(1) // under the lock, so the writer never counts it out first
 	w.mu.Unlock()
 	w.signal()
+}
 
+// wait waits for r's result, or for ctx while r is still queued.
+func (w *writer) wait(ctx context.Context, r *request) error {
 	select {
 	case <-r.done:
 		return r.err
 	case <-ctx.Done():
 		if r.state.CompareAndSwap(stateQueued, stateCancelled) {
 			w.s.pending.Add(-1)
-			return ctxError(ctx.Err())
+			err := ctxError(ctx.Err())
+			if r.then != nil {
+				r.then(err)
+			}
+			return err
 		}
 		<-r.done
 		return r.err
@@ -297,6 +305,9 @@ func (s *Badger) finish(r *request, err error) {
 		s.commitErrors.Add(1)
 	}
 	close(r.done)
+	if r.then != nil {
+		r.then(err)
+	}
 }
 
 // validate checks a batch before it reaches a transaction, so that the common

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -265,5 +266,62 @@ func TestWriteFailureDisablesWrites(t *testing.T) {
 	}
 	if got, err := s.Get([]byte("k/1")); err != nil || string(got) != "v" {
 		t.Fatalf("Get after a write failure = %q, %v; want %q", got, err, "v")
+	}
+}
+
+// TestEnqueueKeepsOrder: batches enqueued one after another, without waiting, are
+// written in that order, and each Wait reports its own batch durable.
+func TestEnqueueKeepsOrder(t *testing.T) {
+	s, firstTaken, release := heldWriter(t, Options{})
+	commitAsync(context.Background(), s, "holder", new(Batch).Put([]byte("other"), []byte("x")), make(chan result, 1))
+	<-firstTaken
+	var ps []*Pending
+	var heard []string
+	var mu sync.Mutex
+	var called sync.WaitGroup
+	called.Add(50)
+	for i := range 50 {
+		ps = append(ps, s.Enqueue(new(Batch).Put([]byte("j"), []byte(strconv.Itoa(i))), func(err error) {
+			defer called.Done()
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				t.Errorf("then(%v) for batch %d", err, i)
+			}
+			heard = append(heard, strconv.Itoa(i))
+		}))
+	}
+	for i := range 50 {
+		ps = append(ps, s.Enqueue(new(Batch).Put([]byte("k"), []byte(strconv.Itoa(i))), nil))
+	}
+	if _, err := s.Get([]byte("k")); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("got %v before the writer ran; want nothing written yet", err)
+	}
+	release()
+	for i, p := range ps {
+		if err := p.Wait(context.Background()); err != nil {
+			t.Fatalf("batch %d: %v", i, err)
+		}
+	}
+	if v, err := s.Get([]byte("k")); err != nil || string(v) != "49" {
+		t.Fatalf("got %q, %v; want the last batch's value 49", v, err)
+	}
+	called.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	if len(heard) != 50 || heard[0] != "0" || heard[49] != "49" {
+		t.Fatalf("then was called for %v; want every batch once, in order", heard)
+	}
+}
+
+// TestEnqueueWithoutGroupCommit: the baseline mode writes and syncs in Enqueue.
+func TestEnqueueWithoutGroupCommit(t *testing.T) {
+	s := openStore(t, Options{NoGroupCommit: true})
+	p := s.Enqueue(new(Batch).Put([]byte("k"), []byte("v")), nil)
+	if v, err := s.Get([]byte("k")); err != nil || string(v) != "v" {
+		t.Fatalf("got %q, %v right after Enqueue; want it written", v, err)
+	}
+	if err := p.Wait(context.Background()); err != nil {
+		t.Fatal(err)
 	}
 }

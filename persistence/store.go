@@ -27,6 +27,15 @@ type Store interface {
 	// Commit applies the batch atomically and returns only after it is durable on disk
 	// (fsynced). Concurrent commits are grouped into one synced transaction.
 	Commit(ctx context.Context, b *Batch) error
+	// Enqueue hands the batch to the writer and returns at once; Wait on the result
+	// returns what Commit would have. Batches enqueued one after another are written
+	// in that order (in one synced transaction or in successive ones), so an owner
+	// that serialises its writes can start the next before the last is durable, and
+	// only acknowledge each once it is. then, when not nil, is called once with that
+	// same result as soon as it is known, on the writer's goroutine (or in Enqueue
+	// when the result is known at once): it must be quick and must not use the store.
+	// (Without group commit, Enqueue writes and syncs before it returns.)
+	Enqueue(b *Batch, then func(error)) *Pending
 	// Watch calls fn with the key of every committed put or delete under prefix,
 	// synchronously: after the write is visible to Get and Scan and before its Commit
 	// returns. It is how in-memory read caches stay exact: a cache that drops what fn
