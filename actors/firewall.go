@@ -1,11 +1,14 @@
 package actors
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -71,6 +74,8 @@ type (
 	pushDone   struct {
 		Failed []string
 	}
+	// ruleWriteFailed tells the entity that a rule write it answered was not stored.
+	ruleWriteFailed struct{}
 	// Rules is a list of rules in position order.
 	Rules struct{ Items []FirewallRule }
 )
@@ -124,6 +129,12 @@ func (f Firewall) Delete(ctx context.Context, tenant, id string) error {
 }
 
 func (e *tenantEntity) loadRules() error {
+	// A write of an earlier incarnation (before passivation or a crash) may still be
+	// on its way to the disk: the store is read once it is there.
+	if p, ok := e.sys.Tenants.lastRuleWrite.Load(e.id); ok {
+		_ = p.(*persistence.Pending).Wait(context.Background())
+	}
+	e.rules = nil
 	err := e.sys.store.Scan(persistence.Prefix("fw", e.id), nil, 0, func(_, v []byte) error {
 		var r FirewallRule
 		if _, err := persistence.Decode(v, &r); err != nil {
@@ -137,12 +148,7 @@ func (e *tenantEntity) loadRules() error {
 }
 
 func sortRules(rs []*FirewallRule) {
-	// Insertion sort: rule lists are short and loaded once.
-	for i := 1; i < len(rs); i++ {
-		for j := i; j > 0 && rs[j].Position < rs[j-1].Position; j-- {
-			rs[j], rs[j-1] = rs[j-1], rs[j]
-		}
-	}
+	slices.SortFunc(rs, func(a, b *FirewallRule) int { return cmp.Compare(a.Position, b.Position) })
 }
 
 func (e *tenantEntity) ruleIndex(id string) int {
@@ -163,20 +169,22 @@ func (e *tenantEntity) handleFirewall(ctx actor.Context, msg any) {
 				out = append(out, *r)
 			}
 		}
-		ctx.Respond(Rules{Items: out})
+		e.respondDurable(ctx, Rules{Items: out})
 	case *getRule:
 		i := e.ruleIndex(m.ID)
 		if i < 0 {
 			respondErr(ctx, apierr.NotFound("firewall rule", m.ID))
 			return
 		}
-		ctx.Respond(*e.rules[i])
+		e.respondDurable(ctx, *e.rules[i])
 	case *createRule:
 		e.createRule(ctx, m.In)
 	case *updateRule:
 		e.updateRule(ctx, m.ID, m.In)
 	case *deleteRule:
 		e.deleteRule(ctx, m.ID)
+	case *ruleWriteFailed:
+		e.ruleWriteFailed()
 	case *pushDone:
 		e.pushDone(m)
 	case *pushNow:
@@ -218,16 +226,13 @@ func (e *tenantEntity) createRule(ctx actor.Context, in RuleInput) {
 		return
 	}
 	r.Position = pos
-	if err := e.commitRules(append([]FirewallRule{r}, e.shifted(pos-1, len(e.rules), +1)...), nil); err != nil {
-		respondErr(ctx, err)
+	if !e.writeRules(ctx, append([]FirewallRule{r}, e.shifted(pos-1, len(e.rules), +1)...), nil, r, r.MachineID) {
 		return
 	}
 	e.rules = append(e.rules, nil)
 	copy(e.rules[pos:], e.rules[pos-1:])
 	e.rules[pos-1] = &r
 	renumber(e.rules[pos:], pos+1)
-	e.schedulePush(r.MachineID)
-	ctx.Respond(r)
 }
 
 func (e *tenantEntity) updateRule(ctx actor.Context, id string, in RuleInput) {
@@ -259,8 +264,7 @@ func (e *tenantEntity) updateRule(ctx actor.Context, id string, in RuleInput) {
 	} else if to > i {
 		changed = append(changed, e.shifted(i+1, to+1, -1)...)
 	}
-	if err := e.commitRules(changed, nil); err != nil {
-		respondErr(ctx, err)
+	if !e.writeRules(ctx, changed, nil, r, before, r.MachineID) {
 		return
 	}
 	moved := e.rules[i]
@@ -273,9 +277,6 @@ func (e *tenantEntity) updateRule(ctx actor.Context, id string, in RuleInput) {
 	e.rules[to] = moved
 	lo, hi := min(i, to), max(i, to)
 	renumber(e.rules[lo:hi+1], lo+1)
-	e.schedulePush(before)
-	e.schedulePush(r.MachineID)
-	ctx.Respond(r)
 }
 
 func (e *tenantEntity) deleteRule(ctx actor.Context, id string) {
@@ -285,14 +286,11 @@ func (e *tenantEntity) deleteRule(ctx actor.Context, id string) {
 		return
 	}
 	gone := e.rules[i]
-	if err := e.commitRules(e.shifted(i+1, len(e.rules), -1), gone); err != nil {
-		respondErr(ctx, err)
+	if !e.writeRules(ctx, e.shifted(i+1, len(e.rules), -1), gone, done{}, gone.MachineID) {
 		return
 	}
 	e.rules = append(e.rules[:i], e.rules[i+1:]...)
 	renumber(e.rules[i:], i+1)
-	e.schedulePush(gone.MachineID)
-	ctx.Respond(done{})
 }
 
 // shifted returns copies of the rules at indexes [from, to) with their positions
@@ -315,14 +313,35 @@ func renumber(rs []*FirewallRule, first int) {
 	}
 }
 
-// commitRules writes the given rules and deletes gone, in one durable batch.
-func (e *tenantEntity) commitRules(changed []FirewallRule, gone *FirewallRule) error {
+// Rule writes are pipelined. A tenant's rule writes are serialised by its entity, and
+// waiting for each to be durable before taking the next would let a tenant make one
+// write per group commit, however many of its users write at once. So a write is
+// handed to the store (Enqueue keeps the order) and applied in memory, the entity goes
+// on with the next message, and the store's writer answers the caller once the write
+// is durable. Nothing not yet durable is shown: reads of the rules answer once the
+// latest write before them is durable, pushes to the hypervisor wait for it too, and
+// an entity starting (after passivation or a crash) waits for its tenant's last write
+// before it loads the rules. A write that fails is answered with the error, and the
+// rules are reloaded from the store once no write is in flight.
+
+// fwWrites follows a tenant entity's rule writes that are not yet durable.
+type fwWrites struct {
+	inflight atomic.Int64 // decremented by the store's writer
+	last     *persistence.Pending
+	stale    bool // a write failed: the rules in memory are not the stored ones
+}
+
+// writeRules hands the store a batch that writes the given rules and deletes gone;
+// the current request is answered with reply once it is durable. The caller applies
+// the change in memory when it returns true.
+func (e *tenantEntity) writeRules(ctx actor.Context, changed []FirewallRule, gone *FirewallRule, reply any, push ...*string) bool {
 	b := new(persistence.Batch)
 	for i := range changed {
 		r := &changed[i]
 		val, err := persistence.Encode(ruleVersion, r)
 		if err != nil {
-			return err
+			respondErr(ctx, err)
+			return false
 		}
 		b.Put(ruleKey(e.id, r.ID), val)
 		b.Put(persistence.Key("fw-rule", r.ID), []byte(e.id))
@@ -330,7 +349,64 @@ func (e *tenantEntity) commitRules(changed []FirewallRule, gone *FirewallRule) e
 	if gone != nil {
 		b.Del(ruleKey(e.id, gone.ID)).Del(persistence.Key("fw-rule", gone.ID))
 	}
-	return e.sys.commit(b)
+	sys, tenant, sender, fw := e.sys, e.id, ctx.Sender(), &e.fw
+	fw.inflight.Add(1)
+	p := sys.store.Enqueue(b, func(err error) {
+		// On the store's writer: answer, and only tell the entity of a failure.
+		fw.inflight.Add(-1)
+		if err != nil {
+			sys.actors.Root.Send(sys.Tenants.kind.pid, &envelope{ID: tenant, Msg: &ruleWriteFailed{}})
+			reply = apierr.From(err)
+		}
+		if sender != nil {
+			sys.actors.Root.Send(sender, reply)
+		}
+	})
+	e.fw.last = p
+	sys.Tenants.lastRuleWrite.Store(tenant, p)
+	// The push waits for the write to be durable (startPush).
+	for _, id := range push {
+		e.schedulePush(id)
+	}
+	return true
+}
+
+// ruleWriteFailed reloads the rules from the store once no write is in flight.
+func (e *tenantEntity) ruleWriteFailed() {
+	e.fw.stale = true
+	if last := e.fw.last; e.fw.inflight.Load() > 0 && last != nil {
+		sys, tenant := e.sys, e.id
+		go func() {
+			_ = last.Wait(context.Background())
+			sys.actors.Root.Send(sys.Tenants.kind.pid, &envelope{ID: tenant, Msg: &ruleWriteFailed{}})
+		}()
+		return
+	}
+	if err := e.loadRules(); err != nil {
+		e.sys.log.Error("firewall: cannot reload rules", zap.String("tenant_id", e.id), zap.Error(err))
+		return
+	}
+	e.fw.last, e.fw.stale = nil, false
+}
+
+// respondDurable answers a read of the rules once the writes it may show are durable.
+func (e *tenantEntity) respondDurable(ctx actor.Context, v any) {
+	last := e.fw.last
+	if last == nil || last.Done() && last.Wait(context.Background()) == nil {
+		ctx.Respond(v)
+		return
+	}
+	sender, sys := ctx.Sender(), e.sys
+	if sender == nil {
+		return
+	}
+	go func() {
+		if err := last.Wait(context.Background()); err != nil {
+			sys.actors.Root.Send(sender, apierr.From(err))
+			return
+		}
+		sys.actors.Root.Send(sender, v)
+	}()
 }
 
 // applyRule validates the input against the rule it changes and applies it.
@@ -412,16 +488,13 @@ func (e *tenantEntity) applyRule(r *FirewallRule, in RuleInput) error {
 		f = append(f, apierr.Field("comment", "must be at most 255 characters"))
 	}
 	if r.MachineID != nil {
-		val, err := e.sys.store.Get(machineKey(*r.MachineID))
-		var m machineRecord
-		if err == nil {
-			_, err = persistence.Decode(val, &m)
-		}
+		// The tenant index names exactly the tenant's machines (it is written with
+		// each record); another tenant's machine is answered as a missing one.
+		_, err := e.sys.store.Get(tenantMachineKey(e.id, *r.MachineID))
 		if err != nil && !errors.Is(err, persistence.ErrNotFound) {
 			return err
 		}
-		// Another tenant's machine is answered as a missing one.
-		if err != nil || m.TenantID == nil || *m.TenantID != e.id {
+		if err != nil {
 			f = append(f, apierr.Field("machine_id", "no machine %s", *r.MachineID))
 		}
 	}
@@ -498,15 +571,23 @@ func (e *tenantEntity) schedulePush(machineID *string) {
 		}
 		e.push.dirty[*machineID] = true
 	}
-	if !e.push.running && !e.push.scheduled {
-		// A short delay gathers a burst of changes into one push per machine; the
-		// rule set is always sent whole, so nothing is lost by waiting.
-		e.push.scheduled = true
-		sys, tenant := e.sys, e.id
-		time.AfterFunc(pushDelay, func() {
-			sys.actors.Root.Send(sys.Tenants.kind.pid, &envelope{ID: tenant, Msg: &pushNow{}})
-		})
+	if !e.push.running {
+		e.armPush()
 	}
+}
+
+// armPush starts the push delay unless it runs already. A short delay gathers a burst
+// of changes into one push per machine; the rule set is always sent whole, so nothing
+// is lost by waiting.
+func (e *tenantEntity) armPush() {
+	if e.push.scheduled {
+		return
+	}
+	e.push.scheduled = true
+	sys, tenant := e.sys, e.id
+	time.AfterFunc(pushDelay, func() {
+		sys.actors.Root.Send(sys.Tenants.kind.pid, &envelope{ID: tenant, Msg: &pushNow{}})
+	})
 }
 
 // pushDelay is how long changes gather before their push.
@@ -532,8 +613,13 @@ func (e *tenantEntity) startPush() {
 		return
 	}
 	e.push.running = true
-	sys, tenant := e.sys, e.id
+	sys, tenant, last := e.sys, e.id, e.fw.last
 	go func() {
+		// The rule sets may hold writes not yet durable: they go out once they are.
+		if last != nil && last.Wait(context.Background()) != nil {
+			sys.actors.Root.Send(sys.Tenants.kind.pid, &envelope{ID: tenant, Msg: &pushDone{Failed: machineIDs(targets)}})
+			return
+		}
 		var failed []string
 		for _, t := range targets {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -562,14 +648,16 @@ func (e *tenantEntity) pushDone(m *pushDone) {
 	} else if len(m.Failed) == 0 {
 		e.push.retries = 0
 	}
+	// Changes made during the push wait for the delay too: under a steady stream of
+	// edits, pushes back to back would recompute and resend whole rule sets nonstop.
 	if e.push.all || len(e.push.dirty) > 0 {
-		e.startPush()
+		e.armPush()
 	}
 }
 
 // pushTargets computes the rule set of every machine marked dirty.
 func (e *tenantEntity) pushTargets() ([]pushTarget, error) {
-	ms, err := e.machines()
+	ms, _, err := e.sys.Machines.ListTenant(context.Background(), e.id, "", 0)
 	if err != nil {
 		return nil, err
 	}
@@ -598,4 +686,12 @@ func (e *tenantEntity) pushTargets() ([]pushTarget, error) {
 		out = append(out, t)
 	}
 	return out, nil
+}
+
+func machineIDs(ts []pushTarget) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = t.machineID
+	}
+	return out
 }

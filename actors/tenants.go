@@ -3,6 +3,7 @@ package actors
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -46,6 +47,9 @@ func tenantKey(id string) []byte { return persistence.Key("tenant", id) }
 type Tenants struct {
 	sys  *System
 	kind *Kind
+	// lastRuleWrite is each tenant's latest firewall rule write
+	// (*persistence.Pending), which outlives the entity (see firewall.go).
+	lastRuleWrite sync.Map
 }
 
 // TenantChange is a partial change of a tenant.
@@ -267,6 +271,7 @@ type tenantEntity struct {
 	rules   []*FirewallRule // in position order
 	pending map[string]pendingResize
 	push    pushState
+	fw      fwWrites
 }
 
 func (e *tenantEntity) load() error {
@@ -279,7 +284,7 @@ func (e *tenantEntity) load() error {
 }
 
 func (e *tenantEntity) busy() bool {
-	return len(e.pending) > 0 || e.push.running || e.push.scheduled
+	return len(e.pending) > 0 || e.push.running || e.push.scheduled || e.fw.inflight.Load() > 0
 }
 
 func (e *tenantEntity) handle(ctx actor.Context, msg any) {

@@ -1,0 +1,115 @@
+package actors
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/vmplane/vmplane/apierr"
+	"github.com/vmplane/vmplane/persistence"
+)
+
+func ruleIn() RuleInput {
+	return RuleInput{Direction: ptr("in"), Action: ptr("accept"), Protocol: ptr("tcp"), Port: ptr("22")}
+}
+
+// TestRuleWritesOfOneTenantShareSyncs: concurrent rule writes of one tenant are
+// pipelined, so they share synced transactions; every one acknowledged is stored, in
+// contiguous positions.
+func TestRuleWritesOfOneTenantShareSyncs(t *testing.T) {
+	s := newTestSystem(t)
+	ctx := context.Background()
+	ten, err := s.Tenants.Create(ctx, "pipelined", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := s.store.Stats()
+	const writers = 64
+	var wg sync.WaitGroup
+	ids := make(chan string, writers)
+	for range writers {
+		wg.Go(func() {
+			r, err := s.Tenants.Firewall().Create(ctx, ten.ID, ruleIn())
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			ids <- r.ID
+		})
+	}
+	wg.Wait()
+	close(ids)
+	after := s.store.Stats()
+	commits, groups := after.Commits-before.Commits, after.Groups-before.Groups
+	if commits < writers || groups >= commits {
+		t.Fatalf("%d commits in %d synced transactions; want %d commits sharing fewer transactions", commits, groups, writers)
+	}
+	stored, _, err := s.Tenants.Firewall().ListAll(ctx, "", 500)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int]bool{}
+	for _, r := range stored {
+		seen[r.Position] = true
+	}
+	for id := range ids {
+		if _, err := s.Tenants.Firewall().Get(ctx, ten.ID, id); err != nil {
+			t.Errorf("acknowledged rule %s: %v", id, err)
+		}
+	}
+	if len(stored) != writers || len(seen) != writers || !seen[1] || !seen[writers] {
+		t.Fatalf("stored %d rules at %d distinct positions; want %d at 1..%d", len(stored), len(seen), writers, writers)
+	}
+}
+
+// failingRules is a store whose rule writes fail while fail is set, as a full disk
+// would make them; the rest is the real store.
+type failingRules struct {
+	persistence.Store
+	fail atomic.Bool
+}
+
+func (f *failingRules) Enqueue(b *persistence.Batch, then func(error)) *persistence.Pending {
+	if f.fail.Load() && len(b.Ops) > 0 && bytes.HasPrefix(b.Ops[0].Key, []byte("fw/")) {
+		// An op with an empty key fails the batch, and only it, in the writer.
+		b = &persistence.Batch{Ops: append([]persistence.Op{{}}, b.Ops...)}
+	}
+	return f.Store.Enqueue(b, then)
+}
+
+// TestFailedRuleWriteIsNotShown: a rule write that is not durable is answered with an
+// error and never appears in the rules afterwards.
+func TestFailedRuleWriteIsNotShown(t *testing.T) {
+	var fr *failingRules
+	s := newTestSystem(t, func(o *Options) {
+		fr = &failingRules{Store: o.Store}
+		o.Store = fr
+	})
+	ctx := context.Background()
+	ten, err := s.Tenants.Create(ctx, "unlucky", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, err := s.Tenants.Firewall().Create(ctx, ten.ID, ruleIn())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fr.fail.Store(true)
+	if _, err := s.Tenants.Firewall().Create(ctx, ten.ID, ruleIn()); !errors.Is(err, apierr.ErrInternal) {
+		t.Fatalf("got %v for a write the store refused; want an internal error", err)
+	}
+	if err := s.Tenants.Firewall().Delete(ctx, ten.ID, kept.ID); err == nil {
+		t.Fatal("a delete the store refused succeeded")
+	}
+	fr.fail.Store(false)
+	rs, err := s.Tenants.Firewall().List(ctx, ten.ID, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 1 || rs[0].ID != kept.ID || rs[0].Position != 1 {
+		t.Fatalf("got %+v; want only the first rule, at position 1", rs)
+	}
+}
