@@ -384,10 +384,22 @@ type writeTenant struct {
 // writeBodies is how many different rules each tenant's workers cycle through.
 const writeBodies = 64
 
+// writeWindow is how many of its rules a write worker keeps: once it holds that many,
+// it deletes its newest before it creates the next. A tenant's rule set then stays
+// the size a real one has (workers per tenant × writeWindow), instead of growing for
+// as long as the run lasts, and every write costs the same from start to end. The
+// newest, not the oldest: rules are numbered by position, and deleting one moves
+// every rule after it, so deleting from the front would make each delete rewrite the
+// whole set.
+const writeWindow = 16
+
 func (*writeScenario) name() string { return "write" }
 
 func (*writeScenario) ops() []opInfo {
-	return []opInfo{{Name: "write.rule", Scenario: "write", Method: "POST", Route: "/api/client/firewall/rules", expect: statusSet(outcomeOK, 201)}}
+	return []opInfo{
+		{Name: "write.rule", Scenario: "write", Method: "POST", Route: "/api/client/firewall/rules", expect: statusSet(outcomeOK, 201)},
+		{Name: "write.delete", Scenario: "write", Method: "DELETE", Route: "/api/client/firewall/rules/{id}", expect: statusSet(outcomeOK, 204)},
+	}
 }
 
 // ruleBody is a firewall rule as POST /api/client/firewall/rules takes it.
@@ -439,6 +451,7 @@ func (s *writeScenario) setup(ctx context.Context, e *env) error {
 
 func (s *writeScenario) generator(worker int, rng *rand.Rand, opBase int) generator {
 	g := &writeGen{uri: s.uri, tenant: worker % len(s.tenants), wt: s.tenants[worker%len(s.tenants)], rng: rng, op: opBase}
+	g.deleteURI = append(append([]byte(nil), s.uri...), '/')
 	s.mu.Lock()
 	s.gens = append(s.gens, g)
 	s.mu.Unlock()
@@ -468,28 +481,48 @@ func (s *writeScenario) cleanup(ctx context.Context, e *env) {
 }
 
 type writeGen struct {
-	uri     []byte
-	tenant  int
-	wt      writeTenant
-	rng     *rand.Rand
-	op      int
+	uri       []byte
+	deleteURI []byte // uri + "/", the rule id goes after it
+	tenant    int
+	wt        writeTenant
+	rng       *rand.Rand
+	op        int
+	// created are the worker's rules, oldest first: the run deletes from the end, the
+	// cleanup the rest.
 	created []string
+	// deleting is the rule the request in flight deletes.
+	deleting string
 }
 
 func (g *writeGen) init(req *fasthttp.Request) {
-	req.Header.SetMethod(fasthttp.MethodPost)
 	req.Header.SetBytesV("Authorization", g.wt.t.auth)
 	req.Header.SetContentType("application/json")
-	req.SetRequestURIBytes(g.uri)
 }
 
 func (g *writeGen) next(req *fasthttp.Request) int {
+	if len(g.created) >= writeWindow {
+		g.deleting, g.created = g.created[len(g.created)-1], g.created[:len(g.created)-1]
+		req.Header.SetMethod(fasthttp.MethodDelete)
+		req.SetRequestURIBytes(append(g.deleteURI, g.deleting...))
+		req.SetBodyRaw(nil)
+		return g.op + 1
+	}
+	req.Header.SetMethod(fasthttp.MethodPost)
+	req.SetRequestURIBytes(g.uri)
 	req.SetBodyRaw(g.wt.bodies[g.rng.Uint64()%uint64(len(g.wt.bodies))])
 	return g.op
 }
 
-// done keeps the id of each created rule, for the cleanup.
-func (g *writeGen) done(_ int, resp *fasthttp.Response, err error) {
+// done keeps the id of each created rule; a rule whose delete failed stays to be
+// deleted again, by the run or the cleanup.
+func (g *writeGen) done(op int, resp *fasthttp.Response, err error) {
+	if op == g.op+1 {
+		if err != nil || resp.StatusCode() != fasthttp.StatusNoContent && resp.StatusCode() != fasthttp.StatusNotFound {
+			g.created = append(g.created, g.deleting)
+		}
+		g.deleting = ""
+		return
+	}
 	if err != nil || resp.StatusCode() != fasthttp.StatusCreated {
 		return
 	}

@@ -142,11 +142,24 @@ func TestReadScenario(t *testing.T) {
 func TestWriteScenario(t *testing.T) {
 	base := startServer(t)
 	o := opts(base, "write")
-	o.Warmup, o.MaxRequests = 0, 100 // each rule written is one to delete in the cleanup
+	// 4 workers keeping 16 rules each: past 64 creates, the run deletes as it goes.
+	o.Warmup, o.MaxRequests = 0, 200
 	rep, err := bench.Run(context.Background(), o)
 	checkRouteScenario(t, rep, err, "write", "ok")
-	if err == nil && int64(rep.Cleanup.Deleted["firewall_rules"]) < rep.Requests {
-		t.Fatalf("got %d rules deleted after %d measured writes; want every rule written deleted", rep.Cleanup.Deleted["firewall_rules"], rep.Requests)
+	if err != nil {
+		return
+	}
+	byOp := map[string]bench.OpReport{}
+	for _, op := range rep.Ops {
+		byOp[op.Name] = op
+	}
+	created, deleted := byOp["write.rule"].Requests, byOp["write.delete"].Requests
+	if deleted == 0 || created > 4*16+deleted+4 {
+		t.Fatalf("%d rules created and %d deleted in the run; want the run to keep each worker's rules at 16", created, deleted)
+	}
+	// Every rule the run created and did not delete is deleted by the cleanup.
+	if got := int64(rep.Cleanup.Deleted["firewall_rules"]); got != created-deleted {
+		t.Fatalf("the cleanup deleted %d rules; want the %d the run left", got, created-deleted)
 	}
 }
 
