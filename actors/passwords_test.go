@@ -71,10 +71,7 @@ func TestPasswordHasherOneWorkerSerialises(t *testing.T) {
 	var g gauge
 	h := startPasswordHasher(1, nil, g.around)
 	defer h.close()
-	hash, err := bcrypt.GenerateFromPassword([]byte("correct horse"), bcrypt.MinCost)
-	if err != nil {
-		t.Fatal(err)
-	}
+	hash := testHash(t)
 
 	const n = 16
 	var wg sync.WaitGroup
@@ -149,10 +146,7 @@ func TestPasswordHasherCancelledCaller(t *testing.T) {
 	var g gauge
 	h := startPasswordHasher(1, nil, g.around)
 	defer h.close()
-	hash, err := bcrypt.GenerateFromPassword([]byte("correct horse"), bcrypt.MinCost)
-	if err != nil {
-		t.Fatal(err)
-	}
+	hash := testHash(t)
 
 	// A context that has already ended is answered at once, and never hashed.
 	cancelled, cancel := context.WithCancel(context.Background())
@@ -187,10 +181,7 @@ func TestPasswordHasherCallerGivesUpWhileWorkerBusy(t *testing.T) {
 		run()
 	})
 	defer h.close()
-	hash, err := bcrypt.GenerateFromPassword([]byte("correct horse"), bcrypt.MinCost)
-	if err != nil {
-		t.Fatal(err)
-	}
+	hash := testHash(t)
 
 	// The first caller's job holds the worker; that caller gives up mid-job.
 	first, cancelFirst := context.WithCancel(context.Background())
@@ -385,4 +376,14 @@ func TestUsersHashOnTheHasher(t *testing.T) {
 	if _, _, err := s.Users.Login(gone, "nobody@localhost", "initial-password"); !errors.Is(err, apierr.ErrUnavailable) {
 		t.Fatalf("cancelled login: got %v; want unavailable", err)
 	}
+}
+
+// testHash is a cheap bcrypt hash of "correct horse".
+func testHash(t *testing.T) []byte {
+	t.Helper()
+	hash, err := bcrypt.GenerateFromPassword([]byte("correct horse"), bcrypt.MinCost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hash
 }
