@@ -280,6 +280,9 @@ func (s *Badger) Enqueue(b *Batch, then func(error)) *Pending {
 	if b == nil || len(b.Ops) == 0 {
 		return known(nil)
 	}
+	if b.After != nil && b.After.r == nil && b.After.err != nil {
+		return known(errAfterFailed)
+	}
 	r := newRequest(b, then)
 	if s.w == nil {
 		// Baseline: this caller writes its own synced transaction, now.

@@ -63,11 +63,35 @@ type request struct {
 	err   error         // written by the writer before done is closed
 	done  chan struct{} // closed when the result is known
 	then  func(error)   // called once with the result, after done is closed; may be nil
+	after *request      // the earlier request this one builds on (Batch.After); may be nil
 }
 
 func newRequest(b *Batch, then func(error)) *request {
-	return &request{batch: b, done: make(chan struct{}), then: then}
+	r := &request{batch: b, done: make(chan struct{}), then: then}
+	if b.After != nil {
+		r.after = b.After.r
+	}
+	return r
 }
+
+// afterFailed is the error of a request whose predecessor failed. The predecessor was
+// queued first, so by the time the writer looks at r it has either finished or it is
+// ahead of r in the same group, where they commit or fail together.
+func (r *request) afterFailed() error {
+	if r.after == nil {
+		return nil
+	}
+	select {
+	case <-r.after.done:
+		if r.after.err != nil {
+			return errAfterFailed
+		}
+	default:
+	}
+	return nil
+}
+
+var errAfterFailed = apierr.New(apierr.ErrUnavailable, "an earlier write this one depends on failed; nothing was written")
 
 type writer struct {
 	s           *Badger
@@ -109,11 +133,14 @@ func (w *writer) wait(ctx context.Context, r *request) error {
 	case <-ctx.Done():
 		if r.state.CompareAndSwap(stateQueued, stateCancelled) {
 			w.s.pending.Add(-1)
-			err := ctxError(ctx.Err())
+			// The writer skips a withdrawn request: its result is set here, so that
+			// other waiters and later requests that build on it see it failed.
+			r.err = ctxError(ctx.Err())
+			close(r.done)
 			if r.then != nil {
-				r.then(err)
+				r.then(r.err)
 			}
-			return err
+			return r.err
 		}
 		<-r.done
 		return r.err
@@ -206,6 +233,19 @@ func (s *Badger) writeGroup(reqs []*request) {
 	reqs = valid
 
 	for len(reqs) > 0 {
+		// A request whose predecessor failed (above, or in an earlier round of this
+		// loop) fails unwritten.
+		kept := reqs[:0]
+		for _, r := range reqs {
+			if err := r.afterFailed(); err != nil {
+				s.finish(r, err)
+				continue
+			}
+			kept = append(kept, r)
+		}
+		if reqs = kept; len(reqs) == 0 {
+			break
+		}
 		if e := s.failed.Load(); e != nil {
 			for _, r := range reqs {
 				s.finish(r, e)

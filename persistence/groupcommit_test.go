@@ -325,3 +325,40 @@ func TestEnqueueWithoutGroupCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestAfterFailsDependents: a batch built on an earlier one that failed fails too,
+// unwritten, whether they share a group or not; an independent batch is unaffected.
+func TestAfterFailsDependents(t *testing.T) {
+	s, firstTaken, release := heldWriter(t, Options{})
+	commitAsync(context.Background(), s, "holder", new(Batch).Put([]byte("other"), []byte("x")), make(chan result, 1))
+	<-firstTaken
+	bad := s.Enqueue(&Batch{Ops: []Op{{}}}, nil) // an empty key: fails alone
+	b := s.Enqueue(&Batch{Ops: []Op{{Key: []byte("b"), Value: []byte("1")}}, After: bad}, nil)
+	c := s.Enqueue(&Batch{Ops: []Op{{Key: []byte("c"), Value: []byte("1")}}, After: b}, nil)
+	d := s.Enqueue(new(Batch).Put([]byte("d"), []byte("1")), nil)
+	release()
+	ctx := context.Background()
+	if err := bad.Wait(ctx); err == nil {
+		t.Fatal("the invalid batch succeeded")
+	}
+	for name, p := range map[string]*Pending{"b": b, "c": c} {
+		if err := p.Wait(ctx); !errors.Is(err, apierr.ErrUnavailable) {
+			t.Errorf("%s: got %v; want it failed as unavailable, its predecessor having failed", name, err)
+		}
+		if _, err := s.Get([]byte(name)); !errors.Is(err, ErrNotFound) {
+			t.Errorf("%s was written (%v) though the write it builds on failed", name, err)
+		}
+	}
+	if err := d.Wait(ctx); err != nil {
+		t.Fatalf("an independent batch failed: %v", err)
+	}
+	// In a later group, and after a success.
+	e := s.Enqueue(&Batch{Ops: []Op{{Key: []byte("e"), Value: []byte("1")}}, After: c}, nil)
+	f := s.Enqueue(&Batch{Ops: []Op{{Key: []byte("f"), Value: []byte("1")}}, After: d}, nil)
+	if err := e.Wait(ctx); !errors.Is(err, apierr.ErrUnavailable) {
+		t.Fatalf("e: got %v; want it failed", err)
+	}
+	if err := f.Wait(ctx); err != nil {
+		t.Fatalf("f, after a success: %v", err)
+	}
+}

@@ -52,6 +52,10 @@ type Store interface {
 // Batch is a set of writes applied atomically by Commit.
 type Batch struct {
 	Ops []Op
+	// After, when set, is an earlier write this one builds on: if it fails, this batch
+	// fails too, unwritten. An owner that pipelines its writes (Enqueue) computes each
+	// from a state that includes the ones before, so one must not land without them.
+	After *Pending
 }
 
 // Op is one write of a batch: a put, or a delete when Delete is set.
