@@ -74,8 +74,9 @@ type (
 	pushDone   struct {
 		Failed []string
 	}
-	// ruleWriteFailed tells the entity that a rule write it answered was not stored.
-	ruleWriteFailed struct{}
+	// rulesSettled tells the entity that a rule write failed, or that none is in
+	// flight any more.
+	rulesSettled struct{ Failed bool }
 	// Rules is a list of rules in position order.
 	Rules struct{ Items []FirewallRule }
 )
@@ -131,8 +132,10 @@ func (f Firewall) Delete(ctx context.Context, tenant, id string) error {
 func (e *tenantEntity) loadRules() error {
 	// A write of an earlier incarnation (before passivation or a crash) may still be
 	// on its way to the disk: the store is read once it is there.
-	if p, ok := e.sys.Tenants.lastRuleWrite.Load(e.id); ok {
-		_ = p.(*persistence.Pending).Wait(context.Background())
+	if h, ok := e.sys.Tenants.lastRuleWrite.Load(e.id); ok {
+		if p := h.(*ruleWriteHandle).p.Load(); p != nil {
+			_ = p.Wait(context.Background())
+		}
 	}
 	e.rules = nil
 	err := e.sys.store.Scan(persistence.Prefix("fw", e.id), nil, 0, func(_, v []byte) error {
@@ -173,18 +176,30 @@ func (e *tenantEntity) handleFirewall(ctx actor.Context, msg any) {
 	case *getRule:
 		i := e.ruleIndex(m.ID)
 		if i < 0 {
-			respondErr(ctx, apierr.NotFound("firewall rule", m.ID))
+			e.respondDurable(ctx, apierr.NotFound("firewall rule", m.ID))
 			return
 		}
 		e.respondDurable(ctx, *e.rules[i])
-	case *createRule:
-		e.createRule(ctx, m.In)
-	case *updateRule:
-		e.updateRule(ctx, m.ID, m.In)
-	case *deleteRule:
-		e.deleteRule(ctx, m.ID)
-	case *ruleWriteFailed:
-		e.ruleWriteFailed()
+	case *createRule, *updateRule, *deleteRule:
+		if e.fw.stale && !e.reloadRules() {
+			respondErr(ctx, errRulesReloading)
+			return
+		}
+		switch m := m.(type) {
+		case *createRule:
+			e.createRule(ctx, m.In)
+		case *updateRule:
+			e.updateRule(ctx, m.ID, m.In)
+		case *deleteRule:
+			e.deleteRule(ctx, m.ID)
+		}
+	case *rulesSettled:
+		if m.Failed {
+			e.fw.stale = true
+		}
+		if e.fw.stale {
+			e.reloadRules()
+		}
 	case *pushDone:
 		e.pushDone(m)
 	case *pushNow:
@@ -238,7 +253,8 @@ func (e *tenantEntity) createRule(ctx actor.Context, in RuleInput) {
 func (e *tenantEntity) updateRule(ctx actor.Context, id string, in RuleInput) {
 	i := e.ruleIndex(id)
 	if i < 0 {
-		respondErr(ctx, apierr.NotFound("firewall rule", id))
+		// Its delete may not be durable yet.
+		e.respondDurable(ctx, apierr.NotFound("firewall rule", id))
 		return
 	}
 	r := *e.rules[i]
@@ -282,7 +298,8 @@ func (e *tenantEntity) updateRule(ctx actor.Context, id string, in RuleInput) {
 func (e *tenantEntity) deleteRule(ctx actor.Context, id string) {
 	i := e.ruleIndex(id)
 	if i < 0 {
-		respondErr(ctx, apierr.NotFound("firewall rule", id))
+		// Its delete may not be durable yet.
+		e.respondDurable(ctx, apierr.NotFound("firewall rule", id))
 		return
 	}
 	gone := e.rules[i]
@@ -321,8 +338,13 @@ func renumber(rs []*FirewallRule, first int) {
 // is durable. Nothing not yet durable is shown: reads of the rules answer once the
 // latest write before them is durable, pushes to the hypervisor wait for it too, and
 // an entity starting (after passivation or a crash) waits for its tenant's last write
-// before it loads the rules. A write that fails is answered with the error, and the
-// rules are reloaded from the store once no write is in flight.
+// before it loads the rules.
+//
+// Each write is computed from a state that includes the writes before it, so each is
+// enqueued After the previous one: when one fails, the store fails every later one
+// unwritten, and none lands on a state that was never stored. The entity then refuses
+// rule writes until none is in flight, reloads the rules from the store and pushes
+// every machine's rule set again.
 
 // fwWrites follows a tenant entity's rule writes that are not yet durable.
 type fwWrites struct {
@@ -331,11 +353,19 @@ type fwWrites struct {
 	stale    bool // a write failed: the rules in memory are not the stored ones
 }
 
+// ruleWriteHandle is a tenant's latest rule write, kept in Tenants.lastRuleWrite until
+// it is durable, for the next incarnation of the entity to wait for.
+type ruleWriteHandle struct {
+	p atomic.Pointer[persistence.Pending]
+}
+
+var errRulesReloading = apierr.New(apierr.ErrUnavailable, "a firewall rule write failed; the rules are being reloaded, retry")
+
 // writeRules hands the store a batch that writes the given rules and deletes gone;
 // the current request is answered with reply once it is durable. The caller applies
 // the change in memory when it returns true.
 func (e *tenantEntity) writeRules(ctx actor.Context, changed []FirewallRule, gone *FirewallRule, reply any, push ...*string) bool {
-	b := new(persistence.Batch)
+	b := &persistence.Batch{After: e.fw.last}
 	for i := range changed {
 		r := &changed[i]
 		val, err := persistence.Encode(ruleVersion, r)
@@ -350,20 +380,31 @@ func (e *tenantEntity) writeRules(ctx actor.Context, changed []FirewallRule, gon
 		b.Del(ruleKey(e.id, gone.ID)).Del(persistence.Key("fw-rule", gone.ID))
 	}
 	sys, tenant, sender, fw := e.sys, e.id, ctx.Sender(), &e.fw
+	h := &ruleWriteHandle{}
+	sys.Tenants.lastRuleWrite.Store(tenant, h)
 	fw.inflight.Add(1)
 	p := sys.store.Enqueue(b, func(err error) {
-		// On the store's writer: answer, and only tell the entity of a failure.
-		fw.inflight.Add(-1)
+		// On the store's writer: answer; tell the entity of a failure, or that it
+		// has nothing in flight any more (its passivation waits for that).
+		idle := fw.inflight.Add(-1) == 0
+		if idle {
+			sys.Tenants.lastRuleWrite.CompareAndDelete(tenant, h)
+		}
+		if err != nil || idle {
+			sys.actors.Root.Send(sys.Tenants.kind.pid, &envelope{ID: tenant, Msg: &rulesSettled{Failed: err != nil}})
+		}
 		if err != nil {
-			sys.actors.Root.Send(sys.Tenants.kind.pid, &envelope{ID: tenant, Msg: &ruleWriteFailed{}})
 			reply = apierr.From(err)
 		}
 		if sender != nil {
 			sys.actors.Root.Send(sender, reply)
 		}
 	})
+	h.p.Store(p)
 	e.fw.last = p
-	sys.Tenants.lastRuleWrite.Store(tenant, p)
+	if p.Done() && p.Wait(context.Background()) != nil {
+		return false // refused at once (the store is failed or closed): answered already
+	}
 	// The push waits for the write to be durable (startPush).
 	for _, id := range push {
 		e.schedulePush(id)
@@ -371,22 +412,19 @@ func (e *tenantEntity) writeRules(ctx actor.Context, changed []FirewallRule, gon
 	return true
 }
 
-// ruleWriteFailed reloads the rules from the store once no write is in flight.
-func (e *tenantEntity) ruleWriteFailed() {
-	e.fw.stale = true
-	if last := e.fw.last; e.fw.inflight.Load() > 0 && last != nil {
-		sys, tenant := e.sys, e.id
-		go func() {
-			_ = last.Wait(context.Background())
-			sys.actors.Root.Send(sys.Tenants.kind.pid, &envelope{ID: tenant, Msg: &ruleWriteFailed{}})
-		}()
-		return
+// reloadRules reloads the rules from the store, if no write is in flight, and pushes
+// every machine's rule set again. It reports whether the rules are the stored ones.
+func (e *tenantEntity) reloadRules() bool {
+	if e.fw.inflight.Load() > 0 {
+		return false
 	}
 	if err := e.loadRules(); err != nil {
 		e.sys.log.Error("firewall: cannot reload rules", zap.String("tenant_id", e.id), zap.Error(err))
-		return
+		return false
 	}
 	e.fw.last, e.fw.stale = nil, false
+	e.schedulePush(nil)
+	return true
 }
 
 // respondDurable answers a read of the rules once the writes it may show are durable.

@@ -113,3 +113,77 @@ func TestFailedRuleWriteIsNotShown(t *testing.T) {
 		t.Fatalf("got %+v; want only the first rule, at position 1", rs)
 	}
 }
+
+// failOnce fails the next rule batch only, as a batch too big for a transaction would.
+type failOnce struct {
+	persistence.Store
+	armed atomic.Bool
+}
+
+func (f *failOnce) Enqueue(b *persistence.Batch, then func(error)) *persistence.Pending {
+	if len(b.Ops) > 0 && bytes.HasPrefix(b.Ops[0].Key, []byte("fw/")) && f.armed.CompareAndSwap(true, false) {
+		b = &persistence.Batch{Ops: append([]persistence.Op{{}}, b.Ops...), After: b.After}
+	}
+	return f.Store.Enqueue(b, then)
+}
+
+// TestWriteAfterAFailedOneIsNotBuiltOnIt: when a pipelined rule write fails alone, the
+// writes computed after it must not land on the state it would have made: the stored
+// positions stay contiguous and match what the tenant reads.
+func TestWriteAfterAFailedOneIsNotBuiltOnIt(t *testing.T) {
+	var fo *failOnce
+	s := newTestSystem(t, func(o *Options) {
+		fo = &failOnce{Store: o.Store}
+		o.Store = fo
+	})
+	ctx := context.Background()
+	ten, err := s.Tenants.Create(ctx, "phantoms", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for round := range 20 {
+		fo.armed.Store(true)
+		var wg sync.WaitGroup
+		for i := range 4 {
+			wg.Go(func() {
+				in := ruleIn()
+				if i%2 == 0 {
+					in.Position = ptr(1) // moves every rule after it
+				}
+				_, _ = s.Tenants.Firewall().Create(ctx, ten.ID, in)
+			})
+		}
+		wg.Wait()
+		var read []FirewallRule
+		for range 100 { // a refused write answers before the reload: retry the read
+			if read, err = s.Tenants.Firewall().List(ctx, ten.ID, nil); err == nil {
+				break
+			}
+		}
+		if err != nil {
+			t.Fatalf("round %d: list: %v", round, err)
+		}
+		stored, _, err := s.Tenants.Firewall().ListAll(ctx, "", 500)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(read) != len(stored) {
+			t.Fatalf("round %d: the tenant reads %d rules, the store holds %d", round, len(read), len(stored))
+		}
+		pos := map[int]string{}
+		for _, r := range stored {
+			if r.Position < 1 || r.Position > len(stored) {
+				t.Fatalf("round %d: rule %s is stored at position %d of %d", round, r.ID, r.Position, len(stored))
+			}
+			if other, dup := pos[r.Position]; dup {
+				t.Fatalf("round %d: rules %s and %s are both stored at position %d", round, other, r.ID, r.Position)
+			}
+			pos[r.Position] = r.ID
+		}
+		for i, r := range read {
+			if r.Position != i+1 || pos[i+1] != r.ID {
+				t.Fatalf("round %d: the tenant reads %s at %d, the store has %s there", round, r.ID, r.Position, pos[i+1])
+			}
+		}
+	}
+}
