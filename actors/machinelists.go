@@ -21,8 +21,12 @@ import (
 // write is not kept (see put).
 
 // maxCachedMachines bounds the machines held by the cache, over all its pages: about
-// 2 KB each, decoded and encoded.
+// 2 KB each, decoded and encoded. A page counts at least one, so empty pages (of
+// tenants with no machines, or of ids that are no tenant) are bounded too.
 const maxCachedMachines = 20000
+
+// cost is what a page counts against maxCachedMachines.
+func (p *MachinePage) cost() int { return max(len(p.Items), 1) }
 
 // MachinePage is one page of a tenant's machine list. Pages are shared between
 // callers: neither the page nor its items may be modified.
@@ -55,7 +59,7 @@ type machineLists struct {
 	// owner maps each machine on a cached page to that page's tenant, so a write to
 	// vm/<id>, whose key does not name the tenant, drops the right pages.
 	owner map[string]string
-	items int
+	items int // the pages' cost, summed
 }
 
 func newMachineLists(store persistence.Store) *machineLists {
@@ -91,10 +95,10 @@ func (l *machineLists) now() uint64 {
 func (l *machineLists) put(tenant string, limit int, p *MachinePage, seq uint64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.seq != seq || len(p.Items) > maxCachedMachines {
+	if l.seq != seq || p.cost() > maxCachedMachines {
 		return
 	}
-	for l.items+len(p.Items) > maxCachedMachines {
+	for l.items+p.cost() > maxCachedMachines {
 		for t := range l.pages { // an arbitrary tenant: map order is unspecified
 			l.drop(t)
 			break
@@ -106,10 +110,10 @@ func (l *machineLists) put(tenant string, limit int, p *MachinePage, seq uint64)
 		l.pages[tenant] = byLimit
 	}
 	if old := byLimit[limit]; old != nil {
-		l.items -= len(old.Items)
+		l.items -= old.cost()
 	}
 	byLimit[limit] = p
-	l.items += len(p.Items)
+	l.items += p.cost()
 	for i := range p.Items {
 		l.owner[p.Items[i].ID] = tenant
 	}
@@ -131,7 +135,7 @@ func (l *machineLists) invalidate(tenant, machine string) {
 // drop forgets tenant's pages; l.mu is held.
 func (l *machineLists) drop(tenant string) {
 	for _, p := range l.pages[tenant] {
-		l.items -= len(p.Items)
+		l.items -= p.cost()
 		for i := range p.Items {
 			if l.owner[p.Items[i].ID] == tenant {
 				delete(l.owner, p.Items[i].ID)

@@ -123,3 +123,17 @@ func TestMachineListCacheBound(t *testing.T) {
 		t.Fatalf("holding %d tenants; want the 4 that fit", len(l.pages))
 	}
 }
+
+// TestMachineListCacheBoundsEmptyPages: pages of tenants with no machines count too.
+func TestMachineListCacheBoundsEmptyPages(t *testing.T) {
+	s := newTestSystem(t)
+	l := s.Machines.lists
+	for i := range maxCachedMachines + 100 {
+		l.put(fmt.Sprintf("nobody-%d", i), 50, &MachinePage{}, l.now())
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.pages) > maxCachedMachines || l.items > maxCachedMachines {
+		t.Fatalf("holding %d empty pages (cost %d); want at most %d", len(l.pages), l.items, maxCachedMachines)
+	}
+}

@@ -75,4 +75,7 @@ func TestAskDeadActor(t *testing.T) {
 	if _, err := ask[string](ctx, s, pid, "hello"); !errors.Is(err, apierr.ErrUnavailable) {
 		t.Fatalf("got %v; want unavailable", err)
 	}
+	if v, err := ask[any](ctx, s, pid, "hello"); !errors.Is(err, apierr.ErrUnavailable) {
+		t.Fatalf("ask[any] got %v, %v; want unavailable, not the dead letter as an answer", v, err)
+	}
 }

@@ -220,13 +220,14 @@ func ask[T any](ctx context.Context, s *System, pid *actor.PID, msg any) (T, err
 		return zero, apierr.New(apierr.ErrTimeout, "the request did not finish in time")
 	}
 	s.replies.put(box)
+	// Errors first: for T = any, case T would take them as answers.
 	switch r := res.(type) {
-	case T:
-		return r, nil
 	case *apierr.Error:
 		return zero, r
 	case *actor.DeadLetterResponse:
 		return zero, apierr.New(apierr.ErrUnavailable, "the service is not available")
+	case T:
+		return r, nil
 	}
 	return zero, fmt.Errorf("actors: unexpected reply %T to %T", res, msg)
 }

@@ -488,10 +488,9 @@ type writeGen struct {
 	rng       *rand.Rand
 	op        int
 	// created are the worker's rules, oldest first: the run deletes from the end, the
-	// cleanup the rest.
+	// cleanup the rest. A rule leaves it once its delete is answered, so one whose
+	// delete was never sent (the run ended) is still deleted by the cleanup.
 	created []string
-	// deleting is the rule the request in flight deletes.
-	deleting string
 }
 
 func (g *writeGen) init(req *fasthttp.Request) {
@@ -501,9 +500,8 @@ func (g *writeGen) init(req *fasthttp.Request) {
 
 func (g *writeGen) next(req *fasthttp.Request) int {
 	if len(g.created) >= writeWindow {
-		g.deleting, g.created = g.created[len(g.created)-1], g.created[:len(g.created)-1]
 		req.Header.SetMethod(fasthttp.MethodDelete)
-		req.SetRequestURIBytes(append(g.deleteURI, g.deleting...))
+		req.SetRequestURIBytes(append(g.deleteURI, g.created[len(g.created)-1]...))
 		req.SetBodyRaw(nil)
 		return g.op + 1
 	}
@@ -513,14 +511,13 @@ func (g *writeGen) next(req *fasthttp.Request) int {
 	return g.op
 }
 
-// done keeps the id of each created rule; a rule whose delete failed stays to be
-// deleted again, by the run or the cleanup.
+// done keeps the id of each created rule and forgets each deleted one; a rule whose
+// delete failed stays, to be deleted again by the run or the cleanup.
 func (g *writeGen) done(op int, resp *fasthttp.Response, err error) {
 	if op == g.op+1 {
-		if err != nil || resp.StatusCode() != fasthttp.StatusNoContent && resp.StatusCode() != fasthttp.StatusNotFound {
-			g.created = append(g.created, g.deleting)
+		if err == nil && (resp.StatusCode() == fasthttp.StatusNoContent || resp.StatusCode() == fasthttp.StatusNotFound) {
+			g.created = g.created[:len(g.created)-1]
 		}
-		g.deleting = ""
 		return
 	}
 	if err != nil || resp.StatusCode() != fasthttp.StatusCreated {
