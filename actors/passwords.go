@@ -2,8 +2,8 @@ package actors
 
 import (
 	"context"
-	"runtime"
 	"sync"
+	"time"
 
 	"go.uber.org/zap"
 	"golang.org/x/crypto/bcrypt"
@@ -11,31 +11,35 @@ import (
 	"github.com/vmplane/vmplane/apierr"
 )
 
-// passwordHasher runs every bcrypt of the users service on a few dedicated worker
-// goroutines at background priority.
+// passwordHasher runs every bcrypt of the users service on a few dedicated workers.
 //
 // Why: one bcrypt at the default cost is tens of milliseconds of pure CPU. Run on the
 // request goroutines, a burst of logins (the few an attacker's storm gets past the rate
 // limiter) hashes on every core at once, and every other API request waits behind it.
-// Here the hashing is bounded to a fixed number of workers, each on its own OS thread
-// lowered to nice 19: a burst of logins queues behind itself, and when the API needs
-// the CPU the hashing yields it. The login rate limit bounds how many callers can be
-// waiting; a caller whose context ends stops waiting at once.
+// Here the hashing is bounded to a fixed number of workers, so a burst of logins
+// queues behind itself; the login rate limit bounds how many callers can be waiting,
+// and a caller whose context ends stops waiting at once.
 //
-// Each worker locks its goroutine to its thread for good and never unlocks: the thread
-// keeps the lowered priority, no other goroutine ever runs on it, and it exits with the
-// worker. The runtime also never clones a locked thread: new threads are started from
-// its template thread, so they do not inherit the lowered priority either. The one
-// thread a worker does not keep is the process's main thread (see work).
+// With a command (AuthOptions.HashCommand; serve passes `vmplane hash-worker`), each
+// worker hashes in a child process of its own that runs at the lowest OS priority
+// (hashproc.go), so the kernel gives the core to the API whenever it wants it. Not in
+// this process: a thread here that the kernel keeps waiting would hold one of the Go
+// scheduler's processors, and every garbage collection stops the world until each of
+// them reaches a safe point; with other programs busy on the host, a nice-19 thread
+// stalled this process's collections for 280 ms (SCHED_IDLE: 430 ms). Without a
+// command, or when a child cannot be started, a worker hashes here at normal priority.
 type passwordHasher struct {
 	// jobs is unbuffered: a job is either still with its caller, who can give up, or
 	// taken by a worker, which always answers. None is ever stranded in a buffer.
-	jobs chan *hashJob
-	done chan struct{}
-	wg   sync.WaitGroup
-	stop sync.Once
-	log  *zap.Logger
-	warn sync.Once
+	jobs    chan *hashJob
+	done    chan struct{}
+	wg      sync.WaitGroup
+	stop    sync.Once
+	log     *zap.Logger
+	warn    sync.Once
+	command []string
+	// localFor is hashLocalFor, shorter in tests.
+	localFor time.Duration
 	// around, when set (tests only), wraps each job's work on the worker's goroutine.
 	around func(run func())
 }
@@ -57,53 +61,36 @@ type hashResult struct {
 	err  error
 	// skipped: the caller's context had ended when a worker took the job.
 	skipped bool
+	// pid is the hashing process's, 0 when hashed in this process.
+	pid int
 }
 
-// startPasswordHasher starts workers hashing goroutines (1 when workers < 1). around
-// is a test hook, nil in production.
-func startPasswordHasher(workers int, log *zap.Logger, around func(run func())) *passwordHasher {
+// startPasswordHasher starts workers hashing goroutines (1 when workers < 1), each with
+// a child process of its own when command is set. around is a test hook, nil in
+// production.
+func startPasswordHasher(workers int, log *zap.Logger, around func(run func()), command []string) *passwordHasher {
 	if workers < 1 {
 		workers = 1
 	}
 	if log == nil {
 		log = zap.NewNop()
 	}
-	h := &passwordHasher{jobs: make(chan *hashJob), done: make(chan struct{}), log: log, around: around}
+	h := &passwordHasher{jobs: make(chan *hashJob), done: make(chan struct{}), log: log, around: around, command: command, localFor: hashLocalFor}
 	h.wg.Add(workers)
 	for range workers {
-		go h.work(nil)
+		go h.work()
 	}
 	return h
 }
 
-// work is one worker, counted in wg. When moved is not nil, it is closed once the
-// worker holds its thread.
-func (h *passwordHasher) work(moved chan<- struct{}) {
+// work is one worker, counted in wg.
+func (h *passwordHasher) work() {
 	defer h.wg.Done()
-	// Never unlocked: the goroutine ends locked, so the thread, with its lowered
-	// priority, ends with it instead of going back to the runtime's pool.
-	runtime.LockOSThread()
-	if onMainThread() {
-		// The runtime never ends the main thread: a goroutine that exits locked to it
-		// leaves it parked for good, here at nice 19, which is also the nice that
-		// tools show for the whole process. So the worker moves: while this goroutine
-		// holds the main thread, its replacement cannot be scheduled there.
-		h.wg.Add(1)
-		next := make(chan struct{})
-		go h.work(next)
-		<-next
-		runtime.UnlockOSThread()
-		return
-	}
-	if moved != nil {
-		close(moved)
-	}
-	if err := lowerThreadPriority(); err != nil {
-		h.warn.Do(func() {
-			h.log.Warn("could not lower the priority of the password hashing thread; hashing runs at normal priority",
-				zap.Error(err))
-		})
-	}
+	var (
+		proc  *hashProcess
+		local time.Time // until then, hash here: the last child failed or starved
+	)
+	defer func() { proc.close() }()
 	for {
 		select {
 		case <-h.done:
@@ -114,13 +101,51 @@ func (h *passwordHasher) work(moved chan<- struct{}) {
 				j.reply <- hashResult{skipped: true}
 				continue
 			}
+			run := func() { j.reply <- h.runJob(&proc, &local, j) }
 			if h.around != nil {
-				h.around(func() { j.reply <- j.run() })
+				h.around(run)
 			} else {
-				j.reply <- j.run()
+				run()
 			}
 		}
 	}
+}
+
+// runJob hashes in the worker's child process, started on first use and again after
+// it died, or here when there is no command or no child can be had. After a child
+// failed, or was starved of CPU by other programs, the worker hashes here for
+// hashLocalFor: a busy machine stays busy a while, and each login would otherwise
+// wait hashPatience first.
+func (h *passwordHasher) runJob(proc **hashProcess, local *time.Time, j *hashJob) hashResult {
+	if len(h.command) == 0 || time.Now().Before(*local) {
+		return j.run()
+	}
+	if *proc == nil {
+		p, err := startHashProcess(h.command)
+		if err != nil {
+			h.warnOnce("cannot start a password hashing process; hashing in this process at normal priority", err)
+			return j.run()
+		}
+		*proc = p
+	}
+	r, err := (*proc).do(j)
+	if err != nil {
+		// The child died, broke the protocol or is starved of CPU (hashPatience):
+		// the next job starts another.
+		(*proc).kill()
+		*proc = nil
+		*local = time.Now().Add(h.localFor)
+		h.warnOnce("a password hashing process failed; this hash is computed in this process", err)
+		return j.run()
+	}
+	return r
+}
+
+// hashLocalFor is how long a worker hashes in this process after its child failed.
+const hashLocalFor = 30 * time.Second
+
+func (h *passwordHasher) warnOnce(msg string, err error) {
+	h.warn.Do(func() { h.log.Warn(msg, zap.Error(err)) })
 }
 
 func (j *hashJob) run() hashResult {

@@ -21,7 +21,7 @@ import (
 const failsafe = 10 * time.Second
 
 func TestPasswordHasherCompareAndGenerate(t *testing.T) {
-	h := startPasswordHasher(1, nil, nil)
+	h := startPasswordHasher(1, nil, nil, nil)
 	defer h.close()
 	ctx := context.Background()
 
@@ -69,7 +69,7 @@ func (g *gauge) around(run func()) {
 
 func TestPasswordHasherOneWorkerSerialises(t *testing.T) {
 	var g gauge
-	h := startPasswordHasher(1, nil, g.around)
+	h := startPasswordHasher(1, nil, g.around, nil)
 	defer h.close()
 	hash := testHash(t)
 
@@ -118,7 +118,7 @@ func TestPasswordHasherWorkersRunInParallel(t *testing.T) {
 		<-release
 		run()
 		inside.Add(-1)
-	})
+	}, nil)
 	defer h.close()
 
 	var wg sync.WaitGroup
@@ -144,7 +144,7 @@ func TestPasswordHasherWorkersRunInParallel(t *testing.T) {
 
 func TestPasswordHasherCancelledCaller(t *testing.T) {
 	var g gauge
-	h := startPasswordHasher(1, nil, g.around)
+	h := startPasswordHasher(1, nil, g.around, nil)
 	defer h.close()
 	hash := testHash(t)
 
@@ -179,7 +179,7 @@ func TestPasswordHasherCallerGivesUpWhileWorkerBusy(t *testing.T) {
 			<-release
 		}
 		run()
-	})
+	}, nil)
 	defer h.close()
 	hash := testHash(t)
 
@@ -258,7 +258,7 @@ func TestPasswordHasherCloseEndsWorkers(t *testing.T) {
 		t.Fatalf("%d hasher workers alive before the test", hasherWorkers())
 	}
 	before := runtime.NumGoroutine()
-	h := startPasswordHasher(3, nil, nil)
+	h := startPasswordHasher(3, nil, nil, nil)
 	defer h.close()
 	if !eventually(func() bool { return hasherWorkers() == 3 }) {
 		t.Fatalf("%d workers running; want 3", hasherWorkers())
@@ -309,7 +309,7 @@ func TestUsersHashOnTheHasher(t *testing.T) {
 	// The system's hasher swapped for one that counts its jobs; System.Stop closes it.
 	var g gauge
 	s.Users.hasher.close()
-	s.Users.hasher = startPasswordHasher(1, nil, g.around)
+	s.Users.hasher = startPasswordHasher(1, nil, g.around, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	jobs := func(want int64) {

@@ -65,9 +65,13 @@ type AuthOptions struct {
 	// BcryptCost is the password hashing cost (bcrypt.DefaultCost when 0).
 	BcryptCost int
 	// HashWorkers is how many password hashes (logins, user creations, password
-	// changes) run at once, each on a background-priority thread (1 when 0). More
-	// callers queue; the login rate limit bounds how many.
+	// changes) run at once (1 when 0). More callers queue; the login rate limit bounds
+	// how many.
 	HashWorkers int
+	// HashCommand, when set, starts the child process each hash worker hashes in, at
+	// the lowest OS priority (ServeHashWorker); when empty, hashes are computed in
+	// this process at normal priority.
+	HashCommand []string
 	// AdminEmail and AdminPassword create the first admin when none exists. With no
 	// password a random one is generated and logged once.
 	AdminEmail    string
@@ -126,7 +130,7 @@ func startUsers(s *System, opts AuthOptions) (_ *Users, err error) {
 	if opts.HashWorkers <= 0 {
 		opts.HashWorkers = 1
 	}
-	hasher := startPasswordHasher(opts.HashWorkers, s.log, nil)
+	hasher := startPasswordHasher(opts.HashWorkers, s.log, nil, opts.HashCommand)
 	defer func() {
 		if err != nil {
 			// System.Stop only stops a Users it was handed.

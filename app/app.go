@@ -96,7 +96,7 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 	}
 	a.sys, err = actors.Start(actors.Options{
 		Store: a.store, Driver: driver, Logger: log,
-		Auth: actors.AuthOptions{RefreshTTL: cfg.RefreshTTL, BcryptCost: cfg.BcryptCost, HashWorkers: cfg.HashWorkers,
+		Auth: actors.AuthOptions{RefreshTTL: cfg.RefreshTTL, BcryptCost: cfg.BcryptCost, HashWorkers: cfg.HashWorkers, HashCommand: cfg.HashCommand,
 			AdminEmail: cfg.AdminEmail, AdminPassword: cfg.AdminPassword},
 		Limits: actors.LimitOptions{
 			Global: actors.Limit{Rate: cfg.RateGlobal, Per: time.Second, Burst: cfg.RateGlobalBurst},

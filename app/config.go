@@ -36,8 +36,11 @@ type Config struct {
 	RefreshTTL time.Duration
 	JWTKey     string
 	BcryptCost int
-	// HashWorkers is how many password hashes run at once, at background priority.
+	// HashWorkers is how many password hashes run at once.
 	HashWorkers int
+	// HashCommand starts a password hashing process (actors.AuthOptions.HashCommand);
+	// not a setting: serve sets it to this binary's hash-worker command.
+	HashCommand []string
 
 	ShutdownTimeout time.Duration
 	StoreCacheMB    int
@@ -130,7 +133,7 @@ func (c *Config) table() []setting {
 		dur(&c.RefreshTTL, "refresh-ttl", "VMPLANE_REFRESH_TTL", 720*time.Hour, "lifetime of a login's refresh tokens (extended by each rotation)"),
 		str(&c.JWTKey, "jwt-key", "VMPLANE_JWT_KEY", "", "access token signing key, at least 32 bytes; generated and kept in the store when empty"),
 		num(&c.BcryptCost, "bcrypt-cost", "VMPLANE_BCRYPT_COST", 10, "bcrypt cost of password hashes (4..31)"),
-		num(&c.HashWorkers, "hash-workers", "VMPLANE_HASH_WORKERS", 1, "password hashes (logins, new users, password changes) computed at once, each on a background-priority thread with a processor of its own (1..64)"),
+		num(&c.HashWorkers, "hash-workers", "VMPLANE_HASH_WORKERS", 1, "password hashes (logins, new users, password changes) computed at once, each in a child process at the lowest OS priority (1..64)"),
 		dur(&c.ShutdownTimeout, "shutdown-timeout", "VMPLANE_SHUTDOWN_TIMEOUT", 20*time.Second, "how long a graceful shutdown waits for requests in flight"),
 		dur(&c.SyncInterval, "sync-interval", "VMPLANE_SYNC_INTERVAL", time.Minute, "how often the store is reconciled with the hypervisor's inventory, also once at start (0: only on POST /api/virt/sync)"),
 		dur(&c.ScheduleGrace, "schedule-grace", "VMPLANE_SCHEDULE_GRACE", time.Hour, "a schedule's run missed while vmplane was down runs once at start if it is due at most this long ago; older ones are skipped and recorded (0: skip all)"),

@@ -10,11 +10,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime"
 	"syscall"
 
 	"go.uber.org/zap"
 
+	"github.com/vmplane/vmplane/actors"
 	"github.com/vmplane/vmplane/app"
 )
 
@@ -35,6 +35,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "version":
 		fmt.Fprintf(stdout, "vmplane %s\n", app.Version)
 		return 0
+	case "hash-worker":
+		// Started by serve: see actors.AuthOptions.HashCommand.
+		if err := actors.ServeHashWorker(os.Stdin, stdout); err != nil {
+			fmt.Fprintf(stderr, "vmplane hash-worker: %v\n", err)
+			return 1
+		}
+		return 0
 	case "help":
 		usage(stdout)
 		return 0
@@ -51,6 +58,8 @@ Commands:
   serve     run the API server (the default; see 'vmplane serve -h')
   bench     load a running server and report latencies (see 'vmplane bench -h')
   version   print the version
+  hash-worker
+            (internal) the password hashing process serve starts
 `)
 }
 
@@ -70,11 +79,13 @@ func serve(args []string, stderr io.Writer) int {
 	}
 	defer log.Sync() //nolint:errcheck // nothing useful to do when stderr is gone
 
-	// A password hashing thread runs at the lowest OS priority but, while it hashes,
-	// holds one of the Go scheduler's processors. Each gets one of its own, so that a
-	// burst of logins cannot take a processor from the API while the OS has the core
-	// for other work.
-	runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + cfg.HashWorkers)
+	// Password hashes are computed in child processes at the lowest priority: this
+	// binary, as `vmplane hash-worker`.
+	if exe, err := os.Executable(); err == nil {
+		cfg.HashCommand = []string{exe, "hash-worker"}
+	} else {
+		log.Warn("cannot find this executable; password hashing runs in this process", zap.Error(err))
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
