@@ -27,11 +27,14 @@ type hashRequest struct {
 	Cost     int    `json:"cost,omitempty"`
 }
 
-// hashAnswer is a hashing process's answer. Err is bcrypt's error, as text.
+// hashAnswer is a hashing process's answer. Err is bcrypt's error, as text. A compare
+// matched only when Match says so: an answer that lacks it (a broken or different
+// child) must never let a password in.
 type hashAnswer struct {
-	Hash []byte `json:"hash,omitempty"`
-	Err  string `json:"err,omitempty"`
-	PID  int    `json:"pid"`
+	Hash  []byte `json:"hash,omitempty"`
+	Match bool   `json:"match,omitempty"`
+	Err   string `json:"err,omitempty"`
+	PID   int    `json:"pid"`
 }
 
 // bcryptErrors are the bcrypt errors an answer's Err is turned back into.
@@ -107,6 +110,14 @@ func (p *hashProcess) do(j *hashJob) (hashResult, error) {
 			}
 		}
 	}
+	switch {
+	case a.Err != "" && (a.Match || len(a.Hash) > 0):
+		return hashResult{}, fmt.Errorf("hashing process: contradictory answer %q", reply)
+	case !j.generate && a.Err == "" && !a.Match:
+		return hashResult{}, fmt.Errorf("hashing process: compare answer with neither match nor error: %q", reply)
+	case j.generate && a.Err == "" && len(a.Hash) == 0:
+		return hashResult{}, fmt.Errorf("hashing process: generate answer without a hash: %q", reply)
+	}
 	return r, nil
 }
 
@@ -167,6 +178,7 @@ func ServeHashWorker(r io.Reader, w io.Writer) error {
 			a.Hash, err = bcrypt.GenerateFromPassword(q.Password, q.Cost)
 		} else {
 			err = bcrypt.CompareHashAndPassword(q.Hash, q.Password)
+			a.Match = err == nil
 		}
 		if err != nil {
 			a.Err = err.Error()

@@ -110,3 +110,19 @@ func TestStarvedHashingProcessFallsBack(t *testing.T) {
 		t.Fatalf("the silent process is still running (pgrep: %q, %v)", out, err)
 	}
 }
+
+// TestHashingProcessAnswerNeverGrantsByDefault: a child that answers without saying
+// "match" (a different or broken program) never lets a password in; its answer is
+// refused and the hash computed here.
+func TestHashingProcessAnswerNeverGrantsByDefault(t *testing.T) {
+	// A "child" that answers every line with an empty object.
+	h := startPasswordHasher(1, nil, nil, []string{"/bin/sh", "-c", `while read -r line; do echo '{"pid":1}'; done`})
+	defer h.close()
+	hash := testHash(t)
+	if ok, pid := hashIn(t, h, hash, "battery staple"); ok || pid != 0 {
+		t.Fatalf("got match %v from process %d; want a wrong password refused, computed here", ok, pid)
+	}
+	if ok, _ := hashIn(t, h, hash, "correct horse"); !ok {
+		t.Fatal("a right password did not match")
+	}
+}
