@@ -86,8 +86,15 @@ func (p *hashProcess) do(j *hashJob) (hashResult, error) {
 		return hashResult{}, err
 	}
 	start := time.Now()
-	if err := p.pipe.SetReadDeadline(start.Add(hashPatience + 4*p.took)); err != nil {
+	deadline := start.Add(hashPatience + 4*p.took)
+	if err := p.pipe.SetReadDeadline(deadline); err != nil {
 		return hashResult{}, err
+	}
+	// The write can block too, on a full pipe, if the child is starved.
+	if w, ok := p.in.(interface{ SetWriteDeadline(time.Time) error }); ok {
+		if err := w.SetWriteDeadline(deadline); err != nil {
+			return hashResult{}, err
+		}
 	}
 	if _, err := p.in.Write(append(line, '\n')); err != nil {
 		return hashResult{}, err

@@ -81,6 +81,10 @@ func (r *request) afterFailed() error {
 	if r.after == nil {
 		return nil
 	}
+	// A withdrawn predecessor is marked before its result is set: look at both.
+	if r.after.state.Load() == stateCancelled {
+		return errAfterFailed
+	}
 	select {
 	case <-r.after.done:
 		if r.after.err != nil {
@@ -136,9 +140,11 @@ func (w *writer) wait(ctx context.Context, r *request) error {
 			// The writer skips a withdrawn request: its result is set here, so that
 			// other waiters and later requests that build on it see it failed.
 			r.err = ctxError(ctx.Err())
+			then := r.then
+			r.after, r.batch, r.then = nil, nil, nil // as finish does
 			close(r.done)
-			if r.then != nil {
-				r.then(r.err)
+			if then != nil {
+				then(r.err)
 			}
 			return r.err
 		}
@@ -344,9 +350,13 @@ func (s *Badger) finish(r *request, err error) {
 	} else {
 		s.commitErrors.Add(1)
 	}
+	// A finished request holds nothing more: owners keep their last one (Batch.After),
+	// and it must not keep the chain of every request before it.
+	then := r.then
+	r.after, r.batch, r.then = nil, nil, nil
 	close(r.done)
-	if r.then != nil {
-		r.then(err)
+	if then != nil {
+		then(err)
 	}
 }
 

@@ -362,3 +362,28 @@ func TestAfterFailsDependents(t *testing.T) {
 		t.Fatalf("f, after a success: %v", err)
 	}
 }
+
+// TestAfterWithdrawnPredecessor: a batch built on one its caller withdrew fails too,
+// and finished requests let go of what they held.
+func TestAfterWithdrawnPredecessor(t *testing.T) {
+	s, firstTaken, release := heldWriter(t, Options{})
+	commitAsync(context.Background(), s, "holder", new(Batch).Put([]byte("other"), []byte("x")), make(chan result, 1))
+	<-firstTaken
+	p := s.Enqueue(new(Batch).Put([]byte("p"), []byte("1")), nil)
+	d := s.Enqueue(&Batch{Ops: []Op{{Key: []byte("d"), Value: []byte("1")}}, After: p}, nil)
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := p.Wait(cancelled); !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v; want the queued batch withdrawn", err)
+	}
+	release()
+	if err := d.Wait(context.Background()); !errors.Is(err, apierr.ErrUnavailable) {
+		t.Fatalf("got %v; want the dependent of a withdrawn batch failed", err)
+	}
+	if _, err := s.Get([]byte("d")); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("the dependent was written (%v)", err)
+	}
+	if p.r.after != nil || p.r.batch != nil || d.r.after != nil || d.r.batch != nil {
+		t.Fatal("finished requests still hold their batch or predecessor")
+	}
+}

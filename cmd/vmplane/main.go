@@ -80,8 +80,11 @@ func serve(args []string, stderr io.Writer) int {
 	defer log.Sync() //nolint:errcheck // nothing useful to do when stderr is gone
 
 	// Password hashes are computed in child processes at the lowest priority: this
-	// binary, as `vmplane hash-worker`.
-	if exe, err := os.Executable(); err == nil {
+	// binary, as `vmplane hash-worker`. On Linux, /proc/self/exe is the running binary
+	// even after an upgrade replaced the file, so a child is never another version.
+	if _, err := os.Stat("/proc/self/exe"); err == nil {
+		cfg.HashCommand = []string{"/proc/self/exe", "hash-worker"}
+	} else if exe, err := os.Executable(); err == nil {
 		cfg.HashCommand = []string{exe, "hash-worker"}
 	} else {
 		log.Warn("cannot find this executable; password hashing runs in this process", zap.Error(err))
