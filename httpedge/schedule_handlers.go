@@ -1,6 +1,7 @@
 package httpedge
 
 import (
+	"context"
 	"github.com/valyala/fasthttp"
 
 	"github.com/vmplane/vmplane/actors"
@@ -44,6 +45,9 @@ type BackupScheduleCreate struct {
 	BackupScheduleBody
 	MachineID *string `json:"machine_id,omitempty"`
 }
+
+func (b PowerScheduleCreate) machine() *string  { return b.MachineID }
+func (b BackupScheduleCreate) machine() *string { return b.MachineID }
 
 func (b PowerScheduleBody) input() actors.ScheduleInput {
 	return actors.ScheduleInput{Action: b.Action, Cron: b.Cron, Timezone: b.Timezone, Enabled: b.Enabled, TenantID: b.TenantID}
@@ -175,69 +179,11 @@ func listTenant(c *Call, scope *string) *string {
 // ?machine_id= to keep one machine's, and operators ?tenant_id=.
 func (s *Server) scheduleResources() []resource {
 	sys := s.sys
-	power := func() actors.PowerSchedules { return sys.Schedules.Power() }
-	backup := func() actors.BackupSchedules { return sys.Schedules.Backup() }
 	return []resource{
-		{name: "power-schedules", scoped: true, read: Authenticated, write: Authenticated, summary: "power schedules",
-			item: actors.PowerSchedule{}, createBody: PowerScheduleCreate{}, updateBody: PowerScheduleBody{},
-			list: func(c *Call, scope *string, cursor string, limit int) (any, string, error) {
-				return power().List(c.Context(), listTenant(c, scope), c.Query("machine_id"), cursor, limit)
-			},
-			get: func(c *Call, scope *string, id string) (any, error) { return power().Get(c.Context(), id, scope) },
-			create: func(c *Call, _ *string, tenant *string) (any, error) {
-				var b PowerScheduleCreate
-				if err := c.Decode(&b); err != nil {
-					return nil, err
-				}
-				t, err := requireTenant(tenant)
-				if err != nil {
-					return nil, err
-				}
-				in := b.input()
-				in.MachineID = b.MachineID
-				return power().Create(c.Context(), t, in)
-			},
-			update: func(c *Call, scope *string, id string) (any, error) {
-				var b PowerScheduleBody
-				if err := c.Decode(&b); err != nil {
-					return nil, err
-				}
-				return power().Update(c.Context(), id, scope, b.input())
-			},
-			delete: func(c *Call, scope *string, id string) (any, error) {
-				return NoContent, power().Delete(c.Context(), id, scope)
-			},
-		},
-		{name: "backup-schedules", scoped: true, read: Authenticated, write: Authenticated, summary: "backup schedules",
-			item: actors.BackupSchedule{}, createBody: BackupScheduleCreate{}, updateBody: BackupScheduleBody{},
-			list: func(c *Call, scope *string, cursor string, limit int) (any, string, error) {
-				return backup().List(c.Context(), listTenant(c, scope), c.Query("machine_id"), cursor, limit)
-			},
-			get: func(c *Call, scope *string, id string) (any, error) { return backup().Get(c.Context(), id, scope) },
-			create: func(c *Call, _ *string, tenant *string) (any, error) {
-				var b BackupScheduleCreate
-				if err := c.Decode(&b); err != nil {
-					return nil, err
-				}
-				t, err := requireTenant(tenant)
-				if err != nil {
-					return nil, err
-				}
-				in := b.input()
-				in.MachineID = b.MachineID
-				return backup().Create(c.Context(), t, in)
-			},
-			update: func(c *Call, scope *string, id string) (any, error) {
-				var b BackupScheduleBody
-				if err := c.Decode(&b); err != nil {
-					return nil, err
-				}
-				return backup().Update(c.Context(), id, scope, b.input())
-			},
-			delete: func(c *Call, scope *string, id string) (any, error) {
-				return NoContent, backup().Delete(c.Context(), id, scope)
-			},
-		},
+		scheduleResource[actors.PowerSchedule, PowerScheduleBody, PowerScheduleCreate]("power-schedules", "power schedules",
+			func() scheduleService[actors.PowerSchedule] { return sys.Schedules.Power() }),
+		scheduleResource[actors.BackupSchedule, BackupScheduleBody, BackupScheduleCreate]("backup-schedules", "backup schedules",
+			func() scheduleService[actors.BackupSchedule] { return sys.Schedules.Backup() }),
 		// Backups are taken by backup schedules; they are read and deleted here. A
 		// delete removes the backup from the hypervisor, then its record.
 		{name: "backups", scoped: true, read: Authenticated, write: Authenticated, summary: "backups",
@@ -249,6 +195,58 @@ func (s *Server) scheduleResources() []resource {
 			delete: func(c *Call, scope *string, id string) (any, error) {
 				return NoContent, sys.Backups.Delete(c.Context(), id, scope)
 			},
+		},
+	}
+}
+
+// scheduleService is what power and backup schedules both offer.
+type scheduleService[T any] interface {
+	Create(ctx context.Context, tenant string, in actors.ScheduleInput) (T, error)
+	Get(ctx context.Context, id string, scope *string) (T, error)
+	Update(ctx context.Context, id string, scope *string, in actors.ScheduleInput) (T, error)
+	Delete(ctx context.Context, id string, scope *string) error
+	List(ctx context.Context, tenant *string, machineID, cursor string, limit int) ([]T, string, error)
+}
+
+// scheduleBody is a schedule's update body; a create body also names the machine.
+type scheduleBody interface{ input() actors.ScheduleInput }
+
+type scheduleCreateBody interface {
+	scheduleBody
+	machine() *string
+}
+
+// scheduleResource is the generic resource of one kind of schedule: T the schedule, B
+// its update body, C its create body.
+func scheduleResource[T any, B scheduleBody, C scheduleCreateBody](name, summary string, svc func() scheduleService[T]) resource {
+	return resource{name: name, scoped: true, read: Authenticated, write: Authenticated, summary: summary,
+		item: *new(T), createBody: *new(C), updateBody: *new(B),
+		list: func(c *Call, scope *string, cursor string, limit int) (any, string, error) {
+			return svc().List(c.Context(), listTenant(c, scope), c.Query("machine_id"), cursor, limit)
+		},
+		get: func(c *Call, scope *string, id string) (any, error) { return svc().Get(c.Context(), id, scope) },
+		create: func(c *Call, _ *string, tenant *string) (any, error) {
+			var b C
+			if err := c.Decode(&b); err != nil {
+				return nil, err
+			}
+			t, err := requireTenant(tenant)
+			if err != nil {
+				return nil, err
+			}
+			in := b.input()
+			in.MachineID = b.machine()
+			return svc().Create(c.Context(), t, in)
+		},
+		update: func(c *Call, scope *string, id string) (any, error) {
+			var b B
+			if err := c.Decode(&b); err != nil {
+				return nil, err
+			}
+			return svc().Update(c.Context(), id, scope, b.input())
+		},
+		delete: func(c *Call, scope *string, id string) (any, error) {
+			return NoContent, svc().Delete(c.Context(), id, scope)
 		},
 	}
 }
