@@ -155,16 +155,25 @@ func (s *Server) clientRules(c *Call) (any, error) {
 	return page(rules, ""), nil
 }
 
-func (s *Server) clientCreateRule(c *Call) (any, error) {
+// ruleWrite is the tenant and the body of a rule create or update.
+func (c *Call) ruleWrite() (string, actors.RuleInput, error) {
 	t, err := c.tenant()
 	if err != nil {
-		return nil, err
+		return "", actors.RuleInput{}, err
 	}
 	in, err := c.decodeRule()
 	if err != nil {
-		return nil, err
+		return "", actors.RuleInput{}, err
 	}
 	if err := c.checkBodyTenant(t); err != nil {
+		return "", actors.RuleInput{}, err
+	}
+	return t, in, nil
+}
+
+func (s *Server) clientCreateRule(c *Call) (any, error) {
+	t, in, err := c.ruleWrite()
+	if err != nil {
 		return nil, err
 	}
 	r, err := s.sys.Tenants.Firewall().Create(c.Context(), t, in)
@@ -175,15 +184,8 @@ func (s *Server) clientCreateRule(c *Call) (any, error) {
 }
 
 func (s *Server) clientUpdateRule(c *Call) (any, error) {
-	t, err := c.tenant()
+	t, in, err := c.ruleWrite()
 	if err != nil {
-		return nil, err
-	}
-	in, err := c.decodeRule()
-	if err != nil {
-		return nil, err
-	}
-	if err := c.checkBodyTenant(t); err != nil {
 		return nil, err
 	}
 	return s.sys.Tenants.Firewall().Update(c.Context(), t, c.Param("id"), in)
