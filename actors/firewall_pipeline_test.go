@@ -65,29 +65,31 @@ func TestRuleWritesOfOneTenantShareSyncs(t *testing.T) {
 	}
 }
 
-// failingRules is a store whose rule writes fail while fail is set, as a full disk
-// would make them; the rest is the real store.
+// failingRules is a store whose rule batches fail when fail says so, each alone, as a
+// batch too big for a transaction would; the rest is the real store.
 type failingRules struct {
 	persistence.Store
-	fail atomic.Bool
+	fail func() bool
 }
 
 func (f *failingRules) Enqueue(b *persistence.Batch, then func(error)) *persistence.Pending {
-	if f.fail.Load() && len(b.Ops) > 0 && bytes.HasPrefix(b.Ops[0].Key, []byte("fw/")) {
+	if len(b.Ops) > 0 && bytes.HasPrefix(b.Ops[0].Key, []byte("fw/")) && f.fail() {
 		// An op with an empty key fails the batch, and only it, in the writer.
-		b = &persistence.Batch{Ops: append([]persistence.Op{{}}, b.Ops...)}
+		b = &persistence.Batch{Ops: append([]persistence.Op{{}}, b.Ops...), After: b.After}
 	}
 	return f.Store.Enqueue(b, then)
+}
+
+// withFailingRules is a test system whose rule batches fail when fail says so.
+func withFailingRules(t *testing.T, fail func() bool) *System {
+	return newTestSystem(t, func(o *Options) { o.Store = &failingRules{Store: o.Store, fail: fail} })
 }
 
 // TestFailedRuleWriteIsNotShown: a rule write that is not durable is answered with an
 // error and never appears in the rules afterwards.
 func TestFailedRuleWriteIsNotShown(t *testing.T) {
-	var fr *failingRules
-	s := newTestSystem(t, func(o *Options) {
-		fr = &failingRules{Store: o.Store}
-		o.Store = fr
-	})
+	var failing atomic.Bool
+	s := withFailingRules(t, failing.Load)
 	ctx := context.Background()
 	ten, err := s.Tenants.Create(ctx, "unlucky", nil)
 	if err != nil {
@@ -97,14 +99,14 @@ func TestFailedRuleWriteIsNotShown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fr.fail.Store(true)
+	failing.Store(true)
 	if _, err := s.Tenants.Firewall().Create(ctx, ten.ID, ruleIn()); !errors.Is(err, apierr.ErrInternal) {
 		t.Fatalf("got %v for a write the store refused; want an internal error", err)
 	}
 	if err := s.Tenants.Firewall().Delete(ctx, ten.ID, kept.ID); err == nil {
 		t.Fatal("a delete the store refused succeeded")
 	}
-	fr.fail.Store(false)
+	failing.Store(false)
 	rs, err := s.Tenants.Firewall().List(ctx, ten.ID, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -114,35 +116,19 @@ func TestFailedRuleWriteIsNotShown(t *testing.T) {
 	}
 }
 
-// failOnce fails the next rule batch only, as a batch too big for a transaction would.
-type failOnce struct {
-	persistence.Store
-	armed atomic.Bool
-}
-
-func (f *failOnce) Enqueue(b *persistence.Batch, then func(error)) *persistence.Pending {
-	if len(b.Ops) > 0 && bytes.HasPrefix(b.Ops[0].Key, []byte("fw/")) && f.armed.CompareAndSwap(true, false) {
-		b = &persistence.Batch{Ops: append([]persistence.Op{{}}, b.Ops...), After: b.After}
-	}
-	return f.Store.Enqueue(b, then)
-}
-
 // TestWriteAfterAFailedOneIsNotBuiltOnIt: when a pipelined rule write fails alone, the
 // writes computed after it must not land on the state it would have made: the stored
 // positions stay contiguous and match what the tenant reads.
 func TestWriteAfterAFailedOneIsNotBuiltOnIt(t *testing.T) {
-	var fo *failOnce
-	s := newTestSystem(t, func(o *Options) {
-		fo = &failOnce{Store: o.Store}
-		o.Store = fo
-	})
+	var armed atomic.Bool // fails the next rule batch only
+	s := withFailingRules(t, func() bool { return armed.CompareAndSwap(true, false) })
 	ctx := context.Background()
 	ten, err := s.Tenants.Create(ctx, "phantoms", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for round := range 20 {
-		fo.armed.Store(true)
+		armed.Store(true)
 		var wg sync.WaitGroup
 		for i := range 4 {
 			wg.Go(func() {
