@@ -526,13 +526,13 @@ func (e *tenantEntity) applyRule(r *FirewallRule, in RuleInput) error {
 		f = append(f, apierr.Field("comment", "must be at most 255 characters"))
 	}
 	if r.MachineID != nil {
-		// The tenant index names exactly the tenant's machines (it is written with
-		// each record); another tenant's machine is answered as a missing one.
-		_, err := e.sys.store.Get(tenantMachineKey(e.id, *r.MachineID))
-		if err != nil && !errors.Is(err, persistence.ErrNotFound) {
+		// The tenant's machine list (cached, and exact: machinelists.go); another
+		// tenant's machine is answered as a missing one.
+		ms, _, err := e.sys.Machines.ListTenant(context.Background(), e.id, "", 0)
+		if err != nil {
 			return err
 		}
-		if err != nil {
+		if !slices.ContainsFunc(ms, func(m Machine) bool { return m.ID == *r.MachineID }) {
 			f = append(f, apierr.Field("machine_id", "no machine %s", *r.MachineID))
 		}
 	}
