@@ -123,6 +123,8 @@ func TestTenantIsolationMatrix(t *testing.T) {
 			{req{method: "DELETE", path: "/api/client/firewall/rules/" + arule.ID}, 404, "not_found"},
 			{req{method: "POST", path: "/api/client/firewall/rules", body: map[string]any{"direction": "in", "action": "drop", "protocol": "any", "machine_id": am.ID}}, 400, "invalid_request"},
 			{req{method: "POST", path: "/api/client/firewall/rules", body: map[string]any{"direction": "in", "action": "drop", "protocol": "any", "tenant_id": a.ID}}, 403, "forbidden"},
+			// The same, with the key written with an escape: still a tenant_id.
+			{req{method: "POST", path: "/api/client/firewall/rules", body: `{"direction":"in","action":"drop","protocol":"any","\u0074enant_id":"` + a.ID + `"}`}, 403, "forbidden"},
 			{req{method: "GET", path: "/api/client/overview?tenant_id=" + a.ID}, 403, "forbidden"},
 			{req{method: "GET", path: "/api/client/machines?tenant_id=" + a.ID}, 403, "forbidden"},
 			{req{method: "GET", path: "/api/tasks/" + atask.ID}, 404, "not_found"},

@@ -1,6 +1,7 @@
 package httpedge
 
 import (
+	"bytes"
 	"strconv"
 	"time"
 
@@ -205,8 +206,9 @@ func (s *Server) clientDeleteRule(c *Call) (any, error) {
 // checkBodyTenant refuses a body whose tenant_id names another tenant.
 func (c *Call) checkBodyTenant(tenant string) error {
 	var tf tenantField
-	if json := c.rc.PostBody(); len(json) > 0 {
-		_ = jsonUnmarshal(json, &tf)
+	// A body that names no tenant (not even through an escaped key) needs no decode.
+	if body := c.rc.PostBody(); bytes.Contains(body, []byte("tenant")) || bytes.IndexByte(body, '\\') >= 0 {
+		_ = jsonUnmarshal(body, &tf)
 	}
 	if tf.TenantID != nil && *tf.TenantID != tenant {
 		return apierr.New(apierr.ErrForbidden, "tenant_id cannot name another tenant")

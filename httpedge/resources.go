@@ -1,6 +1,7 @@
 package httpedge
 
 import (
+	"bytes"
 	"encoding/json"
 
 	"github.com/valyala/fasthttp"
@@ -223,8 +224,10 @@ func (c *Call) decodeRule() (actors.RuleInput, error) {
 	}
 	in := actors.RuleInput{MachineID: b.MachineID, Direction: b.Direction, Action: b.Action, Protocol: b.Protocol,
 		Port: b.Port, Source: b.Source, Destination: b.Destination, Enabled: b.Enabled, Position: b.Position, Comment: b.Comment}
+	// Only a body with a null in it can clear a field (null cannot be escaped): the
+	// second decode is skipped for the others.
 	var present map[string]json.RawMessage
-	if err := json.Unmarshal(c.rc.PostBody(), &present); err == nil {
+	if body := c.rc.PostBody(); bytes.Contains(body, []byte("null")) && json.Unmarshal(body, &present) == nil {
 		for _, f := range []string{"machine_id", "port", "source", "destination"} {
 			if v, ok := present[f]; ok && string(v) == "null" {
 				in.Clear = append(in.Clear, f)
