@@ -119,6 +119,7 @@ func TestTenantIsolationMatrix(t *testing.T) {
 			code string
 		}{
 			{req{method: "PATCH", path: "/api/client/machines/" + am.ID + "/resources", body: map[string]any{"cpu_cores": 2}}, 404, "not_found"},
+			{req{method: "POST", path: "/api/client/machines/" + am.ID + "/actions/stop"}, 404, "not_found"},
 			{req{method: "PATCH", path: "/api/client/firewall/rules/" + arule.ID, body: map[string]any{"enabled": false}}, 404, "not_found"},
 			{req{method: "DELETE", path: "/api/client/firewall/rules/" + arule.ID}, 404, "not_found"},
 			{req{method: "POST", path: "/api/client/firewall/rules", body: map[string]any{"direction": "in", "action": "drop", "protocol": "any", "machine_id": am.ID}}, 400, "invalid_request"},

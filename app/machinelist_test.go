@@ -1,6 +1,7 @@
 package app
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/vmplane/vmplane/actors"
@@ -79,4 +80,32 @@ func TestTenantListFollowsEveryChange(t *testing.T) {
 	s.run(req{method: "DELETE", path: "/api/resources/machines/" + m1.ID, token: a.Token})
 	check("after a destroy", a.Token, map[string]string{})
 	check("after another tenant's destroy", b.Token, map[string]string{m2.ID: actors.StatusStopped})
+}
+
+// TestTenantPowersItsMachines: a tenant runs power actions on its own machines through
+// the client area, and another tenant's machine is not found.
+func TestTenantPowersItsMachines(t *testing.T) {
+	s, admin := synced(t)
+	a := s.tenant(admin, "Powered", nil)
+	b := s.tenant(admin, "Bystander", nil)
+	m := s.provision(a.Token, smallMachine)
+	path := "/api/client/machines/" + m.ID + "/actions/"
+	task := s.run(req{method: "POST", path: path + "stop", token: a.Token})
+	if task.Type != "vm.stop" || task.TargetID != m.ID {
+		t.Fatalf("got task %+v; want a vm.stop of %s", task, m.ID)
+	}
+	if got := s.clientList(a.Token, ""); len(got) != 1 || got[0].Status != actors.StatusStopped {
+		t.Fatalf("got %+v; want the machine stopped", got)
+	}
+	expect(t, s.do(req{method: "POST", path: path + "stop", token: a.Token}), 409, "invalid_state")
+	expect(t, s.do(req{method: "POST", path: path + "explode", token: a.Token}), 400, "invalid_request")
+	// Another tenant's machine, by id and by vmid, is not found; nothing happens to it.
+	expect(t, s.do(req{method: "POST", path: path + "start", token: b.Token}), 404, "not_found")
+	expect(t, s.do(req{method: "POST", path: "/api/client/machines/" + strconv.Itoa(m.VMID) + "/actions/start", token: b.Token}), 404, "not_found")
+	s.run(req{method: "POST", path: path + "start", token: a.Token})
+	if got := s.clientList(a.Token, ""); got[0].Status != actors.StatusRunning {
+		t.Fatalf("got %s; want running again", got[0].Status)
+	}
+	// An operator acts for a tenant by naming it.
+	s.run(req{method: "POST", path: path + "reboot?tenant_id=" + a.ID, token: admin})
 }

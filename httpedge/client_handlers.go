@@ -29,6 +29,9 @@ func (s *Server) clientRoutes() []Route {
 		{Method: "PATCH", Path: "/api/client/machines/{vmId}/resources", Access: Authenticated, Handler: s.clientResize, Tag: tag,
 			Summary: "Resize a machine within the quota; disks only grow", Body: actors.ResourceChange{},
 			Reply: TaskReply{}, Status: fasthttp.StatusAccepted, Query: tenantQuery},
+		{Method: "POST", Path: "/api/client/machines/{vmId}/actions/{action}", Access: Authenticated, Handler: s.clientMachineAction, Tag: tag,
+			Summary: "Start, stop, shut down, reboot, reset, suspend or resume one of the tenant's machines",
+			Reply:   TaskReply{}, Status: fasthttp.StatusAccepted, Query: tenantQuery},
 		{Method: "GET", Path: "/api/client/firewall/rules", Access: Authenticated, Handler: s.clientRules, Tag: tag,
 			Summary: "The tenant's firewall rules by position", Reply: Page[actors.FirewallRule]{},
 			Query: map[string]string{"machine_id": "only the rule set of this machine", "tenant_id": tenantQuery["tenant_id"]}},
@@ -134,6 +137,25 @@ func (s *Server) clientResize(c *Call) (any, error) {
 		return nil, err
 	}
 	task, err := s.sys.Tenants.ResizeMachine(c.Context(), t, c.Param("vmId"), ch)
+	if err != nil {
+		return nil, err
+	}
+	return accepted(task), nil
+}
+
+// clientMachineAction is a power action on one of the tenant's machines: the same
+// operation as the operators' /api/virt route, scoped to the tenant (another tenant's
+// machine is not found).
+func (s *Server) clientMachineAction(c *Call) (any, error) {
+	t, err := c.tenant()
+	if err != nil {
+		return nil, err
+	}
+	action, err := actors.ParsePowerAction(c.Param("action"))
+	if err != nil {
+		return nil, err
+	}
+	task, err := s.sys.Machines.Start(c.Context(), c.Param("vmId"), actors.Operation{Type: actors.OpPower, Action: action}, &t)
 	if err != nil {
 		return nil, err
 	}
