@@ -60,18 +60,20 @@ func (b BackupScheduleBody) input() actors.ScheduleInput {
 // scheduleRoutes are the client routes of power and backup schedules.
 func (s *Server) scheduleRoutes() []Route {
 	tag := "client"
+	power := func() scheduleService[actors.PowerSchedule] { return s.sys.Schedules.Power() }
+	backup := func() scheduleService[actors.BackupSchedule] { return s.sys.Schedules.Backup() }
 	list := map[string]string{"limit": "page size, 1..500 (default 50)", "cursor": "next_cursor of the previous page",
 		"tenant_id": tenantQuery["tenant_id"]}
 	return []Route{
-		{Method: "POST", Path: "/api/client/machines/{vmId}/power-schedules", Access: Authenticated, Handler: s.clientCreatePowerSchedule, Tag: tag,
+		{Method: "POST", Path: "/api/client/machines/{vmId}/power-schedules", Access: Authenticated, Handler: clientCreateSchedule[actors.PowerSchedule, PowerScheduleBody](s, power), Tag: tag,
 			Summary: "Add a power schedule: start, stop, shut down or reboot the machine on a cron expression in a time zone",
 			Body:    PowerScheduleBody{}, Reply: actors.PowerSchedule{}, Status: fasthttp.StatusCreated, Query: tenantQuery},
-		{Method: "GET", Path: "/api/client/machines/{vmId}/power-schedules", Access: Authenticated, Handler: s.clientPowerSchedules, Tag: tag,
+		{Method: "GET", Path: "/api/client/machines/{vmId}/power-schedules", Access: Authenticated, Handler: clientSchedules(s, power), Tag: tag,
 			Summary: "The machine's power schedules", Reply: Page[actors.PowerSchedule]{}, Query: list},
-		{Method: "POST", Path: "/api/client/machines/{vmId}/backup-schedules", Access: Authenticated, Handler: s.clientCreateBackupSchedule, Tag: tag,
+		{Method: "POST", Path: "/api/client/machines/{vmId}/backup-schedules", Access: Authenticated, Handler: clientCreateSchedule[actors.BackupSchedule, BackupScheduleBody](s, backup), Tag: tag,
 			Summary: "Add a backup schedule: back the machine up on a cron expression, keeping the newest `retention` backups",
 			Body:    BackupScheduleBody{}, Reply: actors.BackupSchedule{}, Status: fasthttp.StatusCreated, Query: tenantQuery},
-		{Method: "GET", Path: "/api/client/machines/{vmId}/backup-schedules", Access: Authenticated, Handler: s.clientBackupSchedules, Tag: tag,
+		{Method: "GET", Path: "/api/client/machines/{vmId}/backup-schedules", Access: Authenticated, Handler: clientSchedules(s, backup), Tag: tag,
 			Summary: "The machine's backup schedules", Reply: Page[actors.BackupSchedule]{}, Query: list},
 	}
 }
@@ -89,78 +91,49 @@ func (s *Server) clientMachine(c *Call) (tenant string, machineID string, err er
 	return tenant, m.ID, nil
 }
 
-func (s *Server) clientCreatePowerSchedule(c *Call) (any, error) {
-	var b PowerScheduleBody
-	if err := c.Decode(&b); err != nil {
-		return nil, err
+// clientCreateSchedule is the handler that adds a schedule of one kind (B its body) to
+// one of the tenant's machines.
+func clientCreateSchedule[T any, B scheduleBody](s *Server, svc func() scheduleService[T]) func(*Call) (any, error) {
+	return func(c *Call) (any, error) {
+		var b B
+		if err := c.Decode(&b); err != nil {
+			return nil, err
+		}
+		t, id, err := s.clientMachine(c)
+		if err != nil {
+			return nil, err
+		}
+		if err := c.checkBodyTenant(t); err != nil {
+			return nil, err
+		}
+		in := b.input()
+		in.MachineID = &id
+		r, err := svc().Create(c.Context(), t, in)
+		if err != nil {
+			return nil, err
+		}
+		return Created(r), nil
 	}
-	t, id, err := s.clientMachine(c)
-	if err != nil {
-		return nil, err
-	}
-	if err := c.checkBodyTenant(t); err != nil {
-		return nil, err
-	}
-	in := b.input()
-	in.MachineID = &id
-	r, err := s.sys.Schedules.Power().Create(c.Context(), t, in)
-	if err != nil {
-		return nil, err
-	}
-	return Created(r), nil
 }
 
-func (s *Server) clientCreateBackupSchedule(c *Call) (any, error) {
-	var b BackupScheduleBody
-	if err := c.Decode(&b); err != nil {
-		return nil, err
+// clientSchedules is the handler that lists one kind of schedule of one of the
+// tenant's machines.
+func clientSchedules[T any](s *Server, svc func() scheduleService[T]) func(*Call) (any, error) {
+	return func(c *Call) (any, error) {
+		t, id, err := s.clientMachine(c)
+		if err != nil {
+			return nil, err
+		}
+		limit, cursor, err := c.paging()
+		if err != nil {
+			return nil, err
+		}
+		items, next, err := svc().List(c.Context(), &t, id, cursor, limit)
+		if err != nil {
+			return nil, err
+		}
+		return page(items, next), nil
 	}
-	t, id, err := s.clientMachine(c)
-	if err != nil {
-		return nil, err
-	}
-	if err := c.checkBodyTenant(t); err != nil {
-		return nil, err
-	}
-	in := b.input()
-	in.MachineID = &id
-	r, err := s.sys.Schedules.Backup().Create(c.Context(), t, in)
-	if err != nil {
-		return nil, err
-	}
-	return Created(r), nil
-}
-
-func (s *Server) clientPowerSchedules(c *Call) (any, error) {
-	t, id, err := s.clientMachine(c)
-	if err != nil {
-		return nil, err
-	}
-	limit, cursor, err := c.paging()
-	if err != nil {
-		return nil, err
-	}
-	items, next, err := s.sys.Schedules.Power().List(c.Context(), &t, id, cursor, limit)
-	if err != nil {
-		return nil, err
-	}
-	return page(items, next), nil
-}
-
-func (s *Server) clientBackupSchedules(c *Call) (any, error) {
-	t, id, err := s.clientMachine(c)
-	if err != nil {
-		return nil, err
-	}
-	limit, cursor, err := c.paging()
-	if err != nil {
-		return nil, err
-	}
-	items, next, err := s.sys.Schedules.Backup().List(c.Context(), &t, id, cursor, limit)
-	if err != nil {
-		return nil, err
-	}
-	return page(items, next), nil
 }
 
 // listTenant is the tenant a resource list covers: the caller's own, or for an
