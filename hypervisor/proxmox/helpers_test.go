@@ -2,7 +2,6 @@ package proxmox
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/hypervisor/hypervisortest"
 	"github.com/vmplane/vmplane/hypervisor/proxmox/pvefake"
 )
 
@@ -117,30 +116,8 @@ func fakeConfig(t *testing.T, f *pvefake.Server, vmid int) map[string]string {
 	return cfg
 }
 
-// wantErr checks that err matches every target with errors.Is (no targets: no error),
-// and that every error maps to an API status.
-func wantErr(t *testing.T, what string, err error, targets ...error) {
-	t.Helper()
-	if len(targets) == 0 {
-		if err != nil {
-			t.Errorf("%s: got error %v; want none", what, err)
-		}
-		return
-	}
-	if err == nil {
-		t.Errorf("%s: got no error; want %v", what, targets)
-		return
-	}
-	for _, target := range targets {
-		if !errors.Is(err, target) {
-			t.Errorf("%s: got %v; want it to match %v", what, err, target)
-		}
-	}
-	var ae *apierr.Error
-	if !errors.As(err, &ae) {
-		t.Errorf("%s: got %v, which carries no *apierr.Error; want every driver error to map to a status", what, err)
-	}
-}
+// wantErr is hypervisortest.WantErr.
+var wantErr = hypervisortest.WantErr
 
 // wantContains checks that an error's text contains every fragment.
 func wantContains(t *testing.T, what string, err error, frags ...string) {

@@ -2,13 +2,12 @@ package sim
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/hypervisor/hypervisortest"
 )
 
 // t0 is a Wednesday morning, so working-hour and weekend effects are easy to reason about.
@@ -80,29 +79,8 @@ func machineOf(t *testing.T, d *Driver, vmid int) hypervisor.Machine {
 	return m
 }
 
-// wantErr checks that err matches every target with errors.Is (nil targets: no error).
-func wantErr(t *testing.T, what string, err error, targets ...error) {
-	t.Helper()
-	if len(targets) == 0 {
-		if err != nil {
-			t.Errorf("%s: got error %v; want none", what, err)
-		}
-		return
-	}
-	if err == nil {
-		t.Errorf("%s: got no error; want %v", what, targets)
-		return
-	}
-	for _, target := range targets {
-		if !errors.Is(err, target) {
-			t.Errorf("%s: got %v; want it to match %v", what, err, target)
-		}
-	}
-	var ae *apierr.Error
-	if !errors.As(err, &ae) {
-		t.Errorf("%s: got %v, which carries no *apierr.Error; want every driver error to map to a status", what, err)
-	}
-}
+// wantErr is hypervisortest.WantErr.
+var wantErr = hypervisortest.WantErr
 
 // bg is the context of calls that are not about cancellation.
 var bg = context.Background()
