@@ -71,7 +71,7 @@ func (s *System) startKind(name string, idle time.Duration, newFn func(id string
 	k := &Kind{name: name, sys: s, newFn: newFn, idle: idle, kindMsg: kindMsg}
 	props := actor.PropsFromProducer(func() actor.Actor {
 		return &supervisor{kind: k, children: map[string]*child{}, byPID: map[string]string{}, stopping: map[string][]stashed{}}
-	}, actor.WithSupervisor(entityStrategy))
+	}, actor.WithSupervisor(entityStrategy), actor.WithDispatcher(s.workers))
 	pid, err := s.actors.Root.SpawnNamed(props, name)
 	if err != nil {
 		// Names are fixed at compile time; a clash is a programming error.
@@ -171,7 +171,7 @@ func (sv *supervisor) child(ctx actor.Context, id string) *child {
 	c.last.Store(time.Now().UnixNano())
 	props := actor.PropsFromProducer(func() actor.Actor {
 		return &entityActor{kind: k, id: id, e: k.newFn(id), child: c}
-	})
+	}, actor.WithDispatcher(k.sys.workers))
 	pid, err := ctx.SpawnNamed(props, id)
 	if err != nil {
 		// The name is still registered: the old incarnation has not terminated yet

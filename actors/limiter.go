@@ -86,7 +86,7 @@ func startLimiter(s *System, opts LimitOptions) *Limiter {
 	for i := 0; i < opts.Shards; i++ {
 		props := actor.PropsFromProducer(func() actor.Actor {
 			return &limiterShard{opts: opts, buckets: map[string]*bucket{}, now: time.Now}
-		})
+		}, actor.WithDispatcher(s.workers))
 		pid, err := s.actors.Root.SpawnNamed(props, fmt.Sprintf("limiter-%d", i))
 		if err != nil {
 			panic(fmt.Sprintf("actors: spawn limiter: %v", err))

@@ -35,6 +35,8 @@ type System struct {
 	log    *zap.Logger
 	// replies are the reusable reply addresses of ask (reply.go).
 	replies *replyBoxes
+	// workers run every actor's mailbox (dispatcher.go).
+	workers *workers
 
 	// Users owns user records and their refresh-token families.
 	Users *Users
@@ -107,6 +109,7 @@ func Start(opts Options) (*System, error) {
 	}))
 	s := &System{actors: actor.NewActorSystemWithConfig(cfg), store: opts.Store, driver: opts.Driver, log: log, Events: newEvents()}
 	s.replies = newReplyBoxes(s.actors)
+	s.workers = newWorkers(mailboxThroughput, maxIdleWorkers)
 	var err error
 	if s.Users, err = startUsers(s, opts.Auth); err != nil {
 		s.Stop()
@@ -185,6 +188,7 @@ func (s *System) Stop() {
 		s.Users.stop()
 	}
 	s.actors.Shutdown()
+	s.workers.close()
 }
 
 // Driver is the hypervisor driver.

@@ -1,0 +1,72 @@
+package actors
+
+import (
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestWorkersReuseIdleWorkers(t *testing.T) {
+	d := newWorkers(10, 4)
+	defer d.close()
+	ran := make(chan struct{})
+	d.Schedule(func() { ran <- struct{}{} })
+	<-ran
+	waitFor(t, "the worker to become idle", func() bool { return d.idleCount() == 1 })
+	// The next run takes the idle worker instead of starting another.
+	d.Schedule(func() { ran <- struct{}{} })
+	<-ran
+	waitFor(t, "the worker to become idle again", func() bool { return d.idleCount() == 1 })
+	if got := d.Throughput(); got != 10 {
+		t.Fatalf("Throughput() = %d; want 10", got)
+	}
+}
+
+func TestWorkersNeverWaitForABlockedRun(t *testing.T) {
+	d := newWorkers(10, 2)
+	defer d.close()
+	release := make(chan struct{})
+	var started sync.WaitGroup
+	const runs = 6
+	started.Add(runs)
+	// Every run blocks until released: each needs a worker of its own, idle or not.
+	for range runs {
+		d.Schedule(func() {
+			started.Done()
+			<-release
+		})
+	}
+	done := make(chan struct{})
+	go func() { started.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("blocked runs kept others from starting")
+	}
+	close(release)
+	// Only maxIdle of the six workers stay.
+	waitFor(t, "two idle workers", func() bool { return d.idleCount() == 2 })
+	time.Sleep(10 * time.Millisecond)
+	if n := d.idleCount(); n != 2 {
+		t.Fatalf("%d idle workers; want at most 2", n)
+	}
+}
+
+func TestWorkersClose(t *testing.T) {
+	d := newWorkers(10, 4)
+	ran := make(chan struct{}, 2)
+	d.Schedule(func() { ran <- struct{}{} })
+	<-ran
+	waitFor(t, "an idle worker", func() bool { return d.idleCount() == 1 })
+	d.close()
+	if n := d.idleCount(); n != 0 {
+		t.Fatalf("%d idle workers after close; want 0", n)
+	}
+	// A run scheduled after close still runs, and its worker does not stay.
+	d.Schedule(func() { ran <- struct{}{} })
+	<-ran
+	time.Sleep(10 * time.Millisecond)
+	if n := d.idleCount(); n != 0 {
+		t.Fatalf("%d idle workers after a run past close; want 0", n)
+	}
+}
