@@ -241,7 +241,7 @@ func (e *tenantEntity) createRule(ctx actor.Context, in RuleInput) {
 		return
 	}
 	r.Position = pos
-	if !e.writeRules(ctx, append([]FirewallRule{r}, e.shifted(pos-1, len(e.rules), +1)...), nil, r, r.MachineID) {
+	if !e.writeRules(ctx, append([]FirewallRule{r}, e.shifted(pos-1, len(e.rules), +1)...), true, nil, r, r.MachineID) {
 		return
 	}
 	e.rules = append(e.rules, nil)
@@ -280,7 +280,7 @@ func (e *tenantEntity) updateRule(ctx actor.Context, id string, in RuleInput) {
 	} else if to > i {
 		changed = append(changed, e.shifted(i+1, to+1, -1)...)
 	}
-	if !e.writeRules(ctx, changed, nil, r, before, r.MachineID) {
+	if !e.writeRules(ctx, changed, false, nil, r, before, r.MachineID) {
 		return
 	}
 	moved := e.rules[i]
@@ -303,7 +303,7 @@ func (e *tenantEntity) deleteRule(ctx actor.Context, id string) {
 		return
 	}
 	gone := e.rules[i]
-	if !e.writeRules(ctx, e.shifted(i+1, len(e.rules), -1), gone, done{}, gone.MachineID) {
+	if !e.writeRules(ctx, e.shifted(i+1, len(e.rules), -1), false, gone, done{}, gone.MachineID) {
 		return
 	}
 	e.rules = append(e.rules[:i], e.rules[i+1:]...)
@@ -362,9 +362,10 @@ type ruleWriteHandle struct {
 var errRulesReloading = apierr.New(apierr.ErrUnavailable, "a firewall rule write failed; the rules are being reloaded, retry")
 
 // writeRules hands the store a batch that writes the given rules and deletes gone;
-// the current request is answered with reply once it is durable. The caller applies
-// the change in memory when it returns true.
-func (e *tenantEntity) writeRules(ctx actor.Context, changed []FirewallRule, gone *FirewallRule, reply any, push ...*string) bool {
+// the current request is answered with reply once it is durable. When created is set,
+// changed[0] is a new rule, which the rule-to-tenant index learns (the others are
+// there already). The caller applies the change in memory when it returns true.
+func (e *tenantEntity) writeRules(ctx actor.Context, changed []FirewallRule, created bool, gone *FirewallRule, reply any, push ...*string) bool {
 	b := &persistence.Batch{After: e.fw.last}
 	for i := range changed {
 		r := &changed[i]
@@ -374,7 +375,9 @@ func (e *tenantEntity) writeRules(ctx actor.Context, changed []FirewallRule, gon
 			return false
 		}
 		b.Put(ruleKey(e.id, r.ID), val)
-		b.Put(persistence.Key("fw-rule", r.ID), []byte(e.id))
+	}
+	if created {
+		b.Put(persistence.Key("fw-rule", changed[0].ID), []byte(e.id))
 	}
 	if gone != nil {
 		b.Del(ruleKey(e.id, gone.ID)).Del(persistence.Key("fw-rule", gone.ID))

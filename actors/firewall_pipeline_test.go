@@ -173,3 +173,43 @@ func TestWriteAfterAFailedOneIsNotBuiltOnIt(t *testing.T) {
 		}
 	}
 }
+
+// TestRuleIndexFollowsWrites: the rule-to-tenant index operators look rules up by
+// knows every rule created, keeps knowing those a write moves or shifts, and forgets
+// a deleted one.
+func TestRuleIndexFollowsWrites(t *testing.T) {
+	s := newTestSystem(t)
+	ctx := context.Background()
+	ten, err := s.Tenants.Create(ctx, "indexed", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fw := s.Tenants.Firewall()
+	var ids []string
+	for range 3 {
+		r, err := fw.Create(ctx, ten.ID, ruleIn())
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, r.ID)
+	}
+	// Insert at the top (shifts all three), move the last up, delete the first.
+	top, err := fw.Create(ctx, ten.ID, RuleInput{Direction: ptr("in"), Action: ptr("drop"), Protocol: ptr("any"), Position: ptr(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fw.Update(ctx, ten.ID, ids[2], RuleInput{Position: ptr(1)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := fw.Delete(ctx, ten.ID, ids[0]); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{top.ID, ids[1], ids[2]} {
+		if got, err := fw.TenantOf(id); err != nil || got != ten.ID {
+			t.Errorf("TenantOf(%s) = %q, %v; want %q", id, got, err, ten.ID)
+		}
+	}
+	if _, err := fw.TenantOf(ids[0]); !errors.Is(err, apierr.ErrNotFound) {
+		t.Errorf("TenantOf(deleted rule) = %v; want not found", err)
+	}
+}
