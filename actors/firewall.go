@@ -74,9 +74,8 @@ type (
 	pushDone   struct {
 		Failed []string
 	}
-	// rulesSettled tells the entity that a rule write failed, or that none is in
-	// flight any more.
-	rulesSettled struct{ Failed bool }
+	// rulesSettled tells the entity that a rule write failed.
+	rulesSettled struct{}
 	// Rules is a list of rules in position order.
 	Rules struct{ Items []FirewallRule }
 )
@@ -137,16 +136,17 @@ func (e *tenantEntity) loadRules() error {
 			_ = p.Wait(context.Background())
 		}
 	}
-	e.rules = nil
+	var rules []*FirewallRule
 	err := e.sys.store.Scan(persistence.Prefix("fw", e.id), nil, 0, func(_, v []byte) error {
 		var r FirewallRule
 		if _, err := persistence.Decode(v, &r); err != nil {
 			return err
 		}
-		e.rules = append(e.rules, &r)
+		rules = append(rules, &r)
 		return nil
 	})
-	sortRules(e.rules)
+	sortRules(rules)
+	e.setRules(rules)
 	return err
 }
 
@@ -154,11 +154,20 @@ func sortRules(rs []*FirewallRule) {
 	slices.SortFunc(rs, func(a, b *FirewallRule) int { return cmp.Compare(a.Position, b.Position) })
 }
 
+// setRules replaces the rules in memory with rs, in position order.
+func (e *tenantEntity) setRules(rs []*FirewallRule) {
+	e.rules = rs
+	renumber(rs, 1) // stored positions are 1..n already; this keeps ruleIndex right if not
+	e.ruleIDs = make(map[string]*FirewallRule, len(rs))
+	for _, r := range rs {
+		e.ruleIDs[r.ID] = r
+	}
+}
+
+// ruleIndex returns the index of the rule with this id in e.rules, or -1.
 func (e *tenantEntity) ruleIndex(id string) int {
-	for i, r := range e.rules {
-		if r.ID == id {
-			return i
-		}
+	if r, ok := e.ruleIDs[id]; ok {
+		return r.Position - 1
 	}
 	return -1
 }
@@ -194,12 +203,8 @@ func (e *tenantEntity) handleFirewall(ctx actor.Context, msg any) {
 			e.deleteRule(ctx, m.ID)
 		}
 	case *rulesSettled:
-		if m.Failed {
-			e.fw.stale = true
-		}
-		if e.fw.stale {
-			e.reloadRules()
-		}
+		e.fw.stale = true
+		e.reloadRules()
 	case *pushDone:
 		e.pushDone(m)
 	case *pushNow:
@@ -247,6 +252,7 @@ func (e *tenantEntity) createRule(ctx actor.Context, in RuleInput) {
 	e.rules = append(e.rules, nil)
 	copy(e.rules[pos:], e.rules[pos-1:])
 	e.rules[pos-1] = &r
+	e.ruleIDs[r.ID] = &r
 	renumber(e.rules[pos:], pos+1)
 }
 
@@ -307,6 +313,7 @@ func (e *tenantEntity) deleteRule(ctx actor.Context, id string) {
 		return
 	}
 	e.rules = append(e.rules[:i], e.rules[i+1:]...)
+	delete(e.ruleIDs, id)
 	renumber(e.rules[i:], i+1)
 }
 
@@ -387,14 +394,15 @@ func (e *tenantEntity) writeRules(ctx actor.Context, changed []FirewallRule, cre
 	sys.Tenants.lastRuleWrite.Store(tenant, h)
 	fw.inflight.Add(1)
 	p := sys.store.Enqueue(b, func(err error) {
-		// On the store's writer: answer; tell the entity of a failure, or that it
-		// has nothing in flight any more (its passivation waits for that).
-		idle := fw.inflight.Add(-1) == 0
-		if idle {
+		// On the store's writer: answer, and tell the entity of a failure. Each write
+		// after a failed one fails too (After), so the last failure reaches the entity
+		// when nothing is in flight, and it can reload. Success needs no message: the
+		// sweep reads inflight itself (handedOff).
+		if fw.inflight.Add(-1) == 0 {
 			sys.Tenants.lastRuleWrite.CompareAndDelete(tenant, h)
 		}
-		if err != nil || idle {
-			sys.actors.Root.Send(sys.Tenants.kind.pid, &envelope{ID: tenant, Msg: &rulesSettled{Failed: err != nil}})
+		if err != nil {
+			sys.actors.Root.Send(sys.Tenants.kind.pid, &envelope{ID: tenant, Msg: &rulesSettled{}})
 		}
 		if err != nil {
 			reply = apierr.From(err)

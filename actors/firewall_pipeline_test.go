@@ -176,7 +176,7 @@ func TestWriteAfterAFailedOneIsNotBuiltOnIt(t *testing.T) {
 
 // TestRuleIndexFollowsWrites: the rule-to-tenant index operators look rules up by
 // knows every rule created, keeps knowing those a write moves or shifts, and forgets
-// a deleted one.
+// a deleted one; the entity's own index by id follows too.
 func TestRuleIndexFollowsWrites(t *testing.T) {
 	s := newTestSystem(t)
 	ctx := context.Background()
@@ -211,5 +211,19 @@ func TestRuleIndexFollowsWrites(t *testing.T) {
 	}
 	if _, err := fw.TenantOf(ids[0]); !errors.Is(err, apierr.ErrNotFound) {
 		t.Errorf("TenantOf(deleted rule) = %v; want not found", err)
+	}
+	// The entity finds each rule by id at its new position: 3 moved up, then the
+	// inserted one, then 2.
+	for pos, id := range []string{ids[2], top.ID, ids[1]} {
+		r, err := fw.Get(ctx, ten.ID, id)
+		if err != nil || r.Position != pos+1 {
+			t.Errorf("Get(%s) = position %d, %v; want position %d", id, r.Position, err, pos+1)
+		}
+	}
+	if _, err := fw.Get(ctx, ten.ID, ids[0]); !errors.Is(err, apierr.ErrNotFound) {
+		t.Errorf("Get(deleted rule) = %v; want not found", err)
+	}
+	if err := fw.Delete(ctx, ten.ID, ids[0]); !errors.Is(err, apierr.ErrNotFound) {
+		t.Errorf("deleting it again = %v; want not found", err)
 	}
 }

@@ -58,7 +58,23 @@ type child struct {
 	// busy is whether the entity has work in flight that will report back, which
 	// keeps it from being passivated; the entity sets it after each message.
 	busy atomic.Bool
+	// inflight, when the entity has one, counts work it handed off that finishes
+	// without a message to it (rule writes answered by the store's writer). Read live
+	// by the sweep, so that finishing such work costs no message.
+	inflight atomic.Pointer[atomic.Int64]
 }
+
+// idle reports whether nothing keeps the entity from being passivated.
+func (c *child) idle() bool {
+	if c.busy.Load() {
+		return false
+	}
+	n := c.inflight.Load()
+	return n == nil || n.Load() == 0
+}
+
+// handsOff is implemented by entities whose handed-off work is counted (child.inflight).
+type handsOff interface{ handedOff() *atomic.Int64 }
 
 // Supervision: a failing entity is restarted (it reloads from the store) up to 5 times
 // in 10 s, then stopped; its next message spawns it afresh.
@@ -131,7 +147,7 @@ func (sv *supervisor) Receive(ctx actor.Context) {
 	case *sweepIdle:
 		cutoff := time.Now().Add(-sv.kind.idle).UnixNano()
 		for id, c := range sv.children {
-			if _, stopping := sv.stopping[id]; stopping || c.busy.Load() || c.last.Load() > cutoff {
+			if _, stopping := sv.stopping[id]; stopping || !c.idle() || c.last.Load() > cutoff {
 				continue
 			}
 			// Poison is a user message: everything already forwarded is handled first,
@@ -170,7 +186,13 @@ func (sv *supervisor) child(ctx actor.Context, id string) *child {
 	c := &child{}
 	c.last.Store(time.Now().UnixNano())
 	props := actor.PropsFromProducer(func() actor.Actor {
-		return &entityActor{kind: k, id: id, e: k.newFn(id), child: c}
+		e := k.newFn(id)
+		if h, ok := e.(handsOff); ok {
+			// A restarted entity counts afresh; its predecessor's work is waited for
+			// when it loads (Tenants.lastRuleWrite).
+			c.inflight.Store(h.handedOff())
+		}
+		return &entityActor{kind: k, id: id, e: e, child: c}
 	}, actor.WithDispatcher(k.sys.workers))
 	pid, err := ctx.SpawnNamed(props, id)
 	if err != nil {

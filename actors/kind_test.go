@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -135,6 +136,35 @@ func TestEntityPassivatesAndComesBack(t *testing.T) {
 	if err != nil || st.N != 1 {
 		t.Fatalf("got %+v, %v; want the entity back with N 1", st, err)
 	}
+}
+
+// handingOff is a test entity whose handed-off work the test finishes, without a
+// message to the entity.
+type handingOff struct {
+	counter
+	work *atomic.Int64
+}
+
+func (h *handingOff) handedOff() *atomic.Int64 { return h.work }
+
+// An entity with handed-off work in flight is not passivated however long it idles;
+// once the work is done it is, although no message told it so.
+func TestEntityWithWorkInFlightIsNotPassivated(t *testing.T) {
+	s := newTestSystem(t)
+	var work atomic.Int64
+	k := s.startKind("handers", 20*time.Millisecond, func(id string) entity {
+		return &handingOff{counter: counter{sys: s, id: id}, work: &work}
+	}, nil)
+	work.Add(1)
+	if _, err := ask[state](context.Background(), s, k.pid, &envelope{ID: "a", Msg: &get{}}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond) // many idle sweeps
+	if n := k.live.Load(); n != 1 {
+		t.Fatalf("got %d live entities with work in flight; want 1", n)
+	}
+	work.Add(-1)
+	waitFor(t, "the entity to passivate once its work is done", func() bool { return k.live.Load() == 0 })
 }
 
 // Messages sent while an entity passivates are neither lost nor handled by two

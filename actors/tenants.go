@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -268,14 +269,15 @@ type tenantEntity struct {
 	sys     *System
 	id      string
 	rec     *Tenant
-	rules   []*FirewallRule // in position order
+	rules   []*FirewallRule // in position order: rules[i].Position is i+1
+	ruleIDs map[string]*FirewallRule
 	pending map[string]pendingResize
 	push    pushState
 	fw      fwWrites
 }
 
 func (e *tenantEntity) load() error {
-	e.rules = nil
+	e.setRules(nil)
 	var err error
 	if e.rec, err = loadOptional[Tenant](e.sys.store, tenantKey(e.id)); err != nil || e.rec == nil {
 		return err
@@ -284,8 +286,12 @@ func (e *tenantEntity) load() error {
 }
 
 func (e *tenantEntity) busy() bool {
-	return len(e.pending) > 0 || e.push.running || e.push.scheduled || e.fw.inflight.Load() > 0
+	return len(e.pending) > 0 || e.push.running || e.push.scheduled
 }
+
+// handedOff counts the rule writes not yet durable: they keep the entity from being
+// passivated, and the store's writer, not a message, ends them.
+func (e *tenantEntity) handedOff() *atomic.Int64 { return &e.fw.inflight }
 
 func (e *tenantEntity) handle(ctx actor.Context, msg any) {
 	if m, ok := msg.(*createTenant); ok {
@@ -401,7 +407,8 @@ func (e *tenantEntity) delete(ctx actor.Context) {
 		respondErr(ctx, err)
 		return
 	}
-	e.rec, e.rules = nil, nil
+	e.rec = nil
+	e.setRules(nil)
 	ctx.Respond(done{})
 }
 
