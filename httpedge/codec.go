@@ -10,6 +10,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/vmplane/vmplane/apierr"
+	"github.com/vmplane/vmplane/persistence"
 )
 
 // rawJSON is a body that is already encoded.
@@ -17,6 +18,14 @@ type rawJSON []byte
 
 func writeJSON(rc *fasthttp.RequestCtx, v any) error {
 	rc.SetContentType("application/json")
+	if a, ok := v.(persistence.JSONAppender); ok {
+		b, err := a.AppendJSON(make([]byte, 0, 512))
+		if err != nil {
+			return err
+		}
+		rc.Response.SetBodyRaw(append(b, '\n'))
+		return nil
+	}
 	return encodeJSON(rc.Response.BodyWriter(), v)
 }
 
