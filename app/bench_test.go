@@ -334,13 +334,13 @@ func BenchmarkTenantMachineList(b *testing.B) {
 	})
 }
 
-// BenchmarkFirewallRuleWrites is target 2's load in-process: 64 clients over 16
-// tenants, each client keeping 16 rules (it creates them, then deletes its newest
-// before each create), with group commit and, side by side, one synced transaction
-// per write. Unlike BenchmarkFirewallRuleCreate, the rule sets stay small however
-// large b.N is, and a tenant has several writes in flight, as with vmplane bench.
-func BenchmarkFirewallRuleWrites(b *testing.B) {
-	const clients, window = 64, 16
+// ruleBody is the firewall rule the write benchmarks create.
+var ruleBody = []byte(`{"direction":"in","action":"accept","protocol":"tcp","port":"443","source":"203.0.113.0/24"}`)
+
+// benchRuleWrites runs client, one client's loop of firewall rule writes, in clients
+// parallel clients spread over 16 tenants, with group commit and, side by side, with
+// one synced transaction per write; each write is acknowledged only once durable.
+func benchRuleWrites(b *testing.B, clients int, client func(b *testing.B, e *benchEdge, auth string, pb *testing.PB)) {
 	for _, mode := range []struct {
 		name     string
 		syncEach bool
@@ -349,50 +349,12 @@ func BenchmarkFirewallRuleWrites(b *testing.B) {
 			e := startBenchFleet(b, 0, func(c *Config) { c.StoreSyncEach = mode.syncEach })
 			_, tokens := e.benchTenants(b, benchClients)
 			var who atomic.Int64
-			body := []byte(`{"direction":"in","action":"accept","protocol":"tcp","port":"443","source":"203.0.113.0/24"}`)
 			procs := runtime.GOMAXPROCS(0)
 			b.SetParallelism((clients + procs - 1) / procs)
 			b.ReportAllocs()
 			b.ResetTimer()
 			b.RunParallel(func(pb *testing.PB) {
-				auth := "Bearer " + tokens[int(who.Add(1)-1)%len(tokens)]
-				req, res := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
-				defer fasthttp.ReleaseRequest(req)
-				defer fasthttp.ReleaseResponse(res)
-				var ids []string
-				for pb.Next() {
-					req.Reset()
-					req.Header.Set("Authorization", auth)
-					want := fasthttp.StatusCreated
-					if len(ids) >= window {
-						req.Header.SetMethod("DELETE")
-						req.SetRequestURI("http://vmplane.bench/api/client/firewall/rules/" + ids[len(ids)-1])
-						want = fasthttp.StatusNoContent
-					} else {
-						req.Header.SetMethod("POST")
-						req.SetRequestURI("http://vmplane.bench/api/client/firewall/rules")
-						req.Header.SetContentType("application/json")
-						req.SetBody(body)
-					}
-					if err := e.client.Do(req, res); err != nil {
-						b.Error(err)
-						return
-					}
-					if res.StatusCode() != want {
-						b.Errorf("got %d %s; want %d", res.StatusCode(), res.Body(), want)
-						return
-					}
-					if want == fasthttp.StatusNoContent {
-						ids = ids[:len(ids)-1]
-						continue
-					}
-					var r struct{ ID string }
-					if err := json.Unmarshal(res.Body(), &r); err != nil || r.ID == "" {
-						b.Errorf("created rule: %v %s", err, res.Body())
-						return
-					}
-					ids = append(ids, r.ID)
-				}
+				client(b, e, "Bearer "+tokens[int(who.Add(1)-1)%len(tokens)], pb)
 			})
 			b.StopTimer()
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "writes/s")
@@ -400,47 +362,76 @@ func BenchmarkFirewallRuleWrites(b *testing.B) {
 	}
 }
 
-// BenchmarkFirewallRuleCreate is POST /api/client/firewall/rules from 16 tenants at
-// once, each rule acknowledged only once durable, with group commit and, side by
-// side, with one synced transaction per write. A tenant's rules are ordered, so its
-// actor writes them one at a time: the batching comes from many tenants writing at once.
-func BenchmarkFirewallRuleCreate(b *testing.B) {
-	for _, mode := range []struct {
-		name     string
-		syncEach bool
-	}{{"group-commit", false}, {"per-write-sync", true}} {
-		b.Run(mode.name, func(b *testing.B) {
-			e := startBenchFleet(b, 0, func(c *Config) { c.StoreSyncEach = mode.syncEach })
-			_, tokens := e.benchTenants(b, benchClients)
-			var who atomic.Int64
-			body := []byte(`{"direction":"in","action":"accept","protocol":"tcp","port":"443","source":"203.0.113.0/24"}`)
-			procs := runtime.GOMAXPROCS(0)
-			b.SetParallelism((benchClients + procs - 1) / procs)
-			b.ReportAllocs()
-			b.ResetTimer()
-			b.RunParallel(func(pb *testing.PB) {
-				tok := tokens[int(who.Add(1)-1)%len(tokens)]
-				req, res := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
-				defer fasthttp.ReleaseRequest(req)
-				defer fasthttp.ReleaseResponse(res)
+// BenchmarkFirewallRuleWrites is target 2's load in-process: 64 clients over 16
+// tenants, each client keeping 16 rules (it creates them, then deletes its newest
+// before each create). Unlike BenchmarkFirewallRuleCreate, the rule sets stay small
+// however large b.N is, and a tenant has several writes in flight, as with vmplane
+// bench --scenario write.
+func BenchmarkFirewallRuleWrites(b *testing.B) {
+	const window = 16
+	benchRuleWrites(b, 64, func(b *testing.B, e *benchEdge, auth string, pb *testing.PB) {
+		req, res := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+		defer fasthttp.ReleaseRequest(req)
+		defer fasthttp.ReleaseResponse(res)
+		var ids []string
+		for pb.Next() {
+			req.Reset()
+			req.Header.Set("Authorization", auth)
+			want := fasthttp.StatusCreated
+			if len(ids) >= window {
+				req.Header.SetMethod("DELETE")
+				req.SetRequestURI("http://vmplane.bench/api/client/firewall/rules/" + ids[len(ids)-1])
+				want = fasthttp.StatusNoContent
+			} else {
 				req.Header.SetMethod("POST")
 				req.SetRequestURI("http://vmplane.bench/api/client/firewall/rules")
-				req.Header.Set("Authorization", "Bearer "+tok)
 				req.Header.SetContentType("application/json")
-				req.SetBody(body)
-				for pb.Next() {
-					if err := e.client.Do(req, res); err != nil {
-						b.Error(err)
-						return
-					}
-					if res.StatusCode() != fasthttp.StatusCreated {
-						b.Errorf("got %d %s; want 201", res.StatusCode(), res.Body())
-						return
-					}
-				}
-			})
-			b.StopTimer()
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "writes/s")
-		})
-	}
+				req.SetBody(ruleBody)
+			}
+			if err := e.client.Do(req, res); err != nil {
+				b.Error(err)
+				return
+			}
+			if res.StatusCode() != want {
+				b.Errorf("got %d %s; want %d", res.StatusCode(), res.Body(), want)
+				return
+			}
+			if want == fasthttp.StatusNoContent {
+				ids = ids[:len(ids)-1]
+				continue
+			}
+			var r struct{ ID string }
+			if err := json.Unmarshal(res.Body(), &r); err != nil || r.ID == "" {
+				b.Errorf("created rule: %v %s", err, res.Body())
+				return
+			}
+			ids = append(ids, r.ID)
+		}
+	})
+}
+
+// BenchmarkFirewallRuleCreate is POST /api/client/firewall/rules from 16 tenants at
+// once, one client each. A tenant's rules are ordered, so its actor writes them one
+// at a time: the batching comes from many tenants writing at once.
+func BenchmarkFirewallRuleCreate(b *testing.B) {
+	benchRuleWrites(b, benchClients, func(b *testing.B, e *benchEdge, auth string, pb *testing.PB) {
+		req, res := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+		defer fasthttp.ReleaseRequest(req)
+		defer fasthttp.ReleaseResponse(res)
+		req.Header.SetMethod("POST")
+		req.SetRequestURI("http://vmplane.bench/api/client/firewall/rules")
+		req.Header.Set("Authorization", auth)
+		req.Header.SetContentType("application/json")
+		req.SetBody(ruleBody)
+		for pb.Next() {
+			if err := e.client.Do(req, res); err != nil {
+				b.Error(err)
+				return
+			}
+			if res.StatusCode() != fasthttp.StatusCreated {
+				b.Errorf("got %d %s; want 201", res.StatusCode(), res.Body())
+				return
+			}
+		}
+	})
 }
