@@ -395,16 +395,15 @@ func (e *tenantEntity) writeRules(ctx actor.Context, changed []FirewallRule, cre
 	fw.inflight.Add(1)
 	p := sys.store.Enqueue(b, func(err error) {
 		// On the store's writer: answer, and tell the entity of a failure. Each write
-		// after a failed one fails too (After), so the last failure reaches the entity
-		// when nothing is in flight, and it can reload. Success needs no message: the
-		// sweep reads inflight itself (handedOff).
+		// after a failed one fails too (After), and the store answers in queue order,
+		// so the last failure reaches the entity when nothing is in flight, and it can
+		// reload. Success needs no message: the sweep reads inflight itself
+		// (handedOff).
 		if fw.inflight.Add(-1) == 0 {
 			sys.Tenants.lastRuleWrite.CompareAndDelete(tenant, h)
 		}
 		if err != nil {
 			sys.actors.Root.Send(sys.Tenants.kind.pid, &envelope{ID: tenant, Msg: &rulesSettled{}})
-		}
-		if err != nil {
 			reply = apierr.From(err)
 		}
 		if sender != nil {

@@ -227,3 +227,60 @@ func TestRuleIndexFollowsWrites(t *testing.T) {
 		t.Errorf("deleting it again = %v; want not found", err)
 	}
 }
+
+// failNth is a store whose n-th rule batch (1-based) fails alone, as an invalid batch
+// does, and which reports each rule batch it hands on.
+type failNth struct {
+	persistence.Store
+	n, at    atomic.Int64
+	enqueued chan int64
+}
+
+func (f *failNth) Enqueue(b *persistence.Batch, then func(error)) *persistence.Pending {
+	if len(b.Ops) > 0 && bytes.HasPrefix(b.Ops[0].Key, []byte("fw/")) {
+		n := f.n.Add(1)
+		if n == f.at.Load() {
+			b = &persistence.Batch{Ops: append([]persistence.Op{{}}, b.Ops...), After: b.After}
+		}
+		defer func() { f.enqueued <- n }()
+	}
+	return f.Store.Enqueue(b, then)
+}
+
+// TestRuleWriteFailingInAGroupWithAnEarlierSuccess: a rule write that fails alone in
+// the same group as an earlier, successful write of its tenant. The failure must not
+// be the entity's last news while the success is still in flight (found in review:
+// the store answered the invalid batch first, the entity could not reload then, and
+// the success sent nothing, so the tenant's rules stayed unreadable).
+func TestRuleWriteFailingInAGroupWithAnEarlierSuccess(t *testing.T) {
+	var f *failNth
+	s := newTestSystem(t, func(o *Options) {
+		f = &failNth{Store: o.Store, enqueued: make(chan int64, 10)}
+		f.at.Store(2)
+		o.Store = f
+	})
+	ctx := context.Background()
+	ten, err := s.Tenants.Create(ctx, "reordered", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Hold the writer in a group of its own until both rule writes are queued, so
+	// that they are taken as one group.
+	entered, release := make(chan struct{}), make(chan struct{})
+	s.store.Watch([]byte("hold/"), func([]byte) { close(entered); <-release })
+	s.store.Enqueue(new(persistence.Batch).Put([]byte("hold/x"), []byte("1")), nil)
+	<-entered
+	var wg sync.WaitGroup
+	for i := range 2 {
+		wg.Go(func() { _, _ = s.Tenants.Firewall().Create(ctx, ten.ID, ruleIn()) })
+		if n := <-f.enqueued; n != int64(i+1) {
+			t.Fatalf("rule batch %d enqueued as number %d", i+1, n)
+		}
+	}
+	close(release)
+	wg.Wait()
+	waitFor(t, "the tenant's rules to be readable again", func() bool {
+		rs, err := s.Tenants.Firewall().List(ctx, ten.ID, nil)
+		return err == nil && len(rs) == 1
+	})
+}

@@ -39,6 +39,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -64,6 +65,9 @@ type request struct {
 	done  chan struct{} // closed when the result is known
 	then  func(error)   // called once with the result, after done is closed; may be nil
 	after *request      // the earlier request this one builds on (Batch.After); may be nil
+	// failed is set by the writer when it knows the request fails, which may be
+	// before the request is answered (writeGroup answers in queue order).
+	failed atomic.Bool
 }
 
 func newRequest(b *Batch, then func(error)) *request {
@@ -76,13 +80,13 @@ func newRequest(b *Batch, then func(error)) *request {
 
 // afterFailed is the error of a request whose predecessor failed. The predecessor was
 // queued first, so by the time the writer looks at r it has either finished or it is
-// ahead of r in the same group, where they commit or fail together.
+// ahead of r in the same group, where it has failed (marked failed) or commits with r.
 func (r *request) afterFailed() error {
 	if r.after == nil {
 		return nil
 	}
 	// A withdrawn predecessor is marked before its result is set: look at both.
-	if r.after.state.Load() == stateCancelled {
+	if r.after.state.Load() == stateCancelled || r.after.failed.Load() {
 		return errAfterFailed
 	}
 	select {
@@ -224,14 +228,22 @@ func (w *writer) stop() {
 }
 
 // writeGroup writes the taken requests in arrival order, in as few synced transactions
-// as Badger allows, and answers each of them. A request whose batch is invalid, or too
-// big for a transaction even alone, fails by itself. In NoGroupCommit mode callers run
-// it concurrently, each with a group of one.
+// as Badger allows, and then answers each of them, in arrival order too: when a
+// request is answered, every request queued before it has been, whatever its result.
+// (An owner that pipelines its writes relies on that: its last answer means nothing
+// of its own is still in flight.) A request whose batch is invalid, or too big for a
+// transaction even alone, fails by itself. In NoGroupCommit mode callers run it
+// concurrently, each with a group of one.
 func (s *Badger) writeGroup(reqs []*request) {
+	group := slices.Clone(reqs) // the arrival order, for the answers
+	fail := func(r *request, err error) {
+		r.err = err
+		r.failed.Store(true)
+	}
 	valid := reqs[:0] // filtered in place
 	for _, r := range reqs {
 		if err := validate(r.batch); err != nil {
-			s.finish(r, err)
+			fail(r, err)
 			continue
 		}
 		valid = append(valid, r)
@@ -244,7 +256,7 @@ func (s *Badger) writeGroup(reqs []*request) {
 		kept := reqs[:0]
 		for _, r := range reqs {
 			if err := r.afterFailed(); err != nil {
-				s.finish(r, err)
+				fail(r, err)
 				continue
 			}
 			kept = append(kept, r)
@@ -254,13 +266,13 @@ func (s *Badger) writeGroup(reqs []*request) {
 		}
 		if e := s.failed.Load(); e != nil {
 			for _, r := range reqs {
-				s.finish(r, e)
+				fail(r, e)
 			}
 			break
 		}
 		txn, n, err := s.fill(reqs)
 		if err != nil {
-			s.finish(reqs[0], batchError(err))
+			fail(reqs[0], batchError(err))
 			reqs = reqs[1:]
 			continue
 		}
@@ -268,10 +280,15 @@ func (s *Badger) writeGroup(reqs []*request) {
 		// Even when the sync failed, the commit may have made the writes visible:
 		// watchers hear of them either way.
 		s.notifyWatchers(reqs[:n])
-		for _, r := range reqs[:n] {
-			s.finish(r, err)
+		if err != nil {
+			for _, r := range reqs[:n] {
+				fail(r, err)
+			}
 		}
 		reqs = reqs[n:]
+	}
+	for _, r := range group {
+		s.finish(r, r.err)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -311,6 +312,39 @@ func TestEnqueueKeepsOrder(t *testing.T) {
 	defer mu.Unlock()
 	if len(heard) != 50 || heard[0] != "0" || heard[49] != "49" {
 		t.Fatalf("then was called for %v; want every batch once, in order", heard)
+	}
+}
+
+// TestResultsInQueueOrder: in a group mixing valid and invalid batches, every result
+// is given in queue order, so an invalid batch is not answered before a valid one
+// queued ahead of it (an owner's last answer must mean none of its writes is in flight).
+func TestResultsInQueueOrder(t *testing.T) {
+	s, firstTaken, release := heldWriter(t, Options{})
+	commitAsync(context.Background(), s, "holder", new(Batch).Put([]byte("other"), []byte("x")), make(chan result, 1))
+	<-firstTaken
+	var mu sync.Mutex
+	var heard []string
+	var called sync.WaitGroup
+	enqueue := func(name string, b *Batch) *Pending {
+		called.Add(1)
+		return s.Enqueue(b, func(error) {
+			defer called.Done()
+			mu.Lock()
+			defer mu.Unlock()
+			heard = append(heard, name)
+		})
+	}
+	ok1 := enqueue("ok1", new(Batch).Put([]byte("a"), []byte("1")))
+	enqueue("bad", &Batch{Ops: []Op{{}}, After: ok1}) // an empty key: fails alone
+	enqueue("dependent", new(Batch).Put([]byte("b"), []byte("1")))
+	enqueue("too-big", new(Batch).Put([]byte("c"), bytes.Repeat([]byte("x"), MaxValueSize+1)))
+	enqueue("ok2", new(Batch).Put([]byte("d"), []byte("1")))
+	release()
+	called.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	if got, want := strings.Join(heard, " "), "ok1 bad dependent too-big ok2"; got != want {
+		t.Fatalf("results in the order %q; want the queue's, %q", got, want)
 	}
 }
 

@@ -31,7 +31,10 @@ type Store interface {
 	// returns what Commit would have. Batches enqueued one after another are written
 	// in that order (in one synced transaction or in successive ones), so an owner
 	// that serialises its writes can start the next before the last is durable, and
-	// only acknowledge each once it is. then, when not nil, is called once with that
+	// only acknowledge each once it is. Their results are known in that order too,
+	// failures included: once a batch's result is known, so is every earlier one's
+	// (a batch withdrawn by its Wait's context is the exception: it fails at once,
+	// unwritten). then, when not nil, is called once with that
 	// same result as soon as it is known, on the writer's goroutine (or in Enqueue
 	// when the result is known at once): it must be quick and must not use the store.
 	// (Without group commit, Enqueue writes and syncs before it returns.)
