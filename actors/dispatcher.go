@@ -2,6 +2,7 @@ package actors
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/asynkron/protoactor-go/actor"
 )
@@ -14,7 +15,8 @@ import (
 // times before it returns: under the durable-write benchmark, copying stacks
 // (runtime.newstack and copystack) took 5.6 % of the server's CPU. A worker that ran one
 // mailbox keeps its grown stack for the next, as fasthttp's worker pool does for
-// connections.
+// connections (until a garbage collection finds it idle and shrinks it; busy workers,
+// taken last-in first-out, mostly keep theirs).
 //
 // A mailbox run may block (in a synchronous store commit, for one), so a run never
 // waits for a worker: when none is idle, Schedule starts a new one. Idle workers are
@@ -27,6 +29,8 @@ type workers struct {
 	mu     sync.Mutex
 	idle   []chan func()
 	closed bool
+
+	running atomic.Int64 // worker goroutines alive, busy or idle
 }
 
 var _ actor.Dispatcher = (*workers)(nil)
@@ -55,6 +59,7 @@ func (d *workers) Schedule(fn func()) {
 		return
 	}
 	d.mu.Unlock()
+	d.running.Add(1)
 	go d.work(fn)
 }
 
@@ -64,6 +69,7 @@ func (d *workers) Throughput() int { return d.throughput }
 // work runs fn and then waits for more, until there are enough idle workers or the
 // dispatcher is closed.
 func (d *workers) work(fn func()) {
+	defer d.running.Add(-1)
 	var next chan func()
 	for {
 		fn()

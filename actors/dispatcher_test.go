@@ -1,9 +1,12 @@
 package actors
 
 import (
+	"context"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/vmplane/vmplane/persistence"
 )
 
 func TestWorkersReuseIdleWorkers(t *testing.T) {
@@ -69,4 +72,32 @@ func TestWorkersClose(t *testing.T) {
 	if n := d.idleCount(); n != 0 {
 		t.Fatalf("%d idle workers after a run past close; want 0", n)
 	}
+}
+
+// System.Stop ends every worker, the idle ones included.
+func TestSystemStopEndsWorkers(t *testing.T) {
+	store, err := persistence.Open(persistence.Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	s, err := Start(Options{Store: store, Auth: AuthOptions{BcryptCost: 4, AdminPassword: "initial-password"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	ten, err := s.Tenants.Create(ctx, "stopping", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 20 {
+		if _, err := s.Tenants.Firewall().Create(ctx, ten.ID, ruleIn()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s.workers.idleCount() == 0 || s.workers.running.Load() == 0 {
+		t.Fatalf("%d idle of %d workers before Stop; want some", s.workers.idleCount(), s.workers.running.Load())
+	}
+	s.Stop()
+	waitFor(t, "every worker to end", func() bool { return s.workers.running.Load() == 0 })
 }

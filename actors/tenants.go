@@ -293,6 +293,8 @@ func (e *tenantEntity) busy() bool {
 // passivated, and the store's writer, not a message, ends them.
 func (e *tenantEntity) handedOff() *atomic.Int64 { return &e.fw.inflight }
 
+var _ handsOff = (*tenantEntity)(nil)
+
 func (e *tenantEntity) handle(ctx actor.Context, msg any) {
 	if m, ok := msg.(*createTenant); ok {
 		e.create(ctx, m.T)
