@@ -20,18 +20,26 @@ import (
 // hanging them; nothing asserts on how long anything took.
 const failsafe = 10 * time.Second
 
-func TestPasswordHasherCompareAndGenerate(t *testing.T) {
-	h := startPasswordHasher(1, nil, nil, nil)
-	defer h.close()
-	ctx := context.Background()
-
-	hash, err := h.generate(ctx, "correct horse", bcrypt.MinCost)
+// generated has h hash "correct horse" at the minimum cost and checks that bcrypt
+// accepts the hash.
+func generated(t *testing.T, h *passwordHasher) []byte {
+	t.Helper()
+	hash, err := h.generate(context.Background(), "correct horse", bcrypt.MinCost)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := bcrypt.CompareHashAndPassword(hash, []byte("correct horse")); err != nil {
 		t.Fatalf("bcrypt refuses the generated hash: %v", err)
 	}
+	return hash
+}
+
+func TestPasswordHasherCompareAndGenerate(t *testing.T) {
+	h := startPasswordHasher(1, nil, nil, nil)
+	defer h.close()
+	ctx := context.Background()
+
+	hash := generated(t, h)
 	if cost, err := bcrypt.Cost(hash); err != nil || cost != bcrypt.MinCost {
 		t.Fatalf("got cost %d, %v; want %d", cost, err, bcrypt.MinCost)
 	}
