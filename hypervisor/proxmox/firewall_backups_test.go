@@ -8,6 +8,7 @@ import (
 
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/hypervisor/hypervisortest"
 	"github.com/vmplane/vmplane/hypervisor/proxmox/pvefake"
 )
 
@@ -68,7 +69,7 @@ func TestSetFirewall(t *testing.T) {
 
 func TestBackups(t *testing.T) {
 	now := time.Date(2025, 3, 12, 10, 30, 15, 0, time.UTC)
-	clock := &testClock{t: now}
+	clock := hypervisortest.NewClock(now)
 	d, f := newTest(t, pvefake.Config{Now: clock.Now})
 	m := create(t, d, hypervisor.CreateSpec{Name: "db", Start: true})
 	ref := hypervisor.Ref{VMID: m.VMID}

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -131,22 +130,4 @@ func wantContains(t *testing.T, what string, err error, frags ...string) {
 			t.Errorf("%s: got %q; want it to contain %q", what, err, f)
 		}
 	}
-}
-
-// testClock is a clock tests move by hand; the fake reads it from its own goroutines.
-type testClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *testClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
 }

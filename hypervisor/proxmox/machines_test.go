@@ -9,6 +9,7 @@ import (
 
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/hypervisor/hypervisortest"
 	"github.com/vmplane/vmplane/hypervisor/proxmox/pvefake"
 )
 
@@ -102,43 +103,16 @@ func TestMachineFollowsMigrationBehindOurBack(t *testing.T) {
 }
 
 func TestPowerStateMachine(t *testing.T) {
-	const (
-		R = hypervisor.StateRunning
-		S = hypervisor.StateStopped
-		P = hypervisor.StateSuspended
-	)
-	fake := map[hypervisor.State]string{R: "running", S: "stopped", P: "paused"}
-	// want[from][action] is the state after the action; "" means the state forbids it.
-	want := map[hypervisor.State]map[hypervisor.PowerAction]hypervisor.State{
-		S: {hypervisor.ActionStart: R},
-		R: {hypervisor.ActionStop: S, hypervisor.ActionShutdown: S, hypervisor.ActionReboot: R, hypervisor.ActionReset: R, hypervisor.ActionSuspend: P},
-		P: {hypervisor.ActionResume: R, hypervisor.ActionStop: S},
-	}
 	d, f := newTest(t, pvefake.Config{})
-	for _, from := range []hypervisor.State{S, R, P} {
-		for _, action := range hypervisor.PowerActions {
-			id := addVM(t, f, pvefake.VMSpec{Status: fake[from]})
-			path := "/nodes/pve1/qemu/" + itoa(id) + "/status/" + string(action)
-			err := d.Power(bg, hypervisor.Ref{VMID: id}, action)
-			to, allowed := want[from][action]
-			got := machineOf(t, d, id).State
-			if allowed {
-				wantErr(t, string(action)+" from "+string(from), err)
-				if got != to {
-					t.Errorf("%s from %s: got state %s; want %s", action, from, got, to)
-				}
-				continue
-			}
-			wantErr(t, string(action)+" from "+string(from), err, hypervisor.ErrWrongState, apierr.ErrInvalidState)
-			wantContains(t, string(action)+" from "+string(from), err, string(action), string(from))
-			if got != from {
-				t.Errorf("%s from %s (forbidden): got state %s; want %s unchanged", action, from, got, from)
-			}
-			if n := f.Count("POST", path); n != 0 {
-				t.Errorf("%s from %s (forbidden): Proxmox saw %d POSTs; want none", action, from, n)
-			}
+	fake := map[hypervisor.State]string{hypervisor.StateRunning: "running", hypervisor.StateStopped: "stopped", hypervisor.StateSuspended: "paused"}
+	hypervisortest.PowerMatrix(t, d, func(from hypervisor.State) int {
+		return addVM(t, f, pvefake.VMSpec{Status: fake[from]})
+	}, func(from hypervisor.State, action hypervisor.PowerAction, vmid int, allowed bool) {
+		path := "/nodes/pve1/qemu/" + itoa(vmid) + "/status/" + string(action)
+		if n := f.Count("POST", path); !allowed && n != 0 {
+			t.Errorf("%s from %s (forbidden): Proxmox saw %d POSTs; want none", action, from, n)
 		}
-	}
+	})
 }
 
 func TestPowerBadInput(t *testing.T) {

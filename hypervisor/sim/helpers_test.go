@@ -2,7 +2,6 @@ package sim
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"time"
 
@@ -13,34 +12,10 @@ import (
 // t0 is a Wednesday morning, so working-hour and weekend effects are easy to reason about.
 var t0 = time.Date(2025, 3, 12, 10, 30, 15, 0, time.UTC)
 
-// testClock is an injectable clock tests move by hand.
-type testClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *testClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
-func (c *testClock) Set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = t
-}
-
 // newTest returns a fast driver on a pinned clock.
-func newTest(t *testing.T, cfg Config) (*Driver, *testClock) {
+func newTest(t *testing.T, cfg Config) (*Driver, *hypervisortest.Clock) {
 	t.Helper()
-	clk := &testClock{t: t0}
+	clk := hypervisortest.NewClock(t0)
 	if cfg.OpDelay == 0 {
 		cfg.OpDelay = time.Millisecond
 	}

@@ -12,46 +12,18 @@ import (
 
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/hypervisor/hypervisortest"
 )
 
 func TestPowerStateMachine(t *testing.T) {
-	const (
-		R = hypervisor.StateRunning
-		S = hypervisor.StateStopped
-		P = hypervisor.StateSuspended
-	)
-	// want[from][action] is the state after the action; "" means the state forbids it.
-	want := map[hypervisor.State]map[hypervisor.PowerAction]hypervisor.State{
-		S: {hypervisor.ActionStart: R},
-		R: {hypervisor.ActionStop: S, hypervisor.ActionShutdown: S, hypervisor.ActionReboot: R, hypervisor.ActionReset: R, hypervisor.ActionSuspend: P},
-		P: {hypervisor.ActionResume: R, hypervisor.ActionStop: S},
-	}
 	d, _ := newTest(t, Config{})
-	for _, from := range []hypervisor.State{S, R, P} {
-		for _, action := range hypervisor.PowerActions {
-			m, err := d.AddMachine(hypervisor.Machine{State: from}, time.Time{})
-			if err != nil {
-				t.Fatalf("AddMachine: %v", err)
-			}
-			err = d.Power(bg, hypervisor.Ref{VMID: m.VMID}, action)
-			to, allowed := want[from][action]
-			got := machineOf(t, d, m.VMID).State
-			if allowed {
-				wantErr(t, string(action)+" from "+string(from), err)
-				if got != to {
-					t.Errorf("%s from %s: got state %s; want %s", action, from, got, to)
-				}
-				continue
-			}
-			wantErr(t, string(action)+" from "+string(from), err, hypervisor.ErrWrongState, apierr.ErrInvalidState)
-			if err != nil && (!strings.Contains(err.Error(), string(action)) || !strings.Contains(err.Error(), string(from))) {
-				t.Errorf("%s from %s: got message %q; want it to name the action and the state", action, from, err)
-			}
-			if got != from {
-				t.Errorf("%s from %s (forbidden): got state %s; want %s unchanged", action, from, got, from)
-			}
+	hypervisortest.PowerMatrix(t, d, func(from hypervisor.State) int {
+		m, err := d.AddMachine(hypervisor.Machine{State: from}, time.Time{})
+		if err != nil {
+			t.Fatalf("AddMachine: %v", err)
 		}
-	}
+		return m.VMID
+	}, nil)
 }
 
 func TestPowerBadInput(t *testing.T) {

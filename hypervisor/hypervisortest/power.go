@@ -1,0 +1,62 @@
+package hypervisortest
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/vmplane/vmplane/apierr"
+	"github.com/vmplane/vmplane/hypervisor"
+)
+
+// PowerMatrix is the power state machine every driver must follow, checked action by
+// action from each state a machine rests in: an allowed action lands in the state the
+// table below says; a forbidden one fails with hypervisor.ErrWrongState (409
+// invalid_state), names the action and the state, and changes nothing. add makes a
+// machine in the given state and returns its vmid (one per case); check, when set,
+// looks further at each case (what the driver sent, for one).
+func PowerMatrix(t *testing.T, d hypervisor.Driver, add func(from hypervisor.State) int,
+	check func(from hypervisor.State, action hypervisor.PowerAction, vmid int, allowed bool)) {
+	t.Helper()
+	const (
+		R = hypervisor.StateRunning
+		S = hypervisor.StateStopped
+		P = hypervisor.StateSuspended
+	)
+	// want[from][action] is the state after the action; absent means the state forbids it.
+	want := map[hypervisor.State]map[hypervisor.PowerAction]hypervisor.State{
+		S: {hypervisor.ActionStart: R},
+		R: {hypervisor.ActionStop: S, hypervisor.ActionShutdown: S, hypervisor.ActionReboot: R, hypervisor.ActionReset: R, hypervisor.ActionSuspend: P},
+		P: {hypervisor.ActionResume: R, hypervisor.ActionStop: S},
+	}
+	ctx := context.Background()
+	for _, from := range []hypervisor.State{S, R, P} {
+		for _, action := range hypervisor.PowerActions {
+			what := string(action) + " from " + string(from)
+			vmid := add(from)
+			err := d.Power(ctx, hypervisor.Ref{VMID: vmid}, action)
+			m, merr := d.Machine(ctx, hypervisor.Ref{VMID: vmid})
+			if merr != nil {
+				t.Fatalf("%s: Machine(%d): %v", what, vmid, merr)
+			}
+			to, allowed := want[from][action]
+			if allowed {
+				WantErr(t, what, err)
+				if m.State != to {
+					t.Errorf("%s: got state %s; want %s", what, m.State, to)
+				}
+			} else {
+				WantErr(t, what, err, hypervisor.ErrWrongState, apierr.ErrInvalidState)
+				if err != nil && (!strings.Contains(err.Error(), string(action)) || !strings.Contains(err.Error(), string(from))) {
+					t.Errorf("%s: got message %q; want it to name the action and the state", what, err)
+				}
+				if m.State != from {
+					t.Errorf("%s (forbidden): got state %s; want %s unchanged", what, m.State, from)
+				}
+			}
+			if check != nil {
+				check(from, action, vmid, allowed)
+			}
+		}
+	}
+}
