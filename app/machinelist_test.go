@@ -10,11 +10,7 @@ import (
 // clientList is what GET /api/client/machines answers now, under the given query.
 func (s *testServer) clientList(tok, query string) []actors.Machine {
 	s.t.Helper()
-	r := s.do(req{method: "GET", path: "/api/client/machines" + query, token: tok})
-	expect(s.t, r, 200, "")
-	var list struct{ Items []actors.Machine }
-	r.decode(s.t, &list)
-	return list.Items
+	return listOf[actors.Machine](s, tok, "/api/client/machines"+query)
 }
 
 // TestTenantListFollowsEveryChange: the tenant machine list is served from a cache of

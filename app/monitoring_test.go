@@ -48,12 +48,8 @@ func (s *testServer) check(tok, id string) actors.HealthCheck {
 // alertsOf lists alert events at path (with its query) and keeps those on target.
 func (s *testServer) alertsOf(tok, path, target string) []actors.Alert {
 	s.t.Helper()
-	r := s.do(req{method: "GET", path: path, token: tok})
-	expect(s.t, r, 200, "")
-	var p struct{ Items []actors.Alert }
-	r.decode(s.t, &p)
 	var out []actors.Alert
-	for _, a := range p.Items {
+	for _, a := range listOf[actors.Alert](s, tok, path) {
 		if target == "" || a.TargetID == target {
 			out = append(out, a)
 		}

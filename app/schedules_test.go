@@ -61,11 +61,7 @@ func (s *testServer) createBackupSchedule(tok, machine string, body map[string]a
 // backupsOf lists a machine's backups through the generic resource.
 func (s *testServer) backupsOf(tok, machine string) []actors.Backup {
 	s.t.Helper()
-	r := s.do(req{method: "GET", path: "/api/resources/backups?limit=500&machine_id=" + machine, token: tok})
-	expect(s.t, r, 200, "")
-	var p struct{ Items []actors.Backup }
-	r.decode(s.t, &p)
-	return p.Items
+	return listOf[actors.Backup](s, tok, "/api/resources/backups?limit=500&machine_id="+machine)
 }
 
 // disableBackupSchedule disables a schedule and waits for a run in flight to end.

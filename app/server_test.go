@@ -157,6 +157,16 @@ type req struct {
 	header              map[string]string
 }
 
+// listOf GETs a list route as tok, expects 200 and returns its items.
+func listOf[T any](s *testServer, tok, path string) []T {
+	s.t.Helper()
+	r := s.do(req{method: "GET", path: path, token: tok})
+	expect(s.t, r, 200, "")
+	var p struct{ Items []T }
+	r.decode(s.t, &p)
+	return p.Items
+}
+
 func (s *testServer) do(r req) *response {
 	s.t.Helper()
 	return doWith(s.t, s.client, s.base, r)

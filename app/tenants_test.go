@@ -198,11 +198,7 @@ type rule = actors.FirewallRule
 
 func (s *testServer) rules(tok string) []rule {
 	s.t.Helper()
-	r := s.do(req{method: "GET", path: "/api/client/firewall/rules", token: tok})
-	expect(s.t, r, 200, "")
-	var p struct{ Items []rule }
-	r.decode(s.t, &p)
-	return p.Items
+	return listOf[rule](s, tok, "/api/client/firewall/rules")
 }
 
 func TestFirewallRules(t *testing.T) {

@@ -39,11 +39,7 @@ func (s *testServer) sync(tok string) syncResult {
 
 func (s *testServer) machines(tok string) []actors.Machine {
 	s.t.Helper()
-	r := s.do(req{method: "GET", path: "/api/virt/vms?limit=500", token: tok})
-	expect(s.t, r, 200, "")
-	var p struct{ Items []actors.Machine }
-	r.decode(s.t, &p)
-	return p.Items
+	return listOf[actors.Machine](s, tok, "/api/virt/vms?limit=500")
 }
 
 func (s *testServer) machine(tok, id string) actors.Machine {
