@@ -1,0 +1,307 @@
+// Package docs holds the user documentation that README.md links to, and the test that
+// runs every command README.md shows, so that what a reader copies works as written.
+package docs
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io/fs"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// A block is one fenced shell block of README.md and how the test runs it.
+//
+// The directive is an HTML comment on the line before the fence, invisible to readers:
+//
+//	<!-- readme-test: background, wait localhost:8080 -->  a server: started, left running, and
+//	                                                        waited for until /api/health answers
+//	<!-- readme-test: stream 3s -->                         runs for 3 s and must still be running
+//	<!-- readme-test: skip: REASON -->                      not run here, for the reason given
+//
+// A block without one runs in the foreground and must succeed.
+type block struct {
+	line   int // of the opening fence, 1-based
+	text   string
+	mode   string // "", "background", "stream" or "skip"
+	wait   string // host:port, for background
+	stream time.Duration
+	reason string // for skip
+}
+
+var directive = regexp.MustCompile(`^<!-- readme-test: (.*) -->$`)
+
+// parseBlocks returns the shell blocks of a markdown file in order.
+func parseBlocks(t *testing.T, md string) []block {
+	t.Helper()
+	var out []block
+	lines := strings.Split(md, "\n")
+	for i := 0; i < len(lines); i++ {
+		fence := strings.TrimSpace(lines[i])
+		if fence != "```sh" && fence != "```bash" && fence != "```shell" {
+			continue
+		}
+		b := block{line: i + 1}
+		if i > 0 {
+			if m := directive.FindStringSubmatch(strings.TrimSpace(lines[i-1])); m != nil {
+				parseDirective(t, &b, m[1])
+			}
+		}
+		var body []string
+		for i++; i < len(lines) && strings.TrimSpace(lines[i]) != "```"; i++ {
+			body = append(body, lines[i])
+		}
+		b.text = strings.Join(body, "\n")
+		out = append(out, b)
+	}
+	return out
+}
+
+func parseDirective(t *testing.T, b *block, d string) {
+	t.Helper()
+	switch {
+	case strings.HasPrefix(d, "skip:"):
+		b.mode, b.reason = "skip", strings.TrimSpace(strings.TrimPrefix(d, "skip:"))
+		if b.reason == "" {
+			t.Fatalf("README.md:%d: a skipped block must say why", b.line)
+		}
+	case strings.HasPrefix(d, "background, wait "):
+		b.mode, b.wait = "background", strings.TrimPrefix(d, "background, wait ")
+	case strings.HasPrefix(d, "stream "):
+		dur, err := time.ParseDuration(strings.TrimPrefix(d, "stream "))
+		if err != nil {
+			t.Fatalf("README.md:%d: %v", b.line, err)
+		}
+		b.mode, b.stream = "stream", dur
+	default:
+		t.Fatalf("README.md:%d: unknown readme-test directive %q", b.line, d)
+	}
+}
+
+// loopbackAddr matches the server addresses the README's commands use.
+var loopbackAddr = regexp.MustCompile(`\b(localhost|127\.0\.0\.1):(\d{2,5})\b`)
+
+// TestReadmeCommands runs README.md's shell blocks in order, as one shell session (so a
+// variable set in one block is there in the next), in a copy of the repository. The
+// ports the README uses are replaced by free loopback ports, so the test never collides
+// with a server already running on this machine; nothing else of a command is changed.
+// curl answers 4xx and 5xx fail the run (curl --fail-with-body), and jq fails on a
+// missing field (jq -e), so a command that works only in appearance fails the test.
+func TestReadmeCommands(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the server several times")
+	}
+	for _, tool := range []string{"bash", "make", "curl", "jq", "go"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("README.md's commands need %s: %v (.ci/run installs it)", tool, err)
+		}
+	}
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := parseBlocks(t, string(md))
+	if len(blocks) == 0 {
+		t.Fatal("README.md has no shell blocks")
+	}
+
+	work := t.TempDir()
+	copyTree(t, root, work)
+	ports := map[string]string{}
+	port := func(p string) string {
+		if ports[p] == "" {
+			ports[p] = freePort(t)
+		}
+		return ports[p]
+	}
+	rewrite := func(s string) string {
+		return loopbackAddr.ReplaceAllStringFunc(s, func(m string) string {
+			sub := loopbackAddr.FindStringSubmatch(m)
+			return "127.0.0.1:" + port(sub[2])
+		})
+	}
+
+	var script strings.Builder
+	script.WriteString(scriptHead)
+	ran := 0
+	for n, b := range blocks {
+		where := fmt.Sprintf("README.md:%d", b.line)
+		text := rewrite(b.text)
+		switch b.mode {
+		case "skip":
+			t.Logf("%s: not run: %s", where, b.reason)
+			continue
+		case "background":
+			fmt.Fprintf(&script, "start_block %q\n( %s\n) > bg-%d.log 2>&1 &\nservers+=($!)\nwait_health %s bg-%d.log\n",
+				where, text, n, rewrite(b.wait), n)
+		case "stream":
+			fmt.Fprintf(&script, "start_block %q\n( %s\n) > stream-%d.log 2>&1 &\nstream_for $! %d stream-%d.log\n",
+				where, text, n, int(b.stream.Seconds()), n)
+		default:
+			fmt.Fprintf(&script, "start_block %q\n%s\n", where, text)
+		}
+		ran++
+	}
+	script.WriteString("start_block done\n")
+	if ran == 0 {
+		t.Fatal("every block of README.md is skipped")
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "bash", "-c", script.String())
+	cmd.Dir = work
+	cmd.Env = scriptEnv(port("8080"))
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err = cmd.Run()
+	// Whatever happened, no process the script started outlives the test.
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	if err != nil {
+		t.Fatalf("README.md's commands failed (%v); the last block started is the culprit:\n%s%s",
+			err, out.String(), logsOf(work))
+	}
+	if !strings.Contains(out.String(), "### done") {
+		t.Fatalf("the script ended early:\n%s", out.String())
+	}
+	t.Logf("ran %d blocks of README.md", ran)
+}
+
+// scriptHead sets up the shell session: strict mode, job control (each background block
+// in its own process group, so it can be stopped with everything it started), and the
+// helpers the generated script calls.
+const scriptHead = `set -euo pipefail
+set -m
+servers=()
+cleanup() {
+	local all=("${servers[@]}" $(jobs -p))
+	for p in "${all[@]}"; do kill -TERM -- "-$p" 2>/dev/null || true; done
+	sleep 1
+	for p in "${all[@]}"; do kill -KILL -- "-$p" 2>/dev/null || true; done
+}
+trap cleanup EXIT
+start_block() { echo "### $1" >&2; }
+curl() {
+	local a
+	for a in "$@"; do
+		# A command that passes -f itself expects curl to fail quietly (as in a wait loop).
+		case $a in --fail | -[a-zA-Z]*f*) command curl --max-time 60 "$@"; return ;; esac
+	done
+	command curl --fail-with-body --max-time 60 "$@"
+}
+jq() { command jq -e "$@"; }
+wait_health() {
+	local addr=$1 log=$2 pid=${servers[-1]}
+	for _ in $(seq 1 900); do
+		if command curl -sf --max-time 2 "http://$addr/api/health" > /dev/null; then return 0; fi
+		if ! kill -0 "$pid" 2>/dev/null; then echo "the server ended:" >&2; cat "$log" >&2; return 1; fi
+		sleep 0.2
+	done
+	echo "no answer on $addr" >&2; cat "$log" >&2; return 1
+}
+stream_for() {
+	local pid=$1 secs=$2 log=$3
+	sleep "$secs"
+	if ! kill -0 "$pid" 2>/dev/null; then echo "the stream ended by itself:" >&2; cat "$log" >&2; return 1; fi
+	kill -TERM -- "-$pid" 2>/dev/null || true
+	wait "$pid" || true
+	if [ ! -s "$log" ]; then echo "the stream printed nothing" >&2; return 1; fi
+}
+`
+
+// scriptEnv is the test's environment without any VMPLANE_* setting of the caller's, with
+// the README's default server address moved to a free port.
+func scriptEnv(port8080 string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "VMPLANE_") {
+			env = append(env, kv)
+		}
+	}
+	return append(env, "VMPLANE_ADDR=127.0.0.1:"+port8080)
+}
+
+// copyTree copies the repository's files (not .git, nor what builds and runs leave
+// behind) so that the README's commands write their data and binaries into a scratch
+// directory.
+func copyTree(t *testing.T, from, to string) {
+	t.Helper()
+	skip := map[string]bool{".git": true, "bin": true, "data": true, "bench-data": true, "dist": true}
+	err := filepath.WalkDir(from, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, path)
+		if d.IsDir() {
+			if skip[rel] {
+				return filepath.SkipDir
+			}
+			return os.MkdirAll(filepath.Join(to, rel), 0o755)
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(to, rel), data, info.Mode().Perm())
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func freePort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+}
+
+// logsOf gathers the tails of the logs the background and streamed blocks wrote.
+func logsOf(dir string) string {
+	var b strings.Builder
+	logs, _ := filepath.Glob(filepath.Join(dir, "*.log"))
+	for _, l := range logs {
+		f, err := os.Open(l)
+		if err != nil {
+			continue
+		}
+		var tail []string
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+		for sc.Scan() {
+			tail = append(tail, sc.Text())
+			if len(tail) > 40 {
+				tail = tail[1:]
+			}
+		}
+		f.Close()
+		fmt.Fprintf(&b, "\n--- %s (last lines)\n%s\n", filepath.Base(l), strings.Join(tail, "\n"))
+	}
+	return b.String()
+}
