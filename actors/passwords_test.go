@@ -327,16 +327,16 @@ func TestUsersHashOnTheHasher(t *testing.T) {
 		}
 	}
 
-	if _, rt, err := s.Users.Login(ctx, "Admin@Localhost", "initial-password"); err != nil || rt == "" {
-		t.Fatalf("admin login: got %q, %v", rt, err)
+	if sess, err := s.Users.Login(ctx, "Admin@Localhost", "initial-password"); err != nil || sess.RefreshToken == "" {
+		t.Fatalf("admin login: got %+v, %v", sess, err)
 	}
 	jobs(1)
-	if _, _, err := s.Users.Login(ctx, "admin@localhost", "wrong-password"); !errors.Is(err, apierr.ErrInvalidCredentials) {
+	if _, err := s.Users.Login(ctx, "admin@localhost", "wrong-password"); !errors.Is(err, apierr.ErrInvalidCredentials) {
 		t.Fatalf("wrong password: got %v; want invalid credentials", err)
 	}
 	jobs(2)
 	// An unknown e-mail pays one compare as well, against the dummy hash.
-	if _, _, err := s.Users.Login(ctx, "nobody@localhost", "initial-password"); !errors.Is(err, apierr.ErrInvalidCredentials) {
+	if _, err := s.Users.Login(ctx, "nobody@localhost", "initial-password"); !errors.Is(err, apierr.ErrInvalidCredentials) {
 		t.Fatalf("unknown e-mail: got %v; want invalid credentials", err)
 	}
 	jobs(3)
@@ -357,7 +357,7 @@ func TestUsersHashOnTheHasher(t *testing.T) {
 		t.Fatalf("short password: got %v; want invalid", err)
 	}
 	jobs(4)
-	if _, _, err := s.Users.Login(ctx, "user@example.test", "user-password-1"); err != nil {
+	if _, err := s.Users.Login(ctx, "user@example.test", "user-password-1"); err != nil {
 		t.Fatalf("new user's login: %v", err)
 	}
 	jobs(5)
@@ -367,10 +367,10 @@ func TestUsersHashOnTheHasher(t *testing.T) {
 		t.Fatal(err)
 	}
 	jobs(6)
-	if _, _, err := s.Users.Login(ctx, "user@example.test", "user-password-1"); !errors.Is(err, apierr.ErrInvalidCredentials) {
+	if _, err := s.Users.Login(ctx, "user@example.test", "user-password-1"); !errors.Is(err, apierr.ErrInvalidCredentials) {
 		t.Fatalf("old password: got %v; want invalid credentials", err)
 	}
-	if _, _, err := s.Users.Login(ctx, "user@example.test", pw); err != nil {
+	if _, err := s.Users.Login(ctx, "user@example.test", pw); err != nil {
 		t.Fatalf("new password: %v", err)
 	}
 	jobs(8)
@@ -381,7 +381,7 @@ func TestUsersHashOnTheHasher(t *testing.T) {
 	// A caller that has gone gets a context error, not an answer about the password.
 	gone, cancelGone := context.WithCancel(context.Background())
 	cancelGone()
-	if _, _, err := s.Users.Login(gone, "nobody@localhost", "initial-password"); !errors.Is(err, apierr.ErrUnavailable) {
+	if _, err := s.Users.Login(gone, "nobody@localhost", "initial-password"); !errors.Is(err, apierr.ErrUnavailable) {
 		t.Fatalf("cancelled login: got %v; want unavailable", err)
 	}
 }
