@@ -28,11 +28,11 @@ const (
 
 // User is a user as the API shows it. The password hash never leaves the entity's record.
 type User struct {
-	ID        string    `json:"id"`
-	Email     string    `json:"email"`
-	Name      string    `json:"name"`
-	Role      string    `json:"role"`
-	TenantID  *string   `json:"tenant_id"`
+	ID       string  `json:"id"`
+	Email    string  `json:"email"`
+	Name     string  `json:"name"`
+	Role     string  `json:"role"`
+	TenantID *string `json:"tenant_id"`
 	// Disabled users cannot log in, and every token they hold has ended.
 	Disabled  bool      `json:"disabled"`
 	CreatedAt time.Time `json:"created_at"`
@@ -135,8 +135,8 @@ type (
 	}
 	revokeFamily struct{ Token refreshToken }
 	// getAuth asks an entity for its authState (and to publish it).
-	getAuth struct{}
-	revoked struct{}
+	getAuth    struct{}
+	revoked    struct{}
 	updateUser struct {
 		Name     *string
 		Hash     *string
