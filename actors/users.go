@@ -28,14 +28,14 @@ const (
 
 // User is a user as the API shows it. The password hash never leaves the entity's record.
 type User struct {
-	ID       string  `json:"id"`
-	Email    string  `json:"email"`
-	Name     string  `json:"name"`
-	Role     string  `json:"role"`
-	TenantID *string `json:"tenant_id"`
-	// Disabled users cannot log in, and every token they hold has ended.
-	Disabled  bool      `json:"disabled"`
+	ID        string    `json:"id"`
+	Email     string    `json:"email"`
+	Name      string    `json:"name"`
+	Role      string    `json:"role"`
+	TenantID  *string   `json:"tenant_id"`
 	CreatedAt time.Time `json:"created_at"`
+	// Disabled users cannot log in, and every token they hold has ended.
+	Disabled bool `json:"disabled"`
 }
 
 // userRecord is a user as stored under user/<id>.
