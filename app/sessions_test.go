@@ -1,7 +1,9 @@
 package app
 
 import (
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/vmplane/vmplane/actors"
 )
@@ -201,4 +203,41 @@ func TestLogoutEndsItsSession(t *testing.T) {
 	s.restart()
 	s.reads(a.Token, 401)
 	s.reads(b2.Token, 200)
+}
+
+// TestLogoutEndsEventStream: an event stream opened with a session's token delivers
+// nothing after the session ends: the next event ends the stream instead.
+func TestLogoutEndsEventStream(t *testing.T) {
+	s, admin := synced(t)
+	p := s.login(testAdminEmail, testAdminPassword)
+	st := s.subscribe(p.Token, 0)
+	m := byStatus(t, s.machines(admin), actors.StatusRunning)
+	before := s.startTask(req{method: "POST", path: "/api/virt/vms/" + m.ID + "/actions/reboot", token: admin})
+	st.until(t, taskDone(before.ID)) // the stream works
+
+	expect(t, s.do(req{method: "POST", path: "/api/auth/logout", token: p.Token, body: map[string]string{"refresh_token": p.RefreshToken}}), 204, "")
+	after := s.startTask(req{method: "POST", path: "/api/virt/vms/" + m.ID + "/actions/reboot", token: admin})
+	// Events published before the logout may still come; then the end, and nothing of
+	// the task started after it.
+	var got []sseEvent
+	timeout := time.After(30 * time.Second)
+	for open := true; open; {
+		select {
+		case ev, ok := <-st.events:
+			if ok {
+				got = append(got, ev)
+			}
+			open = ok
+		case <-timeout:
+			t.Fatalf("the stream is still open after the logout; got %+v", got)
+		}
+	}
+	if len(got) == 0 || got[len(got)-1].Type != "end" {
+		t.Fatalf("got %+v after the logout; want the stream to end with an end event", got)
+	}
+	for _, ev := range got {
+		if strings.Contains(ev.Data, after.ID) {
+			t.Fatalf("got %+v of a task started after the logout", ev)
+		}
+	}
 }
