@@ -3,6 +3,7 @@ package httpedge
 import (
 	"bytes"
 	"strings"
+	"time"
 
 	"github.com/valyala/fasthttp"
 
@@ -36,25 +37,41 @@ func (s *Server) login(c *Call) (any, error) {
 	if err := c.Decode(&req); err != nil {
 		return nil, err
 	}
-	if req.Email == "" || req.Password == "" || len(req.Email) > 254 || len(req.Password) > 1024 {
+	// One spelling of the e-mail from here on: every spelling that reaches the
+	// account ("VICTIM@...", " victim@...\t") counts against its one budget.
+	email := actors.NormalizeEmail(req.Email)
+	if email == "" || req.Password == "" || len(email) > 254 || len(req.Password) > 1024 {
 		return nil, apierr.New(apierr.ErrInvalidCredentials, "invalid e-mail or password")
 	}
-	// Attempts per e-mail are limited whatever address they come from, so a botnet
-	// cannot spread a password guessing run over many addresses.
-	d, err := s.sys.Limiter.Take(c.Context(), "email:"+req.Email, actors.BucketLogin)
+	// Failed logins are limited per e-mail and client address, and per e-mail over
+	// every address: a botnet cannot spread a guessing run over many addresses, and
+	// the owner, from an address that has not failed, is delayed but not locked out
+	// (Limiter.LoginAttempt).
+	addr := s.clientAddr(c.rc)
+	d, err := s.sys.Limiter.LoginAttempt(c.Context(), email, addr)
 	if err != nil {
 		return nil, err
 	}
 	if !d.Allowed {
-		e := apierr.New(apierr.ErrRateLimited, "too many login attempts for this e-mail; retry in %d s", d.RetryAfterS)
+		e := apierr.New(apierr.ErrRateLimited, "too many failed logins for this e-mail; retry in %d s", d.RetryAfterS)
 		e.RetryAfterS = d.RetryAfterS
 		s.metrics.limited(d.Bucket)
 		return nil, e
 	}
-	sess, err := s.sys.Users.Login(c.Context(), req.Email, req.Password)
+	if d.Delay > 0 {
+		t := time.NewTimer(d.Delay)
+		select {
+		case <-t.C:
+		case <-c.Context().Done():
+			t.Stop()
+			return nil, apierr.From(c.Context().Err())
+		}
+	}
+	sess, err := s.sys.Users.Login(c.Context(), email, req.Password)
 	if err != nil {
 		return nil, err
 	}
+	s.sys.Limiter.LoginSucceeded(email, addr)
 	return s.tokenReply(sess, true)
 }
 
