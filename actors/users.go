@@ -193,10 +193,60 @@ func startUsers(s *System, opts AuthOptions) (_ *Users, err error) {
 		}
 		return true
 	})
+	if err := u.normalizeStoredEmails(s); err != nil {
+		return nil, err
+	}
 	if err := u.bootstrapAdmin(s); err != nil {
 		return nil, err
 	}
 	return u, nil
+}
+
+// normalizeStoredEmails gives every stored user the one spelling of its e-mail that
+// login and the login limits use (NormalizeEmail), its index entry too, before any
+// request is served. Users created through Create always were; this keeps a store
+// written otherwise (by hand, a restore, an older normalisation) from holding an
+// account that only one exact spelling reaches. A user whose normalised e-mail another
+// user already has is left as it is, with a warning: two accounts are not merged.
+func (u *Users) normalizeStoredEmails(s *System) error {
+	var stale []userRecord
+	err := s.store.Scan(persistence.Prefix("user"), nil, 0, func(_, v []byte) error {
+		var rec userRecord
+		if _, err := persistence.Decode(v, &rec); err != nil {
+			return err
+		}
+		if rec.Email != NormalizeEmail(rec.Email) {
+			stale = append(stale, rec)
+		}
+		return nil
+	})
+	if err != nil || len(stale) == 0 {
+		return err
+	}
+	b := new(persistence.Batch)
+	taken := map[string]bool{}
+	for _, rec := range stale {
+		email := NormalizeEmail(rec.Email)
+		owner, err := s.store.Get(persistence.Key("user-email", email))
+		if err != nil && !errors.Is(err, persistence.ErrNotFound) {
+			return err
+		}
+		if (err == nil && string(owner) != rec.ID) || taken[email] {
+			s.log.Warn("a stored user's e-mail is another user's once normalised; left as it is",
+				zap.String("user_id", rec.ID), zap.String("email", email))
+			continue
+		}
+		taken[email] = true
+		old := rec.Email
+		rec.Email = email
+		val, err := persistence.Encode(userRecordVersion, rec)
+		if err != nil {
+			return err
+		}
+		b.Put(persistence.Key("user", rec.ID), val).Del(persistence.Key("user-email", old)).Put(persistence.Key("user-email", email), []byte(rec.ID))
+		s.log.Info("normalised a stored user's e-mail", zap.String("user_id", rec.ID), zap.String("email", email))
+	}
+	return s.commit(b)
 }
 
 // bootstrapAdmin creates the first admin on first start.
