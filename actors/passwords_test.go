@@ -327,16 +327,16 @@ func TestUsersHashOnTheHasher(t *testing.T) {
 		}
 	}
 
-	if _, rt, err := s.Users.Login(ctx, "Admin@Localhost", "initial-password"); err != nil || rt == "" {
-		t.Fatalf("admin login: got %q, %v", rt, err)
+	if sess, err := s.Users.Login(ctx, "Admin@Localhost", "initial-password"); err != nil || sess.RefreshToken == "" {
+		t.Fatalf("admin login: got %+v, %v", sess, err)
 	}
 	jobs(1)
-	if _, _, err := s.Users.Login(ctx, "admin@localhost", "wrong-password"); !errors.Is(err, apierr.ErrInvalidCredentials) {
+	if _, err := s.Users.Login(ctx, "admin@localhost", "wrong-password"); !errors.Is(err, apierr.ErrInvalidCredentials) {
 		t.Fatalf("wrong password: got %v; want invalid credentials", err)
 	}
 	jobs(2)
 	// An unknown e-mail pays one compare as well, against the dummy hash.
-	if _, _, err := s.Users.Login(ctx, "nobody@localhost", "initial-password"); !errors.Is(err, apierr.ErrInvalidCredentials) {
+	if _, err := s.Users.Login(ctx, "nobody@localhost", "initial-password"); !errors.Is(err, apierr.ErrInvalidCredentials) {
 		t.Fatalf("unknown e-mail: got %v; want invalid credentials", err)
 	}
 	jobs(3)
@@ -357,7 +357,7 @@ func TestUsersHashOnTheHasher(t *testing.T) {
 		t.Fatalf("short password: got %v; want invalid", err)
 	}
 	jobs(4)
-	if _, _, err := s.Users.Login(ctx, "user@example.test", "user-password-1"); err != nil {
+	if _, err := s.Users.Login(ctx, "user@example.test", "user-password-1"); err != nil {
 		t.Fatalf("new user's login: %v", err)
 	}
 	jobs(5)
@@ -367,10 +367,10 @@ func TestUsersHashOnTheHasher(t *testing.T) {
 		t.Fatal(err)
 	}
 	jobs(6)
-	if _, _, err := s.Users.Login(ctx, "user@example.test", "user-password-1"); !errors.Is(err, apierr.ErrInvalidCredentials) {
+	if _, err := s.Users.Login(ctx, "user@example.test", "user-password-1"); !errors.Is(err, apierr.ErrInvalidCredentials) {
 		t.Fatalf("old password: got %v; want invalid credentials", err)
 	}
-	if _, _, err := s.Users.Login(ctx, "user@example.test", pw); err != nil {
+	if _, err := s.Users.Login(ctx, "user@example.test", pw); err != nil {
 		t.Fatalf("new password: %v", err)
 	}
 	jobs(8)
@@ -381,7 +381,7 @@ func TestUsersHashOnTheHasher(t *testing.T) {
 	// A caller that has gone gets a context error, not an answer about the password.
 	gone, cancelGone := context.WithCancel(context.Background())
 	cancelGone()
-	if _, _, err := s.Users.Login(gone, "nobody@localhost", "initial-password"); !errors.Is(err, apierr.ErrUnavailable) {
+	if _, err := s.Users.Login(gone, "nobody@localhost", "initial-password"); !errors.Is(err, apierr.ErrUnavailable) {
 		t.Fatalf("cancelled login: got %v; want unavailable", err)
 	}
 }
@@ -394,4 +394,51 @@ func testHash(t *testing.T) []byte {
 		t.Fatal(err)
 	}
 	return hash
+}
+
+// TestStoredEmailsNormalisedAtStart: a user stored with an e-mail spelled otherwise
+// than NormalizeEmail spells it is given that spelling at start, index too, so that
+// every spelling logs in; one whose normalised e-mail another user has is left alone.
+func TestStoredEmailsNormalisedAtStart(t *testing.T) {
+	store, err := persistence.Open(persistence.Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	hash, err := bcrypt.GenerateFromPassword([]byte("stored-password"), bcrypt.MinCost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := new(persistence.Batch)
+	put := func(id, email string) {
+		val, err := persistence.Encode(userRecordVersion, userRecord{User: User{ID: id, Email: email, Name: id, Role: RoleAdmin}, PasswordHash: string(hash)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Put(persistence.Key("user", id), val).Put(persistence.Key("user-email", email), []byte(id))
+	}
+	put("u1", " Mixed@Example.TEST\t")
+	put("u2", "taken@example.test")
+	put("u3", "TAKEN@example.test")
+	if err := store.Commit(context.Background(), b); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Start(Options{Store: store, Auth: AuthOptions{BcryptCost: bcrypt.MinCost, AdminPassword: "initial-password"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	ctx := context.Background()
+	for _, spelling := range []string{"mixed@example.test", "MIXED@example.test ", " Mixed@Example.TEST\t"} {
+		sess, err := s.Users.Login(ctx, spelling, "stored-password")
+		if err != nil || sess.User.ID != "u1" || sess.User.Email != "mixed@example.test" {
+			t.Fatalf("login as %q: got %+v, %v; want u1 with its normalised e-mail", spelling, sess.User, err)
+		}
+	}
+	if _, err := store.Get(persistence.Key("user-email", " Mixed@Example.TEST\t")); !errors.Is(err, persistence.ErrNotFound) {
+		t.Fatalf("got %v for the old index entry; want it gone", err)
+	}
+	if u3, err := s.Users.Get(ctx, "u3"); err != nil || u3.Email != "TAKEN@example.test" {
+		t.Fatalf("got %+v, %v; want u3 left as it was", u3, err)
+	}
 }

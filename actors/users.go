@@ -9,6 +9,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -33,12 +34,18 @@ type User struct {
 	Role      string    `json:"role"`
 	TenantID  *string   `json:"tenant_id"`
 	CreatedAt time.Time `json:"created_at"`
+	// Disabled users cannot log in, and every token they hold has ended.
+	Disabled bool `json:"disabled"`
 }
 
 // userRecord is a user as stored under user/<id>.
 type userRecord struct {
 	User
 	PasswordHash string `json:"password_hash"`
+	// TokenGen is the user's token generation: every access token carries the one it
+	// was issued under, and a change of password, role, tenant or state bumps it, so
+	// that every token issued before stops working at once.
+	TokenGen uint64 `json:"token_gen,omitempty"`
 }
 
 // userRecordVersion is the schema version of userRecord.
@@ -85,6 +92,32 @@ type Users struct {
 	dummyHash []byte
 	// hasher runs every bcrypt, off the request goroutines and off every mailbox.
 	hasher *passwordHasher
+	// auth maps a user id to its *authState, which Authorize checks every request's
+	// token against. Each user's entity publishes its state here whenever it loads or
+	// changes it, before it answers the change, so the check costs no message and no
+	// store read. Entries stay when an entity passivates: the next change activates it
+	// again, and it publishes again. One entry per user seen since start.
+	auth sync.Map
+}
+
+// authState is one user's standing as its entity last published it: immutable.
+type authState struct {
+	gone     bool // deleted
+	disabled bool
+	gen      uint64
+	// sessions are the ids of the user's logins (refresh-token families) that have not
+	// ended: logged out, revoked by a reuse or by a password change.
+	sessions map[string]struct{}
+}
+
+// Session is a login as the edge issues tokens for it.
+type Session struct {
+	User         User
+	RefreshToken string
+	// ID is the login's id, its refresh-token family: the "sid" of its access tokens.
+	ID string
+	// Gen is the user's token generation, the "gen" of its access tokens.
+	Gen uint64
 }
 
 // Messages of a user entity.
@@ -101,14 +134,15 @@ type (
 		TTL   time.Duration
 	}
 	revokeFamily struct{ Token refreshToken }
-	issued       struct {
-		User         User
-		RefreshToken string
-	}
+	// getAuth asks an entity for its authState (and to publish it).
+	getAuth    struct{}
 	revoked    struct{}
 	updateUser struct {
-		Name *string
-		Hash *string
+		Name     *string
+		Hash     *string
+		Role     *string
+		TenantID *string
+		Disabled *bool
 	}
 	deleteUser struct{}
 	// createUser is a kind-level message: creates are serialised by the supervisor so
@@ -145,7 +179,7 @@ func startUsers(s *System, opts AuthOptions) (_ *Users, err error) {
 	}
 	u := &Users{opts: opts, dummyHash: dummy, hasher: hasher}
 	u.kind = s.startKind("users", 10*time.Minute, func(id string) entity {
-		return &userEntity{sys: s, id: id}
+		return &userEntity{sys: s, id: id, users: u}
 	}, func(ctx actor.Context, msg any) bool {
 		m, ok := msg.(*createUser)
 		if !ok {
@@ -159,10 +193,60 @@ func startUsers(s *System, opts AuthOptions) (_ *Users, err error) {
 		}
 		return true
 	})
+	if err := u.normalizeStoredEmails(s); err != nil {
+		return nil, err
+	}
 	if err := u.bootstrapAdmin(s); err != nil {
 		return nil, err
 	}
 	return u, nil
+}
+
+// normalizeStoredEmails gives every stored user the one spelling of its e-mail that
+// login and the login limits use (NormalizeEmail), its index entry too, before any
+// request is served. Users created through Create always were; this keeps a store
+// written otherwise (by hand, a restore, an older normalisation) from holding an
+// account that only one exact spelling reaches. A user whose normalised e-mail another
+// user already has is left as it is, with a warning: two accounts are not merged.
+func (u *Users) normalizeStoredEmails(s *System) error {
+	var stale []userRecord
+	err := s.store.Scan(persistence.Prefix("user"), nil, 0, func(_, v []byte) error {
+		var rec userRecord
+		if _, err := persistence.Decode(v, &rec); err != nil {
+			return err
+		}
+		if rec.Email != NormalizeEmail(rec.Email) {
+			stale = append(stale, rec)
+		}
+		return nil
+	})
+	if err != nil || len(stale) == 0 {
+		return err
+	}
+	b := new(persistence.Batch)
+	taken := map[string]bool{}
+	for _, rec := range stale {
+		email := NormalizeEmail(rec.Email)
+		owner, err := s.store.Get(persistence.Key("user-email", email))
+		if err != nil && !errors.Is(err, persistence.ErrNotFound) {
+			return err
+		}
+		if (err == nil && string(owner) != rec.ID) || taken[email] {
+			s.log.Warn("a stored user's e-mail is another user's once normalised; left as it is",
+				zap.String("user_id", rec.ID), zap.String("email", email))
+			continue
+		}
+		taken[email] = true
+		old := rec.Email
+		rec.Email = email
+		val, err := persistence.Encode(userRecordVersion, rec)
+		if err != nil {
+			return err
+		}
+		b.Put(persistence.Key("user", rec.ID), val).Del(persistence.Key("user-email", old)).Put(persistence.Key("user-email", email), []byte(rec.ID))
+		s.log.Info("normalised a stored user's e-mail", zap.String("user_id", rec.ID), zap.String("email", email))
+	}
+	return s.commit(b)
 }
 
 // bootstrapAdmin creates the first admin on first start.
@@ -202,7 +286,7 @@ func (u *Users) bootstrapAdmin(s *System) error {
 
 // Create creates a user; the e-mail must be free.
 func (u *Users) Create(ctx context.Context, email, name, role, password string, tenantID *string) (User, error) {
-	email = normalizeEmail(email)
+	email = NormalizeEmail(email)
 	var fields []apierr.FieldError
 	if !strings.Contains(email, "@") || len(email) > 254 {
 		fields = append(fields, apierr.Field("email", "must be an e-mail address"))
@@ -265,12 +349,31 @@ func (u *Users) create(s *System, m *createUser) (User, error) {
 type UserChange struct {
 	Name     *string `json:"name,omitempty"`
 	Password *string `json:"password,omitempty"`
+	// Role moves a user between admin and user: an admin has no tenant (it is
+	// dropped), a user needs one (tenant_id in the same change when it had none).
+	Role *string `json:"role,omitempty"`
+	// TenantID moves a user to another tenant.
+	TenantID *string `json:"tenant_id,omitempty"`
+	// Disabled suspends a user (true) or lets it log in again (false).
+	Disabled *bool `json:"disabled,omitempty"`
 }
 
-// Update changes a user's name or password. A new password revokes every login of the
-// user, so a leaked session ends with the password change.
+// Update changes a user's name, password, role, tenant or state. Every change but the
+// name ends every token the user holds, access and refresh, at once: a leaked session
+// ends with the password change, and no token keeps a role or tenant the user lost.
 func (u *Users) Update(ctx context.Context, id string, c UserChange) (User, error) {
-	msg := &updateUser{Name: c.Name}
+	msg := &updateUser{Name: c.Name, Role: c.Role, TenantID: c.TenantID, Disabled: c.Disabled}
+	if c.Role != nil && *c.Role != RoleAdmin && *c.Role != RoleUser {
+		return User{}, apierr.Invalid(apierr.Field("role", "must be admin or user"))
+	}
+	if c.TenantID != nil {
+		if _, err := u.kind.sys.Tenants.Get(ctx, *c.TenantID); err != nil {
+			if errors.Is(err, apierr.ErrNotFound) {
+				return User{}, apierr.Invalid(apierr.Field("tenant_id", "no tenant %s", *c.TenantID))
+			}
+			return User{}, err
+		}
+	}
 	if c.Password != nil {
 		if len(*c.Password) < 8 || len(*c.Password) > 72 {
 			return User{}, apierr.Invalid(apierr.Field("password", "must be 8..72 characters"))
@@ -301,52 +404,85 @@ func (u *Users) List(_ context.Context, tenant *string, cursor string, limit int
 	})
 }
 
+var errInvalidCredentials = apierr.New(apierr.ErrInvalidCredentials, "invalid e-mail or password")
+
 // Login checks an e-mail and password and opens a new refresh-token family. A wrong
-// password and an unknown e-mail get the same error after the same amount of work.
-func (u *Users) Login(ctx context.Context, email, password string) (User, string, error) {
+// password, an unknown e-mail and a disabled user get the same error after the same
+// amount of work.
+func (u *Users) Login(ctx context.Context, email, password string) (Session, error) {
 	s := u.kind.sys
 	hash := u.dummyHash
 	var cred credentials
 	found := false
-	if id, err := s.store.Get(persistence.Key("user-email", normalizeEmail(email))); err == nil {
+	if id, err := s.store.Get(persistence.Key("user-email", NormalizeEmail(email))); err == nil {
 		cred, err = ask[credentials](ctx, s, u.kind.pid, &envelope{ID: string(id), Msg: &getCredentials{}})
 		if err != nil && !errors.Is(err, apierr.ErrNotFound) {
-			return User{}, "", err
+			return Session{}, err
 		}
 		if err == nil {
 			hash, found = []byte(cred.Hash), true
 		}
 	} else if !errors.Is(err, persistence.ErrNotFound) {
-		return User{}, "", err
+		return Session{}, err
 	}
 	// bcrypt runs on the background hasher, never inside a mailbox. An unknown e-mail
 	// pays one compare too, against the dummy hash.
 	match, err := u.hasher.compare(ctx, hash, password)
 	if err != nil {
-		return User{}, "", err
+		return Session{}, err
 	}
-	if !found || !match {
-		return User{}, "", apierr.New(apierr.ErrInvalidCredentials, "invalid e-mail or password")
+	if !found || !match || cred.User.Disabled {
+		return Session{}, errInvalidCredentials
 	}
-	res, err := ask[issued](ctx, s, u.kind.pid, &envelope{ID: cred.User.ID, Msg: &openFamily{TTL: u.opts.RefreshTTL}})
-	if err != nil {
-		return User{}, "", err
-	}
-	return res.User, res.RefreshToken, nil
+	return ask[Session](ctx, s, u.kind.pid, &envelope{ID: cred.User.ID, Msg: &openFamily{TTL: u.opts.RefreshTTL}})
 }
 
 // Refresh rotates a refresh token: the presented one is spent and a new one returned.
 // Presenting a spent token revokes the whole family.
-func (u *Users) Refresh(ctx context.Context, token string) (User, string, error) {
+func (u *Users) Refresh(ctx context.Context, token string) (Session, error) {
 	rt, err := parseRefreshToken(token)
 	if err != nil {
-		return User{}, "", err
+		return Session{}, err
 	}
-	res, err := ask[issued](ctx, u.kind.sys, u.kind.pid, &envelope{ID: rt.UserID, Msg: &rotateToken{Token: rt, TTL: u.opts.RefreshTTL}})
+	res, err := ask[Session](ctx, u.kind.sys, u.kind.pid, &envelope{ID: rt.UserID, Msg: &rotateToken{Token: rt, TTL: u.opts.RefreshTTL}})
 	if errors.Is(err, apierr.ErrNotFound) {
-		return User{}, "", errInvalidRefresh
+		return Session{}, errInvalidRefresh
 	}
-	return res.User, res.RefreshToken, err
+	return res, err
+}
+
+var errSessionEnded = apierr.New(apierr.ErrUnauthorized, "the access token has ended: its login was ended, or its user was changed, disabled or deleted")
+
+// Authorize checks a verified access token against its user's current standing: the
+// user exists and is not disabled, the token's generation is the user's (no password,
+// role, tenant or state change since it was issued) and its login has not ended. It
+// reads the state the user's entity published, with no message and no store read; the
+// first check of a user since start asks the entity, which loads it.
+func (u *Users) Authorize(userID, sessionID string, gen uint64) error {
+	v, ok := u.auth.Load(userID)
+	if !ok {
+		ctx, cancel := context.WithTimeout(context.Background(), DefaultTimeout)
+		defer cancel()
+		st, err := ask[*authState](ctx, u.kind.sys, u.kind.pid, &envelope{ID: userID, Msg: &getAuth{}})
+		if errors.Is(err, apierr.ErrNotFound) {
+			// The token is genuine, so the user existed: it was deleted, and ids are
+			// never reused. Remembered, so its tokens cost no message either.
+			u.auth.Store(userID, &authState{gone: true})
+			return errSessionEnded
+		}
+		if err != nil {
+			return err
+		}
+		v = st
+	}
+	st := v.(*authState)
+	if st.gone || st.disabled || st.gen != gen {
+		return errSessionEnded
+	}
+	if _, live := st.sessions[sessionID]; !live {
+		return errSessionEnded
+	}
+	return nil
 }
 
 // Logout revokes the family of a refresh token that belongs to userID.
@@ -413,25 +549,53 @@ func (f *family) token(userID string) string {
 // userEntity owns one user record and its refresh-token families.
 type userEntity struct {
 	sys      *System
+	users    *Users
 	id       string
 	rec      *userRecord
 	families map[string]*family
+}
+
+// publish makes the entity's current standing the one Authorize checks tokens
+// against. Called after every change of it, before the change is answered.
+func (e *userEntity) publish() *authState {
+	st := &authState{gone: e.rec == nil}
+	if e.rec != nil {
+		st.disabled, st.gen = e.rec.Disabled, e.rec.TokenGen
+		st.sessions = make(map[string]struct{}, len(e.families))
+		for id, f := range e.families {
+			if !f.Revoked {
+				st.sessions[id] = struct{}{}
+			}
+		}
+	}
+	e.users.auth.Store(e.id, st)
+	return st
+}
+
+// session is the answer to a login or a refresh of family f.
+func (e *userEntity) session(f *family) Session {
+	return Session{User: e.rec.User, RefreshToken: f.token(e.id), ID: f.ID, Gen: e.rec.TokenGen}
 }
 
 func (e *userEntity) load() error {
 	e.families = map[string]*family{}
 	var err error
 	if e.rec, err = loadOptional[userRecord](e.sys.store, persistence.Key("user", e.id)); err != nil || e.rec == nil {
+		// An id with no record publishes nothing: unknown ids must not fill the table.
 		return err
 	}
-	return e.sys.store.Scan(persistence.Prefix("refresh", e.id), nil, 0, func(_, v []byte) error {
+	if err := e.sys.store.Scan(persistence.Prefix("refresh", e.id), nil, 0, func(_, v []byte) error {
 		var f family
 		if _, err := persistence.Decode(v, &f); err != nil {
 			return err
 		}
 		e.families[f.ID] = &f
 		return nil
-	})
+	}); err != nil {
+		return err
+	}
+	e.publish()
+	return nil
 }
 
 func (e *userEntity) handle(ctx actor.Context, msg any) {
@@ -444,7 +608,14 @@ func (e *userEntity) handle(ctx actor.Context, msg any) {
 		ctx.Respond(e.rec.User)
 	case *getCredentials:
 		ctx.Respond(credentials{User: e.rec.User, Hash: e.rec.PasswordHash})
+	case *getAuth:
+		ctx.Respond(e.publish())
 	case *openFamily:
+		if e.rec.Disabled {
+			// Disabled between the password check and here.
+			respondErr(ctx, errInvalidCredentials)
+			return
+		}
 		now := time.Now().UTC()
 		f := &family{ID: persistence.NewID(), Key: randomBytes(32), Gen: 1, CreatedAt: now, ExpiresAt: now.Add(m.TTL)}
 		val, err := persistence.Encode(familyVersion, f)
@@ -471,7 +642,8 @@ func (e *userEntity) handle(ctx actor.Context, msg any) {
 			delete(e.families, id)
 		}
 		e.families[f.ID] = f
-		ctx.Respond(issued{User: e.rec.User, RefreshToken: f.token(e.id)})
+		e.publish()
+		ctx.Respond(e.session(f))
 	case *rotateToken:
 		f, err := e.check(m.Token)
 		if err != nil {
@@ -486,7 +658,7 @@ func (e *userEntity) handle(ctx actor.Context, msg any) {
 			return
 		}
 		*f = next
-		ctx.Respond(issued{User: e.rec.User, RefreshToken: f.token(e.id)})
+		ctx.Respond(e.session(f))
 	case *revokeFamily:
 		f, ok := e.families[m.Token.FamilyID]
 		if !ok || !hmac.Equal(f.mac(m.Token.Gen), m.Token.MAC) {
@@ -512,9 +684,41 @@ func (e *userEntity) update(ctx actor.Context, m *updateUser) {
 	if m.Name != nil {
 		next.Name = *m.Name
 	}
-	b := new(persistence.Batch)
 	if m.Hash != nil {
 		next.PasswordHash = *m.Hash
+	}
+	if m.Role != nil {
+		next.Role = *m.Role
+		if next.Role == RoleAdmin {
+			next.TenantID = nil
+		}
+	}
+	if m.TenantID != nil {
+		next.TenantID = ptr(*m.TenantID)
+	}
+	if m.Disabled != nil {
+		next.Disabled = *m.Disabled
+	}
+	if next.Role == RoleUser && next.TenantID == nil {
+		respondErr(ctx, apierr.Invalid(apierr.Field("tenant_id", "a user belongs to a tenant")))
+		return
+	}
+	if next.Role == RoleAdmin && next.TenantID != nil {
+		respondErr(ctx, apierr.Invalid(apierr.Field("tenant_id", "an admin belongs to no tenant")))
+		return
+	}
+	moved := !sameTenant(next.TenantID, e.rec.TenantID)
+	// Whatever changes what the user may do, or proves a token stolen, ends every
+	// token it holds: the generation moves on (its access tokens) and every login is
+	// revoked (its refresh tokens).
+	endTokens := m.Hash != nil || next.Role != e.rec.Role || moved || next.Disabled != e.rec.Disabled
+	if (next.Role != e.rec.Role || next.Disabled) && e.isFirstAdmin() {
+		respondErr(ctx, apierr.New(apierr.ErrConflict, "the first admin cannot be demoted or disabled"))
+		return
+	}
+	b := new(persistence.Batch)
+	if endTokens {
+		next.TokenGen++
 		for _, f := range e.families {
 			if !f.Revoked {
 				c := *f
@@ -528,6 +732,14 @@ func (e *userEntity) update(ctx actor.Context, m *updateUser) {
 			}
 		}
 	}
+	if moved {
+		if e.rec.TenantID != nil {
+			b.Del(persistence.Key("user-tenant", *e.rec.TenantID, e.id))
+		}
+		if next.TenantID != nil {
+			b.Put(persistence.Key("user-tenant", *next.TenantID, e.id), nil)
+		}
+	}
 	val, err := persistence.Encode(userRecordVersion, next)
 	if err != nil {
 		respondErr(ctx, err)
@@ -538,16 +750,26 @@ func (e *userEntity) update(ctx actor.Context, m *updateUser) {
 		return
 	}
 	e.rec = &next
-	if m.Hash != nil {
+	if endTokens {
 		for _, f := range e.families {
 			f.Revoked = true
 		}
 	}
+	e.publish()
 	ctx.Respond(e.rec.User)
 }
 
+func sameTenant(a, b *string) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+
+// isFirstAdmin reports whether this is the admin created at first start, which can
+// be neither deleted, demoted nor disabled: there is always an operator.
+func (e *userEntity) isFirstAdmin() bool {
+	admin, err := e.sys.store.Get(persistence.Key("meta", "admin"))
+	return err == nil && string(admin) == e.id
+}
+
 func (e *userEntity) delete(ctx actor.Context) {
-	if admin, err := e.sys.store.Get(persistence.Key("meta", "admin")); err == nil && string(admin) == e.id {
+	if e.isFirstAdmin() {
 		respondErr(ctx, apierr.New(apierr.ErrConflict, "the first admin cannot be deleted"))
 		return
 	}
@@ -563,6 +785,7 @@ func (e *userEntity) delete(ctx actor.Context) {
 		return
 	}
 	e.rec, e.families = nil, map[string]*family{}
+	e.publish()
 	ctx.Respond(revoked{})
 }
 
@@ -597,6 +820,7 @@ func (e *userEntity) revoke(f *family) error {
 		return err
 	}
 	*f = next
+	e.publish()
 	return nil
 }
 
@@ -608,7 +832,11 @@ func (e *userEntity) saveFamily(f *family) error {
 	return e.sys.commit(new(persistence.Batch).Put(persistence.Key("refresh", e.id, f.ID), val))
 }
 
-func normalizeEmail(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
+// NormalizeEmail is the one spelling of an e-mail address that vmplane stores, keeps
+// unique, logs in with and rate-limits by: surrounding white space (spaces, tabs,
+// newlines) trimmed and letters lower-cased. Every spelling that reaches one account
+// is one key, so no spelling gets a bucket of its own.
+func NormalizeEmail(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
 
 func randomBytes(n int) []byte {
 	b := make([]byte, n)

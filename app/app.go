@@ -102,6 +102,9 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 			Global: actors.Limit{Rate: cfg.RateGlobal, Per: time.Second, Burst: cfg.RateGlobalBurst},
 			Auth:   actors.Limit{Rate: cfg.RateAuth, Per: time.Minute, Burst: cfg.RateAuthBurst},
 			Login:  actors.Limit{Rate: cfg.RateLogin, Per: time.Minute, Burst: cfg.RateLoginBurst},
+			// Login limits
+			LoginAddr:     actors.Limit{Rate: cfg.RateLoginAddr, Per: time.Minute, Burst: cfg.RateLoginAddrBurst},
+			LoginMaxDelay: cfg.LoginMaxDelay,
 		},
 		SyncInterval: cfg.SyncInterval,
 		Schedules:    actors.ScheduleOptions{Grace: cfg.ScheduleGrace, Now: cfg.ScheduleClock},

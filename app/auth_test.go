@@ -2,6 +2,8 @@ package app
 
 import (
 	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"strconv"
@@ -108,8 +110,8 @@ func TestLogout(t *testing.T) {
 		t.Fatalf("got body %q; want none", r.Body)
 	}
 	expect(t, refresh(s, p.RefreshToken), 401, "invalid_refresh_token")
-	// Logging out twice is harmless.
-	expect(t, s.do(req{method: "POST", path: "/api/auth/logout", token: p.Token, body: body}), 204, "")
+	// The login's access token ended with it: logging out again is refused.
+	expect(t, s.do(req{method: "POST", path: "/api/auth/logout", token: p.Token, body: body}), 401, "unauthorized")
 }
 
 func TestMe(t *testing.T) {
@@ -126,10 +128,15 @@ func TestMe(t *testing.T) {
 		t.Fatalf("got %+v; want the admin", me)
 	}
 
+	// The claims of p's own token, to sign otherwise.
+	mine := claimsOf(t, p.Token)
 	otherKey, _ := token.New([]byte("another-key-another-key-another-key!"), time.Minute)
-	forged, _ := otherKey.Issue(p.User.ID, testAdminEmail, "admin", nil)
+	forged, _ := otherKey.Issue(mine)
 	sameKeyExpired, _ := token.New([]byte(testJWTKey), -time.Minute)
-	expired, _ := sameKeyExpired.Issue(p.User.ID, testAdminEmail, "admin", nil)
+	expired, _ := sameKeyExpired.Issue(mine)
+	// Correctly signed, with a claim of the wrong JSON type: "exp" as a string.
+	stringExp := signWithTestKey(t, `{"alg":"HS256","typ":"JWT"}`, map[string]any{"iss": "vmplane", "aud": []string{"vmplane"},
+		"sub": p.User.ID, "role": "admin", "exp": "9999999999", "sid": mine.SessionID, "gen": mine.Gen})
 	b64 := base64.RawURLEncoding.EncodeToString
 	claims := strings.Split(p.Token, ".")[1]
 	algNone := b64([]byte(`{"alg":"none","typ":"JWT"}`)) + "." + claims + "."
@@ -137,7 +144,7 @@ func TestMe(t *testing.T) {
 	tampered := strings.Split(p.Token, ".")[0] + "." + b64([]byte(`{"sub":"`+p.User.ID+`","role":"admin","exp":9999999999,"iss":"vmplane","aud":"vmplane"}`)) + "." + strings.Split(p.Token, ".")[2]
 
 	for name, tok := range map[string]string{
-		"forged": forged, "expired": expired, "alg none": algNone, "other alg": hs512,
+		"forged": forged, "expired": expired, "alg none": algNone, "other alg": hs512, "exp a string": stringExp,
 		"tampered claims": tampered, "malformed": "not-a-jwt", "empty claims": "eyJ.eyJ.",
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -150,6 +157,39 @@ func TestMe(t *testing.T) {
 	}
 	expect(t, s.do(req{method: "GET", path: "/api/auth/me"}), 401, "unauthorized")
 	expect(t, s.do(req{method: "GET", path: "/api/auth/me", header: map[string]string{"Authorization": "Basic YTpi"}}), 401, "unauthorized")
+}
+
+// claimsOf reads an access token's claims, unverified.
+func claimsOf(t *testing.T, tok string) token.Claims {
+	t.Helper()
+	raw, err := base64.RawURLEncoding.DecodeString(strings.Split(tok, ".")[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c struct {
+		Sub, Role, Email, Sid string
+		TenantID              *string `json:"tenant_id"`
+		Gen                   uint64
+	}
+	if err := json.Unmarshal(raw, &c); err != nil {
+		t.Fatal(err)
+	}
+	return token.Claims{Subject: c.Sub, Role: c.Role, Email: c.Email, TenantID: c.TenantID, SessionID: c.Sid, Gen: c.Gen}
+}
+
+// signWithTestKey signs claims under header with the test servers' key, as vmplane
+// would: the signature is good whatever the claims say.
+func signWithTestKey(t *testing.T, header string, claims map[string]any) string {
+	t.Helper()
+	raw, err := json.Marshal(claims)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b64 := base64.RawURLEncoding.EncodeToString
+	payload := b64([]byte(header)) + "." + b64(raw)
+	mac := hmac.New(sha256.New, []byte(testJWTKey))
+	mac.Write([]byte(payload))
+	return payload + "." + b64(mac.Sum(nil))
 }
 
 func TestTokensSurviveRestart(t *testing.T) {

@@ -32,6 +32,13 @@ type Config struct {
 	TrustedProxies  string
 	PublicURL       string
 
+	// Login limits: failed logins per e-mail from one client address (RateLogin is
+	// per e-mail from all addresses together), and the longest a login from an
+	// address with no failures waits while the e-mail's budget is spent.
+	RateLoginAddr      float64
+	RateLoginAddrBurst int
+	LoginMaxDelay      time.Duration
+
 	AccessTTL  time.Duration
 	RefreshTTL time.Duration
 	JWTKey     string
@@ -125,8 +132,11 @@ func (c *Config) table() []setting {
 		num(&c.RateGlobalBurst, "rate-global-burst", "VMPLANE_RATE_GLOBAL_BURST", 200, "global bucket size"),
 		flt(&c.RateAuth, "rate-auth", "VMPLANE_RATE_AUTH", 30, "requests per minute per client address on /api/auth/* (0 disables)"),
 		num(&c.RateAuthBurst, "rate-auth-burst", "VMPLANE_RATE_AUTH_BURST", 10, "auth bucket size"),
-		flt(&c.RateLogin, "rate-login", "VMPLANE_RATE_LOGIN", 10, "login attempts per minute per e-mail address (0 disables)"),
+		flt(&c.RateLogin, "rate-login", "VMPLANE_RATE_LOGIN", 10, "failed logins per minute per e-mail address, from all client addresses together (0 disables)"),
 		num(&c.RateLoginBurst, "rate-login-burst", "VMPLANE_RATE_LOGIN_BURST", 5, "login per e-mail bucket size"),
+		flt(&c.RateLoginAddr, "rate-login-addr", "VMPLANE_RATE_LOGIN_ADDR", 1, "failed logins per minute per e-mail address from one client address (0 disables)"),
+		num(&c.RateLoginAddrBurst, "rate-login-addr-burst", "VMPLANE_RATE_LOGIN_ADDR_BURST", 5, "login per e-mail and client address bucket size"),
+		dur(&c.LoginMaxDelay, "login-max-delay", "VMPLANE_LOGIN_MAX_DELAY", 10*time.Second, "longest a login from a client address with no failures waits while its e-mail's failure budget is spent; longer waits are refused (0..10s)"),
 		str(&c.PublicURL, "public-url", "VMPLANE_PUBLIC_URL", "", "external base URL of this server (https://panel.example.com) for the URLs it hands out, such as console websockets; empty: each request's Host"),
 		str(&c.TrustedProxies, "trusted-proxies", "VMPLANE_TRUSTED_PROXIES", "", "comma-separated CIDRs whose X-Forwarded-For is believed"),
 		dur(&c.AccessTTL, "access-ttl", "VMPLANE_ACCESS_TTL", 15*time.Minute, "lifetime of access tokens"),
@@ -259,8 +269,12 @@ func lookup(getenv func(string) string, name string) (string, bool) {
 
 func (c *Config) validate() error {
 	var errs []string
-	if c.RateGlobal < 0 || c.RateAuth < 0 || c.RateLogin < 0 {
+	if c.RateGlobal < 0 || c.RateAuth < 0 || c.RateLogin < 0 || c.RateLoginAddr < 0 {
 		errs = append(errs, "rate limits must not be negative")
+	}
+	// The delay is waited inside the request's 15 s, before the password hash.
+	if c.LoginMaxDelay < 0 || c.LoginMaxDelay > 10*time.Second {
+		errs = append(errs, "--login-max-delay must be 0..10s")
 	}
 	if c.AccessTTL <= 0 || c.RefreshTTL <= 0 {
 		errs = append(errs, "token lifetimes must be positive")

@@ -53,6 +53,7 @@ func testConfig(t *testing.T) Config {
 	cfg.RateGlobal, cfg.RateGlobalBurst = 0, 0
 	cfg.RateAuth, cfg.RateAuthBurst = 0, 0
 	cfg.RateLogin, cfg.RateLoginBurst = 0, 0
+	cfg.RateLoginAddr, cfg.RateLoginAddrBurst = 0, 0
 	cfg.SimOpDelay = time.Millisecond
 	cfg.SimMachines = 4
 	cfg.SyncInterval = 0 // tests sync when they mean to

@@ -1,8 +1,15 @@
 package httpedge
 
 import (
+	"bytes"
+	"strings"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
 	"github.com/vmplane/vmplane/actors"
 	"github.com/vmplane/vmplane/apierr"
+	"github.com/vmplane/vmplane/httpedge/token"
 )
 
 // LoginRequest is the body of POST /api/auth/login.
@@ -30,26 +37,42 @@ func (s *Server) login(c *Call) (any, error) {
 	if err := c.Decode(&req); err != nil {
 		return nil, err
 	}
-	if req.Email == "" || req.Password == "" || len(req.Email) > 254 || len(req.Password) > 1024 {
+	// One spelling of the e-mail from here on: every spelling that reaches the
+	// account ("VICTIM@...", " victim@...\t") counts against its one budget.
+	email := actors.NormalizeEmail(req.Email)
+	if email == "" || req.Password == "" || len(email) > 254 || len(req.Password) > 1024 {
 		return nil, apierr.New(apierr.ErrInvalidCredentials, "invalid e-mail or password")
 	}
-	// Attempts per e-mail are limited whatever address they come from, so a botnet
-	// cannot spread a password guessing run over many addresses.
-	d, err := s.sys.Limiter.Take(c.Context(), "email:"+req.Email, actors.BucketLogin)
+	// Failed logins are limited per e-mail and client address, and per e-mail over
+	// every address: a botnet cannot spread a guessing run over many addresses, and
+	// the owner, from an address that has not failed, is delayed but not locked out
+	// (Limiter.LoginAttempt).
+	addr := s.clientAddr(c.rc)
+	d, err := s.sys.Limiter.LoginAttempt(c.Context(), email, addr)
 	if err != nil {
 		return nil, err
 	}
 	if !d.Allowed {
-		e := apierr.New(apierr.ErrRateLimited, "too many login attempts for this e-mail; retry in %d s", d.RetryAfterS)
+		e := apierr.New(apierr.ErrRateLimited, "too many failed logins for this e-mail; retry in %d s", d.RetryAfterS)
 		e.RetryAfterS = d.RetryAfterS
 		s.metrics.limited(d.Bucket)
 		return nil, e
 	}
-	user, refresh, err := s.sys.Users.Login(c.Context(), req.Email, req.Password)
+	if d.Delay > 0 {
+		t := time.NewTimer(d.Delay)
+		select {
+		case <-t.C:
+		case <-c.Context().Done():
+			t.Stop()
+			return nil, apierr.From(c.Context().Err())
+		}
+	}
+	sess, err := s.sys.Users.Login(c.Context(), email, req.Password)
 	if err != nil {
 		return nil, err
 	}
-	return s.tokenReply(user, refresh, true)
+	s.sys.Limiter.LoginSucceeded(email, addr)
+	return s.tokenReply(sess, true)
 }
 
 func (s *Server) refresh(c *Call) (any, error) {
@@ -57,23 +80,47 @@ func (s *Server) refresh(c *Call) (any, error) {
 	if err := c.Decode(&req); err != nil {
 		return nil, err
 	}
-	user, refresh, err := s.sys.Users.Refresh(c.Context(), req.RefreshToken)
+	sess, err := s.sys.Users.Refresh(c.Context(), req.RefreshToken)
 	if err != nil {
 		return nil, err
 	}
-	return s.tokenReply(user, refresh, false)
+	return s.tokenReply(sess, false)
 }
 
-func (s *Server) tokenReply(user actors.User, refresh string, withUser bool) (any, error) {
-	tok, err := s.tokens.Issue(user.ID, user.Email, user.Role, user.TenantID)
+// tokenReply issues the access token of a login: it names the login (sid) and the
+// user's token generation (gen), which authenticate checks on every request.
+func (s *Server) tokenReply(sess actors.Session, withUser bool) (any, error) {
+	u := sess.User
+	tok, err := s.tokens.Issue(token.Claims{Subject: u.ID, Email: u.Email, Role: u.Role, TenantID: u.TenantID,
+		SessionID: sess.ID, Gen: sess.Gen})
 	if err != nil {
 		return nil, err
 	}
-	r := TokenReply{Token: tok, RefreshToken: refresh, TokenType: "Bearer", ExpiresIn: int(s.tokens.TTL().Seconds())}
+	r := TokenReply{Token: tok, RefreshToken: sess.RefreshToken, TokenType: "Bearer", ExpiresIn: int(s.tokens.TTL().Seconds())}
 	if withUser {
-		r.User = &user
+		r.User = &u
 	}
 	return r, nil
+}
+
+// authenticate verifies the bearer token, then checks it against its user's current
+// standing (Users.Authorize): a deleted, disabled or changed user, or an ended login,
+// ends the token at once, however long it has to live. The check runs on every
+// request, also when the token's verification was remembered.
+func (s *Server) authenticate(rc *fasthttp.RequestCtx) (*token.Claims, error) {
+	h := rc.Request.Header.Peek("Authorization")
+	const prefix = "Bearer "
+	if len(h) <= len(prefix) || !strings.EqualFold(string(h[:len(prefix)]), prefix) {
+		return nil, apierr.New(apierr.ErrUnauthorized, "a bearer token is required")
+	}
+	claims, err := s.tokens.Verify(bytes.TrimSpace(h[len(prefix):]))
+	if err != nil {
+		return nil, err
+	}
+	if err := s.sys.Users.Authorize(claims.Subject, claims.SessionID, claims.Gen); err != nil {
+		return nil, err
+	}
+	return claims, nil
 }
 
 func (s *Server) me(c *Call) (any, error) {

@@ -27,8 +27,9 @@ func (s *Server) eventRoutes() []Route {
 }
 
 // events streams events. The connection is hijacked: an event stream outlives the
-// server's write timeout, and it ends when the server stops (the bus closes) or the
-// client goes away.
+// server's write timeout, and it ends when the server stops (the bus closes), the
+// client goes away, or the session it was opened with ends (logout, the user changed,
+// disabled or deleted: see Users.Authorize), checked before anything is written.
 func (s *Server) events(c *Call) (any, error) {
 	var last uint64
 	if v := c.Header("Last-Event-ID"); v != "" {
@@ -45,6 +46,7 @@ func (s *Server) events(c *Call) (any, error) {
 		last = n
 	}
 	scope := c.scope()
+	p := c.Principal
 	backlog, sub, gone := s.sys.Events.Subscribe(last, scope)
 	id := c.RequestID
 	c.rc.HijackSetNoResponse(true)
@@ -89,8 +91,16 @@ func (s *Server) events(c *Call) (any, error) {
 				if !ok {
 					return // fell behind or shutting down: the client resumes with Last-Event-ID
 				}
+				if s.sys.Users.Authorize(p.Subject, p.SessionID, p.Gen) != nil {
+					endStream(conn, w)
+					return
+				}
 				writeEvent(w, ev)
 			case <-beat.C:
+				if s.sys.Users.Authorize(p.Subject, p.SessionID, p.Gen) != nil {
+					endStream(conn, w)
+					return
+				}
 				w.WriteString(": heartbeat\n\n")
 			case <-closed:
 				return
@@ -101,6 +111,13 @@ func (s *Server) events(c *Call) (any, error) {
 		}
 	})
 	return upgraded{}, nil
+}
+
+// endStream tells the client its session has ended (it should not reconnect with the
+// same token) before the stream closes.
+func endStream(conn net.Conn, w *bufio.Writer) {
+	w.WriteString("event: end\ndata: {\"detail\":\"the session has ended\"}\n\n")
+	flush(conn, w)
 }
 
 func writeEvent(w *bufio.Writer, ev actors.Event) {

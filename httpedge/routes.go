@@ -20,13 +20,14 @@ func (s *Server) routeTable() []Route {
 			Summary: "Prometheus metrics in text exposition format", Reply: RawBody{ContentType: "text/plain; version=0.0.4"}},
 
 		{Method: "POST", Path: "/api/auth/login", Access: Public, Handler: s.login, Tag: "auth",
-			Summary: "Log in with e-mail and password", Body: LoginRequest{}, Reply: TokenReply{}},
+			Summary: "Log in with e-mail and password. Failed logins are limited per e-mail and client address (429), and per e-mail " +
+				"over all addresses, beyond which an address with no failures is answered after a delay", Body: LoginRequest{}, Reply: TokenReply{}},
 		{Method: "POST", Path: "/api/auth/refresh", Access: Public, Handler: s.refresh, Tag: "auth",
 			Summary: "Rotate a refresh token for a new token pair", Body: RefreshRequest{}, Reply: TokenReply{}},
 		{Method: "GET", Path: "/api/auth/me", Access: Authenticated, Handler: s.me, Tag: "auth",
 			Summary: "The calling user", Reply: actors.User{}},
 		{Method: "POST", Path: "/api/auth/logout", Access: Authenticated, Handler: s.logout, Tag: "auth",
-			Summary: "Revoke a login's refresh tokens", Body: RefreshRequest{}, Status: fasthttp.StatusNoContent},
+			Summary: "End a login: its refresh tokens and its access tokens", Body: RefreshRequest{}, Status: fasthttp.StatusNoContent},
 
 		{Method: "GET", Path: "/api/tasks/{id}", Access: Authenticated, Handler: s.getTask, Tag: "tasks",
 			Summary: "One task (a tenant user sees only its tenant's)", Reply: actors.Task{}},

@@ -345,16 +345,6 @@ func (s *Server) serveRoute(rt *Route) fasthttp.RequestHandler {
 	}
 }
 
-// authenticate verifies the bearer token.
-func (s *Server) authenticate(rc *fasthttp.RequestCtx) (*token.Claims, error) {
-	h := rc.Request.Header.Peek("Authorization")
-	const prefix = "Bearer "
-	if len(h) <= len(prefix) || !strings.EqualFold(string(h[:len(prefix)]), prefix) {
-		return nil, apierr.New(apierr.ErrUnauthorized, "a bearer token is required")
-	}
-	return s.tokens.Verify(bytes.TrimSpace(h[len(prefix):]))
-}
-
 func (s *Server) writeResult(rc *fasthttp.RequestCtx, id string, rt *Route, res any) {
 	status := rt.Status
 	if status == 0 {
