@@ -216,13 +216,22 @@ func TestAuthorizationWalk(t *testing.T) {
 		}
 	}
 
+	// The kind of id an operator's route takes, where it is not a machine's.
+	adminKinds := map[string]string{"/api/resources/users/": "user", "/api/resources/tenants/": "tenant",
+		"/api/monitoring/health-checks/": "check", "/api/monitoring/alerts/": "alert"}
 	for _, rt := range s.app.Edge().Routes() {
 		key := rt.Method + " " + rt.Path
 		if rt.Access == httpedge.AdminOnly {
 			// Refused before anything is looked up; the answer must not depend on the id.
 			path := strings.NewReplacer("{id}", "%s", "{action}", "stop").Replace(rt.Path)
 			if strings.Contains(path, "%s") {
-				walk(rt.Method, walkProbe{kind: "machine", path: path})
+				kind := "machine"
+				for prefix, k := range adminKinds {
+					if strings.HasPrefix(rt.Path, prefix) {
+						kind = k
+					}
+				}
+				walk(rt.Method, walkProbe{kind: kind, path: path})
 			} else {
 				walk(rt.Method, walkProbe{path: path})
 			}
