@@ -69,6 +69,23 @@ func TestAuthorizationWalk(t *testing.T) {
 	if unassigned == 0 {
 		t.Fatal("no unassigned machine to probe with")
 	}
+	// A failed task on a machine no tenant has, and its task_failed alert: records of
+	// no tenant.
+	for _, m := range s.machines(admin) {
+		if m.TenantID == nil && m.Status == actors.StatusRunning {
+			s.sim.FailNext(m.VMID, "reboot", nil)
+			task := s.waitTask(admin, s.startTask(req{method: "POST", path: "/api/virt/vms/" + m.ID + "/actions/reboot", token: admin}).ID)
+			monPoll(t, "the unassigned machine's task_failed alert", func() bool { return len(s.alertsOf(admin, "/api/resources/alert-events", m.ID)) == 1 })
+			alert := s.alertsOf(admin, "/api/resources/alert-events", m.ID)[0]
+			values["task"] = append(values["task"], task.ID)
+			values["alert"] = append(values["alert"], alert.ID)
+			secrets = append(secrets, task.ID, alert.ID)
+			break
+		}
+	}
+	if len(values["task"]) < 2 {
+		t.Fatal("no running unassigned machine to fail a task on")
+	}
 	// missing returns an id of the same form as v that names nothing.
 	missing := func(v string) string {
 		if _, err := strconv.Atoi(v); err == nil {
