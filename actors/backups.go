@@ -277,8 +277,5 @@ func (m *Machines) startAs(ctx context.Context, id string, op Operation, tenant 
 	if err != nil {
 		return Task{}, err
 	}
-	if id, err = m.resolve(id); err != nil {
-		return Task{}, err
-	}
-	return ask[Task](ctx, m.sys, m.kind.pid, &envelope{ID: id, Msg: &startOp{Op: op, Tenant: tenant, TaskID: taskID}})
+	return askMachine[Task](ctx, m, id, &startOp{Op: op, Tenant: tenant, TaskID: taskID})
 }

@@ -63,7 +63,12 @@ type RuleInput struct {
 
 // Messages of the firewall part of a tenant entity.
 type (
-	listRules  struct{ MachineID *string }
+	listRules struct {
+		MachineID *string
+		// Cursor and Limit page the list (rulePage); Limit 0 is every rule.
+		Cursor string
+		Limit  int
+	}
 	getRule    struct{ ID string }
 	createRule struct{ In RuleInput }
 	updateRule struct {
@@ -76,8 +81,12 @@ type (
 	}
 	// rulesSettled tells the entity that a rule write failed.
 	rulesSettled struct{}
-	// Rules is a list of rules in position order.
-	Rules struct{ Items []FirewallRule }
+	// Rules is a list of rules in position order; Next is the cursor of the next page
+	// ("" on the last).
+	Rules struct {
+		Items []FirewallRule
+		Next  string
+	}
 )
 
 // Firewall is the service for tenants' firewall rules.
@@ -175,13 +184,7 @@ func (e *tenantEntity) ruleIndex(id string) int {
 func (e *tenantEntity) handleFirewall(ctx actor.Context, msg any) {
 	switch m := msg.(type) {
 	case *listRules:
-		out := make([]FirewallRule, 0, len(e.rules))
-		for _, r := range e.rules {
-			if m.MachineID == nil || r.MachineID == nil || *r.MachineID == *m.MachineID {
-				out = append(out, *r)
-			}
-		}
-		e.respondDurable(ctx, Rules{Items: out})
+		e.respondDurable(ctx, e.rulePage(m))
 	case *getRule:
 		i := e.ruleIndex(m.ID)
 		if i < 0 {

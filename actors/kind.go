@@ -1,7 +1,9 @@
 package actors
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -21,9 +23,22 @@ type entity interface {
 	handle(ctx actor.Context, msg any)
 }
 
+// absence is implemented by entities that know whether their record exists. An entity
+// whose record does not exist holds nothing worth keeping, so it is passivated as soon
+// as it has answered: looking up ids that do not exist leaves nothing running.
+type absence interface{ absent() bool }
+
+func (e *machineEntity) absent() bool  { return e.rec == nil }
+func (e *nodeEntity) absent() bool     { return e.rec == nil }
+func (e *tenantEntity) absent() bool   { return e.rec == nil }
+func (e *userEntity) absent() bool     { return e.rec == nil }
+func (e *scheduleEntity) absent() bool { return e.rec == nil }
+func (e *alertEntity) absent() bool    { return e.open == nil }
+
 // Kind supervises every entity of one kind. Each entity is a child actor named by its
-// record id, spawned on its first message and passivated after an idle period; the Kind
-// is the only way to reach an entity, so no message can race a passivation.
+// record id, spawned on its first message and passivated after an idle period, when
+// its record does not exist, or when more than maxLive run; the Kind is the only way to
+// reach an entity, so no message can race a passivation.
 type Kind struct {
 	name      string
 	sys       *System
@@ -31,6 +46,7 @@ type Kind struct {
 	live      atomic.Int64
 	newFn     func(id string) entity
 	idle      time.Duration
+	maxLive   int
 	kindMsg   func(ctx actor.Context, msg any) bool
 	stopSweep func()
 }
@@ -80,11 +96,21 @@ type handsOff interface{ handedOff() *atomic.Int64 }
 // in 10 s, then stopped; its next message spawns it afresh.
 var entityStrategy = actor.NewOneForOneStrategy(5, 10*time.Second, actor.DefaultDecider)
 
-// startKind spawns the supervisor of a kind. kindMsg, when set, handles messages
-// addressed to the kind itself (not wrapped in an envelope), such as creates that must be
-// serialised across all entities of the kind; it reports whether it handled the message.
+// startKind spawns the supervisor of a kind. idle is the kind's own idle time (the
+// system's EntityOptions may replace it); 0 means its entities are never passivated for
+// idleness or count (they run on their own, like health checks) but still when absent.
+// kindMsg, when set, handles messages addressed to the kind itself (not wrapped in an
+// envelope), such as creates that must be serialised across all entities of the kind;
+// it reports whether it handled the message.
 func (s *System) startKind(name string, idle time.Duration, newFn func(id string) entity, kindMsg func(ctx actor.Context, msg any) bool) *Kind {
 	k := &Kind{name: name, sys: s, newFn: newFn, idle: idle, kindMsg: kindMsg}
+	if idle > 0 {
+		if s.entities.Idle > 0 {
+			k.idle = s.entities.Idle
+		}
+		k.maxLive = s.entities.MaxLive
+	}
+	idle = k.idle
 	props := actor.PropsFromProducer(func() actor.Actor {
 		return &supervisor{kind: k, children: map[string]*child{}, byPID: map[string]string{}, stopping: map[string][]stashed{}}
 	}, actor.WithSupervisor(entityStrategy), actor.WithDispatcher(s.workers))
@@ -134,26 +160,22 @@ func (sv *supervisor) Receive(ctx actor.Context) {
 			sv.stopping[m.ID] = append(q, stashed{m.Msg, ctx.Sender()})
 			return
 		}
-		c := sv.child(ctx, m.ID)
+		c, spawned := sv.child(ctx, m.ID)
 		c.last.Store(time.Now().UnixNano())
 		ctx.RequestWithCustomSender(c.pid, m.Msg, ctx.Sender())
+		if spawned {
+			sv.evict(ctx, m.ID)
+		}
 	case *passivate:
 		if c, ok := sv.children[m.ID]; ok {
-			if _, stopping := sv.stopping[m.ID]; !stopping {
-				sv.stopping[m.ID] = nil
-				ctx.Poison(c.pid)
-			}
+			sv.stop(ctx, m.ID, c)
 		}
 	case *sweepIdle:
 		cutoff := time.Now().Add(-sv.kind.idle).UnixNano()
 		for id, c := range sv.children {
-			if _, stopping := sv.stopping[id]; stopping || !c.idle() || c.last.Load() > cutoff {
-				continue
+			if c.idle() && c.last.Load() <= cutoff {
+				sv.stop(ctx, id, c)
 			}
-			// Poison is a user message: everything already forwarded is handled first,
-			// and what comes meanwhile is stashed until the entity has stopped.
-			sv.stopping[id] = nil
-			ctx.Poison(c.pid)
 		}
 	case *actor.Terminated:
 		id, ok := sv.byPID[m.Who.Id]
@@ -165,7 +187,7 @@ func (sv *supervisor) Receive(ctx actor.Context) {
 		q, wasStopping := sv.stopping[id]
 		delete(sv.stopping, id)
 		if wasStopping && len(q) > 0 {
-			pid := sv.child(ctx, id).pid
+			pid := sv.spawn(ctx, id).pid
 			for _, st := range q {
 				ctx.RequestWithCustomSender(pid, st.msg, st.sender)
 			}
@@ -177,11 +199,55 @@ func (sv *supervisor) Receive(ctx actor.Context) {
 	}
 }
 
-// child returns the running entity for id, spawning it if needed.
-func (sv *supervisor) child(ctx actor.Context, id string) *child {
-	if c, ok := sv.children[id]; ok {
-		return c
+// stop passivates a running entity unless it is already stopping. Poison is a user
+// message: everything already forwarded is handled first, and what comes meanwhile is
+// stashed until the entity has stopped.
+func (sv *supervisor) stop(ctx actor.Context, id string, c *child) {
+	if _, stopping := sv.stopping[id]; stopping {
+		return
 	}
+	sv.stopping[id] = nil
+	ctx.Poison(c.pid)
+}
+
+// evict keeps the kind within maxLive running entities: once a spawn goes over it,
+// the least recently used idle entities are passivated down to 90% of the bound, so
+// that the sort is paid once per tenth of the bound's spawns, not on each. keep (the
+// entity just spawned, its message on the way) is never chosen.
+func (sv *supervisor) evict(ctx actor.Context, keep string) {
+	bound := sv.kind.maxLive
+	running := len(sv.children) - len(sv.stopping)
+	if bound <= 0 || running <= bound {
+		return
+	}
+	type candidate struct {
+		id   string
+		c    *child
+		last int64
+	}
+	idle := make([]candidate, 0, running)
+	for id, c := range sv.children {
+		if _, stopping := sv.stopping[id]; !stopping && id != keep && c.idle() {
+			idle = append(idle, candidate{id, c, c.last.Load()})
+		}
+	}
+	slices.SortFunc(idle, func(a, b candidate) int { return cmp.Compare(a.last, b.last) })
+	n := min(running-bound*9/10, len(idle))
+	for _, v := range idle[:n] {
+		sv.stop(ctx, v.id, v.c)
+	}
+}
+
+// child returns the running entity for id, spawning it if needed, and whether it did.
+func (sv *supervisor) child(ctx actor.Context, id string) (*child, bool) {
+	if c, ok := sv.children[id]; ok {
+		return c, false
+	}
+	return sv.spawn(ctx, id), true
+}
+
+// spawn starts the entity for id.
+func (sv *supervisor) spawn(ctx actor.Context, id string) *child {
 	k := sv.kind
 	c := &child{}
 	c.last.Store(time.Now().UnixNano())
@@ -239,6 +305,9 @@ func (a *entityActor) Receive(ctx actor.Context) {
 		a.child.last.Store(time.Now().UnixNano())
 		if b, ok := a.e.(interface{ busy() bool }); ok {
 			a.child.busy.Store(b.busy())
+		}
+		if e, ok := a.e.(absence); ok && e.absent() && a.child.idle() {
+			ctx.Send(ctx.Parent(), &passivate{ID: a.id})
 		}
 	}
 }

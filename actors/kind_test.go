@@ -186,3 +186,64 @@ func TestPassivationLosesNoMessage(t *testing.T) {
 		t.Fatalf("got %+v, %v; want 40", st, err)
 	}
 }
+
+// lookup is a counter that knows whether its record exists.
+type lookup struct{ counter }
+
+func (l *lookup) absent() bool { return l.n == 0 }
+
+// Lookups of ids that do not exist leave no entity running, however many there are,
+// although the kind's idle time is long; an entity whose record exists stays.
+func TestLookupsOfMissingIDsLeaveNothingRunning(t *testing.T) {
+	s := newTestSystem(t)
+	k := s.startKind("lookups", time.Hour, func(id string) entity { return &lookup{counter{sys: s, id: id}} }, nil)
+	ctx := context.Background()
+	if _, err := ask[state](ctx, s, k.pid, &envelope{ID: "real", Msg: &incr{}}); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3000; i++ {
+		st, err := ask[state](ctx, s, k.pid, &envelope{ID: "missing-" + strconv.Itoa(i), Msg: &get{}})
+		if err != nil || st.N != 0 {
+			t.Fatalf("lookup %d: got %+v, %v; want an empty answer", i, st, err)
+		}
+	}
+	waitFor(t, "the entities of missing ids to passivate", func() bool { return k.live.Load() == 1 })
+	// The real one is still the same incarnation: its unpersisted scratch survived.
+	if _, err := ask[state](ctx, s, k.pid, &envelope{ID: "real", Msg: &scribble{}}); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := ask[state](ctx, s, k.pid, &envelope{ID: "real", Msg: &scribble{}}); err != nil || st.Scratch != 2 || st.N != 1 {
+		t.Fatalf("got %+v, %v; want the entity kept running (scratch 2, N 1)", st, err)
+	}
+}
+
+// With a bound on live entities, lookups of many existing ids keep at most that many
+// running; an evicted entity comes back from the store on its next message.
+func TestLiveEntitiesStayWithinTheBound(t *testing.T) {
+	const bound = 20
+	s := newTestSystem(t, func(o *Options) { o.Entities = EntityOptions{Idle: time.Hour, MaxLive: bound} })
+	k := s.startKind("bounded", time.Minute, func(id string) entity { return &counter{sys: s, id: id} }, nil)
+	if k.idle != time.Hour || k.maxLive != bound {
+		t.Fatalf("got idle %s, max live %d; want the system's 1h and %d", k.idle, k.maxLive, bound)
+	}
+	ctx := context.Background()
+	const n = 500
+	for i := 0; i < n; i++ {
+		if _, err := ask[state](ctx, s, k.pid, &envelope{ID: strconv.Itoa(i), Msg: &incr{}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, "the live entities to come within the bound", func() bool { return k.live.Load() <= bound })
+	for i := 0; i < n; i += 50 {
+		st, err := ask[state](ctx, s, k.pid, &envelope{ID: strconv.Itoa(i), Msg: &incr{}})
+		if err != nil || st.N != 2 {
+			t.Fatalf("entity %d: got %+v, %v; want N 2 (its first increment kept in the store)", i, st, err)
+		}
+	}
+	waitFor(t, "the live entities to come within the bound", func() bool { return k.live.Load() <= bound })
+	// A kind that never idles (its entities run on their own) is not bounded.
+	s2 := newTestSystem(t, func(o *Options) { o.Entities = EntityOptions{Idle: time.Hour, MaxLive: 1} })
+	if k2 := s2.startKind("runners", 0, func(id string) entity { return &counter{sys: s2, id: id} }, nil); k2.maxLive != 0 || k2.idle != 0 {
+		t.Fatalf("got idle %s, max live %d for a kind that never idles; want 0, 0", k2.idle, k2.maxLive)
+	}
+}

@@ -264,11 +264,31 @@ func (m *Machines) ask(ctx context.Context, id string, msg any) (any, error) {
 
 // Get returns one machine. With a tenant scope, another tenant's machine is not found.
 func (m *Machines) Get(ctx context.Context, id string, tenant *string) (Machine, error) {
-	id, err := m.resolve(id)
-	if err != nil {
-		return Machine{}, err
+	return askMachine[Machine](ctx, m, id, &getMachine{Tenant: tenant})
+}
+
+// askMachine is the one way from what a caller sent (a record id or a vmid) to a
+// machine's entity, which checks the tenant scope. A machine that does not exist and
+// one outside the caller's scope answer the same not-found, naming only what the
+// caller sent: never the record id a vmid resolved to.
+func askMachine[T any](ctx context.Context, m *Machines, sent string, msg any) (T, error) {
+	id, err := m.resolve(sent)
+	if err == nil {
+		var v T
+		if v, err = ask[T](ctx, m.sys, m.kind.pid, &envelope{ID: id, Msg: msg}); err == nil {
+			return v, nil
+		}
 	}
-	return ask[Machine](ctx, m.sys, m.kind.pid, &envelope{ID: id, Msg: &getMachine{Tenant: tenant}})
+	var zero T
+	return zero, machineNotFoundAs(err, sent)
+}
+
+// machineNotFoundAs makes a not-found error name the machine as the caller sent it.
+func machineNotFoundAs(err error, sent string) error {
+	if errors.Is(err, apierr.ErrNotFound) {
+		return apierr.NotFound("machine", sent)
+	}
+	return err
 }
 
 // resolve accepts a record id or, for operators used to Proxmox, a vmid.
@@ -295,14 +315,19 @@ func (m *Machines) Start(ctx context.Context, id string, op Operation, tenant *s
 	if err := op.validate(); err != nil {
 		return Task{}, err
 	}
-	id, err := m.resolve(id)
-	if err != nil {
-		return Task{}, err
+	if op.Type == OpMigrate || op.Type == OpReinstall {
+		// What precheck finds must not tell a tenant about a machine outside its
+		// scope: the scope is checked first.
+		if tenant != nil {
+			if _, err := m.Ref(ctx, id, tenant); err != nil {
+				return Task{}, err
+			}
+		}
+		if err := m.precheck(ctx, op); err != nil {
+			return Task{}, err
+		}
 	}
-	if err := m.precheck(ctx, op); err != nil {
-		return Task{}, err
-	}
-	return ask[Task](ctx, m.sys, m.kind.pid, &envelope{ID: id, Msg: &startOp{Op: op, Tenant: tenant}})
+	return askMachine[Task](ctx, m, id, &startOp{Op: op, Tenant: tenant})
 }
 
 // precheck validates what an operation names outside the machine: the target node of a
@@ -333,11 +358,7 @@ func (m *Machines) precheck(ctx context.Context, op Operation) error {
 // Ref returns the hypervisor reference of a machine, for reads that go to the driver
 // without changing the machine (usage graphs, console).
 func (m *Machines) Ref(ctx context.Context, id string, tenant *string) (machineRef, error) {
-	id, err := m.resolve(id)
-	if err != nil {
-		return machineRef{}, err
-	}
-	return ask[machineRef](ctx, m.sys, m.kind.pid, &envelope{ID: id, Msg: &getRef{Tenant: tenant}})
+	return askMachine[machineRef](ctx, m, id, &getRef{Tenant: tenant})
 }
 
 // List returns machines in creation order, after the cursor (a machine id).
@@ -380,16 +401,12 @@ func (m *Machines) Destroy(ctx context.Context, id string, tenant *string) (Task
 
 // Assign moves a machine to a tenant, or to none: an operator's act, outside quota.
 func (m *Machines) Assign(ctx context.Context, id string, tenant *string) (Machine, error) {
-	id, err := m.resolve(id)
-	if err != nil {
-		return Machine{}, err
-	}
 	if tenant != nil {
 		if _, err := m.sys.Tenants.Get(ctx, *tenant); err != nil {
 			return Machine{}, apierr.Invalid(apierr.Field("tenant_id", "no tenant %s", *tenant))
 		}
 	}
-	return ask[Machine](ctx, m.sys, m.kind.pid, &envelope{ID: id, Msg: &assignTenant{TenantID: tenant}})
+	return askMachine[Machine](ctx, m, id, &assignTenant{TenantID: tenant})
 }
 
 // machineEntity owns one machine record and is its lock: one operation at a time.

@@ -392,10 +392,16 @@ func (c *Cluster) syncTemplates(ts []hypervisor.Template) error {
 }
 
 // Templates lists the OS templates known from the last sync.
-func (c *Cluster) Templates(_ context.Context) ([]hypervisor.Template, error) {
-	out, _, err := scanPage(c.sys.store, persistence.Prefix("template"), "", 0,
-		func(t *hypervisor.Template) (hypervisor.Template, bool) { return *t, true })
+func (c *Cluster) Templates(ctx context.Context) ([]hypervisor.Template, error) {
+	out, _, err := c.TemplatePage(ctx, "", 0)
 	return out, err
+}
+
+// TemplatePage returns a page of the OS templates known from the last sync, by id,
+// after the cursor (limit 0: all).
+func (c *Cluster) TemplatePage(_ context.Context, cursor string, limit int) ([]hypervisor.Template, string, error) {
+	return scanPage(c.sys.store, persistence.Prefix("template"), cursor, limit,
+		func(t *hypervisor.Template) (hypervisor.Template, bool) { return *t, true })
 }
 
 // Template returns one OS template.

@@ -74,6 +74,8 @@ type System struct {
 	Monitoring *Monitoring
 
 	kinds []*Kind
+	// entities bound every passivating kind.
+	entities EntityOptions
 }
 
 // Options configure the actor system.
@@ -95,6 +97,21 @@ type Options struct {
 	Schedules ScheduleOptions
 	// Monitoring configures the node usage alert (zero: defaults).
 	Monitoring MonitoringOptions
+	// Entities bound the entity actors each kind keeps running (zero: each kind's
+	// own idle time, no count bound).
+	Entities EntityOptions
+}
+
+// EntityOptions bound the entity actors of every kind that passivates (all but the
+// health checks, whose entities run their probes): an entity is stopped once it has
+// been idle for Idle, and when more than MaxLive of a kind run, the least recently
+// used idle ones are stopped. An entity with work in flight is never stopped; its
+// next message starts it again from the store.
+type EntityOptions struct {
+	// Idle replaces each kind's own idle time when positive.
+	Idle time.Duration
+	// MaxLive is how many entities of one kind may run at once (0: no bound).
+	MaxLive int
 }
 
 // Start starts the actor system and every supervisor.
@@ -107,7 +124,7 @@ func Start(opts Options) (*System, error) {
 	cfg := actor.Configure(actor.WithLoggerFactory(func(sys *actor.ActorSystem) *slog.Logger {
 		return slog.New(zapslog.NewHandler(log.Core(), zapslog.WithName("protoactor")))
 	}))
-	s := &System{actors: actor.NewActorSystemWithConfig(cfg), store: opts.Store, driver: opts.Driver, log: log, Events: newEvents()}
+	s := &System{actors: actor.NewActorSystemWithConfig(cfg), store: opts.Store, driver: opts.Driver, log: log, Events: newEvents(), entities: opts.Entities}
 	s.replies = newReplyBoxes(s.actors)
 	s.workers = newWorkers(mailboxThroughput, maxIdleWorkers)
 	var err error

@@ -191,12 +191,12 @@ func (t *Tenants) ResizeMachine(ctx context.Context, tenantID, machineID string,
 	}
 	r, err := ask[resizeReserved](ctx, t.sys, t.kind.pid, &envelope{ID: tenantID, Msg: &reserveResize{MachineID: id, Change: c}})
 	if err != nil {
-		return Task{}, err
+		return Task{}, machineNotFoundAs(err, machineID)
 	}
 	task, err := t.sys.Machines.Start(ctx, id, r.Op, &tenantID)
 	if err != nil {
 		t.tell(tenantID, &releaseResize{MachineID: id})
-		return Task{}, err
+		return Task{}, machineNotFoundAs(err, machineID)
 	}
 	t.tell(tenantID, &resizeStarted{MachineID: id, TaskID: task.ID})
 	return task, nil

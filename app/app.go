@@ -112,6 +112,7 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 			CrashLoopCount: cfg.CrashLoopCount, CrashLoopWindow: cfg.CrashLoopWindow, HealthWindow: cfg.FaultyHealthWindow},
 		HistoryInterval: cfg.HistoryInterval,
 		Monitoring:      actors.MonitoringOptions{NodeUsageThreshold: cfg.NodeUsageThreshold, NodeUsageFor: cfg.NodeUsageFor},
+		Entities:        actors.EntityOptions{Idle: cfg.ActorIdle, MaxLive: cfg.ActorMaxLive},
 	})
 	if err != nil {
 		return nil, err

@@ -72,6 +72,10 @@ type Config struct {
 	NodeUsageThreshold float64
 	NodeUsageFor       time.Duration
 
+	// ActorIdle and ActorMaxLive bound the entity actors kept in memory per kind.
+	ActorIdle    time.Duration
+	ActorMaxLive int
+
 	SimSeed     int64
 	SimNodes    int
 	SimMachines int
@@ -156,6 +160,8 @@ func (c *Config) table() []setting {
 		flt(&c.NodeUsageThreshold, "node-usage-threshold", "VMPLANE_NODE_USAGE_THRESHOLD", 0.9, "fraction (0..1] of a node's cpu or memory above which it counts as busy for the node_usage_high alert"),
 		dur(&c.NodeUsageFor, "node-usage-for", "VMPLANE_NODE_USAGE_FOR", 10*time.Minute, "how long a node must stay busy before node_usage_high fires (node figures refresh with each sync)"),
 		num(&c.StoreCacheMB, "store-cache-mb", "VMPLANE_STORE_CACHE_MB", 32, "Badger block cache size in MiB"),
+		dur(&c.ActorIdle, "actor-idle", "VMPLANE_ACTOR_IDLE", 5*time.Minute, "an entity actor (a machine, user, tenant, ...) idle this long is stopped; its next request loads it again from the store"),
+		num(&c.ActorMaxLive, "actor-max-live", "VMPLANE_ACTOR_MAX_LIVE", 10000, "entity actors of one kind kept in memory at most; beyond it the least recently used idle ones are stopped (health checks are not counted: they run their probes)"),
 		str(&c.PprofAddr, "pprof-addr", "VMPLANE_PPROF_ADDR", "", "serve Go's pprof profiles on this address (e.g. 127.0.0.1:6060; empty: off); keep it on loopback"),
 		boolean(&c.StoreSyncEach, "store-sync-each-write", "VMPLANE_STORE_SYNC_EACH_WRITE", false, "give every write its own synced transaction instead of group commit: slower, only a baseline for benchmarks"),
 		i64(&c.SimSeed, "sim-seed", "VMPLANE_SIM_SEED", 1, "seed of the simulated cluster (sim driver)"),
@@ -302,6 +308,9 @@ func (c *Config) validate() error {
 	}
 	if c.BcryptCost < 4 || c.BcryptCost > 31 {
 		errs = append(errs, "--bcrypt-cost must be 4..31")
+	}
+	if c.ActorIdle <= 0 || c.ActorMaxLive < 1 {
+		errs = append(errs, "--actor-idle must be positive and --actor-max-live at least 1")
 	}
 	if c.HashWorkers < 1 || c.HashWorkers > 64 {
 		errs = append(errs, "--hash-workers must be 1..64")

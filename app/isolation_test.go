@@ -15,30 +15,9 @@ import (
 // default: it must appear in fixtures below, or the test fails.
 func TestTenantIsolationMatrix(t *testing.T) {
 	s, admin := synced(t)
-	a := s.tenant(admin, "Alpha", nil)
-	b := s.tenant(admin, "Bravo", nil)
-	am := s.provision(a.Token, smallMachine)
-	bm := s.provision(b.Token, smallMachine)
-	r := s.do(req{method: "POST", path: "/api/client/firewall/rules", token: a.Token, body: map[string]any{
-		"direction": "in", "action": "accept", "protocol": "tcp", "port": "22", "machine_id": am.ID}})
-	expect(t, r, 201, "")
-	var arule actors.FirewallRule
-	r.decode(t, &arule)
-	atask := s.run(req{method: "POST", path: "/api/resources/machines/" + am.ID, token: a.Token}.with("PATCH", map[string]any{"name": "alpha-web"}))
-	r = s.do(req{method: "POST", path: "/api/client/machines/" + am.ID + "/power-schedules", token: a.Token, body: map[string]any{"action": "reboot", "cron": "0 3 * * *"}})
-	expect(t, r, 201, "")
-	var apower actors.PowerSchedule
-	r.decode(t, &apower)
-	abackup := s.createBackupSchedule(a.Token, am.ID, map[string]any{"cron": everySecond, "retention": 2})
-	eventually(t, 20*time.Second, "tenant A's backup schedule took no backup", func() bool { return len(s.backupsOf(a.Token, am.ID)) > 0 })
-	s.disableBackupSchedule(a.Token, abackup.ID)
-	abk := s.backupsOf(a.Token, am.ID)[0]
-	ahc := s.createCheck(a.Token, "/api/resources/health-checks", map[string]any{"name": "alpha ssh", "type": "tcp",
-		"target": am.Interfaces[0].IPAddresses[0] + ":22", "interval_s": 60, "timeout_ms": 500})
-	s.sim.FailNext(am.VMID, "reboot", nil)
-	s.waitTask(admin, s.startTask(req{method: "POST", path: "/api/virt/vms/" + am.ID + "/actions/reboot", token: admin}).ID)
-	monPoll(t, "tenant A's task_failed alert", func() bool { return len(s.alertsOf(a.Token, "/api/resources/alert-events", am.ID)) == 1 })
-	aalert := s.alertsOf(a.Token, "/api/resources/alert-events", am.ID)[0]
+	w := newIsolationWorld(s, admin)
+	a, b, am, bm := w.a, w.b, w.am, w.bm
+	arule, atask, apower, abackup, abk, ahc, aalert := w.arule, w.atask, w.apower, w.abackup, w.abk, w.ahc, w.aalert
 
 	// One record of tenant A per scoped resource, and a valid create body for it.
 	type fixture struct {
@@ -162,6 +141,58 @@ func TestTenantIsolationMatrix(t *testing.T) {
 		expect(t, s.do(req{method: "GET", path: "/api/resources/templates", token: b.Token}), 200, "")
 		expect(t, s.do(req{method: "GET", path: "/api/resources/nope", token: b.Token}), 404, "not_found")
 	})
+}
+
+// isolationWorld is two tenants: A with one record of every tenant-scoped kind, B with
+// a machine of its own. Names are distinctive so that a test can look for them in B's
+// answers.
+type isolationWorld struct {
+	a, b    tenantFixture
+	am, bm  actors.Machine
+	arule   actors.FirewallRule
+	atask   actors.Task
+	apower  actors.PowerSchedule
+	abackup actors.BackupSchedule
+	abk     actors.Backup
+	ahc     actors.HealthCheck
+	aalert  actors.Alert
+}
+
+// isolationNames are the names newIsolationWorld gives tenant A and its records.
+var isolationNames = []string{"Quokka", "quokka@example.test", "quokka-web", "quokka-app", "quokka ssh"}
+
+func newIsolationWorld(s *testServer, admin string) *isolationWorld {
+	t := s.t
+	t.Helper()
+	w := &isolationWorld{a: s.tenant(admin, "Quokka", nil), b: s.tenant(admin, "Bravo", nil)}
+	a := w.a
+	spec := map[string]any{}
+	for k, v := range smallMachine {
+		spec[k] = v
+	}
+	spec["name"] = "quokka-app"
+	w.am = s.provision(a.Token, spec)
+	w.bm = s.provision(w.b.Token, smallMachine)
+	am := w.am
+	r := s.do(req{method: "POST", path: "/api/client/firewall/rules", token: a.Token, body: map[string]any{
+		"direction": "in", "action": "accept", "protocol": "tcp", "port": "22", "machine_id": am.ID}})
+	expect(t, r, 201, "")
+	r.decode(t, &w.arule)
+	w.atask = s.run(req{method: "POST", path: "/api/resources/machines/" + am.ID, token: a.Token}.with("PATCH", map[string]any{"name": "quokka-web"}))
+	r = s.do(req{method: "POST", path: "/api/client/machines/" + am.ID + "/power-schedules", token: a.Token, body: map[string]any{"action": "reboot", "cron": "0 3 * * *"}})
+	expect(t, r, 201, "")
+	r.decode(t, &w.apower)
+	w.abackup = s.createBackupSchedule(a.Token, am.ID, map[string]any{"cron": everySecond, "retention": 2})
+	eventually(t, 20*time.Second, "tenant A's backup schedule took no backup", func() bool { return len(s.backupsOf(a.Token, am.ID)) > 0 })
+	s.disableBackupSchedule(a.Token, w.abackup.ID)
+	w.abk = s.backupsOf(a.Token, am.ID)[0]
+	w.ahc = s.createCheck(a.Token, "/api/resources/health-checks", map[string]any{"name": "quokka ssh", "type": "tcp",
+		"target": am.Interfaces[0].IPAddresses[0] + ":22", "interval_s": 60, "timeout_ms": 500, "machine_id": am.ID})
+	s.sim.FailNext(am.VMID, "reboot", nil)
+	s.waitTask(admin, s.startTask(req{method: "POST", path: "/api/virt/vms/" + am.ID + "/actions/reboot", token: admin}).ID)
+	monPoll(t, "tenant A's task_failed alert", func() bool { return len(s.alertsOf(a.Token, "/api/resources/alert-events", am.ID)) == 1 })
+	w.aalert = s.alertsOf(a.Token, "/api/resources/alert-events", am.ID)[0]
+	return w
 }
 
 func (r req) with(method string, body any) req {

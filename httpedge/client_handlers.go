@@ -34,7 +34,8 @@ func (s *Server) clientRoutes() []Route {
 			Reply:   TaskReply{}, Status: fasthttp.StatusAccepted, Query: tenantQuery},
 		{Method: "GET", Path: "/api/client/firewall/rules", Access: Authenticated, Handler: s.clientRules, Tag: tag,
 			Summary: "The tenant's firewall rules by position", Reply: Page[actors.FirewallRule]{},
-			Query: map[string]string{"machine_id": "only the rule set of this machine", "tenant_id": tenantQuery["tenant_id"]}},
+			Query: map[string]string{"machine_id": "only the rule set of this machine", "tenant_id": tenantQuery["tenant_id"],
+				"limit": "page size, 1..500 (default 50)", "cursor": "next_cursor of the previous page"}},
 		{Method: "POST", Path: "/api/client/firewall/rules", Access: Authenticated, Handler: s.clientCreateRule, Tag: tag,
 			Summary: "Add a rule (at position, or last); pushed to the hypervisor", Body: RuleBody{}, Reply: actors.FirewallRule{},
 			Status: fasthttp.StatusCreated, Query: tenantQuery},
@@ -171,11 +172,15 @@ func (s *Server) clientRules(c *Call) (any, error) {
 	if m := c.Query("machine_id"); m != "" {
 		machine = &m
 	}
-	rules, err := s.sys.Tenants.Firewall().List(c.Context(), t, machine)
+	limit, cursor, err := c.paging()
 	if err != nil {
 		return nil, err
 	}
-	return page(rules, ""), nil
+	rules, next, err := s.sys.Tenants.Firewall().Page(c.Context(), t, machine, cursor, limit)
+	if err != nil {
+		return nil, err
+	}
+	return page(rules, next), nil
 }
 
 // ruleWrite is the tenant and the body of a rule create or update.

@@ -312,8 +312,7 @@ func (s *Server) coreResources() []resource {
 			item: actors.FirewallRule{}, createBody: RuleBody{}, updateBody: RuleBody{},
 			list: func(c *Call, scope *string, cursor string, limit int) (any, string, error) {
 				if scope != nil {
-					rules, err := fw().List(c.Context(), *scope, nil)
-					return rules, "", err
+					return fw().Page(c.Context(), *scope, nil, cursor, limit)
 				}
 				return fw().ListAll(c.Context(), cursor, limit)
 			},
@@ -430,9 +429,8 @@ func (s *Server) coreResources() []resource {
 			get: func(c *Call, _ *string, id string) (any, error) { return sys.Nodes.Get(c.Context(), id) },
 		},
 		{name: "templates", read: Authenticated, write: AdminOnly, summary: "OS templates", item: hypervisor.Template{},
-			list: func(c *Call, _ *string, _ string, _ int) (any, string, error) {
-				ts, err := sys.Cluster.Templates(c.Context())
-				return ts, "", err
+			list: func(c *Call, _ *string, cursor string, limit int) (any, string, error) {
+				return sys.Cluster.TemplatePage(c.Context(), cursor, limit)
 			},
 			get: func(c *Call, _ *string, id string) (any, error) { return sys.Cluster.Template(c.Context(), id) },
 		},

@@ -58,7 +58,7 @@ func (s *Server) virtRoutes(prefix string) []Route {
 		{Method: "GET", Path: prefix + "/cluster/usage-graphs", Access: AdminOnly, Handler: s.clusterUsage, Tag: tag,
 			Summary: "The cluster's usage graph: the nodes' graphs summed bucket by bucket", Reply: hypervisor.UsageGraph{}, Query: tf},
 		{Method: "GET", Path: prefix + "/templates", Access: AdminOnly, Handler: s.listTemplates, Tag: tag,
-			Summary: "OS templates known from the last sync", Reply: Page[hypervisor.Template]{}},
+			Summary: "OS templates known from the last sync", Reply: Page[hypervisor.Template]{}, Query: page},
 	}
 }
 
@@ -300,11 +300,15 @@ func (s *Server) getNode(c *Call) (any, error) {
 }
 
 func (s *Server) listTemplates(c *Call) (any, error) {
-	items, err := s.sys.Cluster.Templates(c.Context())
+	limit, cursor, err := c.paging()
 	if err != nil {
 		return nil, err
 	}
-	return page(items, ""), nil
+	items, next, err := s.sys.Cluster.TemplatePage(c.Context(), cursor, limit)
+	if err != nil {
+		return nil, err
+	}
+	return page(items, next), nil
 }
 
 func (s *Server) console(c *Call) (any, error) {

@@ -1,0 +1,273 @@
+package app
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/vmplane/vmplane/actors"
+	"github.com/vmplane/vmplane/httpedge"
+	"github.com/vmplane/vmplane/persistence"
+)
+
+// walkProbe is one way of putting an id of kind into a request of one route: %s in path
+// and body (a JSON text) is replaced by the id. A probe of kind "" puts no id in; its
+// answer is only searched for the other tenant's data.
+type walkProbe struct {
+	kind, path, body string
+	header           map[string]string
+}
+
+// TestAuthorizationWalk calls every route of the route table as tenant B with tenant
+// A's ids (and the ids of machines no tenant has), by record id and, for machines, by
+// vmid, in the path, the query and the body. Each answer must be exactly the answer to
+// the same request naming an id that does not exist (only the echoed id and the
+// request id may differ), and no byte of A's ids, names or vmids may appear in it
+// except the id B sent. Routes come from the route table: a new route fails the test
+// until it has probes here; admin-only routes are probed generically.
+func TestAuthorizationWalk(t *testing.T) {
+	s, admin := synced(t)
+	w := newIsolationWorld(s, admin)
+	a, b := w.a, w.b
+
+	// B's own records, to move into A's scope by a patch.
+	r := s.do(req{method: "POST", path: "/api/client/firewall/rules", token: b.Token, body: map[string]any{
+		"direction": "in", "action": "accept", "protocol": "tcp", "port": "80", "machine_id": w.bm.ID}})
+	expect(t, r, 201, "")
+	var brule actors.FirewallRule
+	r.decode(t, &brule)
+	bhc := s.createCheck(b.Token, "/api/resources/health-checks", map[string]any{"name": "bravo ssh", "type": "tcp",
+		"target": w.bm.Interfaces[0].IPAddresses[0] + ":22", "interval_s": 60, "timeout_ms": 500})
+
+	var auser actors.User
+	for _, u := range listOf[actors.User](s, admin, "/api/resources/users?limit=500&tenant_id="+a.ID) {
+		auser = u
+	}
+	if auser.ID == "" {
+		t.Fatal("tenant A has no user")
+	}
+
+	// What B must never see, and the values of each kind that B sends.
+	secrets := append([]string{a.ID, auser.ID, w.am.ID, w.arule.ID, w.atask.ID, w.apower.ID, w.abackup.ID, w.abk.ID,
+		w.ahc.ID, w.aalert.ID, fmt.Sprintf(`"vmid":%d`, w.am.VMID)}, isolationNames...)
+	values := map[string][]string{
+		"machine": {w.am.ID, strconv.Itoa(w.am.VMID)},
+		"rule":    {w.arule.ID}, "task": {w.atask.ID}, "power": {w.apower.ID}, "backup-schedule": {w.abackup.ID},
+		"backup": {w.abk.ID}, "check": {w.ahc.ID}, "alert": {w.aalert.ID}, "tenant": {a.ID}, "user": {auser.ID},
+		"email": {"quokka@example.test"},
+	}
+	unassigned := 0
+	for _, m := range s.machines(admin) {
+		if m.TenantID == nil {
+			unassigned++
+			values["machine"] = append(values["machine"], m.ID, strconv.Itoa(m.VMID))
+			secrets = append(secrets, m.ID, m.Name, fmt.Sprintf(`"vmid":%d`, m.VMID))
+		}
+	}
+	if unassigned == 0 {
+		t.Fatal("no unassigned machine to probe with")
+	}
+	// A failed task on a machine no tenant has, and its task_failed alert: records of
+	// no tenant.
+	for _, m := range s.machines(admin) {
+		if m.TenantID == nil && m.Status == actors.StatusRunning {
+			s.sim.FailNext(m.VMID, "reboot", nil)
+			task := s.waitTask(admin, s.startTask(req{method: "POST", path: "/api/virt/vms/" + m.ID + "/actions/reboot", token: admin}).ID)
+			monPoll(t, "the unassigned machine's task_failed alert", func() bool { return len(s.alertsOf(admin, "/api/resources/alert-events", m.ID)) == 1 })
+			alert := s.alertsOf(admin, "/api/resources/alert-events", m.ID)[0]
+			values["task"] = append(values["task"], task.ID)
+			values["alert"] = append(values["alert"], alert.ID)
+			secrets = append(secrets, task.ID, alert.ID)
+			break
+		}
+	}
+	if len(values["task"]) < 2 {
+		t.Fatal("no running unassigned machine to fail a task on")
+	}
+	// missing returns an id of the same form as v that names nothing.
+	missing := func(v string) string {
+		if _, err := strconv.Atoi(v); err == nil {
+			return "987654"
+		}
+		if strings.Contains(v, "@") {
+			return "nobody-here@example.test"
+		}
+		return persistence.NewID()
+	}
+
+	upgrade := map[string]string{"Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13",
+		"Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="}
+	machineBody := `{"direction":"in","action":"drop","protocol":"any","machine_id":"%s"}`
+	probes := map[string][]walkProbe{
+		"GET /api/health":          {{path: "/api/health"}},
+		"GET /api/openapi.json":    {{path: "/api/openapi.json"}},
+		"GET /metrics":             {{path: "/metrics"}},
+		"POST /api/auth/login":     {{kind: "email", path: "/api/auth/login", body: `{"email":"%s","password":"not-the-password"}`}},
+		"POST /api/auth/refresh":   {{path: "/api/auth/refresh", body: `{"refresh_token":"not-a-token"}`}},
+		"GET /api/auth/me":         {{path: "/api/auth/me"}},
+		"POST /api/auth/logout":    {{path: "/api/auth/logout", body: `{"refresh_token":"not-a-token"}`}},
+		"GET /api/tasks/{id}":      {{kind: "task", path: "/api/tasks/%s"}},
+		"GET /api/client/overview": {{path: "/api/client/overview"}, {kind: "tenant", path: "/api/client/overview?tenant_id=%s"}},
+		"GET /api/client/usage-trends": {{path: "/api/client/usage-trends?days=2"},
+			{kind: "tenant", path: "/api/client/usage-trends?days=2&tenant_id=%s"}},
+		"GET /api/client/machines":  {{path: "/api/client/machines"}, {kind: "tenant", path: "/api/client/machines?tenant_id=%s"}},
+		"POST /api/client/machines": {{kind: "tenant", path: "/api/client/machines?tenant_id=%s", body: `{"name":"x","template_id":"tpl-debian-12","cpu_cores":1,"memory_mb":1024,"disk_gb":10}`}},
+		"PATCH /api/client/machines/{vmId}/resources": {{kind: "machine", path: "/api/client/machines/%s/resources", body: `{"cpu_cores":2}`},
+			{kind: "tenant", path: "/api/client/machines/" + w.bm.ID + "/resources?tenant_id=%s", body: `{"cpu_cores":2}`}},
+		"POST /api/client/machines/{vmId}/actions/{action}": {{kind: "machine", path: "/api/client/machines/%s/actions/stop"},
+			{kind: "machine", path: "/api/client/machines/%s/actions/nonsense"}},
+		"GET /api/client/firewall/rules": {{path: "/api/client/firewall/rules"}, {kind: "machine", path: "/api/client/firewall/rules?machine_id=%s"},
+			{kind: "tenant", path: "/api/client/firewall/rules?tenant_id=%s"}},
+		"POST /api/client/firewall/rules": {{kind: "machine", path: "/api/client/firewall/rules", body: machineBody},
+			{kind: "tenant", path: "/api/client/firewall/rules", body: `{"direction":"in","action":"drop","protocol":"any","tenant_id":"%s"}`}},
+		"PATCH /api/client/firewall/rules/{id}": {{kind: "rule", path: "/api/client/firewall/rules/%s", body: `{"enabled":false}`},
+			{kind: "machine", path: "/api/client/firewall/rules/" + brule.ID, body: `{"machine_id":"%s"}`}},
+		"DELETE /api/client/firewall/rules/{id}": {{kind: "rule", path: "/api/client/firewall/rules/%s"}},
+		"POST /api/client/machines/{vmId}/power-schedules": {{kind: "machine", path: "/api/client/machines/%s/power-schedules",
+			body: `{"action":"stop","cron":"0 3 * * *"}`}},
+		"GET /api/client/machines/{vmId}/power-schedules": {{kind: "machine", path: "/api/client/machines/%s/power-schedules"}},
+		"POST /api/client/machines/{vmId}/backup-schedules": {{kind: "machine", path: "/api/client/machines/%s/backup-schedules",
+			body: `{"cron":"0 3 * * *","retention":1}`}},
+		"GET /api/client/machines/{vmId}/backup-schedules": {{kind: "machine", path: "/api/client/machines/%s/backup-schedules"}},
+		"GET /api/virt/vms/{id}/console/ws":                {{kind: "machine", path: "/api/virt/vms/%s/console/ws?ticket=not-a-ticket", header: upgrade}},
+		"GET /api/sim/vms/{id}/console/ws":                 {{kind: "machine", path: "/api/sim/vms/%s/console/ws?ticket=not-a-ticket", header: upgrade}},
+		// The event stream is read separately below.
+		"GET /api/events": nil,
+
+		"GET /api/resources/machines":      {{path: "/api/resources/machines?limit=500"}, {kind: "tenant", path: "/api/resources/machines?tenant_id=%s"}},
+		"GET /api/resources/machines/{id}": {{kind: "machine", path: "/api/resources/machines/%s"}},
+		"POST /api/resources/machines": {{kind: "tenant", path: "/api/resources/machines",
+			body: `{"name":"x","template_id":"tpl-debian-12","cpu_cores":1,"memory_mb":1024,"disk_gb":10,"tenant_id":"%s"}`}},
+		"PATCH /api/resources/machines/{id}": {{kind: "machine", path: "/api/resources/machines/%s", body: `{"name":"stolen"}`},
+			{kind: "tenant", path: "/api/resources/machines/" + w.bm.ID, body: `{"tenant_id":"%s"}`}},
+		"DELETE /api/resources/machines/{id}":    {{kind: "machine", path: "/api/resources/machines/%s"}},
+		"GET /api/resources/firewall-rules":      {{path: "/api/resources/firewall-rules?limit=500"}},
+		"GET /api/resources/firewall-rules/{id}": {{kind: "rule", path: "/api/resources/firewall-rules/%s"}},
+		"POST /api/resources/firewall-rules": {{kind: "machine", path: "/api/resources/firewall-rules", body: machineBody},
+			{kind: "tenant", path: "/api/resources/firewall-rules", body: `{"direction":"in","action":"drop","protocol":"any","tenant_id":"%s"}`}},
+		"PATCH /api/resources/firewall-rules/{id}": {{kind: "rule", path: "/api/resources/firewall-rules/%s", body: `{"enabled":false}`},
+			{kind: "machine", path: "/api/resources/firewall-rules/" + brule.ID, body: `{"machine_id":"%s"}`}},
+		"DELETE /api/resources/firewall-rules/{id}": {{kind: "rule", path: "/api/resources/firewall-rules/%s"}},
+		"GET /api/resources/tasks":                  {{path: "/api/resources/tasks?limit=500"}},
+		"GET /api/resources/tasks/{id}":             {{kind: "task", path: "/api/resources/tasks/%s"}},
+		"GET /api/resources/templates":              {{path: "/api/resources/templates"}},
+		"GET /api/resources/templates/{id}":         {{path: "/api/resources/templates/tpl-debian-12"}},
+		"GET /api/resources/power-schedules": {{path: "/api/resources/power-schedules?limit=500"},
+			{kind: "machine", path: "/api/resources/power-schedules?machine_id=%s"}},
+		"GET /api/resources/power-schedules/{id}": {{kind: "power", path: "/api/resources/power-schedules/%s"}},
+		"POST /api/resources/power-schedules": {{kind: "machine", path: "/api/resources/power-schedules",
+			body: `{"machine_id":"%s","action":"stop","cron":"0 3 * * *"}`}},
+		"PATCH /api/resources/power-schedules/{id}":  {{kind: "power", path: "/api/resources/power-schedules/%s", body: `{"enabled":false}`}},
+		"DELETE /api/resources/power-schedules/{id}": {{kind: "power", path: "/api/resources/power-schedules/%s"}},
+		"GET /api/resources/backup-schedules": {{path: "/api/resources/backup-schedules?limit=500"},
+			{kind: "machine", path: "/api/resources/backup-schedules?machine_id=%s"}},
+		"GET /api/resources/backup-schedules/{id}": {{kind: "backup-schedule", path: "/api/resources/backup-schedules/%s"}},
+		"POST /api/resources/backup-schedules": {{kind: "machine", path: "/api/resources/backup-schedules",
+			body: `{"machine_id":"%s","cron":"0 3 * * *","retention":1}`}},
+		"PATCH /api/resources/backup-schedules/{id}":  {{kind: "backup-schedule", path: "/api/resources/backup-schedules/%s", body: `{"retention":1}`}},
+		"DELETE /api/resources/backup-schedules/{id}": {{kind: "backup-schedule", path: "/api/resources/backup-schedules/%s"}},
+		"GET /api/resources/backups": {{path: "/api/resources/backups?limit=500"},
+			{kind: "machine", path: "/api/resources/backups?machine_id=%s"}},
+		"GET /api/resources/backups/{id}":       {{kind: "backup", path: "/api/resources/backups/%s"}},
+		"DELETE /api/resources/backups/{id}":    {{kind: "backup", path: "/api/resources/backups/%s"}},
+		"GET /api/resources/health-checks":      {{path: "/api/resources/health-checks?limit=500"}},
+		"GET /api/resources/health-checks/{id}": {{kind: "check", path: "/api/resources/health-checks/%s"}},
+		"POST /api/resources/health-checks": {{kind: "machine", path: "/api/resources/health-checks",
+			body: `{"name":"x","type":"tcp","target":"192.0.2.1:22","interval_s":60,"timeout_ms":500,"machine_id":"%s"}`}},
+		"PATCH /api/resources/health-checks/{id}": {{kind: "check", path: "/api/resources/health-checks/%s", body: `{"name":"stolen"}`},
+			{kind: "machine", path: "/api/resources/health-checks/" + bhc.ID, body: `{"machine_id":"%s"}`}},
+		"DELETE /api/resources/health-checks/{id}": {{kind: "check", path: "/api/resources/health-checks/%s"}},
+		"GET /api/resources/alert-events":          {{path: "/api/resources/alert-events?limit=500"}},
+		"GET /api/resources/alert-events/{id}":     {{kind: "alert", path: "/api/resources/alert-events/%s"}},
+		"PATCH /api/resources/alert-events/{id}":   {{kind: "alert", path: "/api/resources/alert-events/%s", body: `{"status":"acknowledged"}`}},
+	}
+
+	requestID := regexp.MustCompile(`"request_id":"[^"]*"`)
+	// answer is what a request answers, with the id it named and its request id masked.
+	answer := func(method, path, body string, header map[string]string, id string) (int, string) {
+		rq := req{method: method, path: path, token: b.Token, header: header}
+		if body != "" {
+			rq.body = body
+		}
+		res := s.do(rq)
+		if res.Status >= 500 {
+			t.Errorf("%s %s: got %d %s; want no 5xx", method, path, res.Status, res.Body)
+		}
+		out := requestID.ReplaceAllString(string(res.Body), `"request_id":"-"`)
+		if id != "" {
+			out = strings.ReplaceAll(out, id, "{sent}")
+		}
+		return res.Status, res.Header.Get("Content-Type") + "\n" + out
+	}
+	leaks := func(what, got string) {
+		for _, sec := range secrets {
+			if strings.Contains(got, sec) {
+				t.Errorf("%s: the answer contains tenant A's or an unassigned machine's %q:\n%s", what, sec, got)
+			}
+		}
+	}
+	walk := func(method string, p walkProbe) {
+		fill := func(v string) (string, string) {
+			return strings.ReplaceAll(p.path, "%s", v), strings.ReplaceAll(p.body, "%s", v)
+		}
+		if p.kind == "" {
+			_, got := answer(method, p.path, p.body, p.header, "")
+			leaks(method+" "+p.path, got)
+			return
+		}
+		if len(values[p.kind]) == 0 {
+			t.Fatalf("no values of kind %q", p.kind)
+		}
+		for _, v := range values[p.kind] {
+			path, body := fill(v)
+			status, got := answer(method, path, body, p.header, v)
+			what := fmt.Sprintf("%s %s %s", method, path, body)
+			leaks(what, got)
+			mv := missing(v)
+			mpath, mbody := fill(mv)
+			if mstatus, want := answer(method, mpath, mbody, p.header, mv); mstatus != status || want != got {
+				t.Errorf("%s:\ngot  %d %s\nwant %d %s (the answer for an id that does not exist)", what, status, got, mstatus, want)
+			}
+		}
+	}
+
+	// The kind of id an operator's route takes, where it is not a machine's.
+	adminKinds := map[string]string{"/api/resources/users/": "user", "/api/resources/tenants/": "tenant",
+		"/api/monitoring/health-checks/": "check", "/api/monitoring/alerts/": "alert"}
+	for _, rt := range s.app.Edge().Routes() {
+		key := rt.Method + " " + rt.Path
+		if rt.Access == httpedge.AdminOnly {
+			// Refused before anything is looked up; the answer must not depend on the id.
+			path := strings.NewReplacer("{id}", "%s", "{action}", "stop").Replace(rt.Path)
+			if strings.Contains(path, "%s") {
+				kind := "machine"
+				for prefix, k := range adminKinds {
+					if strings.HasPrefix(rt.Path, prefix) {
+						kind = k
+					}
+				}
+				walk(rt.Method, walkProbe{kind: kind, path: path})
+			} else {
+				walk(rt.Method, walkProbe{path: path})
+			}
+			continue
+		}
+		ps, ok := probes[key]
+		if !ok {
+			t.Errorf("route %s has no authorization walk probes: add them", key)
+			continue
+		}
+		for _, p := range ps {
+			walk(rt.Method, p)
+		}
+	}
+
+	// The event stream from its start: B's own events only.
+	st := s.subscribe(b.Token, 1)
+	task := s.startTask(req{method: "POST", path: "/api/client/machines/" + w.bm.ID + "/actions/reboot", token: b.Token})
+	for _, ev := range st.until(t, taskDone(task.ID)) {
+		leaks("GET /api/events", ev.Data)
+	}
+}
