@@ -271,3 +271,48 @@ func TestAuthorizationWalk(t *testing.T) {
 		leaks("GET /api/events", ev.Data)
 	}
 }
+
+// TestEndedSessionsWalk calls every route that needs a token with the tokens of a
+// logged-out session and of a deleted user, each naming the user's own machine: every
+// answer is 401 unauthorized, whatever the route, and nothing of the tenant's leaks.
+// The user's other session still works, so the refusals are not of the request's own
+// making.
+func TestEndedSessionsWalk(t *testing.T) {
+	s, admin := synced(t)
+	ten := s.newTenant(admin, "Ended")
+	out := s.sessionUser(admin, ten, "out@example.test")
+	gone := s.sessionUser(admin, ten, "gone@example.test")
+	outTok, liveTok, goneTok := s.login(out.Email, out.Password), s.login(out.Email, out.Password), s.login(gone.Email, gone.Password)
+	m := s.provision(liveTok.Token, smallMachine)
+
+	expect(t, s.do(req{method: "POST", path: "/api/auth/logout", token: outTok.Token,
+		body: map[string]string{"refresh_token": outTok.RefreshToken}}), 204, "")
+	expect(t, s.do(req{method: "DELETE", path: "/api/resources/users/" + gone.ID, token: admin}), 204, "")
+	s.reads(liveTok.Token, 200)
+
+	fill := strings.NewReplacer("{id}", m.ID, "{vmId}", m.ID, "{action}", "stop")
+	for _, ended := range []struct{ what, token string }{{"logged-out session", outTok.Token}, {"deleted user", goneTok.Token}} {
+		walked := 0
+		for _, rt := range s.app.Edge().Routes() {
+			if rt.Access == httpedge.Public {
+				continue
+			}
+			rq := req{method: rt.Method, path: fill.Replace(rt.Path), token: ended.token}
+			if rt.Method == "POST" || rt.Method == "PATCH" {
+				rq.body = `{}`
+			}
+			r := s.do(rq)
+			what := fmt.Sprintf("%s: %s %s", ended.what, rt.Method, rq.path)
+			if r.Status != 401 || !strings.Contains(string(r.Body), `"code":"unauthorized"`) {
+				t.Errorf("%s: got %d %s; want 401 unauthorized", what, r.Status, r.Body)
+			}
+			if strings.Contains(string(r.Body), m.Name) || strings.Contains(string(r.Body), ten) {
+				t.Errorf("%s: the answer names the tenant's records: %s", what, r.Body)
+			}
+			walked++
+		}
+		if walked == 0 {
+			t.Fatal("no route needs a token")
+		}
+	}
+}
