@@ -82,8 +82,16 @@ type Config struct {
 	CloneLockReads int
 	// NoTemplates leaves out the default templates.
 	NoTemplates bool
-	// Now is the clock of rrddata, backups and tickets (default time.Now).
+	// Now is the clock of rrddata, backups, tickets and pvestatd (default time.Now).
 	Now func() time.Time
+	// StatusLag is pvestatd's refresh interval: /cluster/resources shows VM statuses as
+	// they were at its last refresh, which happens at most every StatusLag of Now (real
+	// Proxmox: 10 s). Zero shows them live. GET status/current is always live.
+	StatusLag time.Duration
+	// RRDLayout is the rrddata layout of the Proxmox VE version the fake plays:
+	// "pve9" (default; PVE 9's resolutions) or "pve8" (before 9: 70 points per
+	// timeframe above the hour, no decade). /version answers that version.
+	RRDLayout string
 }
 
 // Server is a running fake Proxmox VE API. All methods are safe for concurrent use.
@@ -103,6 +111,9 @@ type Server struct {
 	requests []Request
 	pidSeq   int
 	macSeq   int
+	// statAt and statSnap are pvestatd's last refresh and the VM statuses it saw.
+	statAt   time.Time
+	statSnap map[int]string
 	portSeq  int
 	wsConns  map[*websocket.Conn]bool
 }
@@ -279,11 +290,18 @@ type Fault struct {
 	TaskExit string
 	// Times is how many matching requests the fault applies to; 0 means until removed.
 	Times int
+	// After lets this many matching requests through untouched before the fault
+	// applies: a push that fails halfway.
+	After int
+	// Hook, when set, runs (without the fake's lock held) before the request is
+	// handled: another client's change landing between a driver's read and its write.
+	Hook func()
 }
 
 type faultRule struct {
 	Fault
 	used int
+	seen int
 }
 
 // Inject adds a fault and returns a function that removes it.
@@ -318,6 +336,10 @@ func (s *Server) faultLocked(method, path, route string) *Fault {
 			continue
 		}
 		if f.Path != "" && f.Path != path && f.Path != route {
+			continue
+		}
+		if f.seen < f.After {
+			f.seen++
 			continue
 		}
 		f.used++
@@ -510,6 +532,41 @@ func (s *Server) FirewallRules(vmid int) []map[string]string {
 		out[i] = copyMap(r)
 	}
 	return out
+}
+
+// TouchConfig changes a VM's config digest, as an operator's edit in the GUI would.
+func (s *Server) TouchConfig(vmid int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if v, ok := s.vms[vmid]; ok {
+		v.version++
+	}
+}
+
+// TouchFirewall changes a VM's firewall digest, as an operator's edit would.
+func (s *Server) TouchFirewall(vmid int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if v, ok := s.vms[vmid]; ok {
+		v.fwVersion++
+	}
+}
+
+// SetFirewallRules replaces a VM's (or template's) firewall rules directly, each as
+// its fields, as an operator would in the GUI.
+func (s *Server) SetFirewallRules(vmid int, rules []map[string]string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := s.vms[vmid]
+	if !ok {
+		return fmt.Errorf("pvefake: no vm %d", vmid)
+	}
+	v.rules = nil
+	for _, r := range rules {
+		v.rules = append(v.rules, copyMap(r))
+	}
+	v.fwVersion++
+	return nil
 }
 
 // FirewallOptions returns a VM's firewall options ("enable": "1", ...).

@@ -152,6 +152,9 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	c.fault = s.faultLocked(c.method, c.path, c.route)
 	s.mu.Unlock()
 	if f := c.fault; f != nil {
+		if f.Hook != nil {
+			f.Hook()
+		}
 		if f.Delay > 0 {
 			t := time.NewTimer(f.Delay)
 			select {
