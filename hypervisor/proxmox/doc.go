@@ -71,7 +71,14 @@
 //	Destroy        POST status/stop if needed, DELETE .../qemu/{vmid}?purge=1&destroy-unreferenced-disks=1
 //	Reinstall      pattern (A): stop, destroy, clone to the same vmid, re-apply (see Reinstall)
 //	Usage          GET .../rrddata?timeframe=&cf=AVERAGE (machine or node)
-//	SetFirewall    GET/POST/DELETE .../firewall/rules, PUT .../firewall/options, netN firewall=1
+//	SetFirewall    GET .../firewall/rules, then one digest-guarded POST/PUT/DELETE per
+//	               step until Proxmox's list equals ours (converges; a retry never
+//	               duplicates), PUT .../firewall/options enable=1, netN firewall=1
+//
+// Every read-modify-write (config, resize, firewall rules) sends the digest of what it
+// read. Proxmox refuses a stale digest with "detected modified configuration" (a 500,
+// or the exit status of the config task); the driver reads again and retries, at most
+// three times, then fails with 409 conflict.
 //	Backup(s)      POST /nodes/{n}/vzdump, GET /nodes/{n}/storage/{s}/content?content=backup&vmid=,
 //	               DELETE .../content/{volid}, POST /nodes/{n}/qemu archive= force=1
 //	Console        POST /access/ticket, POST .../termproxy, wss .../vncwebsocket
