@@ -79,6 +79,7 @@
 // read. Proxmox refuses a stale digest with "detected modified configuration" (a 500,
 // or the exit status of the config task); the driver reads again and retries, at most
 // three times, then fails with 409 conflict.
+//
 //	Backup(s)      POST /nodes/{n}/vzdump, GET /nodes/{n}/storage/{s}/content?content=backup&vmid=,
 //	               DELETE .../content/{volid}, POST /nodes/{n}/qemu archive= force=1
 //	Console        POST /access/ticket, POST .../termproxy, wss .../vncwebsocket
