@@ -74,16 +74,15 @@
 //	SetFirewall    GET .../firewall/rules, then one digest-guarded POST/PUT/DELETE per
 //	               step until Proxmox's list equals ours (converges; a retry never
 //	               duplicates), PUT .../firewall/options enable=1, netN firewall=1
+//	Backup(s)      POST /nodes/{n}/vzdump, GET /nodes/{n}/storage/{s}/content?content=backup&vmid=,
+//	               DELETE .../content/{volid}, POST /nodes/{n}/qemu archive= force=1
+//	Console        POST /access/ticket, POST .../termproxy, wss .../vncwebsocket
+//	Ping           GET /version, one attempt, short timeout
 //
 // Every read-modify-write (config, resize, firewall rules) sends the digest of what it
 // read. Proxmox refuses a stale digest with "detected modified configuration" (a 500,
 // or the exit status of the config task); the driver reads again and retries, at most
 // three times, then fails with 409 conflict.
-//
-//	Backup(s)      POST /nodes/{n}/vzdump, GET /nodes/{n}/storage/{s}/content?content=backup&vmid=,
-//	               DELETE .../content/{volid}, POST /nodes/{n}/qemu archive= force=1
-//	Console        POST /access/ticket, POST .../termproxy, wss .../vncwebsocket
-//	Ping           GET /version, one attempt, short timeout
 //
 // Templates are Proxmox VMs with template=1. Their id is "tpl-<vmid>" (stable when a
 // template is renamed); Create and Reinstall also accept a bare vmid, a unique
