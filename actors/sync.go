@@ -99,6 +99,15 @@ func (c *Cluster) Sync(ctx context.Context) (SyncResult, error) {
 	type job struct {
 		id  string
 		msg any
+		// confirm: the inventory's state differs from the record's; the machine's live
+		// state is read before anything changes (see Sync).
+		confirm bool
+	}
+	// The inventory's states may lag (Proxmox's resource list is up to a pvestatd
+	// cycle old): they describe the machines as of inv.AsOf at the earliest.
+	asOf := inv.AsOf
+	if asOf.IsZero() {
+		asOf = start
 	}
 	jobs := make([]job, 0, len(inv.Machines))
 	var fresh []hypervisor.Machine
@@ -107,10 +116,11 @@ func (c *Cluster) Sync(ctx context.Context) (SyncResult, error) {
 			delete(known, hm.VMID)
 			// Only machines that differ are messaged: waking every machine's actor on
 			// each sync would keep a hundred thousand of them in memory for nothing.
-			if c.unchanged(id, hm) {
+			same, stateDiffers := c.unchanged(id, hm)
+			if same {
 				continue
 			}
-			jobs = append(jobs, job{id: id, msg: &observe{M: hm}})
+			jobs = append(jobs, job{id: id, msg: &observe{M: hm, At: asOf}, confirm: stateDiffers})
 		} else {
 			fresh = append(fresh, hm)
 		}
@@ -134,6 +144,16 @@ func (c *Cluster) Sync(ctx context.Context) (SyncResult, error) {
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
+			if j.confirm {
+				// The list and our record disagree on the state: the list may be stale
+				// (a task may have just stopped the machine), so the machine's live
+				// state (Proxmox: status/current) decides, as of the moment it is read.
+				o := j.msg.(*observe)
+				at := time.Now()
+				if live, err := c.sys.driver.Machine(ctx, hypervisor.Ref{VMID: o.M.VMID, Node: o.M.Node}); err == nil {
+					j.msg = &observe{M: live, At: at}
+				}
+			}
 			r, err := ask[changed](ctx, c.sys, c.sys.Machines.kind.pid, &envelope{ID: j.id, Msg: j.msg})
 			mu.Lock()
 			defer mu.Unlock()
@@ -220,19 +240,20 @@ func (c *Cluster) createsInFlight() (bool, error) {
 }
 
 // unchanged reports whether the stored record of a machine already shows what the
-// hypervisor reports (or a task owns it, when the task's end will tell). The record is
-// what the machine's actor holds: it writes before it changes its state.
-func (c *Cluster) unchanged(id string, hm hypervisor.Machine) bool {
+// hypervisor reports (or a task owns it, when the task's end will tell), and whether
+// the power state is what differs. The record is what the machine's actor holds: it
+// writes before it changes its state.
+func (c *Cluster) unchanged(id string, hm hypervisor.Machine) (same, stateDiffers bool) {
 	rec, err := persistence.Load[machineRecord](c.sys.store, machineKey(id))
 	if err != nil {
-		return false // let the actor decide
+		return false, false // let the actor decide
 	}
 	if rec.TaskID != nil {
-		return true
+		return true, false
 	}
 	next := rec.Machine
 	applyObserved(&next, hm)
-	return machineEqual(&next, &rec.Machine)
+	return machineEqual(&next, &rec.Machine), next.Status != rec.Status
 }
 
 // runPeriodic syncs at every interval until stopped.

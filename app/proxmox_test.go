@@ -9,6 +9,7 @@ import (
 	"github.com/fasthttp/websocket"
 
 	"github.com/vmplane/vmplane/actors"
+	"github.com/vmplane/vmplane/hypervisor/hypervisortest"
 	"github.com/vmplane/vmplane/hypervisor/proxmox/pvefake"
 )
 
@@ -16,7 +17,13 @@ import (
 // over HTTPS, with two machines of the operator's and the fake's templates.
 func proxmoxServer(t *testing.T) (*testServer, *pvefake.Server, string) {
 	t.Helper()
-	f := pvefake.New(pvefake.Config{})
+	return proxmoxServerWith(t, pvefake.Config{})
+}
+
+// proxmoxServerWith is proxmoxServer over a fake set up with fc.
+func proxmoxServerWith(t *testing.T, fc pvefake.Config) (*testServer, *pvefake.Server, string) {
+	t.Helper()
+	f := pvefake.New(fc)
 	t.Cleanup(f.Close)
 	for _, spec := range []pvefake.VMSpec{
 		{VMID: 100, Node: "pve1", Name: "web-1", Status: "running", Cores: 2, MemoryMB: 2048, DiskGB: 20},
@@ -178,4 +185,124 @@ func TestProxmoxFailures(t *testing.T) {
 	if res := s.sync(tok); res.Machines.Removed != 1 {
 		t.Fatalf("got %+v; want one machine removed", res)
 	}
+}
+
+// TestProxmoxRefusedRuleIsVisible: a rule Proxmox would refuse is refused by the API
+// with 400 naming the field; a push Proxmox refuses anyway marks the machine's firewall
+// failed with Proxmox's reason and raises an alert, is not retried, and the next good
+// push clears both.
+func TestProxmoxRefusedRuleIsVisible(t *testing.T) {
+	s, f, tok := proxmoxServer(t)
+	s.sync(tok)
+	web := s.machine(tok, "100")
+	a := s.tenant(tok, "Fw", nil)
+	expect(t, s.do(req{method: "PATCH", path: "/api/resources/machines/" + web.ID, token: tok, body: map[string]any{"tenant_id": a.ID}}), 200, "")
+	for _, c := range []struct {
+		body  map[string]any
+		field string
+	}{
+		{map[string]any{"direction": "in", "action": "accept", "protocol": "icmp", "source": "2001:db8::/32"}, "source"},
+		{map[string]any{"direction": "in", "action": "accept", "protocol": "ipv6-icmp", "destination": "192.0.2.1"}, "destination"},
+		{map[string]any{"direction": "in", "action": "accept", "protocol": "tcp", "source": "10.0.0.0/8", "destination": "2001:db8::1"}, "destination"},
+		{map[string]any{"direction": "in", "action": "accept", "protocol": "tcp", "source": "+blocklist"}, "source"},
+	} {
+		r := s.do(req{method: "POST", path: "/api/client/firewall/rules", token: a.Token, body: c.body})
+		expect(t, r, 400, "invalid_request")
+		if !strings.Contains(string(r.Body), `"field":"`+c.field+`"`) {
+			t.Errorf("%v: got %s; want the error on %s", c.body, r.Body, c.field)
+		}
+	}
+	// IPv6 ICMP is written as ipv6-icmp.
+	expect(t, s.do(req{method: "POST", path: "/api/client/firewall/rules", token: a.Token, body: map[string]any{
+		"direction": "in", "action": "accept", "protocol": "ipv6-icmp", "source": "2001:db8::/32"}}), 201, "")
+	monPoll(t, "the first push", func() bool {
+		fw := s.machine(tok, web.ID).Firewall
+		return fw != nil && fw.State == actors.FirewallApplied
+	})
+
+	// Proxmox refuses the next push (once): visible, alerted, and not retried.
+	const rules = "/nodes/{node}/qemu/{vmid}/firewall/rules"
+	f.Inject(pvefake.Fault{Method: "POST", Path: rules, Status: 400, Message: "detected mixed ipv4/ipv6 addresses in rule", Times: 1})
+	expect(t, s.do(req{method: "POST", path: "/api/client/firewall/rules", token: a.Token, body: map[string]any{
+		"direction": "in", "action": "accept", "protocol": "tcp", "port": "22"}}), 201, "")
+	monPoll(t, "the firewall state to fail", func() bool {
+		fw := s.machine(tok, web.ID).Firewall
+		return fw != nil && fw.State == actors.FirewallFailed
+	})
+	m := s.machine(tok, web.ID)
+	if !strings.Contains(m.Firewall.Reason, "detected mixed ipv4/ipv6 addresses") {
+		t.Errorf("got reason %q; want Proxmox's", m.Firewall.Reason)
+	}
+	if seen := s.clientList(a.Token, ""); len(seen) != 1 || seen[0].Firewall == nil || seen[0].Firewall.State != actors.FirewallFailed {
+		t.Errorf("the tenant sees %+v; want its machine with firewall failed", seen)
+	}
+	monPoll(t, "the firewall_failed alert", func() bool {
+		return len(s.alertsOf(tok, "/api/monitoring/alerts/events?kind=firewall_failed&status=firing", web.ID)) == 1
+	})
+	// A refusal is not retried: had it been, the fault (once only) would let the retry
+	// through and the state turn applied. The first retry of a failed push would come
+	// after one second.
+	writes := f.Count("POST", rules)
+	time.Sleep(1500 * time.Millisecond)
+	if n := f.Count("POST", rules); n != writes {
+		t.Errorf("a push Proxmox refused was retried: %d rule writes, then %d", writes, n)
+	}
+	if fw := s.machine(tok, web.ID).Firewall; fw.State != actors.FirewallFailed {
+		t.Errorf("got firewall %+v without a change of the rules; want still failed", fw)
+	}
+
+	// The next change pushes again; success clears the state and the alert.
+	expect(t, s.do(req{method: "POST", path: "/api/client/firewall/rules", token: a.Token, body: map[string]any{
+		"direction": "in", "action": "drop", "protocol": "any"}}), 201, "")
+	monPoll(t, "the firewall state to recover", func() bool {
+		fw := s.machine(tok, web.ID).Firewall
+		return fw != nil && fw.State == actors.FirewallApplied && fw.Reason == ""
+	})
+	if got := f.FirewallRules(100); len(got) != 3 || got[0]["proto"] != "ipv6-icmp" || got[1]["dport"] != "22" || got[2]["action"] != "DROP" {
+		t.Errorf("got rules %v on Proxmox; want the tenant's three, in order", got)
+	}
+	monPoll(t, "the alert to resolve", func() bool {
+		return len(s.alertsOf(tok, "/api/monitoring/alerts/events?kind=firewall_failed&status=resolved", web.ID)) == 1
+	})
+}
+
+// TestProxmoxSyncAfterStop: /cluster/resources lags by a pvestatd cycle, so right
+// after a stop it still says running. A sync must not move the machine back; it asks
+// status/current when the list and the record disagree, and still sees changes made
+// behind vmplane's back.
+func TestProxmoxSyncAfterStop(t *testing.T) {
+	clock := hypervisortest.NewClock(time.Now())
+	s, f, tok := proxmoxServerWith(t, pvefake.Config{StatusLag: 10 * time.Second, Now: clock.Now})
+	s.sync(tok)
+	web := s.machine(tok, "100")
+	if web.Status != actors.StatusRunning {
+		t.Fatalf("got %s; want running", web.Status)
+	}
+	s.run(req{method: "POST", path: "/api/virt/vms/" + web.ID + "/actions/stop", token: tok})
+	if st := fakeStatusOf(t, f, 100); st != "stopped" {
+		t.Fatalf("got %s on Proxmox; want stopped", st)
+	}
+	s.sync(tok) // pvestatd has not run since: the list still says running
+	if got := s.machine(tok, web.ID).Status; got != actors.StatusStopped {
+		t.Fatalf("a sync within pvestatd's cycle after a stop moved the machine to %s; want stopped", got)
+	}
+	// A start behind vmplane's back is still seen once pvestatd reports it.
+	if err := f.SetVMStatus(100, "running"); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(11 * time.Second)
+	s.sync(tok)
+	if got := s.machine(tok, web.ID).Status; got != actors.StatusRunning {
+		t.Fatalf("a start behind vmplane's back: got %s after pvestatd's refresh; want running", got)
+	}
+}
+
+// fakeStatusOf reads a VM's status at the fake.
+func fakeStatusOf(t *testing.T, f *pvefake.Server, vmid int) string {
+	t.Helper()
+	_, st, _, ok := f.VM(vmid)
+	if !ok {
+		t.Fatalf("no vm %d at the fake", vmid)
+	}
+	return st
 }

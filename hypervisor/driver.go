@@ -79,6 +79,11 @@ type Inventory struct {
 	Nodes     []Node     `json:"nodes"`
 	Machines  []Machine  `json:"machines"`
 	Templates []Template `json:"templates"`
+	// AsOf is the oldest moment the machines' states may describe, for a driver whose
+	// inventory lags (Proxmox's /cluster/resources is refreshed by pvestatd every 10
+	// s); zero means the states are live. A caller must not let such a state override
+	// one it confirmed live after AsOf.
+	AsOf time.Time `json:"as_of,omitempty"`
 }
 
 // NodeStatus is online or offline.

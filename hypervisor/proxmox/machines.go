@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	pve "github.com/luthermonson/go-proxmox"
 	"go.uber.org/zap"
@@ -31,6 +32,10 @@ const (
 	configReaders = 4
 )
 
+// pvestatdCycle is how often pvestatd refreshes the states /cluster/resources shows
+// (PVE's default, and its documented upper bound): the list can be that stale.
+const pvestatdCycle = 10 * time.Second
+
 // dnsName is Proxmox's format for VM names.
 var dnsName = regexp.MustCompile(`^(?i)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$`)
 
@@ -42,11 +47,14 @@ func (d *Driver) Inventory(ctx context.Context) (hypervisor.Inventory, error) {
 	if err := ctx.Err(); err != nil {
 		return hypervisor.Inventory{}, hypervisor.ContextError(err)
 	}
+	// pvestatd refreshes the states of /cluster/resources every cycle: they may be
+	// that old when read.
+	asOf := time.Now().Add(-pvestatdCycle)
 	view, err := d.resources(ctx)
 	if err != nil {
 		return hypervisor.Inventory{}, err
 	}
-	inv := hypervisor.Inventory{Nodes: []hypervisor.Node{}, Machines: []hypervisor.Machine{}, Templates: []hypervisor.Template{}}
+	inv := hypervisor.Inventory{Nodes: []hypervisor.Node{}, Machines: []hypervisor.Machine{}, Templates: []hypervisor.Template{}, AsOf: asOf}
 	for _, name := range view.sortedNodes() {
 		n := view.nodes[name]
 		node := hypervisor.Node{ID: name, Status: hypervisor.NodeOffline, CPUCores: int(n.MaxCPU),
