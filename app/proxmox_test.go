@@ -1,6 +1,7 @@
 package app
 
 import (
+	"math"
 	"net/http"
 	"strings"
 	"testing"
@@ -305,4 +306,79 @@ func fakeStatusOf(t *testing.T, f *pvefake.Server, vmid int) string {
 		t.Fatalf("no vm %d at the fake", vmid)
 	}
 	return st
+}
+
+// TestProxmoxPVE8AndOfflineNode: on a PVE 8 cluster (70 RRD points 30 minutes to a
+// week apart) usage answers carry the data's own spacing and the usage trends count
+// with it; with one node offline the cluster graph, the overview and the trends answer
+// with what the other nodes have and name what is missing.
+func TestProxmoxPVE8AndOfflineNode(t *testing.T) {
+	now := time.Now().UTC()
+	s, f, tok := proxmoxServerWith(t, pvefake.Config{RRDLayout: "pve8", Now: func() time.Time { return now }})
+	s.sync(tok)
+	web, db := s.machine(tok, "100"), s.machine(tok, "101")
+	a := s.tenant(tok, "Pve8", nil)
+	for _, m := range []actors.Machine{web, db} {
+		expect(t, s.do(req{method: "PATCH", path: "/api/resources/machines/" + m.ID, token: tok, body: map[string]any{"tenant_id": a.ID}}), 200, "")
+	}
+	for tf, want := range map[string]int{"hour": 60, "day": 1800, "week": 10800, "month": 43200, "year": 604800} {
+		g := s.usage(tok, "/api/virt/vms/"+web.ID+"/usage-graphs?timeframe="+tf)
+		if g.ResolutionSeconds != want || len(g.Points) < 2 || int(g.Points[1].Time.Sub(g.Points[0].Time).Seconds()) != want {
+			t.Errorf("%s: got resolution %d over %d points; want %d s, the data's spacing", tf, g.ResolutionSeconds, len(g.Points), want)
+		}
+	}
+	if c := s.usage(tok, "/api/virt/cluster/usage-graphs?timeframe=day"); c.ResolutionSeconds != 1800 || len(c.Points) != 70 {
+		t.Errorf("cluster day: got %d points at %d s; want 70 at 1800", len(c.Points), c.ResolutionSeconds)
+	}
+
+	// pve2 (db-1's node) goes offline.
+	if err := f.SetNodeOnline("pve2", false); err != nil {
+		t.Fatal(err)
+	}
+	s.sync(tok)
+	var c struct {
+		ResolutionSeconds int        `json:"resolution_seconds"`
+		Points            []struct{} `json:"points"`
+		MissingNodes      []string   `json:"missing_nodes"`
+	}
+	r := s.do(req{method: "GET", path: "/api/virt/cluster/usage-graphs?timeframe=week", token: tok})
+	expect(t, r, 200, "")
+	r.decode(t, &c)
+	if len(c.MissingNodes) != 1 || c.MissingNodes[0] != "pve2" || len(c.Points) != 70 || c.ResolutionSeconds != 10800 {
+		t.Errorf("cluster graph with pve2 offline: got %d points at %d s, missing %v; want 70 at 10800, missing [pve2]", len(c.Points), c.ResolutionSeconds, c.MissingNodes)
+	}
+	var o actors.Overview
+	r = s.do(req{method: "GET", path: "/api/client/overview", token: a.Token})
+	expect(t, r, 200, "")
+	r.decode(t, &o)
+	if o.Machines.Total != 2 || len(o.MissingNodes) != 1 || o.MissingNodes[0] != "pve2" {
+		t.Errorf("overview with pve2 offline: got %+v; want 2 machines and missing_nodes [pve2]", o)
+	}
+	var tr actors.Trends
+	r = s.do(req{method: "GET", path: "/api/client/usage-trends?days=30", token: a.Token})
+	expect(t, r, 200, "")
+	r.decode(t, &tr)
+	if len(tr.MissingMachines) != 1 || tr.MissingMachines[0] != db.ID || len(tr.MissingNodes) != 1 || tr.MissingNodes[0] != "pve2" {
+		t.Errorf("trends with pve2 offline: got missing machines %v nodes %v; want [%s] and [pve2]", tr.MissingMachines, tr.MissingNodes, db.ID)
+	}
+	// The trends are web-1's month graph counted with the data's spacing (12 h), not
+	// PVE 9's 30 minutes.
+	days := map[string]bool{}
+	for _, p := range tr.Points {
+		days[p.Date] = true
+	}
+	g := s.usage(tok, "/api/virt/vms/"+web.ID+"/usage-graphs?timeframe=month")
+	spacing := g.Points[1].Time.Sub(g.Points[0].Time).Seconds()
+	var want, got float64
+	for _, p := range g.Points {
+		if p.NetInBps != nil && days[p.Time.UTC().Format("2006-01-02")] {
+			want += *p.NetInBps * spacing
+		}
+	}
+	for _, p := range tr.Points {
+		got += p.NetInBytes
+	}
+	if want == 0 || math.Abs(got-want) > want*1e-9 {
+		t.Errorf("trend net in: got %.0f bytes; want %.0f (the rates times the data's 12 h spacing)", got, want)
+	}
 }
