@@ -382,3 +382,23 @@ func TestProxmoxPVE8AndOfflineNode(t *testing.T) {
 		t.Errorf("trend net in: got %.0f bytes; want %.0f (the rates times the data's 12 h spacing)", got, want)
 	}
 }
+
+// TestFirewallRulesSameOnSim: the rule checks are the driver-independent ones: the sim
+// refuses what Proxmox would refuse, and takes an IPv6 ICMP rule as ipv6-icmp.
+func TestFirewallRulesSameOnSim(t *testing.T) {
+	s, tok := synced(t)
+	a := s.tenant(tok, "SimFw", nil)
+	m := s.provision(a.Token, smallMachine)
+	r := s.do(req{method: "POST", path: "/api/client/firewall/rules", token: a.Token, body: map[string]any{
+		"direction": "in", "action": "accept", "protocol": "icmp", "source": "2001:db8::/32"}})
+	expect(t, r, 400, "invalid_request")
+	if !strings.Contains(string(r.Body), `"field":"source"`) {
+		t.Errorf("got %s; want the error on source", r.Body)
+	}
+	expect(t, s.do(req{method: "POST", path: "/api/client/firewall/rules", token: a.Token, body: map[string]any{
+		"direction": "in", "action": "accept", "protocol": "ipv6-icmp", "source": "2001:db8::/32"}}), 201, "")
+	monPoll(t, "the push to the sim", func() bool {
+		fw := s.machine(tok, m.ID).Firewall
+		return fw != nil && fw.State == actors.FirewallApplied
+	})
+}
