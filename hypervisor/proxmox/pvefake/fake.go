@@ -19,10 +19,19 @@
 //     real Proxmox refuses them (luthermonson/go-proxmox#221).
 //   - Injectable faults per method and path: HTTP errors (500, 503, 403...), latency, and
 //     tasks that end with an error exitstatus.
-//   - rrddata at the Proxmox VE 9 resolutions with empty buckets, firewall rules by
-//     position (POST inserts at the top, PUT moveto reorders), vzdump backups on node
-//     storages with restore, termproxy and a vncwebsocket that speaks the termproxy
-//     framing in front of a tiny shell (typing "hostname" answers the VM's name).
+//   - rrddata at the Proxmox VE 9 resolutions with empty buckets (or PVE 8's, with
+//     RRDLayout "pve8"), firewall rules by position (POST inserts at the top, PUT
+//     moveto reorders) verified as pve-firewall does (mixed IPv4/IPv6 addresses,
+//     protocols, ports, ipsets, aliases), vzdump backups on node storages with restore,
+//     termproxy and a vncwebsocket that speaks the termproxy framing in front of a
+//     tiny shell (typing "hostname" answers the VM's name).
+//   - What real clusters do that naive fakes do not: a full clone copies the
+//     template's firewall; POST config and resize check the digest inside their task
+//     ("detected modified configuration" as the exit status); /cluster/resources shows
+//     VM states as of pvestatd's last refresh (StatusLag) while status/current is live.
+//   - Every call's parameters are checked against Proxmox's API schema (the subset in
+//     apischema.json, from pve-docs' apidata.js) as pveproxy does: an undeclared
+//     parameter or a value of the wrong type or outside its enum is a 400.
 //
 // Request bodies may be form-encoded or JSON (pveproxy accepts both; go-proxmox sends
 // JSON). Errors answer like pveproxy: the status code plus {"data":null,"message":...}
@@ -239,6 +248,10 @@ type Request struct {
 	Path   string
 	Route  string
 	Status int
+	// Schema is the call of the embedded API schema whose parameters the request
+	// was checked against ("POST /nodes/{node}/qemu/{vmid}/config"), "" for a call the
+	// schema subset does not describe.
+	Schema string
 }
 
 // Requests returns every request answered so far, oldest first.
