@@ -110,11 +110,23 @@ func (c *Cluster) Sync(ctx context.Context) (SyncResult, error) {
 	if asOf.IsZero() {
 		asOf = start
 	}
+	downNodes := map[string]bool{}
+	for _, n := range inv.Nodes {
+		if n.Status == hypervisor.NodeOffline {
+			downNodes[n.ID] = true
+		}
+	}
 	jobs := make([]job, 0, len(inv.Machines))
 	var fresh []hypervisor.Machine
 	for _, hm := range inv.Machines {
 		if id, ok := known[hm.VMID]; ok {
 			delete(known, hm.VMID)
+			// A machine on an offline node keeps its last known record: the hypervisor
+			// has only a summary of it (Proxmox: "unknown" status, no config), which
+			// would wipe its interfaces and disks until the node is back.
+			if downNodes[hm.Node] {
+				continue
+			}
 			// Only machines that differ are messaged: waking every machine's actor on
 			// each sync would keep a hundred thousand of them in memory for nothing.
 			same, stateDiffers := c.unchanged(id, hm)

@@ -336,6 +336,10 @@ func TestProxmoxPVE8AndOfflineNode(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.sync(tok)
+	// db-1's record keeps what was known of it: Proxmox has only a summary now.
+	if got := s.machine(tok, db.ID); got.Status != db.Status || len(got.Interfaces) != len(db.Interfaces) || len(db.Interfaces) == 0 {
+		t.Errorf("db-1 on the offline node: got %s with %d interfaces; want %s with its %d", got.Status, len(got.Interfaces), db.Status, len(db.Interfaces))
+	}
 	var c struct {
 		ResolutionSeconds int        `json:"resolution_seconds"`
 		Points            []struct{} `json:"points"`
