@@ -406,3 +406,29 @@ func TestFirewallRulesSameOnSim(t *testing.T) {
 		return fw != nil && fw.State == actors.FirewallApplied
 	})
 }
+
+// TestProxmoxConcurrentEditConflict: someone edits the VM on Proxmox between
+// vmplane's read and its write on every attempt; the config task fails with conflict
+// (not unavailable or internal), after a bounded number of attempts. One edit alone is
+// absorbed by a retry.
+func TestProxmoxConcurrentEditConflict(t *testing.T) {
+	s, f, tok := proxmoxServer(t)
+	s.sync(tok)
+	web := s.machine(tok, "100")
+	const post = "/nodes/{node}/qemu/{vmid}/config"
+	f.Inject(pvefake.Fault{Method: "POST", Path: post, Hook: func() { f.TouchConfig(100) }, Times: 1})
+	s.run(req{method: "PATCH", path: "/api/virt/vms/" + web.ID + "/config", token: tok, body: map[string]any{"cpu_cores": 3}})
+	if got := s.machine(tok, web.ID); got.CPUCores != 3 {
+		t.Errorf("after one concurrent edit: got %d cores; want 3", got.CPUCores)
+	}
+	remove := f.Inject(pvefake.Fault{Method: "POST", Path: post, Hook: func() { f.TouchConfig(100) }})
+	defer remove()
+	f.ResetRequests()
+	task := s.waitTask(tok, s.startTask(req{method: "PATCH", path: "/api/virt/vms/" + web.ID + "/config", token: tok, body: map[string]any{"cpu_cores": 5}}).ID)
+	if task.Status != actors.TaskFailed || task.Error == nil || !strings.HasPrefix(*task.Error, "conflict:") {
+		t.Fatalf("got %+v; want a task failed with conflict", task)
+	}
+	if n := f.Count("POST", post); n != 3 {
+		t.Errorf("got %d config writes; want 3 attempts", n)
+	}
+}
