@@ -75,6 +75,11 @@ func (d *Driver) Inventory(ctx context.Context) (hypervisor.Inventory, error) {
 		cfg  vmConfig
 		gone bool
 	}
+	// Nodes that answer 595 to their config reads are down although the resource list
+	// does not say so yet: they are reported offline, their VMs from the list alone,
+	// rather than failing the whole inventory.
+	var unreachableMu sync.Mutex
+	unreachable := map[string]bool{}
 	results := make([]result, len(ids))
 	// The first failure stops the remaining reads: when Proxmox breaks mid-inventory,
 	// a thousand VMs must not cost three thousand doomed requests.
@@ -101,9 +106,14 @@ func (d *Driver) Inventory(ctx context.Context) (hypervisor.Inventory, error) {
 			defer wg.Done()
 			defer func() { <-sem }()
 			cfg, err := d.vmConfig(rctx, r.Node, id)
+			var ue *unreachableError
 			switch {
 			case errors.Is(err, hypervisor.ErrMachineNotFound):
 				results[i].gone = true
+			case errors.As(err, &ue) && rctx.Err() == nil:
+				unreachableMu.Lock()
+				unreachable[r.Node] = true
+				unreachableMu.Unlock()
 			case err != nil:
 				failOnce.Do(func() { firstErr = err; cancel() })
 			default:
@@ -117,6 +127,12 @@ func (d *Driver) Inventory(ctx context.Context) (hypervisor.Inventory, error) {
 			return hypervisor.Inventory{}, hypervisor.ContextError(ctx.Err())
 		}
 		return hypervisor.Inventory{}, firstErr
+	}
+	for i := range inv.Nodes {
+		if n := &inv.Nodes[i]; unreachable[n.ID] {
+			d.log.Warn("node does not answer (595); reported offline", zap.String("node", n.ID))
+			*n = hypervisor.Node{ID: n.ID, Status: hypervisor.NodeOffline, CPUCores: n.CPUCores, MemoryMB: n.MemoryMB, DiskGB: n.DiskGB}
+		}
 	}
 	for i, id := range ids {
 		r, res := view.vms[id], results[i]
