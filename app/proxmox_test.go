@@ -399,6 +399,16 @@ func TestFirewallRulesSameOnSim(t *testing.T) {
 	if !strings.Contains(string(r.Body), `"field":"source"`) {
 		t.Errorf("got %s; want the error on source", r.Body)
 	}
+	// Every fault is named at once, an unreadable address among them; an empty port is
+	// not "no port".
+	r = s.do(req{method: "POST", path: "/api/client/firewall/rules", token: a.Token, body: map[string]any{
+		"direction": "sideways", "action": "accept", "protocol": "tcp", "port": "", "source": "bogus"}})
+	expect(t, r, 400, "invalid_request")
+	for _, field := range []string{"direction", "port", "source"} {
+		if !strings.Contains(string(r.Body), `"field":"`+field+`"`) {
+			t.Errorf("got %s; want an error on %s", r.Body, field)
+		}
+	}
 	expect(t, s.do(req{method: "POST", path: "/api/client/firewall/rules", token: a.Token, body: map[string]any{
 		"direction": "in", "action": "accept", "protocol": "ipv6-icmp", "source": "2001:db8::/32"}}), 201, "")
 	monPoll(t, "the push to the sim", func() bool {
