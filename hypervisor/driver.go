@@ -240,8 +240,10 @@ const (
 	TimeframeYear  Timeframe = "year"
 )
 
-// Resolution returns the bucket width and point count of a timeframe (Proxmox VE 9),
-// and false for an unknown timeframe.
+// Resolution returns the bucket width and point count of a timeframe in Proxmox VE
+// 9's layout (which the sim keeps), and false for an unknown timeframe. It is not what
+// every hypervisor keeps (Proxmox VE 8 keeps 70 points per timeframe above the hour):
+// a graph's own ResolutionSeconds is what its points are spaced by.
 func (t Timeframe) Resolution() (step time.Duration, points int, ok bool) {
 	switch t {
 	case TimeframeHour:
@@ -280,6 +282,7 @@ type UsageQuery struct {
 }
 
 // UsageGraph is a series of evenly spaced usage points, oldest first.
+// ResolutionSeconds is the spacing of the points, as the hypervisor keeps them.
 type UsageGraph struct {
 	Timeframe         Timeframe    `json:"timeframe"`
 	ResolutionSeconds int          `json:"resolution_seconds"`

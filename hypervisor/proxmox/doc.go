@@ -113,6 +113,12 @@
 // /), nor its websocket helpers (they refuse API tokens, and use gorilla/websocket,
 // where vmplane uses github.com/fasthttp/websocket).
 //
+// # Versions
+//
+// Proxmox VE 8 and 9. Their RRD layouts differ (PVE 9: 1,440 points per timeframe
+// from the day up; PVE 8: 70), so Usage reports the spacing of the data it got, never
+// a version's table. The driver relies on no other difference between them.
+//
 // # Limits
 //
 //   - Calls block until Proxmox's task ends; a cancelled call leaves the task running
