@@ -24,6 +24,9 @@ const (
 	AlertTaskFailed = "task_failed"
 	// AlertNodeUsageHigh: a node's cpu or memory stayed above the threshold (target: the node).
 	AlertNodeUsageHigh = "node_usage_high"
+	// AlertFirewallFailed: the hypervisor refused or could not take a machine's
+	// firewall rules (target: the machine; cleared by its next successful push).
+	AlertFirewallFailed = "firewall_failed"
 )
 
 // Alert severities.
@@ -103,7 +106,7 @@ func ValidSeverity(s string) bool {
 
 // ValidAlertKind reports whether k is an alert kind.
 func ValidAlertKind(k string) bool {
-	return k == AlertHealthCheck || k == AlertNodeOffline || k == AlertTaskFailed || k == AlertNodeUsageHigh
+	return k == AlertHealthCheck || k == AlertNodeOffline || k == AlertTaskFailed || k == AlertNodeUsageHigh || k == AlertFirewallFailed
 }
 
 const alertVersion = 1

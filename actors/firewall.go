@@ -6,8 +6,6 @@ import (
 	"errors"
 	"net"
 	"slices"
-	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -501,43 +499,28 @@ func (e *tenantEntity) applyRule(r *FirewallRule, in RuleInput) error {
 		r.Destination = ptr(*in.Destination)
 	}
 	var f []apierr.FieldError
-	if r.Direction != "in" && r.Direction != "out" {
-		f = append(f, apierr.Field("direction", "must be in or out"))
-	}
-	if r.Action != "accept" && r.Action != "drop" && r.Action != "reject" {
-		f = append(f, apierr.Field("action", "must be accept, drop or reject"))
-	}
-	switch r.Protocol {
-	case "tcp", "udp":
-		if r.Port != nil {
-			if err := validPorts(*r.Port); err != "" {
-				f = append(f, apierr.Field("port", "%s", err))
-			}
-		}
-	case "icmp", "any":
-		if r.Port != nil {
-			f = append(f, apierr.Field("port", "only tcp and udp rules have ports"))
-		}
-	default:
-		f = append(f, apierr.Field("protocol", "must be tcp, udp, icmp or any"))
-	}
+	check := *r // what the shared checks see: unreadable addresses are reported here
 	for _, a := range []struct {
-		v    **string
+		v, c **string
 		name string
-	}{{&r.Source, "source"}, {&r.Destination, "destination"}} {
+	}{{&r.Source, &check.Source, "source"}, {&r.Destination, &check.Destination, "destination"}} {
 		if *a.v == nil {
 			continue
 		}
 		norm, ok := normalizeCIDR(**a.v)
 		if !ok {
-			f = append(f, apierr.Field(a.name, "must be a CIDR such as 203.0.113.0/24 or an address"))
+			f = append(f, apierr.Field(a.name, "must be a CIDR such as 203.0.113.0/24 or an address (ipsets and aliases are not supported)"))
+			*a.c = nil
 			continue
 		}
-		*a.v = &norm
+		*a.v, *a.c = &norm, &norm
 	}
-	if len(r.Comment) > 255 {
-		f = append(f, apierr.Field("comment", "must be at most 255 characters"))
+	if r.Port != nil && *r.Port == "" {
+		f = append(f, apierr.Field("port", "must be a port, a range such as 80:85, or a list such as 80,443 (null for none)"))
 	}
+	// The checks pve-firewall makes (hypervisor.FirewallRuleErrors), for every driver:
+	// a rule valid here is one Proxmox takes.
+	f = append(f, hypervisor.FirewallRuleErrors(hypervisorRule(&check))...)
 	if r.MachineID != nil {
 		// The tenant's machine list (cached, and exact: machinelists.go); another
 		// tenant's machine is answered as a missing one.
@@ -553,30 +536,6 @@ func (e *tenantEntity) applyRule(r *FirewallRule, in RuleInput) error {
 		return apierr.Invalid(f...)
 	}
 	return nil
-}
-
-// validPorts checks "22", "80:85" and "80,443,8000:8080"; it returns why not, or "".
-func validPorts(s string) string {
-	if s == "" || len(s) > 256 {
-		return "must be a port, a range such as 80:85, or a list such as 80,443"
-	}
-	for _, part := range strings.Split(s, ",") {
-		lo, hi, isRange := strings.Cut(part, ":")
-		a, err := strconv.Atoi(lo)
-		if err != nil || a < 1 || a > 65535 {
-			return "ports must be 1..65535"
-		}
-		if isRange {
-			b, err := strconv.Atoi(hi)
-			if err != nil || b < 1 || b > 65535 {
-				return "ports must be 1..65535"
-			}
-			if b < a {
-				return "a range must go up: 80:85, not 85:80"
-			}
-		}
-	}
-	return ""
 }
 
 // normalizeCIDR accepts a CIDR or a bare address (a /32 or /128) and returns the
@@ -677,12 +636,22 @@ func (e *tenantEntity) startPush() {
 			err := sys.driver.SetFirewall(ctx, t.ref, t.rules)
 			cancel()
 			if err != nil {
-				failed = append(failed, t.machineID)
 				sys.log.Warn("firewall push failed", zap.String("tenant_id", tenant), zap.String("machine_id", t.machineID), zap.Error(err))
+				if !permanentPushError(err) {
+					failed = append(failed, t.machineID)
+				}
 			}
+			sys.Machines.firewallPushed(t.machineID, err)
 		}
 		sys.actors.Root.Send(sys.Tenants.kind.pid, &envelope{ID: tenant, Msg: &pushDone{Failed: failed}})
 	}()
+}
+
+// permanentPushError reports whether a push failed for a reason a retry of the same
+// rule set cannot fix: the hypervisor refused the rules (400) or the machine is gone.
+// Such a push waits for the next change of the rules; others are retried (pushDone).
+func permanentPushError(err error) bool {
+	return errors.Is(err, apierr.ErrInvalidRequest) || errors.Is(err, apierr.ErrNotFound)
 }
 
 // pushDone starts the next push if changes came in meanwhile, and schedules a retry of
@@ -722,21 +691,26 @@ func (e *tenantEntity) pushTargets() ([]pushTarget, error) {
 			if r.MachineID != nil && *r.MachineID != m.ID {
 				continue
 			}
-			hr := hypervisor.FirewallRule{Direction: r.Direction, Action: r.Action, Protocol: r.Protocol, Enabled: r.Enabled, Comment: r.Comment}
-			if r.Port != nil {
-				hr.Port = *r.Port
-			}
-			if r.Source != nil {
-				hr.Source = *r.Source
-			}
-			if r.Destination != nil {
-				hr.Destination = *r.Destination
-			}
-			t.rules = append(t.rules, hr)
+			t.rules = append(t.rules, hypervisorRule(r))
 		}
 		out = append(out, t)
 	}
 	return out, nil
+}
+
+// hypervisorRule is a tenant's rule as the driver takes it.
+func hypervisorRule(r *FirewallRule) hypervisor.FirewallRule {
+	hr := hypervisor.FirewallRule{Direction: r.Direction, Action: r.Action, Protocol: r.Protocol, Enabled: r.Enabled, Comment: r.Comment}
+	if r.Port != nil {
+		hr.Port = *r.Port
+	}
+	if r.Source != nil {
+		hr.Source = *r.Source
+	}
+	if r.Destination != nil {
+		hr.Destination = *r.Destination
+	}
+	return hr
 }
 
 func machineIDs(ts []pushTarget) []string {

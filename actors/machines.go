@@ -46,6 +46,9 @@ type Machine struct {
 	TaskID     *string                `json:"task_id"`
 	CreatedAt  time.Time              `json:"created_at"`
 	UpdatedAt  time.Time              `json:"updated_at"`
+	// Firewall is the outcome of the last push of the machine's firewall rules; null
+	// until the first push.
+	Firewall *FirewallState `json:"firewall"`
 }
 
 // machineRecord is a machine as stored under vm/<id>.
@@ -57,6 +60,10 @@ type machineRecord struct {
 	// PrevStatus is the status before the task in flight changed it (migrating), to
 	// return to when the task fails and the hypervisor cannot tell.
 	PrevStatus string `json:"prev_status,omitempty"`
+	// StateAt is when a task last recorded the machine's state as the hypervisor
+	// reported it live. A sync's observation older than that (Proxmox's resource list
+	// lags by a pvestatd cycle) must not move the state back.
+	StateAt time.Time `json:"state_at,omitempty"`
 }
 
 const machineVersion = 1
@@ -201,8 +208,12 @@ type (
 		Result   json.RawMessage
 		Err      *apierr.Error
 	}
-	// observe brings the record in line with the hypervisor (sync).
-	observe struct{ M hypervisor.Machine }
+	// observe brings the record in line with the hypervisor (sync). At is the moment
+	// the observation describes at the earliest; zero means now.
+	observe struct {
+		M  hypervisor.Machine
+		At time.Time
+	}
 	// vanish removes the record of a machine the hypervisor no longer has (sync).
 	vanish struct{}
 	// settle finishes a task left open by a previous process.
@@ -455,7 +466,9 @@ func (e *machineEntity) handle(ctx actor.Context, msg any) {
 		e.finish(m)
 		ctx.Respond(changed{Changed: true})
 	case *observe:
-		ctx.Respond(changed{Changed: e.observe(m.M)})
+		ctx.Respond(changed{Changed: e.observe(m)})
+	case *firewallPushed:
+		ctx.Respond(changed{Changed: e.setFirewallState(m)})
 	case *vanish:
 		ctx.Respond(changed{Changed: e.vanish()})
 	case *settle:
@@ -725,6 +738,7 @@ func (e *machineEntity) finish(d *opDone) {
 	}
 	if d.Observed != nil {
 		applyObserved(&next.Machine, *d.Observed)
+		next.StateAt = now
 	}
 	next.UpdatedAt = now
 	if err := e.save(&next, task, "task"); err != nil {
@@ -786,12 +800,17 @@ func applyObserved(m *Machine, hm hypervisor.Machine) {
 }
 
 // observe updates the record from the hypervisor unless a task owns the machine now.
-func (e *machineEntity) observe(hm hypervisor.Machine) bool {
+// An observation older than the state a task confirmed (StateAt) leaves the status as
+// it is: it may predate the task's end.
+func (e *machineEntity) observe(m *observe) bool {
 	if e.rec.TaskID != nil {
 		return false
 	}
 	next := *e.rec
-	applyObserved(&next.Machine, hm)
+	applyObserved(&next.Machine, m.M)
+	if !m.At.IsZero() && m.At.Before(e.rec.StateAt) {
+		next.Status = e.rec.Status
+	}
 	if machineEqual(&next.Machine, &e.rec.Machine) {
 		return false
 	}

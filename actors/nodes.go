@@ -66,6 +66,21 @@ func (n *Nodes) List(_ context.Context, cursor string, limit int) ([]Node, strin
 	return scanPage(n.sys.store, persistence.Prefix("node"), cursor, limit, func(rec *Node) (Node, bool) { return *rec, true })
 }
 
+// offline returns the nodes whose last known status is offline.
+func (n *Nodes) offline(ctx context.Context) (map[string]bool, error) {
+	nodes, _, err := n.List(ctx, "", 0)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, nd := range nodes {
+		if nd.Status == string(hypervisor.NodeOffline) {
+			out[nd.ID] = true
+		}
+	}
+	return out, nil
+}
+
 type nodeEntity struct {
 	sys *System
 	id  string

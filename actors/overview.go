@@ -2,9 +2,12 @@ package actors
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"sync"
 	"time"
+
+	"go.uber.org/zap"
 
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/persistence"
@@ -17,6 +20,9 @@ type Overview struct {
 	Quota      Quota         `json:"quota"`
 	AlertsOpen int           `json:"alerts_open"`
 	Backups    int           `json:"backups"`
+	// MissingNodes lists the offline nodes that hold some of the tenant's machines:
+	// their status is the last one known, not the hypervisor's of now.
+	MissingNodes []string `json:"missing_nodes"`
 }
 
 // MachineCounts counts a tenant's machines by status.
@@ -41,6 +47,11 @@ func (t *Tenants) Overview(ctx context.Context, tenant string) (Overview, error)
 	if err != nil {
 		return Overview{}, err
 	}
+	offline, err := t.sys.Nodes.offline(ctx)
+	if err != nil {
+		return Overview{}, err
+	}
+	o.MissingNodes = []string{}
 	for _, m := range ms {
 		o.Machines.Total++
 		switch m.Status {
@@ -49,7 +60,11 @@ func (t *Tenants) Overview(ctx context.Context, tenant string) (Overview, error)
 		case StatusStopped:
 			o.Machines.Stopped++
 		}
+		if offline[m.Node] && !slices.Contains(o.MissingNodes, m.Node) {
+			o.MissingNodes = append(o.MissingNodes, m.Node)
+		}
 	}
+	sort.Strings(o.MissingNodes)
 	count := func(prefix []byte) (int, error) {
 		n := 0
 		err := t.sys.store.Scan(prefix, nil, 0, func(_, _ []byte) error { n++; return nil })
@@ -77,12 +92,22 @@ type TrendPoint struct {
 type Trends struct {
 	Days   int          `json:"days"`
 	Points []TrendPoint `json:"points"`
+	// MissingMachines lists the machines whose usage could not be read (their node
+	// is offline, or the hypervisor did not answer for them): the sums leave them out.
+	MissingMachines []string `json:"missing_machines"`
+	// MissingNodes lists the nodes of those machines.
+	MissingNodes []string `json:"missing_nodes"`
 }
 
 // UsageTrends computes a tenant's daily consumption over the last days from the
 // driver's usage graphs of its machines: core-hours are cpu × cores × bucket hours,
-// GB-hours memory × bucket hours, bytes the rates × bucket seconds. The month graph
-// (30-minute buckets) covers 30 days; longer spans use the year graph (6-hour buckets).
+// GB-hours memory × bucket hours, bytes the rates × bucket seconds. The bucket width
+// is each graph's own (resolution_seconds, read from its timestamps), because
+// hypervisors keep different layouts (Proxmox VE 9: 30-minute buckets a month;
+// before 9: 12 hours). The month graph covers 30 days; longer spans use the year
+// graph. A machine whose graph cannot be read (its node is offline) is left out of
+// the sums and named in MissingMachines, its node in MissingNodes; only the caller's
+// own cancellation fails the answer.
 func (t *Tenants) UsageTrends(ctx context.Context, tenant string, days int, now time.Time) (Trends, error) {
 	if _, err := t.Get(ctx, tenant); err != nil {
 		return Trends{}, err
@@ -107,7 +132,8 @@ func (t *Tenants) UsageTrends(ctx context.Context, tenant string, days int, now 
 	var (
 		mu       sync.Mutex
 		wg       sync.WaitGroup
-		firstErr error
+		missing  []string
+		missingN = map[string]bool{}
 	)
 	sem := make(chan struct{}, 8)
 	for _, m := range ms {
@@ -123,12 +149,16 @@ func (t *Tenants) UsageTrends(ctx context.Context, tenant string, days int, now 
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
-				if firstErr == nil {
-					firstErr = err
-				}
+				t.sys.log.Debug("usage trends: machine left out", zap.String("machine_id", m.ID), zap.Error(err))
+				missing = append(missing, m.ID)
+				missingN[m.Node] = true
 				return
 			}
-			hours, secs := step.Hours(), step.Seconds()
+			width := step
+			if g.ResolutionSeconds > 0 {
+				width = time.Duration(g.ResolutionSeconds) * time.Second
+			}
+			hours, secs := width.Hours(), width.Seconds()
 			for _, p := range g.Points {
 				d, ok := byDate[p.Time.UTC().Format("2006-01-02")]
 				if !ok {
@@ -150,9 +180,16 @@ func (t *Tenants) UsageTrends(ctx context.Context, tenant string, days int, now 
 		}()
 	}
 	wg.Wait()
-	if firstErr != nil {
-		return Trends{}, firstErr
+	if err := ctx.Err(); err != nil {
+		return Trends{}, hypervisor.ContextError(err)
 	}
 	sort.Slice(points, func(i, j int) bool { return points[i].Date < points[j].Date })
-	return Trends{Days: days, Points: points}, nil
+	out := Trends{Days: days, Points: points, MissingMachines: []string{}, MissingNodes: []string{}}
+	out.MissingMachines = append(out.MissingMachines, missing...)
+	sort.Strings(out.MissingMachines)
+	for n := range missingN {
+		out.MissingNodes = append(out.MissingNodes, n)
+	}
+	sort.Strings(out.MissingNodes)
+	return out, nil
 }

@@ -3,6 +3,7 @@ package actors
 import (
 	"context"
 	"errors"
+	"sort"
 	"strconv"
 	"sync"
 	"time"
@@ -99,18 +100,40 @@ func (c *Cluster) Sync(ctx context.Context) (SyncResult, error) {
 	type job struct {
 		id  string
 		msg any
+		// confirm: the inventory's state differs from the record's; the machine's live
+		// state is read before anything changes (see Sync).
+		confirm bool
+	}
+	// The inventory's states may lag (Proxmox's resource list is up to a pvestatd
+	// cycle old): they describe the machines as of inv.AsOf at the earliest.
+	asOf := inv.AsOf
+	if asOf.IsZero() {
+		asOf = start
+	}
+	downNodes := map[string]bool{}
+	for _, n := range inv.Nodes {
+		if n.Status == hypervisor.NodeOffline {
+			downNodes[n.ID] = true
+		}
 	}
 	jobs := make([]job, 0, len(inv.Machines))
 	var fresh []hypervisor.Machine
 	for _, hm := range inv.Machines {
 		if id, ok := known[hm.VMID]; ok {
 			delete(known, hm.VMID)
-			// Only machines that differ are messaged: waking every machine's actor on
-			// each sync would keep a hundred thousand of them in memory for nothing.
-			if c.unchanged(id, hm) {
+			// A machine on an offline node keeps its last known record: the hypervisor
+			// has only a summary of it (Proxmox: "unknown" status, no config), which
+			// would wipe its interfaces and disks until the node is back.
+			if downNodes[hm.Node] {
 				continue
 			}
-			jobs = append(jobs, job{id: id, msg: &observe{M: hm}})
+			// Only machines that differ are messaged: waking every machine's actor on
+			// each sync would keep a hundred thousand of them in memory for nothing.
+			same, stateDiffers := c.unchanged(id, hm)
+			if same {
+				continue
+			}
+			jobs = append(jobs, job{id: id, msg: &observe{M: hm, At: asOf}, confirm: stateDiffers})
 		} else {
 			fresh = append(fresh, hm)
 		}
@@ -134,6 +157,16 @@ func (c *Cluster) Sync(ctx context.Context) (SyncResult, error) {
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
+			if j.confirm {
+				// The list and our record disagree on the state: the list may be stale
+				// (a task may have just stopped the machine), so the machine's live
+				// state (Proxmox: status/current) decides, as of the moment it is read.
+				o := j.msg.(*observe)
+				at := time.Now()
+				if live, err := c.sys.driver.Machine(ctx, hypervisor.Ref{VMID: o.M.VMID, Node: o.M.Node}); err == nil {
+					j.msg = &observe{M: live, At: at}
+				}
+			}
 			r, err := ask[changed](ctx, c.sys, c.sys.Machines.kind.pid, &envelope{ID: j.id, Msg: j.msg})
 			mu.Lock()
 			defer mu.Unlock()
@@ -220,19 +253,20 @@ func (c *Cluster) createsInFlight() (bool, error) {
 }
 
 // unchanged reports whether the stored record of a machine already shows what the
-// hypervisor reports (or a task owns it, when the task's end will tell). The record is
-// what the machine's actor holds: it writes before it changes its state.
-func (c *Cluster) unchanged(id string, hm hypervisor.Machine) bool {
+// hypervisor reports (or a task owns it, when the task's end will tell), and whether
+// the power state is what differs. The record is what the machine's actor holds: it
+// writes before it changes its state.
+func (c *Cluster) unchanged(id string, hm hypervisor.Machine) (same, stateDiffers bool) {
 	rec, err := persistence.Load[machineRecord](c.sys.store, machineKey(id))
 	if err != nil {
-		return false // let the actor decide
+		return false, false // let the actor decide
 	}
 	if rec.TaskID != nil {
-		return true
+		return true, false
 	}
 	next := rec.Machine
 	applyObserved(&next, hm)
-	return machineEqual(&next, &rec.Machine)
+	return machineEqual(&next, &rec.Machine), next.Status != rec.Status
 }
 
 // runPeriodic syncs at every interval until stopped.
@@ -285,22 +319,38 @@ func (n *Nodes) Usage(ctx context.Context, id string, tf hypervisor.Timeframe, e
 	return n.sys.driver.Usage(ctx, hypervisor.UsageQuery{Scope: hypervisor.ScopeNode, Ref: hypervisor.Ref{Node: id}, Timeframe: tf, End: end})
 }
 
-// ClusterUsage sums the usage graphs of every node bucket by bucket. Proxmox has no
-// cluster graph; every node is asked for the same end time so the buckets line up.
-// Sizes and rates are sums; cpu, a fraction of cpu_cores, is the cores-weighted mean, so
-// that cpu × cpu_cores of the cluster equals the sum over nodes. A bucket where every
-// node has a gap stays a gap.
-func (c *Cluster) Usage(ctx context.Context, tf hypervisor.Timeframe) (hypervisor.UsageGraph, error) {
+// ClusterUsage is the cluster's usage graph: the sum over the nodes that answered.
+// MissingNodes names the nodes left out (offline, or their usage could not be read),
+// as Proxmox's own summary view sums what it has.
+type ClusterUsage struct {
+	hypervisor.UsageGraph
+	// MissingNodes lists the nodes whose usage is not in the sums; empty when every
+	// node answered.
+	MissingNodes []string `json:"missing_nodes"`
+}
+
+// Usage sums the usage graphs of every node bucket by bucket. Proxmox has no cluster
+// graph; every node is asked for the same end time, and buckets are matched by their
+// time. Sizes and rates are sums; cpu, a fraction of cpu_cores, is the cores-weighted
+// mean, so that cpu × cpu_cores of the cluster equals the sum over nodes. A bucket
+// where every node has a gap stays a gap. A node that is offline, or whose graph
+// cannot be read, is left out and named in MissingNodes: one node down does not
+// take the cluster graph with it. Only when no node answers is the answer an error.
+func (c *Cluster) Usage(ctx context.Context, tf hypervisor.Timeframe) (ClusterUsage, error) {
 	nodes, _, err := c.sys.Nodes.List(ctx, "", 0)
 	if err != nil {
-		return hypervisor.UsageGraph{}, err
+		return ClusterUsage{}, err
 	}
-	step, points, _ := tf.Resolution()
+	step, _, _ := tf.Resolution()
 	end := time.Now().UTC()
 	graphs := make([]hypervisor.UsageGraph, len(nodes))
 	errs := make([]error, len(nodes))
 	var wg sync.WaitGroup
 	for i, n := range nodes {
+		if n.Status == string(hypervisor.NodeOffline) {
+			errs[i] = hypervisor.NewError(hypervisor.ErrNodeOffline, "node %s is offline", n.ID)
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -308,26 +358,51 @@ func (c *Cluster) Usage(ctx context.Context, tf hypervisor.Timeframe) (hyperviso
 		}()
 	}
 	wg.Wait()
-	out := hypervisor.UsageGraph{Timeframe: tf, ResolutionSeconds: int(step.Seconds()), Points: []hypervisor.UsagePoint{}}
-	for _, err := range errs {
+	out := ClusterUsage{UsageGraph: hypervisor.UsageGraph{Timeframe: tf, ResolutionSeconds: int(step.Seconds()), Points: []hypervisor.UsagePoint{}},
+		MissingNodes: []string{}}
+	if err := ctx.Err(); err != nil {
+		return out, hypervisor.ContextError(err)
+	}
+	var firstErr error
+	answered := 0
+	for i, err := range errs {
 		if err != nil {
-			return out, err
-		}
-	}
-	if len(graphs) == 0 {
-		return out, nil
-	}
-	out.Points = make([]hypervisor.UsagePoint, 0, points)
-	for i := range graphs[0].Points {
-		var p hypervisor.UsagePoint
-		p.Time = graphs[0].Points[i].Time
-		var cpuWeighted, cpuCores float64
-		cpuSeen := false
-		for _, g := range graphs {
-			if i >= len(g.Points) {
-				continue
+			out.MissingNodes = append(out.MissingNodes, nodes[i].ID)
+			c.sys.log.Debug("cluster usage: node left out", zap.String("node", nodes[i].ID), zap.Error(err))
+			if firstErr == nil {
+				firstErr = err
 			}
-			q := g.Points[i]
+			continue
+		}
+		if answered == 0 && graphs[i].ResolutionSeconds > 0 {
+			// The nodes' own spacing (PVE 8 and 9 keep different layouts).
+			out.ResolutionSeconds = graphs[i].ResolutionSeconds
+		}
+		answered++
+	}
+	if answered == 0 && firstErr != nil {
+		return out, firstErr
+	}
+	type acc struct {
+		p           hypervisor.UsagePoint
+		cpuWeighted float64
+		cpuCores    float64
+		cpuSeen     bool
+	}
+	byTime := map[time.Time]*acc{}
+	var times []time.Time
+	for i, g := range graphs {
+		if errs[i] != nil {
+			continue
+		}
+		for _, q := range g.Points {
+			a, ok := byTime[q.Time]
+			if !ok {
+				a = &acc{p: hypervisor.UsagePoint{Time: q.Time}}
+				byTime[q.Time] = a
+				times = append(times, q.Time)
+			}
+			p := &a.p
 			p.CPUCores = addPtr(p.CPUCores, q.CPUCores)
 			p.MemBytes = addPtr(p.MemBytes, q.MemBytes)
 			p.MemTotalBytes = addPtr(p.MemTotalBytes, q.MemTotalBytes)
@@ -336,15 +411,20 @@ func (c *Cluster) Usage(ctx context.Context, tf hypervisor.Timeframe) (hyperviso
 			p.DiskReadBps = addPtr(p.DiskReadBps, q.DiskReadBps)
 			p.DiskWriteBps = addPtr(p.DiskWriteBps, q.DiskWriteBps)
 			if q.CPU != nil && q.CPUCores != nil {
-				cpuWeighted += *q.CPU * *q.CPUCores
-				cpuCores += *q.CPUCores
-				cpuSeen = true
+				a.cpuWeighted += *q.CPU * *q.CPUCores
+				a.cpuCores += *q.CPUCores
+				a.cpuSeen = true
 			}
 		}
-		if cpuSeen && cpuCores > 0 {
-			p.CPU = ptr(cpuWeighted / cpuCores)
+	}
+	sort.Slice(times, func(i, j int) bool { return times[i].Before(times[j]) })
+	out.Points = make([]hypervisor.UsagePoint, 0, len(times))
+	for _, t := range times {
+		a := byTime[t]
+		if a.cpuSeen && a.cpuCores > 0 {
+			a.p.CPU = ptr(a.cpuWeighted / a.cpuCores)
 		}
-		out.Points = append(out.Points, p)
+		out.Points = append(out.Points, a.p)
 	}
 	return out, nil
 }

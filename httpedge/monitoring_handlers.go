@@ -45,7 +45,7 @@ func alertQuery(page map[string]string) map[string]string {
 	q := map[string]string{
 		"status":   "firing, acknowledged or resolved",
 		"severity": "info, warning or critical",
-		"kind":     "health_check, node_offline, task_failed or node_usage_high",
+		"kind":     "health_check, node_offline, task_failed, node_usage_high or firewall_failed",
 		"since":    "RFC 3339 time: only events raised, changed or resolved at or after it",
 	}
 	for k, v := range page {
@@ -159,7 +159,7 @@ func (c *Call) alertFilter() (actors.AlertFilter, error) {
 		errs = append(errs, apierr.Field("severity", "must be info, warning or critical"))
 	}
 	if f.Kind != "" && !actors.ValidAlertKind(f.Kind) {
-		errs = append(errs, apierr.Field("kind", "must be health_check, node_offline, task_failed or node_usage_high"))
+		errs = append(errs, apierr.Field("kind", "must be health_check, node_offline, task_failed, node_usage_high or firewall_failed"))
 	}
 	if v := c.Query("since"); v != "" {
 		t, err := time.Parse(time.RFC3339Nano, v)

@@ -56,7 +56,7 @@ func (s *Server) virtRoutes(prefix string) []Route {
 		{Method: "GET", Path: prefix + "/nodes/{id}/usage-graphs", Access: AdminOnly, Handler: s.nodeUsage, Tag: tag,
 			Summary: "A node's usage graph", Reply: hypervisor.UsageGraph{}, Query: tf},
 		{Method: "GET", Path: prefix + "/cluster/usage-graphs", Access: AdminOnly, Handler: s.clusterUsage, Tag: tag,
-			Summary: "The cluster's usage graph: the nodes' graphs summed bucket by bucket", Reply: hypervisor.UsageGraph{}, Query: tf},
+			Summary: "The cluster's usage graph: the graphs of the nodes that answered summed bucket by bucket; missing_nodes names the others", Reply: actors.ClusterUsage{}, Query: tf},
 		{Method: "GET", Path: prefix + "/templates", Access: AdminOnly, Handler: s.listTemplates, Tag: tag,
 			Summary: "OS templates known from the last sync", Reply: Page[hypervisor.Template]{}, Query: page},
 	}

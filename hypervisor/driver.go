@@ -79,6 +79,11 @@ type Inventory struct {
 	Nodes     []Node     `json:"nodes"`
 	Machines  []Machine  `json:"machines"`
 	Templates []Template `json:"templates"`
+	// AsOf is the oldest moment the machines' states may describe, for a driver whose
+	// inventory lags (Proxmox's /cluster/resources is refreshed by pvestatd every 10
+	// s); zero means the states are live. A caller must not let such a state override
+	// one it confirmed live after AsOf.
+	AsOf time.Time `json:"as_of,omitempty"`
 }
 
 // NodeStatus is online or offline.
@@ -235,8 +240,10 @@ const (
 	TimeframeYear  Timeframe = "year"
 )
 
-// Resolution returns the bucket width and point count of a timeframe (Proxmox VE 9),
-// and false for an unknown timeframe.
+// Resolution returns the bucket width and point count of a timeframe in Proxmox VE
+// 9's layout (which the sim keeps), and false for an unknown timeframe. It is not what
+// every hypervisor keeps (Proxmox VE 8 keeps 70 points per timeframe above the hour):
+// a graph's own ResolutionSeconds is what its points are spaced by.
 func (t Timeframe) Resolution() (step time.Duration, points int, ok bool) {
 	switch t {
 	case TimeframeHour:
@@ -275,6 +282,7 @@ type UsageQuery struct {
 }
 
 // UsageGraph is a series of evenly spaced usage points, oldest first.
+// ResolutionSeconds is the spacing of the points, as the hypervisor keeps them.
 type UsageGraph struct {
 	Timeframe         Timeframe    `json:"timeframe"`
 	ResolutionSeconds int          `json:"resolution_seconds"`

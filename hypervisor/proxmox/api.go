@@ -309,6 +309,9 @@ func (d *Driver) waitTask(ctx context.Context, node, upid, what string) error {
 				}
 				return nil
 			}
+			if modifiedMessage(exit) {
+				return hypervisor.NewError(errModified, "%s: Proxmox task %s failed: %s", what, u.typ, d.scrub(ctx, exit))
+			}
 			return hypervisor.NewError(hypervisor.ErrTaskFailed, "%s: Proxmox task %s failed: %s", what, u.typ, d.scrub(ctx, exit))
 		}
 		if err := sleep(ctx, d.cfg.TaskPollInterval); err != nil {

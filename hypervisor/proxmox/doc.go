@@ -71,11 +71,18 @@
 //	Destroy        POST status/stop if needed, DELETE .../qemu/{vmid}?purge=1&destroy-unreferenced-disks=1
 //	Reinstall      pattern (A): stop, destroy, clone to the same vmid, re-apply (see Reinstall)
 //	Usage          GET .../rrddata?timeframe=&cf=AVERAGE (machine or node)
-//	SetFirewall    GET/POST/DELETE .../firewall/rules, PUT .../firewall/options, netN firewall=1
+//	SetFirewall    GET .../firewall/rules, then one digest-guarded POST/PUT/DELETE per
+//	               step until Proxmox's list equals ours (converges; a retry never
+//	               duplicates), PUT .../firewall/options enable=1, netN firewall=1
 //	Backup(s)      POST /nodes/{n}/vzdump, GET /nodes/{n}/storage/{s}/content?content=backup&vmid=,
 //	               DELETE .../content/{volid}, POST /nodes/{n}/qemu archive= force=1
 //	Console        POST /access/ticket, POST .../termproxy, wss .../vncwebsocket
 //	Ping           GET /version, one attempt, short timeout
+//
+// Every read-modify-write (config, resize, firewall rules) sends the digest of what it
+// read. Proxmox refuses a stale digest with "detected modified configuration" (a 500,
+// or the exit status of the config task); the driver reads again and retries, at most
+// three times, then fails with 409 conflict.
 //
 // Templates are Proxmox VMs with template=1. Their id is "tpl-<vmid>" (stable when a
 // template is renamed); Create and Reinstall also accept a bare vmid, a unique
@@ -105,6 +112,12 @@
 // remove cloud-init ISOs first), Client.Cluster (needs an extra call and Sys.Audit on
 // /), nor its websocket helpers (they refuse API tokens, and use gorilla/websocket,
 // where vmplane uses github.com/fasthttp/websocket).
+//
+// # Versions
+//
+// Proxmox VE 8 and 9. Their RRD layouts differ (PVE 9: 1,440 points per timeframe
+// from the day up; PVE 8: 70), so Usage reports the spacing of the data it got, never
+// a version's table. The driver relies on no other difference between them.
 //
 // # Limits
 //

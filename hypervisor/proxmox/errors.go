@@ -114,9 +114,15 @@ func (d *Driver) statusErr(se *statusError) error {
 		return hypervisor.NewError(hypervisor.ErrUnavailable,
 			"the Proxmox API token %s lacks a privilege for %s %s: %s; grant it to the token's user and, with privilege separation, to the token too",
 			d.cfg.TokenID, se.Method, se.Path, msg)
-	case strings.Contains(msg, "detected modified configuration"):
+	case se.Code == 595:
+		// pveproxy could not reach the node the call is for: that node is down even
+		// if /cluster/resources does not say so yet.
+		return &unreachableError{hypervisor.NewError(hypervisor.ErrUnavailable,
+			"Proxmox could not reach the node of %s %s (595 %s)", se.Method, se.Path, msg)}
+	case modifiedMessage(msg):
 		// The digest we sent is stale: someone changed the config since we read it.
-		return apierr.New(apierr.ErrConflict, "the machine's configuration changed on Proxmox meanwhile; retry (%s)", msg)
+		// Read-modify-writes start over on it (updateConfig, convergeRules).
+		return hypervisor.NewError(errModified, "the machine's configuration changed on Proxmox meanwhile (%s)", msg)
 	case lockedMessage.MatchString(msg):
 		return hypervisor.NewError(hypervisor.ErrLocked, "Proxmox: %s", msg)
 	case se.Code == 404 || notFoundMessage.MatchString(msg):
@@ -143,6 +149,29 @@ func (d *Driver) statusErr(se *statusError) error {
 		return apierr.New(apierr.ErrInvalidRequest, "%s", detail)
 	}
 	return hypervisor.NewError(hypervisor.ErrUnavailable, "Proxmox answered %d to %s %s: %s", se.Code, se.Method, se.Path, msg)
+}
+
+// errModified is Proxmox's "detected modified configuration - file changed by other
+// user? Try again." (PVE::Tools::assert_if_modified): the digest a write carried no
+// longer matches. Synchronous calls answer it as a 500, asynchronous ones (POST
+// config, resize) as their task's exit status. It is 409 conflict once the driver
+// gives up starting over.
+var errModified = &hypervisor.Error{Kind: apierr.ErrConflict, Reason: "modified_concurrently"}
+
+// unreachableError is Proxmox's 595: the API answered, but the node that owns the
+// call did not. It is ErrUnavailable to callers; Inventory tells it apart to leave
+// that node out instead of failing.
+type unreachableError struct{ err *hypervisor.Error }
+
+func (e *unreachableError) Error() string { return e.err.Error() }
+func (e *unreachableError) Unwrap() error { return e.err }
+
+// modifiedText is Proxmox's message for a stale digest.
+const modifiedText = "detected modified configuration - file changed by other user? Try again."
+
+// modifiedMessage reports whether a Proxmox message is the digest mismatch.
+func modifiedMessage(msg string) bool {
+	return strings.Contains(msg, "detected modified configuration") || strings.Contains(msg, "checksum missmatch")
 }
 
 // statusOf returns the Proxmox answer behind err, if there is one.

@@ -151,3 +151,94 @@ func TestBackupsFollowMigration(t *testing.T) {
 	wantErr(t, "restore across nodes on local storage", err, hypervisor.ErrWrongState)
 	wantErr(t, "delete on the other node", d.DeleteBackup(bg, ref, b.ID))
 }
+
+// isWrite reports whether a request changed something at Proxmox.
+func isWrite(r pvefake.Request) bool { return r.Method != "GET" }
+
+// TestSetFirewallConverges: a push makes Proxmox's list exactly ours, whatever it held
+// before and however often an earlier push failed part-way, and rewrites nothing when
+// the lists are already equal.
+func TestSetFirewallConverges(t *testing.T) {
+	d, f := newTest(t, pvefake.Config{})
+	id := addVM(t, f, pvefake.VMSpec{})
+	ref := hypervisor.Ref{VMID: id}
+	rules := []hypervisor.FirewallRule{
+		{Direction: "in", Action: "accept", Protocol: "tcp", Port: "22", Source: "10.0.0.0/8", Enabled: true, Comment: "ssh"},
+		{Direction: "in", Action: "accept", Protocol: "tcp", Port: "443", Enabled: true},
+		{Direction: "in", Action: "drop", Protocol: "any", Enabled: true, Comment: "default deny"},
+	}
+	want := []map[string]string{
+		{"type": "in", "action": "ACCEPT", "proto": "tcp", "dport": "22", "source": "10.0.0.0/8", "enable": "1", "comment": "ssh"},
+		{"type": "in", "action": "ACCEPT", "proto": "tcp", "dport": "443", "enable": "1"},
+		{"type": "in", "action": "DROP", "enable": "1", "comment": "default deny"},
+	}
+	const list = "/nodes/{node}/qemu/{vmid}/firewall/rules"
+
+	// Proxmox refuses the second rule written, on every push: retries must not pile
+	// the rules that did go in on top of each other.
+	remove := f.Inject(pvefake.Fault{Method: "POST", Path: list, After: 1, Status: 500, Message: "unable to write firewall config"})
+	for i := 0; i < 3; i++ {
+		if err := d.SetFirewall(bg, ref, rules); err == nil {
+			t.Fatalf("push %d: got no error with Proxmox refusing a rule", i)
+		}
+	}
+	if got := f.FirewallRules(id); len(got) > len(rules) {
+		t.Errorf("after 3 pushes that failed halfway: got %d rules at Proxmox; want at most %d", len(got), len(rules))
+	}
+	remove()
+	wantErr(t, "push after the failures", d.SetFirewall(bg, ref, rules))
+	if got := f.FirewallRules(id); !reflect.DeepEqual(got, want) {
+		t.Errorf("after a push that failed halfway and one that did not:\n got %v\nwant %v", got, want)
+	}
+
+	// The same rule set pushed again writes nothing.
+	f.ResetRequests()
+	wantErr(t, "push again", d.SetFirewall(bg, ref, rules))
+	for _, r := range f.Requests() {
+		if isWrite(r) {
+			t.Errorf("a push of the rules Proxmox holds wrote %s %s", r.Method, r.Path)
+		}
+	}
+
+	// Rules twice (what appending retries left before), in another order, with an
+	// operator's rule among them: the push converges to ours.
+	operators := map[string]string{"type": "out", "action": "ACCEPT", "proto": "udp", "dport": "53", "enable": "1"}
+	messy := append([]map[string]string{want[2], want[0], operators, want[1]}, want...)
+	if err := f.SetFirewallRules(id, messy); err != nil {
+		t.Fatal(err)
+	}
+	wantErr(t, "push over a messy list", d.SetFirewall(bg, ref, rules))
+	if got := f.FirewallRules(id); !reflect.DeepEqual(got, want) {
+		t.Errorf("after a push over a messy list:\n got %v\nwant %v", got, want)
+	}
+}
+
+// TestReinstallKeepsExactlyTheRules: qemu-server's clone copies the template's own
+// firewall; a reinstall must leave the machine's rules and options, not the
+// template's on top of them.
+func TestReinstallKeepsExactlyTheRules(t *testing.T) {
+	d, f := newTest(t, pvefake.Config{})
+	m := create(t, d, hypervisor.CreateSpec{Name: "web", TemplateID: "tpl-9001"})
+	ref := hypervisor.Ref{VMID: m.VMID}
+	rules := []hypervisor.FirewallRule{
+		{Direction: "in", Action: "accept", Protocol: "tcp", Port: "22", Enabled: true, Comment: "ssh"},
+		{Direction: "in", Action: "drop", Protocol: "any", Enabled: true},
+	}
+	wantErr(t, "push", d.SetFirewall(bg, ref, rules))
+	before := f.FirewallRules(m.VMID)
+	if err := f.SetFirewallRules(9000, []map[string]string{
+		{"type": "in", "action": "ACCEPT", "proto": "tcp", "dport": "8080", "enable": "1", "comment": "template's own"},
+		{"type": "out", "action": "DROP", "enable": "1"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Reinstall(bg, ref, hypervisor.ReinstallSpec{TemplateID: "tpl-9000", Password: "new-root-pw"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.FirewallRules(m.VMID); !reflect.DeepEqual(got, before) {
+		t.Errorf("rules after reinstalling from a template with rules:\n got %v\nwant %v", got, before)
+	}
+	if got := f.FirewallOptions(m.VMID); got["enable"] != "1" {
+		t.Errorf("firewall options after reinstall: got %v; want enable=1", got)
+	}
+}

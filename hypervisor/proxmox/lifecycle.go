@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"sort"
 	"strings"
 	"time"
 
@@ -247,32 +248,31 @@ func (d *Driver) clone(ctx context.Context, tpl *pve.ClusterResource, vmid int, 
 // shapeClone applies a create spec to a fresh clone.
 func (d *Driver) shapeClone(ctx context.Context, spec hypervisor.CreateSpec, tplVMID, vmid int, node string) (hypervisor.Machine, error) {
 	l := &located{vmid: vmid, node: node, online: true}
-	cfg, err := d.vmConfig(ctx, node, vmid)
+	err := d.updateConfig(ctx, l, fmt.Sprintf("configure new machine %d", vmid), func(cfg vmConfig) (map[string]any, error) {
+		body := map[string]any{
+			"cores":  spec.CPUCores,
+			"memory": itoa(spec.MemoryMB),
+			"ciuser": "root",
+			"tags":   withTemplateTag(cfg["tags"], tplVMID),
+		}
+		if cfg.intOf("sockets", 1) != 1 {
+			body["sockets"] = 1
+		}
+		if cfg["ipconfig0"] == "" {
+			body["ipconfig0"] = "ip=dhcp"
+		}
+		if spec.Password != "" {
+			body["cipassword"] = spec.Password
+		}
+		if len(spec.SSHKeys) > 0 {
+			body["sshkeys"] = pve.EncodeSSHKeys(spec.SSHKeys...)
+		}
+		if len(cfg.nics()) == 0 {
+			body["net0"] = "virtio,bridge=" + d.cfg.DefaultBridge
+		}
+		return body, nil
+	})
 	if err != nil {
-		return hypervisor.Machine{}, err
-	}
-	body := map[string]any{
-		"cores":  spec.CPUCores,
-		"memory": itoa(spec.MemoryMB),
-		"ciuser": "root",
-		"tags":   withTemplateTag(cfg["tags"], tplVMID),
-	}
-	if cfg.intOf("sockets", 1) != 1 {
-		body["sockets"] = 1
-	}
-	if cfg["ipconfig0"] == "" {
-		body["ipconfig0"] = "ip=dhcp"
-	}
-	if spec.Password != "" {
-		body["cipassword"] = spec.Password
-	}
-	if len(spec.SSHKeys) > 0 {
-		body["sshkeys"] = pve.EncodeSSHKeys(spec.SSHKeys...)
-	}
-	if len(cfg.nics()) == 0 {
-		body["net0"] = "virtio,bridge=" + d.cfg.DefaultBridge
-	}
-	if err := d.writeConfig(ctx, l, cfg, body, fmt.Sprintf("configure new machine %d", vmid)); err != nil {
 		return hypervisor.Machine{}, err
 	}
 	if err := d.growBootDisk(ctx, l, spec.DiskGB); err != nil {
@@ -288,15 +288,13 @@ func (d *Driver) shapeClone(ctx context.Context, spec hypervisor.CreateSpec, tpl
 
 // growBootDisk resizes the system disk to sizeGB when that is larger than it is.
 func (d *Driver) growBootDisk(ctx context.Context, l *located, sizeGB int) error {
-	cfg, err := d.vmConfig(ctx, l.node, l.vmid)
-	if err != nil {
-		return err
-	}
-	boot, ok := cfg.bootDisk()
-	if !ok || sizeGB <= boot.sizeGB {
-		return nil
-	}
-	return d.resize(ctx, l, cfg, boot.key, sizeGB)
+	return d.resize(ctx, l, func(cfg vmConfig) (string, error) {
+		boot, ok := cfg.bootDisk()
+		if !ok || sizeGB <= boot.sizeGB {
+			return "", nil
+		}
+		return boot.key, nil
+	}, sizeGB)
 }
 
 // cleanup destroys a machine a failed Create or Reinstall left half made. It runs
@@ -426,39 +424,38 @@ func (d *Driver) Reinstall(ctx context.Context, ref hypervisor.Ref, spec hypervi
 	if err := d.clone(ctx, tpl, l.vmid, old["name"], l.node); err != nil {
 		return fail("clone", err)
 	}
-	fresh, err := d.vmConfig(ctx, l.node, l.vmid)
+	err = d.updateConfig(ctx, l, fmt.Sprintf("configure reinstalled machine %d", l.vmid), func(fresh vmConfig) (map[string]any, error) {
+		body := map[string]any{}
+		var del []string
+		for k, v := range old {
+			if reinstallKeep.MatchString(k) {
+				body[k] = v
+			}
+		}
+		for k := range fresh {
+			if netKeyRE.MatchString(k) && old[k] == "" {
+				del = append(del, k)
+			}
+		}
+		if len(del) > 0 {
+			body["delete"] = strings.Join(del, ",")
+		}
+		if body["ciuser"] == nil {
+			body["ciuser"] = "root"
+		}
+		if old["ipconfig0"] == "" && fresh["ipconfig0"] == "" {
+			body["ipconfig0"] = "ip=dhcp"
+		}
+		if spec.Password != "" {
+			body["cipassword"] = spec.Password
+		}
+		if len(spec.SSHKeys) > 0 {
+			body["sshkeys"] = pve.EncodeSSHKeys(spec.SSHKeys...)
+		}
+		body["tags"] = withTemplateTag(old["tags"], int(tpl.VMID))
+		return body, nil
+	})
 	if err != nil {
-		return fail("read clone", err)
-	}
-	body := map[string]any{}
-	var del []string
-	for k, v := range old {
-		if reinstallKeep.MatchString(k) {
-			body[k] = v
-		}
-	}
-	for k := range fresh {
-		if netKeyRE.MatchString(k) && old[k] == "" {
-			del = append(del, k)
-		}
-	}
-	if len(del) > 0 {
-		body["delete"] = strings.Join(del, ",")
-	}
-	if body["ciuser"] == nil {
-		body["ciuser"] = "root"
-	}
-	if old["ipconfig0"] == "" && fresh["ipconfig0"] == "" {
-		body["ipconfig0"] = "ip=dhcp"
-	}
-	if spec.Password != "" {
-		body["cipassword"] = spec.Password
-	}
-	if len(spec.SSHKeys) > 0 {
-		body["sshkeys"] = pve.EncodeSSHKeys(spec.SSHKeys...)
-	}
-	body["tags"] = withTemplateTag(old["tags"], int(tpl.VMID))
-	if err := d.writeConfig(ctx, l, fresh, body, fmt.Sprintf("configure reinstalled machine %d", l.vmid)); err != nil {
 		return fail("configure", err)
 	}
 	oldBoot, _ := old.bootDisk()
@@ -480,24 +477,19 @@ func (d *Driver) Reinstall(ctx context.Context, ref hypervisor.Ref, spec hypervi
 // recreateDisks adds, empty, each disk of old (but the boot disk) that the new config
 // lacks, with its old storage and size.
 func (d *Driver) recreateDisks(ctx context.Context, l *located, old vmConfig, bootKey string) error {
-	cfg, err := d.vmConfig(ctx, l.node, l.vmid)
-	if err != nil {
-		return err
-	}
-	body := map[string]any{}
-	for _, dk := range old.disks() {
-		if dk.key == bootKey {
-			continue
+	return d.updateConfig(ctx, l, fmt.Sprintf("recreate the data disks of machine %d", l.vmid), func(cfg vmConfig) (map[string]any, error) {
+		body := map[string]any{}
+		for _, dk := range old.disks() {
+			if dk.key == bootKey {
+				continue
+			}
+			if _, exists := cfg[dk.key]; exists {
+				continue
+			}
+			body[dk.key] = fmt.Sprintf("%s:%d", dk.storage, dk.sizeGB)
 		}
-		if _, exists := cfg[dk.key]; exists {
-			continue
-		}
-		body[dk.key] = fmt.Sprintf("%s:%d", dk.storage, dk.sizeGB)
-	}
-	if len(body) == 0 {
-		return nil
-	}
-	return d.writeConfig(ctx, l, cfg, body, fmt.Sprintf("recreate the data disks of machine %d", l.vmid))
+		return body, nil
+	})
 }
 
 // firewallState is a VM's firewall rules and options, saved across a reinstall.
@@ -517,14 +509,22 @@ func (d *Driver) readFirewall(ctx context.Context, l *located) (firewallState, e
 	return fw, nil
 }
 
-// restoreFirewall puts saved rules (top last, as Proxmox inserts at the top) and
-// options back.
+// restoreFirewall makes the new VM's firewall the saved one. The clone copied the
+// template's own firewall (qemu-server copies rules and options), so the rules are
+// converged to the saved list rather than added on top, and options the template set
+// that the machine did not have are deleted.
 func (d *Driver) restoreFirewall(ctx context.Context, l *located, fw firewallState) error {
-	base := l.path() + "/firewall"
-	for i := len(fw.rules) - 1; i >= 0; i-- {
-		if err := d.post(ctx, base+"/rules", fw.rules[i].params(), nil); err != nil {
-			return err
-		}
+	want := make([]ruleSpec, len(fw.rules))
+	sort.SliceStable(fw.rules, func(i, j int) bool { return fw.rules[i].Pos < fw.rules[j].Pos })
+	for i, r := range fw.rules {
+		want[i] = r.spec()
+	}
+	if err := d.convergeRules(ctx, l, want); err != nil {
+		return err
+	}
+	var now map[string]any
+	if err := d.get(ctx, l.path()+"/firewall/options", nil, &now); err != nil {
+		return err
 	}
 	opts := map[string]any{}
 	for k, v := range fw.options {
@@ -532,8 +532,21 @@ func (d *Driver) restoreFirewall(ctx context.Context, l *located, fw firewallSta
 			opts[k] = v
 		}
 	}
-	if len(opts) == 0 {
+	var del []string
+	for k, v := range now {
+		if _, keep := opts[k]; !keep && k != "digest" && v != nil {
+			del = append(del, k)
+		}
+	}
+	if len(opts) == 0 && len(del) == 0 {
 		return nil
 	}
-	return d.put(ctx, base+"/options", opts, nil)
+	if len(del) > 0 {
+		sort.Strings(del)
+		opts["delete"] = strings.Join(del, ",")
+	}
+	if dg, ok := now["digest"].(string); ok && dg != "" {
+		opts["digest"] = dg
+	}
+	return d.put(ctx, l.path()+"/firewall/options", opts, nil)
 }

@@ -12,8 +12,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	pve "github.com/luthermonson/go-proxmox"
+	"go.uber.org/zap"
 
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
@@ -30,6 +32,10 @@ const (
 	configReaders = 4
 )
 
+// pvestatdCycle is how often pvestatd refreshes the states /cluster/resources shows
+// (PVE's default, and its documented upper bound): the list can be that stale.
+const pvestatdCycle = 10 * time.Second
+
 // dnsName is Proxmox's format for VM names.
 var dnsName = regexp.MustCompile(`^(?i)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$`)
 
@@ -41,11 +47,14 @@ func (d *Driver) Inventory(ctx context.Context) (hypervisor.Inventory, error) {
 	if err := ctx.Err(); err != nil {
 		return hypervisor.Inventory{}, hypervisor.ContextError(err)
 	}
+	// pvestatd refreshes the states of /cluster/resources every cycle: they may be
+	// that old when read.
+	asOf := time.Now().Add(-pvestatdCycle)
 	view, err := d.resources(ctx)
 	if err != nil {
 		return hypervisor.Inventory{}, err
 	}
-	inv := hypervisor.Inventory{Nodes: []hypervisor.Node{}, Machines: []hypervisor.Machine{}, Templates: []hypervisor.Template{}}
+	inv := hypervisor.Inventory{Nodes: []hypervisor.Node{}, Machines: []hypervisor.Machine{}, Templates: []hypervisor.Template{}, AsOf: asOf}
 	for _, name := range view.sortedNodes() {
 		n := view.nodes[name]
 		node := hypervisor.Node{ID: name, Status: hypervisor.NodeOffline, CPUCores: int(n.MaxCPU),
@@ -66,6 +75,11 @@ func (d *Driver) Inventory(ctx context.Context) (hypervisor.Inventory, error) {
 		cfg  vmConfig
 		gone bool
 	}
+	// Nodes that answer 595 to their config reads are down although the resource list
+	// does not say so yet: they are reported offline, their VMs from the list alone,
+	// rather than failing the whole inventory.
+	var unreachableMu sync.Mutex
+	unreachable := map[string]bool{}
 	results := make([]result, len(ids))
 	// The first failure stops the remaining reads: when Proxmox breaks mid-inventory,
 	// a thousand VMs must not cost three thousand doomed requests.
@@ -92,9 +106,14 @@ func (d *Driver) Inventory(ctx context.Context) (hypervisor.Inventory, error) {
 			defer wg.Done()
 			defer func() { <-sem }()
 			cfg, err := d.vmConfig(rctx, r.Node, id)
+			var ue *unreachableError
 			switch {
 			case errors.Is(err, hypervisor.ErrMachineNotFound):
 				results[i].gone = true
+			case errors.As(err, &ue) && rctx.Err() == nil:
+				unreachableMu.Lock()
+				unreachable[r.Node] = true
+				unreachableMu.Unlock()
 			case err != nil:
 				failOnce.Do(func() { firstErr = err; cancel() })
 			default:
@@ -108,6 +127,12 @@ func (d *Driver) Inventory(ctx context.Context) (hypervisor.Inventory, error) {
 			return hypervisor.Inventory{}, hypervisor.ContextError(ctx.Err())
 		}
 		return hypervisor.Inventory{}, firstErr
+	}
+	for i := range inv.Nodes {
+		if n := &inv.Nodes[i]; unreachable[n.ID] {
+			d.log.Warn("node does not answer (595); reported offline", zap.String("node", n.ID))
+			*n = hypervisor.Node{ID: n.ID, Status: hypervisor.NodeOffline, CPUCores: n.CPUCores, MemoryMB: n.MemoryMB, DiskGB: n.DiskGB}
+		}
 	}
 	for i, id := range ids {
 		r, res := view.vms[id], results[i]
@@ -286,29 +311,53 @@ func (d *Driver) Configure(ctx context.Context, ref hypervisor.Ref, change hyper
 	if err != nil {
 		return hypervisor.Machine{}, err
 	}
-	cfg, err := d.vmConfig(ctx, l.node, l.vmid)
+	err = d.updateConfig(ctx, l, fmt.Sprintf("configure machine %d", ref.VMID), func(cfg vmConfig) (map[string]any, error) {
+		body := map[string]any{}
+		if change.Name != nil && *change.Name != cfg["name"] {
+			body["name"] = *change.Name
+		}
+		if change.CPUCores != nil && *change.CPUCores != cfg.cpuCores() {
+			body["cores"] = *change.CPUCores
+			if cfg.intOf("sockets", 1) != 1 {
+				body["sockets"] = 1
+			}
+		}
+		if change.MemoryMB != nil && *change.MemoryMB != cfg.memoryMB() {
+			body["memory"] = strconv.Itoa(*change.MemoryMB)
+		}
+		return body, nil
+	})
 	if err != nil {
 		return hypervisor.Machine{}, err
 	}
-	body := map[string]any{}
-	if change.Name != nil && *change.Name != cfg["name"] {
-		body["name"] = *change.Name
-	}
-	if change.CPUCores != nil && *change.CPUCores != cfg.cpuCores() {
-		body["cores"] = *change.CPUCores
-		if cfg.intOf("sockets", 1) != 1 {
-			body["sockets"] = 1
-		}
-	}
-	if change.MemoryMB != nil && *change.MemoryMB != cfg.memoryMB() {
-		body["memory"] = strconv.Itoa(*change.MemoryMB)
-	}
-	if len(body) > 0 {
-		if err := d.writeConfig(ctx, l, cfg, body, fmt.Sprintf("configure machine %d", ref.VMID)); err != nil {
-			return hypervisor.Machine{}, err
-		}
-	}
 	return d.readMachine(ctx, l)
+}
+
+// updateConfig is a read-modify-write of a VM's config: it reads the config, lets
+// change compute the body from it (nothing to write: done), and writes it with the
+// config's digest. When someone changed the config between the read and the write
+// (errModified, from the request or from the config task), it starts over from a
+// fresh read, up to modifiedAttempts times, and then fails with 409 conflict.
+func (d *Driver) updateConfig(ctx context.Context, l *located, what string, change func(cfg vmConfig) (map[string]any, error)) error {
+	for attempt := 1; ; attempt++ {
+		cfg, err := d.vmConfig(ctx, l.node, l.vmid)
+		if err != nil {
+			return err
+		}
+		body, err := change(cfg)
+		if err != nil || len(body) == 0 {
+			return err
+		}
+		err = d.writeConfig(ctx, l, cfg, body, what)
+		if !errors.Is(err, errModified) {
+			return err
+		}
+		if attempt >= modifiedAttempts {
+			return hypervisor.NewError(errModified, "%s: the configuration of machine %d changed on Proxmox during each of %d attempts; retry (%s)",
+				what, l.vmid, attempt, modifiedText)
+		}
+		d.log.Info("config changed on Proxmox meanwhile; reading it again", zap.Int("vmid", l.vmid), zap.Int("attempt", attempt))
+	}
 }
 
 // writeConfig is POST config (the asynchronous API: it may run a task, for hot-plug)
@@ -352,15 +401,22 @@ func (d *Driver) SetNetwork(ctx context.Context, ref hypervisor.Ref, changes []h
 	if err != nil {
 		return hypervisor.Machine{}, err
 	}
-	cfg, err := d.vmConfig(ctx, l.node, l.vmid)
+	err = d.updateConfig(ctx, l, fmt.Sprintf("set the network of machine %d", ref.VMID), func(cfg vmConfig) (map[string]any, error) {
+		return networkBody(cfg, ref.VMID, changes)
+	})
 	if err != nil {
 		return hypervisor.Machine{}, err
 	}
+	return d.readMachine(ctx, l)
+}
+
+// networkBody computes the netN entries that changes rewrite in cfg.
+func networkBody(cfg vmConfig, vmid int, changes []hypervisor.InterfaceChange) (map[string]any, error) {
 	body := map[string]any{}
 	for _, c := range changes {
 		raw, ok := cfg[c.ID]
 		if !ok || !netKeyRE.MatchString(c.ID) {
-			return hypervisor.Machine{}, hypervisor.NewError(hypervisor.ErrInterfaceNotFound, "machine %d has no interface %q", ref.VMID, c.ID)
+			return nil, hypervisor.NewError(hypervisor.ErrInterfaceNotFound, "machine %d has no interface %q", vmid, c.ID)
 		}
 		if prev, ok := body[c.ID].(string); ok { // two changes of one NIC apply in order
 			raw = prev
@@ -385,12 +441,7 @@ func (d *Driver) SetNetwork(ctx context.Context, ref hypervisor.Ref, changes []h
 			delete(body, k)
 		}
 	}
-	if len(body) > 0 {
-		if err := d.writeConfig(ctx, l, cfg, body, fmt.Sprintf("set the network of machine %d", ref.VMID)); err != nil {
-			return hypervisor.Machine{}, err
-		}
-	}
-	return d.readMachine(ctx, l)
+	return body, nil
 }
 
 func itoaNonZero(i int) string {
@@ -419,22 +470,22 @@ func (d *Driver) AddDisk(ctx context.Context, ref hypervisor.Ref, sizeGB int, st
 	if !l.view.hasStorage(storage, l.node) {
 		return hypervisor.Disk{}, invalid("storage", "node %s has no storage %q", l.node, storage)
 	}
-	cfg, err := d.vmConfig(ctx, l.node, l.vmid)
-	if err != nil {
-		return hypervisor.Disk{}, err
-	}
-	slot := -1
-	for i := 0; i <= maxSCSI && slot < 0; i++ {
-		if _, used := cfg["scsi"+strconv.Itoa(i)]; !used {
-			slot = i
+	// The slot is picked again on each attempt: a concurrent edit may have taken it.
+	key := ""
+	err = d.updateConfig(ctx, l, fmt.Sprintf("add a disk to machine %d", ref.VMID), func(cfg vmConfig) (map[string]any, error) {
+		slot := -1
+		for i := 0; i <= maxSCSI && slot < 0; i++ {
+			if _, used := cfg["scsi"+strconv.Itoa(i)]; !used {
+				slot = i
+			}
 		}
-	}
-	if slot < 0 {
-		return hypervisor.Disk{}, invalid("disks", "machine %d has no free scsi slot", ref.VMID)
-	}
-	key := "scsi" + strconv.Itoa(slot)
-	body := map[string]any{key: fmt.Sprintf("%s:%d", storage, sizeGB)}
-	if err := d.writeConfig(ctx, l, cfg, body, fmt.Sprintf("add disk %s to machine %d", key, ref.VMID)); err != nil {
+		if slot < 0 {
+			return nil, invalid("disks", "machine %d has no free scsi slot", ref.VMID)
+		}
+		key = "scsi" + strconv.Itoa(slot)
+		return map[string]any{key: fmt.Sprintf("%s:%d", storage, sizeGB)}, nil
+	})
+	if err != nil {
 		return hypervisor.Disk{}, err
 	}
 	out := hypervisor.Disk{ID: key, Storage: storage, SizeGB: sizeGB}
@@ -456,34 +507,52 @@ func (d *Driver) ResizeDisk(ctx context.Context, ref hypervisor.Ref, diskID stri
 	if err != nil {
 		return hypervisor.Machine{}, err
 	}
-	cfg, err := d.vmConfig(ctx, l.node, l.vmid)
-	if err != nil {
-		return hypervisor.Machine{}, err
-	}
-	dk, ok := cfg.disk(diskID)
-	if !ok {
-		return hypervisor.Machine{}, hypervisor.NewError(hypervisor.ErrDiskNotFound, "machine %d has no disk %q", ref.VMID, diskID)
-	}
-	if sizeGB < dk.sizeGB {
-		return hypervisor.Machine{}, hypervisor.NewError(hypervisor.ErrDiskShrink,
-			"disk %s of machine %d is %d GB: disks only grow, not to %d GB", diskID, ref.VMID, dk.sizeGB, sizeGB)
-	}
-	if sizeGB > dk.sizeGB {
-		if err := d.resize(ctx, l, cfg, diskID, sizeGB); err != nil {
-			return hypervisor.Machine{}, err
+	if err := d.resize(ctx, l, func(cfg vmConfig) (string, error) {
+		dk, ok := cfg.disk(diskID)
+		if !ok {
+			return "", hypervisor.NewError(hypervisor.ErrDiskNotFound, "machine %d has no disk %q", ref.VMID, diskID)
 		}
+		if sizeGB < dk.sizeGB {
+			return "", hypervisor.NewError(hypervisor.ErrDiskShrink,
+				"disk %s of machine %d is %d GB: disks only grow, not to %d GB", diskID, ref.VMID, dk.sizeGB, sizeGB)
+		}
+		if sizeGB == dk.sizeGB {
+			return "", nil
+		}
+		return diskID, nil
+	}, sizeGB); err != nil {
+		return hypervisor.Machine{}, err
 	}
 	return d.readMachine(ctx, l)
 }
 
-// resize is PUT resize; Proxmox 8+ answers a UPID, older versions nothing.
-func (d *Driver) resize(ctx context.Context, l *located, cfg vmConfig, disk string, sizeGB int) error {
-	body := map[string]any{"disk": disk, "size": fmt.Sprintf("%dG", sizeGB)}
-	if dg := cfg["digest"]; dg != "" {
-		body["digest"] = dg
+// resize is PUT resize (Proxmox 8+ answers a UPID, older versions nothing) of the
+// disk pick names in a fresh config ("": nothing to do), with that config's digest.
+// Like updateConfig it starts over when the config changed meanwhile: the absolute
+// size makes a repeated resize harmless.
+func (d *Driver) resize(ctx context.Context, l *located, pick func(cfg vmConfig) (string, error), sizeGB int) error {
+	for attempt := 1; ; attempt++ {
+		cfg, err := d.vmConfig(ctx, l.node, l.vmid)
+		if err != nil {
+			return err
+		}
+		disk, err := pick(cfg)
+		if err != nil || disk == "" {
+			return err
+		}
+		body := map[string]any{"disk": disk, "size": fmt.Sprintf("%dG", sizeGB)}
+		if dg := cfg["digest"]; dg != "" {
+			body["digest"] = dg
+		}
+		what := fmt.Sprintf("resize disk %s of machine %d", disk, l.vmid)
+		err = d.startTask(ctx, http.MethodPut, l.node, l.path()+"/resize", body, what)
+		if !errors.Is(err, errModified) {
+			return err
+		}
+		if attempt >= modifiedAttempts {
+			return hypervisor.NewError(errModified, "%s: the configuration changed on Proxmox during each of %d attempts; retry (%s)", what, attempt, modifiedText)
+		}
 	}
-	return d.startTask(ctx, http.MethodPut, l.node, l.path()+"/resize", body,
-		fmt.Sprintf("resize disk %s of machine %d", disk, l.vmid))
 }
 
 // findTemplate resolves a template id: "tpl-<vmid>" (what Inventory reports), a bare

@@ -223,16 +223,51 @@ func TestConfigure(t *testing.T) {
 	}
 }
 
+// TestConfigureDigestConflict: someone edits the VM on Proxmox between the driver's
+// read and its write. qemu-server checks the digest inside the config task, which then
+// fails with "detected modified configuration"; the driver reads again and retries
+// the read-modify-write a bounded number of times, then fails with 409 conflict.
 func TestConfigureDigestConflict(t *testing.T) {
 	d, f := newTest(t, pvefake.Config{})
 	id := addVM(t, f, pvefake.VMSpec{})
-	// An operator edits the config between our read and our write: Proxmox refuses the
-	// stale digest. Simulated by a fault that changes nothing but answers like Proxmox.
-	f.Inject(pvefake.Fault{Method: "POST", Path: "/nodes/{node}/qemu/{vmid}/config", Status: 500,
-		Message: "detected modified configuration - file changed by other user? Try again.", Times: 1})
-	_, err := d.Configure(bg, hypervisor.Ref{VMID: id}, hypervisor.ConfigChange{CPUCores: new(3)})
-	wantErr(t, "stale digest", err, apierr.ErrConflict)
-	wantContains(t, "stale digest", err, "modified configuration")
+	ref := hypervisor.Ref{VMID: id}
+	const post = "/nodes/{node}/qemu/{vmid}/config"
+	touch := func() { f.TouchConfig(id) }
+
+	f.Inject(pvefake.Fault{Method: "POST", Path: post, Hook: touch, Times: 1})
+	f.ResetRequests()
+	got, err := d.Configure(bg, ref, hypervisor.ConfigChange{CPUCores: new(3)})
+	wantErr(t, "one concurrent edit", err)
+	if got.CPUCores != 3 || fakeConfig(t, f, id)["cores"] != "3" {
+		t.Errorf("after one concurrent edit: got %d cores (Proxmox %s); want 3", got.CPUCores, fakeConfig(t, f, id)["cores"])
+	}
+	if n := f.Count("POST", post); n != 2 {
+		t.Errorf("one concurrent edit: got %d config writes; want 2 (the collision and the retry)", n)
+	}
+
+	remove := f.Inject(pvefake.Fault{Method: "POST", Path: post, Hook: touch})
+	f.ResetRequests()
+	_, err = d.Configure(bg, ref, hypervisor.ConfigChange{CPUCores: new(5)})
+	wantErr(t, "edits on every attempt", err, apierr.ErrConflict)
+	wantContains(t, "edits on every attempt", err, "changed on Proxmox", "detected modified configuration")
+	if n := f.Count("POST", post); n != modifiedAttempts {
+		t.Errorf("edits on every attempt: got %d config writes; want %d", n, modifiedAttempts)
+	}
+	remove()
+	if c := fakeConfig(t, f, id)["cores"]; c != "3" {
+		t.Errorf("a colliding write changed cores to %s", c)
+	}
+
+	// The same for the synchronous firewall list: a collision is read again.
+	f.Inject(pvefake.Fault{Method: "POST", Path: "/nodes/{node}/qemu/{vmid}/firewall/rules", Hook: func() { f.TouchFirewall(id) }, Times: 1})
+	if err := f.SetFirewallRules(id, []map[string]string{{"type": "in", "action": "DROP", "enable": "1"}}); err != nil {
+		t.Fatal(err)
+	}
+	rule := hypervisor.FirewallRule{Direction: "in", Action: "accept", Protocol: "tcp", Port: "22", Enabled: true}
+	wantErr(t, "firewall collision", d.SetFirewall(bg, ref, []hypervisor.FirewallRule{rule, rule}))
+	if got := f.FirewallRules(id); len(got) != 2 || got[0]["dport"] != "22" || got[1]["dport"] != "22" {
+		t.Errorf("after a firewall collision: got %v; want the two ssh rules", got)
+	}
 }
 
 func TestSetNetwork(t *testing.T) {

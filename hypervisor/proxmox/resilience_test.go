@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -342,5 +343,34 @@ func TestNoGoroutineLeak(t *testing.T) {
 		buf := make([]byte, 1<<20)
 		n := runtime.Stack(buf, true)
 		t.Errorf("goroutines: got %d after the failing calls; want at most %d\n%s", after, before, buf[:n])
+	}
+}
+
+// TestInventoryNodeUnreachable: a node that has just died still shows online in
+// /cluster/resources, but its calls answer 595. The inventory reports it offline and
+// its VMs from the resource list, instead of failing as a whole.
+func TestInventoryNodeUnreachable(t *testing.T) {
+	d, f := newTest(t, pvefake.Config{})
+	up := addVM(t, f, pvefake.VMSpec{Node: "pve1", Status: "running"})
+	down := addVM(t, f, pvefake.VMSpec{Node: "pve2", Status: "running"})
+	f.Inject(pvefake.Fault{Method: "GET", Path: "/nodes/pve2/qemu/" + strconv.Itoa(down) + "/config", Status: 595, Message: "No route to host"})
+	inv, err := d.Inventory(bg)
+	if err != nil {
+		t.Fatalf("inventory with pve2 unreachable: %v", err)
+	}
+	for _, n := range inv.Nodes {
+		if want := map[bool]hypervisor.NodeStatus{true: hypervisor.NodeOffline, false: hypervisor.NodeOnline}[n.ID == "pve2"]; n.Status != want {
+			t.Errorf("node %s: got %s; want %s", n.ID, n.Status, want)
+		}
+	}
+	seen := map[int]hypervisor.Machine{}
+	for _, m := range inv.Machines {
+		seen[m.VMID] = m
+	}
+	if m, ok := seen[up]; !ok || len(m.Interfaces) != 1 {
+		t.Errorf("machine on pve1: got %+v; want it read in full", m)
+	}
+	if _, ok := seen[down]; !ok {
+		t.Errorf("machine on the unreachable node: missing; want its summary")
 	}
 }

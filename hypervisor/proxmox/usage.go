@@ -66,7 +66,8 @@ type rrdPoint struct {
 // maxmem, netin/netout and diskread/diskwrite (already bytes/s). Node values: cpu,
 // maxcpu, memused, memtotal, netin/netout; Proxmox keeps no disk IO per node, so those
 // are nil. Proxmox always answers the window ending now: a non-zero q.End only drops
-// buckets after it.
+// buckets after it. ResolutionSeconds is the spacing of the answer's own timestamps
+// (see spacing): PVE 8 and PVE 9 keep different layouts.
 func (d *Driver) Usage(ctx context.Context, q hypervisor.UsageQuery) (hypervisor.UsageGraph, error) {
 	if err := ctx.Err(); err != nil {
 		return hypervisor.UsageGraph{}, hypervisor.ContextError(err)
@@ -124,5 +125,30 @@ func (d *Driver) Usage(ctx context.Context, q hypervisor.UsageQuery) (hypervisor
 		g.Points = append(g.Points, up)
 	}
 	sort.SliceStable(g.Points, func(i, j int) bool { return g.Points[i].Time.Before(g.Points[j].Time) })
+	if real := spacing(g.Points); real > 0 {
+		g.ResolutionSeconds = int(real / time.Second)
+	}
 	return g, nil
+}
+
+// spacing is the bucket width of a series, read from its own timestamps: the most
+// common gap between neighbours (the smallest on a tie), or 0 with fewer than two
+// points. Proxmox's RRA layout differs by version (PVE 9: 1,440 one-minute points a
+// day; before: 70 points 30 minutes apart), so the width is never taken from a table
+// of what a version is assumed to keep; only a series too short to tell falls back
+// to the PVE 9 table.
+func spacing(ps []hypervisor.UsagePoint) time.Duration {
+	count := map[time.Duration]int{}
+	var best time.Duration
+	for i := 1; i < len(ps); i++ {
+		gap := ps[i].Time.Sub(ps[i-1].Time)
+		if gap <= 0 {
+			continue
+		}
+		count[gap]++
+		if c, b := count[gap], count[best]; best == 0 || c > b || c == b && gap < best {
+			best = gap
+		}
+	}
+	return best
 }

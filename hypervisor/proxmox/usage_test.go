@@ -110,3 +110,31 @@ func TestNullFloat(t *testing.T) {
 	f1(`""`, nil)
 	f1(`"NaN?"`, nil)
 }
+
+// TestUsagePVE8Layout: before PVE 9 Proxmox keeps 70 points per timeframe above the
+// hour (day: 30 minutes apart); the resolution comes from the data, not from PVE 9's
+// table.
+func TestUsagePVE8Layout(t *testing.T) {
+	d, f := newTest(t, pvefake.Config{RRDLayout: "pve8"})
+	id := addVM(t, f, pvefake.VMSpec{Status: "running"})
+	for tf, want := range map[hypervisor.Timeframe]time.Duration{
+		hypervisor.TimeframeHour: time.Minute, hypervisor.TimeframeDay: 30 * time.Minute, hypervisor.TimeframeWeek: 3 * time.Hour,
+		hypervisor.TimeframeMonth: 12 * time.Hour, hypervisor.TimeframeYear: 7 * 24 * time.Hour,
+	} {
+		for _, q := range []hypervisor.UsageQuery{
+			{Scope: hypervisor.ScopeMachine, Ref: hypervisor.Ref{VMID: id}, Timeframe: tf},
+			{Scope: hypervisor.ScopeNode, Ref: hypervisor.Ref{Node: "pve1"}, Timeframe: tf},
+		} {
+			g, err := d.Usage(bg, q)
+			if err != nil {
+				t.Fatalf("%s/%s: %v", q.Scope, tf, err)
+			}
+			if g.ResolutionSeconds != int(want/time.Second) {
+				t.Errorf("%s/%s: got resolution %d s; want %d (the data's spacing)", q.Scope, tf, g.ResolutionSeconds, int(want/time.Second))
+			}
+			if n := len(g.Points); (tf == hypervisor.TimeframeHour && n != 60) || (tf != hypervisor.TimeframeHour && n != 70) {
+				t.Errorf("%s/%s: got %d points", q.Scope, tf, n)
+			}
+		}
+	}
+}

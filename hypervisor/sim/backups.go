@@ -20,8 +20,8 @@ func (d *Driver) SetFirewall(ctx context.Context, ref hypervisor.Ref, rules []hy
 			return invalid(field("direction"), "must be in or out")
 		case r.Action != "accept" && r.Action != "drop" && r.Action != "reject":
 			return invalid(field("action"), "must be accept, drop or reject")
-		case r.Protocol != "tcp" && r.Protocol != "udp" && r.Protocol != "icmp" && r.Protocol != "any":
-			return invalid(field("protocol"), "must be tcp, udp, icmp or any")
+		case r.Protocol != "tcp" && r.Protocol != "udp" && r.Protocol != "icmp" && r.Protocol != hypervisor.ProtocolIPv6ICMP && r.Protocol != "any":
+			return invalid(field("protocol"), "must be tcp, udp, icmp, ipv6-icmp or any")
 		case r.Port != "" && r.Protocol != "tcp" && r.Protocol != "udp":
 			return invalid(field("port"), "is only allowed with tcp or udp")
 		}

@@ -9,6 +9,10 @@ import (
 )
 
 func (c *call) version() {
+	if c.s.cfg.RRDLayout == "pve8" {
+		c.ok(map[string]any{"version": "8.4.1", "release": "8.4", "repoid": "2a5fa54a8503f96d"})
+		return
+	}
 	c.ok(map[string]any{"version": "9.1.1", "release": "9.1", "repoid": "42fb6c4d1e4c6d8b"})
 }
 
@@ -75,6 +79,7 @@ func (c *call) clusterResources() {
 		}
 	}
 	if typ == "" || typ == "vm" {
+		s.pvestatdLocked()
 		ids := make([]int, 0, len(s.vms))
 		for id := range s.vms {
 			ids = append(ids, id)
@@ -106,6 +111,9 @@ func (s *Server) vmResourceLocked(v *vm, nodeOnline bool) map[string]any {
 	if !nodeOnline {
 		status = "unknown"
 	}
+	if snap, ok := s.statSnap[v.vmid]; ok && s.cfg.StatusLag > 0 && nodeOnline {
+		status = snap
+	}
 	e["status"] = status
 	if status == "running" || status == "paused" {
 		e["cpu"] = 0.02 + float64(v.vmid%7)/100
@@ -123,6 +131,24 @@ func (s *Server) vmResourceLocked(v *vm, nodeOnline bool) map[string]any {
 		e["lock"] = v.lock
 	}
 	return e
+}
+
+// pvestatdLocked refreshes the VM statuses /cluster/resources shows when StatusLag
+// has passed since the last refresh, as pvestatd's cycle does. VMs created since show
+// their status at once (pmxcfs learns of a new config file immediately).
+func (s *Server) pvestatdLocked() {
+	if s.cfg.StatusLag <= 0 {
+		return
+	}
+	now := s.cfg.Now()
+	if !s.statAt.IsZero() && now.Sub(s.statAt) < s.cfg.StatusLag {
+		return
+	}
+	s.statAt = now
+	s.statSnap = make(map[int]string, len(s.vms))
+	for id, v := range s.vms {
+		s.statSnap[id] = v.status
+	}
 }
 
 // nextID answers the lowest free vmid as a string, as Proxmox does, or checks the

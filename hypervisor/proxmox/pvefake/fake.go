@@ -19,10 +19,19 @@
 //     real Proxmox refuses them (luthermonson/go-proxmox#221).
 //   - Injectable faults per method and path: HTTP errors (500, 503, 403...), latency, and
 //     tasks that end with an error exitstatus.
-//   - rrddata at the Proxmox VE 9 resolutions with empty buckets, firewall rules by
-//     position (POST inserts at the top, PUT moveto reorders), vzdump backups on node
-//     storages with restore, termproxy and a vncwebsocket that speaks the termproxy
-//     framing in front of a tiny shell (typing "hostname" answers the VM's name).
+//   - rrddata at the Proxmox VE 9 resolutions with empty buckets (or PVE 8's, with
+//     RRDLayout "pve8"), firewall rules by position (POST inserts at the top, PUT
+//     moveto reorders) verified as pve-firewall does (mixed IPv4/IPv6 addresses,
+//     protocols, ports, ipsets, aliases), vzdump backups on node storages with restore,
+//     termproxy and a vncwebsocket that speaks the termproxy framing in front of a
+//     tiny shell (typing "hostname" answers the VM's name).
+//   - What real clusters do that naive fakes do not: a full clone copies the
+//     template's firewall; POST config and resize check the digest inside their task
+//     ("detected modified configuration" as the exit status); /cluster/resources shows
+//     VM states as of pvestatd's last refresh (StatusLag) while status/current is live.
+//   - Every call's parameters are checked against Proxmox's API schema (the subset in
+//     apischema.json, from pve-docs' apidata.js) as pveproxy does: an undeclared
+//     parameter or a value of the wrong type or outside its enum is a 400.
 //
 // Request bodies may be form-encoded or JSON (pveproxy accepts both; go-proxmox sends
 // JSON). Errors answer like pveproxy: the status code plus {"data":null,"message":...}
@@ -82,8 +91,16 @@ type Config struct {
 	CloneLockReads int
 	// NoTemplates leaves out the default templates.
 	NoTemplates bool
-	// Now is the clock of rrddata, backups and tickets (default time.Now).
+	// Now is the clock of rrddata, backups, tickets and pvestatd (default time.Now).
 	Now func() time.Time
+	// StatusLag is pvestatd's refresh interval: /cluster/resources shows VM statuses as
+	// they were at its last refresh, which happens at most every StatusLag of Now (real
+	// Proxmox: 10 s). Zero shows them live. GET status/current is always live.
+	StatusLag time.Duration
+	// RRDLayout is the rrddata layout of the Proxmox VE version the fake plays:
+	// "pve9" (default; PVE 9's resolutions) or "pve8" (before 9: 70 points per
+	// timeframe above the hour, no decade). /version answers that version.
+	RRDLayout string
 }
 
 // Server is a running fake Proxmox VE API. All methods are safe for concurrent use.
@@ -103,6 +120,9 @@ type Server struct {
 	requests []Request
 	pidSeq   int
 	macSeq   int
+	// statAt and statSnap are pvestatd's last refresh and the VM statuses it saw.
+	statAt   time.Time
+	statSnap map[int]string
 	portSeq  int
 	wsConns  map[*websocket.Conn]bool
 }
@@ -228,6 +248,10 @@ type Request struct {
 	Path   string
 	Route  string
 	Status int
+	// Schema is the call of the embedded API schema whose parameters the request
+	// was checked against ("POST /nodes/{node}/qemu/{vmid}/config"), "" for a call the
+	// schema subset does not describe.
+	Schema string
 }
 
 // Requests returns every request answered so far, oldest first.
@@ -279,11 +303,18 @@ type Fault struct {
 	TaskExit string
 	// Times is how many matching requests the fault applies to; 0 means until removed.
 	Times int
+	// After lets this many matching requests through untouched before the fault
+	// applies: a push that fails halfway.
+	After int
+	// Hook, when set, runs (without the fake's lock held) before the request is
+	// handled: another client's change landing between a driver's read and its write.
+	Hook func()
 }
 
 type faultRule struct {
 	Fault
 	used int
+	seen int
 }
 
 // Inject adds a fault and returns a function that removes it.
@@ -318,6 +349,10 @@ func (s *Server) faultLocked(method, path, route string) *Fault {
 			continue
 		}
 		if f.Path != "" && f.Path != path && f.Path != route {
+			continue
+		}
+		if f.seen < f.After {
+			f.seen++
 			continue
 		}
 		f.used++
@@ -510,6 +545,41 @@ func (s *Server) FirewallRules(vmid int) []map[string]string {
 		out[i] = copyMap(r)
 	}
 	return out
+}
+
+// TouchConfig changes a VM's config digest, as an operator's edit in the GUI would.
+func (s *Server) TouchConfig(vmid int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if v, ok := s.vms[vmid]; ok {
+		v.version++
+	}
+}
+
+// TouchFirewall changes a VM's firewall digest, as an operator's edit would.
+func (s *Server) TouchFirewall(vmid int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if v, ok := s.vms[vmid]; ok {
+		v.fwVersion++
+	}
+}
+
+// SetFirewallRules replaces a VM's (or template's) firewall rules directly, each as
+// its fields, as an operator would in the GUI.
+func (s *Server) SetFirewallRules(vmid int, rules []map[string]string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := s.vms[vmid]
+	if !ok {
+		return fmt.Errorf("pvefake: no vm %d", vmid)
+	}
+	v.rules = nil
+	for _, r := range rules {
+		v.rules = append(v.rules, copyMap(r))
+	}
+	v.fwVersion++
+	return nil
 }
 
 // FirewallOptions returns a VM's firewall options ("enable": "1", ...).

@@ -1,6 +1,8 @@
 package pvefake
 
 import (
+	"net"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -65,7 +67,7 @@ func (c *call) pos(v *vm) (int, bool) {
 // fwDigestOK checks the optional digest of a rule-list change.
 func (c *call) fwDigestOK(v *vm) bool {
 	if d := c.form.Get("digest"); d != "" && d != v.fwDigest() {
-		c.fail(500, "detected modified configuration - file changed by other user? Try again.")
+		c.fail(500, "%s", modifiedMessage)
 		return false
 	}
 	return true
@@ -85,11 +87,80 @@ func (c *call) validRule(r map[string]string) bool {
 		c.paramErr("action", "invalid format - value '%s' does not look like a valid action", r["action"])
 		return false
 	}
-	if r["dport"] != "" && r["proto"] != "tcp" && r["proto"] != "udp" {
+	if r["dport"] != "" && r["proto"] != "tcp" && r["proto"] != "udp" && r["proto"] != "udplite" && r["proto"] != "sctp" && r["proto"] != "dccp" {
 		c.fail(400, "missing property - 'dport' requires setting 'proto'")
 		return false
 	}
+	for _, k := range []string{"dport", "sport"} {
+		if r[k] != "" && !portSpec.MatchString(r[k]) {
+			c.paramErr(k, "invalid format - invalid port '%s'", r[k])
+			return false
+		}
+	}
+	if p := r["proto"]; p != "" && !protocols[p] {
+		c.paramErr("proto", "unknown protocol '%s'", p)
+		return false
+	}
+	if m := r["macro"]; m != "" && !macros[m] {
+		c.paramErr("macro", "unknown macro '%s'", m)
+		return false
+	}
+	// pve-firewall's verify_rule: every address of a rule, and an ICMP protocol, must
+	// agree on one IP version; icmp is IPv4 only, IPv6 needs ipv6-icmp.
+	version := 0
+	switch r["proto"] {
+	case "icmp":
+		version = 4
+	case "icmpv6", "ipv6-icmp":
+		version = 6
+	}
+	for _, k := range []string{"source", "dest"} {
+		a := r[k]
+		if a == "" {
+			continue
+		}
+		if strings.HasPrefix(a, "+") {
+			c.paramErr(k, "no such ipset '%s'", strings.TrimPrefix(a, "+"))
+			return false
+		}
+		v := addrVersion(a)
+		if v == 0 {
+			c.paramErr(k, "no such alias '%s'", a)
+			return false
+		}
+		if version != 0 && version != v {
+			c.paramErr(k, "detected mixed ipv4/ipv6 addresses in rule")
+			return false
+		}
+		version = v
+	}
 	return true
+}
+
+// portSpec is pve-firewall's port list: ports, ranges "a:b", or service names.
+var portSpec = regexp.MustCompile(`^([0-9]{1,5}(:[0-9]{1,5})?|[a-z][a-z0-9-]*)(,([0-9]{1,5}(:[0-9]{1,5})?|[a-z][a-z0-9-]*))*$`)
+
+// protocols are the /etc/protocols names pve-firewall accepts that the fake knows.
+var protocols = map[string]bool{"tcp": true, "udp": true, "icmp": true, "icmpv6": true, "ipv6-icmp": true,
+	"udplite": true, "sctp": true, "dccp": true, "gre": true, "esp": true, "ah": true, "igmp": true, "ipv6": true}
+
+// macros are some of pve-firewall's macro names.
+var macros = map[string]bool{"SSH": true, "HTTP": true, "HTTPS": true, "DNS": true, "Ping": true, "SMTP": true, "NTP": true}
+
+// addrVersion is 4 or 6 for an address, range, list or CIDR, 0 for anything else
+// (an alias name).
+func addrVersion(a string) int {
+	first, _, _ := strings.Cut(a, ",")
+	first, _, _ = strings.Cut(first, "-")
+	first, _, _ = strings.Cut(first, "/")
+	ip := net.ParseIP(first)
+	switch {
+	case ip == nil:
+		return 0
+	case ip.To4() != nil:
+		return 4
+	}
+	return 6
 }
 
 // fwCreate inserts a rule at the top (Proxmox unshifts new rules; pos is ignored).

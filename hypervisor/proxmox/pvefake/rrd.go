@@ -6,13 +6,31 @@ import (
 )
 
 // RRD resolutions of Proxmox VE 9: bucket width in seconds and bucket count.
-var rrdFrames = map[string][2]int64{
+var rrdFrames9 = map[string][2]int64{
 	"hour":   {60, 60},
 	"day":    {60, 1440},
 	"week":   {1800, 336},
 	"month":  {1800, 1440},
 	"year":   {21600, 1440},
 	"decade": {604800, 570}, // nodes only
+}
+
+// RRD resolutions before Proxmox VE 9 (pve-cluster's old RRAs): 70 points per
+// timeframe above the hour, and no decade.
+var rrdFrames8 = map[string][2]int64{
+	"hour":  {60, 60},
+	"day":   {1800, 70},
+	"week":  {10800, 70},
+	"month": {43200, 70},
+	"year":  {604800, 70},
+}
+
+// rrdFrames is the resolution table of the version the fake plays.
+func (s *Server) rrdFrames() map[string][2]int64 {
+	if s.cfg.RRDLayout == "pve8" {
+		return rrdFrames8
+	}
+	return rrdFrames9
 }
 
 // GapEvery is the spacing of the sporadic empty buckets (only "time") the fake puts in
@@ -22,7 +40,7 @@ const GapEvery = 29
 
 // rrdWindow returns the bucket times of a timeframe ending at the current bucket.
 func (s *Server) rrdWindow(tf string) (times []int64, step int64) {
-	f := rrdFrames[tf]
+	f := s.rrdFrames()[tf]
 	step, n := f[0], f[1]
 	last := s.cfg.Now().Unix() / step * step
 	times = make([]int64, n)
@@ -40,7 +58,7 @@ func wave(t int64, seed int) float64 {
 
 func (c *call) rrdArgs(allowDecade bool) (string, float64, bool) {
 	tf := c.form.Get("timeframe")
-	if _, ok := rrdFrames[tf]; !ok || (tf == "decade" && !allowDecade) {
+	if _, ok := c.s.rrdFrames()[tf]; !ok || (tf == "decade" && !allowDecade) {
 		c.paramErr("timeframe", "value '%s' does not have a value in the enumeration 'hour, day, week, month, year'", tf)
 		return "", 0, false
 	}

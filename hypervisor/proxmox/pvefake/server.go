@@ -123,9 +123,15 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// Requests are logged on arrival, so a test sees a request the client gave up on
 	// at once; the status is filled in when the answer is written.
+	var schema string
+	if rt != nil {
+		if _, name, ok := schemaFor(c.method, c.route, c.p); ok {
+			schema = name
+		}
+	}
 	s.mu.Lock()
 	idx := len(s.requests)
-	s.requests = append(s.requests, Request{Method: c.method, Path: c.path, Route: c.route})
+	s.requests = append(s.requests, Request{Method: c.method, Path: c.path, Route: c.route, Schema: schema})
 	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
@@ -152,6 +158,9 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	c.fault = s.faultLocked(c.method, c.path, c.route)
 	s.mu.Unlock()
 	if f := c.fault; f != nil {
+		if f.Hook != nil {
+			f.Hook()
+		}
 		if f.Delay > 0 {
 			t := time.NewTimer(f.Delay)
 			select {
@@ -172,6 +181,9 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			c.fail(f.Status, "%s", msg)
 			return
 		}
+	}
+	if !c.checkSchema() {
+		return
 	}
 	if !c.token && !rt.ticketOK {
 		c.fail(403, "Permission check failed (%s, %s)", c.aclPath(), "VM.Audit")

@@ -49,6 +49,10 @@ func (c *call) postConfig() {
 	if v == nil || c.lockedLocked(v) {
 		return
 	}
+	// qemu-server checks the digest inside the worker, under the config lock: a
+	// concurrent edit makes the task fail, not the request.
+	digest := c.form.Get("digest")
+	c.form.Del("digest")
 	apply, ok := c.prepareConfig(v)
 	if !ok {
 		return
@@ -57,10 +61,16 @@ func (c *call) postConfig() {
 		if cur, exists := c.s.vms[v.vmid]; !exists || cur != v {
 			return fmt.Sprintf("VM %d does not exist anymore", v.vmid)
 		}
+		if digest != "" && digest != v.digest() {
+			return modifiedMessage
+		}
 		apply()
 		return "OK"
 	}, nil)
 }
+
+// modifiedMessage is PVE::Tools::assert_if_modified's error.
+const modifiedMessage = "detected modified configuration - file changed by other user? Try again."
 
 // putConfig is the synchronous config API.
 func (c *call) putConfig() {
@@ -89,7 +99,7 @@ var (
 // that applies it.
 func (c *call) prepareConfig(v *vm) (func(), bool) {
 	if d := c.form.Get("digest"); d != "" && d != v.digest() {
-		c.fail(500, "detected modified configuration - file changed by other user? Try again.")
+		c.fail(500, "%s", modifiedMessage)
 		return nil, false
 	}
 	set := map[string]string{}
@@ -209,10 +219,7 @@ func (c *call) resize() {
 	if v == nil || c.lockedLocked(v) {
 		return
 	}
-	if d := c.form.Get("digest"); d != "" && d != v.digest() {
-		c.fail(500, "detected modified configuration - file changed by other user? Try again.")
-		return
-	}
+	digest := c.form.Get("digest")
 	key, size := c.form.Get("disk"), c.form.Get("size")
 	var disk *vmDisk
 	for _, d := range v.disks() {
@@ -240,6 +247,9 @@ func (c *call) resize() {
 		return
 	}
 	c.task("resize", strconv.Itoa(v.vmid), func() string {
+		if digest != "" && digest != v.digest() { // checked in the worker, as qemu-server does
+			return modifiedMessage
+		}
 		val := v.config[key]
 		parts := strings.Split(val, ",")
 		found := false
@@ -343,6 +353,11 @@ func (c *call) clone() {
 	}
 	cfg["name"] = name
 	nv := &vm{vmid: newid, node: target, status: "stopped", config: cfg, lock: "clone", version: 1, created: s.cfg.Now()}
+	// qemu-server's clone copies the source's VM firewall (rules and options) too.
+	for _, r := range src.rules {
+		nv.rules = append(nv.rules, copyMap(r))
+	}
+	nv.fwOptions = copyMap(src.fwOptions)
 	s.vms[newid] = nv
 	c.task("qmclone", strconv.Itoa(src.vmid), func() string {
 		nv.lockReads = s.cfg.CloneLockReads

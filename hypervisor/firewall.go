@@ -1,0 +1,144 @@
+package hypervisor
+
+import (
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+
+	"github.com/vmplane/vmplane/apierr"
+)
+
+// Firewall rule protocols. icmp is ICMP for IPv4 only; IPv6 needs ipv6-icmp, as in
+// pve-firewall (a rule that mixes them is refused there with "detected mixed ipv4/ipv6
+// addresses in rule").
+const (
+	ProtocolTCP      = "tcp"
+	ProtocolUDP      = "udp"
+	ProtocolICMP     = "icmp"
+	ProtocolIPv6ICMP = "ipv6-icmp"
+	ProtocolAny      = "any"
+)
+
+// MaxRuleComment is the longest rule comment, in bytes.
+const MaxRuleComment = 255
+
+// FirewallRuleErrors checks one rule the way pve-firewall verifies a rule, so that a
+// rule every driver accepts is one Proxmox accepts too: tenants' rules do not depend
+// on the driver. It returns the faults by field name (direction, action, protocol,
+// port, source, destination, comment), none for a valid rule:
+//
+//   - direction in or out; action accept, drop or reject;
+//   - protocol tcp, udp, icmp (IPv4), ipv6-icmp (IPv6) or any;
+//   - port only with tcp or udp: a port 1..65535, a range "80:85" or a list of them;
+//   - source and destination an address or CIDR (no ipset or alias names: vmplane
+//     manages none), of one IP version between them and with the protocol;
+//   - comment one line of at most MaxRuleComment bytes.
+func FirewallRuleErrors(r FirewallRule) []apierr.FieldError {
+	var f []apierr.FieldError
+	if r.Direction != "in" && r.Direction != "out" {
+		f = append(f, apierr.Field("direction", "must be in or out"))
+	}
+	if r.Action != "accept" && r.Action != "drop" && r.Action != "reject" {
+		f = append(f, apierr.Field("action", "must be accept, drop or reject"))
+	}
+	version := 0 // the IP version the rule is bound to so far
+	switch r.Protocol {
+	case ProtocolTCP, ProtocolUDP:
+		if r.Port != "" {
+			if msg := portsError(r.Port); msg != "" {
+				f = append(f, apierr.Field("port", "%s", msg))
+			}
+		}
+	case ProtocolICMP, ProtocolIPv6ICMP, ProtocolAny:
+		if r.Port != "" {
+			f = append(f, apierr.Field("port", "only tcp and udp rules have ports"))
+		}
+		switch r.Protocol {
+		case ProtocolICMP:
+			version = 4
+		case ProtocolIPv6ICMP:
+			version = 6
+		}
+	default:
+		f = append(f, apierr.Field("protocol", "must be tcp, udp, icmp, ipv6-icmp or any"))
+	}
+	for _, a := range []struct{ field, v string }{{"source", r.Source}, {"destination", r.Destination}} {
+		if a.v == "" {
+			continue
+		}
+		v := addressVersion(a.v)
+		switch {
+		case v == 0:
+			f = append(f, apierr.Field(a.field, "must be an address or a CIDR such as 203.0.113.0/24 (ipsets and aliases are not supported)"))
+		case version == 4 && v == 6 && r.Protocol == ProtocolICMP:
+			f = append(f, apierr.Field(a.field, "is IPv6 but protocol icmp is IPv4 only: use ipv6-icmp"))
+		case version == 6 && v == 4 && r.Protocol == ProtocolIPv6ICMP:
+			f = append(f, apierr.Field(a.field, "is IPv4 but protocol ipv6-icmp is IPv6 only: use icmp"))
+		case version != 0 && v != version:
+			f = append(f, apierr.Field(a.field, "is IPv%d but source is IPv%d: a rule cannot mix IPv4 and IPv6", v, version))
+		default:
+			version = v
+		}
+	}
+	if strings.ContainsAny(r.Comment, "\r\n") {
+		f = append(f, apierr.Field("comment", "must be one line"))
+	} else if len(r.Comment) > MaxRuleComment {
+		f = append(f, apierr.Field("comment", "must be at most %d characters", MaxRuleComment))
+	}
+	return f
+}
+
+// ValidateFirewallRules checks a rule set with FirewallRuleErrors and answers 400
+// naming each fault as rules[i].field.
+func ValidateFirewallRules(rules []FirewallRule) error {
+	var all []apierr.FieldError
+	for i, r := range rules {
+		for _, e := range FirewallRuleErrors(r) {
+			all = append(all, apierr.FieldError{Field: fmt.Sprintf("rules[%d].%s", i, e.Field), Message: e.Message})
+		}
+	}
+	if len(all) > 0 {
+		return apierr.Invalid(all...)
+	}
+	return nil
+}
+
+// portsError checks "22", "80:85" and "80,443,8000:8080"; it returns why not, or "".
+func portsError(s string) string {
+	if len(s) > 256 {
+		return "must be a port, a range such as 80:85, or a list such as 80,443"
+	}
+	for _, part := range strings.Split(s, ",") {
+		lo, hi, isRange := strings.Cut(part, ":")
+		a, err := strconv.Atoi(lo)
+		if err != nil || a < 1 || a > 65535 {
+			return "ports must be 1..65535, as a port, a range such as 80:85, or a list such as 80,443"
+		}
+		if isRange {
+			b, err := strconv.Atoi(hi)
+			if err != nil || b < 1 || b > 65535 {
+				return "ports must be 1..65535, as a port, a range such as 80:85, or a list such as 80,443"
+			}
+			if b < a {
+				return "a range must go up: 80:85, not 85:80"
+			}
+		}
+	}
+	return ""
+}
+
+// addressVersion is 4 or 6 for an address or CIDR, 0 for anything else.
+func addressVersion(s string) int {
+	ip := net.ParseIP(s)
+	if ip == nil {
+		var err error
+		if ip, _, err = net.ParseCIDR(s); err != nil {
+			return 0
+		}
+	}
+	if ip.To4() != nil {
+		return 4
+	}
+	return 6
+}
