@@ -92,6 +92,9 @@ func (d *Driver) Backup(ctx context.Context, ref hypervisor.Ref, mode hypervisor
 			}
 			d.backups[m.VMID] = append(d.backups[m.VMID], out)
 			d.backupCfg[id] = cloneMachine(m.Machine)
+			d.backupSeq[id] = d.nextBackupSeq
+			d.nextBackupSeq++
+			d.touchBackupLocked(m.VMID, id)
 			return nil
 		},
 	})
@@ -144,6 +147,8 @@ func (d *Driver) DeleteBackup(ctx context.Context, ref hypervisor.Ref, backupID 
 				delete(d.backups, ref.VMID)
 			}
 			delete(d.backupCfg, backupID)
+			delete(d.backupSeq, backupID)
+			d.touchBackupLocked(ref.VMID, backupID)
 			return nil
 		},
 	})

@@ -101,44 +101,50 @@ func (d *Driver) Create(ctx context.Context, spec hypervisor.CreateSpec) (hyperv
 
 	waitErr := d.wait(ctx)
 
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	delete(d.locks, vmid)
-	delete(d.pending, vmid)
-	if waitErr != nil {
-		return hypervisor.Machine{}, waitErr
-	}
-	if err := d.availableLocked(); err != nil {
+	var out hypervisor.Machine
+	err = d.change(func() error {
+		delete(d.locks, vmid)
+		delete(d.pending, vmid)
+		if waitErr != nil {
+			return waitErr
+		}
+		if err := d.availableLocked(); err != nil {
+			return err
+		}
+		if n := d.nodeLocked(nodeID); n.Status != hypervisor.NodeOnline {
+			return hypervisor.NewError(hypervisor.ErrNodeOffline, "node %s went offline during the create", nodeID)
+		}
+		if _, taken := d.machines[vmid]; taken { // AddMachine raced us
+			return hypervisor.NewError(hypervisor.ErrVMIDInUse, "vmid %d already exists", vmid)
+		}
+		if err := d.injectedLocked(vmid, OpCreate); err != nil {
+			return err
+		}
+		name := spec.Name
+		if name == "" {
+			name = fmt.Sprintf("vm-%d", vmid)
+		}
+		state := hypervisor.StateStopped
+		if spec.Start {
+			state = hypervisor.StateRunning
+		}
+		m := d.insertLocked(hypervisor.Machine{
+			VMID:       vmid,
+			Name:       name,
+			Node:       nodeID,
+			State:      state,
+			CPUCores:   spec.CPUCores,
+			MemoryMB:   spec.MemoryMB,
+			Disks:      []hypervisor.Disk{{ID: "scsi0", Storage: DefaultStorage, SizeGB: max(spec.DiskGB, tpl.DiskGB)}},
+			TemplateID: tpl.ID,
+		}, d.now())
+		out = cloneMachine(m.Machine)
+		return nil
+	})
+	if err != nil {
 		return hypervisor.Machine{}, err
 	}
-	if n := d.nodeLocked(nodeID); n.Status != hypervisor.NodeOnline {
-		return hypervisor.Machine{}, hypervisor.NewError(hypervisor.ErrNodeOffline, "node %s went offline during the create", nodeID)
-	}
-	if _, taken := d.machines[vmid]; taken { // AddMachine raced us
-		return hypervisor.Machine{}, hypervisor.NewError(hypervisor.ErrVMIDInUse, "vmid %d already exists", vmid)
-	}
-	if err := d.injectedLocked(vmid, OpCreate); err != nil {
-		return hypervisor.Machine{}, err
-	}
-	name := spec.Name
-	if name == "" {
-		name = fmt.Sprintf("vm-%d", vmid)
-	}
-	state := hypervisor.StateStopped
-	if spec.Start {
-		state = hypervisor.StateRunning
-	}
-	m := d.insertLocked(hypervisor.Machine{
-		VMID:       vmid,
-		Name:       name,
-		Node:       nodeID,
-		State:      state,
-		CPUCores:   spec.CPUCores,
-		MemoryMB:   spec.MemoryMB,
-		Disks:      []hypervisor.Disk{{ID: "scsi0", Storage: DefaultStorage, SizeGB: max(spec.DiskGB, tpl.DiskGB)}},
-		TemplateID: tpl.ID,
-	}, d.now())
-	return cloneMachine(m.Machine), nil
+	return out, nil
 }
 
 // validateCreate checks the spec's own values and fills in the defaults a Proxmox
@@ -553,6 +559,7 @@ func (d *Driver) insertLocked(hm hypervisor.Machine, createdAt time.Time) *machi
 	m.recordState(createdAt, m.State)
 	d.machines[m.VMID] = m
 	d.committed[m.Node] += m.MemoryMB
+	d.touchMachineLocked(m.VMID)
 	return m
 }
 
@@ -605,6 +612,7 @@ func (d *Driver) removeLocked(vmid int, why string) {
 	d.committed[m.Node] -= m.MemoryMB
 	delete(d.firewall, vmid)
 	d.vmidHint = min(d.vmidHint, vmid)
+	d.touchMachineLocked(vmid)
 }
 
 // newMACLocked derives a MAC in the Proxmox OUI (BC:24:11) from the seed, vmid and

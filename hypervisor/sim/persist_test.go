@@ -1,0 +1,301 @@
+package sim
+
+import (
+	"reflect"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/vmplane/vmplane/apierr"
+	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/hypervisor/hypervisortest"
+	"github.com/vmplane/vmplane/persistence"
+)
+
+// openStore opens a Badger store in dir; Close is the caller's (or the cleanup's).
+func openStore(t *testing.T, dir string) *persistence.Badger {
+	t.Helper()
+	s, err := persistence.Open(persistence.Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// world is everything a caller can read of a simulated cluster.
+type world struct {
+	Inventory hypervisor.Inventory
+	Backups   map[int][]hypervisor.Backup
+	Firewall  map[int][]hypervisor.FirewallRule
+	Usage     map[string]hypervisor.UsageGraph
+}
+
+// worldOf reads a cluster's world through its public methods. vmids lists the machines
+// whose backups to read (destroyed ones included).
+func worldOf(t *testing.T, d *Driver, vmids ...int) world {
+	t.Helper()
+	inv, err := d.Inventory(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := world{Inventory: inv, Backups: map[int][]hypervisor.Backup{}, Firewall: map[int][]hypervisor.FirewallRule{}, Usage: map[string]hypervisor.UsageGraph{}}
+	for _, vmid := range vmids {
+		list, err := d.Backups(bg, hypervisor.Ref{VMID: vmid})
+		if err == nil {
+			w.Backups[vmid] = list
+		}
+	}
+	for _, m := range inv.Machines {
+		w.Firewall[m.VMID] = d.Firewall(m.VMID)
+		g, err := d.Usage(bg, hypervisor.UsageQuery{Ref: hypervisor.Ref{VMID: m.VMID}, Timeframe: hypervisor.TimeframeWeek})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Usage["vm"+vmidPart(m.VMID)] = g
+	}
+	for _, n := range inv.Nodes {
+		g, err := d.Usage(bg, hypervisor.UsageQuery{Scope: hypervisor.ScopeNode, Ref: hypervisor.Ref{Node: n.ID}, Timeframe: hypervisor.TimeframeDay})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Usage["node"+n.ID] = g
+	}
+	return w
+}
+
+// The whole simulated world, changed by every kind of call and hook, comes back from
+// the store with a driver whose Config would have made a different one.
+func TestWorldSurvivesReopen(t *testing.T) {
+	dir := t.TempDir()
+	clk := hypervisortest.NewClock(t0)
+	store := openStore(t, dir)
+	d, err := Open(bg, Config{Seed: 7, Machines: 4, OpDelay: -1, Now: clk.Now}, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Restored() {
+		t.Fatal("a world from an empty store reports itself restored")
+	}
+	inv, _ := d.Inventory(bg)
+	demo := inv.Machines
+	m := create(t, d, hypervisor.CreateSpec{Name: "web", Start: true, DiskGB: 20})
+	ref := hypervisor.Ref{VMID: m.VMID}
+	clk.Advance(3 * time.Hour)
+	wantErr(t, "stop", d.Power(bg, ref, hypervisor.ActionStop))
+	clk.Advance(time.Hour)
+	wantErr(t, "start", d.Power(bg, ref, hypervisor.ActionStart))
+	_, err = d.AddDisk(bg, ref, 50, "")
+	wantErr(t, "add disk", err)
+	_, err = d.ResizeDisk(bg, ref, "scsi0", 30)
+	wantErr(t, "resize", err)
+	cores := 4
+	_, err = d.Configure(bg, ref, hypervisor.ConfigChange{CPUCores: &cores})
+	wantErr(t, "configure", err)
+	vlan := 42
+	_, err = d.SetNetwork(bg, ref, []hypervisor.InterfaceChange{{ID: "net0", VLAN: &vlan}})
+	wantErr(t, "set network", err)
+	rules := []hypervisor.FirewallRule{{Direction: "in", Action: "accept", Protocol: "tcp", Port: "22", Enabled: true}}
+	wantErr(t, "firewall", d.SetFirewall(bg, ref, rules))
+	wantErr(t, "empty firewall", d.SetFirewall(bg, hypervisor.Ref{VMID: demo[0].VMID}, nil))
+	b1, err := d.Backup(bg, ref, "")
+	wantErr(t, "backup", err)
+	b2, _ := d.Backup(bg, ref, hypervisor.BackupStop) // same second: suffixed -2
+	clk.Advance(time.Minute)
+	b3, _ := d.Backup(bg, ref, "")
+	wantErr(t, "delete backup", d.DeleteBackup(bg, ref, b2.ID))
+	target := "pve1"
+	if m.Node == target {
+		target = "pve2"
+	}
+	_, err = d.Migrate(bg, ref, target, true)
+	wantErr(t, "migrate", err)
+	// A destroyed machine's backups outlive it.
+	gone := create(t, d, hypervisor.CreateSpec{Name: "gone"})
+	_, err = d.Backup(bg, hypervisor.Ref{VMID: gone.VMID}, "")
+	wantErr(t, "backup of the doomed", err)
+	wantErr(t, "destroy", d.Destroy(bg, hypervisor.Ref{VMID: gone.VMID}))
+	// Hooks: behind vmplane's back.
+	for _, dm := range demo {
+		if dm.State == hypervisor.StateRunning {
+			wantErr(t, "crash", d.CrashMachine(dm.VMID))
+			break
+		}
+	}
+	wantErr(t, "remove", d.RemoveMachine(demo[len(demo)-1].VMID))
+	_, err = d.AddMachine(hypervisor.Machine{Name: "stray", State: hypervisor.StateSuspended}, t0.Add(-48*time.Hour))
+	wantErr(t, "add machine", err)
+	wantErr(t, "node offline", d.SetNodeStatus("pve3", hypervisor.NodeOffline))
+	clk.Advance(10 * time.Minute)
+
+	vmids := []int{m.VMID, gone.VMID}
+	before := worldOf(t, d, vmids...)
+	if got := before.Backups[m.VMID]; len(got) != 2 || got[0].ID != b1.ID || got[1].ID != b3.ID {
+		t.Fatalf("backups before the restart: got %+v; want %s and %s", got, b1.ID, b3.ID)
+	}
+	if err := store.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	// A different seed, node count and demo count: the stored world wins.
+	d2, err := Open(bg, Config{Seed: 99, Nodes: 5, Machines: 9, OpDelay: -1, Now: clk.Now}, openStore(t, dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d2.Restored() {
+		t.Error("a world read from the store does not report itself restored")
+	}
+	after := worldOf(t, d2, vmids...)
+	if !reflect.DeepEqual(before, after) {
+		t.Errorf("world after reopening differs:\n got %+v\nwant %+v", after.Inventory, before.Inventory)
+		for k := range before.Usage {
+			if !reflect.DeepEqual(before.Usage[k], after.Usage[k]) {
+				t.Errorf("usage graph %s differs", k)
+			}
+		}
+	}
+
+	// The restored world goes on as the old one would have: restores work, the next
+	// machine takes the lowest free vmid and repeats no MAC or address.
+	_, err = d2.RestoreBackup(bg, hypervisor.Ref{VMID: gone.VMID}, before.Backups[gone.VMID][0].ID)
+	wantErr(t, "restore a destroyed machine", err)
+	// 100..103 demo (103 removed, then taken by the stray), 104 web, 105 restored.
+	next := create(t, d2, hypervisor.CreateSpec{})
+	if next.VMID != 106 {
+		t.Errorf("next vmid: got %d; want the lowest free, 106", next.VMID)
+	}
+	inv2, _ := d2.Inventory(bg)
+	macs, ips := map[string]int{}, map[string]int{}
+	for _, vm := range inv2.Machines {
+		for _, nic := range vm.Interfaces {
+			macs[nic.MAC]++
+			for _, ip := range nic.IPAddresses {
+				ips[ip]++
+			}
+		}
+	}
+	for k, n := range macs {
+		if n > 1 {
+			t.Errorf("MAC %s used %d times", k, n)
+		}
+	}
+	for k, n := range ips {
+		if n > 1 {
+			t.Errorf("address %s used %d times", k, n)
+		}
+	}
+}
+
+// A driver built in memory and attached to a store writes its world there; another one
+// attached to that store takes that world over in place of its own.
+func TestAttach(t *testing.T) {
+	store := openStore(t, t.TempDir())
+	clk := hypervisortest.NewClock(t0)
+	a := New(Config{Seed: 1, Machines: 3, OpDelay: -1, Now: clk.Now})
+	restored, err := a.Attach(bg, store)
+	if err != nil || restored {
+		t.Fatalf("Attach to an empty store: restored %v, %v; want false, nil", restored, err)
+	}
+	m := create(t, a, hypervisor.CreateSpec{Start: true})
+	want := worldOf(t, a, m.VMID)
+
+	b := New(Config{Seed: 2, Machines: 6, Nodes: 2, OpDelay: -1, Now: clk.Now})
+	restored, err = b.Attach(bg, store)
+	if err != nil || !restored {
+		t.Fatalf("Attach to a store with a world: restored %v, %v; want true, nil", restored, err)
+	}
+	if got := worldOf(t, b, m.VMID); !reflect.DeepEqual(got, want) {
+		t.Errorf("attached world:\n got %+v\nwant %+v", got.Inventory, want.Inventory)
+	}
+	var keys []string
+	if err := store.Scan(persistence.Prefix(KeyPrefix), nil, 0, func(k, _ []byte) error {
+		keys = append(keys, string(k))
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(keys) != 5 { // world + 4 machines
+		t.Errorf("stored keys: got %q; want the world and 4 machines", keys)
+	}
+}
+
+// failingStore refuses the next n writes handed to it.
+type failingStore struct {
+	persistence.Store
+	fail atomic.Int32
+}
+
+func (s *failingStore) Enqueue(b *persistence.Batch, then func(error)) *persistence.Pending {
+	if s.fail.Add(-1) >= 0 {
+		// A batch the store refuses: the real failure path, without a broken disk.
+		return s.Store.Enqueue(new(persistence.Batch).Put(nil, nil), then)
+	}
+	return s.Store.Enqueue(b, then)
+}
+
+// A change whose write fails fails the call; what it changed is written with the next
+// change, so memory and store meet again.
+func TestFailedWriteFailsTheCallAndIsRetried(t *testing.T) {
+	dir := t.TempDir()
+	clk := hypervisortest.NewClock(t0)
+	base := openStore(t, dir)
+	store := &failingStore{Store: base}
+	d, err := Open(bg, Config{Seed: 1, Machines: 1, OpDelay: -1, Now: clk.Now}, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv, _ := d.Inventory(bg)
+	other := inv.Machines[0]
+
+	store.fail.Store(1)
+	_, err = d.Create(bg, hypervisor.CreateSpec{Name: "unsaved", TemplateID: "tpl-debian-12"})
+	wantErr(t, "create with a failing store", err, apierr.ErrInternal)
+
+	wantErr(t, "a later change", d.SetFirewall(bg, hypervisor.Ref{VMID: other.VMID}, nil))
+	want := worldOf(t, d)
+	if len(want.Inventory.Machines) != 2 {
+		t.Fatalf("got %d machines; want the demo machine and the one whose write failed", len(want.Inventory.Machines))
+	}
+	base.Close()
+	d2, err := Open(bg, Config{OpDelay: -1, Now: clk.Now}, openStore(t, dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := worldOf(t, d2); !reflect.DeepEqual(got, want) {
+		t.Errorf("reopened world:\n got %+v\nwant %+v", got.Inventory, want.Inventory)
+	}
+}
+
+// A world written by a newer vmplane is refused, not half read.
+func TestNewerWorldRefused(t *testing.T) {
+	store := openStore(t, t.TempDir())
+	val, _ := persistence.Encode(worldVersion+1, worldRecord{Seed: 1, Nodes: []hypervisor.Node{{ID: "pve1"}}})
+	if err := store.Commit(bg, new(persistence.Batch).Put(worldKey(), val)); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Open(bg, Config{}, store)
+	wantErr(t, "open a newer world", err, apierr.ErrInternal)
+}
+
+// Power histories are bounded, so a machine's record stays far below the store's value
+// limit however often it is switched.
+func TestHistoryBounded(t *testing.T) {
+	m := &machine{}
+	for i := range 3 * maxHistory {
+		s := hypervisor.StateRunning
+		if i%2 == 1 {
+			s = hypervisor.StateStopped
+		}
+		m.recordState(t0.Add(time.Duration(i)*time.Second), s)
+	}
+	if n := len(m.history); n > maxHistory {
+		t.Fatalf("history of %d entries; want at most %d", n, maxHistory)
+	}
+	if last := m.history[len(m.history)-1]; last.at != t0.Add(time.Duration(3*maxHistory-1)*time.Second).UnixNano() {
+		t.Errorf("the newest change was dropped: %+v", last)
+	}
+	val, err := persistence.Encode(machineVersion, machineRecord{History: m.history})
+	if err != nil || len(val) > persistence.MaxValueSize/2 {
+		t.Errorf("record of a full history: %d bytes, %v; want well below %d", len(val), err, persistence.MaxValueSize)
+	}
+}
