@@ -2,6 +2,7 @@ package app
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -75,5 +76,43 @@ func TestSimWorldSurvivesRestart(t *testing.T) {
 	s.run(req{method: "POST", path: "/api/virt/vms/" + m.ID + "/actions/start", token: admin})
 	if got := s.resourceMachine(a.Token, m.ID); got.Status != actors.StatusRunning {
 		t.Fatalf("got status %s after a start; want running", got.Status)
+	}
+}
+
+// Simulated machines have documentation addresses, and health checks of them are
+// answered inside the simulator from the machine's power state: they pass while the
+// machine runs and fail, refused, once it is stopped. No real host has these addresses
+// (nothing outside loopback is reachable here at all), so a check that passes was
+// answered without a connection.
+func TestHealthCheckOfSimMachine(t *testing.T) {
+	s, admin := synced(t)
+	a := s.tenant(admin, "Probed", nil)
+	m := s.provision(a.Token, smallMachine)
+	if len(m.Interfaces) == 0 || len(m.Interfaces[0].IPAddresses) == 0 {
+		t.Fatalf("got %+v; want a machine with an address", m)
+	}
+	ip := m.Interfaces[0].IPAddresses[0]
+	if !strings.HasPrefix(ip, "192.0.2.") {
+		t.Fatalf("got address %s; want one of the documentation range 192.0.2.0/24", ip)
+	}
+	// A tenant's http check of its own machine, an operator's tcp check of it.
+	r := s.do(req{method: "POST", path: "/api/resources/health-checks", token: a.Token, body: map[string]any{
+		"name": "web", "type": "http", "target": "http://" + ip + ":8080/health", "interval_s": 1, "timeout_ms": 500,
+		"expected_status": 200, "failure_threshold": 1}})
+	expect(t, r, 201, "")
+	var web actors.HealthCheck
+	r.decode(t, &web)
+	ssh := s.createCheck(admin, "/api/monitoring/health-checks", map[string]any{
+		"name": "ssh", "type": "tcp", "target": ip + ":22", "interval_s": 1, "timeout_ms": 500, "failure_threshold": 1})
+	for _, id := range []string{web.ID, ssh.ID} {
+		monPoll(t, "the check of a running machine to pass", func() bool { return s.check(admin, id).Last.Status == actors.CheckPassing })
+	}
+
+	s.run(req{method: "POST", path: "/api/virt/vms/" + m.ID + "/actions/stop", token: admin})
+	for _, id := range []string{web.ID, ssh.ID} {
+		monPoll(t, "the check of a stopped machine to fail", func() bool {
+			c := s.check(admin, id)
+			return c.Last.Status == actors.CheckFailing && c.Last.Error != nil && strings.Contains(*c.Last.Error, "connection refused")
+		})
 	}
 }
