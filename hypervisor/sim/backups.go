@@ -35,6 +35,7 @@ func (d *Driver) SetFirewall(ctx context.Context, ref hypervisor.Ref, rules []hy
 		apply: func() error {
 			m := d.machines[ref.VMID]
 			d.firewall[ref.VMID] = rules
+			d.touchMachineLocked(ref.VMID)
 			for i := range m.Interfaces {
 				m.Interfaces[i].Firewall = true
 			}
@@ -196,6 +197,7 @@ func (d *Driver) RestoreBackup(ctx context.Context, ref hypervisor.Ref, backupID
 			m.Name, m.CPUCores, m.MemoryMB = cfg.Name, cfg.CPUCores, cfg.MemoryMB
 			m.Disks, m.Interfaces, m.TemplateID = cfg.Disks, cfg.Interfaces, cfg.TemplateID
 			d.adoptInterfacesLocked(m)
+			d.touchMachineLocked(m.VMID)
 			out = cloneMachine(m.Machine)
 			return nil
 		},

@@ -258,6 +258,7 @@ func (d *Driver) Migrate(ctx context.Context, ref hypervisor.Ref, targetNode str
 			d.committed[m.Node] -= m.MemoryMB
 			d.committed[targetNode] += m.MemoryMB
 			m.Node = targetNode
+			d.touchMachineLocked(m.VMID)
 			out = cloneMachine(m.Machine)
 			return nil
 		},
@@ -294,6 +295,7 @@ func (d *Driver) Configure(ctx context.Context, ref hypervisor.Ref, change hyper
 				d.committed[m.Node] += *change.MemoryMB - m.MemoryMB
 				m.MemoryMB = *change.MemoryMB
 			}
+			d.touchMachineLocked(m.VMID)
 			out = cloneMachine(m.Machine)
 			return nil
 		},
@@ -349,6 +351,7 @@ func (d *Driver) SetNetwork(ctx context.Context, ref hypervisor.Ref, changes []h
 					nic.Firewall = *c.Firewall
 				}
 			}
+			d.touchMachineLocked(m.VMID)
 			out = cloneMachine(m.Machine)
 			return nil
 		},
@@ -392,6 +395,7 @@ func (d *Driver) AddDisk(ctx context.Context, ref hypervisor.Ref, sizeGB int, st
 			m := d.machines[ref.VMID]
 			out = hypervisor.Disk{ID: "scsi" + strconv.Itoa(freeSCSI(m)), Storage: storage, SizeGB: sizeGB}
 			m.Disks = append(m.Disks, out)
+			d.touchMachineLocked(m.VMID)
 			return nil
 		},
 	})
@@ -438,6 +442,7 @@ func (d *Driver) ResizeDisk(ctx context.Context, ref hypervisor.Ref, diskID stri
 		apply: func() error {
 			m := d.machines[ref.VMID]
 			m.Disks[diskIndex(m, diskID)].SizeGB = sizeGB
+			d.touchMachineLocked(m.VMID)
 			out = cloneMachine(m.Machine)
 			return nil
 		},
@@ -479,6 +484,7 @@ func (d *Driver) Reinstall(ctx context.Context, ref hypervisor.Ref, spec hypervi
 				m.Disks = append([]hypervisor.Disk{{ID: "scsi0", Storage: DefaultStorage, SizeGB: tpl.DiskGB}}, m.Disks...)
 			}
 			m.TemplateID = tpl.ID
+			d.touchMachineLocked(m.VMID)
 			d.closeConsolesLocked(ref.VMID, "machine reinstalling")
 			d.setStateLocked(m, hypervisor.StateRunning)
 			out = cloneMachine(m.Machine)

@@ -33,7 +33,10 @@ type world struct {
 
 // worldOf reads a cluster's world through its public methods. vmids lists the machines
 // whose backups to read (destroyed ones included).
-func worldOf(t *testing.T, d *Driver, vmids ...int) world {
+func worldOf(t *testing.T, d *Driver, vmids ...int) world { return readWorld(t, d, true, vmids) }
+
+// readWorld is worldOf, with the usage graphs only when usage is set.
+func readWorld(t *testing.T, d *Driver, usage bool, vmids []int) world {
 	t.Helper()
 	inv, err := d.Inventory(bg)
 	if err != nil {
@@ -48,6 +51,9 @@ func worldOf(t *testing.T, d *Driver, vmids ...int) world {
 	}
 	for _, m := range inv.Machines {
 		w.Firewall[m.VMID] = d.Firewall(m.VMID)
+		if !usage {
+			continue
+		}
 		g, err := d.Usage(bg, hypervisor.UsageQuery{Ref: hypervisor.Ref{VMID: m.VMID}, Timeframe: hypervisor.TimeframeWeek})
 		if err != nil {
 			t.Fatal(err)
@@ -55,6 +61,9 @@ func worldOf(t *testing.T, d *Driver, vmids ...int) world {
 		w.Usage["vm"+vmidPart(m.VMID)] = g
 	}
 	for _, n := range inv.Nodes {
+		if !usage {
+			break
+		}
 		g, err := d.Usage(bg, hypervisor.UsageQuery{Scope: hypervisor.ScopeNode, Ref: hypervisor.Ref{Node: n.ID}, Timeframe: hypervisor.TimeframeDay})
 		if err != nil {
 			t.Fatal(err)
@@ -65,7 +74,9 @@ func worldOf(t *testing.T, d *Driver, vmids ...int) world {
 }
 
 // The whole simulated world, changed by every kind of call and hook, comes back from
-// the store with a driver whose Config would have made a different one.
+// the store with a driver whose Config would have made a different one. After each
+// step the world read back from the store is the one in memory: every call made what
+// it changed durable before it returned.
 func TestWorldSurvivesReopen(t *testing.T) {
 	dir := t.TempDir()
 	clk := hypervisortest.NewClock(t0)
@@ -77,61 +88,103 @@ func TestWorldSurvivesReopen(t *testing.T) {
 	if d.Restored() {
 		t.Fatal("a world from an empty store reports itself restored")
 	}
+	var vmids []int // every vmid the test may use, for reading backups
+	for v := minVMID; v < minVMID+10; v++ {
+		vmids = append(vmids, v)
+	}
+	step := func(what string, err error) {
+		t.Helper()
+		wantErr(t, what, err)
+		stored, err := Open(bg, Config{OpDelay: -1, Now: clk.Now}, store)
+		if err != nil {
+			t.Fatalf("after %s: reading the stored world: %v", what, err)
+		}
+		// The final check compares the usage graphs; here their inputs.
+		got, want := readWorld(t, stored, false, vmids), readWorld(t, d, false, vmids)
+		for vmid, m := range d.machines {
+			s := stored.machines[vmid]
+			if s == nil || !s.createdAt.Equal(m.createdAt) || !reflect.DeepEqual(s.history, m.history) {
+				t.Fatalf("after %s machine %d's creation and power history differ in the store", what, vmid)
+			}
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("after %s the stored world differs from the one in memory:\n got %+v\nwant %+v", what, got.Inventory, want.Inventory)
+		}
+	}
+	step("open", nil)
 	inv, _ := d.Inventory(bg)
 	demo := inv.Machines
 	m := create(t, d, hypervisor.CreateSpec{Name: "web", Start: true, DiskGB: 20})
+	step("create", nil)
 	ref := hypervisor.Ref{VMID: m.VMID}
 	clk.Advance(3 * time.Hour)
-	wantErr(t, "stop", d.Power(bg, ref, hypervisor.ActionStop))
+	step("stop", d.Power(bg, ref, hypervisor.ActionStop))
 	clk.Advance(time.Hour)
-	wantErr(t, "start", d.Power(bg, ref, hypervisor.ActionStart))
+	step("start", d.Power(bg, ref, hypervisor.ActionStart))
 	_, err = d.AddDisk(bg, ref, 50, "")
-	wantErr(t, "add disk", err)
+	step("add disk", err)
 	_, err = d.ResizeDisk(bg, ref, "scsi0", 30)
-	wantErr(t, "resize", err)
+	step("resize", err)
 	cores := 4
 	_, err = d.Configure(bg, ref, hypervisor.ConfigChange{CPUCores: &cores})
-	wantErr(t, "configure", err)
+	step("configure", err)
 	vlan := 42
 	_, err = d.SetNetwork(bg, ref, []hypervisor.InterfaceChange{{ID: "net0", VLAN: &vlan}})
-	wantErr(t, "set network", err)
+	step("set network", err)
 	rules := []hypervisor.FirewallRule{{Direction: "in", Action: "accept", Protocol: "tcp", Port: "22", Enabled: true}}
-	wantErr(t, "firewall", d.SetFirewall(bg, ref, rules))
-	wantErr(t, "empty firewall", d.SetFirewall(bg, hypervisor.Ref{VMID: demo[0].VMID}, nil))
+	step("firewall", d.SetFirewall(bg, ref, rules))
+	step("empty firewall", d.SetFirewall(bg, hypervisor.Ref{VMID: demo[0].VMID}, nil))
 	b1, err := d.Backup(bg, ref, "")
-	wantErr(t, "backup", err)
-	b2, _ := d.Backup(bg, ref, hypervisor.BackupStop) // same second: suffixed -2
+	step("backup", err)
+	b2, err := d.Backup(bg, ref, hypervisor.BackupStop) // same second: suffixed -2
+	step("second backup", err)
 	clk.Advance(time.Minute)
-	b3, _ := d.Backup(bg, ref, "")
-	wantErr(t, "delete backup", d.DeleteBackup(bg, ref, b2.ID))
+	b3, err := d.Backup(bg, ref, "")
+	step("third backup", err)
+	step("delete backup", d.DeleteBackup(bg, ref, b2.ID))
+	_, err = d.AddDisk(bg, ref, 10, "")
+	step("another disk", err)
+	_, err = d.RestoreBackup(bg, ref, b1.ID) // back to two disks
+	step("restore in place", err)
+	_, err = d.Reinstall(bg, ref, hypervisor.ReinstallSpec{TemplateID: "tpl-rocky-9"})
+	step("reinstall", err)
+	// What changes nothing writes nothing.
+	commits := store.Stats().Commits
+	wantErr(t, "reboot", d.Power(bg, ref, hypervisor.ActionReboot))
+	if got := store.Stats().Commits; got != commits {
+		t.Errorf("a reboot wrote %d batches; want none, it changes no record", got-commits)
+	}
 	target := "pve1"
 	if m.Node == target {
 		target = "pve2"
 	}
 	_, err = d.Migrate(bg, ref, target, true)
-	wantErr(t, "migrate", err)
+	step("migrate", err)
 	// A destroyed machine's backups outlive it.
 	gone := create(t, d, hypervisor.CreateSpec{Name: "gone"})
 	_, err = d.Backup(bg, hypervisor.Ref{VMID: gone.VMID}, "")
-	wantErr(t, "backup of the doomed", err)
-	wantErr(t, "destroy", d.Destroy(bg, hypervisor.Ref{VMID: gone.VMID}))
+	step("backup of the doomed", err)
+	step("destroy", d.Destroy(bg, hypervisor.Ref{VMID: gone.VMID}))
 	// Hooks: behind vmplane's back.
 	for _, dm := range demo {
 		if dm.State == hypervisor.StateRunning {
-			wantErr(t, "crash", d.CrashMachine(dm.VMID))
+			step("crash", d.CrashMachine(dm.VMID))
 			break
 		}
 	}
-	wantErr(t, "remove", d.RemoveMachine(demo[len(demo)-1].VMID))
+	step("remove", d.RemoveMachine(demo[len(demo)-1].VMID))
 	_, err = d.AddMachine(hypervisor.Machine{Name: "stray", State: hypervisor.StateSuspended}, t0.Add(-48*time.Hour))
-	wantErr(t, "add machine", err)
-	wantErr(t, "node offline", d.SetNodeStatus("pve3", hypervisor.NodeOffline))
+	step("add machine", err)
+	step("node offline", d.SetNodeStatus("pve3", hypervisor.NodeOffline))
 	clk.Advance(10 * time.Minute)
 
-	vmids := []int{m.VMID, gone.VMID}
 	before := worldOf(t, d, vmids...)
 	if got := before.Backups[m.VMID]; len(got) != 2 || got[0].ID != b1.ID || got[1].ID != b3.ID {
 		t.Fatalf("backups before the restart: got %+v; want %s and %s", got, b1.ID, b3.ID)
+	}
+	web := machineOf(t, d, m.VMID)
+	if len(web.Disks) != 2 || web.TemplateID != "tpl-rocky-9" || web.CPUCores != 4 || web.Node != target || web.Interfaces[0].VLAN != 42 {
+		t.Fatalf("before the restart got %+v; want it restored to two disks, reinstalled, 4 cores, migrated, on vlan 42", web)
 	}
 	if err := store.Close(); err != nil {
 		t.Fatal(err)

@@ -267,7 +267,8 @@ type op struct {
 	// check validates under d.mu, before the delay and again after it, because hooks
 	// (CrashMachine, SetNodeStatus, RemoveMachine) may change the cluster meanwhile.
 	check func() error
-	// apply makes the change under d.mu once the delay passed and no failure fired.
+	// apply makes the change under d.mu once the delay passed and no failure fired, and
+	// marks the records it changed (touch*Locked) for run to write.
 	apply func() error
 }
 
@@ -323,9 +324,6 @@ func (d *Driver) run(ctx context.Context, o op) error {
 		if err := d.injectedLocked(o.vmid, o.name); err != nil {
 			return err
 		}
-		// Every operation is about its machine: its record is written whatever the
-		// operation changed of it (a backup's own record is marked by the backup).
-		d.touchMachineLocked(o.vmid)
 		return o.apply()
 	})
 }
