@@ -38,11 +38,14 @@ import (
 // Why not in the same batch as vmplane's machine record: the actors write their record
 // after the driver call returns, from the call's result, as they must for a real
 // Proxmox, which has no batch to share. Durable-before-return gives the same promise:
-// any acknowledged API write that follows a driver call is enqueued after the sim's
-// records and lands after them (or fails with them), so no acknowledged write points at
-// a simulated machine that a crash forgets. A crash between the two leaves a machine in
-// the simulated world that vmplane has no record of, which the next sync adopts, as it
-// adopts a machine made in the Proxmox UI.
+// a driver call returns only once its change is on disk, so every API write made from
+// its result (the task's outcome, the machine record) is written after it, and no
+// acknowledged write describes a simulated machine that a crash forgets. (A reader that
+// sees a change in the instant before it is durable, a sync, enqueues its own write
+// after the sim's, and the store writes batches in the order they were enqueued.) A
+// crash between the two writes leaves a machine in the simulated world that vmplane has
+// no record of, which the next sync adopts, as it adopts a machine made in the Proxmox
+// UI; the interrupted task is settled as failed at start, as on Proxmox.
 
 // KeyPrefix is the first part of every key the simulated world is stored under.
 const KeyPrefix = "sim"
