@@ -1,7 +1,9 @@
 package sim
 
 import (
+	"fmt"
 	"reflect"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -350,5 +352,57 @@ func TestHistoryBounded(t *testing.T) {
 	val, err := persistence.Encode(machineVersion, machineRecord{History: m.history})
 	if err != nil || len(val) > persistence.MaxValueSize/2 {
 		t.Errorf("record of a full history: %d bytes, %v; want well below %d", len(val), err, persistence.MaxValueSize)
+	}
+}
+
+// Concurrent calls each wait for their own write, and the store ends up with the world
+// in memory, whatever order the writes were grouped in.
+func TestConcurrentChangesAllDurable(t *testing.T) {
+	dir := t.TempDir()
+	clk := hypervisortest.NewClock(t0)
+	store := openStore(t, dir)
+	d, err := Open(bg, Config{Seed: 3, OpDelay: time.Millisecond, Now: clk.Now}, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for i := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m, err := d.Create(bg, hypervisor.CreateSpec{Name: fmt.Sprintf("c%d", i), TemplateID: "tpl-debian-12", Start: i%2 == 0})
+			if err != nil {
+				errs <- err
+				return
+			}
+			ref := hypervisor.Ref{VMID: m.VMID}
+			if i%2 == 0 {
+				errs <- d.Power(bg, ref, hypervisor.ActionStop)
+			} else {
+				_, err = d.AddDisk(bg, ref, 5, "")
+				errs <- err
+			}
+			_, err = d.Backup(bg, ref, "")
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		wantErr(t, "concurrent change", err)
+	}
+	var vmids []int
+	for v := minVMID; v < minVMID+16; v++ {
+		vmids = append(vmids, v)
+	}
+	want := worldOf(t, d, vmids...)
+	store.Close()
+	d2, err := Open(bg, Config{OpDelay: -1, Now: clk.Now}, openStore(t, dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := worldOf(t, d2, vmids...); !reflect.DeepEqual(got, want) {
+		t.Errorf("reopened world:\n got %+v\nwant %+v", got.Inventory, want.Inventory)
 	}
 }
