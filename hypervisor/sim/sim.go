@@ -8,6 +8,12 @@
 // Everything random is derived from Config.Seed, so the same seed and the same sequence
 // of calls give the same vmids, MACs, addresses and usage series.
 //
+// A Driver built with Open, or given a store with Attach, keeps its world in vmplane's
+// store and makes every change durable before the call returns (persist.go), so the
+// simulated cluster survives restarts and crashes as a real one would. Its machines
+// have documentation addresses, and it answers health probes of them itself
+// (hypervisor.Prober, probe.go).
+//
 // Besides the Driver methods, a Driver exposes test hooks (FailNext, FailAlways,
 // SetFailureRate, SetNodeStatus, SetAvailable, CrashMachine, RemoveMachine, AddMachine,
 // Firewall) that change the cluster "behind vmplane's back", as operators and hardware do.
