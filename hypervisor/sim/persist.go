@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/vmplane/vmplane/apierr"
@@ -187,42 +188,62 @@ func (d *Driver) touchWorldLocked() {
 // flush is a write handed to the store: what to wait for, and what it held, to mark
 // again if it fails.
 type flush struct {
-	pending *persistence.Pending
+	pending []*persistence.Pending
 	err     error // a write that could not even be built
 	held    changes
 }
 
+// Bounds of one batch: a store transaction has a size limit (a share of Badger's
+// memtable), and a whole world written at once (Attach to an empty store, with
+// thousands of demo machines) must not hit it.
+const (
+	batchOps   = 256
+	batchBytes = 512 << 10
+)
+
 // commitLocked hands every changed record to the store, in the state it is in now, and
 // returns what to wait for; nil when there is no store or nothing changed. Records that
-// no longer exist are deleted.
+// no longer exist are deleted. Usually that is one batch; a large set is split, and the
+// batches are enqueued in order.
 func (d *Driver) commitLocked() *flush {
 	if d.store == nil || d.dirty.empty() {
 		return nil
 	}
 	held := d.dirty
 	d.dirty = changes{}
-	b, err := d.batchLocked(held)
+	batches, err := d.batchesLocked(held)
 	if err != nil {
 		d.dirty.merge(held)
 		return &flush{err: err, held: held}
 	}
-	return &flush{pending: d.store.Enqueue(b, nil), held: held}
+	f := &flush{held: held}
+	for _, b := range batches {
+		f.pending = append(f.pending, d.store.Enqueue(b, nil))
+	}
+	return f
 }
 
-// batchLocked builds the writes of a set of changed records.
-func (d *Driver) batchLocked(c changes) (*persistence.Batch, error) {
-	b := new(persistence.Batch)
-	if c.world {
-		val, err := persistence.Encode(worldVersion, d.worldLocked())
-		if err != nil {
-			return nil, err
+// batchesLocked builds the writes of a set of changed records, in key order, the world
+// last.
+func (d *Driver) batchesLocked(c changes) ([]*persistence.Batch, error) {
+	var (
+		out  []*persistence.Batch
+		size int
+	)
+	add := func(op persistence.Op) {
+		n := len(op.Key) + len(op.Value)
+		if len(out) == 0 || len(out[len(out)-1].Ops) >= batchOps || size+n > batchBytes {
+			out = append(out, new(persistence.Batch))
+			size = 0
 		}
-		b.Put(worldKey(), val)
+		b := out[len(out)-1]
+		b.Ops = append(b.Ops, op)
+		size += n
 	}
 	for _, vmid := range sortedKeys(c.machines) {
 		m, ok := d.machines[vmid]
 		if !ok {
-			b.Del(machineKey(vmid))
+			add(persistence.Op{Key: machineKey(vmid), Delete: true})
 			continue
 		}
 		rec := machineRecord{Machine: m.Machine, CreatedAt: m.createdAt, History: m.history}
@@ -233,7 +254,7 @@ func (d *Driver) batchLocked(c changes) (*persistence.Batch, error) {
 		if err != nil {
 			return nil, err
 		}
-		b.Put(machineKey(vmid), val)
+		add(persistence.Op{Key: machineKey(vmid), Value: val})
 	}
 	refs := make([]backupRef, 0, len(c.backups))
 	for r := range c.backups {
@@ -248,7 +269,7 @@ func (d *Driver) batchLocked(c changes) (*persistence.Batch, error) {
 	for _, r := range refs {
 		i, err := d.backupIndexLocked(r.vmid, r.id)
 		if err != nil {
-			b.Del(backupKey(r.vmid, r.id))
+			add(persistence.Op{Key: backupKey(r.vmid, r.id), Delete: true})
 			continue
 		}
 		bk := d.backups[r.vmid][i]
@@ -256,9 +277,19 @@ func (d *Driver) batchLocked(c changes) (*persistence.Batch, error) {
 		if err != nil {
 			return nil, err
 		}
-		b.Put(backupKey(r.vmid, r.id), val)
+		add(persistence.Op{Key: backupKey(r.vmid, r.id), Value: val})
 	}
-	return b, nil
+	// The world goes last: a store has a world once sim/world exists, so a first write
+	// split into batches and cut short by a crash leaves no half world behind (the
+	// next start writes it again, see adopt).
+	if c.world {
+		val, err := persistence.Encode(worldVersion, d.worldLocked())
+		if err != nil {
+			return nil, err
+		}
+		add(persistence.Op{Key: worldKey(), Value: val})
+	}
+	return out, nil
 }
 
 func compareStrings(a, b string) int {
@@ -298,7 +329,11 @@ func (d *Driver) durable(f *flush) error {
 	err := f.err
 	if err == nil {
 		ctx, cancel := context.WithTimeout(context.Background(), commitTimeout)
-		err = f.pending.Wait(ctx)
+		for _, p := range f.pending {
+			if perr := p.Wait(ctx); err == nil {
+				err = perr
+			}
+		}
 		cancel()
 		if err != nil {
 			d.mu.Lock()
@@ -368,11 +403,33 @@ func (d *Driver) Restored() bool {
 	return d.restored
 }
 
-// adopt writes the whole world to a store that has none and keeps the store.
+// adopt writes the whole world to a store that has none and keeps the store. Records
+// a first write cut short left behind (machines and backups without a world) are
+// deleted unless the world has them.
 func (d *Driver) adopt(store persistence.Store) error {
+	var stale changes
+	err := store.Scan(persistence.Prefix(KeyPrefix), nil, 0, func(k, _ []byte) error {
+		parts := strings.Split(string(k), "/")
+		if len(parts) < 3 {
+			return nil
+		}
+		vmid, err := strconv.Atoi(parts[2])
+		switch {
+		case err != nil:
+		case parts[1] == "vm" && len(parts) == 3:
+			stale.touchMachine(vmid)
+		case parts[1] == "backup" && len(parts) == 4:
+			stale.touchBackup(vmid, parts[3])
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
 	return d.change(func() error {
 		d.store = store
-		d.dirty = changes{world: true}
+		d.dirty = stale
+		d.dirty.world = true
 		for vmid := range d.machines {
 			d.dirty.touchMachine(vmid)
 		}

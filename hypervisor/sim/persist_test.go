@@ -406,3 +406,55 @@ func TestConcurrentChangesAllDurable(t *testing.T) {
 		t.Errorf("reopened world:\n got %+v\nwant %+v", got.Inventory, want.Inventory)
 	}
 }
+
+// A world too big for one store transaction is written in several batches, the world
+// record last.
+func TestLargeWorldIsSplit(t *testing.T) {
+	dir := t.TempDir()
+	clk := hypervisortest.NewClock(t0)
+	// The smallest memtable Badger is given, so that a few thousand machines are more
+	// than one transaction holds.
+	store, err := persistence.Open(persistence.Options{Dir: dir, MemTableSize: persistence.MinMemTableSize})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := Open(bg, Config{Seed: 5, Machines: 2500, OpDelay: -1, Now: clk.Now}, store)
+	if err != nil {
+		t.Fatalf("a world of 2500 machines: %v", err)
+	}
+	want := readWorld(t, d, false, nil)
+	store.Close()
+	d2, err := Open(bg, Config{OpDelay: -1, Now: clk.Now}, openStore(t, dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readWorld(t, d2, false, nil); !d2.Restored() || !reflect.DeepEqual(got, want) {
+		t.Errorf("reopened: restored %v, %d machines; want the 2500", d2.Restored(), len(got.Inventory.Machines))
+	}
+}
+
+// Records of a first write that a crash cut short (machines and backups, no world yet)
+// are not a world: the next start writes a whole one and drops what it does not have.
+func TestHalfWrittenWorldIsReplaced(t *testing.T) {
+	store := openStore(t, t.TempDir())
+	val, _ := persistence.Encode(machineVersion, machineRecord{Machine: hypervisor.Machine{VMID: 999, Node: "pve1"}})
+	bval, _ := persistence.Encode(backupVersion, backupRecord{Backup: hypervisor.Backup{ID: "vzdump-qemu-999-x", VMID: 999}})
+	if err := store.Commit(bg, new(persistence.Batch).Put(machineKey(999), val).Put(backupKey(999, "vzdump-qemu-999-x"), bval)); err != nil {
+		t.Fatal(err)
+	}
+	d, err := Open(bg, Config{Seed: 1, Machines: 2, OpDelay: -1}, store)
+	if err != nil || d.Restored() {
+		t.Fatalf("Open over a half-written world: restored %v, %v; want a new world", d != nil && d.Restored(), err)
+	}
+	var keys []string
+	if err := store.Scan(persistence.Prefix(KeyPrefix), nil, 0, func(k, _ []byte) error {
+		keys = append(keys, string(k))
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"sim/vm/0000000100", "sim/vm/0000000101", "sim/world"}
+	if !reflect.DeepEqual(keys, want) {
+		t.Errorf("stored keys: got %q; want %q", keys, want)
+	}
+}
