@@ -407,29 +407,57 @@ func TestConcurrentChangesAllDurable(t *testing.T) {
 	}
 }
 
-// A world too big for one store transaction is written in several batches, the world
-// record last.
+// recordingStore keeps the batches handed to it.
+type recordingStore struct {
+	persistence.Store
+	mu      sync.Mutex
+	batches []*persistence.Batch
+}
+
+func (s *recordingStore) Enqueue(b *persistence.Batch, then func(error)) *persistence.Pending {
+	s.mu.Lock()
+	s.batches = append(s.batches, b)
+	s.mu.Unlock()
+	return s.Store.Enqueue(b, then)
+}
+
+// A world too big for one store transaction (thousands of demo machines) is written
+// in bounded batches, the world record last, so a crash halfway leaves no world.
 func TestLargeWorldIsSplit(t *testing.T) {
 	dir := t.TempDir()
 	clk := hypervisortest.NewClock(t0)
-	// The smallest memtable Badger is given, so that a few thousand machines are more
-	// than one transaction holds.
-	store, err := persistence.Open(persistence.Options{Dir: dir, MemTableSize: persistence.MinMemTableSize})
+	base := openStore(t, dir)
+	store := &recordingStore{Store: base}
+	d, err := Open(bg, Config{Seed: 5, Machines: 700, OpDelay: -1, Now: clk.Now}, store)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := Open(bg, Config{Seed: 5, Machines: 2500, OpDelay: -1, Now: clk.Now}, store)
-	if err != nil {
-		t.Fatalf("a world of 2500 machines: %v", err)
+	if len(store.batches) < 3 {
+		t.Fatalf("a world of 700 machines went out in %d batches; want it split", len(store.batches))
+	}
+	for i, b := range store.batches {
+		size := 0
+		for _, op := range b.Ops {
+			size += len(op.Key) + len(op.Value)
+			if string(op.Key) == "sim/world" && i != len(store.batches)-1 {
+				t.Errorf("sim/world is in batch %d of %d; want it in the last", i+1, len(store.batches))
+			}
+		}
+		if len(b.Ops) > batchOps || size > batchBytes {
+			t.Errorf("batch %d: %d records, %d bytes; want at most %d and %d", i+1, len(b.Ops), size, batchOps, batchBytes)
+		}
+	}
+	if last := store.batches[len(store.batches)-1].Ops; string(last[len(last)-1].Key) != "sim/world" {
+		t.Errorf("the last record written is %s; want sim/world", last[len(last)-1].Key)
 	}
 	want := readWorld(t, d, false, nil)
-	store.Close()
+	base.Close()
 	d2, err := Open(bg, Config{OpDelay: -1, Now: clk.Now}, openStore(t, dir))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := readWorld(t, d2, false, nil); !d2.Restored() || !reflect.DeepEqual(got, want) {
-		t.Errorf("reopened: restored %v, %d machines; want the 2500", d2.Restored(), len(got.Inventory.Machines))
+		t.Errorf("reopened: restored %v, %d machines; want the 700", d2.Restored(), len(got.Inventory.Machines))
 	}
 }
 
