@@ -428,6 +428,7 @@ func (d *Driver) adopt(store persistence.Store) error {
 	}
 	return d.change(func() error {
 		d.store = store
+		d.restored = false
 		d.dirty = stale
 		d.dirty.world = true
 		for vmid := range d.machines {
