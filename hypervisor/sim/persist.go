@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -264,7 +265,7 @@ func (d *Driver) batchesLocked(c changes) ([]*persistence.Batch, error) {
 		if a.vmid != b.vmid {
 			return a.vmid - b.vmid
 		}
-		return compareStrings(a.id, b.id)
+		return strings.Compare(a.id, b.id)
 	})
 	for _, r := range refs {
 		i, err := d.backupIndexLocked(r.vmid, r.id)
@@ -292,24 +293,7 @@ func (d *Driver) batchesLocked(c changes) ([]*persistence.Batch, error) {
 	return out, nil
 }
 
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-func sortedKeys(m map[int]bool) []int {
-	out := make([]int, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
+func sortedKeys(m map[int]bool) []int { return slices.Sorted(maps.Keys(m)) }
 
 // worldLocked is sim/world as it is now.
 func (d *Driver) worldLocked() worldRecord {
@@ -534,7 +518,7 @@ func (d *Driver) load(ctx context.Context, store persistence.Store) (bool, error
 	d.macs = make(map[string]bool)
 	d.ips = newIPPool()
 	d.vmidHint = minVMID
-	for _, vmid := range sortedVMIDs(machines) {
+	for _, vmid := range slices.Sorted(maps.Keys(machines)) {
 		d.registerLocked(machines[vmid])
 	}
 	d.firewall = firewall
@@ -565,15 +549,6 @@ func (d *Driver) registerLocked(m *machine) {
 	}
 	d.machines[m.VMID] = m
 	d.committed[m.Node] += m.MemoryMB
-}
-
-func sortedVMIDs(m map[int]*machine) []int {
-	ids := make([]int, 0, len(m))
-	for id := range m {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	return ids
 }
 
 // decode reads one stored record, refusing one a newer vmplane wrote.
