@@ -20,6 +20,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/vmplane/vmplane/apierr"
+	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/persistence"
 )
 
@@ -298,7 +299,7 @@ func (h *HealthChecks) startProbe(id string, gen int, hc *HealthCheck) (busy boo
 			res = h.stillOwned(*owner, typ, target, timeout)
 		}
 		if res.Error == nil {
-			res = probe(h.ctx, h.client, typ, target, expected, timeout)
+			res = probe(h.ctx, h.client, h.prober(), typ, target, expected, timeout)
 		}
 		if h.ctx.Err() == nil {
 			// A probe cut short by the shutdown says nothing about the target.
@@ -309,6 +310,13 @@ func (h *HealthChecks) startProbe(id string, gen int, hc *HealthCheck) (busy boo
 		h.mu.Unlock()
 	}()
 	return false
+}
+
+// prober is the driver's, when its machines answer probes inside it (the sim): their
+// addresses are on no real network, so they must not be probed there.
+func (h *HealthChecks) prober() hypervisor.Prober {
+	p, _ := h.sys.driver.(hypervisor.Prober)
+	return p
 }
 
 // stillOwned checks a tenant's target again before a probe: a result with an error
@@ -327,8 +335,9 @@ func (h *HealthChecks) stillOwned(tenant, typ, target string, timeout time.Durat
 	return res
 }
 
-// probe performs one check and measures it.
-func probe(parent context.Context, client *http.Client, typ, target string, expected int, timeout time.Duration) ProbeResult {
+// probe performs one check and measures it. prober, when not nil, answers first for
+// the addresses it owns; the network is probed only for the others.
+func probe(parent context.Context, client *http.Client, prober hypervisor.Prober, typ, target string, expected int, timeout time.Duration) ProbeResult {
 	ctx, cancel := context.WithTimeout(parent, timeout)
 	defer cancel()
 	start := time.Now()
@@ -336,28 +345,28 @@ func probe(parent context.Context, client *http.Client, typ, target string, expe
 	var err error
 	switch typ {
 	case CheckTCP:
+		if prober != nil {
+			if owned, perr := prober.ProbeTCP(ctx, target); owned {
+				err = perr
+				break
+			}
+		}
 		var conn net.Conn
 		conn, err = (&net.Dialer{}).DialContext(ctx, "tcp", target)
 		if err == nil {
 			conn.Close()
 		}
 	default:
-		var req *http.Request
-		req, err = http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+		code, owned := 0, false
+		if prober != nil {
+			code, owned, err = prober.ProbeHTTP(ctx, target)
+		}
+		if !owned {
+			code, err = probeHTTP(ctx, client, target)
+		}
 		if err != nil {
 			break
 		}
-		req.Header.Set("User-Agent", "vmplane-healthcheck/1")
-		var resp *http.Response
-		resp, err = client.Do(req)
-		if err != nil {
-			break
-		}
-		// A little of the body, so a server that answers is not cut mid-write; the
-		// status is what counts.
-		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-		resp.Body.Close()
-		code := resp.StatusCode
 		res.StatusCode = &code
 		switch {
 		case expected == 0 && (code < 200 || code > 399):
@@ -380,6 +389,24 @@ func probe(parent context.Context, client *http.Client, typ, target string, expe
 	}
 	res.OK = true
 	return res
+}
+
+// probeHTTP GETs target over the network and returns the status it answered.
+func probeHTTP(ctx context.Context, client *http.Client, target string) (int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("User-Agent", "vmplane-healthcheck/1")
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	// A little of the body, so a server that answers is not cut mid-write; the status
+	// is what counts.
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	resp.Body.Close()
+	return resp.StatusCode, nil
 }
 
 // Create validates a new check and starts it. scope is the tenant of a tenant user,

@@ -78,7 +78,7 @@ func TestProbe(t *testing.T) {
 	ln.Close() // now nothing listens there
 	f := func(typ, target string, expected int, wantOK bool) {
 		t.Helper()
-		r := probe(ctx, hs.client, typ, target, expected, 300*time.Millisecond)
+		r := probe(ctx, hs.client, nil, typ, target, expected, 300*time.Millisecond)
 		if r.OK != wantOK || (r.OK == (r.Error != nil)) {
 			t.Errorf("%s %s (expected %d): got %+v; want ok %v", typ, target, expected, r, wantOK)
 		}

@@ -82,6 +82,9 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 		}
 	}
 	a.driver = driver
+	if err := attachWorld(driver, a.store, log); err != nil {
+		return nil, err
+	}
 	key, err := signingKey(cfg, a.store)
 	if err != nil {
 		return nil, err
@@ -164,6 +167,32 @@ func (a *App) servePprof(addr string) error {
 	a.pprof = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = a.pprof.Serve(ln) }()
 	a.log.Info("pprof serving", zap.String("addr", ln.Addr().String()))
+	return nil
+}
+
+// worldKeeper is a driver whose own world lives in vmplane's store: the simulated
+// cluster, which has no hypervisor of its own to remember its machines.
+type worldKeeper interface {
+	Attach(ctx context.Context, store persistence.Store) (restored bool, err error)
+}
+
+// attachWorld gives a simulated cluster the store, so that its machines, backups and
+// nodes survive a restart as every other record does: a data directory that holds a
+// simulated world gets it back, and a new one keeps the world the driver was made with.
+func attachWorld(driver hypervisor.Driver, store persistence.Store, log *zap.Logger) error {
+	w, ok := driver.(worldKeeper)
+	if !ok {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	restored, err := w.Attach(ctx, store)
+	if err != nil {
+		return fmt.Errorf("simulated cluster: %w", err)
+	}
+	if restored {
+		log.Info("simulated cluster restored from the data directory; --sim-seed, --sim-nodes and --sim-machines shape only a new one")
+	}
 	return nil
 }
 

@@ -2,9 +2,12 @@ package app
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -13,7 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vmplane/vmplane/actors"
 	"github.com/vmplane/vmplane/apierr"
+	"github.com/vmplane/vmplane/hypervisor"
 )
 
 // TestHelperServerProcess is not a test: it is the server process that
@@ -69,8 +74,10 @@ func startChild(t *testing.T, dir string) (*exec.Cmd, string) {
 }
 
 // TestCrashKeepsAcknowledgedWrites kills the server process with SIGKILL while many
-// clients log in (each login is a durable write of a refresh-token family), restarts it
-// on the same data directory, and checks that every login that was answered 200 is there.
+// clients log in (each login is a durable write of a refresh-token family) and a tenant
+// provisions machines on the sim driver, restarts it on the same data directory, and
+// checks that every login that was answered 200 is there, and every machine whose
+// provisioning task was seen to succeed, on the simulated hypervisor too.
 func TestCrashKeepsAcknowledgedWrites(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts server processes")
@@ -89,12 +96,33 @@ func TestCrashKeepsAcknowledgedWrites(t *testing.T) {
 	}
 
 	var (
-		mu    sync.Mutex
-		acked []string
-		wg    sync.WaitGroup
+		mu       sync.Mutex
+		acked    []string
+		machines []provisioned
+		wg       sync.WaitGroup
 	)
 	stop := make(chan struct{})
 	client := &http.Client{Timeout: 5 * time.Second}
+	child := &testServer{t: t, base: base, client: &http.Client{Timeout: 30 * time.Second}}
+	childAdmin := child.adminToken()
+	child.sync(childAdmin)
+	ten := child.tenant(childAdmin, "Crash", map[string]int{"machines": 1000, "cpu_cores": 100000, "memory_mb": 1 << 30, "disk_gb": 1 << 20})
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := 0; i < 20; i++ { // enough to be killed among, few enough to check quickly
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if p, ok := tryProvision(client, base, ten.Token, fmt.Sprintf("crash-%d", i)); ok {
+				mu.Lock()
+				machines = append(machines, p)
+				mu.Unlock()
+			}
+		}
+	}()
 	for w := 0; w < 16; w++ {
 		wg.Add(1)
 		go func() {
@@ -119,9 +147,9 @@ func TestCrashKeepsAcknowledgedWrites(t *testing.T) {
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		mu.Lock()
-		n := len(acked)
+		n, nm := len(acked), len(machines)
 		mu.Unlock()
-		if n >= 150 || time.Now().After(deadline) {
+		if n >= 150 && nm >= 3 || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(5 * time.Millisecond)
@@ -132,16 +160,83 @@ func TestCrashKeepsAcknowledgedWrites(t *testing.T) {
 	_ = cmd.Wait() // the data directory's lock goes with the process
 	close(stop)
 	wg.Wait()
-	if len(acked) < 50 {
-		t.Fatalf("got %d acknowledged logins before the kill; want at least 50", len(acked))
+	if len(acked) < 50 || len(machines) == 0 {
+		t.Fatalf("got %d acknowledged logins and %d provisioned machines before the kill; want at least 50 and 1", len(acked), len(machines))
 	}
 
+	// A new simulated cluster, as a new process builds it: its world comes from the store.
 	s := &testServer{t: t, cfg: cfg, client: &http.Client{Timeout: 30 * time.Second}}
 	s.cfg.DataDir = dir
 	s.start()
 	t.Cleanup(s.stop)
 	for _, rt := range acked {
 		expect(t, refresh(s, rt), 200, "")
+	}
+	if res := s.sync(s.adminToken()); res.Machines.Removed != 0 {
+		t.Fatalf("got sync %+v after the crash; want no machine removed", res)
+	}
+	tok := s.login("crash@example.test", "tenant-password").Token
+	for _, p := range machines {
+		m := s.resourceMachine(tok, p.ID)
+		hv, err := s.sim.Machine(t.Context(), hypervisorRef(m))
+		if m.VMID != p.VMID || err != nil || hv.State != hypervisor.StateRunning {
+			t.Fatalf("machine %s (vmid %d) after the crash: got vmid %d, on the hypervisor %+v, %v; want it there, running",
+				p.ID, p.VMID, m.VMID, hv, err)
+		}
+	}
+}
+
+// provisioned is a machine whose provisioning task was seen to succeed.
+type provisioned struct {
+	ID   string
+	VMID int
+}
+
+// tryProvision provisions a machine as a tenant and waits for its task, without
+// failing the test: the server may be killed at any moment.
+func tryProvision(client *http.Client, base, tok, name string) (provisioned, bool) {
+	call := func(method, path string, body any, v any) int {
+		var rd io.Reader
+		if body != nil {
+			raw, _ := json.Marshal(body)
+			rd = bytes.NewReader(raw)
+		}
+		hr, _ := http.NewRequest(method, base+path, rd)
+		hr.Header.Set("Authorization", "Bearer "+tok)
+		if body != nil {
+			hr.Header.Set("Content-Type", "application/json")
+		}
+		res, err := client.Do(hr)
+		if err != nil {
+			return 0
+		}
+		defer res.Body.Close()
+		if jsonDecode(res, v) != nil {
+			return 0
+		}
+		return res.StatusCode
+	}
+	spec := map[string]any{"name": name, "template_id": "tpl-debian-12", "cpu_cores": 1, "memory_mb": 1024, "disk_gb": 10}
+	var p actors.Provisioned
+	if call("POST", "/api/client/machines", spec, &p) != 202 {
+		return provisioned{}, false
+	}
+	for {
+		var task actors.Task
+		if call("GET", "/api/tasks/"+p.Task.ID, nil, &task) != 200 {
+			return provisioned{}, false
+		}
+		if task.Finished() {
+			if task.Status != actors.TaskSucceeded {
+				return provisioned{}, false
+			}
+			var m actors.Machine
+			if call("GET", "/api/resources/machines/"+p.Machine.ID, nil, &m) != 200 || m.VMID == 0 {
+				return provisioned{}, false
+			}
+			return provisioned{ID: m.ID, VMID: m.VMID}, true
+		}
+		time.Sleep(2 * time.Millisecond)
 	}
 }
 

@@ -67,6 +67,20 @@ type Driver interface {
 	RestoreBackup(ctx context.Context, ref Ref, backupID string) (Machine, error)
 }
 
+// Prober is an optional interface of a driver whose machines sit on no network vmplane
+// can reach, the simulated cluster: it answers health probes of the addresses it owns
+// itself, from the machines' state, without any traffic. Health checks ask it first
+// and probe the network only for an address it does not own (owned false).
+type Prober interface {
+	// ProbeTCP answers a TCP connect to addr ("host:port"): nil when the machine accepts
+	// the connection, else the error a real connect would meet (connection refused,
+	// no route to host).
+	ProbeTCP(ctx context.Context, addr string) (owned bool, err error)
+	// ProbeHTTP answers an HTTP GET of an http(s) URL: the status the machine's web
+	// server answers, or the error a real request would meet.
+	ProbeHTTP(ctx context.Context, url string) (status int, owned bool, err error)
+}
+
 // Ref names a machine on the hypervisor: its vmid, and the node it is believed to be on
 // (drivers re-resolve the node when it moved).
 type Ref struct {

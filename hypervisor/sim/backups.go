@@ -35,6 +35,7 @@ func (d *Driver) SetFirewall(ctx context.Context, ref hypervisor.Ref, rules []hy
 		apply: func() error {
 			m := d.machines[ref.VMID]
 			d.firewall[ref.VMID] = rules
+			d.touchMachineLocked(ref.VMID)
 			for i := range m.Interfaces {
 				m.Interfaces[i].Firewall = true
 			}
@@ -92,6 +93,9 @@ func (d *Driver) Backup(ctx context.Context, ref hypervisor.Ref, mode hypervisor
 			}
 			d.backups[m.VMID] = append(d.backups[m.VMID], out)
 			d.backupCfg[id] = cloneMachine(m.Machine)
+			d.backupSeq[id] = d.nextBackupSeq
+			d.nextBackupSeq++
+			d.touchBackupLocked(m.VMID, id)
 			return nil
 		},
 	})
@@ -144,6 +148,8 @@ func (d *Driver) DeleteBackup(ctx context.Context, ref hypervisor.Ref, backupID 
 				delete(d.backups, ref.VMID)
 			}
 			delete(d.backupCfg, backupID)
+			delete(d.backupSeq, backupID)
+			d.touchBackupLocked(ref.VMID, backupID)
 			return nil
 		},
 	})
@@ -191,6 +197,7 @@ func (d *Driver) RestoreBackup(ctx context.Context, ref hypervisor.Ref, backupID
 			m.Name, m.CPUCores, m.MemoryMB = cfg.Name, cfg.CPUCores, cfg.MemoryMB
 			m.Disks, m.Interfaces, m.TemplateID = cfg.Disks, cfg.Interfaces, cfg.TemplateID
 			d.adoptInterfacesLocked(m)
+			d.touchMachineLocked(m.VMID)
 			out = cloneMachine(m.Machine)
 			return nil
 		},

@@ -91,6 +91,9 @@ func injectedError(err error, vmid int, op string) error {
 	return fmt.Errorf("%w: %w", failed, err)
 }
 
+// The hooks below change the world as the Driver methods do: durably, when the driver
+// has a store (see persist.go), before they return.
+
 // SetNodeStatus takes a node offline or brings it back. Operations on its machines and
 // migrations towards it then fail with hypervisor.ErrNodeOffline, and Inventory shows it
 // offline with no usage. Machines keep their recorded state, as Proxmox's cluster view
@@ -99,21 +102,24 @@ func (d *Driver) SetNodeStatus(nodeID string, status hypervisor.NodeStatus) erro
 	if status != hypervisor.NodeOnline && status != hypervisor.NodeOffline {
 		return invalid("status", "must be %s or %s", hypervisor.NodeOnline, hypervisor.NodeOffline)
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	n := d.nodeLocked(nodeID)
-	if n == nil {
-		return hypervisor.NewError(hypervisor.ErrNodeNotFound, "node %q does not exist", nodeID)
-	}
-	n.Status = status
-	if status == hypervisor.NodeOffline {
-		for vmid, m := range d.machines {
-			if m.Node == nodeID {
-				d.closeConsolesLocked(vmid, "node offline")
+	return d.change(func() error {
+		n := d.nodeLocked(nodeID)
+		if n == nil {
+			return hypervisor.NewError(hypervisor.ErrNodeNotFound, "node %q does not exist", nodeID)
+		}
+		if n.Status != status {
+			n.Status = status
+			d.touchWorldLocked()
+		}
+		if status == hypervisor.NodeOffline {
+			for vmid, m := range d.machines {
+				if m.Node == nodeID {
+					d.closeConsolesLocked(vmid, "node offline")
+				}
 			}
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // SetAvailable switches the whole hypervisor on or off. While it is off every Driver
@@ -128,30 +134,30 @@ func (d *Driver) SetAvailable(ok bool) {
 // CrashMachine stops a running or suspended machine without being asked, as a guest
 // kernel panic or an OOM kill would. It ignores the machine's lock: crashes do not wait.
 func (d *Driver) CrashMachine(vmid int) error {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	m, err := d.machineLocked(vmid)
-	if err != nil {
-		return err
-	}
-	if m.State == hypervisor.StateStopped {
-		return hypervisor.NewError(hypervisor.ErrWrongState, "machine %d is already stopped", vmid)
-	}
-	d.closeConsolesLocked(vmid, "machine crashed")
-	d.setStateLocked(m, hypervisor.StateStopped)
-	return nil
+	return d.change(func() error {
+		m, err := d.machineLocked(vmid)
+		if err != nil {
+			return err
+		}
+		if m.State == hypervisor.StateStopped {
+			return hypervisor.NewError(hypervisor.ErrWrongState, "machine %d is already stopped", vmid)
+		}
+		d.closeConsolesLocked(vmid, "machine crashed")
+		d.setStateLocked(m, hypervisor.StateStopped)
+		return nil
+	})
 }
 
 // RemoveMachine deletes a machine behind vmplane's back (an operator using the Proxmox
 // UI), so sync can notice. Its backups stay.
 func (d *Driver) RemoveMachine(vmid int) error {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if _, err := d.machineLocked(vmid); err != nil {
-		return err
-	}
-	d.removeLocked(vmid, "machine removed")
-	return nil
+	return d.change(func() error {
+		if _, err := d.machineLocked(vmid); err != nil {
+			return err
+		}
+		d.removeLocked(vmid, "machine removed")
+		return nil
+	})
 }
 
 // AddMachine makes a machine appear behind vmplane's back and returns it as stored.
@@ -160,8 +166,19 @@ func (d *Driver) RemoveMachine(vmid int) error {
 // and a pool address. createdAt (zero: now) starts its usage history; a machine that is
 // running is taken to have run since then.
 func (d *Driver) AddMachine(hm hypervisor.Machine, createdAt time.Time) (hypervisor.Machine, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
+	var out hypervisor.Machine
+	err := d.change(func() error {
+		var err error
+		out, err = d.addMachineLocked(hm, createdAt)
+		return err
+	})
+	if err != nil {
+		return hypervisor.Machine{}, err
+	}
+	return out, nil
+}
+
+func (d *Driver) addMachineLocked(hm hypervisor.Machine, createdAt time.Time) (hypervisor.Machine, error) {
 	if hm.VMID == 0 {
 		hm.VMID = d.nextVMIDLocked()
 	} else if hm.VMID < minVMID || hm.VMID > maxVMID {

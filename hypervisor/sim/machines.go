@@ -101,44 +101,50 @@ func (d *Driver) Create(ctx context.Context, spec hypervisor.CreateSpec) (hyperv
 
 	waitErr := d.wait(ctx)
 
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	delete(d.locks, vmid)
-	delete(d.pending, vmid)
-	if waitErr != nil {
-		return hypervisor.Machine{}, waitErr
-	}
-	if err := d.availableLocked(); err != nil {
+	var out hypervisor.Machine
+	err = d.change(func() error {
+		delete(d.locks, vmid)
+		delete(d.pending, vmid)
+		if waitErr != nil {
+			return waitErr
+		}
+		if err := d.availableLocked(); err != nil {
+			return err
+		}
+		if n := d.nodeLocked(nodeID); n.Status != hypervisor.NodeOnline {
+			return hypervisor.NewError(hypervisor.ErrNodeOffline, "node %s went offline during the create", nodeID)
+		}
+		if _, taken := d.machines[vmid]; taken { // AddMachine raced us
+			return hypervisor.NewError(hypervisor.ErrVMIDInUse, "vmid %d already exists", vmid)
+		}
+		if err := d.injectedLocked(vmid, OpCreate); err != nil {
+			return err
+		}
+		name := spec.Name
+		if name == "" {
+			name = fmt.Sprintf("vm-%d", vmid)
+		}
+		state := hypervisor.StateStopped
+		if spec.Start {
+			state = hypervisor.StateRunning
+		}
+		m := d.insertLocked(hypervisor.Machine{
+			VMID:       vmid,
+			Name:       name,
+			Node:       nodeID,
+			State:      state,
+			CPUCores:   spec.CPUCores,
+			MemoryMB:   spec.MemoryMB,
+			Disks:      []hypervisor.Disk{{ID: "scsi0", Storage: DefaultStorage, SizeGB: max(spec.DiskGB, tpl.DiskGB)}},
+			TemplateID: tpl.ID,
+		}, d.now())
+		out = cloneMachine(m.Machine)
+		return nil
+	})
+	if err != nil {
 		return hypervisor.Machine{}, err
 	}
-	if n := d.nodeLocked(nodeID); n.Status != hypervisor.NodeOnline {
-		return hypervisor.Machine{}, hypervisor.NewError(hypervisor.ErrNodeOffline, "node %s went offline during the create", nodeID)
-	}
-	if _, taken := d.machines[vmid]; taken { // AddMachine raced us
-		return hypervisor.Machine{}, hypervisor.NewError(hypervisor.ErrVMIDInUse, "vmid %d already exists", vmid)
-	}
-	if err := d.injectedLocked(vmid, OpCreate); err != nil {
-		return hypervisor.Machine{}, err
-	}
-	name := spec.Name
-	if name == "" {
-		name = fmt.Sprintf("vm-%d", vmid)
-	}
-	state := hypervisor.StateStopped
-	if spec.Start {
-		state = hypervisor.StateRunning
-	}
-	m := d.insertLocked(hypervisor.Machine{
-		VMID:       vmid,
-		Name:       name,
-		Node:       nodeID,
-		State:      state,
-		CPUCores:   spec.CPUCores,
-		MemoryMB:   spec.MemoryMB,
-		Disks:      []hypervisor.Disk{{ID: "scsi0", Storage: DefaultStorage, SizeGB: max(spec.DiskGB, tpl.DiskGB)}},
-		TemplateID: tpl.ID,
-	}, d.now())
-	return cloneMachine(m.Machine), nil
+	return out, nil
 }
 
 // validateCreate checks the spec's own values and fills in the defaults a Proxmox
@@ -252,6 +258,7 @@ func (d *Driver) Migrate(ctx context.Context, ref hypervisor.Ref, targetNode str
 			d.committed[m.Node] -= m.MemoryMB
 			d.committed[targetNode] += m.MemoryMB
 			m.Node = targetNode
+			d.touchMachineLocked(m.VMID)
 			out = cloneMachine(m.Machine)
 			return nil
 		},
@@ -288,6 +295,7 @@ func (d *Driver) Configure(ctx context.Context, ref hypervisor.Ref, change hyper
 				d.committed[m.Node] += *change.MemoryMB - m.MemoryMB
 				m.MemoryMB = *change.MemoryMB
 			}
+			d.touchMachineLocked(m.VMID)
 			out = cloneMachine(m.Machine)
 			return nil
 		},
@@ -343,6 +351,7 @@ func (d *Driver) SetNetwork(ctx context.Context, ref hypervisor.Ref, changes []h
 					nic.Firewall = *c.Firewall
 				}
 			}
+			d.touchMachineLocked(m.VMID)
 			out = cloneMachine(m.Machine)
 			return nil
 		},
@@ -386,6 +395,7 @@ func (d *Driver) AddDisk(ctx context.Context, ref hypervisor.Ref, sizeGB int, st
 			m := d.machines[ref.VMID]
 			out = hypervisor.Disk{ID: "scsi" + strconv.Itoa(freeSCSI(m)), Storage: storage, SizeGB: sizeGB}
 			m.Disks = append(m.Disks, out)
+			d.touchMachineLocked(m.VMID)
 			return nil
 		},
 	})
@@ -432,6 +442,7 @@ func (d *Driver) ResizeDisk(ctx context.Context, ref hypervisor.Ref, diskID stri
 		apply: func() error {
 			m := d.machines[ref.VMID]
 			m.Disks[diskIndex(m, diskID)].SizeGB = sizeGB
+			d.touchMachineLocked(m.VMID)
 			out = cloneMachine(m.Machine)
 			return nil
 		},
@@ -473,6 +484,7 @@ func (d *Driver) Reinstall(ctx context.Context, ref hypervisor.Ref, spec hypervi
 				m.Disks = append([]hypervisor.Disk{{ID: "scsi0", Storage: DefaultStorage, SizeGB: tpl.DiskGB}}, m.Disks...)
 			}
 			m.TemplateID = tpl.ID
+			d.touchMachineLocked(m.VMID)
 			d.closeConsolesLocked(ref.VMID, "machine reinstalling")
 			d.setStateLocked(m, hypervisor.StateRunning)
 			out = cloneMachine(m.Machine)
@@ -553,6 +565,7 @@ func (d *Driver) insertLocked(hm hypervisor.Machine, createdAt time.Time) *machi
 	m.recordState(createdAt, m.State)
 	d.machines[m.VMID] = m
 	d.committed[m.Node] += m.MemoryMB
+	d.touchMachineLocked(m.VMID)
 	return m
 }
 
@@ -605,6 +618,7 @@ func (d *Driver) removeLocked(vmid int, why string) {
 	d.committed[m.Node] -= m.MemoryMB
 	delete(d.firewall, vmid)
 	d.vmidHint = min(d.vmidHint, vmid)
+	d.touchMachineLocked(vmid)
 }
 
 // newMACLocked derives a MAC in the Proxmox OUI (BC:24:11) from the seed, vmid and

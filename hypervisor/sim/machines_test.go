@@ -67,7 +67,7 @@ func TestCreate(t *testing.T) {
 			t.Fatalf("machine %d: got %d interfaces; want 1", m.VMID, len(m.Interfaces))
 		}
 		nic := m.Interfaces[0]
-		if nic.ID != "net0" || nic.Bridge != "vmbr0" || !strings.HasPrefix(nic.MAC, "BC:24:11:") || len(nic.IPAddresses) != 1 || !strings.HasPrefix(nic.IPAddresses[0], "10.0.") {
+		if nic.ID != "net0" || nic.Bridge != "vmbr0" || !strings.HasPrefix(nic.MAC, "BC:24:11:") || len(nic.IPAddresses) != 1 || !strings.HasPrefix(nic.IPAddresses[0], "192.0.2.") {
 			t.Errorf("machine %d: got interface %+v; want net0 on vmbr0, a BC:24:11 MAC and a 10.0/16 address", m.VMID, nic)
 		}
 		if seenMAC[nic.MAC] || seenIP[nic.IPAddresses[0]] {

@@ -8,6 +8,12 @@
 // Everything random is derived from Config.Seed, so the same seed and the same sequence
 // of calls give the same vmids, MACs, addresses and usage series.
 //
+// A Driver built with Open, or given a store with Attach, keeps its world in vmplane's
+// store and makes every change durable before the call returns (persist.go), so the
+// simulated cluster survives restarts and crashes as a real one would. Its machines
+// have documentation addresses, and it answers health probes of them itself
+// (hypervisor.Prober, probe.go).
+//
 // Besides the Driver methods, a Driver exposes test hooks (FailNext, FailAlways,
 // SetFailureRate, SetNodeStatus, SetAvailable, CrashMachine, RemoveMachine, AddMachine,
 // Firewall) that change the cluster "behind vmplane's back", as operators and hardware do.
@@ -23,6 +29,7 @@ import (
 
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/persistence"
 )
 
 // Interface guard: the sim must stay a full Driver.
@@ -100,6 +107,15 @@ type Driver struct {
 	consoles  map[int][]*serialConsole
 	ips       ipPool
 	vmidHint  int // lowest vmid that may be free
+
+	// The store the world lives in (nil: in memory only, see persist.go), the records
+	// changed since the last write, and whether the world was read from the store.
+	store    persistence.Store
+	dirty    changes
+	restored bool
+	// backupSeq orders backups as they were taken (stored with each).
+	backupSeq     map[string]uint64
+	nextBackupSeq uint64
 }
 
 // node is one simulated host.
@@ -122,8 +138,16 @@ type stateChange struct {
 	state hypervisor.State
 }
 
-// New builds a simulated cluster from cfg, filling in defaults.
+// New builds a simulated cluster from cfg, filling in defaults. Its world lives in
+// memory until Attach gives it a store; Open builds one on a store.
 func New(cfg Config) *Driver {
+	d := newDriver(cfg)
+	d.seedDemoMachines(cfg.Machines)
+	return d
+}
+
+// newDriver is New without the demo machines.
+func newDriver(cfg Config) *Driver {
 	if cfg.Nodes <= 0 {
 		cfg.Nodes = DefaultNodes
 	}
@@ -169,6 +193,7 @@ func New(cfg Config) *Driver {
 		consoles:  make(map[int][]*serialConsole),
 		ips:       newIPPool(),
 		vmidHint:  minVMID,
+		backupSeq: make(map[string]uint64),
 	}
 	for i := 1; i <= cfg.Nodes; i++ {
 		d.nodes = append(d.nodes, &node{Node: hypervisor.Node{
@@ -179,7 +204,6 @@ func New(cfg Config) *Driver {
 			DiskGB:   cfg.NodeDiskGB,
 		}})
 	}
-	d.seedDemoMachines(cfg.Machines)
 	return d
 }
 
@@ -249,14 +273,16 @@ type op struct {
 	// check validates under d.mu, before the delay and again after it, because hooks
 	// (CrashMachine, SetNodeStatus, RemoveMachine) may change the cluster meanwhile.
 	check func() error
-	// apply makes the change under d.mu once the delay passed and no failure fired.
+	// apply makes the change under d.mu once the delay passed and no failure fired, and
+	// marks the records it changed (touch*Locked) for run to write.
 	apply func() error
 }
 
 // run is the life of every changing operation: refuse if another operation holds the
 // machine's lock (ErrLocked comes first, as Proxmox's "VM is locked" does), check, take
 // the lock, spend OpDelay (cancellable), release the lock, check again, maybe fail as
-// injected, apply. A cancelled or failed operation leaves the machine as it was.
+// injected, apply, and make the change durable (see persist.go). A cancelled or failed
+// operation leaves the machine as it was.
 func (d *Driver) run(ctx context.Context, o op) error {
 	if err := ctx.Err(); err != nil {
 		return hypervisor.ContextError(err)
@@ -286,26 +312,26 @@ func (d *Driver) run(ctx context.Context, o op) error {
 
 	waitErr := d.wait(ctx)
 
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if locks {
-		delete(d.locks, o.vmid)
-	}
-	if waitErr != nil {
-		return waitErr
-	}
-	if err := d.availableLocked(); err != nil {
-		return err
-	}
-	if o.check != nil {
-		if err := o.check(); err != nil {
+	return d.change(func() error {
+		if locks {
+			delete(d.locks, o.vmid)
+		}
+		if waitErr != nil {
+			return waitErr
+		}
+		if err := d.availableLocked(); err != nil {
 			return err
 		}
-	}
-	if err := d.injectedLocked(o.vmid, o.name); err != nil {
-		return err
-	}
-	return o.apply()
+		if o.check != nil {
+			if err := o.check(); err != nil {
+				return err
+			}
+		}
+		if err := d.injectedLocked(o.vmid, o.name); err != nil {
+			return err
+		}
+		return o.apply()
+	})
 }
 
 // wait spends the operation delay, or returns early when ctx ends.
@@ -379,6 +405,7 @@ func (d *Driver) setStateLocked(m *machine, s hypervisor.State) {
 	}
 	m.State = s
 	m.recordState(d.now(), s)
+	d.touchMachineLocked(m.VMID)
 	if s != hypervisor.StateRunning {
 		d.closeConsolesLocked(m.VMID, "machine "+string(s))
 	}
@@ -396,6 +423,9 @@ func (m *machine) recordState(at time.Time, s hypervisor.State) {
 		}
 	}
 	m.history = append(m.history, stateChange{at: t, state: s})
+	if len(m.history) > maxHistory {
+		m.history = append(m.history[:0:0], m.history[len(m.history)-maxHistory*3/4:]...)
+	}
 }
 
 // cloneMachine deep-copies a machine so that callers never share slices with the sim.

@@ -1,0 +1,568 @@
+package sim
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/vmplane/vmplane/apierr"
+	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/persistence"
+)
+
+// The simulated world in the store.
+//
+// A Driver attached to a store (Open, Attach) keeps its world there, under its own key
+// prefix, like every other piece of vmplane's state:
+//
+//	sim/world                  seed, nodes (capacity and status) and templates
+//	sim/vm/<vmid>              a machine: its config, power state, creation time, power
+//	                           history (the usage graphs read it) and firewall rules
+//	sim/backup/<vmid>/<id>     a backup with the machine config it restores
+//
+// What is derived is not stored: the vmid counter (the lowest free vmid, as Proxmox's
+// /cluster/nextid), the MAC and address pools (the machines' own), the per-node
+// committed memory. What is runtime only is not stored either: operation locks (an
+// operation cut by a crash did not happen), consoles, injected failures, availability.
+//
+// Every changing call, test hooks included, is durable before it returns: the call
+// changes the world in memory under d.mu, hands the records it changed to the store
+// (Enqueue, still under d.mu, so the store writes them in the order they changed) and
+// waits, outside d.mu, until they are fsynced. A failed write fails the call; its
+// records stay marked and are written again with the next change.
+//
+// Why not in the same batch as vmplane's machine record: the actors write their record
+// after the driver call returns, from the call's result, as they must for a real
+// Proxmox, which has no batch to share. Durable-before-return gives the same promise:
+// a driver call returns only once its change is on disk, so every API write made from
+// its result (the task's outcome, the machine record) is written after it, and no
+// acknowledged write describes a simulated machine that a crash forgets. (A reader that
+// sees a change in the instant before it is durable, a sync, enqueues its own write
+// after the sim's, and the store writes batches in the order they were enqueued.) A
+// crash between the two writes leaves a machine in the simulated world that vmplane has
+// no record of, which the next sync adopts, as it adopts a machine made in the Proxmox
+// UI; the interrupted task is settled as failed at start, as on Proxmox.
+
+// KeyPrefix is the first part of every key the simulated world is stored under.
+const KeyPrefix = "sim"
+
+// Schema versions of the stored records.
+const (
+	worldVersion   = 1
+	machineVersion = 1
+	backupVersion  = 1
+)
+
+// commitTimeout bounds the wait for the store. It is not the caller's context: once the
+// world changed in memory, the write must land rather than be withdrawn.
+const commitTimeout = time.Minute
+
+// maxHistory bounds a machine's stored power history (about 35 bytes an entry, so a
+// record stays far below the store's value limit). Past it the oldest quarter goes:
+// usage graphs of a machine switched more than maxHistory times are quiet before the
+// oldest change kept.
+const maxHistory = 8192
+
+func worldKey() []byte           { return persistence.Key(KeyPrefix, "world") }
+func machineKey(vmid int) []byte { return persistence.Key(KeyPrefix, "vm", vmidPart(vmid)) }
+func backupKey(vmid int, id string) []byte {
+	return persistence.Key(KeyPrefix, "backup", vmidPart(vmid), id)
+}
+
+// vmidPart pads a vmid so that keys scan in vmid order.
+func vmidPart(vmid int) string { return fmt.Sprintf("%010d", vmid) }
+
+// worldRecord is sim/world.
+type worldRecord struct {
+	Seed      uint64                `json:"seed"`
+	Nodes     []hypervisor.Node     `json:"nodes"`
+	Templates []hypervisor.Template `json:"templates"`
+}
+
+// machineRecord is sim/vm/<vmid>.
+type machineRecord struct {
+	Machine   hypervisor.Machine `json:"machine"`
+	CreatedAt time.Time          `json:"created_at"`
+	History   []stateChange      `json:"history"`
+	// Firewall is the rule set last pushed; absent when none ever was (an empty set
+	// that was pushed is kept as []).
+	Firewall *[]hypervisor.FirewallRule `json:"firewall,omitempty"`
+}
+
+// backupRecord is sim/backup/<vmid>/<id>.
+type backupRecord struct {
+	Backup hypervisor.Backup `json:"backup"`
+	// Config is the machine as it was backed up: what a restore brings back.
+	Config hypervisor.Machine `json:"config"`
+	// Seq orders a machine's backups as they were taken.
+	Seq uint64 `json:"seq"`
+}
+
+// MarshalJSON writes a state change as [unix_ns, "state"]: histories are long.
+func (c stateChange) MarshalJSON() ([]byte, error) {
+	b := append([]byte{'['}, strconv.FormatInt(c.at, 10)...)
+	b = append(b, ',')
+	s, err := json.Marshal(c.state)
+	if err != nil {
+		return nil, err
+	}
+	return append(append(b, s...), ']'), nil
+}
+
+// UnmarshalJSON reads what MarshalJSON wrote.
+func (c *stateChange) UnmarshalJSON(data []byte) error {
+	var pair [2]json.RawMessage
+	if err := json.Unmarshal(data, &pair); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(pair[0], &c.at); err != nil {
+		return err
+	}
+	return json.Unmarshal(pair[1], &c.state)
+}
+
+// changes are the records changed in memory and not yet handed to the store.
+type changes struct {
+	world    bool
+	machines map[int]bool
+	backups  map[backupRef]bool
+}
+
+type backupRef struct {
+	vmid int
+	id   string
+}
+
+func (c *changes) empty() bool { return !c.world && len(c.machines) == 0 && len(c.backups) == 0 }
+
+func (c *changes) merge(o changes) {
+	c.world = c.world || o.world
+	for vmid := range o.machines {
+		c.touchMachine(vmid)
+	}
+	for b := range o.backups {
+		c.touchBackup(b.vmid, b.id)
+	}
+}
+
+func (c *changes) touchMachine(vmid int) {
+	if c.machines == nil {
+		c.machines = make(map[int]bool)
+	}
+	c.machines[vmid] = true
+}
+
+func (c *changes) touchBackup(vmid int, id string) {
+	if c.backups == nil {
+		c.backups = make(map[backupRef]bool)
+	}
+	c.backups[backupRef{vmid, id}] = true
+}
+
+// touchMachineLocked marks a machine's record changed. Without a store nothing is kept.
+func (d *Driver) touchMachineLocked(vmid int) {
+	if d.store != nil && vmid != 0 {
+		d.dirty.touchMachine(vmid)
+	}
+}
+
+// touchBackupLocked marks a backup's record changed.
+func (d *Driver) touchBackupLocked(vmid int, id string) {
+	if d.store != nil {
+		d.dirty.touchBackup(vmid, id)
+	}
+}
+
+// touchWorldLocked marks sim/world changed (nodes, templates).
+func (d *Driver) touchWorldLocked() {
+	if d.store != nil {
+		d.dirty.world = true
+	}
+}
+
+// flush is a write handed to the store: what to wait for, and what it held, to mark
+// again if it fails.
+type flush struct {
+	pending []*persistence.Pending
+	err     error // a write that could not even be built
+	held    changes
+}
+
+// Bounds of one batch: a store transaction has a size limit (a share of Badger's
+// memtable), and a whole world written at once (Attach to an empty store, with
+// thousands of demo machines) must not hit it.
+const (
+	batchOps   = 256
+	batchBytes = 512 << 10
+)
+
+// commitLocked hands every changed record to the store, in the state it is in now, and
+// returns what to wait for; nil when there is no store or nothing changed. Records that
+// no longer exist are deleted. Usually that is one batch; a large set is split, and the
+// batches are enqueued in order.
+func (d *Driver) commitLocked() *flush {
+	if d.store == nil || d.dirty.empty() {
+		return nil
+	}
+	held := d.dirty
+	d.dirty = changes{}
+	batches, err := d.batchesLocked(held)
+	if err != nil {
+		d.dirty.merge(held)
+		return &flush{err: err, held: held}
+	}
+	f := &flush{held: held}
+	for _, b := range batches {
+		f.pending = append(f.pending, d.store.Enqueue(b, nil))
+	}
+	return f
+}
+
+// batchesLocked builds the writes of a set of changed records, in key order, the world
+// last.
+func (d *Driver) batchesLocked(c changes) ([]*persistence.Batch, error) {
+	var (
+		out  []*persistence.Batch
+		size int
+	)
+	add := func(op persistence.Op) {
+		n := len(op.Key) + len(op.Value)
+		if len(out) == 0 || len(out[len(out)-1].Ops) >= batchOps || size+n > batchBytes {
+			out = append(out, new(persistence.Batch))
+			size = 0
+		}
+		b := out[len(out)-1]
+		b.Ops = append(b.Ops, op)
+		size += n
+	}
+	for _, vmid := range sortedKeys(c.machines) {
+		m, ok := d.machines[vmid]
+		if !ok {
+			add(persistence.Op{Key: machineKey(vmid), Delete: true})
+			continue
+		}
+		rec := machineRecord{Machine: m.Machine, CreatedAt: m.createdAt, History: m.history}
+		if rules, ok := d.firewall[vmid]; ok {
+			rec.Firewall = &rules
+		}
+		val, err := persistence.Encode(machineVersion, rec)
+		if err != nil {
+			return nil, err
+		}
+		add(persistence.Op{Key: machineKey(vmid), Value: val})
+	}
+	refs := make([]backupRef, 0, len(c.backups))
+	for r := range c.backups {
+		refs = append(refs, r)
+	}
+	slices.SortFunc(refs, func(a, b backupRef) int {
+		if a.vmid != b.vmid {
+			return a.vmid - b.vmid
+		}
+		return strings.Compare(a.id, b.id)
+	})
+	for _, r := range refs {
+		i, err := d.backupIndexLocked(r.vmid, r.id)
+		if err != nil {
+			add(persistence.Op{Key: backupKey(r.vmid, r.id), Delete: true})
+			continue
+		}
+		bk := d.backups[r.vmid][i]
+		val, err := persistence.Encode(backupVersion, backupRecord{Backup: bk, Config: d.backupCfg[r.id], Seq: d.backupSeq[r.id]})
+		if err != nil {
+			return nil, err
+		}
+		add(persistence.Op{Key: backupKey(r.vmid, r.id), Value: val})
+	}
+	// The world goes last: a store has a world once sim/world exists, so a first write
+	// split into batches and cut short by a crash leaves no half world behind (the
+	// next start writes it again, see adopt).
+	if c.world {
+		val, err := persistence.Encode(worldVersion, d.worldLocked())
+		if err != nil {
+			return nil, err
+		}
+		add(persistence.Op{Key: worldKey(), Value: val})
+	}
+	return out, nil
+}
+
+func sortedKeys(m map[int]bool) []int { return slices.Sorted(maps.Keys(m)) }
+
+// worldLocked is sim/world as it is now.
+func (d *Driver) worldLocked() worldRecord {
+	w := worldRecord{Seed: d.seed, Templates: d.templates}
+	for _, n := range d.nodes {
+		w.Nodes = append(w.Nodes, hypervisor.Node{ID: n.ID, Status: n.Status, CPUCores: n.CPUCores, MemoryMB: n.MemoryMB, DiskGB: n.DiskGB})
+	}
+	return w
+}
+
+// durable waits until a flush is on disk. On failure its records are marked changed
+// again, so that the next write brings the store level with memory.
+func (d *Driver) durable(f *flush) error {
+	if f == nil {
+		return nil
+	}
+	err := f.err
+	if err == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), commitTimeout)
+		for _, p := range f.pending {
+			if perr := p.Wait(ctx); err == nil {
+				err = perr
+			}
+		}
+		cancel()
+		if err != nil {
+			d.mu.Lock()
+			d.dirty.merge(f.held)
+			d.mu.Unlock()
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("the simulated hypervisor could not save its state: %w", err)
+	}
+	return nil
+}
+
+// change runs fn under d.mu and makes what it changed durable before returning. fn's
+// own error comes first; whatever fn changed before failing is written all the same.
+func (d *Driver) change(fn func() error) error {
+	d.mu.Lock()
+	err := fn()
+	f := d.commitLocked()
+	d.mu.Unlock()
+	if derr := d.durable(f); err == nil {
+		err = derr
+	}
+	return err
+}
+
+// Open builds a simulated cluster whose world lives in store. A store that holds a
+// world (from an earlier run on the same data directory) gives that world back: the
+// machines with their power states, disks, interfaces, firewall rules, backups and
+// usage histories, the nodes and their status, the templates and the seed. cfg's Seed,
+// Nodes, NodeCores, NodeMemoryMB, NodeDiskGB, Templates and Machines shape only a new
+// world; OpDelay and Now apply either way. An empty store gets a new world, written
+// before Open returns.
+func Open(ctx context.Context, cfg Config, store persistence.Store) (*Driver, error) {
+	d := newDriver(cfg)
+	restored, err := d.load(ctx, store)
+	if err != nil {
+		return nil, err
+	}
+	if !restored {
+		d.seedDemoMachines(cfg.Machines)
+		if err := d.adopt(store); err != nil {
+			return nil, err
+		}
+	}
+	return d, nil
+}
+
+// Attach makes store the home of a driver's world, as Open does for a new driver: if
+// the store holds a world it replaces the driver's (open consoles are hung up), and
+// restored is true; otherwise the driver's world is written to it. From then on every
+// change is durable in store before the call that made it returns. Attaching again
+// (a restarted server on the same driver) moves the world to the new store.
+func (d *Driver) Attach(ctx context.Context, store persistence.Store) (restored bool, err error) {
+	restored, err = d.load(ctx, store)
+	if err != nil || restored {
+		return restored, err
+	}
+	return false, d.adopt(store)
+}
+
+// Restored reports whether the driver's world was read from a store rather than made
+// from its Config.
+func (d *Driver) Restored() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.restored
+}
+
+// adopt writes the whole world to a store that has none and keeps the store. Records
+// a first write cut short left behind (machines and backups without a world) are
+// deleted unless the world has them.
+func (d *Driver) adopt(store persistence.Store) error {
+	var stale changes
+	err := store.Scan(persistence.Prefix(KeyPrefix), nil, 0, func(k, _ []byte) error {
+		parts := strings.Split(string(k), "/")
+		if len(parts) < 3 {
+			return nil
+		}
+		vmid, err := strconv.Atoi(parts[2])
+		switch {
+		case err != nil:
+		case parts[1] == "vm" && len(parts) == 3:
+			stale.touchMachine(vmid)
+		case parts[1] == "backup" && len(parts) == 4:
+			stale.touchBackup(vmid, parts[3])
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return d.change(func() error {
+		d.store = store
+		d.restored = false
+		d.dirty = stale
+		d.dirty.world = true
+		for vmid := range d.machines {
+			d.dirty.touchMachine(vmid)
+		}
+		for vmid, list := range d.backups {
+			for _, b := range list {
+				d.dirty.touchBackup(vmid, b.ID)
+			}
+		}
+		return nil
+	})
+}
+
+// load reads the world from store into the driver; false when the store has none.
+func (d *Driver) load(ctx context.Context, store persistence.Store) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, hypervisor.ContextError(err)
+	}
+	var world worldRecord
+	val, err := store.Get(worldKey())
+	if errors.Is(err, persistence.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if err := decode(val, worldVersion, &world, "world"); err != nil {
+		return false, err
+	}
+	if len(world.Nodes) == 0 {
+		return false, corrupt("the stored world has no nodes")
+	}
+	nodes := make(map[string]bool, len(world.Nodes))
+	for _, n := range world.Nodes {
+		nodes[n.ID] = true
+	}
+	machines := make(map[int]*machine)
+	firewall := make(map[int][]hypervisor.FirewallRule)
+	err = store.Scan(persistence.Prefix(KeyPrefix, "vm"), nil, 0, func(k, v []byte) error {
+		var rec machineRecord
+		if err := decode(v, machineVersion, &rec, string(k)); err != nil {
+			return err
+		}
+		if rec.Machine.VMID < minVMID || rec.Machine.VMID > maxVMID || machines[rec.Machine.VMID] != nil {
+			return corrupt("%s holds vmid %d", k, rec.Machine.VMID)
+		}
+		if !nodes[rec.Machine.Node] {
+			return corrupt("machine %d is on node %q, which the stored world does not have", rec.Machine.VMID, rec.Machine.Node)
+		}
+		machines[rec.Machine.VMID] = &machine{Machine: rec.Machine, createdAt: rec.CreatedAt, history: rec.History}
+		if rec.Firewall != nil {
+			firewall[rec.Machine.VMID] = *rec.Firewall
+		}
+		return nil
+	})
+	if err != nil {
+		return false, err
+	}
+	type loaded struct {
+		vmid int
+		rec  backupRecord
+	}
+	var backups []loaded
+	err = store.Scan(persistence.Prefix(KeyPrefix, "backup"), nil, 0, func(k, v []byte) error {
+		var rec backupRecord
+		if err := decode(v, backupVersion, &rec, string(k)); err != nil {
+			return err
+		}
+		backups = append(backups, loaded{rec.Backup.VMID, rec})
+		return nil
+	})
+	if err != nil {
+		return false, err
+	}
+	if err := ctx.Err(); err != nil {
+		return false, hypervisor.ContextError(err)
+	}
+	slices.SortStableFunc(backups, func(a, b loaded) int {
+		switch {
+		case a.rec.Seq < b.rec.Seq:
+			return -1
+		case a.rec.Seq > b.rec.Seq:
+			return 1
+		}
+		return 0
+	})
+
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for vmid := range d.consoles {
+		d.closeConsolesLocked(vmid, "hypervisor state reloaded")
+	}
+	d.seed = world.Seed
+	d.usage = usageModel{seed: world.Seed}
+	d.templates = world.Templates
+	d.nodes = d.nodes[:0]
+	for _, n := range world.Nodes {
+		d.nodes = append(d.nodes, &node{Node: n})
+	}
+	d.machines = make(map[int]*machine, len(machines))
+	d.committed = make(map[string]int)
+	d.macs = make(map[string]bool)
+	d.ips = newIPPool()
+	d.vmidHint = minVMID
+	for _, vmid := range slices.Sorted(maps.Keys(machines)) {
+		d.registerLocked(machines[vmid])
+	}
+	d.firewall = firewall
+	d.backups = make(map[int][]hypervisor.Backup)
+	d.backupCfg = make(map[string]hypervisor.Machine)
+	d.backupSeq = make(map[string]uint64)
+	d.nextBackupSeq = 0
+	for _, b := range backups {
+		d.backups[b.vmid] = append(d.backups[b.vmid], b.rec.Backup)
+		d.backupCfg[b.rec.Backup.ID] = b.rec.Config
+		d.backupSeq[b.rec.Backup.ID] = b.rec.Seq
+		d.nextBackupSeq = max(d.nextBackupSeq, b.rec.Seq+1)
+	}
+	d.store = store
+	d.dirty = changes{}
+	d.restored = true
+	return true, nil
+}
+
+// registerLocked puts a stored machine back as it was: unlike insertLocked it changes
+// nothing about it, it only claims what it holds.
+func (d *Driver) registerLocked(m *machine) {
+	for _, nic := range m.Interfaces {
+		d.macs[nic.MAC] = true
+		for _, ip := range nic.IPAddresses {
+			d.ips.mark(ip)
+		}
+	}
+	d.machines[m.VMID] = m
+	d.committed[m.Node] += m.MemoryMB
+}
+
+// decode reads one stored record, refusing one a newer vmplane wrote.
+func decode(val []byte, known uint16, v any, what string) error {
+	version, err := persistence.Decode(val, v)
+	if err != nil {
+		return fmt.Errorf("simulated world, %s: %w", what, err)
+	}
+	if version > known {
+		return corrupt("%s has schema version %d; this vmplane reads up to %d (written by a newer vmplane?)", what, version, known)
+	}
+	return nil
+}
+
+func corrupt(format string, args ...any) error {
+	return apierr.New(apierr.ErrInternal, "simulated world: "+format, args...)
+}
