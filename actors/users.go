@@ -263,8 +263,8 @@ func (u *Users) create(s *System, m *createUser) (User, error) {
 
 // UserChange is a partial change of a user by an operator.
 type UserChange struct {
-	Name     *string `json:"name,omitempty"`
-	Password *string `json:"password,omitempty"`
+	Name     *string `json:"name,omitempty" openapi:"minLength=1,maxLength=100"`
+	Password *string `json:"password,omitempty" openapi:"minLength=8,maxLength=72"`
 }
 
 // Update changes a user's name or password. A new password revokes every login of the
