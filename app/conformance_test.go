@@ -189,7 +189,7 @@ func (c *conformance) RoundTrip(hr *http.Request) (*http.Response, error) {
 	}
 	res.Body = io.NopCloser(bytes.NewReader(raw))
 	out := &openapi3filter.ResponseValidationInput{RequestValidationInput: in, Status: status, Header: res.Header,
-		Body: io.NopCloser(bytes.NewReader(raw)),
+		Body:    io.NopCloser(bytes.NewReader(raw)),
 		Options: &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true, ExcludeResponseBody: true}}
 	if err := openapi3filter.ValidateResponse(context.Background(), out); err != nil {
 		c.t.Errorf("%s: the %d answer does not match the document: %v\n%s", name, status, err, raw)
