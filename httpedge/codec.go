@@ -265,8 +265,8 @@ func (q QueryType) check(name, v string) *apierr.FieldError {
 // believes it applied is never silently ignored.
 func (c *Call) checkQuery() error {
 	rt := c.route
-	if rt == nil {
-		return nil
+	if rt == nil || c.rc.QueryArgs().Len() == 0 {
+		return nil // the common case costs nothing
 	}
 	var errs []apierr.FieldError
 	seen := map[string]bool{}
