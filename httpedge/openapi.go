@@ -348,6 +348,10 @@ func (g *schemaGen) operation(rt *Route, v pathVariant) obj {
 		}
 		params = append(params, param)
 	}
+	for _, name := range slices.Sorted(maps.Keys(rt.Headers)) {
+		params = append(params, obj{"name": name, "in": "header", "required": false, "description": rt.Headers[name],
+			"schema": obj{"type": "string", "maxLength": 128}})
+	}
 	idempotent := rt.Access != Public && strings.EqualFold(rt.Method, http.MethodPost)
 	if idempotent {
 		params = append(params, ref("#/components/parameters/IdempotencyKey"))

@@ -53,6 +53,9 @@ type Route struct {
 	Query map[string]string
 	// QueryTypes overrides the type of a parameter of Query on this route.
 	QueryTypes map[string]QueryType
+	// Headers documents the request headers the route reads: name → description
+	// (Authorization and Idempotency-Key are documented for every route that takes them).
+	Headers map[string]string
 
 	// Description is the operation's description; empty: composed from Summary, Access
 	// and Status (see describe).
