@@ -34,7 +34,7 @@ func (s *Server) clientRoutes() []Route {
 			Summary: "Run a power action on one of the tenant's machines",
 			Description: "Start, stop, shut down, reboot, reset, suspend or resume one of the tenant's machines; another action is 400 listing the allowed ones. " +
 				"The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. Another tenant's machine is 404.",
-			Reply: TaskReply{}, Status: fasthttp.StatusAccepted, Query: tenantQuery},
+			Reply: TaskReply{}, Status: fasthttp.StatusAccepted, Query: tenantQuery, PathTypes: powerActionPath},
 		{Method: "GET", Path: "/api/client/firewall/rules", Access: Authenticated, Handler: s.clientRules, Tag: tag,
 			Summary: "The tenant's firewall rules by position", Reply: Page[actors.FirewallRule]{},
 			Query: withPage(map[string]string{"machine_id": "only the rule set of this machine", "tenant_id": tenantQuery["tenant_id"]})},

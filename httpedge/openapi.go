@@ -332,6 +332,9 @@ func (g *schemaGen) operation(rt *Route, v pathVariant) obj {
 	params := []obj{}
 	for _, p := range v.params {
 		schema := obj{"type": "string"}
+		if q, ok := rt.PathTypes[p.name]; ok {
+			schema = q.schema()
+		}
 		if p.pattern != "" {
 			schema["pattern"] = p.pattern
 		}

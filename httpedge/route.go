@@ -53,6 +53,9 @@ type Route struct {
 	Query map[string]string
 	// QueryTypes overrides the type of a parameter of Query on this route.
 	QueryTypes map[string]QueryType
+	// PathTypes types path parameters (default: a string), e.g. an enum of actions;
+	// the handler checks them.
+	PathTypes map[string]QueryType
 	// Headers documents the request headers the route reads: name → description
 	// (Authorization and Idempotency-Key are documented for every route that takes them).
 	Headers map[string]string

@@ -1,7 +1,9 @@
 package httpedge
 
 import (
+	"maps"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,7 +35,7 @@ func (s *Server) virtRoutes(prefix string) []Route {
 			Summary: "Run a power action on a machine",
 			Description: "Power action: start, stop, shutdown, reboot, reset, suspend, resume (aliases restart, poweroff, kill, boot); another action is 400 listing the allowed ones. " +
 				"The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A machine busy with another task is 409 operation_in_progress.",
-			Reply: TaskReply{}, Status: fasthttp.StatusAccepted},
+			Reply: TaskReply{}, Status: fasthttp.StatusAccepted, PathTypes: powerActionPath},
 		{Method: "POST", Path: prefix + "/vms/{id}/migrate", Access: AdminOnly, Handler: s.migrate, Tag: tag,
 			Summary: "Move a machine to another node", Body: MigrateRequest{}, Reply: TaskReply{}, Status: fasthttp.StatusAccepted},
 		{Method: "PATCH", Path: prefix + "/vms/{id}/config", Access: AdminOnly, Handler: s.configure, Tag: tag,
@@ -72,6 +74,18 @@ func (s *Server) virtRoutes(prefix string) []Route {
 	}
 	return routes
 }
+
+// powerActionPath types the {action} of the power routes: the actions and their aliases.
+var powerActionPath = func() map[string]QueryType {
+	var names []string
+	for _, a := range hypervisor.PowerActions {
+		names = append(names, string(a))
+	}
+	for _, a := range slices.Sorted(maps.Keys(actors.PowerActionAliases)) {
+		names = append(names, a)
+	}
+	return map[string]QueryType{"action": {Enum: names}}
+}()
 
 // Page is the shape of every list answer.
 type Page[T any] struct {
