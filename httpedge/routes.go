@@ -14,12 +14,12 @@ func (s *Server) routeTable() []Route {
 	routes := []Route{
 		{Method: "GET", Path: "/api/health", Access: Public, Handler: s.health, Tag: "system",
 			Summary: "Liveness and dependency health", Reply: HealthReply{}, Also: map[int]any{fasthttp.StatusServiceUnavailable: HealthReply{}},
-			Description: "Answers 200 with status ok when the store, the hypervisor and the actor system are healthy, and 503 with status degraded and the failing checks otherwise (also while the server shuts down). Needs no token."},
+			Description: "Answers 200 with status ok when the store and the hypervisor are healthy, and 503 with status degraded and the failing checks otherwise (also while the server shuts down). Needs no token."},
 		{Method: "GET", Path: "/api/openapi.json", Access: Public, Handler: s.openapi, Tag: "system",
 			Summary: "This API's OpenAPI 3.1 document", Reply: RawBody{ContentType: "application/json"}},
 		{Method: "GET", Path: "/metrics", Access: Public, Handler: s.prometheus, Tag: "system",
 			Summary: "Prometheus metrics", Reply: RawBody{ContentType: "text/plain"},
-			Description: "Metrics in the Prometheus text exposition format (Content-Type text/plain; version=0.0.4). Needs no token; expose it only where scrapers can reach it."},
+			Description: "Metrics in the Prometheus text exposition format (Content-Type text/plain with version=0.0.4 and charset parameters). Needs no token; expose it only where scrapers can reach it."},
 
 		{Method: "POST", Path: "/api/auth/login", Access: Public, Handler: s.login, Tag: "auth",
 			Summary: "Log in with e-mail and password", Body: LoginRequest{}, Reply: TokenReply{}, Errors: []int{fasthttp.StatusUnauthorized},
