@@ -113,15 +113,15 @@ type HealthCheck struct {
 
 // HealthCheckSpec is the body of a health check create.
 type HealthCheckSpec struct {
-	Name             string  `json:"name"`
-	Type             string  `json:"type"`
-	Target           string  `json:"target"`
-	IntervalS        int     `json:"interval_s"`
-	TimeoutMS        int     `json:"timeout_ms"`
-	ExpectedStatus   int     `json:"expected_status,omitempty"`
-	FailureThreshold int     `json:"failure_threshold,omitempty"`
-	MachineID        *string `json:"machine_id,omitempty"`
-	TenantID         *string `json:"tenant_id,omitempty"`
+	Name             string  `json:"name" openapi:"required,minLength=1,maxLength=100"`
+	Type             string  `json:"type" openapi:"required,enum=http|tcp"`
+	Target           string  `json:"target" openapi:"required,minLength=1,maxLength=2048"`
+	IntervalS        int     `json:"interval_s" openapi:"minimum=1,maximum=86400"`
+	TimeoutMS        int     `json:"timeout_ms" openapi:"minimum=100,maximum=60000"`
+	ExpectedStatus   int     `json:"expected_status,omitempty" openapi:"minimum=0,maximum=599"`
+	FailureThreshold int     `json:"failure_threshold,omitempty" openapi:"minimum=0,maximum=100"`
+	MachineID        *string `json:"machine_id,omitempty" openapi:"maxLength=64"`
+	TenantID         *string `json:"tenant_id,omitempty" openapi:"maxLength=64"`
 	// Enabled defaults to true.
 	Enabled *bool `json:"enabled,omitempty"`
 }
@@ -129,17 +129,17 @@ type HealthCheckSpec struct {
 // HealthCheckChange is a partial change of a health check. A change of type, target or
 // expected status starts the check afresh (unknown, no failures counted).
 type HealthCheckChange struct {
-	Name             *string `json:"name,omitempty"`
-	Type             *string `json:"type,omitempty"`
-	Target           *string `json:"target,omitempty"`
-	IntervalS        *int    `json:"interval_s,omitempty"`
-	TimeoutMS        *int    `json:"timeout_ms,omitempty"`
-	ExpectedStatus   *int    `json:"expected_status,omitempty"`
-	FailureThreshold *int    `json:"failure_threshold,omitempty"`
-	MachineID        *string `json:"machine_id,omitempty"`
+	Name             *string `json:"name,omitempty" openapi:"minLength=1,maxLength=100"`
+	Type             *string `json:"type,omitempty" openapi:"enum=http|tcp"`
+	Target           *string `json:"target,omitempty" openapi:"minLength=1,maxLength=2048"`
+	IntervalS        *int    `json:"interval_s,omitempty" openapi:"minimum=1,maximum=86400"`
+	TimeoutMS        *int    `json:"timeout_ms,omitempty" openapi:"minimum=100,maximum=60000"`
+	ExpectedStatus   *int    `json:"expected_status,omitempty" openapi:"minimum=0,maximum=599"`
+	FailureThreshold *int    `json:"failure_threshold,omitempty" openapi:"minimum=1,maximum=100"`
+	MachineID        *string `json:"machine_id,omitempty" openapi:"nullable,maxLength=64"`
 	Enabled          *bool   `json:"enabled,omitempty"`
 	// TenantID is read-only; it may only name the check's own tenant.
-	TenantID *string `json:"tenant_id,omitempty"`
+	TenantID *string `json:"tenant_id,omitempty" openapi:"maxLength=64"`
 	// ClearMachine removes machine_id (the body had "machine_id": null).
 	ClearMachine bool `json:"-"`
 }

@@ -55,27 +55,27 @@ type Tenants struct {
 
 // TenantChange is a partial change of a tenant.
 type TenantChange struct {
-	Name  *string `json:"name,omitempty"`
+	Name  *string `json:"name,omitempty" openapi:"minLength=1,maxLength=100"`
 	Quota *Quota  `json:"quota,omitempty"`
 }
 
 // MachineSpec is a tenant's request for a new machine.
 type MachineSpec struct {
-	Name       string   `json:"name"`
-	TemplateID string   `json:"template_id"`
-	CPUCores   int      `json:"cpu_cores"`
-	MemoryMB   int      `json:"memory_mb"`
-	DiskGB     int      `json:"disk_gb"`
-	Node       string   `json:"node,omitempty"`
-	Password   string   `json:"password,omitempty"`
-	SSHKeys    []string `json:"ssh_keys,omitempty"`
+	Name       string   `json:"name" openapi:"required,minLength=1,maxLength=63"`
+	TemplateID string   `json:"template_id" openapi:"required,minLength=1,maxLength=64"`
+	CPUCores   int      `json:"cpu_cores" openapi:"required,minimum=1,maximum=128"`
+	MemoryMB   int      `json:"memory_mb" openapi:"required,minimum=128,maximum=4194304"`
+	DiskGB     int      `json:"disk_gb" openapi:"required,minimum=1,maximum=65536"`
+	Node       string   `json:"node,omitempty" openapi:"maxLength=64"`
+	Password   string   `json:"password,omitempty" openapi:"minLength=8,maxLength=128"`
+	SSHKeys    []string `json:"ssh_keys,omitempty" openapi:"maxItems=32,items.minLength=1,items.maxLength=8192"`
 }
 
 // ResourceChange is a tenant's resize of a machine; disks only grow.
 type ResourceChange struct {
-	CPUCores *int `json:"cpu_cores,omitempty"`
-	MemoryMB *int `json:"memory_mb,omitempty"`
-	DiskGB   *int `json:"disk_gb,omitempty"`
+	CPUCores *int `json:"cpu_cores,omitempty" openapi:"minimum=1,maximum=128"`
+	MemoryMB *int `json:"memory_mb,omitempty" openapi:"minimum=128,maximum=4194304"`
+	DiskGB   *int `json:"disk_gb,omitempty" openapi:"minimum=1,maximum=65536"`
 }
 
 // Provisioned is the answer of a machine create.

@@ -347,13 +347,13 @@ func (u *Users) create(s *System, m *createUser) (User, error) {
 
 // UserChange is a partial change of a user by an operator.
 type UserChange struct {
-	Name     *string `json:"name,omitempty"`
-	Password *string `json:"password,omitempty"`
+	Name     *string `json:"name,omitempty" openapi:"minLength=1,maxLength=100"`
+	Password *string `json:"password,omitempty" openapi:"minLength=8,maxLength=72"`
 	// Role moves a user between admin and user: an admin has no tenant (it is
 	// dropped), a user needs one (tenant_id in the same change when it had none).
-	Role *string `json:"role,omitempty"`
+	Role *string `json:"role,omitempty" openapi:"enum=admin|user"`
 	// TenantID moves a user to another tenant.
-	TenantID *string `json:"tenant_id,omitempty"`
+	TenantID *string `json:"tenant_id,omitempty" openapi:"minLength=1,maxLength=64"`
 	// Disabled suspends a user (true) or lets it log in again (false).
 	Disabled *bool `json:"disabled,omitempty"`
 }

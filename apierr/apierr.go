@@ -65,6 +65,7 @@ var (
 	ErrInvalidState         = &Error{Status: 409, Code: "invalid_state"}
 	ErrQuotaExceeded        = &Error{Status: 409, Code: "quota_exceeded"}
 	ErrPayloadTooLarge      = &Error{Status: 413, Code: "payload_too_large"}
+	ErrUnsupportedMedia     = &Error{Status: 415, Code: "unsupported_media_type"}
 	ErrIdempotencyKeyReused = &Error{Status: 422, Code: "idempotency_key_reused"}
 	ErrRateLimited          = &Error{Status: 429, Code: "rate_limited"}
 	ErrInternal             = &Error{Status: 500, Code: "internal"}

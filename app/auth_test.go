@@ -41,7 +41,25 @@ func TestLogin(t *testing.T) {
 	if a, b := strip(wrong), strip(unknown); a != b {
 		t.Fatalf("got wrong-password body %s and unknown-e-mail body %s; want them equal", a, b)
 	}
-	expect(t, s.do(req{method: "POST", path: "/api/auth/login", body: map[string]string{"email": testAdminEmail}}), 401, "invalid_credentials")
+	// A request without a password is malformed, not a wrong password (issue 16.8): 400
+	// naming the field, for login and refresh alike.
+	for _, c := range []struct {
+		path, field string
+		body        map[string]string
+	}{
+		{"/api/auth/login", "password", map[string]string{"email": testAdminEmail}},
+		{"/api/auth/login", "email", map[string]string{"password": testAdminPassword}},
+		{"/api/auth/login", "password", map[string]string{"email": testAdminEmail, "password": ""}},
+		{"/api/auth/refresh", "refresh_token", map[string]string{}},
+	} {
+		r := s.do(req{method: "POST", path: c.path, body: c.body})
+		expect(t, r, 400, "invalid_request")
+		var p problemBody
+		r.decode(t, &p)
+		if len(p.Errors) != 1 || p.Errors[0].Field != c.field {
+			t.Fatalf("POST %s %v: got errors %+v; want one on %s", c.path, c.body, p.Errors, c.field)
+		}
+	}
 }
 
 func TestLoginResponseHidesPassword(t *testing.T) {
@@ -71,9 +89,11 @@ func TestRefreshRotates(t *testing.T) {
 	expect(t, s.do(req{method: "GET", path: "/api/auth/me", token: second.Token}), 200, "")
 	// The spent token is refused.
 	expect(t, refresh(s, first.RefreshToken), 401, "invalid_refresh_token")
-	for _, bad := range []string{"", "garbage", "a.b.c.d", "x.y.1.AAAA", strings.Repeat("a", 300)} {
+	for _, bad := range []string{"garbage", "a.b.c.d", "x.y.1.AAAA", strings.Repeat("a", 300)} {
 		expect(t, refresh(s, bad), 401, "invalid_refresh_token")
 	}
+	// An empty token is no token: a malformed request, not a bad credential.
+	expect(t, refresh(s, ""), 400, "invalid_request")
 }
 
 func TestRefreshReuseRevokesFamily(t *testing.T) {

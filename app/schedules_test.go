@@ -439,13 +439,21 @@ func TestScheduleValidation(t *testing.T) {
 			}
 		})
 	}
-	// Several faults are reported together.
-	r := s.do(req{method: "POST", path: backup, token: a.Token, body: map[string]any{"cron": "nope", "retention": 0, "timezone": "Nowhere"}})
+	// Several faults are reported together: those the schema states (checked first, at
+	// the edge) and those only the schedule's owner can judge.
+	r := s.do(req{method: "POST", path: backup, token: a.Token, body: map[string]any{"cron": "nope", "retention": 3, "timezone": "Nowhere"}})
 	expect(t, r, 400, "invalid_request")
 	var p problemBody
 	r.decode(t, &p)
-	if len(p.Errors) != 3 {
-		t.Fatalf("got %+v; want errors on cron, timezone and retention", p.Errors)
+	if len(p.Errors) != 2 {
+		t.Fatalf("got %+v; want errors on cron and timezone", p.Errors)
+	}
+	r = s.do(req{method: "POST", path: backup, token: a.Token, body: map[string]any{"cron": "0 3 * * *", "retention": 0, "mode": "later"}})
+	expect(t, r, 400, "invalid_request")
+	p = problemBody{}
+	r.decode(t, &p)
+	if len(p.Errors) != 2 {
+		t.Fatalf("got %+v; want errors on retention and mode", p.Errors)
 	}
 	// Nothing was stored by the refused requests.
 	for _, path := range []string{"/api/resources/power-schedules", "/api/resources/backup-schedules"} {

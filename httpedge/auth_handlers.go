@@ -14,8 +14,8 @@ import (
 
 // LoginRequest is the body of POST /api/auth/login.
 type LoginRequest struct {
-	Email    string `json:"email"`
-	Password string `json:"password"`
+	Email    string `json:"email" openapi:"required,minLength=1,maxLength=254"`
+	Password string `json:"password" openapi:"required,minLength=1,maxLength=1024"`
 }
 
 // TokenReply answers a login or a refresh.
@@ -29,7 +29,7 @@ type TokenReply struct {
 
 // RefreshRequest is the body of POST /api/auth/refresh and /api/auth/logout.
 type RefreshRequest struct {
-	RefreshToken string `json:"refresh_token"`
+	RefreshToken string `json:"refresh_token" openapi:"required,minLength=1,maxLength=1024"`
 }
 
 func (s *Server) login(c *Call) (any, error) {

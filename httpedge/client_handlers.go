@@ -22,25 +22,27 @@ func (s *Server) clientRoutes() []Route {
 			Query: map[string]string{"days": "1..365 (default 30)", "tenant_id": tenantQuery["tenant_id"]}},
 		{Method: "GET", Path: "/api/client/machines", Access: Authenticated, Handler: s.clientMachines, Tag: tag,
 			Summary: "The tenant's machines", Reply: Page[actors.Machine]{},
-			Query: map[string]string{"limit": "page size, 1..500 (default 50)", "cursor": "next_cursor of the previous page", "tenant_id": tenantQuery["tenant_id"]}},
+			Query: withPage(map[string]string{"tenant_id": tenantQuery["tenant_id"], "name": machineQuery["name"],
+				"status": machineQuery["status"], "node": machineQuery["node"]}), QueryTypes: machineQueryTypes},
 		{Method: "POST", Path: "/api/client/machines", Access: Authenticated, Handler: s.clientCreateMachine, Tag: tag,
 			Summary: "Create a machine within the quota (409 quota_exceeded beyond it)", Body: actors.MachineSpec{},
 			Reply: actors.Provisioned{}, Status: fasthttp.StatusAccepted, Query: tenantQuery},
 		{Method: "PATCH", Path: "/api/client/machines/{vmId}/resources", Access: Authenticated, Handler: s.clientResize, Tag: tag,
-			Summary: "Resize a machine within the quota; disks only grow", Body: actors.ResourceChange{},
+			Summary: "Resize a machine within the quota; disks only grow", Body: actors.ResourceChange{}, Patch: true,
 			Reply: TaskReply{}, Status: fasthttp.StatusAccepted, Query: tenantQuery},
 		{Method: "POST", Path: "/api/client/machines/{vmId}/actions/{action}", Access: Authenticated, Handler: s.clientMachineAction, Tag: tag,
-			Summary: "Start, stop, shut down, reboot, reset, suspend or resume one of the tenant's machines",
-			Reply:   TaskReply{}, Status: fasthttp.StatusAccepted, Query: tenantQuery},
+			Summary: "Run a power action on one of the tenant's machines",
+			Description: "Start, stop, shut down, reboot, reset, suspend or resume one of the tenant's machines; another action is 400 listing the allowed ones. " +
+				"The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. Another tenant's machine is 404.",
+			Reply: TaskReply{}, Status: fasthttp.StatusAccepted, Query: tenantQuery, PathTypes: powerActionPath},
 		{Method: "GET", Path: "/api/client/firewall/rules", Access: Authenticated, Handler: s.clientRules, Tag: tag,
 			Summary: "The tenant's firewall rules by position", Reply: Page[actors.FirewallRule]{},
-			Query: map[string]string{"machine_id": "only the rule set of this machine", "tenant_id": tenantQuery["tenant_id"],
-				"limit": "page size, 1..500 (default 50)", "cursor": "next_cursor of the previous page"}},
+			Query: withPage(map[string]string{"machine_id": "only the rule set of this machine", "tenant_id": tenantQuery["tenant_id"]})},
 		{Method: "POST", Path: "/api/client/firewall/rules", Access: Authenticated, Handler: s.clientCreateRule, Tag: tag,
 			Summary: "Add a rule (at position, or last); pushed to the hypervisor", Body: RuleBody{}, Reply: actors.FirewallRule{},
 			Status: fasthttp.StatusCreated, Query: tenantQuery},
 		{Method: "PATCH", Path: "/api/client/firewall/rules/{id}", Access: Authenticated, Handler: s.clientUpdateRule, Tag: tag,
-			Summary: "Change or move a rule", Body: RuleBody{}, Reply: actors.FirewallRule{}, Query: tenantQuery},
+			Summary: "Change or move a rule", Body: RuleBody{}, Patch: true, Reply: actors.FirewallRule{}, Query: tenantQuery},
 		{Method: "DELETE", Path: "/api/client/firewall/rules/{id}", Access: Authenticated, Handler: s.clientDeleteRule, Tag: tag,
 			Summary: "Delete a rule", Status: fasthttp.StatusNoContent, Query: tenantQuery},
 	}
@@ -99,6 +101,13 @@ func (s *Server) clientMachines(c *Call) (any, error) {
 	limit, cursor, err := c.paging()
 	if err != nil {
 		return nil, err
+	}
+	if c.Query("name") != "" || c.Query("status") != "" || c.Query("node") != "" {
+		items, next, err := s.listMachinesOf(c, &t, cursor, limit)
+		if err != nil {
+			return nil, err
+		}
+		return page(items, next), nil
 	}
 	p, err := s.sys.Machines.TenantPage(c.Context(), t, cursor, limit)
 	if err != nil {

@@ -18,11 +18,13 @@ const sseHeartbeat = 15 * time.Second
 func (s *Server) eventRoutes() []Route {
 	return []Route{
 		{Method: "GET", Path: "/api/events", Access: Authenticated, Handler: s.events, Tag: "events",
-			Summary: "Server-sent events of task, machine and alert changes (text/event-stream); a tenant user sees only its tenant's. " +
-				"Each event has an id: reconnect with Last-Event-ID (or ?last_event_id=) to get what was missed",
-			Query:  map[string]string{"last_event_id": "resume after this event id (the Last-Event-ID header does the same)"},
-			Reply:  RawBody{ContentType: "text/event-stream"},
-			Status: fasthttp.StatusOK},
+			Summary: "Stream task, machine and alert events",
+			Description: "Server-sent events of task, machine and alert changes (text/event-stream); a tenant user sees only its tenant's. " +
+				"Each event has an id: reconnect with Last-Event-ID (or ?last_event_id=) to get what was missed.",
+			Query:   map[string]string{"last_event_id": "resume after this event id (the Last-Event-ID header does the same)"},
+			Headers: map[string]string{"Last-Event-ID": "resume after this event id, as EventSource sends it on a reconnect"},
+			Reply:   RawBody{ContentType: "text/event-stream"},
+			Status:  fasthttp.StatusOK},
 	}
 }
 

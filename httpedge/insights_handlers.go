@@ -13,8 +13,9 @@ func (s *Server) insightRoutes() []Route {
 	tag := "monitoring"
 	return []Route{
 		{Method: "GET", Path: "/api/monitoring/insights/faulty-deployments", Access: AdminOnly, Handler: s.faultyDeployments, Tag: tag,
-			Summary: "Machines whose deployment failed, that crash-loop, fail tasks repeatedly or fail their health checks right after deployment",
-			Reply:   actors.FaultyDeployments{}},
+			Summary:     "Machines whose deployment looks faulty",
+			Description: "Machines whose deployment failed, that crash-loop, fail tasks repeatedly or fail their health checks right after deployment. For operators (role admin); other users get 403.",
+			Reply:       actors.FaultyDeployments{}},
 		{Method: "GET", Path: "/api/monitoring/insights/cluster-forecast", Access: AdminOnly, Handler: s.clusterForecast, Tag: tag,
 			Summary: "Daily cpu, memory and disk usage, its least-squares trend, and the day it reaches capacity",
 			Reply:   actors.ClusterForecast{},

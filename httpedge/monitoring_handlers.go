@@ -1,7 +1,6 @@
 package httpedge
 
 import (
-	"encoding/json"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -13,11 +12,8 @@ import (
 // monitoringRoutes are the operator's monitoring routes: overview, health checks, alerts.
 func (s *Server) monitoringRoutes() []Route {
 	tag := "monitoring"
-	page := map[string]string{"limit": "page size, 1..500 (default 50)", "cursor": "next_cursor of the previous page"}
-	checkList := map[string]string{"tenant_id": "only this tenant's checks"}
-	for k, v := range page {
-		checkList[k] = v
-	}
+	page := pageQuery
+	checkList := withPage(map[string]string{"tenant_id": "only this tenant's checks"})
 	return []Route{
 		{Method: "GET", Path: "/api/monitoring/overview", Access: AdminOnly, Handler: s.monitoringOverview, Tag: tag,
 			Summary: "Nodes, machines, open alerts, health checks and capacity of the online nodes, from live state",
@@ -30,12 +26,12 @@ func (s *Server) monitoringRoutes() []Route {
 		{Method: "GET", Path: "/api/monitoring/health-checks/{id}", Access: AdminOnly, Handler: s.getCheck, Tag: tag,
 			Summary: "One health check with its recent results", Reply: actors.HealthCheck{}},
 		{Method: "PATCH", Path: "/api/monitoring/health-checks/{id}", Access: AdminOnly, Handler: s.updateCheck, Tag: tag,
-			Summary: "Change a health check; a new type, target or expected status starts it afresh", Body: actors.HealthCheckChange{},
+			Summary: "Change a health check; a new type, target or expected status starts it afresh", Body: actors.HealthCheckChange{}, Patch: true,
 			Reply: actors.HealthCheck{}},
 		{Method: "DELETE", Path: "/api/monitoring/health-checks/{id}", Access: AdminOnly, Handler: s.deleteCheck, Tag: tag,
 			Summary: "Delete a health check: it stops probing and its alert resolves", Status: fasthttp.StatusNoContent},
 		{Method: "GET", Path: "/api/monitoring/alerts/events", Access: AdminOnly, Handler: s.listAlerts, Tag: tag,
-			Summary: "Alert events in creation order (oldest first), filtered", Reply: Page[actors.Alert]{}, Query: alertQuery(page)},
+			Summary: "Alert events in creation order (oldest first), filtered", Reply: Page[actors.Alert]{}, Query: alertQuery(page), QueryTypes: alertQueryTypes},
 		{Method: "GET", Path: "/api/monitoring/alerts/events/{id}", Access: AdminOnly, Handler: s.getAlert, Tag: tag,
 			Summary: "One alert event", Reply: actors.Alert{}},
 	}
@@ -54,13 +50,16 @@ func alertQuery(page map[string]string) map[string]string {
 	return q
 }
 
+// alertQueryTypes types the alert status filter (status means another thing elsewhere).
+var alertQueryTypes = map[string]QueryType{"status": {Enum: []string{"firing", "acknowledged", "resolved"}}}
+
 // AlertPatch is the body of PATCH /api/resources/alert-events/:id: the one change a
 // client may make is acknowledging.
 type AlertPatch struct {
 	// Status must be "acknowledged".
-	Status *string `json:"status"`
+	Status *string `json:"status" openapi:"required,enum=acknowledged"`
 	// TenantID is read-only; it may only name the event's own tenant.
-	TenantID *string `json:"tenant_id,omitempty"`
+	TenantID *string `json:"tenant_id,omitempty" openapi:"maxLength=64"`
 }
 
 // monitoringResources are the registry entries of health checks and alert events.
@@ -69,6 +68,7 @@ func (s *Server) monitoringResources() []resource {
 	return []resource{
 		{name: "health-checks", scoped: true, read: Authenticated, write: Authenticated, summary: "health checks",
 			item: actors.HealthCheck{}, createBody: actors.HealthCheckSpec{}, updateBody: actors.HealthCheckChange{},
+			query: map[string]string{"tenant_id": "operators: only this tenant's checks"},
 			list: func(c *Call, scope *string, cursor string, limit int) (any, string, error) {
 				tenant := scope
 				if t := c.Query("tenant_id"); scope == nil && t != "" {
@@ -103,7 +103,7 @@ func (s *Server) monitoringResources() []resource {
 			},
 		},
 		{name: "alert-events", scoped: true, read: Authenticated, write: Authenticated, summary: "alert events",
-			item: actors.Alert{}, updateBody: AlertPatch{},
+			item: actors.Alert{}, updateBody: AlertPatch{}, query: alertQuery(nil), queryTypes: alertQueryTypes,
 			list: func(c *Call, scope *string, cursor string, limit int) (any, string, error) {
 				f, err := c.alertFilter()
 				if err != nil {
@@ -139,12 +139,7 @@ func (c *Call) decodeCheckChange() (actors.HealthCheckChange, error) {
 	if err := c.Decode(&ch); err != nil {
 		return ch, err
 	}
-	var present map[string]json.RawMessage
-	if err := json.Unmarshal(c.rc.PostBody(), &present); err == nil {
-		if v, ok := present["machine_id"]; ok && string(v) == "null" {
-			ch.ClearMachine = true
-		}
-	}
+	ch.ClearMachine = c.nulls()["machine_id"]
 	return ch, nil
 }
 

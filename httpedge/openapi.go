@@ -90,17 +90,33 @@ func buildOpenAPI(version string, routes []Route) ([]byte, error) {
 	g := newSchemaGen()
 	// Reflected first so that it gets the name Problem whatever the routes hold.
 	g.schemas[problemName] = nil
-	g.names[reflect.TypeFor[problem]()] = problemName
-	g.taken[problemName] = reflect.TypeFor[problem]()
-	problemSchema := g.object(reflect.TypeFor[problem]())
+	pk := typeMode{reflect.TypeFor[problem](), modeReply}
+	g.names[pk] = problemName
+	g.taken[problemName] = pk
+	problemSchema := g.object(reflect.TypeFor[problem](), modeReply)
 	problemSchema["description"] = "An RFC 9457 problem: the body of every error answer."
 	g.schemas[problemName] = problemSchema
+
+	// Answers are reflected before request bodies, so that a type used both ways is
+	// named the same whatever the order of the table: Quota for the answer, QuotaInput
+	// for the body.
+	for i := range routes {
+		if !routes[i].Hidden {
+			g.content(routes[i].Reply, modeReply)
+			for _, b := range routes[i].Also {
+				g.content(b, modeReply)
+			}
+		}
+	}
 
 	paths := map[string]obj{}
 	opIDs := map[string]bool{}
 	tags := map[string]bool{}
 	for i := range routes {
 		rt := &routes[i]
+		if rt.Hidden {
+			continue
+		}
 		method := strings.ToLower(rt.Method)
 		if !slices.Contains([]string{"get", "put", "post", "delete", "options", "head", "patch", "trace"}, method) {
 			return nil, fmt.Errorf("openapi: route %s %s: OpenAPI 3.1 cannot describe method %s", rt.Method, rt.Path, rt.Method)
@@ -175,7 +191,7 @@ func buildOpenAPI(version string, routes []Route) ([]byte, error) {
 // need not be repeated in each.
 const apiDescription = `Control plane for virtual machines.
 
-Bodies are JSON (UTF-8); unknown fields in a request body are rejected with 400, and a body over 1 MiB gets 413. Times are RFC 3339 in UTC. Every response carries X-Request-Id (echoed when the client sent one).
+Bodies are JSON (UTF-8) sent with Content-Type application/json (PATCH also takes application/merge-patch+json); another media type gets 415. A request body must satisfy its schema: unknown fields, missing required fields, values outside an enum and strings or arrays over their bounds are rejected with 400 naming the field, and a body over 1 MiB gets 413. A PATCH body is a JSON merge patch: omitted fields keep their value, and null clears a field whose schema allows null. Query parameters not listed for an operation are rejected with 400 naming the parameter. Times are RFC 3339 in UTC. Every response carries X-Request-Id (echoed when the client sent one).
 
 Every error is an RFC 9457 problem (application/problem+json, schema Problem) with a stable machine-readable ` + "`code`" + `.
 
@@ -302,10 +318,7 @@ func operationID(method, path string) string {
 
 // operation describes one route at one of its paths.
 func (g *schemaGen) operation(rt *Route, v pathVariant) obj {
-	op := obj{"x-vmplane-access": accessName(rt.Access)}
-	if rt.Summary != "" {
-		op["summary"] = rt.Summary
-	}
+	op := obj{"x-vmplane-access": accessName(rt.Access), "summary": rt.Summary, "description": describe(rt)}
 	if rt.Tag != "" {
 		op["tags"] = []string{rt.Tag}
 	}
@@ -319,6 +332,9 @@ func (g *schemaGen) operation(rt *Route, v pathVariant) obj {
 	params := []obj{}
 	for _, p := range v.params {
 		schema := obj{"type": "string"}
+		if q, ok := rt.PathTypes[p.name]; ok {
+			schema = q.schema()
+		}
 		if p.pattern != "" {
 			schema["pattern"] = p.pattern
 		}
@@ -329,11 +345,15 @@ func (g *schemaGen) operation(rt *Route, v pathVariant) obj {
 		params = append(params, param)
 	}
 	for _, name := range slices.Sorted(maps.Keys(rt.Query)) {
-		param := obj{"name": name, "in": "query", "required": false, "schema": obj{"type": "string"}}
+		param := obj{"name": name, "in": "query", "required": false, "schema": rt.queryType(name).schema()}
 		if d := rt.Query[name]; d != "" {
 			param["description"] = d
 		}
 		params = append(params, param)
+	}
+	for _, name := range slices.Sorted(maps.Keys(rt.Headers)) {
+		params = append(params, obj{"name": name, "in": "header", "required": false, "description": rt.Headers[name],
+			"schema": obj{"type": "string", "maxLength": 128}})
 	}
 	idempotent := rt.Access != Public && strings.EqualFold(rt.Method, http.MethodPost)
 	if idempotent {
@@ -344,43 +364,121 @@ func (g *schemaGen) operation(rt *Route, v pathVariant) obj {
 	}
 
 	responses := obj{}
-	status := rt.Status
-	if status == 0 {
-		status = http.StatusOK
+	success := func(status int, body any) {
+		r := obj{
+			"description": successDescription(status),
+			"headers":     obj{"X-Request-Id": ref("#/components/headers/X-Request-Id")},
+		}
+		if status == http.StatusAccepted {
+			r["headers"].(obj)["Location"] = ref("#/components/headers/Location")
+		}
+		if body != nil && status != http.StatusNoContent && status != http.StatusNotModified {
+			r["content"] = g.content(body, modeReply)
+		}
+		responses[strconv.Itoa(status)] = r
 	}
-	success := obj{
-		"description": successDescription(status),
-		"headers":     obj{"X-Request-Id": ref("#/components/headers/X-Request-Id")},
+	success(rt.status(), rt.Reply)
+	for status, body := range rt.Also {
+		success(status, body)
 	}
-	if status == http.StatusAccepted {
-		success["headers"].(obj)["Location"] = ref("#/components/headers/Location")
+	for status, name := range errorStatuses(rt) {
+		responses[strconv.Itoa(status)] = ref("#/components/responses/" + name)
 	}
-	if rt.Reply != nil && status != http.StatusNoContent && status != http.StatusNotModified {
-		success["content"] = g.content(rt.Reply)
-	}
-	responses[strconv.Itoa(status)] = success
-
-	errRef := func(code, name string) { responses[code] = ref("#/components/responses/" + name) }
-	errRef("default", "Error")
-	errRef("400", "BadRequest")
-	errRef("404", "NotFound")
-	errRef("429", "TooManyRequests")
-	if rt.Access != Public {
-		errRef("401", "Unauthorized")
-	}
-	if rt.Access == AdminOnly {
-		errRef("403", "Forbidden")
-	}
+	responses["default"] = ref("#/components/responses/Error")
 	if rt.Body != nil {
-		op["requestBody"] = obj{"required": true, "content": g.content(rt.Body)}
-		errRef("413", "PayloadTooLarge")
-	}
-	if idempotent {
-		errRef("409", "Conflict")
-		errRef("422", "IdempotencyKeyReused")
+		mode := modeRequest
+		if rt.Patch {
+			mode = modePatch
+		}
+		content := g.content(rt.Body, mode)
+		if rt.Patch {
+			content[mergePatchJSON] = content[appJSON]
+		}
+		op["requestBody"] = obj{"required": true, "content": content}
 	}
 	op["responses"] = responses
 	return op
+}
+
+// mergePatchJSON is the media type of RFC 7396 merge patches, accepted on PATCH.
+const mergePatchJSON = "application/merge-patch+json"
+
+// status is the route's main success status.
+func (rt *Route) status() int {
+	if rt.Status == 0 {
+		return http.StatusOK
+	}
+	return rt.Status
+}
+
+// errorStatuses are the error answers a route gives, each with the name of its shared
+// response: what every route answers (400 for a bad parameter, 404, 429), what its access
+// level, body and method add, and the route's own Errors. Server errors (5xx) are
+// documented once, as the default answer.
+func errorStatuses(rt *Route) map[int]string {
+	m := map[int]string{
+		http.StatusBadRequest: "BadRequest", http.StatusNotFound: "NotFound", http.StatusTooManyRequests: "TooManyRequests",
+	}
+	if rt.Access != Public {
+		m[http.StatusUnauthorized] = "Unauthorized"
+		m[http.StatusForbidden] = "Forbidden"
+	}
+	if rt.Body != nil {
+		m[http.StatusRequestEntityTooLarge] = "PayloadTooLarge"
+		m[http.StatusUnsupportedMediaType] = "UnsupportedMediaType"
+	}
+	if rt.Method != http.MethodGet && rt.Access != Public {
+		m[http.StatusConflict] = "Conflict"
+	}
+	if rt.Access != Public && rt.Method == http.MethodPost {
+		m[http.StatusUnprocessableEntity] = "IdempotencyKeyReused"
+	}
+	for _, st := range rt.Errors {
+		switch st {
+		case http.StatusUnauthorized:
+			m[st] = "Unauthorized"
+		case http.StatusForbidden:
+			m[st] = "Forbidden"
+		case http.StatusConflict:
+			m[st] = "Conflict"
+		default:
+			m[st] = "Error"
+		}
+	}
+	return m
+}
+
+// describe is the operation's description: the route's own, or one composed from what
+// the table says about it, so that no operation goes without.
+func describe(rt *Route) string {
+	if rt.Description != "" {
+		return rt.Description
+	}
+	var b strings.Builder
+	b.WriteString(rt.Summary)
+	if !strings.HasSuffix(rt.Summary, ".") {
+		b.WriteString(".")
+	}
+	switch rt.Access {
+	case Public:
+		b.WriteString(" Needs no token.")
+	case Authenticated:
+		b.WriteString(" Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404.")
+	case AdminOnly:
+		b.WriteString(" For operators (role admin); other users get 403.")
+	}
+	switch rt.status() {
+	case http.StatusAccepted:
+		b.WriteString(" The work runs as a task: the answer is 202 with the task, and its Location is the task to follow.")
+	case http.StatusCreated:
+		b.WriteString(" Answers 201 with the record created.")
+	case http.StatusNoContent:
+		b.WriteString(" Answers 204 with no body.")
+	}
+	if rt.Patch {
+		b.WriteString(" The body is a JSON merge patch: omitted fields keep their value; null clears a field that allows it.")
+	}
+	return b.String()
 }
 
 func successDescription(status int) string {
@@ -396,8 +494,11 @@ func successDescription(status int) string {
 	return "Success"
 }
 
-// content is the media type map of a body given by a zero value.
-func (g *schemaGen) content(v any) obj {
+// content is the media type map of a body given by a zero value (nil: none).
+func (g *schemaGen) content(v any, mode schemaMode) obj {
+	if v == nil {
+		return nil
+	}
 	if raw, ok := v.(RawBody); ok {
 		schema := obj{"type": "string"}
 		if strings.Contains(raw.ContentType, "json") {
@@ -405,7 +506,7 @@ func (g *schemaGen) content(v any) obj {
 		}
 		return obj{raw.ContentType: obj{"schema": schema}}
 	}
-	return obj{appJSON: obj{"schema": g.schema(reflect.TypeOf(v))}}
+	return obj{appJSON: obj{"schema": g.schemaIn(reflect.TypeOf(v), mode)}}
 }
 
 func ref(to string) obj { return obj{"$ref": to} }
@@ -426,8 +527,9 @@ func errorResponses() obj {
 	return obj{
 		"Error":                problemResp("Any other error: 405 method_not_allowed, 409 conflict, operation_in_progress, invalid_state or quota_exceeded, 500 internal, 503 unavailable, 504 timeout."),
 		"BadRequest":           problemResp("invalid_json or invalid_request: the body or a parameter is malformed; `errors` names the offending fields."),
-		"Unauthorized":         problemResp("unauthorized: the bearer token is missing, malformed, forged or expired.", "WWW-Authenticate"),
-		"Forbidden":            problemResp("forbidden: this operation is for operators (role admin)."),
+		"Unauthorized":         problemResp("unauthorized: the bearer token is missing, malformed, forged or expired; on a login, refresh or console socket, invalid_credentials, invalid_refresh_token or an invalid ticket.", "WWW-Authenticate"),
+		"Forbidden":            problemResp("forbidden: this operation is for operators (role admin), or the request names another tenant."),
+		"UnsupportedMediaType": problemResp("unsupported_media_type: the body is not sent as application/json; `allowed` lists the media types this operation takes."),
 		"NotFound":             problemResp("not_found: no such record, or it belongs to another tenant."),
 		"Conflict":             problemResp("conflict, operation_in_progress, invalid_state or quota_exceeded; also a request with the same Idempotency-Key still in flight."),
 		"PayloadTooLarge":      problemResp("payload_too_large: the body is over 1 MiB."),
@@ -454,19 +556,40 @@ func idempotencyKeyParam() obj {
 	}
 }
 
+// schemaMode says which side of the wire a schema describes.
+type schemaMode int
+
+const (
+	// modeReply describes what the server writes: pointers are nullable, plain fields
+	// are required, and `openapi` tags are not applied.
+	modeReply schemaMode = iota
+	// modeRequest describes a body the server reads (strictly): required comes from the
+	// `openapi` tag, bounds from the tag or the defaults, no unknown properties.
+	modeRequest
+	// modePatch is modeRequest for the top level of a merge patch: nothing required,
+	// at least one property.
+	modePatch
+)
+
+// typeMode keys a component: one Go type may be described on both sides of the wire.
+type typeMode struct {
+	t    reflect.Type
+	mode schemaMode
+}
+
 // schemaGen reflects Go types into JSON Schema 2020-12, collecting named structs as
 // components so that each is written once and recursive types terminate.
 type schemaGen struct {
-	schemas   obj                     // components/schemas
-	names     map[reflect.Type]string // named struct → component name
-	taken     map[string]reflect.Type // component name → its type
-	expanding map[reflect.Type]bool   // named non-struct types being inlined
-	err       error                   // the first type JSON cannot encode
+	schemas   obj                 // components/schemas
+	names     map[typeMode]string // named struct → component name
+	taken     map[string]typeMode // component name → its type
+	expanding map[reflect.Type]bool
+	err       error // the first type JSON cannot encode, or a bad `openapi` tag
 }
 
 func newSchemaGen() *schemaGen {
 	return &schemaGen{
-		schemas: obj{}, names: map[reflect.Type]string{}, taken: map[string]reflect.Type{},
+		schemas: obj{}, names: map[typeMode]string{}, taken: map[string]typeMode{},
 		expanding: map[reflect.Type]bool{},
 	}
 }
@@ -484,12 +607,24 @@ func implements(t, iface reflect.Type) bool {
 }
 
 // schema returns the schema of values of type t as encoding/json writes them.
-func (g *schemaGen) schema(t reflect.Type) obj {
+func (g *schemaGen) schema(t reflect.Type) obj { return g.schemaIn(t, modeReply) }
+
+// schemaIn returns the schema of values of type t on one side of the wire.
+func (g *schemaGen) schemaIn(t reflect.Type, mode schemaMode) obj {
 	if t == nil {
 		return obj{}
 	}
+	inner := mode
+	if inner == modePatch {
+		inner = modeRequest // a merge patch is partial at its top level only
+	}
 	if t.Kind() == reflect.Pointer {
-		return nullable(g.schema(t.Elem()))
+		if mode == modeReply {
+			return nullable(g.schemaIn(t.Elem(), mode))
+		}
+		// In a request a pointer means optional; null is accepted only where the
+		// field's tag says nullable.
+		return g.schemaIn(t.Elem(), mode)
 	}
 	switch {
 	case t == timeType:
@@ -532,11 +667,11 @@ func (g *schemaGen) schema(t reflect.Type) obj {
 		}
 		// A nil slice encodes as null, but handlers answer empty lists as [], and
 		// declaring every array nullable would burden every client for nothing.
-		return obj{"type": "array", "items": g.schema(t.Elem())}
+		return obj{"type": "array", "items": g.schemaIn(t.Elem(), inner)}
 	case reflect.Array:
-		return obj{"type": "array", "items": g.schema(t.Elem()), "minItems": t.Len(), "maxItems": t.Len()}
+		return obj{"type": "array", "items": g.schemaIn(t.Elem(), inner), "minItems": t.Len(), "maxItems": t.Len()}
 	case reflect.Map:
-		s := obj{"type": "object", "additionalProperties": g.schema(t.Elem())}
+		s := obj{"type": "object", "additionalProperties": g.schemaIn(t.Elem(), inner)}
 		switch k := t.Key(); {
 		case k.Kind() == reflect.String, implements(k, textMarshalerType):
 		case k.Kind() >= reflect.Int && k.Kind() <= reflect.Uintptr:
@@ -547,15 +682,16 @@ func (g *schemaGen) schema(t reflect.Type) obj {
 		return s
 	case reflect.Struct:
 		if t.Name() == "" {
-			return g.object(t)
+			return g.object(t, mode)
 		}
-		name, ok := g.names[t]
+		key := typeMode{t, mode}
+		name, ok := g.names[key]
 		if !ok {
-			name = g.componentName(t)
-			g.names[t] = name
-			g.taken[name] = t
+			name = g.componentName(key)
+			g.names[key] = name
+			g.taken[name] = key
 			g.schemas[name] = nil // reserved, so that a recursive field refers to it
-			g.schemas[name] = g.object(t)
+			g.schemas[name] = g.object(t, mode)
 		}
 		return ref("#/components/schemas/" + name)
 	}
@@ -589,16 +725,35 @@ func nullable(s obj) obj {
 }
 
 // object is the schema of a struct's JSON object.
-func (g *schemaGen) object(t reflect.Type) obj {
+func (g *schemaGen) object(t reflect.Type, mode schemaMode) obj {
 	props := obj{}
 	required := []string{}
+	inner := mode
+	if inner == modePatch {
+		inner = modeRequest
+	}
 	for _, f := range jsonFields(t) {
-		s := g.schema(f.typ)
+		s := g.schemaIn(f.typ, inner)
 		if f.quoted {
 			s = obj{"type": "string"}
-			if f.typ.Kind() == reflect.Pointer {
+			if f.typ.Kind() == reflect.Pointer && mode == modeReply {
 				s = nullable(s)
 			}
+		}
+		if mode != modeReply {
+			if f.rulesErr != nil && g.err == nil {
+				g.err = fmt.Errorf("%s.%s: %w", t, f.name, f.rulesErr)
+			}
+			r := f.requestRules()
+			s = r.apply(s)
+			if r.nullable {
+				s = nullable(s)
+			}
+			if mode == modeRequest && r.required {
+				required = append(required, f.name)
+			}
+			props[f.name] = s
+			continue
 		}
 		props[f.name] = s
 		// Pointer fields are how request types spell optional inputs (`name?`), and the
@@ -614,12 +769,22 @@ func (g *schemaGen) object(t reflect.Type) obj {
 	if len(required) > 0 {
 		s["required"] = required
 	}
+	if mode != modeReply {
+		// Decode refuses unknown fields.
+		s["additionalProperties"] = false
+	}
+	if mode == modePatch {
+		s["minProperties"] = 1
+	}
 	return s
 }
 
 // componentName is a type's Go name, capitalised; generic arguments are folded in
 // (List[pkg.Machine] → ListMachine), and a clash gets the package name, then a number.
-func (g *schemaGen) componentName(t reflect.Type) string {
+// A request body of a type that is also an answer is named with Input, a merge patch
+// with Patch (unless its Go name already says Patch or Change).
+func (g *schemaGen) componentName(key typeMode) string {
+	t := key.t
 	name := t.Name()
 	base, args, generic := strings.Cut(name, "[")
 	var b strings.Builder
@@ -635,6 +800,16 @@ func (g *schemaGen) componentName(t reflect.Type) string {
 		}
 	}
 	name = b.String()
+	switch key.mode {
+	case modeRequest:
+		if _, reply := g.names[typeMode{t, modeReply}]; reply {
+			name += "Input"
+		}
+	case modePatch:
+		if !strings.HasSuffix(name, "Patch") && !strings.HasSuffix(name, "Change") {
+			name += "Patch"
+		}
+	}
 	pkg := t.PkgPath()
 	if i := strings.LastIndexByte(pkg, '/'); i >= 0 {
 		pkg = pkg[i+1:]
@@ -646,7 +821,7 @@ func (g *schemaGen) componentName(t reflect.Type) string {
 		}
 	}
 	for n := 2; ; n++ {
-		if c := candidates[1] + strconv.Itoa(n); g.taken[c] == nil {
+		if c := candidates[1] + strconv.Itoa(n); g.taken[c].t == nil {
 			return c
 		}
 	}
@@ -672,10 +847,42 @@ type jsonField struct {
 	name       string
 	typ        reflect.Type
 	index      []int
-	tagged     bool // the name comes from a json tag
-	omitEmpty  bool // omitempty or omitzero: the member may be absent
-	quoted     bool // the ,string option: a number or bool written as a string
-	viaPointer bool // promoted through an embedded pointer, absent when it is nil
+	tagged     bool        // the name comes from a json tag
+	omitEmpty  bool        // omitempty or omitzero: the member may be absent
+	quoted     bool        // the ,string option: a number or bool written as a string
+	viaPointer bool        // promoted through an embedded pointer, absent when it is nil
+	rules      *fieldRules // the `openapi` tag
+	rulesErr   error       // a malformed `openapi` tag
+}
+
+// requestRules are the field's rules as a request body has them: the tag, with the
+// default bounds of strings and arrays filled in.
+func (f jsonField) requestRules() *fieldRules {
+	r := f.rules
+	if r == nil {
+		r = &fieldRules{}
+	}
+	t := f.typ
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if f.quoted || implements(t, jsonMarshalerType) || implements(t, textMarshalerType) || t == timeType {
+		return r
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return r.withDefaults("string", "")
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return r
+		}
+		item := ""
+		if t.Elem().Kind() == reflect.String {
+			item = "string"
+		}
+		return r.withDefaults("array", item)
+	}
+	return r
 }
 
 // jsonFields lists the members encoding/json writes for struct type t: exported fields
@@ -739,6 +946,7 @@ func jsonFields(t reflect.Type) []jsonField {
 					if f.name == "" {
 						f.name = sf.Name
 					}
+					f.rules, f.rulesErr = parseRules(sf.Tag.Get("openapi"))
 					if hasOpt(opts, "string") {
 						switch ft.Kind() {
 						case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,

@@ -298,7 +298,8 @@ func TestOpenAPIErrorsAndSecurity(t *testing.T) {
 		op := at(t, doc, "paths", rt.Path, strings.ToLower(rt.Method)).(map[string]any)
 		responses := at(t, op, "responses").(map[string]any)
 		want := map[string]bool{"default": true, "400": true, "404": true, "429": true,
-			"401": rt.Access != Public, "403": rt.Access == AdminOnly, "413": rt.Body != nil}
+			"401": rt.Access != Public, "403": rt.Access != Public, "413": rt.Body != nil, "415": rt.Body != nil,
+			"409": rt.Access != Public && rt.Method != "GET", "422": rt.Access != Public && rt.Method == "POST"}
 		for code, present := range want {
 			r, ok := responses[code]
 			if ok != present {

@@ -1,8 +1,8 @@
 package httpedge
 
 import (
-	"bytes"
 	"encoding/json"
+	"maps"
 
 	"github.com/valyala/fasthttp"
 
@@ -19,10 +19,22 @@ type resource struct {
 	scoped bool
 	read   Access // Authenticated (tenant users too) or AdminOnly
 	write  Access
-	// For the OpenAPI document.
+	// For the OpenAPI document. The create answers createStatus (201 when zero) with
+	// createReply (item when nil); the update and delete answer updateStatus and
+	// deleteStatus (200 and 204 when zero) with updateReply (item when nil) and
+	// deleteReply; updateAlso lists an update's other answers.
 	item, createBody, updateBody any
 	createStatus                 int
+	createReply                  any
+	updateStatus                 int
+	updateReply                  any
+	updateAlso                   map[int]any
+	deleteStatus                 int
+	deleteReply                  any
 	summary                      string
+	// query declares a list's filters (name → description), beyond limit and cursor.
+	query      map[string]string
+	queryTypes map[string]QueryType
 
 	// scope is the caller's tenant (nil for operators on every resource, and for
 	// anyone on unscoped ones); tenant is the tenant a create is for.
@@ -39,37 +51,70 @@ type tenantField struct {
 	TenantID *string `json:"tenant_id"`
 }
 
+// pageQuery documents the paging parameters every list takes.
+var pageQuery = map[string]string{"limit": "page size, 1..500 (default 50)", "cursor": "next_cursor of the previous page"}
+
+// withPage is the query of a list: its own parameters and the paging ones.
+func withPage(q map[string]string) map[string]string {
+	out := maps.Clone(pageQuery)
+	maps.Copy(out, q)
+	return out
+}
+
 // resourceRoutes expands the registry into routes.
 func (s *Server) resourceRoutes() []Route {
 	var out []Route
-	page := map[string]string{"limit": "page size, 1..500 (default 50)", "cursor": "next_cursor of the previous page"}
 	for _, r := range s.registry() {
 		r := r
 		base := "/api/resources/" + r.name
 		tag := "resources"
+		scope := ""
+		if r.scoped {
+			scope = " A tenant user sees only its own tenant's; an operator sees every tenant's."
+		}
 		if r.list != nil {
-			out = append(out, Route{Method: "GET", Path: base, Access: r.read, Tag: tag, Query: page,
-				Summary: "List " + r.summary, Reply: listDoc(r.item), Handler: s.serveResource(&r, "list")})
+			out = append(out, Route{Method: "GET", Path: base, Access: r.read, Tag: tag, Query: withPage(r.query), QueryTypes: r.queryTypes,
+				Summary: "List " + r.summary, Reply: listDoc(r.item), Handler: s.serveResource(&r, "list"),
+				Description: "A page of " + r.summary + " in creation order; follow next_cursor for the next page." + scope})
 		}
 		if r.get != nil {
 			out = append(out, Route{Method: "GET", Path: base + "/{id}", Access: r.read, Tag: tag,
-				Summary: "One of the " + r.summary, Reply: r.item, Handler: s.serveResource(&r, "get")})
+				Summary: "Get one of the " + r.summary, Reply: r.item, Handler: s.serveResource(&r, "get"),
+				Description: "One of the " + r.summary + " by id." + scope + " Another tenant's record answers 404, as one that does not exist."})
 		}
 		if r.create != nil {
 			status := r.createStatus
 			if status == 0 {
 				status = fasthttp.StatusCreated
 			}
-			out = append(out, Route{Method: "POST", Path: base, Access: r.write, Tag: tag, Status: status,
-				Summary: "Create one of the " + r.summary, Body: r.createBody, Reply: r.item, Handler: s.serveResource(&r, "create")})
+			reply := r.createReply
+			if reply == nil {
+				reply = r.item
+			}
+			rt := Route{Method: "POST", Path: base, Access: r.write, Tag: tag, Status: status,
+				Summary: "Create one of the " + r.summary, Body: r.createBody, Reply: reply, Handler: s.serveResource(&r, "create")}
+			rt.Description = describe(&rt)
+			if r.scoped {
+				rt.Description += " A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id."
+			}
+			out = append(out, rt)
 		}
 		if r.update != nil {
-			out = append(out, Route{Method: "PATCH", Path: base + "/{id}", Access: r.write, Tag: tag,
-				Summary: "Change one of the " + r.summary, Body: r.updateBody, Reply: r.item, Handler: s.serveResource(&r, "update")})
+			reply := r.updateReply
+			if reply == nil {
+				reply = r.item
+			}
+			rt := Route{Method: "PATCH", Path: base + "/{id}", Access: r.write, Tag: tag, Patch: true, Status: r.updateStatus, Also: r.updateAlso,
+				Summary: "Change one of the " + r.summary, Body: r.updateBody, Reply: reply, Handler: s.serveResource(&r, "update")}
+			out = append(out, rt)
 		}
 		if r.delete != nil {
-			out = append(out, Route{Method: "DELETE", Path: base + "/{id}", Access: r.write, Tag: tag,
-				Summary: "Delete one of the " + r.summary, Status: fasthttp.StatusNoContent, Handler: s.serveResource(&r, "delete")})
+			status := r.deleteStatus
+			if status == 0 {
+				status = fasthttp.StatusNoContent
+			}
+			out = append(out, Route{Method: "DELETE", Path: base + "/{id}", Access: r.write, Tag: tag, Reply: r.deleteReply,
+				Summary: "Delete one of the " + r.summary, Status: status, Handler: s.serveResource(&r, "delete")})
 		}
 	}
 	return out
@@ -175,45 +220,46 @@ func requireTenant(tenant *string) (string, error) {
 // MachineCreate is the body of a machine create.
 type MachineCreate struct {
 	actors.MachineSpec
-	TenantID *string `json:"tenant_id,omitempty"`
+	TenantID *string `json:"tenant_id,omitempty" openapi:"maxLength=64"`
 }
 
 // MachinePatch is the body of PATCH /api/resources/machines/:id.
 type MachinePatch struct {
-	Name *string `json:"name,omitempty"`
-	// TenantID (operators only) moves the machine to another tenant.
-	TenantID *string `json:"tenant_id,omitempty"`
+	Name *string `json:"name,omitempty" openapi:"minLength=1,maxLength=63"`
+	// TenantID (operators only) moves the machine to another tenant; null (or "")
+	// takes it from its tenant.
+	TenantID *string `json:"tenant_id,omitempty" openapi:"nullable,maxLength=64"`
 }
 
 // TenantCreate is the body of a tenant create.
 type TenantCreate struct {
-	Name  string        `json:"name"`
+	Name  string        `json:"name" openapi:"required,minLength=1,maxLength=100"`
 	Quota *actors.Quota `json:"quota,omitempty"`
 }
 
 // UserCreate is the body of a user create.
 type UserCreate struct {
-	Email    string  `json:"email"`
-	Name     string  `json:"name"`
-	Role     string  `json:"role"`
-	Password string  `json:"password"`
-	TenantID *string `json:"tenant_id,omitempty"`
+	Email    string  `json:"email" openapi:"required,minLength=3,maxLength=254"`
+	Name     string  `json:"name" openapi:"required,minLength=1,maxLength=100"`
+	Role     string  `json:"role" openapi:"required,enum=admin|user"`
+	Password string  `json:"password" openapi:"required,minLength=8,maxLength=72"`
+	TenantID *string `json:"tenant_id,omitempty" openapi:"maxLength=64"`
 }
 
-// RuleBody is a firewall rule as written by clients; null clears machine_id, port,
-// source and destination.
+// RuleBody is a firewall rule as written by clients; in a PATCH, null clears
+// machine_id, port, source, destination and comment.
 type RuleBody struct {
-	MachineID   *string `json:"machine_id,omitempty"`
-	Direction   *string `json:"direction,omitempty"`
-	Action      *string `json:"action,omitempty"`
-	Protocol    *string `json:"protocol,omitempty"`
-	Port        *string `json:"port,omitempty"`
-	Source      *string `json:"source,omitempty"`
-	Destination *string `json:"destination,omitempty"`
+	MachineID   *string `json:"machine_id,omitempty" openapi:"nullable,minLength=1,maxLength=64"`
+	Direction   *string `json:"direction,omitempty" openapi:"required,enum=in|out"`
+	Action      *string `json:"action,omitempty" openapi:"required,enum=accept|drop|reject"`
+	Protocol    *string `json:"protocol,omitempty" openapi:"required,enum=tcp|udp|icmp|any"`
+	Port        *string `json:"port,omitempty" openapi:"nullable,maxLength=64"`
+	Source      *string `json:"source,omitempty" openapi:"nullable,maxLength=64"`
+	Destination *string `json:"destination,omitempty" openapi:"nullable,maxLength=64"`
 	Enabled     *bool   `json:"enabled,omitempty"`
-	Position    *int    `json:"position,omitempty"`
-	Comment     *string `json:"comment,omitempty"`
-	TenantID    *string `json:"tenant_id,omitempty"`
+	Position    *int    `json:"position,omitempty" openapi:"minimum=1"`
+	Comment     *string `json:"comment,omitempty" openapi:"nullable,maxLength=255"`
+	TenantID    *string `json:"tenant_id,omitempty" openapi:"maxLength=64"`
 }
 
 // decodeRule decodes a rule body strictly and notes which nullable fields were null.
@@ -224,15 +270,16 @@ func (c *Call) decodeRule() (actors.RuleInput, error) {
 	}
 	in := actors.RuleInput{MachineID: b.MachineID, Direction: b.Direction, Action: b.Action, Protocol: b.Protocol,
 		Port: b.Port, Source: b.Source, Destination: b.Destination, Enabled: b.Enabled, Position: b.Position, Comment: b.Comment}
-	// Only a body with a null in it can clear a field (null cannot be escaped): the
-	// second decode is skipped for the others.
-	var present map[string]json.RawMessage
-	if body := c.rc.PostBody(); bytes.Contains(body, []byte("null")) && json.Unmarshal(body, &present) == nil {
-		for _, f := range []string{"machine_id", "port", "source", "destination"} {
-			if v, ok := present[f]; ok && string(v) == "null" {
-				in.Clear = append(in.Clear, f)
-			}
+	nulls := c.nulls()
+	for _, f := range []string{"machine_id", "port", "source", "destination"} {
+		if nulls[f] {
+			in.Clear = append(in.Clear, f)
 		}
+	}
+	if nulls["comment"] {
+		// A rule without a comment has the empty one.
+		empty := ""
+		in.Comment = &empty
 	}
 	return in, nil
 }
@@ -247,15 +294,13 @@ func (s *Server) coreResources() []resource {
 	fw := func() actors.Firewall { return sys.Tenants.Firewall() }
 	return []resource{
 		{name: "machines", scoped: true, read: Authenticated, write: Authenticated, summary: "machines",
-			item: actors.Machine{}, createBody: MachineCreate{}, updateBody: MachinePatch{}, createStatus: fasthttp.StatusAccepted,
+			item: actors.Machine{}, createBody: MachineCreate{}, updateBody: MachinePatch{},
+			createStatus: fasthttp.StatusAccepted, createReply: actors.Provisioned{},
+			updateStatus: fasthttp.StatusAccepted, updateReply: TaskReply{}, updateAlso: map[int]any{fasthttp.StatusOK: actors.Machine{}},
+			deleteStatus: fasthttp.StatusAccepted, deleteReply: TaskReply{},
+			query: machineQuery, queryTypes: machineQueryTypes,
 			list: func(c *Call, scope *string, cursor string, limit int) (any, string, error) {
-				if scope != nil {
-					return sys.Machines.ListTenant(c.Context(), *scope, cursor, limit)
-				}
-				if t := c.Query("tenant_id"); t != "" {
-					return sys.Machines.ListTenant(c.Context(), t, cursor, limit)
-				}
-				return sys.Machines.List(c.Context(), cursor, limit, nil)
+				return s.listMachinesOf(c, listTenant(c, scope), cursor, limit)
 			},
 			get: func(c *Call, scope *string, id string) (any, error) { return sys.Machines.Get(c.Context(), id, scope) },
 			create: func(c *Call, scope *string, tenant *string) (any, error) {
@@ -278,19 +323,32 @@ func (s *Server) coreResources() []resource {
 				if err := c.Decode(&b); err != nil {
 					return nil, err
 				}
+				if c.nulls()["tenant_id"] && scope == nil {
+					// null takes the machine from its tenant, as "" always did.
+					empty := ""
+					b.TenantID = &empty
+				}
 				if b.TenantID != nil && scope == nil {
 					t := b.TenantID
 					if *t == "" {
 						t = nil
 					}
 					m, err := sys.Machines.Assign(c.Context(), id, t)
-					if err != nil || b.Name == nil {
-						return m, err
+					if err != nil {
+						return nil, err
+					}
+					if b.Name == nil {
+						// Assigning is done at once: 200 with the machine, not a task.
+						return Reply{Status: fasthttp.StatusOK, Body: m}, nil
 					}
 				}
 				if b.Name == nil {
 					if b.TenantID != nil { // a user naming its own tenant: nothing to do
-						return sys.Machines.Get(c.Context(), id, scope)
+						m, err := sys.Machines.Get(c.Context(), id, scope)
+						if err != nil {
+							return nil, err
+						}
+						return Reply{Status: fasthttp.StatusOK, Body: m}, nil
 					}
 					return nil, apierr.Invalid(apierr.Field("body", "name is required"))
 				}
@@ -385,6 +443,7 @@ func (s *Server) coreResources() []resource {
 		},
 		{name: "users", read: AdminOnly, write: AdminOnly, summary: "users",
 			item: actors.User{}, createBody: UserCreate{}, updateBody: actors.UserChange{},
+			query: map[string]string{"tenant_id": "only this tenant's users"},
 			list: func(c *Call, _ *string, cursor string, limit int) (any, string, error) {
 				var tenant *string
 				if t := c.Query("tenant_id"); t != "" {
@@ -443,4 +502,33 @@ func ruleTenant(fw actors.Firewall, scope *string, id string) (string, error) {
 		return *scope, nil
 	}
 	return fw.TenantOf(id)
+}
+
+// machineQuery declares the filters of the machine lists.
+var machineQuery = map[string]string{
+	"tenant_id": "operators: only this tenant's machines (a tenant user always sees only its own)",
+	"name":      "only machines of exactly this name",
+	"status":    "only machines in this status",
+	"node":      "only machines on this node",
+}
+
+// machineQueryTypes types the status filter with the machine statuses.
+var machineQueryTypes = map[string]QueryType{"status": {Enum: []string{actors.StatusProvisioning, actors.StatusRunning,
+	actors.StatusStopped, actors.StatusSuspended, actors.StatusMigrating, actors.StatusError}}}
+
+// listMachinesOf is a page of machines, of one tenant when tenant is set, filtered by
+// ?name=, ?status= and ?node=. An unfiltered tenant list is the cached tenant page; a
+// filtered one scans, as filters are for people looking for something.
+func (s *Server) listMachinesOf(c *Call, tenant *string, cursor string, limit int) ([]actors.Machine, string, error) {
+	name, status, node := c.Query("name"), c.Query("status"), c.Query("node")
+	if name == "" && status == "" && node == "" {
+		if tenant != nil {
+			return s.sys.Machines.ListTenant(c.Context(), *tenant, cursor, limit)
+		}
+		return s.sys.Machines.List(c.Context(), cursor, limit, nil)
+	}
+	return s.sys.Machines.List(c.Context(), cursor, limit, func(m *actors.Machine) bool {
+		return (tenant == nil || (m.TenantID != nil && *m.TenantID == *tenant)) &&
+			(name == "" || m.Name == name) && (status == "" || m.Status == status) && (node == "" || m.Node == node)
+	})
 }

@@ -47,8 +47,48 @@ type Route struct {
 	Reply any
 	// Status is the success status (200 when zero).
 	Status int
-	// Query documents the query parameters: name → description.
+	// Query declares the query parameters: name → description. A parameter not
+	// declared here is refused with 400 (checkQuery); its type comes from QueryTypes,
+	// else from queryTypes by name, else it is a string.
 	Query map[string]string
+	// QueryTypes overrides the type of a parameter of Query on this route.
+	QueryTypes map[string]QueryType
+	// PathTypes types path parameters (default: a string), e.g. an enum of actions;
+	// the handler checks them.
+	PathTypes map[string]QueryType
+	// Headers documents the request headers the route reads: name → description
+	// (Authorization and Idempotency-Key are documented for every route that takes them).
+	Headers map[string]string
+
+	// Description is the operation's description; empty: composed from Summary, Access
+	// and Status (see describe).
+	Description string
+	// Patch marks Body as a JSON merge patch (RFC 7396): every field optional, at least
+	// one present, and null clears a field tagged nullable.
+	Patch bool
+	// Also lists the other success answers of the route: status → zero value of their
+	// body (nil: no body).
+	Also map[int]any
+	// Errors lists error statuses the route answers beyond those every route of its
+	// kind answers (see operation), e.g. 401 for a login.
+	Errors []int
+	// Hidden routes are served but not documented: the driver-named aliases of
+	// /api/virt, which would give a generated client two of everything.
+	Hidden bool
+}
+
+// QueryType is the type of a query parameter, for the document and for checkQuery.
+type QueryType struct {
+	// Type is "string" (when empty), "integer" or "boolean".
+	Type string
+	// Format is a JSON Schema format such as date-time (checked for date-time).
+	Format string
+	// Enum lists the allowed values.
+	Enum []string
+	// Minimum and Maximum bound integers.
+	Minimum, Maximum *int64
+	// MaxLength bounds strings (defaultMaxLength when zero).
+	MaxLength int
 }
 
 // Reply lets a handler choose the status and headers of its answer.
@@ -80,6 +120,8 @@ type Call struct {
 	// Principal is the verified token's claims; nil on public routes.
 	Principal *token.Claims
 	srv       *Server
+	// route is the route being served; nil when a test calls a handler directly.
+	route *Route
 }
 
 // ClientAddr is the caller's address as the rate limits see it (the TCP peer, or the

@@ -13,17 +13,21 @@ import (
 func (s *Server) routeTable() []Route {
 	routes := []Route{
 		{Method: "GET", Path: "/api/health", Access: Public, Handler: s.health, Tag: "system",
-			Summary: "Liveness and dependency health (503 when degraded)", Reply: HealthReply{}},
+			Summary: "Liveness and dependency health", Reply: HealthReply{}, Also: map[int]any{fasthttp.StatusServiceUnavailable: HealthReply{}},
+			Description: "Answers 200 with status ok when the store and the hypervisor are healthy, and 503 with status degraded and the failing checks otherwise (also while the server shuts down). Needs no token."},
 		{Method: "GET", Path: "/api/openapi.json", Access: Public, Handler: s.openapi, Tag: "system",
 			Summary: "This API's OpenAPI 3.1 document", Reply: RawBody{ContentType: "application/json"}},
 		{Method: "GET", Path: "/metrics", Access: Public, Handler: s.prometheus, Tag: "system",
-			Summary: "Prometheus metrics in text exposition format", Reply: RawBody{ContentType: "text/plain; version=0.0.4"}},
+			Summary: "Prometheus metrics", Reply: RawBody{ContentType: "text/plain"},
+			Description: "Metrics in the Prometheus text exposition format (Content-Type text/plain with version=0.0.4 and charset parameters). Needs no token; expose it only where scrapers can reach it."},
 
 		{Method: "POST", Path: "/api/auth/login", Access: Public, Handler: s.login, Tag: "auth",
-			Summary: "Log in with e-mail and password. Failed logins are limited per e-mail and client address (429), and per e-mail " +
-				"over all addresses, beyond which an address with no failures is answered after a delay", Body: LoginRequest{}, Reply: TokenReply{}},
+			Summary: "Log in with e-mail and password", Body: LoginRequest{}, Reply: TokenReply{}, Errors: []int{fasthttp.StatusUnauthorized},
+			Description: "Answers an access token, a refresh token and the user. A missing or empty e-mail or password is 400 naming the field; a wrong e-mail or password is 401 invalid_credentials (the two are not told apart). " +
+				"Failed logins are limited per e-mail and client address (429), and per e-mail over all addresses, beyond which an address with no failures is answered after a delay."},
 		{Method: "POST", Path: "/api/auth/refresh", Access: Public, Handler: s.refresh, Tag: "auth",
-			Summary: "Rotate a refresh token for a new token pair", Body: RefreshRequest{}, Reply: TokenReply{}},
+			Summary: "Rotate a refresh token for a new token pair", Body: RefreshRequest{}, Reply: TokenReply{}, Errors: []int{fasthttp.StatusUnauthorized},
+			Description: "Spends the refresh token and answers a new access and refresh token. A missing refresh_token is 400; an unknown, spent or expired one is 401 invalid_refresh_token, and reusing a spent one ends the whole login."},
 		{Method: "GET", Path: "/api/auth/me", Access: Authenticated, Handler: s.me, Tag: "auth",
 			Summary: "The calling user", Reply: actors.User{}},
 		{Method: "POST", Path: "/api/auth/logout", Access: Authenticated, Handler: s.logout, Tag: "auth",
@@ -40,11 +44,13 @@ func (s *Server) routeTable() []Route {
 	routes = append(routes, s.insightRoutes()...)
 	routes = append(routes, s.resourceRoutes()...)
 	// The same routes answer under the driver's own name: /api/sim/..., /api/proxmox/...
+	// They are not documented (the /api/virt routes say so in their descriptions): a
+	// generated client would get two of everything, named after one deployment's driver.
 	if s.sys != nil && s.sys.Driver() != nil {
 		if name := s.sys.Driver().Name(); name != "virt" && name != "" {
 			alias := s.virtRoutes("/api/" + name)
 			for i := range alias {
-				alias[i].Summary += " (same as under /api/virt)"
+				alias[i].Hidden = true
 			}
 			routes = append(routes, alias...)
 		}

@@ -11,39 +11,39 @@ import (
 // area's create, and of PATCH /api/resources/power-schedules/:id.
 type PowerScheduleBody struct {
 	// Action is start, stop, shutdown or reboot.
-	Action *string `json:"action,omitempty"`
+	Action *string `json:"action,omitempty" openapi:"required,enum=start|stop|shutdown|reboot"`
 	// Cron is a 5-field cron expression (minute hour day-of-month month day-of-week),
 	// optionally with a leading seconds field, or a descriptor such as @daily.
-	Cron *string `json:"cron,omitempty"`
+	Cron *string `json:"cron,omitempty" openapi:"required,minLength=1,maxLength=128"`
 	// Timezone is the IANA time zone the expression is read in (default UTC).
-	Timezone *string `json:"timezone,omitempty"`
+	Timezone *string `json:"timezone,omitempty" openapi:"minLength=1,maxLength=64"`
 	// Enabled defaults to true.
 	Enabled  *bool   `json:"enabled,omitempty"`
-	TenantID *string `json:"tenant_id,omitempty"`
+	TenantID *string `json:"tenant_id,omitempty" openapi:"maxLength=64"`
 }
 
 // PowerScheduleCreate is the body of POST /api/resources/power-schedules.
 type PowerScheduleCreate struct {
 	PowerScheduleBody
-	MachineID *string `json:"machine_id,omitempty"`
+	MachineID *string `json:"machine_id,omitempty" openapi:"required,minLength=1,maxLength=64"`
 }
 
 // BackupScheduleBody is a backup schedule as clients write it.
 type BackupScheduleBody struct {
-	Cron     *string `json:"cron,omitempty"`
-	Timezone *string `json:"timezone,omitempty"`
+	Cron     *string `json:"cron,omitempty" openapi:"required,minLength=1,maxLength=128"`
+	Timezone *string `json:"timezone,omitempty" openapi:"minLength=1,maxLength=64"`
 	Enabled  *bool   `json:"enabled,omitempty"`
 	// Retention is how many of the schedule's backups are kept, 1..100.
-	Retention *int `json:"retention,omitempty"`
+	Retention *int `json:"retention,omitempty" openapi:"required,minimum=1,maximum=100"`
 	// Mode is snapshot (default), suspend or stop.
-	Mode     *string `json:"mode,omitempty"`
-	TenantID *string `json:"tenant_id,omitempty"`
+	Mode     *string `json:"mode,omitempty" openapi:"enum=snapshot|suspend|stop"`
+	TenantID *string `json:"tenant_id,omitempty" openapi:"maxLength=64"`
 }
 
 // BackupScheduleCreate is the body of POST /api/resources/backup-schedules.
 type BackupScheduleCreate struct {
 	BackupScheduleBody
-	MachineID *string `json:"machine_id,omitempty"`
+	MachineID *string `json:"machine_id,omitempty" openapi:"required,minLength=1,maxLength=64"`
 }
 
 func (b PowerScheduleCreate) machine() *string  { return b.MachineID }
@@ -62,8 +62,7 @@ func (s *Server) scheduleRoutes() []Route {
 	tag := "client"
 	power := func() scheduleService[actors.PowerSchedule] { return s.sys.Schedules.Power() }
 	backup := func() scheduleService[actors.BackupSchedule] { return s.sys.Schedules.Backup() }
-	list := map[string]string{"limit": "page size, 1..500 (default 50)", "cursor": "next_cursor of the previous page",
-		"tenant_id": tenantQuery["tenant_id"]}
+	list := withPage(map[string]string{"tenant_id": tenantQuery["tenant_id"]})
 	return []Route{
 		{Method: "POST", Path: "/api/client/machines/{vmId}/power-schedules", Access: Authenticated, Handler: clientCreateSchedule[actors.PowerSchedule, PowerScheduleBody](s, power), Tag: tag,
 			Summary: "Add a power schedule: start, stop, shut down or reboot the machine on a cron expression in a time zone",
@@ -160,7 +159,7 @@ func (s *Server) scheduleResources() []resource {
 		// Backups are taken by backup schedules; they are read and deleted here. A
 		// delete removes the backup from the hypervisor, then its record.
 		{name: "backups", scoped: true, read: Authenticated, write: Authenticated, summary: "backups",
-			item: actors.Backup{},
+			item: actors.Backup{}, query: scheduleListQuery,
 			list: func(c *Call, scope *string, cursor string, limit int) (any, string, error) {
 				return sys.Backups.List(c.Context(), listTenant(c, scope), c.Query("machine_id"), cursor, limit)
 			},
@@ -171,6 +170,9 @@ func (s *Server) scheduleResources() []resource {
 		},
 	}
 }
+
+// scheduleListQuery declares the filters of schedule and backup lists.
+var scheduleListQuery = map[string]string{"tenant_id": "operators: only this tenant's", "machine_id": "only this machine's"}
 
 // scheduleService is what power and backup schedules both offer.
 type scheduleService[T any] interface {
@@ -193,7 +195,7 @@ type scheduleCreateBody interface {
 // its update body, C its create body.
 func scheduleResource[T any, B scheduleBody, C scheduleCreateBody](name, summary string, svc func() scheduleService[T]) resource {
 	return resource{name: name, scoped: true, read: Authenticated, write: Authenticated, summary: summary,
-		item: *new(T), createBody: *new(C), updateBody: *new(B),
+		item: *new(T), createBody: *new(C), updateBody: *new(B), query: scheduleListQuery,
 		list: func(c *Call, scope *string, cursor string, limit int) (any, string, error) {
 			return svc().List(c.Context(), listTenant(c, scope), c.Query("machine_id"), cursor, limit)
 		},

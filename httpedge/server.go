@@ -313,7 +313,7 @@ func (s *Server) serveRoute(rt *Route) fasthttp.RequestHandler {
 	return func(rc *fasthttp.RequestCtx) {
 		rc.SetUserValue(uvRoute, rt.Path)
 		id := requestID(rc)
-		c := &Call{rc: rc, log: s.log, RequestID: id, srv: s}
+		c := &Call{rc: rc, log: s.log, RequestID: id, srv: s, route: rt}
 		if rt.Access != Public {
 			claims, err := s.authenticate(rc)
 			if err != nil {
@@ -325,6 +325,11 @@ func (s *Server) serveRoute(rt *Route) fasthttp.RequestHandler {
 				return
 			}
 			c.Principal = claims
+		}
+		// What the document says of media type and query holds before any work.
+		if err := c.checkRequest(); err != nil {
+			s.writeError(rc, id, err)
+			return
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
 		defer cancel()

@@ -1,7 +1,9 @@
 package httpedge
 
 import (
+	"maps"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,21 +23,23 @@ import (
 func (s *Server) virtRoutes(prefix string) []Route {
 	tag := "hypervisor"
 	tf := map[string]string{"timeframe": "hour (default), day, week, month or year"}
-	page := map[string]string{"limit": "page size, 1..500 (default 50)", "cursor": "next_cursor of the previous page"}
-	return []Route{
+	page := pageQuery
+	routes := []Route{
 		{Method: "POST", Path: prefix + "/sync", Access: AdminOnly, Handler: s.sync, Tag: tag,
 			Summary: "Reconcile the store with the hypervisor's inventory", Reply: actors.SyncResult{}},
 		{Method: "GET", Path: prefix + "/vms", Access: AdminOnly, Handler: s.listMachines, Tag: tag,
-			Summary: "List machines", Reply: Page[actors.Machine]{}, Query: page},
+			Summary: "List machines", Reply: Page[actors.Machine]{}, Query: withPage(machineQuery), QueryTypes: machineQueryTypes},
 		{Method: "GET", Path: prefix + "/vms/{id}", Access: AdminOnly, Handler: s.getMachine, Tag: tag,
 			Summary: "One machine (by id or vmid)", Reply: actors.Machine{}},
 		{Method: "POST", Path: prefix + "/vms/{id}/actions/{action}", Access: AdminOnly, Handler: s.machineAction, Tag: tag,
-			Summary: "Power action: start, stop, shutdown, reboot, reset, suspend, resume (aliases restart, poweroff, kill, boot)",
-			Reply:   TaskReply{}, Status: fasthttp.StatusAccepted},
+			Summary: "Run a power action on a machine",
+			Description: "Power action: start, stop, shutdown, reboot, reset, suspend, resume (aliases restart, poweroff, kill, boot); another action is 400 listing the allowed ones. " +
+				"The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A machine busy with another task is 409 operation_in_progress.",
+			Reply: TaskReply{}, Status: fasthttp.StatusAccepted, PathTypes: powerActionPath},
 		{Method: "POST", Path: prefix + "/vms/{id}/migrate", Access: AdminOnly, Handler: s.migrate, Tag: tag,
 			Summary: "Move a machine to another node", Body: MigrateRequest{}, Reply: TaskReply{}, Status: fasthttp.StatusAccepted},
 		{Method: "PATCH", Path: prefix + "/vms/{id}/config", Access: AdminOnly, Handler: s.configure, Tag: tag,
-			Summary: "Change name, cores or memory", Body: ConfigRequest{}, Reply: TaskReply{}, Status: fasthttp.StatusAccepted},
+			Summary: "Change name, cores or memory", Body: ConfigRequest{}, Reply: TaskReply{}, Status: fasthttp.StatusAccepted, Patch: true},
 		{Method: "PATCH", Path: prefix + "/vms/{id}/network", Access: AdminOnly, Handler: s.network, Tag: tag,
 			Summary: "Change network interfaces", Body: NetworkRequest{}, Reply: TaskReply{}, Status: fasthttp.StatusAccepted},
 		{Method: "POST", Path: prefix + "/vms/{id}/disks", Access: AdminOnly, Handler: s.addDisk, Tag: tag,
@@ -45,8 +49,11 @@ func (s *Server) virtRoutes(prefix string) []Route {
 		{Method: "GET", Path: prefix + "/vms/{id}/console", Access: AdminOnly, Handler: s.console, Tag: tag,
 			Summary: "A single-use ticket and the websocket URL of the machine's console", Reply: ConsoleReply{}},
 		{Method: "GET", Path: prefix + "/vms/{id}/console/ws", Access: Public, Handler: s.consoleSocket, Tag: tag,
-			Summary: "The console websocket (the ticket query parameter is the credential; 101 on success)",
-			Query:   map[string]string{"ticket": "the ticket from GET .../console (single use, 60 s)"}, Status: fasthttp.StatusSwitchingProtocols},
+			Summary: "Open the console websocket",
+			Description: "Upgrades to a websocket bridged to the machine's console (101 Switching Protocols). The ticket query parameter is the credential, not a bearer token: " +
+				"a missing, used or expired ticket is 401; a request that is not a websocket upgrade (version 13, with a key) is 400 and does not spend the ticket.",
+			Query: map[string]string{"ticket": "the ticket from GET .../console (single use, 60 s)"}, Status: fasthttp.StatusSwitchingProtocols,
+			Errors: []int{fasthttp.StatusUnauthorized}},
 		{Method: "GET", Path: prefix + "/vms/{id}/usage-graphs", Access: AdminOnly, Handler: s.machineUsage, Tag: tag,
 			Summary: "A machine's usage graph", Reply: hypervisor.UsageGraph{}, Query: tf},
 		{Method: "GET", Path: prefix + "/nodes", Access: AdminOnly, Handler: s.listNodes, Tag: tag,
@@ -60,7 +67,25 @@ func (s *Server) virtRoutes(prefix string) []Route {
 		{Method: "GET", Path: prefix + "/templates", Access: AdminOnly, Handler: s.listTemplates, Tag: tag,
 			Summary: "OS templates known from the last sync", Reply: Page[hypervisor.Template]{}, Query: page},
 	}
+	for i := range routes {
+		rt := &routes[i]
+		rt.Description = describe(rt) + " Also served under /api/<driver>/" + strings.TrimPrefix(rt.Path, "/api/virt/") +
+			" (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document."
+	}
+	return routes
 }
+
+// powerActionPath types the {action} of the power routes: the actions and their aliases.
+var powerActionPath = func() map[string]QueryType {
+	var names []string
+	for _, a := range hypervisor.PowerActions {
+		names = append(names, string(a))
+	}
+	for _, a := range slices.Sorted(maps.Keys(actors.PowerActionAliases)) {
+		names = append(names, a)
+	}
+	return map[string]QueryType{"action": {Enum: names}}
+}()
 
 // Page is the shape of every list answer.
 type Page[T any] struct {
@@ -104,34 +129,34 @@ func accepted(t actors.Task) Reply {
 
 // MigrateRequest is the body of POST .../migrate.
 type MigrateRequest struct {
-	TargetNode string `json:"target_node"`
+	TargetNode string `json:"target_node" openapi:"required,minLength=1,maxLength=64"`
 	// Online defaults to whether the machine is running.
 	Online *bool `json:"online,omitempty"`
 }
 
 // ConfigRequest is the body of PATCH .../config.
 type ConfigRequest struct {
-	Name     *string `json:"name,omitempty"`
-	CPUCores *int    `json:"cpu_cores,omitempty"`
-	MemoryMB *int    `json:"memory_mb,omitempty"`
+	Name     *string `json:"name,omitempty" openapi:"minLength=1,maxLength=63"`
+	CPUCores *int    `json:"cpu_cores,omitempty" openapi:"minimum=1,maximum=128"`
+	MemoryMB *int    `json:"memory_mb,omitempty" openapi:"minimum=128,maximum=4194304"`
 }
 
 // NetworkRequest is the body of PATCH .../network.
 type NetworkRequest struct {
-	Interfaces []hypervisor.InterfaceChange `json:"interfaces"`
+	Interfaces []hypervisor.InterfaceChange `json:"interfaces" openapi:"required,minItems=1,maxItems=32"`
 }
 
 // DiskRequest is the body of POST .../disks.
 type DiskRequest struct {
-	SizeGB  int    `json:"size_gb"`
-	Storage string `json:"storage,omitempty"`
+	SizeGB  int    `json:"size_gb" openapi:"required,minimum=1,maximum=65536"`
+	Storage string `json:"storage,omitempty" openapi:"minLength=1,maxLength=64"`
 }
 
 // ReinstallRequest is the body of POST .../reinstall.
 type ReinstallRequest struct {
-	TemplateID string   `json:"template_id"`
-	Password   string   `json:"password,omitempty"`
-	SSHKeys    []string `json:"ssh_keys,omitempty"`
+	TemplateID string   `json:"template_id" openapi:"required,minLength=1,maxLength=64"`
+	Password   string   `json:"password,omitempty" openapi:"minLength=8,maxLength=128"`
+	SSHKeys    []string `json:"ssh_keys,omitempty" openapi:"maxItems=32,items.minLength=1,items.maxLength=8192"`
 }
 
 // ConsoleReply is the answer of GET .../console.
@@ -164,7 +189,11 @@ func (s *Server) listMachines(c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	items, next, err := s.sys.Machines.List(c.Context(), cursor, limit, nil)
+	var tenant *string
+	if t := c.Query("tenant_id"); t != "" {
+		tenant = &t
+	}
+	items, next, err := s.listMachinesOf(c, tenant, cursor, limit)
 	if err != nil {
 		return nil, err
 	}

@@ -220,10 +220,10 @@ type ConfigChange struct {
 
 // InterfaceChange is a partial change of one interface, named by ID.
 type InterfaceChange struct {
-	ID       string  `json:"id"`
-	Bridge   *string `json:"bridge,omitempty"`
-	VLAN     *int    `json:"vlan,omitempty"`
-	RateMbps *int    `json:"rate_mbps,omitempty"`
+	ID       string  `json:"id" openapi:"required,minLength=1,maxLength=8"`
+	Bridge   *string `json:"bridge,omitempty" openapi:"minLength=1,maxLength=64"`
+	VLAN     *int    `json:"vlan,omitempty" openapi:"minimum=0,maximum=4094"`
+	RateMbps *int    `json:"rate_mbps,omitempty" openapi:"minimum=0,maximum=100000"`
 	Firewall *bool   `json:"firewall,omitempty"`
 }
 

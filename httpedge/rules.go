@@ -1,0 +1,184 @@
+package httpedge
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// The `openapi` struct tag states what a request body field must satisfy. The reflector
+// writes it into the document and the codec enforces it (validateBody), so the two
+// cannot drift apart. Options, comma-separated:
+//
+//	required            the field must be present (in a create; a patch makes every field optional)
+//	nullable            null is accepted: in a PATCH it clears the field
+//	enum=a|b|c          the value must be one of these
+//	minLength=N         strings: at least N characters (Unicode code points)
+//	maxLength=N         strings: at most N characters
+//	minItems=N          arrays: at least N items
+//	maxItems=N          arrays: at most N items
+//	minimum=N           numbers: at least N
+//	maximum=N           numbers: at most N
+//	format=F            a JSON Schema format, documented only (date-time, email, ...)
+//	items.OPTION        any of the options above, for the items of an array
+//
+// Example: `json:"ssh_keys,omitempty" openapi:"maxItems=32,items.maxLength=16384"`.
+//
+// A request string without maxLength gets defaultMaxLength, and an array without
+// maxItems defaultMaxItems: every string and array a client sends is bounded.
+
+// Default bounds of request strings and arrays that declare none.
+const (
+	defaultMaxLength = 1024
+	defaultMaxItems  = 100
+)
+
+// fieldRules is a parsed `openapi` tag.
+type fieldRules struct {
+	required, nullable   bool
+	enum                 []string
+	minLength, maxLength *int
+	minItems, maxItems   *int
+	minimum, maximum     *float64
+	format               string
+	items                *fieldRules
+}
+
+// parseRules parses an `openapi` tag; a malformed tag is a programming error, reported
+// by the reflector when it builds the document (so a bad tag fails every test).
+func parseRules(tag string) (*fieldRules, error) {
+	r := &fieldRules{}
+	if tag == "" {
+		return r, nil
+	}
+	for opt := range strings.SplitSeq(tag, ",") {
+		target := r
+		if rest, ok := strings.CutPrefix(opt, "items."); ok {
+			if r.items == nil {
+				r.items = &fieldRules{}
+			}
+			target, opt = r.items, rest
+		}
+		key, val, hasVal := strings.Cut(opt, "=")
+		num := func() (int, error) {
+			n, err := strconv.Atoi(val)
+			if err != nil || n < 0 {
+				return 0, fmt.Errorf("openapi tag %q: %s needs a whole number", tag, key)
+			}
+			return n, nil
+		}
+		switch key {
+		case "required":
+			target.required = true
+		case "nullable":
+			target.nullable = true
+		case "enum":
+			if !hasVal || val == "" {
+				return nil, fmt.Errorf("openapi tag %q: enum needs values", tag)
+			}
+			target.enum = strings.Split(val, "|")
+		case "format":
+			target.format = val
+		case "minLength", "maxLength", "minItems", "maxItems":
+			n, err := num()
+			if err != nil {
+				return nil, err
+			}
+			switch key {
+			case "minLength":
+				target.minLength = &n
+			case "maxLength":
+				target.maxLength = &n
+			case "minItems":
+				target.minItems = &n
+			default:
+				target.maxItems = &n
+			}
+		case "minimum", "maximum":
+			f, err := strconv.ParseFloat(val, 64)
+			if err != nil {
+				return nil, fmt.Errorf("openapi tag %q: %s needs a number", tag, key)
+			}
+			if key == "minimum" {
+				target.minimum = &f
+			} else {
+				target.maximum = &f
+			}
+		default:
+			return nil, fmt.Errorf("openapi tag %q: unknown option %q", tag, opt)
+		}
+	}
+	return r, nil
+}
+
+// apply writes the rules into a field's schema s (a copy is returned).
+func (r *fieldRules) apply(s obj) obj {
+	if r == nil {
+		return s
+	}
+	out := make(obj, len(s)+2)
+	for k, v := range s {
+		out[k] = v
+	}
+	if len(r.enum) > 0 {
+		out["enum"] = r.enum
+	}
+	if r.format != "" {
+		out["format"] = r.format
+	}
+	set := func(k string, p *int) {
+		if p != nil {
+			out[k] = *p
+		}
+	}
+	set("minLength", r.minLength)
+	set("maxLength", r.maxLength)
+	set("minItems", r.minItems)
+	set("maxItems", r.maxItems)
+	if r.minimum != nil {
+		out["minimum"] = num(*r.minimum)
+	}
+	if r.maximum != nil {
+		out["maximum"] = num(*r.maximum)
+	}
+	if r.items != nil {
+		if it, ok := out["items"].(obj); ok {
+			out["items"] = r.items.apply(it)
+		}
+	}
+	return out
+}
+
+// num writes whole numbers as integers, so that the document reads 500, not 500.0.
+func num(f float64) any {
+	if f == float64(int64(f)) {
+		return int64(f)
+	}
+	return f
+}
+
+// withDefaults is r with the default bounds filled in for a value of schema type typ,
+// as request bodies get them.
+func (r *fieldRules) withDefaults(typ string, itemType string) *fieldRules {
+	c := *r
+	switch typ {
+	case "string":
+		if c.maxLength == nil && len(c.enum) == 0 && c.format != "date-time" {
+			n := defaultMaxLength
+			c.maxLength = &n
+		}
+	case "array":
+		if c.maxItems == nil {
+			n := defaultMaxItems
+			c.maxItems = &n
+		}
+		if itemType == "string" {
+			var it fieldRules
+			if c.items != nil {
+				it = *c.items
+			}
+			c.items = it.withDefaults("string", "")
+		}
+	}
+	return &c
+}
