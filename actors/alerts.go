@@ -3,6 +3,7 @@ package actors
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -105,9 +106,11 @@ func ValidSeverity(s string) bool {
 }
 
 // ValidAlertKind reports whether k is an alert kind.
-func ValidAlertKind(k string) bool {
-	return k == AlertHealthCheck || k == AlertNodeOffline || k == AlertTaskFailed || k == AlertNodeUsageHigh || k == AlertFirewallFailed
-}
+func ValidAlertKind(k string) bool { return slices.Contains(AlertKinds, k) }
+
+// AlertKinds lists every alert kind, for the API's enums and messages: a new kind is
+// added here once.
+var AlertKinds = []string{AlertHealthCheck, AlertNodeOffline, AlertTaskFailed, AlertNodeUsageHigh, AlertFirewallFailed}
 
 const alertVersion = 1
 

@@ -399,12 +399,20 @@ func TestFirewallRulesSameOnSim(t *testing.T) {
 	if !strings.Contains(string(r.Body), `"field":"source"`) {
 		t.Errorf("got %s; want the error on source", r.Body)
 	}
-	// Every fault is named at once, an unreadable address among them; an empty port is
-	// not "no port".
+	// A value outside the document's enum is refused by the schema check, before the
+	// rule checks run.
 	r = s.do(req{method: "POST", path: "/api/client/firewall/rules", token: a.Token, body: map[string]any{
-		"direction": "sideways", "action": "accept", "protocol": "tcp", "port": "", "source": "bogus"}})
+		"direction": "sideways", "action": "accept", "protocol": "tcp"}})
 	expect(t, r, 400, "invalid_request")
-	for _, field := range []string{"direction", "port", "source"} {
+	if !strings.Contains(string(r.Body), `"field":"direction"`) {
+		t.Errorf("got %s; want the error on direction", r.Body)
+	}
+	// Every fault of the rule checks is named at once, an unreadable address among
+	// them; an empty port is not "no port".
+	r = s.do(req{method: "POST", path: "/api/client/firewall/rules", token: a.Token, body: map[string]any{
+		"direction": "in", "action": "accept", "protocol": "tcp", "port": "", "source": "bogus"}})
+	expect(t, r, 400, "invalid_request")
+	for _, field := range []string{"port", "source"} {
 		if !strings.Contains(string(r.Body), `"field":"`+field+`"`) {
 			t.Errorf("got %s; want an error on %s", r.Body, field)
 		}

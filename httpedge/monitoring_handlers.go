@@ -1,6 +1,7 @@
 package httpedge
 
 import (
+	"strings"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -41,7 +42,7 @@ func alertQuery(page map[string]string) map[string]string {
 	q := map[string]string{
 		"status":   "firing, acknowledged or resolved",
 		"severity": "info, warning or critical",
-		"kind":     "health_check, node_offline, task_failed, node_usage_high or firewall_failed",
+		"kind":     "one of " + strings.Join(actors.AlertKinds, ", "),
 		"since":    "RFC 3339 time: only events raised, changed or resolved at or after it",
 	}
 	for k, v := range page {
@@ -154,7 +155,7 @@ func (c *Call) alertFilter() (actors.AlertFilter, error) {
 		errs = append(errs, apierr.Field("severity", "must be info, warning or critical"))
 	}
 	if f.Kind != "" && !actors.ValidAlertKind(f.Kind) {
-		errs = append(errs, apierr.Field("kind", "must be health_check, node_offline, task_failed, node_usage_high or firewall_failed"))
+		errs = append(errs, apierr.Field("kind", "must be one of %s", strings.Join(actors.AlertKinds, ", ")))
 	}
 	if v := c.Query("since"); v != "" {
 		t, err := time.Parse(time.RFC3339Nano, v)

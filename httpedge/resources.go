@@ -252,7 +252,7 @@ type RuleBody struct {
 	MachineID   *string `json:"machine_id,omitempty" openapi:"nullable,minLength=1,maxLength=64"`
 	Direction   *string `json:"direction,omitempty" openapi:"required,enum=in|out"`
 	Action      *string `json:"action,omitempty" openapi:"required,enum=accept|drop|reject"`
-	Protocol    *string `json:"protocol,omitempty" openapi:"required,enum=tcp|udp|icmp|any"`
+	Protocol    *string `json:"protocol,omitempty" openapi:"required,enum=tcp|udp|icmp|ipv6-icmp|any"`
 	Port        *string `json:"port,omitempty" openapi:"nullable,maxLength=64"`
 	Source      *string `json:"source,omitempty" openapi:"nullable,maxLength=64"`
 	Destination *string `json:"destination,omitempty" openapi:"nullable,maxLength=64"`
