@@ -311,6 +311,10 @@ func TestConnectionCapPerAddress(t *testing.T) {
 	if _, err := over.Read(make([]byte, 1)); !isEndOfConn(err) {
 		t.Fatalf("got %v; want the refused connection closed", err)
 	}
+	m := doWith(t, clientFrom("127.0.0.13"), s.base, req{method: "GET", path: "/metrics"})
+	if !strings.Contains(string(m.Body), `vmplane_ratelimit_refused_total{bucket="connections"} 1`) {
+		t.Fatal("got no refused connection counted in /metrics")
+	}
 	// Another address is its own client.
 	if r, err := health(from("127.0.0.12")); err != nil || r.Status != 200 {
 		t.Fatalf("got %v, %v from another address; want 200", r, err)

@@ -19,6 +19,9 @@ const (
 	DefaultIdleTimeout   = 60 * time.Second
 )
 
+// bucketConnections is the refusal metric's label for connections over the cap.
+const bucketConnections = "connections"
+
 // bodyTimeout bounds reading a request's body once its headers are in.
 const bodyTimeout = 30 * time.Second
 
@@ -86,7 +89,7 @@ func (l *connLimiter) Accept() (net.Conn, error) {
 			l.mu.Lock()
 			if l.open[key] >= l.max {
 				l.mu.Unlock()
-				l.s.metrics.limited("connections")
+				l.s.metrics.limited(bucketConnections)
 				// Answering takes up to a second; past a bound of answers in flight a
 				// flood of connections is closed without one.
 				if l.refusing.Add(1) <= maxRefusing {
