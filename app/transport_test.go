@@ -419,3 +419,22 @@ func TestConsoleURLIgnoresHost(t *testing.T) {
 		})
 	}
 }
+
+// X-Forwarded-For names the client only when a trusted proxy sends it: another peer
+// cannot pose as many clients by writing it.
+func TestForwardedForOnlyFromTrustedProxies(t *testing.T) {
+	s := startServer(t, func(c *Config) {
+		c.RateGlobal, c.RateGlobalBurst = 0.001, 2
+		c.TrustedProxies = "127.0.0.1/32"
+	})
+	untrusted := clientFrom("127.0.0.21")
+	var got []int
+	for i := range 3 {
+		r := doWith(t, untrusted, s.base, req{method: "GET", path: "/api/health",
+			header: map[string]string{"X-Forwarded-For": fmt.Sprintf("198.51.100.%d", i+1)}})
+		got = append(got, r.Status)
+	}
+	if got[0] != 200 || got[1] != 200 || got[2] != 429 {
+		t.Fatalf("got %v from an untrusted peer naming three clients; want 200, 200, 429 (one client)", got)
+	}
+}

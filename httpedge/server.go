@@ -198,6 +198,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	for {
 		s.conns.Range(func(k, v any) bool {
 			if !v.(*atomic.Bool).Load() {
+				if ec, ok := k.(*edgeConn); ok {
+					ec.linger.Store(false) // a shutdown does not wait for a client's leftovers
+				}
 				_ = k.(net.Conn).Close()
 				s.conns.Delete(k)
 			}
