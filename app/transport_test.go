@@ -70,6 +70,7 @@ func TestEveryErrorIsProblemJSON(t *testing.T) {
 		{"header too big", "GET /api/health HTTP/1.1\r\nHost: x\r\nX-Pad: " + long + "\r\n\r\n", 431, "header_too_large"},
 		{"request target too long", "GET /api/" + long + " HTTP/1.1\r\nHost: x\r\n\r\n", 431, "header_too_large"},
 		{"body too big", fmt.Sprintf("POST /api/auth/login HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n{", 2<<20), 413, "payload_too_large"},
+		{"body too big, announced with Expect", fmt.Sprintf("POST /api/auth/login HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: %d\r\n\r\n", 4<<20), 413, "payload_too_large"},
 		{"chunked body too big", "POST /api/auth/login HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n200000\r\n" + strings.Repeat("a", 2<<20) + "\r\n0\r\n\r\n", 413, "payload_too_large"},
 		{"unknown route", "GET /api/nope HTTP/1.1\r\nHost: x\r\n\r\n", 404, "not_found"},
 		{"undecodable path", "GET /api/%zz HTTP/1.1\r\nHost: x\r\n\r\n", 404, "not_found"},
@@ -436,5 +437,33 @@ func TestForwardedForOnlyFromTrustedProxies(t *testing.T) {
 	}
 	if got[0] != 200 || got[1] != 200 || got[2] != 429 {
 		t.Fatalf("got %v from an untrusted peer naming three clients; want 200, 200, 429 (one client)", got)
+	}
+}
+
+// A body within the limit announced with Expect: 100-continue is asked for and read.
+func TestExpectContinueWithinTheLimit(t *testing.T) {
+	s := startServer(t)
+	conn, err := net.Dial("tcp", s.app.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(20 * time.Second))
+	body := fmt.Sprintf(`{"email":%q,"password":%q}`, testAdminEmail, testAdminPassword)
+	fmt.Fprintf(conn, "POST /api/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: %d\r\n\r\n", len(body))
+	br := bufio.NewReader(conn)
+	res, err := http.ReadResponse(br, nil)
+	if err != nil || res.StatusCode != 100 {
+		t.Fatalf("got %v, %v; want 100 Continue", res, err)
+	}
+	io.WriteString(conn, body)
+	res, err = http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != 200 {
+		b, _ := io.ReadAll(res.Body)
+		t.Fatalf("got %d %s; want 200 for the login", res.StatusCode, b)
 	}
 }

@@ -146,6 +146,7 @@ func New(opts Options) *Server {
 		NoDefaultServerHeader: false,
 		NoDefaultContentType:  true,
 		ErrorHandler:          s.handleParseError,
+		ExpectHandler:         s.expectContinue,
 		Logger:                zap.NewStdLog(s.log.Named("fasthttp")),
 		CloseOnShutdown:       true,
 		ConnState:             s.trackConn,
@@ -393,6 +394,17 @@ func (s *Server) handleParseError(rc *fasthttp.RequestCtx, err error) {
 		}
 	}
 	s.writeError(rc, id, e)
+}
+
+// expectContinue answers a request that announces its body with Expect: 100-continue:
+// a body over the limit is refused with the 413 before the client sends it (fasthttp
+// then writes this answer and closes the connection); any other is let through.
+func (s *Server) expectContinue(rc *fasthttp.RequestCtx) int {
+	if rc.Request.Header.ContentLength() <= MaxBodyBytes {
+		return fasthttp.StatusContinue
+	}
+	s.writeError(rc, s.assignRequestID(rc), apierr.New(apierr.ErrPayloadTooLarge, "the body exceeds %d bytes", MaxBodyBytes))
+	return fasthttp.StatusRequestEntityTooLarge
 }
 
 // serveRoute wraps a route's handler: access check, the call, the answer.
