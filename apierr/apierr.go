@@ -64,10 +64,13 @@ var (
 	ErrOperationInProgress  = &Error{Status: 409, Code: "operation_in_progress"}
 	ErrInvalidState         = &Error{Status: 409, Code: "invalid_state"}
 	ErrQuotaExceeded        = &Error{Status: 409, Code: "quota_exceeded"}
+	ErrRequestTimeout       = &Error{Status: 408, Code: "request_timeout"}
 	ErrPayloadTooLarge      = &Error{Status: 413, Code: "payload_too_large"}
 	ErrUnsupportedMedia     = &Error{Status: 415, Code: "unsupported_media_type"}
+	ErrHeaderTooLarge       = &Error{Status: 431, Code: "header_too_large"}
 	ErrIdempotencyKeyReused = &Error{Status: 422, Code: "idempotency_key_reused"}
 	ErrRateLimited          = &Error{Status: 429, Code: "rate_limited"}
+	ErrTooManyConnections   = &Error{Status: 429, Code: "too_many_connections"}
 	ErrInternal             = &Error{Status: 500, Code: "internal"}
 	ErrUnavailable          = &Error{Status: 503, Code: "unavailable"}
 	ErrTimeout              = &Error{Status: 504, Code: "timeout"}

@@ -39,6 +39,14 @@ type Config struct {
 	RateLoginAddrBurst int
 	LoginMaxDelay      time.Duration
 
+	// The HTTP edge's client bounds: the IPv6 prefix that makes one client, the time
+	// to send a request's headers, the idle time of a kept-alive connection and the
+	// open connections of one client.
+	RateIPv6Prefix  int
+	HeaderTimeout   time.Duration
+	IdleTimeout     time.Duration
+	MaxConnsPerAddr int
+
 	AccessTTL  time.Duration
 	RefreshTTL time.Duration
 	JWTKey     string
@@ -141,8 +149,12 @@ func (c *Config) table() []setting {
 		flt(&c.RateLoginAddr, "rate-login-addr", "VMPLANE_RATE_LOGIN_ADDR", 1, "failed logins per minute per e-mail address from one client address (0 disables)"),
 		num(&c.RateLoginAddrBurst, "rate-login-addr-burst", "VMPLANE_RATE_LOGIN_ADDR_BURST", 5, "login per e-mail and client address bucket size"),
 		dur(&c.LoginMaxDelay, "login-max-delay", "VMPLANE_LOGIN_MAX_DELAY", 10*time.Second, "longest a login from a client address with no failures waits while its e-mail's failure budget is spent; longer waits are refused (0..10s)"),
-		str(&c.PublicURL, "public-url", "VMPLANE_PUBLIC_URL", "", "external base URL of this server (https://panel.example.com) for the URLs it hands out, such as console websockets; empty: each request's Host"),
+		str(&c.PublicURL, "public-url", "VMPLANE_PUBLIC_URL", "", "external base URL of this server (https://panel.example.com) for the URLs it hands out, such as console websockets; empty: paths, which clients join to the origin they use (never the request's Host)"),
 		str(&c.TrustedProxies, "trusted-proxies", "VMPLANE_TRUSTED_PROXIES", "", "comma-separated CIDRs whose X-Forwarded-For is believed"),
+		num(&c.RateIPv6Prefix, "rate-ipv6-prefix", "VMPLANE_RATE_IPV6_PREFIX", 64, "IPv6 clients are told apart by this prefix length for the rate limits and the connection cap (IPv4 by address) (1..128)"),
+		dur(&c.HeaderTimeout, "header-timeout", "VMPLANE_HEADER_TIMEOUT", 10*time.Second, "time a client has to send a request's line and headers, from the connection's opening or the request's first byte (408 and closed beyond)"),
+		dur(&c.IdleTimeout, "idle-timeout", "VMPLANE_IDLE_TIMEOUT", time.Minute, "a kept-alive connection that sends no request for this long is closed (event streams and consoles are not)"),
+		num(&c.MaxConnsPerAddr, "max-conns-per-addr", "VMPLANE_MAX_CONNS_PER_ADDR", 256, "open connections allowed per client address (IPv6: per --rate-ipv6-prefix); more are answered 429 and closed; trusted proxies are exempt (0 disables)"),
 		dur(&c.AccessTTL, "access-ttl", "VMPLANE_ACCESS_TTL", 15*time.Minute, "lifetime of access tokens"),
 		dur(&c.RefreshTTL, "refresh-ttl", "VMPLANE_REFRESH_TTL", 720*time.Hour, "lifetime of a login's refresh tokens (extended by each rotation)"),
 		str(&c.JWTKey, "jwt-key", "VMPLANE_JWT_KEY", "", "access token signing key, at least 32 bytes; generated and kept in the store when empty"),
@@ -320,6 +332,15 @@ func (c *Config) validate() error {
 	}
 	if _, err := parseCIDRs(c.TrustedProxies); err != nil {
 		errs = append(errs, err.Error())
+	}
+	if c.RateIPv6Prefix < 1 || c.RateIPv6Prefix > 128 {
+		errs = append(errs, "--rate-ipv6-prefix must be 1..128")
+	}
+	if c.HeaderTimeout <= 0 || c.IdleTimeout <= 0 {
+		errs = append(errs, "--header-timeout and --idle-timeout must be positive")
+	}
+	if c.MaxConnsPerAddr < 0 {
+		errs = append(errs, "--max-conns-per-addr must not be negative")
 	}
 	if len(errs) > 0 {
 		sort.Strings(errs)

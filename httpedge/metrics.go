@@ -33,10 +33,10 @@ func newMetrics(s *Server) *metrics {
 		Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
 	}, []string{"route"})
 	m.refused = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "vmplane_ratelimit_refused_total", Help: "Requests refused by a rate limit, by bucket.",
+		Name: "vmplane_ratelimit_refused_total", Help: "Requests refused by a rate limit, by bucket; connections over the per-address cap as bucket connections.",
 	}, []string{"bucket"})
 	// Every bucket is exported from the start, so dashboards see zeros, not gaps.
-	for _, b := range []string{actors.BucketGlobal, actors.BucketAuth, actors.BucketLogin} {
+	for _, b := range []string{actors.BucketGlobal, actors.BucketAuth, actors.BucketLogin, bucketConnections} {
 		m.refused.WithLabelValues(b)
 	}
 	m.reg.MustRegister(m.requests, m.latency, m.refused,

@@ -418,6 +418,8 @@ func (rt *Route) status() int {
 func errorStatuses(rt *Route) map[int]string {
 	m := map[int]string{
 		http.StatusBadRequest: "BadRequest", http.StatusNotFound: "NotFound", http.StatusTooManyRequests: "TooManyRequests",
+		// Answered below the router, to any request: headers too slow or too big.
+		http.StatusRequestTimeout: "RequestTimeout", http.StatusRequestHeaderFieldsTooLarge: "HeaderTooLarge",
 	}
 	if rt.Access != Public {
 		m[http.StatusUnauthorized] = "Unauthorized"
@@ -534,7 +536,9 @@ func errorResponses() obj {
 		"Conflict":             problemResp("conflict, operation_in_progress, invalid_state or quota_exceeded; also a request with the same Idempotency-Key still in flight."),
 		"PayloadTooLarge":      problemResp("payload_too_large: the body is over 1 MiB."),
 		"IdempotencyKeyReused": problemResp("idempotency_key_reused: the Idempotency-Key was used with a different body."),
-		"TooManyRequests":      problemResp("rate_limited: a rate limit is exceeded; retry after Retry-After seconds.", "Retry-After"),
+		"TooManyRequests":      problemResp("rate_limited: a rate limit is exceeded; too_many_connections: the client address has the most connections allowed open (answered on a new connection, then closed). Retry after Retry-After seconds.", "Retry-After"),
+		"RequestTimeout":       problemResp("request_timeout: the request line and headers, or the body, did not arrive in time; the connection is closed."),
+		"HeaderTooLarge":       problemResp("header_too_large: the request line and headers are over 4 KiB together."),
 	}
 }
 

@@ -33,10 +33,7 @@ func (s *Server) writeError(rc *fasthttp.RequestCtx, requestID string, err error
 		ce.Write(zap.String("request_id", requestID), zap.ByteString("method", rc.Method()),
 			zap.ByteString("path", rc.Path()), zap.Int("status", e.Status), zap.String("code", e.Code), zap.String("detail", e.Detail))
 	}
-	body, _ := json.Marshal(problem{
-		Type: "about:blank", Title: e.Title(), Status: e.Status, Code: e.Code, Detail: e.Detail,
-		RequestID: requestID, Errors: e.Fields, Allowed: e.Allowed,
-	})
+	body := problemBody(e, requestID)
 	switch e.Status {
 	case fasthttp.StatusUnauthorized:
 		rc.Response.Header.Set("WWW-Authenticate", `Bearer realm="vmplane"`)
@@ -51,4 +48,29 @@ func (s *Server) writeError(rc *fasthttp.RequestCtx, requestID string, err error
 	rc.SetStatusCode(e.Status)
 	rc.SetContentType("application/problem+json")
 	rc.SetBody(body)
+}
+
+// problemBody is the problem JSON of e.
+func problemBody(e *apierr.Error, requestID string) []byte {
+	body, _ := json.Marshal(problem{
+		Type: "about:blank", Title: e.Title(), Status: e.Status, Code: e.Code, Detail: e.Detail,
+		RequestID: requestID, Errors: e.Fields, Allowed: e.Allowed,
+	})
+	return body
+}
+
+// codeOfStatus is the code of an error answer that was written without one.
+func codeOfStatus(status int) string {
+	for _, e := range []*apierr.Error{apierr.ErrInvalidRequest, apierr.ErrUnauthorized, apierr.ErrForbidden,
+		apierr.ErrNotFound, apierr.ErrMethodNotAllowed, apierr.ErrRequestTimeout, apierr.ErrConflict,
+		apierr.ErrPayloadTooLarge, apierr.ErrRateLimited, apierr.ErrHeaderTooLarge, apierr.ErrInternal,
+		apierr.ErrUnavailable, apierr.ErrTimeout} {
+		if e.Status == status {
+			return e.Code
+		}
+	}
+	if status < 500 {
+		return apierr.ErrInvalidRequest.Code
+	}
+	return apierr.ErrInternal.Code
 }

@@ -124,8 +124,9 @@ type Call struct {
 	route *Route
 }
 
-// ClientAddr is the caller's address as the rate limits see it (the TCP peer, or the
-// X-Forwarded-For of a trusted proxy); computed on demand, since few handlers need it.
+// ClientAddr is the caller as the rate limits see it: the TCP peer, or the
+// X-Forwarded-For of a trusted proxy, as an IPv4 address or an IPv6 prefix (clientKey);
+// computed on demand, since few handlers need it.
 func (c *Call) ClientAddr() string { return c.srv.clientAddr(c.rc) }
 
 // Context carries the request deadline to actor requests.

@@ -25,6 +25,10 @@ import (
 // MaxBodyBytes is the largest request body accepted (413 beyond).
 const MaxBodyBytes = 1 << 20
 
+// maxHeaderBytes bounds a request's line and headers together (431 beyond): they must
+// fit the connection's read buffer.
+const maxHeaderBytes = 4 << 10
+
 // Options configure the edge.
 type Options struct {
 	System *actors.System
@@ -35,8 +39,23 @@ type Options struct {
 	// TrustedProxies are the peers whose X-Forwarded-For is believed.
 	TrustedProxies []*net.IPNet
 	// PublicURL is the server's external base URL (https://panel.example.com), used
-	// for the URLs it hands out; empty: taken from each request's Host.
+	// for the absolute URLs it hands out; empty: it hands out paths, never a URL made
+	// from the request's Host.
 	PublicURL string
+
+	// IPv6Prefix is the prefix length by which IPv6 clients are told apart for the
+	// rate limits and the connection cap (DefaultIPv6Prefix when 0).
+	IPv6Prefix int
+	// HeaderTimeout bounds the time to receive a request's line and headers, from the
+	// connection's opening or the request's first byte (DefaultHeaderTimeout when 0).
+	HeaderTimeout time.Duration
+	// IdleTimeout closes a kept-alive connection that sends no request for this long
+	// (DefaultIdleTimeout when 0). Hijacked connections (event streams, consoles) are
+	// not subject to it.
+	IdleTimeout time.Duration
+	// MaxConnsPerAddr caps the open connections of one client (clientKey of the TCP
+	// peer; trusted proxies are not capped); 0: no cap.
+	MaxConnsPerAddr int
 }
 
 // Server is the HTTP edge.
@@ -68,6 +87,15 @@ func New(opts Options) *Server {
 	if opts.Logger == nil {
 		opts.Logger = zap.NewNop()
 	}
+	if opts.IPv6Prefix <= 0 || opts.IPv6Prefix > 128 {
+		opts.IPv6Prefix = DefaultIPv6Prefix
+	}
+	if opts.HeaderTimeout <= 0 {
+		opts.HeaderTimeout = DefaultHeaderTimeout
+	}
+	if opts.IdleTimeout <= 0 {
+		opts.IdleTimeout = DefaultIdleTimeout
+	}
 	s := &Server{opts: opts, sys: opts.System, tokens: opts.Tokens, log: opts.Logger.Named("http"), started: time.Now()}
 	var b [6]byte
 	_, _ = rand.Read(b[:])
@@ -79,6 +107,11 @@ func New(opts Options) *Server {
 	s.router.HandleMethodNotAllowed = true
 	s.router.HandleOPTIONS = true
 	s.router.SaveMatchedRoutePath = true
+	// The router's redirects (trailing slash, other case, dot segments) put the
+	// request's Host into Location, with the query (which may hold a console ticket);
+	// the API has one spelling of each path, and others are 404.
+	s.router.RedirectTrailingSlash = false
+	s.router.RedirectFixedPath = false
 	for i := range s.routes {
 		rt := &s.routes[i]
 		s.router.Handle(rt.Method, rt.Path, s.serveRoute(rt))
@@ -99,13 +132,21 @@ func New(opts Options) *Server {
 		// With fasthttp's default 4 KB, an answer bigger than that (a list page of ten
 		// machines is 5.3 KB) takes two write syscalls; they were a fifth of the
 		// server's CPU on the tenant list. Buffers are pooled, held only while writing.
-		WriteBufferSize:       16 << 10,
-		ReadTimeout:           30 * time.Second,
+		WriteBufferSize: 16 << 10,
+		ReadBufferSize:  maxHeaderBytes,
+		// ReadTimeout runs from a connection's opening, or a request's first byte, to
+		// the end of its headers, so a client that dribbles its headers (slowloris) is
+		// cut off; HeaderReceived then gives the body its own time.
+		ReadTimeout: opts.HeaderTimeout,
+		HeaderReceived: func(*fasthttp.RequestHeader) fasthttp.RequestConfig {
+			return fasthttp.RequestConfig{ReadTimeout: bodyTimeout}
+		},
 		WriteTimeout:          30 * time.Second,
-		IdleTimeout:           2 * time.Minute,
+		IdleTimeout:           opts.IdleTimeout,
 		NoDefaultServerHeader: false,
 		NoDefaultContentType:  true,
 		ErrorHandler:          s.handleParseError,
+		ExpectHandler:         s.expectContinue,
 		Logger:                zap.NewStdLog(s.log.Named("fasthttp")),
 		CloseOnShutdown:       true,
 		ConnState:             s.trackConn,
@@ -139,8 +180,8 @@ func (s *Server) markBusy(rc *fasthttp.RequestCtx) {
 // Routes returns the route table.
 func (s *Server) Routes() []Route { return s.routes }
 
-// Serve serves on ln until Shutdown.
-func (s *Server) Serve(ln net.Listener) error { return s.srv.Serve(ln) }
+// Serve serves on ln until Shutdown, within the per-client connection cap.
+func (s *Server) Serve(ln net.Listener) error { return s.srv.Serve(s.limitConns(ln)) }
 
 // Shutdown stops accepting connections and waits for requests in flight to finish.
 //
@@ -158,6 +199,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	for {
 		s.conns.Range(func(k, v any) bool {
 			if !v.(*atomic.Bool).Load() {
+				if ec, ok := k.(*edgeConn); ok {
+					ec.linger.Store(false) // a shutdown does not wait for a client's leftovers
+				}
 				_ = k.(net.Conn).Close()
 				s.conns.Delete(k)
 			}
@@ -210,6 +254,21 @@ func (s *Server) handle(rc *fasthttp.RequestCtx) {
 		return
 	}
 	s.router.Handler(rc)
+	s.ensureProblem(rc, id)
+}
+
+// ensureProblem turns an error answer that is not JSON (one written by a library below
+// the handlers, in text) into problem JSON, so that every error carries a code. JSON
+// answers are left alone: they are problems, or a route's documented body (the health
+// report's 503).
+func (s *Server) ensureProblem(rc *fasthttp.RequestCtx, id string) {
+	status := rc.Response.StatusCode()
+	if status < 400 || rc.Hijacked() || bytes.Contains(rc.Response.Header.ContentType(), []byte("json")) {
+		return
+	}
+	e := &apierr.Error{Status: status, Code: codeOfStatus(status), Detail: fasthttp.StatusMessage(status)}
+	rc.Response.ResetBody()
+	s.writeError(rc, id, e)
 }
 
 // assignRequestID echoes a sane client-sent X-Request-Id or makes one.
@@ -218,11 +277,16 @@ func (s *Server) assignRequestID(rc *fasthttp.RequestCtx) string {
 	if h := rc.Request.Header.Peek("X-Request-Id"); len(h) > 0 && len(h) <= 128 && printable(h) {
 		id = string(h)
 	} else {
-		id = s.idBase + "-" + strconv.FormatUint(s.reqSeq.Add(1), 36)
+		id = s.newRequestID()
 	}
 	rc.SetUserValue(uvRequestID, id)
 	rc.Response.Header.Set("X-Request-Id", id)
 	return id
+}
+
+// newRequestID makes a request id.
+func (s *Server) newRequestID() string {
+	return s.idBase + "-" + strconv.FormatUint(s.reqSeq.Add(1), 36)
 }
 
 func printable(b []byte) bool {
@@ -268,12 +332,18 @@ func (s *Server) applyDecision(rc *fasthttp.RequestCtx, id string, d actors.Deci
 	return false
 }
 
-// clientAddr is the TCP peer, or the first untrusted address of X-Forwarded-For when
-// the peer is a trusted proxy.
+// clientAddr is the client as the rate limits see it: the clientKey of the TCP peer,
+// or of the first untrusted address of X-Forwarded-For when the peer is a trusted proxy.
 func (s *Server) clientAddr(rc *fasthttp.RequestCtx) string {
+	return clientKey(s.clientIP(rc), s.opts.IPv6Prefix)
+}
+
+// clientIP is the TCP peer, or the first untrusted address of X-Forwarded-For (read
+// from the right) when the peer is a trusted proxy.
+func (s *Server) clientIP(rc *fasthttp.RequestCtx) net.IP {
 	peer := rc.RemoteIP()
 	if len(s.opts.TrustedProxies) == 0 || !trusted(s.opts.TrustedProxies, peer) {
-		return peer.String()
+		return peer
 	}
 	xff := string(rc.Request.Header.Peek("X-Forwarded-For"))
 	parts := strings.Split(xff, ",")
@@ -283,10 +353,10 @@ func (s *Server) clientAddr(rc *fasthttp.RequestCtx) string {
 			break
 		}
 		if !trusted(s.opts.TrustedProxies, ip) {
-			return ip.String()
+			return ip
 		}
 	}
-	return peer.String()
+	return peer
 }
 
 func trusted(nets []*net.IPNet, ip net.IP) bool {
@@ -298,14 +368,43 @@ func trusted(nets []*net.IPNet, ip net.IP) bool {
 	return false
 }
 
-// handleParseError answers requests fasthttp could not parse, such as oversized bodies.
+// handleParseError answers requests fasthttp could not read or parse: oversized bodies
+// and headers, timeouts, malformed request lines, URLs and headers. fasthttp closes the
+// connection after the answer; unless the client stopped sending (a timeout), the
+// connection lingers to take in the rest of the request, so that the close does not
+// reset the connection under the answer (see lingerClose).
 func (s *Server) handleParseError(rc *fasthttp.RequestCtx, err error) {
 	id := s.assignRequestID(rc)
-	if errors.Is(err, fasthttp.ErrBodyTooLarge) {
-		s.writeError(rc, id, apierr.New(apierr.ErrPayloadTooLarge, "the body exceeds %d bytes", MaxBodyBytes))
-		return
+	var e *apierr.Error
+	var small *fasthttp.ErrSmallBuffer
+	var nerr net.Error
+	switch {
+	case errors.Is(err, fasthttp.ErrBodyTooLarge):
+		e = apierr.New(apierr.ErrPayloadTooLarge, "the body exceeds %d bytes", MaxBodyBytes)
+	case errors.As(err, &small):
+		e = apierr.New(apierr.ErrHeaderTooLarge, "the request line and headers exceed %d bytes", maxHeaderBytes)
+	case errors.As(err, &nerr) && nerr.Timeout():
+		e = apierr.New(apierr.ErrRequestTimeout, "the request was not received in time")
+	default:
+		e = apierr.New(apierr.ErrInvalidRequest, "the request could not be parsed")
 	}
-	s.writeError(rc, id, apierr.New(apierr.ErrInvalidRequest, "the request could not be parsed"))
+	if e.Status != fasthttp.StatusRequestTimeout {
+		if c, ok := rc.Conn().(*edgeConn); ok {
+			c.linger.Store(true)
+		}
+	}
+	s.writeError(rc, id, e)
+}
+
+// expectContinue answers a request that announces its body with Expect: 100-continue:
+// a body over the limit is refused with the 413 before the client sends it (fasthttp
+// then writes this answer and closes the connection); any other is let through.
+func (s *Server) expectContinue(rc *fasthttp.RequestCtx) int {
+	if rc.Request.Header.ContentLength() <= MaxBodyBytes {
+		return fasthttp.StatusContinue
+	}
+	s.writeError(rc, s.assignRequestID(rc), apierr.New(apierr.ErrPayloadTooLarge, "the body exceeds %d bytes", MaxBodyBytes))
+	return fasthttp.StatusRequestEntityTooLarge
 }
 
 // serveRoute wraps a route's handler: access check, the call, the answer.

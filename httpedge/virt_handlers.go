@@ -1,8 +1,9 @@
 package httpedge
 
 import (
+	"encoding/base64"
 	"maps"
-	"regexp"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -47,7 +48,9 @@ func (s *Server) virtRoutes(prefix string) []Route {
 		{Method: "POST", Path: prefix + "/vms/{id}/reinstall", Access: AdminOnly, Handler: s.reinstall, Tag: tag,
 			Summary: "Rebuild the system disk from a template", Body: ReinstallRequest{}, Reply: TaskReply{}, Status: fasthttp.StatusAccepted},
 		{Method: "GET", Path: prefix + "/vms/{id}/console", Access: AdminOnly, Handler: s.console, Tag: tag,
-			Summary: "A single-use ticket and the websocket URL of the machine's console", Reply: ConsoleReply{}},
+			Summary: "A single-use ticket and the websocket of the machine's console: path is its path with the ticket, " +
+				"to be joined to the origin the client uses (ws:// or wss://); url is the absolute URL when the server has a public URL set, else the same as path",
+			Reply: ConsoleReply{}},
 		{Method: "GET", Path: prefix + "/vms/{id}/console/ws", Access: Public, Handler: s.consoleSocket, Tag: tag,
 			Summary: "Open the console websocket",
 			Description: "Upgrades to a websocket bridged to the machine's console (101 Switching Protocols). The ticket query parameter is the credential, not a bearer token: " +
@@ -159,10 +162,13 @@ type ReinstallRequest struct {
 	SSHKeys    []string `json:"ssh_keys,omitempty" openapi:"maxItems=32,items.minLength=1,items.maxLength=8192"`
 }
 
-// ConsoleReply is the answer of GET .../console.
+// ConsoleReply is the answer of GET .../console. URL is absolute (ws:// or wss://) only
+// when the server has a public URL configured; otherwise it equals Path, a path with
+// the ticket that the client joins to the origin it reached the server at.
 type ConsoleReply struct {
 	Type      string    `json:"type"`
 	URL       string    `json:"url"`
+	Path      string    `json:"path"`
 	Ticket    string    `json:"ticket"`
 	ExpiresAt time.Time `json:"expires_at"`
 }
@@ -345,38 +351,37 @@ func (s *Server) console(c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The path keeps the prefix the caller used (/api/virt or /api/<driver>).
-	path := strings.TrimSuffix(string(c.rc.Path()), "/console") + "/console/ws"
-	path = strings.Replace(path, "/vms/"+c.Param("id")+"/", "/vms/"+t.MachineID+"/", 1)
-	url := s.websocketBase(c) + path + "?ticket=" + t.Ticket
-	return ConsoleReply{Type: t.Type, URL: url, Ticket: t.Ticket, ExpiresAt: t.ExpiresAt}, nil
+	// The path keeps the prefix of the route the caller used (/api/virt or
+	// /api/<driver>) and names the machine by its id, however the caller named it.
+	route, _ := c.rc.UserValue(uvRoute).(string)
+	path := strings.Replace(route, "{id}", url.PathEscape(t.MachineID), 1) + "/ws?ticket=" + url.QueryEscape(t.Ticket)
+	// Nothing the request carries (Host, X-Forwarded-*) goes into a URL that carries
+	// the ticket: whoever caches or logs the answer would send the ticket there.
+	u := path
+	if base := s.websocketBase(); base != "" {
+		u = base + path
+	}
+	return ConsoleReply{Type: t.Type, URL: u, Path: path, Ticket: t.Ticket, ExpiresAt: t.ExpiresAt}, nil
 }
 
-// hostRE is what a Host header may be for it to appear in a URL we hand out.
-var hostRE = regexp.MustCompile(`^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:[0-9]{1,5})?$`)
-
-// websocketBase is the ws:// or wss:// origin of this server as the caller reached it:
-// the configured public URL when there is one, else the request's Host (if it is a
-// plain host[:port]); with neither, an empty base leaves a path the client resolves.
-func (s *Server) websocketBase(c *Call) string {
-	if u := s.opts.PublicURL; u != "" {
-		u = strings.TrimSuffix(u, "/")
-		u = strings.Replace(u, "https://", "wss://", 1)
-		return strings.Replace(u, "http://", "ws://", 1)
+// websocketBase is the ws:// or wss:// form of the configured public URL; "" without
+// one.
+func (s *Server) websocketBase() string {
+	u := strings.TrimSuffix(s.opts.PublicURL, "/")
+	if rest, ok := strings.CutPrefix(u, "https://"); ok {
+		return "wss://" + rest
 	}
-	host := string(c.rc.Host())
-	if !hostRE.MatchString(host) {
-		return ""
+	if rest, ok := strings.CutPrefix(u, "http://"); ok {
+		return "ws://" + rest
 	}
-	scheme := "ws"
-	if c.rc.IsTLS() || (s.fromTrustedProxy(c.rc) && strings.EqualFold(c.Header("X-Forwarded-Proto"), "https")) {
-		scheme = "wss"
-	}
-	return scheme + "://" + host
+	return ""
 }
 
-func (s *Server) fromTrustedProxy(rc *fasthttp.RequestCtx) bool {
-	return len(s.opts.TrustedProxies) > 0 && trusted(s.opts.TrustedProxies, rc.RemoteIP())
+// validWebsocketKey reports a Sec-WebSocket-Key the upgrader accepts (RFC 6455 4.1:
+// 16 bytes in base64).
+func validWebsocketKey(k []byte) bool {
+	n, err := base64.StdEncoding.Decode(make([]byte, base64.StdEncoding.DecodedLen(len(k))), k)
+	return err == nil && n == 16
 }
 
 // upgraded tells writeResult that the connection now belongs to a websocket.
@@ -395,8 +400,8 @@ func (s *Server) consoleSocket(c *Call) (any, error) {
 	// must not burn a single-use ticket.
 	h := &c.rc.Request.Header
 	if !websocket.FastHTTPIsWebSocketUpgrade(c.rc) || string(h.Peek("Sec-WebSocket-Version")) != "13" ||
-		len(h.Peek("Sec-WebSocket-Key")) == 0 {
-		return nil, apierr.New(apierr.ErrInvalidRequest, "this route needs a websocket upgrade (version 13, with a key)")
+		!validWebsocketKey(h.Peek("Sec-WebSocket-Key")) {
+		return nil, apierr.New(apierr.ErrInvalidRequest, "this route needs a websocket upgrade (version 13, with a key of 16 bytes in base64)")
 	}
 	con, err := s.sys.Consoles.Redeem(c.Context(), c.Param("id"), c.Query("ticket"))
 	if err != nil {

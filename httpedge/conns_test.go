@@ -1,0 +1,77 @@
+package httpedge
+
+import (
+	"encoding/json"
+	"net"
+	"testing"
+
+	"github.com/valyala/fasthttp"
+)
+
+func TestClientKey(t *testing.T) {
+	cases := []struct {
+		ip     string
+		prefix int
+		want   string
+	}{
+		{"192.0.2.7", 64, "192.0.2.7"},
+		{"::ffff:192.0.2.7", 64, "192.0.2.7"}, // IPv4-mapped is the IPv4 client
+		{"2001:db8:1:2:a:b:c:d", 64, "2001:db8:1:2::/64"},
+		{"2001:db8:1:2:ffff:ffff:ffff:ffff", 64, "2001:db8:1:2::/64"},
+		{"2001:db8:1:3::1", 64, "2001:db8:1:3::/64"},
+		{"2001:db8:1:2:a:b:c:d", 48, "2001:db8:1::/48"},
+		{"2001:db8:1:2:a:b:c:d", 128, "2001:db8:1:2:a:b:c:d/128"},
+		{"::1", 64, "::/64"},
+	}
+	for _, c := range cases {
+		if got := clientKey(net.ParseIP(c.ip), c.prefix); got != c.want {
+			t.Errorf("clientKey(%s, /%d): got %q; want %q", c.ip, c.prefix, got, c.want)
+		}
+	}
+	if got := clientKey(nil, 64); got != "invalid" {
+		t.Errorf("clientKey(nil): got %q; want invalid", got)
+	}
+}
+
+// An error answer a library writes in text below the handlers becomes problem JSON; a
+// route's own JSON answer is left as it is.
+func TestEnsureProblem(t *testing.T) {
+	s := New(Options{Version: "test"})
+	var rc fasthttp.RequestCtx
+	rc.Error("websocket: bad handshake", fasthttp.StatusBadRequest)
+	s.ensureProblem(&rc, "req-1")
+	var p problem
+	if ct := string(rc.Response.Header.ContentType()); ct != "application/problem+json" {
+		t.Fatalf("got Content-Type %q; want application/problem+json", ct)
+	}
+	if err := json.Unmarshal(rc.Response.Body(), &p); err != nil || p.Status != 400 || p.Code != "invalid_request" || p.RequestID != "req-1" {
+		t.Fatalf("got %s (%v); want a 400 invalid_request problem with the request id", rc.Response.Body(), err)
+	}
+	var health fasthttp.RequestCtx
+	health.SetStatusCode(fasthttp.StatusServiceUnavailable)
+	health.SetContentType("application/json")
+	health.SetBodyString(`{"status":"degraded"}`)
+	s.ensureProblem(&health, "req-2")
+	if string(health.Response.Body()) != `{"status":"degraded"}` {
+		t.Fatalf("got %s; want the route's own JSON kept", health.Response.Body())
+	}
+	for status, code := range map[int]string{404: "not_found", 408: "request_timeout", 418: "invalid_request", 431: "header_too_large", 502: "internal"} {
+		if got := codeOfStatus(status); got != code {
+			t.Errorf("codeOfStatus(%d): got %q; want %q", status, got, code)
+		}
+	}
+}
+
+func TestWebsocketBase(t *testing.T) {
+	for public, want := range map[string]string{
+		"":                            "",
+		"https://panel.example.com/":  "wss://panel.example.com",
+		"http://10.0.0.1:8080":        "ws://10.0.0.1:8080",
+		"https://example.com/vmplane": "wss://example.com/vmplane",
+	} {
+		s := &Server{opts: Options{PublicURL: public}}
+		if got := s.websocketBase(); got != want {
+			t.Errorf("websocketBase(%q): got %q; want %q", public, got, want)
+		}
+	}
+}
