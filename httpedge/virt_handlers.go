@@ -48,8 +48,10 @@ func (s *Server) virtRoutes(prefix string) []Route {
 		{Method: "POST", Path: prefix + "/vms/{id}/reinstall", Access: AdminOnly, Handler: s.reinstall, Tag: tag,
 			Summary: "Rebuild the system disk from a template", Body: ReinstallRequest{}, Reply: TaskReply{}, Status: fasthttp.StatusAccepted},
 		{Method: "GET", Path: prefix + "/vms/{id}/console", Access: AdminOnly, Handler: s.console, Tag: tag,
-			Summary: "A single-use ticket and the websocket of the machine's console: path is its path with the ticket, " +
-				"to be joined to the origin the client uses (ws:// or wss://); url is the absolute URL when the server has a public URL set, else the same as path",
+			Summary: "A single-use ticket and the websocket of the machine's console",
+			Description: "path is the console websocket's path with the ticket, to be joined to the origin the client uses (ws:// or wss://); " +
+				"url is the absolute URL when the server has a public URL set (VMPLANE_PUBLIC_URL), else the same as path: the request's Host header is never used. " +
+				"The ticket works once, for 60 s. A stopped machine has no console (409).",
 			Reply: ConsoleReply{}},
 		{Method: "GET", Path: prefix + "/vms/{id}/console/ws", Access: Public, Handler: s.consoleSocket, Tag: tag,
 			Summary: "Open the console websocket",
