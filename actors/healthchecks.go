@@ -293,6 +293,17 @@ func (h *HealthChecks) startProbe(id string, gen int, hc *HealthCheck) (busy boo
 	pid := h.kind.pid
 	go func() {
 		defer h.wg.Done()
+		defer func() {
+			h.mu.Lock()
+			delete(h.inflight, id)
+			h.mu.Unlock()
+		}()
+		// A panic while probing is this probe's failure: the check goes on.
+		defer Recover(h.sys.log, "health probe of check "+id, func(err error) {
+			msg := err.Error()
+			h.sys.actors.Root.Send(pid, &envelope{ID: id, Msg: &probeDone{Gen: gen,
+				Result: ProbeResult{CheckedAt: time.Now().UTC(), Error: &msg}}})
+		})
 		var res ProbeResult
 		if owner != nil {
 			res = h.stillOwned(*owner, typ, target, timeout)
@@ -304,9 +315,6 @@ func (h *HealthChecks) startProbe(id string, gen int, hc *HealthCheck) (busy boo
 			// A probe cut short by the shutdown says nothing about the target.
 			h.sys.actors.Root.Send(pid, &envelope{ID: id, Msg: &probeDone{Gen: gen, Result: res}})
 		}
-		h.mu.Lock()
-		delete(h.inflight, id)
-		h.mu.Unlock()
 	}()
 	return false
 }

@@ -118,6 +118,13 @@ func (t *Tenants) UsageTrends(ctx context.Context, tenant string, days int, now 
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
+			defer Recover(t.sys.log, "machine usage read", func(err error) {
+				mu.Lock()
+				defer mu.Unlock()
+				if firstErr == nil {
+					firstErr = err
+				}
+			})
 			g, err := t.sys.driver.Usage(ctx, hypervisor.UsageQuery{Scope: hypervisor.ScopeMachine,
 				Ref: hypervisor.Ref{VMID: m.VMID, Node: m.Node}, Timeframe: tf, End: now})
 			mu.Lock()

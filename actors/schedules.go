@@ -965,6 +965,11 @@ func (s *Schedules) run(rec scheduleRecord, resume bool) {
 		defer s.wg.Done()
 		taskID := *rec.LastTaskID
 		done := &runDone{TaskID: taskID, TenantID: rec.TenantID, MachineID: rec.MachineID, Slot: *rec.LastRunAt}
+		// A panic fails this run; its schedule goes on.
+		defer Recover(s.sys.log, kindName(rec.Kind)+" run", func(err error) {
+			done.Status = "failed: " + err.Error()
+			s.report(rec.ID, done)
+		})
 		var appear time.Duration
 		if resume {
 			if _, err := loadTask(s.sys.store, taskID); errors.Is(err, persistence.ErrNotFound) {

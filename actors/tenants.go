@@ -573,6 +573,10 @@ func (e *tenantEntity) reserveResize(ctx actor.Context, m *reserveResize) {
 		cfg.MemoryMB = c.MemoryMB
 	}
 	if c.DiskGB != nil {
+		if *c.DiskGB > rec.DiskGB && len(rec.Disks) == 0 && rec.VMID != 0 {
+			respondErr(ctx, errNoDiskToGrow())
+			return
+		}
 		if *c.DiskGB < rec.DiskGB {
 			respondErr(ctx, apierr.Invalid(apierr.Field("disk_gb", "disks only grow: the machine has %d GB", rec.DiskGB)))
 			return

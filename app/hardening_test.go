@@ -1,0 +1,142 @@
+package app
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/vmplane/vmplane/actors"
+	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/hypervisor/sim"
+)
+
+// disklessDriver is the simulator that, once detached is set, reports every machine
+// without disks: what a Proxmox VM whose disks were all detached parses to.
+type disklessDriver struct {
+	*sim.Driver
+	detached atomic.Bool
+}
+
+func (d *disklessDriver) Machine(ctx context.Context, ref hypervisor.Ref) (hypervisor.Machine, error) {
+	hm, err := d.Driver.Machine(ctx, ref)
+	if d.detached.Load() {
+		hm.Disks = nil
+	}
+	return hm, err
+}
+
+func (d *disklessDriver) Configure(ctx context.Context, ref hypervisor.Ref, c hypervisor.ConfigChange) (hypervisor.Machine, error) {
+	hm, err := d.Driver.Configure(ctx, ref, c)
+	if d.detached.Load() {
+		hm.Disks = nil
+	}
+	return hm, err
+}
+
+func (d *disklessDriver) Inventory(ctx context.Context) (hypervisor.Inventory, error) {
+	inv, err := d.Driver.Inventory(ctx)
+	if d.detached.Load() {
+		for i := range inv.Machines {
+			inv.Machines[i].Disks = nil
+		}
+	}
+	return inv, err
+}
+
+// startDiskless starts a server on a disklessDriver.
+func startDiskless(t *testing.T) (*testServer, *disklessDriver) {
+	t.Helper()
+	cfg := testConfig(t)
+	d, err := NewDriver(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dd := &disklessDriver{Driver: d.(*sim.Driver)}
+	s := &testServer{t: t, cfg: cfg, client: &http.Client{Timeout: 30 * time.Second}, driver: dd}
+	s.start()
+	t.Cleanup(s.stop)
+	return s, dd
+}
+
+// TestResizeOfMachineWithNoDisk: growing the disk of a machine with none is 409, and
+// a machine whose disks vanished from the hypervisor after the check fails its task;
+// the server serves on either way (it used to crash on an index out of range).
+func TestResizeOfMachineWithNoDisk(t *testing.T) {
+	s, d := startDiskless(t)
+	admin := s.adminToken()
+	s.sync(admin)
+	a := s.tenant(admin, "Diskless", nil)
+	m := s.provision(a.Token, smallMachine)
+	path := "/api/client/machines/" + m.ID + "/resources"
+
+	// The hypervisor loses the disks; the record still shows one: the task fails.
+	d.detached.Store(true)
+	task := s.waitTask(a.Token, s.startTask(req{method: "PATCH", path: path, token: a.Token, body: map[string]any{"disk_gb": m.DiskGB + 5}}).ID)
+	if task.Status != actors.TaskFailed || task.Error == nil || !strings.Contains(*task.Error, "no disk to grow") {
+		t.Fatalf("got task %+v; want failed: no disk to grow", task)
+	}
+	// Once the record knows (sync), the request itself is refused.
+	s.sync(admin)
+	if got := s.machine(admin, m.ID); len(got.Disks) != 0 {
+		t.Fatalf("got disks %+v after sync; want none", got.Disks)
+	}
+	r := s.do(req{method: "PATCH", path: path, token: a.Token, body: map[string]any{"disk_gb": 20}})
+	expect(t, r, 409, "invalid_state")
+	var p problemBody
+	r.decode(t, &p)
+	if p.Detail != "machine has no disk to grow" {
+		t.Fatalf("got detail %q; want it to say there is no disk to grow", p.Detail)
+	}
+	expect(t, s.do(req{method: "GET", path: "/api/health"}), 200, "")
+	// Cores still change: only the disk is missing.
+	if task := s.run(req{method: "PATCH", path: path, token: a.Token, body: map[string]any{"cpu_cores": 2}}); task.Status != actors.TaskSucceeded {
+		t.Fatalf("got %+v; want the core change to succeed", task)
+	}
+}
+
+// panickyDriver is the simulator with a Power that panics while panics is set, as a
+// driver bug would.
+type panickyDriver struct {
+	*sim.Driver
+	panics atomic.Bool
+}
+
+func (d *panickyDriver) Power(ctx context.Context, ref hypervisor.Ref, a hypervisor.PowerAction) error {
+	if d.panics.Load() {
+		var disks []hypervisor.Disk
+		_ = disks[0] // the kind of bug that used to end the process
+	}
+	return d.Driver.Power(ctx, ref, a)
+}
+
+// TestDriverPanicFailsOnlyItsTask: a panic in the driver during a machine's task fails
+// that task and unlocks the machine; the server goes on serving.
+func TestDriverPanicFailsOnlyItsTask(t *testing.T) {
+	cfg := testConfig(t)
+	d, err := NewDriver(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pd := &panickyDriver{Driver: d.(*sim.Driver)}
+	s := &testServer{t: t, cfg: cfg, client: &http.Client{Timeout: 30 * time.Second}, driver: pd}
+	s.start()
+	t.Cleanup(s.stop)
+	admin := s.adminToken()
+	s.sync(admin)
+	m := byStatus(t, s.machines(admin), actors.StatusRunning)
+	path := "/api/virt/vms/" + m.ID + "/actions/reboot"
+	pd.panics.Store(true)
+	task := s.waitTask(admin, s.startTask(req{method: "POST", path: path, token: admin}).ID)
+	if task.Status != actors.TaskFailed || task.Error == nil || !strings.Contains(*task.Error, "internal error") {
+		t.Fatalf("got %+v; want the task failed with an internal error", task)
+	}
+	expect(t, s.do(req{method: "GET", path: "/api/health"}), 200, "")
+	if got := s.machine(admin, m.ID); got.TaskID != nil || got.Status != actors.StatusRunning {
+		t.Fatalf("got %+v; want the machine unlocked and still running", got)
+	}
+	pd.panics.Store(false)
+	s.run(req{method: "POST", path: path, token: admin})
+}
