@@ -2,11 +2,15 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/vmplane/vmplane/actors"
 	"github.com/vmplane/vmplane/hypervisor"
@@ -139,4 +143,82 @@ func TestDriverPanicFailsOnlyItsTask(t *testing.T) {
 	}
 	pd.panics.Store(false)
 	s.run(req{method: "POST", path: path, token: admin})
+}
+
+// gatedDriver is the simulator whose backups wait until release is closed: a backup
+// that holds its machine as long as the test needs.
+type gatedDriver struct {
+	*sim.Driver
+	release chan struct{}
+}
+
+func (d *gatedDriver) Backup(ctx context.Context, ref hypervisor.Ref, mode hypervisor.BackupMode) (hypervisor.Backup, error) {
+	select {
+	case <-d.release:
+	case <-ctx.Done():
+		return hypervisor.Backup{}, hypervisor.ContextError(ctx.Err())
+	}
+	return d.Driver.Backup(ctx, ref, mode)
+}
+
+// TestScheduleWaitsForBusyMachine: a backup schedule and a power schedule due in the
+// same minute; the stop finds the machine busy with the backup, waits for it instead
+// of failing "busy", and its run record says so.
+func TestScheduleWaitsForBusyMachine(t *testing.T) {
+	cfg := testConfig(t)
+	d, err := NewDriver(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gd := &gatedDriver{Driver: d.(*sim.Driver), release: make(chan struct{})}
+	core, logs := observer.New(zap.InfoLevel)
+	s := &testServer{t: t, cfg: cfg, client: &http.Client{Timeout: 30 * time.Second}, driver: gd, log: zap.New(core)}
+	s.start()
+	t.Cleanup(s.stop)
+	t.Cleanup(func() {
+		select {
+		case <-gd.release:
+		default:
+			close(gd.release)
+		}
+	})
+	admin := s.adminToken()
+	s.sync(admin)
+	a := s.tenant(admin, "Busy", nil)
+	m := s.provision(a.Token, smallMachine)
+
+	// Daily, due a little ahead: the backup first, the stop a second later.
+	at := time.Now().Add(3 * time.Second).Truncate(time.Second).UTC()
+	daily := func(t time.Time) string { return fmt.Sprintf("%d %d %d * * *", t.Second(), t.Minute(), t.Hour()) }
+	b := s.createBackupSchedule(a.Token, m.ID, map[string]any{"cron": daily(at), "timezone": "UTC", "retention": 3, "mode": "snapshot"})
+	r := s.do(req{method: "POST", path: "/api/client/machines/" + m.ID + "/power-schedules", token: a.Token,
+		body: map[string]any{"action": "stop", "cron": daily(at.Add(time.Second)), "timezone": "UTC"}})
+	expect(t, r, 201, "")
+	var p actors.PowerSchedule
+	r.decode(t, &p)
+
+	eventually(t, 20*time.Second, "the stop did not start waiting for the backup", func() bool {
+		return logs.FilterMessage("schedule run waits for the machine's task to end").FilterField(zap.String("schedule_id", p.ID)).Len() > 0
+	})
+	close(gd.release)
+	var bs actors.BackupSchedule
+	eventually(t, 20*time.Second, "the backup run did not finish", func() bool {
+		bs = s.backupSchedule(a.Token, b.ID)
+		return bs.LastStatus != nil && *bs.LastStatus != actors.RunRunning
+	})
+	if *bs.LastStatus != actors.RunSucceeded || bs.LastTaskID == nil {
+		t.Fatalf("got backup run %s; want succeeded", status(bs.LastStatus))
+	}
+	var ps actors.PowerSchedule
+	eventually(t, 20*time.Second, "the stop run did not finish", func() bool {
+		ps = s.powerSchedule(a.Token, p.ID)
+		return ps.LastStatus != nil && *ps.LastStatus != actors.RunRunning
+	})
+	want := "succeeded; started "
+	if got := status(ps.LastStatus); !strings.HasPrefix(got, want) || !strings.Contains(got, "busy with task "+*bs.LastTaskID+" (vm.backup)") {
+		t.Fatalf("got stop run %q; want %q... naming the backup task %s", got, want, *bs.LastTaskID)
+	}
+	if got := s.machine(admin, m.ID).Status; got != actors.StatusStopped {
+		t.Fatalf("got machine %s; want stopped by the schedule", got)
+	}
 }
