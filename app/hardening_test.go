@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -220,5 +221,91 @@ func TestScheduleWaitsForBusyMachine(t *testing.T) {
 	}
 	if got := s.machine(admin, m.ID).Status; got != actors.StatusStopped {
 		t.Fatalf("got machine %s; want stopped by the schedule", got)
+	}
+}
+
+// TestPartialQuotaMerges: a partial quota keeps the default of the limits it omits on
+// create and their value on change; -1 is unlimited, below that is 400.
+func TestPartialQuotaMerges(t *testing.T) {
+	s, admin := synced(t)
+	create := func(body map[string]any) actors.Tenant {
+		t.Helper()
+		r := s.do(req{method: "POST", path: "/api/resources/tenants", token: admin, body: body})
+		expect(t, r, 201, "")
+		var ten actors.Tenant
+		r.decode(t, &ten)
+		return ten
+	}
+	patch := func(id string, body map[string]any) actors.Tenant {
+		t.Helper()
+		r := s.do(req{method: "PATCH", path: "/api/resources/tenants/" + id, token: admin, body: body})
+		expect(t, r, 200, "")
+		var ten actors.Tenant
+		r.decode(t, &ten)
+		return ten
+	}
+	d := actors.DefaultQuota
+	ten := create(map[string]any{"name": "Beta", "quota": map[string]any{"machines": 2}})
+	if want := (actors.Quota{Machines: 2, CPUCores: d.CPUCores, MemoryMB: d.MemoryMB, DiskGB: d.DiskGB}); ten.Quota != want {
+		t.Fatalf("got quota %+v on create; want %+v", ten.Quota, want)
+	}
+	ten = patch(ten.ID, map[string]any{"quota": map[string]any{"cpu_cores": 4}})
+	if want := (actors.Quota{Machines: 2, CPUCores: 4, MemoryMB: d.MemoryMB, DiskGB: d.DiskGB}); ten.Quota != want {
+		t.Fatalf("got quota %+v after patch; want %+v", ten.Quota, want)
+	}
+	// A rename alone leaves the quota as it is.
+	if ten = patch(ten.ID, map[string]any{"name": "Beta Corp"}); ten.Quota.Machines != 2 || ten.Quota.CPUCores != 4 {
+		t.Fatalf("got quota %+v after a rename; want it unchanged", ten.Quota)
+	}
+	// Unlimited machines: more than the default of 10 fit.
+	ten = patch(ten.ID, map[string]any{"quota": map[string]any{"machines": -1}})
+	if ten.Quota.Machines != actors.Unlimited || ten.Quota.CPUCores != 4 {
+		t.Fatalf("got quota %+v; want machines unlimited, the rest kept", ten.Quota)
+	}
+	r := s.do(req{method: "PATCH", path: "/api/resources/tenants/" + ten.ID, token: admin, body: map[string]any{"quota": map[string]any{"disk_gb": -2}}})
+	expect(t, r, 400, "invalid_request")
+	var p problemBody
+	r.decode(t, &p)
+	if len(p.Errors) != 1 || p.Errors[0].Field != "quota.disk_gb" {
+		t.Fatalf("got errors %+v; want one on quota.disk_gb", p.Errors)
+	}
+	users := s.do(req{method: "POST", path: "/api/resources/users", token: admin, body: map[string]any{
+		"email": "beta@example.test", "name": "Beta user", "role": "user", "password": "tenant-password", "tenant_id": ten.ID}})
+	expect(t, users, 201, "")
+	tok := s.login("beta@example.test", "tenant-password").Token
+	for i := range 3 {
+		spec := map[string]any{"name": fmt.Sprintf("u-%d", i), "template_id": "tpl-debian-12", "cpu_cores": 1, "memory_mb": 512, "disk_gb": 10}
+		expect(t, s.do(req{method: "POST", path: "/api/client/machines", token: tok, body: spec}), 202, "")
+	}
+	// Cores are still limited to 4.
+	big := map[string]any{"name": "big", "template_id": "tpl-debian-12", "cpu_cores": 2, "memory_mb": 512, "disk_gb": 10}
+	expect(t, s.do(req{method: "POST", path: "/api/client/machines", token: tok, body: big}), 409, "quota_exceeded")
+}
+
+// TestTenantNamesAreUnique: a create or rename to a name in use, in any case, is 409.
+func TestTenantNamesAreUnique(t *testing.T) {
+	s, admin := synced(t)
+	a := s.tenant(admin, "Acme", nil)
+	b := s.tenant(admin, "Other", nil)
+	expect(t, s.do(req{method: "POST", path: "/api/resources/tenants", token: admin, body: map[string]any{"name": "ACME"}}), 409, "conflict")
+	expect(t, s.do(req{method: "PATCH", path: "/api/resources/tenants/" + b.ID, token: admin, body: map[string]any{"name": "acme"}}), 409, "conflict")
+	// Renaming a tenant to its own name in another case is no conflict.
+	expect(t, s.do(req{method: "PATCH", path: "/api/resources/tenants/" + a.ID, token: admin, body: map[string]any{"name": "ACME"}}), 200, "")
+	// Concurrent creates of one name: exactly one wins.
+	var ok atomic.Int32
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := doWith(t, s.client, s.base, req{method: "POST", path: "/api/resources/tenants", token: admin, body: map[string]any{"name": "Race"}})
+			if r.Status == 201 {
+				ok.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if ok.Load() != 1 {
+		t.Fatalf("got %d creates of one name; want exactly 1", ok.Load())
 	}
 }

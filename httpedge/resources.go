@@ -187,8 +187,9 @@ type MachinePatch struct {
 
 // TenantCreate is the body of a tenant create.
 type TenantCreate struct {
-	Name  string        `json:"name"`
-	Quota *actors.Quota `json:"quota,omitempty"`
+	Name string `json:"name"`
+	// Quota's omitted limits take their default; -1 is unlimited.
+	Quota *actors.QuotaChange `json:"quota,omitempty"`
 }
 
 // UserCreate is the body of a user create.
