@@ -313,10 +313,14 @@ func (t *Tenants) validateSpec(ctx context.Context, s MachineSpec) error {
 	}
 	if s.TemplateID == "" {
 		f = append(f, apierr.Field("template_id", "is required"))
-	} else if _, err := t.sys.store.Get(templateKey(s.TemplateID)); errors.Is(err, persistence.ErrNotFound) {
+	} else if tpl, err := persistence.Load[hypervisor.Template](t.sys.store, templateKey(s.TemplateID)); errors.Is(err, persistence.ErrNotFound) {
 		f = append(f, apierr.Field("template_id", "no template %s", s.TemplateID))
 	} else if err != nil {
 		return err
+	} else if s.DiskGB >= MinDiskGB && s.DiskGB < tpl.DiskGB {
+		// The hypervisor would enlarge the disk to the template's size behind the
+		// quota's back: the tenant asks for what it gets.
+		f = append(f, apierr.Field("disk_gb", "must be at least %d: the minimum of template %s", tpl.DiskGB, s.TemplateID))
 	}
 	if len(f) > 0 {
 		return apierr.Invalid(f...)

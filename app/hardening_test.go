@@ -309,3 +309,25 @@ func TestTenantNamesAreUnique(t *testing.T) {
 		t.Fatalf("got %d creates of one name; want exactly 1", ok.Load())
 	}
 }
+
+// TestDiskSmallerThanTemplate: a disk below the template's minimum is 400 naming the
+// minimum, not a machine silently enlarged beyond what the quota counted.
+func TestDiskSmallerThanTemplate(t *testing.T) {
+	s, admin := synced(t)
+	a := s.tenant(admin, "Small", nil)
+	spec := map[string]any{"name": "rocky", "template_id": "tpl-rocky-9", "cpu_cores": 1, "memory_mb": 1024, "disk_gb": 5}
+	r := s.do(req{method: "POST", path: "/api/client/machines", token: a.Token, body: spec})
+	expect(t, r, 400, "invalid_request")
+	var p problemBody
+	r.decode(t, &p)
+	if len(p.Errors) != 1 || p.Errors[0].Field != "disk_gb" || !strings.Contains(p.Errors[0].Message, "at least 12") {
+		t.Fatalf("got errors %+v; want disk_gb: at least 12", p.Errors)
+	}
+	if n := len(s.clientList(a.Token, "")); n != 0 {
+		t.Fatalf("got %d machines; want none created", n)
+	}
+	spec["disk_gb"] = 12
+	if m := s.provision(a.Token, spec); m.DiskGB != 12 {
+		t.Fatalf("got %d GB; want 12", m.DiskGB)
+	}
+}
