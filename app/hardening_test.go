@@ -331,3 +331,29 @@ func TestDiskSmallerThanTemplate(t *testing.T) {
 		t.Fatalf("got %d GB; want 12", m.DiskGB)
 	}
 }
+
+// TestOperatorAcknowledgesOnMonitoringRoute: PATCH /api/monitoring/alerts/events/:id
+// acknowledges (it answered 405), with the resources route's rules; users get 403.
+func TestOperatorAcknowledgesOnMonitoringRoute(t *testing.T) {
+	s, admin := synced(t)
+	m := byStatus(t, s.machines(admin), actors.StatusRunning)
+	if err := s.sim.SetNodeStatus(m.Node, hypervisor.NodeOffline); err != nil {
+		t.Fatal(err)
+	}
+	s.sync(admin)
+	open := "/api/monitoring/alerts/events?status=firing&kind=node_offline"
+	monPoll(t, "node_offline", func() bool { return len(s.alertsOf(admin, open, m.Node)) == 1 })
+	a := s.alertsOf(admin, open, m.Node)[0]
+	path := "/api/monitoring/alerts/events/" + a.ID
+	expect(t, s.do(req{method: "PATCH", path: path, token: admin, body: map[string]any{"status": "resolved"}}), 400, "invalid_request")
+	expect(t, s.do(req{method: "PATCH", path: "/api/monitoring/alerts/events/nope", token: admin, body: map[string]any{"status": "acknowledged"}}), 404, "not_found")
+	u := s.tenant(admin, "Watcher", nil)
+	expect(t, s.do(req{method: "PATCH", path: path, token: u.Token, body: map[string]any{"status": "acknowledged"}}), 403, "forbidden")
+	r := s.do(req{method: "PATCH", path: path, token: admin, body: map[string]any{"status": "acknowledged"}})
+	expect(t, r, 200, "")
+	var acked actors.Alert
+	r.decode(t, &acked)
+	if acked.ID != a.ID || acked.Status != actors.AlertAcknowledged || acked.AcknowledgedAt == nil {
+		t.Fatalf("got %+v; want the event acknowledged", acked)
+	}
+}
