@@ -45,7 +45,11 @@ const (
 	MinCheckTimeoutMS       = 100
 	MaxCheckTimeoutMS       = 60000
 	DefaultFailureThreshold = 3
-	MaxFailureThreshold     = 100
+	// DefaultCheckIntervalS and DefaultCheckTimeoutMS apply to a check created
+	// without them (the timeout is kept below a shorter interval given alone).
+	DefaultCheckIntervalS = 60
+	DefaultCheckTimeoutMS = 5000
+	MaxFailureThreshold   = 100
 	// CheckResultsKept is how many recent probe results a check keeps.
 	CheckResultsKept = 20
 )
@@ -112,11 +116,13 @@ type HealthCheck struct {
 
 // HealthCheckSpec is the body of a health check create.
 type HealthCheckSpec struct {
-	Name             string  `json:"name"`
-	Type             string  `json:"type"`
-	Target           string  `json:"target"`
-	IntervalS        int     `json:"interval_s"`
-	TimeoutMS        int     `json:"timeout_ms"`
+	Name   string `json:"name"`
+	Type   string `json:"type"`
+	Target string `json:"target"`
+	// IntervalS defaults to DefaultCheckIntervalS, TimeoutMS to DefaultCheckTimeoutMS
+	// or half the interval, whichever is shorter.
+	IntervalS        int     `json:"interval_s,omitempty"`
+	TimeoutMS        int     `json:"timeout_ms,omitempty"`
 	ExpectedStatus   int     `json:"expected_status,omitempty"`
 	FailureThreshold int     `json:"failure_threshold,omitempty"`
 	MachineID        *string `json:"machine_id,omitempty"`
@@ -404,6 +410,12 @@ func (h *HealthChecks) Create(ctx context.Context, spec HealthCheckSpec, scope *
 		CreatedAt: now, UpdatedAt: now, Last: CheckResult{Status: CheckUnknown}, TargetScoped: scope != nil}
 	if hc.FailureThreshold == 0 {
 		hc.FailureThreshold = DefaultFailureThreshold
+	}
+	if hc.IntervalS == 0 {
+		hc.IntervalS = DefaultCheckIntervalS
+	}
+	if hc.TimeoutMS == 0 && hc.IntervalS > 0 {
+		hc.TimeoutMS = max(min(DefaultCheckTimeoutMS, hc.IntervalS*1000/2), MinCheckTimeoutMS)
 	}
 	if f := validateCheck(&hc); len(f) > 0 {
 		return HealthCheck{}, apierr.Invalid(f...)

@@ -357,3 +357,21 @@ func TestOperatorAcknowledgesOnMonitoringRoute(t *testing.T) {
 		t.Fatalf("got %+v; want the event acknowledged", acked)
 	}
 }
+
+// TestHealthCheckDefaults: a check created without interval or timeout gets 60 s and
+// 5000 ms (the timeout stays below a shorter interval given alone); explicit values are
+// still checked.
+func TestHealthCheckDefaults(t *testing.T) {
+	s, admin := synced(t)
+	path := "/api/monitoring/health-checks"
+	hc := s.createCheck(admin, path, map[string]any{"name": "plain", "type": "tcp", "target": "192.0.2.1:80", "enabled": false})
+	if hc.IntervalS != actors.DefaultCheckIntervalS || hc.TimeoutMS != actors.DefaultCheckTimeoutMS {
+		t.Fatalf("got interval %d s, timeout %d ms; want %d s and %d ms", hc.IntervalS, hc.TimeoutMS, actors.DefaultCheckIntervalS, actors.DefaultCheckTimeoutMS)
+	}
+	hc = s.createCheck(admin, path, map[string]any{"name": "fast", "type": "tcp", "target": "192.0.2.1:80", "interval_s": 2, "enabled": false})
+	if hc.IntervalS != 2 || hc.TimeoutMS != 1000 {
+		t.Fatalf("got interval %d s, timeout %d ms; want 2 s and 1000 ms", hc.IntervalS, hc.TimeoutMS)
+	}
+	expect(t, s.do(req{method: "POST", path: path, token: admin, body: map[string]any{"name": "bad", "type": "tcp",
+		"target": "192.0.2.1:80", "interval_s": 2, "timeout_ms": 2000}}), 400, "invalid_request")
+}
