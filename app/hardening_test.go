@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -374,4 +375,38 @@ func TestHealthCheckDefaults(t *testing.T) {
 	}
 	expect(t, s.do(req{method: "POST", path: path, token: admin, body: map[string]any{"name": "bad", "type": "tcp",
 		"target": "192.0.2.1:80", "interval_s": 2, "timeout_ms": 2000}}), 400, "invalid_request")
+}
+
+// TestEventStreamStartsNowWithCause: a new subscriber without Last-Event-ID gets what
+// happens from now on, not the backlog of old states (?since=0 asks for it), and a
+// machine.updated event's data says what changed the machine and its status before.
+func TestEventStreamStartsNowWithCause(t *testing.T) {
+	s, admin := synced(t)
+	m := byStatus(t, s.machines(admin), actors.StatusRunning)
+	old := s.run(req{method: "POST", path: "/api/virt/vms/" + m.ID + "/actions/stop", token: admin})
+
+	// ?since=0 replays what is kept, the earlier task included. (Its end is also how
+	// the test knows that event was published: the task record is durable first.)
+	backlog := s.subscribeQuery(admin, "?since=0", 0)
+	backlog.until(t, taskDone(old.ID))
+
+	fresh := s.subscribeQuery(admin, "", 0)
+	start := s.startTask(req{method: "POST", path: "/api/virt/vms/" + m.ID + "/actions/start", token: admin})
+	seen := fresh.until(t, taskDone(start.ID))
+	for _, ev := range seen {
+		if strings.Contains(ev.Data, old.ID) {
+			t.Fatalf("got an event of the earlier task %s on a new stream: %+v", old.ID, ev)
+		}
+	}
+	var started *actors.MachineEvent
+	for _, ev := range seen {
+		var me actors.MachineEvent
+		if ev.Type == actors.EventMachine && json.Unmarshal([]byte(ev.Data), &me) == nil && me.ID == m.ID && me.Status == actors.StatusRunning {
+			started = &me
+		}
+	}
+	if started == nil || started.Cause != "task" || started.PreviousStatus == nil || *started.PreviousStatus != actors.StatusStopped {
+		t.Fatalf("got machine event %+v; want cause task and previous_status stopped", started)
+	}
+	expect(t, s.do(req{method: "GET", path: "/api/events?since=yesterday", token: admin}), 400, "invalid_request")
 }
