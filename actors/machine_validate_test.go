@@ -135,3 +135,39 @@ func TestResizeOfDiskGoneFromHypervisor(t *testing.T) {
 		t.Fatalf("got %v; want invalid_state", err)
 	}
 }
+
+// TestSecondReportKeepsFirstOutcome: a task's outcome reported twice (a report retried
+// after a panic) keeps the first: a succeeded task is not rewritten as failed.
+func TestSecondReportKeepsFirstOutcome(t *testing.T) {
+	s := newTestSystem(t, func(o *Options) { o.Driver = sim.New(sim.Config{OpDelay: -1, Seed: 1, Machines: 1}) })
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := s.Cluster.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ms, _, err := s.Machines.List(ctx, "", 0, nil)
+	if err != nil || len(ms) != 1 {
+		t.Fatalf("got %d machines, %v; want 1", len(ms), err)
+	}
+	op := Operation{Type: OpPower, Action: hypervisor.ActionReboot}
+	if ms[0].Status != StatusRunning {
+		op.Action = hypervisor.ActionStart
+	}
+	task, err := s.Machines.Start(ctx, ms[0].ID, op, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for !task.Finished() {
+		time.Sleep(5 * time.Millisecond)
+		if task, err = s.Tasks.Get(ctx, task.ID, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if task.Status != TaskSucceeded {
+		t.Fatalf("got %+v; want succeeded", task)
+	}
+	s.Machines.report(ms[0].ID, task.ID, &opDone{TaskID: task.ID, Err: apierr.New(apierr.ErrInternal, "late")})
+	if got, err := s.Tasks.Get(ctx, task.ID, nil); err != nil || got.Status != TaskSucceeded || got.Error != nil {
+		t.Fatalf("got %+v, %v after a second report; want the first outcome, succeeded", got, err)
+	}
+}

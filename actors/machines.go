@@ -683,6 +683,11 @@ func (e *machineEntity) finish(d *opDone) {
 		e.sys.log.Error("task record missing", zap.String("task_id", d.TaskID), zap.Error(err))
 		return
 	}
+	if task.Finished() && (e.rec.TaskID == nil || *e.rec.TaskID != d.TaskID) {
+		// A second report of a task already recorded (a report retried after a
+		// panic): the first outcome stands.
+		return
+	}
 	now := time.Now().UTC()
 	task.FinishedAt = &now
 	task.Result = d.Result
