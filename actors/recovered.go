@@ -36,11 +36,3 @@ func Recover(log *zap.Logger, what string, failed func(err error)) {
 	}()
 	failed(apierr.New(apierr.ErrInternal, "internal error in %s; it was logged", what))
 }
-
-// goSafe runs fn on its own goroutine under Recover.
-func (s *System) goSafe(what string, fn func(), failed func(err error)) {
-	go func() {
-		defer Recover(s.log, what, failed)
-		fn()
-	}()
-}
