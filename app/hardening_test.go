@@ -292,22 +292,35 @@ func TestTenantNamesAreUnique(t *testing.T) {
 	expect(t, s.do(req{method: "PATCH", path: "/api/resources/tenants/" + b.ID, token: admin, body: map[string]any{"name": "acme"}}), 409, "conflict")
 	// Renaming a tenant to its own name in another case is no conflict.
 	expect(t, s.do(req{method: "PATCH", path: "/api/resources/tenants/" + a.ID, token: admin, body: map[string]any{"name": "ACME"}}), 200, "")
-	// Concurrent creates of one name: exactly one wins.
-	var ok atomic.Int32
+	// Concurrent creates of one name: exactly one wins, the others are 409.
+	statuses := make([]int, 8)
 	var wg sync.WaitGroup
-	for range 8 {
+	for i := range statuses {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r := doWith(t, s.client, s.base, req{method: "POST", path: "/api/resources/tenants", token: admin, body: map[string]any{"name": "Race"}})
-			if r.Status == 201 {
-				ok.Add(1)
+			hr, _ := http.NewRequest("POST", s.base+"/api/resources/tenants", strings.NewReader(`{"name":"Race"}`))
+			hr.Header.Set("Content-Type", "application/json")
+			hr.Header.Set("Authorization", "Bearer "+admin)
+			if res, err := s.client.Do(hr); err == nil {
+				statuses[i] = res.StatusCode
+				res.Body.Close()
 			}
 		}()
 	}
 	wg.Wait()
-	if ok.Load() != 1 {
-		t.Fatalf("got %d creates of one name; want exactly 1", ok.Load())
+	created := 0
+	for _, st := range statuses {
+		switch st {
+		case 201:
+			created++
+		case 409:
+		default:
+			t.Fatalf("got statuses %v; want one 201 and 409s", statuses)
+		}
+	}
+	if created != 1 {
+		t.Fatalf("got statuses %v; want exactly one 201", statuses)
 	}
 }
 
