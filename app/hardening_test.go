@@ -189,12 +189,22 @@ func TestScheduleWaitsForBusyMachine(t *testing.T) {
 	a := s.tenant(admin, "Busy", nil)
 	m := s.provision(a.Token, smallMachine)
 
-	// Daily, due a little ahead: the backup first, the stop a second later.
-	at := time.Now().Add(3 * time.Second).Truncate(time.Second).UTC()
+	// Daily, due a little ahead: the backup first; once its task holds the machine, a
+	// stop due a little later.
 	daily := func(t time.Time) string { return fmt.Sprintf("%d %d %d * * *", t.Second(), t.Minute(), t.Hour()) }
+	at := time.Now().Add(3 * time.Second).Truncate(time.Second).UTC()
 	b := s.createBackupSchedule(a.Token, m.ID, map[string]any{"cron": daily(at), "timezone": "UTC", "retention": 3, "mode": "snapshot"})
+	eventually(t, 20*time.Second, "the backup run did not start", func() bool {
+		bs := s.backupSchedule(a.Token, b.ID)
+		if bs.LastTaskID == nil {
+			return false
+		}
+		r := s.do(req{method: "GET", path: "/api/tasks/" + *bs.LastTaskID, token: a.Token})
+		return r.Status == 200
+	})
+	at = time.Now().Add(3 * time.Second).Truncate(time.Second).UTC()
 	r := s.do(req{method: "POST", path: "/api/client/machines/" + m.ID + "/power-schedules", token: a.Token,
-		body: map[string]any{"action": "stop", "cron": daily(at.Add(time.Second)), "timezone": "UTC"}})
+		body: map[string]any{"action": "stop", "cron": daily(at), "timezone": "UTC"}})
 	expect(t, r, 201, "")
 	var p actors.PowerSchedule
 	r.decode(t, &p)
