@@ -63,9 +63,24 @@ func (e *Events) Publish(typ string, tenant *string, data any) {
 	e.publish(Event{Type: typ, TenantID: tenant}, data)
 }
 
-// publishMachine records a machine's change with its cause and previous status.
+// MachineEvent is the data of a machine.updated event: the machine as the API shows
+// it, with what changed it and its status before.
+type MachineEvent struct {
+	Machine
+	// Cause is task, sync, create or assign (see Event.Cause).
+	Cause string `json:"cause"`
+	// PreviousStatus is the status before this change; null for a new machine.
+	PreviousStatus *string `json:"previous_status"`
+}
+
+// publishMachine records a machine's change with its cause and previous status, in
+// the event and in its data, which is what a client of the stream reads.
 func (e *Events) publishMachine(m Machine, cause, previous string) {
-	e.publish(Event{Type: EventMachine, TenantID: m.TenantID, Cause: cause, PreviousStatus: previous}, m)
+	data := MachineEvent{Machine: m, Cause: cause}
+	if previous != "" {
+		data.PreviousStatus = &previous
+	}
+	e.publish(Event{Type: EventMachine, TenantID: m.TenantID, Cause: cause, PreviousStatus: previous}, data)
 }
 
 func (e *Events) publish(ev Event, data any) {
@@ -100,6 +115,14 @@ func (e *Events) publish(ev Event, data any) {
 
 func visible(tenant *string, ev Event) bool {
 	return tenant == nil || (ev.TenantID != nil && *ev.TenantID == *tenant)
+}
+
+// Latest is the id of the last event published: a subscriber that wants only what
+// happens from now on subscribes after it.
+func (e *Events) Latest() uint64 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.next
 }
 
 // Subscribe returns the kept events after lastID that tenant may see (nil: every

@@ -450,6 +450,7 @@ func (e *tenantEntity) respondDurable(ctx actor.Context, v any) {
 		return
 	}
 	go func() {
+		defer Recover(sys.log, "firewall rule reply", func(err error) { sys.actors.Root.Send(sender, apierr.From(err)) })
 		if err := last.Wait(context.Background()); err != nil {
 			sys.actors.Root.Send(sender, apierr.From(err))
 			return
@@ -625,6 +626,10 @@ func (e *tenantEntity) startPush() {
 	e.push.running = true
 	sys, tenant, last := e.sys, e.id, e.fw.last
 	go func() {
+		// A panic fails the whole push; pushDone retries it like a failed one.
+		defer Recover(sys.log, "firewall push", func(error) {
+			sys.actors.Root.Send(sys.Tenants.kind.pid, &envelope{ID: tenant, Msg: &pushDone{Failed: machineIDs(targets)}})
+		})
 		// The rule sets may hold writes not yet durable: they go out once they are.
 		if last != nil && last.Wait(context.Background()) != nil {
 			sys.actors.Root.Send(sys.Tenants.kind.pid, &envelope{ID: tenant, Msg: &pushDone{Failed: machineIDs(targets)}})

@@ -46,7 +46,11 @@ const (
 	MinCheckTimeoutMS       = 100
 	MaxCheckTimeoutMS       = 60000
 	DefaultFailureThreshold = 3
-	MaxFailureThreshold     = 100
+	// DefaultCheckIntervalS and DefaultCheckTimeoutMS apply to a check created
+	// without them (the timeout is kept below a shorter interval given alone).
+	DefaultCheckIntervalS = 60
+	DefaultCheckTimeoutMS = 5000
+	MaxFailureThreshold   = 100
 	// CheckResultsKept is how many recent probe results a check keeps.
 	CheckResultsKept = 20
 )
@@ -113,11 +117,13 @@ type HealthCheck struct {
 
 // HealthCheckSpec is the body of a health check create.
 type HealthCheckSpec struct {
-	Name             string  `json:"name" openapi:"required,minLength=1,maxLength=100"`
-	Type             string  `json:"type" openapi:"required,enum=http|tcp"`
-	Target           string  `json:"target" openapi:"required,minLength=1,maxLength=2048"`
-	IntervalS        int     `json:"interval_s" openapi:"minimum=1,maximum=86400"`
-	TimeoutMS        int     `json:"timeout_ms" openapi:"minimum=100,maximum=60000"`
+	Name   string `json:"name" openapi:"required,minLength=1,maxLength=100"`
+	Type   string `json:"type" openapi:"required,enum=http|tcp"`
+	Target string `json:"target" openapi:"required,minLength=1,maxLength=2048"`
+	// IntervalS defaults to DefaultCheckIntervalS, TimeoutMS to DefaultCheckTimeoutMS
+	// or half the interval, whichever is shorter.
+	IntervalS        int     `json:"interval_s,omitempty" openapi:"minimum=1,maximum=86400" doc:"seconds between probes; default 60"`
+	TimeoutMS        int     `json:"timeout_ms,omitempty" openapi:"minimum=100,maximum=60000" doc:"probe timeout, below the interval; default 5000, or half the interval when that is shorter"`
 	ExpectedStatus   int     `json:"expected_status,omitempty" openapi:"minimum=0,maximum=599"`
 	FailureThreshold int     `json:"failure_threshold,omitempty" openapi:"minimum=0,maximum=100"`
 	MachineID        *string `json:"machine_id,omitempty" openapi:"maxLength=64"`
@@ -294,6 +300,17 @@ func (h *HealthChecks) startProbe(id string, gen int, hc *HealthCheck) (busy boo
 	pid := h.kind.pid
 	go func() {
 		defer h.wg.Done()
+		defer func() {
+			h.mu.Lock()
+			delete(h.inflight, id)
+			h.mu.Unlock()
+		}()
+		// A panic while probing is this probe's failure: the check goes on.
+		defer Recover(h.sys.log, "health probe of check "+id, func(err error) {
+			msg := err.Error()
+			h.sys.actors.Root.Send(pid, &envelope{ID: id, Msg: &probeDone{Gen: gen,
+				Result: ProbeResult{CheckedAt: time.Now().UTC(), Error: &msg}}})
+		})
 		var res ProbeResult
 		if owner != nil {
 			res = h.stillOwned(*owner, typ, target, timeout)
@@ -305,9 +322,6 @@ func (h *HealthChecks) startProbe(id string, gen int, hc *HealthCheck) (busy boo
 			// A probe cut short by the shutdown says nothing about the target.
 			h.sys.actors.Root.Send(pid, &envelope{ID: id, Msg: &probeDone{Gen: gen, Result: res}})
 		}
-		h.mu.Lock()
-		delete(h.inflight, id)
-		h.mu.Unlock()
 	}()
 	return false
 }
@@ -423,6 +437,12 @@ func (h *HealthChecks) Create(ctx context.Context, spec HealthCheckSpec, scope *
 		CreatedAt: now, UpdatedAt: now, Last: CheckResult{Status: CheckUnknown}, TargetScoped: scope != nil}
 	if hc.FailureThreshold == 0 {
 		hc.FailureThreshold = DefaultFailureThreshold
+	}
+	if hc.IntervalS == 0 {
+		hc.IntervalS = DefaultCheckIntervalS
+	}
+	if hc.TimeoutMS == 0 && hc.IntervalS > 0 {
+		hc.TimeoutMS = max(min(DefaultCheckTimeoutMS, hc.IntervalS*1000/2), MinCheckTimeoutMS)
 	}
 	if f := validateCheck(&hc); len(f) > 0 {
 		return HealthCheck{}, apierr.Invalid(f...)

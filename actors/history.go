@@ -136,6 +136,8 @@ func (h *History) loop() {
 	defer h.wg.Done()
 	backfilled := false
 	tick := func() {
+		// A panic in the driver costs this sample, not the sampler.
+		defer Recover(h.sys.log, "usage history sample", nil)
 		ctx, cancel := context.WithTimeout(h.ctx, max(h.interval, time.Minute))
 		defer cancel()
 		if !backfilled {

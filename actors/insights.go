@@ -217,6 +217,8 @@ func (in *Insights) drain(sub *Subscription, last *uint64) bool {
 
 // apply records what one event means for the rules.
 func (in *Insights) apply(ev Event) {
+	// A panic costs this event, not the follower.
+	defer Recover(in.sys.log, "insights event", nil)
 	var m struct {
 		ID     string `json:"id"`
 		Status string `json:"status"`

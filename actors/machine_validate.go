@@ -135,3 +135,36 @@ func (op Operation) validate() error {
 	}
 	return nil
 }
+
+// checkAgainst checks an operation against the machine it is for, as its record
+// stands: the state table (409 invalid_state), a migration to where the machine is
+// already (400), a disk to grow that the machine does not have (409). Validate first:
+// checkAgainst expects a valid operation.
+func (op Operation) checkAgainst(m *Machine) error {
+	if !allowed(m.Status, op) {
+		what := op.Type
+		if op.Type == OpPower {
+			what = string(op.Action)
+		} else if op.Type == OpMigrate && m.Status == StatusRunning {
+			what = "offline migrate"
+		}
+		return apierr.New(apierr.ErrInvalidState, "%s is not allowed while the machine is %s", what, m.Status)
+	}
+	switch op.Type {
+	case OpMigrate:
+		if op.TargetNode == m.Node {
+			return apierr.Invalid(apierr.Field("target_node", "the machine is already on %s", m.Node))
+		}
+	case OpResize:
+		if op.DiskGrowGB > 0 && len(m.Disks) == 0 {
+			return errNoDiskToGrow()
+		}
+	}
+	return nil
+}
+
+// errNoDiskToGrow refuses a resize that grows the disk of a machine with none (a
+// Proxmox VM whose disks were all detached).
+func errNoDiskToGrow() error {
+	return apierr.New(apierr.ErrInvalidState, "machine has no disk to grow")
+}

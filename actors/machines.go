@@ -513,18 +513,8 @@ func (e *machineEntity) start(ctx actor.Context, m *startOp) {
 	if m.Op.Type == OpMigrate && m.Op.AutoOnline {
 		m.Op.Online, m.Op.AutoOnline = e.rec.Status == StatusRunning, false
 	}
-	if !allowed(e.rec.Status, m.Op) {
-		what := m.Op.Type
-		if m.Op.Type == OpPower {
-			what = string(m.Op.Action)
-		} else if m.Op.Type == OpMigrate && e.rec.Status == StatusRunning {
-			what = "offline migrate"
-		}
-		respondErr(ctx, apierr.New(apierr.ErrInvalidState, "%s is not allowed while the machine is %s", what, e.rec.Status))
-		return
-	}
-	if m.Op.Type == OpMigrate && m.Op.TargetNode == e.rec.Node {
-		respondErr(ctx, apierr.Invalid(apierr.Field("target_node", "the machine is already on %s", e.rec.Node)))
+	if err := m.Op.checkAgainst(&e.rec.Machine); err != nil {
+		respondErr(ctx, err)
 		return
 	}
 	now := time.Now().UTC()
@@ -594,6 +584,11 @@ func (m *Machines) run(machineID, taskID string, ref hypervisor.Ref, op Operatio
 	go func() {
 		defer m.wg.Done()
 		defer cancel()
+		// A panic in the driver fails this task and unlocks the machine; the record
+		// keeps its status from before the task.
+		defer Recover(m.sys.log, "machine task "+op.taskType(), func(err error) {
+			m.report(machineID, taskID, &opDone{TaskID: taskID, Err: apierr.From(err)})
+		})
 		observed, result, err := execute(ctx, m.sys.driver, ref, op)
 		if err != nil && m.stopping.Load() {
 			m.running.Delete(taskID)
@@ -615,14 +610,19 @@ func (m *Machines) run(machineID, taskID string, ref hypervisor.Ref, op Operatio
 				done.Err.Detail = err.Error()
 			}
 		}
-		dctx, dcancel := context.WithTimeout(context.Background(), DefaultTimeout)
-		if _, err := m.ask(dctx, machineID, done); err != nil {
-			m.sys.log.Warn("task result not recorded; the next start settles it",
-				zap.String("task_id", taskID), zap.Error(err))
-		}
-		dcancel()
-		m.running.Delete(taskID)
+		m.report(machineID, taskID, done)
 	}()
+}
+
+// report hands a task's outcome to its machine and forgets the task.
+func (m *Machines) report(machineID, taskID string, done *opDone) {
+	defer m.running.Delete(taskID)
+	dctx, dcancel := context.WithTimeout(context.Background(), DefaultTimeout)
+	defer dcancel()
+	if _, err := m.ask(dctx, machineID, done); err != nil {
+		m.sys.log.Warn("task result not recorded; the next start settles it",
+			zap.String("task_id", taskID), zap.Error(err))
+	}
 }
 
 // execute performs one operation on the driver and returns the machine as the
@@ -683,6 +683,11 @@ func execute(ctx context.Context, d hypervisor.Driver, ref hypervisor.Ref, op Op
 			if hm.VMID == 0 {
 				hm, err = d.Machine(ctx, ref)
 			}
+			if err == nil && len(hm.Disks) == 0 {
+				// The record showed a disk, the hypervisor has none now (detached
+				// behind our back): nothing to grow.
+				err = errNoDiskToGrow()
+			}
 			if err == nil {
 				disk := hm.Disks[0]
 				hm, err = d.ResizeDisk(ctx, ref, disk.ID, disk.SizeGB+op.DiskGrowGB)
@@ -706,6 +711,11 @@ func (e *machineEntity) finish(d *opDone) {
 	task, err := loadTask(e.sys.store, d.TaskID)
 	if err != nil {
 		e.sys.log.Error("task record missing", zap.String("task_id", d.TaskID), zap.Error(err))
+		return
+	}
+	if task.Finished() && (e.rec.TaskID == nil || *e.rec.TaskID != d.TaskID) {
+		// A second report of a task already recorded (a report retried after a
+		// panic): the first outcome stands.
 		return
 	}
 	now := time.Now().UTC()
@@ -862,6 +872,9 @@ func (e *machineEntity) settle(ctx actor.Context, taskID string) {
 	ms.wg.Add(1)
 	go func() {
 		defer ms.wg.Done()
+		defer Recover(ms.sys.log, "settling task "+taskID, func(err error) {
+			ms.report(e.id, taskID, &opDone{TaskID: taskID, Err: apierr.From(err)})
+		})
 		octx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		done := &opDone{TaskID: taskID}

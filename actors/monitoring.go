@@ -129,6 +129,8 @@ func (m *Monitoring) watchTasks() {
 
 // onEvent raises or resolves task_failed; open holds the machines with one open.
 func (m *Monitoring) onEvent(ev Event, open map[string]bool) {
+	// A panic costs this event, not the watcher.
+	defer Recover(m.sys.log, "task alert watcher", nil)
 	switch ev.Type {
 	case EventTask:
 		var t Task
@@ -226,7 +228,9 @@ func (m *Monitoring) watchUsage() {
 // below again (or offline, or gone: no figures, and node_offline says the rest).
 // open and since are the evaluator's memory: nodes alerted, and since when each busy
 // node has been busy.
-func (m *Monitoring) evaluateUsage(now time.Time, open map[string]bool, since map[string]time.Time) error {
+func (m *Monitoring) evaluateUsage(now time.Time, open map[string]bool, since map[string]time.Time) (err error) {
+	// A panic costs this evaluation, not the watcher.
+	defer Recover(m.sys.log, "node usage evaluation", func(e error) { err = e })
 	nodes, _, err := m.sys.Nodes.List(context.Background(), "", 0)
 	if err != nil {
 		return err

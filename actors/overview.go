@@ -144,6 +144,13 @@ func (t *Tenants) UsageTrends(ctx context.Context, tenant string, days int, now 
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
+			// A read that panics leaves its machine out, as one that fails.
+			defer Recover(t.sys.log, "machine usage read", func(error) {
+				mu.Lock()
+				defer mu.Unlock()
+				missing = append(missing, m.ID)
+				missingN[m.Node] = true
+			})
 			g, err := t.sys.driver.Usage(ctx, hypervisor.UsageQuery{Scope: hypervisor.ScopeMachine,
 				Ref: hypervisor.Ref{VMID: m.VMID, Node: m.Node}, Timeframe: tf, End: now})
 			mu.Lock()

@@ -965,16 +965,29 @@ func (s *Schedules) run(rec scheduleRecord, resume bool) {
 		defer s.wg.Done()
 		taskID := *rec.LastTaskID
 		done := &runDone{TaskID: taskID, TenantID: rec.TenantID, MachineID: rec.MachineID, Slot: *rec.LastRunAt}
-		var appear time.Duration
+		// A panic fails this run; its schedule goes on.
+		defer Recover(s.sys.log, kindName(rec.Kind)+" run", func(err error) {
+			done.Status = "failed: " + err.Error()
+			s.report(rec.ID, done)
+		})
+		var (
+			appear time.Duration
+			waited *busyWait
+		)
 		if resume {
 			if _, err := loadTask(s.sys.store, taskID); errors.Is(err, persistence.ErrNotFound) {
 				done.Status = "failed: vmplane stopped before this run started"
 				s.report(rec.ID, done)
 				return
 			}
-		} else if err := s.startRun(rec, taskID); err != nil {
+		} else if w, err := s.startWhenFree(rec, taskID); err != nil {
 			if s.ctx.Err() != nil {
 				return // stopping: the next start finds out whether the task exists
+			}
+			if errors.Is(err, apierr.ErrOperationInProgress) && w != nil {
+				done.Status = "skipped: " + w.gaveUp()
+				s.report(rec.ID, done)
+				return
 			}
 			if !errors.Is(err, apierr.ErrTimeout) {
 				s.startFailed(done, err)
@@ -982,15 +995,125 @@ func (s *Schedules) run(rec scheduleRecord, resume bool) {
 				return
 			}
 			// The machine's actor may still start the task late: follow it if it does.
-			appear = DefaultTimeout
+			appear, waited = DefaultTimeout, w
+		} else {
+			waited = w
 		}
 		task, ok := s.waitTask(taskID, appear)
 		if !ok {
 			return // stopping: the record still names the task, the next start follows it
 		}
 		s.outcome(rec, task, done)
+		if waited != nil {
+			done.Status += "; " + waited.String()
+		}
 		s.report(rec.ID, done)
 	}()
+}
+
+// maxBusyWait bounds how long a run waits for a busy machine when its schedule has no
+// next due time.
+const maxBusyWait = time.Hour
+
+// busyWait is what a run waited for: the machine's tasks that held it when the run
+// was due.
+type busyWait struct {
+	since time.Time
+	took  time.Duration
+	// tasks are the blocking tasks, "id (type)", in the order they were met.
+	tasks []string
+	until time.Time
+}
+
+func (w *busyWait) String() string {
+	return fmt.Sprintf("started %s late: the machine was busy with task %s", w.took.Round(time.Millisecond), strings.Join(w.tasks, ", then "))
+}
+
+func (w *busyWait) gaveUp() string {
+	return fmt.Sprintf("the machine stayed busy with task %s until %s (the next due time, or the longest a run waits)",
+		strings.Join(w.tasks, ", then "), w.until.UTC().Format(time.RFC3339))
+}
+
+// startWhenFree starts a run's task; when the machine is busy with another task (a
+// backup schedule due in the same minute, a user's reboot), it waits for that task to
+// end and tries again, until the schedule's next due time (or maxBusyWait): a run is
+// not lost because another operation came first. The busyWait says what it waited
+// for (nil: the machine was free); ErrOperationInProgress means it waited in vain.
+func (s *Schedules) startWhenFree(rec scheduleRecord, taskID string) (*busyWait, error) {
+	var w *busyWait
+	for {
+		err := s.startRun(rec, taskID)
+		if w != nil {
+			w.took = time.Since(w.since)
+		}
+		if !errors.Is(err, apierr.ErrOperationInProgress) {
+			return w, err
+		}
+		if w == nil {
+			w = &busyWait{since: time.Now(), until: time.Now().Add(maxBusyWait)}
+			if n := rec.NextRunAt; n != nil && rec.LastRunAt != nil {
+				// Give up a little before the next due time: a run still waiting
+				// then would make the schedule skip that due time.
+				w.until = n.Add(-min(time.Second, n.Sub(*rec.LastRunAt)/4))
+			}
+		}
+		blocker := s.blockingTask(rec)
+		if blocker != nil {
+			name := blocker.ID + " (" + blocker.Type + ")"
+			if len(w.tasks) == 0 || w.tasks[len(w.tasks)-1] != name {
+				w.tasks = append(w.tasks, name)
+				s.sys.log.Info("schedule run waits for the machine's task to end",
+					zap.String("schedule_id", rec.ID), zap.String("machine_id", rec.MachineID), zap.String("blocking_task", blocker.ID))
+			}
+		}
+		if !s.waitUntilEnded(blocker, w.until) {
+			if len(w.tasks) == 0 {
+				w.tasks = append(w.tasks, "(ended meanwhile)")
+			}
+			return w, err
+		}
+	}
+}
+
+// blockingTask is the task the machine is busy with, nil when it has none (any more).
+func (s *Schedules) blockingTask(rec scheduleRecord) *Task {
+	ctx, cancel := context.WithTimeout(s.ctx, DefaultTimeout)
+	defer cancel()
+	m, err := s.sys.Machines.Get(ctx, rec.MachineID, &rec.TenantID)
+	if err != nil || m.TaskID == nil {
+		return nil
+	}
+	t, err := loadTask(s.sys.store, *m.TaskID)
+	if err != nil {
+		return &Task{ID: *m.TaskID, Type: "unknown"}
+	}
+	return t
+}
+
+// waitUntilEnded polls a task until it ends (true), or until deadline or the system
+// stops (false). A nil task has ended: a short pause before trying again.
+func (s *Schedules) waitUntilEnded(t *Task, deadline time.Time) bool {
+	delay := 5 * time.Millisecond
+	for {
+		if t == nil {
+			delay = 0
+		} else if cur, err := loadTask(s.sys.store, t.ID); err == nil && cur.Finished() {
+			return true
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return false
+		}
+		select {
+		case <-s.ctx.Done():
+			return false
+		case <-time.After(min(delay+time.Millisecond, left)):
+		}
+		if t == nil {
+			return true
+		}
+		delay = min(delay*2, 500*time.Millisecond)
+	}
 }
 
 func (s *Schedules) startRun(rec scheduleRecord, taskID string) error {

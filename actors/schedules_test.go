@@ -10,6 +10,7 @@ import (
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/hypervisor/sim"
+	"github.com/vmplane/vmplane/persistence"
 )
 
 func mustTime(t *testing.T, s string) time.Time {
@@ -212,5 +213,65 @@ func TestPruneBackups(t *testing.T) {
 	pruned, _, _ = pruneBackups(ctx, d, ref, taken, 1, []string{mine[2]})
 	if len(pruned) != 1 || pruned[0] != mine[2] {
 		t.Fatalf("got pruned %v; want %s", pruned, mine[2])
+	}
+}
+
+// heldDriver is the simulator whose power actions wait until release is closed.
+type heldDriver struct {
+	*sim.Driver
+	release chan struct{}
+}
+
+func (d *heldDriver) Power(ctx context.Context, ref hypervisor.Ref, a hypervisor.PowerAction) error {
+	select {
+	case <-d.release:
+	case <-ctx.Done():
+		return hypervisor.ContextError(ctx.Err())
+	}
+	return d.Driver.Power(ctx, ref, a)
+}
+
+// TestRunGivesUpOnBusyMachineBeforeNextDue: a run whose machine stays busy waits only
+// until shortly before the next due time, and says which task held the machine.
+func TestRunGivesUpOnBusyMachineBeforeNextDue(t *testing.T) {
+	d := &heldDriver{Driver: sim.New(sim.Config{OpDelay: -1, Seed: 1, Machines: 1}), release: make(chan struct{})}
+	defer close(d.release)
+	s := newTestSystem(t, func(o *Options) { o.Driver = d })
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := s.Cluster.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ms, _, err := s.Machines.List(ctx, "", 0, nil)
+	if err != nil || len(ms) != 1 {
+		t.Fatalf("got %d machines, %v; want 1", len(ms), err)
+	}
+	ten, err := s.Tenants.Create(ctx, "held", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Machines.Assign(ctx, ms[0].ID, &ten.ID); err != nil {
+		t.Fatal(err)
+	}
+	action := hypervisor.ActionReboot
+	if ms[0].Status != StatusRunning {
+		action = hypervisor.ActionStart
+	}
+	holder, err := s.Machines.Start(ctx, ms[0].ID, Operation{Type: OpPower, Action: action}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	rec := scheduleRecord{ScheduleBase: ScheduleBase{ID: "S1", TenantID: ten.ID, MachineID: ms[0].ID,
+		LastRunAt: ptr(now.Add(-time.Second)), NextRunAt: ptr(now.Add(400 * time.Millisecond))}, Kind: SchedulePower, Action: string(action)}
+	w, err := s.Schedules.startWhenFree(rec, persistence.NewID())
+	if !errors.Is(err, apierr.ErrOperationInProgress) || w == nil {
+		t.Fatalf("got %v, %+v; want operation_in_progress after waiting", err, w)
+	}
+	if !w.until.Before(*rec.NextRunAt) {
+		t.Fatalf("waited until %v; want before the next due time %v", w.until, *rec.NextRunAt)
+	}
+	if got := w.gaveUp(); !strings.Contains(got, "busy with task "+holder.ID+" (vm.") {
+		t.Fatalf("got %q; want it to name the task %s that held the machine", got, holder.ID)
 	}
 }

@@ -157,6 +157,13 @@ func (c *Cluster) Sync(ctx context.Context) (SyncResult, error) {
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
+			defer Recover(c.sys.log, "sync of machine "+j.id, func(err error) {
+				mu.Lock()
+				defer mu.Unlock()
+				if firstErr == nil {
+					firstErr = err
+				}
+			})
 			if j.confirm {
 				// The list and our record disagree on the state: the list may be stale
 				// (a task may have just stopped the machine), so the machine's live
@@ -280,9 +287,7 @@ func (c *Cluster) runPeriodic(interval time.Duration) {
 			case <-c.done:
 				return
 			case <-t.C:
-				ctx, cancel := context.WithTimeout(context.Background(), interval)
-				res, err := c.Sync(ctx)
-				cancel()
+				res, err := c.periodicSync(interval)
 				if err != nil {
 					c.sys.log.Warn("periodic sync failed", zap.Error(err))
 				} else if res.Machines != (SyncMachines{}) {
@@ -292,6 +297,14 @@ func (c *Cluster) runPeriodic(interval time.Duration) {
 			}
 		}
 	}()
+}
+
+// periodicSync is one sync of runPeriodic: a panic fails it, the next one runs.
+func (c *Cluster) periodicSync(interval time.Duration) (res SyncResult, err error) {
+	defer Recover(c.sys.log, "periodic sync", func(e error) { err = e })
+	ctx, cancel := context.WithTimeout(context.Background(), interval)
+	defer cancel()
+	return c.Sync(ctx)
 }
 
 func (c *Cluster) stop() {
@@ -354,6 +367,7 @@ func (c *Cluster) Usage(ctx context.Context, tf hypervisor.Timeframe) (ClusterUs
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer Recover(c.sys.log, "usage of node "+n.ID, func(err error) { errs[i] = err })
 			graphs[i], errs[i] = c.sys.Nodes.Usage(ctx, n.ID, tf, end)
 		}()
 	}

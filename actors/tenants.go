@@ -3,6 +3,7 @@ package actors
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -24,7 +25,8 @@ type Tenant struct {
 	UpdatedAt time.Time `json:"updated_at"`
 }
 
-// Quota is what a tenant may hold at most; Usage what it holds.
+// Quota is what a tenant may hold at most; Usage what it holds. A limit of
+// Unlimited (-1) means no limit.
 type Quota struct {
 	Machines int `json:"machines"`
 	CPUCores int `json:"cpu_cores"`
@@ -34,6 +36,36 @@ type Quota struct {
 
 // Usage is what a tenant's machines hold, counted against its quota.
 type Usage = Quota
+
+// Unlimited as a quota limit lets a tenant hold as much of it as it likes.
+const Unlimited = -1
+
+// QuotaChange is a partial quota: on a tenant create, omitted limits take their
+// default (DefaultQuota); on a change, omitted limits keep their value. A partial
+// quota never zeroes the limits it does not name.
+type QuotaChange struct {
+	Machines *int `json:"machines,omitempty" openapi:"minimum=-1,maximum=1000000" doc:"-1: unlimited; omitted: the default on create, unchanged on a patch"`
+	CPUCores *int `json:"cpu_cores,omitempty" openapi:"minimum=-1,maximum=1000000" doc:"-1: unlimited; omitted: the default on create, unchanged on a patch"`
+	MemoryMB *int `json:"memory_mb,omitempty" openapi:"minimum=-1,maximum=1000000000" doc:"-1: unlimited; omitted: the default on create, unchanged on a patch"`
+	DiskGB   *int `json:"disk_gb,omitempty" openapi:"minimum=-1,maximum=1000000000" doc:"-1: unlimited; omitted: the default on create, unchanged on a patch"`
+}
+
+// applyTo returns q with the limits c names replaced.
+func (c *QuotaChange) applyTo(q Quota) Quota {
+	if c == nil {
+		return q
+	}
+	set := func(dst *int, v *int) {
+		if v != nil {
+			*dst = *v
+		}
+	}
+	set(&q.Machines, c.Machines)
+	set(&q.CPUCores, c.CPUCores)
+	set(&q.MemoryMB, c.MemoryMB)
+	set(&q.DiskGB, c.DiskGB)
+	return q
+}
 
 // DefaultQuota applies to a tenant created without one.
 var DefaultQuota = Quota{Machines: 10, CPUCores: 32, MemoryMB: 65536, DiskGB: 1000}
@@ -51,12 +83,16 @@ type Tenants struct {
 	// lastRuleWrite is each tenant's latest firewall rule write
 	// (*persistence.Pending), which outlives the entity (see firewall.go).
 	lastRuleWrite sync.Map
+	// names serialises the creates and renames of tenants, so that two of them cannot
+	// both take a free name (names are unique, ignoring case).
+	names sync.Mutex
 }
 
-// TenantChange is a partial change of a tenant.
+// TenantChange is a partial change of a tenant: the quota merges (limits it omits
+// keep their value).
 type TenantChange struct {
-	Name  *string `json:"name,omitempty" openapi:"minLength=1,maxLength=100"`
-	Quota *Quota  `json:"quota,omitempty"`
+	Name  *string      `json:"name,omitempty" openapi:"minLength=1,maxLength=100"`
+	Quota *QuotaChange `json:"quota,omitempty"`
 }
 
 // MachineSpec is a tenant's request for a new machine.
@@ -123,22 +159,59 @@ func (t *Tenants) Get(ctx context.Context, id string) (Tenant, error) {
 	return ask[Tenant](ctx, t.sys, t.kind.pid, &envelope{ID: id, Msg: &getTenant{}})
 }
 
-// Create creates a tenant.
-func (t *Tenants) Create(ctx context.Context, name string, quota *Quota) (Tenant, error) {
-	ten := Tenant{ID: persistence.NewID(), Name: name, Quota: DefaultQuota}
-	if quota != nil {
-		ten.Quota = *quota
-	}
+// Create creates a tenant. The limits quota omits take their default.
+func (t *Tenants) Create(ctx context.Context, name string, quota *QuotaChange) (Tenant, error) {
+	ten := Tenant{ID: persistence.NewID(), Name: name, Quota: quota.applyTo(DefaultQuota)}
 	if err := validateTenant(ten.Name, ten.Quota); err != nil {
+		return Tenant{}, err
+	}
+	t.names.Lock()
+	defer t.names.Unlock()
+	if err := t.nameFree(name, ""); err != nil {
 		return Tenant{}, err
 	}
 	return ask[Tenant](ctx, t.sys, t.kind.pid, &envelope{ID: ten.ID, Msg: &createTenant{T: ten}})
 }
 
-// Update changes a tenant's name or quota. Lowering a quota below the usage is allowed:
-// it stops growth, it does not destroy machines.
+// Update changes a tenant's name or quota; the limits a quota change omits keep their
+// value. Lowering a quota below the usage is allowed: it stops growth, it does not
+// destroy machines.
 func (t *Tenants) Update(ctx context.Context, id string, c TenantChange) (Tenant, error) {
+	if c.Name != nil {
+		t.names.Lock()
+		defer t.names.Unlock()
+		if err := t.nameFree(*c.Name, id); err != nil {
+			return Tenant{}, err
+		}
+	}
 	return ask[Tenant](ctx, t.sys, t.kind.pid, &envelope{ID: id, Msg: &updateTenant{C: c}})
+}
+
+// nameFree is a 409 conflict when a tenant other than self has name, ignoring case.
+// Tenants are few and named rarely, so a scan does, and needs no index to migrate.
+// The caller holds names.
+func (t *Tenants) nameFree(name, self string) error {
+	var taken string
+	err := t.sys.store.Scan(persistence.Prefix("tenant"), nil, 0, func(_, v []byte) error {
+		var ten Tenant
+		if _, err := persistence.Decode(v, &ten); err != nil {
+			return err
+		}
+		if ten.ID != self && strings.EqualFold(strings.TrimSpace(ten.Name), strings.TrimSpace(name)) {
+			taken = ten.ID
+			return errStopScan
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errStopScan) {
+		return err
+	}
+	if taken != "" {
+		e := apierr.New(apierr.ErrConflict, "tenant %s is already named %q (names are unique, ignoring case)", taken, name)
+		e.Fields = []apierr.FieldError{apierr.Field("name", "is taken by tenant %s", taken)}
+		return e
+	}
+	return nil
 }
 
 // Delete deletes a tenant that has no machines and no users left.
@@ -207,8 +280,13 @@ func validateTenant(name string, q Quota) error {
 	if name == "" || len(name) > 100 {
 		f = append(f, apierr.Field("name", "must be 1..100 characters"))
 	}
-	if q.Machines < 0 || q.CPUCores < 0 || q.MemoryMB < 0 || q.DiskGB < 0 {
-		f = append(f, apierr.Field("quota", "must not be negative"))
+	for _, l := range []struct {
+		name  string
+		limit int
+	}{{"machines", q.Machines}, {"cpu_cores", q.CPUCores}, {"memory_mb", q.MemoryMB}, {"disk_gb", q.DiskGB}} {
+		if l.limit < Unlimited {
+			f = append(f, apierr.Field("quota."+l.name, "must be a limit of 0 or more, or -1 for unlimited"))
+		}
 	}
 	if len(f) > 0 {
 		return apierr.Invalid(f...)
@@ -235,10 +313,14 @@ func (t *Tenants) validateSpec(ctx context.Context, s MachineSpec) error {
 	}
 	if s.TemplateID == "" {
 		f = append(f, apierr.Field("template_id", "is required"))
-	} else if _, err := t.sys.store.Get(templateKey(s.TemplateID)); errors.Is(err, persistence.ErrNotFound) {
+	} else if tpl, err := persistence.Load[hypervisor.Template](t.sys.store, templateKey(s.TemplateID)); errors.Is(err, persistence.ErrNotFound) {
 		f = append(f, apierr.Field("template_id", "no template %s", s.TemplateID))
 	} else if err != nil {
 		return err
+	} else if s.DiskGB >= MinDiskGB && s.DiskGB < tpl.DiskGB {
+		// The hypervisor would enlarge the disk to the template's size behind the
+		// quota's back: the tenant asks for what it gets.
+		f = append(f, apierr.Field("disk_gb", "must be at least %d: the minimum of template %s", tpl.DiskGB, s.TemplateID))
 	}
 	if len(f) > 0 {
 		return apierr.Invalid(f...)
@@ -362,9 +444,7 @@ func (e *tenantEntity) update(ctx actor.Context, c TenantChange) {
 	if c.Name != nil {
 		next.Name = *c.Name
 	}
-	if c.Quota != nil {
-		next.Quota = *c.Quota
-	}
+	next.Quota = c.Quota.applyTo(next.Quota)
 	if err := validateTenant(next.Name, next.Quota); err != nil {
 		respondErr(ctx, err)
 		return
@@ -475,7 +555,7 @@ func (e *tenantEntity) usage() (Usage, error) {
 func overQuota(q Quota, u Usage, add Usage) error {
 	var over []apierr.FieldError
 	check := func(field string, have, plus, limit int) {
-		if plus > 0 && have+plus > limit {
+		if limit != Unlimited && plus > 0 && have+plus > limit {
 			over = append(over, apierr.Field(field, "quota %d, in use %d, asked for %d more", limit, have, plus))
 		}
 	}
@@ -573,6 +653,10 @@ func (e *tenantEntity) reserveResize(ctx actor.Context, m *reserveResize) {
 		cfg.MemoryMB = c.MemoryMB
 	}
 	if c.DiskGB != nil {
+		if *c.DiskGB > rec.DiskGB && len(rec.Disks) == 0 && rec.VMID != 0 {
+			respondErr(ctx, errNoDiskToGrow())
+			return
+		}
 		if *c.DiskGB < rec.DiskGB {
 			respondErr(ctx, apierr.Invalid(apierr.Field("disk_gb", "disks only grow: the machine has %d GB", rec.DiskGB)))
 			return

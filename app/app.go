@@ -125,6 +125,7 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 		// does not hold up serving; it is idempotent with any sync a client asks for.
 		cluster := a.sys.Cluster
 		go func() {
+			defer actors.Recover(log, "initial sync", nil)
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 			defer cancel()
 			if res, err := cluster.Sync(ctx); err != nil {

@@ -26,7 +26,14 @@ type sseStream struct {
 
 func (s *testServer) subscribe(tok string, lastID uint64) *sseStream {
 	s.t.Helper()
-	hr, _ := http.NewRequest("GET", s.base+"/api/events", nil)
+	return s.subscribeQuery(tok, "", lastID)
+}
+
+// subscribeQuery opens GET /api/events with a query ("?since=0") and, when lastID is
+// set, a Last-Event-ID.
+func (s *testServer) subscribeQuery(tok, query string, lastID uint64) *sseStream {
+	s.t.Helper()
+	hr, _ := http.NewRequest("GET", s.base+"/api/events"+query, nil)
 	hr.Header.Set("Authorization", "Bearer "+tok)
 	if lastID > 0 {
 		hr.Header.Set("Last-Event-ID", strconv.FormatUint(lastID, 10))

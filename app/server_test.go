@@ -35,6 +35,8 @@ type testServer struct {
 	sim *sim.Driver
 	// driver, when set, is used instead of a simulated cluster.
 	driver hypervisor.Driver
+	// log, when set, is the server's logger (a test that watches the log).
+	log    *zap.Logger
 	base   string
 	client *http.Client
 }
@@ -86,7 +88,11 @@ func (s *testServer) start() {
 		}
 		driver = s.sim
 	}
-	a, err := Start(s.cfg, testLogger(s.t), driver)
+	log := s.log
+	if log == nil {
+		log = testLogger(s.t)
+	}
+	a, err := Start(s.cfg, log, driver)
 	if err != nil {
 		s.t.Fatalf("start: %v", err)
 	}

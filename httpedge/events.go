@@ -20,11 +20,17 @@ func (s *Server) eventRoutes() []Route {
 		{Method: "GET", Path: "/api/events", Access: Authenticated, Handler: s.events, Tag: "events",
 			Summary: "Stream task, machine and alert events",
 			Description: "Server-sent events of task, machine and alert changes (text/event-stream); a tenant user sees only its tenant's. " +
-				"Each event has an id: reconnect with Last-Event-ID (or ?last_event_id=) to get what was missed.",
-			Query:   map[string]string{"last_event_id": "resume after this event id (the Last-Event-ID header does the same)"},
-			Headers: map[string]string{"Last-Event-ID": "resume after this event id, as EventSource sends it on a reconnect"},
-			Reply:   RawBody{ContentType: "text/event-stream"},
-			Status:  fasthttp.StatusOK},
+				"A new stream starts with what happens from now on; each event has an id: reconnect with Last-Event-ID " +
+				"(or ?last_event_id=) to get what was missed, or ask for the kept backlog with ?since=0.",
+			Query: map[string]string{
+				"last_event_id": "resume after this event id (the Last-Event-ID header does the same)",
+				"since":         "an event id: send the kept events after it first; 0 sends the whole kept backlog",
+			},
+			// since is an event id here, not a time as on the alert lists.
+			QueryTypes: map[string]QueryType{"since": {Type: "integer", Minimum: ptrTo[int64](0)}},
+			Headers:    map[string]string{"Last-Event-ID": "resume after this event id, as EventSource sends it on a reconnect"},
+			Reply:      RawBody{ContentType: "text/event-stream"},
+			Status:     fasthttp.StatusOK},
 	}
 }
 
@@ -33,26 +39,37 @@ func (s *Server) eventRoutes() []Route {
 // client goes away, or the session it was opened with ends (logout, the user changed,
 // disabled or deleted: see Users.Authorize), checked before anything is written.
 func (s *Server) events(c *Call) (any, error) {
-	var last uint64
-	if v := c.Header("Last-Event-ID"); v != "" {
-		n, err := strconv.ParseUint(v, 10, 64)
-		if err != nil {
-			return nil, apierr.Invalid(apierr.Field("Last-Event-ID", "must be an event id"))
+	// Without a position, a new subscriber starts at now, as SSE clients expect: the
+	// backlog holds old states that a fresh client would take for current ones.
+	var (
+		last  uint64
+		fresh = true
+	)
+	for _, p := range []struct{ name, value string }{
+		{"Last-Event-ID", c.Header("Last-Event-ID")}, {"last_event_id", c.Query("last_event_id")}, {"since", c.Query("since")},
+	} {
+		if p.value == "" {
+			continue
 		}
-		last = n
-	} else if v := c.Query("last_event_id"); v != "" {
-		n, err := strconv.ParseUint(v, 10, 64)
+		n, err := strconv.ParseUint(p.value, 10, 64)
 		if err != nil {
-			return nil, apierr.Invalid(apierr.Field("last_event_id", "must be an event id"))
+			return nil, apierr.Invalid(apierr.Field(p.name, "must be an event id"))
 		}
-		last = n
+		last, fresh = n, false
+		break
+	}
+	if fresh {
+		last = s.sys.Events.Latest()
 	}
 	scope := c.scope()
 	p := c.Principal
 	backlog, sub, gone := s.sys.Events.Subscribe(last, scope)
 	id := c.RequestID
 	c.rc.HijackSetNoResponse(true)
+	log := c.Log()
 	c.rc.Hijack(func(conn net.Conn) {
+		// fasthttp runs this on a goroutine of its own, outside the edge's recovery.
+		defer actors.Recover(log, "event stream", nil)
 		defer sub.Close()
 		w := bufio.NewWriter(conn)
 		w.WriteString("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n" +

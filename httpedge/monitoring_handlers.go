@@ -35,6 +35,9 @@ func (s *Server) monitoringRoutes() []Route {
 			Summary: "Alert events in creation order (oldest first), filtered", Reply: Page[actors.Alert]{}, Query: alertQuery(page), QueryTypes: alertQueryTypes},
 		{Method: "GET", Path: "/api/monitoring/alerts/events/{id}", Access: AdminOnly, Handler: s.getAlert, Tag: tag,
 			Summary: "One alert event", Reply: actors.Alert{}},
+		{Method: "PATCH", Path: "/api/monitoring/alerts/events/{id}", Access: AdminOnly, Handler: s.updateAlert, Tag: tag,
+			Summary: "Acknowledge an open alert event: {\"status\": \"acknowledged\"}; it stays open until its condition clears",
+			Body:    AlertPatch{}, Reply: actors.Alert{}},
 	}
 }
 
@@ -114,21 +117,7 @@ func (s *Server) monitoringResources() []resource {
 			},
 			get: func(c *Call, scope *string, id string) (any, error) { return sys.Alerts.Get(c.Context(), id, scope) },
 			update: func(c *Call, scope *string, id string) (any, error) {
-				var b AlertPatch
-				if err := c.Decode(&b); err != nil {
-					return nil, err
-				}
-				cur, err := sys.Alerts.Get(c.Context(), id, scope)
-				if err != nil {
-					return nil, err
-				}
-				if b.TenantID != nil && (cur.TenantID == nil || *b.TenantID != *cur.TenantID) {
-					return nil, apierr.Invalid(apierr.Field("tenant_id", "is read-only"))
-				}
-				if b.Status == nil || *b.Status != actors.AlertAcknowledged {
-					return nil, apierr.Invalid(apierr.Field("status", "the only change allowed is status: acknowledged"))
-				}
-				return sys.Alerts.Acknowledge(c.Context(), id, scope)
+				return s.patchAlert(c, scope, id)
 			},
 		},
 	}
@@ -238,4 +227,29 @@ func (s *Server) listAlerts(c *Call) (any, error) {
 
 func (s *Server) getAlert(c *Call) (any, error) {
 	return s.sys.Alerts.Get(c.Context(), c.Param("id"), nil)
+}
+
+// updateAlert is PATCH /api/monitoring/alerts/events/:id: an operator acknowledges.
+func (s *Server) updateAlert(c *Call) (any, error) {
+	return s.patchAlert(c, nil, c.Param("id"))
+}
+
+// patchAlert applies an AlertPatch, the same on the monitoring and the resources
+// route: acknowledging is the one change allowed.
+func (s *Server) patchAlert(c *Call, scope *string, id string) (any, error) {
+	var b AlertPatch
+	if err := c.Decode(&b); err != nil {
+		return nil, err
+	}
+	cur, err := s.sys.Alerts.Get(c.Context(), id, scope)
+	if err != nil {
+		return nil, err
+	}
+	if b.TenantID != nil && (cur.TenantID == nil || *b.TenantID != *cur.TenantID) {
+		return nil, apierr.Invalid(apierr.Field("tenant_id", "is read-only"))
+	}
+	if b.Status == nil || *b.Status != actors.AlertAcknowledged {
+		return nil, apierr.Invalid(apierr.Field("status", "the only change allowed is status: acknowledged"))
+	}
+	return s.sys.Alerts.Acknowledge(c.Context(), id, scope)
 }

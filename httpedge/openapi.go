@@ -738,6 +738,11 @@ func (g *schemaGen) object(t reflect.Type, mode schemaMode) obj {
 	}
 	for _, f := range jsonFields(t) {
 		s := g.schemaIn(f.typ, inner)
+		if f.doc != "" {
+			// A copy: schemaIn may hand out a shared $ref object.
+			s = maps.Clone(s)
+			s["description"] = f.doc
+		}
 		if f.quoted {
 			s = obj{"type": "string"}
 			if f.typ.Kind() == reflect.Pointer && mode == modeReply {
@@ -857,6 +862,7 @@ type jsonField struct {
 	viaPointer bool        // promoted through an embedded pointer, absent when it is nil
 	rules      *fieldRules // the `openapi` tag
 	rulesErr   error       // a malformed `openapi` tag
+	doc        string      // the `doc` tag: the property's description in the document
 }
 
 // requestRules are the field's rules as a request body has them: the tag, with the
@@ -951,6 +957,7 @@ func jsonFields(t reflect.Type) []jsonField {
 						f.name = sf.Name
 					}
 					f.rules, f.rulesErr = parseRules(sf.Tag.Get("openapi"))
+					f.doc = sf.Tag.Get("doc")
 					if hasOpt(opts, "string") {
 						switch ft.Kind() {
 						case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,

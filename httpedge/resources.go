@@ -233,8 +233,9 @@ type MachinePatch struct {
 
 // TenantCreate is the body of a tenant create.
 type TenantCreate struct {
-	Name  string        `json:"name" openapi:"required,minLength=1,maxLength=100"`
-	Quota *actors.Quota `json:"quota,omitempty"`
+	Name string `json:"name" openapi:"required,minLength=1,maxLength=100"`
+	// Quota's omitted limits take their default; -1 is unlimited.
+	Quota *actors.QuotaChange `json:"quota,omitempty"`
 }
 
 // UserCreate is the body of a user create.

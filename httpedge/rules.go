@@ -24,6 +24,9 @@ import (
 //
 // Example: `json:"ssh_keys,omitempty" openapi:"maxItems=32,items.maxLength=16384"`.
 //
+// A `doc` tag beside it is the property's description in the document, for what a
+// client must know of a value that its schema cannot say (`doc:"-1: unlimited"`).
+//
 // A request string without maxLength gets defaultMaxLength, and an array without
 // maxItems defaultMaxItems: every string and array a client sends is bounded.
 

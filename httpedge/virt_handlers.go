@@ -13,6 +13,7 @@ import (
 
 	"github.com/fasthttp/websocket"
 	"github.com/valyala/fasthttp"
+	"go.uber.org/zap"
 
 	"github.com/vmplane/vmplane/actors"
 	"github.com/vmplane/vmplane/apierr"
@@ -411,7 +412,9 @@ func (s *Server) consoleSocket(c *Call) (any, error) {
 	}
 	log := c.Log()
 	err = consoleUpgrader.Upgrade(c.rc, func(ws *websocket.Conn) {
-		bridgeConsole(ws, con)
+		// fasthttp runs this on a goroutine of its own, outside the edge's recovery.
+		defer actors.Recover(log, "console session", nil)
+		bridgeConsole(log, ws, con)
 		log.Debug("console session ended")
 	})
 	if err != nil {
@@ -424,11 +427,20 @@ func (s *Server) consoleSocket(c *Call) (any, error) {
 // bridgeConsole copies between a websocket and a console until either ends. It returns
 // only when both directions have stopped: fasthttp reuses the hijacked connection once
 // the hijack handler returns, so no goroutine may touch the socket after that.
-func bridgeConsole(ws *websocket.Conn, con hypervisor.Console) {
+func bridgeConsole(log *zap.Logger, ws *websocket.Conn, con hypervisor.Console) {
 	var wg sync.WaitGroup
 	wg.Add(1)
+	// Deferred, so that a panic in the driver's console still ends both directions.
+	defer func() {
+		con.Close() // unblocks the console reader
+		wg.Wait()
+		ws.Close()
+	}()
 	go func() { // console → websocket; the only writer of ws
 		defer wg.Done()
+		// Wake the websocket reader below, however this direction ends.
+		defer func() { _ = ws.SetReadDeadline(time.Now()) }()
+		defer actors.Recover(log, "console session", nil)
 		buf := make([]byte, 4096)
 		for {
 			n, err := con.Read(buf)
@@ -447,8 +459,6 @@ func bridgeConsole(ws *websocket.Conn, con hypervisor.Console) {
 				break
 			}
 		}
-		// Wake the websocket reader below.
-		_ = ws.SetReadDeadline(time.Now())
 	}()
 	for { // websocket → console
 		_, data, err := ws.ReadMessage()
@@ -459,7 +469,4 @@ func bridgeConsole(ws *websocket.Conn, con hypervisor.Console) {
 			break
 		}
 	}
-	con.Close() // unblocks the console reader
-	wg.Wait()
-	ws.Close()
 }
