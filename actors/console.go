@@ -21,6 +21,15 @@ type ConsoleTicket struct {
 	Type      string    `json:"type"`
 	ExpiresAt time.Time `json:"expires_at"`
 	ref       hypervisor.Ref
+	session   ConsoleSession
+}
+
+// ConsoleSession names the login a ticket was issued to: a console opened with the
+// ticket lasts only as long as that login (see Users.Authorize), as every request of
+// the login does.
+type ConsoleSession struct {
+	UserID, SessionID string
+	Gen               uint64
 }
 
 // Consoles issues console tickets and redeems them. Tickets live only in memory: they
@@ -36,8 +45,8 @@ func newConsoles(s *System) *Consoles {
 	return &Consoles{sys: s, tickets: map[string]ConsoleTicket{}, now: time.Now}
 }
 
-// Issue grants a ticket for the console of a running machine.
-func (c *Consoles) Issue(ctx context.Context, machineID string, tenant *string) (ConsoleTicket, error) {
+// Issue grants the login who a ticket for the console of a running machine.
+func (c *Consoles) Issue(ctx context.Context, machineID string, tenant *string, who ConsoleSession) (ConsoleTicket, error) {
 	ref, err := c.sys.Machines.Ref(ctx, machineID, tenant)
 	if err != nil {
 		return ConsoleTicket{}, err
@@ -49,7 +58,7 @@ func (c *Consoles) Issue(ctx context.Context, machineID string, tenant *string) 
 	now := c.now()
 	c.mu.Unlock()
 	t := ConsoleTicket{Ticket: persistence.NewID() + randomToken(24), MachineID: ref.ID, Type: "serial",
-		ExpiresAt: now.Add(ConsoleTicketTTL).UTC(), ref: ref.Ref}
+		ExpiresAt: now.Add(ConsoleTicketTTL).UTC(), ref: ref.Ref, session: who}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for k, old := range c.tickets {
@@ -70,20 +79,26 @@ func (c *Consoles) SetClock(now func() time.Time) {
 
 var errBadTicket = apierr.New(apierr.ErrUnauthorized, "the console ticket is missing, used or expired")
 
-// Redeem spends a ticket for machineID and opens the console. A ticket works once.
-func (c *Consoles) Redeem(ctx context.Context, machineID, ticket string) (hypervisor.Console, error) {
+// Redeem spends a ticket for machineID and opens the console, answering the login the
+// ticket was issued to. A ticket works once.
+func (c *Consoles) Redeem(ctx context.Context, machineID, ticket string) (hypervisor.Console, ConsoleSession, error) {
 	c.mu.Lock()
 	t, ok := c.tickets[ticket]
 	delete(c.tickets, ticket)
 	now := c.now()
 	c.mu.Unlock()
 	if !ok || now.After(t.ExpiresAt) || (machineID != t.MachineID && machineID != strconv.Itoa(t.ref.VMID)) {
-		return nil, errBadTicket
+		return nil, ConsoleSession{}, errBadTicket
+	}
+	// The login may have ended since the ticket was issued.
+	if c.sys.Users.Authorize(t.session.UserID, t.session.SessionID, t.session.Gen) != nil {
+		return nil, ConsoleSession{}, errBadTicket
 	}
 	// The machine may have moved since the ticket was issued: ask for its node again.
 	ref, err := c.sys.Machines.Ref(ctx, t.MachineID, nil)
 	if err != nil {
-		return nil, err
+		return nil, ConsoleSession{}, err
 	}
-	return c.sys.driver.Console(ctx, ref.Ref)
+	con, err := c.sys.driver.Console(ctx, ref.Ref)
+	return con, t.session, err
 }

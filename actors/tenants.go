@@ -44,10 +44,10 @@ const Unlimited = -1
 // default (DefaultQuota); on a change, omitted limits keep their value. A partial
 // quota never zeroes the limits it does not name.
 type QuotaChange struct {
-	Machines *int `json:"machines,omitempty" openapi:"minimum=-1,maximum=1000000" doc:"-1: unlimited; omitted: the default on create, unchanged on a patch"`
-	CPUCores *int `json:"cpu_cores,omitempty" openapi:"minimum=-1,maximum=1000000" doc:"-1: unlimited; omitted: the default on create, unchanged on a patch"`
-	MemoryMB *int `json:"memory_mb,omitempty" openapi:"minimum=-1,maximum=1000000000" doc:"-1: unlimited; omitted: the default on create, unchanged on a patch"`
-	DiskGB   *int `json:"disk_gb,omitempty" openapi:"minimum=-1,maximum=1000000000" doc:"-1: unlimited; omitted: the default on create, unchanged on a patch"`
+	Machines *int `json:"machines,omitempty" openapi:"minimum=-1,maximum=2147483647" doc:"-1: unlimited; omitted: the default on create, unchanged on a patch"`
+	CPUCores *int `json:"cpu_cores,omitempty" openapi:"minimum=-1,maximum=2147483647" doc:"-1: unlimited; omitted: the default on create, unchanged on a patch"`
+	MemoryMB *int `json:"memory_mb,omitempty" openapi:"minimum=-1,maximum=2147483647" doc:"-1: unlimited; omitted: the default on create, unchanged on a patch"`
+	DiskGB   *int `json:"disk_gb,omitempty" openapi:"minimum=-1,maximum=2147483647" doc:"-1: unlimited; omitted: the default on create, unchanged on a patch"`
 }
 
 // applyTo returns q with the limits c names replaced.

@@ -340,6 +340,7 @@ func TestOpenAPIConformance(t *testing.T) {
 	ok(req{method: "GET", path: "/api/resources/alert-events/" + alert.ID, token: a.Token}, 200)
 	ok(req{method: "PATCH", path: "/api/resources/alert-events/" + alert.ID, token: a.Token, body: map[string]any{"status": "acknowledged"}}, 200)
 	fails(req{method: "PATCH", path: "/api/resources/alert-events/" + alert.ID, token: a.Token, body: map[string]any{"status": "resolved"}}, 400, "invalid_request")
+	ok(req{method: "PATCH", path: "/api/monitoring/alerts/events/" + alert.ID, token: admin, body: map[string]any{"status": "acknowledged"}}, 200)
 
 	// Every resource: list, get, create, change, delete, as the tenant where it may.
 	crud := []struct {

@@ -1,9 +1,12 @@
 package app
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fasthttp/websocket"
 
 	"github.com/vmplane/vmplane/actors"
 )
@@ -239,5 +242,46 @@ func TestLogoutEndsEventStream(t *testing.T) {
 		if strings.Contains(ev.Data, after.ID) {
 			t.Fatalf("got %+v of a task started after the logout", ev)
 		}
+	}
+}
+
+// TestLogoutEndsConsole: a console opened with a login's ticket closes once that login
+// ends, and a ticket issued before a logout no longer opens one.
+func TestLogoutEndsConsole(t *testing.T) {
+	s, _ := synced(t)
+	op := s.login(testAdminEmail, testAdminPassword)
+	m := byStatus(t, s.machines(op.Token), actors.StatusRunning)
+	ticket := func() string {
+		t.Helper()
+		r := s.do(req{method: "GET", path: "/api/virt/vms/" + m.ID + "/console", token: op.Token})
+		expect(t, r, 200, "")
+		var c struct{ Path string }
+		r.decode(t, &c)
+		return "ws://" + s.app.Addr() + c.Path
+	}
+	open, spare := ticket(), ticket()
+	ws, _, err := websocket.DefaultDialer.Dial(open, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+
+	expect(t, s.do(req{method: "POST", path: "/api/auth/logout", token: op.Token,
+		body: map[string]string{"refresh_token": op.RefreshToken}}), 204, "")
+	// The open console is closed by the server: reading ends with its close frame.
+	ws.SetReadDeadline(time.Now().Add(15 * time.Second))
+	for {
+		_, _, err := ws.ReadMessage()
+		if err == nil {
+			continue
+		}
+		var ce *websocket.CloseError
+		if !errors.As(err, &ce) || ce.Code != websocket.ClosePolicyViolation {
+			t.Fatalf("got %v; want the server to close the console with 1008 session ended", err)
+		}
+		break
+	}
+	if _, res, err := websocket.DefaultDialer.Dial(spare, nil); err == nil || res == nil || res.StatusCode != 401 {
+		t.Fatalf("a ticket of the ended login: got %v, %v; want 401", res, err)
 	}
 }

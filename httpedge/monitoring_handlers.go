@@ -36,8 +36,10 @@ func (s *Server) monitoringRoutes() []Route {
 		{Method: "GET", Path: "/api/monitoring/alerts/events/{id}", Access: AdminOnly, Handler: s.getAlert, Tag: tag,
 			Summary: "One alert event", Reply: actors.Alert{}},
 		{Method: "PATCH", Path: "/api/monitoring/alerts/events/{id}", Access: AdminOnly, Handler: s.updateAlert, Tag: tag,
-			Summary: "Acknowledge an open alert event: {\"status\": \"acknowledged\"}; it stays open until its condition clears",
-			Body:    AlertPatch{}, Reply: actors.Alert{}},
+			Summary: "Acknowledge an alert event",
+			Description: "Acknowledges an open alert event with {\"status\": \"acknowledged\"}, as the resources route does; " +
+				"it stays open until its condition clears. Another status is 400.",
+			Body: AlertPatch{}, Patch: true, Reply: actors.Alert{}},
 	}
 }
 

@@ -350,7 +350,9 @@ func (s *Server) listTemplates(c *Call) (any, error) {
 }
 
 func (s *Server) console(c *Call) (any, error) {
-	t, err := s.sys.Consoles.Issue(c.Context(), c.Param("id"), c.scope())
+	p := c.Principal
+	t, err := s.sys.Consoles.Issue(c.Context(), c.Param("id"), c.scope(),
+		actors.ConsoleSession{UserID: p.Subject, SessionID: p.SessionID, Gen: p.Gen})
 	if err != nil {
 		return nil, err
 	}
@@ -406,15 +408,16 @@ func (s *Server) consoleSocket(c *Call) (any, error) {
 		!validWebsocketKey(h.Peek("Sec-WebSocket-Key")) {
 		return nil, apierr.New(apierr.ErrInvalidRequest, "this route needs a websocket upgrade (version 13, with a key of 16 bytes in base64)")
 	}
-	con, err := s.sys.Consoles.Redeem(c.Context(), c.Param("id"), c.Query("ticket"))
+	con, who, err := s.sys.Consoles.Redeem(c.Context(), c.Param("id"), c.Query("ticket"))
 	if err != nil {
 		return nil, err
 	}
 	log := c.Log()
+	live := func() bool { return s.sys.Users.Authorize(who.UserID, who.SessionID, who.Gen) == nil }
 	err = consoleUpgrader.Upgrade(c.rc, func(ws *websocket.Conn) {
 		// fasthttp runs this on a goroutine of its own, outside the edge's recovery.
 		defer actors.Recover(log, "console session", nil)
-		bridgeConsole(log, ws, con)
+		bridgeConsole(log, ws, con, live, consoleSessionCheck)
 		log.Debug("console session ended")
 	})
 	if err != nil {
@@ -424,17 +427,47 @@ func (s *Server) consoleSocket(c *Call) (any, error) {
 	return upgraded{}, nil
 }
 
-// bridgeConsole copies between a websocket and a console until either ends. It returns
-// only when both directions have stopped: fasthttp reuses the hijacked connection once
-// the hijack handler returns, so no goroutine may touch the socket after that.
-func bridgeConsole(log *zap.Logger, ws *websocket.Conn, con hypervisor.Console) {
+// consoleSessionCheck is how often an open console asks whether the login that opened
+// it still stands: a logout, or a deleted, disabled or changed user, ends the console
+// within this time. A check is a map lookup.
+const consoleSessionCheck = time.Second
+
+// bridgeConsole copies between a websocket and a console until either ends, or until
+// live, asked every check, says the login that opened it has ended. It returns only
+// when every goroutine has stopped: fasthttp reuses the hijacked connection once the
+// hijack handler returns, so no goroutine may touch the socket after that.
+func bridgeConsole(log *zap.Logger, ws *websocket.Conn, con hypervisor.Console, live func() bool, check time.Duration) {
 	var wg sync.WaitGroup
-	wg.Add(1)
+	wg.Add(2)
+	stop := make(chan struct{})
 	// Deferred, so that a panic in the driver's console still ends both directions.
 	defer func() {
+		close(stop)
 		con.Close() // unblocks the console reader
 		wg.Wait()
 		ws.Close()
+	}()
+	go func() { // the login's watch; WriteControl may run beside the writer below
+		defer wg.Done()
+		defer actors.Recover(log, "console session watch", nil)
+		t := time.NewTicker(check)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				if live() {
+					continue
+				}
+				log.Info("console closed: its login ended")
+				_ = ws.WriteControl(websocket.CloseMessage,
+					websocket.FormatCloseMessage(websocket.ClosePolicyViolation, "session ended"), time.Now().Add(time.Second))
+				con.Close()
+				_ = ws.SetReadDeadline(time.Now())
+				return
+			}
+		}
 	}()
 	go func() { // console → websocket; the only writer of ws
 		defer wg.Done()

@@ -237,6 +237,7 @@ type ReinstallSpec struct {
 // Console is an open console session: bytes written go to the machine's console,
 // bytes read come from it.
 type Console interface {
+	// Close may be called more than once, and from another goroutine than Read's.
 	io.ReadWriteCloser
 	// Type is "serial" or "vnc".
 	Type() string
