@@ -1,6 +1,10 @@
 package pvefake
 
 import (
+	"encoding/json"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -97,5 +101,94 @@ func TestEveryRouteHasReturnSchema(t *testing.T) {
 	}
 	if ReturnSchema("GET /nodes/{node}/qemu/{vmid}/pending") {
 		t.Error("ReturnSchema answers true for a call outside the subset")
+	}
+}
+
+// TestFakeAnswersMatchReturnSchema calls every read the fake answers, the PVE 8 and 9
+// layouts both, and the writes whose answers carry data, and checks that none was
+// refused by the return schema: status/current carries "ha", a single firewall rule
+// answers enable as an integer, a boolean config key set as "yes" reads back as 1.
+func TestFakeAnswersMatchReturnSchema(t *testing.T) {
+	for _, layout := range []string{"pve9", "pve8"} {
+		t.Run(layout, func(t *testing.T) {
+			s := New(Config{RRDLayout: layout, TaskPolls: -1})
+			defer s.Close()
+			c := newClient(t, s)
+			id, err := s.AddVM(VMSpec{Status: "running"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			vm := "/nodes/pve1/qemu/" + strconv.Itoa(id)
+			if err := s.SetFirewallRules(id, []map[string]string{{"type": "in", "action": "ACCEPT", "proto": "tcp", "dport": "22", "enable": "1", "log": "nolog"}}); err != nil {
+				t.Fatal(err)
+			}
+			want := func(code int, data json.RawMessage, msg string) json.RawMessage {
+				t.Helper()
+				if code != 200 {
+					t.Fatalf("got %d %q", code, msg)
+				}
+				return data
+			}
+			want(c.do("PUT", vm+"/config", url.Values{"onboot": {"yes"}, "cpulimit": {"1.5"}, "tablet": {"off"}}))
+			c.wait("pve1", want(c.do("POST", "/nodes/pve1/vzdump", url.Values{"vmid": {strconv.Itoa(id)}, "storage": {"local"}, "mode": {"snapshot"}})))
+			for _, g := range []struct {
+				path string
+				q    url.Values
+			}{
+				{"/version", nil},
+				{"/cluster/resources", nil},
+				{"/cluster/resources", url.Values{"type": {"vm"}}},
+				{"/cluster/nextid", nil},
+				{vm + "/config", nil},
+				{vm + "/status/current", nil},
+				{vm + "/firewall/rules", nil},
+				{vm + "/firewall/rules/0", nil},
+				{vm + "/firewall/options", nil},
+				{vm + "/migrate", url.Values{"target": {"pve2"}}},
+				{vm + "/rrddata", url.Values{"timeframe": {"day"}, "cf": {"AVERAGE"}}},
+				{"/nodes/pve1/rrddata", url.Values{"timeframe": {"week"}, "cf": {"MAX"}}},
+				{"/nodes/pve1/storage/local/content", url.Values{"content": {"backup"}, "vmid": {strconv.Itoa(id)}}},
+			} {
+				want(c.do("GET", g.path, g.q))
+			}
+			var cfg map[string]any
+			if err := json.Unmarshal(want(c.do("GET", vm+"/config", nil)), &cfg); err != nil {
+				t.Fatal(err)
+			}
+			if cfg["onboot"] != 1.0 || cfg["tablet"] != 0.0 || cfg["cpulimit"] != "1.5" {
+				t.Errorf("config onboot, tablet, cpulimit = %#v, %#v, %#v; want 1, 0 and \"1.5\" as Proxmox answers them", cfg["onboot"], cfg["tablet"], cfg["cpulimit"])
+			}
+			want(c.do("POST", vm+"/termproxy", nil))
+			user, pass := s.ConsoleUser()
+			want(c.do("POST", "/access/ticket", url.Values{"username": {user}, "password": {pass}}))
+			c.wait("pve1", want(c.do("POST", vm+"/status/stop", nil)))
+			want(c.do("GET", vm+"/migrate", url.Values{"target": {"pve2"}}))
+			for _, r := range s.Requests() {
+				if r.Schema == "" || !ReturnSchema(r.Schema) {
+					t.Errorf("%s %s: no return schema", r.Method, r.Path)
+				}
+				if r.Status != 200 || r.AnswerErrors != nil {
+					t.Errorf("%s %s: %d %v", r.Method, r.Path, r.Status, r.AnswerErrors)
+				}
+			}
+		})
+	}
+}
+
+// TestInvalidAnswerIs500 shows what the check does with an answer real Proxmox could
+// not give: a 500 naming the violation, recorded on the request; with SkipAnswerCheck
+// the answer goes out as it is.
+func TestInvalidAnswerIs500(t *testing.T) {
+	for _, skip := range []bool{false, true} {
+		rec := httptest.NewRecorder()
+		c := &call{s: &Server{cfg: Config{SkipAnswerCheck: skip}}, w: rec, method: "GET",
+			route: "/nodes/{node}/qemu/{vmid}/status/current", p: map[string]string{"node": "pve1", "vmid": "100"}}
+		c.ok(map[string]any{"vmid": "100", "status": "running", "ha": map[string]any{"managed": 0}})
+		switch {
+		case skip && (rec.Code != 200 || c.answerErrs != nil):
+			t.Errorf("skipped check: got %d %v; want 200", rec.Code, c.answerErrs)
+		case !skip && (rec.Code != 500 || len(c.answerErrs) != 1 || !strings.Contains(rec.Body.String(), "Result verification failed: data.vmid")):
+			t.Errorf("got %d %v %s; want 500 naming data.vmid", rec.Code, c.answerErrs, rec.Body)
+		}
 	}
 }
