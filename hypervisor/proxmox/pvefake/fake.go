@@ -31,7 +31,10 @@
 //     VM states as of pvestatd's last refresh (StatusLag) while status/current is live.
 //   - Every call's parameters are checked against Proxmox's API schema (the subset in
 //     apischema.json, from pve-docs' apidata.js) as pveproxy does: an undeclared
-//     parameter or a value of the wrong type or outside its enum is a 400.
+//     parameter or a value of the wrong type or outside its enum is a 400. Every
+//     answer's data is checked against the same subset's return schemas (types,
+//     required properties, enums) before it is sent: a mismatch is the fake's bug and
+//     answers 500 (Config.SkipAnswerCheck turns that off).
 //
 // Request bodies may be form-encoded or JSON (pveproxy accepts both; go-proxmox sends
 // JSON). Errors answer like pveproxy: the status code plus {"data":null,"message":...}
@@ -101,6 +104,10 @@ type Config struct {
 	// "pve9" (default; PVE 9's resolutions) or "pve8" (before 9: 70 points per
 	// timeframe above the hour, no decade). /version answers that version.
 	RRDLayout string
+	// SkipAnswerCheck turns off checking every answer's data against the return
+	// schema in apischema.json before it is sent (on by default, so every test using
+	// the fake also tests that the fake answers as Proxmox does).
+	SkipAnswerCheck bool
 }
 
 // Server is a running fake Proxmox VE API. All methods are safe for concurrent use.
@@ -252,6 +259,9 @@ type Request struct {
 	// was checked against ("POST /nodes/{node}/qemu/{vmid}/config"), "" for a call the
 	// schema subset does not describe.
 	Schema string
+	// AnswerErrors are the ways the fake's answer broke the call's return schema
+	// (the request was then answered 500); nil for a valid answer.
+	AnswerErrors []string
 }
 
 // Requests returns every request answered so far, oldest first.

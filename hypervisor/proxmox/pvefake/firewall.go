@@ -20,18 +20,27 @@ func (c *call) fwRules() {
 	digest := v.fwDigest()
 	out := make([]map[string]any, len(v.rules))
 	for i, r := range v.rules {
-		e := map[string]any{"pos": i, "digest": digest}
-		for k, val := range r {
-			if k == "enable" {
-				n, _ := strconv.Atoi(val)
-				e[k] = n
-				continue
-			}
-			e[k] = val
-		}
-		out[i] = e
+		out[i] = ruleAnswer(r, i, digest)
 	}
 	c.ok(out)
+}
+
+// ruleAnswer is a rule as the firewall API answers it: its position, enable as an
+// integer and the other fields as strings, with the list digest when there is one.
+func ruleAnswer(r map[string]string, pos int, digest string) map[string]any {
+	e := map[string]any{"pos": pos}
+	if digest != "" {
+		e["digest"] = digest
+	}
+	for k, val := range r {
+		if k == "enable" {
+			n, _ := strconv.Atoi(val)
+			e[k] = n
+			continue
+		}
+		e[k] = val
+	}
+	return e
 }
 
 func (c *call) fwRule() {
@@ -43,11 +52,7 @@ func (c *call) fwRule() {
 	if !ok {
 		return
 	}
-	e := map[string]any{"pos": pos}
-	for k, val := range v.rules[pos] {
-		e[k] = val
-	}
-	c.ok(e)
+	c.ok(ruleAnswer(v.rules[pos], pos, ""))
 }
 
 // pos parses {pos} and checks that a rule is there.

@@ -10,10 +10,31 @@ import (
 	"strings"
 )
 
-// apischema.json is the part of Proxmox VE's API schema (pve-docs' apidata.js,
-// 9.1.3; the subset vmplane's driver needs, copied from
-// ../shared/reference/proxmox-api-subset.json) for the paths the fake answers: per
-// path and method, the parameters Proxmox accepts with their types and enums.
+// apischema.json is the checked subset of Proxmox VE's API schema: one entry per path
+// and method of every call vmplane's driver makes, in the shape of pve-docs'
+// apidata.js. The calls (SchemaPaths lists them): /version, /access/ticket,
+// /cluster/resources and nextid; a node's rrddata, task status, vzdump and storage
+// content (list, delete); a VM's create/restore, delete, config (GET, POST, PUT),
+// status/current and power actions, clone, migrate (GET, POST), resize, rrddata,
+// termproxy, vncwebsocket, firewall rules (list, one, insert, update, delete) and
+// firewall options (GET, PUT).
+//
+//   - "params": the parameters Proxmox accepts, with their types and enums (copied
+//     from ../shared/reference/proxmox-api-subset.json, pve-docs 9.1.3; /version,
+//     /access/ticket and the storage content calls written for the fake, which that
+//     subset leaves out). checkSchema refuses a call that breaks them, as pveproxy does.
+//   - "returns": what Proxmox answers in "data" (type, properties, items, optional,
+//     enum), written for the fake from the PVE 8/9 API and ../shared/reference/proxmox.md
+//     (the reference subset has no returns). With Config.SkipAnswerCheck unset, every
+//     answer is checked against it before it is sent (checkAnswer): strings are JSON
+//     strings, integers and numbers JSON numbers (an integer without a fraction),
+//     booleans the integers 0 or 1, non-optional properties present and not null, enum
+//     values in their enum, array items and nested properties checked alike. Undeclared
+//     properties are allowed (Proxmox's returns allow them unless
+//     "additionalProperties" is 0). The one extension, "x-perl-string": 1, marks a
+//     number that real Proxmox answers as a JSON string because Perl stringified it
+//     (/cluster/nextid, and numbers such as cpulimit in a VM's config); there a string
+//     holding a number of the declared type passes too.
 //
 //go:embed apischema.json
 var apiSchemaJSON []byte
@@ -27,7 +48,8 @@ type schemaParam struct {
 
 // schemaMethod is one method of a path.
 type schemaMethod struct {
-	Params map[string]schemaParam `json:"params"`
+	Params  map[string]schemaParam `json:"params"`
+	Returns *schemaValue           `json:"returns"`
 }
 
 // apiSchema is the parsed schema: path → method → parameters.

@@ -99,6 +99,8 @@ type call struct {
 	token  bool
 	fault  *Fault
 	status int
+	// answerErrs are the return-schema violations of the answer ok refused.
+	answerErrs []string
 }
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
@@ -137,6 +139,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		if idx < len(s.requests) && s.requests[idx].Path == c.path && s.requests[idx].Status == 0 {
 			s.requests[idx].Status = c.status
+			s.requests[idx].AnswerErrors = c.answerErrs
 		}
 		s.mu.Unlock()
 	}()
@@ -303,8 +306,19 @@ func (c *call) authenticate() bool {
 	return true
 }
 
-// ok answers {"data": data}.
+// ok answers {"data": data}. Unless Config.SkipAnswerCheck is set, data is first
+// checked against the call's return schema; an answer real Proxmox could not give is
+// a 500 "Result verification failed" (what pveproxy answers when it verifies its own
+// results) and is recorded in Request.AnswerErrors, so a test sees the fake's mistake
+// instead of a driver built on it.
 func (c *call) ok(data any) {
+	if !c.s.cfg.SkipAnswerCheck {
+		if errs := c.checkAnswer(data); len(errs) > 0 {
+			c.answerErrs = errs
+			c.fail(500, "Result verification failed: %s", strings.Join(errs, "; "))
+			return
+		}
+	}
 	c.status = 200
 	c.w.Header().Set("Content-Type", "application/json;charset=UTF-8")
 	c.w.WriteHeader(200)

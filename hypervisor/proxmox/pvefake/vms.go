@@ -8,8 +8,30 @@ import (
 	"strings"
 )
 
-// intKeys are config keys Proxmox answers as JSON numbers; everything else is a string.
-var intKeys = map[string]bool{"cores": true, "sockets": true, "template": true, "onboot": true, "balloon": true, "cpuunits": true, "vcpus": true}
+// configType is a config key's type as the config's return schema declares it ("" for
+// a key it does not know).
+func configType(key string) string {
+	props := apiSchema["/nodes/{node}/qemu/{vmid}/config"]["GET"].Returns.Properties
+	p, ok := props[key]
+	if !ok {
+		if m := indexedParam.FindStringSubmatch(key); m != nil {
+			p, ok = props[m[1]+"[n]"]
+		}
+	}
+	if !ok {
+		return ""
+	}
+	return p.Type
+}
+
+// configNumber reports whether Proxmox answers a config key as a JSON number: its
+// integer and boolean keys (qemu-server's parser turns them into Perl numbers).
+// Everything else, numbers such as cpulimit included, comes back as the config file's
+// text.
+func configNumber(key string) bool {
+	t := configType(key)
+	return t == "integer" || t == "boolean"
+}
 
 // getConfig answers a VM's config with its digest. A finished clone's lock lingers
 // for CloneLockReads reads, as Proxmox clears it a moment after the worker ends.
@@ -24,7 +46,7 @@ func (c *call) getConfig() {
 			out[k] = "**********"
 			continue
 		}
-		if n, err := strconv.Atoi(val); err == nil && intKeys[k] {
+		if n, err := strconv.Atoi(val); err == nil && configNumber(k) {
 			out[k] = n
 			continue
 		}
@@ -152,6 +174,9 @@ func (c *call) prepareConfig(v *vm) (func(), bool) {
 					return nil, false
 				}
 			}
+		}
+		if configType(k) == "boolean" { // pveproxy's parameter check stores booleans as 0/1
+			val = strconv.Itoa(b2i(boolParam(val)))
 		}
 		set[k] = val
 	}
@@ -401,8 +426,11 @@ func (c *call) statusCurrent() {
 	if v.status == "paused" {
 		status = "running"
 	}
+	// ha is always there (vm_status adds the HA manager's view); the fake has no HA
+	// manager, so no VM is managed.
 	out := map[string]any{"vmid": v.vmid, "name": v.config["name"], "status": status, "qmpstatus": qmp,
-		"cpus": v.intConfig("cores", 1) * v.intConfig("sockets", 1), "maxmem": int64(v.intConfig("memory", 512)) << 20}
+		"cpus": v.intConfig("cores", 1) * v.intConfig("sockets", 1), "maxmem": int64(v.intConfig("memory", 512)) << 20,
+		"ha": map[string]any{"managed": 0}}
 	if v.template() {
 		out["template"] = 1
 	}
