@@ -238,6 +238,12 @@ func (c *Cluster) unchanged(id string, hm hypervisor.Machine) bool {
 // runPeriodic syncs at every interval until stopped.
 func (c *Cluster) runPeriodic(interval time.Duration) {
 	c.done = make(chan struct{})
+	// stop cancels a sync in flight: its driver calls must not hold up a shutdown.
+	base, stop := context.WithCancel(context.Background())
+	go func() {
+		<-c.done
+		stop()
+	}()
 	go func() {
 		t := time.NewTicker(interval)
 		defer t.Stop()
@@ -246,7 +252,7 @@ func (c *Cluster) runPeriodic(interval time.Duration) {
 			case <-c.done:
 				return
 			case <-t.C:
-				ctx, cancel := context.WithTimeout(context.Background(), interval)
+				ctx, cancel := context.WithTimeout(base, interval)
 				res, err := c.Sync(ctx)
 				cancel()
 				if err != nil {

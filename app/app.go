@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -37,6 +38,13 @@ type App struct {
 	ln     net.Listener
 	pprof  *http.Server
 	served chan error
+
+	// bg is the context of the server's own background work (the first sync): Shutdown
+	// cancels it first, so that no driver call it started outlives the shutdown.
+	bg     context.Context
+	stopBG context.CancelFunc
+	// stage names what Shutdown is doing, for the log line of a shutdown that hangs.
+	stage atomic.Pointer[string]
 }
 
 // NewLogger builds the zap logger a Config asks for.
@@ -51,6 +59,11 @@ func NewLogger(cfg Config) (*zap.Logger, error) {
 	}
 	zc.Level = zap.NewAtomicLevelAt(level)
 	zc.Sampling = nil
+	// ISO 8601 times an operator can read (and log tools parse) instead of epoch floats.
+	zc.EncoderConfig.EncodeTime = zapcore.ISO8601TimeEncoder
+	// No automatic stack traces on errors: an operator's error line says what failed
+	// and why; the few places where a stack helps (panics) attach it with zap.Stack.
+	zc.DisableStacktrace = true
 	return zc.Build()
 }
 
@@ -63,6 +76,7 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 		log = zap.NewNop()
 	}
 	a := &App{cfg: cfg, log: log, served: make(chan error, 1)}
+	a.bg, a.stopBG = context.WithCancel(context.Background())
 	ok := false
 	defer func() {
 		if !ok {
@@ -118,7 +132,7 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 		// does not hold up serving; it is idempotent with any sync a client asks for.
 		cluster := a.sys.Cluster
 		go func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			ctx, cancel := context.WithTimeout(a.bg, 5*time.Minute)
 			defer cancel()
 			if res, err := cluster.Sync(ctx); err != nil {
 				log.Warn("initial sync failed", zap.Error(err))
@@ -198,7 +212,10 @@ func (a *App) Served() <-chan error { return a.served }
 // (each already acknowledged write is durable by then), stop the actors, close the store.
 func (a *App) Shutdown(ctx context.Context) error {
 	var errs []error
+	a.setStage("cancelling background work")
+	a.stopBG()
 	if a.edge != nil {
+		a.setStage("draining HTTP requests in flight")
 		if err := a.edge.Shutdown(ctx); err != nil {
 			errs = append(errs, fmt.Errorf("drain HTTP: %w", err))
 		}
@@ -206,16 +223,30 @@ func (a *App) Shutdown(ctx context.Context) error {
 	if err := a.close(); err != nil {
 		errs = append(errs, err)
 	}
+	a.setStage("stopped")
 	a.log.Info("vmplane stopped")
 	return errors.Join(errs...)
 }
 
+// ShutdownStage names the step Shutdown is at ("not started" before it is called): what
+// is still running when a shutdown passes its deadline.
+func (a *App) ShutdownStage() string {
+	if p := a.stage.Load(); p != nil {
+		return *p
+	}
+	return "not started"
+}
+
+func (a *App) setStage(s string) { a.stage.Store(&s) }
+
 func (a *App) close() error {
+	a.stopBG()
 	if a.pprof != nil {
 		_ = a.pprof.Close()
 		a.pprof = nil
 	}
 	if a.sys != nil {
+		a.setStage("stopping the actors (schedules, machine operations, health checks)")
 		a.sys.Stop()
 		a.sys = nil
 	}
@@ -223,6 +254,7 @@ func (a *App) close() error {
 		a.ln.Close()
 	}
 	if a.store != nil {
+		a.setStage("closing the store")
 		err := a.store.Close()
 		a.store = nil
 		return err

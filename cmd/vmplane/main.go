@@ -10,7 +10,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
+	"strings"
 	"syscall"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -90,24 +93,78 @@ func serve(args []string, stderr io.Writer) int {
 		log.Warn("cannot find this executable; password hashing runs in this process", zap.Error(err))
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
+	// The signals are read by hand, not through signal.NotifyContext: the first starts
+	// the graceful shutdown, a second one while it runs ends the process at once.
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sigs)
 	a, err := app.Start(cfg, log, nil)
 	if err != nil {
 		log.Error("cannot start", zap.Error(err))
 		return 1
 	}
 	select {
-	case <-ctx.Done():
-		log.Info("shutting down", zap.Duration("timeout", cfg.ShutdownTimeout))
+	case sig := <-sigs:
+		log.Info("shutting down", zap.Stringer("signal", sig), zap.Duration("timeout", cfg.ShutdownTimeout),
+			zap.Duration("hard_deadline", hardDeadline(cfg)))
 	case err := <-a.Served():
 		log.Error("server stopped", zap.Error(err))
 	}
+	return shutdown(a, cfg, log, sigs)
+}
+
+// stopGrace is how long, after --shutdown-timeout has ended the drain of requests,
+// stopping the actors and closing the store may take before the process exits anyway.
+const stopGrace = 10 * time.Second
+
+// hardDeadline is how long a shutdown may take in all before the process exits.
+func hardDeadline(cfg app.Config) time.Duration { return cfg.ShutdownTimeout + stopGrace }
+
+// testHookShutdown, set only by tests, runs before the graceful shutdown: a hook that
+// blocks stands for whatever might hang it.
+var testHookShutdown func()
+
+// shutdown stops a gracefully and returns the exit status: 0 when everything stopped
+// in time, 1 when the shutdown failed, passed its hard deadline, or was cut short by a
+// second signal. The process never outlives the deadline, whatever hangs.
+func shutdown(a *app.App, cfg app.Config, log *zap.Logger, sigs <-chan os.Signal) int {
 	sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
 	defer cancel()
-	if err := a.Shutdown(sctx); err != nil {
-		log.Error("shutdown", zap.Error(err))
+	done := make(chan error, 1)
+	go func() {
+		if testHookShutdown != nil {
+			testHookShutdown()
+		}
+		done <- a.Shutdown(sctx)
+	}()
+	hard := time.NewTimer(hardDeadline(cfg))
+	defer hard.Stop()
+	select {
+	case err := <-done:
+		if err != nil {
+			log.Error("shutdown incomplete", zap.Error(err))
+			return 1
+		}
+		return 0
+	case sig := <-sigs:
+		log.Error("second signal: exiting at once, without waiting for the shutdown", zap.Stringer("signal", sig),
+			zap.String("still_running", a.ShutdownStage()))
+		return 1
+	case <-hard.C:
+		log.Error("shutdown deadline passed: exiting with work still running", zap.Duration("deadline", hardDeadline(cfg)),
+			zap.String("still_running", a.ShutdownStage()), zap.String("goroutines", goroutines()))
 		return 1
 	}
-	return 0
+}
+
+// goroutines is the running goroutines grouped by stack (pprof's debug=1 text), cut
+// to a size a log line can carry: it is what tells why a shutdown hung.
+func goroutines() string {
+	var b strings.Builder
+	_ = pprof.Lookup("goroutine").WriteTo(&b, 1)
+	const limit = 64 << 10
+	if s := b.String(); len(s) > limit {
+		return s[:limit] + "\n[cut]"
+	}
+	return b.String()
 }

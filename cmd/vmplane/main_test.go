@@ -1,0 +1,299 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestMain lets the test binary be the vmplane binary: with VMPLANE_TEST_MAIN=1 it runs
+// run() on its arguments, so the process-level tests below start, signal and kill a
+// real vmplane process (flags, environment, logs and exit status as shipped) without a
+// separate build. The hash-worker children serve starts are this binary too.
+func TestMain(m *testing.M) {
+	if os.Getenv("VMPLANE_TEST_MAIN") == "1" {
+		if os.Getenv("VMPLANE_TEST_HANG_SHUTDOWN") == "1" {
+			testHookShutdown = func() { select {} }
+		}
+		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// proc is a vmplane process started by a test.
+type proc struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	mu     sync.Mutex
+	lines  []string
+	added  chan struct{} // signalled on each new line
+	exited chan struct{} // closed when the process has exited
+	err    error         // Wait's result, set before exited is closed
+}
+
+// baseEnv is a fast server on loopback in a fresh data directory.
+func baseEnv(t *testing.T) []string {
+	return []string{
+		"VMPLANE_ADDR=127.0.0.1:0",
+		"VMPLANE_DATA_DIR=" + t.TempDir(),
+		"VMPLANE_ADMIN_PASSWORD=correct-horse-battery",
+		"VMPLANE_BCRYPT_COST=4",
+	}
+}
+
+// startProc starts this binary as `vmplane args...` with env added to the test's own.
+func startProc(t *testing.T, env []string, args ...string) *proc {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	// GORACE: a race-enabled binary otherwise waits a second before it exits.
+	cmd.Env = append(append(os.Environ(), "VMPLANE_TEST_MAIN=1", "GORACE=atexit_sleep_ms=0"), env...)
+	out, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout = cmd.Stderr
+	p := &proc{t: t, cmd: cmd, added: make(chan struct{}, 1), exited: make(chan struct{})}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		sc := bufio.NewScanner(out)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			p.mu.Lock()
+			p.lines = append(p.lines, sc.Text())
+			p.mu.Unlock()
+			select {
+			case p.added <- struct{}{}:
+			default:
+			}
+		}
+		p.err = cmd.Wait()
+		close(p.exited)
+	}()
+	// Whatever happens to the test, the process does not outlive it.
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-p.exited
+		if t.Failed() {
+			t.Logf("output of vmplane %s:\n%s", strings.Join(args, " "), p.output())
+		}
+	})
+	return p
+}
+
+func (p *proc) output() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return strings.Join(p.lines, "\n")
+}
+
+// line waits for an output line containing s and returns it; it fails the test when
+// the process exits first or nothing comes within a minute (a hang, not a timing).
+func (p *proc) line(s string) string {
+	p.t.Helper()
+	limit := time.After(time.Minute)
+	for {
+		p.mu.Lock()
+		for _, l := range p.lines {
+			if strings.Contains(l, s) {
+				p.mu.Unlock()
+				return l
+			}
+		}
+		p.mu.Unlock()
+		select {
+		case <-p.added:
+		case <-p.exited:
+			// The reader has seen every line by now: look once more.
+			if l, ok := p.find(s); ok {
+				return l
+			}
+			p.t.Fatalf("vmplane exited (%v) without printing %q", p.err, s)
+		case <-limit:
+			p.t.Fatalf("vmplane printed no %q within a minute", s)
+		}
+	}
+}
+
+func (p *proc) find(s string) (string, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, l := range p.lines {
+		if strings.Contains(l, s) {
+			return l, true
+		}
+	}
+	return "", false
+}
+
+// exitCode waits for the process to exit within limit and returns its status. The
+// limit only catches a process that hangs: it is far above the expected time.
+func (p *proc) exitCode(limit time.Duration) int {
+	p.t.Helper()
+	select {
+	case <-p.exited:
+	case <-time.After(limit):
+		p.t.Fatalf("vmplane still runs %s later; want it to have exited", limit)
+	}
+	var ee *exec.ExitError
+	if errors.As(p.err, &ee) {
+		return ee.ExitCode()
+	}
+	if p.err != nil {
+		p.t.Fatal(p.err)
+	}
+	return 0
+}
+
+func (p *proc) signal(sig os.Signal) {
+	p.t.Helper()
+	if err := p.cmd.Process.Signal(sig); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+// addr is the API address of a serving process.
+func (p *proc) addr() string {
+	var l struct{ Addr string }
+	if err := json.Unmarshal([]byte(p.line(`"vmplane serving"`)), &l); err != nil {
+		p.t.Fatal(err)
+	}
+	return "http://" + l.Addr
+}
+
+// blackhole is a TCP listener that accepts connections and never answers: a Proxmox
+// that is reachable but hangs. accepted gets one value per connection.
+func blackhole(t *testing.T) (addr string, accepted <-chan struct{}) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := make(chan struct{}, 64)
+	var conns []net.Conn
+	var mu sync.Mutex
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+			select {
+			case ch <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	return ln.Addr().String(), ch
+}
+
+// hangingProxmoxEnv points the proxmox driver at a listener that never answers.
+func hangingProxmoxEnv(t *testing.T, requestTimeout string) ([]string, <-chan struct{}) {
+	addr, accepted := blackhole(t)
+	return append(baseEnv(t),
+		"VMPLANE_DRIVER=proxmox",
+		"VMPLANE_PROXMOX_URL=https://"+addr,
+		"VMPLANE_PROXMOX_TOKEN_ID=vmplane@pve!test",
+		"VMPLANE_PROXMOX_TOKEN_SECRET=00000000-0000-0000-0000-000000000000",
+		"VMPLANE_PROXMOX_INSECURE=true",
+		"VMPLANE_PROXMOX_REQUEST_TIMEOUT="+requestTimeout,
+	), accepted
+}
+
+// TestSIGTERMDuringFirstSync: SIGTERM shortly after "vmplane serving", while the first
+// sync waits on a Proxmox that never answers, ends the process cleanly: the sync's
+// driver call is cancelled instead of holding the shutdown.
+func TestSIGTERMDuringFirstSync(t *testing.T) {
+	env, accepted := hangingProxmoxEnv(t, "10m")
+	p := startProc(t, append(env, "VMPLANE_SHUTDOWN_TIMEOUT=2s"), "serve")
+	p.line(`"vmplane serving"`)
+	<-accepted // the first sync is in flight
+	time.Sleep(100 * time.Millisecond)
+	p.signal(syscall.SIGTERM)
+	if code := p.exitCode(time.Minute); code != 0 {
+		t.Fatalf("exit status %d; want 0 for a clean shutdown", code)
+	}
+	p.line(`"vmplane stopped"`)
+}
+
+// TestSecondSignalExitsAtOnce: while a graceful shutdown waits for a request that
+// hangs on the hypervisor (and would wait for the whole 10m --shutdown-timeout), a
+// second SIGTERM ends the process at once with status 1.
+func TestSecondSignalExitsAtOnce(t *testing.T) {
+	env, accepted := hangingProxmoxEnv(t, "10m")
+	p := startProc(t, append(env, "VMPLANE_SHUTDOWN_TIMEOUT=10m", "VMPLANE_SYNC_INTERVAL=0"), "serve")
+	base := p.addr()
+	tok := login(t, base)
+	go func() {
+		req, _ := http.NewRequestWithContext(context.Background(), "POST", base+"/api/virt/sync", nil)
+		req.Header.Set("Authorization", "Bearer "+tok)
+		if res, err := http.DefaultClient.Do(req); err == nil {
+			res.Body.Close()
+		}
+	}()
+	<-accepted // the sync request waits on the hanging Proxmox
+	p.signal(syscall.SIGTERM)
+	p.line(`"shutting down"`)
+	p.signal(syscall.SIGTERM)
+	if code := p.exitCode(time.Minute); code != 1 {
+		t.Fatalf("exit status %d; want 1 after a second signal", code)
+	}
+	if l := p.line("second signal"); !strings.Contains(l, "draining HTTP requests") {
+		t.Fatalf("got %s; want it to name what was still running", l)
+	}
+}
+
+// TestShutdownDeadlineIsHard: a shutdown that hangs (a test hook blocks it) ends at
+// --shutdown-timeout plus the stop grace with status 1 and a log line saying what
+// was still running.
+func TestShutdownDeadlineIsHard(t *testing.T) {
+	p := startProc(t, append(baseEnv(t), "VMPLANE_SHUTDOWN_TIMEOUT=1ms", "VMPLANE_TEST_HANG_SHUTDOWN=1"), "serve")
+	p.line(`"vmplane serving"`)
+	p.signal(syscall.SIGTERM)
+	if code := p.exitCode(time.Minute); code != 1 {
+		t.Fatalf("exit status %d; want 1 after the hard deadline", code)
+	}
+	l := p.line("shutdown deadline passed")
+	if !strings.Contains(l, `"still_running":"not started"`) || !strings.Contains(l, "TestMain.func1") {
+		t.Fatalf("got %s; want the stage and the goroutine that hangs", l)
+	}
+}
+
+func login(t *testing.T, base string) string {
+	t.Helper()
+	res, err := http.Post(base+"/api/auth/login", "application/json",
+		strings.NewReader(`{"email":"admin@localhost","password":"correct-horse-battery"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	var tok struct{ Token string }
+	if res.StatusCode != 200 || json.Unmarshal(body, &tok) != nil {
+		t.Fatalf("login: %d %s", res.StatusCode, body)
+	}
+	return tok.Token
+}
