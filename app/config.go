@@ -71,6 +71,15 @@ type Config struct {
 	SimOpDelay  time.Duration
 
 	Proxmox ProxmoxConfig
+
+	// Operations (issue 16): storage faults.
+	//
+	// StoreMinFreeMB is the free space (MiB) on the data directory's disk below which
+	// writes are refused with 507 (0: the store's default; negative: no check).
+	StoreMinFreeMB int
+	// StoreFreeSpace, when set, replaces the free-space query of the store. It is no
+	// setting: tests use it to fill the disk.
+	StoreFreeSpace func() (uint64, error)
 }
 
 // ProxmoxConfig are the settings of the proxmox driver.
@@ -165,6 +174,8 @@ func (c *Config) table() []setting {
 		str(&c.Proxmox.BackupPool, "proxmox-backup-storage", "VMPLANE_PROXMOX_BACKUP_STORAGE", "local", "storage of vzdump backups"),
 		str(&c.Proxmox.ConsoleUser, "proxmox-console-user", "VMPLANE_PROXMOX_CONSOLE_USER", "", "pve-realm user with only VM.Console, for consoles (API tokens cannot open them)"),
 		str(&c.Proxmox.ConsolePass, "proxmox-console-password", "VMPLANE_PROXMOX_CONSOLE_PASSWORD", "", "password of the console user"),
+		// Operations (issue 16).
+		num(&c.StoreMinFreeMB, "store-min-free-mb", "VMPLANE_STORE_MIN_FREE_MB", 0, "writes are refused (507) while the data directory's disk has less free space than this, in MiB (0: 4 memtables + 16 MiB, 80 MiB; negative: never)"),
 	}
 }
 

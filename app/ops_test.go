@@ -1,0 +1,46 @@
+package app
+
+import (
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// TestFullDiskIsVisible: when the data directory's disk is full, /api/health answers
+// 503 degraded with the reason, a write answers 507 insufficient_storage and leaves
+// nothing behind, reads keep working, and writes heal by themselves when there is room.
+func TestFullDiskIsVisible(t *testing.T) {
+	var free atomic.Uint64
+	free.Store(1 << 40)
+	s := startServer(t, func(c *Config) {
+		c.StoreFreeSpace = func() (uint64, error) { return free.Load(), nil }
+	})
+	tok := s.adminToken()
+	expect(t, s.do(req{method: "GET", path: "/api/health"}), 200, "")
+
+	free.Store(1 << 20)
+	r := s.do(req{method: "GET", path: "/api/health"})
+	var h HealthBody
+	r.decode(t, &h)
+	if r.Status != 503 || h.Status != "degraded" || !strings.Contains(h.Checks.Storage, "disk is full") {
+		t.Fatalf("got health %s; want degraded with the reason in checks.storage", r.Body)
+	}
+	w := s.do(req{method: "POST", path: "/api/resources/tenants", token: tok, body: map[string]any{"name": "Full"}})
+	expect(t, w, 507, "insufficient_storage")
+	tenants := listOf[struct{ Name string }](s, tok, "/api/resources/tenants")
+	for _, tn := range tenants {
+		if tn.Name == "Full" {
+			t.Fatal("a write answered 507 left its tenant behind")
+		}
+	}
+
+	free.Store(1 << 40)
+	expect(t, s.do(req{method: "POST", path: "/api/resources/tenants", token: tok, body: map[string]any{"name": "Full"}}), 201, "")
+	expect(t, s.do(req{method: "GET", path: "/api/health"}), 200, "")
+}
+
+// HealthBody is the body of GET /api/health as a client reads it.
+type HealthBody struct {
+	Status string
+	Checks struct{ Storage, Hypervisor string }
+}
