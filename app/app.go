@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -187,14 +188,45 @@ func NewDriver(cfg Config, log *zap.Logger) (hypervisor.Driver, error) {
 	case "sim", "":
 		return sim.New(sim.Config{Seed: cfg.SimSeed, Nodes: cfg.SimNodes, Machines: cfg.SimMachines, OpDelay: cfg.SimOpDelay}), nil
 	case "proxmox":
-		p := cfg.Proxmox
-		return proxmox.New(proxmox.Config{URL: p.URL, TokenID: p.TokenID, TokenSecret: p.TokenSecret,
-			InsecureSkipVerify: p.Insecure, CAFile: p.CAFile, Fingerprint: p.Fingerprint,
-			RequestTimeout: p.RequestTimeout, TaskPollInterval: p.PollEvery,
-			DefaultStorage: p.Storage, DefaultBridge: p.Bridge, BackupStorage: p.BackupPool,
-			ConsoleUser: p.ConsoleUser, ConsolePassword: p.ConsolePass, Logger: log})
+		d, err := proxmox.New(ProxmoxDriverConfig(cfg, log))
+		if err != nil {
+			return nil, proxmoxConfigError(err)
+		}
+		return d, nil
 	}
-	return nil, fmt.Errorf("unknown --driver %q (known: sim, proxmox)", cfg.Driver)
+	return nil, &ConfigError{Flag: "driver", Env: "VMPLANE_DRIVER", Value: cfg.Driver, Allowed: "must be sim or proxmox"}
+}
+
+// ProxmoxDriverConfig is the proxmox driver's configuration from the settings.
+func ProxmoxDriverConfig(cfg Config, log *zap.Logger) proxmox.Config {
+	p := cfg.Proxmox
+	return proxmox.Config{URL: p.URL, TokenID: p.TokenID, TokenSecret: p.TokenSecret,
+		InsecureSkipVerify: p.Insecure, CAFile: p.CAFile, Fingerprint: p.Fingerprint,
+		RequestTimeout: p.RequestTimeout, TaskPollInterval: p.PollEvery,
+		DefaultStorage: p.Storage, DefaultBridge: p.Bridge, BackupStorage: p.BackupPool,
+		ConsoleUser: p.ConsoleUser, ConsolePassword: p.ConsolePass, Logger: log}
+}
+
+// proxmoxSettings maps the proxmox.Config fields that its errors name to the settings
+// an operator sets.
+var proxmoxSettings = map[string]string{
+	"URL": "proxmox-url", "TokenID": "proxmox-token-id", "TokenSecret": "proxmox-token-secret",
+	"CAFile": "proxmox-ca-file", "Fingerprint": "proxmox-fingerprint", "InsecureSkipVerify": "proxmox-insecure",
+	"RequestTimeout": "proxmox-request-timeout", "TaskPollInterval": "proxmox-task-poll-interval",
+	"ConsoleUser": "proxmox-console-user", "ConsolePassword": "proxmox-console-password",
+}
+
+var proxmoxField = regexp.MustCompile(`\b(URL|TokenID|TokenSecret|CAFile|Fingerprint|InsecureSkipVerify|RequestTimeout|TaskPollInterval|ConsoleUser|ConsolePassword)\b`)
+
+// proxmoxConfigError rewrites the driver's set-up error, which names its Go fields,
+// in terms of the settings: VMPLANE_PROXMOX_TOKEN_ID (--proxmox-token-id).
+func proxmoxConfigError(err error) error {
+	msg := strings.TrimPrefix(err.Error(), "proxmox: ")
+	msg = proxmoxField.ReplaceAllStringFunc(msg, func(field string) string {
+		flag := proxmoxSettings[field]
+		return "VMPLANE_" + strings.ToUpper(strings.ReplaceAll(flag, "-", "_")) + " (--" + flag + ")"
+	})
+	return &ConfigError{Allowed: "proxmox driver: " + msg}
 }
 
 // Addr is the address the API listens on.

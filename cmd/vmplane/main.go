@@ -99,6 +99,11 @@ func serve(args []string, stderr io.Writer) int {
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(sigs)
 	a, err := app.Start(cfg, log, nil)
+	var ce *app.ConfigError
+	if errors.As(err, &ce) {
+		fmt.Fprintf(stderr, "vmplane: %v\n", ce)
+		return 2
+	}
 	if err != nil {
 		log.Error("cannot start", zap.Error(err))
 		return 1

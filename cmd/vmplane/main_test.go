@@ -297,3 +297,69 @@ func login(t *testing.T, base string) string {
 	}
 	return tok.Token
 }
+
+// TestConfigErrorIsOneLine: a bad setting, from a flag or the environment, stops
+// `vmplane serve` with status 2 and one line naming the flag, the variable, the value
+// and what is allowed; no stack trace. Proxmox settings are named as settings, not as
+// the driver's Go fields.
+func TestConfigErrorIsOneLine(t *testing.T) {
+	cases := []struct {
+		name string
+		env  []string
+		args []string
+		want []string
+	}{
+		{"env not a number", []string{"VMPLANE_BCRYPT_COST=abc"}, nil,
+			[]string{"--bcrypt-cost", "VMPLANE_BCRYPT_COST", `"abc"`, "must be an integer"}},
+		{"flag out of range", nil, []string{"--bcrypt-cost", "40"},
+			[]string{"--bcrypt-cost", "VMPLANE_BCRYPT_COST", `"40"`, "must be 4..31"}},
+		{"flag not a duration", nil, []string{"--shutdown-timeout=soon"},
+			[]string{"--shutdown-timeout", "VMPLANE_SHUTDOWN_TIMEOUT", `"soon"`, "a duration"}},
+		{"unknown driver", []string{"VMPLANE_DRIVER=xen"}, nil,
+			[]string{"--driver", "VMPLANE_DRIVER", `"xen"`, "must be sim or proxmox"}},
+		{"bad log level", nil, []string{"--log-level", "loud"},
+			[]string{"--log-level", "VMPLANE_LOG_LEVEL", `"loud"`, "debug, info, warn or error"}},
+		{"proxmox token missing", []string{"VMPLANE_DRIVER=proxmox", "VMPLANE_PROXMOX_URL=https://127.0.0.1:1"}, nil,
+			[]string{"VMPLANE_PROXMOX_TOKEN_ID (--proxmox-token-id)", "VMPLANE_PROXMOX_TOKEN_SECRET (--proxmox-token-secret)"}},
+		{"proxmox token malformed", []string{"VMPLANE_DRIVER=proxmox", "VMPLANE_PROXMOX_URL=https://127.0.0.1:1",
+			"VMPLANE_PROXMOX_TOKEN_ID=root", "VMPLANE_PROXMOX_TOKEN_SECRET=s"}, nil,
+			[]string{"VMPLANE_PROXMOX_TOKEN_ID (--proxmox-token-id)", `"root"`, "user@realm!tokenname"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := startProc(t, append(baseEnv(t), tc.env...), append([]string{"serve"}, tc.args...)...)
+			if code := p.exitCode(time.Minute); code != 2 {
+				t.Fatalf("exit status %d; want 2", code)
+			}
+			out := strings.TrimSpace(p.output())
+			if strings.Count(out, "\n") != 0 || strings.Contains(out, "stacktrace") || strings.Contains(out, "goroutine") {
+				t.Fatalf("got\n%s\nwant one line", out)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Fatalf("got %s; want it to contain %s", out, w)
+				}
+			}
+			for _, field := range []string{"TokenID", "TokenSecret"} {
+				if strings.Contains(strings.ReplaceAll(out, "TOKEN_", ""), field) {
+					t.Fatalf("got %s; it names the Go field %s", out, field)
+				}
+			}
+		})
+	}
+}
+
+// TestServeHelpMentionsProxmox: `vmplane serve -h` explains the proxmox driver and its
+// settings, and exits 0.
+func TestServeHelpMentionsProxmox(t *testing.T) {
+	p := startProc(t, nil, "serve", "-h")
+	if code := p.exitCode(time.Minute); code != 0 {
+		t.Fatalf("exit status %d; want 0", code)
+	}
+	out := p.output()
+	for _, w := range []string{"--driver proxmox", "-proxmox-token-id", "VMPLANE_PROXMOX_URL", "vmplane proxmox check"} {
+		if !strings.Contains(out, w) {
+			t.Fatalf("serve -h does not mention %s:\n%s", w, out)
+		}
+	}
+}
