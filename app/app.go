@@ -110,6 +110,10 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 	if err != nil {
 		return nil, err
 	}
+	adminExisted, err := actors.AdminExists(a.store)
+	if err != nil {
+		return nil, err
+	}
 	a.sys, err = actors.Start(actors.Options{
 		Store: a.store, Driver: driver, Logger: log,
 		Auth: actors.AuthOptions{RefreshTTL: cfg.RefreshTTL, BcryptCost: cfg.BcryptCost, HashWorkers: cfg.HashWorkers, HashCommand: cfg.HashCommand,
@@ -156,8 +160,31 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 	}
 	log.Info("vmplane serving", zap.String("addr", a.ln.Addr().String()), zap.String("version", Version),
 		zap.String("driver", driver.Name()), zap.String("data_dir", cfg.DataDir))
+	if adminExisted && cfg.AdminPassword != "" {
+		log.Warn("VMPLANE_ADMIN_PASSWORD (--admin-password) is ignored: it only sets the password of the first admin, "+
+			"which an earlier start created; an operator changes a password with PATCH /api/resources/users/{id}, "+
+			"or 'vmplane admin reset-password' with the server stopped", zap.String("admin_email", cfg.AdminEmail))
+	}
+	a.showInitialAdminPassword()
 	ok = true
 	return a, nil
+}
+
+// showInitialAdminPassword logs the first admin's generated password, once the server
+// serves (so that an operator who reads "serving" finds it just above), and forgets it.
+// A start that failed earlier kept it for now.
+func (a *App) showInitialAdminPassword() {
+	email, pw, ok, err := actors.InitialAdminPassword(a.store)
+	if err != nil || !ok {
+		return
+	}
+	a.log.Warn("the first admin has a generated password, shown only this once; change it after logging in",
+		zap.String("email", email), zap.String("password", pw))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := actors.ForgetInitialAdminPassword(ctx, a.store); err != nil {
+		a.log.Warn("could not forget the generated admin password; it will be shown again at the next start", zap.Error(err))
+	}
 }
 
 // servePprof serves Go's profiles on their own listener, apart from the API, so that

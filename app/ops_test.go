@@ -44,3 +44,25 @@ type HealthBody struct {
 	Status string
 	Checks struct{ Storage, Hypervisor string }
 }
+
+// TestOperatorResetsAnotherOperatorsPassword: an operator who lost their password gets
+// a new one from another operator through PATCH /api/resources/users/{id}; the old
+// password and the old logins stop working.
+func TestOperatorResetsAnotherOperatorsPassword(t *testing.T) {
+	s := startServer(t)
+	tok := s.adminToken()
+	r := s.do(req{method: "POST", path: "/api/resources/users", token: tok,
+		body: map[string]any{"email": "ops2@example.test", "name": "Ops Two", "role": "admin", "password": "forgotten-pass"}})
+	expect(t, r, 201, "")
+	var u struct{ ID string }
+	r.decode(t, &u)
+	old := s.login("ops2@example.test", "forgotten-pass")
+
+	expect(t, s.do(req{method: "PATCH", path: "/api/resources/users/" + u.ID, token: tok,
+		body: map[string]any{"password": "given-by-a-colleague"}}), 200, "")
+	s.login("ops2@example.test", "given-by-a-colleague")
+	expect(t, s.do(req{method: "POST", path: "/api/auth/login",
+		body: map[string]string{"email": "ops2@example.test", "password": "forgotten-pass"}}), 401, "invalid_credentials")
+	expect(t, s.do(req{method: "POST", path: "/api/auth/refresh",
+		body: map[string]string{"refresh_token": old.RefreshToken}}), 401, "invalid_refresh_token")
+}

@@ -35,6 +35,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return serve(args, stderr)
 	case "bench":
 		return runBench(args, os.Getenv, stdout, stderr)
+	case "admin":
+		return runAdmin(args, os.Getenv, os.Stdin, stdout, stderr)
 	case "version":
 		fmt.Fprintf(stdout, "vmplane %s\n", app.Version)
 		return 0
@@ -60,6 +62,8 @@ func usage(w io.Writer) {
 Commands:
   serve     run the API server (the default; see 'vmplane serve -h')
   bench     load a running server and report latencies (see 'vmplane bench -h')
+  admin reset-password
+            set a user's password in the data directory of a stopped server
   version   print the version
   hash-worker
             (internal) the password hashing process serve starts

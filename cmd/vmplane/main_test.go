@@ -363,3 +363,91 @@ func TestServeHelpMentionsProxmox(t *testing.T) {
 		}
 	}
 }
+
+// TestAdminPasswordLifecycle: a first start that fails after creating the admin does
+// not lose its generated password (the next start shows it, after "serving"); a
+// changed VMPLANE_ADMIN_PASSWORD on a later start is reported as ignored; `vmplane
+// admin reset-password` refuses a data directory in use and otherwise sets the
+// password, ending the old one.
+func TestAdminPasswordLifecycle(t *testing.T) {
+	dir := t.TempDir()
+	env := []string{"VMPLANE_DATA_DIR=" + dir, "VMPLANE_BCRYPT_COST=4", "VMPLANE_ADMIN_PASSWORD="}
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+
+	// 1. The admin is created, then listening fails.
+	p := startProc(t, append(env, "VMPLANE_ADDR="+taken.Addr().String()), "serve")
+	if code := p.exitCode(time.Minute); code != 1 {
+		t.Fatalf("exit status %d; want 1 when the address is taken", code)
+	}
+	if _, shown := p.find(`"password"`); shown {
+		t.Fatalf("a start that failed showed the password:\n%s", p.output())
+	}
+
+	// 2. The next start shows it, once it serves.
+	p = startProc(t, append(env, "VMPLANE_ADDR=127.0.0.1:0"), "serve")
+	base := p.addr()
+	var shown struct{ Email, Password string }
+	if err := json.Unmarshal([]byte(p.line("generated password")), &shown); err != nil || shown.Password == "" {
+		t.Fatalf("no generated password after serving: %v\n%s", err, p.output())
+	}
+	if !strings.Contains(p.output()[strings.Index(p.output(), `"vmplane serving"`):], "generated password") {
+		t.Fatal("the generated password was logged before the server served")
+	}
+	loginAs(t, base, shown.Email, shown.Password, 200)
+	stop(t, p)
+
+	// 3. A later start with another VMPLANE_ADMIN_PASSWORD: ignored, and says so.
+	p = startProc(t, append(env, "VMPLANE_ADDR=127.0.0.1:0", "VMPLANE_ADMIN_PASSWORD=another-password"), "serve")
+	base = p.addr()
+	if l := p.line("is ignored"); !strings.Contains(l, "VMPLANE_ADMIN_PASSWORD") || !strings.Contains(l, `"level":"warn"`) {
+		t.Fatalf("got %s; want a warning naming VMPLANE_ADMIN_PASSWORD", l)
+	}
+	if _, again := p.find("generated password"); again {
+		t.Fatal("the generated password was shown a second time")
+	}
+	loginAs(t, base, shown.Email, "another-password", 401)
+	// The server holds the data directory: reset-password refuses it.
+	r := startProc(t, env, "admin", "reset-password", "--data-dir", dir, "--password-stdin")
+	if code := r.exitCode(time.Minute); code != 1 || !strings.Contains(r.output(), "in use by a running vmplane server") {
+		t.Fatalf("reset-password on a running server: status %d\n%s", code, r.output())
+	}
+	stop(t, p)
+
+	// 4. With the server stopped it sets the password.
+	cmd := exec.Command(os.Args[0], "admin", "reset-password", "--data-dir", dir, "--email", "ADMIN@localhost", "--password-stdin")
+	cmd.Env = append(os.Environ(), "VMPLANE_TEST_MAIN=1", "GORACE=atexit_sleep_ms=0", "VMPLANE_BCRYPT_COST=4")
+	cmd.Stdin = strings.NewReader("brand-new-password\n")
+	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "password of admin@localhost reset") {
+		t.Fatalf("reset-password: %v\n%s", err, out)
+	}
+	p = startProc(t, append(env, "VMPLANE_ADDR=127.0.0.1:0"), "serve")
+	base = p.addr()
+	loginAs(t, base, "admin@localhost", "brand-new-password", 200)
+	loginAs(t, base, "admin@localhost", shown.Password, 401)
+}
+
+// stop ends a serving process with SIGTERM and expects a clean exit.
+func stop(t *testing.T, p *proc) {
+	t.Helper()
+	p.signal(syscall.SIGTERM)
+	if code := p.exitCode(time.Minute); code != 0 {
+		t.Fatalf("exit status %d after SIGTERM; want 0", code)
+	}
+}
+
+func loginAs(t *testing.T, base, email, password string, want int) {
+	t.Helper()
+	body, _ := json.Marshal(map[string]string{"email": email, "password": password})
+	res, err := http.Post(base+"/api/auth/login", "application/json", strings.NewReader(string(body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != want {
+		t.Fatalf("login as %s: status %d; want %d", email, res.StatusCode, want)
+	}
+}
