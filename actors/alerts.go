@@ -103,7 +103,8 @@ func ValidSeverity(s string) bool {
 
 // ValidAlertKind reports whether k is an alert kind.
 func ValidAlertKind(k string) bool {
-	return k == AlertHealthCheck || k == AlertNodeOffline || k == AlertTaskFailed || k == AlertNodeUsageHigh
+	return k == AlertHealthCheck || k == AlertNodeOffline || k == AlertTaskFailed || k == AlertNodeUsageHigh ||
+		k == AlertHypervisorUnavailable
 }
 
 const alertVersion = 1

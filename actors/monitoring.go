@@ -32,6 +32,9 @@ type MonitoringOptions struct {
 	// NodeUsageFor, within 100 ms..30 s). The node records it reads are refreshed by
 	// the sync, so the sync interval bounds how fresh the figures are.
 	NodeUsageEvery time.Duration
+	// HypervisorEvery is how often the hypervisor is pinged for the
+	// hypervisor_unavailable alert (default DefaultHypervisorEvery).
+	HypervisorEvery time.Duration
 }
 
 // Monitoring watches the cluster for alerts that no entity raises itself: failed tasks
@@ -62,9 +65,10 @@ func startMonitoring(s *System, opts MonitoringOptions) *Monitoring {
 	if err := m.reconcileNodes(); err != nil {
 		m.sys.log.Warn("node alerts not reconciled", zap.Error(err))
 	}
-	m.wg.Add(2)
+	m.wg.Add(3)
 	go m.watchTasks()
 	go m.watchUsage()
+	go m.watchHypervisor()
 	return m
 }
 

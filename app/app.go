@@ -128,7 +128,8 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 		Faulty: actors.FaultyOptions{Window: cfg.FaultyWindow, TaskFailures: cfg.FaultyTaskFailures,
 			CrashLoopCount: cfg.CrashLoopCount, CrashLoopWindow: cfg.CrashLoopWindow, HealthWindow: cfg.FaultyHealthWindow},
 		HistoryInterval: cfg.HistoryInterval,
-		Monitoring:      actors.MonitoringOptions{NodeUsageThreshold: cfg.NodeUsageThreshold, NodeUsageFor: cfg.NodeUsageFor},
+		Monitoring: actors.MonitoringOptions{NodeUsageThreshold: cfg.NodeUsageThreshold, NodeUsageFor: cfg.NodeUsageFor,
+			HypervisorEvery: cfg.HypervisorCheckInterval},
 	})
 	if err != nil {
 		return nil, err

@@ -84,6 +84,9 @@ type Config struct {
 	// StoreFreeSpace, when set, replaces the free-space query of the store. It is no
 	// setting: tests use it to fill the disk.
 	StoreFreeSpace func() (uint64, error)
+	// HypervisorCheckInterval is how often the hypervisor is pinged for the
+	// hypervisor_unavailable alert.
+	HypervisorCheckInterval time.Duration
 }
 
 // ProxmoxConfig are the settings of the proxmox driver.
@@ -179,6 +182,7 @@ func (c *Config) table() []setting {
 		str(&c.Proxmox.ConsoleUser, "proxmox-console-user", "VMPLANE_PROXMOX_CONSOLE_USER", "", "pve-realm user with only VM.Console, for consoles (API tokens cannot open them)"),
 		str(&c.Proxmox.ConsolePass, "proxmox-console-password", "VMPLANE_PROXMOX_CONSOLE_PASSWORD", "", "password of the console user"),
 		// Operations (issue 16).
+		dur(&c.HypervisorCheckInterval, "hypervisor-check-interval", "VMPLANE_HYPERVISOR_CHECK_INTERVAL", 30*time.Second, "how often the hypervisor is pinged; two failures in a row raise the critical hypervisor_unavailable alert, the next answer resolves it"),
 		num(&c.StoreMinFreeMB, "store-min-free-mb", "VMPLANE_STORE_MIN_FREE_MB", 0, "writes are refused (507) while the data directory's disk has less free space than this, in MiB (0: 4 memtables + 16 MiB, 80 MiB; negative: never)"),
 	}
 }
@@ -399,6 +403,9 @@ func (c *Config) validate() error {
 			return c.bad("node-usage-threshold", c.NodeUsageThreshold, "must be in (0, 1]")
 		}},
 		{c.NodeUsageFor <= 0, func() *ConfigError { return c.bad("node-usage-for", c.NodeUsageFor, "must be positive") }},
+		{c.HypervisorCheckInterval <= 0, func() *ConfigError {
+			return c.bad("hypervisor-check-interval", c.HypervisorCheckInterval, "must be positive")
+		}},
 		{c.StoreCacheMB < 0, func() *ConfigError { return c.bad("store-cache-mb", c.StoreCacheMB, "must not be negative") }},
 		{c.SimNodes < 1, func() *ConfigError { return c.bad("sim-nodes", c.SimNodes, "must be at least 1") }},
 		{c.SimMachines < 0, func() *ConfigError { return c.bad("sim-machines", c.SimMachines, "must not be negative") }},

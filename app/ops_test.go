@@ -1,9 +1,14 @@
 package app
 
 import (
+	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/vmplane/vmplane/actors"
+	"github.com/vmplane/vmplane/hypervisor/proxmox/pvefake"
 )
 
 // TestFullDiskIsVisible: when the data directory's disk is full, /api/health answers
@@ -65,4 +70,44 @@ func TestOperatorResetsAnotherOperatorsPassword(t *testing.T) {
 		body: map[string]string{"email": "ops2@example.test", "password": "forgotten-pass"}}), 401, "invalid_credentials")
 	expect(t, s.do(req{method: "POST", path: "/api/auth/refresh",
 		body: map[string]string{"refresh_token": old.RefreshToken}}), 401, "invalid_refresh_token")
+}
+
+// TestUnreachableProxmoxRaisesAlert: a Proxmox that stops answering raises the critical
+// hypervisor_unavailable alert (and health turns 503); when it answers again the alert
+// resolves.
+func TestUnreachableProxmoxRaisesAlert(t *testing.T) {
+	f := pvefake.New(pvefake.Config{})
+	t.Cleanup(f.Close)
+	cfg := testConfig(t)
+	cfg.Driver = "proxmox"
+	cfg.HypervisorCheckInterval = 20 * time.Millisecond
+	cfg.Proxmox = ProxmoxConfig{URL: f.URL(), TokenID: f.TokenID(), TokenSecret: f.TokenSecret(), Fingerprint: f.Fingerprint(),
+		RequestTimeout: 5 * time.Second, PollEvery: 5 * time.Millisecond, Storage: "local-lvm", Bridge: "vmbr0", BackupPool: "local"}
+	d, err := NewDriver(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &testServer{t: t, cfg: cfg, driver: d, client: &http.Client{Timeout: 30 * time.Second}}
+	s.start()
+	t.Cleanup(s.stop)
+	admin := s.adminToken()
+	path := "/api/monitoring/alerts/events?kind=hypervisor_unavailable"
+
+	heal := f.Inject(pvefake.Fault{Status: 503, Message: "proxy: no route to host"})
+	monPoll(t, "hypervisor_unavailable to fire", func() bool {
+		ev := s.alertsOf(admin, path, "proxmox")
+		return len(ev) == 1 && ev[0].Status == actors.AlertFiring
+	})
+	a := s.alertsOf(admin, path, "proxmox")[0]
+	if a.Severity != actors.SeverityCritical || !strings.Contains(a.Message, "does not answer") {
+		t.Fatalf("got %+v; want a critical alert saying the hypervisor does not answer", a)
+	}
+	if r := s.do(req{method: "GET", path: "/api/health"}); r.Status != 503 {
+		t.Fatalf("health with Proxmox down: %d; want 503", r.Status)
+	}
+	heal()
+	monPoll(t, "hypervisor_unavailable to resolve", func() bool {
+		ev := s.alertsOf(admin, path, "proxmox")
+		return len(ev) == 1 && ev[0].Status == actors.AlertResolved
+	})
 }
