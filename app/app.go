@@ -216,13 +216,19 @@ func NewDriver(cfg Config, log *zap.Logger) (hypervisor.Driver, error) {
 	case "sim", "":
 		return sim.New(sim.Config{Seed: cfg.SimSeed, Nodes: cfg.SimNodes, Machines: cfg.SimMachines, OpDelay: cfg.SimOpDelay}), nil
 	case "proxmox":
-		d, err := proxmox.New(ProxmoxDriverConfig(cfg, log))
-		if err != nil {
-			return nil, proxmoxConfigError(err)
-		}
-		return d, nil
+		return NewProxmoxDriver(cfg, log)
 	}
 	return nil, &ConfigError{Flag: "driver", Env: "VMPLANE_DRIVER", Value: cfg.Driver, Allowed: "must be sim or proxmox"}
+}
+
+// NewProxmoxDriver builds the proxmox driver from the settings; a bad setting is a
+// *ConfigError naming it.
+func NewProxmoxDriver(cfg Config, log *zap.Logger) (*proxmox.Driver, error) {
+	d, err := proxmox.New(ProxmoxDriverConfig(cfg, log))
+	if err != nil {
+		return nil, proxmoxConfigError(err)
+	}
+	return d, nil
 }
 
 // ProxmoxDriverConfig is the proxmox driver's configuration from the settings.

@@ -35,6 +35,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return serve(args, stderr)
 	case "bench":
 		return runBench(args, os.Getenv, stdout, stderr)
+	case "proxmox":
+		return runProxmox(args, os.Getenv, stdout, stderr)
 	case "admin":
 		return runAdmin(args, os.Getenv, os.Stdin, stdout, stderr)
 	case "version":
@@ -62,6 +64,8 @@ func usage(w io.Writer) {
 Commands:
   serve     run the API server (the default; see 'vmplane serve -h')
   bench     load a running server and report latencies (see 'vmplane bench -h')
+  proxmox check
+            test the connection to Proxmox VE and the API token's privileges
   admin reset-password
             set a user's password in the data directory of a stopped server
   version   print the version

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/vmplane/vmplane/hypervisor/proxmox/pvefake"
 )
 
 // TestMain lets the test binary be the vmplane binary: with VMPLANE_TEST_MAIN=1 it runs
@@ -450,4 +452,41 @@ func loginAs(t *testing.T, base, email, password string, want int) {
 	if res.StatusCode != want {
 		t.Fatalf("login as %s: status %d; want %d", email, res.StatusCode, want)
 	}
+}
+
+// TestProxmoxCheck: `vmplane proxmox check` reports a reachable Proxmox whose token
+// holds everything (0), names each missing privilege (1), and says why it cannot
+// check a refused token or a Proxmox that does not answer (1).
+func TestProxmoxCheck(t *testing.T) {
+	full := pvefake.New(pvefake.Config{})
+	t.Cleanup(full.Close)
+	partial := pvefake.New(pvefake.Config{Permissions: map[string][]string{
+		"/vms":     {"VM.Audit", "VM.PowerMgmt"},
+		"/":        {"Sys.Audit"},
+		"/storage": {"Datastore.Audit", "Datastore.AllocateSpace"},
+	}})
+	t.Cleanup(partial.Close)
+	envOf := func(f *pvefake.Server, secret string) []string {
+		return []string{"VMPLANE_PROXMOX_URL=" + f.URL(), "VMPLANE_PROXMOX_TOKEN_ID=" + f.TokenID(),
+			"VMPLANE_PROXMOX_TOKEN_SECRET=" + secret, "VMPLANE_PROXMOX_FINGERPRINT=" + f.Fingerprint()}
+	}
+	check := func(env []string, wantCode int, want ...string) {
+		t.Helper()
+		p := startProc(t, env, "proxmox", "check")
+		if code := p.exitCode(time.Minute); code != wantCode {
+			t.Fatalf("exit status %d; want %d\n%s", code, wantCode, p.output())
+		}
+		for _, w := range want {
+			if !strings.Contains(p.output(), w) {
+				t.Fatalf("got\n%s\nwant it to contain %q", p.output(), w)
+			}
+		}
+	}
+	check(envOf(full, full.TokenSecret()), 0, "Proxmox VE 9.1.1", "holds every privilege")
+	check(envOf(partial, partial.TokenSecret()), 1, "MISSING  VM.Backup", "MISSING  VM.Allocate", "lacks 10 privilege(s)")
+	check(envOf(full, "00000000-0000-0000-0000-00000000dead"), 1, "FAIL")
+	addr, _ := blackhole(t)
+	check([]string{"VMPLANE_PROXMOX_URL=https://" + addr, "VMPLANE_PROXMOX_TOKEN_ID=a@pve!x", "VMPLANE_PROXMOX_TOKEN_SECRET=s",
+		"VMPLANE_PROXMOX_INSECURE=true", "VMPLANE_PROXMOX_REQUEST_TIMEOUT=300ms"}, 1, "FAIL")
+	check([]string{"VMPLANE_PROXMOX_URL=https://" + addr}, 2, "VMPLANE_PROXMOX_TOKEN_ID (--proxmox-token-id)")
 }

@@ -84,6 +84,9 @@ type Config struct {
 	NoTemplates bool
 	// Now is the clock of rrddata, backups and tickets (default time.Now).
 	Now func() time.Time
+	// Permissions is what GET /access/permissions answers for the token: path →
+	// privileges (default: AllPrivileges on "/").
+	Permissions map[string][]string
 }
 
 // Server is a running fake Proxmox VE API. All methods are safe for concurrent use.
