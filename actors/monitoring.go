@@ -145,6 +145,10 @@ func (m *Monitoring) onEvent(ev Event, open map[string]bool) {
 			if t.Error != nil {
 				msg += ": " + *t.Error
 			}
+			// One line per failed task (a user's request or a schedule's run), with
+			// its reason, for the operator reading the log.
+			m.sys.log.Info("task failed", zap.String("task_id", t.ID), zap.String("type", t.Type),
+				zap.String("machine_id", t.TargetID), zap.Stringp("tenant_id", t.TenantID), zap.Stringp("error", t.Error))
 			machine := t.TargetID
 			m.sys.Alerts.raise(AlertRaise{Kind: AlertTaskFailed, Severity: SeverityWarning, TargetType: "machine",
 				TargetID: t.TargetID, TenantID: t.TenantID, MachineID: &machine, Message: msg})
@@ -158,6 +162,9 @@ func (m *Monitoring) onEvent(ev Event, open map[string]bool) {
 	case EventMachineDeleted:
 		var d struct {
 			ID string `json:"id"`
+		}
+		if json.Unmarshal(ev.Data, &d) == nil {
+			m.sys.log.Info("machine deleted", zap.String("machine_id", d.ID))
 		}
 		if json.Unmarshal(ev.Data, &d) == nil && open[d.ID] {
 			m.sys.Alerts.resolve(AlertTaskFailed, d.ID)

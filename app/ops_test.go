@@ -1,14 +1,20 @@
 package app
 
 import (
+	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
+
 	"github.com/vmplane/vmplane/actors"
 	"github.com/vmplane/vmplane/hypervisor/proxmox/pvefake"
+	"github.com/vmplane/vmplane/hypervisor/sim"
 )
 
 // TestFullDiskIsVisible: when the data directory's disk is full, /api/health answers
@@ -110,4 +116,74 @@ func TestUnreachableProxmoxRaisesAlert(t *testing.T) {
 		ev := s.alertsOf(admin, path, "proxmox")
 		return len(ev) == 1 && ev[0].Status == actors.AlertResolved
 	})
+}
+
+// TestOperatorLogLines: what an operator needs is in the log at info (a failed login
+// with e-mail, client and reason but never the password; who changed what; a failed
+// task with its reason; a deleted machine), and protoactor's internal lines are not.
+func TestOperatorLogLines(t *testing.T) {
+	core, logs := observer.New(zap.InfoLevel)
+	cfg := testConfig(t)
+	d, err := NewDriver(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &testServer{t: t, cfg: cfg, sim: d.(*sim.Driver), client: &http.Client{Timeout: 30 * time.Second}}
+	a, err := Start(cfg, zap.New(core), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.app, s.base = a, "http://"+a.Addr()
+	t.Cleanup(s.stop)
+	tok := s.adminToken()
+	s.sync(tok)
+
+	const wrong = "not-the-password-4711"
+	expect(t, s.do(req{method: "POST", path: "/api/auth/login",
+		body: map[string]string{"email": testAdminEmail, "password": wrong}}), 401, "invalid_credentials")
+	ms := s.machines(tok)
+	failing, doomed := ms[0], ms[1]
+	s.sim.FailNext(failing.VMID, "reboot", errors.New("guest did not come back"))
+	task := s.waitTask(tok, s.startTask(req{method: "POST", path: "/api/virt/vms/" + failing.ID + "/actions/reboot", token: tok}).ID)
+	if task.Status != actors.TaskFailed {
+		t.Fatalf("got %+v; want a failed task", task)
+	}
+	s.run(req{method: "DELETE", path: "/api/resources/machines/" + doomed.ID, token: tok})
+
+	one := func(msg string, want map[string]string) {
+		t.Helper()
+		defer func() {
+			if t.Failed() {
+				for _, e := range logs.FilterMessage(msg).All() {
+					t.Logf("%s %v", e.Message, e.ContextMap())
+				}
+			}
+		}()
+		monPoll(t, "a log line "+msg, func() bool {
+			for _, e := range logs.FilterMessage(msg).All() {
+				ok := true
+				for k, v := range want {
+					if got := fmt.Sprint(e.ContextMap()[k]); got != v && !(k == "error" && strings.Contains(got, v)) {
+						ok = false
+					}
+				}
+				if ok {
+					return true
+				}
+			}
+			return false
+		})
+	}
+	one("login failed", map[string]string{"email": testAdminEmail, "client": "127.0.0.1", "reason": "invalid_credentials"})
+	one("change", map[string]string{"user": testAdminEmail, "method": "DELETE", "path": "/api/resources/machines/" + doomed.ID, "status": "202"})
+	one("task failed", map[string]string{"machine_id": failing.ID, "error": "guest did not come back"})
+	one("machine deleted", map[string]string{"machine_id": doomed.ID})
+	for _, e := range logs.All() {
+		if strings.Contains(fmt.Sprint(e.ContextMap()), wrong) || strings.Contains(e.Message, wrong) {
+			t.Fatalf("the password is in the log: %+v", e)
+		}
+		if e.LoggerName == "protoactor" || strings.Contains(e.Message, "DeadLetter") {
+			t.Fatalf("protoactor's internal line at info: %+v", e)
+		}
+	}
 }

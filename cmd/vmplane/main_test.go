@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -225,13 +226,18 @@ func hangingProxmoxEnv(t *testing.T, requestTimeout string) ([]string, <-chan st
 	), accepted
 }
 
+var isoTime = regexp.MustCompile(`"ts":"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}[Z+-]`)
+
 // TestSIGTERMDuringFirstSync: SIGTERM shortly after "vmplane serving", while the first
 // sync waits on a Proxmox that never answers, ends the process cleanly: the sync's
 // driver call is cancelled instead of holding the shutdown.
 func TestSIGTERMDuringFirstSync(t *testing.T) {
 	env, accepted := hangingProxmoxEnv(t, "10m")
 	p := startProc(t, append(env, "VMPLANE_SHUTDOWN_TIMEOUT=2s"), "serve")
-	p.line(`"vmplane serving"`)
+	// Log times are ISO 8601, not epoch floats.
+	if l := p.line(`"vmplane serving"`); !isoTime.MatchString(l) {
+		t.Fatalf("got %s; want an ISO 8601 ts", l)
+	}
 	<-accepted // the first sync is in flight
 	time.Sleep(100 * time.Millisecond)
 	p.signal(syscall.SIGTERM)
