@@ -106,7 +106,10 @@ func serve(args []string, stderr io.Writer) int {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(sigs)
-	a, err := app.Start(cfg, log, nil)
+	a, code, err := start(cfg, log, sigs)
+	if code >= 0 {
+		return code
+	}
 	var ce *app.ConfigError
 	if errors.As(err, &ce) {
 		fmt.Fprintf(stderr, "vmplane: %v\n", ce)
@@ -126,6 +129,50 @@ func serve(args []string, stderr io.Writer) int {
 	return shutdown(a, cfg, log, sigs)
 }
 
+// start starts the server. A signal while it starts (opening a big store, settling
+// tasks against a slow hypervisor) is not lost: the start may finish within the hard
+// deadline and is then shut down at once; otherwise, or at a second signal, the process
+// exits with status 1 (code >= 0 says so; a is nil then).
+func start(cfg app.Config, log *zap.Logger, sigs chan os.Signal) (*app.App, int, error) {
+	type started struct {
+		a   *app.App
+		err error
+	}
+	done := make(chan started, 1)
+	go func() {
+		if testHookStart != nil {
+			testHookStart()
+		}
+		a, err := app.Start(cfg, log, nil)
+		done <- started{a, err}
+	}()
+	select {
+	case r := <-done:
+		return r.a, -1, r.err
+	case sig := <-sigs:
+		log.Info("signal while starting: shutting down once started", zap.Stringer("signal", sig),
+			zap.Duration("hard_deadline", hardDeadline(cfg)))
+		hard := time.NewTimer(hardDeadline(cfg))
+		defer hard.Stop()
+		select {
+		case r := <-done:
+			if r.err != nil {
+				return nil, -1, r.err
+			}
+			select {
+			case sigs <- sig: // the shutdown below sees it first
+			default: // another signal is pending already
+			}
+			return r.a, -1, nil
+		case sig := <-sigs:
+			log.Error("second signal while starting: exiting at once", zap.Stringer("signal", sig))
+		case <-hard.C:
+			log.Error("the start did not finish within the shutdown deadline: exiting", zap.String("goroutines", goroutines()))
+		}
+		return nil, 1, nil
+	}
+}
+
 // stopGrace is how long, after --shutdown-timeout has ended the drain of requests,
 // stopping the actors and closing the store may take before the process exits anyway.
 const stopGrace = 10 * time.Second
@@ -136,6 +183,9 @@ func hardDeadline(cfg app.Config) time.Duration { return cfg.ShutdownTimeout + s
 // testHookShutdown, set only by tests, runs before the graceful shutdown: a hook that
 // blocks stands for whatever might hang it.
 var testHookShutdown func()
+
+// testHookStart, set only by tests, runs before the server starts: a slow start.
+var testHookStart func()
 
 // shutdown stops a gracefully and returns the exit status: 0 when everything stopped
 // in time, 1 when the shutdown failed, passed its hard deadline, or was cut short by a

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -28,6 +29,16 @@ func TestMain(m *testing.M) {
 	if os.Getenv("VMPLANE_TEST_MAIN") == "1" {
 		if os.Getenv("VMPLANE_TEST_HANG_SHUTDOWN") == "1" {
 			testHookShutdown = func() { select {} }
+		}
+		if d := os.Getenv("VMPLANE_TEST_SLOW_START"); d != "" {
+			testHookStart = func() {
+				fmt.Fprintln(os.Stderr, "TEST: starting slowly")
+				if d == "forever" {
+					select {}
+				}
+				delay, _ := time.ParseDuration(d)
+				time.Sleep(delay)
+			}
 		}
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
@@ -495,4 +506,28 @@ func TestProxmoxCheck(t *testing.T) {
 	check([]string{"VMPLANE_PROXMOX_URL=https://" + addr, "VMPLANE_PROXMOX_TOKEN_ID=a@pve!x", "VMPLANE_PROXMOX_TOKEN_SECRET=s",
 		"VMPLANE_PROXMOX_INSECURE=true", "VMPLANE_PROXMOX_REQUEST_TIMEOUT=300ms"}, 1, "FAIL")
 	check([]string{"VMPLANE_PROXMOX_URL=https://" + addr}, 2, "VMPLANE_PROXMOX_TOKEN_ID (--proxmox-token-id)")
+}
+
+// TestSignalWhileStarting: SIGTERM while the server is still starting is not lost:
+// the start finishes and the server shuts down cleanly; a start that hangs ends at a
+// second signal.
+func TestSignalWhileStarting(t *testing.T) {
+	p := startProc(t, append(baseEnv(t), "VMPLANE_TEST_SLOW_START=500ms"), "serve")
+	p.line("TEST: starting slowly")
+	p.signal(syscall.SIGTERM)
+	if code := p.exitCode(time.Minute); code != 0 {
+		t.Fatalf("exit status %d; want 0", code)
+	}
+	p.line("signal while starting")
+	p.line(`"vmplane stopped"`)
+
+	p = startProc(t, append(baseEnv(t), "VMPLANE_TEST_SLOW_START=forever"), "serve")
+	p.line("TEST: starting slowly")
+	p.signal(syscall.SIGTERM)
+	p.line("signal while starting")
+	p.signal(syscall.SIGTERM)
+	if code := p.exitCode(time.Minute); code != 1 {
+		t.Fatalf("exit status %d; want 1 after a second signal", code)
+	}
+	p.line("second signal while starting")
 }
