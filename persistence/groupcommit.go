@@ -301,6 +301,7 @@ func (s *Badger) writeGroup(reqs []*request) {
 			for _, r := range reqs[:n] {
 				fail(r, err)
 			}
+			s.noteSuspect(reqs[:n])
 		}
 		reqs = reqs[n:]
 	}

@@ -26,6 +26,7 @@ package persistence
 // resume), and a state that lasts is logged again only every stateLogEvery.
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -198,8 +199,11 @@ func (s *Badger) noteState(reason string, logged bool) {
 	s.state, s.stateSince, s.stateLogged = reason, now, now
 }
 
-// stateLog is the write state last logged.
+// stateLog is the write state last logged, and the keys of failed transactions.
 type stateLog struct {
+	suspectMu sync.Mutex
+	suspect   [][]byte
+
 	stateMu     sync.Mutex
 	state       string // "" when writes are accepted
 	stateSince  time.Time
@@ -237,8 +241,42 @@ func (s *Badger) maybeRecover() {
 		return
 	}
 	s.db = db
+	s.renotifySuspects() // before writes are accepted again
 	s.failed.Store(nil)
 	s.noteState("", false)
+}
+
+// noteSuspect remembers the keys of a transaction that was committed but whose sync
+// failed: readers may have seen its values, which the reopened store may not hold.
+// Writes stop after it, so the list stays as small as one group.
+func (s *Badger) noteSuspect(reqs []*request) {
+	s.suspectMu.Lock()
+	defer s.suspectMu.Unlock()
+	for _, r := range reqs {
+		for _, op := range r.batch.Ops {
+			s.suspect = append(s.suspect, bytes.Clone(op.Key))
+		}
+	}
+}
+
+// renotifySuspects tells the watchers again about the keys of failed transactions once
+// the store is reopened, so that no cache keeps a value the disk never got.
+func (s *Badger) renotifySuspects() {
+	s.suspectMu.Lock()
+	keys := s.suspect
+	s.suspect = nil
+	s.suspectMu.Unlock()
+	ws := s.watchers.Load()
+	if ws == nil {
+		return
+	}
+	for _, k := range keys {
+		for _, w := range *ws {
+			if bytes.HasPrefix(k, w.prefix) {
+				w.fn(k)
+			}
+		}
+	}
 }
 
 // closeTimeout bounds closing a store whose writes fail: Badger's Close flushes the

@@ -51,6 +51,8 @@ func TestFailedSyncRecoversByReopening(t *testing.T) {
 			}
 			return nil
 		}})
+	var heardK2 atomic.Int32
+	s.Watch([]byte("k/2"), func([]byte) { heardK2.Add(1) })
 	mustCommit(t, s, new(Batch).Put([]byte("k/1"), []byte("v1")))
 	failSync.Store(true)
 	failProbe.Store(true)
@@ -70,6 +72,10 @@ func TestFailedSyncRecoversByReopening(t *testing.T) {
 	}
 	failProbe.Store(false) // the disk works again
 	eventually(t, "recovery", func() bool { return s.Health() == nil })
+	// Caches that saw the failed batch's values hear of its keys again.
+	if n := heardK2.Load(); n != 2 {
+		t.Fatalf("the watcher heard of k/2 %d times; want at the failed commit and after the reopen", n)
+	}
 	mustCommit(t, s, new(Batch).Put([]byte("k/5"), []byte("v5")))
 	for _, k := range []string{"k/1", "k/5"} {
 		if _, err := s.Get([]byte(k)); err != nil {
