@@ -38,6 +38,9 @@ type Cluster struct {
 	done     chan struct{}
 }
 
+// syncFailLogEvery is how often a periodic sync that keeps failing is logged again.
+const syncFailLogEvery = 10 * time.Minute
+
 // syncFanout bounds the entity requests one sync has in flight.
 const syncFanout = 16
 
@@ -247,6 +250,10 @@ func (c *Cluster) runPeriodic(interval time.Duration) {
 	go func() {
 		t := time.NewTicker(interval)
 		defer t.Stop()
+		// A sync that keeps failing (the hypervisor is down: hypervisor_unavailable
+		// says so) is logged when it starts failing and then every syncFailLogEvery,
+		// not at every interval.
+		var failingSince, logged time.Time
 		for {
 			select {
 			case <-c.done:
@@ -256,8 +263,21 @@ func (c *Cluster) runPeriodic(interval time.Duration) {
 				res, err := c.Sync(ctx)
 				cancel()
 				if err != nil {
-					c.sys.log.Warn("periodic sync failed", zap.Error(err))
-				} else if res.Machines != (SyncMachines{}) {
+					if now := time.Now(); failingSince.IsZero() || now.Sub(logged) >= syncFailLogEvery {
+						if failingSince.IsZero() {
+							failingSince = now
+						}
+						logged = now
+						c.sys.log.Warn("periodic sync failed", zap.Error(err),
+							zap.Duration("failing_for", now.Sub(failingSince).Round(time.Second)))
+					}
+					continue
+				}
+				if !failingSince.IsZero() {
+					c.sys.log.Info("periodic sync works again", zap.Duration("failed_for", time.Since(failingSince).Round(time.Second)))
+					failingSince = time.Time{}
+				}
+				if res.Machines != (SyncMachines{}) {
 					c.sys.log.Info("periodic sync", zap.Int("added", res.Machines.Added),
 						zap.Int("updated", res.Machines.Updated), zap.Int("removed", res.Machines.Removed))
 				}

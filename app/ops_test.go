@@ -87,14 +87,20 @@ func TestUnreachableProxmoxRaisesAlert(t *testing.T) {
 	cfg := testConfig(t)
 	cfg.Driver = "proxmox"
 	cfg.HypervisorCheckInterval = 20 * time.Millisecond
+	cfg.SyncInterval = 20 * time.Millisecond
 	cfg.Proxmox = ProxmoxConfig{URL: f.URL(), TokenID: f.TokenID(), TokenSecret: f.TokenSecret(), Fingerprint: f.Fingerprint(),
 		RequestTimeout: 5 * time.Second, PollEvery: 5 * time.Millisecond, Storage: "local-lvm", Bridge: "vmbr0", BackupPool: "local"}
 	d, err := NewDriver(cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	core, logs := observer.New(zap.InfoLevel)
 	s := &testServer{t: t, cfg: cfg, driver: d, client: &http.Client{Timeout: 30 * time.Second}}
-	s.start()
+	app, err := Start(cfg, zap.New(core), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.app, s.base = app, "http://"+app.Addr()
 	t.Cleanup(s.stop)
 	admin := s.adminToken()
 	path := "/api/monitoring/alerts/events?kind=hypervisor_unavailable"
@@ -111,11 +117,21 @@ func TestUnreachableProxmoxRaisesAlert(t *testing.T) {
 	if r := s.do(req{method: "GET", path: "/api/health"}); r.Status != 503 {
 		t.Fatalf("health with Proxmox down: %d; want 503", r.Status)
 	}
+	// The periodic sync fails at every interval, but says so once (then every 10 min).
+	base := f.Count("GET", "/cluster/resources")
+	monPoll(t, "more periodic syncs", func() bool { return f.Count("GET", "/cluster/resources") >= base+5 })
+	if n := logs.FilterMessage("periodic sync failed").Len(); n != 1 {
+		t.Fatalf("the failing periodic sync was logged %d times; want once", n)
+	}
+	if n := logs.FilterMessage("the hypervisor does not answer").Len(); n != 1 {
+		t.Fatalf("the outage was logged %d times; want once", n)
+	}
 	heal()
 	monPoll(t, "hypervisor_unavailable to resolve", func() bool {
 		ev := s.alertsOf(admin, path, "proxmox")
 		return len(ev) == 1 && ev[0].Status == actors.AlertResolved
 	})
+	monPoll(t, "the sync to say it works again", func() bool { return logs.FilterMessage("periodic sync works again").Len() == 1 })
 }
 
 // TestOperatorLogLines: what an operator needs is in the log at info (a failed login
