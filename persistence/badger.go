@@ -98,6 +98,7 @@ type Badger struct {
 	dir  string
 
 	dirID        fileID      // the data directory's MANIFEST at Open (checkDir)
+	dirKnown     bool        // dirID could be read at Open
 	gone         atomic.Bool // the data directory was removed or replaced
 	minFree      int64
 	recoverEvery time.Duration
@@ -185,7 +186,9 @@ func Open(opts Options) (*Badger, error) {
 	if s.recoverEvery <= 0 {
 		s.recoverEvery = DefaultRecoverEvery
 	}
-	s.dirID, _ = dirID(opts.Dir)
+	if id, err := dirID(opts.Dir); err == nil {
+		s.dirID, s.dirKnown = id, true
+	}
 	s.gate.init()
 	if !opts.NoGroupCommit {
 		s.w = newWriter(s, maxBatch, opts.beforeGroup)

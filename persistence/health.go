@@ -104,6 +104,9 @@ func (s *Badger) checkDir() error {
 	if s.gone.Load() {
 		return errDirGone
 	}
+	if !s.dirKnown {
+		return nil
+	}
 	id, err := dirID(s.dir)
 	if err == nil && id == s.dirID {
 		return nil
