@@ -110,7 +110,8 @@ func ValidAlertKind(k string) bool { return slices.Contains(AlertKinds, k) }
 
 // AlertKinds lists every alert kind, for the API's enums and messages: a new kind is
 // added here once.
-var AlertKinds = []string{AlertHealthCheck, AlertNodeOffline, AlertTaskFailed, AlertNodeUsageHigh, AlertFirewallFailed}
+var AlertKinds = []string{AlertHealthCheck, AlertNodeOffline, AlertTaskFailed, AlertNodeUsageHigh, AlertFirewallFailed,
+	AlertHypervisorUnavailable}
 
 const alertVersion = 1
 

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"time"
 
+	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/persistence"
 )
 
-// Health is the state of what the API depends on: "ok" or "unavailable" per check.
+// Health is the state of what the API depends on: "ok" per check, or what is wrong
+// ("unavailable", or for storage the reason writes are refused).
 type Health struct {
 	Storage    string `json:"storage"`
 	Hypervisor string `json:"hypervisor"`
@@ -22,6 +24,9 @@ func (s *System) Health(ctx context.Context) Health {
 	h := Health{Storage: "ok", Hypervisor: "ok"}
 	if _, err := s.store.Get(persistence.Key("meta", "admin")); err != nil && !errors.Is(err, persistence.ErrNotFound) {
 		h.Storage = "unavailable"
+	} else if err := s.store.Health(); err != nil {
+		// A store that reads but refuses writes (failed sync, full disk) is degraded.
+		h.Storage = apierr.From(err).Detail
 	}
 	if s.driver == nil {
 		h.Hypervisor = "unavailable"

@@ -32,6 +32,9 @@ type MonitoringOptions struct {
 	// NodeUsageFor, within 100 ms..30 s). The node records it reads are refreshed by
 	// the sync, so the sync interval bounds how fresh the figures are.
 	NodeUsageEvery time.Duration
+	// HypervisorEvery is how often the hypervisor is pinged for the
+	// hypervisor_unavailable alert (default DefaultHypervisorEvery).
+	HypervisorEvery time.Duration
 }
 
 // Monitoring watches the cluster for alerts that no entity raises itself: failed tasks
@@ -62,9 +65,10 @@ func startMonitoring(s *System, opts MonitoringOptions) *Monitoring {
 	if err := m.reconcileNodes(); err != nil {
 		m.sys.log.Warn("node alerts not reconciled", zap.Error(err))
 	}
-	m.wg.Add(2)
+	m.wg.Add(3)
 	go m.watchTasks()
 	go m.watchUsage()
+	go m.watchHypervisor()
 	return m
 }
 
@@ -143,6 +147,10 @@ func (m *Monitoring) onEvent(ev Event, open map[string]bool) {
 			if t.Error != nil {
 				msg += ": " + *t.Error
 			}
+			// One line per failed task (a user's request or a schedule's run), with
+			// its reason, for the operator reading the log.
+			m.sys.log.Info("task failed", zap.String("task_id", t.ID), zap.String("type", t.Type),
+				zap.String("machine_id", t.TargetID), zap.Stringp("tenant_id", t.TenantID), zap.Stringp("error", t.Error))
 			machine := t.TargetID
 			m.sys.Alerts.raise(AlertRaise{Kind: AlertTaskFailed, Severity: SeverityWarning, TargetType: "machine",
 				TargetID: t.TargetID, TenantID: t.TenantID, MachineID: &machine, Message: msg})
@@ -156,6 +164,9 @@ func (m *Monitoring) onEvent(ev Event, open map[string]bool) {
 	case EventMachineDeleted:
 		var d struct {
 			ID string `json:"id"`
+		}
+		if json.Unmarshal(ev.Data, &d) == nil {
+			m.sys.log.Info("machine deleted", zap.String("machine_id", d.ID))
 		}
 		if json.Unmarshal(ev.Data, &d) == nil && open[d.ID] {
 			m.sys.Alerts.resolve(AlertTaskFailed, d.ID)

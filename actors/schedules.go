@@ -1242,6 +1242,11 @@ func (s *Schedules) orphanBackup(rec scheduleRecord, task *Task) *hypervisor.Bac
 // report hands a run's outcome to its schedule, retrying a few times: a lost report
 // leaves the status at running until the next start follows the task again.
 func (s *Schedules) report(id string, d *runDone) {
+	if d.Status != RunSucceeded {
+		// Every run that did not succeed, with its reason, for the operator's log.
+		s.sys.log.Info("schedule run failed", zap.String("schedule_id", id), zap.String("machine_id", d.MachineID),
+			zap.String("tenant_id", d.TenantID), zap.String("task_id", d.TaskID), zap.String("status", d.Status))
+	}
 	var err error
 	for attempt := 0; attempt < 5; attempt++ {
 		if attempt > 0 {

@@ -39,6 +39,9 @@ type Cluster struct {
 	done     chan struct{}
 }
 
+// syncFailLogEvery is how often a periodic sync that keeps failing is logged again.
+const syncFailLogEvery = 10 * time.Minute
+
 // syncFanout bounds the entity requests one sync has in flight.
 const syncFanout = 16
 
@@ -279,18 +282,41 @@ func (c *Cluster) unchanged(id string, hm hypervisor.Machine) (same, stateDiffer
 // runPeriodic syncs at every interval until stopped.
 func (c *Cluster) runPeriodic(interval time.Duration) {
 	c.done = make(chan struct{})
+	// stop cancels a sync in flight: its driver calls must not hold up a shutdown.
+	base, stop := context.WithCancel(context.Background())
+	go func() {
+		<-c.done
+		stop()
+	}()
 	go func() {
 		t := time.NewTicker(interval)
 		defer t.Stop()
+		// A sync that keeps failing (the hypervisor is down: hypervisor_unavailable
+		// says so) is logged when it starts failing and then every syncFailLogEvery,
+		// not at every interval.
+		var failingSince, logged time.Time
 		for {
 			select {
 			case <-c.done:
 				return
 			case <-t.C:
-				res, err := c.periodicSync(interval)
+				res, err := c.periodicSync(base, interval)
 				if err != nil {
-					c.sys.log.Warn("periodic sync failed", zap.Error(err))
-				} else if res.Machines != (SyncMachines{}) {
+					if now := time.Now(); failingSince.IsZero() || now.Sub(logged) >= syncFailLogEvery {
+						if failingSince.IsZero() {
+							failingSince = now
+						}
+						logged = now
+						c.sys.log.Warn("periodic sync failed", zap.Error(err),
+							zap.Duration("failing_for", now.Sub(failingSince).Round(time.Second)))
+					}
+					continue
+				}
+				if !failingSince.IsZero() {
+					c.sys.log.Info("periodic sync works again", zap.Duration("failed_for", time.Since(failingSince).Round(time.Second)))
+					failingSince = time.Time{}
+				}
+				if res.Machines != (SyncMachines{}) {
 					c.sys.log.Info("periodic sync", zap.Int("added", res.Machines.Added),
 						zap.Int("updated", res.Machines.Updated), zap.Int("removed", res.Machines.Removed))
 				}
@@ -300,9 +326,9 @@ func (c *Cluster) runPeriodic(interval time.Duration) {
 }
 
 // periodicSync is one sync of runPeriodic: a panic fails it, the next one runs.
-func (c *Cluster) periodicSync(interval time.Duration) (res SyncResult, err error) {
+func (c *Cluster) periodicSync(base context.Context, interval time.Duration) (res SyncResult, err error) {
 	defer Recover(c.sys.log, "periodic sync", func(e error) { err = e })
-	ctx, cancel := context.WithTimeout(context.Background(), interval)
+	ctx, cancel := context.WithTimeout(base, interval)
 	defer cancel()
 	return c.Sync(ctx)
 }

@@ -122,7 +122,7 @@ func Start(opts Options) (*System, error) {
 	log := opts.Logger.Named("actors")
 	// protoactor logs through slog; route it into zap so there is one log stream.
 	cfg := actor.Configure(actor.WithLoggerFactory(func(sys *actor.ActorSystem) *slog.Logger {
-		return slog.New(zapslog.NewHandler(log.Core(), zapslog.WithName("protoactor")))
+		return slog.New(quietInfo{zapslog.NewHandler(log.Core(), zapslog.WithName("protoactor"))})
 	}))
 	s := &System{actors: actor.NewActorSystemWithConfig(cfg), store: opts.Store, driver: opts.Driver, log: log, Events: newEvents(), entities: opts.Entities}
 	s.replies = newReplyBoxes(s.actors)

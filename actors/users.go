@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"strconv"
 	"strings"
@@ -271,13 +272,22 @@ func (u *Users) bootstrapAdmin(s *System) error {
 	if err != nil {
 		return err
 	}
-	if err := s.commit(new(persistence.Batch).Put(persistence.Key("meta", "admin"), []byte(usr.ID))); err != nil {
+	b := new(persistence.Batch).Put(persistence.Key("meta", "admin"), []byte(usr.ID))
+	if generated {
+		// Kept until the server serves and logs it (app.Start): a start that fails
+		// before that shows it next time instead of losing it. See InitialAdminPassword.
+		raw, err := json.Marshal(initialPassword{Email: usr.Email, Password: pw})
+		if err != nil {
+			return err
+		}
+		b.Put(initialPasswordKey, raw)
+	}
+	if err := s.commit(b); err != nil {
 		return err
 	}
 	if generated {
-		// Logged once: this is the only place the generated password ever appears.
-		s.log.Warn("created the first admin with a generated password; change it after logging in",
-			zap.String("email", usr.Email), zap.String("password", pw))
+		s.log.Info("created the first admin with a generated password; it is logged once the server serves",
+			zap.String("email", usr.Email))
 	} else {
 		s.log.Info("created the first admin", zap.String("email", usr.Email))
 	}

@@ -76,6 +76,10 @@ var (
 	ErrTimeout              = &Error{Status: 504, Code: "timeout"}
 )
 
+// ErrInsufficientStorage: the data directory's disk is (nearly) full, so the store
+// refuses writes until there is room again.
+var ErrInsufficientStorage = &Error{Status: 507, Code: "insufficient_storage"}
+
 // New returns an error of the sentinel's kind with a formatted detail.
 func New(kind *Error, format string, args ...any) *Error {
 	return &Error{Status: kind.Status, Code: kind.Code, Detail: fmt.Sprintf(format, args...)}

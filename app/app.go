@@ -8,7 +8,9 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"regexp"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -37,6 +39,13 @@ type App struct {
 	ln     net.Listener
 	pprof  *http.Server
 	served chan error
+
+	// bg is the context of the server's own background work (the first sync): Shutdown
+	// cancels it first, so that no driver call it started outlives the shutdown.
+	bg     context.Context
+	stopBG context.CancelFunc
+	// stage names what Shutdown is doing, for the log line of a shutdown that hangs.
+	stage atomic.Pointer[string]
 }
 
 // NewLogger builds the zap logger a Config asks for.
@@ -51,6 +60,11 @@ func NewLogger(cfg Config) (*zap.Logger, error) {
 	}
 	zc.Level = zap.NewAtomicLevelAt(level)
 	zc.Sampling = nil
+	// ISO 8601 times an operator can read (and log tools parse) instead of epoch floats.
+	zc.EncoderConfig.EncodeTime = zapcore.ISO8601TimeEncoder
+	// No automatic stack traces on errors: an operator's error line says what failed
+	// and why; the few places where a stack helps (panics) attach it with zap.Stack.
+	zc.DisableStacktrace = true
 	return zc.Build()
 }
 
@@ -63,6 +77,7 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 		log = zap.NewNop()
 	}
 	a := &App{cfg: cfg, log: log, served: make(chan error, 1)}
+	a.bg, a.stopBG = context.WithCancel(context.Background())
 	ok := false
 	defer func() {
 		if !ok {
@@ -70,8 +85,9 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 		}
 	}()
 	cache := int64(cfg.StoreCacheMB) << 20
+	minFree := int64(cfg.StoreMinFreeMB) << 20
 	store, err := persistence.Open(persistence.Options{Dir: cfg.DataDir, Logger: log.Named("store"), BlockCacheSize: cache,
-		NoGroupCommit: cfg.StoreSyncEach})
+		NoGroupCommit: cfg.StoreSyncEach, MinFreeBytes: minFree, FreeSpace: cfg.StoreFreeSpace})
 	if err != nil {
 		return nil, err
 	}
@@ -97,6 +113,10 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 	if err != nil {
 		return nil, err
 	}
+	adminExisted, err := actors.AdminExists(a.store)
+	if err != nil {
+		return nil, err
+	}
 	a.sys, err = actors.Start(actors.Options{
 		Store: a.store, Driver: driver, Logger: log,
 		Auth: actors.AuthOptions{RefreshTTL: cfg.RefreshTTL, BcryptCost: cfg.BcryptCost, HashWorkers: cfg.HashWorkers, HashCommand: cfg.HashCommand,
@@ -114,8 +134,9 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 		Faulty: actors.FaultyOptions{Window: cfg.FaultyWindow, TaskFailures: cfg.FaultyTaskFailures,
 			CrashLoopCount: cfg.CrashLoopCount, CrashLoopWindow: cfg.CrashLoopWindow, HealthWindow: cfg.FaultyHealthWindow},
 		HistoryInterval: cfg.HistoryInterval,
-		Monitoring:      actors.MonitoringOptions{NodeUsageThreshold: cfg.NodeUsageThreshold, NodeUsageFor: cfg.NodeUsageFor},
-		Entities:        actors.EntityOptions{Idle: cfg.ActorIdle, MaxLive: cfg.ActorMaxLive},
+		Monitoring: actors.MonitoringOptions{NodeUsageThreshold: cfg.NodeUsageThreshold, NodeUsageFor: cfg.NodeUsageFor,
+			HypervisorEvery: cfg.HypervisorCheckInterval},
+		Entities: actors.EntityOptions{Idle: cfg.ActorIdle, MaxLive: cfg.ActorMaxLive},
 	})
 	if err != nil {
 		return nil, err
@@ -126,7 +147,7 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 		cluster := a.sys.Cluster
 		go func() {
 			defer actors.Recover(log, "initial sync", nil)
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			ctx, cancel := context.WithTimeout(a.bg, 5*time.Minute)
 			defer cancel()
 			if res, err := cluster.Sync(ctx); err != nil {
 				log.Warn("initial sync failed", zap.Error(err))
@@ -149,8 +170,31 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 	}
 	log.Info("vmplane serving", zap.String("addr", a.ln.Addr().String()), zap.String("version", Version),
 		zap.String("driver", driver.Name()), zap.String("data_dir", cfg.DataDir))
+	if adminExisted && cfg.AdminPassword != "" {
+		log.Warn("VMPLANE_ADMIN_PASSWORD (--admin-password) is ignored: it only sets the password of the first admin, "+
+			"which an earlier start created; an operator changes a password with PATCH /api/resources/users/{id}, "+
+			"or 'vmplane admin reset-password' with the server stopped", zap.String("admin_email", cfg.AdminEmail))
+	}
+	a.showInitialAdminPassword()
 	ok = true
 	return a, nil
+}
+
+// showInitialAdminPassword logs the first admin's generated password, once the server
+// serves (so that an operator who reads "serving" finds it just above), and forgets it.
+// A start that failed earlier kept it for now.
+func (a *App) showInitialAdminPassword() {
+	email, pw, ok, err := actors.InitialAdminPassword(a.store)
+	if err != nil || !ok {
+		return
+	}
+	a.log.Warn("the first admin has a generated password, shown only this once; change it after logging in",
+		zap.String("email", email), zap.String("password", pw))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := actors.ForgetInitialAdminPassword(ctx, a.store); err != nil {
+		a.log.Warn("could not forget the generated admin password; it will be shown again at the next start", zap.Error(err))
+	}
 }
 
 // servePprof serves Go's profiles on their own listener, apart from the API, so that
@@ -207,14 +251,51 @@ func NewDriver(cfg Config, log *zap.Logger) (hypervisor.Driver, error) {
 	case "sim", "":
 		return sim.New(sim.Config{Seed: cfg.SimSeed, Nodes: cfg.SimNodes, Machines: cfg.SimMachines, OpDelay: cfg.SimOpDelay}), nil
 	case "proxmox":
-		p := cfg.Proxmox
-		return proxmox.New(proxmox.Config{URL: p.URL, TokenID: p.TokenID, TokenSecret: p.TokenSecret,
-			InsecureSkipVerify: p.Insecure, CAFile: p.CAFile, Fingerprint: p.Fingerprint,
-			RequestTimeout: p.RequestTimeout, TaskPollInterval: p.PollEvery,
-			DefaultStorage: p.Storage, DefaultBridge: p.Bridge, BackupStorage: p.BackupPool,
-			ConsoleUser: p.ConsoleUser, ConsolePassword: p.ConsolePass, Logger: log})
+		return NewProxmoxDriver(cfg, log)
 	}
-	return nil, fmt.Errorf("unknown --driver %q (known: sim, proxmox)", cfg.Driver)
+	return nil, &ConfigError{Flag: "driver", Env: "VMPLANE_DRIVER", Value: cfg.Driver, Allowed: "must be sim or proxmox"}
+}
+
+// NewProxmoxDriver builds the proxmox driver from the settings; a bad setting is a
+// *ConfigError naming it.
+func NewProxmoxDriver(cfg Config, log *zap.Logger) (*proxmox.Driver, error) {
+	d, err := proxmox.New(ProxmoxDriverConfig(cfg, log))
+	if err != nil {
+		return nil, proxmoxConfigError(err)
+	}
+	return d, nil
+}
+
+// ProxmoxDriverConfig is the proxmox driver's configuration from the settings.
+func ProxmoxDriverConfig(cfg Config, log *zap.Logger) proxmox.Config {
+	p := cfg.Proxmox
+	return proxmox.Config{URL: p.URL, TokenID: p.TokenID, TokenSecret: p.TokenSecret,
+		InsecureSkipVerify: p.Insecure, CAFile: p.CAFile, Fingerprint: p.Fingerprint,
+		RequestTimeout: p.RequestTimeout, TaskPollInterval: p.PollEvery,
+		DefaultStorage: p.Storage, DefaultBridge: p.Bridge, BackupStorage: p.BackupPool,
+		ConsoleUser: p.ConsoleUser, ConsolePassword: p.ConsolePass, Logger: log}
+}
+
+// proxmoxSettings maps the proxmox.Config fields that its errors name to the settings
+// an operator sets.
+var proxmoxSettings = map[string]string{
+	"URL": "proxmox-url", "TokenID": "proxmox-token-id", "TokenSecret": "proxmox-token-secret",
+	"CAFile": "proxmox-ca-file", "Fingerprint": "proxmox-fingerprint", "InsecureSkipVerify": "proxmox-insecure",
+	"RequestTimeout": "proxmox-request-timeout", "TaskPollInterval": "proxmox-task-poll-interval",
+	"ConsoleUser": "proxmox-console-user", "ConsolePassword": "proxmox-console-password",
+}
+
+var proxmoxField = regexp.MustCompile(`\b(URL|TokenID|TokenSecret|CAFile|Fingerprint|InsecureSkipVerify|RequestTimeout|TaskPollInterval|ConsoleUser|ConsolePassword)\b`)
+
+// proxmoxConfigError rewrites the driver's set-up error, which names its Go fields,
+// in terms of the settings: VMPLANE_PROXMOX_TOKEN_ID (--proxmox-token-id).
+func proxmoxConfigError(err error) error {
+	msg := strings.TrimPrefix(err.Error(), "proxmox: ")
+	msg = proxmoxField.ReplaceAllStringFunc(msg, func(field string) string {
+		flag := proxmoxSettings[field]
+		return "VMPLANE_" + strings.ToUpper(strings.ReplaceAll(flag, "-", "_")) + " (--" + flag + ")"
+	})
+	return &ConfigError{Allowed: "proxmox driver: " + msg}
 }
 
 // Addr is the address the API listens on.
@@ -233,7 +314,10 @@ func (a *App) Served() <-chan error { return a.served }
 // (each already acknowledged write is durable by then), stop the actors, close the store.
 func (a *App) Shutdown(ctx context.Context) error {
 	var errs []error
+	a.setStage("cancelling background work")
+	a.stopBG()
 	if a.edge != nil {
+		a.setStage("draining HTTP requests in flight")
 		if err := a.edge.Shutdown(ctx); err != nil {
 			errs = append(errs, fmt.Errorf("drain HTTP: %w", err))
 		}
@@ -241,16 +325,30 @@ func (a *App) Shutdown(ctx context.Context) error {
 	if err := a.close(); err != nil {
 		errs = append(errs, err)
 	}
+	a.setStage("stopped")
 	a.log.Info("vmplane stopped")
 	return errors.Join(errs...)
 }
 
+// ShutdownStage names the step Shutdown is at ("not started" before it is called): what
+// is still running when a shutdown passes its deadline.
+func (a *App) ShutdownStage() string {
+	if p := a.stage.Load(); p != nil {
+		return *p
+	}
+	return "not started"
+}
+
+func (a *App) setStage(s string) { a.stage.Store(&s) }
+
 func (a *App) close() error {
+	a.stopBG()
 	if a.pprof != nil {
 		_ = a.pprof.Close()
 		a.pprof = nil
 	}
 	if a.sys != nil {
+		a.setStage("stopping the actors (schedules, machine operations, health checks)")
 		a.sys.Stop()
 		a.sys = nil
 	}
@@ -258,6 +356,7 @@ func (a *App) close() error {
 		a.ln.Close()
 	}
 	if a.store != nil {
+		a.setStage("closing the store")
 		err := a.store.Close()
 		a.store = nil
 		return err

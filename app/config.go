@@ -4,13 +4,17 @@
 package app
 
 import (
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
-	"sort"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
+
+	"go.uber.org/zap/zapcore"
 )
 
 // Config is every setting of `vmplane serve`.
@@ -90,6 +94,18 @@ type Config struct {
 	SimOpDelay  time.Duration
 
 	Proxmox ProxmoxConfig
+
+	// Operations (issue 16): storage faults.
+	//
+	// StoreMinFreeMB is the free space (MiB) on the data directory's disk below which
+	// writes are refused with 507 (0: the store's default; negative: no check).
+	StoreMinFreeMB int
+	// StoreFreeSpace, when set, replaces the free-space query of the store. It is no
+	// setting: tests use it to fill the disk.
+	StoreFreeSpace func() (uint64, error)
+	// HypervisorCheckInterval is how often the hypervisor is pinged for the
+	// hypervisor_unavailable alert.
+	HypervisorCheckInterval time.Duration
 }
 
 // ProxmoxConfig are the settings of the proxmox driver.
@@ -137,7 +153,7 @@ func (c *Config) table() []setting {
 		str(&c.DataDir, "data-dir", "VMPLANE_DATA_DIR", "./data", "directory of the embedded Badger store (created if missing)"),
 		str(&c.AdminEmail, "admin-email", "VMPLANE_ADMIN_EMAIL", "admin@localhost", "e-mail of the admin created at first start"),
 		str(&c.AdminPassword, "admin-password", "VMPLANE_ADMIN_PASSWORD", "", "password of the admin created at first start; random and logged once when empty"),
-		str(&c.Driver, "driver", "VMPLANE_DRIVER", "sim", "hypervisor driver: sim (embedded simulated cluster)"),
+		str(&c.Driver, "driver", "VMPLANE_DRIVER", "sim", "hypervisor driver: sim (embedded simulated cluster) or proxmox (a Proxmox VE cluster: set the --proxmox-* settings)"),
 		str(&c.LogLevel, "log-level", "VMPLANE_LOG_LEVEL", "info", "log level: debug, info, warn, error"),
 		str(&c.LogFormat, "log-format", "VMPLANE_LOG_FORMAT", "json", "log format: json or console"),
 		flt(&c.RateGlobal, "rate-global", "VMPLANE_RATE_GLOBAL", 100, "requests per second per client address (0 disables)"),
@@ -193,6 +209,9 @@ func (c *Config) table() []setting {
 		str(&c.Proxmox.BackupPool, "proxmox-backup-storage", "VMPLANE_PROXMOX_BACKUP_STORAGE", "local", "storage of vzdump backups"),
 		str(&c.Proxmox.ConsoleUser, "proxmox-console-user", "VMPLANE_PROXMOX_CONSOLE_USER", "", "pve-realm user with only VM.Console, for consoles (API tokens cannot open them)"),
 		str(&c.Proxmox.ConsolePass, "proxmox-console-password", "VMPLANE_PROXMOX_CONSOLE_PASSWORD", "", "password of the console user"),
+		// Operations (issue 16).
+		dur(&c.HypervisorCheckInterval, "hypervisor-check-interval", "VMPLANE_HYPERVISOR_CHECK_INTERVAL", 30*time.Second, "how often the hypervisor is pinged; two failures in a row raise the critical hypervisor_unavailable alert, the next answer resolves it"),
+		num(&c.StoreMinFreeMB, "store-min-free-mb", "VMPLANE_STORE_MIN_FREE_MB", 0, "writes are refused (507) while the data directory's disk has less free space than this, in MiB (0: 4 memtables + 16 MiB, 80 MiB; negative: never)"),
 	}
 }
 
@@ -247,8 +266,25 @@ func dur(p *time.Duration, name, env string, def time.Duration, help string) set
 		}}
 }
 
+// ConfigError is a setting with a value that is not allowed. Its message is one line
+// naming the flag, its environment variable, the value and what is allowed; `vmplane
+// serve` prints it and exits with status 2.
+type ConfigError struct {
+	Flag, Env, Value string
+	// Allowed says what the setting accepts (or what is wrong with the value).
+	Allowed string
+}
+
+func (e *ConfigError) Error() string {
+	if e.Flag == "" {
+		return "invalid configuration: " + e.Allowed
+	}
+	return fmt.Sprintf("invalid setting --%s (%s) = %q: %s", e.Flag, e.Env, e.Value, e.Allowed)
+}
+
 // Parse reads the configuration: defaults, then environment variables, then flags
-// (a flag wins over its variable).
+// (a flag wins over its variable). A bad value is a *ConfigError; -h is flag.ErrHelp,
+// with the usage written to stderr.
 func Parse(args []string, getenv func(string) string) (Config, error) {
 	var c Config
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
@@ -256,25 +292,77 @@ func Parse(args []string, getenv func(string) string) (Config, error) {
 	for _, s := range table {
 		s.bind(fs, s.flag, s.help+" (env "+s.env+")")
 	}
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: vmplane serve [flags]\n\nEvery flag also reads its environment variable; the flag wins.\n\n")
-		fs.PrintDefaults()
-	}
+	// The flag package would print its own message and the whole usage on a bad
+	// value: the caller prints one line instead.
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
 	// Environment first, so that flags parsed afterwards override it.
 	for _, s := range table {
 		if v, ok := lookup(getenv, s.env); ok {
 			if err := s.setFromEnv(v); err != nil {
-				return c, fmt.Errorf("%s=%q: %w", s.env, v, err)
+				return c, &ConfigError{Flag: s.flag, Env: s.env, Value: v, Allowed: "must be " + kindOf(fs, s.flag)}
 			}
 		}
 	}
 	if err := fs.Parse(args); err != nil {
-		return c, err
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(os.Stderr)
+			usage(fs)
+			return c, err
+		}
+		return c, flagError(fs, table, err)
 	}
 	if fs.NArg() > 0 {
-		return c, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+		return c, &ConfigError{Allowed: fmt.Sprintf("unexpected arguments %q (settings are --flags or environment variables; see vmplane serve -h)", strings.Join(fs.Args(), " "))}
 	}
 	return c, c.validate()
+}
+
+func usage(fs *flag.FlagSet) {
+	fmt.Fprintf(fs.Output(), `Usage: vmplane serve [flags]
+
+Every flag also reads its environment variable; the flag wins.
+
+Drivers: --driver sim (the default) runs an embedded simulated cluster; --driver proxmox
+drives a Proxmox VE cluster and needs --proxmox-url, --proxmox-token-id and
+--proxmox-token-secret (the --proxmox-* settings below). Check them, and the token's
+privileges, with 'vmplane proxmox check'.
+
+`)
+	fs.PrintDefaults()
+}
+
+var flagValueError = regexp.MustCompile(`^invalid (?:boolean )?value "(.*)" for flag -([^:]+): `)
+
+// flagError turns the flag package's parse errors into a ConfigError.
+func flagError(fs *flag.FlagSet, table []setting, err error) error {
+	if m := flagValueError.FindStringSubmatch(err.Error()); m != nil {
+		for _, s := range table {
+			if s.flag == m[2] {
+				return &ConfigError{Flag: s.flag, Env: s.env, Value: m[1], Allowed: "must be " + kindOf(fs, s.flag)}
+			}
+		}
+	}
+	return &ConfigError{Allowed: err.Error() + " (see vmplane serve -h)"}
+}
+
+// kindOf says what values a flag takes, from its type.
+func kindOf(fs *flag.FlagSet, name string) string {
+	f := fs.Lookup(name)
+	if f == nil {
+		return "valid"
+	}
+	switch f.Value.(flag.Getter).Get().(type) {
+	case int, int64:
+		return "an integer"
+	case float64:
+		return "a number"
+	case bool:
+		return "true or false"
+	case time.Duration:
+		return "a duration such as 30s, 5m or 1h"
+	}
+	return "valid"
 }
 
 func lookup(getenv func(string) string, name string) (string, bool) {
@@ -285,66 +373,102 @@ func lookup(getenv func(string) string, name string) (string, bool) {
 	return v, v != ""
 }
 
+// bad is the ConfigError of the setting whose flag is name, with its current value.
+func (c *Config) bad(name string, value any, allowed string, args ...any) *ConfigError {
+	e := &ConfigError{Flag: name, Value: fmt.Sprint(value), Allowed: fmt.Sprintf(allowed, args...)}
+	if d, ok := value.(time.Duration); ok {
+		e.Value = d.String()
+	}
+	for _, s := range c.table() {
+		if s.flag == name {
+			e.Env = s.env
+		}
+	}
+	return e
+}
+
+// validate checks the values that parse but are not allowed, in the table's order, and
+// returns the first problem.
 func (c *Config) validate() error {
-	var errs []string
-	if c.RateGlobal < 0 || c.RateAuth < 0 || c.RateLogin < 0 || c.RateLoginAddr < 0 {
-		errs = append(errs, "rate limits must not be negative")
+	checks := []struct {
+		bad bool
+		err func() *ConfigError
+	}{
+		{c.Driver != "sim" && c.Driver != "proxmox", func() *ConfigError { return c.bad("driver", c.Driver, "must be sim or proxmox") }},
+		{zapLevelInvalid(c.LogLevel), func() *ConfigError { return c.bad("log-level", c.LogLevel, "must be debug, info, warn or error") }},
+		{c.LogFormat != "json" && c.LogFormat != "console", func() *ConfigError { return c.bad("log-format", c.LogFormat, "must be json or console") }},
+		{c.RateGlobal < 0, func() *ConfigError { return c.bad("rate-global", c.RateGlobal, "must not be negative (0 disables)") }},
+		{c.RateAuth < 0, func() *ConfigError { return c.bad("rate-auth", c.RateAuth, "must not be negative (0 disables)") }},
+		{c.RateLogin < 0, func() *ConfigError { return c.bad("rate-login", c.RateLogin, "must not be negative (0 disables)") }},
+		{c.PublicURL != "" && !strings.HasPrefix(c.PublicURL, "http://") && !strings.HasPrefix(c.PublicURL, "https://"),
+			func() *ConfigError { return c.bad("public-url", c.PublicURL, "must start with http:// or https://") }},
+		{cidrsInvalid(c.TrustedProxies), func() *ConfigError {
+			return c.bad("trusted-proxies", c.TrustedProxies, "must be comma-separated CIDRs or addresses, e.g. 10.0.0.0/8,192.0.2.1")
+		}},
+		{c.AccessTTL <= 0, func() *ConfigError { return c.bad("access-ttl", c.AccessTTL, "must be positive") }},
+		{c.RefreshTTL <= 0, func() *ConfigError { return c.bad("refresh-ttl", c.RefreshTTL, "must be positive") }},
+		{c.JWTKey != "" && len(c.JWTKey) < 32, func() *ConfigError {
+			e := c.bad("jwt-key", "", "must be at least 32 bytes (it has %d)", len(c.JWTKey))
+			e.Value = "[redacted]"
+			return e
+		}},
+		{c.BcryptCost < 4 || c.BcryptCost > 31, func() *ConfigError { return c.bad("bcrypt-cost", c.BcryptCost, "must be 4..31") }},
+		{c.HashWorkers < 1 || c.HashWorkers > 64, func() *ConfigError { return c.bad("hash-workers", c.HashWorkers, "must be 1..64") }},
+		{c.ShutdownTimeout <= 0, func() *ConfigError { return c.bad("shutdown-timeout", c.ShutdownTimeout, "must be positive") }},
+		{c.SyncInterval < 0, func() *ConfigError {
+			return c.bad("sync-interval", c.SyncInterval, "must not be negative (0: only on request)")
+		}},
+		{c.ScheduleGrace < 0, func() *ConfigError { return c.bad("schedule-grace", c.ScheduleGrace, "must not be negative") }},
+		{c.FaultyWindow <= 0, func() *ConfigError { return c.bad("faulty-window", c.FaultyWindow, "must be positive") }},
+		{c.FaultyTaskFailures < 1, func() *ConfigError { return c.bad("faulty-task-failures", c.FaultyTaskFailures, "must be at least 1") }},
+		{c.CrashLoopCount < 1, func() *ConfigError { return c.bad("crash-loop-count", c.CrashLoopCount, "must be at least 1") }},
+		{c.CrashLoopWindow <= 0, func() *ConfigError { return c.bad("crash-loop-window", c.CrashLoopWindow, "must be positive") }},
+		{c.FaultyHealthWindow <= 0, func() *ConfigError { return c.bad("faulty-health-window", c.FaultyHealthWindow, "must be positive") }},
+		{c.HistoryInterval < 0, func() *ConfigError {
+			return c.bad("history-interval", c.HistoryInterval, "must not be negative (0: never)")
+		}},
+		{c.NodeUsageThreshold <= 0 || c.NodeUsageThreshold > 1, func() *ConfigError {
+			return c.bad("node-usage-threshold", c.NodeUsageThreshold, "must be in (0, 1]")
+		}},
+		{c.NodeUsageFor <= 0, func() *ConfigError { return c.bad("node-usage-for", c.NodeUsageFor, "must be positive") }},
+		{c.HypervisorCheckInterval <= 0, func() *ConfigError {
+			return c.bad("hypervisor-check-interval", c.HypervisorCheckInterval, "must be positive")
+		}},
+		{c.StoreCacheMB < 0, func() *ConfigError { return c.bad("store-cache-mb", c.StoreCacheMB, "must not be negative") }},
+		{c.SimNodes < 1, func() *ConfigError { return c.bad("sim-nodes", c.SimNodes, "must be at least 1") }},
+		{c.SimMachines < 0, func() *ConfigError { return c.bad("sim-machines", c.SimMachines, "must not be negative") }},
+		{c.RateLoginAddr < 0, func() *ConfigError {
+			return c.bad("rate-login-addr", c.RateLoginAddr, "must not be negative (0 disables)")
+		}},
+		// The delay is waited inside the request's 15 s, before the password hash.
+		{c.LoginMaxDelay < 0 || c.LoginMaxDelay > 10*time.Second, func() *ConfigError {
+			return c.bad("login-max-delay", c.LoginMaxDelay, "must be 0..10s")
+		}},
+		{c.ActorIdle <= 0, func() *ConfigError { return c.bad("actor-idle", c.ActorIdle, "must be positive") }},
+		{c.ActorMaxLive < 1, func() *ConfigError { return c.bad("actor-max-live", c.ActorMaxLive, "must be at least 1") }},
+		{c.RateIPv6Prefix < 1 || c.RateIPv6Prefix > 128, func() *ConfigError {
+			return c.bad("rate-ipv6-prefix", c.RateIPv6Prefix, "must be 1..128")
+		}},
+		{c.HeaderTimeout <= 0, func() *ConfigError { return c.bad("header-timeout", c.HeaderTimeout, "must be positive") }},
+		{c.IdleTimeout <= 0, func() *ConfigError { return c.bad("idle-timeout", c.IdleTimeout, "must be positive") }},
+		{c.MaxConnsPerAddr < 0, func() *ConfigError {
+			return c.bad("max-conns-per-addr", c.MaxConnsPerAddr, "must not be negative (0: no cap)")
+		}},
 	}
-	// The delay is waited inside the request's 15 s, before the password hash.
-	if c.LoginMaxDelay < 0 || c.LoginMaxDelay > 10*time.Second {
-		errs = append(errs, "--login-max-delay must be 0..10s")
-	}
-	if c.AccessTTL <= 0 || c.RefreshTTL <= 0 {
-		errs = append(errs, "token lifetimes must be positive")
-	}
-	if c.JWTKey != "" && len(c.JWTKey) < 32 {
-		errs = append(errs, "--jwt-key must be at least 32 bytes")
-	}
-	if c.ScheduleGrace < 0 {
-		errs = append(errs, "--schedule-grace must not be negative")
-	}
-	if c.SyncInterval < 0 {
-		errs = append(errs, "--sync-interval must not be negative")
-	}
-	if c.FaultyWindow <= 0 || c.CrashLoopWindow <= 0 || c.FaultyHealthWindow <= 0 || c.FaultyTaskFailures < 1 || c.CrashLoopCount < 1 {
-		errs = append(errs, "the faulty-deployment windows must be positive and their counts at least 1")
-	}
-	if c.HistoryInterval < 0 {
-		errs = append(errs, "--history-interval must not be negative")
-	}
-	if c.NodeUsageThreshold <= 0 || c.NodeUsageThreshold > 1 || c.NodeUsageFor <= 0 {
-		errs = append(errs, "--node-usage-threshold must be in (0, 1] and --node-usage-for positive")
-	}
-	if c.SimNodes < 1 || c.SimMachines < 0 {
-		errs = append(errs, "--sim-nodes must be at least 1 and --sim-machines not negative")
-	}
-	if c.BcryptCost < 4 || c.BcryptCost > 31 {
-		errs = append(errs, "--bcrypt-cost must be 4..31")
-	}
-	if c.ActorIdle <= 0 || c.ActorMaxLive < 1 {
-		errs = append(errs, "--actor-idle must be positive and --actor-max-live at least 1")
-	}
-	if c.HashWorkers < 1 || c.HashWorkers > 64 {
-		errs = append(errs, "--hash-workers must be 1..64")
-	}
-	if c.PublicURL != "" && !strings.HasPrefix(c.PublicURL, "http://") && !strings.HasPrefix(c.PublicURL, "https://") {
-		errs = append(errs, "--public-url must start with http:// or https://")
-	}
-	if _, err := parseCIDRs(c.TrustedProxies); err != nil {
-		errs = append(errs, err.Error())
-	}
-	if c.RateIPv6Prefix < 1 || c.RateIPv6Prefix > 128 {
-		errs = append(errs, "--rate-ipv6-prefix must be 1..128")
-	}
-	if c.HeaderTimeout <= 0 || c.IdleTimeout <= 0 {
-		errs = append(errs, "--header-timeout and --idle-timeout must be positive")
-	}
-	if c.MaxConnsPerAddr < 0 {
-		errs = append(errs, "--max-conns-per-addr must not be negative")
-	}
-	if len(errs) > 0 {
-		sort.Strings(errs)
-		return fmt.Errorf("invalid configuration: %s", strings.Join(errs, "; "))
+	for _, ch := range checks {
+		if ch.bad {
+			return ch.err()
+		}
 	}
 	return nil
+}
+
+func zapLevelInvalid(s string) bool {
+	_, err := zapcore.ParseLevel(s)
+	return err != nil
+}
+
+func cidrsInvalid(s string) bool {
+	_, err := parseCIDRs(s)
+	return err != nil
 }

@@ -7,6 +7,8 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"go.uber.org/zap"
+
 	"github.com/vmplane/vmplane/actors"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/httpedge/token"
@@ -32,8 +34,16 @@ type RefreshRequest struct {
 	RefreshToken string `json:"refresh_token" openapi:"required,minLength=1,maxLength=1024"`
 }
 
-func (s *Server) login(c *Call) (any, error) {
+func (s *Server) login(c *Call) (_ any, err error) {
 	var req LoginRequest
+	defer func() {
+		// One line per failed login, for the operator: who tried, from where, why.
+		// Never the password.
+		if err != nil {
+			s.log.Info("login failed", zap.String("email", req.Email), zap.String("client", c.ClientAddr()),
+				zap.String("reason", apierr.From(err).Code), zap.String("request_id", c.RequestID))
+		}
+	}()
 	if err := c.Decode(&req); err != nil {
 		return nil, err
 	}

@@ -527,7 +527,7 @@ func errorResponses() obj {
 		}
 	}
 	return obj{
-		"Error":                problemResp("Any other error: 405 method_not_allowed, 409 conflict, operation_in_progress, invalid_state or quota_exceeded, 500 internal, 503 unavailable, 504 timeout."),
+		"Error":                problemResp("Any other error: 405 method_not_allowed, 409 conflict, operation_in_progress, invalid_state or quota_exceeded, 500 internal, 503 unavailable, 504 timeout, 507 insufficient_storage (the server's disk is full; writes resume when there is room)."),
 		"BadRequest":           problemResp("invalid_json or invalid_request: the body or a parameter is malformed; `errors` names the offending fields."),
 		"Unauthorized":         problemResp("unauthorized: the bearer token is missing, malformed, forged or expired; on a login, refresh or console socket, invalid_credentials, invalid_refresh_token or an invalid ticket.", "WWW-Authenticate"),
 		"Forbidden":            problemResp("forbidden: this operation is for operators (role admin), or the request names another tenant."),

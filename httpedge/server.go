@@ -443,6 +443,7 @@ func (s *Server) serveRoute(rt *Route) fasthttp.RequestHandler {
 		} else {
 			s.writeResult(rc, id, rt, res)
 		}
+		s.audit(c, rt, rc.Response.StatusCode(), err)
 		if store != nil {
 			store()
 		}

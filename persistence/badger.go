@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/dgraph-io/badger/v4"
 	"go.uber.org/zap"
@@ -68,15 +69,44 @@ type Options struct {
 	// production code leaves it false.
 	NoGroupCommit bool
 
+	// MinFreeBytes is the free space on the data directory's filesystem below which
+	// writes are refused with apierr.ErrInsufficientStorage (0 → DefaultMinFree;
+	// negative: no check). See health.go for why Badger needs it.
+	MinFreeBytes int64
+	// RecoverEvery is how often a store whose writes failed tries to reopen
+	// (0 → DefaultRecoverEvery).
+	RecoverEvery time.Duration
+	// FreeSpace, when set, replaces the query of the free space on Dir's filesystem
+	// (tests use it to fill a disk).
+	FreeSpace func() (uint64, error)
+
 	// beforeGroup, when set (by tests only), runs in the writer before each group.
 	beforeGroup func()
+	// Fault injection, by tests only: syncHook runs before each sync of a group and
+	// its error counts as the sync's; probeHook fails the recovery's write probe.
+	syncHook  func() error
+	probeHook func() error
 }
 
 // Badger is the Store backed by a Badger database in one local directory.
 type Badger struct {
-	db  *badger.DB
-	log *zap.Logger
-	dir string
+	// db is nil only after a reopen failed (see maybeRecover); it changes only while
+	// the gate is paused, on the writer goroutine.
+	db   *badger.DB
+	opts badger.Options
+	log  *zap.Logger
+	dir  string
+
+	dirID        fileID      // the data directory's MANIFEST at Open (checkDir)
+	dirKnown     bool        // dirID could be read at Open
+	gone         atomic.Bool // the data directory was removed or replaced
+	minFree      int64
+	recoverEvery time.Duration
+	lastRecover  time.Time // writer goroutine only
+	syncHook     func() error
+	freeHook     func() (uint64, error)
+	probeHook    func() error
+	stateLog
 
 	// explicitSync: Badger runs with SyncWrites=false and the writer calls db.Sync
 	// after each transaction (group-commit mode). False in NoGroupCommit mode, where
@@ -123,7 +153,7 @@ func Open(opts Options) (*Badger, error) {
 	}
 
 	bo := badger.DefaultOptions(opts.Dir).
-		WithLogger(badgerLogger{log.Named("badger").Sugar()}).
+		WithLogger(badgerLogger{s: log.Named("badger").Sugar(), t: &repeats{}}).
 		// See groupcommit.go for why group commit runs with SyncWrites=false.
 		WithSyncWrites(opts.NoGroupCommit).
 		WithMemTableSize(memTable).
@@ -147,7 +177,18 @@ func Open(opts Options) (*Badger, error) {
 			"cannot open data directory %s", opts.Dir), err)
 	}
 
-	s := &Badger{db: db, log: log, dir: opts.Dir, explicitSync: !opts.NoGroupCommit}
+	s := &Badger{db: db, opts: bo, log: log, dir: opts.Dir, explicitSync: !opts.NoGroupCommit,
+		minFree: opts.MinFreeBytes, recoverEvery: opts.RecoverEvery,
+		syncHook: opts.syncHook, freeHook: opts.FreeSpace, probeHook: opts.probeHook}
+	if s.minFree == 0 {
+		s.minFree = DefaultMinFree(memTable)
+	}
+	if s.recoverEvery <= 0 {
+		s.recoverEvery = DefaultRecoverEvery
+	}
+	if id, err := dirID(opts.Dir); err == nil {
+		s.dirID, s.dirKnown = id, true
+	}
 	s.gate.init()
 	if !opts.NoGroupCommit {
 		s.w = newWriter(s, maxBatch, opts.beforeGroup)
@@ -180,6 +221,9 @@ func (s *Badger) Get(key []byte) ([]byte, error) {
 	if len(key) == 0 {
 		return nil, ErrNotFound // no record can have an empty key
 	}
+	if s.db == nil {
+		return nil, errNoDB
+	}
 	var out []byte
 	err := s.db.View(func(txn *badger.Txn) error {
 		item, err := txn.Get(key)
@@ -206,6 +250,9 @@ func (s *Badger) Scan(prefix, after []byte, limit int, fn func(key, value []byte
 		return errClosed()
 	}
 	defer s.gate.leave()
+	if s.db == nil {
+		return errNoDB
+	}
 
 	var fnErr error
 	err := s.db.View(func(txn *badger.Txn) error {
@@ -334,7 +381,9 @@ func (s *Badger) Stats() Stats {
 		PendingWrites: s.pending.Load(),
 	}
 	if s.gate.enter() {
-		st.LSMBytes, st.VLogBytes = s.db.Size()
+		if s.db != nil {
+			st.LSMBytes, st.VLogBytes = s.db.Size()
+		}
 		s.gate.leave()
 	}
 	return st
@@ -350,7 +399,10 @@ func (s *Badger) Close() error {
 		if s.w != nil {
 			s.w.stop()
 		}
-		if err := s.db.Close(); err != nil {
+		if s.db == nil {
+			return
+		}
+		if err := s.closeDB(); err != nil {
 			s.closeErr = internal("closing the store failed", err)
 		}
 	})
@@ -382,9 +434,11 @@ func ctxError(err error) error {
 // Close is waiting.
 type gate struct {
 	mu     sync.Mutex
-	idle   *sync.Cond
+	idle   *sync.Cond // signalled when n drops to 0 and when a pause ends
 	n      int
 	closed bool
+	// paused holds new calls back while the store is reopened (pause, resume).
+	paused, timedOut bool
 }
 
 func (g *gate) init() { g.idle = sync.NewCond(&g.mu) }
@@ -392,6 +446,9 @@ func (g *gate) init() { g.idle = sync.NewCond(&g.mu) }
 func (g *gate) enter() bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	for g.paused && !g.closed {
+		g.idle.Wait()
+	}
 	if g.closed {
 		return false
 	}
@@ -402,7 +459,7 @@ func (g *gate) enter() bool {
 func (g *gate) leave() {
 	g.mu.Lock()
 	g.n--
-	if g.n == 0 && g.closed {
+	if g.n == 0 && (g.closed || g.paused) {
 		g.idle.Broadcast()
 	}
 	g.mu.Unlock()
@@ -427,10 +484,63 @@ func (g *gate) isClosed() bool {
 // (tables opened, memtables flushed) at info: those become debug so that the default
 // production level shows only its warnings and errors. Its debug lines (one per write)
 // are dropped.
-type badgerLogger struct{ s *zap.SugaredLogger }
+//
+// Badger retries a failed flush or compaction every second and logs each try: a line
+// of the same format is logged at most once per badgerRepeatEvery, with the count of
+// the ones held back, so a failing disk does not flood the log.
+type badgerLogger struct {
+	s *zap.SugaredLogger
+	t *repeats
+}
 
-func (l badgerLogger) Errorf(f string, a ...any)   { l.s.Error(trim(f, a)) }
-func (l badgerLogger) Warningf(f string, a ...any) { l.s.Warn(trim(f, a)) }
+const badgerRepeatEvery = time.Minute
+
+// repeats remembers when each log format was last let through.
+type repeats struct {
+	mu   sync.Mutex
+	last map[string]time.Time
+	held map[string]int
+}
+
+// allow reports whether a line of format f may be logged now, and how many were
+// held back since the last one.
+func (r *repeats) allow(f string) (bool, int) {
+	if r == nil {
+		return true, 0
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.last == nil {
+		r.last, r.held = map[string]time.Time{}, map[string]int{}
+	}
+	now := time.Now()
+	if t, ok := r.last[f]; ok && now.Sub(t) < badgerRepeatEvery {
+		r.held[f]++
+		return false, 0
+	}
+	n := r.held[f]
+	r.last[f], r.held[f] = now, 0
+	return true, n
+}
+
+func (l badgerLogger) Errorf(f string, a ...any) {
+	if ok, n := l.t.allow(f); ok {
+		l.s.Errorw(trim(f, a), repeatedField(n)...)
+	}
+}
+
+func (l badgerLogger) Warningf(f string, a ...any) {
+	if ok, n := l.t.allow(f); ok {
+		l.s.Warnw(trim(f, a), repeatedField(n)...)
+	}
+}
+
+func repeatedField(n int) []any {
+	if n == 0 {
+		return nil
+	}
+	return []any{"repeated_since_last", n}
+}
 func (l badgerLogger) Infof(f string, a ...any) {
 	if l.s.Level().Enabled(zap.DebugLevel) {
 		l.s.Debug(trim(f, a))

@@ -30,9 +30,9 @@ package persistence
 //     empty and the WAL alone holds the data. (Were it used: a value-log rotation syncs
 //     the old file in logFile.Truncate, and db.Sync syncs the new one.)
 //
-// After a failed commit or sync the store refuses further writes until restart: which
-// of the written pages reached the disk is unknown, and retrying fsync after a failure
-// can report success for lost data.
+// After a failed commit or sync the store refuses further writes until it is reopened
+// (health.go): which of the written pages reached the disk is unknown, and retrying
+// fsync after a failure can report success for lost data.
 
 import (
 	"bytes"
@@ -42,9 +42,9 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/dgraph-io/badger/v4"
-	"go.uber.org/zap"
 
 	"github.com/vmplane/vmplane/apierr"
 )
@@ -171,6 +171,10 @@ func (w *writer) run() {
 		if group == nil {
 			return
 		}
+		w.s.maybeRecover()
+		if len(group) == 0 {
+			continue // a recovery tick
+		}
 		if w.beforeGroup != nil {
 			w.beforeGroup()
 		}
@@ -179,7 +183,9 @@ func (w *writer) run() {
 }
 
 // take blocks until requests are queued and returns up to maxBatch of them that were
-// not withdrawn, or nil once the writer is stopping and the queue is empty.
+// not withdrawn, or nil once the writer is stopping and the queue is empty. While the
+// store's writes have failed it also returns an empty group every recoverEvery, so
+// that an idle store recovers too.
 func (w *writer) take() []*request {
 	for {
 		w.mu.Lock()
@@ -189,7 +195,17 @@ func (w *writer) take() []*request {
 				return nil
 			}
 			w.mu.Unlock()
-			<-w.wake
+			if w.s.failed.Load() == nil {
+				<-w.wake
+			} else {
+				t := time.NewTimer(w.s.recoverEvery)
+				select {
+				case <-w.wake:
+					t.Stop()
+				case <-t.C:
+					return []*request{}
+				}
+			}
 			w.mu.Lock()
 		}
 		var group []*request
@@ -264,7 +280,8 @@ func (s *Badger) writeGroup(reqs []*request) {
 		if reqs = kept; len(reqs) == 0 {
 			break
 		}
-		if e := s.failed.Load(); e != nil {
+		if e := s.writable(); e != nil {
+			s.observe(e)
 			for _, r := range reqs {
 				fail(r, e)
 			}
@@ -284,6 +301,7 @@ func (s *Badger) writeGroup(reqs []*request) {
 			for _, r := range reqs[:n] {
 				fail(r, err)
 			}
+			s.noteSuspect(reqs[:n])
 		}
 		reqs = reqs[n:]
 	}
@@ -340,6 +358,9 @@ func addBatch(txn *badger.Txn, b *Batch) error {
 // A failure disables writes: see failWrites.
 func (s *Badger) commitTxn(txn *badger.Txn) error {
 	err := txn.Commit()
+	if err == nil && s.syncHook != nil {
+		err = s.syncHook()
+	}
 	if err == nil && s.explicitSync {
 		err = s.db.Sync()
 	}
@@ -348,16 +369,6 @@ func (s *Badger) commitTxn(txn *badger.Txn) error {
 	}
 	s.groups.Add(1)
 	return nil
-}
-
-func (s *Badger) failWrites(cause error) error {
-	e := apierr.New(apierr.ErrUnavailable,
-		"a storage write failed; writes are disabled until vmplane restarts")
-	if s.failed.CompareAndSwap(nil, e) {
-		s.log.Error("persistence: write or sync failed, refusing further writes",
-			zap.String("dir", s.dir), zap.Error(cause))
-	}
-	return fmt.Errorf("%w: %w", s.failed.Load(), cause)
 }
 
 func (s *Badger) finish(r *request, err error) {

@@ -48,6 +48,10 @@ type Store interface {
 	Watch(prefix []byte, fn func(key []byte))
 	// Stats reports figures for /metrics.
 	Stats() Stats
+	// Health is nil while the store accepts writes, else the error writes fail with
+	// (apierr.ErrUnavailable, or apierr.ErrInsufficientStorage when the disk is full),
+	// whose detail says why. Reads may still work.
+	Health() error
 	// Close flushes and closes the store; later calls fail with apierr.ErrUnavailable.
 	Close() error
 }

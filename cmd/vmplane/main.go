@@ -10,7 +10,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
+	"strings"
 	"syscall"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -32,6 +35,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return serve(args, stderr)
 	case "bench":
 		return runBench(args, os.Getenv, stdout, stderr)
+	case "proxmox":
+		return runProxmox(args, os.Getenv, stdout, stderr)
+	case "admin":
+		return runAdmin(args, os.Getenv, os.Stdin, stdout, stderr)
 	case "version":
 		fmt.Fprintf(stdout, "vmplane %s\n", app.Version)
 		return 0
@@ -57,6 +64,10 @@ func usage(w io.Writer) {
 Commands:
   serve     run the API server (the default; see 'vmplane serve -h')
   bench     load a running server and report latencies (see 'vmplane bench -h')
+  proxmox check
+            test the connection to Proxmox VE and the API token's privileges
+  admin reset-password
+            set a user's password in the data directory of a stopped server
   version   print the version
   hash-worker
             (internal) the password hashing process serve starts
@@ -90,24 +101,133 @@ func serve(args []string, stderr io.Writer) int {
 		log.Warn("cannot find this executable; password hashing runs in this process", zap.Error(err))
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	a, err := app.Start(cfg, log, nil)
+	// The signals are read by hand, not through signal.NotifyContext: the first starts
+	// the graceful shutdown, a second one while it runs ends the process at once.
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	a, code, err := start(cfg, log, sigs)
+	if code >= 0 {
+		return code
+	}
+	var ce *app.ConfigError
+	if errors.As(err, &ce) {
+		fmt.Fprintf(stderr, "vmplane: %v\n", ce)
+		return 2
+	}
 	if err != nil {
 		log.Error("cannot start", zap.Error(err))
 		return 1
 	}
 	select {
-	case <-ctx.Done():
-		log.Info("shutting down", zap.Duration("timeout", cfg.ShutdownTimeout))
+	case sig := <-sigs:
+		log.Info("shutting down", zap.Stringer("signal", sig), zap.Duration("timeout", cfg.ShutdownTimeout),
+			zap.Duration("hard_deadline", hardDeadline(cfg)))
 	case err := <-a.Served():
 		log.Error("server stopped", zap.Error(err))
 	}
+	return shutdown(a, cfg, log, sigs)
+}
+
+// start starts the server. A signal while it starts (opening a big store, settling
+// tasks against a slow hypervisor) is not lost: the start may finish within the hard
+// deadline and is then shut down at once; otherwise, or at a second signal, the process
+// exits with status 1 (code >= 0 says so; a is nil then).
+func start(cfg app.Config, log *zap.Logger, sigs chan os.Signal) (*app.App, int, error) {
+	type started struct {
+		a   *app.App
+		err error
+	}
+	done := make(chan started, 1)
+	go func() {
+		if testHookStart != nil {
+			testHookStart()
+		}
+		a, err := app.Start(cfg, log, nil)
+		done <- started{a, err}
+	}()
+	select {
+	case r := <-done:
+		return r.a, -1, r.err
+	case sig := <-sigs:
+		log.Info("signal while starting: shutting down once started", zap.Stringer("signal", sig),
+			zap.Duration("hard_deadline", hardDeadline(cfg)))
+		hard := time.NewTimer(hardDeadline(cfg))
+		defer hard.Stop()
+		select {
+		case r := <-done:
+			if r.err != nil {
+				return nil, -1, r.err
+			}
+			select {
+			case sigs <- sig: // the shutdown below sees it first
+			default: // another signal is pending already
+			}
+			return r.a, -1, nil
+		case sig := <-sigs:
+			log.Error("second signal while starting: exiting at once", zap.Stringer("signal", sig))
+		case <-hard.C:
+			log.Error("the start did not finish within the shutdown deadline: exiting", zap.String("goroutines", goroutines()))
+		}
+		return nil, 1, nil
+	}
+}
+
+// stopGrace is how long, after --shutdown-timeout has ended the drain of requests,
+// stopping the actors and closing the store may take before the process exits anyway.
+const stopGrace = 10 * time.Second
+
+// hardDeadline is how long a shutdown may take in all before the process exits.
+func hardDeadline(cfg app.Config) time.Duration { return cfg.ShutdownTimeout + stopGrace }
+
+// testHookShutdown, set only by tests, runs before the graceful shutdown: a hook that
+// blocks stands for whatever might hang it.
+var testHookShutdown func()
+
+// testHookStart, set only by tests, runs before the server starts: a slow start.
+var testHookStart func()
+
+// shutdown stops a gracefully and returns the exit status: 0 when everything stopped
+// in time, 1 when the shutdown failed, passed its hard deadline, or was cut short by a
+// second signal. The process never outlives the deadline, whatever hangs.
+func shutdown(a *app.App, cfg app.Config, log *zap.Logger, sigs <-chan os.Signal) int {
 	sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
 	defer cancel()
-	if err := a.Shutdown(sctx); err != nil {
-		log.Error("shutdown", zap.Error(err))
+	done := make(chan error, 1)
+	go func() {
+		if testHookShutdown != nil {
+			testHookShutdown()
+		}
+		done <- a.Shutdown(sctx)
+	}()
+	hard := time.NewTimer(hardDeadline(cfg))
+	defer hard.Stop()
+	select {
+	case err := <-done:
+		if err != nil {
+			log.Error("shutdown incomplete", zap.Error(err))
+			return 1
+		}
+		return 0
+	case sig := <-sigs:
+		log.Error("second signal: exiting at once, without waiting for the shutdown", zap.Stringer("signal", sig),
+			zap.String("still_running", a.ShutdownStage()))
+		return 1
+	case <-hard.C:
+		log.Error("shutdown deadline passed: exiting with work still running", zap.Duration("deadline", hardDeadline(cfg)),
+			zap.String("still_running", a.ShutdownStage()), zap.String("goroutines", goroutines()))
 		return 1
 	}
-	return 0
+}
+
+// goroutines is the running goroutines grouped by stack (pprof's debug=1 text), cut
+// to a size a log line can carry: it is what tells why a shutdown hung.
+func goroutines() string {
+	var b strings.Builder
+	_ = pprof.Lookup("goroutine").WriteTo(&b, 1)
+	const limit = 64 << 10
+	if s := b.String(); len(s) > limit {
+		return s[:limit] + "\n[cut]"
+	}
+	return b.String()
 }

@@ -108,6 +108,9 @@ type Config struct {
 	// schema in apischema.json before it is sent (on by default, so every test using
 	// the fake also tests that the fake answers as Proxmox does).
 	SkipAnswerCheck bool
+	// Permissions is what GET /access/permissions answers for the token: path →
+	// privileges (default: AllPrivileges on "/").
+	Permissions map[string][]string
 }
 
 // Server is a running fake Proxmox VE API. All methods are safe for concurrent use.

@@ -26,6 +26,7 @@ var routes = func() []route {
 	rs := []route{
 		{method: "GET", pattern: "/version", handle: (*call).version, ticketOK: true},
 		{method: "POST", pattern: "/access/ticket", handle: (*call).accessTicket, ticketOK: true},
+		{method: "GET", pattern: "/access/permissions", handle: (*call).permissions},
 		{method: "GET", pattern: "/cluster/resources", handle: (*call).clusterResources},
 		{method: "GET", pattern: "/cluster/nextid", handle: (*call).nextID},
 		{method: "GET", pattern: "/nodes/{node}/tasks/{upid}/status", handle: (*call).taskStatus},
