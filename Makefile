@@ -3,7 +3,7 @@ GO ?= go
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/vmplane/vmplane/app.Version=$(VERSION)
 
-.PHONY: run build test lint bench fuzz clean
+.PHONY: run build test lint bench fuzz faults clean
 
 ## run: serve the API on :8080 with the embedded store in ./data and the simulated cluster
 run:
@@ -27,6 +27,11 @@ lint:
 ## time, or two packages share the two cores and their numbers are not comparable)
 bench:
 	$(GO) test -p 1 -run '^$$' -bench . -benchmem ./...
+
+## faults: the process-level fault tests at length: ten kill -9 trials under write load
+## (no acknowledged write lost, none applied twice), signals, shutdown deadlines, full disks
+faults:
+	VMPLANE_CRASH_TRIALS=10 $(GO) test -race -count=1 -timeout 15m -run 'Crash|Signal|SIGTERM|Shutdown|Disk|FailedSync' -v ./app ./cmd/vmplane ./persistence
 
 ## fuzz: fuzz the request path for a minute
 fuzz:

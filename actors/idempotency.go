@@ -57,8 +57,10 @@ func startIdempotency(s *System) *Idempotency {
 }
 
 // Claim returns the stored answer for the user's key, or nil when the request should
-// run (the key is then held until Complete). The same key with another request is 422
-// idempotency_key_reused; while the first request runs, 409 conflict.
+// run (the key is then held, durably, until Complete). The same key with another
+// request is 422 idempotency_key_reused; while the first request runs, 409 conflict;
+// and when the first request was cut short by a restart (claimed, never answered),
+// 409 conflict too: it may have taken effect, so it never runs twice.
 func (i *Idempotency) Claim(ctx context.Context, user, key, requestHash string) (*Answer, error) {
 	r, err := ask[claimed](ctx, i.sys, i.kind.pid, &envelope{ID: user, Msg: &claimKey{Key: key, RequestHash: requestHash}})
 	return r.Replay, err
@@ -94,6 +96,17 @@ func (e *idemEntity) handle(ctx actor.Context, msg any) {
 		}
 		val, err := e.sys.store.Get(answerKey(e.user, m.Key))
 		if errors.Is(err, persistence.ErrNotFound) {
+			// The claim is durable before the request runs: a process killed while
+			// it runs leaves the claim without an answer, and the retry after the
+			// restart is refused instead of applying the request a second time.
+			pending, err := persistence.Encode(answerVersion, &Answer{RequestHash: m.RequestHash, CreatedAt: time.Now().UTC()})
+			if err == nil {
+				err = e.sys.commit(new(persistence.Batch).PutTTL(answerKey(e.user, m.Key), pending, IdempotencyTTL))
+			}
+			if err != nil {
+				respondErr(ctx, err)
+				return
+			}
 			e.inflight[m.Key] = m.RequestHash
 			ctx.Respond(claimed{})
 			return
@@ -110,18 +123,31 @@ func (e *idemEntity) handle(ctx actor.Context, msg any) {
 			respondErr(ctx, apierr.New(apierr.ErrIdempotencyKeyReused, "this Idempotency-Key was used with another request"))
 			return
 		}
+		if a.Status == 0 {
+			// Claimed, never answered, and not running: the server stopped while the
+			// first request ran. Whether it took effect is unknown, so it does not run
+			// again; the client looks at the outcome and uses a new key if it must.
+			respondErr(ctx, apierr.New(apierr.ErrConflict, "the first request with this Idempotency-Key was cut short by a restart of the server: "+
+				"it may or may not have taken effect, so it is not run again; check its outcome, then retry with a new key if needed"))
+			return
+		}
 		ctx.Respond(claimed{Replay: &a})
 	case *completeKey:
 		delete(e.inflight, m.Key)
+		// The answer replaces the claim; without one (a 429 or 5xx, which changed
+		// nothing) the claim goes, so that a retry runs again.
+		b := new(persistence.Batch).Del(answerKey(e.user, m.Key))
 		if m.Answer != nil {
 			val, err := persistence.Encode(answerVersion, m.Answer)
-			if err == nil {
-				err = e.sys.commit(new(persistence.Batch).PutTTL(answerKey(e.user, m.Key), val, IdempotencyTTL))
-			}
 			if err != nil {
 				respondErr(ctx, err)
 				return
 			}
+			b = new(persistence.Batch).PutTTL(answerKey(e.user, m.Key), val, IdempotencyTTL)
+		}
+		if err := e.sys.commit(b); err != nil {
+			respondErr(ctx, err)
+			return
 		}
 		ctx.Respond(done{})
 	default:

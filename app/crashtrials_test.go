@@ -1,0 +1,198 @@
+package app
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/vmplane/vmplane/actors"
+)
+
+// crashTrials is how many kill -9 trials TestCrashTrialsApplyOnce runs: one in
+// `make test`, more with VMPLANE_CRASH_TRIALS (`make faults` runs 10).
+func crashTrials(t *testing.T) int {
+	n := 1
+	if v := os.Getenv("VMPLANE_CRASH_TRIALS"); v != "" {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil || n < 1 {
+			t.Fatalf("VMPLANE_CRASH_TRIALS=%q: want a whole number of trials", v)
+		}
+	}
+	return n
+}
+
+// ruleTry is one firewall rule create of a crash trial: its Idempotency-Key, and the
+// rule's id when the create was acknowledged (201) before the kill.
+type ruleTry struct {
+	key, ruleID string
+}
+
+// TestCrashTrialsApplyOnce kills the server process with SIGKILL while a tenant's
+// clients create firewall rules, each with its own Idempotency-Key (and the key in the
+// rule's comment), restarts it on the same data directory, and retries every create,
+// answered or not, with its key, as a client that lost its connection does. Each trial
+// checks that every acknowledged rule is there (nothing acknowledged is lost) and its
+// retry replays the first answer; that a retry of a create the kill cut short either
+// runs it (it had not started) or is refused with 409 (it may have taken effect), never
+// both; and that no key has two rules (nothing is applied twice).
+func TestCrashTrialsApplyOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts server processes")
+	}
+	dir := t.TempDir()
+	client := &http.Client{Timeout: 5 * time.Second}
+	var tenantToken string
+	var all []ruleTry // every key of every trial
+	for trial := 1; trial <= crashTrials(t); trial++ {
+		cmd, base := startChild(t, dir)
+		child := &testServer{t: t, base: base, client: &http.Client{Timeout: 30 * time.Second}}
+		if trial == 1 {
+			tenantToken = child.tenant(child.adminToken(), "Trials", nil).Token
+		} else {
+			tenantToken = child.login("trials@example.test", "tenant-password").Token
+		}
+
+		var (
+			mu    sync.Mutex
+			tries []ruleTry
+			wg    sync.WaitGroup
+		)
+		stop := make(chan struct{})
+		for w := 0; w < 8; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := 0; i < 50; i++ { // enough to be killed among, few enough to retry quickly
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					try := ruleTry{key: fmt.Sprintf("trial-%d-worker-%d-%d", trial, w, i)}
+					status, id, _ := createRuleWithKey(client, base, tenantToken, try.key)
+					if status == 201 {
+						try.ruleID = id
+					}
+					mu.Lock()
+					tries = append(tries, try)
+					mu.Unlock()
+				}
+			}()
+		}
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			mu.Lock()
+			acked := 0
+			for _, tr := range tries {
+				if tr.ruleID != "" {
+					acked++
+				}
+			}
+			mu.Unlock()
+			if acked >= 40 || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		if err := cmd.Process.Kill(); err != nil {
+			t.Fatal(err)
+		}
+		_ = cmd.Wait()
+		close(stop)
+		wg.Wait()
+		all = append(all, tries...)
+
+		// The restarted server: every create is retried with its key.
+		check, base := startChild(t, dir)
+		tok := (&testServer{t: t, base: base, client: client}).login("trials@example.test", "tenant-password").Token
+		acked, cut := 0, 0
+		for _, tr := range tries {
+			status, id, replayed := createRuleWithKey(client, base, tok, tr.key)
+			if tr.ruleID == "" && status == 409 {
+				cut++ // claimed before the kill, never answered: not run again
+				continue
+			}
+			if status != 201 {
+				t.Fatalf("trial %d: the retry of %s got %d; want 201 (or 409 for a create the kill cut short)", trial, tr.key, status)
+			}
+			if tr.ruleID != "" {
+				acked++
+				if id != tr.ruleID || !replayed {
+					t.Fatalf("trial %d: the retry of acknowledged %s got rule %s (replayed %v); want the first answer, rule %s, replayed",
+						trial, tr.key, id, replayed, tr.ruleID)
+				}
+			}
+		}
+		if acked == 0 {
+			t.Fatalf("trial %d: no create was acknowledged before the kill", trial)
+		}
+		// No key has two rules, over every trial so far; every acknowledged rule is there.
+		byKey := map[string]string{}
+		for _, r := range allRules(&testServer{t: t, base: base, client: client}, tok) {
+			if r.Comment == "" {
+				t.Fatalf("trial %d: rule %s has no comment", trial, r.ID)
+			}
+			if other, dup := byKey[r.Comment]; dup {
+				t.Fatalf("trial %d: key %s was applied twice: rules %s and %s", trial, r.Comment, other, r.ID)
+			}
+			byKey[r.Comment] = r.ID
+		}
+		for _, tr := range all {
+			if tr.ruleID != "" && byKey[tr.key] != tr.ruleID {
+				t.Fatalf("trial %d: acknowledged rule %s of %s is gone", trial, tr.ruleID, tr.key)
+			}
+		}
+		t.Logf("trial %d: %d creates, %d acknowledged before the kill, %d cut short by it", trial, len(tries), acked, cut)
+		// The next trial starts its own process on the data directory.
+		_ = check.Process.Kill()
+		_ = check.Wait()
+	}
+}
+
+// createRuleWithKey creates a firewall rule as a tenant with an Idempotency-Key,
+// without failing the test: the server may be killed at any moment. It answers the
+// status (0 without an answer), the rule's id and whether the answer was a replay.
+func createRuleWithKey(client *http.Client, base, tok, key string) (int, string, bool) {
+	body := `{"direction":"in","action":"accept","protocol":"tcp","port":"443","comment":"` + key + `"}`
+	hr, _ := http.NewRequest("POST", base+"/api/client/firewall/rules", strings.NewReader(body))
+	hr.Header.Set("Authorization", "Bearer "+tok)
+	hr.Header.Set("Content-Type", "application/json")
+	hr.Header.Set("Idempotency-Key", key)
+	res, err := client.Do(hr)
+	if err != nil {
+		return 0, "", false
+	}
+	defer res.Body.Close()
+	var rule actors.FirewallRule
+	if res.StatusCode == 201 && jsonDecode(res, &rule) != nil {
+		return 0, "", false
+	}
+	return res.StatusCode, rule.ID, res.Header.Get("Idempotent-Replayed") == "true"
+}
+
+// allRules lists every firewall rule of the tenant, page by page.
+func allRules(s *testServer, tok string) []actors.FirewallRule {
+	s.t.Helper()
+	var all []actors.FirewallRule
+	path := "/api/client/firewall/rules?limit=500"
+	for {
+		r := s.do(req{method: "GET", path: path, token: tok})
+		expect(s.t, r, 200, "")
+		var p struct {
+			Items      []actors.FirewallRule `json:"items"`
+			NextCursor *string               `json:"next_cursor"`
+		}
+		r.decode(s.t, &p)
+		all = append(all, p.Items...)
+		if p.NextCursor == nil {
+			return all
+		}
+		path = "/api/client/firewall/rules?limit=500&cursor=" + url.QueryEscape(*p.NextCursor)
+	}
+}
