@@ -3,7 +3,7 @@ GO ?= go
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/vmplane/vmplane/app.Version=$(VERSION)
 
-.PHONY: run build test lint bench fuzz faults clean
+.PHONY: run build test lint bench fuzz faults client clean
 
 ## run: serve the API on :8080 with the embedded store in ./data and the simulated cluster
 run:
@@ -13,10 +13,17 @@ run:
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/vmplane ./cmd/vmplane
 
-## test: vet, then every test (fuzz seed corpora included) with the race detector
+## test: vet, then every test (fuzz seed corpora included) with the race detector; then
+## the generated API client of clientcheck/ (its own module) against a real server
 test:
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 15m ./...
+	cd clientcheck && $(GO) vet ./... && $(GO) test -race -count=1 -timeout 5m ./...
+
+## client: fetch /api/openapi.json from a real server into clientcheck/openapi.json and
+## regenerate the client in clientcheck/vmclient from it (oapi-codegen, pinned in clientcheck/go.mod)
+client:
+	cd clientcheck && $(GO) run ./internal/specdump openapi.json && $(GO) generate ./vmclient
 
 ## lint: formatting and vet
 lint:
