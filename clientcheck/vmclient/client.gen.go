@@ -449,11 +449,12 @@ func (e PostClientMachinesByVmIdActionsByActionParamsAction) Valid() bool {
 
 // Defines values for GetMonitoringAlertsEventsParamsKind.
 const (
-	GetMonitoringAlertsEventsParamsKindFirewallFailed GetMonitoringAlertsEventsParamsKind = "firewall_failed"
-	GetMonitoringAlertsEventsParamsKindHealthCheck    GetMonitoringAlertsEventsParamsKind = "health_check"
-	GetMonitoringAlertsEventsParamsKindNodeOffline    GetMonitoringAlertsEventsParamsKind = "node_offline"
-	GetMonitoringAlertsEventsParamsKindNodeUsageHigh  GetMonitoringAlertsEventsParamsKind = "node_usage_high"
-	GetMonitoringAlertsEventsParamsKindTaskFailed     GetMonitoringAlertsEventsParamsKind = "task_failed"
+	GetMonitoringAlertsEventsParamsKindFirewallFailed        GetMonitoringAlertsEventsParamsKind = "firewall_failed"
+	GetMonitoringAlertsEventsParamsKindHealthCheck           GetMonitoringAlertsEventsParamsKind = "health_check"
+	GetMonitoringAlertsEventsParamsKindHypervisorUnavailable GetMonitoringAlertsEventsParamsKind = "hypervisor_unavailable"
+	GetMonitoringAlertsEventsParamsKindNodeOffline           GetMonitoringAlertsEventsParamsKind = "node_offline"
+	GetMonitoringAlertsEventsParamsKindNodeUsageHigh         GetMonitoringAlertsEventsParamsKind = "node_usage_high"
+	GetMonitoringAlertsEventsParamsKindTaskFailed            GetMonitoringAlertsEventsParamsKind = "task_failed"
 )
 
 // Valid indicates whether the value is a known member of the GetMonitoringAlertsEventsParamsKind enum.
@@ -462,6 +463,8 @@ func (e GetMonitoringAlertsEventsParamsKind) Valid() bool {
 	case GetMonitoringAlertsEventsParamsKindFirewallFailed:
 		return true
 	case GetMonitoringAlertsEventsParamsKindHealthCheck:
+		return true
+	case GetMonitoringAlertsEventsParamsKindHypervisorUnavailable:
 		return true
 	case GetMonitoringAlertsEventsParamsKindNodeOffline:
 		return true
@@ -518,11 +521,12 @@ func (e GetMonitoringAlertsEventsParamsStatus) Valid() bool {
 
 // Defines values for GetResourcesAlertEventsParamsKind.
 const (
-	GetResourcesAlertEventsParamsKindFirewallFailed GetResourcesAlertEventsParamsKind = "firewall_failed"
-	GetResourcesAlertEventsParamsKindHealthCheck    GetResourcesAlertEventsParamsKind = "health_check"
-	GetResourcesAlertEventsParamsKindNodeOffline    GetResourcesAlertEventsParamsKind = "node_offline"
-	GetResourcesAlertEventsParamsKindNodeUsageHigh  GetResourcesAlertEventsParamsKind = "node_usage_high"
-	GetResourcesAlertEventsParamsKindTaskFailed     GetResourcesAlertEventsParamsKind = "task_failed"
+	GetResourcesAlertEventsParamsKindFirewallFailed        GetResourcesAlertEventsParamsKind = "firewall_failed"
+	GetResourcesAlertEventsParamsKindHealthCheck           GetResourcesAlertEventsParamsKind = "health_check"
+	GetResourcesAlertEventsParamsKindHypervisorUnavailable GetResourcesAlertEventsParamsKind = "hypervisor_unavailable"
+	GetResourcesAlertEventsParamsKindNodeOffline           GetResourcesAlertEventsParamsKind = "node_offline"
+	GetResourcesAlertEventsParamsKindNodeUsageHigh         GetResourcesAlertEventsParamsKind = "node_usage_high"
+	GetResourcesAlertEventsParamsKindTaskFailed            GetResourcesAlertEventsParamsKind = "task_failed"
 )
 
 // Valid indicates whether the value is a known member of the GetResourcesAlertEventsParamsKind enum.
@@ -531,6 +535,8 @@ func (e GetResourcesAlertEventsParamsKind) Valid() bool {
 	case GetResourcesAlertEventsParamsKindFirewallFailed:
 		return true
 	case GetResourcesAlertEventsParamsKindHealthCheck:
+		return true
+	case GetResourcesAlertEventsParamsKindHypervisorUnavailable:
 		return true
 	case GetResourcesAlertEventsParamsKindNodeOffline:
 		return true
@@ -1849,7 +1855,7 @@ type GetMonitoringAlertsEventsParams struct {
 	// Cursor next_cursor of the previous page
 	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
 
-	// Kind one of health_check, node_offline, task_failed, node_usage_high, firewall_failed
+	// Kind one of health_check, node_offline, task_failed, node_usage_high, firewall_failed, hypervisor_unavailable
 	Kind *GetMonitoringAlertsEventsParamsKind `form:"kind,omitempty" json:"kind,omitempty"`
 
 	// Limit page size, 1..500 (default 50)
@@ -1903,7 +1909,7 @@ type GetResourcesAlertEventsParams struct {
 	// Cursor next_cursor of the previous page
 	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
 
-	// Kind one of health_check, node_offline, task_failed, node_usage_high, firewall_failed
+	// Kind one of health_check, node_offline, task_failed, node_usage_high, firewall_failed, hypervisor_unavailable
 	Kind *GetResourcesAlertEventsParamsKind `form:"kind,omitempty" json:"kind,omitempty"`
 
 	// Limit page size, 1..500 (default 50)
