@@ -3,6 +3,7 @@ package actors
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"time"
 
@@ -316,24 +317,40 @@ func (h *History) yearBuckets(ctx context.Context, now time.Time) ([]usageBucket
 	if err != nil {
 		return nil, err
 	}
-	var out []usageBucket
+	// Buckets are matched by their time, not their index: graphs of nodes that differ in
+	// length (a node added later, another Proxmox version) still line up. A node that is
+	// offline or does not answer is left out, as Cluster.Usage does, so that one node
+	// down does not cost the whole history; only when none answers is it an error.
+	byTime := map[time.Time]*usageBucket{}
+	var times []time.Time
+	var missing []string
+	var firstErr error
+	answered := 0
 	for _, n := range inv.Nodes {
+		if n.Status == hypervisor.NodeOffline {
+			missing = append(missing, n.ID)
+			continue
+		}
 		g, err := h.sys.driver.Usage(ctx, hypervisor.UsageQuery{Scope: hypervisor.ScopeNode,
 			Ref: hypervisor.Ref{Node: n.ID}, Timeframe: hypervisor.TimeframeYear, End: now})
 		if err != nil {
-			return nil, err
-		}
-		if out == nil {
-			out = make([]usageBucket, len(g.Points))
-			for i, p := range g.Points {
-				out[i].time = p.Time
+			if cerr := ctx.Err(); cerr != nil {
+				return nil, hypervisor.ContextError(cerr)
 			}
-		}
-		for i, p := range g.Points {
-			if i >= len(out) {
-				break
+			missing = append(missing, n.ID)
+			if firstErr == nil {
+				firstErr = err
 			}
-			b := &out[i]
+			continue
+		}
+		answered++
+		for _, p := range g.Points {
+			b := byTime[p.Time]
+			if b == nil {
+				b = &usageBucket{time: p.Time}
+				byTime[p.Time] = b
+				times = append(times, p.Time)
+			}
 			if p.CPU != nil && p.CPUCores != nil {
 				b.cpuUsed += *p.CPU * *p.CPUCores
 				b.cores += *p.CPUCores
@@ -345,6 +362,18 @@ func (h *History) yearBuckets(ctx context.Context, now time.Time) ([]usageBucket
 				b.memSeen = true
 			}
 		}
+	}
+	if answered == 0 && firstErr != nil {
+		return nil, firstErr
+	}
+	if len(missing) > 0 {
+		h.sys.log.Warn("usage history backfilled without some nodes: their past usage and capacity are not counted",
+			zap.Strings("missing_nodes", missing))
+	}
+	slices.SortFunc(times, func(a, b time.Time) int { return a.Compare(b) })
+	out := make([]usageBucket, len(times))
+	for i, t := range times {
+		out[i] = *byTime[t]
 	}
 	return out, nil
 }

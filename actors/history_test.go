@@ -148,3 +148,44 @@ func TestForecastFromStoredHistory(t *testing.T) {
 		t.Fatal("got no error for horizon 0; want invalid")
 	}
 }
+
+// TestHistoryBackfillWithNodeDown: a node that is offline at start is left out of the
+// backfill, which still writes the past days from the nodes that answer; before, one
+// node down cost the whole history.
+func TestHistoryBackfillWithNodeDown(t *testing.T) {
+	now := time.Now().UTC()
+	d := sim.New(sim.Config{Seed: 3, Nodes: 3, Machines: 5, OpDelay: time.Millisecond, Now: func() time.Time { return now }})
+	ctx := context.Background()
+	inv, err := d.Inventory(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One node offline, as the inventory says, and one that the inventory shows online
+	// but whose graphs cannot be read (Proxmox answers 595 for a node it lost).
+	if err := d.SetNodeStatus(inv.Nodes[1].ID, hypervisor.NodeOffline); err != nil {
+		t.Fatal(err)
+	}
+	s := newTestSystem(t, func(o *Options) { o.Driver = unreadableNode{Driver: d, node: inv.Nodes[2].ID} })
+	n, err := s.History.Backfill(ctx, now)
+	if err != nil || n < 359 || n > 361 {
+		t.Fatalf("got %d backfilled days, %v with one node offline; want about 360 from the other nodes", n, err)
+	}
+	yesterday := dayOf(now).AddDate(0, 0, -1)
+	days, err := s.History.Days(yesterday, yesterday)
+	if err != nil || len(days) != 1 || days[0].CPU == nil || days[0].Memory == nil {
+		t.Fatalf("got %+v, %v; want yesterday's record with cpu and memory", days, err)
+	}
+}
+
+// unreadableNode is the sim driver with one node whose usage graphs cannot be read.
+type unreadableNode struct {
+	*sim.Driver
+	node string
+}
+
+func (u unreadableNode) Usage(ctx context.Context, q hypervisor.UsageQuery) (hypervisor.UsageGraph, error) {
+	if q.Scope == hypervisor.ScopeNode && q.Ref.Node == u.node {
+		return hypervisor.UsageGraph{}, hypervisor.NewError(hypervisor.ErrNodeOffline, "node %s does not answer", u.node)
+	}
+	return u.Driver.Usage(ctx, q)
+}
