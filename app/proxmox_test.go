@@ -108,15 +108,7 @@ func TestProxmoxConsoleAndFirewall(t *testing.T) {
 	s.sync(tok)
 	web := s.machine(tok, "100")
 	// The console goes through our ticket and websocket to Proxmox's termproxy.
-	var c struct{ Path string }
-	r := s.do(req{method: "GET", path: "/api/virt/vms/" + web.ID + "/console", token: tok})
-	expect(t, r, 200, "")
-	r.decode(t, &c)
-	ws, _, err := websocket.DefaultDialer.Dial("ws://"+s.app.Addr()+c.Path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws.Close()
+	ws := s.dialConsole(tok, web.ID)
 	if err := ws.WriteMessage(websocket.TextMessage, []byte("hostname\n")); err != nil {
 		t.Fatal(err)
 	}

@@ -251,20 +251,8 @@ func TestLogoutEndsConsole(t *testing.T) {
 	s, _ := synced(t)
 	op := s.login(testAdminEmail, testAdminPassword)
 	m := byStatus(t, s.machines(op.Token), actors.StatusRunning)
-	ticket := func() string {
-		t.Helper()
-		r := s.do(req{method: "GET", path: "/api/virt/vms/" + m.ID + "/console", token: op.Token})
-		expect(t, r, 200, "")
-		var c struct{ Path string }
-		r.decode(t, &c)
-		return "ws://" + s.app.Addr() + c.Path
-	}
-	open, spare := ticket(), ticket()
-	ws, _, err := websocket.DefaultDialer.Dial(open, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws.Close()
+	spare := s.consoleURL(op.Token, m.ID)
+	ws := s.dialConsole(op.Token, m.ID)
 
 	expect(t, s.do(req{method: "POST", path: "/api/auth/logout", token: op.Token,
 		body: map[string]string{"refresh_token": op.RefreshToken}}), 204, "")

@@ -241,15 +241,7 @@ func TestIdleConnectionsAreClosed(t *testing.T) {
 
 	// An event stream and a console, opened before the timeouts pass.
 	st := s.subscribe(tok, 0)
-	var c struct{ Path string }
-	r := s.do(req{method: "GET", path: "/api/virt/vms/" + m.ID + "/console", token: tok})
-	expect(t, r, 200, "")
-	r.decode(t, &c)
-	ws, _, err := websocket.DefaultDialer.Dial("ws://"+s.app.Addr()+c.Path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws.Close()
+	ws := s.dialConsole(tok, m.ID)
 
 	closed("kept-alive connection", used)
 	closed("unused connection", unused)

@@ -535,15 +535,34 @@ func TestConsole(t *testing.T) {
 	expect(t, s.do(req{method: "GET", path: "/api/virt/vms/" + m.ID + "/console", token: tok}), 409, "invalid_state")
 }
 
+// consoleURL asks for a console ticket of machine id and answers the websocket URL a
+// client forms from it: the answer's path joined to the origin the client used.
+func (s *testServer) consoleURL(tok, id string) string {
+	s.t.Helper()
+	var c struct{ Path string }
+	r := s.do(req{method: "GET", path: "/api/virt/vms/" + id + "/console", token: tok})
+	expect(s.t, r, 200, "")
+	r.decode(s.t, &c)
+	return "ws://" + s.app.Addr() + c.Path
+}
+
+// dialConsole opens the console of machine id; the test ends it.
+func (s *testServer) dialConsole(tok, id string) *websocket.Conn {
+	s.t.Helper()
+	ws, _, err := websocket.DefaultDialer.Dial(s.consoleURL(tok, id), nil)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	s.t.Cleanup(func() { ws.Close() })
+	return ws
+}
+
 func TestConsoleTicketExpires(t *testing.T) {
 	s, tok := synced(t)
 	m := byStatus(t, s.machines(tok), actors.StatusRunning)
-	var c struct{ Path string }
-	r := s.do(req{method: "GET", path: "/api/virt/vms/" + m.ID + "/console", token: tok})
-	expect(t, r, 200, "")
-	r.decode(t, &c)
+	u := s.consoleURL(tok, m.ID)
 	s.app.System().Consoles.SetClock(func() time.Time { return time.Now().Add(actors.ConsoleTicketTTL + time.Second) })
-	if _, res, err := websocket.DefaultDialer.Dial("ws://"+s.app.Addr()+c.Path, nil); err == nil || res.StatusCode != http.StatusUnauthorized {
+	if _, res, err := websocket.DefaultDialer.Dial(u, nil); err == nil || res.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("got %v; want an expired ticket refused with 401", err)
 	}
 }
