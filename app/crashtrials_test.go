@@ -85,25 +85,17 @@ func TestCrashTrialsApplyOnce(t *testing.T) {
 				}
 			}()
 		}
-		deadline := time.Now().Add(20 * time.Second)
-		for {
+		killWhen(t, cmd, func() bool {
 			mu.Lock()
+			defer mu.Unlock()
 			acked := 0
 			for _, tr := range tries {
 				if tr.ruleID != "" {
 					acked++
 				}
 			}
-			mu.Unlock()
-			if acked >= 40 || time.Now().After(deadline) {
-				break
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
-		if err := cmd.Process.Kill(); err != nil {
-			t.Fatal(err)
-		}
-		_ = cmd.Wait()
+			return acked >= 40
+		})
 		close(stop)
 		wg.Wait()
 		all = append(all, tries...)

@@ -144,20 +144,11 @@ func TestCrashKeepsAcknowledgedWrites(t *testing.T) {
 		}()
 	}
 	// Kill once a good number of writes were acknowledged, while writes are in flight.
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	killWhen(t, cmd, func() bool {
 		mu.Lock()
-		n, nm := len(acked), len(machines)
-		mu.Unlock()
-		if n >= 150 && nm >= 3 || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	if err := cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	_ = cmd.Wait() // the data directory's lock goes with the process
+		defer mu.Unlock()
+		return len(acked) >= 150 && len(machines) >= 3
+	})
 	close(stop)
 	wg.Wait()
 	if len(acked) < 50 || len(machines) == 0 {
@@ -184,6 +175,21 @@ func TestCrashKeepsAcknowledgedWrites(t *testing.T) {
 				p.ID, p.VMID, m.VMID, hv, err)
 		}
 	}
+}
+
+// killWhen sends the child server SIGKILL once enough is true (or after 20 s, for a
+// slow machine: the caller checks what it got) and waits for it to end, which frees the
+// data directory's lock.
+func killWhen(t *testing.T, cmd *exec.Cmd, enough func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !enough() && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
 }
 
 // provisioned is a machine whose provisioning task was seen to succeed.
