@@ -45,6 +45,9 @@ type (
 	completeKey struct {
 		Key    string
 		Answer *Answer
+		// Keep leaves the durable claim unanswered: the request may have taken
+		// effect, so a retry is refused rather than run again.
+		Keep bool
 	}
 )
 
@@ -66,10 +69,13 @@ func (i *Idempotency) Claim(ctx context.Context, user, key, requestHash string) 
 	return r.Replay, err
 }
 
-// Complete stores the answer (durably, before the caller sends it) and releases the
-// key; a nil answer only releases it, so that a retry runs again.
-func (i *Idempotency) Complete(ctx context.Context, user, key string, a *Answer) error {
-	_, err := ask[done](ctx, i.sys, i.kind.pid, &envelope{ID: user, Msg: &completeKey{Key: key, Answer: a}})
+// Complete settles a claimed key: it stores the answer (durably, before the caller
+// sends it); a nil answer releases the key, so that a retry runs again; keep leaves the
+// claim unanswered for a request that may have taken effect without an answer worth
+// keeping (a 500, a 504, a panic), so that a retry answers 409 instead of running it
+// twice.
+func (i *Idempotency) Complete(ctx context.Context, user, key string, a *Answer, keep bool) error {
+	_, err := ask[done](ctx, i.sys, i.kind.pid, &envelope{ID: user, Msg: &completeKey{Key: key, Answer: a, Keep: keep}})
 	return err
 }
 
@@ -125,15 +131,21 @@ func (e *idemEntity) handle(ctx actor.Context, msg any) {
 		}
 		if a.Status == 0 {
 			// Claimed, never answered, and not running: the server stopped while the
-			// first request ran. Whether it took effect is unknown, so it does not run
-			// again; the client looks at the outcome and uses a new key if it must.
-			respondErr(ctx, apierr.New(apierr.ErrConflict, "the first request with this Idempotency-Key was cut short by a restart of the server: "+
-				"it may or may not have taken effect, so it is not run again; check its outcome, then retry with a new key if needed"))
+			// first request ran, or it ended in a 500 or a 504. Whether it took effect
+			// is unknown, so it does not run again; the client looks at the outcome and
+			// uses a new key if it must.
+			respondErr(ctx, apierr.New(apierr.ErrConflict, "the first request with this Idempotency-Key ended without an answer "+
+				"(the server restarted, or it failed with a 500 or 504): it may or may not have taken effect, so it is not run again; "+
+				"check its outcome, then retry with a new key if needed"))
 			return
 		}
 		ctx.Respond(claimed{Replay: &a})
 	case *completeKey:
 		delete(e.inflight, m.Key)
+		if m.Keep {
+			ctx.Respond(done{})
+			return
+		}
 		// The answer replaces the claim; without one (a 429 or 5xx, which changed
 		// nothing) the claim goes, so that a retry runs again.
 		b := new(persistence.Batch).Del(answerKey(e.user, m.Key))

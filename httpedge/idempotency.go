@@ -1,8 +1,10 @@
 package httpedge
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"time"
 
 	"github.com/valyala/fasthttp"
 	"go.uber.org/zap"
@@ -16,12 +18,15 @@ const MaxIdempotencyKey = 255
 
 // idempotent runs an authenticated POST that carries an Idempotency-Key at most once
 // per user and key: a retry gets the first answer (same status and body), the same key
-// with another request 422, and a retry while the first still runs 409. Answers of 2xx
-// and 4xx are kept for 24 h; 429 and 5xx are not, so such a request can be retried.
+// with another request 422, and a retry while the first still runs 409. Answers below
+// 500 (but 429) are kept for 24 h. A 429, 503 or 507 changed nothing and releases the
+// key, so the request can be retried; after a 500, a 504 or a panic the request may
+// have taken effect, so the claim stays and a retry answers 409, as after a crash.
 // It reports whether it answered (a replay or an error), in which case the route's
-// handler must not run; otherwise it returns the function that stores the answer,
-// which the caller runs after writing it and before returning to fasthttp.
-func (s *Server) idempotent(c *Call) (answered bool, store func()) {
+// handler must not run; otherwise it returns the function that settles the key, which
+// the caller runs after writing the answer (panicked: the handler panicked) and
+// before returning to fasthttp.
+func (s *Server) idempotent(c *Call) (answered bool, settle func(panicked bool)) {
 	rc := c.rc
 	raw := rc.Request.Header.Peek("Idempotency-Key")
 	if len(raw) == 0 || c.Principal == nil || !rc.IsPost() {
@@ -59,14 +64,20 @@ func (s *Server) idempotent(c *Call) (answered bool, store func()) {
 		rc.SetBody(replay.Body)
 		return true, nil
 	}
-	return false, func() {
+	return false, func(panicked bool) {
 		status := rc.Response.StatusCode()
 		var a *actors.Answer
-		if status < 500 && status != fasthttp.StatusTooManyRequests {
+		how := settlement(status, panicked)
+		if how == keepAnswer {
 			a = &actors.Answer{RequestHash: reqHash, Status: status, ContentType: string(rc.Response.Header.ContentType()),
 				Location: string(rc.Response.Header.Peek("Location")), Body: append([]byte(nil), rc.Response.Body()...)}
 		}
-		if err := s.sys.Idempotency.Complete(c.Context(), user, key, a); err != nil {
+		keep := how == keepClaim
+		// Not the request's context: its deadline may be what ended the request, and
+		// a key left claimed in memory would answer "still in progress" for good.
+		ctx, cancel := context.WithTimeout(context.Background(), settleTimeout)
+		defer cancel()
+		if err := s.sys.Idempotency.Complete(ctx, user, key, a, keep); err != nil && !panicked {
 			// The answer could not be kept: say so rather than acknowledge a write whose
 			// retry would run it again.
 			s.log.Error("idempotency answer not stored", zap.String("request_id", c.RequestID), zap.Error(err))
@@ -76,3 +87,30 @@ func (s *Server) idempotent(c *Call) (answered bool, store func()) {
 		}
 	}
 }
+
+// How an idempotent request's key is settled.
+const (
+	keepAnswer   = iota // stored: a retry gets this answer
+	releaseKey          // dropped: nothing changed, a retry runs again
+	keepClaim           // left claimed without an answer: a retry is 409
+)
+
+// settlement decides how a key is settled by its request's answer status.
+func settlement(status int, panicked bool) int {
+	switch {
+	case panicked:
+		return keepClaim
+	case status < 500 && status != fasthttp.StatusTooManyRequests:
+		return keepAnswer
+	case status == fasthttp.StatusTooManyRequests || status == fasthttp.StatusServiceUnavailable ||
+		status == fasthttp.StatusInsufficientStorage:
+		// Refused before anything changed: the key is free for a retry.
+		return releaseKey
+	}
+	// A 500 or a 504: the request may still take effect (an actor whose answer timed
+	// out goes on), so it must not run again under this key.
+	return keepClaim
+}
+
+// settleTimeout bounds storing an idempotent request's answer (one group commit).
+const settleTimeout = 5 * time.Second

@@ -433,9 +433,19 @@ func (s *Server) serveRoute(rt *Route) fasthttp.RequestHandler {
 		ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
 		defer cancel()
 		c.ctx = ctx
-		answered, store := s.idempotent(c)
+		answered, settle := s.idempotent(c)
 		if answered {
 			return
+		}
+		if settle != nil {
+			defer func() {
+				// A handler that panicked may have changed something: its key stays
+				// claimed (a retry answers 409), and handle's recovery answers 500.
+				if p := recover(); p != nil {
+					settle(true)
+					panic(p)
+				}
+			}()
 		}
 		res, err := rt.Handler(c)
 		if err != nil {
@@ -444,8 +454,8 @@ func (s *Server) serveRoute(rt *Route) fasthttp.RequestHandler {
 			s.writeResult(rc, id, rt, res)
 		}
 		s.audit(c, rt, rc.Response.StatusCode(), err)
-		if store != nil {
-			store()
+		if settle != nil {
+			settle(false)
 		}
 	}
 }
