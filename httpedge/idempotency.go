@@ -90,9 +90,9 @@ func (s *Server) idempotent(c *Call) (answered bool, settle func(panicked bool))
 
 // How an idempotent request's key is settled.
 const (
-	keepAnswer   = iota // stored: a retry gets this answer
-	releaseKey          // dropped: nothing changed, a retry runs again
-	keepClaim           // left claimed without an answer: a retry is 409
+	keepAnswer = iota // stored: a retry gets this answer
+	releaseKey        // dropped: nothing changed, a retry runs again
+	keepClaim         // left claimed without an answer: a retry is 409
 )
 
 // settlement decides how a key is settled by its request's answer status.
