@@ -97,7 +97,7 @@ type Badger struct {
 	log  *zap.Logger
 	dir  string
 
-	dirID        fileID      // the data directory's MANIFEST at Open (checkDir)
+	dirID        fileID      // the data directory at Open (checkDir)
 	dirKnown     bool        // dirID could be read at Open
 	gone         atomic.Bool // the data directory was removed or replaced
 	minFree      int64

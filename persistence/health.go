@@ -109,7 +109,13 @@ func (s *Badger) checkDir() error {
 	}
 	id, err := dirID(s.dir)
 	if err == nil && id == s.dirID {
-		return nil
+		// The same directory; its MANIFEST must still be there (Badger replaces the
+		// file by a rename when it rewrites it, so its identity changes, its presence
+		// does not).
+		_, err = os.Stat(filepath.Join(s.dir, badger.ManifestFilename))
+		if err == nil {
+			return nil
+		}
 	}
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil // cannot tell (EIO, EACCES): the write itself will tell
@@ -124,8 +130,11 @@ var errDirGone = apierr.New(apierr.ErrUnavailable,
 // fileID identifies a directory across renames: device and inode.
 type fileID struct{ dev, ino uint64 }
 
+// dirID is the data directory's own identity, not its MANIFEST's: Badger rewrites the
+// MANIFEST (a new file renamed over the old) after enough deletions, which must not
+// look like a replaced directory.
 func dirID(dir string) (fileID, error) {
-	fi, err := os.Stat(filepath.Join(dir, badger.ManifestFilename))
+	fi, err := os.Stat(dir)
 	if err != nil {
 		return fileID{}, err
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dgraph-io/badger/v4"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
@@ -156,6 +157,37 @@ func TestDataDirRemoved(t *testing.T) {
 	// Badger's own Close would retry flushing into the missing directory forever.
 	if err := s.Close(); err == nil {
 		t.Fatal("Close without the data directory reported success")
+	}
+}
+
+// TestManifestRewriteIsNotAReplacedDir: Badger rewrites its MANIFEST after enough
+// deletions (a new file renamed over the old, so a new inode); writes must go on, while
+// a directory replaced by another is still told apart.
+func TestManifestRewriteIsNotAReplacedDir(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	s, err := Open(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	mustCommit(t, s, new(Batch).Put([]byte("k/1"), []byte("v1")))
+	manifest := filepath.Join(dir, badger.ManifestFilename)
+	data, err := os.ReadFile(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rewrite := filepath.Join(dir, "MANIFEST-REWRITE")
+	if err := os.WriteFile(rewrite, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(rewrite, manifest); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Commit(context.Background(), new(Batch).Put([]byte("k/2"), []byte("v2"))); err != nil {
+		t.Fatalf("a write after the MANIFEST was rewritten: %v; want it accepted", err)
+	}
+	if h := s.Health(); h != nil {
+		t.Fatalf("Health after the MANIFEST was rewritten: %v; want healthy", h)
 	}
 }
 
