@@ -128,8 +128,14 @@ type (
 	credentials    struct {
 		User User
 		Hash string
+		// Gen is the token generation the hash belongs to.
+		Gen uint64
 	}
-	openFamily  struct{ TTL time.Duration }
+	// openFamily opens a login for a password checked against generation Gen.
+	openFamily struct {
+		TTL time.Duration
+		Gen uint64
+	}
 	rotateToken struct {
 		Token refreshToken
 		TTL   time.Duration
@@ -444,7 +450,7 @@ func (u *Users) Login(ctx context.Context, email, password string) (Session, err
 	if !found || !match || cred.User.Disabled {
 		return Session{}, errInvalidCredentials
 	}
-	return ask[Session](ctx, s, u.kind.pid, &envelope{ID: cred.User.ID, Msg: &openFamily{TTL: u.opts.RefreshTTL}})
+	return ask[Session](ctx, s, u.kind.pid, &envelope{ID: cred.User.ID, Msg: &openFamily{TTL: u.opts.RefreshTTL, Gen: cred.Gen}})
 }
 
 // Refresh rotates a refresh token: the presented one is spent and a new one returned.
@@ -617,12 +623,14 @@ func (e *userEntity) handle(ctx actor.Context, msg any) {
 	case *getUser:
 		ctx.Respond(e.rec.User)
 	case *getCredentials:
-		ctx.Respond(credentials{User: e.rec.User, Hash: e.rec.PasswordHash})
+		ctx.Respond(credentials{User: e.rec.User, Hash: e.rec.PasswordHash, Gen: e.rec.TokenGen})
 	case *getAuth:
 		ctx.Respond(e.publish())
 	case *openFamily:
-		if e.rec.Disabled {
-			// Disabled between the password check and here.
+		if e.rec.Disabled || e.rec.TokenGen != m.Gen {
+			// Disabled, or its password, role or tenant changed, between the password
+			// check and here: the password checked may be the old one, and the change
+			// promised to end every login, this one included.
 			respondErr(ctx, errInvalidCredentials)
 			return
 		}
