@@ -171,3 +171,53 @@ func TestSecondReportKeepsFirstOutcome(t *testing.T) {
 		t.Fatalf("got %+v, %v after a second report; want the first outcome, succeeded", got, err)
 	}
 }
+
+// TestStaleObservationIsDropped: an inventory read before a task's end does not undo
+// what the task recorded, on any field (here the node of a migration), while a later
+// one is taken.
+func TestStaleObservationIsDropped(t *testing.T) {
+	s := newTestSystem(t, func(o *Options) { o.Driver = sim.New(sim.Config{OpDelay: -1, Seed: 1, Nodes: 2, Machines: 1}) })
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	before := time.Now().UTC()
+	if _, err := s.Cluster.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ms, _, err := s.Machines.List(ctx, "", 0, nil)
+	if err != nil || len(ms) != 1 {
+		t.Fatalf("got %d machines, %v; want 1", len(ms), err)
+	}
+	m := ms[0]
+	stale, err := s.driver.Machine(ctx, hypervisor.Ref{VMID: m.VMID, Node: m.Node})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes, _, err := s.Nodes.List(ctx, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := nodes[0].ID
+	if target == m.Node {
+		target = nodes[1].ID
+	}
+	task, err := s.Machines.Start(ctx, m.ID, Operation{Type: OpMigrate, TargetNode: target, Online: m.Status == StatusRunning}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for !task.Finished() {
+		time.Sleep(5 * time.Millisecond)
+		if task, err = s.Tasks.Get(ctx, task.ID, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if task.Status != TaskSucceeded {
+		t.Fatalf("got %+v; want the migration to succeed", task)
+	}
+	// An observation read before the migration ended arrives now.
+	if _, err := ask[changed](ctx, s, s.Machines.kind.pid, &envelope{ID: m.ID, Msg: &observe{M: stale, At: before}}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Machines.Get(ctx, m.ID, nil); err != nil || got.Node != target {
+		t.Fatalf("got node %q, %v after a stale observation; want %q, the migration's", got.Node, err, target)
+	}
+}

@@ -810,17 +810,18 @@ func applyObserved(m *Machine, hm hypervisor.Machine) {
 }
 
 // observe updates the record from the hypervisor unless a task owns the machine now.
-// An observation older than the state a task confirmed (StateAt) leaves the status as
-// it is: it may predate the task's end.
+// An observation older than the state a task last confirmed (StateAt) is dropped whole:
+// it may predate the task's end, and not only the status but the node (a migration),
+// cores, memory and disks it shows may be the ones the task changed.
 func (e *machineEntity) observe(m *observe) bool {
 	if e.rec.TaskID != nil {
 		return false
 	}
+	if !m.At.IsZero() && m.At.Before(e.rec.StateAt) {
+		return false
+	}
 	next := *e.rec
 	applyObserved(&next.Machine, m.M)
-	if !m.At.IsZero() && m.At.Before(e.rec.StateAt) {
-		next.Status = e.rec.Status
-	}
 	if machineEqual(&next.Machine, &e.rec.Machine) {
 		return false
 	}
