@@ -355,3 +355,23 @@ func TestNoServerDependencies(t *testing.T) {
 		}
 	}
 }
+
+// TestWaitTaskFailed: WaitTask polls until the task ends, and a failed task is a
+// *TaskError carrying the server's explanation.
+func TestWaitTaskFailed(t *testing.T) {
+	task := func(st, errText string) http.HandlerFunc {
+		return status(200, nil, `{"id":"k1","type":"machine.create","target_type":"machine","target_id":"m1","tenant_id":null,"status":"`+
+			st+`","error":`+errText+`,"created_at":"2026-01-02T03:04:05Z","started_at":null,"finished_at":null,"result":null}`)
+	}
+	r := newRecorder(t, task("queued", "null"), task("running", "null"), task("failed", `"no node has room"`))
+	c := newTestClient(t, r.srv.URL)
+	got, err := c.WaitTask(context.Background(), "k1")
+	var te *client.TaskError
+	if !errors.Is(err, client.ErrTaskFailed) || !errors.As(err, &te) || te.Task.ID != "k1" ||
+		!strings.Contains(err.Error(), "no node has room") || got.Status != client.TaskFailed {
+		t.Fatalf("got %+v, %v; want the failed task and its error", got, err)
+	}
+	if r.requests() != 3 {
+		t.Fatalf("polled %d times; want 3", r.requests())
+	}
+}
