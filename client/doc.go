@@ -17,6 +17,8 @@
 //     page; MachinesPage, TenantsPage, ... read one page and give its cursor.
 //   - Slow work answers a *Task; WaitTask waits for its end and turns a failed task into
 //     an error.
+//   - Events yields the server-sent event stream and resumes it with Last-Event-ID
+//     after a dropped connection.
 //
 // The package depends on the standard library only: it imports none of the server's
 // packages.
