@@ -85,14 +85,22 @@ func WithMaxConns(n int) Option {
 }
 
 // WithRetryBudget sets how often one call is retried after a network error, a 503 or
-// a 429 (default 5), and the longest wait between two tries (default 30s; a longer
-// Retry-After ends the retries). 0 retries turns retrying off.
+// a 429 (default 5), and the longest wait between two tries (0: the default, 30s; a
+// Retry-After asking for longer ends the retries, with the 429 or 503 as the error).
+// 0 retries turns retrying off.
+//
+// A POST is retried with the same Idempotency-Key, so the server applies it once. A
+// PATCH or DELETE retried after a dropped connection may find the first try done: a
+// repeated DELETE can answer ErrNotFound or ErrOperationInProgress.
 func WithRetryBudget(retries int, maxWait time.Duration) Option {
 	return func(c *core) error {
 		if retries < 0 || maxWait < 0 {
 			return errors.New("vmplane client: WithRetryBudget: negative budget")
 		}
-		c.retries, c.maxWait = retries, maxWait
+		c.retries = retries
+		if maxWait > 0 {
+			c.maxWait = maxWait
+		}
 		return nil
 	}
 }

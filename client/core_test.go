@@ -375,3 +375,26 @@ func TestWaitTaskFailed(t *testing.T) {
 		t.Fatalf("polled %d times; want 3", r.requests())
 	}
 }
+
+// TestKeepAlive: calls one after the other reuse one keep-alive connection (every
+// answer is read to its end and closed).
+func TestKeepAlive(t *testing.T) {
+	var conns atomic.Int32
+	srv := httptest.NewUnstartedServer(status(200, nil, tenantJSON))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+	c := newTestClient(t, srv.URL, client.WithMaxConns(4))
+	for range 50 {
+		if _, err := c.GetTenant(context.Background(), "t1"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := conns.Load(); n != 1 {
+		t.Fatalf("50 calls one after the other opened %d connections; want 1", n)
+	}
+}
