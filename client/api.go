@@ -132,6 +132,20 @@ func (c *Client) CreateUser(ctx context.Context, u UserCreate) (*User, error) {
 	return &out, err
 }
 
+// GetUser reads one user.
+func (c *Client) GetUser(ctx context.Context, id string) (*User, error) {
+	var out User
+	_, err := c.c.do(ctx, request{method: http.MethodGet, path: "/api/resources/users/" + esc(id), out: &out})
+	return &out, err
+}
+
+// UpdateUser changes the fields of a user that ch sets.
+func (c *Client) UpdateUser(ctx context.Context, id string, ch UserChange) (*User, error) {
+	var out User
+	_, err := c.c.do(ctx, request{method: http.MethodPatch, path: "/api/resources/users/" + esc(id), body: ch, out: &out})
+	return &out, err
+}
+
 // DeleteUser deletes a user, ending its sessions.
 func (c *Client) DeleteUser(ctx context.Context, id string) error {
 	_, err := c.c.do(ctx, request{method: http.MethodDelete, path: "/api/resources/users/" + esc(id)})

@@ -300,3 +300,43 @@ func TestIdempotentReplay(t *testing.T) {
 		t.Fatalf("the key with another body: %v; want idempotency_key_reused", err)
 	}
 }
+
+// TestSessionEndedRelogin: when the server ends a user's sessions (here: disabled, then
+// enabled again), the user's client gets a 401, finds its refresh token refused too,
+// logs in again with its credentials and carries on; a client with a given token
+// cannot, and answers ErrUnauthorized.
+func TestSessionEndedRelogin(t *testing.T) {
+	base := startServer(t)
+	ctx := context.Background()
+	admin := mustClient(t, base, client.WithCredentials(adminEmail, adminPassword))
+	ten, err := admin.CreateTenant(ctx, client.TenantCreate{Name: "Acme"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := admin.CreateUser(ctx, client.UserCreate{Email: "ada@acme.test", Name: "Ada", Role: client.RoleUser,
+		Password: "tenant user password", TenantID: ten.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := mustClient(t, base, client.WithCredentials("ada@acme.test", "tenant user password"))
+	first, err := c.Login(ctx)
+	if err != nil || first.ID != u.ID {
+		t.Fatalf("login: %+v %v", first, err)
+	}
+	on, off := false, true
+	if _, err := admin.UpdateUser(ctx, u.ID, client.UserChange{Disabled: &off}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Me(ctx); !errors.Is(err, client.ErrInvalidCredentials) {
+		t.Fatalf("a disabled user: %v; want invalid_credentials (the login again is refused)", err)
+	}
+	if _, err := admin.UpdateUser(ctx, u.ID, client.UserChange{Disabled: &on}); err != nil {
+		t.Fatal(err)
+	}
+	if me, err := c.Me(ctx); err != nil || me.ID != u.ID {
+		t.Fatalf("after the user is enabled again: %+v %v; want a new login, transparently", me, err)
+	}
+	if got, err := admin.GetUser(ctx, u.ID); err != nil || got.Disabled {
+		t.Fatalf("get user: %+v %v", got, err)
+	}
+}

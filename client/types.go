@@ -86,6 +86,16 @@ type UserCreate struct {
 	TenantID string `json:"tenant_id,omitempty"`
 }
 
+// UserChange is the body of UpdateUser: nil fields keep their value. A change of
+// password, role, tenant or Disabled ends every login of the user.
+type UserChange struct {
+	Name     *string `json:"name,omitempty"`
+	Password *string `json:"password,omitempty"`
+	Role     *string `json:"role,omitempty"`
+	TenantID *string `json:"tenant_id,omitempty"`
+	Disabled *bool   `json:"disabled,omitempty"`
+}
+
 // Template is an image machines are created from.
 type Template struct {
 	ID     string `json:"id"`
