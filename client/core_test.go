@@ -204,24 +204,25 @@ func TestIdempotencyKeyFromContext(t *testing.T) {
 	}
 }
 
-// TestFailover: a member that refuses connections is left for the next one, which
-// stays in use.
+// TestFailover: a member that refuses connections, or drops them, is left for the next
+// one, which stays in use.
 func TestFailover(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	dead := "http://" + ln.Addr().String()
+	refused := "http://" + ln.Addr().String()
 	ln.Close() // nothing listens there now: connections are refused
-	r := newRecorder(t, status(200, nil, tenantJSON))
-	c := newTestClient(t, dead, client.WithBaseURLs(r.srv.URL), client.WithRetryBudget(1, time.Second))
+	dropping := newRecorder(t, drop)
+	live := newRecorder(t, status(200, nil, tenantJSON))
+	c := newTestClient(t, refused, client.WithBaseURLs(dropping.srv.URL, live.srv.URL), client.WithRetryBudget(2, time.Second))
 	for range 3 {
 		if _, err := c.GetTenant(context.Background(), "t1"); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if r.requests() != 3 {
-		t.Fatalf("the live member got %d requests; want 3", r.requests())
+	if dropping.requests() != 1 || live.requests() != 3 {
+		t.Fatalf("the dropping member got %d requests and the live one %d; want 1 and 3", dropping.requests(), live.requests())
 	}
 }
 
