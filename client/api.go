@@ -277,24 +277,40 @@ func (c *Client) GetTask(ctx context.Context, id string) (*Task, error) {
 	return &out, err
 }
 
-// WaitTask polls the task until it ends (with a pause growing from 50ms to 2s) and
-// returns it. A failed task is returned with a *TaskError (errors.Is(err,
-// ErrTaskFailed)) carrying the server's explanation; ctx bounds the wait.
+// WaitTask waits until the task ends and returns it. It reads the task, then waits for
+// its task.updated event on the client's event stream (one stream, opened while some
+// WaitTask waits, shared by all), and reads it again with a pause growing from 50ms to
+// 2s in case the stream is late or cannot be opened. A failed task is returned with a
+// *TaskError (errors.Is(err, ErrTaskFailed)) carrying the server's explanation; ctx
+// bounds the wait.
 func (c *Client) WaitTask(ctx context.Context, id string) (*Task, error) {
+	updates, done := c.c.tasks.watch(c, id)
+	defer done()
 	pause := 50 * time.Millisecond
 	for {
 		t, err := c.GetTask(ctx, id)
 		if err != nil {
 			return nil, err
 		}
-		switch t.Status {
-		case TaskSucceeded:
-			return t, nil
-		case TaskFailed:
-			return t, &TaskError{Task: t}
-		}
-		if err := sleep(ctx, pause); err != nil {
-			return t, err
+		for {
+			switch t.Status {
+			case TaskSucceeded:
+				return t, nil
+			case TaskFailed:
+				return t, &TaskError{Task: t}
+			}
+			timer := time.NewTimer(pause)
+			select {
+			case u := <-updates:
+				timer.Stop()
+				t = u
+				continue
+			case <-timer.C:
+			case <-ctx.Done():
+				timer.Stop()
+				return t, ctx.Err()
+			}
+			break
 		}
 		pause = min(pause*2, 2*time.Second)
 	}

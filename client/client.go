@@ -35,6 +35,7 @@ type core struct {
 	retries  int
 	maxWait  time.Duration
 	auth     auth
+	tasks    taskWatch // the event stream WaitTask listens to
 }
 
 // Option configures a Client.

@@ -357,23 +357,33 @@ func TestNoServerDependencies(t *testing.T) {
 	}
 }
 
-// TestWaitTaskFailed: WaitTask polls until the task ends, and a failed task is a
-// *TaskError carrying the server's explanation.
+// TestWaitTaskFailed: WaitTask reads the task until it ends, also without an event
+// stream (this server has none), and a failed task is a *TaskError carrying the
+// server's explanation.
 func TestWaitTaskFailed(t *testing.T) {
-	task := func(st, errText string) http.HandlerFunc {
-		return status(200, nil, `{"id":"k1","type":"machine.create","target_type":"machine","target_id":"m1","tenant_id":null,"status":"`+
-			st+`","error":`+errText+`,"created_at":"2026-01-02T03:04:05Z","started_at":null,"finished_at":null,"result":null}`)
+	task := func(st, errText string) string {
+		return `{"id":"k1","type":"machine.create","target_type":"machine","target_id":"m1","tenant_id":null,"status":"` +
+			st + `","error":` + errText + `,"created_at":"2026-01-02T03:04:05Z","started_at":null,"finished_at":null,"result":null}`
 	}
-	r := newRecorder(t, task("queued", "null"), task("running", "null"), task("failed", `"no node has room"`))
-	c := newTestClient(t, r.srv.URL)
+	answers := []string{task("queued", "null"), task("running", "null"), task("failed", `"no node has room"`)}
+	var reads atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/api/tasks/k1" {
+			status(404, nil, problemJSON(404, "not_found", "no such route"))(w, r)
+			return
+		}
+		w.Write([]byte(answers[min(int(reads.Add(1))-1, len(answers)-1)]))
+	}))
+	defer srv.Close()
+	c := newTestClient(t, srv.URL)
 	got, err := c.WaitTask(context.Background(), "k1")
 	var te *client.TaskError
 	if !errors.Is(err, client.ErrTaskFailed) || !errors.As(err, &te) || te.Task.ID != "k1" ||
 		!strings.Contains(err.Error(), "no node has room") || got.Status != client.TaskFailed {
 		t.Fatalf("got %+v, %v; want the failed task and its error", got, err)
 	}
-	if r.requests() != 3 {
-		t.Fatalf("polled %d times; want 3", r.requests())
+	if reads.Load() != 3 {
+		t.Fatalf("read the task %d times; want 3", reads.Load())
 	}
 }
 

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -145,5 +147,35 @@ func TestEventsFromServer(t *testing.T) {
 	}
 	if n != 1 {
 		t.Fatalf("events without a token: got %d yields; want the one error", n)
+	}
+}
+
+// TestWaitTaskByEvent: WaitTask learns the end of the task from the event stream: the
+// scripted server's GET /api/tasks/k1 says running for ever, only the stream says done.
+func TestWaitTaskByEvent(t *testing.T) {
+	const running = `{"id":"k1","type":"machine.start","target_type":"machine","target_id":"m1","tenant_id":null,"status":"running","error":null,"created_at":"2026-01-02T03:04:05Z","started_at":null,"finished_at":null,"result":null}`
+	var streams atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/api/events" {
+			w.Write([]byte(running))
+			return
+		}
+		streams.Add(1)
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, "id: 7\nevent: task.updated\ndata: "+strings.Replace(strings.Replace(running, `"id":"k1"`, `"id":"other"`, 1), "running", "succeeded", 1)+"\n\n")
+		fmt.Fprint(w, "id: 8\nevent: task.updated\ndata: "+strings.Replace(running, "running", "succeeded", 1)+"\n\n")
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	defer srv.Close()
+	c := newTestClient(t, srv.URL)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	got, err := c.WaitTask(ctx, "k1")
+	if err != nil || got.ID != "k1" || got.Status != client.TaskSucceeded {
+		t.Fatalf("got %+v, %v; want k1 succeeded, from its event", got, err)
+	}
+	if streams.Load() != 1 {
+		t.Fatalf("opened %d streams; want 1", streams.Load())
 	}
 }
