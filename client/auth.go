@@ -132,7 +132,8 @@ func (c *Client) Login(ctx context.Context) (*User, error) {
 }
 
 // Logout ends the client's login on the server (its access and refresh tokens). A
-// later call logs in again.
+// later call logs in again. Without a login of its own (WithToken, or none yet) it
+// does nothing.
 func (c *Client) Logout(ctx context.Context) error {
 	a := &c.c.auth
 	a.mu.Lock()

@@ -15,8 +15,8 @@
 //     sentinels (ErrNotFound, ErrQuotaExceeded, ...).
 //   - Lists: Machines, Tenants, ... are iterators that follow next_cursor page after
 //     page; MachinesPage, TenantsPage, ... read one page and give its cursor.
-//   - Slow work answers a *Task; WaitTask waits for its end and turns a failed task into
-//     an error.
+//   - Slow work answers a *Task; WaitTask waits for its end (told by the event stream,
+//     or by reading the task again) and turns a failed task into an error.
 //   - Events yields the server-sent event stream and resumes it with Last-Event-ID
 //     after a dropped connection.
 //

@@ -340,3 +340,23 @@ func TestSessionEndedRelogin(t *testing.T) {
 		t.Fatalf("get user: %+v %v", got, err)
 	}
 }
+
+// TestLogout: Logout ends the login on the server (its refresh token no longer works);
+// the next call logs in anew.
+func TestLogout(t *testing.T) {
+	base := startServer(t)
+	ctx := context.Background()
+	c := mustClient(t, base, client.WithCredentials(adminEmail, adminPassword))
+	if _, err := c.Login(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Logout(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Logout(ctx); err != nil { // nothing to end: no request
+		t.Fatal(err)
+	}
+	if me, err := c.Me(ctx); err != nil || me.Email != adminEmail {
+		t.Fatalf("after logout: %+v %v; want a new login", me, err)
+	}
+}
