@@ -1,0 +1,263 @@
+package client
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// The types below mirror the JSON of the API (GET /api/openapi.json is the reference).
+// They are the client's own, so that it needs none of the server's packages.
+
+// Page is one page of a list: its items and the cursor of the next page ("" after
+// the last).
+type Page[T any] struct {
+	Items      []T    `json:"items"`
+	NextCursor string `json:"next_cursor"`
+}
+
+// ListOptions selects one page: at most Limit items (1..500; 0: the server's
+// default of 50) after Cursor (a previous page's NextCursor; "" for the first).
+type ListOptions struct {
+	Limit  int
+	Cursor string
+}
+
+// Quota is a tenant's limits (-1: unlimited), or its usage in an Overview.
+type Quota struct {
+	Machines int64 `json:"machines"`
+	CPUCores int64 `json:"cpu_cores"`
+	MemoryMB int64 `json:"memory_mb"`
+	DiskGB   int64 `json:"disk_gb"`
+}
+
+// QuotaChange sets some limits of a tenant (-1: unlimited); nil fields keep theirs (or
+// take the default on create).
+type QuotaChange struct {
+	Machines *int64 `json:"machines,omitempty"`
+	CPUCores *int64 `json:"cpu_cores,omitempty"`
+	MemoryMB *int64 `json:"memory_mb,omitempty"`
+	DiskGB   *int64 `json:"disk_gb,omitempty"`
+}
+
+// Tenant is a customer: the owner of machines, users and rules.
+type Tenant struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	Quota     Quota     `json:"quota"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// TenantCreate is the body of CreateTenant.
+type TenantCreate struct {
+	Name  string       `json:"name"`
+	Quota *QuotaChange `json:"quota,omitempty"`
+}
+
+// TenantChange is the body of UpdateTenant: nil fields keep their value.
+type TenantChange struct {
+	Name  *string      `json:"name,omitempty"`
+	Quota *QuotaChange `json:"quota,omitempty"`
+}
+
+// User is an account: an admin (operator) or a user of one tenant.
+type User struct {
+	ID        string    `json:"id"`
+	Email     string    `json:"email"`
+	Name      string    `json:"name"`
+	Role      string    `json:"role"`
+	TenantID  *string   `json:"tenant_id"`
+	Disabled  bool      `json:"disabled"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// Roles of a user.
+const (
+	RoleAdmin = "admin"
+	RoleUser  = "user"
+)
+
+// UserCreate is the body of CreateUser; TenantID is required for RoleUser.
+type UserCreate struct {
+	Email    string `json:"email"`
+	Name     string `json:"name"`
+	Role     string `json:"role"`
+	Password string `json:"password"`
+	TenantID string `json:"tenant_id,omitempty"`
+}
+
+// UserChange is the body of UpdateUser: nil fields keep their value. A change of
+// password, role, tenant or Disabled ends every login of the user.
+type UserChange struct {
+	Name     *string `json:"name,omitempty"`
+	Password *string `json:"password,omitempty"`
+	Role     *string `json:"role,omitempty"`
+	TenantID *string `json:"tenant_id,omitempty"`
+	Disabled *bool   `json:"disabled,omitempty"`
+}
+
+// Template is an image machines are created from.
+type Template struct {
+	ID     string `json:"id"`
+	Name   string `json:"name"`
+	OS     string `json:"os"`
+	DiskGB int64  `json:"disk_gb"`
+}
+
+// Disk is one disk of a machine.
+type Disk struct {
+	ID      string `json:"id"`
+	Storage string `json:"storage"`
+	SizeGB  int64  `json:"size_gb"`
+}
+
+// Interface is one network interface of a machine.
+type Interface struct {
+	ID          string   `json:"id"`
+	MAC         string   `json:"mac"`
+	Bridge      string   `json:"bridge"`
+	VLAN        int64    `json:"vlan"`
+	RateMbps    int64    `json:"rate_mbps"`
+	Firewall    bool     `json:"firewall"`
+	IPAddresses []string `json:"ip_addresses"`
+}
+
+// FirewallState is whether a machine's firewall rules are applied on its node.
+type FirewallState struct {
+	State     string    `json:"state"`
+	Reason    string    `json:"reason,omitempty"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// Machine is a virtual machine.
+type Machine struct {
+	ID         string         `json:"id"`
+	VMID       int64          `json:"vmid"`
+	Name       string         `json:"name"`
+	Node       string         `json:"node"`
+	Status     string         `json:"status"`
+	CPUCores   int64          `json:"cpu_cores"`
+	MemoryMB   int64          `json:"memory_mb"`
+	DiskGB     int64          `json:"disk_gb"`
+	Disks      []Disk         `json:"disks"`
+	Interfaces []Interface    `json:"interfaces"`
+	TemplateID string         `json:"template_id"`
+	TenantID   *string        `json:"tenant_id"`
+	TaskID     *string        `json:"task_id"`
+	Firewall   *FirewallState `json:"firewall"`
+	CreatedAt  time.Time      `json:"created_at"`
+	UpdatedAt  time.Time      `json:"updated_at"`
+}
+
+// MachineSpec is the body of CreateMachine.
+type MachineSpec struct {
+	Name       string   `json:"name"`
+	TemplateID string   `json:"template_id"`
+	CPUCores   int64    `json:"cpu_cores"`
+	MemoryMB   int64    `json:"memory_mb"`
+	DiskGB     int64    `json:"disk_gb"`
+	Node       string   `json:"node,omitempty"`
+	Password   string   `json:"password,omitempty"`
+	SSHKeys    []string `json:"ssh_keys,omitempty"`
+}
+
+// Resize is the body of ResizeMachine: zero fields keep their value.
+type Resize struct {
+	CPUCores int64 `json:"cpu_cores,omitempty"`
+	MemoryMB int64 `json:"memory_mb,omitempty"`
+	DiskGB   int64 `json:"disk_gb,omitempty"`
+}
+
+// MachineFilter selects machines in ListMachines; empty fields do not filter.
+type MachineFilter struct {
+	Name   string
+	Node   string
+	Status string
+	// TenantID: operators only, the tenant whose machines to list.
+	TenantID string
+	ListOptions
+}
+
+// Task states.
+const (
+	TaskQueued    = "queued"
+	TaskRunning   = "running"
+	TaskSucceeded = "succeeded"
+	TaskFailed    = "failed"
+)
+
+// Task is slow work the server does after answering 202.
+type Task struct {
+	ID         string          `json:"id"`
+	Type       string          `json:"type"`
+	TargetType string          `json:"target_type"`
+	TargetID   string          `json:"target_id"`
+	TenantID   *string         `json:"tenant_id"`
+	Status     string          `json:"status"`
+	Error      *string         `json:"error"`
+	CreatedAt  time.Time       `json:"created_at"`
+	StartedAt  *time.Time      `json:"started_at"`
+	FinishedAt *time.Time      `json:"finished_at"`
+	Result     json.RawMessage `json:"result"`
+}
+
+// Done reports whether the task has ended (succeeded or failed).
+func (t *Task) Done() bool { return t.Status == TaskSucceeded || t.Status == TaskFailed }
+
+// FirewallRule is one rule of a tenant's firewall, for all its machines or one.
+type FirewallRule struct {
+	ID          string    `json:"id"`
+	TenantID    string    `json:"tenant_id"`
+	MachineID   *string   `json:"machine_id"`
+	Direction   string    `json:"direction"`
+	Action      string    `json:"action"`
+	Protocol    string    `json:"protocol"`
+	Source      *string   `json:"source"`
+	Destination *string   `json:"destination"`
+	Port        *string   `json:"port"`
+	Enabled     bool      `json:"enabled"`
+	Position    int64     `json:"position"`
+	Comment     string    `json:"comment"`
+	CreatedAt   time.Time `json:"created_at"`
+	UpdatedAt   time.Time `json:"updated_at"`
+}
+
+// FirewallRuleSpec is the body of CreateFirewallRule (and, with nil or zero fields
+// left out, of UpdateFirewallRule).
+type FirewallRuleSpec struct {
+	Direction   string  `json:"direction,omitempty"` // in, out
+	Action      string  `json:"action,omitempty"`    // accept, drop, reject
+	Protocol    string  `json:"protocol,omitempty"`  // tcp, udp, icmp, any
+	MachineID   *string `json:"machine_id,omitempty"`
+	Source      *string `json:"source,omitempty"`
+	Destination *string `json:"destination,omitempty"`
+	Port        *string `json:"port,omitempty"`
+	Enabled     *bool   `json:"enabled,omitempty"`
+	Position    *int64  `json:"position,omitempty"`
+	Comment     *string `json:"comment,omitempty"`
+}
+
+// MachineCounts counts a tenant's machines.
+type MachineCounts struct {
+	Total   int64 `json:"total"`
+	Running int64 `json:"running"`
+	Stopped int64 `json:"stopped"`
+}
+
+// Overview is a tenant's dashboard: machines, usage against quota, open alerts.
+type Overview struct {
+	Machines     MachineCounts `json:"machines"`
+	Usage        Quota         `json:"usage"`
+	Quota        Quota         `json:"quota"`
+	AlertsOpen   int64         `json:"alerts_open"`
+	Backups      int64         `json:"backups"`
+	MissingNodes []string      `json:"missing_nodes"`
+}
+
+// Health is the answer of GET /api/health.
+type Health struct {
+	Status  string          `json:"status"`
+	Version string          `json:"version"`
+	UptimeS int64           `json:"uptime_s"`
+	Checks  json.RawMessage `json:"checks"`
+}
