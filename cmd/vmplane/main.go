@@ -40,8 +40,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "admin":
 		return runAdmin(args, os.Getenv, os.Stdin, stdout, stderr)
 	case "version":
-		fmt.Fprintf(stdout, "vmplane %s\n", app.Version)
-		return 0
+		return runVersion(args, stdout, stderr)
 	case "hash-worker":
 		// Started by serve: see actors.AuthOptions.HashCommand.
 		if err := actors.ServeHashWorker(os.Stdin, stdout); err != nil {
@@ -68,7 +67,7 @@ Commands:
             test the connection to Proxmox VE and the API token's privileges
   admin reset-password
             set a user's password in the data directory of a stopped server
-  version   print the version
+  version   print the version, commit, build date and Go version (--json: as JSON)
   hash-worker
             (internal) the password hashing process serve starts
 `)
