@@ -109,8 +109,8 @@ func Load(args []string, getenv func(string) string) (Loaded, error) {
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
 
-	// A first pass over the flags finds --config (and which flags are given) before
-	// the file and the environment, which flags override, are read. When it fails the
+	// A first pass over the flags (into a scratch Config) finds --config before the
+	// file and the environment, which the flags override, are read. When it fails, the
 	// second pass below reports the same error.
 	pre := flag.NewFlagSet("serve", flag.ContinueOnError)
 	var scratch Config
