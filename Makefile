@@ -1,9 +1,15 @@
 # vmplane: the two commands are `make run` and `make test`.
 GO ?= go
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS := -s -w -X github.com/vmplane/vmplane/app.Version=$(VERSION)
+COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+# The commit's date, not the clock's: building the same commit twice gives the same binary.
+DATE ?= $(shell TZ=UTC git log -1 --format=%cd --date=format-local:%Y-%m-%dT%H:%M:%SZ 2>/dev/null || echo unknown)
+LDFLAGS := -s -w -X github.com/vmplane/vmplane/app.Version=$(VERSION) \
+	-X github.com/vmplane/vmplane/app.Commit=$(COMMIT) -X github.com/vmplane/vmplane/app.Date=$(DATE)
+# The platforms of `make dist`, as GOOS/GOARCH.
+DIST_PLATFORMS := linux/amd64 linux/arm64
 
-.PHONY: run build test lint bench fuzz faults client clean
+.PHONY: run build dist test lint bench fuzz faults client clean
 
 ## run: serve the API on :8080 with the embedded store in ./data and the simulated cluster
 run:
@@ -12,6 +18,20 @@ run:
 ## build: build ./bin/vmplane
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/vmplane ./cmd/vmplane
+
+## dist: static release binaries dist/vmplane-linux-amd64 and dist/vmplane-linux-arm64
+## (CGO_ENABLED=0, -trimpath, version, commit and date stamped) and dist/SHA256SUMS;
+## fails when a binary is not static (tools/elfstatic reads each one's ELF headers)
+dist:
+	rm -rf dist && mkdir -p dist
+	set -e; for p in $(DIST_PLATFORMS); do \
+		os=$${p%/*}; arch=$${p#*/}; \
+		echo "building dist/vmplane-$$os-$$arch"; \
+		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags "$(LDFLAGS)" \
+			-o dist/vmplane-$$os-$$arch ./cmd/vmplane; \
+	done
+	$(GO) run ./tools/elfstatic dist/vmplane-*
+	cd dist && sha256sum vmplane-* > SHA256SUMS
 
 ## test: vet, then every test (fuzz seed corpora included) with the race detector; then
 ## the generated API client of clientcheck/ (its own module) against a real server
@@ -45,4 +65,4 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzRequest -fuzztime 60s ./httpedge
 
 clean:
-	rm -rf bin data
+	rm -rf bin data dist

@@ -3,6 +3,7 @@ module github.com/vmplane/vmplane
 go 1.26.8
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/HdrHistogram/hdrhistogram-go v1.4.0
 	github.com/asynkron/protoactor-go v0.0.0-20240822202345-3c0e61ca19c9
 	github.com/cristalhq/jwt/v4 v4.0.2

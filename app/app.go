@@ -28,6 +28,13 @@ import (
 // Version is the build's version, set with -ldflags "-X github.com/vmplane/vmplane/app.Version=...".
 var Version = "dev"
 
+// Commit and Date are the source commit and the build date (RFC 3339, UTC) of a release
+// build, set like Version by `make dist`; "unknown" in a plain `go build`.
+var (
+	Commit = "unknown"
+	Date   = "unknown"
+)
+
 // App is a running vmplane server.
 type App struct {
 	cfg    Config

@@ -4,10 +4,8 @@
 package app
 
 import (
-	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"regexp"
 	"strconv"
@@ -23,9 +21,13 @@ type Config struct {
 	DataDir       string
 	AdminEmail    string
 	AdminPassword string
-	Driver        string
-	LogLevel      string
-	LogFormat     string
+	// AdminPasswordFile, JWTKeyFile (and ProxmoxConfig.TokenSecretFile) name files the
+	// secret is read from instead (Load reads them).
+	AdminPasswordFile string
+	JWTKeyFile        string
+	Driver            string
+	LogLevel          string
+	LogFormat         string
 
 	RateGlobal      float64
 	RateGlobalBurst int
@@ -111,6 +113,7 @@ type Config struct {
 // ProxmoxConfig are the settings of the proxmox driver.
 type ProxmoxConfig struct {
 	URL, TokenID, TokenSecret   string
+	TokenSecretFile             string
 	CAFile, Fingerprint         string
 	Insecure                    bool
 	RequestTimeout, PollEvery   time.Duration
@@ -123,6 +126,7 @@ type ProxmoxConfig struct {
 type setting struct {
 	flag, env, help string
 	bind            func(fs *flag.FlagSet, name, help string)
+	get             func() any // the current value
 	setFromEnv      func(string) error
 	defaultValue    string
 }
@@ -153,6 +157,7 @@ func (c *Config) table() []setting {
 		str(&c.DataDir, "data-dir", "VMPLANE_DATA_DIR", "./data", "directory of the embedded Badger store (created if missing)"),
 		str(&c.AdminEmail, "admin-email", "VMPLANE_ADMIN_EMAIL", "admin@localhost", "e-mail of the admin created at first start"),
 		str(&c.AdminPassword, "admin-password", "VMPLANE_ADMIN_PASSWORD", "", "password of the admin created at first start; random and logged once when empty"),
+		str(&c.AdminPasswordFile, "admin-password-file", "VMPLANE_ADMIN_PASSWORD_FILE", "", "file holding the admin password (a final newline is dropped), e.g. a systemd credential; instead of --admin-password"),
 		str(&c.Driver, "driver", "VMPLANE_DRIVER", "sim", "hypervisor driver: sim (embedded simulated cluster) or proxmox (a Proxmox VE cluster: set the --proxmox-* settings)"),
 		str(&c.LogLevel, "log-level", "VMPLANE_LOG_LEVEL", "info", "log level: debug, info, warn, error"),
 		str(&c.LogFormat, "log-format", "VMPLANE_LOG_FORMAT", "json", "log format: json or console"),
@@ -174,6 +179,7 @@ func (c *Config) table() []setting {
 		dur(&c.AccessTTL, "access-ttl", "VMPLANE_ACCESS_TTL", 15*time.Minute, "lifetime of access tokens"),
 		dur(&c.RefreshTTL, "refresh-ttl", "VMPLANE_REFRESH_TTL", 720*time.Hour, "lifetime of a login's refresh tokens (extended by each rotation)"),
 		str(&c.JWTKey, "jwt-key", "VMPLANE_JWT_KEY", "", "access token signing key, at least 32 bytes; generated and kept in the store when empty"),
+		str(&c.JWTKeyFile, "jwt-key-file", "VMPLANE_JWT_KEY_FILE", "", "file holding the access token signing key (a final newline is dropped); instead of --jwt-key"),
 		num(&c.BcryptCost, "bcrypt-cost", "VMPLANE_BCRYPT_COST", 10, "bcrypt cost of password hashes (4..31)"),
 		num(&c.HashWorkers, "hash-workers", "VMPLANE_HASH_WORKERS", 1, "password hashes (logins, new users, password changes) computed at once, each in a child process at the lowest OS priority (1..64)"),
 		dur(&c.ShutdownTimeout, "shutdown-timeout", "VMPLANE_SHUTDOWN_TIMEOUT", 20*time.Second, "how long a graceful shutdown waits for requests in flight"),
@@ -199,6 +205,7 @@ func (c *Config) table() []setting {
 		str(&c.Proxmox.URL, "proxmox-url", "VMPLANE_PROXMOX_URL", "", "Proxmox VE API URL, https://host:8006/api2/json (proxmox driver)"),
 		str(&c.Proxmox.TokenID, "proxmox-token-id", "VMPLANE_PROXMOX_TOKEN_ID", "", "API token id, user@realm!name (proxmox driver)"),
 		str(&c.Proxmox.TokenSecret, "proxmox-token-secret", "VMPLANE_PROXMOX_TOKEN_SECRET", "", "API token secret (proxmox driver; prefer the environment variable)"),
+		str(&c.Proxmox.TokenSecretFile, "proxmox-token-secret-file", "VMPLANE_PROXMOX_TOKEN_SECRET_FILE", "", "file holding the API token secret (a final newline is dropped); instead of --proxmox-token-secret"),
 		str(&c.Proxmox.CAFile, "proxmox-ca-file", "VMPLANE_PROXMOX_CA_FILE", "", "PEM file of the CA that signed the Proxmox certificate"),
 		str(&c.Proxmox.Fingerprint, "proxmox-fingerprint", "VMPLANE_PROXMOX_FINGERPRINT", "", "SHA-256 fingerprint of the Proxmox certificate to pin instead of a CA"),
 		boolean(&c.Proxmox.Insecure, "proxmox-insecure", "VMPLANE_PROXMOX_INSECURE", false, "skip TLS verification of Proxmox (never in production)"),
@@ -218,12 +225,14 @@ func (c *Config) table() []setting {
 func str(p *string, name, env, def, help string) setting {
 	return setting{flag: name, env: env, help: help, defaultValue: def,
 		bind:       func(fs *flag.FlagSet, n, h string) { fs.StringVar(p, n, def, h) },
+		get:        func() any { return *p },
 		setFromEnv: func(v string) error { *p = v; return nil }}
 }
 
 func num(p *int, name, env string, def int, help string) setting {
 	return setting{flag: name, env: env, help: help, defaultValue: strconv.Itoa(def),
 		bind: func(fs *flag.FlagSet, n, h string) { fs.IntVar(p, n, def, h) },
+		get:  func() any { return *p },
 		setFromEnv: func(v string) (err error) {
 			*p, err = strconv.Atoi(v)
 			return err
@@ -233,6 +242,7 @@ func num(p *int, name, env string, def int, help string) setting {
 func i64(p *int64, name, env string, def int64, help string) setting {
 	return setting{flag: name, env: env, help: help, defaultValue: strconv.FormatInt(def, 10),
 		bind: func(fs *flag.FlagSet, n, h string) { fs.Int64Var(p, n, def, h) },
+		get:  func() any { return *p },
 		setFromEnv: func(v string) (err error) {
 			*p, err = strconv.ParseInt(v, 10, 64)
 			return err
@@ -242,6 +252,7 @@ func i64(p *int64, name, env string, def int64, help string) setting {
 func flt(p *float64, name, env string, def float64, help string) setting {
 	return setting{flag: name, env: env, help: help, defaultValue: strconv.FormatFloat(def, 'g', -1, 64),
 		bind: func(fs *flag.FlagSet, n, h string) { fs.Float64Var(p, n, def, h) },
+		get:  func() any { return *p },
 		setFromEnv: func(v string) (err error) {
 			*p, err = strconv.ParseFloat(v, 64)
 			return err
@@ -251,6 +262,7 @@ func flt(p *float64, name, env string, def float64, help string) setting {
 func boolean(p *bool, name, env string, def bool, help string) setting {
 	return setting{flag: name, env: env, help: help, defaultValue: strconv.FormatBool(def),
 		bind: func(fs *flag.FlagSet, n, h string) { fs.BoolVar(p, n, def, h) },
+		get:  func() any { return *p },
 		setFromEnv: func(v string) (err error) {
 			*p, err = strconv.ParseBool(v)
 			return err
@@ -260,6 +272,7 @@ func boolean(p *bool, name, env string, def bool, help string) setting {
 func dur(p *time.Duration, name, env string, def time.Duration, help string) setting {
 	return setting{flag: name, env: env, help: help, defaultValue: def.String(),
 		bind: func(fs *flag.FlagSet, n, h string) { fs.DurationVar(p, n, def, h) },
+		get:  func() any { return *p },
 		setFromEnv: func(v string) (err error) {
 			*p, err = time.ParseDuration(v)
 			return err
@@ -271,64 +284,47 @@ func dur(p *time.Duration, name, env string, def time.Duration, help string) set
 // serve` prints it and exits with status 2.
 type ConfigError struct {
 	Flag, Env, Value string
+	// File is the configuration file the value comes from ("" for a flag or variable).
+	File string
 	// Allowed says what the setting accepts (or what is wrong with the value).
 	Allowed string
 }
 
 func (e *ConfigError) Error() string {
+	if e.File != "" && e.Flag == "" {
+		return fmt.Sprintf("invalid configuration file %s: %s", e.File, e.Allowed)
+	}
+	if e.File != "" {
+		return fmt.Sprintf("invalid setting %s = %q in %s: %s", e.Flag, e.Value, e.File, e.Allowed)
+	}
 	if e.Flag == "" {
 		return "invalid configuration: " + e.Allowed
 	}
 	return fmt.Sprintf("invalid setting --%s (%s) = %q: %s", e.Flag, e.Env, e.Value, e.Allowed)
 }
 
-// Parse reads the configuration: defaults, then environment variables, then flags
-// (a flag wins over its variable). A bad value is a *ConfigError; -h is flag.ErrHelp,
-// with the usage written to stderr.
+// Parse reads the configuration: defaults, then the configuration file, then
+// environment variables, then flags (see Load). A bad value is a *ConfigError; -h is
+// flag.ErrHelp, with the usage written to stderr.
 func Parse(args []string, getenv func(string) string) (Config, error) {
-	var c Config
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	table := c.table()
-	for _, s := range table {
-		s.bind(fs, s.flag, s.help+" (env "+s.env+")")
-	}
-	// The flag package would print its own message and the whole usage on a bad
-	// value: the caller prints one line instead.
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	// Environment first, so that flags parsed afterwards override it.
-	for _, s := range table {
-		if v, ok := lookup(getenv, s.env); ok {
-			if err := s.setFromEnv(v); err != nil {
-				return c, &ConfigError{Flag: s.flag, Env: s.env, Value: v, Allowed: "must be " + kindOf(fs, s.flag)}
-			}
-		}
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(os.Stderr)
-			usage(fs)
-			return c, err
-		}
-		return c, flagError(fs, table, err)
-	}
-	if fs.NArg() > 0 {
-		return c, &ConfigError{Allowed: fmt.Sprintf("unexpected arguments %q (settings are --flags or environment variables; see vmplane serve -h)", strings.Join(fs.Args(), " "))}
-	}
-	return c, c.validate()
+	l, err := Load(args, getenv)
+	return l.Config, err
 }
 
 func usage(fs *flag.FlagSet) {
 	fmt.Fprintf(fs.Output(), `Usage: vmplane serve [flags]
 
-Every flag also reads its environment variable; the flag wins.
+Every flag also reads its environment variable and the configuration file's key of the
+same name (--config FILE, default %s when it exists): a flag beats its variable,
+which beats the file. The admin password, JWT key and Proxmox token secret can be read
+from files (--admin-password-file, ...).
 
 Drivers: --driver sim (the default) runs an embedded simulated cluster; --driver proxmox
 drives a Proxmox VE cluster and needs --proxmox-url, --proxmox-token-id and
 --proxmox-token-secret (the --proxmox-* settings below). Check them, and the token's
 privileges, with 'vmplane proxmox check'.
 
-`)
+`, DefaultConfigFile)
 	fs.PrintDefaults()
 }
 

@@ -37,11 +37,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runBench(args, os.Getenv, stdout, stderr)
 	case "proxmox":
 		return runProxmox(args, os.Getenv, stdout, stderr)
+	case "config":
+		return runConfig(args, os.Getenv, stdout, stderr)
 	case "admin":
 		return runAdmin(args, os.Getenv, os.Stdin, stdout, stderr)
 	case "version":
-		fmt.Fprintf(stdout, "vmplane %s\n", app.Version)
-		return 0
+		return runVersion(args, stdout, stderr)
 	case "hash-worker":
 		// Started by serve: see actors.AuthOptions.HashCommand.
 		if err := actors.ServeHashWorker(os.Stdin, stdout); err != nil {
@@ -66,9 +67,11 @@ Commands:
   bench     load a running server and report latencies (see 'vmplane bench -h')
   proxmox check
             test the connection to Proxmox VE and the API token's privileges
+  config check
+            validate the configuration (--config FILE, environment, flags) and print it, secrets masked
   admin reset-password
             set a user's password in the data directory of a stopped server
-  version   print the version
+  version   print the version, commit, build date and Go version (--json: as JSON)
   hash-worker
             (internal) the password hashing process serve starts
 `)
