@@ -103,6 +103,9 @@ type Badger struct {
 	minFree      int64
 	recoverEvery time.Duration
 	lastRecover  time.Time // writer goroutine only
+	// pendingClose ends when a Close of the failed store that closeDB gave up waiting
+	// for returns; until then it holds the directory lock, and a reopen cannot work.
+	pendingClose <-chan error
 	syncHook     func() error
 	freeHook     func() (uint64, error)
 	probeHook    func() error

@@ -236,6 +236,15 @@ func (s *Badger) maybeRecover() {
 		s.log.Debug("persistence: the data directory still fails a write probe", zap.Error(err))
 		return
 	}
+	if s.pendingClose != nil {
+		select {
+		case <-s.pendingClose:
+			s.pendingClose = nil
+		default:
+			s.log.Debug("persistence: the failed store is still closing; the reopen waits for it")
+			return
+		}
+	}
 	if !s.gate.pause(reopenPause) {
 		return
 	}
@@ -311,6 +320,7 @@ func (s *Badger) closeDB() error {
 	case err := <-done:
 		return err
 	case <-t.C:
+		s.pendingClose = done
 		return fmt.Errorf("gave up closing the store after %s: its data directory does not take writes", closeTimeout)
 	}
 }
