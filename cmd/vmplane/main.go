@@ -19,6 +19,7 @@ import (
 
 	"github.com/vmplane/vmplane/actors"
 	"github.com/vmplane/vmplane/app"
+	"github.com/vmplane/vmplane/persistence"
 )
 
 func main() {
@@ -114,6 +115,13 @@ func serve(args []string, stderr io.Writer) int {
 	if errors.As(err, &ce) {
 		fmt.Fprintf(stderr, "vmplane: %v\n", ce)
 		return 2
+	}
+	// Another process owns the data directory: one line naming it, and status 1 (the
+	// configuration is fine; the directory is taken).
+	var inUse *persistence.InUseError
+	if errors.As(err, &inUse) {
+		fmt.Fprintf(stderr, "vmplane: %v\n", inUse)
+		return 1
 	}
 	if err != nil {
 		log.Error("cannot start", zap.Error(err))

@@ -440,7 +440,7 @@ func TestAdminPasswordLifecycle(t *testing.T) {
 	loginAs(t, base, shown.Email, "another-password", 401)
 	// The server holds the data directory: reset-password refuses it.
 	r := startProc(t, env, "admin", "reset-password", "--data-dir", dir, "--password-stdin")
-	if code := r.exitCode(time.Minute); code != 1 || !strings.Contains(r.output(), "in use by a running vmplane server") {
+	if code := r.exitCode(time.Minute); code != 1 || !strings.Contains(r.output(), fmt.Sprintf("in use by vmplane process %d", p.cmd.Process.Pid)) {
 		t.Fatalf("reset-password on a running server: status %d\n%s", code, r.output())
 	}
 	stop(t, p)
@@ -539,4 +539,44 @@ func TestSignalWhileStarting(t *testing.T) {
 		t.Fatalf("exit status %d; want 1 after a second signal", code)
 	}
 	p.line("second signal while starting")
+}
+
+// TestSecondProcessOnDataDir: a second `vmplane serve` on a data directory a running
+// server holds exits at once, status 1, with one line naming the directory and the
+// holder's pid (not Badger's lock error); so does `vmplane admin reset-password`. The
+// first server is unharmed, and once it stopped the directory can be opened again.
+func TestSecondProcessOnDataDir(t *testing.T) {
+	env := baseEnv(t)
+	dir := strings.TrimPrefix(env[1], "VMPLANE_DATA_DIR=")
+	first := startProc(t, env, "serve")
+	base := first.addr()
+	want := fmt.Sprintf("data directory %s is in use by vmplane process %d", dir, first.cmd.Process.Pid)
+
+	second := startProc(t, env, "serve")
+	if code := second.exitCode(time.Minute); code != 1 {
+		t.Fatalf("second serve: exit status %d; want 1", code)
+	}
+	out := strings.TrimSpace(second.output())
+	if out != "vmplane: "+want {
+		t.Fatalf("second serve printed\n%s\nwant the one line %q", out, "vmplane: "+want)
+	}
+
+	r := startProc(t, env, "admin", "reset-password", "--password-stdin")
+	if code := r.exitCode(time.Minute); code != 1 || !strings.Contains(r.output(), want) ||
+		strings.Contains(r.output(), "Badger") || strings.Contains(r.output(), "Cannot acquire") {
+		t.Fatalf("reset-password on a held directory: status %d\n%s\nwant status 1 and %q", code, r.output(), want)
+	}
+
+	res, err := http.Get(base + "/api/health")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 200 {
+		t.Fatalf("the first server after the second start: health %d", res.StatusCode)
+	}
+	stop(t, first)
+	third := startProc(t, env, "serve")
+	third.addr()
+	stop(t, third)
 }
