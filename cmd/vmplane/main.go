@@ -20,6 +20,7 @@ import (
 	"github.com/vmplane/vmplane/actors"
 	"github.com/vmplane/vmplane/app"
 	"github.com/vmplane/vmplane/persistence"
+	"github.com/vmplane/vmplane/sdnotify"
 )
 
 func main() {
@@ -102,6 +103,14 @@ func serve(args []string, stderr io.Writer) int {
 		log.Warn("cannot find this executable; password hashing runs in this process", zap.Error(err))
 	}
 
+	// Under systemd (Type=notify) the state goes to $NOTIFY_SOCKET; read before the
+	// hash workers start, so that they do not inherit it.
+	notify, err := sdnotify.FromEnv()
+	if err != nil {
+		log.Warn("systemd notification settings ignored", zap.Error(err))
+	}
+	_ = notify.Notify(sdnotify.Status("starting: opening the store in %s", cfg.DataDir))
+
 	// The signals are read by hand, not through signal.NotifyContext: the first starts
 	// the graceful shutdown, a second one while it runs ends the process at once.
 	sigs := make(chan os.Signal, 2)
@@ -110,6 +119,9 @@ func serve(args []string, stderr io.Writer) int {
 	a, code, err := start(cfg, log, sigs)
 	if code >= 0 {
 		return code
+	}
+	if err != nil {
+		_ = notify.Notify(sdnotify.Status("cannot start: %v", err))
 	}
 	var ce *app.ConfigError
 	if errors.As(err, &ce) {
@@ -127,6 +139,11 @@ func serve(args []string, stderr io.Writer) int {
 		log.Error("cannot start", zap.Error(err))
 		return 1
 	}
+	// The store is open and the listener accepts: ready.
+	if err := notify.Notify("READY=1", sdnotify.Status("serving on %s", a.Addr())); err != nil {
+		log.Warn("cannot tell systemd the server is ready", zap.Error(err))
+	}
+	stopWatchdog := startWatchdog(notify, a.Addr(), log)
 	select {
 	case sig := <-sigs:
 		log.Info("shutting down", zap.Stringer("signal", sig), zap.Duration("timeout", cfg.ShutdownTimeout),
@@ -134,6 +151,8 @@ func serve(args []string, stderr io.Writer) int {
 	case err := <-a.Served():
 		log.Error("server stopped", zap.Error(err))
 	}
+	stopWatchdog()
+	_ = notify.Notify("STOPPING=1", sdnotify.Status("shutting down"))
 	return shutdown(a, cfg, log, sigs)
 }
 

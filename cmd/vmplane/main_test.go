@@ -580,3 +580,66 @@ func TestSecondProcessOnDataDir(t *testing.T) {
 	third.addr()
 	stop(t, third)
 }
+
+// TestSystemdNotify: under systemd's Type=notify (a unixgram socket in
+// $NOTIFY_SOCKET) serve reports its start, READY=1 once the API answers, WATCHDOG=1
+// pings when $WATCHDOG_USEC asks for them, and STOPPING=1 at SIGTERM, then exits 0.
+func TestSystemdNotify(t *testing.T) {
+	dir, err := os.MkdirTemp("", "sd") // t.TempDir() can exceed a socket path's 108 bytes
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	sock := dir + "/notify"
+	c, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: sock, Net: "unixgram"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	// next returns the next datagram; the deadline only catches one that never comes.
+	next := func() string {
+		t.Helper()
+		buf := make([]byte, 4096)
+		_ = c.SetReadDeadline(time.Now().Add(time.Minute))
+		n, err := c.Read(buf)
+		if err != nil {
+			t.Fatalf("no notification: %v", err)
+		}
+		return string(buf[:n])
+	}
+	// upTo reads datagrams until one contains want and returns it.
+	upTo := func(want string) string {
+		t.Helper()
+		for {
+			if m := next(); strings.Contains(m, want) {
+				return m
+			}
+		}
+	}
+
+	p := startProc(t, append(baseEnv(t), "NOTIFY_SOCKET="+sock, "WATCHDOG_USEC=1000000"), "serve")
+	if m := next(); !strings.HasPrefix(m, "STATUS=starting") {
+		t.Fatalf("first notification %q; want the starting status", m)
+	}
+	ready := next()
+	base := p.addr()
+	if want := "READY=1\nSTATUS=serving on " + strings.TrimPrefix(base, "http://") + "\n"; ready != want {
+		t.Fatalf("got %q; want %q", ready, want)
+	}
+	res, err := http.Get(base + "/api/health")
+	if err != nil {
+		t.Fatalf("health after READY=1: %v", err)
+	}
+	res.Body.Close()
+	// A check that failed under load would send a status first, not a ping.
+	if m := upTo("WATCHDOG=1"); m != "WATCHDOG=1\n" && !strings.HasPrefix(m, "WATCHDOG=1\nSTATUS=serving on ") {
+		t.Fatalf("got %q; want a watchdog ping", m)
+	}
+	p.signal(syscall.SIGTERM)
+	if m := upTo("STOPPING=1"); m != "STOPPING=1\nSTATUS=shutting down\n" {
+		t.Fatalf("got %q", m)
+	}
+	if code := p.exitCode(time.Minute); code != 0 {
+		t.Fatalf("exit status %d; want 0", code)
+	}
+}
