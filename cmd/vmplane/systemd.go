@@ -35,10 +35,9 @@ func startWatchdog(n *sdnotify.Notifier, addr string, log *zap.Logger) (stop fun
 func healthAnswers(addr string) func(context.Context) error {
 	host, port, err := net.SplitHostPort(addr)
 	if ip := net.ParseIP(host); err == nil && ip != nil && ip.IsUnspecified() {
+		// A wildcard listener ("tcp" on ":8080" or "[::]:8080") is dual-stack in Go, and
+		// 127.0.0.1 exists where ::1 may not (IPv6 disabled on lo).
 		host = "127.0.0.1"
-		if ip.To4() == nil {
-			host = "::1"
-		}
 	}
 	url := "http://" + net.JoinHostPort(host, port) + "/api/health"
 	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true, Proxy: nil}}
