@@ -96,6 +96,7 @@ type Badger struct {
 	opts badger.Options
 	log  *zap.Logger
 	dir  string
+	lock *dirLock // held from Open to Close
 
 	dirID        fileID      // the data directory at Open (checkDir)
 	dirKnown     bool        // dirID could be read at Open
@@ -137,9 +138,9 @@ type Badger struct {
 
 var _ Store = (*Badger)(nil)
 
-// Open opens (creating if needed) the store in opts.Dir. It fails with an
-// apierr.ErrUnavailable error when another process, or another Open in this one, holds
-// the directory.
+// Open opens (creating if needed) the store in opts.Dir. It fails with an *InUseError
+// (an apierr.ErrUnavailable error naming the holder's pid) when another process, or
+// another Open in this one, holds the directory.
 func Open(opts Options) (*Badger, error) {
 	if opts.Dir == "" {
 		return nil, apierr.New(apierr.ErrInternal, "persistence: no data directory configured")
@@ -170,8 +171,14 @@ func Open(opts Options) (*Badger, error) {
 		// The only writer never reads inside its transactions: nothing to detect.
 		WithDetectConflicts(false)
 
+	// Our lock first: it names the holder, which Badger's own lock cannot.
+	lock, err := lockDir(opts.Dir)
+	if err != nil {
+		return nil, err
+	}
 	db, err := badger.Open(bo)
 	if err != nil {
+		lock.unlock()
 		if isDirLocked(err) {
 			return nil, fmt.Errorf("%w (%w)", apierr.New(apierr.ErrUnavailable,
 				"data directory %s is in use by another vmplane process", opts.Dir), err)
@@ -180,7 +187,7 @@ func Open(opts Options) (*Badger, error) {
 			"cannot open data directory %s", opts.Dir), err)
 	}
 
-	s := &Badger{db: db, opts: bo, log: log, dir: opts.Dir, explicitSync: !opts.NoGroupCommit,
+	s := &Badger{db: db, opts: bo, log: log, dir: opts.Dir, lock: lock, explicitSync: !opts.NoGroupCommit,
 		minFree: opts.MinFreeBytes, recoverEvery: opts.RecoverEvery,
 		syncHook: opts.syncHook, freeHook: opts.FreeSpace, probeHook: opts.probeHook}
 	if s.minFree == 0 {
@@ -402,6 +409,7 @@ func (s *Badger) Close() error {
 		if s.w != nil {
 			s.w.stop()
 		}
+		defer s.lock.unlock()
 		if s.db == nil {
 			return
 		}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -201,8 +202,15 @@ func TestSecondOpenFails(t *testing.T) {
 		t.Errorf("second Open: got %q; want it to say %s is in use", err, dir)
 	}
 	var ae *apierr.Error
-	if errors.As(err, &ae) && ae.Detail != fmt.Sprintf("data directory %s is in use by another vmplane process", dir) {
-		t.Errorf("second Open detail = %q", ae.Detail)
+	if errors.As(err, &ae) && ae.Detail != fmt.Sprintf("data directory %s is in use by vmplane process %d", dir, os.Getpid()) {
+		t.Errorf("second Open detail = %q; want it to name this process", ae.Detail)
+	}
+	var inUse *InUseError
+	if !errors.As(err, &inUse) || inUse.PID != os.Getpid() || inUse.Dir != dir {
+		t.Errorf("second Open: got %#v; want an *InUseError naming pid %d", err, os.Getpid())
+	}
+	if strings.Contains(err.Error(), "Badger") || strings.Contains(err.Error(), "Cannot acquire") {
+		t.Errorf("second Open: got %q; want no Badger error", err)
 	}
 
 	// The first store is unharmed.

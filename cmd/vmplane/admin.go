@@ -79,9 +79,10 @@ func resetPassword(args []string, getenv func(string) string, stdin io.Reader, s
 	}
 	store, err := persistence.Open(persistence.Options{Dir: *dir, MinFreeBytes: -1})
 	if err != nil {
-		if errors.Is(err, apierr.ErrUnavailable) && strings.Contains(err.Error(), "in use") {
-			fmt.Fprintf(stderr, "vmplane admin: the data directory %s is in use by a running vmplane server: stop it first, "+
-				"or let an operator reset the password through the API (PATCH /api/resources/users/{id} {\"password\": ...})\n", *dir)
+		var inUse *persistence.InUseError
+		if errors.As(err, &inUse) {
+			fmt.Fprintf(stderr, "vmplane admin: %v (a running vmplane server): stop it first, "+
+				"or let an operator reset the password through the API (PATCH /api/resources/users/{id} {\"password\": ...})\n", inUse)
 			return 1
 		}
 		fmt.Fprintf(stderr, "vmplane admin: %v\n", err)

@@ -19,6 +19,8 @@ import (
 
 	"github.com/vmplane/vmplane/actors"
 	"github.com/vmplane/vmplane/app"
+	"github.com/vmplane/vmplane/persistence"
+	"github.com/vmplane/vmplane/sdnotify"
 )
 
 func main() {
@@ -104,6 +106,14 @@ func serve(args []string, stderr io.Writer) int {
 		log.Warn("cannot find this executable; password hashing runs in this process", zap.Error(err))
 	}
 
+	// Under systemd (Type=notify) the state goes to $NOTIFY_SOCKET; read before the
+	// hash workers start, so that they do not inherit it.
+	notify, err := sdnotify.FromEnv()
+	if err != nil {
+		log.Warn("systemd notification settings ignored", zap.Error(err))
+	}
+	_ = notify.Notify(sdnotify.Status("starting: opening the store in %s", cfg.DataDir))
+
 	// The signals are read by hand, not through signal.NotifyContext: the first starts
 	// the graceful shutdown, a second one while it runs ends the process at once.
 	sigs := make(chan os.Signal, 2)
@@ -113,15 +123,30 @@ func serve(args []string, stderr io.Writer) int {
 	if code >= 0 {
 		return code
 	}
+	if err != nil {
+		_ = notify.Notify(sdnotify.Status("cannot start: %v", err))
+	}
 	var ce *app.ConfigError
 	if errors.As(err, &ce) {
 		fmt.Fprintf(stderr, "vmplane: %v\n", ce)
 		return 2
 	}
+	// Another process owns the data directory: one line naming it, and status 1 (the
+	// configuration is fine; the directory is taken).
+	var inUse *persistence.InUseError
+	if errors.As(err, &inUse) {
+		fmt.Fprintf(stderr, "vmplane: %v\n", inUse)
+		return 1
+	}
 	if err != nil {
 		log.Error("cannot start", zap.Error(err))
 		return 1
 	}
+	// The store is open and the listener accepts: ready.
+	if err := notify.Notify("READY=1", sdnotify.Status("serving on %s", a.Addr())); err != nil {
+		log.Warn("cannot tell systemd the server is ready", zap.Error(err))
+	}
+	stopWatchdog := startWatchdog(notify, a.Addr(), log)
 	select {
 	case sig := <-sigs:
 		log.Info("shutting down", zap.Stringer("signal", sig), zap.Duration("timeout", cfg.ShutdownTimeout),
@@ -129,6 +154,8 @@ func serve(args []string, stderr io.Writer) int {
 	case err := <-a.Served():
 		log.Error("server stopped", zap.Error(err))
 	}
+	stopWatchdog()
+	_ = notify.Notify("STOPPING=1", sdnotify.Status("shutting down"))
 	return shutdown(a, cfg, log, sigs)
 }
 

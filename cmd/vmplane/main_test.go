@@ -440,7 +440,7 @@ func TestAdminPasswordLifecycle(t *testing.T) {
 	loginAs(t, base, shown.Email, "another-password", 401)
 	// The server holds the data directory: reset-password refuses it.
 	r := startProc(t, env, "admin", "reset-password", "--data-dir", dir, "--password-stdin")
-	if code := r.exitCode(time.Minute); code != 1 || !strings.Contains(r.output(), "in use by a running vmplane server") {
+	if code := r.exitCode(time.Minute); code != 1 || !strings.Contains(r.output(), fmt.Sprintf("in use by vmplane process %d", p.cmd.Process.Pid)) {
 		t.Fatalf("reset-password on a running server: status %d\n%s", code, r.output())
 	}
 	stop(t, p)
@@ -539,4 +539,107 @@ func TestSignalWhileStarting(t *testing.T) {
 		t.Fatalf("exit status %d; want 1 after a second signal", code)
 	}
 	p.line("second signal while starting")
+}
+
+// TestSecondProcessOnDataDir: a second `vmplane serve` on a data directory a running
+// server holds exits at once, status 1, with one line naming the directory and the
+// holder's pid (not Badger's lock error); so does `vmplane admin reset-password`. The
+// first server is unharmed, and once it stopped the directory can be opened again.
+func TestSecondProcessOnDataDir(t *testing.T) {
+	env := baseEnv(t)
+	dir := strings.TrimPrefix(env[1], "VMPLANE_DATA_DIR=")
+	first := startProc(t, env, "serve")
+	base := first.addr()
+	want := fmt.Sprintf("data directory %s is in use by vmplane process %d", dir, first.cmd.Process.Pid)
+
+	second := startProc(t, env, "serve")
+	if code := second.exitCode(time.Minute); code != 1 {
+		t.Fatalf("second serve: exit status %d; want 1", code)
+	}
+	out := strings.TrimSpace(second.output())
+	if out != "vmplane: "+want {
+		t.Fatalf("second serve printed\n%s\nwant the one line %q", out, "vmplane: "+want)
+	}
+
+	r := startProc(t, env, "admin", "reset-password", "--password-stdin")
+	if code := r.exitCode(time.Minute); code != 1 || !strings.Contains(r.output(), want) ||
+		strings.Contains(r.output(), "Badger") || strings.Contains(r.output(), "Cannot acquire") {
+		t.Fatalf("reset-password on a held directory: status %d\n%s\nwant status 1 and %q", code, r.output(), want)
+	}
+
+	res, err := http.Get(base + "/api/health")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 200 {
+		t.Fatalf("the first server after the second start: health %d", res.StatusCode)
+	}
+	stop(t, first)
+	third := startProc(t, env, "serve")
+	third.addr()
+	stop(t, third)
+}
+
+// TestSystemdNotify: under systemd's Type=notify (a unixgram socket in
+// $NOTIFY_SOCKET) serve reports its start, READY=1 once the API answers, WATCHDOG=1
+// pings when $WATCHDOG_USEC asks for them, and STOPPING=1 at SIGTERM, then exits 0.
+func TestSystemdNotify(t *testing.T) {
+	dir, err := os.MkdirTemp("", "sd") // t.TempDir() can exceed a socket path's 108 bytes
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	sock := dir + "/notify"
+	c, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: sock, Net: "unixgram"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	// next returns the next datagram; the deadline only catches one that never comes.
+	next := func() string {
+		t.Helper()
+		buf := make([]byte, 4096)
+		_ = c.SetReadDeadline(time.Now().Add(time.Minute))
+		n, err := c.Read(buf)
+		if err != nil {
+			t.Fatalf("no notification: %v", err)
+		}
+		return string(buf[:n])
+	}
+	// upTo reads datagrams until one contains want and returns it.
+	upTo := func(want string) string {
+		t.Helper()
+		for {
+			if m := next(); strings.Contains(m, want) {
+				return m
+			}
+		}
+	}
+
+	p := startProc(t, append(baseEnv(t), "NOTIFY_SOCKET="+sock, "WATCHDOG_USEC=1000000"), "serve")
+	if m := next(); !strings.HasPrefix(m, "STATUS=starting") {
+		t.Fatalf("first notification %q; want the starting status", m)
+	}
+	ready := next()
+	base := p.addr()
+	if want := "READY=1\nSTATUS=serving on " + strings.TrimPrefix(base, "http://") + "\n"; ready != want {
+		t.Fatalf("got %q; want %q", ready, want)
+	}
+	res, err := http.Get(base + "/api/health")
+	if err != nil {
+		t.Fatalf("health after READY=1: %v", err)
+	}
+	res.Body.Close()
+	// A check that failed under load would send a status first, not a ping.
+	if m := upTo("WATCHDOG=1"); m != "WATCHDOG=1\n" && !strings.HasPrefix(m, "WATCHDOG=1\nSTATUS=serving on ") {
+		t.Fatalf("got %q; want a watchdog ping", m)
+	}
+	p.signal(syscall.SIGTERM)
+	if m := upTo("STOPPING=1"); m != "STOPPING=1\nSTATUS=shutting down\n" {
+		t.Fatalf("got %q", m)
+	}
+	if code := p.exitCode(time.Minute); code != 0 {
+		t.Fatalf("exit status %d; want 0", code)
+	}
 }
