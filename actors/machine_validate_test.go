@@ -221,3 +221,52 @@ func TestStaleObservationIsDropped(t *testing.T) {
 		t.Fatalf("got node %q, %v after a stale observation; want %q, the migration's", got.Node, err, target)
 	}
 }
+
+// TestStaleVanishKeepsTheRecord: an inventory read before a task ended (a create that
+// finished while the inventory lacking it was in flight) removes nothing; a later one
+// does. Seen as a machine that a sync racing its provisioning deleted.
+func TestStaleVanishKeepsTheRecord(t *testing.T) {
+	s := newTestSystem(t, func(o *Options) { o.Driver = sim.New(sim.Config{OpDelay: -1, Seed: 1, Machines: 1}) })
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := s.Cluster.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ms, _, err := s.Machines.List(ctx, "", 0, nil)
+	if err != nil || len(ms) != 1 {
+		t.Fatalf("got %d machines, %v; want 1", len(ms), err)
+	}
+	m := ms[0]
+	before := time.Now().UTC()
+	op := Operation{Type: OpPower, Action: hypervisor.ActionReboot}
+	if m.Status != StatusRunning {
+		op.Action = hypervisor.ActionStart
+	}
+	task, err := s.Machines.Start(ctx, m.ID, op, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for !task.Finished() {
+		time.Sleep(5 * time.Millisecond)
+		if task, err = s.Tasks.Get(ctx, task.ID, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	vanish := func(at time.Time) bool {
+		t.Helper()
+		r, err := ask[changed](ctx, s, s.Machines.kind.pid, &envelope{ID: m.ID, Msg: &vanish{At: at}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Changed
+	}
+	if vanish(before) {
+		t.Fatal("an inventory read before the task ended removed the machine; want it kept")
+	}
+	if _, err := s.Machines.Get(ctx, m.ID, nil); err != nil {
+		t.Fatalf("after a stale vanish: %v; want the record", err)
+	}
+	if !vanish(time.Now().UTC()) {
+		t.Fatal("an inventory read after the task ended kept the machine; want it removed")
+	}
+}

@@ -214,8 +214,9 @@ type (
 		M  hypervisor.Machine
 		At time.Time
 	}
-	// vanish removes the record of a machine the hypervisor no longer has (sync).
-	vanish struct{}
+	// vanish removes the record of a machine the hypervisor no longer has (sync), as
+	// the hypervisor was at At.
+	vanish struct{ At time.Time }
 	// settle finishes a task left open by a previous process.
 	settle struct{ TaskID string }
 	// provision starts the create task of a record its tenant just wrote. The
@@ -470,7 +471,7 @@ func (e *machineEntity) handle(ctx actor.Context, msg any) {
 	case *firewallPushed:
 		ctx.Respond(changed{Changed: e.setFirewallState(m)})
 	case *vanish:
-		ctx.Respond(changed{Changed: e.vanish()})
+		ctx.Respond(changed{Changed: e.vanish(m.At)})
 	case *settle:
 		e.settle(ctx, m.TaskID)
 		ctx.Respond(changed{})
@@ -839,10 +840,15 @@ func machineEqual(a, b *Machine) bool {
 	return string(ja) == string(jb)
 }
 
-// vanish deletes the record of a machine the hypervisor no longer has. A machine with
-// a task in flight is left alone: the task's end tells what happened.
-func (e *machineEntity) vanish() bool {
+// vanish deletes the record of a machine the hypervisor no longer has, as of at. A
+// machine with a task in flight is left alone: the task's end tells what happened; so
+// is one whose last task ended after at (a create that finished while the inventory
+// that lacks it was in flight) or that was created after at.
+func (e *machineEntity) vanish(at time.Time) bool {
 	if e.rec.TaskID != nil {
+		return false
+	}
+	if !at.IsZero() && (at.Before(e.rec.StateAt) || at.Before(e.rec.CreatedAt)) {
 		return false
 	}
 	b := new(persistence.Batch).Del(machineKey(e.id)).Del(vmidKey(e.rec.VMID))

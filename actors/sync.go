@@ -142,7 +142,9 @@ func (c *Cluster) Sync(ctx context.Context) (SyncResult, error) {
 		}
 	}
 	for _, id := range known {
-		jobs = append(jobs, job{id: id, msg: &vanish{}})
+		// Which machines exist is current as of the read (Proxmox: its cluster
+		// filesystem), unlike their states, so start, not asOf, dates an absence.
+		jobs = append(jobs, job{id: id, msg: &vanish{At: start.UTC()}})
 	}
 	added, err := c.adopt(fresh)
 	res.Machines.Added = added
