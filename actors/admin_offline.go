@@ -42,6 +42,15 @@ func InitialAdminPassword(store persistence.Store) (email, password string, ok b
 	return p.Email, p.Password, true, nil
 }
 
+// FirstAdminID is the id of the admin the first start created ("" before that).
+func FirstAdminID(store persistence.Store) (string, error) {
+	id, err := store.Get(persistence.Key("meta", "admin"))
+	if errors.Is(err, persistence.ErrNotFound) {
+		return "", nil
+	}
+	return string(id), err
+}
+
 // ForgetInitialAdminPassword deletes the generated password once it has been shown.
 func ForgetInitialAdminPassword(ctx context.Context, store persistence.Store) error {
 	return store.Commit(ctx, new(persistence.Batch).Del(initialPasswordKey))

@@ -84,6 +84,9 @@ type AuthOptions struct {
 	// password a random one is generated and logged once.
 	AdminEmail    string
 	AdminPassword string
+	// PasswordChanged, when set, is called after a user's password changed through
+	// the API (app removes the first boot's password file with it).
+	PasswordChanged func(userID string)
 }
 
 // Users is the service in front of the users kind.
@@ -404,7 +407,11 @@ func (u *Users) Update(ctx context.Context, id string, c UserChange) (User, erro
 	if c.Name != nil && len(*c.Name) > 100 {
 		return User{}, apierr.Invalid(apierr.Field("name", "must be at most 100 characters"))
 	}
-	return ask[User](ctx, u.kind.sys, u.kind.pid, &envelope{ID: id, Msg: msg})
+	usr, err := ask[User](ctx, u.kind.sys, u.kind.pid, &envelope{ID: id, Msg: msg})
+	if err == nil && c.Password != nil && u.opts.PasswordChanged != nil {
+		u.opts.PasswordChanged(id)
+	}
+	return usr, err
 }
 
 // Delete deletes a user, its logins and its indexes. The first admin cannot be deleted.

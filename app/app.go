@@ -8,6 +8,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync/atomic"
@@ -127,7 +129,7 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 	a.sys, err = actors.Start(actors.Options{
 		Store: a.store, Driver: driver, Logger: log,
 		Auth: actors.AuthOptions{RefreshTTL: cfg.RefreshTTL, BcryptCost: cfg.BcryptCost, HashWorkers: cfg.HashWorkers, HashCommand: cfg.HashCommand,
-			AdminEmail: cfg.AdminEmail, AdminPassword: cfg.AdminPassword},
+			AdminEmail: cfg.AdminEmail, AdminPassword: cfg.AdminPassword, PasswordChanged: a.passwordChanged},
 		Limits: actors.LimitOptions{
 			Global: actors.Limit{Rate: cfg.RateGlobal, Per: time.Second, Burst: cfg.RateGlobalBurst},
 			Auth:   actors.Limit{Rate: cfg.RateAuth, Per: time.Minute, Burst: cfg.RateAuthBurst},
@@ -195,13 +197,55 @@ func (a *App) showInitialAdminPassword() {
 	if err != nil || !ok {
 		return
 	}
+	// Also in a file only root (and the service's user) can read, for an appliance's
+	// console to show; it goes when that password is changed.
+	file := InitialPasswordFile(a.cfg.DataDir)
+	if err := writeSynced(file, []byte(pw+"\n")); err != nil {
+		a.log.Warn("could not write the generated admin password to its file", zap.String("file", file), zap.Error(err))
+		file = ""
+	}
 	a.log.Warn("the first admin has a generated password, shown only this once; change it after logging in",
-		zap.String("email", email), zap.String("password", pw))
+		zap.String("email", email), zap.String("password", pw), zap.String("file", file))
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := actors.ForgetInitialAdminPassword(ctx, a.store); err != nil {
 		a.log.Warn("could not forget the generated admin password; it will be shown again at the next start", zap.Error(err))
 	}
+}
+
+// InitialPasswordFile is where the first start leaves the first admin's generated
+// password (mode 0600) until it is changed.
+func InitialPasswordFile(dataDir string) string {
+	return filepath.Join(dataDir, "initial-admin-password")
+}
+
+// passwordChanged removes the first boot's password file once the first admin's
+// password was changed: what it holds no longer opens anything.
+func (a *App) passwordChanged(userID string) {
+	first, err := actors.FirstAdminID(a.store)
+	if err != nil || first != userID {
+		return
+	}
+	if err := os.Remove(InitialPasswordFile(a.cfg.DataDir)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		a.log.Warn("could not remove the generated admin password's file", zap.Error(err))
+	}
+}
+
+// writeSynced writes a new file, readable by its owner only, and syncs it.
+func writeSynced(name string, data []byte) error {
+	f, err := os.OpenFile(name, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // servePprof serves Go's profiles on their own listener, apart from the API, so that

@@ -2,6 +2,7 @@ package app
 
 import (
 	"errors"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -271,5 +272,35 @@ func TestLogoutEndsConsole(t *testing.T) {
 	}
 	if _, res, err := websocket.DefaultDialer.Dial(spare, nil); err == nil || res == nil || res.StatusCode != 401 {
 		t.Fatalf("a ticket of the ended login: got %v, %v; want 401", res, err)
+	}
+}
+
+// TestInitialPasswordFile: a first start with no admin password leaves the generated
+// one in DATA_DIR/initial-admin-password (0600) for an appliance's console; it opens
+// the admin's account, and goes once that password is changed through the API.
+func TestInitialPasswordFile(t *testing.T) {
+	s := startServer(t, func(c *Config) { c.AdminPassword = "" })
+	file := InitialPasswordFile(s.cfg.DataDir)
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("the first start left no password file: %v", err)
+	}
+	if fi, err := os.Stat(file); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the password file: %v, %v; want mode 0600", fi, err)
+	}
+	admin := s.login(s.cfg.AdminEmail, strings.TrimSuffix(string(data), "\n"))
+	var me actors.User
+	r := s.do(req{method: "GET", path: "/api/auth/me", token: admin.Token})
+	expect(t, r, 200, "")
+	r.decode(t, &me)
+	// Another user's password change leaves it.
+	other := s.sessionUser(admin.Token, s.newTenant(admin.Token, "Other"), "other@example.test")
+	expect(t, s.patchUser(admin.Token, other.ID, map[string]any{"password": "other-password-2"}), 200, "")
+	if _, err := os.Stat(file); err != nil {
+		t.Fatalf("after another user's password change: %v; want the file kept", err)
+	}
+	expect(t, s.patchUser(admin.Token, me.ID, map[string]any{"password": "a-chosen-password"}), 200, "")
+	if _, err := os.Stat(file); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("after the admin's password change: %v; want the file removed", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -99,6 +100,13 @@ func resetPassword(args []string, getenv func(string) string, stdin io.Reader, s
 	if err != nil {
 		fmt.Fprintf(stderr, "vmplane admin: %v\n", apierr.From(err).Detail)
 		return 1
+	}
+	// The first boot's password file no longer opens anything once its admin's
+	// password is reset.
+	if first, err := actors.FirstAdminID(store); err == nil && first == u.ID {
+		if err := os.Remove(app.InitialPasswordFile(*dir)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			fmt.Fprintf(stderr, "vmplane admin: could not remove %s: %v\n", app.InitialPasswordFile(*dir), err)
+		}
 	}
 	if generated {
 		fmt.Fprintf(stdout, "password of %s reset to: %s\n", u.Email, password)

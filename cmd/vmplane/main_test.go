@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -426,6 +427,17 @@ func TestAdminPasswordLifecycle(t *testing.T) {
 		t.Fatal("the generated password was logged before the server served")
 	}
 	loginAs(t, base, shown.Email, shown.Password, 200)
+	// ... and leaves it in a file only its owner reads, for an appliance's console.
+	file := filepath.Join(dir, "initial-admin-password")
+	if data, err := os.ReadFile(file); err != nil || string(data) != shown.Password+"\n" {
+		t.Fatalf("the password file holds %q, %v; want the generated password", data, err)
+	}
+	if fi, err := os.Stat(file); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the password file: %v, %v; want mode 0600", fi, err)
+	}
+	if l := p.line("generated password"); !strings.Contains(l, file) {
+		t.Fatalf("got %s; want the log to name the password file", l)
+	}
 	stop(t, p)
 
 	// 3. A later start with another VMPLANE_ADMIN_PASSWORD: ignored, and says so.
@@ -451,6 +463,10 @@ func TestAdminPasswordLifecycle(t *testing.T) {
 	cmd.Stdin = strings.NewReader("brand-new-password\n")
 	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "password of admin@localhost reset") {
 		t.Fatalf("reset-password: %v\n%s", err, out)
+	}
+	// The file no longer opens anything, so it is gone.
+	if _, err := os.Stat(file); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the password file after reset-password: %v; want it removed", err)
 	}
 	p = startProc(t, append(env, "VMPLANE_ADDR=127.0.0.1:0"), "serve")
 	base = p.addr()
