@@ -136,12 +136,11 @@ func TestResizeOfDiskGoneFromHypervisor(t *testing.T) {
 	}
 }
 
-// TestSecondReportKeepsFirstOutcome: a task's outcome reported twice (a report retried
-// after a panic) keeps the first: a succeeded task is not rewritten as failed.
-func TestSecondReportKeepsFirstOutcome(t *testing.T) {
-	s := newTestSystem(t, func(o *Options) { o.Driver = sim.New(sim.Config{OpDelay: -1, Seed: 1, Machines: 1}) })
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+// syncedMachine starts a system on a sim of nodes nodes and one machine, syncs it, and
+// answers the system and that machine's record.
+func syncedMachine(t *testing.T, ctx context.Context, nodes int) (*System, Machine) {
+	t.Helper()
+	s := newTestSystem(t, func(o *Options) { o.Driver = sim.New(sim.Config{OpDelay: -1, Seed: 1, Nodes: nodes, Machines: 1}) })
 	if _, err := s.Cluster.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -149,11 +148,13 @@ func TestSecondReportKeepsFirstOutcome(t *testing.T) {
 	if err != nil || len(ms) != 1 {
 		t.Fatalf("got %d machines, %v; want 1", len(ms), err)
 	}
-	op := Operation{Type: OpPower, Action: hypervisor.ActionReboot}
-	if ms[0].Status != StatusRunning {
-		op.Action = hypervisor.ActionStart
-	}
-	task, err := s.Machines.Start(ctx, ms[0].ID, op, nil)
+	return s, ms[0]
+}
+
+// runToEnd starts op on machine id and waits for its task to end successfully.
+func runToEnd(t *testing.T, ctx context.Context, s *System, id string, op Operation) Task {
+	t.Helper()
+	task, err := s.Machines.Start(ctx, id, op, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,9 +165,27 @@ func TestSecondReportKeepsFirstOutcome(t *testing.T) {
 		}
 	}
 	if task.Status != TaskSucceeded {
-		t.Fatalf("got %+v; want succeeded", task)
+		t.Fatalf("got %+v; want %s to succeed", task, op.Type)
 	}
-	s.Machines.report(ms[0].ID, task.ID, &opDone{TaskID: task.ID, Err: apierr.New(apierr.ErrInternal, "late")})
+	return task
+}
+
+// powerOp is an action a machine in status can take: a reboot, or a start.
+func powerOp(status string) Operation {
+	if status == StatusRunning {
+		return Operation{Type: OpPower, Action: hypervisor.ActionReboot}
+	}
+	return Operation{Type: OpPower, Action: hypervisor.ActionStart}
+}
+
+// TestSecondReportKeepsFirstOutcome: a task's outcome reported twice (a report retried
+// after a panic) keeps the first: a succeeded task is not rewritten as failed.
+func TestSecondReportKeepsFirstOutcome(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, m := syncedMachine(t, ctx, 3)
+	task := runToEnd(t, ctx, s, m.ID, powerOp(m.Status))
+	s.Machines.report(m.ID, task.ID, &opDone{TaskID: task.ID, Err: apierr.New(apierr.ErrInternal, "late")})
 	if got, err := s.Tasks.Get(ctx, task.ID, nil); err != nil || got.Status != TaskSucceeded || got.Error != nil {
 		t.Fatalf("got %+v, %v after a second report; want the first outcome, succeeded", got, err)
 	}
@@ -176,18 +195,10 @@ func TestSecondReportKeepsFirstOutcome(t *testing.T) {
 // what the task recorded, on any field (here the node of a migration), while a later
 // one is taken.
 func TestStaleObservationIsDropped(t *testing.T) {
-	s := newTestSystem(t, func(o *Options) { o.Driver = sim.New(sim.Config{OpDelay: -1, Seed: 1, Nodes: 2, Machines: 1}) })
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	before := time.Now().UTC()
-	if _, err := s.Cluster.Sync(ctx); err != nil {
-		t.Fatal(err)
-	}
-	ms, _, err := s.Machines.List(ctx, "", 0, nil)
-	if err != nil || len(ms) != 1 {
-		t.Fatalf("got %d machines, %v; want 1", len(ms), err)
-	}
-	m := ms[0]
+	s, m := syncedMachine(t, ctx, 2)
 	stale, err := s.driver.Machine(ctx, hypervisor.Ref{VMID: m.VMID, Node: m.Node})
 	if err != nil {
 		t.Fatal(err)
@@ -200,19 +211,7 @@ func TestStaleObservationIsDropped(t *testing.T) {
 	if target == m.Node {
 		target = nodes[1].ID
 	}
-	task, err := s.Machines.Start(ctx, m.ID, Operation{Type: OpMigrate, TargetNode: target, Online: m.Status == StatusRunning}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for !task.Finished() {
-		time.Sleep(5 * time.Millisecond)
-		if task, err = s.Tasks.Get(ctx, task.ID, nil); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if task.Status != TaskSucceeded {
-		t.Fatalf("got %+v; want the migration to succeed", task)
-	}
+	runToEnd(t, ctx, s, m.ID, Operation{Type: OpMigrate, TargetNode: target, Online: m.Status == StatusRunning})
 	// An observation read before the migration ended arrives now.
 	if _, err := ask[changed](ctx, s, s.Machines.kind.pid, &envelope{ID: m.ID, Msg: &observe{M: stale, At: before}}); err != nil {
 		t.Fatal(err)
@@ -226,32 +225,11 @@ func TestStaleObservationIsDropped(t *testing.T) {
 // finished while the inventory lacking it was in flight) removes nothing; a later one
 // does. Seen as a machine that a sync racing its provisioning deleted.
 func TestStaleVanishKeepsTheRecord(t *testing.T) {
-	s := newTestSystem(t, func(o *Options) { o.Driver = sim.New(sim.Config{OpDelay: -1, Seed: 1, Machines: 1}) })
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if _, err := s.Cluster.Sync(ctx); err != nil {
-		t.Fatal(err)
-	}
-	ms, _, err := s.Machines.List(ctx, "", 0, nil)
-	if err != nil || len(ms) != 1 {
-		t.Fatalf("got %d machines, %v; want 1", len(ms), err)
-	}
-	m := ms[0]
+	s, m := syncedMachine(t, ctx, 3)
 	before := time.Now().UTC()
-	op := Operation{Type: OpPower, Action: hypervisor.ActionReboot}
-	if m.Status != StatusRunning {
-		op.Action = hypervisor.ActionStart
-	}
-	task, err := s.Machines.Start(ctx, m.ID, op, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for !task.Finished() {
-		time.Sleep(5 * time.Millisecond)
-		if task, err = s.Tasks.Get(ctx, task.ID, nil); err != nil {
-			t.Fatal(err)
-		}
-	}
+	runToEnd(t, ctx, s, m.ID, powerOp(m.Status))
 	vanish := func(at time.Time) bool {
 		t.Helper()
 		r, err := ask[changed](ctx, s, s.Machines.kind.pid, &envelope{ID: m.ID, Msg: &vanish{At: at}})
