@@ -8,8 +8,14 @@ LDFLAGS := -s -w -X github.com/vmplane/vmplane/app.Version=$(VERSION) \
 	-X github.com/vmplane/vmplane/app.Commit=$(COMMIT) -X github.com/vmplane/vmplane/app.Date=$(DATE)
 # The platforms of `make dist`, as GOOS/GOARCH.
 DIST_PLATFORMS := linux/amd64 linux/arm64
+# VERSION as a Debian version (it must start with a digit, and `-` is the revision's
+# separator): a leading v goes; a commit without a tag is 0.0~git<hash>; a pre-release
+# suffix (-rc1) sorts before its release (~rc1); the rest of `git describe`
+# (-3-gabc1234-dirty) sorts after it (+3.gabc1234.dirty).
+DEB_VERSION ?= $(shell echo '$(VERSION)' | sed -E -e 's/^v//' -e '/^[0-9]+\./!s/^/0.0~git/' \
+	-e 's/-(rc|alpha|beta|pre)/~\1/' -e 's/-/+/' -e 's/-/./g')
 
-.PHONY: run build dist test lint bench fuzz faults client clean
+.PHONY: run build dist deb test lint bench fuzz faults client clean
 
 ## run: serve the API on :8080 with the embedded store in ./data and the simulated cluster
 run:
@@ -32,6 +38,18 @@ dist:
 	done
 	$(GO) run ./tools/elfstatic dist/vmplane-*
 	cd dist && sha256sum vmplane-* > SHA256SUMS
+
+## deb: dist/vmplane_DEB_VERSION_ARCH.deb for each binary of `make dist` (run it first),
+## built by nfpm from packaging/nfpm.yaml; nfpm is pinned by packaging/nfpm/go.mod
+## (its own module, so its dependencies stay out of ours) and built by `go tool`
+deb:
+	set -e; nfpm=$$($(GO) -C packaging/nfpm tool -n nfpm); \
+	for p in $(DIST_PLATFORMS); do \
+		arch=$${p#*/}; \
+		test -f dist/vmplane-linux-$$arch || { echo "dist/vmplane-linux-$$arch missing: run make dist first" >&2; exit 1; }; \
+		ARCH=$$arch DEB_VERSION='$(DEB_VERSION)' $$nfpm package --config packaging/nfpm.yaml \
+			--packager deb --target dist/vmplane_$(DEB_VERSION)_$$arch.deb; \
+	done
 
 ## test: vet, then every test (fuzz seed corpora included) with the race detector; then
 ## the generated API client of clientcheck/ (its own module) against a real server
