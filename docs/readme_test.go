@@ -166,13 +166,16 @@ func TestReadmeCommands(t *testing.T) {
 	cmd := exec.CommandContext(ctx, "bash", "-c", script.String())
 	cmd.Dir = work
 	cmd.Env = scriptEnv(port("8080"))
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// A session of its own: the servers the script starts get process groups of their
+	// own (job control), but stay in its session, by which they are found at the end.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err = cmd.Run()
-	// Whatever happened, no process the script started outlives the test.
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	// Whatever happened (a timeout kills the shell before its trap can stop the
+	// servers), no process the script started outlives the test.
+	killSession(cmd.Process.Pid)
 	if err != nil {
 		t.Fatalf("README.md's commands failed (%v); the last block started is the culprit:\n%s%s",
 			err, out.String(), logsOf(work))
@@ -269,6 +272,32 @@ func copyTree(t *testing.T, from, to string) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// killSession kills every process of session sid, found in /proc (Linux; elsewhere it
+// finds none and leaves the script's own cleanup to have stopped them).
+func killSession(sid int) {
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid pgrp session ...: comm may hold spaces, so the
+		// fields are counted from its closing parenthesis.
+		rest := string(stat)
+		if i := strings.LastIndexByte(rest, ')'); i >= 0 {
+			rest = rest[i+1:]
+		}
+		f := strings.Fields(rest)
+		if len(f) > 3 && f[3] == strconv.Itoa(sid) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
 	}
 }
 
