@@ -1,20 +1,16 @@
 package client_test
 
 import (
-	"context"
 	"os"
 	"testing"
-	"time"
 
-	"go.uber.org/zap"
-
-	"github.com/vmplane/vmplane/app"
+	"github.com/vmplane/vmplane/app/apptest"
 )
 
 // Credentials of the first operator of a test server.
 const (
-	adminEmail    = "admin@example.test"
-	adminPassword = "correct horse battery staple"
+	adminEmail    = apptest.AdminEmail
+	adminPassword = apptest.AdminPassword
 )
 
 // startServer starts a real vmplane server in-process on a loopback port, over Badger
@@ -22,18 +18,16 @@ const (
 // and stops it when the test ends. It returns the base URL.
 func startServer(t testing.TB) string {
 	t.Helper()
-	a, err := app.Start(testConfig(t.TempDir()), zap.NewNop(), nil)
+	srv, err := apptest.Start(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := a.Shutdown(ctx); err != nil {
+		if err := srv.Stop(); err != nil {
 			t.Errorf("shutdown: %v", err)
 		}
 	})
-	return "http://" + a.Addr()
+	return srv.Base
 }
 
 // startExampleServer is startServer for examples, which have no testing.T.
@@ -42,32 +36,12 @@ func startExampleServer() (base string, stop func()) {
 	if err != nil {
 		panic(err)
 	}
-	a, err := app.Start(testConfig(dir), zap.NewNop(), nil)
+	srv, err := apptest.Start(dir)
 	if err != nil {
 		panic(err)
 	}
-	return "http://" + a.Addr(), func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		a.Shutdown(ctx)
+	return srv.Base, func() {
+		srv.Stop()
 		os.RemoveAll(dir)
 	}
-}
-
-func testConfig(dir string) app.Config {
-	cfg := app.Defaults()
-	cfg.Addr = "127.0.0.1:0"
-	cfg.DataDir = dir
-	cfg.AdminEmail = adminEmail
-	cfg.AdminPassword = adminPassword
-	cfg.JWTKey = "0123456789abcdef0123456789abcdef-goclient-test-key"
-	cfg.BcryptCost = 4 // the minimum: hashing speed is not what is tested here
-	cfg.RateGlobal, cfg.RateGlobalBurst = 0, 0
-	cfg.RateAuth, cfg.RateAuthBurst = 0, 0
-	cfg.RateLogin, cfg.RateLoginBurst = 0, 0
-	cfg.RateLoginAddr, cfg.RateLoginAddrBurst = 0, 0
-	cfg.SimOpDelay = time.Millisecond
-	cfg.SimMachines = 4
-	cfg.StoreCacheMB = 8
-	return cfg
 }
