@@ -10,6 +10,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"go.uber.org/zap"
 
+	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/persistence"
@@ -140,7 +141,7 @@ func tenantOr(t *string, def string) string {
 // condition, exactly one per episode) while different conditions proceed in parallel.
 type Alerts struct {
 	sys  *System
-	kind *Kind
+	kind *kit.Kind
 }
 
 // Messages of an alert (condition) entity.
@@ -152,7 +153,7 @@ type (
 
 func startAlerts(s *System) *Alerts {
 	a := &Alerts{sys: s}
-	a.kind = s.startKind("alerts", 2*time.Minute, func(id string) entity {
+	a.kind = s.rt.StartKind("alerts", 2*time.Minute, func(id string) kit.Entity {
 		kind, target, _ := strings.Cut(id, ":")
 		return &alertEntity{sys: s, kind: kind, target: target}
 	}, nil)
@@ -171,7 +172,7 @@ func (a *Alerts) Raise(ctx context.Context, r AlertRaise) (Alert, error) {
 	if err := r.validate(); err != nil {
 		return Alert{}, err
 	}
-	return ask[Alert](ctx, a.sys, a.kind.pid, &envelope{ID: conditionID(r.Kind, r.TargetID), Msg: &raiseAlert{R: r}})
+	return kit.Ask[Alert](ctx, a.kind, conditionID(r.Kind, r.TargetID), &raiseAlert{R: r})
 }
 
 // Resolve ends the open alert of condition (kind, targetID), if there is one. It answers
@@ -180,7 +181,7 @@ func (a *Alerts) Resolve(ctx context.Context, kind, targetID string) (Alert, err
 	if !ValidAlertKind(kind) || !validTarget(targetID) {
 		return Alert{}, apierr.New(apierr.ErrInvalidRequest, "bad alert condition %s/%s", kind, targetID)
 	}
-	return ask[Alert](ctx, a.sys, a.kind.pid, &envelope{ID: conditionID(kind, targetID), Msg: &resolveAlert{}})
+	return kit.Ask[Alert](ctx, a.kind, conditionID(kind, targetID), &resolveAlert{})
 }
 
 // raise is Raise without waiting, for entities that must not block their mailbox on
@@ -189,7 +190,7 @@ func (a *Alerts) raise(r AlertRaise) {
 	if a == nil || r.validate() != nil {
 		return
 	}
-	a.sys.actors.Root.Send(a.kind.pid, &envelope{ID: conditionID(r.Kind, r.TargetID), Msg: &raiseAlert{R: r}})
+	a.kind.Send(conditionID(r.Kind, r.TargetID), &raiseAlert{R: r})
 }
 
 // resolve is Resolve without waiting.
@@ -197,7 +198,7 @@ func (a *Alerts) resolve(kind, targetID string) {
 	if a == nil || !validTarget(targetID) {
 		return
 	}
-	a.sys.actors.Root.Send(a.kind.pid, &envelope{ID: conditionID(kind, targetID), Msg: &resolveAlert{}})
+	a.kind.Send(conditionID(kind, targetID), &resolveAlert{})
 }
 
 // nodeStatus follows a node's status from the node's own entity: offline raises the
@@ -249,7 +250,7 @@ func (a *Alerts) Get(_ context.Context, id string, scope *string) (Alert, error)
 	if err != nil {
 		return Alert{}, err
 	}
-	if !inScope(scope, rec.TenantID) {
+	if !kit.InScope(scope, rec.TenantID) {
 		return Alert{}, apierr.NotFound("alert event", id)
 	}
 	return *rec, nil
@@ -266,18 +267,18 @@ func (a *Alerts) Acknowledge(ctx context.Context, id string, scope *string) (Ale
 	if !rec.Open() {
 		return Alert{}, apierr.New(apierr.ErrInvalidState, "alert event %s is %s", id, rec.Status)
 	}
-	return ask[Alert](ctx, a.sys, a.kind.pid, &envelope{ID: conditionID(rec.Kind, rec.TargetID), Msg: &ackAlert{ID: id}})
+	return kit.Ask[Alert](ctx, a.kind, conditionID(rec.Kind, rec.TargetID), &ackAlert{ID: id})
 }
 
 // List returns alert events in creation order (oldest first, as every list), filtered;
 // with a tenant scope only that tenant's.
 func (a *Alerts) List(_ context.Context, f AlertFilter, scope *string, cursor string, limit int) ([]Alert, string, error) {
 	if scope == nil {
-		return scanPage(a.sys.store, persistence.Prefix("alert"), cursor, limit, func(r *Alert) (Alert, bool) {
+		return kit.ScanPage(a.sys.store, persistence.Prefix("alert"), cursor, limit, func(r *Alert) (Alert, bool) {
 			return *r, f.match(r)
 		})
 	}
-	return scanIndexFiltered(a.sys.store, persistence.Prefix("alert-tenant", *scope), cursor, limit, func(id string) (Alert, bool, error) {
+	return kit.ScanIndexFiltered(a.sys.store, persistence.Prefix("alert-tenant", *scope), cursor, limit, func(id string) (Alert, bool, error) {
 		rec, err := loadAlert(a.sys.store, id)
 		if errors.Is(err, persistence.ErrNotFound) {
 			return Alert{}, false, nil
@@ -328,7 +329,7 @@ type alertEntity struct {
 	open         *Alert
 }
 
-func (e *alertEntity) load() error {
+func (e *alertEntity) Load() error {
 	e.open = nil
 	id, err := e.sys.store.Get(alertCondKey(e.kind, e.target))
 	if errors.Is(err, persistence.ErrNotFound) {
@@ -350,7 +351,7 @@ func (e *alertEntity) load() error {
 	return nil
 }
 
-func (e *alertEntity) handle(ctx actor.Context, msg any) {
+func (e *alertEntity) Handle(ctx actor.Context, msg any) {
 	var (
 		a   Alert
 		err error
@@ -373,7 +374,7 @@ func (e *alertEntity) handle(ctx actor.Context, msg any) {
 		return
 	}
 	if err != nil {
-		respondErr(ctx, err)
+		kit.RespondErr(ctx, err)
 		return
 	}
 	ctx.Respond(a)
@@ -439,7 +440,7 @@ func (e *alertEntity) save(a Alert) error {
 		// Not expected (one open event per condition), but never leave one dangling.
 		b.Del(alertOpenKey(e.open.TenantID, e.open.ID))
 	}
-	if err := e.sys.commit(b); err != nil {
+	if err := e.sys.rt.Commit(b); err != nil {
 		return err
 	}
 	if a.Open() {
@@ -450,3 +451,6 @@ func (e *alertEntity) save(a Alert) error {
 	e.sys.Events.Publish(EventAlert, a.TenantID, a)
 	return nil
 }
+
+// Absent implements kit.Absence.
+func (e *alertEntity) Absent() bool { return e.open == nil }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/persistence"
@@ -97,7 +98,7 @@ func (b *Backups) find(id string, scope *string) (*Backup, error) {
 	if err == nil {
 		var r *Backup
 		if r, err = b.load(string(tenant), id); err == nil {
-			if !inScope(scope, &r.TenantID) {
+			if !kit.InScope(scope, &r.TenantID) {
 				return nil, apierr.NotFound("backup", id)
 			}
 			return r, nil
@@ -125,7 +126,7 @@ func (b *Backups) List(_ context.Context, tenant *string, machineID, cursor stri
 	if tenant != nil {
 		prefix = persistence.Prefix("backup", *tenant)
 	}
-	return scanFiltered(b.sys.store, prefix, cursor, limit, func(_ string, v []byte) (Backup, bool, error) {
+	return kit.ScanFiltered(b.sys.store, prefix, cursor, limit, func(_ string, v []byte) (Backup, bool, error) {
 		var r Backup
 		if _, err := persistence.Decode(v, &r); err != nil {
 			return Backup{}, false, err
@@ -150,7 +151,7 @@ func (b *Backups) Delete(ctx context.Context, id string, scope *string) error {
 	}
 	batch := new(persistence.Batch)
 	delBackup(batch, r)
-	return b.sys.commit(batch)
+	return b.sys.rt.Commit(batch)
 }
 
 // ofSchedule returns the backups a schedule took, oldest first.

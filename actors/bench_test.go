@@ -37,21 +37,3 @@ func BenchmarkBucketDecision(b *testing.B) {
 		sh.take(m)
 	}
 }
-
-// BenchmarkEntityRoundTrip is one request to an entity through its kind's supervisor
-// and back, the path every edge request takes.
-func BenchmarkEntityRoundTrip(b *testing.B) {
-	s := newTestSystem(b)
-	k := s.startKind("bench", 0, func(id string) entity { return &counter{sys: s, id: id} }, nil)
-	ctx := context.Background()
-	var n atomic.Int64
-	b.ReportAllocs()
-	b.RunParallel(func(pb *testing.PB) {
-		id := "e" + strconv.FormatInt(n.Add(1)%64, 10)
-		for pb.Next() {
-			if _, err := ask[state](ctx, s, k.pid, &envelope{ID: id, Msg: &get{}}); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-}

@@ -12,6 +12,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"go.uber.org/zap"
 
+	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/persistence"
@@ -104,34 +105,34 @@ func (f Firewall) TenantOf(id string) (string, error) {
 
 // ListAll returns every tenant's rules, by tenant and then position (operators).
 func (f Firewall) ListAll(_ context.Context, cursor string, limit int) ([]FirewallRule, string, error) {
-	return scanPage(f.t.sys.store, persistence.Prefix("fw"), cursor, limit, func(r *FirewallRule) (FirewallRule, bool) { return *r, true })
+	return kit.ScanPage(f.t.sys.store, persistence.Prefix("fw"), cursor, limit, func(r *FirewallRule) (FirewallRule, bool) { return *r, true })
 }
 
 // List returns a tenant's rules in position order, optionally only a machine's set.
 func (f Firewall) List(ctx context.Context, tenant string, machineID *string) ([]FirewallRule, error) {
-	r, err := ask[Rules](ctx, f.t.sys, f.t.kind.pid, &envelope{ID: tenant, Msg: &listRules{MachineID: machineID}})
+	r, err := kit.Ask[Rules](ctx, f.t.kind, tenant, &listRules{MachineID: machineID})
 	return r.Items, err
 }
 
 // Get returns one rule.
 func (f Firewall) Get(ctx context.Context, tenant, id string) (FirewallRule, error) {
-	return ask[FirewallRule](ctx, f.t.sys, f.t.kind.pid, &envelope{ID: tenant, Msg: &getRule{ID: id}})
+	return kit.Ask[FirewallRule](ctx, f.t.kind, tenant, &getRule{ID: id})
 }
 
 // Create adds a rule at its position (the end when none is given) and pushes the
 // changed rule sets to the hypervisor.
 func (f Firewall) Create(ctx context.Context, tenant string, in RuleInput) (FirewallRule, error) {
-	return ask[FirewallRule](ctx, f.t.sys, f.t.kind.pid, &envelope{ID: tenant, Msg: &createRule{In: in}})
+	return kit.Ask[FirewallRule](ctx, f.t.kind, tenant, &createRule{In: in})
 }
 
 // Update changes a rule; a new position moves it.
 func (f Firewall) Update(ctx context.Context, tenant, id string, in RuleInput) (FirewallRule, error) {
-	return ask[FirewallRule](ctx, f.t.sys, f.t.kind.pid, &envelope{ID: tenant, Msg: &updateRule{ID: id, In: in}})
+	return kit.Ask[FirewallRule](ctx, f.t.kind, tenant, &updateRule{ID: id, In: in})
 }
 
 // Delete removes a rule; the ones after it move up.
 func (f Firewall) Delete(ctx context.Context, tenant, id string) error {
-	_, err := ask[done](ctx, f.t.sys, f.t.kind.pid, &envelope{ID: tenant, Msg: &deleteRule{ID: id}})
+	_, err := kit.Ask[kit.Done](ctx, f.t.kind, tenant, &deleteRule{ID: id})
 	return err
 }
 
@@ -192,7 +193,7 @@ func (e *tenantEntity) handleFirewall(ctx actor.Context, msg any) {
 		e.respondDurable(ctx, *e.rules[i])
 	case *createRule, *updateRule, *deleteRule:
 		if e.fw.stale && !e.reloadRules() {
-			respondErr(ctx, errRulesReloading)
+			kit.RespondErr(ctx, errRulesReloading)
 			return
 		}
 		switch m := m.(type) {
@@ -215,10 +216,10 @@ func (e *tenantEntity) handleFirewall(ctx actor.Context, msg any) {
 		}
 	case *retryPush:
 		for _, id := range m.Machines {
-			e.schedulePush(ptr(id))
+			e.schedulePush(kit.Ptr(id))
 		}
 	default:
-		respondErr(ctx, apierr.New(apierr.ErrInternal, "unexpected message"))
+		kit.RespondErr(ctx, apierr.New(apierr.ErrInternal, "unexpected message"))
 	}
 }
 
@@ -230,12 +231,12 @@ func (e *tenantEntity) createRule(ctx actor.Context, in RuleInput) {
 		name string
 	}{{in.Direction, "direction"}, {in.Action, "action"}, {in.Protocol, "protocol"}} {
 		if req.v == nil {
-			respondErr(ctx, apierr.Invalid(apierr.Field(req.name, "is required")))
+			kit.RespondErr(ctx, apierr.Invalid(apierr.Field(req.name, "is required")))
 			return
 		}
 	}
 	if err := e.applyRule(&r, in); err != nil {
-		respondErr(ctx, err)
+		kit.RespondErr(ctx, err)
 		return
 	}
 	pos := len(e.rules) + 1
@@ -243,7 +244,7 @@ func (e *tenantEntity) createRule(ctx actor.Context, in RuleInput) {
 		pos = *in.Position
 	}
 	if pos < 1 || pos > len(e.rules)+1 {
-		respondErr(ctx, apierr.Invalid(apierr.Field("position", "must be 1..%d", len(e.rules)+1)))
+		kit.RespondErr(ctx, apierr.Invalid(apierr.Field("position", "must be 1..%d", len(e.rules)+1)))
 		return
 	}
 	r.Position = pos
@@ -267,14 +268,14 @@ func (e *tenantEntity) updateRule(ctx actor.Context, id string, in RuleInput) {
 	r := *e.rules[i]
 	before := r.MachineID
 	if err := e.applyRule(&r, in); err != nil {
-		respondErr(ctx, err)
+		kit.RespondErr(ctx, err)
 		return
 	}
 	r.UpdatedAt = time.Now().UTC()
 	to := i
 	if in.Position != nil {
 		if *in.Position < 1 || *in.Position > len(e.rules) {
-			respondErr(ctx, apierr.Invalid(apierr.Field("position", "must be 1..%d", len(e.rules))))
+			kit.RespondErr(ctx, apierr.Invalid(apierr.Field("position", "must be 1..%d", len(e.rules))))
 			return
 		}
 		to = *in.Position - 1
@@ -310,7 +311,7 @@ func (e *tenantEntity) deleteRule(ctx actor.Context, id string) {
 		return
 	}
 	gone := e.rules[i]
-	if !e.writeRules(ctx, e.shifted(i+1, len(e.rules), -1), false, gone, done{}, gone.MachineID) {
+	if !e.writeRules(ctx, e.shifted(i+1, len(e.rules), -1), false, gone, kit.Done{}, gone.MachineID) {
 		return
 	}
 	e.rules = append(e.rules[:i], e.rules[i+1:]...)
@@ -379,7 +380,7 @@ func (e *tenantEntity) writeRules(ctx actor.Context, changed []FirewallRule, cre
 		r := &changed[i]
 		val, err := persistence.Encode(ruleVersion, r)
 		if err != nil {
-			respondErr(ctx, err)
+			kit.RespondErr(ctx, err)
 			return false
 		}
 		b.Put(ruleKey(e.id, r.ID), val)
@@ -404,11 +405,11 @@ func (e *tenantEntity) writeRules(ctx actor.Context, changed []FirewallRule, cre
 			sys.Tenants.lastRuleWrite.CompareAndDelete(tenant, h)
 		}
 		if err != nil {
-			sys.actors.Root.Send(sys.Tenants.kind.pid, &envelope{ID: tenant, Msg: &rulesSettled{}})
+			sys.Tenants.kind.Send(tenant, &rulesSettled{})
 			reply = apierr.From(err)
 		}
 		if sender != nil {
-			sys.actors.Root.Send(sender, reply)
+			sys.rt.Send(sender, reply)
 		}
 	})
 	h.p.Store(p)
@@ -450,12 +451,12 @@ func (e *tenantEntity) respondDurable(ctx actor.Context, v any) {
 		return
 	}
 	go func() {
-		defer Recover(sys.log, "firewall rule reply", func(err error) { sys.actors.Root.Send(sender, apierr.From(err)) })
+		defer kit.Recover(sys.log, "firewall rule reply", func(err error) { sys.rt.Send(sender, apierr.From(err)) })
 		if err := last.Wait(context.Background()); err != nil {
-			sys.actors.Root.Send(sender, apierr.From(err))
+			sys.rt.Send(sender, apierr.From(err))
 			return
 		}
-		sys.actors.Root.Send(sender, v)
+		sys.rt.Send(sender, v)
 	}()
 }
 
@@ -488,16 +489,16 @@ func (e *tenantEntity) applyRule(r *FirewallRule, in RuleInput) error {
 		r.Enabled = *in.Enabled
 	}
 	if in.MachineID != nil {
-		r.MachineID = ptr(*in.MachineID)
+		r.MachineID = kit.Ptr(*in.MachineID)
 	}
 	if in.Port != nil {
-		r.Port = ptr(*in.Port)
+		r.Port = kit.Ptr(*in.Port)
 	}
 	if in.Source != nil {
-		r.Source = ptr(*in.Source)
+		r.Source = kit.Ptr(*in.Source)
 	}
 	if in.Destination != nil {
-		r.Destination = ptr(*in.Destination)
+		r.Destination = kit.Ptr(*in.Destination)
 	}
 	var f []apierr.FieldError
 	check := *r // what the shared checks see: unreadable addresses are reported here
@@ -597,7 +598,7 @@ func (e *tenantEntity) armPush() {
 	e.push.scheduled = true
 	sys, tenant := e.sys, e.id
 	time.AfterFunc(pushDelay, func() {
-		sys.actors.Root.Send(sys.Tenants.kind.pid, &envelope{ID: tenant, Msg: &pushNow{}})
+		sys.Tenants.kind.Send(tenant, &pushNow{})
 	})
 }
 
@@ -627,12 +628,12 @@ func (e *tenantEntity) startPush() {
 	sys, tenant, last := e.sys, e.id, e.fw.last
 	go func() {
 		// A panic fails the whole push; pushDone retries it like a failed one.
-		defer Recover(sys.log, "firewall push", func(error) {
-			sys.actors.Root.Send(sys.Tenants.kind.pid, &envelope{ID: tenant, Msg: &pushDone{Failed: machineIDs(targets)}})
+		defer kit.Recover(sys.log, "firewall push", func(error) {
+			sys.Tenants.kind.Send(tenant, &pushDone{Failed: machineIDs(targets)})
 		})
 		// The rule sets may hold writes not yet durable: they go out once they are.
 		if last != nil && last.Wait(context.Background()) != nil {
-			sys.actors.Root.Send(sys.Tenants.kind.pid, &envelope{ID: tenant, Msg: &pushDone{Failed: machineIDs(targets)}})
+			sys.Tenants.kind.Send(tenant, &pushDone{Failed: machineIDs(targets)})
 			return
 		}
 		var failed []string
@@ -648,7 +649,7 @@ func (e *tenantEntity) startPush() {
 			}
 			sys.Machines.firewallPushed(t.machineID, err)
 		}
-		sys.actors.Root.Send(sys.Tenants.kind.pid, &envelope{ID: tenant, Msg: &pushDone{Failed: failed}})
+		sys.Tenants.kind.Send(tenant, &pushDone{Failed: failed})
 	}()
 }
 
@@ -668,7 +669,7 @@ func (e *tenantEntity) pushDone(m *pushDone) {
 		delay := time.Duration(e.push.retries*e.push.retries) * time.Second
 		sys, tenant, failed := e.sys, e.id, m.Failed
 		time.AfterFunc(delay, func() {
-			sys.actors.Root.Send(sys.Tenants.kind.pid, &envelope{ID: tenant, Msg: &retryPush{Machines: failed}})
+			sys.Tenants.kind.Send(tenant, &retryPush{Machines: failed})
 		})
 	} else if len(m.Failed) == 0 {
 		e.push.retries = 0

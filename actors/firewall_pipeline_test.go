@@ -8,12 +8,13 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/persistence"
 )
 
 func ruleIn() RuleInput {
-	return RuleInput{Direction: ptr("in"), Action: ptr("accept"), Protocol: ptr("tcp"), Port: ptr("22")}
+	return RuleInput{Direction: kit.Ptr("in"), Action: kit.Ptr("accept"), Protocol: kit.Ptr("tcp"), Port: kit.Ptr("22")}
 }
 
 // TestRuleWritesOfOneTenantShareSyncs: concurrent rule writes of one tenant are
@@ -134,7 +135,7 @@ func TestWriteAfterAFailedOneIsNotBuiltOnIt(t *testing.T) {
 			wg.Go(func() {
 				in := ruleIn()
 				if i%2 == 0 {
-					in.Position = ptr(1) // moves every rule after it
+					in.Position = kit.Ptr(1) // moves every rule after it
 				}
 				_, _ = s.Tenants.Firewall().Create(ctx, ten.ID, in)
 			})
@@ -194,11 +195,11 @@ func TestRuleIndexFollowsWrites(t *testing.T) {
 		ids = append(ids, r.ID)
 	}
 	// Insert at the top (shifts all three), move the last up, delete the first.
-	top, err := fw.Create(ctx, ten.ID, RuleInput{Direction: ptr("in"), Action: ptr("drop"), Protocol: ptr("any"), Position: ptr(1)})
+	top, err := fw.Create(ctx, ten.ID, RuleInput{Direction: kit.Ptr("in"), Action: kit.Ptr("drop"), Protocol: kit.Ptr("any"), Position: kit.Ptr(1)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := fw.Update(ctx, ten.ID, ids[2], RuleInput{Position: ptr(1)}); err != nil {
+	if _, err := fw.Update(ctx, ten.ID, ids[2], RuleInput{Position: kit.Ptr(1)}); err != nil {
 		t.Fatal(err)
 	}
 	if err := fw.Delete(ctx, ten.ID, ids[0]); err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/apierr"
 )
 
@@ -40,7 +41,7 @@ func (m *Machines) firewallPushed(id string, err error) {
 	if err != nil {
 		msg.Failed, msg.Reason = true, apierr.From(err).Error()
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), DefaultTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), kit.DefaultTimeout)
 	defer cancel()
 	if _, err := m.ask(ctx, id, msg); err != nil && !errors.Is(err, apierr.ErrNotFound) {
 		m.sys.log.Warn("firewall push state not recorded", zap.String("machine_id", id), zap.Error(err))

@@ -19,6 +19,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"go.uber.org/zap"
 
+	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/persistence"
@@ -162,14 +163,14 @@ func hcTenantKey(tenant, id string) []byte { return persistence.Key("hc-tenant",
 // hanging target holds up nothing but its own check, whose next probe waits for it.
 type HealthChecks struct {
 	sys    *System
-	kind   *Kind
+	kind   *kit.Kind
 	client *http.Client
 
 	// ctx ends when the system stops, cutting probes short.
 	ctx    context.Context
 	cancel context.CancelFunc
 
-	timers entityTimers
+	timers kit.EntityTimers
 
 	mu       sync.Mutex
 	closed   bool
@@ -220,7 +221,7 @@ func startHealthChecks(s *System) *HealthChecks {
 		// is), and following one would let a tenant's check reach another host.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
-	h.kind = s.startKind("healthchecks", 0, func(id string) entity {
+	h.kind = s.rt.StartKind("healthchecks", 0, func(id string) kit.Entity {
 		return &hcEntity{sys: s, hs: h, id: id}
 	}, nil)
 	return h
@@ -244,7 +245,7 @@ func (h *HealthChecks) wakeAll() error {
 		return err
 	}
 	for _, id := range ids {
-		h.sys.actors.Root.Send(h.kind.pid, &envelope{ID: id, Msg: &wakeCheck{}})
+		h.kind.Send(id, &wakeCheck{})
 	}
 	if len(ids) > 0 {
 		h.sys.log.Info("health checks running", zap.Int("checks", len(ids)))
@@ -254,7 +255,7 @@ func (h *HealthChecks) wakeAll() error {
 
 // stop disarms every timer, cuts the probes in flight short and waits for them.
 func (h *HealthChecks) stop() {
-	h.timers.stop()
+	h.timers.Stop()
 	h.mu.Lock()
 	h.closed = true
 	h.mu.Unlock()
@@ -264,16 +265,16 @@ func (h *HealthChecks) stop() {
 
 // arm sets the check's one timer to tick after d, replacing any other.
 func (h *HealthChecks) arm(id string, d time.Duration) {
-	pid := h.kind.pid
-	h.timers.arm(id, d, func(gen uint64) {
-		h.sys.actors.Root.Send(pid, &envelope{ID: id, Msg: &tickCheck{Gen: gen}})
+	pid := h.kind.PID()
+	h.timers.Arm(id, d, func(gen uint64) {
+		h.sys.rt.Send(pid, &kit.Envelope{ID: id, Msg: &tickCheck{Gen: gen}})
 	})
 }
 
-func (h *HealthChecks) disarm(id string) { h.timers.disarm(id) }
+func (h *HealthChecks) disarm(id string) { h.timers.Disarm(id) }
 
 // take consumes the timer whose tick this is; a replaced or stopped one answers false.
-func (h *HealthChecks) take(id string, gen uint64) bool { return h.timers.take(id, gen) }
+func (h *HealthChecks) take(id string, gen uint64) bool { return h.timers.Take(id, gen) }
 
 // startProbe runs one probe of check id on its own goroutine, unless the previous one
 // is still running (busy) or the system is stopping. The in-flight mark lives here, not
@@ -297,7 +298,7 @@ func (h *HealthChecks) startProbe(id string, gen int, hc *HealthCheck) (busy boo
 	if hc.TargetScoped && hc.TenantID != nil {
 		owner = hc.TenantID
 	}
-	pid := h.kind.pid
+	pid := h.kind.PID()
 	go func() {
 		defer h.wg.Done()
 		defer func() {
@@ -306,9 +307,9 @@ func (h *HealthChecks) startProbe(id string, gen int, hc *HealthCheck) (busy boo
 			h.mu.Unlock()
 		}()
 		// A panic while probing is this probe's failure: the check goes on.
-		defer Recover(h.sys.log, "health probe of check "+id, func(err error) {
+		defer kit.Recover(h.sys.log, "health probe of check "+id, func(err error) {
 			msg := err.Error()
-			h.sys.actors.Root.Send(pid, &envelope{ID: id, Msg: &probeDone{Gen: gen,
+			h.sys.rt.Send(pid, &kit.Envelope{ID: id, Msg: &probeDone{Gen: gen,
 				Result: ProbeResult{CheckedAt: time.Now().UTC(), Error: &msg}}})
 		})
 		var res ProbeResult
@@ -320,7 +321,7 @@ func (h *HealthChecks) startProbe(id string, gen int, hc *HealthCheck) (busy boo
 		}
 		if h.ctx.Err() == nil {
 			// A probe cut short by the shutdown says nothing about the target.
-			h.sys.actors.Root.Send(pid, &envelope{ID: id, Msg: &probeDone{Gen: gen, Result: res}})
+			h.sys.rt.Send(pid, &kit.Envelope{ID: id, Msg: &probeDone{Gen: gen, Result: res}})
 		}
 	}()
 	return false
@@ -541,7 +542,7 @@ func (h *HealthChecks) Get(_ context.Context, id string, scope *string) (HealthC
 	if _, err := persistence.Decode(val, &rec); err != nil {
 		return HealthCheck{}, err
 	}
-	if !inScope(scope, rec.TenantID) {
+	if !kit.InScope(scope, rec.TenantID) {
 		return HealthCheck{}, apierr.NotFound("health check", id)
 	}
 	return h.current(rec), nil
@@ -555,11 +556,11 @@ func (h *HealthChecks) List(_ context.Context, tenant *string, cursor string, li
 		return hc
 	}
 	if tenant == nil {
-		return scanPage(h.sys.store, persistence.Prefix("hc"), cursor, limit, func(r *HealthCheck) (HealthCheck, bool) {
+		return kit.ScanPage(h.sys.store, persistence.Prefix("hc"), cursor, limit, func(r *HealthCheck) (HealthCheck, bool) {
 			return strip(h.current(*r)), true
 		})
 	}
-	return scanIndexFiltered(h.sys.store, persistence.Prefix("hc-tenant", *tenant), cursor, limit, func(id string) (HealthCheck, bool, error) {
+	return kit.ScanIndexFiltered(h.sys.store, persistence.Prefix("hc-tenant", *tenant), cursor, limit, func(id string) (HealthCheck, bool, error) {
 		val, err := h.sys.store.Get(hcKey(id))
 		if errors.Is(err, persistence.ErrNotFound) {
 			return HealthCheck{}, false, nil
@@ -584,7 +585,7 @@ func (h *HealthChecks) current(stored HealthCheck) HealthCheck {
 }
 
 func (h *HealthChecks) ask(ctx context.Context, id string, msg any) (HealthCheck, error) {
-	return ask[HealthCheck](ctx, h.sys, h.kind.pid, &envelope{ID: id, Msg: msg})
+	return kit.Ask[HealthCheck](ctx, h.kind, id, msg)
 }
 
 func validCheckID(id string) bool { return id != "" && len(id) <= 64 && !strings.Contains(id, "/") }
@@ -748,7 +749,7 @@ type hcEntity struct {
 	alerted, cleared bool
 }
 
-func (e *hcEntity) load() error {
+func (e *hcEntity) Load() error {
 	e.rec, e.dirty, e.alerted, e.cleared = nil, false, false, false
 	val, err := e.sys.store.Get(hcKey(e.id))
 	if errors.Is(err, persistence.ErrNotFound) {
@@ -772,7 +773,7 @@ func (e *hcEntity) load() error {
 	return nil
 }
 
-func (e *hcEntity) handle(ctx actor.Context, msg any) {
+func (e *hcEntity) Handle(ctx actor.Context, msg any) {
 	switch m := msg.(type) {
 	case *createCheck:
 		e.create(ctx, m.HC)
@@ -788,23 +789,23 @@ func (e *hcEntity) handle(ctx actor.Context, msg any) {
 		e.done(m)
 	default:
 		if ctx.Sender() != nil {
-			respondErr(ctx, apierr.New(apierr.ErrInternal, "unexpected message"))
+			kit.RespondErr(ctx, apierr.New(apierr.ErrInternal, "unexpected message"))
 		}
 	}
 	if e.rec == nil || !e.rec.Enabled {
 		// Nothing to run: do not hold memory for a deleted, disabled or unknown check.
 		// A disabled check's result still in flight finds it again and is dropped.
-		ctx.Send(ctx.Parent(), &passivate{ID: e.id})
+		ctx.Send(ctx.Parent(), &kit.Passivate{ID: e.id})
 	}
 }
 
 func (e *hcEntity) create(ctx actor.Context, hc HealthCheck) {
 	if e.rec != nil {
-		respondErr(ctx, apierr.New(apierr.ErrConflict, "health check %s exists", e.id))
+		kit.RespondErr(ctx, apierr.New(apierr.ErrConflict, "health check %s exists", e.id))
 		return
 	}
 	if err := e.save(&hc); err != nil {
-		respondErr(ctx, err)
+		kit.RespondErr(ctx, err)
 		return
 	}
 	if hc.Enabled {
@@ -814,8 +815,8 @@ func (e *hcEntity) create(ctx actor.Context, hc HealthCheck) {
 }
 
 func (e *hcEntity) update(ctx actor.Context, m *updateCheck) {
-	if e.rec == nil || !inScope(m.Scope, e.rec.TenantID) {
-		respondErr(ctx, apierr.NotFound("health check", e.id))
+	if e.rec == nil || !kit.InScope(m.Scope, e.rec.TenantID) {
+		kit.RespondErr(ctx, apierr.NotFound("health check", e.id))
 		return
 	}
 	prev := e.rec
@@ -852,11 +853,11 @@ func (e *hcEntity) update(ctx actor.Context, m *updateCheck) {
 		next.Enabled = *c.Enabled
 	}
 	if m.Scope != nil && m.Type != "" && (next.Type != m.Type || next.Target != m.Target) {
-		respondErr(ctx, apierr.New(apierr.ErrConflict, "health check %s changed meanwhile; try again", e.id))
+		kit.RespondErr(ctx, apierr.New(apierr.ErrConflict, "health check %s changed meanwhile; try again", e.id))
 		return
 	}
 	if f := validateCheck(&next); len(f) > 0 {
-		respondErr(ctx, apierr.Invalid(f...))
+		kit.RespondErr(ctx, apierr.Invalid(f...))
 		return
 	}
 	if c.Type != nil || c.Target != nil {
@@ -873,7 +874,7 @@ func (e *hcEntity) update(ctx actor.Context, m *updateCheck) {
 	}
 	next.UpdatedAt = time.Now().UTC()
 	if err := e.save(&next); err != nil {
-		respondErr(ctx, err)
+		kit.RespondErr(ctx, err)
 		return
 	}
 	if reprobe {
@@ -890,16 +891,16 @@ func (e *hcEntity) update(ctx actor.Context, m *updateCheck) {
 }
 
 func (e *hcEntity) delete(ctx actor.Context, m *deleteCheck) {
-	if e.rec == nil || !inScope(m.Scope, e.rec.TenantID) {
-		respondErr(ctx, apierr.NotFound("health check", e.id))
+	if e.rec == nil || !kit.InScope(m.Scope, e.rec.TenantID) {
+		kit.RespondErr(ctx, apierr.NotFound("health check", e.id))
 		return
 	}
 	b := new(persistence.Batch).Del(hcKey(e.id))
 	if e.rec.TenantID != nil {
 		b.Del(hcTenantKey(*e.rec.TenantID, e.id))
 	}
-	if err := e.sys.commit(b); err != nil {
-		respondErr(ctx, err)
+	if err := e.sys.rt.Commit(b); err != nil {
+		kit.RespondErr(ctx, err)
 		return
 	}
 	e.hs.disarm(e.id)
@@ -993,7 +994,7 @@ func (e *hcEntity) save(next *HealthCheck) error {
 	if next.TenantID != nil {
 		b.Put(hcTenantKey(*next.TenantID, e.id), nil)
 	}
-	if err := e.sys.commit(b); err != nil {
+	if err := e.sys.rt.Commit(b); err != nil {
 		return err
 	}
 	e.rec, e.savedAt, e.dirty = next, time.Now(), false

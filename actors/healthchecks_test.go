@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/persistence"
@@ -172,7 +173,7 @@ func TestDeletedCheckStopsProbing(t *testing.T) {
 	if _, err := s.HealthChecks.Get(ctx, hc.ID, nil); !errors.Is(err, apierr.ErrNotFound) {
 		t.Fatalf("got %v; want the check gone", err)
 	}
-	monWait(t, "the deleted check's entity to go", func() bool { return s.HealthChecks.kind.live.Load() == 0 })
+	monWait(t, "the deleted check's entity to go", func() bool { return s.HealthChecks.kind.Live() == 0 })
 }
 
 func TestTenantCheckTargetsOnlyItsMachines(t *testing.T) {
@@ -186,7 +187,7 @@ func TestTenantCheckTargetsOnlyItsMachines(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.commit(new(persistence.Batch).Put(machineKey(id), val).Put(tenantMachineKey(tenant, id), nil)); err != nil {
+		if err := s.rt.Commit(new(persistence.Batch).Put(machineKey(id), val).Put(tenantMachineKey(tenant, id), nil)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -194,7 +195,7 @@ func TestTenantCheckTargetsOnlyItsMachines(t *testing.T) {
 	put("MB", "B", "10.0.0.6")
 	a := "A"
 	spec := func(typ, target string) HealthCheckSpec {
-		return HealthCheckSpec{Name: "c", Type: typ, Target: target, IntervalS: 60, TimeoutMS: 200, Enabled: ptr(false)}
+		return HealthCheckSpec{Name: "c", Type: typ, Target: target, IntervalS: 60, TimeoutMS: 200, Enabled: kit.Ptr(false)}
 	}
 	hc, err := s.HealthChecks.Create(ctx, spec(CheckTCP, "10.0.0.5:22"), &a)
 	if err != nil {
@@ -252,7 +253,7 @@ func TestTenantCheckLosesItsAddress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.commit(new(persistence.Batch).Put(machineKey("MA"), val).Put(tenantMachineKey(tenant, "MA"), nil)); err != nil {
+	if err := s.rt.Commit(new(persistence.Batch).Put(machineKey("MA"), val).Put(tenantMachineKey(tenant, "MA"), nil)); err != nil {
 		t.Fatal(err)
 	}
 	hc, err := s.HealthChecks.Create(ctx, HealthCheckSpec{Name: "own", Type: CheckHTTP, Target: srv.URL,
@@ -268,7 +269,7 @@ func TestTenantCheckLosesItsAddress(t *testing.T) {
 		return got.Last.Status == CheckPassing
 	})
 	// The machine is destroyed: its index entry goes.
-	if err := s.commit(new(persistence.Batch).Del(tenantMachineKey(tenant, "MA"))); err != nil {
+	if err := s.rt.Commit(new(persistence.Batch).Del(tenantMachineKey(tenant, "MA"))); err != nil {
 		t.Fatal(err)
 	}
 	monWait(t, "the check to fail without probing", func() bool {

@@ -9,6 +9,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/persistence"
@@ -138,7 +139,7 @@ func (h *History) loop() {
 	backfilled := false
 	tick := func() {
 		// A panic in the driver costs this sample, not the sampler.
-		defer Recover(h.sys.log, "usage history sample", nil)
+		defer kit.Recover(h.sys.log, "usage history sample", nil)
 		ctx, cancel := context.WithTimeout(h.ctx, max(h.interval, time.Minute))
 		defer cancel()
 		if !backfilled {
@@ -425,7 +426,7 @@ func (h *History) Days(first, last time.Time) ([]UsageDay, error) {
 			return nil
 		}
 		if date > to {
-			return errStopScan
+			return kit.ErrStopScan
 		}
 		var d UsageDay
 		if _, err := persistence.Decode(v, &d); err != nil {
@@ -434,7 +435,7 @@ func (h *History) Days(first, last time.Time) ([]UsageDay, error) {
 		out = append(out, d)
 		return nil
 	})
-	if err != nil && !errors.Is(err, errStopScan) {
+	if err != nil && !errors.Is(err, kit.ErrStopScan) {
 		return nil, err
 	}
 	return out, nil
@@ -500,7 +501,7 @@ func (h *History) Forecast(_ context.Context, horizonDays int, now time.Time) (C
 		f.TrendPerDay = t.PerDay
 		if len(series) > 0 {
 			if at := Exhaustion(t, f.Used, f.Capacity, today, horizonDays); at != nil {
-				f.ExhaustedAt = ptr(at.Format(time.DateOnly))
+				f.ExhaustedAt = kit.Ptr(at.Format(time.DateOnly))
 			}
 		}
 		out.Resources = append(out.Resources, f)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/persistence"
 )
@@ -34,7 +35,7 @@ func answerKey(user, key string) []byte { return persistence.Key("idem", user, k
 // cannot both run.
 type Idempotency struct {
 	sys  *System
-	kind *Kind
+	kind *kit.Kind
 }
 
 type (
@@ -53,7 +54,7 @@ type (
 
 func startIdempotency(s *System) *Idempotency {
 	i := &Idempotency{sys: s}
-	i.kind = s.startKind("idempotency", 5*time.Minute, func(id string) entity {
+	i.kind = s.rt.StartKind("idempotency", 5*time.Minute, func(id string) kit.Entity {
 		return &idemEntity{sys: s, user: id, inflight: map[string]string{}}
 	}, nil)
 	return i
@@ -65,7 +66,7 @@ func startIdempotency(s *System) *Idempotency {
 // and when the first request was cut short by a restart (claimed, never answered),
 // 409 conflict too: it may have taken effect, so it never runs twice.
 func (i *Idempotency) Claim(ctx context.Context, user, key, requestHash string) (*Answer, error) {
-	r, err := ask[claimed](ctx, i.sys, i.kind.pid, &envelope{ID: user, Msg: &claimKey{Key: key, RequestHash: requestHash}})
+	r, err := kit.Ask[claimed](ctx, i.kind, user, &claimKey{Key: key, RequestHash: requestHash})
 	return r.Replay, err
 }
 
@@ -75,7 +76,7 @@ func (i *Idempotency) Claim(ctx context.Context, user, key, requestHash string) 
 // keeping (a 500, a 504, a panic), so that a retry answers 409 instead of running it
 // twice.
 func (i *Idempotency) Complete(ctx context.Context, user, key string, a *Answer, keep bool) error {
-	_, err := ask[done](ctx, i.sys, i.kind.pid, &envelope{ID: user, Msg: &completeKey{Key: key, Answer: a, Keep: keep}})
+	_, err := kit.Ask[kit.Done](ctx, i.kind, user, &completeKey{Key: key, Answer: a, Keep: keep})
 	return err
 }
 
@@ -85,19 +86,19 @@ type idemEntity struct {
 	inflight map[string]string // key → request hash
 }
 
-func (e *idemEntity) load() error { return nil }
+func (e *idemEntity) Load() error { return nil }
 
-func (e *idemEntity) busy() bool { return len(e.inflight) > 0 }
+func (e *idemEntity) Busy() bool { return len(e.inflight) > 0 }
 
-func (e *idemEntity) handle(ctx actor.Context, msg any) {
+func (e *idemEntity) Handle(ctx actor.Context, msg any) {
 	switch m := msg.(type) {
 	case *claimKey:
 		if h, ok := e.inflight[m.Key]; ok {
 			if h != m.RequestHash {
-				respondErr(ctx, apierr.New(apierr.ErrIdempotencyKeyReused, "this Idempotency-Key was used with another request"))
+				kit.RespondErr(ctx, apierr.New(apierr.ErrIdempotencyKeyReused, "this Idempotency-Key was used with another request"))
 				return
 			}
-			respondErr(ctx, apierr.New(apierr.ErrConflict, "a request with this Idempotency-Key is still in progress"))
+			kit.RespondErr(ctx, apierr.New(apierr.ErrConflict, "a request with this Idempotency-Key is still in progress"))
 			return
 		}
 		val, err := e.sys.store.Get(answerKey(e.user, m.Key))
@@ -107,10 +108,10 @@ func (e *idemEntity) handle(ctx actor.Context, msg any) {
 			// restart is refused instead of applying the request a second time.
 			pending, err := persistence.Encode(answerVersion, &Answer{RequestHash: m.RequestHash, CreatedAt: time.Now().UTC()})
 			if err == nil {
-				err = e.sys.commit(new(persistence.Batch).PutTTL(answerKey(e.user, m.Key), pending, IdempotencyTTL))
+				err = e.sys.rt.Commit(new(persistence.Batch).PutTTL(answerKey(e.user, m.Key), pending, IdempotencyTTL))
 			}
 			if err != nil {
-				respondErr(ctx, err)
+				kit.RespondErr(ctx, err)
 				return
 			}
 			e.inflight[m.Key] = m.RequestHash
@@ -122,11 +123,11 @@ func (e *idemEntity) handle(ctx actor.Context, msg any) {
 			_, err = persistence.Decode(val, &a)
 		}
 		if err != nil {
-			respondErr(ctx, err)
+			kit.RespondErr(ctx, err)
 			return
 		}
 		if a.RequestHash != m.RequestHash {
-			respondErr(ctx, apierr.New(apierr.ErrIdempotencyKeyReused, "this Idempotency-Key was used with another request"))
+			kit.RespondErr(ctx, apierr.New(apierr.ErrIdempotencyKeyReused, "this Idempotency-Key was used with another request"))
 			return
 		}
 		if a.Status == 0 {
@@ -134,7 +135,7 @@ func (e *idemEntity) handle(ctx actor.Context, msg any) {
 			// first request ran, or it ended in a 500 or a 504. Whether it took effect
 			// is unknown, so it does not run again; the client looks at the outcome and
 			// uses a new key if it must.
-			respondErr(ctx, apierr.New(apierr.ErrConflict, "the first request with this Idempotency-Key ended without an answer "+
+			kit.RespondErr(ctx, apierr.New(apierr.ErrConflict, "the first request with this Idempotency-Key ended without an answer "+
 				"(the server restarted, or it failed with a 500 or 504): it may or may not have taken effect, so it is not run again; "+
 				"check its outcome, then retry with a new key if needed"))
 			return
@@ -143,7 +144,7 @@ func (e *idemEntity) handle(ctx actor.Context, msg any) {
 	case *completeKey:
 		delete(e.inflight, m.Key)
 		if m.Keep {
-			ctx.Respond(done{})
+			ctx.Respond(kit.Done{})
 			return
 		}
 		// The answer replaces the claim; without one (a 429 or 5xx, which changed
@@ -152,17 +153,17 @@ func (e *idemEntity) handle(ctx actor.Context, msg any) {
 		if m.Answer != nil {
 			val, err := persistence.Encode(answerVersion, m.Answer)
 			if err != nil {
-				respondErr(ctx, err)
+				kit.RespondErr(ctx, err)
 				return
 			}
 			b = new(persistence.Batch).PutTTL(answerKey(e.user, m.Key), val, IdempotencyTTL)
 		}
-		if err := e.sys.commit(b); err != nil {
-			respondErr(ctx, err)
+		if err := e.sys.rt.Commit(b); err != nil {
+			kit.RespondErr(ctx, err)
 			return
 		}
-		ctx.Respond(done{})
+		ctx.Respond(kit.Done{})
 	default:
-		respondErr(ctx, apierr.New(apierr.ErrInternal, "unexpected message"))
+		kit.RespondErr(ctx, apierr.New(apierr.ErrInternal, "unexpected message"))
 	}
 }

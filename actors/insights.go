@@ -12,6 +12,7 @@ import (
 	"github.com/oklog/ulid/v2"
 	"go.uber.org/zap"
 
+	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/persistence"
 )
 
@@ -218,7 +219,7 @@ func (in *Insights) drain(sub *Subscription, last *uint64) bool {
 // apply records what one event means for the rules.
 func (in *Insights) apply(ev Event) {
 	// A panic costs this event, not the follower.
-	defer Recover(in.sys.log, "insights event", nil)
+	defer kit.Recover(in.sys.log, "insights event", nil)
 	var m struct {
 		ID     string `json:"id"`
 		Status string `json:"status"`
@@ -253,7 +254,7 @@ func (in *Insights) apply(ev Event) {
 	if len(b.Ops) == 0 {
 		return
 	}
-	ctx, cancel := context.WithTimeout(in.ctx, DefaultTimeout)
+	ctx, cancel := context.WithTimeout(in.ctx, kit.DefaultTimeout)
 	defer cancel()
 	if err := in.sys.store.Commit(ctx, b); err != nil {
 		if in.ctx.Err() == nil {
@@ -317,7 +318,7 @@ func (in *Insights) rebuildErrorIndex() error {
 		b.Put(errorIndexKey(id), val)
 	}
 	if len(b.Ops) > 0 {
-		ctx, cancel := context.WithTimeout(in.ctx, DefaultTimeout)
+		ctx, cancel := context.WithTimeout(in.ctx, kit.DefaultTimeout)
 		defer cancel()
 		if err := in.sys.store.Commit(ctx, b); err != nil {
 			return err
@@ -495,7 +496,7 @@ func (in *Insights) scanTasks(start time.Time, of func(string) *machineFacts) er
 			f.lastErrorAt = *t.FinishedAt
 			f.lastError = t.Error
 			if f.lastError == nil {
-				f.lastError = ptr("the task failed without an error message")
+				f.lastError = kit.Ptr("the task failed without an error message")
 			}
 		}
 		return nil
@@ -588,7 +589,7 @@ func (in *Insights) scanHealthChecks(of func(string) *machineFacts) error {
 		if name == "" {
 			name = c.ID
 		}
-		fc := &failingCheck{since: since, err: ptr(fmt.Sprintf("health check %s: %s", name, msg))}
+		fc := &failingCheck{since: since, err: kit.Ptr(fmt.Sprintf("health check %s: %s", name, msg))}
 		f := of(*c.MachineID)
 		if f.check == nil || fc.since.Before(f.check.since) {
 			f.check = fc

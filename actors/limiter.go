@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/vmplane/vmplane/actors/kit"
 )
 
 // Limit is one token-bucket rule: Rate tokens per Per, holding at most Burst.
@@ -94,10 +96,9 @@ func startLimiter(s *System, opts LimitOptions) *Limiter {
 	}
 	l := &Limiter{sys: s, opts: opts, seed: maphash.MakeSeed()}
 	for i := 0; i < opts.Shards; i++ {
-		props := actor.PropsFromProducer(func() actor.Actor {
+		pid, err := s.rt.Spawn(fmt.Sprintf("limiter-%d", i), func() actor.Actor {
 			return &limiterShard{opts: opts, buckets: map[string]*bucket{}, now: time.Now}
-		}, actor.WithDispatcher(s.workers))
-		pid, err := s.actors.Root.SpawnNamed(props, fmt.Sprintf("limiter-%d", i))
+		})
 		if err != nil {
 			panic(fmt.Sprintf("actors: spawn limiter: %v", err))
 		}
@@ -110,7 +111,7 @@ func startLimiter(s *System, opts LimitOptions) *Limiter {
 			select {
 			case <-t.C:
 				for _, pid := range l.shards {
-					s.actors.Root.Send(pid, &sweep{})
+					s.rt.Send(pid, &sweep{})
 				}
 			case <-done:
 				return
@@ -139,7 +140,7 @@ func (l *Limiter) Take(ctx context.Context, key string, buckets ...string) (Deci
 		return Decision{Allowed: true}, nil
 	}
 	shard := l.shards[maphash.String(l.seed, key)%uint64(len(l.shards))]
-	return ask[Decision](ctx, l.sys, shard, &take{Key: key, Buckets: enabled})
+	return kit.AskPID[Decision](ctx, l.sys.rt, shard, &take{Key: key, Buckets: enabled})
 }
 
 func (l *Limiter) limit(name string) Limit { return l.opts.limit(name) }
@@ -279,7 +280,7 @@ func (l *Limiter) LoginAttempt(ctx context.Context, email, addr string) (LoginDe
 	if !l.opts.Login.Enabled() && !l.opts.LoginAddr.Enabled() {
 		return LoginDecision{Decision: Decision{Allowed: true}}, nil
 	}
-	return ask[LoginDecision](ctx, l.sys, l.loginShard(email), &loginTake{Email: email, Addr: addr})
+	return kit.AskPID[LoginDecision](ctx, l.sys.rt, l.loginShard(email), &loginTake{Email: email, Addr: addr})
 }
 
 // LoginSucceeded records that a login admitted by LoginAttempt had the right password:
@@ -289,7 +290,7 @@ func (l *Limiter) LoginSucceeded(email, addr string) {
 	if !l.opts.Login.Enabled() && !l.opts.LoginAddr.Enabled() {
 		return
 	}
-	l.sys.actors.Root.Send(l.loginShard(email), &loginSucceeded{Email: email, Addr: addr})
+	l.sys.rt.Send(l.loginShard(email), &loginSucceeded{Email: email, Addr: addr})
 }
 
 // loginShard is the shard of every login bucket of email, so that one decision sees

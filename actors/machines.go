@@ -12,6 +12,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"go.uber.org/zap"
 
+	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/persistence"
@@ -236,7 +237,7 @@ type (
 // Machines is the service in front of the machines kind.
 type Machines struct {
 	sys  *System
-	kind *Kind
+	kind *kit.Kind
 	// running maps the id of each task whose hypervisor work runs in this process to
 	// its cancel function: a task with no entry here was left by an earlier process.
 	running sync.Map
@@ -253,7 +254,7 @@ type Machines struct {
 
 func startMachines(s *System) *Machines {
 	m := &Machines{sys: s, OpTimeout: 10 * time.Minute, lists: newMachineLists(s.store)}
-	m.kind = s.startKind("machines", 5*time.Minute, func(id string) entity {
+	m.kind = s.rt.StartKind("machines", 5*time.Minute, func(id string) kit.Entity {
 		return &machineEntity{sys: s, ms: m, id: id}
 	}, nil)
 	return m
@@ -271,7 +272,7 @@ func (m *Machines) stop() {
 }
 
 func (m *Machines) ask(ctx context.Context, id string, msg any) (any, error) {
-	return ask[any](ctx, m.sys, m.kind.pid, &envelope{ID: id, Msg: msg})
+	return kit.Ask[any](ctx, m.kind, id, msg)
 }
 
 // Get returns one machine. With a tenant scope, another tenant's machine is not found.
@@ -287,7 +288,7 @@ func askMachine[T any](ctx context.Context, m *Machines, sent string, msg any) (
 	id, err := m.resolve(sent)
 	if err == nil {
 		var v T
-		if v, err = ask[T](ctx, m.sys, m.kind.pid, &envelope{ID: id, Msg: msg}); err == nil {
+		if v, err = kit.Ask[T](ctx, m.kind, id, msg); err == nil {
 			return v, nil
 		}
 	}
@@ -375,7 +376,7 @@ func (m *Machines) Ref(ctx context.Context, id string, tenant *string) (machineR
 
 // List returns machines in creation order, after the cursor (a machine id).
 func (m *Machines) List(_ context.Context, cursor string, limit int, filter func(*Machine) bool) ([]Machine, string, error) {
-	return scanPage(m.sys.store, persistence.Prefix("vm"), cursor, limit, func(rec *machineRecord) (Machine, bool) {
+	return kit.ScanPage(m.sys.store, persistence.Prefix("vm"), cursor, limit, func(rec *machineRecord) (Machine, bool) {
 		return rec.Machine, filter == nil || filter(&rec.Machine)
 	})
 }
@@ -393,7 +394,7 @@ func (m *Machines) ListTenant(ctx context.Context, tenant, cursor string, limit 
 
 // listTenant reads a page of tenant's machines from the store.
 func (m *Machines) listTenant(tenant, cursor string, limit int) ([]Machine, string, error) {
-	return scanIndex(m.sys.store, persistence.Prefix("vm-tenant", tenant), cursor, limit, func(id string) (*Machine, error) {
+	return kit.ScanIndex(m.sys.store, persistence.Prefix("vm-tenant", tenant), cursor, limit, func(id string) (*Machine, error) {
 		val, err := m.sys.store.Get(machineKey(id))
 		if err != nil {
 			return nil, err
@@ -429,35 +430,35 @@ type machineEntity struct {
 	rec *machineRecord
 }
 
-func (e *machineEntity) load() error {
+func (e *machineEntity) Load() error {
 	var err error
-	e.rec, err = loadOptional[machineRecord](e.sys.store, machineKey(e.id))
+	e.rec, err = kit.LoadOptional[machineRecord](e.sys.store, machineKey(e.id))
 	return err
 }
 
 // busy keeps an entity with a task in flight from passivating.
-func (e *machineEntity) busy() bool { return e.rec != nil && e.rec.TaskID != nil }
+func (e *machineEntity) Busy() bool { return e.rec != nil && e.rec.TaskID != nil }
 
-func (e *machineEntity) handle(ctx actor.Context, msg any) {
+func (e *machineEntity) Handle(ctx actor.Context, msg any) {
 	if e.rec == nil {
 		if d, ok := msg.(*opDone); ok {
 			e.finishOrphan(d)
 			ctx.Respond(changed{})
 			return
 		}
-		respondErr(ctx, apierr.NotFound("machine", e.id))
+		kit.RespondErr(ctx, apierr.NotFound("machine", e.id))
 		return
 	}
 	switch m := msg.(type) {
 	case *getMachine:
-		if !inScope(m.Tenant, e.rec.TenantID) {
-			respondErr(ctx, apierr.NotFound("machine", e.id))
+		if !kit.InScope(m.Tenant, e.rec.TenantID) {
+			kit.RespondErr(ctx, apierr.NotFound("machine", e.id))
 			return
 		}
 		ctx.Respond(e.rec.Machine)
 	case *getRef:
-		if !inScope(m.Tenant, e.rec.TenantID) {
-			respondErr(ctx, apierr.NotFound("machine", e.id))
+		if !kit.InScope(m.Tenant, e.rec.TenantID) {
+			kit.RespondErr(ctx, apierr.NotFound("machine", e.id))
 			return
 		}
 		ctx.Respond(machineRef{Ref: e.ref(), Status: e.rec.Status, ID: e.id})
@@ -477,7 +478,7 @@ func (e *machineEntity) handle(ctx actor.Context, msg any) {
 		ctx.Respond(changed{})
 	case *provision:
 		if e.rec.TaskID == nil || e.rec.Op == nil || e.rec.Op.Type != OpCreate {
-			respondErr(ctx, apierr.New(apierr.ErrConflict, "machine %s is not awaiting provisioning", e.id))
+			kit.RespondErr(ctx, apierr.New(apierr.ErrConflict, "machine %s is not awaiting provisioning", e.id))
 			return
 		}
 		if _, running := e.ms.running.Load(*e.rec.TaskID); !running {
@@ -489,12 +490,12 @@ func (e *machineEntity) handle(ctx actor.Context, msg any) {
 		next.TenantID = m.TenantID
 		next.UpdatedAt = time.Now().UTC()
 		if err := e.save(&next, nil, "assign"); err != nil {
-			respondErr(ctx, err)
+			kit.RespondErr(ctx, err)
 			return
 		}
 		ctx.Respond(e.rec.Machine)
 	default:
-		respondErr(ctx, apierr.New(apierr.ErrInternal, "unexpected message"))
+		kit.RespondErr(ctx, apierr.New(apierr.ErrInternal, "unexpected message"))
 	}
 }
 
@@ -503,19 +504,19 @@ func (e *machineEntity) ref() hypervisor.Ref {
 }
 
 func (e *machineEntity) start(ctx actor.Context, m *startOp) {
-	if !inScope(m.Tenant, e.rec.TenantID) {
-		respondErr(ctx, apierr.NotFound("machine", e.id))
+	if !kit.InScope(m.Tenant, e.rec.TenantID) {
+		kit.RespondErr(ctx, apierr.NotFound("machine", e.id))
 		return
 	}
 	if e.rec.TaskID != nil {
-		respondErr(ctx, apierr.New(apierr.ErrOperationInProgress, "machine %s has task %s in progress", e.id, *e.rec.TaskID))
+		kit.RespondErr(ctx, apierr.New(apierr.ErrOperationInProgress, "machine %s has task %s in progress", e.id, *e.rec.TaskID))
 		return
 	}
 	if m.Op.Type == OpMigrate && m.Op.AutoOnline {
 		m.Op.Online, m.Op.AutoOnline = e.rec.Status == StatusRunning, false
 	}
 	if err := m.Op.checkAgainst(&e.rec.Machine); err != nil {
-		respondErr(ctx, err)
+		kit.RespondErr(ctx, err)
 		return
 	}
 	now := time.Now().UTC()
@@ -524,7 +525,7 @@ func (e *machineEntity) start(ctx actor.Context, m *startOp) {
 		taskID = persistence.NewID()
 	}
 	task := &Task{ID: taskID, Type: m.Op.taskType(), TargetType: "machine", TargetID: e.id,
-		TenantID: e.rec.TenantID, Status: TaskRunning, CreatedAt: now, StartedAt: ptr(now)}
+		TenantID: e.rec.TenantID, Status: TaskRunning, CreatedAt: now, StartedAt: kit.Ptr(now)}
 	next := *e.rec
 	next.TaskID = &task.ID
 	next.Op = m.Op.withoutSecrets()
@@ -534,7 +535,7 @@ func (e *machineEntity) start(ctx actor.Context, m *startOp) {
 	}
 	next.UpdatedAt = now
 	if err := e.save(&next, task, "task"); err != nil {
-		respondErr(ctx, err)
+		kit.RespondErr(ctx, err)
 		return
 	}
 	// Hypervisor work runs outside the mailbox and reports back as a message.
@@ -562,7 +563,7 @@ func (e *machineEntity) save(next *machineRecord, task *Task, cause string) erro
 			return err
 		}
 	}
-	if err := e.sys.commit(b); err != nil {
+	if err := e.sys.rt.Commit(b); err != nil {
 		return err
 	}
 	previous := ""
@@ -587,7 +588,7 @@ func (m *Machines) run(machineID, taskID string, ref hypervisor.Ref, op Operatio
 		defer cancel()
 		// A panic in the driver fails this task and unlocks the machine; the record
 		// keeps its status from before the task.
-		defer Recover(m.sys.log, "machine task "+op.taskType(), func(err error) {
+		defer kit.Recover(m.sys.log, "machine task "+op.taskType(), func(err error) {
 			m.report(machineID, taskID, &opDone{TaskID: taskID, Err: apierr.From(err)})
 		})
 		observed, result, err := execute(ctx, m.sys.driver, ref, op)
@@ -618,7 +619,7 @@ func (m *Machines) run(machineID, taskID string, ref hypervisor.Ref, op Operatio
 // report hands a task's outcome to its machine and forgets the task.
 func (m *Machines) report(machineID, taskID string, done *opDone) {
 	defer m.running.Delete(taskID)
-	dctx, dcancel := context.WithTimeout(context.Background(), DefaultTimeout)
+	dctx, dcancel := context.WithTimeout(context.Background(), kit.DefaultTimeout)
 	defer dcancel()
 	if _, err := m.ask(dctx, machineID, done); err != nil {
 		m.sys.log.Warn("task result not recorded; the next start settles it",
@@ -724,7 +725,7 @@ func (e *machineEntity) finish(d *opDone) {
 	task.Result = d.Result
 	if d.Err != nil {
 		task.Status = TaskFailed
-		task.Error = ptr(d.Err.Error())
+		task.Error = kit.Ptr(d.Err.Error())
 	} else {
 		task.Status = TaskSucceeded
 	}
@@ -768,7 +769,7 @@ func (e *machineEntity) remove(task *Task) {
 		e.sys.log.Error("cannot encode task", zap.Error(err))
 		return
 	}
-	if err := e.sys.commit(b); err != nil {
+	if err := e.sys.rt.Commit(b); err != nil {
 		e.sys.log.Error("cannot remove destroyed machine", zap.String("machine_id", e.id), zap.Error(err))
 		return
 	}
@@ -785,10 +786,10 @@ func (e *machineEntity) finishOrphan(d *opDone) {
 	}
 	now := time.Now().UTC()
 	task.FinishedAt, task.Status = &now, TaskFailed
-	task.Error = ptr("the machine was removed while the task ran")
+	task.Error = kit.Ptr("the machine was removed while the task ran")
 	b := new(persistence.Batch)
 	if putTask(b, task) == nil {
-		_ = e.sys.commit(b)
+		_ = e.sys.rt.Commit(b)
 	}
 }
 
@@ -853,7 +854,7 @@ func (e *machineEntity) vanish(at time.Time) bool {
 	}
 	b := new(persistence.Batch).Del(machineKey(e.id)).Del(vmidKey(e.rec.VMID))
 	putTenantIndex(b, e.rec, nil)
-	if err := e.sys.commit(b); err != nil {
+	if err := e.sys.rt.Commit(b); err != nil {
 		e.sys.log.Error("cannot remove vanished machine", zap.String("machine_id", e.id), zap.Error(err))
 		return false
 	}
@@ -879,7 +880,7 @@ func (e *machineEntity) settle(ctx actor.Context, taskID string) {
 	ms.wg.Add(1)
 	go func() {
 		defer ms.wg.Done()
-		defer Recover(ms.sys.log, "settling task "+taskID, func(err error) {
+		defer kit.Recover(ms.sys.log, "settling task "+taskID, func(err error) {
 			ms.report(e.id, taskID, &opDone{TaskID: taskID, Err: apierr.From(err)})
 		})
 		octx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -892,7 +893,7 @@ func (e *machineEntity) settle(ctx actor.Context, taskID string) {
 		if err != nil || op == nil || !reached(hm, *op) {
 			done.Err = apierr.New(apierr.ErrUnavailable, "vmplane restarted while this task ran; the machine's state was refreshed from the hypervisor")
 		}
-		dctx, dcancel := context.WithTimeout(context.Background(), DefaultTimeout)
+		dctx, dcancel := context.WithTimeout(context.Background(), kit.DefaultTimeout)
 		defer dcancel()
 		_, _ = ms.ask(dctx, e.id, done)
 	}()
@@ -941,10 +942,13 @@ func (m *Machines) settleOpenTasks() error {
 		return err
 	}
 	for _, o := range list {
-		m.sys.actors.Root.Send(m.kind.pid, &envelope{ID: o.machine, Msg: &settle{TaskID: o.task}})
+		m.kind.Send(o.machine, &settle{TaskID: o.task})
 	}
 	if len(list) > 0 {
 		m.sys.log.Info("settling tasks left open by the previous run", zap.Int("tasks", len(list)))
 	}
 	return nil
 }
+
+// Absent implements kit.Absence.
+func (e *machineEntity) Absent() bool { return e.rec == nil }

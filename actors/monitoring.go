@@ -10,6 +10,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/persistence"
 )
@@ -134,7 +135,7 @@ func (m *Monitoring) watchTasks() {
 // onEvent raises or resolves task_failed; open holds the machines with one open.
 func (m *Monitoring) onEvent(ev Event, open map[string]bool) {
 	// A panic costs this event, not the watcher.
-	defer Recover(m.sys.log, "task alert watcher", nil)
+	defer kit.Recover(m.sys.log, "task alert watcher", nil)
 	switch ev.Type {
 	case EventTask:
 		var t Task
@@ -241,7 +242,7 @@ func (m *Monitoring) watchUsage() {
 // node has been busy.
 func (m *Monitoring) evaluateUsage(now time.Time, open map[string]bool, since map[string]time.Time) (err error) {
 	// A panic costs this evaluation, not the watcher.
-	defer Recover(m.sys.log, "node usage evaluation", func(e error) { err = e })
+	defer kit.Recover(m.sys.log, "node usage evaluation", func(e error) { err = e })
 	nodes, _, err := m.sys.Nodes.List(context.Background(), "", 0)
 	if err != nil {
 		return err

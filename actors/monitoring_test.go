@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/persistence"
 )
 
@@ -15,7 +16,7 @@ func putNode(t *testing.T, s *System, n Node) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.commit(new(persistence.Batch).Put(nodeKey(n.ID), val)); err != nil {
+	if err := s.rt.Commit(new(persistence.Batch).Put(nodeKey(n.ID), val)); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -71,7 +72,7 @@ func TestMonitoringOverview(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := s.HealthChecks.Create(ctx, HealthCheckSpec{Name: "off", Type: CheckTCP, Target: "192.0.2.1:80",
-		IntervalS: 60, TimeoutMS: 200, Enabled: ptr(false)}, nil); err != nil {
+		IntervalS: 60, TimeoutMS: 200, Enabled: kit.Ptr(false)}, nil); err != nil {
 		t.Fatal(err)
 	}
 	o, err := s.Monitoring.Overview(ctx)

@@ -7,6 +7,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"go.uber.org/zap"
 
+	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/persistence"
@@ -38,7 +39,7 @@ func nodeKey(id string) []byte { return persistence.Key("node", id) }
 // Nodes is the service in front of the nodes kind.
 type Nodes struct {
 	sys  *System
-	kind *Kind
+	kind *kit.Kind
 }
 
 type (
@@ -49,7 +50,7 @@ type (
 
 func startNodes(s *System) *Nodes {
 	n := &Nodes{sys: s}
-	n.kind = s.startKind("nodes", 10*time.Minute, func(id string) entity { return &nodeEntity{sys: s, id: id} }, nil)
+	n.kind = s.rt.StartKind("nodes", 10*time.Minute, func(id string) kit.Entity { return &nodeEntity{sys: s, id: id} }, nil)
 	return n
 }
 
@@ -58,12 +59,12 @@ func (n *Nodes) Get(ctx context.Context, id string) (Node, error) {
 	if id == "" || len(id) > 64 {
 		return Node{}, apierr.NotFound("node", id)
 	}
-	return ask[Node](ctx, n.sys, n.kind.pid, &envelope{ID: id, Msg: &getNode{}})
+	return kit.Ask[Node](ctx, n.kind, id, &getNode{})
 }
 
 // List returns the nodes in name order.
 func (n *Nodes) List(_ context.Context, cursor string, limit int) ([]Node, string, error) {
-	return scanPage(n.sys.store, persistence.Prefix("node"), cursor, limit, func(rec *Node) (Node, bool) { return *rec, true })
+	return kit.ScanPage(n.sys.store, persistence.Prefix("node"), cursor, limit, func(rec *Node) (Node, bool) { return *rec, true })
 }
 
 // offline returns the nodes whose last known status is offline.
@@ -87,35 +88,35 @@ type nodeEntity struct {
 	rec *Node
 }
 
-func (e *nodeEntity) load() error {
+func (e *nodeEntity) Load() error {
 	var err error
-	e.rec, err = loadOptional[Node](e.sys.store, nodeKey(e.id))
+	e.rec, err = kit.LoadOptional[Node](e.sys.store, nodeKey(e.id))
 	return err
 }
 
-func (e *nodeEntity) handle(ctx actor.Context, msg any) {
+func (e *nodeEntity) Handle(ctx actor.Context, msg any) {
 	switch m := msg.(type) {
 	case *observeNode:
 		ctx.Respond(changed{Changed: e.observe(m.N)})
 		return
 	}
 	if e.rec == nil {
-		respondErr(ctx, apierr.NotFound("node", e.id))
+		kit.RespondErr(ctx, apierr.NotFound("node", e.id))
 		return
 	}
 	switch msg.(type) {
 	case *getNode:
 		ctx.Respond(*e.rec)
 	case *vanishNode:
-		if err := e.sys.commit(new(persistence.Batch).Del(nodeKey(e.id))); err != nil {
-			respondErr(ctx, err)
+		if err := e.sys.rt.Commit(new(persistence.Batch).Del(nodeKey(e.id))); err != nil {
+			kit.RespondErr(ctx, err)
 			return
 		}
 		e.rec = nil
 		e.sys.Alerts.nodeStatus(e.id, "") // gone: its alerts end with it
 		ctx.Respond(changed{Changed: true})
 	default:
-		respondErr(ctx, apierr.New(apierr.ErrInternal, "unexpected message"))
+		kit.RespondErr(ctx, apierr.New(apierr.ErrInternal, "unexpected message"))
 	}
 }
 
@@ -134,7 +135,7 @@ func (e *nodeEntity) observe(hn hypervisor.Node) bool {
 	if err != nil {
 		return false
 	}
-	if err := e.sys.commit(new(persistence.Batch).Put(nodeKey(e.id), val)); err != nil {
+	if err := e.sys.rt.Commit(new(persistence.Batch).Put(nodeKey(e.id), val)); err != nil {
 		e.sys.log.Error("cannot record node", zap.String("node", e.id), zap.Error(err))
 		return false
 	}
@@ -145,3 +146,6 @@ func (e *nodeEntity) observe(hn hypervisor.Node) bool {
 	e.rec = &next
 	return true
 }
+
+// Absent implements kit.Absence.
+func (e *nodeEntity) Absent() bool { return e.rec == nil }

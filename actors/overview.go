@@ -9,6 +9,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/persistence"
 )
@@ -145,7 +146,7 @@ func (t *Tenants) UsageTrends(ctx context.Context, tenant string, days int, now 
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			// A read that panics leaves its machine out, as one that fails.
-			defer Recover(t.sys.log, "machine usage read", func(error) {
+			defer kit.Recover(t.sys.log, "machine usage read", func(error) {
 				mu.Lock()
 				defer mu.Unlock()
 				missing = append(missing, m.ID)

@@ -14,6 +14,7 @@ import (
 	"github.com/robfig/cron/v3"
 	"go.uber.org/zap"
 
+	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/persistence"
@@ -307,7 +308,7 @@ type ScheduleOptions struct {
 // mailbox, at most one per schedule, so a passivated schedule still fires.
 type Schedules struct {
 	sys   *System
-	kind  *Kind
+	kind  *kit.Kind
 	now   func() time.Time
 	grace time.Duration
 
@@ -316,7 +317,7 @@ type Schedules struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
-	timers entityTimers
+	timers kit.EntityTimers
 
 	mu     sync.Mutex
 	closed bool
@@ -345,7 +346,7 @@ type (
 	// fireSchedule is a timer's: the due time Slot has come.
 	fireSchedule struct {
 		Slot time.Time
-		Gen  uint64 // the timer's generation, for entityTimers.take
+		Gen  uint64 // the timer's generation, for kit.EntityTimers.take
 	}
 	// runDone reports the end of a run: the schedule's status for it, and the backup
 	// records to add and remove.
@@ -371,7 +372,7 @@ func startSchedules(s *System, opts ScheduleOptions) *Schedules {
 		ss.now = time.Now
 	}
 	ss.ctx, ss.cancel = context.WithCancel(context.Background())
-	ss.kind = s.startKind("schedules", 5*time.Minute, func(id string) entity {
+	ss.kind = s.rt.StartKind("schedules", 5*time.Minute, func(id string) kit.Entity {
 		return &scheduleEntity{sys: s, ss: ss, id: id}
 	}, nil)
 	return ss
@@ -390,14 +391,14 @@ func (s *Schedules) wakeAll() error {
 		return err
 	}
 	for _, id := range ids {
-		s.sys.actors.Root.Send(s.kind.pid, &envelope{ID: id, Msg: &wakeSchedule{}})
+		s.kind.Send(id, &wakeSchedule{})
 	}
 	return nil
 }
 
 // stop disarms every timer and waits for the runs in flight to stop waiting.
 func (s *Schedules) stop() {
-	s.timers.stop()
+	s.timers.Stop()
 	s.mu.Lock()
 	s.closed = true
 	s.mu.Unlock()
@@ -407,13 +408,13 @@ func (s *Schedules) stop() {
 
 // arm sets the schedule's one timer to due time slot, replacing any other.
 func (s *Schedules) arm(id string, slot time.Time) {
-	pid := s.kind.pid
-	s.timers.arm(id, max(slot.Sub(s.now()), 0), func(gen uint64) {
-		s.sys.actors.Root.Send(pid, &envelope{ID: id, Msg: &fireSchedule{Slot: slot, Gen: gen}})
+	pid := s.kind.PID()
+	s.timers.Arm(id, max(slot.Sub(s.now()), 0), func(gen uint64) {
+		s.sys.rt.Send(pid, &kit.Envelope{ID: id, Msg: &fireSchedule{Slot: slot, Gen: gen}})
 	})
 }
 
-func (s *Schedules) disarm(id string) { s.timers.disarm(id) }
+func (s *Schedules) disarm(id string) { s.timers.Disarm(id) }
 
 // track counts a run goroutine in, unless the system is stopping.
 func (s *Schedules) track() bool {
@@ -430,7 +431,7 @@ func (s *Schedules) ask(ctx context.Context, id string, msg any) (scheduleRecord
 	if id == "" || len(id) > 64 || strings.Contains(id, "/") {
 		return scheduleRecord{}, apierr.NotFound("schedule", id)
 	}
-	return ask[scheduleRecord](ctx, s.sys, s.kind.pid, &envelope{ID: id, Msg: msg})
+	return kit.Ask[scheduleRecord](ctx, s.kind, id, msg)
 }
 
 // create validates a new schedule, checks that its machine is the tenant's, and
@@ -488,11 +489,11 @@ func (s *Schedules) list(kind string, tenant *string, machineID, cursor string, 
 		return r.Kind == kind && (machineID == "" || r.MachineID == machineID)
 	}
 	if tenant == nil {
-		return scanPage(s.sys.store, persistence.Prefix("sched"), cursor, limit, func(r *scheduleRecord) (scheduleRecord, bool) {
+		return kit.ScanPage(s.sys.store, persistence.Prefix("sched"), cursor, limit, func(r *scheduleRecord) (scheduleRecord, bool) {
 			return *r, keep(r)
 		})
 	}
-	return scanFiltered(s.sys.store, persistence.Prefix("sched-tenant", *tenant), cursor, limit, func(id string, v []byte) (scheduleRecord, bool, error) {
+	return kit.ScanFiltered(s.sys.store, persistence.Prefix("sched-tenant", *tenant), cursor, limit, func(id string, v []byte) (scheduleRecord, bool, error) {
 		if string(v) != kind {
 			return scheduleRecord{}, false, nil
 		}
@@ -602,7 +603,7 @@ type scheduleEntity struct {
 	rec *scheduleRecord
 }
 
-func (e *scheduleEntity) load() error {
+func (e *scheduleEntity) Load() error {
 	e.rec = nil
 	rec, err := loadSchedule(e.sys.store, e.id)
 	if errors.Is(err, persistence.ErrNotFound) {
@@ -622,17 +623,17 @@ func reply(ctx actor.Context, v any) {
 	}
 }
 
-func (e *scheduleEntity) handle(ctx actor.Context, msg any) {
+func (e *scheduleEntity) Handle(ctx actor.Context, msg any) {
 	switch m := msg.(type) {
 	case *createSchedule:
 		e.create(ctx, m.Rec)
 		return
 	case *runDone:
 		if err := e.runDone(m); err != nil {
-			respondErr(ctx, err)
+			kit.RespondErr(ctx, err)
 			return
 		}
-		reply(ctx, scheduleRecord{})
+		kit.Reply(ctx, scheduleRecord{})
 		return
 	case *fireSchedule:
 		e.fire(m.Slot, m.Gen)
@@ -651,11 +652,11 @@ func (e *scheduleEntity) handle(ctx actor.Context, msg any) {
 	case *deleteSchedule:
 		kind, scope = m.Kind, m.Scope
 	default:
-		respondErr(ctx, apierr.New(apierr.ErrInternal, "unexpected message"))
+		kit.RespondErr(ctx, apierr.New(apierr.ErrInternal, "unexpected message"))
 		return
 	}
-	if e.rec == nil || e.rec.Kind != kind || !inScope(scope, &e.rec.TenantID) {
-		respondErr(ctx, apierr.NotFound(kindName(kind), e.id))
+	if e.rec == nil || e.rec.Kind != kind || !kit.InScope(scope, &e.rec.TenantID) {
+		kit.RespondErr(ctx, apierr.NotFound(kindName(kind), e.id))
 		return
 	}
 	switch m := msg.(type) {
@@ -687,7 +688,7 @@ func (e *scheduleEntity) save(next *scheduleRecord) error {
 	if err := putSchedule(b, next); err != nil {
 		return err
 	}
-	if err := e.sys.commit(b); err != nil {
+	if err := e.sys.rt.Commit(b); err != nil {
 		return err
 	}
 	e.rec = next
@@ -717,11 +718,11 @@ func (e *scheduleEntity) next(r *scheduleRecord, t time.Time) *time.Time {
 
 func (e *scheduleEntity) create(ctx actor.Context, rec scheduleRecord) {
 	if e.rec != nil {
-		respondErr(ctx, apierr.New(apierr.ErrConflict, "schedule %s exists", e.id))
+		kit.RespondErr(ctx, apierr.New(apierr.ErrConflict, "schedule %s exists", e.id))
 		return
 	}
 	if err := e.save(&rec); err != nil {
-		respondErr(ctx, err)
+		kit.RespondErr(ctx, err)
 		return
 	}
 	e.arm()
@@ -738,7 +739,7 @@ func (e *scheduleEntity) update(ctx actor.Context, in ScheduleInput) {
 		f = validateSchedule(&next)
 	}
 	if len(f) > 0 {
-		respondErr(ctx, apierr.Invalid(f...))
+		kit.RespondErr(ctx, apierr.Invalid(f...))
 		return
 	}
 	now := e.ss.now().UTC()
@@ -751,7 +752,7 @@ func (e *scheduleEntity) update(ctx actor.Context, in ScheduleInput) {
 	}
 	next.UpdatedAt = now
 	if err := e.save(&next); err != nil {
-		respondErr(ctx, err)
+		kit.RespondErr(ctx, err)
 		return
 	}
 	e.arm()
@@ -760,8 +761,8 @@ func (e *scheduleEntity) update(ctx actor.Context, in ScheduleInput) {
 
 func (e *scheduleEntity) delete(ctx actor.Context) {
 	b := new(persistence.Batch).Del(scheduleKey(e.id)).Del(scheduleTenantKey(e.rec.TenantID, e.id))
-	if err := e.sys.commit(b); err != nil {
-		respondErr(ctx, err)
+	if err := e.sys.rt.Commit(b); err != nil {
+		kit.RespondErr(ctx, err)
 		return
 	}
 	e.ss.disarm(e.id)
@@ -772,7 +773,7 @@ func (e *scheduleEntity) delete(ctx actor.Context) {
 // fire handles a timer. A run in flight, a late timer (the host slept) or a failed
 // write skip the due time; otherwise it is claimed and run.
 func (e *scheduleEntity) fire(slot time.Time, gen uint64) {
-	if e.rec == nil || !e.ss.timers.take(e.id, gen) || !e.rec.Enabled || !slot.After(e.rec.Since) {
+	if e.rec == nil || !e.ss.timers.Take(e.id, gen) || !e.rec.Enabled || !slot.After(e.rec.Since) {
 		return
 	}
 	now := e.ss.now().UTC()
@@ -821,8 +822,8 @@ func maxTime(a, b time.Time) time.Time {
 func (e *scheduleEntity) claim(slot, now time.Time) {
 	taskID := persistence.NewID()
 	next := *e.rec
-	next.LastRunAt = ptr(slot.UTC())
-	next.LastStatus = ptr(RunRunning)
+	next.LastRunAt = kit.Ptr(slot.UTC())
+	next.LastStatus = kit.Ptr(RunRunning)
 	next.LastTaskID = &taskID
 	next.Runs++
 	next.Since = slot
@@ -908,7 +909,7 @@ func (e *scheduleEntity) runDone(m *runDone) error {
 		rec := &Backup{ID: m.TaskID, BackupID: m.Backup.ID, MachineID: m.MachineID, TenantID: m.TenantID,
 			VMID: m.Backup.VMID, Node: m.Backup.Node, Storage: m.Backup.Storage, Mode: string(m.Backup.Mode),
 			SizeBytes: m.Backup.SizeBytes, CreatedAt: m.Backup.CreatedAt.UTC(), ScheduleID: &sched,
-			ScheduledAt: ptr(m.Slot.UTC()), TaskID: ptr(m.TaskID)}
+			ScheduledAt: kit.Ptr(m.Slot.UTC()), TaskID: kit.Ptr(m.TaskID)}
 		if err := putBackup(b, rec); err != nil {
 			return err
 		}
@@ -931,7 +932,7 @@ func (e *scheduleEntity) runDone(m *runDone) error {
 	var next *scheduleRecord
 	if e.rec != nil && e.rec.LastTaskID != nil && *e.rec.LastTaskID == m.TaskID && e.rec.running() {
 		n := *e.rec
-		n.LastStatus = ptr(m.Status)
+		n.LastStatus = kit.Ptr(m.Status)
 		n.UpdatedAt = e.ss.now().UTC()
 		if m.Disable {
 			n.Enabled, n.NextRunAt = false, nil
@@ -944,7 +945,7 @@ func (e *scheduleEntity) runDone(m *runDone) error {
 	if len(b.Ops) == 0 {
 		return nil
 	}
-	if err := e.sys.commit(b); err != nil {
+	if err := e.sys.rt.Commit(b); err != nil {
 		return err
 	}
 	if next != nil {
@@ -966,7 +967,7 @@ func (s *Schedules) run(rec scheduleRecord, resume bool) {
 		taskID := *rec.LastTaskID
 		done := &runDone{TaskID: taskID, TenantID: rec.TenantID, MachineID: rec.MachineID, Slot: *rec.LastRunAt}
 		// A panic fails this run; its schedule goes on.
-		defer Recover(s.sys.log, kindName(rec.Kind)+" run", func(err error) {
+		defer kit.Recover(s.sys.log, kindName(rec.Kind)+" run", func(err error) {
 			done.Status = "failed: " + err.Error()
 			s.report(rec.ID, done)
 		})
@@ -995,7 +996,7 @@ func (s *Schedules) run(rec scheduleRecord, resume bool) {
 				return
 			}
 			// The machine's actor may still start the task late: follow it if it does.
-			appear, waited = DefaultTimeout, w
+			appear, waited = kit.DefaultTimeout, w
 		} else {
 			waited = w
 		}
@@ -1077,7 +1078,7 @@ func (s *Schedules) startWhenFree(rec scheduleRecord, taskID string) (*busyWait,
 
 // blockingTask is the task the machine is busy with, nil when it has none (any more).
 func (s *Schedules) blockingTask(rec scheduleRecord) *Task {
-	ctx, cancel := context.WithTimeout(s.ctx, DefaultTimeout)
+	ctx, cancel := context.WithTimeout(s.ctx, kit.DefaultTimeout)
 	defer cancel()
 	m, err := s.sys.Machines.Get(ctx, rec.MachineID, &rec.TenantID)
 	if err != nil || m.TaskID == nil {
@@ -1128,7 +1129,7 @@ func (s *Schedules) startRun(rec scheduleRecord, taskID string) error {
 			op.Prunable = append(op.Prunable, b.BackupID)
 		}
 	}
-	ctx, cancel := context.WithTimeout(s.ctx, DefaultTimeout)
+	ctx, cancel := context.WithTimeout(s.ctx, kit.DefaultTimeout)
 	defer cancel()
 	_, err := s.sys.Machines.startAs(ctx, rec.MachineID, op, &rec.TenantID, taskID)
 	return err
@@ -1159,7 +1160,7 @@ func (s *Schedules) waitTask(id string, appear time.Duration) (*Task, bool) {
 			return t, true
 		}
 		if errors.Is(err, persistence.ErrNotFound) && !time.Now().Before(deadline) {
-			return &Task{ID: id, Status: TaskFailed, Error: ptr("the machine did not start the run in time")}, true
+			return &Task{ID: id, Status: TaskFailed, Error: kit.Ptr("the machine did not start the run in time")}, true
 		}
 		select {
 		case <-s.ctx.Done():
@@ -1255,7 +1256,7 @@ func (s *Schedules) report(id string, d *runDone) {
 			case <-time.After(time.Second):
 			}
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), DefaultTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), kit.DefaultTimeout)
 		_, err = s.ask(ctx, id, d)
 		cancel()
 		if err == nil || s.ctx.Err() != nil {
@@ -1267,3 +1268,6 @@ func (s *Schedules) report(id string, d *runDone) {
 			zap.String("schedule_id", id), zap.String("task_id", d.TaskID), zap.Error(err))
 	}
 }
+
+// Absent implements kit.Absence.
+func (e *scheduleEntity) Absent() bool { return e.rec == nil }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/hypervisor/sim"
@@ -128,19 +129,19 @@ func TestScheduleApplyAndValidate(t *testing.T) {
 		t.Fatalf("got %+v; want a valid schedule", f)
 	}
 	c := rec
-	retimed, f := c.apply(ScheduleInput{Retention: ptr(5)})
+	retimed, f := c.apply(ScheduleInput{Retention: kit.Ptr(5)})
 	if retimed || len(f) != 0 || c.Retention != 5 {
 		t.Fatalf("got retimed %v, %+v, retention %d; want a plain change to 5", retimed, f, c.Retention)
 	}
 	c = rec
-	if retimed, _ = c.apply(ScheduleInput{Enabled: ptr(true), Cron: ptr("0 3 * * *")}); retimed {
+	if retimed, _ = c.apply(ScheduleInput{Enabled: kit.Ptr(true), Cron: kit.Ptr("0 3 * * *")}); retimed {
 		t.Fatal("got retimed for a change to the same values; want not")
 	}
-	if retimed, _ = c.apply(ScheduleInput{Timezone: ptr("Asia/Tokyo")}); !retimed {
+	if retimed, _ = c.apply(ScheduleInput{Timezone: kit.Ptr("Asia/Tokyo")}); !retimed {
 		t.Fatal("got not retimed for a new time zone; want retimed")
 	}
 	c = rec
-	if _, f = c.apply(ScheduleInput{Action: ptr("stop")}); len(f) != 1 || f[0].Field != "action" {
+	if _, f = c.apply(ScheduleInput{Action: kit.Ptr("stop")}); len(f) != 1 || f[0].Field != "action" {
 		t.Fatalf("got %+v; want action refused on a backup schedule", f)
 	}
 	p := scheduleRecord{ScheduleBase: rec.ScheduleBase, Kind: SchedulePower, Action: "suspend"}
@@ -263,7 +264,7 @@ func TestRunGivesUpOnBusyMachineBeforeNextDue(t *testing.T) {
 	}
 	now := time.Now()
 	rec := scheduleRecord{ScheduleBase: ScheduleBase{ID: "S1", TenantID: ten.ID, MachineID: ms[0].ID,
-		LastRunAt: ptr(now.Add(-time.Second)), NextRunAt: ptr(now.Add(400 * time.Millisecond))}, Kind: SchedulePower, Action: string(action)}
+		LastRunAt: kit.Ptr(now.Add(-time.Second)), NextRunAt: kit.Ptr(now.Add(400 * time.Millisecond))}, Kind: SchedulePower, Action: string(action)}
 	w, err := s.Schedules.startWhenFree(rec, persistence.NewID())
 	if !errors.Is(err, apierr.ErrOperationInProgress) || w == nil {
 		t.Fatalf("got %v, %+v; want operation_in_progress after waiting", err, w)

@@ -10,6 +10,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/persistence"
@@ -63,7 +64,7 @@ func (c *Cluster) Sync(ctx context.Context) (SyncResult, error) {
 	seenNodes := map[string]bool{}
 	for _, n := range inv.Nodes {
 		seenNodes[n.ID] = true
-		if _, err := ask[changed](ctx, c.sys, c.sys.Nodes.kind.pid, &envelope{ID: n.ID, Msg: &observeNode{N: n}}); err != nil {
+		if _, err := kit.Ask[changed](ctx, c.sys.Nodes.kind, n.ID, &observeNode{N: n}); err != nil {
 			return res, err
 		}
 	}
@@ -78,7 +79,7 @@ func (c *Cluster) Sync(ctx context.Context) (SyncResult, error) {
 		return res, err
 	}
 	for _, id := range goneNodes {
-		if _, err := ask[changed](ctx, c.sys, c.sys.Nodes.kind.pid, &envelope{ID: id, Msg: &vanishNode{}}); err != nil {
+		if _, err := kit.Ask[changed](ctx, c.sys.Nodes.kind, id, &vanishNode{}); err != nil {
 			return res, err
 		}
 	}
@@ -162,7 +163,7 @@ func (c *Cluster) Sync(ctx context.Context) (SyncResult, error) {
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			defer Recover(c.sys.log, "sync of machine "+j.id, func(err error) {
+			defer kit.Recover(c.sys.log, "sync of machine "+j.id, func(err error) {
 				mu.Lock()
 				defer mu.Unlock()
 				if firstErr == nil {
@@ -179,7 +180,7 @@ func (c *Cluster) Sync(ctx context.Context) (SyncResult, error) {
 					j.msg = &observe{M: live, At: at}
 				}
 			}
-			r, err := ask[changed](ctx, c.sys, c.sys.Machines.kind.pid, &envelope{ID: j.id, Msg: j.msg})
+			r, err := kit.Ask[changed](ctx, c.sys.Machines.kind, j.id, j.msg)
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
@@ -235,7 +236,7 @@ func (c *Cluster) adopt(ms []hypervisor.Machine) (int, error) {
 			b.Put(machineKey(rec.ID), val).Put(vmidKey(hm.VMID), []byte(rec.ID))
 			recs = append(recs, rec.Machine)
 		}
-		if err := c.sys.commit(b); err != nil {
+		if err := c.sys.rt.Commit(b); err != nil {
 			return added, err
 		}
 		for _, m := range recs {
@@ -254,11 +255,11 @@ func (c *Cluster) createsInFlight() (bool, error) {
 		t, err := loadTask(c.sys.store, string(k[len(prefix):]))
 		if err == nil && t.Type == "vm.create" && !t.Finished() {
 			found = true
-			return errStopScan
+			return kit.ErrStopScan
 		}
 		return nil
 	})
-	if err != nil && !errors.Is(err, errStopScan) {
+	if err != nil && !errors.Is(err, kit.ErrStopScan) {
 		return false, err
 	}
 	return found, nil
@@ -329,7 +330,7 @@ func (c *Cluster) runPeriodic(interval time.Duration) {
 
 // periodicSync is one sync of runPeriodic: a panic fails it, the next one runs.
 func (c *Cluster) periodicSync(base context.Context, interval time.Duration) (res SyncResult, err error) {
-	defer Recover(c.sys.log, "periodic sync", func(e error) { err = e })
+	defer kit.Recover(c.sys.log, "periodic sync", func(e error) { err = e })
 	ctx, cancel := context.WithTimeout(base, interval)
 	defer cancel()
 	return c.Sync(ctx)
@@ -395,7 +396,7 @@ func (c *Cluster) Usage(ctx context.Context, tf hypervisor.Timeframe) (ClusterUs
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer Recover(c.sys.log, "usage of node "+n.ID, func(err error) { errs[i] = err })
+			defer kit.Recover(c.sys.log, "usage of node "+n.ID, func(err error) { errs[i] = err })
 			graphs[i], errs[i] = c.sys.Nodes.Usage(ctx, n.ID, tf, end)
 		}()
 	}
@@ -464,7 +465,7 @@ func (c *Cluster) Usage(ctx context.Context, tf hypervisor.Timeframe) (ClusterUs
 	for _, t := range times {
 		a := byTime[t]
 		if a.cpuSeen && a.cpuCores > 0 {
-			a.p.CPU = ptr(a.cpuWeighted / a.cpuCores)
+			a.p.CPU = kit.Ptr(a.cpuWeighted / a.cpuCores)
 		}
 		out.Points = append(out.Points, a.p)
 	}
@@ -476,9 +477,9 @@ func addPtr(a, b *float64) *float64 {
 	case b == nil:
 		return a
 	case a == nil:
-		return ptr(*b)
+		return kit.Ptr(*b)
 	}
-	return ptr(*a + *b)
+	return kit.Ptr(*a + *b)
 }
 
 func templateKey(id string) []byte { return persistence.Key("template", id) }
@@ -510,7 +511,7 @@ func (c *Cluster) syncTemplates(ts []hypervisor.Template) error {
 	if err != nil || len(b.Ops) == 0 {
 		return err
 	}
-	return c.sys.commit(b)
+	return c.sys.rt.Commit(b)
 }
 
 // Templates lists the OS templates known from the last sync.
@@ -522,7 +523,7 @@ func (c *Cluster) Templates(ctx context.Context) ([]hypervisor.Template, error) 
 // TemplatePage returns a page of the OS templates known from the last sync, by id,
 // after the cursor (limit 0: all).
 func (c *Cluster) TemplatePage(_ context.Context, cursor string, limit int) ([]hypervisor.Template, string, error) {
-	return scanPage(c.sys.store, persistence.Prefix("template"), cursor, limit,
+	return kit.ScanPage(c.sys.store, persistence.Prefix("template"), cursor, limit,
 		func(t *hypervisor.Template) (hypervisor.Template, bool) { return *t, true })
 }
 

@@ -10,33 +10,24 @@
 package actors
 
 import (
-	"context"
-	"fmt"
-	"log/slog"
 	"time"
 
-	"github.com/asynkron/protoactor-go/actor"
 	"go.uber.org/zap"
-	"go.uber.org/zap/exp/zapslog"
 
-	"github.com/vmplane/vmplane/apierr"
+	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/persistence"
 )
 
 // DefaultTimeout bounds one request from the edge to an actor.
-const DefaultTimeout = 10 * time.Second
+const DefaultTimeout = kit.DefaultTimeout
 
 // System is the running actor system with its supervisors and the services built on it.
 type System struct {
-	actors *actor.ActorSystem
+	rt     *kit.Runtime
 	store  persistence.Store
 	driver hypervisor.Driver
 	log    *zap.Logger
-	// replies are the reusable reply addresses of ask (reply.go).
-	replies *replyBoxes
-	// workers run every actor's mailbox (dispatcher.go).
-	workers *workers
 
 	// Users owns user records and their refresh-token families.
 	Users *Users
@@ -72,10 +63,6 @@ type System struct {
 	HealthChecks *HealthChecks
 	// Monitoring raises task and node usage alerts and computes the overview.
 	Monitoring *Monitoring
-
-	kinds []*Kind
-	// entities bound every passivating kind.
-	entities EntityOptions
 }
 
 // Options configure the actor system.
@@ -102,17 +89,8 @@ type Options struct {
 	Entities EntityOptions
 }
 
-// EntityOptions bound the entity actors of every kind that passivates (all but the
-// health checks, whose entities run their probes): an entity is stopped once it has
-// been idle for Idle, and when more than MaxLive of a kind run, the least recently
-// used idle ones are stopped. An entity with work in flight is never stopped; its
-// next message starts it again from the store.
-type EntityOptions struct {
-	// Idle replaces each kind's own idle time when positive.
-	Idle time.Duration
-	// MaxLive is how many entities of one kind may run at once (0: no bound).
-	MaxLive int
-}
+// EntityOptions bound the entity actors of every kind (kit.EntityOptions).
+type EntityOptions = kit.EntityOptions
 
 // Start starts the actor system and every supervisor.
 func Start(opts Options) (*System, error) {
@@ -120,13 +98,7 @@ func Start(opts Options) (*System, error) {
 		opts.Logger = zap.NewNop()
 	}
 	log := opts.Logger.Named("actors")
-	// protoactor logs through slog; route it into zap so there is one log stream.
-	cfg := actor.Configure(actor.WithLoggerFactory(func(sys *actor.ActorSystem) *slog.Logger {
-		return slog.New(quietInfo{zapslog.NewHandler(log.Core(), zapslog.WithName("protoactor"))})
-	}))
-	s := &System{actors: actor.NewActorSystemWithConfig(cfg), store: opts.Store, driver: opts.Driver, log: log, Events: newEvents(), entities: opts.Entities}
-	s.replies = newReplyBoxes(s.actors)
-	s.workers = newWorkers(mailboxThroughput, maxIdleWorkers)
+	s := &System{rt: kit.New(opts.Store, log, opts.Entities), store: opts.Store, driver: opts.Driver, log: log, Events: newEvents()}
 	var err error
 	if s.Users, err = startUsers(s, opts.Auth); err != nil {
 		s.Stop()
@@ -194,18 +166,14 @@ func (s *System) Stop() {
 		// the next start settles them against the hypervisor's state.
 		s.Machines.stop()
 	}
-	for i := len(s.kinds) - 1; i >= 0; i-- {
-		s.kinds[i].stopSweep()
-		_ = s.actors.Root.StopFuture(s.kinds[i].pid).Wait()
-	}
+	s.rt.StopKinds()
 	if s.Limiter != nil {
 		s.Limiter.stop()
 	}
 	if s.Users != nil {
 		s.Users.stop()
 	}
-	s.actors.Shutdown()
-	s.workers.close()
+	s.rt.Shutdown()
 }
 
 // Driver is the hypervisor driver.
@@ -215,54 +183,4 @@ func (s *System) Driver() hypervisor.Driver { return s.driver }
 func (s *System) Store() persistence.Store { return s.store }
 
 // Kinds reports the live entity count of each kind, for /metrics.
-func (s *System) Kinds() map[string]int {
-	out := make(map[string]int, len(s.kinds))
-	for _, k := range s.kinds {
-		out[k.name] = int(k.live.Load())
-	}
-	return out
-}
-
-// ask sends msg to pid and waits for the reply, which is either a T or an error.
-func ask[T any](ctx context.Context, s *System, pid *actor.PID, msg any) (T, error) {
-	var zero T
-	timeout := DefaultTimeout
-	if d, ok := ctx.Deadline(); ok {
-		timeout = time.Until(d)
-		if timeout <= 0 {
-			return zero, apierr.New(apierr.ErrTimeout, "the request did not finish in time")
-		}
-	}
-	box := s.replies.get()
-	s.replies.request(box, pid, msg)
-	res, ok := s.replies.wait(box, timeout)
-	if !ok {
-		s.replies.discard(box)
-		return zero, apierr.New(apierr.ErrTimeout, "the request did not finish in time")
-	}
-	s.replies.put(box)
-	// Errors first: for T = any, case T would take them as answers.
-	switch r := res.(type) {
-	case *apierr.Error:
-		return zero, r
-	case *actor.DeadLetterResponse:
-		return zero, apierr.New(apierr.ErrUnavailable, "the service is not available")
-	case T:
-		return r, nil
-	}
-	return zero, fmt.Errorf("actors: unexpected reply %T to %T", res, msg)
-}
-
-// respondErr answers the current request with err as an *apierr.Error, so a reply is
-// always plain data.
-func respondErr(ctx actor.Context, err error) {
-	ctx.Respond(apierr.From(err))
-}
-
-// commit persists a batch and waits for durability. Entities call it before replying;
-// the deadline keeps a stuck disk from holding a mailbox forever.
-func (s *System) commit(b *persistence.Batch) error {
-	ctx, cancel := context.WithTimeout(context.Background(), DefaultTimeout)
-	defer cancel()
-	return s.store.Commit(ctx, b)
-}
+func (s *System) Kinds() map[string]int { return s.rt.Kinds() }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/persistence"
 )
@@ -61,7 +62,7 @@ func (t *Tasks) Get(_ context.Context, id string, tenant *string) (Task, error) 
 	if _, err := persistence.Decode(val, &task); err != nil {
 		return Task{}, err
 	}
-	if !inScope(tenant, task.TenantID) {
+	if !kit.InScope(tenant, task.TenantID) {
 		return Task{}, apierr.NotFound("task", id)
 	}
 	return task, nil
@@ -70,27 +71,11 @@ func (t *Tasks) Get(_ context.Context, id string, tenant *string) (Task, error) 
 // List returns tasks, oldest first; with a tenant scope only that tenant's.
 func (t *Tasks) List(_ context.Context, tenant *string, cursor string, limit int) ([]Task, string, error) {
 	if tenant == nil {
-		return scanPage(t.sys.store, persistence.Prefix("task"), cursor, limit, func(r *Task) (Task, bool) { return *r, true })
+		return kit.ScanPage(t.sys.store, persistence.Prefix("task"), cursor, limit, func(r *Task) (Task, bool) { return *r, true })
 	}
-	return scanIndex(t.sys.store, persistence.Prefix("task-tenant", *tenant), cursor, limit, func(id string) (*Task, error) {
+	return kit.ScanIndex(t.sys.store, persistence.Prefix("task-tenant", *tenant), cursor, limit, func(id string) (*Task, error) {
 		return loadTask(t.sys.store, id)
 	})
-}
-
-// loadOptional is persistence.Load for an entity's own record, where a missing one is
-// not an error: the entity starts empty (nil) and answers not-found or takes a create.
-func loadOptional[T any](store persistence.Store, key []byte) (*T, error) {
-	v, err := persistence.Load[T](store, key)
-	if errors.Is(err, persistence.ErrNotFound) {
-		return nil, nil
-	}
-	return v, err
-}
-
-// inScope reports whether a record of owner is visible to a caller scoped to tenant
-// (nil: an operator, who sees everything).
-func inScope(tenant, owner *string) bool {
-	return tenant == nil || (owner != nil && *owner == *tenant)
 }
 
 func putTask(b *persistence.Batch, t *Task) error {

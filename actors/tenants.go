@@ -10,6 +10,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/persistence"
@@ -79,7 +80,7 @@ func tenantKey(id string) []byte { return persistence.Key("tenant", id) }
 // record in the same durable batch, one request at a time.
 type Tenants struct {
 	sys  *System
-	kind *Kind
+	kind *kit.Kind
 	// lastRuleWrite is each tenant's latest firewall rule write
 	// (*persistence.Pending), which outlives the entity (see firewall.go).
 	lastRuleWrite sync.Map
@@ -141,14 +142,14 @@ type (
 
 func startTenants(s *System) *Tenants {
 	t := &Tenants{sys: s}
-	t.kind = s.startKind("tenants", 10*time.Minute, func(id string) entity {
+	t.kind = s.rt.StartKind("tenants", 10*time.Minute, func(id string) kit.Entity {
 		return &tenantEntity{sys: s, id: id, pending: map[string]pendingResize{}}
 	}, nil)
 	return t
 }
 
 func (t *Tenants) tell(id string, msg any) {
-	t.sys.actors.Root.Send(t.kind.pid, &envelope{ID: id, Msg: msg})
+	t.kind.Send(id, msg)
 }
 
 // Get returns one tenant.
@@ -156,7 +157,7 @@ func (t *Tenants) Get(ctx context.Context, id string) (Tenant, error) {
 	if id == "" || len(id) > 64 {
 		return Tenant{}, apierr.NotFound("tenant", id)
 	}
-	return ask[Tenant](ctx, t.sys, t.kind.pid, &envelope{ID: id, Msg: &getTenant{}})
+	return kit.Ask[Tenant](ctx, t.kind, id, &getTenant{})
 }
 
 // Create creates a tenant. The limits quota omits take their default.
@@ -170,7 +171,7 @@ func (t *Tenants) Create(ctx context.Context, name string, quota *QuotaChange) (
 	if err := t.nameFree(name, ""); err != nil {
 		return Tenant{}, err
 	}
-	return ask[Tenant](ctx, t.sys, t.kind.pid, &envelope{ID: ten.ID, Msg: &createTenant{T: ten}})
+	return kit.Ask[Tenant](ctx, t.kind, ten.ID, &createTenant{T: ten})
 }
 
 // Update changes a tenant's name or quota; the limits a quota change omits keep their
@@ -184,7 +185,7 @@ func (t *Tenants) Update(ctx context.Context, id string, c TenantChange) (Tenant
 			return Tenant{}, err
 		}
 	}
-	return ask[Tenant](ctx, t.sys, t.kind.pid, &envelope{ID: id, Msg: &updateTenant{C: c}})
+	return kit.Ask[Tenant](ctx, t.kind, id, &updateTenant{C: c})
 }
 
 // nameFree is a 409 conflict when a tenant other than self has name, ignoring case.
@@ -199,11 +200,11 @@ func (t *Tenants) nameFree(name, self string) error {
 		}
 		if ten.ID != self && strings.EqualFold(strings.TrimSpace(ten.Name), strings.TrimSpace(name)) {
 			taken = ten.ID
-			return errStopScan
+			return kit.ErrStopScan
 		}
 		return nil
 	})
-	if err != nil && !errors.Is(err, errStopScan) {
+	if err != nil && !errors.Is(err, kit.ErrStopScan) {
 		return err
 	}
 	if taken != "" {
@@ -216,18 +217,18 @@ func (t *Tenants) nameFree(name, self string) error {
 
 // Delete deletes a tenant that has no machines and no users left.
 func (t *Tenants) Delete(ctx context.Context, id string) error {
-	_, err := ask[done](ctx, t.sys, t.kind.pid, &envelope{ID: id, Msg: &deleteTenant{}})
+	_, err := kit.Ask[kit.Done](ctx, t.kind, id, &deleteTenant{})
 	return err
 }
 
 // List returns tenants in creation order.
 func (t *Tenants) List(_ context.Context, cursor string, limit int) ([]Tenant, string, error) {
-	return scanPage(t.sys.store, persistence.Prefix("tenant"), cursor, limit, func(r *Tenant) (Tenant, bool) { return *r, true })
+	return kit.ScanPage(t.sys.store, persistence.Prefix("tenant"), cursor, limit, func(r *Tenant) (Tenant, bool) { return *r, true })
 }
 
 // Usage returns what a tenant's machines hold now.
 func (t *Tenants) Usage(ctx context.Context, id string) (Usage, error) {
-	return ask[Usage](ctx, t.sys, t.kind.pid, &envelope{ID: id, Msg: &tenantUsage{}})
+	return kit.Ask[Usage](ctx, t.kind, id, &tenantUsage{})
 }
 
 // CreateMachine checks the quota, reserves it and records the new machine in one
@@ -236,7 +237,7 @@ func (t *Tenants) CreateMachine(ctx context.Context, tenantID string, spec Machi
 	if err := t.validateSpec(ctx, spec); err != nil {
 		return Provisioned{}, err
 	}
-	return ask[Provisioned](ctx, t.sys, t.kind.pid, &envelope{ID: tenantID, Msg: &createMachine{Spec: spec}})
+	return kit.Ask[Provisioned](ctx, t.kind, tenantID, &createMachine{Spec: spec})
 }
 
 // ResizeMachine grows or shrinks cores and memory and grows the disk of one of the
@@ -262,7 +263,7 @@ func (t *Tenants) ResizeMachine(ctx context.Context, tenantID, machineID string,
 	if err != nil {
 		return Task{}, err
 	}
-	r, err := ask[resizeReserved](ctx, t.sys, t.kind.pid, &envelope{ID: tenantID, Msg: &reserveResize{MachineID: id, Change: c}})
+	r, err := kit.Ask[resizeReserved](ctx, t.kind, tenantID, &reserveResize{MachineID: id, Change: c})
 	if err != nil {
 		return Task{}, machineNotFoundAs(err, machineID)
 	}
@@ -358,32 +359,32 @@ type tenantEntity struct {
 	fw      fwWrites
 }
 
-func (e *tenantEntity) load() error {
+func (e *tenantEntity) Load() error {
 	e.setRules(nil)
 	var err error
-	if e.rec, err = loadOptional[Tenant](e.sys.store, tenantKey(e.id)); err != nil || e.rec == nil {
+	if e.rec, err = kit.LoadOptional[Tenant](e.sys.store, tenantKey(e.id)); err != nil || e.rec == nil {
 		return err
 	}
 	return e.loadRules()
 }
 
-func (e *tenantEntity) busy() bool {
+func (e *tenantEntity) Busy() bool {
 	return len(e.pending) > 0 || e.push.running || e.push.scheduled
 }
 
 // handedOff counts the rule writes not yet durable: they keep the entity from being
 // passivated, and the store's writer, not a message, ends them.
-func (e *tenantEntity) handedOff() *atomic.Int64 { return &e.fw.inflight }
+func (e *tenantEntity) HandedOff() *atomic.Int64 { return &e.fw.inflight }
 
-var _ handsOff = (*tenantEntity)(nil)
+var _ kit.HandsOff = (*tenantEntity)(nil)
 
-func (e *tenantEntity) handle(ctx actor.Context, msg any) {
+func (e *tenantEntity) Handle(ctx actor.Context, msg any) {
 	if m, ok := msg.(*createTenant); ok {
 		e.create(ctx, m.T)
 		return
 	}
 	if e.rec == nil {
-		respondErr(ctx, apierr.NotFound("tenant", e.id))
+		kit.RespondErr(ctx, apierr.NotFound("tenant", e.id))
 		return
 	}
 	switch m := msg.(type) {
@@ -396,7 +397,7 @@ func (e *tenantEntity) handle(ctx actor.Context, msg any) {
 	case *tenantUsage:
 		u, err := e.usage()
 		if err != nil {
-			respondErr(ctx, err)
+			kit.RespondErr(ctx, err)
 			return
 		}
 		ctx.Respond(u)
@@ -421,18 +422,18 @@ func (e *tenantEntity) save(t *Tenant) error {
 	if err != nil {
 		return err
 	}
-	return e.sys.commit(new(persistence.Batch).Put(tenantKey(t.ID), val))
+	return e.sys.rt.Commit(new(persistence.Batch).Put(tenantKey(t.ID), val))
 }
 
 func (e *tenantEntity) create(ctx actor.Context, t Tenant) {
 	if e.rec != nil {
-		respondErr(ctx, apierr.New(apierr.ErrConflict, "tenant %s exists", e.id))
+		kit.RespondErr(ctx, apierr.New(apierr.ErrConflict, "tenant %s exists", e.id))
 		return
 	}
 	now := time.Now().UTC()
 	t.CreatedAt, t.UpdatedAt = now, now
 	if err := e.save(&t); err != nil {
-		respondErr(ctx, err)
+		kit.RespondErr(ctx, err)
 		return
 	}
 	e.rec = &t
@@ -446,12 +447,12 @@ func (e *tenantEntity) update(ctx actor.Context, c TenantChange) {
 	}
 	next.Quota = c.Quota.applyTo(next.Quota)
 	if err := validateTenant(next.Name, next.Quota); err != nil {
-		respondErr(ctx, err)
+		kit.RespondErr(ctx, err)
 		return
 	}
 	next.UpdatedAt = time.Now().UTC()
 	if err := e.save(&next); err != nil {
-		respondErr(ctx, err)
+		kit.RespondErr(ctx, err)
 		return
 	}
 	e.rec = &next
@@ -461,37 +462,37 @@ func (e *tenantEntity) update(ctx actor.Context, c TenantChange) {
 func (e *tenantEntity) delete(ctx actor.Context) {
 	machines := 0
 	if err := e.sys.store.Scan(persistence.Prefix("vm-tenant", e.id), nil, 1, func(_, _ []byte) error { machines++; return nil }); err != nil {
-		respondErr(ctx, err)
+		kit.RespondErr(ctx, err)
 		return
 	}
 	users := 0
 	if err := e.sys.store.Scan(persistence.Prefix("user-tenant", e.id), nil, 1, func(_, _ []byte) error { users++; return nil }); err != nil {
-		respondErr(ctx, err)
+		kit.RespondErr(ctx, err)
 		return
 	}
 	// Schedules and backups would be orphaned (backups hold space on the hypervisor).
 	others := 0
 	for _, prefix := range [][]byte{persistence.Prefix("sched-tenant", e.id), persistence.Prefix("backup", e.id)} {
 		if err := e.sys.store.Scan(prefix, nil, 1, func(_, _ []byte) error { others++; return nil }); err != nil {
-			respondErr(ctx, err)
+			kit.RespondErr(ctx, err)
 			return
 		}
 	}
 	if machines > 0 || users > 0 || others > 0 {
-		respondErr(ctx, apierr.New(apierr.ErrConflict, "tenant %s still has machines, users, schedules or backups; delete them first", e.id))
+		kit.RespondErr(ctx, apierr.New(apierr.ErrConflict, "tenant %s still has machines, users, schedules or backups; delete them first", e.id))
 		return
 	}
 	b := new(persistence.Batch).Del(tenantKey(e.id))
 	for _, r := range e.rules {
 		b.Del(ruleKey(e.id, r.ID)).Del(persistence.Key("fw-rule", r.ID))
 	}
-	if err := e.sys.commit(b); err != nil {
-		respondErr(ctx, err)
+	if err := e.sys.rt.Commit(b); err != nil {
+		kit.RespondErr(ctx, err)
 		return
 	}
 	e.rec = nil
 	e.setRules(nil)
-	ctx.Respond(done{})
+	ctx.Respond(kit.Done{})
 }
 
 // machines reads the records of the tenant's machines.
@@ -574,11 +575,11 @@ func overQuota(q Quota, u Usage, add Usage) error {
 func (e *tenantEntity) createMachine(ctx actor.Context, s MachineSpec) {
 	u, err := e.usage()
 	if err != nil {
-		respondErr(ctx, err)
+		kit.RespondErr(ctx, err)
 		return
 	}
 	if err := overQuota(e.rec.Quota, u, Usage{Machines: 1, CPUCores: s.CPUCores, MemoryMB: s.MemoryMB, DiskGB: s.DiskGB}); err != nil {
-		respondErr(ctx, err)
+		kit.RespondErr(ctx, err)
 		return
 	}
 	now := time.Now().UTC()
@@ -590,7 +591,7 @@ func (e *tenantEntity) createMachine(ctx actor.Context, s MachineSpec) {
 	op := Operation{Type: OpCreate, Create: &hypervisor.CreateSpec{Name: s.Name, Node: s.Node, TemplateID: s.TemplateID,
 		CPUCores: s.CPUCores, MemoryMB: s.MemoryMB, DiskGB: s.DiskGB, Password: s.Password, SSHKeys: s.SSHKeys, Start: true}}
 	task := &Task{ID: persistence.NewID(), Type: "vm.create", TargetType: "machine", TargetID: m.ID, TenantID: &tenant,
-		Status: TaskRunning, CreatedAt: now, StartedAt: ptr(now)}
+		Status: TaskRunning, CreatedAt: now, StartedAt: kit.Ptr(now)}
 	m.TaskID = &task.ID
 	m.Op = op.withoutSecrets()
 	m.PrevStatus = StatusProvisioning
@@ -598,21 +599,21 @@ func (e *tenantEntity) createMachine(ctx actor.Context, s MachineSpec) {
 	// actor exists for it; from now on the machine's actor owns it.
 	val, err := persistence.Encode(machineVersion, m)
 	if err != nil {
-		respondErr(ctx, err)
+		kit.RespondErr(ctx, err)
 		return
 	}
 	b := new(persistence.Batch).Put(machineKey(m.ID), val).Put(tenantMachineKey(tenant, m.ID), nil)
 	if err := putTask(b, task); err != nil {
-		respondErr(ctx, err)
+		kit.RespondErr(ctx, err)
 		return
 	}
-	if err := e.sys.commit(b); err != nil {
-		respondErr(ctx, err)
+	if err := e.sys.rt.Commit(b); err != nil {
+		kit.RespondErr(ctx, err)
 		return
 	}
 	e.sys.Events.publishMachine(m.Machine, "create", "")
 	e.sys.Events.Publish(EventTask, task.TenantID, task)
-	e.sys.actors.Root.Send(e.sys.Machines.kind.pid, &envelope{ID: m.ID, Msg: &provision{Op: op}})
+	e.sys.Machines.kind.Send(m.ID, &provision{Op: op})
 	ctx.Respond(Provisioned{Machine: m.Machine, Task: *task})
 }
 
@@ -623,21 +624,21 @@ func (e *tenantEntity) reserveResize(ctx actor.Context, m *reserveResize) {
 		_, err = persistence.Decode(val, &rec)
 	}
 	if errors.Is(err, persistence.ErrNotFound) || (err == nil && (rec.TenantID == nil || *rec.TenantID != e.id)) {
-		respondErr(ctx, apierr.NotFound("machine", m.MachineID))
+		kit.RespondErr(ctx, apierr.NotFound("machine", m.MachineID))
 		return
 	}
 	if err != nil {
-		respondErr(ctx, err)
+		kit.RespondErr(ctx, err)
 		return
 	}
 	// usage prunes the reservations of resizes that have ended.
 	u, err := e.usage()
 	if err != nil {
-		respondErr(ctx, err)
+		kit.RespondErr(ctx, err)
 		return
 	}
 	if _, ok := e.pending[m.MachineID]; ok || rec.TaskID != nil {
-		respondErr(ctx, apierr.New(apierr.ErrOperationInProgress, "machine %s has an operation in progress", rec.ID))
+		kit.RespondErr(ctx, apierr.New(apierr.ErrOperationInProgress, "machine %s has an operation in progress", rec.ID))
 		return
 	}
 	c := m.Change
@@ -654,11 +655,11 @@ func (e *tenantEntity) reserveResize(ctx actor.Context, m *reserveResize) {
 	}
 	if c.DiskGB != nil {
 		if *c.DiskGB > rec.DiskGB && len(rec.Disks) == 0 && rec.VMID != 0 {
-			respondErr(ctx, errNoDiskToGrow())
+			kit.RespondErr(ctx, errNoDiskToGrow())
 			return
 		}
 		if *c.DiskGB < rec.DiskGB {
-			respondErr(ctx, apierr.Invalid(apierr.Field("disk_gb", "disks only grow: the machine has %d GB", rec.DiskGB)))
+			kit.RespondErr(ctx, apierr.Invalid(apierr.Field("disk_gb", "disks only grow: the machine has %d GB", rec.DiskGB)))
 			return
 		}
 		delta.DiskGB = *c.DiskGB - rec.DiskGB
@@ -668,11 +669,11 @@ func (e *tenantEntity) reserveResize(ctx actor.Context, m *reserveResize) {
 		op.Config = &cfg
 	}
 	if op.Config == nil && op.DiskGrowGB == 0 {
-		respondErr(ctx, apierr.Invalid(apierr.Field("body", "the machine already has these resources")))
+		kit.RespondErr(ctx, apierr.Invalid(apierr.Field("body", "the machine already has these resources")))
 		return
 	}
 	if err := overQuota(e.rec.Quota, u, delta); err != nil {
-		respondErr(ctx, err)
+		kit.RespondErr(ctx, err)
 		return
 	}
 	// Shrinking cores or memory frees quota only when the task has done it, so a
@@ -680,3 +681,6 @@ func (e *tenantEntity) reserveResize(ctx actor.Context, m *reserveResize) {
 	e.pending[m.MachineID] = pendingResize{delta: Usage{CPUCores: max(delta.CPUCores, 0), MemoryMB: max(delta.MemoryMB, 0), DiskGB: delta.DiskGB}}
 	ctx.Respond(resizeReserved{Op: op})
 }
+
+// Absent implements kit.Absence.
+func (e *tenantEntity) Absent() bool { return e.rec == nil }

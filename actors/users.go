@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap"
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/persistence"
 )
@@ -91,7 +92,8 @@ type AuthOptions struct {
 
 // Users is the service in front of the users kind.
 type Users struct {
-	kind      *Kind
+	sys       *System
+	kind      *kit.Kind
 	opts      AuthOptions
 	dummyHash []byte
 	// hasher runs every bcrypt, off the request goroutines and off every mailbox.
@@ -187,8 +189,8 @@ func startUsers(s *System, opts AuthOptions) (_ *Users, err error) {
 	if err != nil {
 		return nil, err
 	}
-	u := &Users{opts: opts, dummyHash: dummy, hasher: hasher}
-	u.kind = s.startKind("users", 10*time.Minute, func(id string) entity {
+	u := &Users{sys: s, opts: opts, dummyHash: dummy, hasher: hasher}
+	u.kind = s.rt.StartKind("users", 10*time.Minute, func(id string) kit.Entity {
 		return &userEntity{sys: s, id: id, users: u}
 	}, func(ctx actor.Context, msg any) bool {
 		m, ok := msg.(*createUser)
@@ -197,7 +199,7 @@ func startUsers(s *System, opts AuthOptions) (_ *Users, err error) {
 		}
 		usr, err := u.create(s, m)
 		if err != nil {
-			respondErr(ctx, err)
+			kit.RespondErr(ctx, err)
 		} else {
 			ctx.Respond(usr)
 		}
@@ -256,7 +258,7 @@ func (u *Users) normalizeStoredEmails(s *System) error {
 		b.Put(persistence.Key("user", rec.ID), val).Del(persistence.Key("user-email", old)).Put(persistence.Key("user-email", email), []byte(rec.ID))
 		s.log.Info("normalised a stored user's e-mail", zap.String("user_id", rec.ID), zap.String("email", email))
 	}
-	return s.commit(b)
+	return s.rt.Commit(b)
 }
 
 // bootstrapAdmin creates the first admin on first start.
@@ -275,7 +277,7 @@ func (u *Users) bootstrapAdmin(s *System) error {
 	if email == "" {
 		email = "admin@localhost"
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), DefaultTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), kit.DefaultTimeout)
 	defer cancel()
 	usr, err := u.Create(ctx, email, "Administrator", RoleAdmin, pw, nil)
 	if err != nil {
@@ -291,7 +293,7 @@ func (u *Users) bootstrapAdmin(s *System) error {
 		}
 		b.Put(initialPasswordKey, raw)
 	}
-	if err := s.commit(b); err != nil {
+	if err := s.rt.Commit(b); err != nil {
 		return err
 	}
 	if generated {
@@ -321,7 +323,7 @@ func (u *Users) Create(ctx context.Context, email, name, role, password string, 
 	}
 	// An e-mail already taken is refused without paying for a hash; the supervisor
 	// checks again, serialised, before it writes.
-	if _, err := u.kind.sys.store.Get(persistence.Key("user-email", email)); err == nil {
+	if _, err := u.sys.store.Get(persistence.Key("user-email", email)); err == nil {
 		return User{}, errEmailTaken(email)
 	} else if !errors.Is(err, persistence.ErrNotFound) {
 		return User{}, err
@@ -332,7 +334,7 @@ func (u *Users) Create(ctx context.Context, email, name, role, password string, 
 	if err != nil {
 		return User{}, err
 	}
-	return ask[User](ctx, u.kind.sys, u.kind.pid, &createUser{Email: email, Name: name, Role: role, Hash: string(hash), TenantID: tenantID})
+	return kit.AskPID[User](ctx, u.sys.rt, u.kind.PID(), &createUser{Email: email, Name: name, Role: role, Hash: string(hash), TenantID: tenantID})
 }
 
 func errEmailTaken(email string) error {
@@ -358,7 +360,7 @@ func (u *Users) create(s *System, m *createUser) (User, error) {
 	if rec.TenantID != nil {
 		b.Put(persistence.Key("user-tenant", *rec.TenantID, rec.ID), nil)
 	}
-	if err := s.commit(b); err != nil {
+	if err := s.rt.Commit(b); err != nil {
 		return User{}, err
 	}
 	return rec.User, nil
@@ -386,7 +388,7 @@ func (u *Users) Update(ctx context.Context, id string, c UserChange) (User, erro
 		return User{}, apierr.Invalid(apierr.Field("role", "must be admin or user"))
 	}
 	if c.TenantID != nil {
-		if _, err := u.kind.sys.Tenants.Get(ctx, *c.TenantID); err != nil {
+		if _, err := u.sys.Tenants.Get(ctx, *c.TenantID); err != nil {
 			if errors.Is(err, apierr.ErrNotFound) {
 				return User{}, apierr.Invalid(apierr.Field("tenant_id", "no tenant %s", *c.TenantID))
 			}
@@ -402,12 +404,12 @@ func (u *Users) Update(ctx context.Context, id string, c UserChange) (User, erro
 		if err != nil {
 			return User{}, err
 		}
-		msg.Hash = ptr(string(h))
+		msg.Hash = kit.Ptr(string(h))
 	}
 	if c.Name != nil && len(*c.Name) > 100 {
 		return User{}, apierr.Invalid(apierr.Field("name", "must be at most 100 characters"))
 	}
-	usr, err := ask[User](ctx, u.kind.sys, u.kind.pid, &envelope{ID: id, Msg: msg})
+	usr, err := kit.Ask[User](ctx, u.kind, id, msg)
 	if err == nil && c.Password != nil && u.opts.PasswordChanged != nil {
 		u.opts.PasswordChanged(id)
 	}
@@ -416,14 +418,14 @@ func (u *Users) Update(ctx context.Context, id string, c UserChange) (User, erro
 
 // Delete deletes a user, its logins and its indexes. The first admin cannot be deleted.
 func (u *Users) Delete(ctx context.Context, id string) error {
-	_, err := ask[revoked](ctx, u.kind.sys, u.kind.pid, &envelope{ID: id, Msg: &deleteUser{}})
+	_, err := kit.Ask[revoked](ctx, u.kind, id, &deleteUser{})
 	return err
 }
 
 // List returns users in creation order; with a tenant, only that tenant's.
 func (u *Users) List(_ context.Context, tenant *string, cursor string, limit int) ([]User, string, error) {
-	return scanPage(u.kind.sys.store, persistence.Prefix("user"), cursor, limit, func(r *userRecord) (User, bool) {
-		return r.User, inScope(tenant, r.TenantID)
+	return kit.ScanPage(u.sys.store, persistence.Prefix("user"), cursor, limit, func(r *userRecord) (User, bool) {
+		return r.User, kit.InScope(tenant, r.TenantID)
 	})
 }
 
@@ -433,12 +435,12 @@ var errInvalidCredentials = apierr.New(apierr.ErrInvalidCredentials, "invalid e-
 // password, an unknown e-mail and a disabled user get the same error after the same
 // amount of work.
 func (u *Users) Login(ctx context.Context, email, password string) (Session, error) {
-	s := u.kind.sys
+	s := u.sys
 	hash := u.dummyHash
 	var cred credentials
 	found := false
 	if id, err := s.store.Get(persistence.Key("user-email", NormalizeEmail(email))); err == nil {
-		cred, err = ask[credentials](ctx, s, u.kind.pid, &envelope{ID: string(id), Msg: &getCredentials{}})
+		cred, err = kit.Ask[credentials](ctx, u.kind, string(id), &getCredentials{})
 		if err != nil && !errors.Is(err, apierr.ErrNotFound) {
 			return Session{}, err
 		}
@@ -457,7 +459,7 @@ func (u *Users) Login(ctx context.Context, email, password string) (Session, err
 	if !found || !match || cred.User.Disabled {
 		return Session{}, errInvalidCredentials
 	}
-	return ask[Session](ctx, s, u.kind.pid, &envelope{ID: cred.User.ID, Msg: &openFamily{TTL: u.opts.RefreshTTL, Gen: cred.Gen}})
+	return kit.Ask[Session](ctx, u.kind, cred.User.ID, &openFamily{TTL: u.opts.RefreshTTL, Gen: cred.Gen})
 }
 
 // Refresh rotates a refresh token: the presented one is spent and a new one returned.
@@ -467,7 +469,7 @@ func (u *Users) Refresh(ctx context.Context, token string) (Session, error) {
 	if err != nil {
 		return Session{}, err
 	}
-	res, err := ask[Session](ctx, u.kind.sys, u.kind.pid, &envelope{ID: rt.UserID, Msg: &rotateToken{Token: rt, TTL: u.opts.RefreshTTL}})
+	res, err := kit.Ask[Session](ctx, u.kind, rt.UserID, &rotateToken{Token: rt, TTL: u.opts.RefreshTTL})
 	if errors.Is(err, apierr.ErrNotFound) {
 		return Session{}, errInvalidRefresh
 	}
@@ -484,9 +486,9 @@ var errSessionEnded = apierr.New(apierr.ErrUnauthorized, "the access token has e
 func (u *Users) Authorize(userID, sessionID string, gen uint64) error {
 	v, ok := u.auth.Load(userID)
 	if !ok {
-		ctx, cancel := context.WithTimeout(context.Background(), DefaultTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), kit.DefaultTimeout)
 		defer cancel()
-		st, err := ask[*authState](ctx, u.kind.sys, u.kind.pid, &envelope{ID: userID, Msg: &getAuth{}})
+		st, err := kit.Ask[*authState](ctx, u.kind, userID, &getAuth{})
 		if errors.Is(err, apierr.ErrNotFound) {
 			// The token is genuine, so the user existed: it was deleted, and ids are
 			// never reused. Remembered, so its tokens cost no message either.
@@ -517,7 +519,7 @@ func (u *Users) Logout(ctx context.Context, userID, token string) error {
 	if rt.UserID != userID {
 		return errInvalidRefresh
 	}
-	_, err = ask[revoked](ctx, u.kind.sys, u.kind.pid, &envelope{ID: rt.UserID, Msg: &revokeFamily{Token: rt}})
+	_, err = kit.Ask[revoked](ctx, u.kind, rt.UserID, &revokeFamily{Token: rt})
 	if errors.Is(err, apierr.ErrNotFound) {
 		return errInvalidRefresh
 	}
@@ -529,7 +531,7 @@ func (u *Users) stop() { u.hasher.close() }
 
 // Get returns one user.
 func (u *Users) Get(ctx context.Context, id string) (User, error) {
-	return ask[User](ctx, u.kind.sys, u.kind.pid, &envelope{ID: id, Msg: &getUser{}})
+	return kit.Ask[User](ctx, u.kind, id, &getUser{})
 }
 
 var errInvalidRefresh = apierr.New(apierr.ErrInvalidRefreshToken, "the refresh token is unknown, expired, revoked or reused")
@@ -600,10 +602,10 @@ func (e *userEntity) session(f *family) Session {
 	return Session{User: e.rec.User, RefreshToken: f.token(e.id), ID: f.ID, Gen: e.rec.TokenGen}
 }
 
-func (e *userEntity) load() error {
+func (e *userEntity) Load() error {
 	e.families = map[string]*family{}
 	var err error
-	if e.rec, err = loadOptional[userRecord](e.sys.store, persistence.Key("user", e.id)); err != nil || e.rec == nil {
+	if e.rec, err = kit.LoadOptional[userRecord](e.sys.store, persistence.Key("user", e.id)); err != nil || e.rec == nil {
 		// An id with no record publishes nothing: unknown ids must not fill the table.
 		return err
 	}
@@ -621,9 +623,9 @@ func (e *userEntity) load() error {
 	return nil
 }
 
-func (e *userEntity) handle(ctx actor.Context, msg any) {
+func (e *userEntity) Handle(ctx actor.Context, msg any) {
 	if e.rec == nil {
-		respondErr(ctx, apierr.NotFound("user", e.id))
+		kit.RespondErr(ctx, apierr.NotFound("user", e.id))
 		return
 	}
 	switch m := msg.(type) {
@@ -638,14 +640,14 @@ func (e *userEntity) handle(ctx actor.Context, msg any) {
 			// Disabled, or its password, role or tenant changed, between the password
 			// check and here: the password checked may be the old one, and the change
 			// promised to end every login, this one included.
-			respondErr(ctx, errInvalidCredentials)
+			kit.RespondErr(ctx, errInvalidCredentials)
 			return
 		}
 		now := time.Now().UTC()
 		f := &family{ID: persistence.NewID(), Key: randomBytes(32), Gen: 1, CreatedAt: now, ExpiresAt: now.Add(m.TTL)}
 		val, err := persistence.Encode(familyVersion, f)
 		if err != nil {
-			respondErr(ctx, err)
+			kit.RespondErr(ctx, err)
 			return
 		}
 		// Logins that ended (revoked or expired) are dropped as a new one starts, so a
@@ -659,8 +661,8 @@ func (e *userEntity) handle(ctx actor.Context, msg any) {
 				stale = append(stale, id)
 			}
 		}
-		if err := e.sys.commit(b); err != nil {
-			respondErr(ctx, err)
+		if err := e.sys.rt.Commit(b); err != nil {
+			kit.RespondErr(ctx, err)
 			return
 		}
 		for _, id := range stale {
@@ -672,14 +674,14 @@ func (e *userEntity) handle(ctx actor.Context, msg any) {
 	case *rotateToken:
 		f, err := e.check(m.Token)
 		if err != nil {
-			respondErr(ctx, err)
+			kit.RespondErr(ctx, err)
 			return
 		}
 		next := *f
 		next.Gen++
 		next.ExpiresAt = time.Now().UTC().Add(m.TTL)
 		if err := e.saveFamily(&next); err != nil {
-			respondErr(ctx, err)
+			kit.RespondErr(ctx, err)
 			return
 		}
 		*f = next
@@ -687,11 +689,11 @@ func (e *userEntity) handle(ctx actor.Context, msg any) {
 	case *revokeFamily:
 		f, ok := e.families[m.Token.FamilyID]
 		if !ok || !hmac.Equal(f.mac(m.Token.Gen), m.Token.MAC) {
-			respondErr(ctx, errInvalidRefresh)
+			kit.RespondErr(ctx, errInvalidRefresh)
 			return
 		}
 		if err := e.revoke(f); err != nil {
-			respondErr(ctx, err)
+			kit.RespondErr(ctx, err)
 			return
 		}
 		ctx.Respond(revoked{})
@@ -700,7 +702,7 @@ func (e *userEntity) handle(ctx actor.Context, msg any) {
 	case *deleteUser:
 		e.delete(ctx)
 	default:
-		respondErr(ctx, apierr.New(apierr.ErrInternal, "unexpected message"))
+		kit.RespondErr(ctx, apierr.New(apierr.ErrInternal, "unexpected message"))
 	}
 }
 
@@ -719,17 +721,17 @@ func (e *userEntity) update(ctx actor.Context, m *updateUser) {
 		}
 	}
 	if m.TenantID != nil {
-		next.TenantID = ptr(*m.TenantID)
+		next.TenantID = kit.Ptr(*m.TenantID)
 	}
 	if m.Disabled != nil {
 		next.Disabled = *m.Disabled
 	}
 	if next.Role == RoleUser && next.TenantID == nil {
-		respondErr(ctx, apierr.Invalid(apierr.Field("tenant_id", "a user belongs to a tenant")))
+		kit.RespondErr(ctx, apierr.Invalid(apierr.Field("tenant_id", "a user belongs to a tenant")))
 		return
 	}
 	if next.Role == RoleAdmin && next.TenantID != nil {
-		respondErr(ctx, apierr.Invalid(apierr.Field("tenant_id", "an admin belongs to no tenant")))
+		kit.RespondErr(ctx, apierr.Invalid(apierr.Field("tenant_id", "an admin belongs to no tenant")))
 		return
 	}
 	moved := !sameTenant(next.TenantID, e.rec.TenantID)
@@ -738,7 +740,7 @@ func (e *userEntity) update(ctx actor.Context, m *updateUser) {
 	// revoked (its refresh tokens).
 	endTokens := m.Hash != nil || next.Role != e.rec.Role || moved || next.Disabled != e.rec.Disabled
 	if (next.Role != e.rec.Role || next.Disabled) && e.isFirstAdmin() {
-		respondErr(ctx, apierr.New(apierr.ErrConflict, "the first admin cannot be demoted or disabled"))
+		kit.RespondErr(ctx, apierr.New(apierr.ErrConflict, "the first admin cannot be demoted or disabled"))
 		return
 	}
 	b := new(persistence.Batch)
@@ -750,7 +752,7 @@ func (e *userEntity) update(ctx actor.Context, m *updateUser) {
 				c.Revoked = true
 				val, err := persistence.Encode(familyVersion, &c)
 				if err != nil {
-					respondErr(ctx, err)
+					kit.RespondErr(ctx, err)
 					return
 				}
 				b.Put(persistence.Key("refresh", e.id, f.ID), val)
@@ -767,11 +769,11 @@ func (e *userEntity) update(ctx actor.Context, m *updateUser) {
 	}
 	val, err := persistence.Encode(userRecordVersion, next)
 	if err != nil {
-		respondErr(ctx, err)
+		kit.RespondErr(ctx, err)
 		return
 	}
-	if err := e.sys.commit(b.Put(persistence.Key("user", e.id), val)); err != nil {
-		respondErr(ctx, err)
+	if err := e.sys.rt.Commit(b.Put(persistence.Key("user", e.id), val)); err != nil {
+		kit.RespondErr(ctx, err)
 		return
 	}
 	e.rec = &next
@@ -795,7 +797,7 @@ func (e *userEntity) isFirstAdmin() bool {
 
 func (e *userEntity) delete(ctx actor.Context) {
 	if e.isFirstAdmin() {
-		respondErr(ctx, apierr.New(apierr.ErrConflict, "the first admin cannot be deleted"))
+		kit.RespondErr(ctx, apierr.New(apierr.ErrConflict, "the first admin cannot be deleted"))
 		return
 	}
 	b := new(persistence.Batch).Del(persistence.Key("user", e.id)).Del(persistence.Key("user-email", e.rec.Email))
@@ -805,8 +807,8 @@ func (e *userEntity) delete(ctx actor.Context) {
 	for id := range e.families {
 		b.Del(persistence.Key("refresh", e.id, id))
 	}
-	if err := e.sys.commit(b); err != nil {
-		respondErr(ctx, err)
+	if err := e.sys.rt.Commit(b); err != nil {
+		kit.RespondErr(ctx, err)
 		return
 	}
 	e.rec, e.families = nil, map[string]*family{}
@@ -854,7 +856,7 @@ func (e *userEntity) saveFamily(f *family) error {
 	if err != nil {
 		return err
 	}
-	return e.sys.commit(new(persistence.Batch).Put(persistence.Key("refresh", e.id, f.ID), val))
+	return e.sys.rt.Commit(new(persistence.Batch).Put(persistence.Key("refresh", e.id, f.ID), val))
 }
 
 // NormalizeEmail is the one spelling of an e-mail address that vmplane stores, keeps
@@ -872,3 +874,6 @@ func randomBytes(n int) []byte {
 }
 
 func randomToken(n int) string { return base64.RawURLEncoding.EncodeToString(randomBytes(n)) }
+
+// Absent implements kit.Absence.
+func (e *userEntity) Absent() bool { return e.rec == nil }

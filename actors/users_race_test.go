@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/apierr"
 )
 
@@ -20,7 +21,7 @@ func TestLoginRacingPasswordChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The login's first half: the credentials, checked outside the mailbox.
-	cred, err := ask[credentials](ctx, s, s.Users.kind.pid, &envelope{ID: usr.ID, Msg: &getCredentials{}})
+	cred, err := kit.Ask[credentials](ctx, s.Users.kind, usr.ID, &getCredentials{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +30,7 @@ func TestLoginRacingPasswordChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Its second half, after the change.
-	_, err = ask[Session](ctx, s, s.Users.kind.pid, &envelope{ID: usr.ID, Msg: &openFamily{TTL: time.Hour, Gen: cred.Gen}})
+	_, err = kit.Ask[Session](ctx, s.Users.kind, usr.ID, &openFamily{TTL: time.Hour, Gen: cred.Gen})
 	if !errors.Is(err, apierr.ErrInvalidCredentials) {
 		t.Fatalf("a login checked against the old password, opened after the change: got %v; want invalid credentials", err)
 	}

@@ -19,6 +19,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/vmplane/vmplane/actors"
+	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/httpedge"
 	"github.com/vmplane/vmplane/httpedge/token"
 	"github.com/vmplane/vmplane/hypervisor"
@@ -155,7 +156,7 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 		// does not hold up serving; it is idempotent with any sync a client asks for.
 		cluster := a.sys.Cluster
 		go func() {
-			defer actors.Recover(log, "initial sync", nil)
+			defer kit.Recover(log, "initial sync", nil)
 			ctx, cancel := context.WithTimeout(a.bg, 5*time.Minute)
 			defer cancel()
 			if res, err := cluster.Sync(ctx); err != nil {

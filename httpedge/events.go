@@ -9,6 +9,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/vmplane/vmplane/actors"
+	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/apierr"
 )
 
@@ -69,7 +70,7 @@ func (s *Server) events(c *Call) (any, error) {
 	log := c.Log()
 	c.rc.Hijack(func(conn net.Conn) {
 		// fasthttp runs this on a goroutine of its own, outside the edge's recovery.
-		defer actors.Recover(log, "event stream", nil)
+		defer kit.Recover(log, "event stream", nil)
 		defer sub.Close()
 		w := bufio.NewWriter(conn)
 		w.WriteString("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n" +

@@ -2,6 +2,7 @@ package httpedge
 
 import (
 	"context"
+
 	"github.com/valyala/fasthttp"
 
 	"github.com/vmplane/vmplane/actors"

@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/vmplane/vmplane/actors"
+	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 )
@@ -416,7 +417,7 @@ func (s *Server) consoleSocket(c *Call) (any, error) {
 	live := func() bool { return s.sys.Users.Authorize(who.UserID, who.SessionID, who.Gen) == nil }
 	err = consoleUpgrader.Upgrade(c.rc, func(ws *websocket.Conn) {
 		// fasthttp runs this on a goroutine of its own, outside the edge's recovery.
-		defer actors.Recover(log, "console session", nil)
+		defer kit.Recover(log, "console session", nil)
 		bridgeConsole(log, ws, con, live, consoleSessionCheck)
 		log.Debug("console session ended")
 	})
@@ -449,7 +450,7 @@ func bridgeConsole(log *zap.Logger, ws *websocket.Conn, con hypervisor.Console, 
 	}()
 	go func() { // the login's watch; WriteControl may run beside the writer below
 		defer wg.Done()
-		defer actors.Recover(log, "console session watch", nil)
+		defer kit.Recover(log, "console session watch", nil)
 		t := time.NewTicker(check)
 		defer t.Stop()
 		for {
@@ -473,7 +474,7 @@ func bridgeConsole(log *zap.Logger, ws *websocket.Conn, con hypervisor.Console, 
 		defer wg.Done()
 		// Wake the websocket reader below, however this direction ends.
 		defer func() { _ = ws.SetReadDeadline(time.Now()) }()
-		defer actors.Recover(log, "console session", nil)
+		defer kit.Recover(log, "console session", nil)
 		buf := make([]byte, 4096)
 		for {
 			n, err := con.Read(buf)

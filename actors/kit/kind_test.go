@@ -1,4 +1,4 @@
-package actors
+package kit
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 // counter is a test entity: a number persisted under test/<id>, plus an unpersisted
 // scratch value that a restart must forget.
 type counter struct {
-	sys     *System
+	rt      *Runtime
 	id      string
 	n       int
 	scratch int
@@ -31,9 +31,9 @@ type (
 	state    struct{ N, Scratch int }
 )
 
-func (c *counter) load() error {
+func (c *counter) Load() error {
 	c.n, c.scratch = 0, 0
-	v, err := c.sys.store.Get(persistence.Key("test", c.id))
+	v, err := c.rt.Store.Get(persistence.Key("test", c.id))
 	if errors.Is(err, persistence.ErrNotFound) {
 		return nil
 	}
@@ -44,11 +44,11 @@ func (c *counter) load() error {
 	return err
 }
 
-func (c *counter) handle(ctx actor.Context, msg any) {
+func (c *counter) Handle(ctx actor.Context, msg any) {
 	switch msg.(type) {
 	case *incr:
-		if err := c.sys.commit(new(persistence.Batch).Put(persistence.Key("test", c.id), []byte(strconv.Itoa(c.n+1)))); err != nil {
-			respondErr(ctx, err)
+		if err := c.rt.Commit(new(persistence.Batch).Put(persistence.Key("test", c.id), []byte(strconv.Itoa(c.n+1)))); err != nil {
+			RespondErr(ctx, err)
 			return
 		}
 		c.n++
@@ -63,33 +63,43 @@ func (c *counter) handle(ctx actor.Context, msg any) {
 	}
 }
 
-func newTestSystem(t testing.TB, mutate ...func(*Options)) *System {
+// newTestSystem starts a runtime over a store in t.TempDir(), stopped at cleanup.
+func newTestSystem(t testing.TB, entities ...EntityOptions) *Runtime {
 	t.Helper()
 	store, err := persistence.Open(persistence.Options{Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := Options{Store: store, Auth: AuthOptions{BcryptCost: 4, AdminPassword: "initial-password"}}
-	for _, m := range mutate {
-		m(&opts)
+	var opts EntityOptions
+	if len(entities) > 0 {
+		opts = entities[0]
 	}
-	s, err := Start(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rt := New(store, nil, opts)
 	t.Cleanup(func() {
-		s.Stop()
+		rt.Shutdown()
 		store.Close()
 	})
-	return s
+	return rt
+}
+
+// waitFor polls cond until it holds, failing the test after 10 s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not after 10 s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 func TestEntityPanicAnswersAtOnceAndRestartsFromStore(t *testing.T) {
 	s := newTestSystem(t)
-	k := s.startKind("counters", 0, func(id string) entity { return &counter{sys: s, id: id} }, nil)
+	k := s.StartKind("counters", 0, func(id string) Entity { return &counter{rt: s, id: id} }, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	send := func(msg any) (state, error) { return ask[state](ctx, s, k.pid, &envelope{ID: "c1", Msg: msg}) }
+	send := func(msg any) (state, error) { return Ask[state](ctx, k, "c1", msg) }
 
 	for i := 0; i < 2; i++ {
 		if _, err := send(&incr{}); err != nil {
@@ -112,7 +122,7 @@ func TestEntityPanicAnswersAtOnceAndRestartsFromStore(t *testing.T) {
 		t.Fatalf("got %+v after the restart; want N 2 from the store and scratch forgotten", st)
 	}
 	// Other entities of the kind are untouched by one entity's panic.
-	other, err := ask[state](ctx, s, k.pid, &envelope{ID: "c2", Msg: &incr{}})
+	other, err := Ask[state](ctx, k, "c2", &incr{})
 	if err != nil || other.N != 1 {
 		t.Fatalf("got %+v, %v; want c2 at 1", other, err)
 	}
@@ -120,9 +130,9 @@ func TestEntityPanicAnswersAtOnceAndRestartsFromStore(t *testing.T) {
 
 func TestEntityPassivatesAndComesBack(t *testing.T) {
 	s := newTestSystem(t)
-	k := s.startKind("idlers", 20*time.Millisecond, func(id string) entity { return &counter{sys: s, id: id} }, nil)
+	k := s.StartKind("idlers", 20*time.Millisecond, func(id string) Entity { return &counter{rt: s, id: id} }, nil)
 	ctx := context.Background()
-	if _, err := ask[state](ctx, s, k.pid, &envelope{ID: "a", Msg: &incr{}}); err != nil {
+	if _, err := Ask[state](ctx, k, "a", &incr{}); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(10 * time.Second)
@@ -132,7 +142,7 @@ func TestEntityPassivatesAndComesBack(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	st, err := ask[state](ctx, s, k.pid, &envelope{ID: "a", Msg: &get{}})
+	st, err := Ask[state](ctx, k, "a", &get{})
 	if err != nil || st.N != 1 {
 		t.Fatalf("got %+v, %v; want the entity back with N 1", st, err)
 	}
@@ -145,18 +155,18 @@ type handingOff struct {
 	work *atomic.Int64
 }
 
-func (h *handingOff) handedOff() *atomic.Int64 { return h.work }
+func (h *handingOff) HandedOff() *atomic.Int64 { return h.work }
 
 // An entity with handed-off work in flight is not passivated however long it idles;
 // once the work is done it is, although no message told it so.
 func TestEntityWithWorkInFlightIsNotPassivated(t *testing.T) {
 	s := newTestSystem(t)
 	var work atomic.Int64
-	k := s.startKind("handers", 20*time.Millisecond, func(id string) entity {
-		return &handingOff{counter: counter{sys: s, id: id}, work: &work}
+	k := s.StartKind("handers", 20*time.Millisecond, func(id string) Entity {
+		return &handingOff{counter: counter{rt: s, id: id}, work: &work}
 	}, nil)
 	work.Add(1)
-	if _, err := ask[state](context.Background(), s, k.pid, &envelope{ID: "a", Msg: &get{}}); err != nil {
+	if _, err := Ask[state](context.Background(), k, "a", &get{}); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(300 * time.Millisecond) // many idle sweeps
@@ -171,17 +181,17 @@ func TestEntityWithWorkInFlightIsNotPassivated(t *testing.T) {
 // incarnations: a burst of increments across idle timeouts must count exactly.
 func TestPassivationLosesNoMessage(t *testing.T) {
 	s := newTestSystem(t)
-	k := s.startKind("flappers", time.Millisecond, func(id string) entity { return &counter{sys: s, id: id} }, nil)
+	k := s.StartKind("flappers", time.Millisecond, func(id string) Entity { return &counter{rt: s, id: id} }, nil)
 	ctx := context.Background()
 	for i := 0; i < 40; i++ {
-		if _, err := ask[state](ctx, s, k.pid, &envelope{ID: "f", Msg: &incr{}}); err != nil {
+		if _, err := Ask[state](ctx, k, "f", &incr{}); err != nil {
 			t.Fatalf("increment %d: %v", i, err)
 		}
 		if i%4 == 0 {
 			time.Sleep(3 * time.Millisecond)
 		}
 	}
-	st, err := ask[state](ctx, s, k.pid, &envelope{ID: "f", Msg: &get{}})
+	st, err := Ask[state](ctx, k, "f", &get{})
 	if err != nil || st.N != 40 {
 		t.Fatalf("got %+v, %v; want 40", st, err)
 	}
@@ -190,29 +200,29 @@ func TestPassivationLosesNoMessage(t *testing.T) {
 // lookup is a counter that knows whether its record exists.
 type lookup struct{ counter }
 
-func (l *lookup) absent() bool { return l.n == 0 }
+func (l *lookup) Absent() bool { return l.n == 0 }
 
 // Lookups of ids that do not exist leave no entity running, however many there are,
 // although the kind's idle time is long; an entity whose record exists stays.
 func TestLookupsOfMissingIDsLeaveNothingRunning(t *testing.T) {
 	s := newTestSystem(t)
-	k := s.startKind("lookups", time.Hour, func(id string) entity { return &lookup{counter{sys: s, id: id}} }, nil)
+	k := s.StartKind("lookups", time.Hour, func(id string) Entity { return &lookup{counter{rt: s, id: id}} }, nil)
 	ctx := context.Background()
-	if _, err := ask[state](ctx, s, k.pid, &envelope{ID: "real", Msg: &incr{}}); err != nil {
+	if _, err := Ask[state](ctx, k, "real", &incr{}); err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < 3000; i++ {
-		st, err := ask[state](ctx, s, k.pid, &envelope{ID: "missing-" + strconv.Itoa(i), Msg: &get{}})
+		st, err := Ask[state](ctx, k, "missing-"+strconv.Itoa(i), &get{})
 		if err != nil || st.N != 0 {
 			t.Fatalf("lookup %d: got %+v, %v; want an empty answer", i, st, err)
 		}
 	}
 	waitFor(t, "the entities of missing ids to passivate", func() bool { return k.live.Load() == 1 })
 	// The real one is still the same incarnation: its unpersisted scratch survived.
-	if _, err := ask[state](ctx, s, k.pid, &envelope{ID: "real", Msg: &scribble{}}); err != nil {
+	if _, err := Ask[state](ctx, k, "real", &scribble{}); err != nil {
 		t.Fatal(err)
 	}
-	if st, err := ask[state](ctx, s, k.pid, &envelope{ID: "real", Msg: &scribble{}}); err != nil || st.Scratch != 2 || st.N != 1 {
+	if st, err := Ask[state](ctx, k, "real", &scribble{}); err != nil || st.Scratch != 2 || st.N != 1 {
 		t.Fatalf("got %+v, %v; want the entity kept running (scratch 2, N 1)", st, err)
 	}
 }
@@ -221,29 +231,29 @@ func TestLookupsOfMissingIDsLeaveNothingRunning(t *testing.T) {
 // running; an evicted entity comes back from the store on its next message.
 func TestLiveEntitiesStayWithinTheBound(t *testing.T) {
 	const bound = 20
-	s := newTestSystem(t, func(o *Options) { o.Entities = EntityOptions{Idle: time.Hour, MaxLive: bound} })
-	k := s.startKind("bounded", time.Minute, func(id string) entity { return &counter{sys: s, id: id} }, nil)
+	s := newTestSystem(t, EntityOptions{Idle: time.Hour, MaxLive: bound})
+	k := s.StartKind("bounded", time.Minute, func(id string) Entity { return &counter{rt: s, id: id} }, nil)
 	if k.idle != time.Hour || k.maxLive != bound {
 		t.Fatalf("got idle %s, max live %d; want the system's 1h and %d", k.idle, k.maxLive, bound)
 	}
 	ctx := context.Background()
 	const n = 500
 	for i := 0; i < n; i++ {
-		if _, err := ask[state](ctx, s, k.pid, &envelope{ID: strconv.Itoa(i), Msg: &incr{}}); err != nil {
+		if _, err := Ask[state](ctx, k, strconv.Itoa(i), &incr{}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	waitFor(t, "the live entities to come within the bound", func() bool { return k.live.Load() <= bound })
 	for i := 0; i < n; i += 50 {
-		st, err := ask[state](ctx, s, k.pid, &envelope{ID: strconv.Itoa(i), Msg: &incr{}})
+		st, err := Ask[state](ctx, k, strconv.Itoa(i), &incr{})
 		if err != nil || st.N != 2 {
 			t.Fatalf("entity %d: got %+v, %v; want N 2 (its first increment kept in the store)", i, st, err)
 		}
 	}
 	waitFor(t, "the live entities to come within the bound", func() bool { return k.live.Load() <= bound })
 	// A kind that never idles (its entities run on their own) is not bounded.
-	s2 := newTestSystem(t, func(o *Options) { o.Entities = EntityOptions{Idle: time.Hour, MaxLive: 1} })
-	if k2 := s2.startKind("runners", 0, func(id string) entity { return &counter{sys: s2, id: id} }, nil); k2.maxLive != 0 || k2.idle != 0 {
+	s2 := newTestSystem(t, EntityOptions{Idle: time.Hour, MaxLive: 1})
+	if k2 := s2.StartKind("runners", 0, func(id string) Entity { return &counter{rt: s2, id: id} }, nil); k2.maxLive != 0 || k2.idle != 0 {
 		t.Fatalf("got idle %s, max live %d for a kind that never idles; want 0, 0", k2.idle, k2.maxLive)
 	}
 }

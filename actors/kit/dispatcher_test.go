@@ -1,7 +1,8 @@
-package actors
+package kit
 
 import (
 	"context"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -74,30 +75,30 @@ func TestWorkersClose(t *testing.T) {
 	}
 }
 
-// System.Stop ends every worker, the idle ones included.
-func TestSystemStopEndsWorkers(t *testing.T) {
+// Runtime.Shutdown ends every worker, the idle ones included.
+func TestShutdownEndsWorkers(t *testing.T) {
 	store, err := persistence.Open(persistence.Options{Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	s, err := Start(Options{Store: store, Auth: AuthOptions{BcryptCost: 4, AdminPassword: "initial-password"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rt := New(store, nil, EntityOptions{})
+	k := rt.StartKind("counters", time.Hour, func(id string) Entity { return &counter{rt: rt, id: id} }, nil)
 	ctx := context.Background()
-	ten, err := s.Tenants.Create(ctx, "stopping", nil)
-	if err != nil {
-		t.Fatal(err)
+	var wg sync.WaitGroup
+	for i := range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := Ask[state](ctx, k, strconv.Itoa(i), &incr{}); err != nil {
+				t.Error(err)
+			}
+		}()
 	}
-	for range 20 {
-		if _, err := s.Tenants.Firewall().Create(ctx, ten.ID, ruleIn()); err != nil {
-			t.Fatal(err)
-		}
+	wg.Wait()
+	if rt.workers.idleCount() == 0 || rt.workers.running.Load() == 0 {
+		t.Fatalf("%d idle of %d workers before Shutdown; want some", rt.workers.idleCount(), rt.workers.running.Load())
 	}
-	if s.workers.idleCount() == 0 || s.workers.running.Load() == 0 {
-		t.Fatalf("%d idle of %d workers before Stop; want some", s.workers.idleCount(), s.workers.running.Load())
-	}
-	s.Stop()
-	waitFor(t, "every worker to end", func() bool { return s.workers.running.Load() == 0 })
+	rt.Shutdown()
+	waitFor(t, "every worker to end", func() bool { return rt.workers.running.Load() == 0 })
 }

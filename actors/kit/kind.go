@@ -1,4 +1,4 @@
-package actors
+package kit
 
 import (
 	"cmp"
@@ -13,27 +13,24 @@ import (
 	"github.com/vmplane/vmplane/apierr"
 )
 
-// entity is the behaviour of one record-owning actor. The Kind's adapter calls load once
-// per incarnation (at start and after every restart) and handle for each request.
-type entity interface {
-	// load reads the entity's record from the store. A missing record is not an error:
+// Entity is the behaviour of one record-owning actor. The Kind's adapter calls Load once
+// per incarnation (at start and after every restart) and Handle for each request.
+type Entity interface {
+	// Load reads the entity's record from the store. A missing record is not an error:
 	// the entity starts empty and answers not-found or accepts a create.
-	load() error
-	// handle answers one request through ctx.Respond.
-	handle(ctx actor.Context, msg any)
+	Load() error
+	// Handle answers one request through ctx.Respond.
+	Handle(ctx actor.Context, msg any)
 }
 
-// absence is implemented by entities that know whether their record exists. An entity
+// Absence is implemented by entities that know whether their record exists. An entity
 // whose record does not exist holds nothing worth keeping, so it is passivated as soon
 // as it has answered: looking up ids that do not exist leaves nothing running.
-type absence interface{ absent() bool }
+type Absence interface{ Absent() bool }
 
-func (e *machineEntity) absent() bool  { return e.rec == nil }
-func (e *nodeEntity) absent() bool     { return e.rec == nil }
-func (e *tenantEntity) absent() bool   { return e.rec == nil }
-func (e *userEntity) absent() bool     { return e.rec == nil }
-func (e *scheduleEntity) absent() bool { return e.rec == nil }
-func (e *alertEntity) absent() bool    { return e.open == nil }
+// Busy is implemented by entities that can have work in flight that will report back
+// (a machine's task): a busy entity is not passivated.
+type Busy interface{ Busy() bool }
 
 // Kind supervises every entity of one kind. Each entity is a child actor named by its
 // record id, spawned on its first message and passivated after an idle period, when
@@ -41,18 +38,18 @@ func (e *alertEntity) absent() bool    { return e.open == nil }
 // reach an entity, so no message can race a passivation.
 type Kind struct {
 	name      string
-	sys       *System
+	rt        *Runtime
 	pid       *actor.PID
 	live      atomic.Int64
-	newFn     func(id string) entity
+	newFn     func(id string) Entity
 	idle      time.Duration
 	maxLive   int
 	kindMsg   func(ctx actor.Context, msg any) bool
 	stopSweep func()
 }
 
-// envelope addresses Msg to the entity with record id ID.
-type envelope struct {
+// Envelope addresses Msg to the entity with record id ID.
+type Envelope struct {
 	ID  string
 	Msg any
 }
@@ -63,8 +60,8 @@ type envelope struct {
 // detector), and which costs a timer per entity.
 type sweepIdle struct{}
 
-// passivate is an entity's own request to be stopped now (a deleted health check).
-type passivate struct{ ID string }
+// Passivate is an entity's own request to be stopped now (a deleted health check).
+type Passivate struct{ ID string }
 
 // child is what a supervisor knows of a running entity.
 type child struct {
@@ -89,38 +86,38 @@ func (c *child) idle() bool {
 	return n == nil || n.Load() == 0
 }
 
-// handsOff is implemented by entities whose handed-off work is counted (child.inflight).
-type handsOff interface{ handedOff() *atomic.Int64 }
+// HandsOff is implemented by entities whose handed-off work is counted (child.inflight).
+type HandsOff interface{ HandedOff() *atomic.Int64 }
 
 // Supervision: a failing entity is restarted (it reloads from the store) up to 5 times
 // in 10 s, then stopped; its next message spawns it afresh.
 var entityStrategy = actor.NewOneForOneStrategy(5, 10*time.Second, actor.DefaultDecider)
 
-// startKind spawns the supervisor of a kind. idle is the kind's own idle time (the
+// StartKind spawns the supervisor of a kind. idle is the kind's own idle time (the
 // system's EntityOptions may replace it); 0 means its entities are never passivated for
 // idleness or count (they run on their own, like health checks) but still when absent.
 // kindMsg, when set, handles messages addressed to the kind itself (not wrapped in an
 // envelope), such as creates that must be serialised across all entities of the kind;
 // it reports whether it handled the message.
-func (s *System) startKind(name string, idle time.Duration, newFn func(id string) entity, kindMsg func(ctx actor.Context, msg any) bool) *Kind {
-	k := &Kind{name: name, sys: s, newFn: newFn, idle: idle, kindMsg: kindMsg}
+func (rt *Runtime) StartKind(name string, idle time.Duration, newFn func(id string) Entity, kindMsg func(ctx actor.Context, msg any) bool) *Kind {
+	k := &Kind{name: name, rt: rt, newFn: newFn, idle: idle, kindMsg: kindMsg}
 	if idle > 0 {
-		if s.entities.Idle > 0 {
-			k.idle = s.entities.Idle
+		if rt.entities.Idle > 0 {
+			k.idle = rt.entities.Idle
 		}
-		k.maxLive = s.entities.MaxLive
+		k.maxLive = rt.entities.MaxLive
 	}
 	idle = k.idle
 	props := actor.PropsFromProducer(func() actor.Actor {
 		return &supervisor{kind: k, children: map[string]*child{}, byPID: map[string]string{}, stopping: map[string][]stashed{}}
-	}, actor.WithSupervisor(entityStrategy), actor.WithDispatcher(s.workers))
-	pid, err := s.actors.Root.SpawnNamed(props, name)
+	}, actor.WithSupervisor(entityStrategy), actor.WithDispatcher(rt.workers))
+	pid, err := rt.actors.Root.SpawnNamed(props, name)
 	if err != nil {
 		// Names are fixed at compile time; a clash is a programming error.
-		panic(fmt.Sprintf("actors: spawn supervisor %s: %v", name, err))
+		panic(fmt.Sprintf("kit: spawn supervisor %s: %v", name, err))
 	}
 	k.pid = pid
-	s.kinds = append(s.kinds, k)
+	rt.kinds = append(rt.kinds, k)
 	k.stopSweep = func() {}
 	if idle > 0 {
 		t := time.NewTicker(max(idle/2, time.Millisecond))
@@ -129,7 +126,7 @@ func (s *System) startKind(name string, idle time.Duration, newFn func(id string
 			for {
 				select {
 				case <-t.C:
-					s.actors.Root.Send(pid, &sweepIdle{})
+					rt.actors.Root.Send(pid, &sweepIdle{})
 				case <-done:
 					return
 				}
@@ -155,7 +152,7 @@ type supervisor struct {
 
 func (sv *supervisor) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
-	case *envelope:
+	case *Envelope:
 		if q, ok := sv.stopping[m.ID]; ok {
 			sv.stopping[m.ID] = append(q, stashed{m.Msg, ctx.Sender()})
 			return
@@ -166,7 +163,7 @@ func (sv *supervisor) Receive(ctx actor.Context) {
 		if spawned {
 			sv.evict(ctx, m.ID)
 		}
-	case *passivate:
+	case *Passivate:
 		if c, ok := sv.children[m.ID]; ok {
 			sv.stop(ctx, m.ID, c)
 		}
@@ -253,13 +250,13 @@ func (sv *supervisor) spawn(ctx actor.Context, id string) *child {
 	c.last.Store(time.Now().UnixNano())
 	props := actor.PropsFromProducer(func() actor.Actor {
 		e := k.newFn(id)
-		if h, ok := e.(handsOff); ok {
+		if h, ok := e.(HandsOff); ok {
 			// A restarted entity counts afresh; its predecessor's work is waited for
 			// when it loads (Tenants.lastRuleWrite).
-			c.inflight.Store(h.handedOff())
+			c.inflight.Store(h.HandedOff())
 		}
 		return &entityActor{kind: k, id: id, e: e, child: c}
-	}, actor.WithDispatcher(k.sys.workers))
+	}, actor.WithDispatcher(k.rt.workers))
 	pid, err := ctx.SpawnNamed(props, id)
 	if err != nil {
 		// The name is still registered: the old incarnation has not terminated yet
@@ -277,7 +274,7 @@ func (sv *supervisor) spawn(ctx actor.Context, id string) *child {
 type entityActor struct {
 	kind    *Kind
 	id      string
-	e       entity
+	e       Entity
 	child   *child
 	loadErr error
 }
@@ -286,9 +283,9 @@ func (a *entityActor) Receive(ctx actor.Context) {
 	switch ctx.Message().(type) {
 	case *actor.Started:
 		a.kind.live.Add(1)
-		a.loadErr = a.e.load()
+		a.loadErr = a.e.Load()
 		if a.loadErr != nil {
-			a.kind.sys.log.Error("entity load failed", zap.String("kind", a.kind.name), zap.String("id", a.id), zap.Error(a.loadErr))
+			a.kind.rt.Log.Error("entity load failed", zap.String("kind", a.kind.name), zap.String("id", a.id), zap.Error(a.loadErr))
 		}
 	case *actor.Restarting, *actor.Stopped:
 		a.kind.live.Add(-1)
@@ -296,18 +293,18 @@ func (a *entityActor) Receive(ctx actor.Context) {
 	default:
 		if a.loadErr != nil {
 			// Try again: the store may be back.
-			if a.loadErr = a.e.load(); a.loadErr != nil {
-				respondErr(ctx, apierr.New(apierr.ErrUnavailable, "storage unavailable"))
+			if a.loadErr = a.e.Load(); a.loadErr != nil {
+				RespondErr(ctx, apierr.New(apierr.ErrUnavailable, "storage unavailable"))
 				return
 			}
 		}
 		a.handleSafely(ctx)
 		a.child.last.Store(time.Now().UnixNano())
-		if b, ok := a.e.(interface{ busy() bool }); ok {
-			a.child.busy.Store(b.busy())
+		if b, ok := a.e.(Busy); ok {
+			a.child.busy.Store(b.Busy())
 		}
-		if e, ok := a.e.(absence); ok && e.absent() && a.child.idle() {
-			ctx.Send(ctx.Parent(), &passivate{ID: a.id})
+		if e, ok := a.e.(Absence); ok && e.Absent() && a.child.idle() {
+			ctx.Send(ctx.Parent(), &Passivate{ID: a.id})
 		}
 	}
 }
@@ -317,7 +314,7 @@ func (a *entityActor) Receive(ctx actor.Context) {
 func (a *entityActor) handleSafely(ctx actor.Context) {
 	defer func() {
 		if r := recover(); r != nil {
-			a.kind.sys.log.Error("entity panic", zap.String("kind", a.kind.name), zap.String("id", a.id),
+			a.kind.rt.Log.Error("entity panic", zap.String("kind", a.kind.name), zap.String("id", a.id),
 				zap.Any("panic", r), zap.Stack("stack"))
 			if ctx.Sender() != nil {
 				ctx.Respond(apierr.New(apierr.ErrInternal, "internal error"))
@@ -325,5 +322,17 @@ func (a *entityActor) handleSafely(ctx actor.Context) {
 			panic(r)
 		}
 	}()
-	a.e.handle(ctx, ctx.Message())
+	a.e.Handle(ctx, ctx.Message())
 }
+
+// PID is the address of the kind's supervisor.
+func (k *Kind) PID() *actor.PID { return k.pid }
+
+// Send tells the entity id msg from outside any actor; no answer is expected.
+func (k *Kind) Send(id string, msg any) { k.rt.actors.Root.Send(k.pid, &Envelope{ID: id, Msg: msg}) }
+
+// Runtime is the runtime the kind runs on.
+func (k *Kind) Runtime() *Runtime { return k.rt }
+
+// Live is how many entities of the kind run now.
+func (k *Kind) Live() int { return int(k.live.Load()) }

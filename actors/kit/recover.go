@@ -1,4 +1,4 @@
-package actors
+package kit
 
 import (
 	"go.uber.org/zap"
@@ -10,7 +10,7 @@ import (
 // that runs driver or entity work outside a mailbox (a machine's task, a schedule's
 // run, a health probe, a firewall push, a sync) defers it first thing:
 //
-//	defer actors.Recover(log, "machine task", func(err error) { /* fail the task */ })
+//	defer kit.Recover(log, "machine task", func(err error) { /* fail the task */ })
 //
 // A panic there (a driver that indexes an empty list, a nil it did not expect) is
 // logged with its stack and handed to failed as an internal error, so it costs the one

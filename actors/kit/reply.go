@@ -1,6 +1,7 @@
-package actors
+package kit
 
 import (
+	"context"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -87,14 +88,17 @@ func (p *replyBoxes) request(b *replyBox, pid *actor.PID, msg any) {
 	p.sys.Root.RequestWithCustomSender(pid, msg, sender)
 }
 
-// wait returns the reply, or false when none came within timeout.
-func (p *replyBoxes) wait(b *replyBox, timeout time.Duration) (any, bool) {
+// wait returns the reply, or false when none came within timeout or ctx ended first.
+func (p *replyBoxes) wait(ctx context.Context, b *replyBox, timeout time.Duration) (any, bool) {
 	b.timer.Reset(timeout)
 	select {
 	case m := <-b.ch:
 		b.timer.Stop()
 		return m, true
 	case <-b.timer.C:
+		return nil, false
+	case <-ctx.Done():
+		b.timer.Stop()
 		return nil, false
 	}
 }

@@ -1,4 +1,4 @@
-package actors
+package kit
 
 import (
 	"context"
@@ -45,18 +45,18 @@ func TestAskNeverCrossesReplies(t *testing.T) {
 	t.Cleanup(func() { s.actors.Root.Stop(pid) })
 	ctx := context.Background()
 
-	if got, err := ask[string](ctx, s, pid, "twice"); err != nil || got != "first" {
+	if got, err := AskPID[string](ctx, s, pid, "twice"); err != nil || got != "first" {
 		t.Fatalf("got %q, %v; want the first answer", got, err)
 	}
 	short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
 	defer cancel()
-	if _, err := ask[string](short, s, pid, "late"); !errors.Is(err, apierr.ErrTimeout) {
+	if _, err := AskPID[string](short, s, pid, "late"); !errors.Is(err, apierr.ErrTimeout) {
 		t.Fatalf("got %v; want a timeout", err)
 	}
 	close(e.release) // the late answer now arrives, while later requests run
 	for i := range 200 {
 		want := "req-" + string(rune('a'+i%26))
-		got, err := ask[string](ctx, s, pid, want)
+		got, err := AskPID[string](ctx, s, pid, want)
 		if err != nil || got != want {
 			t.Fatalf("request %d: got %q, %v; want %q (a reply of another request?)", i, got, err, want)
 		}
@@ -72,10 +72,10 @@ func TestAskDeadActor(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if _, err := ask[string](ctx, s, pid, "hello"); !errors.Is(err, apierr.ErrUnavailable) {
+	if _, err := AskPID[string](ctx, s, pid, "hello"); !errors.Is(err, apierr.ErrUnavailable) {
 		t.Fatalf("got %v; want unavailable", err)
 	}
-	if v, err := ask[any](ctx, s, pid, "hello"); !errors.Is(err, apierr.ErrUnavailable) {
+	if v, err := AskPID[any](ctx, s, pid, "hello"); !errors.Is(err, apierr.ErrUnavailable) {
 		t.Fatalf("ask[any] got %v, %v; want unavailable, not the dead letter as an answer", v, err)
 	}
 }

@@ -1,15 +1,15 @@
-package actors
+package kit
 
 import (
 	"sync"
 	"time"
 )
 
-// entityTimers keeps at most one timer per entity of a kind, outside every mailbox.
-// A timer that fires calls back with the generation it was armed with; take tells the
+// EntityTimers keeps at most one timer per entity of a kind, outside every mailbox.
+// A timer that fires calls back with the generation it was armed with; Take tells the
 // live tick from a stale one (its timer was replaced or disarmed meanwhile), so a
 // message already on its way cannot act twice.
-type entityTimers struct {
+type EntityTimers struct {
 	mu     sync.Mutex
 	closed bool
 	seq    uint64
@@ -21,9 +21,9 @@ type entityTimer struct {
 	timer *time.Timer
 }
 
-// arm sets id's timer to call fire after d, replacing any other; after stop it does
+// Arm sets id's timer to call fire after d, replacing any other; after stop it does
 // nothing.
-func (t *entityTimers) arm(id string, d time.Duration, fire func(gen uint64)) {
+func (t *EntityTimers) Arm(id string, d time.Duration, fire func(gen uint64)) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.closed {
@@ -40,8 +40,8 @@ func (t *entityTimers) arm(id string, d time.Duration, fire func(gen uint64)) {
 	t.armed[id] = entityTimer{gen: gen, timer: time.AfterFunc(d, func() { fire(gen) })}
 }
 
-// disarm stops id's timer.
-func (t *entityTimers) disarm(id string) {
+// Disarm stops id's timer.
+func (t *EntityTimers) Disarm(id string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if old, ok := t.armed[id]; ok {
@@ -50,8 +50,8 @@ func (t *entityTimers) disarm(id string) {
 	}
 }
 
-// take consumes id's timer if gen is its live generation.
-func (t *entityTimers) take(id string, gen uint64) bool {
+// Take consumes id's timer if gen is its live generation.
+func (t *EntityTimers) Take(id string, gen uint64) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	a, ok := t.armed[id]
@@ -62,8 +62,8 @@ func (t *entityTimers) take(id string, gen uint64) bool {
 	return true
 }
 
-// stop disarms every timer for good.
-func (t *entityTimers) stop() {
+// Stop disarms every timer for good.
+func (t *EntityTimers) Stop() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.closed = true

@@ -1,0 +1,124 @@
+package kit
+
+import (
+	"errors"
+
+	"github.com/vmplane/vmplane/apierr"
+	"github.com/vmplane/vmplane/persistence"
+)
+
+// ErrStopScan ends a Scan early without being an error.
+var ErrStopScan = errors.New("stop scan")
+
+// ScanFiltered is the one pager of the store's lists: it walks the keys under prefix
+// in order, after the cursor, turning each (key suffix, value) into an item or
+// skipping it, until limit items (0: all). The cursor of the next page is the suffix of
+// the last item returned, so filtered lists page correctly; it is empty on the last.
+func ScanFiltered[T any](store persistence.Store, prefix []byte, cursor string, limit int, item func(suffix string, v []byte) (T, bool, error)) ([]T, string, error) {
+	var after []byte
+	if cursor != "" {
+		after = append(append([]byte{}, prefix...), cursor...)
+	}
+	out := []T{}
+	var last string
+	more := false
+	err := store.Scan(prefix, after, 0, func(k, v []byte) error {
+		if limit > 0 && len(out) == limit {
+			more = true
+			return ErrStopScan
+		}
+		suffix := string(k[len(prefix):])
+		it, ok, err := item(suffix, v)
+		if err != nil {
+			return err
+		}
+		if ok {
+			out = append(out, it)
+			last = suffix
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, ErrStopScan) {
+		return nil, "", err
+	}
+	if !more {
+		last = ""
+	}
+	return out, last, nil
+}
+
+// ScanPage pages through records stored under prefix, decoding each as R and keeping
+// those keep accepts.
+func ScanPage[R any, T any](store persistence.Store, prefix []byte, cursor string, limit int, keep func(*R) (T, bool)) ([]T, string, error) {
+	return ScanFiltered(store, prefix, cursor, limit, func(_ string, v []byte) (T, bool, error) {
+		var rec R
+		if _, err := persistence.Decode(v, &rec); err != nil {
+			var zero T
+			return zero, false, err
+		}
+		it, ok := keep(&rec)
+		return it, ok, nil
+	})
+}
+
+// ScanIndex pages through an index of ids (keys prefix+id) and loads each record; ids
+// whose record is gone are skipped.
+func ScanIndex[T any](store persistence.Store, prefix []byte, cursor string, limit int, load func(id string) (*T, error)) ([]T, string, error) {
+	return ScanFiltered(store, prefix, cursor, limit, func(id string, _ []byte) (T, bool, error) {
+		v, err := load(id)
+		if errors.Is(err, persistence.ErrNotFound) {
+			var zero T
+			return zero, false, nil
+		}
+		if err != nil {
+			var zero T
+			return zero, false, err
+		}
+		return *v, true, nil
+	})
+}
+
+// ScanIndexFiltered is ScanIndex for items that a filter may also skip.
+func ScanIndexFiltered[T any](store persistence.Store, prefix []byte, cursor string, limit int, item func(id string) (T, bool, error)) ([]T, string, error) {
+	return ScanFiltered(store, prefix, cursor, limit, func(id string, _ []byte) (T, bool, error) { return item(id) })
+}
+
+// PageSlice pages through items, already in list order, from index start: it keeps
+// those keep accepts, up to limit (0: all). last is the index of the page's last item
+// when more items follow it, -1 on the last page.
+func PageSlice[T any](items []T, start, limit int, keep func(T) bool) (page []T, last int) {
+	page = []T{}
+	for i := max(start, 0); i < len(items); i++ {
+		if !keep(items[i]) {
+			continue
+		}
+		if limit > 0 && len(page) == limit {
+			return page, last
+		}
+		page = append(page, items[i])
+		last = i
+	}
+	return page, -1
+}
+
+// BadCursor answers a cursor that no page of the list handed out.
+func BadCursor() error { return apierr.Invalid(apierr.Field("cursor", "is not a cursor of this list")) }
+
+// LoadOptional is persistence.Load for an entity's own record, where a missing one is
+// not an error: the entity starts empty (nil) and answers not-found or takes a create.
+func LoadOptional[T any](store persistence.Store, key []byte) (*T, error) {
+	v, err := persistence.Load[T](store, key)
+	if errors.Is(err, persistence.ErrNotFound) {
+		return nil, nil
+	}
+	return v, err
+}
+
+// InScope reports whether a record of owner is visible to a caller scoped to tenant
+// (nil: an operator, who sees everything).
+func InScope(tenant, owner *string) bool {
+	return tenant == nil || (owner != nil && *owner == *tenant)
+}
+
+// Ptr returns a pointer to a copy of v.
+func Ptr[T any](v T) *T { return &v }

@@ -1,0 +1,179 @@
+// Package kit is vmplane's actor runtime: it knows how to run entities, not what they
+// are. A Runtime holds the protoactor system, the workers every mailbox runs on, the
+// reusable reply boxes of Ask, the store entities persist to and the logger; a Kind
+// supervises every entity of one kind (activation by id, passivation, restarts); Ask
+// and the reply helpers carry requests and answers; the pagers walk the store's lists;
+// Every runs periodic loops; Recover guards background goroutines.
+//
+// kit imports protoactor, persistence and apierr and no domain package: what a machine
+// or a tenant is lives in the domain packages beside it, which build on kit. The
+// cluster's placement and fencing belong here, so that no domain package learns whether
+// it runs on one member or several.
+package kit
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"go.uber.org/zap"
+	"go.uber.org/zap/exp/zapslog"
+
+	"github.com/vmplane/vmplane/apierr"
+	"github.com/vmplane/vmplane/persistence"
+)
+
+// DefaultTimeout bounds one request from the edge to an actor.
+const DefaultTimeout = 10 * time.Second
+
+// Runtime is the running actor system that entities of every kind share.
+type Runtime struct {
+	actors *actor.ActorSystem
+	// Store is the store every entity persists to.
+	Store persistence.Store
+	// Log is the runtime's logger; domain packages name their own from it.
+	Log *zap.Logger
+	// replies are the reusable reply addresses of Ask (reply.go).
+	replies *replyBoxes
+	// workers run every actor's mailbox (dispatcher.go).
+	workers *workers
+	// entities bound every passivating kind.
+	entities EntityOptions
+	kinds    []*Kind
+}
+
+// EntityOptions bound the entity actors of every kind that passivates (all but the
+// health checks, whose entities run their probes): an entity is stopped once it has
+// been idle for Idle, and when more than MaxLive of a kind run, the least recently
+// used idle ones are stopped. An entity with work in flight is never stopped; its
+// next message starts it again from the store.
+type EntityOptions struct {
+	// Idle replaces each kind's own idle time when positive.
+	Idle time.Duration
+	// MaxLive is how many entities of one kind may run at once (0: no bound).
+	MaxLive int
+}
+
+// New starts an actor runtime over store. protoactor's own log lines go to log (its
+// info lines at debug level: they are internal noise for an operator).
+func New(store persistence.Store, log *zap.Logger, entities EntityOptions) *Runtime {
+	if log == nil {
+		log = zap.NewNop()
+	}
+	// protoactor logs through slog; route it into zap so there is one log stream.
+	cfg := actor.Configure(actor.WithLoggerFactory(func(sys *actor.ActorSystem) *slog.Logger {
+		return slog.New(quietInfo{zapslog.NewHandler(log.Core(), zapslog.WithName("protoactor"))})
+	}))
+	rt := &Runtime{actors: actor.NewActorSystemWithConfig(cfg), Store: store, Log: log, entities: entities}
+	rt.replies = newReplyBoxes(rt.actors)
+	rt.workers = newWorkers(mailboxThroughput, maxIdleWorkers)
+	return rt
+}
+
+// StopKinds stops every kind's supervisor, and so every entity, newest kind first,
+// and waits for them.
+func (rt *Runtime) StopKinds() {
+	for i := len(rt.kinds) - 1; i >= 0; i-- {
+		rt.kinds[i].stopSweep()
+		_ = rt.actors.Root.StopFuture(rt.kinds[i].pid).Wait()
+	}
+	rt.kinds = nil
+}
+
+// Shutdown stops the actor system and ends the idle workers. Kinds are stopped first
+// (StopKinds); actors spawned outside a kind (the limiter's) must be stopped by their
+// owners before.
+func (rt *Runtime) Shutdown() {
+	rt.StopKinds()
+	rt.actors.Shutdown()
+	rt.workers.close()
+}
+
+// Kinds reports the live entity count of each kind, for /metrics.
+func (rt *Runtime) Kinds() map[string]int {
+	out := make(map[string]int, len(rt.kinds))
+	for _, k := range rt.kinds {
+		out[k.name] = int(k.live.Load())
+	}
+	return out
+}
+
+// Root is the context for messages sent from outside any actor.
+func (rt *Runtime) Root() *actor.RootContext { return rt.actors.Root }
+
+// Send tells pid msg from outside any actor; no answer is expected.
+func (rt *Runtime) Send(pid *actor.PID, msg any) { rt.actors.Root.Send(pid, msg) }
+
+// Spawn starts an actor that is not an entity (the limiter's shards) on the runtime's
+// workers, under name.
+func (rt *Runtime) Spawn(name string, producer actor.Producer, opts ...actor.PropsOption) (*actor.PID, error) {
+	props := actor.PropsFromProducer(producer, append([]actor.PropsOption{actor.WithDispatcher(rt.workers)}, opts...)...)
+	return rt.actors.Root.SpawnNamed(props, name)
+}
+
+// Commit persists a batch and waits for durability. Entities call it before replying;
+// the deadline keeps a stuck disk from holding a mailbox forever.
+func (rt *Runtime) Commit(b *persistence.Batch) error {
+	ctx, cancel := context.WithTimeout(context.Background(), DefaultTimeout)
+	defer cancel()
+	return rt.Store.Commit(ctx, b)
+}
+
+// AskPID sends msg to pid and waits for the reply, which is either a T or an error.
+// The wait ends at ctx's deadline (DefaultTimeout without one) or when ctx is
+// cancelled, so a shutdown never waits out a timeout.
+func AskPID[T any](ctx context.Context, rt *Runtime, pid *actor.PID, msg any) (T, error) {
+	var zero T
+	timeout := DefaultTimeout
+	if d, ok := ctx.Deadline(); ok {
+		timeout = time.Until(d)
+		if timeout <= 0 {
+			return zero, apierr.New(apierr.ErrTimeout, "the request did not finish in time")
+		}
+	}
+	box := rt.replies.get()
+	rt.replies.request(box, pid, msg)
+	res, ok := rt.replies.wait(ctx, box, timeout)
+	if !ok {
+		rt.replies.discard(box)
+		if ctx.Err() != nil && ctx.Err() != context.DeadlineExceeded {
+			return zero, apierr.New(apierr.ErrUnavailable, "the request was cancelled")
+		}
+		return zero, apierr.New(apierr.ErrTimeout, "the request did not finish in time")
+	}
+	rt.replies.put(box)
+	// Errors first: for T = any, case T would take them as answers.
+	switch r := res.(type) {
+	case *apierr.Error:
+		return zero, r
+	case *actor.DeadLetterResponse:
+		return zero, apierr.New(apierr.ErrUnavailable, "the service is not available")
+	case T:
+		return r, nil
+	}
+	return zero, fmt.Errorf("kit: unexpected reply %T to %T", res, msg)
+}
+
+// Ask sends msg to the entity id of kind k and waits for its reply, a T or an error.
+func Ask[T any](ctx context.Context, k *Kind, id string, msg any) (T, error) {
+	return AskPID[T](ctx, k.rt, k.pid, &Envelope{ID: id, Msg: msg})
+}
+
+// RespondErr answers the current request with err as an *apierr.Error, so a reply is
+// always plain data.
+func RespondErr(ctx actor.Context, err error) {
+	ctx.Respond(apierr.From(err))
+}
+
+// Reply answers a request when there is someone to answer: messages that are told,
+// not asked (timer ticks, wake-ups), get no answer.
+func Reply(ctx actor.Context, v any) {
+	if ctx.Sender() != nil {
+		ctx.Respond(v)
+	}
+}
+
+// Done is the answer to a request that succeeded with nothing to say.
+type Done struct{}
