@@ -140,7 +140,7 @@ func tenantOr(t *string, def string) string {
 // kind, so the raises and resolves of one condition are serialised (one open event per
 // condition, exactly one per episode) while different conditions proceed in parallel.
 type Alerts struct {
-	sys  *System
+	sys  *alertsSys
 	kind *kit.Kind
 }
 
@@ -151,7 +151,7 @@ type (
 	ackAlert     struct{ ID string }
 )
 
-func startAlerts(s *System) *Alerts {
+func startAlerts(s *alertsSys) *Alerts {
 	a := &Alerts{sys: s}
 	a.kind = s.rt.StartKind("alerts", 2*time.Minute, func(id string) kit.Entity {
 		kind, target, _ := strings.Cut(id, ":")
@@ -324,7 +324,7 @@ func loadAlert(store persistence.Store, id string) (*Alert, error) {
 
 // alertEntity owns one condition: its open event, if any.
 type alertEntity struct {
-	sys          *System
+	sys          *alertsSys
 	kind, target string
 	open         *Alert
 }
@@ -454,3 +454,9 @@ func (e *alertEntity) save(a Alert) error {
 
 // Absent implements kit.Absence.
 func (e *alertEntity) Absent() bool { return e.open == nil }
+
+// The runtime finds these behaviours by interface: the compiler checks them, since a
+// misnamed method would silently turn them off.
+var (
+	_ kit.Absence = (*alertEntity)(nil)
+)

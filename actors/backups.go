@@ -75,7 +75,7 @@ func delBackup(b *persistence.Batch, r *Backup) {
 // retention prunes them; a delete through the API removes the backup from the
 // hypervisor first and then its record. Records are written once and deleted once,
 // so these two writers never lose each other's update.
-type Backups struct{ sys *System }
+type Backups struct{ sys *machinesSys }
 
 func (b *Backups) load(tenant, id string) (*Backup, error) {
 	val, err := b.sys.store.Get(backupKey(tenant, id))

@@ -35,13 +35,13 @@ type ConsoleSession struct {
 // Consoles issues console tickets and redeems them. Tickets live only in memory: they
 // are worth a minute, and a restart invalidating them is the safe failure.
 type Consoles struct {
-	sys     *System
+	sys     *machinesSys
 	mu      sync.Mutex
 	tickets map[string]ConsoleTicket
 	now     func() time.Time
 }
 
-func newConsoles(s *System) *Consoles {
+func newConsoles(s *machinesSys) *Consoles {
 	return &Consoles{sys: s, tickets: map[string]ConsoleTicket{}, now: time.Now}
 }
 
@@ -91,7 +91,7 @@ func (c *Consoles) Redeem(ctx context.Context, machineID, ticket string) (hyperv
 		return nil, ConsoleSession{}, errBadTicket
 	}
 	// The login may have ended since the ticket was issued.
-	if c.sys.Users.Authorize(t.session.UserID, t.session.SessionID, t.session.Gen) != nil {
+	if c.sys.authorize(t.session.UserID, t.session.SessionID, t.session.Gen) != nil {
 		return nil, ConsoleSession{}, errBadTicket
 	}
 	// The machine may have moved since the ticket was issued: ask for its node again.

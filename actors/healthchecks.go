@@ -162,7 +162,7 @@ func hcTenantKey(tenant, id string) []byte { return persistence.Key("hc-tenant",
 // what a result means; the probe itself runs on a goroutine that reports back, so a
 // hanging target holds up nothing but its own check, whose next probe waits for it.
 type HealthChecks struct {
-	sys    *System
+	sys    *monitoringSys
 	kind   *kit.Kind
 	client *http.Client
 
@@ -205,7 +205,7 @@ type (
 	}
 )
 
-func startHealthChecks(s *System) *HealthChecks {
+func startHealthChecks(s *monitoringSys) *HealthChecks {
 	h := &HealthChecks{sys: s, inflight: map[string]bool{}}
 	h.ctx, h.cancel = context.WithCancel(context.Background())
 	h.client = &http.Client{
@@ -734,7 +734,7 @@ func validHost(h string) bool {
 
 // hcEntity owns one check: its record, its timer (in HealthChecks) and its alert.
 type hcEntity struct {
-	sys *System
+	sys *monitoringSys
 	hs  *HealthChecks
 	id  string
 	rec *HealthCheck

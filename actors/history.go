@@ -106,7 +106,7 @@ func EncodeUsageDay(d UsageDay) ([]byte, error) { return persistence.Encode(usag
 
 // History samples the cluster's usage into the daily history and forecasts from it.
 type History struct {
-	sys      *System
+	sys      *monitoringSys
 	interval time.Duration
 	// mu serialises the writers of day records (the timer, and Sample or Backfill
 	// called directly).
@@ -117,7 +117,7 @@ type History struct {
 }
 
 // startHistory starts the sampler when interval is positive and there is a driver.
-func startHistory(s *System, interval time.Duration) *History {
+func startHistory(s *monitoringSys, interval time.Duration) *History {
 	h := &History{sys: s, interval: interval}
 	h.ctx, h.cancel = context.WithCancel(context.Background())
 	if interval > 0 && s.driver != nil {

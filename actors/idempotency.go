@@ -34,7 +34,7 @@ func answerKey(user, key string) []byte { return persistence.Key("idem", user, k
 // serialises the check and the claim of a key: two concurrent requests with one key
 // cannot both run.
 type Idempotency struct {
-	sys  *System
+	sys  *authSys
 	kind *kit.Kind
 }
 
@@ -52,7 +52,7 @@ type (
 	}
 )
 
-func startIdempotency(s *System) *Idempotency {
+func startIdempotency(s *authSys) *Idempotency {
 	i := &Idempotency{sys: s}
 	i.kind = s.rt.StartKind("idempotency", 5*time.Minute, func(id string) kit.Entity {
 		return &idemEntity{sys: s, user: id, inflight: map[string]string{}}
@@ -81,7 +81,7 @@ func (i *Idempotency) Complete(ctx context.Context, user, key string, a *Answer,
 }
 
 type idemEntity struct {
-	sys      *System
+	sys      *authSys
 	user     string
 	inflight map[string]string // key → request hash
 }
@@ -167,3 +167,9 @@ func (e *idemEntity) Handle(ctx actor.Context, msg any) {
 		kit.RespondErr(ctx, apierr.New(apierr.ErrInternal, "unexpected message"))
 	}
 }
+
+// The runtime finds these behaviours by interface: the compiler checks them, since a
+// misnamed method would silently turn them off.
+var (
+	_ kit.Busy = (*idemEntity)(nil)
+)

@@ -130,7 +130,7 @@ const insightRecordVersion = 1
 // keeps the records the rules need that no other record holds: crashes (a sync noticing
 // a stopped machine leaves no task behind) and the index of machines in error.
 type Insights struct {
-	sys    *System
+	sys    *monitoringSys
 	opts   FaultyOptions
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -141,7 +141,7 @@ type Insights struct {
 	inError map[string]bool
 }
 
-func startInsights(s *System, opts FaultyOptions) *Insights {
+func startInsights(s *monitoringSys, opts FaultyOptions) *Insights {
 	in := &Insights{sys: s, opts: opts.withDefaults(), inError: map[string]bool{}}
 	in.ctx, in.cancel = context.WithCancel(context.Background())
 	// Subscribing here, before any entity can publish, means the follower misses

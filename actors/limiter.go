@@ -74,7 +74,7 @@ type Decision struct {
 // Limiter decides whether a request may go on. Its buckets live in sharded actors;
 // all buckets of one key are in one shard, so a request's buckets are taken atomically.
 type Limiter struct {
-	sys    *System
+	rt     *kit.Runtime
 	opts   LimitOptions
 	shards []*actor.PID
 	seed   maphash.Seed
@@ -90,13 +90,14 @@ type take struct {
 // sweep asks a shard to drop its idle buckets.
 type sweep struct{}
 
-func startLimiter(s *System, opts LimitOptions) *Limiter {
+// StartLimiter spawns the limiter's shards on rt.
+func StartLimiter(rt *kit.Runtime, opts LimitOptions) *Limiter {
 	if opts.Shards <= 0 {
 		opts.Shards = 4
 	}
-	l := &Limiter{sys: s, opts: opts, seed: maphash.MakeSeed()}
+	l := &Limiter{rt: rt, opts: opts, seed: maphash.MakeSeed()}
 	for i := 0; i < opts.Shards; i++ {
-		pid, err := s.rt.Spawn(fmt.Sprintf("limiter-%d", i), func() actor.Actor {
+		pid, err := rt.Spawn(fmt.Sprintf("limiter-%d", i), func() actor.Actor {
 			return &limiterShard{opts: opts, buckets: map[string]*bucket{}, now: time.Now}
 		})
 		if err != nil {
@@ -111,7 +112,7 @@ func startLimiter(s *System, opts LimitOptions) *Limiter {
 			select {
 			case <-t.C:
 				for _, pid := range l.shards {
-					s.rt.Send(pid, &sweep{})
+					rt.Send(pid, &sweep{})
 				}
 			case <-done:
 				return
@@ -140,7 +141,7 @@ func (l *Limiter) Take(ctx context.Context, key string, buckets ...string) (Deci
 		return Decision{Allowed: true}, nil
 	}
 	shard := l.shards[maphash.String(l.seed, key)%uint64(len(l.shards))]
-	return kit.AskPID[Decision](ctx, l.sys.rt, shard, &take{Key: key, Buckets: enabled})
+	return kit.AskPID[Decision](ctx, l.rt, shard, &take{Key: key, Buckets: enabled})
 }
 
 func (l *Limiter) limit(name string) Limit { return l.opts.limit(name) }
@@ -280,7 +281,7 @@ func (l *Limiter) LoginAttempt(ctx context.Context, email, addr string) (LoginDe
 	if !l.opts.Login.Enabled() && !l.opts.LoginAddr.Enabled() {
 		return LoginDecision{Decision: Decision{Allowed: true}}, nil
 	}
-	return kit.AskPID[LoginDecision](ctx, l.sys.rt, l.loginShard(email), &loginTake{Email: email, Addr: addr})
+	return kit.AskPID[LoginDecision](ctx, l.rt, l.loginShard(email), &loginTake{Email: email, Addr: addr})
 }
 
 // LoginSucceeded records that a login admitted by LoginAttempt had the right password:
@@ -290,7 +291,7 @@ func (l *Limiter) LoginSucceeded(email, addr string) {
 	if !l.opts.Login.Enabled() && !l.opts.LoginAddr.Enabled() {
 		return
 	}
-	l.sys.rt.Send(l.loginShard(email), &loginSucceeded{Email: email, Addr: addr})
+	l.rt.Send(l.loginShard(email), &loginSucceeded{Email: email, Addr: addr})
 }
 
 // loginShard is the shard of every login bucket of email, so that one decision sees

@@ -236,7 +236,7 @@ type (
 
 // Machines is the service in front of the machines kind.
 type Machines struct {
-	sys  *System
+	sys  *machinesSys
 	kind *kit.Kind
 	// running maps the id of each task whose hypervisor work runs in this process to
 	// its cancel function: a task with no entry here was left by an earlier process.
@@ -252,7 +252,7 @@ type Machines struct {
 	OpTimeout time.Duration
 }
 
-func startMachines(s *System) *Machines {
+func startMachines(s *machinesSys) *Machines {
 	m := &Machines{sys: s, OpTimeout: 10 * time.Minute, lists: newMachineLists(s.store)}
 	m.kind = s.rt.StartKind("machines", 5*time.Minute, func(id string) kit.Entity {
 		return &machineEntity{sys: s, ms: m, id: id}
@@ -415,7 +415,7 @@ func (m *Machines) Destroy(ctx context.Context, id string, tenant *string) (Task
 // Assign moves a machine to a tenant, or to none: an operator's act, outside quota.
 func (m *Machines) Assign(ctx context.Context, id string, tenant *string) (Machine, error) {
 	if tenant != nil {
-		if _, err := m.sys.Tenants.Get(ctx, *tenant); err != nil {
+		if err := m.sys.tenantExists(ctx, *tenant); err != nil {
 			return Machine{}, apierr.Invalid(apierr.Field("tenant_id", "no tenant %s", *tenant))
 		}
 	}
@@ -424,7 +424,7 @@ func (m *Machines) Assign(ctx context.Context, id string, tenant *string) (Machi
 
 // machineEntity owns one machine record and is its lock: one operation at a time.
 type machineEntity struct {
-	sys *System
+	sys *machinesSys
 	ms  *Machines
 	id  string
 	rec *machineRecord
@@ -952,3 +952,10 @@ func (m *Machines) settleOpenTasks() error {
 
 // Absent implements kit.Absence.
 func (e *machineEntity) Absent() bool { return e.rec == nil }
+
+// The runtime finds these behaviours by interface: the compiler checks them, since a
+// misnamed method would silently turn them off.
+var (
+	_ kit.Absence = (*machineEntity)(nil)
+	_ kit.Busy    = (*machineEntity)(nil)
+)

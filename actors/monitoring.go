@@ -42,7 +42,7 @@ type MonitoringOptions struct {
 // (from the event bus) and nodes busy for too long (from the node records), and
 // computes the operators' overview.
 type Monitoring struct {
-	sys  *System
+	sys  *monitoringSys
 	opts MonitoringOptions
 
 	mu      sync.Mutex
@@ -52,7 +52,7 @@ type Monitoring struct {
 	wg      sync.WaitGroup
 }
 
-func startMonitoring(s *System, opts MonitoringOptions) *Monitoring {
+func startMonitoring(s *monitoringSys, opts MonitoringOptions) *Monitoring {
 	if opts.NodeUsageThreshold <= 0 || opts.NodeUsageThreshold > 1 {
 		opts.NodeUsageThreshold = DefaultNodeUsageThreshold
 	}

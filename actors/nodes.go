@@ -38,7 +38,7 @@ func nodeKey(id string) []byte { return persistence.Key("node", id) }
 
 // Nodes is the service in front of the nodes kind.
 type Nodes struct {
-	sys  *System
+	sys  *machinesSys
 	kind *kit.Kind
 }
 
@@ -48,7 +48,7 @@ type (
 	vanishNode  struct{}
 )
 
-func startNodes(s *System) *Nodes {
+func startNodes(s *machinesSys) *Nodes {
 	n := &Nodes{sys: s}
 	n.kind = s.rt.StartKind("nodes", 10*time.Minute, func(id string) kit.Entity { return &nodeEntity{sys: s, id: id} }, nil)
 	return n
@@ -83,7 +83,7 @@ func (n *Nodes) offline(ctx context.Context) (map[string]bool, error) {
 }
 
 type nodeEntity struct {
-	sys *System
+	sys *machinesSys
 	id  string
 	rec *Node
 }
@@ -149,3 +149,9 @@ func (e *nodeEntity) observe(hn hypervisor.Node) bool {
 
 // Absent implements kit.Absence.
 func (e *nodeEntity) Absent() bool { return e.rec == nil }
+
+// The runtime finds these behaviours by interface: the compiler checks them, since a
+// misnamed method would silently turn them off.
+var (
+	_ kit.Absence = (*nodeEntity)(nil)
+)

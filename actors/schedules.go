@@ -307,7 +307,7 @@ type ScheduleOptions struct {
 // a goroutine that reports back as a message. Timers live here, outside every
 // mailbox, at most one per schedule, so a passivated schedule still fires.
 type Schedules struct {
-	sys   *System
+	sys   *schedulesSys
 	kind  *kit.Kind
 	now   func() time.Time
 	grace time.Duration
@@ -366,7 +366,7 @@ type (
 	}
 )
 
-func startSchedules(s *System, opts ScheduleOptions) *Schedules {
+func startSchedules(s *schedulesSys, opts ScheduleOptions) *Schedules {
 	ss := &Schedules{sys: s, now: opts.Now, grace: max(opts.Grace, 0)}
 	if ss.now == nil {
 		ss.now = time.Now
@@ -597,7 +597,7 @@ func (b BackupSchedules) List(_ context.Context, tenant *string, machineID, curs
 
 // scheduleEntity owns one schedule record and decides which due times run.
 type scheduleEntity struct {
-	sys *System
+	sys *schedulesSys
 	ss  *Schedules
 	id  string
 	rec *scheduleRecord
@@ -1271,3 +1271,9 @@ func (s *Schedules) report(id string, d *runDone) {
 
 // Absent implements kit.Absence.
 func (e *scheduleEntity) Absent() bool { return e.rec == nil }
+
+// The runtime finds these behaviours by interface: the compiler checks them, since a
+// misnamed method would silently turn them off.
+var (
+	_ kit.Absence = (*scheduleEntity)(nil)
+)

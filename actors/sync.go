@@ -32,7 +32,7 @@ type SyncMachines struct {
 
 // Cluster reconciles the store with the hypervisor's inventory.
 type Cluster struct {
-	sys *System
+	sys *machinesSys
 	// mu makes syncs one at a time: two reconciliations interleaved could adopt one
 	// vmid twice. A second caller waits and then runs its own, which finds nothing new.
 	mu       sync.Mutex

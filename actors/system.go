@@ -10,6 +10,7 @@
 package actors
 
 import (
+	"context"
 	"time"
 
 	"go.uber.org/zap"
@@ -92,34 +93,32 @@ type Options struct {
 // EntityOptions bound the entity actors of every kind (kit.EntityOptions).
 type EntityOptions = kit.EntityOptions
 
-// Start starts the actor system and every supervisor.
+// Start builds the services in dependency order (each gets what it uses, nothing
+// more) and, once all run, settles the tasks a previous run left open and arms the
+// schedules' and health checks' timers.
 func Start(opts Options) (*System, error) {
 	if opts.Logger == nil {
 		opts.Logger = zap.NewNop()
 	}
 	log := opts.Logger.Named("actors")
 	s := &System{rt: kit.New(opts.Store, log, opts.Entities), store: opts.Store, driver: opts.Driver, log: log, Events: newEvents()}
-	var err error
-	if s.Users, err = startUsers(s, opts.Auth); err != nil {
+	auth, err := StartAuth(AuthDeps{Runtime: s.rt, Options: opts.Auth, TenantExists: s.tenantExists})
+	if err != nil {
 		s.Stop()
 		return nil, err
 	}
-	s.Limiter = startLimiter(s, opts.Limits)
-	s.Tasks = &Tasks{sys: s}
-	s.Nodes = startNodes(s)
-	s.Machines = startMachines(s)
-	s.Tenants = startTenants(s)
-	s.Cluster = &Cluster{sys: s}
-	s.Consoles = newConsoles(s)
-	s.Idempotency = startIdempotency(s)
+	s.Users, s.Idempotency = auth.Users, auth.Idempotency
+	s.Limiter = StartLimiter(s.rt, opts.Limits)
 	// Before anything publishes tasks: the monitoring watches the event bus from here.
-	s.Alerts = startAlerts(s)
-	s.HealthChecks = startHealthChecks(s)
-	s.Monitoring = startMonitoring(s, opts.Monitoring)
-	s.Insights = startInsights(s, opts.Faulty)
-	s.History = startHistory(s, opts.HistoryInterval)
-	s.Backups = &Backups{sys: s}
-	s.Schedules = startSchedules(s, opts.Schedules)
+	s.Alerts = StartAlerts(AlertsDeps{Runtime: s.rt, Events: s.Events})
+	ms := StartMachines(MachinesDeps{Runtime: s.rt, Driver: s.driver, Events: s.Events, Alerts: s.Alerts,
+		TenantExists: s.tenantExists, Authorize: s.Users.Authorize})
+	s.Machines, s.Nodes, s.Tasks, s.Cluster, s.Consoles, s.Backups = ms.Machines, ms.Nodes, ms.Tasks, ms.Cluster, ms.Consoles, ms.Backups
+	s.Tenants = StartTenants(TenantsDeps{Runtime: s.rt, Driver: s.driver, Events: s.Events, Machines: ms})
+	mon := StartMonitoring(MonitoringDeps{Runtime: s.rt, Driver: s.driver, Events: s.Events, Alerts: s.Alerts,
+		Machines: ms, Tenants: s.Tenants, Options: opts.Monitoring, Faulty: opts.Faulty, HistoryInterval: opts.HistoryInterval})
+	s.HealthChecks, s.Monitoring, s.Insights, s.History = mon.HealthChecks, mon.Monitoring, mon.Insights, mon.History
+	s.Schedules = StartSchedules(SchedulesDeps{Runtime: s.rt, Driver: s.driver, Machines: ms, Options: opts.Schedules})
 	if err := s.Machines.settleOpenTasks(); err != nil {
 		s.Stop()
 		return nil, err
@@ -136,6 +135,14 @@ func Start(opts Options) (*System, error) {
 		s.Cluster.runPeriodic(opts.SyncInterval)
 	}
 	return s, nil
+}
+
+// tenantExists is how the packages below the tenants (users, machines) check that a
+// tenant exists: the tenants are started after them, so the lookup is made at call
+// time.
+func (s *System) tenantExists(ctx context.Context, id string) error {
+	_, err := s.Tenants.Get(ctx, id)
+	return err
 }
 
 // Stop stops every supervisor (and so every entity) and waits for them.

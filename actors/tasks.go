@@ -47,7 +47,7 @@ func taskKey(id string) []byte     { return persistence.Key("task", id) }
 func openTaskKey(id string) []byte { return persistence.Key("task-open", id) }
 
 // Tasks reads task records.
-type Tasks struct{ sys *System }
+type Tasks struct{ sys *machinesSys }
 
 // Get returns one task. With a tenant scope, another tenant's task is not found.
 func (t *Tasks) Get(_ context.Context, id string, tenant *string) (Task, error) {

@@ -79,7 +79,7 @@ func tenantKey(id string) []byte { return persistence.Key("tenant", id) }
 // quota hold under concurrency: it checks and reserves, and writes a new machine's
 // record in the same durable batch, one request at a time.
 type Tenants struct {
-	sys  *System
+	sys  *tenantsSys
 	kind *kit.Kind
 	// lastRuleWrite is each tenant's latest firewall rule write
 	// (*persistence.Pending), which outlives the entity (see firewall.go).
@@ -140,7 +140,7 @@ type (
 	done           struct{}
 )
 
-func startTenants(s *System) *Tenants {
+func startTenants(s *tenantsSys) *Tenants {
 	t := &Tenants{sys: s}
 	t.kind = s.rt.StartKind("tenants", 10*time.Minute, func(id string) kit.Entity {
 		return &tenantEntity{sys: s, id: id, pending: map[string]pendingResize{}}
@@ -349,7 +349,7 @@ type pendingResize struct {
 }
 
 type tenantEntity struct {
-	sys     *System
+	sys     *tenantsSys
 	id      string
 	rec     *Tenant
 	rules   []*FirewallRule // in position order: rules[i].Position is i+1
@@ -684,3 +684,10 @@ func (e *tenantEntity) reserveResize(ctx actor.Context, m *reserveResize) {
 
 // Absent implements kit.Absence.
 func (e *tenantEntity) Absent() bool { return e.rec == nil }
+
+// The runtime finds these behaviours by interface: the compiler checks them, since a
+// misnamed method would silently turn them off.
+var (
+	_ kit.Absence = (*tenantEntity)(nil)
+	_ kit.Busy    = (*tenantEntity)(nil)
+)

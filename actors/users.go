@@ -92,7 +92,7 @@ type AuthOptions struct {
 
 // Users is the service in front of the users kind.
 type Users struct {
-	sys       *System
+	sys       *authSys
 	kind      *kit.Kind
 	opts      AuthOptions
 	dummyHash []byte
@@ -166,7 +166,7 @@ type (
 	}
 )
 
-func startUsers(s *System, opts AuthOptions) (_ *Users, err error) {
+func startUsers(s *authSys, opts AuthOptions) (_ *Users, err error) {
 	if opts.BcryptCost == 0 {
 		opts.BcryptCost = bcrypt.DefaultCost
 	}
@@ -220,7 +220,7 @@ func startUsers(s *System, opts AuthOptions) (_ *Users, err error) {
 // written otherwise (by hand, a restore, an older normalisation) from holding an
 // account that only one exact spelling reaches. A user whose normalised e-mail another
 // user already has is left as it is, with a warning: two accounts are not merged.
-func (u *Users) normalizeStoredEmails(s *System) error {
+func (u *Users) normalizeStoredEmails(s *authSys) error {
 	var stale []userRecord
 	err := s.store.Scan(persistence.Prefix("user"), nil, 0, func(_, v []byte) error {
 		var rec userRecord
@@ -262,7 +262,7 @@ func (u *Users) normalizeStoredEmails(s *System) error {
 }
 
 // bootstrapAdmin creates the first admin on first start.
-func (u *Users) bootstrapAdmin(s *System) error {
+func (u *Users) bootstrapAdmin(s *authSys) error {
 	if _, err := s.store.Get(persistence.Key("meta", "admin")); err == nil {
 		return nil
 	} else if !errors.Is(err, persistence.ErrNotFound) {
@@ -343,7 +343,7 @@ func errEmailTaken(email string) error {
 
 // create runs inside the users supervisor (serialised). Create validated the message
 // and hashed the password.
-func (u *Users) create(s *System, m *createUser) (User, error) {
+func (u *Users) create(s *authSys, m *createUser) (User, error) {
 	idx := persistence.Key("user-email", m.Email)
 	if _, err := s.store.Get(idx); err == nil {
 		return User{}, errEmailTaken(m.Email)
@@ -388,7 +388,7 @@ func (u *Users) Update(ctx context.Context, id string, c UserChange) (User, erro
 		return User{}, apierr.Invalid(apierr.Field("role", "must be admin or user"))
 	}
 	if c.TenantID != nil {
-		if _, err := u.sys.Tenants.Get(ctx, *c.TenantID); err != nil {
+		if err := u.sys.tenantExists(ctx, *c.TenantID); err != nil {
 			if errors.Is(err, apierr.ErrNotFound) {
 				return User{}, apierr.Invalid(apierr.Field("tenant_id", "no tenant %s", *c.TenantID))
 			}
@@ -573,7 +573,7 @@ func (f *family) token(userID string) string {
 
 // userEntity owns one user record and its refresh-token families.
 type userEntity struct {
-	sys      *System
+	sys      *authSys
 	users    *Users
 	id       string
 	rec      *userRecord
@@ -877,3 +877,9 @@ func randomToken(n int) string { return base64.RawURLEncoding.EncodeToString(ran
 
 // Absent implements kit.Absence.
 func (e *userEntity) Absent() bool { return e.rec == nil }
+
+// The runtime finds these behaviours by interface: the compiler checks them, since a
+// misnamed method would silently turn them off.
+var (
+	_ kit.Absence = (*userEntity)(nil)
+)

@@ -1,0 +1,33 @@
+package actors
+
+import (
+	"go.uber.org/zap"
+
+	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/persistence"
+)
+
+// SchedulesDeps are what the power and backup schedules need from outside their package.
+type SchedulesDeps struct {
+	Runtime  *kit.Runtime
+	Driver   hypervisor.Driver
+	Machines *MachineServices
+	Options  ScheduleOptions
+}
+
+// schedulesSys is what the schedules' code reaches through its sys field.
+type schedulesSys struct {
+	rt       *kit.Runtime
+	store    persistence.Store
+	driver   hypervisor.Driver
+	log      *zap.Logger
+	Machines *Machines
+	Backups  *Backups
+}
+
+// StartSchedules starts the schedules' kind; WakeAll arms their timers.
+func StartSchedules(d SchedulesDeps) *Schedules {
+	return startSchedules(&schedulesSys{rt: d.Runtime, store: d.Runtime.Store, driver: d.Driver, log: d.Runtime.Log,
+		Machines: d.Machines.Machines, Backups: d.Machines.Backups}, d.Options)
+}
