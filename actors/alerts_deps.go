@@ -7,7 +7,6 @@ import (
 	"github.com/vmplane/vmplane/persistence"
 )
 
-
 // AlertsDeps are what the alerts need from outside their package.
 type AlertsDeps struct {
 	Runtime *kit.Runtime

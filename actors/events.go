@@ -60,30 +60,12 @@ func newEvents() *Events {
 
 // Publish records an event for tenant (nil: operators only).
 func (e *Events) Publish(typ string, tenant *string, data any) {
-	e.publish(Event{Type: typ, TenantID: tenant}, data)
+	e.PublishEvent(Event{Type: typ, TenantID: tenant}, data)
 }
 
-// MachineEvent is the data of a machine.updated event: the machine as the API shows
-// it, with what changed it and its status before.
-type MachineEvent struct {
-	Machine
-	// Cause is task, sync, create or assign (see Event.Cause).
-	Cause string `json:"cause"`
-	// PreviousStatus is the status before this change; null for a new machine.
-	PreviousStatus *string `json:"previous_status"`
-}
-
-// publishMachine records a machine's change with its cause and previous status, in
-// the event and in its data, which is what a client of the stream reads.
-func (e *Events) publishMachine(m Machine, cause, previous string) {
-	data := MachineEvent{Machine: m, Cause: cause}
-	if previous != "" {
-		data.PreviousStatus = &previous
-	}
-	e.publish(Event{Type: EventMachine, TenantID: m.TenantID, Cause: cause, PreviousStatus: previous}, data)
-}
-
-func (e *Events) publish(ev Event, data any) {
+// PublishEvent records ev with data, which is marshalled into ev.Data; the bus sets
+// its id and time.
+func (e *Events) PublishEvent(ev Event, data any) {
 	raw, err := json.Marshal(data)
 	if err != nil {
 		return

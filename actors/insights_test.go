@@ -237,21 +237,21 @@ func TestFollowerRecordsCrashesAndErrors(t *testing.T) {
 	s := newTestSystem(t)
 	m := Machine{ID: "01CRASHY", Status: StatusStopped}
 	// Only a sync that finds a running machine stopped is a crash.
-	s.Events.publishMachine(m, "task", StatusRunning)
-	s.Events.publishMachine(Machine{ID: "01CRASHY", Status: StatusSuspended}, "sync", StatusRunning)
-	s.Events.publishMachine(m, "sync", StatusSuspended)
-	s.Events.publishMachine(m, "sync", StatusRunning)
-	s.Events.publishMachine(m, "sync", StatusRunning)
+	publishMachine(s.Events, m, "task", StatusRunning)
+	publishMachine(s.Events, Machine{ID: "01CRASHY", Status: StatusSuspended}, "sync", StatusRunning)
+	publishMachine(s.Events, m, "sync", StatusSuspended)
+	publishMachine(s.Events, m, "sync", StatusRunning)
+	publishMachine(s.Events, m, "sync", StatusRunning)
 	waitFor(t, "two crash records", func() bool { return countKeys(t, s, persistence.Prefix("crash", "01CRASHY")) == 2 })
 
 	e := Machine{ID: "01BROKEN", Status: StatusError}
-	s.Events.publishMachine(e, "task", StatusProvisioning)
+	publishMachine(s.Events, e, "task", StatusProvisioning)
 	waitFor(t, "error indexed", func() bool { return countKeys(t, s, persistence.Prefix("insight-error")) == 1 })
 	e.Status = StatusRunning
-	s.Events.publishMachine(e, "task", StatusError)
+	publishMachine(s.Events, e, "task", StatusError)
 	waitFor(t, "error unindexed", func() bool { return countKeys(t, s, persistence.Prefix("insight-error")) == 0 })
 	e.Status = StatusError
-	s.Events.publishMachine(e, "task", StatusRunning)
+	publishMachine(s.Events, e, "task", StatusRunning)
 	waitFor(t, "error indexed again", func() bool { return countKeys(t, s, persistence.Prefix("insight-error")) == 1 })
 	s.Events.Publish(EventMachineDeleted, nil, map[string]string{"id": e.ID})
 	waitFor(t, "deleted machine unindexed", func() bool { return countKeys(t, s, persistence.Prefix("insight-error")) == 0 })

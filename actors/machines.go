@@ -571,7 +571,7 @@ func (e *machineEntity) save(next *machineRecord, task *Task, cause string) erro
 		previous = e.rec.Status
 	}
 	e.rec = next
-	e.sys.Events.publishMachine(next.Machine, cause, previous)
+	publishMachine(e.sys.Events, next.Machine, cause, previous)
 	if task != nil {
 		e.sys.Events.Publish(EventTask, task.TenantID, task)
 	}
@@ -959,3 +959,7 @@ var (
 	_ kit.Absence = (*machineEntity)(nil)
 	_ kit.Busy    = (*machineEntity)(nil)
 )
+
+// provision tells a machine whose record was just created (by its tenant, which holds
+// the quota) to start its first operation; the task is already in the record.
+func (m *Machines) provision(id string, op Operation) { m.kind.Send(id, &provision{Op: op}) }

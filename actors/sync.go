@@ -240,7 +240,7 @@ func (c *Cluster) adopt(ms []hypervisor.Machine) (int, error) {
 			return added, err
 		}
 		for _, m := range recs {
-			c.sys.Events.publishMachine(m, "sync", "")
+			publishMachine(c.sys.Events, m, "sync", "")
 		}
 		added += len(chunk)
 	}

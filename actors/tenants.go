@@ -611,9 +611,9 @@ func (e *tenantEntity) createMachine(ctx actor.Context, s MachineSpec) {
 		kit.RespondErr(ctx, err)
 		return
 	}
-	e.sys.Events.publishMachine(m.Machine, "create", "")
+	publishMachine(e.sys.Events, m.Machine, "create", "")
 	e.sys.Events.Publish(EventTask, task.TenantID, task)
-	e.sys.Machines.kind.Send(m.ID, &provision{Op: op})
+	e.sys.Machines.provision(m.ID, op)
 	ctx.Respond(Provisioned{Machine: m.Machine, Task: *task})
 }
 
