@@ -13,6 +13,15 @@ import (
 	"context"
 	"time"
 
+	"github.com/vmplane/vmplane/actors/alerts"
+	"github.com/vmplane/vmplane/actors/auth"
+	"github.com/vmplane/vmplane/actors/events"
+	"github.com/vmplane/vmplane/actors/limiter"
+	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/monitoring"
+	"github.com/vmplane/vmplane/actors/schedules"
+	"github.com/vmplane/vmplane/actors/tenants"
+
 	"go.uber.org/zap"
 
 	"github.com/vmplane/vmplane/actors/kit"
@@ -31,39 +40,39 @@ type System struct {
 	log    *zap.Logger
 
 	// Users owns user records and their refresh-token families.
-	Users *Users
+	Users *auth.Users
 	// Limiter holds the rate limit token buckets.
-	Limiter *Limiter
+	Limiter *limiter.Limiter
 	// Machines owns machine records; each machine's actor is its lock.
-	Machines *Machines
+	Machines *machines.Machines
 	// Nodes owns node records.
-	Nodes *Nodes
+	Nodes *machines.Nodes
 	// Tenants owns tenants, their quota and their firewall rules.
-	Tenants *Tenants
+	Tenants *tenants.Tenants
 	// Cluster reconciles the store with the hypervisor.
-	Cluster *Cluster
+	Cluster *machines.Cluster
 	// Tasks reads task records.
-	Tasks *Tasks
+	Tasks *machines.Tasks
 	// Consoles issues and redeems console tickets.
-	Consoles *Consoles
+	Consoles *machines.Consoles
 	// Idempotency keeps the answers to requests made with an Idempotency-Key.
-	Idempotency *Idempotency
+	Idempotency *auth.Idempotency
 	// Events fans out changes to GET /api/events.
-	Events *Events
+	Events *events.Events
 	// Insights finds faulty deployments.
-	Insights *Insights
+	Insights *monitoring.Insights
 	// History samples the cluster's daily usage and forecasts from it.
-	History *History
+	History *monitoring.History
 	// Schedules owns power and backup schedules and runs them.
-	Schedules *Schedules
+	Schedules *schedules.Schedules
 	// Backups reads and deletes the backups schedules took.
-	Backups *Backups
+	Backups *machines.Backups
 	// Alerts owns alert events, one open event per condition.
-	Alerts *Alerts
+	Alerts *alerts.Alerts
 	// HealthChecks owns the health checks and runs their probes.
-	HealthChecks *HealthChecks
+	HealthChecks *monitoring.HealthChecks
 	// Monitoring raises task and node usage alerts and computes the overview.
-	Monitoring *Monitoring
+	Monitoring *monitoring.Monitoring
 }
 
 // Options configure the actor system.
@@ -71,20 +80,20 @@ type Options struct {
 	Store  persistence.Store
 	Driver hypervisor.Driver
 	Logger *zap.Logger
-	Auth   AuthOptions
-	Limits LimitOptions
+	Auth   auth.AuthOptions
+	Limits limiter.LimitOptions
 	// SyncInterval is how often the store is reconciled with the hypervisor
 	// (0: only on demand).
 	SyncInterval time.Duration
 	// Faulty are the faulty-deployment rules' windows and thresholds (zero: defaults).
-	Faulty FaultyOptions
+	Faulty monitoring.FaultyOptions
 	// HistoryInterval is how often the cluster's usage is sampled into the daily
 	// history (0: never, and no backfill).
 	HistoryInterval time.Duration
 	// Schedules configure the schedulers (grace for missed runs, clock).
-	Schedules ScheduleOptions
+	Schedules schedules.ScheduleOptions
 	// Monitoring configures the node usage alert (zero: defaults).
-	Monitoring MonitoringOptions
+	Monitoring monitoring.MonitoringOptions
 	// Entities bound the entity actors each kind keeps running (zero: each kind's
 	// own idle time, no count bound).
 	Entities EntityOptions
@@ -101,38 +110,38 @@ func Start(opts Options) (*System, error) {
 		opts.Logger = zap.NewNop()
 	}
 	log := opts.Logger.Named("actors")
-	s := &System{rt: kit.New(opts.Store, log, opts.Entities), store: opts.Store, driver: opts.Driver, log: log, Events: newEvents()}
-	auth, err := StartAuth(AuthDeps{Runtime: s.rt, Options: opts.Auth, TenantExists: s.tenantExists})
+	s := &System{rt: kit.New(opts.Store, log, opts.Entities), store: opts.Store, driver: opts.Driver, log: log, Events: events.New()}
+	auth, err := auth.Start(auth.Deps{Runtime: s.rt, Options: opts.Auth, TenantExists: s.tenantExists})
 	if err != nil {
 		s.Stop()
 		return nil, err
 	}
 	s.Users, s.Idempotency = auth.Users, auth.Idempotency
-	s.Limiter = StartLimiter(s.rt, opts.Limits)
+	s.Limiter = limiter.Start(s.rt, opts.Limits)
 	// Before anything publishes tasks: the monitoring watches the event bus from here.
-	s.Alerts = StartAlerts(AlertsDeps{Runtime: s.rt, Events: s.Events})
-	ms := StartMachines(MachinesDeps{Runtime: s.rt, Driver: s.driver, Events: s.Events, Alerts: s.Alerts,
+	s.Alerts = alerts.Start(alerts.Deps{Runtime: s.rt, Events: s.Events})
+	ms := machines.Start(machines.Deps{Runtime: s.rt, Driver: s.driver, Events: s.Events, Alerts: s.Alerts,
 		TenantExists: s.tenantExists, Authorize: s.Users.Authorize})
 	s.Machines, s.Nodes, s.Tasks, s.Cluster, s.Consoles, s.Backups = ms.Machines, ms.Nodes, ms.Tasks, ms.Cluster, ms.Consoles, ms.Backups
-	s.Tenants = StartTenants(TenantsDeps{Runtime: s.rt, Driver: s.driver, Events: s.Events, Machines: ms})
-	mon := StartMonitoring(MonitoringDeps{Runtime: s.rt, Driver: s.driver, Events: s.Events, Alerts: s.Alerts,
+	s.Tenants = tenants.Start(tenants.Deps{Runtime: s.rt, Driver: s.driver, Events: s.Events, Machines: ms})
+	mon := monitoring.Start(monitoring.Deps{Runtime: s.rt, Driver: s.driver, Events: s.Events, Alerts: s.Alerts,
 		Machines: ms, Tenants: s.Tenants, Options: opts.Monitoring, Faulty: opts.Faulty, HistoryInterval: opts.HistoryInterval})
 	s.HealthChecks, s.Monitoring, s.Insights, s.History = mon.HealthChecks, mon.Monitoring, mon.Insights, mon.History
-	s.Schedules = StartSchedules(SchedulesDeps{Runtime: s.rt, Driver: s.driver, Machines: ms, Options: opts.Schedules})
-	if err := s.Machines.settleOpenTasks(); err != nil {
+	s.Schedules = schedules.Start(schedules.Deps{Runtime: s.rt, Driver: s.driver, Machines: ms, Options: opts.Schedules})
+	if err := s.Machines.SettleOpenTasks(); err != nil {
 		s.Stop()
 		return nil, err
 	}
-	if err := s.Schedules.wakeAll(); err != nil {
+	if err := s.Schedules.WakeAll(); err != nil {
 		s.Stop()
 		return nil, err
 	}
-	if err := s.HealthChecks.wakeAll(); err != nil {
+	if err := s.HealthChecks.WakeAll(); err != nil {
 		s.Stop()
 		return nil, err
 	}
 	if opts.SyncInterval > 0 && s.driver != nil {
-		s.Cluster.runPeriodic(opts.SyncInterval)
+		s.Cluster.RunPeriodic(opts.SyncInterval)
 	}
 	return s, nil
 }
@@ -147,38 +156,38 @@ func (s *System) tenantExists(ctx context.Context, id string) error {
 
 // Stop stops every supervisor (and so every entity) and waits for them.
 func (s *System) Stop() {
-	defer s.Events.close()
+	defer s.Events.Close()
 	if s.Schedules != nil {
 		// First, so that no run starts a task while the machines stop.
-		s.Schedules.stop()
+		s.Schedules.Stop()
 	}
 	// The insights' goroutines write to the store: they end before the store may close.
 	if s.History != nil {
-		s.History.stop()
+		s.History.Stop()
 	}
 	if s.Insights != nil {
-		s.Insights.stop()
+		s.Insights.Stop()
 	}
 	if s.HealthChecks != nil {
-		s.HealthChecks.stop()
+		s.HealthChecks.Stop()
 	}
 	if s.Monitoring != nil {
-		s.Monitoring.stop()
+		s.Monitoring.Stop()
 	}
 	if s.Cluster != nil {
-		s.Cluster.stop()
+		s.Cluster.Stop()
 	}
 	if s.Machines != nil {
 		// Hypervisor work in flight is cancelled; its tasks stay open in the store and
 		// the next start settles them against the hypervisor's state.
-		s.Machines.stop()
+		s.Machines.Stop()
 	}
 	s.rt.StopKinds()
 	if s.Limiter != nil {
-		s.Limiter.stop()
+		s.Limiter.Stop()
 	}
 	if s.Users != nil {
-		s.Users.stop()
+		s.Users.Stop()
 	}
 	s.rt.Shutdown()
 }

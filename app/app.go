@@ -19,7 +19,11 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/vmplane/vmplane/actors"
+	"github.com/vmplane/vmplane/actors/auth"
 	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/actors/limiter"
+	"github.com/vmplane/vmplane/actors/monitoring"
+	"github.com/vmplane/vmplane/actors/schedules"
 	"github.com/vmplane/vmplane/httpedge"
 	"github.com/vmplane/vmplane/httpedge/token"
 	"github.com/vmplane/vmplane/hypervisor"
@@ -123,28 +127,28 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 	if err != nil {
 		return nil, err
 	}
-	adminExisted, err := actors.AdminExists(a.store)
+	adminExisted, err := auth.AdminExists(a.store)
 	if err != nil {
 		return nil, err
 	}
 	a.sys, err = actors.Start(actors.Options{
 		Store: a.store, Driver: driver, Logger: log,
-		Auth: actors.AuthOptions{RefreshTTL: cfg.RefreshTTL, BcryptCost: cfg.BcryptCost, HashWorkers: cfg.HashWorkers, HashCommand: cfg.HashCommand,
+		Auth: auth.AuthOptions{RefreshTTL: cfg.RefreshTTL, BcryptCost: cfg.BcryptCost, HashWorkers: cfg.HashWorkers, HashCommand: cfg.HashCommand,
 			AdminEmail: cfg.AdminEmail, AdminPassword: cfg.AdminPassword, PasswordChanged: a.passwordChanged},
-		Limits: actors.LimitOptions{
-			Global: actors.Limit{Rate: cfg.RateGlobal, Per: time.Second, Burst: cfg.RateGlobalBurst},
-			Auth:   actors.Limit{Rate: cfg.RateAuth, Per: time.Minute, Burst: cfg.RateAuthBurst},
-			Login:  actors.Limit{Rate: cfg.RateLogin, Per: time.Minute, Burst: cfg.RateLoginBurst},
+		Limits: limiter.LimitOptions{
+			Global: limiter.Limit{Rate: cfg.RateGlobal, Per: time.Second, Burst: cfg.RateGlobalBurst},
+			Auth:   limiter.Limit{Rate: cfg.RateAuth, Per: time.Minute, Burst: cfg.RateAuthBurst},
+			Login:  limiter.Limit{Rate: cfg.RateLogin, Per: time.Minute, Burst: cfg.RateLoginBurst},
 			// Login limits
-			LoginAddr:     actors.Limit{Rate: cfg.RateLoginAddr, Per: time.Minute, Burst: cfg.RateLoginAddrBurst},
+			LoginAddr:     limiter.Limit{Rate: cfg.RateLoginAddr, Per: time.Minute, Burst: cfg.RateLoginAddrBurst},
 			LoginMaxDelay: cfg.LoginMaxDelay,
 		},
 		SyncInterval: cfg.SyncInterval,
-		Schedules:    actors.ScheduleOptions{Grace: cfg.ScheduleGrace, Now: cfg.ScheduleClock},
-		Faulty: actors.FaultyOptions{Window: cfg.FaultyWindow, TaskFailures: cfg.FaultyTaskFailures,
+		Schedules:    schedules.ScheduleOptions{Grace: cfg.ScheduleGrace, Now: cfg.ScheduleClock},
+		Faulty: monitoring.FaultyOptions{Window: cfg.FaultyWindow, TaskFailures: cfg.FaultyTaskFailures,
 			CrashLoopCount: cfg.CrashLoopCount, CrashLoopWindow: cfg.CrashLoopWindow, HealthWindow: cfg.FaultyHealthWindow},
 		HistoryInterval: cfg.HistoryInterval,
-		Monitoring: actors.MonitoringOptions{NodeUsageThreshold: cfg.NodeUsageThreshold, NodeUsageFor: cfg.NodeUsageFor,
+		Monitoring: monitoring.MonitoringOptions{NodeUsageThreshold: cfg.NodeUsageThreshold, NodeUsageFor: cfg.NodeUsageFor,
 			HypervisorEvery: cfg.HypervisorCheckInterval},
 		Entities: actors.EntityOptions{Idle: cfg.ActorIdle, MaxLive: cfg.ActorMaxLive},
 	})
@@ -194,7 +198,7 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 // serves (so that an operator who reads "serving" finds it just above), and forgets it.
 // A start that failed earlier kept it for now.
 func (a *App) showInitialAdminPassword() {
-	email, pw, ok, err := actors.InitialAdminPassword(a.store)
+	email, pw, ok, err := auth.InitialAdminPassword(a.store)
 	if err != nil || !ok {
 		return
 	}
@@ -209,7 +213,7 @@ func (a *App) showInitialAdminPassword() {
 		zap.String("email", email), zap.String("password", pw), zap.String("file", file))
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := actors.ForgetInitialAdminPassword(ctx, a.store); err != nil {
+	if err := auth.ForgetInitialAdminPassword(ctx, a.store); err != nil {
 		a.log.Warn("could not forget the generated admin password; it will be shown again at the next start", zap.Error(err))
 	}
 }
@@ -223,7 +227,7 @@ func InitialPasswordFile(dataDir string) string {
 // passwordChanged removes the first boot's password file once the first admin's
 // password was changed: what it holds no longer opens anything.
 func (a *App) passwordChanged(userID string) {
-	first, err := actors.FirstAdminID(a.store)
+	first, err := auth.FirstAdminID(a.store)
 	if err != nil || first != userID {
 		return
 	}

@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vmplane/vmplane/actors"
+	"github.com/vmplane/vmplane/actors/auth"
+	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/httpedge"
 	"github.com/vmplane/vmplane/persistence"
 )
@@ -36,13 +38,13 @@ func TestAuthorizationWalk(t *testing.T) {
 	r := s.do(req{method: "POST", path: "/api/client/firewall/rules", token: b.Token, body: map[string]any{
 		"direction": "in", "action": "accept", "protocol": "tcp", "port": "80", "machine_id": w.bm.ID}})
 	expect(t, r, 201, "")
-	var brule actors.FirewallRule
+	var brule tenants.FirewallRule
 	r.decode(t, &brule)
 	bhc := s.createCheck(b.Token, "/api/resources/health-checks", map[string]any{"name": "bravo ssh", "type": "tcp",
 		"target": w.bm.Interfaces[0].IPAddresses[0] + ":22", "interval_s": 60, "timeout_ms": 500})
 
-	var auser actors.User
-	for _, u := range listOf[actors.User](s, admin, "/api/resources/users?limit=500&tenant_id="+a.ID) {
+	var auser auth.User
+	for _, u := range listOf[auth.User](s, admin, "/api/resources/users?limit=500&tenant_id="+a.ID) {
 		auser = u
 	}
 	if auser.ID == "" {
@@ -72,7 +74,7 @@ func TestAuthorizationWalk(t *testing.T) {
 	// A failed task on a machine no tenant has, and its task_failed alert: records of
 	// no tenant.
 	for _, m := range s.machines(admin) {
-		if m.TenantID == nil && m.Status == actors.StatusRunning {
+		if m.TenantID == nil && m.Status == machines.StatusRunning {
 			s.sim.FailNext(m.VMID, "reboot", nil)
 			task := s.waitTask(admin, s.startTask(req{method: "POST", path: "/api/virt/vms/" + m.ID + "/actions/reboot", token: admin}).ID)
 			monPoll(t, "the unassigned machine's task_failed alert", func() bool { return len(s.alertsOf(admin, "/api/resources/alert-events", m.ID)) == 1 })

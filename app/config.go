@@ -59,7 +59,7 @@ type Config struct {
 	BcryptCost int
 	// HashWorkers is how many password hashes run at once.
 	HashWorkers int
-	// HashCommand starts a password hashing process (actors.AuthOptions.HashCommand);
+	// HashCommand starts a password hashing process (auth.AuthOptions.HashCommand);
 	// not a setting: serve sets it to this binary's hash-worker command.
 	HashCommand []string
 

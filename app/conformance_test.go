@@ -19,7 +19,8 @@ import (
 	"github.com/getkin/kin-openapi/routers/legacy"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/vmplane/vmplane/actors"
+	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/tenants"
 )
 
 // conformance is an http.RoundTripper that checks every exchange of a test client
@@ -261,7 +262,7 @@ func TestOpenAPIConformance(t *testing.T) {
 	ok(req{method: "GET", path: "/api/virt/vms?status=running&limit=2", token: admin}, 200)
 	fails(req{method: "GET", path: "/api/virt/vms?colour=red", token: admin}, 400, "invalid_request")
 	fails(req{method: "GET", path: "/api/virt/vms?limit=many", token: admin}, 400, "invalid_request")
-	run := byStatus(t, ms, actors.StatusRunning)
+	run := byStatus(t, ms, machines.StatusRunning)
 	vm := "/api/virt/vms/" + run.ID
 	s.machine(admin, run.ID)
 	s.machine(admin, strconv.Itoa(run.VMID))
@@ -288,7 +289,7 @@ func TestOpenAPIConformance(t *testing.T) {
 		ok(req{method: "GET", path: p, token: admin}, 200)
 	}
 	fails(req{method: "GET", path: "/api/virt/cluster/usage-graphs?timeframe=decade", token: admin}, 400, "invalid_request")
-	nodes := listOf[actors.Node](s, admin, "/api/virt/nodes")
+	nodes := listOf[machines.Node](s, admin, "/api/virt/nodes")
 	ok(req{method: "GET", path: "/api/virt/nodes/" + nodes[0].ID, token: admin}, 200)
 	ok(req{method: "GET", path: "/api/virt/nodes/" + nodes[0].ID + "/usage-graphs", token: admin}, 200)
 
@@ -365,7 +366,7 @@ func TestOpenAPIConformance(t *testing.T) {
 		res := ok(req{method: "POST", path: base, token: c.token, body: c.create}, c.createStatus)
 		id := idOf(res)
 		if c.name == "machines" {
-			var p actors.Provisioned
+			var p tenants.Provisioned
 			res.decode(t, &p)
 			id = p.Machine.ID
 			s.waitTask(admin, p.Task.ID)

@@ -5,7 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vmplane/vmplane/actors"
+	"github.com/vmplane/vmplane/actors/auth"
+	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/tenants"
 )
 
 // fieldsOf returns the fields a 400 problem names.
@@ -26,7 +28,7 @@ func fieldsOf(t *testing.T, r *response) []string {
 func TestCreateRequiresDocumentedFields(t *testing.T) {
 	s, admin := synced(t)
 	a := s.tenant(admin, "Acme", nil)
-	users := len(listOf[actors.User](s, admin, "/api/resources/users"))
+	users := len(listOf[auth.User](s, admin, "/api/resources/users"))
 	cases := []struct {
 		path, token string
 		body        map[string]any
@@ -46,7 +48,7 @@ func TestCreateRequiresDocumentedFields(t *testing.T) {
 			t.Errorf("POST %s %v: got errors on %v; want one on %s", c.path, c.body, got, c.field)
 		}
 	}
-	if n := len(listOf[actors.User](s, admin, "/api/resources/users")); n != users {
+	if n := len(listOf[auth.User](s, admin, "/api/resources/users")); n != users {
 		t.Fatalf("got %d users; want %d: a refused create stored one", n, users)
 	}
 }
@@ -71,7 +73,7 @@ func TestNonJSONBodyIsUnsupported(t *testing.T) {
 	// A merge patch may say so.
 	rule := s.do(req{method: "POST", path: "/api/client/firewall/rules", token: a.Token, body: map[string]any{"direction": "in", "action": "accept", "protocol": "any"}})
 	expect(t, rule, 201, "")
-	var fr actors.FirewallRule
+	var fr tenants.FirewallRule
 	rule.decode(t, &fr)
 	expect(t, s.do(req{method: "PATCH", path: "/api/client/firewall/rules/" + fr.ID, token: a.Token, body: `{"enabled":false}`,
 		header: map[string]string{"Content-Type": "application/merge-patch+json"}}), 200, "")
@@ -124,7 +126,7 @@ func TestQueryParametersHonouredOrRefused(t *testing.T) {
 	names := func(tok, path string) []string {
 		t.Helper()
 		var out []string
-		for _, m := range listOf[actors.Machine](s, tok, path) {
+		for _, m := range listOf[machines.Machine](s, tok, path) {
 			out = append(out, m.Name)
 		}
 		slices.Sort(out)
@@ -174,12 +176,12 @@ func TestPatchNullClears(t *testing.T) {
 	r := s.do(req{method: "POST", path: "/api/client/firewall/rules", token: a.Token, body: map[string]any{"direction": "in", "action": "accept",
 		"protocol": "tcp", "port": "22", "source": "198.51.100.0/24", "destination": "203.0.113.5", "machine_id": m.ID, "comment": "ssh"}})
 	expect(t, r, 201, "")
-	var rule actors.FirewallRule
+	var rule tenants.FirewallRule
 	r.decode(t, &rule)
 	for _, path := range []string{"/api/client/firewall/rules/", "/api/resources/firewall-rules/"} {
 		r = s.do(req{method: "PATCH", path: path + rule.ID, token: a.Token, body: map[string]any{"port": nil, "comment": nil}})
 		expect(t, r, 200, "")
-		var got actors.FirewallRule
+		var got tenants.FirewallRule
 		r.decode(t, &got)
 		if got.Port != nil || got.Comment != "" || got.Source == nil || got.MachineID == nil || got.Protocol != "tcp" {
 			t.Fatalf("PATCH %s port and comment null: got %+v; want them cleared and the rest kept", path, got)
@@ -213,7 +215,7 @@ func TestPatchNullClears(t *testing.T) {
 	// Machines: an operator's tenant_id null takes the machine from its tenant.
 	r = s.do(req{method: "PATCH", path: "/api/resources/machines/" + m.ID, token: admin, body: map[string]any{"tenant_id": nil}})
 	expect(t, r, 200, "")
-	var got actors.Machine
+	var got machines.Machine
 	r.decode(t, &got)
 	if got.TenantID != nil || got.Name != m.Name {
 		t.Fatalf("machine tenant_id null: got %+v; want no tenant and the name kept", got)

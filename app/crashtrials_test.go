@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vmplane/vmplane/actors"
+	"github.com/vmplane/vmplane/actors/tenants"
 )
 
 // crashTrials is how many kill -9 trials TestCrashTrialsApplyOnce runs: one in
@@ -161,7 +161,7 @@ func createRuleWithKey(client *http.Client, base, tok, key string) (int, string,
 		return 0, "", false
 	}
 	defer res.Body.Close()
-	var rule actors.FirewallRule
+	var rule tenants.FirewallRule
 	if res.StatusCode == 201 && jsonDecode(res, &rule) != nil {
 		return 0, "", false
 	}
@@ -169,16 +169,16 @@ func createRuleWithKey(client *http.Client, base, tok, key string) (int, string,
 }
 
 // allRules lists every firewall rule of the tenant, page by page.
-func allRules(s *testServer, tok string) []actors.FirewallRule {
+func allRules(s *testServer, tok string) []tenants.FirewallRule {
 	s.t.Helper()
-	var all []actors.FirewallRule
+	var all []tenants.FirewallRule
 	path := "/api/client/firewall/rules?limit=500"
 	for {
 		r := s.do(req{method: "GET", path: path, token: tok})
 		expect(s.t, r, 200, "")
 		var p struct {
-			Items      []actors.FirewallRule `json:"items"`
-			NextCursor *string               `json:"next_cursor"`
+			Items      []tenants.FirewallRule `json:"items"`
+			NextCursor *string                `json:"next_cursor"`
 		}
 		r.decode(s.t, &p)
 		all = append(all, p.Items...)

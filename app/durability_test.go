@@ -16,7 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vmplane/vmplane/actors"
+	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 )
@@ -223,20 +224,20 @@ func tryProvision(client *http.Client, base, tok, name string) (provisioned, boo
 		return res.StatusCode
 	}
 	spec := map[string]any{"name": name, "template_id": "tpl-debian-12", "cpu_cores": 1, "memory_mb": 1024, "disk_gb": 10}
-	var p actors.Provisioned
+	var p tenants.Provisioned
 	if call("POST", "/api/client/machines", spec, &p) != 202 {
 		return provisioned{}, false
 	}
 	for {
-		var task actors.Task
+		var task machines.Task
 		if call("GET", "/api/tasks/"+p.Task.ID, nil, &task) != 200 {
 			return provisioned{}, false
 		}
 		if task.Finished() {
-			if task.Status != actors.TaskSucceeded {
+			if task.Status != machines.TaskSucceeded {
 				return provisioned{}, false
 			}
-			var m actors.Machine
+			var m machines.Machine
 			if call("GET", "/api/resources/machines/"+p.Machine.ID, nil, &m) != 200 || m.VMID == 0 {
 				return provisioned{}, false
 			}

@@ -9,7 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vmplane/vmplane/actors"
+	"github.com/vmplane/vmplane/actors/events"
+	"github.com/vmplane/vmplane/actors/machines"
 )
 
 type sseEvent struct {
@@ -95,23 +96,23 @@ func (st *sseStream) until(t *testing.T, ok func(sseEvent) bool) []sseEvent {
 
 func taskDone(id string) func(sseEvent) bool {
 	return func(ev sseEvent) bool {
-		if ev.Type != actors.EventTask {
+		if ev.Type != events.EventTask {
 			return false
 		}
-		var task actors.Task
+		var task machines.Task
 		return json.Unmarshal([]byte(ev.Data), &task) == nil && task.ID == id && task.Finished()
 	}
 }
 
 func TestEventStreamResumes(t *testing.T) {
 	s, admin := synced(t)
-	m := byStatus(t, s.machines(admin), actors.StatusRunning)
+	m := byStatus(t, s.machines(admin), machines.StatusRunning)
 	st := s.subscribe(admin, 0)
 	first := s.startTask(req{method: "POST", path: "/api/virt/vms/" + m.ID + "/actions/reboot", token: admin})
 	seen := st.until(t, taskDone(first.ID))
 	sawRunning := false
 	for _, ev := range seen {
-		if ev.Type == actors.EventTask && strings.Contains(ev.Data, first.ID) && strings.Contains(ev.Data, `"status":"running"`) {
+		if ev.Type == events.EventTask && strings.Contains(ev.Data, first.ID) && strings.Contains(ev.Data, `"status":"running"`) {
 			sawRunning = true
 		}
 	}
@@ -135,7 +136,7 @@ func TestEventStreamResumes(t *testing.T) {
 			t.Fatalf("got an event of the first task again: %+v", ev)
 		}
 	}
-	if !strings.Contains(got[0].Data, second.ID) && got[0].Type != actors.EventMachine {
+	if !strings.Contains(got[0].Data, second.ID) && got[0].Type != events.EventMachine {
 		t.Fatalf("got %+v first; want the missed events of the stop", got[0])
 	}
 }
@@ -147,10 +148,10 @@ func TestEventStreamIsScoped(t *testing.T) {
 	st := s.subscribe(a.Token, 0)
 	// Another tenant's and the operator's work is not shown.
 	s.provision(b.Token, smallMachine)
-	s.run(req{method: "POST", path: "/api/virt/vms/" + byStatus(t, s.machines(admin), actors.StatusRunning).ID + "/actions/reboot", token: admin})
+	s.run(req{method: "POST", path: "/api/virt/vms/" + byStatus(t, s.machines(admin), machines.StatusRunning).ID + "/actions/reboot", token: admin})
 	mine := s.provision(a.Token, smallMachine)
 	seen := st.until(t, func(ev sseEvent) bool {
-		return ev.Type == actors.EventMachine && strings.Contains(ev.Data, `"status":"running"`)
+		return ev.Type == events.EventMachine && strings.Contains(ev.Data, `"status":"running"`)
 	})
 	for _, ev := range seen {
 		if !strings.Contains(ev.Data, a.ID) {

@@ -14,7 +14,12 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
-	"github.com/vmplane/vmplane/actors"
+	"github.com/vmplane/vmplane/actors/alerts"
+	"github.com/vmplane/vmplane/actors/events"
+	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/monitoring"
+	"github.com/vmplane/vmplane/actors/schedules"
+	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/hypervisor/sim"
 )
@@ -81,7 +86,7 @@ func TestResizeOfMachineWithNoDisk(t *testing.T) {
 	// The hypervisor loses the disks; the record still shows one: the task fails.
 	d.detached.Store(true)
 	task := s.waitTask(a.Token, s.startTask(req{method: "PATCH", path: path, token: a.Token, body: map[string]any{"disk_gb": m.DiskGB + 5}}).ID)
-	if task.Status != actors.TaskFailed || task.Error == nil || !strings.Contains(*task.Error, "no disk to grow") {
+	if task.Status != machines.TaskFailed || task.Error == nil || !strings.Contains(*task.Error, "no disk to grow") {
 		t.Fatalf("got task %+v; want failed: no disk to grow", task)
 	}
 	// Once the record knows (sync), the request itself is refused.
@@ -98,7 +103,7 @@ func TestResizeOfMachineWithNoDisk(t *testing.T) {
 	}
 	expect(t, s.do(req{method: "GET", path: "/api/health"}), 200, "")
 	// Cores still change: only the disk is missing.
-	if task := s.run(req{method: "PATCH", path: path, token: a.Token, body: map[string]any{"cpu_cores": 2}}); task.Status != actors.TaskSucceeded {
+	if task := s.run(req{method: "PATCH", path: path, token: a.Token, body: map[string]any{"cpu_cores": 2}}); task.Status != machines.TaskSucceeded {
 		t.Fatalf("got %+v; want the core change to succeed", task)
 	}
 }
@@ -132,15 +137,15 @@ func TestDriverPanicFailsOnlyItsTask(t *testing.T) {
 	t.Cleanup(s.stop)
 	admin := s.adminToken()
 	s.sync(admin)
-	m := byStatus(t, s.machines(admin), actors.StatusRunning)
+	m := byStatus(t, s.machines(admin), machines.StatusRunning)
 	path := "/api/virt/vms/" + m.ID + "/actions/reboot"
 	pd.panics.Store(true)
 	task := s.waitTask(admin, s.startTask(req{method: "POST", path: path, token: admin}).ID)
-	if task.Status != actors.TaskFailed || task.Error == nil || !strings.Contains(*task.Error, "internal error") {
+	if task.Status != machines.TaskFailed || task.Error == nil || !strings.Contains(*task.Error, "internal error") {
 		t.Fatalf("got %+v; want the task failed with an internal error", task)
 	}
 	expect(t, s.do(req{method: "GET", path: "/api/health"}), 200, "")
-	if got := s.machine(admin, m.ID); got.TaskID != nil || got.Status != actors.StatusRunning {
+	if got := s.machine(admin, m.ID); got.TaskID != nil || got.Status != machines.StatusRunning {
 		t.Fatalf("got %+v; want the machine unlocked and still running", got)
 	}
 	pd.panics.Store(false)
@@ -206,31 +211,31 @@ func TestScheduleWaitsForBusyMachine(t *testing.T) {
 	r := s.do(req{method: "POST", path: "/api/client/machines/" + m.ID + "/power-schedules", token: a.Token,
 		body: map[string]any{"action": "stop", "cron": daily(at), "timezone": "UTC"}})
 	expect(t, r, 201, "")
-	var p actors.PowerSchedule
+	var p schedules.PowerSchedule
 	r.decode(t, &p)
 
 	eventually(t, 20*time.Second, "the stop did not start waiting for the backup", func() bool {
 		return logs.FilterMessage("schedule run waits for the machine's task to end").FilterField(zap.String("schedule_id", p.ID)).Len() > 0
 	})
 	close(gd.release)
-	var bs actors.BackupSchedule
+	var bs schedules.BackupSchedule
 	eventually(t, 20*time.Second, "the backup run did not finish", func() bool {
 		bs = s.backupSchedule(a.Token, b.ID)
-		return bs.LastStatus != nil && *bs.LastStatus != actors.RunRunning
+		return bs.LastStatus != nil && *bs.LastStatus != schedules.RunRunning
 	})
-	if *bs.LastStatus != actors.RunSucceeded || bs.LastTaskID == nil {
+	if *bs.LastStatus != schedules.RunSucceeded || bs.LastTaskID == nil {
 		t.Fatalf("got backup run %s; want succeeded", status(bs.LastStatus))
 	}
-	var ps actors.PowerSchedule
+	var ps schedules.PowerSchedule
 	eventually(t, 20*time.Second, "the stop run did not finish", func() bool {
 		ps = s.powerSchedule(a.Token, p.ID)
-		return ps.LastStatus != nil && *ps.LastStatus != actors.RunRunning
+		return ps.LastStatus != nil && *ps.LastStatus != schedules.RunRunning
 	})
 	want := "succeeded; started "
 	if got := status(ps.LastStatus); !strings.HasPrefix(got, want) || !strings.Contains(got, "busy with task "+*bs.LastTaskID+" (vm.backup)") {
 		t.Fatalf("got stop run %q; want %q... naming the backup task %s", got, want, *bs.LastTaskID)
 	}
-	if got := s.machine(admin, m.ID).Status; got != actors.StatusStopped {
+	if got := s.machine(admin, m.ID).Status; got != machines.StatusStopped {
 		t.Fatalf("got machine %s; want stopped by the schedule", got)
 	}
 }
@@ -239,29 +244,29 @@ func TestScheduleWaitsForBusyMachine(t *testing.T) {
 // create and their value on change; -1 is unlimited, below that is 400.
 func TestPartialQuotaMerges(t *testing.T) {
 	s, admin := synced(t)
-	create := func(body map[string]any) actors.Tenant {
+	create := func(body map[string]any) tenants.Tenant {
 		t.Helper()
 		r := s.do(req{method: "POST", path: "/api/resources/tenants", token: admin, body: body})
 		expect(t, r, 201, "")
-		var ten actors.Tenant
+		var ten tenants.Tenant
 		r.decode(t, &ten)
 		return ten
 	}
-	patch := func(id string, body map[string]any) actors.Tenant {
+	patch := func(id string, body map[string]any) tenants.Tenant {
 		t.Helper()
 		r := s.do(req{method: "PATCH", path: "/api/resources/tenants/" + id, token: admin, body: body})
 		expect(t, r, 200, "")
-		var ten actors.Tenant
+		var ten tenants.Tenant
 		r.decode(t, &ten)
 		return ten
 	}
-	d := actors.DefaultQuota
+	d := tenants.DefaultQuota
 	ten := create(map[string]any{"name": "Beta", "quota": map[string]any{"machines": 2}})
-	if want := (actors.Quota{Machines: 2, CPUCores: d.CPUCores, MemoryMB: d.MemoryMB, DiskGB: d.DiskGB}); ten.Quota != want {
+	if want := (tenants.Quota{Machines: 2, CPUCores: d.CPUCores, MemoryMB: d.MemoryMB, DiskGB: d.DiskGB}); ten.Quota != want {
 		t.Fatalf("got quota %+v on create; want %+v", ten.Quota, want)
 	}
 	ten = patch(ten.ID, map[string]any{"quota": map[string]any{"cpu_cores": 4}})
-	if want := (actors.Quota{Machines: 2, CPUCores: 4, MemoryMB: d.MemoryMB, DiskGB: d.DiskGB}); ten.Quota != want {
+	if want := (tenants.Quota{Machines: 2, CPUCores: 4, MemoryMB: d.MemoryMB, DiskGB: d.DiskGB}); ten.Quota != want {
 		t.Fatalf("got quota %+v after patch; want %+v", ten.Quota, want)
 	}
 	// A rename alone leaves the quota as it is.
@@ -270,7 +275,7 @@ func TestPartialQuotaMerges(t *testing.T) {
 	}
 	// Unlimited machines: more than the default of 10 fit.
 	ten = patch(ten.ID, map[string]any{"quota": map[string]any{"machines": -1}})
-	if ten.Quota.Machines != actors.Unlimited || ten.Quota.CPUCores != 4 {
+	if ten.Quota.Machines != tenants.Unlimited || ten.Quota.CPUCores != 4 {
 		t.Fatalf("got quota %+v; want machines unlimited, the rest kept", ten.Quota)
 	}
 	r := s.do(req{method: "PATCH", path: "/api/resources/tenants/" + ten.ID, token: admin, body: map[string]any{"quota": map[string]any{"disk_gb": -2}}})
@@ -360,7 +365,7 @@ func TestDiskSmallerThanTemplate(t *testing.T) {
 // acknowledges (it answered 405), with the resources route's rules; users get 403.
 func TestOperatorAcknowledgesOnMonitoringRoute(t *testing.T) {
 	s, admin := synced(t)
-	m := byStatus(t, s.machines(admin), actors.StatusRunning)
+	m := byStatus(t, s.machines(admin), machines.StatusRunning)
 	if err := s.sim.SetNodeStatus(m.Node, hypervisor.NodeOffline); err != nil {
 		t.Fatal(err)
 	}
@@ -375,9 +380,9 @@ func TestOperatorAcknowledgesOnMonitoringRoute(t *testing.T) {
 	expect(t, s.do(req{method: "PATCH", path: path, token: u.Token, body: map[string]any{"status": "acknowledged"}}), 403, "forbidden")
 	r := s.do(req{method: "PATCH", path: path, token: admin, body: map[string]any{"status": "acknowledged"}})
 	expect(t, r, 200, "")
-	var acked actors.Alert
+	var acked alerts.Alert
 	r.decode(t, &acked)
-	if acked.ID != a.ID || acked.Status != actors.AlertAcknowledged || acked.AcknowledgedAt == nil {
+	if acked.ID != a.ID || acked.Status != alerts.AlertAcknowledged || acked.AcknowledgedAt == nil {
 		t.Fatalf("got %+v; want the event acknowledged", acked)
 	}
 }
@@ -389,8 +394,8 @@ func TestHealthCheckDefaults(t *testing.T) {
 	s, admin := synced(t)
 	path := "/api/monitoring/health-checks"
 	hc := s.createCheck(admin, path, map[string]any{"name": "plain", "type": "tcp", "target": "192.0.2.1:80", "enabled": false})
-	if hc.IntervalS != actors.DefaultCheckIntervalS || hc.TimeoutMS != actors.DefaultCheckTimeoutMS {
-		t.Fatalf("got interval %d s, timeout %d ms; want %d s and %d ms", hc.IntervalS, hc.TimeoutMS, actors.DefaultCheckIntervalS, actors.DefaultCheckTimeoutMS)
+	if hc.IntervalS != monitoring.DefaultCheckIntervalS || hc.TimeoutMS != monitoring.DefaultCheckTimeoutMS {
+		t.Fatalf("got interval %d s, timeout %d ms; want %d s and %d ms", hc.IntervalS, hc.TimeoutMS, monitoring.DefaultCheckIntervalS, monitoring.DefaultCheckTimeoutMS)
 	}
 	hc = s.createCheck(admin, path, map[string]any{"name": "fast", "type": "tcp", "target": "192.0.2.1:80", "interval_s": 2, "enabled": false})
 	if hc.IntervalS != 2 || hc.TimeoutMS != 1000 {
@@ -405,7 +410,7 @@ func TestHealthCheckDefaults(t *testing.T) {
 // machine.updated event's data says what changed the machine and its status before.
 func TestEventStreamStartsNowWithCause(t *testing.T) {
 	s, admin := synced(t)
-	m := byStatus(t, s.machines(admin), actors.StatusRunning)
+	m := byStatus(t, s.machines(admin), machines.StatusRunning)
 	old := s.run(req{method: "POST", path: "/api/virt/vms/" + m.ID + "/actions/stop", token: admin})
 
 	// ?since=0 replays what is kept, the earlier task included. (Its end is also how
@@ -421,14 +426,14 @@ func TestEventStreamStartsNowWithCause(t *testing.T) {
 			t.Fatalf("got an event of the earlier task %s on a new stream: %+v", old.ID, ev)
 		}
 	}
-	var started *actors.MachineEvent
+	var started *machines.MachineEvent
 	for _, ev := range seen {
-		var me actors.MachineEvent
-		if ev.Type == actors.EventMachine && json.Unmarshal([]byte(ev.Data), &me) == nil && me.ID == m.ID && me.Status == actors.StatusRunning {
+		var me machines.MachineEvent
+		if ev.Type == events.EventMachine && json.Unmarshal([]byte(ev.Data), &me) == nil && me.ID == m.ID && me.Status == machines.StatusRunning {
 			started = &me
 		}
 	}
-	if started == nil || started.Cause != "task" || started.PreviousStatus == nil || *started.PreviousStatus != actors.StatusStopped {
+	if started == nil || started.Cause != "task" || started.PreviousStatus == nil || *started.PreviousStatus != machines.StatusStopped {
 		t.Fatalf("got machine event %+v; want cause task and previous_status stopped", started)
 	}
 	expect(t, s.do(req{method: "GET", path: "/api/events?since=yesterday", token: admin}), 400, "invalid_request")

@@ -5,7 +5,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/vmplane/vmplane/actors"
+	"github.com/vmplane/vmplane/actors/machines"
 )
 
 func TestIdempotencyKey(t *testing.T) {
@@ -87,7 +87,7 @@ func countMachines(t *testing.T, s *testServer, tok string) int {
 	t.Helper()
 	r := s.do(req{method: "GET", path: "/api/client/machines?limit=500", token: tok})
 	expect(t, r, 200, "")
-	var p struct{ Items []actors.Machine }
+	var p struct{ Items []machines.Machine }
 	r.decode(t, &p)
 	return len(p.Items)
 }

@@ -10,7 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vmplane/vmplane/actors"
+	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/monitoring"
+	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/persistence"
 )
 
@@ -19,13 +21,13 @@ const (
 	forecastPath = "/api/monitoring/insights/cluster-forecast"
 )
 
-func (s *testServer) faulty(tok string) map[string]actors.FaultyDeployment {
+func (s *testServer) faulty(tok string) map[string]monitoring.FaultyDeployment {
 	s.t.Helper()
 	r := s.do(req{method: "GET", path: faultyPath, token: tok})
 	expect(s.t, r, 200, "")
-	var body actors.FaultyDeployments
+	var body monitoring.FaultyDeployments
 	r.decode(s.t, &body)
-	out := map[string]actors.FaultyDeployment{}
+	out := map[string]monitoring.FaultyDeployment{}
 	for _, it := range body.Items {
 		out[it.MachineID] = it
 	}
@@ -34,7 +36,7 @@ func (s *testServer) faulty(tok string) map[string]actors.FaultyDeployment {
 
 // waitFaulty polls the faulty deployments until ok holds: crash records are written by
 // a follower of the event bus, a moment after the sync that saw the crash.
-func (s *testServer) waitFaulty(tok string, ok func(map[string]actors.FaultyDeployment) bool) map[string]actors.FaultyDeployment {
+func (s *testServer) waitFaulty(tok string, ok func(map[string]monitoring.FaultyDeployment) bool) map[string]monitoring.FaultyDeployment {
 	s.t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -57,16 +59,16 @@ func TestFaultyDeployments(t *testing.T) {
 	s.sim.FailNext(0, "create", errors.New("storage local-lvm is full"))
 	r := s.do(req{method: "POST", path: "/api/client/machines", token: ten.Token, body: smallMachine})
 	expect(t, r, 202, "")
-	var p actors.Provisioned
+	var p tenants.Provisioned
 	r.decode(t, &p)
-	if task := s.waitTask(ten.Token, p.Task.ID); task.Status != actors.TaskFailed {
+	if task := s.waitTask(ten.Token, p.Task.ID); task.Status != machines.TaskFailed {
 		t.Fatalf("got provisioning task %+v; want failed", task)
 	}
 
 	ms := s.machines(admin)
-	var running []actors.Machine
+	var running []machines.Machine
 	for _, m := range ms {
-		if m.Status == actors.StatusRunning && m.TaskID == nil {
+		if m.Status == machines.StatusRunning && m.TaskID == nil {
 			running = append(running, m)
 		}
 	}
@@ -90,7 +92,7 @@ func TestFaultyDeployments(t *testing.T) {
 	s.sim.FailAlways(flaky.VMID, "reboot", errors.New("qmp command 'system_reset' failed"))
 	for i := 0; i < 3; i++ {
 		task := s.waitTask(admin, s.startTask(req{method: "POST", path: "/api/virt/vms/" + flaky.ID + "/actions/reboot", token: admin}).ID)
-		if task.Status != actors.TaskFailed {
+		if task.Status != machines.TaskFailed {
 			t.Fatalf("reboot %d: got %+v; want failed", i, task)
 		}
 	}
@@ -98,18 +100,18 @@ func TestFaultyDeployments(t *testing.T) {
 	// A healthy machine does healthy things.
 	s.run(req{method: "POST", path: "/api/virt/vms/" + healthy.ID + "/actions/reboot", token: admin})
 
-	got := s.waitFaulty(admin, func(m map[string]actors.FaultyDeployment) bool { return m[crashy.ID].Reason != "" })
+	got := s.waitFaulty(admin, func(m map[string]monitoring.FaultyDeployment) bool { return m[crashy.ID].Reason != "" })
 	prov, ok := got[p.Machine.ID]
-	if !ok || prov.Reason != actors.ReasonProvisioningFailed || prov.FailedTasks != 1 || prov.LastError == nil ||
+	if !ok || prov.Reason != monitoring.ReasonProvisioningFailed || prov.FailedTasks != 1 || prov.LastError == nil ||
 		!strings.Contains(*prov.LastError, "local-lvm is full") || prov.TenantID == nil || *prov.TenantID != ten.ID ||
 		prov.Name != smallMachine["name"] || prov.Since.IsZero() {
 		t.Fatalf("got %+v; want the tenant's machine with provisioning_failed, 1 failed task and the driver's error", prov)
 	}
-	if c := got[crashy.ID]; c.Reason != actors.ReasonCrashLoop || c.FailedTasks != 0 || c.Since.IsZero() || c.Since.After(time.Now()) {
+	if c := got[crashy.ID]; c.Reason != monitoring.ReasonCrashLoop || c.FailedTasks != 0 || c.Since.IsZero() || c.Since.After(time.Now()) {
 		t.Fatalf("got %+v; want crash_loop since the first crash", c)
 	}
 	f := got[flaky.ID]
-	if f.Reason != actors.ReasonRepeatedFailures || f.FailedTasks != 3 || f.LastError == nil || !strings.Contains(*f.LastError, "system_reset") {
+	if f.Reason != monitoring.ReasonRepeatedFailures || f.FailedTasks != 3 || f.LastError == nil || !strings.Contains(*f.LastError, "system_reset") {
 		t.Fatalf("got %+v; want repeated_failures with 3 failed tasks and the reboot's error", f)
 	}
 	if h, listed := got[healthy.ID]; listed {
@@ -145,7 +147,7 @@ func TestFaultyDeploymentsFailingHealthCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := s.faulty(admin)[m.ID]
-	if got.Reason != actors.ReasonFailingHealthChecks || got.LastError == nil || !strings.Contains(*got.LastError, "i/o timeout") ||
+	if got.Reason != monitoring.ReasonFailingHealthChecks || got.LastError == nil || !strings.Contains(*got.LastError, "i/o timeout") ||
 		!got.Since.Equal(now.Add(-20*time.Second)) {
 		t.Fatalf("got %+v; want failing_health_checks since the first of 3 failed probes 10 s apart", got)
 	}
@@ -166,8 +168,8 @@ func TestFaultyDeploymentsFailingHealthCheckProbe(t *testing.T) {
 		"name": "app port", "type": "tcp", "target": target, "interval_s": 1, "timeout_ms": 500,
 		"failure_threshold": 1, "machine_id": m.ID}})
 	expect(t, r, 201, "")
-	got := s.waitFaulty(admin, func(f map[string]actors.FaultyDeployment) bool { return f[m.ID].Reason != "" })[m.ID]
-	if got.Reason != actors.ReasonFailingHealthChecks || got.LastError == nil || !strings.Contains(*got.LastError, "app port") ||
+	got := s.waitFaulty(admin, func(f map[string]monitoring.FaultyDeployment) bool { return f[m.ID].Reason != "" })[m.ID]
+	if got.Reason != monitoring.ReasonFailingHealthChecks || got.LastError == nil || !strings.Contains(*got.LastError, "app port") ||
 		got.FailedTasks != 0 || got.Since.IsZero() {
 		t.Fatalf("got %+v; want failing_health_checks with the check's error", got)
 	}
@@ -183,26 +185,26 @@ func TestClusterForecastFromHistory(t *testing.T) {
 	b := new(persistence.Batch)
 	for i := 0; i <= 20; i++ {
 		date := today.AddDate(0, 0, i-20).Format(time.DateOnly)
-		day := actors.UsageDay{Date: date, Source: "sample",
-			CPU:    &actors.ResourceDay{Avg: 10 + 2*float64(i), Max: 12 + 2*float64(i), Capacity: 100, Samples: 24},
-			Memory: &actors.ResourceDay{Avg: 64 * gib, Max: 70 * gib, Capacity: 256 * gib, Samples: 24}}
+		day := monitoring.UsageDay{Date: date, Source: "sample",
+			CPU:    &monitoring.ResourceDay{Avg: 10 + 2*float64(i), Max: 12 + 2*float64(i), Capacity: 100, Samples: 24},
+			Memory: &monitoring.ResourceDay{Avg: 64 * gib, Max: 70 * gib, Capacity: 256 * gib, Samples: 24}}
 		if i >= 19 {
-			day.Disk = &actors.ResourceDay{Avg: float64(2000+i) * gib, Max: float64(2000+i) * gib, Capacity: 2000 * gib, Samples: 24}
+			day.Disk = &monitoring.ResourceDay{Avg: float64(2000+i) * gib, Max: float64(2000+i) * gib, Capacity: 2000 * gib, Samples: 24}
 		}
-		val, err := actors.EncodeUsageDay(day)
+		val, err := monitoring.EncodeUsageDay(day)
 		if err != nil {
 			t.Fatal(err)
 		}
-		b.Put(actors.UsageDayKey(date), val)
+		b.Put(monitoring.UsageDayKey(date), val)
 	}
 	if err := s.app.System().Store().Commit(context.Background(), b); err != nil {
 		t.Fatal(err)
 	}
-	forecast := func(query string) map[string]actors.ResourceForecast {
+	forecast := func(query string) map[string]monitoring.ResourceForecast {
 		t.Helper()
 		r := s.do(req{method: "GET", path: forecastPath + query, token: admin})
 		expect(t, r, 200, "")
-		var f actors.ClusterForecast
+		var f monitoring.ClusterForecast
 		r.decode(t, &f)
 		want := 30
 		if query != "" {
@@ -211,7 +213,7 @@ func TestClusterForecastFromHistory(t *testing.T) {
 		if f.HorizonDays != want || len(f.Resources) != 3 {
 			t.Fatalf("got horizon %d and %d resources; want %d and cpu, memory, disk", f.HorizonDays, len(f.Resources), want)
 		}
-		out := map[string]actors.ResourceForecast{}
+		out := map[string]monitoring.ResourceForecast{}
 		for _, r := range f.Resources {
 			out[r.Resource] = r
 		}
@@ -252,13 +254,13 @@ func TestClusterForecastBackfillsFromUsageGraphs(t *testing.T) {
 	// The default history interval: the sampler backfills from the usage graphs and
 	// takes its first sample as the server starts.
 	s, admin := synced(t)
-	var f actors.ClusterForecast
+	var f monitoring.ClusterForecast
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		r := s.do(req{method: "GET", path: forecastPath, token: admin})
 		expect(t, r, 200, "")
 		r.decode(t, &f)
-		if len(f.Resources) == 3 && len(f.Resources[0].Points) == actors.ForecastHistoryDays && len(f.Resources[2].Points) > 0 {
+		if len(f.Resources) == 3 && len(f.Resources[0].Points) == monitoring.ForecastHistoryDays && len(f.Resources[2].Points) > 0 {
 			break
 		}
 		if time.Now().After(deadline) {

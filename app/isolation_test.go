@@ -5,7 +5,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vmplane/vmplane/actors"
+	"github.com/vmplane/vmplane/actors/alerts"
+	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/monitoring"
+	"github.com/vmplane/vmplane/actors/schedules"
+	"github.com/vmplane/vmplane/actors/tenants"
 )
 
 // TestTenantIsolationMatrix walks every tenant-scoped resource and every client route
@@ -148,14 +152,14 @@ func TestTenantIsolationMatrix(t *testing.T) {
 // answers.
 type isolationWorld struct {
 	a, b    tenantFixture
-	am, bm  actors.Machine
-	arule   actors.FirewallRule
-	atask   actors.Task
-	apower  actors.PowerSchedule
-	abackup actors.BackupSchedule
-	abk     actors.Backup
-	ahc     actors.HealthCheck
-	aalert  actors.Alert
+	am, bm  machines.Machine
+	arule   tenants.FirewallRule
+	atask   machines.Task
+	apower  schedules.PowerSchedule
+	abackup schedules.BackupSchedule
+	abk     machines.Backup
+	ahc     monitoring.HealthCheck
+	aalert  alerts.Alert
 }
 
 // isolationNames are the names newIsolationWorld gives tenant A and its records.

@@ -9,7 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vmplane/vmplane/actors"
+	"github.com/vmplane/vmplane/actors/alerts"
+	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/monitoring"
+	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/hypervisor"
 )
 
@@ -27,29 +30,29 @@ func monPoll(t *testing.T, what string, cond func() bool) {
 }
 
 // createCheck posts a check and expects 201.
-func (s *testServer) createCheck(tok, path string, body map[string]any) actors.HealthCheck {
+func (s *testServer) createCheck(tok, path string, body map[string]any) monitoring.HealthCheck {
 	s.t.Helper()
 	r := s.do(req{method: "POST", path: path, token: tok, body: body})
 	expect(s.t, r, 201, "")
-	var hc actors.HealthCheck
+	var hc monitoring.HealthCheck
 	r.decode(s.t, &hc)
 	return hc
 }
 
-func (s *testServer) check(tok, id string) actors.HealthCheck {
+func (s *testServer) check(tok, id string) monitoring.HealthCheck {
 	s.t.Helper()
 	r := s.do(req{method: "GET", path: "/api/monitoring/health-checks/" + id, token: tok})
 	expect(s.t, r, 200, "")
-	var hc actors.HealthCheck
+	var hc monitoring.HealthCheck
 	r.decode(s.t, &hc)
 	return hc
 }
 
 // alertsOf lists alert events at path (with its query) and keeps those on target.
-func (s *testServer) alertsOf(tok, path, target string) []actors.Alert {
+func (s *testServer) alertsOf(tok, path, target string) []alerts.Alert {
 	s.t.Helper()
-	var out []actors.Alert
-	for _, a := range listOf[actors.Alert](s, tok, path) {
+	var out []alerts.Alert
+	for _, a := range listOf[alerts.Alert](s, tok, path) {
 		if target == "" || a.TargetID == target {
 			out = append(out, a)
 		}
@@ -80,32 +83,32 @@ func TestHealthCheckFailingEpisodeRaisesOneAlert(t *testing.T) {
 	defer srv.Close()
 	hc := s.createCheck(admin, "/api/monitoring/health-checks", map[string]any{
 		"name": "web", "type": "http", "target": srv.URL + "/health", "interval_s": 1, "timeout_ms": 500, "failure_threshold": 2})
-	if hc.Last.Status != actors.CheckUnknown || hc.FailureThreshold != 2 || !hc.Enabled {
+	if hc.Last.Status != monitoring.CheckUnknown || hc.FailureThreshold != 2 || !hc.Enabled {
 		t.Fatalf("got %+v; want a new enabled check, unknown", hc)
 	}
-	monPoll(t, "the check to pass", func() bool { return s.check(admin, hc.ID).Last.Status == actors.CheckPassing })
+	monPoll(t, "the check to pass", func() bool { return s.check(admin, hc.ID).Last.Status == monitoring.CheckPassing })
 
 	target.healthy.Store(false)
-	monPoll(t, "the check to fail", func() bool { return s.check(admin, hc.ID).Last.Status == actors.CheckFailing })
+	monPoll(t, "the check to fail", func() bool { return s.check(admin, hc.ID).Last.Status == monitoring.CheckFailing })
 	byCheck := "/api/monitoring/alerts/events?kind=health_check&limit=500"
 	monPoll(t, "the alert", func() bool { return len(s.alertsOf(admin, byCheck+"&status=firing", hc.ID)) == 1 })
 	// More failing probes update nothing into a second event.
 	failures := s.check(admin, hc.ID).Last.ConsecutiveFailures
 	monPoll(t, "more failed probes", func() bool { return s.check(admin, hc.ID).Last.ConsecutiveFailures >= failures+2 })
 	events := s.alertsOf(admin, byCheck, hc.ID)
-	if len(events) != 1 || events[0].Status != actors.AlertFiring || events[0].Severity != actors.SeverityCritical ||
+	if len(events) != 1 || events[0].Status != alerts.AlertFiring || events[0].Severity != alerts.SeverityCritical ||
 		events[0].TargetType != "health_check" {
 		t.Fatalf("got %+v; want exactly one firing critical event for the episode", events)
 	}
 
 	target.healthy.Store(true)
-	monPoll(t, "the check to pass again", func() bool { return s.check(admin, hc.ID).Last.Status == actors.CheckPassing })
+	monPoll(t, "the check to pass again", func() bool { return s.check(admin, hc.ID).Last.Status == monitoring.CheckPassing })
 	monPoll(t, "the alert to resolve", func() bool {
 		ev := s.alertsOf(admin, byCheck, hc.ID)
-		return len(ev) == 1 && ev[0].Status == actors.AlertResolved && ev[0].ResolvedAt != nil
+		return len(ev) == 1 && ev[0].Status == alerts.AlertResolved && ev[0].ResolvedAt != nil
 	})
 	got := s.check(admin, hc.ID)
-	if len(got.Results) < 3 || len(got.Results) > actors.CheckResultsKept || got.Last.ConsecutiveFailures != 0 || got.Last.CheckedAt == nil {
+	if len(got.Results) < 3 || len(got.Results) > monitoring.CheckResultsKept || got.Last.ConsecutiveFailures != 0 || got.Last.CheckedAt == nil {
 		t.Fatalf("got %+v; want recent results kept and the failures reset", got)
 	}
 	// The list carries the latest result, the overview counts the check.
@@ -116,7 +119,7 @@ func TestHealthCheckFailingEpisodeRaisesOneAlert(t *testing.T) {
 	}
 	r = s.do(req{method: "GET", path: "/api/monitoring/overview", token: admin})
 	expect(t, r, 200, "")
-	var o actors.MonitoringOverview
+	var o monitoring.MonitoringOverview
 	r.decode(t, &o)
 	if o.HealthChecks.Total != 1 || o.HealthChecks.Passing != 1 || o.Nodes.Total != 0 {
 		t.Fatalf("got overview %+v; want one passing check (and no nodes before a sync)", o)
@@ -155,11 +158,11 @@ func TestHangingTargetStallsNothing(t *testing.T) {
 		"name": "fine", "type": "http", "target": ok.URL, "interval_s": 1, "timeout_ms": 400})
 	monPoll(t, "the healthy check to keep passing", func() bool {
 		c := s.check(admin, fine.ID)
-		return c.Last.Status == actors.CheckPassing && len(c.Results) >= 3
+		return c.Last.Status == monitoring.CheckPassing && len(c.Results) >= 3
 	})
 	monPoll(t, "the hanging check to fail", func() bool {
 		c := s.check(admin, stuck.ID)
-		return c.Last.Status == actors.CheckFailing && c.Last.Error != nil && strings.Contains(*c.Last.Error, "no answer within")
+		return c.Last.Status == monitoring.CheckFailing && c.Last.Error != nil && strings.Contains(*c.Last.Error, "no answer within")
 	})
 	if m := most.Load(); m != 1 {
 		t.Fatalf("got %d probes of one check in the target at once; want 1", m)
@@ -180,15 +183,15 @@ func TestNodeOfflineAndFailedTaskAlerts(t *testing.T) {
 	s.sync(admin)
 	monPoll(t, "node_offline on pve2", func() bool { return len(s.alertsOf(admin, open+"&kind=node_offline", "pve2")) == 1 })
 	a := s.alertsOf(admin, open+"&kind=node_offline", "pve2")[0]
-	if a.Severity != actors.SeverityCritical || a.TargetType != "node" || a.TenantID != nil {
+	if a.Severity != alerts.SeverityCritical || a.TargetType != "node" || a.TenantID != nil {
 		t.Fatalf("got %+v; want a critical operator alert on the node", a)
 	}
 	s.sync(admin) // still offline: the same event, no second one
 	r := s.do(req{method: "GET", path: "/api/monitoring/overview", token: admin})
 	expect(t, r, 200, "")
-	var o actors.MonitoringOverview
+	var o monitoring.MonitoringOverview
 	r.decode(t, &o)
-	if o.Nodes != (actors.OverviewNodes{Total: 3, Online: 2, Offline: 1}) || o.Alerts.Firing < 1 || o.Alerts.Critical < 1 ||
+	if o.Nodes != (monitoring.OverviewNodes{Total: 3, Online: 2, Offline: 1}) || o.Alerts.Firing < 1 || o.Alerts.Critical < 1 ||
 		o.Machines.Total != 4 || o.Capacity.CPU.TotalCores == 0 || o.Capacity.Memory.TotalMB == 0 || o.Capacity.Disk.TotalGB == 0 {
 		t.Fatalf("got overview %+v; want 3 nodes (1 offline), the alert, 4 machines and the online nodes' capacity", o)
 	}
@@ -198,24 +201,24 @@ func TestNodeOfflineAndFailedTaskAlerts(t *testing.T) {
 	s.sync(admin)
 	monPoll(t, "node_offline to resolve", func() bool {
 		ev := s.alertsOf(admin, "/api/monitoring/alerts/events?kind=node_offline", "pve2")
-		return len(ev) == 1 && ev[0].Status == actors.AlertResolved
+		return len(ev) == 1 && ev[0].Status == alerts.AlertResolved
 	})
 
-	m := byStatus(t, s.machines(admin), actors.StatusRunning)
+	m := byStatus(t, s.machines(admin), machines.StatusRunning)
 	s.sim.FailNext(m.VMID, "reboot", errors.New("guest did not come back"))
 	task := s.waitTask(admin, s.startTask(req{method: "POST", path: "/api/virt/vms/" + m.ID + "/actions/reboot", token: admin}).ID)
-	if task.Status != actors.TaskFailed {
+	if task.Status != machines.TaskFailed {
 		t.Fatalf("got task %+v; want failed", task)
 	}
 	monPoll(t, "task_failed on the machine", func() bool { return len(s.alertsOf(admin, open+"&kind=task_failed", m.ID)) == 1 })
 	a = s.alertsOf(admin, open+"&kind=task_failed", m.ID)[0]
-	if a.Severity != actors.SeverityWarning || !strings.Contains(a.Message, "guest did not come back") {
+	if a.Severity != alerts.SeverityWarning || !strings.Contains(a.Message, "guest did not come back") {
 		t.Fatalf("got %+v; want a warning naming the task's error", a)
 	}
 	s.run(req{method: "POST", path: "/api/virt/vms/" + m.ID + "/actions/reboot", token: admin})
 	monPoll(t, "task_failed to resolve", func() bool {
 		ev := s.alertsOf(admin, "/api/monitoring/alerts/events?kind=task_failed", m.ID)
-		return len(ev) == 1 && ev[0].Status == actors.AlertResolved
+		return len(ev) == 1 && ev[0].Status == alerts.AlertResolved
 	})
 
 	for _, q := range []string{"status=open", "severity=fatal", "since=yesterday", "kind=disk_full"} {
@@ -240,7 +243,7 @@ func TestNodeUsageHighAlert(t *testing.T) {
 	s.sync(admin)
 	monPoll(t, "node_usage_high to resolve once the node reports nothing", func() bool {
 		ev := s.alertsOf(admin, "/api/monitoring/alerts/events?kind=node_usage_high", "pve1")
-		return len(ev) == 1 && ev[0].Status == actors.AlertResolved
+		return len(ev) == 1 && ev[0].Status == alerts.AlertResolved
 	})
 }
 
@@ -298,7 +301,7 @@ func TestMonitoringForTenants(t *testing.T) {
 	}
 	r = s.do(req{method: "GET", path: "/api/client/overview", token: a.Token})
 	expect(t, r, 200, "")
-	var ov actors.Overview
+	var ov tenants.Overview
 	r.decode(t, &ov)
 	if ov.AlertsOpen != 1 {
 		t.Fatalf("got alerts_open %d; want 1", ov.AlertsOpen)
@@ -309,9 +312,9 @@ func TestMonitoringForTenants(t *testing.T) {
 	expect(t, s.do(req{method: "DELETE", path: events + "/" + alert.ID, token: a.Token}), 405, "method_not_allowed")
 	r = s.do(req{method: "PATCH", path: events + "/" + alert.ID, token: a.Token, body: map[string]any{"status": "acknowledged"}})
 	expect(t, r, 200, "")
-	var acked actors.Alert
+	var acked alerts.Alert
 	r.decode(t, &acked)
-	if acked.Status != actors.AlertAcknowledged || acked.AcknowledgedAt == nil {
+	if acked.Status != alerts.AlertAcknowledged || acked.AcknowledgedAt == nil {
 		t.Fatalf("got %+v; want acknowledged", acked)
 	}
 	expect(t, s.do(req{method: "DELETE", path: base + "/" + hc.ID, token: a.Token}), 204, "")
@@ -328,12 +331,12 @@ func TestHealthChecksRunAfterRestart(t *testing.T) {
 	defer srv.Close()
 	hc := s.createCheck(admin, "/api/monitoring/health-checks", map[string]any{
 		"name": "durable", "type": "http", "target": srv.URL, "interval_s": 1, "timeout_ms": 500})
-	monPoll(t, "the check to pass", func() bool { return s.check(admin, hc.ID).Last.Status == actors.CheckPassing })
+	monPoll(t, "the check to pass", func() bool { return s.check(admin, hc.ID).Last.Status == monitoring.CheckPassing })
 
 	s.restart()
 	admin = s.adminToken()
 	restarted := time.Now()
-	if got := s.check(admin, hc.ID); got.Last.Status != actors.CheckPassing {
+	if got := s.check(admin, hc.ID); got.Last.Status != monitoring.CheckPassing {
 		t.Fatalf("got %+v after the restart; want the stored passing status", got.Last)
 	}
 	hits := target.hits.Load()

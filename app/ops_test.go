@@ -12,7 +12,8 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
-	"github.com/vmplane/vmplane/actors"
+	"github.com/vmplane/vmplane/actors/alerts"
+	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/hypervisor/proxmox/pvefake"
 	"github.com/vmplane/vmplane/hypervisor/sim"
 )
@@ -108,10 +109,10 @@ func TestUnreachableProxmoxRaisesAlert(t *testing.T) {
 	heal := f.Inject(pvefake.Fault{Status: 503, Message: "proxy: no route to host"})
 	monPoll(t, "hypervisor_unavailable to fire", func() bool {
 		ev := s.alertsOf(admin, path, "proxmox")
-		return len(ev) == 1 && ev[0].Status == actors.AlertFiring
+		return len(ev) == 1 && ev[0].Status == alerts.AlertFiring
 	})
 	a := s.alertsOf(admin, path, "proxmox")[0]
-	if a.Severity != actors.SeverityCritical || !strings.Contains(a.Message, "does not answer") {
+	if a.Severity != alerts.SeverityCritical || !strings.Contains(a.Message, "does not answer") {
 		t.Fatalf("got %+v; want a critical alert saying the hypervisor does not answer", a)
 	}
 	if r := s.do(req{method: "GET", path: "/api/health"}); r.Status != 503 {
@@ -135,7 +136,7 @@ func TestUnreachableProxmoxRaisesAlert(t *testing.T) {
 	heal()
 	monPoll(t, "hypervisor_unavailable to resolve", func() bool {
 		ev := s.alertsOf(admin, path, "proxmox")
-		return len(ev) == 1 && ev[0].Status == actors.AlertResolved
+		return len(ev) == 1 && ev[0].Status == alerts.AlertResolved
 	})
 	monPoll(t, "the sync to say it works again", func() bool { return logs.FilterMessage("periodic sync works again").Len() == again+1 })
 }
@@ -167,7 +168,7 @@ func TestOperatorLogLines(t *testing.T) {
 	failing, doomed := ms[0], ms[1]
 	s.sim.FailNext(failing.VMID, "reboot", errors.New("guest did not come back"))
 	task := s.waitTask(tok, s.startTask(req{method: "POST", path: "/api/virt/vms/" + failing.ID + "/actions/reboot", token: tok}).ID)
-	if task.Status != actors.TaskFailed {
+	if task.Status != machines.TaskFailed {
 		t.Fatalf("got %+v; want a failed task", task)
 	}
 	s.run(req{method: "DELETE", path: "/api/resources/machines/" + doomed.ID, token: tok})

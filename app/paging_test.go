@@ -8,7 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vmplane/vmplane/actors"
+	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/httpedge"
 )
 
@@ -97,9 +98,9 @@ func TestEveryListRoutePages(t *testing.T) {
 	a := s.tenant(admin, "Pager", nil)
 	s.tenant(admin, "Other", nil)
 	// Two running machines of the cluster handed to the tenant.
-	var ms []actors.Machine
+	var ms []machines.Machine
 	for _, m := range s.machines(admin) {
-		if m.Status == actors.StatusRunning && len(ms) < 2 {
+		if m.Status == machines.StatusRunning && len(ms) < 2 {
 			r := s.do(req{method: "PATCH", path: "/api/resources/machines/" + m.ID, token: admin, body: map[string]any{"tenant_id": a.ID}})
 			expect(t, r, 200, "")
 			ms = append(ms, m)
@@ -223,13 +224,13 @@ func TestRulePagesSurviveDeletingTheCursorRule(t *testing.T) {
 		r := s.do(req{method: "POST", path: "/api/client/firewall/rules", token: a.Token, body: map[string]any{
 			"direction": "in", "action": "accept", "protocol": "tcp", "port": port}})
 		expect(t, r, 201, "")
-		var rule actors.FirewallRule
+		var rule tenants.FirewallRule
 		r.decode(t, &rule)
 		ids = append(ids, rule.ID)
 	}
 	type page struct {
-		Items      []actors.FirewallRule `json:"items"`
-		NextCursor *string               `json:"next_cursor"`
+		Items      []tenants.FirewallRule `json:"items"`
+		NextCursor *string                `json:"next_cursor"`
 	}
 	get := func(q string) page {
 		r := s.do(req{method: "GET", path: "/api/client/firewall/rules?" + q, token: a.Token})

@@ -9,7 +9,8 @@ import (
 
 	"github.com/fasthttp/websocket"
 
-	"github.com/vmplane/vmplane/actors"
+	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/hypervisor/hypervisortest"
 	"github.com/vmplane/vmplane/hypervisor/proxmox/pvefake"
 )
@@ -58,7 +59,7 @@ func TestProxmoxMachineOperations(t *testing.T) {
 		t.Fatalf("got %+v; want 3 nodes and the 2 machines (templates are not machines)", res)
 	}
 	web := s.machine(tok, "100")
-	if web.Name != "web-1" || web.Node != "pve1" || web.Status != actors.StatusRunning || web.CPUCores != 2 {
+	if web.Name != "web-1" || web.Node != "pve1" || web.Status != machines.StatusRunning || web.CPUCores != 2 {
 		t.Fatalf("got %+v; want web-1 running on pve1 with 2 cores", web)
 	}
 	base := "/api/proxmox/vms/" + web.ID // the driver's own prefix answers too
@@ -91,7 +92,7 @@ func TestProxmoxMachineOperations(t *testing.T) {
 		t.Fatal("got no templates from Proxmox")
 	}
 	s.run(req{method: "POST", path: base + "/reinstall", token: tok, body: map[string]any{"template_id": tpls.Items[0].ID, "password": "fresh-root-pw"}})
-	if got := s.machine(tok, web.ID); got.VMID != 100 || got.Node != "pve3" || got.Status != actors.StatusRunning {
+	if got := s.machine(tok, web.ID); got.VMID != 100 || got.Node != "pve3" || got.Status != machines.StatusRunning {
 		t.Fatalf("got %+v after reinstall; want vmid 100 running on pve3", got)
 	}
 	g := s.usage(tok, base+"/usage-graphs?timeframe=day")
@@ -147,7 +148,7 @@ func TestProxmoxFailures(t *testing.T) {
 	remove := f.Inject(pvefake.Fault{Method: "POST", Path: "/nodes/{node}/qemu/{vmid}/status/{action}", TaskExit: "VM 100 qmp command failed - got timeout", Times: 1})
 	task := s.waitTask(tok, s.startTask(req{method: "POST", path: "/api/virt/vms/" + web.ID + "/actions/reboot", token: tok}).ID)
 	remove()
-	if task.Status != actors.TaskFailed || task.Error == nil || !strings.Contains(*task.Error, "qmp command failed") {
+	if task.Status != machines.TaskFailed || task.Error == nil || !strings.Contains(*task.Error, "qmp command failed") {
 		t.Fatalf("got %+v; want failed with Proxmox's exit status", task)
 	}
 	if m := s.machine(tok, web.ID); m.TaskID != nil {
@@ -161,7 +162,7 @@ func TestProxmoxFailures(t *testing.T) {
 		remove := f.Inject(fault)
 		task := s.waitTask(tok, s.startTask(req{method: "POST", path: "/api/virt/vms/" + web.ID + "/actions/reboot", token: tok}).ID)
 		remove()
-		if task.Status != actors.TaskFailed || task.Error == nil {
+		if task.Status != machines.TaskFailed || task.Error == nil {
 			t.Fatalf("got %+v for a Proxmox %d; want a failed task", task, fault.Status)
 		}
 	}
@@ -210,7 +211,7 @@ func TestProxmoxRefusedRuleIsVisible(t *testing.T) {
 		"direction": "in", "action": "accept", "protocol": "ipv6-icmp", "source": "2001:db8::/32"}}), 201, "")
 	monPoll(t, "the first push", func() bool {
 		fw := s.machine(tok, web.ID).Firewall
-		return fw != nil && fw.State == actors.FirewallApplied
+		return fw != nil && fw.State == machines.FirewallApplied
 	})
 
 	// Proxmox refuses the next push (once): visible, alerted, and not retried.
@@ -220,13 +221,13 @@ func TestProxmoxRefusedRuleIsVisible(t *testing.T) {
 		"direction": "in", "action": "accept", "protocol": "tcp", "port": "22"}}), 201, "")
 	monPoll(t, "the firewall state to fail", func() bool {
 		fw := s.machine(tok, web.ID).Firewall
-		return fw != nil && fw.State == actors.FirewallFailed
+		return fw != nil && fw.State == machines.FirewallFailed
 	})
 	m := s.machine(tok, web.ID)
 	if !strings.Contains(m.Firewall.Reason, "detected mixed ipv4/ipv6 addresses") {
 		t.Errorf("got reason %q; want Proxmox's", m.Firewall.Reason)
 	}
-	if seen := s.clientList(a.Token, ""); len(seen) != 1 || seen[0].Firewall == nil || seen[0].Firewall.State != actors.FirewallFailed {
+	if seen := s.clientList(a.Token, ""); len(seen) != 1 || seen[0].Firewall == nil || seen[0].Firewall.State != machines.FirewallFailed {
 		t.Errorf("the tenant sees %+v; want its machine with firewall failed", seen)
 	}
 	monPoll(t, "the firewall_failed alert", func() bool {
@@ -240,7 +241,7 @@ func TestProxmoxRefusedRuleIsVisible(t *testing.T) {
 	if n := f.Count("POST", rules); n != writes {
 		t.Errorf("a push Proxmox refused was retried: %d rule writes, then %d", writes, n)
 	}
-	if fw := s.machine(tok, web.ID).Firewall; fw.State != actors.FirewallFailed {
+	if fw := s.machine(tok, web.ID).Firewall; fw.State != machines.FirewallFailed {
 		t.Errorf("got firewall %+v without a change of the rules; want still failed", fw)
 	}
 
@@ -249,7 +250,7 @@ func TestProxmoxRefusedRuleIsVisible(t *testing.T) {
 		"direction": "in", "action": "drop", "protocol": "any"}}), 201, "")
 	monPoll(t, "the firewall state to recover", func() bool {
 		fw := s.machine(tok, web.ID).Firewall
-		return fw != nil && fw.State == actors.FirewallApplied && fw.Reason == ""
+		return fw != nil && fw.State == machines.FirewallApplied && fw.Reason == ""
 	})
 	if got := f.FirewallRules(100); len(got) != 3 || got[0]["proto"] != "ipv6-icmp" || got[1]["dport"] != "22" || got[2]["action"] != "DROP" {
 		t.Errorf("got rules %v on Proxmox; want the tenant's three, in order", got)
@@ -268,7 +269,7 @@ func TestProxmoxSyncAfterStop(t *testing.T) {
 	s, f, tok := proxmoxServerWith(t, pvefake.Config{StatusLag: 10 * time.Second, Now: clock.Now})
 	s.sync(tok)
 	web := s.machine(tok, "100")
-	if web.Status != actors.StatusRunning {
+	if web.Status != machines.StatusRunning {
 		t.Fatalf("got %s; want running", web.Status)
 	}
 	s.run(req{method: "POST", path: "/api/virt/vms/" + web.ID + "/actions/stop", token: tok})
@@ -276,7 +277,7 @@ func TestProxmoxSyncAfterStop(t *testing.T) {
 		t.Fatalf("got %s on Proxmox; want stopped", st)
 	}
 	s.sync(tok) // pvestatd has not run since: the list still says running
-	if got := s.machine(tok, web.ID).Status; got != actors.StatusStopped {
+	if got := s.machine(tok, web.ID).Status; got != machines.StatusStopped {
 		t.Fatalf("a sync within pvestatd's cycle after a stop moved the machine to %s; want stopped", got)
 	}
 	// A start behind vmplane's back is still seen once pvestatd reports it.
@@ -285,7 +286,7 @@ func TestProxmoxSyncAfterStop(t *testing.T) {
 	}
 	clock.Advance(11 * time.Second)
 	s.sync(tok)
-	if got := s.machine(tok, web.ID).Status; got != actors.StatusRunning {
+	if got := s.machine(tok, web.ID).Status; got != machines.StatusRunning {
 		t.Fatalf("a start behind vmplane's back: got %s after pvestatd's refresh; want running", got)
 	}
 }
@@ -310,7 +311,7 @@ func TestProxmoxPVE8AndOfflineNode(t *testing.T) {
 	s.sync(tok)
 	web, db := s.machine(tok, "100"), s.machine(tok, "101")
 	a := s.tenant(tok, "Pve8", nil)
-	for _, m := range []actors.Machine{web, db} {
+	for _, m := range []machines.Machine{web, db} {
 		expect(t, s.do(req{method: "PATCH", path: "/api/resources/machines/" + m.ID, token: tok, body: map[string]any{"tenant_id": a.ID}}), 200, "")
 	}
 	for tf, want := range map[string]int{"hour": 60, "day": 1800, "week": 10800, "month": 43200, "year": 604800} {
@@ -343,14 +344,14 @@ func TestProxmoxPVE8AndOfflineNode(t *testing.T) {
 	if len(c.MissingNodes) != 1 || c.MissingNodes[0] != "pve2" || len(c.Points) != 70 || c.ResolutionSeconds != 10800 {
 		t.Errorf("cluster graph with pve2 offline: got %d points at %d s, missing %v; want 70 at 10800, missing [pve2]", len(c.Points), c.ResolutionSeconds, c.MissingNodes)
 	}
-	var o actors.Overview
+	var o tenants.Overview
 	r = s.do(req{method: "GET", path: "/api/client/overview", token: a.Token})
 	expect(t, r, 200, "")
 	r.decode(t, &o)
 	if o.Machines.Total != 2 || len(o.MissingNodes) != 1 || o.MissingNodes[0] != "pve2" {
 		t.Errorf("overview with pve2 offline: got %+v; want 2 machines and missing_nodes [pve2]", o)
 	}
-	var tr actors.Trends
+	var tr tenants.Trends
 	r = s.do(req{method: "GET", path: "/api/client/usage-trends?days=30", token: a.Token})
 	expect(t, r, 200, "")
 	r.decode(t, &tr)
@@ -413,7 +414,7 @@ func TestFirewallRulesSameOnSim(t *testing.T) {
 		"direction": "in", "action": "accept", "protocol": "ipv6-icmp", "source": "2001:db8::/32"}}), 201, "")
 	monPoll(t, "the push to the sim", func() bool {
 		fw := s.machine(tok, m.ID).Firewall
-		return fw != nil && fw.State == actors.FirewallApplied
+		return fw != nil && fw.State == machines.FirewallApplied
 	})
 }
 
@@ -435,7 +436,7 @@ func TestProxmoxConcurrentEditConflict(t *testing.T) {
 	defer remove()
 	f.ResetRequests()
 	task := s.waitTask(tok, s.startTask(req{method: "PATCH", path: "/api/virt/vms/" + web.ID + "/config", token: tok, body: map[string]any{"cpu_cores": 5}}).ID)
-	if task.Status != actors.TaskFailed || task.Error == nil || !strings.HasPrefix(*task.Error, "conflict:") {
+	if task.Status != machines.TaskFailed || task.Error == nil || !strings.HasPrefix(*task.Error, "conflict:") {
 		t.Fatalf("got %+v; want a task failed with conflict", task)
 	}
 	if n := f.Count("POST", post); n != 3 {

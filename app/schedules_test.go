@@ -8,7 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vmplane/vmplane/actors"
+	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/schedules"
+	"github.com/vmplane/vmplane/actors/tenants"
 )
 
 // Schedules are tested with per-second cron expressions (a leading seconds field), so a
@@ -31,52 +33,52 @@ func eventually(t *testing.T, timeout time.Duration, what string, cond func() bo
 	}
 }
 
-func (s *testServer) powerSchedule(tok, id string) actors.PowerSchedule {
+func (s *testServer) powerSchedule(tok, id string) schedules.PowerSchedule {
 	s.t.Helper()
 	r := s.do(req{method: "GET", path: "/api/resources/power-schedules/" + id, token: tok})
 	expect(s.t, r, 200, "")
-	var p actors.PowerSchedule
+	var p schedules.PowerSchedule
 	r.decode(s.t, &p)
 	return p
 }
 
-func (s *testServer) backupSchedule(tok, id string) actors.BackupSchedule {
+func (s *testServer) backupSchedule(tok, id string) schedules.BackupSchedule {
 	s.t.Helper()
 	r := s.do(req{method: "GET", path: "/api/resources/backup-schedules/" + id, token: tok})
 	expect(s.t, r, 200, "")
-	var b actors.BackupSchedule
+	var b schedules.BackupSchedule
 	r.decode(s.t, &b)
 	return b
 }
 
-func (s *testServer) createBackupSchedule(tok, machine string, body map[string]any) actors.BackupSchedule {
+func (s *testServer) createBackupSchedule(tok, machine string, body map[string]any) schedules.BackupSchedule {
 	s.t.Helper()
 	r := s.do(req{method: "POST", path: "/api/client/machines/" + machine + "/backup-schedules", token: tok, body: body})
 	expect(s.t, r, 201, "")
-	var b actors.BackupSchedule
+	var b schedules.BackupSchedule
 	r.decode(s.t, &b)
 	return b
 }
 
 // backupsOf lists a machine's backups through the generic resource.
-func (s *testServer) backupsOf(tok, machine string) []actors.Backup {
+func (s *testServer) backupsOf(tok, machine string) []machines.Backup {
 	s.t.Helper()
-	return listOf[actors.Backup](s, tok, "/api/resources/backups?limit=500&machine_id="+machine)
+	return listOf[machines.Backup](s, tok, "/api/resources/backups?limit=500&machine_id="+machine)
 }
 
 // disableBackupSchedule disables a schedule and waits for a run in flight to end.
-func (s *testServer) disableBackupSchedule(tok, id string) actors.BackupSchedule {
+func (s *testServer) disableBackupSchedule(tok, id string) schedules.BackupSchedule {
 	s.t.Helper()
 	r := s.do(req{method: "PATCH", path: "/api/resources/backup-schedules/" + id, token: tok, body: map[string]any{"enabled": false}})
 	expect(s.t, r, 200, "")
-	var b actors.BackupSchedule
+	var b schedules.BackupSchedule
 	r.decode(s.t, &b)
 	if b.Enabled || b.NextRunAt != nil {
 		s.t.Fatalf("got enabled %v, next_run_at %v; want disabled with no next run", b.Enabled, b.NextRunAt)
 	}
 	eventually(s.t, 20*time.Second, "the last run is still running", func() bool {
 		b = s.backupSchedule(tok, id)
-		return b.LastStatus == nil || *b.LastStatus != actors.RunRunning
+		return b.LastStatus == nil || *b.LastStatus != schedules.RunRunning
 	})
 	return b
 }
@@ -106,7 +108,7 @@ func TestPowerScheduleFires(t *testing.T) {
 	r := s.do(req{method: "POST", path: fmt.Sprintf("/api/client/machines/%d/power-schedules", m.VMID), token: a.Token,
 		body: map[string]any{"action": "stop", "cron": daily, "timezone": "Europe/Berlin"}})
 	expect(t, r, 201, "")
-	var p actors.PowerSchedule
+	var p schedules.PowerSchedule
 	r.decode(t, &p)
 	if p.ID == "" || p.MachineID != m.ID || p.TenantID != a.ID || p.Action != "stop" || p.Cron != daily ||
 		p.Timezone != "Europe/Berlin" || !p.Enabled || p.LastRunAt != nil || p.LastStatus != nil || p.Runs != 0 {
@@ -120,23 +122,23 @@ func TestPowerScheduleFires(t *testing.T) {
 	}
 
 	// It fires: the machine stops, and the run is recorded.
-	var first actors.PowerSchedule
+	var first schedules.PowerSchedule
 	eventually(t, 20*time.Second, "the schedule did not record a finished run", func() bool {
 		first = s.powerSchedule(a.Token, p.ID)
-		return first.LastStatus != nil && *first.LastStatus != actors.RunRunning
+		return first.LastStatus != nil && *first.LastStatus != schedules.RunRunning
 	})
-	if *first.LastStatus != actors.RunSucceeded || first.Runs != 1 || first.LastRunAt == nil || !first.LastRunAt.Equal(at) || first.LastTaskID == nil {
+	if *first.LastStatus != schedules.RunSucceeded || first.Runs != 1 || first.LastRunAt == nil || !first.LastRunAt.Equal(at) || first.LastTaskID == nil {
 		t.Fatalf("got %+v (status %s); want one succeeded run due %v", first, status(first.LastStatus), at.UTC())
 	}
 	// The next is a day on (23 or 25 hours across a change of daylight saving time).
 	if first.NextRunAt == nil || first.NextRunAt.Sub(at) < 23*time.Hour || first.NextRunAt.Sub(at) > 25*time.Hour {
 		t.Fatalf("got next_run_at %v; want a day after %v", first.NextRunAt, at.UTC())
 	}
-	if got := s.machine(admin, m.ID).Status; got != actors.StatusStopped {
+	if got := s.machine(admin, m.ID).Status; got != machines.StatusStopped {
 		t.Fatalf("got machine %s; want stopped", got)
 	}
 	task := s.waitTask(a.Token, *first.LastTaskID)
-	if task.Type != "vm.stop" || task.TargetID != m.ID || task.Status != actors.TaskSucceeded {
+	if task.Type != "vm.stop" || task.TargetID != m.ID || task.Status != machines.TaskSucceeded {
 		t.Fatalf("got task %+v; want a succeeded vm.stop of the machine", task)
 	}
 
@@ -144,7 +146,7 @@ func TestPowerScheduleFires(t *testing.T) {
 	r = s.do(req{method: "PATCH", path: "/api/resources/power-schedules/" + p.ID, token: a.Token, body: map[string]any{"cron": everySecond}})
 	expect(t, r, 200, "")
 	// Later runs find the machine stopped already: skipped, not failed, and no retry storm.
-	var later actors.PowerSchedule
+	var later schedules.PowerSchedule
 	eventually(t, 20*time.Second, "no later run was recorded as skipped", func() bool {
 		later = s.powerSchedule(a.Token, p.ID)
 		return later.LastRunAt != nil && later.LastRunAt.After(*first.LastRunAt) && later.LastStatus != nil && strings.HasPrefix(*later.LastStatus, "skipped: ")
@@ -156,7 +158,7 @@ func TestPowerScheduleFires(t *testing.T) {
 	// Disabled, it stops firing.
 	r = s.do(req{method: "PATCH", path: "/api/resources/power-schedules/" + p.ID, token: a.Token, body: map[string]any{"enabled": false}})
 	expect(t, r, 200, "")
-	var off actors.PowerSchedule
+	var off schedules.PowerSchedule
 	r.decode(t, &off)
 	if off.Enabled || off.NextRunAt != nil {
 		t.Fatalf("got %+v; want disabled with next_run_at null", off)
@@ -172,13 +174,13 @@ func TestPowerScheduleFires(t *testing.T) {
 	r = s.do(req{method: "PATCH", path: "/api/resources/power-schedules/" + p.ID, token: a.Token,
 		body: map[string]any{"enabled": true, "action": "start", "cron": "*/1 * * * * *"}})
 	expect(t, r, 200, "")
-	var on actors.PowerSchedule
+	var on schedules.PowerSchedule
 	r.decode(t, &on)
 	if !on.Enabled || on.Action != "start" || on.NextRunAt == nil || !on.NextRunAt.After(*later.LastRunAt) {
 		t.Fatalf("got %+v; want enabled start with a fresh next_run_at", on)
 	}
 	eventually(t, 20*time.Second, "the start schedule did not start the machine", func() bool {
-		return s.machine(admin, m.ID).Status == actors.StatusRunning
+		return s.machine(admin, m.ID).Status == machines.StatusRunning
 	})
 
 	// Deleted, it is gone.
@@ -197,7 +199,7 @@ func TestBackupScheduleKeepsRetention(t *testing.T) {
 	}
 	eventually(t, 30*time.Second, "fewer than 3 succeeded backup runs", func() bool {
 		b = s.backupSchedule(a.Token, b.ID)
-		return b.Runs >= 3 && b.LastStatus != nil && *b.LastStatus == actors.RunSucceeded
+		return b.Runs >= 3 && b.LastStatus != nil && *b.LastStatus == schedules.RunSucceeded
 	})
 	b = s.disableBackupSchedule(a.Token, b.ID)
 
@@ -216,7 +218,7 @@ func TestBackupScheduleKeepsRetention(t *testing.T) {
 	// is from an earlier due time.
 	sort.Slice(list, func(i, j int) bool { return list[i].ScheduledAt.Before(*list[j].ScheduledAt) })
 	newest := list[1]
-	if b.LastStatus == nil || *b.LastStatus != actors.RunSucceeded || !newest.ScheduledAt.Equal(*b.LastRunAt) {
+	if b.LastStatus == nil || *b.LastStatus != schedules.RunSucceeded || !newest.ScheduledAt.Equal(*b.LastRunAt) {
 		t.Fatalf("got newest backup due %v, last run %v (%s); want the last run's backup kept", newest.ScheduledAt, b.LastRunAt, status(b.LastStatus))
 	}
 	if !list[0].ScheduledAt.Before(*newest.ScheduledAt) {
@@ -228,7 +230,7 @@ func TestBackupScheduleKeepsRetention(t *testing.T) {
 			t.Fatalf("got backup %+v; want it complete and tied to the schedule", bk)
 		}
 	}
-	var o actors.Overview
+	var o tenants.Overview
 	r := s.do(req{method: "GET", path: "/api/client/overview", token: a.Token})
 	expect(t, r, 200, "")
 	r.decode(t, &o)
@@ -268,7 +270,7 @@ func TestScheduleRestartDoesNotDoubleFire(t *testing.T) {
 	atRestart := s.backupSchedule(a.Token, b.ID)
 	eventually(t, 30*time.Second, "fewer than 2 runs after the restart", func() bool {
 		got := s.backupSchedule(a.Token, b.ID)
-		return got.Runs >= atRestart.Runs+2 && got.LastStatus != nil && *got.LastStatus == actors.RunSucceeded
+		return got.Runs >= atRestart.Runs+2 && got.LastStatus != nil && *got.LastStatus == schedules.RunSucceeded
 	})
 	b = s.disableBackupSchedule(a.Token, b.ID)
 
@@ -327,7 +329,7 @@ func TestMissedRunsWithinAndBeyondGrace(t *testing.T) {
 	downUntil(due.Add(30 * time.Minute))
 	eventually(t, 20*time.Second, "the missed run within the grace did not run", func() bool {
 		b = s.backupSchedule(a.Token, b.ID)
-		return b.LastStatus != nil && *b.LastStatus == actors.RunSucceeded
+		return b.LastStatus != nil && *b.LastStatus == schedules.RunSucceeded
 	})
 	if b.Runs != 1 || b.LastRunAt == nil || !b.LastRunAt.Equal(due) || b.NextRunAt == nil || !b.NextRunAt.Equal(due.AddDate(1, 0, 0)) {
 		t.Fatalf("got runs %d, last %v, next %v; want one run due %v and the next a year on", b.Runs, b.LastRunAt, b.NextRunAt, due)
@@ -338,7 +340,7 @@ func TestMissedRunsWithinAndBeyondGrace(t *testing.T) {
 
 	// Another restart at the same time: nothing is due again.
 	s.restart()
-	if got := s.backupSchedule(a.Token, b.ID); got.Runs != 1 || status(got.LastStatus) != actors.RunSucceeded {
+	if got := s.backupSchedule(a.Token, b.ID); got.Runs != 1 || status(got.LastStatus) != schedules.RunSucceeded {
 		t.Fatalf("got runs %d, status %s after another restart; want the one run only", got.Runs, status(got.LastStatus))
 	}
 
@@ -361,7 +363,7 @@ func TestMissedRunsWithinAndBeyondGrace(t *testing.T) {
 	r := s.do(req{method: "POST", path: "/api/client/machines/" + m.ID + "/power-schedules", token: a.Token,
 		body: map[string]any{"action": "reboot", "cron": "0 0 1 1 *"}})
 	expect(t, r, 201, "")
-	var p actors.PowerSchedule
+	var p schedules.PowerSchedule
 	r.decode(t, &p)
 	s.restart()
 	if got := s.powerSchedule(a.Token, p.ID); got.Runs != 0 || got.LastStatus != nil {
@@ -377,7 +379,7 @@ func TestScheduleOfDestroyedMachineStops(t *testing.T) {
 	r := s.do(req{method: "POST", path: "/api/client/machines/" + m.ID + "/power-schedules", token: a.Token,
 		body: map[string]any{"action": "reboot", "cron": "0 0 1 1 *"}})
 	expect(t, r, 201, "")
-	var p actors.PowerSchedule
+	var p schedules.PowerSchedule
 	r.decode(t, &p)
 	s.run(req{method: "DELETE", path: "/api/resources/machines/" + m.ID, token: a.Token})
 	r = s.do(req{method: "PATCH", path: "/api/resources/power-schedules/" + p.ID, token: a.Token, body: map[string]any{"cron": everySecond}})
@@ -474,7 +476,7 @@ func TestScheduleValidation(t *testing.T) {
 	r = s.do(req{method: "POST", path: "/api/resources/backup-schedules", token: a.Token,
 		body: map[string]any{"machine_id": m.ID, "cron": "0 3 * * *", "timezone": "Asia/Tokyo", "retention": 7, "mode": "stop", "tenant_id": a.ID}})
 	expect(t, r, 201, "")
-	var bs actors.BackupSchedule
+	var bs schedules.BackupSchedule
 	r.decode(t, &bs)
 	// 03:00 in Tokyo is 18:00 UTC.
 	if bs.Mode != "stop" || bs.Retention != 7 || bs.NextRunAt == nil || bs.NextRunAt.Hour() != 18 || bs.NextRunAt.Minute() != 0 {
@@ -518,7 +520,7 @@ func TestScheduleIsolation(t *testing.T) {
 	r := s.do(req{method: "POST", path: "/api/client/machines/" + am.ID + "/power-schedules", token: a.Token,
 		body: map[string]any{"action": "reboot", "cron": "0 3 * * *"}})
 	expect(t, r, 201, "")
-	var ap actors.PowerSchedule
+	var ap schedules.PowerSchedule
 	r.decode(t, &ap)
 	ab := s.createBackupSchedule(a.Token, am.ID, map[string]any{"cron": everySecond, "retention": 3})
 	eventually(t, 20*time.Second, "no backup was taken", func() bool { return len(s.backupsOf(a.Token, am.ID)) > 0 })
@@ -570,7 +572,7 @@ func TestScheduleIsolation(t *testing.T) {
 		body: map[string]any{"machine_id": bm.ID, "tenant_id": b.ID, "action": "stop", "cron": "0 3 * * *"}})
 	expect(t, r, 201, "")
 	r = s.do(req{method: "GET", path: "/api/client/machines/" + bm.ID + "/power-schedules", token: b.Token})
-	var list struct{ Items []actors.PowerSchedule }
+	var list struct{ Items []schedules.PowerSchedule }
 	r.decode(t, &list)
 	if len(list.Items) != 1 || list.Items[0].TenantID != b.ID {
 		t.Fatalf("got %+v; want B's one schedule", list.Items)

@@ -14,7 +14,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest"
 
-	"github.com/vmplane/vmplane/actors"
+	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/hypervisor/sim"
 )
@@ -286,6 +286,6 @@ func jsonDecode(res *http.Response, v any) error {
 	return json.NewDecoder(res.Body).Decode(v)
 }
 
-func hypervisorRef(m actors.Machine) hypervisor.Ref {
+func hypervisorRef(m machines.Machine) hypervisor.Ref {
 	return hypervisor.Ref{VMID: m.VMID, Node: m.Node}
 }

@@ -9,7 +9,9 @@ import (
 
 	"github.com/fasthttp/websocket"
 
-	"github.com/vmplane/vmplane/actors"
+	"github.com/vmplane/vmplane/actors/auth"
+	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/tenants"
 )
 
 // sessionUser is a tenant user created for a sessions test, with its password.
@@ -23,7 +25,7 @@ func (s *testServer) sessionUser(admin, tenantID, email string) sessionUser {
 	r := s.do(req{method: "POST", path: "/api/resources/users", token: admin, body: map[string]any{
 		"email": email, "name": "Session user", "role": "user", "password": u.Password, "tenant_id": tenantID}})
 	expect(s.t, r, 201, "")
-	var usr actors.User
+	var usr auth.User
 	r.decode(s.t, &usr)
 	u.ID = usr.ID
 	return u
@@ -33,7 +35,7 @@ func (s *testServer) newTenant(admin, name string) string {
 	s.t.Helper()
 	r := s.do(req{method: "POST", path: "/api/resources/tenants", token: admin, body: map[string]any{"name": name}})
 	expect(s.t, r, 201, "")
-	var ten actors.Tenant
+	var ten tenants.Tenant
 	r.decode(s.t, &ten)
 	return ten.ID
 }
@@ -116,7 +118,7 @@ func TestRoleAndTenantChangeEndTokens(t *testing.T) {
 
 	r := s.patchUser(admin, u.ID, map[string]any{"tenant_id": t2})
 	expect(t, r, 200, "")
-	var moved actors.User
+	var moved auth.User
 	r.decode(t, &moved)
 	if moved.TenantID == nil || *moved.TenantID != t2 {
 		t.Fatalf("got tenant %v; want %s", moved.TenantID, t2)
@@ -129,7 +131,7 @@ func TestRoleAndTenantChangeEndTokens(t *testing.T) {
 	}
 	s.reads(now.Token, 200)
 	// Users are listed by their new tenant only.
-	if us := listOf[actors.User](s, admin, "/api/resources/users?tenant_id="+t1); len(us) != 0 {
+	if us := listOf[auth.User](s, admin, "/api/resources/users?tenant_id="+t1); len(us) != 0 {
 		t.Fatalf("got %d users of the old tenant; want 0", len(us))
 	}
 
@@ -165,7 +167,7 @@ func TestDisabledUserTokensEnd(t *testing.T) {
 	s.reads(p.Token, 200)
 	r := s.patchUser(admin, u.ID, map[string]any{"disabled": true})
 	expect(t, r, 200, "")
-	var usr actors.User
+	var usr auth.User
 	r.decode(t, &usr)
 	if !usr.Disabled {
 		t.Fatalf("got %+v; want disabled", usr)
@@ -215,7 +217,7 @@ func TestLogoutEndsEventStream(t *testing.T) {
 	s, admin := synced(t)
 	p := s.login(testAdminEmail, testAdminPassword)
 	st := s.subscribe(p.Token, 0)
-	m := byStatus(t, s.machines(admin), actors.StatusRunning)
+	m := byStatus(t, s.machines(admin), machines.StatusRunning)
 	before := s.startTask(req{method: "POST", path: "/api/virt/vms/" + m.ID + "/actions/reboot", token: admin})
 	st.until(t, taskDone(before.ID)) // the stream works
 
@@ -251,7 +253,7 @@ func TestLogoutEndsEventStream(t *testing.T) {
 func TestLogoutEndsConsole(t *testing.T) {
 	s, _ := synced(t)
 	op := s.login(testAdminEmail, testAdminPassword)
-	m := byStatus(t, s.machines(op.Token), actors.StatusRunning)
+	m := byStatus(t, s.machines(op.Token), machines.StatusRunning)
 	spare := s.consoleURL(op.Token, m.ID)
 	ws := s.dialConsole(op.Token, m.ID)
 
@@ -289,7 +291,7 @@ func TestInitialPasswordFile(t *testing.T) {
 		t.Fatalf("the password file: %v, %v; want mode 0600", fi, err)
 	}
 	admin := s.login(s.cfg.AdminEmail, strings.TrimSuffix(string(data), "\n"))
-	var me actors.User
+	var me auth.User
 	r := s.do(req{method: "GET", path: "/api/auth/me", token: admin.Token})
 	expect(t, r, 200, "")
 	r.decode(t, &me)

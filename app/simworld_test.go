@@ -6,16 +6,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vmplane/vmplane/actors"
+	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/monitoring"
+	"github.com/vmplane/vmplane/actors/schedules"
 	"github.com/vmplane/vmplane/hypervisor"
 )
 
 // resourceMachine GETs a machine through the generic resource route, as a user would.
-func (s *testServer) resourceMachine(tok, id string) actors.Machine {
+func (s *testServer) resourceMachine(tok, id string) machines.Machine {
 	s.t.Helper()
 	r := s.do(req{method: "GET", path: "/api/resources/machines/" + id, token: tok})
 	expect(s.t, r, 200, "")
-	var m actors.Machine
+	var m machines.Machine
 	r.decode(s.t, &m)
 	return m
 }
@@ -33,12 +35,12 @@ func TestSimWorldSurvivesRestart(t *testing.T) {
 	b := s.createBackupSchedule(a.Token, m.ID, map[string]any{"cron": everySecond, "retention": 5})
 	eventually(t, 30*time.Second, "a succeeded backup run", func() bool {
 		b = s.backupSchedule(a.Token, b.ID)
-		return b.LastStatus != nil && *b.LastStatus == actors.RunSucceeded
+		return b.LastStatus != nil && *b.LastStatus == schedules.RunSucceeded
 	})
 	s.disableBackupSchedule(a.Token, b.ID)
 
 	before := s.resourceMachine(a.Token, m.ID)
-	if before.Status != actors.StatusStopped || len(before.Disks) != 2 {
+	if before.Status != machines.StatusStopped || len(before.Disks) != 2 {
 		t.Fatalf("got %+v; want a stopped machine with two disks", before)
 	}
 	backups := s.backupsOf(a.Token, m.ID)
@@ -74,7 +76,7 @@ func TestSimWorldSurvivesRestart(t *testing.T) {
 	// started.
 	expect(t, s.do(req{method: "DELETE", path: "/api/resources/backups/" + backups[0].ID, token: a.Token}), 204, "")
 	s.run(req{method: "POST", path: "/api/virt/vms/" + m.ID + "/actions/start", token: admin})
-	if got := s.resourceMachine(a.Token, m.ID); got.Status != actors.StatusRunning {
+	if got := s.resourceMachine(a.Token, m.ID); got.Status != machines.StatusRunning {
 		t.Fatalf("got status %s after a start; want running", got.Status)
 	}
 }
@@ -100,19 +102,19 @@ func TestHealthCheckOfSimMachine(t *testing.T) {
 		"name": "web", "type": "http", "target": "http://" + ip + ":8080/health", "interval_s": 1, "timeout_ms": 500,
 		"expected_status": 200, "failure_threshold": 1}})
 	expect(t, r, 201, "")
-	var web actors.HealthCheck
+	var web monitoring.HealthCheck
 	r.decode(t, &web)
 	ssh := s.createCheck(admin, "/api/monitoring/health-checks", map[string]any{
 		"name": "ssh", "type": "tcp", "target": ip + ":22", "interval_s": 1, "timeout_ms": 500, "failure_threshold": 1})
 	for _, id := range []string{web.ID, ssh.ID} {
-		monPoll(t, "the check of a running machine to pass", func() bool { return s.check(admin, id).Last.Status == actors.CheckPassing })
+		monPoll(t, "the check of a running machine to pass", func() bool { return s.check(admin, id).Last.Status == monitoring.CheckPassing })
 	}
 
 	s.run(req{method: "POST", path: "/api/virt/vms/" + m.ID + "/actions/stop", token: admin})
 	for _, id := range []string{web.ID, ssh.ID} {
 		monPoll(t, "the check of a stopped machine to fail", func() bool {
 			c := s.check(admin, id)
-			return c.Last.Status == actors.CheckFailing && c.Last.Error != nil && strings.Contains(*c.Last.Error, "connection refused")
+			return c.Last.Status == monitoring.CheckFailing && c.Last.Error != nil && strings.Contains(*c.Last.Error, "connection refused")
 		})
 	}
 }

@@ -7,7 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vmplane/vmplane/actors"
+	"github.com/vmplane/vmplane/actors/auth"
+	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/tenants"
 )
 
 // tenantFixture is a tenant with one user, signed in.
@@ -24,7 +26,7 @@ func (s *testServer) tenant(admin, name string, quota map[string]int) tenantFixt
 	}
 	r := s.do(req{method: "POST", path: "/api/resources/tenants", token: admin, body: body})
 	expect(s.t, r, 201, "")
-	var ten actors.Tenant
+	var ten tenants.Tenant
 	r.decode(s.t, &ten)
 	email := strings.ToLower(name) + "@example.test"
 	r = s.do(req{method: "POST", path: "/api/resources/users", token: admin, body: map[string]any{
@@ -36,18 +38,18 @@ func (s *testServer) tenant(admin, name string, quota map[string]int) tenantFixt
 var smallMachine = map[string]any{"name": "app-1", "template_id": "tpl-debian-12", "cpu_cores": 1, "memory_mb": 1024, "disk_gb": 10}
 
 // provision creates a machine as the tenant and waits for it to run.
-func (s *testServer) provision(tok string, spec map[string]any) actors.Machine {
+func (s *testServer) provision(tok string, spec map[string]any) machines.Machine {
 	s.t.Helper()
 	r := s.do(req{method: "POST", path: "/api/client/machines", token: tok, body: spec})
 	expect(s.t, r, 202, "")
-	var p actors.Provisioned
+	var p tenants.Provisioned
 	r.decode(s.t, &p)
-	if t := s.waitTask(tok, p.Task.ID); t.Status != actors.TaskSucceeded {
+	if t := s.waitTask(tok, p.Task.ID); t.Status != machines.TaskSucceeded {
 		s.t.Fatalf("got provisioning task %+v; want succeeded", t)
 	}
 	r = s.do(req{method: "GET", path: "/api/resources/machines/" + p.Machine.ID, token: tok})
 	expect(s.t, r, 200, "")
-	var m actors.Machine
+	var m machines.Machine
 	r.decode(s.t, &m)
 	return m
 }
@@ -59,27 +61,27 @@ func TestClientCreatesMachine(t *testing.T) {
 		"name": "web-1", "template_id": "tpl-ubuntu-24.04", "cpu_cores": 2, "memory_mb": 2048, "disk_gb": 30,
 		"password": "initial-root-pw", "ssh_keys": []string{"ssh-ed25519 AAAA me@laptop"}}})
 	expect(t, r, 202, "")
-	var p actors.Provisioned
+	var p tenants.Provisioned
 	r.decode(t, &p)
-	if p.Machine.Status != actors.StatusProvisioning || p.Machine.TenantID == nil || *p.Machine.TenantID != a.ID || p.Task.Type != "vm.create" {
+	if p.Machine.Status != machines.StatusProvisioning || p.Machine.TenantID == nil || *p.Machine.TenantID != a.ID || p.Task.Type != "vm.create" {
 		t.Fatalf("got %+v; want a provisioning machine of the tenant and a vm.create task", p)
 	}
 	if loc := r.Header.Get("Location"); loc != "/api/tasks/"+p.Task.ID {
 		t.Fatalf("got Location %q; want the task", loc)
 	}
 	task := s.waitTask(a.Token, p.Task.ID)
-	if task.Status != actors.TaskSucceeded {
+	if task.Status != machines.TaskSucceeded {
 		t.Fatalf("got %+v; want succeeded", task)
 	}
 	r = s.do(req{method: "GET", path: "/api/client/machines", token: a.Token})
 	expect(t, r, 200, "")
-	var list struct{ Items []actors.Machine }
+	var list struct{ Items []machines.Machine }
 	r.decode(t, &list)
 	if len(list.Items) != 1 {
 		t.Fatalf("got %d machines; want 1", len(list.Items))
 	}
 	m := list.Items[0]
-	if m.Status != actors.StatusRunning || m.VMID == 0 || m.Node == "" || m.DiskGB != 30 || m.CPUCores != 2 || len(m.Interfaces) == 0 {
+	if m.Status != machines.StatusRunning || m.VMID == 0 || m.Node == "" || m.DiskGB != 30 || m.CPUCores != 2 || len(m.Interfaces) == 0 {
 		t.Fatalf("got %+v; want a running machine with a vmid, node, 30 GB and an interface", m)
 	}
 	// The password went to the hypervisor and nowhere else.
@@ -92,11 +94,11 @@ func TestClientCreatesMachine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var o actors.Overview
+	var o tenants.Overview
 	r = s.do(req{method: "GET", path: "/api/client/overview", token: a.Token})
 	expect(t, r, 200, "")
 	r.decode(t, &o)
-	if o.Machines.Total != 1 || o.Machines.Running != 1 || o.Usage.CPUCores != 2 || o.Usage.DiskGB != 30 || o.Quota != actors.DefaultQuota {
+	if o.Machines.Total != 1 || o.Machines.Running != 1 || o.Usage.CPUCores != 2 || o.Usage.DiskGB != 30 || o.Quota != tenants.DefaultQuota {
 		t.Fatalf("got %+v; want one running machine using 2 cores and 30 GB of the default quota", o)
 	}
 	// Validation before any quota is taken.
@@ -151,7 +153,7 @@ func TestQuotaRace(t *testing.T) {
 		t.Fatalf("got %d accepted, %d refused, others %v; want exactly 10 and 40", accepted, refuse, other)
 	}
 	r := s.do(req{method: "GET", path: "/api/client/machines?limit=500", token: a.Token})
-	var list struct{ Items []actors.Machine }
+	var list struct{ Items []machines.Machine }
 	r.decode(t, &list)
 	if len(list.Items) != 10 {
 		t.Fatalf("got %d machines; want 10", len(list.Items))
@@ -168,7 +170,7 @@ func TestResizeWithinQuota(t *testing.T) {
 		t.Fatalf("got task type %q; want vm.resize", task.Type)
 	}
 	r := s.do(req{method: "GET", path: "/api/resources/machines/" + m.ID, token: a.Token})
-	var got actors.Machine
+	var got machines.Machine
 	r.decode(t, &got)
 	if got.CPUCores != 3 || got.MemoryMB != 4096 || got.DiskGB != 20 {
 		t.Fatalf("got %d cores, %d MB, %d GB; want 3, 4096, 20", got.CPUCores, got.MemoryMB, got.DiskGB)
@@ -194,7 +196,7 @@ func TestDestroyFreesQuota(t *testing.T) {
 	s.provision(a.Token, smallMachine)
 }
 
-type rule = actors.FirewallRule
+type rule = tenants.FirewallRule
 
 func (s *testServer) rules(tok string) []rule {
 	s.t.Helper()
@@ -325,12 +327,12 @@ func TestUsageTrends(t *testing.T) {
 	s, admin := synced(t)
 	a := s.tenant(admin, "Trendy", nil)
 	// A demo machine with months of history, handed to the tenant by the operator.
-	demo := byStatus(t, s.machines(admin), actors.StatusRunning)
+	demo := byStatus(t, s.machines(admin), machines.StatusRunning)
 	r := s.do(req{method: "PATCH", path: "/api/resources/machines/" + demo.ID, token: admin, body: map[string]any{"tenant_id": a.ID}})
 	expect(t, r, 200, "")
 	r = s.do(req{method: "GET", path: "/api/client/usage-trends?days=7", token: a.Token})
 	expect(t, r, 200, "")
-	var tr actors.Trends
+	var tr tenants.Trends
 	r.decode(t, &tr)
 	if tr.Days != 7 || len(tr.Points) != 7 {
 		t.Fatalf("got %d days, %d points; want 7", tr.Days, len(tr.Points))
@@ -363,15 +365,15 @@ func TestDestroyFailedProvisioning(t *testing.T) {
 	s.sim.FailNext(0, "create", fmt.Errorf("clone failed: storage full"))
 	r := s.do(req{method: "POST", path: "/api/client/machines", token: a.Token, body: smallMachine})
 	expect(t, r, 202, "")
-	var p actors.Provisioned
+	var p tenants.Provisioned
 	r.decode(t, &p)
-	if task := s.waitTask(a.Token, p.Task.ID); task.Status != actors.TaskFailed {
+	if task := s.waitTask(a.Token, p.Task.ID); task.Status != machines.TaskFailed {
 		t.Fatalf("got %+v; want the create failed", task)
 	}
 	r = s.do(req{method: "GET", path: "/api/resources/machines/" + p.Machine.ID, token: a.Token})
-	var m actors.Machine
+	var m machines.Machine
 	r.decode(t, &m)
-	if m.Status != actors.StatusError || m.TaskID != nil {
+	if m.Status != machines.StatusError || m.TaskID != nil {
 		t.Fatalf("got %s with task %v; want error and unlocked", m.Status, m.TaskID)
 	}
 	expect(t, s.do(req{method: "POST", path: "/api/client/machines", token: a.Token, body: smallMachine}), 409, "quota_exceeded")
@@ -389,7 +391,7 @@ func TestDeleteTenantRefusedWhileItOwnsThings(t *testing.T) {
 	// The user is still there.
 	expect(t, s.do(req{method: "DELETE", path: "/api/resources/tenants/" + a.ID, token: admin}), 409, "conflict")
 	r := s.do(req{method: "GET", path: "/api/resources/users?tenant_id=" + a.ID, token: admin})
-	var users struct{ Items []actors.User }
+	var users struct{ Items []auth.User }
 	r.decode(t, &users)
 	if len(users.Items) != 1 {
 		t.Fatalf("got %d users of the tenant; want 1", len(users.Items))
@@ -406,7 +408,7 @@ func TestSyncDuringProvisioningAdoptsNothingTwice(t *testing.T) {
 	a := s.tenant(admin, "Racing", nil)
 	r := s.do(req{method: "POST", path: "/api/client/machines", token: a.Token, body: smallMachine})
 	expect(t, r, 202, "")
-	var p actors.Provisioned
+	var p tenants.Provisioned
 	r.decode(t, &p)
 	for i := 0; i < 10; i++ {
 		s.sync(admin)

@@ -14,7 +14,7 @@ import (
 
 	"github.com/fasthttp/websocket"
 
-	"github.com/vmplane/vmplane/actors"
+	"github.com/vmplane/vmplane/actors/machines"
 )
 
 // rawExchange writes raw on a new connection to addr and reads one answer.
@@ -208,7 +208,7 @@ func TestIdleConnectionsAreClosed(t *testing.T) {
 		c.HeaderTimeout = 300 * time.Millisecond
 		c.IdleTimeout = 300 * time.Millisecond
 	})
-	m := byStatus(t, s.machines(tok), actors.StatusRunning)
+	m := byStatus(t, s.machines(tok), machines.StatusRunning)
 	closed := func(name string, conn net.Conn) {
 		t.Helper()
 		_ = conn.SetReadDeadline(time.Now().Add(20 * time.Second))
@@ -389,7 +389,7 @@ func TestConsoleURLIgnoresHost(t *testing.T) {
 				c.PublicURL = public
 				c.TrustedProxies = "127.0.0.1/32"
 			})
-			m := byStatus(t, s.machines(tok), actors.StatusRunning)
+			m := byStatus(t, s.machines(tok), machines.StatusRunning)
 			for _, id := range []string{m.ID, fmt.Sprint(m.VMID)} {
 				r, err := rawExchange(t, s.app.Addr(), "GET /api/virt/vms/"+id+"/console HTTP/1.1\r\nHost: evil.example\r\n"+
 					"X-Forwarded-Host: evil2.example\r\nX-Forwarded-Proto: https\r\nForwarded: host=evil3.example\r\n"+

@@ -12,7 +12,8 @@ import (
 
 	"github.com/fasthttp/websocket"
 
-	"github.com/vmplane/vmplane/actors"
+	"github.com/vmplane/vmplane/actors/auth"
+	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/hypervisor"
 )
 
@@ -33,44 +34,44 @@ func (s *testServer) sync(tok string) syncResult {
 	return res
 }
 
-func (s *testServer) machines(tok string) []actors.Machine {
+func (s *testServer) machines(tok string) []machines.Machine {
 	s.t.Helper()
-	return listOf[actors.Machine](s, tok, "/api/virt/vms?limit=500")
+	return listOf[machines.Machine](s, tok, "/api/virt/vms?limit=500")
 }
 
-func (s *testServer) machine(tok, id string) actors.Machine {
+func (s *testServer) machine(tok, id string) machines.Machine {
 	s.t.Helper()
 	r := s.do(req{method: "GET", path: "/api/virt/vms/" + id, token: tok})
 	expect(s.t, r, 200, "")
-	var m actors.Machine
+	var m machines.Machine
 	r.decode(s.t, &m)
 	return m
 }
 
 // startTask posts an operation, expects 202 with a Location, and returns the task.
-func (s *testServer) startTask(r req) actors.Task {
+func (s *testServer) startTask(r req) machines.Task {
 	s.t.Helper()
 	res := s.do(r)
 	expect(s.t, res, 202, "")
-	var body struct{ Task actors.Task }
+	var body struct{ Task machines.Task }
 	res.decode(s.t, &body)
 	if loc := res.Header.Get("Location"); loc != "/api/tasks/"+body.Task.ID {
 		s.t.Fatalf("got Location %q; want /api/tasks/%s", loc, body.Task.ID)
 	}
-	if body.Task.Status != actors.TaskRunning && body.Task.Status != actors.TaskQueued {
+	if body.Task.Status != machines.TaskRunning && body.Task.Status != machines.TaskQueued {
 		s.t.Fatalf("got task status %q; want queued or running", body.Task.Status)
 	}
 	return body.Task
 }
 
 // waitTask polls a task until it ends.
-func (s *testServer) waitTask(tok, id string) actors.Task {
+func (s *testServer) waitTask(tok, id string) machines.Task {
 	s.t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		r := s.do(req{method: "GET", path: "/api/tasks/" + id, token: tok})
 		expect(s.t, r, 200, "")
-		var t actors.Task
+		var t machines.Task
 		r.decode(s.t, &t)
 		if t.Finished() {
 			if t.FinishedAt == nil || t.StartedAt == nil {
@@ -86,10 +87,10 @@ func (s *testServer) waitTask(tok, id string) actors.Task {
 }
 
 // run starts an operation and waits for its task to succeed.
-func (s *testServer) run(r req) actors.Task {
+func (s *testServer) run(r req) machines.Task {
 	s.t.Helper()
 	t := s.waitTask(r.token, s.startTask(r).ID)
-	if t.Status != actors.TaskSucceeded {
+	if t.Status != machines.TaskSucceeded {
 		msg := ""
 		if t.Error != nil {
 			msg = *t.Error
@@ -108,7 +109,7 @@ func synced(t *testing.T, mutate ...func(*Config)) (*testServer, string) {
 	return s, tok
 }
 
-func byStatus(t *testing.T, ms []actors.Machine, status string) actors.Machine {
+func byStatus(t *testing.T, ms []machines.Machine, status string) machines.Machine {
 	t.Helper()
 	for _, m := range ms {
 		if m.Status == status && m.TaskID == nil {
@@ -116,7 +117,7 @@ func byStatus(t *testing.T, ms []actors.Machine, status string) actors.Machine {
 		}
 	}
 	t.Fatalf("no %s machine among %d", status, len(ms))
-	return actors.Machine{}
+	return machines.Machine{}
 }
 
 func TestSyncReconciles(t *testing.T) {
@@ -142,7 +143,7 @@ func TestSyncReconciles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	crashed := byStatus(t, ms[1:], actors.StatusRunning)
+	crashed := byStatus(t, ms[1:], machines.StatusRunning)
 	if err := s.sim.CrashMachine(crashed.VMID); err != nil {
 		t.Fatal(err)
 	}
@@ -154,20 +155,20 @@ func TestSyncReconciles(t *testing.T) {
 	if m := s.machine(tok, strconv.Itoa(added.VMID)); m.Name != "rogue" || m.TenantID != nil {
 		t.Fatalf("got %+v; want the adopted machine, without tenant", m)
 	}
-	if m := s.machine(tok, crashed.ID); m.Status != actors.StatusStopped {
+	if m := s.machine(tok, crashed.ID); m.Status != machines.StatusStopped {
 		t.Fatalf("got status %q; want the crash seen as stopped", m.Status)
 	}
 }
 
 func TestPowerActions(t *testing.T) {
 	s, tok := synced(t)
-	m := byStatus(t, s.machines(tok), actors.StatusRunning)
+	m := byStatus(t, s.machines(tok), machines.StatusRunning)
 	path := "/api/virt/vms/" + m.ID + "/actions/"
 	task := s.run(req{method: "POST", path: path + "stop", token: tok})
 	if task.Type != "vm.stop" || task.TargetType != "machine" || task.TargetID != m.ID {
 		t.Fatalf("got task %+v; want a vm.stop of %s", task, m.ID)
 	}
-	if got := s.machine(tok, m.ID); got.Status != actors.StatusStopped || got.TaskID != nil {
+	if got := s.machine(tok, m.ID); got.Status != machines.StatusStopped || got.TaskID != nil {
 		t.Fatalf("got %s with task %v; want stopped and unlocked", got.Status, got.TaskID)
 	}
 	// What the state forbids is refused before any task exists.
@@ -177,7 +178,7 @@ func TestPowerActions(t *testing.T) {
 	s.run(req{method: "POST", path: path + "start", token: tok})
 	s.run(req{method: "POST", path: path + "restart", token: tok}) // alias of reboot
 	s.run(req{method: "POST", path: path + "suspend", token: tok})
-	if got := s.machine(tok, m.ID); got.Status != actors.StatusSuspended {
+	if got := s.machine(tok, m.ID); got.Status != machines.StatusSuspended {
 		t.Fatalf("got %s; want suspended", got.Status)
 	}
 	s.run(req{method: "POST", path: path + "resume", token: tok})
@@ -197,7 +198,7 @@ func TestPowerActions(t *testing.T) {
 
 func TestConcurrentOperationsConflict(t *testing.T) {
 	s, tok := synced(t, func(c *Config) { c.SimOpDelay = 300 * time.Millisecond })
-	m := byStatus(t, s.machines(tok), actors.StatusRunning)
+	m := byStatus(t, s.machines(tok), machines.StatusRunning)
 	task := s.startTask(req{method: "POST", path: "/api/virt/vms/" + m.ID + "/actions/reboot", token: tok})
 	if got := s.machine(tok, m.ID); got.TaskID == nil || *got.TaskID != task.ID {
 		t.Fatalf("got task_id %v; want %s while it runs", got.TaskID, task.ID)
@@ -215,7 +216,7 @@ func TestConcurrentOperationsConflict(t *testing.T) {
 
 func TestMigrate(t *testing.T) {
 	s, tok := synced(t)
-	m := byStatus(t, s.machines(tok), actors.StatusRunning)
+	m := byStatus(t, s.machines(tok), machines.StatusRunning)
 	path := "/api/virt/vms/" + m.ID + "/migrate"
 	expect(t, s.do(req{method: "POST", path: path, token: tok, body: map[string]any{"target_node": m.Node}}), 400, "invalid_request")
 	expect(t, s.do(req{method: "POST", path: path, token: tok, body: map[string]any{"target_node": "pve99"}}), 400, "invalid_request")
@@ -239,14 +240,14 @@ func TestMigrate(t *testing.T) {
 	if string(task.Result) == "" || !strings.Contains(string(task.Result), other) {
 		t.Fatalf("got result %s; want it to name %s", task.Result, other)
 	}
-	if got := s.machine(tok, m.ID); got.Node != other || got.Status != actors.StatusRunning {
+	if got := s.machine(tok, m.ID); got.Node != other || got.Status != machines.StatusRunning {
 		t.Fatalf("got node %s status %s; want %s running", got.Node, got.Status, other)
 	}
 }
 
 func TestConfigNetworkDisksReinstall(t *testing.T) {
 	s, tok := synced(t)
-	m := byStatus(t, s.machines(tok), actors.StatusRunning)
+	m := byStatus(t, s.machines(tok), machines.StatusRunning)
 	base := "/api/virt/vms/" + m.ID
 	s.run(req{method: "PATCH", path: base + "/config", token: tok, body: map[string]any{"cpu_cores": 6, "memory_mb": 12288, "name": "web-1"}})
 	got := s.machine(tok, m.ID)
@@ -274,7 +275,7 @@ func TestConfigNetworkDisksReinstall(t *testing.T) {
 	rt := s.run(req{method: "POST", path: base + "/reinstall", token: tok, body: map[string]any{
 		"template_id": tpl, "password": "new-secret-pw", "ssh_keys": []string{"ssh-ed25519 AAAAC3 user@host"}}})
 	got = s.machine(tok, m.ID)
-	if got.TemplateID != tpl || got.Status != actors.StatusRunning || got.CPUCores != 6 {
+	if got.TemplateID != tpl || got.Status != machines.StatusRunning || got.CPUCores != 6 {
 		t.Fatalf("got template %s status %s cores %d; want %s, running, resources kept", got.TemplateID, got.Status, got.CPUCores, tpl)
 	}
 	// The password is handed to the hypervisor and nowhere else: not in an answer, not
@@ -297,7 +298,7 @@ func TestConfigNetworkDisksReinstall(t *testing.T) {
 
 func TestOperationValidation(t *testing.T) {
 	s, tok := synced(t)
-	m := byStatus(t, s.machines(tok), actors.StatusRunning)
+	m := byStatus(t, s.machines(tok), machines.StatusRunning)
 	base := "/api/virt/vms/" + m.ID
 	cases := []struct {
 		name  string
@@ -334,20 +335,20 @@ func TestOperationValidation(t *testing.T) {
 
 func TestInjectedFailureEndsAsFailedTask(t *testing.T) {
 	s, tok := synced(t)
-	m := byStatus(t, s.machines(tok), actors.StatusRunning)
+	m := byStatus(t, s.machines(tok), machines.StatusRunning)
 	s.sim.FailNext(m.VMID, "reboot", errors.New("qmp command 'system_reset' failed"))
 	task := s.waitTask(tok, s.startTask(req{method: "POST", path: "/api/virt/vms/" + m.ID + "/actions/reboot", token: tok}).ID)
-	if task.Status != actors.TaskFailed || task.Error == nil || !strings.Contains(*task.Error, "system_reset") {
+	if task.Status != machines.TaskFailed || task.Error == nil || !strings.Contains(*task.Error, "system_reset") {
 		t.Fatalf("got %+v; want failed with the driver's error", task)
 	}
 	got := s.machine(tok, m.ID)
-	if got.TaskID != nil || got.Status != actors.StatusRunning {
+	if got.TaskID != nil || got.Status != machines.StatusRunning {
 		t.Fatalf("got %+v; want unlocked and still running", got)
 	}
 	// A driver that is down fails the task cleanly too.
 	s.sim.SetAvailable(false)
 	task = s.waitTask(tok, s.startTask(req{method: "POST", path: "/api/virt/vms/" + m.ID + "/actions/stop", token: tok}).ID)
-	if task.Status != actors.TaskFailed || task.Error == nil {
+	if task.Status != machines.TaskFailed || task.Error == nil {
 		t.Fatalf("got %+v; want failed", task)
 	}
 	r := s.do(req{method: "POST", path: "/api/virt/sync", token: tok})
@@ -360,7 +361,7 @@ func TestUserCannotUseOperatorRoutes(t *testing.T) {
 	s, tok := synced(t)
 	m := s.machines(tok)[0]
 	tenant := "01TENANTA0000000000000000"
-	if _, err := s.app.System().Users.Create(context.Background(), "user@example.test", "User", actors.RoleUser, "user-password-1", &tenant); err != nil {
+	if _, err := s.app.System().Users.Create(context.Background(), "user@example.test", "User", auth.RoleUser, "user-password-1", &tenant); err != nil {
 		t.Fatal(err)
 	}
 	user := s.login("user@example.test", "user-password-1").Token
@@ -378,7 +379,7 @@ func TestUserCannotUseOperatorRoutes(t *testing.T) {
 		expect(t, s.do(r), 403, "forbidden")
 	}
 	// Another tenant's (here: the operator's) task is not found, not forbidden.
-	task := s.run(req{method: "POST", path: "/api/virt/vms/" + byStatus(t, s.machines(tok), actors.StatusRunning).ID + "/actions/reboot", token: tok})
+	task := s.run(req{method: "POST", path: "/api/virt/vms/" + byStatus(t, s.machines(tok), machines.StatusRunning).ID + "/actions/reboot", token: tok})
 	expect(t, s.do(req{method: "GET", path: "/api/tasks/" + task.ID, token: user}), 404, "not_found")
 	expect(t, s.do(req{method: "GET", path: "/api/tasks/" + task.ID}), 401, "unauthorized")
 }
@@ -475,7 +476,7 @@ func TestClusterUsageIsTheSumOfNodes(t *testing.T) {
 
 func TestConsole(t *testing.T) {
 	s, tok := synced(t)
-	m := byStatus(t, s.machines(tok), actors.StatusRunning)
+	m := byStatus(t, s.machines(tok), machines.StatusRunning)
 	r := s.do(req{method: "GET", path: "/api/virt/vms/" + m.ID + "/console", token: tok})
 	expect(t, r, 200, "")
 	var c struct {
@@ -559,9 +560,9 @@ func (s *testServer) dialConsole(tok, id string) *websocket.Conn {
 
 func TestConsoleTicketExpires(t *testing.T) {
 	s, tok := synced(t)
-	m := byStatus(t, s.machines(tok), actors.StatusRunning)
+	m := byStatus(t, s.machines(tok), machines.StatusRunning)
 	u := s.consoleURL(tok, m.ID)
-	s.app.System().Consoles.SetClock(func() time.Time { return time.Now().Add(actors.ConsoleTicketTTL + time.Second) })
+	s.app.System().Consoles.SetClock(func() time.Time { return time.Now().Add(machines.ConsoleTicketTTL + time.Second) })
 	if _, res, err := websocket.DefaultDialer.Dial(u, nil); err == nil || res.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("got %v; want an expired ticket refused with 401", err)
 	}
@@ -570,7 +571,7 @@ func TestConsoleTicketExpires(t *testing.T) {
 func TestRestartKeepsStateAndSettlesTasks(t *testing.T) {
 	s, tok := synced(t, func(c *Config) { c.SimOpDelay = 5 * time.Second })
 	ms := s.machines(tok)
-	m := byStatus(t, ms, actors.StatusRunning)
+	m := byStatus(t, ms, machines.StatusRunning)
 	task := s.startTask(req{method: "POST", path: "/api/virt/vms/" + m.ID + "/actions/stop", token: tok})
 	s.restart() // the stop is cancelled mid-flight
 	tok = s.adminToken()
@@ -579,14 +580,14 @@ func TestRestartKeepsStateAndSettlesTasks(t *testing.T) {
 		t.Fatalf("got %d machines after restart; want %d", len(after), len(ms))
 	}
 	settled := s.waitTask(tok, task.ID)
-	if settled.Status != actors.TaskFailed || settled.Error == nil || !strings.Contains(*settled.Error, "restarted") {
+	if settled.Status != machines.TaskFailed || settled.Error == nil || !strings.Contains(*settled.Error, "restarted") {
 		t.Fatalf("got %+v; want the interrupted task failed, saying vmplane restarted", settled)
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		got := s.machine(tok, m.ID)
 		if got.TaskID == nil {
-			if got.Status != actors.StatusRunning {
+			if got.Status != machines.StatusRunning {
 				t.Fatalf("got status %s; want running, as the hypervisor says", got.Status)
 			}
 			break
@@ -615,7 +616,7 @@ func TestSyncWakesOnlyChangedMachines(t *testing.T) {
 	if n := s.app.System().Kinds()["machines"]; n != 0 {
 		t.Fatalf("got %d machine actors awake after a sync that changed nothing; want 0", n)
 	}
-	m := byStatus(t, s.machines(tok), actors.StatusRunning)
+	m := byStatus(t, s.machines(tok), machines.StatusRunning)
 	if err := s.sim.CrashMachine(m.VMID); err != nil {
 		t.Fatal(err)
 	}

@@ -6,10 +6,9 @@ import (
 	"time"
 
 	"github.com/valyala/fasthttp"
-
 	"go.uber.org/zap"
 
-	"github.com/vmplane/vmplane/actors"
+	"github.com/vmplane/vmplane/actors/auth"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/httpedge/token"
 )
@@ -22,11 +21,11 @@ type LoginRequest struct {
 
 // TokenReply answers a login or a refresh.
 type TokenReply struct {
-	Token        string       `json:"token"`
-	RefreshToken string       `json:"refresh_token"`
-	TokenType    string       `json:"token_type"`
-	ExpiresIn    int          `json:"expires_in"`
-	User         *actors.User `json:"user,omitempty"`
+	Token        string     `json:"token"`
+	RefreshToken string     `json:"refresh_token"`
+	TokenType    string     `json:"token_type"`
+	ExpiresIn    int        `json:"expires_in"`
+	User         *auth.User `json:"user,omitempty"`
 }
 
 // RefreshRequest is the body of POST /api/auth/refresh and /api/auth/logout.
@@ -49,7 +48,7 @@ func (s *Server) login(c *Call) (_ any, err error) {
 	}
 	// One spelling of the e-mail from here on: every spelling that reaches the
 	// account ("VICTIM@...", " victim@...\t") counts against its one budget.
-	email := actors.NormalizeEmail(req.Email)
+	email := auth.NormalizeEmail(req.Email)
 	if email == "" || req.Password == "" || len(email) > 254 || len(req.Password) > 1024 {
 		return nil, apierr.New(apierr.ErrInvalidCredentials, "invalid e-mail or password")
 	}
@@ -99,7 +98,7 @@ func (s *Server) refresh(c *Call) (any, error) {
 
 // tokenReply issues the access token of a login: it names the login (sid) and the
 // user's token generation (gen), which authenticate checks on every request.
-func (s *Server) tokenReply(sess actors.Session, withUser bool) (any, error) {
+func (s *Server) tokenReply(sess auth.Session, withUser bool) (any, error) {
 	u := sess.User
 	tok, err := s.tokens.Issue(token.Claims{Subject: u.ID, Email: u.Email, Role: u.Role, TenantID: u.TenantID,
 		SessionID: sess.ID, Gen: sess.Gen})

@@ -7,7 +7,8 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/vmplane/vmplane/actors"
+	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/apierr"
 )
 
@@ -16,19 +17,19 @@ func (s *Server) clientRoutes() []Route {
 	tag := "client"
 	return []Route{
 		{Method: "GET", Path: "/api/client/overview", Access: Authenticated, Handler: s.clientOverview, Tag: tag,
-			Summary: "The tenant's machines, usage against quota, open alerts and backups", Reply: actors.Overview{}, Query: tenantQuery},
+			Summary: "The tenant's machines, usage against quota, open alerts and backups", Reply: tenants.Overview{}, Query: tenantQuery},
 		{Method: "GET", Path: "/api/client/usage-trends", Access: Authenticated, Handler: s.clientTrends, Tag: tag,
-			Summary: "Daily consumption computed from the machines' usage data", Reply: actors.Trends{},
+			Summary: "Daily consumption computed from the machines' usage data", Reply: tenants.Trends{},
 			Query: map[string]string{"days": "1..365 (default 30)", "tenant_id": tenantQuery["tenant_id"]}},
 		{Method: "GET", Path: "/api/client/machines", Access: Authenticated, Handler: s.clientMachines, Tag: tag,
-			Summary: "The tenant's machines", Reply: Page[actors.Machine]{},
+			Summary: "The tenant's machines", Reply: Page[machines.Machine]{},
 			Query: withPage(map[string]string{"tenant_id": tenantQuery["tenant_id"], "name": machineQuery["name"],
 				"status": machineQuery["status"], "node": machineQuery["node"]}), QueryTypes: machineQueryTypes},
 		{Method: "POST", Path: "/api/client/machines", Access: Authenticated, Handler: s.clientCreateMachine, Tag: tag,
-			Summary: "Create a machine within the quota (409 quota_exceeded beyond it)", Body: actors.MachineSpec{},
-			Reply: actors.Provisioned{}, Status: fasthttp.StatusAccepted, Query: tenantQuery},
+			Summary: "Create a machine within the quota (409 quota_exceeded beyond it)", Body: tenants.MachineSpec{},
+			Reply: tenants.Provisioned{}, Status: fasthttp.StatusAccepted, Query: tenantQuery},
 		{Method: "PATCH", Path: "/api/client/machines/{vmId}/resources", Access: Authenticated, Handler: s.clientResize, Tag: tag,
-			Summary: "Resize a machine within the quota; disks only grow", Body: actors.ResourceChange{}, Patch: true,
+			Summary: "Resize a machine within the quota; disks only grow", Body: tenants.ResourceChange{}, Patch: true,
 			Reply: TaskReply{}, Status: fasthttp.StatusAccepted, Query: tenantQuery},
 		{Method: "POST", Path: "/api/client/machines/{vmId}/actions/{action}", Access: Authenticated, Handler: s.clientMachineAction, Tag: tag,
 			Summary: "Run a power action on one of the tenant's machines",
@@ -36,13 +37,13 @@ func (s *Server) clientRoutes() []Route {
 				"The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. Another tenant's machine is 404.",
 			Reply: TaskReply{}, Status: fasthttp.StatusAccepted, Query: tenantQuery, PathTypes: powerActionPath},
 		{Method: "GET", Path: "/api/client/firewall/rules", Access: Authenticated, Handler: s.clientRules, Tag: tag,
-			Summary: "The tenant's firewall rules by position", Reply: Page[actors.FirewallRule]{},
+			Summary: "The tenant's firewall rules by position", Reply: Page[tenants.FirewallRule]{},
 			Query: withPage(map[string]string{"machine_id": "only the rule set of this machine", "tenant_id": tenantQuery["tenant_id"]})},
 		{Method: "POST", Path: "/api/client/firewall/rules", Access: Authenticated, Handler: s.clientCreateRule, Tag: tag,
-			Summary: "Add a rule (at position, or last); pushed to the hypervisor", Body: RuleBody{}, Reply: actors.FirewallRule{},
+			Summary: "Add a rule (at position, or last); pushed to the hypervisor", Body: RuleBody{}, Reply: tenants.FirewallRule{},
 			Status: fasthttp.StatusCreated, Query: tenantQuery},
 		{Method: "PATCH", Path: "/api/client/firewall/rules/{id}", Access: Authenticated, Handler: s.clientUpdateRule, Tag: tag,
-			Summary: "Change or move a rule", Body: RuleBody{}, Patch: true, Reply: actors.FirewallRule{}, Query: tenantQuery},
+			Summary: "Change or move a rule", Body: RuleBody{}, Patch: true, Reply: tenants.FirewallRule{}, Query: tenantQuery},
 		{Method: "DELETE", Path: "/api/client/firewall/rules/{id}", Access: Authenticated, Handler: s.clientDeleteRule, Tag: tag,
 			Summary: "Delete a rule", Status: fasthttp.StatusNoContent, Query: tenantQuery},
 	}
@@ -114,7 +115,7 @@ func (s *Server) clientMachines(c *Call) (any, error) {
 		return nil, err
 	}
 	// A cached page keeps its encoding: a repeated list is a copy of bytes.
-	body, err := p.Encoded(func(p *actors.MachinePage) ([]byte, error) { return marshalJSON(page(p.Items, p.Next)) })
+	body, err := p.Encoded(func(p *machines.MachinePage) ([]byte, error) { return marshalJSON(page(p.Items, p.Next)) })
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +127,7 @@ func (s *Server) clientCreateMachine(c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var spec actors.MachineSpec
+	var spec tenants.MachineSpec
 	if err := c.Decode(&spec); err != nil {
 		return nil, err
 	}
@@ -142,7 +143,7 @@ func (s *Server) clientResize(c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var ch actors.ResourceChange
+	var ch tenants.ResourceChange
 	if err := c.Decode(&ch); err != nil {
 		return nil, err
 	}
@@ -161,11 +162,11 @@ func (s *Server) clientMachineAction(c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	action, err := actors.ParsePowerAction(c.Param("action"))
+	action, err := machines.ParsePowerAction(c.Param("action"))
 	if err != nil {
 		return nil, err
 	}
-	task, err := s.sys.Machines.Start(c.Context(), c.Param("vmId"), actors.Operation{Type: actors.OpPower, Action: action}, &t)
+	task, err := s.sys.Machines.Start(c.Context(), c.Param("vmId"), machines.Operation{Type: machines.OpPower, Action: action}, &t)
 	if err != nil {
 		return nil, err
 	}
@@ -193,17 +194,17 @@ func (s *Server) clientRules(c *Call) (any, error) {
 }
 
 // ruleWrite is the tenant and the body of a rule create or update.
-func (c *Call) ruleWrite() (string, actors.RuleInput, error) {
+func (c *Call) ruleWrite() (string, tenants.RuleInput, error) {
 	t, err := c.tenant()
 	if err != nil {
-		return "", actors.RuleInput{}, err
+		return "", tenants.RuleInput{}, err
 	}
 	in, err := c.decodeRule()
 	if err != nil {
-		return "", actors.RuleInput{}, err
+		return "", tenants.RuleInput{}, err
 	}
 	if err := c.checkBodyTenant(t); err != nil {
-		return "", actors.RuleInput{}, err
+		return "", tenants.RuleInput{}, err
 	}
 	return t, in, nil
 }

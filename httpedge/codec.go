@@ -17,7 +17,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/vmplane/vmplane/actors"
+	"github.com/vmplane/vmplane/actors/alerts"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/persistence"
 )
@@ -167,7 +167,7 @@ var queryTypes = map[string]QueryType{
 	"horizon_days":  {Type: "integer", Minimum: ptrTo[int64](1), Maximum: ptrTo[int64](365)},
 	"timeframe":     {Enum: []string{"hour", "day", "week", "month", "year"}},
 	"severity":      {Enum: []string{"info", "warning", "critical"}},
-	"kind":          {Enum: actors.AlertKinds},
+	"kind":          {Enum: alerts.AlertKinds},
 	"since":         {Format: "date-time", MaxLength: 64},
 	"last_event_id": {Type: "integer", Minimum: ptrTo[int64](0)},
 	"ticket":        {MaxLength: 256},

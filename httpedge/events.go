@@ -8,7 +8,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/vmplane/vmplane/actors"
+	"github.com/vmplane/vmplane/actors/events"
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/apierr"
 )
@@ -140,7 +140,7 @@ func endStream(conn net.Conn, w *bufio.Writer) {
 	flush(conn, w)
 }
 
-func writeEvent(w *bufio.Writer, ev actors.Event) {
+func writeEvent(w *bufio.Writer, ev events.Event) {
 	w.WriteString("id: ")
 	w.WriteString(strconv.FormatUint(ev.ID, 10))
 	w.WriteString("\nevent: ")

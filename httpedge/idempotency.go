@@ -9,7 +9,7 @@ import (
 	"github.com/valyala/fasthttp"
 	"go.uber.org/zap"
 
-	"github.com/vmplane/vmplane/actors"
+	"github.com/vmplane/vmplane/actors/auth"
 	"github.com/vmplane/vmplane/apierr"
 )
 
@@ -66,10 +66,10 @@ func (s *Server) idempotent(c *Call) (answered bool, settle func(panicked bool))
 	}
 	return false, func(panicked bool) {
 		status := rc.Response.StatusCode()
-		var a *actors.Answer
+		var a *auth.Answer
 		how := settlement(status, panicked)
 		if how == keepAnswer {
-			a = &actors.Answer{RequestHash: reqHash, Status: status, ContentType: string(rc.Response.Header.ContentType()),
+			a = &auth.Answer{RequestHash: reqHash, Status: status, ContentType: string(rc.Response.Header.ContentType()),
 				Location: string(rc.Response.Header.Peek("Location")), Body: append([]byte(nil), rc.Response.Body()...)}
 		}
 		keep := how == keepClaim

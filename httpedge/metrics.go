@@ -10,7 +10,7 @@ import (
 	"github.com/valyala/fasthttp"
 	"github.com/valyala/fasthttp/fasthttpadaptor"
 
-	"github.com/vmplane/vmplane/actors"
+	"github.com/vmplane/vmplane/actors/limiter"
 )
 
 // metrics are the figures exported at /metrics. client_golang is already linked in
@@ -36,7 +36,7 @@ func newMetrics(s *Server) *metrics {
 		Name: "vmplane_ratelimit_refused_total", Help: "Requests refused by a rate limit, by bucket; connections over the per-address cap as bucket connections.",
 	}, []string{"bucket"})
 	// Every bucket is exported from the start, so dashboards see zeros, not gaps.
-	for _, b := range []string{actors.BucketGlobal, actors.BucketAuth, actors.BucketLogin, bucketConnections} {
+	for _, b := range []string{limiter.BucketGlobal, limiter.BucketAuth, limiter.BucketLogin, bucketConnections} {
 		m.refused.WithLabelValues(b)
 	}
 	m.reg.MustRegister(m.requests, m.latency, m.refused,

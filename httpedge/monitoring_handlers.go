@@ -6,7 +6,8 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/vmplane/vmplane/actors"
+	"github.com/vmplane/vmplane/actors/alerts"
+	"github.com/vmplane/vmplane/actors/monitoring"
 	"github.com/vmplane/vmplane/apierr"
 )
 
@@ -18,28 +19,28 @@ func (s *Server) monitoringRoutes() []Route {
 	return []Route{
 		{Method: "GET", Path: "/api/monitoring/overview", Access: AdminOnly, Handler: s.monitoringOverview, Tag: tag,
 			Summary: "Nodes, machines, open alerts, health checks and capacity of the online nodes, from live state",
-			Reply:   actors.MonitoringOverview{}},
+			Reply:   monitoring.MonitoringOverview{}},
 		{Method: "GET", Path: "/api/monitoring/health-checks", Access: AdminOnly, Handler: s.listChecks, Tag: tag,
-			Summary: "Health checks with their latest result, in creation order", Reply: Page[actors.HealthCheck]{}, Query: checkList},
+			Summary: "Health checks with their latest result, in creation order", Reply: Page[monitoring.HealthCheck]{}, Query: checkList},
 		{Method: "POST", Path: "/api/monitoring/health-checks", Access: AdminOnly, Handler: s.createCheck, Tag: tag,
-			Summary: "Create a health check (any target); it starts probing at once", Body: actors.HealthCheckSpec{},
-			Reply: actors.HealthCheck{}, Status: fasthttp.StatusCreated},
+			Summary: "Create a health check (any target); it starts probing at once", Body: monitoring.HealthCheckSpec{},
+			Reply: monitoring.HealthCheck{}, Status: fasthttp.StatusCreated},
 		{Method: "GET", Path: "/api/monitoring/health-checks/{id}", Access: AdminOnly, Handler: s.getCheck, Tag: tag,
-			Summary: "One health check with its recent results", Reply: actors.HealthCheck{}},
+			Summary: "One health check with its recent results", Reply: monitoring.HealthCheck{}},
 		{Method: "PATCH", Path: "/api/monitoring/health-checks/{id}", Access: AdminOnly, Handler: s.updateCheck, Tag: tag,
-			Summary: "Change a health check; a new type, target or expected status starts it afresh", Body: actors.HealthCheckChange{}, Patch: true,
-			Reply: actors.HealthCheck{}},
+			Summary: "Change a health check; a new type, target or expected status starts it afresh", Body: monitoring.HealthCheckChange{}, Patch: true,
+			Reply: monitoring.HealthCheck{}},
 		{Method: "DELETE", Path: "/api/monitoring/health-checks/{id}", Access: AdminOnly, Handler: s.deleteCheck, Tag: tag,
 			Summary: "Delete a health check: it stops probing and its alert resolves", Status: fasthttp.StatusNoContent},
 		{Method: "GET", Path: "/api/monitoring/alerts/events", Access: AdminOnly, Handler: s.listAlerts, Tag: tag,
-			Summary: "Alert events in creation order (oldest first), filtered", Reply: Page[actors.Alert]{}, Query: alertQuery(page), QueryTypes: alertQueryTypes},
+			Summary: "Alert events in creation order (oldest first), filtered", Reply: Page[alerts.Alert]{}, Query: alertQuery(page), QueryTypes: alertQueryTypes},
 		{Method: "GET", Path: "/api/monitoring/alerts/events/{id}", Access: AdminOnly, Handler: s.getAlert, Tag: tag,
-			Summary: "One alert event", Reply: actors.Alert{}},
+			Summary: "One alert event", Reply: alerts.Alert{}},
 		{Method: "PATCH", Path: "/api/monitoring/alerts/events/{id}", Access: AdminOnly, Handler: s.updateAlert, Tag: tag,
 			Summary: "Acknowledge an alert event",
 			Description: "Acknowledges an open alert event with {\"status\": \"acknowledged\"}, as the resources route does; " +
 				"it stays open until its condition clears. Another status is 400.",
-			Body: AlertPatch{}, Patch: true, Reply: actors.Alert{}},
+			Body: AlertPatch{}, Patch: true, Reply: alerts.Alert{}},
 	}
 }
 
@@ -47,7 +48,7 @@ func alertQuery(page map[string]string) map[string]string {
 	q := map[string]string{
 		"status":   "firing, acknowledged or resolved",
 		"severity": "info, warning or critical",
-		"kind":     "one of " + strings.Join(actors.AlertKinds, ", "),
+		"kind":     "one of " + strings.Join(alerts.AlertKinds, ", "),
 		"since":    "RFC 3339 time: only events raised, changed or resolved at or after it",
 	}
 	for k, v := range page {
@@ -73,7 +74,7 @@ func (s *Server) monitoringResources() []resource {
 	sys := s.sys
 	return []resource{
 		{name: "health-checks", scoped: true, read: Authenticated, write: Authenticated, summary: "health checks",
-			item: actors.HealthCheck{}, createBody: actors.HealthCheckSpec{}, updateBody: actors.HealthCheckChange{},
+			item: monitoring.HealthCheck{}, createBody: monitoring.HealthCheckSpec{}, updateBody: monitoring.HealthCheckChange{},
 			query: map[string]string{"tenant_id": "operators: only this tenant's checks"},
 			list: func(c *Call, scope *string, cursor string, limit int) (any, string, error) {
 				tenant := scope
@@ -86,7 +87,7 @@ func (s *Server) monitoringResources() []resource {
 				return sys.HealthChecks.Get(c.Context(), id, scope)
 			},
 			create: func(c *Call, scope *string, tenant *string) (any, error) {
-				var b actors.HealthCheckSpec
+				var b monitoring.HealthCheckSpec
 				if err := c.Decode(&b); err != nil {
 					return nil, err
 				}
@@ -109,7 +110,7 @@ func (s *Server) monitoringResources() []resource {
 			},
 		},
 		{name: "alert-events", scoped: true, read: Authenticated, write: Authenticated, summary: "alert events",
-			item: actors.Alert{}, updateBody: AlertPatch{}, query: alertQuery(nil), queryTypes: alertQueryTypes,
+			item: alerts.Alert{}, updateBody: AlertPatch{}, query: alertQuery(nil), queryTypes: alertQueryTypes,
 			list: func(c *Call, scope *string, cursor string, limit int) (any, string, error) {
 				f, err := c.alertFilter()
 				if err != nil {
@@ -126,8 +127,8 @@ func (s *Server) monitoringResources() []resource {
 }
 
 // decodeCheckChange decodes a health check change strictly and notes a null machine_id.
-func (c *Call) decodeCheckChange() (actors.HealthCheckChange, error) {
-	var ch actors.HealthCheckChange
+func (c *Call) decodeCheckChange() (monitoring.HealthCheckChange, error) {
+	var ch monitoring.HealthCheckChange
 	if err := c.Decode(&ch); err != nil {
 		return ch, err
 	}
@@ -136,17 +137,17 @@ func (c *Call) decodeCheckChange() (actors.HealthCheckChange, error) {
 }
 
 // alertFilter reads ?status=, ?severity=, ?kind= and ?since=.
-func (c *Call) alertFilter() (actors.AlertFilter, error) {
-	f := actors.AlertFilter{Status: c.Query("status"), Severity: c.Query("severity"), Kind: c.Query("kind")}
+func (c *Call) alertFilter() (alerts.AlertFilter, error) {
+	f := alerts.AlertFilter{Status: c.Query("status"), Severity: c.Query("severity"), Kind: c.Query("kind")}
 	var errs []apierr.FieldError
-	if f.Status != "" && !actors.ValidAlertStatus(f.Status) {
+	if f.Status != "" && !alerts.ValidAlertStatus(f.Status) {
 		errs = append(errs, apierr.Field("status", "must be firing, acknowledged or resolved"))
 	}
-	if f.Severity != "" && !actors.ValidSeverity(f.Severity) {
+	if f.Severity != "" && !alerts.ValidSeverity(f.Severity) {
 		errs = append(errs, apierr.Field("severity", "must be info, warning or critical"))
 	}
-	if f.Kind != "" && !actors.ValidAlertKind(f.Kind) {
-		errs = append(errs, apierr.Field("kind", "must be one of %s", strings.Join(actors.AlertKinds, ", ")))
+	if f.Kind != "" && !alerts.ValidAlertKind(f.Kind) {
+		errs = append(errs, apierr.Field("kind", "must be one of %s", strings.Join(alerts.AlertKinds, ", ")))
 	}
 	if v := c.Query("since"); v != "" {
 		t, err := time.Parse(time.RFC3339Nano, v)
@@ -184,7 +185,7 @@ func (s *Server) listChecks(c *Call) (any, error) {
 }
 
 func (s *Server) createCheck(c *Call) (any, error) {
-	var b actors.HealthCheckSpec
+	var b monitoring.HealthCheckSpec
 	if err := c.Decode(&b); err != nil {
 		return nil, err
 	}
@@ -250,7 +251,7 @@ func (s *Server) patchAlert(c *Call, scope *string, id string) (any, error) {
 	if b.TenantID != nil && (cur.TenantID == nil || *b.TenantID != *cur.TenantID) {
 		return nil, apierr.Invalid(apierr.Field("tenant_id", "is read-only"))
 	}
-	if b.Status == nil || *b.Status != actors.AlertAcknowledged {
+	if b.Status == nil || *b.Status != alerts.AlertAcknowledged {
 		return nil, apierr.Invalid(apierr.Field("status", "the only change allowed is status: acknowledged"))
 	}
 	return s.sys.Alerts.Acknowledge(c.Context(), id, scope)

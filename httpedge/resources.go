@@ -6,7 +6,12 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/vmplane/vmplane/actors"
+	"github.com/vmplane/vmplane/actors/alerts"
+	"github.com/vmplane/vmplane/actors/auth"
+	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/monitoring"
+	"github.com/vmplane/vmplane/actors/schedules"
+	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 )
@@ -122,30 +127,30 @@ func (s *Server) resourceRoutes() []Route {
 
 func listDoc(item any) any {
 	switch item.(type) {
-	case actors.Machine:
-		return Page[actors.Machine]{}
-	case actors.FirewallRule:
-		return Page[actors.FirewallRule]{}
-	case actors.Task:
-		return Page[actors.Task]{}
-	case actors.Tenant:
-		return Page[actors.Tenant]{}
-	case actors.User:
-		return Page[actors.User]{}
-	case actors.Node:
-		return Page[actors.Node]{}
+	case machines.Machine:
+		return Page[machines.Machine]{}
+	case tenants.FirewallRule:
+		return Page[tenants.FirewallRule]{}
+	case machines.Task:
+		return Page[machines.Task]{}
+	case tenants.Tenant:
+		return Page[tenants.Tenant]{}
+	case auth.User:
+		return Page[auth.User]{}
+	case machines.Node:
+		return Page[machines.Node]{}
 	case hypervisor.Template:
 		return Page[hypervisor.Template]{}
-	case actors.HealthCheck:
-		return Page[actors.HealthCheck]{}
-	case actors.Alert:
-		return Page[actors.Alert]{}
-	case actors.PowerSchedule:
-		return Page[actors.PowerSchedule]{}
-	case actors.BackupSchedule:
-		return Page[actors.BackupSchedule]{}
-	case actors.Backup:
-		return Page[actors.Backup]{}
+	case monitoring.HealthCheck:
+		return Page[monitoring.HealthCheck]{}
+	case alerts.Alert:
+		return Page[alerts.Alert]{}
+	case schedules.PowerSchedule:
+		return Page[schedules.PowerSchedule]{}
+	case schedules.BackupSchedule:
+		return Page[schedules.BackupSchedule]{}
+	case machines.Backup:
+		return Page[machines.Backup]{}
 	}
 	return Page[any]{}
 }
@@ -219,7 +224,7 @@ func requireTenant(tenant *string) (string, error) {
 
 // MachineCreate is the body of a machine create.
 type MachineCreate struct {
-	actors.MachineSpec
+	tenants.MachineSpec
 	TenantID *string `json:"tenant_id,omitempty" openapi:"maxLength=64"`
 }
 
@@ -235,7 +240,7 @@ type MachinePatch struct {
 type TenantCreate struct {
 	Name string `json:"name" openapi:"required,minLength=1,maxLength=100"`
 	// Quota's omitted limits take their default; -1 is unlimited.
-	Quota *actors.QuotaChange `json:"quota,omitempty"`
+	Quota *tenants.QuotaChange `json:"quota,omitempty"`
 }
 
 // UserCreate is the body of a user create.
@@ -264,12 +269,12 @@ type RuleBody struct {
 }
 
 // decodeRule decodes a rule body strictly and notes which nullable fields were null.
-func (c *Call) decodeRule() (actors.RuleInput, error) {
+func (c *Call) decodeRule() (tenants.RuleInput, error) {
 	var b RuleBody
 	if err := c.Decode(&b); err != nil {
-		return actors.RuleInput{}, err
+		return tenants.RuleInput{}, err
 	}
-	in := actors.RuleInput{MachineID: b.MachineID, Direction: b.Direction, Action: b.Action, Protocol: b.Protocol,
+	in := tenants.RuleInput{MachineID: b.MachineID, Direction: b.Direction, Action: b.Action, Protocol: b.Protocol,
 		Port: b.Port, Source: b.Source, Destination: b.Destination, Enabled: b.Enabled, Position: b.Position, Comment: b.Comment}
 	nulls := c.nulls()
 	for _, f := range []string{"machine_id", "port", "source", "destination"} {
@@ -292,12 +297,12 @@ func (s *Server) registry() []resource {
 
 func (s *Server) coreResources() []resource {
 	sys := s.sys
-	fw := func() actors.Firewall { return sys.Tenants.Firewall() }
+	fw := func() tenants.Firewall { return sys.Tenants.Firewall() }
 	return []resource{
 		{name: "machines", scoped: true, read: Authenticated, write: Authenticated, summary: "machines",
-			item: actors.Machine{}, createBody: MachineCreate{}, updateBody: MachinePatch{},
-			createStatus: fasthttp.StatusAccepted, createReply: actors.Provisioned{},
-			updateStatus: fasthttp.StatusAccepted, updateReply: TaskReply{}, updateAlso: map[int]any{fasthttp.StatusOK: actors.Machine{}},
+			item: machines.Machine{}, createBody: MachineCreate{}, updateBody: MachinePatch{},
+			createStatus: fasthttp.StatusAccepted, createReply: tenants.Provisioned{},
+			updateStatus: fasthttp.StatusAccepted, updateReply: TaskReply{}, updateAlso: map[int]any{fasthttp.StatusOK: machines.Machine{}},
 			deleteStatus: fasthttp.StatusAccepted, deleteReply: TaskReply{},
 			query: machineQuery, queryTypes: machineQueryTypes,
 			list: func(c *Call, scope *string, cursor string, limit int) (any, string, error) {
@@ -353,7 +358,7 @@ func (s *Server) coreResources() []resource {
 					}
 					return nil, apierr.Invalid(apierr.Field("body", "name is required"))
 				}
-				t, err := sys.Machines.Start(c.Context(), id, actors.Operation{Type: actors.OpConfig, Config: &hypervisor.ConfigChange{Name: b.Name}}, scope)
+				t, err := sys.Machines.Start(c.Context(), id, machines.Operation{Type: machines.OpConfig, Config: &hypervisor.ConfigChange{Name: b.Name}}, scope)
 				if err != nil {
 					return nil, err
 				}
@@ -368,7 +373,7 @@ func (s *Server) coreResources() []resource {
 			},
 		},
 		{name: "firewall-rules", scoped: true, read: Authenticated, write: Authenticated, summary: "firewall rules",
-			item: actors.FirewallRule{}, createBody: RuleBody{}, updateBody: RuleBody{},
+			item: tenants.FirewallRule{}, createBody: RuleBody{}, updateBody: RuleBody{},
 			list: func(c *Call, scope *string, cursor string, limit int) (any, string, error) {
 				if scope != nil {
 					return fw().Page(c.Context(), *scope, nil, cursor, limit)
@@ -412,14 +417,14 @@ func (s *Server) coreResources() []resource {
 				return NoContent, fw().Delete(c.Context(), t, id)
 			},
 		},
-		{name: "tasks", scoped: true, read: Authenticated, summary: "tasks", item: actors.Task{},
+		{name: "tasks", scoped: true, read: Authenticated, summary: "tasks", item: machines.Task{},
 			list: func(c *Call, scope *string, cursor string, limit int) (any, string, error) {
 				return sys.Tasks.List(c.Context(), scope, cursor, limit)
 			},
 			get: func(c *Call, scope *string, id string) (any, error) { return sys.Tasks.Get(c.Context(), id, scope) },
 		},
 		{name: "tenants", read: AdminOnly, write: AdminOnly, summary: "tenants",
-			item: actors.Tenant{}, createBody: TenantCreate{}, updateBody: actors.TenantChange{},
+			item: tenants.Tenant{}, createBody: TenantCreate{}, updateBody: tenants.TenantChange{},
 			list: func(c *Call, _ *string, cursor string, limit int) (any, string, error) {
 				return sys.Tenants.List(c.Context(), cursor, limit)
 			},
@@ -432,7 +437,7 @@ func (s *Server) coreResources() []resource {
 				return sys.Tenants.Create(c.Context(), b.Name, b.Quota)
 			},
 			update: func(c *Call, _ *string, id string) (any, error) {
-				var b actors.TenantChange
+				var b tenants.TenantChange
 				if err := c.Decode(&b); err != nil {
 					return nil, err
 				}
@@ -443,7 +448,7 @@ func (s *Server) coreResources() []resource {
 			},
 		},
 		{name: "users", read: AdminOnly, write: AdminOnly, summary: "users",
-			item: actors.User{}, createBody: UserCreate{}, updateBody: actors.UserChange{},
+			item: auth.User{}, createBody: UserCreate{}, updateBody: auth.UserChange{},
 			query: map[string]string{"tenant_id": "only this tenant's users"},
 			list: func(c *Call, _ *string, cursor string, limit int) (any, string, error) {
 				var tenant *string
@@ -458,10 +463,10 @@ func (s *Server) coreResources() []resource {
 				if err := c.Decode(&b); err != nil {
 					return nil, err
 				}
-				if b.Role == actors.RoleUser && b.TenantID == nil {
+				if b.Role == auth.RoleUser && b.TenantID == nil {
 					return nil, apierr.Invalid(apierr.Field("tenant_id", "a user belongs to a tenant"))
 				}
-				if b.Role == actors.RoleAdmin && b.TenantID != nil {
+				if b.Role == auth.RoleAdmin && b.TenantID != nil {
 					return nil, apierr.Invalid(apierr.Field("tenant_id", "an admin belongs to no tenant"))
 				}
 				if b.TenantID != nil {
@@ -472,7 +477,7 @@ func (s *Server) coreResources() []resource {
 				return sys.Users.Create(c.Context(), b.Email, b.Name, b.Role, b.Password, b.TenantID)
 			},
 			update: func(c *Call, _ *string, id string) (any, error) {
-				var b actors.UserChange
+				var b auth.UserChange
 				if err := c.Decode(&b); err != nil {
 					return nil, err
 				}
@@ -482,7 +487,7 @@ func (s *Server) coreResources() []resource {
 				return NoContent, sys.Users.Delete(c.Context(), id)
 			},
 		},
-		{name: "nodes", read: AdminOnly, summary: "nodes", item: actors.Node{},
+		{name: "nodes", read: AdminOnly, summary: "nodes", item: machines.Node{},
 			list: func(c *Call, _ *string, cursor string, limit int) (any, string, error) {
 				return sys.Nodes.List(c.Context(), cursor, limit)
 			},
@@ -498,7 +503,7 @@ func (s *Server) coreResources() []resource {
 }
 
 // ruleTenant finds a rule's tenant: the caller's own, or for operators the rule's.
-func ruleTenant(fw actors.Firewall, scope *string, id string) (string, error) {
+func ruleTenant(fw tenants.Firewall, scope *string, id string) (string, error) {
 	if scope != nil {
 		return *scope, nil
 	}
@@ -514,13 +519,13 @@ var machineQuery = map[string]string{
 }
 
 // machineQueryTypes types the status filter with the machine statuses.
-var machineQueryTypes = map[string]QueryType{"status": {Enum: []string{actors.StatusProvisioning, actors.StatusRunning,
-	actors.StatusStopped, actors.StatusSuspended, actors.StatusMigrating, actors.StatusError}}}
+var machineQueryTypes = map[string]QueryType{"status": {Enum: []string{machines.StatusProvisioning, machines.StatusRunning,
+	machines.StatusStopped, machines.StatusSuspended, machines.StatusMigrating, machines.StatusError}}}
 
 // listMachinesOf is a page of machines, of one tenant when tenant is set, filtered by
 // ?name=, ?status= and ?node=. An unfiltered tenant list is the cached tenant page; a
 // filtered one scans, as filters are for people looking for something.
-func (s *Server) listMachinesOf(c *Call, tenant *string, cursor string, limit int) ([]actors.Machine, string, error) {
+func (s *Server) listMachinesOf(c *Call, tenant *string, cursor string, limit int) ([]machines.Machine, string, error) {
 	name, status, node := c.Query("name"), c.Query("status"), c.Query("node")
 	if name == "" && status == "" && node == "" {
 		if tenant != nil {
@@ -528,7 +533,7 @@ func (s *Server) listMachinesOf(c *Call, tenant *string, cursor string, limit in
 		}
 		return s.sys.Machines.List(c.Context(), cursor, limit, nil)
 	}
-	return s.sys.Machines.List(c.Context(), cursor, limit, func(m *actors.Machine) bool {
+	return s.sys.Machines.List(c.Context(), cursor, limit, func(m *machines.Machine) bool {
 		return (tenant == nil || (m.TenantID != nil && *m.TenantID == *tenant)) &&
 			(name == "" || m.Name == name) && (status == "" || m.Status == status) && (node == "" || m.Node == node)
 	})

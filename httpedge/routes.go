@@ -6,6 +6,8 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/vmplane/vmplane/actors"
+	"github.com/vmplane/vmplane/actors/auth"
+	"github.com/vmplane/vmplane/actors/machines"
 )
 
 // routeTable is every route of the API, as data: method, path, who may call it, the
@@ -29,12 +31,12 @@ func (s *Server) routeTable() []Route {
 			Summary: "Rotate a refresh token for a new token pair", Body: RefreshRequest{}, Reply: TokenReply{}, Errors: []int{fasthttp.StatusUnauthorized},
 			Description: "Spends the refresh token and answers a new access and refresh token. A missing refresh_token is 400; an unknown, spent or expired one is 401 invalid_refresh_token, and reusing a spent one ends the whole login."},
 		{Method: "GET", Path: "/api/auth/me", Access: Authenticated, Handler: s.me, Tag: "auth",
-			Summary: "The calling user", Reply: actors.User{}},
+			Summary: "The calling user", Reply: auth.User{}},
 		{Method: "POST", Path: "/api/auth/logout", Access: Authenticated, Handler: s.logout, Tag: "auth",
 			Summary: "End a login: its refresh tokens and its access tokens", Body: RefreshRequest{}, Status: fasthttp.StatusNoContent},
 
 		{Method: "GET", Path: "/api/tasks/{id}", Access: Authenticated, Handler: s.getTask, Tag: "tasks",
-			Summary: "One task (a tenant user sees only its tenant's)", Reply: actors.Task{}},
+			Summary: "One task (a tenant user sees only its tenant's)", Reply: machines.Task{}},
 	}
 	routes = append(routes, s.virtRoutes("/api/virt")...)
 	routes = append(routes, s.clientRoutes()...)

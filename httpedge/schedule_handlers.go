@@ -5,7 +5,8 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/vmplane/vmplane/actors"
+	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/schedules"
 )
 
 // PowerScheduleBody is a power schedule as clients write it: the body of the client
@@ -50,31 +51,31 @@ type BackupScheduleCreate struct {
 func (b PowerScheduleCreate) machine() *string  { return b.MachineID }
 func (b BackupScheduleCreate) machine() *string { return b.MachineID }
 
-func (b PowerScheduleBody) input() actors.ScheduleInput {
-	return actors.ScheduleInput{Action: b.Action, Cron: b.Cron, Timezone: b.Timezone, Enabled: b.Enabled, TenantID: b.TenantID}
+func (b PowerScheduleBody) input() schedules.ScheduleInput {
+	return schedules.ScheduleInput{Action: b.Action, Cron: b.Cron, Timezone: b.Timezone, Enabled: b.Enabled, TenantID: b.TenantID}
 }
 
-func (b BackupScheduleBody) input() actors.ScheduleInput {
-	return actors.ScheduleInput{Cron: b.Cron, Timezone: b.Timezone, Enabled: b.Enabled, Retention: b.Retention, Mode: b.Mode, TenantID: b.TenantID}
+func (b BackupScheduleBody) input() schedules.ScheduleInput {
+	return schedules.ScheduleInput{Cron: b.Cron, Timezone: b.Timezone, Enabled: b.Enabled, Retention: b.Retention, Mode: b.Mode, TenantID: b.TenantID}
 }
 
 // scheduleRoutes are the client routes of power and backup schedules.
 func (s *Server) scheduleRoutes() []Route {
 	tag := "client"
-	power := func() scheduleService[actors.PowerSchedule] { return s.sys.Schedules.Power() }
-	backup := func() scheduleService[actors.BackupSchedule] { return s.sys.Schedules.Backup() }
+	power := func() scheduleService[schedules.PowerSchedule] { return s.sys.Schedules.Power() }
+	backup := func() scheduleService[schedules.BackupSchedule] { return s.sys.Schedules.Backup() }
 	list := withPage(map[string]string{"tenant_id": tenantQuery["tenant_id"]})
 	return []Route{
-		{Method: "POST", Path: "/api/client/machines/{vmId}/power-schedules", Access: Authenticated, Handler: clientCreateSchedule[actors.PowerSchedule, PowerScheduleBody](s, power), Tag: tag,
+		{Method: "POST", Path: "/api/client/machines/{vmId}/power-schedules", Access: Authenticated, Handler: clientCreateSchedule[schedules.PowerSchedule, PowerScheduleBody](s, power), Tag: tag,
 			Summary: "Add a power schedule: start, stop, shut down or reboot the machine on a cron expression in a time zone",
-			Body:    PowerScheduleBody{}, Reply: actors.PowerSchedule{}, Status: fasthttp.StatusCreated, Query: tenantQuery},
+			Body:    PowerScheduleBody{}, Reply: schedules.PowerSchedule{}, Status: fasthttp.StatusCreated, Query: tenantQuery},
 		{Method: "GET", Path: "/api/client/machines/{vmId}/power-schedules", Access: Authenticated, Handler: clientSchedules(s, power), Tag: tag,
-			Summary: "The machine's power schedules", Reply: Page[actors.PowerSchedule]{}, Query: list},
-		{Method: "POST", Path: "/api/client/machines/{vmId}/backup-schedules", Access: Authenticated, Handler: clientCreateSchedule[actors.BackupSchedule, BackupScheduleBody](s, backup), Tag: tag,
+			Summary: "The machine's power schedules", Reply: Page[schedules.PowerSchedule]{}, Query: list},
+		{Method: "POST", Path: "/api/client/machines/{vmId}/backup-schedules", Access: Authenticated, Handler: clientCreateSchedule[schedules.BackupSchedule, BackupScheduleBody](s, backup), Tag: tag,
 			Summary: "Add a backup schedule: back the machine up on a cron expression, keeping the newest `retention` backups",
-			Body:    BackupScheduleBody{}, Reply: actors.BackupSchedule{}, Status: fasthttp.StatusCreated, Query: tenantQuery},
+			Body:    BackupScheduleBody{}, Reply: schedules.BackupSchedule{}, Status: fasthttp.StatusCreated, Query: tenantQuery},
 		{Method: "GET", Path: "/api/client/machines/{vmId}/backup-schedules", Access: Authenticated, Handler: clientSchedules(s, backup), Tag: tag,
-			Summary: "The machine's backup schedules", Reply: Page[actors.BackupSchedule]{}, Query: list},
+			Summary: "The machine's backup schedules", Reply: Page[schedules.BackupSchedule]{}, Query: list},
 	}
 }
 
@@ -153,14 +154,14 @@ func listTenant(c *Call, scope *string) *string {
 func (s *Server) scheduleResources() []resource {
 	sys := s.sys
 	return []resource{
-		scheduleResource[actors.PowerSchedule, PowerScheduleBody, PowerScheduleCreate]("power-schedules", "power schedules",
-			func() scheduleService[actors.PowerSchedule] { return sys.Schedules.Power() }),
-		scheduleResource[actors.BackupSchedule, BackupScheduleBody, BackupScheduleCreate]("backup-schedules", "backup schedules",
-			func() scheduleService[actors.BackupSchedule] { return sys.Schedules.Backup() }),
+		scheduleResource[schedules.PowerSchedule, PowerScheduleBody, PowerScheduleCreate]("power-schedules", "power schedules",
+			func() scheduleService[schedules.PowerSchedule] { return sys.Schedules.Power() }),
+		scheduleResource[schedules.BackupSchedule, BackupScheduleBody, BackupScheduleCreate]("backup-schedules", "backup schedules",
+			func() scheduleService[schedules.BackupSchedule] { return sys.Schedules.Backup() }),
 		// Backups are taken by backup schedules; they are read and deleted here. A
 		// delete removes the backup from the hypervisor, then its record.
 		{name: "backups", scoped: true, read: Authenticated, write: Authenticated, summary: "backups",
-			item: actors.Backup{}, query: scheduleListQuery,
+			item: machines.Backup{}, query: scheduleListQuery,
 			list: func(c *Call, scope *string, cursor string, limit int) (any, string, error) {
 				return sys.Backups.List(c.Context(), listTenant(c, scope), c.Query("machine_id"), cursor, limit)
 			},
@@ -177,15 +178,17 @@ var scheduleListQuery = map[string]string{"tenant_id": "operators: only this ten
 
 // scheduleService is what power and backup schedules both offer.
 type scheduleService[T any] interface {
-	Create(ctx context.Context, tenant string, in actors.ScheduleInput) (T, error)
+	Create(ctx context.Context, tenant string, in schedules.ScheduleInput) (T, error)
 	Get(ctx context.Context, id string, scope *string) (T, error)
-	Update(ctx context.Context, id string, scope *string, in actors.ScheduleInput) (T, error)
+	Update(ctx context.Context, id string, scope *string, in schedules.ScheduleInput) (T, error)
 	Delete(ctx context.Context, id string, scope *string) error
 	List(ctx context.Context, tenant *string, machineID, cursor string, limit int) ([]T, string, error)
 }
 
 // scheduleBody is a schedule's update body; a create body also names the machine.
-type scheduleBody interface{ input() actors.ScheduleInput }
+type scheduleBody interface {
+	input() schedules.ScheduleInput
+}
 
 type scheduleCreateBody interface {
 	scheduleBody

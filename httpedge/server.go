@@ -18,6 +18,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/vmplane/vmplane/actors"
+	"github.com/vmplane/vmplane/actors/auth"
+	"github.com/vmplane/vmplane/actors/limiter"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/httpedge/token"
 )
@@ -300,9 +302,9 @@ func printable(b []byte) bool {
 
 // allow applies the per-address limits and sets the RateLimit headers.
 func (s *Server) allow(rc *fasthttp.RequestCtx, id string) bool {
-	buckets := []string{actors.BucketGlobal}
+	buckets := []string{limiter.BucketGlobal}
 	if bytes.HasPrefix(rc.Path(), []byte("/api/auth/")) {
-		buckets = append(buckets, actors.BucketAuth)
+		buckets = append(buckets, limiter.BucketAuth)
 	}
 	d, err := s.sys.Limiter.Take(context.Background(), s.clientAddr(rc), buckets...)
 	if err != nil {
@@ -314,7 +316,7 @@ func (s *Server) allow(rc *fasthttp.RequestCtx, id string) bool {
 }
 
 // applyDecision writes the RateLimit headers and, when refused, the 429.
-func (s *Server) applyDecision(rc *fasthttp.RequestCtx, id string, d actors.Decision) bool {
+func (s *Server) applyDecision(rc *fasthttp.RequestCtx, id string, d limiter.Decision) bool {
 	if d.Limit == 0 {
 		return true
 	}
@@ -419,7 +421,7 @@ func (s *Server) serveRoute(rt *Route) fasthttp.RequestHandler {
 				s.writeError(rc, id, err)
 				return
 			}
-			if rt.Access == AdminOnly && claims.Role != actors.RoleAdmin {
+			if rt.Access == AdminOnly && claims.Role != auth.RoleAdmin {
 				s.writeError(rc, id, apierr.New(apierr.ErrForbidden, "this route is for operators"))
 				return
 			}

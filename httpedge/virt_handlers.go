@@ -15,8 +15,8 @@ import (
 	"github.com/valyala/fasthttp"
 	"go.uber.org/zap"
 
-	"github.com/vmplane/vmplane/actors"
 	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 )
@@ -29,11 +29,11 @@ func (s *Server) virtRoutes(prefix string) []Route {
 	page := pageQuery
 	routes := []Route{
 		{Method: "POST", Path: prefix + "/sync", Access: AdminOnly, Handler: s.sync, Tag: tag,
-			Summary: "Reconcile the store with the hypervisor's inventory", Reply: actors.SyncResult{}},
+			Summary: "Reconcile the store with the hypervisor's inventory", Reply: machines.SyncResult{}},
 		{Method: "GET", Path: prefix + "/vms", Access: AdminOnly, Handler: s.listMachines, Tag: tag,
-			Summary: "List machines", Reply: Page[actors.Machine]{}, Query: withPage(machineQuery), QueryTypes: machineQueryTypes},
+			Summary: "List machines", Reply: Page[machines.Machine]{}, Query: withPage(machineQuery), QueryTypes: machineQueryTypes},
 		{Method: "GET", Path: prefix + "/vms/{id}", Access: AdminOnly, Handler: s.getMachine, Tag: tag,
-			Summary: "One machine (by id or vmid)", Reply: actors.Machine{}},
+			Summary: "One machine (by id or vmid)", Reply: machines.Machine{}},
 		{Method: "POST", Path: prefix + "/vms/{id}/actions/{action}", Access: AdminOnly, Handler: s.machineAction, Tag: tag,
 			Summary: "Run a power action on a machine",
 			Description: "Power action: start, stop, shutdown, reboot, reset, suspend, resume (aliases restart, poweroff, kill, boot); another action is 400 listing the allowed ones. " +
@@ -64,13 +64,13 @@ func (s *Server) virtRoutes(prefix string) []Route {
 		{Method: "GET", Path: prefix + "/vms/{id}/usage-graphs", Access: AdminOnly, Handler: s.machineUsage, Tag: tag,
 			Summary: "A machine's usage graph", Reply: hypervisor.UsageGraph{}, Query: tf},
 		{Method: "GET", Path: prefix + "/nodes", Access: AdminOnly, Handler: s.listNodes, Tag: tag,
-			Summary: "List nodes", Reply: Page[actors.Node]{}, Query: page},
+			Summary: "List nodes", Reply: Page[machines.Node]{}, Query: page},
 		{Method: "GET", Path: prefix + "/nodes/{id}", Access: AdminOnly, Handler: s.getNode, Tag: tag,
-			Summary: "One node", Reply: actors.Node{}},
+			Summary: "One node", Reply: machines.Node{}},
 		{Method: "GET", Path: prefix + "/nodes/{id}/usage-graphs", Access: AdminOnly, Handler: s.nodeUsage, Tag: tag,
 			Summary: "A node's usage graph", Reply: hypervisor.UsageGraph{}, Query: tf},
 		{Method: "GET", Path: prefix + "/cluster/usage-graphs", Access: AdminOnly, Handler: s.clusterUsage, Tag: tag,
-			Summary: "The cluster's usage graph: the graphs of the nodes that answered summed bucket by bucket; missing_nodes names the others", Reply: actors.ClusterUsage{}, Query: tf},
+			Summary: "The cluster's usage graph: the graphs of the nodes that answered summed bucket by bucket; missing_nodes names the others", Reply: machines.ClusterUsage{}, Query: tf},
 		{Method: "GET", Path: prefix + "/templates", Access: AdminOnly, Handler: s.listTemplates, Tag: tag,
 			Summary: "OS templates known from the last sync", Reply: Page[hypervisor.Template]{}, Query: page},
 	}
@@ -88,7 +88,7 @@ var powerActionPath = func() map[string]QueryType {
 	for _, a := range hypervisor.PowerActions {
 		names = append(names, string(a))
 	}
-	for _, a := range slices.Sorted(maps.Keys(actors.PowerActionAliases)) {
+	for _, a := range slices.Sorted(maps.Keys(machines.PowerActionAliases)) {
 		names = append(names, a)
 	}
 	return map[string]QueryType{"action": {Enum: names}}
@@ -127,10 +127,10 @@ func (c *Call) paging() (int, string, error) {
 
 // TaskReply is the 202 answer of slow work.
 type TaskReply struct {
-	Task actors.Task `json:"task"`
+	Task machines.Task `json:"task"`
 }
 
-func accepted(t actors.Task) Reply {
+func accepted(t machines.Task) Reply {
 	return Accepted(TaskReply{Task: t}, "/api/tasks/"+t.ID)
 }
 
@@ -214,7 +214,7 @@ func (s *Server) getMachine(c *Call) (any, error) {
 	return s.sys.Machines.Get(c.Context(), c.Param("id"), c.scope())
 }
 
-func (s *Server) startOp(c *Call, op actors.Operation) (any, error) {
+func (s *Server) startOp(c *Call, op machines.Operation) (any, error) {
 	t, err := s.sys.Machines.Start(c.Context(), c.Param("id"), op, c.scope())
 	if err != nil {
 		return nil, err
@@ -223,11 +223,11 @@ func (s *Server) startOp(c *Call, op actors.Operation) (any, error) {
 }
 
 func (s *Server) machineAction(c *Call) (any, error) {
-	action, err := actors.ParsePowerAction(c.Param("action"))
+	action, err := machines.ParsePowerAction(c.Param("action"))
 	if err != nil {
 		return nil, err
 	}
-	return s.startOp(c, actors.Operation{Type: actors.OpPower, Action: action})
+	return s.startOp(c, machines.Operation{Type: machines.OpPower, Action: action})
 }
 
 func (s *Server) migrate(c *Call) (any, error) {
@@ -235,7 +235,7 @@ func (s *Server) migrate(c *Call) (any, error) {
 	if err := c.Decode(&req); err != nil {
 		return nil, err
 	}
-	op := actors.Operation{Type: actors.OpMigrate, TargetNode: req.TargetNode, AutoOnline: req.Online == nil}
+	op := machines.Operation{Type: machines.OpMigrate, TargetNode: req.TargetNode, AutoOnline: req.Online == nil}
 	if req.Online != nil {
 		op.Online = *req.Online
 	}
@@ -247,7 +247,7 @@ func (s *Server) configure(c *Call) (any, error) {
 	if err := c.Decode(&req); err != nil {
 		return nil, err
 	}
-	return s.startOp(c, actors.Operation{Type: actors.OpConfig,
+	return s.startOp(c, machines.Operation{Type: machines.OpConfig,
 		Config: &hypervisor.ConfigChange{Name: req.Name, CPUCores: req.CPUCores, MemoryMB: req.MemoryMB}})
 }
 
@@ -256,7 +256,7 @@ func (s *Server) network(c *Call) (any, error) {
 	if err := c.Decode(&req); err != nil {
 		return nil, err
 	}
-	return s.startOp(c, actors.Operation{Type: actors.OpNetwork, Interfaces: req.Interfaces})
+	return s.startOp(c, machines.Operation{Type: machines.OpNetwork, Interfaces: req.Interfaces})
 }
 
 func (s *Server) addDisk(c *Call) (any, error) {
@@ -264,7 +264,7 @@ func (s *Server) addDisk(c *Call) (any, error) {
 	if err := c.Decode(&req); err != nil {
 		return nil, err
 	}
-	return s.startOp(c, actors.Operation{Type: actors.OpAddDisk, DiskSizeGB: req.SizeGB, DiskStorage: req.Storage})
+	return s.startOp(c, machines.Operation{Type: machines.OpAddDisk, DiskSizeGB: req.SizeGB, DiskStorage: req.Storage})
 }
 
 func (s *Server) reinstall(c *Call) (any, error) {
@@ -272,7 +272,7 @@ func (s *Server) reinstall(c *Call) (any, error) {
 	if err := c.Decode(&req); err != nil {
 		return nil, err
 	}
-	return s.startOp(c, actors.Operation{Type: actors.OpReinstall,
+	return s.startOp(c, machines.Operation{Type: machines.OpReinstall,
 		Reinstall: &hypervisor.ReinstallSpec{TemplateID: req.TemplateID, Password: req.Password, SSHKeys: req.SSHKeys}})
 }
 
@@ -353,7 +353,7 @@ func (s *Server) listTemplates(c *Call) (any, error) {
 func (s *Server) console(c *Call) (any, error) {
 	p := c.Principal
 	t, err := s.sys.Consoles.Issue(c.Context(), c.Param("id"), c.scope(),
-		actors.ConsoleSession{UserID: p.Subject, SessionID: p.SessionID, Gen: p.Gen})
+		machines.ConsoleSession{UserID: p.Subject, SessionID: p.SessionID, Gen: p.Gen})
 	if err != nil {
 		return nil, err
 	}

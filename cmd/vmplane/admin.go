@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/vmplane/vmplane/actors"
+	"github.com/vmplane/vmplane/actors/auth"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/app"
 	"github.com/vmplane/vmplane/persistence"
@@ -90,20 +90,20 @@ func resetPassword(args []string, getenv func(string) string, stdin io.Reader, s
 		return 1
 	}
 	defer store.Close()
-	if exists, err := actors.AdminExists(store); err != nil || !exists {
+	if exists, err := auth.AdminExists(store); err != nil || !exists {
 		fmt.Fprintf(stderr, "vmplane admin: %s holds no vmplane data (no admin was ever created there); check --data-dir\n", *dir)
 		return 1
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	u, err := actors.ResetPassword(ctx, store, *email, password, *cost)
+	u, err := auth.ResetPassword(ctx, store, *email, password, *cost)
 	if err != nil {
 		fmt.Fprintf(stderr, "vmplane admin: %v\n", apierr.From(err).Detail)
 		return 1
 	}
 	// The first boot's password file no longer opens anything once its admin's
 	// password is reset.
-	if first, err := actors.FirstAdminID(store); err == nil && first == u.ID {
+	if first, err := auth.FirstAdminID(store); err == nil && first == u.ID {
 		if err := os.Remove(app.InitialPasswordFile(*dir)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			fmt.Fprintf(stderr, "vmplane admin: could not remove %s: %v\n", app.InitialPasswordFile(*dir), err)
 		}

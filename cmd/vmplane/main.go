@@ -17,7 +17,7 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/vmplane/vmplane/actors"
+	"github.com/vmplane/vmplane/actors/auth"
 	"github.com/vmplane/vmplane/app"
 	"github.com/vmplane/vmplane/persistence"
 	"github.com/vmplane/vmplane/sdnotify"
@@ -46,8 +46,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "version":
 		return runVersion(args, stdout, stderr)
 	case "hash-worker":
-		// Started by serve: see actors.AuthOptions.HashCommand.
-		if err := actors.ServeHashWorker(os.Stdin, stdout); err != nil {
+		// Started by serve: see auth.AuthOptions.HashCommand.
+		if err := auth.ServeHashWorker(os.Stdin, stdout); err != nil {
 			fmt.Fprintf(stderr, "vmplane hash-worker: %v\n", err)
 			return 1
 		}

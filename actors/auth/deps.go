@@ -1,0 +1,43 @@
+package auth
+
+import (
+	"context"
+
+	"go.uber.org/zap"
+
+	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/persistence"
+)
+
+// AuthDeps are what users and idempotency records need from outside their package.
+type Deps struct {
+	Runtime *kit.Runtime
+	Options AuthOptions
+	// TenantExists answers nil for a tenant that exists, and the tenants' error (not
+	// found, unavailable) otherwise: a user is assigned only to a tenant that exists.
+	TenantExists func(ctx context.Context, id string) error
+}
+
+// AuthServices are the services of the auth package.
+type Services struct {
+	Users       *Users
+	Idempotency *Idempotency
+}
+
+// authSys is what the auth code reaches through its sys field.
+type system struct {
+	rt           *kit.Runtime
+	store        persistence.Store
+	log          *zap.Logger
+	tenantExists func(ctx context.Context, id string) error
+}
+
+// StartAuth starts the users' and the idempotency records' kinds.
+func Start(d Deps) (*Services, error) {
+	s := &system{rt: d.Runtime, store: d.Runtime.Store, log: d.Runtime.Log, tenantExists: d.TenantExists}
+	users, err := startUsers(s, d.Options)
+	if err != nil {
+		return nil, err
+	}
+	return &Services{Users: users, Idempotency: startIdempotency(s)}, nil
+}

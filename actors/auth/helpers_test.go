@@ -1,0 +1,63 @@
+package auth
+
+import (
+	"context"
+	"testing"
+
+	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/apierr"
+	"github.com/vmplane/vmplane/persistence"
+)
+
+// testSystem is the auth services on a runtime of their own, as the composition root
+// starts them.
+type testSystem struct {
+	rt          *kit.Runtime
+	store       persistence.Store
+	Users       *Users
+	Idempotency *Idempotency
+}
+
+// tenantsForTests are the tenants that exist for these tests' users.
+var tenantsForTests = map[string]bool{"t1": true, "t2": true}
+
+// startTestSystem starts the auth services over store; Stop stops them.
+func startTestSystem(store persistence.Store, opts AuthOptions) (*testSystem, error) {
+	rt := kit.New(store, nil, kit.EntityOptions{})
+	svc, err := Start(Deps{Runtime: rt, Options: opts, TenantExists: func(_ context.Context, id string) error {
+		if !tenantsForTests[id] {
+			return apierr.NotFound("tenant", id)
+		}
+		return nil
+	}})
+	if err != nil {
+		rt.Shutdown()
+		return nil, err
+	}
+	return &testSystem{rt: rt, store: store, Users: svc.Users, Idempotency: svc.Idempotency}, nil
+}
+
+// Stop stops the services and the runtime.
+func (s *testSystem) Stop() {
+	s.rt.StopKinds()
+	s.Users.Stop()
+	s.rt.Shutdown()
+}
+
+// newTestSystem starts the auth services over a store in t.TempDir(), stopped at cleanup.
+func newTestSystem(t testing.TB) *testSystem {
+	t.Helper()
+	store, err := persistence.Open(persistence.Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := startTestSystem(store, AuthOptions{BcryptCost: 4, AdminPassword: "initial-password"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		s.Stop()
+		store.Close()
+	})
+	return s
+}

@@ -1,0 +1,885 @@
+package auth
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"go.uber.org/zap"
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/apierr"
+	"github.com/vmplane/vmplane/persistence"
+)
+
+// Roles.
+const (
+	RoleAdmin = "admin"
+	RoleUser  = "user"
+)
+
+// User is a user as the API shows it. The password hash never leaves the entity's record.
+type User struct {
+	ID        string    `json:"id"`
+	Email     string    `json:"email"`
+	Name      string    `json:"name"`
+	Role      string    `json:"role"`
+	TenantID  *string   `json:"tenant_id"`
+	CreatedAt time.Time `json:"created_at"`
+	// Disabled users cannot log in, and every token they hold has ended.
+	Disabled bool `json:"disabled"`
+}
+
+// userRecord is a user as stored under user/<id>.
+type userRecord struct {
+	User
+	PasswordHash string `json:"password_hash"`
+	// TokenGen is the user's token generation: every access token carries the one it
+	// was issued under, and a change of password, role, tenant or state bumps it, so
+	// that every token issued before stops working at once.
+	TokenGen uint64 `json:"token_gen,omitempty"`
+}
+
+// userRecordVersion is the schema version of userRecord.
+const userRecordVersion = 1
+
+// family is one login's chain of refresh tokens, stored under refresh/<user>/<id>.
+// Token n of a family is HMAC(Key, id|n): any token of the family can be told genuine
+// without keeping a list of them, and one that is genuine but older than Gen is a reuse.
+type family struct {
+	ID        string    `json:"id"`
+	Key       []byte    `json:"key"`
+	Gen       uint64    `json:"gen"`
+	CreatedAt time.Time `json:"created_at"`
+	ExpiresAt time.Time `json:"expires_at"`
+	Revoked   bool      `json:"revoked"`
+}
+
+const familyVersion = 1
+
+// AuthOptions configure passwords and refresh tokens.
+type AuthOptions struct {
+	// RefreshTTL is the lifetime of a login: each rotation extends it.
+	RefreshTTL time.Duration
+	// BcryptCost is the password hashing cost (bcrypt.DefaultCost when 0).
+	BcryptCost int
+	// HashWorkers is how many password hashes (logins, user creations, password
+	// changes) run at once (1 when 0). More callers queue; the login rate limit bounds
+	// how many.
+	HashWorkers int
+	// HashCommand, when set, starts the child process each hash worker hashes in, at
+	// the lowest OS priority (ServeHashWorker); when empty, hashes are computed in
+	// this process at normal priority.
+	HashCommand []string
+	// AdminEmail and AdminPassword create the first admin when none exists. With no
+	// password a random one is generated and logged once.
+	AdminEmail    string
+	AdminPassword string
+	// PasswordChanged, when set, is called after a user's password changed through
+	// the API (app removes the first boot's password file with it).
+	PasswordChanged func(userID string)
+}
+
+// Users is the service in front of the users kind.
+type Users struct {
+	sys       *system
+	kind      *kit.Kind
+	opts      AuthOptions
+	dummyHash []byte
+	// hasher runs every bcrypt, off the request goroutines and off every mailbox.
+	hasher *passwordHasher
+	// auth maps a user id to its *authState, which Authorize checks every request's
+	// token against. Each user's entity publishes its state here whenever it loads or
+	// changes it, before it answers the change, so the check costs no message and no
+	// store read. Entries stay when an entity passivates: the next change activates it
+	// again, and it publishes again. One entry per user seen since start.
+	auth sync.Map
+}
+
+// authState is one user's standing as its entity last published it: immutable.
+type authState struct {
+	gone     bool // deleted
+	disabled bool
+	gen      uint64
+	// sessions are the ids of the user's logins (refresh-token families) that have not
+	// ended: logged out, revoked by a reuse or by a password change.
+	sessions map[string]struct{}
+}
+
+// Session is a login as the edge issues tokens for it.
+type Session struct {
+	User         User
+	RefreshToken string
+	// ID is the login's id, its refresh-token family: the "sid" of its access tokens.
+	ID string
+	// Gen is the user's token generation, the "gen" of its access tokens.
+	Gen uint64
+}
+
+// Messages of a user entity.
+type (
+	getUser        struct{}
+	getCredentials struct{}
+	credentials    struct {
+		User User
+		Hash string
+		// Gen is the token generation the hash belongs to.
+		Gen uint64
+	}
+	// openFamily opens a login for a password checked against generation Gen.
+	openFamily struct {
+		TTL time.Duration
+		Gen uint64
+	}
+	rotateToken struct {
+		Token refreshToken
+		TTL   time.Duration
+	}
+	revokeFamily struct{ Token refreshToken }
+	// getAuth asks an entity for its authState (and to publish it).
+	getAuth    struct{}
+	revoked    struct{}
+	updateUser struct {
+		Name     *string
+		Hash     *string
+		Role     *string
+		TenantID *string
+		Disabled *bool
+	}
+	deleteUser struct{}
+	// createUser is a kind-level message: creates are serialised by the supervisor so
+	// that an e-mail address is never taken twice. Its fields are already validated
+	// and the password already hashed (Create does both before asking).
+	createUser struct {
+		Email, Name, Role, Hash string
+		TenantID                *string
+	}
+)
+
+func startUsers(s *system, opts AuthOptions) (_ *Users, err error) {
+	if opts.BcryptCost == 0 {
+		opts.BcryptCost = bcrypt.DefaultCost
+	}
+	if opts.RefreshTTL <= 0 {
+		opts.RefreshTTL = 720 * time.Hour
+	}
+	if opts.HashWorkers <= 0 {
+		opts.HashWorkers = 1
+	}
+	hasher := startPasswordHasher(opts.HashWorkers, s.log, nil, opts.HashCommand)
+	defer func() {
+		if err != nil {
+			// System.Stop only stops a Users it was handed.
+			hasher.close()
+		}
+	}()
+	// An unknown e-mail is compared against this hash so that it costs what a wrong
+	// password costs: the answer's timing does not tell which e-mails exist.
+	dummy, err := hasher.generate(context.Background(), RandomToken(16), opts.BcryptCost)
+	if err != nil {
+		return nil, err
+	}
+	u := &Users{sys: s, opts: opts, dummyHash: dummy, hasher: hasher}
+	u.kind = s.rt.StartKind("users", 10*time.Minute, func(id string) kit.Entity {
+		return &userEntity{sys: s, id: id, users: u}
+	}, func(ctx actor.Context, msg any) bool {
+		m, ok := msg.(*createUser)
+		if !ok {
+			return false
+		}
+		usr, err := u.create(s, m)
+		if err != nil {
+			kit.RespondErr(ctx, err)
+		} else {
+			ctx.Respond(usr)
+		}
+		return true
+	})
+	if err := u.normalizeStoredEmails(s); err != nil {
+		return nil, err
+	}
+	if err := u.bootstrapAdmin(s); err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+// normalizeStoredEmails gives every stored user the one spelling of its e-mail that
+// login and the login limits use (NormalizeEmail), its index entry too, before any
+// request is served. Users created through Create always were; this keeps a store
+// written otherwise (by hand, a restore, an older normalisation) from holding an
+// account that only one exact spelling reaches. A user whose normalised e-mail another
+// user already has is left as it is, with a warning: two accounts are not merged.
+func (u *Users) normalizeStoredEmails(s *system) error {
+	var stale []userRecord
+	err := s.store.Scan(persistence.Prefix("user"), nil, 0, func(_, v []byte) error {
+		var rec userRecord
+		if _, err := persistence.Decode(v, &rec); err != nil {
+			return err
+		}
+		if rec.Email != NormalizeEmail(rec.Email) {
+			stale = append(stale, rec)
+		}
+		return nil
+	})
+	if err != nil || len(stale) == 0 {
+		return err
+	}
+	b := new(persistence.Batch)
+	taken := map[string]bool{}
+	for _, rec := range stale {
+		email := NormalizeEmail(rec.Email)
+		owner, err := s.store.Get(persistence.Key("user-email", email))
+		if err != nil && !errors.Is(err, persistence.ErrNotFound) {
+			return err
+		}
+		if (err == nil && string(owner) != rec.ID) || taken[email] {
+			s.log.Warn("a stored user's e-mail is another user's once normalised; left as it is",
+				zap.String("user_id", rec.ID), zap.String("email", email))
+			continue
+		}
+		taken[email] = true
+		old := rec.Email
+		rec.Email = email
+		val, err := persistence.Encode(userRecordVersion, rec)
+		if err != nil {
+			return err
+		}
+		b.Put(persistence.Key("user", rec.ID), val).Del(persistence.Key("user-email", old)).Put(persistence.Key("user-email", email), []byte(rec.ID))
+		s.log.Info("normalised a stored user's e-mail", zap.String("user_id", rec.ID), zap.String("email", email))
+	}
+	return s.rt.Commit(b)
+}
+
+// bootstrapAdmin creates the first admin on first start.
+func (u *Users) bootstrapAdmin(s *system) error {
+	if _, err := s.store.Get(persistence.Key("meta", "admin")); err == nil {
+		return nil
+	} else if !errors.Is(err, persistence.ErrNotFound) {
+		return err
+	}
+	pw := u.opts.AdminPassword
+	generated := pw == ""
+	if generated {
+		pw = RandomToken(18)
+	}
+	email := u.opts.AdminEmail
+	if email == "" {
+		email = "admin@localhost"
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), kit.DefaultTimeout)
+	defer cancel()
+	usr, err := u.Create(ctx, email, "Administrator", RoleAdmin, pw, nil)
+	if err != nil {
+		return err
+	}
+	b := new(persistence.Batch).Put(persistence.Key("meta", "admin"), []byte(usr.ID))
+	if generated {
+		// Kept until the server serves and logs it (app.Start): a start that fails
+		// before that shows it next time instead of losing it. See InitialAdminPassword.
+		raw, err := json.Marshal(initialPassword{Email: usr.Email, Password: pw})
+		if err != nil {
+			return err
+		}
+		b.Put(initialPasswordKey, raw)
+	}
+	if err := s.rt.Commit(b); err != nil {
+		return err
+	}
+	if generated {
+		s.log.Info("created the first admin with a generated password; it is logged once the server serves",
+			zap.String("email", usr.Email))
+	} else {
+		s.log.Info("created the first admin", zap.String("email", usr.Email))
+	}
+	return nil
+}
+
+// Create creates a user; the e-mail must be free.
+func (u *Users) Create(ctx context.Context, email, name, role, password string, tenantID *string) (User, error) {
+	email = NormalizeEmail(email)
+	var fields []apierr.FieldError
+	if !strings.Contains(email, "@") || len(email) > 254 {
+		fields = append(fields, apierr.Field("email", "must be an e-mail address"))
+	}
+	if len(password) < 8 || len(password) > 72 {
+		fields = append(fields, apierr.Field("password", "must be 8..72 characters"))
+	}
+	if role != RoleAdmin && role != RoleUser {
+		fields = append(fields, apierr.Field("role", "must be admin or user"))
+	}
+	if len(fields) > 0 {
+		return User{}, apierr.Invalid(fields...)
+	}
+	// An e-mail already taken is refused without paying for a hash; the supervisor
+	// checks again, serialised, before it writes.
+	if _, err := u.sys.store.Get(persistence.Key("user-email", email)); err == nil {
+		return User{}, errEmailTaken(email)
+	} else if !errors.Is(err, persistence.ErrNotFound) {
+		return User{}, err
+	}
+	// Hashed before the ask: bcrypt never runs inside a mailbox, least of all the
+	// supervisor's, which every message to every user goes through.
+	hash, err := u.hasher.generate(ctx, password, u.opts.BcryptCost)
+	if err != nil {
+		return User{}, err
+	}
+	return kit.AskPID[User](ctx, u.sys.rt, u.kind.PID(), &createUser{Email: email, Name: name, Role: role, Hash: string(hash), TenantID: tenantID})
+}
+
+func errEmailTaken(email string) error {
+	return apierr.New(apierr.ErrConflict, "a user with e-mail %s exists", email)
+}
+
+// create runs inside the users supervisor (serialised). Create validated the message
+// and hashed the password.
+func (u *Users) create(s *system, m *createUser) (User, error) {
+	idx := persistence.Key("user-email", m.Email)
+	if _, err := s.store.Get(idx); err == nil {
+		return User{}, errEmailTaken(m.Email)
+	} else if !errors.Is(err, persistence.ErrNotFound) {
+		return User{}, err
+	}
+	rec := userRecord{User: User{ID: persistence.NewID(), Email: m.Email, Name: m.Name, Role: m.Role,
+		TenantID: m.TenantID, CreatedAt: time.Now().UTC()}, PasswordHash: m.Hash}
+	val, err := persistence.Encode(userRecordVersion, rec)
+	if err != nil {
+		return User{}, err
+	}
+	b := new(persistence.Batch).Put(persistence.Key("user", rec.ID), val).Put(idx, []byte(rec.ID))
+	if rec.TenantID != nil {
+		b.Put(persistence.Key("user-tenant", *rec.TenantID, rec.ID), nil)
+	}
+	if err := s.rt.Commit(b); err != nil {
+		return User{}, err
+	}
+	return rec.User, nil
+}
+
+// UserChange is a partial change of a user by an operator.
+type UserChange struct {
+	Name     *string `json:"name,omitempty" openapi:"minLength=1,maxLength=100"`
+	Password *string `json:"password,omitempty" openapi:"minLength=8,maxLength=72"`
+	// Role moves a user between admin and user: an admin has no tenant (it is
+	// dropped), a user needs one (tenant_id in the same change when it had none).
+	Role *string `json:"role,omitempty" openapi:"enum=admin|user"`
+	// TenantID moves a user to another tenant.
+	TenantID *string `json:"tenant_id,omitempty" openapi:"minLength=1,maxLength=64"`
+	// Disabled suspends a user (true) or lets it log in again (false).
+	Disabled *bool `json:"disabled,omitempty"`
+}
+
+// Update changes a user's name, password, role, tenant or state. Every change but the
+// name ends every token the user holds, access and refresh, at once: a leaked session
+// ends with the password change, and no token keeps a role or tenant the user lost.
+func (u *Users) Update(ctx context.Context, id string, c UserChange) (User, error) {
+	msg := &updateUser{Name: c.Name, Role: c.Role, TenantID: c.TenantID, Disabled: c.Disabled}
+	if c.Role != nil && *c.Role != RoleAdmin && *c.Role != RoleUser {
+		return User{}, apierr.Invalid(apierr.Field("role", "must be admin or user"))
+	}
+	if c.TenantID != nil {
+		if err := u.sys.tenantExists(ctx, *c.TenantID); err != nil {
+			if errors.Is(err, apierr.ErrNotFound) {
+				return User{}, apierr.Invalid(apierr.Field("tenant_id", "no tenant %s", *c.TenantID))
+			}
+			return User{}, err
+		}
+	}
+	if c.Password != nil {
+		if len(*c.Password) < 8 || len(*c.Password) > 72 {
+			return User{}, apierr.Invalid(apierr.Field("password", "must be 8..72 characters"))
+		}
+		// Hashed here, by the background hasher, not in the user's mailbox.
+		h, err := u.hasher.generate(ctx, *c.Password, u.opts.BcryptCost)
+		if err != nil {
+			return User{}, err
+		}
+		msg.Hash = kit.Ptr(string(h))
+	}
+	if c.Name != nil && len(*c.Name) > 100 {
+		return User{}, apierr.Invalid(apierr.Field("name", "must be at most 100 characters"))
+	}
+	usr, err := kit.Ask[User](ctx, u.kind, id, msg)
+	if err == nil && c.Password != nil && u.opts.PasswordChanged != nil {
+		u.opts.PasswordChanged(id)
+	}
+	return usr, err
+}
+
+// Delete deletes a user, its logins and its indexes. The first admin cannot be deleted.
+func (u *Users) Delete(ctx context.Context, id string) error {
+	_, err := kit.Ask[revoked](ctx, u.kind, id, &deleteUser{})
+	return err
+}
+
+// List returns users in creation order; with a tenant, only that tenant's.
+func (u *Users) List(_ context.Context, tenant *string, cursor string, limit int) ([]User, string, error) {
+	return kit.ScanPage(u.sys.store, persistence.Prefix("user"), cursor, limit, func(r *userRecord) (User, bool) {
+		return r.User, kit.InScope(tenant, r.TenantID)
+	})
+}
+
+var errInvalidCredentials = apierr.New(apierr.ErrInvalidCredentials, "invalid e-mail or password")
+
+// Login checks an e-mail and password and opens a new refresh-token family. A wrong
+// password, an unknown e-mail and a disabled user get the same error after the same
+// amount of work.
+func (u *Users) Login(ctx context.Context, email, password string) (Session, error) {
+	s := u.sys
+	hash := u.dummyHash
+	var cred credentials
+	found := false
+	if id, err := s.store.Get(persistence.Key("user-email", NormalizeEmail(email))); err == nil {
+		cred, err = kit.Ask[credentials](ctx, u.kind, string(id), &getCredentials{})
+		if err != nil && !errors.Is(err, apierr.ErrNotFound) {
+			return Session{}, err
+		}
+		if err == nil {
+			hash, found = []byte(cred.Hash), true
+		}
+	} else if !errors.Is(err, persistence.ErrNotFound) {
+		return Session{}, err
+	}
+	// bcrypt runs on the background hasher, never inside a mailbox. An unknown e-mail
+	// pays one compare too, against the dummy hash.
+	match, err := u.hasher.compare(ctx, hash, password)
+	if err != nil {
+		return Session{}, err
+	}
+	if !found || !match || cred.User.Disabled {
+		return Session{}, errInvalidCredentials
+	}
+	return kit.Ask[Session](ctx, u.kind, cred.User.ID, &openFamily{TTL: u.opts.RefreshTTL, Gen: cred.Gen})
+}
+
+// Refresh rotates a refresh token: the presented one is spent and a new one returned.
+// Presenting a spent token revokes the whole family.
+func (u *Users) Refresh(ctx context.Context, token string) (Session, error) {
+	rt, err := parseRefreshToken(token)
+	if err != nil {
+		return Session{}, err
+	}
+	res, err := kit.Ask[Session](ctx, u.kind, rt.UserID, &rotateToken{Token: rt, TTL: u.opts.RefreshTTL})
+	if errors.Is(err, apierr.ErrNotFound) {
+		return Session{}, errInvalidRefresh
+	}
+	return res, err
+}
+
+var errSessionEnded = apierr.New(apierr.ErrUnauthorized, "the access token has ended: its login was ended, or its user was changed, disabled or deleted")
+
+// Authorize checks a verified access token against its user's current standing: the
+// user exists and is not disabled, the token's generation is the user's (no password,
+// role, tenant or state change since it was issued) and its login has not ended. It
+// reads the state the user's entity published, with no message and no store read; the
+// first check of a user since start asks the entity, which loads it.
+func (u *Users) Authorize(userID, sessionID string, gen uint64) error {
+	v, ok := u.auth.Load(userID)
+	if !ok {
+		ctx, cancel := context.WithTimeout(context.Background(), kit.DefaultTimeout)
+		defer cancel()
+		st, err := kit.Ask[*authState](ctx, u.kind, userID, &getAuth{})
+		if errors.Is(err, apierr.ErrNotFound) {
+			// The token is genuine, so the user existed: it was deleted, and ids are
+			// never reused. Remembered, so its tokens cost no message either.
+			u.auth.Store(userID, &authState{gone: true})
+			return errSessionEnded
+		}
+		if err != nil {
+			return err
+		}
+		v = st
+	}
+	st := v.(*authState)
+	if st.gone || st.disabled || st.gen != gen {
+		return errSessionEnded
+	}
+	if _, live := st.sessions[sessionID]; !live {
+		return errSessionEnded
+	}
+	return nil
+}
+
+// Logout revokes the family of a refresh token that belongs to userID.
+func (u *Users) Logout(ctx context.Context, userID, token string) error {
+	rt, err := parseRefreshToken(token)
+	if err != nil {
+		return err
+	}
+	if rt.UserID != userID {
+		return errInvalidRefresh
+	}
+	_, err = kit.Ask[revoked](ctx, u.kind, rt.UserID, &revokeFamily{Token: rt})
+	if errors.Is(err, apierr.ErrNotFound) {
+		return errInvalidRefresh
+	}
+	return err
+}
+
+// stop stops the password hasher; System.Stop calls it once the users kind is down.
+func (u *Users) Stop() { u.hasher.close() }
+
+// Get returns one user.
+func (u *Users) Get(ctx context.Context, id string) (User, error) {
+	return kit.Ask[User](ctx, u.kind, id, &getUser{})
+}
+
+var errInvalidRefresh = apierr.New(apierr.ErrInvalidRefreshToken, "the refresh token is unknown, expired, revoked or reused")
+
+// refreshToken is a parsed refresh token: <user>.<family>.<gen>.<mac>.
+type refreshToken struct {
+	UserID, FamilyID string
+	Gen              uint64
+	MAC              []byte
+}
+
+func parseRefreshToken(s string) (refreshToken, error) {
+	parts := strings.Split(s, ".")
+	if len(parts) != 4 || len(s) > 256 || parts[0] == "" || parts[1] == "" {
+		return refreshToken{}, errInvalidRefresh
+	}
+	gen, err := strconv.ParseUint(parts[2], 10, 64)
+	if err != nil {
+		return refreshToken{}, errInvalidRefresh
+	}
+	mac, err := base64.RawURLEncoding.DecodeString(parts[3])
+	if err != nil {
+		return refreshToken{}, errInvalidRefresh
+	}
+	return refreshToken{UserID: parts[0], FamilyID: parts[1], Gen: gen, MAC: mac}, nil
+}
+
+func (f *family) mac(gen uint64) []byte {
+	h := hmac.New(sha256.New, f.Key)
+	h.Write([]byte(f.ID))
+	h.Write([]byte{'|'})
+	h.Write(strconv.AppendUint(nil, gen, 10))
+	return h.Sum(nil)
+}
+
+func (f *family) token(userID string) string {
+	return userID + "." + f.ID + "." + strconv.FormatUint(f.Gen, 10) + "." + base64.RawURLEncoding.EncodeToString(f.mac(f.Gen))
+}
+
+// userEntity owns one user record and its refresh-token families.
+type userEntity struct {
+	sys      *system
+	users    *Users
+	id       string
+	rec      *userRecord
+	families map[string]*family
+}
+
+// publish makes the entity's current standing the one Authorize checks tokens
+// against. Called after every change of it, before the change is answered.
+func (e *userEntity) publish() *authState {
+	st := &authState{gone: e.rec == nil}
+	if e.rec != nil {
+		st.disabled, st.gen = e.rec.Disabled, e.rec.TokenGen
+		st.sessions = make(map[string]struct{}, len(e.families))
+		for id, f := range e.families {
+			if !f.Revoked {
+				st.sessions[id] = struct{}{}
+			}
+		}
+	}
+	e.users.auth.Store(e.id, st)
+	return st
+}
+
+// session is the answer to a login or a refresh of family f.
+func (e *userEntity) session(f *family) Session {
+	return Session{User: e.rec.User, RefreshToken: f.token(e.id), ID: f.ID, Gen: e.rec.TokenGen}
+}
+
+func (e *userEntity) Load() error {
+	e.families = map[string]*family{}
+	var err error
+	if e.rec, err = kit.LoadOptional[userRecord](e.sys.store, persistence.Key("user", e.id)); err != nil || e.rec == nil {
+		// An id with no record publishes nothing: unknown ids must not fill the table.
+		return err
+	}
+	if err := e.sys.store.Scan(persistence.Prefix("refresh", e.id), nil, 0, func(_, v []byte) error {
+		var f family
+		if _, err := persistence.Decode(v, &f); err != nil {
+			return err
+		}
+		e.families[f.ID] = &f
+		return nil
+	}); err != nil {
+		return err
+	}
+	e.publish()
+	return nil
+}
+
+func (e *userEntity) Handle(ctx actor.Context, msg any) {
+	if e.rec == nil {
+		kit.RespondErr(ctx, apierr.NotFound("user", e.id))
+		return
+	}
+	switch m := msg.(type) {
+	case *getUser:
+		ctx.Respond(e.rec.User)
+	case *getCredentials:
+		ctx.Respond(credentials{User: e.rec.User, Hash: e.rec.PasswordHash, Gen: e.rec.TokenGen})
+	case *getAuth:
+		ctx.Respond(e.publish())
+	case *openFamily:
+		if e.rec.Disabled || e.rec.TokenGen != m.Gen {
+			// Disabled, or its password, role or tenant changed, between the password
+			// check and here: the password checked may be the old one, and the change
+			// promised to end every login, this one included.
+			kit.RespondErr(ctx, errInvalidCredentials)
+			return
+		}
+		now := time.Now().UTC()
+		f := &family{ID: persistence.NewID(), Key: randomBytes(32), Gen: 1, CreatedAt: now, ExpiresAt: now.Add(m.TTL)}
+		val, err := persistence.Encode(familyVersion, f)
+		if err != nil {
+			kit.RespondErr(ctx, err)
+			return
+		}
+		// Logins that ended (revoked or expired) are dropped as a new one starts, so a
+		// user's families stay few. Their tokens are refused either way: an unknown
+		// family answers exactly as a revoked one.
+		b := new(persistence.Batch).Put(persistence.Key("refresh", e.id, f.ID), val)
+		var stale []string
+		for id, old := range e.families {
+			if old.Revoked || now.After(old.ExpiresAt) {
+				b.Del(persistence.Key("refresh", e.id, id))
+				stale = append(stale, id)
+			}
+		}
+		if err := e.sys.rt.Commit(b); err != nil {
+			kit.RespondErr(ctx, err)
+			return
+		}
+		for _, id := range stale {
+			delete(e.families, id)
+		}
+		e.families[f.ID] = f
+		e.publish()
+		ctx.Respond(e.session(f))
+	case *rotateToken:
+		f, err := e.check(m.Token)
+		if err != nil {
+			kit.RespondErr(ctx, err)
+			return
+		}
+		next := *f
+		next.Gen++
+		next.ExpiresAt = time.Now().UTC().Add(m.TTL)
+		if err := e.saveFamily(&next); err != nil {
+			kit.RespondErr(ctx, err)
+			return
+		}
+		*f = next
+		ctx.Respond(e.session(f))
+	case *revokeFamily:
+		f, ok := e.families[m.Token.FamilyID]
+		if !ok || !hmac.Equal(f.mac(m.Token.Gen), m.Token.MAC) {
+			kit.RespondErr(ctx, errInvalidRefresh)
+			return
+		}
+		if err := e.revoke(f); err != nil {
+			kit.RespondErr(ctx, err)
+			return
+		}
+		ctx.Respond(revoked{})
+	case *updateUser:
+		e.update(ctx, m)
+	case *deleteUser:
+		e.delete(ctx)
+	default:
+		kit.RespondErr(ctx, apierr.New(apierr.ErrInternal, "unexpected message"))
+	}
+}
+
+func (e *userEntity) update(ctx actor.Context, m *updateUser) {
+	next := *e.rec
+	if m.Name != nil {
+		next.Name = *m.Name
+	}
+	if m.Hash != nil {
+		next.PasswordHash = *m.Hash
+	}
+	if m.Role != nil {
+		next.Role = *m.Role
+		if next.Role == RoleAdmin {
+			next.TenantID = nil
+		}
+	}
+	if m.TenantID != nil {
+		next.TenantID = kit.Ptr(*m.TenantID)
+	}
+	if m.Disabled != nil {
+		next.Disabled = *m.Disabled
+	}
+	if next.Role == RoleUser && next.TenantID == nil {
+		kit.RespondErr(ctx, apierr.Invalid(apierr.Field("tenant_id", "a user belongs to a tenant")))
+		return
+	}
+	if next.Role == RoleAdmin && next.TenantID != nil {
+		kit.RespondErr(ctx, apierr.Invalid(apierr.Field("tenant_id", "an admin belongs to no tenant")))
+		return
+	}
+	moved := !sameTenant(next.TenantID, e.rec.TenantID)
+	// Whatever changes what the user may do, or proves a token stolen, ends every
+	// token it holds: the generation moves on (its access tokens) and every login is
+	// revoked (its refresh tokens).
+	endTokens := m.Hash != nil || next.Role != e.rec.Role || moved || next.Disabled != e.rec.Disabled
+	if (next.Role != e.rec.Role || next.Disabled) && e.isFirstAdmin() {
+		kit.RespondErr(ctx, apierr.New(apierr.ErrConflict, "the first admin cannot be demoted or disabled"))
+		return
+	}
+	b := new(persistence.Batch)
+	if endTokens {
+		next.TokenGen++
+		for _, f := range e.families {
+			if !f.Revoked {
+				c := *f
+				c.Revoked = true
+				val, err := persistence.Encode(familyVersion, &c)
+				if err != nil {
+					kit.RespondErr(ctx, err)
+					return
+				}
+				b.Put(persistence.Key("refresh", e.id, f.ID), val)
+			}
+		}
+	}
+	if moved {
+		if e.rec.TenantID != nil {
+			b.Del(persistence.Key("user-tenant", *e.rec.TenantID, e.id))
+		}
+		if next.TenantID != nil {
+			b.Put(persistence.Key("user-tenant", *next.TenantID, e.id), nil)
+		}
+	}
+	val, err := persistence.Encode(userRecordVersion, next)
+	if err != nil {
+		kit.RespondErr(ctx, err)
+		return
+	}
+	if err := e.sys.rt.Commit(b.Put(persistence.Key("user", e.id), val)); err != nil {
+		kit.RespondErr(ctx, err)
+		return
+	}
+	e.rec = &next
+	if endTokens {
+		for _, f := range e.families {
+			f.Revoked = true
+		}
+	}
+	e.publish()
+	ctx.Respond(e.rec.User)
+}
+
+func sameTenant(a, b *string) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+
+// isFirstAdmin reports whether this is the admin created at first start, which can
+// be neither deleted, demoted nor disabled: there is always an operator.
+func (e *userEntity) isFirstAdmin() bool {
+	admin, err := e.sys.store.Get(persistence.Key("meta", "admin"))
+	return err == nil && string(admin) == e.id
+}
+
+func (e *userEntity) delete(ctx actor.Context) {
+	if e.isFirstAdmin() {
+		kit.RespondErr(ctx, apierr.New(apierr.ErrConflict, "the first admin cannot be deleted"))
+		return
+	}
+	b := new(persistence.Batch).Del(persistence.Key("user", e.id)).Del(persistence.Key("user-email", e.rec.Email))
+	if e.rec.TenantID != nil {
+		b.Del(persistence.Key("user-tenant", *e.rec.TenantID, e.id))
+	}
+	for id := range e.families {
+		b.Del(persistence.Key("refresh", e.id, id))
+	}
+	if err := e.sys.rt.Commit(b); err != nil {
+		kit.RespondErr(ctx, err)
+		return
+	}
+	e.rec, e.families = nil, map[string]*family{}
+	e.publish()
+	ctx.Respond(revoked{})
+}
+
+// check validates a presented token against its family. A genuine token older than the
+// family's newest is a reuse: a stolen token is being replayed, or the owner's was, so the
+// family is revoked and every token of it, the newest too, stops working.
+func (e *userEntity) check(t refreshToken) (*family, error) {
+	f, ok := e.families[t.FamilyID]
+	if !ok || t.Gen == 0 || t.Gen > f.Gen || !hmac.Equal(f.mac(t.Gen), t.MAC) {
+		return nil, errInvalidRefresh
+	}
+	if f.Revoked || time.Now().After(f.ExpiresAt) {
+		return nil, errInvalidRefresh
+	}
+	if t.Gen < f.Gen {
+		if err := e.revoke(f); err != nil {
+			return nil, err
+		}
+		e.sys.log.Warn("refresh token reuse: family revoked", zap.String("user_id", e.id), zap.String("family_id", f.ID))
+		return nil, errInvalidRefresh
+	}
+	return f, nil
+}
+
+func (e *userEntity) revoke(f *family) error {
+	if f.Revoked {
+		return nil
+	}
+	next := *f
+	next.Revoked = true
+	if err := e.saveFamily(&next); err != nil {
+		return err
+	}
+	*f = next
+	e.publish()
+	return nil
+}
+
+func (e *userEntity) saveFamily(f *family) error {
+	val, err := persistence.Encode(familyVersion, f)
+	if err != nil {
+		return err
+	}
+	return e.sys.rt.Commit(new(persistence.Batch).Put(persistence.Key("refresh", e.id, f.ID), val))
+}
+
+// NormalizeEmail is the one spelling of an e-mail address that vmplane stores, keeps
+// unique, logs in with and rate-limits by: surrounding white space (spaces, tabs,
+// newlines) trimmed and letters lower-cased. Every spelling that reaches one account
+// is one key, so no spelling gets a bucket of its own.
+func NormalizeEmail(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
+
+func randomBytes(n int) []byte {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		panic(err) // crypto/rand never fails on supported platforms
+	}
+	return b
+}
+
+func RandomToken(n int) string { return base64.RawURLEncoding.EncodeToString(randomBytes(n)) }
+
+// Absent implements kit.Absence.
+func (e *userEntity) Absent() bool { return e.rec == nil }
+
+// The runtime finds these behaviours by interface: the compiler checks them, since a
+// misnamed method would silently turn them off.
+var (
+	_ kit.Absence = (*userEntity)(nil)
+)

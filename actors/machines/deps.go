@@ -1,0 +1,65 @@
+package machines
+
+import (
+	"context"
+
+	"github.com/vmplane/vmplane/actors/alerts"
+	"github.com/vmplane/vmplane/actors/events"
+
+	"go.uber.org/zap"
+
+	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/persistence"
+)
+
+// MachinesDeps are what machines, nodes, tasks, sync, consoles and backups need from
+// outside their package.
+type Deps struct {
+	Runtime *kit.Runtime
+	Driver  hypervisor.Driver
+	Events  *events.Events
+	Alerts  *alerts.Alerts
+	// TenantExists answers nil for a tenant that exists (a machine is assigned only to
+	// one); the tenants live above the machines, which know them only through this.
+	TenantExists func(ctx context.Context, id string) error
+	// Authorize answers nil while a login's session lasts (a console ticket lasts no
+	// longer than the login that took it).
+	Authorize func(userID, sessionID string, gen uint64) error
+}
+
+// MachineServices are the services of the machines package.
+type Services struct {
+	Machines *Machines
+	Nodes    *Nodes
+	Tasks    *Tasks
+	Cluster  *Cluster
+	Consoles *Consoles
+	Backups  *Backups
+}
+
+// machinesSys is what the machines' code reaches through its sys field.
+type system struct {
+	*Services
+	rt           *kit.Runtime
+	store        persistence.Store
+	driver       hypervisor.Driver
+	log          *zap.Logger
+	Events       *events.Events
+	Alerts       *alerts.Alerts
+	tenantExists func(ctx context.Context, id string) error
+	authorize    func(userID, sessionID string, gen uint64) error
+}
+
+// StartMachines starts the machines' and the nodes' kinds and the services around them.
+func Start(d Deps) *Services {
+	s := &system{Services: &Services{}, rt: d.Runtime, store: d.Runtime.Store, driver: d.Driver,
+		log: d.Runtime.Log, Events: d.Events, Alerts: d.Alerts, tenantExists: d.TenantExists, authorize: d.Authorize}
+	s.Tasks = &Tasks{sys: s}
+	s.Nodes = startNodes(s)
+	s.Machines = startMachines(s)
+	s.Cluster = &Cluster{sys: s}
+	s.Consoles = newConsoles(s)
+	s.Backups = &Backups{sys: s}
+	return s.Services
+}

@@ -1,0 +1,56 @@
+package machines
+
+import (
+	"context"
+	"testing"
+
+	"github.com/vmplane/vmplane/actors/alerts"
+	"github.com/vmplane/vmplane/actors/events"
+	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/persistence"
+)
+
+// testSystem is the machines' services on a runtime of their own, with the event bus
+// and the alerts below them, as the composition root starts them. Every tenant exists.
+type testSystem struct {
+	*Services
+	rt     *kit.Runtime
+	store  persistence.Store
+	driver hypervisor.Driver
+	Events *events.Events
+	Alerts *alerts.Alerts
+}
+
+// testOptions configure newTestSystem.
+type testOptions struct {
+	Driver hypervisor.Driver
+}
+
+// newTestSystem starts the machines' services over a store in t.TempDir(), stopped at
+// cleanup.
+func newTestSystem(t testing.TB, mutate ...func(*testOptions)) *testSystem {
+	t.Helper()
+	store, err := persistence.Open(persistence.Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var opts testOptions
+	for _, m := range mutate {
+		m(&opts)
+	}
+	rt := kit.New(store, nil, kit.EntityOptions{})
+	s := &testSystem{rt: rt, store: store, driver: opts.Driver, Events: events.New()}
+	s.Alerts = alerts.Start(alerts.Deps{Runtime: rt, Events: s.Events})
+	s.Services = Start(Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Alerts: s.Alerts,
+		TenantExists: func(context.Context, string) error { return nil },
+		Authorize:    func(string, string, uint64) error { return nil }})
+	t.Cleanup(func() {
+		s.Cluster.Stop()
+		s.Machines.Stop()
+		rt.Shutdown()
+		s.Events.Close()
+		store.Close()
+	})
+	return s
+}

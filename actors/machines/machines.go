@@ -1,0 +1,967 @@
+package machines
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/vmplane/vmplane/actors/events"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"go.uber.org/zap"
+
+	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/apierr"
+	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/persistence"
+)
+
+// Machine statuses (API.md). The hypervisor reports running, stopped and suspended;
+// provisioning and migrating are ours while a task runs; error marks a machine whose
+// provisioning failed or that the hypervisor lost.
+const (
+	StatusProvisioning = "provisioning"
+	StatusRunning      = "running"
+	StatusStopped      = "stopped"
+	StatusSuspended    = "suspended"
+	StatusMigrating    = "migrating"
+	StatusError        = "error"
+)
+
+// Machine is a virtual machine as the API shows it.
+type Machine struct {
+	ID         string                 `json:"id"`
+	VMID       int                    `json:"vmid"`
+	Name       string                 `json:"name"`
+	TenantID   *string                `json:"tenant_id"`
+	Node       string                 `json:"node"`
+	Status     string                 `json:"status"`
+	CPUCores   int                    `json:"cpu_cores"`
+	MemoryMB   int                    `json:"memory_mb"`
+	DiskGB     int                    `json:"disk_gb"`
+	Disks      []hypervisor.Disk      `json:"disks"`
+	Interfaces []hypervisor.Interface `json:"interfaces"`
+	TemplateID string                 `json:"template_id"`
+	TaskID     *string                `json:"task_id"`
+	CreatedAt  time.Time              `json:"created_at"`
+	UpdatedAt  time.Time              `json:"updated_at"`
+	// Firewall is the outcome of the last push of the machine's firewall rules; null
+	// until the first push.
+	Firewall *FirewallState `json:"firewall"`
+}
+
+// machineRecord is a machine as stored under vm/<id>.
+type Record struct {
+	Machine
+	// Op is the operation of the task in flight (TaskID), secrets removed, so that a
+	// restart can tell from the hypervisor's state whether it finished.
+	Op *Operation `json:"op,omitempty"`
+	// PrevStatus is the status before the task in flight changed it (migrating), to
+	// return to when the task fails and the hypervisor cannot tell.
+	PrevStatus string `json:"prev_status,omitempty"`
+	// StateAt is when a task last recorded the machine's state as the hypervisor
+	// reported it live. A sync's observation older than that (Proxmox's resource list
+	// lags by a pvestatd cycle) must not move the state back.
+	StateAt time.Time `json:"state_at,omitempty"`
+}
+
+const RecordVersion = 1
+
+func Key(id string) []byte { return persistence.Key("vm", id) }
+
+// tenantMachineKey indexes a tenant's machines: vm-tenant/<tenant>/<machine>.
+func TenantKey(tenant, id string) []byte { return persistence.Key("vm-tenant", tenant, id) }
+
+// putTenantIndex keeps the tenant index in step with a record's tenant.
+func putTenantIndex(b *persistence.Batch, prev *Record, next *Record) {
+	var was, is string
+	if prev != nil && prev.TenantID != nil {
+		was = *prev.TenantID
+	}
+	if next != nil && next.TenantID != nil {
+		is = *next.TenantID
+	}
+	if was != "" && was != is {
+		b.Del(TenantKey(was, prev.ID))
+	}
+	if is != "" {
+		b.Put(TenantKey(is, next.ID), nil)
+	}
+}
+func vmidKey(vmid int) []byte { return persistence.Key("vm-vmid", strconv.Itoa(vmid)) }
+
+// Operation is one change of a machine, run on the hypervisor as a task.
+type Operation struct {
+	Type       string                 `json:"type"`
+	Action     hypervisor.PowerAction `json:"action,omitempty"`
+	TargetNode string                 `json:"target_node,omitempty"`
+	Online     bool                   `json:"online,omitempty"`
+	// AutoOnline lets the machine choose: online when running, offline when stopped.
+	AutoOnline  bool                         `json:"auto_online,omitempty"`
+	Config      *hypervisor.ConfigChange     `json:"config,omitempty"`
+	Interfaces  []hypervisor.InterfaceChange `json:"interfaces,omitempty"`
+	DiskSizeGB  int                          `json:"disk_size_gb,omitempty"`
+	DiskStorage string                       `json:"disk_storage,omitempty"`
+	Reinstall   *hypervisor.ReinstallSpec    `json:"reinstall,omitempty"`
+	Create      *hypervisor.CreateSpec       `json:"create,omitempty"`
+	// DiskGrowGB is how much a resize grows the system disk by.
+	DiskGrowGB int `json:"disk_grow_gb,omitempty"`
+	// BackupMode, Retention and Prunable describe a backup (OpBackup): after it is
+	// taken, the oldest of Prunable (a schedule's earlier backups, by hypervisor id)
+	// beyond Retention are deleted. Retention 0 deletes nothing.
+	BackupMode string   `json:"backup_mode,omitempty"`
+	Retention  int      `json:"retention,omitempty"`
+	Prunable   []string `json:"prunable,omitempty"`
+}
+
+// Operation types.
+const (
+	OpPower     = "power"
+	OpMigrate   = "migrate"
+	OpConfig    = "config"
+	OpNetwork   = "network"
+	OpAddDisk   = "disk"
+	OpReinstall = "reinstall"
+	// OpCreate provisions the machine on the hypervisor (its record exists already,
+	// written by the tenant that reserved its quota).
+	OpCreate = "create"
+	// OpDestroy deletes the machine from the hypervisor, then its record.
+	OpDestroy = "destroy"
+	// OpResize changes cores and memory and grows the system disk in one task.
+	OpResize = "resize"
+	// OpBackup takes a backup and prunes the schedule's older ones past retention;
+	// the task's result is a BackupResult.
+	OpBackup = "backup"
+)
+
+// taskType names the task of an operation: vm.start, vm.migrate, ...
+func (op Operation) taskType() string {
+	if op.Type == OpPower {
+		return "vm." + string(op.Action)
+	}
+	return "vm." + op.Type
+}
+
+// withoutSecrets is the operation as it may be stored.
+func (op Operation) WithoutSecrets() *Operation {
+	c := op
+	if c.Reinstall != nil {
+		r := *c.Reinstall
+		r.Password, r.SSHKeys = "", nil
+		c.Reinstall = &r
+	}
+	if c.Create != nil {
+		r := *c.Create
+		r.Password, r.SSHKeys = "", nil
+		c.Create = &r
+	}
+	return &c
+}
+
+// allowed says which operations each status admits: the machine state table of the
+// README. Anything else is 409 invalid_state.
+func allowed(status string, op Operation) bool {
+	if op.Type == OpDestroy {
+		return status != StatusProvisioning && status != StatusMigrating
+	}
+	if op.Type == OpCreate {
+		return false // only a new record is provisioned, by the tenant that made it
+	}
+	switch status {
+	case StatusRunning:
+		switch op.Type {
+		case OpPower:
+			return op.Action != hypervisor.ActionStart && op.Action != hypervisor.ActionResume
+		case OpMigrate:
+			return op.Online
+		}
+		return true
+	case StatusStopped:
+		switch op.Type {
+		case OpPower:
+			return op.Action == hypervisor.ActionStart
+		}
+		return true
+	case StatusSuspended:
+		return op.Type == OpPower && (op.Action == hypervisor.ActionResume || op.Action == hypervisor.ActionStop)
+	case StatusError:
+		return (op.Type == OpPower && (op.Action == hypervisor.ActionStart || op.Action == hypervisor.ActionStop)) || op.Type == OpReinstall
+	}
+	return false
+}
+
+// Messages of a machine entity.
+type (
+	getMachine struct{ Tenant *string }
+	getRef     struct{ Tenant *string }
+	startOp    struct {
+		Op     Operation
+		Tenant *string
+		// TaskID, when set, is the id the task gets (see startAs).
+		TaskID string
+	}
+	// opDone reports the end of a task's hypervisor work.
+	opDone struct {
+		TaskID   string
+		Observed *hypervisor.Machine
+		Result   json.RawMessage
+		Err      *apierr.Error
+	}
+	// observe brings the record in line with the hypervisor (sync). At is the moment
+	// the observation describes at the earliest; zero means now.
+	observe struct {
+		M  hypervisor.Machine
+		At time.Time
+	}
+	// vanish removes the record of a machine the hypervisor no longer has (sync), as
+	// the hypervisor was at At.
+	vanish struct{ At time.Time }
+	// settle finishes a task left open by a previous process.
+	settle struct{ TaskID string }
+	// provision starts the create task of a record its tenant just wrote. The
+	// operation carries the secrets (password, keys) that the record does not.
+	provision struct{ Op Operation }
+	// assignTenant moves a machine to another tenant (or none): an operator's act.
+	assignTenant struct{ TenantID *string }
+	changed      struct{ Changed bool }
+	// machineRef is what callers need to talk to the hypervisor about a machine.
+	machineRef struct {
+		Ref    hypervisor.Ref
+		Status string
+		ID     string
+	}
+)
+
+// Machines is the service in front of the machines kind.
+type Machines struct {
+	sys  *system
+	kind *kit.Kind
+	// running maps the id of each task whose hypervisor work runs in this process to
+	// its cancel function: a task with no entry here was left by an earlier process.
+	running sync.Map
+	wg      sync.WaitGroup
+	// stopping is set by stop: work cancelled by a shutdown is not reported as failed,
+	// because the hypervisor may still finish it (a Proxmox task outlives our polling);
+	// the task stays open and the next start settles it against the hypervisor's state.
+	stopping atomic.Bool
+	// lists caches tenants' first list pages (machinelists.go).
+	lists *machineLists
+	// OpTimeout bounds one task's hypervisor work.
+	OpTimeout time.Duration
+}
+
+func startMachines(s *system) *Machines {
+	m := &Machines{sys: s, OpTimeout: 10 * time.Minute, lists: newMachineLists(s.store)}
+	m.kind = s.rt.StartKind("machines", 5*time.Minute, func(id string) kit.Entity {
+		return &machineEntity{sys: s, ms: m, id: id}
+	}, nil)
+	return m
+}
+
+// stop cancels the hypervisor work in flight and waits for it; its tasks are settled by
+// the next start.
+func (m *Machines) Stop() {
+	m.stopping.Store(true)
+	m.running.Range(func(_, v any) bool {
+		v.(context.CancelFunc)()
+		return true
+	})
+	m.wg.Wait()
+}
+
+func (m *Machines) ask(ctx context.Context, id string, msg any) (any, error) {
+	return kit.Ask[any](ctx, m.kind, id, msg)
+}
+
+// Get returns one machine. With a tenant scope, another tenant's machine is not found.
+func (m *Machines) Get(ctx context.Context, id string, tenant *string) (Machine, error) {
+	return askMachine[Machine](ctx, m, id, &getMachine{Tenant: tenant})
+}
+
+// askMachine is the one way from what a caller sent (a record id or a vmid) to a
+// machine's entity, which checks the tenant scope. A machine that does not exist and
+// one outside the caller's scope answer the same not-found, naming only what the
+// caller sent: never the record id a vmid resolved to.
+func askMachine[T any](ctx context.Context, m *Machines, sent string, msg any) (T, error) {
+	id, err := m.Resolve(sent)
+	if err == nil {
+		var v T
+		if v, err = kit.Ask[T](ctx, m.kind, id, msg); err == nil {
+			return v, nil
+		}
+	}
+	var zero T
+	return zero, NotFoundAs(err, sent)
+}
+
+// machineNotFoundAs makes a not-found error name the machine as the caller sent it.
+func NotFoundAs(err error, sent string) error {
+	if errors.Is(err, apierr.ErrNotFound) {
+		return apierr.NotFound("machine", sent)
+	}
+	return err
+}
+
+// resolve accepts a record id or, for operators used to Proxmox, a vmid.
+func (m *Machines) Resolve(id string) (string, error) {
+	if id == "" || len(id) > 64 {
+		return "", apierr.NotFound("machine", id)
+	}
+	if _, err := strconv.Atoi(id); err == nil {
+		v, err := m.sys.store.Get(persistence.Key("vm-vmid", id))
+		if errors.Is(err, persistence.ErrNotFound) {
+			return "", apierr.NotFound("machine", id)
+		}
+		if err != nil {
+			return "", err
+		}
+		return string(v), nil
+	}
+	return id, nil
+}
+
+// Start validates an operation against the machine's state, records its task and
+// runs it on the hypervisor. It returns the task at once.
+func (m *Machines) Start(ctx context.Context, id string, op Operation, tenant *string) (Task, error) {
+	if err := op.validate(); err != nil {
+		return Task{}, err
+	}
+	if op.Type == OpMigrate || op.Type == OpReinstall {
+		// What precheck finds must not tell a tenant about a machine outside its
+		// scope: the scope is checked first.
+		if tenant != nil {
+			if _, err := m.Ref(ctx, id, tenant); err != nil {
+				return Task{}, err
+			}
+		}
+		if err := m.precheck(ctx, op); err != nil {
+			return Task{}, err
+		}
+	}
+	return askMachine[Task](ctx, m, id, &startOp{Op: op, Tenant: tenant})
+}
+
+// precheck validates what an operation names outside the machine: the target node of a
+// migration must exist (400) and be online (409); a reinstall's template must exist.
+func (m *Machines) precheck(ctx context.Context, op Operation) error {
+	switch op.Type {
+	case OpMigrate:
+		n, err := m.sys.Nodes.Get(ctx, op.TargetNode)
+		if errors.Is(err, apierr.ErrNotFound) {
+			return apierr.Invalid(apierr.Field("target_node", "no node %s", op.TargetNode))
+		}
+		if err != nil {
+			return err
+		}
+		if n.Status != string(hypervisor.NodeOnline) {
+			return apierr.New(apierr.ErrInvalidState, "node %s is %s", n.ID, n.Status)
+		}
+	case OpReinstall:
+		if _, err := m.sys.store.Get(TemplateKey(op.Reinstall.TemplateID)); errors.Is(err, persistence.ErrNotFound) {
+			return apierr.Invalid(apierr.Field("template_id", "no template %s", op.Reinstall.TemplateID))
+		} else if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Ref returns the hypervisor reference of a machine, for reads that go to the driver
+// without changing the machine (usage graphs, console).
+func (m *Machines) Ref(ctx context.Context, id string, tenant *string) (machineRef, error) {
+	return askMachine[machineRef](ctx, m, id, &getRef{Tenant: tenant})
+}
+
+// List returns machines in creation order, after the cursor (a machine id).
+func (m *Machines) List(_ context.Context, cursor string, limit int, filter func(*Machine) bool) ([]Machine, string, error) {
+	return kit.ScanPage(m.sys.store, persistence.Prefix("vm"), cursor, limit, func(rec *Record) (Machine, bool) {
+		return rec.Machine, filter == nil || filter(&rec.Machine)
+	})
+}
+
+// ListTenant returns one tenant's machines in creation order.
+//
+// The slice may be shared with other callers (see TenantPage): read it, do not modify it.
+func (m *Machines) ListTenant(ctx context.Context, tenant, cursor string, limit int) ([]Machine, string, error) {
+	p, err := m.TenantPage(ctx, tenant, cursor, limit)
+	if err != nil {
+		return nil, "", err
+	}
+	return p.Items, p.Next, nil
+}
+
+// listTenant reads a page of tenant's machines from the store.
+func (m *Machines) listTenant(tenant, cursor string, limit int) ([]Machine, string, error) {
+	return kit.ScanIndex(m.sys.store, persistence.Prefix("vm-tenant", tenant), cursor, limit, func(id string) (*Machine, error) {
+		val, err := m.sys.store.Get(Key(id))
+		if err != nil {
+			return nil, err
+		}
+		var rec Record
+		if _, err := persistence.Decode(val, &rec); err != nil {
+			return nil, err
+		}
+		return &rec.Machine, nil
+	})
+}
+
+// Destroy deletes a machine from the hypervisor and then its record.
+func (m *Machines) Destroy(ctx context.Context, id string, tenant *string) (Task, error) {
+	return m.Start(ctx, id, Operation{Type: OpDestroy}, tenant)
+}
+
+// Assign moves a machine to a tenant, or to none: an operator's act, outside quota.
+func (m *Machines) Assign(ctx context.Context, id string, tenant *string) (Machine, error) {
+	if tenant != nil {
+		if err := m.sys.tenantExists(ctx, *tenant); err != nil {
+			return Machine{}, apierr.Invalid(apierr.Field("tenant_id", "no tenant %s", *tenant))
+		}
+	}
+	return askMachine[Machine](ctx, m, id, &assignTenant{TenantID: tenant})
+}
+
+// machineEntity owns one machine record and is its lock: one operation at a time.
+type machineEntity struct {
+	sys *system
+	ms  *Machines
+	id  string
+	rec *Record
+}
+
+func (e *machineEntity) Load() error {
+	var err error
+	e.rec, err = kit.LoadOptional[Record](e.sys.store, Key(e.id))
+	return err
+}
+
+// busy keeps an entity with a task in flight from passivating.
+func (e *machineEntity) Busy() bool { return e.rec != nil && e.rec.TaskID != nil }
+
+func (e *machineEntity) Handle(ctx actor.Context, msg any) {
+	if e.rec == nil {
+		if d, ok := msg.(*opDone); ok {
+			e.finishOrphan(d)
+			ctx.Respond(changed{})
+			return
+		}
+		kit.RespondErr(ctx, apierr.NotFound("machine", e.id))
+		return
+	}
+	switch m := msg.(type) {
+	case *getMachine:
+		if !kit.InScope(m.Tenant, e.rec.TenantID) {
+			kit.RespondErr(ctx, apierr.NotFound("machine", e.id))
+			return
+		}
+		ctx.Respond(e.rec.Machine)
+	case *getRef:
+		if !kit.InScope(m.Tenant, e.rec.TenantID) {
+			kit.RespondErr(ctx, apierr.NotFound("machine", e.id))
+			return
+		}
+		ctx.Respond(machineRef{Ref: e.ref(), Status: e.rec.Status, ID: e.id})
+	case *startOp:
+		e.start(ctx, m)
+	case *opDone:
+		e.finish(m)
+		ctx.Respond(changed{Changed: true})
+	case *observe:
+		ctx.Respond(changed{Changed: e.observe(m)})
+	case *firewallPushed:
+		ctx.Respond(changed{Changed: e.setFirewallState(m)})
+	case *vanish:
+		ctx.Respond(changed{Changed: e.vanish(m.At)})
+	case *settle:
+		e.settle(ctx, m.TaskID)
+		ctx.Respond(changed{})
+	case *provision:
+		if e.rec.TaskID == nil || e.rec.Op == nil || e.rec.Op.Type != OpCreate {
+			kit.RespondErr(ctx, apierr.New(apierr.ErrConflict, "machine %s is not awaiting provisioning", e.id))
+			return
+		}
+		if _, running := e.ms.running.Load(*e.rec.TaskID); !running {
+			e.ms.run(e.id, *e.rec.TaskID, e.ref(), m.Op)
+		}
+		ctx.Respond(changed{Changed: true})
+	case *assignTenant:
+		next := *e.rec
+		next.TenantID = m.TenantID
+		next.UpdatedAt = time.Now().UTC()
+		if err := e.save(&next, nil, "assign"); err != nil {
+			kit.RespondErr(ctx, err)
+			return
+		}
+		ctx.Respond(e.rec.Machine)
+	default:
+		kit.RespondErr(ctx, apierr.New(apierr.ErrInternal, "unexpected message"))
+	}
+}
+
+func (e *machineEntity) ref() hypervisor.Ref {
+	return hypervisor.Ref{VMID: e.rec.VMID, Node: e.rec.Node}
+}
+
+func (e *machineEntity) start(ctx actor.Context, m *startOp) {
+	if !kit.InScope(m.Tenant, e.rec.TenantID) {
+		kit.RespondErr(ctx, apierr.NotFound("machine", e.id))
+		return
+	}
+	if e.rec.TaskID != nil {
+		kit.RespondErr(ctx, apierr.New(apierr.ErrOperationInProgress, "machine %s has task %s in progress", e.id, *e.rec.TaskID))
+		return
+	}
+	if m.Op.Type == OpMigrate && m.Op.AutoOnline {
+		m.Op.Online, m.Op.AutoOnline = e.rec.Status == StatusRunning, false
+	}
+	if err := m.Op.checkAgainst(&e.rec.Machine); err != nil {
+		kit.RespondErr(ctx, err)
+		return
+	}
+	now := time.Now().UTC()
+	taskID := m.TaskID
+	if taskID == "" {
+		taskID = persistence.NewID()
+	}
+	task := &Task{ID: taskID, Type: m.Op.taskType(), TargetType: "machine", TargetID: e.id,
+		TenantID: e.rec.TenantID, Status: TaskRunning, CreatedAt: now, StartedAt: kit.Ptr(now)}
+	next := *e.rec
+	next.TaskID = &task.ID
+	next.Op = m.Op.WithoutSecrets()
+	next.PrevStatus = e.rec.Status
+	if m.Op.Type == OpMigrate {
+		next.Status = StatusMigrating
+	}
+	next.UpdatedAt = now
+	if err := e.save(&next, task, "task"); err != nil {
+		kit.RespondErr(ctx, err)
+		return
+	}
+	// Hypervisor work runs outside the mailbox and reports back as a message.
+	e.ms.run(e.id, task.ID, e.ref(), m.Op)
+	ctx.Respond(*task)
+}
+
+// save persists the machine record, and the task when given, in one durable batch, and
+// publishes the change with its cause.
+func (e *machineEntity) save(next *Record, task *Task, cause string) error {
+	val, err := persistence.Encode(RecordVersion, next)
+	if err != nil {
+		return err
+	}
+	b := new(persistence.Batch).Put(Key(e.id), val)
+	if next.VMID != 0 {
+		b.Put(vmidKey(next.VMID), []byte(e.id))
+	}
+	if e.rec != nil && e.rec.VMID != 0 && e.rec.VMID != next.VMID {
+		b.Del(vmidKey(e.rec.VMID))
+	}
+	putTenantIndex(b, e.rec, next)
+	if task != nil {
+		if err := PutTask(b, task); err != nil {
+			return err
+		}
+	}
+	if err := e.sys.rt.Commit(b); err != nil {
+		return err
+	}
+	previous := ""
+	if e.rec != nil {
+		previous = e.rec.Status
+	}
+	e.rec = next
+	Publish(e.sys.Events, next.Machine, cause, previous)
+	if task != nil {
+		e.sys.Events.Publish(events.EventTask, task.TenantID, task)
+	}
+	return nil
+}
+
+// run performs an operation's hypervisor work on its own goroutine.
+func (m *Machines) run(machineID, taskID string, ref hypervisor.Ref, op Operation) {
+	ctx, cancel := context.WithTimeout(context.Background(), m.OpTimeout)
+	m.running.Store(taskID, context.CancelFunc(cancel))
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		defer cancel()
+		// A panic in the driver fails this task and unlocks the machine; the record
+		// keeps its status from before the task.
+		defer kit.Recover(m.sys.log, "machine task "+op.taskType(), func(err error) {
+			m.report(machineID, taskID, &opDone{TaskID: taskID, Err: apierr.From(err)})
+		})
+		observed, result, err := execute(ctx, m.sys.driver, ref, op)
+		if err != nil && m.stopping.Load() {
+			m.running.Delete(taskID)
+			return
+		}
+		if err != nil && observed == nil {
+			// Refresh what the hypervisor says, so the record is right even on failure.
+			octx, ocancel := context.WithTimeout(context.Background(), 10*time.Second)
+			if hm, oerr := m.sys.driver.Machine(octx, ref); oerr == nil {
+				observed = &hm
+			}
+			ocancel()
+		}
+		done := &opDone{TaskID: taskID, Observed: observed, Result: result}
+		if err != nil {
+			done.Err = apierr.From(err)
+			if done.Err.Code == apierr.ErrInternal.Code {
+				// Driver errors that are not typed still carry a useful message.
+				done.Err.Detail = err.Error()
+			}
+		}
+		m.report(machineID, taskID, done)
+	}()
+}
+
+// report hands a task's outcome to its machine and forgets the task.
+func (m *Machines) report(machineID, taskID string, done *opDone) {
+	defer m.running.Delete(taskID)
+	dctx, dcancel := context.WithTimeout(context.Background(), kit.DefaultTimeout)
+	defer dcancel()
+	if _, err := m.ask(dctx, machineID, done); err != nil {
+		m.sys.log.Warn("task result not recorded; the next start settles it",
+			zap.String("task_id", taskID), zap.Error(err))
+	}
+}
+
+// execute performs one operation on the driver and returns the machine as the
+// hypervisor reports it afterwards and the task's result.
+func execute(ctx context.Context, d hypervisor.Driver, ref hypervisor.Ref, op Operation) (*hypervisor.Machine, json.RawMessage, error) {
+	var (
+		hm     hypervisor.Machine
+		err    error
+		result any
+	)
+	switch op.Type {
+	case OpPower:
+		if err = d.Power(ctx, ref, op.Action); err == nil {
+			hm, err = d.Machine(ctx, ref)
+		}
+	case OpMigrate:
+		hm, err = d.Migrate(ctx, ref, op.TargetNode, op.Online)
+		result = map[string]string{"from_node": ref.Node, "to_node": op.TargetNode}
+	case OpConfig:
+		hm, err = d.Configure(ctx, ref, *op.Config)
+	case OpNetwork:
+		hm, err = d.SetNetwork(ctx, ref, op.Interfaces)
+	case OpAddDisk:
+		var disk hypervisor.Disk
+		if disk, err = d.AddDisk(ctx, ref, op.DiskSizeGB, op.DiskStorage); err == nil {
+			result = map[string]any{"disk": disk}
+			hm, err = d.Machine(ctx, ref)
+		}
+	case OpReinstall:
+		hm, err = d.Reinstall(ctx, ref, *op.Reinstall)
+		result = map[string]string{"template_id": op.Reinstall.TemplateID}
+	case OpCreate:
+		hm, err = d.Create(ctx, *op.Create)
+		if err == nil {
+			result = map[string]any{"vmid": hm.VMID, "node": hm.Node}
+		}
+	case OpBackup:
+		var res BackupResult
+		if res.Backup, err = d.Backup(ctx, ref, hypervisor.BackupMode(op.BackupMode)); err == nil {
+			res.Pruned, res.Missing, res.PruneErrors = PruneBackups(ctx, d, ref, res.Backup, op.Retention, op.Prunable)
+			result = res
+			hm, err = d.Machine(ctx, ref)
+		}
+	case OpDestroy:
+		// A machine whose provisioning failed has nothing on the hypervisor (vmid 0),
+		// and one already gone is as good as destroyed: either way the record goes.
+		if ref.VMID == 0 {
+			return nil, nil, nil
+		}
+		if err = d.Destroy(ctx, ref); err == nil || errors.Is(err, hypervisor.ErrMachineNotFound) {
+			return nil, nil, nil
+		}
+	case OpResize:
+		if op.Config != nil {
+			hm, err = d.Configure(ctx, ref, *op.Config)
+		}
+		if err == nil && op.DiskGrowGB > 0 {
+			if hm.VMID == 0 {
+				hm, err = d.Machine(ctx, ref)
+			}
+			if err == nil && len(hm.Disks) == 0 {
+				// The record showed a disk, the hypervisor has none now (detached
+				// behind our back): nothing to grow.
+				err = ErrNoDiskToGrow()
+			}
+			if err == nil {
+				disk := hm.Disks[0]
+				hm, err = d.ResizeDisk(ctx, ref, disk.ID, disk.SizeGB+op.DiskGrowGB)
+			}
+		}
+	default:
+		err = apierr.New(apierr.ErrInvalidRequest, "unknown operation %q", op.Type)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	var raw json.RawMessage
+	if result != nil {
+		raw, _ = json.Marshal(result)
+	}
+	return &hm, raw, nil
+}
+
+// finish records a task's outcome and unlocks the machine.
+func (e *machineEntity) finish(d *opDone) {
+	task, err := LoadTask(e.sys.store, d.TaskID)
+	if err != nil {
+		e.sys.log.Error("task record missing", zap.String("task_id", d.TaskID), zap.Error(err))
+		return
+	}
+	if task.Finished() && (e.rec.TaskID == nil || *e.rec.TaskID != d.TaskID) {
+		// A second report of a task already recorded (a report retried after a
+		// panic): the first outcome stands.
+		return
+	}
+	now := time.Now().UTC()
+	task.FinishedAt = &now
+	task.Result = d.Result
+	if d.Err != nil {
+		task.Status = TaskFailed
+		task.Error = kit.Ptr(d.Err.Error())
+	} else {
+		task.Status = TaskSucceeded
+	}
+	next := *e.rec
+	var op *Operation
+	if next.TaskID != nil && *next.TaskID == d.TaskID {
+		op = next.Op
+		next.TaskID, next.Op = nil, nil
+		if d.Observed == nil && next.PrevStatus != "" {
+			next.Status = next.PrevStatus
+		}
+		next.PrevStatus = ""
+	}
+	if op != nil && op.Type == OpDestroy && d.Err == nil {
+		e.remove(task)
+		return
+	}
+	if op != nil && op.Type == OpCreate && d.Err != nil && d.Observed == nil {
+		// Provisioning failed: the record stays, marked, so the tenant and operators
+		// see what happened (faulty deployments); deleting it releases its quota.
+		next.Status = StatusError
+	}
+	if d.Observed != nil {
+		applyObserved(&next.Machine, *d.Observed)
+		next.StateAt = now
+	}
+	next.UpdatedAt = now
+	if err := e.save(&next, task, "task"); err != nil {
+		e.sys.log.Error("cannot record task outcome", zap.String("task_id", d.TaskID), zap.Error(err))
+	}
+}
+
+// remove deletes the record and its indexes with the task's outcome, after a destroy.
+func (e *machineEntity) remove(task *Task) {
+	b := new(persistence.Batch).Del(Key(e.id))
+	if e.rec.VMID != 0 {
+		b.Del(vmidKey(e.rec.VMID))
+	}
+	putTenantIndex(b, e.rec, nil)
+	if err := PutTask(b, task); err != nil {
+		e.sys.log.Error("cannot encode task", zap.Error(err))
+		return
+	}
+	if err := e.sys.rt.Commit(b); err != nil {
+		e.sys.log.Error("cannot remove destroyed machine", zap.String("machine_id", e.id), zap.Error(err))
+		return
+	}
+	e.sys.Events.Publish(events.EventTask, task.TenantID, task)
+	e.sys.Events.Publish(events.EventMachineDeleted, e.rec.TenantID, map[string]string{"id": e.id})
+	e.rec = nil
+}
+
+// finishOrphan records the outcome of a task whose machine record is gone.
+func (e *machineEntity) finishOrphan(d *opDone) {
+	task, err := LoadTask(e.sys.store, d.TaskID)
+	if err != nil {
+		return
+	}
+	now := time.Now().UTC()
+	task.FinishedAt, task.Status = &now, TaskFailed
+	task.Error = kit.Ptr("the machine was removed while the task ran")
+	b := new(persistence.Batch)
+	if PutTask(b, task) == nil {
+		_ = e.sys.rt.Commit(b)
+	}
+}
+
+// applyObserved copies the hypervisor's view of a machine into the record.
+func applyObserved(m *Machine, hm hypervisor.Machine) {
+	m.VMID = hm.VMID
+	if hm.Name != "" {
+		m.Name = hm.Name
+	}
+	m.Node = hm.Node
+	m.Status = string(hm.State)
+	m.CPUCores = hm.CPUCores
+	m.MemoryMB = hm.MemoryMB
+	m.Disks = append([]hypervisor.Disk{}, hm.Disks...)
+	m.DiskGB = hm.DiskGB()
+	m.Interfaces = append([]hypervisor.Interface{}, hm.Interfaces...)
+	if hm.TemplateID != "" {
+		m.TemplateID = hm.TemplateID
+	}
+}
+
+// observe updates the record from the hypervisor unless a task owns the machine now.
+// An observation older than the state a task last confirmed (StateAt) is dropped whole:
+// it may predate the task's end, and not only the status but the node (a migration),
+// cores, memory and disks it shows may be the ones the task changed.
+func (e *machineEntity) observe(m *observe) bool {
+	if e.rec.TaskID != nil {
+		return false
+	}
+	if !m.At.IsZero() && m.At.Before(e.rec.StateAt) {
+		return false
+	}
+	next := *e.rec
+	applyObserved(&next.Machine, m.M)
+	if machineEqual(&next.Machine, &e.rec.Machine) {
+		return false
+	}
+	next.UpdatedAt = time.Now().UTC()
+	if err := e.save(&next, nil, "sync"); err != nil {
+		e.sys.log.Error("cannot record observed machine", zap.String("machine_id", e.id), zap.Error(err))
+		return false
+	}
+	return true
+}
+
+func machineEqual(a, b *Machine) bool {
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	return string(ja) == string(jb)
+}
+
+// vanish deletes the record of a machine the hypervisor no longer has, as of at. A
+// machine with a task in flight is left alone: the task's end tells what happened; so
+// is one whose last task ended after at (a create that finished while the inventory
+// that lacks it was in flight) or that was created after at.
+func (e *machineEntity) vanish(at time.Time) bool {
+	if e.rec.TaskID != nil {
+		return false
+	}
+	if !at.IsZero() && (at.Before(e.rec.StateAt) || at.Before(e.rec.CreatedAt)) {
+		return false
+	}
+	b := new(persistence.Batch).Del(Key(e.id)).Del(vmidKey(e.rec.VMID))
+	putTenantIndex(b, e.rec, nil)
+	if err := e.sys.rt.Commit(b); err != nil {
+		e.sys.log.Error("cannot remove vanished machine", zap.String("machine_id", e.id), zap.Error(err))
+		return false
+	}
+	e.sys.Events.Publish(events.EventMachineDeleted, e.rec.TenantID, map[string]string{"id": e.id})
+	e.rec = nil
+	return true
+}
+
+// settle finishes a task left open when an earlier process stopped: the hypervisor is
+// asked for the machine, and the task succeeded if the machine is as the operation
+// meant it to be, or failed saying it was interrupted.
+func (e *machineEntity) settle(ctx actor.Context, taskID string) {
+	if e.rec.TaskID == nil || *e.rec.TaskID != taskID {
+		// The machine moved on; close the stale task record alone.
+		e.finishOrphanLike(taskID)
+		return
+	}
+	if _, running := e.ms.running.Load(taskID); running {
+		return
+	}
+	ref, op := e.ref(), e.rec.Op
+	ms := e.ms
+	ms.wg.Add(1)
+	go func() {
+		defer ms.wg.Done()
+		defer kit.Recover(ms.sys.log, "settling task "+taskID, func(err error) {
+			ms.report(e.id, taskID, &opDone{TaskID: taskID, Err: apierr.From(err)})
+		})
+		octx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		done := &opDone{TaskID: taskID}
+		hm, err := ms.sys.driver.Machine(octx, ref)
+		if err == nil {
+			done.Observed = &hm
+		}
+		if err != nil || op == nil || !reached(hm, *op) {
+			done.Err = apierr.New(apierr.ErrUnavailable, "vmplane restarted while this task ran; the machine's state was refreshed from the hypervisor")
+		}
+		dctx, dcancel := context.WithTimeout(context.Background(), kit.DefaultTimeout)
+		defer dcancel()
+		_, _ = ms.ask(dctx, e.id, done)
+	}()
+}
+
+func (e *machineEntity) finishOrphanLike(taskID string) {
+	task, err := LoadTask(e.sys.store, taskID)
+	if err != nil || task.Finished() {
+		return
+	}
+	e.finishOrphan(&opDone{TaskID: taskID})
+}
+
+// reached reports whether the hypervisor's machine shows an operation as done.
+func reached(hm hypervisor.Machine, op Operation) bool {
+	switch op.Type {
+	case OpPower:
+		switch op.Action {
+		case hypervisor.ActionStart, hypervisor.ActionResume:
+			return hm.State == hypervisor.StateRunning
+		case hypervisor.ActionStop, hypervisor.ActionShutdown:
+			return hm.State == hypervisor.StateStopped
+		case hypervisor.ActionSuspend:
+			return hm.State == hypervisor.StateSuspended
+		}
+	case OpMigrate:
+		return hm.Node == op.TargetNode
+	case OpConfig:
+		c := op.Config
+		return c != nil && (c.Name == nil || *c.Name == hm.Name) &&
+			(c.CPUCores == nil || *c.CPUCores == hm.CPUCores) && (c.MemoryMB == nil || *c.MemoryMB == hm.MemoryMB)
+	}
+	// Reboots, disks, networks and reinstalls leave no trace to tell them by.
+	return false
+}
+
+// settleOpenTasks walks the tasks left open by an earlier process and settles each.
+func (m *Machines) SettleOpenTasks() error {
+	type open struct{ task, machine string }
+	var list []open
+	err := m.sys.store.Scan(persistence.Prefix("task-open"), nil, 0, func(k, v []byte) error {
+		list = append(list, open{string(k[len(persistence.Prefix("task-open")):]), string(v)})
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, o := range list {
+		m.kind.Send(o.machine, &settle{TaskID: o.task})
+	}
+	if len(list) > 0 {
+		m.sys.log.Info("settling tasks left open by the previous run", zap.Int("tasks", len(list)))
+	}
+	return nil
+}
+
+// Absent implements kit.Absence.
+func (e *machineEntity) Absent() bool { return e.rec == nil }
+
+// The runtime finds these behaviours by interface: the compiler checks them, since a
+// misnamed method would silently turn them off.
+var (
+	_ kit.Absence = (*machineEntity)(nil)
+	_ kit.Busy    = (*machineEntity)(nil)
+)
+
+// provision tells a machine whose record was just created (by its tenant, which holds
+// the quota) to start its first operation; the task is already in the record.
+func (m *Machines) Provision(id string, op Operation) { m.kind.Send(id, &provision{Op: op}) }

@@ -1,0 +1,157 @@
+package machines
+
+import (
+	"context"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"go.uber.org/zap"
+
+	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/apierr"
+	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/persistence"
+)
+
+// Node is a hypervisor node as the API shows it. Its id is the hypervisor's node name.
+type Node struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	Status    string    `json:"status"`
+	CPUCores  int       `json:"cpu_cores"`
+	MemoryMB  int       `json:"memory_mb"`
+	DiskGB    int       `json:"disk_gb"`
+	Usage     NodeUsage `json:"usage"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// NodeUsage is a node's load at the last sync.
+type NodeUsage struct {
+	CPU       float64 `json:"cpu"` // fraction 0..1 of cpu_cores
+	MemBytes  int64   `json:"mem_bytes"`
+	DiskBytes int64   `json:"disk_bytes"`
+}
+
+const NodeVersion = 1
+
+func NodeKey(id string) []byte { return persistence.Key("node", id) }
+
+// Nodes is the service in front of the nodes kind.
+type Nodes struct {
+	sys  *system
+	kind *kit.Kind
+}
+
+type (
+	getNode     struct{}
+	observeNode struct{ N hypervisor.Node }
+	vanishNode  struct{}
+)
+
+func startNodes(s *system) *Nodes {
+	n := &Nodes{sys: s}
+	n.kind = s.rt.StartKind("nodes", 10*time.Minute, func(id string) kit.Entity { return &nodeEntity{sys: s, id: id} }, nil)
+	return n
+}
+
+// Get returns one node.
+func (n *Nodes) Get(ctx context.Context, id string) (Node, error) {
+	if id == "" || len(id) > 64 {
+		return Node{}, apierr.NotFound("node", id)
+	}
+	return kit.Ask[Node](ctx, n.kind, id, &getNode{})
+}
+
+// List returns the nodes in name order.
+func (n *Nodes) List(_ context.Context, cursor string, limit int) ([]Node, string, error) {
+	return kit.ScanPage(n.sys.store, persistence.Prefix("node"), cursor, limit, func(rec *Node) (Node, bool) { return *rec, true })
+}
+
+// offline returns the nodes whose last known status is offline.
+func (n *Nodes) Offline(ctx context.Context) (map[string]bool, error) {
+	nodes, _, err := n.List(ctx, "", 0)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, nd := range nodes {
+		if nd.Status == string(hypervisor.NodeOffline) {
+			out[nd.ID] = true
+		}
+	}
+	return out, nil
+}
+
+type nodeEntity struct {
+	sys *system
+	id  string
+	rec *Node
+}
+
+func (e *nodeEntity) Load() error {
+	var err error
+	e.rec, err = kit.LoadOptional[Node](e.sys.store, NodeKey(e.id))
+	return err
+}
+
+func (e *nodeEntity) Handle(ctx actor.Context, msg any) {
+	switch m := msg.(type) {
+	case *observeNode:
+		ctx.Respond(changed{Changed: e.observe(m.N)})
+		return
+	}
+	if e.rec == nil {
+		kit.RespondErr(ctx, apierr.NotFound("node", e.id))
+		return
+	}
+	switch msg.(type) {
+	case *getNode:
+		ctx.Respond(*e.rec)
+	case *vanishNode:
+		if err := e.sys.rt.Commit(new(persistence.Batch).Del(NodeKey(e.id))); err != nil {
+			kit.RespondErr(ctx, err)
+			return
+		}
+		e.rec = nil
+		e.sys.Alerts.NodeStatus(e.id, "") // gone: its alerts end with it
+		ctx.Respond(changed{Changed: true})
+	default:
+		kit.RespondErr(ctx, apierr.New(apierr.ErrInternal, "unexpected message"))
+	}
+}
+
+func (e *nodeEntity) observe(hn hypervisor.Node) bool {
+	next := Node{ID: hn.ID, Name: hn.ID, Status: string(hn.Status), CPUCores: hn.CPUCores, MemoryMB: hn.MemoryMB,
+		DiskGB: hn.DiskGB, Usage: NodeUsage{CPU: hn.CPU, MemBytes: hn.MemBytes, DiskBytes: hn.DiskBytes}}
+	if e.rec != nil {
+		prev := *e.rec
+		prev.UpdatedAt = time.Time{}
+		if prev == next {
+			return false
+		}
+	}
+	next.UpdatedAt = time.Now().UTC()
+	val, err := persistence.Encode(NodeVersion, next)
+	if err != nil {
+		return false
+	}
+	if err := e.sys.rt.Commit(new(persistence.Batch).Put(NodeKey(e.id), val)); err != nil {
+		e.sys.log.Error("cannot record node", zap.String("node", e.id), zap.Error(err))
+		return false
+	}
+	if e.rec == nil || e.rec.Status != next.Status {
+		// Told, not asked: the alert's write does not hold up this mailbox.
+		e.sys.Alerts.NodeStatus(e.id, next.Status)
+	}
+	e.rec = &next
+	return true
+}
+
+// Absent implements kit.Absence.
+func (e *nodeEntity) Absent() bool { return e.rec == nil }
+
+// The runtime finds these behaviours by interface: the compiler checks them, since a
+// misnamed method would silently turn them off.
+var (
+	_ kit.Absence = (*nodeEntity)(nil)
+)

@@ -1,0 +1,89 @@
+package monitoring
+
+import (
+	"context"
+	"testing"
+
+	"github.com/vmplane/vmplane/actors/alerts"
+	"github.com/vmplane/vmplane/actors/events"
+	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/tenants"
+	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/persistence"
+)
+
+// testSystem is the monitoring services on a runtime of their own, with everything
+// below them (tenants, machines, alerts, the event bus), as the composition root
+// starts them.
+type testSystem struct {
+	*Services
+	rt       *kit.Runtime
+	store    persistence.Store
+	Events   *events.Events
+	Alerts   *alerts.Alerts
+	Machines *machines.Machines
+	Nodes    *machines.Nodes
+	Cluster  *machines.Cluster
+	Tenants  *tenants.Tenants
+}
+
+// testOptions configure the test system.
+type testOptions struct {
+	Driver     hypervisor.Driver
+	Monitoring MonitoringOptions
+	Faulty     FaultyOptions
+}
+
+// startTestSystem starts the monitoring and what it stands on over store, settles the
+// tasks a previous run left open and arms the health checks, as the root does.
+func startTestSystem(t testing.TB, store persistence.Store, opts testOptions) *testSystem {
+	rt := kit.New(store, nil, kit.EntityOptions{})
+	s := &testSystem{rt: rt, store: store, Events: events.New()}
+	s.Alerts = alerts.Start(alerts.Deps{Runtime: rt, Events: s.Events})
+	ms := machines.Start(machines.Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Alerts: s.Alerts,
+		TenantExists: func(ctx context.Context, id string) error { _, err := s.Tenants.Get(ctx, id); return err },
+		Authorize:    func(string, string, uint64) error { return nil }})
+	s.Machines, s.Nodes, s.Cluster = ms.Machines, ms.Nodes, ms.Cluster
+	s.Tenants = tenants.Start(tenants.Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Machines: ms})
+	s.Services = Start(Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Alerts: s.Alerts, Machines: ms,
+		Tenants: s.Tenants, Options: opts.Monitoring, Faulty: opts.Faulty})
+	if err := s.Machines.SettleOpenTasks(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.HealthChecks.WakeAll(); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// Stop stops the services in the composition root's order.
+func (s *testSystem) Stop() {
+	s.History.Stop()
+	s.Insights.Stop()
+	s.HealthChecks.Stop()
+	s.Monitoring.Stop()
+	s.Cluster.Stop()
+	s.Machines.Stop()
+	s.rt.Shutdown()
+	s.Events.Close()
+}
+
+// newTestSystem starts the test system over a store in t.TempDir(), stopped at cleanup.
+func newTestSystem(t testing.TB, mutate ...func(*testOptions)) *testSystem {
+	t.Helper()
+	store, err := persistence.Open(persistence.Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var opts testOptions
+	for _, m := range mutate {
+		m(&opts)
+	}
+	s := startTestSystem(t, store, opts)
+	t.Cleanup(func() {
+		s.Stop()
+		store.Close()
+	})
+	return s
+}

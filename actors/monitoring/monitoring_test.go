@@ -1,0 +1,95 @@
+package monitoring
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/vmplane/vmplane/actors/alerts"
+	"github.com/vmplane/vmplane/actors/machines"
+
+	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/persistence"
+)
+
+// putNode writes a node record as a sync would have.
+func putNode(t *testing.T, s *testSystem, n machines.Node) {
+	t.Helper()
+	val, err := persistence.Encode(machines.NodeVersion, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.rt.Commit(new(persistence.Batch).Put(machines.NodeKey(n.ID), val)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestNodeUsageHighNeedsTheWholeDuration(t *testing.T) {
+	s := newTestSystem(t, func(o *testOptions) {
+		o.Monitoring = MonitoringOptions{NodeUsageThreshold: 0.8, NodeUsageFor: 600 * time.Millisecond, NodeUsageEvery: 50 * time.Millisecond}
+	})
+	busy := machines.Node{ID: "pve1", Status: "online", CPUCores: 8, MemoryMB: 1024, Usage: machines.NodeUsage{CPU: 0.95, MemBytes: 100 << 20}}
+	calm := machines.Node{ID: "pve2", Status: "online", CPUCores: 8, MemoryMB: 1024, Usage: machines.NodeUsage{CPU: 0.10, MemBytes: 900 << 20}}
+	putNode(t, s, busy)
+	putNode(t, s, calm)
+	start := time.Now()
+	monWait(t, "pve1's usage alert", func() bool { return openAlert(t, s, alerts.AlertNodeUsageHigh, "pve1") != nil })
+	if d := time.Since(start); d < 500*time.Millisecond {
+		t.Fatalf("got the alert after %s; want it only after the node stayed busy for 600ms", d)
+	}
+	a := openAlert(t, s, alerts.AlertNodeUsageHigh, "pve1")
+	if a.Severity != alerts.SeverityWarning || a.TargetType != "node" || a.TenantID != nil {
+		t.Fatalf("got %+v; want an operator's warning on the node", a)
+	}
+	// pve2's memory (900 of 1024 MiB) is above 0.8 too.
+	monWait(t, "pve2's memory alert", func() bool { return openAlert(t, s, alerts.AlertNodeUsageHigh, "pve2") != nil })
+
+	busy.Usage.CPU = 0.2
+	putNode(t, s, busy)
+	monWait(t, "pve1's alert to resolve", func() bool { return openAlert(t, s, alerts.AlertNodeUsageHigh, "pve1") == nil })
+	if open := openAlert(t, s, alerts.AlertNodeUsageHigh, "pve2"); open == nil {
+		t.Fatal("got pve2's alert resolved; want it open while the node stays busy")
+	}
+}
+
+func TestMonitoringOverview(t *testing.T) {
+	s := newTestSystem(t)
+	ctx := context.Background()
+	putNode(t, s, machines.Node{ID: "pve1", Status: "online", CPUCores: 8, MemoryMB: 2048, DiskGB: 100,
+		Usage: machines.NodeUsage{CPU: 0.5, MemBytes: 1024 << 20, DiskBytes: 25 << 30}})
+	putNode(t, s, machines.Node{ID: "pve2", Status: "offline", CPUCores: 8, MemoryMB: 2048, DiskGB: 100})
+	for _, r := range []alerts.AlertRaise{
+		{Kind: alerts.AlertNodeOffline, Severity: alerts.SeverityCritical, TargetType: "node", TargetID: "pve2", Message: "down"},
+		{Kind: alerts.AlertTaskFailed, Severity: alerts.SeverityWarning, TargetType: "machine", TargetID: "M1", Message: "failed"},
+		{Kind: alerts.AlertTaskFailed, Severity: alerts.SeverityWarning, TargetType: "machine", TargetID: "M2", Message: "failed"},
+	} {
+		if _, err := s.Alerts.Raise(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m2, err := s.Alerts.Raise(ctx, alerts.AlertRaise{Kind: alerts.AlertTaskFailed, Severity: alerts.SeverityWarning, TargetType: "machine", TargetID: "M2", Message: "failed"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Alerts.Acknowledge(ctx, m2.ID, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.HealthChecks.Create(ctx, HealthCheckSpec{Name: "off", Type: CheckTCP, Target: "192.0.2.1:80",
+		IntervalS: 60, TimeoutMS: 200, Enabled: kit.Ptr(false)}, nil); err != nil {
+		t.Fatal(err)
+	}
+	o, err := s.Monitoring.Overview(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := MonitoringOverview{
+		Nodes:        OverviewNodes{Total: 2, Online: 1, Offline: 1},
+		Alerts:       OverviewAlerts{Firing: 2, Critical: 1, Acknowledged: 1},
+		HealthChecks: OverviewChecks{Total: 1, Disabled: 1},
+		Capacity: OverviewCapacity{CPU: OverviewCPU{TotalCores: 8, UsedCores: 4, Ratio: 0.5},
+			Memory: OverviewMemory{TotalMB: 2048, UsedMB: 1024, Ratio: 0.5}, Disk: OverviewDisk{TotalGB: 100, UsedGB: 25, Ratio: 0.25}},
+	}
+	if o != want {
+		t.Fatalf("got %+v; want %+v", o, want)
+	}
+}

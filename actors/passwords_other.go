@@ -1,7 +1,0 @@
-//go:build !linux
-
-package actors
-
-// lowerThreadPriority does nothing here: elsewhere than on Linux a hashing process runs
-// at normal priority and is only bounded by the number of workers.
-func lowerThreadPriority() error { return nil }

@@ -1,0 +1,34 @@
+package schedules
+
+import (
+	"github.com/vmplane/vmplane/actors/machines"
+	"go.uber.org/zap"
+
+	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/persistence"
+)
+
+// SchedulesDeps are what the power and backup schedules need from outside their package.
+type Deps struct {
+	Runtime  *kit.Runtime
+	Driver   hypervisor.Driver
+	Machines *machines.Services
+	Options  ScheduleOptions
+}
+
+// schedulesSys is what the schedules' code reaches through its sys field.
+type system struct {
+	rt       *kit.Runtime
+	store    persistence.Store
+	driver   hypervisor.Driver
+	log      *zap.Logger
+	Machines *machines.Machines
+	Backups  *machines.Backups
+}
+
+// StartSchedules starts the schedules' kind; WakeAll arms their timers.
+func Start(d Deps) *Schedules {
+	return startSchedules(&system{rt: d.Runtime, store: d.Runtime.Store, driver: d.Driver, log: d.Runtime.Log,
+		Machines: d.Machines.Machines, Backups: d.Machines.Backups}, d.Options)
+}

@@ -1,0 +1,64 @@
+package schedules
+
+import (
+	"context"
+	"testing"
+
+	"github.com/vmplane/vmplane/actors/alerts"
+	"github.com/vmplane/vmplane/actors/events"
+	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/tenants"
+	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/persistence"
+)
+
+// testSystem is the schedules on a runtime of their own, with the tenants, machines,
+// alerts and event bus below them, as the composition root starts them.
+type testSystem struct {
+	*machines.Services
+	rt        *kit.Runtime
+	store     persistence.Store
+	Events    *events.Events
+	Tenants   *tenants.Tenants
+	Schedules *Schedules
+}
+
+// testOptions configure newTestSystem.
+type testOptions struct {
+	Driver  hypervisor.Driver
+	Options ScheduleOptions
+}
+
+// newTestSystem starts the schedules over a store in t.TempDir(), stopped at cleanup.
+func newTestSystem(t testing.TB, mutate ...func(*testOptions)) *testSystem {
+	t.Helper()
+	store, err := persistence.Open(persistence.Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var opts testOptions
+	for _, m := range mutate {
+		m(&opts)
+	}
+	rt := kit.New(store, nil, kit.EntityOptions{})
+	s := &testSystem{rt: rt, store: store, Events: events.New()}
+	al := alerts.Start(alerts.Deps{Runtime: rt, Events: s.Events})
+	s.Services = machines.Start(machines.Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Alerts: al,
+		TenantExists: func(ctx context.Context, id string) error { _, err := s.Tenants.Get(ctx, id); return err },
+		Authorize:    func(string, string, uint64) error { return nil }})
+	s.Tenants = tenants.Start(tenants.Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Machines: s.Services})
+	s.Schedules = Start(Deps{Runtime: rt, Driver: opts.Driver, Machines: s.Services, Options: opts.Options})
+	if err := s.Schedules.WakeAll(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		s.Schedules.Stop()
+		s.Cluster.Stop()
+		s.Machines.Stop()
+		rt.Shutdown()
+		s.Events.Close()
+		store.Close()
+	})
+	return s
+}

@@ -1,0 +1,71 @@
+package tenants
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/vmplane/vmplane/actors/alerts"
+	"github.com/vmplane/vmplane/actors/events"
+	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/persistence"
+)
+
+// testSystem is the tenants on a runtime of their own, with the machines, the alerts
+// and the event bus below them, as the composition root starts them.
+type testSystem struct {
+	*machines.Services
+	rt      *kit.Runtime
+	store   persistence.Store
+	Events  *events.Events
+	Alerts  *alerts.Alerts
+	Tenants *Tenants
+}
+
+// testOptions configure newTestSystem.
+type testOptions struct {
+	Store  persistence.Store
+	Driver hypervisor.Driver
+}
+
+// newTestSystem starts the tenants over a store in t.TempDir(), stopped at cleanup.
+func newTestSystem(t testing.TB, mutate ...func(*testOptions)) *testSystem {
+	t.Helper()
+	store, err := persistence.Open(persistence.Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := testOptions{Store: store}
+	for _, m := range mutate {
+		m(&opts)
+	}
+	rt := kit.New(opts.Store, nil, kit.EntityOptions{})
+	s := &testSystem{rt: rt, store: opts.Store, Events: events.New()}
+	s.Alerts = alerts.Start(alerts.Deps{Runtime: rt, Events: s.Events})
+	s.Services = machines.Start(machines.Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Alerts: s.Alerts,
+		TenantExists: func(ctx context.Context, id string) error { _, err := s.Tenants.Get(ctx, id); return err },
+		Authorize:    func(string, string, uint64) error { return nil }})
+	s.Tenants = Start(Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Machines: s.Services})
+	t.Cleanup(func() {
+		s.Cluster.Stop()
+		s.Machines.Stop()
+		rt.Shutdown()
+		s.Events.Close()
+		store.Close()
+	})
+	return s
+}
+
+// waitFor polls cond until it holds, failing the test after 10 s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not after 10 s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}

@@ -1,0 +1,696 @@
+package tenants
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/vmplane/vmplane/actors/events"
+	"github.com/vmplane/vmplane/actors/machines"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/apierr"
+	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/persistence"
+)
+
+// Tenant is a customer: a name and a quota. Its machines, firewall rules and schedules
+// are its own, and nothing of it is visible to another tenant.
+type Tenant struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	Quota     Quota     `json:"quota"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// Quota is what a tenant may hold at most; Usage what it holds. A limit of
+// Unlimited (-1) means no limit.
+type Quota struct {
+	Machines int `json:"machines"`
+	CPUCores int `json:"cpu_cores"`
+	MemoryMB int `json:"memory_mb"`
+	DiskGB   int `json:"disk_gb"`
+}
+
+// Usage is what a tenant's machines hold, counted against its quota.
+type Usage = Quota
+
+// Unlimited as a quota limit lets a tenant hold as much of it as it likes.
+const Unlimited = -1
+
+// QuotaChange is a partial quota: on a tenant create, omitted limits take their
+// default (DefaultQuota); on a change, omitted limits keep their value. A partial
+// quota never zeroes the limits it does not name.
+type QuotaChange struct {
+	Machines *int `json:"machines,omitempty" openapi:"minimum=-1,maximum=2147483647" doc:"-1: unlimited; omitted: the default on create, unchanged on a patch"`
+	CPUCores *int `json:"cpu_cores,omitempty" openapi:"minimum=-1,maximum=2147483647" doc:"-1: unlimited; omitted: the default on create, unchanged on a patch"`
+	MemoryMB *int `json:"memory_mb,omitempty" openapi:"minimum=-1,maximum=2147483647" doc:"-1: unlimited; omitted: the default on create, unchanged on a patch"`
+	DiskGB   *int `json:"disk_gb,omitempty" openapi:"minimum=-1,maximum=2147483647" doc:"-1: unlimited; omitted: the default on create, unchanged on a patch"`
+}
+
+// applyTo returns q with the limits c names replaced.
+func (c *QuotaChange) applyTo(q Quota) Quota {
+	if c == nil {
+		return q
+	}
+	set := func(dst *int, v *int) {
+		if v != nil {
+			*dst = *v
+		}
+	}
+	set(&q.Machines, c.Machines)
+	set(&q.CPUCores, c.CPUCores)
+	set(&q.MemoryMB, c.MemoryMB)
+	set(&q.DiskGB, c.DiskGB)
+	return q
+}
+
+// DefaultQuota applies to a tenant created without one.
+var DefaultQuota = Quota{Machines: 10, CPUCores: 32, MemoryMB: 65536, DiskGB: 1000}
+
+const tenantVersion = 1
+
+func tenantKey(id string) []byte { return persistence.Key("tenant", id) }
+
+// Tenants is the service in front of the tenants kind. The tenant actor is what makes
+// quota hold under concurrency: it checks and reserves, and writes a new machine's
+// record in the same durable batch, one request at a time.
+type Tenants struct {
+	sys  *system
+	kind *kit.Kind
+	// lastRuleWrite is each tenant's latest firewall rule write
+	// (*persistence.Pending), which outlives the entity (see firewall.go).
+	lastRuleWrite sync.Map
+	// names serialises the creates and renames of tenants, so that two of them cannot
+	// both take a free name (names are unique, ignoring case).
+	names sync.Mutex
+}
+
+// TenantChange is a partial change of a tenant: the quota merges (limits it omits
+// keep their value).
+type TenantChange struct {
+	Name  *string      `json:"name,omitempty" openapi:"minLength=1,maxLength=100"`
+	Quota *QuotaChange `json:"quota,omitempty"`
+}
+
+// MachineSpec is a tenant's request for a new machine.
+type MachineSpec struct {
+	Name       string   `json:"name" openapi:"required,minLength=1,maxLength=63"`
+	TemplateID string   `json:"template_id" openapi:"required,minLength=1,maxLength=64"`
+	CPUCores   int      `json:"cpu_cores" openapi:"required,minimum=1,maximum=128"`
+	MemoryMB   int      `json:"memory_mb" openapi:"required,minimum=128,maximum=4194304"`
+	DiskGB     int      `json:"disk_gb" openapi:"required,minimum=1,maximum=65536"`
+	Node       string   `json:"node,omitempty" openapi:"maxLength=64"`
+	Password   string   `json:"password,omitempty" openapi:"minLength=8,maxLength=128"`
+	SSHKeys    []string `json:"ssh_keys,omitempty" openapi:"maxItems=32,items.minLength=1,items.maxLength=8192"`
+}
+
+// ResourceChange is a tenant's resize of a machine; disks only grow.
+type ResourceChange struct {
+	CPUCores *int `json:"cpu_cores,omitempty" openapi:"minimum=1,maximum=128"`
+	MemoryMB *int `json:"memory_mb,omitempty" openapi:"minimum=128,maximum=4194304"`
+	DiskGB   *int `json:"disk_gb,omitempty" openapi:"minimum=1,maximum=65536"`
+}
+
+// Provisioned is the answer of a machine create.
+type Provisioned struct {
+	Machine machines.Machine `json:"machine"`
+	Task    machines.Task    `json:"task"`
+}
+
+// Messages of a tenant entity.
+type (
+	getTenant     struct{}
+	createTenant  struct{ T Tenant }
+	updateTenant  struct{ C TenantChange }
+	deleteTenant  struct{}
+	tenantUsage   struct{}
+	createMachine struct{ Spec MachineSpec }
+	reserveResize struct {
+		MachineID string
+		Change    ResourceChange
+	}
+	// resizeReserved tells the service what operation to start.
+	resizeReserved struct{ Op machines.Operation }
+	resizeStarted  struct{ MachineID, TaskID string }
+	releaseResize  struct{ MachineID string }
+	done           struct{}
+)
+
+func startTenants(s *system) *Tenants {
+	t := &Tenants{sys: s}
+	t.kind = s.rt.StartKind("tenants", 10*time.Minute, func(id string) kit.Entity {
+		return &tenantEntity{sys: s, id: id, pending: map[string]pendingResize{}}
+	}, nil)
+	return t
+}
+
+func (t *Tenants) tell(id string, msg any) {
+	t.kind.Send(id, msg)
+}
+
+// Get returns one tenant.
+func (t *Tenants) Get(ctx context.Context, id string) (Tenant, error) {
+	if id == "" || len(id) > 64 {
+		return Tenant{}, apierr.NotFound("tenant", id)
+	}
+	return kit.Ask[Tenant](ctx, t.kind, id, &getTenant{})
+}
+
+// Create creates a tenant. The limits quota omits take their default.
+func (t *Tenants) Create(ctx context.Context, name string, quota *QuotaChange) (Tenant, error) {
+	ten := Tenant{ID: persistence.NewID(), Name: name, Quota: quota.applyTo(DefaultQuota)}
+	if err := validateTenant(ten.Name, ten.Quota); err != nil {
+		return Tenant{}, err
+	}
+	t.names.Lock()
+	defer t.names.Unlock()
+	if err := t.nameFree(name, ""); err != nil {
+		return Tenant{}, err
+	}
+	return kit.Ask[Tenant](ctx, t.kind, ten.ID, &createTenant{T: ten})
+}
+
+// Update changes a tenant's name or quota; the limits a quota change omits keep their
+// value. Lowering a quota below the usage is allowed: it stops growth, it does not
+// destroy machines.
+func (t *Tenants) Update(ctx context.Context, id string, c TenantChange) (Tenant, error) {
+	if c.Name != nil {
+		t.names.Lock()
+		defer t.names.Unlock()
+		if err := t.nameFree(*c.Name, id); err != nil {
+			return Tenant{}, err
+		}
+	}
+	return kit.Ask[Tenant](ctx, t.kind, id, &updateTenant{C: c})
+}
+
+// nameFree is a 409 conflict when a tenant other than self has name, ignoring case.
+// Tenants are few and named rarely, so a scan does, and needs no index to migrate.
+// The caller holds names.
+func (t *Tenants) nameFree(name, self string) error {
+	var taken string
+	err := t.sys.store.Scan(persistence.Prefix("tenant"), nil, 0, func(_, v []byte) error {
+		var ten Tenant
+		if _, err := persistence.Decode(v, &ten); err != nil {
+			return err
+		}
+		if ten.ID != self && strings.EqualFold(strings.TrimSpace(ten.Name), strings.TrimSpace(name)) {
+			taken = ten.ID
+			return kit.ErrStopScan
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, kit.ErrStopScan) {
+		return err
+	}
+	if taken != "" {
+		e := apierr.New(apierr.ErrConflict, "tenant %s is already named %q (names are unique, ignoring case)", taken, name)
+		e.Fields = []apierr.FieldError{apierr.Field("name", "is taken by tenant %s", taken)}
+		return e
+	}
+	return nil
+}
+
+// Delete deletes a tenant that has no machines and no users left.
+func (t *Tenants) Delete(ctx context.Context, id string) error {
+	_, err := kit.Ask[kit.Done](ctx, t.kind, id, &deleteTenant{})
+	return err
+}
+
+// List returns tenants in creation order.
+func (t *Tenants) List(_ context.Context, cursor string, limit int) ([]Tenant, string, error) {
+	return kit.ScanPage(t.sys.store, persistence.Prefix("tenant"), cursor, limit, func(r *Tenant) (Tenant, bool) { return *r, true })
+}
+
+// Usage returns what a tenant's machines hold now.
+func (t *Tenants) Usage(ctx context.Context, id string) (Usage, error) {
+	return kit.Ask[Usage](ctx, t.kind, id, &tenantUsage{})
+}
+
+// CreateMachine checks the quota, reserves it and records the new machine in one
+// durable step, then starts provisioning. Concurrent creates can never exceed the quota.
+func (t *Tenants) CreateMachine(ctx context.Context, tenantID string, spec MachineSpec) (Provisioned, error) {
+	if err := t.validateSpec(ctx, spec); err != nil {
+		return Provisioned{}, err
+	}
+	return kit.Ask[Provisioned](ctx, t.kind, tenantID, &createMachine{Spec: spec})
+}
+
+// ResizeMachine grows or shrinks cores and memory and grows the disk of one of the
+// tenant's machines, within its quota.
+func (t *Tenants) ResizeMachine(ctx context.Context, tenantID, machineID string, c ResourceChange) (machines.Task, error) {
+	if c.CPUCores == nil && c.MemoryMB == nil && c.DiskGB == nil {
+		return machines.Task{}, apierr.Invalid(apierr.Field("body", "cpu_cores, memory_mb or disk_gb is required"))
+	}
+	var f []apierr.FieldError
+	if c.CPUCores != nil && (*c.CPUCores < machines.MinCores || *c.CPUCores > machines.MaxCores) {
+		f = append(f, apierr.Field("cpu_cores", "must be %d..%d", machines.MinCores, machines.MaxCores))
+	}
+	if c.MemoryMB != nil && (*c.MemoryMB < machines.MinMemoryMB || *c.MemoryMB > machines.MaxMemoryMB) {
+		f = append(f, apierr.Field("memory_mb", "must be %d..%d", machines.MinMemoryMB, machines.MaxMemoryMB))
+	}
+	if c.DiskGB != nil && (*c.DiskGB < machines.MinDiskGB || *c.DiskGB > machines.MaxDiskGB) {
+		f = append(f, apierr.Field("disk_gb", "must be %d..%d", machines.MinDiskGB, machines.MaxDiskGB))
+	}
+	if len(f) > 0 {
+		return machines.Task{}, apierr.Invalid(f...)
+	}
+	id, err := t.sys.Machines.Resolve(machineID)
+	if err != nil {
+		return machines.Task{}, err
+	}
+	r, err := kit.Ask[resizeReserved](ctx, t.kind, tenantID, &reserveResize{MachineID: id, Change: c})
+	if err != nil {
+		return machines.Task{}, machines.NotFoundAs(err, machineID)
+	}
+	task, err := t.sys.Machines.Start(ctx, id, r.Op, &tenantID)
+	if err != nil {
+		t.tell(tenantID, &releaseResize{MachineID: id})
+		return machines.Task{}, machines.NotFoundAs(err, machineID)
+	}
+	t.tell(tenantID, &resizeStarted{MachineID: id, TaskID: task.ID})
+	return task, nil
+}
+
+func validateTenant(name string, q Quota) error {
+	var f []apierr.FieldError
+	if name == "" || len(name) > 100 {
+		f = append(f, apierr.Field("name", "must be 1..100 characters"))
+	}
+	for _, l := range []struct {
+		name  string
+		limit int
+	}{{"machines", q.Machines}, {"cpu_cores", q.CPUCores}, {"memory_mb", q.MemoryMB}, {"disk_gb", q.DiskGB}} {
+		if l.limit < Unlimited {
+			f = append(f, apierr.Field("quota."+l.name, "must be a limit of 0 or more, or -1 for unlimited"))
+		}
+	}
+	if len(f) > 0 {
+		return apierr.Invalid(f...)
+	}
+	return nil
+}
+
+func (t *Tenants) validateSpec(ctx context.Context, s MachineSpec) error {
+	var f []apierr.FieldError
+	if !machines.NameRE.MatchString(s.Name) {
+		f = append(f, apierr.Field("name", "must be a hostname: letters, digits, dots and dashes, 1..63 characters"))
+	}
+	if s.CPUCores < machines.MinCores || s.CPUCores > machines.MaxCores {
+		f = append(f, apierr.Field("cpu_cores", "must be %d..%d", machines.MinCores, machines.MaxCores))
+	}
+	if s.MemoryMB < machines.MinMemoryMB || s.MemoryMB > machines.MaxMemoryMB {
+		f = append(f, apierr.Field("memory_mb", "must be %d..%d", machines.MinMemoryMB, machines.MaxMemoryMB))
+	}
+	if s.DiskGB < machines.MinDiskGB || s.DiskGB > machines.MaxDiskGB {
+		f = append(f, apierr.Field("disk_gb", "must be %d..%d", machines.MinDiskGB, machines.MaxDiskGB))
+	}
+	if s.Password != "" && (len(s.Password) < 8 || len(s.Password) > 128) {
+		f = append(f, apierr.Field("password", "must be 8..128 characters"))
+	}
+	if s.TemplateID == "" {
+		f = append(f, apierr.Field("template_id", "is required"))
+	} else if tpl, err := persistence.Load[hypervisor.Template](t.sys.store, machines.TemplateKey(s.TemplateID)); errors.Is(err, persistence.ErrNotFound) {
+		f = append(f, apierr.Field("template_id", "no template %s", s.TemplateID))
+	} else if err != nil {
+		return err
+	} else if s.DiskGB >= machines.MinDiskGB && s.DiskGB < tpl.DiskGB {
+		// The hypervisor would enlarge the disk to the template's size behind the
+		// quota's back: the tenant asks for what it gets.
+		f = append(f, apierr.Field("disk_gb", "must be at least %d: the minimum of template %s", tpl.DiskGB, s.TemplateID))
+	}
+	if len(f) > 0 {
+		return apierr.Invalid(f...)
+	}
+	if s.Node != "" {
+		n, err := t.sys.Nodes.Get(ctx, s.Node)
+		if errors.Is(err, apierr.ErrNotFound) {
+			return apierr.Invalid(apierr.Field("node", "no node %s", s.Node))
+		}
+		if err != nil {
+			return err
+		}
+		if n.Status != string(hypervisor.NodeOnline) {
+			return apierr.New(apierr.ErrInvalidState, "node %s is %s", n.ID, n.Status)
+		}
+	}
+	return nil
+}
+
+// pendingResize is quota held for a resize whose task has not finished: until then the
+// machine's record still shows the old sizes.
+type pendingResize struct {
+	delta  Usage
+	taskID string
+}
+
+type tenantEntity struct {
+	sys     *system
+	id      string
+	rec     *Tenant
+	rules   []*FirewallRule // in position order: rules[i].Position is i+1
+	ruleIDs map[string]*FirewallRule
+	pending map[string]pendingResize
+	push    pushState
+	fw      fwWrites
+}
+
+func (e *tenantEntity) Load() error {
+	e.setRules(nil)
+	var err error
+	if e.rec, err = kit.LoadOptional[Tenant](e.sys.store, tenantKey(e.id)); err != nil || e.rec == nil {
+		return err
+	}
+	return e.loadRules()
+}
+
+func (e *tenantEntity) Busy() bool {
+	return len(e.pending) > 0 || e.push.running || e.push.scheduled
+}
+
+// handedOff counts the rule writes not yet durable: they keep the entity from being
+// passivated, and the store's writer, not a message, ends them.
+func (e *tenantEntity) HandedOff() *atomic.Int64 { return &e.fw.inflight }
+
+var _ kit.HandsOff = (*tenantEntity)(nil)
+
+func (e *tenantEntity) Handle(ctx actor.Context, msg any) {
+	if m, ok := msg.(*createTenant); ok {
+		e.create(ctx, m.T)
+		return
+	}
+	if e.rec == nil {
+		kit.RespondErr(ctx, apierr.NotFound("tenant", e.id))
+		return
+	}
+	switch m := msg.(type) {
+	case *getTenant:
+		ctx.Respond(*e.rec)
+	case *updateTenant:
+		e.update(ctx, m.C)
+	case *deleteTenant:
+		e.delete(ctx)
+	case *tenantUsage:
+		u, err := e.usage()
+		if err != nil {
+			kit.RespondErr(ctx, err)
+			return
+		}
+		ctx.Respond(u)
+	case *createMachine:
+		e.createMachine(ctx, m.Spec)
+	case *reserveResize:
+		e.reserveResize(ctx, m)
+	case *resizeStarted:
+		if p, ok := e.pending[m.MachineID]; ok {
+			p.taskID = m.TaskID
+			e.pending[m.MachineID] = p
+		}
+	case *releaseResize:
+		delete(e.pending, m.MachineID)
+	default:
+		e.handleFirewall(ctx, msg)
+	}
+}
+
+func (e *tenantEntity) save(t *Tenant) error {
+	val, err := persistence.Encode(tenantVersion, t)
+	if err != nil {
+		return err
+	}
+	return e.sys.rt.Commit(new(persistence.Batch).Put(tenantKey(t.ID), val))
+}
+
+func (e *tenantEntity) create(ctx actor.Context, t Tenant) {
+	if e.rec != nil {
+		kit.RespondErr(ctx, apierr.New(apierr.ErrConflict, "tenant %s exists", e.id))
+		return
+	}
+	now := time.Now().UTC()
+	t.CreatedAt, t.UpdatedAt = now, now
+	if err := e.save(&t); err != nil {
+		kit.RespondErr(ctx, err)
+		return
+	}
+	e.rec = &t
+	ctx.Respond(t)
+}
+
+func (e *tenantEntity) update(ctx actor.Context, c TenantChange) {
+	next := *e.rec
+	if c.Name != nil {
+		next.Name = *c.Name
+	}
+	next.Quota = c.Quota.applyTo(next.Quota)
+	if err := validateTenant(next.Name, next.Quota); err != nil {
+		kit.RespondErr(ctx, err)
+		return
+	}
+	next.UpdatedAt = time.Now().UTC()
+	if err := e.save(&next); err != nil {
+		kit.RespondErr(ctx, err)
+		return
+	}
+	e.rec = &next
+	ctx.Respond(next)
+}
+
+func (e *tenantEntity) delete(ctx actor.Context) {
+	machines := 0
+	if err := e.sys.store.Scan(persistence.Prefix("vm-tenant", e.id), nil, 1, func(_, _ []byte) error { machines++; return nil }); err != nil {
+		kit.RespondErr(ctx, err)
+		return
+	}
+	users := 0
+	if err := e.sys.store.Scan(persistence.Prefix("user-tenant", e.id), nil, 1, func(_, _ []byte) error { users++; return nil }); err != nil {
+		kit.RespondErr(ctx, err)
+		return
+	}
+	// Schedules and backups would be orphaned (backups hold space on the hypervisor).
+	others := 0
+	for _, prefix := range [][]byte{persistence.Prefix("sched-tenant", e.id), persistence.Prefix("backup", e.id)} {
+		if err := e.sys.store.Scan(prefix, nil, 1, func(_, _ []byte) error { others++; return nil }); err != nil {
+			kit.RespondErr(ctx, err)
+			return
+		}
+	}
+	if machines > 0 || users > 0 || others > 0 {
+		kit.RespondErr(ctx, apierr.New(apierr.ErrConflict, "tenant %s still has machines, users, schedules or backups; delete them first", e.id))
+		return
+	}
+	b := new(persistence.Batch).Del(tenantKey(e.id))
+	for _, r := range e.rules {
+		b.Del(ruleKey(e.id, r.ID)).Del(persistence.Key("fw-rule", r.ID))
+	}
+	if err := e.sys.rt.Commit(b); err != nil {
+		kit.RespondErr(ctx, err)
+		return
+	}
+	e.rec = nil
+	e.setRules(nil)
+	ctx.Respond(kit.Done{})
+}
+
+// machines reads the records of the tenant's machines.
+func (e *tenantEntity) machines() ([]*machines.Record, error) {
+	prefix := persistence.Prefix("vm-tenant", e.id)
+	var ids []string
+	if err := e.sys.store.Scan(prefix, nil, 0, func(k, _ []byte) error {
+		ids = append(ids, string(k[len(prefix):]))
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	out := make([]*machines.Record, 0, len(ids))
+	for _, id := range ids {
+		val, err := e.sys.store.Get(machines.Key(id))
+		if errors.Is(err, persistence.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		var rec machines.Record
+		if _, err := persistence.Decode(val, &rec); err != nil {
+			return nil, err
+		}
+		out = append(out, &rec)
+	}
+	return out, nil
+}
+
+// usage sums the tenant's machines, as their records stand, plus the resizes whose
+// tasks are still running. It is read from the store each time, so it cannot drift.
+func (e *tenantEntity) usage() (Usage, error) {
+	ms, err := e.machines()
+	if err != nil {
+		return Usage{}, err
+	}
+	var u Usage
+	byID := map[string]*machines.Record{}
+	for _, m := range ms {
+		byID[m.ID] = m
+		u.Machines++
+		u.CPUCores += m.CPUCores
+		u.MemoryMB += m.MemoryMB
+		u.DiskGB += m.DiskGB
+	}
+	for id, p := range e.pending {
+		m, ok := byID[id]
+		if !ok || (p.taskID != "" && (m.TaskID == nil || *m.TaskID != p.taskID)) {
+			delete(e.pending, id) // the resize ended; the record tells the truth now
+			continue
+		}
+		u.CPUCores += p.delta.CPUCores
+		u.MemoryMB += p.delta.MemoryMB
+		u.DiskGB += p.delta.DiskGB
+	}
+	return u, nil
+}
+
+// overQuota names what a change would push past the quota, or returns nil.
+func overQuota(q Quota, u Usage, add Usage) error {
+	var over []apierr.FieldError
+	check := func(field string, have, plus, limit int) {
+		if limit != Unlimited && plus > 0 && have+plus > limit {
+			over = append(over, apierr.Field(field, "quota %d, in use %d, asked for %d more", limit, have, plus))
+		}
+	}
+	check("machines", u.Machines, add.Machines, q.Machines)
+	check("cpu_cores", u.CPUCores, add.CPUCores, q.CPUCores)
+	check("memory_mb", u.MemoryMB, add.MemoryMB, q.MemoryMB)
+	check("disk_gb", u.DiskGB, add.DiskGB, q.DiskGB)
+	if len(over) == 0 {
+		return nil
+	}
+	e := apierr.New(apierr.ErrQuotaExceeded, "the tenant's quota of %s is exceeded", over[0].Field)
+	e.Fields = over
+	return e
+}
+
+func (e *tenantEntity) createMachine(ctx actor.Context, s MachineSpec) {
+	u, err := e.usage()
+	if err != nil {
+		kit.RespondErr(ctx, err)
+		return
+	}
+	if err := overQuota(e.rec.Quota, u, Usage{Machines: 1, CPUCores: s.CPUCores, MemoryMB: s.MemoryMB, DiskGB: s.DiskGB}); err != nil {
+		kit.RespondErr(ctx, err)
+		return
+	}
+	now := time.Now().UTC()
+	tenant := e.id
+	m := &machines.Record{Machine: machines.Machine{ID: persistence.NewID(), Name: s.Name, TenantID: &tenant, Node: s.Node,
+		Status: machines.StatusProvisioning, CPUCores: s.CPUCores, MemoryMB: s.MemoryMB, DiskGB: s.DiskGB,
+		Disks: []hypervisor.Disk{}, Interfaces: []hypervisor.Interface{}, TemplateID: s.TemplateID,
+		CreatedAt: now, UpdatedAt: now}}
+	op := machines.Operation{Type: machines.OpCreate, Create: &hypervisor.CreateSpec{Name: s.Name, Node: s.Node, TemplateID: s.TemplateID,
+		CPUCores: s.CPUCores, MemoryMB: s.MemoryMB, DiskGB: s.DiskGB, Password: s.Password, SSHKeys: s.SSHKeys, Start: true}}
+	task := &machines.Task{ID: persistence.NewID(), Type: "vm.create", TargetType: "machine", TargetID: m.ID, TenantID: &tenant,
+		Status: machines.TaskRunning, CreatedAt: now, StartedAt: kit.Ptr(now)}
+	m.TaskID = &task.ID
+	m.Op = op.WithoutSecrets()
+	m.PrevStatus = machines.StatusProvisioning
+	// The record is written here, with the reservation it embodies, before any machine
+	// actor exists for it; from now on the machine's actor owns it.
+	val, err := persistence.Encode(machines.RecordVersion, m)
+	if err != nil {
+		kit.RespondErr(ctx, err)
+		return
+	}
+	b := new(persistence.Batch).Put(machines.Key(m.ID), val).Put(machines.TenantKey(tenant, m.ID), nil)
+	if err := machines.PutTask(b, task); err != nil {
+		kit.RespondErr(ctx, err)
+		return
+	}
+	if err := e.sys.rt.Commit(b); err != nil {
+		kit.RespondErr(ctx, err)
+		return
+	}
+	machines.Publish(e.sys.Events, m.Machine, "create", "")
+	e.sys.Events.Publish(events.EventTask, task.TenantID, task)
+	e.sys.Machines.Provision(m.ID, op)
+	ctx.Respond(Provisioned{Machine: m.Machine, Task: *task})
+}
+
+func (e *tenantEntity) reserveResize(ctx actor.Context, m *reserveResize) {
+	val, err := e.sys.store.Get(machines.Key(m.MachineID))
+	var rec machines.Record
+	if err == nil {
+		_, err = persistence.Decode(val, &rec)
+	}
+	if errors.Is(err, persistence.ErrNotFound) || (err == nil && (rec.TenantID == nil || *rec.TenantID != e.id)) {
+		kit.RespondErr(ctx, apierr.NotFound("machine", m.MachineID))
+		return
+	}
+	if err != nil {
+		kit.RespondErr(ctx, err)
+		return
+	}
+	// usage prunes the reservations of resizes that have ended.
+	u, err := e.usage()
+	if err != nil {
+		kit.RespondErr(ctx, err)
+		return
+	}
+	if _, ok := e.pending[m.MachineID]; ok || rec.TaskID != nil {
+		kit.RespondErr(ctx, apierr.New(apierr.ErrOperationInProgress, "machine %s has an operation in progress", rec.ID))
+		return
+	}
+	c := m.Change
+	var delta Usage
+	op := machines.Operation{Type: machines.OpResize}
+	cfg := hypervisor.ConfigChange{}
+	if c.CPUCores != nil && *c.CPUCores != rec.CPUCores {
+		delta.CPUCores = *c.CPUCores - rec.CPUCores
+		cfg.CPUCores = c.CPUCores
+	}
+	if c.MemoryMB != nil && *c.MemoryMB != rec.MemoryMB {
+		delta.MemoryMB = *c.MemoryMB - rec.MemoryMB
+		cfg.MemoryMB = c.MemoryMB
+	}
+	if c.DiskGB != nil {
+		if *c.DiskGB > rec.DiskGB && len(rec.Disks) == 0 && rec.VMID != 0 {
+			kit.RespondErr(ctx, machines.ErrNoDiskToGrow())
+			return
+		}
+		if *c.DiskGB < rec.DiskGB {
+			kit.RespondErr(ctx, apierr.Invalid(apierr.Field("disk_gb", "disks only grow: the machine has %d GB", rec.DiskGB)))
+			return
+		}
+		delta.DiskGB = *c.DiskGB - rec.DiskGB
+		op.DiskGrowGB = delta.DiskGB
+	}
+	if cfg.CPUCores != nil || cfg.MemoryMB != nil {
+		op.Config = &cfg
+	}
+	if op.Config == nil && op.DiskGrowGB == 0 {
+		kit.RespondErr(ctx, apierr.Invalid(apierr.Field("body", "the machine already has these resources")))
+		return
+	}
+	if err := overQuota(e.rec.Quota, u, delta); err != nil {
+		kit.RespondErr(ctx, err)
+		return
+	}
+	// Shrinking cores or memory frees quota only when the task has done it, so a
+	// negative delta is held as zero until then.
+	e.pending[m.MachineID] = pendingResize{delta: Usage{CPUCores: max(delta.CPUCores, 0), MemoryMB: max(delta.MemoryMB, 0), DiskGB: delta.DiskGB}}
+	ctx.Respond(resizeReserved{Op: op})
+}
+
+// Absent implements kit.Absence.
+func (e *tenantEntity) Absent() bool { return e.rec == nil }
+
+// The runtime finds these behaviours by interface: the compiler checks them, since a
+// misnamed method would silently turn them off.
+var (
+	_ kit.Absence = (*tenantEntity)(nil)
+	_ kit.Busy    = (*tenantEntity)(nil)
+)
