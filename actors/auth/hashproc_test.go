@@ -69,17 +69,20 @@ func TestHashingProcessRestartsAfterCoolDown(t *testing.T) {
 	if err := syscall.Kill(first, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
+	// A loaded machine may starve a new child past hashPatience, and that job falls
+	// back to this process: a few tries, until one is hashed in a new child.
 	var pids []int
-	for range 3 {
+	for range 20 {
 		ok, p := hashIn(t, h, hash, "correct horse")
 		if !ok {
 			t.Fatal("a right password did not match after the child died")
 		}
 		pids = append(pids, p)
+		if p != 0 && p != first {
+			return
+		}
 	}
-	if last := pids[len(pids)-1]; last == 0 || last == first {
-		t.Fatalf("hashed in processes %v after %d died; want a new child", pids, first)
-	}
+	t.Fatalf("hashed in processes %v after %d died; want a new child", pids, first)
 }
 
 func TestHashingWithoutAChildFallsBack(t *testing.T) {

@@ -2,6 +2,7 @@ package kit
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"slices"
 	"sync/atomic"
@@ -120,19 +121,10 @@ func (rt *Runtime) StartKind(name string, idle time.Duration, newFn func(id stri
 	rt.kinds = append(rt.kinds, k)
 	k.stopSweep = func() {}
 	if idle > 0 {
-		t := time.NewTicker(max(idle/2, time.Millisecond))
-		done := make(chan struct{})
-		go func() {
-			for {
-				select {
-				case <-t.C:
-					rt.actors.Root.Send(pid, &sweepIdle{})
-				case <-done:
-					return
-				}
-			}
-		}()
-		k.stopSweep = func() { t.Stop(); close(done) }
+		loop := Every(rt.Log, "idle sweep", max(idle/2, time.Millisecond), false, func(context.Context, time.Time) {
+			rt.actors.Root.Send(pid, &sweepIdle{})
+		})
+		k.stopSweep = loop.Stop
 	}
 	return k
 }

@@ -74,11 +74,11 @@ type Decision struct {
 // Limiter decides whether a request may go on. Its buckets live in sharded actors;
 // all buckets of one key are in one shard, so a request's buckets are taken atomically.
 type Limiter struct {
-	rt     *kit.Runtime
-	opts   LimitOptions
-	shards []*actor.PID
-	seed   maphash.Seed
-	stopFn func()
+	rt      *kit.Runtime
+	opts    LimitOptions
+	shards  []*actor.PID
+	seed    maphash.Seed
+	sweeper *kit.Loop
 }
 
 // take asks for one token from each named bucket of key; all or none are taken.
@@ -105,25 +105,16 @@ func Start(rt *kit.Runtime, opts LimitOptions) *Limiter {
 		}
 		l.shards = append(l.shards, pid)
 	}
-	t := time.NewTicker(time.Minute)
-	done := make(chan struct{})
-	go func() {
-		for {
-			select {
-			case <-t.C:
-				for _, pid := range l.shards {
-					rt.Send(pid, &sweep{})
-				}
-			case <-done:
-				return
-			}
+	l.sweeper = kit.Every(rt.Log, "limiter sweep", time.Minute, false, func(context.Context, time.Time) {
+		for _, pid := range l.shards {
+			rt.Send(pid, &sweep{})
 		}
-	}()
-	l.stopFn = func() { t.Stop(); close(done) }
+	})
 	return l
 }
 
-func (l *Limiter) Stop() { l.stopFn() }
+// Stop ends the limiter's idle sweep; the shards stop with the runtime.
+func (l *Limiter) Stop() { l.sweeper.Stop() }
 
 // Options returns the limits in force.
 func (l *Limiter) Options() LimitOptions { return l.opts }

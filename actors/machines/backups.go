@@ -286,3 +286,40 @@ const MinRetention, MaxRetention = 1, 100
 
 // BackupModes are the ways a backup may be taken.
 var BackupModes = []hypervisor.BackupMode{hypervisor.BackupSnapshot, hypervisor.BackupSuspend, hypervisor.BackupStop}
+
+// Orphan finds a backup of the machine taken while task ran (a backup task that failed
+// as it finished: vmplane stopped, or the machine could not be read afterwards) and
+// not on record among the tenant's backups, so that its taker can keep it. The
+// machine's actor runs one operation at a time, so a backup in the task's window is
+// the task's. Nil when there is none, or it cannot be known now.
+func (b *Backups) Orphan(ctx context.Context, tenantID, machineID string, task *Task) *hypervisor.Backup {
+	if b.sys.driver == nil || task.StartedAt == nil || task.FinishedAt == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	m, err := b.sys.Machines.Get(ctx, machineID, nil)
+	if err != nil || m.VMID == 0 {
+		return nil
+	}
+	list, err := b.sys.driver.Backups(ctx, hypervisor.Ref{VMID: m.VMID, Node: m.Node})
+	if err != nil {
+		return nil
+	}
+	known, err := b.OfMachine(tenantID, machineID)
+	if err != nil {
+		return nil
+	}
+	have := map[string]bool{}
+	for _, k := range known {
+		have[k.BackupID] = true
+	}
+	from, to := task.StartedAt.Add(-time.Second), task.FinishedAt.Add(time.Second)
+	var found *hypervisor.Backup
+	for i := range list {
+		if x := list[i]; !have[x.ID] && !x.CreatedAt.Before(from) && !x.CreatedAt.After(to) {
+			found = &x
+		}
+	}
+	return found
+}

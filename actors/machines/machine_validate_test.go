@@ -161,13 +161,11 @@ func runToEnd(t *testing.T, ctx context.Context, s *testSystem, id string, op Op
 	if err != nil {
 		t.Fatal(err)
 	}
-	for !task.Finished() {
-		time.Sleep(5 * time.Millisecond)
-		if task, err = s.Tasks.Get(ctx, task.ID, nil); err != nil {
-			t.Fatal(err)
-		}
+	ended, err := s.Tasks.Wait(ctx, task.ID)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if task.Status != TaskSucceeded {
+	if task = *ended; task.Status != TaskSucceeded {
 		t.Fatalf("got %+v; want %s to succeed", task, op.Type)
 	}
 	return task

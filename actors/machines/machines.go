@@ -576,6 +576,7 @@ func (e *machineEntity) save(next *Record, task *Task, cause string) error {
 	Publish(e.sys.Events, next.Machine, cause, previous)
 	if task != nil {
 		e.sys.Events.Publish(events.EventTask, task.TenantID, task)
+		e.sys.Tasks.ended(task)
 	}
 	return nil
 }
@@ -776,6 +777,7 @@ func (e *machineEntity) remove(task *Task) {
 		return
 	}
 	e.sys.Events.Publish(events.EventTask, task.TenantID, task)
+	e.sys.Tasks.ended(task)
 	e.sys.Events.Publish(events.EventMachineDeleted, e.rec.TenantID, map[string]string{"id": e.id})
 	e.rec = nil
 }
@@ -790,8 +792,8 @@ func (e *machineEntity) finishOrphan(d *opDone) {
 	task.FinishedAt, task.Status = &now, TaskFailed
 	task.Error = kit.Ptr("the machine was removed while the task ran")
 	b := new(persistence.Batch)
-	if PutTask(b, task) == nil {
-		_ = e.sys.rt.Commit(b)
+	if PutTask(b, task) == nil && e.sys.rt.Commit(b) == nil {
+		e.sys.Tasks.ended(task)
 	}
 }
 

@@ -35,9 +35,11 @@ type Cluster struct {
 	sys *system
 	// mu makes syncs one at a time: two reconciliations interleaved could adopt one
 	// vmid twice. A second caller waits and then runs its own, which finds nothing new.
-	mu       sync.Mutex
-	stopOnce sync.Once
-	done     chan struct{}
+	mu sync.Mutex
+	// loop is the periodic sync (RunPeriodic), nil when none runs; loopMu guards it
+	// (not mu, which a sync holds: Stop must not wait for the sync it cancels).
+	loopMu sync.Mutex
+	loop   *kit.Loop
 }
 
 // syncFailLogEvery is how often a periodic sync that keeps failing is logged again.
@@ -282,50 +284,41 @@ func (c *Cluster) unchanged(id string, hm hypervisor.Machine) (same, stateDiffer
 	return machineEqual(&next, &rec.Machine), next.Status != rec.Status
 }
 
-// runPeriodic syncs at every interval until stopped.
+// RunPeriodic syncs at every interval until Stop, which cancels a sync in flight: its
+// driver calls must not hold up a shutdown.
 func (c *Cluster) RunPeriodic(interval time.Duration) {
-	c.done = make(chan struct{})
-	// stop cancels a sync in flight: its driver calls must not hold up a shutdown.
-	base, stop := context.WithCancel(context.Background())
-	go func() {
-		<-c.done
-		stop()
-	}()
-	go func() {
-		t := time.NewTicker(interval)
-		defer t.Stop()
-		// A sync that keeps failing (the hypervisor is down: hypervisor_unavailable
-		// says so) is logged when it starts failing and then every syncFailLogEvery,
-		// not at every interval.
-		var failingSince, logged time.Time
-		for {
-			select {
-			case <-c.done:
-				return
-			case <-t.C:
-				res, err := c.periodicSync(base, interval)
-				if err != nil {
-					if now := time.Now(); failingSince.IsZero() || now.Sub(logged) >= syncFailLogEvery {
-						if failingSince.IsZero() {
-							failingSince = now
-						}
-						logged = now
-						c.sys.log.Warn("periodic sync failed", zap.Error(err),
-							zap.Duration("failing_for", now.Sub(failingSince).Round(time.Second)))
-					}
-					continue
-				}
-				if !failingSince.IsZero() {
-					c.sys.log.Info("periodic sync works again", zap.Duration("failed_for", time.Since(failingSince).Round(time.Second)))
-					failingSince = time.Time{}
-				}
-				if res.Machines != (SyncMachines{}) {
-					c.sys.log.Info("periodic sync", zap.Int("added", res.Machines.Added),
-						zap.Int("updated", res.Machines.Updated), zap.Int("removed", res.Machines.Removed))
-				}
-			}
+	// A sync that keeps failing (the hypervisor is down: hypervisor_unavailable says
+	// so) is logged when it starts failing and then every syncFailLogEvery, not at
+	// every interval.
+	var failingSince, logged time.Time
+	loop := kit.Every(c.sys.log, "periodic sync", interval, false, func(ctx context.Context, _ time.Time) {
+		res, err := c.periodicSync(ctx, interval)
+		if ctx.Err() != nil {
+			return
 		}
-	}()
+		if err != nil {
+			if now := time.Now(); failingSince.IsZero() || now.Sub(logged) >= syncFailLogEvery {
+				if failingSince.IsZero() {
+					failingSince = now
+				}
+				logged = now
+				c.sys.log.Warn("periodic sync failed", zap.Error(err),
+					zap.Duration("failing_for", now.Sub(failingSince).Round(time.Second)))
+			}
+			return
+		}
+		if !failingSince.IsZero() {
+			c.sys.log.Info("periodic sync works again", zap.Duration("failed_for", time.Since(failingSince).Round(time.Second)))
+			failingSince = time.Time{}
+		}
+		if res.Machines != (SyncMachines{}) {
+			c.sys.log.Info("periodic sync", zap.Int("added", res.Machines.Added),
+				zap.Int("updated", res.Machines.Updated), zap.Int("removed", res.Machines.Removed))
+		}
+	})
+	c.loopMu.Lock()
+	c.loop = loop
+	c.loopMu.Unlock()
 }
 
 // periodicSync is one sync of runPeriodic: a panic fails it, the next one runs.
@@ -336,12 +329,13 @@ func (c *Cluster) periodicSync(base context.Context, interval time.Duration) (re
 	return c.Sync(ctx)
 }
 
+// Stop ends the periodic sync, if it runs, and waits for it.
 func (c *Cluster) Stop() {
-	c.stopOnce.Do(func() {
-		if c.done != nil {
-			close(c.done)
-		}
-	})
+	c.loopMu.Lock()
+	loop := c.loop
+	c.loop = nil
+	c.loopMu.Unlock()
+	loop.Stop()
 }
 
 // Usage returns a usage graph of one machine.

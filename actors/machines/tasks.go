@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/vmplane/vmplane/actors/kit"
@@ -46,8 +48,63 @@ const taskVersion = 1
 func taskKey(id string) []byte     { return persistence.Key("task", id) }
 func openTaskKey(id string) []byte { return persistence.Key("task-open", id) }
 
-// Tasks reads task records.
-type Tasks struct{ sys *system }
+// Tasks reads task records and tells waiters when a task ends.
+type Tasks struct {
+	sys *system
+	mu  sync.Mutex
+	// waiting are the Wait calls of each task, told by ended.
+	waiting map[string][]chan Task
+}
+
+// Wait returns the task once it has ended, or ctx's error first. The machine's entity
+// tells it as soon as the end is durable (ended), so a waiter makes one round trip and
+// no polling. A task that does not exist yet is waited for all the same: bound ctx
+// when its start may have been lost.
+func (t *Tasks) Wait(ctx context.Context, id string) (*Task, error) {
+	ch := make(chan Task, 1)
+	t.mu.Lock()
+	if t.waiting == nil {
+		t.waiting = map[string][]chan Task{}
+	}
+	t.waiting[id] = append(t.waiting[id], ch)
+	t.mu.Unlock()
+	defer t.forget(id, ch)
+	// After registering: an end recorded before is in the store, one after is told.
+	if cur, err := LoadTask(t.sys.store, id); err == nil && cur.Finished() {
+		return cur, nil
+	}
+	select {
+	case task := <-ch:
+		return &task, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (t *Tasks) forget(id string, ch chan Task) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	ws := slices.DeleteFunc(t.waiting[id], func(c chan Task) bool { return c == ch })
+	if len(ws) == 0 {
+		delete(t.waiting, id)
+	} else {
+		t.waiting[id] = ws
+	}
+}
+
+// ended tells the waiters of a task that has ended; its record is durable.
+func (t *Tasks) ended(task *Task) {
+	if !task.Finished() {
+		return
+	}
+	t.mu.Lock()
+	ws := t.waiting[task.ID]
+	delete(t.waiting, task.ID)
+	t.mu.Unlock()
+	for _, ch := range ws {
+		ch <- *task // buffered, one send per waiter
+	}
+}
 
 // Get returns one task. With a tenant scope, another tenant's task is not found.
 func (t *Tasks) Get(_ context.Context, id string, tenant *string) (Task, error) {

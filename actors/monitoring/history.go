@@ -110,67 +110,44 @@ type History struct {
 	interval time.Duration
 	// mu serialises the writers of day records (the timer, and Sample or Backfill
 	// called directly).
-	mu     sync.Mutex
-	ctx    context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	mu sync.Mutex
+	// loop samples at every interval (nil: no sampling).
+	loop *kit.Loop
 }
 
 // startHistory starts the sampler when interval is positive and there is a driver.
 func startHistory(s *system, interval time.Duration) *History {
 	h := &History{sys: s, interval: interval}
-	h.ctx, h.cancel = context.WithCancel(context.Background())
 	if interval > 0 && s.driver != nil {
-		h.wg.Add(1)
-		go h.loop()
+		backfilled := false
+		// Backfill once (again at the next tick if it failed: the hypervisor down),
+		// then sample at start and at every interval.
+		h.loop = kit.Every(s.log, "usage history sample", interval, true, func(base context.Context, now time.Time) {
+			ctx, cancel := context.WithTimeout(base, max(h.interval, time.Minute))
+			defer cancel()
+			if !backfilled {
+				n, err := h.Backfill(ctx, now)
+				if err != nil {
+					if base.Err() == nil {
+						h.sys.log.Warn("usage history backfill failed", zap.Error(err))
+					}
+				} else {
+					backfilled = true
+					if n > 0 {
+						h.sys.log.Info("usage history backfilled", zap.Int("days", n))
+					}
+				}
+			}
+			if err := h.Sample(ctx, now); err != nil && base.Err() == nil {
+				h.sys.log.Warn("usage history sample failed", zap.Error(err))
+			}
+		})
 	}
 	return h
 }
 
-func (h *History) Stop() {
-	h.cancel()
-	h.wg.Wait()
-}
-
-// loop backfills once, then samples at start and at every interval. A failed backfill
-// (the hypervisor down) is tried again at the next tick.
-func (h *History) loop() {
-	defer h.wg.Done()
-	backfilled := false
-	tick := func() {
-		// A panic in the driver costs this sample, not the sampler.
-		defer kit.Recover(h.sys.log, "usage history sample", nil)
-		ctx, cancel := context.WithTimeout(h.ctx, max(h.interval, time.Minute))
-		defer cancel()
-		if !backfilled {
-			n, err := h.Backfill(ctx, time.Now())
-			if err != nil {
-				if h.ctx.Err() == nil {
-					h.sys.log.Warn("usage history backfill failed", zap.Error(err))
-				}
-			} else {
-				backfilled = true
-				if n > 0 {
-					h.sys.log.Info("usage history backfilled", zap.Int("days", n))
-				}
-			}
-		}
-		if err := h.Sample(ctx, time.Now()); err != nil && h.ctx.Err() == nil {
-			h.sys.log.Warn("usage history sample failed", zap.Error(err))
-		}
-	}
-	tick()
-	t := time.NewTicker(h.interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-h.ctx.Done():
-			return
-		case <-t.C:
-			tick()
-		}
-	}
-}
+// Stop ends the sampler and waits for it.
+func (h *History) Stop() { h.loop.Stop() }
 
 // clusterNow is the cluster's usage and capacity per resource, from the inventory.
 type clusterNow struct {

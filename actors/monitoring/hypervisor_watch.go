@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/vmplane/vmplane/actors/alerts"
+	"github.com/vmplane/vmplane/actors/kit"
 
 	"go.uber.org/zap"
 
@@ -23,11 +24,10 @@ const hypervisorFailures = 2
 // watchHypervisor pings the driver on a timer: hypervisorFailures failures in a row
 // raise hypervisor_unavailable, the first success after resolves it. Each change is
 // logged once.
-func (m *Monitoring) watchHypervisor() {
-	defer m.wg.Done()
+func (m *Monitoring) watchHypervisor() *kit.Loop {
 	d := m.sys.driver
 	if d == nil {
-		return
+		return nil
 	}
 	every := m.opts.HypervisorEvery
 	if every <= 0 {
@@ -37,20 +37,11 @@ func (m *Monitoring) watchHypervisor() {
 	if err != nil {
 		open = map[string]bool{}
 	}
-	// A ping in flight must not hold up a shutdown.
-	base, stop := context.WithCancel(context.Background())
-	defer stop()
-	go func() {
-		select {
-		case <-m.done:
-			stop()
-		case <-base.Done():
-		}
-	}()
 	target := d.Name()
 	down := open[target]
 	failures := 0
-	check := func() {
+	// The loop cancels a ping in flight at Stop: it must not hold up a shutdown.
+	return kit.Every(m.sys.log, "hypervisor watch", every, true, func(base context.Context, _ time.Time) {
 		ctx, cancel := context.WithTimeout(base, 10*time.Second)
 		err := d.Ping(ctx)
 		cancel()
@@ -79,18 +70,7 @@ func (m *Monitoring) watchHypervisor() {
 				TargetType: "hypervisor", TargetID: target,
 				Message: "the " + target + " hypervisor does not answer: " + detail})
 		}
-	}
-	t := time.NewTicker(every)
-	defer t.Stop()
-	check()
-	for {
-		select {
-		case <-m.done:
-			return
-		case <-t.C:
-			check()
-		}
-	}
+	})
 }
 
 func (m *Monitoring) resolveHypervisor(target string) {

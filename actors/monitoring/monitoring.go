@@ -54,6 +54,8 @@ type Monitoring struct {
 	sub     *events.Subscription
 	done    chan struct{}
 	wg      sync.WaitGroup
+	// loops are the periodic watchers (node usage, the hypervisor).
+	loops []*kit.Loop
 }
 
 func startMonitoring(s *system, opts MonitoringOptions) *Monitoring {
@@ -70,10 +72,12 @@ func startMonitoring(s *system, opts MonitoringOptions) *Monitoring {
 	if err := m.reconcileNodes(); err != nil {
 		m.sys.log.Warn("node alerts not reconciled", zap.Error(err))
 	}
-	m.wg.Add(3)
+	m.wg.Add(1)
 	go m.watchTasks()
-	go m.watchUsage()
-	go m.watchHypervisor()
+	m.loops = append(m.loops, m.watchUsage())
+	if l := m.watchHypervisor(); l != nil {
+		m.loops = append(m.loops, l)
+	}
 	return m
 }
 
@@ -90,6 +94,9 @@ func (m *Monitoring) Stop() {
 	}
 	m.mu.Unlock()
 	close(m.done)
+	for _, l := range m.loops {
+		l.Stop()
+	}
 	m.wg.Wait()
 }
 
@@ -217,26 +224,18 @@ func (m *Monitoring) reconcileNodes() error {
 }
 
 // watchUsage evaluates node usage on a timer.
-func (m *Monitoring) watchUsage() {
-	defer m.wg.Done()
+func (m *Monitoring) watchUsage() *kit.Loop {
 	open, err := m.openConditions(alerts.AlertNodeUsageHigh)
 	if err != nil {
 		m.sys.log.Warn("node usage alerts not loaded", zap.Error(err))
 		open = map[string]bool{}
 	}
 	since := map[string]time.Time{}
-	t := time.NewTicker(m.opts.NodeUsageEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-m.done:
-			return
-		case now := <-t.C:
-			if err := m.evaluateUsage(now, open, since); err != nil {
-				m.sys.log.Warn("node usage not evaluated", zap.Error(err))
-			}
+	return kit.Every(m.sys.log, "node usage evaluation", m.opts.NodeUsageEvery, false, func(_ context.Context, now time.Time) {
+		if err := m.evaluateUsage(now, open, since); err != nil {
+			m.sys.log.Warn("node usage not evaluated", zap.Error(err))
 		}
-	}
+	})
 }
 
 // evaluateUsage raises node_usage_high for a node whose cpu or memory has been above

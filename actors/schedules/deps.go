@@ -24,11 +24,12 @@ type system struct {
 	driver   hypervisor.Driver
 	log      *zap.Logger
 	Machines *machines.Machines
+	Tasks    *machines.Tasks
 	Backups  *machines.Backups
 }
 
 // StartSchedules starts the schedules' kind; WakeAll arms their timers.
 func Start(d Deps) *Schedules {
 	return startSchedules(&system{rt: d.Runtime, store: d.Runtime.Store, driver: d.Driver, log: d.Runtime.Log,
-		Machines: d.Machines.Machines, Backups: d.Machines.Backups}, d.Options)
+		Machines: d.Machines.Machines, Tasks: d.Machines.Tasks, Backups: d.Machines.Backups}, d.Options)
 }

@@ -1087,30 +1087,16 @@ func (s *Schedules) blockingTask(rec scheduleRecord) *machines.Task {
 	return t
 }
 
-// waitUntilEnded polls a task until it ends (true), or until deadline or the system
-// stops (false). A nil task has ended: a short pause before trying again.
+// waitUntilEnded waits for a task to end (true), or until deadline or the system
+// stops (false). A nil task has ended already.
 func (s *Schedules) waitUntilEnded(t *machines.Task, deadline time.Time) bool {
-	delay := 5 * time.Millisecond
-	for {
-		if t == nil {
-			delay = 0
-		} else if cur, err := machines.LoadTask(s.sys.store, t.ID); err == nil && cur.Finished() {
-			return true
-		}
-		left := time.Until(deadline)
-		if left <= 0 {
-			return false
-		}
-		select {
-		case <-s.ctx.Done():
-			return false
-		case <-time.After(min(delay+time.Millisecond, left)):
-		}
-		if t == nil {
-			return true
-		}
-		delay = min(delay*2, 500*time.Millisecond)
+	if t == nil {
+		return s.ctx.Err() == nil
 	}
+	ctx, cancel := context.WithDeadline(s.ctx, deadline)
+	defer cancel()
+	_, err := s.sys.Tasks.Wait(ctx, t.ID)
+	return err == nil
 }
 
 func (s *Schedules) startRun(rec scheduleRecord, taskID string) error {
@@ -1145,26 +1131,28 @@ func (s *Schedules) startFailed(d *runDone, err error) {
 	}
 }
 
-// waitTask polls a task until it ends; false when the system stops first. A task that
-// does not exist (after appear, when the start's answer was lost) failed to start.
+// waitTask waits for a task to end; false when the system stops first. A task that
+// does not exist after appear (when the start's answer was lost) failed to start.
 func (s *Schedules) waitTask(id string, appear time.Duration) (*machines.Task, bool) {
-	delay := 5 * time.Millisecond
-	deadline := time.Now().Add(appear)
-	for {
-		t, err := machines.LoadTask(s.sys.store, id)
-		if err == nil && t.Finished() {
+	if appear > 0 {
+		ctx, cancel := context.WithTimeout(s.ctx, appear)
+		t, err := s.sys.Tasks.Wait(ctx, id)
+		cancel()
+		if err == nil {
 			return t, true
 		}
-		if errors.Is(err, persistence.ErrNotFound) && !time.Now().Before(deadline) {
+		if s.ctx.Err() != nil {
+			return nil, false
+		}
+		if _, err := machines.LoadTask(s.sys.store, id); errors.Is(err, persistence.ErrNotFound) {
 			return &machines.Task{ID: id, Status: machines.TaskFailed, Error: kit.Ptr("the machine did not start the run in time")}, true
 		}
-		select {
-		case <-s.ctx.Done():
-			return nil, false
-		case <-time.After(delay):
-		}
-		delay = min(delay*2, 500*time.Millisecond)
 	}
+	t, err := s.sys.Tasks.Wait(s.ctx, id)
+	if err != nil {
+		return nil, false
+	}
+	return t, true
 }
 
 // outcome reads an ended task into the run's report.
@@ -1193,47 +1181,11 @@ func (s *Schedules) outcome(rec scheduleRecord, task *machines.Task, d *runDone)
 	if rec.Kind == ScheduleBackup {
 		// The backup may exist although the task failed (vmplane stopped as it
 		// finished, or the machine could not be read afterwards): keep it on record.
-		if b := s.orphanBackup(rec, task); b != nil {
+		if b := s.sys.Backups.Orphan(s.ctx, rec.TenantID, rec.MachineID, task); b != nil {
 			d.Backup = b
 			d.Status += " (the backup was taken and is kept)"
 		}
 	}
-}
-
-// orphanBackup finds a backup of the machine taken while the task ran and not on
-// record. The machine's actor runs one operation at a time, so a backup in the task's
-// window is the task's.
-func (s *Schedules) orphanBackup(rec scheduleRecord, task *machines.Task) *hypervisor.Backup {
-	if s.sys.driver == nil || task.StartedAt == nil || task.FinishedAt == nil {
-		return nil
-	}
-	ctx, cancel := context.WithTimeout(s.ctx, 30*time.Second)
-	defer cancel()
-	m, err := s.sys.Machines.Get(ctx, rec.MachineID, nil)
-	if err != nil || m.VMID == 0 {
-		return nil
-	}
-	list, err := s.sys.driver.Backups(ctx, hypervisor.Ref{VMID: m.VMID, Node: m.Node})
-	if err != nil {
-		return nil
-	}
-	known, err := s.sys.Backups.OfMachine(rec.TenantID, rec.MachineID)
-	if err != nil {
-		return nil
-	}
-	have := map[string]bool{}
-	for _, b := range known {
-		have[b.BackupID] = true
-	}
-	from, to := task.StartedAt.Add(-time.Second), task.FinishedAt.Add(time.Second)
-	var found *hypervisor.Backup
-	for i := range list {
-		b := list[i]
-		if !have[b.ID] && !b.CreatedAt.Before(from) && !b.CreatedAt.After(to) {
-			found = &b
-		}
-	}
-	return found
 }
 
 // report hands a run's outcome to its schedule, retrying a few times: a lost report
