@@ -37,6 +37,15 @@ func PowerTransition(from State, a PowerAction) (State, bool) {
 	return "", false
 }
 
+// PowerTarget is the state an action leaves a machine in, from any state that allows
+// it (reboot and reset: running again), and false for an unknown action. A caller that
+// sees a machine in this state after the action knows it took effect, except after a
+// reboot or reset, which leave the state as it was.
+func PowerTarget(a PowerAction) (State, bool) {
+	t, ok := powerTable[a]
+	return t.to, ok
+}
+
 // Known reports whether a is one of PowerActions.
 func (a PowerAction) Known() bool {
 	_, ok := powerTable[a]

@@ -30,6 +30,16 @@ func TestPowerTransitionMatchesTheOracle(t *testing.T) {
 			}
 		}
 	}
+	for from, row := range want {
+		for a, to := range row {
+			if got, ok := hypervisor.PowerTarget(a); !ok || got != to {
+				t.Errorf("PowerTarget(%s) = %q, %v; want %q (its target from %s)", a, got, ok, to, from)
+			}
+		}
+	}
+	if _, ok := hypervisor.PowerTarget("explode"); ok {
+		t.Errorf("PowerTarget of an unknown action: got ok")
+	}
 	if _, ok := hypervisor.PowerTransition(hypervisor.StateRunning, "explode"); ok {
 		t.Errorf("PowerTransition of an unknown action: got allowed")
 	}
