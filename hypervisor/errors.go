@@ -77,6 +77,9 @@ var (
 	ErrInterfaceNotFound = &Error{Kind: apierr.ErrInvalidRequest, Reason: "interface_not_found"}
 	// ErrDiskNotFound: a disk change names a disk the machine lacks (400).
 	ErrDiskNotFound = &Error{Kind: apierr.ErrInvalidRequest, Reason: "disk_not_found"}
+	// ErrInvalidRule: a firewall rule is not one pve-firewall would take (400); the
+	// apierr kind names the faulty fields (FirewallRule.Validate).
+	ErrInvalidRule = &Error{Kind: apierr.ErrInvalidRequest, Reason: "invalid_firewall_rule"}
 	// ErrDiskShrink: disks only grow; Proxmox cannot shrink a volume (400).
 	ErrDiskShrink = &Error{Kind: apierr.ErrInvalidRequest, Reason: "disk_shrink"}
 	// ErrSameNode: a migration to the node the machine is already on (400).

@@ -89,8 +89,17 @@ func FirewallRuleErrors(r FirewallRule) []apierr.FieldError {
 	return f
 }
 
-// ValidateFirewallRules checks a rule set with FirewallRuleErrors and answers 400
-// naming each fault as rules[i].field.
+// Validate checks one rule with FirewallRuleErrors: nil for a valid rule, else an
+// ErrInvalidRule whose apierr kind is a 400 naming each fault by field (direction,
+// port, ...), so errors.Is(err, ErrInvalidRule) and apierr.From(err).Fields both work.
+func (r FirewallRule) Validate() error {
+	return invalidRule(FirewallRuleErrors(r))
+}
+
+// ValidateFirewallRules checks a rule set, in order, with FirewallRuleErrors: nil when
+// every rule is valid, else an ErrInvalidRule (400) naming each fault as
+// rules[i].field. Every driver's SetFirewall calls it first, so no driver needs rules
+// of its own and a rule set one driver takes, every driver takes.
 func ValidateFirewallRules(rules []FirewallRule) error {
 	var all []apierr.FieldError
 	for i, r := range rules {
@@ -98,10 +107,17 @@ func ValidateFirewallRules(rules []FirewallRule) error {
 			all = append(all, apierr.FieldError{Field: fmt.Sprintf("rules[%d].%s", i, e.Field), Message: e.Message})
 		}
 	}
-	if len(all) > 0 {
-		return apierr.Invalid(all...)
+	return invalidRule(all)
+}
+
+// invalidRule is the ErrInvalidRule of a list of faults, nil for none. Its kind is
+// apierr.Invalid, so the problem body lists the fields.
+func invalidRule(faults []apierr.FieldError) error {
+	if len(faults) == 0 {
+		return nil
 	}
-	return nil
+	kind := apierr.Invalid(faults...)
+	return &Error{Kind: kind, Reason: ErrInvalidRule.Reason, Detail: kind.Detail}
 }
 
 // portsError checks "22", "80:85" and "80,443,8000:8080"; it returns why not, or "".

@@ -54,4 +54,20 @@ func TestFirewallRuleErrors(t *testing.T) {
 	if !errors.As(err, &ae) || ae.Status != 400 || len(ae.Fields) != 1 || ae.Fields[0].Field != "rules[1].source" {
 		t.Errorf("rule set: got %v; want 400 naming rules[1].source", err)
 	}
+	if !errors.Is(err, ErrInvalidRule) || !errors.Is(err, apierr.ErrInvalidRequest) {
+		t.Errorf("rule set: got %v; want ErrInvalidRule and invalid_request", err)
+	}
+	if p := apierr.From(err); len(p.Fields) != 1 || p.Status != 400 {
+		t.Errorf("rule set: problem %+v; want 400 with the field", p)
+	}
+	if err := ValidateFirewallRules([]FirewallRule{ok}); err != nil {
+		t.Errorf("valid rule set: got %v", err)
+	}
+	if err := ok.Validate(); err != nil {
+		t.Errorf("Validate of a valid rule: got %v", err)
+	}
+	err = FirewallRule{Direction: "in", Action: "allow", Protocol: "tcp", Port: "0"}.Validate()
+	if !errors.Is(err, ErrInvalidRule) || !errors.As(err, &ae) || len(ae.Fields) != 2 || ae.Fields[0].Field != "action" || ae.Fields[1].Field != "port" {
+		t.Errorf("Validate of a rule with two faults: got %v; want ErrInvalidRule naming action and port", err)
+	}
 }

@@ -158,30 +158,12 @@ func (d *Driver) Machine(ctx context.Context, ref hypervisor.Ref) (hypervisor.Ma
 	return d.machine(ctx, ref.VMID)
 }
 
-// transitions is the power state machine (the sim's): the states each action may start
-// from. Checking it before calling Proxmox turns a forbidden action into a clear 409
-// instead of a failed task.
-var transitions = map[hypervisor.PowerAction][]hypervisor.State{
-	hypervisor.ActionStart:    {hypervisor.StateStopped},
-	hypervisor.ActionStop:     {hypervisor.StateRunning, hypervisor.StateSuspended},
-	hypervisor.ActionShutdown: {hypervisor.StateRunning},
-	hypervisor.ActionReboot:   {hypervisor.StateRunning},
-	hypervisor.ActionReset:    {hypervisor.StateRunning},
-	hypervisor.ActionSuspend:  {hypervisor.StateRunning},
-	hypervisor.ActionResume:   {hypervisor.StateSuspended},
-}
-
 // Power performs POST status/{action} and follows its task. suspend pauses the guest in
 // memory; resume of a hibernated guest (stopped with lock=suspended) is a start, which
 // is how Proxmox resumes from disk.
 func (d *Driver) Power(ctx context.Context, ref hypervisor.Ref, action hypervisor.PowerAction) error {
-	from, ok := transitions[action]
-	if !ok {
-		e := apierr.New(apierr.ErrInvalidRequest, "unknown power action %q", action)
-		for _, a := range hypervisor.PowerActions {
-			e.Allowed = append(e.Allowed, string(a))
-		}
-		return e
+	if err := hypervisor.ValidatePowerAction(action); err != nil {
+		return err
 	}
 	l, err := d.locateLive(ctx, ref.VMID)
 	if err != nil {
@@ -191,12 +173,10 @@ func (d *Driver) Power(ctx context.Context, ref hypervisor.Ref, action hyperviso
 	if err != nil {
 		return err
 	}
-	allowed := false
-	for _, s := range from {
-		allowed = allowed || s == st.state
-	}
-	if !allowed {
-		return hypervisor.NewError(hypervisor.ErrWrongState, "cannot %s machine %d: it is %s", action, ref.VMID, st.state)
+	// The shared state machine, checked before Proxmox is asked: a forbidden action
+	// is a clear 409 instead of a failed task.
+	if _, err := hypervisor.CheckPower(ref.VMID, st.state, action); err != nil {
+		return err
 	}
 	pveAction := string(action)
 	if action == hypervisor.ActionResume && st.status == "stopped" {

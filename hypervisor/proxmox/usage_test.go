@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/hypervisor/proxmox/pvefake"
 )
@@ -78,10 +77,6 @@ func TestUsage(t *testing.T) {
 		_, err := d.Usage(bg, q)
 		wantErr(t, name, err, targets...)
 	}
-	e("bad timeframe", hypervisor.UsageQuery{Scope: hypervisor.ScopeNode, Ref: hypervisor.Ref{Node: "pve1"}, Timeframe: "decade"}, apierr.ErrInvalidRequest)
-	e("unknown node", hypervisor.UsageQuery{Scope: hypervisor.ScopeNode, Ref: hypervisor.Ref{Node: "pve9"}, Timeframe: "hour"}, hypervisor.ErrNodeNotFound, apierr.ErrNotFound)
-	e("unknown machine", hypervisor.UsageQuery{Scope: hypervisor.ScopeMachine, Ref: hypervisor.Ref{VMID: 999}, Timeframe: "hour"}, hypervisor.ErrMachineNotFound)
-	e("bad scope", hypervisor.UsageQuery{Scope: "cluster", Timeframe: "hour"}, apierr.ErrInvalidRequest)
 	if err := f.SetNodeOnline("pve3", false); err != nil {
 		t.Fatal(err)
 	}

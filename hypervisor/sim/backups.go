@@ -8,23 +8,15 @@ import (
 	"github.com/vmplane/vmplane/hypervisor"
 )
 
-// SetFirewall replaces a machine's rule set (stored as a copy, in order) and enables the
-// firewall on every interface, as Proxmox needs both the rules and firewall=1 on the NIC.
+// SetFirewall checks the rules with hypervisor.ValidateFirewallRules (the rules every
+// driver takes), replaces the machine's rule set (stored as a copy, in order) and
+// enables the firewall on every interface, as Proxmox needs both the rules and
+// firewall=1 on the NIC.
 // Like Proxmox's firewall API, it does not take the machine's lock: rules change while a
 // power action or a config change runs.
 func (d *Driver) SetFirewall(ctx context.Context, ref hypervisor.Ref, rules []hypervisor.FirewallRule) error {
-	for i, r := range rules {
-		field := func(f string) string { return fmt.Sprintf("rules[%d].%s", i, f) }
-		switch {
-		case r.Direction != "in" && r.Direction != "out":
-			return invalid(field("direction"), "must be in or out")
-		case r.Action != "accept" && r.Action != "drop" && r.Action != "reject":
-			return invalid(field("action"), "must be accept, drop or reject")
-		case r.Protocol != "tcp" && r.Protocol != "udp" && r.Protocol != "icmp" && r.Protocol != hypervisor.ProtocolIPv6ICMP && r.Protocol != "any":
-			return invalid(field("protocol"), "must be tcp, udp, icmp, ipv6-icmp or any")
-		case r.Port != "" && r.Protocol != "tcp" && r.Protocol != "udp":
-			return invalid(field("port"), "is only allowed with tcp or udp")
-		}
+	if err := hypervisor.ValidateFirewallRules(rules); err != nil {
+		return err
 	}
 	rules = append([]hypervisor.FirewallRule{}, rules...)
 	return d.run(ctx, op{

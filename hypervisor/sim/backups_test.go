@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 )
 
@@ -46,20 +45,15 @@ func TestBackups(t *testing.T) {
 	if got := machineOf(t, d, m.VMID).State; got != hypervisor.StateRunning {
 		t.Errorf("after stop- and suspend-mode backups: got %s; want running again", got)
 	}
-	_, err = d.Backup(bg, ref, "yolo")
-	wantErr(t, "bad mode", err, apierr.ErrInvalidRequest)
-	_, err = d.Backup(bg, hypervisor.Ref{VMID: 999}, "")
-	wantErr(t, "backup of a missing machine", err, hypervisor.ErrMachineNotFound, apierr.ErrNotFound)
-	_, err = d.Backups(bg, hypervisor.Ref{VMID: 999})
-	wantErr(t, "list of a missing machine", err, hypervisor.ErrMachineNotFound)
-
+	// A deleted id is not handed out again within the same second.
 	wantErr(t, "delete", d.DeleteBackup(bg, ref, b2.ID))
-	wantErr(t, "delete again", d.DeleteBackup(bg, ref, b2.ID), hypervisor.ErrBackupNotFound, apierr.ErrNotFound)
 	if got := backupIDs(t, d, m.VMID); !slices.Equal(got, []string{b1.ID, b3.ID}) {
 		t.Errorf("after delete: got %v; want [%s %s]", got, b1.ID, b3.ID)
 	}
 }
 
+// TestRestoreBackup: the sim restores exactly the machine as it was backed up (the
+// conformance suite checks what every driver restores).
 func TestRestoreBackup(t *testing.T) {
 	d, _ := newTest(t, Config{})
 	m := create(t, d, hypervisor.CreateSpec{Name: "app", Start: true, CPUCores: 2})
@@ -80,9 +74,6 @@ func TestRestoreBackup(t *testing.T) {
 	if !reflect.DeepEqual(got, m) {
 		t.Errorf("restore in place:\n got %+v\nwant %+v (the machine as backed up, still running)", got, m)
 	}
-	_, err = d.RestoreBackup(bg, ref, "vzdump-qemu-100-nope")
-	wantErr(t, "unknown backup", err, hypervisor.ErrBackupNotFound)
-
 	// Backups outlive their machine, and restoring one brings the machine back stopped.
 	if err := d.Destroy(bg, ref); err != nil {
 		t.Fatal(err)
@@ -114,30 +105,22 @@ func TestRestoreDoesNotDuplicateAddresses(t *testing.T) {
 	}
 }
 
+// TestFirewall: the Firewall test hook reads what was pushed, as copies; the
+// conformance suite checks the push itself.
 func TestFirewall(t *testing.T) {
 	d, _ := newTest(t, Config{})
 	m := create(t, d, hypervisor.CreateSpec{})
 	ref := hypervisor.Ref{VMID: m.VMID}
-	rules := []hypervisor.FirewallRule{
-		{Direction: "in", Action: "accept", Protocol: "tcp", Port: "22", Source: "10.0.0.0/8", Enabled: true},
-		{Direction: "in", Action: "drop", Protocol: "any", Enabled: true, Comment: "default deny"},
+	if got := d.Firewall(m.VMID); got != nil {
+		t.Errorf("Firewall before any push: got %v; want nil", got)
 	}
+	rules := []hypervisor.FirewallRule{{Direction: "in", Action: "accept", Protocol: "tcp", Port: "22", Enabled: true}}
 	wantErr(t, "set firewall", d.SetFirewall(bg, ref, rules))
-	rules[0].Port = "23" // the driver keeps its own copy
 	got := d.Firewall(m.VMID)
-	if len(got) != 2 || got[0].Port != "22" || got[1].Comment != "default deny" {
-		t.Errorf("Firewall: got %+v; want the two rules as pushed", got)
-	}
 	got[0].Action = "reject"
 	if d.Firewall(m.VMID)[0].Action != "accept" {
 		t.Errorf("Firewall returned the driver's own slice; want a copy")
 	}
-	if nic := machineOf(t, d, m.VMID).Interfaces[0]; !nic.Firewall {
-		t.Errorf("interface after SetFirewall: got firewall=false; want true")
-	}
-	wantErr(t, "port with icmp", d.SetFirewall(bg, ref, []hypervisor.FirewallRule{{Direction: "in", Action: "accept", Protocol: "icmp", Port: "1"}}), apierr.ErrInvalidRequest)
-	wantErr(t, "bad direction", d.SetFirewall(bg, ref, []hypervisor.FirewallRule{{Direction: "sideways", Action: "accept", Protocol: "tcp"}}), apierr.ErrInvalidRequest)
-	wantErr(t, "unknown machine", d.SetFirewall(bg, hypervisor.Ref{VMID: 999}, nil), hypervisor.ErrMachineNotFound)
 	wantErr(t, "clear", d.SetFirewall(bg, ref, nil))
 	if got := d.Firewall(m.VMID); got == nil || len(got) != 0 {
 		t.Errorf("after clearing: got %v; want an empty, non-nil rule set", got)

@@ -41,21 +41,6 @@ const (
 	OpConsole      = "console"
 )
 
-// transitions is the power state machine: the states each action may start from and
-// the state it leaves the machine in. Anything not listed answers ErrWrongState.
-var transitions = map[hypervisor.PowerAction]struct {
-	from []hypervisor.State
-	to   hypervisor.State
-}{
-	hypervisor.ActionStart:    {[]hypervisor.State{hypervisor.StateStopped}, hypervisor.StateRunning},
-	hypervisor.ActionStop:     {[]hypervisor.State{hypervisor.StateRunning, hypervisor.StateSuspended}, hypervisor.StateStopped},
-	hypervisor.ActionShutdown: {[]hypervisor.State{hypervisor.StateRunning}, hypervisor.StateStopped},
-	hypervisor.ActionReboot:   {[]hypervisor.State{hypervisor.StateRunning}, hypervisor.StateRunning},
-	hypervisor.ActionReset:    {[]hypervisor.State{hypervisor.StateRunning}, hypervisor.StateRunning},
-	hypervisor.ActionSuspend:  {[]hypervisor.State{hypervisor.StateRunning}, hypervisor.StateSuspended},
-	hypervisor.ActionResume:   {[]hypervisor.State{hypervisor.StateSuspended}, hypervisor.StateRunning},
-}
-
 // pendingCreate is a create in flight: its vmid is taken and its memory counts towards
 // its node's load, so concurrent creates spread over the nodes.
 type pendingCreate struct {
@@ -188,16 +173,13 @@ func (d *Driver) Destroy(ctx context.Context, ref hypervisor.Ref) error {
 	})
 }
 
-// Power performs a power action along the state machine in transitions.
+// Power performs a power action along hypervisor.PowerTransition, the state machine
+// every driver shares.
 func (d *Driver) Power(ctx context.Context, ref hypervisor.Ref, action hypervisor.PowerAction) error {
-	t, ok := transitions[action]
-	if !ok {
-		e := apierr.New(apierr.ErrInvalidRequest, "unknown power action %q", action)
-		for _, a := range hypervisor.PowerActions {
-			e.Allowed = append(e.Allowed, string(a))
-		}
-		return e
+	if err := hypervisor.ValidatePowerAction(action); err != nil {
+		return err
 	}
+	var to hypervisor.State
 	return d.run(ctx, op{
 		name: string(action),
 		vmid: ref.VMID,
@@ -206,19 +188,15 @@ func (d *Driver) Power(ctx context.Context, ref hypervisor.Ref, action hyperviso
 			if err != nil {
 				return err
 			}
-			for _, s := range t.from {
-				if m.State == s {
-					return nil
-				}
-			}
-			return hypervisor.NewError(hypervisor.ErrWrongState, "cannot %s machine %d: it is %s", action, ref.VMID, m.State)
+			to, err = hypervisor.CheckPower(ref.VMID, m.State, action)
+			return err
 		},
 		apply: func() error {
 			m := d.machines[ref.VMID]
 			if action == hypervisor.ActionReboot || action == hypervisor.ActionReset {
 				d.closeConsolesLocked(ref.VMID, "machine rebooting")
 			}
-			d.setStateLocked(m, t.to)
+			d.setStateLocked(m, to)
 			return nil
 		},
 	})

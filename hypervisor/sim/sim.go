@@ -3,7 +3,7 @@
 // a laptop and in tests without a Proxmox server.
 //
 // The simulation is faithful where callers can tell the difference: machines follow the
-// Proxmox power state machine, operations take time and hold a per-machine lock, nodes go
+// Proxmox power state machine (hypervisor.PowerTransition), operations take time and hold a per-machine lock, nodes go
 // offline, tasks fail on demand, and usage graphs come at the Proxmox VE 9 resolutions.
 // Everything random is derived from Config.Seed, so the same seed and the same sequence
 // of calls give the same vmids, MACs, addresses and usage series.

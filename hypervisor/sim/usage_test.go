@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 )
 
@@ -91,21 +90,6 @@ func TestUsageResolutions(t *testing.T) {
 			}
 		}
 	}
-}
-
-func TestUsageErrors(t *testing.T) {
-	d, _ := newTest(t, Config{})
-	m := oldMachine(t, d, hypervisor.Machine{})
-	f := func(name string, q hypervisor.UsageQuery, targets ...error) {
-		t.Helper()
-		_, err := d.Usage(bg, q)
-		wantErr(t, name, err, targets...)
-	}
-	f("unknown machine", hypervisor.UsageQuery{Ref: hypervisor.Ref{VMID: 4242}, Timeframe: "hour"}, hypervisor.ErrMachineNotFound, apierr.ErrNotFound)
-	f("unknown node", hypervisor.UsageQuery{Scope: hypervisor.ScopeNode, Ref: hypervisor.Ref{Node: "pve9"}, Timeframe: "hour"}, hypervisor.ErrNodeNotFound, apierr.ErrNotFound)
-	f("unknown timeframe", hypervisor.UsageQuery{Ref: hypervisor.Ref{VMID: m.VMID}, Timeframe: "decade"}, apierr.ErrInvalidRequest)
-	f("empty timeframe", hypervisor.UsageQuery{Ref: hypervisor.Ref{VMID: m.VMID}}, apierr.ErrInvalidRequest)
-	f("unknown scope", hypervisor.UsageQuery{Scope: "cluster", Ref: hypervisor.Ref{VMID: m.VMID}, Timeframe: "hour"}, apierr.ErrInvalidRequest)
 }
 
 // byTime indexes a graph's points by bucket start.

@@ -79,6 +79,13 @@ func (c *call) fwDigestOK(v *vm) bool {
 }
 
 // validRule checks the fields Proxmox verifies on create and update.
+//
+// It stays PVE's validation of raw parameters, not hypervisor.FirewallRuleErrors:
+// the fake models the real server, whose rule model is wider than ours (forward and
+// group rules, macros, sport, upper-case actions, every /etc/protocols name) and
+// whose errors are PVE's parameter errors. The driver validates our rules with the
+// shared check before it sends anything; this check is what catches a driver that
+// translates a valid rule into parameters Proxmox would refuse.
 func (c *call) validRule(r map[string]string) bool {
 	switch r["type"] {
 	case "in", "out", "forward", "group":

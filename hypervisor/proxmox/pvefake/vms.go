@@ -441,6 +441,12 @@ func (c *call) statusCurrent() {
 }
 
 // statusAction runs a power action as a task; its effect lands when the task stops.
+//
+// It checks qemu-server's own preconditions, in PVE's terms and words ("paused", "VM
+// 100 not running", stop allowed from any state), not hypervisor.PowerTransition: the
+// fake models the server the driver talks to, and the driver's job is to map our
+// state machine onto it. Sharing the table would hide a driver that sends an action
+// Proxmox refuses, or maps a state wrongly, behind a fake that agrees by construction.
 func (c *call) statusAction() {
 	v := c.vmLocked()
 	if v == nil {
