@@ -34,10 +34,8 @@ var PowerActionAliases = map[string]hypervisor.PowerAction{
 // ParsePowerAction accepts a power action or an alias of one; anything else is 400
 // listing the valid actions.
 func ParsePowerAction(s string) (hypervisor.PowerAction, error) {
-	for _, a := range hypervisor.PowerActions {
-		if string(a) == s {
-			return a, nil
-		}
+	if a := hypervisor.PowerAction(s); a.Known() {
+		return a, nil
 	}
 	if a, ok := PowerActionAliases[s]; ok {
 		return a, nil

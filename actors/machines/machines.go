@@ -171,23 +171,21 @@ func allowed(status string, op Operation) bool {
 	if op.Type == OpCreate {
 		return false // only a new record is provisioned, by the tenant that made it
 	}
+	if op.Type == OpPower && status != StatusError {
+		// The hypervisor's power state machine, the one every driver follows.
+		_, ok := hypervisor.PowerTransition(hypervisor.State(status), op.Action)
+		return ok
+	}
 	switch status {
 	case StatusRunning:
-		switch op.Type {
-		case OpPower:
-			return op.Action != hypervisor.ActionStart && op.Action != hypervisor.ActionResume
-		case OpMigrate:
+		if op.Type == OpMigrate {
 			return op.Online
 		}
 		return true
 	case StatusStopped:
-		switch op.Type {
-		case OpPower:
-			return op.Action == hypervisor.ActionStart
-		}
 		return true
 	case StatusSuspended:
-		return op.Type == OpPower && (op.Action == hypervisor.ActionResume || op.Action == hypervisor.ActionStop)
+		return false
 	case StatusError:
 		return (op.Type == OpPower && (op.Action == hypervisor.ActionStart || op.Action == hypervisor.ActionStop)) || op.Type == OpReinstall
 	}
@@ -915,14 +913,9 @@ func (e *machineEntity) finishOrphanLike(taskID string) {
 func reached(hm hypervisor.Machine, op Operation) bool {
 	switch op.Type {
 	case OpPower:
-		switch op.Action {
-		case hypervisor.ActionStart, hypervisor.ActionResume:
-			return hm.State == hypervisor.StateRunning
-		case hypervisor.ActionStop, hypervisor.ActionShutdown:
-			return hm.State == hypervisor.StateStopped
-		case hypervisor.ActionSuspend:
-			return hm.State == hypervisor.StateSuspended
-		}
+		// Reboot and reset leave the state as it was: their effect cannot be seen.
+		to, ok := hypervisor.PowerTarget(op.Action)
+		return ok && op.Action != hypervisor.ActionReboot && op.Action != hypervisor.ActionReset && hm.State == to
 	case OpMigrate:
 		return hm.Node == op.TargetNode
 	case OpConfig:
