@@ -138,7 +138,9 @@ func TestUnreachableProxmoxRaisesAlert(t *testing.T) {
 		ev := s.alertsOf(admin, path, "proxmox")
 		return len(ev) == 1 && ev[0].Status == alerts.AlertResolved
 	})
-	monPoll(t, "the sync to say it works again", func() bool { return logs.FilterMessage("periodic sync works again").Len() == again+1 })
+	// At least once: on a loaded machine a sync after the heal may overrun its 20 ms
+	// interval, fail, and heal again.
+	monPoll(t, "the sync to say it works again", func() bool { return logs.FilterMessage("periodic sync works again").Len() > again })
 }
 
 // TestOperatorLogLines: what an operator needs is in the log at info (a failed login

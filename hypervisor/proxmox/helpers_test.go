@@ -29,7 +29,7 @@ func newTest(t *testing.T, fc pvefake.Config, mods ...func(*Config)) (*Driver, *
 		TokenID:          f.TokenID(),
 		TokenSecret:      f.TokenSecret(),
 		CAFile:           writeCA(t, f),
-		RequestTimeout:   3 * time.Second,
+		RequestTimeout:   10 * time.Second, // generous: a loaded test machine is slow; the timeout tests set their own
 		TaskPollInterval: 2 * time.Millisecond,
 		ConsoleUser:      user,
 		ConsolePassword:  pass,
