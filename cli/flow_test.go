@@ -3,6 +3,7 @@ package cli_test
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -101,6 +102,12 @@ func TestFlow(t *testing.T) {
 		t.Fatalf("resize: got %d cores; want 4", m.CPUCores)
 	}
 
+	// The serial console: the simulated machine's shell answers, exit ends the session.
+	r = w.run("hostname\nexit\n", "machine", "console", m.ID)
+	if r.code != 0 || !regexp.MustCompile(`(?m)# hostname\r?\nweb-1\r?$`).MatchString(r.out) {
+		t.Fatalf("machine console: exit %d, stdout %q, stderr %q; want hostname answered with web-1", r.code, r.out, r.err)
+	}
+
 	// Firewall rules of the tenant.
 	var rule client.FirewallRule
 	w.okJSON(&rule, "firewall", "add", "--tenant", ten.ID, "--direction", "in", "--action", "accept", "--protocol", "tcp", "--port", "22", "--comment", "ssh")
@@ -151,6 +158,7 @@ func TestFlow(t *testing.T) {
 		t.Fatalf("the tenant's user lists %+v; want its one machine", mine)
 	}
 	w.fails(1, "forbidden", "tenant", "list", "--remote", "acme")
+	w.fails(1, "forbidden", "machine", "console", m.ID, "--remote", "acme")
 	w.ok("remote", "switch", "acme")
 	w.okJSON(&mine, "machine", "list")
 	if len(mine) != 1 {

@@ -105,7 +105,7 @@ func (a *app) machineCmd() *cobra.Command {
 	}
 
 	cmd := group(&cobra.Command{Use: "machine", Aliases: []string{"vm"}, Short: "machines: create, list, power, resize, delete"},
-		list, show, a.machineCreateCmd(), a.machineResizeCmd(), a.machineDeleteCmd())
+		list, show, a.machineCreateCmd(), a.machineResizeCmd(), a.machineDeleteCmd(), a.machineConsoleCmd())
 	for _, act := range []struct{ name, short string }{
 		{client.ActionStart, "start a machine"},
 		{client.ActionStop, "stop a machine at once (power off)"},

@@ -315,32 +315,11 @@ func newTransport() *http.Transport {
 // client is a client of the target server with the login of --token or of the
 // remote, acting for --tenant when it is given.
 func (a *app) client() (*client.Client, error) {
-	st, t, err := a.target()
+	base, hc, err := a.connect()
 	if err != nil {
 		return nil, err
 	}
-	var c *client.Client
-	if tok := firstOf(a.token, a.getenv("VMPLANE_TOKEN")); tok != "" {
-		c, err = client.New(t.base, client.WithToken(tok), client.WithHTTPClient(&http.Client{Transport: newTransport()}))
-	} else {
-		creds, cerr := st.LoadCredentials()
-		if cerr != nil {
-			return nil, cerr
-		}
-		cr, ok := creds[t.name]
-		if t.name == "" || !ok {
-			who := t.name
-			if who == "" {
-				who = t.base
-			}
-			return nil, fmt.Errorf("not logged in to %s: run 'vmplane login %s', or give --token (env VMPLANE_TOKEN)", who, t.name)
-		}
-		s := &session{store: st, remote: t.name, base: t.base, next: newTransport(), creds: cr}
-		// The session puts the token on each request itself (and renews it), so the
-		// client is given none.
-		c, err = client.New(t.base, client.WithHTTPClient(&http.Client{Transport: s}))
-		a.sess = s
-	}
+	c, err := client.New(base, client.WithHTTPClient(hc))
 	if err != nil {
 		return nil, usageError{err}
 	}
@@ -348,6 +327,42 @@ func (a *app) client() (*client.Client, error) {
 		c = c.ForTenant(tenant)
 	}
 	return c, nil
+}
+
+// connect is the target server's base URL and an HTTP client that puts the login of
+// --token or of the remote on every request. The Go client is given no token of its
+// own: this transport sets it (and renews a stored login).
+func (a *app) connect() (string, *http.Client, error) {
+	st, t, err := a.target()
+	if err != nil {
+		return "", nil, err
+	}
+	if tok := firstOf(a.token, a.getenv("VMPLANE_TOKEN")); tok != "" {
+		return t.base, &http.Client{Transport: bearer{tok, newTransport()}}, nil
+	}
+	creds, err := st.LoadCredentials()
+	if err != nil {
+		return "", nil, err
+	}
+	cr, ok := creds[t.name]
+	if t.name == "" || !ok {
+		who := firstOf(t.name, t.base)
+		return "", nil, fmt.Errorf("not logged in to %s: run 'vmplane login %s', or give --token (env VMPLANE_TOKEN)", who, t.name)
+	}
+	a.sess = &session{store: st, remote: t.name, base: t.base, next: newTransport(), creds: cr}
+	return t.base, &http.Client{Transport: a.sess}, nil
+}
+
+// bearer sends every request with a fixed token: --token.
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(req *http.Request) (*http.Response, error) {
+	r := req.Clone(req.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
 }
 
 func (a *app) tenantScope() string { return firstOf(a.tenant, a.getenv("VMPLANE_TENANT")) }
