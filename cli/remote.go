@@ -30,11 +30,7 @@ func (a *app) remoteCmd() *cobra.Command {
 			if name == "" || strings.ContainsAny(name, " \t/") {
 				return usagef("remote name %q: want a word without spaces or slashes", name)
 			}
-			st, err := a.store()
-			if err != nil {
-				return err
-			}
-			cfg, err := st.LoadConfig()
+			st, cfg, err := a.config()
 			if err != nil {
 				return err
 			}
@@ -57,11 +53,7 @@ func (a *app) remoteCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			st, err := a.store()
-			if err != nil {
-				return err
-			}
-			cfg, err := st.LoadConfig()
+			st, cfg, err := a.config()
 			if err != nil {
 				return err
 			}
@@ -98,11 +90,7 @@ func (a *app) remoteCmd() *cobra.Command {
 		Args:              args(1, "NAME"),
 		ValidArgsFunction: a.completeRemotes,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := a.store()
-			if err != nil {
-				return err
-			}
-			cfg, err := st.LoadConfig()
+			st, cfg, err := a.config()
 			if err != nil {
 				return err
 			}
@@ -131,11 +119,7 @@ func (a *app) remoteCmd() *cobra.Command {
 		Args:              args(1, "NAME"),
 		ValidArgsFunction: a.completeRemotes,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := a.store()
-			if err != nil {
-				return err
-			}
-			cfg, err := st.LoadConfig()
+			st, cfg, err := a.config()
 			if err != nil {
 				return err
 			}
@@ -147,6 +131,16 @@ func (a *app) remoteCmd() *cobra.Command {
 		},
 	}
 	return group(&cobra.Command{Use: "remote", Short: "the servers this client knows: add, list, remove, switch"}, add, list, remove, sw)
+}
+
+// config is the store and the remotes it holds.
+func (a *app) config() (Store, *Config, error) {
+	st, err := a.store()
+	if err != nil {
+		return st, nil, err
+	}
+	cfg, err := st.LoadConfig()
+	return st, cfg, err
 }
 
 func (a *app) loginCmd() *cobra.Command {

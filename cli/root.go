@@ -264,11 +264,7 @@ type target struct {
 
 // target resolves --url, --remote and the current remote.
 func (a *app) target() (Store, target, error) {
-	st, err := a.store()
-	if err != nil {
-		return st, target{}, err
-	}
-	cfg, err := st.LoadConfig()
+	st, cfg, err := a.config()
 	if err != nil {
 		return st, target{}, err
 	}
@@ -368,11 +364,7 @@ func (b bearer) RoundTrip(req *http.Request) (*http.Response, error) {
 func (a *app) tenantScope() string { return firstOf(a.tenant, a.getenv("VMPLANE_TENANT")) }
 
 func (a *app) completeRemotes(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-	st, err := a.store()
-	if err != nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	cfg, err := st.LoadConfig()
+	_, cfg, err := a.config()
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
