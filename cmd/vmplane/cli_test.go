@@ -80,6 +80,9 @@ func TestClientCommands(t *testing.T) {
 	if out := run("", 0, "help"); !strings.Contains(out, "serve     run the API server") || !strings.Contains(out, "machine") || !strings.Contains(out, "login") {
 		t.Fatalf("help: %q", out)
 	}
+	if out := run("", 0, "help", "serve"); !strings.Contains(out, "Usage: vmplane serve [flags]") {
+		t.Fatalf("help serve: %q; want serve's own help", out)
+	}
 	run("", 0, "logout")
 	run("", 1, "tenant", "list")
 }

@@ -94,7 +94,7 @@ func commandTree(env cli.Env) *cobra.Command {
 	root := cli.New(env)
 	for _, sc := range serverCommands {
 		name := sc.name
-		root.AddCommand(&cobra.Command{
+		c := &cobra.Command{
 			Use:                name,
 			Short:              sc.short,
 			DisableFlagParsing: true,
@@ -105,7 +105,10 @@ func commandTree(env cli.Env) *cobra.Command {
 				}
 				return nil
 			},
-		})
+		}
+		// `vmplane help serve` shows serve's own help, flags and all.
+		c.SetHelpFunc(func(*cobra.Command, []string) { runServerCommand(name, []string{"-h"}, env.Stdout, env.Stderr) })
+		root.AddCommand(c)
 	}
 	return root
 }
