@@ -153,22 +153,31 @@ func TestFlow(t *testing.T) {
 		t.Fatalf("login acme: %d %s", r.code, r.err)
 	}
 	var mine []client.Machine
-	w.okJSON(&mine, "machine", "list", "--remote", "acme")
+	w.okJSON(&mine, "machine", "list", "--remote", "acme", "--name", "web-1")
 	if len(mine) != 1 || mine[0].ID != m.ID {
-		t.Fatalf("the tenant's user lists %+v; want its one machine", mine)
+		t.Fatalf("the tenant's user lists %+v; want its machine web-1", mine)
 	}
+	// It creates a machine of its own (no --tenant: its tenant is its own), within the
+	// quota, and meets the quota beyond it.
+	var m2 client.Machine
+	w.okJSON(&m2, "machine", "create", "--remote", "acme", "--name", "web-2", "--template", "tpl-ubuntu-24.04", "--wait")
+	if m2.Status != "running" || m2.TenantID == nil || *m2.TenantID != ten.ID || m2.CPUCores != 1 {
+		t.Fatalf("the user's machine: got %+v; want a running small machine of its tenant", m2)
+	}
+	w.fails(1, "vmplane: quota_exceeded: ", "machine", "create", "--remote", "acme", "--name", "web-3", "--template", "tpl-ubuntu-24.04", "--cores", "64")
 	w.fails(1, "forbidden", "tenant", "list", "--remote", "acme")
 	w.fails(1, "forbidden", "machine", "console", m.ID, "--remote", "acme")
 	w.ok("remote", "switch", "acme")
 	w.okJSON(&mine, "machine", "list")
-	if len(mine) != 1 {
-		t.Fatalf("after remote switch: got %d machines; want 1", len(mine))
+	if len(mine) != 2 {
+		t.Fatalf("after remote switch: got %d machines; want 2", len(mine))
 	}
 	w.ok("logout")
 	w.fails(1, "not logged in to acme", "machine", "list")
 	w.ok("remote", "switch", "test")
 
 	w.okJSON(&task, "machine", "delete", m.ID, "--wait")
+	w.okJSON(&task, "machine", "delete", m2.ID, "--wait")
 	w.fails(1, "not_found", "machine", "show", m.ID)
 	w.ok("user", "delete", u.ID)
 	w.ok("tenant", "delete", ten.ID)

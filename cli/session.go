@@ -236,6 +236,10 @@ func (s *session) endedErr() error {
 
 // logout ends the session's login on the server and forgets it.
 func (s *session) logout(ctx context.Context) error {
+	// Renew first if the token is about to expire: a renewal on the way of the logout
+	// request would spend the refresh token its body names, and the server takes a
+	// spent one presented again for theft.
+	_, _ = s.token(ctx, "")
 	s.mu.Lock()
 	refresh := s.creds.RefreshToken
 	s.mu.Unlock()
