@@ -31,9 +31,6 @@ type Env struct {
 	Getenv func(string) string
 }
 
-// OS is the Env of the running process.
-func OS() Env { return Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv} }
-
 // ExitError ends a command with an exit status and no message of its own (the
 // command printed what it had to say): what cmd/vmplane's server subcommands return
 // when they run under the command tree.
@@ -112,6 +109,21 @@ error code and detail on one line), 2 a command line that does not parse.`,
 		}
 	}
 	return root
+}
+
+// IsGlobalFlag reports whether arg (--remote, -o=json, ...) is one of the client's
+// global flags, which cmd/vmplane takes to mean a client command follows (a bare
+// `vmplane --flag` otherwise starts serve).
+func IsGlobalFlag(arg string) bool {
+	name, _, _ := strings.Cut(arg, "=")
+	flags := New(Env{}).PersistentFlags()
+	if long, ok := strings.CutPrefix(name, "--"); ok {
+		return long != "" && flags.Lookup(long) != nil
+	}
+	if short, ok := strings.CutPrefix(name, "-"); ok && len(short) == 1 {
+		return flags.ShorthandLookup(short) != nil
+	}
+	return false
 }
 
 // explain turns the 401 of a request sent after the stored login ended into the

@@ -68,6 +68,11 @@ func TestClientCommands(t *testing.T) {
 	if out := run("", 0, "tenant", "list"); !strings.Contains(out, ten.ID) || !strings.HasPrefix(out, "ID ") {
 		t.Fatalf("tenant list: %q", out)
 	}
+	// The client's global flags may come first: that is no serve.
+	if out := run("", 0, "--remote", "lab", "-o", "json", "tenant", "list"); !strings.HasPrefix(out, "[") || !strings.Contains(out, ten.ID) {
+		t.Fatalf("--remote lab -o json tenant list: %q", out)
+	}
+	run("", 2, "--remote=nope", "tenant", "list")
 	if out := run("", 1, "tenant", "show", "01ARZ3NDEKTSV4RRFFQ69G5FAV"); !strings.HasPrefix(out, "vmplane: not_found: ") {
 		t.Fatalf("tenant show of no tenant: %q", out)
 	}

@@ -32,6 +32,11 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	env := cli.Env{Stdin: os.Stdin, Stdout: stdout, Stderr: stderr, Getenv: os.Getenv}
+	if len(args) > 0 && cli.IsGlobalFlag(args[0]) {
+		// `vmplane --remote lab machine list`: the client's flags before its command.
+		return cli.Execute(commandTree(env), args, env)
+	}
 	cmd := "serve"
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
 		cmd, args = args[0], args[1:]
@@ -39,7 +44,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if code, ok := runServerCommand(cmd, args, stdout, stderr); ok {
 		return code
 	}
-	env := cli.Env{Stdin: os.Stdin, Stdout: stdout, Stderr: stderr, Getenv: os.Getenv}
 	if cmd == "help" && len(args) == 0 {
 		usage(stdout, env)
 		return 0
