@@ -126,12 +126,21 @@ func IsGlobalFlag(arg string) bool {
 	return false
 }
 
-// explain turns the 401 of a request sent after the stored login ended into the
-// reason it ended and what to do.
+// explain adds what to do to two errors: the 401 of a request sent after the stored
+// login ended becomes the reason it ended, and an operator's call of a client-area
+// route without a tenant names the --tenant flag.
 func (a *app) explain(err error) error {
 	if err != nil && a.sess != nil && errors.Is(err, client.ErrUnauthorized) {
 		if ended := a.sess.endedErr(); ended != nil {
 			return ended
+		}
+	}
+	var ae *client.Error
+	if errors.As(err, &ae) && errors.Is(err, client.ErrInvalidRequest) && a.tenantScope() == "" {
+		for _, f := range ae.Fields {
+			if f.Field == "tenant_id" {
+				return fmt.Errorf("%s: give --tenant ID (env VMPLANE_TENANT)", describe(err))
+			}
 		}
 	}
 	return err

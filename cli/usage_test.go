@@ -41,6 +41,8 @@ func TestExitCodes(t *testing.T) {
 		t.Errorf("an API error: stderr %q; want one line", r.err)
 	}
 	w.fails(1, "invalid_request", "tenant", "create", "")
+	// An operator must say which tenant's machines: the error names the flag.
+	w.fails(1, "give --tenant ID", "machine", "list")
 	w.fails(1, "no template \"nope\"", "machine", "create", "--tenant", "t", "--name", "x", "--template", "nope")
 	if r := w.run("", "--help"); r.code != 0 || !strings.Contains(r.out, "machine") {
 		t.Errorf("--help: exit %d, %q", r.code, r.out)
