@@ -76,8 +76,13 @@ func blockStyle(n *yaml.Node) {
 }
 
 // needsQuotes reports whether a string would read back as something else unquoted
-// (a number, a boolean, null); the encoder quotes what YAML syntax needs by itself.
+// (a number, a boolean, null), also by a YAML 1.1 reader, for which yes, no, on and
+// off are booleans; the encoder quotes what YAML syntax needs by itself.
 func needsQuotes(s string) bool {
+	switch strings.ToLower(s) {
+	case "y", "yes", "n", "no", "on", "off":
+		return true
+	}
 	var v any
 	if yaml.Unmarshal([]byte(s), &v) != nil {
 		return true
