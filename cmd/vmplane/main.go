@@ -1,5 +1,6 @@
 // Command vmplane is the vmplane control plane: `vmplane serve` (the default) runs the
-// API server, `vmplane version` prints the version.
+// API server, `vmplane version` prints the version, and the client verbs of package cli
+// (`vmplane login`, `vmplane machine list`, ...) speak to a server over its API.
 package main
 
 import (
@@ -13,12 +14,15 @@ import (
 	"runtime/pprof"
 	"strings"
 	"syscall"
+	"text/tabwriter"
 	"time"
 
+	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 
 	"github.com/vmplane/vmplane/actors/auth"
 	"github.com/vmplane/vmplane/app"
+	"github.com/vmplane/vmplane/cli"
 	"github.com/vmplane/vmplane/persistence"
 	"github.com/vmplane/vmplane/sdnotify"
 )
@@ -28,40 +32,92 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	env := cli.Env{Stdin: os.Stdin, Stdout: stdout, Stderr: stderr, Getenv: os.Getenv}
+	if len(args) > 0 && cli.IsGlobalFlag(args[0]) {
+		// `vmplane --remote lab machine list`: the client's flags before its command.
+		return cli.Execute(commandTree(env), args, env)
+	}
 	cmd := "serve"
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
 		cmd, args = args[0], args[1:]
 	}
+	if code, ok := runServerCommand(cmd, args, stdout, stderr); ok {
+		return code
+	}
+	if cmd == "help" && len(args) == 0 {
+		usage(stdout, env)
+		return 0
+	}
+	// Everything else is the command-line client's (and cobra's own completion and
+	// help commands); an unknown command is a usage error there.
+	return cli.Execute(commandTree(env), append([]string{cmd}, args...), env)
+}
+
+// serverCommands are the commands of the server binary proper, with their one-line
+// help; they keep their own flag parsing, outside the client's command tree.
+var serverCommands = []struct{ name, short string }{
+	{"serve", "run the API server (the default; see 'vmplane serve -h')"},
+	{"bench", "load a running server and report latencies (see 'vmplane bench -h')"},
+	{"proxmox", "proxmox check: test the connection to Proxmox VE and the API token's privileges"},
+	{"config", "config check: validate the configuration (--config FILE, environment, flags) and print it, secrets masked"},
+	{"admin", "admin reset-password: set a user's password in the data directory of a stopped server"},
+	{"version", "print the version, commit, build date and Go version (--json: as JSON)"},
+}
+
+// runServerCommand runs cmd when it is one of the server's commands; ok reports
+// whether it was.
+func runServerCommand(cmd string, args []string, stdout, stderr io.Writer) (code int, ok bool) {
 	switch cmd {
 	case "serve":
-		return serve(args, stderr)
+		return serve(args, stderr), true
 	case "bench":
-		return runBench(args, os.Getenv, stdout, stderr)
+		return runBench(args, os.Getenv, stdout, stderr), true
 	case "proxmox":
-		return runProxmox(args, os.Getenv, stdout, stderr)
+		return runProxmox(args, os.Getenv, stdout, stderr), true
 	case "config":
-		return runConfig(args, os.Getenv, stdout, stderr)
+		return runConfig(args, os.Getenv, stdout, stderr), true
 	case "admin":
-		return runAdmin(args, os.Getenv, os.Stdin, stdout, stderr)
+		return runAdmin(args, os.Getenv, os.Stdin, stdout, stderr), true
 	case "version":
-		return runVersion(args, stdout, stderr)
+		return runVersion(args, stdout, stderr), true
 	case "hash-worker":
 		// Started by serve: see auth.AuthOptions.HashCommand.
 		if err := auth.ServeHashWorker(os.Stdin, stdout); err != nil {
 			fmt.Fprintf(stderr, "vmplane hash-worker: %v\n", err)
-			return 1
+			return 1, true
 		}
-		return 0
-	case "help":
-		usage(stdout)
-		return 0
+		return 0, true
 	}
-	fmt.Fprintf(stderr, "vmplane: unknown command %q\n\n", cmd)
-	usage(stderr)
-	return 2
+	return 0, false
 }
 
-func usage(w io.Writer) {
+// commandTree is the client's command tree with the server's commands added, so
+// that `vmplane help` and shell completion know them too. They run here only when
+// reached through the tree, which run never does: it runs them first, by name.
+func commandTree(env cli.Env) *cobra.Command {
+	root := cli.New(env)
+	for _, sc := range serverCommands {
+		name := sc.name
+		c := &cobra.Command{
+			Use:                name,
+			Short:              sc.short,
+			DisableFlagParsing: true,
+			RunE: func(_ *cobra.Command, args []string) error {
+				code, _ := runServerCommand(name, args, env.Stdout, env.Stderr)
+				if code != 0 {
+					return cli.ExitError{Code: code}
+				}
+				return nil
+			},
+		}
+		// `vmplane help serve` shows serve's own help, flags and all.
+		c.SetHelpFunc(func(*cobra.Command, []string) { runServerCommand(name, []string{"-h"}, env.Stdout, env.Stderr) })
+		root.AddCommand(c)
+	}
+	return root
+}
+
+func usage(w io.Writer, env cli.Env) {
 	fmt.Fprint(w, `Usage: vmplane [command] [flags]
 
 Commands:
@@ -76,7 +132,17 @@ Commands:
   version   print the version, commit, build date and Go version (--json: as JSON)
   hash-worker
             (internal) the password hashing process serve starts
+
+Client commands (they talk to a server: see 'vmplane help COMMAND'):
 `)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, c := range cli.New(env).Commands() {
+		if c.IsAvailableCommand() {
+			fmt.Fprintf(tw, "  %s\t%s\n", c.Name(), c.Short)
+		}
+	}
+	_ = tw.Flush()
+	fmt.Fprint(w, "\nGlobal flags of the client commands: --remote, --url, --token, --tenant, -o table|json|yaml\n")
 }
 
 func serve(args []string, stderr io.Writer) int {

@@ -1,0 +1,209 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gorilla/websocket"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+)
+
+// detachKey ends a console session from the terminal: Ctrl-], as in telnet, since
+// every other control key belongs to the machine's console.
+const detachKey = 0x1d
+
+// consoleLinger is how long, after standard input ended (a script's input, not a
+// terminal), the console's answers are still read before the session is closed.
+const consoleLinger = 2 * time.Second
+
+// consoleTicket is the answer of GET /api/virt/vms/{id}/console.
+type consoleTicket struct {
+	Type string `json:"type"`
+	URL  string `json:"url"`
+	Path string `json:"path"`
+}
+
+func (a *app) machineConsoleCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "console ID",
+		Short: "attach the terminal to a machine's serial console (operators); Ctrl-] detaches",
+		Long: `Attach the terminal to a running machine's serial console, through the server's
+console websocket. On a terminal, keys go to the machine as typed (raw mode) and
+Ctrl-] detaches. Without a terminal, standard input is sent as it comes and the
+session ends when the console closes (exit, say) or shortly after the input ends, so
+that a script can run: printf 'hostname\nexit\n' | vmplane machine console ID`,
+		Args: args(1, "ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			base, hc, err := a.connect()
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			ticket, err := getConsoleTicket(ctx, hc, base, args[0])
+			if err != nil {
+				return err
+			}
+			wsURL, err := consoleURL(base, ticket)
+			if err != nil {
+				return err
+			}
+			conn, res, err := websocket.DefaultDialer.DialContext(ctx, wsURL, nil)
+			if err != nil {
+				if res != nil {
+					return fmt.Errorf("opening the console: %s", res.Status)
+				}
+				return fmt.Errorf("opening the console: %w", err)
+			}
+			defer conn.Close()
+			return a.attach(ctx, conn)
+		},
+	}
+}
+
+func getConsoleTicket(ctx context.Context, hc *http.Client, base, id string) (*consoleTicket, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/virt/vms/"+url.PathEscape(id)+"/console", nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "application/json")
+	res, err := hc.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(res.Body, 1<<20))
+	if err != nil {
+		return nil, err
+	}
+	if res.StatusCode != http.StatusOK {
+		return nil, problemError(res, body)
+	}
+	var t consoleTicket
+	if err := json.Unmarshal(body, &t); err != nil {
+		return nil, fmt.Errorf("the console ticket: %w", err)
+	}
+	return &t, nil
+}
+
+// consoleURL is the websocket URL of a ticket: its url when the server gave an
+// absolute one, else its path on the server the ticket came from.
+func consoleURL(base string, t *consoleTicket) (string, error) {
+	if strings.HasPrefix(t.URL, "ws://") || strings.HasPrefix(t.URL, "wss://") {
+		return t.URL, nil
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		return "", err
+	}
+	switch u.Scheme {
+	case "https":
+		u.Scheme = "wss"
+	default:
+		u.Scheme = "ws"
+	}
+	p := firstOf(t.Path, t.URL)
+	if !strings.HasPrefix(p, "/") {
+		return "", fmt.Errorf("the server answered no console path (%q)", p)
+	}
+	return strings.TrimRight(u.String(), "/") + p, nil
+}
+
+// attach copies the console to stdout and stdin to the console until the console
+// closes, the user detaches, or (without a terminal) the input has ended.
+func (a *app) attach(ctx context.Context, conn *websocket.Conn) error {
+	in, tty := a.env.Stdin.(*os.File)
+	tty = tty && term.IsTerminal(int(in.Fd()))
+	if tty {
+		old, err := term.MakeRaw(int(in.Fd()))
+		if err != nil {
+			return err
+		}
+		defer term.Restore(int(in.Fd()), old) //nolint:errcheck // nothing better to do
+		fmt.Fprint(a.env.Stderr, "connected to the console; Ctrl-] detaches\r\n")
+	}
+	closed := make(chan struct{}) // the console ended: its output is all written
+	go func() {
+		defer close(closed)
+		for {
+			_, data, err := conn.ReadMessage()
+			if err != nil {
+				return
+			}
+			if _, err := a.env.Stdout.Write(data); err != nil {
+				return
+			}
+		}
+	}()
+	var mu sync.Mutex // one writer at a time on the websocket
+	send := func(kind int, data []byte) error {
+		mu.Lock()
+		defer mu.Unlock()
+		return conn.WriteMessage(kind, data)
+	}
+	inputDone := make(chan struct{})
+	detached := make(chan struct{})
+	go func() {
+		defer close(inputDone)
+		buf := make([]byte, 1024)
+		for {
+			n, err := a.env.Stdin.Read(buf)
+			if n > 0 {
+				chunk := buf[:n]
+				if tty {
+					if i := strings.IndexByte(string(chunk), detachKey); i >= 0 {
+						if i > 0 {
+							_ = send(websocket.BinaryMessage, chunk[:i])
+						}
+						close(detached)
+						return
+					}
+				}
+				if send(websocket.BinaryMessage, chunk) != nil {
+					return
+				}
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	bye := func() {
+		mu.Lock()
+		_ = conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), time.Now().Add(time.Second))
+		mu.Unlock()
+		select { // the server answers the close; do not wait for long
+		case <-closed:
+		case <-time.After(time.Second):
+		}
+	}
+	select {
+	case <-closed:
+	case <-detached:
+		bye()
+		fmt.Fprint(a.env.Stderr, "\r\ndetached from the console\r\n")
+	case <-inputDone:
+		if tty {
+			bye()
+			break
+		}
+		select {
+		case <-closed:
+		case <-time.After(consoleLinger):
+			bye()
+		case <-ctx.Done():
+			bye()
+		}
+	case <-ctx.Done():
+		bye()
+	}
+	return nil
+}

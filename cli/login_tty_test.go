@@ -1,0 +1,143 @@
+//go:build linux
+
+package cli_test
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/vmplane/vmplane/app/apptest"
+	"github.com/vmplane/vmplane/cli"
+)
+
+// openPTY opens a pseudo-terminal: the master end (the user's keyboard and screen)
+// and the terminal end the command reads as its standard input.
+func openPTY(t *testing.T) (master, tty *os.File) {
+	t.Helper()
+	master, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminals here: %v", err)
+	}
+	if err := unix.IoctlSetPointerInt(int(master.Fd()), unix.TIOCSPTLCK, 0); err != nil {
+		t.Fatal(err)
+	}
+	n, err := unix.IoctlGetInt(int(master.Fd()), unix.TIOCGPTN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tty, err = os.OpenFile("/dev/pts/"+strconv.Itoa(n), os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tty.Close(); master.Close() })
+	return master, tty
+}
+
+// TestInteractiveLogin: on a terminal, login asks for the e-mail and then the
+// password, which the terminal does not echo.
+func TestInteractiveLogin(t *testing.T) {
+	w := newWorld(t)
+	w.ok("remote", "add", "test", w.base)
+	master, tty := openPTY(t)
+
+	// What the terminal shows: the echo of what is typed (the e-mail, not the password).
+	var mu sync.Mutex
+	var screen bytes.Buffer
+	go func() {
+		buf := make([]byte, 1024)
+		for {
+			n, err := master.Read(buf)
+			mu.Lock()
+			screen.Write(buf[:n])
+			mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	var errOut syncBuffer
+	var out bytes.Buffer
+	env := cli.Env{Stdin: tty, Stdout: &out, Stderr: &errOut, Getenv: func(k string) string { return w.vars[k] }}
+	done := make(chan int, 1)
+	go func() { done <- cli.Execute(cli.New(env), []string{"login"}, env) }()
+
+	// Type each answer once its prompt is there: the password only after echo is off.
+	waitFor := func(s string) {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for !strings.Contains(errOut.String(), s) {
+			if time.Now().After(deadline) {
+				t.Fatalf("no %q prompt; stderr %q", s, errOut.String())
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	waitFor("E-mail: ")
+	io.WriteString(master, apptest.AdminEmail+"\n")
+	waitFor("Password: ")
+	io.WriteString(master, apptest.AdminPassword+"\n")
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Fatalf("login: exit %d, stderr %q", code, errOut.String())
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("login did not end")
+	}
+	if !strings.Contains(out.String(), "logged in to test as "+apptest.AdminEmail) {
+		t.Fatalf("login: stdout %q", out.String())
+	}
+	// A last line typed now (echo is on again) is echoed after everything before it:
+	// once it is on the screen, so is whatever the password's typing echoed.
+	io.WriteString(master, "sentinel\n")
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		mu.Lock()
+		seen := strings.Contains(screen.String(), "sentinel")
+		mu.Unlock()
+		if seen {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the terminal echoes nothing after the login: was its mode restored?")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !strings.Contains(screen.String(), apptest.AdminEmail) {
+		t.Fatalf("the terminal did not echo the e-mail: %q", screen.String())
+	}
+	if strings.Contains(screen.String(), apptest.AdminPassword) {
+		t.Fatalf("the terminal echoed the password: %q", screen.String())
+	}
+	if _, ok := w.credentials()["test"]; !ok {
+		t.Fatal("no login stored")
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for one writer and one reader at once.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}

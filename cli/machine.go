@@ -1,0 +1,418 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/vmplane/vmplane/client"
+)
+
+// plan is a machine size by name, the --plan of machine create. The API knows no
+// plans: these are the CLI's shorthands for cores, memory and disk, which the
+// --cores, --memory and --disk flags override one by one.
+type plan struct {
+	cores    int64
+	memoryMB int64
+	diskGB   int64
+}
+
+var plans = map[string]plan{
+	"small":  {cores: 1, memoryMB: 1024, diskGB: 20},
+	"medium": {cores: 2, memoryMB: 4096, diskGB: 40},
+	"large":  {cores: 4, memoryMB: 8192, diskGB: 80},
+	"xlarge": {cores: 8, memoryMB: 16384, diskGB: 160},
+}
+
+func planNames() []string {
+	var names []string
+	for n := range plans {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool { return plans[names[i]].cores < plans[names[j]].cores })
+	return names
+}
+
+// parseSize reads a size in unit (the flag's default unit: "M" or "G"), or with its
+// own suffix M, G or T (powers of 1024), and returns it in unit.
+func parseSize(s, unit string) (int64, error) {
+	mult := map[string]int64{"M": 1, "G": 1024, "T": 1024 * 1024}
+	t := strings.TrimSuffix(strings.ToUpper(strings.TrimSpace(s)), "B")
+	suffix := unit
+	if t != "" && strings.ContainsAny(t[len(t)-1:], "MGT") {
+		suffix, t = t[len(t)-1:], t[:len(t)-1]
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("%q is no size (a number of %sB, or with M, G or T)", s, unit)
+	}
+	v := n * mult[suffix]
+	if v%mult[unit] != 0 {
+		return 0, fmt.Errorf("%q is not a whole number of %sB", s, unit)
+	}
+	return v / mult[unit], nil
+}
+
+func (a *app) machineCmd() *cobra.Command {
+	var f client.MachineFilter
+	var lim int
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "list the tenant's machines (operators: of the tenant --tenant names)",
+		Args:  args(0, ""),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, p, err := a.setup()
+			if err != nil {
+				return err
+			}
+			items, err := collect(c.Machines(cmd.Context(), f), lim)
+			if err != nil {
+				return err
+			}
+			return p.print(items, func(w *tabwriter.Writer) {
+				header(w, "ID", "NAME", "VMID", "STATUS", "NODE", "CORES", "MEMORY_MB", "DISK_GB", "ADDRESSES")
+				for _, m := range items {
+					row(w, m.ID, m.Name, num(m.VMID), m.Status, orDash(m.Node), num(m.CPUCores), num(m.MemoryMB), num(m.DiskGB), addresses(m))
+				}
+			})
+		},
+	}
+	limitFlag(list, &lim)
+	list.Flags().StringVar(&f.Status, "status", "", "only machines in this status (running, stopped, ...)")
+	list.Flags().StringVar(&f.Node, "node", "", "only machines on this node")
+	list.Flags().StringVar(&f.Name, "name", "", "only machines of this name")
+
+	show := &cobra.Command{
+		Use:   "show ID",
+		Short: "show a machine: its size, disks, interfaces and firewall state",
+		Args:  args(1, "ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, p, err := a.setup()
+			if err != nil {
+				return err
+			}
+			m, err := c.GetMachine(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			return printMachine(p, m)
+		},
+	}
+
+	cmd := group(&cobra.Command{Use: "machine", Aliases: []string{"vm"}, Short: "machines: create, list, power, resize, delete"},
+		list, show, a.machineCreateCmd(), a.machineResizeCmd(), a.machineDeleteCmd(), a.machineConsoleCmd())
+	for _, act := range []struct{ name, short string }{
+		{client.ActionStart, "start a machine"},
+		{client.ActionStop, "stop a machine at once (power off)"},
+		{client.ActionShutdown, "shut a machine down through its guest OS"},
+		{client.ActionReboot, "reboot a machine through its guest OS"},
+		{client.ActionReset, "reset a machine at once (power cycle)"},
+		{client.ActionSuspend, "suspend a machine to memory"},
+		{client.ActionResume, "resume a suspended machine"},
+	} {
+		cmd.AddCommand(a.machineActionCmd(act.name, act.short))
+	}
+	return cmd
+}
+
+// forMachine is c acting for the tenant of machine id: the client-area routes need
+// the tenant named when an operator calls them, and an operator running
+// `vmplane machine start ID` should not have to look it up. Without --tenant the
+// machine is read first for its tenant.
+func (a *app) forMachine(ctx context.Context, c *client.Client, id string) (*client.Client, error) {
+	if a.tenantScope() != "" {
+		return c, nil
+	}
+	m, err := c.GetMachine(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if m.TenantID == nil {
+		return c, nil
+	}
+	return c.ForTenant(*m.TenantID), nil
+}
+
+func (a *app) machineActionCmd(action, short string) *cobra.Command {
+	var wf waitFlags
+	cmd := &cobra.Command{
+		Use:   action + " ID",
+		Short: short,
+		Args:  args(1, "ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, p, err := a.setup()
+			if err != nil {
+				return err
+			}
+			if c, err = a.forMachine(cmd.Context(), c, args[0]); err != nil {
+				return err
+			}
+			t, err := c.MachineAction(cmd.Context(), args[0], action)
+			if err != nil {
+				return err
+			}
+			return a.started(cmd.Context(), c, p, t, wf)
+		},
+	}
+	wf.add(cmd)
+	return cmd
+}
+
+func (a *app) machineCreateCmd() *cobra.Command {
+	var (
+		spec     client.MachineSpec
+		planName string
+		memory   string
+		disk     string
+		pwStdin  bool
+		wf       waitFlags
+	)
+	cmd := &cobra.Command{
+		Use:   "create --name NAME --template ID [--plan small|medium|large|xlarge] [--cores N] [--memory SIZE] [--disk SIZE]",
+		Short: "create a machine in the tenant (operators: --tenant ID) from a template",
+		Long: `Create a machine from a template (its id or name, see 'vmplane template list').
+Its size comes from --plan (default small) and the flags that override it:
+
+  small   1 core,  1G memory,  20G disk
+  medium  2 cores, 4G memory,  40G disk
+  large   4 cores, 8G memory,  80G disk
+  xlarge  8 cores, 16G memory, 160G disk
+
+The disk is never smaller than the template's. --memory is in MB and --disk in GB
+unless given with a unit (512M, 2G, 1T). With --wait the command waits until the
+machine is built and shows it; without, it shows the machine and the task building it.`,
+		Args: args(0, ""),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if spec.Name == "" {
+				return usagef("--name is needed")
+			}
+			tplRef := spec.TemplateID
+			if tplRef == "" {
+				return usagef("--template is needed (see 'vmplane template list')")
+			}
+			pl, ok := plans[planName]
+			if !ok {
+				return usagef("--plan %q: want one of %s", planName, strings.Join(planNames(), ", "))
+			}
+			spec.CPUCores, spec.MemoryMB, spec.DiskGB = pl.cores, pl.memoryMB, pl.diskGB
+			if changed(cmd, "cores") {
+				n, _ := cmd.Flags().GetInt64("cores")
+				spec.CPUCores = n
+			}
+			var err error
+			if memory != "" {
+				if spec.MemoryMB, err = parseSize(memory, "M"); err != nil {
+					return usagef("--memory: %v", err)
+				}
+			}
+			if disk != "" {
+				if spec.DiskGB, err = parseSize(disk, "G"); err != nil {
+					return usagef("--disk: %v", err)
+				}
+			}
+			if pwStdin {
+				pw, err := a.readPassword(newLineReader(a.env.Stdin), true, "")
+				if err != nil {
+					return err
+				}
+				spec.Password = pw
+			}
+			c, p, err := a.setup()
+			if err != nil {
+				return err
+			}
+			tpl, err := findTemplate(cmd.Context(), c, tplRef)
+			if err != nil {
+				return err
+			}
+			spec.TemplateID = tpl.ID
+			if disk == "" && tpl.DiskGB > spec.DiskGB {
+				spec.DiskGB = tpl.DiskGB
+			}
+			m, t, err := c.CreateMachine(cmd.Context(), spec)
+			if err != nil {
+				return err
+			}
+			if !wf.wait {
+				return p.print(struct {
+					Machine *client.Machine `json:"machine"`
+					Task    *client.Task    `json:"task"`
+				}{m, t}, func(w *tabwriter.Writer) {
+					machineFields(w, m)
+					field(w, "Task", t.ID+" ("+t.Status+")")
+				})
+			}
+			if _, err := a.wait(cmd.Context(), c, t, wf.timeout); err != nil {
+				return err
+			}
+			if m, err = c.GetMachine(cmd.Context(), m.ID); err != nil {
+				return err
+			}
+			return printMachine(p, m)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&spec.Name, "name", "", "the machine's name (a hostname)")
+	fl.StringVar(&spec.TemplateID, "template", "", "the template's id or name")
+	fl.StringVar(&planName, "plan", "small", "the size: "+strings.Join(planNames(), ", "))
+	fl.Int64("cores", 0, "CPU cores (overrides the plan's)")
+	fl.StringVar(&memory, "memory", "", "memory, in MB or with a unit: 2048, 2G (overrides the plan's)")
+	fl.StringVar(&disk, "disk", "", "disk size, in GB or with a unit: 40, 1T (overrides the plan's)")
+	fl.StringVar(&spec.Node, "node", "", "the node to place it on (default: the server chooses)")
+	fl.StringArrayVar(&spec.SSHKeys, "ssh-key", nil, "an SSH public key for cloud-init (repeatable)")
+	fl.BoolVar(&pwStdin, "password-stdin", false, "read the machine's root password from the first line of standard input")
+	_ = cmd.RegisterFlagCompletionFunc("plan", cobra.FixedCompletions(planNames(), cobra.ShellCompDirectiveNoFileComp))
+	wf.add(cmd)
+	return cmd
+}
+
+// findTemplate is the template whose id, or else whose name, is ref.
+func findTemplate(ctx context.Context, c *client.Client, ref string) (*client.Template, error) {
+	tpls, err := collect(c.Templates(ctx, client.ListOptions{}), 0)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range tpls {
+		if t.ID == ref {
+			return &t, nil
+		}
+	}
+	var found []client.Template
+	for _, t := range tpls {
+		if t.Name == ref {
+			found = append(found, t)
+		}
+	}
+	switch len(found) {
+	case 1:
+		return &found[0], nil
+	case 0:
+		return nil, fmt.Errorf("no template %q (see 'vmplane template list')", ref)
+	}
+	return nil, fmt.Errorf("%d templates are called %q: give the id", len(found), ref)
+}
+
+func (a *app) machineResizeCmd() *cobra.Command {
+	var (
+		cores        int64
+		memory, disk string
+		wf           waitFlags
+	)
+	cmd := &cobra.Command{
+		Use:   "resize ID [--cores N] [--memory SIZE] [--disk SIZE]",
+		Short: "change a machine's cores, memory or disk (disks only grow)",
+		Args:  args(1, "ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var r client.Resize
+			var err error
+			if changed(cmd, "cores") {
+				r.CPUCores = cores
+			}
+			if memory != "" {
+				if r.MemoryMB, err = parseSize(memory, "M"); err != nil {
+					return usagef("--memory: %v", err)
+				}
+			}
+			if disk != "" {
+				if r.DiskGB, err = parseSize(disk, "G"); err != nil {
+					return usagef("--disk: %v", err)
+				}
+			}
+			if r == (client.Resize{}) {
+				return usagef("nothing to change: give --cores, --memory or --disk")
+			}
+			c, p, err := a.setup()
+			if err != nil {
+				return err
+			}
+			if c, err = a.forMachine(cmd.Context(), c, args[0]); err != nil {
+				return err
+			}
+			t, err := c.ResizeMachine(cmd.Context(), args[0], r)
+			if err != nil {
+				return err
+			}
+			return a.started(cmd.Context(), c, p, t, wf)
+		},
+	}
+	cmd.Flags().Int64Var(&cores, "cores", 0, "CPU cores")
+	cmd.Flags().StringVar(&memory, "memory", "", "memory, in MB or with a unit (2G)")
+	cmd.Flags().StringVar(&disk, "disk", "", "disk size, in GB or with a unit (1T); only grows")
+	wf.add(cmd)
+	return cmd
+}
+
+func (a *app) machineDeleteCmd() *cobra.Command {
+	var wf waitFlags
+	cmd := &cobra.Command{
+		Use:     "delete ID",
+		Aliases: []string{"rm"},
+		Short:   "destroy a machine and its disks",
+		Args:    args(1, "ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, p, err := a.setup()
+			if err != nil {
+				return err
+			}
+			t, err := c.DeleteMachine(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			return a.started(cmd.Context(), c, p, t, wf)
+		},
+	}
+	wf.add(cmd)
+	return cmd
+}
+
+func addresses(m client.Machine) string {
+	var ips []string
+	for _, ic := range m.Interfaces {
+		ips = append(ips, ic.IPAddresses...)
+	}
+	if len(ips) == 0 {
+		return "-"
+	}
+	return strings.Join(ips, ",")
+}
+
+func printMachine(p printer, m *client.Machine) error {
+	return p.print(m, func(w *tabwriter.Writer) { machineFields(w, m) })
+}
+
+func machineFields(w *tabwriter.Writer, m *client.Machine) {
+	field(w, "ID", m.ID)
+	field(w, "Name", m.Name)
+	field(w, "VMID", num(m.VMID))
+	field(w, "Tenant", str(m.TenantID))
+	field(w, "Status", m.Status)
+	field(w, "Node", orDash(m.Node))
+	field(w, "Template", orDash(m.TemplateID))
+	field(w, "CPU cores", num(m.CPUCores))
+	field(w, "Memory MB", num(m.MemoryMB))
+	field(w, "Disk GB", num(m.DiskGB))
+	for _, d := range m.Disks {
+		field(w, "Disk "+d.ID, fmt.Sprintf("%d GB on %s", d.SizeGB, d.Storage))
+	}
+	for _, ic := range m.Interfaces {
+		ips := strings.Join(ic.IPAddresses, ",")
+		if ips == "" {
+			ips = "-"
+		}
+		field(w, "Interface "+ic.ID, fmt.Sprintf("%s on %s, addresses %s", ic.MAC, ic.Bridge, ips))
+	}
+	if m.Firewall != nil {
+		fw := m.Firewall.State
+		if m.Firewall.Reason != "" {
+			fw += ": " + m.Firewall.Reason
+		}
+		field(w, "Firewall", fw)
+	}
+	field(w, "Task", str(m.TaskID))
+	field(w, "Created", when(m.CreatedAt))
+}

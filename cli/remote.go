@@ -1,0 +1,265 @@
+package cli
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+)
+
+func (a *app) remoteCmd() *cobra.Command {
+	add := &cobra.Command{
+		Use:   "add NAME URL",
+		Short: "add a server under a name (the first one added becomes the current one)",
+		Args:  args(2, "NAME URL"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			name, raw := args[0], args[1]
+			u, err := url.Parse(raw)
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				return usagef("remote URL %q: want http(s)://host[:port]", raw)
+			}
+			if name == "" || strings.ContainsAny(name, " \t/") {
+				return usagef("remote name %q: want a word without spaces or slashes", name)
+			}
+			st, cfg, err := a.config()
+			if err != nil {
+				return err
+			}
+			if _, ok := cfg.Remote(name); ok {
+				return fmt.Errorf("remote %q exists already (remove it first)", name)
+			}
+			cfg.Remotes = append(cfg.Remotes, Remote{Name: name, URL: trimBase(u.String())})
+			if cfg.Current == "" {
+				cfg.Current = name
+			}
+			return st.SaveConfig(cfg)
+		},
+	}
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "list the remotes, the current one and who is logged in to each",
+		Args:  args(0, ""),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			p, err := a.printer()
+			if err != nil {
+				return err
+			}
+			st, cfg, err := a.config()
+			if err != nil {
+				return err
+			}
+			creds, err := st.LoadCredentials()
+			if err != nil {
+				return err
+			}
+			type remoteRow struct {
+				Name    string `json:"name"`
+				URL     string `json:"url"`
+				Current bool   `json:"current"`
+				User    string `json:"user"`
+			}
+			rows := []remoteRow{}
+			for _, r := range cfg.Remotes {
+				rows = append(rows, remoteRow{Name: r.Name, URL: r.URL, Current: r.Name == cfg.Current, User: creds[r.Name].Email})
+			}
+			return p.print(rows, func(w *tabwriter.Writer) {
+				header(w, "NAME", "URL", "CURRENT", "USER")
+				for _, r := range rows {
+					cur := ""
+					if r.Current {
+						cur = "*"
+					}
+					row(w, r.Name, r.URL, cur, orDash(r.User))
+				}
+			})
+		},
+	}
+	remove := &cobra.Command{
+		Use:               "remove NAME",
+		Aliases:           []string{"rm"},
+		Short:             "forget a remote and its login (log out first to end the login on the server)",
+		Args:              args(1, "NAME"),
+		ValidArgsFunction: a.completeRemotes,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, cfg, err := a.config()
+			if err != nil {
+				return err
+			}
+			if _, ok := cfg.Remote(args[0]); !ok {
+				return fmt.Errorf("no remote %q", args[0])
+			}
+			var keep []Remote
+			for _, r := range cfg.Remotes {
+				if r.Name != args[0] {
+					keep = append(keep, r)
+				}
+			}
+			cfg.Remotes = keep
+			if cfg.Current == args[0] {
+				cfg.Current = ""
+			}
+			if err := st.SaveConfig(cfg); err != nil {
+				return err
+			}
+			return st.UpdateCredentials(args[0], func(Credentials, bool) (*Credentials, error) { return nil, nil })
+		},
+	}
+	sw := &cobra.Command{
+		Use:               "switch NAME",
+		Short:             "make a remote the current one",
+		Args:              args(1, "NAME"),
+		ValidArgsFunction: a.completeRemotes,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, cfg, err := a.config()
+			if err != nil {
+				return err
+			}
+			if _, ok := cfg.Remote(args[0]); !ok {
+				return fmt.Errorf("no remote %q (see 'vmplane remote list')", args[0])
+			}
+			cfg.Current = args[0]
+			return st.SaveConfig(cfg)
+		},
+	}
+	return group(&cobra.Command{Use: "remote", Short: "the servers this client knows: add, list, remove, switch"}, add, list, remove, sw)
+}
+
+// config is the store and the remotes it holds.
+func (a *app) config() (Store, *Config, error) {
+	st, err := a.store()
+	if err != nil {
+		return st, nil, err
+	}
+	cfg, err := st.LoadConfig()
+	return st, cfg, err
+}
+
+func (a *app) loginCmd() *cobra.Command {
+	var email string
+	var fromStdin bool
+	cmd := &cobra.Command{
+		Use:   "login [REMOTE]",
+		Short: "log in to a remote (the current one by default) and keep the login",
+		Long: `Log in to a remote with e-mail and password. The password is asked for without
+echo, or read from the first line of standard input with --password-stdin. Only the
+token pair is kept (in credentials.json, mode 0600), never the password; it is renewed
+by itself for as long as the server's refresh tokens last (30 days by default).`,
+		Args:              maxArgs(1, "[REMOTE]"),
+		ValidArgsFunction: a.completeRemotes,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				a.remote = args[0]
+			}
+			st, t, err := a.target()
+			if err != nil {
+				return err
+			}
+			if t.name == "" {
+				return usagef("%s is no remote: add it with 'vmplane remote add NAME %s' to keep a login", t.base, t.base)
+			}
+			in := bufio.NewReader(a.env.Stdin)
+			if email == "" {
+				if fromStdin || !isTerminal(a.env.Stdin) {
+					return usagef("--email is needed with --password-stdin or without a terminal")
+				}
+				fmt.Fprint(a.env.Stderr, "E-mail: ")
+				line, err := in.ReadString('\n')
+				if err != nil && !errors.Is(err, io.EOF) {
+					return err
+				}
+				email = strings.TrimSpace(line)
+			}
+			password, err := a.readPassword(in, fromStdin, "Password: ")
+			if err != nil {
+				return err
+			}
+			hc := &http.Client{Transport: newTransport(), Timeout: time.Minute}
+			creds, err := login(cmd.Context(), hc, t.base, email, password)
+			if err != nil {
+				return err
+			}
+			if err := st.UpdateCredentials(t.name, func(Credentials, bool) (*Credentials, error) { return creds, nil }); err != nil {
+				return err
+			}
+			fmt.Fprintf(a.env.Stdout, "logged in to %s as %s (%s)\n", t.name, creds.Email, creds.Role)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&email, "email", "", "the user's e-mail (asked for when not given)")
+	cmd.Flags().BoolVar(&fromStdin, "password-stdin", false, "read the password from the first line of standard input")
+	return cmd
+}
+
+// readPassword reads a password: from the first line of in with fromStdin, else from
+// the terminal without echo.
+func (a *app) readPassword(in *bufio.Reader, fromStdin bool, prompt string) (string, error) {
+	if fromStdin {
+		line, err := in.ReadString('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			return "", err
+		}
+		pw := strings.TrimRight(line, "\r\n")
+		if pw == "" {
+			return "", usagef("--password-stdin: standard input held no password")
+		}
+		return pw, nil
+	}
+	f, ok := a.env.Stdin.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return "", usagef("no terminal to ask for the password on: give --password-stdin")
+	}
+	fmt.Fprint(a.env.Stderr, prompt)
+	b, err := term.ReadPassword(int(f.Fd()))
+	fmt.Fprintln(a.env.Stderr)
+	if err != nil {
+		return "", err
+	}
+	return string(b), nil
+}
+
+func isTerminal(v any) bool {
+	f, ok := v.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+func (a *app) logoutCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:               "logout [REMOTE]",
+		Short:             "end the login to a remote (the current one by default), on the server too",
+		Args:              maxArgs(1, "[REMOTE]"),
+		ValidArgsFunction: a.completeRemotes,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				a.remote = args[0]
+			}
+			st, t, err := a.target()
+			if err != nil {
+				return err
+			}
+			creds, err := st.LoadCredentials()
+			if err != nil {
+				return err
+			}
+			cr, ok := creds[t.name]
+			if t.name == "" || !ok {
+				fmt.Fprintf(a.env.Stderr, "not logged in to %s\n", firstOf(t.name, t.base))
+				return nil
+			}
+			s := &session{store: st, remote: t.name, base: t.base, next: newTransport(), creds: cr}
+			if err := s.logout(cmd.Context()); err != nil {
+				return err
+			}
+			fmt.Fprintf(a.env.Stdout, "logged out of %s\n", t.name)
+			return nil
+		},
+	}
+}

@@ -1,0 +1,411 @@
+// Package cli is vmplane's command-line client: the verbs of `vmplane` that speak to a
+// server over its API (remote, login, tenant, user, machine, task, events, firewall,
+// template, overview), in the style of incus and kubectl. It is built on the Go client
+// (package client) and imports none of the server's packages, so cmd/vmplane only
+// wires it in next to serve.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/vmplane/vmplane/client"
+)
+
+// Env is what the commands read and write: the process's standard streams and
+// environment, or a test's.
+type Env struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	// Getenv reads the environment (VMPLANE_URL, VMPLANE_TOKEN, XDG_CONFIG_HOME, ...).
+	Getenv func(string) string
+}
+
+// ExitError ends a command with an exit status and no message of its own (the
+// command printed what it had to say): what cmd/vmplane's server subcommands return
+// when they run under the command tree.
+type ExitError struct{ Code int }
+
+func (e ExitError) Error() string { return fmt.Sprintf("exit status %d", e.Code) }
+
+// usageError is a command line that does not parse: exit status 2.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+
+// app holds the global flags and the environment the commands run in.
+type app struct {
+	env    Env
+	remote string // --remote
+	url    string // --url
+	token  string // --token
+	tenant string // --tenant
+	output string // -o
+
+	sess *session // the stored login the command uses, if any
+}
+
+// New returns the command tree of the client verbs. cmd/vmplane adds its server
+// subcommands to it (for help and completion) and runs it with Execute.
+func New(env Env) *cobra.Command {
+	a := &app{env: env}
+	root := &cobra.Command{
+		Use:   "vmplane",
+		Short: "vmplane: a control plane for virtual machines, and its command-line client",
+		Long: `vmplane runs the control plane (vmplane serve) and is its command-line client.
+
+Add a server as a remote and log in once; the login is kept under
+$XDG_CONFIG_HOME/vmplane (or ~/.config/vmplane) and renewed by itself:
+
+  vmplane remote add local http://localhost:8080
+  vmplane login --email admin@localhost
+  vmplane machine list --tenant TENANT_ID
+
+Output is a table, or JSON or YAML with -o. Exit status: 0 done, 1 failed (the API's
+error code and detail on one line), 2 a command line that does not parse.`,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		Args:          cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef("a command is needed (see 'vmplane help')")
+			}
+			return unknownCommand(cmd, args[0])
+		},
+	}
+	root.SetIn(env.Stdin)
+	root.SetOut(env.Stdout)
+	root.SetErr(env.Stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	pf := root.PersistentFlags()
+	pf.StringVar(&a.remote, "remote", "", "the remote to talk to (default: the current one, see 'vmplane remote switch'; env VMPLANE_REMOTE)")
+	pf.StringVar(&a.url, "url", "", "the server's URL, instead of a remote's (env VMPLANE_URL)")
+	pf.StringVar(&a.token, "token", "", "an access token to send instead of the remote's login (env VMPLANE_TOKEN)")
+	pf.StringVar(&a.tenant, "tenant", "", "the tenant to act for (operators, on machines, firewall rules and the overview; env VMPLANE_TENANT)")
+	pf.StringVarP(&a.output, "output", "o", formatTable, "output format: table, json or yaml")
+	_ = root.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{formatTable, formatJSON, formatYAML}, cobra.ShellCompDirectiveNoFileComp))
+	_ = root.RegisterFlagCompletionFunc("remote", a.completeRemotes)
+
+	root.AddCommand(a.remoteCmd(), a.loginCmd(), a.logoutCmd(), a.tenantCmd(), a.userCmd(), a.machineCmd(),
+		a.taskCmd(), a.eventsCmd(), a.firewallCmd(), a.templateCmd(), a.overviewCmd())
+	explainAll(root, a.explain)
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" {
+			c.Short = "print a shell completion script (bash, zsh, fish or powershell)"
+		}
+	}
+	return root
+}
+
+// IsGlobalFlag reports whether arg (--remote, -o=json, ...) is one of the client's
+// global flags, which cmd/vmplane takes to mean a client command follows (a bare
+// `vmplane --flag` otherwise starts serve).
+func IsGlobalFlag(arg string) bool {
+	name, _, _ := strings.Cut(arg, "=")
+	flags := New(Env{}).PersistentFlags()
+	if long, ok := strings.CutPrefix(name, "--"); ok {
+		return long != "" && flags.Lookup(long) != nil
+	}
+	if short, ok := strings.CutPrefix(name, "-"); ok && len(short) == 1 {
+		return flags.ShorthandLookup(short) != nil
+	}
+	return false
+}
+
+// explain adds what to do to two errors: the 401 of a request sent after the stored
+// login ended becomes the reason it ended, and an operator's call of a client-area
+// route without a tenant names the --tenant flag.
+func (a *app) explain(err error) error {
+	if err != nil && a.sess != nil && errors.Is(err, client.ErrUnauthorized) {
+		if ended := a.sess.endedErr(); ended != nil {
+			return ended
+		}
+	}
+	var ae *client.Error
+	if errors.As(err, &ae) && errors.Is(err, client.ErrInvalidRequest) && a.tenantScope() == "" {
+		for _, f := range ae.Fields {
+			if f.Field == "tenant_id" {
+				return fmt.Errorf("%s: give --tenant ID (env VMPLANE_TENANT)", describe(err))
+			}
+		}
+	}
+	return err
+}
+
+// explainAll passes the error of every command of the tree through f.
+func explainAll(cmd *cobra.Command, f func(error) error) {
+	if run := cmd.RunE; run != nil {
+		cmd.RunE = func(c *cobra.Command, args []string) error { return f(run(c, args)) }
+	}
+	for _, c := range cmd.Commands() {
+		explainAll(c, f)
+	}
+}
+
+// Execute runs root with args and returns the exit status: 0 done, 1 failed (the
+// error printed on one line), 2 a command line that does not parse. Ctrl-C cancels
+// the command's context.
+func Execute(root *cobra.Command, args []string, env Env) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return 0
+	}
+	var exit ExitError
+	if errors.As(err, &exit) {
+		return exit.Code
+	}
+	var ue usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(env.Stderr, "vmplane: %v\n", err)
+		return 2
+	}
+	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+		fmt.Fprintln(env.Stderr, "vmplane: interrupted")
+		return 1
+	}
+	fmt.Fprintf(env.Stderr, "vmplane: %s\n", describe(err))
+	return 1
+}
+
+// describe is an error in one line: for an API error its code and detail, and the
+// invalid fields.
+func describe(err error) string {
+	var ae *client.Error
+	if errors.As(err, &ae) {
+		s := ae.Code
+		if ae.Detail != "" {
+			s += ": " + ae.Detail
+		}
+		var fs []string
+		for _, f := range ae.Fields {
+			if m := f.Field + ": " + f.Message; !strings.Contains(ae.Detail, m) {
+				fs = append(fs, m)
+			}
+		}
+		if len(fs) > 0 {
+			s += " (" + strings.Join(fs, "; ") + ")"
+		}
+		return s
+	}
+	var te *client.TaskError
+	if errors.As(err, &te) {
+		return "task_failed: " + strings.TrimPrefix(te.Error(), "vmplane: ")
+	}
+	return strings.ReplaceAll(err.Error(), "\n", " ")
+}
+
+func unknownCommand(cmd *cobra.Command, name string) error {
+	msg := fmt.Sprintf("unknown command %q for %q", name, cmd.CommandPath())
+	if s := cmd.SuggestionsFor(name); len(s) > 0 {
+		msg += "; did you mean " + strings.Join(s, " or ") + "?"
+	}
+	return usageError{errors.New(msg)}
+}
+
+// group makes cmd a command that only holds subcommands: given none, or an unknown
+// one, it is a usage error (exit 2) with the list of subcommands.
+func group(cmd *cobra.Command, subs ...*cobra.Command) *cobra.Command {
+	cmd.Args = cobra.ArbitraryArgs
+	cmd.RunE = func(c *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return unknownCommand(c, args[0])
+		}
+		c.SetOut(c.ErrOrStderr())
+		_ = c.Usage()
+		return usagef("%s needs a subcommand", c.CommandPath())
+	}
+	cmd.AddCommand(subs...)
+	return cmd
+}
+
+// args checks a command's positional arguments, as a usage error.
+func args(n int, names string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, a []string) error {
+		if len(a) != n {
+			return usagef("usage: %s %s", cmd.CommandPath(), names)
+		}
+		return nil
+	}
+}
+
+func maxArgs(n int, names string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, a []string) error {
+		if len(a) > n {
+			return usagef("usage: %s %s", cmd.CommandPath(), names)
+		}
+		return nil
+	}
+}
+
+func (a *app) printer() (printer, error) {
+	switch a.output {
+	case formatTable, formatJSON, formatYAML:
+		return printer{format: a.output, out: a.env.Stdout}, nil
+	}
+	return printer{}, usagef("-o %q: want table, json or yaml", a.output)
+}
+
+func (a *app) getenv(name string) string {
+	if a.env.Getenv == nil {
+		return ""
+	}
+	return a.env.Getenv(name)
+}
+
+func (a *app) store() (Store, error) {
+	dir, err := configDir(a.getenv)
+	if err != nil {
+		return Store{}, err
+	}
+	return Store{Dir: dir}, nil
+}
+
+// target is the server a command talks to and the login it uses.
+type target struct {
+	name string // the remote's name; "" for a --url that names no remote
+	base string
+}
+
+// target resolves --url, --remote and the current remote.
+func (a *app) target() (Store, target, error) {
+	st, cfg, err := a.config()
+	if err != nil {
+		return st, target{}, err
+	}
+	u := firstOf(a.url, a.getenv("VMPLANE_URL"))
+	name := firstOf(a.remote, a.getenv("VMPLANE_REMOTE"))
+	if u != "" {
+		t := target{base: trimBase(u)}
+		for _, r := range cfg.Remotes {
+			if trimBase(r.URL) == t.base && (name == "" || name == r.Name) {
+				t.name = r.Name // its login goes with it
+				break
+			}
+		}
+		return st, t, nil
+	}
+	if name == "" {
+		name = cfg.Current
+	}
+	if name == "" {
+		return st, target{}, usagef("no remote: add one with 'vmplane remote add NAME URL', or give --url (env VMPLANE_URL)")
+	}
+	r, ok := cfg.Remote(name)
+	if !ok {
+		return st, target{}, usagef("no remote %q (see 'vmplane remote list')", name)
+	}
+	return st, target{name: r.Name, base: trimBase(r.URL)}, nil
+}
+
+func firstOf(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func newTransport() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.ForceAttemptHTTP2 = false
+	return t
+}
+
+// client is a client of the target server with the login of --token or of the
+// remote, acting for --tenant when it is given.
+func (a *app) client() (*client.Client, error) {
+	base, hc, err := a.connect()
+	if err != nil {
+		return nil, err
+	}
+	c, err := client.New(base, client.WithHTTPClient(hc))
+	if err != nil {
+		return nil, usageError{err}
+	}
+	if tenant := a.tenantScope(); tenant != "" {
+		c = c.ForTenant(tenant)
+	}
+	return c, nil
+}
+
+// connect is the target server's base URL and an HTTP client that puts the login of
+// --token or of the remote on every request. The Go client is given no token of its
+// own: this transport sets it (and renews a stored login).
+func (a *app) connect() (string, *http.Client, error) {
+	st, t, err := a.target()
+	if err != nil {
+		return "", nil, err
+	}
+	if tok := firstOf(a.token, a.getenv("VMPLANE_TOKEN")); tok != "" {
+		return t.base, &http.Client{Transport: bearer{tok, newTransport()}}, nil
+	}
+	creds, err := st.LoadCredentials()
+	if err != nil {
+		return "", nil, err
+	}
+	cr, ok := creds[t.name]
+	if t.name == "" || !ok {
+		who := firstOf(t.name, t.base)
+		return "", nil, fmt.Errorf("not logged in to %s: run 'vmplane login %s', or give --token (env VMPLANE_TOKEN)", who, t.name)
+	}
+	a.sess = &session{store: st, remote: t.name, base: t.base, next: newTransport(), creds: cr}
+	return t.base, &http.Client{Transport: a.sess}, nil
+}
+
+// bearer sends every request with a fixed token: --token.
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(req *http.Request) (*http.Response, error) {
+	r := req.Clone(req.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
+}
+
+func (a *app) tenantScope() string { return firstOf(a.tenant, a.getenv("VMPLANE_TENANT")) }
+
+func (a *app) completeRemotes(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	_, cfg, err := a.config()
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	var names []string
+	for _, r := range cfg.Remotes {
+		names = append(names, r.Name)
+	}
+	return names, cobra.ShellCompDirectiveNoFileComp
+}
+
+// changed reports whether the flag name was given on the command line.
+func changed(cmd *cobra.Command, name string) bool {
+	f := cmd.Flags().Lookup(name)
+	return f != nil && f.Changed
+}
+
+// ctxTimeout bounds ctx by d when d is positive.
+func ctxTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if d > 0 {
+		return context.WithTimeout(ctx, d)
+	}
+	return context.WithCancel(ctx)
+}

@@ -1,0 +1,258 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/vmplane/vmplane/client"
+)
+
+// renewAhead is how long before its expiry a stored access token is renewed: a
+// command then never starts with a token that dies on its way.
+const renewAhead = 60 * time.Second
+
+// errLoginEnded matches the error of a command whose stored login can no longer be
+// renewed (its refresh token expired or was revoked), or that has none.
+var errLoginEnded = errors.New("login ended")
+
+// loginEndedError says which login ended and what to do.
+type loginEndedError struct{ msg string }
+
+func (e *loginEndedError) Error() string        { return e.msg }
+func (e *loginEndedError) Is(target error) bool { return target == errLoginEnded }
+
+func loginEnded(format string, a ...any) error {
+	return &loginEndedError{fmt.Sprintf(format, a...)}
+}
+
+// tokenReply is the answer of POST /api/auth/login and /api/auth/refresh.
+type tokenReply struct {
+	Token        string `json:"token"`
+	RefreshToken string `json:"refresh_token"`
+	ExpiresIn    int64  `json:"expires_in"`
+	User         *struct {
+		Email string `json:"email"`
+		Role  string `json:"role"`
+	} `json:"user"`
+}
+
+// postJSON sends one JSON POST and decodes a 2xx answer into out; an error answer
+// becomes a *client.Error, like the client's own.
+func postJSON(ctx context.Context, hc *http.Client, url, bearer string, body, out any) error {
+	b, err := json.Marshal(body)
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(b))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	if bearer != "" {
+		req.Header.Set("Authorization", "Bearer "+bearer)
+	}
+	res, err := hc.Do(req)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(res.Body, 4<<20))
+	if err != nil {
+		return err
+	}
+	if res.StatusCode >= 300 {
+		return problemError(res, data)
+	}
+	if out != nil && len(data) > 0 {
+		return json.Unmarshal(data, out)
+	}
+	return nil
+}
+
+// problemError is the *client.Error of an error answer of the auth routes.
+func problemError(res *http.Response, body []byte) *client.Error {
+	var p struct {
+		Code      string              `json:"code"`
+		Detail    string              `json:"detail"`
+		Errors    []client.FieldError `json:"errors"`
+		RequestID string              `json:"request_id"`
+	}
+	e := &client.Error{Status: res.StatusCode, RequestID: res.Header.Get("X-Request-Id")}
+	if json.Unmarshal(body, &p) == nil && p.Code != "" {
+		e.Code, e.Detail, e.Fields = p.Code, p.Detail, p.Errors
+		return e
+	}
+	e.Code = fmt.Sprintf("http_%d", res.StatusCode)
+	e.Detail = http.StatusText(res.StatusCode)
+	return e
+}
+
+// login logs in at base and returns the credentials to keep.
+func login(ctx context.Context, hc *http.Client, base, email, password string) (*Credentials, error) {
+	var tr tokenReply
+	if err := postJSON(ctx, hc, base+"/api/auth/login", "", map[string]string{"email": email, "password": password}, &tr); err != nil {
+		return nil, err
+	}
+	c := credentialsOf(tr, time.Now())
+	c.Email = email
+	return c, nil
+}
+
+func credentialsOf(tr tokenReply, now time.Time) *Credentials {
+	c := &Credentials{Token: tr.Token, RefreshToken: tr.RefreshToken, ExpiresAt: now.Add(time.Duration(tr.ExpiresIn) * time.Second)}
+	if tr.User != nil {
+		c.Email, c.Role = tr.User.Email, tr.User.Role
+	}
+	return c
+}
+
+// session is the stored login of one remote, used by an HTTP transport that puts its
+// access token on every request and renews it (persisting the rotated refresh token)
+// when it is about to expire or the server refuses it.
+type session struct {
+	store  Store
+	remote string
+	base   string
+	next   http.RoundTripper // the transport requests go on through
+
+	mu    sync.Mutex
+	creds Credentials
+	ended error // why the login can no longer be renewed, once that is known
+}
+
+// RoundTrip sends req with the session's bearer token; a 401 unauthorized makes it
+// renew the token once and send req again.
+func (s *session) RoundTrip(req *http.Request) (*http.Response, error) {
+	tok, err := s.token(req.Context(), "")
+	if errors.Is(err, errLoginEnded) {
+		// Sent without a token, the request gets its 401 at once (a transport error
+		// would be retried), and the command explains it with s.ended.
+		return s.send(req, "")
+	}
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.send(req, tok)
+	if err != nil || res.StatusCode != http.StatusUnauthorized {
+		return res, err
+	}
+	if req.Body != nil && req.Body != http.NoBody && req.GetBody == nil {
+		return res, nil // the body is spent and cannot be sent again
+	}
+	fresh, rerr := s.token(req.Context(), tok)
+	if rerr != nil || fresh == tok {
+		return res, nil // the answer stands: the caller sees the 401
+	}
+	io.Copy(io.Discard, res.Body) //nolint:errcheck // only to reuse the connection
+	res.Body.Close()
+	return s.send(req, fresh)
+}
+
+func (s *session) send(req *http.Request, tok string) (*http.Response, error) {
+	r := req.Clone(req.Context())
+	if req.GetBody != nil {
+		body, err := req.GetBody()
+		if err != nil {
+			return nil, err
+		}
+		r.Body = body
+	}
+	if tok != "" {
+		r.Header.Set("Authorization", "Bearer "+tok)
+	}
+	return s.next.RoundTrip(r)
+}
+
+// token returns the access token to send: the stored one while it is fresh and is not
+// stale (a token the server has just refused), or a renewed one.
+func (s *session) token(ctx context.Context, stale string) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.creds.Token != "" && s.creds.Token != stale && time.Until(s.creds.ExpiresAt) > renewAhead {
+		return s.creds.Token, nil
+	}
+	spent := "" // the refresh token the server refused, if it did
+	err := s.store.UpdateCredentials(s.remote, func(cur Credentials, ok bool) (*Credentials, error) {
+		if !ok {
+			return nil, loginEnded("not logged in to %s: run 'vmplane login %s'", s.remote, s.remote)
+		}
+		// Another vmplane process may have renewed it meanwhile: take its pair.
+		if cur.Token != stale && cur.Token != s.creds.Token && time.Until(cur.ExpiresAt) > renewAhead {
+			s.creds = cur
+			return &cur, nil
+		}
+		var tr tokenReply
+		hc := &http.Client{Transport: s.next, Timeout: 30 * time.Second}
+		err := postJSON(ctx, hc, s.base+"/api/auth/refresh", "", map[string]string{"refresh_token": cur.RefreshToken}, &tr)
+		var ae *client.Error
+		if errors.As(err, &ae) && ae.Status == http.StatusUnauthorized {
+			// The refresh token expired, was revoked (logout, password change) or spent:
+			// the login is over, and kept no more.
+			spent = cur.RefreshToken
+			return nil, loginEnded("the login to %s has ended (%s): run 'vmplane login %s'", s.remote, ae.Code, s.remote)
+		}
+		if err != nil {
+			return nil, err
+		}
+		next := credentialsOf(tr, time.Now())
+		next.Email, next.Role = cur.Email, cur.Role
+		s.creds = *next
+		return next, nil
+	})
+	if err != nil {
+		if spent != "" {
+			// A login that cannot be renewed is kept no more (unless a new one replaced
+			// it meanwhile).
+			_ = s.store.UpdateCredentials(s.remote, func(cur Credentials, ok bool) (*Credentials, error) {
+				if ok && cur.RefreshToken != spent {
+					return &cur, nil
+				}
+				return nil, nil
+			})
+		}
+		if errors.Is(err, errLoginEnded) {
+			s.ended = err
+		}
+		return "", err
+	}
+	return s.creds.Token, nil
+}
+
+// endedErr is why the login ended, when it did.
+func (s *session) endedErr() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ended
+}
+
+// logout ends the session's login on the server and forgets it.
+func (s *session) logout(ctx context.Context) error {
+	// Renew first if the token is about to expire: a renewal on the way of the logout
+	// request would spend the refresh token its body names, and the server takes a
+	// spent one presented again for theft.
+	_, _ = s.token(ctx, "")
+	s.mu.Lock()
+	refresh := s.creds.RefreshToken
+	s.mu.Unlock()
+	hc := &http.Client{Transport: s, Timeout: 30 * time.Second}
+	err := postJSON(ctx, hc, s.base+"/api/auth/logout", "", map[string]string{"refresh_token": refresh}, nil)
+	if errors.Is(err, errLoginEnded) || errors.Is(err, client.ErrUnauthorized) || errors.Is(err, client.ErrInvalidRefreshToken) {
+		err = nil // over already
+	}
+	if rerr := s.store.UpdateCredentials(s.remote, func(Credentials, bool) (*Credentials, error) { return nil, nil }); rerr != nil && err == nil {
+		err = rerr
+	}
+	return err
+}
+
+// trimBase is a remote's URL without its trailing slash.
+func trimBase(u string) string { return strings.TrimRight(u, "/") }

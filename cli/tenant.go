@@ -1,0 +1,154 @@
+package cli
+
+import (
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/vmplane/vmplane/client"
+)
+
+func (a *app) tenantCmd() *cobra.Command {
+	var lim int
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "list the tenants (operators)",
+		Args:  args(0, ""),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, p, err := a.setup()
+			if err != nil {
+				return err
+			}
+			items, err := collect(c.Tenants(cmd.Context(), client.ListOptions{}), lim)
+			if err != nil {
+				return err
+			}
+			return p.print(items, func(w *tabwriter.Writer) {
+				header(w, "ID", "NAME", "MACHINES", "CORES", "MEMORY_MB", "DISK_GB", "CREATED")
+				for _, t := range items {
+					row(w, t.ID, t.Name, limit(t.Quota.Machines), limit(t.Quota.CPUCores), limit(t.Quota.MemoryMB), limit(t.Quota.DiskGB), when(t.CreatedAt))
+				}
+			})
+		},
+	}
+	limitFlag(list, &lim)
+	show := &cobra.Command{
+		Use:   "show ID",
+		Short: "show a tenant and its quota",
+		Args:  args(1, "ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, p, err := a.setup()
+			if err != nil {
+				return err
+			}
+			t, err := c.GetTenant(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			return printTenant(p, t)
+		},
+	}
+	var q quotaFlags
+	create := &cobra.Command{
+		Use:   "create NAME",
+		Short: "create a tenant (quota flags: -1 is unlimited; unset ones take the server's default)",
+		Args:  args(1, "NAME"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, p, err := a.setup()
+			if err != nil {
+				return err
+			}
+			t, err := c.CreateTenant(cmd.Context(), client.TenantCreate{Name: args[0], Quota: q.change(cmd)})
+			if err != nil {
+				return err
+			}
+			return printTenant(p, t)
+		},
+	}
+	q.add(create)
+	var name string
+	var uq quotaFlags
+	update := &cobra.Command{
+		Use:   "update ID",
+		Short: "change a tenant's name or quota",
+		Args:  args(1, "ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var ch client.TenantChange
+			if changed(cmd, "name") {
+				ch.Name = &name
+			}
+			ch.Quota = uq.change(cmd)
+			if ch.Name == nil && ch.Quota == nil {
+				return usagef("nothing to change: give --name or a --quota-* flag")
+			}
+			c, p, err := a.setup()
+			if err != nil {
+				return err
+			}
+			t, err := c.UpdateTenant(cmd.Context(), args[0], ch)
+			if err != nil {
+				return err
+			}
+			return printTenant(p, t)
+		},
+	}
+	update.Flags().StringVar(&name, "name", "", "the new name")
+	uq.add(update)
+	del := &cobra.Command{
+		Use:   "delete ID",
+		Short: "delete a tenant",
+		Args:  args(1, "ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, _, err := a.setup()
+			if err != nil {
+				return err
+			}
+			return c.DeleteTenant(cmd.Context(), args[0])
+		},
+	}
+	return group(&cobra.Command{Use: "tenant", Short: "tenants and their quotas (operators)"}, list, show, create, update, del)
+}
+
+func printTenant(p printer, t *client.Tenant) error {
+	return p.print(t, func(w *tabwriter.Writer) {
+		field(w, "ID", t.ID)
+		field(w, "Name", t.Name)
+		field(w, "Quota machines", limit(t.Quota.Machines))
+		field(w, "Quota CPU cores", limit(t.Quota.CPUCores))
+		field(w, "Quota memory MB", limit(t.Quota.MemoryMB))
+		field(w, "Quota disk GB", limit(t.Quota.DiskGB))
+		field(w, "Created", when(t.CreatedAt))
+	})
+}
+
+// quotaFlags are the --quota-* flags of tenant create and update.
+type quotaFlags struct{ machines, cores, memory, disk int64 }
+
+func (q *quotaFlags) add(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.Int64Var(&q.machines, "quota-machines", 0, "most machines (-1: unlimited)")
+	f.Int64Var(&q.cores, "quota-cores", 0, "most CPU cores in all (-1: unlimited)")
+	f.Int64Var(&q.memory, "quota-memory", 0, "most memory in MB in all (-1: unlimited)")
+	f.Int64Var(&q.disk, "quota-disk", 0, "most disk in GB in all (-1: unlimited)")
+}
+
+// change is the quota change the given flags ask for, nil when none was given.
+func (q *quotaFlags) change(cmd *cobra.Command) *client.QuotaChange {
+	var ch client.QuotaChange
+	set := false
+	for _, f := range []struct {
+		name string
+		v    int64
+		dst  **int64
+	}{{"quota-machines", q.machines, &ch.Machines}, {"quota-cores", q.cores, &ch.CPUCores},
+		{"quota-memory", q.memory, &ch.MemoryMB}, {"quota-disk", q.disk, &ch.DiskGB}} {
+		if changed(cmd, f.name) {
+			v := f.v
+			*f.dst, set = &v, true
+		}
+	}
+	if !set {
+		return nil
+	}
+	return &ch
+}

@@ -1,0 +1,54 @@
+package cli
+
+import (
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+)
+
+func TestParseSize(t *testing.T) {
+	f := func(in, unit string, want int64, ok bool) {
+		t.Helper()
+		got, err := parseSize(in, unit)
+		if (err == nil) != ok || got != want {
+			t.Errorf("parseSize(%q, %q): got %d, %v; want %d, ok %v", in, unit, got, err, want, ok)
+		}
+	}
+	f("2048", "M", 2048, true)
+	f("2G", "M", 2048, true)
+	f("2gb", "M", 2048, true)
+	f("512M", "M", 512, true)
+	f("1T", "G", 1024, true)
+	f("40", "G", 40, true)
+	f("40G", "G", 40, true)
+	f("512M", "G", 0, false) // not a whole number of GB
+	f("1.5G", "M", 0, false)
+	f("-1", "M", 0, false)
+	f("lots", "G", 0, false)
+	f("", "G", 0, false)
+}
+
+// TestYAMLKeepsTypes: YAML output has the API's field names and order, and a string
+// that would read back as another type (a number, a boolean, null) stays a string.
+func TestYAMLKeepsTypes(t *testing.T) {
+	in := struct {
+		Name    string  `json:"name"`
+		Port    string  `json:"port"`
+		Flag    string  `json:"flag"`
+		Nothing *string `json:"nothing"`
+		Cores   int     `json:"cpu_cores"`
+		Enabled bool    `json:"enabled"`
+	}{"web-1", "22", "yes", nil, 2, true}
+	b, err := toYAML(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "name: web-1\nport: \"22\"\nflag: \"yes\"\nnothing: null\ncpu_cores: 2\nenabled: true\n"
+	if string(b) != want {
+		t.Fatalf("got\n%s\nwant\n%s", b, want)
+	}
+	var back map[string]any
+	if err := yaml.Unmarshal(b, &back); err != nil || back["port"] != "22" || back["flag"] != "yes" || back["cpu_cores"] != 2 {
+		t.Fatalf("read back: %v %v", back, err)
+	}
+}

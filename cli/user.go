@@ -1,0 +1,174 @@
+package cli
+
+import (
+	"bufio"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/vmplane/vmplane/client"
+)
+
+func (a *app) userCmd() *cobra.Command {
+	var lim int
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "list the users (operators), of one tenant with --tenant",
+		Args:  args(0, ""),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, p, err := a.setup()
+			if err != nil {
+				return err
+			}
+			items, err := collect(c.Users(cmd.Context(), a.tenantScope(), client.ListOptions{}), lim)
+			if err != nil {
+				return err
+			}
+			return p.print(items, func(w *tabwriter.Writer) {
+				header(w, "ID", "EMAIL", "NAME", "ROLE", "TENANT", "DISABLED")
+				for _, u := range items {
+					row(w, u.ID, u.Email, orDash(u.Name), u.Role, str(u.TenantID), yesNo(u.Disabled))
+				}
+			})
+		},
+	}
+	limitFlag(list, &lim)
+	show := &cobra.Command{
+		Use:   "show ID",
+		Short: "show a user",
+		Args:  args(1, "ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, p, err := a.setup()
+			if err != nil {
+				return err
+			}
+			u, err := c.GetUser(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			return printUser(p, u)
+		},
+	}
+	var nu client.UserCreate
+	var fromStdin bool
+	create := &cobra.Command{
+		Use:   "create --email E [--name N] [--role user|admin] --tenant ID",
+		Short: "create a user: a tenant's (--tenant) or an admin (--role admin)",
+		Long: `Create a user. A user of role user belongs to the tenant --tenant names; an admin
+to none. The password is asked for without echo, or read from the first line of
+standard input with --password-stdin.`,
+		Args: args(0, ""),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if nu.Email == "" {
+				return usagef("--email is needed")
+			}
+			nu.TenantID = a.tenantScope()
+			if nu.Role == client.RoleUser && nu.TenantID == "" {
+				return usagef("a user of role user needs --tenant")
+			}
+			pw, err := a.readPassword(bufio.NewReader(a.env.Stdin), fromStdin, "Password of "+nu.Email+": ")
+			if err != nil {
+				return err
+			}
+			nu.Password = pw
+			c, p, err := a.setup()
+			if err != nil {
+				return err
+			}
+			u, err := c.CreateUser(cmd.Context(), nu)
+			if err != nil {
+				return err
+			}
+			return printUser(p, u)
+		},
+	}
+	cf := create.Flags()
+	cf.StringVar(&nu.Email, "email", "", "the user's e-mail, the login name")
+	cf.StringVar(&nu.Name, "name", "", "the user's full name")
+	cf.StringVar(&nu.Role, "role", client.RoleUser, "user (of the tenant --tenant names) or admin")
+	cf.BoolVar(&fromStdin, "password-stdin", false, "read the password from the first line of standard input")
+
+	var name, role string
+	var disabled, newPassword bool
+	update := &cobra.Command{
+		Use:   "update ID",
+		Short: "change a user's name, role, tenant, password or whether it is disabled",
+		Long: `Change a user. A change of password, role, tenant or --disabled ends the user's
+logins. --password asks for the new password without echo (with --password-stdin:
+reads it from standard input).`,
+		Args: args(1, "ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var ch client.UserChange
+			if changed(cmd, "name") {
+				ch.Name = &name
+			}
+			if changed(cmd, "role") {
+				ch.Role = &role
+			}
+			if changed(cmd, "tenant") {
+				t := a.tenantScope()
+				ch.TenantID = &t
+			}
+			if changed(cmd, "disabled") {
+				ch.Disabled = &disabled
+			}
+			if newPassword || fromStdin {
+				pw, err := a.readPassword(bufio.NewReader(a.env.Stdin), fromStdin, "New password: ")
+				if err != nil {
+					return err
+				}
+				ch.Password = &pw
+			}
+			if ch == (client.UserChange{}) {
+				return usagef("nothing to change: give --name, --role, --tenant, --disabled or --password")
+			}
+			c, p, err := a.setup()
+			if err != nil {
+				return err
+			}
+			u, err := c.UpdateUser(cmd.Context(), args[0], ch)
+			if err != nil {
+				return err
+			}
+			return printUser(p, u)
+		},
+	}
+	uf := update.Flags()
+	uf.StringVar(&name, "name", "", "the new full name")
+	uf.StringVar(&role, "role", "", "the new role: user or admin")
+	uf.BoolVar(&disabled, "disabled", false, "--disabled turns the login off, --disabled=false on again")
+	uf.BoolVar(&newPassword, "password", false, "set a new password, asked for without echo")
+	uf.BoolVar(&fromStdin, "password-stdin", false, "set a new password, read from the first line of standard input")
+	del := &cobra.Command{
+		Use:   "delete ID",
+		Short: "delete a user, ending its logins",
+		Args:  args(1, "ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, _, err := a.setup()
+			if err != nil {
+				return err
+			}
+			return c.DeleteUser(cmd.Context(), args[0])
+		},
+	}
+	return group(&cobra.Command{Use: "user", Short: "users: operators and tenants' users (operators)"}, list, show, create, update, del)
+}
+
+func printUser(p printer, u *client.User) error {
+	return p.print(u, func(w *tabwriter.Writer) {
+		field(w, "ID", u.ID)
+		field(w, "E-mail", u.Email)
+		field(w, "Name", orDash(u.Name))
+		field(w, "Role", u.Role)
+		field(w, "Tenant", str(u.TenantID))
+		field(w, "Disabled", yesNo(u.Disabled))
+		field(w, "Created", when(u.CreatedAt))
+	})
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
