@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"iter"
 	"net/http"
 	"net/url"
@@ -365,4 +366,12 @@ func (c *Client) Overview(ctx context.Context) (*Overview, error) {
 	var out Overview
 	_, err := c.c.do(ctx, request{method: http.MethodGet, path: "/api/client/overview", query: c.clientQuery(), out: &out})
 	return &out, err
+}
+
+// OpenAPI reads the server's OpenAPI 3.1 document (GET /api/openapi.json, no token
+// needed): the reference of every route and type this package models.
+func (c *Client) OpenAPI(ctx context.Context) (json.RawMessage, error) {
+	var doc json.RawMessage
+	_, err := c.c.do(ctx, request{method: http.MethodGet, path: "/api/openapi.json", public: true, out: &doc})
+	return doc, err
 }
