@@ -116,7 +116,7 @@ func (c *Client) GetNode(ctx context.Context, id string) (*Node, error) {
 }
 
 // ConsoleTicket gets a ticket for a running machine's serial console (operators); a
-// stopped machine has none (ErrInvalidState or ErrConflict).
+// stopped machine has none (ErrInvalidState).
 func (c *Client) ConsoleTicket(ctx context.Context, id string) (*Console, error) {
 	return getRecord[Console](ctx, c, "/api/virt/vms/"+esc(id)+"/console")
 }
