@@ -185,10 +185,7 @@ func (c *Client) Templates(ctx context.Context, opt ListOptions) iter.Seq2[Templ
 // ForTenant) and answers at once with the machine and the task that builds it: wait
 // for it with WaitTask.
 func (c *Client) CreateMachine(ctx context.Context, spec MachineSpec) (*Machine, *Task, error) {
-	var out struct {
-		Machine Machine `json:"machine"`
-		Task    Task    `json:"task"`
-	}
+	var out provisioned
 	_, err := c.c.do(ctx, request{method: http.MethodPost, path: "/api/client/machines", query: c.clientQuery(), body: spec, out: &out})
 	if err != nil {
 		return nil, nil, err
@@ -236,6 +233,12 @@ const (
 	ActionSuspend  = "suspend"
 	ActionResume   = "resume"
 )
+
+// provisioned is the answer of a machine create: the machine and the task building it.
+type provisioned struct {
+	Machine Machine `json:"machine"`
+	Task    Task    `json:"task"`
+}
 
 // taskReply is the body of a 202 answer.
 type taskReply struct {

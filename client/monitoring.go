@@ -84,6 +84,11 @@ type FaultyDeployment struct {
 	Since       time.Time `json:"since"`
 }
 
+// faultyDeployments is the answer of FaultyDeployments.
+type faultyDeployments struct {
+	Items []FaultyDeployment `json:"items"`
+}
+
 // ClusterForecast is the cluster's daily usage of cpu, memory and disk, its trend,
 // and the day each runs out within the horizon.
 type ClusterForecast struct {
@@ -175,9 +180,7 @@ func (c *Client) MonitoringOverview(ctx context.Context) (*MonitoringOverview, e
 // FaultyDeployments lists the machines in trouble, the newest problems first
 // (operators).
 func (c *Client) FaultyDeployments(ctx context.Context) ([]FaultyDeployment, error) {
-	var out struct {
-		Items []FaultyDeployment `json:"items"`
-	}
+	var out faultyDeployments
 	_, err := c.c.do(ctx, request{method: http.MethodGet, path: "/api/monitoring/insights/faulty-deployments", out: &out})
 	return out.Items, err
 }
