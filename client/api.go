@@ -195,16 +195,22 @@ func (c *Client) CreateMachine(ctx context.Context, spec MachineSpec) (*Machine,
 
 // MachinesPage reads one page of the tenant's machines.
 func (c *Client) MachinesPage(ctx context.Context, f MachineFilter) (Page[Machine], error) {
-	q := f.values()
+	q := f.query()
 	if f.TenantID == "" && c.tenant != "" {
 		q.Set("tenant_id", c.tenant)
 	}
+	return getPage[Machine](ctx, c, "/api/client/machines", q)
+}
+
+// query is the query string of a machine list.
+func (f MachineFilter) query() url.Values {
+	q := f.values()
 	for k, v := range map[string]string{"tenant_id": f.TenantID, "name": f.Name, "node": f.Node, "status": f.Status} {
 		if v != "" {
 			q.Set(k, v)
 		}
 	}
-	return getPage[Machine](ctx, c, "/api/client/machines", q)
+	return q
 }
 
 // Machines yields every machine the filter selects.

@@ -479,6 +479,13 @@ func testMachineOperations(t *testing.T, ctx context.Context, w *world) {
 	if moved, _, err = w.admin.UpdateMachine(ctx, w.m.ID, client.MachineChange{TenantID: client.Null[string]()}); err != nil || moved.TenantID != nil {
 		t.Fatalf("take the machine from its tenant with null: %+v %v", moved, err)
 	}
+	// A machine of no tenant is in no client-area list, but in the operator's list of all.
+	if ms := collect(t, w.admin.AllMachines(ctx, client.MachineFilter{Name: "web-renamed"})); len(ms) != 1 || ms[0].TenantID != nil {
+		t.Fatalf("the operator's list of all machines: %+v", ms)
+	}
+	if ms := collect(t, w.a.AllMachines(ctx, client.MachineFilter{})); len(ms) != 0 {
+		t.Fatalf("tenant A lists a machine of no tenant: %+v", ms)
+	}
 	if moved, _, err = w.admin.UpdateMachine(ctx, w.m.ID, client.MachineChange{TenantID: client.Set(w.tenA.ID)}); err != nil || *moved.TenantID != w.tenA.ID {
 		t.Fatalf("give the machine back to tenant A: %+v %v", moved, err)
 	}
@@ -526,6 +533,12 @@ func testNullClears(t *testing.T, ctx context.Context, w *world) {
 	}
 	if got, err := w.a.GetFirewallRule(ctx, r.ID); err != nil || got.Port != nil || got.Source == nil {
 		t.Fatalf("get rule: %+v %v", got, err)
+	}
+	if rules := collect(t, w.admin.AllFirewallRules(ctx, client.ListOptions{Limit: 1})); len(rules) != 1 || rules[0].ID != r.ID {
+		t.Fatalf("the operator's list of all rules: %+v", rules)
+	}
+	if rules := collect(t, w.b.AllFirewallRules(ctx, client.ListOptions{})); len(rules) != 0 {
+		t.Fatalf("tenant B lists A's rules: %+v", rules)
 	}
 	_, err = w.b.GetFirewallRule(ctx, r.ID)
 	isNotFound(t, "tenant B reads A's rule", err)

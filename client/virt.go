@@ -235,3 +235,32 @@ type FirewallRulePatch struct {
 func (c *Client) PatchFirewallRule(ctx context.Context, id string, p FirewallRulePatch) (*FirewallRule, error) {
 	return sendRecord[FirewallRule](ctx, c, http.MethodPatch, "/api/client/firewall/rules/"+esc(id), c.clientQuery(), p)
 }
+
+// AllMachinesPage reads one page of every machine the caller may see, in creation
+// order: for an operator those of every tenant and those of none (which Machines,
+// being the client area's list of one tenant, does not show); for a tenant's user its
+// tenant's. f.TenantID narrows an operator's list to one tenant.
+func (c *Client) AllMachinesPage(ctx context.Context, f MachineFilter) (Page[Machine], error) {
+	return getPage[Machine](ctx, c, "/api/resources/machines", f.query())
+}
+
+// AllMachines yields every machine AllMachinesPage would list, page after page.
+func (c *Client) AllMachines(ctx context.Context, f MachineFilter) iter.Seq2[Machine, error] {
+	return all(ctx, f.ListOptions, func(ctx context.Context, o ListOptions) (Page[Machine], error) {
+		g := f
+		g.ListOptions = o
+		return c.AllMachinesPage(ctx, g)
+	})
+}
+
+// AllFirewallRulesPage reads one page of every firewall rule the caller may see, in
+// creation order: for an operator those of every tenant; for a tenant's user its
+// tenant's (FirewallRules lists one tenant's in position order).
+func (c *Client) AllFirewallRulesPage(ctx context.Context, opt ListOptions) (Page[FirewallRule], error) {
+	return getPage[FirewallRule](ctx, c, "/api/resources/firewall-rules", opt.values())
+}
+
+// AllFirewallRules yields every firewall rule the caller may see.
+func (c *Client) AllFirewallRules(ctx context.Context, opt ListOptions) iter.Seq2[FirewallRule, error] {
+	return all(ctx, opt, c.AllFirewallRulesPage)
+}
