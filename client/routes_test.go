@@ -438,6 +438,17 @@ func testMachineOperations(t *testing.T, ctx context.Context, w *world) {
 	if err != nil || con.Ticket == "" || !strings.Contains(con.Path, con.Ticket) || con.ExpiresAt.IsZero() {
 		t.Fatalf("console ticket: %+v %v", con, err)
 	}
+	// The websocket answers the ticket's upgrade with 101, once: a console program
+	// dials ConsoleURL with a websocket library; the handshake alone is done here.
+	wsURL := w.admin.ConsoleURL(con)
+	if !strings.HasPrefix(wsURL, "ws://127.0.0.1:") || !strings.HasSuffix(wsURL, con.Path) {
+		t.Fatalf("console URL %q of %+v; want ws:// to the server", wsURL, con)
+	}
+	for i, want := range []int{http.StatusSwitchingProtocols, http.StatusUnauthorized} {
+		if got := wsHandshake(t, ctx, w, wsURL); got != want {
+			t.Fatalf("console handshake %d: got %d; want %d", i+1, got, want)
+		}
+	}
 
 	target := nodes[0].ID
 	if target == w.m.Node {
@@ -489,6 +500,26 @@ func testMachineOperations(t *testing.T, ctx context.Context, w *world) {
 	if moved, _, err = w.admin.UpdateMachine(ctx, w.m.ID, client.MachineChange{TenantID: client.Set(w.tenA.ID)}); err != nil || *moved.TenantID != w.tenA.ID {
 		t.Fatalf("give the machine back to tenant A: %+v %v", moved, err)
 	}
+}
+
+// wsHandshake sends a websocket upgrade to u (ws://) through the test's transport and
+// returns the answer's status, closing the connection.
+func wsHandshake(t *testing.T, ctx context.Context, w *world, u string) int {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+strings.TrimPrefix(u, "ws://"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Connection", "Upgrade")
+	req.Header.Set("Upgrade", "websocket")
+	req.Header.Set("Sec-WebSocket-Version", "13")
+	req.Header.Set("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ==")
+	res, err := (&http.Client{Transport: w.log}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	return res.StatusCode
 }
 
 func testRecords(t *testing.T, ctx context.Context, w *world) {

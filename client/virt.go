@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"iter"
 	"net/http"
+	"strings"
 	"time"
 )
 
@@ -263,4 +264,21 @@ func (c *Client) AllFirewallRulesPage(ctx context.Context, opt ListOptions) (Pag
 // AllFirewallRules yields every firewall rule the caller may see.
 func (c *Client) AllFirewallRules(ctx context.Context, opt ListOptions) iter.Seq2[FirewallRule, error] {
 	return all(ctx, opt, c.AllFirewallRulesPage)
+}
+
+// ConsoleURL is the websocket URL of a console ticket: con.URL when the server gave an
+// absolute one, else con.Path joined to the member the client speaks to now, as
+// ws:// (or wss:// for https). A websocket library dials it; the ticket in its query
+// is the credential, no bearer token is needed.
+func (c *Client) ConsoleURL(con *Console) string {
+	if strings.HasPrefix(con.URL, "ws://") || strings.HasPrefix(con.URL, "wss://") {
+		return con.URL
+	}
+	base := c.c.bases[int(c.c.cur.Load())%len(c.c.bases)]
+	if rest, ok := strings.CutPrefix(base, "https://"); ok {
+		base = "wss://" + rest
+	} else {
+		base = "ws://" + strings.TrimPrefix(base, "http://")
+	}
+	return base + con.Path
 }
