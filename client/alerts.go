@@ -77,7 +77,7 @@ func (c *Client) GetAlert(ctx context.Context, id string) (*Alert, error) {
 // AcknowledgeAlert acknowledges an open alert event: it stays open until its
 // condition clears, but no longer counts as firing. A resolved one is ErrInvalidState.
 func (c *Client) AcknowledgeAlert(ctx context.Context, id string) (*Alert, error) {
-	return sendRecord[Alert](ctx, c, http.MethodPatch, "/api/resources/alert-events/"+esc(id), nil,
+	return callFor[Alert](ctx, c, http.MethodPatch, "/api/resources/alert-events/"+esc(id), nil,
 		alertChange{Status: AlertAcknowledged})
 }
 

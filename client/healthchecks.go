@@ -105,7 +105,7 @@ func (c *Client) CreateHealthCheck(ctx context.Context, spec HealthCheckSpec) (*
 	if spec.TenantID == "" {
 		spec.TenantID = c.tenant
 	}
-	return sendRecord[HealthCheck](ctx, c, http.MethodPost, "/api/resources/health-checks", nil, spec)
+	return callFor[HealthCheck](ctx, c, http.MethodPost, "/api/resources/health-checks", nil, spec)
 }
 
 // GetHealthCheck reads one health check with its recent results.
@@ -115,7 +115,7 @@ func (c *Client) GetHealthCheck(ctx context.Context, id string) (*HealthCheck, e
 
 // UpdateHealthCheck changes the fields of a health check that ch sets.
 func (c *Client) UpdateHealthCheck(ctx context.Context, id string, ch HealthCheckChange) (*HealthCheck, error) {
-	return sendRecord[HealthCheck](ctx, c, http.MethodPatch, "/api/resources/health-checks/"+esc(id), nil, ch)
+	return callFor[HealthCheck](ctx, c, http.MethodPatch, "/api/resources/health-checks/"+esc(id), nil, ch)
 }
 
 // DeleteHealthCheck deletes a health check: it stops probing and its alert resolves.

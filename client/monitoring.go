@@ -192,7 +192,7 @@ func (c *Client) ClusterForecast(ctx context.Context, horizonDays int) (*Cluster
 	if horizonDays != 0 {
 		q.Set("horizon_days", strconv.Itoa(horizonDays))
 	}
-	return sendRecord[ClusterForecast](ctx, c, http.MethodGet, "/api/monitoring/insights/cluster-forecast", q, nil)
+	return callFor[ClusterForecast](ctx, c, http.MethodGet, "/api/monitoring/insights/cluster-forecast", q, nil)
 }
 
 // UsageTrends reads the tenant's daily consumption over the last days (0: the
@@ -202,7 +202,7 @@ func (c *Client) UsageTrends(ctx context.Context, days int) (*Trends, error) {
 	if days != 0 {
 		q.Set("days", strconv.Itoa(days))
 	}
-	return sendRecord[Trends](ctx, c, http.MethodGet, "/api/client/usage-trends", q, nil)
+	return callFor[Trends](ctx, c, http.MethodGet, "/api/client/usage-trends", q, nil)
 }
 
 func timeframeQuery(tf string) url.Values {
@@ -216,15 +216,15 @@ func timeframeQuery(tf string) url.Values {
 // MachineUsage reads a machine's usage graph over the timeframe (TimeframeHour, ...;
 // "": the server's default) (operators).
 func (c *Client) MachineUsage(ctx context.Context, id, timeframe string) (*UsageGraph, error) {
-	return sendRecord[UsageGraph](ctx, c, http.MethodGet, "/api/virt/vms/"+esc(id)+"/usage-graphs", timeframeQuery(timeframe), nil)
+	return callFor[UsageGraph](ctx, c, http.MethodGet, "/api/virt/vms/"+esc(id)+"/usage-graphs", timeframeQuery(timeframe), nil)
 }
 
 // NodeUsage reads a node's usage graph over the timeframe (operators).
 func (c *Client) NodeUsage(ctx context.Context, node, timeframe string) (*UsageGraph, error) {
-	return sendRecord[UsageGraph](ctx, c, http.MethodGet, "/api/virt/nodes/"+esc(node)+"/usage-graphs", timeframeQuery(timeframe), nil)
+	return callFor[UsageGraph](ctx, c, http.MethodGet, "/api/virt/nodes/"+esc(node)+"/usage-graphs", timeframeQuery(timeframe), nil)
 }
 
 // ClusterUsage reads the cluster's usage graph over the timeframe (operators).
 func (c *Client) ClusterUsage(ctx context.Context, timeframe string) (*ClusterUsage, error) {
-	return sendRecord[ClusterUsage](ctx, c, http.MethodGet, "/api/virt/cluster/usage-graphs", timeframeQuery(timeframe), nil)
+	return callFor[ClusterUsage](ctx, c, http.MethodGet, "/api/virt/cluster/usage-graphs", timeframeQuery(timeframe), nil)
 }

@@ -11,20 +11,17 @@ import (
 // a create answering 201 with the record, a merge-patch change answering it, a delete
 // answering 204, and pages in creation order. These helpers are that shape once.
 
-func getRecord[T any](ctx context.Context, c *Client, path string) (*T, error) {
-	var out T
-	if _, err := c.c.do(ctx, request{method: http.MethodGet, path: path, out: &out}); err != nil {
-		return nil, err
-	}
-	return &out, nil
-}
-
-func sendRecord[T any](ctx context.Context, c *Client, method, path string, q url.Values, body any) (*T, error) {
+// callFor sends one request and decodes its answer, a T.
+func callFor[T any](ctx context.Context, c *Client, method, path string, q url.Values, body any) (*T, error) {
 	var out T
 	if _, err := c.c.do(ctx, request{method: method, path: path, query: q, body: body, out: &out}); err != nil {
 		return nil, err
 	}
 	return &out, nil
+}
+
+func getRecord[T any](ctx context.Context, c *Client, path string) (*T, error) {
+	return callFor[T](ctx, c, http.MethodGet, path, nil, nil)
 }
 
 func deleteRecord(ctx context.Context, c *Client, path string) error {

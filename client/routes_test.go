@@ -147,9 +147,7 @@ func TestRoutes(t *testing.T) {
 	}
 	ran := 0
 	for _, p := range parts {
-		if t.Run(p.name, func(t *testing.T) { p.run(t, ctx, w) }) {
-			ran++
-		}
+		t.Run(p.name, func(t *testing.T) { ran++; p.run(t, ctx, w) })
 	}
 	if ran < len(parts) || t.Failed() {
 		return // a part failed or was not run: its routes are not a finding of their own

@@ -103,14 +103,14 @@ func (c *Client) CreatePowerSchedule(ctx context.Context, spec PowerScheduleSpec
 	if spec.TenantID == "" {
 		spec.TenantID = c.tenant
 	}
-	return sendRecord[PowerSchedule](ctx, c, http.MethodPost, "/api/resources/power-schedules", nil, spec)
+	return callFor[PowerSchedule](ctx, c, http.MethodPost, "/api/resources/power-schedules", nil, spec)
 }
 
 // CreateMachinePowerSchedule adds a power schedule to the machine machineID (given by
 // id or vmid) in the client area; spec.MachineID is not used.
 func (c *Client) CreateMachinePowerSchedule(ctx context.Context, machineID string, spec PowerScheduleSpec) (*PowerSchedule, error) {
 	spec.MachineID, spec.TenantID = "", ""
-	return sendRecord[PowerSchedule](ctx, c, http.MethodPost, "/api/client/machines/"+esc(machineID)+"/power-schedules", c.clientQuery(), spec)
+	return callFor[PowerSchedule](ctx, c, http.MethodPost, "/api/client/machines/"+esc(machineID)+"/power-schedules", c.clientQuery(), spec)
 }
 
 // GetPowerSchedule reads one power schedule.
@@ -120,7 +120,7 @@ func (c *Client) GetPowerSchedule(ctx context.Context, id string) (*PowerSchedul
 
 // UpdatePowerSchedule changes the fields of a power schedule that ch sets.
 func (c *Client) UpdatePowerSchedule(ctx context.Context, id string, ch PowerScheduleChange) (*PowerSchedule, error) {
-	return sendRecord[PowerSchedule](ctx, c, http.MethodPatch, "/api/resources/power-schedules/"+esc(id), nil, ch)
+	return callFor[PowerSchedule](ctx, c, http.MethodPatch, "/api/resources/power-schedules/"+esc(id), nil, ch)
 }
 
 // DeletePowerSchedule deletes a power schedule.
@@ -159,14 +159,14 @@ func (c *Client) CreateBackupSchedule(ctx context.Context, spec BackupScheduleSp
 	if spec.TenantID == "" {
 		spec.TenantID = c.tenant
 	}
-	return sendRecord[BackupSchedule](ctx, c, http.MethodPost, "/api/resources/backup-schedules", nil, spec)
+	return callFor[BackupSchedule](ctx, c, http.MethodPost, "/api/resources/backup-schedules", nil, spec)
 }
 
 // CreateMachineBackupSchedule adds a backup schedule to the machine machineID (given
 // by id or vmid) in the client area; spec.MachineID is not used.
 func (c *Client) CreateMachineBackupSchedule(ctx context.Context, machineID string, spec BackupScheduleSpec) (*BackupSchedule, error) {
 	spec.MachineID, spec.TenantID = "", ""
-	return sendRecord[BackupSchedule](ctx, c, http.MethodPost, "/api/client/machines/"+esc(machineID)+"/backup-schedules", c.clientQuery(), spec)
+	return callFor[BackupSchedule](ctx, c, http.MethodPost, "/api/client/machines/"+esc(machineID)+"/backup-schedules", c.clientQuery(), spec)
 }
 
 // GetBackupSchedule reads one backup schedule.
@@ -176,7 +176,7 @@ func (c *Client) GetBackupSchedule(ctx context.Context, id string) (*BackupSched
 
 // UpdateBackupSchedule changes the fields of a backup schedule that ch sets.
 func (c *Client) UpdateBackupSchedule(ctx context.Context, id string, ch BackupScheduleChange) (*BackupSchedule, error) {
-	return sendRecord[BackupSchedule](ctx, c, http.MethodPatch, "/api/resources/backup-schedules/"+esc(id), nil, ch)
+	return callFor[BackupSchedule](ctx, c, http.MethodPatch, "/api/resources/backup-schedules/"+esc(id), nil, ch)
 }
 
 // DeleteBackupSchedule deletes a backup schedule; the backups it took stay.

@@ -98,7 +98,7 @@ type networkChange struct {
 // SyncInventory reads the hypervisor's inventory now and says what changed
 // (operators); Sync is the same without the answer.
 func (c *Client) SyncInventory(ctx context.Context) (*SyncResult, error) {
-	return sendRecord[SyncResult](ctx, c, http.MethodPost, "/api/virt/sync", nil, nil)
+	return callFor[SyncResult](ctx, c, http.MethodPost, "/api/virt/sync", nil, nil)
 }
 
 // NodesPage reads one page of the hypervisor's nodes (operators).
@@ -172,9 +172,9 @@ type MachineChange struct {
 	TenantID Optional[string] `json:"tenant_id,omitzero"`
 }
 
-// UpdateMachine renames a machine or moves it between tenants. A rename runs as a
-// task, returned with a nil machine; a move alone is done at once and answers the
-// machine with a nil task.
+// UpdateMachine renames a machine or moves it between tenants. A rename (with a move
+// or without) runs as a task, returned with a nil machine; a move alone is done at
+// once and answers the machine with a nil task.
 func (c *Client) UpdateMachine(ctx context.Context, id string, ch MachineChange) (*Machine, *Task, error) {
 	var raw json.RawMessage
 	if _, err := c.c.do(ctx, request{method: http.MethodPatch, path: "/api/resources/machines/" + esc(id), body: ch, out: &raw}); err != nil {
@@ -234,7 +234,7 @@ type FirewallRulePatch struct {
 // PatchFirewallRule changes a rule as p says, clearing the fields p sets to Null;
 // UpdateFirewallRule cannot clear a field.
 func (c *Client) PatchFirewallRule(ctx context.Context, id string, p FirewallRulePatch) (*FirewallRule, error) {
-	return sendRecord[FirewallRule](ctx, c, http.MethodPatch, "/api/client/firewall/rules/"+esc(id), c.clientQuery(), p)
+	return callFor[FirewallRule](ctx, c, http.MethodPatch, "/api/client/firewall/rules/"+esc(id), c.clientQuery(), p)
 }
 
 // AllMachinesPage reads one page of every machine the caller may see, in creation
