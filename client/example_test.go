@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log"
@@ -319,4 +320,39 @@ func ExampleClient_AcknowledgeAlert() {
 	}
 	// Output:
 	// health_check true acknowledged
+}
+
+// Events yields the server-sent events the caller may see. Starting after 0 replays
+// the backlog the server keeps; a program that stops remembers the last Event.ID and
+// passes it next time to miss nothing, and a dropped connection is resumed by itself.
+func ExampleClient_Events() {
+	base, stop := startExampleServer()
+	defer stop()
+	_, ada, _, tpl := exampleSetup(base)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+
+	_, task, err := ada.CreateMachine(ctx, client.MachineSpec{Name: "web", TemplateID: tpl.ID,
+		CPUCores: 1, MemoryMB: 512, DiskGB: tpl.DiskGB})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for ev, err := range ada.Events(ctx, 0) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		if ev.Type != "task.updated" {
+			continue
+		}
+		var t client.Task
+		if err := json.Unmarshal(ev.Data, &t); err != nil {
+			log.Fatal(err)
+		}
+		if t.ID == task.ID && t.Done() {
+			fmt.Println(t.Type, t.Status)
+			break // ends the stream
+		}
+	}
+	// Output:
+	// vm.create succeeded
 }
