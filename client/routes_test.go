@@ -250,15 +250,16 @@ func testBackups(t *testing.T, ctx context.Context, w *world) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var backups []client.Backup
 	poll(t, "two backups", func() bool {
-		backups = collect(t, w.a.Backups(ctx, client.RecordFilter{MachineID: w.m.ID}))
-		return len(backups) >= 2
+		return len(collect(t, w.a.Backups(ctx, client.RecordFilter{MachineID: w.m.ID}))) >= 2
 	})
 	if err := w.a.DeleteBackupSchedule(ctx, bs.ID); err != nil {
 		t.Fatal(err)
 	}
-	bk := backups[0]
+	// A run under way when the schedule went may still add a backup and drop the
+	// oldest for the retention: the newest is the one to read.
+	backups := collect(t, w.a.Backups(ctx, client.RecordFilter{MachineID: w.m.ID}))
+	bk := backups[len(backups)-1]
 	if bk.MachineID != w.m.ID || bk.TenantID != w.tenA.ID || bk.VMID != w.m.VMID || bk.ScheduleID == nil || *bk.ScheduleID != bs.ID || bk.SizeBytes <= 0 {
 		t.Fatalf("got backup %+v; want it tied to the machine and the schedule", bk)
 	}
