@@ -259,6 +259,9 @@ func testBackups(t *testing.T, ctx context.Context, w *world) {
 	// A run under way when the schedule went may still add a backup and drop the
 	// oldest for the retention: the newest is the one to read.
 	backups := collect(t, w.a.Backups(ctx, client.RecordFilter{MachineID: w.m.ID}))
+	if len(backups) < 2 {
+		t.Fatalf("got %d backups after the schedule was deleted; want its backups kept", len(backups))
+	}
 	bk := backups[len(backups)-1]
 	if bk.MachineID != w.m.ID || bk.TenantID != w.tenA.ID || bk.VMID != w.m.VMID || bk.ScheduleID == nil || *bk.ScheduleID != bs.ID || bk.SizeBytes <= 0 {
 		t.Fatalf("got backup %+v; want it tied to the machine and the schedule", bk)
