@@ -2,7 +2,6 @@ package client
 
 import (
 	"context"
-	"encoding/json"
 	"iter"
 	"net/http"
 	"strings"
@@ -160,110 +159,6 @@ func (c *Client) ReinstallMachine(ctx context.Context, id string, r Reinstall) (
 // restart; MachineAction is the tenant-scoped route.
 func (c *Client) VirtMachineAction(ctx context.Context, id, action string) (*Task, error) {
 	return c.startTask(ctx, request{method: http.MethodPost, path: "/api/virt/vms/" + esc(id) + "/actions/" + esc(action)})
-}
-
-// --- machines, tasks, templates and rules as records ---
-
-// MachineChange is the body of UpdateMachine: fields left zero keep their value.
-// TenantID (operators) moves the machine to another tenant, or, Null, takes it from
-// its tenant.
-type MachineChange struct {
-	Name     Optional[string] `json:"name,omitzero"`
-	TenantID Optional[string] `json:"tenant_id,omitzero"`
-}
-
-// UpdateMachine renames a machine or moves it between tenants. A rename (with a move
-// or without) runs as a task, returned with a nil machine; a move alone is done at
-// once and answers the machine with a nil task.
-func (c *Client) UpdateMachine(ctx context.Context, id string, ch MachineChange) (*Machine, *Task, error) {
-	var raw json.RawMessage
-	if _, err := c.c.do(ctx, request{method: http.MethodPatch, path: "/api/resources/machines/" + esc(id), body: ch, out: &raw}); err != nil {
-		return nil, nil, err
-	}
-	// 202 answers {"task": ...}; 200 the machine, which has no "task" field.
-	var tr struct {
-		Task *Task `json:"task"`
-	}
-	if err := json.Unmarshal(raw, &tr); err == nil && tr.Task != nil {
-		return nil, tr.Task, nil
-	}
-	var m Machine
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, nil, err
-	}
-	return &m, nil, nil
-}
-
-// TasksPage reads one page of tasks, in creation order: a tenant's user sees its
-// tenant's, an operator every task.
-func (c *Client) TasksPage(ctx context.Context, opt ListOptions) (Page[Task], error) {
-	return getPage[Task](ctx, c, "/api/resources/tasks", opt.values())
-}
-
-// Tasks yields every task the caller may see, in creation order.
-func (c *Client) Tasks(ctx context.Context, opt ListOptions) iter.Seq2[Task, error] {
-	return all(ctx, opt, c.TasksPage)
-}
-
-// GetTemplate reads one template.
-func (c *Client) GetTemplate(ctx context.Context, id string) (*Template, error) {
-	return getRecord[Template](ctx, c, "/api/resources/templates/"+esc(id))
-}
-
-// GetFirewallRule reads one firewall rule.
-func (c *Client) GetFirewallRule(ctx context.Context, id string) (*FirewallRule, error) {
-	return getRecord[FirewallRule](ctx, c, "/api/resources/firewall-rules/"+esc(id))
-}
-
-// FirewallRulePatch is the body of PatchFirewallRule: fields left zero keep their
-// value; MachineID, Source, Destination, Port and Comment may be Null, which clears
-// them (a rule without machine applies to all the tenant's machines).
-type FirewallRulePatch struct {
-	Direction   Optional[string] `json:"direction,omitzero"`
-	Action      Optional[string] `json:"action,omitzero"`
-	Protocol    Optional[string] `json:"protocol,omitzero"`
-	MachineID   Optional[string] `json:"machine_id,omitzero"`
-	Source      Optional[string] `json:"source,omitzero"`
-	Destination Optional[string] `json:"destination,omitzero"`
-	Port        Optional[string] `json:"port,omitzero"`
-	Enabled     Optional[bool]   `json:"enabled,omitzero"`
-	Position    Optional[int64]  `json:"position,omitzero"`
-	Comment     Optional[string] `json:"comment,omitzero"`
-}
-
-// PatchFirewallRule changes a rule as p says, clearing the fields p sets to Null;
-// UpdateFirewallRule cannot clear a field.
-func (c *Client) PatchFirewallRule(ctx context.Context, id string, p FirewallRulePatch) (*FirewallRule, error) {
-	return callFor[FirewallRule](ctx, c, http.MethodPatch, "/api/client/firewall/rules/"+esc(id), c.clientQuery(), p)
-}
-
-// AllMachinesPage reads one page of every machine the caller may see, in creation
-// order: for an operator those of every tenant and those of none (which Machines,
-// being the client area's list of one tenant, does not show); for a tenant's user its
-// tenant's. f.TenantID narrows an operator's list to one tenant.
-func (c *Client) AllMachinesPage(ctx context.Context, f MachineFilter) (Page[Machine], error) {
-	return getPage[Machine](ctx, c, "/api/resources/machines", f.query())
-}
-
-// AllMachines yields every machine AllMachinesPage would list, page after page.
-func (c *Client) AllMachines(ctx context.Context, f MachineFilter) iter.Seq2[Machine, error] {
-	return all(ctx, f.ListOptions, func(ctx context.Context, o ListOptions) (Page[Machine], error) {
-		g := f
-		g.ListOptions = o
-		return c.AllMachinesPage(ctx, g)
-	})
-}
-
-// AllFirewallRulesPage reads one page of every firewall rule the caller may see, in
-// creation order: for an operator those of every tenant; for a tenant's user its
-// tenant's (FirewallRules lists one tenant's in position order).
-func (c *Client) AllFirewallRulesPage(ctx context.Context, opt ListOptions) (Page[FirewallRule], error) {
-	return getPage[FirewallRule](ctx, c, "/api/resources/firewall-rules", opt.values())
-}
-
-// AllFirewallRules yields every firewall rule the caller may see.
-func (c *Client) AllFirewallRules(ctx context.Context, opt ListOptions) iter.Seq2[FirewallRule, error] {
-	return all(ctx, opt, c.AllFirewallRulesPage)
 }
 
 // ConsoleURL is the websocket URL of a console ticket: con.URL when the server gave an
