@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"iter"
 	"net/http"
 	"net/url"
@@ -184,10 +185,7 @@ func (c *Client) Templates(ctx context.Context, opt ListOptions) iter.Seq2[Templ
 // ForTenant) and answers at once with the machine and the task that builds it: wait
 // for it with WaitTask.
 func (c *Client) CreateMachine(ctx context.Context, spec MachineSpec) (*Machine, *Task, error) {
-	var out struct {
-		Machine Machine `json:"machine"`
-		Task    Task    `json:"task"`
-	}
+	var out provisioned
 	_, err := c.c.do(ctx, request{method: http.MethodPost, path: "/api/client/machines", query: c.clientQuery(), body: spec, out: &out})
 	if err != nil {
 		return nil, nil, err
@@ -197,16 +195,22 @@ func (c *Client) CreateMachine(ctx context.Context, spec MachineSpec) (*Machine,
 
 // MachinesPage reads one page of the tenant's machines.
 func (c *Client) MachinesPage(ctx context.Context, f MachineFilter) (Page[Machine], error) {
-	q := f.values()
+	q := f.query()
 	if f.TenantID == "" && c.tenant != "" {
 		q.Set("tenant_id", c.tenant)
 	}
+	return getPage[Machine](ctx, c, "/api/client/machines", q)
+}
+
+// query is the query string of a machine list.
+func (f MachineFilter) query() url.Values {
+	q := f.values()
 	for k, v := range map[string]string{"tenant_id": f.TenantID, "name": f.Name, "node": f.Node, "status": f.Status} {
 		if v != "" {
 			q.Set(k, v)
 		}
 	}
-	return getPage[Machine](ctx, c, "/api/client/machines", q)
+	return q
 }
 
 // Machines yields every machine the filter selects.
@@ -235,6 +239,12 @@ const (
 	ActionSuspend  = "suspend"
 	ActionResume   = "resume"
 )
+
+// provisioned is the answer of a machine create: the machine and the task building it.
+type provisioned struct {
+	Machine Machine `json:"machine"`
+	Task    Task    `json:"task"`
+}
 
 // taskReply is the body of a 202 answer.
 type taskReply struct {
@@ -365,4 +375,12 @@ func (c *Client) Overview(ctx context.Context) (*Overview, error) {
 	var out Overview
 	_, err := c.c.do(ctx, request{method: http.MethodGet, path: "/api/client/overview", query: c.clientQuery(), out: &out})
 	return &out, err
+}
+
+// OpenAPI reads the server's OpenAPI 3.1 document (GET /api/openapi.json, no token
+// needed): the reference of every route and type this package models.
+func (c *Client) OpenAPI(ctx context.Context) (json.RawMessage, error) {
+	var doc json.RawMessage
+	_, err := c.c.do(ctx, request{method: http.MethodGet, path: "/api/openapi.json", public: true, out: &doc})
+	return doc, err
 }

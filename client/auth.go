@@ -68,9 +68,21 @@ func (c *core) token(ctx context.Context, stale string) (string, error) {
 // tokenReply is the answer of login and refresh.
 type tokenReply struct {
 	Token        string `json:"token"`
+	TokenType    string `json:"token_type"` // Bearer
 	RefreshToken string `json:"refresh_token"`
 	ExpiresIn    int64  `json:"expires_in"`
 	User         *User  `json:"user"`
+}
+
+// loginRequest is the body of POST /api/auth/login.
+type loginRequest struct {
+	Email    string `json:"email"`
+	Password string `json:"password"`
+}
+
+// refreshRequest is the body of POST /api/auth/refresh and /api/auth/logout.
+type refreshRequest struct {
+	RefreshToken string `json:"refresh_token"`
 }
 
 // renew gets a new token pair: by refresh token when there is one, by logging in again
@@ -83,7 +95,7 @@ func (c *core) renew(ctx context.Context) error {
 	var tr tokenReply
 	if refresh != "" {
 		_, err := c.do(ctx, request{method: http.MethodPost, path: "/api/auth/refresh", public: true,
-			body: map[string]string{"refresh_token": refresh}, out: &tr})
+			body: refreshRequest{RefreshToken: refresh}, out: &tr})
 		if err == nil {
 			a.store(tr)
 			return nil
@@ -94,7 +106,7 @@ func (c *core) renew(ctx context.Context) error {
 	}
 	tr = tokenReply{}
 	if _, err := c.do(ctx, request{method: http.MethodPost, path: "/api/auth/login", public: true,
-		body: map[string]string{"email": a.email, "password": a.password}, out: &tr}); err != nil {
+		body: loginRequest{Email: a.email, Password: a.password}, out: &tr}); err != nil {
 		return err
 	}
 	a.store(tr)
@@ -142,7 +154,7 @@ func (c *Client) Logout(ctx context.Context) error {
 	if refresh == "" {
 		return nil
 	}
-	_, err := c.c.do(ctx, request{method: http.MethodPost, path: "/api/auth/logout", body: map[string]string{"refresh_token": refresh}})
+	_, err := c.c.do(ctx, request{method: http.MethodPost, path: "/api/auth/logout", body: refreshRequest{RefreshToken: refresh}})
 	a.mu.Lock()
 	a.access, a.refresh, a.renewAt, a.expireAt = "", "", time.Time{}, time.Time{}
 	a.mu.Unlock()

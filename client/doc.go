@@ -1,5 +1,7 @@
-// Package client is the Go client of the vmplane API: typed calls for tenants, users,
-// templates, machines, tasks and firewall rules, over one keep-alive connection pool.
+// Package client is the Go client of the vmplane API: typed calls for every route
+// (tenants, users, templates, machines and their operations, tasks, firewall rules,
+// power and backup schedules, backups, health checks, alerts, monitoring, insights
+// and usage graphs, nodes, events), over one keep-alive connection pool.
 //
 // It takes care of what every API client otherwise re-learns:
 //
@@ -19,6 +21,35 @@
 //     or by reading the task again) and turns a failed task into an error.
 //   - Events yields the server-sent event stream and resumes it with Last-Event-ID
 //     after a dropped connection.
+//   - PATCH bodies are JSON merge patches. In the change types with Optional fields
+//     (FirewallRulePatch, HealthCheckChange, MachineChange, PowerScheduleChange, ...)
+//     a field is left out (the zero Optional: it keeps its value), Set to a value, or
+//     Null: sent as JSON null, which clears it where the API allows (a rule's port, a
+//     check's machine, a machine's tenant).
+//   - Operators act for a tenant with ForTenant; a tenant's user needs no such call,
+//     and another tenant's records answer ErrNotFound to it, as missing ones do.
+//
+// The routes of the API and the calls that use them:
+//
+//	/api/auth/...                          Login, Logout, Me (refresh: by itself)
+//	/api/resources/tenants, users          CreateTenant, Tenants, ..., CreateUser, Users, ...
+//	/api/client/machines                   CreateMachine, Machines, MachineAction, ResizeMachine
+//	/api/resources/machines/{id}           GetMachine, UpdateMachine, DeleteMachine
+//	/api/virt/vms/{id}/...                 MigrateMachine, ConfigureMachine, SetInterfaces,
+//	                                       AddDisk, ReinstallMachine, ConsoleTicket,
+//	                                       VirtMachineAction, MachineUsage
+//	/api/tasks, /api/resources/tasks       GetTask, WaitTask, Tasks
+//	/api/client/firewall/rules             FirewallRules, CreateFirewallRule, UpdateFirewallRule,
+//	                                       PatchFirewallRule, DeleteFirewallRule (GetFirewallRule)
+//	.../power-schedules, backup-schedules  CreateMachinePowerSchedule, PowerSchedules, ...
+//	/api/resources/backups                 Backups, GetBackup, DeleteBackup
+//	/api/resources/health-checks           CreateHealthCheck, HealthChecks, UpdateHealthCheck, ...
+//	/api/resources/alert-events            Alerts, GetAlert, AcknowledgeAlert
+//	/api/monitoring/...                    MonitoringOverview, FaultyDeployments, ClusterForecast
+//	/api/client/overview, usage-trends     Overview, UsageTrends
+//	/api/resources/nodes, /api/virt/...    Nodes, GetNode, NodeUsage, ClusterUsage, Sync, SyncInventory
+//	/api/events                            Events
+//	/api/health, /api/openapi.json         Health, OpenAPI
 //
 // The package depends on the standard library only: it imports none of the server's
 // packages.

@@ -96,6 +96,8 @@ func (e *TaskError) Is(target error) bool { return target == ErrTaskFailed }
 
 // problem is the wire form of an error answer.
 type problem struct {
+	Type      string       `json:"type"`  // about:blank
+	Title     string       `json:"title"` // the status's text
 	Status    int          `json:"status"`
 	Code      string       `json:"code"`
 	Detail    string       `json:"detail"`

@@ -1,0 +1,179 @@
+package client
+
+import (
+	"context"
+	"iter"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// The calls below are the operators' view of the hypervisor (/api/virt): nodes,
+// inventory sync, and the machine operations beyond power and resize.
+
+// Node is a hypervisor node. Its ID is the hypervisor's node name.
+type Node struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	Status    string    `json:"status"` // online, offline
+	CPUCores  int64     `json:"cpu_cores"`
+	MemoryMB  int64     `json:"memory_mb"`
+	DiskGB    int64     `json:"disk_gb"`
+	Usage     NodeUsage `json:"usage"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// NodeUsage is a node's load at the last sync.
+type NodeUsage struct {
+	CPU       float64 `json:"cpu"` // fraction 0..1 of CPUCores
+	MemBytes  int64   `json:"mem_bytes"`
+	DiskBytes int64   `json:"disk_bytes"`
+}
+
+// SyncResult is what a sync of the hypervisor's inventory found.
+type SyncResult struct {
+	Nodes    int64 `json:"nodes"`
+	Machines struct {
+		Added   int64 `json:"added"`
+		Updated int64 `json:"updated"`
+		Removed int64 `json:"removed"`
+	} `json:"machines"`
+	DurationMS int64 `json:"duration_ms"`
+}
+
+// Console is a ticket for a machine's serial console: a websocket at Path (joined
+// to the origin the client reached the server at, as ws:// or wss://) or at URL, when
+// the server knows its public URL. The ticket works once, within 60 seconds.
+type Console struct {
+	Type      string    `json:"type"`
+	URL       string    `json:"url"`
+	Path      string    `json:"path"`
+	Ticket    string    `json:"ticket"`
+	ExpiresAt time.Time `json:"expires_at"`
+}
+
+// MachineConfig is the body of ConfigureMachine: fields left zero keep their value.
+type MachineConfig struct {
+	Name     Optional[string] `json:"name,omitzero"`
+	CPUCores Optional[int64]  `json:"cpu_cores,omitzero"`
+	MemoryMB Optional[int64]  `json:"memory_mb,omitzero"`
+}
+
+// InterfaceChange changes one network interface, named by ID (net0, ...); fields
+// left zero keep their value.
+type InterfaceChange struct {
+	ID       string           `json:"id"`
+	Bridge   Optional[string] `json:"bridge,omitzero"`
+	VLAN     Optional[int64]  `json:"vlan,omitzero"`
+	RateMbps Optional[int64]  `json:"rate_mbps,omitzero"`
+	Firewall Optional[bool]   `json:"firewall,omitzero"`
+}
+
+// DiskSpec is the body of AddDisk.
+type DiskSpec struct {
+	SizeGB  int64  `json:"size_gb"`
+	Storage string `json:"storage,omitempty"` // default: the machine's first disk's
+}
+
+// Reinstall is the body of ReinstallMachine: the template to rebuild the system disk
+// from, and the new credentials.
+type Reinstall struct {
+	TemplateID string   `json:"template_id"`
+	Password   string   `json:"password,omitempty"`
+	SSHKeys    []string `json:"ssh_keys,omitempty"`
+}
+
+// migration is the body of MigrateMachine.
+type migration struct {
+	TargetNode string `json:"target_node"`
+	Online     *bool  `json:"online,omitempty"`
+}
+
+// networkChange is the body of SetInterfaces.
+type networkChange struct {
+	Interfaces []InterfaceChange `json:"interfaces"`
+}
+
+// SyncInventory reads the hypervisor's inventory now and says what changed
+// (operators); Sync is the same without the answer.
+func (c *Client) SyncInventory(ctx context.Context) (*SyncResult, error) {
+	return callFor[SyncResult](ctx, c, http.MethodPost, "/api/virt/sync", nil, nil)
+}
+
+// NodesPage reads one page of the hypervisor's nodes (operators).
+func (c *Client) NodesPage(ctx context.Context, opt ListOptions) (Page[Node], error) {
+	return getPage[Node](ctx, c, "/api/resources/nodes", opt.values())
+}
+
+// Nodes yields every node (operators).
+func (c *Client) Nodes(ctx context.Context, opt ListOptions) iter.Seq2[Node, error] {
+	return all(ctx, opt, c.NodesPage)
+}
+
+// GetNode reads one node (operators).
+func (c *Client) GetNode(ctx context.Context, id string) (*Node, error) {
+	return getRecord[Node](ctx, c, "/api/resources/nodes/"+esc(id))
+}
+
+// ConsoleTicket gets a ticket for a running machine's serial console (operators); a
+// stopped machine has none (ErrInvalidState).
+func (c *Client) ConsoleTicket(ctx context.Context, id string) (*Console, error) {
+	return getRecord[Console](ctx, c, "/api/virt/vms/"+esc(id)+"/console")
+}
+
+// MigrateMachine moves a machine to the node target and returns the task (operators).
+// online nil migrates a running machine live and a stopped one offline.
+func (c *Client) MigrateMachine(ctx context.Context, id, target string, online *bool) (*Task, error) {
+	return c.startTask(ctx, request{method: http.MethodPost, path: "/api/virt/vms/" + esc(id) + "/migrate",
+		body: migration{TargetNode: target, Online: online}})
+}
+
+// ConfigureMachine changes a machine's name, cores or memory and returns the task
+// (operators; a tenant's user resizes with ResizeMachine and renames with
+// UpdateMachine).
+func (c *Client) ConfigureMachine(ctx context.Context, id string, cfg MachineConfig) (*Task, error) {
+	return c.startTask(ctx, request{method: http.MethodPatch, path: "/api/virt/vms/" + esc(id) + "/config", body: cfg})
+}
+
+// SetInterfaces changes network interfaces of a machine and returns the task
+// (operators).
+func (c *Client) SetInterfaces(ctx context.Context, id string, changes ...InterfaceChange) (*Task, error) {
+	return c.startTask(ctx, request{method: http.MethodPatch, path: "/api/virt/vms/" + esc(id) + "/network",
+		body: networkChange{Interfaces: changes}})
+}
+
+// AddDisk attaches a new disk to a machine and returns the task, whose result names
+// the disk (operators).
+func (c *Client) AddDisk(ctx context.Context, id string, d DiskSpec) (*Task, error) {
+	return c.startTask(ctx, request{method: http.MethodPost, path: "/api/virt/vms/" + esc(id) + "/disks", body: d})
+}
+
+// ReinstallMachine rebuilds a machine's system disk from a template and returns the
+// task (operators).
+func (c *Client) ReinstallMachine(ctx context.Context, id string, r Reinstall) (*Task, error) {
+	return c.startTask(ctx, request{method: http.MethodPost, path: "/api/virt/vms/" + esc(id) + "/reinstall", body: r})
+}
+
+// VirtMachineAction starts a power action on any machine, by id or vmid, through the
+// operators' hypervisor route, which also takes the aliases boot, kill, poweroff and
+// restart; MachineAction is the tenant-scoped route.
+func (c *Client) VirtMachineAction(ctx context.Context, id, action string) (*Task, error) {
+	return c.startTask(ctx, request{method: http.MethodPost, path: "/api/virt/vms/" + esc(id) + "/actions/" + esc(action)})
+}
+
+// ConsoleURL is the websocket URL of a console ticket: con.URL when the server gave an
+// absolute one, else con.Path joined to the member the client speaks to now, as
+// ws:// (or wss:// for https). A websocket library dials it; the ticket in its query
+// is the credential, no bearer token is needed.
+func (c *Client) ConsoleURL(con *Console) string {
+	if strings.HasPrefix(con.URL, "ws://") || strings.HasPrefix(con.URL, "wss://") {
+		return con.URL
+	}
+	base := c.c.bases[int(c.c.cur.Load())%len(c.c.bases)]
+	if rest, ok := strings.CutPrefix(base, "https://"); ok {
+		base = "wss://" + rest
+	} else {
+		base = "ws://" + strings.TrimPrefix(base, "http://")
+	}
+	return base + con.Path
+}
