@@ -1,0 +1,64 @@
+package actors
+
+import (
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// rooms says which of the actors' packages each may import (besides kit, the runtime,
+// which every domain package may). Arrows point one way, from the composition root
+// down to the runtime; a dependency that would point back is injected (a Deps func)
+// or goes over the event bus. README "Layout" tells the same.
+var rooms = map[string][]string{
+	"actors/kit":        nil,
+	"actors/events":     nil,
+	"actors/alerts":     {"events"},
+	"actors/auth":       nil,
+	"actors/limiter":    nil,
+	"actors/machines":   {"events", "alerts", "auth"},
+	"actors/tenants":    {"events", "alerts", "machines"},
+	"actors/schedules":  {"events", "alerts", "machines", "tenants"},
+	"actors/monitoring": {"events", "alerts", "machines", "tenants"},
+}
+
+// TestRoomsImportOneWay: no package of the actors imports one it may not: the runtime
+// none, no domain package the composition root, and the domain packages only those
+// below them.
+func TestRoomsImportOneWay(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	const mod = "github.com/vmplane/vmplane/"
+	seen := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		pkg := strings.TrimPrefix(fields[0], mod)
+		if pkg == "actors" {
+			continue // the composition root builds them all
+		}
+		allowed, ok := rooms[pkg]
+		if !ok {
+			t.Errorf("package %s has no room in the rooms table: say what it may import", pkg)
+			continue
+		}
+		seen++
+		for _, imp := range fields[1:] {
+			room, ours := strings.CutPrefix(imp, mod+"actors")
+			if !ours {
+				continue
+			}
+			room = strings.TrimPrefix(room, "/")
+			if room == "" {
+				t.Errorf("%s imports the composition root (actors): inject what it needs instead", pkg)
+			} else if room != "kit" && !slices.Contains(allowed, room) || room == "kit" && pkg == "actors/kit" {
+				t.Errorf("%s imports actors/%s; it may import only kit and %v", pkg, room, allowed)
+			}
+		}
+	}
+	if seen != len(rooms) {
+		t.Errorf("found %d of the %d rooms; a package was renamed or removed", seen, len(rooms))
+	}
+}
