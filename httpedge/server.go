@@ -35,7 +35,7 @@ type Options struct {
 	System *actors.System
 	// Store is the store the System runs on, for GET /api/admin/backup (nil: the
 	// route answers that this store takes no backups).
-	Store persistence.Store
+	Store  persistence.Store
 	Tokens *token.Keeper
 	Logger *zap.Logger
 	// Version is reported by /api/health.
