@@ -96,6 +96,7 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 	cache := int64(cfg.StoreCacheMB) << 20
 	minFree := int64(cfg.StoreMinFreeMB) << 20
 	store, err := persistence.Open(persistence.Options{Dir: cfg.DataDir, Logger: log.Named("store"), BlockCacheSize: cache,
+		MemTableSize: int64(cfg.StoreMemTableMB) << 20, IndexCacheSize: int64(cfg.StoreIndexCacheMB) << 20,
 		NoGroupCommit: cfg.StoreSyncEach, MinFreeBytes: minFree, FreeSpace: cfg.StoreFreeSpace})
 	if err != nil {
 		return nil, err
