@@ -65,10 +65,6 @@ type Config struct {
 
 	ShutdownTimeout time.Duration
 	StoreCacheMB    int
-	// StoreMemTableMB and StoreIndexCacheMB size Badger's memtables and table-index
-	// cache (the small appliance profile lowers them with the block cache).
-	StoreMemTableMB   int
-	StoreIndexCacheMB int
 	StoreSyncEach   bool
 	PprofAddr       string
 	SyncInterval    time.Duration
@@ -112,6 +108,11 @@ type Config struct {
 	// HypervisorCheckInterval is how often the hypervisor is pinged for the
 	// hypervisor_unavailable alert.
 	HypervisorCheckInterval time.Duration
+
+	// Appliance (issue 21): StoreMemTableMB and StoreIndexCacheMB size Badger's
+	// memtables and table-index cache (the small profile lowers them with StoreCacheMB).
+	StoreMemTableMB   int
+	StoreIndexCacheMB int
 }
 
 // ProxmoxConfig are the settings of the proxmox driver.
