@@ -193,16 +193,7 @@ func containsLine(lines []string, s string) bool {
 // nothing itself: cross-compiling takes minutes) with dpkg-deb: the control fields, the
 // conffile, the maintainer scripts, and the files with their modes, owned by root.
 func TestDebPackage(t *testing.T) {
-	if _, err := exec.LookPath("dpkg-deb"); err != nil {
-		t.Skip("dpkg-deb not installed")
-	}
-	debs, err := filepath.Glob("../dist/vmplane_*.deb")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(debs) == 0 {
-		t.Skip("no dist/vmplane_*.deb: run `make dist deb` first to check the package")
-	}
+	debs := builtPackages(t, "dpkg-deb", "vmplane_*.deb", "deb")
 	name := regexp.MustCompile(`^vmplane_([0-9][A-Za-z0-9.+~]*)_(amd64|arm64)\.deb$`)
 	for _, deb := range debs {
 		t.Run(filepath.Base(deb), func(t *testing.T) {
@@ -272,4 +263,21 @@ func TestDebPackage(t *testing.T) {
 			}
 		})
 	}
+}
+
+// builtPackages returns the dist/ files matching pattern, or skips the test when tool is
+// not installed or `make dist TARGET` has not run: the package tests build nothing.
+func builtPackages(t *testing.T, tool, pattern, target string) []string {
+	t.Helper()
+	if _, err := exec.LookPath(tool); err != nil {
+		t.Skipf("%s not installed", tool)
+	}
+	found, err := filepath.Glob(filepath.Join("..", "dist", pattern))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found) == 0 {
+		t.Skipf("no dist/%s: run `make dist %s` first to check the package", pattern, target)
+	}
+	return found
 }

@@ -107,16 +107,7 @@ func TestRpmMaintainerScripts(t *testing.T) {
 // with their modes, owned by root, and the configuration a %config(noreplace); the four
 // scripts, the ones of packaging/rpm.
 func TestRpmPackage(t *testing.T) {
-	if _, err := exec.LookPath("rpm"); err != nil {
-		t.Skip("rpm not installed (apt-get install rpm)")
-	}
-	rpms, err := filepath.Glob("../dist/vmplane-*.rpm")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rpms) == 0 {
-		t.Skip("no dist/vmplane-*.rpm: run `make dist rpm` first to check the package")
-	}
+	rpms := builtPackages(t, "rpm", "vmplane-*.rpm", "rpm") // on Debian: apt-get install rpm
 	name := regexp.MustCompile(`^vmplane-([0-9][A-Za-z0-9.+~]*)-1\.(x86_64|aarch64)\.rpm$`)
 	for _, pkg := range rpms {
 		t.Run(filepath.Base(pkg), func(t *testing.T) {
