@@ -15,7 +15,7 @@ DIST_PLATFORMS := linux/amd64 linux/arm64
 DEB_VERSION ?= $(shell echo '$(VERSION)' | sed -E -e 's/^v//' -e '/^[0-9]+\./!s/^/0.0~git/' \
 	-e 's/-(rc|alpha|beta|pre)/~\1/' -e 's/-/+/' -e 's/-/./g')
 
-.PHONY: run build dist deb test lint bench fuzz faults client clean
+.PHONY: run build dist deb rpm test lint bench fuzz faults client clean
 
 ## run: serve the API on :8080 with the embedded store in ./data and the simulated cluster
 run:
@@ -42,13 +42,16 @@ dist:
 ## deb: dist/vmplane_DEB_VERSION_ARCH.deb for each binary of `make dist` (run it first),
 ## built by nfpm from packaging/nfpm.yaml; nfpm is pinned by packaging/nfpm/go.mod
 ## (its own module, so its dependencies stay out of ours) and built by `go tool`
-deb:
+## rpm: the same as dist/vmplane-DEB_VERSION-1.ARCH.rpm (x86_64, aarch64), with the rpm
+## overrides of nfpm.yaml (packaging/rpm/ maintainer scripts); DEB_VERSION is a valid
+## rpm version too. Both take nfpm's conventional file names (--target dist/).
+deb rpm:
 	set -e; nfpm=$$($(GO) -C packaging/nfpm tool -n nfpm); \
 	for p in $(DIST_PLATFORMS); do \
 		arch=$${p#*/}; \
 		test -f dist/vmplane-linux-$$arch || { echo "dist/vmplane-linux-$$arch missing: run make dist first" >&2; exit 1; }; \
 		ARCH=$$arch DEB_VERSION='$(DEB_VERSION)' $$nfpm package --config packaging/nfpm.yaml \
-			--packager deb --target dist/vmplane_$(DEB_VERSION)_$$arch.deb; \
+			--packager $@ --target dist/; \
 	done
 
 ## test: vet, then every test (fuzz seed corpora included) with the race detector; then

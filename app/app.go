@@ -101,11 +101,19 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 	cache := int64(cfg.StoreCacheMB) << 20
 	minFree := int64(cfg.StoreMinFreeMB) << 20
 	store, err := persistence.Open(persistence.Options{Dir: cfg.DataDir, Logger: log.Named("store"), BlockCacheSize: cache,
+		MemTableSize: int64(cfg.StoreMemTableMB) << 20, IndexCacheSize: int64(cfg.StoreIndexCacheMB) << 20,
 		NoGroupCommit: cfg.StoreSyncEach, MinFreeBytes: minFree, FreeSpace: cfg.StoreFreeSpace})
 	if err != nil {
 		return nil, err
 	}
 	a.store = store
+	// Before anything reads a record: an older store is migrated, a newer one refused.
+	ctx, cancel := context.WithTimeout(a.bg, 5*time.Minute)
+	_, err = persistence.Upgrade(ctx, store, log)
+	cancel()
+	if err != nil {
+		return nil, err
+	}
 	if driver == nil {
 		if driver, err = NewDriver(cfg, log.Named("driver")); err != nil {
 			return nil, err
@@ -171,7 +179,7 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 			}
 		}()
 	}
-	a.edge = httpedge.New(httpedge.Options{System: a.sys, Tokens: tokens, Logger: log, Version: Version, TrustedProxies: proxies, PublicURL: cfg.PublicURL,
+	a.edge = httpedge.New(httpedge.Options{System: a.sys, Store: a.store, Tokens: tokens, Logger: log, Version: Version, TrustedProxies: proxies, PublicURL: cfg.PublicURL,
 		IPv6Prefix: cfg.RateIPv6Prefix, HeaderTimeout: cfg.HeaderTimeout, IdleTimeout: cfg.IdleTimeout, MaxConnsPerAddr: cfg.MaxConnsPerAddr})
 	if a.ln, err = net.Listen("tcp", cfg.Addr); err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", cfg.Addr, err)

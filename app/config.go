@@ -108,6 +108,11 @@ type Config struct {
 	// HypervisorCheckInterval is how often the hypervisor is pinged for the
 	// hypervisor_unavailable alert.
 	HypervisorCheckInterval time.Duration
+
+	// Appliance (issue 21): StoreMemTableMB and StoreIndexCacheMB size Badger's
+	// memtables and table-index cache (the small profile lowers them with StoreCacheMB).
+	StoreMemTableMB   int
+	StoreIndexCacheMB int
 }
 
 // ProxmoxConfig are the settings of the proxmox driver.
@@ -194,6 +199,8 @@ func (c *Config) table() []setting {
 		flt(&c.NodeUsageThreshold, "node-usage-threshold", "VMPLANE_NODE_USAGE_THRESHOLD", 0.9, "fraction (0..1] of a node's cpu or memory above which it counts as busy for the node_usage_high alert"),
 		dur(&c.NodeUsageFor, "node-usage-for", "VMPLANE_NODE_USAGE_FOR", 10*time.Minute, "how long a node must stay busy before node_usage_high fires (node figures refresh with each sync)"),
 		num(&c.StoreCacheMB, "store-cache-mb", "VMPLANE_STORE_CACHE_MB", 32, "Badger block cache size in MiB"),
+		num(&c.StoreMemTableMB, "store-memtable-mb", "VMPLANE_STORE_MEMTABLE_MB", 16, "Badger memtable size in MiB (8..256): up to three are in memory, and the largest write batch is 15% of one"),
+		num(&c.StoreIndexCacheMB, "store-index-cache-mb", "VMPLANE_STORE_INDEX_CACHE_MB", 16, "Badger table-index cache size in MiB (at least 1)"),
 		dur(&c.ActorIdle, "actor-idle", "VMPLANE_ACTOR_IDLE", 5*time.Minute, "an entity actor (a machine, user, tenant, ...) idle this long is stopped; its next request loads it again from the store"),
 		num(&c.ActorMaxLive, "actor-max-live", "VMPLANE_ACTOR_MAX_LIVE", 10000, "entity actors of one kind kept in memory at most; beyond it the least recently used idle ones are stopped (health checks are not counted: they run their probes)"),
 		str(&c.PprofAddr, "pprof-addr", "VMPLANE_PPROF_ADDR", "", "serve Go's pprof profiles on this address (e.g. 127.0.0.1:6060; empty: off); keep it on loopback"),
@@ -431,6 +438,10 @@ func (c *Config) validate() error {
 			return c.bad("hypervisor-check-interval", c.HypervisorCheckInterval, "must be positive")
 		}},
 		{c.StoreCacheMB < 0, func() *ConfigError { return c.bad("store-cache-mb", c.StoreCacheMB, "must not be negative") }},
+		{c.StoreMemTableMB < 8 || c.StoreMemTableMB > 256, func() *ConfigError {
+			return c.bad("store-memtable-mb", c.StoreMemTableMB, "must be 8..256")
+		}},
+		{c.StoreIndexCacheMB < 1, func() *ConfigError { return c.bad("store-index-cache-mb", c.StoreIndexCacheMB, "must be at least 1") }},
 		{c.SimNodes < 1, func() *ConfigError { return c.bad("sim-nodes", c.SimNodes, "must be at least 1") }},
 		{c.SimMachines < 0, func() *ConfigError { return c.bad("sim-machines", c.SimMachines, "must not be negative") }},
 		{c.RateLoginAddr < 0, func() *ConfigError {

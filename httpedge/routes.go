@@ -45,6 +45,7 @@ func (s *Server) routeTable() []Route {
 	routes = append(routes, s.monitoringRoutes()...)
 	routes = append(routes, s.insightRoutes()...)
 	routes = append(routes, s.resourceRoutes()...)
+	routes = append(routes, s.adminRoutes()...)
 	// The same routes answer under the driver's own name: /api/sim/..., /api/proxmox/...
 	// They are not documented (the /api/virt routes say so in their descriptions): a
 	// generated client would get two of everything, named after one deployment's driver.

@@ -22,6 +22,7 @@ import (
 	"github.com/vmplane/vmplane/actors/limiter"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/httpedge/token"
+	"github.com/vmplane/vmplane/persistence"
 )
 
 // MaxBodyBytes is the largest request body accepted (413 beyond).
@@ -34,6 +35,9 @@ const maxHeaderBytes = 4 << 10
 // Options configure the edge.
 type Options struct {
 	System *actors.System
+	// Store is the store the System runs on, for GET /api/admin/backup (nil: the
+	// route answers that this store takes no backups).
+	Store  persistence.Store
 	Tokens *token.Keeper
 	Logger *zap.Logger
 	// Version is reported by /api/health.

@@ -29,6 +29,7 @@ type nfpmConfig struct {
 // nfpmContent is one entry of the contents of nfpm.yaml.
 type nfpmContent struct {
 	Src      string `yaml:"src"`
+	Packager string `yaml:"packager"`
 	Dst      string `yaml:"dst"`
 	Type     string `yaml:"type"`
 	Expand   bool   `yaml:"expand"`
@@ -41,16 +42,18 @@ type nfpmContent struct {
 
 // packaged is what the package must install: destination, mode, and whether it is a
 // conffile. The tests check both the nfpm configuration and a built .deb against it.
+// debOnly marks what only the .deb installs (nfpm's packager: deb).
 var packaged = []struct {
 	dst      string
 	mode     os.FileMode
 	conffile bool
+	debOnly  bool
 }{
-	{"/usr/bin/vmplane", 0o755, false},
-	{"/lib/systemd/system/vmplane.service", 0o644, false},
-	{"/etc/vmplane/vmplane.toml", 0o644, true},
-	{"/usr/share/doc/vmplane/copyright", 0o644, false},
-	{"/usr/share/lintian/overrides/vmplane", 0o644, false},
+	{"/usr/bin/vmplane", 0o755, false, false},
+	{"/lib/systemd/system/vmplane.service", 0o644, false, false},
+	{"/etc/vmplane/vmplane.toml", 0o644, true, false},
+	{"/usr/share/doc/vmplane/copyright", 0o644, false, false},
+	{"/usr/share/lintian/overrides/vmplane", 0o644, false, true},
 }
 
 // TestNfpmConfig checks packaging/nfpm.yaml: the files at their destinations
@@ -87,6 +90,9 @@ func TestNfpmConfig(t *testing.T) {
 		e := c.Contents[i]
 		if e.FileInfo.Mode != want.mode || e.FileInfo.Owner != "root" || e.FileInfo.Group != "root" {
 			t.Errorf("%s: mode %o owner %s:%s; want %o root:root", want.dst, e.FileInfo.Mode, e.FileInfo.Owner, e.FileInfo.Group, want.mode)
+		}
+		if want.debOnly != (e.Packager == "deb") || (e.Packager != "" && e.Packager != "deb") {
+			t.Errorf("%s: packager %q; want deb only = %v", want.dst, e.Packager, want.debOnly)
 		}
 		if want.conffile != (e.Type == "config|noreplace") {
 			t.Errorf("%s: type %q; conffile (config|noreplace) = %v wanted", want.dst, e.Type, want.conffile)
@@ -187,16 +193,7 @@ func containsLine(lines []string, s string) bool {
 // nothing itself: cross-compiling takes minutes) with dpkg-deb: the control fields, the
 // conffile, the maintainer scripts, and the files with their modes, owned by root.
 func TestDebPackage(t *testing.T) {
-	if _, err := exec.LookPath("dpkg-deb"); err != nil {
-		t.Skip("dpkg-deb not installed")
-	}
-	debs, err := filepath.Glob("../dist/vmplane_*.deb")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(debs) == 0 {
-		t.Skip("no dist/vmplane_*.deb: run `make dist deb` first to check the package")
-	}
+	debs := builtPackages(t, "dpkg-deb", "vmplane_*.deb", "deb")
 	name := regexp.MustCompile(`^vmplane_([0-9][A-Za-z0-9.+~]*)_(amd64|arm64)\.deb$`)
 	for _, deb := range debs {
 		t.Run(filepath.Base(deb), func(t *testing.T) {
@@ -266,4 +263,21 @@ func TestDebPackage(t *testing.T) {
 			}
 		})
 	}
+}
+
+// builtPackages returns the dist/ files matching pattern, or skips the test when tool is
+// not installed or `make dist TARGET` has not run: the package tests build nothing.
+func builtPackages(t *testing.T, tool, pattern, target string) []string {
+	t.Helper()
+	if _, err := exec.LookPath(tool); err != nil {
+		t.Skipf("%s not installed", tool)
+	}
+	found, err := filepath.Glob(filepath.Join("..", "dist", pattern))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found) == 0 {
+		t.Skipf("no dist/%s: run `make dist %s` first to check the package", pattern, target)
+	}
+	return found
 }

@@ -87,3 +87,31 @@ func (l *dirLock) unlock() {
 	_ = l.f.Close() // closing the last descriptor drops the flock
 	l.f = nil
 }
+
+// LockHolder reports whether a process holds dir's lock, and its pid (0 when it could
+// not be read), without taking the lock. A directory without a lock file is not held.
+func LockHolder(dir string) (pid int, held bool, err error) {
+	path := filepath.Join(dir, LockFile)
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, err
+	}
+	defer f.Close()
+	for {
+		err = unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB)
+		if !errors.Is(err, unix.EINTR) {
+			break
+		}
+	}
+	if errors.Is(err, unix.EWOULDBLOCK) {
+		return holderPID(path), true, nil
+	}
+	if err != nil {
+		return 0, false, err
+	}
+	_ = unix.Flock(int(f.Fd()), unix.LOCK_UN)
+	return 0, false, nil
+}

@@ -2431,6 +2431,13 @@ func WithRequestEditorFn(fn RequestEditorFn) ClientOption {
 // The interface specification for the client above.
 type ClientInterface interface {
 
+	// GetAdminBackup A backup of the whole store
+	//
+	// Streams a consistent snapshot of every record (one moment of the store; writes go on meanwhile) as application/octet-stream, in chunked transfer encoding: a stream that ends without its last chunk failed and must be thrown away. `vmplane backup` saves it and `vmplane restore` loads it into an empty data directory. Operators only (users get 403). 409 invalid_state when the store is backed up with its own cluster's tools instead (etcd: etcdctl snapshot save).
+	//
+	// Corresponds with GET /api/admin/backup (the `GetAdminBackup` operationId).
+	GetAdminBackup(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// PostAuthLoginWithBody Log in with e-mail and password
 	//
 	// Answers an access token, a refresh token and the user. A missing or empty e-mail or password is 400 naming the field; a wrong e-mail or password is 401 invalid_credentials (the two are not told apart). Failed logins are limited per e-mail and client address (429), and per e-mail over all addresses, beyond which an address with no failures is answered after a delay.
@@ -3585,6 +3592,23 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /metrics (the `GetMetrics` operationId).
 	GetMetrics(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+}
+
+// GetAdminBackup A backup of the whole store
+//
+// Streams a consistent snapshot of every record (one moment of the store; writes go on meanwhile) as application/octet-stream, in chunked transfer encoding: a stream that ends without its last chunk failed and must be thrown away. `vmplane backup` saves it and `vmplane restore` loads it into an empty data directory. Operators only (users get 403). 409 invalid_state when the store is backed up with its own cluster's tools instead (etcd: etcdctl snapshot save).
+//
+// Corresponds with GET /api/admin/backup (the `GetAdminBackup` operationId).
+func (c *Client) GetAdminBackup(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetAdminBackupRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
 }
 
 // PostAuthLoginWithBody Log in with e-mail and password
@@ -6170,6 +6194,33 @@ func (c *Client) GetMetrics(ctx context.Context, reqEditors ...RequestEditorFn) 
 		return nil, err
 	}
 	return c.Client.Do(req)
+}
+
+// NewGetAdminBackupRequest constructs an http.Request for the GetAdminBackup method
+func NewGetAdminBackupRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/admin/backup")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
 }
 
 // NewPostAuthLoginRequest calls the generic PostAuthLogin builder with application/json body
@@ -11784,6 +11835,15 @@ func WithBaseURL(baseURL string) ClientOption {
 // ClientWithResponsesInterface is the interface specification for the client with responses above.
 type ClientWithResponsesInterface interface {
 
+	// GetAdminBackupWithResponse A backup of the whole store
+	//
+	// Streams a consistent snapshot of every record (one moment of the store; writes go on meanwhile) as application/octet-stream, in chunked transfer encoding: a stream that ends without its last chunk failed and must be thrown away. `vmplane backup` saves it and `vmplane restore` loads it into an empty data directory. Operators only (users get 403). 409 invalid_state when the store is backed up with its own cluster's tools instead (etcd: etcdctl snapshot save).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/admin/backup (the `GetAdminBackup` operationId).
+	GetAdminBackupWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetAdminBackupResponse, error)
+
 	// PostAuthLoginWithBodyWithResponse Log in with e-mail and password
 	//
 	// Answers an access token, a refresh token and the user. A missing or empty e-mail or password is 400 naming the field; a wrong e-mail or password is 401 invalid_credentials (the two are not told apart). Failed logins are limited per e-mail and client address (429), and per e-mail over all addresses, beyond which an address with no failures is answered after a delay.
@@ -13070,6 +13130,175 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /metrics (the `GetMetrics` operationId).
 	GetMetricsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetMetricsResponse, error)
+}
+
+// GetAdminBackupResponse200Headers the declared response headers of an HTTP 200 response for GetAdminBackup
+type GetAdminBackupResponse200Headers struct {
+	XRequestId *string
+}
+
+// GetAdminBackupResponse400Headers the declared response headers of an HTTP 400 response for GetAdminBackup
+type GetAdminBackupResponse400Headers struct {
+	XRequestId *string
+}
+
+// GetAdminBackupResponse401Headers the declared response headers of an HTTP 401 response for GetAdminBackup
+type GetAdminBackupResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// GetAdminBackupResponse403Headers the declared response headers of an HTTP 403 response for GetAdminBackup
+type GetAdminBackupResponse403Headers struct {
+	XRequestId *string
+}
+
+// GetAdminBackupResponse404Headers the declared response headers of an HTTP 404 response for GetAdminBackup
+type GetAdminBackupResponse404Headers struct {
+	XRequestId *string
+}
+
+// GetAdminBackupResponse408Headers the declared response headers of an HTTP 408 response for GetAdminBackup
+type GetAdminBackupResponse408Headers struct {
+	XRequestId *string
+}
+
+// GetAdminBackupResponse409Headers the declared response headers of an HTTP 409 response for GetAdminBackup
+type GetAdminBackupResponse409Headers struct {
+	XRequestId *string
+}
+
+// GetAdminBackupResponse429Headers the declared response headers of an HTTP 429 response for GetAdminBackup
+type GetAdminBackupResponse429Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// GetAdminBackupResponse431Headers the declared response headers of an HTTP 431 response for GetAdminBackup
+type GetAdminBackupResponse431Headers struct {
+	XRequestId *string
+}
+
+// GetAdminBackupResponseDefaultHeaders the declared response headers of an HTTP default response for GetAdminBackup
+type GetAdminBackupResponseDefaultHeaders struct {
+	XRequestId *string
+}
+
+type GetAdminBackupResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetAdminBackupResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetAdminBackupResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetAdminBackupResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetAdminBackupResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetAdminBackupResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *GetAdminBackupResponse408Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *GetAdminBackupResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetAdminBackupResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetAdminBackupResponse431Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *GetAdminBackupResponseDefaultHeaders
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetAdminBackupResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetAdminBackupResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetAdminBackupResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetAdminBackupResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r GetAdminBackupResponse) GetApplicationproblemJSON408() *RequestTimeout {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r GetAdminBackupResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GetAdminBackupResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r GetAdminBackupResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r GetAdminBackupResponse) GetApplicationproblemJSONDefault() *Error {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetAdminBackupResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetAdminBackupResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetAdminBackupResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetAdminBackupResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
 }
 
 // PostAuthLoginResponse200Headers the declared response headers of an HTTP 200 response for PostAuthLogin
@@ -30532,6 +30761,21 @@ func (r GetMetricsResponse) ContentType() string {
 	return ""
 }
 
+// GetAdminBackupWithResponse A backup of the whole store
+//
+// Streams a consistent snapshot of every record (one moment of the store; writes go on meanwhile) as application/octet-stream, in chunked transfer encoding: a stream that ends without its last chunk failed and must be thrown away. `vmplane backup` saves it and `vmplane restore` loads it into an empty data directory. Operators only (users get 403). 409 invalid_state when the store is backed up with its own cluster's tools instead (etcd: etcdctl snapshot save).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/admin/backup (the `GetAdminBackup` operationId).
+func (c *ClientWithResponses) GetAdminBackupWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetAdminBackupResponse, error) {
+	rsp, err := c.GetAdminBackup(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetAdminBackupResponse(rsp)
+}
+
 // PostAuthLoginWithBodyWithResponse Log in with e-mail and password
 //
 // Answers an access token, a refresh token and the user. A missing or empty e-mail or password is 400 naming the field; a wrong e-mail or password is 401 invalid_credentials (the two are not told apart). Failed logins are limited per e-mail and client address (429), and per e-mail over all addresses, beyond which an address with no failures is answered after a delay.
@@ -32675,6 +32919,205 @@ func (c *ClientWithResponses) GetMetricsWithResponse(ctx context.Context, reqEdi
 		return nil, err
 	}
 	return ParseGetMetricsResponse(rsp)
+}
+
+// ParseGetAdminBackupResponse parses an HTTP response from a GetAdminBackupWithResponse call
+func ParseGetAdminBackupResponse(rsp *http.Response) (*GetAdminBackupResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetAdminBackupResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetAdminBackupResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetAdminBackupResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetAdminBackupResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetAdminBackupResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetAdminBackupResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers GetAdminBackupResponse408Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 409:
+		var headers GetAdminBackupResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetAdminBackupResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetAdminBackupResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case true:
+		var headers GetAdminBackupResponseDefaultHeaders
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
 }
 
 // ParsePostAuthLoginResponse parses an HTTP response from a PostAuthLoginWithResponse call

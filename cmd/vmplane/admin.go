@@ -90,6 +90,11 @@ func resetPassword(args []string, getenv func(string) string, stdin io.Reader, s
 		return 1
 	}
 	defer store.Close()
+	// The same schema check as serve's: a newer vmplane's store is not written to.
+	if _, err := persistence.Upgrade(context.Background(), store, nil); err != nil {
+		fmt.Fprintf(stderr, "vmplane admin: data directory %s: %v\n", *dir, err)
+		return 1
+	}
 	if exists, err := auth.AdminExists(store); err != nil || !exists {
 		fmt.Fprintf(stderr, "vmplane admin: %s holds no vmplane data (no admin was ever created there); check --data-dir\n", *dir)
 		return 1

@@ -61,6 +61,8 @@ var serverCommands = []struct{ name, short string }{
 	{"proxmox", "proxmox check: test the connection to Proxmox VE and the API token's privileges"},
 	{"config", "config check: validate the configuration (--config FILE, environment, flags) and print it, secrets masked"},
 	{"admin", "admin reset-password: set a user's password in the data directory of a stopped server"},
+	{"backup", "save a running server's store to a file (--url URL --out FILE, token in VMPLANE_TOKEN)"},
+	{"restore", "load a backup into an empty data directory (restore FILE --data-dir DIR)"},
 	{"version", "print the version, commit, build date and Go version (--json: as JSON)"},
 }
 
@@ -78,6 +80,10 @@ func runServerCommand(cmd string, args []string, stdout, stderr io.Writer) (code
 		return runConfig(args, os.Getenv, stdout, stderr), true
 	case "admin":
 		return runAdmin(args, os.Getenv, os.Stdin, stdout, stderr), true
+	case "backup":
+		return runBackup(args, os.Getenv, stdout, stderr), true
+	case "restore":
+		return runRestore(args, os.Getenv, stdout, stderr), true
 	case "version":
 		return runVersion(args, stdout, stderr), true
 	case "hash-worker":
@@ -129,6 +135,8 @@ Commands:
             validate the configuration (--config FILE, environment, flags) and print it, secrets masked
   admin reset-password
             set a user's password in the data directory of a stopped server
+  backup    save a running server's store to a file (--url URL --out FILE, token in VMPLANE_TOKEN)
+  restore   load a backup into an empty data directory (restore FILE --data-dir DIR)
   version   print the version, commit, build date and Go version (--json: as JSON)
   hash-worker
             (internal) the password hashing process serve starts
@@ -203,6 +211,14 @@ func serve(args []string, stderr io.Writer) int {
 	if errors.As(err, &inUse) {
 		fmt.Fprintf(stderr, "vmplane: %v\n", inUse)
 		return 1
+	}
+	// A store written by a newer vmplane: one line, and status 2 like a configuration
+	// error, since restarting this binary cannot fix it (systemd's
+	// RestartPreventExitStatus=2 stops the retries).
+	var newer *persistence.NewerSchemaError
+	if errors.As(err, &newer) {
+		fmt.Fprintf(stderr, "vmplane: data directory %s: %v\n", cfg.DataDir, newer)
+		return 2
 	}
 	if err != nil {
 		log.Error("cannot start", zap.Error(err))

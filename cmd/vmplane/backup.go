@@ -1,0 +1,245 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/vmplane/vmplane/apierr"
+	"github.com/vmplane/vmplane/app"
+	"github.com/vmplane/vmplane/persistence"
+)
+
+// runBackup runs `vmplane backup --url URL --out FILE`: it saves the backup a running
+// server streams (GET /api/admin/backup) into FILE, which appears only once the whole
+// backup is in and checks out (a temporary file, synced, then renamed).
+func runBackup(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("backup", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	url := fs.String("url", envOr(getenv, "VMPLANE_URL", "http://127.0.0.1:8080"), "base URL of the running server (env VMPLANE_URL)")
+	out := fs.String("out", "", "file to write the backup to (required); replaced only by a complete backup")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, "Usage: VMPLANE_TOKEN=... vmplane backup --url URL --out FILE\n\n"+
+			"Saves a consistent backup of a running server's store. VMPLANE_TOKEN is an operator's access token.\n"+
+			"Load it with 'vmplane restore FILE --data-dir DIR'.\n\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if *out == "" || fs.NArg() > 0 {
+		fmt.Fprintln(stderr, "vmplane backup: --out FILE is required (and nothing else)")
+		return 2
+	}
+	tok := getenv("VMPLANE_TOKEN")
+	if tok == "" {
+		fmt.Fprintln(stderr, "vmplane backup: VMPLANE_TOKEN is not set: it must hold an operator's access token (POST /api/auth/login)")
+		return 2
+	}
+	n, h, err := fetchBackup(strings.TrimRight(*url, "/")+"/api/admin/backup", tok, *out)
+	if err != nil {
+		fmt.Fprintf(stderr, "vmplane backup: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "backup of %d bytes (store schema %d) written to %s\n", n, h.Schema, *out)
+	return 0
+}
+
+func envOr(getenv func(string) string, name, fallback string) string {
+	if v := getenv(name); v != "" {
+		return v
+	}
+	return fallback
+}
+
+// fetchBackup downloads the backup into a temporary file beside out, checks it, syncs
+// it and renames it to out.
+func fetchBackup(url, tok, out string) (int64, persistence.BackupHeader, error) {
+	var h persistence.BackupHeader
+	req, err := http.NewRequest("GET", url, nil)
+	if err != nil {
+		return 0, h, err
+	}
+	req.Header.Set("Authorization", "Bearer "+tok)
+	// No overall timeout (a large store takes its time), but one for connecting and
+	// for the answer to start.
+	client := &http.Client{Transport: &http.Transport{
+		DialContext:           (&net.Dialer{Timeout: 10 * time.Second}).DialContext,
+		ResponseHeaderTimeout: time.Minute,
+		Proxy:                 http.ProxyFromEnvironment,
+	}}
+	res, err := client.Do(req)
+	if err != nil {
+		return 0, h, err
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		return 0, h, refusal(res)
+	}
+	dir := filepath.Dir(out)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(out)+".*.tmp")
+	if err != nil {
+		return 0, h, err
+	}
+	done := false
+	defer func() {
+		if !done {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	n, err := io.Copy(tmp, res.Body)
+	if err != nil {
+		// A chunked answer without its last chunk: the server's backup failed.
+		return n, h, fmt.Errorf("the backup stream broke off after %d bytes (%v); %s is unchanged", n, err, out)
+	}
+	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
+		return n, h, err
+	}
+	if h, err = persistence.VerifyBackup(tmp); err != nil {
+		return n, h, fmt.Errorf("the server's answer is %s; %s is unchanged", apierr.From(err).Detail, out)
+	}
+	if err := tmp.Sync(); err != nil {
+		return n, h, err
+	}
+	if err := tmp.Close(); err != nil {
+		return n, h, err
+	}
+	if err := os.Rename(tmp.Name(), out); err != nil {
+		return n, h, err
+	}
+	done = true
+	// The rename is durable once the directory is synced.
+	if d, err := os.Open(dir); err == nil {
+		err = d.Sync()
+		d.Close()
+		if err != nil {
+			return n, h, err
+		}
+	}
+	return n, h, nil
+}
+
+// refusal turns a non-200 answer into one clear sentence.
+func refusal(res *http.Response) error {
+	var p struct{ Code, Detail string }
+	_ = json.NewDecoder(io.LimitReader(res.Body, 64<<10)).Decode(&p)
+	switch res.StatusCode {
+	case http.StatusUnauthorized:
+		return fmt.Errorf("the server refused the token (401 %s): VMPLANE_TOKEN must be a valid, unexpired access token", p.Code)
+	case http.StatusForbidden:
+		return fmt.Errorf("the token's user may not take backups (403 %s): it takes an operator's (admin) token", p.Code)
+	case http.StatusNotFound:
+		return fmt.Errorf("the server has no backup route (404): check --url, and that the server is a vmplane with backups")
+	}
+	if p.Detail != "" {
+		return fmt.Errorf("the server answered %d %s: %s", res.StatusCode, p.Code, p.Detail)
+	}
+	return fmt.Errorf("the server answered %s", res.Status)
+}
+
+// runRestore runs `vmplane restore FILE --data-dir DIR`: it loads a backup into an empty
+// data directory, for a server to be started on it.
+func runRestore(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	def := app.Defaults()
+	fs := flag.NewFlagSet("restore", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dir := fs.String("data-dir", envOr(getenv, "VMPLANE_DATA_DIR", def.DataDir), "empty data directory to restore into, created if missing (env VMPLANE_DATA_DIR)")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, "Usage: vmplane restore FILE --data-dir DIR\n\n"+
+			"Loads a backup written by 'vmplane backup' into an empty data directory (only vmplane.lock may be in it).\n\n")
+		fs.PrintDefaults()
+	}
+	// The file may come before or after the flags.
+	var files []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return 0
+			}
+			return 2
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		files, args = append(files, fs.Arg(0)), fs.Args()[1:]
+	}
+	if len(files) != 1 {
+		fmt.Fprintln(stderr, "vmplane restore: give exactly one backup FILE (vmplane restore FILE --data-dir DIR)")
+		return 2
+	}
+	if err := restore(files[0], *dir, stdout); err != nil {
+		fmt.Fprintf(stderr, "vmplane restore: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func restore(file, dir string, stdout io.Writer) error {
+	f, err := os.Open(file)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	// The whole file is checked before anything is written.
+	h, err := persistence.VerifyBackup(f)
+	if err != nil {
+		return fmt.Errorf("%s: %s", file, apierr.From(err).Detail)
+	}
+	if h.Schema > persistence.SchemaVersion {
+		return fmt.Errorf("%s holds a store of schema version %d, newer than this vmplane knows (%d): restore it with the vmplane that took it",
+			file, h.Schema, persistence.SchemaVersion)
+	}
+	if pid, held, err := persistence.LockHolder(dir); err != nil {
+		return err
+	} else if held {
+		return fmt.Errorf("data directory %s is in use by vmplane process %d: stop it, and restore into an empty directory", dir, pid)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	for _, e := range entries {
+		if e.Name() != persistence.LockFile {
+			return fmt.Errorf("data directory %s is not empty (it holds %s): restore into an empty or new directory", dir, e.Name())
+		}
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	store, err := persistence.Open(persistence.Options{Dir: dir, MinFreeBytes: -1})
+	if err != nil {
+		return err
+	}
+	err = store.Load(f)
+	if cerr := store.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		// The directory was empty: what is in it now is this restore's, half done.
+		for _, e := range mustReadDir(dir) {
+			if e.Name() != persistence.LockFile {
+				os.RemoveAll(filepath.Join(dir, e.Name()))
+			}
+		}
+		return fmt.Errorf("loading %s failed, %s is empty again: %s", file, dir, apierr.From(err).Detail)
+	}
+	fmt.Fprintf(stdout, "restored %s (store schema %d) into %s; start vmplane with --data-dir %s\n", file, h.Schema, dir, dir)
+	return nil
+}
+
+func mustReadDir(dir string) []os.DirEntry {
+	es, _ := os.ReadDir(dir)
+	return es
+}
