@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"maps"
 	"net/http"
 	"strconv"
 	"strings"
@@ -120,40 +121,54 @@ func retryAfterErr(err error, attempt int) time.Duration {
 // openStream connects to GET /api/events after the event last; stale is a token to
 // renew first. It returns the body to read and the token it sent.
 func (c *core) openStream(ctx context.Context, last int64, stale string) (io.ReadCloser, string, error) {
+	h := http.Header{"Accept": {"text/event-stream"}}
+	if last >= 0 {
+		h.Set("Last-Event-ID", strconv.FormatInt(last, 10))
+	}
+	res, tok, err := c.openGet(ctx, "/api/events", h, stale)
+	if err != nil {
+		return nil, "", err
+	}
+	return res.Body, tok, nil
+}
+
+// openGet sends GET path with header and answers the 200 response, whose body the
+// caller reads and closes: a stream, not a JSON answer. A refused token is renewed
+// once (stale is a token known to be refused already); a connection error moves to
+// the next base URL for the next call. Errors are *streamError (any status but 200
+// unwraps to an *Error; its header says when to try again).
+func (c *core) openGet(ctx context.Context, path string, header http.Header, stale string) (*http.Response, string, error) {
 	tok, err := c.token(ctx, stale)
 	if err != nil {
 		return nil, "", err
 	}
 	idx := int(c.cur.Load()) % len(c.bases)
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.bases[idx]+"/api/events", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.bases[idx]+path, nil)
 	if err != nil {
 		return nil, "", err
 	}
-	req.Header.Set("Accept", "text/event-stream")
+	maps.Copy(req.Header, header)
 	if tok != "" {
 		req.Header.Set("Authorization", "Bearer "+tok)
-	}
-	if last >= 0 {
-		req.Header.Set("Last-Event-ID", strconv.FormatInt(last, 10))
 	}
 	res, err := c.hc.Do(req)
 	if err != nil {
 		if len(c.bases) > 1 {
 			c.cur.CompareAndSwap(int32(idx), int32((idx+1)%len(c.bases)))
 		}
-		return nil, "", &streamError{err: fmt.Errorf("vmplane client: GET /api/events: %w", err)}
+		return nil, "", &streamError{err: fmt.Errorf("vmplane client: GET %s: %w", path, err)}
 	}
 	if res.StatusCode != http.StatusOK {
 		body, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
 		res.Body.Close()
 		e := errorFrom(res, body)
 		if res.StatusCode == http.StatusUnauthorized && c.auth.canRenew() && stale == "" {
-			// The token was refused: renew it once and connect again.
-			return c.openStream(ctx, last, tok)
+			// The token was refused: renew it once and ask again.
+			return c.openGet(ctx, path, header, tok)
 		}
 		return nil, "", &streamError{err: e, wait: res.Header}
 	}
-	return res.Body, tok, nil
+	return res, tok, nil
 }
 
 // readEvents yields the events of one connection until it ends, moving *last past each

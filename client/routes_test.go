@@ -1,9 +1,11 @@
 package client_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -125,6 +127,24 @@ func poll(t *testing.T, what string, cond func() bool) {
 	}
 }
 
+// testStoreBackup takes a backup of the store as an operator: a whole one (it ends
+// with the checksum trailer restore verifies, after the header line); a tenant's user
+// is refused.
+func testStoreBackup(t *testing.T, ctx context.Context, w *world) {
+	var buf bytes.Buffer
+	n, err := w.admin.Backup(ctx, &buf)
+	if err != nil || n == 0 || int64(buf.Len()) != n {
+		t.Fatalf("backup: got %d bytes (%d written), %v; want a whole backup", n, buf.Len(), err)
+	}
+	header, _, ok := bytes.Cut(buf.Bytes(), []byte("\n"))
+	if !ok || !bytes.Contains(header, []byte("vmplane")) {
+		t.Fatalf("backup starts %q; want its header line", header)
+	}
+	if _, err := w.a.Backup(ctx, io.Discard); !errors.Is(err, client.ErrForbidden) {
+		t.Fatalf("a tenant's user took a backup: %v; want forbidden", err)
+	}
+}
+
 // TestRoutes calls every route of the API through the client against a real server,
 // checks each answer and that another tenant's records are 404, and then checks that
 // every operation of the server's OpenAPI document was reached by some call.
@@ -144,6 +164,7 @@ func TestRoutes(t *testing.T) {
 		{"records", testRecords},
 		{"null clears", testNullClears},
 		{"idempotency", testIdempotency},
+		{"store backup", testStoreBackup},
 	}
 	ran := 0
 	for _, p := range parts {
