@@ -352,10 +352,8 @@ func proxmoxConfigError(err error) error {
 // Addr is the address the API listens on.
 func (a *App) Addr() string { return a.ln.Addr().String() }
 
-// System is the running actor system.
-func (a *App) System() *actors.System { return a.sys }
-
-// Edge is the HTTP edge.
+// Edge is the HTTP edge. (Only tests call it: httpedge's fuzz test walks the route
+// table of a running App.)
 func (a *App) Edge() *httpedge.Server { return a.edge }
 
 // Served is closed with the serve loop's error when it stops.

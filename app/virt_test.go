@@ -606,9 +606,9 @@ func TestRestartKeepsStateAndSettlesTasks(t *testing.T) {
 // A sync that finds nothing changed wakes no machine's actor: with a large fleet,
 // every sync would otherwise hold all machines in memory.
 func TestSyncWakesOnlyChangedMachines(t *testing.T) {
-	s, tok := synced(t, func(c *Config) { c.SimMachines = 12 })
+	s, _ := synced(t, func(c *Config) { c.SimMachines = 12 })
 	s.restart()
-	tok = s.adminToken()
+	tok := s.adminToken()
 	if res := s.sync(tok); res.Machines.Updated+res.Machines.Added+res.Machines.Removed != 0 {
 		t.Fatalf("got %+v; want nothing changed", res)
 	}

@@ -87,9 +87,7 @@ var powerActionPath = func() map[string]QueryType {
 	for _, a := range hypervisor.PowerActions {
 		names = append(names, string(a))
 	}
-	for _, a := range slices.Sorted(maps.Keys(actors.PowerActionAliases)) {
-		names = append(names, a)
-	}
+	names = append(names, slices.Sorted(maps.Keys(actors.PowerActionAliases))...)
 	return map[string]QueryType{"action": {Enum: names}}
 }()
 
