@@ -73,7 +73,7 @@ func (s *Server) monitoringResources() []resource {
 	sys := s.sys
 	return []resource{
 		{name: "health-checks", scoped: true, read: Authenticated, write: Authenticated, summary: "health checks",
-			item: actors.HealthCheck{}, createBody: actors.HealthCheckSpec{}, updateBody: actors.HealthCheckChange{},
+			item: itemOf[actors.HealthCheck](), createBody: actors.HealthCheckSpec{}, updateBody: actors.HealthCheckChange{},
 			query: map[string]string{"tenant_id": "operators: only this tenant's checks"},
 			list: func(c *Call, scope *string, cursor string, limit int) (any, string, error) {
 				tenant := scope
@@ -109,7 +109,7 @@ func (s *Server) monitoringResources() []resource {
 			},
 		},
 		{name: "alert-events", scoped: true, read: Authenticated, write: Authenticated, summary: "alert events",
-			item: actors.Alert{}, updateBody: AlertPatch{}, query: alertQuery(nil), queryTypes: alertQueryTypes,
+			item: itemOf[actors.Alert](), updateBody: AlertPatch{}, query: alertQuery(nil), queryTypes: alertQueryTypes,
 			list: func(c *Call, scope *string, cursor string, limit int) (any, string, error) {
 				f, err := c.alertFilter()
 				if err != nil {
