@@ -401,7 +401,10 @@ func (a *App) close() error {
 		a.sys.Stop()
 		a.sys = nil
 	}
-	if a.ln != nil && a.edge == nil {
+	if a.ln != nil {
+		// The edge's Shutdown closes the listeners its Serve has taken; one that came
+		// before Serve took a.ln (a start stopped at once) leaves it open, and Serve,
+		// when it comes, would accept on it forever. Closing it again is harmless.
 		a.ln.Close()
 	}
 	if a.store != nil {
