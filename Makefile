@@ -66,10 +66,18 @@ test:
 client:
 	cd clientcheck && $(GO) run ./internal/specdump openapi.json && $(GO) generate ./vmclient
 
-## lint: formatting and vet
+## lint: formatting, vet, staticcheck, dead code (tools/lint/deadcode.sh: no function
+## that nothing reaches, no program code that only tests reach, exceptions in
+## tools/lint/deadcode.allow) and package size (tools/lint/pkgsize.sh: at most 4,000
+## lines, exceptions in tools/lint/pkgsize.allow); staticcheck and deadcode are pinned
+## by tools/lint/go.mod (their own module, so their dependencies stay out of ours) and
+## built by `go tool`
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	$$($(GO) -C tools/lint tool -n staticcheck) ./...
+	tools/lint/deadcode.sh
+	tools/lint/pkgsize.sh
 
 ## bench: every Go benchmark, side by side with its baseline (-p 1: one package at a
 ## time, or two packages share the two cores and their numbers are not comparable)

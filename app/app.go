@@ -365,10 +365,8 @@ func proxmoxConfigError(err error) error {
 // Addr is the address the API listens on.
 func (a *App) Addr() string { return a.ln.Addr().String() }
 
-// System is the running actor system.
-func (a *App) System() *actors.System { return a.sys }
-
-// Edge is the HTTP edge.
+// Edge is the HTTP edge. (Only tests call it: httpedge's fuzz test walks the route
+// table of a running App.)
 func (a *App) Edge() *httpedge.Server { return a.edge }
 
 // Served is closed with the serve loop's error when it stops.
@@ -416,7 +414,10 @@ func (a *App) close() error {
 		a.sys.Stop()
 		a.sys = nil
 	}
-	if a.ln != nil && a.edge == nil {
+	if a.ln != nil {
+		// The edge's Shutdown closes the listeners its Serve has taken; one that came
+		// before Serve took a.ln (a start stopped at once) leaves it open, and Serve,
+		// when it comes, would accept on it forever. Closing it again is harmless.
 		a.ln.Close()
 	}
 	if a.store != nil {

@@ -136,16 +136,6 @@ type setting struct {
 	defaultValue    string
 }
 
-// Settings lists every setting: flag name, environment variable, default and help.
-func Settings() [][4]string {
-	var c Config
-	var out [][4]string
-	for _, s := range c.table() {
-		out = append(out, [4]string{s.flag, s.env, s.defaultValue, s.help})
-	}
-	return out
-}
-
 // Defaults returns the configuration with every default applied.
 func Defaults() Config {
 	var c Config

@@ -220,7 +220,7 @@ func (c *conformance) RoundTrip(hr *http.Request) (*http.Response, error) {
 // for its operation, when a body differs from its schema, and when an operation of the
 // document was never answered with success.
 func TestOpenAPIConformance(t *testing.T) {
-	s, admin := synced(t)
+	s, _ := synced(t)
 	conf := newConformance(t, s)
 	s.client = &http.Client{Timeout: 30 * time.Second, Transport: conf}
 	ok := func(r req, status int) *response {
@@ -243,7 +243,7 @@ func TestOpenAPIConformance(t *testing.T) {
 	// System and auth.
 	ok(req{method: "GET", path: "/api/health"}, 200)
 	ok(req{method: "GET", path: "/metrics"}, 200)
-	admin = s.adminToken()
+	admin := s.adminToken()
 	pair := s.login(testAdminEmail, testAdminPassword)
 	fails(req{method: "POST", path: "/api/auth/login", body: map[string]string{"email": testAdminEmail, "password": "wrong password"}}, 401, "invalid_credentials")
 	fails(req{method: "POST", path: "/api/auth/login", body: map[string]string{"email": testAdminEmail}}, 400, "invalid_request")

@@ -495,9 +495,12 @@ func TestConsole(t *testing.T) {
 	hr, _ := http.NewRequest("GET", raw, nil)
 	hr.Header.Set("Connection", "Upgrade")
 	hr.Header.Set("Upgrade", "websocket")
-	if res, err := http.DefaultClient.Do(hr); err != nil || res.StatusCode != 400 {
+	res, err := http.DefaultClient.Do(hr)
+	if err != nil || res.StatusCode != 400 {
 		t.Fatalf("got %v, %v for an upgrade without a key; want 400", res, err)
 	}
+	// Unclosed, the body would keep the client's connection reading for good.
+	res.Body.Close()
 	ws, _, err := websocket.DefaultDialer.Dial(c.URL, nil)
 	if err != nil {
 		t.Fatalf("the ticket no longer works after a malformed upgrade: %v", err)
@@ -522,7 +525,7 @@ func TestConsole(t *testing.T) {
 	ws.Close()
 
 	// The ticket worked once.
-	_, res, err := websocket.DefaultDialer.Dial(c.URL, nil)
+	_, res, err = websocket.DefaultDialer.Dial(c.URL, nil)
 	if err == nil || res == nil || res.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("got %v, %v; want the used ticket refused with 401", err, res)
 	}
@@ -607,9 +610,9 @@ func TestRestartKeepsStateAndSettlesTasks(t *testing.T) {
 // A sync that finds nothing changed wakes no machine's actor: with a large fleet,
 // every sync would otherwise hold all machines in memory.
 func TestSyncWakesOnlyChangedMachines(t *testing.T) {
-	s, tok := synced(t, func(c *Config) { c.SimMachines = 12 })
+	s, _ := synced(t, func(c *Config) { c.SimMachines = 12 })
 	s.restart()
-	tok = s.adminToken()
+	tok := s.adminToken()
 	if res := s.sync(tok); res.Machines.Updated+res.Machines.Added+res.Machines.Removed != 0 {
 		t.Fatalf("got %+v; want nothing changed", res)
 	}

@@ -45,7 +45,6 @@ type opInfo struct {
 // A scenario is one workload: what it needs on the server before the run, the
 // requests its workers send, and what it removes afterwards.
 type scenario interface {
-	name() string
 	ops() []opInfo
 	// setup creates what the scenario needs and checks, with one request each, that
 	// the routes it uses exist.
@@ -127,8 +126,6 @@ func (nopDone) done(int, *fasthttp.Response, error) {}
 
 type healthScenario struct{ uri []byte }
 
-func (*healthScenario) name() string { return "health" }
-
 func (*healthScenario) ops() []opInfo {
 	return []opInfo{{Name: "health", Scenario: "health", Method: "GET", Route: "/api/health", expect: statusSet(outcomeOK, 200)}}
 }
@@ -170,13 +167,10 @@ type readScenario struct {
 }
 
 type readTenant struct {
-	auth               []byte
-	list, overview     []byte
-	machines           [][]byte
-	machinesConfigured bool
+	auth           []byte
+	list, overview []byte
+	machines       [][]byte
 }
-
-func (*readScenario) name() string { return "read" }
 
 func (*readScenario) ops() []opInfo {
 	ok := statusSet(outcomeOK, 200)
@@ -264,8 +258,6 @@ type powerScenario struct {
 	uris    [][]byte // machine-major: uris[m*len(actions)+a]
 	auth    []byte
 }
-
-func (*powerScenario) name() string { return "power" }
 
 func (s *powerScenario) ops() []opInfo {
 	out := make([]opInfo, len(s.actions))
@@ -392,8 +384,6 @@ const writeBodies = 64
 // every rule after it, so deleting from the front would make each delete rewrite the
 // whole set.
 const writeWindow = 16
-
-func (*writeScenario) name() string { return "write" }
 
 func (*writeScenario) ops() []opInfo {
 	return []opInfo{
@@ -550,8 +540,6 @@ type loginScenario struct {
 	bodies [][]byte
 }
 
-func (*loginScenario) name() string { return "login" }
-
 func (*loginScenario) ops() []opInfo {
 	return []opInfo{{Name: "login", Scenario: "login", Method: "POST", Route: "/api/auth/login",
 		expect: map[int]string{200: outcomeAllowed, 401: outcomeAllowed, 429: outcomeLimited}}}
@@ -613,8 +601,6 @@ type mixScenario struct {
 	subs    []scenario
 	weights []int
 }
-
-func (*mixScenario) name() string { return "mix" }
 
 func (m *mixScenario) ops() []opInfo {
 	var out []opInfo

@@ -271,23 +271,23 @@ func (c *Call) checkQuery() error {
 	}
 	var errs []apierr.FieldError
 	seen := map[string]bool{}
-	c.rc.QueryArgs().VisitAll(func(k, v []byte) {
+	for k, v := range c.rc.QueryArgs().All() {
 		name := string(k)
 		if seen[name] {
 			errs = append(errs, apierr.Field(name, "is given more than once"))
-			return
+			continue
 		}
 		seen[name] = true
 		if _, ok := rt.Query[name]; !ok {
 			errs = append(errs, apierr.Field(name, "is not a query parameter of %s %s", rt.Method, rt.Path))
-			return
+			continue
 		}
 		if v := string(v); v != "" {
 			if fe := rt.queryType(name).check(name, v); fe != nil {
 				errs = append(errs, *fe)
 			}
 		}
-	})
+	}
 	if len(errs) > 0 {
 		e := apierr.Invalid(errs...)
 		if len(rt.Query) > 0 {

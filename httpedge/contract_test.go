@@ -105,7 +105,7 @@ func TestRulesInTheDocument(t *testing.T) {
 	g := newSchemaGen()
 	g.schemaIn(reflect.TypeFor[ctBody](), modeRequest)
 	g.schemaIn(reflect.TypeFor[ctBody](), modePatch)
-	g.schema(reflect.TypeFor[ctBody]())
+	g.schemaIn(reflect.TypeFor[ctBody](), modeReply)
 	if g.err != nil {
 		t.Fatal(g.err)
 	}

@@ -74,7 +74,7 @@ func (s *Server) monitoringResources() []resource {
 	sys := s.sys
 	return []resource{
 		{name: "health-checks", scoped: true, read: Authenticated, write: Authenticated, summary: "health checks",
-			item: monitoring.HealthCheck{}, createBody: monitoring.HealthCheckSpec{}, updateBody: monitoring.HealthCheckChange{},
+			item: itemOf[monitoring.HealthCheck](), createBody: monitoring.HealthCheckSpec{}, updateBody: monitoring.HealthCheckChange{},
 			query: map[string]string{"tenant_id": "operators: only this tenant's checks"},
 			list: func(c *Call, scope *string, cursor string, limit int) (any, string, error) {
 				tenant := scope
@@ -110,7 +110,7 @@ func (s *Server) monitoringResources() []resource {
 			},
 		},
 		{name: "alert-events", scoped: true, read: Authenticated, write: Authenticated, summary: "alert events",
-			item: alerts.Alert{}, updateBody: AlertPatch{}, query: alertQuery(nil), queryTypes: alertQueryTypes,
+			item: itemOf[alerts.Alert](), updateBody: AlertPatch{}, query: alertQuery(nil), queryTypes: alertQueryTypes,
 			list: func(c *Call, scope *string, cursor string, limit int) (any, string, error) {
 				f, err := c.alertFilter()
 				if err != nil {

@@ -610,9 +610,6 @@ func implements(t, iface reflect.Type) bool {
 	return t.Implements(iface) || (t.Kind() != reflect.Pointer && reflect.PointerTo(t).Implements(iface))
 }
 
-// schema returns the schema of values of type t as encoding/json writes them.
-func (g *schemaGen) schema(t reflect.Type) obj { return g.schemaIn(t, modeReply) }
-
 // schemaIn returns the schema of values of type t on one side of the wire.
 func (g *schemaGen) schemaIn(t reflect.Type, mode schemaMode) obj {
 	if t == nil {

@@ -34,20 +34,21 @@ type (
 	oaList   []oaList // a named type that contains itself
 	oaSample struct {
 		oaBase
-		Name       string         `json:"name"`
-		Nick       *string        `json:"nick"`
-		Note       string         `json:"note,omitempty"`
-		Address    oaAddress      `json:"address"`
-		Home       *oaAddress     `json:"home"`
-		Items      []oaAddress    `json:"items"`
-		Labels     map[string]int `json:"labels"`
-		Blob       []byte         `json:"blob"`
-		Extra      any            `json:"extra"`
-		Count      int64          `json:"count,string"`
-		Ratio      float64        `json:"ratio"`
-		Tree       oaNode         `json:"tree"`
-		Nested     oaList         `json:"nested"`
-		Skipped    string         `json:"-"`
+		Name    string         `json:"name"`
+		Nick    *string        `json:"nick"`
+		Note    string         `json:"note,omitempty"`
+		Address oaAddress      `json:"address"`
+		Home    *oaAddress     `json:"home"`
+		Items   []oaAddress    `json:"items"`
+		Labels  map[string]int `json:"labels"`
+		Blob    []byte         `json:"blob"`
+		Extra   any            `json:"extra"`
+		Count   int64          `json:"count,string"`
+		Ratio   float64        `json:"ratio"`
+		Tree    oaNode         `json:"tree"`
+		Nested  oaList         `json:"nested"`
+		Skipped string         `json:"-"`
+		//lint:ignore U1000 never read: it is there for the reflector to leave out
 		unexported int
 		Untagged   bool
 	}
@@ -329,7 +330,7 @@ func TestOpenAPIErrorsAndSecurity(t *testing.T) {
 
 func TestOpenAPISchemaReflection(t *testing.T) {
 	g := newSchemaGen()
-	if got, want := jsonOf(t, g.schema(reflect.TypeFor[oaSample]())), `{"$ref":"#/components/schemas/OaSample"}`; got != want {
+	if got, want := jsonOf(t, g.schemaIn(reflect.TypeFor[oaSample](), modeReply)), `{"$ref":"#/components/schemas/OaSample"}`; got != want {
 		t.Fatalf("oaSample: got %s; want %s", got, want)
 	}
 	if g.err != nil {
@@ -384,9 +385,9 @@ func TestOpenAPISchemaReflection(t *testing.T) {
 		t.Errorf("OaNode: got %s; want %s", got, want)
 	}
 
-	g.schema(reflect.TypeFor[oaConflict]())
-	g.schema(reflect.TypeFor[oaShadow]())
-	g.schema(reflect.TypeFor[oaViaPointer]())
+	g.schemaIn(reflect.TypeFor[oaConflict](), modeReply)
+	g.schemaIn(reflect.TypeFor[oaShadow](), modeReply)
+	g.schemaIn(reflect.TypeFor[oaViaPointer](), modeReply)
 	for _, c := range []struct{ name, want string }{
 		{"OaConflict", `{"properties":{"z":{"format":"int64","type":"integer"}},"required":["z"],"type":"object"}`},
 		{"OaShadow", `{"properties":{"X":{"format":"int64","type":"integer"}},"required":["X"],"type":"object"}`},
@@ -406,7 +407,7 @@ func TestOpenAPISchemaMatchesEncoding(t *testing.T) {
 		t.Helper()
 		g := newSchemaGen()
 		s := deref(t, map[string]any{"components": map[string]any{"schemas": g.schemas}},
-			map[string]any(g.schema(reflect.TypeOf(v)))).(obj)
+			map[string]any(g.schemaIn(reflect.TypeOf(v), modeReply))).(obj)
 		var want []string
 		for k := range s["properties"].(obj) {
 			want = append(want, k)

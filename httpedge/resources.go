@@ -6,11 +6,8 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/vmplane/vmplane/actors/alerts"
 	"github.com/vmplane/vmplane/actors/auth"
 	"github.com/vmplane/vmplane/actors/machines"
-	"github.com/vmplane/vmplane/actors/monitoring"
-	"github.com/vmplane/vmplane/actors/schedules"
 	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
@@ -24,19 +21,21 @@ type resource struct {
 	scoped bool
 	read   Access // Authenticated (tenant users too) or AdminOnly
 	write  Access
-	// For the OpenAPI document. The create answers createStatus (201 when zero) with
-	// createReply (item when nil); the update and delete answer updateStatus and
-	// deleteStatus (200 and 204 when zero) with updateReply (item when nil) and
-	// deleteReply; updateAlso lists an update's other answers.
-	item, createBody, updateBody any
-	createStatus                 int
-	createReply                  any
-	updateStatus                 int
-	updateReply                  any
-	updateAlso                   map[int]any
-	deleteStatus                 int
-	deleteReply                  any
-	summary                      string
+	// For the OpenAPI document. item is the record type (itemOf). The create answers
+	// createStatus (201 when zero) with createReply (the item when nil); the update and
+	// delete answer updateStatus and deleteStatus (200 and 204 when zero) with
+	// updateReply (the item when nil) and deleteReply; updateAlso lists an update's
+	// other answers.
+	item                   itemType
+	createBody, updateBody any
+	createStatus           int
+	createReply            any
+	updateStatus           int
+	updateReply            any
+	updateAlso             map[int]any
+	deleteStatus           int
+	deleteReply            any
+	summary                string
 	// query declares a list's filters (name → description), beyond limit and cursor.
 	query      map[string]string
 	queryTypes map[string]QueryType
@@ -55,6 +54,14 @@ type resource struct {
 type tenantField struct {
 	TenantID *string `json:"tenant_id"`
 }
+
+// itemType is a resource's record type as the document needs it: a zero record (the
+// answer of a get) and a zero page of records (the answer of a list). itemOf is the only
+// way to make one, so that a new resource kind cannot get a list of untyped items.
+type itemType struct{ one, page any }
+
+// itemOf is the item type of a resource whose records are T.
+func itemOf[T any]() itemType { return itemType{one: *new(T), page: Page[T]{}} }
 
 // pageQuery documents the paging parameters every list takes.
 var pageQuery = map[string]string{"limit": "page size, 1..500 (default 50)", "cursor": "next_cursor of the previous page"}
@@ -79,12 +86,12 @@ func (s *Server) resourceRoutes() []Route {
 		}
 		if r.list != nil {
 			out = append(out, Route{Method: "GET", Path: base, Access: r.read, Tag: tag, Query: withPage(r.query), QueryTypes: r.queryTypes,
-				Summary: "List " + r.summary, Reply: listDoc(r.item), Handler: s.serveResource(&r, "list"),
+				Summary: "List " + r.summary, Reply: r.item.page, Handler: s.serveResource(&r, "list"),
 				Description: "A page of " + r.summary + " in creation order; follow next_cursor for the next page." + scope})
 		}
 		if r.get != nil {
 			out = append(out, Route{Method: "GET", Path: base + "/{id}", Access: r.read, Tag: tag,
-				Summary: "Get one of the " + r.summary, Reply: r.item, Handler: s.serveResource(&r, "get"),
+				Summary: "Get one of the " + r.summary, Reply: r.item.one, Handler: s.serveResource(&r, "get"),
 				Description: "One of the " + r.summary + " by id." + scope + " Another tenant's record answers 404, as one that does not exist."})
 		}
 		if r.create != nil {
@@ -94,7 +101,7 @@ func (s *Server) resourceRoutes() []Route {
 			}
 			reply := r.createReply
 			if reply == nil {
-				reply = r.item
+				reply = r.item.one
 			}
 			rt := Route{Method: "POST", Path: base, Access: r.write, Tag: tag, Status: status,
 				Summary: "Create one of the " + r.summary, Body: r.createBody, Reply: reply, Handler: s.serveResource(&r, "create")}
@@ -107,7 +114,7 @@ func (s *Server) resourceRoutes() []Route {
 		if r.update != nil {
 			reply := r.updateReply
 			if reply == nil {
-				reply = r.item
+				reply = r.item.one
 			}
 			rt := Route{Method: "PATCH", Path: base + "/{id}", Access: r.write, Tag: tag, Patch: true, Status: r.updateStatus, Also: r.updateAlso,
 				Summary: "Change one of the " + r.summary, Body: r.updateBody, Reply: reply, Handler: s.serveResource(&r, "update")}
@@ -123,36 +130,6 @@ func (s *Server) resourceRoutes() []Route {
 		}
 	}
 	return out
-}
-
-func listDoc(item any) any {
-	switch item.(type) {
-	case machines.Machine:
-		return Page[machines.Machine]{}
-	case tenants.FirewallRule:
-		return Page[tenants.FirewallRule]{}
-	case machines.Task:
-		return Page[machines.Task]{}
-	case tenants.Tenant:
-		return Page[tenants.Tenant]{}
-	case auth.User:
-		return Page[auth.User]{}
-	case machines.Node:
-		return Page[machines.Node]{}
-	case hypervisor.Template:
-		return Page[hypervisor.Template]{}
-	case monitoring.HealthCheck:
-		return Page[monitoring.HealthCheck]{}
-	case alerts.Alert:
-		return Page[alerts.Alert]{}
-	case schedules.PowerSchedule:
-		return Page[schedules.PowerSchedule]{}
-	case schedules.BackupSchedule:
-		return Page[schedules.BackupSchedule]{}
-	case machines.Backup:
-		return Page[machines.Backup]{}
-	}
-	return Page[any]{}
 }
 
 // serveResource is the registry's one wrapper: it computes the caller's scope and, for
@@ -300,7 +277,7 @@ func (s *Server) coreResources() []resource {
 	fw := func() tenants.Firewall { return sys.Tenants.Firewall() }
 	return []resource{
 		{name: "machines", scoped: true, read: Authenticated, write: Authenticated, summary: "machines",
-			item: machines.Machine{}, createBody: MachineCreate{}, updateBody: MachinePatch{},
+			item: itemOf[machines.Machine](), createBody: MachineCreate{}, updateBody: MachinePatch{},
 			createStatus: fasthttp.StatusAccepted, createReply: tenants.Provisioned{},
 			updateStatus: fasthttp.StatusAccepted, updateReply: TaskReply{}, updateAlso: map[int]any{fasthttp.StatusOK: machines.Machine{}},
 			deleteStatus: fasthttp.StatusAccepted, deleteReply: TaskReply{},
@@ -373,7 +350,7 @@ func (s *Server) coreResources() []resource {
 			},
 		},
 		{name: "firewall-rules", scoped: true, read: Authenticated, write: Authenticated, summary: "firewall rules",
-			item: tenants.FirewallRule{}, createBody: RuleBody{}, updateBody: RuleBody{},
+			item: itemOf[tenants.FirewallRule](), createBody: RuleBody{}, updateBody: RuleBody{},
 			list: func(c *Call, scope *string, cursor string, limit int) (any, string, error) {
 				if scope != nil {
 					return fw().Page(c.Context(), *scope, nil, cursor, limit)
@@ -417,14 +394,14 @@ func (s *Server) coreResources() []resource {
 				return NoContent, fw().Delete(c.Context(), t, id)
 			},
 		},
-		{name: "tasks", scoped: true, read: Authenticated, summary: "tasks", item: machines.Task{},
+		{name: "tasks", scoped: true, read: Authenticated, summary: "tasks", item: itemOf[machines.Task](),
 			list: func(c *Call, scope *string, cursor string, limit int) (any, string, error) {
 				return sys.Tasks.List(c.Context(), scope, cursor, limit)
 			},
 			get: func(c *Call, scope *string, id string) (any, error) { return sys.Tasks.Get(c.Context(), id, scope) },
 		},
 		{name: "tenants", read: AdminOnly, write: AdminOnly, summary: "tenants",
-			item: tenants.Tenant{}, createBody: TenantCreate{}, updateBody: tenants.TenantChange{},
+			item: itemOf[tenants.Tenant](), createBody: TenantCreate{}, updateBody: tenants.TenantChange{},
 			list: func(c *Call, _ *string, cursor string, limit int) (any, string, error) {
 				return sys.Tenants.List(c.Context(), cursor, limit)
 			},
@@ -448,7 +425,7 @@ func (s *Server) coreResources() []resource {
 			},
 		},
 		{name: "users", read: AdminOnly, write: AdminOnly, summary: "users",
-			item: auth.User{}, createBody: UserCreate{}, updateBody: auth.UserChange{},
+			item: itemOf[auth.User](), createBody: UserCreate{}, updateBody: auth.UserChange{},
 			query: map[string]string{"tenant_id": "only this tenant's users"},
 			list: func(c *Call, _ *string, cursor string, limit int) (any, string, error) {
 				var tenant *string
@@ -487,13 +464,13 @@ func (s *Server) coreResources() []resource {
 				return NoContent, sys.Users.Delete(c.Context(), id)
 			},
 		},
-		{name: "nodes", read: AdminOnly, summary: "nodes", item: machines.Node{},
+		{name: "nodes", read: AdminOnly, summary: "nodes", item: itemOf[machines.Node](),
 			list: func(c *Call, _ *string, cursor string, limit int) (any, string, error) {
 				return sys.Nodes.List(c.Context(), cursor, limit)
 			},
 			get: func(c *Call, _ *string, id string) (any, error) { return sys.Nodes.Get(c.Context(), id) },
 		},
-		{name: "templates", read: Authenticated, write: AdminOnly, summary: "OS templates", item: hypervisor.Template{},
+		{name: "templates", read: Authenticated, write: AdminOnly, summary: "OS templates", item: itemOf[hypervisor.Template](),
 			list: func(c *Call, _ *string, cursor string, limit int) (any, string, error) {
 				return sys.Cluster.TemplatePage(c.Context(), cursor, limit)
 			},

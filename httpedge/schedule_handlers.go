@@ -161,7 +161,7 @@ func (s *Server) scheduleResources() []resource {
 		// Backups are taken by backup schedules; they are read and deleted here. A
 		// delete removes the backup from the hypervisor, then its record.
 		{name: "backups", scoped: true, read: Authenticated, write: Authenticated, summary: "backups",
-			item: machines.Backup{}, query: scheduleListQuery,
+			item: itemOf[machines.Backup](), query: scheduleListQuery,
 			list: func(c *Call, scope *string, cursor string, limit int) (any, string, error) {
 				return sys.Backups.List(c.Context(), listTenant(c, scope), c.Query("machine_id"), cursor, limit)
 			},
@@ -199,7 +199,7 @@ type scheduleCreateBody interface {
 // its update body, C its create body.
 func scheduleResource[T any, B scheduleBody, C scheduleCreateBody](name, summary string, svc func() scheduleService[T]) resource {
 	return resource{name: name, scoped: true, read: Authenticated, write: Authenticated, summary: summary,
-		item: *new(T), createBody: *new(C), updateBody: *new(B), query: scheduleListQuery,
+		item: itemOf[T](), createBody: *new(C), updateBody: *new(B), query: scheduleListQuery,
 		list: func(c *Call, scope *string, cursor string, limit int) (any, string, error) {
 			return svc().List(c.Context(), listTenant(c, scope), c.Query("machine_id"), cursor, limit)
 		},

@@ -88,9 +88,7 @@ var powerActionPath = func() map[string]QueryType {
 	for _, a := range hypervisor.PowerActions {
 		names = append(names, string(a))
 	}
-	for _, a := range slices.Sorted(maps.Keys(machines.PowerActionAliases)) {
-		names = append(names, a)
-	}
+	names = append(names, slices.Sorted(maps.Keys(machines.PowerActionAliases))...)
 	return map[string]QueryType{"action": {Enum: names}}
 }()
 

@@ -485,12 +485,6 @@ func (g *gate) close() {
 	g.mu.Unlock()
 }
 
-func (g *gate) isClosed() bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.closed
-}
-
 // badgerLogger routes Badger's log lines into zap. Badger logs routine events
 // (tables opened, memtables flushed) at info: those become debug so that the default
 // production level shows only its warnings and errors. Its debug lines (one per write)

@@ -421,3 +421,10 @@ func TestAfterWithdrawnPredecessor(t *testing.T) {
 		t.Fatal("finished requests still hold their batch or predecessor")
 	}
 }
+
+// isClosed reports whether the gate has been closed.
+func (g *gate) isClosed() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.closed
+}

@@ -49,7 +49,10 @@ func lockDir(dir string) (*dirLock, error) {
 	}
 	// Empty first, then the pid: a reader sees nothing (and waits) or the whole pid,
 	// never the rest of a previous holder's.
-	if err := f.Truncate(0); err == nil {
+	// (The write's error must reach the check below: it once went to a variable
+	// scoped to the if, and a failed write went unnoticed.)
+	err = f.Truncate(0)
+	if err == nil {
 		_, err = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	}
 	if err != nil {

@@ -100,10 +100,3 @@ func (d *workers) close() {
 		w <- nil
 	}
 }
-
-// idleCount is the number of idle workers (tests).
-func (d *workers) idleCount() int {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return len(d.idle)
-}

@@ -102,3 +102,10 @@ func TestShutdownEndsWorkers(t *testing.T) {
 	rt.Shutdown()
 	waitFor(t, "every worker to end", func() bool { return rt.workers.running.Load() == 0 })
 }
+
+// idleCount is the number of idle workers (tests).
+func (d *workers) idleCount() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.idle)
+}

@@ -31,9 +31,13 @@ func TestPackagedConfigChecks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range app.Settings() {
-		if !regexp.MustCompile(`(?m)^(# )?` + regexp.QuoteMeta(s[0]) + ` = `).Match(text) {
-			t.Errorf("packaging/vmplane.toml lacks %s", s[0])
+	l, err := app.Load([]string{"--config", packagedConfig}, noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range l.Effective() { // every setting of the table
+		if !regexp.MustCompile(`(?m)^(# )?` + regexp.QuoteMeta(s.Name) + ` = `).Match(text) {
+			t.Errorf("packaging/vmplane.toml lacks %s", s.Name)
 		}
 	}
 	var all []string

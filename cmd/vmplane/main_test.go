@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/vmplane/vmplane/hypervisor/proxmox/pvefake"
+	"github.com/vmplane/vmplane/internal/leakcheck"
 )
 
 // TestMain lets the test binary be the vmplane binary: with VMPLANE_TEST_MAIN=1 it runs
@@ -43,7 +44,7 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	leakcheck.Main(m) // fails when a goroutine a test started outlives it
 }
 
 // proc is a vmplane process started by a test.

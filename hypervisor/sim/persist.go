@@ -344,33 +344,16 @@ func (d *Driver) change(fn func() error) error {
 	return err
 }
 
-// Open builds a simulated cluster whose world lives in store. A store that holds a
-// world (from an earlier run on the same data directory) gives that world back: the
-// machines with their power states, disks, interfaces, firewall rules, backups and
-// usage histories, the nodes and their status, the templates and the seed. cfg's Seed,
-// Nodes, NodeCores, NodeMemoryMB, NodeDiskGB, Templates and Machines shape only a new
-// world; OpDelay and Now apply either way. An empty store gets a new world, written
-// before Open returns.
-func Open(ctx context.Context, cfg Config, store persistence.Store) (*Driver, error) {
-	d := newDriver(cfg)
-	restored, err := d.load(ctx, store)
-	if err != nil {
-		return nil, err
-	}
-	if !restored {
-		d.seedDemoMachines(cfg.Machines)
-		if err := d.adopt(store); err != nil {
-			return nil, err
-		}
-	}
-	return d, nil
-}
-
-// Attach makes store the home of a driver's world, as Open does for a new driver: if
-// the store holds a world it replaces the driver's (open consoles are hung up), and
-// restored is true; otherwise the driver's world is written to it. From then on every
-// change is durable in store before the call that made it returns. Attaching again
-// (a restarted server on the same driver) moves the world to the new store.
+// Attach makes store the home of a driver's world: if the store holds a world (from an
+// earlier run on the same data directory) it replaces the driver's (open consoles are
+// hung up), and restored is true; otherwise the driver's world is written to it. A
+// restored world keeps its machines with their power states, disks, interfaces,
+// firewall rules, backups and usage histories, the nodes and their status, the
+// templates and the seed: the Config's Seed, Nodes, NodeCores, NodeMemoryMB,
+// NodeDiskGB, Templates and Machines shape only a new world; OpDelay and Now apply
+// either way. From then on every change is durable in store before the call that made it
+// returns. Attaching again (a restarted server on the same driver) moves the world to
+// the new store.
 func (d *Driver) Attach(ctx context.Context, store persistence.Store) (restored bool, err error) {
 	restored, err = d.load(ctx, store)
 	if err != nil || restored {

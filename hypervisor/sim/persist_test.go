@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"fmt"
 	"reflect"
 	"sync"
@@ -23,6 +24,15 @@ func openStore(t *testing.T, dir string) *persistence.Badger {
 	}
 	t.Cleanup(func() { s.Close() })
 	return s
+}
+
+// open is a new driver attached to store, as the server makes its simulated cluster.
+func open(ctx context.Context, cfg Config, store persistence.Store) (*Driver, error) {
+	d := New(cfg)
+	if _, err := d.Attach(ctx, store); err != nil {
+		return nil, err
+	}
+	return d, nil
 }
 
 // world is everything a caller can read of a simulated cluster.
@@ -83,7 +93,7 @@ func TestWorldSurvivesReopen(t *testing.T) {
 	dir := t.TempDir()
 	clk := hypervisortest.NewClock(t0)
 	store := openStore(t, dir)
-	d, err := Open(bg, Config{Seed: 7, Machines: 4, OpDelay: -1, Now: clk.Now}, store)
+	d, err := open(bg, Config{Seed: 7, Machines: 4, OpDelay: -1, Now: clk.Now}, store)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +107,7 @@ func TestWorldSurvivesReopen(t *testing.T) {
 	step := func(what string, err error) {
 		t.Helper()
 		wantErr(t, what, err)
-		stored, err := Open(bg, Config{OpDelay: -1, Now: clk.Now}, store)
+		stored, err := open(bg, Config{OpDelay: -1, Now: clk.Now}, store)
 		if err != nil {
 			t.Fatalf("after %s: reading the stored world: %v", what, err)
 		}
@@ -193,7 +203,7 @@ func TestWorldSurvivesReopen(t *testing.T) {
 	}
 
 	// A different seed, node count and demo count: the stored world wins.
-	d2, err := Open(bg, Config{Seed: 99, Nodes: 5, Machines: 9, OpDelay: -1, Now: clk.Now}, openStore(t, dir))
+	d2, err := open(bg, Config{Seed: 99, Nodes: 5, Machines: 9, OpDelay: -1, Now: clk.Now}, openStore(t, dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,7 +305,7 @@ func TestFailedWriteFailsTheCallAndIsRetried(t *testing.T) {
 	clk := hypervisortest.NewClock(t0)
 	base := openStore(t, dir)
 	store := &failingStore{Store: base}
-	d, err := Open(bg, Config{Seed: 1, Machines: 1, OpDelay: -1, Now: clk.Now}, store)
+	d, err := open(bg, Config{Seed: 1, Machines: 1, OpDelay: -1, Now: clk.Now}, store)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,7 +322,7 @@ func TestFailedWriteFailsTheCallAndIsRetried(t *testing.T) {
 		t.Fatalf("got %d machines; want the demo machine and the one whose write failed", len(want.Inventory.Machines))
 	}
 	base.Close()
-	d2, err := Open(bg, Config{OpDelay: -1, Now: clk.Now}, openStore(t, dir))
+	d2, err := open(bg, Config{OpDelay: -1, Now: clk.Now}, openStore(t, dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,7 +338,7 @@ func TestNewerWorldRefused(t *testing.T) {
 	if err := store.Commit(bg, new(persistence.Batch).Put(worldKey(), val)); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Open(bg, Config{}, store)
+	_, err := open(bg, Config{}, store)
 	wantErr(t, "open a newer world", err, apierr.ErrInternal)
 }
 
@@ -361,7 +371,7 @@ func TestConcurrentChangesAllDurable(t *testing.T) {
 	dir := t.TempDir()
 	clk := hypervisortest.NewClock(t0)
 	store := openStore(t, dir)
-	d, err := Open(bg, Config{Seed: 3, OpDelay: time.Millisecond, Now: clk.Now}, store)
+	d, err := open(bg, Config{Seed: 3, OpDelay: time.Millisecond, Now: clk.Now}, store)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -398,7 +408,7 @@ func TestConcurrentChangesAllDurable(t *testing.T) {
 	}
 	want := worldOf(t, d, vmids...)
 	store.Close()
-	d2, err := Open(bg, Config{OpDelay: -1, Now: clk.Now}, openStore(t, dir))
+	d2, err := open(bg, Config{OpDelay: -1, Now: clk.Now}, openStore(t, dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -428,7 +438,7 @@ func TestLargeWorldIsSplit(t *testing.T) {
 	clk := hypervisortest.NewClock(t0)
 	base := openStore(t, dir)
 	store := &recordingStore{Store: base}
-	d, err := Open(bg, Config{Seed: 5, Machines: 700, OpDelay: -1, Now: clk.Now}, store)
+	d, err := open(bg, Config{Seed: 5, Machines: 700, OpDelay: -1, Now: clk.Now}, store)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -452,7 +462,7 @@ func TestLargeWorldIsSplit(t *testing.T) {
 	}
 	want := readWorld(t, d, false, nil)
 	base.Close()
-	d2, err := Open(bg, Config{OpDelay: -1, Now: clk.Now}, openStore(t, dir))
+	d2, err := open(bg, Config{OpDelay: -1, Now: clk.Now}, openStore(t, dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -470,7 +480,7 @@ func TestHalfWrittenWorldIsReplaced(t *testing.T) {
 	if err := store.Commit(bg, new(persistence.Batch).Put(machineKey(999), val).Put(backupKey(999, "vzdump-qemu-999-x"), bval)); err != nil {
 		t.Fatal(err)
 	}
-	d, err := Open(bg, Config{Seed: 1, Machines: 2, OpDelay: -1}, store)
+	d, err := open(bg, Config{Seed: 1, Machines: 2, OpDelay: -1}, store)
 	if err != nil || d.Restored() {
 		t.Fatalf("Open over a half-written world: restored %v, %v; want a new world", d != nil && d.Restored(), err)
 	}

@@ -348,13 +348,6 @@ func (s *Server) Inject(f Fault) (remove func()) {
 	}
 }
 
-// ClearFaults removes every injected fault.
-func (s *Server) ClearFaults() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.faults = nil
-}
-
 // faultLocked finds the first live fault for a request and consumes one use of it.
 func (s *Server) faultLocked(method, path, route string) *Fault {
 	for i, f := range s.faults {

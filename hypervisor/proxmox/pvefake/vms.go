@@ -180,10 +180,7 @@ func (c *call) prepareConfig(v *vm) (func(), bool) {
 		}
 		set[k] = val
 	}
-	var del []string
-	for _, k := range strings.FieldsFunc(c.form.Get("delete"), func(r rune) bool { return r == ',' || r == ';' || r == ' ' }) {
-		del = append(del, k)
-	}
+	del := strings.FieldsFunc(c.form.Get("delete"), func(r rune) bool { return r == ',' || r == ';' || r == ' ' })
 	return func() {
 		for _, k := range del {
 			delete(v.config, k)
