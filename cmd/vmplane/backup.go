@@ -15,6 +15,7 @@ import (
 
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/app"
+	"github.com/vmplane/vmplane/cli"
 	"github.com/vmplane/vmplane/persistence"
 )
 
@@ -24,11 +25,14 @@ import (
 func runBackup(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("backup", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	url := fs.String("url", envOr(getenv, "VMPLANE_URL", "http://127.0.0.1:8080"), "base URL of the running server (env VMPLANE_URL)")
+	url := fs.String("url", "", "base URL of the running server (env VMPLANE_URL; default: the remote's, or http://127.0.0.1:8080)")
+	remote := fs.String("remote", "", "without VMPLANE_TOKEN, the saved login (vmplane login) of this remote of the command-line client; default: its current remote")
 	out := fs.String("out", "", "file to write the backup to (required); replaced only by a complete backup")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: VMPLANE_TOKEN=... vmplane backup --url URL --out FILE\n\n"+
-			"Saves a consistent backup of a running server's store. VMPLANE_TOKEN is an operator's access token.\n"+
+		fmt.Fprint(stderr, "Usage: VMPLANE_TOKEN=... vmplane backup --url URL --out FILE\n"+
+			"       vmplane backup [--remote NAME] --out FILE   (after 'vmplane login' as an operator)\n\n"+
+			"Saves a consistent backup of a running server's store. VMPLANE_TOKEN is an operator's access token;\n"+
+			"without it, the saved login of the command-line client is used.\n"+
 			"Load it with 'vmplane restore FILE --data-dir DIR'.\n\n")
 		fs.PrintDefaults()
 	}
@@ -42,12 +46,12 @@ func runBackup(args []string, getenv func(string) string, stdout, stderr io.Writ
 		fmt.Fprintln(stderr, "vmplane backup: --out FILE is required (and nothing else)")
 		return 2
 	}
-	tok := getenv("VMPLANE_TOKEN")
-	if tok == "" {
-		fmt.Fprintln(stderr, "vmplane backup: VMPLANE_TOKEN is not set: it must hold an operator's access token (POST /api/auth/login)")
+	base, hc, err := backupConnection(getenv, *url, *remote, stdout, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "vmplane backup: %v\n", err)
 		return 2
 	}
-	n, h, err := fetchBackup(strings.TrimRight(*url, "/")+"/api/admin/backup", tok, *out)
+	n, h, err := fetchBackup(hc, strings.TrimRight(base, "/")+"/api/admin/backup", *out)
 	if err != nil {
 		fmt.Fprintf(stderr, "vmplane backup: %v\n", err)
 		return 1
@@ -63,22 +67,57 @@ func envOr(getenv func(string) string, name, fallback string) string {
 	return fallback
 }
 
+// backupConnection is the server to back up and an HTTP client that signs its
+// requests: with VMPLANE_TOKEN, or else with the command-line client's saved login of
+// remote (or its current remote).
+func backupConnection(getenv func(string) string, url, remote string, stdout, stderr io.Writer) (string, *http.Client, error) {
+	url = firstNonEmpty(url, getenv("VMPLANE_URL"))
+	if tok := getenv("VMPLANE_TOKEN"); tok != "" {
+		// No overall timeout (a large store takes its time), but one for connecting
+		// and for the answer to start.
+		return firstNonEmpty(url, "http://127.0.0.1:8080"), &http.Client{Transport: tokenTransport{tok, &http.Transport{
+			DialContext:           (&net.Dialer{Timeout: 10 * time.Second}).DialContext,
+			ResponseHeaderTimeout: time.Minute,
+			Proxy:                 http.ProxyFromEnvironment,
+		}}}, nil
+	}
+	base, hc, err := cli.Connect(cli.Env{Stdout: stdout, Stderr: stderr, Getenv: getenv}, remote, url, "")
+	if err != nil {
+		return "", nil, fmt.Errorf("VMPLANE_TOKEN is not set and there is no saved login to use (%v): "+
+			"set VMPLANE_TOKEN to an operator's access token (POST /api/auth/login), or run 'vmplane login' as an operator", err)
+	}
+	return base, hc, nil
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// tokenTransport signs every request with a bearer token.
+type tokenTransport struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (t tokenTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	r := req.Clone(req.Context())
+	r.Header.Set("Authorization", "Bearer "+t.token)
+	return t.next.RoundTrip(r)
+}
+
 // fetchBackup downloads the backup into a temporary file beside out, checks it, syncs
 // it and renames it to out.
-func fetchBackup(url, tok, out string) (int64, persistence.BackupHeader, error) {
+func fetchBackup(client *http.Client, url, out string) (int64, persistence.BackupHeader, error) {
 	var h persistence.BackupHeader
 	req, err := http.NewRequest("GET", url, nil)
 	if err != nil {
 		return 0, h, err
 	}
-	req.Header.Set("Authorization", "Bearer "+tok)
-	// No overall timeout (a large store takes its time), but one for connecting and
-	// for the answer to start.
-	client := &http.Client{Transport: &http.Transport{
-		DialContext:           (&net.Dialer{Timeout: 10 * time.Second}).DialContext,
-		ResponseHeaderTimeout: time.Minute,
-		Proxy:                 http.ProxyFromEnvironment,
-	}}
 	res, err := client.Do(req)
 	if err != nil {
 		return 0, h, err

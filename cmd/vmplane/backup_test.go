@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vmplane/vmplane/cli"
 	"github.com/vmplane/vmplane/persistence"
 )
 
@@ -74,16 +75,17 @@ func TestBackupRestoreCommands(t *testing.T) {
 	if err := os.WriteFile(out, []byte("the previous backup"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	noLogin := "XDG_CONFIG_HOME=" + t.TempDir() // no saved login of the command-line client
 	for _, c := range []struct {
 		name, token string
 		code        int
 		want        string
 	}{
-		{"no token", "", 2, "VMPLANE_TOKEN is not set"},
+		{"no token and no saved login", "", 2, "VMPLANE_TOKEN is not set and there is no saved login"},
 		{"a bad token", "not-a-token", 1, "refused the token (401"},
 		{"a user's token", userTok, 1, "(403 forbidden): it takes an operator's"},
 	} {
-		code, got := runCmd(t, []string{"VMPLANE_TOKEN=" + c.token}, "backup", "--url", base, "--out", out)
+		code, got := runCmd(t, []string{"VMPLANE_TOKEN=" + c.token, noLogin}, "backup", "--url", base, "--out", out)
 		if code != c.code || strings.Count(got, "\n") != 0 || !strings.Contains(got, c.want) {
 			t.Errorf("backup with %s: status %d, %q; want status %d and one line with %q", c.name, code, got, c.code, c.want)
 		}
@@ -94,6 +96,22 @@ func TestBackupRestoreCommands(t *testing.T) {
 	code, got := runCmd(t, []string{"VMPLANE_TOKEN=" + admin}, "backup", "--url", base, "--out", out)
 	if code != 0 || !strings.Contains(got, "written to "+out) {
 		t.Fatalf("backup: status %d, %s", code, got)
+	}
+	// Without VMPLANE_TOKEN, the saved login of the command-line client (vmplane login)
+	// of its current remote is used.
+	cfgHome := t.TempDir()
+	store := cli.Store{Dir: filepath.Join(cfgHome, "vmplane")}
+	if err := store.SaveConfig(&cli.Config{Current: "src", Remotes: []cli.Remote{{Name: "src", URL: base}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.SaveCredentials(map[string]cli.Credentials{"src": {Email: "admin@localhost", Token: admin,
+		ExpiresAt: time.Now().Add(10 * time.Minute)}}); err != nil {
+		t.Fatal(err)
+	}
+	viaLogin := filepath.Join(t.TempDir(), "via-login.backup")
+	code, got = runCmd(t, []string{"VMPLANE_TOKEN=", "VMPLANE_URL=", "XDG_CONFIG_HOME=" + cfgHome}, "backup", "--out", viaLogin)
+	if code != 0 || !strings.Contains(got, "written to "+viaLogin) {
+		t.Fatalf("backup with the saved login: status %d, %s", code, got)
 	}
 	if es, _ := os.ReadDir(filepath.Dir(out)); len(es) != 1 {
 		t.Errorf("the backup left files beside it: %v", es)

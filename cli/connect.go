@@ -1,0 +1,13 @@
+package cli
+
+import "net/http"
+
+// Connect is what the server's own commands that talk to a running server (vmplane
+// backup) use to log in as the verbs do: the base URL of the server that url, remote
+// or the current remote names, and an HTTP client that signs every request with token
+// (VMPLANE_TOKEN when empty) or else the saved login of that remote, renewed as it
+// runs out. It fails when there is neither, saying how to log in.
+func Connect(env Env, remote, url, token string) (string, *http.Client, error) {
+	a := &app{env: env, remote: remote, url: url, token: token}
+	return a.connect()
+}
