@@ -1,6 +1,6 @@
 // Package cli is vmplane's command-line client: the verbs of `vmplane` that speak to a
 // server over its API (remote, login, tenant, user, machine, task, events, firewall,
-// template, overview), in the style of incus and kubectl. It is built on the Go client
+// template, overview, schedule, backup, health-check, alert, monitoring), in the style of incus and kubectl. It is built on the Go client
 // (package client) and imports none of the server's packages, so cmd/vmplane only
 // wires it in next to serve.
 package cli
@@ -100,7 +100,8 @@ error code and detail on one line), 2 a command line that does not parse.`,
 	_ = root.RegisterFlagCompletionFunc("remote", a.completeRemotes)
 
 	root.AddCommand(a.remoteCmd(), a.loginCmd(), a.logoutCmd(), a.tenantCmd(), a.userCmd(), a.machineCmd(),
-		a.taskCmd(), a.eventsCmd(), a.firewallCmd(), a.templateCmd(), a.overviewCmd())
+		a.taskCmd(), a.eventsCmd(), a.firewallCmd(), a.templateCmd(), a.overviewCmd(),
+		a.scheduleCmd(), a.backupCmd(), a.healthCheckCmd(), a.alertCmd(), a.monitoringCmd())
 	explainAll(root, a.explain)
 	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {
