@@ -94,7 +94,7 @@ error code and detail on one line), 2 a command line that does not parse.`,
 	pf.StringVar(&a.remote, "remote", "", "the remote to talk to (default: the current one, see 'vmplane remote switch'; env VMPLANE_REMOTE)")
 	pf.StringVar(&a.url, "url", "", "the server's URL, instead of a remote's (env VMPLANE_URL)")
 	pf.StringVar(&a.token, "token", "", "an access token to send instead of the remote's login (env VMPLANE_TOKEN)")
-	pf.StringVar(&a.tenant, "tenant", "", "the tenant to act for (operators, on machines, firewall rules and the overview; env VMPLANE_TENANT)")
+	pf.StringVar(&a.tenant, "tenant", "", "the tenant to act for (operators: machines, firewall rules, the overview, schedules, backups, health checks; env VMPLANE_TENANT)")
 	pf.StringVarP(&a.output, "output", "o", formatTable, "output format: table, json or yaml")
 	_ = root.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{formatTable, formatJSON, formatYAML}, cobra.ShellCompDirectiveNoFileComp))
 	_ = root.RegisterFlagCompletionFunc("remote", a.completeRemotes)

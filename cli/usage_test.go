@@ -85,6 +85,12 @@ func TestCompletion(t *testing.T) {
 	if out := w.ok("__complete", "machine", "s"); !strings.Contains(out, "show") || !strings.Contains(out, "start") {
 		t.Errorf("machine subcommands completed: %q", out)
 	}
+	if out := w.ok("__complete", "schedule", "create", "--kind", ""); !strings.Contains(out, "power\nbackup\n") {
+		t.Errorf("schedule --kind completed: %q", out)
+	}
+	if out := w.ok("__complete", "h"); !strings.Contains(out, "health-check") {
+		t.Errorf("health-check completed: %q", out)
+	}
 }
 
 // TestNoServerDependencies: the CLI builds on the Go client alone, without the
