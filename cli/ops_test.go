@@ -99,6 +99,24 @@ func TestOperations(t *testing.T) {
 	w.ok("backup", "delete", bk.ID)
 	w.fails(1, "not_found", "backup", "show", bk.ID)
 
+	// A tenant's user manages its own machine's schedules, and meets the operators'
+	// views as forbidden.
+	if r := w.run("a long enough password\n", "user", "create", "--tenant", ten.ID, "--email", "ops@acme.test", "--name", "Ops", "--password-stdin"); r.code != 0 {
+		t.Fatalf("user create: exit %d: %s", r.code, r.err)
+	}
+	w.ok("remote", "add", "acme", w.base)
+	if r := w.run("a long enough password\n", "login", "acme", "--email", "ops@acme.test", "--password-stdin"); r.code != 0 {
+		t.Fatalf("login acme: exit %d: %s", r.code, r.err)
+	}
+	w.okJSON(&ps, "schedule", "create", "--remote", "acme", "--machine", m.ID, "--action", "start", "--cron", "@daily")
+	w.okJSON(&scheds, "schedule", "list", "--remote", "acme")
+	if len(scheds) != 1 || scheds[0].ID != ps.ID || ps.Kind != "power" {
+		t.Fatalf("the tenant's user lists schedules %+v; want its power schedule %s", scheds, ps.ID)
+	}
+	w.ok("schedule", "delete", ps.ID, "--remote", "acme")
+	w.fails(1, "forbidden", "monitoring", "overview", "--remote", "acme")
+	w.fails(1, "forbidden", "machine", "usage", m.ID, "--remote", "acme")
+
 	// Health checks: one against a local HTTP server that can be made to fail.
 	var failing atomic.Bool
 	target := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, _ *http.Request) {
