@@ -2,11 +2,7 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"net/url"
 	"os"
 	"strings"
 	"sync"
@@ -25,13 +21,6 @@ const detachKey = 0x1d
 // terminal), the console's answers are still read before the session is closed.
 const consoleLinger = 2 * time.Second
 
-// consoleTicket is the answer of GET /api/virt/vms/{id}/console.
-type consoleTicket struct {
-	Type string `json:"type"`
-	URL  string `json:"url"`
-	Path string `json:"path"`
-}
-
 func (a *app) machineConsoleCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "console ID",
@@ -43,19 +32,18 @@ session ends when the console closes (exit, say) or shortly after the input ends
 that a script can run: printf 'hostname\nexit\n' | vmplane machine console ID`,
 		Args: args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			base, hc, err := a.connect()
+			c, err := a.client()
 			if err != nil {
 				return err
 			}
 			ctx := cmd.Context()
-			ticket, err := getConsoleTicket(ctx, hc, base, args[0])
+			ticket, err := c.ConsoleTicket(ctx, args[0])
 			if err != nil {
 				return err
 			}
-			wsURL, err := consoleURL(base, ticket)
-			if err != nil {
-				return err
-			}
+			// The ticket in the URL's query is the credential: the websocket
+			// needs no bearer token.
+			wsURL := c.ConsoleURL(ticket)
 			conn, res, err := websocket.DefaultDialer.DialContext(ctx, wsURL, nil)
 			if err != nil {
 				if res != nil {
@@ -67,54 +55,6 @@ that a script can run: printf 'hostname\nexit\n' | vmplane machine console ID`,
 			return a.attach(ctx, conn)
 		},
 	}
-}
-
-func getConsoleTicket(ctx context.Context, hc *http.Client, base, id string) (*consoleTicket, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/virt/vms/"+url.PathEscape(id)+"/console", nil)
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Accept", "application/json")
-	res, err := hc.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer res.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(res.Body, 1<<20))
-	if err != nil {
-		return nil, err
-	}
-	if res.StatusCode != http.StatusOK {
-		return nil, problemError(res, body)
-	}
-	var t consoleTicket
-	if err := json.Unmarshal(body, &t); err != nil {
-		return nil, fmt.Errorf("the console ticket: %w", err)
-	}
-	return &t, nil
-}
-
-// consoleURL is the websocket URL of a ticket: its url when the server gave an
-// absolute one, else its path on the server the ticket came from.
-func consoleURL(base string, t *consoleTicket) (string, error) {
-	if strings.HasPrefix(t.URL, "ws://") || strings.HasPrefix(t.URL, "wss://") {
-		return t.URL, nil
-	}
-	u, err := url.Parse(base)
-	if err != nil {
-		return "", err
-	}
-	switch u.Scheme {
-	case "https":
-		u.Scheme = "wss"
-	default:
-		u.Scheme = "ws"
-	}
-	p := firstOf(t.Path, t.URL)
-	if !strings.HasPrefix(p, "/") {
-		return "", fmt.Errorf("the server answered no console path (%q)", p)
-	}
-	return strings.TrimRight(u.String(), "/") + p, nil
 }
 
 // attach copies the console to stdout and stdin to the console until the console

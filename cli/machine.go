@@ -104,8 +104,9 @@ func (a *app) machineCmd() *cobra.Command {
 		},
 	}
 
-	cmd := group(&cobra.Command{Use: "machine", Aliases: []string{"vm"}, Short: "machines: create, list, power, resize, delete"},
-		list, show, a.machineCreateCmd(), a.machineResizeCmd(), a.machineDeleteCmd(), a.machineConsoleCmd())
+	cmd := group(&cobra.Command{Use: "machine", Aliases: []string{"vm"}, Short: "machines: create, list, power, resize, reinstall, migrate, delete"},
+		list, show, a.machineCreateCmd(), a.machineResizeCmd(), a.machineDeleteCmd(), a.machineConsoleCmd(),
+		a.machineReinstallCmd(), a.machineMigrateCmd(), a.machineUsageCmd(), a.machineUpdateCmd())
 	for _, act := range []struct{ name, short string }{
 		{client.ActionStart, "start a machine"},
 		{client.ActionStop, "stop a machine at once (power off)"},
@@ -215,12 +216,8 @@ machine is built and shows it; without, it shows the machine and the task buildi
 					return usagef("--disk: %v", err)
 				}
 			}
-			if pwStdin {
-				pw, err := a.readPassword(newLineReader(a.env.Stdin), true, "")
-				if err != nil {
-					return err
-				}
-				spec.Password = pw
+			if spec.Password, err = a.stdinPassword(pwStdin); err != nil {
+				return err
 			}
 			c, p, err := a.setup()
 			if err != nil {

@@ -137,3 +137,25 @@ func whenPtr(t *time.Time) string {
 	}
 	return when(*t)
 }
+
+// bytesIEC is a number of bytes with a binary unit: 512 B, 1.5 KiB, 20.0 GiB.
+func bytesIEC(n float64) string {
+	const units = "KMGTPE"
+	if n < 1024 {
+		return strconv.FormatFloat(n, 'f', 0, 64) + " B"
+	}
+	i := -1
+	for n >= 1024 && i < len(units)-1 {
+		n /= 1024
+		i++
+	}
+	return strconv.FormatFloat(n, 'f', 1, 64) + " " + units[i:i+1] + "iB"
+}
+
+// percent is a fraction 0..1 as a percentage, "-" for a gap.
+func percent(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return strconv.FormatFloat(*v*100, 'f', 1, 64) + "%"
+}

@@ -1,6 +1,6 @@
 // Package cli is vmplane's command-line client: the verbs of `vmplane` that speak to a
 // server over its API (remote, login, tenant, user, machine, task, events, firewall,
-// template, overview), in the style of incus and kubectl. It is built on the Go client
+// template, overview, schedule, backup, health-check, alert, monitoring), in the style of incus and kubectl. It is built on the Go client
 // (package client) and imports none of the server's packages, so cmd/vmplane only
 // wires it in next to serve.
 package cli
@@ -94,13 +94,14 @@ error code and detail on one line), 2 a command line that does not parse.`,
 	pf.StringVar(&a.remote, "remote", "", "the remote to talk to (default: the current one, see 'vmplane remote switch'; env VMPLANE_REMOTE)")
 	pf.StringVar(&a.url, "url", "", "the server's URL, instead of a remote's (env VMPLANE_URL)")
 	pf.StringVar(&a.token, "token", "", "an access token to send instead of the remote's login (env VMPLANE_TOKEN)")
-	pf.StringVar(&a.tenant, "tenant", "", "the tenant to act for (operators, on machines, firewall rules and the overview; env VMPLANE_TENANT)")
+	pf.StringVar(&a.tenant, "tenant", "", "the tenant to act for (operators: machines, firewall rules, the overview, schedules, backups, health checks; env VMPLANE_TENANT)")
 	pf.StringVarP(&a.output, "output", "o", formatTable, "output format: table, json or yaml")
 	_ = root.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{formatTable, formatJSON, formatYAML}, cobra.ShellCompDirectiveNoFileComp))
 	_ = root.RegisterFlagCompletionFunc("remote", a.completeRemotes)
 
 	root.AddCommand(a.remoteCmd(), a.loginCmd(), a.logoutCmd(), a.tenantCmd(), a.userCmd(), a.machineCmd(),
-		a.taskCmd(), a.eventsCmd(), a.firewallCmd(), a.templateCmd(), a.overviewCmd())
+		a.taskCmd(), a.eventsCmd(), a.firewallCmd(), a.templateCmd(), a.overviewCmd(),
+		a.scheduleCmd(), a.backupCmd(), a.healthCheckCmd(), a.alertCmd(), a.monitoringCmd())
 	explainAll(root, a.explain)
 	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"testing"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -50,5 +51,32 @@ func TestYAMLKeepsTypes(t *testing.T) {
 	var back map[string]any
 	if err := yaml.Unmarshal(b, &back); err != nil || back["port"] != "22" || back["flag"] != "yes" || back["cpu_cores"] != 2 {
 		t.Fatalf("read back: %v %v", back, err)
+	}
+}
+
+func TestBytesIEC(t *testing.T) {
+	for in, want := range map[float64]string{0: "0 B", 1023: "1023 B", 1024: "1.0 KiB", 1536: "1.5 KiB",
+		20 << 30: "20.0 GiB", 3 << 40: "3.0 TiB"} {
+		if got := bytesIEC(in); got != want {
+			t.Errorf("bytesIEC(%v): got %q; want %q", in, got, want)
+		}
+	}
+}
+
+func TestParseSince(t *testing.T) {
+	now := time.Date(2026, 1, 2, 15, 0, 0, 0, time.UTC)
+	for in, want := range map[string]time.Time{
+		"1h":                   now.Add(-time.Hour),
+		"90m":                  now.Add(-90 * time.Minute),
+		"2026-01-01T00:00:00Z": time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
+	} {
+		if got, err := parseSince(in, now); err != nil || !got.Equal(want) {
+			t.Errorf("parseSince(%q): got %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "yesterday", "-1h", "2026-01-01"} {
+		if _, err := parseSince(in, now); err == nil {
+			t.Errorf("parseSince(%q): no error", in)
+		}
 	}
 }

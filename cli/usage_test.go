@@ -28,6 +28,24 @@ func TestExitCodes(t *testing.T) {
 		{"remote", "add", "x", "ftp://example.test"},
 		{"login", "--password-stdin"},
 		{"events", "--since", "-5"},
+		{"schedule", "create", "--machine", "m", "--cron", "@daily"},
+		{"schedule", "create", "--kind", "power", "--machine", "m", "--cron", "@daily"},
+		{"schedule", "create", "--kind", "backup", "--machine", "m", "--cron", "@daily"},
+		{"schedule", "create", "--action", "stop", "--retention", "2", "--machine", "m", "--cron", "@daily"},
+		{"schedule", "list", "--kind", "daily"},
+		{"schedule", "update", "s"},
+		{"backup", "show"},
+		{"health-check", "create", "--name", "x"},
+		{"health-check", "update", "h"},
+		{"health-check", "update", "h", "--machine", "m", "--clear-machine"},
+		{"alert", "list", "--since", "soon"},
+		{"alert", "frobnicate"},
+		{"monitoring", "forecast", "--horizon", "-1"},
+		{"machine", "reinstall", "m"},
+		{"machine", "migrate", "m"},
+		{"machine", "migrate", "m", "--node", "n", "--online", "--offline"},
+		{"machine", "usage", "m", "--last", "-1"},
+		{"machine", "update", "m"},
 		{"task", "wait", "--timeout", "soon", "x"},
 		{"--remote", "nope", "tenant", "list"},
 	} {
@@ -66,6 +84,12 @@ func TestCompletion(t *testing.T) {
 	}
 	if out := w.ok("__complete", "machine", "s"); !strings.Contains(out, "show") || !strings.Contains(out, "start") {
 		t.Errorf("machine subcommands completed: %q", out)
+	}
+	if out := w.ok("__complete", "schedule", "create", "--kind", ""); !strings.Contains(out, "power\nbackup\n") {
+		t.Errorf("schedule --kind completed: %q", out)
+	}
+	if out := w.ok("__complete", "h"); !strings.Contains(out, "health-check") {
+		t.Errorf("health-check completed: %q", out)
 	}
 }
 

@@ -1,0 +1,121 @@
+package cli
+
+import (
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/vmplane/vmplane/client"
+)
+
+func (a *app) alertCmd() *cobra.Command {
+	var (
+		f     client.AlertFilter
+		since string
+		lim   int
+	)
+	list := &cobra.Command{
+		Use:   "list [--status S] [--severity S] [--kind K] [--since TIME]",
+		Short: "list alert events, oldest first (a tenant's user: its tenant's; an operator: all)",
+		Args:  args(0, ""),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if since != "" {
+				t, err := parseSince(since, time.Now())
+				if err != nil {
+					return usagef("--since: %v", err)
+				}
+				f.Since = t
+			}
+			c, p, err := a.setup()
+			if err != nil {
+				return err
+			}
+			items, err := collect(c.Alerts(cmd.Context(), f), lim)
+			if err != nil {
+				return err
+			}
+			return p.print(items, func(w *tabwriter.Writer) {
+				header(w, "ID", "STATUS", "SEVERITY", "KIND", "TARGET", "STARTED", "MESSAGE")
+				for _, al := range items {
+					row(w, al.ID, al.Status, al.Severity, al.Kind, al.TargetType+" "+al.TargetID, when(al.StartedAt), al.Message)
+				}
+			})
+		},
+	}
+	fl := list.Flags()
+	fl.StringVar(&f.Status, "status", "", "only alerts in this state: firing, acknowledged or resolved")
+	fl.StringVar(&f.Severity, "severity", "", "only alerts of this severity: info, warning or critical")
+	fl.StringVar(&f.Kind, "kind", "", "only alerts of this kind (health_check, node_offline, task_failed, ...)")
+	fl.StringVar(&since, "since", "", "only alerts changed since: a time (RFC 3339) or a duration back from now (1h, 30m)")
+	limitFlag(list, &lim)
+	for name, vals := range map[string][]string{
+		"status":   {client.AlertFiring, client.AlertAcknowledged, client.AlertResolved},
+		"severity": {"info", "warning", "critical"},
+	} {
+		_ = list.RegisterFlagCompletionFunc(name, cobra.FixedCompletions(vals, cobra.ShellCompDirectiveNoFileComp))
+	}
+
+	show := &cobra.Command{
+		Use:   "show ID",
+		Short: "show an alert event",
+		Args:  args(1, "ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, p, err := a.setup()
+			if err != nil {
+				return err
+			}
+			al, err := c.GetAlert(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			return printAlert(p, al)
+		},
+	}
+	ack := &cobra.Command{
+		Use:     "ack ID",
+		Aliases: []string{"acknowledge"},
+		Short:   "acknowledge an open alert: it stays open until its condition clears, but no longer fires",
+		Args:    args(1, "ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, p, err := a.setup()
+			if err != nil {
+				return err
+			}
+			al, err := c.AcknowledgeAlert(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			return printAlert(p, al)
+		},
+	}
+	return group(&cobra.Command{Use: "alert", Short: "alert events: raised, acknowledged, resolved"}, list, show, ack)
+}
+
+// parseSince reads a time in RFC 3339, or a duration back from now.
+func parseSince(s string, now time.Time) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return time.Time{}, usagef("%q is neither a time (2026-01-02T15:04:05Z) nor a duration (1h)", s)
+	}
+	return now.Add(-d), nil
+}
+
+func printAlert(p printer, al *client.Alert) error {
+	return p.print(al, func(w *tabwriter.Writer) {
+		field(w, "ID", al.ID)
+		field(w, "Status", al.Status)
+		field(w, "Severity", al.Severity)
+		field(w, "Kind", al.Kind)
+		field(w, "Target", al.TargetType+" "+al.TargetID)
+		field(w, "Tenant", str(al.TenantID))
+		field(w, "Machine", str(al.MachineID))
+		field(w, "Message", al.Message)
+		field(w, "Started", when(al.StartedAt))
+		field(w, "Acknowledged", whenPtr(al.AcknowledgedAt))
+		field(w, "Resolved", whenPtr(al.ResolvedAt))
+	})
+}

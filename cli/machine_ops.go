@@ -1,0 +1,203 @@
+package cli
+
+import (
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/vmplane/vmplane/client"
+)
+
+// The machine verbs beyond create, power, resize and delete: the operators'
+// reinstall, migrate and usage graph, and update (rename, move between tenants).
+
+func (a *app) machineReinstallCmd() *cobra.Command {
+	var (
+		tplRef  string
+		keys    []string
+		pwStdin bool
+		wf      waitFlags
+	)
+	cmd := &cobra.Command{
+		Use:   "reinstall ID --template ID-or-name [--ssh-key KEY] [--password-stdin]",
+		Short: "rebuild a machine's system disk from a template (operators); its data is lost",
+		Args:  args(1, "ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if tplRef == "" {
+				return usagef("--template is needed (see 'vmplane template list')")
+			}
+			r := client.Reinstall{SSHKeys: keys}
+			var err error
+			if r.Password, err = a.stdinPassword(pwStdin); err != nil {
+				return err
+			}
+			c, p, err := a.setup()
+			if err != nil {
+				return err
+			}
+			tpl, err := findTemplate(cmd.Context(), c, tplRef)
+			if err != nil {
+				return err
+			}
+			r.TemplateID = tpl.ID
+			t, err := c.ReinstallMachine(cmd.Context(), args[0], r)
+			if err != nil {
+				return err
+			}
+			return a.started(cmd.Context(), c, p, t, wf)
+		},
+	}
+	cmd.Flags().StringVar(&tplRef, "template", "", "the template's id or name")
+	cmd.Flags().StringArrayVar(&keys, "ssh-key", nil, "an SSH public key for cloud-init (repeatable)")
+	cmd.Flags().BoolVar(&pwStdin, "password-stdin", false, "read the new root password from the first line of standard input")
+	wf.add(cmd)
+	return cmd
+}
+
+func (a *app) machineMigrateCmd() *cobra.Command {
+	var (
+		node            string
+		online, offline bool
+		wf              waitFlags
+	)
+	cmd := &cobra.Command{
+		Use:   "migrate ID --node NODE [--online | --offline]",
+		Short: "move a machine to another node (operators): a running one live unless --offline",
+		Args:  args(1, "ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if node == "" {
+				return usagef("--node is needed (the target node's name)")
+			}
+			if online && offline {
+				return usagef("--online and --offline: one or the other")
+			}
+			var mode *bool
+			if online || offline {
+				mode = &online
+			}
+			c, p, err := a.setup()
+			if err != nil {
+				return err
+			}
+			t, err := c.MigrateMachine(cmd.Context(), args[0], node, mode)
+			if err != nil {
+				return err
+			}
+			return a.started(cmd.Context(), c, p, t, wf)
+		},
+	}
+	cmd.Flags().StringVar(&node, "node", "", "the node to move the machine to")
+	cmd.Flags().BoolVar(&online, "online", false, "migrate live (the default for a running machine)")
+	cmd.Flags().BoolVar(&offline, "offline", false, "migrate stopped (a running machine is stopped for the move)")
+	wf.add(cmd)
+	return cmd
+}
+
+func (a *app) machineUsageCmd() *cobra.Command {
+	var (
+		timeframe string
+		last      int
+	)
+	cmd := &cobra.Command{
+		Use:   "usage ID [--timeframe hour|day|week|month|year] [--last N]",
+		Short: "a machine's usage graph as a table of its points, oldest first (operators)",
+		Args:  args(1, "ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if last < 0 {
+				return usagef("--last %d: want a number of points (0: all)", last)
+			}
+			c, p, err := a.setup()
+			if err != nil {
+				return err
+			}
+			g, err := c.MachineUsage(cmd.Context(), args[0], timeframe)
+			if err != nil {
+				return err
+			}
+			if g.Points == nil {
+				g.Points = []client.UsagePoint{}
+			}
+			if last > 0 && len(g.Points) > last {
+				g.Points = g.Points[len(g.Points)-last:]
+			}
+			return p.print(g, func(w *tabwriter.Writer) {
+				header(w, "TIME", "CPU", "MEMORY", "NET_IN/S", "NET_OUT/S", "DISK_READ/S", "DISK_WRITE/S")
+				for _, pt := range g.Points {
+					row(w, when(pt.Time), percent(pt.CPU), sizeOf(pt.MemBytes), sizeOf(pt.NetInBps), sizeOf(pt.NetOutBps), sizeOf(pt.DiskReadBps), sizeOf(pt.DiskWriteBps))
+				}
+			})
+		},
+	}
+	tfs := []string{client.TimeframeHour, client.TimeframeDay, client.TimeframeWeek, client.TimeframeMonth, client.TimeframeYear}
+	cmd.Flags().StringVar(&timeframe, "timeframe", "", "hour, day, week, month or year (default: the server's)")
+	cmd.Flags().IntVar(&last, "last", 0, "show only the newest N points (0: all)")
+	_ = cmd.RegisterFlagCompletionFunc("timeframe", cobra.FixedCompletions(tfs, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+// stdinPassword is the machine's root password, read from the first line of standard
+// input when --password-stdin (given) says so; "" otherwise.
+func (a *app) stdinPassword(given bool) (string, error) {
+	if !given {
+		return "", nil
+	}
+	return a.readPassword(newLineReader(a.env.Stdin), true, "")
+}
+
+// sizeOf is a byte measure with a binary unit, "-" for a gap.
+func sizeOf(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return bytesIEC(*v)
+}
+
+func (a *app) machineUpdateCmd() *cobra.Command {
+	var (
+		name, moveTo string
+		clearTenant  bool
+		wf           waitFlags
+	)
+	cmd := &cobra.Command{
+		Use:   "update ID [--name NAME] [--move-to TENANT_ID | --clear-tenant]",
+		Short: "rename a machine, or move it to another tenant or out of its tenant (operators)",
+		Long: `Rename a machine (a task: --wait waits for it), or move it to another tenant
+(--move-to, operators), or take it from its tenant (--clear-tenant, which sends
+tenant_id null). A move alone is done at once and shows the machine.`,
+		Args: args(1, "ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var ch client.MachineChange
+			if changed(cmd, "name") {
+				ch.Name = client.Set(name)
+			}
+			switch {
+			case clearTenant && changed(cmd, "move-to"):
+				return usagef("--move-to and --clear-tenant: one or the other")
+			case clearTenant:
+				ch.TenantID = client.Null[string]()
+			case changed(cmd, "move-to"):
+				ch.TenantID = client.Set(moveTo)
+			}
+			if ch == (client.MachineChange{}) {
+				return usagef("nothing to change: give --name, --move-to or --clear-tenant")
+			}
+			c, p, err := a.setup()
+			if err != nil {
+				return err
+			}
+			m, t, err := c.UpdateMachine(cmd.Context(), args[0], ch)
+			if err != nil {
+				return err
+			}
+			if t != nil {
+				return a.started(cmd.Context(), c, p, t, wf)
+			}
+			return printMachine(p, m)
+		},
+	}
+	cmd.Flags().StringVar(&name, "name", "", "the machine's new name (a hostname)")
+	cmd.Flags().StringVar(&moveTo, "move-to", "", "the tenant to move the machine to")
+	cmd.Flags().BoolVar(&clearTenant, "clear-tenant", false, "take the machine from its tenant (sends tenant_id null)")
+	wf.add(cmd)
+	return cmd
+}

@@ -1,0 +1,400 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/vmplane/vmplane/client"
+)
+
+// Kinds of schedule, the --kind of the schedule verbs.
+const (
+	kindPower  = "power"
+	kindBackup = "backup"
+)
+
+// schedule is a power or a backup schedule in one shape, so that one list shows
+// both: Kind says which, Action is a power schedule's, Retention and Mode a backup
+// schedule's.
+type schedule struct {
+	Kind string `json:"kind"`
+	client.ScheduleBase
+	Action    string `json:"action,omitempty"`
+	Retention int64  `json:"retention,omitempty"`
+	Mode      string `json:"mode,omitempty"`
+}
+
+func fromPower(s client.PowerSchedule) schedule {
+	return schedule{Kind: kindPower, ScheduleBase: s.ScheduleBase, Action: s.Action}
+}
+
+func fromBackup(s client.BackupSchedule) schedule {
+	return schedule{Kind: kindBackup, ScheduleBase: s.ScheduleBase, Retention: s.Retention, Mode: s.Mode}
+}
+
+// what is the schedule's job in a few words: the power action, or the backup's mode
+// and retention.
+func (s schedule) what() string {
+	if s.Kind == kindPower {
+		return s.Action
+	}
+	return s.Mode + ", keep " + num(s.Retention)
+}
+
+// scheduleFlags are the flags of schedule create and update.
+type scheduleFlags struct {
+	kind, machine, cron, timezone, action, mode string
+	retention                                   int64
+	enabled                                     bool
+}
+
+func (f *scheduleFlags) add(cmd *cobra.Command, create bool) {
+	fl := cmd.Flags()
+	kindHelp := "power or backup (default: the schedule's own)"
+	if create {
+		kindHelp = "power or backup"
+		fl.StringVar(&f.machine, "machine", "", "the machine the schedule is for")
+	}
+	fl.StringVar(&f.kind, "kind", "", kindHelp)
+	fl.StringVar(&f.cron, "cron", "", `when it runs: 5 cron fields (minute hour day month weekday), a leading seconds field, or @daily, @weekly, ...`)
+	fl.StringVar(&f.timezone, "timezone", "", "the IANA time zone the cron expression is read in (default UTC)")
+	fl.StringVar(&f.action, "action", "", "power schedules: start, stop, shutdown or reboot")
+	fl.StringVar(&f.mode, "mode", "", "backup schedules: snapshot (default), suspend or stop")
+	fl.Int64Var(&f.retention, "retention", 0, "backup schedules: how many of its backups are kept (1..100)")
+	fl.BoolVar(&f.enabled, "enabled", true, "--enabled=false keeps the schedule but does not run it")
+	for name, vals := range map[string][]string{
+		"kind":   {kindPower, kindBackup},
+		"action": {client.ActionStart, client.ActionStop, client.ActionShutdown, client.ActionReboot},
+		"mode":   {client.BackupSnapshot, client.BackupSuspend, client.BackupStop},
+	} {
+		_ = cmd.RegisterFlagCompletionFunc(name, cobra.FixedCompletions(vals, cobra.ShellCompDirectiveNoFileComp))
+	}
+}
+
+// impliedKind is the kind the flags given imply: --action is a power schedule's,
+// --retention and --mode a backup schedule's; "" when they imply none. Flags of both
+// kinds are a usage error.
+func (f *scheduleFlags) impliedKind(cmd *cobra.Command) (string, error) {
+	power := changed(cmd, "action")
+	backup := changed(cmd, "retention") || changed(cmd, "mode")
+	kind := f.kind
+	if err := checkKind(kind); err != nil {
+		return "", err
+	}
+	switch {
+	case power && backup:
+		return "", usagef("--action is a power schedule's, --retention and --mode a backup schedule's: not both")
+	case power && kind == kindBackup, backup && kind == kindPower:
+		return "", usagef("--kind %s takes no %s", kind, map[bool]string{true: "--action", false: "--retention or --mode"}[power])
+	case power:
+		return kindPower, nil
+	case backup:
+		return kindBackup, nil
+	}
+	return kind, nil
+}
+
+// kindOf is the kind of the schedule id: the one given, or else the one it is found
+// as (power schedules first).
+func kindOf(ctx context.Context, c *client.Client, id, given string) (string, error) {
+	if given != "" {
+		return given, nil
+	}
+	_, err := c.GetPowerSchedule(ctx, id)
+	if err == nil {
+		return kindPower, nil
+	}
+	if !errors.Is(err, client.ErrNotFound) {
+		return "", err
+	}
+	if _, err := c.GetBackupSchedule(ctx, id); err != nil {
+		return "", err
+	}
+	return kindBackup, nil
+}
+
+func checkKind(kind string) error {
+	switch kind {
+	case "", kindPower, kindBackup:
+		return nil
+	}
+	return usagef("--kind %q: want power or backup", kind)
+}
+
+func (a *app) scheduleCmd() *cobra.Command {
+	var (
+		kind, machine string
+		lim           int
+	)
+	list := &cobra.Command{
+		Use:   "list [--kind power|backup] [--machine ID]",
+		Short: "list power and backup schedules (of one machine with --machine; operators: of --tenant)",
+		Args:  args(0, ""),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkKind(kind); err != nil {
+				return err
+			}
+			c, p, err := a.setup()
+			if err != nil {
+				return err
+			}
+			f := client.RecordFilter{MachineID: machine, TenantID: a.tenantScope()}
+			items := []schedule{}
+			if kind != kindBackup {
+				ps, err := collect(c.PowerSchedules(cmd.Context(), f), lim)
+				if err != nil {
+					return err
+				}
+				for _, s := range ps {
+					items = append(items, fromPower(s))
+				}
+			}
+			if kind != kindPower && (lim == 0 || len(items) < lim) {
+				bs, err := collect(c.BackupSchedules(cmd.Context(), f), lim-len(items))
+				if err != nil {
+					return err
+				}
+				for _, s := range bs {
+					items = append(items, fromBackup(s))
+				}
+			}
+			return p.print(items, func(w *tabwriter.Writer) {
+				header(w, "ID", "KIND", "MACHINE", "CRON", "TIMEZONE", "DOES", "ENABLED", "RUNS", "NEXT_RUN", "LAST_STATUS")
+				for _, s := range items {
+					row(w, s.ID, s.Kind, s.MachineID, s.Cron, s.Timezone, s.what(), yesNo(s.Enabled), num(s.Runs), whenPtr(s.NextRunAt), str(s.LastStatus))
+				}
+			})
+		},
+	}
+	list.Flags().StringVar(&kind, "kind", "", "only power or only backup schedules")
+	list.Flags().StringVar(&machine, "machine", "", "only the schedules of this machine")
+	limitFlag(list, &lim)
+
+	var showKind string
+	show := &cobra.Command{
+		Use:   "show ID [--kind power|backup]",
+		Short: "show a schedule: its cron, its job and its last run",
+		Args:  args(1, "ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkKind(showKind); err != nil {
+				return err
+			}
+			c, p, err := a.setup()
+			if err != nil {
+				return err
+			}
+			k, err := kindOf(cmd.Context(), c, args[0], showKind)
+			if err != nil {
+				return err
+			}
+			s, err := getSchedule(cmd.Context(), c, args[0], k)
+			if err != nil {
+				return err
+			}
+			return printSchedule(p, s)
+		},
+	}
+	show.Flags().StringVar(&showKind, "kind", "", "power or backup (default: found by the id)")
+
+	var delKind string
+	del := &cobra.Command{
+		Use:     "delete ID [--kind power|backup]",
+		Aliases: []string{"rm"},
+		Short:   "delete a schedule (the backups it took stay)",
+		Args:    args(1, "ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkKind(delKind); err != nil {
+				return err
+			}
+			c, _, err := a.setup()
+			if err != nil {
+				return err
+			}
+			k, err := kindOf(cmd.Context(), c, args[0], delKind)
+			if err != nil {
+				return err
+			}
+			if k == kindPower {
+				return c.DeletePowerSchedule(cmd.Context(), args[0])
+			}
+			return c.DeleteBackupSchedule(cmd.Context(), args[0])
+		},
+	}
+	del.Flags().StringVar(&delKind, "kind", "", "power or backup (default: found by the id)")
+
+	return group(&cobra.Command{Use: "schedule", Short: "power and backup schedules of machines (cron)"},
+		list, show, a.scheduleCreateCmd(), a.scheduleUpdateCmd(), del)
+}
+
+func getSchedule(ctx context.Context, c *client.Client, id, kind string) (schedule, error) {
+	if kind == kindPower {
+		s, err := c.GetPowerSchedule(ctx, id)
+		if err != nil {
+			return schedule{}, err
+		}
+		return fromPower(*s), nil
+	}
+	s, err := c.GetBackupSchedule(ctx, id)
+	if err != nil {
+		return schedule{}, err
+	}
+	return fromBackup(*s), nil
+}
+
+func (a *app) scheduleCreateCmd() *cobra.Command {
+	var f scheduleFlags
+	cmd := &cobra.Command{
+		Use:   "create --kind power|backup --machine ID --cron EXPR [--action A | --retention N [--mode M]] [--timezone TZ]",
+		Short: "add a power or backup schedule to a machine",
+		Long: `Add a schedule to a machine. A power schedule runs --action (start, stop, shutdown
+or reboot); a backup schedule backs the machine up in --mode (snapshot, suspend or
+stop) and keeps the newest --retention of its backups. --cron is read in --timezone
+(default UTC): "0 2 * * *" is every day at 02:00. --kind may be left out when
+--action or --retention says it.`,
+		Args: args(0, ""),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			kind, err := f.impliedKind(cmd)
+			if err != nil {
+				return err
+			}
+			switch {
+			case kind == "":
+				return usagef("--kind power or --kind backup is needed")
+			case f.machine == "" || f.cron == "":
+				return usagef("--machine and --cron are needed")
+			case kind == kindPower && f.action == "":
+				return usagef("a power schedule needs --action (start, stop, shutdown or reboot)")
+			case kind == kindBackup && f.retention == 0:
+				return usagef("a backup schedule needs --retention (how many backups to keep)")
+			}
+			c, p, err := a.setup()
+			if err != nil {
+				return err
+			}
+			// An operator's schedule names the machine's tenant, found as the power
+			// actions find it.
+			if c, err = a.forMachine(cmd.Context(), c, f.machine); err != nil {
+				return err
+			}
+			var enabled *bool
+			if changed(cmd, "enabled") {
+				enabled = &f.enabled
+			}
+			if kind == kindPower {
+				s, err := c.CreatePowerSchedule(cmd.Context(), client.PowerScheduleSpec{
+					MachineID: f.machine, Action: f.action, Cron: f.cron, Timezone: f.timezone, Enabled: enabled})
+				if err != nil {
+					return err
+				}
+				return printSchedule(p, fromPower(*s))
+			}
+			s, err := c.CreateBackupSchedule(cmd.Context(), client.BackupScheduleSpec{
+				MachineID: f.machine, Cron: f.cron, Retention: f.retention, Mode: f.mode, Timezone: f.timezone, Enabled: enabled})
+			if err != nil {
+				return err
+			}
+			return printSchedule(p, fromBackup(*s))
+		},
+	}
+	f.add(cmd, true)
+	return cmd
+}
+
+func (a *app) scheduleUpdateCmd() *cobra.Command {
+	var f scheduleFlags
+	cmd := &cobra.Command{
+		Use:   "update ID [--cron EXPR] [--timezone TZ] [--enabled=BOOL] [--action A | --retention N --mode M]",
+		Short: "change the fields of a schedule that the flags give",
+		Args:  args(1, "ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			// The flags may contradict each other, and are checked against the
+			// schedule's kind once it is known: --kind, or else found by the id.
+			if _, err := f.impliedKind(cmd); err != nil {
+				return err
+			}
+			if !anyChanged(cmd, "cron", "timezone", "enabled", "action", "retention", "mode") {
+				return usagef("nothing to change: give --cron, --timezone, --enabled, --action, --retention or --mode")
+			}
+			c, p, err := a.setup()
+			if err != nil {
+				return err
+			}
+			kind, err := kindOf(cmd.Context(), c, args[0], f.kind)
+			if err != nil {
+				return err
+			}
+			opt := func(name, v string) client.Optional[string] {
+				if changed(cmd, name) {
+					return client.Set(v)
+				}
+				return client.Optional[string]{}
+			}
+			var enabled client.Optional[bool]
+			if changed(cmd, "enabled") {
+				enabled = client.Set(f.enabled)
+			}
+			if kind == kindPower {
+				if anyChanged(cmd, "retention", "mode") {
+					return usagef("%s is a power schedule: --retention and --mode are a backup schedule's", args[0])
+				}
+				s, err := c.UpdatePowerSchedule(cmd.Context(), args[0], client.PowerScheduleChange{
+					Action: opt("action", f.action), Cron: opt("cron", f.cron), Timezone: opt("timezone", f.timezone), Enabled: enabled})
+				if err != nil {
+					return err
+				}
+				return printSchedule(p, fromPower(*s))
+			}
+			if changed(cmd, "action") {
+				return usagef("%s is a backup schedule: --action is a power schedule's", args[0])
+			}
+			ch := client.BackupScheduleChange{Cron: opt("cron", f.cron), Timezone: opt("timezone", f.timezone), Enabled: enabled, Mode: opt("mode", f.mode)}
+			if changed(cmd, "retention") {
+				ch.Retention = client.Set(f.retention)
+			}
+			s, err := c.UpdateBackupSchedule(cmd.Context(), args[0], ch)
+			if err != nil {
+				return err
+			}
+			return printSchedule(p, fromBackup(*s))
+		},
+	}
+	f.add(cmd, false)
+	return cmd
+}
+
+// anyChanged reports whether one of the flags names was given.
+func anyChanged(cmd *cobra.Command, names ...string) bool {
+	for _, n := range names {
+		if changed(cmd, n) {
+			return true
+		}
+	}
+	return false
+}
+
+func printSchedule(p printer, s schedule) error {
+	return p.print(s, func(w *tabwriter.Writer) {
+		field(w, "ID", s.ID)
+		field(w, "Kind", s.Kind)
+		field(w, "Machine", s.MachineID)
+		field(w, "Tenant", orDash(s.TenantID))
+		field(w, "Cron", s.Cron)
+		field(w, "Timezone", s.Timezone)
+		if s.Kind == kindPower {
+			field(w, "Action", s.Action)
+		} else {
+			field(w, "Mode", s.Mode)
+			field(w, "Retention", num(s.Retention))
+		}
+		field(w, "Enabled", yesNo(s.Enabled))
+		field(w, "Runs", num(s.Runs))
+		field(w, "Next run", whenPtr(s.NextRunAt))
+		field(w, "Last run", whenPtr(s.LastRunAt))
+		field(w, "Last status", str(s.LastStatus))
+		field(w, "Last task", str(s.LastTaskID))
+		field(w, "Created", when(s.CreatedAt))
+	})
+}
