@@ -156,4 +156,3 @@ func LoadTask(store persistence.Store, id string) (*Task, error) {
 	return persistence.Load[Task](store, taskKey(id))
 }
 
-func ptr[T any](v T) *T { return &v }

@@ -612,13 +612,6 @@ func (e *scheduleEntity) Load() error {
 	return nil
 }
 
-// reply answers a request; fire and wake are told, not asked, and get no answer.
-func reply(ctx actor.Context, v any) {
-	if ctx.Sender() != nil {
-		ctx.Respond(v)
-	}
-}
-
 func (e *scheduleEntity) Handle(ctx actor.Context, msg any) {
 	switch m := msg.(type) {
 	case *createSchedule:

@@ -503,28 +503,22 @@ func (e *tenantEntity) applyRule(r *FirewallRule, in RuleInput) error {
 		r.Destination = kit.Ptr(*in.Destination)
 	}
 	var f []apierr.FieldError
-	check := *r // what the shared checks see: unreadable addresses are reported here
-	for _, a := range []struct {
-		v, c **string
-		name string
-	}{{&r.Source, &check.Source, "source"}, {&r.Destination, &check.Destination, "destination"}} {
-		if *a.v == nil {
+	// Addresses are stored in one spelling (a CIDR); one that does not parse is left
+	// as given for the shared checks below to refuse.
+	for _, a := range []**string{&r.Source, &r.Destination} {
+		if *a == nil {
 			continue
 		}
-		norm, ok := normalizeCIDR(**a.v)
-		if !ok {
-			f = append(f, apierr.Field(a.name, "must be a CIDR such as 203.0.113.0/24 or an address (ipsets and aliases are not supported)"))
-			*a.c = nil
-			continue
+		if norm, ok := normalizeCIDR(**a); ok {
+			*a = &norm
 		}
-		*a.v, *a.c = &norm, &norm
 	}
 	if r.Port != nil && *r.Port == "" {
 		f = append(f, apierr.Field("port", "must be a port, a range such as 80:85, or a list such as 80,443 (null for none)"))
 	}
 	// The checks pve-firewall makes (hypervisor.FirewallRuleErrors), for every driver:
 	// a rule valid here is one Proxmox takes.
-	f = append(f, hypervisor.FirewallRuleErrors(hypervisorRule(&check))...)
+	f = append(f, hypervisor.FirewallRuleErrors(hypervisorRule(r))...)
 	if r.MachineID != nil {
 		// The tenant's machine list (cached, and exact: machinelists.go); another
 		// tenant's machine is answered as a missing one.

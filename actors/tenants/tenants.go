@@ -140,7 +140,6 @@ type (
 	resizeReserved struct{ Op machines.Operation }
 	resizeStarted  struct{ MachineID, TaskID string }
 	releaseResize  struct{ MachineID string }
-	done           struct{}
 )
 
 func startTenants(s *system) *Tenants {
