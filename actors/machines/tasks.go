@@ -155,4 +155,3 @@ func PutTask(b *persistence.Batch, t *Task) error {
 func LoadTask(store persistence.Store, id string) (*Task, error) {
 	return persistence.Load[Task](store, taskKey(id))
 }
-
