@@ -29,8 +29,9 @@ type T interface {
 	Fatalf(format string, args ...any)
 }
 
-// Eventually polls cond until it returns true. It fails the test, naming what it
-// waited for, when cond is still false after Timeout.
+// Eventually polls cond until it returns true. It fails the test with what when cond
+// is still false after Timeout: what names what the test waits for ("two backups"), or
+// what is wrong when it never comes ("the schedule took no backup").
 func Eventually(t T, what string, cond func() bool) {
 	t.Helper()
 	eventually(t, Timeout, what, cond)
@@ -77,7 +78,7 @@ func Poll(timeout time.Duration, cond func() bool) bool {
 func eventually(t T, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
 	if !Poll(timeout, cond) {
-		t.Fatalf("waited %s for %s", timeout, what)
+		t.Fatalf("waited %s: %s", timeout, what)
 	}
 }
 
