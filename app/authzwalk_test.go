@@ -9,6 +9,7 @@ import (
 
 	"github.com/vmplane/vmplane/actors"
 	"github.com/vmplane/vmplane/httpedge"
+	"github.com/vmplane/vmplane/internal/testwait"
 	"github.com/vmplane/vmplane/persistence"
 )
 
@@ -75,7 +76,7 @@ func TestAuthorizationWalk(t *testing.T) {
 		if m.TenantID == nil && m.Status == actors.StatusRunning {
 			s.sim.FailNext(m.VMID, "reboot", nil)
 			task := s.waitTask(admin, s.startTask(req{method: "POST", path: "/api/virt/vms/" + m.ID + "/actions/reboot", token: admin}).ID)
-			monPoll(t, "the unassigned machine's task_failed alert", func() bool { return len(s.alertsOf(admin, "/api/resources/alert-events", m.ID)) == 1 })
+			testwait.Eventually(t, "the unassigned machine's task_failed alert", func() bool { return len(s.alertsOf(admin, "/api/resources/alert-events", m.ID)) == 1 })
 			alert := s.alertsOf(admin, "/api/resources/alert-events", m.ID)[0]
 			values["task"] = append(values["task"], task.ID)
 			values["alert"] = append(values["alert"], alert.ID)

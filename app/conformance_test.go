@@ -20,6 +20,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/vmplane/vmplane/actors"
+	"github.com/vmplane/vmplane/internal/testwait"
 )
 
 // conformance is an http.RoundTripper that checks every exchange of a test client
@@ -317,12 +318,12 @@ func TestOpenAPIConformance(t *testing.T) {
 
 	// Monitoring, as an operator: a failed task raises an alert to look at (once the
 	// backup schedule, whose successes would resolve it, has taken its backup).
-	eventually(t, 20*time.Second, "the backup schedule took no backup", func() bool { return len(s.backupsOf(a.Token, am.ID)) > 0 })
+	testwait.Eventually(t, "the backup schedule took no backup", func() bool { return len(s.backupsOf(a.Token, am.ID)) > 0 })
 	s.disableBackupSchedule(a.Token, bs.ID)
 	backup := s.backupsOf(a.Token, am.ID)[0]
 	s.sim.FailNext(am.VMID, "reboot", nil)
 	failed := s.waitTask(admin, s.startTask(req{method: "POST", path: "/api/virt/vms/" + am.ID + "/actions/reboot", token: admin}).ID)
-	monPoll(t, "the task_failed alert", func() bool { return len(s.alertsOf(admin, "/api/monitoring/alerts/events", am.ID)) == 1 })
+	testwait.Eventually(t, "the task_failed alert", func() bool { return len(s.alertsOf(admin, "/api/monitoring/alerts/events", am.ID)) == 1 })
 	alert := s.alertsOf(admin, "/api/monitoring/alerts/events", am.ID)[0]
 	ok(req{method: "GET", path: "/api/monitoring/alerts/events?status=firing&since=2020-01-01T00:00:00Z", token: admin}, 200)
 	ok(req{method: "GET", path: "/api/monitoring/alerts/events/" + alert.ID, token: admin}, 200)

@@ -19,6 +19,7 @@ import (
 	"github.com/vmplane/vmplane/actors"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/internal/testwait"
 )
 
 // TestHelperServerProcess is not a test: it is the server process that
@@ -182,10 +183,7 @@ func TestCrashKeepsAcknowledgedWrites(t *testing.T) {
 // data directory's lock.
 func killWhen(t *testing.T, cmd *exec.Cmd, enough func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !enough() && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
+	testwait.Poll(20*time.Second, enough)
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}

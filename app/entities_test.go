@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"testing"
-	"time"
 
+	"github.com/vmplane/vmplane/internal/testwait"
 	"github.com/vmplane/vmplane/persistence"
 )
 
@@ -50,7 +50,7 @@ func TestLookupsOfUnknownIDsActivateNothing(t *testing.T) {
 		expect(t, s.do(req{method: "GET", path: paths[i%len(paths)] + id, token: admin}), 404, "not_found")
 	}
 	var after map[string]int
-	eventually(t, 20*time.Second, "the lookups left entity actors running", func() bool {
+	testwait.Eventually(t, "the lookups left entity actors running", func() bool {
 		after = s.actorsLive()
 		for _, k := range kinds {
 			if after[k] != before[k] {
@@ -77,7 +77,7 @@ func TestLiveMachineActorsStayWithinTheBound(t *testing.T) {
 			}
 		}
 	}
-	eventually(t, 20*time.Second, "more machine actors than the bound stay live", func() bool {
+	testwait.Eventually(t, "more machine actors than the bound stay live", func() bool {
 		return s.actorsLive()["machines"] <= bound
 	})
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/vmplane/vmplane/actors"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/hypervisor/sim"
+	"github.com/vmplane/vmplane/internal/testwait"
 )
 
 // disklessDriver is the simulator that, once detached is set, reports every machine
@@ -194,7 +195,7 @@ func TestScheduleWaitsForBusyMachine(t *testing.T) {
 	daily := func(t time.Time) string { return fmt.Sprintf("%d %d %d * * *", t.Second(), t.Minute(), t.Hour()) }
 	at := time.Now().Add(3 * time.Second).Truncate(time.Second).UTC()
 	b := s.createBackupSchedule(a.Token, m.ID, map[string]any{"cron": daily(at), "timezone": "UTC", "retention": 3, "mode": "snapshot"})
-	eventually(t, 20*time.Second, "the backup run did not start", func() bool {
+	testwait.Eventually(t, "the backup run did not start", func() bool {
 		bs := s.backupSchedule(a.Token, b.ID)
 		if bs.LastTaskID == nil {
 			return false
@@ -209,12 +210,12 @@ func TestScheduleWaitsForBusyMachine(t *testing.T) {
 	var p actors.PowerSchedule
 	r.decode(t, &p)
 
-	eventually(t, 20*time.Second, "the stop did not start waiting for the backup", func() bool {
+	testwait.Eventually(t, "the stop did not start waiting for the backup", func() bool {
 		return logs.FilterMessage("schedule run waits for the machine's task to end").FilterField(zap.String("schedule_id", p.ID)).Len() > 0
 	})
 	close(gd.release)
 	var bs actors.BackupSchedule
-	eventually(t, 20*time.Second, "the backup run did not finish", func() bool {
+	testwait.Eventually(t, "the backup run did not finish", func() bool {
 		bs = s.backupSchedule(a.Token, b.ID)
 		return bs.LastStatus != nil && *bs.LastStatus != actors.RunRunning
 	})
@@ -222,7 +223,7 @@ func TestScheduleWaitsForBusyMachine(t *testing.T) {
 		t.Fatalf("got backup run %s; want succeeded", status(bs.LastStatus))
 	}
 	var ps actors.PowerSchedule
-	eventually(t, 20*time.Second, "the stop run did not finish", func() bool {
+	testwait.Eventually(t, "the stop run did not finish", func() bool {
 		ps = s.powerSchedule(a.Token, p.ID)
 		return ps.LastStatus != nil && *ps.LastStatus != actors.RunRunning
 	})
@@ -366,7 +367,7 @@ func TestOperatorAcknowledgesOnMonitoringRoute(t *testing.T) {
 	}
 	s.sync(admin)
 	open := "/api/monitoring/alerts/events?status=firing&kind=node_offline"
-	monPoll(t, "node_offline", func() bool { return len(s.alertsOf(admin, open, m.Node)) == 1 })
+	testwait.Eventually(t, "node_offline", func() bool { return len(s.alertsOf(admin, open, m.Node)) == 1 })
 	a := s.alertsOf(admin, open, m.Node)[0]
 	path := "/api/monitoring/alerts/events/" + a.ID
 	expect(t, s.do(req{method: "PATCH", path: path, token: admin, body: map[string]any{"status": "resolved"}}), 400, "invalid_request")

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/vmplane/vmplane/actors"
+	"github.com/vmplane/vmplane/internal/testwait"
 	"github.com/vmplane/vmplane/persistence"
 )
 
@@ -36,17 +37,14 @@ func (s *testServer) faulty(tok string) map[string]actors.FaultyDeployment {
 // a follower of the event bus, a moment after the sync that saw the crash.
 func (s *testServer) waitFaulty(tok string, ok func(map[string]actors.FaultyDeployment) bool) map[string]actors.FaultyDeployment {
 	s.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		got := s.faulty(tok)
-		if ok(got) {
-			return got
+	var got map[string]actors.FaultyDeployment
+	testwait.Until(s.t, func() error {
+		if got = s.faulty(tok); !ok(got) {
+			return fmt.Errorf("got faulty deployments %+v", got)
 		}
-		if time.Now().After(deadline) {
-			s.t.Fatalf("got faulty deployments %+v after 10 s", got)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return nil
+	})
+	return got
 }
 
 func TestFaultyDeployments(t *testing.T) {
@@ -253,19 +251,15 @@ func TestClusterForecastBackfillsFromUsageGraphs(t *testing.T) {
 	// takes its first sample as the server starts.
 	s, admin := synced(t)
 	var f actors.ClusterForecast
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	testwait.Until(t, func() error {
 		r := s.do(req{method: "GET", path: forecastPath, token: admin})
 		expect(t, r, 200, "")
 		r.decode(t, &f)
 		if len(f.Resources) == 3 && len(f.Resources[0].Points) == actors.ForecastHistoryDays && len(f.Resources[2].Points) > 0 {
-			break
+			return nil
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("got %+v after 10 s; want 90 days of cpu history and today's disk", f)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return fmt.Errorf("got %+v; want 90 days of cpu history and today's disk", f)
+	})
 	today := time.Now().UTC().Format(time.DateOnly)
 	for _, r := range f.Resources {
 		last := r.Points[len(r.Points)-1]

@@ -15,6 +15,7 @@ import (
 	"github.com/vmplane/vmplane/actors"
 	"github.com/vmplane/vmplane/hypervisor/proxmox/pvefake"
 	"github.com/vmplane/vmplane/hypervisor/sim"
+	"github.com/vmplane/vmplane/internal/testwait"
 )
 
 // TestFullDiskIsVisible: when the data directory's disk is full, /api/health answers
@@ -106,7 +107,7 @@ func TestUnreachableProxmoxRaisesAlert(t *testing.T) {
 	path := "/api/monitoring/alerts/events?kind=hypervisor_unavailable"
 
 	heal := f.Inject(pvefake.Fault{Status: 503, Message: "proxy: no route to host"})
-	monPoll(t, "hypervisor_unavailable to fire", func() bool {
+	testwait.Eventually(t, "hypervisor_unavailable to fire", func() bool {
 		ev := s.alertsOf(admin, path, "proxmox")
 		return len(ev) == 1 && ev[0].Status == actors.AlertFiring
 	})
@@ -121,10 +122,10 @@ func TestUnreachableProxmoxRaisesAlert(t *testing.T) {
 	// no new line while five more fail. (Counted from the first line seen: a sync that
 	// overran its 20 ms interval on a loaded machine before the outage logged its own.)
 	failed := func() int { return logs.FilterMessage("periodic sync failed").Len() }
-	monPoll(t, "the failing sync to be logged", func() bool { return failed() > 0 })
+	testwait.Eventually(t, "the failing sync to be logged", func() bool { return failed() > 0 })
 	logged := failed()
 	base := f.Count("GET", "/cluster/resources")
-	monPoll(t, "more periodic syncs", func() bool { return f.Count("GET", "/cluster/resources") >= base+5 })
+	testwait.Eventually(t, "more periodic syncs", func() bool { return f.Count("GET", "/cluster/resources") >= base+5 })
 	if n := failed(); n != logged {
 		t.Fatalf("the failing periodic sync was logged %d more times while it kept failing; want none", n-logged)
 	}
@@ -133,11 +134,11 @@ func TestUnreachableProxmoxRaisesAlert(t *testing.T) {
 	}
 	again := logs.FilterMessage("periodic sync works again").Len()
 	heal()
-	monPoll(t, "hypervisor_unavailable to resolve", func() bool {
+	testwait.Eventually(t, "hypervisor_unavailable to resolve", func() bool {
 		ev := s.alertsOf(admin, path, "proxmox")
 		return len(ev) == 1 && ev[0].Status == actors.AlertResolved
 	})
-	monPoll(t, "the sync to say it works again", func() bool { return logs.FilterMessage("periodic sync works again").Len() == again+1 })
+	testwait.Eventually(t, "the sync to say it works again", func() bool { return logs.FilterMessage("periodic sync works again").Len() == again+1 })
 }
 
 // TestOperatorLogLines: what an operator needs is in the log at info (a failed login
@@ -186,7 +187,7 @@ func TestOperatorLogLines(t *testing.T) {
 				}
 			}
 		}()
-		monPoll(t, "a log line "+msg, func() bool {
+		testwait.Eventually(t, "a log line "+msg, func() bool {
 			for _, e := range logs.FilterMessage(msg).All() {
 				ok := true
 				for k, v := range want {

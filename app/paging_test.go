@@ -6,10 +6,10 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/vmplane/vmplane/actors"
 	"github.com/vmplane/vmplane/httpedge"
+	"github.com/vmplane/vmplane/internal/testwait"
 )
 
 // walkPages lists path with limit=1, following next_cursor, and checks that the
@@ -121,7 +121,7 @@ func TestEveryListRoutePages(t *testing.T) {
 	}
 	s.createBackupSchedule(a.Token, m1.ID, map[string]any{"cron": "0 4 * * *", "retention": 1})
 	bs := s.createBackupSchedule(a.Token, m1.ID, map[string]any{"cron": everySecond, "retention": 3})
-	eventually(t, 20*time.Second, "two backups", func() bool { return len(s.backupsOf(a.Token, m1.ID)) >= 2 })
+	testwait.Eventually(t, "two backups", func() bool { return len(s.backupsOf(a.Token, m1.ID)) >= 2 })
 	s.disableBackupSchedule(a.Token, bs.ID)
 	for _, m := range ms {
 		s.createCheck(a.Token, "/api/resources/health-checks", map[string]any{"name": "ssh " + m.Name, "type": "tcp",
@@ -130,7 +130,7 @@ func TestEveryListRoutePages(t *testing.T) {
 		s.sim.FailNext(m.VMID, "reboot", nil)
 		s.waitTask(admin, s.startTask(req{method: "POST", path: "/api/virt/vms/" + m.ID + "/actions/reboot", token: admin}).ID)
 	}
-	monPoll(t, "two task_failed alerts", func() bool { return len(s.alertsOf(a.Token, "/api/resources/alert-events", "")) >= 2 })
+	testwait.Eventually(t, "two task_failed alerts", func() bool { return len(s.alertsOf(a.Token, "/api/resources/alert-events", "")) >= 2 })
 
 	type fixture struct{ admin, tenant []string }
 	both := func(p ...string) fixture { return fixture{admin: p, tenant: p} }

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"fmt"
 	"math"
 	"net/http"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/vmplane/vmplane/actors"
 	"github.com/vmplane/vmplane/hypervisor/hypervisortest"
 	"github.com/vmplane/vmplane/hypervisor/proxmox/pvefake"
+	"github.com/vmplane/vmplane/internal/testwait"
 )
 
 // proxmoxServer is a real vmplane server whose driver talks to a fake Proxmox VE API
@@ -126,17 +128,13 @@ func TestProxmoxConsoleAndFirewall(t *testing.T) {
 	expect(t, s.do(req{method: "PATCH", path: "/api/resources/machines/" + web.ID, token: tok, body: map[string]any{"tenant_id": a.ID}}), 200, "")
 	expect(t, s.do(req{method: "POST", path: "/api/client/firewall/rules", token: a.Token, body: map[string]any{
 		"direction": "in", "action": "accept", "protocol": "tcp", "port": "22", "source": "203.0.113.0/24"}}), 201, "")
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	testwait.Until(t, func() error {
 		rules := f.FirewallRules(100)
 		if len(rules) == 1 && rules[0]["dport"] == "22" && strings.EqualFold(rules[0]["action"], "ACCEPT") {
-			break
+			return nil
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("got rules %v on Proxmox; want the ssh rule", rules)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return fmt.Errorf("got rules %v on Proxmox; want the ssh rule", rules)
+	})
 }
 
 func TestProxmoxFailures(t *testing.T) {
@@ -208,7 +206,7 @@ func TestProxmoxRefusedRuleIsVisible(t *testing.T) {
 	// IPv6 ICMP is written as ipv6-icmp.
 	expect(t, s.do(req{method: "POST", path: "/api/client/firewall/rules", token: a.Token, body: map[string]any{
 		"direction": "in", "action": "accept", "protocol": "ipv6-icmp", "source": "2001:db8::/32"}}), 201, "")
-	monPoll(t, "the first push", func() bool {
+	testwait.Eventually(t, "the first push", func() bool {
 		fw := s.machine(tok, web.ID).Firewall
 		return fw != nil && fw.State == actors.FirewallApplied
 	})
@@ -218,7 +216,7 @@ func TestProxmoxRefusedRuleIsVisible(t *testing.T) {
 	f.Inject(pvefake.Fault{Method: "POST", Path: rules, Status: 400, Message: "detected mixed ipv4/ipv6 addresses in rule", Times: 1})
 	expect(t, s.do(req{method: "POST", path: "/api/client/firewall/rules", token: a.Token, body: map[string]any{
 		"direction": "in", "action": "accept", "protocol": "tcp", "port": "22"}}), 201, "")
-	monPoll(t, "the firewall state to fail", func() bool {
+	testwait.Eventually(t, "the firewall state to fail", func() bool {
 		fw := s.machine(tok, web.ID).Firewall
 		return fw != nil && fw.State == actors.FirewallFailed
 	})
@@ -229,7 +227,7 @@ func TestProxmoxRefusedRuleIsVisible(t *testing.T) {
 	if seen := s.clientList(a.Token, ""); len(seen) != 1 || seen[0].Firewall == nil || seen[0].Firewall.State != actors.FirewallFailed {
 		t.Errorf("the tenant sees %+v; want its machine with firewall failed", seen)
 	}
-	monPoll(t, "the firewall_failed alert", func() bool {
+	testwait.Eventually(t, "the firewall_failed alert", func() bool {
 		return len(s.alertsOf(tok, "/api/monitoring/alerts/events?kind=firewall_failed&status=firing", web.ID)) == 1
 	})
 	// A refusal is not retried: had it been, the fault (once only) would let the retry
@@ -247,14 +245,14 @@ func TestProxmoxRefusedRuleIsVisible(t *testing.T) {
 	// The next change pushes again; success clears the state and the alert.
 	expect(t, s.do(req{method: "POST", path: "/api/client/firewall/rules", token: a.Token, body: map[string]any{
 		"direction": "in", "action": "drop", "protocol": "any"}}), 201, "")
-	monPoll(t, "the firewall state to recover", func() bool {
+	testwait.Eventually(t, "the firewall state to recover", func() bool {
 		fw := s.machine(tok, web.ID).Firewall
 		return fw != nil && fw.State == actors.FirewallApplied && fw.Reason == ""
 	})
 	if got := f.FirewallRules(100); len(got) != 3 || got[0]["proto"] != "ipv6-icmp" || got[1]["dport"] != "22" || got[2]["action"] != "DROP" {
 		t.Errorf("got rules %v on Proxmox; want the tenant's three, in order", got)
 	}
-	monPoll(t, "the alert to resolve", func() bool {
+	testwait.Eventually(t, "the alert to resolve", func() bool {
 		return len(s.alertsOf(tok, "/api/monitoring/alerts/events?kind=firewall_failed&status=resolved", web.ID)) == 1
 	})
 }
@@ -411,7 +409,7 @@ func TestFirewallRulesSameOnSim(t *testing.T) {
 	}
 	expect(t, s.do(req{method: "POST", path: "/api/client/firewall/rules", token: a.Token, body: map[string]any{
 		"direction": "in", "action": "accept", "protocol": "ipv6-icmp", "source": "2001:db8::/32"}}), 201, "")
-	monPoll(t, "the push to the sim", func() bool {
+	testwait.Eventually(t, "the push to the sim", func() bool {
 		fw := s.machine(tok, m.ID).Firewall
 		return fw != nil && fw.State == actors.FirewallApplied
 	})

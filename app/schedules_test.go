@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/vmplane/vmplane/actors"
+	"github.com/vmplane/vmplane/internal/testwait"
 )
 
 // Schedules are tested with per-second cron expressions (a leading seconds field), so a
@@ -18,18 +19,6 @@ import (
 
 // everySecond is a 6-field cron expression due at every second.
 const everySecond = "* * * * * *"
-
-// eventually polls cond until it holds or the deadline passes.
-func eventually(t *testing.T, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("after %s: %s", timeout, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
 
 func (s *testServer) powerSchedule(tok, id string) actors.PowerSchedule {
 	s.t.Helper()
@@ -74,7 +63,7 @@ func (s *testServer) disableBackupSchedule(tok, id string) actors.BackupSchedule
 	if b.Enabled || b.NextRunAt != nil {
 		s.t.Fatalf("got enabled %v, next_run_at %v; want disabled with no next run", b.Enabled, b.NextRunAt)
 	}
-	eventually(s.t, 20*time.Second, "the last run is still running", func() bool {
+	testwait.Eventually(s.t, "the last run is still running", func() bool {
 		b = s.backupSchedule(tok, id)
 		return b.LastStatus == nil || *b.LastStatus != actors.RunRunning
 	})
@@ -121,7 +110,7 @@ func TestPowerScheduleFires(t *testing.T) {
 
 	// It fires: the machine stops, and the run is recorded.
 	var first actors.PowerSchedule
-	eventually(t, 20*time.Second, "the schedule did not record a finished run", func() bool {
+	testwait.Eventually(t, "the schedule did not record a finished run", func() bool {
 		first = s.powerSchedule(a.Token, p.ID)
 		return first.LastStatus != nil && *first.LastStatus != actors.RunRunning
 	})
@@ -145,7 +134,7 @@ func TestPowerScheduleFires(t *testing.T) {
 	expect(t, r, 200, "")
 	// Later runs find the machine stopped already: skipped, not failed, and no retry storm.
 	var later actors.PowerSchedule
-	eventually(t, 20*time.Second, "no later run was recorded as skipped", func() bool {
+	testwait.Eventually(t, "no later run was recorded as skipped", func() bool {
 		later = s.powerSchedule(a.Token, p.ID)
 		return later.LastRunAt != nil && later.LastRunAt.After(*first.LastRunAt) && later.LastStatus != nil && strings.HasPrefix(*later.LastStatus, "skipped: ")
 	})
@@ -177,7 +166,7 @@ func TestPowerScheduleFires(t *testing.T) {
 	if !on.Enabled || on.Action != "start" || on.NextRunAt == nil || !on.NextRunAt.After(*later.LastRunAt) {
 		t.Fatalf("got %+v; want enabled start with a fresh next_run_at", on)
 	}
-	eventually(t, 20*time.Second, "the start schedule did not start the machine", func() bool {
+	testwait.Eventually(t, "the start schedule did not start the machine", func() bool {
 		return s.machine(admin, m.ID).Status == actors.StatusRunning
 	})
 
@@ -195,7 +184,7 @@ func TestBackupScheduleKeepsRetention(t *testing.T) {
 	if b.Retention != 2 || b.Mode != "snapshot" || b.Timezone != "UTC" || !b.Enabled || b.NextRunAt == nil {
 		t.Fatalf("got %+v; want retention 2, mode snapshot, UTC, enabled", b)
 	}
-	eventually(t, 30*time.Second, "fewer than 3 succeeded backup runs", func() bool {
+	testwait.Eventually(t, "fewer than 3 succeeded backup runs", func() bool {
 		b = s.backupSchedule(a.Token, b.ID)
 		return b.Runs >= 3 && b.LastStatus != nil && *b.LastStatus == actors.RunSucceeded
 	})
@@ -261,12 +250,12 @@ func TestScheduleRestartDoesNotDoubleFire(t *testing.T) {
 	a := s.tenant(admin, "Restarter", nil)
 	m := s.provision(a.Token, smallMachine)
 	b := s.createBackupSchedule(a.Token, m.ID, map[string]any{"cron": everySecond, "retention": 100})
-	eventually(t, 30*time.Second, "fewer than 2 runs before the restart", func() bool {
+	testwait.Eventually(t, "fewer than 2 runs before the restart", func() bool {
 		return s.backupSchedule(a.Token, b.ID).Runs >= 2
 	})
 	s.restart()
 	atRestart := s.backupSchedule(a.Token, b.ID)
-	eventually(t, 30*time.Second, "fewer than 2 runs after the restart", func() bool {
+	testwait.Eventually(t, "fewer than 2 runs after the restart", func() bool {
 		got := s.backupSchedule(a.Token, b.ID)
 		return got.Runs >= atRestart.Runs+2 && got.LastStatus != nil && *got.LastStatus == actors.RunSucceeded
 	})
@@ -325,7 +314,7 @@ func TestMissedRunsWithinAndBeyondGrace(t *testing.T) {
 
 	// Down across the due time, back 30 minutes later: within the grace, it runs once.
 	downUntil(due.Add(30 * time.Minute))
-	eventually(t, 20*time.Second, "the missed run within the grace did not run", func() bool {
+	testwait.Eventually(t, "the missed run within the grace did not run", func() bool {
 		b = s.backupSchedule(a.Token, b.ID)
 		return b.LastStatus != nil && *b.LastStatus == actors.RunSucceeded
 	})
@@ -382,7 +371,7 @@ func TestScheduleOfDestroyedMachineStops(t *testing.T) {
 	s.run(req{method: "DELETE", path: "/api/resources/machines/" + m.ID, token: a.Token})
 	r = s.do(req{method: "PATCH", path: "/api/resources/power-schedules/" + p.ID, token: a.Token, body: map[string]any{"cron": everySecond}})
 	expect(t, r, 200, "")
-	eventually(t, 20*time.Second, "the schedule of a destroyed machine was not disabled", func() bool {
+	testwait.Eventually(t, "the schedule of a destroyed machine was not disabled", func() bool {
 		p = s.powerSchedule(a.Token, p.ID)
 		return !p.Enabled
 	})
@@ -521,7 +510,7 @@ func TestScheduleIsolation(t *testing.T) {
 	var ap actors.PowerSchedule
 	r.decode(t, &ap)
 	ab := s.createBackupSchedule(a.Token, am.ID, map[string]any{"cron": everySecond, "retention": 3})
-	eventually(t, 20*time.Second, "no backup was taken", func() bool { return len(s.backupsOf(a.Token, am.ID)) > 0 })
+	testwait.Eventually(t, "no backup was taken", func() bool { return len(s.backupsOf(a.Token, am.ID)) > 0 })
 	s.disableBackupSchedule(a.Token, ab.ID)
 	abk := s.backupsOf(a.Token, am.ID)[0]
 

@@ -4,10 +4,10 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/vmplane/vmplane/actors"
 	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/internal/testwait"
 )
 
 // resourceMachine GETs a machine through the generic resource route, as a user would.
@@ -31,7 +31,7 @@ func TestSimWorldSurvivesRestart(t *testing.T) {
 	s.run(req{method: "POST", path: "/api/virt/vms/" + m.ID + "/actions/stop", token: admin})
 	s.run(req{method: "POST", path: "/api/virt/vms/" + m.ID + "/disks", token: admin, body: map[string]any{"size_gb": 25}})
 	b := s.createBackupSchedule(a.Token, m.ID, map[string]any{"cron": everySecond, "retention": 5})
-	eventually(t, 30*time.Second, "a succeeded backup run", func() bool {
+	testwait.Eventually(t, "a succeeded backup run", func() bool {
 		b = s.backupSchedule(a.Token, b.ID)
 		return b.LastStatus != nil && *b.LastStatus == actors.RunSucceeded
 	})
@@ -105,12 +105,12 @@ func TestHealthCheckOfSimMachine(t *testing.T) {
 	ssh := s.createCheck(admin, "/api/monitoring/health-checks", map[string]any{
 		"name": "ssh", "type": "tcp", "target": ip + ":22", "interval_s": 1, "timeout_ms": 500, "failure_threshold": 1})
 	for _, id := range []string{web.ID, ssh.ID} {
-		monPoll(t, "the check of a running machine to pass", func() bool { return s.check(admin, id).Last.Status == actors.CheckPassing })
+		testwait.Eventually(t, "the check of a running machine to pass", func() bool { return s.check(admin, id).Last.Status == actors.CheckPassing })
 	}
 
 	s.run(req{method: "POST", path: "/api/virt/vms/" + m.ID + "/actions/stop", token: admin})
 	for _, id := range []string{web.ID, ssh.ID} {
-		monPoll(t, "the check of a stopped machine to fail", func() bool {
+		testwait.Eventually(t, "the check of a stopped machine to fail", func() bool {
 			c := s.check(admin, id)
 			return c.Last.Status == actors.CheckFailing && c.Last.Error != nil && strings.Contains(*c.Last.Error, "connection refused")
 		})

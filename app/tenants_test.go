@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/vmplane/vmplane/actors"
+	"github.com/vmplane/vmplane/internal/testwait"
 )
 
 // tenantFixture is a tenant with one user, signed in.
@@ -252,17 +253,13 @@ func TestFirewallRules(t *testing.T) {
 		t.Fatalf("got %s after the delete; want drop, ssh, web renumbered", got)
 	}
 	// Pushed to the hypervisor, in order.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	testwait.Until(t, func() error {
 		pushed := s.sim.Firewall(m.VMID)
 		if len(pushed) == 3 && pushed[0].Action == "drop" && pushed[1].Port == "22" && !pushed[1].Enabled && pushed[2].Port == "80,443" {
-			break
+			return nil
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("got %+v on the hypervisor; want drop, ssh (disabled), web", pushed)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return fmt.Errorf("got %+v on the hypervisor; want drop, ssh (disabled), web", pushed)
+	})
 	// Rules survive a restart.
 	s.restart()
 	tok := s.login("walls@example.test", "tenant-password").Token

@@ -15,6 +15,7 @@ import (
 	"github.com/fasthttp/websocket"
 
 	"github.com/vmplane/vmplane/actors"
+	"github.com/vmplane/vmplane/internal/testwait"
 )
 
 // rawExchange writes raw on a new connection to addr and reads one answer.
@@ -314,17 +315,13 @@ func TestConnectionCapPerAddress(t *testing.T) {
 	}
 	// Closing one frees its place (once the server has seen the close).
 	open[0].Close()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	testwait.Until(t, func() error {
 		r, err := health(from("127.0.0.11"))
 		if err == nil && r.Status == 200 {
-			break
+			return nil
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("got %v, %v; want a closed connection's place given back", r, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return fmt.Errorf("got %v, %v; want a closed connection's place given back", r, err)
+	})
 }
 
 // 17.5: the addresses of one IPv6 /64 are one client for the rate limits; another /64

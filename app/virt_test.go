@@ -14,6 +14,7 @@ import (
 
 	"github.com/vmplane/vmplane/actors"
 	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/internal/testwait"
 )
 
 type syncResult struct {
@@ -66,23 +67,20 @@ func (s *testServer) startTask(r req) actors.Task {
 // waitTask polls a task until it ends.
 func (s *testServer) waitTask(tok, id string) actors.Task {
 	s.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	var t actors.Task
+	testwait.Until(s.t, func() error {
 		r := s.do(req{method: "GET", path: "/api/tasks/" + id, token: tok})
 		expect(s.t, r, 200, "")
-		var t actors.Task
 		r.decode(s.t, &t)
-		if t.Finished() {
-			if t.FinishedAt == nil || t.StartedAt == nil {
-				s.t.Fatalf("got finished task %+v without start and finish times", t)
-			}
-			return t
+		if !t.Finished() {
+			return fmt.Errorf("task %s still %s", id, t.Status)
 		}
-		if time.Now().After(deadline) {
-			s.t.Fatalf("task %s still %s after 20 s", id, t.Status)
-		}
-		time.Sleep(5 * time.Millisecond)
+		return nil
+	})
+	if t.FinishedAt == nil || t.StartedAt == nil {
+		s.t.Fatalf("got finished task %+v without start and finish times", t)
 	}
+	return t
 }
 
 // run starts an operation and waits for its task to succeed.
@@ -582,19 +580,13 @@ func TestRestartKeepsStateAndSettlesTasks(t *testing.T) {
 	if settled.Status != actors.TaskFailed || settled.Error == nil || !strings.Contains(*settled.Error, "restarted") {
 		t.Fatalf("got %+v; want the interrupted task failed, saying vmplane restarted", settled)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		got := s.machine(tok, m.ID)
-		if got.TaskID == nil {
-			if got.Status != actors.StatusRunning {
-				t.Fatalf("got status %s; want running, as the hypervisor says", got.Status)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the machine is still locked after the restart")
-		}
-		time.Sleep(10 * time.Millisecond)
+	var got actors.Machine
+	testwait.Eventually(t, "the machine is still locked after the restart", func() bool {
+		got = s.machine(tok, m.ID)
+		return got.TaskID == nil
+	})
+	if got.Status != actors.StatusRunning {
+		t.Fatalf("got status %s; want running, as the hypervisor says", got.Status)
 	}
 	r := s.do(req{method: "GET", path: "/api/virt/nodes", token: tok})
 	expect(t, r, 200, "")
