@@ -232,12 +232,23 @@ func TestProxmoxRefusedRuleIsVisible(t *testing.T) {
 	})
 	// A refusal is not retried: had it been, the fault (once only) would let the retry
 	// through and the state turn applied. The first retry of a failed push would come
-	// after one second.
-	writes := f.Count("POST", rules)
-	time.Sleep(1500 * time.Millisecond)
-	if n := f.Count("POST", rules); n != writes {
-		t.Errorf("a push Proxmox refused was retried: %d rule writes, then %d", writes, n)
+	// after one second. A witness shows when that second has passed: another tenant's
+	// push, started after the refusal, that fails for a passing reason and is retried
+	// with the same delay.
+	const webRules, dbRules = "/nodes/pve1/qemu/100/firewall/rules", "/nodes/pve2/qemu/101/firewall/rules"
+	writes := f.Count("POST", webRules)
+	w := s.tenant(tok, "Witness", nil)
+	expect(t, s.do(req{method: "PATCH", path: "/api/resources/machines/" + s.machine(tok, "101").ID, token: tok, body: map[string]any{"tenant_id": w.ID}}), 200, "")
+	f.Inject(pvefake.Fault{Method: "POST", Path: dbRules, Status: 500, Times: 1})
+	expect(t, s.do(req{method: "POST", path: "/api/client/firewall/rules", token: w.Token, body: map[string]any{
+		"direction": "in", "action": "accept", "protocol": "tcp", "port": "5432"}}), 201, "")
+	testwait.Eventually(t, "the witness's failed push retried", func() bool { return len(f.FirewallRules(101)) == 1 })
+	if n := f.Count("POST", dbRules); n < 2 {
+		t.Fatalf("got %d rule writes of the witness; want the failed one and its retry", n)
 	}
+	testwait.Never(t, 300*time.Millisecond, "a retry of the push Proxmox refused", func() bool {
+		return f.Count("POST", webRules) != writes
+	})
 	if fw := s.machine(tok, web.ID).Firewall; fw.State != actors.FirewallFailed {
 		t.Errorf("got firewall %+v without a change of the rules; want still failed", fw)
 	}

@@ -151,11 +151,21 @@ func TestPowerScheduleFires(t *testing.T) {
 		t.Fatalf("got %+v; want disabled with next_run_at null", off)
 	}
 	// The schedule's actor applies the change between two due times: nothing is
-	// claimed after it.
-	time.Sleep(1500 * time.Millisecond)
-	if got := s.powerSchedule(a.Token, p.ID); got.Runs != off.Runs {
-		t.Fatalf("got %d runs after disabling at %d; want no more", got.Runs, off.Runs)
-	}
+	// claimed after it. A witness, due every second from now on, shows when due times
+	// have passed since: by its second run the disabled schedule has missed at least
+	// one, and the short window catches a run still on its way.
+	r = s.do(req{method: "POST", path: "/api/client/machines/" + m.ID + "/power-schedules", token: a.Token,
+		body: map[string]any{"action": "stop", "cron": everySecond}})
+	expect(t, r, 201, "")
+	var witness actors.PowerSchedule
+	r.decode(t, &witness)
+	testwait.Eventually(t, "the witness schedule ran twice", func() bool {
+		return s.powerSchedule(a.Token, witness.ID).Runs >= 2
+	})
+	testwait.Never(t, 300*time.Millisecond, "a run of the disabled schedule", func() bool {
+		return s.powerSchedule(a.Token, p.ID).Runs != off.Runs
+	})
+	expect(t, s.do(req{method: "DELETE", path: "/api/resources/power-schedules/" + witness.ID, token: a.Token}), 204, "")
 
 	// Enabling recomputes next_run_at; a start schedule brings the machine back.
 	r = s.do(req{method: "PATCH", path: "/api/resources/power-schedules/" + p.ID, token: a.Token,

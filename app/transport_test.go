@@ -225,20 +225,27 @@ func TestIdleConnectionsAreClosed(t *testing.T) {
 			return
 		}
 	}
-	used, err := net.Dial("tcp", s.app.Addr())
-	if err != nil {
-		t.Fatal(err)
+	// idle opens a kept-alive connection that goes quiet after one request, and one
+	// that never sends a request.
+	idle := func() (used, unused net.Conn) {
+		t.Helper()
+		used, err := net.Dial("tcp", s.app.Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { used.Close() })
+		fmt.Fprintf(used, "GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n")
+		if r, err := readAnswer(used); err != nil || r.Status != 200 || r.Header.Get("Connection") == "close" {
+			t.Fatalf("got %v, %v; want 200 on a kept-alive connection", r, err)
+		}
+		unused, err = net.Dial("tcp", s.app.Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { unused.Close() })
+		return used, unused
 	}
-	defer used.Close()
-	fmt.Fprintf(used, "GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n")
-	if r, err := readAnswer(used); err != nil || r.Status != 200 || r.Header.Get("Connection") == "close" {
-		t.Fatalf("got %v, %v; want 200 on a kept-alive connection", r, err)
-	}
-	unused, err := net.Dial("tcp", s.app.Addr())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unused.Close()
+	used, unused := idle()
 
 	// An event stream and a console, opened before the timeouts pass.
 	st := s.subscribe(tok, 0)
@@ -246,9 +253,11 @@ func TestIdleConnectionsAreClosed(t *testing.T) {
 
 	closed("kept-alive connection", used)
 	closed("unused connection", unused)
-	// Both timeouts have passed several times over (the two connections above are
-	// closed); the stream and the console still work.
-	time.Sleep(time.Second)
+	// Two more, opened after the stream and the console: once they are closed, both
+	// timeouts have passed for the stream and the console too, which still work.
+	used, unused = idle()
+	closed("later kept-alive connection", used)
+	closed("later unused connection", unused)
 	task := s.startTask(req{method: "POST", path: "/api/virt/vms/" + m.ID + "/actions/reboot", token: tok})
 	st.until(t, taskDone(task.ID))
 	if err := ws.WriteMessage(websocket.TextMessage, []byte("hostname\n")); err != nil {
