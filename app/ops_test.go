@@ -22,6 +22,7 @@ import (
 // 503 degraded with the reason, a write answers 507 insufficient_storage and leaves
 // nothing behind, reads keep working, and writes heal by themselves when there is room.
 func TestFullDiskIsVisible(t *testing.T) {
+	t.Parallel()
 	var free atomic.Uint64
 	free.Store(1 << 40)
 	s := startServer(t, func(c *Config) {
@@ -61,6 +62,7 @@ type HealthBody struct {
 // a new one from another operator through PATCH /api/resources/users/{id}; the old
 // password and the old logins stop working.
 func TestOperatorResetsAnotherOperatorsPassword(t *testing.T) {
+	t.Parallel()
 	s := startServer(t)
 	tok := s.adminToken()
 	r := s.do(req{method: "POST", path: "/api/resources/users", token: tok,
@@ -83,12 +85,15 @@ func TestOperatorResetsAnotherOperatorsPassword(t *testing.T) {
 // hypervisor_unavailable alert (and health turns 503); when it answers again the alert
 // resolves.
 func TestUnreachableProxmoxRaisesAlert(t *testing.T) {
+	t.Parallel()
 	f := pvefake.New(pvefake.Config{})
 	t.Cleanup(f.Close)
 	cfg := testConfig(t)
 	cfg.Driver = "proxmox"
 	cfg.HypervisorCheckInterval = 20 * time.Millisecond
-	cfg.SyncInterval = 20 * time.Millisecond
+	// A periodic sync may take its interval: long enough that one gets through on a
+	// loaded machine once Proxmox is back.
+	cfg.SyncInterval = 100 * time.Millisecond
 	cfg.Proxmox = ProxmoxConfig{URL: f.URL(), TokenID: f.TokenID(), TokenSecret: f.TokenSecret(), Fingerprint: f.Fingerprint(),
 		RequestTimeout: 5 * time.Second, PollEvery: 5 * time.Millisecond, Storage: "local-lvm", Bridge: "vmbr0", BackupPool: "local"}
 	d, err := NewDriver(cfg, nil)
@@ -120,7 +125,7 @@ func TestUnreachableProxmoxRaisesAlert(t *testing.T) {
 	}
 	// The periodic sync fails at every interval, but says so once (then every 10 min):
 	// no new line while five more fail. (Counted from the first line seen: a sync that
-	// overran its 20 ms interval on a loaded machine before the outage logged its own.)
+	// overran its interval on a loaded machine before the outage logged its own.)
 	failed := func() int { return logs.FilterMessage("periodic sync failed").Len() }
 	testwait.Eventually(t, "the failing sync to be logged", func() bool { return failed() > 0 })
 	logged := failed()
@@ -138,13 +143,16 @@ func TestUnreachableProxmoxRaisesAlert(t *testing.T) {
 		ev := s.alertsOf(admin, path, "proxmox")
 		return len(ev) == 1 && ev[0].Status == actors.AlertResolved
 	})
-	testwait.Eventually(t, "the sync to say it works again", func() bool { return logs.FilterMessage("periodic sync works again").Len() == again+1 })
+	// At least once: on a loaded machine a sync that overruns its interval fails, and
+	// the next says it works again.
+	testwait.Eventually(t, "the sync to say it works again", func() bool { return logs.FilterMessage("periodic sync works again").Len() > again })
 }
 
 // TestOperatorLogLines: what an operator needs is in the log at info (a failed login
 // with e-mail, client and reason but never the password; who changed what; a failed
 // task with its reason; a deleted machine), and protoactor's internal lines are not.
 func TestOperatorLogLines(t *testing.T) {
+	t.Parallel()
 	core, logs := observer.New(zap.InfoLevel)
 	cfg := testConfig(t)
 	d, err := NewDriver(cfg, nil)
