@@ -29,6 +29,7 @@ type walkProbe struct {
 // except the id B sent. Routes come from the route table: a new route fails the test
 // until it has probes here; admin-only routes are probed generically.
 func TestAuthorizationWalk(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	w := newIsolationWorld(s, admin)
 	a, b := w.a, w.b
@@ -279,6 +280,7 @@ func TestAuthorizationWalk(t *testing.T) {
 // The user's other session still works, so the refusals are not of the request's own
 // making.
 func TestEndedSessionsWalk(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	ten := s.newTenant(admin, "Ended")
 	out := s.sessionUser(admin, ten, "out@example.test")

@@ -220,6 +220,7 @@ func (c *conformance) RoundTrip(hr *http.Request) (*http.Response, error) {
 // for its operation, when a body differs from its schema, and when an operation of the
 // document was never answered with success.
 func TestOpenAPIConformance(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	conf := newConformance(t, s)
 	s.client = &http.Client{Timeout: 30 * time.Second, Transport: conf}

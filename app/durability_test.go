@@ -80,6 +80,7 @@ func startChild(t *testing.T, dir string) (*exec.Cmd, string) {
 // checks that every login that was answered 200 is there, and every machine whose
 // provisioning task was seen to succeed, on the simulated hypervisor too.
 func TestCrashKeepsAcknowledgedWrites(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts server processes")
 	}
@@ -265,6 +266,7 @@ func tryLogin(client *http.Client, base string) (string, bool) {
 // answered (or refused a connection), none with a 5xx, and every acknowledged write is
 // there after the restart.
 func TestGracefulShutdownDrains(t *testing.T) {
+	t.Parallel()
 	s := startServer(t)
 	var (
 		mu    sync.Mutex

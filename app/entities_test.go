@@ -34,6 +34,7 @@ func (s *testServer) actorsLive() map[string]int {
 // Thousands of lookups of ids that are not in the store, on every route that looks up
 // an entity by id, leave the live entity actors as they were.
 func TestLookupsOfUnknownIDsActivateNothing(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	// Kinds whose entities only these lookups could start (alerts come and go with the
 	// monitoring's own work).
@@ -64,6 +65,7 @@ func TestLookupsOfUnknownIDsActivateNothing(t *testing.T) {
 // With --actor-max-live, looking up many real machines keeps at most that many machine
 // actors in memory, and every lookup still answers.
 func TestLiveMachineActorsStayWithinTheBound(t *testing.T) {
+	t.Parallel()
 	const bound = 8
 	s, admin := synced(t, func(c *Config) { c.SimMachines = 40; c.ActorMaxLive = bound })
 	ms := s.machines(admin)

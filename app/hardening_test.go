@@ -72,6 +72,7 @@ func startDiskless(t *testing.T) (*testServer, *disklessDriver) {
 // a machine whose disks vanished from the hypervisor after the check fails its task;
 // the server serves on either way (it used to crash on an index out of range).
 func TestResizeOfMachineWithNoDisk(t *testing.T) {
+	t.Parallel()
 	s, d := startDiskless(t)
 	admin := s.adminToken()
 	s.sync(admin)
@@ -122,6 +123,7 @@ func (d *panickyDriver) Power(ctx context.Context, ref hypervisor.Ref, a hypervi
 // TestDriverPanicFailsOnlyItsTask: a panic in the driver during a machine's task fails
 // that task and unlocks the machine; the server goes on serving.
 func TestDriverPanicFailsOnlyItsTask(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t)
 	d, err := NewDriver(cfg, nil)
 	if err != nil {
@@ -168,6 +170,7 @@ func (d *gatedDriver) Backup(ctx context.Context, ref hypervisor.Ref, mode hyper
 // same minute; the stop finds the machine busy with the backup, waits for it instead
 // of failing "busy", and its run record says so.
 func TestScheduleWaitsForBusyMachine(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t)
 	d, err := NewDriver(cfg, nil)
 	if err != nil {
@@ -239,6 +242,7 @@ func TestScheduleWaitsForBusyMachine(t *testing.T) {
 // TestPartialQuotaMerges: a partial quota keeps the default of the limits it omits on
 // create and their value on change; -1 is unlimited, below that is 400.
 func TestPartialQuotaMerges(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	create := func(body map[string]any) actors.Tenant {
 		t.Helper()
@@ -296,6 +300,7 @@ func TestPartialQuotaMerges(t *testing.T) {
 
 // TestTenantNamesAreUnique: a create or rename to a name in use, in any case, is 409.
 func TestTenantNamesAreUnique(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	a := s.tenant(admin, "Acme", nil)
 	b := s.tenant(admin, "Other", nil)
@@ -338,6 +343,7 @@ func TestTenantNamesAreUnique(t *testing.T) {
 // TestDiskSmallerThanTemplate: a disk below the template's minimum is 400 naming the
 // minimum, not a machine silently enlarged beyond what the quota counted.
 func TestDiskSmallerThanTemplate(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	a := s.tenant(admin, "Small", nil)
 	spec := map[string]any{"name": "rocky", "template_id": "tpl-rocky-9", "cpu_cores": 1, "memory_mb": 1024, "disk_gb": 5}
@@ -360,6 +366,7 @@ func TestDiskSmallerThanTemplate(t *testing.T) {
 // TestOperatorAcknowledgesOnMonitoringRoute: PATCH /api/monitoring/alerts/events/:id
 // acknowledges (it answered 405), with the resources route's rules; users get 403.
 func TestOperatorAcknowledgesOnMonitoringRoute(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	m := byStatus(t, s.machines(admin), actors.StatusRunning)
 	if err := s.sim.SetNodeStatus(m.Node, hypervisor.NodeOffline); err != nil {
@@ -387,6 +394,7 @@ func TestOperatorAcknowledgesOnMonitoringRoute(t *testing.T) {
 // 5000 ms (the timeout stays below a shorter interval given alone); explicit values are
 // still checked.
 func TestHealthCheckDefaults(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	path := "/api/monitoring/health-checks"
 	hc := s.createCheck(admin, path, map[string]any{"name": "plain", "type": "tcp", "target": "192.0.2.1:80", "enabled": false})
@@ -405,6 +413,7 @@ func TestHealthCheckDefaults(t *testing.T) {
 // happens from now on, not the backlog of old states (?since=0 asks for it), and a
 // machine.updated event's data says what changed the machine and its status before.
 func TestEventStreamStartsNowWithCause(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	m := byStatus(t, s.machines(admin), actors.StatusRunning)
 	old := s.run(req{method: "POST", path: "/api/virt/vms/" + m.ID + "/actions/stop", token: admin})

@@ -48,6 +48,7 @@ func (s *testServer) waitFaulty(tok string, ok func(map[string]actors.FaultyDepl
 }
 
 func TestFaultyDeployments(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	ten := s.tenant(admin, "Shaky", nil)
 
@@ -124,6 +125,7 @@ func TestFaultyDeployments(t *testing.T) {
 }
 
 func TestFaultyDeploymentsFailingHealthCheck(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	ten := s.tenant(admin, "Checked", nil)
 	m := s.provision(ten.Token, smallMachine)
@@ -150,6 +152,7 @@ func TestFaultyDeploymentsFailingHealthCheck(t *testing.T) {
 }
 
 func TestFaultyDeploymentsFailingHealthCheckProbe(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	ten := s.tenant(admin, "Probed", nil)
 	m := s.provision(ten.Token, smallMachine)
@@ -172,6 +175,7 @@ func TestFaultyDeploymentsFailingHealthCheckProbe(t *testing.T) {
 }
 
 func TestClusterForecastFromHistory(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, func(c *Config) { c.HistoryInterval = 0 }) // the test writes the history
 	admin := s.adminToken()
 	today := time.Now().UTC().Truncate(24 * time.Hour)
@@ -247,6 +251,7 @@ func TestClusterForecastFromHistory(t *testing.T) {
 }
 
 func TestClusterForecastBackfillsFromUsageGraphs(t *testing.T) {
+	t.Parallel()
 	// The default history interval: the sampler backfills from the usage graphs and
 	// takes its first sample as the server starts.
 	s, admin := synced(t)

@@ -14,6 +14,7 @@ import (
 // Resources are found from the route table, so a new scoped resource is covered by
 // default: it must appear in fixtures below, or the test fails.
 func TestTenantIsolationMatrix(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	w := newIsolationWorld(s, admin)
 	a, b, am, bm := w.a, w.b, w.am, w.bm

@@ -93,6 +93,7 @@ func (s *testServer) walkPages(t *testing.T, tok, path string) int {
 // Every list has at least two items here, so that paging is exercised; a new list
 // route fails the test until it has a fixture.
 func TestEveryListRoutePages(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t, func(c *Config) { c.SimMachines = 6 })
 	a := s.tenant(admin, "Pager", nil)
 	s.tenant(admin, "Other", nil)
@@ -216,6 +217,7 @@ func TestEveryListRoutePages(t *testing.T) {
 // next page is asked for, and the next page starts where it was. A cursor that no page
 // handed out is a 400.
 func TestRulePagesSurviveDeletingTheCursorRule(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	a := s.tenant(admin, "Pager", nil)
 	var ids []string

@@ -54,6 +54,7 @@ func proxmoxServerWith(t *testing.T, fc pvefake.Config) (*testServer, *pvefake.S
 }
 
 func TestProxmoxMachineOperations(t *testing.T) {
+	t.Parallel()
 	s, f, tok := proxmoxServer(t)
 	res := s.sync(tok)
 	if res.Nodes != 3 || res.Machines.Added != 2 {
@@ -106,6 +107,7 @@ func TestProxmoxMachineOperations(t *testing.T) {
 }
 
 func TestProxmoxConsoleAndFirewall(t *testing.T) {
+	t.Parallel()
 	s, f, tok := proxmoxServer(t)
 	s.sync(tok)
 	web := s.machine(tok, "100")
@@ -138,6 +140,7 @@ func TestProxmoxConsoleAndFirewall(t *testing.T) {
 }
 
 func TestProxmoxFailures(t *testing.T) {
+	t.Parallel()
 	s, f, tok := proxmoxServer(t)
 	s.sync(tok)
 	web := s.machine(tok, "100")
@@ -183,6 +186,7 @@ func TestProxmoxFailures(t *testing.T) {
 // failed with Proxmox's reason and raises an alert, is not retried, and the next good
 // push clears both.
 func TestProxmoxRefusedRuleIsVisible(t *testing.T) {
+	t.Parallel()
 	s, f, tok := proxmoxServer(t)
 	s.sync(tok)
 	web := s.machine(tok, "100")
@@ -273,6 +277,7 @@ func TestProxmoxRefusedRuleIsVisible(t *testing.T) {
 // status/current when the list and the record disagree, and still sees changes made
 // behind vmplane's back.
 func TestProxmoxSyncAfterStop(t *testing.T) {
+	t.Parallel()
 	clock := hypervisortest.NewClock(time.Now())
 	s, f, tok := proxmoxServerWith(t, pvefake.Config{StatusLag: 10 * time.Second, Now: clock.Now})
 	s.sync(tok)
@@ -314,6 +319,7 @@ func fakeStatusOf(t *testing.T, f *pvefake.Server, vmid int) string {
 // with it; with one node offline the cluster graph, the overview and the trends answer
 // with what the other nodes have and name what is missing.
 func TestProxmoxPVE8AndOfflineNode(t *testing.T) {
+	t.Parallel()
 	now := time.Now().UTC()
 	s, f, tok := proxmoxServerWith(t, pvefake.Config{RRDLayout: "pve8", Now: func() time.Time { return now }})
 	s.sync(tok)
@@ -391,6 +397,7 @@ func TestProxmoxPVE8AndOfflineNode(t *testing.T) {
 // TestFirewallRulesSameOnSim: the rule checks are the driver-independent ones: the sim
 // refuses what Proxmox would refuse, and takes an IPv6 ICMP rule as ipv6-icmp.
 func TestFirewallRulesSameOnSim(t *testing.T) {
+	t.Parallel()
 	s, tok := synced(t)
 	a := s.tenant(tok, "SimFw", nil)
 	m := s.provision(a.Token, smallMachine)
@@ -431,6 +438,7 @@ func TestFirewallRulesSameOnSim(t *testing.T) {
 // (not unavailable or internal), after a bounded number of attempts. One edit alone is
 // absorbed by a retry.
 func TestProxmoxConcurrentEditConflict(t *testing.T) {
+	t.Parallel()
 	s, f, tok := proxmoxServer(t)
 	s.sync(tok)
 	web := s.machine(tok, "100")

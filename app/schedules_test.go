@@ -14,8 +14,7 @@ import (
 
 // Schedules are tested with per-second cron expressions (a leading seconds field), so a
 // test sees several runs in a few seconds. No assertion depends on tight timing: each
-// waits, with a generous deadline, for what the API reports. The tests that wait for
-// due times run in parallel with each other, after the package's other tests.
+// waits, with a generous deadline, for what the API reports.
 
 // everySecond is a 6-field cron expression due at every second.
 const everySecond = "* * * * * *"
@@ -299,6 +298,7 @@ func TestScheduleRestartDoesNotDoubleFire(t *testing.T) {
 }
 
 func TestMissedRunsWithinAndBeyondGrace(t *testing.T) {
+	t.Parallel()
 	// The schedules' clock is moved forward while the server is down, as if vmplane had
 	// been stopped across a due time: deterministic, with no waiting for real time.
 	var offset atomic.Int64
@@ -391,6 +391,7 @@ func TestScheduleOfDestroyedMachineStops(t *testing.T) {
 }
 
 func TestScheduleValidation(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	a := s.tenant(admin, "Picky", nil)
 	b := s.tenant(admin, "Nosy", nil)
@@ -509,6 +510,7 @@ func TestScheduleValidation(t *testing.T) {
 }
 
 func TestScheduleIsolation(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	a := s.tenant(admin, "Owner", nil)
 	b := s.tenant(admin, "Intruder", nil)

@@ -25,6 +25,7 @@ func (s *testServer) resourceMachine(tok, id string) actors.Machine {
 // process (a new driver, as `vmplane serve` builds one), with the same status, disks,
 // interfaces and backups, and the hypervisor still knows its backups.
 func TestSimWorldSurvivesRestart(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	a := s.tenant(admin, "Keep", nil)
 	m := s.provision(a.Token, smallMachine)
@@ -85,6 +86,7 @@ func TestSimWorldSurvivesRestart(t *testing.T) {
 // (nothing outside loopback is reachable here at all), so a check that passes was
 // answered without a connection.
 func TestHealthCheckOfSimMachine(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	a := s.tenant(admin, "Probed", nil)
 	m := s.provision(a.Token, smallMachine)

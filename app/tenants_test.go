@@ -54,6 +54,7 @@ func (s *testServer) provision(tok string, spec map[string]any) actors.Machine {
 }
 
 func TestClientCreatesMachine(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	a := s.tenant(admin, "Acme", nil)
 	r := s.do(req{method: "POST", path: "/api/client/machines", token: a.Token, body: map[string]any{
@@ -121,6 +122,7 @@ func TestClientCreatesMachine(t *testing.T) {
 }
 
 func TestQuotaRace(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	a := s.tenant(admin, "Racer", map[string]int{"machines": 10, "cpu_cores": 1000, "memory_mb": 1 << 20, "disk_gb": 100000})
 	var (
@@ -160,6 +162,7 @@ func TestQuotaRace(t *testing.T) {
 }
 
 func TestResizeWithinQuota(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	a := s.tenant(admin, "Grower", map[string]int{"machines": 3, "cpu_cores": 4, "memory_mb": 8192, "disk_gb": 50})
 	m := s.provision(a.Token, smallMachine)
@@ -183,6 +186,7 @@ func TestResizeWithinQuota(t *testing.T) {
 }
 
 func TestDestroyFreesQuota(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	a := s.tenant(admin, "Shrinker", map[string]int{"machines": 1, "cpu_cores": 4, "memory_mb": 8192, "disk_gb": 50})
 	m := s.provision(a.Token, smallMachine)
@@ -203,6 +207,7 @@ func (s *testServer) rules(tok string) []rule {
 }
 
 func TestFirewallRules(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	a := s.tenant(admin, "Walls", nil)
 	m := s.provision(a.Token, smallMachine)
@@ -269,6 +274,7 @@ func TestFirewallRules(t *testing.T) {
 }
 
 func TestFirewallRuleValidation(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	a := s.tenant(admin, "Strict", nil)
 	b := s.tenant(admin, "Other", nil)
@@ -319,6 +325,7 @@ func TestFirewallRuleValidation(t *testing.T) {
 }
 
 func TestUsageTrends(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	a := s.tenant(admin, "Trendy", nil)
 	// A demo machine with months of history, handed to the tenant by the operator.
@@ -355,6 +362,7 @@ func TestUsageTrends(t *testing.T) {
 // A machine whose provisioning failed holds quota until it is deleted, and deleting it
 // must work although nothing exists on the hypervisor.
 func TestDestroyFailedProvisioning(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	a := s.tenant(admin, "Unlucky", map[string]int{"machines": 1, "cpu_cores": 4, "memory_mb": 8192, "disk_gb": 50})
 	s.sim.FailNext(0, "create", fmt.Errorf("clone failed: storage full"))
@@ -378,6 +386,7 @@ func TestDestroyFailedProvisioning(t *testing.T) {
 
 // A tenant is deleted only once nothing of it is left that would be orphaned.
 func TestDeleteTenantRefusedWhileItOwnsThings(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	a := s.tenant(admin, "Leaving", nil)
 	m := s.provision(a.Token, smallMachine)
@@ -399,6 +408,7 @@ func TestDeleteTenantRefusedWhileItOwnsThings(t *testing.T) {
 // A sync while a tenant's machine is being created must not adopt that machine a
 // second time as an unassigned one.
 func TestSyncDuringProvisioningAdoptsNothingTwice(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t, func(c *Config) { c.SimOpDelay = 300 * time.Millisecond })
 	a := s.tenant(admin, "Racing", nil)
 	r := s.do(req{method: "POST", path: "/api/client/machines", token: a.Token, body: smallMachine})

@@ -51,6 +51,7 @@ func readAnswer(conn net.Conn) (*response, error) {
 // 17.9: every error answer, whoever produces it (fasthttp's parser, the router, a
 // handler), is problem JSON with a code.
 func TestEveryErrorIsProblemJSON(t *testing.T) {
+	t.Parallel()
 	s := startServer(t)
 	long := strings.Repeat("a", 5000)
 	cases := []struct {
@@ -102,6 +103,7 @@ func TestEveryErrorIsProblemJSON(t *testing.T) {
 // 16.13: a body over the limit sent whole, without waiting for 100-continue, gets its
 // 413 every time, not a connection reset under the answer.
 func TestOversizedBodyAlwaysGets413(t *testing.T) {
+	t.Parallel()
 	s := startServer(t)
 	body := strings.Repeat("a", 4<<20)
 	for i := range 20 {
@@ -134,6 +136,7 @@ func TestOversizedBodyAlwaysGets413(t *testing.T) {
 // 17.8: a client that sends its headers a byte at a time is cut off after the header
 // timeout, while other clients are served.
 func TestSlowHeadersAreCutOff(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, func(c *Config) { c.HeaderTimeout = 500 * time.Millisecond })
 	const slow = 20
 	var wg sync.WaitGroup
@@ -205,6 +208,7 @@ func isEndOfConn(err error) bool {
 // connections that never send a request after the header timeout; event streams and
 // console websockets, which are quiet for long stretches, are not cut.
 func TestIdleConnectionsAreClosed(t *testing.T) {
+	t.Parallel()
 	s, tok := synced(t, func(c *Config) {
 		c.HeaderTimeout = 300 * time.Millisecond
 		c.IdleTimeout = 300 * time.Millisecond
@@ -278,6 +282,7 @@ func TestIdleConnectionsAreClosed(t *testing.T) {
 // answered 429 and closed, other addresses are not affected, and a closed connection
 // frees its place.
 func TestConnectionCapPerAddress(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, func(c *Config) { c.MaxConnsPerAddr = 3 })
 	from := func(ip string) net.Conn {
 		t.Helper()
@@ -337,6 +342,7 @@ func TestConnectionCapPerAddress(t *testing.T) {
 // is another client; IPv4-mapped IPv6 is the IPv4 client. The addresses come through a
 // trusted proxy's X-Forwarded-For, since loopback has only one IPv6 address.
 func TestIPv6ClientsAreKeyedByPrefix(t *testing.T) {
+	t.Parallel()
 	const burst = 4
 	s := startServer(t, func(c *Config) {
 		c.RateGlobal, c.RateGlobalBurst = 0.001, burst
@@ -370,6 +376,7 @@ func TestIPv6ClientsAreKeyedByPrefix(t *testing.T) {
 }
 
 func TestIPv6PrefixSetting(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, func(c *Config) {
 		c.RateGlobal, c.RateGlobalBurst = 0.001, 1
 		c.TrustedProxies = "127.0.0.1/32"
@@ -389,6 +396,7 @@ func TestIPv6PrefixSetting(t *testing.T) {
 // 17.10: the console ticket's URL never carries the request's Host (or X-Forwarded-*):
 // without a public URL it is a path, with one it is built from it.
 func TestConsoleURLIgnoresHost(t *testing.T) {
+	t.Parallel()
 	for _, public := range []string{"", "https://panel.example.com/"} {
 		t.Run("public URL "+public, func(t *testing.T) {
 			s, tok := synced(t, func(c *Config) {
@@ -422,6 +430,7 @@ func TestConsoleURLIgnoresHost(t *testing.T) {
 // X-Forwarded-For names the client only when a trusted proxy sends it: another peer
 // cannot pose as many clients by writing it.
 func TestForwardedForOnlyFromTrustedProxies(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, func(c *Config) {
 		c.RateGlobal, c.RateGlobalBurst = 0.001, 2
 		c.TrustedProxies = "127.0.0.1/32"
@@ -440,6 +449,7 @@ func TestForwardedForOnlyFromTrustedProxies(t *testing.T) {
 
 // A body within the limit announced with Expect: 100-continue is asked for and read.
 func TestExpectContinueWithinTheLimit(t *testing.T) {
+	t.Parallel()
 	s := startServer(t)
 	conn, err := net.Dial("tcp", s.app.Addr())
 	if err != nil {

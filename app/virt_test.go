@@ -118,6 +118,7 @@ func byStatus(t *testing.T, ms []actors.Machine, status string) actors.Machine {
 }
 
 func TestSyncReconciles(t *testing.T) {
+	t.Parallel()
 	s := startServer(t)
 	tok := s.adminToken()
 	first := s.sync(tok)
@@ -158,6 +159,7 @@ func TestSyncReconciles(t *testing.T) {
 }
 
 func TestPowerActions(t *testing.T) {
+	t.Parallel()
 	s, tok := synced(t)
 	m := byStatus(t, s.machines(tok), actors.StatusRunning)
 	path := "/api/virt/vms/" + m.ID + "/actions/"
@@ -194,6 +196,7 @@ func TestPowerActions(t *testing.T) {
 }
 
 func TestConcurrentOperationsConflict(t *testing.T) {
+	t.Parallel()
 	s, tok := synced(t, func(c *Config) { c.SimOpDelay = 300 * time.Millisecond })
 	m := byStatus(t, s.machines(tok), actors.StatusRunning)
 	task := s.startTask(req{method: "POST", path: "/api/virt/vms/" + m.ID + "/actions/reboot", token: tok})
@@ -212,6 +215,7 @@ func TestConcurrentOperationsConflict(t *testing.T) {
 }
 
 func TestMigrate(t *testing.T) {
+	t.Parallel()
 	s, tok := synced(t)
 	m := byStatus(t, s.machines(tok), actors.StatusRunning)
 	path := "/api/virt/vms/" + m.ID + "/migrate"
@@ -243,6 +247,7 @@ func TestMigrate(t *testing.T) {
 }
 
 func TestConfigNetworkDisksReinstall(t *testing.T) {
+	t.Parallel()
 	s, tok := synced(t)
 	m := byStatus(t, s.machines(tok), actors.StatusRunning)
 	base := "/api/virt/vms/" + m.ID
@@ -294,6 +299,7 @@ func TestConfigNetworkDisksReinstall(t *testing.T) {
 }
 
 func TestOperationValidation(t *testing.T) {
+	t.Parallel()
 	s, tok := synced(t)
 	m := byStatus(t, s.machines(tok), actors.StatusRunning)
 	base := "/api/virt/vms/" + m.ID
@@ -331,6 +337,7 @@ func TestOperationValidation(t *testing.T) {
 }
 
 func TestInjectedFailureEndsAsFailedTask(t *testing.T) {
+	t.Parallel()
 	s, tok := synced(t)
 	m := byStatus(t, s.machines(tok), actors.StatusRunning)
 	s.sim.FailNext(m.VMID, "reboot", errors.New("qmp command 'system_reset' failed"))
@@ -355,6 +362,7 @@ func TestInjectedFailureEndsAsFailedTask(t *testing.T) {
 }
 
 func TestUserCannotUseOperatorRoutes(t *testing.T) {
+	t.Parallel()
 	s, tok := synced(t)
 	m := s.machines(tok)[0]
 	tenant := "01TENANTA0000000000000000"
@@ -407,6 +415,7 @@ func (s *testServer) usage(tok, path string) usageGraph {
 }
 
 func TestUsageGraphs(t *testing.T) {
+	t.Parallel()
 	s, tok := synced(t)
 	m := s.machines(tok)[0]
 	want := map[string]struct{ step, points int }{
@@ -433,6 +442,7 @@ func TestUsageGraphs(t *testing.T) {
 }
 
 func TestClusterUsageIsTheSumOfNodes(t *testing.T) {
+	t.Parallel()
 	s, tok := synced(t)
 	for _, tf := range []string{"hour", "week"} {
 		cluster := s.usage(tok, "/api/virt/cluster/usage-graphs?timeframe="+tf)
@@ -472,6 +482,7 @@ func TestClusterUsageIsTheSumOfNodes(t *testing.T) {
 }
 
 func TestConsole(t *testing.T) {
+	t.Parallel()
 	s, tok := synced(t)
 	m := byStatus(t, s.machines(tok), actors.StatusRunning)
 	r := s.do(req{method: "GET", path: "/api/virt/vms/" + m.ID + "/console", token: tok})
@@ -556,6 +567,7 @@ func (s *testServer) dialConsole(tok, id string) *websocket.Conn {
 }
 
 func TestConsoleTicketExpires(t *testing.T) {
+	t.Parallel()
 	s, tok := synced(t)
 	m := byStatus(t, s.machines(tok), actors.StatusRunning)
 	u := s.consoleURL(tok, m.ID)
@@ -566,6 +578,7 @@ func TestConsoleTicketExpires(t *testing.T) {
 }
 
 func TestRestartKeepsStateAndSettlesTasks(t *testing.T) {
+	t.Parallel()
 	s, tok := synced(t, func(c *Config) { c.SimOpDelay = 5 * time.Second })
 	ms := s.machines(tok)
 	m := byStatus(t, ms, actors.StatusRunning)
@@ -598,6 +611,7 @@ func TestRestartKeepsStateAndSettlesTasks(t *testing.T) {
 // A sync that finds nothing changed wakes no machine's actor: with a large fleet,
 // every sync would otherwise hold all machines in memory.
 func TestSyncWakesOnlyChangedMachines(t *testing.T) {
+	t.Parallel()
 	s, tok := synced(t, func(c *Config) { c.SimMachines = 12 })
 	s.restart()
 	tok = s.adminToken()
