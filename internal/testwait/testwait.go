@@ -18,8 +18,10 @@ const (
 	// Timeout bounds Eventually and Until: far above what any wait takes, so only
 	// something that never happens reaches it.
 	Timeout = 30 * time.Second
-	// Interval is the pause between two polls.
-	Interval = 10 * time.Millisecond
+	// Interval is the pause between two polls: most polls are HTTP requests to a test
+	// server under -race, and tests run in parallel on few cores, so polling faster
+	// costs the other tests more than it saves this one.
+	Interval = 20 * time.Millisecond
 )
 
 // T is what the helpers need of a *testing.T or *testing.B: an interface so that
