@@ -15,6 +15,7 @@ import (
 )
 
 func TestLogin(t *testing.T) {
+	t.Parallel()
 	s := startServer(t)
 	p := s.login(testAdminEmail, testAdminPassword)
 	if p.Token == "" || p.RefreshToken == "" || p.TokenType != "Bearer" || p.ExpiresIn != 900 {
@@ -63,6 +64,7 @@ func TestLogin(t *testing.T) {
 }
 
 func TestLoginResponseHidesPassword(t *testing.T) {
+	t.Parallel()
 	s := startServer(t)
 	r := s.do(req{method: "POST", path: "/api/auth/login", body: map[string]string{"email": testAdminEmail, "password": testAdminPassword}})
 	expect(t, r, 200, "")
@@ -77,6 +79,7 @@ func refresh(s *testServer, rt string) *response {
 }
 
 func TestRefreshRotates(t *testing.T) {
+	t.Parallel()
 	s := startServer(t)
 	first := s.login(testAdminEmail, testAdminPassword)
 	r := refresh(s, first.RefreshToken)
@@ -97,6 +100,7 @@ func TestRefreshRotates(t *testing.T) {
 }
 
 func TestRefreshReuseRevokesFamily(t *testing.T) {
+	t.Parallel()
 	s := startServer(t)
 	login := s.login(testAdminEmail, testAdminPassword)
 	other := s.login(testAdminEmail, testAdminPassword) // another login: another family
@@ -119,6 +123,7 @@ func TestRefreshReuseRevokesFamily(t *testing.T) {
 }
 
 func TestLogout(t *testing.T) {
+	t.Parallel()
 	s := startServer(t)
 	p := s.login(testAdminEmail, testAdminPassword)
 	body := map[string]string{"refresh_token": p.RefreshToken}
@@ -135,6 +140,7 @@ func TestLogout(t *testing.T) {
 }
 
 func TestMe(t *testing.T) {
+	t.Parallel()
 	s := startServer(t)
 	p := s.login(testAdminEmail, testAdminPassword)
 	r := s.do(req{method: "GET", path: "/api/auth/me", token: p.Token})
@@ -213,6 +219,7 @@ func signWithTestKey(t *testing.T, header string, claims map[string]any) string 
 }
 
 func TestTokensSurviveRestart(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, func(c *Config) { c.JWTKey = "" }) // key generated and kept in the store
 	p := s.login(testAdminEmail, testAdminPassword)
 	s.restart()
@@ -221,6 +228,7 @@ func TestTokensSurviveRestart(t *testing.T) {
 }
 
 func TestAuthRateLimit(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, func(c *Config) { c.RateAuth, c.RateAuthBurst = 3, 3 })
 	body := map[string]string{"email": testAdminEmail, "password": "wrong password"}
 	for i := 0; i < 3; i++ {
@@ -242,6 +250,7 @@ func TestAuthRateLimit(t *testing.T) {
 }
 
 func TestLoginPerEmailLimit(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, func(c *Config) { c.RateLogin, c.RateLoginBurst = 2, 2 })
 	body := map[string]string{"email": testAdminEmail, "password": "wrong password"}
 	expect(t, s.do(req{method: "POST", path: "/api/auth/login", body: body}), 401, "invalid_credentials")
@@ -255,6 +264,7 @@ func TestLoginPerEmailLimit(t *testing.T) {
 }
 
 func TestGlobalRateLimit(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, func(c *Config) { c.RateGlobal, c.RateGlobalBurst = 0.01, 5 })
 	for i := 0; i < 5; i++ {
 		expect(t, s.do(req{method: "GET", path: "/api/health"}), 200, "")
@@ -284,6 +294,7 @@ func checkLimited(t *testing.T, r *response, limit string) {
 
 // Ended logins do not pile up in the store: a new login drops the revoked ones.
 func TestEndedLoginsArePruned(t *testing.T) {
+	t.Parallel()
 	s := startServer(t)
 	for i := 0; i < 5; i++ {
 		p := s.login(testAdminEmail, testAdminPassword)

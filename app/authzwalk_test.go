@@ -11,6 +11,7 @@ import (
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/httpedge"
+	"github.com/vmplane/vmplane/internal/testwait"
 	"github.com/vmplane/vmplane/persistence"
 )
 
@@ -30,6 +31,7 @@ type walkProbe struct {
 // except the id B sent. Routes come from the route table: a new route fails the test
 // until it has probes here; admin-only routes are probed generically.
 func TestAuthorizationWalk(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	w := newIsolationWorld(s, admin)
 	a, b := w.a, w.b
@@ -77,7 +79,7 @@ func TestAuthorizationWalk(t *testing.T) {
 		if m.TenantID == nil && m.Status == machines.StatusRunning {
 			s.sim.FailNext(m.VMID, "reboot", nil)
 			task := s.waitTask(admin, s.startTask(req{method: "POST", path: "/api/virt/vms/" + m.ID + "/actions/reboot", token: admin}).ID)
-			monPoll(t, "the unassigned machine's task_failed alert", func() bool { return len(s.alertsOf(admin, "/api/resources/alert-events", m.ID)) == 1 })
+			testwait.Eventually(t, "the unassigned machine's task_failed alert", func() bool { return len(s.alertsOf(admin, "/api/resources/alert-events", m.ID)) == 1 })
 			alert := s.alertsOf(admin, "/api/resources/alert-events", m.ID)[0]
 			values["task"] = append(values["task"], task.ID)
 			values["alert"] = append(values["alert"], alert.ID)
@@ -280,6 +282,7 @@ func TestAuthorizationWalk(t *testing.T) {
 // The user's other session still works, so the refusals are not of the request's own
 // making.
 func TestEndedSessionsWalk(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	ten := s.newTenant(admin, "Ended")
 	out := s.sessionUser(admin, ten, "out@example.test")

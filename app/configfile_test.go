@@ -26,6 +26,7 @@ func envOfMap(m map[string]string) func(string) string {
 // A flag beats its variable, which beats the file, which beats the default; and the
 // sources are reported as such.
 func TestConfigFilePrecedence(t *testing.T) {
+	t.Parallel()
 	f := writeConfig(t, `
 rate-global = 50
 rate-auth = 7
@@ -66,6 +67,8 @@ store-sync-each-write = true
 }
 
 // The default file is read only when it exists; a file named explicitly must exist.
+// Not parallel: it sets DefaultConfigFile, which every Load without --config reads
+// (sequential tests end before the parallel ones start).
 func TestConfigFileDefaultPath(t *testing.T) {
 	saved := DefaultConfigFile
 	t.Cleanup(func() { DefaultConfigFile = saved })
@@ -87,6 +90,7 @@ func TestConfigFileDefaultPath(t *testing.T) {
 // Unknown keys, values of the wrong type and values out of range are one-line
 // ConfigErrors naming the key, the value and the file; secrets are not shown.
 func TestConfigFileErrors(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		body string
 		want []string
@@ -124,6 +128,7 @@ func TestConfigFileErrors(t *testing.T) {
 // Secrets are read from *_FILE variables and *-file keys, without a final newline; the
 // plain secret from a higher source wins, both from the same source is an error.
 func TestConfigSecretFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	secret := func(name, content string) string {
 		p := filepath.Join(dir, name)
@@ -165,6 +170,7 @@ func TestConfigSecretFiles(t *testing.T) {
 
 // Effective masks the secrets that are set and shows everything else as TOML.
 func TestConfigEffectiveMasksSecrets(t *testing.T) {
+	t.Parallel()
 	l, err := Load([]string{"--admin-password", "hunter2hunter2", "--jwt-key", strings.Repeat("s", 32),
 		"--proxmox-token-secret", "tok-secret", "--proxmox-console-password", "console-pw"}, envOfMap(nil))
 	if err != nil {

@@ -21,6 +21,7 @@ import (
 
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/tenants"
+	"github.com/vmplane/vmplane/internal/testwait"
 )
 
 // conformance is an http.RoundTripper that checks every exchange of a test client
@@ -220,6 +221,7 @@ func (c *conformance) RoundTrip(hr *http.Request) (*http.Response, error) {
 // for its operation, when a body differs from its schema, and when an operation of the
 // document was never answered with success.
 func TestOpenAPIConformance(t *testing.T) {
+	t.Parallel()
 	s, _ := synced(t)
 	conf := newConformance(t, s)
 	s.client = &http.Client{Timeout: 30 * time.Second, Transport: conf}
@@ -318,12 +320,12 @@ func TestOpenAPIConformance(t *testing.T) {
 
 	// Monitoring, as an operator: a failed task raises an alert to look at (once the
 	// backup schedule, whose successes would resolve it, has taken its backup).
-	eventually(t, 20*time.Second, "the backup schedule took no backup", func() bool { return len(s.backupsOf(a.Token, am.ID)) > 0 })
+	testwait.Eventually(t, "the backup schedule took no backup", func() bool { return len(s.backupsOf(a.Token, am.ID)) > 0 })
 	s.disableBackupSchedule(a.Token, bs.ID)
 	backup := s.backupsOf(a.Token, am.ID)[0]
 	s.sim.FailNext(am.VMID, "reboot", nil)
 	failed := s.waitTask(admin, s.startTask(req{method: "POST", path: "/api/virt/vms/" + am.ID + "/actions/reboot", token: admin}).ID)
-	monPoll(t, "the task_failed alert", func() bool { return len(s.alertsOf(admin, "/api/monitoring/alerts/events", am.ID)) == 1 })
+	testwait.Eventually(t, "the task_failed alert", func() bool { return len(s.alertsOf(admin, "/api/monitoring/alerts/events", am.ID)) == 1 })
 	alert := s.alertsOf(admin, "/api/monitoring/alerts/events", am.ID)[0]
 	ok(req{method: "GET", path: "/api/monitoring/alerts/events?status=firing&since=2020-01-01T00:00:00Z", token: admin}, 200)
 	ok(req{method: "GET", path: "/api/monitoring/alerts/events/" + alert.ID, token: admin}, 200)

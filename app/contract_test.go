@@ -26,6 +26,7 @@ func fieldsOf(t *testing.T, r *response) []string {
 // Issue 16.10: what the document says is required is required, for every kind; a
 // refused create stores nothing.
 func TestCreateRequiresDocumentedFields(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	a := s.tenant(admin, "Acme", nil)
 	users := len(listOf[auth.User](s, admin, "/api/resources/users"))
@@ -55,6 +56,7 @@ func TestCreateRequiresDocumentedFields(t *testing.T) {
 
 // Issue 16.11: a body that is not sent as JSON is 415 with the allowed media types.
 func TestNonJSONBodyIsUnsupported(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	a := s.tenant(admin, "Acme", nil)
 	body := `{"name":"web-1","template_id":"tpl-debian-12","cpu_cores":1,"memory_mb":1024,"disk_gb":10}`
@@ -82,6 +84,7 @@ func TestNonJSONBodyIsUnsupported(t *testing.T) {
 // Issue 17.7: every string and array of a request body is bounded; a body over a bound
 // is 400 naming the field, and nothing is stored.
 func TestUnboundedInputRefused(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	a := s.tenant(admin, "Acme", nil)
 	keys := make([]string, 150000)
@@ -117,6 +120,7 @@ func TestUnboundedInputRefused(t *testing.T) {
 // Issue 16.26: a query parameter is either honoured (the machine lists filter by name,
 // status, node and tenant) or refused with 400 naming it, on every route alike.
 func TestQueryParametersHonouredOrRefused(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	a := s.tenant(admin, "Acme", nil)
 	web := s.provision(a.Token, smallMachine)
@@ -168,6 +172,7 @@ func TestQueryParametersHonouredOrRefused(t *testing.T) {
 // Issue 16.15: in a PATCH (a JSON merge patch) null clears a field whose schema allows
 // null; omitted fields keep their value; null on any other field is 400 naming it.
 func TestPatchNullClears(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	a := s.tenant(admin, "Acme", nil)
 	m := s.provision(a.Token, smallMachine)

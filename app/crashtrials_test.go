@@ -42,6 +42,7 @@ type ruleTry struct {
 // runs it (it had not started) or is refused with 409 (it may have taken effect), never
 // both; and that no key has two rules (nothing is applied twice).
 func TestCrashTrialsApplyOnce(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts server processes")
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/internal/testwait"
 )
 
 // TestHelperServerProcess is not a test: it is the server process that
@@ -80,6 +81,7 @@ func startChild(t *testing.T, dir string) (*exec.Cmd, string) {
 // checks that every login that was answered 200 is there, and every machine whose
 // provisioning task was seen to succeed, on the simulated hypervisor too.
 func TestCrashKeepsAcknowledgedWrites(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts server processes")
 	}
@@ -183,10 +185,7 @@ func TestCrashKeepsAcknowledgedWrites(t *testing.T) {
 // data directory's lock.
 func killWhen(t *testing.T, cmd *exec.Cmd, enough func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !enough() && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
+	testwait.Poll(20*time.Second, enough)
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
@@ -268,6 +267,7 @@ func tryLogin(client *http.Client, base string) (string, bool) {
 // answered (or refused a connection), none with a 5xx, and every acknowledged write is
 // there after the restart.
 func TestGracefulShutdownDrains(t *testing.T) {
+	t.Parallel()
 	s := startServer(t)
 	var (
 		mu    sync.Mutex

@@ -15,6 +15,7 @@ import (
 )
 
 func TestRequestErrors(t *testing.T) {
+	t.Parallel()
 	s := startServer(t)
 	tok := s.adminToken()
 	cases := []struct {
@@ -74,6 +75,7 @@ func TestRequestErrors(t *testing.T) {
 }
 
 func TestRequestID(t *testing.T) {
+	t.Parallel()
 	s := startServer(t)
 	r := s.do(req{method: "GET", path: "/api/health", header: map[string]string{"X-Request-Id": "my-trace-42"}})
 	if got := r.Header.Get("X-Request-Id"); got != "my-trace-42" {
@@ -92,6 +94,7 @@ func TestRequestID(t *testing.T) {
 }
 
 func TestHealth(t *testing.T) {
+	t.Parallel()
 	s := startServer(t)
 	r := s.do(req{method: "GET", path: "/api/health"})
 	expect(t, r, 200, "")
@@ -119,6 +122,7 @@ func TestHealth(t *testing.T) {
 }
 
 func TestMetrics(t *testing.T) {
+	t.Parallel()
 	s := startServer(t)
 	s.login(testAdminEmail, testAdminPassword)
 	s.do(req{method: "GET", path: "/api/nope"})
@@ -140,6 +144,7 @@ func TestMetrics(t *testing.T) {
 }
 
 func TestMetricsCountsRefusals(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, func(c *Config) { c.RateGlobal, c.RateGlobalBurst = 0.01, 2 })
 	s.do(req{method: "GET", path: "/api/health"})
 	s.do(req{method: "GET", path: "/api/health"})
@@ -151,6 +156,7 @@ func TestMetricsCountsRefusals(t *testing.T) {
 }
 
 func TestOpenAPIListsEveryRoute(t *testing.T) {
+	t.Parallel()
 	s := startServer(t)
 	r := s.do(req{method: "GET", path: "/api/openapi.json"})
 	expect(t, r, 200, "")
@@ -187,6 +193,7 @@ func TestOpenAPIListsEveryRoute(t *testing.T) {
 // A client that opens a connection and never sends a request (HTTP clients keep spares)
 // must not hold up a graceful shutdown; one mid-request is answered before it ends.
 func TestShutdownClosesUnusedConnections(t *testing.T) {
+	t.Parallel()
 	s := startServer(t)
 	spare, err := net.Dial("tcp", s.app.Addr())
 	if err != nil {
@@ -207,6 +214,7 @@ func TestShutdownClosesUnusedConnections(t *testing.T) {
 }
 
 func TestPprofOnlyWhenAsked(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, func(c *Config) { c.PprofAddr = "127.0.0.1:0" })
 	// Not through the API's address.
 	expect(t, s.do(req{method: "GET", path: "/debug/pprof/"}), 404, "not_found")

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"testing"
-	"time"
 
+	"github.com/vmplane/vmplane/internal/testwait"
 	"github.com/vmplane/vmplane/persistence"
 )
 
@@ -34,6 +34,7 @@ func (s *testServer) actorsLive() map[string]int {
 // Thousands of lookups of ids that are not in the store, on every route that looks up
 // an entity by id, leave the live entity actors as they were.
 func TestLookupsOfUnknownIDsActivateNothing(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	// Kinds whose entities only these lookups could start (alerts come and go with the
 	// monitoring's own work).
@@ -50,7 +51,7 @@ func TestLookupsOfUnknownIDsActivateNothing(t *testing.T) {
 		expect(t, s.do(req{method: "GET", path: paths[i%len(paths)] + id, token: admin}), 404, "not_found")
 	}
 	var after map[string]int
-	eventually(t, 20*time.Second, "the lookups left entity actors running", func() bool {
+	testwait.Eventually(t, "the lookups left entity actors running", func() bool {
 		after = s.actorsLive()
 		for _, k := range kinds {
 			if after[k] != before[k] {
@@ -64,6 +65,7 @@ func TestLookupsOfUnknownIDsActivateNothing(t *testing.T) {
 // With --actor-max-live, looking up many real machines keeps at most that many machine
 // actors in memory, and every lookup still answers.
 func TestLiveMachineActorsStayWithinTheBound(t *testing.T) {
+	t.Parallel()
 	const bound = 8
 	s, admin := synced(t, func(c *Config) { c.SimMachines = 40; c.ActorMaxLive = bound })
 	ms := s.machines(admin)
@@ -77,7 +79,7 @@ func TestLiveMachineActorsStayWithinTheBound(t *testing.T) {
 			}
 		}
 	}
-	eventually(t, 20*time.Second, "more machine actors than the bound stay live", func() bool {
+	testwait.Eventually(t, "more machine actors than the bound stay live", func() bool {
 		return s.actorsLive()["machines"] <= bound
 	})
 }

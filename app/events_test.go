@@ -105,6 +105,7 @@ func taskDone(id string) func(sseEvent) bool {
 }
 
 func TestEventStreamResumes(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	m := byStatus(t, s.machines(admin), machines.StatusRunning)
 	st := s.subscribe(admin, 0)
@@ -142,6 +143,7 @@ func TestEventStreamResumes(t *testing.T) {
 }
 
 func TestEventStreamIsScoped(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	a := s.tenant(admin, "Listener", nil)
 	b := s.tenant(admin, "Neighbour", nil)

@@ -22,6 +22,7 @@ import (
 	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/hypervisor/sim"
+	"github.com/vmplane/vmplane/internal/testwait"
 )
 
 // disklessDriver is the simulator that, once detached is set, reports every machine
@@ -76,6 +77,7 @@ func startDiskless(t *testing.T) (*testServer, *disklessDriver) {
 // a machine whose disks vanished from the hypervisor after the check fails its task;
 // the server serves on either way (it used to crash on an index out of range).
 func TestResizeOfMachineWithNoDisk(t *testing.T) {
+	t.Parallel()
 	s, d := startDiskless(t)
 	admin := s.adminToken()
 	s.sync(admin)
@@ -126,6 +128,7 @@ func (d *panickyDriver) Power(ctx context.Context, ref hypervisor.Ref, a hypervi
 // TestDriverPanicFailsOnlyItsTask: a panic in the driver during a machine's task fails
 // that task and unlocks the machine; the server goes on serving.
 func TestDriverPanicFailsOnlyItsTask(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t)
 	d, err := NewDriver(cfg, nil)
 	if err != nil {
@@ -172,6 +175,7 @@ func (d *gatedDriver) Backup(ctx context.Context, ref hypervisor.Ref, mode hyper
 // same minute; the stop finds the machine busy with the backup, waits for it instead
 // of failing "busy", and its run record says so.
 func TestScheduleWaitsForBusyMachine(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t)
 	d, err := NewDriver(cfg, nil)
 	if err != nil {
@@ -199,7 +203,7 @@ func TestScheduleWaitsForBusyMachine(t *testing.T) {
 	daily := func(t time.Time) string { return fmt.Sprintf("%d %d %d * * *", t.Second(), t.Minute(), t.Hour()) }
 	at := time.Now().Add(3 * time.Second).Truncate(time.Second).UTC()
 	b := s.createBackupSchedule(a.Token, m.ID, map[string]any{"cron": daily(at), "timezone": "UTC", "retention": 3, "mode": "snapshot"})
-	eventually(t, 20*time.Second, "the backup run did not start", func() bool {
+	testwait.Eventually(t, "the backup run did not start", func() bool {
 		bs := s.backupSchedule(a.Token, b.ID)
 		if bs.LastTaskID == nil {
 			return false
@@ -214,12 +218,12 @@ func TestScheduleWaitsForBusyMachine(t *testing.T) {
 	var p schedules.PowerSchedule
 	r.decode(t, &p)
 
-	eventually(t, 20*time.Second, "the stop did not start waiting for the backup", func() bool {
+	testwait.Eventually(t, "the stop did not start waiting for the backup", func() bool {
 		return logs.FilterMessage("schedule run waits for the machine's task to end").FilterField(zap.String("schedule_id", p.ID)).Len() > 0
 	})
 	close(gd.release)
 	var bs schedules.BackupSchedule
-	eventually(t, 20*time.Second, "the backup run did not finish", func() bool {
+	testwait.Eventually(t, "the backup run did not finish", func() bool {
 		bs = s.backupSchedule(a.Token, b.ID)
 		return bs.LastStatus != nil && *bs.LastStatus != schedules.RunRunning
 	})
@@ -227,7 +231,7 @@ func TestScheduleWaitsForBusyMachine(t *testing.T) {
 		t.Fatalf("got backup run %s; want succeeded", status(bs.LastStatus))
 	}
 	var ps schedules.PowerSchedule
-	eventually(t, 20*time.Second, "the stop run did not finish", func() bool {
+	testwait.Eventually(t, "the stop run did not finish", func() bool {
 		ps = s.powerSchedule(a.Token, p.ID)
 		return ps.LastStatus != nil && *ps.LastStatus != schedules.RunRunning
 	})
@@ -243,6 +247,7 @@ func TestScheduleWaitsForBusyMachine(t *testing.T) {
 // TestPartialQuotaMerges: a partial quota keeps the default of the limits it omits on
 // create and their value on change; -1 is unlimited, below that is 400.
 func TestPartialQuotaMerges(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	create := func(body map[string]any) tenants.Tenant {
 		t.Helper()
@@ -300,6 +305,7 @@ func TestPartialQuotaMerges(t *testing.T) {
 
 // TestTenantNamesAreUnique: a create or rename to a name in use, in any case, is 409.
 func TestTenantNamesAreUnique(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	a := s.tenant(admin, "Acme", nil)
 	b := s.tenant(admin, "Other", nil)
@@ -342,6 +348,7 @@ func TestTenantNamesAreUnique(t *testing.T) {
 // TestDiskSmallerThanTemplate: a disk below the template's minimum is 400 naming the
 // minimum, not a machine silently enlarged beyond what the quota counted.
 func TestDiskSmallerThanTemplate(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	a := s.tenant(admin, "Small", nil)
 	spec := map[string]any{"name": "rocky", "template_id": "tpl-rocky-9", "cpu_cores": 1, "memory_mb": 1024, "disk_gb": 5}
@@ -364,6 +371,7 @@ func TestDiskSmallerThanTemplate(t *testing.T) {
 // TestOperatorAcknowledgesOnMonitoringRoute: PATCH /api/monitoring/alerts/events/:id
 // acknowledges (it answered 405), with the resources route's rules; users get 403.
 func TestOperatorAcknowledgesOnMonitoringRoute(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	m := byStatus(t, s.machines(admin), machines.StatusRunning)
 	if err := s.sim.SetNodeStatus(m.Node, hypervisor.NodeOffline); err != nil {
@@ -371,7 +379,7 @@ func TestOperatorAcknowledgesOnMonitoringRoute(t *testing.T) {
 	}
 	s.sync(admin)
 	open := "/api/monitoring/alerts/events?status=firing&kind=node_offline"
-	monPoll(t, "node_offline", func() bool { return len(s.alertsOf(admin, open, m.Node)) == 1 })
+	testwait.Eventually(t, "node_offline", func() bool { return len(s.alertsOf(admin, open, m.Node)) == 1 })
 	a := s.alertsOf(admin, open, m.Node)[0]
 	path := "/api/monitoring/alerts/events/" + a.ID
 	expect(t, s.do(req{method: "PATCH", path: path, token: admin, body: map[string]any{"status": "resolved"}}), 400, "invalid_request")
@@ -391,6 +399,7 @@ func TestOperatorAcknowledgesOnMonitoringRoute(t *testing.T) {
 // 5000 ms (the timeout stays below a shorter interval given alone); explicit values are
 // still checked.
 func TestHealthCheckDefaults(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	path := "/api/monitoring/health-checks"
 	hc := s.createCheck(admin, path, map[string]any{"name": "plain", "type": "tcp", "target": "192.0.2.1:80", "enabled": false})
@@ -409,6 +418,7 @@ func TestHealthCheckDefaults(t *testing.T) {
 // happens from now on, not the backlog of old states (?since=0 asks for it), and a
 // machine.updated event's data says what changed the machine and its status before.
 func TestEventStreamStartsNowWithCause(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	m := byStatus(t, s.machines(admin), machines.StatusRunning)
 	old := s.run(req{method: "POST", path: "/api/virt/vms/" + m.ID + "/actions/stop", token: admin})

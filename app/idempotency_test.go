@@ -9,6 +9,7 @@ import (
 )
 
 func TestIdempotencyKey(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	a := s.tenant(admin, "Retry", nil)
 	key := map[string]string{"Idempotency-Key": "create-web-1"}
@@ -52,6 +53,7 @@ func TestIdempotencyKey(t *testing.T) {
 }
 
 func TestIdempotencyKeyConcurrentDuplicates(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	a := s.tenant(admin, "Burst", nil)
 	key := map[string]string{"Idempotency-Key": "burst-1"}

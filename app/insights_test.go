@@ -13,6 +13,7 @@ import (
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/monitoring"
 	"github.com/vmplane/vmplane/actors/tenants"
+	"github.com/vmplane/vmplane/internal/testwait"
 	"github.com/vmplane/vmplane/persistence"
 )
 
@@ -38,20 +39,18 @@ func (s *testServer) faulty(tok string) map[string]monitoring.FaultyDeployment {
 // a follower of the event bus, a moment after the sync that saw the crash.
 func (s *testServer) waitFaulty(tok string, ok func(map[string]monitoring.FaultyDeployment) bool) map[string]monitoring.FaultyDeployment {
 	s.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		got := s.faulty(tok)
-		if ok(got) {
-			return got
+	var got map[string]monitoring.FaultyDeployment
+	testwait.Until(s.t, func() error {
+		if got = s.faulty(tok); !ok(got) {
+			return fmt.Errorf("got faulty deployments %+v", got)
 		}
-		if time.Now().After(deadline) {
-			s.t.Fatalf("got faulty deployments %+v after 10 s", got)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return nil
+	})
+	return got
 }
 
 func TestFaultyDeployments(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	ten := s.tenant(admin, "Shaky", nil)
 
@@ -128,6 +127,7 @@ func TestFaultyDeployments(t *testing.T) {
 }
 
 func TestFaultyDeploymentsFailingHealthCheck(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	ten := s.tenant(admin, "Checked", nil)
 	m := s.provision(ten.Token, smallMachine)
@@ -154,6 +154,7 @@ func TestFaultyDeploymentsFailingHealthCheck(t *testing.T) {
 }
 
 func TestFaultyDeploymentsFailingHealthCheckProbe(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	ten := s.tenant(admin, "Probed", nil)
 	m := s.provision(ten.Token, smallMachine)
@@ -176,6 +177,7 @@ func TestFaultyDeploymentsFailingHealthCheckProbe(t *testing.T) {
 }
 
 func TestClusterForecastFromHistory(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, func(c *Config) { c.HistoryInterval = 0 }) // the test writes the history
 	admin := s.adminToken()
 	today := time.Now().UTC().Truncate(24 * time.Hour)
@@ -251,23 +253,20 @@ func TestClusterForecastFromHistory(t *testing.T) {
 }
 
 func TestClusterForecastBackfillsFromUsageGraphs(t *testing.T) {
+	t.Parallel()
 	// The default history interval: the sampler backfills from the usage graphs and
 	// takes its first sample as the server starts.
 	s, admin := synced(t)
 	var f monitoring.ClusterForecast
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	testwait.Until(t, func() error {
 		r := s.do(req{method: "GET", path: forecastPath, token: admin})
 		expect(t, r, 200, "")
 		r.decode(t, &f)
 		if len(f.Resources) == 3 && len(f.Resources[0].Points) == monitoring.ForecastHistoryDays && len(f.Resources[2].Points) > 0 {
-			break
+			return nil
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("got %+v after 10 s; want 90 days of cpu history and today's disk", f)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return fmt.Errorf("got %+v; want 90 days of cpu history and today's disk", f)
+	})
 	today := time.Now().UTC().Format(time.DateOnly)
 	for _, r := range f.Resources {
 		last := r.Points[len(r.Points)-1]

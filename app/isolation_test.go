@@ -3,13 +3,13 @@ package app
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/vmplane/vmplane/actors/alerts"
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/monitoring"
 	"github.com/vmplane/vmplane/actors/schedules"
 	"github.com/vmplane/vmplane/actors/tenants"
+	"github.com/vmplane/vmplane/internal/testwait"
 )
 
 // TestTenantIsolationMatrix walks every tenant-scoped resource and every client route
@@ -18,6 +18,7 @@ import (
 // Resources are found from the route table, so a new scoped resource is covered by
 // default: it must appear in fixtures below, or the test fails.
 func TestTenantIsolationMatrix(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	w := newIsolationWorld(s, admin)
 	a, b, am, bm := w.a, w.b, w.am, w.bm
@@ -187,14 +188,14 @@ func newIsolationWorld(s *testServer, admin string) *isolationWorld {
 	expect(t, r, 201, "")
 	r.decode(t, &w.apower)
 	w.abackup = s.createBackupSchedule(a.Token, am.ID, map[string]any{"cron": everySecond, "retention": 2})
-	eventually(t, 20*time.Second, "tenant A's backup schedule took no backup", func() bool { return len(s.backupsOf(a.Token, am.ID)) > 0 })
+	testwait.Eventually(t, "tenant A's backup schedule took no backup", func() bool { return len(s.backupsOf(a.Token, am.ID)) > 0 })
 	s.disableBackupSchedule(a.Token, w.abackup.ID)
 	w.abk = s.backupsOf(a.Token, am.ID)[0]
 	w.ahc = s.createCheck(a.Token, "/api/resources/health-checks", map[string]any{"name": "quokka ssh", "type": "tcp",
 		"target": am.Interfaces[0].IPAddresses[0] + ":22", "interval_s": 60, "timeout_ms": 500, "machine_id": am.ID})
 	s.sim.FailNext(am.VMID, "reboot", nil)
 	s.waitTask(admin, s.startTask(req{method: "POST", path: "/api/virt/vms/" + am.ID + "/actions/reboot", token: admin}).ID)
-	monPoll(t, "tenant A's task_failed alert", func() bool { return len(s.alertsOf(a.Token, "/api/resources/alert-events", am.ID)) == 1 })
+	testwait.Eventually(t, "tenant A's task_failed alert", func() bool { return len(s.alertsOf(a.Token, "/api/resources/alert-events", am.ID)) == 1 })
 	w.aalert = s.alertsOf(a.Token, "/api/resources/alert-events", am.ID)[0]
 	return w
 }

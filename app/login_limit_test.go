@@ -25,6 +25,7 @@ func loginBody(email, password string) map[string]string {
 // the login limits: with a budget of eight failures, the ninth guess is refused, however
 // it is spelled. They all reach the account.
 func TestLoginSpellingsShareOneBudget(t *testing.T) {
+	t.Parallel()
 	for name, mutate := range map[string]func(*Config){
 		// The budget per e-mail and address, refused beyond.
 		"per address": func(c *Config) { c.RateLoginAddr, c.RateLoginAddrBurst = 0.01, 8 },
@@ -63,6 +64,7 @@ func TestLoginSpellingsShareOneBudget(t *testing.T) {
 // address gets its few guesses and is then refused, the e-mail's budget is spent, and
 // the owner, from an address that has not failed, still logs in with its password.
 func TestOwnerLogsInDuringAttack(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, func(c *Config) {
 		// Per e-mail: a burst of 3, then a token a second; per address: 2 failures.
 		c.RateLogin, c.RateLoginBurst = 60, 3

@@ -17,6 +17,7 @@ func (s *testServer) clientList(tok, query string) []machines.Machine {
 // first pages; every kind of write to a machine or to a tenant's index must show in the
 // next list, read right after the write is acknowledged, through every cached page size.
 func TestTenantListFollowsEveryChange(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	a := s.tenant(admin, "Lister", nil)
 	b := s.tenant(admin, "Other", nil)
@@ -81,6 +82,7 @@ func TestTenantListFollowsEveryChange(t *testing.T) {
 // TestTenantPowersItsMachines: a tenant runs power actions on its own machines through
 // the client area, and another tenant's machine is not found.
 func TestTenantPowersItsMachines(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	a := s.tenant(admin, "Powered", nil)
 	b := s.tenant(admin, "Bystander", nil)

@@ -14,20 +14,8 @@ import (
 	"github.com/vmplane/vmplane/actors/monitoring"
 	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/internal/testwait"
 )
-
-// monPoll polls cond until it holds, failing after a generous deadline: probes and
-// alerts happen on timers and messages, so tests wait for them rather than time them.
-func monPoll(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
 
 // createCheck posts a check and expects 201.
 func (s *testServer) createCheck(tok, path string, body map[string]any) monitoring.HealthCheck {
@@ -86,15 +74,15 @@ func TestHealthCheckFailingEpisodeRaisesOneAlert(t *testing.T) {
 	if hc.Last.Status != monitoring.CheckUnknown || hc.FailureThreshold != 2 || !hc.Enabled {
 		t.Fatalf("got %+v; want a new enabled check, unknown", hc)
 	}
-	monPoll(t, "the check to pass", func() bool { return s.check(admin, hc.ID).Last.Status == monitoring.CheckPassing })
+	testwait.Eventually(t, "the check to pass", func() bool { return s.check(admin, hc.ID).Last.Status == monitoring.CheckPassing })
 
 	target.healthy.Store(false)
-	monPoll(t, "the check to fail", func() bool { return s.check(admin, hc.ID).Last.Status == monitoring.CheckFailing })
+	testwait.Eventually(t, "the check to fail", func() bool { return s.check(admin, hc.ID).Last.Status == monitoring.CheckFailing })
 	byCheck := "/api/monitoring/alerts/events?kind=health_check&limit=500"
-	monPoll(t, "the alert", func() bool { return len(s.alertsOf(admin, byCheck+"&status=firing", hc.ID)) == 1 })
+	testwait.Eventually(t, "the alert", func() bool { return len(s.alertsOf(admin, byCheck+"&status=firing", hc.ID)) == 1 })
 	// More failing probes update nothing into a second event.
 	failures := s.check(admin, hc.ID).Last.ConsecutiveFailures
-	monPoll(t, "more failed probes", func() bool { return s.check(admin, hc.ID).Last.ConsecutiveFailures >= failures+2 })
+	testwait.Eventually(t, "more failed probes", func() bool { return s.check(admin, hc.ID).Last.ConsecutiveFailures >= failures+2 })
 	events := s.alertsOf(admin, byCheck, hc.ID)
 	if len(events) != 1 || events[0].Status != alerts.AlertFiring || events[0].Severity != alerts.SeverityCritical ||
 		events[0].TargetType != "health_check" {
@@ -102,8 +90,8 @@ func TestHealthCheckFailingEpisodeRaisesOneAlert(t *testing.T) {
 	}
 
 	target.healthy.Store(true)
-	monPoll(t, "the check to pass again", func() bool { return s.check(admin, hc.ID).Last.Status == monitoring.CheckPassing })
-	monPoll(t, "the alert to resolve", func() bool {
+	testwait.Eventually(t, "the check to pass again", func() bool { return s.check(admin, hc.ID).Last.Status == monitoring.CheckPassing })
+	testwait.Eventually(t, "the alert to resolve", func() bool {
 		ev := s.alertsOf(admin, byCheck, hc.ID)
 		return len(ev) == 1 && ev[0].Status == alerts.AlertResolved && ev[0].ResolvedAt != nil
 	})
@@ -156,11 +144,11 @@ func TestHangingTargetStallsNothing(t *testing.T) {
 		"name": "stuck", "type": "http", "target": hanging.URL, "interval_s": 1, "timeout_ms": 400, "failure_threshold": 2})
 	fine := s.createCheck(admin, "/api/monitoring/health-checks", map[string]any{
 		"name": "fine", "type": "http", "target": ok.URL, "interval_s": 1, "timeout_ms": 400})
-	monPoll(t, "the healthy check to keep passing", func() bool {
+	testwait.Eventually(t, "the healthy check to keep passing", func() bool {
 		c := s.check(admin, fine.ID)
 		return c.Last.Status == monitoring.CheckPassing && len(c.Results) >= 3
 	})
-	monPoll(t, "the hanging check to fail", func() bool {
+	testwait.Eventually(t, "the hanging check to fail", func() bool {
 		c := s.check(admin, stuck.ID)
 		return c.Last.Status == monitoring.CheckFailing && c.Last.Error != nil && strings.Contains(*c.Last.Error, "no answer within")
 	})
@@ -181,7 +169,7 @@ func TestNodeOfflineAndFailedTaskAlerts(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.sync(admin)
-	monPoll(t, "node_offline on pve2", func() bool { return len(s.alertsOf(admin, open+"&kind=node_offline", "pve2")) == 1 })
+	testwait.Eventually(t, "node_offline on pve2", func() bool { return len(s.alertsOf(admin, open+"&kind=node_offline", "pve2")) == 1 })
 	a := s.alertsOf(admin, open+"&kind=node_offline", "pve2")[0]
 	if a.Severity != alerts.SeverityCritical || a.TargetType != "node" || a.TenantID != nil {
 		t.Fatalf("got %+v; want a critical operator alert on the node", a)
@@ -199,7 +187,7 @@ func TestNodeOfflineAndFailedTaskAlerts(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.sync(admin)
-	monPoll(t, "node_offline to resolve", func() bool {
+	testwait.Eventually(t, "node_offline to resolve", func() bool {
 		ev := s.alertsOf(admin, "/api/monitoring/alerts/events?kind=node_offline", "pve2")
 		return len(ev) == 1 && ev[0].Status == alerts.AlertResolved
 	})
@@ -210,13 +198,13 @@ func TestNodeOfflineAndFailedTaskAlerts(t *testing.T) {
 	if task.Status != machines.TaskFailed {
 		t.Fatalf("got task %+v; want failed", task)
 	}
-	monPoll(t, "task_failed on the machine", func() bool { return len(s.alertsOf(admin, open+"&kind=task_failed", m.ID)) == 1 })
+	testwait.Eventually(t, "task_failed on the machine", func() bool { return len(s.alertsOf(admin, open+"&kind=task_failed", m.ID)) == 1 })
 	a = s.alertsOf(admin, open+"&kind=task_failed", m.ID)[0]
 	if a.Severity != alerts.SeverityWarning || !strings.Contains(a.Message, "guest did not come back") {
 		t.Fatalf("got %+v; want a warning naming the task's error", a)
 	}
 	s.run(req{method: "POST", path: "/api/virt/vms/" + m.ID + "/actions/reboot", token: admin})
-	monPoll(t, "task_failed to resolve", func() bool {
+	testwait.Eventually(t, "task_failed to resolve", func() bool {
 		ev := s.alertsOf(admin, "/api/monitoring/alerts/events?kind=task_failed", m.ID)
 		return len(ev) == 1 && ev[0].Status == alerts.AlertResolved
 	})
@@ -234,14 +222,14 @@ func TestNodeUsageHighAlert(t *testing.T) {
 	t.Parallel()
 	// Any load counts as busy, for one second.
 	s, admin := synced(t, func(c *Config) { c.NodeUsageThreshold, c.NodeUsageFor = 0.000001, time.Second })
-	monPoll(t, "node_usage_high on pve1", func() bool {
+	testwait.Eventually(t, "node_usage_high on pve1", func() bool {
 		return len(s.alertsOf(admin, "/api/monitoring/alerts/events?kind=node_usage_high&status=firing", "pve1")) == 1
 	})
 	if err := s.sim.SetNodeStatus("pve1", hypervisor.NodeOffline); err != nil {
 		t.Fatal(err)
 	}
 	s.sync(admin)
-	monPoll(t, "node_usage_high to resolve once the node reports nothing", func() bool {
+	testwait.Eventually(t, "node_usage_high to resolve once the node reports nothing", func() bool {
 		ev := s.alertsOf(admin, "/api/monitoring/alerts/events?kind=node_usage_high", "pve1")
 		return len(ev) == 1 && ev[0].Status == alerts.AlertResolved
 	})
@@ -294,7 +282,7 @@ func TestMonitoringForTenants(t *testing.T) {
 	s.sim.FailNext(am.VMID, "reboot", nil)
 	s.waitTask(admin, s.startTask(req{method: "POST", path: "/api/virt/vms/" + am.ID + "/actions/reboot", token: admin}).ID)
 	events := "/api/resources/alert-events"
-	monPoll(t, "A's alert", func() bool { return len(s.alertsOf(a.Token, events, am.ID)) == 1 })
+	testwait.Eventually(t, "A's alert", func() bool { return len(s.alertsOf(a.Token, events, am.ID)) == 1 })
 	alert := s.alertsOf(a.Token, events, am.ID)[0]
 	if len(s.alertsOf(b.Token, events, "")) != 0 {
 		t.Fatal("got alerts in tenant B's list; want none")
@@ -331,7 +319,7 @@ func TestHealthChecksRunAfterRestart(t *testing.T) {
 	defer srv.Close()
 	hc := s.createCheck(admin, "/api/monitoring/health-checks", map[string]any{
 		"name": "durable", "type": "http", "target": srv.URL, "interval_s": 1, "timeout_ms": 500})
-	monPoll(t, "the check to pass", func() bool { return s.check(admin, hc.ID).Last.Status == monitoring.CheckPassing })
+	testwait.Eventually(t, "the check to pass", func() bool { return s.check(admin, hc.ID).Last.Status == monitoring.CheckPassing })
 
 	s.restart()
 	admin = s.adminToken()
@@ -340,7 +328,7 @@ func TestHealthChecksRunAfterRestart(t *testing.T) {
 		t.Fatalf("got %+v after the restart; want the stored passing status", got.Last)
 	}
 	hits := target.hits.Load()
-	monPoll(t, "probes after the restart", func() bool {
+	testwait.Eventually(t, "probes after the restart", func() bool {
 		c := s.check(admin, hc.ID)
 		return target.hits.Load() >= hits+2 && c.Last.CheckedAt != nil && c.Last.CheckedAt.After(restarted)
 	})

@@ -6,11 +6,11 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/httpedge"
+	"github.com/vmplane/vmplane/internal/testwait"
 )
 
 // walkPages lists path with limit=1, following next_cursor, and checks that the
@@ -94,6 +94,7 @@ func (s *testServer) walkPages(t *testing.T, tok, path string) int {
 // Every list has at least two items here, so that paging is exercised; a new list
 // route fails the test until it has a fixture.
 func TestEveryListRoutePages(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t, func(c *Config) { c.SimMachines = 6 })
 	a := s.tenant(admin, "Pager", nil)
 	s.tenant(admin, "Other", nil)
@@ -122,7 +123,7 @@ func TestEveryListRoutePages(t *testing.T) {
 	}
 	s.createBackupSchedule(a.Token, m1.ID, map[string]any{"cron": "0 4 * * *", "retention": 1})
 	bs := s.createBackupSchedule(a.Token, m1.ID, map[string]any{"cron": everySecond, "retention": 3})
-	eventually(t, 20*time.Second, "two backups", func() bool { return len(s.backupsOf(a.Token, m1.ID)) >= 2 })
+	testwait.Eventually(t, "two backups", func() bool { return len(s.backupsOf(a.Token, m1.ID)) >= 2 })
 	s.disableBackupSchedule(a.Token, bs.ID)
 	for _, m := range ms {
 		s.createCheck(a.Token, "/api/resources/health-checks", map[string]any{"name": "ssh " + m.Name, "type": "tcp",
@@ -131,7 +132,7 @@ func TestEveryListRoutePages(t *testing.T) {
 		s.sim.FailNext(m.VMID, "reboot", nil)
 		s.waitTask(admin, s.startTask(req{method: "POST", path: "/api/virt/vms/" + m.ID + "/actions/reboot", token: admin}).ID)
 	}
-	monPoll(t, "two task_failed alerts", func() bool { return len(s.alertsOf(a.Token, "/api/resources/alert-events", "")) >= 2 })
+	testwait.Eventually(t, "two task_failed alerts", func() bool { return len(s.alertsOf(a.Token, "/api/resources/alert-events", "")) >= 2 })
 
 	type fixture struct{ admin, tenant []string }
 	both := func(p ...string) fixture { return fixture{admin: p, tenant: p} }
@@ -217,6 +218,7 @@ func TestEveryListRoutePages(t *testing.T) {
 // next page is asked for, and the next page starts where it was. A cursor that no page
 // handed out is a 400.
 func TestRulePagesSurviveDeletingTheCursorRule(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	a := s.tenant(admin, "Pager", nil)
 	var ids []string

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"fmt"
 	"math"
 	"net/http"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/hypervisor/hypervisortest"
 	"github.com/vmplane/vmplane/hypervisor/proxmox/pvefake"
+	"github.com/vmplane/vmplane/internal/testwait"
 )
 
 // proxmoxServer is a real vmplane server whose driver talks to a fake Proxmox VE API
@@ -53,6 +55,7 @@ func proxmoxServerWith(t *testing.T, fc pvefake.Config) (*testServer, *pvefake.S
 }
 
 func TestProxmoxMachineOperations(t *testing.T) {
+	t.Parallel()
 	s, f, tok := proxmoxServer(t)
 	res := s.sync(tok)
 	if res.Nodes != 3 || res.Machines.Added != 2 {
@@ -105,6 +108,7 @@ func TestProxmoxMachineOperations(t *testing.T) {
 }
 
 func TestProxmoxConsoleAndFirewall(t *testing.T) {
+	t.Parallel()
 	s, f, tok := proxmoxServer(t)
 	s.sync(tok)
 	web := s.machine(tok, "100")
@@ -127,20 +131,17 @@ func TestProxmoxConsoleAndFirewall(t *testing.T) {
 	expect(t, s.do(req{method: "PATCH", path: "/api/resources/machines/" + web.ID, token: tok, body: map[string]any{"tenant_id": a.ID}}), 200, "")
 	expect(t, s.do(req{method: "POST", path: "/api/client/firewall/rules", token: a.Token, body: map[string]any{
 		"direction": "in", "action": "accept", "protocol": "tcp", "port": "22", "source": "203.0.113.0/24"}}), 201, "")
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	testwait.Until(t, func() error {
 		rules := f.FirewallRules(100)
 		if len(rules) == 1 && rules[0]["dport"] == "22" && strings.EqualFold(rules[0]["action"], "ACCEPT") {
-			break
+			return nil
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("got rules %v on Proxmox; want the ssh rule", rules)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return fmt.Errorf("got rules %v on Proxmox; want the ssh rule", rules)
+	})
 }
 
 func TestProxmoxFailures(t *testing.T) {
+	t.Parallel()
 	s, f, tok := proxmoxServer(t)
 	s.sync(tok)
 	web := s.machine(tok, "100")
@@ -186,6 +187,7 @@ func TestProxmoxFailures(t *testing.T) {
 // failed with Proxmox's reason and raises an alert, is not retried, and the next good
 // push clears both.
 func TestProxmoxRefusedRuleIsVisible(t *testing.T) {
+	t.Parallel()
 	s, f, tok := proxmoxServer(t)
 	s.sync(tok)
 	web := s.machine(tok, "100")
@@ -209,7 +211,7 @@ func TestProxmoxRefusedRuleIsVisible(t *testing.T) {
 	// IPv6 ICMP is written as ipv6-icmp.
 	expect(t, s.do(req{method: "POST", path: "/api/client/firewall/rules", token: a.Token, body: map[string]any{
 		"direction": "in", "action": "accept", "protocol": "ipv6-icmp", "source": "2001:db8::/32"}}), 201, "")
-	monPoll(t, "the first push", func() bool {
+	testwait.Eventually(t, "the first push", func() bool {
 		fw := s.machine(tok, web.ID).Firewall
 		return fw != nil && fw.State == machines.FirewallApplied
 	})
@@ -219,7 +221,7 @@ func TestProxmoxRefusedRuleIsVisible(t *testing.T) {
 	f.Inject(pvefake.Fault{Method: "POST", Path: rules, Status: 400, Message: "detected mixed ipv4/ipv6 addresses in rule", Times: 1})
 	expect(t, s.do(req{method: "POST", path: "/api/client/firewall/rules", token: a.Token, body: map[string]any{
 		"direction": "in", "action": "accept", "protocol": "tcp", "port": "22"}}), 201, "")
-	monPoll(t, "the firewall state to fail", func() bool {
+	testwait.Eventually(t, "the firewall state to fail", func() bool {
 		fw := s.machine(tok, web.ID).Firewall
 		return fw != nil && fw.State == machines.FirewallFailed
 	})
@@ -230,17 +232,28 @@ func TestProxmoxRefusedRuleIsVisible(t *testing.T) {
 	if seen := s.clientList(a.Token, ""); len(seen) != 1 || seen[0].Firewall == nil || seen[0].Firewall.State != machines.FirewallFailed {
 		t.Errorf("the tenant sees %+v; want its machine with firewall failed", seen)
 	}
-	monPoll(t, "the firewall_failed alert", func() bool {
+	testwait.Eventually(t, "the firewall_failed alert", func() bool {
 		return len(s.alertsOf(tok, "/api/monitoring/alerts/events?kind=firewall_failed&status=firing", web.ID)) == 1
 	})
 	// A refusal is not retried: had it been, the fault (once only) would let the retry
 	// through and the state turn applied. The first retry of a failed push would come
-	// after one second.
-	writes := f.Count("POST", rules)
-	time.Sleep(1500 * time.Millisecond)
-	if n := f.Count("POST", rules); n != writes {
-		t.Errorf("a push Proxmox refused was retried: %d rule writes, then %d", writes, n)
+	// after one second. A witness shows when that second has passed: another tenant's
+	// push, started after the refusal, that fails for a passing reason and is retried
+	// with the same delay.
+	const webRules, dbRules = "/nodes/pve1/qemu/100/firewall/rules", "/nodes/pve2/qemu/101/firewall/rules"
+	writes := f.Count("POST", webRules)
+	w := s.tenant(tok, "Witness", nil)
+	expect(t, s.do(req{method: "PATCH", path: "/api/resources/machines/" + s.machine(tok, "101").ID, token: tok, body: map[string]any{"tenant_id": w.ID}}), 200, "")
+	f.Inject(pvefake.Fault{Method: "POST", Path: dbRules, Status: 500, Times: 1})
+	expect(t, s.do(req{method: "POST", path: "/api/client/firewall/rules", token: w.Token, body: map[string]any{
+		"direction": "in", "action": "accept", "protocol": "tcp", "port": "5432"}}), 201, "")
+	testwait.Eventually(t, "the witness's failed push retried", func() bool { return len(f.FirewallRules(101)) == 1 })
+	if n := f.Count("POST", dbRules); n < 2 {
+		t.Fatalf("got %d rule writes of the witness; want the failed one and its retry", n)
 	}
+	testwait.Never(t, 300*time.Millisecond, "a retry of the push Proxmox refused", func() bool {
+		return f.Count("POST", webRules) != writes
+	})
 	if fw := s.machine(tok, web.ID).Firewall; fw.State != machines.FirewallFailed {
 		t.Errorf("got firewall %+v without a change of the rules; want still failed", fw)
 	}
@@ -248,14 +261,14 @@ func TestProxmoxRefusedRuleIsVisible(t *testing.T) {
 	// The next change pushes again; success clears the state and the alert.
 	expect(t, s.do(req{method: "POST", path: "/api/client/firewall/rules", token: a.Token, body: map[string]any{
 		"direction": "in", "action": "drop", "protocol": "any"}}), 201, "")
-	monPoll(t, "the firewall state to recover", func() bool {
+	testwait.Eventually(t, "the firewall state to recover", func() bool {
 		fw := s.machine(tok, web.ID).Firewall
 		return fw != nil && fw.State == machines.FirewallApplied && fw.Reason == ""
 	})
 	if got := f.FirewallRules(100); len(got) != 3 || got[0]["proto"] != "ipv6-icmp" || got[1]["dport"] != "22" || got[2]["action"] != "DROP" {
 		t.Errorf("got rules %v on Proxmox; want the tenant's three, in order", got)
 	}
-	monPoll(t, "the alert to resolve", func() bool {
+	testwait.Eventually(t, "the alert to resolve", func() bool {
 		return len(s.alertsOf(tok, "/api/monitoring/alerts/events?kind=firewall_failed&status=resolved", web.ID)) == 1
 	})
 }
@@ -265,6 +278,7 @@ func TestProxmoxRefusedRuleIsVisible(t *testing.T) {
 // status/current when the list and the record disagree, and still sees changes made
 // behind vmplane's back.
 func TestProxmoxSyncAfterStop(t *testing.T) {
+	t.Parallel()
 	clock := hypervisortest.NewClock(time.Now())
 	s, f, tok := proxmoxServerWith(t, pvefake.Config{StatusLag: 10 * time.Second, Now: clock.Now})
 	s.sync(tok)
@@ -306,6 +320,7 @@ func fakeStatusOf(t *testing.T, f *pvefake.Server, vmid int) string {
 // with it; with one node offline the cluster graph, the overview and the trends answer
 // with what the other nodes have and name what is missing.
 func TestProxmoxPVE8AndOfflineNode(t *testing.T) {
+	t.Parallel()
 	now := time.Now().UTC()
 	s, f, tok := proxmoxServerWith(t, pvefake.Config{RRDLayout: "pve8", Now: func() time.Time { return now }})
 	s.sync(tok)
@@ -383,6 +398,7 @@ func TestProxmoxPVE8AndOfflineNode(t *testing.T) {
 // TestFirewallRulesSameOnSim: the rule checks are the driver-independent ones: the sim
 // refuses what Proxmox would refuse, and takes an IPv6 ICMP rule as ipv6-icmp.
 func TestFirewallRulesSameOnSim(t *testing.T) {
+	t.Parallel()
 	s, tok := synced(t)
 	a := s.tenant(tok, "SimFw", nil)
 	m := s.provision(a.Token, smallMachine)
@@ -412,7 +428,7 @@ func TestFirewallRulesSameOnSim(t *testing.T) {
 	}
 	expect(t, s.do(req{method: "POST", path: "/api/client/firewall/rules", token: a.Token, body: map[string]any{
 		"direction": "in", "action": "accept", "protocol": "ipv6-icmp", "source": "2001:db8::/32"}}), 201, "")
-	monPoll(t, "the push to the sim", func() bool {
+	testwait.Eventually(t, "the push to the sim", func() bool {
 		fw := s.machine(tok, m.ID).Firewall
 		return fw != nil && fw.State == machines.FirewallApplied
 	})
@@ -423,6 +439,7 @@ func TestFirewallRulesSameOnSim(t *testing.T) {
 // (not unavailable or internal), after a bounded number of attempts. One edit alone is
 // absorbed by a retry.
 func TestProxmoxConcurrentEditConflict(t *testing.T) {
+	t.Parallel()
 	s, f, tok := proxmoxServer(t)
 	s.sync(tok)
 	web := s.machine(tok, "100")

@@ -11,27 +11,15 @@ import (
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/schedules"
 	"github.com/vmplane/vmplane/actors/tenants"
+	"github.com/vmplane/vmplane/internal/testwait"
 )
 
 // Schedules are tested with per-second cron expressions (a leading seconds field), so a
 // test sees several runs in a few seconds. No assertion depends on tight timing: each
-// waits, with a generous deadline, for what the API reports. The tests that wait for
-// due times run in parallel with each other, after the package's other tests.
+// waits, with a generous deadline, for what the API reports.
 
 // everySecond is a 6-field cron expression due at every second.
 const everySecond = "* * * * * *"
-
-// eventually polls cond until it holds or the deadline passes.
-func eventually(t *testing.T, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("after %s: %s", timeout, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
 
 func (s *testServer) powerSchedule(tok, id string) schedules.PowerSchedule {
 	s.t.Helper()
@@ -76,7 +64,7 @@ func (s *testServer) disableBackupSchedule(tok, id string) schedules.BackupSched
 	if b.Enabled || b.NextRunAt != nil {
 		s.t.Fatalf("got enabled %v, next_run_at %v; want disabled with no next run", b.Enabled, b.NextRunAt)
 	}
-	eventually(s.t, 20*time.Second, "the last run is still running", func() bool {
+	testwait.Eventually(s.t, "the last run is still running", func() bool {
 		b = s.backupSchedule(tok, id)
 		return b.LastStatus == nil || *b.LastStatus != schedules.RunRunning
 	})
@@ -123,7 +111,7 @@ func TestPowerScheduleFires(t *testing.T) {
 
 	// It fires: the machine stops, and the run is recorded.
 	var first schedules.PowerSchedule
-	eventually(t, 20*time.Second, "the schedule did not record a finished run", func() bool {
+	testwait.Eventually(t, "the schedule did not record a finished run", func() bool {
 		first = s.powerSchedule(a.Token, p.ID)
 		return first.LastStatus != nil && *first.LastStatus != schedules.RunRunning
 	})
@@ -147,7 +135,7 @@ func TestPowerScheduleFires(t *testing.T) {
 	expect(t, r, 200, "")
 	// Later runs find the machine stopped already: skipped, not failed, and no retry storm.
 	var later schedules.PowerSchedule
-	eventually(t, 20*time.Second, "no later run was recorded as skipped", func() bool {
+	testwait.Eventually(t, "no later run was recorded as skipped", func() bool {
 		later = s.powerSchedule(a.Token, p.ID)
 		return later.LastRunAt != nil && later.LastRunAt.After(*first.LastRunAt) && later.LastStatus != nil && strings.HasPrefix(*later.LastStatus, "skipped: ")
 	})
@@ -164,11 +152,21 @@ func TestPowerScheduleFires(t *testing.T) {
 		t.Fatalf("got %+v; want disabled with next_run_at null", off)
 	}
 	// The schedule's actor applies the change between two due times: nothing is
-	// claimed after it.
-	time.Sleep(1500 * time.Millisecond)
-	if got := s.powerSchedule(a.Token, p.ID); got.Runs != off.Runs {
-		t.Fatalf("got %d runs after disabling at %d; want no more", got.Runs, off.Runs)
-	}
+	// claimed after it. A witness, due every second from now on, shows when due times
+	// have passed since: by its second run the disabled schedule has missed at least
+	// one, and the short window catches a run still on its way.
+	r = s.do(req{method: "POST", path: "/api/client/machines/" + m.ID + "/power-schedules", token: a.Token,
+		body: map[string]any{"action": "stop", "cron": everySecond}})
+	expect(t, r, 201, "")
+	var witness schedules.PowerSchedule
+	r.decode(t, &witness)
+	testwait.Eventually(t, "the witness schedule ran twice", func() bool {
+		return s.powerSchedule(a.Token, witness.ID).Runs >= 2
+	})
+	testwait.Never(t, 300*time.Millisecond, "a run of the disabled schedule", func() bool {
+		return s.powerSchedule(a.Token, p.ID).Runs != off.Runs
+	})
+	expect(t, s.do(req{method: "DELETE", path: "/api/resources/power-schedules/" + witness.ID, token: a.Token}), 204, "")
 
 	// Enabling recomputes next_run_at; a start schedule brings the machine back.
 	r = s.do(req{method: "PATCH", path: "/api/resources/power-schedules/" + p.ID, token: a.Token,
@@ -179,7 +177,7 @@ func TestPowerScheduleFires(t *testing.T) {
 	if !on.Enabled || on.Action != "start" || on.NextRunAt == nil || !on.NextRunAt.After(*later.LastRunAt) {
 		t.Fatalf("got %+v; want enabled start with a fresh next_run_at", on)
 	}
-	eventually(t, 20*time.Second, "the start schedule did not start the machine", func() bool {
+	testwait.Eventually(t, "the start schedule did not start the machine", func() bool {
 		return s.machine(admin, m.ID).Status == machines.StatusRunning
 	})
 
@@ -197,7 +195,7 @@ func TestBackupScheduleKeepsRetention(t *testing.T) {
 	if b.Retention != 2 || b.Mode != "snapshot" || b.Timezone != "UTC" || !b.Enabled || b.NextRunAt == nil {
 		t.Fatalf("got %+v; want retention 2, mode snapshot, UTC, enabled", b)
 	}
-	eventually(t, 30*time.Second, "fewer than 3 succeeded backup runs", func() bool {
+	testwait.Eventually(t, "fewer than 3 succeeded backup runs", func() bool {
 		b = s.backupSchedule(a.Token, b.ID)
 		return b.Runs >= 3 && b.LastStatus != nil && *b.LastStatus == schedules.RunSucceeded
 	})
@@ -263,12 +261,12 @@ func TestScheduleRestartDoesNotDoubleFire(t *testing.T) {
 	a := s.tenant(admin, "Restarter", nil)
 	m := s.provision(a.Token, smallMachine)
 	b := s.createBackupSchedule(a.Token, m.ID, map[string]any{"cron": everySecond, "retention": 100})
-	eventually(t, 30*time.Second, "fewer than 2 runs before the restart", func() bool {
+	testwait.Eventually(t, "fewer than 2 runs before the restart", func() bool {
 		return s.backupSchedule(a.Token, b.ID).Runs >= 2
 	})
 	s.restart()
 	atRestart := s.backupSchedule(a.Token, b.ID)
-	eventually(t, 30*time.Second, "fewer than 2 runs after the restart", func() bool {
+	testwait.Eventually(t, "fewer than 2 runs after the restart", func() bool {
 		got := s.backupSchedule(a.Token, b.ID)
 		return got.Runs >= atRestart.Runs+2 && got.LastStatus != nil && *got.LastStatus == schedules.RunSucceeded
 	})
@@ -302,6 +300,7 @@ func TestScheduleRestartDoesNotDoubleFire(t *testing.T) {
 }
 
 func TestMissedRunsWithinAndBeyondGrace(t *testing.T) {
+	t.Parallel()
 	// The schedules' clock is moved forward while the server is down, as if vmplane had
 	// been stopped across a due time: deterministic, with no waiting for real time.
 	var offset atomic.Int64
@@ -327,7 +326,7 @@ func TestMissedRunsWithinAndBeyondGrace(t *testing.T) {
 
 	// Down across the due time, back 30 minutes later: within the grace, it runs once.
 	downUntil(due.Add(30 * time.Minute))
-	eventually(t, 20*time.Second, "the missed run within the grace did not run", func() bool {
+	testwait.Eventually(t, "the missed run within the grace did not run", func() bool {
 		b = s.backupSchedule(a.Token, b.ID)
 		return b.LastStatus != nil && *b.LastStatus == schedules.RunSucceeded
 	})
@@ -384,7 +383,7 @@ func TestScheduleOfDestroyedMachineStops(t *testing.T) {
 	s.run(req{method: "DELETE", path: "/api/resources/machines/" + m.ID, token: a.Token})
 	r = s.do(req{method: "PATCH", path: "/api/resources/power-schedules/" + p.ID, token: a.Token, body: map[string]any{"cron": everySecond}})
 	expect(t, r, 200, "")
-	eventually(t, 20*time.Second, "the schedule of a destroyed machine was not disabled", func() bool {
+	testwait.Eventually(t, "the schedule of a destroyed machine was not disabled", func() bool {
 		p = s.powerSchedule(a.Token, p.ID)
 		return !p.Enabled
 	})
@@ -394,6 +393,7 @@ func TestScheduleOfDestroyedMachineStops(t *testing.T) {
 }
 
 func TestScheduleValidation(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	a := s.tenant(admin, "Picky", nil)
 	b := s.tenant(admin, "Nosy", nil)
@@ -512,6 +512,7 @@ func TestScheduleValidation(t *testing.T) {
 }
 
 func TestScheduleIsolation(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	a := s.tenant(admin, "Owner", nil)
 	b := s.tenant(admin, "Intruder", nil)
@@ -523,7 +524,7 @@ func TestScheduleIsolation(t *testing.T) {
 	var ap schedules.PowerSchedule
 	r.decode(t, &ap)
 	ab := s.createBackupSchedule(a.Token, am.ID, map[string]any{"cron": everySecond, "retention": 3})
-	eventually(t, 20*time.Second, "no backup was taken", func() bool { return len(s.backupsOf(a.Token, am.ID)) > 0 })
+	testwait.Eventually(t, "no backup was taken", func() bool { return len(s.backupsOf(a.Token, am.ID)) > 0 })
 	s.disableBackupSchedule(a.Token, ab.ID)
 	abk := s.backupsOf(a.Token, am.ID)[0]
 

@@ -62,6 +62,7 @@ var firewallRule = map[string]any{"direction": "in", "action": "accept", "protoc
 // verification the edge remembers) neither read nor write, its refresh tokens are
 // refused, and it cannot log in; also after a restart.
 func TestDeletedUserTokensEnd(t *testing.T) {
+	t.Parallel()
 	s := startServer(t)
 	admin := s.adminToken()
 	u := s.sessionUser(admin, s.newTenant(admin, "Gone"), "gone@example.test")
@@ -85,6 +86,7 @@ func TestDeletedUserTokensEnd(t *testing.T) {
 // TestPasswordChangeEndsTokens: a new password ends every login of the user, access
 // and refresh tokens alike, in each of its sessions; the new password works.
 func TestPasswordChangeEndsTokens(t *testing.T) {
+	t.Parallel()
 	s := startServer(t)
 	admin := s.adminToken()
 	u := s.sessionUser(admin, s.newTenant(admin, "Pw"), "pw@example.test")
@@ -109,6 +111,7 @@ func TestPasswordChangeEndsTokens(t *testing.T) {
 // operator, ends the tokens that carry its old tenant and role; a new login carries the
 // new ones.
 func TestRoleAndTenantChangeEndTokens(t *testing.T) {
+	t.Parallel()
 	s := startServer(t)
 	admin := s.adminToken()
 	t1, t2 := s.newTenant(admin, "One"), s.newTenant(admin, "Two")
@@ -160,6 +163,7 @@ func TestRoleAndTenantChangeEndTokens(t *testing.T) {
 // TestDisabledUserTokensEnd: a disabled user's tokens end and it cannot log in, with
 // the answer a wrong password gets; enabled again, it logs in anew.
 func TestDisabledUserTokensEnd(t *testing.T) {
+	t.Parallel()
 	s := startServer(t)
 	admin := s.adminToken()
 	u := s.sessionUser(admin, s.newTenant(admin, "Off"), "off@example.test")
@@ -183,6 +187,7 @@ func TestDisabledUserTokensEnd(t *testing.T) {
 // TestLogoutEndsItsSession: logging out ends that login's access tokens, those
 // issued by its refreshes too, and its refresh tokens; the user's other logins go on.
 func TestLogoutEndsItsSession(t *testing.T) {
+	t.Parallel()
 	s := startServer(t)
 	admin := s.adminToken()
 	u := s.sessionUser(admin, s.newTenant(admin, "Out"), "out@example.test")
@@ -214,6 +219,7 @@ func TestLogoutEndsItsSession(t *testing.T) {
 // TestLogoutEndsEventStream: an event stream opened with a session's token delivers
 // nothing after the session ends: the next event ends the stream instead.
 func TestLogoutEndsEventStream(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	p := s.login(testAdminEmail, testAdminPassword)
 	st := s.subscribe(p.Token, 0)
@@ -251,6 +257,7 @@ func TestLogoutEndsEventStream(t *testing.T) {
 // TestLogoutEndsConsole: a console opened with a login's ticket closes once that login
 // ends, and a ticket issued before a logout no longer opens one.
 func TestLogoutEndsConsole(t *testing.T) {
+	t.Parallel()
 	s, _ := synced(t)
 	op := s.login(testAdminEmail, testAdminPassword)
 	m := byStatus(t, s.machines(op.Token), machines.StatusRunning)
@@ -281,6 +288,7 @@ func TestLogoutEndsConsole(t *testing.T) {
 // one in DATA_DIR/initial-admin-password (0600) for an appliance's console; it opens
 // the admin's account, and goes once that password is changed through the API.
 func TestInitialPasswordFile(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, func(c *Config) { c.AdminPassword = "" })
 	file := InitialPasswordFile(s.cfg.DataDir)
 	data, err := os.ReadFile(file)

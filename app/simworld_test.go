@@ -4,12 +4,12 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/monitoring"
 	"github.com/vmplane/vmplane/actors/schedules"
 	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/internal/testwait"
 )
 
 // resourceMachine GETs a machine through the generic resource route, as a user would.
@@ -27,13 +27,14 @@ func (s *testServer) resourceMachine(tok, id string) machines.Machine {
 // process (a new driver, as `vmplane serve` builds one), with the same status, disks,
 // interfaces and backups, and the hypervisor still knows its backups.
 func TestSimWorldSurvivesRestart(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	a := s.tenant(admin, "Keep", nil)
 	m := s.provision(a.Token, smallMachine)
 	s.run(req{method: "POST", path: "/api/virt/vms/" + m.ID + "/actions/stop", token: admin})
 	s.run(req{method: "POST", path: "/api/virt/vms/" + m.ID + "/disks", token: admin, body: map[string]any{"size_gb": 25}})
 	b := s.createBackupSchedule(a.Token, m.ID, map[string]any{"cron": everySecond, "retention": 5})
-	eventually(t, 30*time.Second, "a succeeded backup run", func() bool {
+	testwait.Eventually(t, "a succeeded backup run", func() bool {
 		b = s.backupSchedule(a.Token, b.ID)
 		return b.LastStatus != nil && *b.LastStatus == schedules.RunSucceeded
 	})
@@ -87,6 +88,7 @@ func TestSimWorldSurvivesRestart(t *testing.T) {
 // (nothing outside loopback is reachable here at all), so a check that passes was
 // answered without a connection.
 func TestHealthCheckOfSimMachine(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	a := s.tenant(admin, "Probed", nil)
 	m := s.provision(a.Token, smallMachine)
@@ -107,12 +109,12 @@ func TestHealthCheckOfSimMachine(t *testing.T) {
 	ssh := s.createCheck(admin, "/api/monitoring/health-checks", map[string]any{
 		"name": "ssh", "type": "tcp", "target": ip + ":22", "interval_s": 1, "timeout_ms": 500, "failure_threshold": 1})
 	for _, id := range []string{web.ID, ssh.ID} {
-		monPoll(t, "the check of a running machine to pass", func() bool { return s.check(admin, id).Last.Status == monitoring.CheckPassing })
+		testwait.Eventually(t, "the check of a running machine to pass", func() bool { return s.check(admin, id).Last.Status == monitoring.CheckPassing })
 	}
 
 	s.run(req{method: "POST", path: "/api/virt/vms/" + m.ID + "/actions/stop", token: admin})
 	for _, id := range []string{web.ID, ssh.ID} {
-		monPoll(t, "the check of a stopped machine to fail", func() bool {
+		testwait.Eventually(t, "the check of a stopped machine to fail", func() bool {
 			c := s.check(admin, id)
 			return c.Last.Status == monitoring.CheckFailing && c.Last.Error != nil && strings.Contains(*c.Last.Error, "connection refused")
 		})

@@ -10,6 +10,7 @@ import (
 	"github.com/vmplane/vmplane/actors/auth"
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/tenants"
+	"github.com/vmplane/vmplane/internal/testwait"
 )
 
 // tenantFixture is a tenant with one user, signed in.
@@ -55,6 +56,7 @@ func (s *testServer) provision(tok string, spec map[string]any) machines.Machine
 }
 
 func TestClientCreatesMachine(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	a := s.tenant(admin, "Acme", nil)
 	r := s.do(req{method: "POST", path: "/api/client/machines", token: a.Token, body: map[string]any{
@@ -122,6 +124,7 @@ func TestClientCreatesMachine(t *testing.T) {
 }
 
 func TestQuotaRace(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	a := s.tenant(admin, "Racer", map[string]int{"machines": 10, "cpu_cores": 1000, "memory_mb": 1 << 20, "disk_gb": 100000})
 	var (
@@ -161,6 +164,7 @@ func TestQuotaRace(t *testing.T) {
 }
 
 func TestResizeWithinQuota(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	a := s.tenant(admin, "Grower", map[string]int{"machines": 3, "cpu_cores": 4, "memory_mb": 8192, "disk_gb": 50})
 	m := s.provision(a.Token, smallMachine)
@@ -184,6 +188,7 @@ func TestResizeWithinQuota(t *testing.T) {
 }
 
 func TestDestroyFreesQuota(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	a := s.tenant(admin, "Shrinker", map[string]int{"machines": 1, "cpu_cores": 4, "memory_mb": 8192, "disk_gb": 50})
 	m := s.provision(a.Token, smallMachine)
@@ -204,6 +209,7 @@ func (s *testServer) rules(tok string) []rule {
 }
 
 func TestFirewallRules(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	a := s.tenant(admin, "Walls", nil)
 	m := s.provision(a.Token, smallMachine)
@@ -254,17 +260,13 @@ func TestFirewallRules(t *testing.T) {
 		t.Fatalf("got %s after the delete; want drop, ssh, web renumbered", got)
 	}
 	// Pushed to the hypervisor, in order.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	testwait.Until(t, func() error {
 		pushed := s.sim.Firewall(m.VMID)
 		if len(pushed) == 3 && pushed[0].Action == "drop" && pushed[1].Port == "22" && !pushed[1].Enabled && pushed[2].Port == "80,443" {
-			break
+			return nil
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("got %+v on the hypervisor; want drop, ssh (disabled), web", pushed)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return fmt.Errorf("got %+v on the hypervisor; want drop, ssh (disabled), web", pushed)
+	})
 	// Rules survive a restart.
 	s.restart()
 	tok := s.login("walls@example.test", "tenant-password").Token
@@ -274,6 +276,7 @@ func TestFirewallRules(t *testing.T) {
 }
 
 func TestFirewallRuleValidation(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	a := s.tenant(admin, "Strict", nil)
 	b := s.tenant(admin, "Other", nil)
@@ -324,6 +327,7 @@ func TestFirewallRuleValidation(t *testing.T) {
 }
 
 func TestUsageTrends(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	a := s.tenant(admin, "Trendy", nil)
 	// A demo machine with months of history, handed to the tenant by the operator.
@@ -360,6 +364,7 @@ func TestUsageTrends(t *testing.T) {
 // A machine whose provisioning failed holds quota until it is deleted, and deleting it
 // must work although nothing exists on the hypervisor.
 func TestDestroyFailedProvisioning(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	a := s.tenant(admin, "Unlucky", map[string]int{"machines": 1, "cpu_cores": 4, "memory_mb": 8192, "disk_gb": 50})
 	s.sim.FailNext(0, "create", fmt.Errorf("clone failed: storage full"))
@@ -383,6 +388,7 @@ func TestDestroyFailedProvisioning(t *testing.T) {
 
 // A tenant is deleted only once nothing of it is left that would be orphaned.
 func TestDeleteTenantRefusedWhileItOwnsThings(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	a := s.tenant(admin, "Leaving", nil)
 	m := s.provision(a.Token, smallMachine)
@@ -404,6 +410,7 @@ func TestDeleteTenantRefusedWhileItOwnsThings(t *testing.T) {
 // A sync while a tenant's machine is being created must not adopt that machine a
 // second time as an unassigned one.
 func TestSyncDuringProvisioningAdoptsNothingTwice(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t, func(c *Config) { c.SimOpDelay = 300 * time.Millisecond })
 	a := s.tenant(admin, "Racing", nil)
 	r := s.do(req{method: "POST", path: "/api/client/machines", token: a.Token, body: smallMachine})

@@ -15,6 +15,7 @@ import (
 	"github.com/fasthttp/websocket"
 
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/internal/testwait"
 )
 
 // rawExchange writes raw on a new connection to addr and reads one answer.
@@ -50,6 +51,7 @@ func readAnswer(conn net.Conn) (*response, error) {
 // 17.9: every error answer, whoever produces it (fasthttp's parser, the router, a
 // handler), is problem JSON with a code.
 func TestEveryErrorIsProblemJSON(t *testing.T) {
+	t.Parallel()
 	s := startServer(t)
 	long := strings.Repeat("a", 5000)
 	cases := []struct {
@@ -101,6 +103,7 @@ func TestEveryErrorIsProblemJSON(t *testing.T) {
 // 16.13: a body over the limit sent whole, without waiting for 100-continue, gets its
 // 413 every time, not a connection reset under the answer.
 func TestOversizedBodyAlwaysGets413(t *testing.T) {
+	t.Parallel()
 	s := startServer(t)
 	body := strings.Repeat("a", 4<<20)
 	for i := range 20 {
@@ -133,6 +136,7 @@ func TestOversizedBodyAlwaysGets413(t *testing.T) {
 // 17.8: a client that sends its headers a byte at a time is cut off after the header
 // timeout, while other clients are served.
 func TestSlowHeadersAreCutOff(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, func(c *Config) { c.HeaderTimeout = 500 * time.Millisecond })
 	const slow = 20
 	var wg sync.WaitGroup
@@ -204,6 +208,7 @@ func isEndOfConn(err error) bool {
 // connections that never send a request after the header timeout; event streams and
 // console websockets, which are quiet for long stretches, are not cut.
 func TestIdleConnectionsAreClosed(t *testing.T) {
+	t.Parallel()
 	s, tok := synced(t, func(c *Config) {
 		c.HeaderTimeout = 300 * time.Millisecond
 		c.IdleTimeout = 300 * time.Millisecond
@@ -224,20 +229,27 @@ func TestIdleConnectionsAreClosed(t *testing.T) {
 			return
 		}
 	}
-	used, err := net.Dial("tcp", s.app.Addr())
-	if err != nil {
-		t.Fatal(err)
+	// idle opens a kept-alive connection that goes quiet after one request, and one
+	// that never sends a request.
+	idle := func() (used, unused net.Conn) {
+		t.Helper()
+		used, err := net.Dial("tcp", s.app.Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { used.Close() })
+		fmt.Fprintf(used, "GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n")
+		if r, err := readAnswer(used); err != nil || r.Status != 200 || r.Header.Get("Connection") == "close" {
+			t.Fatalf("got %v, %v; want 200 on a kept-alive connection", r, err)
+		}
+		unused, err = net.Dial("tcp", s.app.Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { unused.Close() })
+		return used, unused
 	}
-	defer used.Close()
-	fmt.Fprintf(used, "GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n")
-	if r, err := readAnswer(used); err != nil || r.Status != 200 || r.Header.Get("Connection") == "close" {
-		t.Fatalf("got %v, %v; want 200 on a kept-alive connection", r, err)
-	}
-	unused, err := net.Dial("tcp", s.app.Addr())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unused.Close()
+	used, unused := idle()
 
 	// An event stream and a console, opened before the timeouts pass.
 	st := s.subscribe(tok, 0)
@@ -245,9 +257,11 @@ func TestIdleConnectionsAreClosed(t *testing.T) {
 
 	closed("kept-alive connection", used)
 	closed("unused connection", unused)
-	// Both timeouts have passed several times over (the two connections above are
-	// closed); the stream and the console still work.
-	time.Sleep(time.Second)
+	// Two more, opened after the stream and the console: once they are closed, both
+	// timeouts have passed for the stream and the console too, which still work.
+	used, unused = idle()
+	closed("later kept-alive connection", used)
+	closed("later unused connection", unused)
 	task := s.startTask(req{method: "POST", path: "/api/virt/vms/" + m.ID + "/actions/reboot", token: tok})
 	st.until(t, taskDone(task.ID))
 	if err := ws.WriteMessage(websocket.TextMessage, []byte("hostname\n")); err != nil {
@@ -268,6 +282,7 @@ func TestIdleConnectionsAreClosed(t *testing.T) {
 // answered 429 and closed, other addresses are not affected, and a closed connection
 // frees its place.
 func TestConnectionCapPerAddress(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, func(c *Config) { c.MaxConnsPerAddr = 3 })
 	from := func(ip string) net.Conn {
 		t.Helper()
@@ -314,23 +329,20 @@ func TestConnectionCapPerAddress(t *testing.T) {
 	}
 	// Closing one frees its place (once the server has seen the close).
 	open[0].Close()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	testwait.Until(t, func() error {
 		r, err := health(from("127.0.0.11"))
 		if err == nil && r.Status == 200 {
-			break
+			return nil
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("got %v, %v; want a closed connection's place given back", r, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return fmt.Errorf("got %v, %v; want a closed connection's place given back", r, err)
+	})
 }
 
 // 17.5: the addresses of one IPv6 /64 are one client for the rate limits; another /64
 // is another client; IPv4-mapped IPv6 is the IPv4 client. The addresses come through a
 // trusted proxy's X-Forwarded-For, since loopback has only one IPv6 address.
 func TestIPv6ClientsAreKeyedByPrefix(t *testing.T) {
+	t.Parallel()
 	const burst = 4
 	s := startServer(t, func(c *Config) {
 		c.RateGlobal, c.RateGlobalBurst = 0.001, burst
@@ -364,6 +376,7 @@ func TestIPv6ClientsAreKeyedByPrefix(t *testing.T) {
 }
 
 func TestIPv6PrefixSetting(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, func(c *Config) {
 		c.RateGlobal, c.RateGlobalBurst = 0.001, 1
 		c.TrustedProxies = "127.0.0.1/32"
@@ -383,6 +396,7 @@ func TestIPv6PrefixSetting(t *testing.T) {
 // 17.10: the console ticket's URL never carries the request's Host (or X-Forwarded-*):
 // without a public URL it is a path, with one it is built from it.
 func TestConsoleURLIgnoresHost(t *testing.T) {
+	t.Parallel()
 	for _, public := range []string{"", "https://panel.example.com/"} {
 		t.Run("public URL "+public, func(t *testing.T) {
 			s, tok := synced(t, func(c *Config) {
@@ -416,6 +430,7 @@ func TestConsoleURLIgnoresHost(t *testing.T) {
 // X-Forwarded-For names the client only when a trusted proxy sends it: another peer
 // cannot pose as many clients by writing it.
 func TestForwardedForOnlyFromTrustedProxies(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, func(c *Config) {
 		c.RateGlobal, c.RateGlobalBurst = 0.001, 2
 		c.TrustedProxies = "127.0.0.1/32"
@@ -434,6 +449,7 @@ func TestForwardedForOnlyFromTrustedProxies(t *testing.T) {
 
 // A body within the limit announced with Expect: 100-continue is asked for and read.
 func TestExpectContinueWithinTheLimit(t *testing.T) {
+	t.Parallel()
 	s := startServer(t)
 	conn, err := net.Dial("tcp", s.app.Addr())
 	if err != nil {

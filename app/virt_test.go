@@ -15,6 +15,7 @@ import (
 	"github.com/vmplane/vmplane/actors/auth"
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/internal/testwait"
 )
 
 type syncResult struct {
@@ -67,23 +68,20 @@ func (s *testServer) startTask(r req) machines.Task {
 // waitTask polls a task until it ends.
 func (s *testServer) waitTask(tok, id string) machines.Task {
 	s.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	var t machines.Task
+	testwait.Until(s.t, func() error {
 		r := s.do(req{method: "GET", path: "/api/tasks/" + id, token: tok})
 		expect(s.t, r, 200, "")
-		var t machines.Task
 		r.decode(s.t, &t)
-		if t.Finished() {
-			if t.FinishedAt == nil || t.StartedAt == nil {
-				s.t.Fatalf("got finished task %+v without start and finish times", t)
-			}
-			return t
+		if !t.Finished() {
+			return fmt.Errorf("task %s still %s", id, t.Status)
 		}
-		if time.Now().After(deadline) {
-			s.t.Fatalf("task %s still %s after 20 s", id, t.Status)
-		}
-		time.Sleep(5 * time.Millisecond)
+		return nil
+	})
+	if t.FinishedAt == nil || t.StartedAt == nil {
+		s.t.Fatalf("got finished task %+v without start and finish times", t)
 	}
+	return t
 }
 
 // run starts an operation and waits for its task to succeed.
@@ -121,6 +119,7 @@ func byStatus(t *testing.T, ms []machines.Machine, status string) machines.Machi
 }
 
 func TestSyncReconciles(t *testing.T) {
+	t.Parallel()
 	s := startServer(t)
 	tok := s.adminToken()
 	first := s.sync(tok)
@@ -161,6 +160,7 @@ func TestSyncReconciles(t *testing.T) {
 }
 
 func TestPowerActions(t *testing.T) {
+	t.Parallel()
 	s, tok := synced(t)
 	m := byStatus(t, s.machines(tok), machines.StatusRunning)
 	path := "/api/virt/vms/" + m.ID + "/actions/"
@@ -197,6 +197,7 @@ func TestPowerActions(t *testing.T) {
 }
 
 func TestConcurrentOperationsConflict(t *testing.T) {
+	t.Parallel()
 	s, tok := synced(t, func(c *Config) { c.SimOpDelay = 300 * time.Millisecond })
 	m := byStatus(t, s.machines(tok), machines.StatusRunning)
 	task := s.startTask(req{method: "POST", path: "/api/virt/vms/" + m.ID + "/actions/reboot", token: tok})
@@ -215,6 +216,7 @@ func TestConcurrentOperationsConflict(t *testing.T) {
 }
 
 func TestMigrate(t *testing.T) {
+	t.Parallel()
 	s, tok := synced(t)
 	m := byStatus(t, s.machines(tok), machines.StatusRunning)
 	path := "/api/virt/vms/" + m.ID + "/migrate"
@@ -246,6 +248,7 @@ func TestMigrate(t *testing.T) {
 }
 
 func TestConfigNetworkDisksReinstall(t *testing.T) {
+	t.Parallel()
 	s, tok := synced(t)
 	m := byStatus(t, s.machines(tok), machines.StatusRunning)
 	base := "/api/virt/vms/" + m.ID
@@ -297,6 +300,7 @@ func TestConfigNetworkDisksReinstall(t *testing.T) {
 }
 
 func TestOperationValidation(t *testing.T) {
+	t.Parallel()
 	s, tok := synced(t)
 	m := byStatus(t, s.machines(tok), machines.StatusRunning)
 	base := "/api/virt/vms/" + m.ID
@@ -334,6 +338,7 @@ func TestOperationValidation(t *testing.T) {
 }
 
 func TestInjectedFailureEndsAsFailedTask(t *testing.T) {
+	t.Parallel()
 	s, tok := synced(t)
 	m := byStatus(t, s.machines(tok), machines.StatusRunning)
 	s.sim.FailNext(m.VMID, "reboot", errors.New("qmp command 'system_reset' failed"))
@@ -358,6 +363,7 @@ func TestInjectedFailureEndsAsFailedTask(t *testing.T) {
 }
 
 func TestUserCannotUseOperatorRoutes(t *testing.T) {
+	t.Parallel()
 	s, tok := synced(t)
 	m := s.machines(tok)[0]
 	tenant := "01TENANTA0000000000000000"
@@ -410,6 +416,7 @@ func (s *testServer) usage(tok, path string) usageGraph {
 }
 
 func TestUsageGraphs(t *testing.T) {
+	t.Parallel()
 	s, tok := synced(t)
 	m := s.machines(tok)[0]
 	want := map[string]struct{ step, points int }{
@@ -436,6 +443,7 @@ func TestUsageGraphs(t *testing.T) {
 }
 
 func TestClusterUsageIsTheSumOfNodes(t *testing.T) {
+	t.Parallel()
 	s, tok := synced(t)
 	for _, tf := range []string{"hour", "week"} {
 		cluster := s.usage(tok, "/api/virt/cluster/usage-graphs?timeframe="+tf)
@@ -475,6 +483,7 @@ func TestClusterUsageIsTheSumOfNodes(t *testing.T) {
 }
 
 func TestConsole(t *testing.T) {
+	t.Parallel()
 	s, tok := synced(t)
 	m := byStatus(t, s.machines(tok), machines.StatusRunning)
 	r := s.do(req{method: "GET", path: "/api/virt/vms/" + m.ID + "/console", token: tok})
@@ -562,6 +571,7 @@ func (s *testServer) dialConsole(tok, id string) *websocket.Conn {
 }
 
 func TestConsoleTicketExpires(t *testing.T) {
+	t.Parallel()
 	s, tok := synced(t)
 	m := byStatus(t, s.machines(tok), machines.StatusRunning)
 	u := s.consoleURL(tok, m.ID)
@@ -572,6 +582,7 @@ func TestConsoleTicketExpires(t *testing.T) {
 }
 
 func TestRestartKeepsStateAndSettlesTasks(t *testing.T) {
+	t.Parallel()
 	s, tok := synced(t, func(c *Config) { c.SimOpDelay = 5 * time.Second })
 	ms := s.machines(tok)
 	m := byStatus(t, ms, machines.StatusRunning)
@@ -586,19 +597,13 @@ func TestRestartKeepsStateAndSettlesTasks(t *testing.T) {
 	if settled.Status != machines.TaskFailed || settled.Error == nil || !strings.Contains(*settled.Error, "restarted") {
 		t.Fatalf("got %+v; want the interrupted task failed, saying vmplane restarted", settled)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		got := s.machine(tok, m.ID)
-		if got.TaskID == nil {
-			if got.Status != machines.StatusRunning {
-				t.Fatalf("got status %s; want running, as the hypervisor says", got.Status)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the machine is still locked after the restart")
-		}
-		time.Sleep(10 * time.Millisecond)
+	var got machines.Machine
+	testwait.Eventually(t, "the machine is still locked after the restart", func() bool {
+		got = s.machine(tok, m.ID)
+		return got.TaskID == nil
+	})
+	if got.Status != machines.StatusRunning {
+		t.Fatalf("got status %s; want running, as the hypervisor says", got.Status)
 	}
 	r := s.do(req{method: "GET", path: "/api/virt/nodes", token: tok})
 	expect(t, r, 200, "")
@@ -610,6 +615,7 @@ func TestRestartKeepsStateAndSettlesTasks(t *testing.T) {
 // A sync that finds nothing changed wakes no machine's actor: with a large fleet,
 // every sync would otherwise hold all machines in memory.
 func TestSyncWakesOnlyChangedMachines(t *testing.T) {
+	t.Parallel()
 	s, _ := synced(t, func(c *Config) { c.SimMachines = 12 })
 	s.restart()
 	tok := s.adminToken()

@@ -21,6 +21,7 @@ import (
 
 	"github.com/vmplane/vmplane/clientcheck/internal/testserver"
 	"github.com/vmplane/vmplane/clientcheck/vmclient"
+	"github.com/vmplane/vmplane/internal/testwait"
 )
 
 // startServer starts a real vmplane server for the test and stops it when the test ends.
@@ -285,20 +286,20 @@ func TestGeneratedClientFlow(t *testing.T) {
 // waitTask polls a task through the generated client until it has ended.
 func waitTask(t *testing.T, c *vmclient.ClientWithResponses, id string) *vmclient.Task {
 	t.Helper()
-	for start := time.Now(); ; {
-		res, err := c.GetTasksByIdWithResponse(context.Background(), id)
+	var res *vmclient.GetTasksByIdResponse
+	testwait.Until(t, func() error {
+		var err error
+		res, err = c.GetTasksByIdWithResponse(context.Background(), id)
 		ok(t, "get task", err, res, res.Body, 200, res.JSON200)
-		if task := res.JSON200; task.Status == "succeeded" || task.Status == "failed" {
-			if !task.FinishedAt.IsSpecified() || task.FinishedAt.IsNull() {
-				t.Fatalf("get task: ended task without a finish time: %s", res.Body)
-			}
-			return task
+		if s := res.JSON200.Status; s != "succeeded" && s != "failed" {
+			return fmt.Errorf("get task: %s still %s", id, s)
 		}
-		if time.Since(start) > 30*time.Second {
-			t.Fatalf("get task: %s still %s after 30 s", id, res.JSON200.Status)
-		}
-		time.Sleep(5 * time.Millisecond)
+		return nil
+	})
+	if task := res.JSON200; !task.FinishedAt.IsSpecified() || task.FinishedAt.IsNull() {
+		t.Fatalf("get task: ended task without a finish time: %s", res.Body)
 	}
+	return res.JSON200
 }
 
 func mustBody(v any) []byte {

@@ -9,6 +9,7 @@ import (
 )
 
 func TestClientKey(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		ip     string
 		prefix int
@@ -36,6 +37,7 @@ func TestClientKey(t *testing.T) {
 // An error answer a library writes in text below the handlers becomes problem JSON; a
 // route's own JSON answer is left as it is.
 func TestEnsureProblem(t *testing.T) {
+	t.Parallel()
 	s := New(Options{Version: "test"})
 	var rc fasthttp.RequestCtx
 	rc.Error("websocket: bad handshake", fasthttp.StatusBadRequest)
@@ -63,6 +65,7 @@ func TestEnsureProblem(t *testing.T) {
 }
 
 func TestWebsocketBase(t *testing.T) {
+	t.Parallel()
 	for public, want := range map[string]string{
 		"":                            "",
 		"https://panel.example.com/":  "wss://panel.example.com",

@@ -52,6 +52,7 @@ func fieldErrors(t *testing.T, body string, patch bool) []string {
 }
 
 func TestValidateBody(t *testing.T) {
+	t.Parallel()
 	f := func(body string, patch bool, want ...string) {
 		t.Helper()
 		got := fieldErrors(t, body, patch)
@@ -102,6 +103,7 @@ func TestValidateBody(t *testing.T) {
 }
 
 func TestRulesInTheDocument(t *testing.T) {
+	t.Parallel()
 	g := newSchemaGen()
 	g.schemaIn(reflect.TypeFor[ctBody](), modeRequest)
 	g.schemaIn(reflect.TypeFor[ctBody](), modePatch)
@@ -151,6 +153,7 @@ func callFor(rt *Route, uri, contentType, body string) *Call {
 }
 
 func TestCheckMediaType(t *testing.T) {
+	t.Parallel()
 	post := &Route{Method: "POST", Path: "/x", Body: ctBody{}}
 	patch := &Route{Method: "PATCH", Path: "/x", Body: ctBody{}, Patch: true}
 	f := func(rt *Route, ct, body string, want bool, allowed ...string) {
@@ -181,6 +184,7 @@ func TestCheckMediaType(t *testing.T) {
 }
 
 func TestCheckQuery(t *testing.T) {
+	t.Parallel()
 	rt := &Route{Method: "GET", Path: "/x", Query: map[string]string{"limit": "", "cursor": "", "status": "", "since": "", "flag": ""},
 		QueryTypes: map[string]QueryType{"status": {Enum: []string{"on", "off"}}, "flag": {Type: "boolean"}}}
 	f := func(query string, want ...string) {
@@ -217,6 +221,7 @@ func TestCheckQuery(t *testing.T) {
 // summary and a description (issue 16.16), and its request body is bounded and closed
 // (issue 17.7, 16.9).
 func TestOpenAPIOperationsDescribed(t *testing.T) {
+	t.Parallel()
 	var doc map[string]any
 	if err := json.Unmarshal(mustServerDoc(t), &doc); err != nil {
 		t.Fatal(err)

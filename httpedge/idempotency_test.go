@@ -6,6 +6,7 @@ import "testing"
 // free the key, and a 500, a 504 or a panic leave it claimed, since the request may
 // have taken effect and must not run twice.
 func TestSettlement(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		status   int
 		panicked bool

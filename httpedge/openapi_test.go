@@ -144,6 +144,7 @@ func jsonOf(t *testing.T, v any) string {
 var templateParam = regexp.MustCompile(`\{([^}]+)\}`)
 
 func TestOpenAPIDocument(t *testing.T) {
+	t.Parallel()
 	routes := sampleRoutes()
 	doc := mustBuild(t, "1.2.3", routes)
 
@@ -236,6 +237,7 @@ func TestOpenAPIDocument(t *testing.T) {
 // dependencies (jsonpointer, oasdiff/yaml, santhosh-tekuri/jsonschema); the document
 // of the real route table was validated with it out of tree instead.
 func TestOpenAPIStructure(t *testing.T) {
+	t.Parallel()
 	doc := mustBuild(t, "", sampleRoutes())
 	if got := at(t, doc, "info", "version"); got == "" {
 		t.Errorf("info.version: got empty; want a placeholder")
@@ -274,6 +276,7 @@ func TestOpenAPIStructure(t *testing.T) {
 }
 
 func TestOpenAPIErrorsAndSecurity(t *testing.T) {
+	t.Parallel()
 	routes := sampleRoutes()
 	doc := mustBuild(t, "1", routes)
 
@@ -329,6 +332,7 @@ func TestOpenAPIErrorsAndSecurity(t *testing.T) {
 }
 
 func TestOpenAPISchemaReflection(t *testing.T) {
+	t.Parallel()
 	g := newSchemaGen()
 	if got, want := jsonOf(t, g.schemaIn(reflect.TypeFor[oaSample](), modeReply)), `{"$ref":"#/components/schemas/OaSample"}`; got != want {
 		t.Fatalf("oaSample: got %s; want %s", got, want)
@@ -402,6 +406,7 @@ func TestOpenAPISchemaReflection(t *testing.T) {
 // TestOpenAPISchemaMatchesEncoding checks the reflector against encoding/json itself:
 // a value with every field set encodes exactly the properties the schema declares.
 func TestOpenAPISchemaMatchesEncoding(t *testing.T) {
+	t.Parallel()
 	nick := "n"
 	f := func(v any) {
 		t.Helper()
@@ -433,6 +438,7 @@ func TestOpenAPISchemaMatchesEncoding(t *testing.T) {
 }
 
 func TestOpenAPITemplatePaths(t *testing.T) {
+	t.Parallel()
 	f := func(in, want string) {
 		t.Helper()
 		vs, err := templatePaths(in)
@@ -463,6 +469,7 @@ func TestOpenAPITemplatePaths(t *testing.T) {
 }
 
 func TestOpenAPIOperationID(t *testing.T) {
+	t.Parallel()
 	f := func(method, path, want string) {
 		t.Helper()
 		if got := operationID(method, path); got != want {
@@ -478,6 +485,7 @@ func TestOpenAPIOperationID(t *testing.T) {
 
 // TestOpenAPIServer runs the real route table: New needs no actor system to build it.
 func TestOpenAPIServer(t *testing.T) {
+	t.Parallel()
 	s := New(Options{Version: "9.9.9"})
 	var wg sync.WaitGroup
 	docs := make([][]byte, 4)
@@ -528,6 +536,7 @@ func TestOpenAPIServer(t *testing.T) {
 // TestOpenAPIValidates loads the served document with kin-openapi, an independent
 // OpenAPI 3.1 implementation, and validates it.
 func TestOpenAPIValidates(t *testing.T) {
+	t.Parallel()
 	for name, doc := range map[string][]byte{
 		"server": mustServerDoc(t),
 		"sample": mustBuildBytes(t, sampleRoutes()),

@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/vmplane/vmplane/apierr"
+	"github.com/vmplane/vmplane/internal/testwait"
 )
 
 // openStore opens a store in a fresh directory and closes it when the test ends.
@@ -373,17 +374,12 @@ func TestPutTTLExpires(t *testing.T) {
 	if _, err := s.Get([]byte("k/short")); err != nil {
 		t.Fatalf("got %v right after the put; want the key", err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		_, err := s.Get([]byte("k/short"))
-		if errors.Is(err, ErrNotFound) {
-			break
+	testwait.Until(t, func() error {
+		if _, err := s.Get([]byte("k/short")); !errors.Is(err, ErrNotFound) {
+			return fmt.Errorf("got %v after its TTL; want not found", err)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("got %v after its TTL; want not found", err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return nil
+	})
 	n := 0
 	if err := s.Scan([]byte("k/"), nil, 0, func(_, _ []byte) error { n++; return nil }); err != nil || n != 1 {
 		t.Fatalf("got %d keys, %v; want only the one without TTL", n, err)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/vmplane/vmplane/apierr"
+	"github.com/vmplane/vmplane/internal/testwait"
 )
 
 func TestGroupCommitGroups(t *testing.T) {
@@ -70,13 +71,12 @@ func heldWriter(t *testing.T, opts Options) (s *Badger, firstTaken <-chan struct
 // waitPending waits until n commits are queued behind the held writer.
 func waitPending(t *testing.T, s *Badger, n int64) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for s.Stats().PendingWrites != n {
-		if time.Now().After(deadline) {
-			t.Fatalf("PendingWrites = %d; want %d", s.Stats().PendingWrites, n)
+	testwait.Until(t, func() error {
+		if got := s.Stats().PendingWrites; got != n {
+			return fmt.Errorf("PendingWrites = %d; want %d", got, n)
 		}
-		time.Sleep(time.Millisecond)
-	}
+		return nil
+	})
 }
 
 type result struct {
@@ -163,9 +163,7 @@ func TestCloseDrainsQueuedCommits(t *testing.T) {
 
 	closed := make(chan error, 1)
 	go func() { closed <- s.Close() }()
-	for !s.gate.isClosed() {
-		time.Sleep(time.Millisecond)
-	}
+	testwait.Eventually(t, "the gate closed by Close", s.gate.isClosed)
 	if err := s.Commit(context.Background(), new(Batch).Put([]byte("k/late"), []byte("v"))); !errors.Is(err, apierr.ErrUnavailable) {
 		t.Fatalf("Commit while closing: got %v; want an apierr.ErrUnavailable error", err)
 	}

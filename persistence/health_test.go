@@ -18,19 +18,8 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/vmplane/vmplane/apierr"
+	"github.com/vmplane/vmplane/internal/testwait"
 )
-
-// eventually polls cond until it holds, failing after a generous bound: the recovery
-// runs on the writer's own clock, and the bound only catches a store that never heals.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
-		if cond() {
-			return
-		}
-	}
-	t.Fatalf("%s: never happened", what)
-}
 
 // TestFailedSyncRecoversByReopening: a failed sync stops writes (503, health says
 // why, the batch is not acknowledged) while reads go on; once the disk takes writes
@@ -72,7 +61,7 @@ func TestFailedSyncRecoversByReopening(t *testing.T) {
 		t.Fatalf("Get while writes are refused: %q, %v; want v1", v, err)
 	}
 	failProbe.Store(false) // the disk works again
-	eventually(t, "recovery", func() bool { return s.Health() == nil })
+	testwait.Eventually(t, "recovery", func() bool { return s.Health() == nil })
 	// Caches that saw the failed batch's values hear of its keys again.
 	if n := heardK2.Load(); n != 2 {
 		t.Fatalf("the watcher heard of k/2 %d times; want at the failed commit and after the reopen", n)

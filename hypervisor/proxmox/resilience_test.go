@@ -16,6 +16,7 @@ import (
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/hypervisor/proxmox/pvefake"
+	"github.com/vmplane/vmplane/internal/testwait"
 )
 
 const resourcesRoute = "/cluster/resources"
@@ -83,11 +84,7 @@ func TestTimeouts(t *testing.T) {
 	// The client gives up on an attempt after 150 ms, possibly before a loaded fake has
 	// counted it: wait for the count rather than read it at once.
 	n := 0
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if n = f.Count("GET", resourcesRoute); n >= readAttempts {
-			break
-		}
-	}
+	testwait.Poll(testwait.Timeout, func() bool { n = f.Count("GET", resourcesRoute); return n >= readAttempts })
 	if n != readAttempts {
 		t.Errorf("slow read: Proxmox saw %d attempts; want %d", n, readAttempts)
 	}
@@ -345,12 +342,8 @@ func TestNoGoroutineLeak(t *testing.T) {
 		c.Close()
 	}
 
-	deadline := time.Now().Add(5 * time.Second)
 	after := settle()
-	for after > before && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-		after = settle()
-	}
+	testwait.Poll(testwait.Timeout, func() bool { after = settle(); return after <= before })
 	if after > before {
 		buf := make([]byte, 1<<20)
 		n := runtime.Stack(buf, true)

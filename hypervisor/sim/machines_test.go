@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"slices"
 	"sync"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/internal/testwait"
 )
 
 func TestDestroyFreesVMIDAndAddress(t *testing.T) {
@@ -67,17 +69,12 @@ func TestConcurrentOperationsLock(t *testing.T) {
 // waitLocked waits until an operation holds the machine's lock.
 func waitLocked(t *testing.T, d *Driver, vmid int) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
+	testwait.Eventually(t, fmt.Sprintf("machine %d was never locked", vmid), func() bool {
 		d.mu.Lock()
+		defer d.mu.Unlock()
 		_, busy := d.locks[vmid]
-		d.mu.Unlock()
-		if busy {
-			return
-		}
-		time.Sleep(time.Millisecond)
-	}
-	t.Fatalf("machine %d was never locked", vmid)
+		return busy
+	})
 }
 
 func TestCancelLeavesMachineUnchanged(t *testing.T) {
