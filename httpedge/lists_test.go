@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"slices"
 	"testing"
+
+	"github.com/vmplane/vmplane/httpedge/openapi"
 )
 
 // Every list of the API documents the type of its items: an operation that takes
@@ -27,7 +29,7 @@ func TestOpenAPIListsAreTyped(t *testing.T) {
 			t.Errorf("GET %s: a list without a documented answer", path)
 			continue
 		}
-		page, _ := deref(t, doc, at(t, content, appJSON, "schema")).(map[string]any)
+		page, _ := deref(t, doc, at(t, content, openapi.AppJSON, "schema")).(map[string]any)
 		props, _ := page["properties"].(map[string]any)
 		items, _ := props["items"].(map[string]any)
 		if items == nil || items["type"] != "array" {

@@ -1,7 +1,7 @@
 // Package httpedge is vmplane's HTTP edge: the fasthttp server, the route table as data,
 // middleware (request id, panic recovery, body limit, rate limits, JWT check, metrics),
 // strict JSON codecs, the mapping of typed errors to problem JSON, and the OpenAPI
-// document generated from the same route table.
+// document generated from the same route table (by package httpedge/openapi).
 package httpedge
 
 import (
@@ -11,27 +11,29 @@ import (
 	"github.com/valyala/fasthttp"
 	"go.uber.org/zap"
 
+	"github.com/vmplane/vmplane/httpedge/openapi"
 	"github.com/vmplane/vmplane/httpedge/token"
 )
 
-// Access says who may call a route.
-type Access int
+// Access says who may call a route; the document states it (x-vmplane-access, security).
+type Access = openapi.Access
 
 // Access levels.
 const (
 	// Public routes need no token.
-	Public Access = iota
+	Public = openapi.Public
 	// Authenticated routes need a valid token of any role.
-	Authenticated
+	Authenticated = openapi.Authenticated
 	// AdminOnly routes need an admin token; users get 403.
-	AdminOnly
+	AdminOnly = openapi.AdminOnly
 )
 
 // Handler is the one handler shape: parse, one actor request, return the result or a
 // typed error. The edge turns either into the response.
 type Handler func(c *Call) (any, error)
 
-// Route is one entry of the route table.
+// Route is one entry of the route table: its handler, and what the OpenAPI document says
+// of it (operation copies that part for the openapi package, which builds the document).
 type Route struct {
 	Method  string
 	Path    string // fasthttp/router syntax: /api/tasks/{id}
@@ -61,7 +63,7 @@ type Route struct {
 	Headers map[string]string
 
 	// Description is the operation's description; empty: composed from Summary, Access
-	// and Status (see describe).
+	// and Status (see openapi.Describe).
 	Description string
 	// Patch marks Body as a JSON merge patch (RFC 7396): every field optional, at least
 	// one present, and null clears a field tagged nullable.
@@ -77,19 +79,13 @@ type Route struct {
 	Hidden bool
 }
 
-// QueryType is the type of a query parameter, for the document and for checkQuery.
-type QueryType struct {
-	// Type is "string" (when empty), "integer" or "boolean".
-	Type string
-	// Format is a JSON Schema format such as date-time (checked for date-time).
-	Format string
-	// Enum lists the allowed values.
-	Enum []string
-	// Minimum and Maximum bound integers.
-	Minimum, Maximum *int64
-	// MaxLength bounds strings (defaultMaxLength when zero).
-	MaxLength int
-}
+// QueryType is the type of a query or path parameter, for the document and for
+// checkQuery.
+type QueryType = openapi.QueryType
+
+// RawBody documents, as Route.Body or Route.Reply, a body that is not a reflected JSON
+// type, such as the Prometheus text of /metrics or the OpenAPI document itself.
+type RawBody = openapi.RawBody
 
 // Reply lets a handler choose the status and headers of its answer.
 type Reply struct {

@@ -1,4 +1,4 @@
-package httpedge
+package openapi
 
 import (
 	"fmt"
@@ -7,7 +7,7 @@ import (
 )
 
 // The `openapi` struct tag states what a request body field must satisfy. The reflector
-// writes it into the document and the codec enforces it (validateBody), so the two
+// writes it into the document and the edge enforces it (ValidateBody), so the two
 // cannot drift apart. Options, comma-separated:
 //
 //	required            the field must be present (in a create; a patch makes every field optional)

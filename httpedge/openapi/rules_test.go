@@ -1,0 +1,137 @@
+package openapi
+
+import (
+	"encoding/json"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/vmplane/vmplane/apierr"
+)
+
+// Types for the request rule cases.
+type (
+	ctInner struct {
+		Port int    `json:"port" openapi:"required,minimum=1,maximum=65535"`
+		Note string `json:"note,omitempty"`
+	}
+	ctBody struct {
+		Name   string    `json:"name" openapi:"required,minLength=1,maxLength=5"`
+		Kind   *string   `json:"kind,omitempty" openapi:"enum=a|b"`
+		Keys   []string  `json:"keys,omitempty" openapi:"maxItems=3,items.maxLength=4"`
+		Tags   []string  `json:"tags,omitempty"`
+		Clear  *string   `json:"clear,omitempty" openapi:"nullable"`
+		Inner  *ctInner  `json:"inner,omitempty"`
+		Inners []ctInner `json:"inners,omitempty" openapi:"maxItems=2"`
+		Count  *int      `json:"count,omitempty" openapi:"minimum=0,maximum=10"`
+	}
+	ctBadTag struct {
+		Name string `json:"name" openapi:"maxLength=many"`
+	}
+)
+
+// fieldErrors runs ValidateBody and returns "field: message" lines, or nil.
+func fieldErrors(t *testing.T, body string, patch bool) []string {
+	t.Helper()
+	err := ValidateBody([]byte(body), reflect.TypeFor[ctBody](), patch)
+	if err == nil {
+		return nil
+	}
+	var e *apierr.Error
+	if !errors.As(err, &e) || e.Status != 400 {
+		t.Fatalf("%s: got %v; want a 400", body, err)
+	}
+	var out []string
+	for _, f := range e.Fields {
+		out = append(out, f.Field+": "+f.Message)
+	}
+	return out
+}
+
+func TestValidateBody(t *testing.T) {
+	f := func(body string, patch bool, want ...string) {
+		t.Helper()
+		got := fieldErrors(t, body, patch)
+		if strings.Join(got, "|") != strings.Join(want, "|") {
+			t.Errorf("%s (patch %v): got %q; want %q", body, patch, got, want)
+		}
+	}
+	f(`{"name":"ok"}`, false)
+	f(`{}`, false, "name: is required")
+	f(`{}`, true, "body: a patch must change at least one field")
+	f(`{"kind":"a"}`, true)
+	f(`{"name":null}`, false, "name: must not be null")
+	f(`{"name":"ok","kind":null}`, false, "kind: must not be null")
+	f(`{"name":"ok","clear":null}`, false)
+	f(`{"name":""}`, false, "name: must not be empty")
+	f(`{"name":"toolong"}`, false, "name: must be at most 5 characters")
+	f(`{"name":"ééééé"}`, false) // characters, not bytes
+	f(`{"name":"ok","kind":"c"}`, false, "kind: must be one of a, b")
+	f(`{"name":"ok","keys":["a","b","c","d"]}`, false, "keys: must have at most 3 items")
+	f(`{"name":"ok","keys":["abcde"]}`, false, "keys[0]: must be at most 4 characters")
+	f(`{"name":"ok","keys":[null]}`, false, "keys[0]: must not be null")
+	f(`{"name":"ok","tags":["`+strings.Repeat("x", defaultMaxLength+1)+`"]}`, false, "tags[0]: must be at most 1024 characters")
+	f(`{"name":"ok","inner":{}}`, false, "inner.port: is required")
+	f(`{"name":"ok","inner":{"port":0}}`, false, "inner.port: must be at least 1")
+	f(`{"name":"ok","inners":[{"port":1},{"port":70000}]}`, false, "inners[1].port: must be at most 65535")
+	f(`{"name":"ok","inner":{"port":1,"note":"`+strings.Repeat("x", defaultMaxLength+1)+`"}}`, false, "inner.note: must be at most 1024 characters")
+	f(`{"name":"ok","count":11}`, false, "count: must be at most 10")
+	// A patch relaxes required at its top level only.
+	f(`{"inner":{}}`, true, "inner.port: is required")
+
+	// An array over its bound is refused whole, with one error, however long it is
+	// (issue 17.7: 150,000 ssh keys).
+	keys := make([]string, 150000)
+	for i := range keys {
+		keys[i] = strings.Repeat("k", 10)
+	}
+	b, _ := json.Marshal(map[string]any{"name": "ok", "tags": keys})
+	f(string(b), false, "tags: must have at most 100 items")
+	// Many bad fields are listed up to a bound.
+	many := make([]map[string]any, 0)
+	for range 2 {
+		many = append(many, map[string]any{"port": -1, "note": strings.Repeat("x", 2000)})
+	}
+	b, _ = json.Marshal(map[string]any{"inners": many})
+	if got := fieldErrors(t, string(b), false); len(got) != 5 {
+		t.Errorf("got %q; want name and two errors per inner", got)
+	}
+}
+
+func TestRulesInTheDocument(t *testing.T) {
+	g := newSchemaGen()
+	g.schemaIn(reflect.TypeFor[ctBody](), modeRequest)
+	g.schemaIn(reflect.TypeFor[ctBody](), modePatch)
+	g.schemaIn(reflect.TypeFor[ctBody](), modeReply)
+	if g.err != nil {
+		t.Fatal(g.err)
+	}
+	f := func(component, want string) {
+		t.Helper()
+		if got := jsonOf(t, g.schemas[component]); got != want {
+			t.Errorf("%s: got %s; want %s", component, got, want)
+		}
+	}
+	inner := `{"additionalProperties":false,"properties":{"note":{"maxLength":1024,"type":"string"},"port":{"format":"int64","maximum":65535,"minimum":1,"type":"integer"}},"required":["port"],"type":"object"}`
+	props := `"properties":{"clear":{"maxLength":1024,"type":["string","null"]},"count":{"format":"int64","maximum":10,"minimum":0,"type":"integer"},` +
+		`"inner":{"$ref":"#/components/schemas/CtInner"},"inners":{"items":{"$ref":"#/components/schemas/CtInner"},"maxItems":2,"type":"array"},` +
+		`"keys":{"items":{"maxLength":4,"type":"string"},"maxItems":3,"type":"array"},"kind":{"enum":["a","b"],"type":"string"},` +
+		`"name":{"maxLength":5,"minLength":1,"type":"string"},"tags":{"items":{"maxLength":1024,"type":"string"},"maxItems":100,"type":"array"}}`
+	f("CtInner", inner)
+	f("CtBody", `{"additionalProperties":false,`+props+`,"required":["name"],"type":"object"}`)
+	f("CtBodyPatch", `{"additionalProperties":false,"minProperties":1,`+props+`,"type":"object"}`)
+	// The answer keeps encoding/json's view: tags say nothing there.
+	f("CtBodyReply", "null")
+	if _, ok := g.schemas["CtBodyInput"]; ok {
+		t.Errorf("got CtBodyInput; the request schema was reflected first, so it keeps the plain name")
+	}
+
+	if _, err := Build("1", oaProblem{}, []Operation{{Method: "POST", Path: "/x", Body: ctBadTag{}}}); err == nil ||
+		!strings.Contains(err.Error(), "maxLength needs a whole number") {
+		t.Errorf("a malformed openapi tag: got %v; want the build to fail naming it", err)
+	}
+	if _, err := parseRules("required,maxlen=3"); err == nil {
+		t.Errorf("an unknown option: got no error; want one")
+	}
+}
