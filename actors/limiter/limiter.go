@@ -105,7 +105,7 @@ func Start(rt *kit.Runtime, opts LimitOptions) *Limiter {
 		}
 		l.shards = append(l.shards, pid)
 	}
-	l.sweeper = kit.Every(rt.Log, "limiter sweep", time.Minute, false, func(context.Context, time.Time) {
+	l.sweeper = kit.Every(rt.Clock, rt.Log, "limiter sweep", time.Minute, false, func(context.Context, time.Time) {
 		for _, pid := range l.shards {
 			rt.Send(pid, &sweep{})
 		}

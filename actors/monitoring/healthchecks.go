@@ -208,7 +208,7 @@ type (
 )
 
 func startHealthChecks(s *system) *HealthChecks {
-	h := &HealthChecks{sys: s, inflight: map[string]bool{}}
+	h := &HealthChecks{sys: s, inflight: map[string]bool{}, timers: kit.EntityTimers{Clock: s.rt.Clock}}
 	h.ctx, h.cancel = context.WithCancel(context.Background())
 	h.client = &http.Client{
 		Transport: &http.Transport{
