@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/jonboulle/clockwork"
 
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/persistence"
@@ -66,15 +67,21 @@ func (c *counter) Handle(ctx actor.Context, msg any) {
 // newTestSystem starts a runtime over a store in t.TempDir(), stopped at cleanup.
 func newTestSystem(t testing.TB, entities ...EntityOptions) *Runtime {
 	t.Helper()
-	store, err := persistence.Open(persistence.Options{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
 	var opts EntityOptions
 	if len(entities) > 0 {
 		opts = entities[0]
 	}
-	rt := New(store, nil, opts)
+	return newTestRuntime(t, opts)
+}
+
+// newTestRuntime is newTestSystem with options for New (a fake clock).
+func newTestRuntime(t testing.TB, entities EntityOptions, opts ...Option) *Runtime {
+	t.Helper()
+	store, err := persistence.Open(persistence.Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := New(store, nil, entities, opts...)
 	t.Cleanup(func() {
 		rt.Shutdown()
 		store.Close()
@@ -158,22 +165,38 @@ type handingOff struct {
 func (h *handingOff) HandedOff() *atomic.Int64 { return h.work }
 
 // An entity with handed-off work in flight is not passivated however long it idles;
-// once the work is done it is, although no message told it so.
+// once the work is done it is, although no message told it so. The kind runs on a
+// fake clock; an idle entity without work beside it shows that the sweep ran.
 func TestEntityWithWorkInFlightIsNotPassivated(t *testing.T) {
-	s := newTestSystem(t)
-	var work atomic.Int64
+	clock := clockwork.NewFakeClock()
+	s := newTestRuntime(t, EntityOptions{}, WithClock(clock))
+	works := map[string]*atomic.Int64{"busy": new(atomic.Int64), "idle": new(atomic.Int64)}
 	k := s.StartKind("handers", 20*time.Millisecond, func(id string) Entity {
-		return &handingOff{counter: counter{rt: s, id: id}, work: &work}
+		return &handingOff{counter: counter{rt: s, id: id}, work: works[id]}
 	}, nil)
-	work.Add(1)
-	if _, err := Ask[state](context.Background(), k, "a", &get{}); err != nil {
-		t.Fatal(err)
+	works["busy"].Add(1)
+	for id := range works {
+		if _, err := Ask[state](context.Background(), k, id, &get{}); err != nil {
+			t.Fatal(err)
+		}
 	}
-	time.Sleep(300 * time.Millisecond) // many idle sweeps
+	sweep := func() {
+		t.Helper()
+		// The idle sweep's ticker is the clock's one waiter.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := clock.BlockUntilContext(ctx, 1); err != nil {
+			t.Fatal("the idle sweep never waited on the clock")
+		}
+		clock.Advance(time.Hour)
+	}
+	sweep()
+	waitFor(t, "the idle entity to passivate", func() bool { return k.live.Load() <= 1 })
 	if n := k.live.Load(); n != 1 {
 		t.Fatalf("got %d live entities with work in flight; want 1", n)
 	}
-	work.Add(-1)
+	works["busy"].Add(-1)
+	sweep()
 	waitFor(t, "the entity to passivate once its work is done", func() bool { return k.live.Load() == 0 })
 }
 
