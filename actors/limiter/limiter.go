@@ -98,7 +98,7 @@ func Start(rt *kit.Runtime, opts LimitOptions) *Limiter {
 	l := &Limiter{rt: rt, opts: opts, seed: maphash.MakeSeed()}
 	for i := 0; i < opts.Shards; i++ {
 		pid, err := rt.Spawn(fmt.Sprintf("limiter-%d", i), func() actor.Actor {
-			return &limiterShard{opts: opts, buckets: map[string]*bucket{}, now: time.Now}
+			return &limiterShard{opts: opts, buckets: map[string]*bucket{}, now: rt.Clock.Now}
 		})
 		if err != nil {
 			panic(fmt.Sprintf("actors: spawn limiter: %v", err))
