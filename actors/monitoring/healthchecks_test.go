@@ -130,17 +130,16 @@ func TestProbesOfOneCheckNeverOverlap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	monWait(t, "the first probe to reach the target", func() bool { return target.hits.Load() == 1 })
+	waitFor(t, "the first probe to reach the target", func() bool { return target.hits.Load() == 1 })
 	// Due times while the probe hangs: each tick is skipped and counted.
-	for i := 0; i < 3; i++ {
+	for i := int64(1); i <= 3; i++ {
 		s.HealthChecks.arm(hc.ID, 0)
-		time.Sleep(30 * time.Millisecond)
+		waitFor(t, "the skipped tick to be counted", func() bool {
+			got, err := s.HealthChecks.Get(ctx, hc.ID, nil)
+			return err == nil && got.SkippedProbes == i
+		})
 	}
-	monWait(t, "the skipped ticks to be counted", func() bool {
-		got, err := s.HealthChecks.Get(ctx, hc.ID, nil)
-		return err == nil && got.SkippedProbes == 3
-	})
-	monWait(t, "the probe to time out", func() bool {
+	waitFor(t, "the probe to time out", func() bool {
 		got, _ := s.HealthChecks.Get(ctx, hc.ID, nil)
 		return got.Last.CheckedAt != nil
 	})
@@ -174,7 +173,7 @@ func TestDeletedCheckStopsProbing(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A new check probes at once, then once an interval.
-	monWait(t, "the first probes", func() bool { return hits.Load() == 1 && controlHits.Load() == 1 })
+	waitFor(t, "the first probes", func() bool { return hits.Load() == 1 && controlHits.Load() == 1 })
 	advanceCheck(t, clock, "the second probes", func() bool { return hits.Load() == 2 && controlHits.Load() == 2 })
 	if err := s.HealthChecks.Delete(ctx, hc.ID, nil); err != nil {
 		t.Fatal(err)
@@ -188,7 +187,7 @@ func TestDeletedCheckStopsProbing(t *testing.T) {
 	if _, err := s.HealthChecks.Get(ctx, hc.ID, nil); !errors.Is(err, apierr.ErrNotFound) {
 		t.Fatalf("got %v; want the check gone", err)
 	}
-	monWait(t, "the deleted check's entity to go", func() bool { return s.HealthChecks.kind.Live() <= 1 })
+	waitFor(t, "the deleted check's entity to go", func() bool { return s.HealthChecks.kind.Live() <= 1 })
 }
 
 // advanceCheck moves clock one check interval (1 s) on and waits for what that
@@ -198,7 +197,7 @@ func TestDeletedCheckStopsProbing(t *testing.T) {
 func advanceCheck(t *testing.T, clock *clockwork.FakeClock, what string, cond func() bool) {
 	t.Helper()
 	clock.Advance(time.Second)
-	monWait(t, what, cond)
+	waitFor(t, what, cond)
 }
 
 func TestTenantCheckTargetsOnlyItsMachines(t *testing.T) {
@@ -290,7 +289,7 @@ func TestTenantCheckLosesItsAddress(t *testing.T) {
 	if !hc.TargetScoped {
 		t.Fatalf("got %+v; want a tenant's target held to its machines", hc)
 	}
-	monWait(t, "a passing probe", func() bool {
+	waitFor(t, "a passing probe", func() bool {
 		got, _ := s.HealthChecks.Get(ctx, hc.ID, nil)
 		return got.Last.Status == CheckPassing
 	})
@@ -333,11 +332,11 @@ func TestCheckUpdateAndDisable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	monWait(t, "the check to fail", func() bool {
+	waitFor(t, "the check to fail", func() bool {
 		got, _ := s.HealthChecks.Get(ctx, hc.ID, nil)
 		return got.Last.Status == CheckFailing
 	})
-	monWait(t, "its alert", func() bool { return openAlert(t, s, alerts.AlertHealthCheck, hc.ID) != nil })
+	waitFor(t, "its alert", func() bool { return openAlert(t, s, alerts.AlertHealthCheck, hc.ID) != nil })
 	// The failing status is stored at once (the faulty-deployment rules read the store).
 	val, err := s.store.Get(hcKey(hc.ID))
 	if err != nil {
@@ -353,13 +352,13 @@ func TestCheckUpdateAndDisable(t *testing.T) {
 	if err != nil || got.Enabled || got.Last.Status != CheckUnknown {
 		t.Fatalf("got %+v, %v; want disabled and unknown", got, err)
 	}
-	monWait(t, "the alert to resolve", func() bool { return openAlert(t, s, alerts.AlertHealthCheck, hc.ID) == nil })
+	waitFor(t, "the alert to resolve", func() bool { return openAlert(t, s, alerts.AlertHealthCheck, hc.ID) == nil })
 	// Re-enabled against an expected 500, it passes.
 	on, want := true, 500
 	if _, err := s.HealthChecks.Update(ctx, hc.ID, HealthCheckChange{Enabled: &on, ExpectedStatus: &want}, nil); err != nil {
 		t.Fatal(err)
 	}
-	monWait(t, "the check to pass", func() bool {
+	waitFor(t, "the check to pass", func() bool {
 		got, _ := s.HealthChecks.Get(ctx, hc.ID, nil)
 		return got.Last.Status == CheckPassing
 	})

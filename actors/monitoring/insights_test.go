@@ -215,18 +215,6 @@ func TestFaultyThresholdsAreConfigurable(t *testing.T) {
 	}
 }
 
-// waitFor polls cond until it holds or 10 s pass.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not after 10 s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 func countKeys(t *testing.T, s *testSystem, prefix []byte) int {
 	t.Helper()
 	n := 0
