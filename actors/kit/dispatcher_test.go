@@ -48,12 +48,9 @@ func TestWorkersNeverWaitForABlockedRun(t *testing.T) {
 		t.Fatal("blocked runs kept others from starting")
 	}
 	close(release)
-	// Only maxIdle of the six workers stay.
-	waitFor(t, "two idle workers", func() bool { return d.idleCount() == 2 })
-	time.Sleep(10 * time.Millisecond)
-	if n := d.idleCount(); n != 2 {
-		t.Fatalf("%d idle workers; want at most 2", n)
-	}
+	// Only maxIdle of the six workers stay: the others end, the two left wait idle.
+	waitFor(t, "the workers beyond two to end", func() bool { return d.running.Load() == 2 })
+	waitFor(t, "the two left to be idle", func() bool { return d.idleCount() == 2 })
 }
 
 func TestWorkersClose(t *testing.T) {
@@ -69,7 +66,7 @@ func TestWorkersClose(t *testing.T) {
 	// A run scheduled after close still runs, and its worker does not stay.
 	d.Schedule(func() { ran <- struct{}{} })
 	<-ran
-	time.Sleep(10 * time.Millisecond)
+	waitFor(t, "the worker of a run past close to end", func() bool { return d.running.Load() == 0 })
 	if n := d.idleCount(); n != 0 {
 		t.Fatalf("%d idle workers after a run past close; want 0", n)
 	}

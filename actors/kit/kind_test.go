@@ -142,13 +142,7 @@ func TestEntityPassivatesAndComesBack(t *testing.T) {
 	if _, err := Ask[state](ctx, k, "a", &incr{}); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for k.live.Load() != 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("got %d live entities after idling; want 0", k.live.Load())
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitFor(t, "the idle entity to passivate", func() bool { return k.live.Load() == 0 })
 	st, err := Ask[state](ctx, k, "a", &get{})
 	if err != nil || st.N != 1 {
 		t.Fatalf("got %+v, %v; want the entity back with N 1", st, err)
