@@ -367,3 +367,48 @@ func TestCheckUpdateAndDisable(t *testing.T) {
 		t.Fatalf("got %v; want 400 for a bad timeout", err)
 	}
 }
+
+// A result that changes nothing is kept in memory and written once a minute (on the
+// runtime's fake clock), while reads see every one.
+func TestUnchangedResultsWrittenOncePerMinute(t *testing.T) {
+	clock := clockwork.NewFakeClock()
+	s := newTestSystem(t, func(o *testOptions) { o.Clock = clock })
+	ctx := context.Background()
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer srv.Close()
+	hc, err := s.HealthChecks.Create(ctx, HealthCheckSpec{Name: "steady", Type: CheckHTTP, Target: srv.URL,
+		IntervalS: 1, TimeoutMS: 500}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := func() int {
+		got, _ := s.HealthChecks.Get(ctx, hc.ID, nil)
+		return len(got.Results)
+	}
+	stored := func() int {
+		t.Helper()
+		val, err := s.store.Get(hcKey(hc.ID))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rec HealthCheck
+		if _, err := persistence.Decode(val, &rec); err != nil {
+			t.Fatal(err)
+		}
+		return len(rec.Results)
+	}
+	// The first result turns the check passing: written at once.
+	waitFor(t, "the first result", func() bool { return results() == 1 })
+	if n := stored(); n != 1 {
+		t.Fatalf("got %d stored results; want the passing one written at once", n)
+	}
+	for i := 2; i <= 4; i++ {
+		advanceCheck(t, clock, "the next result", func() bool { return results() == i })
+	}
+	if n := stored(); n != 1 {
+		t.Fatalf("got %d stored results within the minute; want still 1", n)
+	}
+	// The next probe once the minute has passed writes them all.
+	clock.Advance(time.Minute - 3*time.Second)
+	waitFor(t, "the results to be written", func() bool { return results() == 5 && stored() == 5 })
+}
