@@ -3,6 +3,7 @@ package schedules
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/vmplane/vmplane/actors/alerts"
 	"github.com/vmplane/vmplane/actors/events"
@@ -28,6 +29,8 @@ type testSystem struct {
 type testOptions struct {
 	Driver  hypervisor.Driver
 	Options ScheduleOptions
+	// Clock runs the runtime (the real clock when nil).
+	Clock kit.Clock
 }
 
 // newTestSystem starts the schedules over a store in t.TempDir(), stopped at cleanup.
@@ -41,7 +44,11 @@ func newTestSystem(t testing.TB, mutate ...func(*testOptions)) *testSystem {
 	for _, m := range mutate {
 		m(&opts)
 	}
-	rt := kit.New(store, nil, kit.EntityOptions{})
+	var ko []kit.Option
+	if opts.Clock != nil {
+		ko = append(ko, kit.WithClock(opts.Clock))
+	}
+	rt := kit.New(store, nil, kit.EntityOptions{}, ko...)
 	s := &testSystem{rt: rt, store: store, Events: events.New()}
 	al := alerts.Start(alerts.Deps{Runtime: rt, Events: s.Events})
 	s.Services = machines.Start(machines.Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Alerts: al,
@@ -61,4 +68,16 @@ func newTestSystem(t testing.TB, mutate ...func(*testOptions)) *testSystem {
 		store.Close()
 	})
 	return s
+}
+
+// waitFor polls cond until it holds, failing the test after a generous 20 s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
