@@ -11,6 +11,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/jonboulle/clockwork"
 
+	"github.com/vmplane/vmplane/actors/kit/kittest"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/persistence"
 )
@@ -89,18 +90,6 @@ func newTestRuntime(t testing.TB, entities EntityOptions, opts ...Option) *Runti
 	return rt
 }
 
-// waitFor polls cond until it holds, failing the test after 10 s.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not after 10 s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 func TestEntityPanicAnswersAtOnceAndRestartsFromStore(t *testing.T) {
 	s := newTestSystem(t)
 	k := s.StartKind("counters", 0, func(id string) Entity { return &counter{rt: s, id: id} }, nil)
@@ -142,7 +131,7 @@ func TestEntityPassivatesAndComesBack(t *testing.T) {
 	if _, err := Ask[state](ctx, k, "a", &incr{}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the idle entity to passivate", func() bool { return k.live.Load() == 0 })
+	kittest.WaitFor(t, "the idle entity to passivate", func() bool { return k.live.Load() == 0 })
 	st, err := Ask[state](ctx, k, "a", &get{})
 	if err != nil || st.N != 1 {
 		t.Fatalf("got %+v, %v; want the entity back with N 1", st, err)
@@ -185,13 +174,13 @@ func TestEntityWithWorkInFlightIsNotPassivated(t *testing.T) {
 		clock.Advance(time.Hour)
 	}
 	sweep()
-	waitFor(t, "the idle entity to passivate", func() bool { return k.live.Load() <= 1 })
+	kittest.WaitFor(t, "the idle entity to passivate", func() bool { return k.live.Load() <= 1 })
 	if n := k.live.Load(); n != 1 {
 		t.Fatalf("got %d live entities with work in flight; want 1", n)
 	}
 	works["busy"].Add(-1)
 	sweep()
-	waitFor(t, "the entity to passivate once its work is done", func() bool { return k.live.Load() == 0 })
+	kittest.WaitFor(t, "the entity to passivate once its work is done", func() bool { return k.live.Load() == 0 })
 }
 
 // Messages sent while an entity passivates are neither lost nor handled by two
@@ -234,7 +223,7 @@ func TestLookupsOfMissingIDsLeaveNothingRunning(t *testing.T) {
 			t.Fatalf("lookup %d: got %+v, %v; want an empty answer", i, st, err)
 		}
 	}
-	waitFor(t, "the entities of missing ids to passivate", func() bool { return k.live.Load() == 1 })
+	kittest.WaitFor(t, "the entities of missing ids to passivate", func() bool { return k.live.Load() == 1 })
 	// The real one is still the same incarnation: its unpersisted scratch survived.
 	if _, err := Ask[state](ctx, k, "real", &scribble{}); err != nil {
 		t.Fatal(err)
@@ -260,14 +249,14 @@ func TestLiveEntitiesStayWithinTheBound(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	waitFor(t, "the live entities to come within the bound", func() bool { return k.live.Load() <= bound })
+	kittest.WaitFor(t, "the live entities to come within the bound", func() bool { return k.live.Load() <= bound })
 	for i := 0; i < n; i += 50 {
 		st, err := Ask[state](ctx, k, strconv.Itoa(i), &incr{})
 		if err != nil || st.N != 2 {
 			t.Fatalf("entity %d: got %+v, %v; want N 2 (its first increment kept in the store)", i, st, err)
 		}
 	}
-	waitFor(t, "the live entities to come within the bound", func() bool { return k.live.Load() <= bound })
+	kittest.WaitFor(t, "the live entities to come within the bound", func() bool { return k.live.Load() <= bound })
 	// A kind that never idles (its entities run on their own) is not bounded.
 	s2 := newTestSystem(t, EntityOptions{Idle: time.Hour, MaxLive: 1})
 	if k2 := s2.StartKind("runners", 0, func(id string) Entity { return &counter{rt: s2, id: id} }, nil); k2.maxLive != 0 || k2.idle != 0 {

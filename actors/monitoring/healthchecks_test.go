@@ -16,6 +16,7 @@ import (
 
 	"github.com/vmplane/vmplane/actors/alerts"
 	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/actors/kit/kittest"
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
@@ -130,16 +131,16 @@ func TestProbesOfOneCheckNeverOverlap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the first probe to reach the target", func() bool { return target.hits.Load() == 1 })
+	kittest.WaitFor(t, "the first probe to reach the target", func() bool { return target.hits.Load() == 1 })
 	// Due times while the probe hangs: each tick is skipped and counted.
 	for i := int64(1); i <= 3; i++ {
 		s.HealthChecks.arm(hc.ID, 0)
-		waitFor(t, "the skipped tick to be counted", func() bool {
+		kittest.WaitFor(t, "the skipped tick to be counted", func() bool {
 			got, err := s.HealthChecks.Get(ctx, hc.ID, nil)
 			return err == nil && got.SkippedProbes == i
 		})
 	}
-	waitFor(t, "the probe to time out", func() bool {
+	kittest.WaitFor(t, "the probe to time out", func() bool {
 		got, _ := s.HealthChecks.Get(ctx, hc.ID, nil)
 		return got.Last.CheckedAt != nil
 	})
@@ -173,7 +174,7 @@ func TestDeletedCheckStopsProbing(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A new check probes at once, then once an interval.
-	waitFor(t, "the first probes", func() bool { return hits.Load() == 1 && controlHits.Load() == 1 })
+	kittest.WaitFor(t, "the first probes", func() bool { return hits.Load() == 1 && controlHits.Load() == 1 })
 	advanceCheck(t, clock, "the second probes", func() bool { return hits.Load() == 2 && controlHits.Load() == 2 })
 	if err := s.HealthChecks.Delete(ctx, hc.ID, nil); err != nil {
 		t.Fatal(err)
@@ -187,7 +188,7 @@ func TestDeletedCheckStopsProbing(t *testing.T) {
 	if _, err := s.HealthChecks.Get(ctx, hc.ID, nil); !errors.Is(err, apierr.ErrNotFound) {
 		t.Fatalf("got %v; want the check gone", err)
 	}
-	waitFor(t, "the deleted check's entity to go", func() bool { return s.HealthChecks.kind.Live() <= 1 })
+	kittest.WaitFor(t, "the deleted check's entity to go", func() bool { return s.HealthChecks.kind.Live() <= 1 })
 }
 
 // advanceCheck moves clock one check interval (1 s) on and waits for what that
@@ -197,7 +198,7 @@ func TestDeletedCheckStopsProbing(t *testing.T) {
 func advanceCheck(t *testing.T, clock *clockwork.FakeClock, what string, cond func() bool) {
 	t.Helper()
 	clock.Advance(time.Second)
-	waitFor(t, what, cond)
+	kittest.WaitFor(t, what, cond)
 }
 
 func TestTenantCheckTargetsOnlyItsMachines(t *testing.T) {
@@ -289,7 +290,7 @@ func TestTenantCheckLosesItsAddress(t *testing.T) {
 	if !hc.TargetScoped {
 		t.Fatalf("got %+v; want a tenant's target held to its machines", hc)
 	}
-	waitFor(t, "a passing probe", func() bool {
+	kittest.WaitFor(t, "a passing probe", func() bool {
 		got, _ := s.HealthChecks.Get(ctx, hc.ID, nil)
 		return got.Last.Status == CheckPassing
 	})
@@ -332,11 +333,11 @@ func TestCheckUpdateAndDisable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the check to fail", func() bool {
+	kittest.WaitFor(t, "the check to fail", func() bool {
 		got, _ := s.HealthChecks.Get(ctx, hc.ID, nil)
 		return got.Last.Status == CheckFailing
 	})
-	waitFor(t, "its alert", func() bool { return openAlert(t, s, alerts.AlertHealthCheck, hc.ID) != nil })
+	kittest.WaitFor(t, "its alert", func() bool { return openAlert(t, s, alerts.AlertHealthCheck, hc.ID) != nil })
 	// The failing status is stored at once (the faulty-deployment rules read the store).
 	val, err := s.store.Get(hcKey(hc.ID))
 	if err != nil {
@@ -352,13 +353,13 @@ func TestCheckUpdateAndDisable(t *testing.T) {
 	if err != nil || got.Enabled || got.Last.Status != CheckUnknown {
 		t.Fatalf("got %+v, %v; want disabled and unknown", got, err)
 	}
-	waitFor(t, "the alert to resolve", func() bool { return openAlert(t, s, alerts.AlertHealthCheck, hc.ID) == nil })
+	kittest.WaitFor(t, "the alert to resolve", func() bool { return openAlert(t, s, alerts.AlertHealthCheck, hc.ID) == nil })
 	// Re-enabled against an expected 500, it passes.
 	on, want := true, 500
 	if _, err := s.HealthChecks.Update(ctx, hc.ID, HealthCheckChange{Enabled: &on, ExpectedStatus: &want}, nil); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the check to pass", func() bool {
+	kittest.WaitFor(t, "the check to pass", func() bool {
 		got, _ := s.HealthChecks.Get(ctx, hc.ID, nil)
 		return got.Last.Status == CheckPassing
 	})
@@ -398,7 +399,7 @@ func TestUnchangedResultsWrittenOncePerMinute(t *testing.T) {
 		return len(rec.Results)
 	}
 	// The first result turns the check passing: written at once.
-	waitFor(t, "the first result", func() bool { return results() == 1 })
+	kittest.WaitFor(t, "the first result", func() bool { return results() == 1 })
 	if n := stored(); n != 1 {
 		t.Fatalf("got %d stored results; want the passing one written at once", n)
 	}
@@ -410,5 +411,5 @@ func TestUnchangedResultsWrittenOncePerMinute(t *testing.T) {
 	}
 	// The next probe once the minute has passed writes them all.
 	clock.Advance(time.Minute - 3*time.Second)
-	waitFor(t, "the results to be written", func() bool { return results() == 5 && stored() == 5 })
+	kittest.WaitFor(t, "the results to be written", func() bool { return results() == 5 && stored() == 5 })
 }

@@ -3,7 +3,6 @@ package monitoring
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/vmplane/vmplane/actors/alerts"
 	"github.com/vmplane/vmplane/actors/events"
@@ -93,17 +92,4 @@ func newTestSystem(t testing.TB, mutate ...func(*testOptions)) *testSystem {
 		store.Close()
 	})
 	return s
-}
-
-// waitFor polls cond until it holds, failing the test after a generous 20 s: the one
-// wait of the package's tests.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/jonboulle/clockwork"
 
 	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/actors/kit/kittest"
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
@@ -329,12 +330,12 @@ func TestScheduleRunsOnTheRuntimesClock(t *testing.T) {
 		}
 	}
 	clock.Advance(time.Hour - time.Second)
-	waitFor(t, "the control schedule's run a second before the due time", ran(control.ID, 1))
+	kittest.WaitFor(t, "the control schedule's run a second before the due time", ran(control.ID, 1))
 	if got, err := s.Schedules.Power().Get(ctx, sc.ID, nil); err != nil || got.Runs != 0 {
 		t.Fatalf("got %d runs before the due time, %v; want none", got.Runs, err)
 	}
 	clock.Advance(time.Second)
-	waitFor(t, "the run of the due time", ran(sc.ID, 1))
+	kittest.WaitFor(t, "the run of the due time", ran(sc.ID, 1))
 	clock.Advance(24 * time.Hour)
-	waitFor(t, "the next day's run", ran(sc.ID, 2))
+	kittest.WaitFor(t, "the next day's run", ran(sc.ID, 2))
 }

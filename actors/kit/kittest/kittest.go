@@ -1,9 +1,12 @@
 // Package kittest holds what the tests of the actor runtime and of every domain package
-// share: the goroutine leak check their TestMain runs.
+// share: the goroutine leak check their TestMain runs and the one wait (WaitFor) they
+// poll with. Timing itself is the runtime's Clock: a test that needs time to pass
+// runs its Runtime on a clockwork.FakeClock (kit.WithClock) and advances it.
 package kittest
 
 import (
 	"testing"
+	"time"
 
 	"go.uber.org/goleak"
 )
@@ -24,5 +27,19 @@ func ignored() []goleak.Option {
 		// protoactor throttles dead-letter logs per period (1 s): the goroutine timing
 		// the last period ends with it, after the actor system is shut down.
 		goleak.IgnoreTopFunction("github.com/asynkron/protoactor-go/actor.NewDeadLetter.NewThrottle.func4.1"),
+	}
+}
+
+// WaitFor polls cond until it holds, failing the test after a generous 20 s: the one
+// wait of the actors' tests, for what follows a message or a fake clock's Advance on
+// other goroutines. A test waits for an effect it can see, never a fixed time.
+func WaitFor(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
