@@ -12,6 +12,7 @@ require (
 	github.com/fasthttp/websocket v1.5.12
 	github.com/getkin/kin-openapi v0.152.0
 	github.com/gorilla/websocket v1.4.2
+	github.com/jonboulle/clockwork v0.5.0
 	github.com/luthermonson/go-proxmox v0.8.0
 	github.com/oklog/ulid/v2 v2.1.2
 	github.com/prometheus/client_golang v1.17.0

@@ -97,6 +97,9 @@ type Options struct {
 	// Entities bound the entity actors each kind keeps running (zero: each kind's
 	// own idle time, no count bound).
 	Entities EntityOptions
+	// Clock runs every timer and loop of the services (nil: the real clock); tests
+	// pass a fake one (clockwork.FakeClock) and advance it.
+	Clock kit.Clock
 }
 
 // EntityOptions bound the entity actors of every kind (kit.EntityOptions).
@@ -110,7 +113,11 @@ func Start(opts Options) (*System, error) {
 		opts.Logger = zap.NewNop()
 	}
 	log := opts.Logger.Named("actors")
-	s := &System{rt: kit.New(opts.Store, log, opts.Entities), store: opts.Store, driver: opts.Driver, log: log, Events: events.New()}
+	var clock []kit.Option
+	if opts.Clock != nil {
+		clock = append(clock, kit.WithClock(opts.Clock))
+	}
+	s := &System{rt: kit.New(opts.Store, log, opts.Entities, clock...), store: opts.Store, driver: opts.Driver, log: log, Events: events.New()}
 	auth, err := auth.Start(auth.Deps{Runtime: s.rt, Options: opts.Auth, TenantExists: s.tenantExists})
 	if err != nil {
 		s.Stop()

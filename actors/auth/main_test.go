@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"os"
 	"testing"
+
+	"github.com/vmplane/vmplane/actors/kit/kittest"
 )
 
-// TestMain lets the test binary be a password hashing process (hashWorkerCommand).
+// TestMain lets the test binary be a password hashing process (hashWorkerCommand), and
+// otherwise fails the tests if they leave a goroutine running.
 func TestMain(m *testing.M) {
 	if os.Getenv("VMPLANE_TEST_HASH_WORKER") == "1" {
 		if err := ServeHashWorker(os.Stdin, os.Stdout); err != nil {
@@ -15,7 +18,7 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	kittest.Main(m)
 }
 
 // hashWorkerCommand starts this test binary as a hashing process.

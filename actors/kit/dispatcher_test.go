@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vmplane/vmplane/actors/kit/kittest"
 	"github.com/vmplane/vmplane/persistence"
 )
 
@@ -16,11 +17,11 @@ func TestWorkersReuseIdleWorkers(t *testing.T) {
 	ran := make(chan struct{})
 	d.Schedule(func() { ran <- struct{}{} })
 	<-ran
-	waitFor(t, "the worker to become idle", func() bool { return d.idleCount() == 1 })
+	kittest.WaitFor(t, "the worker to become idle", func() bool { return d.idleCount() == 1 })
 	// The next run takes the idle worker instead of starting another.
 	d.Schedule(func() { ran <- struct{}{} })
 	<-ran
-	waitFor(t, "the worker to become idle again", func() bool { return d.idleCount() == 1 })
+	kittest.WaitFor(t, "the worker to become idle again", func() bool { return d.idleCount() == 1 })
 	if got := d.Throughput(); got != 10 {
 		t.Fatalf("Throughput() = %d; want 10", got)
 	}
@@ -48,12 +49,9 @@ func TestWorkersNeverWaitForABlockedRun(t *testing.T) {
 		t.Fatal("blocked runs kept others from starting")
 	}
 	close(release)
-	// Only maxIdle of the six workers stay.
-	waitFor(t, "two idle workers", func() bool { return d.idleCount() == 2 })
-	time.Sleep(10 * time.Millisecond)
-	if n := d.idleCount(); n != 2 {
-		t.Fatalf("%d idle workers; want at most 2", n)
-	}
+	// Only maxIdle of the six workers stay: the others end, the two left wait idle.
+	kittest.WaitFor(t, "the workers beyond two to end", func() bool { return d.running.Load() == 2 })
+	kittest.WaitFor(t, "the two left to be idle", func() bool { return d.idleCount() == 2 })
 }
 
 func TestWorkersClose(t *testing.T) {
@@ -61,7 +59,7 @@ func TestWorkersClose(t *testing.T) {
 	ran := make(chan struct{}, 2)
 	d.Schedule(func() { ran <- struct{}{} })
 	<-ran
-	waitFor(t, "an idle worker", func() bool { return d.idleCount() == 1 })
+	kittest.WaitFor(t, "an idle worker", func() bool { return d.idleCount() == 1 })
 	d.close()
 	if n := d.idleCount(); n != 0 {
 		t.Fatalf("%d idle workers after close; want 0", n)
@@ -69,7 +67,7 @@ func TestWorkersClose(t *testing.T) {
 	// A run scheduled after close still runs, and its worker does not stay.
 	d.Schedule(func() { ran <- struct{}{} })
 	<-ran
-	time.Sleep(10 * time.Millisecond)
+	kittest.WaitFor(t, "the worker of a run past close to end", func() bool { return d.running.Load() == 0 })
 	if n := d.idleCount(); n != 0 {
 		t.Fatalf("%d idle workers after a run past close; want 0", n)
 	}
@@ -100,7 +98,7 @@ func TestShutdownEndsWorkers(t *testing.T) {
 		t.Fatalf("%d idle of %d workers before Shutdown; want some", rt.workers.idleCount(), rt.workers.running.Load())
 	}
 	rt.Shutdown()
-	waitFor(t, "every worker to end", func() bool { return rt.workers.running.Load() == 0 })
+	kittest.WaitFor(t, "every worker to end", func() bool { return rt.workers.running.Load() == 0 })
 }
 
 // idleCount is the number of idle workers (tests).

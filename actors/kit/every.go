@@ -13,11 +13,11 @@ type Loop struct {
 	done   chan struct{}
 }
 
-// Every runs fn every interval on a goroutine of its own (at once too when first is
-// set) until Stop. fn's context is cancelled by Stop, so a run in flight (a sync, a
+// Every runs fn every interval of clock on a goroutine of its own (at once too when
+// first is set) until Stop. fn's context is cancelled by Stop, so a run in flight (a sync, a
 // ping) never holds up a shutdown; a panic in fn is logged as what and costs that one
 // run (Recover). Every periodic loop of the services has this one shape.
-func Every(log *zap.Logger, what string, interval time.Duration, first bool, fn func(ctx context.Context, now time.Time)) *Loop {
+func Every(clock Clock, log *zap.Logger, what string, interval time.Duration, first bool, fn func(ctx context.Context, now time.Time)) *Loop {
 	ctx, cancel := context.WithCancel(context.Background())
 	l := &Loop{cancel: cancel, done: make(chan struct{})}
 	run := func(now time.Time) {
@@ -27,15 +27,15 @@ func Every(log *zap.Logger, what string, interval time.Duration, first bool, fn 
 	go func() {
 		defer close(l.done)
 		if first {
-			run(time.Now())
+			run(clock.Now())
 		}
-		t := time.NewTicker(interval)
+		t := clock.NewTicker(interval)
 		defer t.Stop()
 		for {
 			select {
 			case <-ctx.Done():
 				return
-			case now := <-t.C:
+			case now := <-t.Chan():
 				if ctx.Err() != nil {
 					return
 				}

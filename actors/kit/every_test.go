@@ -14,7 +14,7 @@ import (
 func TestEvery(t *testing.T) {
 	var runs atomic.Int64
 	started := make(chan struct{}, 1)
-	l := Every(zap.NewNop(), "test loop", time.Millisecond, true, func(ctx context.Context, _ time.Time) {
+	l := Every(RealClock(), zap.NewNop(), "test loop", time.Millisecond, true, func(ctx context.Context, _ time.Time) {
 		n := runs.Add(1)
 		if n == 2 {
 			panic("one bad run")

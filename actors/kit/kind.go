@@ -121,7 +121,7 @@ func (rt *Runtime) StartKind(name string, idle time.Duration, newFn func(id stri
 	rt.kinds = append(rt.kinds, k)
 	k.stopSweep = func() {}
 	if idle > 0 {
-		loop := Every(rt.Log, "idle sweep", max(idle/2, time.Millisecond), false, func(context.Context, time.Time) {
+		loop := Every(rt.Clock, rt.Log, "idle sweep", max(idle/2, time.Millisecond), false, func(context.Context, time.Time) {
 			rt.actors.Root.Send(pid, &sweepIdle{})
 		})
 		k.stopSweep = loop.Stop
@@ -150,7 +150,7 @@ func (sv *supervisor) Receive(ctx actor.Context) {
 			return
 		}
 		c, spawned := sv.child(ctx, m.ID)
-		c.last.Store(time.Now().UnixNano())
+		c.last.Store(sv.kind.rt.Clock.Now().UnixNano())
 		ctx.RequestWithCustomSender(c.pid, m.Msg, ctx.Sender())
 		if spawned {
 			sv.evict(ctx, m.ID)
@@ -160,7 +160,7 @@ func (sv *supervisor) Receive(ctx actor.Context) {
 			sv.stop(ctx, m.ID, c)
 		}
 	case *sweepIdle:
-		cutoff := time.Now().Add(-sv.kind.idle).UnixNano()
+		cutoff := sv.kind.rt.Clock.Now().Add(-sv.kind.idle).UnixNano()
 		for id, c := range sv.children {
 			if c.idle() && c.last.Load() <= cutoff {
 				sv.stop(ctx, id, c)
@@ -239,7 +239,7 @@ func (sv *supervisor) child(ctx actor.Context, id string) (*child, bool) {
 func (sv *supervisor) spawn(ctx actor.Context, id string) *child {
 	k := sv.kind
 	c := &child{}
-	c.last.Store(time.Now().UnixNano())
+	c.last.Store(k.rt.Clock.Now().UnixNano())
 	props := actor.PropsFromProducer(func() actor.Actor {
 		e := k.newFn(id)
 		if h, ok := e.(HandsOff); ok {
@@ -291,7 +291,7 @@ func (a *entityActor) Receive(ctx actor.Context) {
 			}
 		}
 		a.handleSafely(ctx)
-		a.child.last.Store(time.Now().UnixNano())
+		a.child.last.Store(a.kind.rt.Clock.Now().UnixNano())
 		if b, ok := a.e.(Busy); ok {
 			a.child.busy.Store(b.Busy())
 		}

@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/jonboulle/clockwork"
 
+	"github.com/vmplane/vmplane/actors/kit/kittest"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/persistence"
 )
@@ -66,32 +68,26 @@ func (c *counter) Handle(ctx actor.Context, msg any) {
 // newTestSystem starts a runtime over a store in t.TempDir(), stopped at cleanup.
 func newTestSystem(t testing.TB, entities ...EntityOptions) *Runtime {
 	t.Helper()
-	store, err := persistence.Open(persistence.Options{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
 	var opts EntityOptions
 	if len(entities) > 0 {
 		opts = entities[0]
 	}
-	rt := New(store, nil, opts)
+	return newTestRuntime(t, opts)
+}
+
+// newTestRuntime is newTestSystem with options for New (a fake clock).
+func newTestRuntime(t testing.TB, entities EntityOptions, opts ...Option) *Runtime {
+	t.Helper()
+	store, err := persistence.Open(persistence.Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := New(store, nil, entities, opts...)
 	t.Cleanup(func() {
 		rt.Shutdown()
 		store.Close()
 	})
 	return rt
-}
-
-// waitFor polls cond until it holds, failing the test after 10 s.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not after 10 s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
 }
 
 func TestEntityPanicAnswersAtOnceAndRestartsFromStore(t *testing.T) {
@@ -135,13 +131,7 @@ func TestEntityPassivatesAndComesBack(t *testing.T) {
 	if _, err := Ask[state](ctx, k, "a", &incr{}); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for k.live.Load() != 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("got %d live entities after idling; want 0", k.live.Load())
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	kittest.WaitFor(t, "the idle entity to passivate", func() bool { return k.live.Load() == 0 })
 	st, err := Ask[state](ctx, k, "a", &get{})
 	if err != nil || st.N != 1 {
 		t.Fatalf("got %+v, %v; want the entity back with N 1", st, err)
@@ -158,23 +148,41 @@ type handingOff struct {
 func (h *handingOff) HandedOff() *atomic.Int64 { return h.work }
 
 // An entity with handed-off work in flight is not passivated however long it idles;
-// once the work is done it is, although no message told it so.
+// once the work is done it is, although no message told it so. The kind runs on a
+// fake clock; an idle entity without work beside it shows that the sweep ran.
 func TestEntityWithWorkInFlightIsNotPassivated(t *testing.T) {
-	s := newTestSystem(t)
-	var work atomic.Int64
+	clock := clockwork.NewFakeClock()
+	s := newTestRuntime(t, EntityOptions{}, WithClock(clock))
+	works := map[string]*atomic.Int64{"busy": new(atomic.Int64), "idle": new(atomic.Int64)}
 	k := s.StartKind("handers", 20*time.Millisecond, func(id string) Entity {
-		return &handingOff{counter: counter{rt: s, id: id}, work: &work}
+		return &handingOff{counter: counter{rt: s, id: id}, work: works[id]}
 	}, nil)
-	work.Add(1)
-	if _, err := Ask[state](context.Background(), k, "a", &get{}); err != nil {
-		t.Fatal(err)
+	works["busy"].Add(1)
+	for id := range works {
+		if _, err := Ask[state](context.Background(), k, id, &get{}); err != nil {
+			t.Fatal(err)
+		}
 	}
-	time.Sleep(300 * time.Millisecond) // many idle sweeps
+	sweep := func() {
+		t.Helper()
+		// The idle sweep's ticker is the clock's one waiter.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := clock.BlockUntilContext(ctx, 1); err != nil {
+			t.Fatal("the idle sweep never waited on the clock")
+		}
+		// Past the idle time (20 ms) by a few sweep intervals; not much more: Advance
+		// steps the ticker through every interval it passes.
+		clock.Advance(50 * time.Millisecond)
+	}
+	sweep()
+	kittest.WaitFor(t, "the idle entity to passivate", func() bool { return k.live.Load() <= 1 })
 	if n := k.live.Load(); n != 1 {
 		t.Fatalf("got %d live entities with work in flight; want 1", n)
 	}
-	work.Add(-1)
-	waitFor(t, "the entity to passivate once its work is done", func() bool { return k.live.Load() == 0 })
+	works["busy"].Add(-1)
+	sweep()
+	kittest.WaitFor(t, "the entity to passivate once its work is done", func() bool { return k.live.Load() == 0 })
 }
 
 // Messages sent while an entity passivates are neither lost nor handled by two
@@ -217,7 +225,7 @@ func TestLookupsOfMissingIDsLeaveNothingRunning(t *testing.T) {
 			t.Fatalf("lookup %d: got %+v, %v; want an empty answer", i, st, err)
 		}
 	}
-	waitFor(t, "the entities of missing ids to passivate", func() bool { return k.live.Load() == 1 })
+	kittest.WaitFor(t, "the entities of missing ids to passivate", func() bool { return k.live.Load() == 1 })
 	// The real one is still the same incarnation: its unpersisted scratch survived.
 	if _, err := Ask[state](ctx, k, "real", &scribble{}); err != nil {
 		t.Fatal(err)
@@ -243,14 +251,14 @@ func TestLiveEntitiesStayWithinTheBound(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	waitFor(t, "the live entities to come within the bound", func() bool { return k.live.Load() <= bound })
+	kittest.WaitFor(t, "the live entities to come within the bound", func() bool { return k.live.Load() <= bound })
 	for i := 0; i < n; i += 50 {
 		st, err := Ask[state](ctx, k, strconv.Itoa(i), &incr{})
 		if err != nil || st.N != 2 {
 			t.Fatalf("entity %d: got %+v, %v; want N 2 (its first increment kept in the store)", i, st, err)
 		}
 	}
-	waitFor(t, "the live entities to come within the bound", func() bool { return k.live.Load() <= bound })
+	kittest.WaitFor(t, "the live entities to come within the bound", func() bool { return k.live.Load() <= bound })
 	// A kind that never idles (its entities run on their own) is not bounded.
 	s2 := newTestSystem(t, EntityOptions{Idle: time.Hour, MaxLive: 1})
 	if k2 := s2.StartKind("runners", 0, func(id string) Entity { return &counter{rt: s2, id: id} }, nil); k2.maxLive != 0 || k2.idle != 0 {

@@ -35,6 +35,9 @@ type Runtime struct {
 	Store persistence.Store
 	// Log is the runtime's logger; domain packages name their own from it.
 	Log *zap.Logger
+	// Clock is the time every entity timer, loop and due time of the services runs on
+	// (the real clock unless New was given WithClock).
+	Clock Clock
 	// replies are the reusable reply addresses of Ask (reply.go).
 	replies *replyBoxes
 	// workers run every actor's mailbox (dispatcher.go).
@@ -58,7 +61,7 @@ type EntityOptions struct {
 
 // New starts an actor runtime over store. protoactor's own log lines go to log (its
 // info lines at debug level: they are internal noise for an operator).
-func New(store persistence.Store, log *zap.Logger, entities EntityOptions) *Runtime {
+func New(store persistence.Store, log *zap.Logger, entities EntityOptions, opts ...Option) *Runtime {
 	if log == nil {
 		log = zap.NewNop()
 	}
@@ -66,7 +69,10 @@ func New(store persistence.Store, log *zap.Logger, entities EntityOptions) *Runt
 	cfg := actor.Configure(actor.WithLoggerFactory(func(sys *actor.ActorSystem) *slog.Logger {
 		return slog.New(quietInfo{zapslog.NewHandler(log.Core(), zapslog.WithName("protoactor"))})
 	}))
-	rt := &Runtime{actors: actor.NewActorSystemWithConfig(cfg), Store: store, Log: log, entities: entities}
+	rt := &Runtime{actors: actor.NewActorSystemWithConfig(cfg), Store: store, Log: log, Clock: RealClock(), entities: entities}
+	for _, o := range opts {
+		o(rt)
+	}
 	rt.replies = newReplyBoxes(rt.actors)
 	rt.workers = newWorkers(mailboxThroughput, maxIdleWorkers)
 	return rt

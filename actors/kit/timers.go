@@ -3,6 +3,8 @@ package kit
 import (
 	"sync"
 	"time"
+
+	"github.com/jonboulle/clockwork"
 )
 
 // EntityTimers keeps at most one timer per entity of a kind, outside every mailbox.
@@ -10,6 +12,10 @@ import (
 // live tick from a stale one (its timer was replaced or disarmed meanwhile), so a
 // message already on its way cannot act twice.
 type EntityTimers struct {
+	// Clock runs the timers (the real clock when nil); services set it to their
+	// Runtime's.
+	Clock Clock
+
 	mu     sync.Mutex
 	closed bool
 	seq    uint64
@@ -18,7 +24,7 @@ type EntityTimers struct {
 
 type entityTimer struct {
 	gen   uint64
-	timer *time.Timer
+	timer clockwork.Timer
 }
 
 // Arm sets id's timer to call fire after d, replacing any other; after stop it does
@@ -35,9 +41,12 @@ func (t *EntityTimers) Arm(id string, d time.Duration, fire func(gen uint64)) {
 	if t.armed == nil {
 		t.armed = map[string]entityTimer{}
 	}
+	if t.Clock == nil {
+		t.Clock = RealClock()
+	}
 	t.seq++
 	gen := t.seq
-	t.armed[id] = entityTimer{gen: gen, timer: time.AfterFunc(d, func() { fire(gen) })}
+	t.armed[id] = entityTimer{gen: gen, timer: t.Clock.AfterFunc(d, func() { fire(gen) })}
 }
 
 // Disarm stops id's timer.

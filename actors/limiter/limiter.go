@@ -98,14 +98,14 @@ func Start(rt *kit.Runtime, opts LimitOptions) *Limiter {
 	l := &Limiter{rt: rt, opts: opts, seed: maphash.MakeSeed()}
 	for i := 0; i < opts.Shards; i++ {
 		pid, err := rt.Spawn(fmt.Sprintf("limiter-%d", i), func() actor.Actor {
-			return &limiterShard{opts: opts, buckets: map[string]*bucket{}, now: time.Now}
+			return &limiterShard{opts: opts, buckets: map[string]*bucket{}, now: rt.Clock.Now}
 		})
 		if err != nil {
 			panic(fmt.Sprintf("actors: spawn limiter: %v", err))
 		}
 		l.shards = append(l.shards, pid)
 	}
-	l.sweeper = kit.Every(rt.Log, "limiter sweep", time.Minute, false, func(context.Context, time.Time) {
+	l.sweeper = kit.Every(rt.Clock, rt.Log, "limiter sweep", time.Minute, false, func(context.Context, time.Time) {
 		for _, pid := range l.shards {
 			rt.Send(pid, &sweep{})
 		}

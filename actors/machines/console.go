@@ -44,7 +44,7 @@ type Consoles struct {
 }
 
 func newConsoles(s *system) *Consoles {
-	return &Consoles{sys: s, tickets: map[string]ConsoleTicket{}, now: time.Now}
+	return &Consoles{sys: s, tickets: map[string]ConsoleTicket{}, now: s.rt.Clock.Now}
 }
 
 // Issue grants the login who a ticket for the console of a running machine.

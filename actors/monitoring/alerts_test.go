@@ -8,23 +8,12 @@ import (
 
 	"github.com/vmplane/vmplane/actors/alerts"
 	"github.com/vmplane/vmplane/actors/events"
+	"github.com/vmplane/vmplane/actors/kit/kittest"
 	"github.com/vmplane/vmplane/actors/machines"
 
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/persistence"
 )
-
-// monWait polls cond until it holds, failing after a generous deadline.
-func monWait(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
 
 // monKeys counts the keys under prefix.
 func monKeys(t *testing.T, s *testSystem, prefix []byte) int {
@@ -232,7 +221,7 @@ func TestTaskFailedAlertFollowsTheEventBus(t *testing.T) {
 			TenantID: &tenant, Status: machines.TaskFailed, Error: &msg})
 	}
 	fail("T-1")
-	monWait(t, "task_failed to fire", func() bool { return openAlert(t, s, alerts.AlertTaskFailed, "M1") != nil })
+	kittest.WaitFor(t, "task_failed to fire", func() bool { return openAlert(t, s, alerts.AlertTaskFailed, "M1") != nil })
 	first := openAlert(t, s, alerts.AlertTaskFailed, "M1")
 	if first.Severity != alerts.SeverityWarning || first.TenantID == nil || *first.TenantID != tenant || first.TargetType != "machine" {
 		t.Fatalf("got %+v; want a warning on machine M1 of %s", first, tenant)
@@ -245,7 +234,7 @@ func TestTaskFailedAlertFollowsTheEventBus(t *testing.T) {
 	s.Monitoring.mu.Unlock()
 	s.Events.Publish(events.EventTask, &tenant, machines.Task{ID: "T-2", Type: "vm.start", TargetType: "machine", TargetID: "M1",
 		TenantID: &tenant, Status: machines.TaskSucceeded})
-	monWait(t, "task_failed to resolve", func() bool { return openAlert(t, s, alerts.AlertTaskFailed, "M1") == nil })
+	kittest.WaitFor(t, "task_failed to resolve", func() bool { return openAlert(t, s, alerts.AlertTaskFailed, "M1") == nil })
 	a, err := s.Alerts.Get(context.Background(), first.ID, nil)
 	if err != nil || a.Status != alerts.AlertResolved {
 		t.Fatalf("got %+v, %v; want the episode resolved", a, err)

@@ -208,7 +208,7 @@ type (
 )
 
 func startHealthChecks(s *system) *HealthChecks {
-	h := &HealthChecks{sys: s, inflight: map[string]bool{}}
+	h := &HealthChecks{sys: s, inflight: map[string]bool{}, timers: kit.EntityTimers{Clock: s.rt.Clock}}
 	h.ctx, h.cancel = context.WithCancel(context.Background())
 	h.client = &http.Client{
 		Transport: &http.Transport{
@@ -766,7 +766,7 @@ func (e *hcEntity) Load() error {
 	if _, err := persistence.Decode(val, &rec); err != nil {
 		return err
 	}
-	e.rec, e.savedAt = &rec, time.Now()
+	e.rec, e.savedAt = &rec, e.sys.rt.Clock.Now()
 	e.publishLive()
 	if rec.Enabled {
 		// Spread the first probes of many checks waking together over one interval.
@@ -946,7 +946,7 @@ func (e *hcEntity) done(m *probeDone) {
 	}
 	keep := e.rec.Results[max(len(e.rec.Results)-(CheckResultsKept-1), 0):]
 	next.Results = append(slices.Clip(keep), r)
-	if next.Last.Status != prev || time.Since(e.savedAt) >= hcPersistEvery {
+	if next.Last.Status != prev || e.sys.rt.Clock.Since(e.savedAt) >= hcPersistEvery {
 		if err := e.save(&next); err != nil {
 			e.sys.log.Warn("health check result not stored", zap.String("check_id", e.id), zap.Error(err))
 			e.rec, e.dirty = &next, true
@@ -999,7 +999,7 @@ func (e *hcEntity) save(next *HealthCheck) error {
 	if err := e.sys.rt.Commit(b); err != nil {
 		return err
 	}
-	e.rec, e.savedAt, e.dirty = next, time.Now(), false
+	e.rec, e.savedAt, e.dirty = next, e.sys.rt.Clock.Now(), false
 	e.publishLive()
 	return nil
 }

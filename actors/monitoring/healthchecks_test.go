@@ -12,10 +12,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vmplane/vmplane/actors/alerts"
-	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/jonboulle/clockwork"
 
+	"github.com/vmplane/vmplane/actors/alerts"
 	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/actors/kit/kittest"
+	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/persistence"
@@ -129,17 +131,16 @@ func TestProbesOfOneCheckNeverOverlap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	monWait(t, "the first probe to reach the target", func() bool { return target.hits.Load() == 1 })
+	kittest.WaitFor(t, "the first probe to reach the target", func() bool { return target.hits.Load() == 1 })
 	// Due times while the probe hangs: each tick is skipped and counted.
-	for i := 0; i < 3; i++ {
+	for i := int64(1); i <= 3; i++ {
 		s.HealthChecks.arm(hc.ID, 0)
-		time.Sleep(30 * time.Millisecond)
+		kittest.WaitFor(t, "the skipped tick to be counted", func() bool {
+			got, err := s.HealthChecks.Get(ctx, hc.ID, nil)
+			return err == nil && got.SkippedProbes == i
+		})
 	}
-	monWait(t, "the skipped ticks to be counted", func() bool {
-		got, err := s.HealthChecks.Get(ctx, hc.ID, nil)
-		return err == nil && got.SkippedProbes == 3
-	})
-	monWait(t, "the probe to time out", func() bool {
+	kittest.WaitFor(t, "the probe to time out", func() bool {
 		got, _ := s.HealthChecks.Get(ctx, hc.ID, nil)
 		return got.Last.CheckedAt != nil
 	})
@@ -152,31 +153,52 @@ func TestProbesOfOneCheckNeverOverlap(t *testing.T) {
 	}
 }
 
+// A deleted check probes no more: after the delete, intervals pass on the fake clock
+// while a second check, alive, shows that its timers fire and its probes land.
 func TestDeletedCheckStopsProbing(t *testing.T) {
-	s := newTestSystem(t)
+	clock := clockwork.NewFakeClock()
+	s := newTestSystem(t, func(o *testOptions) { o.Clock = clock })
 	ctx := context.Background()
-	var hits atomic.Int64
+	var hits, controlHits atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { hits.Add(1) }))
 	defer srv.Close()
+	control := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { controlHits.Add(1) }))
+	defer control.Close()
 	hc, err := s.HealthChecks.Create(ctx, HealthCheckSpec{Name: "counted", Type: CheckHTTP, Target: srv.URL,
 		IntervalS: 1, TimeoutMS: 500}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	monWait(t, "two probes", func() bool { return hits.Load() >= 2 })
+	if _, err := s.HealthChecks.Create(ctx, HealthCheckSpec{Name: "control", Type: CheckHTTP, Target: control.URL,
+		IntervalS: 1, TimeoutMS: 500}, nil); err != nil {
+		t.Fatal(err)
+	}
+	// A new check probes at once, then once an interval.
+	kittest.WaitFor(t, "the first probes", func() bool { return hits.Load() == 1 && controlHits.Load() == 1 })
+	advanceCheck(t, clock, "the second probes", func() bool { return hits.Load() == 2 && controlHits.Load() == 2 })
 	if err := s.HealthChecks.Delete(ctx, hc.ID, nil); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(200 * time.Millisecond) // a probe already on its way may still land
-	before := hits.Load()
-	time.Sleep(2500 * time.Millisecond)
-	if after := hits.Load(); after != before {
-		t.Fatalf("got %d probes after the delete; want none", after-before)
+	for i := int64(3); i <= 5; i++ {
+		advanceCheck(t, clock, "the control check's next probe", func() bool { return controlHits.Load() == i })
+	}
+	if got := hits.Load(); got != 2 {
+		t.Fatalf("got %d probes after the delete; want none", got-2)
 	}
 	if _, err := s.HealthChecks.Get(ctx, hc.ID, nil); !errors.Is(err, apierr.ErrNotFound) {
 		t.Fatalf("got %v; want the check gone", err)
 	}
-	monWait(t, "the deleted check's entity to go", func() bool { return s.HealthChecks.kind.Live() == 0 })
+	kittest.WaitFor(t, "the deleted check's entity to go", func() bool { return s.HealthChecks.kind.Live() <= 1 })
+}
+
+// advanceCheck moves clock one check interval (1 s) on and waits for what that
+// interval's probes cause. The caller has seen the previous probe's effect, and a
+// check arms its next timer before it starts a probe, so the timers are armed on the
+// fake clock before it moves.
+func advanceCheck(t *testing.T, clock *clockwork.FakeClock, what string, cond func() bool) {
+	t.Helper()
+	clock.Advance(time.Second)
+	kittest.WaitFor(t, what, cond)
 }
 
 func TestTenantCheckTargetsOnlyItsMachines(t *testing.T) {
@@ -244,7 +266,8 @@ func TestTenantCheckTargetsOnlyItsMachines(t *testing.T) {
 // A tenant's check stops reaching its address once the address is no longer one of the
 // tenant's machines: it may belong to someone else by then.
 func TestTenantCheckLosesItsAddress(t *testing.T) {
-	s := newTestSystem(t)
+	clock := clockwork.NewFakeClock()
+	s := newTestSystem(t, func(o *testOptions) { o.Clock = clock })
 	ctx := context.Background()
 	var hits atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { hits.Add(1) }))
@@ -267,7 +290,7 @@ func TestTenantCheckLosesItsAddress(t *testing.T) {
 	if !hc.TargetScoped {
 		t.Fatalf("got %+v; want a tenant's target held to its machines", hc)
 	}
-	monWait(t, "a passing probe", func() bool {
+	kittest.WaitFor(t, "a passing probe", func() bool {
 		got, _ := s.HealthChecks.Get(ctx, hc.ID, nil)
 		return got.Last.Status == CheckPassing
 	})
@@ -275,12 +298,20 @@ func TestTenantCheckLosesItsAddress(t *testing.T) {
 	if err := s.rt.Commit(new(persistence.Batch).Del(machines.TenantKey(tenant, "MA"))); err != nil {
 		t.Fatal(err)
 	}
-	monWait(t, "the check to fail without probing", func() bool {
+	advanceCheck(t, clock, "the check to fail without probing", func() bool {
 		got, _ := s.HealthChecks.Get(ctx, hc.ID, nil)
 		return got.Last.Status == CheckFailing && got.Last.Error != nil && strings.Contains(*got.Last.Error, "not probed")
 	})
+	// Each interval the check runs and fails again without reaching the address.
 	before := hits.Load()
-	time.Sleep(1500 * time.Millisecond)
+	for range 3 {
+		got, _ := s.HealthChecks.Get(ctx, hc.ID, nil)
+		failures := got.Last.ConsecutiveFailures
+		advanceCheck(t, clock, "the check's next result", func() bool {
+			got, _ := s.HealthChecks.Get(ctx, hc.ID, nil)
+			return got.Last.ConsecutiveFailures > failures
+		})
+	}
 	if after := hits.Load(); after != before {
 		t.Fatalf("got %d probes of an address the tenant no longer has; want none", after-before)
 	}
@@ -302,11 +333,11 @@ func TestCheckUpdateAndDisable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	monWait(t, "the check to fail", func() bool {
+	kittest.WaitFor(t, "the check to fail", func() bool {
 		got, _ := s.HealthChecks.Get(ctx, hc.ID, nil)
 		return got.Last.Status == CheckFailing
 	})
-	monWait(t, "its alert", func() bool { return openAlert(t, s, alerts.AlertHealthCheck, hc.ID) != nil })
+	kittest.WaitFor(t, "its alert", func() bool { return openAlert(t, s, alerts.AlertHealthCheck, hc.ID) != nil })
 	// The failing status is stored at once (the faulty-deployment rules read the store).
 	val, err := s.store.Get(hcKey(hc.ID))
 	if err != nil {
@@ -322,13 +353,13 @@ func TestCheckUpdateAndDisable(t *testing.T) {
 	if err != nil || got.Enabled || got.Last.Status != CheckUnknown {
 		t.Fatalf("got %+v, %v; want disabled and unknown", got, err)
 	}
-	monWait(t, "the alert to resolve", func() bool { return openAlert(t, s, alerts.AlertHealthCheck, hc.ID) == nil })
+	kittest.WaitFor(t, "the alert to resolve", func() bool { return openAlert(t, s, alerts.AlertHealthCheck, hc.ID) == nil })
 	// Re-enabled against an expected 500, it passes.
 	on, want := true, 500
 	if _, err := s.HealthChecks.Update(ctx, hc.ID, HealthCheckChange{Enabled: &on, ExpectedStatus: &want}, nil); err != nil {
 		t.Fatal(err)
 	}
-	monWait(t, "the check to pass", func() bool {
+	kittest.WaitFor(t, "the check to pass", func() bool {
 		got, _ := s.HealthChecks.Get(ctx, hc.ID, nil)
 		return got.Last.Status == CheckPassing
 	})
@@ -336,4 +367,49 @@ func TestCheckUpdateAndDisable(t *testing.T) {
 	if _, err := s.HealthChecks.Update(ctx, hc.ID, HealthCheckChange{TimeoutMS: &zero}, nil); !errors.Is(err, apierr.ErrInvalidRequest) {
 		t.Fatalf("got %v; want 400 for a bad timeout", err)
 	}
+}
+
+// A result that changes nothing is kept in memory and written once a minute (on the
+// runtime's fake clock), while reads see every one.
+func TestUnchangedResultsWrittenOncePerMinute(t *testing.T) {
+	clock := clockwork.NewFakeClock()
+	s := newTestSystem(t, func(o *testOptions) { o.Clock = clock })
+	ctx := context.Background()
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer srv.Close()
+	hc, err := s.HealthChecks.Create(ctx, HealthCheckSpec{Name: "steady", Type: CheckHTTP, Target: srv.URL,
+		IntervalS: 1, TimeoutMS: 500}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := func() int {
+		got, _ := s.HealthChecks.Get(ctx, hc.ID, nil)
+		return len(got.Results)
+	}
+	stored := func() int {
+		t.Helper()
+		val, err := s.store.Get(hcKey(hc.ID))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rec HealthCheck
+		if _, err := persistence.Decode(val, &rec); err != nil {
+			t.Fatal(err)
+		}
+		return len(rec.Results)
+	}
+	// The first result turns the check passing: written at once.
+	kittest.WaitFor(t, "the first result", func() bool { return results() == 1 })
+	if n := stored(); n != 1 {
+		t.Fatalf("got %d stored results; want the passing one written at once", n)
+	}
+	for i := 2; i <= 4; i++ {
+		advanceCheck(t, clock, "the next result", func() bool { return results() == i })
+	}
+	if n := stored(); n != 1 {
+		t.Fatalf("got %d stored results within the minute; want still 1", n)
+	}
+	// The next probe once the minute has passed writes them all.
+	clock.Advance(time.Minute - 3*time.Second)
+	kittest.WaitFor(t, "the results to be written", func() bool { return results() == 5 && stored() == 5 })
 }

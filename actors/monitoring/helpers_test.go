@@ -33,12 +33,18 @@ type testOptions struct {
 	Driver     hypervisor.Driver
 	Monitoring MonitoringOptions
 	Faulty     FaultyOptions
+	// Clock runs the runtime (the real clock when nil).
+	Clock kit.Clock
 }
 
 // startTestSystem starts the monitoring and what it stands on over store, settles the
 // tasks a previous run left open and arms the health checks, as the root does.
 func startTestSystem(t testing.TB, store persistence.Store, opts testOptions) *testSystem {
-	rt := kit.New(store, nil, kit.EntityOptions{})
+	var ko []kit.Option
+	if opts.Clock != nil {
+		ko = append(ko, kit.WithClock(opts.Clock))
+	}
+	rt := kit.New(store, nil, kit.EntityOptions{}, ko...)
 	s := &testSystem{rt: rt, store: store, Events: events.New()}
 	s.Alerts = alerts.Start(alerts.Deps{Runtime: rt, Events: s.Events})
 	ms := machines.Start(machines.Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Alerts: s.Alerts,

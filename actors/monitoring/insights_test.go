@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/vmplane/vmplane/actors/events"
+	"github.com/vmplane/vmplane/actors/kit/kittest"
 	"github.com/vmplane/vmplane/actors/machines"
 
 	"github.com/oklog/ulid/v2"
@@ -215,18 +216,6 @@ func TestFaultyThresholdsAreConfigurable(t *testing.T) {
 	}
 }
 
-// waitFor polls cond until it holds or 10 s pass.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not after 10 s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 func countKeys(t *testing.T, s *testSystem, prefix []byte) int {
 	t.Helper()
 	n := 0
@@ -245,19 +234,19 @@ func TestFollowerRecordsCrashesAndErrors(t *testing.T) {
 	machines.Publish(s.Events, m, "sync", machines.StatusSuspended)
 	machines.Publish(s.Events, m, "sync", machines.StatusRunning)
 	machines.Publish(s.Events, m, "sync", machines.StatusRunning)
-	waitFor(t, "two crash records", func() bool { return countKeys(t, s, persistence.Prefix("crash", "01CRASHY")) == 2 })
+	kittest.WaitFor(t, "two crash records", func() bool { return countKeys(t, s, persistence.Prefix("crash", "01CRASHY")) == 2 })
 
 	e := machines.Machine{ID: "01BROKEN", Status: machines.StatusError}
 	machines.Publish(s.Events, e, "task", machines.StatusProvisioning)
-	waitFor(t, "error indexed", func() bool { return countKeys(t, s, persistence.Prefix("insight-error")) == 1 })
+	kittest.WaitFor(t, "error indexed", func() bool { return countKeys(t, s, persistence.Prefix("insight-error")) == 1 })
 	e.Status = machines.StatusRunning
 	machines.Publish(s.Events, e, "task", machines.StatusError)
-	waitFor(t, "error unindexed", func() bool { return countKeys(t, s, persistence.Prefix("insight-error")) == 0 })
+	kittest.WaitFor(t, "error unindexed", func() bool { return countKeys(t, s, persistence.Prefix("insight-error")) == 0 })
 	e.Status = machines.StatusError
 	machines.Publish(s.Events, e, "task", machines.StatusRunning)
-	waitFor(t, "error indexed again", func() bool { return countKeys(t, s, persistence.Prefix("insight-error")) == 1 })
+	kittest.WaitFor(t, "error indexed again", func() bool { return countKeys(t, s, persistence.Prefix("insight-error")) == 1 })
 	s.Events.Publish(events.EventMachineDeleted, nil, map[string]string{"id": e.ID})
-	waitFor(t, "deleted machine unindexed", func() bool { return countKeys(t, s, persistence.Prefix("insight-error")) == 0 })
+	kittest.WaitFor(t, "deleted machine unindexed", func() bool { return countKeys(t, s, persistence.Prefix("insight-error")) == 0 })
 	if n := countKeys(t, s, persistence.Prefix("crash", "01CRASHY")); n != 2 {
 		t.Fatalf("got %d crash records; want 2", n)
 	}
@@ -284,7 +273,7 @@ func TestFollowerRebuildsErrorIndexAtStart(t *testing.T) {
 
 	s, store = open()
 	defer func() { s.Stop(); store.Close() }()
-	waitFor(t, "index rebuilt", func() bool {
+	kittest.WaitFor(t, "index rebuilt", func() bool {
 		_, errStale := s.store.Get(errorIndexKey("01STALE"))
 		_, errErr := s.store.Get(errorIndexKey("01ERR"))
 		return errStale != nil && errErr == nil

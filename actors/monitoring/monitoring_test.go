@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/vmplane/vmplane/actors/alerts"
+	"github.com/vmplane/vmplane/actors/kit/kittest"
 	"github.com/vmplane/vmplane/actors/machines"
 
 	"github.com/vmplane/vmplane/actors/kit"
@@ -33,7 +34,7 @@ func TestNodeUsageHighNeedsTheWholeDuration(t *testing.T) {
 	putNode(t, s, busy)
 	putNode(t, s, calm)
 	start := time.Now()
-	monWait(t, "pve1's usage alert", func() bool { return openAlert(t, s, alerts.AlertNodeUsageHigh, "pve1") != nil })
+	kittest.WaitFor(t, "pve1's usage alert", func() bool { return openAlert(t, s, alerts.AlertNodeUsageHigh, "pve1") != nil })
 	if d := time.Since(start); d < 500*time.Millisecond {
 		t.Fatalf("got the alert after %s; want it only after the node stayed busy for 600ms", d)
 	}
@@ -42,11 +43,11 @@ func TestNodeUsageHighNeedsTheWholeDuration(t *testing.T) {
 		t.Fatalf("got %+v; want an operator's warning on the node", a)
 	}
 	// pve2's memory (900 of 1024 MiB) is above 0.8 too.
-	monWait(t, "pve2's memory alert", func() bool { return openAlert(t, s, alerts.AlertNodeUsageHigh, "pve2") != nil })
+	kittest.WaitFor(t, "pve2's memory alert", func() bool { return openAlert(t, s, alerts.AlertNodeUsageHigh, "pve2") != nil })
 
 	busy.Usage.CPU = 0.2
 	putNode(t, s, busy)
-	monWait(t, "pve1's alert to resolve", func() bool { return openAlert(t, s, alerts.AlertNodeUsageHigh, "pve1") == nil })
+	kittest.WaitFor(t, "pve1's alert to resolve", func() bool { return openAlert(t, s, alerts.AlertNodeUsageHigh, "pve1") == nil })
 	if open := openAlert(t, s, alerts.AlertNodeUsageHigh, "pve2"); open == nil {
 		t.Fatal("got pve2's alert resolved; want it open while the node stays busy")
 	}

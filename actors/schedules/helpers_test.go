@@ -28,6 +28,8 @@ type testSystem struct {
 type testOptions struct {
 	Driver  hypervisor.Driver
 	Options ScheduleOptions
+	// Clock runs the runtime (the real clock when nil).
+	Clock kit.Clock
 }
 
 // newTestSystem starts the schedules over a store in t.TempDir(), stopped at cleanup.
@@ -41,7 +43,11 @@ func newTestSystem(t testing.TB, mutate ...func(*testOptions)) *testSystem {
 	for _, m := range mutate {
 		m(&opts)
 	}
-	rt := kit.New(store, nil, kit.EntityOptions{})
+	var ko []kit.Option
+	if opts.Clock != nil {
+		ko = append(ko, kit.WithClock(opts.Clock))
+	}
+	rt := kit.New(store, nil, kit.EntityOptions{}, ko...)
 	s := &testSystem{rt: rt, store: store, Events: events.New()}
 	al := alerts.Start(alerts.Deps{Runtime: rt, Events: s.Events})
 	s.Services = machines.Start(machines.Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Alerts: al,

@@ -291,9 +291,11 @@ type ScheduleOptions struct {
 	// Grace is how old a due time missed while vmplane was down may be and still run,
 	// once, at start; an older one is skipped and recorded. 0 skips every missed run.
 	Grace time.Duration
-	// Now is the schedules' clock (default time.Now). Timers wait real time for the
-	// distance from Now to a due time, so an offset clock shifts what is due: tests
-	// use one to be "later" across a restart.
+	// Now overrides what time the schedules read (default: the Runtime's Clock, whose
+	// timers they wait on in any case). Timers wait on the Runtime's clock for the
+	// distance from Now to a due time, so an offset Now shifts what is due: tests of
+	// the whole server use one to be "later" across a restart. Tests of the schedules
+	// alone run the Runtime on a fake clock (kit.WithClock) instead.
 	Now func() time.Time
 }
 
@@ -365,8 +367,9 @@ type (
 func startSchedules(s *system, opts ScheduleOptions) *Schedules {
 	ss := &Schedules{sys: s, now: opts.Now, grace: max(opts.Grace, 0)}
 	if ss.now == nil {
-		ss.now = time.Now
+		ss.now = s.rt.Clock.Now
 	}
+	ss.timers.Clock = s.rt.Clock
 	ss.ctx, ss.cancel = context.WithCancel(context.Background())
 	ss.kind = s.rt.StartKind("schedules", 5*time.Minute, func(id string) kit.Entity {
 		return &scheduleEntity{sys: s, ss: ss, id: id}

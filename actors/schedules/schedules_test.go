@@ -7,9 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/jonboulle/clockwork"
 
 	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/actors/kit/kittest"
+	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/hypervisor/sim"
@@ -277,4 +279,63 @@ func TestRunGivesUpOnBusyMachineBeforeNextDue(t *testing.T) {
 	if got := w.gaveUp(); !strings.Contains(got, "busy with task "+holder.ID+" (vm.") {
 		t.Fatalf("got %q; want it to name the task %s that held the machine", got, holder.ID)
 	}
+}
+
+// A daily schedule runs on the runtime's clock: not before its due time (a schedule
+// of another machine due a second earlier shows the clock got there), once at it, and
+// again a day later, in as long as the runs take.
+func TestScheduleRunsOnTheRuntimesClock(t *testing.T) {
+	clock := clockwork.NewFakeClockAt(mustTime(t, "2026-01-15T02:00:00Z"))
+	s := newTestSystem(t, func(o *testOptions) {
+		o.Clock = clock
+		o.Driver = sim.New(sim.Config{OpDelay: -1, Seed: 1, Machines: 2})
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := s.Cluster.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ms, _, err := s.Machines.List(ctx, "", 0, nil)
+	if err != nil || len(ms) != 2 {
+		t.Fatalf("got %d machines, %v; want 2", len(ms), err)
+	}
+	ten, err := s.Tenants.Create(ctx, "daily", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	create := func(m machines.Machine, cron string) PowerSchedule {
+		t.Helper()
+		if _, err := s.Machines.Assign(ctx, m.ID, &ten.ID); err != nil {
+			t.Fatal(err)
+		}
+		action := string(hypervisor.ActionReboot)
+		if m.Status != machines.StatusRunning {
+			action = string(hypervisor.ActionStart)
+		}
+		sc, err := s.Schedules.Power().Create(ctx, ten.ID, ScheduleInput{MachineID: &m.ID, Action: &action, Cron: &cron})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sc
+	}
+	sc := create(ms[0], "0 3 * * *")
+	control := create(ms[1], "59 59 2 * * *")
+	if due := mustTime(t, "2026-01-15T03:00:00Z"); sc.NextRunAt == nil || !sc.NextRunAt.Equal(due) {
+		t.Fatalf("next run at %v; want %s, an hour after the clock's now", sc.NextRunAt, due)
+	}
+	ran := func(id string, want int) func() bool {
+		return func() bool {
+			got, err := s.Schedules.Power().Get(ctx, id, nil)
+			return err == nil && got.Runs == want && got.LastStatus != nil && *got.LastStatus == RunSucceeded
+		}
+	}
+	clock.Advance(time.Hour - time.Second)
+	kittest.WaitFor(t, "the control schedule's run a second before the due time", ran(control.ID, 1))
+	if got, err := s.Schedules.Power().Get(ctx, sc.ID, nil); err != nil || got.Runs != 0 {
+		t.Fatalf("got %d runs before the due time, %v; want none", got.Runs, err)
+	}
+	clock.Advance(time.Second)
+	kittest.WaitFor(t, "the run of the due time", ran(sc.ID, 1))
+	clock.Advance(24 * time.Hour)
+	kittest.WaitFor(t, "the next day's run", ran(sc.ID, 2))
 }

@@ -593,7 +593,7 @@ func (e *tenantEntity) armPush() {
 	}
 	e.push.scheduled = true
 	sys, tenant := e.sys, e.id
-	time.AfterFunc(pushDelay, func() {
+	sys.rt.Clock.AfterFunc(pushDelay, func() {
 		sys.Tenants.kind.Send(tenant, &pushNow{})
 	})
 }
@@ -664,7 +664,7 @@ func (e *tenantEntity) pushDone(m *pushDone) {
 		e.push.retries++
 		delay := time.Duration(e.push.retries*e.push.retries) * time.Second
 		sys, tenant, failed := e.sys, e.id, m.Failed
-		time.AfterFunc(delay, func() {
+		sys.rt.Clock.AfterFunc(delay, func() {
 			sys.Tenants.kind.Send(tenant, &retryPush{Machines: failed})
 		})
 	} else if len(m.Failed) == 0 {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/actors/kit/kittest"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/persistence"
 )
@@ -280,7 +281,7 @@ func TestRuleWriteFailingInAGroupWithAnEarlierSuccess(t *testing.T) {
 	}
 	close(release)
 	wg.Wait()
-	waitFor(t, "the tenant's rules to be readable again", func() bool {
+	kittest.WaitFor(t, "the tenant's rules to be readable again", func() bool {
 		rs, err := s.Tenants.Firewall().List(ctx, ten.ID, nil)
 		return err == nil && len(rs) == 1
 	})

@@ -3,7 +3,6 @@ package tenants
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/vmplane/vmplane/actors/alerts"
 	"github.com/vmplane/vmplane/actors/events"
@@ -56,16 +55,4 @@ func newTestSystem(t testing.TB, mutate ...func(*testOptions)) *testSystem {
 		store.Close()
 	})
 	return s
-}
-
-// waitFor polls cond until it holds, failing the test after 10 s.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not after 10 s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
 }
