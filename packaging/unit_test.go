@@ -87,7 +87,7 @@ func TestUnitSettings(t *testing.T) {
 
 // TestUnitSecurityScore: systemd's own analyzer rates the unit's exposure at most
 // maxScore, and the unit's system call filter lets the hash-worker children start and
-// lower their priority (nice 19, SCHED_IDLE; actors/passwords_linux.go).
+// lower their priority (nice 19, SCHED_IDLE; actors/auth/passwords_linux.go).
 func TestUnitSecurityScore(t *testing.T) {
 	analyze, err := exec.LookPath("systemd-analyze")
 	if err != nil {

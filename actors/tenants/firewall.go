@@ -520,7 +520,7 @@ func (e *tenantEntity) applyRule(r *FirewallRule, in RuleInput) error {
 	// a rule valid here is one Proxmox takes.
 	f = append(f, hypervisor.FirewallRuleErrors(hypervisorRule(r))...)
 	if r.MachineID != nil {
-		// The tenant's machine list (cached, and exact: machinelists.go); another
+		// The tenant's machine list (cached, and exact: machines/machinelists.go); another
 		// tenant's machine is answered as a missing one.
 		ms, _, err := e.sys.Machines.ListTenant(context.Background(), e.id, "", 0)
 		if err != nil {
