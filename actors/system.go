@@ -1,6 +1,7 @@
-// Package actors holds vmplane's actor system: one supervisor per entity kind, the entity
-// actors that own each record (users, machines, nodes, tenants, ...), their messages, the
-// rate limiter and the schedulers.
+// Package actors is the composition root of vmplane's actors: Start builds the runtime
+// (actors/kit) and the domain packages (events, alerts, auth, limiter, machines,
+// tenants, schedules, monitoring) in dependency order, each from a Deps value naming
+// what it uses, and Stop stops them in reverse. No domain package imports it.
 //
 // Every entity follows one pattern: load its record from the store when it starts,
 // validate a request against its state, persist the change through the group-commit
