@@ -90,6 +90,10 @@ func TestBackupRestoreCommands(t *testing.T) {
 			t.Errorf("backup with %s: status %d, %q; want status %d and one line with %q", c.name, code, got, c.code, c.want)
 		}
 	}
+	// `vmplane backup list` is the client's verb for machines' backups, not the store's.
+	if code, got := runCmd(t, []string{"VMPLANE_URL=", noLogin}, "backup", "list"); code != 2 || !strings.Contains(got, "no remote") {
+		t.Errorf("backup list: status %d, %q; want the client's verb (no remote configured: 2)", code, got)
+	}
 	if b, _ := os.ReadFile(out); string(b) != "the previous backup" {
 		t.Errorf("a refused backup changed %s: %q", out, b)
 	}

@@ -81,6 +81,12 @@ func runServerCommand(cmd string, args []string, stdout, stderr io.Writer) (code
 	case "admin":
 		return runAdmin(args, os.Getenv, os.Stdin, stdout, stderr), true
 	case "backup":
+		// Two commands share the name, as the issues ask: `vmplane backup list|show|delete`
+		// are the client's verbs for machines' backups; `vmplane backup --out FILE` (flags
+		// only) saves a running server's store.
+		if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+			return 0, false
+		}
 		return runBackup(args, os.Getenv, stdout, stderr), true
 	case "restore":
 		return runRestore(args, os.Getenv, stdout, stderr), true
@@ -104,6 +110,13 @@ func commandTree(env cli.Env) *cobra.Command {
 	root := cli.New(env)
 	for _, sc := range serverCommands {
 		name := sc.name
+		if own, _, err := root.Find([]string{name}); err == nil && own != root {
+			// The client has a command of this name (backup): its help names the
+			// server's form too.
+			own.Long = own.Short + ".\n\nWith flags only, 'vmplane " + name + "' is the server's command: " + sc.short +
+				" (see 'vmplane " + name + " -h')."
+			continue
+		}
 		c := &cobra.Command{
 			Use:                name,
 			Short:              sc.short,
