@@ -13,6 +13,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/vmplane/vmplane/apierr"
+	"github.com/vmplane/vmplane/internal/testwait"
 	"github.com/vmplane/vmplane/persistence"
 )
 
@@ -251,14 +252,7 @@ func hasherWorkers() int {
 }
 
 // eventually polls cond until it holds or the failsafe passes.
-func eventually(cond func() bool) bool {
-	for deadline := time.Now().Add(failsafe); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		if cond() {
-			return true
-		}
-	}
-	return cond()
-}
+func eventually(cond func() bool) bool { return testwait.Poll(failsafe, cond) }
 
 func TestPasswordHasherCloseEndsWorkers(t *testing.T) {
 	// Workers of systems stopped by earlier tests are gone or going.
