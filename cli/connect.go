@@ -11,3 +11,8 @@ func Connect(env Env, remote, url, token string) (string, *http.Client, error) {
 	a := &app{env: env, remote: remote, url: url, token: token}
 	return a.connect()
 }
+
+// Bearer is a transport that sends every request through next with token as its
+// bearer token: how --token (and VMPLANE_TOKEN) sign requests, for callers that bring a
+// transport of their own (vmplane backup's, with its time limits).
+func Bearer(token string, next http.RoundTripper) http.RoundTripper { return bearer{token, next} }

@@ -71,15 +71,20 @@ func envOr(getenv func(string) string, name, fallback string) string {
 // requests: with VMPLANE_TOKEN, or else with the command-line client's saved login of
 // remote (or its current remote).
 func backupConnection(getenv func(string) string, url, remote string, stdout, stderr io.Writer) (string, *http.Client, error) {
-	url = firstNonEmpty(url, getenv("VMPLANE_URL"))
+	if url == "" {
+		url = getenv("VMPLANE_URL")
+	}
 	if tok := getenv("VMPLANE_TOKEN"); tok != "" {
+		if url == "" {
+			url = "http://127.0.0.1:8080"
+		}
 		// No overall timeout (a large store takes its time), but one for connecting
 		// and for the answer to start.
-		return firstNonEmpty(url, "http://127.0.0.1:8080"), &http.Client{Transport: tokenTransport{tok, &http.Transport{
+		return url, &http.Client{Transport: cli.Bearer(tok, &http.Transport{
 			DialContext:           (&net.Dialer{Timeout: 10 * time.Second}).DialContext,
 			ResponseHeaderTimeout: time.Minute,
 			Proxy:                 http.ProxyFromEnvironment,
-		}}}, nil
+		})}, nil
 	}
 	base, hc, err := cli.Connect(cli.Env{Stdout: stdout, Stderr: stderr, Getenv: getenv}, remote, url, "")
 	if err != nil {
@@ -87,27 +92,6 @@ func backupConnection(getenv func(string) string, url, remote string, stdout, st
 			"set VMPLANE_TOKEN to an operator's access token (POST /api/auth/login), or run 'vmplane login' as an operator", err)
 	}
 	return base, hc, nil
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
-// tokenTransport signs every request with a bearer token.
-type tokenTransport struct {
-	token string
-	next  http.RoundTripper
-}
-
-func (t tokenTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	r := req.Clone(req.Context())
-	r.Header.Set("Authorization", "Bearer "+t.token)
-	return t.next.RoundTrip(r)
 }
 
 // fetchBackup downloads the backup into a temporary file beside out, checks it, syncs
