@@ -118,7 +118,9 @@ func (rt *Runtime) StartKind(name string, idle time.Duration, newFn func(id stri
 		panic(fmt.Sprintf("kit: spawn supervisor %s: %v", name, err))
 	}
 	k.pid = pid
+	rt.kindsMu.Lock()
 	rt.kinds = append(rt.kinds, k)
+	rt.kindsMu.Unlock()
 	k.stopSweep = func() {}
 	if idle > 0 {
 		loop := Every(rt.Clock, rt.Log, "idle sweep", max(idle/2, time.Millisecond), false, func(context.Context, time.Time) {
@@ -320,8 +322,16 @@ func (a *entityActor) handleSafely(ctx actor.Context) {
 // PID is the address of the kind's supervisor.
 func (k *Kind) PID() *actor.PID { return k.pid }
 
-// Send tells the entity id msg from outside any actor; no answer is expected.
-func (k *Kind) Send(id string, msg any) { k.rt.actors.Root.Send(k.pid, &Envelope{ID: id, Msg: msg}) }
+// Send tells the entity id msg from outside any actor; no answer is expected. In a
+// cluster, a message for an entity active on another member is forwarded there, after
+// the messages told to that entity before it.
+func (k *Kind) Send(id string, msg any) {
+	if p := k.rt.placement; p != nil && !k.rt.tells.direct(k.name+"/"+id, func() bool { return p.Local(k.name, id) }) {
+		k.tell(id, msg)
+		return
+	}
+	k.rt.actors.Root.Send(k.pid, &Envelope{ID: id, Msg: msg})
+}
 
 // Runtime is the runtime the kind runs on.
 func (k *Kind) Runtime() *Runtime { return k.rt }

@@ -15,6 +15,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -44,7 +45,13 @@ type Runtime struct {
 	workers *workers
 	// entities bound every passivating kind.
 	entities EntityOptions
+	kindsMu  sync.RWMutex // guards kinds: Deliver looks them up from the cluster's goroutines
 	kinds    []*Kind
+	// placement, in a cluster, says where each entity is active (placement.go); nil on
+	// a single node.
+	placement Placement
+	// tells holds told messages on their way to entities on other members.
+	tells tells
 }
 
 // EntityOptions bound the entity actors of every kind that passivates (all but the
@@ -73,6 +80,7 @@ func New(store persistence.Store, log *zap.Logger, entities EntityOptions, opts 
 	for _, o := range opts {
 		o(rt)
 	}
+	rt.tells.queues = map[string][]any{}
 	rt.replies = newReplyBoxes(rt.actors)
 	rt.workers = newWorkers(mailboxThroughput, maxIdleWorkers)
 	return rt
@@ -81,11 +89,14 @@ func New(store persistence.Store, log *zap.Logger, entities EntityOptions, opts 
 // StopKinds stops every kind's supervisor, and so every entity, newest kind first,
 // and waits for them.
 func (rt *Runtime) StopKinds() {
-	for i := len(rt.kinds) - 1; i >= 0; i-- {
-		rt.kinds[i].stopSweep()
-		_ = rt.actors.Root.StopFuture(rt.kinds[i].pid).Wait()
-	}
+	rt.kindsMu.Lock()
+	kinds := rt.kinds
 	rt.kinds = nil
+	rt.kindsMu.Unlock()
+	for i := len(kinds) - 1; i >= 0; i-- {
+		kinds[i].stopSweep()
+		_ = rt.actors.Root.StopFuture(kinds[i].pid).Wait()
+	}
 }
 
 // Shutdown stops the actor system and ends the idle workers. Kinds are stopped first
@@ -99,6 +110,8 @@ func (rt *Runtime) Shutdown() {
 
 // Kinds reports the live entity count of each kind, for /metrics.
 func (rt *Runtime) Kinds() map[string]int {
+	rt.kindsMu.RLock()
+	defer rt.kindsMu.RUnlock()
 	out := make(map[string]int, len(rt.kinds))
 	for _, k := range rt.kinds {
 		out[k.name] = int(k.live.Load())
@@ -131,12 +144,17 @@ func (rt *Runtime) Commit(b *persistence.Batch) error {
 // The wait ends at ctx's deadline (DefaultTimeout without one) or when ctx is
 // cancelled, so a shutdown never waits out a timeout.
 func AskPID[T any](ctx context.Context, rt *Runtime, pid *actor.PID, msg any) (T, error) {
-	var zero T
+	res, err := askLocal(ctx, rt, pid, msg)
+	return answer[T](res, err, msg)
+}
+
+// askLocal sends msg to a local pid and returns its raw answer.
+func askLocal(ctx context.Context, rt *Runtime, pid *actor.PID, msg any) (any, error) {
 	timeout := DefaultTimeout
 	if d, ok := ctx.Deadline(); ok {
 		timeout = time.Until(d)
 		if timeout <= 0 {
-			return zero, apierr.New(apierr.ErrTimeout, "the request did not finish in time")
+			return nil, apierr.New(apierr.ErrTimeout, "the request did not finish in time")
 		}
 	}
 	box := rt.replies.get()
@@ -145,17 +163,27 @@ func AskPID[T any](ctx context.Context, rt *Runtime, pid *actor.PID, msg any) (T
 	if !ok {
 		rt.replies.discard(box)
 		if ctx.Err() != nil && ctx.Err() != context.DeadlineExceeded {
-			return zero, apierr.New(apierr.ErrUnavailable, "the request was cancelled")
+			return nil, apierr.New(apierr.ErrUnavailable, "the request was cancelled")
 		}
-		return zero, apierr.New(apierr.ErrTimeout, "the request did not finish in time")
+		return nil, apierr.New(apierr.ErrTimeout, "the request did not finish in time")
 	}
 	rt.replies.put(box)
+	if _, ok := res.(*actor.DeadLetterResponse); ok {
+		return nil, apierr.New(apierr.ErrUnavailable, "the service is not available")
+	}
+	return res, nil
+}
+
+// answer turns a raw answer into a T or an error.
+func answer[T any](res any, err error, msg any) (T, error) {
+	var zero T
+	if err != nil {
+		return zero, err
+	}
 	// Errors first: for T = any, case T would take them as answers.
 	switch r := res.(type) {
 	case *apierr.Error:
 		return zero, r
-	case *actor.DeadLetterResponse:
-		return zero, apierr.New(apierr.ErrUnavailable, "the service is not available")
 	case T:
 		return r, nil
 	}
@@ -163,8 +191,13 @@ func AskPID[T any](ctx context.Context, rt *Runtime, pid *actor.PID, msg any) (T
 }
 
 // Ask sends msg to the entity id of kind k and waits for its reply, a T or an error.
+// In a cluster the entity may be active on another member: the request goes there.
 func Ask[T any](ctx context.Context, k *Kind, id string, msg any) (T, error) {
-	return AskPID[T](ctx, k.rt, k.pid, &Envelope{ID: id, Msg: msg})
+	if k.rt.placement == nil {
+		return AskPID[T](ctx, k.rt, k.pid, &Envelope{ID: id, Msg: msg})
+	}
+	res, err := k.request(ctx, id, msg)
+	return answer[T](res, err, msg)
 }
 
 // RespondErr answers the current request with err as an *apierr.Error, so a reply is
