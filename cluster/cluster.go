@@ -1,0 +1,438 @@
+// Package cluster makes a vmplane process a member of a cluster whose state lives in
+// etcd. A member holds a lease (renewed while it lives, gone seconds after it dies)
+// and registers itself under it; every entity it activates is claimed in etcd under
+// that same lease, so each entity is active on exactly one member and a dead member's
+// claims vanish with its lease. Requests for an entity claimed elsewhere are forwarded
+// to its owner over the members' own HTTP listener (transport.go).
+//
+// It implements kit.Placement; the runtime asks it before each request, and no domain
+// package knows it exists. The writes of a member are fenced by its lease (the etcd
+// store compares it in every transaction), so a member that was paused past its lease
+// cannot write after it resumes: it is told it lost its lease (Options.Lost) and must
+// exit so its supervisor restarts it with a new one.
+package cluster
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+
+	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/apierr"
+)
+
+// DefaultLeaseTTL is a member's lease: how long after its death its entities move.
+// etcd's floor is about 2 s; 3 s leaves room for a slow keepalive on a busy machine.
+const DefaultLeaseTTL = 3 * time.Second
+
+// Options configure a member.
+type Options struct {
+	// Client is the etcd client the member uses; the caller closes it.
+	Client *clientv3.Client
+	// Prefix is put before every key (the store's prefix: one etcd serves several
+	// installations).
+	Prefix string
+	// Name is the member's node name, unique in the cluster and stable across restarts.
+	Name string
+	// Addr is the host:port this member serves other members on, as they reach it.
+	Addr string
+	// LeaseTTL is the member's lease (DefaultLeaseTTL when zero).
+	LeaseTTL time.Duration
+	// RequestTimeout bounds each etcd call (3 s when zero).
+	RequestTimeout time.Duration
+	// Log is the member's logger.
+	Log *zap.Logger
+	// Lost is called once when the member's lease is gone while it runs: it can no
+	// longer write, and should exit so that it restarts as a new member.
+	Lost func()
+}
+
+// memberRecord is what a member registers under members/<name>.
+type memberRecord struct {
+	Name    string    `json:"name"`
+	Addr    string    `json:"addr"`
+	Lease   int64     `json:"lease"`
+	Started time.Time `json:"started"`
+}
+
+// Cluster is this process's membership.
+type Cluster struct {
+	opts   Options
+	cli    *clientv3.Client
+	prefix string
+	log    *zap.Logger
+	lease  clientv3.LeaseID
+	secret string
+	self   memberRecord
+
+	mu      sync.RWMutex
+	members map[string]memberRecord // live members by name, self included
+	owners  map[string]owner        // kind/id → its owner, as last seen
+	owned   map[string]struct{}     // kind/id claimed by this member
+
+	onLeft    []func(kit.Member)
+	claims    atomic.Uint64
+	lostOnce  sync.Once
+	cancel    context.CancelFunc
+	done      sync.WaitGroup
+	transport *transport
+}
+
+// owner is a claim as read from etcd: the member's name and lease.
+type owner struct {
+	name  string
+	lease clientv3.LeaseID
+}
+
+// Join registers this process as a member. A record left under the same name by a
+// previous run of this member (killed before its lease ran out) is taken over: its
+// lease is revoked, so its claims are released at once rather than after the TTL.
+func Join(opts Options) (*Cluster, error) {
+	if opts.LeaseTTL <= 0 {
+		opts.LeaseTTL = DefaultLeaseTTL
+	}
+	if opts.RequestTimeout <= 0 {
+		opts.RequestTimeout = 3 * time.Second
+	}
+	if opts.Log == nil {
+		opts.Log = zap.NewNop()
+	}
+	if opts.Name == "" || opts.Addr == "" {
+		return nil, errors.New("cluster: a member needs a name and an address")
+	}
+	c := &Cluster{opts: opts, cli: opts.Client, prefix: opts.Prefix, log: opts.Log,
+		members: map[string]memberRecord{}, owners: map[string]owner{}, owned: map[string]struct{}{}}
+	ctx, cancel := context.WithTimeout(context.Background(), opts.RequestTimeout)
+	defer cancel()
+
+	if err := c.retirePrevious(ctx); err != nil {
+		return nil, err
+	}
+	lease, err := c.cli.Grant(ctx, int64((opts.LeaseTTL+time.Second-1)/time.Second))
+	if err != nil {
+		return nil, fmt.Errorf("cluster: grant lease: %w", err)
+	}
+	c.lease = lease.ID
+	secret, err := c.sharedSecret(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c.secret = secret
+	c.self = memberRecord{Name: opts.Name, Addr: opts.Addr, Lease: int64(c.lease), Started: time.Now().UTC()}
+	rec, _ := json.Marshal(c.self)
+	if _, err := c.cli.Put(ctx, c.memberKey(opts.Name), string(rec), clientv3.WithLease(c.lease)); err != nil {
+		return nil, fmt.Errorf("cluster: register member: %w", err)
+	}
+	// The member list as of now, then every change after it: no gap.
+	resp, err := c.cli.Get(ctx, c.prefix+"members/", clientv3.WithPrefix())
+	if err != nil {
+		return nil, fmt.Errorf("cluster: read members: %w", err)
+	}
+	for _, kv := range resp.Kvs {
+		var m memberRecord
+		if json.Unmarshal(kv.Value, &m) == nil {
+			c.members[m.Name] = m
+		}
+	}
+	runCtx, runCancel := context.WithCancel(context.Background())
+	c.cancel = runCancel
+	keep, err := c.cli.KeepAlive(runCtx, c.lease)
+	if err != nil {
+		runCancel()
+		return nil, fmt.Errorf("cluster: keep lease alive: %w", err)
+	}
+	c.done.Add(2)
+	go c.keepAlive(runCtx, keep)
+	go c.watchMembers(runCtx, resp.Header.Revision+1)
+	c.log.Info("member joined the cluster", zap.String("node", opts.Name), zap.String("addr", opts.Addr),
+		zap.Int("members", len(c.members)), zap.String("lease", fmt.Sprintf("%x", c.lease)))
+	return c, nil
+}
+
+// retirePrevious revokes the lease of an earlier run of this member, if its record is
+// still there.
+func (c *Cluster) retirePrevious(ctx context.Context) error {
+	resp, err := c.cli.Get(ctx, c.memberKey(c.opts.Name))
+	if err != nil {
+		return fmt.Errorf("cluster: read own member record: %w", err)
+	}
+	if len(resp.Kvs) == 0 {
+		return nil
+	}
+	var prev memberRecord
+	if json.Unmarshal(resp.Kvs[0].Value, &prev) != nil {
+		return nil
+	}
+	// If two members were configured with one name they would retire each other in
+	// turn: the log line says so.
+	c.log.Warn("a member with this node name was still registered: taking over its entities (a previous run that did not stop cleanly; if another live process has this name, give each member its own)",
+		zap.String("node", prev.Name), zap.String("addr", prev.Addr))
+	if _, err := c.cli.Revoke(ctx, clientv3.LeaseID(prev.Lease)); err != nil && !isLeaseNotFound(err) {
+		return fmt.Errorf("cluster: release the previous run's lease: %w", err)
+	}
+	return nil
+}
+
+// sharedSecret returns the key members authenticate each other's requests with,
+// created by the first member that needs it.
+func (c *Cluster) sharedSecret(ctx context.Context) (string, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	key := c.prefix + "cluster/secret"
+	resp, err := c.cli.Txn(ctx).
+		If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
+		Then(clientv3.OpPut(key, hex.EncodeToString(b))).
+		Else(clientv3.OpGet(key)).Commit()
+	if err != nil {
+		return "", fmt.Errorf("cluster: shared secret: %w", err)
+	}
+	if resp.Succeeded {
+		return hex.EncodeToString(b), nil
+	}
+	return string(resp.Responses[0].GetResponseRange().Kvs[0].Value), nil
+}
+
+// keepAlive renews the lease until ctx ends; the channel closing while ctx lives means
+// the lease is gone (expired while the process was paused or cut off from etcd).
+func (c *Cluster) keepAlive(ctx context.Context, keep <-chan *clientv3.LeaseKeepAliveResponse) {
+	defer c.done.Done()
+	defer kit.Recover(c.log, "cluster lease keepalive", nil)
+	for range keep {
+	}
+	if ctx.Err() != nil {
+		return
+	}
+	c.lose("its lease keepalive stopped")
+}
+
+// lose reports once that the member's lease is gone.
+func (c *Cluster) lose(why string) {
+	c.lostOnce.Do(func() {
+		c.log.Error("member lost its cluster lease: it can no longer write and must restart as a new member",
+			zap.String("node", c.opts.Name), zap.String("why", why))
+		if c.opts.Lost != nil {
+			c.opts.Lost()
+		}
+	})
+}
+
+// Fenced is what the store calls when a write failed because the member's lease is
+// gone.
+func (c *Cluster) Fenced() { c.lose("a write was refused: the lease is no longer valid") }
+
+// watchMembers keeps the member list current from rev on and reports arrivals and
+// departures.
+func (c *Cluster) watchMembers(ctx context.Context, rev int64) {
+	defer c.done.Done()
+	defer kit.Recover(c.log, "cluster member watch", nil)
+	prefix := c.prefix + "members/"
+	for ctx.Err() == nil {
+		wch := c.cli.Watch(clientv3.WithRequireLeader(ctx), prefix, clientv3.WithPrefix(), clientv3.WithRev(rev), clientv3.WithPrevKV())
+		for resp := range wch {
+			if resp.CompactRevision != 0 {
+				// History is gone: re-read the list and go on from there.
+				rev = c.resync(ctx)
+				break
+			}
+			if err := resp.Err(); err != nil {
+				break
+			}
+			for _, ev := range resp.Events {
+				c.memberEvent(ev)
+			}
+			rev = resp.Header.Revision + 1
+		}
+		if ctx.Err() == nil {
+			pauseFor(ctx, 200*time.Millisecond)
+		}
+	}
+}
+
+// resync re-reads the member list after a watch lost its history.
+func (c *Cluster) resync(ctx context.Context) int64 {
+	resp, err := c.cli.Get(ctx, c.prefix+"members/", clientv3.WithPrefix())
+	if err != nil {
+		return 0
+	}
+	now := map[string]memberRecord{}
+	for _, kv := range resp.Kvs {
+		var m memberRecord
+		if json.Unmarshal(kv.Value, &m) == nil {
+			now[m.Name] = m
+		}
+	}
+	c.mu.Lock()
+	old := c.members
+	c.members = now
+	c.mu.Unlock()
+	for name, m := range old {
+		if n, ok := now[name]; !ok || n.Lease != m.Lease {
+			c.left(m)
+		}
+	}
+	return resp.Header.Revision + 1
+}
+
+// memberEvent applies one change of the member list.
+func (c *Cluster) memberEvent(ev *clientv3.Event) {
+	if ev.Type == clientv3.EventTypePut {
+		var m memberRecord
+		if json.Unmarshal(ev.Kv.Value, &m) != nil {
+			return
+		}
+		c.mu.Lock()
+		prev, had := c.members[m.Name]
+		c.members[m.Name] = m
+		c.mu.Unlock()
+		if had && prev.Lease != m.Lease {
+			c.left(prev)
+		}
+		if !had || prev.Lease != m.Lease {
+			c.log.Info("member joined", zap.String("member", m.Name), zap.String("addr", m.Addr))
+		}
+		return
+	}
+	if ev.PrevKv == nil {
+		return
+	}
+	var m memberRecord
+	if json.Unmarshal(ev.PrevKv.Value, &m) != nil {
+		return
+	}
+	c.mu.Lock()
+	cur, ok := c.members[m.Name]
+	if ok && cur.Lease == m.Lease {
+		delete(c.members, m.Name)
+	}
+	c.mu.Unlock()
+	if m.Name == c.opts.Name && m.Lease == int64(c.lease) {
+		c.lose("its member record was removed")
+		return
+	}
+	c.left(m)
+}
+
+// left forgets what a departed member owned and tells the listeners.
+func (c *Cluster) left(m memberRecord) {
+	c.mu.Lock()
+	n := 0
+	for key, o := range c.owners {
+		if o.lease == clientv3.LeaseID(m.Lease) {
+			delete(c.owners, key)
+			n++
+		}
+	}
+	listeners := slices.Clone(c.onLeft)
+	c.mu.Unlock()
+	c.log.Warn("member left the cluster: its entities move to the others", zap.String("member", m.Name),
+		zap.String("addr", m.Addr), zap.Int("entities_known_here", n))
+	for _, fn := range listeners {
+		go func() {
+			defer kit.Recover(c.log, "member left listener", nil)
+			fn(kit.Member{Name: m.Name, Addr: m.Addr})
+		}()
+	}
+}
+
+// OnMemberLeft registers fn to run (on its own goroutine) after a member left: the
+// composition root wakes the entities that run on their own (schedules, health
+// checks, machines with a task in flight), so that the dead member's move here or to
+// another member.
+func (c *Cluster) OnMemberLeft(fn func(kit.Member)) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.onLeft = append(c.onLeft, fn)
+}
+
+// Lease is the member's lease, which the store fences every write with.
+func (c *Cluster) Lease() clientv3.LeaseID { return c.lease }
+
+// MemberKey is the key of this member's record (under the prefix), the store's fence.
+func (c *Cluster) MemberKey() []byte { return []byte("members/" + c.opts.Name) }
+
+// Name is the member's node name.
+func (c *Cluster) Name() string { return c.opts.Name }
+
+// MemberStatus is one member as /api/health shows it.
+type MemberStatus struct {
+	Name   string `json:"name"`
+	Addr   string `json:"addr"`
+	Status string `json:"status" openapi:"enum=alive"`
+}
+
+// Members lists the live members by name.
+func (c *Cluster) Members() []MemberStatus {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	out := make([]MemberStatus, 0, len(c.members))
+	for _, name := range slices.Sorted(maps.Keys(c.members)) {
+		m := c.members[name]
+		out = append(out, MemberStatus{Name: m.Name, Addr: m.Addr, Status: "alive"})
+	}
+	return out
+}
+
+// Stats are the member's figures for /metrics.
+type Stats struct {
+	Members   int
+	Owned     int
+	Claims    uint64
+}
+
+// Stats reports the member's figures.
+func (c *Cluster) Stats() Stats {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return Stats{Members: len(c.members), Owned: len(c.owned), Claims: c.claims.Load()}
+}
+
+// Leave ends the membership: the lease is revoked, so every entity this member held is
+// released at once and the others take them on their next request. Call it after the
+// runtime has stopped its entities.
+func (c *Cluster) Leave() {
+	if c.transport != nil {
+		c.transport.close()
+	}
+	c.cancel()
+	ctx, cancel := context.WithTimeout(context.Background(), c.opts.RequestTimeout)
+	defer cancel()
+	if _, err := c.cli.Revoke(ctx, c.lease); err != nil && !isLeaseNotFound(err) {
+		c.log.Warn("member could not release its lease: its entities move when it expires", zap.Error(err))
+	}
+	c.done.Wait()
+	c.log.Info("member left the cluster", zap.String("node", c.opts.Name))
+}
+
+func (c *Cluster) memberKey(name string) string { return c.prefix + "members/" + name }
+
+// isLeaseNotFound reports etcd's answer for a lease that no longer exists.
+func isLeaseNotFound(err error) bool { return errors.Is(err, rpctypes.ErrLeaseNotFound) }
+
+// pauseFor waits d or until ctx ends.
+func pauseFor(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+// unavailable is the error a request gets while ownership cannot be read.
+func unavailable(err error) error {
+	return apierr.New(apierr.ErrUnavailable, "the cluster's store is unreachable: %v", err)
+}

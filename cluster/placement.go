@@ -1,0 +1,142 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+
+	"github.com/vmplane/vmplane/actors/kit"
+)
+
+// An entity is claimed the first time any member needs it: the member that asks
+// first puts owners/<kind>/<id> = <name>@<lease> under its lease, if nobody has.
+// Claims stick: passivating an entity does not release it, so its next activation
+// is on the same member and costs no etcd round trip, and ownership changes only when
+// the owner's lease ends (it left, or died and its lease expired). Every member
+// caches what it learned; the cache is dropped for a member that leaves and for a
+// request that could not be delivered.
+
+// claimRetry is how often a claim held by a lease that no member holds any more
+// (a dead member's, until etcd expires it) is looked at again.
+const claimRetry = 100 * time.Millisecond
+
+var _ kit.Placement = (*Cluster)(nil)
+
+// Local reports whether this member holds kind/id.
+func (c *Cluster) Local(kind, id string) bool {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	_, ok := c.owned[kind+"/"+id]
+	return ok
+}
+
+// Place returns the member kind/id is active on, claiming it when nobody holds it.
+func (c *Cluster) Place(ctx context.Context, kind, id string) (kit.Member, bool, error) {
+	key := kind + "/" + id
+	for {
+		c.mu.RLock()
+		_, mine := c.owned[key]
+		o, known := c.owners[key]
+		var m memberRecord
+		alive := false
+		if known {
+			m, alive = c.memberByLease(o)
+		}
+		c.mu.RUnlock()
+		if mine {
+			return kit.Member{Name: c.opts.Name, Addr: c.opts.Addr}, true, nil
+		}
+		if alive {
+			return kit.Member{Name: m.Name, Addr: m.Addr}, false, nil
+		}
+		o, err := c.claim(ctx, key)
+		if err != nil {
+			return kit.Member{}, false, err
+		}
+		if o.lease == c.lease {
+			return kit.Member{Name: c.opts.Name, Addr: c.opts.Addr}, true, nil
+		}
+		c.mu.Lock()
+		m, alive = c.memberByLease(o)
+		if alive {
+			c.owners[key] = o
+		}
+		c.mu.Unlock()
+		if alive {
+			return kit.Member{Name: m.Name, Addr: m.Addr}, false, nil
+		}
+		// Held by a lease no live member has: a dead member's, which etcd is about to
+		// expire. Wait for it.
+		if pauseFor(ctx, claimRetry); ctx.Err() != nil {
+			return kit.Member{}, false, unavailable(fmt.Errorf("%s is held by a member that left; its lease has not expired yet", key))
+		}
+	}
+}
+
+// memberByLease returns the live member holding lease o; c.mu must be held.
+func (c *Cluster) memberByLease(o owner) (memberRecord, bool) {
+	m, ok := c.members[o.name]
+	return m, ok && clientv3.LeaseID(m.Lease) == o.lease
+}
+
+// claim puts this member's claim on key unless someone holds it, and returns the
+// holder either way.
+func (c *Cluster) claim(ctx context.Context, key string) (owner, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.opts.RequestTimeout)
+	defer cancel()
+	k := c.prefix + "owners/" + key
+	val := c.opts.Name + "@" + strconv.FormatInt(int64(c.lease), 16)
+	resp, err := c.cli.Txn(ctx).
+		If(clientv3.Compare(clientv3.CreateRevision(k), "=", 0)).
+		Then(clientv3.OpPut(k, val, clientv3.WithLease(c.lease))).
+		Else(clientv3.OpGet(k)).Commit()
+	if err != nil {
+		if isLeaseNotFound(err) {
+			c.lose("a claim was refused: the lease is gone")
+		}
+		return owner{}, unavailable(err)
+	}
+	if resp.Succeeded {
+		c.mu.Lock()
+		c.owned[key] = struct{}{}
+		c.mu.Unlock()
+		c.claims.Add(1)
+		c.log.Debug("entity claimed", zap.String("entity", key))
+		return owner{name: c.opts.Name, lease: c.lease}, nil
+	}
+	kvs := resp.Responses[0].GetResponseRange().Kvs
+	if len(kvs) == 0 {
+		// Released between the compare and the read: try again.
+		return owner{}, nil
+	}
+	o := parseOwner(string(kvs[0].Value))
+	if o.lease == c.lease {
+		// Our own claim, forgotten: remember it again.
+		c.mu.Lock()
+		c.owned[key] = struct{}{}
+		c.mu.Unlock()
+	}
+	return o, nil
+}
+
+// parseOwner reads <name>@<lease hex>.
+func parseOwner(v string) owner {
+	name, hexLease, _ := strings.Cut(v, "@")
+	l, _ := strconv.ParseInt(hexLease, 16, 64)
+	return owner{name: name, lease: clientv3.LeaseID(l)}
+}
+
+// Moved forgets the owner remembered for kind/id after a request to it failed.
+func (c *Cluster) Moved(kind, id string, m kit.Member) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	key := kind + "/" + id
+	if o, ok := c.owners[key]; ok && o.name == m.Name {
+		delete(c.owners, key)
+	}
+}

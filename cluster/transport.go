@@ -1,0 +1,182 @@
+package cluster
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"time"
+
+	"github.com/valyala/fasthttp"
+	"go.uber.org/zap"
+
+	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/apierr"
+)
+
+// Members talk over plain HTTP on the cluster address: one route, POST
+// /cluster/v1/deliver, carrying a kit.Forwarded and answering its kit.Wired. It is our
+// own rather than protoactor's remoting, whose calls were not bounded by their timeout,
+// carried only protobuf and left zombies behind (../shared/reference/cluster.md); an
+// HTTP request has the caller's deadline, a status that tells "not delivered" (409)
+// from an unknown outcome, and nothing to keep alive. Requests carry the shared secret
+// every member reads from etcd, so nobody else on the network can reach entities.
+
+const (
+	deliverPath = "/cluster/v1/deliver"
+	// deadlineHeader carries the caller's remaining time in milliseconds.
+	deadlineHeader = "X-Vmplane-Deadline-Ms"
+)
+
+// transport serves and sends forwarded requests.
+type transport struct {
+	c      *Cluster
+	rt     *kit.Runtime
+	server *fasthttp.Server
+	ln     net.Listener
+	client *fasthttp.Client
+	served chan struct{}
+}
+
+// Serve starts answering other members' requests for the entities of rt on ln (the
+// listener on the member's cluster address).
+func (c *Cluster) Serve(rt *kit.Runtime, ln net.Listener) {
+	t := &transport{c: c, rt: rt, ln: ln, served: make(chan struct{}),
+		client: &fasthttp.Client{
+			Name:                "vmplane-member",
+			MaxConnsPerHost:     256,
+			MaxIdleConnDuration: 30 * time.Second,
+			// A member that died refuses connections at once; one that hangs is bounded
+			// by each request's deadline.
+			DialTimeout: func(addr string, timeout time.Duration) (net.Conn, error) {
+				return fasthttp.DialTimeout(addr, min(timeout, time.Second))
+			},
+		}}
+	t.server = &fasthttp.Server{Handler: t.handle, Name: "vmplane-member", ReadTimeout: time.Minute,
+		IdleTimeout: time.Minute, NoDefaultDate: true, Logger: zapLogger{c.log}}
+	c.mu.Lock()
+	c.transport = t
+	c.mu.Unlock()
+	go func() {
+		defer close(t.served)
+		if err := t.server.Serve(ln); err != nil {
+			c.log.Error("member listener stopped", zap.Error(err))
+		}
+	}()
+}
+
+// close stops serving; requests in flight finish first.
+func (t *transport) close() {
+	_ = t.server.Shutdown()
+	<-t.served
+	t.client.CloseIdleConnections()
+}
+
+// handle answers one forwarded request.
+func (t *transport) handle(ctx *fasthttp.RequestCtx) {
+	if string(ctx.Path()) != deliverPath || !ctx.IsPost() {
+		ctx.SetStatusCode(fasthttp.StatusNotFound)
+		return
+	}
+	got := ctx.Request.Header.Peek(fasthttp.HeaderAuthorization)
+	if subtle.ConstantTimeCompare(got, []byte("Bearer "+t.c.secret)) != 1 {
+		ctx.SetStatusCode(fasthttp.StatusUnauthorized)
+		return
+	}
+	var req kit.Forwarded
+	if err := json.Unmarshal(ctx.PostBody(), &req); err != nil {
+		ctx.SetStatusCode(fasthttp.StatusBadRequest)
+		return
+	}
+	timeout := kit.DefaultTimeout
+	if ms, err := strconv.Atoi(string(ctx.Request.Header.Peek(deadlineHeader))); err == nil && ms > 0 {
+		timeout = time.Duration(ms) * time.Millisecond
+	}
+	rctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	ans, err := t.rt.Deliver(rctx, req)
+	if errors.Is(err, kit.ErrNotDelivered) {
+		ctx.SetStatusCode(fasthttp.StatusConflict)
+		return
+	}
+	if err != nil {
+		// The member could not tell whether it owns the entity (etcd unreachable): the
+		// sender gets the error as the answer.
+		ans, _ = kit.Encode(apierr.From(err))
+	}
+	body, _ := json.Marshal(ans)
+	ctx.SetContentType("application/json")
+	ctx.SetBody(body)
+}
+
+// Forward carries req to m and returns its answer.
+func (c *Cluster) Forward(ctx context.Context, m kit.Member, req kit.Forwarded) (kit.Wired, error) {
+	c.mu.RLock()
+	t := c.transport
+	c.mu.RUnlock()
+	if t == nil {
+		return kit.Wired{}, apierr.New(apierr.ErrUnavailable, "this member is not serving the cluster yet")
+	}
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		deadline = time.Now().Add(kit.DefaultTimeout)
+	}
+	remaining := time.Until(deadline)
+	if remaining <= 0 {
+		return kit.Wired{}, apierr.New(apierr.ErrTimeout, "the request did not finish in time")
+	}
+	body, err := json.Marshal(req)
+	if err != nil {
+		return kit.Wired{}, err
+	}
+	hreq := fasthttp.AcquireRequest()
+	resp := fasthttp.AcquireResponse()
+	defer fasthttp.ReleaseRequest(hreq)
+	defer fasthttp.ReleaseResponse(resp)
+	hreq.SetRequestURI("http://" + m.Addr + deliverPath)
+	hreq.Header.SetMethod(fasthttp.MethodPost)
+	hreq.Header.Set(fasthttp.HeaderAuthorization, "Bearer "+c.secret)
+	hreq.Header.Set(deadlineHeader, strconv.FormatInt(remaining.Milliseconds(), 10))
+	hreq.Header.SetContentType("application/json")
+	hreq.SetBody(body)
+	err = t.client.DoDeadline(hreq, resp, deadline)
+	switch {
+	case err == nil:
+	case errors.Is(err, fasthttp.ErrDialTimeout) || isRefused(err):
+		return kit.Wired{}, fmt.Errorf("%w: %s unreachable: %v", kit.ErrNotDelivered, m.Name, err)
+	case errors.Is(err, fasthttp.ErrTimeout):
+		return kit.Wired{}, apierr.New(apierr.ErrTimeout, "member %s did not answer in time; the request may have taken effect", m.Name)
+	default:
+		return kit.Wired{}, apierr.New(apierr.ErrUnavailable, "member %s: %v; the request may have taken effect", m.Name, err)
+	}
+	switch resp.StatusCode() {
+	case fasthttp.StatusOK:
+	case fasthttp.StatusConflict:
+		return kit.Wired{}, fmt.Errorf("%w: %s does not hold %s/%s", kit.ErrNotDelivered, m.Name, req.Kind, req.ID)
+	default:
+		return kit.Wired{}, apierr.New(apierr.ErrUnavailable, "member %s answered %d", m.Name, resp.StatusCode())
+	}
+	if req.Tell {
+		return kit.Wired{}, nil
+	}
+	var ans kit.Wired
+	if err := json.Unmarshal(resp.Body(), &ans); err != nil {
+		return kit.Wired{}, apierr.New(apierr.ErrUnavailable, "member %s sent an unreadable answer", m.Name)
+	}
+	return ans, nil
+}
+
+// isRefused reports a connection the other member refused or reset before taking the
+// request: it was certainly not delivered.
+func isRefused(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
+}
+
+// zapLogger routes fasthttp's own log lines to zap.
+type zapLogger struct{ log *zap.Logger }
+
+func (l zapLogger) Printf(format string, args ...any) { l.log.Sugar().Debugf(format, args...) }
