@@ -12,6 +12,7 @@ package actors
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/vmplane/vmplane/actors/alerts"
@@ -101,6 +102,9 @@ type Options struct {
 	// Clock runs every timer and loop of the services (nil: the real clock); tests
 	// pass a fake one (clockwork.FakeClock) and advance it.
 	Clock kit.Clock
+	// Placement, in a cluster, says on which member each entity is active (nil: a
+	// single node, where every entity is here).
+	Placement kit.Placement
 }
 
 // EntityOptions bound the entity actors of every kind (kit.EntityOptions).
@@ -114,11 +118,14 @@ func Start(opts Options) (*System, error) {
 		opts.Logger = zap.NewNop()
 	}
 	log := opts.Logger.Named("actors")
-	var clock []kit.Option
+	var kitOpts []kit.Option
 	if opts.Clock != nil {
-		clock = append(clock, kit.WithClock(opts.Clock))
+		kitOpts = append(kitOpts, kit.WithClock(opts.Clock))
 	}
-	s := &System{rt: kit.New(opts.Store, log, opts.Entities, clock...), store: opts.Store, driver: opts.Driver, log: log, Events: events.New()}
+	if opts.Placement != nil {
+		kitOpts = append(kitOpts, kit.WithPlacement(opts.Placement))
+	}
+	s := &System{rt: kit.New(opts.Store, log, opts.Entities, kitOpts...), store: opts.Store, driver: opts.Driver, log: log, Events: events.New()}
 	auth, err := auth.Start(auth.Deps{Runtime: s.rt, Options: opts.Auth, TenantExists: s.tenantExists})
 	if err != nil {
 		s.Stop()
@@ -136,15 +143,7 @@ func Start(opts Options) (*System, error) {
 		Machines: ms, Tenants: s.Tenants, Options: opts.Monitoring, Faulty: opts.Faulty, HistoryInterval: opts.HistoryInterval})
 	s.HealthChecks, s.Monitoring, s.Insights, s.History = mon.HealthChecks, mon.Monitoring, mon.Insights, mon.History
 	s.Schedules = schedules.Start(schedules.Deps{Runtime: s.rt, Driver: s.driver, Machines: ms, Options: opts.Schedules})
-	if err := s.Machines.SettleOpenTasks(); err != nil {
-		s.Stop()
-		return nil, err
-	}
-	if err := s.Schedules.WakeAll(); err != nil {
-		s.Stop()
-		return nil, err
-	}
-	if err := s.HealthChecks.WakeAll(); err != nil {
+	if err := s.Revive(); err != nil {
 		s.Stop()
 		return nil, err
 	}
@@ -153,6 +152,20 @@ func Start(opts Options) (*System, error) {
 	}
 	return s, nil
 }
+
+// Revive wakes the entities that run on their own: it settles the tasks left open
+// (by a previous run, or by a member that died) and arms the schedules' and health
+// checks' timers. It runs at start and, in a cluster, whenever a member left: each
+// wake goes to the entity's owner, claiming it when its owner was the member that
+// left, so every entity of the dead member is running again on a live one. Waking an
+// entity that runs already does nothing.
+func (s *System) Revive() error {
+	return errors.Join(s.Machines.SettleOpenTasks(), s.Schedules.WakeAll(), s.HealthChecks.WakeAll())
+}
+
+// Runtime is the actor runtime the services run on (a cluster member serves
+// forwarded requests into it).
+func (s *System) Runtime() *kit.Runtime { return s.rt }
 
 // tenantExists is how the packages below the tenants (users, machines) check that a
 // tenant exists: the tenants are started after them, so the lookup is made at call

@@ -37,6 +37,9 @@ import (
 // etcd's floor is about 2 s; 3 s leaves room for a slow keepalive on a busy machine.
 const DefaultLeaseTTL = 3 * time.Second
 
+// takeoverReport is how long after a member left this one reports what it took over.
+const takeoverReport = 10 * time.Second
+
 // Options configure a member.
 type Options struct {
 	// Client is the etcd client the member uses; the caller closes it.
@@ -81,10 +84,15 @@ type Cluster struct {
 	members map[string]memberRecord // live members by name, self included
 	owners  map[string]owner        // kind/id → its owner, as last seen
 	owned   map[string]struct{}     // kind/id claimed by this member
+	// orphans are entities this member knew a departed member held: claiming one is
+	// a takeover.
+	orphans map[string]struct{}
 
 	onLeft    []func(kit.Member)
 	claims    atomic.Uint64
+	takeovers atomic.Uint64
 	lostOnce  sync.Once
+	runCtx    context.Context
 	cancel    context.CancelFunc
 	done      sync.WaitGroup
 	transport *transport
@@ -113,7 +121,8 @@ func Join(opts Options) (*Cluster, error) {
 		return nil, errors.New("cluster: a member needs a name and an address")
 	}
 	c := &Cluster{opts: opts, cli: opts.Client, prefix: opts.Prefix, log: opts.Log,
-		members: map[string]memberRecord{}, owners: map[string]owner{}, owned: map[string]struct{}{}}
+		members: map[string]memberRecord{}, owners: map[string]owner{}, owned: map[string]struct{}{},
+		orphans: map[string]struct{}{}}
 	ctx, cancel := context.WithTimeout(context.Background(), opts.RequestTimeout)
 	defer cancel()
 
@@ -147,7 +156,7 @@ func Join(opts Options) (*Cluster, error) {
 		}
 	}
 	runCtx, runCancel := context.WithCancel(context.Background())
-	c.cancel = runCancel
+	c.runCtx, c.cancel = runCtx, runCancel
 	keep, err := c.cli.KeepAlive(runCtx, c.lease)
 	if err != nil {
 		runCancel()
@@ -329,17 +338,34 @@ func (c *Cluster) memberEvent(ev *clientv3.Event) {
 // left forgets what a departed member owned and tells the listeners.
 func (c *Cluster) left(m memberRecord) {
 	c.mu.Lock()
-	n := 0
+	var orphans []string
 	for key, o := range c.owners {
 		if o.lease == clientv3.LeaseID(m.Lease) {
 			delete(c.owners, key)
-			n++
+			c.orphans[key] = struct{}{}
+			orphans = append(orphans, key)
 		}
 	}
 	listeners := slices.Clone(c.onLeft)
 	c.mu.Unlock()
 	c.log.Warn("member left the cluster: its entities move to the others", zap.String("member", m.Name),
-		zap.String("addr", m.Addr), zap.Int("entities_known_here", n))
+		zap.String("addr", m.Addr), zap.Int("entities_known_here", len(orphans)))
+	before := c.takeovers.Load()
+	c.done.Add(1)
+	go func() {
+		// One line once the move has settled: how many of the departed member's
+		// entities this member took.
+		defer c.done.Done()
+		if pauseFor(c.runCtx, takeoverReport); c.runCtx.Err() == nil {
+			c.log.Info("took over entities of the member that left", zap.String("member", m.Name),
+				zap.Uint64("entities", c.takeovers.Load()-before))
+		}
+		c.mu.Lock()
+		for _, key := range orphans {
+			delete(c.orphans, key)
+		}
+		c.mu.Unlock()
+	}()
 	for _, fn := range listeners {
 		go func() {
 			defer kit.Recover(c.log, "member left listener", nil)
@@ -388,16 +414,20 @@ func (c *Cluster) Members() []MemberStatus {
 
 // Stats are the member's figures for /metrics.
 type Stats struct {
-	Members   int
-	Owned     int
-	Claims    uint64
+	// Members is how many members are alive, this one included.
+	Members int
+	// Owned is how many entities this member holds.
+	Owned int
+	// Claims counts the entities this member claimed; Takeovers those of them a
+	// departed member held.
+	Claims, Takeovers uint64
 }
 
 // Stats reports the member's figures.
 func (c *Cluster) Stats() Stats {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	return Stats{Members: len(c.members), Owned: len(c.owned), Claims: c.claims.Load()}
+	return Stats{Members: len(c.members), Owned: len(c.owned), Claims: c.claims.Load(), Takeovers: c.takeovers.Load()}
 }
 
 // Leave ends the membership: the lease is revoked, so every entity this member held is

@@ -38,6 +38,9 @@ func (c *Cluster) Local(kind, id string) bool {
 // Place returns the member kind/id is active on, claiming it when nobody holds it.
 func (c *Cluster) Place(ctx context.Context, kind, id string) (kit.Member, bool, error) {
 	key := kind + "/" + id
+	// stale is set once the entity was seen held by a member that is gone: claiming
+	// it then is a takeover.
+	stale := false
 	for {
 		c.mu.RLock()
 		_, mine := c.owned[key]
@@ -54,7 +57,7 @@ func (c *Cluster) Place(ctx context.Context, kind, id string) (kit.Member, bool,
 		if alive {
 			return kit.Member{Name: m.Name, Addr: m.Addr}, false, nil
 		}
-		o, err := c.claim(ctx, key)
+		o, err := c.claim(ctx, key, stale)
 		if err != nil {
 			return kit.Member{}, false, err
 		}
@@ -72,6 +75,7 @@ func (c *Cluster) Place(ctx context.Context, kind, id string) (kit.Member, bool,
 		}
 		// Held by a lease no live member has: a dead member's, which etcd is about to
 		// expire. Wait for it.
+		stale = true
 		if pauseFor(ctx, claimRetry); ctx.Err() != nil {
 			return kit.Member{}, false, unavailable(fmt.Errorf("%s is held by a member that left; its lease has not expired yet", key))
 		}
@@ -85,8 +89,8 @@ func (c *Cluster) memberByLease(o owner) (memberRecord, bool) {
 }
 
 // claim puts this member's claim on key unless someone holds it, and returns the
-// holder either way.
-func (c *Cluster) claim(ctx context.Context, key string) (owner, error) {
+// holder either way. takeover says the entity was seen held by a departed member.
+func (c *Cluster) claim(ctx context.Context, key string, takeover bool) (owner, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.opts.RequestTimeout)
 	defer cancel()
 	k := c.prefix + "owners/" + key
@@ -104,6 +108,10 @@ func (c *Cluster) claim(ctx context.Context, key string) (owner, error) {
 	if resp.Succeeded {
 		c.mu.Lock()
 		c.owned[key] = struct{}{}
+		if _, ok := c.orphans[key]; ok || takeover {
+			delete(c.orphans, key)
+			c.takeovers.Add(1)
+		}
 		c.mu.Unlock()
 		c.claims.Add(1)
 		c.log.Debug("entity claimed", zap.String("entity", key))

@@ -254,3 +254,29 @@ func (k *Kind) tellOne(id string, msg any) error {
 		}
 	}
 }
+
+// singletonKind is the pseudo-kind of the cluster-wide jobs (Leads).
+const singletonKind = "singleton"
+
+// Leads reports whether this member runs the cluster-wide job named job (the periodic
+// sync, the usage sampler): on a single node always; in a cluster, only the member that
+// holds the job's claim, which the first member to ask takes and keeps until it leaves
+// or dies (then the next one to ask takes it). A member that cannot tell (the shared
+// store is unreachable) does not run the job.
+func (rt *Runtime) Leads(ctx context.Context, job string) bool {
+	if rt.placement == nil {
+		return true
+	}
+	_, local, err := rt.placement.Place(ctx, singletonKind, job)
+	return err == nil && local
+}
+
+// EveryOnOne is Every for a job that must run on one member of a cluster at a time:
+// each run happens only on the member that Leads job.
+func (rt *Runtime) EveryOnOne(job string, interval time.Duration, first bool, fn func(ctx context.Context, now time.Time)) *Loop {
+	return Every(rt.Clock, rt.Log, job, interval, first, func(ctx context.Context, now time.Time) {
+		if rt.Leads(ctx, job) {
+			fn(ctx, now)
+		}
+	})
+}

@@ -291,7 +291,7 @@ func (c *Cluster) RunPeriodic(interval time.Duration) {
 	// so) is logged when it starts failing and then every syncFailLogEvery, not at
 	// every interval.
 	var failingSince, logged time.Time
-	loop := kit.Every(c.sys.rt.Clock, c.sys.log, "periodic sync", interval, false, func(ctx context.Context, _ time.Time) {
+	loop := c.sys.rt.EveryOnOne("periodic sync", interval, false, func(ctx context.Context, _ time.Time) {
 		res, err := c.periodicSync(ctx, interval)
 		if ctx.Err() != nil {
 			return

@@ -122,7 +122,7 @@ func startHistory(s *system, interval time.Duration) *History {
 		backfilled := false
 		// Backfill once (again at the next tick if it failed: the hypervisor down),
 		// then sample at start and at every interval.
-		h.loop = kit.Every(s.rt.Clock, s.log, "usage history sample", interval, true, func(base context.Context, now time.Time) {
+		h.loop = s.rt.EveryOnOne("usage history sample", interval, true, func(base context.Context, now time.Time) {
 			ctx, cancel := context.WithTimeout(base, max(h.interval, time.Minute))
 			defer cancel()
 			if !backfilled {

@@ -41,7 +41,7 @@ func (m *Monitoring) watchHypervisor() *kit.Loop {
 	down := open[target]
 	failures := 0
 	// The loop cancels a ping in flight at Stop: it must not hold up a shutdown.
-	return kit.Every(m.sys.rt.Clock, m.sys.log, "hypervisor watch", every, true, func(base context.Context, _ time.Time) {
+	return m.sys.rt.EveryOnOne("hypervisor watch", every, true, func(base context.Context, _ time.Time) {
 		ctx, cancel := context.WithTimeout(base, 10*time.Second)
 		err := d.Ping(ctx)
 		cancel()

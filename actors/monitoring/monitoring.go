@@ -231,7 +231,7 @@ func (m *Monitoring) watchUsage() *kit.Loop {
 		open = map[string]bool{}
 	}
 	since := map[string]time.Time{}
-	return kit.Every(m.sys.rt.Clock, m.sys.log, "node usage evaluation", m.opts.NodeUsageEvery, false, func(_ context.Context, now time.Time) {
+	return m.sys.rt.EveryOnOne("node usage evaluation", m.opts.NodeUsageEvery, false, func(_ context.Context, now time.Time) {
 		if err := m.evaluateUsage(now, open, since); err != nil {
 			m.sys.log.Warn("node usage not evaluated", zap.Error(err))
 		}
