@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"net"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -332,8 +333,8 @@ func TestHotLoopAllocations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc := &healthScenario{uri: []byte(tg.url("/api/health"))}
-	r := newRunner(Options{BaseURL: base, Connections: 1, Timeout: time.Second, Model: ModelClosed}, tg, sc)
+	sc := &healthScenario{uris: [][]byte{[]byte(tg.url("/api/health"))}}
+	r := newRunner(Options{BaseURL: base, Connections: 1, Timeout: time.Second, Model: ModelClosed}, []target{tg}, sc)
 	r.measureFrom = time.Now()
 	r.end = r.measureFrom.Add(time.Hour)
 	w := r.newWorker(0)
@@ -362,12 +363,18 @@ func TestHotLoopAllocations(t *testing.T) {
 // except for the routes in missing, which answer 404 as an unknown route does.
 func fakeVmplane(t *testing.T, missing ...string) string {
 	t.Helper()
+	return fakeServer(t, fakeVmplaneHandler(missing...))
+}
+
+// fakeVmplaneHandler is fakeVmplane's handler.
+func fakeVmplaneHandler(missing ...string) fasthttp.RequestHandler {
 	answers := map[string]struct {
 		status int
 		body   string
 	}{
 		"GET /api/health":                   {200, `{"status":"ok"}`},
 		"POST /api/auth/login":              {200, `{"token":"tok","expires_in":900}`},
+		"GET /api/auth/me":                  {200, `{"id":"usr"}`},
 		"GET /api/virt/templates":           {200, `{"items":[{"id":"tpl","disk_gb":10}]}`},
 		"POST /api/resources/tenants":       {201, `{"id":"ten"}`},
 		"POST /api/resources/users":         {201, `{"id":"usr"}`},
@@ -383,7 +390,7 @@ func fakeVmplane(t *testing.T, missing ...string) string {
 	for _, m := range missing {
 		delete(answers, m)
 	}
-	return fakeServer(t, func(rc *fasthttp.RequestCtx) {
+	return func(rc *fasthttp.RequestCtx) {
 		a, ok := answers[string(rc.Method())+" "+string(rc.Path())]
 		if !ok {
 			rc.SetStatusCode(404)
@@ -392,7 +399,7 @@ func fakeVmplane(t *testing.T, missing ...string) string {
 		}
 		rc.SetStatusCode(a.status)
 		rc.SetBodyString(a.body)
-	})
+	}
 }
 
 func TestMissingRouteIsClear(t *testing.T) {
@@ -413,5 +420,56 @@ func TestMissingRouteIsClear(t *testing.T) {
 	rep := run(t, Options{BaseURL: fakeVmplane(t), Scenario: "read", AdminPassword: "pw", Tenants: 1, Machines: 1, Duration: 100 * time.Millisecond})
 	if rep.Requests == 0 || rep.Errors != 0 || rep.Setup.Machines != 1 || rep.Cleanup.Deleted["tenants"] != 1 {
 		t.Fatalf("got %d requests, %d errors, setup %+v, cleanup %+v; want a clean run that cleans up", rep.Requests, rep.Errors, rep.Setup, rep.Cleanup)
+	}
+}
+
+// TestReadSpreadOverMembers: with several URLs the setup talks to the first only, and
+// the workers use the tokens it obtained on their own URL, as a cluster's members take
+// each other's tokens: the second member sees the token check and the load, nothing of
+// the setup.
+func TestReadSpreadOverMembers(t *testing.T) {
+	var mu sync.Mutex
+	seen := []map[string]int64{{}, {}}
+	var bases []string
+	for i := range 2 {
+		h := fakeVmplaneHandler()
+		bases = append(bases, fakeServer(t, func(rc *fasthttp.RequestCtx) {
+			key := string(rc.Method()) + " " + string(rc.Path())
+			if a := string(rc.Request.Header.Peek("Authorization")); a != "" && a != "Bearer tok" {
+				key += " with " + a
+			}
+			mu.Lock()
+			seen[i][key]++
+			mu.Unlock()
+			h(rc)
+		}))
+	}
+	rep := run(t, Options{BaseURL: strings.Join(bases, ","), Scenario: "read", AdminPassword: "pw", Tenants: 2, Machines: 1,
+		Connections: 4, MaxRequests: 200, Duration: time.Minute})
+	if rep.Errors != 0 || len(rep.Targets) != 2 || rep.Targets[0].Requests == 0 || rep.Targets[1].Requests == 0 {
+		t.Fatalf("got %d errors, per-URL %+v; want requests on both URLs, no errors", rep.Errors, rep.Targets)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	reads := func(m map[string]int64) int64 {
+		return m["GET /api/client/machines"] + m["GET /api/client/overview"] + m["GET /api/resources/machines/m1"]
+	}
+	// The first also answered the setup's one probe of each read route.
+	if got, want := reads(seen[0]), rep.Targets[0].Requests+3; got != want {
+		t.Errorf("the first URL served %d reads; want %d (%v)", got, want, seen[0])
+	}
+	if got, want := reads(seen[1]), rep.Targets[1].Requests; got != want {
+		t.Errorf("the second URL served %d reads; want %d (%v)", got, want, seen[1])
+	}
+	want := map[string]int64{"GET /api/health": 1, "GET /api/auth/me": 2} // reachable; the admin's and a user's token checked
+	for k, v := range seen[1] {
+		if k != "GET /api/client/machines" && k != "GET /api/client/overview" && k != "GET /api/resources/machines/m1" && want[k] != v {
+			t.Errorf("the second URL served %d × %s; want %d (the setup and cleanup talk to the first)", v, k, want[k])
+		}
+	}
+	for _, k := range []string{"POST /api/auth/login", "POST /api/resources/tenants", "POST /api/client/machines", "DELETE /api/resources/tenants/ten"} {
+		if seen[0][k] == 0 {
+			t.Errorf("the first URL served no %s; want the setup and cleanup there (%v)", k, seen[0])
+		}
 	}
 }
