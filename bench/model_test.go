@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"strings"
 	"sync"
@@ -51,6 +52,26 @@ func run(t *testing.T, o Options) Report {
 		t.Fatalf("Run: %v", err)
 	}
 	return rep
+}
+
+// TestSchedulesSplitTheRate: each target's timetable runs at its share of the
+// connections' share of the rate; one target keeps the whole rate.
+func TestSchedulesSplitTheRate(t *testing.T) {
+	start := time.Unix(1000, 0)
+	ts, err := parseTargets("http://a:1,http://b:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newRunner(Options{Model: ModelOpen, Rate: 300, Connections: 3}, ts, &healthScenario{})
+	s := r.schedules(start)
+	// a has 2 of the 3 connections: 200/s, one every 5 ms; b 100/s, one every 10 ms.
+	if len(s) != 2 || s[0].at(2) != start.Add(10*time.Millisecond) || s[1].at(2) != start.Add(20*time.Millisecond) {
+		t.Fatalf("got %d timetables, request 2 due at %v and %v; want 2, at +10ms and +20ms", len(s), s[0].at(2).Sub(start), s[1].at(2).Sub(start))
+	}
+	r = newRunner(Options{Model: ModelOpen, Rate: 300, Connections: 3}, ts[:1], &healthScenario{})
+	if s := r.schedules(start); len(s) != 1 || s[0].gapNs != 1e9/300.0 {
+		t.Fatalf("got %d timetables, a gap of %v ns; want one at the whole rate", len(s), s[0].gapNs)
+	}
 }
 
 func TestScheduleDueTimes(t *testing.T) {
@@ -471,5 +492,32 @@ func TestReadSpreadOverMembers(t *testing.T) {
 		if seen[0][k] == 0 {
 			t.Errorf("the first URL served no %s; want the setup and cleanup there (%v)", k, seen[0])
 		}
+	}
+}
+
+// TestOpenModelSplitsTheRate: in the open model each URL's workers keep their own
+// timetable, at the URL's share of the rate, so a slow URL builds its own backlog
+// instead of handing its due requests to the others.
+func TestOpenModelSplitsTheRate(t *testing.T) {
+	fast := fakeServer(t, slowHandler(0))
+	slow := fakeServer(t, slowHandler(50*time.Millisecond))
+	rep := run(t, Options{BaseURL: fast + "," + slow, Model: ModelOpen, Rate: 400, Connections: 4, Duration: 500 * time.Millisecond})
+	if len(rep.Targets) != 2 {
+		t.Fatalf("got %d per-URL reports; want 2", len(rep.Targets))
+	}
+	f, s := rep.Targets[0], rep.Targets[1]
+	if f.Intended != s.Intended || f.Intended+s.Intended != rep.Intended || f.Intended < 90 {
+		t.Fatalf("got %d and %d due of %d; want about 100 each, the same: 2 connections each, half the rate each", f.Intended, s.Intended, rep.Intended)
+	}
+	// The slow one's 2 connections answer at most 40 a second: 22 in 0.5 s, of 100 due,
+	// each in 50 ms at least.
+	if f.Requests == 0 || s.Latency.MinUS < 50_000 {
+		t.Fatalf("got latencies %+v and %+v; want the fast URL's and the slow one's", f.Latency, s.Latency)
+	}
+	if s.Requests == 0 || s.Requests > 25 || s.Unsent < s.Intended-25 {
+		t.Fatalf("got %d sent and %d unsent of %d due on the slow URL; want at most 22 sent, the rest unsent", s.Requests, s.Unsent, s.Intended)
+	}
+	if !strings.Contains(strings.Join(rep.Hints, "\n"), fmt.Sprintf("%s: %d of its %d due requests never went out", slow, s.Unsent, s.Intended)) {
+		t.Fatalf("got hints %q; want one naming the slow URL's backlog", rep.Hints)
 	}
 }

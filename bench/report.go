@@ -84,6 +84,10 @@ type TargetReport struct {
 	ServiceTime   *Latency         `json:"service_time,omitempty"`
 	Statuses      map[string]int64 `json:"statuses"`
 	Outcomes      map[string]int64 `json:"outcomes"`
+	// Intended and Unsent (open model) are the URL's share of Report.Intended and
+	// Report.Unsent: its workers' timetable runs at its share of the rate.
+	Intended int64 `json:"intended,omitempty"`
+	Unsent   int64 `json:"unsent,omitempty"`
 }
 
 // SetupReport says what the setup created.
@@ -227,8 +231,15 @@ func (c *collector) report(r *runner) Report {
 			rep.Scenarios = append(rep.Scenarios, s)
 		}
 	}
-	if r.sched != nil && window > 0 {
-		rep.Intended = r.sched.dueBefore(stop) - r.sched.dueBefore(r.measureFrom)
+	if r.scheds != nil && window > 0 {
+		for t, sched := range r.scheds {
+			intended := sched.dueBefore(stop) - sched.dueBefore(r.measureFrom)
+			rep.Intended += intended
+			if rep.Targets != nil {
+				rep.Targets[t].Intended = intended
+				rep.Targets[t].Unsent = max(intended-rep.Targets[t].Requests, 0)
+			}
+		}
 		rep.Unsent = max(rep.Intended-rep.Requests, 0)
 	}
 	return rep
@@ -351,6 +362,11 @@ func (rep *Report) addHints() {
 	}
 	if rep.Unsent > 0 {
 		rep.Hints = append(rep.Hints, fmt.Sprintf("the server could not keep up with %.0f req/s: %d of %d due requests never went out before the end; the latencies include the backlog", rep.Rate, rep.Unsent, rep.Intended))
+	}
+	for _, t := range rep.Targets {
+		if t.Unsent > 0 {
+			rep.Hints = append(rep.Hints, fmt.Sprintf("%s: %d of its %d due requests never went out", t.URL, t.Unsent, t.Intended))
+		}
 	}
 	if rep.Interrupted {
 		rep.Hints = append(rep.Hints, "interrupted: the figures cover the measured time up to the interruption")

@@ -183,6 +183,17 @@ func (s *schedule) dueBefore(t time.Time) int64 {
 	return int64(math.Ceil(float64(d) / s.gapNs))
 }
 
+// schedules are the open model's timetables from start, one per target, each at the
+// target's share of the rate: its share of the connections.
+func (r *runner) schedules(start time.Time) []*schedule {
+	out := make([]*schedule, len(r.targets))
+	for t := range r.targets {
+		conns := connectionsOf(t, len(r.targets), r.o.Connections)
+		out[t] = newSchedule(start, r.o.Rate*float64(conns)/float64(r.o.Connections))
+	}
+	return out
+}
+
 // runner is one load phase: warm-up then measurement.
 type runner struct {
 	o       Options
@@ -191,7 +202,10 @@ type runner struct {
 	ops     []opInfo
 
 	start, measureFrom, end time.Time
-	sched                   *schedule
+	// scheds are the open model's timetables, one per target: each target's workers
+	// share the rate in proportion to their number, so a target that answers slowly
+	// builds its own backlog instead of handing its due requests to the others.
+	scheds []*schedule
 
 	stop     atomic.Bool
 	stopOnce sync.Once
@@ -226,7 +240,7 @@ func (r *runner) run(ctx context.Context) *collector {
 	r.measureFrom = r.start.Add(r.o.Warmup)
 	r.end = r.measureFrom.Add(r.o.Duration)
 	if r.o.Model == ModelOpen {
-		r.sched = newSchedule(r.start, r.o.Rate)
+		r.scheds = r.schedules(r.start)
 	}
 	rctx, cancel := context.WithDeadline(ctx, r.end)
 	defer cancel()
@@ -346,7 +360,7 @@ const openEarly = 500 * time.Microsecond
 // latency, measured from when they were due, shows the backlog.
 func (w *worker) open(ctx context.Context) {
 	for !w.r.stop.Load() {
-		due := w.r.sched.take()
+		due := w.r.scheds[w.target].take()
 		if !due.Before(w.r.end) {
 			return
 		}
