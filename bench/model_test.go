@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -407,6 +408,13 @@ func fakeVmplaneHandler(missing ...string) fasthttp.RequestHandler {
 		"DELETE /api/resources/machines/m1": {202, `{"task":{"id":"task1"}}`},
 		"DELETE /api/resources/users/usr":   {204, ``},
 		"DELETE /api/resources/tenants/ten": {204, ``},
+		// The write and power scenarios, for runs over several URLs.
+		"POST /api/client/firewall/rules":       {201, `{"id":"r1"}`},
+		"DELETE /api/client/firewall/rules/r1":  {204, ``},
+		"GET /api/virt/vms":                     {200, `{"items":[{"id":"vm1"}],"next_cursor":null}`},
+		"POST /api/virt/vms/vm1/actions/reboot": {202, `{}`},
+		"POST /api/virt/vms/vm1/actions/start":  {202, `{}`},
+		"POST /api/virt/vms/vm1/actions/stop":   {409, `{"status":409,"code":"invalid_state"}`},
 	}
 	for _, m := range missing {
 		delete(answers, m)
@@ -444,51 +452,62 @@ func TestMissingRouteIsClear(t *testing.T) {
 	}
 }
 
-// TestReadSpreadOverMembers: with several URLs the setup talks to the first only, and
-// the workers use the tokens it obtained on their own URL, as a cluster's members take
-// each other's tokens: the second member sees the token check and the load, nothing of
-// the setup.
-func TestReadSpreadOverMembers(t *testing.T) {
+// TestMixSpreadOverMembers: with several URLs the setup and cleanup talk to the first
+// only, and the workers of every scenario send to their own URL with the tokens the
+// setup obtained, as a cluster's members take each other's tokens: the second member
+// sees the reachability and token checks and its share of the load, nothing else.
+func TestMixSpreadOverMembers(t *testing.T) {
 	var mu sync.Mutex
 	seen := []map[string]int64{{}, {}}
-	var bases []string
+	bases := make([]string, 2)
 	for i := range 2 {
 		h := fakeVmplaneHandler()
-		bases = append(bases, fakeServer(t, func(rc *fasthttp.RequestCtx) {
+		base := fakeServer(t, func(rc *fasthttp.RequestCtx) {
 			key := string(rc.Method()) + " " + string(rc.Path())
 			if a := string(rc.Request.Header.Peek("Authorization")); a != "" && a != "Bearer tok" {
 				key += " with " + a
 			}
 			mu.Lock()
+			if host := "http://" + string(rc.Host()); host != bases[i] { // a balancer routes by it
+				key += " for " + host
+			}
 			seen[i][key]++
 			mu.Unlock()
 			h(rc)
-		}))
+		})
+		mu.Lock()
+		bases[i] = base
+		mu.Unlock()
 	}
-	rep := run(t, Options{BaseURL: strings.Join(bases, ","), Scenario: "read", AdminPassword: "pw", Tenants: 2, Machines: 1,
-		Connections: 4, MaxRequests: 200, Duration: time.Minute})
+	rep := run(t, Options{BaseURL: strings.Join(bases, ","), Scenario: "mix", Mix: "read=1,write=1,power=1,login=1,health=1",
+		AdminPassword: "pw", Tenants: 2, Machines: 1, Connections: 4, MaxRequests: 400, Duration: time.Minute})
 	if rep.Errors != 0 || len(rep.Targets) != 2 || rep.Targets[0].Requests == 0 || rep.Targets[1].Requests == 0 {
-		t.Fatalf("got %d errors, per-URL %+v; want requests on both URLs, no errors", rep.Errors, rep.Targets)
+		t.Fatalf("got %d errors (%v), per-URL %+v; want requests on both URLs, no errors", rep.Errors, rep.Statuses, rep.Targets)
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	reads := func(m map[string]int64) int64 {
-		return m["GET /api/client/machines"] + m["GET /api/client/overview"] + m["GET /api/resources/machines/m1"]
+	load := []string{"GET /api/client/machines", "GET /api/client/overview", "GET /api/resources/machines/m1",
+		"POST /api/client/firewall/rules", "DELETE /api/client/firewall/rules/r1",
+		"POST /api/virt/vms/vm1/actions/reboot", "POST /api/virt/vms/vm1/actions/start", "POST /api/virt/vms/vm1/actions/stop",
+		"POST /api/auth/login", "GET /api/health"}
+	var loaded int64
+	for _, k := range load {
+		if seen[1][k] == 0 {
+			t.Errorf("the second URL served no %s; want its share of every request of the mix (%v)", k, seen[1])
+		}
+		loaded += seen[1][k]
 	}
-	// The first also answered the setup's one probe of each read route.
-	if got, want := reads(seen[0]), rep.Targets[0].Requests+3; got != want {
-		t.Errorf("the first URL served %d reads; want %d (%v)", got, want, seen[0])
+	// Besides the load: reachable (GET /api/health), the admin's and a user's token checked.
+	if want := rep.Targets[1].Requests + 1 + 2; loaded+seen[1]["GET /api/auth/me"] != want {
+		t.Errorf("the second URL served %d requests; want the %d the report gives it, 1 health check and 2 token checks (%v)",
+			loaded+seen[1]["GET /api/auth/me"], rep.Targets[1].Requests, seen[1])
 	}
-	if got, want := reads(seen[1]), rep.Targets[1].Requests; got != want {
-		t.Errorf("the second URL served %d reads; want %d (%v)", got, want, seen[1])
-	}
-	want := map[string]int64{"GET /api/health": 1, "GET /api/auth/me": 2} // reachable; the admin's and a user's token checked
-	for k, v := range seen[1] {
-		if k != "GET /api/client/machines" && k != "GET /api/client/overview" && k != "GET /api/resources/machines/m1" && want[k] != v {
-			t.Errorf("the second URL served %d × %s; want %d (the setup and cleanup talk to the first)", v, k, want[k])
+	for k := range seen[1] {
+		if !slices.Contains(load, k) && k != "GET /api/auth/me" {
+			t.Errorf("the second URL served %s; want the setup and cleanup on the first only", k)
 		}
 	}
-	for _, k := range []string{"POST /api/auth/login", "POST /api/resources/tenants", "POST /api/client/machines", "DELETE /api/resources/tenants/ten"} {
+	for _, k := range []string{"POST /api/resources/tenants", "POST /api/client/machines", "GET /api/virt/vms", "DELETE /api/resources/tenants/ten"} {
 		if seen[0][k] == 0 {
 			t.Errorf("the first URL served no %s; want the setup and cleanup there (%v)", k, seen[0])
 		}
