@@ -68,7 +68,7 @@ func parseTargets(list string) ([]target, error) {
 			return nil, err
 		}
 		for _, prev := range out {
-			if prev.base == t.base {
+			if prev.addr == t.addr && prev.tls == t.tls { // http://a and http://a:80 too
 				return nil, fmt.Errorf("--url: %s given twice", t.base)
 			}
 		}

@@ -140,6 +140,8 @@ func TestParseTargets(t *testing.T) {
 	bad("http://a:1,http://", `--url "http://": no host`)
 	bad("http://a:1,http://b c", `--url "http://b c": invalid character " " in host name`)
 	bad("http://a:1,http://a:1/", `--url: http://a:1 given twice`)
+	bad("http://a,http://a:80", `--url: http://a:80 given twice`)
+	f("http://a:8080,https://a:8080", "http://a:8080 a:8080", "https://a:8080 a:8080")
 }
 
 // TestTenantOf: the workers of each target take every tenant in turn; with one target,
