@@ -42,6 +42,51 @@ func newTarget(raw string) (target, error) {
 	return t, nil
 }
 
+// parseTargets reads --url: one base URL, or several separated by commas (the members
+// of one cluster, each given its share of the connections). Each must be an http:// or
+// https:// URL with a host; the first problem is the error, on one line.
+func parseTargets(list string) ([]target, error) {
+	var out []target
+	for _, raw := range strings.Split(list, ",") {
+		raw = strings.TrimSpace(raw)
+		if raw == "" {
+			return nil, fmt.Errorf("--url %q: an empty URL in the list", list)
+		}
+		u, err := url.Parse(raw)
+		switch {
+		case !strings.Contains(raw, "://"): // 127.0.0.1:8080 has no scheme, whatever url.Parse makes of it
+			return nil, fmt.Errorf("--url %q: want an http:// or https:// URL", raw)
+		case err != nil:
+			return nil, fmt.Errorf("--url %q: %w", raw, errors.Unwrap(err))
+		case u.Scheme != "http" && u.Scheme != "https":
+			return nil, fmt.Errorf("--url %q: want an http:// or https:// URL", raw)
+		case u.Host == "":
+			return nil, fmt.Errorf("--url %q: no host", raw)
+		}
+		t, err := newTarget(raw)
+		if err != nil {
+			return nil, err
+		}
+		for _, prev := range out {
+			if prev.addr == t.addr && prev.tls == t.tls { // http://a and http://a:80 too
+				return nil, fmt.Errorf("--url: %s given twice", t.base)
+			}
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// joinBases is how a report names targets: their base URLs, separated by commas as
+// --url takes them.
+func joinBases(ts []target) string {
+	bases := make([]string, len(ts))
+	for i, t := range ts {
+		bases[i] = t.base
+	}
+	return strings.Join(bases, ",")
+}
+
 // url is the absolute URL of a path on the target.
 func (t target) url(path string) string { return t.base + path }
 

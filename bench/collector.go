@@ -22,7 +22,7 @@ type statusKey struct {
 	code   string
 }
 
-// opStats are the measured results of one op.
+// opStats are the measured results of one op on one target.
 type opStats struct {
 	lat, svc *hdrhistogram.Histogram
 	statuses map[statusKey]int64
@@ -34,7 +34,9 @@ type opStats struct {
 // collector owns every histogram and counter of a run: workers hand it batches of
 // samples, it files them, prints the progress line, and finally builds the report.
 type collector struct {
-	r     *runner
+	r *runner
+	// stats are by target, then op: stats[target*len(ops)+op]. The report merges them
+	// into the ops' figures and the targets'.
 	stats []opStats
 
 	// Live figures of the current phase (warm-up, then measurement), for progress.
@@ -49,7 +51,7 @@ type collector struct {
 }
 
 func newCollector(r *runner) *collector {
-	c := &collector{r: r, stats: make([]opStats, len(r.ops)), live: newHist()}
+	c := &collector{r: r, stats: make([]opStats, len(r.targets)*len(r.ops)), live: newHist()}
 	for i := range c.stats {
 		c.stats[i] = opStats{lat: newHist(), statuses: map[statusKey]int64{}, outcomes: map[string]int64{}}
 		if r.o.Model == ModelOpen {
@@ -91,7 +93,7 @@ func (c *collector) loop() {
 }
 
 func (c *collector) add(s *sample) {
-	st := &c.stats[s.op]
+	st := &c.stats[int(s.target)*len(c.r.ops)+int(s.op)]
 	outcome, expected := "", false
 	if s.status != 0 {
 		outcome, expected = c.r.ops[s.op].expect[int(s.status)]

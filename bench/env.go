@@ -41,10 +41,13 @@ type tenant struct {
 // env is what the setup of a run created and what the cleanup must undo; scenarios of
 // a mix share it, so the tenants that read and write use are created once.
 type env struct {
-	o     Options
-	t     target
-	api   *api
-	runID string
+	o Options
+	// t is the first target, the one setup and cleanup talk to; targets are all of
+	// them, the load's.
+	t       target
+	targets []target
+	api     *api
+	runID   string
 
 	admin *principal
 
@@ -60,13 +63,22 @@ type env struct {
 	hints   []string
 }
 
-func newEnv(o Options, t target) *env {
+func newEnv(o Options, ts []target) *env {
 	var b [4]byte
 	_, _ = rand.Read(b[:])
 	return &env{
-		o: o, t: t, api: newAPI(t, o.Timeout), runID: hex.EncodeToString(b[:]),
+		o: o, t: ts[0], targets: ts, api: newAPI(ts[0], o.Timeout), runID: hex.EncodeToString(b[:]),
 		admin: &principal{who: "admin", email: o.AdminEmail, password: o.AdminPassword},
 	}
+}
+
+// urls is the absolute URL of path on each target, in the order of targets.
+func (e *env) urls(path string) [][]byte {
+	out := make([][]byte, len(e.targets))
+	for i, t := range e.targets {
+		out[i] = []byte(t.url(path))
+	}
+	return out
 }
 
 func (e *env) hint(format string, args ...any) {
@@ -75,21 +87,58 @@ func (e *env) hint(format string, args ...any) {
 	e.hints = append(e.hints, fmt.Sprintf(format, args...))
 }
 
-// reach checks that the target answers at all, so that a server that is down gives
+// reach checks that every target answers at all, so that a server that is down gives
 // one clear error instead of a run full of connection errors.
 func (e *env) reach(ctx context.Context) error {
-	a := &api{t: e.t, hc: e.t.hostClient(1, min(e.o.Timeout, 5*time.Second)), timeout: min(e.o.Timeout, 5*time.Second)}
-	_, err := a.call(ctx, "GET", "/api/health", "", nil, nil, fasthttp.StatusOK, fasthttp.StatusServiceUnavailable)
-	var ue *unreachableError
-	if errors.As(err, &ue) {
-		return err
+	for _, t := range e.targets {
+		a := &api{t: t, hc: t.hostClient(1, min(e.o.Timeout, 5*time.Second)), timeout: min(e.o.Timeout, 5*time.Second)}
+		_, err := a.call(ctx, "GET", "/api/health", "", nil, nil, fasthttp.StatusOK, fasthttp.StatusServiceUnavailable)
+		var ue *unreachableError
+		if errors.As(err, &ue) {
+			return err
+		}
+		var he *httpError
+		if errors.As(err, &he) && he.Status == fasthttp.StatusNotFound {
+			return fmt.Errorf("%s answered 404 to GET /api/health — is it a vmplane server?", t.base)
+		}
+		if errors.As(err, &he) && he.Status == fasthttp.StatusServiceUnavailable {
+			if len(e.targets) > 1 {
+				e.hint("%s reports itself degraded (GET /api/health answered 503)", t.base)
+			} else {
+				e.hint("the server reports itself degraded (GET /api/health answered 503)")
+			}
+		}
 	}
-	var he *httpError
-	if errors.As(err, &he) && he.Status == fasthttp.StatusNotFound {
-		return fmt.Errorf("%s answered 404 to GET /api/health — is it a vmplane server?", e.t.base)
+	return nil
+}
+
+// checkTokensEverywhere asks, once per account the setup logged in, whether every
+// other target takes the token the first one issued (GET /api/auth/me): members of
+// one cluster do, and a list of unrelated servers would otherwise make a run of 401s.
+func (e *env) checkTokensEverywhere(ctx context.Context) error {
+	if len(e.targets) < 2 {
+		return nil
 	}
-	if errors.As(err, &he) && he.Status == fasthttp.StatusServiceUnavailable {
-		e.hint("the server reports itself degraded (GET /api/health answered 503)")
+	var ps []*principal
+	if e.admin.bearer() != "" {
+		ps = append(ps, e.admin)
+	}
+	if us := tenantUsers(e); len(us) > 0 && us[0].bearer() != "" {
+		ps = append(ps, us[0])
+	}
+	for _, p := range ps {
+		for _, t := range e.targets[1:] {
+			a := newAPI(t, e.o.Timeout)
+			_, err := a.call(ctx, "GET", "/api/auth/me", p.bearer(), nil, nil, fasthttp.StatusOK)
+			a.hc.CloseIdleConnections()
+			var he *httpError
+			if errors.As(err, &he) && he.Status == fasthttp.StatusUnauthorized {
+				return fmt.Errorf("%s refused the %s token %s issued (GET /api/auth/me answered 401): several --url must be members of one cluster, which take each other's tokens", t.base, p.who, e.t.base)
+			}
+			if err != nil {
+				return fmt.Errorf("checking the %s token on %s: %w", p.who, t.base, err)
+			}
+		}
 	}
 	return nil
 }

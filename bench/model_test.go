@@ -5,8 +5,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -50,6 +53,26 @@ func run(t *testing.T, o Options) Report {
 		t.Fatalf("Run: %v", err)
 	}
 	return rep
+}
+
+// TestSchedulesSplitTheRate: each target's timetable runs at its share of the
+// connections' share of the rate; one target keeps the whole rate.
+func TestSchedulesSplitTheRate(t *testing.T) {
+	start := time.Unix(1000, 0)
+	ts, err := parseTargets("http://a:1,http://b:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newRunner(Options{Model: ModelOpen, Rate: 300, Connections: 3}, ts, &healthScenario{})
+	s := r.schedules(start)
+	// a has 2 of the 3 connections: 200/s, one every 5 ms; b 100/s, one every 10 ms.
+	if len(s) != 2 || s[0].at(2) != start.Add(10*time.Millisecond) || s[1].at(2) != start.Add(20*time.Millisecond) {
+		t.Fatalf("got %d timetables, request 2 due at %v and %v; want 2, at +10ms and +20ms", len(s), s[0].at(2).Sub(start), s[1].at(2).Sub(start))
+	}
+	r = newRunner(Options{Model: ModelOpen, Rate: 300, Connections: 3}, ts[:1], &healthScenario{})
+	if s := r.schedules(start); len(s) != 1 || s[0].gapNs != 1e9/300.0 {
+		t.Fatalf("got %d timetables, a gap of %v ns; want one at the whole rate", len(s), s[0].gapNs)
+	}
 }
 
 func TestScheduleDueTimes(t *testing.T) {
@@ -332,8 +355,8 @@ func TestHotLoopAllocations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc := &healthScenario{uri: []byte(tg.url("/api/health"))}
-	r := newRunner(Options{BaseURL: base, Connections: 1, Timeout: time.Second, Model: ModelClosed}, tg, sc)
+	sc := &healthScenario{uris: [][]byte{[]byte(tg.url("/api/health"))}}
+	r := newRunner(Options{BaseURL: base, Connections: 1, Timeout: time.Second, Model: ModelClosed}, []target{tg}, sc)
 	r.measureFrom = time.Now()
 	r.end = r.measureFrom.Add(time.Hour)
 	w := r.newWorker(0)
@@ -362,12 +385,18 @@ func TestHotLoopAllocations(t *testing.T) {
 // except for the routes in missing, which answer 404 as an unknown route does.
 func fakeVmplane(t *testing.T, missing ...string) string {
 	t.Helper()
+	return fakeServer(t, fakeVmplaneHandler(missing...))
+}
+
+// fakeVmplaneHandler is fakeVmplane's handler.
+func fakeVmplaneHandler(missing ...string) fasthttp.RequestHandler {
 	answers := map[string]struct {
 		status int
 		body   string
 	}{
 		"GET /api/health":                   {200, `{"status":"ok"}`},
 		"POST /api/auth/login":              {200, `{"token":"tok","expires_in":900}`},
+		"GET /api/auth/me":                  {200, `{"id":"usr"}`},
 		"GET /api/virt/templates":           {200, `{"items":[{"id":"tpl","disk_gb":10}]}`},
 		"POST /api/resources/tenants":       {201, `{"id":"ten"}`},
 		"POST /api/resources/users":         {201, `{"id":"usr"}`},
@@ -379,11 +408,18 @@ func fakeVmplane(t *testing.T, missing ...string) string {
 		"DELETE /api/resources/machines/m1": {202, `{"task":{"id":"task1"}}`},
 		"DELETE /api/resources/users/usr":   {204, ``},
 		"DELETE /api/resources/tenants/ten": {204, ``},
+		// The write and power scenarios, for runs over several URLs.
+		"POST /api/client/firewall/rules":       {201, `{"id":"r1"}`},
+		"DELETE /api/client/firewall/rules/r1":  {204, ``},
+		"GET /api/virt/vms":                     {200, `{"items":[{"id":"vm1"}],"next_cursor":null}`},
+		"POST /api/virt/vms/vm1/actions/reboot": {202, `{}`},
+		"POST /api/virt/vms/vm1/actions/start":  {202, `{}`},
+		"POST /api/virt/vms/vm1/actions/stop":   {409, `{"status":409,"code":"invalid_state"}`},
 	}
 	for _, m := range missing {
 		delete(answers, m)
 	}
-	return fakeServer(t, func(rc *fasthttp.RequestCtx) {
+	return func(rc *fasthttp.RequestCtx) {
 		a, ok := answers[string(rc.Method())+" "+string(rc.Path())]
 		if !ok {
 			rc.SetStatusCode(404)
@@ -392,7 +428,7 @@ func fakeVmplane(t *testing.T, missing ...string) string {
 		}
 		rc.SetStatusCode(a.status)
 		rc.SetBodyString(a.body)
-	})
+	}
 }
 
 func TestMissingRouteIsClear(t *testing.T) {
@@ -413,5 +449,94 @@ func TestMissingRouteIsClear(t *testing.T) {
 	rep := run(t, Options{BaseURL: fakeVmplane(t), Scenario: "read", AdminPassword: "pw", Tenants: 1, Machines: 1, Duration: 100 * time.Millisecond})
 	if rep.Requests == 0 || rep.Errors != 0 || rep.Setup.Machines != 1 || rep.Cleanup.Deleted["tenants"] != 1 {
 		t.Fatalf("got %d requests, %d errors, setup %+v, cleanup %+v; want a clean run that cleans up", rep.Requests, rep.Errors, rep.Setup, rep.Cleanup)
+	}
+}
+
+// TestMixSpreadOverMembers: with several URLs the setup and cleanup talk to the first
+// only, and the workers of every scenario send to their own URL with the tokens the
+// setup obtained, as a cluster's members take each other's tokens: the second member
+// sees the reachability and token checks and its share of the load, nothing else.
+func TestMixSpreadOverMembers(t *testing.T) {
+	var mu sync.Mutex
+	seen := []map[string]int64{{}, {}}
+	bases := make([]string, 2)
+	for i := range 2 {
+		h := fakeVmplaneHandler()
+		base := fakeServer(t, func(rc *fasthttp.RequestCtx) {
+			key := string(rc.Method()) + " " + string(rc.Path())
+			if a := string(rc.Request.Header.Peek("Authorization")); a != "" && a != "Bearer tok" {
+				key += " with " + a
+			}
+			mu.Lock()
+			if host := "http://" + string(rc.Host()); host != bases[i] { // a balancer routes by it
+				key += " for " + host
+			}
+			seen[i][key]++
+			mu.Unlock()
+			h(rc)
+		})
+		mu.Lock()
+		bases[i] = base
+		mu.Unlock()
+	}
+	rep := run(t, Options{BaseURL: strings.Join(bases, ","), Scenario: "mix", Mix: "read=1,write=1,power=1,login=1,health=1",
+		AdminPassword: "pw", Tenants: 2, Machines: 1, Connections: 4, MaxRequests: 400, Duration: time.Minute})
+	if rep.Errors != 0 || len(rep.Targets) != 2 || rep.Targets[0].Requests == 0 || rep.Targets[1].Requests == 0 {
+		t.Fatalf("got %d errors (%v), per-URL %+v; want requests on both URLs, no errors", rep.Errors, rep.Statuses, rep.Targets)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	load := []string{"GET /api/client/machines", "GET /api/client/overview", "GET /api/resources/machines/m1",
+		"POST /api/client/firewall/rules", "DELETE /api/client/firewall/rules/r1",
+		"POST /api/virt/vms/vm1/actions/reboot", "POST /api/virt/vms/vm1/actions/start", "POST /api/virt/vms/vm1/actions/stop",
+		"POST /api/auth/login", "GET /api/health"}
+	var loaded int64
+	for _, k := range load {
+		if seen[1][k] == 0 {
+			t.Errorf("the second URL served no %s; want its share of every request of the mix (%v)", k, seen[1])
+		}
+		loaded += seen[1][k]
+	}
+	// Besides the load: reachable (GET /api/health), the admin's and a user's token checked.
+	if want := rep.Targets[1].Requests + 1 + 2; loaded+seen[1]["GET /api/auth/me"] != want {
+		t.Errorf("the second URL served %d requests; want the %d the report gives it, 1 health check and 2 token checks (%v)",
+			loaded+seen[1]["GET /api/auth/me"], rep.Targets[1].Requests, seen[1])
+	}
+	for k := range seen[1] {
+		if !slices.Contains(load, k) && k != "GET /api/auth/me" {
+			t.Errorf("the second URL served %s; want the setup and cleanup on the first only", k)
+		}
+	}
+	for _, k := range []string{"POST /api/resources/tenants", "POST /api/client/machines", "GET /api/virt/vms", "DELETE /api/resources/tenants/ten"} {
+		if seen[0][k] == 0 {
+			t.Errorf("the first URL served no %s; want the setup and cleanup there (%v)", k, seen[0])
+		}
+	}
+}
+
+// TestOpenModelSplitsTheRate: in the open model each URL's workers keep their own
+// timetable, at the URL's share of the rate, so a slow URL builds its own backlog
+// instead of handing its due requests to the others.
+func TestOpenModelSplitsTheRate(t *testing.T) {
+	fast := fakeServer(t, slowHandler(0))
+	slow := fakeServer(t, slowHandler(50*time.Millisecond))
+	rep := run(t, Options{BaseURL: fast + "," + slow, Model: ModelOpen, Rate: 400, Connections: 4, Duration: 500 * time.Millisecond})
+	if len(rep.Targets) != 2 {
+		t.Fatalf("got %d per-URL reports; want 2", len(rep.Targets))
+	}
+	f, s := rep.Targets[0], rep.Targets[1]
+	if f.Intended != s.Intended || f.Intended+s.Intended != rep.Intended || f.Intended < 90 {
+		t.Fatalf("got %d and %d due of %d; want about 100 each, the same: 2 connections each, half the rate each", f.Intended, s.Intended, rep.Intended)
+	}
+	// The slow one's 2 connections answer at most 40 a second: 22 in 0.5 s, of 100 due,
+	// each in 50 ms at least.
+	if f.Requests == 0 || s.Latency.MinUS < 50_000 {
+		t.Fatalf("got latencies %+v and %+v; want the fast URL's and the slow one's", f.Latency, s.Latency)
+	}
+	if s.Requests == 0 || s.Requests > 25 || s.Unsent < s.Intended-25 {
+		t.Fatalf("got %d sent and %d unsent of %d due on the slow URL; want at most 22 sent, the rest unsent", s.Requests, s.Unsent, s.Intended)
+	}
+	if !strings.Contains(strings.Join(rep.Hints, "\n"), fmt.Sprintf("%s: %d of its %d due requests never went out", slow, s.Unsent, s.Intended)) {
+		t.Fatalf("got hints %q; want one naming the slow URL's backlog", rep.Hints)
 	}
 }

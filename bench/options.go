@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -24,7 +23,11 @@ const (
 // Options configure one run. Zero values take the defaults of DefaultOptions, except
 // where zero means something: Warmup, Machines, MaxRequests, Seed and Procs stay 0.
 type Options struct {
-	// BaseURL is the server, e.g. http://127.0.0.1:8080.
+	// BaseURL is the server, e.g. http://127.0.0.1:8080, or several members of one
+	// cluster separated by commas, e.g. http://10.0.0.1:8080,http://10.0.0.2:8080:
+	// the connections are then dealt out over them round-robin (worker i uses URL i
+	// mod n) and the report adds a breakdown per URL. The setup and cleanup talk to the
+	// first; the tokens they obtain are used on every URL, as a cluster promises.
 	BaseURL string
 	// Scenario is one of Scenarios().
 	Scenario string
@@ -172,14 +175,11 @@ func (o Options) Validate() error { return o.withDefaults().validate() }
 // validate checks the options after defaults are applied.
 func (o Options) validate() error {
 	var errs []error
-	u, err := url.Parse(o.BaseURL)
-	switch {
-	case err != nil:
-		errs = append(errs, fmt.Errorf("--url %q: %w", o.BaseURL, err))
-	case u.Scheme != "http" && u.Scheme != "https":
-		errs = append(errs, fmt.Errorf("--url %q: want an http:// or https:// URL", o.BaseURL))
-	case u.Host == "":
-		errs = append(errs, fmt.Errorf("--url %q: no host", o.BaseURL))
+	ts, err := parseTargets(o.BaseURL)
+	if err != nil {
+		errs = append(errs, err)
+	} else if len(ts) > o.Connections && o.Connections >= 1 {
+		errs = append(errs, fmt.Errorf("--connections %d leaves some of the %d URLs without a connection: give at least one per URL", o.Connections, len(ts)))
 	}
 	if !knownScenario(o.Scenario) {
 		errs = append(errs, fmt.Errorf("unknown scenario %q (known: %s)", o.Scenario, strings.Join(Scenarios(), ", ")))

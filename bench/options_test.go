@@ -92,8 +92,71 @@ func TestValidate(t *testing.T) {
 	f(func(o *Options) { o.Scenario = "crash" }, `unknown scenario "crash"`)
 	f(func(o *Options) { o.Model = "half-open" }, `unknown model "half-open"`)
 	f(func(o *Options) { o.BaseURL = "ftp://x" }, "want an http:// or https:// URL")
+	f(func(o *Options) { o.BaseURL = "http://a:1,http://b:1,http://c:1" }, "")
+	f(func(o *Options) { o.BaseURL = "http://a:1,https://b" }, "")
+	f(func(o *Options) { o.BaseURL = "http://a:1,ftp://b" }, `--url "ftp://b": want an http:// or https:// URL`)
+	f(func(o *Options) { o.BaseURL, o.Connections = "http://a:1,http://b:1,http://c:1", 2 },
+		"--connections 2 leaves some of the 3 URLs without a connection")
 	f(func(o *Options) { o.Model, o.Rate = ModelOpen, -1 }, "--rate must be positive")
 	f(func(o *Options) { o.Timeout = 2 * 60e9 }, "--timeout must not exceed 1m")
 	f(func(o *Options) { o.Mix = "read=0" }, "--mix")
 	f(func(o *Options) { o.LoginEmail = "a@b" }, "--login-email and --login-password go together")
+}
+
+func TestParseTargets(t *testing.T) {
+	f := func(in string, want ...string) {
+		t.Helper()
+		ts, err := parseTargets(in)
+		if err != nil {
+			t.Fatalf("parseTargets(%q): got error %v; want %v", in, err, want)
+		}
+		var got []string
+		for _, tg := range ts {
+			got = append(got, tg.base+" "+tg.addr)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("parseTargets(%q): got %v; want %v", in, got, want)
+		}
+	}
+	f("http://127.0.0.1:8080", "http://127.0.0.1:8080 127.0.0.1:8080")
+	f("http://10.0.0.1:8080/, https://lb.example , http://[::1]:81",
+		"http://10.0.0.1:8080 10.0.0.1:8080", "https://lb.example lb.example:443", "http://[::1]:81 [::1]:81")
+
+	bad := func(in, want string) {
+		t.Helper()
+		_, err := parseTargets(in)
+		if err == nil || err.Error() != want {
+			t.Fatalf("parseTargets(%q): got error %v; want %q", in, err, want)
+		}
+		if strings.Contains(err.Error(), "\n") {
+			t.Fatalf("parseTargets(%q): got a multi-line error; want one line", in)
+		}
+	}
+	bad("", `--url "": an empty URL in the list`)
+	bad("http://a:1,,http://b:1", `--url "http://a:1,,http://b:1": an empty URL in the list`)
+	bad("http://a:1,", `--url "http://a:1,": an empty URL in the list`)
+	bad("http://a:1,ftp://b", `--url "ftp://b": want an http:// or https:// URL`)
+	bad("http://a:1,127.0.0.1:8080", `--url "127.0.0.1:8080": want an http:// or https:// URL`)
+	bad("http://a:1,http://", `--url "http://": no host`)
+	bad("http://a:1,http://b c", `--url "http://b c": invalid character " " in host name`)
+	bad("http://a:1,http://a:1/", `--url: http://a:1 given twice`)
+	bad("http://a,http://a:80", `--url: http://a:80 given twice`)
+	f("http://a:8080,https://a:8080", "http://a:8080 a:8080", "https://a:8080 a:8080")
+}
+
+// TestTenantOf: the workers of each target take every tenant in turn; with one target,
+// worker i is tenant i mod tenants, as before.
+func TestTenantOf(t *testing.T) {
+	for i := range 10 {
+		if got := tenantOf(i, 1, 4); got != i%4 {
+			t.Fatalf("tenantOf(%d, 1, 4): got %d; want %d", i, got, i%4)
+		}
+	}
+	seen := map[[2]int]bool{} // target, tenant
+	for i := range 16 {
+		seen[[2]int{i % 2, tenantOf(i, 2, 4)}] = true
+	}
+	if len(seen) != 8 {
+		t.Fatalf("16 workers over 2 targets and 4 tenants cover %d (target, tenant) pairs; want all 8", len(seen))
+	}
 }

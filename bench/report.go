@@ -64,6 +64,30 @@ type OpReport struct {
 	Outcomes map[string]int64 `json:"outcomes"`
 
 	hist, svc *hdrhistogram.Histogram
+	// errClasses are the Statuses that were errors (see TargetReport.ErrorsByClass).
+	errClasses map[string]int64
+}
+
+// TargetReport is one base URL's share of a run over several (--url a,b,...): the
+// requests of the connections pinned to it.
+type TargetReport struct {
+	URL string `json:"url"`
+	// Connections is how many of the run's connections (workers) sent to this URL.
+	Connections int     `json:"connections"`
+	Requests    int64   `json:"requests"`
+	Throughput  float64 `json:"throughput_rps"`
+	Errors      int64   `json:"errors"`
+	// ErrorsByClass splits Errors the way Statuses names answers: "401 unauthorized",
+	// "503 unavailable", "error connection refused", ...
+	ErrorsByClass map[string]int64 `json:"errors_by_class"`
+	Latency       Latency          `json:"latency"`
+	ServiceTime   *Latency         `json:"service_time,omitempty"`
+	Statuses      map[string]int64 `json:"statuses"`
+	Outcomes      map[string]int64 `json:"outcomes"`
+	// Intended and Unsent (open model) are the URL's share of Report.Intended and
+	// Report.Unsent: its workers' timetable runs at its share of the rate.
+	Intended int64 `json:"intended,omitempty"`
+	Unsent   int64 `json:"unsent,omitempty"`
 }
 
 // SetupReport says what the setup created.
@@ -85,6 +109,7 @@ type CleanupReport struct {
 
 // Report is the result of a run.
 type Report struct {
+	// Target is the base URL, or the base URLs separated by commas (see Targets).
 	Target   string `json:"target"`
 	Scenario string `json:"scenario"`
 	// RunID names what the setup created (vmplane-bench-<run_id>-...).
@@ -115,6 +140,9 @@ type Report struct {
 	// Scenarios sums the ops of each scenario of a mix.
 	Scenarios []OpReport `json:"scenarios,omitempty"`
 	Ops       []OpReport `json:"ops"`
+	// Targets, when the run loaded several base URLs, are the figures of each, in the
+	// order --url gave them; the figures above are their sums.
+	Targets []TargetReport `json:"targets,omitempty"`
 
 	Setup   SetupReport   `json:"setup"`
 	Cleanup CleanupReport `json:"cleanup"`
@@ -144,20 +172,45 @@ func (c *collector) report(r *runner) Report {
 		window = 0
 	}
 	rep := Report{
-		Target: r.t.base, Scenario: o.Scenario, Model: o.Model, Connections: o.Connections,
+		Target: joinBases(r.targets), Scenario: o.Scenario, Model: o.Model, Connections: o.Connections,
 		WarmupS: o.Warmup.Seconds(), DurationS: o.Duration.Seconds(), StartedAt: r.start.UTC(),
 		ElapsedS: round3(window), Interrupted: c.interrupted,
 	}
 	if o.Model == ModelOpen {
 		rep.Rate = o.Rate
 	}
-	for i, info := range r.ops {
-		st := &c.stats[i]
-		op := OpReport{Name: info.Name, Scenario: info.Scenario, Method: info.Method, Route: info.Route,
+	// One cell per target and op, as the collector keeps them; an op's figures sum its
+	// cells over the targets, a target's its cells over the ops.
+	nops := len(r.ops)
+	cells := make([]OpReport, len(c.stats))
+	for k := range c.stats {
+		info, st := r.ops[k%nops], &c.stats[k]
+		cells[k] = OpReport{Name: info.Name, Scenario: info.Scenario, Method: info.Method, Route: info.Route,
 			Requests: st.requests, Errors: st.errors, hist: st.lat, svc: st.svc,
-			Statuses: statusMap(st.statuses), Outcomes: st.outcomes}
+			Statuses: statusMap(st.statuses), Outcomes: st.outcomes, errClasses: errorClasses(st.statuses, info.expect)}
+	}
+	for i, info := range r.ops {
+		op := cells[i]
+		if len(r.targets) > 1 {
+			of := make([]OpReport, 0, len(r.targets))
+			for t := range r.targets {
+				of = append(of, cells[t*nops+i])
+			}
+			op = mergeOps(info.Name, of, window)
+			op.Method, op.Route = info.Method, info.Route
+		}
 		op.finish(window)
 		rep.Ops = append(rep.Ops, op)
+	}
+	if len(r.targets) > 1 {
+		for t, tg := range r.targets {
+			sum := mergeOps(tg.base, cells[t*nops:(t+1)*nops], window)
+			rep.Targets = append(rep.Targets, TargetReport{
+				URL: tg.base, Connections: connectionsOf(t, len(r.targets), o.Connections),
+				Requests: sum.Requests, Throughput: sum.Throughput, Errors: sum.Errors, ErrorsByClass: sum.errClasses,
+				Latency: sum.Latency, ServiceTime: sum.ServiceTime, Statuses: sum.Statuses, Outcomes: sum.Outcomes,
+			})
+		}
 	}
 	total := mergeOps("all", rep.Ops, window)
 	rep.Requests, rep.Errors, rep.Throughput = total.Requests, total.Errors, total.Throughput
@@ -178,11 +231,40 @@ func (c *collector) report(r *runner) Report {
 			rep.Scenarios = append(rep.Scenarios, s)
 		}
 	}
-	if r.sched != nil && window > 0 {
-		rep.Intended = r.sched.dueBefore(stop) - r.sched.dueBefore(r.measureFrom)
+	if r.scheds != nil && window > 0 {
+		for t, sched := range r.scheds {
+			intended := sched.dueBefore(stop) - sched.dueBefore(r.measureFrom)
+			rep.Intended += intended
+			if rep.Targets != nil {
+				rep.Targets[t].Intended = intended
+				rep.Targets[t].Unsent = max(intended-rep.Targets[t].Requests, 0)
+			}
+		}
 		rep.Unsent = max(rep.Intended-rep.Requests, 0)
 	}
 	return rep
+}
+
+// connectionsOf is how many of connections workers go to target t of n: worker i goes
+// to target i mod n.
+func connectionsOf(t, n, connections int) int {
+	c := connections / n
+	if t < connections%n {
+		c++
+	}
+	return c
+}
+
+// errorClasses are the lines of a status breakdown that were errors: transport errors
+// and any status the op does not expect.
+func errorClasses(m map[statusKey]int64, expect map[int]string) map[string]int64 {
+	out := map[string]int64{}
+	for k, v := range m {
+		if _, ok := expect[int(k.status)]; k.status == 0 || !ok {
+			out[k.String()] += v
+		}
+	}
+	return out
 }
 
 // finish fills what follows from the histograms and the measured window.
@@ -205,7 +287,7 @@ func (op *OpReport) finish(window float64) {
 
 // mergeOps sums ops into one: counts added, histograms merged.
 func mergeOps(name string, ops []OpReport, window float64) OpReport {
-	out := OpReport{Name: name, hist: newHist(), Statuses: map[string]int64{}, Outcomes: map[string]int64{}}
+	out := OpReport{Name: name, hist: newHist(), Statuses: map[string]int64{}, Outcomes: map[string]int64{}, errClasses: map[string]int64{}}
 	for _, op := range ops {
 		if out.Scenario == "" {
 			out.Scenario = op.Scenario
@@ -224,6 +306,9 @@ func mergeOps(name string, ops []OpReport, window float64) OpReport {
 		}
 		for k, v := range op.Outcomes {
 			out.Outcomes[k] += v
+		}
+		for k, v := range op.errClasses {
+			out.errClasses[k] += v
 		}
 	}
 	out.finish(window)
@@ -277,6 +362,11 @@ func (rep *Report) addHints() {
 	}
 	if rep.Unsent > 0 {
 		rep.Hints = append(rep.Hints, fmt.Sprintf("the server could not keep up with %.0f req/s: %d of %d due requests never went out before the end; the latencies include the backlog", rep.Rate, rep.Unsent, rep.Intended))
+	}
+	for _, t := range rep.Targets {
+		if t.Unsent > 0 {
+			rep.Hints = append(rep.Hints, fmt.Sprintf("%s: %d of its %d due requests never went out", t.URL, t.Unsent, t.Intended))
+		}
 	}
 	if rep.Interrupted {
 		rep.Hints = append(rep.Hints, "interrupted: the figures cover the measured time up to the interruption")
@@ -354,6 +444,17 @@ func (rep *Report) writeText(w io.Writer, ind string) {
 			fmtUS(l.P50US), fmtUS(l.P90US), fmtUS(l.P99US), fmtUS(l.P999US), fmtUS(l.MaxUS), op.Errors, countLine(op.Outcomes, op.Requests))
 	}
 	_ = tw.Flush()
+	if len(rep.Targets) > 0 {
+		fmt.Fprintln(w)
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintf(tw, "%s  url\tconns\trequests\treq/s\tp50\tp90\tp99\tp99.9\tmax\terrors\terror classes\n", ind)
+		for _, t := range rep.Targets {
+			l := t.Latency
+			fmt.Fprintf(tw, "%s  %s\t%d\t%d\t%.1f\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", ind, t.URL, t.Connections, t.Requests, t.Throughput,
+				fmtUS(l.P50US), fmtUS(l.P90US), fmtUS(l.P99US), fmtUS(l.P999US), fmtUS(l.MaxUS), t.Errors, countLine(t.ErrorsByClass, t.Requests))
+		}
+		_ = tw.Flush()
+	}
 	for _, e := range rep.Cleanup.Errors {
 		fmt.Fprintf(w, "%s  cleanup error: %s\n", ind, e)
 	}

@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -144,5 +145,91 @@ func TestReportText(t *testing.T) {
 	}
 	if !json.Valid(buf.Bytes()) {
 		t.Fatalf("got invalid JSON %s", buf.String())
+	}
+}
+
+// TestReportPerTarget: a run over several URLs reports each URL's share (connections,
+// requests, errors by class, outcomes, latency) beside totals that sum them; a run
+// over one URL reports as it always did, without a per-URL part.
+func TestReportPerTarget(t *testing.T) {
+	ts, err := parseTargets("http://a:8080, http://b:8080/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newRunner(Options{BaseURL: "http://a:8080,http://b:8080", Connections: 3, Model: ModelClosed, Scenario: "login"}, ts, &loginScenario{})
+	r.start = time.Now()
+	r.measureFrom, r.end = r.start, r.start.Add(time.Second)
+	r.stopAt = r.end
+	c := newCollector(r)
+	for _, s := range []sample{
+		{target: 0, status: 200, lat: 1e6},
+		{target: 0, status: 401, code: "invalid_credentials", lat: 2e6},
+		{target: 1, status: 401, code: "invalid_credentials", lat: 3e6},
+		{target: 1, status: 500, code: "internal", lat: 4e6},
+		{target: 1, status: 0, code: "connection refused", lat: 5e6},
+		{target: 1, status: 200, lat: 1e6, warm: true}, // a warm-up straggler: not measured
+	} {
+		c.add(&s)
+	}
+	rep := c.report(r)
+	if rep.Target != "http://a:8080,http://b:8080" || rep.Requests != 5 || rep.Errors != 2 || rep.Throughput != 5 {
+		t.Fatalf("got target %q, %d requests, %d errors, %v req/s; want both URLs, 5, 2, 5", rep.Target, rep.Requests, rep.Errors, rep.Throughput)
+	}
+	if op := rep.Ops[0]; op.Requests != 5 || op.Errors != 2 || op.Method != "POST" || op.Route != "/api/auth/login" || op.Latency.Count != 4 {
+		t.Fatalf("got op %+v; want the sum of both URLs' requests, with its method and route", op)
+	}
+	if len(rep.Targets) != 2 {
+		t.Fatalf("got %d per-URL reports; want 2", len(rep.Targets))
+	}
+	a, b := rep.Targets[0], rep.Targets[1]
+	if a.URL != "http://a:8080" || a.Connections != 2 || a.Requests != 2 || a.Errors != 0 || len(a.ErrorsByClass) != 0 || a.Outcomes["allowed"] != 2 {
+		t.Fatalf("got %+v; want a:8080 with 2 connections, 2 requests, both allowed", a)
+	}
+	if a.Latency.Count != 2 || a.Latency.MaxUS < 1990 || a.Latency.MaxUS > 2010 || a.Throughput != 2 {
+		t.Fatalf("got a:8080 latency %+v, %v req/s; want 2 latencies up to 2 ms, 2 req/s", a.Latency, a.Throughput)
+	}
+	wantErrs := map[string]int64{"500 internal": 1, "error connection refused": 1}
+	if b.URL != "http://b:8080" || b.Connections != 1 || b.Requests != 3 || b.Errors != 2 || !reflect.DeepEqual(b.ErrorsByClass, wantErrs) {
+		t.Fatalf("got %+v; want b:8080 with 1 connection, 3 requests, errors %v", b, wantErrs)
+	}
+	if b.Statuses["401 invalid_credentials"] != 1 || b.Outcomes["allowed"] != 1 || b.Latency.Count != 2 {
+		t.Fatalf("got b:8080 statuses %v, outcomes %v, %d latencies; want the 401 allowed and 2 answers timed", b.Statuses, b.Outcomes, b.Latency.Count)
+	}
+
+	var buf bytes.Buffer
+	if err := rep.WriteText(&buf); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"url ", "error classes", "http://b:8080  1 ", "500 internal 1 (33.3%)", "error connection refused 1 (33.3%)"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("got text\n%s\nwant it to contain %q", buf.String(), want)
+		}
+	}
+	buf.Reset()
+	if err := rep.WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"targets": [`, `"url": "http://b:8080"`, `"connections": 1`, `"errors_by_class": {`, `"500 internal": 1`} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("got JSON\n%s\nwant it to contain %s", buf.String(), want)
+		}
+	}
+
+	// One URL: no per-URL part, in the text or the JSON.
+	r = newRunner(Options{BaseURL: "http://a:8080", Connections: 3, Model: ModelClosed, Scenario: "login"}, ts[:1], &loginScenario{})
+	r.start = time.Now()
+	r.measureFrom, r.end = r.start, r.start.Add(time.Second)
+	r.stopAt = r.end
+	c = newCollector(r)
+	c.add(&sample{status: 500, code: "internal", lat: 1e6})
+	rep = c.report(r)
+	if rep.Target != "http://a:8080" || rep.Targets != nil || rep.Errors != 1 {
+		t.Fatalf("got target %q, per-URL %v, %d errors; want a:8080, none, 1", rep.Target, rep.Targets, rep.Errors)
+	}
+	buf.Reset()
+	_ = rep.WriteJSON(&buf)
+	_ = rep.WriteText(&buf)
+	if strings.Contains(buf.String(), `"targets"`) || strings.Contains(buf.String(), "error classes") {
+		t.Fatalf("got\n%s\nwant no per-URL part for one URL", buf.String())
 	}
 }

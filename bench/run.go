@@ -41,7 +41,7 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	if err := o.validate(); err != nil {
 		return Report{}, err
 	}
-	t, err := newTarget(o.BaseURL)
+	ts, err := parseTargets(o.BaseURL)
 	if err != nil {
 		return Report{}, err
 	}
@@ -49,7 +49,7 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
-	e := newEnv(o, t)
+	e := newEnv(o, ts)
 	if err := e.reach(ctx); err != nil {
 		return Report{}, err
 	}
@@ -59,6 +59,9 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	err = sc.setup(sctx, e)
 	if err == nil {
 		err = checkTokenLifetime(o, e)
+	}
+	if err == nil {
+		err = e.checkTokensEverywhere(sctx)
 	}
 	cancel()
 	e.setup.DurationS = time.Since(setupStart).Seconds()
@@ -73,7 +76,7 @@ func Run(ctx context.Context, o Options) (Report, error) {
 		return Report{}, err
 	}
 
-	r := newRunner(o, t, sc)
+	r := newRunner(o, ts, sc)
 	if o.Procs > 0 {
 		prev := runtime.GOMAXPROCS(o.Procs)
 		defer runtime.GOMAXPROCS(prev)
@@ -142,6 +145,7 @@ type sample struct {
 	op     int32  // index into the run's ops
 	status int32  // 0: no answer (code names the transport error)
 	code   string // problem code of an error answer, or the transport error
+	target int32  // index into the run's targets
 	warm   bool   // sent during the warm-up
 }
 
@@ -179,15 +183,29 @@ func (s *schedule) dueBefore(t time.Time) int64 {
 	return int64(math.Ceil(float64(d) / s.gapNs))
 }
 
+// schedules are the open model's timetables from start, one per target, each at the
+// target's share of the rate: its share of the connections.
+func (r *runner) schedules(start time.Time) []*schedule {
+	out := make([]*schedule, len(r.targets))
+	for t := range r.targets {
+		conns := connectionsOf(t, len(r.targets), r.o.Connections)
+		out[t] = newSchedule(start, r.o.Rate*float64(conns)/float64(r.o.Connections))
+	}
+	return out
+}
+
 // runner is one load phase: warm-up then measurement.
 type runner struct {
-	o   Options
-	t   target
-	sc  scenario
-	ops []opInfo
+	o       Options
+	targets []target // worker i sends to targets[i%len(targets)]
+	sc      scenario
+	ops     []opInfo
 
 	start, measureFrom, end time.Time
-	sched                   *schedule
+	// scheds are the open model's timetables, one per target: each target's workers
+	// share the rate in proportion to their number, so a target that answers slowly
+	// builds its own backlog instead of handing its due requests to the others.
+	scheds []*schedule
 
 	stop     atomic.Bool
 	stopOnce sync.Once
@@ -199,8 +217,8 @@ type runner struct {
 	fast []*fastConn // watched for requests that outlast the timeout
 }
 
-func newRunner(o Options, t target, sc scenario) *runner {
-	return &runner{o: o, t: t, sc: sc, ops: sc.ops(),
+func newRunner(o Options, ts []target, sc scenario) *runner {
+	return &runner{o: o, targets: ts, sc: sc, ops: sc.ops(),
 		out: make(chan *batch, 2*o.Connections+16), free: make(chan *batch, 2*o.Connections+16)}
 }
 
@@ -222,7 +240,7 @@ func (r *runner) run(ctx context.Context) *collector {
 	r.measureFrom = r.start.Add(r.o.Warmup)
 	r.end = r.measureFrom.Add(r.o.Duration)
 	if r.o.Model == ModelOpen {
-		r.sched = newSchedule(r.start, r.o.Rate)
+		r.scheds = r.schedules(r.start)
 	}
 	rctx, cancel := context.WithDeadline(ctx, r.end)
 	defer cancel()
@@ -276,20 +294,26 @@ type worker struct {
 	codes   map[string]string // interned codes, so that error answers allocate nothing
 	timer   *time.Timer
 	maxReq  int64
-	fixed   bool // the generator never changes the request after init
+	target  int32 // index of the worker's target
+	fixed   bool  // the generator never changes the request after init
 }
 
+// newWorker builds worker i, pinned to target i mod targets: round-robin, so the
+// targets' connection counts differ by at most one, as the clients of a load
+// balancer that deals out connections would see it.
 func (r *runner) newWorker(i int) *worker {
 	rng := rand.New(rand.NewPCG(r.o.Seed, uint64(i)))
+	tgt := i % len(r.targets)
+	t := r.targets[tgt]
 	w := &worker{
 		r: r, req: &fasthttp.Request{}, resp: &fasthttp.Response{},
-		gen: r.sc.generator(i, rng, 0), cur: &batch{}, codes: map[string]string{},
-		maxReq: r.o.MaxRequests,
+		gen: r.sc.generator(i, tgt, rng, 0), cur: &batch{}, codes: map[string]string{},
+		maxReq: r.o.MaxRequests, target: int32(tgt),
 	}
-	if r.t.tls {
-		w.rt = &hostClientTripper{hc: r.t.hostClient(1, r.o.Timeout), timeout: r.o.Timeout}
+	if t.tls {
+		w.rt = &hostClientTripper{hc: t.hostClient(1, r.o.Timeout), timeout: r.o.Timeout}
 	} else {
-		fc := newFastConn(r.t.addr, r.o.Timeout)
+		fc := newFastConn(t.addr, r.o.Timeout)
 		r.fast = append(r.fast, fc)
 		w.rt = fc
 	}
@@ -336,7 +360,7 @@ const openEarly = 500 * time.Microsecond
 // latency, measured from when they were due, shows the backlog.
 func (w *worker) open(ctx context.Context) {
 	for !w.r.stop.Load() {
-		due := w.r.sched.take()
+		due := w.r.scheds[w.target].take()
 		if !due.Before(w.r.end) {
 			return
 		}
@@ -364,7 +388,7 @@ func (w *worker) send(op int, due, sent time.Time) {
 	}
 	s := &w.cur.s[w.cur.n]
 	w.cur.n++
-	s.lat, s.svc, s.op = int64(done.Sub(due)), int64(done.Sub(sent)), int32(op)
+	s.lat, s.svc, s.op, s.target = int64(done.Sub(due)), int64(done.Sub(sent)), int32(op), w.target
 	s.warm = due.Before(w.r.measureFrom)
 	if err != nil {
 		s.status, s.code = 0, w.intern(errClass(err))

@@ -49,9 +49,9 @@ type scenario interface {
 	// setup creates what the scenario needs and checks, with one request each, that
 	// the routes it uses exist.
 	setup(ctx context.Context, e *env) error
-	// generator builds the request source of one worker; the op indexes it returns
-	// start at opBase.
-	generator(worker int, rng *rand.Rand, opBase int) generator
+	// generator builds the request source of one worker, which sends to the target
+	// of index tgt (of env.targets); the op indexes it returns start at opBase.
+	generator(worker, tgt int, rng *rand.Rand, opBase int) generator
 	// cleanup removes what the run created (the env removes what setup created).
 	cleanup(ctx context.Context, e *env)
 }
@@ -124,19 +124,19 @@ func (nopDone) done(int, *fasthttp.Response, error) {}
 
 // --- health: the trivial route, for comparisons with wrk and a bare server.
 
-type healthScenario struct{ uri []byte }
+type healthScenario struct{ uris [][]byte } // by target
 
 func (*healthScenario) ops() []opInfo {
 	return []opInfo{{Name: "health", Scenario: "health", Method: "GET", Route: "/api/health", expect: statusSet(outcomeOK, 200)}}
 }
 
 func (s *healthScenario) setup(ctx context.Context, e *env) error {
-	s.uri = []byte(e.t.url("/api/health"))
+	s.uris = e.urls("/api/health")
 	return nil // reach already asked it
 }
 
-func (s *healthScenario) generator(_ int, _ *rand.Rand, opBase int) generator {
-	return &healthGen{uri: s.uri, op: opBase}
+func (s *healthScenario) generator(_, tgt int, _ *rand.Rand, opBase int) generator {
+	return &healthGen{uri: s.uris[tgt], op: opBase}
 }
 
 func (*healthScenario) cleanup(context.Context, *env) {}
@@ -158,12 +158,20 @@ func (g *healthGen) next(*fasthttp.Request) int { return g.op }
 // (a mix's generator does not say so, and its requests are serialised each time).
 func (g *healthGen) fixedRequest() bool { return true }
 
+// tenantOf is the tenant a worker acts as, of tenants, when the run has targets
+// targets: worker i is the (i / targets)-th of its target (see runner.newWorker), and
+// the workers of each target take the tenants in turn. So every target sees every
+// tenant (given as many workers), as the members behind a load balancer do, rather
+// than tenant k only ever on target k mod targets. With one target: worker i, tenant
+// i mod tenants.
+func tenantOf(worker, targets, tenants int) int { return (worker / targets) % tenants }
+
 // --- read: a tenant's client area: its machine list, one machine, its overview.
 
 type readScenario struct {
 	weights []Weight
 	choose  chooser
-	tenants []readTenant
+	tenants [][]readTenant // by target, then tenant
 }
 
 type readTenant struct {
@@ -197,12 +205,15 @@ func (s *readScenario) setup(ctx context.Context, e *env) error {
 		}
 	}
 	s.choose = newChooser(weights)
-	for _, t := range e.tenants {
-		rt := readTenant{auth: t.auth, list: []byte(e.t.url("/api/client/machines")), overview: []byte(e.t.url("/api/client/overview"))}
-		for _, id := range t.machines {
-			rt.machines = append(rt.machines, []byte(e.t.url("/api/resources/machines/"+id)))
+	s.tenants = make([][]readTenant, len(e.targets))
+	for k, tg := range e.targets {
+		for _, t := range e.tenants {
+			rt := readTenant{auth: t.auth, list: []byte(tg.url("/api/client/machines")), overview: []byte(tg.url("/api/client/overview"))}
+			for _, id := range t.machines {
+				rt.machines = append(rt.machines, []byte(tg.url("/api/resources/machines/"+id)))
+			}
+			s.tenants[k] = append(s.tenants[k], rt)
 		}
-		s.tenants = append(s.tenants, rt)
 	}
 	// One request of each kind: the routes exist and answer this tenant.
 	t := e.tenants[0]
@@ -218,8 +229,9 @@ func (s *readScenario) setup(ctx context.Context, e *env) error {
 	return nil
 }
 
-func (s *readScenario) generator(worker int, rng *rand.Rand, opBase int) generator {
-	return &readGen{t: s.tenants[worker%len(s.tenants)], choose: s.choose, rng: rng, opBase: opBase}
+func (s *readScenario) generator(worker, tgt int, rng *rand.Rand, opBase int) generator {
+	ts := s.tenants[tgt]
+	return &readGen{t: ts[tenantOf(worker, len(s.tenants), len(ts))], choose: s.choose, rng: rng, opBase: opBase}
 }
 
 func (*readScenario) cleanup(context.Context, *env) {}
@@ -255,7 +267,7 @@ func (g *readGen) next(req *fasthttp.Request) int {
 
 type powerScenario struct {
 	actions []string
-	uris    [][]byte // machine-major: uris[m*len(actions)+a]
+	uris    [][][]byte // by target, then machine-major: uris[tgt][m*len(actions)+a]
 	auth    []byte
 }
 
@@ -291,9 +303,12 @@ func (s *powerScenario) setup(ctx context.Context, e *env) error {
 	e.mu.Lock()
 	e.setup.PowerTargets = len(ids)
 	e.mu.Unlock()
-	for _, id := range ids {
-		for _, a := range s.actions {
-			s.uris = append(s.uris, []byte(e.t.url("/api/virt/vms/"+id+"/actions/"+a)))
+	s.uris = make([][][]byte, len(e.targets))
+	for k, tg := range e.targets {
+		for _, id := range ids {
+			for _, a := range s.actions {
+				s.uris[k] = append(s.uris[k], []byte(tg.url("/api/virt/vms/"+id+"/actions/"+a)))
+			}
 		}
 	}
 	s.auth = []byte("Bearer " + e.admin.bearer())
@@ -334,34 +349,36 @@ func (s *powerScenario) listMachines(ctx context.Context, e *env) ([]string, err
 	return ids, nil
 }
 
-func (s *powerScenario) generator(_ int, rng *rand.Rand, opBase int) generator {
-	return &powerGen{s: s, rng: rng, opBase: opBase}
+func (s *powerScenario) generator(_, tgt int, rng *rand.Rand, opBase int) generator {
+	return &powerGen{auth: s.auth, uris: s.uris[tgt], actions: len(s.actions), rng: rng, opBase: opBase}
 }
 
 func (*powerScenario) cleanup(context.Context, *env) {}
 
 type powerGen struct {
 	nopDone
-	s      *powerScenario
-	rng    *rand.Rand
-	opBase int
+	auth    []byte
+	uris    [][]byte // the worker's target's
+	actions int
+	rng     *rand.Rand
+	opBase  int
 }
 
 func (g *powerGen) init(req *fasthttp.Request) {
 	req.Header.SetMethod(fasthttp.MethodPost)
-	req.Header.SetBytesV("Authorization", g.s.auth)
+	req.Header.SetBytesV("Authorization", g.auth)
 }
 
 func (g *powerGen) next(req *fasthttp.Request) int {
-	i := int(g.rng.Uint64() % uint64(len(g.s.uris)))
-	req.SetRequestURIBytes(g.s.uris[i])
-	return g.opBase + i%len(g.s.actions)
+	i := int(g.rng.Uint64() % uint64(len(g.uris)))
+	req.SetRequestURIBytes(g.uris[i])
+	return g.opBase + i%g.actions
 }
 
 // --- write: durable writes, a tenant's firewall rules.
 
 type writeScenario struct {
-	uri     []byte
+	uris    [][]byte // by target
 	tenants []writeTenant
 
 	mu   sync.Mutex
@@ -408,7 +425,7 @@ func (s *writeScenario) setup(ctx context.Context, e *env) error {
 	if err := e.ensureTenants(ctx, "write"); err != nil {
 		return err
 	}
-	s.uri = []byte(e.t.url("/api/client/firewall/rules"))
+	s.uris = e.urls("/api/client/firewall/rules")
 	for _, t := range e.tenants {
 		wt := writeTenant{t: t}
 		for k := range writeBodies {
@@ -439,9 +456,10 @@ func (s *writeScenario) setup(ctx context.Context, e *env) error {
 	return nil
 }
 
-func (s *writeScenario) generator(worker int, rng *rand.Rand, opBase int) generator {
-	g := &writeGen{uri: s.uri, tenant: worker % len(s.tenants), wt: s.tenants[worker%len(s.tenants)], rng: rng, op: opBase}
-	g.deleteURI = append(append([]byte(nil), s.uri...), '/')
+func (s *writeScenario) generator(worker, tgt int, rng *rand.Rand, opBase int) generator {
+	k := tenantOf(worker, len(s.uris), len(s.tenants))
+	g := &writeGen{uri: s.uris[tgt], tenant: k, wt: s.tenants[k], rng: rng, op: opBase}
+	g.deleteURI = append(append([]byte(nil), g.uri...), '/')
 	s.mu.Lock()
 	s.gens = append(s.gens, g)
 	s.mu.Unlock()
@@ -536,7 +554,7 @@ func jsonID(body []byte) []byte {
 // --- login: a login storm from one address, which the auth limit should meet.
 
 type loginScenario struct {
-	uri    []byte
+	uris   [][]byte // by target
 	bodies [][]byte
 }
 
@@ -546,7 +564,7 @@ func (*loginScenario) ops() []opInfo {
 }
 
 func (s *loginScenario) setup(ctx context.Context, e *env) error {
-	s.uri = []byte(e.t.url("/api/auth/login"))
+	s.uris = e.urls("/api/auth/login")
 	type creds struct {
 		Email    string `json:"email"`
 		Password string `json:"password"`
@@ -570,28 +588,29 @@ func (s *loginScenario) setup(ctx context.Context, e *env) error {
 	return nil
 }
 
-func (s *loginScenario) generator(worker int, _ *rand.Rand, opBase int) generator {
-	return &loginGen{s: s, i: worker, op: opBase}
+func (s *loginScenario) generator(worker, tgt int, _ *rand.Rand, opBase int) generator {
+	return &loginGen{uri: s.uris[tgt], bodies: s.bodies, i: worker, op: opBase}
 }
 
 func (*loginScenario) cleanup(context.Context, *env) {}
 
 type loginGen struct {
 	nopDone
-	s  *loginScenario
-	i  int
-	op int
+	uri    []byte
+	bodies [][]byte
+	i      int
+	op     int
 }
 
 func (g *loginGen) init(req *fasthttp.Request) {
 	req.Header.SetMethod(fasthttp.MethodPost)
 	req.Header.SetContentType("application/json")
-	req.SetRequestURIBytes(g.s.uri)
+	req.SetRequestURIBytes(g.uri)
 }
 
 func (g *loginGen) next(req *fasthttp.Request) int {
 	g.i++
-	req.SetBodyRaw(g.s.bodies[g.i%len(g.s.bodies)])
+	req.SetBodyRaw(g.bodies[g.i%len(g.bodies)])
 	return g.op
 }
 
@@ -619,10 +638,10 @@ func (m *mixScenario) setup(ctx context.Context, e *env) error {
 	return nil
 }
 
-func (m *mixScenario) generator(worker int, rng *rand.Rand, opBase int) generator {
+func (m *mixScenario) generator(worker, tgt int, rng *rand.Rand, opBase int) generator {
 	g := &mixGen{choose: newChooser(m.weights), rng: rng, last: -1}
 	for _, s := range m.subs {
-		g.subs = append(g.subs, s.generator(worker, rng, opBase))
+		g.subs = append(g.subs, s.generator(worker, tgt, rng, opBase))
 		opBase += len(s.ops())
 	}
 	return g

@@ -43,7 +43,8 @@ func parseBench(args []string, getenv func(string) string, stderr io.Writer) (be
 	var f benchFlags
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&o.BaseURL, "url", o.BaseURL, "base URL of the server under load")
+	fs.StringVar(&o.BaseURL, "url", o.BaseURL, "base URL of the server under load; or several, comma-separated (the members of one\n"+
+		"cluster): the connections are dealt out round-robin, the setup uses the first, the\nreport adds a breakdown per URL")
 	fs.StringVar(&o.Scenario, "scenario", o.Scenario, "workload: "+strings.Join(bench.Scenarios(), ", ")+
 		"\n(health: GET /api/health; read: a tenant's machine list, one machine, overview; power: operator power\n"+
 		"actions over many machines; write: firewall rules as a tenant; login: a login storm from one address;\nmix: --mix weights of the others)")
@@ -73,9 +74,9 @@ func parseBench(args []string, getenv func(string) string, stderr io.Writer) (be
 	fs.BoolVar(&o.Keep, "keep", o.Keep, "leave what the setup and the run created on the server")
 	fs.BoolVar(&f.json, "json", false, "print the report as JSON")
 	fs.BoolVar(&f.progress, "progress", false, "live progress line on stderr (when not given: on when stderr is a terminal and not --json)")
-	fs.BoolVar(&f.baseline, "baseline", false, "also run the health scenario against a bare fasthttp server in this process and report the ratio")
+	fs.BoolVar(&f.baseline, "baseline", false, "also run the health scenario against a bare fasthttp server in this process and report the ratio\n(one such server, with all the connections, however many --url)")
 	fs.StringVar(&f.baselineBodyFrom, "baseline-body-from", "", "URL whose body the baseline server answers (default: {\"status\":\"ok\"})")
-	fs.StringVar(&f.wrk, "wrk", "", "path of wrk: after the run, run it with the same connections and duration on\n/api/health and report the ratio (health scenario only)")
+	fs.StringVar(&f.wrk, "wrk", "", "path of wrk: after the run, run it with the same connections and duration on\n/api/health and report the ratio (health scenario and one --url only)")
 	fs.IntVar(&f.wrkThreads, "wrk-threads", 2, "wrk threads")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the harness itself to this file (go tool pprof)")
 	fs.Usage = func() {
@@ -119,6 +120,11 @@ func parseBench(args []string, getenv func(string) string, stderr io.Writer) (be
 	}
 	if f.wrk != "" && o.Scenario != "health" {
 		return o, f, errors.New("--wrk compares on the health scenario only")
+	}
+	if f.wrk != "" && strings.Contains(o.BaseURL, ",") {
+		// wrk loads one URL; several wrk processes side by side would share the CPUs
+		// differently from the harness and give no percentiles of the whole.
+		return o, f, errors.New("--wrk compares against one --url (wrk loads one URL): give one member's URL, or the load balancer's")
 	}
 	return o, f, o.Validate()
 }

@@ -98,3 +98,80 @@ func TestBenchCommandErrors(t *testing.T) {
 		t.Fatalf("got exit %d, stderr %q; want 2 and the unknown model", code, stderr.String())
 	}
 }
+
+// TestParseBenchURLs: --url and VMPLANE_BENCH_URL take a comma-separated list; a bad
+// entry is one clear line and exit 2; --wrk takes one URL.
+func TestParseBenchURLs(t *testing.T) {
+	var stderr bytes.Buffer
+	const two = "http://10.0.0.1:8080,http://10.0.0.2:8080"
+	o, _, err := parseBench(nil, env(map[string]string{"VMPLANE_BENCH_URL": two}), &stderr)
+	if err != nil || o.BaseURL != two {
+		t.Fatalf("got URL %q, %v; want %q from the environment", o.BaseURL, err, two)
+	}
+	o, _, err = parseBench([]string{"--url", "http://a:1, http://b:1 ,http://c:1"}, env(map[string]string{"VMPLANE_BENCH_URL": two}), &stderr)
+	if err != nil || o.BaseURL != "http://a:1, http://b:1 ,http://c:1" {
+		t.Fatalf("got URL %q, %v; want the flag's list", o.BaseURL, err)
+	}
+	_, _, err = parseBench([]string{"--url", two, "--wrk", "/usr/bin/wrk"}, env(nil), &stderr)
+	if err == nil || !strings.Contains(err.Error(), "--wrk compares against one --url") {
+		t.Fatalf("got error %v; want --wrk refused with several URLs", err)
+	}
+
+	bad := func(args []string, envs map[string]string, want string) {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		getenv := env(envs)
+		code := runBench(args, getenv, &stdout, &stderr)
+		if code != 2 || stderr.String() != "vmplane bench: "+want+"\n" {
+			t.Fatalf("%v %v: got exit %d, stderr %q; want 2 and %q", args, envs, code, stderr.String(), want)
+		}
+	}
+	bad([]string{"--url", "http://a:1,ftp://b"}, nil, `--url "ftp://b": want an http:// or https:// URL`)
+	bad(nil, map[string]string{"VMPLANE_BENCH_URL": "http://a:1,,http://b:1"}, `--url "http://a:1,,http://b:1": an empty URL in the list`)
+	bad([]string{"--url", "http://a:1,http://a:1"}, nil, "--url: http://a:1 given twice")
+	bad([]string{"--url", "http://a:1,http://b:1,http://c:1", "--connections", "2"}, nil,
+		"--connections 2 leaves some of the 3 URLs without a connection: give at least one per URL")
+}
+
+// TestBenchCommandSeveralURLs: the JSON report of a run over two URLs has the per-URL
+// part; the baseline is one bare server with all the connections, so it has none.
+func TestBenchCommandSeveralURLs(t *testing.T) {
+	var urls []string
+	for range 2 {
+		b, err := bench.StartBaseline([]byte(`{"status":"ok"}`), "application/json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer b.Close()
+		urls = append(urls, b.URL)
+	}
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"bench", "--url", strings.Join(urls, ","), "--duration", "300ms", "--warmup", "0s", "--connections", "3", "--json", "--baseline"}, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("got exit %d (stderr %s); want 0", code, stderr.String())
+	}
+	type target struct {
+		URL         string `json:"url"`
+		Connections int    `json:"connections"`
+		Requests    int64  `json:"requests"`
+	}
+	var rep struct {
+		Target   string   `json:"target"`
+		Requests int64    `json:"requests"`
+		Targets  []target `json:"targets"`
+		Baseline *struct {
+			Connections int      `json:"connections"`
+			Targets     []target `json:"targets"`
+		} `json:"baseline"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
+		t.Fatalf("decode %s: %v", stdout.String(), err)
+	}
+	if rep.Target != strings.Join(urls, ",") || len(rep.Targets) != 2 || rep.Targets[0].Connections != 2 || rep.Targets[1].Connections != 1 ||
+		rep.Targets[0].Requests == 0 || rep.Targets[1].Requests == 0 || rep.Targets[0].Requests+rep.Targets[1].Requests != rep.Requests {
+		t.Fatalf("got %s; want both URLs, 2 and 1 connections, requests on each summing to the total", stdout.String())
+	}
+	if rep.Baseline == nil || rep.Baseline.Connections != 3 || rep.Baseline.Targets != nil {
+		t.Fatalf("got baseline %+v; want one bare server with the 3 connections", rep.Baseline)
+	}
+}
