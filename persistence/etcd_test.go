@@ -257,3 +257,85 @@ func TestOpenEtcdUnreachable(t *testing.T) {
 		t.Fatalf("OpenEtcd on a stopped etcd: %v; want unavailable: etcd unreachable", err)
 	}
 }
+
+// cutOff opens a store that reaches srv through a proxy, with a watcher on vm/, and
+// waits until its watch follows the writes of other.
+func cutOff(t *testing.T, srv *etcdtest.Server, other *persistence.Etcd) (*persistence.Etcd, *etcdtest.Proxy, *keyLog) {
+	t.Helper()
+	proxy := etcdtest.NewProxy(t, srv)
+	s, err := persistence.OpenEtcd(persistence.EtcdOptions{Endpoints: proxy.Endpoints(), Prefix: other.Prefix(), RequestTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	heard := &keyLog{}
+	s.Watch([]byte("vm/"), heard.add)
+	if err := other.Commit(context.Background(), new(persistence.Batch).Put([]byte("vm/0"), []byte("x"))); err != nil {
+		t.Fatal(err)
+	}
+	testwait.Eventually(t, "the watch to follow the other member", func() bool { return heard.count("vm/0") == 1 })
+	return s, proxy, heard
+}
+
+// TestEtcdWatchResumesAfterCut: writes made by another member while this one was cut
+// off from etcd reach its watchers once it reconnects: the watch resumes from the last
+// revision it saw, with no gap.
+func TestEtcdWatchResumesAfterCut(t *testing.T) {
+	srv := etcdtest.Start(t)
+	other := openEtcd(t, srv, "/resume/")
+	s, proxy, heard := cutOff(t, srv, other)
+
+	proxy.Cut()
+	testwait.Until(t, func() error {
+		if err := s.Health(); !errors.Is(err, apierr.ErrUnavailable) {
+			return fmt.Errorf("Health() = %v while cut off; want unavailable", err)
+		}
+		return nil
+	})
+	ctx := context.Background()
+	for _, b := range []*persistence.Batch{
+		new(persistence.Batch).Put([]byte("vm/1"), []byte("x")),
+		new(persistence.Batch).Del([]byte("vm/0")),
+		new(persistence.Batch).Put([]byte("vm/2"), []byte("x")),
+	} {
+		if err := other.Commit(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := heard.count("vm/1"); n != 0 {
+		t.Fatalf("heard of vm/1 %d times while cut off", n)
+	}
+	proxy.Heal()
+	testwait.Eventually(t, "the writes made while cut off to reach the watcher", func() bool {
+		return heard.count("vm/1") == 1 && heard.count("vm/2") == 1 && heard.count("vm/0") == 2
+	})
+	testwait.Until(t, func() error { return s.Health() })
+}
+
+// TestEtcdWatchAfterCompaction: when etcd compacted the history the watch had not
+// read yet, the watchers hear of every key there is instead.
+func TestEtcdWatchAfterCompaction(t *testing.T) {
+	srv := etcdtest.Start(t)
+	other := openEtcd(t, srv, "/compact/")
+	_, proxy, heard := cutOff(t, srv, other)
+
+	proxy.Cut()
+	ctx := context.Background()
+	// Two writes: compacting at the second leaves the first out of etcd's history.
+	for _, k := range []string{"vm/1", "vm/2"} {
+		if err := other.Commit(ctx, new(persistence.Batch).Put([]byte(k), []byte("x"))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	resp, err := other.Client().Get(ctx, "any")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.Client().Compact(ctx, resp.Header.Revision); err != nil {
+		t.Fatal(err)
+	}
+	proxy.Heal()
+	testwait.Eventually(t, "the watcher to hear of vm/1, written in compacted history", func() bool {
+		return heard.count("vm/1") > 0
+	})
+}
