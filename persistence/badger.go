@@ -120,10 +120,7 @@ type Badger struct {
 
 	gate gate
 
-	// watchers are the Watch registrations, copied on write: the writer reads them
-	// without a lock on every commit.
-	watchMu  sync.Mutex
-	watchers atomic.Pointer[[]watcher]
+	watchers watchList
 
 	commits      atomic.Uint64
 	groups       atomic.Uint64
@@ -201,7 +198,20 @@ func Open(opts Options) (*Badger, error) {
 	}
 	s.gate.init()
 	if !opts.NoGroupCommit {
-		s.w = newWriter(s, maxBatch, opts.beforeGroup)
+		s.w = newWriter(maxBatch, &s.pending, func(group []*request) {
+			s.maybeRecover()
+			if len(group) > 0 {
+				s.writeGroup(group)
+			}
+		})
+		s.w.beforeGroup = opts.beforeGroup
+		// While writes have failed, an idle store tries to recover too.
+		s.w.idle = func() time.Duration {
+			if s.failed.Load() != nil {
+				return s.recoverEvery
+			}
+			return 0
+		}
 		go s.w.run()
 	}
 	return s, nil
@@ -334,7 +344,7 @@ func (s *Badger) Enqueue(b *Batch, then func(error)) *Pending {
 		s.commitErrors.Add(1)
 		return known(e)
 	}
-	if b == nil || len(b.Ops) == 0 {
+	if b.empty() {
 		return known(nil)
 	}
 	if b.After != nil && b.After.r == nil && b.After.err != nil {
@@ -353,9 +363,15 @@ func (s *Badger) Enqueue(b *Batch, then func(error)) *Pending {
 
 // Pending is a batch handed to the store by Enqueue.
 type Pending struct {
-	w   *writer
+	w   waiter
 	r   *request
 	err error // the result when known at Enqueue
+}
+
+// waiter is the queue a pending request waits in: Badger's group-commit writer or the
+// etcd store's ordered writer.
+type waiter interface {
+	wait(ctx context.Context, r *request) error
 }
 
 // Done reports whether the result is known: Wait would return at once.
@@ -398,6 +414,9 @@ func (s *Badger) Stats() Stats {
 	}
 	return st
 }
+
+// Shared implements Store.Shared: a Badger directory belongs to one process.
+func (s *Badger) Shared() bool { return false }
 
 // Close stops accepting calls (they fail with apierr.ErrUnavailable), waits for the
 // calls already under way (so every queued commit is written and acknowledged), stops
@@ -555,38 +574,65 @@ func (l badgerLogger) Debugf(string, ...any) {}
 
 func trim(f string, a []any) string { return strings.TrimSpace(fmt.Sprintf(f, a...)) }
 
+// Watch implements Store.Watch.
+func (s *Badger) Watch(prefix []byte, fn func(key []byte)) { s.watchers.add(prefix, fn) }
+
+// notifyWatchers tells the watchers about the keys of committed requests. It runs
+// after the transaction commit made them visible and before the requests are answered.
+func (s *Badger) notifyWatchers(reqs []*request) {
+	for _, r := range reqs {
+		for _, op := range r.batch.Ops {
+			s.watchers.notify(op.Key)
+		}
+	}
+}
+
 // watcher is one Watch registration.
 type watcher struct {
 	prefix []byte
 	fn     func(key []byte)
 }
 
-// Watch implements Store.Watch.
-func (s *Badger) Watch(prefix []byte, fn func(key []byte)) {
-	s.watchMu.Lock()
-	defer s.watchMu.Unlock()
+// watchList holds the Watch registrations of a store, copied on write: writers read
+// them without a lock on every commit.
+type watchList struct {
+	mu   sync.Mutex
+	list atomic.Pointer[[]watcher]
+}
+
+func (l *watchList) add(prefix []byte, fn func(key []byte)) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	var ws []watcher
-	if old := s.watchers.Load(); old != nil {
+	if old := l.list.Load(); old != nil {
 		ws = append(ws, *old...)
 	}
 	ws = append(ws, watcher{prefix: bytes.Clone(prefix), fn: fn})
-	s.watchers.Store(&ws)
+	l.list.Store(&ws)
 }
 
-// notifyWatchers tells the watchers about the keys of committed requests. It runs
-// after the transaction commit made them visible and before the requests are answered.
-func (s *Badger) notifyWatchers(reqs []*request) {
-	ws := s.watchers.Load()
+// notify calls every watcher whose prefix key has.
+func (l *watchList) notify(key []byte) {
+	ws := l.list.Load()
 	if ws == nil {
 		return
 	}
-	for _, r := range reqs {
-		for _, op := range r.batch.Ops {
-			for _, w := range *ws {
-				if bytes.HasPrefix(op.Key, w.prefix) {
-					w.fn(op.Key)
-				}
-			}
+	for _, w := range *ws {
+		if bytes.HasPrefix(key, w.prefix) {
+			w.fn(key)
 		}
 	}
+}
+
+// prefixes are the watched prefixes.
+func (l *watchList) prefixes() [][]byte {
+	ws := l.list.Load()
+	if ws == nil {
+		return nil
+	}
+	out := make([][]byte, len(*ws))
+	for i, w := range *ws {
+		out[i] = w.prefix
+	}
+	return out
 }

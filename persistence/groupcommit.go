@@ -101,10 +101,18 @@ func (r *request) afterFailed() error {
 
 var errAfterFailed = apierr.New(apierr.ErrUnavailable, "an earlier write this one depends on failed; nothing was written")
 
+// writer is the single goroutine that writes queued requests in order. It knows
+// nothing of the store: write is given each group taken, in queue order, and answers
+// every request of it (finishRequest) before it returns.
 type writer struct {
-	s           *Badger
 	maxBatch    int
 	beforeGroup func()
+	pending     *atomic.Int64 // the store's count of queued requests (Stats.PendingWrites)
+	write       func(group []*request)
+	// idle, when set, is called before the writer waits for requests: when it returns
+	// a positive duration, write is called with an empty group after that long
+	// without requests (Badger's recovery of a failed store uses that tick).
+	idle func() time.Duration
 
 	mu       sync.Mutex
 	queue    []*request
@@ -114,13 +122,13 @@ type writer struct {
 	exited chan struct{}
 }
 
-func newWriter(s *Badger, maxBatch int, beforeGroup func()) *writer {
+func newWriter(maxBatch int, pending *atomic.Int64, write func([]*request)) *writer {
 	return &writer{
-		s:           s,
-		maxBatch:    maxBatch,
-		beforeGroup: beforeGroup,
-		wake:        make(chan struct{}, 1),
-		exited:      make(chan struct{}),
+		maxBatch: maxBatch,
+		pending:  pending,
+		write:    write,
+		wake:     make(chan struct{}, 1),
+		exited:   make(chan struct{}),
 	}
 }
 
@@ -128,7 +136,7 @@ func newWriter(s *Badger, maxBatch int, beforeGroup func()) *writer {
 func (w *writer) enqueue(r *request) {
 	w.mu.Lock()
 	w.queue = append(w.queue, r)
-	w.s.pending.Add(1) // under the lock, so the writer never counts it out first
+	w.pending.Add(1) // under the lock, so the writer never counts it out first
 	w.mu.Unlock()
 	w.signal()
 }
@@ -140,7 +148,7 @@ func (w *writer) wait(ctx context.Context, r *request) error {
 		return r.err
 	case <-ctx.Done():
 		if r.state.CompareAndSwap(stateQueued, stateCancelled) {
-			w.s.pending.Add(-1)
+			w.pending.Add(-1)
 			// The writer skips a withdrawn request: its result is set here, so that
 			// other waiters and later requests that build on it see it failed.
 			r.err = ctxError(ctx.Err())
@@ -171,21 +179,16 @@ func (w *writer) run() {
 		if group == nil {
 			return
 		}
-		w.s.maybeRecover()
-		if len(group) == 0 {
-			continue // a recovery tick
-		}
-		if w.beforeGroup != nil {
+		if len(group) > 0 && w.beforeGroup != nil {
 			w.beforeGroup()
 		}
-		w.s.writeGroup(group)
+		w.write(group)
 	}
 }
 
 // take blocks until requests are queued and returns up to maxBatch of them that were
-// not withdrawn, or nil once the writer is stopping and the queue is empty. While the
-// store's writes have failed it also returns an empty group every recoverEvery, so
-// that an idle store recovers too.
+// not withdrawn, or nil once the writer is stopping and the queue is empty. It also
+// returns an empty group after the idle tick, when there is one.
 func (w *writer) take() []*request {
 	for {
 		w.mu.Lock()
@@ -195,10 +198,14 @@ func (w *writer) take() []*request {
 				return nil
 			}
 			w.mu.Unlock()
-			if w.s.failed.Load() == nil {
+			var tick time.Duration
+			if w.idle != nil {
+				tick = w.idle()
+			}
+			if tick <= 0 {
 				<-w.wake
 			} else {
-				t := time.NewTimer(w.s.recoverEvery)
+				t := time.NewTimer(tick)
 				select {
 				case <-w.wake:
 					t.Stop()
@@ -226,7 +233,7 @@ func (w *writer) take() []*request {
 				taken = append(taken, r)
 			}
 		}
-		w.s.pending.Add(-int64(len(taken))) // withdrawn ones were counted out by their caller
+		w.pending.Add(-int64(len(taken))) // withdrawn ones were counted out by their caller
 		if len(taken) > 0 {
 			return taken
 		}
@@ -287,21 +294,29 @@ func (s *Badger) writeGroup(reqs []*request) {
 			}
 			break
 		}
-		txn, n, err := s.fill(reqs)
+		txn, n, skipped, err := s.fill(reqs)
 		if err != nil {
 			fail(reqs[0], batchError(err))
 			reqs = reqs[1:]
 			continue
 		}
 		err = s.commitTxn(txn)
+		written := reqs[:n]
+		if len(skipped) > 0 {
+			written = slices.DeleteFunc(slices.Clone(written), func(r *request) bool { return skipped[r] != nil })
+		}
 		// Even when the sync failed, the commit may have made the writes visible:
 		// watchers hear of them either way.
-		s.notifyWatchers(reqs[:n])
+		s.notifyWatchers(written)
 		if err != nil {
 			for _, r := range reqs[:n] {
 				fail(r, err)
 			}
-			s.noteSuspect(reqs[:n])
+			s.noteSuspect(written)
+		} else {
+			for r, e := range skipped {
+				fail(r, e)
+			}
 		}
 		reqs = reqs[n:]
 	}
@@ -314,26 +329,80 @@ func (s *Badger) writeGroup(reqs []*request) {
 // at least 1, or the error that reqs[0] gets even alone. When a request fails part-way
 // (Badger checks each op as it is added), the transaction is rebuilt without it, so no
 // batch is ever written in part; the request that did not fit heads the next one.
-func (s *Badger) fill(reqs []*request) (*badger.Txn, int, error) {
+//
+// skipped holds the requests of reqs[:n] the transaction leaves out: those whose
+// conditions do not hold given the requests before them in it (ErrConditionFailed),
+// and those that build on a request left out (errAfterFailed). They fail by themselves
+// once the transaction commits; the others in it are unaffected.
+func (s *Badger) fill(reqs []*request) (*badger.Txn, int, map[*request]error, error) {
 	limit := len(reqs)
 	for {
 		txn := s.db.NewTransaction(true)
 		n := 0
-		var err error
+		var (
+			skipped map[*request]error
+			err     error
+		)
+		skip := func(r *request, e error) {
+			if skipped == nil {
+				skipped = map[*request]error{}
+			}
+			skipped[r] = e
+		}
 		for ; n < limit; n++ {
-			if err = addBatch(txn, reqs[n].batch); err != nil {
+			r := reqs[n]
+			if r.after != nil && skipped[r.after] != nil {
+				skip(r, errAfterFailed)
+				continue
+			}
+			var ok bool
+			if ok, err = condsHold(txn, r.batch.Conds); err != nil {
+				break
+			}
+			if !ok {
+				skip(r, ErrConditionFailed)
+				continue
+			}
+			if err = addBatch(txn, r.batch); err != nil {
 				break
 			}
 		}
 		if err == nil {
-			return txn, n, nil
+			return txn, n, skipped, nil
 		}
 		txn.Discard()
 		if n == 0 {
-			return nil, 0, err
+			return nil, 0, nil, err
 		}
 		limit = n
 	}
+}
+
+// condsHold reports whether every condition holds in txn, which sees the writes
+// already added to it.
+func condsHold(txn *badger.Txn, conds []Cond) (bool, error) {
+	for _, c := range conds {
+		item, err := txn.Get(c.Key)
+		switch {
+		case errors.Is(err, badger.ErrKeyNotFound):
+			if !c.Absent {
+				return false, nil
+			}
+			continue
+		case err != nil:
+			return false, err
+		case c.Absent:
+			return false, nil
+		}
+		v, err := item.ValueCopy(nil)
+		if err != nil {
+			return false, err
+		}
+		if !bytes.Equal(v, c.Value) {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 func addBatch(txn *badger.Txn, b *Batch) error {
@@ -372,11 +441,16 @@ func (s *Badger) commitTxn(txn *badger.Txn) error {
 }
 
 func (s *Badger) finish(r *request, err error) {
+	finishRequest(r, err, &s.commits, &s.commitErrors)
+}
+
+// finishRequest answers r and counts it in commits or errs.
+func finishRequest(r *request, err error, commits, errs *atomic.Uint64) {
 	r.err = err
 	if err == nil {
-		s.commits.Add(1)
+		commits.Add(1)
 	} else {
-		s.commitErrors.Add(1)
+		errs.Add(1)
 	}
 	// A finished request holds nothing more: owners keep their last one (Batch.After),
 	// and it must not keep the chain of every request before it.
@@ -391,6 +465,11 @@ func (s *Badger) finish(r *request, err error) {
 // validate checks a batch before it reaches a transaction, so that the common
 // mistakes fail one caller cheaply and with a clear message.
 func validate(b *Batch) error {
+	for i, c := range b.Conds {
+		if len(c.Key) == 0 {
+			return apierr.New(apierr.ErrInternal, "storage: condition %d of the batch has an empty key", i)
+		}
+	}
 	for i, op := range b.Ops {
 		switch {
 		case len(op.Key) == 0:

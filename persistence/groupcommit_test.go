@@ -426,3 +426,50 @@ func (g *gate) isClosed() bool {
 	defer g.mu.Unlock()
 	return g.closed
 }
+
+// TestConditionsInOneGroup: batches with conditions taken as one group (one Badger
+// transaction) each see the writes of those before them; a failed condition fails its
+// own batch, unwritten, and what builds on it, and nothing else.
+func TestConditionsInOneGroup(t *testing.T) {
+	s, firstTaken, release := heldWriter(t, Options{})
+	commitAsync(context.Background(), s, "holder", new(Batch).Put([]byte("seen"), []byte("old")), make(chan result, 1))
+	<-firstTaken
+	create1 := s.Enqueue(new(Batch).Require(IfAbsent([]byte("admin"))).Put([]byte("admin"), []byte("1")), nil)
+	create2 := s.Enqueue(new(Batch).Require(IfAbsent([]byte("admin"))).Put([]byte("admin"), []byte("2")).Put([]byte("partial"), []byte("2")), nil)
+	builds := s.Enqueue(&Batch{Ops: []Op{{Key: []byte("after2"), Value: []byte("x")}}, After: create2}, nil)
+	swap := s.Enqueue(new(Batch).Require(IfValue([]byte("admin"), []byte("1"))).Put([]byte("seen"), []byte("new")), nil)
+	stale := s.Enqueue(new(Batch).Require(IfValue([]byte("seen"), []byte("old"))).Put([]byte("stale"), []byte("x")), nil)
+	plain := s.Enqueue(new(Batch).Put([]byte("plain"), []byte("x")), nil)
+	waitPending(t, s, 6)
+	groups := s.Stats().Groups
+	release()
+
+	ctx := context.Background()
+	for name, p := range map[string]*Pending{"create1": create1, "swap": swap, "plain": plain} {
+		if err := p.Wait(ctx); err != nil {
+			t.Errorf("%s: %v; want it applied", name, err)
+		}
+	}
+	for name, p := range map[string]*Pending{"create2": create2, "stale": stale} {
+		if err := p.Wait(ctx); !IsConditionFailed(err) || !errors.Is(err, apierr.ErrConflict) {
+			t.Errorf("%s: got %v; want ErrConditionFailed", name, err)
+		}
+	}
+	if err := builds.Wait(ctx); err == nil || IsConditionFailed(err) {
+		t.Errorf("a batch after a failed condition: got %v; want it failed as its predecessor did", err)
+	}
+	for key, want := range map[string]string{"admin": "1", "seen": "new", "plain": "x"} {
+		if v, err := s.Get([]byte(key)); err != nil || string(v) != want {
+			t.Errorf("Get(%s) = %q, %v; want %q", key, v, err, want)
+		}
+	}
+	for _, key := range []string{"partial", "after2", "stale"} {
+		if _, err := s.Get([]byte(key)); !errors.Is(err, ErrNotFound) {
+			t.Errorf("Get(%s) = %v; want it never written", key, err)
+		}
+	}
+	// The holder's group and this one: the six batches shared one transaction.
+	if got := s.Stats().Groups - groups; got > 2 {
+		t.Errorf("%d synced transactions after the release; want the six batches in one", got)
+	}
+}

@@ -287,16 +287,8 @@ func (s *Badger) renotifySuspects() {
 	keys := s.suspect
 	s.suspect = nil
 	s.suspectMu.Unlock()
-	ws := s.watchers.Load()
-	if ws == nil {
-		return
-	}
 	for _, k := range keys {
-		for _, w := range *ws {
-			if bytes.HasPrefix(k, w.prefix) {
-				w.fn(k)
-			}
-		}
+		s.watchers.notify(k)
 	}
 }
 

@@ -7,6 +7,7 @@ package persistence
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/vmplane/vmplane/apierr"
@@ -14,6 +15,19 @@ import (
 
 // ErrNotFound is returned by Get for a key that does not exist.
 var ErrNotFound = apierr.New(apierr.ErrNotFound, "record not found")
+
+// ErrConditionFailed is the error of a batch whose conditions (Batch.Require) did not
+// all hold when it was applied: nothing of it was written. errors.Is matches it as it
+// matches every conflict error (apierr compares codes); IsConditionFailed tells it
+// apart exactly.
+var ErrConditionFailed = apierr.New(apierr.ErrConflict, "a condition of the write no longer holds; nothing was written")
+
+// IsConditionFailed reports whether err is (or wraps) ErrConditionFailed itself, not
+// merely another conflict.
+func IsConditionFailed(err error) bool {
+	var e *apierr.Error
+	return errors.As(err, &e) && e == ErrConditionFailed
+}
 
 // Store is the small interface actors use. Reads see every write whose Commit returned.
 type Store interface {
@@ -25,7 +39,10 @@ type Store interface {
 	// fn are valid only during the call.
 	Scan(prefix, after []byte, limit int, fn func(key, value []byte) error) error
 	// Commit applies the batch atomically and returns only after it is durable on disk
-	// (fsynced). Concurrent commits are grouped into one synced transaction.
+	// (fsynced). Concurrent commits are grouped into one synced transaction. A batch
+	// whose conditions (Batch.Require) do not all hold when it is applied fails with
+	// ErrConditionFailed and writes nothing; conditions see the writes of every batch
+	// applied before it, those grouped into the same transaction included.
 	Commit(ctx context.Context, b *Batch) error
 	// Enqueue hands the batch to the writer and returns at once; Wait on the result
 	// returns what Commit would have. Batches enqueued one after another are written
@@ -52,6 +69,12 @@ type Store interface {
 	// (apierr.ErrUnavailable, or apierr.ErrInsufficientStorage when the disk is full),
 	// whose detail says why. Reads may still work.
 	Health() error
+	// Shared reports whether other processes write to the same state (the etcd store
+	// of a cluster). Then Watch still names every write, but another member's only
+	// after that member's Commit returned: a cache built on Watch can serve a value
+	// older than an acknowledged write for a moment, so such caches turn themselves
+	// off when the store is shared.
+	Shared() bool
 	// Close flushes and closes the store; later calls fail with apierr.ErrUnavailable.
 	Close() error
 }
@@ -59,6 +82,9 @@ type Store interface {
 // Batch is a set of writes applied atomically by Commit.
 type Batch struct {
 	Ops []Op
+	// Conds must all hold when the batch is applied, else it fails with
+	// ErrConditionFailed, unwritten (see Require).
+	Conds []Cond
 	// After, when set, is an earlier write this one builds on: if it fails, this batch
 	// fails too, unwritten. An owner that pipelines its writes (Enqueue) computes each
 	// from a state that includes the ones before, so one must not land without them.
@@ -73,6 +99,32 @@ type Op struct {
 	// TTL, when positive, makes the key expire: Get and Scan no longer see it after.
 	TTL time.Duration
 }
+
+// Cond is a condition on one key that a batch requires (Batch.Require): the key is
+// absent when Absent is set, else it is present with exactly Value. Conditions are
+// checked against the state the batch is applied to, so "create once" (IfAbsent) and
+// "change only what I read" (IfValue) hold across every writer of the store, the other
+// members of a cluster included.
+type Cond struct {
+	Key    []byte
+	Absent bool
+	Value  []byte
+}
+
+// IfAbsent is the condition that key does not exist.
+func IfAbsent(key []byte) Cond { return Cond{Key: key, Absent: true} }
+
+// IfValue is the condition that key exists and holds exactly v.
+func IfValue(key, v []byte) Cond { return Cond{Key: key, Value: v} }
+
+// Require adds a condition to the batch and returns the batch for chaining.
+func (b *Batch) Require(c Cond) *Batch {
+	b.Conds = append(b.Conds, c)
+	return b
+}
+
+// empty reports whether the batch has nothing to write or check.
+func (b *Batch) empty() bool { return b == nil || len(b.Ops) == 0 && len(b.Conds) == 0 }
 
 // Put adds a put of key to the batch and returns the batch for chaining.
 func (b *Batch) Put(key, value []byte) *Batch {

@@ -1,0 +1,69 @@
+package etcdtest
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/vmplane/vmplane/internal/leakcheck"
+	"github.com/vmplane/vmplane/internal/testwait"
+)
+
+func TestMain(m *testing.M) { leakcheck.Main(m) }
+
+// TestRestartKeepsDataAndAddress: a client opened before an outage reads what was
+// written before it once the server is back, on the same endpoints.
+func TestRestartKeepsDataAndAddress(t *testing.T) {
+	s := Start(t)
+	c, err := clientv3.New(clientv3.Config{Endpoints: s.Endpoints(), DialTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	if _, err := c.Put(ctx, "k", "v"); err != nil {
+		t.Fatal(err)
+	}
+
+	s.Stop()
+	short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	_, err = c.Get(short, "k")
+	cancel()
+	if err == nil {
+		t.Fatal("Get succeeded while the server was stopped")
+	}
+
+	s.Restart()
+	testwait.Until(t, func() error {
+		short, cancel := context.WithTimeout(ctx, time.Second)
+		defer cancel()
+		resp, err := c.Get(short, "k")
+		if err != nil {
+			return err
+		}
+		if len(resp.Kvs) != 1 || string(resp.Kvs[0].Value) != "v" {
+			t.Fatalf("got %v after the restart; want k=v", resp.Kvs)
+		}
+		return nil
+	})
+}
+
+// TestMaxTxnOps: the server takes transactions as large as MaxTxnOps.
+func TestMaxTxnOps(t *testing.T) {
+	s := Start(t)
+	c, err := clientv3.New(clientv3.Config{Endpoints: s.Endpoints(), DialTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ops := make([]clientv3.Op, 1000)
+	for i := range ops {
+		ops[i] = clientv3.OpPut(fmt.Sprintf("k%04d", i), "v")
+	}
+	if _, err := c.Txn(context.Background()).Then(ops...).Commit(); err != nil {
+		t.Fatalf("a transaction of %d puts: %v", len(ops), err)
+	}
+}

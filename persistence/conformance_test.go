@@ -1,0 +1,46 @@
+package persistence_test
+
+import (
+	"fmt"
+	"sync/atomic"
+	"testing"
+
+	"github.com/vmplane/vmplane/internal/etcdtest"
+	"github.com/vmplane/vmplane/persistence"
+	"github.com/vmplane/vmplane/persistence/storetest"
+)
+
+func TestBadgerConformance(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) persistence.Store {
+		s, err := persistence.Open(persistence.Options{Dir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = s.Close() })
+		return s
+	})
+}
+
+func TestEtcdConformance(t *testing.T) {
+	srv := etcdtest.Start(t)
+	var n atomic.Int64
+	storetest.Run(t, func(t *testing.T) persistence.Store {
+		// One server for the suite: each subtest gets a prefix of its own.
+		return openEtcd(t, srv, fmt.Sprintf("/conformance/%d/", n.Add(1)))
+	})
+}
+
+// openEtcd opens an etcd store on srv under prefix and closes it when t ends.
+func openEtcd(t testing.TB, srv *etcdtest.Server, prefix string) *persistence.Etcd {
+	t.Helper()
+	s, err := persistence.OpenEtcd(persistence.EtcdOptions{Endpoints: srv.Endpoints(), Prefix: prefix})
+	if err != nil {
+		t.Fatalf("OpenEtcd: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return s
+}
