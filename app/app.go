@@ -49,6 +49,8 @@ type App struct {
 	store  persistence.Store
 	driver hypervisor.Driver
 	sys    *actors.System
+	// member, in cluster mode, is the membership; nil on a single node.
+	member *member
 	edge   *httpedge.Server
 	ln     net.Listener
 	pprof  *http.Server
@@ -98,11 +100,7 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 			a.close()
 		}
 	}()
-	cache := int64(cfg.StoreCacheMB) << 20
-	minFree := int64(cfg.StoreMinFreeMB) << 20
-	store, err := persistence.Open(persistence.Options{Dir: cfg.DataDir, Logger: log.Named("store"), BlockCacheSize: cache,
-		MemTableSize: int64(cfg.StoreMemTableMB) << 20, IndexCacheSize: int64(cfg.StoreIndexCacheMB) << 20,
-		NoGroupCommit: cfg.StoreSyncEach, MinFreeBytes: minFree, FreeSpace: cfg.StoreFreeSpace})
+	store, err := a.openStore(cfg, log)
 	if err != nil {
 		return nil, err
 	}
@@ -158,19 +156,24 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 		HistoryInterval: cfg.HistoryInterval,
 		Monitoring: monitoring.MonitoringOptions{NodeUsageThreshold: cfg.NodeUsageThreshold, NodeUsageFor: cfg.NodeUsageFor,
 			HypervisorEvery: cfg.HypervisorCheckInterval},
-		Entities: actors.EntityOptions{Idle: cfg.ActorIdle, MaxLive: cfg.ActorMaxLive},
+		Entities:  actors.EntityOptions{Idle: cfg.ActorIdle, MaxLive: cfg.ActorMaxLive},
+		Placement: a.placement(),
 	})
 	if err != nil {
 		return nil, err
 	}
+	a.serveMembers()
 	if cfg.SyncInterval > 0 {
 		// The first reconciliation runs in the background so that a large inventory
 		// does not hold up serving; it is idempotent with any sync a client asks for.
-		cluster := a.sys.Cluster
+		cluster, rt := a.sys.Cluster, a.sys.Runtime()
 		go func() {
 			defer kit.Recover(log, "initial sync", nil)
 			ctx, cancel := context.WithTimeout(a.bg, 5*time.Minute)
 			defer cancel()
+			if !rt.Leads(ctx, "periodic sync") {
+				return // in a cluster, the member that syncs does it
+			}
 			if res, err := cluster.Sync(ctx); err != nil {
 				log.Warn("initial sync failed", zap.Error(err))
 			} else {
@@ -180,7 +183,7 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 		}()
 	}
 	a.edge = httpedge.New(httpedge.Options{System: a.sys, Store: a.store, Tokens: tokens, Logger: log, Version: Version, TrustedProxies: proxies, PublicURL: cfg.PublicURL,
-		IPv6Prefix: cfg.RateIPv6Prefix, HeaderTimeout: cfg.HeaderTimeout, IdleTimeout: cfg.IdleTimeout, MaxConnsPerAddr: cfg.MaxConnsPerAddr})
+		IPv6Prefix: cfg.RateIPv6Prefix, HeaderTimeout: cfg.HeaderTimeout, IdleTimeout: cfg.IdleTimeout, MaxConnsPerAddr: cfg.MaxConnsPerAddr, Cluster: a.membership()})
 	if a.ln, err = net.Listen("tcp", cfg.Addr); err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
@@ -419,6 +422,12 @@ func (a *App) close() error {
 		// before Serve took a.ln (a start stopped at once) leaves it open, and Serve,
 		// when it comes, would accept on it forever. Closing it again is harmless.
 		a.ln.Close()
+	}
+	if a.member != nil {
+		a.setStage("leaving the cluster")
+		err := a.member.close()
+		a.member, a.store = nil, nil
+		return err
 	}
 	if a.store != nil {
 		a.setStage("closing the store")

@@ -6,6 +6,8 @@ package app
 import (
 	"flag"
 	"fmt"
+	"net"
+	"net/url"
 	"os"
 	"regexp"
 	"strconv"
@@ -113,6 +115,17 @@ type Config struct {
 	// memtables and table-index cache (the small profile lowers them with StoreCacheMB).
 	StoreMemTableMB   int
 	StoreIndexCacheMB int
+
+	// Cluster (issue 20): with EtcdEndpoints set, the process is a member of a cluster
+	// whose state lives in etcd under EtcdPrefix; NodeName names it (the host name when
+	// empty) and ClusterAddr is where the other members reach it.
+	EtcdEndpoints string
+	EtcdPrefix    string
+	NodeName      string
+	ClusterAddr   string
+	EtcdCAFile    string
+	EtcdCertFile  string
+	EtcdKeyFile   string
 }
 
 // ProxmoxConfig are the settings of the proxmox driver.
@@ -215,6 +228,14 @@ func (c *Config) table() []setting {
 		str(&c.Proxmox.ConsolePass, "proxmox-console-password", "VMPLANE_PROXMOX_CONSOLE_PASSWORD", "", "password of the console user"),
 		// Operations (issue 16).
 		dur(&c.HypervisorCheckInterval, "hypervisor-check-interval", "VMPLANE_HYPERVISOR_CHECK_INTERVAL", 30*time.Second, "how often the hypervisor is pinged; two failures in a row raise the critical hypervisor_unavailable alert, the next answer resolves it"),
+		// Cluster (issue 20).
+		str(&c.EtcdEndpoints, "etcd-endpoints", "VMPLANE_ETCD_ENDPOINTS", "", "empty: a single node on the embedded Badger store; else comma-separated etcd client URLs, and this process is a member of the cluster whose state lives there"),
+		str(&c.EtcdPrefix, "etcd-prefix", "VMPLANE_ETCD_PREFIX", "/vmplane/", "every key under it, so installations can share one etcd"),
+		str(&c.NodeName, "node-name", "VMPLANE_NODE_NAME", "", "this member's name (empty: the host name); unique per member, stable across restarts"),
+		str(&c.ClusterAddr, "cluster-addr", "VMPLANE_CLUSTER_ADDR", "", "required in cluster mode: host:port this member listens on for member-to-member traffic, as the other members reach it"),
+		str(&c.EtcdCAFile, "etcd-ca-file", "VMPLANE_ETCD_CA_FILE", "", "PEM file of the CA that signed etcd's certificate (TLS to etcd)"),
+		str(&c.EtcdCertFile, "etcd-cert-file", "VMPLANE_ETCD_CERT_FILE", "", "client certificate (PEM) for etcd"),
+		str(&c.EtcdKeyFile, "etcd-key-file", "VMPLANE_ETCD_KEY_FILE", "", "client certificate's key (PEM) for etcd"),
 		num(&c.StoreMinFreeMB, "store-min-free-mb", "VMPLANE_STORE_MIN_FREE_MB", 0, "writes are refused (507) while the data directory's disk has less free space than this, in MiB (0: 4 memtables + 16 MiB, 80 MiB; negative: never)"),
 	}
 }
@@ -451,6 +472,18 @@ func (c *Config) validate() error {
 		{c.MaxConnsPerAddr < 0, func() *ConfigError {
 			return c.bad("max-conns-per-addr", c.MaxConnsPerAddr, "must not be negative (0: no cap)")
 		}},
+		{endpointsInvalid(c.EtcdEndpoints), func() *ConfigError {
+			return c.bad("etcd-endpoints", c.EtcdEndpoints, "must be comma-separated URLs, e.g. http://10.0.0.1:2379,http://10.0.0.2:2379")
+		}},
+		{c.EtcdEndpoints != "" && !strings.HasPrefix(c.EtcdPrefix, "/"), func() *ConfigError {
+			return c.bad("etcd-prefix", c.EtcdPrefix, "must start with /")
+		}},
+		{c.EtcdEndpoints != "" && hostPortInvalid(c.ClusterAddr), func() *ConfigError {
+			return c.bad("cluster-addr", c.ClusterAddr, "must be host:port in cluster mode (--etcd-endpoints is set), as the other members reach this one")
+		}},
+		{(c.EtcdCertFile == "") != (c.EtcdKeyFile == ""), func() *ConfigError {
+			return c.bad("etcd-cert-file", c.EtcdCertFile, "needs --etcd-key-file too, and the other way round")
+		}},
 	}
 	for _, ch := range checks {
 		if ch.bad {
@@ -468,4 +501,24 @@ func zapLevelInvalid(s string) bool {
 func cidrsInvalid(s string) bool {
 	_, err := parseCIDRs(s)
 	return err != nil
+}
+
+// endpointsInvalid reports a list of etcd URLs that is not one.
+func endpointsInvalid(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, e := range strings.Split(s, ",") {
+		u, err := url.Parse(strings.TrimSpace(e))
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// hostPortInvalid reports an address that is not host:port.
+func hostPortInvalid(s string) bool {
+	_, port, err := net.SplitHostPort(s)
+	return err != nil || port == ""
 }

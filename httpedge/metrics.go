@@ -55,6 +55,15 @@ func newMetrics(s *Server) *metrics {
 		gauge("vmplane_store_pending_commits", "Commits waiting for the writer.", func() float64 { return float64(store.Stats().PendingWrites) })
 		gauge("vmplane_store_lsm_bytes", "Size of the LSM tree.", func() float64 { return float64(store.Stats().LSMBytes) })
 		gauge("vmplane_store_vlog_bytes", "Size of the value log.", func() float64 { return float64(store.Stats().VLogBytes) })
+		if cs, ok := store.(interface{ Collectors() []prometheus.Collector }); ok {
+			m.reg.MustRegister(cs.Collectors()...)
+		}
+		if cl := s.opts.Cluster; cl != nil {
+			gauge("vmplane_cluster_members", "Live members of the cluster, this one included.", func() float64 { return float64(cl.Stats().Members) })
+			gauge("vmplane_cluster_owned_entities", "Entities this member holds.", func() float64 { return float64(cl.Stats().Owned) })
+			counter("vmplane_cluster_claims_total", "Entities this member claimed.", func() float64 { return float64(cl.Stats().Claims) })
+			counter("vmplane_cluster_takeovers_total", "Entities this member claimed that a departed member held.", func() float64 { return float64(cl.Stats().Takeovers) })
+		}
 		m.reg.MustRegister(&actorCollector{s: s, desc: prometheus.NewDesc("vmplane_actors_live",
 			"Live entity actors by kind.", []string{"kind"}, nil)})
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/vmplane/vmplane/actors"
 	"github.com/vmplane/vmplane/actors/auth"
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/cluster"
 )
 
 // routeTable is every route of the API, as data: method, path, who may call it, the
@@ -67,11 +68,23 @@ type HealthReply struct {
 	Version string        `json:"version"`
 	UptimeS int64         `json:"uptime_s"`
 	Checks  actors.Health `json:"checks"`
+	// Cluster is present on a cluster member only.
+	Cluster *ClusterHealth `json:"cluster,omitempty"`
+}
+
+// ClusterHealth is the cluster as one member sees it.
+type ClusterHealth struct {
+	Node    string                 `json:"node"`
+	Store   string                 `json:"store" openapi:"enum=etcd"`
+	Members []cluster.MemberStatus `json:"members"`
 }
 
 func (s *Server) health(c *Call) (any, error) {
 	h := s.sys.Health(c.Context())
 	r := HealthReply{Status: "ok", Version: s.opts.Version, UptimeS: int64(time.Since(s.started).Seconds()), Checks: h}
+	if m := s.opts.Cluster; m != nil {
+		r.Cluster = &ClusterHealth{Node: m.Name(), Store: "etcd", Members: m.Members()}
+	}
 	if !h.OK() || s.closing.Load() {
 		r.Status = "degraded"
 		return Reply{Status: fasthttp.StatusServiceUnavailable, Body: r}, nil

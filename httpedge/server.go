@@ -21,6 +21,7 @@ import (
 	"github.com/vmplane/vmplane/actors/auth"
 	"github.com/vmplane/vmplane/actors/limiter"
 	"github.com/vmplane/vmplane/apierr"
+	"github.com/vmplane/vmplane/cluster"
 	"github.com/vmplane/vmplane/httpedge/token"
 	"github.com/vmplane/vmplane/persistence"
 )
@@ -62,6 +63,19 @@ type Options struct {
 	// MaxConnsPerAddr caps the open connections of one client (clientKey of the TCP
 	// peer; trusted proxies are not capped); 0: no cap.
 	MaxConnsPerAddr int
+	// Cluster, on a cluster member, is the membership /api/health and /metrics report
+	// (nil on a single node).
+	Cluster Membership
+}
+
+// Membership is what the edge shows of a cluster member.
+type Membership interface {
+	// Name is this member's node name.
+	Name() string
+	// Members lists the live members.
+	Members() []cluster.MemberStatus
+	// Stats are the member's figures for /metrics.
+	Stats() cluster.Stats
 }
 
 // Server is the HTTP edge.

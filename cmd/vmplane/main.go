@@ -248,6 +248,12 @@ func serve(args []string, stderr io.Writer) int {
 			zap.Duration("hard_deadline", hardDeadline(cfg)))
 	case err := <-a.Served():
 		log.Error("server stopped", zap.Error(err))
+	case <-a.Lost():
+		log.Error("leaving", zap.Error(app.ErrLeaseLost))
+		stopWatchdog()
+		_ = notify.Notify("STOPPING=1", sdnotify.Status("lost the cluster lease"))
+		shutdown(a, cfg, log, sigs)
+		return 1
 	}
 	stopWatchdog()
 	_ = notify.Notify("STOPPING=1", sdnotify.Status("shutting down"))

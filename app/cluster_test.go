@@ -1,0 +1,111 @@
+package app
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/vmplane/vmplane/actors/tenants"
+	"github.com/vmplane/vmplane/internal/etcdtest"
+	"github.com/vmplane/vmplane/internal/testwait"
+)
+
+// startCluster starts n members in this process on one embedded etcd, each on its own
+// loopback ports, as a load balancer's backends: m0, m1, ... Each member has its own
+// simulated-cluster driver over the shared store.
+func startCluster(t *testing.T, n int) ([]*testServer, *etcdtest.Server) {
+	t.Helper()
+	srv := etcdtest.Start(t)
+	members := make([]*testServer, n)
+	for i := range members {
+		members[i] = startServer(t, func(c *Config) {
+			c.EtcdEndpoints = strings.Join(srv.Endpoints(), ",")
+			c.NodeName = fmt.Sprintf("m%d", i)
+			c.ClusterAddr = "127.0.0.1:0"
+			// The key lives in etcd, created once by the first member.
+			c.JWTKey = ""
+		})
+	}
+	for _, m := range members {
+		testwait.Eventually(t, "every member sees "+fmt.Sprint(n), func() bool {
+			var h HealthReplyForTest
+			r := m.do(req{method: "GET", path: "/api/health"})
+			if r.Status != 200 {
+				return false
+			}
+			r.decode(t, &h)
+			return h.Cluster != nil && len(h.Cluster.Members) == n
+		})
+	}
+	return members, srv
+}
+
+// HealthReplyForTest is /api/health's body as a client reads it.
+type HealthReplyForTest struct {
+	Status  string `json:"status"`
+	Cluster *struct {
+		Node    string `json:"node"`
+		Store   string `json:"store"`
+		Members []struct {
+			Name, Addr, Status string
+		} `json:"members"`
+	} `json:"cluster"`
+}
+
+func TestClusterHealthNamesEveryMember(t *testing.T) {
+	ms, _ := startCluster(t, 3)
+	for i, m := range ms {
+		var h HealthReplyForTest
+		r := m.do(req{method: "GET", path: "/api/health"})
+		expect(t, r, 200, "")
+		r.decode(t, &h)
+		if h.Cluster.Node != fmt.Sprintf("m%d", i) || h.Cluster.Store != "etcd" {
+			t.Fatalf("member %d reports %+v", i, h.Cluster)
+		}
+		for j, mem := range h.Cluster.Members {
+			if mem.Name != fmt.Sprintf("m%d", j) || mem.Status != "alive" || mem.Addr == "" {
+				t.Fatalf("member %d lists %+v", i, h.Cluster.Members)
+			}
+		}
+	}
+}
+
+func TestClusterTokensReadsAndRetriesCrossMembers(t *testing.T) {
+	ms, _ := startCluster(t, 3)
+	// A token issued by one member is valid on all.
+	admin := ms[0].adminToken()
+	for _, m := range ms {
+		expect(t, m.do(req{method: "GET", path: "/api/resources/tenants", token: admin}), 200, "")
+	}
+	// A read that starts after a write's 2xx sees it, on every member.
+	for i := 0; i < 5; i++ {
+		w := ms[i%3]
+		r := w.do(req{method: "POST", path: "/api/resources/tenants", token: admin, body: map[string]any{"name": fmt.Sprintf("Acme %d", i)}})
+		expect(t, r, 201, "")
+		var ten tenants.Tenant
+		r.decode(t, &ten)
+		for _, m := range ms {
+			expect(t, m.do(req{method: "GET", path: "/api/resources/tenants/" + ten.ID, token: admin}), 200, "")
+		}
+		// Tenant names are unique across members.
+		expect(t, ms[(i+1)%3].do(req{method: "POST", path: "/api/resources/tenants", token: admin,
+			body: map[string]any{"name": fmt.Sprintf("Acme %d", i)}}), 409, "conflict")
+	}
+	// A tenant's user logs in on one member and works on another.
+	ten := ms[1].tenant(admin, "Retries", nil)
+	// A POST retried with the same Idempotency-Key on another member is applied once
+	// and gets the first answer.
+	status, first, replayed := createRuleWithKey(ms[2].client, ms[2].base, ten.Token, "cross-member-1")
+	if status != 201 || replayed {
+		t.Fatalf("first create: %d (replayed %v)", status, replayed)
+	}
+	for _, m := range ms {
+		status, id, replayed := createRuleWithKey(m.client, m.base, ten.Token, "cross-member-1")
+		if status != 201 || id != first || !replayed {
+			t.Fatalf("retry on %s: %d rule %s replayed %v; want 201 rule %s replayed", m.base, status, id, replayed, first)
+		}
+	}
+	if n := len(allRules(ms[0], ten.Token)); n != 1 {
+		t.Fatalf("%d rules after retries on every member; want 1", n)
+	}
+}
