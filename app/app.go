@@ -457,7 +457,13 @@ func signingKey(cfg Config, store persistence.Store) ([]byte, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := store.Commit(ctx, new(persistence.Batch).Put(k, key)); err != nil {
+	// Created once: members of a cluster that start together race here, and the one
+	// whose key lands first is the key of all.
+	err = store.Commit(ctx, new(persistence.Batch).Put(k, key).Require(persistence.IfAbsent(k)))
+	if persistence.IsConditionFailed(err) {
+		return store.Get(k)
+	}
+	if err != nil {
 		return nil, err
 	}
 	return key, nil

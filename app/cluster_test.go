@@ -1,13 +1,16 @@
 package app
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/internal/etcdtest"
 	"github.com/vmplane/vmplane/internal/testwait"
+	"github.com/vmplane/vmplane/persistence"
 )
 
 // startCluster starts n members in this process on one embedded etcd, each on its own
@@ -107,5 +110,39 @@ func TestClusterTokensReadsAndRetriesCrossMembers(t *testing.T) {
 	}
 	if n := len(allRules(ms[0], ten.Token)); n != 1 {
 		t.Fatalf("%d rules after retries on every member; want 1", n)
+	}
+}
+
+// TestSigningKeyIsCreatedOnce starts the key's creation from many members at once on
+// one store: every one must come back with the same key, the one stored.
+func TestSigningKeyIsCreatedOnce(t *testing.T) {
+	srv := etcdtest.Start(t)
+	store, err := persistence.OpenEtcd(persistence.EtcdOptions{Endpoints: srv.Endpoints(), Prefix: "/jwt/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	keys := make([][]byte, 8)
+	var wg sync.WaitGroup
+	for i := range keys {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			k, err := signingKey(Config{}, store)
+			if err != nil {
+				t.Error(err)
+			}
+			keys[i] = k
+		}()
+	}
+	wg.Wait()
+	stored, err := store.Get(persistence.Key("meta", "jwt-key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, k := range keys {
+		if !bytes.Equal(k, stored) {
+			t.Fatalf("member %d signs with %x; the stored key is %x", i, k, stored)
+		}
 	}
 }

@@ -148,7 +148,10 @@ func (l *machineLists) drop(tenant string) {
 // TenantPage returns one page of a tenant's machines, in id order: first pages from
 // the cache when they are there. The page is shared: see MachinePage.
 func (m *Machines) TenantPage(_ context.Context, tenant, cursor string, limit int) (*MachinePage, error) {
-	if cursor == "" {
+	// A store shared with other members names their writes only after they were
+	// acknowledged: a cached page could miss one, so a cluster member reads the store.
+	cache := cursor == "" && !m.sys.store.Shared()
+	if cache {
 		if p := m.lists.get(tenant, limit); p != nil {
 			return p, nil
 		}
@@ -159,7 +162,7 @@ func (m *Machines) TenantPage(_ context.Context, tenant, cursor string, limit in
 		return nil, err
 	}
 	p := &MachinePage{Items: items, Next: next}
-	if cursor == "" {
+	if cache {
 		m.lists.put(tenant, limit, p, seq)
 	}
 	return p, nil
