@@ -85,14 +85,6 @@ func (l *Loopback) Bind(rt *kit.Runtime) {
 	}
 }
 
-// Forwarded is how many requests and told messages crossed.
-func (l *Loopback) Forwarded() int64 {
-	if l == nil {
-		return 0
-	}
-	return l.forwarded.Load()
-}
-
 func (l *Loopback) fail(format string, args ...any) error {
 	err := fmt.Errorf(format, args...)
 	l.mu.Lock()
