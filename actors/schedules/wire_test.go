@@ -13,3 +13,9 @@ func TestWire(t *testing.T) { wiretest.WireRoundTrip(t) }
 // TestWireSent checks that every message this package sends through a Kind, and every
 // answer its entities give, is registered (as far as reading the source tells).
 func TestWireSent(t *testing.T) { wiretest.CheckSent(t) }
+
+// TestAcrossMembers runs some of this package's tests with every request crossing
+// members (wiretest.Loopback); VMPLANE_TEST_WIRE=1 runs all of them so.
+func TestAcrossMembers(t *testing.T) {
+	wiretest.AcrossMembers(t, TestScheduleRunsOnTheRuntimesClock, TestRunGivesUpOnBusyMachineBeforeNextDue)
+}

@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"reflect"
+	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -167,5 +170,20 @@ func SkipOnLoopback(t testing.TB, why string) {
 	t.Helper()
 	if os.Getenv(EnvLoopback) == "1" {
 		t.Skip("holds on one member only: " + why)
+	}
+}
+
+// AcrossMembers runs tests, a package's own, on a Loopback (it sets EnvLoopback for
+// them): a few that reach most of the package's messages and answers, so that each
+// test run sends them across members, including the answers CheckSent cannot read.
+// With EnvLoopback set already every test runs across members, and this one skips.
+func AcrossMembers(t *testing.T, tests ...func(*testing.T)) {
+	if os.Getenv(EnvLoopback) == "1" {
+		t.Skip("every test runs across members already")
+	}
+	t.Setenv(EnvLoopback, "1")
+	for _, test := range tests {
+		name := runtime.FuncForPC(reflect.ValueOf(test).Pointer()).Name()
+		t.Run(name[strings.LastIndexByte(name, '.')+1:], test)
 	}
 }
