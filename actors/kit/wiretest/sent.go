@@ -246,85 +246,73 @@ func params(fd *ast.FuncDecl) []string {
 	return out
 }
 
-// findWrappers finds, until nothing new turns up, the functions that pass one of
-// their parameters on to a send.
-func (s *sendScan) findWrappers(files []*ast.File) {
-	for changed := true; changed; {
-		changed = false
-		for _, f := range files {
-			kn := kitName(f)
-			for _, d := range f.Decls {
-				fd, ok := d.(*ast.FuncDecl)
-				if !ok || fd.Body == nil {
-					continue
-				}
-				ps := params(fd)
-				ast.Inspect(fd.Body, func(n ast.Node) bool {
-					call, ok := n.(*ast.CallExpr)
-					if !ok {
-						return true
-					}
-					k, ok := s.sinkOf(call, kn)
-					if !ok {
-						return true
-					}
-					id, ok := call.Args[k.arg].(*ast.Ident)
-					if !ok {
-						return true
-					}
-					for i, p := range ps {
-						if p == id.Name {
-							if _, known := s.sinks[fd.Name.Name]; !known {
-								s.sinks[fd.Name.Name] = sink{i, k.role}
-								changed = true
-							}
-						}
-					}
-					return true
-				})
-			}
-		}
-	}
-}
-
-// collect returns every type found sent, with where.
-func (s *sendScan) collect(files []*ast.File) map[string][]use {
-	found := map[string][]use{}
+// eachSend calls fn for every call in the package's functions that sends: a builtin
+// send, or one of the wrappers found so far.
+func (s *sendScan) eachSend(files []*ast.File, fn func(f *ast.File, fd *ast.FuncDecl, call *ast.CallExpr, k sink)) {
 	for _, f := range files {
 		kn := kitName(f)
-		imports := map[string]string{}
-		for _, imp := range f.Imports {
-			p, _ := strconv.Unquote(imp.Path.Value)
-			name := p[strings.LastIndexByte(p, '/')+1:]
-			if imp.Name != nil {
-				name = imp.Name.Name
-			}
-			imports[name] = p
-		}
 		for _, d := range f.Decls {
 			fd, ok := d.(*ast.FuncDecl)
 			if !ok || fd.Body == nil {
 				continue
 			}
 			ast.Inspect(fd.Body, func(n ast.Node) bool {
-				call, ok := n.(*ast.CallExpr)
-				if !ok {
-					return true
-				}
-				k, ok := s.sinkOf(call, kn)
-				if !ok {
-					return true
-				}
-				for _, lit := range literals(fd.Body, call.Args[k.arg]) {
-					if name := s.litType(lit, imports); name != "" {
-						found[name] = append(found[name], use{lit.Pos(), k.role})
+				if call, ok := n.(*ast.CallExpr); ok {
+					if k, ok := s.sinkOf(call, kn); ok {
+						fn(f, fd, call, k)
 					}
 				}
 				return true
 			})
 		}
 	}
+}
+
+// findWrappers finds, until nothing new turns up, the functions that pass one of
+// their parameters on to a send.
+func (s *sendScan) findWrappers(files []*ast.File) {
+	for changed := true; changed; {
+		changed = false
+		s.eachSend(files, func(_ *ast.File, fd *ast.FuncDecl, call *ast.CallExpr, k sink) {
+			id, ok := call.Args[k.arg].(*ast.Ident)
+			if !ok {
+				return
+			}
+			for i, p := range params(fd) {
+				if _, known := s.sinks[fd.Name.Name]; p == id.Name && !known {
+					s.sinks[fd.Name.Name] = sink{i, k.role}
+					changed = true
+				}
+			}
+		})
+	}
+}
+
+// collect returns every type found sent, with where.
+func (s *sendScan) collect(files []*ast.File) map[string][]use {
+	found := map[string][]use{}
+	s.eachSend(files, func(f *ast.File, fd *ast.FuncDecl, call *ast.CallExpr, k sink) {
+		for _, lit := range literals(fd.Body, call.Args[k.arg]) {
+			if name := s.litType(lit, imports(f)); name != "" {
+				found[name] = append(found[name], use{lit.Pos(), k.role})
+			}
+		}
+	})
 	return found
+}
+
+// imports maps the names a file imports packages as to their paths.
+func imports(f *ast.File) map[string]string {
+	out := map[string]string{}
+	for _, imp := range f.Imports {
+		p, _ := strconv.Unquote(imp.Path.Value)
+		name := p[strings.LastIndexByte(p, '/')+1:]
+		if imp.Name != nil {
+			name = imp.Name.Name
+		}
+		out[name] = p
+	}
+	return out
 }
 
 // literals returns the composite literals (with their & when taken) that e is, or
