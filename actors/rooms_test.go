@@ -12,16 +12,17 @@ import (
 // down to the runtime; a dependency that would point back is injected (a Deps func)
 // or goes over the event bus. README "Layout" tells the same.
 var rooms = map[string][]string{
-	"actors/kit":         nil,
-	"actors/kit/kittest": nil, // the actors' tests' shared support: leak check, wait
-	"actors/events":      nil,
-	"actors/alerts":      {"events"},
-	"actors/auth":        nil,
-	"actors/limiter":     nil,
-	"actors/machines":    {"events", "alerts", "auth"},
-	"actors/tenants":     {"events", "alerts", "machines"},
-	"actors/schedules":   {"events", "alerts", "machines", "tenants"},
-	"actors/monitoring":  {"events", "alerts", "machines", "tenants"},
+	"actors/kit":          nil,
+	"actors/kit/kittest":  nil, // the actors' tests' shared support: leak check, wait
+	"actors/kit/wiretest": nil, // the domain packages' wire checks (kit.Wire round trip, sends)
+	"actors/events":       nil,
+	"actors/alerts":       {"events"},
+	"actors/auth":         nil,
+	"actors/limiter":      nil,
+	"actors/machines":     {"events", "alerts", "auth"},
+	"actors/tenants":      {"events", "alerts", "machines"},
+	"actors/schedules":    {"events", "alerts", "machines", "tenants"},
+	"actors/monitoring":   {"events", "alerts", "machines", "tenants"},
 }
 
 // TestRoomsImportOneWay: no package of the actors imports one it may not: the runtime

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/actors/kit/wiretest"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/persistence"
 )
@@ -21,9 +22,12 @@ type testSystem struct {
 // tenantsForTests are the tenants that exist for these tests' users.
 var tenantsForTests = map[string]bool{"t1": true, "t2": true}
 
-// startTestSystem starts the auth services over store; Stop stops them.
-func startTestSystem(store persistence.Store, opts AuthOptions) (*testSystem, error) {
-	rt := kit.New(store, nil, kit.EntityOptions{})
+// startTestSystem starts the auth services over store; Stop stops them. With
+// VMPLANE_TEST_WIRE=1 every request crosses members (wiretest.Loopback).
+func startTestSystem(t testing.TB, store persistence.Store, opts AuthOptions) (*testSystem, error) {
+	lb := wiretest.FromEnv(t)
+	rt := kit.New(store, nil, kit.EntityOptions{}, lb.Options()...)
+	lb.Bind(rt)
 	svc, err := Start(Deps{Runtime: rt, Options: opts, TenantExists: func(_ context.Context, id string) error {
 		if !tenantsForTests[id] {
 			return apierr.NotFound("tenant", id)
@@ -51,7 +55,7 @@ func newTestSystem(t testing.TB) *testSystem {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := startTestSystem(store, AuthOptions{BcryptCost: 4, AdminPassword: "initial-password"})
+	s, err := startTestSystem(t, store, AuthOptions{BcryptCost: 4, AdminPassword: "initial-password"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -292,7 +292,7 @@ func TestSystemStopEndsHasherWorkers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	s, err := startTestSystem(store, AuthOptions{BcryptCost: bcrypt.MinCost, AdminPassword: "initial-password", HashWorkers: 2})
+	s, err := startTestSystem(t, store, AuthOptions{BcryptCost: bcrypt.MinCost, AdminPassword: "initial-password", HashWorkers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -417,7 +417,7 @@ func TestStoredEmailsNormalisedAtStart(t *testing.T) {
 	if err := store.Commit(context.Background(), b); err != nil {
 		t.Fatal(err)
 	}
-	s, err := startTestSystem(store, AuthOptions{BcryptCost: bcrypt.MinCost, AdminPassword: "initial-password"})
+	s, err := startTestSystem(t, store, AuthOptions{BcryptCost: bcrypt.MinCost, AdminPassword: "initial-password"})
 	if err != nil {
 		t.Fatal(err)
 	}

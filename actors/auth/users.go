@@ -106,14 +106,15 @@ type Users struct {
 	auth sync.Map
 }
 
-// authState is one user's standing as its entity last published it: immutable.
+// authState is one user's standing as its entity last published it: immutable. It is
+// also the answer to getAuth, which may cross members: its fields are exported.
 type authState struct {
-	gone     bool // deleted
-	disabled bool
-	gen      uint64
-	// sessions are the ids of the user's logins (refresh-token families) that have not
+	Gone     bool // deleted
+	Disabled bool
+	Gen      uint64
+	// Sessions are the ids of the user's logins (refresh-token families) that have not
 	// ended: logged out, revoked by a reuse or by a password change.
-	sessions map[string]struct{}
+	Sessions map[string]struct{}
 }
 
 // Session is a login as the edge issues tokens for it.
@@ -492,7 +493,7 @@ func (u *Users) Authorize(userID, sessionID string, gen uint64) error {
 		if errors.Is(err, apierr.ErrNotFound) {
 			// The token is genuine, so the user existed: it was deleted, and ids are
 			// never reused. Remembered, so its tokens cost no message either.
-			u.auth.Store(userID, &authState{gone: true})
+			u.auth.Store(userID, &authState{Gone: true})
 			return errSessionEnded
 		}
 		if err != nil {
@@ -501,10 +502,10 @@ func (u *Users) Authorize(userID, sessionID string, gen uint64) error {
 		v = st
 	}
 	st := v.(*authState)
-	if st.gone || st.disabled || st.gen != gen {
+	if st.Gone || st.Disabled || st.Gen != gen {
 		return errSessionEnded
 	}
-	if _, live := st.sessions[sessionID]; !live {
+	if _, live := st.Sessions[sessionID]; !live {
 		return errSessionEnded
 	}
 	return nil
@@ -583,13 +584,13 @@ type userEntity struct {
 // publish makes the entity's current standing the one Authorize checks tokens
 // against. Called after every change of it, before the change is answered.
 func (e *userEntity) publish() *authState {
-	st := &authState{gone: e.rec == nil}
+	st := &authState{Gone: e.rec == nil}
 	if e.rec != nil {
-		st.disabled, st.gen = e.rec.Disabled, e.rec.TokenGen
-		st.sessions = make(map[string]struct{}, len(e.families))
+		st.Disabled, st.Gen = e.rec.Disabled, e.rec.TokenGen
+		st.Sessions = make(map[string]struct{}, len(e.families))
 		for id, f := range e.families {
 			if !f.Revoked {
-				st.sessions[id] = struct{}{}
+				st.Sessions[id] = struct{}{}
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/vmplane/vmplane/actors/alerts"
 	"github.com/vmplane/vmplane/actors/events"
 	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/actors/kit/wiretest"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/persistence"
 )
@@ -39,7 +40,10 @@ func newTestSystem(t testing.TB, mutate ...func(*testOptions)) *testSystem {
 	for _, m := range mutate {
 		m(&opts)
 	}
-	rt := kit.New(store, nil, kit.EntityOptions{})
+	// With VMPLANE_TEST_WIRE=1 every request crosses members (wiretest.Loopback).
+	lb := wiretest.FromEnv(t)
+	rt := kit.New(store, nil, kit.EntityOptions{}, lb.Options()...)
+	lb.Bind(rt)
 	s := &testSystem{rt: rt, store: store, driver: opts.Driver, Events: events.New()}
 	s.Alerts = alerts.Start(alerts.Deps{Runtime: rt, Events: s.Events})
 	s.Services = Start(Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Alerts: s.Alerts,

@@ -153,6 +153,24 @@ type HealthCheckChange struct {
 	ClearMachine bool `json:"-"`
 }
 
+// checkChange is a HealthCheckChange as it travels to the check's entity, which may be
+// active on another member: the same fields, ClearMachine included, which the API's
+// JSON leaves out (the edge sets it from "machine_id": null). The conversion between
+// the two stops compiling when they drift apart.
+type checkChange struct {
+	Name             *string
+	Type             *string
+	Target           *string
+	IntervalS        *int
+	TimeoutMS        *int
+	ExpectedStatus   *int
+	FailureThreshold *int
+	MachineID        *string
+	Enabled          *bool
+	TenantID         *string
+	ClearMachine     bool
+}
+
 const healthCheckVersion = 1
 
 // Keys of health checks: the record, and a tenant's index.
@@ -189,7 +207,7 @@ type (
 	createCheck struct{ HC HealthCheck }
 	updateCheck struct {
 		Scope  *string
-		Change HealthCheckChange
+		Change checkChange
 		// Type and Target are what the service validated a tenant's target as; if the
 		// check changed meanwhile the update is refused rather than let through unchecked.
 		Type, Target string
@@ -498,7 +516,7 @@ func (h *HealthChecks) Update(ctx context.Context, id string, ch HealthCheckChan
 		}
 		ch.MachineID = &mid
 	}
-	msg := &updateCheck{Scope: scope, Change: ch}
+	msg := &updateCheck{Scope: scope, Change: checkChange(ch)}
 	if scope != nil && (ch.Type != nil || ch.Target != nil) {
 		msg.Type, msg.Target = cur.Type, cur.Target
 		if ch.Type != nil {

@@ -7,6 +7,7 @@ import (
 	"github.com/vmplane/vmplane/actors/alerts"
 	"github.com/vmplane/vmplane/actors/events"
 	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/actors/kit/wiretest"
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/hypervisor"
@@ -44,7 +45,10 @@ func startTestSystem(t testing.TB, store persistence.Store, opts testOptions) *t
 	if opts.Clock != nil {
 		ko = append(ko, kit.WithClock(opts.Clock))
 	}
-	rt := kit.New(store, nil, kit.EntityOptions{}, ko...)
+	// With VMPLANE_TEST_WIRE=1 every request crosses members (wiretest.Loopback).
+	lb := wiretest.FromEnv(t)
+	rt := kit.New(store, nil, kit.EntityOptions{}, append(ko, lb.Options()...)...)
+	lb.Bind(rt)
 	s := &testSystem{rt: rt, store: store, Events: events.New()}
 	s.Alerts = alerts.Start(alerts.Deps{Runtime: rt, Events: s.Events})
 	ms := machines.Start(machines.Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Alerts: s.Alerts,

@@ -7,6 +7,7 @@ import (
 	"github.com/vmplane/vmplane/actors/alerts"
 	"github.com/vmplane/vmplane/actors/events"
 	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/actors/kit/wiretest"
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/persistence"
@@ -40,7 +41,10 @@ func newTestSystem(t testing.TB, mutate ...func(*testOptions)) *testSystem {
 	for _, m := range mutate {
 		m(&opts)
 	}
-	rt := kit.New(opts.Store, nil, kit.EntityOptions{})
+	// With VMPLANE_TEST_WIRE=1 every request crosses members (wiretest.Loopback).
+	lb := wiretest.FromEnv(t)
+	rt := kit.New(opts.Store, nil, kit.EntityOptions{}, lb.Options()...)
+	lb.Bind(rt)
 	s := &testSystem{rt: rt, store: opts.Store, Events: events.New()}
 	s.Alerts = alerts.Start(alerts.Deps{Runtime: rt, Events: s.Events})
 	s.Services = machines.Start(machines.Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Alerts: s.Alerts,

@@ -134,3 +134,11 @@ func (f *filler) fill(v reflect.Value, path string) error {
 	}
 	return nil
 }
+
+// Check runs the two checks every domain package's TestWire makes: every registered
+// type crosses whole (WireRoundTrip), and every type the package is seen sending is
+// registered (CheckSent).
+func Check(t *testing.T) {
+	t.Run("RoundTrip", WireRoundTrip)
+	t.Run("Sent", CheckSent)
+}

@@ -1,0 +1,16 @@
+package alerts
+
+import "github.com/vmplane/vmplane/actors/kit"
+
+// In a cluster a condition's entity may be active on another member than the one
+// that raises, resolves or acknowledges it: every message other packages and the edge
+// send it through the Kind, and every answer it gives, travels as JSON (kit.Wire).
+// TestWire checks that each crosses whole.
+func init() {
+	kit.Wire(
+		// Messages: Raise and Notify, Resolve and Clear, Acknowledge.
+		(*raiseAlert)(nil), (*resolveAlert)(nil), (*ackAlert)(nil),
+		// Answers.
+		Alert{},
+	)
+}

@@ -1,0 +1,17 @@
+package schedules
+
+import "github.com/vmplane/vmplane/actors/kit"
+
+// In a cluster a schedule's entity may be active on another member than the one that
+// asks it (the edge's requests, the start-up wake, a run's report from the goroutine
+// that followed its task). Every message sent through the Kind, and its answer, travels
+// as JSON (kit.Wire); TestWire checks that each crosses whole. fireSchedule is not here:
+// the schedule's timer sends it to the kind's own PID, so it never leaves its member.
+func init() {
+	kit.Wire(
+		(*createSchedule)(nil), (*getSchedule)(nil), (*updateSchedule)(nil), (*deleteSchedule)(nil),
+		(*wakeSchedule)(nil), (*runDone)(nil),
+		// The one answer (a zero record for a delete and a run's report).
+		scheduleRecord{},
+	)
+}
