@@ -34,6 +34,9 @@ func ignored() []goleak.Option {
 		// A fasthttp client has no Close: its connection cleaner ends one idle
 		// connection duration (10 s) after the client's last connection closed.
 		goleak.IgnoreAnyFunction("github.com/valyala/fasthttp.(*HostClient).connsCleaner"),
+		// Its host-client cleaner likewise ends 10 s after the client's last host went
+		// idle (the members' forwarding client).
+		goleak.IgnoreAnyFunction("github.com/valyala/fasthttp.(*Client).mCleaner"),
 		// protoactor throttles dead-letter logs per period (1 s): the goroutine timing
 		// the last period ends with it, after the actor system is shut down.
 		goleak.IgnoreTopFunction("github.com/asynkron/protoactor-go/actor.NewDeadLetter.NewThrottle.func4.1"),
