@@ -147,6 +147,9 @@ type supervisor struct {
 func (sv *supervisor) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *Envelope:
+		// In a cluster, an envelope that did not come through the placement (a timer's)
+		// is for an entity this member holds: claims stick until the member's lease
+		// ends, and a member whose lease ended is fenced and exits.
 		if q, ok := sv.stopping[m.ID]; ok {
 			sv.stopping[m.ID] = append(q, stashed{m.Msg, ctx.Sender()})
 			return

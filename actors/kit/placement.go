@@ -71,6 +71,11 @@ func (k *Kind) request(ctx context.Context, id string, msg any) (any, error) {
 	p := k.rt.placement
 	var w Wired
 	encoded := false
+	// A request goes after what was told to the entity before it, as it would on one
+	// member, where both go through the same mailbox.
+	if !k.rt.tells.waitDrained(ctx, k.name+"/"+id) {
+		return nil, ctxError(ctx)
+	}
 	for {
 		m, local, err := p.Place(ctx, k.name, id)
 		if err != nil {
@@ -176,7 +181,33 @@ func (rt *Runtime) kind(name string) *Kind {
 type tells struct {
 	mu     sync.Mutex
 	queues map[string][]any // kind/id → messages not yet forwarded
+	// drained is closed and replaced whenever a queue empties, waking waitDrained.
+	drained chan struct{}
+	// stop ends the forwarding of what is still queued when the runtime shuts down.
+	stop     chan struct{}
+	stopOnce sync.Once
 }
+
+// waitDrained waits until nothing told to key is still on its way, or ctx ends (false).
+func (t *tells) waitDrained(ctx context.Context, key string) bool {
+	for {
+		t.mu.Lock()
+		_, queued := t.queues[key]
+		ch := t.drained
+		t.mu.Unlock()
+		if !queued {
+			return true
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+// shutdown drops every told message still queued: the runtime is stopping.
+func (t *tells) shutdown() { t.stopOnce.Do(func() { close(t.stop) }) }
 
 // direct reports whether a message told to key may go straight to the local entity:
 // nothing told before it is still on its way, and local() holds.
@@ -216,6 +247,8 @@ func (k *Kind) drainTells(key, id string) {
 		q := t.queues[key]
 		if len(q) == 0 {
 			delete(t.queues, key)
+			close(t.drained)
+			t.drained = make(chan struct{})
 			t.mu.Unlock()
 			return
 		}
@@ -232,6 +265,13 @@ func (k *Kind) drainTells(key, id string) {
 func (k *Kind) tellOne(id string, msg any) error {
 	ctx, cancel := context.WithTimeout(context.Background(), maxTellTime)
 	defer cancel()
+	go func() {
+		select {
+		case <-k.rt.tells.stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	p := k.rt.placement
 	w, err := Encode(msg)
 	if err != nil {

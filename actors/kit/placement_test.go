@@ -207,3 +207,19 @@ func TestSendToAnotherMemberKeepsOrder(t *testing.T) {
 		t.Fatal("the told increments arrived out of order")
 	}
 }
+
+func TestAskWaitsForWhatWasToldBefore(t *testing.T) {
+	c, kinds := startMembers(t, 2)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c.setOwner("counters/a", "m1")
+	for i := 1; i <= 20; i++ {
+		kinds[0].Send("a", &wireIncr{By: i})
+	}
+	// On one member the ask would queue behind the tells in the mailbox; across
+	// members it must not overtake them either.
+	st, err := Ask[wireState](ctx, kinds[0], "a", &wireIncr{By: 0})
+	if err != nil || st.N != 20*21/2 {
+		t.Fatalf("got %+v, %v; want the ask answered after the 20 tells (N 210)", st, err)
+	}
+}

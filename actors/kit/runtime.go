@@ -81,6 +81,8 @@ func New(store persistence.Store, log *zap.Logger, entities EntityOptions, opts 
 		o(rt)
 	}
 	rt.tells.queues = map[string][]any{}
+	rt.tells.drained = make(chan struct{})
+	rt.tells.stop = make(chan struct{})
 	rt.replies = newReplyBoxes(rt.actors)
 	rt.workers = newWorkers(mailboxThroughput, maxIdleWorkers)
 	return rt
@@ -103,6 +105,7 @@ func (rt *Runtime) StopKinds() {
 // (StopKinds); actors spawned outside a kind (the limiter's) must be stopped by their
 // owners before.
 func (rt *Runtime) Shutdown() {
+	rt.tells.shutdown()
 	rt.StopKinds()
 	rt.actors.Shutdown()
 	rt.workers.close()
