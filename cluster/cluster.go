@@ -92,6 +92,7 @@ type Cluster struct {
 	claims    atomic.Uint64
 	takeovers atomic.Uint64
 	lostOnce  sync.Once
+	lost      atomic.Bool
 	runCtx    context.Context
 	cancel    context.CancelFunc
 	done      sync.WaitGroup
@@ -215,22 +216,65 @@ func (c *Cluster) sharedSecret(ctx context.Context) (string, error) {
 	return string(resp.Responses[0].GetResponseRange().Kvs[0].Value), nil
 }
 
-// keepAlive renews the lease until ctx ends; the channel closing while ctx lives means
-// the lease is gone (expired while the process was paused or cut off from etcd).
+// keepAlive renews the lease until ctx ends. The client closes the channel when the
+// lease is gone, and also when etcd did not answer for a whole TTL (an outage, a
+// partition): then whether the lease survived is asked of etcd until it answers, and
+// renewal resumes if it did. Only a lease etcd no longer has is lost.
 func (c *Cluster) keepAlive(ctx context.Context, keep <-chan *clientv3.LeaseKeepAliveResponse) {
 	defer c.done.Done()
 	defer kit.Recover(c.log, "cluster lease keepalive", nil)
-	for range keep {
+	for {
+		for range keep {
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		if !c.leaseAlive(ctx) {
+			if ctx.Err() == nil {
+				c.lose("etcd no longer has its lease")
+			}
+			return
+		}
+		var err error
+		if keep, err = c.cli.KeepAlive(ctx, c.lease); err != nil {
+			if ctx.Err() == nil {
+				c.lose("its lease could not be renewed: " + err.Error())
+			}
+			return
+		}
 	}
-	if ctx.Err() != nil {
-		return
+}
+
+// leaseAlive asks etcd, until it answers or ctx ends, whether the member's lease
+// still exists.
+func (c *Cluster) leaseAlive(ctx context.Context) bool {
+	warned := false
+	for ctx.Err() == nil {
+		rctx, cancel := context.WithTimeout(ctx, c.opts.RequestTimeout)
+		ttl, err := c.cli.TimeToLive(rctx, c.lease)
+		cancel()
+		switch {
+		case err == nil:
+			if ttl.TTL > 0 && warned {
+				c.log.Info("etcd answers again: the member's lease survived", zap.String("node", c.opts.Name))
+			}
+			return ttl.TTL > 0
+		case isLeaseNotFound(err):
+			return false
+		case !warned:
+			warned = true
+			c.log.Warn("lost contact with etcd: the member serves reads it can, refuses writes, and renews its lease when etcd answers",
+				zap.String("node", c.opts.Name), zap.Error(err))
+		}
+		pauseFor(ctx, 500*time.Millisecond)
 	}
-	c.lose("its lease keepalive stopped")
+	return false
 }
 
 // lose reports once that the member's lease is gone.
 func (c *Cluster) lose(why string) {
 	c.lostOnce.Do(func() {
+		c.lost.Store(true)
 		c.log.Error("member lost its cluster lease: it can no longer write and must restart as a new member",
 			zap.String("node", c.opts.Name), zap.String("why", why))
 		if c.opts.Lost != nil {
@@ -383,6 +427,10 @@ func (c *Cluster) OnMemberLeft(fn func(kit.Member)) {
 	defer c.mu.Unlock()
 	c.onLeft = append(c.onLeft, fn)
 }
+
+// Lost reports whether the member lost its lease: it can no longer write, and its
+// health is degraded until it restarts.
+func (c *Cluster) Lost() bool { return c.lost.Load() }
 
 // Lease is the member's lease, which the store fences every write with.
 func (c *Cluster) Lease() clientv3.LeaseID { return c.lease }

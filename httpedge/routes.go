@@ -82,10 +82,12 @@ type ClusterHealth struct {
 func (s *Server) health(c *Call) (any, error) {
 	h := s.sys.Health(c.Context())
 	r := HealthReply{Status: "ok", Version: s.opts.Version, UptimeS: int64(time.Since(s.started).Seconds()), Checks: h}
+	lost := false
 	if m := s.opts.Cluster; m != nil {
 		r.Cluster = &ClusterHealth{Node: m.Name(), Store: "etcd", Members: m.Members()}
+		lost = m.Lost()
 	}
-	if !h.OK() || s.closing.Load() {
+	if !h.OK() || s.closing.Load() || lost {
 		r.Status = "degraded"
 		return Reply{Status: fasthttp.StatusServiceUnavailable, Body: r}, nil
 	}

@@ -76,6 +76,8 @@ type Membership interface {
 	Members() []cluster.MemberStatus
 	// Stats are the member's figures for /metrics.
 	Stats() cluster.Stats
+	// Lost reports a member that lost its lease (degraded until it restarts).
+	Lost() bool
 }
 
 // Server is the HTTP edge.
