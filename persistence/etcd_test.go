@@ -90,6 +90,10 @@ func TestEtcdOutage(t *testing.T) {
 	}
 
 	srv.Stop()
+	// Before the probe noticed: the write waits for etcd up to the request timeout.
+	if err := s.Commit(ctx, new(persistence.Batch).Put([]byte("during/0"), []byte("x"))); !errors.Is(err, apierr.ErrUnavailable) {
+		t.Fatalf("Commit right after etcd stopped: %v; want apierr.ErrUnavailable", err)
+	}
 	testwait.Until(t, func() error {
 		err := s.Health()
 		if !errors.Is(err, apierr.ErrUnavailable) || !strings.Contains(err.Error(), "etcd unreachable") {
@@ -110,7 +114,7 @@ func TestEtcdOutage(t *testing.T) {
 
 	srv.Restart()
 	testwait.Until(t, func() error { return s.Health() })
-	for _, k := range []string{"during/1", "during/2", "during/3"} {
+	for _, k := range []string{"during/0", "during/1", "during/2", "during/3"} {
 		if _, err := s.Get([]byte(k)); !errors.Is(err, persistence.ErrNotFound) {
 			t.Errorf("Get(%s) after the outage: %v; want nothing of the failed writes", k, err)
 		}
