@@ -343,3 +343,33 @@ func TestEtcdWatchAfterCompaction(t *testing.T) {
 		return heard.count("vm/1") > 0
 	})
 }
+
+// TestEtcdTTLSharesLeases: TTL writes that expire in the same second share a lease, so
+// a hot path does not grant one lease per write.
+func TestEtcdTTLSharesLeases(t *testing.T) {
+	srv := etcdtest.Start(t)
+	s := openEtcd(t, srv, "/ttl/")
+	ctx := context.Background()
+	const writes = 20
+	for i := range writes {
+		if err := s.Commit(ctx, new(persistence.Batch).PutTTL(fmt.Appendf(nil, "k/%02d", i), []byte("v"), time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	leases, err := s.Client().Leases(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One per second the writes took, whatever the machine's speed: far fewer than writes
+	// unless each write grants its own.
+	if n := len(leases.Leases); n == 0 || n >= writes/2 {
+		t.Fatalf("%d leases for %d TTL writes of the same TTL; want them shared", n, writes)
+	}
+	ttl, err := s.Client().TimeToLive(ctx, leases.Leases[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ttl.GrantedTTL < 3600 || ttl.GrantedTTL > 3601 {
+		t.Fatalf("the lease was granted for %d s; want an hour, up to a second more", ttl.GrantedTTL)
+	}
+}
