@@ -747,7 +747,9 @@ func (s *Etcd) Collectors() []prometheus.Collector {
 // lease (the member's cluster lease). When it no longer is (the lease expired: the
 // member was paused or cut off from etcd), the write fails with ErrFenced, so does
 // every write after it without asking etcd, and lost is called once, on the writing
-// goroutine. A later SetFence replaces the fence; a nil key removes it.
+// goroutine. lost is called by a write: the loss of an idle member's lease is for
+// its own keepalive to notice. A later SetFence replaces the fence (a member that
+// rejoins with a new lease); a nil key removes it.
 func (s *Etcd) SetFence(key []byte, lease clientv3.LeaseID, lost func()) {
 	if key == nil {
 		s.fence.Store(nil)
