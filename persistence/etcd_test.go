@@ -373,3 +373,56 @@ func TestEtcdTTLSharesLeases(t *testing.T) {
 		t.Fatalf("the lease was granted for %d s; want an hour, up to a second more", ttl.GrantedTTL)
 	}
 }
+
+// TestEtcdFenceAfterPartition: a member cut off from etcd past its lease (no
+// keepalive reached etcd) is fenced when it comes back: its first write after the
+// partition fails with ErrFenced and writes nothing, rather than overwriting what
+// another member took over meanwhile.
+func TestEtcdFenceAfterPartition(t *testing.T) {
+	srv := etcdtest.Start(t)
+	other := openEtcd(t, srv, "/partition/")
+	s, proxy, _ := cutOff(t, srv, other)
+	ctx := context.Background()
+	lease, err := s.Client().Grant(ctx, 1) // the shortest etcd grants; no keepalive
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Client().Put(ctx, s.Prefix()+"members/me", "me", clientv3.WithLease(lease.ID)); err != nil {
+		t.Fatal(err)
+	}
+	var lost atomic.Int32
+	s.SetFence([]byte("members/me"), lease.ID, func() { lost.Add(1) })
+
+	proxy.Cut()
+	testwait.Until(t, func() error {
+		resp, err := other.Client().TimeToLive(ctx, lease.ID)
+		if err != nil {
+			return err
+		}
+		if resp.TTL != -1 {
+			return fmt.Errorf("the member's lease has %d s left; want it expired", resp.TTL)
+		}
+		return nil
+	})
+	// Another member takes over what it owned.
+	if err := other.Commit(ctx, new(persistence.Batch).Put([]byte("vm/1"), []byte("new owner"))); err != nil {
+		t.Fatal(err)
+	}
+	proxy.Heal()
+	testwait.Until(t, func() error {
+		err := s.Commit(ctx, new(persistence.Batch).Put([]byte("vm/1"), []byte("zombie")))
+		switch {
+		case persistence.IsFenced(err):
+			return nil
+		case err == nil:
+			t.Fatal("the cut-off member wrote after its lease expired")
+		}
+		return fmt.Errorf("a write after the partition: %v; want ErrFenced", err)
+	})
+	if v, err := other.Get([]byte("vm/1")); err != nil || string(v) != "new owner" {
+		t.Fatalf("vm/1 = %q, %v; want the new owner's write", v, err)
+	}
+	if n := lost.Load(); n != 1 {
+		t.Fatalf("lost called %d times; want once", n)
+	}
+}
