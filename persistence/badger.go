@@ -117,6 +117,9 @@ type Badger struct {
 	// Badger syncs inside every txn.Commit.
 	explicitSync bool
 	w            *writer // nil in NoGroupCommit mode
+	// condMu, in NoGroupCommit mode, keeps every other write out while a batch with
+	// conditions is checked and written.
+	condMu sync.RWMutex
 
 	gate gate
 
@@ -352,7 +355,16 @@ func (s *Badger) Enqueue(b *Batch, then func(error)) *Pending {
 	}
 	r := newRequest(b, then)
 	if s.w == nil {
-		// Baseline: this caller writes its own synced transaction, now.
+		// Baseline: this caller writes its own synced transaction, now. Transactions
+		// run concurrently and Badger does not detect conflicts, so a batch with
+		// conditions runs alone: nothing may write between its check and its commit.
+		if len(b.Conds) > 0 {
+			s.condMu.Lock()
+			defer s.condMu.Unlock()
+		} else {
+			s.condMu.RLock()
+			defer s.condMu.RUnlock()
+		}
 		r.state.Store(stateTaken)
 		s.writeGroup([]*request{r})
 		return &Pending{err: r.err}

@@ -25,23 +25,8 @@ func BenchmarkCommit(b *testing.B) {
 	} {
 		b.Run(mode.name, func(b *testing.B) {
 			s := openStore(b, mode.opts)
-			value := []byte(`{"id":"01JABCDEFGHJKMNPQRSTVWXYZ0","state":"running"}`)
-			var seq atomic.Int64
-			procs := runtime.GOMAXPROCS(0)
-			b.SetParallelism((writers + procs - 1) / procs) // goroutines = parallelism × GOMAXPROCS
-			b.ResetTimer()
-			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
-					k := Key(KindVM, fmt.Sprintf("%012d", seq.Add(1)))
-					if err := s.Commit(context.Background(), new(Batch).Put(k, value)); err != nil {
-						b.Error(err)
-						return
-					}
-				}
-			})
-			b.StopTimer()
+			commitInParallel(b, s, writers)
 			st := s.Stats()
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ops/s")
 			b.ReportMetric(float64(st.Commits)/float64(max(st.Groups, 1)), "commits/sync")
 		})
 	}
@@ -61,10 +46,16 @@ func BenchmarkEtcdCommit(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer s.Close()
+	commitInParallel(b, s, writers)
+}
+
+// commitInParallel runs b.N Commits of one small key each from writers goroutines and
+// reports the rate.
+func commitInParallel(b *testing.B, s Store, writers int) {
 	value := []byte(`{"id":"01JABCDEFGHJKMNPQRSTVWXYZ0","state":"running"}`)
 	var seq atomic.Int64
 	procs := runtime.GOMAXPROCS(0)
-	b.SetParallelism((writers + procs - 1) / procs)
+	b.SetParallelism((writers + procs - 1) / procs) // goroutines = parallelism × GOMAXPROCS
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {

@@ -11,14 +11,22 @@ import (
 )
 
 func TestBadgerConformance(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) persistence.Store {
-		s, err := persistence.Open(persistence.Options{Dir: t.TempDir()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = s.Close() })
-		return s
-	})
+	for name, opts := range map[string]persistence.Options{
+		"group-commit":   {},
+		"per-write-sync": {NoGroupCommit: true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			storetest.Run(t, func(t *testing.T) persistence.Store {
+				opts.Dir = t.TempDir()
+				s, err := persistence.Open(opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { _ = s.Close() })
+				return s
+			})
+		})
+	}
 }
 
 func TestEtcdConformance(t *testing.T) {

@@ -24,7 +24,8 @@ package persistence
 //     than asked, and at least etcd's minimum lease TTL (about 2 s with etcd's default
 //     election timeout); etcd also renews every lease when a new leader is elected.
 //   - Enqueue hands batches to one writer goroutine that applies them one after
-//     another, so batches enqueued one after another land in that order. A Commit made
+//     another, so batches enqueued one after another land in that order; consecutive
+//     ones without conditions share a transaction (writeQueued). A Commit made
 //     while nothing is queued runs at once in its caller's goroutine, concurrently with
 //     other such Commits (etcd orders them); while anything is queued it queues too, so
 //     it lands after what its caller enqueued before.
@@ -107,6 +108,9 @@ type EtcdOptions struct {
 	// RequestTimeout bounds every request to etcd (0 → DefaultEtcdRequestTimeout): a
 	// write while etcd is unreachable fails after it.
 	RequestTimeout time.Duration
+
+	// beforeGroup, when set (by tests only), runs in the writer before each group.
+	beforeGroup func()
 }
 
 // Etcd is the Store backed by an etcd cluster, shared by every member of a vmplane
@@ -130,9 +134,10 @@ type Etcd struct {
 
 	commits      atomic.Uint64
 	commitErrors atomic.Uint64
-	pending      atomic.Int64 // queued for the writer
-	queued       atomic.Int64 // enqueued and not yet answered (taken ones included)
-	direct       atomic.Int64 // Commits running in their caller's goroutine
+	txns         atomic.Uint64 // transactions committed
+	pending      atomic.Int64  // queued for the writer
+	queued       atomic.Int64  // enqueued and not yet answered (taken ones included)
+	direct       atomic.Int64  // Commits running in their caller's goroutine
 
 	stop      context.CancelFunc
 	bg        sync.WaitGroup
@@ -183,7 +188,8 @@ func OpenEtcd(opts EtcdOptions) (*Etcd, error) {
 	}
 
 	s.gate.init()
-	s.w = newWriter(1, &s.pending, s.writeQueued)
+	s.w = newWriter(etcdMergeOps, &s.pending, s.writeQueued)
+	s.w.beforeGroup = opts.beforeGroup
 	bg, stop := context.WithCancel(context.Background())
 	s.stop = stop
 	s.bg.Add(3)
@@ -365,17 +371,65 @@ func (s *Etcd) enqueue(b *Batch, then func(error)) *Pending {
 
 var closedDone = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
-// writeQueued is the writer's: it applies the queued requests one after another, in
-// queue order, and answers each.
+// writeQueued is the writer's: it applies the queued requests in queue order and
+// answers each. Consecutive batches without conditions share one transaction, up to
+// etcdMergeOps operations in all: applied in order, the last write of a key wins, so
+// the result is that of applying them one after another, and a pipelining owner does
+// not pay one etcd round per write. A batch with conditions has a transaction of its
+// own, so that a false condition fails that batch alone.
 func (s *Etcd) writeQueued(group []*request) {
-	for _, r := range group {
+	for i := 0; i < len(group); {
+		r := group[i]
 		err := r.afterFailed()
 		if err == nil {
-			err = s.apply(context.Background(), r.batch)
+			err = validateEtcd(r.batch)
 		}
+		if err != nil {
+			s.answer([]*request{r}, err)
+			i++
+			continue
+		}
+		run := group[i : i+1]
+		if mergeable(r.batch, 0) {
+			ops := len(r.batch.Ops)
+			for _, q := range group[i+1:] {
+				if !mergeable(q.batch, ops) || q.afterFailed() != nil || validateEtcd(q.batch) != nil {
+					break // answered by itself, in the next round
+				}
+				ops += len(q.batch.Ops)
+				run = group[i : i+len(run)+1]
+			}
+		}
+		b := r.batch
+		if len(run) > 1 {
+			b = &Batch{}
+			for _, q := range run {
+				b.Ops = append(b.Ops, q.batch.Ops...)
+			}
+		}
+		s.answer(run, s.apply(context.Background(), b))
+		i += len(run)
+	}
+}
+
+// etcdMergeOps bounds the operations of the transaction writeQueued makes of several
+// batches: etcd's default --max-txn-ops, so that merging never makes a transaction
+// that the batches alone would not.
+const etcdMergeOps = 128
+
+// mergeable reports whether b may join a transaction already holding ops operations.
+func mergeable(b *Batch, ops int) bool {
+	return len(b.Conds) == 0 && ops+len(b.Ops) <= etcdMergeOps
+}
+
+// answer gives the requests of one transaction its result, in queue order.
+func (s *Etcd) answer(run []*request, err error) {
+	for _, r := range run {
 		if err != nil {
 			r.failed.Store(true)
 		}
+	}
+	for _, r := range run {
 		finishRequest(r, err, &s.commits, &s.commitErrors)
 	}
 }
@@ -460,6 +514,7 @@ func (s *Etcd) txn(ctx context.Context, conds []Cond, ops []Op) error {
 		return s.requestError("write failed", err, len(then))
 	}
 	s.healthy()
+	s.txns.Add(1)
 	if resp.Succeeded {
 		return nil
 	}
@@ -671,12 +726,12 @@ func (s *Etcd) notifyAll() {
 	}
 }
 
-// Stats implements Store.Stats. Every Commit is its own transaction: Groups counts
-// the transactions written.
+// Stats implements Store.Stats. Groups counts the transactions written (queued
+// batches without conditions share them).
 func (s *Etcd) Stats() Stats {
 	return Stats{
 		Commits:       s.commits.Load(),
-		Groups:        s.commits.Load(),
+		Groups:        s.txns.Load(),
 		CommitErrors:  s.commitErrors.Load(),
 		PendingWrites: s.queued.Load() + s.direct.Load(),
 	}
@@ -692,7 +747,9 @@ func (s *Etcd) Collectors() []prometheus.Collector {
 // lease (the member's cluster lease). When it no longer is (the lease expired: the
 // member was paused or cut off from etcd), the write fails with ErrFenced, so does
 // every write after it without asking etcd, and lost is called once, on the writing
-// goroutine. A later SetFence replaces the fence; a nil key removes it.
+// goroutine. lost is called by a write: the loss of an idle member's lease is for
+// its own keepalive to notice. A later SetFence replaces the fence (a member that
+// rejoins with a new lease); a nil key removes it.
 func (s *Etcd) SetFence(key []byte, lease clientv3.LeaseID, lost func()) {
 	if key == nil {
 		s.fence.Store(nil)

@@ -90,6 +90,10 @@ func TestEtcdOutage(t *testing.T) {
 	}
 
 	srv.Stop()
+	// Before the probe noticed: the write waits for etcd up to the request timeout.
+	if err := s.Commit(ctx, new(persistence.Batch).Put([]byte("during/0"), []byte("x"))); !errors.Is(err, apierr.ErrUnavailable) {
+		t.Fatalf("Commit right after etcd stopped: %v; want apierr.ErrUnavailable", err)
+	}
 	testwait.Until(t, func() error {
 		err := s.Health()
 		if !errors.Is(err, apierr.ErrUnavailable) || !strings.Contains(err.Error(), "etcd unreachable") {
@@ -110,7 +114,7 @@ func TestEtcdOutage(t *testing.T) {
 
 	srv.Restart()
 	testwait.Until(t, func() error { return s.Health() })
-	for _, k := range []string{"during/1", "during/2", "during/3"} {
+	for _, k := range []string{"during/0", "during/1", "during/2", "during/3"} {
 		if _, err := s.Get([]byte(k)); !errors.Is(err, persistence.ErrNotFound) {
 			t.Errorf("Get(%s) after the outage: %v; want nothing of the failed writes", k, err)
 		}
@@ -338,4 +342,87 @@ func TestEtcdWatchAfterCompaction(t *testing.T) {
 	testwait.Eventually(t, "the watcher to hear of vm/1, written in compacted history", func() bool {
 		return heard.count("vm/1") > 0
 	})
+}
+
+// TestEtcdTTLSharesLeases: TTL writes that expire in the same second share a lease, so
+// a hot path does not grant one lease per write.
+func TestEtcdTTLSharesLeases(t *testing.T) {
+	srv := etcdtest.Start(t)
+	s := openEtcd(t, srv, "/ttl/")
+	ctx := context.Background()
+	const writes = 20
+	for i := range writes {
+		if err := s.Commit(ctx, new(persistence.Batch).PutTTL(fmt.Appendf(nil, "k/%02d", i), []byte("v"), time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	leases, err := s.Client().Leases(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One per second the writes took, whatever the machine's speed: far fewer than writes
+	// unless each write grants its own.
+	if n := len(leases.Leases); n == 0 || n >= writes/2 {
+		t.Fatalf("%d leases for %d TTL writes of the same TTL; want them shared", n, writes)
+	}
+	ttl, err := s.Client().TimeToLive(ctx, leases.Leases[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ttl.GrantedTTL < 3600 || ttl.GrantedTTL > 3601 {
+		t.Fatalf("the lease was granted for %d s; want an hour, up to a second more", ttl.GrantedTTL)
+	}
+}
+
+// TestEtcdFenceAfterPartition: a member cut off from etcd past its lease (no
+// keepalive reached etcd) is fenced when it comes back: its first write after the
+// partition fails with ErrFenced and writes nothing, rather than overwriting what
+// another member took over meanwhile.
+func TestEtcdFenceAfterPartition(t *testing.T) {
+	srv := etcdtest.Start(t)
+	other := openEtcd(t, srv, "/partition/")
+	s, proxy, _ := cutOff(t, srv, other)
+	ctx := context.Background()
+	lease, err := s.Client().Grant(ctx, 1) // the shortest etcd grants; no keepalive
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Client().Put(ctx, s.Prefix()+"members/me", "me", clientv3.WithLease(lease.ID)); err != nil {
+		t.Fatal(err)
+	}
+	var lost atomic.Int32
+	s.SetFence([]byte("members/me"), lease.ID, func() { lost.Add(1) })
+
+	proxy.Cut()
+	testwait.Until(t, func() error {
+		resp, err := other.Client().TimeToLive(ctx, lease.ID)
+		if err != nil {
+			return err
+		}
+		if resp.TTL != -1 {
+			return fmt.Errorf("the member's lease has %d s left; want it expired", resp.TTL)
+		}
+		return nil
+	})
+	// Another member takes over what it owned.
+	if err := other.Commit(ctx, new(persistence.Batch).Put([]byte("vm/1"), []byte("new owner"))); err != nil {
+		t.Fatal(err)
+	}
+	proxy.Heal()
+	testwait.Until(t, func() error {
+		err := s.Commit(ctx, new(persistence.Batch).Put([]byte("vm/1"), []byte("zombie")))
+		switch {
+		case persistence.IsFenced(err):
+			return nil
+		case err == nil:
+			t.Fatal("the cut-off member wrote after its lease expired")
+		}
+		return fmt.Errorf("a write after the partition: %v; want ErrFenced", err)
+	})
+	if v, err := other.Get([]byte("vm/1")); err != nil || string(v) != "new owner" {
+		t.Fatalf("vm/1 = %q, %v; want the new owner's write", v, err)
+	}
+	if n := lost.Load(); n != 1 {
+		t.Fatalf("lost called %d times; want once", n)
+	}
 }

@@ -14,15 +14,22 @@ import (
 
 func TestMain(m *testing.M) { leakcheck.Main(m) }
 
-// TestRestartKeepsDataAndAddress: a client opened before an outage reads what was
-// written before it once the server is back, on the same endpoints.
-func TestRestartKeepsDataAndAddress(t *testing.T) {
-	s := Start(t)
+// client is a client of s, closed when the test ends.
+func client(t *testing.T, s *Server) *clientv3.Client {
+	t.Helper()
 	c, err := clientv3.New(clientv3.Config{Endpoints: s.Endpoints(), DialTimeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// TestRestartKeepsDataAndAddress: a client opened before an outage reads what was
+// written before it once the server is back, on the same endpoints.
+func TestRestartKeepsDataAndAddress(t *testing.T) {
+	s := Start(t)
+	c := client(t, s)
 	ctx := context.Background()
 	if _, err := c.Put(ctx, "k", "v"); err != nil {
 		t.Fatal(err)
@@ -30,7 +37,7 @@ func TestRestartKeepsDataAndAddress(t *testing.T) {
 
 	s.Stop()
 	short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
-	_, err = c.Get(short, "k")
+	_, err := c.Get(short, "k")
 	cancel()
 	if err == nil {
 		t.Fatal("Get succeeded while the server was stopped")
@@ -54,11 +61,7 @@ func TestRestartKeepsDataAndAddress(t *testing.T) {
 // TestMaxTxnOps: the server takes transactions as large as MaxTxnOps.
 func TestMaxTxnOps(t *testing.T) {
 	s := Start(t)
-	c, err := clientv3.New(clientv3.Config{Endpoints: s.Endpoints(), DialTimeout: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := client(t, s)
 	ops := make([]clientv3.Op, 1000)
 	for i := range ops {
 		ops[i] = clientv3.OpPut(fmt.Sprintf("k%04d", i), "v")

@@ -1,0 +1,67 @@
+package persistence
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/vmplane/vmplane/internal/etcdtest"
+)
+
+// TestEtcdQueuedBatchesShareTransactions: batches queued behind a busy writer are
+// written together, in as few transactions as their conditions allow, with the result
+// of writing them one after another.
+func TestEtcdQueuedBatchesShareTransactions(t *testing.T) {
+	srv := etcdtest.Start(t)
+	taken, gate := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	first := true
+	s, err := OpenEtcd(EtcdOptions{Endpoints: srv.Endpoints(), beforeGroup: func() {
+		if first { // only the writer goroutine runs this
+			first = false
+			close(taken)
+			<-gate
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	release := func() { once.Do(func() { close(gate) }) }
+	defer s.Close()
+	defer release()
+
+	ctx := context.Background()
+	// A Commit while the queue is empty goes directly; hold the writer with an Enqueue.
+	holder := s.Enqueue(new(Batch).Put([]byte("holder"), []byte("x")), nil)
+	<-taken
+	ps := []*Pending{
+		s.Enqueue(new(Batch).Put([]byte("k"), []byte("1")), nil),
+		s.Enqueue(new(Batch).Del([]byte("k")).Put([]byte("j"), []byte("1")), nil),
+		// Its own transaction: it sees k deleted by the batch before it.
+		s.Enqueue(new(Batch).Require(IfAbsent([]byte("k"))).Put([]byte("c"), []byte("1")), nil),
+		s.Enqueue(new(Batch).Put([]byte("k"), []byte("2")), nil),
+		s.Enqueue(new(Batch).PutTTL([]byte("j"), []byte("2"), 3600e9), nil),
+	}
+	txns := s.Stats().Groups
+	release()
+	if err := holder.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range ps {
+		if err := p.Wait(ctx); err != nil {
+			t.Fatalf("batch %d: %v", i, err)
+		}
+	}
+	for k, want := range map[string]string{"k": "2", "j": "2", "c": "1"} {
+		if v, err := s.Get([]byte(k)); err != nil || string(v) != want {
+			t.Errorf("Get(%s) = %q, %v; want %q", k, v, err, want)
+		}
+	}
+	// The holder's transaction, then the five batches in three: two, one, two.
+	if got := s.Stats().Groups - txns; got != 4 {
+		t.Errorf("%d transactions after the release; want 4 (the holder, then 2+1+2 batches in 3)", got)
+	}
+	if got := s.Stats().Commits; got != 6 {
+		t.Errorf("Stats().Commits = %d; want 6", got)
+	}
+}
