@@ -43,8 +43,15 @@ func TestHelperServerProcess(t *testing.T) {
 
 func startChild(t *testing.T, dir string) (*exec.Cmd, string) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperServerProcess$")
-	cmd.Env = append(os.Environ(), "VMPLANE_TEST_CHILD_DIR="+dir)
+	return startChildProcess(t, "^TestHelperServerProcess$", "VMPLANE_TEST_CHILD_DIR="+dir)
+}
+
+// startChildProcess runs this test binary's helper test run (a server) as a process
+// with env added, and returns it once it printed its API address.
+func startChildProcess(t *testing.T, run string, env ...string) (*exec.Cmd, string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run="+run)
+	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

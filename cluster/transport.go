@@ -26,7 +26,10 @@ import (
 // every member reads from etcd, so nobody else on the network can reach entities.
 
 const (
-	deliverPath = "/cluster/v1/deliver"
+	// maxForwardTime bounds one forwarded request: about one lease, so that a request
+	// caught by a member that stopped answering ends about when its entities move.
+	maxForwardTime = 3 * time.Second
+	deliverPath    = "/cluster/v1/deliver"
 	// deadlineHeader carries the caller's remaining time in milliseconds.
 	deadlineHeader = "X-Vmplane-Deadline-Ms"
 )
@@ -123,6 +126,12 @@ func (c *Cluster) Forward(ctx context.Context, m kit.Member, req kit.Forwarded) 
 	deadline, ok := ctx.Deadline()
 	if !ok {
 		deadline = time.Now().Add(kit.DefaultTimeout)
+	}
+	// A member that hangs (paused, cut off) must not hold the caller for the whole
+	// request's time: its lease expires meanwhile, and the caller's retry (same
+	// Idempotency-Key) then reaches the entity's next owner.
+	if cap := time.Now().Add(maxForwardTime); cap.Before(deadline) {
+		deadline = cap
 	}
 	remaining := time.Until(deadline)
 	if remaining <= 0 {

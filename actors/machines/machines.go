@@ -508,6 +508,17 @@ func (e *machineEntity) start(ctx actor.Context, m *startOp) {
 		kit.RespondErr(ctx, apierr.NotFound("machine", e.id))
 		return
 	}
+	if m.TaskID != "" {
+		// A start under an id chosen by its caller (a schedule's run) may be retried by
+		// another member after its first caller died: the task it made is the answer.
+		if t, err := LoadTask(e.ms.sys.store, m.TaskID); err == nil {
+			ctx.Respond(*t)
+			return
+		} else if !errors.Is(err, persistence.ErrNotFound) {
+			kit.RespondErr(ctx, err)
+			return
+		}
+	}
 	if e.rec.TaskID != nil {
 		kit.RespondErr(ctx, apierr.New(apierr.ErrOperationInProgress, "machine %s has task %s in progress", e.id, *e.rec.TaskID))
 		return

@@ -967,30 +967,34 @@ func (s *Schedules) run(rec scheduleRecord, resume bool) {
 			appear time.Duration
 			waited *busyWait
 		)
+		started := false
 		if resume {
-			if _, err := machines.LoadTask(s.sys.store, taskID); errors.Is(err, persistence.ErrNotFound) {
-				done.Status = "failed: vmplane stopped before this run started"
-				s.report(rec.ID, done)
-				return
-			}
-		} else if w, err := s.startWhenFree(rec, taskID); err != nil {
-			if s.ctx.Err() != nil {
+			// The run was claimed by a process that stopped or died (in a cluster, a
+			// member whose schedules moved here). If it never started the task, the run
+			// happens now, late but once: the start is under the claimed task id, which
+			// the machine answers with the existing task if the start did reach it.
+			_, err := machines.LoadTask(s.sys.store, taskID)
+			started = err == nil || !errors.Is(err, persistence.ErrNotFound)
+		}
+		if !started {
+			w, err := s.startWhenFree(rec, taskID)
+			switch {
+			case err == nil:
+				waited = w
+			case s.ctx.Err() != nil:
 				return // stopping: the next start finds out whether the task exists
-			}
-			if errors.Is(err, apierr.ErrOperationInProgress) && w != nil {
+			case errors.Is(err, apierr.ErrOperationInProgress) && w != nil:
 				done.Status = "skipped: " + w.gaveUp()
 				s.report(rec.ID, done)
 				return
-			}
-			if !errors.Is(err, apierr.ErrTimeout) {
+			case !errors.Is(err, apierr.ErrTimeout):
 				s.startFailed(done, err)
 				s.report(rec.ID, done)
 				return
+			default:
+				// The machine's actor may still start the task late: follow it if it does.
+				appear, waited = kit.DefaultTimeout, w
 			}
-			// The machine's actor may still start the task late: follow it if it does.
-			appear, waited = kit.DefaultTimeout, w
-		} else {
-			waited = w
 		}
 		task, ok := s.waitTask(taskID, appear)
 		if !ok {
