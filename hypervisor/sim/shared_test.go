@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -293,4 +294,59 @@ func TestConformanceShared(t *testing.T) {
 		DefaultStorage: DefaultStorage,
 		OtherStorage:   "ceph",
 	})
+}
+
+// A read of the store that started before this member's own change of a record, or
+// while its write is under way, does not bring the older value back into memory; a
+// read that started after the write landed is taken as read.
+func TestSharedStaleReadKeepsOwnChange(t *testing.T) {
+	clk := hypervisortest.NewClock(t0)
+	d := members(t, 1, Config{Seed: 1, OpDelay: -1, Now: clk.Now})[0]
+	m := create(t, d, hypervisor.CreateSpec{})
+	key := string(machineKey(m.VMID))
+	d.mu.Lock()
+	store := d.store
+	d.mu.Unlock()
+	old, err := store.Get([]byte(key))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale := fetched{key: key, val: old, found: true}
+	// nameAfter applies stale as a read that took its ticket before (early) or after
+	// the change, with inflight writes of the record under way, and returns the name
+	// memory then holds.
+	nameAfter := func(ticket uint64, inflight int) string {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		if ticket == 0 {
+			d.ticket++
+			ticket = d.ticket
+		}
+		d.inflight[key] += inflight
+		defer func() { d.inflight[key] -= inflight }()
+		if err := d.applyLocked(ticket, stale); err != nil {
+			t.Fatal(err)
+		}
+		return d.machines[m.VMID].Name
+	}
+	d.mu.Lock()
+	d.ticket++
+	early := d.ticket
+	d.mu.Unlock()
+	name := "changed"
+	if _, err := d.Configure(bg, hypervisor.Ref{VMID: m.VMID}, hypervisor.ConfigChange{Name: &name}); err != nil {
+		t.Fatal(err)
+	}
+	if got := nameAfter(early, 0); got != name {
+		t.Errorf("a read older than the change put name %q back; want %q", got, name)
+	}
+	if got := nameAfter(0, 1); got != name {
+		t.Errorf("a read during a write of the record put name %q back; want %q", got, name)
+	}
+	if keys, _ := d.takeStale(); !slices.Contains(keys, key) {
+		t.Errorf("a read skipped for a write under way left %q unmarked (marked: %q)", key, keys)
+	}
+	if got := nameAfter(0, 0); got != m.Name {
+		t.Errorf("a later read was not applied: name %q; want the value read, %q", got, m.Name)
+	}
 }
