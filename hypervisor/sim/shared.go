@@ -136,13 +136,18 @@ type fetched struct {
 	found bool
 }
 
+// readTicket is the ticket of a read of the store about to start, and the store.
+func (d *Driver) readTicket() (uint64, persistence.Store) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.ticket++
+	return d.ticket, d.store
+}
+
 // refreshKeys reads records from the store (linearizable reads: they see every write
 // any member acknowledged) and brings memory level with them.
 func (d *Driver) refreshKeys(keys ...string) error {
-	d.mu.Lock()
-	d.ticket++
-	t, store := d.ticket, d.store
-	d.mu.Unlock()
+	t, store := d.readTicket()
 	if store == nil {
 		return nil
 	}
@@ -172,10 +177,7 @@ func (d *Driver) refreshKeys(keys ...string) error {
 // store (one consistent scan each) and brings memory level with them: what the store
 // no longer has leaves memory.
 func (d *Driver) refreshAll(backups bool) error {
-	d.mu.Lock()
-	d.ticket++
-	t, store := d.ticket, d.store
-	d.mu.Unlock()
+	t, store := d.readTicket()
 	if store == nil {
 		return nil
 	}

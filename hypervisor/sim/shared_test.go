@@ -276,24 +276,8 @@ func TestConformanceShared(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return hypervisortest.Subject{
-			Driver: d,
-			Clock:  clk,
-			SetNodeOnline: func(node string, online bool) error {
-				status := hypervisor.NodeOffline
-				if online {
-					status = hypervisor.NodeOnline
-				}
-				return d.SetNodeStatus(node, status)
-			},
-			Rules: d.Firewall,
-		}
-	}, hypervisortest.Options{
-		Template:       "tpl-debian-12",
-		OtherTemplate:  "tpl-rocky-9",
-		DefaultStorage: DefaultStorage,
-		OtherStorage:   "ceph",
-	})
+		return subject(d, clk)
+	}, conformanceOptions)
 }
 
 // A read of the store that started before this member's own change of a record, or
