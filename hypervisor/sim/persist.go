@@ -413,8 +413,10 @@ func (d *Driver) durable(f *flush) error {
 }
 
 // writtenLocked records the result of a write: its records are no longer in flight,
-// and a failed write's records are marked changed again, except the machine of a
-// failed claim, which another member has: it leaves memory, to be read from the store.
+// and a failed write's records are marked changed again, except the new machine of a
+// failed claim: another member has its vmid, or may have it by now (a write whose
+// outcome is unknown), so writing it again without the claim's condition could
+// overwrite that member's machine. It leaves memory, to be read from the store.
 func (d *Driver) writtenLocked(f *flush, err error) {
 	for _, k := range f.keys {
 		if d.inflight[k]--; d.inflight[k] <= 0 {
@@ -424,7 +426,7 @@ func (d *Driver) writtenLocked(f *flush, err error) {
 	if err == nil {
 		return
 	}
-	if f.claim != 0 && persistence.IsConditionFailed(err) {
+	if f.claim != 0 {
 		delete(f.held.machines, f.claim)
 		d.forgetMachineLocked(f.claim)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/hypervisor/hypervisortest"
 	"github.com/vmplane/vmplane/internal/etcdtest"
@@ -332,5 +333,36 @@ func TestSharedStaleReadKeepsOwnChange(t *testing.T) {
 	}
 	if got := nameAfter(0, 0); got != m.Name {
 		t.Errorf("a later read was not applied: name %q; want the value read, %q", got, m.Name)
+	}
+}
+
+// A create whose write failed on a shared store leaves nothing behind: its machine is
+// not written later without the claim's condition (another member may have its vmid
+// by then), as the changes of other failed writes are.
+func TestSharedFailedCreateNotWrittenLater(t *testing.T) {
+	clk := hypervisortest.NewClock(t0)
+	srv := etcdtest.Start(t)
+	store := &failingStore{Store: openEtcd(t, srv, "/failed/")}
+	d, err := open(bg, Config{Seed: 1, Machines: 1, OpDelay: -1, Now: clk.Now}, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store.fail.Store(1)
+	_, err = d.Create(bg, hypervisor.CreateSpec{Name: "unsaved", TemplateID: "tpl-debian-12"})
+	wantErr(t, "create with a failing store", err, apierr.ErrInternal)
+	wantErr(t, "a later change", d.SetFirewall(bg, hypervisor.Ref{VMID: minVMID}, nil))
+	if _, err := store.Get(machineKey(minVMID + 1)); !errors.Is(err, persistence.ErrNotFound) {
+		t.Errorf("the failed create's machine is in the store (%v)", err)
+	}
+	inv, err := d.Inventory(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(inv.Machines) != 1 {
+		t.Errorf("%d machines listed; want only the demo machine", len(inv.Machines))
+	}
+	// The vmid is free again.
+	if m := create(t, d, hypervisor.CreateSpec{}); m.VMID != minVMID+1 {
+		t.Errorf("the next create took vmid %d; want %d", m.VMID, minVMID+1)
 	}
 }
