@@ -73,8 +73,9 @@ import (
 //     record. Each read takes a ticket (d.ticket) before it asks the store, each own
 //     change takes one too (ownChangeLocked), and a value is put into memory only if
 //     no newer ticket touched its record since and no write of this member's to it is
-//     under way (d.inflight; the record is marked to read again, and the watch names
-//     it again once the write lands). So memory never loses this member's own change.
+//     under way (d.inflight; the record is marked to read again). The end of a write
+//     takes a ticket too: a read that started while it was under way may have missed
+//     it. So memory never loses this member's own change, not even for a moment.
 //     Two reads racing another member's write may leave the older value in memory a
 //     moment; the watch names that write after it landed, so the next call reads it.
 //   - vmids claimed: Create (and AddMachine) writes its machine with IfAbsent on its
@@ -422,6 +423,8 @@ func (d *Driver) writtenLocked(f *flush, err error) {
 		if d.inflight[k]--; d.inflight[k] <= 0 {
 			delete(d.inflight, k)
 		}
+		// A read that started before the write's result was known may have missed it.
+		d.ownChangeLocked([]byte(k))
 	}
 	if err == nil {
 		return
