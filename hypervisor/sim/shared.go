@@ -96,8 +96,9 @@ func (d *Driver) ownChangeLocked(key []byte) {
 	}
 }
 
-// catchUp reads the records the watch named since the last call into memory. It is
-// the first thing every call does on a shared store; a read that fails leaves them
+// catchUp reads the records the watch named since the last call into memory. Every
+// call that reads or changes the world does it first on a shared store (Ping, which
+// reads nothing of it, does not); a read that fails leaves them
 // marked, for the next call, and the call goes on with what memory holds (a write it
 // makes fails the same way).
 func (d *Driver) catchUp() {
