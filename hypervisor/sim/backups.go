@@ -39,6 +39,7 @@ func (d *Driver) SetFirewall(ctx context.Context, ref hypervisor.Ref, rules []hy
 // Firewall returns a copy of the rules last pushed to a machine (nil when none), so
 // tests can check what vmplane sent to the hypervisor.
 func (d *Driver) Firewall(vmid int) []hypervisor.FirewallRule {
+	d.catchUp()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	rules, ok := d.firewall[vmid]
@@ -100,6 +101,7 @@ func (d *Driver) Backups(ctx context.Context, ref hypervisor.Ref) ([]hypervisor.
 	if err := ctx.Err(); err != nil {
 		return nil, hypervisor.ContextError(err)
 	}
+	d.catchUp()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if err := d.availableLocked(); err != nil {

@@ -19,6 +19,7 @@ func (d *Driver) Console(ctx context.Context, ref hypervisor.Ref) (hypervisor.Co
 	if err := ctx.Err(); err != nil {
 		return nil, hypervisor.ContextError(err)
 	}
+	d.catchUp()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if err := d.availableLocked(); err != nil {

@@ -166,13 +166,18 @@ func (d *Driver) RemoveMachine(vmid int) error {
 // and a pool address. createdAt (zero: now) starts its usage history; a machine that is
 // running is taken to have run since then.
 func (d *Driver) AddMachine(hm hypervisor.Machine, createdAt time.Time) (hypervisor.Machine, error) {
+	d.catchUp()
 	var out hypervisor.Machine
-	err := d.change(func() error {
+	add := func() (int, error) {
 		var err error
 		out, err = d.addMachineLocked(hm, createdAt)
-		return err
-	})
-	if err != nil {
+		return out.VMID, err
+	}
+	next := add // with no vmid given, another try takes the next free one
+	if hm.VMID != 0 {
+		next = nil
+	}
+	if err := d.claimNew(add, next); err != nil {
 		return hypervisor.Machine{}, err
 	}
 	return out, nil

@@ -57,6 +57,7 @@ func (d *Driver) Create(ctx context.Context, spec hypervisor.CreateSpec) (hyperv
 	if err := validateCreate(&spec); err != nil {
 		return hypervisor.Machine{}, err
 	}
+	d.catchUp()
 
 	d.mu.Lock()
 	if err := d.availableLocked(); err != nil {
@@ -87,12 +88,10 @@ func (d *Driver) Create(ctx context.Context, spec hypervisor.CreateSpec) (hyperv
 	waitErr := d.wait(ctx)
 
 	var out hypervisor.Machine
-	err = d.change(func() error {
-		delete(d.locks, vmid)
-		delete(d.pending, vmid)
-		if waitErr != nil {
-			return waitErr
-		}
+	// build makes the machine under d.mu once the clone is done: with vmid, or, on a
+	// shared store where another member took that vmid first, with the next free one
+	// (claimNew).
+	build := func(vmid int) error {
 		if err := d.availableLocked(); err != nil {
 			return err
 		}
@@ -125,8 +124,23 @@ func (d *Driver) Create(ctx context.Context, spec hypervisor.CreateSpec) (hyperv
 		}, d.now())
 		out = cloneMachine(m.Machine)
 		return nil
-	})
-	if err != nil {
+	}
+	first := func() (int, error) {
+		delete(d.locks, vmid)
+		delete(d.pending, vmid)
+		if waitErr != nil {
+			return vmid, waitErr
+		}
+		return vmid, build(vmid)
+	}
+	var next func() (int, error)
+	if spec.VMID == 0 {
+		next = func() (int, error) {
+			v := d.nextVMIDLocked()
+			return v, build(v)
+		}
+	}
+	if err := d.claimNew(first, next); err != nil {
 		return hypervisor.Machine{}, err
 	}
 	return out, nil
@@ -566,12 +580,23 @@ func (d *Driver) adoptInterfacesLocked(m *machine) {
 			}
 		}
 		if len(ips) == 0 && i == 0 {
-			if ip, ok := d.ips.take(); ok {
+			if ip, ok := d.newAddressLocked(m.VMID); ok {
 				ips = []string{ip}
 			}
 		}
 		nic.IPAddresses = ips
 	}
+}
+
+// newAddressLocked takes the address of a new machine's net0: the lowest free one. On
+// a shared store, where members create machines at once each from its own view of
+// the pool, it is the vmid's own (the vmid's offset from 100 in the pool) when that is
+// free: the vmid is unique across members (claimNew), so its address is too.
+func (d *Driver) newAddressLocked(vmid int) (string, bool) {
+	if d.shared.Load() && vmid >= minVMID {
+		return d.ips.takeAt(uint64(vmid - minVMID))
+	}
+	return d.ips.take()
 }
 
 // releaseInterfacesLocked frees a machine's MACs and addresses.

@@ -48,6 +48,53 @@ import (
 // crash between the two writes leaves a machine in the simulated world that vmplane has
 // no record of, which the next sync adopts, as it adopts a machine made in the Proxmox
 // UI; the interrupted task is settled as failed at start, as on Proxmox.
+//
+// One world for a cluster (shared.go). On a shared store (Store.Shared: the etcd store
+// of a cluster) every member runs its own driver on the same records, so the store,
+// not memory, is the world; memory is each member's copy of it, kept level so:
+//
+//   - Followed: the driver watches the sim prefix (Store.Watch). The watch only marks
+//     the records it names (another member's writes arrive a few ms after they were
+//     acknowledged; this member's own are named too); the next call of the driver, any
+//     call, first reads them with linearizable Gets and puts them into memory under
+//     d.mu (a deleted record leaves memory). Past maxStale marked records, it reads
+//     the whole world instead. No goroutine of its own: a driver nobody calls has
+//     nothing to keep current.
+//   - Exact where it must be: Machine reads the machine's record from the store, and
+//     Inventory the world and every machine (one consistent scan), before answering
+//     from memory under the same rules. A machine another member created, changed or
+//     destroyed, and whose call returned, is therefore seen by the very next read on
+//     any member: sync never takes a just-created machine for a missing one. Every
+//     operation on a machine (run) reads it the same way before its checks, so a
+//     member that took a machine over after its owner died starts from its current
+//     state. Other reads (usage, backups, firewall rules, consoles, probes) use memory
+//     as the watch left it: a few ms behind another member at worst.
+//   - Never older: a read of the store may race this driver's own change of the same
+//     record. Each read takes a ticket (d.ticket) before it asks the store, each own
+//     change takes one too (ownChangeLocked), and a value is put into memory only if
+//     no newer ticket touched its record since and no write of this member's to it is
+//     under way (d.inflight; the record is marked to read again). The end of a write
+//     takes a ticket too: a read that started while it was under way may have missed
+//     it. So memory never loses this member's own change, not even for a moment.
+//     Two reads racing another member's write may leave the older value in memory a
+//     moment; the watch names that write after it landed, so the next call reads it.
+//   - vmids claimed: Create (and AddMachine) writes its machine with IfAbsent on its
+//     record, so two members creating at once never both get a vmid; the loser drops
+//     its machine from memory, reads the winner's, and takes the next free vmid, up
+//     to maxClaims times, as a Proxmox client retries /cluster/nextid. A named vmid
+//     that another member took fails with ErrVMIDInUse. The address of net0 is the
+//     vmid's own place in the pool when free, so unique vmids give unique addresses.
+//   - No cross-member operation locks: vmplane activates each machine's entity on one
+//     member at a time, so operations on one machine come from one member. Test hooks
+//     called on two members at once and concurrent SetNodeStatus calls write whole
+//     records: the last write wins.
+//   - Started at once on an empty store, members race to write their world with
+//     IfAbsent(sim/world) on every batch: one wins, the others read its world. A
+//     world of more than one batch (batchOps records) should be made by one member
+//     first, or a loser's first batches may overwrite the winner's machines.
+//
+// On a store that is not shared (Badger, single node) none of this runs: no watch,
+// no reads of the store after Attach, no conditions on writes.
 
 // KeyPrefix is the first part of every key the simulated world is stored under.
 const KeyPrefix = "sim"
@@ -169,6 +216,7 @@ func (c *changes) touchBackup(vmid int, id string) {
 func (d *Driver) touchMachineLocked(vmid int) {
 	if d.store != nil && vmid != 0 {
 		d.dirty.touchMachine(vmid)
+		d.ownChangeLocked(machineKey(vmid))
 	}
 }
 
@@ -176,6 +224,7 @@ func (d *Driver) touchMachineLocked(vmid int) {
 func (d *Driver) touchBackupLocked(vmid int, id string) {
 	if d.store != nil {
 		d.dirty.touchBackup(vmid, id)
+		d.ownChangeLocked(backupKey(vmid, id))
 	}
 }
 
@@ -183,7 +232,23 @@ func (d *Driver) touchBackupLocked(vmid int, id string) {
 func (d *Driver) touchWorldLocked() {
 	if d.store != nil {
 		d.dirty.world = true
+		d.ownChangeLocked(worldKey())
 	}
+}
+
+// keys lists the store keys of a set of changed records.
+func (c *changes) keys() []string {
+	out := make([]string, 0, len(c.machines)+len(c.backups)+1)
+	for vmid := range c.machines {
+		out = append(out, string(machineKey(vmid)))
+	}
+	for b := range c.backups {
+		out = append(out, string(backupKey(b.vmid, b.id)))
+	}
+	if c.world {
+		out = append(out, string(worldKey()))
+	}
+	return out
 }
 
 // flush is a write handed to the store: what to wait for, and what it held, to mark
@@ -192,6 +257,12 @@ type flush struct {
 	pending []*persistence.Pending
 	err     error // a write that could not even be built
 	held    changes
+	// keys are the held records' keys on a shared store, counted in d.inflight until
+	// the write's result is known.
+	keys []string
+	// claim is the vmid of a new machine whose write requires that no other member
+	// has it (claimLocked): on a condition failure the machine leaves memory.
+	claim int
 }
 
 // Bounds of one batch: a store transaction has a size limit (a share of Badger's
@@ -205,8 +276,9 @@ const (
 // commitLocked hands every changed record to the store, in the state it is in now, and
 // returns what to wait for; nil when there is no store or nothing changed. Records that
 // no longer exist are deleted. Usually that is one batch; a large set is split, and the
-// batches are enqueued in order.
-func (d *Driver) commitLocked() *flush {
+// batches are enqueued in order. conds, when given, go on every batch: a batch whose
+// conditions fail is not written (ErrConditionFailed).
+func (d *Driver) commitLocked(conds ...persistence.Cond) *flush {
 	if d.store == nil || d.dirty.empty() {
 		return nil
 	}
@@ -218,7 +290,14 @@ func (d *Driver) commitLocked() *flush {
 		return &flush{err: err, held: held}
 	}
 	f := &flush{held: held}
+	if d.shared.Load() {
+		f.keys = held.keys()
+		for _, k := range f.keys {
+			d.inflight[k]++
+		}
+	}
 	for _, b := range batches {
+		b.Conds = append(b.Conds, conds...)
 		f.pending = append(f.pending, d.store.Enqueue(b, nil))
 	}
 	return f
@@ -319,11 +398,14 @@ func (d *Driver) durable(f *flush) error {
 			}
 		}
 		cancel()
-		if err != nil {
+		if err != nil || len(f.keys) > 0 {
 			d.mu.Lock()
-			d.dirty.merge(f.held)
+			d.writtenLocked(f, err)
 			d.mu.Unlock()
 		}
+	}
+	if f.claim != 0 && persistence.IsConditionFailed(err) {
+		return err // the caller takes another vmid (claimNew)
 	}
 	if err != nil {
 		return fmt.Errorf("the simulated hypervisor could not save its state: %w", err)
@@ -331,12 +413,39 @@ func (d *Driver) durable(f *flush) error {
 	return nil
 }
 
+// writtenLocked records the result of a write: its records are no longer in flight,
+// and a failed write's records are marked changed again, except the new machine of a
+// failed claim: another member has its vmid, or may have it by now (a write whose
+// outcome is unknown), so writing it again without the claim's condition could
+// overwrite that member's machine. It leaves memory, to be read from the store.
+func (d *Driver) writtenLocked(f *flush, err error) {
+	for _, k := range f.keys {
+		if d.inflight[k]--; d.inflight[k] <= 0 {
+			delete(d.inflight, k)
+		}
+		// A read that started before the write's result was known may have missed it.
+		d.ownChangeLocked([]byte(k))
+	}
+	if err == nil {
+		return
+	}
+	if f.claim != 0 {
+		delete(f.held.machines, f.claim)
+		d.forgetMachineLocked(f.claim)
+	}
+	d.dirty.merge(f.held)
+}
+
 // change runs fn under d.mu and makes what it changed durable before returning. fn's
 // own error comes first; whatever fn changed before failing is written all the same.
-func (d *Driver) change(fn func() error) error {
+func (d *Driver) change(fn func() error) error { return d.changeIf(nil, fn) }
+
+// changeIf is change whose write requires conds (see commitLocked).
+func (d *Driver) changeIf(conds []persistence.Cond, fn func() error) error {
+	d.catchUp()
 	d.mu.Lock()
 	err := fn()
-	f := d.commitLocked()
+	f := d.commitLocked(conds...)
 	d.mu.Unlock()
 	if derr := d.durable(f); err == nil {
 		err = derr
@@ -355,11 +464,18 @@ func (d *Driver) change(fn func() error) error {
 // returns. Attaching again (a restarted server on the same driver) moves the world to
 // the new store.
 func (d *Driver) Attach(ctx context.Context, store persistence.Store) (restored bool, err error) {
+	d.follow(store)
 	restored, err = d.load(ctx, store)
 	if err != nil || restored {
 		return restored, err
 	}
-	return false, d.adopt(store)
+	err = d.adopt(store)
+	if persistence.IsConditionFailed(err) {
+		// Another member wrote its world first (shared store): that one is the
+		// cluster's.
+		return d.load(ctx, store)
+	}
+	return false, err
 }
 
 // Restored reports whether the driver's world was read from a store rather than made
@@ -393,7 +509,13 @@ func (d *Driver) adopt(store persistence.Store) error {
 	if err != nil {
 		return err
 	}
-	return d.change(func() error {
+	// On a shared store several members may start at once on an empty store: the
+	// first world written wins, the others read it (Attach).
+	var conds []persistence.Cond
+	if store.Shared() {
+		conds = append(conds, persistence.IfAbsent(worldKey()))
+	}
+	return d.changeIf(conds, func() error {
 		d.store = store
 		d.restored = false
 		d.dirty = stale

@@ -72,6 +72,7 @@ func (d *Driver) probe(ctx context.Context, host, port string) (bool, error) {
 		return &net.OpError{Op: "dial", Net: "tcp", Addr: net.TCPAddrFromAddrPort(netip.AddrPortFrom(addr, uint16(p))),
 			Err: os.NewSyscallError("connect", errno)}
 	}
+	d.catchUp()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	m := d.machineAtLocked(addr)

@@ -87,6 +87,15 @@ func (p *ipPool) take() (string, bool) {
 	return "", false
 }
 
+// takeAt claims the address at index i when it is free, else the lowest free one.
+func (p *ipPool) takeAt(i uint64) (string, bool) {
+	if i < poolSize && !p.used[i] {
+		p.used[i] = true
+		return poolAddr(i).String(), true
+	}
+	return p.take()
+}
+
 // mark claims an address given from outside (AddMachine, a restore). It reports false
 // when the address is in the pool and already taken; addresses outside the pool are not
 // the pool's business and always pass.

@@ -10,7 +10,8 @@
 //
 // A Driver built with Open, or given a store with Attach, keeps its world in vmplane's
 // store and makes every change durable before the call returns (persist.go), so the
-// simulated cluster survives restarts and crashes as a real one would. Its machines
+// simulated cluster survives restarts and crashes as a real one would. On the shared
+// store of a vmplane cluster every member's driver works on that one world. Its machines
 // have documentation addresses, and it answers health probes of them itself
 // (hypervisor.Prober, probe.go).
 //
@@ -25,6 +26,7 @@ import (
 	"math/rand/v2"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/vmplane/vmplane/apierr"
@@ -116,6 +118,20 @@ type Driver struct {
 	// backupSeq orders backups as they were taken (stored with each).
 	backupSeq     map[string]uint64
 	nextBackupSeq uint64
+
+	// In a cluster (a shared store, see shared.go): whether the store is shared, which
+	// attachment the store's watch reports to, the records the watch named that are
+	// still to be read (all of them once too many were), and, under mu, the tickets
+	// that order reads of the store against this driver's own changes and the
+	// records this driver is writing right now.
+	shared    atomic.Bool
+	watchGen  atomic.Uint64
+	staleMu   sync.Mutex
+	stale     map[string]bool
+	staleAll  bool
+	ticket    uint64
+	keyTicket map[string]uint64
+	inflight  map[string]int
 }
 
 // node is one simulated host.
@@ -194,6 +210,8 @@ func newDriver(cfg Config) *Driver {
 		ips:       newIPPool(),
 		vmidHint:  minVMID,
 		backupSeq: make(map[string]uint64),
+		keyTicket: make(map[string]uint64),
+		inflight:  make(map[string]int),
 	}
 	for i := 1; i <= cfg.Nodes; i++ {
 		d.nodes = append(d.nodes, &node{Node: hypervisor.Node{
@@ -225,6 +243,9 @@ func (d *Driver) Inventory(ctx context.Context) (hypervisor.Inventory, error) {
 	if err := ctx.Err(); err != nil {
 		return hypervisor.Inventory{}, hypervisor.ContextError(err)
 	}
+	if err := d.exactWorld(); err != nil {
+		return hypervisor.Inventory{}, err
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if err := d.availableLocked(); err != nil {
@@ -252,6 +273,9 @@ func (d *Driver) Inventory(ctx context.Context) (hypervisor.Inventory, error) {
 func (d *Driver) Machine(ctx context.Context, ref hypervisor.Ref) (hypervisor.Machine, error) {
 	if err := ctx.Err(); err != nil {
 		return hypervisor.Machine{}, hypervisor.ContextError(err)
+	}
+	if err := d.exactMachine(ref.VMID); err != nil {
+		return hypervisor.Machine{}, err
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -286,6 +310,9 @@ type op struct {
 func (d *Driver) run(ctx context.Context, o op) error {
 	if err := ctx.Err(); err != nil {
 		return hypervisor.ContextError(err)
+	}
+	if err := d.exactMachine(o.vmid); err != nil {
+		return err
 	}
 	d.mu.Lock()
 	if err := d.availableLocked(); err != nil {

@@ -356,6 +356,7 @@ func (d *Driver) Usage(ctx context.Context, q hypervisor.UsageQuery) (hypervisor
 	}
 	stepS := int64(step / time.Second)
 
+	d.catchUp()
 	d.mu.Lock()
 	if err := d.availableLocked(); err != nil {
 		d.mu.Unlock()

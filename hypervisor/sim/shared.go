@@ -1,0 +1,438 @@
+package sim
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/persistence"
+)
+
+// One simulated cluster shared by the members of a vmplane cluster: how a driver on a
+// shared store (Store.Shared) keeps its world level with the other members' writes.
+// persist.go's comment has the design; this file has the machinery.
+
+// maxStale is how many records the watch may name before the next call reads the whole
+// world rather than record by record.
+const maxStale = 64
+
+// maxClaims bounds the vmids a create tries when other members take each one first, as
+// a Proxmox client bounds its retries of /cluster/nextid.
+const maxClaims = 32
+
+// follow makes the driver follow the writes other members make to store's simulated
+// world: the store's watch names each changed record, and the next call reads it. A
+// store that is not shared has no other writer, and nothing is followed. The watch of
+// an earlier store (a driver attached again) falls silent.
+func (d *Driver) follow(store persistence.Store) {
+	gen := d.watchGen.Add(1)
+	d.staleMu.Lock()
+	d.stale, d.staleAll = nil, false
+	d.staleMu.Unlock()
+	shared := store.Shared()
+	d.shared.Store(shared)
+	if !shared {
+		return
+	}
+	store.Watch(persistence.Prefix(KeyPrefix), func(key []byte) {
+		if d.watchGen.Load() == gen {
+			d.markStale(string(key))
+		}
+	})
+}
+
+// markStale notes records to read from the store at the next call. It may be called
+// with d.mu held (lock order: d.mu, then d.staleMu).
+func (d *Driver) markStale(keys ...string) {
+	d.staleMu.Lock()
+	defer d.staleMu.Unlock()
+	if d.staleAll {
+		return
+	}
+	if d.stale == nil {
+		d.stale = make(map[string]bool)
+	}
+	for _, k := range keys {
+		d.stale[k] = true
+	}
+	if len(d.stale) > maxStale {
+		d.stale, d.staleAll = nil, true
+	}
+}
+
+// markAllStale notes that the whole world is to be read again.
+func (d *Driver) markAllStale() {
+	d.staleMu.Lock()
+	d.stale, d.staleAll = nil, true
+	d.staleMu.Unlock()
+}
+
+// takeStale returns, and forgets, what is to be read.
+func (d *Driver) takeStale() (keys []string, all bool) {
+	d.staleMu.Lock()
+	defer d.staleMu.Unlock()
+	keys, all = slices.Sorted(func(yield func(string) bool) {
+		for k := range d.stale {
+			if !yield(k) {
+				return
+			}
+		}
+	}), d.staleAll
+	d.stale, d.staleAll = nil, false
+	return keys, all
+}
+
+// ownChangeLocked records that this driver changed a record: a read of the store that
+// started before the change must not bring the older value back (applyLocked).
+func (d *Driver) ownChangeLocked(key []byte) {
+	if d.shared.Load() {
+		d.ticket++
+		d.keyTicket[string(key)] = d.ticket
+	}
+}
+
+// catchUp reads the records the watch named since the last call into memory. Every
+// call that reads or changes the world does it first on a shared store (Ping, which
+// reads nothing of it, does not); a read that fails leaves them
+// marked, for the next call, and the call goes on with what memory holds (a write it
+// makes fails the same way).
+func (d *Driver) catchUp() {
+	if !d.shared.Load() {
+		return
+	}
+	d.mu.Lock()
+	attached := d.store != nil
+	d.mu.Unlock()
+	if !attached { // Attach is reading the world: what the watch names waits for it
+		return
+	}
+	keys, all := d.takeStale()
+	var err error
+	switch {
+	case all:
+		err = d.refreshAll(true)
+	case len(keys) > 0:
+		err = d.refreshKeys(keys...)
+	default:
+		return
+	}
+	if err != nil {
+		if all {
+			d.markAllStale()
+		} else {
+			d.markStale(keys...)
+		}
+	}
+}
+
+// fetched is one record read from the store; found is false when it does not exist.
+type fetched struct {
+	key   string
+	val   []byte
+	found bool
+}
+
+// readTicket is the ticket of a read of the store about to start, and the store.
+func (d *Driver) readTicket() (uint64, persistence.Store) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.ticket++
+	return d.ticket, d.store
+}
+
+// refreshKeys reads records from the store (linearizable reads: they see every write
+// any member acknowledged) and brings memory level with them.
+func (d *Driver) refreshKeys(keys ...string) error {
+	t, store := d.readTicket()
+	if store == nil {
+		return nil
+	}
+	got := make([]fetched, 0, len(keys))
+	for _, k := range keys {
+		v, err := store.Get([]byte(k))
+		switch {
+		case errors.Is(err, persistence.ErrNotFound):
+			got = append(got, fetched{key: k})
+		case err != nil:
+			return readError(err)
+		default:
+			got = append(got, fetched{key: k, val: v, found: true})
+		}
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, f := range got {
+		if err := d.applyLocked(t, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// refreshAll reads the world, every machine and, with backups, every backup from the
+// store (one consistent scan each) and brings memory level with them: what the store
+// no longer has leaves memory.
+func (d *Driver) refreshAll(backups bool) error {
+	t, store := d.readTicket()
+	if store == nil {
+		return nil
+	}
+	var got []fetched
+	if v, err := store.Get(worldKey()); err == nil {
+		got = append(got, fetched{key: string(worldKey()), val: v, found: true})
+	} else if !errors.Is(err, persistence.ErrNotFound) {
+		return readError(err)
+	}
+	prefixes := [][]byte{persistence.Prefix(KeyPrefix, "vm")}
+	if backups {
+		prefixes = append(prefixes, persistence.Prefix(KeyPrefix, "backup"))
+	}
+	seen := make(map[string]bool)
+	for _, p := range prefixes {
+		err := store.Scan(p, nil, 0, func(k, v []byte) error {
+			got = append(got, fetched{key: string(k), val: bytes.Clone(v), found: true})
+			seen[string(k)] = true
+			return nil
+		})
+		if err != nil {
+			return readError(err)
+		}
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for vmid := range d.machines {
+		if k := string(machineKey(vmid)); !seen[k] {
+			got = append(got, fetched{key: k})
+		}
+	}
+	if backups {
+		for vmid, list := range d.backups {
+			for _, b := range list {
+				if k := string(backupKey(vmid, b.ID)); !seen[k] {
+					got = append(got, fetched{key: k})
+				}
+			}
+		}
+	}
+	for _, f := range got {
+		if err := d.applyLocked(t, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// applyLocked puts a record read from the store with ticket t into memory, unless
+// memory already holds something newer: this driver's own change made after the read
+// started, or a read that started later; or a write of this driver's is under way,
+// whose value the read may predate (the record is marked to be read again).
+func (d *Driver) applyLocked(t uint64, f fetched) error {
+	if d.inflight[f.key] > 0 {
+		d.markStale(f.key)
+		return nil
+	}
+	if d.keyTicket[f.key] >= t {
+		return nil
+	}
+	d.keyTicket[f.key] = t
+	parts := strings.Split(f.key, "/")
+	switch {
+	case len(parts) == 2 && parts[1] == "world":
+		if !f.found {
+			return nil // a world is never deleted
+		}
+		var w worldRecord
+		if err := decode(f.val, worldVersion, &w, "world"); err != nil {
+			return err
+		}
+		d.putWorldLocked(w)
+	case len(parts) == 3 && parts[1] == "vm":
+		vmid, err := strconv.Atoi(parts[2])
+		if err != nil {
+			return nil
+		}
+		if !f.found {
+			d.putMachineLocked(vmid, nil)
+			return nil
+		}
+		var rec machineRecord
+		if err := decode(f.val, machineVersion, &rec, f.key); err != nil {
+			return err
+		}
+		if rec.Machine.VMID != vmid {
+			return corrupt("%s holds vmid %d", f.key, rec.Machine.VMID)
+		}
+		d.putMachineLocked(vmid, &rec)
+	case len(parts) == 4 && parts[1] == "backup":
+		vmid, err := strconv.Atoi(parts[2])
+		if err != nil {
+			return nil
+		}
+		if !f.found {
+			d.putBackupLocked(vmid, parts[3], nil)
+			return nil
+		}
+		var rec backupRecord
+		if err := decode(f.val, backupVersion, &rec, f.key); err != nil {
+			return err
+		}
+		d.putBackupLocked(vmid, parts[3], &rec)
+	}
+	return nil
+}
+
+// putWorldLocked takes another member's nodes and templates. The seed is the world's
+// and never changes.
+func (d *Driver) putWorldLocked(w worldRecord) {
+	d.templates = w.Templates
+	for _, n := range w.Nodes {
+		cur := d.nodeLocked(n.ID)
+		if cur == nil {
+			d.nodes = append(d.nodes, &node{Node: n})
+			continue
+		}
+		if cur.Status == hypervisor.NodeOnline && n.Status != hypervisor.NodeOnline {
+			for vmid, m := range d.machines {
+				if m.Node == n.ID {
+					d.closeConsolesLocked(vmid, "node offline")
+				}
+			}
+		}
+		cur.Node = n
+	}
+}
+
+// putMachineLocked replaces a machine in memory with its stored record (nil: it no
+// longer exists), changing nothing about it: it only gives up what the old one held
+// and claims what the new one holds. Consoles of a machine another member stopped,
+// moved or removed are hung up.
+func (d *Driver) putMachineLocked(vmid int, rec *machineRecord) {
+	old := d.machines[vmid]
+	if old != nil {
+		d.releaseInterfacesLocked(old)
+		d.committed[old.Node] -= old.MemoryMB
+		delete(d.machines, vmid)
+		delete(d.firewall, vmid)
+	}
+	if rec == nil {
+		if old != nil {
+			d.closeConsolesLocked(vmid, "machine removed")
+			d.vmidHint = min(d.vmidHint, vmid)
+		}
+		return
+	}
+	m := &machine{Machine: cloneMachine(rec.Machine), createdAt: rec.CreatedAt, history: rec.History}
+	if old != nil && (m.State != hypervisor.StateRunning || m.Node != old.Node) {
+		d.closeConsolesLocked(vmid, "machine "+string(m.State))
+	}
+	d.registerLocked(m)
+	if rec.Firewall != nil {
+		d.firewall[vmid] = *rec.Firewall
+	}
+}
+
+// forgetMachineLocked drops a machine this driver failed to claim (another member
+// has its vmid) and marks its record to be read.
+func (d *Driver) forgetMachineLocked(vmid int) {
+	d.putMachineLocked(vmid, nil)
+	d.markStale(string(machineKey(vmid)))
+}
+
+// putBackupLocked replaces a backup in memory with its stored record (nil: it no
+// longer exists), keeping the machine's backups in the order they were taken.
+func (d *Driver) putBackupLocked(vmid int, id string, rec *backupRecord) {
+	if i, err := d.backupIndexLocked(vmid, id); err == nil {
+		list := d.backups[vmid]
+		d.backups[vmid] = append(list[:i:i], list[i+1:]...)
+		if len(d.backups[vmid]) == 0 {
+			delete(d.backups, vmid)
+		}
+	}
+	delete(d.backupCfg, id)
+	delete(d.backupSeq, id)
+	if rec == nil {
+		return
+	}
+	list := d.backups[vmid]
+	at := sort.Search(len(list), func(i int) bool { return d.backupSeq[list[i].ID] > rec.Seq })
+	d.backups[vmid] = slices.Insert(list, at, rec.Backup)
+	d.backupCfg[id] = rec.Config
+	d.backupSeq[id] = rec.Seq
+	d.nextBackupSeq = max(d.nextBackupSeq, rec.Seq+1)
+}
+
+// exactMachine brings one machine level with the store before a call reads or changes
+// it: on a shared store another member may have changed it a moment ago.
+func (d *Driver) exactMachine(vmid int) error {
+	if !d.shared.Load() || vmid == 0 {
+		return nil
+	}
+	d.catchUp()
+	return d.refreshKeys(string(machineKey(vmid)))
+}
+
+// exactWorld brings the nodes and every machine level with the store before a call
+// lists them.
+func (d *Driver) exactWorld() error {
+	if !d.shared.Load() {
+		return nil
+	}
+	d.catchUp()
+	return d.refreshAll(false)
+}
+
+// claim runs insert, which adds a new machine under d.mu and returns its vmid, and
+// makes the change durable. On a shared store the write requires that the store has
+// no machine of that vmid: when another member wrote one first, the machine leaves
+// memory and claim returns persistence.ErrConditionFailed.
+func (d *Driver) claim(insert func() (int, error)) (int, error) {
+	d.mu.Lock()
+	vmid, err := insert()
+	var f *flush
+	if err == nil && d.shared.Load() {
+		if f = d.commitLocked(persistence.IfAbsent(machineKey(vmid))); f != nil {
+			f.claim = vmid
+		}
+	} else {
+		f = d.commitLocked()
+	}
+	d.mu.Unlock()
+	if derr := d.durable(f); err == nil {
+		err = derr
+	}
+	return vmid, err
+}
+
+// claimNew is claim with the retries of an automatic vmid: when another member took
+// the vmid first, its machine is read from the store and pick (which chooses the next
+// free vmid itself) runs, up to maxClaims times. A nil pick means the caller named the
+// vmid: then the call fails with ErrVMIDInUse.
+func (d *Driver) claimNew(insert, pick func() (int, error)) error {
+	for tries := 1; ; tries++ {
+		vmid, err := d.claim(insert)
+		if !persistence.IsConditionFailed(err) {
+			return err
+		}
+		if pick == nil {
+			return hypervisor.NewError(hypervisor.ErrVMIDInUse, "vmid %d already exists", vmid)
+		}
+		if tries == maxClaims {
+			return hypervisor.NewError(hypervisor.ErrVMIDInUse, "no free vmid after %d tries: other members took each one first", tries)
+		}
+		if err := d.refreshKeys(string(machineKey(vmid))); err != nil {
+			return err
+		}
+		d.catchUp()
+		insert = pick
+	}
+}
+
+// readError is the error of a call that could not read the shared world.
+func readError(err error) error {
+	return fmt.Errorf("the simulated hypervisor could not read its state: %w", err)
+}
