@@ -103,7 +103,8 @@ func (m *Monitoring) Stop() {
 // watchTasks follows the event bus: a failed machine task raises task_failed on its
 // machine; a later successful task on the machine, or its deletion, resolves it. A
 // subscription the bus cut off (this watcher fell behind) resumes from the last event
-// seen, out of the bus's backlog.
+// seen, out of the bus's backlog. In a cluster it follows this member's events only
+// (SubscribeLocal): each task's alert is raised once, by the member that ran the task.
 func (m *Monitoring) watchTasks() {
 	defer m.wg.Done()
 	// This watcher is the only one to raise and resolve task_failed, so it knows which
@@ -120,7 +121,7 @@ func (m *Monitoring) watchTasks() {
 			m.mu.Unlock()
 			return
 		}
-		backlog, sub, gone := m.sys.Events.Subscribe(last, nil)
+		backlog, sub, gone := m.sys.Events.SubscribeLocal(last)
 		m.sub = sub
 		m.mu.Unlock()
 		if gone {
