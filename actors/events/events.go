@@ -38,6 +38,11 @@ const (
 // EventBacklog is how many recent events are kept for clients that reconnect.
 const EventBacklog = 10000
 
+// relayAheadMax is how far past the last event it holds a relayed bus takes a
+// client's position for one it has not received yet (its watch lags the member the
+// client came from by far less); beyond, the position is not of this cluster.
+const relayAheadMax = 1 << 40
+
 // Relay carries events between the members of a cluster (cluster.EventRelay on etcd).
 // A bus with a relay does not number or deliver its own events: Publish hands them to
 // the relay, and the bus hears every member's events, its own included, from Run, with
@@ -235,6 +240,11 @@ func (e *Events) subscribe(lastID uint64, tenant *string, local bool) (backlog [
 		gone = lastID > 0 && len(e.ring) > 0 && e.ring[0].ID > lastID+1
 	} else {
 		gone = lastID > 0 && lastID < e.floor
+		if lastID > e.next+relayAheadMax {
+			// Not an id of this cluster (one of a single node's, from before it became
+			// one): waiting for it would send nothing, ever.
+			lastID, gone = e.next, true
+		}
 	}
 	sub = &Subscription{C: make(chan Event, 256), tenant: tenant, events: e, local: local}
 	if e.relay != nil {

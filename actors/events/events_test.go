@@ -129,3 +129,24 @@ func TestRelayedBusGapAndTrim(t *testing.T) {
 		sub.Close()
 	}
 }
+
+// TestRelayedBusForeignPosition: an id from elsewhere (a single node's clock-based
+// ids, far above a cluster's) is reported as a gap and the stream starts at now,
+// rather than waiting for an id that never comes.
+func TestRelayedBusForeignPosition(t *testing.T) {
+	r := &loopRelay{}
+	e := NewRelayed(r)
+	defer e.Close()
+	e.Publish(EventTask, nil, "x")
+	r.flush()
+	kept, sub, gone := e.Subscribe(uint64(1_700_000_000_000_000), nil)
+	defer sub.Close()
+	if !gone || len(kept) != 0 {
+		t.Fatalf("a foreign position: %d events, gone %v; want none and a gap", len(kept), gone)
+	}
+	e.Publish(EventTask, nil, "y")
+	r.flush()
+	if ev := <-sub.C; ev.ID != 2000 {
+		t.Fatalf("next event %d; want 2000", ev.ID)
+	}
+}
