@@ -245,6 +245,13 @@ func (in *Insights) apply(ev events.Event) {
 		b.PutTTL(crashKey(m.ID), val, in.opts.CrashLoopWindow)
 	}
 	isError := ev.Type == events.EventMachine && m.Status == machines.StatusError
+	if in.sys.store.Shared() && !in.inError[m.ID] {
+		// In a cluster another member's follower may have indexed the machine before
+		// it moved here: the index is read, not assumed absent.
+		if _, err := in.sys.store.Get(errorIndexKey(m.ID)); err == nil {
+			in.inError[m.ID] = true
+		}
+	}
 	switch {
 	case isError && !in.inError[m.ID]:
 		val, err := persistence.Encode(insightRecordVersion, errorSince{Since: ev.Time})
