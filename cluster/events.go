@@ -11,7 +11,8 @@ package cluster
 //     member and increase (revisions do), so a client resumes with Last-Event-ID on
 //     any member; revision = id / eventIDScale.
 //   - One writer goroutine per member sends the events in the order published (so
-//     each publisher's order holds), up to eventBatchMax per transaction. Publish only
+//     each publisher's order holds), up to eventBatchMax per transaction (halved when
+//     an etcd configured below its defaults refuses it). Publish only
 //     queues: while etcd is slow or away, events wait (up to eventQueueMax, then new
 //     ones are dropped and logged). A transaction whose outcome is unknown is retried
 //     with the same keys, on the condition that its first key does not exist yet, so
@@ -283,6 +284,18 @@ func (r *EventRelay) sendTxn(minute int64, keys, vals []string) {
 				r.dropped = 0
 			}
 			r.mu.Unlock()
+			return
+		}
+		if errors.Is(err, rpctypes.ErrTooManyOps) || errors.Is(err, rpctypes.ErrRequestTooLarge) {
+			// etcd is configured below its defaults: halves, down to one event (the
+			// positions in the values stay unique and ordered).
+			if len(keys) == 1 {
+				r.log.Error("an event is dropped: etcd refuses it as too large (--max-request-bytes)", zap.Error(err))
+				return
+			}
+			h := len(keys) / 2
+			r.sendTxn(minute, keys[:h], vals[:h])
+			r.sendTxn(minute, keys[h:], vals[h:])
 			return
 		}
 		if r.wctx.Err() != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.etcd.io/etcd/server/v3/embed"
 
 	"github.com/vmplane/vmplane/actors/events"
 	"github.com/vmplane/vmplane/internal/etcdtest"
@@ -286,4 +287,23 @@ func TestRelayResumesAfterCutAndCompaction(t *testing.T) {
 	} else {
 		sub.Close()
 	}
+}
+
+// TestRelayHalvesWhatEtcdRefuses: an etcd run with a smaller --max-txn-ops than a
+// batch still gets every event, in order.
+func TestRelayHalvesWhatEtcdRefuses(t *testing.T) {
+	srv := etcdtest.Start(t, func(c *embed.Config) { c.MaxTxnOps = 8 })
+	a := startBus(t, srv.Endpoints(), "a")
+	backlog, sub, _ := a.Subscribe(0, nil)
+	got := collect(t, sub, backlog)
+	for i := range 50 {
+		a.publish(i)
+	}
+	testwait.Eventually(t, "the fifty events", func() bool { return len(got.events()) == 50 })
+	for i, ev := range got.events() {
+		if p := decodePayload(t, ev); p.N != i {
+			t.Fatalf("event %d arrived at position %d", p.N, i)
+		}
+	}
+	ids(t, got.events())
 }
