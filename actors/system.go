@@ -105,6 +105,10 @@ type Options struct {
 	// Placement, in a cluster, says on which member each entity is active (nil: a
 	// single node, where every entity is here).
 	Placement kit.Placement
+	// EventRelay, in a cluster, carries the events between the members, so that every
+	// member's bus has every member's events with the same ids (nil: a single node's
+	// bus). The bus closes it.
+	EventRelay events.Relay
 }
 
 // EntityOptions bound the entity actors of every kind (kit.EntityOptions).
@@ -125,7 +129,13 @@ func Start(opts Options) (*System, error) {
 	if opts.Placement != nil {
 		kitOpts = append(kitOpts, kit.WithPlacement(opts.Placement))
 	}
-	s := &System{rt: kit.New(opts.Store, log, opts.Entities, kitOpts...), store: opts.Store, driver: opts.Driver, log: log, Events: events.New()}
+	s := &System{rt: kit.New(opts.Store, log, opts.Entities, kitOpts...), store: opts.Store, driver: opts.Driver, log: log}
+	// In a cluster the bus holds every member's events (events.NewRelayed).
+	if opts.EventRelay != nil {
+		s.Events = events.NewRelayed(opts.EventRelay)
+	} else {
+		s.Events = events.New()
+	}
 	auth, err := auth.Start(auth.Deps{Runtime: s.rt, Options: opts.Auth, TenantExists: s.tenantExists})
 	if err != nil {
 		s.Stop()

@@ -11,6 +11,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/vmplane/vmplane/actors/events"
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/cluster"
 	"github.com/vmplane/vmplane/httpedge"
@@ -26,6 +27,8 @@ type member struct {
 	cluster *cluster.Cluster
 	store   *persistence.Etcd
 	ln      net.Listener
+	// events carries the event bus's events between the members (branch events).
+	events *cluster.EventRelay
 	// lost is closed when the member lost its lease: it must exit and restart.
 	lost chan struct{}
 }
@@ -73,6 +76,11 @@ func (a *App) joinCluster(cfg Config, log *zap.Logger) (*member, error) {
 		return nil, err
 	}
 	store.SetFence(m.cluster.MemberKey(), m.cluster.Lease(), m.cluster.Fenced)
+	// Branch events: the event bus's relay, which the actors' bus closes.
+	if m.events, err = cluster.NewEventRelay(cluster.EventRelayOptions{Client: store.Client(), Prefix: store.Prefix(),
+		Name: name, Log: log.Named("events")}); err != nil {
+		return nil, err
+	}
 	ok = true
 	return m, nil
 }
@@ -120,6 +128,15 @@ func (a *App) serveMembers() {
 	})
 }
 
+// eventRelay is the event bus's relay on a cluster member, nil on a single node
+// (branch events).
+func (a *App) eventRelay() events.Relay {
+	if a.member == nil {
+		return nil
+	}
+	return a.member.events
+}
+
 // membership is what the edge reports of the cluster, nil on a single node.
 func (a *App) membership() httpedge.Membership {
 	if a.member == nil {
@@ -141,6 +158,9 @@ func (a *App) Lost() <-chan struct{} {
 // close leaves the cluster (releasing every entity this member held at once) and
 // closes the store.
 func (m *member) close() error {
+	if m.events != nil {
+		m.events.Close() // closed already by the actors' bus, unless they did not start
+	}
 	if m.cluster != nil {
 		m.cluster.Leave()
 	} else if m.ln != nil {

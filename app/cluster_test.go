@@ -3,10 +3,12 @@ package app
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/internal/etcdtest"
 	"github.com/vmplane/vmplane/internal/testwait"
@@ -189,6 +191,55 @@ func TestClusterEtcdOutageIsA503AndHeals(t *testing.T) {
 	for _, ten := range listOf[tenants.Tenant](ms[1], admin, "/api/resources/tenants?limit=100") {
 		if strings.HasPrefix(ten.Name, "During the outage") {
 			t.Fatalf("tenant %q, refused during the outage, exists", ten.Name)
+		}
+	}
+}
+
+// TestClusterEventsAcrossMembers: a client following GET /api/events on one member
+// gets the events of a change made through another, and resumes on a third with
+// Last-Event-ID, getting exactly what it missed.
+func TestClusterEventsAcrossMembers(t *testing.T) {
+	ms, _ := startCluster(t, 3)
+	admin := ms[0].adminToken()
+	ms[0].sync(admin)
+	m := byStatus(t, ms[0].machines(admin), machines.StatusRunning)
+	// The whole story, as a client that never disconnects sees it on m0.
+	ref := ms[0].subscribe(admin, 0)
+	onM2 := ms[2].subscribe(admin, 0)
+
+	first := ms[0].startTask(req{method: "POST", path: "/api/virt/vms/" + m.ID + "/actions/reboot", token: admin})
+	seen := onM2.until(t, taskDone(first.ID))
+	onM2.res.Body.Close() // the client goes away
+	last := seen[len(seen)-1].ID
+
+	// While it is away, the machine reboots again through m0.
+	again := ms[0].run(req{method: "POST", path: "/api/virt/vms/" + m.ID + "/actions/reboot", token: admin})
+	all := ref.until(t, taskDone(again.ID))
+	var want []uint64
+	for i, ev := range all {
+		if i > 0 && ev.ID <= all[i-1].ID {
+			t.Fatalf("event ids do not increase on m0: %d after %d", ev.ID, all[i-1].ID)
+		}
+		if ev.ID > last {
+			want = append(want, ev.ID)
+		}
+	}
+	if len(want) == 0 {
+		t.Fatal("no event after the client left")
+	}
+	// It resumes on m1.
+	resumed := ms[1].subscribe(admin, last).until(t, func(ev sseEvent) bool { return ev.ID == want[len(want)-1] })
+	var got []uint64
+	for _, ev := range resumed {
+		got = append(got, ev.ID)
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("resumed on m1 after %d: events %v; want what m0 sent after it, %v", last, got, want)
+	}
+	// m2 sent m0's events, ids included.
+	for _, ev := range seen {
+		if !slices.ContainsFunc(all, func(a sseEvent) bool { return a.ID == ev.ID && a.Type == ev.Type && a.Data == ev.Data }) {
+			t.Fatalf("m2 sent event %d (%s) that m0 did not", ev.ID, ev.Type)
 		}
 	}
 }

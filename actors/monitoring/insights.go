@@ -148,8 +148,9 @@ func startInsights(s *system, opts FaultyOptions) *Insights {
 	in := &Insights{sys: s, opts: opts.withDefaults(), inError: map[string]bool{}}
 	in.ctx, in.cancel = context.WithCancel(context.Background())
 	// Subscribing here, before any entity can publish, means the follower misses
-	// nothing this process publishes.
-	backlog, sub, _ := s.Events.Subscribe(0, nil)
+	// nothing this process publishes. Local: in a cluster each member records the
+	// events of its own entities, so each event is recorded once.
+	backlog, sub, _ := s.Events.SubscribeLocal(0)
 	in.wg.Add(1)
 	go in.follow(backlog, sub)
 	return in
@@ -195,7 +196,7 @@ func (in *Insights) follow(backlog []events.Event, sub *events.Subscription) {
 		case <-time.After(50 * time.Millisecond):
 		}
 		var gone bool
-		backlog, sub, gone = in.sys.Events.Subscribe(last, nil)
+		backlog, sub, gone = in.sys.Events.SubscribeLocal(last)
 		if gone {
 			in.sys.log.Warn("insights: events were lost; crash records may be missing")
 			rebuild = true
@@ -244,6 +245,13 @@ func (in *Insights) apply(ev events.Event) {
 		b.PutTTL(crashKey(m.ID), val, in.opts.CrashLoopWindow)
 	}
 	isError := ev.Type == events.EventMachine && m.Status == machines.StatusError
+	if in.sys.store.Shared() && !in.inError[m.ID] {
+		// In a cluster another member's follower may have indexed the machine before
+		// it moved here: the index is read, not assumed absent.
+		if _, err := in.sys.store.Get(errorIndexKey(m.ID)); err == nil {
+			in.inError[m.ID] = true
+		}
+	}
 	switch {
 	case isError && !in.inError[m.ID]:
 		val, err := persistence.Encode(insightRecordVersion, errorSince{Since: ev.Time})

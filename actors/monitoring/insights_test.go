@@ -3,16 +3,19 @@ package monitoring
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/vmplane/vmplane/actors/alerts"
 	"github.com/vmplane/vmplane/actors/events"
 	"github.com/vmplane/vmplane/actors/kit/kittest"
 	"github.com/vmplane/vmplane/actors/machines"
 
 	"github.com/oklog/ulid/v2"
 
+	"github.com/vmplane/vmplane/internal/etcdtest"
 	"github.com/vmplane/vmplane/persistence"
 )
 
@@ -298,4 +301,46 @@ func TestULIDTimePrefixBoundsLaterIDs(t *testing.T) {
 	if len(p) != 10 || !(before < p) || !(p < after) {
 		t.Fatalf("got prefix %q between %q and %q; want it to separate them", p, before, after)
 	}
+}
+
+// TestWatchersOnASharedStoreSeeOtherMembersRecords: in a cluster, a machine may move
+// to this member after another member's watchers indexed it in error or raised its
+// task_failed alert; this member's watchers resolve both as the other's would have.
+func TestWatchersOnASharedStoreSeeOtherMembersRecords(t *testing.T) {
+	srv := etcdtest.Start(t)
+	store, err := persistence.OpenEtcd(persistence.EtcdOptions{Endpoints: srv.Endpoints(), Prefix: "/shared/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := startTestSystem(t, store, testOptions{})
+	t.Cleanup(func() { s.Stop(); store.Close() })
+	ctx := context.Background()
+
+	// The follower runs (its start's rebuild is over) once it indexed this one.
+	machines.Publish(s.Events, machines.Machine{ID: "01HERE", Status: machines.StatusError}, "task", machines.StatusProvisioning)
+	kittest.WaitFor(t, "error indexed", func() bool { _, err := store.Get(errorIndexKey("01HERE")); return err == nil })
+
+	// What the other member's watchers wrote.
+	val, _ := persistence.Encode(insightRecordVersion, errorSince{Since: time.Now().UTC()})
+	if err := store.Commit(ctx, new(persistence.Batch).Put(errorIndexKey("01MOVED"), val)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Alerts.Raise(ctx, alerts.AlertRaise{Kind: alerts.AlertTaskFailed, Severity: alerts.SeverityWarning,
+		TargetType: "machine", TargetID: "01MOVED", Message: "failed on the other member"}); err != nil {
+		t.Fatal(err)
+	}
+	if n := monKeys(t, s, persistence.Prefix("alert-cond", alerts.AlertTaskFailed)); n != 1 {
+		t.Fatalf("%d open task_failed conditions; want the one raised", n)
+	}
+
+	machines.Publish(s.Events, machines.Machine{ID: "01MOVED", Status: machines.StatusRunning}, "task", machines.StatusError)
+	s.Events.Publish(events.EventTask, nil, machines.Task{ID: "01TASK", Type: "vm.reboot", TargetType: "machine",
+		TargetID: "01MOVED", Status: machines.TaskSucceeded})
+	kittest.WaitFor(t, "the other member's error index entry removed", func() bool {
+		_, err := store.Get(errorIndexKey("01MOVED"))
+		return errors.Is(err, persistence.ErrNotFound)
+	})
+	kittest.WaitFor(t, "the other member's task_failed alert resolved", func() bool {
+		return monKeys(t, s, persistence.Prefix("alert-cond", alerts.AlertTaskFailed)) == 0
+	})
 }

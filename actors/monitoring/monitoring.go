@@ -103,7 +103,8 @@ func (m *Monitoring) Stop() {
 // watchTasks follows the event bus: a failed machine task raises task_failed on its
 // machine; a later successful task on the machine, or its deletion, resolves it. A
 // subscription the bus cut off (this watcher fell behind) resumes from the last event
-// seen, out of the bus's backlog.
+// seen, out of the bus's backlog. In a cluster it follows this member's events only
+// (SubscribeLocal): each task's alert is raised once, by the member that ran the task.
 func (m *Monitoring) watchTasks() {
 	defer m.wg.Done()
 	// This watcher is the only one to raise and resolve task_failed, so it knows which
@@ -120,7 +121,7 @@ func (m *Monitoring) watchTasks() {
 			m.mu.Unlock()
 			return
 		}
-		backlog, sub, gone := m.sys.Events.Subscribe(last, nil)
+		backlog, sub, gone := m.sys.Events.SubscribeLocal(last)
 		m.sub = sub
 		m.mu.Unlock()
 		if gone {
@@ -168,7 +169,7 @@ func (m *Monitoring) onEvent(ev events.Event, open map[string]bool) {
 				TargetID: t.TargetID, TenantID: t.TenantID, MachineID: &machine, Message: msg})
 			open[t.TargetID] = true
 		case machines.TaskSucceeded:
-			if open[t.TargetID] {
+			if open[t.TargetID] || m.openElsewhere(alerts.AlertTaskFailed, t.TargetID) {
 				m.sys.Alerts.Clear(alerts.AlertTaskFailed, t.TargetID)
 				delete(open, t.TargetID)
 			}
@@ -180,11 +181,23 @@ func (m *Monitoring) onEvent(ev events.Event, open map[string]bool) {
 		if json.Unmarshal(ev.Data, &d) == nil {
 			m.sys.log.Info("machine deleted", zap.String("machine_id", d.ID))
 		}
-		if json.Unmarshal(ev.Data, &d) == nil && open[d.ID] {
+		if json.Unmarshal(ev.Data, &d) == nil && (open[d.ID] || m.openElsewhere(alerts.AlertTaskFailed, d.ID)) {
 			m.sys.Alerts.Clear(alerts.AlertTaskFailed, d.ID)
 			delete(open, d.ID)
 		}
 	}
+}
+
+// openElsewhere reports, in a cluster, whether kind's alert on target is open though
+// this member's watcher did not raise it: the watcher of the member that ran the
+// failed task did, and the machine has moved here since. On a single node open says
+// it all, and nothing is read.
+func (m *Monitoring) openElsewhere(kind, target string) bool {
+	if !m.sys.store.Shared() {
+		return false
+	}
+	_, err := m.sys.store.Get(append(persistence.Prefix("alert-cond", kind), target...))
+	return err == nil
 }
 
 // openConditions returns the targets of kind's open alerts.
