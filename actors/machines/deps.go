@@ -58,7 +58,7 @@ func Start(d Deps) *Services {
 	s.Tasks = newTasks(s)
 	s.Nodes = startNodes(s)
 	s.Machines = startMachines(s)
-	s.Cluster = &Cluster{sys: s}
+	s.Cluster = startCluster(s)
 	s.Consoles = newConsoles(s)
 	s.Backups = &Backups{sys: s}
 	return s.Services
