@@ -25,29 +25,18 @@ func TestAdoptRecordsEachVMIDOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	const syncs = 4
-	added := make([]int, syncs)
-	var wg sync.WaitGroup
-	for i := range syncs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			// Each overlapping sync adopts what it found, in another order.
-			found := inv.Machines
-			if i%2 == 1 {
-				found = reversed(found)
-			}
-			n, err := s.Cluster.adopt(found)
-			if err != nil {
-				t.Error(err)
-			}
-			added[i] = n
-		}()
-	}
-	wg.Wait()
-	total := 0
-	for _, n := range added {
-		total += n
-	}
+	added, total := atOnce(syncs, func(i int) int {
+		// Each overlapping sync adopts what it found, in another order.
+		found := inv.Machines
+		if i%2 == 1 {
+			found = reversed(found)
+		}
+		n, err := s.Cluster.adopt(found)
+		if err != nil {
+			t.Error(err)
+		}
+		return n
+	})
 	records, indexed := countKeys(t, s.store, persistence.Prefix("vm")), countKeys(t, s.store, persistence.Prefix("vm-vmid"))
 	if total != len(inv.Machines) || records != len(inv.Machines) || indexed != len(inv.Machines) {
 		t.Fatalf("%d overlapping adoptions of %d machines added %v: %d records, %d vmids indexed; want each machine once",
@@ -63,25 +52,13 @@ func TestSyncsAskedAtOnceAdoptOnce(t *testing.T) {
 	s := newTestSystem(t, func(o *testOptions) {
 		o.Driver = sim.New(sim.Config{OpDelay: -1, Seed: 1, Nodes: 2, Machines: 10})
 	})
-	const syncs = 3
-	added := make([]int, syncs)
-	var wg sync.WaitGroup
-	for i := range syncs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			res, err := s.Cluster.Sync(ctx)
-			if err != nil {
-				t.Error(err)
-			}
-			added[i] = res.Machines.Added
-		}()
-	}
-	wg.Wait()
-	total := 0
-	for _, n := range added {
-		total += n
-	}
+	added, total := atOnce(3, func(int) int {
+		res, err := s.Cluster.Sync(ctx)
+		if err != nil {
+			t.Error(err)
+		}
+		return res.Machines.Added
+	})
 	if records := countKeys(t, s.store, persistence.Prefix("vm")); total != 10 || records != 10 {
 		t.Fatalf("syncs added %v (%d records); want 10 machines in all", added, records)
 	}
@@ -98,6 +75,26 @@ func TestSyncAfterStopIsRefused(t *testing.T) {
 	if _, err := s.Cluster.Sync(ctx); err == nil {
 		t.Fatal("a sync after Stop succeeded")
 	}
+}
+
+// atOnce runs fn(0..n-1) on n goroutines at once and returns what each added, and
+// their sum.
+func atOnce(n int, fn func(i int) int) ([]int, int) {
+	added := make([]int, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			added[i] = fn(i)
+		}()
+	}
+	wg.Wait()
+	total := 0
+	for _, a := range added {
+		total += a
+	}
+	return added, total
 }
 
 func reversed[T any](s []T) []T {
