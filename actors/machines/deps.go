@@ -55,10 +55,10 @@ type system struct {
 func Start(d Deps) *Services {
 	s := &system{Services: &Services{}, rt: d.Runtime, store: d.Runtime.Store, driver: d.Driver,
 		log: d.Runtime.Log, Events: d.Events, Alerts: d.Alerts, tenantExists: d.TenantExists, authorize: d.Authorize}
-	s.Tasks = &Tasks{sys: s}
+	s.Tasks = newTasks(s)
 	s.Nodes = startNodes(s)
 	s.Machines = startMachines(s)
-	s.Cluster = &Cluster{sys: s}
+	s.Cluster = startCluster(s)
 	s.Consoles = newConsoles(s)
 	s.Backups = &Backups{sys: s}
 	return s.Services

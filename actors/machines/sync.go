@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/asynkron/protoactor-go/actor"
 	"go.uber.org/zap"
 
 	"github.com/vmplane/vmplane/actors/kit"
@@ -31,11 +32,26 @@ type SyncMachines struct {
 }
 
 // Cluster reconciles the store with the hypervisor's inventory.
+//
+// Every sync, the periodic one and each POST /api/virt/sync, is a request to one
+// entity (kind "sync", id "inventory"), so in a cluster every sync runs on the member
+// where that entity is active, one at a time: two reconciliations interleaved could
+// adopt one vmid twice, and the periodic sync's leader and a request on another member
+// would otherwise run side by side. The adoption's writes are also conditional on the
+// vmid being unknown (adopt), which holds even if two members ever ran a sync at once.
 type Cluster struct {
-	sys *system
-	// mu makes syncs one at a time: two reconciliations interleaved could adopt one
-	// vmid twice. A second caller waits and then runs its own, which finds nothing new.
+	sys  *system
+	kind *kit.Kind
+	// mu makes the syncs on this member one at a time. A second caller waits and then
+	// runs its own, which finds nothing new.
 	mu sync.Mutex
+	// ctx bounds the syncs in flight, which Stop cancels and waits for (wg); stopped
+	// refuses new ones. stopMu guards both.
+	ctx     context.Context
+	cancel  context.CancelFunc
+	stopMu  sync.Mutex
+	stopped bool
+	wg      sync.WaitGroup
 	// loop is the periodic sync (RunPeriodic), nil when none runs; loopMu guards it
 	// (not mu, which a sync holds: Stop must not wait for the sync it cancels).
 	loopMu sync.Mutex
@@ -48,10 +64,80 @@ const syncFailLogEvery = 10 * time.Minute
 // syncFanout bounds the entity requests one sync has in flight.
 const syncFanout = 16
 
+// syncEntityID is the one entity of the "sync" kind.
+const syncEntityID = "inventory"
+
+// runSync asks the sync entity for one sync that ends by Deadline.
+type runSync struct{ Deadline time.Time }
+
+func startCluster(s *system) *Cluster {
+	c := &Cluster{sys: s}
+	c.ctx, c.cancel = context.WithCancel(context.Background())
+	c.kind = s.rt.StartKind("sync", 0, func(string) kit.Entity { return &syncEntity{c: c} }, nil)
+	return c
+}
+
+// syncEntity runs the syncs asked of it, each on a goroutine that answers when it is
+// done: a sync may take minutes, and must not hold one of the actors' workers.
+type syncEntity struct{ c *Cluster }
+
+func (e *syncEntity) Load() error { return nil }
+
+func (e *syncEntity) Handle(ctx actor.Context, msg any) {
+	m, ok := msg.(*runSync)
+	if !ok {
+		if ctx.Sender() != nil {
+			kit.RespondErr(ctx, apierr.New(apierr.ErrInternal, "unexpected message"))
+		}
+		return
+	}
+	c, sender := e.c, ctx.Sender()
+	c.stopMu.Lock()
+	if c.stopped {
+		c.stopMu.Unlock()
+		kit.RespondErr(ctx, apierr.New(apierr.ErrUnavailable, "vmplane is stopping"))
+		return
+	}
+	c.wg.Add(1)
+	c.stopMu.Unlock()
+	go func() {
+		defer c.wg.Done()
+		var reply any
+		defer func() {
+			if sender != nil {
+				c.sys.rt.Send(sender, reply)
+			}
+		}()
+		defer kit.Recover(c.sys.log, "sync", func(err error) { reply = apierr.From(err) })
+		sctx, cancel := context.WithDeadline(c.ctx, m.Deadline)
+		defer cancel()
+		res, err := c.run(sctx)
+		if err != nil {
+			reply = apierr.From(err)
+			return
+		}
+		reply = res
+	}()
+}
+
 // Sync reads the inventory and brings nodes and machines in line: machines the
 // hypervisor has and we do not are added (without a tenant), changed ones updated, and
-// ones it no longer has removed. Running it twice changes nothing the second time.
+// ones it no longer has removed. Running it twice changes nothing the second time. It
+// runs on the member where the sync entity is active (see Cluster), by ctx's deadline
+// (kit.DefaultTimeout when it has none).
 func (c *Cluster) Sync(ctx context.Context) (SyncResult, error) {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		deadline = time.Now().Add(kit.DefaultTimeout)
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, deadline)
+		defer cancel()
+	}
+	return kit.Ask[SyncResult](ctx, c.kind, syncEntityID, &runSync{Deadline: deadline})
+}
+
+// run is one sync, on the member where the sync entity is active.
+func (c *Cluster) run(ctx context.Context) (SyncResult, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	start := time.Now()
@@ -208,10 +294,18 @@ func (c *Cluster) Sync(ctx context.Context) (SyncResult, error) {
 // adoptBatch is how many new machines' records one durable batch writes.
 const adoptBatch = 256
 
+// adoptTries bounds how often one batch of adoptions is written again after some of
+// its machines were recorded meanwhile by someone else.
+const adoptTries = 3
+
 // adopt records machines found on the hypervisor, without a tenant. No actor exists
 // for a new record yet, so the records are written here in batches, as a tenant's
 // create writes its new machine's record, and no actor is woken: a first sync of a
-// large cluster does not hold every machine in memory.
+// large cluster does not hold every machine in memory. Each adoption requires its
+// vm-vmid/<vmid> index key to be absent, in the same transaction as the record: a
+// vmid is adopted once even if two syncs ever overlap (on two members of a cluster, or
+// with a create that recorded its vmid since the inventory was read). A batch refused
+// for that is written again without the machines now known.
 func (c *Cluster) adopt(ms []hypervisor.Machine) (int, error) {
 	if len(ms) == 0 {
 		return 0, nil
@@ -225,28 +319,65 @@ func (c *Cluster) adopt(ms []hypervisor.Machine) (int, error) {
 	added := 0
 	for start := 0; start < len(ms); start += adoptBatch {
 		chunk := ms[start:min(start+adoptBatch, len(ms))]
-		b := new(persistence.Batch)
-		recs := make([]Machine, 0, len(chunk))
-		now := time.Now().UTC()
-		for _, hm := range chunk {
-			rec := Record{Machine: Machine{ID: persistence.NewID(), CreatedAt: now, UpdatedAt: now}}
-			applyObserved(&rec.Machine, hm)
-			val, err := persistence.Encode(RecordVersion, &rec)
-			if err != nil {
+		for try := 1; ; try++ {
+			recs, err := c.adoptChunk(chunk)
+			if err == nil {
+				for _, m := range recs {
+					Publish(c.sys.Events, m, "sync", "")
+				}
+				added += len(recs)
+				break
+			}
+			if !persistence.IsConditionFailed(err) || try == adoptTries {
 				return added, err
 			}
-			b.Put(Key(rec.ID), val).Put(vmidKey(hm.VMID), []byte(rec.ID))
-			recs = append(recs, rec.Machine)
+			// Some vmids were recorded since the inventory was read: leave them out.
+			if chunk, err = c.unknown(chunk); err != nil {
+				return added, err
+			}
 		}
-		if err := c.sys.rt.Commit(b); err != nil {
-			return added, err
-		}
-		for _, m := range recs {
-			Publish(c.sys.Events, m, "sync", "")
-		}
-		added += len(chunk)
 	}
 	return added, nil
+}
+
+// adoptChunk writes the records of machines in one batch, each on the condition that
+// its vmid is still unknown, and returns them.
+func (c *Cluster) adoptChunk(chunk []hypervisor.Machine) ([]Machine, error) {
+	if len(chunk) == 0 {
+		return nil, nil
+	}
+	b := new(persistence.Batch)
+	recs := make([]Machine, 0, len(chunk))
+	now := time.Now().UTC()
+	for _, hm := range chunk {
+		rec := Record{Machine: Machine{ID: persistence.NewID(), CreatedAt: now, UpdatedAt: now}}
+		applyObserved(&rec.Machine, hm)
+		val, err := persistence.Encode(RecordVersion, &rec)
+		if err != nil {
+			return nil, err
+		}
+		b.Put(Key(rec.ID), val).Put(vmidKey(hm.VMID), []byte(rec.ID)).Require(persistence.IfAbsent(vmidKey(hm.VMID)))
+		recs = append(recs, rec.Machine)
+	}
+	if err := c.sys.rt.Commit(b); err != nil {
+		return nil, err
+	}
+	return recs, nil
+}
+
+// unknown returns the machines of ms whose vmid has no record.
+func (c *Cluster) unknown(ms []hypervisor.Machine) ([]hypervisor.Machine, error) {
+	out := ms[:0:0]
+	for _, hm := range ms {
+		_, err := c.sys.store.Get(vmidKey(hm.VMID))
+		switch {
+		case errors.Is(err, persistence.ErrNotFound):
+			out = append(out, hm)
+		case err != nil:
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // createsInFlight reports whether a machine create task is still open.
@@ -329,13 +460,19 @@ func (c *Cluster) periodicSync(base context.Context, interval time.Duration) (re
 	return c.Sync(ctx)
 }
 
-// Stop ends the periodic sync, if it runs, and waits for it.
+// Stop ends the periodic sync, if it runs, cancels the syncs in flight on this member
+// and waits for them; a sync asked of this member afterwards is refused.
 func (c *Cluster) Stop() {
 	c.loopMu.Lock()
 	loop := c.loop
 	c.loop = nil
 	c.loopMu.Unlock()
 	loop.Stop()
+	c.stopMu.Lock()
+	c.stopped = true
+	c.stopMu.Unlock()
+	c.cancel()
+	c.wg.Wait()
 }
 
 // Usage returns a usage graph of one machine.
@@ -481,7 +618,8 @@ func TemplateKey(id string) []byte { return persistence.Key("template", id) }
 const templateVersion = 1
 
 // syncTemplates makes the stored templates those of the hypervisor. Templates are
-// hypervisor-owned reference data with no actor: only sync, serialised by mu, writes them.
+// hypervisor-owned reference data with no actor: only sync, run by the one sync entity
+// and serialised by mu, writes them.
 func (c *Cluster) syncTemplates(ts []hypervisor.Template) error {
 	b := new(persistence.Batch)
 	seen := map[string]bool{}

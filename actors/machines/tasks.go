@@ -52,39 +52,62 @@ func openTaskKey(id string) []byte { return persistence.Key("task-open", id) }
 type Tasks struct {
 	sys *system
 	mu  sync.Mutex
-	// waiting are the Wait calls of each task, told by ended.
-	waiting map[string][]chan Task
+	// waiting are the Wait calls of each task. The machine's entity tells them the
+	// end (ended) when it runs on this member; the store's watch of task records
+	// (changed) nudges them to read the record again when any member wrote it.
+	waiting map[string][]*waiter
 }
 
-// Wait returns the task once it has ended, or ctx's error first. The machine's entity
-// tells it as soon as the end is durable (ended), so a waiter makes one round trip and
-// no polling. A task that does not exist yet is waited for all the same: bound ctx
-// when its start may have been lost.
+// waiter is one Wait call: told the ended task by ended, or nudged by the watch.
+type waiter struct {
+	told  chan Task
+	nudge chan struct{}
+}
+
+// newTasks returns the task service, following every write of a task record from
+// here on: a waiter on one member learns the end of a task whose machine runs on
+// another (a schedule's run waits for the task it started), without polling.
+func newTasks(s *system) *Tasks {
+	t := &Tasks{sys: s, waiting: map[string][]*waiter{}}
+	prefix := persistence.Prefix("task")
+	s.store.Watch(prefix, func(key []byte) { t.changed(string(key[len(prefix):])) })
+	return t
+}
+
+// Wait returns the task once it has ended, or ctx's error first. On the member where
+// the machine's entity runs, the entity tells it as soon as the end is durable
+// (ended), so a waiter makes one round trip and no polling; on another member of a
+// cluster, the store's watch names the task's record when its end is written (a few
+// milliseconds after the owner's write), and the waiter reads it again. A task that
+// does not exist yet is waited for all the same: bound ctx when its start may have
+// been lost.
 func (t *Tasks) Wait(ctx context.Context, id string) (*Task, error) {
-	ch := make(chan Task, 1)
+	w := &waiter{told: make(chan Task, 1), nudge: make(chan struct{}, 1)}
 	t.mu.Lock()
-	if t.waiting == nil {
-		t.waiting = map[string][]chan Task{}
-	}
-	t.waiting[id] = append(t.waiting[id], ch)
+	t.waiting[id] = append(t.waiting[id], w)
 	t.mu.Unlock()
-	defer t.forget(id, ch)
-	// After registering: an end recorded before is in the store, one after is told.
-	if cur, err := LoadTask(t.sys.store, id); err == nil && cur.Finished() {
-		return cur, nil
-	}
-	select {
-	case task := <-ch:
-		return &task, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	defer t.forget(id, w)
+	// After registering: an end recorded before is in the store, one after is told
+	// or named by the watch.
+	for {
+		if cur, err := LoadTask(t.sys.store, id); err == nil && cur.Finished() {
+			return cur, nil
+		}
+		select {
+		case task := <-w.told:
+			return &task, nil
+		case <-w.nudge:
+			// The record changed: read it again (it may only have started running).
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 	}
 }
 
-func (t *Tasks) forget(id string, ch chan Task) {
+func (t *Tasks) forget(id string, w *waiter) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	ws := slices.DeleteFunc(t.waiting[id], func(c chan Task) bool { return c == ch })
+	ws := slices.DeleteFunc(t.waiting[id], func(c *waiter) bool { return c == w })
 	if len(ws) == 0 {
 		delete(t.waiting, id)
 	} else {
@@ -101,8 +124,22 @@ func (t *Tasks) ended(task *Task) {
 	ws := t.waiting[task.ID]
 	delete(t.waiting, task.ID)
 	t.mu.Unlock()
-	for _, ch := range ws {
-		ch <- *task // buffered, one send per waiter
+	for _, w := range ws {
+		w.told <- *task // buffered, one send per waiter
+	}
+}
+
+// changed nudges the waiters of task id: its record was written, by this member or
+// another. It runs on the store's writing (or watching) goroutine, so it only wakes
+// them; each reads the record itself. A nudge already pending is enough.
+func (t *Tasks) changed(id string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, w := range t.waiting[id] {
+		select {
+		case w.nudge <- struct{}{}:
+		default:
+		}
 	}
 }
 

@@ -5,6 +5,10 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/internal/testwait"
+	"github.com/vmplane/vmplane/persistence"
 )
 
 // A task's waiters are told its end by the machine that records it: one waiter that
@@ -44,5 +48,53 @@ func TestTasksWaitIsToldTheEnd(t *testing.T) {
 	s.Tasks.mu.Unlock()
 	if left != 0 {
 		t.Fatalf("%d tasks still have waiters; want none", left)
+	}
+}
+
+// A waiter is also woken by a task's end written by someone else than a local machine
+// entity (in a cluster: the machine's owner on another member, whose end reaches this
+// member only through the store's watch). The end here is written straight to the
+// store, so ended never tells the waiter: only the watch can.
+func TestTasksWaitFollowsTheStore(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s := newTestSystem(t)
+	task := &Task{ID: "written-elsewhere", Type: "vm.power", TargetType: "vm", TargetID: "m1", Status: TaskRunning, CreatedAt: time.Now().UTC()}
+	write := func() {
+		b := new(persistence.Batch)
+		if err := PutTask(b, task); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.store.Commit(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write()
+	got := make(chan *Task, 1)
+	go func() {
+		ended, err := s.Tasks.Wait(ctx, task.ID)
+		if err != nil {
+			t.Error(err)
+		}
+		got <- ended
+	}()
+	testwait.Eventually(t, "the waiter registered", func() bool {
+		s.Tasks.mu.Lock()
+		defer s.Tasks.mu.Unlock()
+		return len(s.Tasks.waiting[task.ID]) == 1
+	})
+	// A write that does not end the task wakes the waiter, which waits on.
+	task.StartedAt = kit.Ptr(time.Now().UTC())
+	write()
+	testwait.Never(t, 50*time.Millisecond, "a running task's write ended the wait", func() bool { return len(got) > 0 })
+	task.Status, task.FinishedAt = TaskSucceeded, kit.Ptr(time.Now().UTC())
+	write()
+	select {
+	case ended := <-got:
+		if ended == nil || ended.Status != TaskSucceeded {
+			t.Fatalf("got %+v; want the succeeded task", ended)
+		}
+	case <-ctx.Done():
+		t.Fatal("the waiter was not woken by the task's end written to the store")
 	}
 }

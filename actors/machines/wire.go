@@ -17,5 +17,7 @@ func init() {
 		// Messages of a node entity (answers: Node, changed).
 		(*getNode)(nil), (*observeNode)(nil), (*vanishNode)(nil),
 		Node{},
+		// The sync entity's request and answer.
+		(*runSync)(nil), SyncResult{},
 	)
 }

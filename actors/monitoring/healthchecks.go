@@ -58,12 +58,13 @@ const (
 	CheckResultsKept = 20
 )
 
-// hcPersistEvery bounds how stale a check's stored latest result may get: a result is
-// written when the check's status changes (the part alerts and the faulty-deployment
-// rules depend on) and otherwise at most once per this period. Reads through the API
-// see every result anyway (HealthChecks.live), so this only trades write volume on an
-// appliance's disk (one small write per check per minute, not per probe) against how
-// much of the recent history a crash forgets.
+// hcPersistEvery bounds how stale a check's stored latest result may get on a single
+// node: a result is written when the check's status changes (the part alerts and the
+// faulty-deployment rules depend on) and otherwise at most once per this period. Reads
+// through the API see every result anyway (HealthChecks.live), so this only trades
+// write volume on an appliance's disk (one small write per check per minute, not per
+// probe) against how much of the recent history a crash forgets. In a cluster every
+// result is written (HealthChecks.shared).
 const hcPersistEvery = time.Minute
 
 // CheckResult is a check's latest state: its status after the last probe, that probe's
@@ -198,8 +199,16 @@ type HealthChecks struct {
 	wg       sync.WaitGroup
 
 	// live holds each running check's current record (HealthCheck values), so reads
-	// see every probe's result although the store gets them less often.
+	// see every probe's result although the store gets them less often. Single node
+	// only: see shared.
 	live sync.Map
+	// shared is set when the store is a cluster's (Store.Shared). A check's entity runs
+	// on one member, and a read on any other could see only the store, up to
+	// hcPersistEvery old: so every result (and every skipped probe) is written, reads
+	// are the store's alone, the same on every member, and live is not kept. A member
+	// that takes a check over also resumes from its last result, failures in a row
+	// included. The cost is one etcd write per probe.
+	shared bool
 }
 
 // Messages of a health check entity.
@@ -226,7 +235,7 @@ type (
 )
 
 func startHealthChecks(s *system) *HealthChecks {
-	h := &HealthChecks{sys: s, inflight: map[string]bool{}, timers: kit.EntityTimers{Clock: s.rt.Clock}}
+	h := &HealthChecks{sys: s, inflight: map[string]bool{}, timers: kit.EntityTimers{Clock: s.rt.Clock}, shared: s.store.Shared()}
 	h.ctx, h.cancel = context.WithCancel(context.Background())
 	h.client = &http.Client{
 		Transport: &http.Transport{
@@ -596,8 +605,12 @@ func (h *HealthChecks) List(_ context.Context, tenant *string, cursor string, li
 	})
 }
 
-// current is the stored record overlaid with its entity's live one, when it runs.
+// current is the stored record overlaid with its entity's live one, when it runs here
+// (on a single node; in a cluster the stored record is the latest, see shared).
 func (h *HealthChecks) current(stored HealthCheck) HealthCheck {
+	if h.shared {
+		return stored
+	}
 	if v, ok := h.live.Load(stored.ID); ok {
 		return v.(HealthCheck)
 	}
@@ -940,8 +953,7 @@ func (e *hcEntity) tick(m *tickCheck) {
 	if e.hs.startProbe(e.id, e.gen, e.rec) {
 		next := *e.rec
 		next.SkippedProbes++
-		e.rec, e.dirty = &next, true
-		e.publishLive()
+		e.keep(&next, false)
 	}
 }
 
@@ -964,17 +976,23 @@ func (e *hcEntity) done(m *probeDone) {
 	}
 	keep := e.rec.Results[max(len(e.rec.Results)-(CheckResultsKept-1), 0):]
 	next.Results = append(slices.Clip(keep), r)
-	if next.Last.Status != prev || e.sys.rt.Clock.Since(e.savedAt) >= hcPersistEvery {
-		if err := e.save(&next); err != nil {
-			e.sys.log.Warn("health check result not stored", zap.String("check_id", e.id), zap.Error(err))
-			e.rec, e.dirty = &next, true
-			e.publishLive()
-		}
-	} else {
-		e.rec, e.dirty = &next, true
-		e.publishLive()
-	}
+	e.keep(&next, next.Last.Status != prev)
 	e.assertAlert(prev)
+}
+
+// keep makes next the check's record after a probe (or a skipped one): written now
+// when must, in a cluster (shared) or when the stored one is hcPersistEvery old, else
+// kept in memory (dirty) for a later write. A failed write keeps it in memory too.
+func (e *hcEntity) keep(next *HealthCheck, must bool) {
+	if must || e.hs.shared || e.sys.rt.Clock.Since(e.savedAt) >= hcPersistEvery {
+		err := e.save(next)
+		if err == nil {
+			return
+		}
+		e.sys.log.Warn("health check result not stored", zap.String("check_id", e.id), zap.Error(err))
+	}
+	e.rec, e.dirty = next, true
+	e.publishLive()
 }
 
 // assertAlert raises the check's alert when it goes failing and resolves it when it
@@ -1022,10 +1040,11 @@ func (e *hcEntity) save(next *HealthCheck) error {
 	return nil
 }
 
-// publishLive makes the entity's record what reads see. Values stored in live are
-// never modified afterwards: every change builds a new record and a new results slice.
+// publishLive makes the entity's record what reads see (on a single node: in a cluster
+// reads see the store's, see shared). Values stored in live are never modified
+// afterwards: every change builds a new record and a new results slice.
 func (e *hcEntity) publishLive() {
-	if e.rec != nil {
+	if e.rec != nil && !e.hs.shared {
 		e.hs.live.Store(e.id, *e.rec)
 	}
 }
