@@ -1,7 +1,6 @@
 package app
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"os"
@@ -13,8 +12,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/vmplane/vmplane/actors/machines"
 
@@ -79,22 +76,6 @@ func startMemberProc(t *testing.T, srv *etcdtest.Server, name string) *memberPro
 	return &memberProc{name: name, cmd: cmd, base: base}
 }
 
-// ownerOf reads which member holds an entity, from etcd.
-func ownerOf(t *testing.T, cli *clientv3.Client, kind, id string) string {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	resp, err := cli.Get(ctx, "/vmplane/owners/"+kind+"/"+id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(resp.Kvs) == 0 {
-		return ""
-	}
-	name, _, _ := strings.Cut(string(resp.Kvs[0].Value), "@")
-	return name
-}
-
 // TestClusterKillTrials kills the member that holds a tenant while that tenant's
 // clients write through every member, and checks the cluster's promises: the tenant is
 // served again through the others, every create acknowledged before or after the kill
@@ -105,11 +86,6 @@ func TestClusterKillTrials(t *testing.T) {
 		t.Skip("starts member processes")
 	}
 	srv := etcdtest.Start(t)
-	cli, err := clientv3.New(clientv3.Config{Endpoints: srv.Endpoints(), DialTimeout: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cli.Close()
 	members := map[string]*memberProc{}
 	for i := 0; i < 3; i++ {
 		name := fmt.Sprintf("m%d", i)
@@ -140,8 +116,8 @@ func TestClusterKillTrials(t *testing.T) {
 			t.Fatalf("trial %d: warm-up create got %d", trial, status)
 		}
 		all = append(all, ruleTry{key: fmt.Sprintf("warm-%d", trial)})
-		victim := members[ownerOf(t, cli, "tenants", ten.ID)]
-		t.Logf("trial %d: the tenant is on %s, the schedule on %s", trial, victim.name, ownerOf(t, cli, "schedules", schedID))
+		victim := members[ownerOf(t, srv, "tenants", ten.ID)]
+		t.Logf("trial %d: the tenant is on %s, the schedule on %s", trial, victim.name, ownerOf(t, srv, "schedules", schedID))
 		if victim == nil {
 			t.Fatalf("trial %d: the tenant is held by no known member", trial)
 		}
