@@ -38,6 +38,8 @@ var modelled = []struct {
 	{"FirewallRule", typeOf[FirewallRule](), false},
 	{"Overview", typeOf[Overview](), false},
 	{"HealthReply", typeOf[Health](), false},
+	{"ClusterHealth", typeOf[ClusterHealth](), false},
+	{"MemberStatus", typeOf[MemberStatus](), false},
 	{"TokenReply", typeOf[tokenReply](), false},
 	{"Problem", typeOf[problem](), false},
 	{"PowerSchedule", typeOf[PowerSchedule](), false},

@@ -260,4 +260,23 @@ type Health struct {
 	Version string          `json:"version"`
 	UptimeS int64           `json:"uptime_s"`
 	Checks  json.RawMessage `json:"checks"`
+	// Cluster is set by a member of a cluster (nil on a single node).
+	Cluster *ClusterHealth `json:"cluster,omitempty"`
+}
+
+// ClusterHealth is the cluster as the member that answered sees it.
+type ClusterHealth struct {
+	// Node is the answering member's name.
+	Node string `json:"node"`
+	// Store is where the cluster's state lives: "etcd".
+	Store string `json:"store"`
+	// Members are the live members.
+	Members []MemberStatus `json:"members"`
+}
+
+// MemberStatus is one live member of a cluster.
+type MemberStatus struct {
+	Name   string `json:"name"`
+	Addr   string `json:"addr"`
+	Status string `json:"status"`
 }

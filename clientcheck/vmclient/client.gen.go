@@ -894,6 +894,13 @@ type ClusterForecast struct {
 	Resources   []ResourceForecast `json:"resources"`
 }
 
+// ClusterHealth defines model for ClusterHealth.
+type ClusterHealth struct {
+	Members []MemberStatus `json:"members"`
+	Node    string         `json:"node"`
+	Store   string         `json:"store"`
+}
+
 // ClusterUsage defines model for ClusterUsage.
 type ClusterUsage struct {
 	MissingNodes      []string     `json:"missing_nodes"`
@@ -1051,10 +1058,11 @@ type HealthCheckSpecType string
 
 // HealthReply defines model for HealthReply.
 type HealthReply struct {
-	Checks  Health `json:"checks"`
-	Status  string `json:"status"`
-	UptimeS int64  `json:"uptime_s"`
-	Version string `json:"version"`
+	Checks  Health                           `json:"checks"`
+	Cluster nullable.Nullable[ClusterHealth] `json:"cluster,omitempty"`
+	Status  string                           `json:"status"`
+	UptimeS int64                            `json:"uptime_s"`
+	Version string                           `json:"version"`
 }
 
 // Interface defines model for Interface.
@@ -1139,6 +1147,13 @@ type MachineSpec struct {
 	Password   *string   `json:"password,omitempty"`
 	SshKeys    *[]string `json:"ssh_keys,omitempty"`
 	TemplateId string    `json:"template_id"`
+}
+
+// MemberStatus defines model for MemberStatus.
+type MemberStatus struct {
+	Addr   string `json:"addr"`
+	Name   string `json:"name"`
+	Status string `json:"status"`
 }
 
 // MigrateRequest defines model for MigrateRequest.
