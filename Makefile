@@ -15,7 +15,7 @@ DIST_PLATFORMS := linux/amd64 linux/arm64
 DEB_VERSION ?= $(shell echo '$(VERSION)' | sed -E -e 's/^v//' -e '/^[0-9]+\./!s/^/0.0~git/' \
 	-e 's/-(rc|alpha|beta|pre)/~\1/' -e 's/-/+/' -e 's/-/./g')
 
-.PHONY: run build dist deb rpm test lint bench fuzz faults client clean
+.PHONY: run build dist deb rpm test lint bench fuzz faults test-cluster client clean
 
 ## run: serve the API on :8080 with the embedded store in ./data and the simulated cluster
 run:
@@ -88,6 +88,13 @@ bench:
 ## (no acknowledged write lost, none applied twice), signals, shutdown deadlines, full disks
 faults:
 	VMPLANE_CRASH_TRIALS=10 $(GO) test -race -count=1 -timeout 15m -run 'Crash|Signal|SIGTERM|Shutdown|Disk|FailedSync' -v ./app ./cmd/vmplane ./persistence
+
+## test-cluster: the cluster's fault trials at length: three member processes on an
+## embedded etcd, ten trials that kill -9 or pause (SIGSTOP past the lease) the member
+## holding a tenant under write load, with a schedule running through them; prints the
+## failover and restart figures (BENCHMARKS.md)
+test-cluster:
+	VMPLANE_CLUSTER_TRIALS=10 $(GO) test -count=1 -timeout 15m -run 'TestClusterKillTrials' -v ./app
 
 ## fuzz: fuzz the request path for a minute
 fuzz:

@@ -305,7 +305,7 @@ func attachWorld(driver hypervisor.Driver, store persistence.Store, log *zap.Log
 		return fmt.Errorf("simulated cluster: %w", err)
 	}
 	if restored {
-		log.Info("simulated cluster restored from the data directory; --sim-seed, --sim-nodes and --sim-machines shape only a new one")
+		log.Info("simulated cluster restored from the store (the data directory, or a cluster's etcd); --sim-seed, --sim-nodes and --sim-machines shape only a new one")
 	}
 	return nil
 }
