@@ -178,26 +178,11 @@ func TestFirstAdminOnceAcrossMembers(t *testing.T) {
 // once between them; a normalised e-mail another user has stays as it was.
 func TestNormalisationAcrossMembers(t *testing.T) {
 	store := openTestStore(t)
-	hash, err := bcrypt.GenerateFromPassword([]byte("stored-password"), bcrypt.MinCost)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := new(persistence.Batch)
-	put := func(id, email string) {
-		val, err := persistence.Encode(userRecordVersion, userRecord{User: User{ID: id, Email: email, Name: id, Role: RoleAdmin}, PasswordHash: string(hash)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Put(persistence.Key("user", id), val).Put(persistence.Key("user-email", email), []byte(id))
-	}
+	ids, emails := []string{"v1", "v2"}, []string{"taken@example.test", "TAKEN@example.test"}
 	for i := 0; i < 10; i++ {
-		put(fmt.Sprintf("u%02d", i), fmt.Sprintf(" User%d@Example.TEST", i))
+		ids, emails = append(ids, fmt.Sprintf("u%02d", i)), append(emails, fmt.Sprintf(" User%d@Example.TEST", i))
 	}
-	put("v1", "taken@example.test")
-	put("v2", "TAKEN@example.test")
-	if err := store.Commit(context.Background(), b); err != nil {
-		t.Fatal(err)
-	}
+	storeAdmins(t, store, ids, emails)
 	ms := startMembers(t, store, 3, AuthOptions{BcryptCost: bcrypt.MinCost, AdminPassword: "initial-password"})
 	for i := 0; i < 10; i++ {
 		email := fmt.Sprintf("user%d@example.test", i)
