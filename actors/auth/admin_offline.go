@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"sync"
 	"time"
 
 	"golang.org/x/crypto/bcrypt"
@@ -23,10 +24,23 @@ var initialPasswordKey = persistence.Key("meta", "admin-initial-password")
 type initialPassword struct {
 	Email    string `json:"email"`
 	Password string `json:"password"`
+	// Creator names the start that generated it (passwordCreators): in a cluster only
+	// that member shows it, so one password is logged once.
+	Creator string `json:"creator,omitempty"`
 }
+
+// passwordCreators maps each persistence.Store this process started users over to the
+// Creator token of the generated password it wrote there, if any. Keyed by store, not
+// global, because the members of an in-process test cluster share the process.
+var passwordCreators sync.Map
 
 // InitialAdminPassword returns the first admin's generated password if it has not
 // been shown yet (ok false otherwise). Call ForgetInitialAdminPassword once it is.
+//
+// On a store shared with other members it is shown only by the member whose start
+// created it: the others, started at the same time, must not log it too. (A cluster's
+// first start that fails before serving thus keeps it unshown in the store; the
+// operator sets a password with 'vmplane admin reset-password' instead.)
 func InitialAdminPassword(store persistence.Store) (email, password string, ok bool, err error) {
 	raw, err := store.Get(initialPasswordKey)
 	if errors.Is(err, persistence.ErrNotFound) {
@@ -38,6 +52,11 @@ func InitialAdminPassword(store persistence.Store) (email, password string, ok b
 	var p initialPassword
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return "", "", false, err
+	}
+	if store.Shared() {
+		if mine, _ := passwordCreators.Load(store); mine != p.Creator {
+			return "", "", false, nil
+		}
 	}
 	return p.Email, p.Password, true, nil
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"golang.org/x/crypto/bcrypt"
+
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/actors/kit/wiretest"
 	"github.com/vmplane/vmplane/apierr"
@@ -64,4 +66,26 @@ func newTestSystem(t testing.TB) *testSystem {
 		store.Close()
 	})
 	return s
+}
+
+// storeAdmins writes admins straight into store, as a store written by hand or by an
+// older vmplane holds them: ids[i] with e-mail emails[i] (index entry too, spelled as
+// given) and the password "stored-password".
+func storeAdmins(t *testing.T, store persistence.Store, ids, emails []string) {
+	t.Helper()
+	hash, err := bcrypt.GenerateFromPassword([]byte("stored-password"), bcrypt.MinCost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := new(persistence.Batch)
+	for i, id := range ids {
+		val, err := persistence.Encode(userRecordVersion, userRecord{User: User{ID: id, Email: emails[i], Name: id, Role: RoleAdmin}, PasswordHash: string(hash)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Put(persistence.Key("user", id), val).Put(persistence.Key("user-email", emails[i]), []byte(id))
+	}
+	if err := store.Commit(context.Background(), b); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -399,24 +399,7 @@ func TestStoredEmailsNormalisedAtStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	hash, err := bcrypt.GenerateFromPassword([]byte("stored-password"), bcrypt.MinCost)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := new(persistence.Batch)
-	put := func(id, email string) {
-		val, err := persistence.Encode(userRecordVersion, userRecord{User: User{ID: id, Email: email, Name: id, Role: RoleAdmin}, PasswordHash: string(hash)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Put(persistence.Key("user", id), val).Put(persistence.Key("user-email", email), []byte(id))
-	}
-	put("u1", " Mixed@Example.TEST\t")
-	put("u2", "taken@example.test")
-	put("u3", "TAKEN@example.test")
-	if err := store.Commit(context.Background(), b); err != nil {
-		t.Fatal(err)
-	}
+	storeAdmins(t, store, []string{"u1", "u2", "u3"}, []string{" Mixed@Example.TEST\t", "taken@example.test", "TAKEN@example.test"})
 	s, err := startTestSystem(t, store, AuthOptions{BcryptCost: bcrypt.MinCost, AdminPassword: "initial-password"})
 	if err != nil {
 		t.Fatal(err)

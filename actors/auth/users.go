@@ -103,7 +103,12 @@ type Users struct {
 	// changes it, before it answers the change, so the check costs no message and no
 	// store read. Entries stay when an entity passivates: the next change activates it
 	// again, and it publishes again. One entry per user seen since start.
+	//
+	// On a store shared with other members (a cluster) the table holds only deleted
+	// users (Gone, final: ids are never reused): see Authorize.
 	auth sync.Map
+	// shared is whether the store is shared with other members (Store.Shared).
+	shared bool
 }
 
 // authState is one user's standing as its entity last published it: immutable. It is
@@ -158,9 +163,10 @@ type (
 		Disabled *bool
 	}
 	deleteUser struct{}
-	// createUser is a kind-level message: creates are serialised by the supervisor so
-	// that an e-mail address is never taken twice. Its fields are already validated
-	// and the password already hashed (Create does both before asking).
+	// createUser is a kind-level message (a new user has no entity yet): its batch
+	// requires the e-mail's index key to be free, so that an address is never taken
+	// twice, on any member. Its fields are already validated and the password already
+	// hashed (Create does both before asking).
 	createUser struct {
 		Email, Name, Role, Hash string
 		TenantID                *string
@@ -190,7 +196,7 @@ func startUsers(s *system, opts AuthOptions) (_ *Users, err error) {
 	if err != nil {
 		return nil, err
 	}
-	u := &Users{sys: s, opts: opts, dummyHash: dummy, hasher: hasher}
+	u := &Users{sys: s, opts: opts, dummyHash: dummy, hasher: hasher, shared: s.store.Shared()}
 	u.kind = s.rt.StartKind("users", 10*time.Minute, func(id string) kit.Entity {
 		return &userEntity{sys: s, id: id, users: u}
 	}, func(ctx actor.Context, msg any) bool {
@@ -221,50 +227,79 @@ func startUsers(s *system, opts AuthOptions) (_ *Users, err error) {
 // written otherwise (by hand, a restore, an older normalisation) from holding an
 // account that only one exact spelling reaches. A user whose normalised e-mail another
 // user already has is left as it is, with a warning: two accounts are not merged.
+//
+// Every member of a cluster runs it at its start, possibly at the same time as another
+// member and as creates: each user is rewritten in a batch of its own that requires the
+// record to be exactly what was read and the new index key to be free, so a user
+// normalised (or changed) meanwhile by someone else is left to them, and a second run
+// finds nothing left to do.
 func (u *Users) normalizeStoredEmails(s *system) error {
-	var stale []userRecord
+	type stale struct {
+		rec userRecord
+		raw []byte
+	}
+	var found []stale
 	err := s.store.Scan(persistence.Prefix("user"), nil, 0, func(_, v []byte) error {
 		var rec userRecord
 		if _, err := persistence.Decode(v, &rec); err != nil {
 			return err
 		}
 		if rec.Email != NormalizeEmail(rec.Email) {
-			stale = append(stale, rec)
+			found = append(found, stale{rec: rec, raw: append([]byte(nil), v...)})
 		}
 		return nil
 	})
-	if err != nil || len(stale) == 0 {
+	if err != nil {
 		return err
 	}
-	b := new(persistence.Batch)
-	taken := map[string]bool{}
-	for _, rec := range stale {
+	for _, st := range found {
+		rec := st.rec
 		email := NormalizeEmail(rec.Email)
-		owner, err := s.store.Get(persistence.Key("user-email", email))
+		idx := persistence.Key("user-email", email)
+		owner, err := s.store.Get(idx)
 		if err != nil && !errors.Is(err, persistence.ErrNotFound) {
 			return err
 		}
-		if (err == nil && string(owner) != rec.ID) || taken[email] {
+		if err == nil && string(owner) != rec.ID {
 			s.log.Warn("a stored user's e-mail is another user's once normalised; left as it is",
 				zap.String("user_id", rec.ID), zap.String("email", email))
 			continue
 		}
-		taken[email] = true
+		b := new(persistence.Batch).Require(persistence.IfValue(persistence.Key("user", rec.ID), st.raw))
+		if err == nil {
+			b.Require(persistence.IfValue(idx, owner))
+		} else {
+			b.Require(persistence.IfAbsent(idx))
+		}
 		old := rec.Email
 		rec.Email = email
 		val, err := persistence.Encode(userRecordVersion, rec)
 		if err != nil {
 			return err
 		}
-		b.Put(persistence.Key("user", rec.ID), val).Del(persistence.Key("user-email", old)).Put(persistence.Key("user-email", email), []byte(rec.ID))
+		b.Put(persistence.Key("user", rec.ID), val).Del(persistence.Key("user-email", old)).Put(idx, []byte(rec.ID))
+		if err := s.rt.Commit(b); persistence.IsConditionFailed(err) {
+			// Changed since the scan: by another member's normalisation, or the
+			// e-mail was taken meanwhile. Either way it is not this start's to write.
+			s.log.Info("a stored user's e-mail changed while it was being normalised; left to the change",
+				zap.String("user_id", rec.ID), zap.String("email", email))
+			continue
+		} else if err != nil {
+			return err
+		}
 		s.log.Info("normalised a stored user's e-mail", zap.String("user_id", rec.ID), zap.String("email", email))
 	}
-	return s.rt.Commit(b)
+	return nil
 }
 
-// bootstrapAdmin creates the first admin on first start.
+// bootstrapAdmin creates the first admin on first start. The admin, its e-mail's index
+// entry and meta/admin are written in one batch that requires meta/admin to be absent:
+// however many members of a cluster start at once on an empty store, one batch lands,
+// one admin exists and one generated password is kept (for the member that wrote it to
+// log); the others find the admin there and say so.
 func (u *Users) bootstrapAdmin(s *system) error {
-	if _, err := s.store.Get(persistence.Key("meta", "admin")); err == nil {
+	adminKey := persistence.Key("meta", "admin")
+	if _, err := s.store.Get(adminKey); err == nil {
 		return nil
 	} else if !errors.Is(err, persistence.ErrNotFound) {
 		return err
@@ -278,37 +313,58 @@ func (u *Users) bootstrapAdmin(s *system) error {
 	if email == "" {
 		email = "admin@localhost"
 	}
+	email = NormalizeEmail(email)
+	if err := validateNewUser(email, pw, RoleAdmin); err != nil {
+		return err
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), kit.DefaultTimeout)
 	defer cancel()
-	usr, err := u.Create(ctx, email, "Administrator", RoleAdmin, pw, nil)
+	hash, err := u.hasher.generate(ctx, pw, u.opts.BcryptCost)
 	if err != nil {
 		return err
 	}
-	b := new(persistence.Batch).Put(persistence.Key("meta", "admin"), []byte(usr.ID))
+	rec := newUserRecord(&createUser{Email: email, Name: "Administrator", Role: RoleAdmin, Hash: string(hash)})
+	val, err := persistence.Encode(userRecordVersion, rec)
+	if err != nil {
+		return err
+	}
+	idx := persistence.Key("user-email", email)
+	b := new(persistence.Batch).Require(persistence.IfAbsent(adminKey)).Require(persistence.IfAbsent(idx)).
+		Put(persistence.Key("user", rec.ID), val).Put(idx, []byte(rec.ID)).Put(adminKey, []byte(rec.ID))
 	if generated {
 		// Kept until the server serves and logs it (app.Start): a start that fails
 		// before that shows it next time instead of losing it. See InitialAdminPassword.
-		raw, err := json.Marshal(initialPassword{Email: usr.Email, Password: pw})
+		creator := RandomToken(12)
+		raw, err := json.Marshal(initialPassword{Email: rec.Email, Password: pw, Creator: creator})
 		if err != nil {
 			return err
 		}
 		b.Put(initialPasswordKey, raw)
+		// Registered before the commit, so that the password is this store's to show
+		// as soon as it is there; a commit that fails leaves nothing it could match.
+		passwordCreators.Store(s.store, creator)
 	}
-	if err := s.rt.Commit(b); err != nil {
+	if err := s.rt.Commit(b); persistence.IsConditionFailed(err) {
+		if _, err := s.store.Get(adminKey); err == nil {
+			s.log.Info("the first admin exists: another member created it at the same time")
+			return nil
+		}
+		return errEmailTaken(email)
+	} else if err != nil {
 		return err
 	}
 	if generated {
 		s.log.Info("created the first admin with a generated password; it is logged once the server serves",
-			zap.String("email", usr.Email))
+			zap.String("email", rec.Email))
 	} else {
-		s.log.Info("created the first admin", zap.String("email", usr.Email))
+		s.log.Info("created the first admin", zap.String("email", rec.Email))
 	}
 	return nil
 }
 
-// Create creates a user; the e-mail must be free.
-func (u *Users) Create(ctx context.Context, email, name, role, password string, tenantID *string) (User, error) {
-	email = NormalizeEmail(email)
+// validateNewUser checks what a new user must have: an e-mail (already normalised), a
+// password and a role.
+func validateNewUser(email, password, role string) error {
 	var fields []apierr.FieldError
 	if !strings.Contains(email, "@") || len(email) > 254 {
 		fields = append(fields, apierr.Field("email", "must be an e-mail address"))
@@ -320,10 +376,19 @@ func (u *Users) Create(ctx context.Context, email, name, role, password string, 
 		fields = append(fields, apierr.Field("role", "must be admin or user"))
 	}
 	if len(fields) > 0 {
-		return User{}, apierr.Invalid(fields...)
+		return apierr.Invalid(fields...)
 	}
-	// An e-mail already taken is refused without paying for a hash; the supervisor
-	// checks again, serialised, before it writes.
+	return nil
+}
+
+// Create creates a user; the e-mail must be free.
+func (u *Users) Create(ctx context.Context, email, name, role, password string, tenantID *string) (User, error) {
+	email = NormalizeEmail(email)
+	if err := validateNewUser(email, password, role); err != nil {
+		return User{}, err
+	}
+	// An e-mail already taken is refused without paying for a hash; the write itself
+	// requires the e-mail's index key to be free (create).
 	if _, err := u.sys.store.Get(persistence.Key("user-email", email)); err == nil {
 		return User{}, errEmailTaken(email)
 	} else if !errors.Is(err, persistence.ErrNotFound) {
@@ -342,29 +407,32 @@ func errEmailTaken(email string) error {
 	return apierr.New(apierr.ErrConflict, "a user with e-mail %s exists", email)
 }
 
-// create runs inside the users supervisor (serialised). Create validated the message
-// and hashed the password.
+// create runs inside the users supervisor. Create validated the message and hashed the
+// password. The batch requires the e-mail's index key to be absent: the supervisor
+// serialises creates on one member only, the condition holds across every member.
 func (u *Users) create(s *system, m *createUser) (User, error) {
 	idx := persistence.Key("user-email", m.Email)
-	if _, err := s.store.Get(idx); err == nil {
-		return User{}, errEmailTaken(m.Email)
-	} else if !errors.Is(err, persistence.ErrNotFound) {
-		return User{}, err
-	}
-	rec := userRecord{User: User{ID: persistence.NewID(), Email: m.Email, Name: m.Name, Role: m.Role,
-		TenantID: m.TenantID, CreatedAt: time.Now().UTC()}, PasswordHash: m.Hash}
+	rec := newUserRecord(m)
 	val, err := persistence.Encode(userRecordVersion, rec)
 	if err != nil {
 		return User{}, err
 	}
-	b := new(persistence.Batch).Put(persistence.Key("user", rec.ID), val).Put(idx, []byte(rec.ID))
+	b := new(persistence.Batch).Require(persistence.IfAbsent(idx)).Put(persistence.Key("user", rec.ID), val).Put(idx, []byte(rec.ID))
 	if rec.TenantID != nil {
 		b.Put(persistence.Key("user-tenant", *rec.TenantID, rec.ID), nil)
 	}
-	if err := s.rt.Commit(b); err != nil {
+	if err := s.rt.Commit(b); persistence.IsConditionFailed(err) {
+		return User{}, errEmailTaken(m.Email)
+	} else if err != nil {
 		return User{}, err
 	}
 	return rec.User, nil
+}
+
+// newUserRecord is the record of a user about to be created.
+func newUserRecord(m *createUser) userRecord {
+	return userRecord{User: User{ID: persistence.NewID(), Email: m.Email, Name: m.Name, Role: m.Role,
+		TenantID: m.TenantID, CreatedAt: time.Now().UTC()}, PasswordHash: m.Hash}
 }
 
 // UserChange is a partial change of a user by an operator.
@@ -481,15 +549,30 @@ var errSessionEnded = apierr.New(apierr.ErrUnauthorized, "the access token has e
 
 // Authorize checks a verified access token against its user's current standing: the
 // user exists and is not disabled, the token's generation is the user's (no password,
-// role, tenant or state change since it was issued) and its login has not ended. It
-// reads the state the user's entity published, with no message and no store read; the
-// first check of a user since start asks the entity, which loads it.
+// role, tenant or state change since it was issued) and its login has not ended.
+//
+// On a single node it reads the state the user's entity published, with no message and
+// no store read; the first check of a user since start asks the entity, which loads it.
+//
+// In a cluster it asks the user's entity every time, on whichever member it is active
+// (a mailbox message there, plus a hop when that is another member). A table kept
+// on every member and invalidated by the store's watch would cost nothing per request,
+// but a watch names another member's write only some milliseconds after that member
+// acknowledged it: a logout, a password change or a disable answered 2xx would still
+// let the old token through elsewhere for that long, which is exactly when a stolen
+// token is replayed. The entity is the one writer of its user's standing and changes
+// its memory before it answers a change, so a check that starts after the change's
+// answer sees it, on every member. Only deleted users stay in the table: that is final.
 func (u *Users) Authorize(userID, sessionID string, gen uint64) error {
-	v, ok := u.auth.Load(userID)
-	if !ok {
+	var st *authState
+	if v, ok := u.auth.Load(userID); ok {
+		st = v.(*authState)
+	}
+	if st == nil || (u.shared && !st.Gone) {
 		ctx, cancel := context.WithTimeout(context.Background(), kit.DefaultTimeout)
 		defer cancel()
-		st, err := kit.Ask[*authState](ctx, u.kind, userID, &getAuth{})
+		var err error
+		st, err = kit.Ask[*authState](ctx, u.kind, userID, &getAuth{})
 		if errors.Is(err, apierr.ErrNotFound) {
 			// The token is genuine, so the user existed: it was deleted, and ids are
 			// never reused. Remembered, so its tokens cost no message either.
@@ -499,9 +582,7 @@ func (u *Users) Authorize(userID, sessionID string, gen uint64) error {
 		if err != nil {
 			return err
 		}
-		v = st
 	}
-	st := v.(*authState)
 	if st.Gone || st.Disabled || st.Gen != gen {
 		return errSessionEnded
 	}
@@ -579,10 +660,13 @@ type userEntity struct {
 	id       string
 	rec      *userRecord
 	families map[string]*family
+	// auth is the standing last published: the answer to getAuth.
+	auth *authState
 }
 
 // publish makes the entity's current standing the one Authorize checks tokens
-// against. Called after every change of it, before the change is answered.
+// against. Called after every change of it, before the change is answered. In a
+// cluster only the entity keeps it (and a deletion goes to the table): see Authorize.
 func (e *userEntity) publish() *authState {
 	st := &authState{Gone: e.rec == nil}
 	if e.rec != nil {
@@ -594,7 +678,10 @@ func (e *userEntity) publish() *authState {
 			}
 		}
 	}
-	e.users.auth.Store(e.id, st)
+	e.auth = st
+	if !e.users.shared || st.Gone {
+		e.users.auth.Store(e.id, st)
+	}
 	return st
 }
 
@@ -635,7 +722,10 @@ func (e *userEntity) Handle(ctx actor.Context, msg any) {
 	case *getCredentials:
 		ctx.Respond(credentials{User: e.rec.User, Hash: e.rec.PasswordHash, Gen: e.rec.TokenGen})
 	case *getAuth:
-		ctx.Respond(e.publish())
+		if e.auth == nil {
+			e.publish()
+		}
+		ctx.Respond(e.auth)
 	case *openFamily:
 		if e.rec.Disabled || e.rec.TokenGen != m.Gen {
 			// Disabled, or its password, role or tenant changed, between the password

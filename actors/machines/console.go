@@ -2,6 +2,10 @@ package machines
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
 	"strconv"
 	"sync"
 	"time"
@@ -22,8 +26,6 @@ type ConsoleTicket struct {
 	MachineID string    `json:"machine_id"`
 	Type      string    `json:"type"`
 	ExpiresAt time.Time `json:"expires_at"`
-	ref       hypervisor.Ref
-	session   ConsoleSession
 }
 
 // ConsoleSession names the login a ticket was issued to: a console opened with the
@@ -34,20 +36,46 @@ type ConsoleSession struct {
 	Gen               uint64
 }
 
-// Consoles issues console tickets and redeems them. Tickets live only in memory: they
-// are worth a minute, and a restart invalidating them is the safe failure.
+// Consoles issues console tickets and redeems them. A ticket lives in the store under
+// console-ticket/<SHA-256 of the ticket>, written with a TTL, so that one issued by any
+// member of a cluster is redeemed on any other (a load balancer sends the console's
+// WebSocket where it likes), and redeemed by a delete that requires the value read: of
+// two redemptions of one ticket, on one member or two, one deletes it and the other's
+// condition fails, so a ticket works once in the whole cluster. The key is the ticket's
+// hash, so that the store (and its backups) holds nothing a console can be opened with.
 type Consoles struct {
-	sys     *system
-	mu      sync.Mutex
-	tickets map[string]ConsoleTicket
-	now     func() time.Time
+	sys *system
+	mu  sync.Mutex
+	now func() time.Time
+}
+
+// storedTicket is a ticket as kept in the store.
+type storedTicket struct {
+	MachineID string         `json:"machine_id"`
+	VMID      int            `json:"vmid"`
+	ExpiresAt time.Time      `json:"expires_at"`
+	Session   ConsoleSession `json:"session"`
+}
+
+// ticketKey is the store key of ticket.
+func ticketKey(ticket string) []byte {
+	sum := sha256.Sum256([]byte(ticket))
+	return persistence.Key("console-ticket", hex.EncodeToString(sum[:]))
 }
 
 func newConsoles(s *system) *Consoles {
-	return &Consoles{sys: s, tickets: map[string]ConsoleTicket{}, now: s.rt.Clock.Now}
+	return &Consoles{sys: s, now: s.rt.Clock.Now}
 }
 
-// Issue grants the login who a ticket for the console of a running machine.
+// clock returns the time tickets are timed by now.
+func (c *Consoles) clock() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now()
+}
+
+// Issue grants the login who a ticket for the console of a running machine. It is
+// answered once the ticket is durable.
 func (c *Consoles) Issue(ctx context.Context, machineID string, tenant *string, who ConsoleSession) (ConsoleTicket, error) {
 	ref, err := c.sys.Machines.Ref(ctx, machineID, tenant)
 	if err != nil {
@@ -56,19 +84,16 @@ func (c *Consoles) Issue(ctx context.Context, machineID string, tenant *string, 
 	if ref.Status != StatusRunning {
 		return ConsoleTicket{}, apierr.New(apierr.ErrInvalidState, "the console needs a running machine; it is %s", ref.Status)
 	}
-	c.mu.Lock()
-	now := c.now()
-	c.mu.Unlock()
 	t := ConsoleTicket{Ticket: persistence.NewID() + auth.RandomToken(24), MachineID: ref.ID, Type: "serial",
-		ExpiresAt: now.Add(ConsoleTicketTTL).UTC(), ref: ref.Ref, session: who}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for k, old := range c.tickets {
-		if now.After(old.ExpiresAt) {
-			delete(c.tickets, k)
-		}
+		ExpiresAt: c.clock().Add(ConsoleTicketTTL).UTC()}
+	val, err := json.Marshal(storedTicket{MachineID: t.MachineID, VMID: ref.Ref.VMID, ExpiresAt: t.ExpiresAt, Session: who})
+	if err != nil {
+		return ConsoleTicket{}, err
 	}
-	c.tickets[t.Ticket] = t
+	// The store forgets it a little after it expires (ExpiresAt is what Redeem checks).
+	if err := c.sys.store.Commit(ctx, new(persistence.Batch).PutTTL(ticketKey(t.Ticket), val, ConsoleTicketTTL+time.Second)); err != nil {
+		return ConsoleTicket{}, err
+	}
 	return t, nil
 }
 
@@ -82,18 +107,17 @@ func (c *Consoles) SetClock(now func() time.Time) {
 var errBadTicket = apierr.New(apierr.ErrUnauthorized, "the console ticket is missing, used or expired")
 
 // Redeem spends a ticket for machineID and opens the console, answering the login the
-// ticket was issued to. A ticket works once.
+// ticket was issued to. A ticket works once, on any member.
 func (c *Consoles) Redeem(ctx context.Context, machineID, ticket string) (hypervisor.Console, ConsoleSession, error) {
-	c.mu.Lock()
-	t, ok := c.tickets[ticket]
-	delete(c.tickets, ticket)
-	now := c.now()
-	c.mu.Unlock()
-	if !ok || now.After(t.ExpiresAt) || (machineID != t.MachineID && machineID != strconv.Itoa(t.ref.VMID)) {
+	t, err := c.spend(ctx, ticket)
+	if err != nil {
+		return nil, ConsoleSession{}, err
+	}
+	if c.clock().After(t.ExpiresAt) || (machineID != t.MachineID && machineID != strconv.Itoa(t.VMID)) {
 		return nil, ConsoleSession{}, errBadTicket
 	}
 	// The login may have ended since the ticket was issued.
-	if c.sys.authorize(t.session.UserID, t.session.SessionID, t.session.Gen) != nil {
+	if c.sys.authorize(t.Session.UserID, t.Session.SessionID, t.Session.Gen) != nil {
 		return nil, ConsoleSession{}, errBadTicket
 	}
 	// The machine may have moved since the ticket was issued: ask for its node again.
@@ -102,5 +126,30 @@ func (c *Consoles) Redeem(ctx context.Context, machineID, ticket string) (hyperv
 		return nil, ConsoleSession{}, err
 	}
 	con, err := c.sys.driver.Console(ctx, ref.Ref)
-	return con, t.session, err
+	return con, t.Session, err
+}
+
+// spend deletes the stored ticket, requiring it unchanged since read: the one
+// redemption whose delete lands gets it, every other errBadTicket.
+func (c *Consoles) spend(ctx context.Context, ticket string) (storedTicket, error) {
+	if ticket == "" || len(ticket) > 256 {
+		return storedTicket{}, errBadTicket
+	}
+	key := ticketKey(ticket)
+	val, err := c.sys.store.Get(key)
+	if errors.Is(err, persistence.ErrNotFound) {
+		return storedTicket{}, errBadTicket
+	} else if err != nil {
+		return storedTicket{}, err
+	}
+	var t storedTicket
+	if err := json.Unmarshal(val, &t); err != nil {
+		return storedTicket{}, errBadTicket
+	}
+	if err := c.sys.store.Commit(ctx, new(persistence.Batch).Require(persistence.IfValue(key, val)).Del(key)); persistence.IsConditionFailed(err) {
+		return storedTicket{}, errBadTicket
+	} else if err != nil {
+		return storedTicket{}, err
+	}
+	return t, nil
 }

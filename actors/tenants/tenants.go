@@ -3,7 +3,6 @@ package tenants
 import (
 	"context"
 	"errors"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -87,9 +86,9 @@ type Tenants struct {
 	// lastRuleWrite is each tenant's latest firewall rule write
 	// (*persistence.Pending), which outlives the entity (see firewall.go).
 	lastRuleWrite sync.Map
-	// names serialises the creates and renames of tenants, so that two of them cannot
-	// both take a free name (names are unique, ignoring case).
-	names sync.Mutex
+	// names builds the tenant-name index of an older store before the first create
+	// or rename (names.go).
+	names nameIndex
 }
 
 // TenantChange is a partial change of a tenant: the quota merges (limits it omits
@@ -162,15 +161,18 @@ func (t *Tenants) Get(ctx context.Context, id string) (Tenant, error) {
 	return kit.Ask[Tenant](ctx, t.kind, id, &getTenant{})
 }
 
-// Create creates a tenant. The limits quota omits take their default.
+// Create creates a tenant. The limits quota omits take their default. Its name must be
+// free, ignoring case: the tenant's batch requires the name's index key absent.
 func (t *Tenants) Create(ctx context.Context, name string, quota *QuotaChange) (Tenant, error) {
 	ten := Tenant{ID: persistence.NewID(), Name: name, Quota: quota.applyTo(DefaultQuota)}
 	if err := validateTenant(ten.Name, ten.Quota); err != nil {
 		return Tenant{}, err
 	}
-	t.names.Lock()
-	defer t.names.Unlock()
-	if err := t.nameFree(name, ""); err != nil {
+	if err := t.names.ensure(ctx, t.sys); err != nil {
+		return Tenant{}, err
+	}
+	// A taken name is refused without activating an entity; the write checks again.
+	if err := nameFree(t.sys.store, name, ""); err != nil {
 		return Tenant{}, err
 	}
 	return kit.Ask[Tenant](ctx, t.kind, ten.ID, &createTenant{T: ten})
@@ -181,40 +183,14 @@ func (t *Tenants) Create(ctx context.Context, name string, quota *QuotaChange) (
 // destroy machines.
 func (t *Tenants) Update(ctx context.Context, id string, c TenantChange) (Tenant, error) {
 	if c.Name != nil {
-		t.names.Lock()
-		defer t.names.Unlock()
-		if err := t.nameFree(*c.Name, id); err != nil {
+		if err := t.names.ensure(ctx, t.sys); err != nil {
+			return Tenant{}, err
+		}
+		if err := nameFree(t.sys.store, *c.Name, id); err != nil {
 			return Tenant{}, err
 		}
 	}
 	return kit.Ask[Tenant](ctx, t.kind, id, &updateTenant{C: c})
-}
-
-// nameFree is a 409 conflict when a tenant other than self has name, ignoring case.
-// Tenants are few and named rarely, so a scan does, and needs no index to migrate.
-// The caller holds names.
-func (t *Tenants) nameFree(name, self string) error {
-	var taken string
-	err := t.sys.store.Scan(persistence.Prefix("tenant"), nil, 0, func(_, v []byte) error {
-		var ten Tenant
-		if _, err := persistence.Decode(v, &ten); err != nil {
-			return err
-		}
-		if ten.ID != self && strings.EqualFold(strings.TrimSpace(ten.Name), strings.TrimSpace(name)) {
-			taken = ten.ID
-			return kit.ErrStopScan
-		}
-		return nil
-	})
-	if err != nil && !errors.Is(err, kit.ErrStopScan) {
-		return err
-	}
-	if taken != "" {
-		e := apierr.New(apierr.ErrConflict, "tenant %s is already named %q (names are unique, ignoring case)", taken, name)
-		e.Fields = []apierr.FieldError{apierr.Field("name", "is taken by tenant %s", taken)}
-		return e
-	}
-	return nil
 }
 
 // Delete deletes a tenant that has no machines and no users left.
@@ -419,12 +395,54 @@ func (e *tenantEntity) Handle(ctx actor.Context, msg any) {
 	}
 }
 
+// save writes t. A name it takes (not the entity's before, ignoring case) must be
+// free: the batch requires its index key absent, and frees the old name's key.
 func (e *tenantEntity) save(t *Tenant) error {
 	val, err := persistence.Encode(tenantVersion, t)
 	if err != nil {
 		return err
 	}
-	return e.sys.rt.Commit(new(persistence.Batch).Put(tenantKey(t.ID), val))
+	b := new(persistence.Batch).Put(tenantKey(t.ID), val)
+	key := nameKey(t.Name)
+	switch {
+	case e.rec == nil || foldName(e.rec.Name) != foldName(t.Name):
+		b.Require(persistence.IfAbsent(key)).Put(key, []byte(t.ID))
+		if e.rec != nil {
+			if err := e.freeName(b); err != nil {
+				return err
+			}
+		}
+	default:
+		// The same name, ignoring case: the key is the tenant's already, or another
+		// tenant's of the same name from before the index (left to it), or absent
+		// (a tenant deleted meanwhile had it: taken now, as a create would).
+		holder, err := nameHolder(e.sys.store, t.Name)
+		if err != nil {
+			return err
+		}
+		if holder == "" {
+			b.Require(persistence.IfAbsent(key)).Put(key, []byte(t.ID))
+		}
+	}
+	if err := e.sys.rt.Commit(b); persistence.IsConditionFailed(err) {
+		return nameConflict(e.sys.store, t.Name, t.ID)
+	} else if err != nil {
+		return err
+	}
+	return nil
+}
+
+// freeName adds to b the removal of the index key of the entity's current name, when it
+// is this tenant's (an index built over two tenants of one name keeps the other's).
+func (e *tenantEntity) freeName(b *persistence.Batch) error {
+	holder, err := nameHolder(e.sys.store, e.rec.Name)
+	if err != nil {
+		return err
+	}
+	if holder == e.id {
+		b.Del(nameKey(e.rec.Name))
+	}
+	return nil
 }
 
 func (e *tenantEntity) create(ctx actor.Context, t Tenant) {
@@ -485,6 +503,10 @@ func (e *tenantEntity) delete(ctx actor.Context) {
 		return
 	}
 	b := new(persistence.Batch).Del(tenantKey(e.id))
+	if err := e.freeName(b); err != nil {
+		kit.RespondErr(ctx, err)
+		return
+	}
 	for _, r := range e.rules {
 		b.Del(ruleKey(e.id, r.ID)).Del(persistence.Key("fw-rule", r.ID))
 	}
