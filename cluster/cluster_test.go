@@ -61,6 +61,15 @@ func (m *testMember) crash() {
 	m.Cluster = nil
 }
 
+// twoMembers starts an etcd and members a and b on it, each seeing the other.
+func twoMembers(t *testing.T) (*etcdtest.Server, *testMember, *testMember) {
+	t.Helper()
+	srv := etcdtest.Start(t)
+	a, b := join(t, srv, "a"), join(t, srv, "b")
+	testwait.Eventually(t, "two members", func() bool { return len(b.Members()) == 2 })
+	return srv, a, b
+}
+
 func names(ms []MemberStatus) []string {
 	var out []string
 	for _, m := range ms {
@@ -142,9 +151,7 @@ func TestEachEntityIsClaimedByExactlyOneMember(t *testing.T) {
 }
 
 func TestADeadMembersEntitiesMoveOnceItsLeaseExpires(t *testing.T) {
-	srv := etcdtest.Start(t)
-	a, b := join(t, srv, "a"), join(t, srv, "b")
-	testwait.Eventually(t, "two members", func() bool { return len(b.Members()) == 2 })
+	_, a, b := twoMembers(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if _, local, err := a.Place(ctx, "tenants", "t1"); err != nil || !local {
@@ -168,9 +175,7 @@ func TestADeadMembersEntitiesMoveOnceItsLeaseExpires(t *testing.T) {
 }
 
 func TestARestartedMemberReleasesItsPreviousRunAtOnce(t *testing.T) {
-	srv := etcdtest.Start(t)
-	a, b := join(t, srv, "a"), join(t, srv, "b")
-	testwait.Eventually(t, "two members", func() bool { return len(b.Members()) == 2 })
+	srv, a, _ := twoMembers(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if _, local, err := a.Place(ctx, "tenants", "t1"); err != nil || !local {
@@ -193,9 +198,7 @@ func TestARestartedMemberReleasesItsPreviousRunAtOnce(t *testing.T) {
 }
 
 func TestALeaseLostWhileRunningIsReported(t *testing.T) {
-	srv := etcdtest.Start(t)
-	a, b := join(t, srv, "a"), join(t, srv, "b")
-	testwait.Eventually(t, "two members", func() bool { return len(b.Members()) == 2 })
+	_, a, b := twoMembers(t)
 	// Someone (an operator, or etcd after a pause longer than the TTL) ends a's lease.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
