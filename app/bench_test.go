@@ -348,19 +348,27 @@ func benchRuleWrites(b *testing.B, clients int, client func(b *testing.B, e *ben
 	}{{"group-commit", false}, {"per-write-sync", true}} {
 		b.Run(mode.name, func(b *testing.B) {
 			e := startBenchFleet(b, 0, func(c *Config) { c.StoreSyncEach = mode.syncEach })
-			_, tokens := e.benchTenants(b, benchClients)
-			var who atomic.Int64
-			procs := runtime.GOMAXPROCS(0)
-			b.SetParallelism((clients + procs - 1) / procs)
-			b.ReportAllocs()
-			b.ResetTimer()
-			b.RunParallel(func(pb *testing.PB) {
-				client(b, e, "Bearer "+tokens[int(who.Add(1)-1)%len(tokens)], pb)
-			})
-			b.StopTimer()
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "writes/s")
+			runRuleWrites(b, []*benchEdge{e}, clients, client)
 		})
 	}
+}
+
+// runRuleWrites runs clients parallel clients of client over 16 tenants made through
+// the first edge, each client on the edge after the previous one's (round robin, as a
+// load balancer spreads them), and reports durable writes per second.
+func runRuleWrites(b *testing.B, edges []*benchEdge, clients int, client func(b *testing.B, e *benchEdge, auth string, pb *testing.PB)) {
+	_, tokens := edges[0].benchTenants(b, benchClients)
+	var who atomic.Int64
+	procs := runtime.GOMAXPROCS(0)
+	b.SetParallelism((clients + procs - 1) / procs)
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		n := int(who.Add(1) - 1)
+		client(b, edges[n%len(edges)], "Bearer "+tokens[n%len(tokens)], pb)
+	})
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "writes/s")
 }
 
 // BenchmarkFirewallRuleWrites is target 2's load in-process: 64 clients over 16
@@ -368,50 +376,52 @@ func benchRuleWrites(b *testing.B, clients int, client func(b *testing.B, e *ben
 // before each create). Unlike BenchmarkFirewallRuleCreate, the rule sets stay small
 // however large b.N is, and a tenant has several writes in flight, as with vmplane
 // bench --scenario write.
-func BenchmarkFirewallRuleWrites(b *testing.B) {
+func BenchmarkFirewallRuleWrites(b *testing.B) { benchRuleWrites(b, 64, ruleWindowClient) }
+
+// ruleWindowClient is one client of BenchmarkFirewallRuleWrites: it keeps 16 rules,
+// deleting its newest before each create once it has them.
+func ruleWindowClient(b *testing.B, e *benchEdge, auth string, pb *testing.PB) {
 	const window = 16
-	benchRuleWrites(b, 64, func(b *testing.B, e *benchEdge, auth string, pb *testing.PB) {
-		req, res := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
-		defer fasthttp.ReleaseRequest(req)
-		defer fasthttp.ReleaseResponse(res)
-		var ids []string
-		for pb.Next() {
-			req.Reset()
-			req.Header.Set("Authorization", auth)
-			want := fasthttp.StatusCreated
-			if len(ids) >= window {
-				req.Header.SetMethod("DELETE")
-				req.SetRequestURI("http://vmplane.bench/api/client/firewall/rules/" + ids[len(ids)-1])
-				want = fasthttp.StatusNoContent
-			} else {
-				req.Header.SetMethod("POST")
-				req.SetRequestURI("http://vmplane.bench/api/client/firewall/rules")
-				req.Header.SetContentType("application/json")
-				req.SetBody(ruleBody)
-			}
-			if err := e.client.Do(req, res); err != nil {
-				b.Error(err)
-				return
-			}
-			if res.StatusCode() != want {
-				b.Errorf("got %d %s; want %d", res.StatusCode(), res.Body(), want)
-				return
-			}
-			if want == fasthttp.StatusNoContent {
-				ids = ids[:len(ids)-1]
-				continue
-			}
-			// The rule's id, found without decoding the answer, as vmplane bench does:
-			// the client's CPU is taken from the same two cores as the server's.
-			_, rest, ok := bytes.Cut(res.Body(), []byte(`"id":"`))
-			id, _, ok2 := bytes.Cut(rest, []byte(`"`))
-			if !ok || !ok2 || len(id) == 0 {
-				b.Errorf("created rule without an id: %s", res.Body())
-				return
-			}
-			ids = append(ids, string(id))
+	req, res := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+	defer fasthttp.ReleaseRequest(req)
+	defer fasthttp.ReleaseResponse(res)
+	var ids []string
+	for pb.Next() {
+		req.Reset()
+		req.Header.Set("Authorization", auth)
+		want := fasthttp.StatusCreated
+		if len(ids) >= window {
+			req.Header.SetMethod("DELETE")
+			req.SetRequestURI("http://vmplane.bench/api/client/firewall/rules/" + ids[len(ids)-1])
+			want = fasthttp.StatusNoContent
+		} else {
+			req.Header.SetMethod("POST")
+			req.SetRequestURI("http://vmplane.bench/api/client/firewall/rules")
+			req.Header.SetContentType("application/json")
+			req.SetBody(ruleBody)
 		}
-	})
+		if err := e.client.Do(req, res); err != nil {
+			b.Error(err)
+			return
+		}
+		if res.StatusCode() != want {
+			b.Errorf("got %d %s; want %d", res.StatusCode(), res.Body(), want)
+			return
+		}
+		if want == fasthttp.StatusNoContent {
+			ids = ids[:len(ids)-1]
+			continue
+		}
+		// The rule's id, found without decoding the answer, as vmplane bench does:
+		// the client's CPU is taken from the same two cores as the server's.
+		_, rest, ok := bytes.Cut(res.Body(), []byte(`"id":"`))
+		id, _, ok2 := bytes.Cut(rest, []byte(`"`))
+		if !ok || !ok2 || len(id) == 0 {
+			b.Errorf("created rule without an id: %s", res.Body())
+			return
+		}
+		ids = append(ids, string(id))
+	}
 }
 
 // BenchmarkFirewallRuleCreate is POST /api/client/firewall/rules from 16 tenants at
