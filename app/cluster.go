@@ -163,7 +163,9 @@ func (m *member) close() error {
 	}
 	if m.cluster != nil {
 		m.cluster.Leave()
-	} else if m.ln != nil {
+	}
+	if m.ln != nil {
+		// Leave closed it if the member served; a start that failed before never did.
 		m.ln.Close()
 	}
 	return m.store.Close()

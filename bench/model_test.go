@@ -139,8 +139,10 @@ func TestOpenModelShowsTheBacklog(t *testing.T) {
 
 	// Below capacity the same server answers in about its service time.
 	under := run(t, Options{BaseURL: base, Model: ModelOpen, Rate: 50, Connections: 2, Duration: time.Second})
-	if under.Unsent != 0 || under.Requests < 45 || under.Requests > 55 {
-		t.Fatalf("got %d requests, %d unsent at 50/s; want about 50, none unsent", under.Requests, under.Unsent)
+	// A request or two due in the last instant may miss the end on a loaded machine;
+	// a backlog would leave dozens unsent.
+	if under.Unsent > 5 || under.Requests < 40 || under.Requests > 55 {
+		t.Fatalf("got %d requests, %d unsent at 50/s; want about 50, hardly any unsent", under.Requests, under.Unsent)
 	}
 	if under.Latency.P99US > 250_000 || under.Latency.P99US*2 > lat {
 		t.Fatalf("got latency p99 %s below capacity (%s above); want it near the 10ms service time", fmtUS(under.Latency.P99US), fmtUS(lat))

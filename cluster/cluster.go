@@ -93,6 +93,9 @@ type Cluster struct {
 	takeovers atomic.Uint64
 	lostOnce  sync.Once
 	lost      atomic.Bool
+	// unsure is set while etcd does not answer the lease's keepalive: whether the
+	// lease survives is known only once etcd answers again.
+	unsure atomic.Bool
 	runCtx    context.Context
 	cancel    context.CancelFunc
 	done      sync.WaitGroup
@@ -229,7 +232,10 @@ func (c *Cluster) keepAlive(ctx context.Context, keep <-chan *clientv3.LeaseKeep
 		if ctx.Err() != nil {
 			return
 		}
-		if !c.leaseAlive(ctx) {
+		c.unsure.Store(true)
+		alive := c.leaseAlive(ctx)
+		c.unsure.Store(false)
+		if !alive {
 			if ctx.Err() == nil {
 				c.lose("etcd no longer has its lease")
 			}
@@ -431,6 +437,10 @@ func (c *Cluster) OnMemberLeft(fn func(kit.Member)) {
 // Lost reports whether the member lost its lease: it can no longer write, and its
 // health is degraded until it restarts.
 func (c *Cluster) Lost() bool { return c.lost.Load() }
+
+// Healthy reports whether the member holds a lease it knows to be alive: not lost, and
+// not waiting for etcd to say whether it survived an outage.
+func (c *Cluster) Healthy() bool { return !c.lost.Load() && !c.unsure.Load() }
 
 // Lease is the member's lease, which the store fences every write with.
 func (c *Cluster) Lease() clientv3.LeaseID { return c.lease }

@@ -130,7 +130,7 @@ func (c *Cluster) Forward(ctx context.Context, m kit.Member, req kit.Forwarded) 
 	// A member that hangs (paused, cut off) must not hold the caller for the whole
 	// request's time: its lease expires meanwhile, and the caller's retry (same
 	// Idempotency-Key) then reaches the entity's next owner.
-	if cap := time.Now().Add(maxForwardTime); cap.Before(deadline) {
+	if cap := time.Now().Add(maxForwardTime); cap.Before(deadline) && !req.Patient {
 		deadline = cap
 	}
 	remaining := time.Until(deadline)
@@ -154,7 +154,7 @@ func (c *Cluster) Forward(ctx context.Context, m kit.Member, req kit.Forwarded) 
 	err = t.client.DoDeadline(hreq, resp, deadline)
 	switch {
 	case err == nil:
-	case errors.Is(err, fasthttp.ErrDialTimeout) || isRefused(err):
+	case errors.Is(err, fasthttp.ErrDialTimeout) || errors.Is(err, fasthttp.ErrNoFreeConns) || isRefused(err):
 		return kit.Wired{}, fmt.Errorf("%w: %s unreachable: %v", kit.ErrNotDelivered, m.Name, err)
 	case errors.Is(err, fasthttp.ErrTimeout):
 		return kit.Wired{}, apierr.New(apierr.ErrTimeout, "member %s did not answer in time; the request may have taken effect", m.Name)

@@ -82,12 +82,12 @@ type ClusterHealth struct {
 func (s *Server) health(c *Call) (any, error) {
 	h := s.sys.Health(c.Context())
 	r := HealthReply{Status: "ok", Version: s.opts.Version, UptimeS: int64(time.Since(s.started).Seconds()), Checks: h}
-	lost := false
+	member := true
 	if m := s.opts.Cluster; m != nil {
 		r.Cluster = &ClusterHealth{Node: m.Name(), Store: "etcd", Members: m.Members()}
-		lost = m.Lost()
+		member = m.Healthy()
 	}
-	if !h.OK() || s.closing.Load() || lost {
+	if !h.OK() || s.closing.Load() || !member {
 		r.Status = "degraded"
 		return Reply{Status: fasthttp.StatusServiceUnavailable, Body: r}, nil
 	}

@@ -76,8 +76,9 @@ type Membership interface {
 	Members() []cluster.MemberStatus
 	// Stats are the member's figures for /metrics.
 	Stats() cluster.Stats
-	// Lost reports a member that lost its lease (degraded until it restarts).
-	Lost() bool
+	// Healthy is false for a member that lost its lease (degraded until it restarts)
+	// or does not know yet whether its lease survived an etcd outage.
+	Healthy() bool
 }
 
 // Server is the HTTP edge.

@@ -585,6 +585,10 @@ func (s *Etcd) requestError(what string, err error, nOps int) error {
 			"etcd's database is full (its --quota-backend-bytes): compact and defragment it"), err)
 	case isUnreachable(err):
 		return fmt.Errorf("%w: %w", s.unhealthy(err), err)
+	case errors.Is(err, rpctypes.ErrTooManyRequests) || status.Code(err) == codes.ResourceExhausted:
+		// etcd's apply lags under a write burst: this request is refused, etcd is not
+		// down, so Health stays as it is.
+		return fmt.Errorf("%w: %w", apierr.New(apierr.ErrUnavailable, "etcd is overloaded (too many requests); retry shortly"), err)
 	default:
 		return internal(what, err)
 	}

@@ -24,6 +24,9 @@ type fakeCluster struct {
 	members  map[string]*Runtime
 	down     map[string]bool // members that refuse connections
 	forwards int
+	// loseAnswers delivers each request and then reports a timeout, as an owner whose
+	// answer did not come back in time.
+	loseAnswers bool
 }
 
 // fakeMember is one member's view of the fake cluster.
@@ -68,7 +71,14 @@ func (m *fakeMember) Forward(ctx context.Context, to Member, req Forwarded) (Wir
 	if err := json.Unmarshal(b, &got); err != nil {
 		return Wired{}, err
 	}
-	return rt.Deliver(ctx, got)
+	ans, err := rt.Deliver(ctx, got)
+	m.c.mu.Lock()
+	lose := m.c.loseAnswers
+	m.c.mu.Unlock()
+	if lose && err == nil {
+		return Wired{}, apierr.New(apierr.ErrTimeout, "member %s did not answer in time; the request may have taken effect", to.Name)
+	}
+	return ans, err
 }
 
 func (c *fakeCluster) setOwner(key, member string) {
@@ -221,5 +231,34 @@ func TestAskWaitsForWhatWasToldBefore(t *testing.T) {
 	st, err := Ask[wireState](ctx, kinds[0], "a", &wireIncr{By: 0})
 	if err != nil || st.N != 20*21/2 {
 		t.Fatalf("got %+v, %v; want the ask answered after the 20 tells (N 210)", st, err)
+	}
+}
+
+// TestATellWhoseOutcomeIsUnknownIsNotSentAgain: a told message that reached its owner
+// but whose answer was lost (a timeout) must not be forwarded a second time.
+func TestATellWhoseOutcomeIsUnknownIsNotSentAgain(t *testing.T) {
+	c, kinds := startMembers(t, 2)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c.setOwner("counters/a", "m1")
+	c.mu.Lock()
+	c.loseAnswers = true
+	c.mu.Unlock()
+	kinds[0].Send("a", &wireIncr{By: 1})
+	kittest.WaitFor(t, "the tell delivered once", func() bool {
+		st, err := Ask[wireState](ctx, kinds[1], "a", &wireIncr{By: 0})
+		return err == nil && st.N == 1
+	})
+	c.mu.Lock()
+	c.loseAnswers = false
+	c.mu.Unlock()
+	// Whatever was still to come has come by the time a second tell is answered.
+	kinds[0].Send("a", &wireIncr{By: 10})
+	kittest.WaitFor(t, "the second tell", func() bool {
+		st, err := Ask[wireState](ctx, kinds[1], "a", &wireIncr{By: 0})
+		return err == nil && st.N >= 11
+	})
+	if st, _ := Ask[wireState](ctx, kinds[1], "a", &wireIncr{By: 0}); st.N != 11 {
+		t.Fatalf("N is %d; want 11: the first tell was applied twice", st.N)
 	}
 }

@@ -888,6 +888,14 @@ func (e *machineEntity) settle(ctx actor.Context, taskID string) {
 	if _, running := e.ms.running.Load(taskID); running {
 		return
 	}
+	if e.ms.sys.store.Shared() && e.rec.Op != nil && e.rec.Op.Type == OpCreate && e.rec.VMID == 0 &&
+		time.Since(e.rec.UpdatedAt) < provisionInFlight {
+		// In a cluster, a member that left makes the others settle every open task;
+		// a create this young may have its provision message (told by the tenant,
+		// perhaps from another member) still on its way: settling it now would fail a
+		// create that is about to start. The next revive settles it if it never does.
+		return
+	}
 	ref, op := e.ref(), e.rec.Op
 	ms := e.ms
 	ms.wg.Add(1)
@@ -957,6 +965,10 @@ func (m *Machines) SettleOpenTasks() error {
 	}
 	return nil
 }
+
+// provisionInFlight is how long after a create was recorded its provision message may
+// still be on its way (kit forwards a told message for up to 30 s).
+const provisionInFlight = 30 * time.Second
 
 // Absent implements kit.Absence.
 func (e *machineEntity) Absent() bool { return e.rec == nil }

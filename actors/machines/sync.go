@@ -70,6 +70,10 @@ const syncEntityID = "inventory"
 // runSync asks the sync entity for one sync that ends by Deadline.
 type runSync struct{ Deadline time.Time }
 
+// Patient implements kit.Patient: a sync of a large inventory takes as long as its
+// caller allows, on whichever member runs it.
+func (*runSync) Patient() {}
+
 func startCluster(s *system) *Cluster {
 	c := &Cluster{sys: s}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
