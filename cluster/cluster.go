@@ -95,7 +95,7 @@ type Cluster struct {
 	lost      atomic.Bool
 	// unsure is set while etcd does not answer the lease's keepalive: whether the
 	// lease survives is known only once etcd answers again.
-	unsure atomic.Bool
+	unsure    atomic.Bool
 	runCtx    context.Context
 	cancel    context.CancelFunc
 	done      sync.WaitGroup
