@@ -83,7 +83,7 @@ type Cluster struct {
 	mu      sync.RWMutex
 	members map[string]memberRecord // live members by name, self included
 	owners  map[string]owner        // kind/id → its owner, as last seen
-	owned   map[string]struct{}     // kind/id claimed by this member
+	owned   map[string]int64        // kind/id claimed by this member → the claim's revision
 	// orphans are entities this member knew a departed member held: claiming one is
 	// a takeover.
 	orphans map[string]struct{}
@@ -125,7 +125,7 @@ func Join(opts Options) (*Cluster, error) {
 		return nil, errors.New("cluster: a member needs a name and an address")
 	}
 	c := &Cluster{opts: opts, cli: opts.Client, prefix: opts.Prefix, log: opts.Log,
-		members: map[string]memberRecord{}, owners: map[string]owner{}, owned: map[string]struct{}{},
+		members: map[string]memberRecord{}, owners: map[string]owner{}, owned: map[string]int64{},
 		orphans: map[string]struct{}{}}
 	ctx, cancel := context.WithTimeout(context.Background(), opts.RequestTimeout)
 	defer cancel()

@@ -214,3 +214,45 @@ func TestALeaseLostWhileRunningIsReported(t *testing.T) {
 		t.Fatal("a claimed an entity after losing its lease")
 	}
 }
+
+func TestAReleasedClaimIsFreeAndAReclaimKeepsIt(t *testing.T) {
+	_, a, b := twoMembers(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	held := func(id string) string {
+		resp, err := a.cli.Get(ctx, "/test/owners/machines/"+id)
+		if err != nil || len(resp.Kvs) == 0 {
+			return ""
+		}
+		return string(resp.Kvs[0].Value)
+	}
+	if _, local, err := a.Place(ctx, "machines", "gone"); err != nil || !local {
+		t.Fatalf("a claims gone: %v %v", local, err)
+	}
+	a.Release("machines", "gone")
+	testwait.Eventually(t, "the released claim deleted", func() bool { return held("gone") == "" })
+	if _, local, err := b.Place(ctx, "machines", "gone"); err != nil || !local {
+		t.Fatalf("b claims the released entity: %v %v", local, err)
+	}
+	// Released and claimed again at once by the same member: the late delete of the
+	// release must not remove the new claim.
+	for i := 0; i < 20; i++ {
+		id := fmt.Sprintf("again-%d", i)
+		if _, local, err := a.Place(ctx, "machines", id); err != nil || !local {
+			t.Fatalf("a claims %s: %v %v", id, local, err)
+		}
+		a.Release("machines", id)
+		if _, local, err := a.Place(ctx, "machines", id); err != nil || !local {
+			t.Fatalf("a claims %s again: %v %v", id, local, err)
+		}
+	}
+	// The releases' deletes run in the background: none of them may remove a claim.
+	testwait.Never(t, 2*time.Second, "a claim made again deleted by the release before it", func() bool {
+		for i := 0; i < 20; i++ {
+			if held(fmt.Sprintf("again-%d", i)) == "" {
+				return true
+			}
+		}
+		return false
+	})
+}

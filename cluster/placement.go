@@ -107,7 +107,7 @@ func (c *Cluster) claim(ctx context.Context, key string, takeover bool) (owner, 
 	}
 	if resp.Succeeded {
 		c.mu.Lock()
-		c.owned[key] = struct{}{}
+		c.owned[key] = resp.Header.Revision
 		if _, ok := c.orphans[key]; ok || takeover {
 			delete(c.orphans, key)
 			c.takeovers.Add(1)
@@ -124,12 +124,51 @@ func (c *Cluster) claim(ctx context.Context, key string, takeover bool) (owner, 
 	}
 	o := parseOwner(string(kvs[0].Value))
 	if o.lease == c.lease {
-		// Our own claim, forgotten: remember it again.
+		// Our own claim, released a moment ago (Release deletes it in the background):
+		// put it again, so that the pending delete, which compares the revision it
+		// released, no longer matches.
+		resp, err := c.cli.Txn(ctx).
+			If(clientv3.Compare(clientv3.Value(k), "=", val)).
+			Then(clientv3.OpPut(k, val, clientv3.WithLease(c.lease))).Commit()
+		if err != nil {
+			return owner{}, unavailable(err)
+		}
+		if !resp.Succeeded {
+			return owner{}, nil // deleted meanwhile: claim afresh
+		}
 		c.mu.Lock()
-		c.owned[key] = struct{}{}
+		c.owned[key] = resp.Header.Revision
 		c.mu.Unlock()
 	}
 	return o, nil
+}
+
+// Release gives up this member's claim on kind/id: the runtime calls it when the
+// entity stopped because its record does not exist (a lookup of an unknown id, a
+// deleted machine), so that such lookups do not leave a claim each in etcd. The key
+// is deleted only if it is still the claim released: a new claim made meanwhile
+// (claim puts it again) keeps it.
+func (c *Cluster) Release(kind, id string) {
+	key := kind + "/" + id
+	c.mu.Lock()
+	rev, ok := c.owned[key]
+	delete(c.owned, key)
+	c.mu.Unlock()
+	if !ok || c.runCtx.Err() != nil {
+		return
+	}
+	c.done.Add(1)
+	go func() {
+		defer c.done.Done()
+		ctx, cancel := context.WithTimeout(c.runCtx, c.opts.RequestTimeout)
+		defer cancel()
+		k := c.prefix + "owners/" + key
+		if _, err := c.cli.Txn(ctx).If(clientv3.Compare(clientv3.ModRevision(k), "=", rev)).
+			Then(clientv3.OpDelete(k)).Commit(); err != nil {
+			// The claim stays until the member's lease ends: harmless.
+			c.log.Debug("could not release a claim", zap.String("entity", key), zap.Error(err))
+		}
+	}()
 }
 
 // parseOwner reads <name>@<lease hex>.

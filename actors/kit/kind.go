@@ -62,7 +62,12 @@ type Envelope struct {
 type sweepIdle struct{}
 
 // Passivate is an entity's own request to be stopped now (a deleted health check).
-type Passivate struct{ ID string }
+// Absent says its record does not exist: in a cluster its hold is released once it
+// stopped.
+type Passivate struct {
+	ID     string
+	Absent bool
+}
 
 // child is what a supervisor knows of a running entity.
 type child struct {
@@ -76,6 +81,8 @@ type child struct {
 	// without a message to it (rule writes answered by the store's writer). Read live
 	// by the sweep, so that finishing such work costs no message.
 	inflight atomic.Pointer[atomic.Int64]
+	// absent is set when the entity stopped because its record does not exist.
+	absent bool
 }
 
 // idle reports whether nothing keeps the entity from being passivated.
@@ -162,6 +169,7 @@ func (sv *supervisor) Receive(ctx actor.Context) {
 		}
 	case *Passivate:
 		if c, ok := sv.children[m.ID]; ok {
+			c.absent = m.Absent
 			sv.stop(ctx, m.ID, c)
 		}
 	case *sweepIdle:
@@ -177,9 +185,13 @@ func (sv *supervisor) Receive(ctx actor.Context) {
 			return
 		}
 		delete(sv.byPID, m.Who.Id)
+		absent := sv.children[id] != nil && sv.children[id].absent
 		delete(sv.children, id)
 		q, wasStopping := sv.stopping[id]
 		delete(sv.stopping, id)
+		if p := sv.kind.rt.placement; p != nil && absent && len(q) == 0 {
+			p.Release(sv.kind.name, id)
+		}
 		if wasStopping && len(q) > 0 {
 			pid := sv.spawn(ctx, id).pid
 			for _, st := range q {
@@ -301,7 +313,7 @@ func (a *entityActor) Receive(ctx actor.Context) {
 			a.child.busy.Store(b.Busy())
 		}
 		if e, ok := a.e.(Absence); ok && e.Absent() && a.child.idle() {
-			ctx.Send(ctx.Parent(), &Passivate{ID: a.id})
+			ctx.Send(ctx.Parent(), &Passivate{ID: a.id, Absent: true})
 		}
 	}
 }

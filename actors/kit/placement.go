@@ -68,6 +68,9 @@ type Placement interface {
 	Forward(ctx context.Context, m Member, req Forwarded) (Wired, error)
 	// Local reports, without asking anyone, whether this member holds kind/id.
 	Local(kind, id string) bool
+	// Release gives up this member's hold on kind/id; the runtime calls it once the
+	// entity stopped because its record does not exist.
+	Release(kind, id string)
 }
 
 // WithPlacement makes the runtime a cluster member: requests for entities active on

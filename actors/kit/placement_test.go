@@ -24,6 +24,7 @@ type fakeCluster struct {
 	members  map[string]*Runtime
 	down     map[string]bool // members that refuse connections
 	forwards int
+	released int
 	// loseAnswers delivers each request and then reports a timeout, as an owner whose
 	// answer did not come back in time.
 	loseAnswers bool
@@ -54,6 +55,15 @@ func (m *fakeMember) Place(_ context.Context, kind, id string) (Member, bool, er
 }
 
 func (m *fakeMember) Moved(string, string, Member) {}
+
+func (m *fakeMember) Release(kind, id string) {
+	m.c.mu.Lock()
+	defer m.c.mu.Unlock()
+	if m.c.owners[kind+"/"+id] == m.name {
+		delete(m.c.owners, kind+"/"+id)
+		m.c.released++
+	}
+}
 
 func (m *fakeMember) Forward(ctx context.Context, to Member, req Forwarded) (Wired, error) {
 	m.c.mu.Lock()
@@ -261,4 +271,30 @@ func TestATellWhoseOutcomeIsUnknownIsNotSentAgain(t *testing.T) {
 	if st, _ := Ask[wireState](ctx, kinds[1], "a", &wireIncr{By: 0}); st.N != 11 {
 		t.Fatalf("N is %d; want 11: the first tell was applied twice", st.N)
 	}
+}
+
+// ghost is an entity whose record never exists.
+type ghost struct{}
+
+func (ghost) Load() error                     { return nil }
+func (ghost) Absent() bool                    { return true }
+func (ghost) Handle(ctx actor.Context, _ any) { Reply(ctx, wireState{}) }
+
+func TestAnAbsentEntityReleasesItsHold(t *testing.T) {
+	c := &fakeCluster{owners: map[string]string{}, members: map[string]*Runtime{}, down: map[string]bool{}}
+	rt := newTestRuntime(t, EntityOptions{}, WithPlacement(&fakeMember{c: c, name: "m0"}))
+	c.members["m0"] = rt
+	k := rt.StartKind("ghosts", time.Minute, func(string) Entity { return ghost{} }, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	// A lookup of an id that does not exist claims it, answers, and lets it go.
+	if _, err := Ask[wireState](ctx, k, "nobody", &wireIncr{}); err != nil {
+		t.Fatal(err)
+	}
+	kittest.WaitFor(t, "the hold on an absent entity released", func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		_, held := c.owners["ghosts/nobody"]
+		return c.released == 1 && !held
+	})
 }

@@ -828,7 +828,7 @@ func (e *hcEntity) Handle(ctx actor.Context, msg any) {
 	if e.rec == nil || !e.rec.Enabled {
 		// Nothing to run: do not hold memory for a deleted, disabled or unknown check.
 		// A disabled check's result still in flight finds it again and is dropped.
-		ctx.Send(ctx.Parent(), &kit.Passivate{ID: e.id})
+		ctx.Send(ctx.Parent(), &kit.Passivate{ID: e.id, Absent: e.rec == nil})
 	}
 }
 

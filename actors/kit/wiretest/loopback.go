@@ -109,6 +109,9 @@ func (l *Loopback) Moved(string, string, kit.Member) {}
 // Local implements kit.Placement: nothing is, so told messages are forwarded too.
 func (l *Loopback) Local(string, string) bool { return false }
 
+// Release implements kit.Placement; the loopback holds nothing.
+func (l *Loopback) Release(string, string) {}
+
 // Forward implements kit.Placement: the request and its answer go through JSON as they
 // would over the network, and the request to the runtime's Deliver.
 func (l *Loopback) Forward(ctx context.Context, _ kit.Member, req kit.Forwarded) (kit.Wired, error) {
