@@ -81,6 +81,19 @@ type Prober interface {
 	ProbeHTTP(ctx context.Context, url string) (status int, owned bool, err error)
 }
 
+// TaskFollower is an optional interface of a driver whose operations run on the
+// hypervisor, not in vmplane's process: a Proxmox task (a migration, a clone, a power
+// action) goes on after the process that started it died. A task such a process left
+// open is settled only once the hypervisor is done with the machine, so it ends with
+// the operation's real outcome instead of "interrupted". The sim needs none: its
+// operations die with their process.
+type TaskFollower interface {
+	// WaitIdle returns nil once the hypervisor runs no task on the machine any more
+	// (at once when it runs none), the context's error when ctx ends first, or the
+	// error that kept it from looking.
+	WaitIdle(ctx context.Context, ref Ref) error
+}
+
 // Ref names a machine on the hypervisor: its vmid, and the node it is believed to be on
 // (drivers re-resolve the node when it moved).
 type Ref struct {

@@ -878,7 +878,11 @@ func (e *machineEntity) vanish(at time.Time) bool {
 
 // settle finishes a task left open when an earlier process stopped: the hypervisor is
 // asked for the machine, and the task succeeded if the machine is as the operation
-// meant it to be, or failed saying it was interrupted.
+// meant it to be, or failed saying it was interrupted. On a driver whose operations
+// outlive their process (hypervisor.TaskFollower: a Proxmox migration or power action
+// goes on after its owner died), the machine is read only once the hypervisor runs no
+// task on it any more, bounded by OpTimeout, so the task ends with the operation's real
+// outcome rather than failed while Proxmox is about to finish it.
 func (e *machineEntity) settle(ctx actor.Context, taskID string) {
 	if e.rec.TaskID == nil || *e.rec.TaskID != taskID {
 		// The machine moved on; close the stale task record alone.
@@ -898,12 +902,41 @@ func (e *machineEntity) settle(ctx actor.Context, taskID string) {
 	}
 	ref, op := e.ref(), e.rec.Op
 	ms := e.ms
+	// Registered as running while it waits: a second settle of the task is a no-op,
+	// and Stop cancels the wait, leaving the task open for the next owner.
+	wctx, wcancel := context.WithCancel(context.Background())
+	ms.running.Store(taskID, context.CancelFunc(wcancel))
+	if ms.stopping.Load() {
+		// Stop may have walked the running tasks before this one was stored.
+		ms.running.Delete(taskID)
+		wcancel()
+		return
+	}
 	ms.wg.Add(1)
 	go func() {
 		defer ms.wg.Done()
+		defer ms.running.Delete(taskID)
+		defer wcancel()
 		defer kit.Recover(ms.sys.log, "settling task "+taskID, func(err error) {
 			ms.report(e.id, taskID, &opDone{TaskID: taskID, Err: apierr.From(err)})
 		})
+		if f, ok := ms.sys.driver.(hypervisor.TaskFollower); ok {
+			bound := ms.OpTimeout
+			if bound <= 0 {
+				bound = 10 * time.Minute
+			}
+			ictx, icancel := context.WithTimeout(wctx, bound)
+			err := f.WaitIdle(ictx, ref)
+			icancel()
+			if ms.stopping.Load() {
+				return
+			}
+			if err != nil {
+				// Settled as it is now: never left running for want of an answer.
+				ms.sys.log.Warn("could not follow the hypervisor's work on a machine; settling its task now",
+					zap.String("task_id", taskID), zap.String("machine_id", e.id), zap.Error(err))
+			}
+		}
 		octx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		done := &opDone{TaskID: taskID}

@@ -19,7 +19,7 @@ type Privilege struct {
 // RequiredPrivileges are the privileges of the API token that vmplane uses (see the
 // package documentation for the role to create).
 var RequiredPrivileges = []Privilege{
-	{"Sys.Audit", []string{"/", "/nodes"}, "cluster resources, node usage, task status"},
+	{"Sys.Audit", []string{"/", "/nodes"}, "cluster resources, node usage, task status and active tasks"},
 	{"VM.Audit", []string{"/", "/vms"}, "machine configs, status, usage, firewall rules"},
 	{"VM.PowerMgmt", []string{"/", "/vms"}, "power actions"},
 	{"VM.Config.CPU", []string{"/", "/vms"}, "resizing cpu"},

@@ -26,7 +26,7 @@
 // The API token (with privilege separation, grant the role to the user and to the
 // token: a token gets the intersection) needs, on / or on /vms, /storage and /nodes:
 //
-//	Sys.Audit                    cluster resources, node usage graphs, task status
+//	Sys.Audit                    cluster resources, node usage graphs, task status and lists
 //	VM.Audit                     configs, status, usage graphs, firewall rules
 //	VM.PowerMgmt                 power actions
 //	VM.Config.CPU, VM.Config.Memory, VM.Config.Options (name, tags),

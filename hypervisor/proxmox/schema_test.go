@@ -69,6 +69,7 @@ func TestDriverCallsMatchSchema(t *testing.T) {
 	_, err = d.Machine(bg, ref)
 	step("machine", err)
 	step("ping", d.Ping(bg))
+	step("wait idle", d.WaitIdle(bg, ref))
 	step("destroy", d.Destroy(bg, ref))
 
 	// Every call must be in the checked subset with a return schema, its parameters

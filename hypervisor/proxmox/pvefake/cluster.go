@@ -189,6 +189,42 @@ func (c *call) taskStatus() {
 	c.ok(out)
 }
 
+// nodeTasks answers GET /nodes/{node}/tasks: the node's tasks, oldest first, filtered
+// by vmid (a task's id) when given. source=active lists the tasks not yet stopped,
+// archive (the default) the stopped ones, all both. Being listed as active advances a
+// task by one poll, as a status read does: the fake's tasks run as they are observed,
+// and a process that took over a dead one's work observes them through this list, not
+// through UPIDs it never saw.
+func (c *call) nodeTasks() {
+	source := c.form.Get("source")
+	vmid := c.form.Get("vmid")
+	var list []*task
+	for _, t := range c.s.tasks {
+		if t.node != c.p["node"] || (vmid != "" && t.id != vmid) {
+			continue
+		}
+		if source == "active" {
+			c.s.pollLocked(t)
+		}
+		if (source == "active" && t.done) || ((source == "" || source == "archive") && !t.done) {
+			continue
+		}
+		list = append(list, t)
+	}
+	sort.Slice(list, func(i, j int) bool { return list[i].pid < list[j].pid })
+	out := make([]map[string]any, 0, len(list))
+	for _, t := range list {
+		e := map[string]any{"upid": t.upid, "node": t.node, "pid": t.pid, "pstart": t.pid * 7,
+			"starttime": t.start.Unix(), "type": t.typ, "id": t.id, "user": t.user}
+		if t.done {
+			e["status"] = t.exitstatus
+			e["endtime"] = t.start.Unix()
+		}
+		out = append(out, e)
+	}
+	c.ok(out)
+}
+
 func b2i(b bool) int {
 	if b {
 		return 1

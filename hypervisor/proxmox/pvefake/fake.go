@@ -12,7 +12,8 @@
 //     and templates (template=1) to clone from.
 //   - Tasks: every write that Proxmox runs as a worker answers a UPID in Proxmox's format
 //     and finishes only after TaskPolls polls of its status, applying its effect then,
-//     so a driver that does not follow the UPID sees stale state.
+//     so a driver that does not follow the UPID sees stale state. HoldTasks keeps them
+//     running; GET /nodes/{node}/tasks?source=active lists those not yet stopped.
 //   - Auth: API tokens (Authorization: PVEAPIToken=id=secret; a wrong one is 401) and
 //     tickets from POST /access/ticket (PVEAuthCookie plus CSRFPreventionToken for writes).
 //     Ticket users may only open consoles; API tokens are refused on vncwebsocket, as
@@ -130,6 +131,8 @@ type Server struct {
 	requests []Request
 	pidSeq   int
 	macSeq   int
+	// held counts the HoldTasks not yet released: while positive no task advances.
+	held int
 	// statAt and statSnap are pvestatd's last refresh and the VM statuses it saw.
 	statAt   time.Time
 	statSnap map[int]string
@@ -293,6 +296,23 @@ func (s *Server) Count(method, path string) int {
 		}
 	}
 	return n
+}
+
+// HoldTasks keeps every task running, however often it is polled, until the returned
+// function is called (once; later calls do nothing): a Proxmox task that outlives the
+// process that started it, a clone or migration still under way when vmplane restarts.
+func (s *Server) HoldTasks() (release func()) {
+	s.mu.Lock()
+	s.held++
+	s.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			s.mu.Lock()
+			s.held--
+			s.mu.Unlock()
+		})
+	}
 }
 
 // Fault is an injected failure. It matches requests by method and path and then, in

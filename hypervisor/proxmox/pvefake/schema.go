@@ -13,7 +13,7 @@ import (
 // apischema.json is the checked subset of Proxmox VE's API schema: one entry per path
 // and method of every call vmplane's driver makes, in the shape of pve-docs'
 // apidata.js. The calls (SchemaPaths lists them): /version, /access/ticket,
-// /cluster/resources and nextid; a node's rrddata, task status, vzdump and storage
+// /cluster/resources and nextid; a node's rrddata, task list, task status, vzdump and storage
 // content (list, delete); a VM's create/restore, delete, config (GET, POST, PUT),
 // status/current and power actions, clone, migrate (GET, POST), resize, rrddata,
 // termproxy, vncwebsocket, firewall rules (list, one, insert, update, delete) and

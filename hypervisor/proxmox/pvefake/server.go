@@ -29,6 +29,7 @@ var routes = func() []route {
 		{method: "GET", pattern: "/access/permissions", handle: (*call).permissions},
 		{method: "GET", pattern: "/cluster/resources", handle: (*call).clusterResources},
 		{method: "GET", pattern: "/cluster/nextid", handle: (*call).nextID},
+		{method: "GET", pattern: "/nodes/{node}/tasks", handle: (*call).nodeTasks},
 		{method: "GET", pattern: "/nodes/{node}/tasks/{upid}/status", handle: (*call).taskStatus},
 		{method: "GET", pattern: "/nodes/{node}/rrddata", handle: (*call).nodeRRD},
 		{method: "POST", pattern: "/nodes/{node}/vzdump", handle: (*call).vzdump},

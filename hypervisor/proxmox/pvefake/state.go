@@ -258,8 +258,9 @@ func (s *Server) newTaskLocked(node, typ, id, user string, f *Fault, apply func(
 }
 
 // pollLocked advances a task by one status poll, finishing it after TaskPolls polls.
+// While tasks are held (HoldTasks) no task advances.
 func (s *Server) pollLocked(t *task) {
-	if t.done {
+	if t.done || s.held > 0 {
 		return
 	}
 	t.polls++
