@@ -58,10 +58,7 @@ func (d *Driver) busy(ctx context.Context, ref hypervisor.Ref) (bool, error) {
 		if node == "" || !view.online(node) {
 			continue
 		}
-		var tasks []struct {
-			UPID string `json:"upid"`
-			Type string `json:"type"`
-		}
+		var tasks []struct{ Type string }
 		q := url.Values{"source": {"active"}, "vmid": {strconv.Itoa(ref.VMID)}}
 		if err := d.get(ctx, "/nodes/"+url.PathEscape(node)+"/tasks", q, &tasks); err != nil {
 			return false, err
@@ -75,6 +72,5 @@ func (d *Driver) busy(ctx context.Context, ref hypervisor.Ref) (bool, error) {
 	return false, nil
 }
 
-// The compiler checks that the driver follows tasks: a misnamed method would silently
-// turn the following off.
+// Checked by the compiler: a misnamed method would silently turn the following off.
 var _ hypervisor.TaskFollower = (*Driver)(nil)
