@@ -115,12 +115,7 @@ func Join(opts Options) (*Cluster, error) {
 	if opts.LeaseTTL <= 0 {
 		opts.LeaseTTL = DefaultLeaseTTL
 	}
-	if opts.RequestTimeout <= 0 {
-		opts.RequestTimeout = 3 * time.Second
-	}
-	if opts.Log == nil {
-		opts.Log = zap.NewNop()
-	}
+	opts.RequestTimeout, opts.Log = withDefaults(opts.RequestTimeout, opts.Log)
 	if opts.Name == "" || opts.Addr == "" {
 		return nil, errors.New("cluster: a member needs a name and an address")
 	}
@@ -509,6 +504,20 @@ func (c *Cluster) memberKey(name string) string { return c.prefix + "members/" +
 
 // isLeaseNotFound reports etcd's answer for a lease that no longer exists.
 func isLeaseNotFound(err error) bool { return errors.Is(err, rpctypes.ErrLeaseNotFound) }
+
+// defaultRequestTimeout bounds each etcd call of a member and of its event relay.
+const defaultRequestTimeout = 3 * time.Second
+
+// withDefaults fills an unset request timeout and logger.
+func withDefaults(timeout time.Duration, log *zap.Logger) (time.Duration, *zap.Logger) {
+	if timeout <= 0 {
+		timeout = defaultRequestTimeout
+	}
+	if log == nil {
+		log = zap.NewNop()
+	}
+	return timeout, log
+}
 
 // pauseFor waits d or until ctx ends.
 func pauseFor(ctx context.Context, d time.Duration) {

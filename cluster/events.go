@@ -131,12 +131,7 @@ func NewEventRelay(opts EventRelayOptions) (*EventRelay, error) {
 	if opts.TTL <= 0 {
 		opts.TTL = DefaultEventTTL
 	}
-	if opts.RequestTimeout <= 0 {
-		opts.RequestTimeout = 3 * time.Second
-	}
-	if opts.Log == nil {
-		opts.Log = zap.NewNop()
-	}
+	opts.RequestTimeout, opts.Log = withDefaults(opts.RequestTimeout, opts.Log)
 	if opts.Name == "" {
 		return nil, errors.New("cluster: an event relay needs the member's name")
 	}
