@@ -139,7 +139,7 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 	}
 	a.sys, err = actors.Start(actors.Options{
 		Store: a.store, Driver: driver, Logger: log,
-		EventRelay: a.eventRelay(), // events cluster-wide (branch events)
+		EventRelay: a.eventRelay(), // events cluster-wide
 		Auth: auth.AuthOptions{RefreshTTL: cfg.RefreshTTL, BcryptCost: cfg.BcryptCost, HashWorkers: cfg.HashWorkers, HashCommand: cfg.HashCommand,
 			AdminEmail: cfg.AdminEmail, AdminPassword: cfg.AdminPassword, PasswordChanged: a.passwordChanged},
 		Limits: limiter.LimitOptions{

@@ -27,7 +27,7 @@ type member struct {
 	cluster *cluster.Cluster
 	store   *persistence.Etcd
 	ln      net.Listener
-	// events carries the event bus's events between the members (branch events).
+	// events carries the event bus's events between the members.
 	events *cluster.EventRelay
 	// lost is closed when the member lost its lease: it must exit and restart.
 	lost chan struct{}
@@ -76,7 +76,7 @@ func (a *App) joinCluster(cfg Config, log *zap.Logger) (*member, error) {
 		return nil, err
 	}
 	store.SetFence(m.cluster.MemberKey(), m.cluster.Lease(), m.cluster.Fenced)
-	// Branch events: the event bus's relay, which the actors' bus closes.
+	// The event bus's relay, which the actors' bus closes.
 	if m.events, err = cluster.NewEventRelay(cluster.EventRelayOptions{Client: store.Client(), Prefix: store.Prefix(),
 		Name: name, Log: log.Named("events")}); err != nil {
 		return nil, err
@@ -128,8 +128,7 @@ func (a *App) serveMembers() {
 	})
 }
 
-// eventRelay is the event bus's relay on a cluster member, nil on a single node
-// (branch events).
+// eventRelay is the event bus's relay on a cluster member, nil on a single node.
 func (a *App) eventRelay() events.Relay {
 	if a.member == nil {
 		return nil
