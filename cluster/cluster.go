@@ -93,6 +93,10 @@ type Cluster struct {
 	takeovers atomic.Uint64
 	lostOnce  sync.Once
 	lost      atomic.Bool
+	// validUntil (unix nanoseconds) is when the lease ends unless renewed: until then
+	// no other member can take this member's entities. Past it, the member cannot tell
+	// whether they moved (it was paused, or cut off), so it serves none of them.
+	validUntil atomic.Int64
 	// unsure is set while etcd does not answer the lease's keepalive: whether the
 	// lease survives is known only once etcd answers again.
 	unsure    atomic.Bool
@@ -156,6 +160,7 @@ func Join(opts Options) (*Cluster, error) {
 	}
 	runCtx, runCancel := context.WithCancel(context.Background())
 	c.runCtx, c.cancel = runCtx, runCancel
+	c.renewed(lease.TTL)
 	keep, err := c.cli.KeepAlive(runCtx, c.lease)
 	if err != nil {
 		runCancel()
@@ -222,7 +227,8 @@ func (c *Cluster) keepAlive(ctx context.Context, keep <-chan *clientv3.LeaseKeep
 	defer c.done.Done()
 	defer kit.Recover(c.log, "cluster lease keepalive", nil)
 	for {
-		for range keep {
+		for r := range keep {
+			c.renewed(r.TTL)
 		}
 		if ctx.Err() != nil {
 			return
@@ -429,13 +435,21 @@ func (c *Cluster) OnMemberLeft(fn func(kit.Member)) {
 	c.onLeft = append(c.onLeft, fn)
 }
 
+// renewed records that etcd renewed the lease for ttl seconds from now.
+func (c *Cluster) renewed(ttl int64) {
+	c.validUntil.Store(time.Now().Add(time.Duration(ttl) * time.Second).UnixNano())
+}
+
+// leaseValid reports whether the lease is known to last until now.
+func (c *Cluster) leaseValid() bool { return time.Now().UnixNano() < c.validUntil.Load() }
+
 // Lost reports whether the member lost its lease: it can no longer write, and its
 // health is degraded until it restarts.
 func (c *Cluster) Lost() bool { return c.lost.Load() }
 
-// Healthy reports whether the member holds a lease it knows to be alive: not lost, and
-// not waiting for etcd to say whether it survived an outage.
-func (c *Cluster) Healthy() bool { return !c.lost.Load() && !c.unsure.Load() }
+// Healthy reports whether the member holds a lease it knows to be alive: not lost, not
+// waiting for etcd to say whether it survived an outage, and renewed within its TTL.
+func (c *Cluster) Healthy() bool { return !c.lost.Load() && !c.unsure.Load() && c.leaseValid() }
 
 // Lease is the member's lease, which the store fences every write with.
 func (c *Cluster) Lease() clientv3.LeaseID { return c.lease }

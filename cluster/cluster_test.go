@@ -256,3 +256,38 @@ func TestAReleasedClaimIsFreeAndAReclaimKeepsIt(t *testing.T) {
 		return false
 	})
 }
+
+// TestAMemberCutOffServesNothingItMayNoLongerHold cuts a member off etcd: once its lease
+// was not renewed for a whole TTL another member may hold its entities, so it must stop
+// answering for them (not serve what it has in memory) before it even knows the lease
+// is gone.
+func TestAMemberCutOffServesNothingItMayNoLongerHold(t *testing.T) {
+	srv := etcdtest.Start(t)
+	proxy := etcdtest.NewProxy(t, srv)
+	cli, err := clientv3.New(clientv3.Config{Endpoints: proxy.Endpoints(), DialTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	a, err := Join(Options{Client: cli, Prefix: "/test/", Name: "a", Addr: "127.0.0.1:1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Leave()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, local, err := a.Place(ctx, "tenants", "t1"); err != nil || !local {
+		t.Fatalf("a claims t1: local %v, %v", local, err)
+	}
+	proxy.Cut()
+	testwait.Eventually(t, "a stops answering for t1", func() bool {
+		_, _, err := a.Place(ctx, "tenants", "t1")
+		return err != nil && !a.Local("tenants", "t1")
+	})
+	// Back in touch: etcd let the lease expire meanwhile, and the member learns it.
+	proxy.Heal()
+	testwait.Eventually(t, "a told it lost its lease", a.Lost)
+	if _, _, err := a.Place(ctx, "tenants", "t1"); err == nil {
+		t.Fatal("a answers for t1 after losing its lease")
+	}
+}

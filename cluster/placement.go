@@ -29,6 +29,9 @@ var _ kit.Placement = (*Cluster)(nil)
 
 // Local reports whether this member holds kind/id.
 func (c *Cluster) Local(kind, id string) bool {
+	if !c.leaseValid() {
+		return false
+	}
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	_, ok := c.owned[kind+"/"+id]
@@ -51,6 +54,12 @@ func (c *Cluster) Place(ctx context.Context, kind, id string) (kit.Member, bool,
 			m, alive = c.memberByLease(o)
 		}
 		c.mu.RUnlock()
+		if mine && !c.leaseValid() {
+			// Not renewed for a whole TTL (the process was paused, or etcd is out of
+			// reach): another member may hold the entity by now, and what this one
+			// holds in memory may be older than an acknowledged write.
+			return kit.Member{}, false, unavailable(fmt.Errorf("this member's lease was not renewed in time; it cannot tell whether it still holds %s", key))
+		}
 		if mine {
 			return kit.Member{Name: c.opts.Name, Addr: c.opts.Addr}, true, nil
 		}

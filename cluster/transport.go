@@ -159,7 +159,10 @@ func (c *Cluster) Forward(ctx context.Context, m kit.Member, req kit.Forwarded) 
 	case errors.Is(err, fasthttp.ErrTimeout):
 		return kit.Wired{}, apierr.New(apierr.ErrTimeout, "member %s did not answer in time; the request may have taken effect", m.Name)
 	default:
-		return kit.Wired{}, apierr.New(apierr.ErrUnavailable, "member %s: %v; the request may have taken effect", m.Name, err)
+		// The connection broke after the request went out (the member died while
+		// handling it): the outcome is unknown, a 504 as for a timeout, never a 503,
+		// which tells an idempotent request's client that nothing changed.
+		return kit.Wired{}, apierr.New(apierr.ErrTimeout, "member %s: %v; the request may have taken effect", m.Name, err)
 	}
 	switch resp.StatusCode() {
 	case fasthttp.StatusOK:

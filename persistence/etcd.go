@@ -583,6 +583,12 @@ func (s *Etcd) requestError(what string, err error, nOps int) error {
 	case errors.Is(err, rpctypes.ErrNoSpace):
 		return fmt.Errorf("%w: %w", apierr.New(apierr.ErrInsufficientStorage,
 			"etcd's database is full (its --quota-backend-bytes): compact and defragment it"), err)
+	case isUnreachable(err) && nOps > 0 && (errors.Is(err, context.DeadlineExceeded) || status.Code(err) == codes.DeadlineExceeded):
+		// A transaction sent that got no answer may still be applied: a 504 says so
+		// (an idempotent request's key then stays claimed), where a 503 would tell the
+		// client that nothing changed.
+		s.unhealthy(err)
+		return fmt.Errorf("%w: %w", apierr.New(apierr.ErrTimeout, "etcd did not answer in time; the write may have been applied"), err)
 	case isUnreachable(err):
 		return fmt.Errorf("%w: %w", s.unhealthy(err), err)
 	case errors.Is(err, rpctypes.ErrTooManyRequests) || status.Code(err) == codes.ResourceExhausted:
