@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -48,16 +47,7 @@ func TestHelperClusterMember(t *testing.T) {
 	os.Exit(1)
 }
 
-func clusterTrials(t *testing.T) int {
-	n := 1
-	if v := os.Getenv("VMPLANE_CLUSTER_TRIALS"); v != "" {
-		var err error
-		if n, err = strconv.Atoi(v); err != nil || n < 1 {
-			t.Fatalf("VMPLANE_CLUSTER_TRIALS=%q: want a whole number of trials", v)
-		}
-	}
-	return n
-}
+func clusterTrials(t *testing.T) int { return trialsFromEnv(t, "VMPLANE_CLUSTER_TRIALS") }
 
 // ack is a create acknowledged: when it was sent and when its 201 came.
 type ack struct{ sent, at time.Time }
@@ -231,34 +221,8 @@ func TestClusterKillTrials(t *testing.T) {
 		all = append(all, tries...)
 
 		// Every create is retried with its key through a live member.
-		checkAcked := 0
-		for _, tr := range tries {
-			status, id, replayed := createRuleWithKey(client, live[0].base, ten.Token, tr.key)
-			if tr.ruleID == "" && status == 409 {
-				continue
-			}
-			if status != 201 {
-				t.Fatalf("trial %d: the retry of %s got %d; want 201 (or 409 for one the kill cut short)", trial, tr.key, status)
-			}
-			if tr.ruleID != "" {
-				checkAcked++
-				if id != tr.ruleID || !replayed {
-					t.Fatalf("trial %d: the retry of acknowledged %s got rule %s (replayed %v); want rule %s, replayed", trial, tr.key, id, replayed, tr.ruleID)
-				}
-			}
-		}
-		byKey := map[string]string{}
-		for _, r := range allRules(&testServer{t: t, base: live[1].base, client: client}, ten.Token) {
-			if other, dup := byKey[r.Comment]; dup {
-				t.Fatalf("trial %d: %s applied twice: rules %s and %s", trial, r.Comment, other, r.ID)
-			}
-			byKey[r.Comment] = r.ID
-		}
-		for _, tr := range all {
-			if tr.ruleID != "" && byKey[tr.key] != tr.ruleID {
-				t.Fatalf("trial %d: acknowledged rule %s of %s is gone", trial, tr.ruleID, tr.key)
-			}
-		}
+		checkAcked, _ := retryEach(t, client, live[0].base, ten.Token, trial, tries)
+		checkAppliedOnce(t, &testServer{t: t, base: live[1].base, client: client}, ten.Token, trial, all)
 
 		// The killed member comes back under its name and serves.
 		startAt := time.Now()

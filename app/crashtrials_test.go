@@ -16,12 +16,16 @@ import (
 
 // crashTrials is how many kill -9 trials TestCrashTrialsApplyOnce runs: one in
 // `make test`, more with VMPLANE_CRASH_TRIALS (`make faults` runs 10).
-func crashTrials(t *testing.T) int {
+func crashTrials(t *testing.T) int { return trialsFromEnv(t, "VMPLANE_CRASH_TRIALS") }
+
+// trialsFromEnv is how many trials the environment variable name asks for: one when
+// it is unset.
+func trialsFromEnv(t *testing.T, name string) int {
 	n := 1
-	if v := os.Getenv("VMPLANE_CRASH_TRIALS"); v != "" {
+	if v := os.Getenv(name); v != "" {
 		var err error
 		if n, err = strconv.Atoi(v); err != nil || n < 1 {
-			t.Fatalf("VMPLANE_CRASH_TRIALS=%q: want a whole number of trials", v)
+			t.Fatalf("%s=%q: want a whole number of trials", name, v)
 		}
 	}
 	return n
@@ -104,43 +108,11 @@ func TestCrashTrialsApplyOnce(t *testing.T) {
 		// The restarted server: every create is retried with its key.
 		check, base := startChild(t, dir)
 		tok := (&testServer{t: t, base: base, client: client}).login("trials@example.test", "tenant-password").Token
-		acked, cut := 0, 0
-		for _, tr := range tries {
-			status, id, replayed := createRuleWithKey(client, base, tok, tr.key)
-			if tr.ruleID == "" && status == 409 {
-				cut++ // claimed before the kill, never answered: not run again
-				continue
-			}
-			if status != 201 {
-				t.Fatalf("trial %d: the retry of %s got %d; want 201 (or 409 for a create the kill cut short)", trial, tr.key, status)
-			}
-			if tr.ruleID != "" {
-				acked++
-				if id != tr.ruleID || !replayed {
-					t.Fatalf("trial %d: the retry of acknowledged %s got rule %s (replayed %v); want the first answer, rule %s, replayed",
-						trial, tr.key, id, replayed, tr.ruleID)
-				}
-			}
-		}
+		acked, cut := retryEach(t, client, base, tok, trial, tries)
 		if acked == 0 {
 			t.Fatalf("trial %d: no create was acknowledged before the kill", trial)
 		}
-		// No key has two rules, over every trial so far; every acknowledged rule is there.
-		byKey := map[string]string{}
-		for _, r := range allRules(&testServer{t: t, base: base, client: client}, tok) {
-			if r.Comment == "" {
-				t.Fatalf("trial %d: rule %s has no comment", trial, r.ID)
-			}
-			if other, dup := byKey[r.Comment]; dup {
-				t.Fatalf("trial %d: key %s was applied twice: rules %s and %s", trial, r.Comment, other, r.ID)
-			}
-			byKey[r.Comment] = r.ID
-		}
-		for _, tr := range all {
-			if tr.ruleID != "" && byKey[tr.key] != tr.ruleID {
-				t.Fatalf("trial %d: acknowledged rule %s of %s is gone", trial, tr.ruleID, tr.key)
-			}
-		}
+		checkAppliedOnce(t, &testServer{t: t, base: base, client: client}, tok, trial, all)
 		t.Logf("trial %d: %d creates, %d acknowledged before the kill, %d cut short by it", trial, len(tries), acked, cut)
 		// The next trial starts its own process on the data directory.
 		_ = check.Process.Kill()
@@ -187,5 +159,52 @@ func allRules(s *testServer, tok string) []tenants.FirewallRule {
 			return all
 		}
 		path = "/api/client/firewall/rules?limit=500&cursor=" + url.QueryEscape(*p.NextCursor)
+	}
+}
+
+// retryEach retries every create of a trial with its key through base, as a client
+// that lost its connection does: an acknowledged one must replay its first answer, one
+// the kill cut short either runs (201) or is refused because it may have taken effect
+// (409). It returns how many were acknowledged and how many cut short.
+func retryEach(t *testing.T, client *http.Client, base, tok string, trial int, tries []ruleTry) (acked, cut int) {
+	t.Helper()
+	for _, tr := range tries {
+		status, id, replayed := createRuleWithKey(client, base, tok, tr.key)
+		if tr.ruleID == "" && status == 409 {
+			cut++ // claimed before the kill, never answered: not run again
+			continue
+		}
+		if status != 201 {
+			t.Fatalf("trial %d: the retry of %s got %d; want 201 (or 409 for a create the kill cut short)", trial, tr.key, status)
+		}
+		if tr.ruleID != "" {
+			acked++
+			if id != tr.ruleID || !replayed {
+				t.Fatalf("trial %d: the retry of acknowledged %s got rule %s (replayed %v); want the first answer, rule %s, replayed",
+					trial, tr.key, id, replayed, tr.ruleID)
+			}
+		}
+	}
+	return acked, cut
+}
+
+// checkAppliedOnce checks the tenant's rules after every trial so far: no key has two
+// rules (nothing applied twice) and every acknowledged rule is there (nothing lost).
+func checkAppliedOnce(t *testing.T, s *testServer, tok string, trial int, all []ruleTry) {
+	t.Helper()
+	byKey := map[string]string{}
+	for _, r := range allRules(s, tok) {
+		if r.Comment == "" {
+			t.Fatalf("trial %d: rule %s has no comment", trial, r.ID)
+		}
+		if other, dup := byKey[r.Comment]; dup {
+			t.Fatalf("trial %d: key %s was applied twice: rules %s and %s", trial, r.Comment, other, r.ID)
+		}
+		byKey[r.Comment] = r.ID
+	}
+	for _, tr := range all {
+		if tr.ruleID != "" && byKey[tr.key] != tr.ruleID {
+			t.Fatalf("trial %d: acknowledged rule %s of %s is gone", trial, tr.ruleID, tr.key)
+		}
 	}
 }
