@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -44,38 +45,77 @@ type tokenReply struct {
 	} `json:"user"`
 }
 
+// Retries of a 429 on the auth routes, as the Go client's defaults (WithRetryBudget):
+// at most rateLimitRetries, each after the Retry-After the server names, unless that is
+// longer than rateLimitMaxWait.
+const (
+	rateLimitRetries = 5
+	rateLimitMaxWait = 30 * time.Second
+)
+
 // postJSON sends one JSON POST and decodes a 2xx answer into out; an error answer
-// becomes a *client.Error, like the client's own.
+// becomes a *client.Error, like the client's own. A 429 is retried like the Go client
+// retries it (a refused request was not applied, so this is safe for a refresh too):
+// after its Retry-After, at most rateLimitRetries times, while ctx lasts; a Retry-After
+// over rateLimitMaxWait ends the retries with the 429.
 func postJSON(ctx context.Context, hc *http.Client, url, bearer string, body, out any) error {
 	b, err := json.Marshal(body)
 	if err != nil {
 		return err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(b))
-	if err != nil {
-		return err
+	for attempt := 0; ; attempt++ {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(b))
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json")
+		if bearer != "" {
+			req.Header.Set("Authorization", "Bearer "+bearer)
+		}
+		res, err := hc.Do(req)
+		if err != nil {
+			return err
+		}
+		data, err := io.ReadAll(io.LimitReader(res.Body, 4<<20))
+		res.Body.Close()
+		if err != nil {
+			return err
+		}
+		if res.StatusCode == http.StatusTooManyRequests && attempt < rateLimitRetries {
+			if wait := retryAfter(res.Header, attempt); wait <= rateLimitMaxWait {
+				t := time.NewTimer(wait)
+				select {
+				case <-t.C:
+					continue
+				case <-ctx.Done():
+					t.Stop()
+					return ctx.Err()
+				}
+			}
+		}
+		if res.StatusCode >= 300 {
+			return problemError(res, data)
+		}
+		if out != nil && len(data) > 0 {
+			return json.Unmarshal(data, out)
+		}
+		return nil
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json")
-	if bearer != "" {
-		req.Header.Set("Authorization", "Bearer "+bearer)
+}
+
+// retryAfter is the pause a 429 asks for in Retry-After (seconds or an HTTP date), or
+// a backoff from 500 ms when it names none.
+func retryAfter(h http.Header, attempt int) time.Duration {
+	if v := h.Get("Retry-After"); v != "" {
+		if s, err := strconv.Atoi(v); err == nil && s >= 0 {
+			return time.Duration(s) * time.Second
+		}
+		if t, err := http.ParseTime(v); err == nil {
+			return max(time.Until(t), 0)
+		}
 	}
-	res, err := hc.Do(req)
-	if err != nil {
-		return err
-	}
-	defer res.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(res.Body, 4<<20))
-	if err != nil {
-		return err
-	}
-	if res.StatusCode >= 300 {
-		return problemError(res, data)
-	}
-	if out != nil && len(data) > 0 {
-		return json.Unmarshal(data, out)
-	}
-	return nil
+	return 500 * time.Millisecond << min(attempt, 5)
 }
 
 // problemError is the *client.Error of an error answer of the auth routes.
