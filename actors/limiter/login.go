@@ -283,11 +283,10 @@ func (s *limiterShard) loginDone(m *loginDone) {
 	now := s.now()
 	emailKey, addrKey := loginKeys(a.email, a.addr)
 	end := func(key string, lim Limit) *bucket {
-		b, ok := s.buckets[key]
-		if !ok || !lim.Enabled() {
+		if _, ok := s.buckets[key]; !ok || !lim.Enabled() {
 			return nil
 		}
-		b = s.refilled(key, lim, now)
+		b := s.refilled(key, lim, now)
 		b.reserved--
 		if m.Outcome == LoginFailed {
 			b.tokens--
