@@ -298,7 +298,8 @@ func TestLoginFailuresLimitedAsDocumented(t *testing.T) {
 // TestOwnerLogsInAmidFailures: failures and correct logins of one e-mail mixed keep
 // the owner logging in while the failures have not spent the budget: one wrong password,
 // then eight correct logins at once (issue: four were refused); then twenty correct
-// logins at once with three guesses among them: every login is 200, every guess 401.
+// logins at once with three guesses among them: every login is 200, every guess 401;
+// then, with one failure left, twenty correct logins at once.
 func TestOwnerLogsInAmidFailures(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, defaultLimits)
@@ -335,5 +336,13 @@ func TestOwnerLogsInAmidFailures(t *testing.T) {
 	}
 	if guesses != 3 {
 		t.Fatalf("sent %d guesses; want 3", guesses)
+	}
+	// Four failures of the e-mail's five: the budget is nearly spent, not spent. Twenty
+	// correct logins at once take turns with the one token left, and all get in.
+	for i, r := range loginsAtOnce(t, s, append(repeat("127.0.0.5", 10), repeat("127.0.0.6", 10)...),
+		repeat(loginBody(u.Email, u.Password), 20)) {
+		if r.Status != 200 {
+			t.Errorf("login %d with one failure left: got %d %s; want 200", i, r.Status, r.Body)
+		}
 	}
 }
