@@ -45,19 +45,10 @@ type tokenReply struct {
 	} `json:"user"`
 }
 
-// Retries of a 429 on the auth routes, as the Go client's defaults (WithRetryBudget):
-// at most rateLimitRetries, each after the Retry-After the server names, unless that is
-// longer than rateLimitMaxWait.
-const (
-	rateLimitRetries = 5
-	rateLimitMaxWait = 30 * time.Second
-)
-
 // postJSON sends one JSON POST and decodes a 2xx answer into out; an error answer
-// becomes a *client.Error, like the client's own. A 429 is retried like the Go client
-// retries it (a refused request was not applied, so this is safe for a refresh too):
-// after its Retry-After, at most rateLimitRetries times, while ctx lasts; a Retry-After
-// over rateLimitMaxWait ends the retries with the 429.
+// becomes a *client.Error, like the client's own. A 429 (never applied, so safe to
+// retry for a refresh too) is retried as the Go client does: after its Retry-After,
+// at most 5 times, none over 30 s, while ctx lasts.
 func postJSON(ctx context.Context, hc *http.Client, url, bearer string, body, out any) error {
 	b, err := json.Marshal(body)
 	if err != nil {
@@ -82,16 +73,13 @@ func postJSON(ctx context.Context, hc *http.Client, url, bearer string, body, ou
 		if err != nil {
 			return err
 		}
-		if res.StatusCode == http.StatusTooManyRequests && attempt < rateLimitRetries {
-			if wait := retryAfter(res.Header, attempt); wait <= rateLimitMaxWait {
-				t := time.NewTimer(wait)
-				select {
-				case <-t.C:
-					continue
-				case <-ctx.Done():
-					t.Stop()
-					return ctx.Err()
-				}
+		wait, werr := strconv.Atoi(res.Header.Get("Retry-After"))
+		if res.StatusCode == http.StatusTooManyRequests && attempt < 5 && werr == nil && wait >= 0 && wait <= 30 {
+			select {
+			case <-time.After(time.Duration(wait) * time.Second):
+				continue
+			case <-ctx.Done():
+				return ctx.Err()
 			}
 		}
 		if res.StatusCode >= 300 {
@@ -102,20 +90,6 @@ func postJSON(ctx context.Context, hc *http.Client, url, bearer string, body, ou
 		}
 		return nil
 	}
-}
-
-// retryAfter is the pause a 429 asks for in Retry-After (seconds or an HTTP date), or
-// a backoff from 500 ms when it names none.
-func retryAfter(h http.Header, attempt int) time.Duration {
-	if v := h.Get("Retry-After"); v != "" {
-		if s, err := strconv.Atoi(v); err == nil && s >= 0 {
-			return time.Duration(s) * time.Second
-		}
-		if t, err := http.ParseTime(v); err == nil {
-			return max(time.Until(t), 0)
-		}
-	}
-	return 500 * time.Millisecond << min(attempt, 5)
 }
 
 // problemError is the *client.Error of an error answer of the auth routes.
