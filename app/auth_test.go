@@ -241,6 +241,12 @@ func TestAuthRateLimit(t *testing.T) {
 	r := s.do(req{method: "POST", path: "/api/auth/login", body: body})
 	expect(t, r, 429, "rate_limited")
 	checkLimited(t, r, "3")
+	// The detail says what refused: the request rate, not failed logins.
+	var p problemBody
+	r.decode(t, &p)
+	if !strings.HasPrefix(p.Detail, "too many requests to /api/auth/ from this address") {
+		t.Fatalf("got detail %q; want it to name the request rate on /api/auth/", p.Detail)
+	}
 	// Non-auth routes are not under the auth limit.
 	expect(t, s.do(req{method: "GET", path: "/api/health"}), 200, "")
 	// Another client address is unaffected.

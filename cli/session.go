@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -45,37 +46,50 @@ type tokenReply struct {
 }
 
 // postJSON sends one JSON POST and decodes a 2xx answer into out; an error answer
-// becomes a *client.Error, like the client's own.
+// becomes a *client.Error, like the client's own. A 429 (never applied, so safe to
+// retry for a refresh too) is retried as the Go client does: after its Retry-After,
+// at most 5 times, none over 30 s, while ctx lasts.
 func postJSON(ctx context.Context, hc *http.Client, url, bearer string, body, out any) error {
 	b, err := json.Marshal(body)
 	if err != nil {
 		return err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(b))
-	if err != nil {
-		return err
+	for attempt := 0; ; attempt++ {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(b))
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json")
+		if bearer != "" {
+			req.Header.Set("Authorization", "Bearer "+bearer)
+		}
+		res, err := hc.Do(req)
+		if err != nil {
+			return err
+		}
+		data, err := io.ReadAll(io.LimitReader(res.Body, 4<<20))
+		res.Body.Close()
+		if err != nil {
+			return err
+		}
+		wait, werr := strconv.Atoi(res.Header.Get("Retry-After"))
+		if res.StatusCode == http.StatusTooManyRequests && attempt < 5 && werr == nil && wait >= 0 && wait <= 30 {
+			select {
+			case <-time.After(time.Duration(wait) * time.Second):
+				continue
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		if res.StatusCode >= 300 {
+			return problemError(res, data)
+		}
+		if out != nil && len(data) > 0 {
+			return json.Unmarshal(data, out)
+		}
+		return nil
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json")
-	if bearer != "" {
-		req.Header.Set("Authorization", "Bearer "+bearer)
-	}
-	res, err := hc.Do(req)
-	if err != nil {
-		return err
-	}
-	defer res.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(res.Body, 4<<20))
-	if err != nil {
-		return err
-	}
-	if res.StatusCode >= 300 {
-		return problemError(res, data)
-	}
-	if out != nil && len(data) > 0 {
-		return json.Unmarshal(data, out)
-	}
-	return nil
 }
 
 // problemError is the *client.Error of an error answer of the auth routes.

@@ -409,3 +409,20 @@ func TestKeepAlive(t *testing.T) {
 		t.Fatalf("50 calls one after the other opened %d connections; want 1", n)
 	}
 }
+
+// TestLoginRetries429: a login refused with 429 is retried after its Retry-After, like
+// every other call (the server refuses it before any password is checked), and the
+// login of the answer after it is used.
+func TestLoginRetries429(t *testing.T) {
+	r := newRecorder(t,
+		status(429, map[string]string{"Retry-After": "0"}, problemJSON(429, "rate_limited", "too many logins for this e-mail at once")),
+		status(200, nil, `{"token":"tok","refresh_token":"ref","token_type":"Bearer","expires_in":900,"user":{"id":"u1","email":"a@b.test","role":"admin"}}`))
+	c, err := client.New(r.srv.URL, client.WithCredentials("a@b.test", "pw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := c.Login(context.Background())
+	if err != nil || u == nil || u.Email != "a@b.test" || r.requests() != 2 {
+		t.Fatalf("got %+v, %v after %d requests; want the user after 2", u, err, r.requests())
+	}
+}

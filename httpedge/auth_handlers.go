@@ -2,6 +2,7 @@ package httpedge
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/vmplane/vmplane/actors/auth"
+	"github.com/vmplane/vmplane/actors/limiter"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/httpedge/token"
 )
@@ -55,18 +57,18 @@ func (s *Server) login(c *Call) (_ any, err error) {
 	// Failed logins are limited per e-mail and client address, and per e-mail over
 	// every address: a botnet cannot spread a guessing run over many addresses, and
 	// the owner, from an address that has not failed, is delayed but not locked out
-	// (Limiter.LoginAttempt).
+	// (Limiter.LoginAttempt). Only failures count: the attempt holds a reservation
+	// while its password is checked, which a success gives back.
 	addr := s.clientAddr(c.rc)
 	d, err := s.sys.Limiter.LoginAttempt(c.Context(), email, addr)
 	if err != nil {
 		return nil, err
 	}
 	if !d.Allowed {
-		e := apierr.New(apierr.ErrRateLimited, "too many failed logins for this e-mail; retry in %d s", d.RetryAfterS)
-		e.RetryAfterS = d.RetryAfterS
-		s.metrics.limited(d.Bucket)
-		return nil, e
+		return nil, s.loginRefused(c, d)
 	}
+	outcome := limiter.LoginAbandoned
+	defer func() { s.sys.Limiter.LoginDone(d.Ticket, outcome) }()
 	if d.Delay > 0 {
 		t := time.NewTimer(d.Delay)
 		select {
@@ -76,12 +78,40 @@ func (s *Server) login(c *Call) (_ any, err error) {
 			return nil, apierr.From(c.Context().Err())
 		}
 	}
+	// From here the password is checked: any end but a success counts as a failure,
+	// also an error after the check (a 503 for a right password must not be a free
+	// guess).
+	outcome = limiter.LoginFailed
 	sess, err := s.sys.Users.Login(c.Context(), email, req.Password)
 	if err != nil {
 		return nil, err
 	}
-	s.sys.Limiter.LoginSucceeded(email, addr)
+	outcome = limiter.LoginSucceeded
 	return s.tokenReply(sess, true)
+}
+
+// loginRefused is the 429 of a login the limits refused. Its detail says which limit
+// and why, and its RateLimit headers are that limit's, in place of those of the
+// per-address request limits set before the handler ran.
+func (s *Server) loginRefused(c *Call, d limiter.LoginDecision) error {
+	var e *apierr.Error
+	switch d.Refusal {
+	case limiter.RefusedAddrFailures:
+		e = apierr.New(apierr.ErrRateLimited, "too many failed logins for this e-mail from this address; retry in %d s", d.RetryAfterS)
+	case limiter.RefusedQueueFull:
+		e = apierr.New(apierr.ErrRateLimited, "too many failed logins for this e-mail, and too many logins waiting their turn for it; retry in %d s", d.RetryAfterS)
+	case limiter.RefusedBusy:
+		e = apierr.New(apierr.ErrRateLimited, "too many logins for this e-mail at once: those being checked hold its login budget; retry in %d s", d.RetryAfterS)
+	default:
+		e = apierr.New(apierr.ErrRateLimited, "too many failed logins for this e-mail; retry in %d s", d.RetryAfterS)
+	}
+	e.RetryAfterS = d.RetryAfterS
+	h := &c.rc.Response.Header
+	h.Set("RateLimit-Limit", strconv.Itoa(d.Limit))
+	h.Set("RateLimit-Remaining", strconv.Itoa(max(d.Remaining, 0)))
+	h.Set("RateLimit-Reset", strconv.Itoa(d.ResetS))
+	s.metrics.limited(d.Bucket)
+	return e
 }
 
 func (s *Server) refresh(c *Call) (any, error) {

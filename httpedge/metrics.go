@@ -36,7 +36,7 @@ func newMetrics(s *Server) *metrics {
 		Name: "vmplane_ratelimit_refused_total", Help: "Requests refused by a rate limit, by bucket; connections over the per-address cap as bucket connections.",
 	}, []string{"bucket"})
 	// Every bucket is exported from the start, so dashboards see zeros, not gaps.
-	for _, b := range []string{limiter.BucketGlobal, limiter.BucketAuth, limiter.BucketLogin, bucketConnections} {
+	for _, b := range []string{limiter.BucketGlobal, limiter.BucketAuth, limiter.BucketLogin, limiter.BucketLoginAddr, bucketConnections} {
 		m.refused.WithLabelValues(b)
 	}
 	m.reg.MustRegister(m.requests, m.latency, m.refused,

@@ -27,7 +27,9 @@ func (s *Server) routeTable() []Route {
 		{Method: "POST", Path: "/api/auth/login", Access: Public, Handler: s.login, Tag: "auth",
 			Summary: "Log in with e-mail and password", Body: LoginRequest{}, Reply: TokenReply{}, Errors: []int{fasthttp.StatusUnauthorized},
 			Description: "Answers an access token, a refresh token and the user. A missing or empty e-mail or password is 400 naming the field; a wrong e-mail or password is 401 invalid_credentials (the two are not told apart). " +
-				"Failed logins are limited per e-mail and client address (429), and per e-mail over all addresses, beyond which an address with no failures is answered after a delay."},
+				"Only failed logins count against the login limits: per e-mail and client address (429), and per e-mail over all addresses, beyond which an address with no failures is answered after a delay. " +
+				"A login being checked holds a reservation that a success gives back; one for which such reservations hold the budget failures left waits for them (at most 10 s, then 429). " +
+				"A 429's detail names the limit that refused, and its Retry-After and RateLimit headers are that limit's."},
 		{Method: "POST", Path: "/api/auth/refresh", Access: Public, Handler: s.refresh, Tag: "auth",
 			Summary: "Rotate a refresh token for a new token pair", Body: RefreshRequest{}, Reply: TokenReply{}, Errors: []int{fasthttp.StatusUnauthorized},
 			Description: "Spends the refresh token and answers a new access and refresh token. A missing refresh_token is 400; an unknown, spent or expired one is 401 invalid_refresh_token, and reusing a spent one ends the whole login."},

@@ -349,7 +349,12 @@ func (s *Server) applyDecision(rc *fasthttp.RequestCtx, id string, d limiter.Dec
 		return true
 	}
 	s.metrics.limited(d.Bucket)
-	e := apierr.New(apierr.ErrRateLimited, "the %s rate limit is exceeded; retry in %d s", d.Bucket, d.RetryAfterS)
+	// Say which: a request rate, not failed logins (those are the login handler's).
+	what := "requests from this address"
+	if d.Bucket == limiter.BucketAuth {
+		what = "requests to /api/auth/ from this address"
+	}
+	e := apierr.New(apierr.ErrRateLimited, "too many %s (the %s rate limit); retry in %d s", what, d.Bucket, d.RetryAfterS)
 	e.RetryAfterS = d.RetryAfterS
 	s.writeError(rc, id, e)
 	return false

@@ -6,6 +6,7 @@ import (
 	"hash/maphash"
 	"math"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -38,8 +39,8 @@ type LimitOptions struct {
 	Global Limit // every request, per client address
 	Auth   Limit // /api/auth/*, per client address
 	// Login is the failed logins of one e-mail address from every client address
-	// together; once spent, LoginAttempt refuses the addresses that failed for it and
-	// makes the others wait their turn (see LoginAttempt).
+	// together; once failures spent it, LoginAttempt refuses the addresses that failed
+	// for it and makes the others wait their turn (see LoginAttempt).
 	Login Limit
 	// LoginAddr is the failed logins of one e-mail address from one client address,
 	// refused beyond.
@@ -79,6 +80,10 @@ type Limiter struct {
 	shards  []*actor.PID
 	seed    maphash.Seed
 	sweeper *kit.Loop
+	// attempts numbers the login attempts, so that each names its reservation.
+	attempts atomic.Uint64
+	// waitMax is LoginWaitMax (shorter in tests).
+	waitMax time.Duration
 }
 
 // take asks for one token from each named bucket of key; all or none are taken.
@@ -95,10 +100,10 @@ func Start(rt *kit.Runtime, opts LimitOptions) *Limiter {
 	if opts.Shards <= 0 {
 		opts.Shards = 4
 	}
-	l := &Limiter{rt: rt, opts: opts, seed: maphash.MakeSeed()}
+	l := &Limiter{rt: rt, opts: opts, seed: maphash.MakeSeed(), waitMax: LoginWaitMax}
 	for i := 0; i < opts.Shards; i++ {
 		pid, err := rt.Spawn(fmt.Sprintf("limiter-%d", i), func() actor.Actor {
-			return &limiterShard{opts: opts, buckets: map[string]*bucket{}, now: rt.Clock.Now}
+			return newShard(opts, rt.Clock.Now)
 		})
 		if err != nil {
 			panic(fmt.Sprintf("actors: spawn limiter: %v", err))
@@ -154,12 +159,25 @@ func (o LimitOptions) limit(name string) Limit {
 type bucket struct {
 	tokens float64
 	last   time.Time
+	// reserved counts the login attempts admitted against this bucket whose outcome is
+	// not known yet (login buckets only); a bucket holding any is never swept.
+	reserved int
 }
 
 type limiterShard struct {
 	opts    LimitOptions
 	buckets map[string]*bucket
 	now     func() time.Time
+	// admitted are the login attempts holding a reservation, by id.
+	admitted map[uint64]admitted
+	// waiting are the login attempts of each e-mail waiting for a reservation, in
+	// arrival order (see LoginAttempt).
+	waiting map[string][]*waiter
+}
+
+func newShard(opts LimitOptions, now func() time.Time) *limiterShard {
+	return &limiterShard{opts: opts, buckets: map[string]*bucket{}, now: now,
+		admitted: map[uint64]admitted{}, waiting: map[string][]*waiter{}}
 }
 
 func (s *limiterShard) Receive(ctx actor.Context) {
@@ -167,9 +185,15 @@ func (s *limiterShard) Receive(ctx actor.Context) {
 	case *take:
 		ctx.Respond(s.take(m))
 	case *loginTake:
-		ctx.Respond(s.loginTake(m))
-	case *loginSucceeded:
-		s.loginSucceeded(m)
+		if d, wait := s.loginTake(m, 0); !wait {
+			ctx.Respond(d)
+		} else {
+			// Answered later, when a reservation of the e-mail is given back or spent.
+			s.waiting[m.Email] = append(s.waiting[m.Email], &waiter{m: m, sender: ctx.Sender(), since: s.now()})
+		}
+	case *loginDone:
+		s.loginDone(m)
+		s.wake(m.Email, func(to *actor.PID, d LoginDecision) { ctx.Send(to, d) })
 	case *sweep:
 		s.sweep()
 	}
@@ -182,7 +206,7 @@ func (s *limiterShard) sweep() {
 	for k, b := range s.buckets {
 		name, _, _ := strings.Cut(k, "|")
 		lim := s.opts.limit(name)
-		if !lim.Enabled() || b.tokens+now.Sub(b.last).Seconds()*lim.perSecond() >= lim.burst() {
+		if b.reserved == 0 && (!lim.Enabled() || b.tokens+now.Sub(b.last).Seconds()*lim.perSecond() >= lim.burst()) {
 			delete(s.buckets, k)
 		}
 	}
@@ -235,141 +259,4 @@ func (s *limiterShard) take(m *take) Decision {
 		d.RetryAfterS = 1
 	}
 	return d
-}
-
-// LoginDecision is the limiter's answer for one login attempt.
-type LoginDecision struct {
-	Decision
-	// Delay is how long the attempt waits before its password is checked.
-	Delay time.Duration
-}
-
-// loginTake asks for one login attempt of an e-mail from a client address.
-type loginTake struct{ Email, Addr string }
-
-// loginSucceeded gives back what a successful login took (see LoginSucceeded).
-type loginSucceeded struct{ Email, Addr string }
-
-// LoginAttempt decides whether a login for email (normalised: NormalizeEmail) from
-// the client address addr may have its password checked, and after what delay. Two
-// budgets of failures count against it:
-//
-//   - per e-mail and address (LoginAddr): an address that spent it is refused;
-//   - per e-mail over all addresses (Login): while there is budget, an attempt goes
-//     on at once. Once it is spent someone is guessing: an address that has failed for
-//     this e-mail lately (its LoginAddr bucket is not full) is refused, and an address
-//     that has not is let through after a delay, in turn: each such attempt borrows
-//     the e-mail's next token and waits until it would have refilled, so the delay
-//     grows with the attempts queued before it. One whose delay would exceed
-//     LoginMaxDelay is refused. An address let through this way spends its whole
-//     LoginAddr budget for the e-mail.
-//
-// So guessing is bounded per address (LoginAddr) and, across any number of addresses
-// and spellings, per e-mail (Login, plus what LoginMaxDelay can queue), while the
-// owner, from an address that has not failed, still gets to try its password. Every
-// attempt takes from both budgets; LoginSucceeded gives them back.
-func (l *Limiter) LoginAttempt(ctx context.Context, email, addr string) (LoginDecision, error) {
-	if !l.opts.Login.Enabled() && !l.opts.LoginAddr.Enabled() {
-		return LoginDecision{Decision: Decision{Allowed: true}}, nil
-	}
-	return kit.AskPID[LoginDecision](ctx, l.rt, l.loginShard(email), &loginTake{Email: email, Addr: addr})
-}
-
-// LoginSucceeded records that a login admitted by LoginAttempt had the right password:
-// it was not a guess. The e-mail's token is given back and the address's failures for
-// it are forgotten.
-func (l *Limiter) LoginSucceeded(email, addr string) {
-	if !l.opts.Login.Enabled() && !l.opts.LoginAddr.Enabled() {
-		return
-	}
-	l.rt.Send(l.loginShard(email), &loginSucceeded{Email: email, Addr: addr})
-}
-
-// loginShard is the shard of every login bucket of email, so that one decision sees
-// them all.
-func (l *Limiter) loginShard(email string) *actor.PID {
-	return l.shards[maphash.String(l.seed, "login|"+email)%uint64(len(l.shards))]
-}
-
-// refilled returns the bucket under key, created full, refilled for the time since
-// it was last looked at.
-func (s *limiterShard) refilled(key string, lim Limit, now time.Time) *bucket {
-	b, ok := s.buckets[key]
-	if !ok {
-		b = &bucket{tokens: lim.burst(), last: now}
-		s.buckets[key] = b
-	}
-	b.tokens = math.Min(lim.burst(), b.tokens+now.Sub(b.last).Seconds()*lim.perSecond())
-	b.last = now
-	return b
-}
-
-func loginKeys(email, addr string) (emailKey, addrKey string) {
-	return BucketLogin + "|" + email, BucketLoginAddr + "|" + email + "|" + addr
-}
-
-// refusal is the 429 of a login bucket: retry once it holds a token again.
-func refusal(lim Limit, b *bucket) LoginDecision {
-	retry := int(math.Ceil((1 - b.tokens) / lim.perSecond()))
-	return LoginDecision{Decision: Decision{Allowed: false, Limit: int(lim.burst()), Remaining: 0,
-		ResetS: int(math.Ceil((lim.burst() - b.tokens) / lim.perSecond())), RetryAfterS: max(retry, 1), Bucket: BucketLogin}}
-}
-
-func (s *limiterShard) loginTake(m *loginTake) LoginDecision {
-	now := s.now()
-	emailKey, addrKey := loginKeys(m.Email, m.Addr)
-	emailLim, addrLim := s.opts.Login, s.opts.LoginAddr
-	var eb, ab *bucket
-	clean := true // the address has no recent failures for this e-mail
-	if addrLim.Enabled() {
-		ab = s.refilled(addrKey, addrLim, now)
-		if ab.tokens < 1 {
-			return refusal(addrLim, ab)
-		}
-		clean = ab.tokens >= addrLim.burst()
-	}
-	take := func(delay time.Duration) LoginDecision {
-		if ab != nil {
-			ab.tokens--
-			if delay > 0 {
-				// Let through the queue, the address spends its whole budget for the
-				// e-mail: it is refused until a token refills and waits for its whole
-				// budget to refill before it counts as clean again, so that keeping
-				// the queue full takes many addresses, not two taking turns.
-				ab.tokens = 0
-			}
-		}
-		if eb != nil {
-			eb.tokens--
-		}
-		return LoginDecision{Decision: Decision{Allowed: true}, Delay: delay}
-	}
-	if !emailLim.Enabled() {
-		return take(0)
-	}
-	eb = s.refilled(emailKey, emailLim, now)
-	if eb.tokens >= 1 {
-		return take(0)
-	}
-	// The e-mail's budget is spent.
-	if !clean {
-		return refusal(emailLim, eb)
-	}
-	wait := time.Duration((1 - eb.tokens) / emailLim.perSecond() * float64(time.Second))
-	if wait > s.opts.LoginMaxDelay {
-		d := refusal(emailLim, eb)
-		d.RetryAfterS = max(1, int(math.Ceil((wait - s.opts.LoginMaxDelay).Seconds())))
-		return d
-	}
-	return take(wait)
-}
-
-func (s *limiterShard) loginSucceeded(m *loginSucceeded) {
-	now := s.now()
-	emailKey, addrKey := loginKeys(m.Email, m.Addr)
-	delete(s.buckets, addrKey)
-	if lim := s.opts.Login; lim.Enabled() {
-		b := s.refilled(emailKey, lim, now)
-		b.tokens = math.Min(lim.burst(), b.tokens+1)
-	}
 }

@@ -562,7 +562,7 @@ func errorResponses() obj {
 		"Conflict":             problemResp("conflict, operation_in_progress, invalid_state or quota_exceeded; also a request with the same Idempotency-Key still in flight."),
 		"PayloadTooLarge":      problemResp("payload_too_large: the body is over 1 MiB."),
 		"IdempotencyKeyReused": problemResp("idempotency_key_reused: the Idempotency-Key was used with a different body."),
-		"TooManyRequests":      problemResp("rate_limited: a rate limit is exceeded; too_many_connections: the client address has the most connections allowed open (answered on a new connection, then closed). Retry after Retry-After seconds.", "Retry-After"),
+		"TooManyRequests":      problemResp("rate_limited: a rate limit is exceeded (the detail says which), with that limit's RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset; too_many_connections: the client address has the most connections allowed open (answered on a new connection, then closed). Retry after Retry-After seconds.", "Retry-After", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"),
 		"RequestTimeout":       problemResp("request_timeout: the request line and headers, or the body, did not arrive in time; the connection is closed."),
 		"HeaderTooLarge":       problemResp("header_too_large: the request line and headers are over 4 KiB together."),
 	}
@@ -571,10 +571,13 @@ func errorResponses() obj {
 func sharedHeaders() obj {
 	str := obj{"type": "string"}
 	return obj{
-		"X-Request-Id":     obj{"description": "The request id, echoed when the client sent one; quote it when reporting a problem.", "schema": str},
-		"Location":         obj{"description": "The task that carries the work: GET it to follow the work.", "schema": str},
-		"Retry-After":      obj{"description": "Seconds to wait before retrying.", "schema": obj{"type": "integer", "minimum": 0}},
-		"WWW-Authenticate": obj{"description": "The Bearer challenge.", "schema": str},
+		"X-Request-Id":        obj{"description": "The request id, echoed when the client sent one; quote it when reporting a problem.", "schema": str},
+		"Location":            obj{"description": "The task that carries the work: GET it to follow the work.", "schema": str},
+		"Retry-After":         obj{"description": "Seconds to wait before retrying.", "schema": obj{"type": "integer", "minimum": 0}},
+		"RateLimit-Limit":     obj{"description": "The size (burst) of the rate limit that refused the request.", "schema": obj{"type": "integer", "minimum": 0}},
+		"RateLimit-Remaining": obj{"description": "What that limit has left: 0 on a refusal.", "schema": obj{"type": "integer", "minimum": 0}},
+		"RateLimit-Reset":     obj{"description": "Seconds until that limit is whole again.", "schema": obj{"type": "integer", "minimum": 0}},
+		"WWW-Authenticate":    obj{"description": "The Bearer challenge.", "schema": str},
 	}
 }
 
