@@ -17,7 +17,7 @@ func (s *Server) routeTable() []Route {
 	routes := []Route{
 		{Method: "GET", Path: "/api/health", Access: Public, Handler: s.health, Tag: "system",
 			Summary: "Liveness and dependency health", Reply: HealthReply{}, Also: map[int]any{fasthttp.StatusServiceUnavailable: HealthReply{}},
-			Description: "Answers 200 with status ok when the store and the hypervisor are healthy, and 503 with status degraded and the failing checks otherwise (also while the server shuts down). Needs no token."},
+			Description: "Answers 200 with status ok when the store and the hypervisor are healthy, and 503 with status degraded and the failing checks otherwise (also while the server shuts down). Needs no token. On a cluster member it answers from what the member already knows (its lease, the last probe of etcd) and never waits on etcd."},
 		{Method: "GET", Path: "/api/openapi.json", Access: Public, Handler: s.openapi, Tag: "system",
 			Summary: "This API's OpenAPI 3.1 document", Reply: RawBody{ContentType: "application/json"}},
 		{Method: "GET", Path: "/metrics", Access: Public, Handler: s.prometheus, Tag: "system",
