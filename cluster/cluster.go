@@ -88,7 +88,7 @@ type Cluster struct {
 	// a takeover.
 	orphans map[string]struct{}
 
-	onLeft    []func(kit.Member)
+	onLeft    []func(context.Context, kit.Member)
 	claims    atomic.Uint64
 	takeovers atomic.Uint64
 	lostOnce  sync.Once
@@ -417,10 +417,17 @@ func (c *Cluster) left(m memberRecord) {
 		}
 		c.mu.Unlock()
 	}()
+	if c.runCtx.Err() != nil {
+		return // leaving: no listener starts that Leave would have to wait for
+	}
 	for _, fn := range listeners {
+		// Tracked like the member's own goroutines (the caller is one of them, so the
+		// count is not zero here): Leave waits for the listeners.
+		c.done.Add(1)
 		go func() {
+			defer c.done.Done()
 			defer kit.Recover(c.log, "member left listener", nil)
-			fn(kit.Member{Name: m.Name, Addr: m.Addr})
+			fn(c.runCtx, kit.Member{Name: m.Name, Addr: m.Addr})
 		}()
 	}
 }
@@ -428,8 +435,9 @@ func (c *Cluster) left(m memberRecord) {
 // OnMemberLeft registers fn to run (on its own goroutine) after a member left: the
 // composition root wakes the entities that run on their own (schedules, health
 // checks, machines with a task in flight), so that the dead member's move here or to
-// another member.
-func (c *Cluster) OnMemberLeft(fn func(kit.Member)) {
+// another member. ctx ends when this member leaves; fn must return then, since Leave
+// waits for the listeners that run.
+func (c *Cluster) OnMemberLeft(fn func(ctx context.Context, m kit.Member)) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.onLeft = append(c.onLeft, fn)
@@ -498,7 +506,8 @@ func (c *Cluster) Stats() Stats {
 }
 
 // Leave ends the membership: the lease is revoked, so every entity this member held is
-// released at once and the others take them on their next request. Call it after the
+// released at once and the others take them on their next request. It returns once the
+// member's goroutines, OnMemberLeft listeners included, have ended. Call it after the
 // runtime has stopped its entities.
 func (c *Cluster) Leave() {
 	if c.transport != nil {
