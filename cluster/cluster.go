@@ -40,6 +40,13 @@ const DefaultLeaseTTL = 3 * time.Second
 // takeoverReport is how long after a member left this one reports what it took over.
 const takeoverReport = 10 * time.Second
 
+// resyncRetryMin and resyncRetryMax bound the pause between two reads of the member list
+// after a compaction.
+const (
+	resyncRetryMin = 100 * time.Millisecond
+	resyncRetryMax = 2 * time.Second
+)
+
 // Options configure a member.
 type Options struct {
 	// Client is the etcd client the member uses; the caller closes it.
@@ -322,12 +329,36 @@ func (c *Cluster) watchMembers(ctx context.Context, rev int64) {
 	}
 }
 
-// resync re-reads the member list after a watch lost its history.
+// resync re-reads the member list after a watch lost its history and returns the
+// revision to watch from. A read that fails is tried again, with a growing pause, until
+// it succeeds or the member stops (then it returns 0): watching from the present without
+// the read would miss every departure in the lost history for good.
 func (c *Cluster) resync(ctx context.Context) int64 {
-	resp, err := c.cli.Get(ctx, c.prefix+"members/", clientv3.WithPrefix())
-	if err != nil {
-		return 0
+	pause := resyncRetryMin
+	for failures := 0; ; failures++ {
+		rctx, cancel := context.WithTimeout(ctx, c.opts.RequestTimeout)
+		resp, err := c.cli.Get(rctx, c.prefix+"members/", clientv3.WithPrefix())
+		cancel()
+		if err == nil {
+			if failures > 0 {
+				c.log.Info("member list read again after etcd compacted its history", zap.Int("attempts", failures+1))
+			}
+			return c.replaceMembers(resp)
+		}
+		if ctx.Err() != nil {
+			return 0
+		}
+		if failures == 0 {
+			c.log.Warn("cannot read the member list after etcd compacted its history; retrying", zap.Error(err))
+		}
+		pauseFor(ctx, pause)
+		pause = min(2*pause, resyncRetryMax)
 	}
+}
+
+// replaceMembers makes resp the member list and reports the members that left meanwhile;
+// it returns the revision to watch from.
+func (c *Cluster) replaceMembers(resp *clientv3.GetResponse) int64 {
 	now := map[string]memberRecord{}
 	for _, kv := range resp.Kvs {
 		var m memberRecord
