@@ -16,6 +16,7 @@ import (
 // and etcd hung (a proxy that takes connections and never answers). Every health
 // request must be answered within the check's deadline: 503 degraded while etcd is
 // away, 200 once it is back. A request that does not answer in time fails the test.
+// The answer says what the member knows: its lease unconfirmed while etcd is away.
 func TestClusterHealthAnswersWhileEtcdIsAway(t *testing.T) {
 	srv := etcdtest.Start(t)
 	proxy := etcdtest.NewProxy(t, srv)
@@ -36,8 +37,12 @@ func TestClusterHealthAnswersWhileEtcdIsAway(t *testing.T) {
 		r := doWith(t, lb, m.base, req{method: "GET", path: "/api/health"})
 		var h HealthReplyForTest
 		r.decode(t, &h)
-		if r.Status == 503 && h.Status != "degraded" || r.Status == 200 && h.Status != "ok" || r.Status != 200 && r.Status != 503 {
+		if r.Status == 503 && h.Status != "degraded" || r.Status == 200 && (h.Status != "ok" || h.Cluster.Lease != "held") ||
+			r.Status != 200 && r.Status != 503 {
 			t.Fatalf("health on %s: %d %s", m.cfg.NodeName, r.Status, r.Body)
+		}
+		if h.Status == "degraded" && h.Cluster.Lease != "held" {
+			return "degraded, lease " + h.Cluster.Lease
 		}
 		return h.Status
 	}
@@ -48,11 +53,11 @@ func TestClusterHealthAnswersWhileEtcdIsAway(t *testing.T) {
 		}
 		cut()
 		for _, m := range ms {
-			testwait.Eventually(t, fmt.Sprintf("health degraded on %s with %s", m.cfg.NodeName, what),
-				func() bool { return health(m) == "degraded" })
+			testwait.Eventually(t, fmt.Sprintf("health degraded, lease unconfirmed, on %s with %s", m.cfg.NodeName, what),
+				func() bool { return health(m) == "degraded, lease unconfirmed" })
 			// It stays answered while etcd is away.
 			for range 3 {
-				if s := health(m); s != "degraded" {
+				if s := health(m); !strings.HasPrefix(s, "degraded") {
 					t.Fatalf("health on %s with %s: %s", m.cfg.NodeName, what, s)
 				}
 			}

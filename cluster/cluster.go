@@ -486,9 +486,29 @@ func (c *Cluster) leaseValid() bool { return time.Now().UnixNano() < c.validUnti
 // health is degraded until it restarts.
 func (c *Cluster) Lost() bool { return c.lost.Load() }
 
-// Healthy reports whether the member holds a lease it knows to be alive: not lost, not
-// waiting for etcd to say whether it survived an outage, and renewed within its TTL.
-func (c *Cluster) Healthy() bool { return !c.lost.Load() && !c.unsure.Load() && c.leaseValid() }
+// The member's lease as LeaseStatus reports it.
+const (
+	// LeaseHeld: etcd renewed the lease within its TTL.
+	LeaseHeld = "held"
+	// LeaseUnconfirmed: etcd did not renew the lease within its TTL (it is away, or
+	// hangs), or has not said yet whether it survived an outage. Another member may hold
+	// this member's entities by now, so it serves none of them.
+	LeaseUnconfirmed = "unconfirmed"
+	// LeaseLost: etcd no longer has the lease; the member must restart.
+	LeaseLost = "lost"
+)
+
+// LeaseStatus reports the member's lease from what the member knows (when etcd last
+// renewed it), without asking etcd: LeaseHeld, LeaseUnconfirmed or LeaseLost.
+func (c *Cluster) LeaseStatus() string {
+	switch {
+	case c.lost.Load():
+		return LeaseLost
+	case c.unsure.Load() || !c.leaseValid():
+		return LeaseUnconfirmed
+	}
+	return LeaseHeld
+}
 
 // Lease is the member's lease, which the store fences every write with.
 func (c *Cluster) Lease() clientv3.LeaseID { return c.lease }

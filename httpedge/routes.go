@@ -74,8 +74,11 @@ type HealthReply struct {
 
 // ClusterHealth is the cluster as one member sees it.
 type ClusterHealth struct {
-	Node    string                 `json:"node"`
-	Store   string                 `json:"store" openapi:"enum=etcd"`
+	Node  string `json:"node"`
+	Store string `json:"store" openapi:"enum=etcd"`
+	// Lease is the member's lease: held (renewed in time), unconfirmed (etcd away, or
+	// not yet saying whether it survived an outage) or lost. Only held is healthy.
+	Lease   string                 `json:"lease" openapi:"enum=held|unconfirmed|lost"`
 	Members []cluster.MemberStatus `json:"members"`
 }
 
@@ -84,8 +87,9 @@ func (s *Server) health(c *Call) (any, error) {
 	r := HealthReply{Status: "ok", Version: s.opts.Version, UptimeS: int64(time.Since(s.started).Seconds()), Checks: h}
 	member := true
 	if m := s.opts.Cluster; m != nil {
-		r.Cluster = &ClusterHealth{Node: m.Name(), Store: "etcd", Members: m.Members()}
-		member = m.Healthy()
+		lease := m.LeaseStatus()
+		r.Cluster = &ClusterHealth{Node: m.Name(), Store: "etcd", Lease: lease, Members: m.Members()}
+		member = lease == cluster.LeaseHeld
 	}
 	if !h.OK() || s.closing.Load() || !member {
 		r.Status = "degraded"

@@ -896,6 +896,7 @@ type ClusterForecast struct {
 
 // ClusterHealth defines model for ClusterHealth.
 type ClusterHealth struct {
+	Lease   string         `json:"lease"`
 	Members []MemberStatus `json:"members"`
 	Node    string         `json:"node"`
 	Store   string         `json:"store"`
