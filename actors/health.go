@@ -19,10 +19,17 @@ type Health struct {
 // OK reports whether every check passes.
 func (h Health) OK() bool { return h.Storage == "ok" && h.Hypervisor == "ok" }
 
-// Health probes the store and the hypervisor, each bounded by a short deadline.
+// Health probes the store and the hypervisor, each bounded by a short deadline. A
+// shared store (etcd) is not read: a read waits for etcd up to the store's request
+// timeout, longer than a load balancer's health check waits for its answer, so its
+// Health reports what the store's background probe last found.
 func (s *System) Health(ctx context.Context) Health {
 	h := Health{Storage: "ok", Hypervisor: "ok"}
-	if _, err := s.store.Get(persistence.Key("meta", "admin")); err != nil && !errors.Is(err, persistence.ErrNotFound) {
+	if s.store.Shared() {
+		if err := s.store.Health(); err != nil {
+			h.Storage = apierr.From(err).Detail
+		}
+	} else if _, err := s.store.Get(persistence.Key("meta", "admin")); err != nil && !errors.Is(err, persistence.ErrNotFound) {
 		h.Storage = "unavailable"
 	} else if err := s.store.Health(); err != nil {
 		// A store that reads but refuses writes (failed sync, full disk) is degraded.

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -118,8 +119,8 @@ func (a *App) serveMembers() {
 	a.member.cluster.Serve(a.sys.Runtime(), a.member.ln)
 	sys := a.sys
 	bg := a.bg
-	a.member.cluster.OnMemberLeft(func(kit.Member) {
-		if bg.Err() != nil {
+	a.member.cluster.OnMemberLeft(func(ctx context.Context, _ kit.Member) {
+		if ctx.Err() != nil || bg.Err() != nil {
 			return // shutting down
 		}
 		if err := sys.Revive(); err != nil {

@@ -51,6 +51,7 @@ type HealthReplyForTest struct {
 	Cluster *struct {
 		Node    string `json:"node"`
 		Store   string `json:"store"`
+		Lease   string `json:"lease"`
 		Members []struct {
 			Name, Addr, Status string
 		} `json:"members"`
@@ -64,7 +65,7 @@ func TestClusterHealthNamesEveryMember(t *testing.T) {
 		r := m.do(req{method: "GET", path: "/api/health"})
 		expect(t, r, 200, "")
 		r.decode(t, &h)
-		if h.Cluster.Node != fmt.Sprintf("m%d", i) || h.Cluster.Store != "etcd" {
+		if h.Cluster.Node != fmt.Sprintf("m%d", i) || h.Cluster.Store != "etcd" || h.Cluster.Lease != "held" {
 			t.Fatalf("member %d reports %+v", i, h.Cluster)
 		}
 		for j, mem := range h.Cluster.Members {

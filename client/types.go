@@ -270,6 +270,9 @@ type ClusterHealth struct {
 	Node string `json:"node"`
 	// Store is where the cluster's state lives: "etcd".
 	Store string `json:"store"`
+	// Lease is the member's lease: "held" (healthy), "unconfirmed" (etcd did not renew
+	// it in time, or has not said whether it survived an outage) or "lost".
+	Lease string `json:"lease"`
 	// Members are the live members.
 	Members []MemberStatus `json:"members"`
 }

@@ -40,6 +40,13 @@ const DefaultLeaseTTL = 3 * time.Second
 // takeoverReport is how long after a member left this one reports what it took over.
 const takeoverReport = 10 * time.Second
 
+// resyncRetryMin and resyncRetryMax bound the pause between two reads of the member list
+// after a compaction.
+const (
+	resyncRetryMin = 100 * time.Millisecond
+	resyncRetryMax = 2 * time.Second
+)
+
 // Options configure a member.
 type Options struct {
 	// Client is the etcd client the member uses; the caller closes it.
@@ -88,7 +95,7 @@ type Cluster struct {
 	// a takeover.
 	orphans map[string]struct{}
 
-	onLeft    []func(kit.Member)
+	onLeft    []func(context.Context, kit.Member)
 	claims    atomic.Uint64
 	takeovers atomic.Uint64
 	lostOnce  sync.Once
@@ -322,12 +329,36 @@ func (c *Cluster) watchMembers(ctx context.Context, rev int64) {
 	}
 }
 
-// resync re-reads the member list after a watch lost its history.
+// resync re-reads the member list after a watch lost its history and returns the
+// revision to watch from. A read that fails is tried again, with a growing pause, until
+// it succeeds or the member stops (then it returns 0): watching from the present without
+// the read would miss every departure in the lost history for good.
 func (c *Cluster) resync(ctx context.Context) int64 {
-	resp, err := c.cli.Get(ctx, c.prefix+"members/", clientv3.WithPrefix())
-	if err != nil {
-		return 0
+	pause := resyncRetryMin
+	for failures := 0; ; failures++ {
+		rctx, cancel := context.WithTimeout(ctx, c.opts.RequestTimeout)
+		resp, err := c.cli.Get(rctx, c.prefix+"members/", clientv3.WithPrefix())
+		cancel()
+		if err == nil {
+			if failures > 0 {
+				c.log.Info("member list read again after etcd compacted its history", zap.Int("attempts", failures+1))
+			}
+			return c.replaceMembers(resp)
+		}
+		if ctx.Err() != nil {
+			return 0
+		}
+		if failures == 0 {
+			c.log.Warn("cannot read the member list after etcd compacted its history; retrying", zap.Error(err))
+		}
+		pauseFor(ctx, pause)
+		pause = min(2*pause, resyncRetryMax)
 	}
+}
+
+// replaceMembers makes resp the member list and reports the members that left meanwhile;
+// it returns the revision to watch from.
+func (c *Cluster) replaceMembers(resp *clientv3.GetResponse) int64 {
 	now := map[string]memberRecord{}
 	for _, kv := range resp.Kvs {
 		var m memberRecord
@@ -417,10 +448,17 @@ func (c *Cluster) left(m memberRecord) {
 		}
 		c.mu.Unlock()
 	}()
+	if c.runCtx.Err() != nil {
+		return // leaving: no listener starts that Leave would have to wait for
+	}
 	for _, fn := range listeners {
+		// Tracked like the member's own goroutines (the caller is one of them, so the
+		// count is not zero here): Leave waits for the listeners.
+		c.done.Add(1)
 		go func() {
+			defer c.done.Done()
 			defer kit.Recover(c.log, "member left listener", nil)
-			fn(kit.Member{Name: m.Name, Addr: m.Addr})
+			fn(c.runCtx, kit.Member{Name: m.Name, Addr: m.Addr})
 		}()
 	}
 }
@@ -428,8 +466,9 @@ func (c *Cluster) left(m memberRecord) {
 // OnMemberLeft registers fn to run (on its own goroutine) after a member left: the
 // composition root wakes the entities that run on their own (schedules, health
 // checks, machines with a task in flight), so that the dead member's move here or to
-// another member.
-func (c *Cluster) OnMemberLeft(fn func(kit.Member)) {
+// another member. ctx ends when this member leaves; fn must return then, since Leave
+// waits for the listeners that run.
+func (c *Cluster) OnMemberLeft(fn func(ctx context.Context, m kit.Member)) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.onLeft = append(c.onLeft, fn)
@@ -447,9 +486,29 @@ func (c *Cluster) leaseValid() bool { return time.Now().UnixNano() < c.validUnti
 // health is degraded until it restarts.
 func (c *Cluster) Lost() bool { return c.lost.Load() }
 
-// Healthy reports whether the member holds a lease it knows to be alive: not lost, not
-// waiting for etcd to say whether it survived an outage, and renewed within its TTL.
-func (c *Cluster) Healthy() bool { return !c.lost.Load() && !c.unsure.Load() && c.leaseValid() }
+// The member's lease as LeaseStatus reports it.
+const (
+	// LeaseHeld: etcd renewed the lease within its TTL.
+	LeaseHeld = "held"
+	// LeaseUnconfirmed: etcd did not renew the lease within its TTL (it is away, or
+	// hangs), or has not said yet whether it survived an outage. Another member may hold
+	// this member's entities by now, so it serves none of them.
+	LeaseUnconfirmed = "unconfirmed"
+	// LeaseLost: etcd no longer has the lease; the member must restart.
+	LeaseLost = "lost"
+)
+
+// LeaseStatus reports the member's lease from what the member knows (when etcd last
+// renewed it), without asking etcd: LeaseHeld, LeaseUnconfirmed or LeaseLost.
+func (c *Cluster) LeaseStatus() string {
+	switch {
+	case c.lost.Load():
+		return LeaseLost
+	case c.unsure.Load() || !c.leaseValid():
+		return LeaseUnconfirmed
+	}
+	return LeaseHeld
+}
 
 // Lease is the member's lease, which the store fences every write with.
 func (c *Cluster) Lease() clientv3.LeaseID { return c.lease }
@@ -498,7 +557,8 @@ func (c *Cluster) Stats() Stats {
 }
 
 // Leave ends the membership: the lease is revoked, so every entity this member held is
-// released at once and the others take them on their next request. Call it after the
+// released at once and the others take them on their next request. It returns once the
+// member's goroutines, OnMemberLeft listeners included, have ended. Call it after the
 // runtime has stopped its entities.
 func (c *Cluster) Leave() {
 	if c.transport != nil {

@@ -39,7 +39,7 @@ func join(t *testing.T, srv *etcdtest.Server, name string) *testMember {
 		t.Fatal(err)
 	}
 	m.Cluster = c
-	c.OnMemberLeft(func(km kit.Member) { m.left <- km })
+	c.OnMemberLeft(func(_ context.Context, km kit.Member) { m.left <- km })
 	t.Cleanup(m.leave)
 	return m
 }

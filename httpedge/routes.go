@@ -17,7 +17,7 @@ func (s *Server) routeTable() []Route {
 	routes := []Route{
 		{Method: "GET", Path: "/api/health", Access: Public, Handler: s.health, Tag: "system",
 			Summary: "Liveness and dependency health", Reply: HealthReply{}, Also: map[int]any{fasthttp.StatusServiceUnavailable: HealthReply{}},
-			Description: "Answers 200 with status ok when the store and the hypervisor are healthy, and 503 with status degraded and the failing checks otherwise (also while the server shuts down). Needs no token."},
+			Description: "Answers 200 with status ok when the store and the hypervisor are healthy, and 503 with status degraded and the failing checks otherwise (also while the server shuts down). Needs no token. On a cluster member it answers from what the member already knows (its lease, the last probe of etcd) and never waits on etcd."},
 		{Method: "GET", Path: "/api/openapi.json", Access: Public, Handler: s.openapi, Tag: "system",
 			Summary: "This API's OpenAPI 3.1 document", Reply: RawBody{ContentType: "application/json"}},
 		{Method: "GET", Path: "/metrics", Access: Public, Handler: s.prometheus, Tag: "system",
@@ -76,8 +76,11 @@ type HealthReply struct {
 
 // ClusterHealth is the cluster as one member sees it.
 type ClusterHealth struct {
-	Node    string                 `json:"node"`
-	Store   string                 `json:"store" openapi:"enum=etcd"`
+	Node  string `json:"node"`
+	Store string `json:"store" openapi:"enum=etcd"`
+	// Lease is the member's lease: held (renewed in time), unconfirmed (etcd away, or
+	// not yet saying whether it survived an outage) or lost. Only held is healthy.
+	Lease   string                 `json:"lease" openapi:"enum=held|unconfirmed|lost"`
 	Members []cluster.MemberStatus `json:"members"`
 }
 
@@ -86,8 +89,9 @@ func (s *Server) health(c *Call) (any, error) {
 	r := HealthReply{Status: "ok", Version: s.opts.Version, UptimeS: int64(time.Since(s.started).Seconds()), Checks: h}
 	member := true
 	if m := s.opts.Cluster; m != nil {
-		r.Cluster = &ClusterHealth{Node: m.Name(), Store: "etcd", Members: m.Members()}
-		member = m.Healthy()
+		lease := m.LeaseStatus()
+		r.Cluster = &ClusterHealth{Node: m.Name(), Store: "etcd", Lease: lease, Members: m.Members()}
+		member = lease == cluster.LeaseHeld
 	}
 	if !h.OK() || s.closing.Load() || !member {
 		r.Status = "degraded"

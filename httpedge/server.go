@@ -76,9 +76,10 @@ type Membership interface {
 	Members() []cluster.MemberStatus
 	// Stats are the member's figures for /metrics.
 	Stats() cluster.Stats
-	// Healthy is false for a member that lost its lease (degraded until it restarts)
-	// or does not know yet whether its lease survived an etcd outage.
-	Healthy() bool
+	// LeaseStatus is the member's lease, from what it knows (never asking etcd):
+	// cluster.LeaseHeld, or it is degraded (LeaseUnconfirmed until etcd renews it,
+	// LeaseLost until it restarts).
+	LeaseStatus() string
 }
 
 // Server is the HTTP edge.

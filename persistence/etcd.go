@@ -641,7 +641,9 @@ func (s *Etcd) healthy() {
 }
 
 // Health implements Store.Health: nil while etcd answers (the background probe reads
-// from it every second), ErrFenced once the member's fence failed.
+// from it every second), ErrFenced once the member's fence failed. It never waits on
+// etcd: it reports what the probe and the last requests found, so that a health check
+// is answered at once even while etcd hangs.
 func (s *Etcd) Health() error {
 	if !s.gate.enter() {
 		return errClosed()

@@ -428,3 +428,25 @@ func TestEtcdFenceAfterPartition(t *testing.T) {
 		t.Fatalf("lost called %d times; want once", n)
 	}
 }
+
+// TestEtcdHealthWhileEtcdHangs: an etcd that takes connections and never answers (no
+// error ever comes back, every request waits out its deadline) turns Health
+// unavailable from the probe's result, and Health heals once etcd answers again.
+func TestEtcdHealthWhileEtcdHangs(t *testing.T) {
+	srv := etcdtest.Start(t)
+	other := openEtcd(t, srv, "/hang/")
+	s, proxy, _ := cutOff(t, srv, other)
+	if err := s.Health(); err != nil {
+		t.Fatalf("Health() before the hang: %v", err)
+	}
+	proxy.Hang()
+	testwait.Until(t, func() error {
+		err := s.Health()
+		if !errors.Is(err, apierr.ErrUnavailable) || !strings.Contains(err.Error(), "etcd unreachable") {
+			return fmt.Errorf("Health() = %v; want unavailable: etcd unreachable", err)
+		}
+		return nil
+	})
+	proxy.Heal()
+	testwait.Until(t, func() error { return s.Health() })
+}

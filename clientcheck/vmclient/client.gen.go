@@ -896,6 +896,7 @@ type ClusterForecast struct {
 
 // ClusterHealth defines model for ClusterHealth.
 type ClusterHealth struct {
+	Lease   string         `json:"lease"`
 	Members []MemberStatus `json:"members"`
 	Node    string         `json:"node"`
 	Store   string         `json:"store"`
@@ -2705,7 +2706,7 @@ type ClientInterface interface {
 
 	// GetHealth Liveness and dependency health
 	//
-	// Answers 200 with status ok when the store and the hypervisor are healthy, and 503 with status degraded and the failing checks otherwise (also while the server shuts down). Needs no token.
+	// Answers 200 with status ok when the store and the hypervisor are healthy, and 503 with status degraded and the failing checks otherwise (also while the server shuts down). Needs no token. On a cluster member it answers from what the member already knows (its lease, the last probe of etcd) and never waits on etcd.
 	//
 	// Corresponds with GET /api/health (the `GetHealth` operationId).
 	GetHealth(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -4178,7 +4179,7 @@ func (c *Client) GetEvents(ctx context.Context, params *GetEventsParams, reqEdit
 
 // GetHealth Liveness and dependency health
 //
-// Answers 200 with status ok when the store and the hypervisor are healthy, and 503 with status degraded and the failing checks otherwise (also while the server shuts down). Needs no token.
+// Answers 200 with status ok when the store and the hypervisor are healthy, and 503 with status degraded and the failing checks otherwise (also while the server shuts down). Needs no token. On a cluster member it answers from what the member already knows (its lease, the last probe of etcd) and never waits on etcd.
 //
 // Corresponds with GET /api/health (the `GetHealth` operationId).
 func (c *Client) GetHealth(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -12131,7 +12132,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetHealthWithResponse Liveness and dependency health
 	//
-	// Answers 200 with status ok when the store and the hypervisor are healthy, and 503 with status degraded and the failing checks otherwise (also while the server shuts down). Needs no token.
+	// Answers 200 with status ok when the store and the hypervisor are healthy, and 503 with status degraded and the failing checks otherwise (also while the server shuts down). Needs no token. On a cluster member it answers from what the member already knows (its lease, the last probe of etcd) and never waits on etcd.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -31540,7 +31541,7 @@ func (c *ClientWithResponses) GetEventsWithResponse(ctx context.Context, params 
 
 // GetHealthWithResponse Liveness and dependency health
 //
-// Answers 200 with status ok when the store and the hypervisor are healthy, and 503 with status degraded and the failing checks otherwise (also while the server shuts down). Needs no token.
+// Answers 200 with status ok when the store and the hypervisor are healthy, and 503 with status degraded and the failing checks otherwise (also while the server shuts down). Needs no token. On a cluster member it answers from what the member already knows (its lease, the last probe of etcd) and never waits on etcd.
 //
 // Returns a wrapper object for the known response body format(s).
 //

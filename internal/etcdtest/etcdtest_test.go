@@ -2,11 +2,14 @@ package etcdtest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/vmplane/vmplane/internal/leakcheck"
 	"github.com/vmplane/vmplane/internal/testwait"
@@ -69,4 +72,36 @@ func TestMaxTxnOps(t *testing.T) {
 	if _, err := c.Txn(context.Background()).Then(ops...).Commit(); err != nil {
 		t.Fatalf("a transaction of %d puts: %v", len(ops), err)
 	}
+}
+
+// TestProxyHang: through a hung proxy a request waits until its deadline (no error
+// comes back before it), and after Heal the same client works again.
+func TestProxyHang(t *testing.T) {
+	s := Start(t)
+	p := NewProxy(t, s)
+	c, err := clientv3.New(clientv3.Config{Endpoints: p.Endpoints(), DialTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	ctx := context.Background()
+	if _, err := c.Put(ctx, "k", "v"); err != nil {
+		t.Fatal(err)
+	}
+
+	p.Hang()
+	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	_, err = c.Get(short, "k")
+	cancel()
+	if !errors.Is(err, context.DeadlineExceeded) && status.Code(err) != codes.DeadlineExceeded {
+		t.Fatalf("Get through a hung proxy: %v; want its deadline exceeded", err)
+	}
+
+	p.Heal()
+	testwait.Until(t, func() error {
+		short, cancel := context.WithTimeout(ctx, time.Second)
+		defer cancel()
+		_, err := c.Get(short, "k")
+		return err
+	})
 }

@@ -1,19 +1,23 @@
 package etcdtest
 
 import (
-	"io"
 	"net"
 	"sync"
+	"sync/atomic"
 	"testing"
 )
 
 // Proxy is a TCP proxy on loopback in front of a server's client port: a client that
 // connects through it can be cut off from etcd while others are not (a member
-// partitioned from etcd, or paused long enough to look so).
+// partitioned from etcd, or paused long enough to look so). Cut cuts it off as a
+// stopped server would (connections closed); Hang as a server or network that takes
+// connections and never answers would.
 type Proxy struct {
 	l      net.Listener
 	target string
 	wg     sync.WaitGroup
+
+	hanging atomic.Bool // read without mu: every read of every connection checks it
 
 	mu    sync.Mutex
 	cut   bool
@@ -42,16 +46,35 @@ func (p *Proxy) Cut() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.cut = true
+	p.closeAll()
+}
+
+// Hang blackholes the proxy until Heal: the connections open through it stay open and
+// new ones are accepted, but every byte either way is dropped, so a client's requests
+// wait for answers that never come (etcd hung, or a firewall that drops packets).
+func (p *Proxy) Hang() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.hanging.Store(true)
+}
+
+// Heal lets connections through again. The connections that were open while the
+// proxy hung are closed (bytes were dropped from their streams): clients reconnect.
+func (p *Proxy) Heal() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.hanging.Load() {
+		p.closeAll()
+	}
+	p.cut = false
+	p.hanging.Store(false)
+}
+
+// closeAll closes every connection through the proxy; p.mu is held.
+func (p *Proxy) closeAll() {
 	for c := range p.conns {
 		_ = c.Close()
 	}
-}
-
-// Heal lets connections through again.
-func (p *Proxy) Heal() {
-	p.mu.Lock()
-	p.cut = false
-	p.mu.Unlock()
 }
 
 func (p *Proxy) close() {
@@ -73,6 +96,14 @@ func (p *Proxy) accept() {
 			_ = in.Close()
 			continue
 		}
+		if p.hanging.Load() {
+			// Accepted, never answered: read and drop until closed.
+			p.conns[in] = struct{}{}
+			p.mu.Unlock()
+			p.wg.Add(1)
+			go p.pipe(nil, in)
+			continue
+		}
 		out, err := net.Dial("tcp", p.target)
 		if err != nil {
 			p.mu.Unlock()
@@ -87,14 +118,28 @@ func (p *Proxy) accept() {
 	}
 }
 
-// pipe copies from src to dst until either side closes, then closes both.
+// pipe copies from src to dst (dropping what it reads while the proxy hangs, and
+// always when dst is nil) until either side closes, then closes both.
 func (p *Proxy) pipe(dst, src net.Conn) {
 	defer p.wg.Done()
-	_, _ = io.Copy(dst, src)
-	_ = dst.Close()
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 && dst != nil && !p.hanging.Load() {
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				break
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
 	_ = src.Close()
 	p.mu.Lock()
-	delete(p.conns, dst)
 	delete(p.conns, src)
+	if dst != nil {
+		_ = dst.Close()
+		delete(p.conns, dst)
+	}
 	p.mu.Unlock()
 }
