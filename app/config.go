@@ -140,7 +140,7 @@ type ProxmoxConfig struct {
 }
 
 // setting is one row of the settings table: the single source of the flag, its
-// environment variable, default and help text (and of the README's table).
+// environment variable, default and help text (and of the table in docs/configuration.md).
 type setting struct {
 	flag, env, help string
 	bind            func(fs *flag.FlagSet, name, help string)

@@ -14,7 +14,7 @@ import (
 const unitFile = "vmplane.service"
 
 // maxScore is the highest `systemd-analyze security` exposure the unit may have
-// (issue 21; README.md records the current score).
+// (issue 21; docs/packaging.md records the current score).
 const maxScore = 2.0
 
 // settings reads the [Service] section of the unit: each key with its values, in order.
