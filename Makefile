@@ -69,7 +69,9 @@ client:
 ## lint: formatting, vet, staticcheck, dead code (tools/lint/deadcode.sh: no function
 ## that nothing reaches, no program code that only tests reach, exceptions in
 ## tools/lint/deadcode.allow) and package size (tools/lint/pkgsize.sh: at most 4,000
-## lines, exceptions in tools/lint/pkgsize.allow); staticcheck and deadcode are pinned
+## lines, exceptions in tools/lint/pkgsize.allow) and the repository's paths
+## (tools/lint/paths.sh: no tracked file name a shell trips on, no reference to notes
+## outside the repository); staticcheck and deadcode are pinned
 ## by tools/lint/go.mod (their own module, so their dependencies stay out of ours) and
 ## built by `go tool`
 lint:
@@ -78,6 +80,7 @@ lint:
 	$$($(GO) -C tools/lint tool -n staticcheck) ./...
 	tools/lint/deadcode.sh
 	tools/lint/pkgsize.sh
+	tools/lint/paths.sh
 
 ## bench: every Go benchmark, side by side with its baseline (-p 1: one package at a
 ## time, or two packages share the two cores and their numbers are not comparable)

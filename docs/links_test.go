@@ -32,7 +32,7 @@ var mdLink = regexp.MustCompile(`\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)|^\s*\
 
 // TestLinksStayInRepository: every relative link of the reader's pages leads to a file
 // of this repository that exists, and an anchor to a heading the page has. A link that
-// climbs out of the repository (../shared/..., notes a clone does not have) fails,
+// climbs out of the repository (to notes beside it, which a clone does not have) fails,
 // however it is spelt; links to other sites are left alone.
 func TestLinksStayInRepository(t *testing.T) {
 	root, err := filepath.Abs("..")
