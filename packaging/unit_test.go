@@ -62,7 +62,6 @@ func TestUnitSettings(t *testing.T) {
 		"User":                     "vmplane",
 		"DynamicUser":              "no",
 		"StateDirectory":           "vmplane",
-		"Environment":              "VMPLANE_DATA_DIR=/var/lib/vmplane",
 		"UMask":                    "0077",
 		"CapabilityBoundingSet":    "",
 		"NoNewPrivileges":          "yes",
