@@ -33,7 +33,9 @@ build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/vmplane ./cmd/vmplane
 
 ## dist: static release binaries dist/vmplane-linux-amd64 and dist/vmplane-linux-arm64
-## (CGO_ENABLED=0, -trimpath, version, commit and date stamped) and dist/SHA256SUMS;
+## (CGO_ENABLED=0, -trimpath, version, commit and date stamped), dist/third-party-notices
+## (the licence and notice files of every module they are built from: tools/notices)
+## and dist/SHA256SUMS;
 ## fails when a binary is not static (tools/elfstatic reads each one's ELF headers)
 dist:
 	rm -rf dist && mkdir -p dist
@@ -44,6 +46,7 @@ dist:
 			-o dist/vmplane-$$os-$$arch ./cmd/vmplane; \
 	done
 	$(GO) run ./tools/elfstatic dist/vmplane-*
+	$(GO) run ./tools/notices ./cmd/vmplane dist/third-party-notices
 	$(SUMS)
 
 ## deb: dist/vmplane_DEB_VERSION_ARCH.deb for each binary of `make dist` (run it first),
@@ -58,7 +61,9 @@ deb rpm:
 	set -e; nfpm=$$($(GO) -C packaging/nfpm tool -n nfpm); \
 	for p in $(DIST_PLATFORMS); do \
 		arch=$${p#*/}; \
-		test -f dist/vmplane-linux-$$arch || { echo "dist/vmplane-linux-$$arch missing: run make dist first" >&2; exit 1; }; \
+		for f in dist/vmplane-linux-$$arch dist/third-party-notices; do \
+			test -f $$f || { echo "$$f missing: run make dist first" >&2; exit 1; }; \
+		done; \
 		ARCH=$$arch DEB_VERSION='$(DEB_VERSION)' SOURCE_DATE_EPOCH='$(SOURCE_DATE_EPOCH)' \
 			$$nfpm package --config packaging/nfpm.yaml --packager $@ --target dist/; \
 	done
