@@ -4,8 +4,15 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 # The commit's date, not the clock's: building the same commit twice gives the same binary.
 DATE ?= $(shell TZ=UTC git log -1 --format=%cd --date=format-local:%Y-%m-%dT%H:%M:%SZ 2>/dev/null || echo unknown)
+# The commit's time as seconds since 1970, for the packages: nfpm stamps every file and
+# the package itself with SOURCE_DATE_EPOCH, so building the same commit twice gives the
+# same bytes.
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 LDFLAGS := -s -w -X github.com/vmplane/vmplane/app.Version=$(VERSION) \
 	-X github.com/vmplane/vmplane/app.Commit=$(COMMIT) -X github.com/vmplane/vmplane/app.Date=$(DATE)
+# dist/SHA256SUMS: the checksum of every file in dist/, binaries and packages alike,
+# written again by each target that adds files there.
+SUMS := cd dist && find . -maxdepth 1 -type f ! -name SHA256SUMS -printf '%P\n' | LC_ALL=C sort | xargs -r sha256sum > SHA256SUMS
 # The platforms of `make dist`, as GOOS/GOARCH.
 DIST_PLATFORMS := linux/amd64 linux/arm64
 # VERSION as a Debian version (it must start with a digit, and `-` is the revision's
@@ -26,7 +33,9 @@ build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/vmplane ./cmd/vmplane
 
 ## dist: static release binaries dist/vmplane-linux-amd64 and dist/vmplane-linux-arm64
-## (CGO_ENABLED=0, -trimpath, version, commit and date stamped) and dist/SHA256SUMS;
+## (CGO_ENABLED=0, -trimpath, version, commit and date stamped), dist/third-party-notices
+## (the licence and notice files of every module they are built from: tools/notices)
+## and dist/SHA256SUMS;
 ## fails when a binary is not static (tools/elfstatic reads each one's ELF headers)
 dist:
 	rm -rf dist && mkdir -p dist
@@ -37,7 +46,8 @@ dist:
 			-o dist/vmplane-$$os-$$arch ./cmd/vmplane; \
 	done
 	$(GO) run ./tools/elfstatic dist/vmplane-*
-	cd dist && sha256sum vmplane-* > SHA256SUMS
+	$(GO) run ./tools/notices ./cmd/vmplane dist/third-party-notices
+	$(SUMS)
 
 ## deb: dist/vmplane_DEB_VERSION_ARCH.deb for each binary of `make dist` (run it first),
 ## built by nfpm from packaging/nfpm.yaml; nfpm is pinned by packaging/nfpm/go.mod
@@ -45,14 +55,19 @@ dist:
 ## rpm: the same as dist/vmplane-DEB_VERSION-1.ARCH.rpm (x86_64, aarch64), with the rpm
 ## overrides of nfpm.yaml (packaging/rpm/ maintainer scripts); DEB_VERSION is a valid
 ## rpm version too. Both take nfpm's conventional file names (--target dist/).
+## Both are reproducible (every time in them is the commit's, SOURCE_DATE_EPOCH) and
+## rewrite dist/SHA256SUMS to cover them.
 deb rpm:
 	set -e; nfpm=$$($(GO) -C packaging/nfpm tool -n nfpm); \
 	for p in $(DIST_PLATFORMS); do \
 		arch=$${p#*/}; \
-		test -f dist/vmplane-linux-$$arch || { echo "dist/vmplane-linux-$$arch missing: run make dist first" >&2; exit 1; }; \
-		ARCH=$$arch DEB_VERSION='$(DEB_VERSION)' $$nfpm package --config packaging/nfpm.yaml \
-			--packager $@ --target dist/; \
+		for f in dist/vmplane-linux-$$arch dist/third-party-notices; do \
+			test -f $$f || { echo "$$f missing: run make dist first" >&2; exit 1; }; \
+		done; \
+		ARCH=$$arch DEB_VERSION='$(DEB_VERSION)' SOURCE_DATE_EPOCH='$(SOURCE_DATE_EPOCH)' \
+			$$nfpm package --config packaging/nfpm.yaml --packager $@ --target dist/; \
 	done
+	$(SUMS)
 
 ## test: vet, then every test (fuzz seed corpora included) with the race detector; then
 ## the generated API client of clientcheck/ (its own module) against a real server
@@ -69,7 +84,9 @@ client:
 ## lint: formatting, vet, staticcheck, dead code (tools/lint/deadcode.sh: no function
 ## that nothing reaches, no program code that only tests reach, exceptions in
 ## tools/lint/deadcode.allow) and package size (tools/lint/pkgsize.sh: at most 4,000
-## lines, exceptions in tools/lint/pkgsize.allow); staticcheck and deadcode are pinned
+## lines, exceptions in tools/lint/pkgsize.allow) and the repository's paths
+## (tools/lint/paths.sh: no tracked file name a shell trips on, no reference to notes
+## outside the repository); staticcheck and deadcode are pinned
 ## by tools/lint/go.mod (their own module, so their dependencies stay out of ours) and
 ## built by `go tool`
 lint:
@@ -78,6 +95,7 @@ lint:
 	$$($(GO) -C tools/lint tool -n staticcheck) ./...
 	tools/lint/deadcode.sh
 	tools/lint/pkgsize.sh
+	tools/lint/paths.sh
 
 ## bench: every Go benchmark, side by side with its baseline (-p 1: one package at a
 ## time, or two packages share the two cores and their numbers are not comparable)

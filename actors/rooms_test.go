@@ -10,7 +10,7 @@ import (
 // rooms says which of the actors' packages each may import (besides kit, the runtime,
 // which every domain package may). Arrows point one way, from the composition root
 // down to the runtime; a dependency that would point back is injected (a Deps func)
-// or goes over the event bus. README "Layout" tells the same.
+// or goes over the event bus. docs/layout.md tells the same.
 var rooms = map[string][]string{
 	"actors/kit":          nil,
 	"actors/kit/kittest":  nil, // the actors' tests' shared support: leak check, wait

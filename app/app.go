@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/valyala/fasthttp"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
@@ -54,7 +55,10 @@ type App struct {
 	edge   *httpedge.Server
 	ln     net.Listener
 	pprof  *http.Server
-	served chan error
+	// metrics serves --metrics-addr on metricsLn (nil: /metrics is an API route).
+	metrics   *fasthttp.Server
+	metricsLn net.Listener
+	served    chan error
 
 	// bg is the context of the server's own background work (the first sync): Shutdown
 	// cancels it first, so that no driver call it started outlives the shutdown.
@@ -184,13 +188,19 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 		}()
 	}
 	a.edge = httpedge.New(httpedge.Options{System: a.sys, Store: a.store, Tokens: tokens, Logger: log, Version: Version, TrustedProxies: proxies, PublicURL: cfg.PublicURL,
-		IPv6Prefix: cfg.RateIPv6Prefix, HeaderTimeout: cfg.HeaderTimeout, IdleTimeout: cfg.IdleTimeout, MaxConnsPerAddr: cfg.MaxConnsPerAddr, Cluster: a.membership()})
+		IPv6Prefix: cfg.RateIPv6Prefix, HeaderTimeout: cfg.HeaderTimeout, IdleTimeout: cfg.IdleTimeout, MaxConnsPerAddr: cfg.MaxConnsPerAddr, Cluster: a.membership(),
+		SeparateMetrics: cfg.MetricsAddr != ""})
 	if a.ln, err = net.Listen("tcp", cfg.Addr); err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
 	go func() { a.served <- a.edge.Serve(a.ln) }()
 	if cfg.PprofAddr != "" {
 		if err := a.servePprof(cfg.PprofAddr); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.MetricsAddr != "" {
+		if err := a.serveMetrics(cfg.MetricsAddr); err != nil {
 			return nil, err
 		}
 	}
@@ -281,6 +291,20 @@ func (a *App) servePprof(addr string) error {
 	a.pprof = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = a.pprof.Serve(ln) }()
 	a.log.Info("pprof serving", zap.String("addr", ln.Addr().String()))
+	return nil
+}
+
+// serveMetrics serves /metrics on a listener of its own (--metrics-addr), so that it
+// can stay on a private address while the API is public; the API's listener then does
+// not serve it.
+func (a *App) serveMetrics(addr string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("--metrics-addr %s: %w", addr, err)
+	}
+	a.metrics, a.metricsLn = a.edge.MetricsServer(), ln
+	go func() { _ = a.metrics.Serve(ln) }()
+	a.log.Info("metrics serving", zap.String("addr", ln.Addr().String()))
 	return nil
 }
 
@@ -412,6 +436,15 @@ func (a *App) close() error {
 	if a.pprof != nil {
 		_ = a.pprof.Close()
 		a.pprof = nil
+	}
+	if a.metrics != nil {
+		// Shutdown closes the kept-alive connections of scrapers too; closing the
+		// listener again covers a Serve that had not taken it yet.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_ = a.metrics.ShutdownWithContext(ctx)
+		cancel()
+		_ = a.metricsLn.Close()
+		a.metrics, a.metricsLn = nil, nil
 	}
 	if a.sys != nil {
 		a.setStage("stopping the actors (schedules, machine operations, health checks)")

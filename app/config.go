@@ -69,7 +69,10 @@ type Config struct {
 	StoreCacheMB    int
 	StoreSyncEach   bool
 	PprofAddr       string
-	SyncInterval    time.Duration
+	// MetricsAddr, when set, is the address of a listener of its own for /metrics,
+	// which the API's listener then does not serve.
+	MetricsAddr  string
+	SyncInterval time.Duration
 
 	// Insights: the faulty-deployment rules and the usage history sampler.
 	FaultyWindow       time.Duration
@@ -140,7 +143,7 @@ type ProxmoxConfig struct {
 }
 
 // setting is one row of the settings table: the single source of the flag, its
-// environment variable, default and help text (and of the README's table).
+// environment variable, default and help text (and of the table in docs/configuration.md).
 type setting struct {
 	flag, env, help string
 	bind            func(fs *flag.FlagSet, name, help string)
@@ -206,6 +209,7 @@ func (c *Config) table() []setting {
 		num(&c.StoreIndexCacheMB, "store-index-cache-mb", "VMPLANE_STORE_INDEX_CACHE_MB", 16, "Badger table-index cache size in MiB (at least 1)"),
 		dur(&c.ActorIdle, "actor-idle", "VMPLANE_ACTOR_IDLE", 5*time.Minute, "an entity actor (a machine, user, tenant, ...) idle this long is stopped; its next request loads it again from the store"),
 		num(&c.ActorMaxLive, "actor-max-live", "VMPLANE_ACTOR_MAX_LIVE", 10000, "entity actors of one kind kept in memory at most; beyond it the least recently used idle ones are stopped (health checks are not counted: they run their probes)"),
+		str(&c.MetricsAddr, "metrics-addr", "VMPLANE_METRICS_ADDR", "", "serve /metrics on this address of its own (e.g. 127.0.0.1:9090), and not on the API's address (empty: /metrics is a route of the API)"),
 		str(&c.PprofAddr, "pprof-addr", "VMPLANE_PPROF_ADDR", "", "serve Go's pprof profiles on this address (e.g. 127.0.0.1:6060; empty: off); keep it on loopback"),
 		boolean(&c.StoreSyncEach, "store-sync-each-write", "VMPLANE_STORE_SYNC_EACH_WRITE", false, "give every write its own synced transaction instead of group commit: slower, only a baseline for benchmarks"),
 		i64(&c.SimSeed, "sim-seed", "VMPLANE_SIM_SEED", 1, "seed of the simulated cluster (sim driver)"),
@@ -408,7 +412,12 @@ func (c *Config) validate() error {
 		bad bool
 		err func() *ConfigError
 	}{
-		{c.Driver != "sim" && c.Driver != "proxmox", func() *ConfigError { return c.bad("driver", c.Driver, "must be sim or proxmox") }},
+		// The packaged configuration leaves the driver empty: a package enabled without
+		// edits must not serve a simulated cluster with demo machines to the network.
+		{c.Driver == "", func() *ConfigError {
+			return c.bad("driver", c.Driver, `no hypervisor driver chosen: set driver = "proxmox" (with the proxmox-* settings), or "sim" for a simulated cluster with demo machines`)
+		}},
+		{c.Driver != "" && c.Driver != "sim" && c.Driver != "proxmox", func() *ConfigError { return c.bad("driver", c.Driver, "must be sim or proxmox") }},
 		{zapLevelInvalid(c.LogLevel), func() *ConfigError { return c.bad("log-level", c.LogLevel, "must be debug, info, warn or error") }},
 		{c.LogFormat != "json" && c.LogFormat != "console", func() *ConfigError { return c.bad("log-format", c.LogFormat, "must be json or console") }},
 		{c.RateGlobal < 0, func() *ConfigError { return c.bad("rate-global", c.RateGlobal, "must not be negative (0 disables)") }},
@@ -471,6 +480,9 @@ func (c *Config) validate() error {
 		{c.IdleTimeout <= 0, func() *ConfigError { return c.bad("idle-timeout", c.IdleTimeout, "must be positive") }},
 		{c.MaxConnsPerAddr < 0, func() *ConfigError {
 			return c.bad("max-conns-per-addr", c.MaxConnsPerAddr, "must not be negative (0: no cap)")
+		}},
+		{c.MetricsAddr != "" && hostPortInvalid(c.MetricsAddr), func() *ConfigError {
+			return c.bad("metrics-addr", c.MetricsAddr, "must be host:port, e.g. 127.0.0.1:9090")
 		}},
 		{endpointsInvalid(c.EtcdEndpoints), func() *ConfigError {
 			return c.bad("etcd-endpoints", c.EtcdEndpoints, "must be comma-separated URLs, e.g. http://10.0.0.1:2379,http://10.0.0.2:2379")

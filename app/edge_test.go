@@ -222,3 +222,37 @@ func TestPprofOnlyWhenAsked(t *testing.T) {
 		t.Fatal("got no pprof server; want one on its own listener")
 	}
 }
+
+// TestMetricsOnTheirOwnAddress: with --metrics-addr, /metrics answers on that listener
+// (and only /metrics does), while the API's listener neither serves it nor lists it in
+// its OpenAPI document; without it, /metrics is a route of the API.
+func TestMetricsOnTheirOwnAddress(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, func(c *Config) { c.MetricsAddr = "127.0.0.1:0" })
+	expect(t, s.do(req{method: "GET", path: "/api/health"}), 200, "")
+	expect(t, s.do(req{method: "GET", path: "/metrics"}), 404, "not_found")
+	doc := s.do(req{method: "GET", path: "/api/openapi.json"})
+	expect(t, doc, 200, "")
+	if strings.Contains(string(doc.Body), `"/metrics"`) {
+		t.Error("the OpenAPI document lists /metrics, which the API's listener does not serve")
+	}
+	if s.app.metricsLn == nil {
+		t.Fatal("no metrics listener")
+	}
+	base := "http://" + s.app.metricsLn.Addr().String()
+	m := doWith(t, s.client, base, req{method: "GET", path: "/metrics"})
+	if m.Status != 200 || !strings.Contains(string(m.Body), "vmplane_http_requests_total") {
+		t.Fatalf("GET %s/metrics: %d\n%.300s", base, m.Status, m.Body)
+	}
+	if r := doWith(t, s.client, base, req{method: "GET", path: "/api/health"}); r.Status != 404 {
+		t.Errorf("GET %s/api/health: %d; want 404: the metrics listener serves nothing else", base, r.Status)
+	}
+
+	plain := startServer(t)
+	if r := plain.do(req{method: "GET", path: "/metrics"}); r.Status != 200 {
+		t.Errorf("without --metrics-addr, GET /metrics: %d; want 200", r.Status)
+	}
+	if plain.app.metricsLn != nil {
+		t.Error("a metrics listener without --metrics-addr")
+	}
+}

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// smallProfile is the store part of the small appliance profile (README, "Small
+// smallProfile is the store part of the small appliance profile (docs/packaging.md, "Small
 // appliance profile"; measured in BENCHMARKS.md).
 const smallProfile = "store-cache-mb = 8\nstore-memtable-mb = 8\nstore-index-cache-mb = 4\n"
 

@@ -20,7 +20,7 @@ import (
 // Members talk over plain HTTP on the cluster address: one route, POST
 // /cluster/v1/deliver, carrying a kit.Forwarded and answering its kit.Wired. It is our
 // own rather than protoactor's remoting, whose calls were not bounded by their timeout,
-// carried only protobuf and left zombies behind (../shared/reference/cluster.md); an
+// carried only protobuf and left zombies behind (docs/cluster-design.md); an
 // HTTP request has the caller's deadline, a status that tells "not delivered" (409)
 // from an unknown outcome, and nothing to keep alive. Requests carry the shared secret
 // every member reads from etcd, so nobody else on the network can reach entities.

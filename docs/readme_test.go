@@ -1,5 +1,6 @@
-// Package docs holds the user documentation that README.md links to, and the test that
-// runs every command README.md shows, so that what a reader copies works as written.
+// Package docs holds the user documentation that README.md links to, the test that runs
+// every command README.md and these pages show, so that what a reader copies works as
+// written, and the test that keeps their links inside the repository.
 package docs
 
 import (
@@ -20,7 +21,8 @@ import (
 	"time"
 )
 
-// A block is one fenced shell block of README.md and how the test runs it.
+// A block is one fenced shell block of README.md or of a page of docs/, and how the test
+// runs it.
 //
 // The directive is an HTML comment on the line before the fence, invisible to readers:
 //
@@ -31,7 +33,7 @@ import (
 //
 // A block without one runs in the foreground and must succeed.
 type block struct {
-	line   int // of the opening fence, 1-based
+	where  string // page:line of the opening fence, 1-based
 	text   string
 	mode   string // "", "background", "stream" or "skip"
 	wait   string // host:port, for background
@@ -41,8 +43,8 @@ type block struct {
 
 var directive = regexp.MustCompile(`^<!-- readme-test: (.*) -->$`)
 
-// parseBlocks returns the shell blocks of a markdown file in order.
-func parseBlocks(t *testing.T, md string) []block {
+// parseBlocks returns the shell blocks of a markdown page in order.
+func parseBlocks(t *testing.T, page, md string) []block {
 	t.Helper()
 	var out []block
 	lines := strings.Split(md, "\n")
@@ -51,7 +53,7 @@ func parseBlocks(t *testing.T, md string) []block {
 		if fence != "```sh" && fence != "```bash" && fence != "```shell" {
 			continue
 		}
-		b := block{line: i + 1}
+		b := block{where: fmt.Sprintf("%s:%d", page, i+1)}
 		if i > 0 {
 			if m := directive.FindStringSubmatch(strings.TrimSpace(lines[i-1])); m != nil {
 				parseDirective(t, &b, m[1])
@@ -73,35 +75,56 @@ func parseDirective(t *testing.T, b *block, d string) {
 	case strings.HasPrefix(d, "skip:"):
 		b.mode, b.reason = "skip", strings.TrimSpace(strings.TrimPrefix(d, "skip:"))
 		if b.reason == "" {
-			t.Fatalf("README.md:%d: a skipped block must say why", b.line)
+			t.Fatalf("%s: a skipped block must say why", b.where)
 		}
 	case strings.HasPrefix(d, "background, wait "):
 		b.mode, b.wait = "background", strings.TrimPrefix(d, "background, wait ")
 	case strings.HasPrefix(d, "stream "):
 		dur, err := time.ParseDuration(strings.TrimPrefix(d, "stream "))
 		if err != nil {
-			t.Fatalf("README.md:%d: %v", b.line, err)
+			t.Fatalf("%s: %v", b.where, err)
 		}
 		b.mode, b.stream = "stream", dur
 	default:
-		t.Fatalf("README.md:%d: unknown readme-test directive %q", b.line, d)
+		t.Fatalf("%s: unknown readme-test directive %q", b.where, d)
 	}
 }
 
-// loopbackAddr matches the server addresses the README's commands use.
+// loopbackAddr matches the server addresses the pages' commands use.
 var loopbackAddr = regexp.MustCompile(`\b(localhost|127\.0\.0\.1):(\d{2,5})\b`)
 
-// TestReadmeCommands runs README.md's shell blocks in order, as one shell session (so a
-// variable set in one block is there in the next), in a copy of the repository. The
-// ports the README uses are replaced by free loopback ports, so the test never collides
-// with a server already running on this machine; nothing else of a command is changed.
-// curl answers 4xx and 5xx fail the run (curl --fail-with-body), and jq fails on a
-// missing field (jq -e), so a command that works only in appearance fails the test.
+// commandPages are the pages whose commands the test runs, in the order it runs them:
+// README.md (its walkthrough starts the server and sets the variables the others use),
+// then every page of docs/ in name order.
+func commandPages(t *testing.T, root string) []string {
+	t.Helper()
+	pages, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := []string{"README.md"}
+	for _, p := range pages { // Glob sorts them
+		rel, _ := filepath.Rel(root, p)
+		out = append(out, rel)
+	}
+	return out
+}
+
+// TestReadmeCommands runs the shell blocks of README.md and of the pages of docs/, in
+// order, as one shell session (so a variable set in one block is there in the next), in
+// a copy of the repository's files: those git tracks, or would (git ls-files), never
+// what a reader's earlier run left behind. The ports the pages use are replaced by free
+// loopback ports, so the test never collides with a server already running on this
+// machine; nothing else of a command is changed. curl answers 4xx and 5xx fail the run
+// (curl --fail-with-body), and jq fails on a missing field (jq -e), so a command that
+// works only in appearance fails the test. Every file the commands leave in the copy
+// must be one .gitignore ignores, so following the walkthrough in a checkout leaves
+// git status clean.
 func TestReadmeCommands(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the server several times")
 	}
-	for _, tool := range []string{"bash", "make", "curl", "jq", "go"} {
+	for _, tool := range []string{"bash", "make", "curl", "jq", "go", "git"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Fatalf("README.md's commands need %s: %v (.ci/run installs it)", tool, err)
 		}
@@ -110,17 +133,20 @@ func TestReadmeCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	md, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
+	var blocks []block
+	for _, page := range commandPages(t, root) {
+		md, err := os.ReadFile(filepath.Join(root, page))
+		if err != nil {
+			t.Fatal(err)
+		}
+		blocks = append(blocks, parseBlocks(t, page, string(md))...)
 	}
-	blocks := parseBlocks(t, string(md))
 	if len(blocks) == 0 {
 		t.Fatal("README.md has no shell blocks")
 	}
 
-	work := t.TempDir()
-	copyTree(t, root, work)
+	work, logs := t.TempDir(), t.TempDir()
+	copied := copyTree(t, root, work)
 	ports := map[string]string{}
 	port := func(p string) string {
 		if ports[p] == "" {
@@ -135,30 +161,32 @@ func TestReadmeCommands(t *testing.T) {
 		})
 	}
 
+	// The logs of background and streamed blocks go to a directory of their own, so
+	// that what is in the copy afterwards is what the commands wrote.
 	var script strings.Builder
 	script.WriteString(scriptHead)
 	ran := 0
 	for n, b := range blocks {
-		where := fmt.Sprintf("README.md:%d", b.line)
 		text := rewrite(b.text)
+		log := filepath.Join(logs, fmt.Sprintf("block-%d.log", n))
 		switch b.mode {
 		case "skip":
-			t.Logf("%s: not run: %s", where, b.reason)
+			t.Logf("%s: not run: %s", b.where, b.reason)
 			continue
 		case "background":
-			fmt.Fprintf(&script, "start_block %q\n( %s\n) > bg-%d.log 2>&1 &\nservers+=($!)\nwait_health %s bg-%d.log\n",
-				where, text, n, rewrite(b.wait), n)
+			fmt.Fprintf(&script, "start_block %q\n( %s\n) > %q 2>&1 &\nservers+=($!)\nwait_health %s %q\n",
+				b.where, text, log, rewrite(b.wait), log)
 		case "stream":
-			fmt.Fprintf(&script, "start_block %q\n( %s\n) > stream-%d.log 2>&1 &\nstream_for $! %d stream-%d.log\n",
-				where, text, n, int(b.stream.Seconds()), n)
+			fmt.Fprintf(&script, "start_block %q\n( %s\n) > %q 2>&1 &\nstream_for $! %d %q\n",
+				b.where, text, log, int(b.stream.Seconds()), log)
 		default:
-			fmt.Fprintf(&script, "start_block %q\n%s\n", where, text)
+			fmt.Fprintf(&script, "start_block %q\n%s\n", b.where, text)
 		}
 		ran++
 	}
 	script.WriteString("start_block done\n")
 	if ran == 0 {
-		t.Fatal("every block of README.md is skipped")
+		t.Fatal("every block is skipped")
 	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -177,13 +205,56 @@ func TestReadmeCommands(t *testing.T) {
 	// servers), no process the script started outlives the test.
 	killSession(cmd.Process.Pid)
 	if err != nil {
-		t.Fatalf("README.md's commands failed (%v); the last block started is the culprit:\n%s%s",
-			err, out.String(), logsOf(work))
+		t.Fatalf("the pages' commands failed (%v); the last block started is the culprit:\n%s%s",
+			err, out.String(), logsOf(logs))
 	}
 	if !strings.Contains(out.String(), "### done") {
 		t.Fatalf("the script ended early:\n%s", out.String())
 	}
-	t.Logf("ran %d blocks of README.md", ran)
+	t.Logf("ran %d blocks", ran)
+	checkIgnored(t, root, work, copied)
+}
+
+// checkIgnored fails for each file the commands wrote into the copy (one that was not
+// copied there) that the repository's .gitignore does not ignore.
+func checkIgnored(t *testing.T, root, work string, copied map[string]bool) {
+	t.Helper()
+	var written []string
+	err := filepath.WalkDir(work, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(work, path)
+		if !copied[rel] {
+			written = append(written, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(written) == 0 {
+		t.Fatal("the commands wrote no file into the copy: the check below would pass whatever .gitignore says")
+	}
+	// check-ignore names the paths it ignores; --no-index judges by .gitignore alone.
+	cmd := exec.Command("git", "check-ignore", "--no-index", "--stdin")
+	cmd.Dir = root
+	cmd.Stdin = strings.NewReader(strings.Join(written, "\n") + "\n")
+	out, err := cmd.Output()
+	if err != nil && len(out) == 0 {
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 { // 1: none ignored
+			t.Fatalf("git check-ignore: %v", err)
+		}
+	}
+	ignored := map[string]bool{}
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		ignored[l] = true
+	}
+	for _, w := range written {
+		if !ignored[w] {
+			t.Errorf("the commands wrote %s, which .gitignore does not ignore", w)
+		}
+	}
 }
 
 // scriptHead sets up the shell session: strict mode, job control (each background block
@@ -229,7 +300,7 @@ stream_for() {
 `
 
 // scriptEnv is the test's environment without any VMPLANE_* setting of the caller's, with
-// the README's default server address moved to a free port.
+// the pages' default server address moved to a free port.
 func scriptEnv(port8080 string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
@@ -240,39 +311,39 @@ func scriptEnv(port8080 string) []string {
 	return append(env, "VMPLANE_ADDR=127.0.0.1:"+port8080)
 }
 
-// copyTree copies the repository's files (not .git, nor what builds and runs leave
-// behind) so that the README's commands write their data and binaries into a scratch
-// directory.
-func copyTree(t *testing.T, from, to string) {
+// copyTree copies the repository's files into to: those git tracks or would track (not
+// ignored), as they are in the working tree. It returns them, relative to the root.
+func copyTree(t *testing.T, from, to string) map[string]bool {
 	t.Helper()
-	skip := map[string]bool{".git": true, "bin": true, "data": true, "bench-data": true, "dist": true}
-	err := filepath.WalkDir(from, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(from, path)
-		if d.IsDir() {
-			if skip[rel] {
-				return filepath.SkipDir
-			}
-			return os.MkdirAll(filepath.Join(to, rel), 0o755)
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(to, rel), data, info.Mode().Perm())
-	})
+	cmd := exec.Command("git", "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+	cmd.Dir = from
+	list, err := cmd.Output()
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("git ls-files: %v (the test copies the files of a git checkout)", err)
 	}
+	copied := map[string]bool{}
+	for _, rel := range strings.Split(strings.TrimRight(string(list), "\x00"), "\x00") {
+		info, err := os.Lstat(filepath.Join(from, rel))
+		if os.IsNotExist(err) || (err == nil && !info.Mode().IsRegular()) {
+			continue // deleted in the working tree, or a symbolic link
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(filepath.Join(from, rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		dest := filepath.Join(to, rel)
+		if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(dest, data, info.Mode().Perm()); err != nil {
+			t.Fatal(err)
+		}
+		copied[rel] = true
+	}
+	return copied
 }
 
 // killSession kills every process of session sid, found in /proc (Linux; elsewhere it

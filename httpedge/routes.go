@@ -1,9 +1,11 @@
 package httpedge
 
 import (
+	"slices"
 	"time"
 
 	"github.com/valyala/fasthttp"
+	"go.uber.org/zap"
 
 	"github.com/vmplane/vmplane/actors"
 	"github.com/vmplane/vmplane/actors/auth"
@@ -40,6 +42,9 @@ func (s *Server) routeTable() []Route {
 
 		{Method: "GET", Path: "/api/tasks/{id}", Access: Authenticated, Handler: s.getTask, Tag: "tasks",
 			Summary: "One task (a tenant user sees only its tenant's)", Reply: machines.Task{}},
+	}
+	if s.opts.SeparateMetrics { // served on a listener of its own (MetricsServer)
+		routes = slices.DeleteFunc(routes, func(r Route) bool { return r.Path == "/metrics" })
 	}
 	routes = append(routes, s.virtRoutes("/api/virt")...)
 	routes = append(routes, s.clientRoutes()...)
@@ -98,6 +103,32 @@ func (s *Server) health(c *Call) (any, error) {
 		return Reply{Status: fasthttp.StatusServiceUnavailable, Body: r}, nil
 	}
 	return r, nil
+}
+
+// MetricsServer serves GET /metrics, and nothing else (404), for a listener apart from
+// the API's (Options.SeparateMetrics): metrics can then stay on a private address
+// while the API is public. Requests to it are not counted in the API's metrics.
+func (s *Server) MetricsServer() *fasthttp.Server {
+	return &fasthttp.Server{
+		Name:                         "vmplane",
+		ReadTimeout:                  s.opts.HeaderTimeout,
+		WriteTimeout:                 30 * time.Second,
+		IdleTimeout:                  s.opts.IdleTimeout,
+		NoDefaultContentType:         true,
+		DisablePreParseMultipartForm: true,
+		Logger:                       zap.NewStdLog(s.log.Named("metrics")),
+		Handler: func(rc *fasthttp.RequestCtx) {
+			switch {
+			case string(rc.Path()) != "/metrics":
+				rc.Error("404 not found: this listener serves /metrics only\n", fasthttp.StatusNotFound)
+			case !rc.IsGet() && !rc.IsHead():
+				rc.Response.Header.Set("Allow", "GET, HEAD")
+				rc.Error("405 method not allowed\n", fasthttp.StatusMethodNotAllowed)
+			default:
+				s.metrics.handler(rc)
+			}
+		},
+	}
 }
 
 func (s *Server) prometheus(c *Call) (any, error) {

@@ -66,6 +66,9 @@ type Options struct {
 	// Cluster, on a cluster member, is the membership /api/health and /metrics report
 	// (nil on a single node).
 	Cluster Membership
+	// SeparateMetrics leaves GET /metrics out of the API (its routes and its OpenAPI
+	// document): the caller serves it on a listener of its own (MetricsServer).
+	SeparateMetrics bool
 }
 
 // Membership is what the edge shows of a cluster member.

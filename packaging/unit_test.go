@@ -14,7 +14,7 @@ import (
 const unitFile = "vmplane.service"
 
 // maxScore is the highest `systemd-analyze security` exposure the unit may have
-// (issue 21; README.md records the current score).
+// (issue 21; docs/packaging.md records the current score).
 const maxScore = 2.0
 
 // settings reads the [Service] section of the unit: each key with its values, in order.
@@ -62,7 +62,6 @@ func TestUnitSettings(t *testing.T) {
 		"User":                     "vmplane",
 		"DynamicUser":              "no",
 		"StateDirectory":           "vmplane",
-		"Environment":              "VMPLANE_DATA_DIR=/var/lib/vmplane",
 		"UMask":                    "0077",
 		"CapabilityBoundingSet":    "",
 		"NoNewPrivileges":          "yes",

@@ -12,7 +12,7 @@ import (
 // In a cluster, a request for an entity active on another member travels to that
 // member and its answer travels back. protoactor's remoting only carries protobuf
 // messages, and a plain struct that works locally is silently dropped across nodes
-// (../shared/reference/cluster.md), so kit carries messages itself: as JSON, named by
+// (docs/cluster-design.md), so kit carries messages itself: as JSON, named by
 // their Go type. Every message a Kind may be asked or told from outside its entity,
 // and every answer it gives, is registered with Wire by the package that defines it;
 // kittest.WireRoundTrip checks that each survives the trip whole (a field JSON cannot

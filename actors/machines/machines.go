@@ -162,8 +162,8 @@ func (op Operation) WithoutSecrets() *Operation {
 	return &c
 }
 
-// allowed says which operations each status admits: the machine state table of the
-// README. Anything else is 409 invalid_state.
+// allowed says which operations each status admits: the machine state table of
+// docs/routes.md. Anything else is 409 invalid_state.
 func allowed(status string, op Operation) bool {
 	if op.Type == OpDestroy {
 		return status != StatusProvisioning && status != StatusMigrating

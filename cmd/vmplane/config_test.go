@@ -16,12 +16,19 @@ const packagedConfig = "../../packaging/vmplane.toml"
 
 func noEnv(string) string { return "" }
 
-// The packaged example configuration is accepted by `vmplane config check`, names
-// every setting of the table, and stays valid with every example line uncommented
-// (except the *-file secrets, which would need the files).
+// The packaged example configuration, as shipped, is refused by `vmplane config check`
+// (exit 2, one line) until a driver is chosen; with one it is accepted, names every
+// setting of the table, and stays valid with every example line uncommented (except the
+// *-file secrets, which would need the files).
 func TestPackagedConfigChecks(t *testing.T) {
 	var out, errOut bytes.Buffer
-	if code := runConfig([]string{"check", "--config", packagedConfig}, noEnv, &out, &errOut); code != 0 {
+	if code := runConfig([]string{"check", "--config", packagedConfig}, noEnv, &out, &errOut); code != 2 ||
+		!strings.Contains(errOut.String(), "no hypervisor driver chosen") {
+		t.Fatalf("as shipped: exit %d: %s; want 2 and the line asking for a driver", code, errOut.String())
+	}
+	out.Reset()
+	errOut.Reset()
+	if code := runConfig([]string{"check", "--config", packagedConfig, "--driver", "sim"}, noEnv, &out, &errOut); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
 	if !strings.Contains(out.String(), `data-dir = "/var/lib/vmplane"`) || !strings.Contains(out.String(), "valid") {
@@ -31,7 +38,7 @@ func TestPackagedConfigChecks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := app.Load([]string{"--config", packagedConfig}, noEnv)
+	l, err := app.Load([]string{"--config", packagedConfig, "--driver", "sim"}, noEnv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,6 +51,9 @@ func TestPackagedConfigChecks(t *testing.T) {
 	for _, line := range strings.Split(string(text), "\n") {
 		if strings.Contains(line, "-file = ") {
 			continue
+		}
+		if line == `driver = ""` {
+			line = `driver = "sim"`
 		}
 		all = append(all, regexp.MustCompile(`^# ([a-z0-9-]+ = )`).ReplaceAllString(line, "$1"))
 	}
@@ -71,7 +81,7 @@ func TestConfigCheckMasksSecrets(t *testing.T) {
 		"VMPLANE_RATE_GLOBAL":              "7",
 	}
 	var out, errOut bytes.Buffer
-	code := runConfig([]string{"check", "--config", packagedConfig, "--proxmox-token-secret", "tok-secret"},
+	code := runConfig([]string{"check", "--config", packagedConfig, "--driver", "sim", "--proxmox-token-secret", "tok-secret"},
 		func(k string) string { return env[k] }, &out, &errOut)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut.String())

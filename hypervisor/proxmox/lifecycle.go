@@ -355,8 +355,8 @@ func (d *Driver) stopState(ctx context.Context, l *located) (hypervisor.State, e
 // new system: identity, resources, network, cloud-init network settings.
 var reinstallKeep = regexp.MustCompile(`^(name|cores|sockets|vcpus|memory|balloon|cpulimit|cpuunits|description|onboot|nameserver|searchdomain|ciuser|sshkeys|ipconfig\d+|net\d+)$`)
 
-// Reinstall rebuilds a machine from a template with Proxmox pattern (A) of
-// reference/proxmox.md, since Proxmox has no native reinstall: stop, DELETE (purge),
+// Reinstall rebuilds a machine from a template as docs/proxmox.md describes, since
+// Proxmox has no native reinstall: stop, DELETE (purge),
 // full clone of the template to the same vmid on the same node, then re-apply what
 // the machine was: name, cores, memory, every netN verbatim (MAC, model, bridge, VLAN,
 // rate, firewall), cloud-init settings and static addresses, the system disk grown back

@@ -20,11 +20,11 @@ import (
 // firewall options (GET, PUT).
 //
 //   - "params": the parameters Proxmox accepts, with their types and enums (copied
-//     from ../shared/reference/proxmox-api-subset.json, pve-docs 9.1.3; /version,
+//     from the API schema Proxmox VE publishes, pve-docs 9.1.3's apidata.js; /version,
 //     /access/ticket and the storage content calls written for the fake, which that
 //     subset leaves out). checkSchema refuses a call that breaks them, as pveproxy does.
 //   - "returns": what Proxmox answers in "data" (type, properties, items, optional,
-//     enum), written for the fake from the PVE 8/9 API and ../shared/reference/proxmox.md
+//     enum), written for the fake from the PVE 8/9 API and docs/proxmox.md
 //     (the reference subset has no returns). With Config.SkipAnswerCheck unset, every
 //     answer is checked against it before it is sent (checkAnswer): strings are JSON
 //     strings, integers and numbers JSON numbers (an integer without a fraction),

@@ -9,44 +9,47 @@ import (
 	"time"
 )
 
-// The README's settings table is the table of config.go, row for row: every setting
+// The settings table of docs/configuration.md is the table of config.go, row for row: every setting
 // with its variable, its flag and its default, and no row for a setting that does not
 // exist. A default cell names the default as code (`1h`, `local-lvm`); a setting whose
 // default is empty says in words what happens instead (none, generated, ...).
-func TestREADMESettingsTable(t *testing.T) {
-	rows := readmeSettings(t, "../README.md")
+func TestSettingsTable(t *testing.T) {
+	rows := docSettings(t, settingsPage)
 	var c Config
 	for _, s := range c.table() {
 		row, ok := rows[s.env]
 		if !ok {
-			t.Errorf("README's settings table has no row for %s (--%s, default %q)", s.env, s.flag, s.defaultValue)
+			t.Errorf(settingsPage+"'s settings table has no row for %s (--%s, default %q)", s.env, s.flag, s.defaultValue)
 			continue
 		}
 		delete(rows, s.env)
 		if row.flag != "--"+s.flag {
-			t.Errorf("README: %s is the flag %s; the table in config.go says --%s", s.env, row.flag, s.flag)
+			t.Errorf(settingsPage+": %s is the flag %s; the table in config.go says --%s", s.env, row.flag, s.flag)
 		}
 		if !sameDefault(s.defaultValue, row.def) {
-			t.Errorf("README: %s defaults to %q; config.go says %q", s.env, row.def, s.defaultValue)
+			t.Errorf(settingsPage+": %s defaults to %q; config.go says %q", s.env, row.def, s.defaultValue)
 		}
 	}
 	for env := range rows {
-		t.Errorf("README's settings table has a row for %s, which is not a setting", env)
+		t.Errorf(settingsPage+"'s settings table has a row for %s, which is not a setting", env)
 	}
 }
 
-type readmeRow struct{ flag, def string }
+// settingsPage is the page that lists every setting.
+const settingsPage = "../docs/configuration.md"
 
-// readmeSettings reads the table under the header `| variable | flag | default | meaning |`:
+type docRow struct{ flag, def string }
+
+// docSettings reads the table under the header `| variable | flag | default | meaning |`:
 // variable → its flag and the first code span of its default cell ("" when it has none).
-func readmeSettings(t *testing.T, path string) map[string]readmeRow {
+func docSettings(t *testing.T, path string) map[string]docRow {
 	t.Helper()
 	text, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	code := regexp.MustCompile("`([^`]*)`")
-	rows := map[string]readmeRow{}
+	rows := map[string]docRow{}
 	in := false
 	for line := range strings.SplitSeq(string(text), "\n") {
 		if strings.HasPrefix(line, "| variable | flag | default | meaning |") {
@@ -61,28 +64,28 @@ func readmeSettings(t *testing.T, path string) map[string]readmeRow {
 		}
 		cells := strings.Split(line, "|")
 		if len(cells) < 5 {
-			t.Fatalf("README settings table: %q has fewer than four cells", line)
+			t.Fatalf(settingsPage+" settings table: %q has fewer than four cells", line)
 		}
 		env, flag := code.FindStringSubmatch(cells[1]), code.FindStringSubmatch(cells[2])
 		if env == nil || flag == nil {
-			t.Fatalf("README settings table: %q does not name its variable and flag as code", line)
+			t.Fatalf(settingsPage+" settings table: %q does not name its variable and flag as code", line)
 		}
 		var def string
 		if m := code.FindStringSubmatch(cells[3]); m != nil {
 			def = m[1]
 		}
 		if _, dup := rows[env[1]]; dup {
-			t.Errorf("README settings table: %s has two rows", env[1])
+			t.Errorf(settingsPage+" settings table: %s has two rows", env[1])
 		}
-		rows[env[1]] = readmeRow{flag: flag[1], def: def}
+		rows[env[1]] = docRow{flag: flag[1], def: def}
 	}
 	if len(rows) == 0 {
-		t.Fatal("README has no settings table")
+		t.Fatal(settingsPage + " has no settings table")
 	}
 	return rows
 }
 
-// sameDefault compares a default of config.go with the README's: the same text, or the
+// sameDefault compares a default of config.go with the page's: the same text, or the
 // same duration or number written another way (1h0m0s and 1h, 0.90 and 0.9).
 func sameDefault(config, readme string) bool {
 	if config == readme {
