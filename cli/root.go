@@ -113,8 +113,8 @@ error code and detail on one line), 2 a command line that does not parse.`,
 }
 
 // IsGlobalFlag reports whether arg (--remote, -o=json, ...) is one of the client's
-// global flags, which cmd/vmplane takes to mean a client command follows (a bare
-// `vmplane --flag` otherwise starts serve).
+// global flags, which cmd/vmplane takes to mean a client command follows (any other
+// flag before a command is a usage error).
 func IsGlobalFlag(arg string) bool {
 	name, _, _ := strings.Cut(arg, "=")
 	flags := New(Env{}).PersistentFlags()
