@@ -236,6 +236,12 @@ func serve(args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "vmplane: %v\n", ce)
 		return 2
 	}
+	// The API's address is taken: one line, status 1, and nothing was written.
+	var le *app.ListenError
+	if errors.As(err, &le) {
+		fmt.Fprintf(stderr, "vmplane: %v\n", le)
+		return 1
+	}
 	// Another process owns the data directory: one line naming it, and status 1 (the
 	// configuration is fine; the directory is taken).
 	var inUse *persistence.InUseError
