@@ -21,7 +21,17 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/vmplane/vmplane/cli/remotes"
 	"github.com/vmplane/vmplane/client"
+)
+
+// The client's stored remotes and logins (package remotes), under the names cmd/vmplane
+// and the tests use.
+type (
+	Store       = remotes.Store
+	Remote      = remotes.Remote
+	Config      = remotes.Config
+	Credentials = remotes.Credentials
 )
 
 // Env is what the commands read and write: the process's standard streams and
@@ -350,7 +360,7 @@ func (a *app) getenv(name string) string {
 }
 
 func (a *app) store() (Store, error) {
-	dir, err := configDir(a.getenv)
+	dir, err := remotes.Dir(a.getenv)
 	if err != nil {
 		return Store{}, err
 	}
