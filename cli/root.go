@@ -139,6 +139,16 @@ func IsGlobalFlag(arg string) bool {
 	return false
 }
 
+// SimilarGlobalFlags are the client's global flags near arg (a mistyped --tenat), for
+// cmd/vmplane's message about a flag before any command.
+func SimilarGlobalFlags(arg string) []string {
+	name, _, _ := strings.Cut(strings.TrimLeft(arg, "-"), "=")
+	if name == "" {
+		return nil
+	}
+	return similarFlags(New(Env{}).PersistentFlags(), name)
+}
+
 // explain adds what to do to two errors: the 401 of a request sent after the stored
 // login ended becomes the reason it ended, and an operator's call of a client-area
 // route without a tenant names the --tenant flag.
@@ -243,7 +253,7 @@ func unknownCommand(cmd *cobra.Command, name string) error {
 func flagError(cmd *cobra.Command, err error) error {
 	var unknown *pflag.NotExistError
 	if errors.As(err, &unknown) && unknown.GetSpecifiedShortnames() == "" {
-		if s := similarFlags(cmd, unknown.GetSpecifiedName()); len(s) > 0 {
+		if s := similarFlags(cmd.Flags(), unknown.GetSpecifiedName()); len(s) > 0 {
 			return usagef("%v; did you mean %s?", err, strings.Join(s, " or "))
 		}
 		return usageError{err}
@@ -259,11 +269,11 @@ func flagError(cmd *cobra.Command, err error) error {
 	return usageError{err}
 }
 
-// similarFlags are the flags of cmd (its own and the global ones) whose names are
-// within two edits of name, or start with it.
-func similarFlags(cmd *cobra.Command, name string) []string {
+// similarFlags are the flags of fs (a command's: its own and the global ones) whose
+// names are within two edits of name, or start with it.
+func similarFlags(fs *pflag.FlagSet, name string) []string {
 	var out []string
-	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+	fs.VisitAll(func(f *pflag.Flag) {
 		if f.Hidden {
 			return
 		}

@@ -51,10 +51,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cli.Execute(commandTree(env), args, env)
 	}
 	if strings.HasPrefix(args[0], "-") {
-		// serve's flags without the command: a server starts only when named, so that
-		// a stray flag never opens ./data and listens on every interface.
-		fmt.Fprintf(stderr, "vmplane: %s: a command comes first (see 'vmplane help'); to run the server: vmplane serve %s\n",
-			args[0], strings.Join(args, " "))
+		// serve's flags without the command, or a client flag mistyped: a server starts
+		// only when named, so that a stray flag never opens ./data and listens on every
+		// interface.
+		if s := cli.SimilarGlobalFlags(args[0]); len(s) > 0 {
+			fmt.Fprintf(stderr, "vmplane: unknown flag %s; did you mean %s?\n", args[0], strings.Join(s, " or "))
+		} else {
+			fmt.Fprintf(stderr, "vmplane: %s: a command comes first (see 'vmplane help'); to run the server: vmplane serve %s\n",
+				args[0], strings.Join(args, " "))
+		}
 		return 2
 	}
 	cmd, args := args[0], args[1:]

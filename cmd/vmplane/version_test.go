@@ -56,7 +56,7 @@ func TestVersionText(t *testing.T) {
 // written in the working directory (no ./data) and nothing listens. `vmplane
 // --version` prints the version; serve's flags without the command are a usage error.
 func TestBareVmplaneIsTheOverview(t *testing.T) {
-	for _, args := range [][]string{nil, {"-h"}, {"--help"}, {"--version"}, {"--addr", "127.0.0.1:0"}} {
+	for _, args := range [][]string{nil, {"-h"}, {"--help"}, {"--version"}, {"--addr", "127.0.0.1:0"}, {"--tenat", "x", "machine", "list"}} {
 		t.Run(strings.Join(append([]string{"vmplane"}, args...), " "), func(t *testing.T) {
 			dir := t.TempDir()
 			cmd := exec.Command(os.Args[0], args...)
@@ -93,6 +93,10 @@ func TestBareVmplaneIsTheOverview(t *testing.T) {
 			case args[0] == "--version":
 				if code != 0 || !strings.HasPrefix(stdout.String(), "vmplane "+app.Version+" (commit ") {
 					t.Fatalf("exit %d, stdout %q, stderr %q; want the version", code, stdout.String(), stderr.String())
+				}
+			case args[0] == "--tenat":
+				if code != 2 || stderr.String() != "vmplane: unknown flag --tenat; did you mean --tenant?\n" {
+					t.Fatalf("exit %d, stderr %q; want 2 and the client's flag suggested", code, stderr.String())
 				}
 			default:
 				if code != 2 || !strings.Contains(stderr.String(), "vmplane serve --addr 127.0.0.1:0") || strings.Count(stderr.String(), "\n") != 1 {
