@@ -104,6 +104,12 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 			a.close()
 		}
 	}()
+	// The API's address first: a port that is taken fails the start before anything
+	// is written (the store, the first admin) or synced. Connections that come before
+	// the edge serves wait in the listen backlog.
+	if err := a.listen(cfg.Addr); err != nil {
+		return nil, err
+	}
 	store, err := a.openStore(cfg, log)
 	if err != nil {
 		return nil, err
@@ -190,9 +196,6 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 	a.edge = httpedge.New(httpedge.Options{System: a.sys, Store: a.store, Tokens: tokens, Logger: log, Version: Version, TrustedProxies: proxies, PublicURL: cfg.PublicURL,
 		IPv6Prefix: cfg.RateIPv6Prefix, HeaderTimeout: cfg.HeaderTimeout, IdleTimeout: cfg.IdleTimeout, MaxConnsPerAddr: cfg.MaxConnsPerAddr, Cluster: a.membership(),
 		SeparateMetrics: cfg.MetricsAddr != ""})
-	if a.ln, err = net.Listen("tcp", cfg.Addr); err != nil {
-		return nil, fmt.Errorf("listen on %s: %w", cfg.Addr, err)
-	}
 	go func() { a.served <- a.edge.Serve(a.ln) }()
 	if cfg.PprofAddr != "" {
 		if err := a.servePprof(cfg.PprofAddr); err != nil {
@@ -214,6 +217,36 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 	a.showInitialAdminPassword()
 	ok = true
 	return a, nil
+}
+
+// ListenError is an address the server could not listen on (taken, or not this
+// host's): Start returns it before it has opened or written anything.
+type ListenError struct {
+	Addr string
+	Err  error // the system's reason, as EADDRINUSE
+}
+
+func (e *ListenError) Error() string { return fmt.Sprintf("listen %s: %v", e.Addr, e.Err) }
+func (e *ListenError) Unwrap() error { return e.Err }
+
+// listen binds the API's listener, a.ln.
+func (a *App) listen(addr string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		// net's "listen tcp ADDR: bind: address already in use" without its layers.
+		cause := err
+		var op *net.OpError
+		if errors.As(cause, &op) {
+			cause = op.Err
+		}
+		var sc *os.SyscallError
+		if errors.As(cause, &sc) {
+			cause = sc.Err
+		}
+		return &ListenError{Addr: addr, Err: cause}
+	}
+	a.ln = ln
+	return nil
 }
 
 // showInitialAdminPassword logs the first admin's generated password, once the server

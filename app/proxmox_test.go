@@ -215,6 +215,7 @@ func TestProxmoxRefusedRuleIsVisible(t *testing.T) {
 		fw := s.machine(tok, web.ID).Firewall
 		return fw != nil && fw.State == machines.FirewallApplied
 	})
+	firewallOnEveryInterface(t, s.machine(tok, web.ID))
 
 	// Proxmox refuses the next push (once): visible, alerted, and not retried.
 	const rules = "/nodes/{node}/qemu/{vmid}/firewall/rules"
@@ -432,6 +433,21 @@ func TestFirewallRulesSameOnSim(t *testing.T) {
 		fw := s.machine(tok, m.ID).Firewall
 		return fw != nil && fw.State == machines.FirewallApplied
 	})
+	firewallOnEveryInterface(t, s.machine(tok, m.ID))
+}
+
+// firewallOnEveryInterface: a machine whose rules were applied shows the firewall on
+// on each of its interfaces, as the push left them on the hypervisor.
+func firewallOnEveryInterface(t *testing.T, m machines.Machine) {
+	t.Helper()
+	if len(m.Interfaces) == 0 {
+		t.Fatalf("machine %s has no interfaces", m.ID)
+	}
+	for _, ic := range m.Interfaces {
+		if !ic.Firewall {
+			t.Fatalf("machine %s with firewall %+v shows interfaces %+v; want the firewall on on each", m.ID, m.Firewall, m.Interfaces)
+		}
+	}
 }
 
 // TestProxmoxConcurrentEditConflict: someone edits the VM on Proxmox between

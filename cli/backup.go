@@ -81,7 +81,11 @@ func (a *app) backupCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return c.DeleteBackup(cmd.Context(), args[0])
+			if err := c.DeleteBackup(cmd.Context(), args[0]); err != nil {
+				return err
+			}
+			a.done("deleted backup %s", args[0])
+			return nil
 		},
 	}
 	return group(&cobra.Command{Use: "backup", Short: "backups of machines, taken by backup schedules"}, list, show, del)

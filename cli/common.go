@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"iter"
 
@@ -44,3 +45,12 @@ func limitFlag(cmd *cobra.Command, n *int) {
 
 // newLineReader reads lines from r.
 func newLineReader(r io.Reader) *bufio.Reader { return bufio.NewReader(r) }
+
+// done says what a command did that has no record to print (a remote added, a record
+// deleted). With -o json or yaml, standard output holds data only: nothing then.
+func (a *app) done(format string, args ...any) {
+	if a.output == formatJSON || a.output == formatYAML {
+		return
+	}
+	fmt.Fprintf(a.env.Stdout, format+"\n", args...)
+}

@@ -143,7 +143,11 @@ func (a *app) firewallCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return c.DeleteFirewallRule(cmd.Context(), args[0])
+			if err := c.DeleteFirewallRule(cmd.Context(), args[0]); err != nil {
+				return err
+			}
+			a.done("deleted firewall rule %s", args[0])
+			return nil
 		},
 	}
 	return group(&cobra.Command{Use: "firewall", Short: "the tenant's firewall rules (operators: --tenant ID)"}, list, addCmd, updCmd, del)

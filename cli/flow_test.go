@@ -78,6 +78,10 @@ func TestFlow(t *testing.T) {
 		t.Fatalf("machine create --wait: stderr %q; want the progress lines", r.err)
 	}
 	golden(t, "machine_list", w.ok("machine", "list", "--tenant", ten.ID))
+	// The tenant list counts the machines against the quota.
+	if out := w.ok("tenant", "list"); !regexp.MustCompile(`(?m)^` + ten.ID + ` +Acme +1/3 `).MatchString(out) {
+		t.Fatalf("tenant list: got\n%s\nwant Acme holding 1 machine of 3", out)
+	}
 	golden(t, "machine_show", w.ok("machine", "show", m.ID))
 
 	// Power actions: the operator names no tenant, the CLI finds the machine's.
@@ -176,8 +180,8 @@ func TestFlow(t *testing.T) {
 	w.fails(1, "not logged in to acme", "machine", "list")
 	w.ok("remote", "switch", "test")
 
-	w.okJSON(&task, "machine", "delete", m.ID, "--wait")
-	w.okJSON(&task, "machine", "delete", m2.ID, "--wait")
+	w.okJSON(&task, "machine", "delete", m.ID, "--yes", "--wait")
+	w.okJSON(&task, "machine", "delete", m2.ID, "--yes", "--wait")
 	w.fails(1, "not_found", "machine", "show", m.ID)
 	w.ok("user", "delete", u.ID)
 	w.ok("tenant", "delete", ten.ID)

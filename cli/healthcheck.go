@@ -191,7 +191,11 @@ func (a *app) healthCheckCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return c.DeleteHealthCheck(cmd.Context(), args[0])
+			if err := c.DeleteHealthCheck(cmd.Context(), args[0]); err != nil {
+				return err
+			}
+			a.done("deleted health check %s", args[0])
+			return nil
 		},
 	}
 	return group(&cobra.Command{Use: "health-check", Aliases: []string{"hc"}, Short: "HTTP and TCP health checks; a failing one raises an alert"},

@@ -16,6 +16,8 @@ import (
 
 	"github.com/vmplane/vmplane/app/apptest"
 	"github.com/vmplane/vmplane/cli"
+	"github.com/vmplane/vmplane/client"
+	"github.com/vmplane/vmplane/internal/testwait"
 )
 
 // openPTY opens a pseudo-terminal: the master end (the user's keyboard and screen)
@@ -140,4 +142,44 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// TestMachineDeleteAsksOnATerminal: on a terminal, machine delete asks first, naming
+// the machine and its state; anything but y keeps the machine.
+func TestMachineDeleteAsksOnATerminal(t *testing.T) {
+	w := newWorld(t)
+	w.login()
+	var ten client.Tenant
+	w.okJSON(&ten, "tenant", "create", "Acme")
+	var m client.Machine
+	w.okJSON(&m, "machine", "create", "--tenant", ten.ID, "--name", "web-1", "--template", "tpl-ubuntu-24.04", "--wait")
+	for _, answer := range []string{"n", "y"} {
+		master, tty := openPTY(t)
+		go func() { _, _ = io.Copy(io.Discard, master) }() // the echo
+		var errOut syncBuffer
+		var out bytes.Buffer
+		env := cli.Env{Stdin: tty, Stdout: &out, Stderr: &errOut, Getenv: func(k string) string { return w.vars[k] }}
+		done := make(chan int, 1)
+		go func() { done <- cli.Execute(cli.New(env), []string{"machine", "delete", m.ID, "--wait"}, env) }()
+		prompt := "delete machine web-1 (" + m.ID + ", state running) and its disks? [y/N] "
+		testwait.Eventually(t, "the question", func() bool { return strings.Contains(errOut.String(), prompt) })
+		io.WriteString(master, answer+"\n")
+		var code int
+		select {
+		case code = <-done:
+		case <-time.After(time.Minute):
+			t.Fatal("machine delete did not end")
+		}
+		if answer == "n" {
+			if code != 1 || !strings.Contains(errOut.String(), "machine "+m.ID+" not deleted") {
+				t.Fatalf("answered n: exit %d, stderr %q; want 1 and not deleted", code, errOut.String())
+			}
+			w.okJSON(&m, "machine", "show", m.ID)
+			continue
+		}
+		if code != 0 {
+			t.Fatalf("answered y: exit %d, stderr %q", code, errOut.String())
+		}
+		w.fails(1, "not_found", "machine", "show", m.ID)
+	}
 }

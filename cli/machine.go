@@ -346,15 +346,31 @@ func (a *app) machineResizeCmd() *cobra.Command {
 
 func (a *app) machineDeleteCmd() *cobra.Command {
 	var wf waitFlags
+	var yes bool
 	cmd := &cobra.Command{
 		Use:     "delete ID",
 		Aliases: []string{"rm"},
-		Short:   "destroy a machine and its disks",
+		Short:   "destroy a machine and its disks (asks first on a terminal; --yes otherwise)",
 		Args:    args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			ask := !yes
+			if ask && !isTerminal(a.env.Stdin) {
+				return usagef("machine delete destroys machine %s and its disks: give --yes to confirm (there is no terminal to ask on)", args[0])
+			}
 			c, p, err := a.setup()
 			if err != nil {
 				return err
+			}
+			if ask {
+				m, err := c.GetMachine(cmd.Context(), args[0])
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(a.env.Stderr, "delete machine %s (%s, state %s) and its disks? [y/N] ", m.Name, m.ID, m.Status)
+				line, _ := newLineReader(a.env.Stdin).ReadString('\n')
+				if answer := strings.ToLower(strings.TrimSpace(line)); answer != "y" && answer != "yes" {
+					return fmt.Errorf("machine %s not deleted", m.ID)
+				}
 			}
 			t, err := c.DeleteMachine(cmd.Context(), args[0])
 			if err != nil {
@@ -364,6 +380,7 @@ func (a *app) machineDeleteCmd() *cobra.Command {
 		},
 	}
 	wf.add(cmd)
+	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "delete without asking (needed when standard input is not a terminal)")
 	return cmd
 }
 

@@ -258,5 +258,5 @@ func TestOperations(t *testing.T) {
 		t.Fatalf("machine update --clear-tenant: got tenant %v; want none", *m.TenantID)
 	}
 	w.fails(2, "one or the other", "machine", "update", m.ID, "--move-to", other.ID, "--clear-tenant")
-	w.okJSON(&task, "machine", "delete", m.ID, "--wait")
+	w.okJSON(&task, "machine", "delete", m.ID, "--yes", "--wait")
 }

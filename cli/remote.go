@@ -38,10 +38,19 @@ func (a *app) remoteCmd() *cobra.Command {
 				return fmt.Errorf("remote %q exists already (remove it first)", name)
 			}
 			cfg.Remotes = append(cfg.Remotes, Remote{Name: name, URL: trimBase(u.String())})
-			if cfg.Current == "" {
+			current := cfg.Current == ""
+			if current {
 				cfg.Current = name
 			}
-			return st.SaveConfig(cfg)
+			if err := st.SaveConfig(cfg); err != nil {
+				return err
+			}
+			if current {
+				a.done("added remote %s (%s), now the current one; log in with 'vmplane login'", name, trimBase(u.String()))
+			} else {
+				a.done("added remote %s (%s); use it with --remote %s or 'vmplane remote switch %s'", name, trimBase(u.String()), name, name)
+			}
+			return nil
 		},
 	}
 	list := &cobra.Command{
@@ -110,7 +119,11 @@ func (a *app) remoteCmd() *cobra.Command {
 			if err := st.SaveConfig(cfg); err != nil {
 				return err
 			}
-			return st.UpdateCredentials(args[0], func(Credentials, bool) (*Credentials, error) { return nil, nil })
+			if err := st.UpdateCredentials(args[0], func(Credentials, bool) (*Credentials, error) { return nil, nil }); err != nil {
+				return err
+			}
+			a.done("removed remote %s", args[0])
+			return nil
 		},
 	}
 	sw := &cobra.Command{
@@ -127,7 +140,12 @@ func (a *app) remoteCmd() *cobra.Command {
 				return fmt.Errorf("no remote %q (see 'vmplane remote list')", args[0])
 			}
 			cfg.Current = args[0]
-			return st.SaveConfig(cfg)
+			if err := st.SaveConfig(cfg); err != nil {
+				return err
+			}
+			r, _ := cfg.Remote(args[0])
+			a.done("the current remote is now %s (%s)", r.Name, r.URL)
+			return nil
 		},
 	}
 	return group(&cobra.Command{Use: "remote", Short: "the servers this client knows: add, list, remove, switch"}, add, list, remove, sw)

@@ -13,13 +13,25 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
+	"github.com/vmplane/vmplane/cli/remotes"
 	"github.com/vmplane/vmplane/client"
+)
+
+// The client's stored remotes and logins (package remotes), under the names cmd/vmplane
+// and the tests use.
+type (
+	Store       = remotes.Store
+	Remote      = remotes.Remote
+	Config      = remotes.Config
+	Credentials = remotes.Credentials
 )
 
 // Env is what the commands read and write: the process's standard streams and
@@ -89,7 +101,7 @@ error code and detail on one line), 2 a command line that does not parse.`,
 	root.SetIn(env.Stdin)
 	root.SetOut(env.Stdout)
 	root.SetErr(env.Stderr)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(flagError)
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.remote, "remote", "", "the remote to talk to (default: the current one, see 'vmplane remote switch'; env VMPLANE_REMOTE)")
 	pf.StringVar(&a.url, "url", "", "the server's URL, instead of a remote's (env VMPLANE_URL)")
@@ -113,8 +125,8 @@ error code and detail on one line), 2 a command line that does not parse.`,
 }
 
 // IsGlobalFlag reports whether arg (--remote, -o=json, ...) is one of the client's
-// global flags, which cmd/vmplane takes to mean a client command follows (a bare
-// `vmplane --flag` otherwise starts serve).
+// global flags, which cmd/vmplane takes to mean a client command follows (any other
+// flag before a command is a usage error).
 func IsGlobalFlag(arg string) bool {
 	name, _, _ := strings.Cut(arg, "=")
 	flags := New(Env{}).PersistentFlags()
@@ -125,6 +137,16 @@ func IsGlobalFlag(arg string) bool {
 		return flags.ShorthandLookup(short) != nil
 	}
 	return false
+}
+
+// SimilarGlobalFlags are the client's global flags near arg (a mistyped --tenat), for
+// cmd/vmplane's message about a flag before any command.
+func SimilarGlobalFlags(arg string) []string {
+	name, _, _ := strings.Cut(strings.TrimLeft(arg, "-"), "=")
+	if name == "" {
+		return nil
+	}
+	return similarFlags(New(Env{}).PersistentFlags(), name)
 }
 
 // explain adds what to do to two errors: the 401 of a request sent after the stored
@@ -214,10 +236,73 @@ func describe(err error) string {
 
 func unknownCommand(cmd *cobra.Command, name string) error {
 	msg := fmt.Sprintf("unknown command %q for %q", name, cmd.CommandPath())
+	// cobra only sets the distance itself on the way to its own error, which the
+	// groups' RunE replaces.
+	if cmd.SuggestionsMinimumDistance <= 0 {
+		cmd.SuggestionsMinimumDistance = 2
+	}
 	if s := cmd.SuggestionsFor(name); len(s) > 0 {
 		msg += "; did you mean " + strings.Join(s, " or ") + "?"
 	}
 	return usageError{errors.New(msg)}
+}
+
+// flagError is a flag that does not parse, as a usage error in the user's words: an
+// unknown flag with the nearest ones the command has, a value with what the flag wants
+// (not strconv's message).
+func flagError(cmd *cobra.Command, err error) error {
+	var unknown *pflag.NotExistError
+	if errors.As(err, &unknown) && unknown.GetSpecifiedShortnames() == "" {
+		if s := similarFlags(cmd.Flags(), unknown.GetSpecifiedName()); len(s) > 0 {
+			return usagef("%v; did you mean %s?", err, strings.Join(s, " or "))
+		}
+		return usageError{err}
+	}
+	var invalid *pflag.InvalidValueError
+	if errors.As(err, &invalid) {
+		want := map[string]string{"int": "a whole number", "int64": "a whole number", "uint": "a whole number 0 or above",
+			"float64": "a number", "bool": "true or false", "duration": "a duration such as 30s, 5m or 1h"}[invalid.GetFlag().Value.Type()]
+		if want != "" {
+			return usagef("--%s %q: want %s", invalid.GetFlag().Name, invalid.GetValue(), want)
+		}
+	}
+	return usageError{err}
+}
+
+// similarFlags are the flags of fs (a command's: its own and the global ones) whose
+// names are within two edits of name, or start with it.
+func similarFlags(fs *pflag.FlagSet, name string) []string {
+	var out []string
+	fs.VisitAll(func(f *pflag.Flag) {
+		if f.Hidden {
+			return
+		}
+		if editDistance(name, f.Name) <= 2 || strings.HasPrefix(f.Name, name) {
+			out = append(out, "--"+f.Name)
+		}
+	})
+	return out
+}
+
+// editDistance is the Levenshtein distance of a and b (bytes: flag names are ASCII).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }
 
 // group makes cmd a command that only holds subcommands: given none, or an unknown
@@ -236,13 +321,14 @@ func group(cmd *cobra.Command, subs ...*cobra.Command) *cobra.Command {
 	return cmd
 }
 
-// args checks a command's positional arguments, as a usage error.
+// args checks a command's positional arguments, as a usage error. An empty one (an
+// unset shell variable, "") is one too: sent, it would name another route.
 func args(n int, names string) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, a []string) error {
 		if len(a) != n {
 			return usagef("usage: %s %s", cmd.CommandPath(), names)
 		}
-		return nil
+		return nonEmpty(cmd, a, names)
 	}
 }
 
@@ -251,8 +337,21 @@ func maxArgs(n int, names string) cobra.PositionalArgs {
 		if len(a) > n {
 			return usagef("usage: %s %s", cmd.CommandPath(), names)
 		}
-		return nil
+		return nonEmpty(cmd, a, names)
 	}
+}
+
+func nonEmpty(cmd *cobra.Command, a []string, names string) error {
+	for i, v := range a {
+		if strings.TrimSpace(v) == "" {
+			name := "argument " + strconv.Itoa(i+1)
+			if f := strings.Fields(names); i < len(f) {
+				name = strings.Trim(f[i], "[].")
+			}
+			return usagef("%s: %s is empty (usage: %s %s)", cmd.CommandPath(), name, cmd.CommandPath(), names)
+		}
+	}
+	return nil
 }
 
 func (a *app) printer() (printer, error) {
@@ -271,7 +370,7 @@ func (a *app) getenv(name string) string {
 }
 
 func (a *app) store() (Store, error) {
-	dir, err := configDir(a.getenv)
+	dir, err := remotes.Dir(a.getenv)
 	if err != nil {
 		return Store{}, err
 	}
@@ -362,10 +461,14 @@ func (a *app) connect() (string, *http.Client, error) {
 	if err != nil {
 		return "", nil, err
 	}
+	if t.name == "" {
+		// A --url no remote names has no stored login to use.
+		return "", nil, fmt.Errorf("no login for %s: give --token (env VMPLANE_TOKEN), or add it as a remote "+
+			"('vmplane remote add NAME %s') and run 'vmplane login NAME'", t.base, t.base)
+	}
 	cr, ok := creds[t.name]
-	if t.name == "" || !ok {
-		who := firstOf(t.name, t.base)
-		return "", nil, fmt.Errorf("not logged in to %s: run 'vmplane login %s', or give --token (env VMPLANE_TOKEN)", who, t.name)
+	if !ok {
+		return "", nil, fmt.Errorf("not logged in to %s: run 'vmplane login %s', or give --token (env VMPLANE_TOKEN)", t.name, t.name)
 	}
 	a.sess = &session{store: st, remote: t.name, base: t.base, next: newTransport(), creds: cr}
 	return t.base, &http.Client{Transport: a.sess}, nil

@@ -217,10 +217,15 @@ func (a *app) scheduleCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			del := c.DeleteBackupSchedule
 			if k == kindPower {
-				return c.DeletePowerSchedule(cmd.Context(), args[0])
+				del = c.DeletePowerSchedule
 			}
-			return c.DeleteBackupSchedule(cmd.Context(), args[0])
+			if err := del(cmd.Context(), args[0]); err != nil {
+				return err
+			}
+			a.done("deleted %s schedule %s", k, args[0])
+			return nil
 		},
 	}
 	del.Flags().StringVar(&delKind, "kind", "", "power or backup (default: found by the id)")

@@ -12,7 +12,7 @@ func (a *app) tenantCmd() *cobra.Command {
 	var lim int
 	list := &cobra.Command{
 		Use:   "list",
-		Short: "list the tenants (operators)",
+		Short: "list the tenants and their quotas, with the machines each holds (operators)",
 		Args:  args(0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, p, err := a.setup()
@@ -23,10 +23,24 @@ func (a *app) tenantCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			// The table shows each tenant's machines against its quota (USED/QUOTA):
+			// the count comes from the tenant's overview, one call per tenant.
+			held := map[string]string{}
+			if p.format == formatTable {
+				for _, t := range items {
+					held[t.ID] = "?" // the tenant went meanwhile, or its overview failed
+					if o, err := c.ForTenant(t.ID).Overview(cmd.Context()); err == nil {
+						held[t.ID] = num(o.Machines.Total)
+					} else if cmd.Context().Err() != nil {
+						return err
+					}
+				}
+			}
 			return p.print(items, func(w *tabwriter.Writer) {
 				header(w, "ID", "NAME", "MACHINES", "CORES", "MEMORY_MB", "DISK_GB", "CREATED")
 				for _, t := range items {
-					row(w, t.ID, t.Name, limit(t.Quota.Machines), limit(t.Quota.CPUCores), limit(t.Quota.MemoryMB), limit(t.Quota.DiskGB), when(t.CreatedAt))
+					row(w, t.ID, t.Name, held[t.ID]+"/"+limit(t.Quota.Machines), limit(t.Quota.CPUCores), limit(t.Quota.MemoryMB),
+						limit(t.Quota.DiskGB), when(t.CreatedAt))
 				}
 			})
 		},
@@ -103,7 +117,11 @@ func (a *app) tenantCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return c.DeleteTenant(cmd.Context(), args[0])
+			if err := c.DeleteTenant(cmd.Context(), args[0]); err != nil {
+				return err
+			}
+			a.done("deleted tenant %s", args[0])
+			return nil
 		},
 	}
 	return group(&cobra.Command{Use: "tenant", Short: "tenants and their quotas (operators)"}, list, show, create, update, del)

@@ -58,7 +58,7 @@ func TestExitCodes(t *testing.T) {
 	if strings.Count(r.err, "\n") != 1 {
 		t.Errorf("an API error: stderr %q; want one line", r.err)
 	}
-	w.fails(1, "invalid_request", "tenant", "create", "")
+	w.fails(1, "invalid_request", "tenant", "create", strings.Repeat("x", 101))
 	// An operator must say which tenant's machines: the error names the flag.
 	w.fails(1, "give --tenant ID", "machine", "list")
 	w.fails(1, "no template \"nope\"", "machine", "create", "--tenant", "t", "--name", "x", "--template", "nope")

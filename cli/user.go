@@ -148,7 +148,11 @@ reads it from standard input).`,
 			if err != nil {
 				return err
 			}
-			return c.DeleteUser(cmd.Context(), args[0])
+			if err := c.DeleteUser(cmd.Context(), args[0]); err != nil {
+				return err
+			}
+			a.done("deleted user %s", args[0])
+			return nil
 		},
 	}
 	return group(&cobra.Command{Use: "user", Short: "users: operators and tenants' users (operators)"}, list, show, create, update, del)

@@ -193,6 +193,10 @@ type request struct {
 // do sends r, retrying what may be retried, and decodes the answer into r.out. It
 // returns the answer's header (for Location and the like).
 func (c *core) do(ctx context.Context, r request) (http.Header, error) {
+	if strings.HasSuffix(r.path, "/") || strings.Contains(r.path, "//") {
+		// An empty id (an unset variable) would name another route, or none.
+		return nil, fmt.Errorf("vmplane client: %s %s: an id in the path is empty", r.method, r.path)
+	}
 	var payload []byte
 	if r.body != nil {
 		var err error

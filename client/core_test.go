@@ -155,6 +155,22 @@ func TestNo4xxRetry(t *testing.T) {
 	}
 }
 
+// TestEmptyIDIsRefused: an empty id is refused before anything is sent, instead of
+// reaching another route (or none) of the server.
+func TestEmptyIDIsRefused(t *testing.T) {
+	r := newRecorder(t, status(200, nil, tenantJSON))
+	c := newTestClient(t, r.srv.URL)
+	if _, err := c.GetTenant(context.Background(), ""); err == nil || !strings.Contains(err.Error(), "an id in the path is empty") {
+		t.Fatalf("GetTenant(\"\"): got %v; want the empty id named", err)
+	}
+	if _, err := c.GetTask(context.Background(), ""); err == nil {
+		t.Fatal("GetTask(\"\"): no error")
+	}
+	if n := r.requests(); n != 0 {
+		t.Fatalf("%d requests sent; want none", n)
+	}
+}
+
 // TestRetryBudget: retries stop after the budget, with the last answer as the error,
 // and at once when the server asks for a longer pause than the client may wait.
 func TestRetryBudget(t *testing.T) {

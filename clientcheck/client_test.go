@@ -245,6 +245,15 @@ func TestGeneratedClientFlow(t *testing.T) {
 	if port, _ := pr.Port.Get(); port != "2222" || pr.Source.IsSpecified() && !pr.Source.IsNull() || pr.Comment != "ssh from the office" || pr.Protocol != "tcp" {
 		t.Fatalf("patch rule: got %s; want port 2222, no source, the rest kept", patched.Body)
 	}
+	// Read back: the null the generated client sent cleared the stored source.
+	got, err := c.GetResourcesFirewallRulesByIdWithResponse(ctx, ruleID)
+	ok(t, "get rule", err, got, got.Body, 200, got.JSON200)
+	if !got.JSON200.Source.IsNull() {
+		t.Fatalf("get rule after the patch: got %s; want source null", got.Body)
+	}
+	if port, _ := got.JSON200.Port.Get(); port != "2222" {
+		t.Fatalf("get rule after the patch: got %s; want port 2222", got.Body)
+	}
 	del, err := c.DeleteClientFirewallRulesByIdWithResponse(ctx, ruleID, nil)
 	ok(t, "delete rule", err, del, del.Body, 204, nil)
 	rules, err = c.GetClientFirewallRulesWithResponse(ctx, &vmclient.GetClientFirewallRulesParams{MachineId: &machine})

@@ -140,6 +140,14 @@ func (s *Server) serveResource(r *resource, op string) Handler {
 		if r.scoped {
 			scope = c.scope()
 		}
+		if op == "update" && r.get != nil {
+			// Existence and scope first: an unknown record (or another tenant's) is a
+			// 404 whatever the body would meet (a tenant_id it may not name, a taken
+			// name, a rule it breaks).
+			if _, err := r.get(c, scope, c.Param("id")); err != nil {
+				return nil, err
+			}
+		}
 		var tenant *string
 		if (op == "create" || op == "update") && r.scoped {
 			var tf tenantField

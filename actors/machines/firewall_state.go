@@ -3,6 +3,7 @@ package machines
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/vmplane/vmplane/actors/alerts"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/apierr"
+	"github.com/vmplane/vmplane/hypervisor"
 )
 
 // Firewall push states of a machine (Machine.Firewall.State).
@@ -58,11 +60,19 @@ func (e *machineEntity) setFirewallState(m *firewallPushed) bool {
 		state = FirewallFailed
 	}
 	prev := e.rec.Firewall
-	if prev != nil && prev.State == state && prev.Reason == m.Reason {
+	if prev != nil && prev.State == state && prev.Reason == m.Reason && (m.Failed || firewallOnEverywhere(e.rec.Interfaces)) {
 		return false
 	}
 	next := *e.rec
 	next.Firewall = &FirewallState{State: state, Reason: m.Reason, UpdatedAt: time.Now().UTC()}
+	if !m.Failed {
+		// An applied push has enabled the firewall on every interface (the drivers'
+		// SetFirewall does): the record says so now, not only after the next sync.
+		next.Interfaces = slices.Clone(next.Interfaces)
+		for i := range next.Interfaces {
+			next.Interfaces[i].Firewall = true
+		}
+	}
 	next.UpdatedAt = next.Firewall.UpdatedAt
 	if err := e.save(&next, nil, "firewall"); err != nil {
 		e.sys.log.Error("cannot record firewall state", zap.String("machine_id", e.id), zap.Error(err))
@@ -74,6 +84,16 @@ func (e *machineEntity) setFirewallState(m *firewallPushed) bool {
 			Message: "the firewall rules of machine " + e.rec.Name + " could not be applied: " + m.Reason})
 	} else if prev != nil && prev.State == FirewallFailed {
 		e.sys.Alerts.Clear(alerts.AlertFirewallFailed, e.id)
+	}
+	return true
+}
+
+// firewallOnEverywhere reports whether the firewall is on on every interface.
+func firewallOnEverywhere(ifs []hypervisor.Interface) bool {
+	for _, ic := range ifs {
+		if !ic.Firewall {
+			return false
+		}
 	}
 	return true
 }

@@ -325,17 +325,16 @@ func (m *Machines) Resolve(id string) (string, error) {
 // Start validates an operation against the machine's state, records its task and
 // runs it on the hypervisor. It returns the task at once.
 func (m *Machines) Start(ctx context.Context, id string, op Operation, tenant *string) (Task, error) {
+	// Existence and scope first: an unknown machine, or one outside the tenant's
+	// scope, is a 404 whatever the operation's own faults, which must not tell a
+	// tenant about a machine it cannot see.
+	if _, err := m.Ref(ctx, id, tenant); err != nil {
+		return Task{}, err
+	}
 	if err := op.validate(); err != nil {
 		return Task{}, err
 	}
 	if op.Type == OpMigrate || op.Type == OpReinstall {
-		// What precheck finds must not tell a tenant about a machine outside its
-		// scope: the scope is checked first.
-		if tenant != nil {
-			if _, err := m.Ref(ctx, id, tenant); err != nil {
-				return Task{}, err
-			}
-		}
 		if err := m.precheck(ctx, op); err != nil {
 			return Task{}, err
 		}
@@ -414,6 +413,10 @@ func (m *Machines) Destroy(ctx context.Context, id string, tenant *string) (Task
 
 // Assign moves a machine to a tenant, or to none: an operator's act, outside quota.
 func (m *Machines) Assign(ctx context.Context, id string, tenant *string) (Machine, error) {
+	// The machine first: an unknown one is a 404 whatever tenant the body names.
+	if _, err := m.Ref(ctx, id, nil); err != nil {
+		return Machine{}, err
+	}
 	if tenant != nil {
 		if err := m.sys.tenantExists(ctx, *tenant); err != nil {
 			return Machine{}, apierr.Invalid(apierr.Field("tenant_id", "no tenant %s", *tenant))

@@ -182,6 +182,11 @@ func (t *Tenants) Create(ctx context.Context, name string, quota *QuotaChange) (
 // value. Lowering a quota below the usage is allowed: it stops growth, it does not
 // destroy machines.
 func (t *Tenants) Update(ctx context.Context, id string, c TenantChange) (Tenant, error) {
+	// The tenant first: an unknown one is a 404 whatever the change would meet (a
+	// taken name is a 409 only for a tenant that exists).
+	if _, err := t.Get(ctx, id); err != nil {
+		return Tenant{}, err
+	}
 	if c.Name != nil {
 		if err := t.names.ensure(ctx, t.sys); err != nil {
 			return Tenant{}, err

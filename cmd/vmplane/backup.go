@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
@@ -46,6 +47,11 @@ func runBackup(args []string, getenv func(string) string, stdout, stderr io.Writ
 		fmt.Fprintln(stderr, "vmplane backup: --out FILE is required (and nothing else)")
 		return 2
 	}
+	// The folder first: a backup fetched for nowhere is a server's time wasted.
+	if err := outFolder(*out); err != nil {
+		fmt.Fprintf(stderr, "vmplane backup: %v\n", err)
+		return 1
+	}
 	base, hc, err := backupConnection(getenv, *url, *remote, stdout, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "vmplane backup: %v\n", err)
@@ -58,6 +64,22 @@ func runBackup(args []string, getenv func(string) string, stdout, stderr io.Writ
 	}
 	fmt.Fprintf(stdout, "backup of %d bytes (store schema %d) written to %s\n", n, h.Schema, *out)
 	return 0
+}
+
+// outFolder checks that the folder of --out FILE exists, in words that name it (not
+// the temporary file the backup is first written to).
+func outFolder(out string) error {
+	dir := filepath.Dir(out)
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("--out %s: the folder %s does not exist", out, dir)
+	case err != nil:
+		return fmt.Errorf("--out %s: %w", out, err)
+	case !fi.IsDir():
+		return fmt.Errorf("--out %s: %s is not a folder", out, dir)
+	}
+	return nil
 }
 
 func envOr(getenv func(string) string, name, fallback string) string {
@@ -113,7 +135,12 @@ func fetchBackup(client *http.Client, url, out string) (int64, persistence.Backu
 	dir := filepath.Dir(out)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(out)+".*.tmp")
 	if err != nil {
-		return 0, h, err
+		// Say which file the user named, not the temporary one beside it.
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return 0, h, fmt.Errorf("cannot write %s: %w", out, err)
 	}
 	done := false
 	defer func() {

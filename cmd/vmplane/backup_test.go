@@ -90,6 +90,12 @@ func TestBackupRestoreCommands(t *testing.T) {
 			t.Errorf("backup with %s: status %d, %q; want status %d and one line with %q", c.name, code, got, c.code, c.want)
 		}
 	}
+	// An --out in a folder that does not exist: one line naming it, before any request.
+	missing := filepath.Join(t.TempDir(), "no-such-folder", "vmplane.backup")
+	if code, got := runCmd(t, []string{"VMPLANE_TOKEN=" + admin}, "backup", "--url", base, "--out", missing); code != 1 ||
+		got != "vmplane backup: --out "+missing+": the folder "+filepath.Dir(missing)+" does not exist" {
+		t.Errorf("backup to a missing folder: status %d, %q; want 1 and one line naming the folder", code, got)
+	}
 	// `vmplane backup list` is the client's verb for machines' backups, not the store's.
 	if code, got := runCmd(t, []string{"VMPLANE_URL=", noLogin}, "backup", "list"); code != 2 || !strings.Contains(got, "no remote") {
 		t.Errorf("backup list: status %d, %q; want the client's verb (no remote configured: 2)", code, got)

@@ -1,6 +1,8 @@
-// Command vmplane is the vmplane control plane: `vmplane serve` (the default) runs the
-// API server, `vmplane version` prints the version, and the client verbs of package cli
-// (`vmplane login`, `vmplane machine list`, ...) speak to a server over its API.
+// Command vmplane is the vmplane control plane: `vmplane serve` runs the API server,
+// `vmplane version` (or --version) prints the version, and the client verbs of package
+// cli (`vmplane login`, `vmplane machine list`, ...) speak to a server over its API.
+// A bare `vmplane`, like `vmplane -h`, prints the overview of the commands: a server
+// starts only when asked for by name.
 package main
 
 import (
@@ -33,14 +35,34 @@ func main() {
 
 func run(args []string, stdout, stderr io.Writer) int {
 	env := cli.Env{Stdin: os.Stdin, Stdout: stdout, Stderr: stderr, Getenv: os.Getenv}
-	if len(args) > 0 && cli.IsGlobalFlag(args[0]) {
+	if len(args) == 0 {
+		usage(stdout, env)
+		return 0
+	}
+	switch args[0] {
+	case "-h", "-help", "--help":
+		usage(stdout, env)
+		return 0
+	case "--version", "-version":
+		return runVersion(args[1:], stdout, stderr)
+	}
+	if cli.IsGlobalFlag(args[0]) {
 		// `vmplane --remote lab machine list`: the client's flags before its command.
 		return cli.Execute(commandTree(env), args, env)
 	}
-	cmd := "serve"
-	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
-		cmd, args = args[0], args[1:]
+	if strings.HasPrefix(args[0], "-") {
+		// serve's flags without the command, or a client flag mistyped: a server starts
+		// only when named, so that a stray flag never opens ./data and listens on every
+		// interface.
+		if s := cli.SimilarGlobalFlags(args[0]); len(s) > 0 {
+			fmt.Fprintf(stderr, "vmplane: unknown flag %s; did you mean %s?\n", args[0], strings.Join(s, " or "))
+		} else {
+			fmt.Fprintf(stderr, "vmplane: %s: a command comes first (see 'vmplane help'); to run the server: vmplane serve %s\n",
+				args[0], strings.Join(args, " "))
+		}
+		return 2
 	}
+	cmd, args := args[0], args[1:]
 	if code, ok := runServerCommand(cmd, args, stdout, stderr); ok {
 		return code
 	}
@@ -56,7 +78,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 // serverCommands are the commands of the server binary proper, with their one-line
 // help; they keep their own flag parsing, outside the client's command tree.
 var serverCommands = []struct{ name, short string }{
-	{"serve", "run the API server (the default; see 'vmplane serve -h')"},
+	{"serve", "run the API server (see 'vmplane serve -h')"},
 	{"bench", "load a running server and report latencies (see 'vmplane bench -h')"},
 	{"proxmox", "proxmox check: test the connection to Proxmox VE and the API token's privileges"},
 	{"config", "config check: validate the configuration (--config FILE, environment, flags) and print it, secrets masked"},
@@ -137,10 +159,10 @@ func commandTree(env cli.Env) *cobra.Command {
 }
 
 func usage(w io.Writer, env cli.Env) {
-	fmt.Fprint(w, `Usage: vmplane [command] [flags]
+	fmt.Fprint(w, `Usage: vmplane COMMAND [flags]
 
 Commands:
-  serve     run the API server (the default; see 'vmplane serve -h')
+  serve     run the API server (see 'vmplane serve -h')
   bench     load a running server and report latencies (see 'vmplane bench -h')
   proxmox check
             test the connection to Proxmox VE and the API token's privileges
@@ -163,7 +185,8 @@ Client commands (they talk to a server: see 'vmplane help COMMAND'):
 		}
 	}
 	_ = tw.Flush()
-	fmt.Fprint(w, "\nGlobal flags of the client commands: --remote, --url, --token, --tenant, -o table|json|yaml\n")
+	fmt.Fprint(w, "\nGlobal flags of the client commands: --remote, --url, --token, --tenant, -o table|json|yaml\n"+
+		"vmplane -h (or help) prints this overview; vmplane --version the version.\n")
 }
 
 func serve(args []string, stderr io.Writer) int {
@@ -217,6 +240,12 @@ func serve(args []string, stderr io.Writer) int {
 	if errors.As(err, &ce) {
 		fmt.Fprintf(stderr, "vmplane: %v\n", ce)
 		return 2
+	}
+	// The API's address is taken: one line, status 1, and nothing was written.
+	var le *app.ListenError
+	if errors.As(err, &le) {
+		fmt.Fprintf(stderr, "vmplane: %v\n", le)
+		return 1
 	}
 	// Another process owns the data directory: one line naming it, and status 1 (the
 	// configuration is fine; the directory is taken).

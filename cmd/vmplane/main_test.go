@@ -408,10 +408,14 @@ func TestAdminPasswordLifecycle(t *testing.T) {
 	}
 	defer taken.Close()
 
-	// 1. The admin is created, then listening fails.
-	p := startProc(t, append(env, "VMPLANE_ADDR="+taken.Addr().String()), "serve")
+	// 1. The admin is created, then listening for the profiles fails (the API's own
+	// address is bound before anything is written: TestAddressTaken).
+	p := startProc(t, append(env, "VMPLANE_ADDR=127.0.0.1:0", "VMPLANE_PPROF_ADDR="+taken.Addr().String()), "serve")
 	if code := p.exitCode(time.Minute); code != 1 {
-		t.Fatalf("exit status %d; want 1 when the address is taken", code)
+		t.Fatalf("exit status %d; want 1 when the pprof address is taken", code)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "MANIFEST")); err != nil {
+		t.Fatalf("no store after a start that failed late: %v\n%s", err, p.output())
 	}
 	if _, shown := p.find(`"password"`); shown {
 		t.Fatalf("a start that failed showed the password:\n%s", p.output())
@@ -494,6 +498,29 @@ func loginAs(t *testing.T, base, email, password string, want int) {
 	res.Body.Close()
 	if res.StatusCode != want {
 		t.Fatalf("login as %s: status %d; want %d", email, res.StatusCode, want)
+	}
+}
+
+// TestAddressTaken: with the API's address taken, serve fails in one line, with
+// status 1, before it opens the store, creates the first admin or syncs: the data
+// directory stays empty.
+func TestAddressTaken(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	dir := filepath.Join(t.TempDir(), "data")
+	p := startProc(t, append(baseEnv(t), "VMPLANE_DATA_DIR="+dir, "VMPLANE_ADDR="+taken.Addr().String()), "serve")
+	if code := p.exitCode(time.Minute); code != 1 {
+		t.Fatalf("exit status %d; want 1", code)
+	}
+	want := "vmplane: listen " + taken.Addr().String() + ": address already in use"
+	if out := p.output(); out != want {
+		t.Fatalf("output:\n%s\nwant the one line %q", out, want)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the data directory: %v; want it not created", err)
 	}
 }
 

@@ -1,4 +1,8 @@
-package cli
+// Package remotes is the command-line client's state on disk: the servers it knows by
+// name (config.json) and the login kept for each (credentials.json), in a private
+// directory, with the file lock that keeps concurrent token refreshes from spending a
+// refresh token twice.
+package remotes
 
 import (
 	"encoding/json"
@@ -49,8 +53,8 @@ const (
 	lockFile   = "credentials.lock"
 )
 
-// configDir is where the Store lives for the environment getenv reads.
-func configDir(getenv func(string) string) (string, error) {
+// Dir is where the Store lives for the environment getenv reads.
+func Dir(getenv func(string) string) (string, error) {
 	if d := getenv("XDG_CONFIG_HOME"); d != "" && filepath.IsAbs(d) {
 		return filepath.Join(d, "vmplane"), nil
 	}
