@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -20,7 +21,7 @@ import (
 // Members talk over plain HTTP on the cluster address: one route, POST
 // /cluster/v1/deliver, carrying a kit.Forwarded and answering its kit.Wired. It is our
 // own rather than protoactor's remoting, whose calls were not bounded by their timeout,
-// carried only protobuf and left zombies behind (docs/cluster-design.md); an
+// carried only protobuf (dropping plain structs silently) and left zombies behind; an
 // HTTP request has the caller's deadline, a status that tells "not delivered" (409)
 // from an unknown outcome, and nothing to keep alive. Requests carry the shared secret
 // every member reads from etcd, so nobody else on the network can reach entities.
@@ -102,7 +103,11 @@ func (t *transport) handle(ctx *fasthttp.RequestCtx) {
 	defer cancel()
 	ans, err := t.rt.Deliver(rctx, req)
 	if errors.Is(err, kit.ErrNotDelivered) {
+		// Why, for the sender's log: the entity is not here, or this member runs
+		// another version of vmplane and cannot read the message.
 		ctx.SetStatusCode(fasthttp.StatusConflict)
+		ctx.SetContentType("text/plain; charset=utf-8")
+		ctx.SetBodyString(err.Error())
 		return
 	}
 	if err != nil {
@@ -167,7 +172,11 @@ func (c *Cluster) Forward(ctx context.Context, m kit.Member, req kit.Forwarded) 
 	switch resp.StatusCode() {
 	case fasthttp.StatusOK:
 	case fasthttp.StatusConflict:
-		return kit.Wired{}, fmt.Errorf("%w: %s does not hold %s/%s", kit.ErrNotDelivered, m.Name, req.Kind, req.ID)
+		why := strings.TrimPrefix(strings.TrimPrefix(string(resp.Body()), kit.ErrNotDelivered.Error()), ": ")
+		if why == "" {
+			why = fmt.Sprintf("does not hold %s/%s", req.Kind, req.ID)
+		}
+		return kit.Wired{}, fmt.Errorf("%w: %s: %s", kit.ErrNotDelivered, m.Name, why)
 	default:
 		return kit.Wired{}, apierr.New(apierr.ErrUnavailable, "member %s answered %d", m.Name, resp.StatusCode())
 	}

@@ -7,10 +7,10 @@ import "github.com/vmplane/vmplane/actors/kit"
 // send it through the Kind, and every answer it gives, travels as JSON (kit.Wire).
 // TestWire checks that each crosses whole.
 func init() {
-	kit.Wire(
-		// Messages: Raise and Notify, Resolve and Clear, Acknowledge.
-		(*raiseAlert)(nil), (*resolveAlert)(nil), (*ackAlert)(nil),
-		// Answers.
-		Alert{},
-	)
+	// Messages: Raise and Notify, Resolve and Clear, Acknowledge.
+	kit.Wire("alerts.raiseAlert", 1, (*raiseAlert)(nil))
+	kit.Wire("alerts.resolveAlert", 1, (*resolveAlert)(nil))
+	kit.Wire("alerts.ackAlert", 1, (*ackAlert)(nil))
+	// Answers.
+	kit.Wire("alerts.Alert", 1, Alert{})
 }

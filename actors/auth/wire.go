@@ -8,14 +8,23 @@ import "github.com/vmplane/vmplane/actors/kit"
 // whole. createUser is not here: it goes to the users supervisor's own PID
 // (kit.AskPID), so it never leaves its member.
 func init() {
-	kit.Wire(
-		// Messages of a user entity.
-		(*getUser)(nil), (*getCredentials)(nil), (*getAuth)(nil), (*openFamily)(nil),
-		(*rotateToken)(nil), (*revokeFamily)(nil), (*updateUser)(nil), (*deleteUser)(nil),
-		// Its answers.
-		User{}, credentials{}, (*authState)(nil), Session{}, revoked{},
-		// Messages of a user's idempotency entity, and its answers.
-		(*claimKey)(nil), (*completeKey)(nil),
-		claimed{}, kit.Done{},
-	)
+	// Messages of a user entity.
+	kit.Wire("auth.getUser", 1, (*getUser)(nil))
+	kit.Wire("auth.getCredentials", 1, (*getCredentials)(nil))
+	kit.Wire("auth.getAuth", 1, (*getAuth)(nil))
+	kit.Wire("auth.openFamily", 1, (*openFamily)(nil))
+	kit.Wire("auth.rotateToken", 1, (*rotateToken)(nil))
+	kit.Wire("auth.revokeFamily", 1, (*revokeFamily)(nil))
+	kit.Wire("auth.updateUser", 1, (*updateUser)(nil))
+	kit.Wire("auth.deleteUser", 1, (*deleteUser)(nil))
+	// Its answers.
+	kit.Wire("auth.User", 1, User{})
+	kit.Wire("auth.credentials", 1, credentials{})
+	kit.Wire("auth.authState", 1, (*authState)(nil))
+	kit.Wire("auth.Session", 1, Session{})
+	kit.Wire("auth.revoked", 1, revoked{})
+	// Messages of a user's idempotency entity, and its answers.
+	kit.Wire("auth.claimKey", 1, (*claimKey)(nil))
+	kit.Wire("auth.completeKey", 1, (*completeKey)(nil))
+	kit.Wire("auth.claimed", 1, claimed{})
 }

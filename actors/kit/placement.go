@@ -3,6 +3,7 @@ package kit
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -111,6 +112,10 @@ func (k *Kind) request(ctx context.Context, id string, msg any) (any, error) {
 		if errors.Is(err, ErrNotDelivered) {
 			p.Moved(k.name, id, m)
 			if !pause(ctx, k.rt.Clock, retryPause) {
+				// Say why it was never delivered (the owner unreachable, or running
+				// another version of vmplane that cannot read the message).
+				k.rt.Log.Warn("request not delivered before its deadline", zap.String("kind", k.name), zap.String("id", id),
+					zap.String("member", m.Name), zap.Error(err))
 				return nil, ctxError(ctx)
 			}
 			continue
@@ -155,14 +160,20 @@ func (rt *Runtime) Deliver(ctx context.Context, req Forwarded) (Wired, error) {
 	if k == nil || rt.placement == nil {
 		return Wired{}, ErrNotDelivered
 	}
+	msg, err := Decode(req.Msg)
+	if errors.Is(err, ErrUnknownMessage) {
+		// The sender runs another version of vmplane: the request is not delivered
+		// rather than dropped, and the sender retries until a member that reads it
+		// (this one, upgraded, or the entity's next owner) takes it.
+		return Wired{}, fmt.Errorf("%w: %w", ErrNotDelivered, err)
+	}
+	if err != nil {
+		return Wired{}, apierr.New(apierr.ErrInvalidRequest, "%s", err)
+	}
 	if _, local, err := rt.placement.Place(ctx, req.Kind, req.ID); err != nil {
 		return Wired{}, err
 	} else if !local {
 		return Wired{}, ErrNotDelivered
-	}
-	msg, err := Decode(req.Msg)
-	if err != nil {
-		return Wired{}, apierr.New(apierr.ErrInvalidRequest, "%s", err)
 	}
 	if req.Tell {
 		rt.actors.Root.Send(k.pid, &Envelope{ID: req.ID, Msg: msg})

@@ -19,10 +19,13 @@ import (
 // Forward crosses through JSON as the real transport does, so that a message that
 // would not survive the trip fails here too.
 type fakeCluster struct {
-	mu       sync.Mutex
-	owners   map[string]string // kind/id → member name
-	members  map[string]*Runtime
-	down     map[string]bool // members that refuse connections
+	mu      sync.Mutex
+	owners  map[string]string // kind/id → member name
+	members map[string]*Runtime
+	down    map[string]bool // members that refuse connections
+	// older are members that run an older version of vmplane: what is sent to them
+	// carries a version of its message newer than any they know.
+	older    map[string]bool
 	forwards int
 	released int
 	// loseAnswers delivers each request and then reports a timeout, as an owner whose
@@ -81,6 +84,11 @@ func (m *fakeMember) Forward(ctx context.Context, to Member, req Forwarded) (Wir
 	if err := json.Unmarshal(b, &got); err != nil {
 		return Wired{}, err
 	}
+	m.c.mu.Lock()
+	if m.c.older[to.Name] {
+		got.Msg.Version++
+	}
+	m.c.mu.Unlock()
 	ans, err := rt.Deliver(ctx, got)
 	m.c.mu.Lock()
 	lose := m.c.loseAnswers
@@ -105,11 +113,14 @@ type wireState struct {
 }
 type notWired struct{ X int }
 
-func init() { Wire(&wireIncr{}, wireState{}) }
+func init() {
+	Wire("kittest.incr", 1, &wireIncr{})
+	Wire("kittest.state", 1, wireState{})
+}
 
 // startMembers starts n runtimes over their own stores, joined by a fake cluster.
 func startMembers(t *testing.T, n int) (*fakeCluster, []*Kind) {
-	c := &fakeCluster{owners: map[string]string{}, members: map[string]*Runtime{}, down: map[string]bool{}}
+	c := &fakeCluster{owners: map[string]string{}, members: map[string]*Runtime{}, down: map[string]bool{}, older: map[string]bool{}}
 	var kinds []*Kind
 	for i := 0; i < n; i++ {
 		name := fmt.Sprintf("m%d", i)
@@ -281,7 +292,7 @@ func (ghost) Absent() bool                    { return true }
 func (ghost) Handle(ctx actor.Context, _ any) { Reply(ctx, wireState{}) }
 
 func TestAnAbsentEntityReleasesItsHold(t *testing.T) {
-	c := &fakeCluster{owners: map[string]string{}, members: map[string]*Runtime{}, down: map[string]bool{}}
+	c := &fakeCluster{owners: map[string]string{}, members: map[string]*Runtime{}, down: map[string]bool{}, older: map[string]bool{}}
 	rt := newTestRuntime(t, EntityOptions{}, WithPlacement(&fakeMember{c: c, name: "m0"}))
 	c.members["m0"] = rt
 	k := rt.StartKind("ghosts", time.Minute, func(string) Entity { return ghost{} }, nil)

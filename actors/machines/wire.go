@@ -8,16 +8,28 @@ import "github.com/vmplane/vmplane/actors/kit"
 // moved reports to the new owner). Every message sent through the Kinds, and every
 // answer, travels as JSON (kit.Wire); TestWire checks that each crosses whole.
 func init() {
-	kit.Wire(
-		// Messages of a machine entity.
-		(*getMachine)(nil), (*getRef)(nil), (*startOp)(nil), (*opDone)(nil), (*observe)(nil),
-		(*vanish)(nil), (*settle)(nil), (*provision)(nil), (*assignTenant)(nil), (*firewallPushed)(nil),
-		// Its answers.
-		Machine{}, machineRef{}, Task{}, changed{},
-		// Messages of a node entity (answers: Node, changed).
-		(*getNode)(nil), (*observeNode)(nil), (*vanishNode)(nil),
-		Node{},
-		// The sync entity's request and answer.
-		(*runSync)(nil), SyncResult{},
-	)
+	// Messages of a machine entity.
+	kit.Wire("machines.getMachine", 1, (*getMachine)(nil))
+	kit.Wire("machines.getRef", 1, (*getRef)(nil))
+	kit.Wire("machines.startOp", 1, (*startOp)(nil))
+	kit.Wire("machines.opDone", 1, (*opDone)(nil))
+	kit.Wire("machines.observe", 1, (*observe)(nil))
+	kit.Wire("machines.vanish", 1, (*vanish)(nil))
+	kit.Wire("machines.settle", 1, (*settle)(nil))
+	kit.Wire("machines.provision", 1, (*provision)(nil))
+	kit.Wire("machines.assignTenant", 1, (*assignTenant)(nil))
+	kit.Wire("machines.firewallPushed", 1, (*firewallPushed)(nil))
+	// Its answers.
+	kit.Wire("machines.Machine", 1, Machine{})
+	kit.Wire("machines.machineRef", 1, machineRef{})
+	kit.Wire("machines.Task", 1, Task{})
+	kit.Wire("machines.changed", 1, changed{})
+	// Messages of a node entity (answers: Node, changed).
+	kit.Wire("machines.getNode", 1, (*getNode)(nil))
+	kit.Wire("machines.observeNode", 1, (*observeNode)(nil))
+	kit.Wire("machines.vanishNode", 1, (*vanishNode)(nil))
+	kit.Wire("machines.Node", 1, Node{})
+	// The sync entity's request and answer.
+	kit.Wire("machines.runSync", 1, (*runSync)(nil))
+	kit.Wire("machines.SyncResult", 1, SyncResult{})
 }

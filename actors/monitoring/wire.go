@@ -8,8 +8,9 @@ import "github.com/vmplane/vmplane/actors/kit"
 // whole. tickCheck and probeDone are not here: the check's timer and its probe
 // goroutine send them to the kind's own PID, so they never leave their member.
 func init() {
-	kit.Wire(
-		(*createCheck)(nil), (*updateCheck)(nil), (*deleteCheck)(nil), (*wakeCheck)(nil),
-		HealthCheck{},
-	)
+	kit.Wire("monitoring.createCheck", 1, (*createCheck)(nil))
+	kit.Wire("monitoring.updateCheck", 1, (*updateCheck)(nil))
+	kit.Wire("monitoring.deleteCheck", 1, (*deleteCheck)(nil))
+	kit.Wire("monitoring.wakeCheck", 1, (*wakeCheck)(nil))
+	kit.Wire("monitoring.HealthCheck", 1, HealthCheck{})
 }

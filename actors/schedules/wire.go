@@ -8,10 +8,12 @@ import "github.com/vmplane/vmplane/actors/kit"
 // as JSON (kit.Wire); TestWire checks that each crosses whole. fireSchedule is not here:
 // the schedule's timer sends it to the kind's own PID, so it never leaves its member.
 func init() {
-	kit.Wire(
-		(*createSchedule)(nil), (*getSchedule)(nil), (*updateSchedule)(nil), (*deleteSchedule)(nil),
-		(*wakeSchedule)(nil), (*runDone)(nil),
-		// The one answer (a zero record for a delete and a run's report).
-		scheduleRecord{},
-	)
+	kit.Wire("schedules.createSchedule", 1, (*createSchedule)(nil))
+	kit.Wire("schedules.getSchedule", 1, (*getSchedule)(nil))
+	kit.Wire("schedules.updateSchedule", 1, (*updateSchedule)(nil))
+	kit.Wire("schedules.deleteSchedule", 1, (*deleteSchedule)(nil))
+	kit.Wire("schedules.wakeSchedule", 1, (*wakeSchedule)(nil))
+	kit.Wire("schedules.runDone", 1, (*runDone)(nil))
+	// The one answer (a zero record for a delete and a run's report).
+	kit.Wire("schedules.scheduleRecord", 1, scheduleRecord{})
 }

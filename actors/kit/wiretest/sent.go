@@ -51,8 +51,8 @@ func CheckSent(t *testing.T) {
 		t.Fatal(err)
 	}
 	registered := map[string]bool{}
-	for _, v := range kit.WireTypes() {
-		registered[typeName(reflect.TypeOf(v))] = true
+	for _, e := range kit.WireEntries() {
+		registered[typeName(reflect.TypeOf(e.Zero))] = true
 	}
 	s := &sendScan{pkgPath: pkgPath, sinks: map[string]sink{}}
 	s.findWrappers(files)
@@ -80,7 +80,7 @@ func CheckSent(t *testing.T) {
 	t.Logf("%s: %d message and answer types found sent: %s", pkgPath, len(names), strings.Join(names, " "))
 }
 
-// typeName is a type as kit.Wire names it: package path and name, * for a pointer.
+// typeName is a type's package path and name, * for a pointer, as the sends read it.
 func typeName(t reflect.Type) string {
 	if t.Kind() == reflect.Pointer {
 		return "*" + t.Elem().PkgPath() + "." + t.Elem().Name()

@@ -19,11 +19,12 @@ import (
 // struct) fails the test instead of vanishing on the first forwarded request.
 func WireRoundTrip(t *testing.T) {
 	t.Helper()
-	types := kit.WireTypes()
-	if len(types) == 0 {
+	entries := kit.WireEntries()
+	if len(entries) == 0 {
 		t.Fatal("no type is registered with kit.Wire")
 	}
-	for _, zero := range types {
+	for _, e := range entries {
+		zero := e.Zero
 		v := reflect.New(reflect.TypeOf(zero)).Elem()
 		f := filler{seen: map[reflect.Type]int{}}
 		if err := f.fill(v, reflect.TypeOf(zero).String()); err != nil {
