@@ -170,20 +170,26 @@ func sharedDisks(view *clusterView, cfg vmConfig) bool {
 	return true
 }
 
-// nextIDAttempts bounds how often Create picks a new vmid when another client took
-// the one /cluster/nextid offered.
-const nextIDAttempts = 5
+// nextIDAttempts bounds how often Create picks a new vmid when other clients took the
+// ones /cluster/nextid offered: as many as the sim's claims (a member of a vmplane
+// cluster races the others for each id, and one of them wins each round).
+const nextIDAttempts = 32
 
 // startCreateClone picks the vmid (spec.VMID, or /cluster/nextid) and starts the clone.
 // Picking and cloning hold createMu: Proxmox reserves the new vmid when it accepts the
-// clone, so this driver's own creates never race for one id; a vmid another client
-// takes meanwhile makes it ask nextid again.
+// clone, so this driver's own creates never race for one id. /cluster/nextid is only a
+// hint: it reserves nothing, and two clients (two members of a vmplane cluster) that
+// ask at once get the same id; the one whose clone comes second is refused ("already
+// exists") and asks again, taking an id above the one it lost even if nextid offers
+// that one again, up to nextIDAttempts times. A vmid the caller named fails with
+// ErrVMIDInUse at once.
 func (d *Driver) startCreateClone(ctx context.Context, view *clusterView, tpl *pve.ClusterResource, spec hypervisor.CreateSpec, node string) (int, string, error) {
 	if spec.VMID != 0 {
 		if _, taken := view.vms[spec.VMID]; taken {
 			return 0, "", hypervisor.NewError(hypervisor.ErrVMIDInUse, "vmid %d already exists", spec.VMID)
 		}
 	}
+	lost := 0 // the highest vmid another client took first
 	for attempt := 1; ; attempt++ {
 		d.createMu.Lock()
 		vmid := spec.VMID
@@ -191,6 +197,7 @@ func (d *Driver) startCreateClone(ctx context.Context, view *clusterView, tpl *p
 		if vmid == 0 {
 			vmid, err = new(pve.Cluster).New(d.api).NextID(ctx)
 			err = d.apiError(ctx, err)
+			vmid = max(vmid, lost+1)
 		}
 		var upid string
 		if err == nil {
@@ -201,8 +208,12 @@ func (d *Driver) startCreateClone(ctx context.Context, view *clusterView, tpl *p
 			upid, err = d.postClone(ctx, tpl, vmid, name, node)
 		}
 		d.createMu.Unlock()
-		if errors.Is(err, hypervisor.ErrVMIDInUse) && spec.VMID == 0 && attempt < nextIDAttempts {
-			continue
+		if errors.Is(err, hypervisor.ErrVMIDInUse) && spec.VMID == 0 {
+			lost = vmid
+			if attempt < nextIDAttempts {
+				continue
+			}
+			return vmid, "", hypervisor.NewError(hypervisor.ErrVMIDInUse, "no free vmid after %d tries: other clients took each one first", attempt)
 		}
 		return vmid, upid, err
 	}
