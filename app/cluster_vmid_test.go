@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/hypervisor/proxmox/pvefake"
+	"github.com/vmplane/vmplane/internal/testwait"
 )
 
 // vmidTenants makes n tenants with room for per machines each, on member m.
@@ -214,3 +216,35 @@ func busyCluster(opDelay time.Duration) func(*Config) {
 	}
 }
 
+// A machine removed behind vmplane's back frees its vmid on the hypervisor, which the
+// next create may get (Proxmox's nextid offers the lowest free one): the new machine's
+// record takes the vmid, and the record of the machine that is gone goes, so no two
+// records ever show one vmid, not even before the next sync.
+func TestCreateTakesVMIDOfMachineGoneBehindOurBack(t *testing.T) {
+	t.Parallel()
+	s, admin := synced(t)
+	a := s.tenant(admin, "Reused", nil)
+	old := s.provision(a.Token, smallMachine)
+	if err := s.sim.RemoveMachine(old.VMID); err != nil {
+		t.Fatal(err)
+	}
+	fresh := s.provision(a.Token, smallMachine)
+	if fresh.VMID != old.VMID {
+		t.Fatalf("got vmid %d for the new machine; want %d, the lowest free one again", fresh.VMID, old.VMID)
+	}
+	testwait.Until(t, func() error {
+		n := 0
+		for _, m := range s.machines(admin) {
+			if m.VMID == old.VMID {
+				n++
+			}
+		}
+		if r := s.do(req{method: "GET", path: "/api/virt/vms/" + old.ID, token: admin}); n != 1 || r.Status != 404 {
+			return fmt.Errorf("vmid %d is on %d records, the gone machine's answers %d; want one record, and 404", old.VMID, n, r.Status)
+		}
+		return nil
+	})
+	if got := s.machine(admin, strconv.Itoa(old.VMID)); got.ID != fresh.ID {
+		t.Fatalf("vmid %d resolves to %s; want the new machine %s", old.VMID, got.ID, fresh.ID)
+	}
+}
