@@ -306,11 +306,18 @@ func TestConformanceShared(t *testing.T) {
 	var n atomic.Int32
 	hypervisortest.Conformance(t, func(t *testing.T) hypervisortest.Subject {
 		clk := hypervisortest.NewClock(t0)
-		d, err := open(bg, Config{OpDelay: time.Millisecond, Now: clk.Now}, openEtcd(t, srv, fmt.Sprintf("/conformance-%d/", n.Add(1))))
+		prefix := fmt.Sprintf("/conformance-%d/", n.Add(1))
+		d, err := open(bg, Config{OpDelay: time.Millisecond, Now: clk.Now}, openEtcd(t, srv, prefix))
 		if err != nil {
 			t.Fatal(err)
 		}
-		return subject(d, clk)
+		peer, err := open(bg, Config{OpDelay: time.Millisecond, Now: clk.Now}, openEtcd(t, srv, prefix))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := subject(d, clk)
+		s.Peer = peer
+		return s
 	}, conformanceOptions)
 }
 
