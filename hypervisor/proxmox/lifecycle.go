@@ -1,6 +1,7 @@
 package proxmox
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -170,19 +171,15 @@ func sharedDisks(view *clusterView, cfg vmConfig) bool {
 	return true
 }
 
-// nextIDAttempts bounds how often Create picks a new vmid when other clients took the
-// ones /cluster/nextid offered: as many as the sim's claims (a member of a vmplane
-// cluster races the others for each id, and one of them wins each round).
+// nextIDAttempts bounds the vmids Create tries when other clients took the ones
+// /cluster/nextid offered, as the sim bounds its claims.
 const nextIDAttempts = 32
 
 // startCreateClone picks the vmid (spec.VMID, or /cluster/nextid) and starts the clone.
-// Picking and cloning hold createMu: Proxmox reserves the new vmid when it accepts the
-// clone, so this driver's own creates never race for one id. /cluster/nextid is only a
-// hint: it reserves nothing, and two clients (two members of a vmplane cluster) that
-// ask at once get the same id; the one whose clone comes second is refused ("already
-// exists") and asks again, taking an id above the one it lost even if nextid offers
-// that one again, up to nextIDAttempts times. A vmid the caller named fails with
-// ErrVMIDInUse at once.
+// Picking and cloning hold createMu, so this driver's own creates never race for an id.
+// nextid reserves nothing: clients asking at once (members of a vmplane cluster) get the
+// same id and the second clone is refused; that one asks again and takes an id above
+// the one it lost, up to nextIDAttempts times. A vmid the caller named fails at once.
 func (d *Driver) startCreateClone(ctx context.Context, view *clusterView, tpl *pve.ClusterResource, spec hypervisor.CreateSpec, node string) (int, string, error) {
 	if spec.VMID != 0 {
 		if _, taken := view.vms[spec.VMID]; taken {
@@ -196,24 +193,16 @@ func (d *Driver) startCreateClone(ctx context.Context, view *clusterView, tpl *p
 		var err error
 		if vmid == 0 {
 			vmid, err = new(pve.Cluster).New(d.api).NextID(ctx)
-			err = d.apiError(ctx, err)
-			vmid = max(vmid, lost+1)
+			vmid, err = max(vmid, lost+1), d.apiError(ctx, err)
 		}
 		var upid string
 		if err == nil {
-			name := spec.Name
-			if name == "" {
-				name = fmt.Sprintf("vm-%d", vmid)
-			}
-			upid, err = d.postClone(ctx, tpl, vmid, name, node)
+			upid, err = d.postClone(ctx, tpl, vmid, cmp.Or(spec.Name, fmt.Sprintf("vm-%d", vmid)), node)
 		}
 		d.createMu.Unlock()
-		if errors.Is(err, hypervisor.ErrVMIDInUse) && spec.VMID == 0 {
+		if errors.Is(err, hypervisor.ErrVMIDInUse) && spec.VMID == 0 && attempt < nextIDAttempts {
 			lost = vmid
-			if attempt < nextIDAttempts {
-				continue
-			}
-			return vmid, "", hypervisor.NewError(hypervisor.ErrVMIDInUse, "no free vmid after %d tries: other clients took each one first", attempt)
+			continue
 		}
 		return vmid, upid, err
 	}
