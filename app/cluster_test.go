@@ -17,8 +17,9 @@ import (
 
 // startCluster starts n members in this process on one embedded etcd, each on its own
 // loopback ports, as a load balancer's backends: m0, m1, ... Each member has its own
-// simulated-cluster driver over the shared store.
-func startCluster(t *testing.T, n int) ([]*testServer, *etcdtest.Server) {
+// simulated-cluster driver over the shared store. mutate changes every member's
+// configuration.
+func startCluster(t *testing.T, n int, mutate ...func(*Config)) ([]*testServer, *etcdtest.Server) {
 	t.Helper()
 	srv := etcdtest.Start(t)
 	members := make([]*testServer, n)
@@ -29,6 +30,9 @@ func startCluster(t *testing.T, n int) ([]*testServer, *etcdtest.Server) {
 			c.ClusterAddr = "127.0.0.1:0"
 			// The key lives in etcd, created once by the first member.
 			c.JWTKey = ""
+			for _, m := range mutate {
+				m(c)
+			}
 		})
 	}
 	for _, m := range members {

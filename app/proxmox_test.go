@@ -38,11 +38,7 @@ func proxmoxServerWith(t *testing.T, fc pvefake.Config) (*testServer, *pvefake.S
 		}
 	}
 	cfg := testConfig(t)
-	cfg.Driver = "proxmox"
-	user, pass := f.ConsoleUser()
-	cfg.Proxmox = ProxmoxConfig{URL: f.URL(), TokenID: f.TokenID(), TokenSecret: f.TokenSecret(), Fingerprint: f.Fingerprint(),
-		RequestTimeout: 5 * time.Second, PollEvery: 5 * time.Millisecond, Storage: "local-lvm", Bridge: "vmbr0", BackupPool: "local",
-		ConsoleUser: user, ConsolePass: pass}
+	onProxmox(f)(&cfg)
 	d, err := NewDriver(cfg, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -52,6 +48,17 @@ func proxmoxServerWith(t *testing.T, fc pvefake.Config) (*testServer, *pvefake.S
 	t.Cleanup(s.stop)
 	tok := s.adminToken()
 	return s, f, tok
+}
+
+// onProxmox configures a server's driver to speak to the fake Proxmox f.
+func onProxmox(f *pvefake.Server) func(*Config) {
+	return func(cfg *Config) {
+		cfg.Driver = "proxmox"
+		user, pass := f.ConsoleUser()
+		cfg.Proxmox = ProxmoxConfig{URL: f.URL(), TokenID: f.TokenID(), TokenSecret: f.TokenSecret(), Fingerprint: f.Fingerprint(),
+			RequestTimeout: 5 * time.Second, PollEvery: 5 * time.Millisecond, Storage: "local-lvm", Bridge: "vmbr0", BackupPool: "local",
+			ConsoleUser: user, ConsolePass: pass}
+	}
 }
 
 func TestProxmoxMachineOperations(t *testing.T) {

@@ -84,9 +84,16 @@ func (s *testServer) start() {
 			if err != nil {
 				s.t.Fatal(err)
 			}
-			s.sim = d.(*sim.Driver)
+			if sd, ok := d.(*sim.Driver); ok {
+				s.sim = sd
+			} else {
+				s.driver = d // the configuration names another driver
+			}
 		}
-		driver = s.sim
+		driver = s.driver
+		if s.sim != nil {
+			driver = s.sim
+		}
 	}
 	log := s.log
 	if log == nil {

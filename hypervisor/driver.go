@@ -195,7 +195,10 @@ type Template struct {
 
 // CreateSpec describes a new machine.
 type CreateSpec struct {
-	VMID       int      `json:"vmid"` // 0: the driver picks the next free vmid
+	// VMID 0: the driver picks the next free vmid; when another client (another
+	// member of a vmplane cluster) takes it first, the driver takes the next one
+	// rather than failing. A vmid given that exists fails with ErrVMIDInUse.
+	VMID       int      `json:"vmid"`
 	Name       string   `json:"name"`
 	Node       string   `json:"node"` // "": the driver picks the least loaded online node
 	TemplateID string   `json:"template_id"`

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -565,11 +566,16 @@ func (e *machineEntity) save(next *Record, task *Task, cause string) error {
 		return err
 	}
 	b := new(persistence.Batch).Put(Key(e.id), val)
+	var displaced string
 	if next.VMID != 0 {
+		if e.rec == nil || e.rec.VMID != next.VMID {
+			displaced = e.vmidHolder(next.VMID)
+		}
 		b.Put(vmidKey(next.VMID), []byte(e.id))
 	}
-	if e.rec != nil && e.rec.VMID != 0 && e.rec.VMID != next.VMID {
-		b.Del(vmidKey(e.rec.VMID))
+	released := 0
+	if e.rec != nil && e.rec.VMID != next.VMID {
+		released = e.rec.VMID
 	}
 	putTenantIndex(b, e.rec, next)
 	if task != nil {
@@ -577,8 +583,15 @@ func (e *machineEntity) save(next *Record, task *Task, cause string) error {
 			return err
 		}
 	}
-	if err := e.sys.rt.Commit(b); err != nil {
+	if err := e.commitReleasing(b, released); err != nil {
 		return err
+	}
+	if displaced != "" {
+		// The hypervisor gave this machine a vmid another record still shows: that
+		// machine is gone (removed behind our back; Proxmox hands out the lowest free
+		// vmid again), and its record goes now, not at a sync, which matches records
+		// by vmid and would never see it again.
+		e.ms.kind.Send(displaced, &vanish{At: time.Now().UTC()})
 	}
 	previous := ""
 	if e.rec != nil {
@@ -591,6 +604,34 @@ func (e *machineEntity) save(next *Record, task *Task, cause string) error {
 		e.sys.Tasks.ended(task)
 	}
 	return nil
+}
+
+// commitReleasing commits b and, with it, deletes vmid's index key if the key still
+// names this record (vmid 0: none). Another record may hold the vmid by now (the
+// hypervisor gave it to a new machine, see save): its key stays.
+func (e *machineEntity) commitReleasing(b *persistence.Batch, vmid int) error {
+	if vmid == 0 {
+		return e.sys.rt.Commit(b)
+	}
+	key := vmidKey(vmid)
+	with := &persistence.Batch{Ops: slices.Clone(b.Ops), Conds: slices.Clone(b.Conds)}
+	with.Del(key).Require(persistence.IfValue(key, []byte(e.id)))
+	err := e.sys.rt.Commit(with)
+	if persistence.IsConditionFailed(err) {
+		// The key names another record, or none (or b's own conditions failed, and
+		// fail again).
+		return e.sys.rt.Commit(b)
+	}
+	return err
+}
+
+// vmidHolder is the id of another record that holds vmid in the index, or "".
+func (e *machineEntity) vmidHolder(vmid int) string {
+	v, err := e.sys.store.Get(vmidKey(vmid))
+	if err != nil || string(v) == e.id {
+		return ""
+	}
+	return string(v)
 }
 
 // run performs an operation's hypervisor work on its own goroutine.
@@ -776,15 +817,12 @@ func (e *machineEntity) finish(d *opDone) {
 // remove deletes the record and its indexes with the task's outcome, after a destroy.
 func (e *machineEntity) remove(task *Task) {
 	b := new(persistence.Batch).Del(Key(e.id))
-	if e.rec.VMID != 0 {
-		b.Del(vmidKey(e.rec.VMID))
-	}
 	putTenantIndex(b, e.rec, nil)
 	if err := PutTask(b, task); err != nil {
 		e.sys.log.Error("cannot encode task", zap.Error(err))
 		return
 	}
-	if err := e.sys.rt.Commit(b); err != nil {
+	if err := e.commitReleasing(b, e.rec.VMID); err != nil {
 		e.sys.log.Error("cannot remove destroyed machine", zap.String("machine_id", e.id), zap.Error(err))
 		return
 	}
@@ -868,9 +906,9 @@ func (e *machineEntity) vanish(at time.Time) bool {
 	if !at.IsZero() && (at.Before(e.rec.StateAt) || at.Before(e.rec.CreatedAt)) {
 		return false
 	}
-	b := new(persistence.Batch).Del(Key(e.id)).Del(vmidKey(e.rec.VMID))
+	b := new(persistence.Batch).Del(Key(e.id))
 	putTenantIndex(b, e.rec, nil)
-	if err := e.sys.rt.Commit(b); err != nil {
+	if err := e.commitReleasing(b, e.rec.VMID); err != nil {
 		e.sys.log.Error("cannot remove vanished machine", zap.String("machine_id", e.id), zap.Error(err))
 		return false
 	}

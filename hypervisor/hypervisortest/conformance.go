@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -31,6 +32,9 @@ type Subject struct {
 	// Rules reads the firewall rules the hypervisor holds for a machine, in order,
 	// translated back to the driver's model.
 	Rules func(vmid int) []hypervisor.FirewallRule
+	// Peer, optional, is another client of the same cluster: the driver another
+	// member of a vmplane cluster runs. Without one, CreatesOfTwoClients is skipped.
+	Peer hypervisor.Driver
 }
 
 // Options are where drivers legitimately differ: the names of their templates and
@@ -65,6 +69,7 @@ func Conformance(t *testing.T, newSubject func(t *testing.T) Subject, opts Optio
 		{"Inventory", (*suite).inventory},
 		{"Create", (*suite).create},
 		{"CreateRefusals", (*suite).createRefusals},
+		{"CreatesOfTwoClients", (*suite).createsOfTwoClients},
 		{"Destroy", (*suite).destroy},
 		{"PowerMatrix", (*suite).powerMatrix},
 		{"PowerRefusals", (*suite).powerRefusals},
@@ -86,7 +91,7 @@ func Conformance(t *testing.T, newSubject func(t *testing.T) Subject, opts Optio
 		t.Run(tc.name, func(t *testing.T) {
 			s := newSubject(t)
 			if s.Driver == nil || s.Clock == nil || s.SetNodeOnline == nil || s.Rules == nil {
-				t.Fatalf("newSubject: every field of Subject is required")
+				t.Fatalf("newSubject: every field of Subject but Peer is required")
 			}
 			tc.run(&suite{t: t, s: s, d: s.Driver, o: opts}, t)
 		})
@@ -128,6 +133,45 @@ func (c *suite) make(spec hypervisor.CreateSpec, state hypervisor.State) hypervi
 		m.State = state
 	}
 	return m
+}
+
+// createsOfTwoClients: creates at once through two clients of one cluster, each left
+// to pick the vmid, all succeed with their own vmids. A vmid the hypervisor offered
+// one client and the other took first is a hint that failed, never the create's
+// failure (Proxmox's /cluster/nextid hands two callers the same id).
+func (c *suite) createsOfTwoClients(t *testing.T) {
+	if c.s.Peer == nil {
+		t.Skip("the subject has no second client")
+	}
+	const n = 12
+	clients := []hypervisor.Driver{c.d, c.s.Peer}
+	made := make([]hypervisor.Machine, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			made[i], errs[i] = clients[i%2].Create(bg, hypervisor.CreateSpec{TemplateID: c.o.Template, CPUCores: 1, MemoryMB: 512})
+		}()
+	}
+	wg.Wait()
+	seen := map[int]bool{}
+	for i, m := range made {
+		if errs[i] != nil {
+			t.Errorf("create %d: %v; want it to take another vmid when the other client took its pick", i, errs[i])
+			continue
+		}
+		if seen[m.VMID] {
+			t.Errorf("create %d: got vmid %d, which another create got too", i, m.VMID)
+		}
+		seen[m.VMID] = true
+		for _, d := range clients {
+			if got, err := d.Machine(bg, hypervisor.Ref{VMID: m.VMID}); err != nil || got.Name != m.Name {
+				t.Errorf("machine %d read through either client: got %+v, %v; want %q", m.VMID, got, err, m.Name)
+			}
+		}
+	}
 }
 
 // machine reads a machine or fails the test.

@@ -24,6 +24,7 @@ func TestConformance(t *testing.T) {
 			Clock:         clk,
 			SetNodeOnline: f.SetNodeOnline,
 			Rules:         func(vmid int) []hypervisor.FirewallRule { return ourRules(f.FirewallRules(vmid)) },
+			Peer:          newDriver(t, f),
 		}
 	}, hypervisortest.Options{
 		Template:       "tpl-9000",

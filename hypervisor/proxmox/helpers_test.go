@@ -23,6 +23,13 @@ func newTest(t *testing.T, fc pvefake.Config, mods ...func(*Config)) (*Driver, *
 	t.Helper()
 	f := pvefake.New(fc)
 	t.Cleanup(f.Close)
+	return newDriver(t, f, mods...), f
+}
+
+// newDriver is newTest's driver for a fake already running: another client of the same
+// Proxmox (another member of a vmplane cluster).
+func newDriver(t *testing.T, f *pvefake.Server, mods ...func(*Config)) *Driver {
+	t.Helper()
 	user, pass := f.ConsoleUser()
 	cfg := Config{
 		URL:              f.URL(),
@@ -43,7 +50,7 @@ func newTest(t *testing.T, fc pvefake.Config, mods ...func(*Config)) (*Driver, *
 	}
 	d.tr.backoff, d.tr.maxBackoff = 2*time.Millisecond, 10*time.Millisecond
 	t.Cleanup(func() { d.Close() })
-	return d, f
+	return d
 }
 
 // writeCA writes the fake's certificate to a PEM file for Config.CAFile.

@@ -1,6 +1,7 @@
 package proxmox
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -170,38 +171,37 @@ func sharedDisks(view *clusterView, cfg vmConfig) bool {
 	return true
 }
 
-// nextIDAttempts bounds how often Create picks a new vmid when another client took
-// the one /cluster/nextid offered.
-const nextIDAttempts = 5
+// nextIDAttempts bounds the vmids Create tries when other clients took the ones
+// /cluster/nextid offered, as the sim bounds its claims.
+const nextIDAttempts = 32
 
 // startCreateClone picks the vmid (spec.VMID, or /cluster/nextid) and starts the clone.
-// Picking and cloning hold createMu: Proxmox reserves the new vmid when it accepts the
-// clone, so this driver's own creates never race for one id; a vmid another client
-// takes meanwhile makes it ask nextid again.
+// Picking and cloning hold createMu, so this driver's own creates never race for an id.
+// nextid reserves nothing: clients asking at once (members of a vmplane cluster) get the
+// same id and the second clone is refused; that one asks again and takes an id above
+// the one it lost, up to nextIDAttempts times. A vmid the caller named fails at once.
 func (d *Driver) startCreateClone(ctx context.Context, view *clusterView, tpl *pve.ClusterResource, spec hypervisor.CreateSpec, node string) (int, string, error) {
 	if spec.VMID != 0 {
 		if _, taken := view.vms[spec.VMID]; taken {
 			return 0, "", hypervisor.NewError(hypervisor.ErrVMIDInUse, "vmid %d already exists", spec.VMID)
 		}
 	}
+	lost := 0 // the highest vmid another client took first
 	for attempt := 1; ; attempt++ {
 		d.createMu.Lock()
 		vmid := spec.VMID
 		var err error
 		if vmid == 0 {
 			vmid, err = new(pve.Cluster).New(d.api).NextID(ctx)
-			err = d.apiError(ctx, err)
+			vmid, err = max(vmid, lost+1), d.apiError(ctx, err)
 		}
 		var upid string
 		if err == nil {
-			name := spec.Name
-			if name == "" {
-				name = fmt.Sprintf("vm-%d", vmid)
-			}
-			upid, err = d.postClone(ctx, tpl, vmid, name, node)
+			upid, err = d.postClone(ctx, tpl, vmid, cmp.Or(spec.Name, fmt.Sprintf("vm-%d", vmid)), node)
 		}
 		d.createMu.Unlock()
 		if errors.Is(err, hypervisor.ErrVMIDInUse) && spec.VMID == 0 && attempt < nextIDAttempts {
+			lost = vmid
 			continue
 		}
 		return vmid, upid, err

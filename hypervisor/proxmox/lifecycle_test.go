@@ -95,15 +95,59 @@ func TestConcurrentCreates(t *testing.T) {
 
 func TestCreateNextIDTakenByAnotherClient(t *testing.T) {
 	d, f := newTest(t, pvefake.Config{})
-	// The first clone is refused as if another client had just created vmid 100.
+	// The first clone is refused as if another client had just created vmid 100: the
+	// driver asks nextid again and never tries 100 a second time.
 	f.Inject(pvefake.Fault{Method: "POST", Path: "/nodes/{node}/qemu/{vmid}/clone", Status: 500,
 		Message: "unable to create VM 100: config file already exists", Times: 1})
 	m := create(t, d, hypervisor.CreateSpec{})
-	if n := f.Count("GET", "/cluster/nextid"); n != 2 || m.VMID != 100 {
-		t.Errorf("after a taken vmid: got vmid %d after %d nextid calls; want a second nextid", m.VMID, n)
+	if n := f.Count("GET", "/cluster/nextid"); n != 2 || m.VMID != 101 {
+		t.Errorf("after a taken vmid: got vmid %d after %d nextid calls; want 101 after a second nextid", m.VMID, n)
 	}
-	_, err := d.Create(bg, hypervisor.CreateSpec{TemplateID: "tpl-9000", VMID: 100})
+	_, err := d.Create(bg, hypervisor.CreateSpec{TemplateID: "tpl-9000", VMID: 101})
 	wantErr(t, "explicit vmid taken", err, hypervisor.ErrVMIDInUse)
+
+	// Other clients may win many rounds in a row: a create loses ten and still gets one.
+	f.Inject(pvefake.Fault{Method: "POST", Path: "/nodes/{node}/qemu/{vmid}/clone", Status: 500,
+		Message: "unable to create VM: config file already exists", Times: 10})
+	if m := create(t, d, hypervisor.CreateSpec{}); m.VMID <= 101 {
+		t.Errorf("after ten taken vmids: got vmid %d; want one above 101", m.VMID)
+	}
+}
+
+// Three clients of one Proxmox (the members of a vmplane cluster) creating sixty
+// machines at once all succeed, each with its own vmid, although /cluster/nextid
+// offers the callers that ask at the same moment the same vmid.
+func TestCreatesOfThreeClientsAtOnce(t *testing.T) {
+	d, f := newTest(t, pvefake.Config{})
+	ds := []*Driver{d, newDriver(t, f), newDriver(t, f)}
+	const n = 60
+	var wg sync.WaitGroup
+	vmids := make([]int, n)
+	errs := make([]error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m, err := ds[i%len(ds)].Create(bg, hypervisor.CreateSpec{TemplateID: "tpl-9000", MemoryMB: 128})
+			vmids[i], errs[i] = m.VMID, err
+		}()
+	}
+	wg.Wait()
+	seen := map[int]bool{}
+	for i := range n {
+		if errs[i] != nil {
+			t.Errorf("create %d: %v", i, errs[i])
+			continue
+		}
+		if seen[vmids[i]] {
+			t.Errorf("create %d: got vmid %d twice", i, vmids[i])
+		}
+		seen[vmids[i]] = true
+		if _, _, _, ok := f.VM(vmids[i]); !ok {
+			t.Errorf("create %d: Proxmox has no machine %d", i, vmids[i])
+		}
+	}
+	t.Logf("%d nextid calls for %d creates", f.Count("GET", "/cluster/nextid"), n)
 }
 
 func TestCreateFailureCleansUp(t *testing.T) {

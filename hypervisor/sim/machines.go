@@ -84,6 +84,9 @@ func (d *Driver) Create(ctx context.Context, spec hypervisor.CreateSpec) (hyperv
 	d.locks[vmid] = OpCreate
 	d.pending[vmid] = pendingCreate{node: nodeID, memoryMB: spec.MemoryMB}
 	d.mu.Unlock()
+	if d.picked != nil {
+		d.picked(vmid)
+	}
 
 	waitErr := d.wait(ctx)
 
@@ -130,6 +133,11 @@ func (d *Driver) Create(ctx context.Context, spec hypervisor.CreateSpec) (hyperv
 		delete(d.pending, vmid)
 		if waitErr != nil {
 			return vmid, waitErr
+		}
+		if _, taken := d.machines[vmid]; taken && spec.VMID == 0 {
+			// Another member created this vmid while we cloned, and a call since
+			// read its machine: the pick was a hint, as /cluster/nextid's is.
+			vmid = d.nextVMIDLocked()
 		}
 		return vmid, build(vmid)
 	}

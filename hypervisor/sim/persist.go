@@ -81,7 +81,10 @@ import (
 //   - vmids claimed: Create (and AddMachine) writes its machine with IfAbsent on its
 //     record, so two members creating at once never both get a vmid; the loser drops
 //     its machine from memory, reads the winner's, and takes the next free vmid, up
-//     to maxClaims times, as a Proxmox client retries /cluster/nextid. A named vmid
+//     to maxClaims times, as a Proxmox client retries /cluster/nextid. The vmid a
+//     create picks before its delay is a hint: when memory has another member's
+//     machine of that vmid by the time the clone is done (any call since read it),
+//     the create takes the next free one then, without a try. A named vmid
 //     that another member took fails with ErrVMIDInUse. The address of net0 is the
 //     vmid's own place in the pool when free, so unique vmids give unique addresses.
 //   - No cross-member operation locks: vmplane activates each machine's entity on one

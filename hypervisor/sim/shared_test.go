@@ -199,6 +199,39 @@ func TestSharedConcurrentCreates(t *testing.T) {
 	}
 }
 
+// A create whose vmid another member took while it cloned, and whose member already
+// read that machine (any call reads what the watch named), takes the next free vmid:
+// the pick is a hint, the claim decides, and a lost claim never fails the create.
+func TestSharedCreateTakenWhileCloning(t *testing.T) {
+	clk := hypervisortest.NewClock(t0)
+	ms := members(t, 2, Config{Seed: 1, OpDelay: -1, Now: clk.Now})
+	a, b := ms[0], ms[1]
+	hold, release := make(chan int), make(chan struct{})
+	b.picked = func(vmid int) { hold <- vmid; <-release }
+	type result struct {
+		m   hypervisor.Machine
+		err error
+	}
+	done := make(chan result)
+	go func() {
+		m, err := b.Create(bg, hypervisor.CreateSpec{TemplateID: "tpl-debian-12"})
+		done <- result{m, err}
+	}()
+	vmid := <-hold
+	if m := create(t, a, hypervisor.CreateSpec{}); m.VMID != vmid {
+		t.Fatalf("a created vmid %d; want %d, the one b picked (a knows nothing of b's create)", m.VMID, vmid)
+	}
+	machineOf(t, b, vmid) // b now holds a's machine
+	close(release)
+	r := <-done
+	if r.err != nil || r.m.VMID == vmid || r.m.VMID == 0 {
+		t.Fatalf("b's create: got vmid %d, %v; want another vmid than %d, no error", r.m.VMID, r.err, vmid)
+	}
+	if got := machineOf(t, a, r.m.VMID); got.VMID != r.m.VMID {
+		t.Fatalf("a reads %+v; want b's machine %d", got, r.m.VMID)
+	}
+}
+
 // A member started later loads the whole world the others made, backups, firewall
 // rules, node status and usage histories included.
 func TestSharedLateMemberLoadsWorld(t *testing.T) {
@@ -273,11 +306,18 @@ func TestConformanceShared(t *testing.T) {
 	var n atomic.Int32
 	hypervisortest.Conformance(t, func(t *testing.T) hypervisortest.Subject {
 		clk := hypervisortest.NewClock(t0)
-		d, err := open(bg, Config{OpDelay: time.Millisecond, Now: clk.Now}, openEtcd(t, srv, fmt.Sprintf("/conformance-%d/", n.Add(1))))
+		prefix := fmt.Sprintf("/conformance-%d/", n.Add(1))
+		d, err := open(bg, Config{OpDelay: time.Millisecond, Now: clk.Now}, openEtcd(t, srv, prefix))
 		if err != nil {
 			t.Fatal(err)
 		}
-		return subject(d, clk)
+		peer, err := open(bg, Config{OpDelay: time.Millisecond, Now: clk.Now}, openEtcd(t, srv, prefix))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := subject(d, clk)
+		s.Peer = peer
+		return s
 	}, conformanceOptions)
 }
 

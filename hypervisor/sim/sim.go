@@ -132,6 +132,10 @@ type Driver struct {
 	ticket    uint64
 	keyTicket map[string]uint64
 	inflight  map[string]int
+
+	// picked, when a test sets it, is called by Create with the vmid it picked, before
+	// the clone's delay: a test holds a create there while another member moves on.
+	picked func(vmid int)
 }
 
 // node is one simulated host.
