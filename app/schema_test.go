@@ -17,24 +17,38 @@ import (
 	"github.com/vmplane/vmplane/persistence"
 )
 
-// The records of testdata/store-v1 (its README says how they were made).
-const (
-	v1AdminPassword = "fixture-admin-password"
-	v1Acme          = "01M8DWMJNM8GX19N08R5JY1W64"
-	v1Globex        = "01M8DWMJYM8XV8DX92YS2XVY74"
-	v1Ops           = "01M8DWMKXX6THAR39ZHZHR5TZV"
-	v1Hank          = "01M8DWMMGJCR0ZR678R294NR3N"
-	v1Machine       = "01M8DWN0ZDQG7GMBR0XXSQ8X28"
-)
+// tenantNameKeys counts the store's tenant-name index keys.
+func tenantNameKeys(t *testing.T, st persistence.Store) int {
+	t.Helper()
+	n := 0
+	if err := st.Scan(persistence.Prefix("tenant-name"), nil, 0, func(_, _ []byte) error { n++; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
 
-// TestUpgradeFromV1Store: a data directory written by the release before schema
-// version 2 (testdata/store-v1) opens with today's server, is migrated once, and serves
-// every record it held: users log in by any spelling of their e-mail, tenants keep
-// their names and quotas and a taken name is refused ignoring case, the machine is its
-// tenant's and only its tenant's, and the signing key stored then still signs.
+// TestUpgradeFromV1Store: a data directory written by a release of schema version 1
+// opens with today's server, is migrated once, and serves every record it held: users
+// log in by any spelling of their e-mail, tenants keep their names and quotas and a
+// taken name is refused ignoring case (the index built by the migration where the
+// release had none), the machine is its tenant's and only its tenant's, and the
+// signing key stored then still signs. The fixtures' READMEs say how they were made.
 func TestUpgradeFromV1Store(t *testing.T) {
+	for _, c := range []struct {
+		fixture string
+		// indexed: the release kept the tenant-name index itself.
+		indexed bool
+	}{
+		{"store-v1", true},          // 28263c2, the release before schema version 2
+		{"store-v1-noindex", false}, // 3d5485c, before the tenant-name index
+	} {
+		t.Run(c.fixture, func(t *testing.T) { upgradeFixture(t, c.fixture, c.indexed) })
+	}
+}
+
+func upgradeFixture(t *testing.T, fixture string, indexed bool) {
 	dir := filepath.Join(t.TempDir(), "data")
-	if err := os.CopyFS(dir, os.DirFS("testdata/store-v1/badger")); err != nil {
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join("testdata", fixture, "badger"))); err != nil {
 		t.Fatal(err)
 	}
 	st, err := persistence.Open(persistence.Options{Dir: dir})
@@ -43,6 +57,9 @@ func TestUpgradeFromV1Store(t *testing.T) {
 	}
 	if v, err := persistence.StoredSchema(st); err != nil || v != 1 {
 		t.Fatalf("the fixture is at schema version %d, %v; want 1", v, err)
+	}
+	if n := tenantNameKeys(t, st); (n == 2) != indexed {
+		t.Fatalf("the fixture holds %d tenant-name keys", n)
 	}
 	st.Close()
 
@@ -61,49 +78,50 @@ func TestUpgradeFromV1Store(t *testing.T) {
 	if v, err := s.app.store.Get(key); err != nil || string(v) != strconv.Itoa(persistence.SchemaVersion) {
 		t.Fatalf("schema version %q, %v; want %d", v, err, persistence.SchemaVersion)
 	}
-
-	admin := s.login("ADMIN@Example.TEST", v1AdminPassword).Token
-	for _, c := range []struct{ email, password, id, tenant string }{
-		{"ops@acme.example", "acme-password", v1Ops, v1Acme},
-		{" Ops@ACME.Example", "acme-password", v1Ops, v1Acme},
-		{"HANK.SCORPIO@globex.EXAMPLE", "globex-password", v1Hank, v1Globex},
-	} {
-		p := s.login(c.email, c.password)
-		if p.User.ID != c.id || p.User.TenantID == nil || *p.User.TenantID != c.tenant {
-			t.Errorf("login as %q: user %+v; want %s of tenant %s", c.email, p.User, c.id, c.tenant)
-		}
+	if n := tenantNameKeys(t, s.app.store); n != 2 {
+		t.Fatalf("%d tenant-name keys after the migration; want 2", n)
 	}
-	users := listOf[struct {
-		ID, Email string
-	}](s, admin, "/api/resources/users")
+
+	admin := s.login("ADMIN@Example.TEST", "fixture-admin-password").Token
+	ts := listOf[tenants.Tenant](s, admin, "/api/resources/tenants")
+	byName := map[string]tenants.Tenant{}
+	for _, ten := range ts {
+		byName[ten.Name] = ten
+	}
+	acme, globex := byName["Acme Corp"], byName["Globex"]
+	if len(ts) != 2 || acme.ID == "" || globex.ID == "" || globex.Quota.Machines != 3 || acme.Quota.Machines != tenants.DefaultQuota.Machines {
+		t.Fatalf("tenants %+v; want Acme Corp and Globex (3 machines)", ts)
+	}
+	users := listOf[struct{ ID, Email string }](s, admin, "/api/resources/users")
 	if len(users) != 3 {
 		t.Errorf("%d users; want the admin, ops and hank: %+v", len(users), users)
 	}
-
-	ts := listOf[tenants.Tenant](s, admin, "/api/resources/tenants")
-	names := map[string]tenants.Tenant{}
-	for _, ten := range ts {
-		names[ten.ID] = ten
-	}
-	if len(ts) != 2 || names[v1Acme].Name != "Acme Corp" || names[v1Globex].Name != "Globex" ||
-		names[v1Globex].Quota.Machines != 3 || names[v1Acme].Quota.Machines != tenants.DefaultQuota.Machines {
-		t.Errorf("tenants %+v", ts)
+	for _, c := range []struct{ email, password, tenant string }{
+		{"ops@acme.example", "acme-password", acme.ID},
+		{" Ops@ACME.Example", "acme-password", acme.ID},
+		{"HANK.SCORPIO@globex.EXAMPLE", "globex-password", globex.ID},
+	} {
+		p := s.login(c.email, c.password)
+		if p.User.TenantID == nil || *p.User.TenantID != c.tenant {
+			t.Errorf("login as %q: user %+v; want one of tenant %s", c.email, p.User, c.tenant)
+		}
 	}
 	for _, name := range []string{"acme CORP", " GLOBEX "} {
 		expect(t, s.do(req{method: "POST", path: "/api/resources/tenants", token: admin, body: map[string]any{"name": name}}), 409, "conflict")
 	}
+	expect(t, s.do(req{method: "PATCH", path: "/api/resources/tenants/" + globex.ID, token: admin, body: map[string]any{"name": "ACME corp"}}), 409, "conflict")
 	expect(t, s.do(req{method: "POST", path: "/api/resources/tenants", token: admin, body: map[string]any{"name": "Initech"}}), 201, "")
 
 	ops := s.login("ops@acme.example", "acme-password").Token
-	r := s.do(req{method: "GET", path: "/api/resources/machines/" + v1Machine, token: ops})
-	expect(t, r, 200, "")
-	var m machines.Machine
-	r.decode(t, &m)
-	if m.VMID != 100 || m.Name != "web-1" || m.Status != "running" || m.Node != "pve1" || m.TenantID == nil || *m.TenantID != v1Acme {
+	ms := listOf[machines.Machine](s, ops, "/api/resources/machines")
+	if len(ms) != 1 {
+		t.Fatalf("ops sees %d machines; want web-1", len(ms))
+	}
+	if m := ms[0]; m.VMID != 100 || m.Name != "web-1" || m.Status != "running" || m.Node != "pve1" || m.TenantID == nil || *m.TenantID != acme.ID {
 		t.Errorf("machine %+v", m)
 	}
 	hank := s.login("hank.scorpio@globex.example", "globex-password").Token
-	expect(t, s.do(req{method: "GET", path: "/api/resources/machines/" + v1Machine, token: hank}), 404, "not_found")
+	expect(t, s.do(req{method: "GET", path: "/api/resources/machines/" + ms[0].ID, token: hank}), 404, "not_found")
 
 	// Migrated once: a restart finds the store at the current version.
 	s.restart()
