@@ -1,10 +1,14 @@
 package app
 
 import (
+	"context"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,6 +18,8 @@ import (
 
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/tenants"
+	"github.com/vmplane/vmplane/hypervisor/sim"
+	"github.com/vmplane/vmplane/internal/etcdtest"
 	"github.com/vmplane/vmplane/persistence"
 )
 
@@ -129,4 +135,85 @@ func upgradeFixture(t *testing.T, fixture string, indexed bool) {
 		t.Errorf("%d migrations logged after a restart; want still 1", n)
 	}
 	s.login("Ops@Acme.Example", "acme-password")
+}
+
+// TestClusterMembersMigrateOnce: two members starting at once on an etcd store of
+// schema version 1 (a tenant written without its name's index key, as before the
+// index) migrate it once between them: one logs the migration, the other waits on the
+// upgrade lock and finds it done; both then refuse the tenant's name ignoring case.
+func TestClusterMembersMigrateOnce(t *testing.T) {
+	srv := etcdtest.Start(t)
+	clustered := func(i int) Config {
+		cfg := testConfig(t)
+		cfg.EtcdEndpoints = strings.Join(srv.Endpoints(), ",")
+		cfg.NodeName = fmt.Sprintf("m%d", i)
+		cfg.ClusterAddr = "127.0.0.1:0"
+		cfg.JWTKey = ""
+		return cfg
+	}
+	// A first member writes a tenant; then the store is taken back to version 1 and
+	// the tenant's index key removed.
+	first := &testServer{t: t, cfg: clustered(0), client: &http.Client{Timeout: 30 * time.Second}}
+	first.start()
+	acme := first.tenant(first.adminToken(), "Acme", nil)
+	first.stop()
+	st, err := persistence.OpenEtcd(persistence.EtcdOptions{Endpoints: srv.Endpoints(), Prefix: first.cfg.EtcdPrefix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if n := tenantNameKeys(t, st); n != 1 {
+		t.Fatalf("%d tenant-name keys; want Acme's", n)
+	}
+	if err := st.Commit(context.Background(), new(persistence.Batch).Del(persistence.Key("tenant-name", "acme")).
+		Put(persistence.Key(persistence.KindMeta, "schema-version"), []byte("1"))); err != nil {
+		t.Fatal(err)
+	}
+
+	ms := make([]*testServer, 2)
+	logs := make([]*observer.ObservedLogs, len(ms))
+	errs := make([]error, len(ms))
+	var wg sync.WaitGroup
+	for i := range ms {
+		core, observed := observer.New(zapcore.InfoLevel)
+		logs[i] = observed
+		ms[i] = &testServer{t: t, cfg: clustered(i + 1), client: &http.Client{Timeout: 30 * time.Second}}
+		d, err := NewDriver(ms[i].cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms[i].sim = d.(*sim.Driver)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a, err := Start(ms[i].cfg, zap.New(core), ms[i].sim)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			ms[i].app, ms[i].base = a, "http://"+a.Addr()
+		}()
+	}
+	wg.Wait()
+	for i, m := range ms {
+		t.Cleanup(m.stop)
+		if errs[i] != nil {
+			t.Fatalf("member %d: %v", i, errs[i])
+		}
+	}
+	migrations := 0
+	for _, l := range logs {
+		migrations += l.FilterMessage("persistence: migrating the store").Len()
+	}
+	if migrations != 1 {
+		t.Errorf("%d migrations logged between the members; want 1", migrations)
+	}
+	if v, err := persistence.StoredSchema(st); err != nil || v != persistence.SchemaVersion {
+		t.Errorf("schema version %d, %v; want %d", v, err, persistence.SchemaVersion)
+	}
+	for _, m := range ms {
+		admin := m.adminToken()
+		expect(t, m.do(req{method: "POST", path: "/api/resources/tenants", token: admin, body: map[string]any{"name": "ACME"}}), 409, "conflict")
+		expect(t, m.do(req{method: "GET", path: "/api/resources/tenants/" + acme.ID, token: admin}), 200, "")
+	}
 }
