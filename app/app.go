@@ -117,7 +117,7 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 	a.store = store
 	// Before anything reads a record: an older store is migrated, a newer one refused.
 	ctx, cancel := context.WithTimeout(a.bg, 5*time.Minute)
-	_, err = persistence.Upgrade(ctx, store, log)
+	_, err = persistence.Upgrade(ctx, store, log, actors.Migrations(log))
 	cancel()
 	if err != nil {
 		return nil, err

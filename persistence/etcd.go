@@ -54,6 +54,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.etcd.io/etcd/client/v3/concurrency"
 	"go.uber.org/zap"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -897,4 +898,31 @@ func (m etcdMetrics) observe(op string, start time.Time, err error) {
 	if err != nil {
 		m.errors.WithLabelValues(op).Inc()
 	}
+}
+
+// upgradeLockTTL bounds how long the upgrade lock outlives a member that died holding
+// it: its session's lease expires and the next member takes the lock.
+const upgradeLockTTL = 10 // seconds
+
+// lockUpgrade takes the cluster-wide lock that Upgrade holds (an etcd mutex under
+// Prefix+"locks/schema-upgrade", on a session of its own, so that releasing it never
+// touches the member's lease). It waits while another member holds it, as long as ctx.
+func (s *Etcd) lockUpgrade(ctx context.Context) (func(), error) {
+	sess, err := concurrency.NewSession(s.c, concurrency.WithTTL(upgradeLockTTL), concurrency.WithContext(ctx))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", apierr.New(apierr.ErrUnavailable, "etcd: the schema upgrade lock: %v", err), err)
+	}
+	m := concurrency.NewMutex(sess, s.prefix+"locks/schema-upgrade")
+	if err := m.Lock(ctx); err != nil {
+		_ = sess.Close()
+		return nil, fmt.Errorf("%w: %w", apierr.New(apierr.ErrUnavailable, "etcd: the schema upgrade lock: %v", err), err)
+	}
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
+		defer cancel()
+		if err := m.Unlock(ctx); err != nil {
+			s.log.Warn("could not release the schema upgrade lock; it expires with its session", zap.Error(err))
+		}
+		_ = sess.Close() // revokes the session's lease
+	}, nil
 }

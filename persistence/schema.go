@@ -14,13 +14,18 @@ import (
 // SchemaVersion is the version of the store's layout (keys and record encodings) that
 // this build writes. A change that an older build would misread raises it and adds a
 // Migration from the version before.
-const SchemaVersion = 1
+//
+// Version 2: every user's e-mail is stored normalised (lower case, trimmed) with its
+// index entry, and every tenant's name is in the tenant-name index.
+const SchemaVersion = 2
 
 // schemaKey holds the store's schema version, as decimal text. A store without it
 // predates the key: version 1, or a new store when it holds nothing at all.
 var schemaKey = Key(KindMeta, "schema-version")
 
-// Migration moves a store from schema version From to From+1.
+// Migration moves a store from schema version From to From+1. The migrations rewrite
+// domain records, so they live with the packages that own those records; the
+// composition root hands the chain to Upgrade, keeping persistence free of them.
 type Migration struct {
 	From int
 	// Name says what it changes, for the log.
@@ -31,10 +36,6 @@ type Migration struct {
 	// idempotent, since a crash before the stamp runs it again.
 	Apply func(ctx context.Context, s Store, b *Batch) error
 }
-
-// migrations upgrade a store one version at a time: migrations[i].From is i+1, and
-// the last one ends at SchemaVersion. Version 1 is the first layout: nothing yet.
-var migrations []Migration
 
 // NewerSchemaError is Upgrade's answer for a store written by a newer vmplane than this
 // one: its schema version is Found, this build knows up to Known. It is an
@@ -86,16 +87,35 @@ func storedSchema(s Store) (version int, stamped bool, err error) {
 }
 
 // Upgrade brings the store to SchemaVersion before anything else reads it: a new store
-// is stamped, an older one runs the migrations from its version on, in order, each
-// logged; a newer one is refused with a *NewerSchemaError and left as it is. It returns
+// is stamped, an older one runs the migrations ms from its version on, in order, each
+// logged; a newer one is refused with a *NewerSchemaError and left as it is. ms is the
+// whole chain: ms[i].From is i+1, and the last one ends at SchemaVersion. It returns
 // the version the store had.
-func Upgrade(ctx context.Context, s Store, log *zap.Logger) (int, error) {
-	return upgrade(ctx, s, log, SchemaVersion, migrations)
+//
+// On a store that several processes share (etcd), Upgrade holds the store's upgrade
+// lock throughout, so members starting at once run each migration once: the first
+// migrates, the others find the store at SchemaVersion when they get the lock. Each
+// stamp is also written requiring the version it read, so a writer that lost the lock
+// cannot move the version twice.
+func Upgrade(ctx context.Context, s Store, log *zap.Logger, ms []Migration) (int, error) {
+	return upgrade(ctx, s, log, SchemaVersion, ms)
+}
+
+// upgradeLocker is a store that other processes share, with a lock around Upgrade.
+type upgradeLocker interface {
+	lockUpgrade(ctx context.Context) (unlock func(), err error)
 }
 
 func upgrade(ctx context.Context, s Store, log *zap.Logger, target int, ms []Migration) (int, error) {
 	if log == nil {
 		log = zap.NewNop()
+	}
+	if l, ok := s.(upgradeLocker); ok {
+		unlock, err := l.lockUpgrade(ctx)
+		if err != nil {
+			return 0, err
+		}
+		defer unlock()
 	}
 	from, stamped, err := storedSchema(s)
 	if err != nil {
@@ -112,7 +132,7 @@ func upgrade(ctx context.Context, s Store, log *zap.Logger, target int, ms []Mig
 		if from != 0 {
 			log.Info("persistence: stamping the store's schema version", zap.Int("version", target))
 		}
-		return from, s.Commit(ctx, new(Batch).Put(schemaKey, []byte(strconv.Itoa(target))))
+		return from, s.Commit(ctx, stamp(new(Batch), from, stamped, target))
 	}
 	for v := from; v < target; v++ {
 		if v-1 >= len(ms) || ms[v-1].From != v {
@@ -126,8 +146,11 @@ func upgrade(ctx context.Context, s Store, log *zap.Logger, target int, ms []Mig
 				return from, fmt.Errorf("migration %d→%d (%s): %w", v, v+1, m.Name, err)
 			}
 		}
-		b.Put(schemaKey, []byte(strconv.Itoa(v+1)))
-		if err := s.Commit(ctx, b); err != nil {
+		// Only an unstamped version 1 store lacks the key; every later step has it.
+		if err := s.Commit(ctx, stamp(b, v, stamped || v > from, v+1)); err != nil {
+			if IsConditionFailed(err) {
+				err = apierr.New(apierr.ErrUnavailable, "another process changed the schema version while this one migrated the store; start again")
+			}
 			return from, fmt.Errorf("migration %d→%d (%s): %w", v, v+1, m.Name, err)
 		}
 	}
@@ -135,4 +158,15 @@ func upgrade(ctx context.Context, s Store, log *zap.Logger, target int, ms []Mig
 		log.Info("persistence: store migrated", zap.Int("from", from), zap.Int("to", target))
 	}
 	return from, nil
+}
+
+// stamp adds to b the write of version to, requiring the stored version to still be
+// from (absent when the store is not stamped).
+func stamp(b *Batch, from int, stamped bool, to int) *Batch {
+	if stamped {
+		b.Require(IfValue(schemaKey, []byte(strconv.Itoa(from))))
+	} else {
+		b.Require(IfAbsent(schemaKey))
+	}
+	return b.Put(schemaKey, []byte(strconv.Itoa(to)))
 }

@@ -24,13 +24,24 @@ func schemaOf(t *testing.T, s Store) string {
 	return string(v)
 }
 
-// TestUpgradeStamps: a new store and a store of today's layout without the stamp
-// (every store written before it existed) are stamped with SchemaVersion; a stamped
-// one is left alone.
+// chainTo is a chain of migrations up to SchemaVersion that only count their runs.
+func chainTo(runs *int) []Migration {
+	var ms []Migration
+	for v := 1; v < SchemaVersion; v++ {
+		ms = append(ms, Migration{From: v, Name: "count", Apply: func(context.Context, Store, *Batch) error { *runs++; return nil }})
+	}
+	return ms
+}
+
+// TestUpgradeStamps: a new store is stamped with SchemaVersion without migrating; a
+// store with records but no stamp (every store written before it existed) is version
+// 1 and migrated from there; a stamped one is left alone.
 func TestUpgradeStamps(t *testing.T) {
 	ctx := context.Background()
+	runs := 0
+	chain := chainTo(&runs)
 	fresh := openStore(t, Options{})
-	if from, err := Upgrade(ctx, fresh, nil); err != nil || from != 0 {
+	if from, err := Upgrade(ctx, fresh, nil, chain); err != nil || from != 0 || runs != 0 {
 		t.Fatalf("Upgrade of a new store: %d, %v", from, err)
 	}
 	if got := schemaOf(t, fresh); got != strconv.Itoa(SchemaVersion) {
@@ -42,14 +53,14 @@ func TestUpgradeStamps(t *testing.T) {
 	if v, _ := StoredSchema(old); v != 1 {
 		t.Errorf("an unstamped store with records is version %d; want 1", v)
 	}
-	if from, err := Upgrade(ctx, old, nil); err != nil || from != 1 {
-		t.Fatalf("Upgrade of an unstamped store: %d, %v", from, err)
+	if from, err := Upgrade(ctx, old, nil, chain); err != nil || from != 1 || runs != SchemaVersion-1 {
+		t.Fatalf("Upgrade of an unstamped store: %d, %v, %d migrations run", from, err, runs)
 	}
 	if got := schemaOf(t, old); got != strconv.Itoa(SchemaVersion) {
 		t.Errorf("unstamped store stamped %s", got)
 	}
-	if from, err := Upgrade(ctx, old, nil); err != nil || from != SchemaVersion {
-		t.Errorf("Upgrade again: %d, %v", from, err)
+	if from, err := Upgrade(ctx, old, nil, chain); err != nil || from != SchemaVersion || runs != SchemaVersion-1 {
+		t.Errorf("Upgrade again: %d, %v, %d migrations run", from, err, runs)
 	}
 }
 
@@ -59,7 +70,7 @@ func TestUpgradeRefusesNewer(t *testing.T) {
 	s := openStore(t, Options{})
 	newer := strconv.Itoa(SchemaVersion + 1)
 	mustCommit(t, s, new(Batch).Put(schemaKey, []byte(newer)).Put(Key(KindUser, "1"), []byte("{}")))
-	_, err := Upgrade(context.Background(), s, nil)
+	_, err := Upgrade(context.Background(), s, nil, chainTo(new(int)))
 	var ne *NewerSchemaError
 	if !errors.As(err, &ne) || ne.Found != SchemaVersion+1 || ne.Known != SchemaVersion || !errors.Is(err, apierr.ErrUnavailable) {
 		t.Fatalf("Upgrade of a newer store: %v", err)

@@ -28,7 +28,7 @@ func TestBackupLoadRoundTrip(t *testing.T) {
 	b.PutTTL(Key("idem", "x"), []byte("answer"), time.Hour)
 	mustCommit(t, src, b)
 	mustCommit(t, src, new(Batch).Del(Key(KindVM, "0007")).Put(Key(KindVM, "0008"), []byte("changed")))
-	if _, err := Upgrade(ctx, src, nil); err != nil {
+	if _, err := Upgrade(ctx, src, nil, chainTo(new(int))); err != nil {
 		t.Fatal(err)
 	}
 

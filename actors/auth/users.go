@@ -212,34 +212,35 @@ func startUsers(s *system, opts AuthOptions) (_ *Users, err error) {
 		}
 		return true
 	})
-	if err := u.normalizeStoredEmails(s); err != nil {
-		return nil, err
-	}
 	if err := u.bootstrapAdmin(s); err != nil {
 		return nil, err
 	}
 	return u, nil
 }
 
-// normalizeStoredEmails gives every stored user the one spelling of its e-mail that
-// login and the login limits use (NormalizeEmail), its index entry too, before any
-// request is served. Users created through Create always were; this keeps a store
-// written otherwise (by hand, a restore, an older normalisation) from holding an
-// account that only one exact spelling reaches. A user whose normalised e-mail another
-// user already has is left as it is, with a warning: two accounts are not merged.
+// MigrateEmails is the users' step of schema migration 1→2 (actors.Migrations): it
+// gives every stored user the one spelling of its e-mail that login and the login
+// limits use (NormalizeEmail), its index entry too, so that no account is reachable by
+// one exact spelling only. Users created through Create always were; stores written by
+// hand, restored, or by an older normalisation were not. A user whose normalised e-mail
+// another user already has is left as it is, with a warning: two accounts are not
+// merged.
 //
-// Every member of a cluster runs it at its start, possibly at the same time as another
-// member and as creates: each user is rewritten in a batch of its own that requires the
-// record to be exactly what was read and the new index key to be free, so a user
-// normalised (or changed) meanwhile by someone else is left to them, and a second run
-// finds nothing left to do.
-func (u *Users) normalizeStoredEmails(s *system) error {
+// persistence.Upgrade runs it once, under the cluster's upgrade lock. It stays safe to
+// run again or beside other writers (an older member still serving, or a crash before
+// the stamp): each user is rewritten in a batch of its own that requires the record to
+// be exactly what was read and the new index key to be free, so a user changed
+// meanwhile is left to that change, and a second run finds nothing left to do.
+func MigrateEmails(ctx context.Context, store persistence.Store, log *zap.Logger) error {
 	type stale struct {
 		rec userRecord
 		raw []byte
 	}
+	if log == nil {
+		log = zap.NewNop()
+	}
 	var found []stale
-	err := s.store.Scan(persistence.Prefix("user"), nil, 0, func(_, v []byte) error {
+	err := store.Scan(persistence.Prefix("user"), nil, 0, func(_, v []byte) error {
 		var rec userRecord
 		if _, err := persistence.Decode(v, &rec); err != nil {
 			return err
@@ -256,12 +257,12 @@ func (u *Users) normalizeStoredEmails(s *system) error {
 		rec := st.rec
 		email := NormalizeEmail(rec.Email)
 		idx := persistence.Key("user-email", email)
-		owner, err := s.store.Get(idx)
+		owner, err := store.Get(idx)
 		if err != nil && !errors.Is(err, persistence.ErrNotFound) {
 			return err
 		}
 		if err == nil && string(owner) != rec.ID {
-			s.log.Warn("a stored user's e-mail is another user's once normalised; left as it is",
+			log.Warn("a stored user's e-mail is another user's once normalised; left as it is",
 				zap.String("user_id", rec.ID), zap.String("email", email))
 			continue
 		}
@@ -278,16 +279,16 @@ func (u *Users) normalizeStoredEmails(s *system) error {
 			return err
 		}
 		b.Put(persistence.Key("user", rec.ID), val).Del(persistence.Key("user-email", old)).Put(idx, []byte(rec.ID))
-		if err := s.rt.Commit(b); persistence.IsConditionFailed(err) {
-			// Changed since the scan: by another member's normalisation, or the
-			// e-mail was taken meanwhile. Either way it is not this start's to write.
-			s.log.Info("a stored user's e-mail changed while it was being normalised; left to the change",
+		if err := store.Commit(ctx, b); persistence.IsConditionFailed(err) {
+			// Changed since the scan, or the e-mail was taken meanwhile: either way it
+			// is not this migration's to write.
+			log.Info("a stored user's e-mail changed while it was being normalised; left to the change",
 				zap.String("user_id", rec.ID), zap.String("email", email))
 			continue
 		} else if err != nil {
 			return err
 		}
-		s.log.Info("normalised a stored user's e-mail", zap.String("user_id", rec.ID), zap.String("email", email))
+		log.Info("normalised a stored user's e-mail", zap.String("user_id", rec.ID), zap.String("email", email))
 	}
 	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"unicode"
 
 	"go.uber.org/zap"
@@ -19,14 +18,11 @@ import (
 // so two members of a cluster cannot both take one name (a process-wide lock and a scan
 // kept it on a single node only). A delete or a rename removes it in the same batch.
 //
-// Stores written before the index get it on first use (nameIndex.ensure): each tenant's
-// key is written requiring the key absent and the tenant record unchanged, so builds
-// running on several members at once, or racing a create, agree; meta/tenant-name-index
-// then marks the index whole, so later starts pay one read. A build, not a schema
-// migration: the index only adds keys, which an older vmplane ignores, and building it
-// on demand needs no step of its own in every start path.
+// Stores written before the index get it from schema migration 1→2 (MigrateNameIndex),
+// before anything is served; from then on creates, renames and deletes keep it.
 
-// nameIndexDone marks the tenant-name index as built for every tenant.
+// nameIndexDone marked the tenant-name index as built when the index was built on
+// first use, before schema version 2; the migration removes it.
 var nameIndexDone = persistence.Key(persistence.KindMeta, "tenant-name-index")
 
 // nameKey is the index key of a tenant name.
@@ -83,31 +79,26 @@ func nameConflict(store persistence.Store, name, self string) error {
 	return apierr.New(apierr.ErrConflict, "tenant name %q was taken while this change was written; try again", name)
 }
 
-// nameIndex builds the tenant-name index of a store that predates it, once.
-type nameIndex struct {
-	mu   sync.Mutex
-	done bool
-}
-
-// ensure returns once every tenant's name is in the index.
-func (x *nameIndex) ensure(ctx context.Context, s *system) error {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if x.done {
-		return nil
-	}
-	if _, err := s.store.Get(nameIndexDone); err == nil {
-		x.done = true
-		return nil
-	} else if !errors.Is(err, persistence.ErrNotFound) {
-		return err
+// MigrateNameIndex is the tenants' step of schema migration 1→2 (actors.Migrations):
+// it puts every stored tenant's name in the tenant-name index. Of two tenants named
+// alike before the index, the first keeps the name's key, with a warning; the other
+// keeps working and can be renamed.
+//
+// persistence.Upgrade runs it once, under the cluster's upgrade lock. It stays safe to
+// run again or beside other writers (an older member still creating tenants, or a
+// crash before the stamp): each key is written requiring it absent and the tenant's
+// record unchanged, so a tenant renamed, deleted or indexed meanwhile is left to that
+// change.
+func MigrateNameIndex(ctx context.Context, store persistence.Store, log *zap.Logger) error {
+	if log == nil {
+		log = zap.NewNop()
 	}
 	type stored struct {
 		t   Tenant
 		raw []byte
 	}
 	var all []stored
-	err := s.store.Scan(persistence.Prefix(persistence.KindTenant), nil, 0, func(_, v []byte) error {
+	err := store.Scan(persistence.Prefix(persistence.KindTenant), nil, 0, func(_, v []byte) error {
 		var t Tenant
 		if _, err := persistence.Decode(v, &t); err != nil {
 			return err
@@ -121,20 +112,20 @@ func (x *nameIndex) ensure(ctx context.Context, s *system) error {
 	added := 0
 	for _, st := range all {
 		key := nameKey(st.t.Name)
-		holder, err := nameHolder(s.store, st.t.Name)
+		holder, err := nameHolder(store, st.t.Name)
 		if err != nil {
 			return err
 		}
 		if holder != "" {
 			if holder != st.t.ID {
-				s.log.Warn("two tenants have one name, ignoring case; the index keeps the first",
+				log.Warn("two tenants have one name, ignoring case; the index keeps the first",
 					zap.String("tenant_id", st.t.ID), zap.String("name", st.t.Name), zap.String("indexed", holder))
 			}
 			continue
 		}
 		b := new(persistence.Batch).Require(persistence.IfAbsent(key)).
 			Require(persistence.IfValue(tenantKey(st.t.ID), st.raw)).Put(key, []byte(st.t.ID))
-		if err := s.store.Commit(ctx, b); persistence.IsConditionFailed(err) {
+		if err := store.Commit(ctx, b); persistence.IsConditionFailed(err) {
 			// Renamed, deleted or indexed meanwhile, by a change that wrote the index.
 			continue
 		} else if err != nil {
@@ -142,12 +133,11 @@ func (x *nameIndex) ensure(ctx context.Context, s *system) error {
 		}
 		added++
 	}
-	if err := s.store.Commit(ctx, new(persistence.Batch).Put(nameIndexDone, []byte("1"))); err != nil {
+	if err := store.Commit(ctx, new(persistence.Batch).Del(nameIndexDone)); err != nil {
 		return err
 	}
 	if added > 0 {
-		s.log.Info("built the tenant-name index", zap.Int("tenants", added))
+		log.Info("built the tenant-name index", zap.Int("tenants", added))
 	}
-	x.done = true
 	return nil
 }

@@ -86,9 +86,6 @@ type Tenants struct {
 	// lastRuleWrite is each tenant's latest firewall rule write
 	// (*persistence.Pending), which outlives the entity (see firewall.go).
 	lastRuleWrite sync.Map
-	// names builds the tenant-name index of an older store before the first create
-	// or rename (names.go).
-	names nameIndex
 }
 
 // TenantChange is a partial change of a tenant: the quota merges (limits it omits
@@ -168,9 +165,6 @@ func (t *Tenants) Create(ctx context.Context, name string, quota *QuotaChange) (
 	if err := validateTenant(ten.Name, ten.Quota); err != nil {
 		return Tenant{}, err
 	}
-	if err := t.names.ensure(ctx, t.sys); err != nil {
-		return Tenant{}, err
-	}
 	// A taken name is refused without activating an entity; the write checks again.
 	if err := nameFree(t.sys.store, name, ""); err != nil {
 		return Tenant{}, err
@@ -188,9 +182,6 @@ func (t *Tenants) Update(ctx context.Context, id string, c TenantChange) (Tenant
 		return Tenant{}, err
 	}
 	if c.Name != nil {
-		if err := t.names.ensure(ctx, t.sys); err != nil {
-			return Tenant{}, err
-		}
 		if err := nameFree(t.sys.store, *c.Name, id); err != nil {
 			return Tenant{}, err
 		}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vmplane/vmplane/actors"
 	"github.com/vmplane/vmplane/actors/auth"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/app"
@@ -91,7 +92,7 @@ func resetPassword(args []string, getenv func(string) string, stdin io.Reader, s
 	}
 	defer store.Close()
 	// The same schema check as serve's: a newer vmplane's store is not written to.
-	if _, err := persistence.Upgrade(context.Background(), store, nil); err != nil {
+	if _, err := persistence.Upgrade(context.Background(), store, nil, actors.Migrations(nil)); err != nil {
 		fmt.Fprintf(stderr, "vmplane admin: data directory %s: %v\n", *dir, err)
 		return 1
 	}

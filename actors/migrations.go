@@ -1,0 +1,33 @@
+package actors
+
+import (
+	"context"
+
+	"go.uber.org/zap"
+
+	"github.com/vmplane/vmplane/actors/auth"
+	"github.com/vmplane/vmplane/actors/tenants"
+	"github.com/vmplane/vmplane/persistence"
+)
+
+// Migrations is the chain of schema migrations persistence.Upgrade runs on an older
+// store, before Start: migrations[i] moves a store from version i+1. They rewrite
+// domain records, so each step is its package's function, put together here where the
+// packages meet; persistence knows only that they exist.
+func Migrations(log *zap.Logger) []persistence.Migration {
+	if log == nil {
+		log = zap.NewNop()
+	}
+	return []persistence.Migration{{
+		From: 1,
+		Name: "normalise stored e-mails; build the tenant-name index",
+		// Each step commits batches of its own (a store may hold more records than an
+		// etcd transaction takes) and may run again after a crash before the stamp.
+		Apply: func(ctx context.Context, s persistence.Store, _ *persistence.Batch) error {
+			if err := auth.MigrateEmails(ctx, s, log.Named("auth")); err != nil {
+				return err
+			}
+			return tenants.MigrateNameIndex(ctx, s, log.Named("tenants"))
+		},
+	}}
+}
