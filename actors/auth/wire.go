@@ -16,6 +16,6 @@ func init() {
 		User{}, credentials{}, (*authState)(nil), Session{}, revoked{},
 		// Messages of a user's idempotency entity, and its answers.
 		(*claimKey)(nil), (*completeKey)(nil),
-		claimed{}, kit.Done{},
+		Claimed{}, kit.Done{},
 	)
 }

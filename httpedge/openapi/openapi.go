@@ -72,6 +72,9 @@ type Operation struct {
 	Also map[int]any
 	// Errors lists error statuses beyond those every operation of its kind answers.
 	Errors []int
+	// Stamped: the operation's write carries its Idempotency-Key's claim, so a retry
+	// after the server died completes it.
+	Stamped bool
 }
 
 // RawBody documents, as Operation.Body or Operation.Reply, a body that is not a
@@ -505,6 +508,10 @@ func Describe(rt *Operation) string {
 	}
 	if rt.Patch {
 		b.WriteString(" The body is a JSON merge patch: omitted fields keep their value; null clears a field that allows it.")
+	}
+	if rt.Stamped {
+		b.WriteString(" A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer:" +
+			" the request ran once, or runs now.")
 	}
 	return b.String()
 }
