@@ -1,11 +1,16 @@
 package app
 
 import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/tenants"
 )
 
 func TestIdempotencyKey(t *testing.T) {
@@ -92,4 +97,67 @@ func countMachines(t *testing.T, s *testServer, tok string) int {
 	var p struct{ Items []machines.Machine }
 	r.decode(t, &p)
 	return len(p.Items)
+}
+
+// claimAsCutShort does what a firewall rule create made with key does up to the moment
+// its process dies: the edge's claim of the key (the hashes the edge makes of the
+// request that createRuleWithKey sends) and, when applied, the create's stamped write,
+// without the answer the edge would then have stored. It returns the rule created.
+func claimAsCutShort(t *testing.T, s *testServer, tok, tenantID, key string, applied bool) string {
+	t.Helper()
+	me := s.do(req{method: "GET", path: "/api/auth/me", token: tok})
+	expect(t, me, 200, "")
+	var user struct{ ID string }
+	me.decode(t, &user)
+	keyHash := sha256.Sum256([]byte(key))
+	h := sha256.New()
+	h.Write([]byte("POST\x00/api/client/firewall/rules\x00"))
+	h.Write([]byte(`{"direction":"in","action":"accept","protocol":"tcp","port":"443","comment":"` + key + `"}`))
+	sys := s.app.System()
+	ctx := context.Background()
+	c, err := sys.Idempotency.Claim(ctx, user.ID, hex.EncodeToString(keyHash[:]), hex.EncodeToString(h.Sum(nil)), true)
+	if err != nil || c.Stamp == nil {
+		t.Fatalf("claim: got %+v, %v; want a stamped claim", c, err)
+	}
+	if !applied {
+		return ""
+	}
+	in := tenants.RuleInput{Direction: kit.Ptr("in"), Action: kit.Ptr("accept"), Protocol: kit.Ptr("tcp"), Port: kit.Ptr("443"), Comment: kit.Ptr(key)}
+	r, err := sys.Tenants.Firewall().Create(kit.WithStamp(ctx, c.Stamp), tenantID, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.ID
+}
+
+// TestIdempotencyRetryAfterCrashCompletes: a firewall rule create cut short by the end
+// of its process (claimed, never answered) gets its one answer from a retry with its
+// key after the restart: the create that had not applied runs, the one that had
+// applied answers with the rule it created, and neither is applied twice.
+func TestIdempotencyRetryAfterCrashCompletes(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	admin := s.adminToken()
+	ten := s.tenant(admin, "Cut", nil)
+	claimAsCutShort(t, s, ten.Token, ten.ID, "not-applied", false)
+	appliedID := claimAsCutShort(t, s, ten.Token, ten.ID, "applied", true)
+	s.restart() // the claims' run is gone
+
+	tok := s.login("cut@example.test", "tenant-password").Token
+	status, notAppliedID, replayed := createRuleWithKey(s.client, s.base, tok, "not-applied")
+	if status != 201 || replayed {
+		t.Fatalf("retry of the create that had not applied: got %d (replayed %v); want 201, run now", status, replayed)
+	}
+	status, id, replayed := createRuleWithKey(s.client, s.base, tok, "applied")
+	if status != 201 || id != appliedID || !replayed {
+		t.Fatalf("retry of the create that had applied: got %d, rule %s (replayed %v); want 201 with rule %s, replayed",
+			status, id, replayed, appliedID)
+	}
+	// The answers are stored now: retries replay them.
+	for key, want := range map[string]string{"not-applied": notAppliedID, "applied": appliedID} {
+		if status, id, replayed := createRuleWithKey(s.client, s.base, tok, key); status != 201 || id != want || !replayed {
+			t.Fatalf("second retry of %s: got %d, rule %s (replayed %v); want 201 with rule %s, replayed", key, status, id, replayed, want)
+		}
+	}
+	checkAppliedOnce(t, s, tok, 1, []ruleTry{{key: "not-applied", ruleID: notAppliedID}, {key: "applied", ruleID: appliedID}})
 }
