@@ -7,10 +7,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/tenants"
+	"github.com/vmplane/vmplane/internal/testwait"
 )
 
 func TestIdempotencyKey(t *testing.T) {
@@ -160,4 +162,55 @@ func TestIdempotencyRetryAfterCrashCompletes(t *testing.T) {
 		}
 	}
 	checkAppliedOnce(t, s, tok, 1, []ruleTry{{key: "not-applied", ruleID: notAppliedID}, {key: "applied", ruleID: appliedID}})
+}
+
+// TestClusterRetryAfterMemberDiedCompletes: the creates a member claimed, one whose
+// write applied and one whose did not, and which it never answered because its lease
+// ended (as a killed member's does), get their one answer from a retry through another
+// member: 409 in progress while the member lives, then the create that had not applied
+// runs, the one that had answers with its rule, and each is applied once.
+func TestClusterRetryAfterMemberDiedCompletes(t *testing.T) {
+	ms, _ := startCluster(t, 3)
+	admin := ms[0].adminToken()
+	ten := ms[0].tenant(admin, "Failover", nil)
+	claimAsCutShort(t, ms[0], ten.Token, ten.ID, "not-applied", false)
+	appliedID := claimAsCutShort(t, ms[0], ten.Token, ten.ID, "applied", true)
+
+	if status, _, _ := createRuleWithKey(ms[1].client, ms[1].base, ten.Token, "not-applied"); status != 409 {
+		t.Fatalf("retry while the claiming member lives: got %d; want 409 (in progress)", status)
+	}
+	// The member's lease ends, as it does seconds after a kill -9: from now on every
+	// write of the member fails its fence.
+	m0 := ms[0].app.member
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := m0.store.Client().Revoke(ctx, m0.cluster.Lease()); err != nil {
+		t.Fatal(err)
+	}
+	testwait.Eventually(t, "the member learning its lease is gone", func() bool {
+		select {
+		case <-ms[0].app.Lost():
+			return true
+		default:
+			return false
+		}
+	})
+
+	status, notAppliedID, replayed := createRuleWithKey(ms[1].client, ms[1].base, ten.Token, "not-applied")
+	if status != 201 || replayed {
+		t.Fatalf("retry of the create that had not applied: got %d (replayed %v); want 201, run now", status, replayed)
+	}
+	status, id, replayed := createRuleWithKey(ms[2].client, ms[2].base, ten.Token, "applied")
+	if status != 201 || id != appliedID || !replayed {
+		t.Fatalf("retry of the create that had applied: got %d, rule %s (replayed %v); want 201 with rule %s, replayed",
+			status, id, replayed, appliedID)
+	}
+	for _, m := range ms[1:] {
+		for key, want := range map[string]string{"not-applied": notAppliedID, "applied": appliedID} {
+			if status, id, replayed := createRuleWithKey(m.client, m.base, ten.Token, key); status != 201 || id != want || !replayed {
+				t.Fatalf("second retry of %s: got %d, rule %s (replayed %v); want 201 with rule %s, replayed", key, status, id, replayed, want)
+			}
+		}
+	}
+	checkAppliedOnce(t, ms[1], ten.Token, 1, []ruleTry{{key: "not-applied", ruleID: notAppliedID}, {key: "applied", ruleID: appliedID}})
 }
