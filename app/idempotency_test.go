@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -168,16 +169,28 @@ func TestIdempotencyRetryAfterCrashCompletes(t *testing.T) {
 // write applied and one whose did not, and which it never answered because its lease
 // ended (as a killed member's does), get their one answer from a retry through another
 // member: 409 in progress while the member lives, then the create that had not applied
-// runs, the one that had answers with its rule, and each is applied once.
+// runs, the one that had answers with its rule, and each is applied once. The user's
+// claims are kept by the member that died, or by a member that lives (which then holds
+// them as in flight for the dead one).
 func TestClusterRetryAfterMemberDiedCompletes(t *testing.T) {
 	ms, _ := startCluster(t, 3)
 	admin := ms[0].adminToken()
-	ten := ms[0].tenant(admin, "Failover", nil)
-	claimAsCutShort(t, ms[0], ten.Token, ten.ID, "not-applied", false)
-	appliedID := claimAsCutShort(t, ms[0], ten.Token, ten.ID, "applied", true)
-
-	if status, _, _ := createRuleWithKey(ms[1].client, ms[1].base, ten.Token, "not-applied"); status != 409 {
-		t.Fatalf("retry while the claiming member lives: got %d; want 409 (in progress)", status)
+	type cut struct {
+		ten       tenantFixture
+		appliedID string
+	}
+	var cuts []cut
+	for i, keptOn := range []*testServer{ms[0], ms[1]} {
+		ten := ms[0].tenant(admin, fmt.Sprintf("Failover%d", i), nil)
+		// The first keyed request of a user places the entity that keeps its keys.
+		if status, _, _ := createRuleWithKey(keptOn.client, keptOn.base, ten.Token, "warm-up"); status != 201 {
+			t.Fatalf("warm-up create: got %d", status)
+		}
+		claimAsCutShort(t, ms[0], ten.Token, ten.ID, "not-applied", false)
+		cuts = append(cuts, cut{ten: ten, appliedID: claimAsCutShort(t, ms[0], ten.Token, ten.ID, "applied", true)})
+		if status, _, _ := createRuleWithKey(ms[2].client, ms[2].base, ten.Token, "not-applied"); status != 409 {
+			t.Fatalf("retry while the claiming member lives: got %d; want 409 (in progress)", status)
+		}
 	}
 	// The member's lease ends, as it does seconds after a kill -9: from now on every
 	// write of the member fails its fence.
@@ -196,21 +209,24 @@ func TestClusterRetryAfterMemberDiedCompletes(t *testing.T) {
 		}
 	})
 
-	status, notAppliedID, replayed := createRuleWithKey(ms[1].client, ms[1].base, ten.Token, "not-applied")
-	if status != 201 || replayed {
-		t.Fatalf("retry of the create that had not applied: got %d (replayed %v); want 201, run now", status, replayed)
-	}
-	status, id, replayed := createRuleWithKey(ms[2].client, ms[2].base, ten.Token, "applied")
-	if status != 201 || id != appliedID || !replayed {
-		t.Fatalf("retry of the create that had applied: got %d, rule %s (replayed %v); want 201 with rule %s, replayed",
-			status, id, replayed, appliedID)
-	}
-	for _, m := range ms[1:] {
-		for key, want := range map[string]string{"not-applied": notAppliedID, "applied": appliedID} {
-			if status, id, replayed := createRuleWithKey(m.client, m.base, ten.Token, key); status != 201 || id != want || !replayed {
-				t.Fatalf("second retry of %s: got %d, rule %s (replayed %v); want 201 with rule %s, replayed", key, status, id, replayed, want)
+	for _, c := range cuts {
+		tok := c.ten.Token
+		status, notAppliedID, replayed := createRuleWithKey(ms[1].client, ms[1].base, tok, "not-applied")
+		if status != 201 || replayed {
+			t.Fatalf("retry of the create that had not applied: got %d (replayed %v); want 201, run now", status, replayed)
+		}
+		status, id, replayed := createRuleWithKey(ms[2].client, ms[2].base, tok, "applied")
+		if status != 201 || id != c.appliedID || !replayed {
+			t.Fatalf("retry of the create that had applied: got %d, rule %s (replayed %v); want 201 with rule %s, replayed",
+				status, id, replayed, c.appliedID)
+		}
+		for _, m := range ms[1:] {
+			for key, want := range map[string]string{"not-applied": notAppliedID, "applied": c.appliedID} {
+				if status, id, replayed := createRuleWithKey(m.client, m.base, tok, key); status != 201 || id != want || !replayed {
+					t.Fatalf("second retry of %s: got %d, rule %s (replayed %v); want 201 with rule %s, replayed", key, status, id, replayed, want)
+				}
 			}
 		}
+		checkAppliedOnce(t, ms[1], tok, 1, []ruleTry{{key: "warm-up"}, {key: "not-applied", ruleID: notAppliedID}, {key: "applied", ruleID: c.appliedID}})
 	}
-	checkAppliedOnce(t, ms[1], ten.Token, 1, []ruleTry{{key: "not-applied", ruleID: notAppliedID}, {key: "applied", ruleID: appliedID}})
 }

@@ -123,6 +123,8 @@ type idemEntity struct {
 // inflightClaim is a claim whose request runs.
 type inflightClaim struct {
 	hash string
+	// owner is the process that runs it: in a cluster, maybe another member.
+	owner string
 	// val is the claim as written; a stamped request's write changes it.
 	val     []byte
 	stamped bool
@@ -149,8 +151,18 @@ func (e *idemEntity) Handle(ctx actor.Context, msg any) {
 				kit.RespondErr(ctx, errKeyReused)
 				return
 			}
-			kit.RespondErr(ctx, errInProgress)
-			return
+			gone, err := e.ownerGone(c.owner)
+			if err != nil {
+				kit.RespondErr(ctx, err)
+				return
+			}
+			if !gone {
+				kit.RespondErr(ctx, errInProgress)
+				return
+			}
+			// The member that runs it died: it never completes, and the stored claim
+			// says what its retry gets.
+			delete(e.inflight, m.Key)
 		}
 		val, err := e.sys.store.Get(answerKey(e.user, m.Key))
 		if errors.Is(err, persistence.ErrNotFound) {
@@ -185,7 +197,7 @@ func (e *idemEntity) Handle(ctx actor.Context, msg any) {
 			return
 		}
 		if !a.Ended {
-			gone, err := e.sys.rt.OwnerGone(context.Background(), a.Owner)
+			gone, err := e.ownerGone(a.Owner)
 			if err != nil {
 				kit.RespondErr(ctx, err)
 				return
@@ -210,6 +222,14 @@ func (e *idemEntity) Handle(ctx actor.Context, msg any) {
 	default:
 		kit.RespondErr(ctx, apierr.New(apierr.ErrInternal, "unexpected message"))
 	}
+}
+
+// ownerGone reports whether the process that claimed a key is gone: never this one.
+func (e *idemEntity) ownerGone(owner string) (bool, error) {
+	if owner == e.sys.rt.Owner() {
+		return false, nil
+	}
+	return e.sys.rt.OwnerGone(context.Background(), owner)
 }
 
 // claim writes the claim of m's key for m's owner, replacing prev (nil: the key is
@@ -238,7 +258,7 @@ func (e *idemEntity) claim(ctx actor.Context, m *claimKey, prev []byte, reply *k
 		kit.RespondErr(ctx, err)
 		return
 	}
-	e.inflight[m.Key] = inflightClaim{hash: m.RequestHash, val: val, stamped: m.Stamped}
+	e.inflight[m.Key] = inflightClaim{hash: m.RequestHash, owner: m.Owner, val: val, stamped: m.Stamped}
 	r := Claimed{Token: c.Token}
 	if m.Stamped {
 		r.Stamp = &kit.Stamp{Key: key, Claim: val, TTL: IdempotencyTTL, Reply: reply}
