@@ -30,6 +30,10 @@ type Answer struct {
 	// Owner names the process that runs the request (kit.Runtime.Owner): a member and
 	// its lease, or one run of a single node.
 	Owner string `json:"owner,omitempty"`
+	// Keeper names the process that wrote the claim, whose entity holds it as in
+	// flight: in a cluster, not always the owner. Had it died before the owner heard
+	// that the claim was its own, the owner would never settle it.
+	Keeper string `json:"keeper,omitempty"`
 	// Token tells one claim of the key from another: a retry that takes the key over
 	// writes a new one, and the first request's settlement no longer applies.
 	Token string `json:"token,omitempty"`
@@ -197,14 +201,12 @@ func (e *idemEntity) Handle(ctx actor.Context, msg any) {
 			return
 		}
 		if !a.Ended {
-			gone, err := e.ownerGone(a.Owner)
+			running, err := e.mayRun(&a)
 			if err != nil {
 				kit.RespondErr(ctx, err)
 				return
 			}
-			if !gone {
-				// Its owner lives and may still run it (in a cluster, the edge that
-				// claimed it need not be the member this entity is on).
+			if running {
 				kit.RespondErr(ctx, errInProgress)
 				return
 			}
@@ -224,6 +226,26 @@ func (e *idemEntity) Handle(ctx actor.Context, msg any) {
 	}
 }
 
+// mayRun reports whether the request of a claim that is not in flight here may still
+// run: its owner lives (in a cluster, the edge that claimed it need not be the member
+// this entity is on), and so does the keeper that holds it in flight. A keeper that
+// died leaves a claim whose owner may never have learnt it was its own, and so never
+// settles it; should the owner still run it, the retry's claim makes its write fail.
+// A claim this process keeps and does not hold in flight was settled, or its
+// settlement was lost.
+func (e *idemEntity) mayRun(a *Answer) (bool, error) {
+	if a.Keeper == e.sys.rt.Owner() {
+		return false, nil
+	}
+	for _, who := range []string{a.Owner, a.Keeper} {
+		gone, err := e.ownerGone(who)
+		if err != nil || gone {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
 // ownerGone reports whether the process that claimed a key is gone: never this one.
 func (e *idemEntity) ownerGone(owner string) (bool, error) {
 	if owner == e.sys.rt.Owner() {
@@ -237,8 +259,8 @@ func (e *idemEntity) ownerGone(owner string) (bool, error) {
 // the claim it replaces, is the first request's recorded reply.
 func (e *idemEntity) claim(ctx actor.Context, m *claimKey, prev []byte, reply *kit.Wired) {
 	key := answerKey(e.user, m.Key)
-	c := &Answer{RequestHash: m.RequestHash, CreatedAt: time.Now().UTC(), Owner: m.Owner, Token: persistence.NewID(),
-		Stamped: m.Stamped, Reply: reply}
+	c := &Answer{RequestHash: m.RequestHash, CreatedAt: time.Now().UTC(), Owner: m.Owner, Keeper: e.sys.rt.Owner(),
+		Token: persistence.NewID(), Stamped: m.Stamped, Reply: reply}
 	val, err := persistence.Encode(answerVersion, c)
 	if err != nil {
 		kit.RespondErr(ctx, err)

@@ -134,6 +134,20 @@ func TestIdempotencyStampedTakeover(t *testing.T) {
 		t.Fatalf("claim after the answer: got %+v, %v; want the 201 replayed", c, err)
 	}
 
+	// A claim whose keeper died before its owner, which lives, heard it was its own:
+	// the owner never settles it, so a retry runs it.
+	orphan, err := persistence.Encode(answerVersion, &Answer{RequestHash: "hash", Owner: third.rt.Owner(), Keeper: "run:earlier",
+		Token: "t", Stamped: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Commit(ctx, new(persistence.Batch).Put(answerKey("user-1", "orphan"), orphan)); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := third.Idempotency.Claim(ctx, "user-1", "orphan", "hash", true); err != nil || c.Stamp == nil {
+		t.Fatalf("retry of a claim whose keeper died: got %+v, %v; want to run it", c, err)
+	}
+
 	// A stamped request that ended in a 500 or a 504 on a live process: a retry runs it.
 	c4, err := third.Idempotency.Claim(ctx, "user-1", "ended", "hash", true)
 	if err != nil {
