@@ -2523,7 +2523,7 @@ type ClientInterface interface {
 
 	// PostClientFirewallRulesWithBody Add a rule (at position, or last); pushed to the hypervisor
 	//
-	// Add a rule (at position, or last); pushed to the hypervisor. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created.
+	// Add a rule (at position, or last); pushed to the hypervisor. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2532,7 +2532,7 @@ type ClientInterface interface {
 
 	// PostClientFirewallRules Add a rule (at position, or last); pushed to the hypervisor
 	//
-	// Add a rule (at position, or last); pushed to the hypervisor. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created.
+	// Add a rule (at position, or last); pushed to the hypervisor. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3776,7 +3776,7 @@ func (c *Client) GetClientFirewallRules(ctx context.Context, params *GetClientFi
 
 // PostClientFirewallRulesWithBody Add a rule (at position, or last); pushed to the hypervisor
 //
-// Add a rule (at position, or last); pushed to the hypervisor. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created.
+// Add a rule (at position, or last); pushed to the hypervisor. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 //
 // Takes any type of body and a specified content type.
 //
@@ -3795,7 +3795,7 @@ func (c *Client) PostClientFirewallRulesWithBody(ctx context.Context, params *Po
 
 // PostClientFirewallRules Add a rule (at position, or last); pushed to the hypervisor
 //
-// Add a rule (at position, or last); pushed to the hypervisor. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created.
+// Add a rule (at position, or last); pushed to the hypervisor. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -11933,7 +11933,7 @@ type ClientWithResponsesInterface interface {
 
 	// PostClientFirewallRulesWithBodyWithResponse Add a rule (at position, or last); pushed to the hypervisor
 	//
-	// Add a rule (at position, or last); pushed to the hypervisor. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created.
+	// Add a rule (at position, or last); pushed to the hypervisor. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -11942,7 +11942,7 @@ type ClientWithResponsesInterface interface {
 
 	// PostClientFirewallRulesWithResponse Add a rule (at position, or last); pushed to the hypervisor
 	//
-	// Add a rule (at position, or last); pushed to the hypervisor. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created.
+	// Add a rule (at position, or last); pushed to the hypervisor. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -30913,7 +30913,7 @@ func (c *ClientWithResponses) GetClientFirewallRulesWithResponse(ctx context.Con
 
 // PostClientFirewallRulesWithBodyWithResponse Add a rule (at position, or last); pushed to the hypervisor
 //
-// Add a rule (at position, or last); pushed to the hypervisor. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created.
+// Add a rule (at position, or last); pushed to the hypervisor. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -30928,7 +30928,7 @@ func (c *ClientWithResponses) PostClientFirewallRulesWithBodyWithResponse(ctx co
 
 // PostClientFirewallRulesWithResponse Add a rule (at position, or last); pushed to the hypervisor
 //
-// Add a rule (at position, or last); pushed to the hypervisor. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created.
+// Add a rule (at position, or last); pushed to the hypervisor. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
