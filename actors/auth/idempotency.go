@@ -101,9 +101,10 @@ func startIdempotency(s *system) *Idempotency {
 // another request is 422 idempotency_key_reused; while the first request runs, 409
 // conflict. A claim left without an answer (its process died, or the request ended
 // in a 500 or a 504) is taken over when the request is stamped (its one write carries
-// the claim, so it applied only if it recorded its reply) and its owner is gone or
-// gave up; else it answers 409 conflict: the request may have taken effect, so it
-// never runs twice.
+// the claim, so it applied only if it recorded its reply) and it no longer runs: its
+// owner or its keeper is gone, or it ended; the retry then runs it, or answers with
+// the recorded reply. An unstamped one answers 409 conflict: the request may have
+// taken effect, so it never runs twice.
 func (i *Idempotency) Claim(ctx context.Context, user, key, requestHash string, stamped bool) (Claimed, error) {
 	return kit.Ask[Claimed](ctx, i.kind, user, &claimKey{Key: key, RequestHash: requestHash, Owner: i.sys.rt.Owner(), Stamped: stamped})
 }
