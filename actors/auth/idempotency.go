@@ -141,7 +141,12 @@ func (e *idemEntity) Busy() bool { return len(e.inflight) > 0 }
 
 var (
 	errKeyReused  = apierr.New(apierr.ErrIdempotencyKeyReused, "this Idempotency-Key was used with another request")
-	errInProgress = apierr.New(apierr.ErrConflict, "a request with this Idempotency-Key is still in progress")
+	errInProgress = func() *apierr.Error {
+		e := apierr.New(apierr.ErrConflict, "a request with this Idempotency-Key is still in progress")
+		// Its retry is answered once the first ends, or its process is gone.
+		e.RetryAfterS = 1
+		return e
+	}()
 	errNoAnswer   = apierr.New(apierr.ErrConflict, "the first request with this Idempotency-Key ended without an answer "+
 		"(the server restarted, or it failed with a 500 or 504): it may or may not have taken effect, so it is not run again; "+
 		"check its outcome, then retry with a new key if needed")

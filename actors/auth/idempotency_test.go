@@ -89,9 +89,10 @@ func TestIdempotencyStampedTakeover(t *testing.T) {
 	if err != nil || c1.Stamp == nil || c1.Replay != nil {
 		t.Fatalf("first claim: got %+v, %v; want to run with a stamp", c1, err)
 	}
-	if _, err := first.Idempotency.Claim(ctx, "user-1", "k", "hash", true); !errors.Is(err, apierr.ErrConflict) ||
-		!strings.Contains(err.Error(), "in progress") {
-		t.Fatalf("claim while the first runs: got %v; want 409 in progress", err)
+	var inProgress *apierr.Error
+	if _, err := first.Idempotency.Claim(ctx, "user-1", "k", "hash", true); !errors.As(err, &inProgress) ||
+		inProgress.Status != 409 || !strings.Contains(err.Error(), "in progress") || inProgress.RetryAfterS <= 0 {
+		t.Fatalf("claim while the first runs: got %v; want 409 in progress, with Retry-After", err)
 	}
 	if _, err := first.Idempotency.Claim(ctx, "user-1", "plain", "hash", false); err != nil {
 		t.Fatal(err)
@@ -106,9 +107,10 @@ func TestIdempotencyStampedTakeover(t *testing.T) {
 	if err := write(c1.Stamp, "first"); !persistence.IsConditionFailed(err) {
 		t.Fatalf("the dead run's write after the takeover: got %v; want it refused (condition failed)", err)
 	}
-	if _, err := second.Idempotency.Claim(ctx, "user-1", "plain", "hash", false); !errors.Is(err, apierr.ErrConflict) ||
-		!strings.Contains(err.Error(), "ended without an answer") {
-		t.Fatalf("retry of an unstamped request after a restart: got %v; want 409, it may have applied", err)
+	var noAnswer *apierr.Error
+	if _, err := second.Idempotency.Claim(ctx, "user-1", "plain", "hash", false); !errors.As(err, &noAnswer) || noAnswer.Status != 409 ||
+		!strings.Contains(err.Error(), "ended without an answer") || noAnswer.RetryAfterS != 0 {
+		t.Fatalf("retry of an unstamped request after a restart: got %v; want 409 without Retry-After, it may have applied", err)
 	}
 	if err := write(c2.Stamp, "second"); err != nil {
 		t.Fatal(err)

@@ -13180,6 +13180,7 @@ type GetAdminBackupResponse408Headers struct {
 
 // GetAdminBackupResponse409Headers the declared response headers of an HTTP 409 response for GetAdminBackup
 type GetAdminBackupResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -13525,6 +13526,7 @@ type PostAuthLogoutResponse408Headers struct {
 
 // PostAuthLogoutResponse409Headers the declared response headers of an HTTP 409 response for PostAuthLogout
 type PostAuthLogoutResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -14236,6 +14238,7 @@ type PostClientFirewallRulesResponse408Headers struct {
 
 // PostClientFirewallRulesResponse409Headers the declared response headers of an HTTP 409 response for PostClientFirewallRules
 type PostClientFirewallRulesResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -14454,6 +14457,7 @@ type DeleteClientFirewallRulesByIdResponse408Headers struct {
 
 // DeleteClientFirewallRulesByIdResponse409Headers the declared response headers of an HTTP 409 response for DeleteClientFirewallRulesById
 type DeleteClientFirewallRulesByIdResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -14623,6 +14627,7 @@ type PatchClientFirewallRulesByIdResponse408Headers struct {
 
 // PatchClientFirewallRulesByIdResponse409Headers the declared response headers of an HTTP 409 response for PatchClientFirewallRulesById
 type PatchClientFirewallRulesByIdResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -14990,6 +14995,7 @@ type PostClientMachinesResponse408Headers struct {
 
 // PostClientMachinesResponse409Headers the declared response headers of an HTTP 409 response for PostClientMachines
 type PostClientMachinesResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -15209,6 +15215,7 @@ type PostClientMachinesByVmIdActionsByActionResponse408Headers struct {
 
 // PostClientMachinesByVmIdActionsByActionResponse409Headers the declared response headers of an HTTP 409 response for PostClientMachinesByVmIdActionsByAction
 type PostClientMachinesByVmIdActionsByActionResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -15561,6 +15568,7 @@ type PostClientMachinesByVmIdBackupSchedulesResponse408Headers struct {
 
 // PostClientMachinesByVmIdBackupSchedulesResponse409Headers the declared response headers of an HTTP 409 response for PostClientMachinesByVmIdBackupSchedules
 type PostClientMachinesByVmIdBackupSchedulesResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -15941,6 +15949,7 @@ type PostClientMachinesByVmIdPowerSchedulesResponse408Headers struct {
 
 // PostClientMachinesByVmIdPowerSchedulesResponse409Headers the declared response headers of an HTTP 409 response for PostClientMachinesByVmIdPowerSchedules
 type PostClientMachinesByVmIdPowerSchedulesResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -16160,6 +16169,7 @@ type PatchClientMachinesByVmIdResourcesResponse408Headers struct {
 
 // PatchClientMachinesByVmIdResourcesResponse409Headers the declared response headers of an HTTP 409 response for PatchClientMachinesByVmIdResources
 type PatchClientMachinesByVmIdResourcesResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -17314,6 +17324,7 @@ type PatchMonitoringAlertsEventsByIdResponse408Headers struct {
 
 // PatchMonitoringAlertsEventsByIdResponse409Headers the declared response headers of an HTTP 409 response for PatchMonitoringAlertsEventsById
 type PatchMonitoringAlertsEventsByIdResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -17680,6 +17691,7 @@ type PostMonitoringHealthChecksResponse408Headers struct {
 
 // PostMonitoringHealthChecksResponse409Headers the declared response headers of an HTTP 409 response for PostMonitoringHealthChecks
 type PostMonitoringHealthChecksResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -17898,6 +17910,7 @@ type DeleteMonitoringHealthChecksByIdResponse408Headers struct {
 
 // DeleteMonitoringHealthChecksByIdResponse409Headers the declared response headers of an HTTP 409 response for DeleteMonitoringHealthChecksById
 type DeleteMonitoringHealthChecksByIdResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -18229,6 +18242,7 @@ type PatchMonitoringHealthChecksByIdResponse408Headers struct {
 
 // PatchMonitoringHealthChecksByIdResponse409Headers the declared response headers of an HTTP 409 response for PatchMonitoringHealthChecksById
 type PatchMonitoringHealthChecksByIdResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -19376,6 +19390,7 @@ type PatchResourcesAlertEventsByIdResponse408Headers struct {
 
 // PatchResourcesAlertEventsByIdResponse409Headers the declared response headers of an HTTP 409 response for PatchResourcesAlertEventsById
 type PatchResourcesAlertEventsByIdResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -19742,6 +19757,7 @@ type PostResourcesBackupSchedulesResponse408Headers struct {
 
 // PostResourcesBackupSchedulesResponse409Headers the declared response headers of an HTTP 409 response for PostResourcesBackupSchedules
 type PostResourcesBackupSchedulesResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -19960,6 +19976,7 @@ type DeleteResourcesBackupSchedulesByIdResponse408Headers struct {
 
 // DeleteResourcesBackupSchedulesByIdResponse409Headers the declared response headers of an HTTP 409 response for DeleteResourcesBackupSchedulesById
 type DeleteResourcesBackupSchedulesByIdResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -20291,6 +20308,7 @@ type PatchResourcesBackupSchedulesByIdResponse408Headers struct {
 
 // PatchResourcesBackupSchedulesByIdResponse409Headers the declared response headers of an HTTP 409 response for PatchResourcesBackupSchedulesById
 type PatchResourcesBackupSchedulesByIdResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -20657,6 +20675,7 @@ type DeleteResourcesBackupsByIdResponse408Headers struct {
 
 // DeleteResourcesBackupsByIdResponse409Headers the declared response headers of an HTTP 409 response for DeleteResourcesBackupsById
 type DeleteResourcesBackupsByIdResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -21150,6 +21169,7 @@ type PostResourcesFirewallRulesResponse408Headers struct {
 
 // PostResourcesFirewallRulesResponse409Headers the declared response headers of an HTTP 409 response for PostResourcesFirewallRules
 type PostResourcesFirewallRulesResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -21368,6 +21388,7 @@ type DeleteResourcesFirewallRulesByIdResponse408Headers struct {
 
 // DeleteResourcesFirewallRulesByIdResponse409Headers the declared response headers of an HTTP 409 response for DeleteResourcesFirewallRulesById
 type DeleteResourcesFirewallRulesByIdResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -21699,6 +21720,7 @@ type PatchResourcesFirewallRulesByIdResponse408Headers struct {
 
 // PatchResourcesFirewallRulesByIdResponse409Headers the declared response headers of an HTTP 409 response for PatchResourcesFirewallRulesById
 type PatchResourcesFirewallRulesByIdResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -22065,6 +22087,7 @@ type PostResourcesHealthChecksResponse408Headers struct {
 
 // PostResourcesHealthChecksResponse409Headers the declared response headers of an HTTP 409 response for PostResourcesHealthChecks
 type PostResourcesHealthChecksResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -22283,6 +22306,7 @@ type DeleteResourcesHealthChecksByIdResponse408Headers struct {
 
 // DeleteResourcesHealthChecksByIdResponse409Headers the declared response headers of an HTTP 409 response for DeleteResourcesHealthChecksById
 type DeleteResourcesHealthChecksByIdResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -22614,6 +22638,7 @@ type PatchResourcesHealthChecksByIdResponse408Headers struct {
 
 // PatchResourcesHealthChecksByIdResponse409Headers the declared response headers of an HTTP 409 response for PatchResourcesHealthChecksById
 type PatchResourcesHealthChecksByIdResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -22981,6 +23006,7 @@ type PostResourcesMachinesResponse408Headers struct {
 
 // PostResourcesMachinesResponse409Headers the declared response headers of an HTTP 409 response for PostResourcesMachines
 type PostResourcesMachinesResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -23200,6 +23226,7 @@ type DeleteResourcesMachinesByIdResponse408Headers struct {
 
 // DeleteResourcesMachinesByIdResponse409Headers the declared response headers of an HTTP 409 response for DeleteResourcesMachinesById
 type DeleteResourcesMachinesByIdResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -23544,6 +23571,7 @@ type PatchResourcesMachinesByIdResponse408Headers struct {
 
 // PatchResourcesMachinesByIdResponse409Headers the declared response headers of an HTTP 409 response for PatchResourcesMachinesById
 type PatchResourcesMachinesByIdResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -24243,6 +24271,7 @@ type PostResourcesPowerSchedulesResponse408Headers struct {
 
 // PostResourcesPowerSchedulesResponse409Headers the declared response headers of an HTTP 409 response for PostResourcesPowerSchedules
 type PostResourcesPowerSchedulesResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -24461,6 +24490,7 @@ type DeleteResourcesPowerSchedulesByIdResponse408Headers struct {
 
 // DeleteResourcesPowerSchedulesByIdResponse409Headers the declared response headers of an HTTP 409 response for DeleteResourcesPowerSchedulesById
 type DeleteResourcesPowerSchedulesByIdResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -24792,6 +24822,7 @@ type PatchResourcesPowerSchedulesByIdResponse408Headers struct {
 
 // PatchResourcesPowerSchedulesByIdResponse409Headers the declared response headers of an HTTP 409 response for PatchResourcesPowerSchedulesById
 type PatchResourcesPowerSchedulesByIdResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -25806,6 +25837,7 @@ type PostResourcesTenantsResponse408Headers struct {
 
 // PostResourcesTenantsResponse409Headers the declared response headers of an HTTP 409 response for PostResourcesTenants
 type PostResourcesTenantsResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -26024,6 +26056,7 @@ type DeleteResourcesTenantsByIdResponse408Headers struct {
 
 // DeleteResourcesTenantsByIdResponse409Headers the declared response headers of an HTTP 409 response for DeleteResourcesTenantsById
 type DeleteResourcesTenantsByIdResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -26355,6 +26388,7 @@ type PatchResourcesTenantsByIdResponse408Headers struct {
 
 // PatchResourcesTenantsByIdResponse409Headers the declared response headers of an HTTP 409 response for PatchResourcesTenantsById
 type PatchResourcesTenantsByIdResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -26721,6 +26755,7 @@ type PostResourcesUsersResponse408Headers struct {
 
 // PostResourcesUsersResponse409Headers the declared response headers of an HTTP 409 response for PostResourcesUsers
 type PostResourcesUsersResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -26939,6 +26974,7 @@ type DeleteResourcesUsersByIdResponse408Headers struct {
 
 // DeleteResourcesUsersByIdResponse409Headers the declared response headers of an HTTP 409 response for DeleteResourcesUsersById
 type DeleteResourcesUsersByIdResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -27270,6 +27306,7 @@ type PatchResourcesUsersByIdResponse408Headers struct {
 
 // PatchResourcesUsersByIdResponse409Headers the declared response headers of an HTTP 409 response for PatchResourcesUsersById
 type PatchResourcesUsersByIdResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -28284,6 +28321,7 @@ type PostVirtSyncResponse408Headers struct {
 
 // PostVirtSyncResponse409Headers the declared response headers of an HTTP 409 response for PostVirtSync
 type PostVirtSyncResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -28961,6 +28999,7 @@ type PostVirtVmsByIdActionsByActionResponse408Headers struct {
 
 // PostVirtVmsByIdActionsByActionResponse409Headers the declared response headers of an HTTP 409 response for PostVirtVmsByIdActionsByAction
 type PostVirtVmsByIdActionsByActionResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -29152,6 +29191,7 @@ type PatchVirtVmsByIdConfigResponse408Headers struct {
 
 // PatchVirtVmsByIdConfigResponse409Headers the declared response headers of an HTTP 409 response for PatchVirtVmsByIdConfig
 type PatchVirtVmsByIdConfigResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -29660,6 +29700,7 @@ type PostVirtVmsByIdDisksResponse408Headers struct {
 
 // PostVirtVmsByIdDisksResponse409Headers the declared response headers of an HTTP 409 response for PostVirtVmsByIdDisks
 type PostVirtVmsByIdDisksResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -29879,6 +29920,7 @@ type PostVirtVmsByIdMigrateResponse408Headers struct {
 
 // PostVirtVmsByIdMigrateResponse409Headers the declared response headers of an HTTP 409 response for PostVirtVmsByIdMigrate
 type PostVirtVmsByIdMigrateResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -30098,6 +30140,7 @@ type PatchVirtVmsByIdNetworkResponse408Headers struct {
 
 // PatchVirtVmsByIdNetworkResponse409Headers the declared response headers of an HTTP 409 response for PatchVirtVmsByIdNetwork
 type PatchVirtVmsByIdNetworkResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -30303,6 +30346,7 @@ type PostVirtVmsByIdReinstallResponse408Headers struct {
 
 // PostVirtVmsByIdReinstallResponse409Headers the declared response headers of an HTTP 409 response for PostVirtVmsByIdReinstall
 type PostVirtVmsByIdReinstallResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -33085,6 +33129,13 @@ func ParseGetAdminBackupResponse(rsp *http.Response) (*GetAdminBackupResponse, e
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers GetAdminBackupResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -33514,6 +33565,13 @@ func ParsePostAuthLogoutResponse(rsp *http.Response) (*PostAuthLogoutResponse, e
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PostAuthLogoutResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -34355,6 +34413,13 @@ func ParsePostClientFirewallRulesResponse(rsp *http.Response) (*PostClientFirewa
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PostClientFirewallRulesResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -34587,6 +34652,13 @@ func ParseDeleteClientFirewallRulesByIdResponse(rsp *http.Response) (*DeleteClie
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers DeleteClientFirewallRulesByIdResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -34807,6 +34879,13 @@ func ParsePatchClientFirewallRulesByIdResponse(rsp *http.Response) (*PatchClient
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PatchClientFirewallRulesByIdResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -35250,6 +35329,13 @@ func ParsePostClientMachinesResponse(rsp *http.Response) (*PostClientMachinesRes
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PostClientMachinesResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -35500,6 +35586,13 @@ func ParsePostClientMachinesByVmIdActionsByActionResponse(rsp *http.Response) (*
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PostClientMachinesByVmIdActionsByActionResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -35926,6 +36019,13 @@ func ParsePostClientMachinesByVmIdBackupSchedulesResponse(rsp *http.Response) (*
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PostClientMachinesByVmIdBackupSchedulesResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -36372,6 +36472,13 @@ func ParsePostClientMachinesByVmIdPowerSchedulesResponse(rsp *http.Response) (*P
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PostClientMachinesByVmIdPowerSchedulesResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -36629,6 +36736,13 @@ func ParsePatchClientMachinesByVmIdResourcesResponse(rsp *http.Response) (*Patch
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PatchClientMachinesByVmIdResourcesResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -37972,6 +38086,13 @@ func ParsePatchMonitoringAlertsEventsByIdResponse(rsp *http.Response) (*PatchMon
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PatchMonitoringAlertsEventsByIdResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -38408,6 +38529,13 @@ func ParsePostMonitoringHealthChecksResponse(rsp *http.Response) (*PostMonitorin
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PostMonitoringHealthChecksResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -38640,6 +38768,13 @@ func ParseDeleteMonitoringHealthChecksByIdResponse(rsp *http.Response) (*DeleteM
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers DeleteMonitoringHealthChecksByIdResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -39049,6 +39184,13 @@ func ParsePatchMonitoringHealthChecksByIdResponse(rsp *http.Response) (*PatchMon
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PatchMonitoringHealthChecksByIdResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -40382,6 +40524,13 @@ func ParsePatchResourcesAlertEventsByIdResponse(rsp *http.Response) (*PatchResou
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PatchResourcesAlertEventsByIdResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -40818,6 +40967,13 @@ func ParsePostResourcesBackupSchedulesResponse(rsp *http.Response) (*PostResourc
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PostResourcesBackupSchedulesResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -41050,6 +41206,13 @@ func ParseDeleteResourcesBackupSchedulesByIdResponse(rsp *http.Response) (*Delet
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers DeleteResourcesBackupSchedulesByIdResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -41459,6 +41622,13 @@ func ParsePatchResourcesBackupSchedulesByIdResponse(rsp *http.Response) (*PatchR
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PatchResourcesBackupSchedulesByIdResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -41870,6 +42040,13 @@ func ParseDeleteResourcesBackupsByIdResponse(rsp *http.Response) (*DeleteResourc
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers DeleteResourcesBackupsByIdResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -42475,6 +42652,13 @@ func ParsePostResourcesFirewallRulesResponse(rsp *http.Response) (*PostResources
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PostResourcesFirewallRulesResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -42707,6 +42891,13 @@ func ParseDeleteResourcesFirewallRulesByIdResponse(rsp *http.Response) (*DeleteR
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers DeleteResourcesFirewallRulesByIdResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -43116,6 +43307,13 @@ func ParsePatchResourcesFirewallRulesByIdResponse(rsp *http.Response) (*PatchRes
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PatchResourcesFirewallRulesByIdResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -43552,6 +43750,13 @@ func ParsePostResourcesHealthChecksResponse(rsp *http.Response) (*PostResourcesH
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PostResourcesHealthChecksResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -43784,6 +43989,13 @@ func ParseDeleteResourcesHealthChecksByIdResponse(rsp *http.Response) (*DeleteRe
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers DeleteResourcesHealthChecksByIdResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -44193,6 +44405,13 @@ func ParsePatchResourcesHealthChecksByIdResponse(rsp *http.Response) (*PatchReso
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PatchResourcesHealthChecksByIdResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -44636,6 +44855,13 @@ func ParsePostResourcesMachinesResponse(rsp *http.Response) (*PostResourcesMachi
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PostResourcesMachinesResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -44879,6 +45105,13 @@ func ParseDeleteResourcesMachinesByIdResponse(rsp *http.Response) (*DeleteResour
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers DeleteResourcesMachinesByIdResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -45312,6 +45545,13 @@ func ParsePatchResourcesMachinesByIdResponse(rsp *http.Response) (*PatchResource
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PatchResourcesMachinesByIdResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -46126,6 +46366,13 @@ func ParsePostResourcesPowerSchedulesResponse(rsp *http.Response) (*PostResource
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PostResourcesPowerSchedulesResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -46358,6 +46605,13 @@ func ParseDeleteResourcesPowerSchedulesByIdResponse(rsp *http.Response) (*Delete
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers DeleteResourcesPowerSchedulesByIdResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -46767,6 +47021,13 @@ func ParsePatchResourcesPowerSchedulesByIdResponse(rsp *http.Response) (*PatchRe
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PatchResourcesPowerSchedulesByIdResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -47959,6 +48220,13 @@ func ParsePostResourcesTenantsResponse(rsp *http.Response) (*PostResourcesTenant
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PostResourcesTenantsResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -48191,6 +48459,13 @@ func ParseDeleteResourcesTenantsByIdResponse(rsp *http.Response) (*DeleteResourc
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers DeleteResourcesTenantsByIdResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -48600,6 +48875,13 @@ func ParsePatchResourcesTenantsByIdResponse(rsp *http.Response) (*PatchResources
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PatchResourcesTenantsByIdResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -49036,6 +49318,13 @@ func ParsePostResourcesUsersResponse(rsp *http.Response) (*PostResourcesUsersRes
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PostResourcesUsersResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -49268,6 +49557,13 @@ func ParseDeleteResourcesUsersByIdResponse(rsp *http.Response) (*DeleteResources
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers DeleteResourcesUsersByIdResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -49677,6 +49973,13 @@ func ParsePatchResourcesUsersByIdResponse(rsp *http.Response) (*PatchResourcesUs
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PatchResourcesUsersByIdResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -50855,6 +51158,13 @@ func ParsePostVirtSyncResponse(rsp *http.Response) (*PostVirtSyncResponse, error
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PostVirtSyncResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -51652,6 +51962,13 @@ func ParsePostVirtVmsByIdActionsByActionResponse(rsp *http.Response) (*PostVirtV
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PostVirtVmsByIdActionsByActionResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -51889,6 +52206,13 @@ func ParsePatchVirtVmsByIdConfigResponse(rsp *http.Response) (*PatchVirtVmsByIdC
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PatchVirtVmsByIdConfigResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -52500,6 +52824,13 @@ func ParsePostVirtVmsByIdDisksResponse(rsp *http.Response) (*PostVirtVmsByIdDisk
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PostVirtVmsByIdDisksResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -52764,6 +53095,13 @@ func ParsePostVirtVmsByIdMigrateResponse(rsp *http.Response) (*PostVirtVmsByIdMi
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PostVirtVmsByIdMigrateResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -53021,6 +53359,13 @@ func ParsePatchVirtVmsByIdNetworkResponse(rsp *http.Response) (*PatchVirtVmsById
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PatchVirtVmsByIdNetworkResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -53275,6 +53620,13 @@ func ParsePostVirtVmsByIdReinstallResponse(rsp *http.Response) (*PostVirtVmsById
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PostVirtVmsByIdReinstallResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {

@@ -566,7 +566,7 @@ func errorResponses() obj {
 		"Forbidden":            problemResp("forbidden: this operation is for operators (role admin), or the request names another tenant."),
 		"UnsupportedMediaType": problemResp("unsupported_media_type: the body is not sent as application/json; `allowed` lists the media types this operation takes."),
 		"NotFound":             problemResp("not_found: no such record, or it belongs to another tenant."),
-		"Conflict":             problemResp("conflict, operation_in_progress, invalid_state or quota_exceeded; also a request with the same Idempotency-Key still in flight."),
+		"Conflict":             problemResp("conflict, operation_in_progress, invalid_state or quota_exceeded; also a request with the same Idempotency-Key still in flight, with Retry-After: retry with the key after it.", "Retry-After"),
 		"PayloadTooLarge":      problemResp("payload_too_large: the body is over 1 MiB."),
 		"IdempotencyKeyReused": problemResp("idempotency_key_reused: the Idempotency-Key was used with a different body."),
 		"TooManyRequests":      problemResp("rate_limited: a rate limit is exceeded; too_many_connections: the client address has the most connections allowed open (answered on a new connection, then closed). Retry after Retry-After seconds.", "Retry-After"),
