@@ -23,7 +23,8 @@ type Error struct {
 	// Allowed lists valid values where that helps the caller (the methods of a 405,
 	// the actions of an unknown :action).
 	Allowed []string `json:"allowed,omitempty"`
-	// RetryAfterS is sent as Retry-After on 429 and 503 answers.
+	// RetryAfterS is sent as Retry-After on 429 and 503 answers, and on the 409 of a
+	// request whose Idempotency-Key's first request still runs.
 	RetryAfterS int `json:"retry_after_s,omitempty"`
 }
 

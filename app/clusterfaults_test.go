@@ -69,8 +69,9 @@ func startMemberProc(t *testing.T, srv *etcdtest.Server, name string) *memberPro
 // TestClusterKillTrials kills the member that holds a tenant while that tenant's
 // clients write through every member, and checks the cluster's promises: the tenant is
 // served again through the others, every create acknowledged before or after the kill
-// is there once, a retry with the same Idempotency-Key on any member gets the first
-// answer, and the restarted member serves.
+// is there once, a create the kill cut short completes when its client retries it with
+// its Idempotency-Key on the next member, a retry on any member gets the first answer,
+// and the restarted member serves.
 func TestClusterKillTrials(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts member processes")
@@ -139,15 +140,23 @@ func TestClusterKillTrials(t *testing.T) {
 					}
 					try := ruleTry{key: fmt.Sprintf("trial-%d-worker-%d-%d", trial, w, i)}
 					sent := time.Now()
-					// A load balancer's client: its own member first, the next on failure.
-					for attempt := 0; attempt < 3 && try.ruleID == ""; attempt++ {
-						status, id, _ := createRuleWithKey(client, bases[(w+attempt)%3], ten.Token, try.key)
-						if status == 201 {
+					// A load balancer's client: its own member first, the next on failure,
+					// with the same key until it is answered. A create the kill cut short
+					// is answered 409 (in progress) while the dead member's lease lasts,
+					// then it completes: it must not be left without an answer.
+					deadline := time.Now().Add(20 * time.Second)
+					status := 0
+					for attempt := 0; try.ruleID == ""; attempt++ {
+						var id string
+						if status, id, _ = createRuleWithKey(client, bases[(w+attempt)%3], ten.Token, try.key); status == 201 {
 							try.ruleID = id
+							break
 						}
-						if status == 409 {
-							break // cut short by the kill: settled by the retries below
+						if time.Now().After(deadline) {
+							t.Errorf("trial %d: %s got no answer in 20 s through the members (last %d); want its 201", trial, try.key, status)
+							break
 						}
+						time.Sleep(100 * time.Millisecond) // the client's pause between tries
 					}
 					mu.Lock()
 					tries = append(tries, try)

@@ -1,11 +1,19 @@
 package app
 
 import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/tenants"
+	"github.com/vmplane/vmplane/internal/testwait"
 )
 
 func TestIdempotencyKey(t *testing.T) {
@@ -92,4 +100,133 @@ func countMachines(t *testing.T, s *testServer, tok string) int {
 	var p struct{ Items []machines.Machine }
 	r.decode(t, &p)
 	return len(p.Items)
+}
+
+// claimAsCutShort does what a firewall rule create made with key does up to the moment
+// its process dies: the edge's claim of the key (the hashes the edge makes of the
+// request that createRuleWithKey sends) and, when applied, the create's stamped write,
+// without the answer the edge would then have stored. It returns the rule created.
+func claimAsCutShort(t *testing.T, s *testServer, tok, tenantID, key string, applied bool) string {
+	t.Helper()
+	me := s.do(req{method: "GET", path: "/api/auth/me", token: tok})
+	expect(t, me, 200, "")
+	var user struct{ ID string }
+	me.decode(t, &user)
+	keyHash := sha256.Sum256([]byte(key))
+	h := sha256.New()
+	h.Write([]byte("POST\x00/api/client/firewall/rules\x00"))
+	h.Write([]byte(`{"direction":"in","action":"accept","protocol":"tcp","port":"443","comment":"` + key + `"}`))
+	sys := s.app.System()
+	ctx := context.Background()
+	c, err := sys.Idempotency.Claim(ctx, user.ID, hex.EncodeToString(keyHash[:]), hex.EncodeToString(h.Sum(nil)), true)
+	if err != nil || c.Stamp == nil {
+		t.Fatalf("claim: got %+v, %v; want a stamped claim", c, err)
+	}
+	if !applied {
+		return ""
+	}
+	in := tenants.RuleInput{Direction: kit.Ptr("in"), Action: kit.Ptr("accept"), Protocol: kit.Ptr("tcp"), Port: kit.Ptr("443"), Comment: kit.Ptr(key)}
+	r, err := sys.Tenants.Firewall().Create(kit.WithStamp(ctx, c.Stamp), tenantID, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.ID
+}
+
+// TestIdempotencyRetryAfterCrashCompletes: a firewall rule create cut short by the end
+// of its process (claimed, never answered) gets its one answer from a retry with its
+// key after the restart: the create that had not applied runs, the one that had
+// applied answers with the rule it created, and neither is applied twice.
+func TestIdempotencyRetryAfterCrashCompletes(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	admin := s.adminToken()
+	ten := s.tenant(admin, "Cut", nil)
+	claimAsCutShort(t, s, ten.Token, ten.ID, "not-applied", false)
+	appliedID := claimAsCutShort(t, s, ten.Token, ten.ID, "applied", true)
+	s.restart() // the claims' run is gone
+
+	tok := s.login("cut@example.test", "tenant-password").Token
+	status, notAppliedID, replayed := createRuleWithKey(s.client, s.base, tok, "not-applied")
+	if status != 201 || replayed {
+		t.Fatalf("retry of the create that had not applied: got %d (replayed %v); want 201, run now", status, replayed)
+	}
+	status, id, replayed := createRuleWithKey(s.client, s.base, tok, "applied")
+	if status != 201 || id != appliedID || !replayed {
+		t.Fatalf("retry of the create that had applied: got %d, rule %s (replayed %v); want 201 with rule %s, replayed",
+			status, id, replayed, appliedID)
+	}
+	// The answers are stored now: retries replay them.
+	for key, want := range map[string]string{"not-applied": notAppliedID, "applied": appliedID} {
+		if status, id, replayed := createRuleWithKey(s.client, s.base, tok, key); status != 201 || id != want || !replayed {
+			t.Fatalf("second retry of %s: got %d, rule %s (replayed %v); want 201 with rule %s, replayed", key, status, id, replayed, want)
+		}
+	}
+	checkAppliedOnce(t, s, tok, 1, []ruleTry{{key: "not-applied", ruleID: notAppliedID}, {key: "applied", ruleID: appliedID}})
+}
+
+// TestClusterRetryAfterMemberDiedCompletes: the creates a member claimed, one whose
+// write applied and one whose did not, and which it never answered because its lease
+// ended (as a killed member's does), get their one answer from a retry through another
+// member: 409 in progress while the member lives, then the create that had not applied
+// runs, the one that had answers with its rule, and each is applied once. The user's
+// claims are kept by the member that died, or by a member that lives (which then holds
+// them as in flight for the dead one).
+func TestClusterRetryAfterMemberDiedCompletes(t *testing.T) {
+	ms, _ := startCluster(t, 3)
+	admin := ms[0].adminToken()
+	type cut struct {
+		ten       tenantFixture
+		appliedID string
+	}
+	var cuts []cut
+	for i, keptOn := range []*testServer{ms[0], ms[1]} {
+		ten := ms[0].tenant(admin, fmt.Sprintf("Failover%d", i), nil)
+		// The first keyed request of a user places the entity that keeps its keys.
+		if status, _, _ := createRuleWithKey(keptOn.client, keptOn.base, ten.Token, "warm-up"); status != 201 {
+			t.Fatalf("warm-up create: got %d", status)
+		}
+		claimAsCutShort(t, ms[0], ten.Token, ten.ID, "not-applied", false)
+		cuts = append(cuts, cut{ten: ten, appliedID: claimAsCutShort(t, ms[0], ten.Token, ten.ID, "applied", true)})
+		if status, _, _ := createRuleWithKey(ms[2].client, ms[2].base, ten.Token, "not-applied"); status != 409 {
+			t.Fatalf("retry while the claiming member lives: got %d; want 409 (in progress)", status)
+		}
+	}
+	// The member's lease ends, as it does seconds after a kill -9: from now on every
+	// write of the member fails its fence.
+	m0 := ms[0].app.member
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := m0.store.Client().Revoke(ctx, m0.cluster.Lease()); err != nil {
+		t.Fatal(err)
+	}
+	testwait.Eventually(t, "the member learning its lease is gone", func() bool {
+		select {
+		case <-ms[0].app.Lost():
+			return true
+		default:
+			return false
+		}
+	})
+
+	for _, c := range cuts {
+		tok := c.ten.Token
+		status, notAppliedID, replayed := createRuleWithKey(ms[1].client, ms[1].base, tok, "not-applied")
+		if status != 201 || replayed {
+			t.Fatalf("retry of the create that had not applied: got %d (replayed %v); want 201, run now", status, replayed)
+		}
+		status, id, replayed := createRuleWithKey(ms[2].client, ms[2].base, tok, "applied")
+		if status != 201 || id != c.appliedID || !replayed {
+			t.Fatalf("retry of the create that had applied: got %d, rule %s (replayed %v); want 201 with rule %s, replayed",
+				status, id, replayed, c.appliedID)
+		}
+		for _, m := range ms[1:] {
+			for key, want := range map[string]string{"not-applied": notAppliedID, "applied": c.appliedID} {
+				if status, id, replayed := createRuleWithKey(m.client, m.base, tok, key); status != 201 || id != want || !replayed {
+					t.Fatalf("second retry of %s: got %d, rule %s (replayed %v); want 201 with rule %s, replayed", key, status, id, replayed, want)
+				}
+			}
+		}
+		checkAppliedOnce(t, ms[1], tok, 1, []ruleTry{{key: "warm-up"}, {key: "not-applied", ruleID: notAppliedID}, {key: "applied", ruleID: c.appliedID}})
+	}
 }

@@ -85,8 +85,8 @@ func WithMaxConns(n int) Option {
 	}
 }
 
-// WithRetryBudget sets how often one call is retried after a network error, a 503 or
-// a 429 (default 5), and the longest wait between two tries (0: the default, 30s; a
+// WithRetryBudget sets how often one call is retried after a network error, a 503, a
+// 429 or a 409 with Retry-After for its own key (default 5), and the longest wait between two tries (0: the default, 30s; a
 // Retry-After asking for longer ends the retries, with the 429 or 503 as the error).
 // 0 retries turns retrying off.
 //
@@ -300,7 +300,11 @@ func (c *core) do(ctx context.Context, r request) (http.Header, error) {
 			}
 			attempt-- // a renewal is not a retry
 			continue
-		case res.StatusCode == http.StatusTooManyRequests || res.StatusCode == http.StatusServiceUnavailable:
+		case res.StatusCode == http.StatusTooManyRequests || res.StatusCode == http.StatusServiceUnavailable ||
+			res.StatusCode == http.StatusConflict && key != "" && res.Header.Get("Retry-After") != "":
+			// A 409 with Retry-After for our key: its first try still runs (or ran on a
+			// member that died, until that member's lease expires), so this one is
+			// answered once it ends.
 			wait := retryAfter(res.Header, attempt)
 			if attempt >= c.retries || wait > c.maxWait {
 				return res.Header, errorFrom(res, body)
@@ -311,8 +315,9 @@ func (c *core) do(ctx context.Context, r request) (http.Header, error) {
 			continue
 		default:
 			// Every other error, 4xx above all, is final: retrying cannot change it. A 409
-			// conflict for our own key means a first try may have taken effect (the
-			// server restarted under it): the caller must look before trying anew.
+			// conflict for our own key without Retry-After means a first try may have
+			// taken effect (the server restarted under it): the caller must look before
+			// trying anew.
 			return res.Header, errorFrom(res, body)
 		}
 	}

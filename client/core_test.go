@@ -109,6 +109,21 @@ func TestRetry503And429SameKey(t *testing.T) {
 	}
 }
 
+// TestRetry409InProgressSameKey: a 409 with Retry-After for our key (its first try
+// still runs, or ran on a member that died) is retried with the same key.
+func TestRetry409InProgressSameKey(t *testing.T) {
+	r := newRecorder(t,
+		status(409, map[string]string{"Retry-After": "1"}, problemJSON(409, "conflict", "a request with this Idempotency-Key is still in progress")),
+		status(201, nil, tenantJSON))
+	c := newTestClient(t, r.srv.URL)
+	if _, err := c.CreateTenant(context.Background(), client.TenantCreate{Name: "Acme"}); err != nil {
+		t.Fatal(err)
+	}
+	if r.requests() != 2 || r.keys[0] == "" || r.keys[1] != r.keys[0] {
+		t.Fatalf("got %d requests with keys %q; want 2 with one key", r.requests(), r.keys)
+	}
+}
+
 // TestRetryDroppedConnection: a connection dropped without an answer is retried with
 // the same key.
 func TestRetryDroppedConnection(t *testing.T) {
@@ -123,7 +138,8 @@ func TestRetryDroppedConnection(t *testing.T) {
 }
 
 // TestNo4xxRetry: a 4xx other than 429 is final, including the 409 conflict a server
-// gives for a key whose first request a crash cut short; the error carries the problem.
+// gives (without Retry-After) for a key whose first request a crash cut short; the
+// error carries the problem.
 func TestNo4xxRetry(t *testing.T) {
 	for _, tc := range []struct {
 		status int

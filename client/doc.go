@@ -11,8 +11,9 @@
 //     WithIdempotencyKey), and its retries carry the same, so a retried request is
 //     never applied twice.
 //   - Retries: network errors, 503 and 429 are retried with backoff, honouring
-//     Retry-After and RateLimit-Reset, within the budget of WithRetryBudget; other 4xx
-//     answers are never retried. WithBaseURLs adds cluster members to fail over to.
+//     Retry-After and RateLimit-Reset, within the budget of WithRetryBudget, and so is
+//     a 409 with Retry-After for the call's own key (its first try still runs); other
+//     4xx answers are never retried. WithBaseURLs adds cluster members to fail over to.
 //   - Errors: every error answer is an *Error; compare it with errors.Is against the
 //     sentinels (ErrNotFound, ErrQuotaExceeded, ...).
 //   - Lists: Machines, Tenants, ... are iterators that follow next_cursor page after

@@ -21,6 +21,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -606,4 +608,37 @@ func pauseFor(ctx context.Context, d time.Duration) {
 // unavailable is the error a request gets while ownership cannot be read.
 func unavailable(err error) error {
 	return apierr.New(apierr.ErrUnavailable, "the cluster's store is unreachable: %v", err)
+}
+
+// Self names this member and its lease, as the owner of the Idempotency-Key claims of
+// the requests it runs (kit.Owners).
+func (c *Cluster) Self() string { return fmt.Sprintf("member:%s@%x", c.opts.Name, int64(c.lease)) }
+
+// Gone reports whether the member named by owner (a Self) has lost its lease: etcd no
+// longer has it, so every write of that member fails its fence, and nothing it started
+// can commit any more (kit.Owners). An owner that names no member lease is gone.
+func (c *Cluster) Gone(ctx context.Context, owner string) (bool, error) {
+	if owner == c.Self() {
+		return false, nil
+	}
+	at := strings.LastIndexByte(owner, '@')
+	if !strings.HasPrefix(owner, "member:") || at < 0 {
+		return true, nil
+	}
+	lease, err := strconv.ParseInt(owner[at+1:], 16, 64)
+	if err != nil {
+		return true, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.opts.RequestTimeout)
+	defer cancel()
+	ttl, err := c.cli.TimeToLive(ctx, clientv3.LeaseID(lease))
+	switch {
+	case isLeaseNotFound(err):
+		return true, nil
+	case err != nil:
+		return false, unavailable(err)
+	}
+	// etcd answers a TTL of -1 for a lease it no longer has; the member's record, which
+	// its every write is fenced on, went with it.
+	return ttl.TTL < 0, nil
 }

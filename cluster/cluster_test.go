@@ -291,3 +291,24 @@ func TestAMemberCutOffServesNothingItMayNoLongerHold(t *testing.T) {
 		t.Fatal("a answers for t1 after losing its lease")
 	}
 }
+
+// TestGoneFollowsTheLease: a member is gone for the claims it made once etcd no longer
+// has its lease, as after a kill -9 once the lease expired; never while it lives.
+func TestGoneFollowsTheLease(t *testing.T) {
+	_, a, b := twoMembers(t)
+	owner := a.Self()
+	ctx := context.Background()
+	for _, m := range []*testMember{a, b} {
+		if gone, err := m.Gone(ctx, owner); gone || err != nil {
+			t.Fatalf("a live member: Gone %v, %v; want false", gone, err)
+		}
+	}
+	if gone, err := b.Gone(ctx, "run:0123"); !gone || err != nil {
+		t.Fatalf("an owner that names no member lease: Gone %v, %v; want true", gone, err)
+	}
+	a.crash()
+	testwait.Eventually(t, "the crashed member gone once its lease expired", func() bool {
+		gone, err := b.Gone(ctx, owner)
+		return err == nil && gone
+	})
+}

@@ -40,7 +40,7 @@ func (s *Server) clientRoutes() []Route {
 			Summary: "The tenant's firewall rules by position", Reply: Page[tenants.FirewallRule]{},
 			Query: withPage(map[string]string{"machine_id": "only the rule set of this machine", "tenant_id": tenantQuery["tenant_id"]})},
 		{Method: "POST", Path: "/api/client/firewall/rules", Access: Authenticated, Handler: s.clientCreateRule, Tag: tag,
-			Summary: "Add a rule (at position, or last); pushed to the hypervisor", Body: RuleBody{}, Reply: tenants.FirewallRule{},
+			Summary: "Add a rule (at position, or last); pushed to the hypervisor", Body: RuleBody{}, Reply: tenants.FirewallRule{}, Stamped: true,
 			Status: fasthttp.StatusCreated, Query: tenantQuery},
 		{Method: "PATCH", Path: "/api/client/firewall/rules/{id}", Access: Authenticated, Handler: s.clientUpdateRule, Tag: tag,
 			Summary: "Change or move a rule", Body: RuleBody{}, Patch: true, Reply: tenants.FirewallRule{}, Query: tenantQuery},

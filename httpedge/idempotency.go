@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/vmplane/vmplane/actors/auth"
+	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/apierr"
 )
 
@@ -47,12 +48,12 @@ func (s *Server) idempotent(c *Call) (answered bool, settle func(panicked bool))
 	reqHash := hex.EncodeToString(h.Sum(nil))
 	user := c.Principal.UserID()
 
-	replay, err := s.sys.Idempotency.Claim(c.Context(), user, key, reqHash)
+	claim, err := s.sys.Idempotency.Claim(c.Context(), user, key, reqHash, c.route.Stamped)
 	if err != nil {
 		s.writeError(rc, c.RequestID, err)
 		return true, nil
 	}
-	if replay != nil {
+	if replay := claim.Replay; replay != nil {
 		rc.SetStatusCode(replay.Status)
 		if replay.ContentType != "" {
 			rc.SetContentType(replay.ContentType)
@@ -63,6 +64,14 @@ func (s *Server) idempotent(c *Call) (answered bool, settle func(panicked bool))
 		rc.Response.Header.Set("Idempotent-Replayed", "true")
 		rc.SetBody(replay.Body)
 		return true, nil
+	}
+	if claim.Stamp != nil {
+		c.ctx = kit.WithStamp(c.ctx, claim.Stamp)
+		if claim.Stamp.Reply != nil {
+			// The first request applied and was never answered: its recorded reply
+			// is answered now.
+			rc.Response.Header.Set("Idempotent-Replayed", "true")
+		}
 	}
 	return false, func(panicked bool) {
 		status := rc.Response.StatusCode()
@@ -77,7 +86,7 @@ func (s *Server) idempotent(c *Call) (answered bool, settle func(panicked bool))
 		// a key left claimed in memory would answer "still in progress" for good.
 		ctx, cancel := context.WithTimeout(context.Background(), settleTimeout)
 		defer cancel()
-		if err := s.sys.Idempotency.Complete(ctx, user, key, a, keep); err != nil && !panicked {
+		if err := s.sys.Idempotency.Complete(ctx, user, key, claim.Token, a, keep); err != nil && !panicked {
 			// The answer could not be kept: say so rather than acknowledge a write whose
 			// retry would run it again.
 			s.log.Error("idempotency answer not stored", zap.String("request_id", c.RequestID), zap.Error(err))

@@ -38,7 +38,7 @@ func (rt *Route) operation() openapi.Operation {
 		Method: rt.Method, Path: rt.Path, Access: rt.Access,
 		Summary: rt.Summary, Tag: rt.Tag, Body: rt.Body, Reply: rt.Reply, Status: rt.Status,
 		Query: rt.Query, QueryTypes: qt, PathTypes: rt.PathTypes, Headers: rt.Headers,
-		Description: rt.Description, Patch: rt.Patch, Also: rt.Also, Errors: rt.Errors,
+		Description: rt.Description, Patch: rt.Patch, Also: rt.Also, Errors: rt.Errors, Stamped: rt.Stamped,
 	}
 }
 

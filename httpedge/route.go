@@ -74,6 +74,11 @@ type Route struct {
 	// Errors lists error statuses the route answers beyond those every route of its
 	// kind answers (see operation), e.g. 401 for a login.
 	Errors []int
+	// Stamped says the handler's one write carries the claim of the request's
+	// Idempotency-Key (kit.Stamp, from the call's context): a claim left without an
+	// answer then tells whether the request applied, and a retry after its process
+	// died runs it, or answers with the reply its write recorded, instead of a 409.
+	Stamped bool
 	// Hidden routes are served but not documented: the driver-named aliases of
 	// /api/virt, which would give a generated client two of everything.
 	Hidden bool

@@ -26,5 +26,5 @@ func init() {
 	// Messages of a user's idempotency entity, and its answers.
 	kit.Wire("auth.claimKey", 1, (*claimKey)(nil))
 	kit.Wire("auth.completeKey", 1, (*completeKey)(nil))
-	kit.Wire("auth.claimed", 1, claimed{})
+	kit.Wire("auth.claimed", 1, Claimed{})
 }

@@ -52,6 +52,8 @@ type Runtime struct {
 	placement Placement
 	// tells holds told messages on their way to entities on other members.
 	tells tells
+	// runID names this run on a single node (Owner).
+	runID string
 }
 
 // EntityOptions bound the entity actors of every kind that passivates (all but the
@@ -76,7 +78,8 @@ func New(store persistence.Store, log *zap.Logger, entities EntityOptions, opts 
 	cfg := actor.Configure(actor.WithLoggerFactory(func(sys *actor.ActorSystem) *slog.Logger {
 		return slog.New(quietInfo{zapslog.NewHandler(log.Core(), zapslog.WithName("protoactor"))})
 	}))
-	rt := &Runtime{actors: actor.NewActorSystemWithConfig(cfg), Store: store, Log: log, Clock: RealClock(), entities: entities}
+	rt := &Runtime{actors: actor.NewActorSystemWithConfig(cfg), Store: store, Log: log, Clock: RealClock(), entities: entities,
+		runID: newRunID()}
 	for _, o := range opts {
 		o(rt)
 	}

@@ -71,7 +71,12 @@ type (
 		Limit  int
 	}
 	getRule    struct{ ID string }
-	createRule struct{ In RuleInput }
+	createRule struct {
+		In RuleInput
+		// Stamp, for a create made with an Idempotency-Key, is the key's claim,
+		// which the create's write carries (kit.Stamp).
+		Stamp *kit.Stamp
+	}
 	updateRule struct {
 		ID string
 		In RuleInput
@@ -122,9 +127,15 @@ func (f Firewall) Get(ctx context.Context, tenant, id string) (FirewallRule, err
 }
 
 // Create adds a rule at its position (the end when none is given) and pushes the
-// changed rule sets to the hypervisor.
+// changed rule sets to the hypervisor. Made with an Idempotency-Key (ctx carries its
+// stamp), its write carries the key's claim, and the retry of a create that applied
+// without an answer gets the rule it created.
 func (f Firewall) Create(ctx context.Context, tenant string, in RuleInput) (FirewallRule, error) {
-	return kit.Ask[FirewallRule](ctx, f.t.kind, tenant, &createRule{In: in})
+	st := kit.StampOf(ctx)
+	if r, ok, err := kit.Recorded[FirewallRule](st); ok {
+		return r, err
+	}
+	return kit.Ask[FirewallRule](ctx, f.t.kind, tenant, &createRule{In: in, Stamp: st})
 }
 
 // Update changes a rule; a new position moves it.
@@ -200,7 +211,7 @@ func (e *tenantEntity) handleFirewall(ctx actor.Context, msg any) {
 		}
 		switch m := m.(type) {
 		case *createRule:
-			e.createRule(ctx, m.In)
+			e.createRule(ctx, m.In, m.Stamp)
 		case *updateRule:
 			e.updateRule(ctx, m.ID, m.In)
 		case *deleteRule:
@@ -225,7 +236,7 @@ func (e *tenantEntity) handleFirewall(ctx actor.Context, msg any) {
 	}
 }
 
-func (e *tenantEntity) createRule(ctx actor.Context, in RuleInput) {
+func (e *tenantEntity) createRule(ctx actor.Context, in RuleInput, st *kit.Stamp) {
 	now := time.Now().UTC()
 	r := FirewallRule{ID: persistence.NewID(), TenantID: e.id, Enabled: true, CreatedAt: now, UpdatedAt: now}
 	for _, req := range []struct {
@@ -250,7 +261,7 @@ func (e *tenantEntity) createRule(ctx actor.Context, in RuleInput) {
 		return
 	}
 	r.Position = pos
-	if !e.writeRules(ctx, append([]FirewallRule{r}, e.shifted(pos-1, len(e.rules), +1)...), true, nil, r, r.MachineID) {
+	if !e.writeRules(ctx, append([]FirewallRule{r}, e.shifted(pos-1, len(e.rules), +1)...), true, nil, st, r, r.MachineID) {
 		return
 	}
 	e.rules = append(e.rules, nil)
@@ -290,7 +301,7 @@ func (e *tenantEntity) updateRule(ctx actor.Context, id string, in RuleInput) {
 	} else if to > i {
 		changed = append(changed, e.shifted(i+1, to+1, -1)...)
 	}
-	if !e.writeRules(ctx, changed, false, nil, r, before, r.MachineID) {
+	if !e.writeRules(ctx, changed, false, nil, nil, r, before, r.MachineID) {
 		return
 	}
 	moved := e.rules[i]
@@ -313,7 +324,7 @@ func (e *tenantEntity) deleteRule(ctx actor.Context, id string) {
 		return
 	}
 	gone := e.rules[i]
-	if !e.writeRules(ctx, e.shifted(i+1, len(e.rules), -1), false, gone, kit.Done{}, gone.MachineID) {
+	if !e.writeRules(ctx, e.shifted(i+1, len(e.rules), -1), false, gone, nil, kit.Done{}, gone.MachineID) {
 		return
 	}
 	e.rules = append(e.rules[:i], e.rules[i+1:]...)
@@ -375,9 +386,15 @@ var errRulesReloading = apierr.New(apierr.ErrUnavailable, "a firewall rule write
 // writeRules hands the store a batch that writes the given rules and deletes gone;
 // the current request is answered with reply once it is durable. When created is set,
 // changed[0] is a new rule, which the rule-to-tenant index learns (the others are
-// there already). The caller applies the change in memory when it returns true.
-func (e *tenantEntity) writeRules(ctx actor.Context, changed []FirewallRule, created bool, gone *FirewallRule, reply any, push ...*string) bool {
+// there already). st, when set, is the claim of the request's Idempotency-Key: the
+// write requires it and records reply in it. The caller applies the change in memory
+// when it returns true.
+func (e *tenantEntity) writeRules(ctx actor.Context, changed []FirewallRule, created bool, gone *FirewallRule, st *kit.Stamp, reply any, push ...*string) bool {
 	b := &persistence.Batch{After: e.fw.last}
+	if err := st.Carry(b, reply); err != nil {
+		kit.RespondErr(ctx, err)
+		return false
+	}
 	for i := range changed {
 		r := &changed[i]
 		val, err := persistence.Encode(ruleVersion, r)

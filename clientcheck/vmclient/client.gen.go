@@ -2524,7 +2524,7 @@ type ClientInterface interface {
 
 	// PostClientFirewallRulesWithBody Add a rule (at position, or last); pushed to the hypervisor
 	//
-	// Add a rule (at position, or last); pushed to the hypervisor. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created.
+	// Add a rule (at position, or last); pushed to the hypervisor. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2533,7 +2533,7 @@ type ClientInterface interface {
 
 	// PostClientFirewallRules Add a rule (at position, or last); pushed to the hypervisor
 	//
-	// Add a rule (at position, or last); pushed to the hypervisor. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created.
+	// Add a rule (at position, or last); pushed to the hypervisor. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3777,7 +3777,7 @@ func (c *Client) GetClientFirewallRules(ctx context.Context, params *GetClientFi
 
 // PostClientFirewallRulesWithBody Add a rule (at position, or last); pushed to the hypervisor
 //
-// Add a rule (at position, or last); pushed to the hypervisor. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created.
+// Add a rule (at position, or last); pushed to the hypervisor. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 //
 // Takes any type of body and a specified content type.
 //
@@ -3796,7 +3796,7 @@ func (c *Client) PostClientFirewallRulesWithBody(ctx context.Context, params *Po
 
 // PostClientFirewallRules Add a rule (at position, or last); pushed to the hypervisor
 //
-// Add a rule (at position, or last); pushed to the hypervisor. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created.
+// Add a rule (at position, or last); pushed to the hypervisor. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -11934,7 +11934,7 @@ type ClientWithResponsesInterface interface {
 
 	// PostClientFirewallRulesWithBodyWithResponse Add a rule (at position, or last); pushed to the hypervisor
 	//
-	// Add a rule (at position, or last); pushed to the hypervisor. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created.
+	// Add a rule (at position, or last); pushed to the hypervisor. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -11943,7 +11943,7 @@ type ClientWithResponsesInterface interface {
 
 	// PostClientFirewallRulesWithResponse Add a rule (at position, or last); pushed to the hypervisor
 	//
-	// Add a rule (at position, or last); pushed to the hypervisor. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created.
+	// Add a rule (at position, or last); pushed to the hypervisor. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -13181,6 +13181,7 @@ type GetAdminBackupResponse408Headers struct {
 
 // GetAdminBackupResponse409Headers the declared response headers of an HTTP 409 response for GetAdminBackup
 type GetAdminBackupResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -13532,6 +13533,7 @@ type PostAuthLogoutResponse408Headers struct {
 
 // PostAuthLogoutResponse409Headers the declared response headers of an HTTP 409 response for PostAuthLogout
 type PostAuthLogoutResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -14255,6 +14257,7 @@ type PostClientFirewallRulesResponse408Headers struct {
 
 // PostClientFirewallRulesResponse409Headers the declared response headers of an HTTP 409 response for PostClientFirewallRules
 type PostClientFirewallRulesResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -14476,6 +14479,7 @@ type DeleteClientFirewallRulesByIdResponse408Headers struct {
 
 // DeleteClientFirewallRulesByIdResponse409Headers the declared response headers of an HTTP 409 response for DeleteClientFirewallRulesById
 type DeleteClientFirewallRulesByIdResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -14648,6 +14652,7 @@ type PatchClientFirewallRulesByIdResponse408Headers struct {
 
 // PatchClientFirewallRulesByIdResponse409Headers the declared response headers of an HTTP 409 response for PatchClientFirewallRulesById
 type PatchClientFirewallRulesByIdResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -15021,6 +15026,7 @@ type PostClientMachinesResponse408Headers struct {
 
 // PostClientMachinesResponse409Headers the declared response headers of an HTTP 409 response for PostClientMachines
 type PostClientMachinesResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -15243,6 +15249,7 @@ type PostClientMachinesByVmIdActionsByActionResponse408Headers struct {
 
 // PostClientMachinesByVmIdActionsByActionResponse409Headers the declared response headers of an HTTP 409 response for PostClientMachinesByVmIdActionsByAction
 type PostClientMachinesByVmIdActionsByActionResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -15601,6 +15608,7 @@ type PostClientMachinesByVmIdBackupSchedulesResponse408Headers struct {
 
 // PostClientMachinesByVmIdBackupSchedulesResponse409Headers the declared response headers of an HTTP 409 response for PostClientMachinesByVmIdBackupSchedules
 type PostClientMachinesByVmIdBackupSchedulesResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -15987,6 +15995,7 @@ type PostClientMachinesByVmIdPowerSchedulesResponse408Headers struct {
 
 // PostClientMachinesByVmIdPowerSchedulesResponse409Headers the declared response headers of an HTTP 409 response for PostClientMachinesByVmIdPowerSchedules
 type PostClientMachinesByVmIdPowerSchedulesResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -16209,6 +16218,7 @@ type PatchClientMachinesByVmIdResourcesResponse408Headers struct {
 
 // PatchClientMachinesByVmIdResourcesResponse409Headers the declared response headers of an HTTP 409 response for PatchClientMachinesByVmIdResources
 type PatchClientMachinesByVmIdResourcesResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -17384,6 +17394,7 @@ type PatchMonitoringAlertsEventsByIdResponse408Headers struct {
 
 // PatchMonitoringAlertsEventsByIdResponse409Headers the declared response headers of an HTTP 409 response for PatchMonitoringAlertsEventsById
 type PatchMonitoringAlertsEventsByIdResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -17756,6 +17767,7 @@ type PostMonitoringHealthChecksResponse408Headers struct {
 
 // PostMonitoringHealthChecksResponse409Headers the declared response headers of an HTTP 409 response for PostMonitoringHealthChecks
 type PostMonitoringHealthChecksResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -17977,6 +17989,7 @@ type DeleteMonitoringHealthChecksByIdResponse408Headers struct {
 
 // DeleteMonitoringHealthChecksByIdResponse409Headers the declared response headers of an HTTP 409 response for DeleteMonitoringHealthChecksById
 type DeleteMonitoringHealthChecksByIdResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -18314,6 +18327,7 @@ type PatchMonitoringHealthChecksByIdResponse408Headers struct {
 
 // PatchMonitoringHealthChecksByIdResponse409Headers the declared response headers of an HTTP 409 response for PatchMonitoringHealthChecksById
 type PatchMonitoringHealthChecksByIdResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -19482,6 +19496,7 @@ type PatchResourcesAlertEventsByIdResponse408Headers struct {
 
 // PatchResourcesAlertEventsByIdResponse409Headers the declared response headers of an HTTP 409 response for PatchResourcesAlertEventsById
 type PatchResourcesAlertEventsByIdResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -19854,6 +19869,7 @@ type PostResourcesBackupSchedulesResponse408Headers struct {
 
 // PostResourcesBackupSchedulesResponse409Headers the declared response headers of an HTTP 409 response for PostResourcesBackupSchedules
 type PostResourcesBackupSchedulesResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -20075,6 +20091,7 @@ type DeleteResourcesBackupSchedulesByIdResponse408Headers struct {
 
 // DeleteResourcesBackupSchedulesByIdResponse409Headers the declared response headers of an HTTP 409 response for DeleteResourcesBackupSchedulesById
 type DeleteResourcesBackupSchedulesByIdResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -20412,6 +20429,7 @@ type PatchResourcesBackupSchedulesByIdResponse408Headers struct {
 
 // PatchResourcesBackupSchedulesByIdResponse409Headers the declared response headers of an HTTP 409 response for PatchResourcesBackupSchedulesById
 type PatchResourcesBackupSchedulesByIdResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -20784,6 +20802,7 @@ type DeleteResourcesBackupsByIdResponse408Headers struct {
 
 // DeleteResourcesBackupsByIdResponse409Headers the declared response headers of an HTTP 409 response for DeleteResourcesBackupsById
 type DeleteResourcesBackupsByIdResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -21286,6 +21305,7 @@ type PostResourcesFirewallRulesResponse408Headers struct {
 
 // PostResourcesFirewallRulesResponse409Headers the declared response headers of an HTTP 409 response for PostResourcesFirewallRules
 type PostResourcesFirewallRulesResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -21507,6 +21527,7 @@ type DeleteResourcesFirewallRulesByIdResponse408Headers struct {
 
 // DeleteResourcesFirewallRulesByIdResponse409Headers the declared response headers of an HTTP 409 response for DeleteResourcesFirewallRulesById
 type DeleteResourcesFirewallRulesByIdResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -21844,6 +21865,7 @@ type PatchResourcesFirewallRulesByIdResponse408Headers struct {
 
 // PatchResourcesFirewallRulesByIdResponse409Headers the declared response headers of an HTTP 409 response for PatchResourcesFirewallRulesById
 type PatchResourcesFirewallRulesByIdResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -22216,6 +22238,7 @@ type PostResourcesHealthChecksResponse408Headers struct {
 
 // PostResourcesHealthChecksResponse409Headers the declared response headers of an HTTP 409 response for PostResourcesHealthChecks
 type PostResourcesHealthChecksResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -22437,6 +22460,7 @@ type DeleteResourcesHealthChecksByIdResponse408Headers struct {
 
 // DeleteResourcesHealthChecksByIdResponse409Headers the declared response headers of an HTTP 409 response for DeleteResourcesHealthChecksById
 type DeleteResourcesHealthChecksByIdResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -22774,6 +22798,7 @@ type PatchResourcesHealthChecksByIdResponse408Headers struct {
 
 // PatchResourcesHealthChecksByIdResponse409Headers the declared response headers of an HTTP 409 response for PatchResourcesHealthChecksById
 type PatchResourcesHealthChecksByIdResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -23147,6 +23172,7 @@ type PostResourcesMachinesResponse408Headers struct {
 
 // PostResourcesMachinesResponse409Headers the declared response headers of an HTTP 409 response for PostResourcesMachines
 type PostResourcesMachinesResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -23369,6 +23395,7 @@ type DeleteResourcesMachinesByIdResponse408Headers struct {
 
 // DeleteResourcesMachinesByIdResponse409Headers the declared response headers of an HTTP 409 response for DeleteResourcesMachinesById
 type DeleteResourcesMachinesByIdResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -23719,6 +23746,7 @@ type PatchResourcesMachinesByIdResponse408Headers struct {
 
 // PatchResourcesMachinesByIdResponse409Headers the declared response headers of an HTTP 409 response for PatchResourcesMachinesById
 type PatchResourcesMachinesByIdResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -24430,6 +24458,7 @@ type PostResourcesPowerSchedulesResponse408Headers struct {
 
 // PostResourcesPowerSchedulesResponse409Headers the declared response headers of an HTTP 409 response for PostResourcesPowerSchedules
 type PostResourcesPowerSchedulesResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -24651,6 +24680,7 @@ type DeleteResourcesPowerSchedulesByIdResponse408Headers struct {
 
 // DeleteResourcesPowerSchedulesByIdResponse409Headers the declared response headers of an HTTP 409 response for DeleteResourcesPowerSchedulesById
 type DeleteResourcesPowerSchedulesByIdResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -24988,6 +25018,7 @@ type PatchResourcesPowerSchedulesByIdResponse408Headers struct {
 
 // PatchResourcesPowerSchedulesByIdResponse409Headers the declared response headers of an HTTP 409 response for PatchResourcesPowerSchedulesById
 type PatchResourcesPowerSchedulesByIdResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -26020,6 +26051,7 @@ type PostResourcesTenantsResponse408Headers struct {
 
 // PostResourcesTenantsResponse409Headers the declared response headers of an HTTP 409 response for PostResourcesTenants
 type PostResourcesTenantsResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -26241,6 +26273,7 @@ type DeleteResourcesTenantsByIdResponse408Headers struct {
 
 // DeleteResourcesTenantsByIdResponse409Headers the declared response headers of an HTTP 409 response for DeleteResourcesTenantsById
 type DeleteResourcesTenantsByIdResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -26578,6 +26611,7 @@ type PatchResourcesTenantsByIdResponse408Headers struct {
 
 // PatchResourcesTenantsByIdResponse409Headers the declared response headers of an HTTP 409 response for PatchResourcesTenantsById
 type PatchResourcesTenantsByIdResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -26950,6 +26984,7 @@ type PostResourcesUsersResponse408Headers struct {
 
 // PostResourcesUsersResponse409Headers the declared response headers of an HTTP 409 response for PostResourcesUsers
 type PostResourcesUsersResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -27171,6 +27206,7 @@ type DeleteResourcesUsersByIdResponse408Headers struct {
 
 // DeleteResourcesUsersByIdResponse409Headers the declared response headers of an HTTP 409 response for DeleteResourcesUsersById
 type DeleteResourcesUsersByIdResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -27508,6 +27544,7 @@ type PatchResourcesUsersByIdResponse408Headers struct {
 
 // PatchResourcesUsersByIdResponse409Headers the declared response headers of an HTTP 409 response for PatchResourcesUsersById
 type PatchResourcesUsersByIdResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -28540,6 +28577,7 @@ type PostVirtSyncResponse408Headers struct {
 
 // PostVirtSyncResponse409Headers the declared response headers of an HTTP 409 response for PostVirtSync
 type PostVirtSyncResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -29229,6 +29267,7 @@ type PostVirtVmsByIdActionsByActionResponse408Headers struct {
 
 // PostVirtVmsByIdActionsByActionResponse409Headers the declared response headers of an HTTP 409 response for PostVirtVmsByIdActionsByAction
 type PostVirtVmsByIdActionsByActionResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -29423,6 +29462,7 @@ type PatchVirtVmsByIdConfigResponse408Headers struct {
 
 // PatchVirtVmsByIdConfigResponse409Headers the declared response headers of an HTTP 409 response for PatchVirtVmsByIdConfig
 type PatchVirtVmsByIdConfigResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -29940,6 +29980,7 @@ type PostVirtVmsByIdDisksResponse408Headers struct {
 
 // PostVirtVmsByIdDisksResponse409Headers the declared response headers of an HTTP 409 response for PostVirtVmsByIdDisks
 type PostVirtVmsByIdDisksResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -30162,6 +30203,7 @@ type PostVirtVmsByIdMigrateResponse408Headers struct {
 
 // PostVirtVmsByIdMigrateResponse409Headers the declared response headers of an HTTP 409 response for PostVirtVmsByIdMigrate
 type PostVirtVmsByIdMigrateResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -30384,6 +30426,7 @@ type PatchVirtVmsByIdNetworkResponse408Headers struct {
 
 // PatchVirtVmsByIdNetworkResponse409Headers the declared response headers of an HTTP 409 response for PatchVirtVmsByIdNetwork
 type PatchVirtVmsByIdNetworkResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -30592,6 +30635,7 @@ type PostVirtVmsByIdReinstallResponse408Headers struct {
 
 // PostVirtVmsByIdReinstallResponse409Headers the declared response headers of an HTTP 409 response for PostVirtVmsByIdReinstall
 type PostVirtVmsByIdReinstallResponse409Headers struct {
+	RetryAfter *int
 	XRequestId *string
 }
 
@@ -31211,7 +31255,7 @@ func (c *ClientWithResponses) GetClientFirewallRulesWithResponse(ctx context.Con
 
 // PostClientFirewallRulesWithBodyWithResponse Add a rule (at position, or last); pushed to the hypervisor
 //
-// Add a rule (at position, or last); pushed to the hypervisor. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created.
+// Add a rule (at position, or last); pushed to the hypervisor. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -31226,7 +31270,7 @@ func (c *ClientWithResponses) PostClientFirewallRulesWithBodyWithResponse(ctx co
 
 // PostClientFirewallRulesWithResponse Add a rule (at position, or last); pushed to the hypervisor
 //
-// Add a rule (at position, or last); pushed to the hypervisor. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created.
+// Add a rule (at position, or last); pushed to the hypervisor. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -33383,6 +33427,13 @@ func ParseGetAdminBackupResponse(rsp *http.Response) (*GetAdminBackupResponse, e
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers GetAdminBackupResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -33854,6 +33905,13 @@ func ParsePostAuthLogoutResponse(rsp *http.Response) (*PostAuthLogoutResponse, e
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PostAuthLogoutResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -34779,6 +34837,13 @@ func ParsePostClientFirewallRulesResponse(rsp *http.Response) (*PostClientFirewa
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PostClientFirewallRulesResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -35032,6 +35097,13 @@ func ParseDeleteClientFirewallRulesByIdResponse(rsp *http.Response) (*DeleteClie
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers DeleteClientFirewallRulesByIdResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -35273,6 +35345,13 @@ func ParsePatchClientFirewallRulesByIdResponse(rsp *http.Response) (*PatchClient
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PatchClientFirewallRulesByIdResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -35758,6 +35837,13 @@ func ParsePostClientMachinesResponse(rsp *http.Response) (*PostClientMachinesRes
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PostClientMachinesResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -36029,6 +36115,13 @@ func ParsePostClientMachinesByVmIdActionsByActionResponse(rsp *http.Response) (*
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PostClientMachinesByVmIdActionsByActionResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -36497,6 +36590,13 @@ func ParsePostClientMachinesByVmIdBackupSchedulesResponse(rsp *http.Response) (*
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PostClientMachinesByVmIdBackupSchedulesResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -36985,6 +37085,13 @@ func ParsePostClientMachinesByVmIdPowerSchedulesResponse(rsp *http.Response) (*P
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PostClientMachinesByVmIdPowerSchedulesResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -37263,6 +37370,13 @@ func ParsePatchClientMachinesByVmIdResourcesResponse(rsp *http.Response) (*Patch
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PatchClientMachinesByVmIdResourcesResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -38753,6 +38867,13 @@ func ParsePatchMonitoringAlertsEventsByIdResponse(rsp *http.Response) (*PatchMon
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PatchMonitoringAlertsEventsByIdResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -39231,6 +39352,13 @@ func ParsePostMonitoringHealthChecksResponse(rsp *http.Response) (*PostMonitorin
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PostMonitoringHealthChecksResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -39484,6 +39612,13 @@ func ParseDeleteMonitoringHealthChecksByIdResponse(rsp *http.Response) (*DeleteM
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers DeleteMonitoringHealthChecksByIdResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -39935,6 +40070,13 @@ func ParsePatchMonitoringHealthChecksByIdResponse(rsp *http.Response) (*PatchMon
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PatchMonitoringHealthChecksByIdResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -41415,6 +41557,13 @@ func ParsePatchResourcesAlertEventsByIdResponse(rsp *http.Response) (*PatchResou
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PatchResourcesAlertEventsByIdResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -41893,6 +42042,13 @@ func ParsePostResourcesBackupSchedulesResponse(rsp *http.Response) (*PostResourc
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PostResourcesBackupSchedulesResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -42146,6 +42302,13 @@ func ParseDeleteResourcesBackupSchedulesByIdResponse(rsp *http.Response) (*Delet
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers DeleteResourcesBackupSchedulesByIdResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -42597,6 +42760,13 @@ func ParsePatchResourcesBackupSchedulesByIdResponse(rsp *http.Response) (*PatchR
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PatchResourcesBackupSchedulesByIdResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -43050,6 +43220,13 @@ func ParseDeleteResourcesBackupsByIdResponse(rsp *http.Response) (*DeleteResourc
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers DeleteResourcesBackupsByIdResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -43718,6 +43895,13 @@ func ParsePostResourcesFirewallRulesResponse(rsp *http.Response) (*PostResources
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PostResourcesFirewallRulesResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -43971,6 +44155,13 @@ func ParseDeleteResourcesFirewallRulesByIdResponse(rsp *http.Response) (*DeleteR
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers DeleteResourcesFirewallRulesByIdResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -44422,6 +44613,13 @@ func ParsePatchResourcesFirewallRulesByIdResponse(rsp *http.Response) (*PatchRes
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PatchResourcesFirewallRulesByIdResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -44900,6 +45098,13 @@ func ParsePostResourcesHealthChecksResponse(rsp *http.Response) (*PostResourcesH
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PostResourcesHealthChecksResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -45153,6 +45358,13 @@ func ParseDeleteResourcesHealthChecksByIdResponse(rsp *http.Response) (*DeleteRe
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers DeleteResourcesHealthChecksByIdResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -45604,6 +45816,13 @@ func ParsePatchResourcesHealthChecksByIdResponse(rsp *http.Response) (*PatchReso
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PatchResourcesHealthChecksByIdResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -46089,6 +46308,13 @@ func ParsePostResourcesMachinesResponse(rsp *http.Response) (*PostResourcesMachi
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PostResourcesMachinesResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -46353,6 +46579,13 @@ func ParseDeleteResourcesMachinesByIdResponse(rsp *http.Response) (*DeleteResour
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers DeleteResourcesMachinesByIdResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -46828,6 +47061,13 @@ func ParsePatchResourcesMachinesByIdResponse(rsp *http.Response) (*PatchResource
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PatchResourcesMachinesByIdResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -47726,6 +47966,13 @@ func ParsePostResourcesPowerSchedulesResponse(rsp *http.Response) (*PostResource
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PostResourcesPowerSchedulesResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -47979,6 +48226,13 @@ func ParseDeleteResourcesPowerSchedulesByIdResponse(rsp *http.Response) (*Delete
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers DeleteResourcesPowerSchedulesByIdResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -48430,6 +48684,13 @@ func ParsePatchResourcesPowerSchedulesByIdResponse(rsp *http.Response) (*PatchRe
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PatchResourcesPowerSchedulesByIdResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -49748,6 +50009,13 @@ func ParsePostResourcesTenantsResponse(rsp *http.Response) (*PostResourcesTenant
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PostResourcesTenantsResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -50001,6 +50269,13 @@ func ParseDeleteResourcesTenantsByIdResponse(rsp *http.Response) (*DeleteResourc
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers DeleteResourcesTenantsByIdResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -50452,6 +50727,13 @@ func ParsePatchResourcesTenantsByIdResponse(rsp *http.Response) (*PatchResources
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PatchResourcesTenantsByIdResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -50930,6 +51212,13 @@ func ParsePostResourcesUsersResponse(rsp *http.Response) (*PostResourcesUsersRes
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PostResourcesUsersResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -51183,6 +51472,13 @@ func ParseDeleteResourcesUsersByIdResponse(rsp *http.Response) (*DeleteResources
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers DeleteResourcesUsersByIdResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -51634,6 +51930,13 @@ func ParsePatchResourcesUsersByIdResponse(rsp *http.Response) (*PatchResourcesUs
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PatchResourcesUsersByIdResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -52938,6 +53241,13 @@ func ParsePostVirtSyncResponse(rsp *http.Response) (*PostVirtSyncResponse, error
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PostVirtSyncResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -53819,6 +54129,13 @@ func ParsePostVirtVmsByIdActionsByActionResponse(rsp *http.Response) (*PostVirtV
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PostVirtVmsByIdActionsByActionResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -54077,6 +54394,13 @@ func ParsePatchVirtVmsByIdConfigResponse(rsp *http.Response) (*PatchVirtVmsByIdC
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PatchVirtVmsByIdConfigResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -54751,6 +55075,13 @@ func ParsePostVirtVmsByIdDisksResponse(rsp *http.Response) (*PostVirtVmsByIdDisk
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PostVirtVmsByIdDisksResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -55036,6 +55367,13 @@ func ParsePostVirtVmsByIdMigrateResponse(rsp *http.Response) (*PostVirtVmsByIdMi
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PostVirtVmsByIdMigrateResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -55314,6 +55652,13 @@ func ParsePatchVirtVmsByIdNetworkResponse(rsp *http.Response) (*PatchVirtVmsById
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PatchVirtVmsByIdNetworkResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -55589,6 +55934,13 @@ func ParsePostVirtVmsByIdReinstallResponse(rsp *http.Response) (*PostVirtVmsById
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PostVirtVmsByIdReinstallResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {

@@ -72,6 +72,9 @@ type Operation struct {
 	Also map[int]any
 	// Errors lists error statuses beyond those every operation of its kind answers.
 	Errors []int
+	// Stamped: the operation's write carries its Idempotency-Key's claim, so a retry
+	// after the server died completes it.
+	Stamped bool
 }
 
 // RawBody documents, as Operation.Body or Operation.Reply, a body that is not a
@@ -506,6 +509,10 @@ func Describe(rt *Operation) string {
 	if rt.Patch {
 		b.WriteString(" The body is a JSON merge patch: omitted fields keep their value; null clears a field that allows it.")
 	}
+	if rt.Stamped {
+		b.WriteString(" A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer:" +
+			" the request ran once, or runs now.")
+	}
 	return b.String()
 }
 
@@ -559,7 +566,7 @@ func errorResponses() obj {
 		"Forbidden":            problemResp("forbidden: this operation is for operators (role admin), or the request names another tenant."),
 		"UnsupportedMediaType": problemResp("unsupported_media_type: the body is not sent as application/json; `allowed` lists the media types this operation takes."),
 		"NotFound":             problemResp("not_found: no such record, or it belongs to another tenant."),
-		"Conflict":             problemResp("conflict, operation_in_progress, invalid_state or quota_exceeded; also a request with the same Idempotency-Key still in flight."),
+		"Conflict":             problemResp("conflict, operation_in_progress, invalid_state or quota_exceeded; also a request with the same Idempotency-Key still in flight, with Retry-After: retry with the key after it.", "Retry-After"),
 		"PayloadTooLarge":      problemResp("payload_too_large: the body is over 1 MiB."),
 		"IdempotencyKeyReused": problemResp("idempotency_key_reused: the Idempotency-Key was used with a different body."),
 		"TooManyRequests":      problemResp("rate_limited: a rate limit is exceeded (the detail says which), with that limit's RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset; too_many_connections: the client address has the most connections allowed open (answered on a new connection, then closed). Retry after Retry-After seconds.", "Retry-After", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"),
