@@ -147,7 +147,7 @@ var (
 		e.RetryAfterS = 1
 		return e
 	}()
-	errNoAnswer   = apierr.New(apierr.ErrConflict, "the first request with this Idempotency-Key ended without an answer "+
+	errNoAnswer = apierr.New(apierr.ErrConflict, "the first request with this Idempotency-Key ended without an answer "+
 		"(the server restarted, or it failed with a 500 or 504): it may or may not have taken effect, so it is not run again; "+
 		"check its outcome, then retry with a new key if needed")
 	errTakenOver = apierr.New(apierr.ErrConflict, "a retry with this Idempotency-Key took the request over; its answer is the retry's")
