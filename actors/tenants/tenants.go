@@ -524,18 +524,30 @@ func (e *tenantEntity) delete(ctx actor.Context) {
 	ctx.Respond(kit.Done{})
 }
 
-// machines reads the records of the tenant's machines.
-func (e *tenantEntity) machines() ([]*machines.Record, error) {
+// machines reads what each of the tenant's machines holds, by id, from the tenant
+// index: one scan, whose values carry each record's sizes and task (written in the
+// same batch as the record). Only an entry from before the values, empty, costs a
+// read of its record.
+func (e *tenantEntity) machines() (map[string]machines.TenantEntry, error) {
 	prefix := persistence.Prefix("vm-tenant", e.id)
-	var ids []string
-	if err := e.sys.store.Scan(prefix, nil, 0, func(k, _ []byte) error {
-		ids = append(ids, string(k[len(prefix):]))
+	out := map[string]machines.TenantEntry{}
+	var old []string
+	if err := e.sys.store.Scan(prefix, nil, 0, func(k, v []byte) error {
+		id := string(k[len(prefix):])
+		ent, ok, err := machines.ReadTenantEntry(v)
+		switch {
+		case err != nil:
+			return err
+		case ok:
+			out[id] = ent
+		default:
+			old = append(old, id)
+		}
 		return nil
 	}); err != nil {
 		return nil, err
 	}
-	out := make([]*machines.Record, 0, len(ids))
-	for _, id := range ids {
+	for _, id := range old {
 		val, err := e.sys.store.Get(machines.Key(id))
 		if errors.Is(err, persistence.ErrNotFound) {
 			continue
@@ -547,7 +559,7 @@ func (e *tenantEntity) machines() ([]*machines.Record, error) {
 		if _, err := persistence.Decode(val, &rec); err != nil {
 			return nil, err
 		}
-		out = append(out, &rec)
+		out[id] = machines.TenantEntryOf(&rec)
 	}
 	return out, nil
 }
@@ -560,17 +572,15 @@ func (e *tenantEntity) usage() (Usage, error) {
 		return Usage{}, err
 	}
 	var u Usage
-	byID := map[string]*machines.Record{}
 	for _, m := range ms {
-		byID[m.ID] = m
 		u.Machines++
 		u.CPUCores += m.CPUCores
 		u.MemoryMB += m.MemoryMB
 		u.DiskGB += m.DiskGB
 	}
 	for id, p := range e.pending {
-		m, ok := byID[id]
-		if !ok || (p.taskID != "" && (m.TaskID == nil || *m.TaskID != p.taskID)) {
+		m, ok := ms[id]
+		if !ok || (p.taskID != "" && m.TaskID != p.taskID) {
 			delete(e.pending, id) // the resize ended; the record tells the truth now
 			continue
 		}
@@ -631,7 +641,7 @@ func (e *tenantEntity) createMachine(ctx actor.Context, s MachineSpec) {
 		kit.RespondErr(ctx, err)
 		return
 	}
-	b := new(persistence.Batch).Put(machines.Key(m.ID), val).Put(machines.TenantKey(tenant, m.ID), nil)
+	b := new(persistence.Batch).Put(machines.Key(m.ID), val).Put(machines.TenantKey(tenant, m.ID), machines.TenantIndexValue(m))
 	if err := machines.PutTask(b, task); err != nil {
 		kit.RespondErr(ctx, err)
 		return
