@@ -138,6 +138,13 @@ type (
 	releaseResize  struct{ MachineID string }
 )
 
+// Patient implements kit.Patient: a tenant's creates go one after another through its
+// one entity, each a quota read and a durable write, so under a burst a create waits
+// there its turn. Forwarded, it keeps its caller's deadline, as it would on the member
+// that owns the entity, rather than the transport's bound on an answer: a create that
+// waited in line is not a member that stopped answering.
+func (*createMachine) Patient() {}
+
 func startTenants(s *system) *Tenants {
 	t := &Tenants{sys: s}
 	t.kind = s.rt.StartKind("tenants", 10*time.Minute, func(id string) kit.Entity {
@@ -515,18 +522,30 @@ func (e *tenantEntity) delete(ctx actor.Context) {
 	ctx.Respond(kit.Done{})
 }
 
-// machines reads the records of the tenant's machines.
-func (e *tenantEntity) machines() ([]*machines.Record, error) {
+// machines reads what each of the tenant's machines holds, by id, from the tenant
+// index: one scan, whose values carry each record's sizes and task (written in the
+// same batch as the record). Only an entry from before the values, empty, costs a
+// read of its record.
+func (e *tenantEntity) machines() (map[string]machines.TenantEntry, error) {
 	prefix := persistence.Prefix("vm-tenant", e.id)
-	var ids []string
-	if err := e.sys.store.Scan(prefix, nil, 0, func(k, _ []byte) error {
-		ids = append(ids, string(k[len(prefix):]))
+	out := map[string]machines.TenantEntry{}
+	var old []string
+	if err := e.sys.store.Scan(prefix, nil, 0, func(k, v []byte) error {
+		id := string(k[len(prefix):])
+		ent, ok, err := machines.ReadTenantEntry(v)
+		switch {
+		case err != nil:
+			return err
+		case ok:
+			out[id] = ent
+		default:
+			old = append(old, id)
+		}
 		return nil
 	}); err != nil {
 		return nil, err
 	}
-	out := make([]*machines.Record, 0, len(ids))
-	for _, id := range ids {
+	for _, id := range old {
 		val, err := e.sys.store.Get(machines.Key(id))
 		if errors.Is(err, persistence.ErrNotFound) {
 			continue
@@ -538,7 +557,7 @@ func (e *tenantEntity) machines() ([]*machines.Record, error) {
 		if _, err := persistence.Decode(val, &rec); err != nil {
 			return nil, err
 		}
-		out = append(out, &rec)
+		out[id] = machines.TenantEntryOf(&rec)
 	}
 	return out, nil
 }
@@ -551,17 +570,15 @@ func (e *tenantEntity) usage() (Usage, error) {
 		return Usage{}, err
 	}
 	var u Usage
-	byID := map[string]*machines.Record{}
 	for _, m := range ms {
-		byID[m.ID] = m
 		u.Machines++
 		u.CPUCores += m.CPUCores
 		u.MemoryMB += m.MemoryMB
 		u.DiskGB += m.DiskGB
 	}
 	for id, p := range e.pending {
-		m, ok := byID[id]
-		if !ok || (p.taskID != "" && (m.TaskID == nil || *m.TaskID != p.taskID)) {
+		m, ok := ms[id]
+		if !ok || (p.taskID != "" && m.TaskID != p.taskID) {
 			delete(e.pending, id) // the resize ended; the record tells the truth now
 			continue
 		}
@@ -622,7 +639,7 @@ func (e *tenantEntity) createMachine(ctx actor.Context, s MachineSpec) {
 		kit.RespondErr(ctx, err)
 		return
 	}
-	b := new(persistence.Batch).Put(machines.Key(m.ID), val).Put(machines.TenantKey(tenant, m.ID), nil)
+	b := new(persistence.Batch).Put(machines.Key(m.ID), val).Put(machines.TenantKey(tenant, m.ID), machines.TenantIndexValue(m))
 	if err := machines.PutTask(b, task); err != nil {
 		kit.RespondErr(ctx, err)
 		return

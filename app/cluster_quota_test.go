@@ -1,0 +1,115 @@
+package app
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/tenants"
+)
+
+// createsAtOnce posts n creates of spec (named prefix-i) as the tenant at once, create i
+// through member i%3, and returns the machines accepted; it fails the test unless
+// exactly want are accepted (202) and the rest refused with 409 quota_exceeded.
+func createsAtOnce(t *testing.T, ms []*testServer, tok, prefix string, spec map[string]any, n, want int) []machines.Machine {
+	t.Helper()
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		accepted []machines.Machine
+		refused  int
+		other    []string
+	)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			body := map[string]any{"name": fmt.Sprintf("%s-%d", prefix, i)}
+			for k, v := range spec {
+				if k != "name" {
+					body[k] = v
+				}
+			}
+			m := ms[i%len(ms)]
+			r := doWith(t, m.client, m.base, req{method: "POST", path: "/api/client/machines", token: tok, body: body})
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case r.Status == 202:
+				var p tenants.Provisioned
+				r.decode(t, &p)
+				accepted = append(accepted, p.Machine)
+			case r.Status == 409 && strings.Contains(string(r.Body), "quota_exceeded"):
+				refused++
+			default:
+				other = append(other, fmt.Sprintf("%d %s", r.Status, r.Body))
+			}
+		}()
+	}
+	wg.Wait()
+	if len(accepted) != want || refused != n-want || len(other) > 0 {
+		t.Fatalf("%s: got %d accepted, %d refused, others %v; want exactly %d and %d refused with quota_exceeded", prefix, len(accepted), refused, other, want, n-want)
+	}
+	return accepted
+}
+
+// usageOf is the tenant's usage as its overview reports it.
+func usageOf(m *testServer, tok string) tenants.Usage {
+	m.t.Helper()
+	var o tenants.Overview
+	m.do(req{method: "GET", path: "/api/client/overview", token: tok}).decode(m.t, &o)
+	return o.Usage
+}
+
+// On etcd, with a tenant's creates arriving through three members at once, the quota
+// holds exactly: N+5 creates against room for N give N machines and five 409s, and so
+// again after deletes free room and a resize takes some (the quota read sees each
+// machine's sizes as its record stands, the resized one's included).
+func TestClusterQuotaHoldsUnderConcurrentCreates(t *testing.T) {
+	ms, _ := startCluster(t, 3)
+	admin := ms[0].adminToken()
+	ms[0].sync(admin)
+	tpl := firstTemplate(ms[0], admin)
+	ten := ms[0].tenant(admin, "Exact", map[string]int{"machines": 6, "cpu_cores": 10, "memory_mb": 1 << 20, "disk_gb": 100000})
+	one := tinyMachine("", tpl)
+	waitAll := func(made []machines.Machine) {
+		t.Helper()
+		for i, vm := range made {
+			if task := ms[i%len(ms)].waitTask(admin, *vm.TaskID); task.Status != machines.TaskSucceeded {
+				t.Fatalf("machine %s: got task %s; want succeeded", vm.ID, task.Status)
+			}
+		}
+	}
+	made := createsAtOnce(t, ms, ten.Token, "first", one, 6+5, 6)
+	waitAll(made)
+	if u := usageOf(ms[1], ten.Token); u.Machines != 6 || u.CPUCores != 6 {
+		t.Fatalf("got usage %+v; want 6 machines, 6 cores", u)
+	}
+
+	// Two deletes free room for exactly two.
+	for i, vm := range made[:2] {
+		ms[i%len(ms)].run(req{method: "DELETE", path: "/api/resources/machines/" + vm.ID, token: ten.Token})
+	}
+	waitAll(createsAtOnce(t, ms, ten.Token, "again", one, 2+5, 2))
+
+	// A resize takes the rest of the cores: 5 machines of 1 core and one of 5 make 10.
+	resized := made[2]
+	ms[1].run(req{method: "PATCH", path: "/api/client/machines/" + resized.ID + "/resources", token: ten.Token, body: map[string]any{"cpu_cores": 5}})
+	if u := usageOf(ms[2], ten.Token); u.Machines != 6 || u.CPUCores != 10 {
+		t.Fatalf("got usage %+v after the resize; want 6 machines, 10 cores", u)
+	}
+	// Two 1-core machines go: room for two machines but only two cores, so exactly
+	// one 2-core machine fits (counting the resized machine at its old size would let
+	// both in).
+	for i, vm := range made[3:5] {
+		ms[i%len(ms)].run(req{method: "DELETE", path: "/api/resources/machines/" + vm.ID, token: ten.Token})
+	}
+	two := tinyMachine("", tpl)
+	two["cpu_cores"] = 2
+	waitAll(createsAtOnce(t, ms, ten.Token, "cores", two, 1+5, 1))
+	if u := usageOf(ms[0], ten.Token); u.Machines != 5 || u.CPUCores != 10 {
+		t.Fatalf("got usage %+v at the end; want 5 machines, 10 cores", u)
+	}
+}
