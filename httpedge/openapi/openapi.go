@@ -398,7 +398,11 @@ func (g *schemaGen) operation(rt *Operation, v pathVariant) obj {
 	success := func(status int, body any) {
 		r := obj{
 			"description": successDescription(status),
-			"headers":     obj{"X-Request-Id": ref("#/components/headers/X-Request-Id")},
+			"headers": obj{"X-Request-Id": ref("#/components/headers/X-Request-Id"),
+				// The request rate limit that applies, on every answer while limits are on.
+				"RateLimit-Limit":     ref("#/components/headers/RateLimit-Limit"),
+				"RateLimit-Remaining": ref("#/components/headers/RateLimit-Remaining"),
+				"RateLimit-Reset":     ref("#/components/headers/RateLimit-Reset")},
 		}
 		if status == http.StatusAccepted {
 			r["headers"].(obj)["Location"] = ref("#/components/headers/Location")
@@ -581,8 +585,8 @@ func sharedHeaders() obj {
 		"X-Request-Id":        obj{"description": "The request id, echoed when the client sent one; quote it when reporting a problem.", "schema": str},
 		"Location":            obj{"description": "The task that carries the work: GET it to follow the work.", "schema": str},
 		"Retry-After":         obj{"description": "Seconds to wait before retrying.", "schema": obj{"type": "integer", "minimum": 0}},
-		"RateLimit-Limit":     obj{"description": "The size (burst) of the rate limit that refused the request.", "schema": obj{"type": "integer", "minimum": 0}},
-		"RateLimit-Remaining": obj{"description": "What that limit has left: 0 on a refusal.", "schema": obj{"type": "integer", "minimum": 0}},
+		"RateLimit-Limit":     obj{"description": "The size (burst) of the rate limit that applies to the request (on a 429: the one that refused it); absent while that limit is off.", "schema": obj{"type": "integer", "minimum": 0}},
+		"RateLimit-Remaining": obj{"description": "What that limit has left after this request: 0 on a refusal.", "schema": obj{"type": "integer", "minimum": 0}},
 		"RateLimit-Reset":     obj{"description": "Seconds until that limit is whole again.", "schema": obj{"type": "integer", "minimum": 0}},
 		"WWW-Authenticate":    obj{"description": "The Bearer challenge.", "schema": str},
 	}

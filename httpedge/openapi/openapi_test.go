@@ -224,6 +224,10 @@ func TestOpenAPIDocument(t *testing.T) {
 	// 202 names the Location of its task; 204 has no content; RawBody keeps its media type.
 	accepted := at(t, doc, "paths", "/api/virt/vms/{id}/actions/{action}", "post", "responses", "202").(map[string]any)
 	at(t, accepted, "headers", "Location")
+	// The edge's limiter sets RateLimit-* on every answer while limits are on.
+	for _, h := range []string{"RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"} {
+		at(t, accepted, "headers", h)
+	}
 	at(t, accepted, "content", "application/json", "schema")
 	if _, ok := at(t, doc, "paths", "/api/client/firewall/rules/{id}", "delete", "responses", "204").(map[string]any)["content"]; ok {
 		t.Errorf("204: got content; want none")
