@@ -9,6 +9,7 @@ import (
 
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/monitoring"
 	"github.com/vmplane/vmplane/actors/schedules"
 	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/hypervisor"
@@ -61,8 +62,8 @@ type stampCase struct {
 }
 
 // TestIdempotencyRetryAfterCrashEveryGroup: a representative of each kind of POST
-// route (a tenant create by an operator, a schedule create, a machine power action, a
-// machine create), cut short by the end of its process, gets its one answer from a
+// route (a tenant, user or health check create by an operator, a schedule create, a
+// machine power action, a machine create), cut short by the end of its process, gets its one answer from a
 // retry with its key after the restart: the request whose write had not applied runs,
 // the one whose had answers with what it made, and each made exactly one record or
 // task.
@@ -120,6 +121,8 @@ func TestIdempotencyRetryAfterCrashEveryGroup(t *testing.T) {
 		cron := "1 4 * * *"
 		machine := m1.ID
 		vmName := "crash-" + suffix
+		email := "crash-" + suffix + "@example.test"
+		checkName := "crash " + suffix
 		if applied {
 			cron, machine = "2 4 * * *", m2.ID
 		}
@@ -153,6 +156,21 @@ func TestIdempotencyRetryAfterCrashEveryGroup(t *testing.T) {
 					return r.Machine.ID, err
 				},
 				id: decodeID("machine", "id"), count: countWhere("/api/resources/machines?limit=500", map[string]any{"name": vmName})},
+			stampCase{name: "user-" + suffix, admin: true, applied: applied, path: "/api/resources/users",
+				body:   `{"email":"` + email + `","name":"Crash","role":"user","password":"tenant-password","tenant_id":"` + tenantID + `"}`,
+				status: 201,
+				apply: func(ctx context.Context) (string, error) {
+					r, err := sys.Users.Create(ctx, email, "Crash", "user", "tenant-password", &tenantID)
+					return r.ID, err
+				},
+				id: decodeID("id"), count: countWhere("/api/resources/users?limit=500", map[string]any{"email": email})},
+			stampCase{name: "check-" + suffix, admin: true, applied: applied, path: "/api/monitoring/health-checks",
+				body: `{"name":"` + checkName + `","type":"tcp","target":"127.0.0.1:9","interval_s":3600}`, status: 201,
+				apply: func(ctx context.Context) (string, error) {
+					r, err := sys.HealthChecks.Create(ctx, monitoring.HealthCheckSpec{Name: checkName, Type: "tcp", Target: "127.0.0.1:9", IntervalS: 3600}, nil)
+					return r.ID, err
+				},
+				id: decodeID("id"), count: countWhere("/api/monitoring/health-checks?limit=500", map[string]any{"name": checkName})},
 		)
 	}
 	made := map[string]string{}
