@@ -30,7 +30,7 @@ func (s *Server) virtRoutes(prefix string) []Route {
 	routes := []Route{
 		{Method: "POST", Path: prefix + "/sync", Access: AdminOnly, Handler: s.sync, Tag: tag,
 			Summary: "Reconcile the store with the hypervisor's inventory", Reply: machines.SyncResult{},
-			Exempt: "it only brings the store in line with the hypervisor: running it again is harmless, under a new key"},
+			Exempt: "a sync only brings the store in line with the hypervisor, so running it again under a new key is harmless"},
 		{Method: "GET", Path: prefix + "/vms", Access: AdminOnly, Handler: s.listMachines, Tag: tag,
 			Summary: "List machines", Reply: Page[machines.Machine]{}, Query: withPage(machineQuery), QueryTypes: machineQueryTypes},
 		{Method: "GET", Path: prefix + "/vms/{id}", Access: AdminOnly, Handler: s.getMachine, Tag: tag,
