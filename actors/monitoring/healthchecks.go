@@ -918,7 +918,7 @@ func (e *hcEntity) update(ctx actor.Context, m *updateCheck) {
 		next.Last.Status = CheckFailing
 	}
 	next.UpdatedAt = time.Now().UTC()
-	if err := e.save(&next); err != nil {
+	if err := e.save(&next, nil); err != nil {
 		kit.RespondErr(ctx, err)
 		return
 	}
@@ -997,7 +997,7 @@ func (e *hcEntity) done(m *probeDone) {
 // kept in memory (dirty) for a later write. A failed write keeps it in memory too.
 func (e *hcEntity) keep(next *HealthCheck, must bool) {
 	if must || e.hs.shared || e.sys.rt.Clock.Since(e.savedAt) >= hcPersistEvery {
-		err := e.save(next)
+		err := e.save(next, nil)
 		if err == nil {
 			return
 		}
@@ -1037,16 +1037,14 @@ func (e *hcEntity) assertAlert(prev string) {
 // save writes the record and its tenant index durably and makes it the live one.
 // save writes next. st, when set, is the claim of the request's Idempotency-Key: the
 // write carries it, with next as its reply.
-func (e *hcEntity) save(next *HealthCheck, st ...*kit.Stamp) error {
+func (e *hcEntity) save(next *HealthCheck, st *kit.Stamp) error {
 	val, err := persistence.Encode(healthCheckVersion, next)
 	if err != nil {
 		return err
 	}
 	b := new(persistence.Batch).Put(hcKey(e.id), val)
-	for _, st := range st {
-		if err := st.Carry(b, *next); err != nil {
-			return err
-		}
+	if err := st.Carry(b, *next); err != nil {
+		return err
 	}
 	if next.TenantID != nil {
 		b.Put(hcTenantKey(*next.TenantID, e.id), nil)

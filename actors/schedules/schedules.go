@@ -688,15 +688,13 @@ func putSchedule(b *persistence.Batch, r *scheduleRecord) error {
 
 // save writes next. st, when set, is the claim of the request's Idempotency-Key: the
 // write carries it, with next as its reply.
-func (e *scheduleEntity) save(next *scheduleRecord, st ...*kit.Stamp) error {
+func (e *scheduleEntity) save(next *scheduleRecord, st *kit.Stamp) error {
 	b := new(persistence.Batch)
 	if err := putSchedule(b, next); err != nil {
 		return err
 	}
-	for _, st := range st {
-		if err := st.Carry(b, *next); err != nil {
-			return err
-		}
+	if err := st.Carry(b, *next); err != nil {
+		return err
 	}
 	if err := e.sys.rt.Commit(b); err != nil {
 		return err
@@ -761,7 +759,7 @@ func (e *scheduleEntity) update(ctx actor.Context, in ScheduleInput) {
 		next.NextRunAt = e.next(&next, next.Since)
 	}
 	next.UpdatedAt = now
-	if err := e.save(&next); err != nil {
+	if err := e.save(&next, nil); err != nil {
 		kit.RespondErr(ctx, err)
 		return
 	}
@@ -813,7 +811,7 @@ func (e *scheduleEntity) skip(slot, now time.Time, status string) {
 		next.LastStatus = &status
 		next.UpdatedAt = now
 	}
-	if err := e.save(&next); err != nil {
+	if err := e.save(&next, nil); err != nil {
 		e.log().Error("cannot record a skipped due time", zap.Error(err))
 		e.rec.NextRunAt = next.NextRunAt
 	}
@@ -839,7 +837,7 @@ func (e *scheduleEntity) claim(slot, now time.Time) {
 	next.Since = slot
 	next.NextRunAt = e.next(&next, maxTime(slot, now))
 	next.UpdatedAt = now
-	if err := e.save(&next); err != nil {
+	if err := e.save(&next, nil); err != nil {
 		// Not claimed, so not run: try again at the next due time.
 		e.log().Error("cannot claim a due time; it is not run", zap.Time("due", slot), zap.Error(err))
 		if n := e.next(&next, now); n != nil {
@@ -873,7 +871,7 @@ func (e *scheduleEntity) wake() {
 		status := "failed: " + f[0].Field + " " + f[0].Message
 		next := *r
 		next.LastStatus, next.NextRunAt = &status, nil
-		if err := e.save(&next); err != nil {
+		if err := e.save(&next, nil); err != nil {
 			e.log().Error("cannot record an invalid schedule", zap.Error(err))
 		}
 		e.ss.disarm(e.id)
@@ -896,7 +894,7 @@ func (e *scheduleEntity) wake() {
 		if !sameTime(next, r.NextRunAt) {
 			n := *r
 			n.NextRunAt = next
-			if err := e.save(&n); err != nil {
+			if err := e.save(&n, nil); err != nil {
 				e.log().Error("cannot record the next due time", zap.Error(err))
 				e.rec.NextRunAt = next
 			}
