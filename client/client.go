@@ -316,8 +316,8 @@ func (c *core) do(ctx context.Context, r request) (http.Header, error) {
 		default:
 			// Every other error, 4xx above all, is final: retrying cannot change it. A 409
 			// conflict for our own key without Retry-After means a first try may have
-			// taken effect (the server restarted under it): the caller must look before
-			// trying anew.
+			// taken effect (the server restarted under a logout or a sync, the routes
+			// exempt from completing on retry): the caller must look before trying anew.
 			return res.Header, errorFrom(res, body)
 		}
 	}

@@ -27,7 +27,7 @@ func (s *Server) clientRoutes() []Route {
 				"status": machineQuery["status"], "node": machineQuery["node"]}), QueryTypes: machineQueryTypes},
 		{Method: "POST", Path: "/api/client/machines", Access: Authenticated, Handler: s.clientCreateMachine, Tag: tag,
 			Summary: "Create a machine within the quota (409 quota_exceeded beyond it)", Body: tenants.MachineSpec{},
-			Reply: tenants.Provisioned{}, Status: fasthttp.StatusAccepted, Query: tenantQuery},
+			Reply: tenants.Provisioned{}, Status: fasthttp.StatusAccepted, Query: tenantQuery, Stamped: true},
 		{Method: "PATCH", Path: "/api/client/machines/{vmId}/resources", Access: Authenticated, Handler: s.clientResize, Tag: tag,
 			Summary: "Resize a machine within the quota; disks only grow", Body: tenants.ResourceChange{}, Patch: true,
 			Reply: TaskReply{}, Status: fasthttp.StatusAccepted, Query: tenantQuery},
@@ -35,7 +35,7 @@ func (s *Server) clientRoutes() []Route {
 			Summary: "Run a power action on one of the tenant's machines",
 			Description: "Start, stop, shut down, reboot, reset, suspend or resume one of the tenant's machines; another action is 400 listing the allowed ones. " +
 				"The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. Another tenant's machine is 404.",
-			Reply: TaskReply{}, Status: fasthttp.StatusAccepted, Query: tenantQuery, PathTypes: powerActionPath},
+			Reply: TaskReply{}, Status: fasthttp.StatusAccepted, Query: tenantQuery, PathTypes: powerActionPath, Stamped: true},
 		{Method: "GET", Path: "/api/client/firewall/rules", Access: Authenticated, Handler: s.clientRules, Tag: tag,
 			Summary: "The tenant's firewall rules by position", Reply: Page[tenants.FirewallRule]{},
 			Query: withPage(map[string]string{"machine_id": "only the rule set of this machine", "tenant_id": tenantQuery["tenant_id"]})},

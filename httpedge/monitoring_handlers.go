@@ -24,7 +24,7 @@ func (s *Server) monitoringRoutes() []Route {
 			Summary: "Health checks with their latest result, in creation order", Reply: Page[monitoring.HealthCheck]{}, Query: checkList},
 		{Method: "POST", Path: "/api/monitoring/health-checks", Access: AdminOnly, Handler: s.createCheck, Tag: tag,
 			Summary: "Create a health check (any target); it starts probing at once", Body: monitoring.HealthCheckSpec{},
-			Reply: monitoring.HealthCheck{}, Status: fasthttp.StatusCreated},
+			Reply: monitoring.HealthCheck{}, Status: fasthttp.StatusCreated, Stamped: true},
 		{Method: "GET", Path: "/api/monitoring/health-checks/{id}", Access: AdminOnly, Handler: s.getCheck, Tag: tag,
 			Summary: "One health check with its recent results", Reply: monitoring.HealthCheck{}},
 		{Method: "PATCH", Path: "/api/monitoring/health-checks/{id}", Access: AdminOnly, Handler: s.updateCheck, Tag: tag,
@@ -73,7 +73,7 @@ type AlertPatch struct {
 func (s *Server) monitoringResources() []resource {
 	sys := s.sys
 	return []resource{
-		{name: "health-checks", scoped: true, read: Authenticated, write: Authenticated, summary: "health checks",
+		{name: "health-checks", scoped: true, read: Authenticated, write: Authenticated, summary: "health checks", stamped: true,
 			item: itemOf[monitoring.HealthCheck](), createBody: monitoring.HealthCheckSpec{}, updateBody: monitoring.HealthCheckChange{},
 			query: map[string]string{"tenant_id": "operators: only this tenant's checks"},
 			list: func(c *Call, scope *string, cursor string, limit int) (any, string, error) {

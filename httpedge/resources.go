@@ -36,6 +36,9 @@ type resource struct {
 	deleteStatus           int
 	deleteReply            any
 	summary                string
+	// stamped says the create's one write carries the claim of its Idempotency-Key
+	// (Route.Stamped).
+	stamped bool
 	// query declares a list's filters (name → description), beyond limit and cursor.
 	query      map[string]string
 	queryTypes map[string]QueryType
@@ -103,7 +106,7 @@ func (s *Server) resourceRoutes() []Route {
 			if reply == nil {
 				reply = r.item.one
 			}
-			rt := Route{Method: "POST", Path: base, Access: r.write, Tag: tag, Status: status,
+			rt := Route{Method: "POST", Path: base, Access: r.write, Tag: tag, Status: status, Stamped: r.stamped,
 				Summary: "Create one of the " + r.summary, Body: r.createBody, Reply: reply, Handler: s.serveResource(&r, "create")}
 			rt.Description = describe(&rt)
 			if r.scoped {
@@ -284,7 +287,7 @@ func (s *Server) coreResources() []resource {
 	sys := s.sys
 	fw := func() tenants.Firewall { return sys.Tenants.Firewall() }
 	return []resource{
-		{name: "machines", scoped: true, read: Authenticated, write: Authenticated, summary: "machines",
+		{name: "machines", scoped: true, read: Authenticated, write: Authenticated, summary: "machines", stamped: true,
 			item: itemOf[machines.Machine](), createBody: MachineCreate{}, updateBody: MachinePatch{},
 			createStatus: fasthttp.StatusAccepted, createReply: tenants.Provisioned{},
 			updateStatus: fasthttp.StatusAccepted, updateReply: TaskReply{}, updateAlso: map[int]any{fasthttp.StatusOK: machines.Machine{}},
@@ -357,7 +360,7 @@ func (s *Server) coreResources() []resource {
 				return accepted(t), nil
 			},
 		},
-		{name: "firewall-rules", scoped: true, read: Authenticated, write: Authenticated, summary: "firewall rules",
+		{name: "firewall-rules", scoped: true, read: Authenticated, write: Authenticated, summary: "firewall rules", stamped: true,
 			item: itemOf[tenants.FirewallRule](), createBody: RuleBody{}, updateBody: RuleBody{},
 			list: func(c *Call, scope *string, cursor string, limit int) (any, string, error) {
 				if scope != nil {
@@ -408,7 +411,7 @@ func (s *Server) coreResources() []resource {
 			},
 			get: func(c *Call, scope *string, id string) (any, error) { return sys.Tasks.Get(c.Context(), id, scope) },
 		},
-		{name: "tenants", read: AdminOnly, write: AdminOnly, summary: "tenants",
+		{name: "tenants", read: AdminOnly, write: AdminOnly, summary: "tenants", stamped: true,
 			item: itemOf[tenants.Tenant](), createBody: TenantCreate{}, updateBody: tenants.TenantChange{},
 			list: func(c *Call, _ *string, cursor string, limit int) (any, string, error) {
 				return sys.Tenants.List(c.Context(), cursor, limit)
@@ -432,7 +435,7 @@ func (s *Server) coreResources() []resource {
 				return NoContent, sys.Tenants.Delete(c.Context(), id)
 			},
 		},
-		{name: "users", read: AdminOnly, write: AdminOnly, summary: "users",
+		{name: "users", read: AdminOnly, write: AdminOnly, summary: "users", stamped: true,
 			item: itemOf[auth.User](), createBody: UserCreate{}, updateBody: auth.UserChange{},
 			query: map[string]string{"tenant_id": "only this tenant's users"},
 			list: func(c *Call, _ *string, cursor string, limit int) (any, string, error) {

@@ -79,6 +79,11 @@ type Route struct {
 	// answer then tells whether the request applied, and a retry after its process
 	// died runs it, or answers with the reply its write recorded, instead of a 409.
 	Stamped bool
+	// Exempt, on an authenticated POST that is not Stamped, says why it need not be
+	// (it writes nothing durable, or running it again is harmless), as a clause the
+	// document completes "a retry ... answers 409 conflict, since ...": every other
+	// one is stamped (TestPostRoutesStamped).
+	Exempt string
 	// Hidden routes are served but not documented: the driver-named aliases of
 	// /api/virt, which would give a generated client two of everything.
 	Hidden bool

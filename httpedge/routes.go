@@ -38,7 +38,8 @@ func (s *Server) routeTable() []Route {
 		{Method: "GET", Path: "/api/auth/me", Access: Authenticated, Handler: s.me, Tag: "auth",
 			Summary: "The calling user", Reply: auth.User{}},
 		{Method: "POST", Path: "/api/auth/logout", Access: Authenticated, Handler: s.logout, Tag: "auth",
-			Summary: "End a login: its refresh tokens and its access tokens", Body: RefreshRequest{}, Status: fasthttp.StatusNoContent},
+			Summary: "End a login: its refresh tokens and its access tokens", Body: RefreshRequest{}, Status: fasthttp.StatusNoContent,
+			Exempt: "a logout creates nothing: once it applied, its retry's access token is revoked (401), and a logout can always be sent again with a new key"},
 
 		{Method: "GET", Path: "/api/tasks/{id}", Access: Authenticated, Handler: s.getTask, Tag: "tasks",
 			Summary: "One task (a tenant user sees only its tenant's)", Reply: machines.Task{}},

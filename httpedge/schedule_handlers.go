@@ -68,12 +68,12 @@ func (s *Server) scheduleRoutes() []Route {
 	return []Route{
 		{Method: "POST", Path: "/api/client/machines/{vmId}/power-schedules", Access: Authenticated, Handler: clientCreateSchedule[schedules.PowerSchedule, PowerScheduleBody](s, power), Tag: tag,
 			Summary: "Add a power schedule: start, stop, shut down or reboot the machine on a cron expression in a time zone",
-			Body:    PowerScheduleBody{}, Reply: schedules.PowerSchedule{}, Status: fasthttp.StatusCreated, Query: tenantQuery},
+			Body:    PowerScheduleBody{}, Reply: schedules.PowerSchedule{}, Status: fasthttp.StatusCreated, Query: tenantQuery, Stamped: true},
 		{Method: "GET", Path: "/api/client/machines/{vmId}/power-schedules", Access: Authenticated, Handler: clientSchedules(s, power), Tag: tag,
 			Summary: "The machine's power schedules", Reply: Page[schedules.PowerSchedule]{}, Query: list},
 		{Method: "POST", Path: "/api/client/machines/{vmId}/backup-schedules", Access: Authenticated, Handler: clientCreateSchedule[schedules.BackupSchedule, BackupScheduleBody](s, backup), Tag: tag,
 			Summary: "Add a backup schedule: back the machine up on a cron expression, keeping the newest `retention` backups",
-			Body:    BackupScheduleBody{}, Reply: schedules.BackupSchedule{}, Status: fasthttp.StatusCreated, Query: tenantQuery},
+			Body:    BackupScheduleBody{}, Reply: schedules.BackupSchedule{}, Status: fasthttp.StatusCreated, Query: tenantQuery, Stamped: true},
 		{Method: "GET", Path: "/api/client/machines/{vmId}/backup-schedules", Access: Authenticated, Handler: clientSchedules(s, backup), Tag: tag,
 			Summary: "The machine's backup schedules", Reply: Page[schedules.BackupSchedule]{}, Query: list},
 	}
@@ -198,7 +198,7 @@ type scheduleCreateBody interface {
 // scheduleResource is the generic resource of one kind of schedule: T the schedule, B
 // its update body, C its create body.
 func scheduleResource[T any, B scheduleBody, C scheduleCreateBody](name, summary string, svc func() scheduleService[T]) resource {
-	return resource{name: name, scoped: true, read: Authenticated, write: Authenticated, summary: summary,
+	return resource{name: name, scoped: true, read: Authenticated, write: Authenticated, summary: summary, stamped: true,
 		item: itemOf[T](), createBody: *new(C), updateBody: *new(B), query: scheduleListQuery,
 		list: func(c *Call, scope *string, cursor string, limit int) (any, string, error) {
 			return svc().List(c.Context(), listTenant(c, scope), c.Query("machine_id"), cursor, limit)

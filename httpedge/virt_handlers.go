@@ -29,7 +29,8 @@ func (s *Server) virtRoutes(prefix string) []Route {
 	page := pageQuery
 	routes := []Route{
 		{Method: "POST", Path: prefix + "/sync", Access: AdminOnly, Handler: s.sync, Tag: tag,
-			Summary: "Reconcile the store with the hypervisor's inventory", Reply: machines.SyncResult{}},
+			Summary: "Reconcile the store with the hypervisor's inventory", Reply: machines.SyncResult{},
+			Exempt: "a sync only brings the store in line with the hypervisor, so running it again under a new key is harmless"},
 		{Method: "GET", Path: prefix + "/vms", Access: AdminOnly, Handler: s.listMachines, Tag: tag,
 			Summary: "List machines", Reply: Page[machines.Machine]{}, Query: withPage(machineQuery), QueryTypes: machineQueryTypes},
 		{Method: "GET", Path: prefix + "/vms/{id}", Access: AdminOnly, Handler: s.getMachine, Tag: tag,
@@ -38,17 +39,17 @@ func (s *Server) virtRoutes(prefix string) []Route {
 			Summary: "Run a power action on a machine",
 			Description: "Power action: start, stop, shutdown, reboot, reset, suspend, resume (aliases restart, poweroff, kill, boot); another action is 400 listing the allowed ones. " +
 				"The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A machine busy with another task is 409 operation_in_progress.",
-			Reply: TaskReply{}, Status: fasthttp.StatusAccepted, PathTypes: powerActionPath},
+			Reply: TaskReply{}, Status: fasthttp.StatusAccepted, PathTypes: powerActionPath, Stamped: true},
 		{Method: "POST", Path: prefix + "/vms/{id}/migrate", Access: AdminOnly, Handler: s.migrate, Tag: tag,
-			Summary: "Move a machine to another node", Body: MigrateRequest{}, Reply: TaskReply{}, Status: fasthttp.StatusAccepted},
+			Summary: "Move a machine to another node", Body: MigrateRequest{}, Reply: TaskReply{}, Status: fasthttp.StatusAccepted, Stamped: true},
 		{Method: "PATCH", Path: prefix + "/vms/{id}/config", Access: AdminOnly, Handler: s.configure, Tag: tag,
 			Summary: "Change name, cores or memory", Body: ConfigRequest{}, Reply: TaskReply{}, Status: fasthttp.StatusAccepted, Patch: true},
 		{Method: "PATCH", Path: prefix + "/vms/{id}/network", Access: AdminOnly, Handler: s.network, Tag: tag,
 			Summary: "Change network interfaces", Body: NetworkRequest{}, Reply: TaskReply{}, Status: fasthttp.StatusAccepted},
 		{Method: "POST", Path: prefix + "/vms/{id}/disks", Access: AdminOnly, Handler: s.addDisk, Tag: tag,
-			Summary: "Attach a new disk; the task result names it", Body: DiskRequest{}, Reply: TaskReply{}, Status: fasthttp.StatusAccepted},
+			Summary: "Attach a new disk; the task result names it", Body: DiskRequest{}, Reply: TaskReply{}, Status: fasthttp.StatusAccepted, Stamped: true},
 		{Method: "POST", Path: prefix + "/vms/{id}/reinstall", Access: AdminOnly, Handler: s.reinstall, Tag: tag,
-			Summary: "Rebuild the system disk from a template", Body: ReinstallRequest{}, Reply: TaskReply{}, Status: fasthttp.StatusAccepted},
+			Summary: "Rebuild the system disk from a template", Body: ReinstallRequest{}, Reply: TaskReply{}, Status: fasthttp.StatusAccepted, Stamped: true},
 		{Method: "GET", Path: prefix + "/vms/{id}/console", Access: AdminOnly, Handler: s.console, Tag: tag,
 			Summary: "A single-use ticket and the websocket of the machine's console",
 			Description: "path is the console websocket's path with the ticket, to be joined to the origin the client uses (ws:// or wss://); " +

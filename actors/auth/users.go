@@ -170,6 +170,9 @@ type (
 	createUser struct {
 		Email, Name, Role, Hash string
 		TenantID                *string
+		// Stamp, for a create made with an Idempotency-Key, is the key's claim,
+		// which the create's write carries (kit.Stamp).
+		Stamp *kit.Stamp
 	}
 )
 
@@ -384,6 +387,13 @@ func validateNewUser(email, password, role string) error {
 
 // Create creates a user; the e-mail must be free.
 func (u *Users) Create(ctx context.Context, email, name, role, password string, tenantID *string) (User, error) {
+	// Made with an Idempotency-Key (ctx carries its stamp), the create's write carries
+	// the key's claim, and the retry of a create that applied without an answer gets
+	// the user it created (and is not refused for the e-mail it took).
+	st := kit.StampOf(ctx)
+	if r, ok, err := kit.Recorded[User](st); ok {
+		return r, err
+	}
 	email = NormalizeEmail(email)
 	if err := validateNewUser(email, password, role); err != nil {
 		return User{}, err
@@ -401,7 +411,7 @@ func (u *Users) Create(ctx context.Context, email, name, role, password string, 
 	if err != nil {
 		return User{}, err
 	}
-	return kit.AskPID[User](ctx, u.sys.rt, u.kind.PID(), &createUser{Email: email, Name: name, Role: role, Hash: string(hash), TenantID: tenantID})
+	return kit.AskPID[User](ctx, u.sys.rt, u.kind.PID(), &createUser{Email: email, Name: name, Role: role, Hash: string(hash), TenantID: tenantID, Stamp: st})
 }
 
 func errEmailTaken(email string) error {
@@ -422,7 +432,14 @@ func (u *Users) create(s *system, m *createUser) (User, error) {
 	if rec.TenantID != nil {
 		b.Put(persistence.Key("user-tenant", *rec.TenantID, rec.ID), nil)
 	}
+	if err := m.Stamp.Carry(b, rec.User); err != nil {
+		return User{}, err
+	}
 	if err := s.rt.Commit(b); persistence.IsConditionFailed(err) {
+		if _, gerr := s.store.Get(idx); m.Stamp != nil && errors.Is(gerr, persistence.ErrNotFound) {
+			// The e-mail is free: the claim changed, a retry took the request over.
+			return User{}, errTakenOver
+		}
 		return User{}, errEmailTaken(m.Email)
 	} else if err != nil {
 		return User{}, err

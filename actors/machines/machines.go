@@ -247,6 +247,9 @@ type (
 		Tenant *string
 		// TaskID, when set, is the id the task gets (see startAs).
 		TaskID string
+		// Stamp, for a request made with an Idempotency-Key, is the key's claim,
+		// which the write that records the task carries (kit.Stamp).
+		Stamp *kit.Stamp
 	}
 	// opDone reports the end of a task's hypervisor work.
 	opDone struct {
@@ -369,8 +372,14 @@ func (m *Machines) Resolve(id string) (string, error) {
 }
 
 // Start validates an operation against the machine's state, records its task and
-// runs it on the hypervisor. It returns the task at once.
+// runs it on the hypervisor. It returns the task at once. Made with an Idempotency-Key
+// (ctx carries its stamp), the write that records the task carries the key's claim,
+// and the retry of a start that applied without an answer gets the task it made.
 func (m *Machines) Start(ctx context.Context, id string, op Operation, tenant *string) (Task, error) {
+	st := kit.StampOf(ctx)
+	if t, ok, err := kit.Recorded[Task](st); ok {
+		return t, err
+	}
 	// Existence and scope first: an unknown machine, or one outside the tenant's
 	// scope, is a 404 whatever the operation's own faults, which must not tell a
 	// tenant about a machine it cannot see.
@@ -385,7 +394,7 @@ func (m *Machines) Start(ctx context.Context, id string, op Operation, tenant *s
 			return Task{}, err
 		}
 	}
-	return askMachine[Task](ctx, m, id, &startOp{Op: op, Tenant: tenant})
+	return askMachine[Task](ctx, m, id, &startOp{Op: op, Tenant: tenant, Stamp: st})
 }
 
 // precheck validates what an operation names outside the machine: the target node of a
@@ -594,7 +603,7 @@ func (e *machineEntity) start(ctx actor.Context, m *startOp) {
 		next.Status = StatusMigrating
 	}
 	next.UpdatedAt = now
-	if err := e.save(&next, task, "task"); err != nil {
+	if err := e.saveStamped(&next, task, "task", m.Stamp); err != nil {
 		kit.RespondErr(ctx, err)
 		return
 	}
@@ -606,11 +615,22 @@ func (e *machineEntity) start(ctx actor.Context, m *startOp) {
 // save persists the machine record, and the task when given, in one durable batch, and
 // publishes the change with its cause.
 func (e *machineEntity) save(next *Record, task *Task, cause string) error {
+	return e.saveStamped(next, task, cause, nil)
+}
+
+// saveStamped is save whose batch carries st, the claim of the request's
+// Idempotency-Key, with the task as its reply.
+func (e *machineEntity) saveStamped(next *Record, task *Task, cause string, st *kit.Stamp) error {
 	val, err := persistence.Encode(RecordVersion, next)
 	if err != nil {
 		return err
 	}
 	b := new(persistence.Batch).Put(Key(e.id), val)
+	if st != nil {
+		if err := st.Carry(b, *task); err != nil {
+			return err
+		}
+	}
 	var displaced string
 	if next.VMID != 0 {
 		if e.rec == nil || e.rec.VMID != next.VMID {

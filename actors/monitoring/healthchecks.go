@@ -213,7 +213,12 @@ type HealthChecks struct {
 
 // Messages of a health check entity.
 type (
-	createCheck struct{ HC HealthCheck }
+	createCheck struct {
+		HC HealthCheck
+		// Stamp, for a create made with an Idempotency-Key, is the key's claim,
+		// which the create's write carries (kit.Stamp).
+		Stamp *kit.Stamp
+	}
 	updateCheck struct {
 		Scope  *string
 		Change checkChange
@@ -457,6 +462,13 @@ func probeHTTP(ctx context.Context, client *http.Client, target string) (int, er
 // whose check may target only the addresses of that tenant's own machines; operators
 // (nil scope) may target anything and name the tenant in spec.TenantID.
 func (h *HealthChecks) Create(ctx context.Context, spec HealthCheckSpec, scope *string) (HealthCheck, error) {
+	// Made with an Idempotency-Key (ctx carries its stamp), the create's write carries
+	// the key's claim, and the retry of a create that applied without an answer gets
+	// the check it created.
+	st := kit.StampOf(ctx)
+	if r, ok, err := kit.Recorded[HealthCheck](st); ok {
+		return r, err
+	}
 	if scope != nil {
 		spec.TenantID = scope
 	}
@@ -501,7 +513,7 @@ func (h *HealthChecks) Create(ctx context.Context, spec HealthCheckSpec, scope *
 			hc.MachineID = &owner
 		}
 	}
-	return h.ask(ctx, hc.ID, &createCheck{HC: hc})
+	return h.ask(ctx, hc.ID, &createCheck{HC: hc, Stamp: st})
 }
 
 // Update changes a check. A tenant user's new target must again be an address of
@@ -809,7 +821,7 @@ func (e *hcEntity) Load() error {
 func (e *hcEntity) Handle(ctx actor.Context, msg any) {
 	switch m := msg.(type) {
 	case *createCheck:
-		e.create(ctx, m.HC)
+		e.create(ctx, m.HC, m.Stamp)
 	case *updateCheck:
 		e.update(ctx, m)
 	case *deleteCheck:
@@ -832,12 +844,12 @@ func (e *hcEntity) Handle(ctx actor.Context, msg any) {
 	}
 }
 
-func (e *hcEntity) create(ctx actor.Context, hc HealthCheck) {
+func (e *hcEntity) create(ctx actor.Context, hc HealthCheck, st *kit.Stamp) {
 	if e.rec != nil {
 		kit.RespondErr(ctx, apierr.New(apierr.ErrConflict, "health check %s exists", e.id))
 		return
 	}
-	if err := e.save(&hc); err != nil {
+	if err := e.save(&hc, st); err != nil {
 		kit.RespondErr(ctx, err)
 		return
 	}
@@ -906,7 +918,7 @@ func (e *hcEntity) update(ctx actor.Context, m *updateCheck) {
 		next.Last.Status = CheckFailing
 	}
 	next.UpdatedAt = time.Now().UTC()
-	if err := e.save(&next); err != nil {
+	if err := e.save(&next, nil); err != nil {
 		kit.RespondErr(ctx, err)
 		return
 	}
@@ -985,7 +997,7 @@ func (e *hcEntity) done(m *probeDone) {
 // kept in memory (dirty) for a later write. A failed write keeps it in memory too.
 func (e *hcEntity) keep(next *HealthCheck, must bool) {
 	if must || e.hs.shared || e.sys.rt.Clock.Since(e.savedAt) >= hcPersistEvery {
-		err := e.save(next)
+		err := e.save(next, nil)
 		if err == nil {
 			return
 		}
@@ -1023,12 +1035,17 @@ func (e *hcEntity) assertAlert(prev string) {
 }
 
 // save writes the record and its tenant index durably and makes it the live one.
-func (e *hcEntity) save(next *HealthCheck) error {
+// save writes next. st, when set, is the claim of the request's Idempotency-Key: the
+// write carries it, with next as its reply.
+func (e *hcEntity) save(next *HealthCheck, st *kit.Stamp) error {
 	val, err := persistence.Encode(healthCheckVersion, next)
 	if err != nil {
 		return err
 	}
 	b := new(persistence.Batch).Put(hcKey(e.id), val)
+	if err := st.Carry(b, *next); err != nil {
+		return err
+	}
 	if next.TenantID != nil {
 		b.Put(hcTenantKey(*next.TenantID, e.id), nil)
 	}

@@ -324,8 +324,13 @@ type Schedules struct {
 
 // Messages of a schedule entity.
 type (
-	createSchedule struct{ Rec scheduleRecord }
-	getSchedule    struct {
+	createSchedule struct {
+		Rec scheduleRecord
+		// Stamp, for a create made with an Idempotency-Key, is the key's claim,
+		// which the create's write carries (kit.Stamp).
+		Stamp *kit.Stamp
+	}
+	getSchedule struct {
 		Kind  string
 		Scope *string
 	}
@@ -434,8 +439,14 @@ func (s *Schedules) ask(ctx context.Context, id string, msg any) (scheduleRecord
 }
 
 // create validates a new schedule, checks that its machine is the tenant's, and
-// hands it to its entity.
+// hands it to its entity. Made with an Idempotency-Key (ctx carries its stamp), its
+// write carries the key's claim, and the retry of a create that applied without an
+// answer gets the schedule it created.
 func (s *Schedules) create(ctx context.Context, kind, tenant string, in ScheduleInput) (scheduleRecord, error) {
+	st := kit.StampOf(ctx)
+	if r, ok, err := kit.Recorded[scheduleRecord](st); ok {
+		return r, err
+	}
 	now := s.now().UTC()
 	rec := scheduleRecord{ScheduleBase: ScheduleBase{ID: persistence.NewID(), TenantID: tenant, Timezone: "UTC", Enabled: true,
 		CreatedAt: now, UpdatedAt: now}, Kind: kind, Since: now}
@@ -478,7 +489,7 @@ func (s *Schedules) create(ctx context.Context, kind, tenant string, in Schedule
 		sched, loc, _ := compileSchedule(rec.Cron, rec.Timezone)
 		rec.NextRunAt = nextRun(sched, loc, now)
 	}
-	return s.ask(ctx, rec.ID, &createSchedule{Rec: rec})
+	return s.ask(ctx, rec.ID, &createSchedule{Rec: rec, Stamp: st})
 }
 
 // list pages through one kind of schedules: a tenant's (by its index), or with a nil
@@ -618,7 +629,7 @@ func (e *scheduleEntity) Load() error {
 func (e *scheduleEntity) Handle(ctx actor.Context, msg any) {
 	switch m := msg.(type) {
 	case *createSchedule:
-		e.create(ctx, m.Rec)
+		e.create(ctx, m.Rec, m.Stamp)
 		return
 	case *runDone:
 		if err := e.runDone(m); err != nil {
@@ -675,9 +686,14 @@ func putSchedule(b *persistence.Batch, r *scheduleRecord) error {
 	return nil
 }
 
-func (e *scheduleEntity) save(next *scheduleRecord) error {
+// save writes next. st, when set, is the claim of the request's Idempotency-Key: the
+// write carries it, with next as its reply.
+func (e *scheduleEntity) save(next *scheduleRecord, st *kit.Stamp) error {
 	b := new(persistence.Batch)
 	if err := putSchedule(b, next); err != nil {
+		return err
+	}
+	if err := st.Carry(b, *next); err != nil {
 		return err
 	}
 	if err := e.sys.rt.Commit(b); err != nil {
@@ -708,12 +724,12 @@ func (e *scheduleEntity) next(r *scheduleRecord, t time.Time) *time.Time {
 	return nextRun(sched, loc, t)
 }
 
-func (e *scheduleEntity) create(ctx actor.Context, rec scheduleRecord) {
+func (e *scheduleEntity) create(ctx actor.Context, rec scheduleRecord, st *kit.Stamp) {
 	if e.rec != nil {
 		kit.RespondErr(ctx, apierr.New(apierr.ErrConflict, "schedule %s exists", e.id))
 		return
 	}
-	if err := e.save(&rec); err != nil {
+	if err := e.save(&rec, st); err != nil {
 		kit.RespondErr(ctx, err)
 		return
 	}
@@ -743,7 +759,7 @@ func (e *scheduleEntity) update(ctx actor.Context, in ScheduleInput) {
 		next.NextRunAt = e.next(&next, next.Since)
 	}
 	next.UpdatedAt = now
-	if err := e.save(&next); err != nil {
+	if err := e.save(&next, nil); err != nil {
 		kit.RespondErr(ctx, err)
 		return
 	}
@@ -795,7 +811,7 @@ func (e *scheduleEntity) skip(slot, now time.Time, status string) {
 		next.LastStatus = &status
 		next.UpdatedAt = now
 	}
-	if err := e.save(&next); err != nil {
+	if err := e.save(&next, nil); err != nil {
 		e.log().Error("cannot record a skipped due time", zap.Error(err))
 		e.rec.NextRunAt = next.NextRunAt
 	}
@@ -821,7 +837,7 @@ func (e *scheduleEntity) claim(slot, now time.Time) {
 	next.Since = slot
 	next.NextRunAt = e.next(&next, maxTime(slot, now))
 	next.UpdatedAt = now
-	if err := e.save(&next); err != nil {
+	if err := e.save(&next, nil); err != nil {
 		// Not claimed, so not run: try again at the next due time.
 		e.log().Error("cannot claim a due time; it is not run", zap.Time("due", slot), zap.Error(err))
 		if n := e.next(&next, now); n != nil {
@@ -855,7 +871,7 @@ func (e *scheduleEntity) wake() {
 		status := "failed: " + f[0].Field + " " + f[0].Message
 		next := *r
 		next.LastStatus, next.NextRunAt = &status, nil
-		if err := e.save(&next); err != nil {
+		if err := e.save(&next, nil); err != nil {
 			e.log().Error("cannot record an invalid schedule", zap.Error(err))
 		}
 		e.ss.disarm(e.id)
@@ -878,7 +894,7 @@ func (e *scheduleEntity) wake() {
 		if !sameTime(next, r.NextRunAt) {
 			n := *r
 			n.NextRunAt = next
-			if err := e.save(&n); err != nil {
+			if err := e.save(&n, nil); err != nil {
 				e.log().Error("cannot record the next due time", zap.Error(err))
 				e.rec.NextRunAt = next
 			}

@@ -122,12 +122,22 @@ type Provisioned struct {
 
 // Messages of a tenant entity.
 type (
-	getTenant     struct{}
-	createTenant  struct{ T Tenant }
+	getTenant    struct{}
+	createTenant struct {
+		T Tenant
+		// Stamp, for a create made with an Idempotency-Key, is the key's claim,
+		// which the create's write carries (kit.Stamp).
+		Stamp *kit.Stamp
+	}
 	updateTenant  struct{ C TenantChange }
 	deleteTenant  struct{}
 	tenantUsage   struct{}
-	createMachine struct{ Spec MachineSpec }
+	createMachine struct {
+		Spec MachineSpec
+		// Stamp: as createTenant's; the write that records the machine and its
+		// task carries it.
+		Stamp *kit.Stamp
+	}
 	reserveResize struct {
 		MachineID string
 		Change    ResourceChange
@@ -166,8 +176,14 @@ func (t *Tenants) Get(ctx context.Context, id string) (Tenant, error) {
 }
 
 // Create creates a tenant. The limits quota omits take their default. Its name must be
-// free, ignoring case: the tenant's batch requires the name's index key absent.
+// free, ignoring case: the tenant's batch requires the name's index key absent. Made
+// with an Idempotency-Key (ctx carries its stamp), its write carries the key's claim,
+// and the retry of a create that applied without an answer gets the tenant it created.
 func (t *Tenants) Create(ctx context.Context, name string, quota *QuotaChange) (Tenant, error) {
+	st := kit.StampOf(ctx)
+	if r, ok, err := kit.Recorded[Tenant](st); ok {
+		return r, err
+	}
 	ten := Tenant{ID: persistence.NewID(), Name: name, Quota: quota.applyTo(DefaultQuota)}
 	if err := validateTenant(ten.Name, ten.Quota); err != nil {
 		return Tenant{}, err
@@ -176,7 +192,7 @@ func (t *Tenants) Create(ctx context.Context, name string, quota *QuotaChange) (
 	if err := nameFree(t.sys.store, name, ""); err != nil {
 		return Tenant{}, err
 	}
-	return kit.Ask[Tenant](ctx, t.kind, ten.ID, &createTenant{T: ten})
+	return kit.Ask[Tenant](ctx, t.kind, ten.ID, &createTenant{T: ten, Stamp: st})
 }
 
 // Update changes a tenant's name or quota; the limits a quota change omits keep their
@@ -214,11 +230,17 @@ func (t *Tenants) Usage(ctx context.Context, id string) (Usage, error) {
 
 // CreateMachine checks the quota, reserves it and records the new machine in one
 // durable step, then starts provisioning. Concurrent creates can never exceed the quota.
+// Made with an Idempotency-Key, that step carries the key's claim (kit.Stamp), and the
+// retry of a create that applied without an answer gets the machine and task it made.
 func (t *Tenants) CreateMachine(ctx context.Context, tenantID string, spec MachineSpec) (Provisioned, error) {
+	st := kit.StampOf(ctx)
+	if r, ok, err := kit.Recorded[Provisioned](st); ok {
+		return r, err
+	}
 	if err := t.validateSpec(ctx, spec); err != nil {
 		return Provisioned{}, err
 	}
-	return kit.Ask[Provisioned](ctx, t.kind, tenantID, &createMachine{Spec: spec})
+	return kit.Ask[Provisioned](ctx, t.kind, tenantID, &createMachine{Spec: spec, Stamp: st})
 }
 
 // ResizeMachine grows or shrinks cores and memory and grows the disk of one of the
@@ -361,7 +383,7 @@ var _ kit.HandsOff = (*tenantEntity)(nil)
 
 func (e *tenantEntity) Handle(ctx actor.Context, msg any) {
 	if m, ok := msg.(*createTenant); ok {
-		e.create(ctx, m.T)
+		e.create(ctx, m.T, m.Stamp)
 		return
 	}
 	if e.rec == nil {
@@ -383,7 +405,7 @@ func (e *tenantEntity) Handle(ctx actor.Context, msg any) {
 		}
 		ctx.Respond(u)
 	case *createMachine:
-		e.createMachine(ctx, m.Spec)
+		e.createMachine(ctx, m.Spec, m.Stamp)
 	case *reserveResize:
 		e.reserveResize(ctx, m)
 	case *resizeStarted:
@@ -399,13 +421,18 @@ func (e *tenantEntity) Handle(ctx actor.Context, msg any) {
 }
 
 // save writes t. A name it takes (not the entity's before, ignoring case) must be
-// free: the batch requires its index key absent, and frees the old name's key.
-func (e *tenantEntity) save(t *Tenant) error {
+// free: the batch requires its index key absent, and frees the old name's key. st,
+// when set, is the claim of the request's Idempotency-Key: the write carries it, with
+// t as its reply.
+func (e *tenantEntity) save(t *Tenant, st *kit.Stamp) error {
 	val, err := persistence.Encode(tenantVersion, t)
 	if err != nil {
 		return err
 	}
 	b := new(persistence.Batch).Put(tenantKey(t.ID), val)
+	if err := st.Carry(b, *t); err != nil {
+		return err
+	}
 	key := nameKey(t.Name)
 	switch {
 	case e.rec == nil || foldName(e.rec.Name) != foldName(t.Name):
@@ -448,14 +475,14 @@ func (e *tenantEntity) freeName(b *persistence.Batch) error {
 	return nil
 }
 
-func (e *tenantEntity) create(ctx actor.Context, t Tenant) {
+func (e *tenantEntity) create(ctx actor.Context, t Tenant, st *kit.Stamp) {
 	if e.rec != nil {
 		kit.RespondErr(ctx, apierr.New(apierr.ErrConflict, "tenant %s exists", e.id))
 		return
 	}
 	now := time.Now().UTC()
 	t.CreatedAt, t.UpdatedAt = now, now
-	if err := e.save(&t); err != nil {
+	if err := e.save(&t, st); err != nil {
 		kit.RespondErr(ctx, err)
 		return
 	}
@@ -474,7 +501,7 @@ func (e *tenantEntity) update(ctx actor.Context, c TenantChange) {
 		return
 	}
 	next.UpdatedAt = time.Now().UTC()
-	if err := e.save(&next); err != nil {
+	if err := e.save(&next, nil); err != nil {
 		kit.RespondErr(ctx, err)
 		return
 	}
@@ -609,7 +636,7 @@ func overQuota(q Quota, u Usage, add Usage) error {
 	return e
 }
 
-func (e *tenantEntity) createMachine(ctx actor.Context, s MachineSpec) {
+func (e *tenantEntity) createMachine(ctx actor.Context, s MachineSpec, st *kit.Stamp) {
 	u, err := e.usage()
 	if err != nil {
 		kit.RespondErr(ctx, err)
@@ -644,6 +671,11 @@ func (e *tenantEntity) createMachine(ctx actor.Context, s MachineSpec) {
 		kit.RespondErr(ctx, err)
 		return
 	}
+	reply := Provisioned{Machine: m.Machine, Task: *task}
+	if err := st.Carry(b, reply); err != nil {
+		kit.RespondErr(ctx, err)
+		return
+	}
 	if err := e.sys.rt.Commit(b); err != nil {
 		kit.RespondErr(ctx, err)
 		return
@@ -651,7 +683,7 @@ func (e *tenantEntity) createMachine(ctx actor.Context, s MachineSpec) {
 	machines.Publish(e.sys.Events, m.Machine, "create", "")
 	e.sys.Events.Publish(events.EventTask, task.TenantID, task)
 	e.sys.Machines.Provision(m.ID, op)
-	ctx.Respond(Provisioned{Machine: m.Machine, Task: *task})
+	ctx.Respond(reply)
 }
 
 func (e *tenantEntity) reserveResize(ctx actor.Context, m *reserveResize) {

@@ -2474,7 +2474,7 @@ type ClientInterface interface {
 
 	// PostAuthLogoutWithBody End a login: its refresh tokens and its access tokens
 	//
-	// End a login: its refresh tokens and its access tokens. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 204 with no body.
+	// End a login: its refresh tokens and its access tokens. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 204 with no body. A retry with the Idempotency-Key of a request cut short by a crash or a failover answers 409 conflict, since a logout creates nothing: once it applied, its retry's access token is revoked (401), and a logout can always be sent again with a new key.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2483,7 +2483,7 @@ type ClientInterface interface {
 
 	// PostAuthLogout End a login: its refresh tokens and its access tokens
 	//
-	// End a login: its refresh tokens and its access tokens. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 204 with no body.
+	// End a login: its refresh tokens and its access tokens. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 204 with no body. A retry with the Idempotency-Key of a request cut short by a crash or a failover answers 409 conflict, since a logout creates nothing: once it applied, its retry's access token is revoked (401), and a logout can always be sent again with a new key.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2583,7 +2583,7 @@ type ClientInterface interface {
 
 	// PostClientMachinesWithBody Create a machine within the quota (409 quota_exceeded beyond it)
 	//
-	// Create a machine within the quota (409 quota_exceeded beyond it). Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow.
+	// Create a machine within the quota (409 quota_exceeded beyond it). Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2592,7 +2592,7 @@ type ClientInterface interface {
 
 	// PostClientMachines Create a machine within the quota (409 quota_exceeded beyond it)
 	//
-	// Create a machine within the quota (409 quota_exceeded beyond it). Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow.
+	// Create a machine within the quota (409 quota_exceeded beyond it). Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2615,7 +2615,7 @@ type ClientInterface interface {
 
 	// PostClientMachinesByVmIdBackupSchedulesWithBody Add a backup schedule: back the machine up on a cron expression, keeping the newest `retention` backups
 	//
-	// Add a backup schedule: back the machine up on a cron expression, keeping the newest `retention` backups. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created.
+	// Add a backup schedule: back the machine up on a cron expression, keeping the newest `retention` backups. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2624,7 +2624,7 @@ type ClientInterface interface {
 
 	// PostClientMachinesByVmIdBackupSchedules Add a backup schedule: back the machine up on a cron expression, keeping the newest `retention` backups
 	//
-	// Add a backup schedule: back the machine up on a cron expression, keeping the newest `retention` backups. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created.
+	// Add a backup schedule: back the machine up on a cron expression, keeping the newest `retention` backups. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2640,7 +2640,7 @@ type ClientInterface interface {
 
 	// PostClientMachinesByVmIdPowerSchedulesWithBody Add a power schedule: start, stop, shut down or reboot the machine on a cron expression in a time zone
 	//
-	// Add a power schedule: start, stop, shut down or reboot the machine on a cron expression in a time zone. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created.
+	// Add a power schedule: start, stop, shut down or reboot the machine on a cron expression in a time zone. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2649,7 +2649,7 @@ type ClientInterface interface {
 
 	// PostClientMachinesByVmIdPowerSchedules Add a power schedule: start, stop, shut down or reboot the machine on a cron expression in a time zone
 	//
-	// Add a power schedule: start, stop, shut down or reboot the machine on a cron expression in a time zone. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created.
+	// Add a power schedule: start, stop, shut down or reboot the machine on a cron expression in a time zone. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2761,7 +2761,7 @@ type ClientInterface interface {
 
 	// PostMonitoringHealthChecksWithBody Create a health check (any target); it starts probing at once
 	//
-	// Create a health check (any target); it starts probing at once. For operators (role admin); other users get 403. Answers 201 with the record created.
+	// Create a health check (any target); it starts probing at once. For operators (role admin); other users get 403. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2770,7 +2770,7 @@ type ClientInterface interface {
 
 	// PostMonitoringHealthChecks Create a health check (any target); it starts probing at once
 	//
-	// Create a health check (any target); it starts probing at once. For operators (role admin); other users get 403. Answers 201 with the record created.
+	// Create a health check (any target); it starts probing at once. For operators (role admin); other users get 403. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2896,7 +2896,7 @@ type ClientInterface interface {
 
 	// PostResourcesBackupSchedulesWithBody Create one of the backup schedules
 	//
-	// Create one of the backup schedules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
+	// Create one of the backup schedules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2905,7 +2905,7 @@ type ClientInterface interface {
 
 	// PostResourcesBackupSchedules Create one of the backup schedules
 	//
-	// Create one of the backup schedules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
+	// Create one of the backup schedules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2983,7 +2983,7 @@ type ClientInterface interface {
 
 	// PostResourcesFirewallRulesWithBody Create one of the firewall rules
 	//
-	// Create one of the firewall rules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
+	// Create one of the firewall rules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2992,7 +2992,7 @@ type ClientInterface interface {
 
 	// PostResourcesFirewallRules Create one of the firewall rules
 	//
-	// Create one of the firewall rules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
+	// Create one of the firewall rules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3049,7 +3049,7 @@ type ClientInterface interface {
 
 	// PostResourcesHealthChecksWithBody Create one of the health checks
 	//
-	// Create one of the health checks. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
+	// Create one of the health checks. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3058,7 +3058,7 @@ type ClientInterface interface {
 
 	// PostResourcesHealthChecks Create one of the health checks
 	//
-	// Create one of the health checks. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
+	// Create one of the health checks. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3115,7 +3115,7 @@ type ClientInterface interface {
 
 	// PostResourcesMachinesWithBody Create one of the machines
 	//
-	// Create one of the machines. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
+	// Create one of the machines. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3124,7 +3124,7 @@ type ClientInterface interface {
 
 	// PostResourcesMachines Create one of the machines
 	//
-	// Create one of the machines. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
+	// Create one of the machines. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3195,7 +3195,7 @@ type ClientInterface interface {
 
 	// PostResourcesPowerSchedulesWithBody Create one of the power schedules
 	//
-	// Create one of the power schedules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
+	// Create one of the power schedules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3204,7 +3204,7 @@ type ClientInterface interface {
 
 	// PostResourcesPowerSchedules Create one of the power schedules
 	//
-	// Create one of the power schedules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
+	// Create one of the power schedules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3289,7 +3289,7 @@ type ClientInterface interface {
 
 	// PostResourcesTenantsWithBody Create one of the tenants
 	//
-	// Create one of the tenants. For operators (role admin); other users get 403. Answers 201 with the record created.
+	// Create one of the tenants. For operators (role admin); other users get 403. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3298,7 +3298,7 @@ type ClientInterface interface {
 
 	// PostResourcesTenants Create one of the tenants
 	//
-	// Create one of the tenants. For operators (role admin); other users get 403. Answers 201 with the record created.
+	// Create one of the tenants. For operators (role admin); other users get 403. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3355,7 +3355,7 @@ type ClientInterface interface {
 
 	// PostResourcesUsersWithBody Create one of the users
 	//
-	// Create one of the users. For operators (role admin); other users get 403. Answers 201 with the record created.
+	// Create one of the users. For operators (role admin); other users get 403. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3364,7 +3364,7 @@ type ClientInterface interface {
 
 	// PostResourcesUsers Create one of the users
 	//
-	// Create one of the users. For operators (role admin); other users get 403. Answers 201 with the record created.
+	// Create one of the users. For operators (role admin); other users get 403. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3449,7 +3449,7 @@ type ClientInterface interface {
 
 	// PostVirtSync Reconcile the store with the hypervisor's inventory
 	//
-	// Reconcile the store with the hypervisor's inventory. For operators (role admin); other users get 403. Also served under /api/<driver>/sync (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+	// Reconcile the store with the hypervisor's inventory. For operators (role admin); other users get 403. A retry with the Idempotency-Key of a request cut short by a crash or a failover answers 409 conflict, since a sync only brings the store in line with the hypervisor, so running it again under a new key is harmless. Also served under /api/<driver>/sync (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
 	//
 	// Corresponds with POST /api/virt/sync (the `PostVirtSync` operationId).
 	PostVirtSync(ctx context.Context, params *PostVirtSyncParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3525,7 +3525,7 @@ type ClientInterface interface {
 
 	// PostVirtVmsByIdDisksWithBody Attach a new disk; the task result names it
 	//
-	// Attach a new disk; the task result names it. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. Also served under /api/<driver>/vms/{id}/disks (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+	// Attach a new disk; the task result names it. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. Also served under /api/<driver>/vms/{id}/disks (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3534,7 +3534,7 @@ type ClientInterface interface {
 
 	// PostVirtVmsByIdDisks Attach a new disk; the task result names it
 	//
-	// Attach a new disk; the task result names it. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. Also served under /api/<driver>/vms/{id}/disks (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+	// Attach a new disk; the task result names it. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. Also served under /api/<driver>/vms/{id}/disks (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3543,7 +3543,7 @@ type ClientInterface interface {
 
 	// PostVirtVmsByIdMigrateWithBody Move a machine to another node
 	//
-	// Move a machine to another node. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. Also served under /api/<driver>/vms/{id}/migrate (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+	// Move a machine to another node. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. Also served under /api/<driver>/vms/{id}/migrate (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3552,7 +3552,7 @@ type ClientInterface interface {
 
 	// PostVirtVmsByIdMigrate Move a machine to another node
 	//
-	// Move a machine to another node. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. Also served under /api/<driver>/vms/{id}/migrate (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+	// Move a machine to another node. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. Also served under /api/<driver>/vms/{id}/migrate (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3579,7 +3579,7 @@ type ClientInterface interface {
 
 	// PostVirtVmsByIdReinstallWithBody Rebuild the system disk from a template
 	//
-	// Rebuild the system disk from a template. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. Also served under /api/<driver>/vms/{id}/reinstall (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+	// Rebuild the system disk from a template. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. Also served under /api/<driver>/vms/{id}/reinstall (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3588,7 +3588,7 @@ type ClientInterface interface {
 
 	// PostVirtVmsByIdReinstall Rebuild the system disk from a template
 	//
-	// Rebuild the system disk from a template. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. Also served under /api/<driver>/vms/{id}/reinstall (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+	// Rebuild the system disk from a template. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. Also served under /api/<driver>/vms/{id}/reinstall (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3667,7 +3667,7 @@ func (c *Client) PostAuthLogin(ctx context.Context, body PostAuthLoginJSONReques
 
 // PostAuthLogoutWithBody End a login: its refresh tokens and its access tokens
 //
-// End a login: its refresh tokens and its access tokens. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 204 with no body.
+// End a login: its refresh tokens and its access tokens. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 204 with no body. A retry with the Idempotency-Key of a request cut short by a crash or a failover answers 409 conflict, since a logout creates nothing: once it applied, its retry's access token is revoked (401), and a logout can always be sent again with a new key.
 //
 // Takes any type of body and a specified content type.
 //
@@ -3686,7 +3686,7 @@ func (c *Client) PostAuthLogoutWithBody(ctx context.Context, params *PostAuthLog
 
 // PostAuthLogout End a login: its refresh tokens and its access tokens
 //
-// End a login: its refresh tokens and its access tokens. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 204 with no body.
+// End a login: its refresh tokens and its access tokens. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 204 with no body. A retry with the Idempotency-Key of a request cut short by a crash or a failover answers 409 conflict, since a logout creates nothing: once it applied, its retry's access token is revoked (401), and a logout can always be sent again with a new key.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -3906,7 +3906,7 @@ func (c *Client) GetClientMachines(ctx context.Context, params *GetClientMachine
 
 // PostClientMachinesWithBody Create a machine within the quota (409 quota_exceeded beyond it)
 //
-// Create a machine within the quota (409 quota_exceeded beyond it). Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow.
+// Create a machine within the quota (409 quota_exceeded beyond it). Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 //
 // Takes any type of body and a specified content type.
 //
@@ -3925,7 +3925,7 @@ func (c *Client) PostClientMachinesWithBody(ctx context.Context, params *PostCli
 
 // PostClientMachines Create a machine within the quota (409 quota_exceeded beyond it)
 //
-// Create a machine within the quota (409 quota_exceeded beyond it). Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow.
+// Create a machine within the quota (409 quota_exceeded beyond it). Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -3978,7 +3978,7 @@ func (c *Client) GetClientMachinesByVmIdBackupSchedules(ctx context.Context, vmI
 
 // PostClientMachinesByVmIdBackupSchedulesWithBody Add a backup schedule: back the machine up on a cron expression, keeping the newest `retention` backups
 //
-// Add a backup schedule: back the machine up on a cron expression, keeping the newest `retention` backups. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created.
+// Add a backup schedule: back the machine up on a cron expression, keeping the newest `retention` backups. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 //
 // Takes any type of body and a specified content type.
 //
@@ -3997,7 +3997,7 @@ func (c *Client) PostClientMachinesByVmIdBackupSchedulesWithBody(ctx context.Con
 
 // PostClientMachinesByVmIdBackupSchedules Add a backup schedule: back the machine up on a cron expression, keeping the newest `retention` backups
 //
-// Add a backup schedule: back the machine up on a cron expression, keeping the newest `retention` backups. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created.
+// Add a backup schedule: back the machine up on a cron expression, keeping the newest `retention` backups. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -4033,7 +4033,7 @@ func (c *Client) GetClientMachinesByVmIdPowerSchedules(ctx context.Context, vmId
 
 // PostClientMachinesByVmIdPowerSchedulesWithBody Add a power schedule: start, stop, shut down or reboot the machine on a cron expression in a time zone
 //
-// Add a power schedule: start, stop, shut down or reboot the machine on a cron expression in a time zone. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created.
+// Add a power schedule: start, stop, shut down or reboot the machine on a cron expression in a time zone. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 //
 // Takes any type of body and a specified content type.
 //
@@ -4052,7 +4052,7 @@ func (c *Client) PostClientMachinesByVmIdPowerSchedulesWithBody(ctx context.Cont
 
 // PostClientMachinesByVmIdPowerSchedules Add a power schedule: start, stop, shut down or reboot the machine on a cron expression in a time zone
 //
-// Add a power schedule: start, stop, shut down or reboot the machine on a cron expression in a time zone. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created.
+// Add a power schedule: start, stop, shut down or reboot the machine on a cron expression in a time zone. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -4304,7 +4304,7 @@ func (c *Client) GetMonitoringHealthChecks(ctx context.Context, params *GetMonit
 
 // PostMonitoringHealthChecksWithBody Create a health check (any target); it starts probing at once
 //
-// Create a health check (any target); it starts probing at once. For operators (role admin); other users get 403. Answers 201 with the record created.
+// Create a health check (any target); it starts probing at once. For operators (role admin); other users get 403. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 //
 // Takes any type of body and a specified content type.
 //
@@ -4323,7 +4323,7 @@ func (c *Client) PostMonitoringHealthChecksWithBody(ctx context.Context, params 
 
 // PostMonitoringHealthChecks Create a health check (any target); it starts probing at once
 //
-// Create a health check (any target); it starts probing at once. For operators (role admin); other users get 403. Answers 201 with the record created.
+// Create a health check (any target); it starts probing at once. For operators (role admin); other users get 403. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -4609,7 +4609,7 @@ func (c *Client) GetResourcesBackupSchedules(ctx context.Context, params *GetRes
 
 // PostResourcesBackupSchedulesWithBody Create one of the backup schedules
 //
-// Create one of the backup schedules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
+// Create one of the backup schedules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
 //
 // Takes any type of body and a specified content type.
 //
@@ -4628,7 +4628,7 @@ func (c *Client) PostResourcesBackupSchedulesWithBody(ctx context.Context, param
 
 // PostResourcesBackupSchedules Create one of the backup schedules
 //
-// Create one of the backup schedules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
+// Create one of the backup schedules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -4806,7 +4806,7 @@ func (c *Client) GetResourcesFirewallRules(ctx context.Context, params *GetResou
 
 // PostResourcesFirewallRulesWithBody Create one of the firewall rules
 //
-// Create one of the firewall rules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
+// Create one of the firewall rules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
 //
 // Takes any type of body and a specified content type.
 //
@@ -4825,7 +4825,7 @@ func (c *Client) PostResourcesFirewallRulesWithBody(ctx context.Context, params 
 
 // PostResourcesFirewallRules Create one of the firewall rules
 //
-// Create one of the firewall rules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
+// Create one of the firewall rules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -4952,7 +4952,7 @@ func (c *Client) GetResourcesHealthChecks(ctx context.Context, params *GetResour
 
 // PostResourcesHealthChecksWithBody Create one of the health checks
 //
-// Create one of the health checks. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
+// Create one of the health checks. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
 //
 // Takes any type of body and a specified content type.
 //
@@ -4971,7 +4971,7 @@ func (c *Client) PostResourcesHealthChecksWithBody(ctx context.Context, params *
 
 // PostResourcesHealthChecks Create one of the health checks
 //
-// Create one of the health checks. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
+// Create one of the health checks. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -5098,7 +5098,7 @@ func (c *Client) GetResourcesMachines(ctx context.Context, params *GetResourcesM
 
 // PostResourcesMachinesWithBody Create one of the machines
 //
-// Create one of the machines. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
+// Create one of the machines. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
 //
 // Takes any type of body and a specified content type.
 //
@@ -5117,7 +5117,7 @@ func (c *Client) PostResourcesMachinesWithBody(ctx context.Context, params *Post
 
 // PostResourcesMachines Create one of the machines
 //
-// Create one of the machines. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
+// Create one of the machines. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -5278,7 +5278,7 @@ func (c *Client) GetResourcesPowerSchedules(ctx context.Context, params *GetReso
 
 // PostResourcesPowerSchedulesWithBody Create one of the power schedules
 //
-// Create one of the power schedules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
+// Create one of the power schedules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
 //
 // Takes any type of body and a specified content type.
 //
@@ -5297,7 +5297,7 @@ func (c *Client) PostResourcesPowerSchedulesWithBody(ctx context.Context, params
 
 // PostResourcesPowerSchedules Create one of the power schedules
 //
-// Create one of the power schedules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
+// Create one of the power schedules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -5492,7 +5492,7 @@ func (c *Client) GetResourcesTenants(ctx context.Context, params *GetResourcesTe
 
 // PostResourcesTenantsWithBody Create one of the tenants
 //
-// Create one of the tenants. For operators (role admin); other users get 403. Answers 201 with the record created.
+// Create one of the tenants. For operators (role admin); other users get 403. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 //
 // Takes any type of body and a specified content type.
 //
@@ -5511,7 +5511,7 @@ func (c *Client) PostResourcesTenantsWithBody(ctx context.Context, params *PostR
 
 // PostResourcesTenants Create one of the tenants
 //
-// Create one of the tenants. For operators (role admin); other users get 403. Answers 201 with the record created.
+// Create one of the tenants. For operators (role admin); other users get 403. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -5638,7 +5638,7 @@ func (c *Client) GetResourcesUsers(ctx context.Context, params *GetResourcesUser
 
 // PostResourcesUsersWithBody Create one of the users
 //
-// Create one of the users. For operators (role admin); other users get 403. Answers 201 with the record created.
+// Create one of the users. For operators (role admin); other users get 403. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 //
 // Takes any type of body and a specified content type.
 //
@@ -5657,7 +5657,7 @@ func (c *Client) PostResourcesUsersWithBody(ctx context.Context, params *PostRes
 
 // PostResourcesUsers Create one of the users
 //
-// Create one of the users. For operators (role admin); other users get 403. Answers 201 with the record created.
+// Create one of the users. For operators (role admin); other users get 403. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -5852,7 +5852,7 @@ func (c *Client) GetVirtNodesByIdUsageGraphs(ctx context.Context, id string, par
 
 // PostVirtSync Reconcile the store with the hypervisor's inventory
 //
-// Reconcile the store with the hypervisor's inventory. For operators (role admin); other users get 403. Also served under /api/<driver>/sync (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+// Reconcile the store with the hypervisor's inventory. For operators (role admin); other users get 403. A retry with the Idempotency-Key of a request cut short by a crash or a failover answers 409 conflict, since a sync only brings the store in line with the hypervisor, so running it again under a new key is harmless. Also served under /api/<driver>/sync (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
 //
 // Corresponds with POST /api/virt/sync (the `PostVirtSync` operationId).
 func (c *Client) PostVirtSync(ctx context.Context, params *PostVirtSyncParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -6028,7 +6028,7 @@ func (c *Client) GetVirtVmsByIdConsoleWs(ctx context.Context, id string, params 
 
 // PostVirtVmsByIdDisksWithBody Attach a new disk; the task result names it
 //
-// Attach a new disk; the task result names it. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. Also served under /api/<driver>/vms/{id}/disks (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+// Attach a new disk; the task result names it. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. Also served under /api/<driver>/vms/{id}/disks (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
 //
 // Takes any type of body and a specified content type.
 //
@@ -6047,7 +6047,7 @@ func (c *Client) PostVirtVmsByIdDisksWithBody(ctx context.Context, id string, pa
 
 // PostVirtVmsByIdDisks Attach a new disk; the task result names it
 //
-// Attach a new disk; the task result names it. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. Also served under /api/<driver>/vms/{id}/disks (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+// Attach a new disk; the task result names it. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. Also served under /api/<driver>/vms/{id}/disks (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -6066,7 +6066,7 @@ func (c *Client) PostVirtVmsByIdDisks(ctx context.Context, id string, params *Po
 
 // PostVirtVmsByIdMigrateWithBody Move a machine to another node
 //
-// Move a machine to another node. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. Also served under /api/<driver>/vms/{id}/migrate (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+// Move a machine to another node. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. Also served under /api/<driver>/vms/{id}/migrate (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
 //
 // Takes any type of body and a specified content type.
 //
@@ -6085,7 +6085,7 @@ func (c *Client) PostVirtVmsByIdMigrateWithBody(ctx context.Context, id string, 
 
 // PostVirtVmsByIdMigrate Move a machine to another node
 //
-// Move a machine to another node. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. Also served under /api/<driver>/vms/{id}/migrate (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+// Move a machine to another node. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. Also served under /api/<driver>/vms/{id}/migrate (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -6142,7 +6142,7 @@ func (c *Client) PatchVirtVmsByIdNetwork(ctx context.Context, id string, body Pa
 
 // PostVirtVmsByIdReinstallWithBody Rebuild the system disk from a template
 //
-// Rebuild the system disk from a template. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. Also served under /api/<driver>/vms/{id}/reinstall (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+// Rebuild the system disk from a template. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. Also served under /api/<driver>/vms/{id}/reinstall (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
 //
 // Takes any type of body and a specified content type.
 //
@@ -6161,7 +6161,7 @@ func (c *Client) PostVirtVmsByIdReinstallWithBody(ctx context.Context, id string
 
 // PostVirtVmsByIdReinstall Rebuild the system disk from a template
 //
-// Rebuild the system disk from a template. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. Also served under /api/<driver>/vms/{id}/reinstall (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+// Rebuild the system disk from a template. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. Also served under /api/<driver>/vms/{id}/reinstall (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -11880,7 +11880,7 @@ type ClientWithResponsesInterface interface {
 
 	// PostAuthLogoutWithBodyWithResponse End a login: its refresh tokens and its access tokens
 	//
-	// End a login: its refresh tokens and its access tokens. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 204 with no body.
+	// End a login: its refresh tokens and its access tokens. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 204 with no body. A retry with the Idempotency-Key of a request cut short by a crash or a failover answers 409 conflict, since a logout creates nothing: once it applied, its retry's access token is revoked (401), and a logout can always be sent again with a new key.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -11889,7 +11889,7 @@ type ClientWithResponsesInterface interface {
 
 	// PostAuthLogoutWithResponse End a login: its refresh tokens and its access tokens
 	//
-	// End a login: its refresh tokens and its access tokens. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 204 with no body.
+	// End a login: its refresh tokens and its access tokens. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 204 with no body. A retry with the Idempotency-Key of a request cut short by a crash or a failover answers 409 conflict, since a logout creates nothing: once it applied, its retry's access token is revoked (401), and a logout can always be sent again with a new key.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -11997,7 +11997,7 @@ type ClientWithResponsesInterface interface {
 
 	// PostClientMachinesWithBodyWithResponse Create a machine within the quota (409 quota_exceeded beyond it)
 	//
-	// Create a machine within the quota (409 quota_exceeded beyond it). Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow.
+	// Create a machine within the quota (409 quota_exceeded beyond it). Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -12006,7 +12006,7 @@ type ClientWithResponsesInterface interface {
 
 	// PostClientMachinesWithResponse Create a machine within the quota (409 quota_exceeded beyond it)
 	//
-	// Create a machine within the quota (409 quota_exceeded beyond it). Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow.
+	// Create a machine within the quota (409 quota_exceeded beyond it). Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -12033,7 +12033,7 @@ type ClientWithResponsesInterface interface {
 
 	// PostClientMachinesByVmIdBackupSchedulesWithBodyWithResponse Add a backup schedule: back the machine up on a cron expression, keeping the newest `retention` backups
 	//
-	// Add a backup schedule: back the machine up on a cron expression, keeping the newest `retention` backups. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created.
+	// Add a backup schedule: back the machine up on a cron expression, keeping the newest `retention` backups. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -12042,7 +12042,7 @@ type ClientWithResponsesInterface interface {
 
 	// PostClientMachinesByVmIdBackupSchedulesWithResponse Add a backup schedule: back the machine up on a cron expression, keeping the newest `retention` backups
 	//
-	// Add a backup schedule: back the machine up on a cron expression, keeping the newest `retention` backups. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created.
+	// Add a backup schedule: back the machine up on a cron expression, keeping the newest `retention` backups. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -12060,7 +12060,7 @@ type ClientWithResponsesInterface interface {
 
 	// PostClientMachinesByVmIdPowerSchedulesWithBodyWithResponse Add a power schedule: start, stop, shut down or reboot the machine on a cron expression in a time zone
 	//
-	// Add a power schedule: start, stop, shut down or reboot the machine on a cron expression in a time zone. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created.
+	// Add a power schedule: start, stop, shut down or reboot the machine on a cron expression in a time zone. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -12069,7 +12069,7 @@ type ClientWithResponsesInterface interface {
 
 	// PostClientMachinesByVmIdPowerSchedulesWithResponse Add a power schedule: start, stop, shut down or reboot the machine on a cron expression in a time zone
 	//
-	// Add a power schedule: start, stop, shut down or reboot the machine on a cron expression in a time zone. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created.
+	// Add a power schedule: start, stop, shut down or reboot the machine on a cron expression in a time zone. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -12195,7 +12195,7 @@ type ClientWithResponsesInterface interface {
 
 	// PostMonitoringHealthChecksWithBodyWithResponse Create a health check (any target); it starts probing at once
 	//
-	// Create a health check (any target); it starts probing at once. For operators (role admin); other users get 403. Answers 201 with the record created.
+	// Create a health check (any target); it starts probing at once. For operators (role admin); other users get 403. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -12204,7 +12204,7 @@ type ClientWithResponsesInterface interface {
 
 	// PostMonitoringHealthChecksWithResponse Create a health check (any target); it starts probing at once
 	//
-	// Create a health check (any target); it starts probing at once. For operators (role admin); other users get 403. Answers 201 with the record created.
+	// Create a health check (any target); it starts probing at once. For operators (role admin); other users get 403. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -12348,7 +12348,7 @@ type ClientWithResponsesInterface interface {
 
 	// PostResourcesBackupSchedulesWithBodyWithResponse Create one of the backup schedules
 	//
-	// Create one of the backup schedules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
+	// Create one of the backup schedules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -12357,7 +12357,7 @@ type ClientWithResponsesInterface interface {
 
 	// PostResourcesBackupSchedulesWithResponse Create one of the backup schedules
 	//
-	// Create one of the backup schedules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
+	// Create one of the backup schedules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -12447,7 +12447,7 @@ type ClientWithResponsesInterface interface {
 
 	// PostResourcesFirewallRulesWithBodyWithResponse Create one of the firewall rules
 	//
-	// Create one of the firewall rules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
+	// Create one of the firewall rules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -12456,7 +12456,7 @@ type ClientWithResponsesInterface interface {
 
 	// PostResourcesFirewallRulesWithResponse Create one of the firewall rules
 	//
-	// Create one of the firewall rules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
+	// Create one of the firewall rules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -12519,7 +12519,7 @@ type ClientWithResponsesInterface interface {
 
 	// PostResourcesHealthChecksWithBodyWithResponse Create one of the health checks
 	//
-	// Create one of the health checks. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
+	// Create one of the health checks. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -12528,7 +12528,7 @@ type ClientWithResponsesInterface interface {
 
 	// PostResourcesHealthChecksWithResponse Create one of the health checks
 	//
-	// Create one of the health checks. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
+	// Create one of the health checks. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -12591,7 +12591,7 @@ type ClientWithResponsesInterface interface {
 
 	// PostResourcesMachinesWithBodyWithResponse Create one of the machines
 	//
-	// Create one of the machines. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
+	// Create one of the machines. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -12600,7 +12600,7 @@ type ClientWithResponsesInterface interface {
 
 	// PostResourcesMachinesWithResponse Create one of the machines
 	//
-	// Create one of the machines. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
+	// Create one of the machines. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -12681,7 +12681,7 @@ type ClientWithResponsesInterface interface {
 
 	// PostResourcesPowerSchedulesWithBodyWithResponse Create one of the power schedules
 	//
-	// Create one of the power schedules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
+	// Create one of the power schedules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -12690,7 +12690,7 @@ type ClientWithResponsesInterface interface {
 
 	// PostResourcesPowerSchedulesWithResponse Create one of the power schedules
 	//
-	// Create one of the power schedules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
+	// Create one of the power schedules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -12789,7 +12789,7 @@ type ClientWithResponsesInterface interface {
 
 	// PostResourcesTenantsWithBodyWithResponse Create one of the tenants
 	//
-	// Create one of the tenants. For operators (role admin); other users get 403. Answers 201 with the record created.
+	// Create one of the tenants. For operators (role admin); other users get 403. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -12798,7 +12798,7 @@ type ClientWithResponsesInterface interface {
 
 	// PostResourcesTenantsWithResponse Create one of the tenants
 	//
-	// Create one of the tenants. For operators (role admin); other users get 403. Answers 201 with the record created.
+	// Create one of the tenants. For operators (role admin); other users get 403. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -12861,7 +12861,7 @@ type ClientWithResponsesInterface interface {
 
 	// PostResourcesUsersWithBodyWithResponse Create one of the users
 	//
-	// Create one of the users. For operators (role admin); other users get 403. Answers 201 with the record created.
+	// Create one of the users. For operators (role admin); other users get 403. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -12870,7 +12870,7 @@ type ClientWithResponsesInterface interface {
 
 	// PostResourcesUsersWithResponse Create one of the users
 	//
-	// Create one of the users. For operators (role admin); other users get 403. Answers 201 with the record created.
+	// Create one of the users. For operators (role admin); other users get 403. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -12969,7 +12969,7 @@ type ClientWithResponsesInterface interface {
 
 	// PostVirtSyncWithResponse Reconcile the store with the hypervisor's inventory
 	//
-	// Reconcile the store with the hypervisor's inventory. For operators (role admin); other users get 403. Also served under /api/<driver>/sync (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+	// Reconcile the store with the hypervisor's inventory. For operators (role admin); other users get 403. A retry with the Idempotency-Key of a request cut short by a crash or a failover answers 409 conflict, since a sync only brings the store in line with the hypervisor, so running it again under a new key is harmless. Also served under /api/<driver>/sync (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -13059,7 +13059,7 @@ type ClientWithResponsesInterface interface {
 
 	// PostVirtVmsByIdDisksWithBodyWithResponse Attach a new disk; the task result names it
 	//
-	// Attach a new disk; the task result names it. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. Also served under /api/<driver>/vms/{id}/disks (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+	// Attach a new disk; the task result names it. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. Also served under /api/<driver>/vms/{id}/disks (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -13068,7 +13068,7 @@ type ClientWithResponsesInterface interface {
 
 	// PostVirtVmsByIdDisksWithResponse Attach a new disk; the task result names it
 	//
-	// Attach a new disk; the task result names it. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. Also served under /api/<driver>/vms/{id}/disks (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+	// Attach a new disk; the task result names it. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. Also served under /api/<driver>/vms/{id}/disks (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -13077,7 +13077,7 @@ type ClientWithResponsesInterface interface {
 
 	// PostVirtVmsByIdMigrateWithBodyWithResponse Move a machine to another node
 	//
-	// Move a machine to another node. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. Also served under /api/<driver>/vms/{id}/migrate (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+	// Move a machine to another node. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. Also served under /api/<driver>/vms/{id}/migrate (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -13086,7 +13086,7 @@ type ClientWithResponsesInterface interface {
 
 	// PostVirtVmsByIdMigrateWithResponse Move a machine to another node
 	//
-	// Move a machine to another node. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. Also served under /api/<driver>/vms/{id}/migrate (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+	// Move a machine to another node. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. Also served under /api/<driver>/vms/{id}/migrate (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -13113,7 +13113,7 @@ type ClientWithResponsesInterface interface {
 
 	// PostVirtVmsByIdReinstallWithBodyWithResponse Rebuild the system disk from a template
 	//
-	// Rebuild the system disk from a template. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. Also served under /api/<driver>/vms/{id}/reinstall (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+	// Rebuild the system disk from a template. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. Also served under /api/<driver>/vms/{id}/reinstall (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -13122,7 +13122,7 @@ type ClientWithResponsesInterface interface {
 
 	// PostVirtVmsByIdReinstallWithResponse Rebuild the system disk from a template
 	//
-	// Rebuild the system disk from a template. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. Also served under /api/<driver>/vms/{id}/reinstall (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+	// Rebuild the system disk from a template. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. Also served under /api/<driver>/vms/{id}/reinstall (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -31468,7 +31468,7 @@ func (c *ClientWithResponses) PostAuthLoginWithResponse(ctx context.Context, bod
 
 // PostAuthLogoutWithBodyWithResponse End a login: its refresh tokens and its access tokens
 //
-// End a login: its refresh tokens and its access tokens. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 204 with no body.
+// End a login: its refresh tokens and its access tokens. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 204 with no body. A retry with the Idempotency-Key of a request cut short by a crash or a failover answers 409 conflict, since a logout creates nothing: once it applied, its retry's access token is revoked (401), and a logout can always be sent again with a new key.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -31483,7 +31483,7 @@ func (c *ClientWithResponses) PostAuthLogoutWithBodyWithResponse(ctx context.Con
 
 // PostAuthLogoutWithResponse End a login: its refresh tokens and its access tokens
 //
-// End a login: its refresh tokens and its access tokens. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 204 with no body.
+// End a login: its refresh tokens and its access tokens. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 204 with no body. A retry with the Idempotency-Key of a request cut short by a crash or a failover answers 409 conflict, since a logout creates nothing: once it applied, its retry's access token is revoked (401), and a logout can always be sent again with a new key.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -31663,7 +31663,7 @@ func (c *ClientWithResponses) GetClientMachinesWithResponse(ctx context.Context,
 
 // PostClientMachinesWithBodyWithResponse Create a machine within the quota (409 quota_exceeded beyond it)
 //
-// Create a machine within the quota (409 quota_exceeded beyond it). Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow.
+// Create a machine within the quota (409 quota_exceeded beyond it). Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -31678,7 +31678,7 @@ func (c *ClientWithResponses) PostClientMachinesWithBodyWithResponse(ctx context
 
 // PostClientMachinesWithResponse Create a machine within the quota (409 quota_exceeded beyond it)
 //
-// Create a machine within the quota (409 quota_exceeded beyond it). Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow.
+// Create a machine within the quota (409 quota_exceeded beyond it). Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -31723,7 +31723,7 @@ func (c *ClientWithResponses) GetClientMachinesByVmIdBackupSchedulesWithResponse
 
 // PostClientMachinesByVmIdBackupSchedulesWithBodyWithResponse Add a backup schedule: back the machine up on a cron expression, keeping the newest `retention` backups
 //
-// Add a backup schedule: back the machine up on a cron expression, keeping the newest `retention` backups. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created.
+// Add a backup schedule: back the machine up on a cron expression, keeping the newest `retention` backups. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -31738,7 +31738,7 @@ func (c *ClientWithResponses) PostClientMachinesByVmIdBackupSchedulesWithBodyWit
 
 // PostClientMachinesByVmIdBackupSchedulesWithResponse Add a backup schedule: back the machine up on a cron expression, keeping the newest `retention` backups
 //
-// Add a backup schedule: back the machine up on a cron expression, keeping the newest `retention` backups. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created.
+// Add a backup schedule: back the machine up on a cron expression, keeping the newest `retention` backups. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -31768,7 +31768,7 @@ func (c *ClientWithResponses) GetClientMachinesByVmIdPowerSchedulesWithResponse(
 
 // PostClientMachinesByVmIdPowerSchedulesWithBodyWithResponse Add a power schedule: start, stop, shut down or reboot the machine on a cron expression in a time zone
 //
-// Add a power schedule: start, stop, shut down or reboot the machine on a cron expression in a time zone. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created.
+// Add a power schedule: start, stop, shut down or reboot the machine on a cron expression in a time zone. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -31783,7 +31783,7 @@ func (c *ClientWithResponses) PostClientMachinesByVmIdPowerSchedulesWithBodyWith
 
 // PostClientMachinesByVmIdPowerSchedulesWithResponse Add a power schedule: start, stop, shut down or reboot the machine on a cron expression in a time zone
 //
-// Add a power schedule: start, stop, shut down or reboot the machine on a cron expression in a time zone. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created.
+// Add a power schedule: start, stop, shut down or reboot the machine on a cron expression in a time zone. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -31993,7 +31993,7 @@ func (c *ClientWithResponses) GetMonitoringHealthChecksWithResponse(ctx context.
 
 // PostMonitoringHealthChecksWithBodyWithResponse Create a health check (any target); it starts probing at once
 //
-// Create a health check (any target); it starts probing at once. For operators (role admin); other users get 403. Answers 201 with the record created.
+// Create a health check (any target); it starts probing at once. For operators (role admin); other users get 403. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -32008,7 +32008,7 @@ func (c *ClientWithResponses) PostMonitoringHealthChecksWithBodyWithResponse(ctx
 
 // PostMonitoringHealthChecksWithResponse Create a health check (any target); it starts probing at once
 //
-// Create a health check (any target); it starts probing at once. For operators (role admin); other users get 403. Answers 201 with the record created.
+// Create a health check (any target); it starts probing at once. For operators (role admin); other users get 403. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -32248,7 +32248,7 @@ func (c *ClientWithResponses) GetResourcesBackupSchedulesWithResponse(ctx contex
 
 // PostResourcesBackupSchedulesWithBodyWithResponse Create one of the backup schedules
 //
-// Create one of the backup schedules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
+// Create one of the backup schedules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -32263,7 +32263,7 @@ func (c *ClientWithResponses) PostResourcesBackupSchedulesWithBodyWithResponse(c
 
 // PostResourcesBackupSchedulesWithResponse Create one of the backup schedules
 //
-// Create one of the backup schedules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
+// Create one of the backup schedules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -32413,7 +32413,7 @@ func (c *ClientWithResponses) GetResourcesFirewallRulesWithResponse(ctx context.
 
 // PostResourcesFirewallRulesWithBodyWithResponse Create one of the firewall rules
 //
-// Create one of the firewall rules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
+// Create one of the firewall rules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -32428,7 +32428,7 @@ func (c *ClientWithResponses) PostResourcesFirewallRulesWithBodyWithResponse(ctx
 
 // PostResourcesFirewallRulesWithResponse Create one of the firewall rules
 //
-// Create one of the firewall rules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
+// Create one of the firewall rules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -32533,7 +32533,7 @@ func (c *ClientWithResponses) GetResourcesHealthChecksWithResponse(ctx context.C
 
 // PostResourcesHealthChecksWithBodyWithResponse Create one of the health checks
 //
-// Create one of the health checks. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
+// Create one of the health checks. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -32548,7 +32548,7 @@ func (c *ClientWithResponses) PostResourcesHealthChecksWithBodyWithResponse(ctx 
 
 // PostResourcesHealthChecksWithResponse Create one of the health checks
 //
-// Create one of the health checks. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
+// Create one of the health checks. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -32653,7 +32653,7 @@ func (c *ClientWithResponses) GetResourcesMachinesWithResponse(ctx context.Conte
 
 // PostResourcesMachinesWithBodyWithResponse Create one of the machines
 //
-// Create one of the machines. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
+// Create one of the machines. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -32668,7 +32668,7 @@ func (c *ClientWithResponses) PostResourcesMachinesWithBodyWithResponse(ctx cont
 
 // PostResourcesMachinesWithResponse Create one of the machines
 //
-// Create one of the machines. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
+// Create one of the machines. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -32803,7 +32803,7 @@ func (c *ClientWithResponses) GetResourcesPowerSchedulesWithResponse(ctx context
 
 // PostResourcesPowerSchedulesWithBodyWithResponse Create one of the power schedules
 //
-// Create one of the power schedules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
+// Create one of the power schedules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -32818,7 +32818,7 @@ func (c *ClientWithResponses) PostResourcesPowerSchedulesWithBodyWithResponse(ct
 
 // PostResourcesPowerSchedulesWithResponse Create one of the power schedules
 //
-// Create one of the power schedules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
+// Create one of the power schedules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -32983,7 +32983,7 @@ func (c *ClientWithResponses) GetResourcesTenantsWithResponse(ctx context.Contex
 
 // PostResourcesTenantsWithBodyWithResponse Create one of the tenants
 //
-// Create one of the tenants. For operators (role admin); other users get 403. Answers 201 with the record created.
+// Create one of the tenants. For operators (role admin); other users get 403. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -32998,7 +32998,7 @@ func (c *ClientWithResponses) PostResourcesTenantsWithBodyWithResponse(ctx conte
 
 // PostResourcesTenantsWithResponse Create one of the tenants
 //
-// Create one of the tenants. For operators (role admin); other users get 403. Answers 201 with the record created.
+// Create one of the tenants. For operators (role admin); other users get 403. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -33103,7 +33103,7 @@ func (c *ClientWithResponses) GetResourcesUsersWithResponse(ctx context.Context,
 
 // PostResourcesUsersWithBodyWithResponse Create one of the users
 //
-// Create one of the users. For operators (role admin); other users get 403. Answers 201 with the record created.
+// Create one of the users. For operators (role admin); other users get 403. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -33118,7 +33118,7 @@ func (c *ClientWithResponses) PostResourcesUsersWithBodyWithResponse(ctx context
 
 // PostResourcesUsersWithResponse Create one of the users
 //
-// Create one of the users. For operators (role admin); other users get 403. Answers 201 with the record created.
+// Create one of the users. For operators (role admin); other users get 403. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -33283,7 +33283,7 @@ func (c *ClientWithResponses) GetVirtNodesByIdUsageGraphsWithResponse(ctx contex
 
 // PostVirtSyncWithResponse Reconcile the store with the hypervisor's inventory
 //
-// Reconcile the store with the hypervisor's inventory. For operators (role admin); other users get 403. Also served under /api/<driver>/sync (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+// Reconcile the store with the hypervisor's inventory. For operators (role admin); other users get 403. A retry with the Idempotency-Key of a request cut short by a crash or a failover answers 409 conflict, since a sync only brings the store in line with the hypervisor, so running it again under a new key is harmless. Also served under /api/<driver>/sync (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -33433,7 +33433,7 @@ func (c *ClientWithResponses) GetVirtVmsByIdConsoleWsWithResponse(ctx context.Co
 
 // PostVirtVmsByIdDisksWithBodyWithResponse Attach a new disk; the task result names it
 //
-// Attach a new disk; the task result names it. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. Also served under /api/<driver>/vms/{id}/disks (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+// Attach a new disk; the task result names it. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. Also served under /api/<driver>/vms/{id}/disks (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -33448,7 +33448,7 @@ func (c *ClientWithResponses) PostVirtVmsByIdDisksWithBodyWithResponse(ctx conte
 
 // PostVirtVmsByIdDisksWithResponse Attach a new disk; the task result names it
 //
-// Attach a new disk; the task result names it. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. Also served under /api/<driver>/vms/{id}/disks (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+// Attach a new disk; the task result names it. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. Also served under /api/<driver>/vms/{id}/disks (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -33463,7 +33463,7 @@ func (c *ClientWithResponses) PostVirtVmsByIdDisksWithResponse(ctx context.Conte
 
 // PostVirtVmsByIdMigrateWithBodyWithResponse Move a machine to another node
 //
-// Move a machine to another node. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. Also served under /api/<driver>/vms/{id}/migrate (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+// Move a machine to another node. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. Also served under /api/<driver>/vms/{id}/migrate (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -33478,7 +33478,7 @@ func (c *ClientWithResponses) PostVirtVmsByIdMigrateWithBodyWithResponse(ctx con
 
 // PostVirtVmsByIdMigrateWithResponse Move a machine to another node
 //
-// Move a machine to another node. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. Also served under /api/<driver>/vms/{id}/migrate (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+// Move a machine to another node. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. Also served under /api/<driver>/vms/{id}/migrate (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -33523,7 +33523,7 @@ func (c *ClientWithResponses) PatchVirtVmsByIdNetworkWithResponse(ctx context.Co
 
 // PostVirtVmsByIdReinstallWithBodyWithResponse Rebuild the system disk from a template
 //
-// Rebuild the system disk from a template. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. Also served under /api/<driver>/vms/{id}/reinstall (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+// Rebuild the system disk from a template. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. Also served under /api/<driver>/vms/{id}/reinstall (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -33538,7 +33538,7 @@ func (c *ClientWithResponses) PostVirtVmsByIdReinstallWithBodyWithResponse(ctx c
 
 // PostVirtVmsByIdReinstallWithResponse Rebuild the system disk from a template
 //
-// Rebuild the system disk from a template. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. Also served under /api/<driver>/vms/{id}/reinstall (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+// Rebuild the system disk from a template. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. Also served under /api/<driver>/vms/{id}/reinstall (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

@@ -75,6 +75,9 @@ type Operation struct {
 	// Stamped: the operation's write carries its Idempotency-Key's claim, so a retry
 	// after the server died completes it.
 	Stamped bool
+	// Exempt, for a POST that is not Stamped, says why it need not be: its retry
+	// after the server died answers 409.
+	Exempt string
 }
 
 // RawBody documents, as Operation.Body or Operation.Reply, a body that is not a
@@ -516,6 +519,10 @@ func Describe(rt *Operation) string {
 	if rt.Stamped {
 		b.WriteString(" A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer:" +
 			" the request ran once, or runs now.")
+	}
+	if rt.Exempt != "" {
+		b.WriteString(" A retry with the Idempotency-Key of a request cut short by a crash or a failover answers 409 conflict, since " +
+			rt.Exempt + ".")
 	}
 	return b.String()
 }
