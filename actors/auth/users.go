@@ -614,7 +614,7 @@ func (u *Users) Logout(ctx context.Context, userID, token string) error {
 	return err
 }
 
-// stop stops the password hasher; System.Stop calls it once the users kind is down.
+// Stop stops the password hasher; System.Stop calls it once the users kind is down.
 func (u *Users) Stop() { u.hasher.close() }
 
 // Get returns one user.
