@@ -86,7 +86,9 @@ client:
 ## tools/lint/deadcode.allow) and package size (tools/lint/pkgsize.sh: at most 4,000
 ## lines, exceptions in tools/lint/pkgsize.allow) and the repository's paths
 ## (tools/lint/paths.sh: no tracked file name a shell trips on, no reference to notes
-## outside the repository); staticcheck and deadcode are pinned
+## outside the repository); staticcheck's checks are its defaults and the doc comment
+## ones (ST1020-ST1022: a comment starts with what it documents), in staticcheck.conf;
+## staticcheck and deadcode are pinned
 ## by tools/lint/go.mod (their own module, so their dependencies stay out of ours) and
 ## built by `go tool`
 lint:

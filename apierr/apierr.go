@@ -77,7 +77,7 @@ var (
 	ErrTimeout              = &Error{Status: 504, Code: "timeout"}
 )
 
-// ErrInsufficientStorage: the data directory's disk is (nearly) full, so the store
+// ErrInsufficientStorage says the data directory's disk is (nearly) full, so the store
 // refuses writes until there is room again.
 var ErrInsufficientStorage = &Error{Status: 507, Code: "insufficient_storage"}
 

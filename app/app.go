@@ -253,7 +253,7 @@ func (a *App) listen(addr string) error {
 // serves (so that an operator who reads "serving" finds it just above), and forgets it.
 // A start that failed earlier kept it for now.
 func (a *App) showInitialAdminPassword() {
-	email, pw, ok, err := auth.InitialAdminPassword(a.store)
+	email, pw, ok, err := a.sys.Users.InitialAdminPassword()
 	if err != nil || !ok {
 		return
 	}
@@ -268,7 +268,7 @@ func (a *App) showInitialAdminPassword() {
 		zap.String("email", email), zap.String("password", pw), zap.String("file", file))
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := auth.ForgetInitialAdminPassword(ctx, a.store); err != nil {
+	if err := a.sys.Users.ForgetInitialAdminPassword(ctx); err != nil {
 		a.log.Warn("could not forget the generated admin password; it will be shown again at the next start", zap.Error(err))
 	}
 }

@@ -219,7 +219,7 @@ func startBenchFleet(b *testing.B, machines int, mutate ...func(*Config)) *bench
 	return e
 }
 
-// benchMachineIDs lists the machines an operator sees.
+// machineIDs lists the machines an operator sees.
 func (e *benchEdge) machineIDs(b *testing.B, tok, path string) []string {
 	b.Helper()
 	status, raw := e.do(b, "GET", path, tok, nil)

@@ -88,7 +88,7 @@ func TestConfigFileDefaultPath(t *testing.T) {
 }
 
 // Unknown keys, values of the wrong type and values out of range are one-line
-// ConfigErrors naming the key, the value and the file; secrets are not shown.
+// ConfigError values naming the key, the value and the file; secrets are not shown.
 func TestConfigFileErrors(t *testing.T) {
 	t.Parallel()
 	cases := []struct {

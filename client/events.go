@@ -27,7 +27,7 @@ type Event struct {
 	Data json.RawMessage
 }
 
-// FromNow, as the lastID of Events, starts the stream with what happens from now on.
+// FromNow is the lastID that starts the stream of Events with what happens from now on.
 const FromNow int64 = -1
 
 // Events yields the server-sent events the caller may see (a tenant user: its

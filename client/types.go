@@ -168,7 +168,7 @@ type Resize struct {
 	DiskGB   int64 `json:"disk_gb,omitempty"`
 }
 
-// MachineFilter selects machines in ListMachines; empty fields do not filter.
+// MachineFilter selects machines in Machines and MachinesPage; empty fields do not filter.
 type MachineFilter struct {
 	Name   string
 	Node   string

@@ -229,7 +229,7 @@ func orDefault(v, def int64) int64 {
 
 // isDirLocked recognises Badger's failure to flock the directory. Badger flattens the
 // cause into text (y.Wrap without debug mode), so errors.Is on the errno only works if
-// a later Badger keeps the chain; the message test covers v4.9.6. TestSecondOpen pins it.
+// a later Badger keeps the chain; the message test covers v4.9.6. TestSecondOpenFails pins it.
 func isDirLocked(err error) bool {
 	return errors.Is(err, syscall.EWOULDBLOCK) ||
 		strings.Contains(err.Error(), "Cannot acquire directory lock")

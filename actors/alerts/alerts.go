@@ -98,7 +98,7 @@ func (f AlertFilter) match(a *Alert) bool {
 		(f.Kind == "" || a.Kind == f.Kind) && (f.Since == nil || !a.UpdatedAt.Before(*f.Since))
 }
 
-// ValidAlertStatus, ValidSeverity and ValidAlertKind check filter values.
+// ValidAlertStatus reports whether s is an alert status.
 func ValidAlertStatus(s string) bool {
 	return s == AlertFiring || s == AlertAcknowledged || s == AlertResolved
 }
@@ -111,9 +111,9 @@ func ValidSeverity(s string) bool {
 // ValidAlertKind reports whether k is an alert kind.
 func ValidAlertKind(k string) bool { return slices.Contains(AlertKinds, k) }
 
-// AlertHypervisorUnavailable: the hypervisor (the Proxmox API) does not answer
-// (target: the driver, e.g. "proxmox"). Critical; it resolves when the hypervisor
-// answers again.
+// AlertHypervisorUnavailable is raised when the hypervisor (the Proxmox API) does not
+// answer (target: the driver, e.g. "proxmox"). Critical; it resolves when the
+// hypervisor answers again.
 const AlertHypervisorUnavailable = "hypervisor_unavailable"
 
 // AlertKinds lists every alert kind, for the API's enums and messages: a new kind is
@@ -297,7 +297,7 @@ func (a *Alerts) List(_ context.Context, f AlertFilter, scope *string, cursor st
 	})
 }
 
-// openAlerts returns every open alert event.
+// OpenAlerts returns every open alert event.
 func (a *Alerts) OpenAlerts() ([]Alert, error) {
 	prefix := persistence.Prefix("alert-open")
 	var ids []string

@@ -8,13 +8,13 @@ import (
 	"github.com/vmplane/vmplane/persistence"
 )
 
-// AlertsDeps are what the alerts need from outside their package.
+// Deps are what the alerts need from outside their package.
 type Deps struct {
 	Runtime *kit.Runtime
 	Events  *events.Events
 }
 
-// alertsSys is what the alerts' code reaches through its sys field.
+// system is what the alerts' code reaches through its sys field.
 type system struct {
 	rt     *kit.Runtime
 	store  persistence.Store
@@ -22,7 +22,7 @@ type system struct {
 	Events *events.Events
 }
 
-// StartAlerts starts the alerts' kind.
+// Start starts the alerts' kind.
 func Start(d Deps) *Alerts {
 	return startAlerts(&system{rt: d.Runtime, store: d.Runtime.Store, log: d.Runtime.Log, Events: d.Events})
 }

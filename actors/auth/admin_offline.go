@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"sync"
 	"time"
 
 	"golang.org/x/crypto/bcrypt"
@@ -24,24 +23,20 @@ var initialPasswordKey = persistence.Key("meta", "admin-initial-password")
 type initialPassword struct {
 	Email    string `json:"email"`
 	Password string `json:"password"`
-	// Creator names the start that generated it (passwordCreators): in a cluster only
-	// that member shows it, so one password is logged once.
+	// Creator names the start that generated it (Users.passwordCreator): in a cluster
+	// only that member shows it, so one password is logged once.
 	Creator string `json:"creator,omitempty"`
 }
-
-// passwordCreators maps each persistence.Store this process started users over to the
-// Creator token of the generated password it wrote there, if any. Keyed by store, not
-// global, because the members of an in-process test cluster share the process.
-var passwordCreators sync.Map
 
 // InitialAdminPassword returns the first admin's generated password if it has not
 // been shown yet (ok false otherwise). Call ForgetInitialAdminPassword once it is.
 //
 // On a store shared with other members it is shown only by the member whose start
-// created it: the others, started at the same time, must not log it too. (A cluster's
-// first start that fails before serving thus keeps it unshown in the store; the
-// operator sets a password with 'vmplane admin reset-password' instead.)
-func InitialAdminPassword(store persistence.Store) (email, password string, ok bool, err error) {
+// created it (u.passwordCreator): the others, started at the same time, must not log
+// it too. (A cluster's first start that fails before serving thus keeps it unshown in
+// the store; the operator sets a password with 'vmplane admin reset-password' instead.)
+func (u *Users) InitialAdminPassword() (email, password string, ok bool, err error) {
+	store := u.sys.store
 	raw, err := store.Get(initialPasswordKey)
 	if errors.Is(err, persistence.ErrNotFound) {
 		return "", "", false, nil
@@ -54,7 +49,7 @@ func InitialAdminPassword(store persistence.Store) (email, password string, ok b
 		return "", "", false, err
 	}
 	if store.Shared() {
-		if mine, _ := passwordCreators.Load(store); mine != p.Creator {
+		if u.passwordCreator == "" || u.passwordCreator != p.Creator {
 			return "", "", false, nil
 		}
 	}
@@ -71,8 +66,8 @@ func FirstAdminID(store persistence.Store) (string, error) {
 }
 
 // ForgetInitialAdminPassword deletes the generated password once it has been shown.
-func ForgetInitialAdminPassword(ctx context.Context, store persistence.Store) error {
-	return store.Commit(ctx, new(persistence.Batch).Del(initialPasswordKey))
+func (u *Users) ForgetInitialAdminPassword(ctx context.Context) error {
+	return u.sys.store.Commit(ctx, new(persistence.Batch).Del(initialPasswordKey))
 }
 
 // AdminExists reports whether the first admin was created at an earlier start.

@@ -9,7 +9,7 @@ import (
 	"github.com/vmplane/vmplane/persistence"
 )
 
-// AuthDeps are what users and idempotency records need from outside their package.
+// Deps are what users and idempotency records need from outside their package.
 type Deps struct {
 	Runtime *kit.Runtime
 	Options AuthOptions
@@ -18,13 +18,13 @@ type Deps struct {
 	TenantExists func(ctx context.Context, id string) error
 }
 
-// AuthServices are the services of the auth package.
+// Services are the services of the auth package.
 type Services struct {
 	Users       *Users
 	Idempotency *Idempotency
 }
 
-// authSys is what the auth code reaches through its sys field.
+// system is what the auth code reaches through its sys field.
 type system struct {
 	rt           *kit.Runtime
 	store        persistence.Store
@@ -32,7 +32,7 @@ type system struct {
 	tenantExists func(ctx context.Context, id string) error
 }
 
-// StartAuth starts the users' and the idempotency records' kinds.
+// Start starts the users' and the idempotency records' kinds.
 func Start(d Deps) (*Services, error) {
 	s := &system{rt: d.Runtime, store: d.Runtime.Store, log: d.Runtime.Log, tenantExists: d.TenantExists}
 	users, err := startUsers(s, d.Options)

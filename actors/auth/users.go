@@ -109,6 +109,11 @@ type Users struct {
 	auth sync.Map
 	// shared is whether the store is shared with other members (Store.Shared).
 	shared bool
+	// passwordCreator is the Creator token of the generated password this start wrote
+	// (initialPassword), "" if it wrote none: on a shared store only the start that
+	// generated the password shows it (InitialAdminPassword). Set once, by
+	// bootstrapAdmin before startUsers returns; it goes with the Users.
+	passwordCreator string
 }
 
 // authState is one user's standing as its entity last published it: immutable. It is
@@ -344,9 +349,9 @@ func (u *Users) bootstrapAdmin(s *system) error {
 			return err
 		}
 		b.Put(initialPasswordKey, raw)
-		// Registered before the commit, so that the password is this store's to show
-		// as soon as it is there; a commit that fails leaves nothing it could match.
-		passwordCreators.Store(s.store, creator)
+		// Kept before the commit, so that the password is this start's to show as
+		// soon as it is there; a commit that fails leaves nothing it could match.
+		u.passwordCreator = creator
 	}
 	if err := s.rt.Commit(b); persistence.IsConditionFailed(err) {
 		if _, err := s.store.Get(adminKey); err == nil {
@@ -626,7 +631,7 @@ func (u *Users) Logout(ctx context.Context, userID, token string) error {
 	return err
 }
 
-// stop stops the password hasher; System.Stop calls it once the users kind is down.
+// Stop stops the password hasher; System.Stop calls it once the users kind is down.
 func (u *Users) Stop() { u.hasher.close() }
 
 // Get returns one user.

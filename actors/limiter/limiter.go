@@ -95,7 +95,7 @@ type take struct {
 // sweep asks a shard to drop its idle buckets.
 type sweep struct{}
 
-// StartLimiter spawns the limiter's shards on rt.
+// Start spawns the limiter's shards on rt.
 func Start(rt *kit.Runtime, opts LimitOptions) *Limiter {
 	if opts.Shards <= 0 {
 		opts.Shards = 4

@@ -154,7 +154,7 @@ func (b *Backups) Delete(ctx context.Context, id string, scope *string) error {
 	return b.sys.rt.Commit(batch)
 }
 
-// ofSchedule returns the backups a schedule took, oldest first.
+// OfSchedule returns the backups a schedule took, oldest first.
 func (b *Backups) OfSchedule(tenant, schedule string) ([]*Backup, error) {
 	prefix := persistence.Prefix("backup-sched", schedule)
 	var ids []string
@@ -178,7 +178,7 @@ func (b *Backups) OfSchedule(tenant, schedule string) ([]*Backup, error) {
 	return out, nil
 }
 
-// ofMachine returns the backups on record of one machine.
+// OfMachine returns the backups on record of one machine.
 func (b *Backups) OfMachine(tenant, machine string) ([]Backup, error) {
 	out, _, err := b.List(context.Background(), &tenant, machine, "", 0)
 	return out, err
@@ -196,7 +196,7 @@ type BackupResult struct {
 	PruneErrors []string `json:"prune_errors,omitempty"`
 }
 
-// pruneBackups keeps the newest retention of a schedule's backups: taken, and those
+// PruneBackups keeps the newest retention of a schedule's backups: taken, and those
 // of prunable that the hypervisor still lists. Only the schedule's own backups are
 // counted and deleted; backups taken any other way are never touched. The backup just
 // taken is never deleted.
@@ -265,7 +265,7 @@ func validateBackupOp(op Operation) error {
 	return nil
 }
 
-// startAs starts an operation like Start, under a task id the caller chose: a
+// StartAs starts an operation like Start, under a task id the caller chose: a
 // schedule records the id durably before the task exists, so that after a crash it
 // can tell a run that never started from one whose task is still to be settled.
 func (m *Machines) StartAs(ctx context.Context, id string, op Operation, tenant *string, taskID string) (Task, error) {

@@ -13,7 +13,7 @@ import (
 	"github.com/vmplane/vmplane/persistence"
 )
 
-// MachinesDeps are what machines, nodes, tasks, sync, consoles and backups need from
+// Deps are what machines, nodes, tasks, sync, consoles and backups need from
 // outside their package.
 type Deps struct {
 	Runtime *kit.Runtime
@@ -28,7 +28,7 @@ type Deps struct {
 	Authorize func(userID, sessionID string, gen uint64) error
 }
 
-// MachineServices are the services of the machines package.
+// Services are the services of the machines package.
 type Services struct {
 	Machines *Machines
 	Nodes    *Nodes
@@ -38,7 +38,7 @@ type Services struct {
 	Backups  *Backups
 }
 
-// machinesSys is what the machines' code reaches through its sys field.
+// system is what the machines' code reaches through its sys field.
 type system struct {
 	*Services
 	rt           *kit.Runtime
@@ -51,7 +51,7 @@ type system struct {
 	authorize    func(userID, sessionID string, gen uint64) error
 }
 
-// StartMachines starts the machines' and the nodes' kinds and the services around them.
+// Start starts the machines' and the nodes' kinds and the services around them.
 func Start(d Deps) *Services {
 	s := &system{Services: &Services{}, rt: d.Runtime, store: d.Runtime.Store, driver: d.Driver,
 		log: d.Runtime.Log, Events: d.Events, Alerts: d.Alerts, tenantExists: d.TenantExists, authorize: d.Authorize}

@@ -14,7 +14,7 @@ type MachineEvent struct {
 	PreviousStatus *string `json:"previous_status"`
 }
 
-// publishMachine records a machine's change on e with its cause and previous status,
+// Publish records a machine's change on e with its cause and previous status,
 // in the event and in its data, which is what a client of the stream reads.
 func Publish(e *events.Events, m Machine, cause, previous string) {
 	data := MachineEvent{Machine: m, Cause: cause}

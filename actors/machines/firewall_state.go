@@ -38,7 +38,7 @@ type firewallPushed struct {
 	Reason string
 }
 
-// firewallPushed records a push's outcome on the machine (from the tenant's push
+// FirewallPushed records a push's outcome on the machine (from the tenant's push
 // goroutine, outside any mailbox). A machine gone meanwhile is ignored.
 func (m *Machines) FirewallPushed(id string, err error) {
 	msg := &firewallPushed{}

@@ -161,7 +161,7 @@ func (op Operation) checkAgainst(m *Machine) error {
 	return nil
 }
 
-// errNoDiskToGrow refuses a resize that grows the disk of a machine with none (a
+// ErrNoDiskToGrow refuses a resize that grows the disk of a machine with none (a
 // Proxmox VM whose disks were all detached).
 func ErrNoDiskToGrow() error {
 	return apierr.New(apierr.ErrInvalidState, "machine has no disk to grow")

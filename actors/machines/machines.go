@@ -55,7 +55,7 @@ type Machine struct {
 	Firewall *FirewallState `json:"firewall"`
 }
 
-// machineRecord is a machine as stored under vm/<id>.
+// Record is a machine as stored under vm/<id>.
 type Record struct {
 	Machine
 	// Op is the operation of the task in flight (TaskID), secrets removed, so that a
@@ -74,7 +74,7 @@ const RecordVersion = 1
 
 func Key(id string) []byte { return persistence.Key("vm", id) }
 
-// tenantMachineKey indexes a tenant's machines: vm-tenant/<tenant>/<machine>.
+// TenantKey indexes a tenant's machines: vm-tenant/<tenant>/<machine>.
 func TenantKey(tenant, id string) []byte { return persistence.Key("vm-tenant", tenant, id) }
 
 // TenantEntry is the value of a machine's tenant index key: what the machine holds
@@ -192,7 +192,7 @@ func (op Operation) taskType() string {
 	return "vm." + op.Type
 }
 
-// withoutSecrets is the operation as it may be stored.
+// WithoutSecrets is the operation as it may be stored.
 func (op Operation) WithoutSecrets() *Operation {
 	c := op
 	if c.Reinstall != nil {
@@ -245,7 +245,7 @@ type (
 	startOp    struct {
 		Op     Operation
 		Tenant *string
-		// TaskID, when set, is the id the task gets (see startAs).
+		// TaskID, when set, is the id the task gets (see StartAs).
 		TaskID string
 		// Stamp, for a request made with an Idempotency-Key, is the key's claim,
 		// which the write that records the task carries (kit.Stamp).
@@ -309,7 +309,7 @@ func startMachines(s *system) *Machines {
 	return m
 }
 
-// stop cancels the hypervisor work in flight and waits for it; its tasks are settled by
+// Stop cancels the hypervisor work in flight and waits for it; its tasks are settled by
 // the next start.
 func (m *Machines) Stop() {
 	m.stopping.Store(true)
@@ -345,7 +345,7 @@ func askMachine[T any](ctx context.Context, m *Machines, sent string, msg any) (
 	return zero, NotFoundAs(err, sent)
 }
 
-// machineNotFoundAs makes a not-found error name the machine as the caller sent it.
+// NotFoundAs makes a not-found error name the machine as the caller sent it.
 func NotFoundAs(err error, sent string) error {
 	if errors.Is(err, apierr.ErrNotFound) {
 		return apierr.NotFound("machine", sent)
@@ -353,7 +353,7 @@ func NotFoundAs(err error, sent string) error {
 	return err
 }
 
-// resolve accepts a record id or, for operators used to Proxmox, a vmid.
+// Resolve accepts a record id or, for operators used to Proxmox, a vmid.
 func (m *Machines) Resolve(id string) (string, error) {
 	if id == "" || len(id) > 64 {
 		return "", apierr.NotFound("machine", id)
@@ -494,7 +494,7 @@ func (e *machineEntity) Load() error {
 	return err
 }
 
-// busy keeps an entity with a task in flight from passivating.
+// Busy keeps an entity with a task in flight from passivating.
 func (e *machineEntity) Busy() bool { return e.rec != nil && e.rec.TaskID != nil }
 
 func (e *machineEntity) Handle(ctx actor.Context, msg any) {
@@ -1085,7 +1085,7 @@ func reached(hm hypervisor.Machine, op Operation) bool {
 	return false
 }
 
-// settleOpenTasks walks the tasks left open by an earlier process and settles each.
+// SettleOpenTasks walks the tasks left open by an earlier process and settles each.
 func (m *Machines) SettleOpenTasks() error {
 	type open struct{ task, machine string }
 	var list []open
@@ -1119,6 +1119,6 @@ var (
 	_ kit.Busy    = (*machineEntity)(nil)
 )
 
-// provision tells a machine whose record was just created (by its tenant, which holds
+// Provision tells a machine whose record was just created (by its tenant, which holds
 // the quota) to start its first operation; the task is already in the record.
 func (m *Machines) Provision(id string, op Operation) { m.kind.Send(id, &provision{Op: op}) }

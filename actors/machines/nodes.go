@@ -67,7 +67,7 @@ func (n *Nodes) List(_ context.Context, cursor string, limit int) ([]Node, strin
 	return kit.ScanPage(n.sys.store, persistence.Prefix("node"), cursor, limit, func(rec *Node) (Node, bool) { return *rec, true })
 }
 
-// offline returns the nodes whose last known status is offline.
+// Offline returns the nodes whose last known status is offline.
 func (n *Nodes) Offline(ctx context.Context) (map[string]bool, error) {
 	nodes, _, err := n.List(ctx, "", 0)
 	if err != nil {

@@ -456,7 +456,7 @@ func (c *Cluster) RunPeriodic(interval time.Duration) {
 	c.loopMu.Unlock()
 }
 
-// periodicSync is one sync of runPeriodic: a panic fails it, the next one runs.
+// periodicSync is one sync of RunPeriodic: a panic fails it, the next one runs.
 func (c *Cluster) periodicSync(base context.Context, interval time.Duration) (res SyncResult, err error) {
 	defer kit.Recover(c.sys.log, "periodic sync", func(e error) { err = e })
 	ctx, cancel := context.WithTimeout(base, interval)

@@ -15,7 +15,7 @@ import (
 	"github.com/vmplane/vmplane/persistence"
 )
 
-// MonitoringDeps are what health checks, monitoring, insights and the usage history
+// Deps are what health checks, monitoring, insights and the usage history
 // need from outside their package.
 type Deps struct {
 	Runtime  *kit.Runtime
@@ -32,7 +32,7 @@ type Deps struct {
 	HistoryInterval time.Duration
 }
 
-// MonitoringServices are the services of the monitoring package.
+// Services are the services of the monitoring package.
 type Services struct {
 	HealthChecks *HealthChecks
 	Monitoring   *Monitoring
@@ -40,7 +40,7 @@ type Services struct {
 	History      *History
 }
 
-// monitoringSys is what the monitoring code reaches through its sys field.
+// system is what the monitoring code reaches through its sys field.
 type system struct {
 	*Services
 	rt       *kit.Runtime
@@ -54,7 +54,7 @@ type system struct {
 	Tenants  *tenants.Tenants
 }
 
-// StartMonitoring starts the health checks' kind and the monitoring loops.
+// Start starts the health checks' kind and the monitoring loops.
 func Start(d Deps) *Services {
 	s := &system{Services: &Services{}, rt: d.Runtime, store: d.Runtime.Store, driver: d.Driver,
 		log: d.Runtime.Log, Events: d.Events, Alerts: d.Alerts, Machines: d.Machines.Machines, Nodes: d.Machines.Nodes, Tenants: d.Tenants}

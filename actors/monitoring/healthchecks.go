@@ -261,7 +261,7 @@ func startHealthChecks(s *system) *HealthChecks {
 	return h
 }
 
-// wakeAll wakes every enabled stored check, so that its timer runs again after a restart.
+// WakeAll wakes every enabled stored check, so that its timer runs again after a restart.
 func (h *HealthChecks) WakeAll() error {
 	var ids []string
 	prefix := persistence.Prefix("hc")
@@ -287,7 +287,7 @@ func (h *HealthChecks) WakeAll() error {
 	return nil
 }
 
-// stop disarms every timer, cuts the probes in flight short and waits for them.
+// Stop disarms every timer, cuts the probes in flight short and waits for them.
 func (h *HealthChecks) Stop() {
 	h.timers.Stop()
 	h.mu.Lock()

@@ -81,7 +81,7 @@ func startMonitoring(s *system, opts MonitoringOptions) *Monitoring {
 	return m
 }
 
-// stop ends the watchers and waits for them.
+// Stop ends the watchers and waits for them.
 func (m *Monitoring) Stop() {
 	m.mu.Lock()
 	if m.stopped {

@@ -9,7 +9,7 @@ import (
 	"github.com/vmplane/vmplane/persistence"
 )
 
-// SchedulesDeps are what the power and backup schedules need from outside their package.
+// Deps are what the power and backup schedules need from outside their package.
 type Deps struct {
 	Runtime  *kit.Runtime
 	Driver   hypervisor.Driver
@@ -17,7 +17,7 @@ type Deps struct {
 	Options  ScheduleOptions
 }
 
-// schedulesSys is what the schedules' code reaches through its sys field.
+// system is what the schedules' code reaches through its sys field.
 type system struct {
 	rt       *kit.Runtime
 	store    persistence.Store
@@ -28,7 +28,7 @@ type system struct {
 	Backups  *machines.Backups
 }
 
-// StartSchedules starts the schedules' kind; WakeAll arms their timers.
+// Start starts the schedules' kind; WakeAll arms their timers.
 func Start(d Deps) *Schedules {
 	return startSchedules(&system{rt: d.Runtime, store: d.Runtime.Store, driver: d.Driver, log: d.Runtime.Log,
 		Machines: d.Machines.Machines, Tasks: d.Machines.Tasks, Backups: d.Machines.Backups}, d.Options)

@@ -382,7 +382,7 @@ func startSchedules(s *system, opts ScheduleOptions) *Schedules {
 	return ss
 }
 
-// wakeAll wakes every stored schedule, after the machines have been asked to settle
+// WakeAll wakes every stored schedule, after the machines have been asked to settle
 // the tasks an earlier process left open.
 func (s *Schedules) WakeAll() error {
 	var ids []string
@@ -400,7 +400,7 @@ func (s *Schedules) WakeAll() error {
 	return nil
 }
 
-// stop disarms every timer and waits for the runs in flight to stop waiting.
+// Stop disarms every timer and waits for the runs in flight to stop waiting.
 func (s *Schedules) Stop() {
 	s.timers.Stop()
 	s.mu.Lock()

@@ -10,7 +10,7 @@ import (
 	"github.com/vmplane/vmplane/persistence"
 )
 
-// TenantsDeps are what tenants, their firewall and the overview need from outside
+// Deps are what tenants, their firewall and the overview need from outside
 // their package.
 type Deps struct {
 	Runtime  *kit.Runtime
@@ -19,7 +19,7 @@ type Deps struct {
 	Machines *machines.Services
 }
 
-// tenantsSys is what the tenants' code reaches through its sys field.
+// system is what the tenants' code reaches through its sys field.
 type system struct {
 	rt       *kit.Runtime
 	store    persistence.Store
@@ -32,7 +32,7 @@ type system struct {
 	Tenants  *Tenants
 }
 
-// StartTenants starts the tenants' kind.
+// Start starts the tenants' kind.
 func Start(d Deps) *Tenants {
 	s := &system{rt: d.Runtime, store: d.Runtime.Store, driver: d.Driver, log: d.Runtime.Log, Events: d.Events,
 		Machines: d.Machines.Machines, Nodes: d.Machines.Nodes, Backups: d.Machines.Backups}

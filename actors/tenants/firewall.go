@@ -419,7 +419,7 @@ func (e *tenantEntity) writeRules(ctx actor.Context, changed []FirewallRule, cre
 		// after a failed one fails too (After), and the store answers in queue order,
 		// so the last failure reaches the entity when nothing is in flight, and it can
 		// reload. Success needs no message: the sweep reads inflight itself
-		// (handedOff).
+		// (HandedOff).
 		if fw.inflight.Add(-1) == 0 {
 			sys.Tenants.lastRuleWrite.CompareAndDelete(tenant, h)
 		}

@@ -375,7 +375,7 @@ func (e *tenantEntity) Busy() bool {
 	return len(e.pending) > 0 || e.push.running || e.push.scheduled
 }
 
-// handedOff counts the rule writes not yet durable: they keep the entity from being
+// HandedOff counts the rule writes not yet durable: they keep the entity from being
 // passivated, and the store's writer, not a message, ends them.
 func (e *tenantEntity) HandedOff() *atomic.Int64 { return &e.fw.inflight }
 

@@ -264,7 +264,7 @@ type flush struct {
 	// the write's result is known.
 	keys []string
 	// claim is the vmid of a new machine whose write requires that no other member
-	// has it (claimLocked): on a condition failure the machine leaves memory.
+	// has it (Driver.claim): on a condition failure the machine leaves memory.
 	claim int
 }
 
