@@ -75,7 +75,8 @@ const (
 	// turns unavailable, and heals, without traffic.
 	etcdProbeEvery = time.Second
 	// etcdProbeTimeout bounds one probe: with etcdProbeEvery, Health turns unavailable
-	// about 3 s after etcd stops answering.
+	// at the next probe after etcd refuses connections, and within about 6 s (two
+	// probes timed out in a row) after it stops answering them.
 	etcdProbeTimeout = 2 * time.Second
 	// etcdProbeKey is read (never written) by the probe: a linearizable read needs a
 	// quorum, which is what writes need too.
@@ -664,6 +665,7 @@ func (s *Etcd) Health() error {
 func (s *Etcd) probe(ctx context.Context) {
 	t := time.NewTicker(etcdProbeEvery)
 	defer t.Stop()
+	slow := false // the previous probe timed out
 	for {
 		select {
 		case <-ctx.Done():
@@ -678,11 +680,18 @@ func (s *Etcd) probe(ctx context.Context) {
 			return // closing: not an outage
 		}
 		s.metrics.observe("get", start, err)
-		if err == nil {
+		timedOut := errors.Is(err, context.DeadlineExceeded) || status.Code(err) == codes.DeadlineExceeded
+		switch {
+		case err == nil:
 			s.healthy()
-		} else {
+		case timedOut && !slow:
+			// One slow answer is a busy machine as often as a hung etcd, and while
+			// etcd is taken for unreachable every write fails at once: a second
+			// timeout in a row decides. A refused connection decides at once.
+		default:
 			_ = s.requestError("health probe failed", err, 0)
 		}
+		slow = timedOut
 	}
 }
 
