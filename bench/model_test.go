@@ -40,7 +40,7 @@ func fakeServer(t *testing.T, h fasthttp.RequestHandler) string {
 // slowHandler answers 200 after d, like a server whose every request costs d.
 func slowHandler(d time.Duration) fasthttp.RequestHandler {
 	return func(rc *fasthttp.RequestCtx) {
-		time.Sleep(d)
+		time.Sleep(d) // the request's cost is what the model tests measure
 		rc.SetContentType("application/json")
 		rc.SetBodyString(`{"status":"ok"}`)
 	}
@@ -171,7 +171,7 @@ func TestWarmupIsDiscarded(t *testing.T) {
 	var served atomic.Int64
 	base := fakeServer(t, func(rc *fasthttp.RequestCtx) {
 		served.Add(1)
-		time.Sleep(time.Millisecond)
+		time.Sleep(time.Millisecond) // a cost per request, so the warmup is a share of all requests
 	})
 	rep := run(t, Options{BaseURL: base, Connections: 2, Warmup: 300 * time.Millisecond, Duration: 300 * time.Millisecond})
 	total := served.Load() - 1 // the reachability check
@@ -309,11 +309,13 @@ func TestBaseline(t *testing.T) {
 // as a timeout error, and the connection is dialled again for the next one.
 func TestTimeoutsEndStuckRequests(t *testing.T) {
 	var n atomic.Int64
+	stuck := make(chan struct{})
 	base := fakeServer(t, func(rc *fasthttp.RequestCtx) {
 		if n.Add(1)%5 == 0 {
-			time.Sleep(400 * time.Millisecond)
+			<-stuck // never answered while the run lasts
 		}
 	})
+	t.Cleanup(func() { close(stuck) }) // before fakeServer's cleanup waits for its handlers
 	rep := run(t, Options{BaseURL: base, Connections: 2, Duration: 500 * time.Millisecond, Timeout: 100 * time.Millisecond})
 	if rep.Statuses["error timeout"] == 0 || rep.Statuses["200"] == 0 {
 		t.Fatalf("got statuses %v; want 200s and timeouts", rep.Statuses)
