@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -234,23 +235,19 @@ func tryProvision(client *http.Client, base, tok, name string) (provisioned, boo
 	if call("POST", "/api/client/machines", spec, &p) != 202 {
 		return provisioned{}, false
 	}
-	for {
-		var task machines.Task
-		if call("GET", "/api/tasks/"+p.Task.ID, nil, &task) != 200 {
-			return provisioned{}, false
-		}
-		if task.Finished() {
-			if task.Status != machines.TaskSucceeded {
-				return provisioned{}, false
-			}
-			var m machines.Machine
-			if call("GET", "/api/resources/machines/"+p.Machine.ID, nil, &m) != 200 || m.VMID == 0 {
-				return provisioned{}, false
-			}
-			return provisioned{ID: m.ID, VMID: m.VMID}, true
-		}
-		time.Sleep(2 * time.Millisecond)
+	var task machines.Task
+	testwait.Poll(testwait.Timeout, func() bool {
+		task = machines.Task{}
+		return call("GET", "/api/tasks/"+p.Task.ID, nil, &task) != 200 || task.Finished()
+	})
+	if task.Status != machines.TaskSucceeded {
+		return provisioned{}, false
 	}
+	var m machines.Machine
+	if call("GET", "/api/resources/machines/"+p.Machine.ID, nil, &m) != 200 || m.VMID == 0 {
+		return provisioned{}, false
+	}
+	return provisioned{ID: m.ID, VMID: m.VMID}, true
 }
 
 func tryLogin(client *http.Client, base string) (string, bool) {
@@ -282,6 +279,7 @@ func TestGracefulShutdownDrains(t *testing.T) {
 		wg    sync.WaitGroup
 		bad   []int
 	)
+	var answered atomic.Int64
 	client := &http.Client{Timeout: 10 * time.Second}
 	base := s.base
 	for w := 0; w < 8; w++ {
@@ -305,10 +303,12 @@ func TestGracefulShutdownDrains(t *testing.T) {
 					bad = append(bad, res.StatusCode)
 				}
 				mu.Unlock()
+				answered.Add(1)
 			}
 		}()
 	}
-	time.Sleep(20 * time.Millisecond)
+	// Stop once logins are answered and more are on their way, not after a guess.
+	testwait.Eventually(t, "eight logins answered", func() bool { return answered.Load() >= 8 })
 	s.stop()
 	wg.Wait()
 	if len(bad) > 0 {

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"sync"
@@ -10,6 +11,7 @@ import (
 	"github.com/vmplane/vmplane/actors/auth"
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/tenants"
+	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/internal/testwait"
 )
 
@@ -408,22 +410,50 @@ func TestDeleteTenantRefusedWhileItOwnsThings(t *testing.T) {
 }
 
 // A sync while a tenant's machine is being created must not adopt that machine a
-// second time as an unassigned one.
+// second time as an unassigned one. The create is held where the race is: the
+// hypervisor has the machine and its record does not know the vmid yet.
 func TestSyncDuringProvisioningAdoptsNothingTwice(t *testing.T) {
 	t.Parallel()
-	s, admin := synced(t, func(c *Config) { c.SimOpDelay = 300 * time.Millisecond })
+	s, admin := synced(t)
 	a := s.tenant(admin, "Racing", nil)
+	held, release := make(chan int, 1), make(chan struct{})
+	s.sim.OnCreated(func(vmid int) { held <- vmid; <-release })
 	r := s.do(req{method: "POST", path: "/api/client/machines", token: a.Token, body: smallMachine})
 	expect(t, r, 202, "")
 	var p tenants.Provisioned
 	r.decode(t, &p)
-	for i := 0; i < 10; i++ {
-		s.sync(admin)
-		time.Sleep(50 * time.Millisecond)
+	var vmid int
+	select {
+	case vmid = <-held:
+	case <-time.After(testwait.Timeout):
+		t.Fatal("the create never reached the hypervisor")
 	}
+	s.sim.OnCreated(nil)
+	if _, err := s.sim.Machine(context.Background(), hypervisor.Ref{VMID: vmid}); err != nil {
+		t.Fatalf("the held create's machine %d: %v; want it on the hypervisor", vmid, err)
+	}
+	// A sync that adopts the machine may then wait for the held create: it runs aside,
+	// so a broken sync fails the test rather than hanging it.
+	synced := make(chan *response, 1)
+	go func() { synced <- s.do(req{method: "POST", path: "/api/virt/sync", token: admin}) }()
+	select {
+	case r := <-synced:
+		expect(t, r, 200, "")
+		var res syncResult
+		r.decode(t, &res)
+		if res.Machines.Added != 0 {
+			t.Errorf("a sync while the create is held added %d machines; want 0", res.Machines.Added)
+		}
+	case <-time.After(testwait.Timeout):
+		t.Errorf("a sync while the create is held did not end in %v", testwait.Timeout)
+	}
+	close(release)
 	s.waitTask(a.Token, p.Task.ID)
 	s.sync(admin)
 	m := s.machine(admin, p.Machine.ID)
+	if m.VMID != vmid {
+		t.Fatalf("the created record has vmid %d; want %d", m.VMID, vmid)
+	}
 	n := 0
 	for _, other := range s.machines(admin) {
 		if other.VMID == m.VMID {

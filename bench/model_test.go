@@ -40,7 +40,7 @@ func fakeServer(t *testing.T, h fasthttp.RequestHandler) string {
 // slowHandler answers 200 after d, like a server whose every request costs d.
 func slowHandler(d time.Duration) fasthttp.RequestHandler {
 	return func(rc *fasthttp.RequestCtx) {
-		time.Sleep(d)
+		time.Sleep(d) // the request's cost is what the model tests measure
 		rc.SetContentType("application/json")
 		rc.SetBodyString(`{"status":"ok"}`)
 	}
@@ -171,7 +171,7 @@ func TestWarmupIsDiscarded(t *testing.T) {
 	var served atomic.Int64
 	base := fakeServer(t, func(rc *fasthttp.RequestCtx) {
 		served.Add(1)
-		time.Sleep(time.Millisecond)
+		time.Sleep(time.Millisecond) // a cost per request, so the warmup is a share of all requests
 	})
 	rep := run(t, Options{BaseURL: base, Connections: 2, Warmup: 300 * time.Millisecond, Duration: 300 * time.Millisecond})
 	total := served.Load() - 1 // the reachability check
@@ -185,27 +185,29 @@ func TestWarmupIsDiscarded(t *testing.T) {
 
 func TestMaxRequestsEndsEarly(t *testing.T) {
 	base := fakeServer(t, slowHandler(0))
-	start := time.Now()
-	rep := run(t, Options{BaseURL: base, Connections: 2, Duration: 20 * time.Second, MaxRequests: 50})
-	if rep.Requests < 50 || rep.Requests > 52 || time.Since(start) > 10*time.Second {
-		t.Fatalf("got %d requests in %s; want 50 (at most one more per connection), quickly", rep.Requests, time.Since(start))
+	// Only MaxRequests can end an hour's run within the test.
+	rep := run(t, Options{BaseURL: base, Connections: 2, Duration: time.Hour, MaxRequests: 50})
+	if rep.Requests < 50 || rep.Requests > 52 {
+		t.Fatalf("got %d requests; want 50 (at most one more per connection)", rep.Requests)
 	}
 }
 
 func TestInterruptEndsTheRun(t *testing.T) {
-	base := fakeServer(t, slowHandler(time.Millisecond))
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	start := time.Now()
-	rep, err := Run(ctx, Options{BaseURL: base, Connections: 2, Duration: time.Minute, Model: ModelOpen, Rate: 100})
+	var served atomic.Int64
+	base := fakeServer(t, func(rc *fasthttp.RequestCtx) {
+		if served.Add(1) == 10 { // interrupted once the run is under way
+			cancel()
+		}
+	})
+	// Only the interrupt can end an hour's run within the test.
+	rep, err := Run(ctx, Options{BaseURL: base, Connections: 2, Duration: time.Hour, Model: ModelOpen, Rate: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !rep.Interrupted || time.Since(start) > 10*time.Second {
-		t.Fatalf("got interrupted %v after %s; want true, soon after 300ms", rep.Interrupted, time.Since(start))
-	}
-	if rep.ElapsedS > 1 || rep.Requests == 0 {
-		t.Fatalf("got %d requests over %.3fs; want some, over about 0.3s", rep.Requests, rep.ElapsedS)
+	if !rep.Interrupted || rep.Requests == 0 {
+		t.Fatalf("got interrupted %v after %d requests; want true, after some", rep.Interrupted, rep.Requests)
 	}
 }
 
@@ -309,11 +311,13 @@ func TestBaseline(t *testing.T) {
 // as a timeout error, and the connection is dialled again for the next one.
 func TestTimeoutsEndStuckRequests(t *testing.T) {
 	var n atomic.Int64
+	stuck := make(chan struct{})
 	base := fakeServer(t, func(rc *fasthttp.RequestCtx) {
 		if n.Add(1)%5 == 0 {
-			time.Sleep(400 * time.Millisecond)
+			<-stuck // never answered while the run lasts
 		}
 	})
+	t.Cleanup(func() { close(stuck) }) // before fakeServer's cleanup waits for its handlers
 	rep := run(t, Options{BaseURL: base, Connections: 2, Duration: 500 * time.Millisecond, Timeout: 100 * time.Millisecond})
 	if rep.Statuses["error timeout"] == 0 || rep.Statuses["200"] == 0 {
 		t.Fatalf("got statuses %v; want 200s and timeouts", rep.Statuses)

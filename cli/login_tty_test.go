@@ -4,6 +4,8 @@ package cli_test
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"io"
 	"os"
 	"strconv"
@@ -74,13 +76,12 @@ func TestInteractiveLogin(t *testing.T) {
 	// Type each answer once its prompt is there: the password only after echo is off.
 	waitFor := func(s string) {
 		t.Helper()
-		deadline := time.Now().Add(30 * time.Second)
-		for !strings.Contains(errOut.String(), s) {
-			if time.Now().After(deadline) {
-				t.Fatalf("no %q prompt; stderr %q", s, errOut.String())
+		testwait.Until(t, func() error {
+			if out := errOut.String(); !strings.Contains(out, s) {
+				return fmt.Errorf("no %q prompt; stderr %q", s, out)
 			}
-			time.Sleep(10 * time.Millisecond)
-		}
+			return nil
+		})
 	}
 	waitFor("E-mail: ")
 	io.WriteString(master, apptest.AdminEmail+"\n")
@@ -100,19 +101,14 @@ func TestInteractiveLogin(t *testing.T) {
 	// A last line typed now (echo is on again) is echoed after everything before it:
 	// once it is on the screen, so is whatever the password's typing echoed.
 	io.WriteString(master, "sentinel\n")
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	testwait.Until(t, func() error {
 		mu.Lock()
-		seen := strings.Contains(screen.String(), "sentinel")
-		mu.Unlock()
-		if seen {
-			break
+		defer mu.Unlock()
+		if !strings.Contains(screen.String(), "sentinel") {
+			return errors.New("the terminal echoes nothing after the login: was its mode restored?")
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("the terminal echoes nothing after the login: was its mode restored?")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return nil
+	})
 	mu.Lock()
 	defer mu.Unlock()
 	if !strings.Contains(screen.String(), apptest.AdminEmail) {

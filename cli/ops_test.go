@@ -6,22 +6,10 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/vmplane/vmplane/client"
+	"github.com/vmplane/vmplane/internal/testwait"
 )
-
-// poll runs cond until it holds, for a minute at most.
-func poll(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
 
 // schedule is a line of `schedule list -o json`: a power or backup schedule.
 type schedule struct {
@@ -81,7 +69,7 @@ func TestOperations(t *testing.T) {
 	// Backups: a per-second schedule takes some; they are listed, shown and deleted.
 	w.okJSON(&bs, "schedule", "update", bs.ID, "--cron", "* * * * * *", "--retention", "2", "--mode", "snapshot")
 	var backups []client.Backup
-	poll(t, "a backup", func() bool {
+	testwait.Eventually(t, "a backup", func() bool {
 		w.okJSON(&backups, "backup", "list", "--machine", m.ID)
 		return len(backups) > 0
 	})
@@ -137,7 +125,7 @@ func TestOperations(t *testing.T) {
 	if hc.MachineID != nil || !hc.Enabled || hc.Name != "web" {
 		t.Fatalf("health-check update --clear-machine: got %+v; want no machine, enabled, name kept", hc)
 	}
-	poll(t, "the check to pass", func() bool {
+	testwait.Eventually(t, "the check to pass", func() bool {
 		w.okJSON(&hc, "health-check", "show", hc.ID)
 		return hc.Last.Status == client.CheckPassing
 	})
@@ -153,7 +141,7 @@ func TestOperations(t *testing.T) {
 	// Failing: an alert fires, is found by its filters and acknowledged.
 	failing.Store(true)
 	var alerts []client.Alert
-	poll(t, "the alert", func() bool {
+	testwait.Eventually(t, "the alert", func() bool {
 		w.okJSON(&alerts, "alert", "list", "--kind", "health_check", "--status", "firing", "--since", "10m")
 		return len(alerts) > 0
 	})
@@ -179,7 +167,7 @@ func TestOperations(t *testing.T) {
 	}
 	w.fails(2, "--since", "alert", "list", "--since", "yesterday")
 	w.ok("health-check", "delete", hc.ID)
-	poll(t, "the alert to resolve", func() bool {
+	testwait.Eventually(t, "the alert to resolve", func() bool {
 		w.okJSON(&al, "alert", "show", al.ID)
 		return al.Status == client.AlertResolved
 	})

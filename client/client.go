@@ -36,6 +36,9 @@ type core struct {
 	maxWait  time.Duration
 	auth     auth
 	tasks    taskWatch // the event stream WaitTask listens to
+	// pause waits between tries; tests replace it (export_test.go) to see the waits
+	// without spending them.
+	pause func(ctx context.Context, d time.Duration) error
 }
 
 // Option configures a Client.
@@ -264,7 +267,7 @@ func (c *core) do(ctx context.Context, r request) (http.Header, error) {
 				continue
 			}
 			tried = 0
-			if err := sleep(ctx, backoff(attempt)); err != nil {
+			if err := c.sleep(ctx, backoff(attempt)); err != nil {
 				return nil, err
 			}
 			continue
@@ -279,7 +282,7 @@ func (c *core) do(ctx context.Context, r request) (http.Header, error) {
 			if attempt >= c.retries {
 				return nil, fmt.Errorf("vmplane client: %s %s: read answer: %w", r.method, r.path, err)
 			}
-			if err := sleep(ctx, backoff(attempt)); err != nil {
+			if err := c.sleep(ctx, backoff(attempt)); err != nil {
 				return nil, err
 			}
 			continue
@@ -309,7 +312,7 @@ func (c *core) do(ctx context.Context, r request) (http.Header, error) {
 			if attempt >= c.retries || wait > c.maxWait {
 				return res.Header, errorFrom(res, body)
 			}
-			if err := sleep(ctx, wait); err != nil {
+			if err := c.sleep(ctx, wait); err != nil {
 				return nil, err
 			}
 			continue
@@ -353,7 +356,11 @@ func retryAfter(h http.Header, attempt int) time.Duration {
 	return wait
 }
 
-func sleep(ctx context.Context, d time.Duration) error {
+// sleep waits d between two tries, or until ctx ends.
+func (c *core) sleep(ctx context.Context, d time.Duration) error {
+	if c.pause != nil {
+		return c.pause(ctx, d)
+	}
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {

@@ -53,7 +53,7 @@ func (c *Client) Events(ctx context.Context, lastID int64) iter.Seq2[Event, erro
 					yield(Event{}, err)
 					return
 				}
-				if err := sleep(ctx, retryAfterErr(err, failures)); err != nil {
+				if err := c.c.sleep(ctx, retryAfterErr(err, failures)); err != nil {
 					yield(Event{}, err)
 					return
 				}
@@ -82,7 +82,7 @@ func (c *Client) Events(ctx context.Context, lastID int64) iter.Seq2[Event, erro
 				yield(Event{}, fmt.Errorf("vmplane client: the event stream keeps dropping"))
 				return
 			}
-			if err := sleep(ctx, backoff(failures)); err != nil {
+			if err := c.c.sleep(ctx, backoff(failures)); err != nil {
 				yield(Event{}, err)
 				return
 			}

@@ -316,7 +316,7 @@ func ExampleClient_AcknowledgeAlert() {
 			fmt.Println(a.Kind, a.TargetID == hc.ID, a.Status)
 			break
 		}
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(100 * time.Millisecond) // a user's poll interval: the example is user code
 	}
 	// Output:
 	// health_check true acknowledged

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/vmplane/vmplane/client"
+	"github.com/vmplane/vmplane/internal/testwait"
 )
 
 // routeLog is an http.RoundTripper that notes the method and path of every request
@@ -112,18 +113,6 @@ func isNotFound(t *testing.T, what string, err error) {
 	t.Helper()
 	if !errors.Is(err, client.ErrNotFound) {
 		t.Fatalf("%s: got %v; want not_found", what, err)
-	}
-}
-
-// poll calls cond until it holds, failing the test after a generous deadline.
-func poll(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }
 
@@ -271,7 +260,7 @@ func testBackups(t *testing.T, ctx context.Context, w *world) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	poll(t, "two backups", func() bool {
+	testwait.Eventually(t, "two backups", func() bool {
 		return len(collect(t, w.a.Backups(ctx, client.RecordFilter{MachineID: w.m.ID}))) >= 2
 	})
 	if err := w.a.DeleteBackupSchedule(ctx, bs.ID); err != nil {
@@ -328,7 +317,7 @@ func testHealthChecksAndAlerts(t *testing.T, ctx context.Context, w *world) {
 	if err != nil || hc.TenantID == nil || *hc.TenantID != w.tenA.ID || hc.MachineID == nil || *hc.MachineID != w.m.ID || hc.Last.Status != client.CheckUnknown {
 		t.Fatalf("create health check: %+v %v", hc, err)
 	}
-	poll(t, "the check to pass", func() bool {
+	testwait.Eventually(t, "the check to pass", func() bool {
 		got, err := w.a.GetHealthCheck(ctx, hc.ID)
 		return err == nil && got.Last.Status == client.CheckPassing && len(got.Results) > 0 && got.Results[0].OK
 	})
@@ -354,7 +343,7 @@ func testHealthChecksAndAlerts(t *testing.T, ctx context.Context, w *world) {
 	since := time.Now().Add(-time.Second)
 	healthy.Store("ok", false)
 	var alert client.Alert
-	poll(t, "the alert", func() bool {
+	testwait.Eventually(t, "the alert", func() bool {
 		for a, err := range w.a.Alerts(ctx, client.AlertFilter{Kind: "health_check", Status: client.AlertFiring, Since: since}) {
 			if err != nil {
 				t.Fatal(err)
@@ -393,7 +382,7 @@ func testHealthChecksAndAlerts(t *testing.T, ctx context.Context, w *world) {
 	}
 	_, err = w.a.GetHealthCheck(ctx, hc.ID)
 	isNotFound(t, "a deleted health check", err)
-	poll(t, "the alert to resolve", func() bool {
+	testwait.Eventually(t, "the alert to resolve", func() bool {
 		got, err := w.a.GetAlert(ctx, alert.ID)
 		return err == nil && got.Status == client.AlertResolved && got.ResolvedAt != nil
 	})

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -293,9 +294,13 @@ func TestConcurrentReadsAndClose(t *testing.T) {
 	}
 	mustCommit(t, s, new(Batch).Put([]byte("vm/1"), []byte("v")))
 	var wg sync.WaitGroup
+	var answered atomic.Int64 // callers that had a call answered: they are in flight
 	for g := range 8 {
 		wg.Go(func() {
 			for i := 0; ; i++ {
+				if i == 1 {
+					answered.Add(1)
+				}
 				var err error
 				switch i % 3 {
 				case 0:
@@ -315,7 +320,7 @@ func TestConcurrentReadsAndClose(t *testing.T) {
 			}
 		})
 	}
-	time.Sleep(20 * time.Millisecond)
+	testwait.Eventually(t, "every caller in flight", func() bool { return answered.Load() == 8 })
 	if err := s.Close(); err != nil {
 		t.Fatalf("Close: %v", err)
 	}

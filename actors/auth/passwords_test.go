@@ -70,7 +70,8 @@ func (g *gauge) around(run func()) {
 	n := g.cur.Add(1)
 	for m := g.max.Load(); n > m && !g.max.CompareAndSwap(m, n); m = g.max.Load() {
 	}
-	// Widens the window in which an overlapping job would be seen.
+	// Widens the window in which an overlapping job would be seen: the pause is what
+	// makes an overlap observable, not a wait for something.
 	time.Sleep(time.Millisecond)
 	run()
 	g.cur.Add(-1)

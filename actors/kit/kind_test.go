@@ -196,6 +196,8 @@ func TestPassivationLosesNoMessage(t *testing.T) {
 			t.Fatalf("increment %d: %v", i, err)
 		}
 		if i%4 == 0 {
+			// Idle past the 1 ms timeout, so the next increments race the entity's
+			// passivation: that race, not any one outcome, is what this test is for.
 			time.Sleep(3 * time.Millisecond)
 		}
 	}

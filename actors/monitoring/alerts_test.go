@@ -137,7 +137,7 @@ func TestAlertListFilters(t *testing.T) {
 	n1 := raise(alerts.AlertNodeOffline, alerts.SeverityCritical, "pve1", nil)
 	t1 := raise(alerts.AlertTaskFailed, alerts.SeverityWarning, "M1", &tenant)
 	mid := time.Now().UTC()
-	time.Sleep(5 * time.Millisecond)
+	laterMilli(t, mid)
 	raise(alerts.AlertTaskFailed, alerts.SeverityWarning, "M2", &tenant)
 	if _, err := s.Alerts.Resolve(ctx, alerts.AlertNodeOffline, "pve1"); err != nil {
 		t.Fatal(err)

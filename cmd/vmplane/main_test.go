@@ -38,6 +38,8 @@ func TestMain(m *testing.M) {
 				if d == "forever" {
 					select {}
 				}
+				// The pause is the slow start under test: it runs in the child process,
+				// which the test reaches only through its environment and signals.
 				delay, _ := time.ParseDuration(d)
 				time.Sleep(delay)
 			}
@@ -251,8 +253,7 @@ func TestSIGTERMDuringFirstSync(t *testing.T) {
 	if l := p.line(`"vmplane serving"`); !isoTime.MatchString(l) {
 		t.Fatalf("got %s; want an ISO 8601 ts", l)
 	}
-	<-accepted // the first sync is in flight
-	time.Sleep(100 * time.Millisecond)
+	<-accepted // the first sync is in flight: its driver call waits on the connection
 	p.signal(syscall.SIGTERM)
 	if code := p.exitCode(time.Minute); code != 0 {
 		t.Fatalf("exit status %d; want 0 for a clean shutdown", code)

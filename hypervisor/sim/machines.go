@@ -151,7 +151,23 @@ func (d *Driver) Create(ctx context.Context, spec hypervisor.CreateSpec) (hyperv
 	if err := d.claimNew(first, next); err != nil {
 		return hypervisor.Machine{}, err
 	}
+	d.mu.Lock()
+	created := d.created
+	d.mu.Unlock()
+	if created != nil {
+		created(out.VMID)
+	}
 	return out, nil
+}
+
+// OnCreated makes every later Create call hook with the new machine's vmid once the
+// machine exists (Inventory lists it) and before Create returns: a test holds a create
+// there, where the hypervisor has the machine and its caller does not know it yet. A
+// nil hook removes it.
+func (d *Driver) OnCreated(hook func(vmid int)) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.created = hook
 }
 
 // validateCreate checks the spec's own values and fills in the defaults a Proxmox

@@ -136,6 +136,8 @@ type Driver struct {
 	// picked, when a test sets it, is called by Create with the vmid it picked, before
 	// the clone's delay: a test holds a create there while another member moves on.
 	picked func(vmid int)
+	// created, set by OnCreated, is called by Create once its machine exists.
+	created func(vmid int)
 }
 
 // node is one simulated host.
