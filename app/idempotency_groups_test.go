@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"testing"
-	"time"
 
 	"github.com/vmplane/vmplane/actors"
 	"github.com/vmplane/vmplane/actors/kit"
@@ -15,7 +14,6 @@ import (
 	"github.com/vmplane/vmplane/actors/schedules"
 	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/hypervisor"
-	"github.com/vmplane/vmplane/internal/testwait"
 )
 
 // cutShort does what a POST of body to path made with key does up to the moment its
@@ -253,19 +251,6 @@ func TestClusterRetryAfterMemberDiedCompletesEveryGroup(t *testing.T) {
 	cases := stampCases(ms[0].app.System(), ten.ID, m1.ID, m2.ID)
 	made := cutShortAll(t, ms[0], cases, admin, ten.Token)
 
-	m0 := ms[0].app.member
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if _, err := m0.store.Client().Revoke(ctx, m0.cluster.Lease()); err != nil {
-		t.Fatal(err)
-	}
-	testwait.Eventually(t, "the member learning its lease is gone", func() bool {
-		select {
-		case <-ms[0].app.Lost():
-			return true
-		default:
-			return false
-		}
-	})
+	endLease(t, ms[0])
 	retryAll(t, ms[1], cases, made, admin, ten.Token)
 }

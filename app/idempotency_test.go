@@ -194,20 +194,7 @@ func TestClusterRetryAfterMemberDiedCompletes(t *testing.T) {
 	}
 	// The member's lease ends, as it does seconds after a kill -9: from now on every
 	// write of the member fails its fence.
-	m0 := ms[0].app.member
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if _, err := m0.store.Client().Revoke(ctx, m0.cluster.Lease()); err != nil {
-		t.Fatal(err)
-	}
-	testwait.Eventually(t, "the member learning its lease is gone", func() bool {
-		select {
-		case <-ms[0].app.Lost():
-			return true
-		default:
-			return false
-		}
-	})
+	endLease(t, ms[0])
 
 	for _, c := range cuts {
 		tok := c.ten.Token
@@ -229,4 +216,24 @@ func TestClusterRetryAfterMemberDiedCompletes(t *testing.T) {
 		}
 		checkAppliedOnce(t, ms[1], tok, 1, []ruleTry{{key: "warm-up"}, {key: "not-applied", ruleID: notAppliedID}, {key: "applied", ruleID: c.appliedID}})
 	}
+}
+
+// endLease revokes the member's lease, as etcd lets it expire seconds after a kill -9,
+// and waits until the member knows: from then on every write of the member fails its
+// fence.
+func endLease(t *testing.T, m *testServer) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := m.app.member.store.Client().Revoke(ctx, m.app.member.cluster.Lease()); err != nil {
+		t.Fatal(err)
+	}
+	testwait.Eventually(t, "the member learning its lease is gone", func() bool {
+		select {
+		case <-m.app.Lost():
+			return true
+		default:
+			return false
+		}
+	})
 }
