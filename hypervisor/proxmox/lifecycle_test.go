@@ -67,7 +67,21 @@ func TestConcurrentCreates(t *testing.T) {
 	// Concurrent creates of one driver must not pick the same vmid from
 	// /cluster/nextid, and must skip vmids that exist already (101).
 	addVM(t, f, pvefake.VMSpec{VMID: 101})
-	const n = 6
+	vmids := createsAtOnce(t, 6, func(int) (int, error) {
+		m, err := d.Create(bg, hypervisor.CreateSpec{TemplateID: "tpl-9000"})
+		return m.VMID, err
+	})
+	for i, vmid := range vmids {
+		if vmid == 101 {
+			t.Errorf("create %d: got vmid %d, which was taken", i, vmid)
+		}
+	}
+}
+
+// createsAtOnce runs n creates at once and checks that each succeeded with a vmid of
+// its own; it returns the vmids, 0 for a create that failed.
+func createsAtOnce(t *testing.T, n int, create func(i int) (int, error)) []int {
+	t.Helper()
 	var wg sync.WaitGroup
 	vmids := make([]int, n)
 	errs := make([]error, n)
@@ -75,8 +89,7 @@ func TestConcurrentCreates(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			m, err := d.Create(bg, hypervisor.CreateSpec{TemplateID: "tpl-9000"})
-			vmids[i], errs[i] = m.VMID, err
+			vmids[i], errs[i] = create(i)
 		}()
 	}
 	wg.Wait()
@@ -84,13 +97,15 @@ func TestConcurrentCreates(t *testing.T) {
 	for i := range n {
 		if errs[i] != nil {
 			t.Errorf("create %d: %v", i, errs[i])
+			vmids[i] = 0
 			continue
 		}
-		if seen[vmids[i]] || vmids[i] == 101 {
-			t.Errorf("create %d: got vmid %d twice or taken", i, vmids[i])
+		if seen[vmids[i]] {
+			t.Errorf("create %d: got vmid %d twice", i, vmids[i])
 		}
 		seen[vmids[i]] = true
 	}
+	return vmids
 }
 
 func TestCreateNextIDTakenByAnotherClient(t *testing.T) {
@@ -121,30 +136,13 @@ func TestCreatesOfThreeClientsAtOnce(t *testing.T) {
 	d, f := newTest(t, pvefake.Config{})
 	ds := []*Driver{d, newDriver(t, f), newDriver(t, f)}
 	const n = 60
-	var wg sync.WaitGroup
-	vmids := make([]int, n)
-	errs := make([]error, n)
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			m, err := ds[i%len(ds)].Create(bg, hypervisor.CreateSpec{TemplateID: "tpl-9000", MemoryMB: 128})
-			vmids[i], errs[i] = m.VMID, err
-		}()
-	}
-	wg.Wait()
-	seen := map[int]bool{}
-	for i := range n {
-		if errs[i] != nil {
-			t.Errorf("create %d: %v", i, errs[i])
-			continue
-		}
-		if seen[vmids[i]] {
-			t.Errorf("create %d: got vmid %d twice", i, vmids[i])
-		}
-		seen[vmids[i]] = true
-		if _, _, _, ok := f.VM(vmids[i]); !ok {
-			t.Errorf("create %d: Proxmox has no machine %d", i, vmids[i])
+	vmids := createsAtOnce(t, n, func(i int) (int, error) {
+		m, err := ds[i%len(ds)].Create(bg, hypervisor.CreateSpec{TemplateID: "tpl-9000", MemoryMB: 128})
+		return m.VMID, err
+	})
+	for i, vmid := range vmids {
+		if _, _, _, ok := f.VM(vmid); vmid != 0 && !ok {
+			t.Errorf("create %d: Proxmox has no machine %d", i, vmid)
 		}
 	}
 	t.Logf("%d nextid calls for %d creates", f.Count("GET", "/cluster/nextid"), n)
