@@ -2,8 +2,6 @@ package app
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"strings"
 	"sync"
@@ -108,29 +106,16 @@ func countMachines(t *testing.T, s *testServer, tok string) int {
 // without the answer the edge would then have stored. It returns the rule created.
 func claimAsCutShort(t *testing.T, s *testServer, tok, tenantID, key string, applied bool) string {
 	t.Helper()
-	me := s.do(req{method: "GET", path: "/api/auth/me", token: tok})
-	expect(t, me, 200, "")
-	var user struct{ ID string }
-	me.decode(t, &user)
-	keyHash := sha256.Sum256([]byte(key))
-	h := sha256.New()
-	h.Write([]byte("POST\x00/api/client/firewall/rules\x00"))
-	h.Write([]byte(`{"direction":"in","action":"accept","protocol":"tcp","port":"443","comment":"` + key + `"}`))
-	sys := s.app.System()
-	ctx := context.Background()
-	c, err := sys.Idempotency.Claim(ctx, user.ID, hex.EncodeToString(keyHash[:]), hex.EncodeToString(h.Sum(nil)), true)
-	if err != nil || c.Stamp == nil {
-		t.Fatalf("claim: got %+v, %v; want a stamped claim", c, err)
+	var apply func(context.Context) (string, error)
+	if applied {
+		apply = func(ctx context.Context) (string, error) {
+			in := tenants.RuleInput{Direction: kit.Ptr("in"), Action: kit.Ptr("accept"), Protocol: kit.Ptr("tcp"), Port: kit.Ptr("443"), Comment: kit.Ptr(key)}
+			r, err := s.app.System().Tenants.Firewall().Create(ctx, tenantID, in)
+			return r.ID, err
+		}
 	}
-	if !applied {
-		return ""
-	}
-	in := tenants.RuleInput{Direction: kit.Ptr("in"), Action: kit.Ptr("accept"), Protocol: kit.Ptr("tcp"), Port: kit.Ptr("443"), Comment: kit.Ptr(key)}
-	r, err := sys.Tenants.Firewall().Create(kit.WithStamp(ctx, c.Stamp), tenantID, in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r.ID
+	return cutShort(t, s, tok, "/api/client/firewall/rules",
+		`{"direction":"in","action":"accept","protocol":"tcp","port":"443","comment":"`+key+`"}`, key, apply)
 }
 
 // TestIdempotencyRetryAfterCrashCompletes: a firewall rule create cut short by the end
