@@ -149,9 +149,9 @@ func isTerminal(w io.Writer) bool {
 func benchCmd(env cli.Env) *cobra.Command {
 	b := newBenchSetup()
 	c := &cobra.Command{
-		Use:   "bench [flags]",
-		Short: "load a running server and report latencies (see 'vmplane bench -h')",
-		Long: "Loads a running vmplane server. Every flag also reads VMPLANE_BENCH_<FLAG>; the flag wins.",
+		Use:         "bench [flags]",
+		Short:       "load a running server and report latencies (see 'vmplane bench -h')",
+		Long:        "Loads a running vmplane server. Every flag also reads VMPLANE_BENCH_<FLAG>; the flag wins.",
 		Annotations: goFlags,
 		RunE: func(_ *cobra.Command, args []string) error {
 			return exit(runBench(b, args, env.Getenv, env.Stdout, env.Stderr))
