@@ -328,14 +328,6 @@ func (e *ConfigError) Error() string {
 	return fmt.Sprintf("invalid setting --%s (%s) = %q: %s", e.Flag, e.Env, e.Value, e.Allowed)
 }
 
-// Parse reads the configuration: defaults, then the configuration file, then
-// environment variables, then flags (see Load). A bad value is a *ConfigError; -h is
-// pflag.ErrHelp.
-func Parse(args []string, getenv func(string) string) (Config, error) {
-	l, err := Load(args, getenv)
-	return l.Config, err
-}
-
 // kindOf says what values a setting of kind (its pflag type) takes.
 func kindOf(kind string) string {
 	switch kind {

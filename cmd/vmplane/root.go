@@ -176,10 +176,3 @@ func exit(code int) error {
 	}
 	return cli.ExitError{Code: code}
 }
-
-// printedUsageError prints a usage error of a server command in its own words and
-// ends it with status 2.
-func printedUsageError(stderr io.Writer, format string, a ...any) error {
-	fmt.Fprintf(stderr, format+"\n", a...)
-	return cli.ExitError{Code: 2}
-}
