@@ -64,9 +64,8 @@ func newRoot(env cli.Env) *cobra.Command {
 		root.AddCommand(c)
 	}
 	root.AddCommand(oldRestoreCmd(env), hashWorkerCmd(env))
-	cli.InitCompletion(root)
 	root.SetCompletionCommandGroupID(groupClient)
-	root.SetHelpCommandGroupID(groupClient)
+	cli.InitCompletion(root)
 	help := root.HelpFunc()
 	root.SetHelpFunc(func(c *cobra.Command, args []string) {
 		if c == root {

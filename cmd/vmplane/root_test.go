@@ -133,3 +133,24 @@ func TestHelpAtEveryLevel(t *testing.T) {
 		}
 	}
 }
+
+// TestGoStyleFlagsOfServerCommands: the server's commands parsed their flags with Go's
+// flag package, which reads -name as --name; those command lines still work (pflag
+// alone would read -data-dir as the shorthands d, a, t, ...), and the client's verbs,
+// which always took pflag's, are left alone.
+func TestGoStyleFlagsOfServerCommands(t *testing.T) {
+	dir := t.TempDir()
+	_, errOut, code := executeIn(nil, "admin", "reset-password", "-data-dir", dir, "-email=a@example.test", "-bcrypt-cost", "4", "-password-stdin")
+	if code != 1 || !strings.Contains(errOut, dir+" holds no vmplane data") {
+		t.Errorf("admin reset-password -data-dir %s: exit %d, %q; want 1 and the directory named", dir, code, errOut)
+	}
+	if _, errOut, code := executeIn(nil, "bench", "-model", "sideways"); code != 2 || !strings.Contains(errOut, `unknown model "sideways"`) {
+		t.Errorf("bench -model sideways: exit %d, %q; want 2 and the model refused", code, errOut)
+	}
+	if out, _, code := executeIn(nil, "version", "-json"); code != 0 || !strings.HasPrefix(out, `{"version":`) {
+		t.Errorf("version -json: exit %d, %q", code, out)
+	}
+	if _, errOut, code := executeIn(nil, "tenant", "list", "-tenant", "x"); code != 2 || !strings.Contains(errOut, "unknown shorthand flag") {
+		t.Errorf("tenant list -tenant x: exit %d, %q; want the client's usual usage error", code, errOut)
+	}
+}
