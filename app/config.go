@@ -4,16 +4,15 @@
 package app
 
 import (
-	"flag"
 	"fmt"
 	"net"
 	"net/url"
 	"os"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/spf13/pflag"
 	"go.uber.org/zap/zapcore"
 )
 
@@ -143,19 +142,23 @@ type ProxmoxConfig struct {
 }
 
 // setting is one row of the settings table: the single source of the flag, its
-// environment variable, default and help text (and of the table in docs/configuration.md).
+// environment variable, configuration file key, default and help text (and of the
+// table in docs/configuration.md).
 type setting struct {
 	flag, env, help string
-	bind            func(fs *flag.FlagSet, name, help string)
-	get             func() any // the current value
-	setFromEnv      func(string) error
-	defaultValue    string
+	// kind is the value's type, as pflag names it: string, int, int64, float64, bool
+	// or duration.
+	kind         string
+	bind         func(fs *pflag.FlagSet, name, help string)
+	get          func() any // the current value
+	setFromEnv   func(string) error
+	defaultValue string
 }
 
 // Defaults returns the configuration with every default applied.
 func Defaults() Config {
 	var c Config
-	fs := flag.NewFlagSet("defaults", flag.ContinueOnError)
+	fs := pflag.NewFlagSet("defaults", pflag.ContinueOnError)
 	for _, s := range c.table() {
 		s.bind(fs, s.flag, s.help)
 	}
@@ -245,15 +248,15 @@ func (c *Config) table() []setting {
 }
 
 func str(p *string, name, env, def, help string) setting {
-	return setting{flag: name, env: env, help: help, defaultValue: def,
-		bind:       func(fs *flag.FlagSet, n, h string) { fs.StringVar(p, n, def, h) },
+	return setting{flag: name, env: env, help: help, kind: "string", defaultValue: def,
+		bind:       func(fs *pflag.FlagSet, n, h string) { fs.StringVar(p, n, def, h) },
 		get:        func() any { return *p },
 		setFromEnv: func(v string) error { *p = v; return nil }}
 }
 
 func num(p *int, name, env string, def int, help string) setting {
-	return setting{flag: name, env: env, help: help, defaultValue: strconv.Itoa(def),
-		bind: func(fs *flag.FlagSet, n, h string) { fs.IntVar(p, n, def, h) },
+	return setting{flag: name, env: env, help: help, kind: "int", defaultValue: strconv.Itoa(def),
+		bind: func(fs *pflag.FlagSet, n, h string) { fs.IntVar(p, n, def, h) },
 		get:  func() any { return *p },
 		setFromEnv: func(v string) (err error) {
 			*p, err = strconv.Atoi(v)
@@ -262,8 +265,8 @@ func num(p *int, name, env string, def int, help string) setting {
 }
 
 func i64(p *int64, name, env string, def int64, help string) setting {
-	return setting{flag: name, env: env, help: help, defaultValue: strconv.FormatInt(def, 10),
-		bind: func(fs *flag.FlagSet, n, h string) { fs.Int64Var(p, n, def, h) },
+	return setting{flag: name, env: env, help: help, kind: "int64", defaultValue: strconv.FormatInt(def, 10),
+		bind: func(fs *pflag.FlagSet, n, h string) { fs.Int64Var(p, n, def, h) },
 		get:  func() any { return *p },
 		setFromEnv: func(v string) (err error) {
 			*p, err = strconv.ParseInt(v, 10, 64)
@@ -272,8 +275,8 @@ func i64(p *int64, name, env string, def int64, help string) setting {
 }
 
 func flt(p *float64, name, env string, def float64, help string) setting {
-	return setting{flag: name, env: env, help: help, defaultValue: strconv.FormatFloat(def, 'g', -1, 64),
-		bind: func(fs *flag.FlagSet, n, h string) { fs.Float64Var(p, n, def, h) },
+	return setting{flag: name, env: env, help: help, kind: "float64", defaultValue: strconv.FormatFloat(def, 'g', -1, 64),
+		bind: func(fs *pflag.FlagSet, n, h string) { fs.Float64Var(p, n, def, h) },
 		get:  func() any { return *p },
 		setFromEnv: func(v string) (err error) {
 			*p, err = strconv.ParseFloat(v, 64)
@@ -282,8 +285,8 @@ func flt(p *float64, name, env string, def float64, help string) setting {
 }
 
 func boolean(p *bool, name, env string, def bool, help string) setting {
-	return setting{flag: name, env: env, help: help, defaultValue: strconv.FormatBool(def),
-		bind: func(fs *flag.FlagSet, n, h string) { fs.BoolVar(p, n, def, h) },
+	return setting{flag: name, env: env, help: help, kind: "bool", defaultValue: strconv.FormatBool(def),
+		bind: func(fs *pflag.FlagSet, n, h string) { fs.BoolVar(p, n, def, h) },
 		get:  func() any { return *p },
 		setFromEnv: func(v string) (err error) {
 			*p, err = strconv.ParseBool(v)
@@ -292,8 +295,8 @@ func boolean(p *bool, name, env string, def bool, help string) setting {
 }
 
 func dur(p *time.Duration, name, env string, def time.Duration, help string) setting {
-	return setting{flag: name, env: env, help: help, defaultValue: def.String(),
-		bind: func(fs *flag.FlagSet, n, h string) { fs.DurationVar(p, n, def, h) },
+	return setting{flag: name, env: env, help: help, kind: "duration", defaultValue: def.String(),
+		bind: func(fs *pflag.FlagSet, n, h string) { fs.DurationVar(p, n, def, h) },
 		get:  func() any { return *p },
 		setFromEnv: func(v string) (err error) {
 			*p, err = time.ParseDuration(v)
@@ -325,59 +328,16 @@ func (e *ConfigError) Error() string {
 	return fmt.Sprintf("invalid setting --%s (%s) = %q: %s", e.Flag, e.Env, e.Value, e.Allowed)
 }
 
-// Parse reads the configuration: defaults, then the configuration file, then
-// environment variables, then flags (see Load). A bad value is a *ConfigError; -h is
-// flag.ErrHelp, with the usage written to stderr.
-func Parse(args []string, getenv func(string) string) (Config, error) {
-	l, err := Load(args, getenv)
-	return l.Config, err
-}
-
-func usage(fs *flag.FlagSet) {
-	fmt.Fprintf(fs.Output(), `Usage: vmplane serve [flags]
-
-Every flag also reads its environment variable and the configuration file's key of the
-same name (--config FILE, default %s when it exists): a flag beats its variable,
-which beats the file. The admin password, JWT key and Proxmox token secret can be read
-from files (--admin-password-file, ...).
-
-Drivers: --driver sim (the default) runs an embedded simulated cluster; --driver proxmox
-drives a Proxmox VE cluster and needs --proxmox-url, --proxmox-token-id and
---proxmox-token-secret (the --proxmox-* settings below). Check them, and the token's
-privileges, with 'vmplane proxmox check'.
-
-`, DefaultConfigFile)
-	fs.PrintDefaults()
-}
-
-var flagValueError = regexp.MustCompile(`^invalid (?:boolean )?value "(.*)" for flag -([^:]+): `)
-
-// flagError turns the flag package's parse errors into a ConfigError.
-func flagError(fs *flag.FlagSet, table []setting, err error) error {
-	if m := flagValueError.FindStringSubmatch(err.Error()); m != nil {
-		for _, s := range table {
-			if s.flag == m[2] {
-				return &ConfigError{Flag: s.flag, Env: s.env, Value: m[1], Allowed: "must be " + kindOf(fs, s.flag)}
-			}
-		}
-	}
-	return &ConfigError{Allowed: err.Error() + " (see vmplane serve -h)"}
-}
-
-// kindOf says what values a flag takes, from its type.
-func kindOf(fs *flag.FlagSet, name string) string {
-	f := fs.Lookup(name)
-	if f == nil {
-		return "valid"
-	}
-	switch f.Value.(flag.Getter).Get().(type) {
-	case int, int64:
+// kindOf says what values a setting of kind (its pflag type) takes.
+func kindOf(kind string) string {
+	switch kind {
+	case "int", "int64":
 		return "an integer"
-	case float64:
+	case "float64":
 		return "a number"
-	case bool:
+	case "bool":
 		return "true or false"
-	case time.Duration:
+	case "duration":
 		return "a duration such as 30s, 5m or 1h"
 	}
 	return "valid"

@@ -2,7 +2,6 @@ package app
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+	"github.com/spf13/pflag"
 )
 
 // DefaultConfigFile is the configuration file read when neither --config nor
@@ -89,83 +89,76 @@ func (l *Loaded) Effective() []EffectiveSetting {
 	return out
 }
 
-// Load reads the configuration: defaults, then the configuration file (--config,
-// VMPLANE_CONFIG, or DefaultConfigFile when it exists), then environment variables,
-// then flags; then the *-file secrets and the checks. Errors are *ConfigError (one
-// line, naming the setting, the value and, for the file's settings, the file); -h is
-// flag.ErrHelp with the usage written to stderr.
+// Load reads the configuration from the command line args (serve's flags, see
+// AddFlags): defaults, then the configuration file (--config, VMPLANE_CONFIG, or
+// DefaultConfigFile when it exists), then environment variables, then flags; then the
+// *-file secrets and the checks. Errors are *ConfigError (one line, naming the setting,
+// the value and, for the file's settings, the file); -h is pflag.ErrHelp.
 func Load(args []string, getenv func(string) string) (Loaded, error) {
-	l := Loaded{Source: map[string]string{}}
-	c := &l.Config
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	table := c.table()
-	for _, s := range table {
-		s.bind(fs, s.flag, s.help+" (env "+s.env+")")
-	}
-	var configFlag string
-	fs.StringVar(&configFlag, "config", "", "TOML configuration file; its keys are these flags' names (env VMPLANE_CONFIG; default "+DefaultConfigFile+" when it exists)")
-	// The flag package would print its own message and the whole usage on a bad
-	// value: the caller prints one line instead.
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-
-	// A first pass over the flags (into a scratch Config) finds --config before the
-	// file and the environment, which the flags override, are read. When it fails, the
-	// second pass below reports the same error.
-	pre := flag.NewFlagSet("serve", flag.ContinueOnError)
-	var scratch Config
-	for _, s := range scratch.table() {
-		s.bind(pre, s.flag, s.help)
-	}
-	preConfig := pre.String("config", "", "")
-	pre.SetOutput(io.Discard)
-	pre.Usage = func() {}
-	if pre.Parse(args) == nil {
-		path, explicit := *preConfig, true
-		if path == "" {
-			path, explicit = getenvOr(getenv, "VMPLANE_CONFIG"), true
-		}
-		if path == "" {
-			path, explicit = DefaultConfigFile, false
-		}
-		if path != "" {
-			if _, err := os.Stat(path); err == nil || explicit {
-				l.File = path
-				if err := loadFile(path, fs, table, l.Source); err != nil {
-					return l, err
-				}
-			}
-		}
-		// Environment next, so that flags parsed afterwards override it.
-		for _, s := range table {
-			if v, ok := lookup(getenv, s.env); ok {
-				if err := s.setFromEnv(v); err != nil {
-					value := v
-					if secretSettings[s.flag] {
-						value = "[redacted]"
-					}
-					return l, &ConfigError{Flag: s.flag, Env: s.env, Value: value, Allowed: "must be " + kindOf(fs, s.flag)}
-				}
-				l.Source[s.flag] = SourceEnv
-			}
-		}
-	}
+	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard) // the caller prints one line instead
+	f := AddFlags(fs)
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(os.Stderr)
-			usage(fs)
-			return l, err
+		if errors.Is(err, pflag.ErrHelp) {
+			return Loaded{Source: map[string]string{}}, err
 		}
-		return l, flagError(fs, table, err)
+		return Loaded{Source: map[string]string{}}, FlagError(err)
 	}
-	if fs.NArg() > 0 {
-		return l, &ConfigError{Allowed: fmt.Sprintf("unexpected arguments %q (settings are --flags, environment variables or the configuration file; see vmplane serve -h)", strings.Join(fs.Args(), " "))}
+	return f.Load(fs.Args(), getenv)
+}
+
+// Load reads the configuration with the flags of its FlagSet, parsed already (by
+// cobra, or by Load): defaults, then the configuration file (--config, VMPLANE_CONFIG,
+// or DefaultConfigFile when it exists), then environment variables, then the flags
+// given; then the *-file secrets and the checks. args are the positional arguments
+// left after the flags: serve takes none. Errors are *ConfigError.
+func (f *Flags) Load(args []string, getenv func(string) string) (Loaded, error) {
+	l := Loaded{Source: map[string]string{}, Config: Defaults()}
+	c := &l.Config
+	table := c.table()
+	if len(args) > 0 {
+		return l, &ConfigError{Allowed: fmt.Sprintf("unexpected arguments %q (settings are --flags, environment variables or the configuration file; see vmplane serve -h)", strings.Join(args, " "))}
 	}
-	fs.Visit(func(f *flag.Flag) {
-		if f.Name != "config" {
-			l.Source[f.Name] = SourceFlag
+	path, explicit := *f.config, true
+	if path == "" {
+		path, explicit = getenvOr(getenv, "VMPLANE_CONFIG"), true
+	}
+	if path == "" {
+		path, explicit = DefaultConfigFile, false
+	}
+	if path != "" {
+		if _, err := os.Stat(path); err == nil || explicit {
+			l.File = path
+			if err := loadFile(path, table, l.Source); err != nil {
+				return l, err
+			}
 		}
-	})
+	}
+	// Environment next, so that the flags applied afterwards override it.
+	for _, s := range table {
+		if v, ok := lookup(getenv, s.env); ok {
+			if err := s.setFromEnv(v); err != nil {
+				value := v
+				if secretSettings[s.flag] {
+					value = "[redacted]"
+				}
+				return l, &ConfigError{Flag: s.flag, Env: s.env, Value: value, Allowed: "must be " + kindOf(s.kind)}
+			}
+			l.Source[s.flag] = SourceEnv
+		}
+	}
+	// The flags given last: their parsed values, written back in the text every kind
+	// reads again (pflag's String of a duration, number or bool parses as itself).
+	for _, s := range table {
+		fl := f.set.Lookup(s.flag)
+		if fl == nil || !fl.Changed {
+			continue
+		}
+		if err := s.setFromEnv(fl.Value.String()); err != nil {
+			return l, &ConfigError{Flag: s.flag, Env: s.env, Value: fl.Value.String(), Allowed: "must be " + kindOf(s.kind)}
+		}
+		l.Source[s.flag] = SourceFlag
+	}
 	if err := l.readSecretFiles(); err != nil {
 		return l, err
 	}
@@ -187,7 +180,7 @@ func getenvOr(getenv func(string) string, name string) string {
 // loadFile applies the settings of the TOML file at path. Each key is a setting's flag
 // name; its TOML type must fit the setting (a string for text and durations, an integer,
 // a number, true or false).
-func loadFile(path string, fs *flag.FlagSet, table []setting, source map[string]string) error {
+func loadFile(path string, table []setting, source map[string]string) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return &ConfigError{File: path, Allowed: "cannot read the configuration file: " + oneLine(err.Error())}
@@ -213,8 +206,8 @@ func loadFile(path string, fs *flag.FlagSet, table []setting, source map[string]
 			return &ConfigError{File: path, Flag: k, Value: shown(k, v),
 				Allowed: "no such setting (the keys are the flag names of vmplane serve -h, e.g. rate-global)"}
 		}
-		text, ok := tomlText(fs, k, v)
-		bad := &ConfigError{File: path, Flag: k, Env: s.env, Value: shown(k, v), Allowed: "must be " + fileKind(fs, k)}
+		text, ok := tomlText(s.kind, v)
+		bad := &ConfigError{File: path, Flag: k, Env: s.env, Value: shown(k, v), Allowed: "must be " + fileKind(s.kind)}
 		if !ok {
 			return bad
 		}
@@ -227,15 +220,15 @@ func loadFile(path string, fs *flag.FlagSet, table []setting, source map[string]
 }
 
 // tomlText converts a TOML value to the text the setting parses, if its type fits.
-func tomlText(fs *flag.FlagSet, name string, v any) (string, bool) {
-	switch fs.Lookup(name).Value.(flag.Getter).Get().(type) {
-	case string, time.Duration:
+func tomlText(kind string, v any) (string, bool) {
+	switch kind {
+	case "string", "duration":
 		s, ok := v.(string)
 		return s, ok
-	case int, int64:
+	case "int", "int64":
 		n, ok := v.(int64)
 		return strconv.FormatInt(n, 10), ok
-	case float64:
+	case "float64":
 		switch n := v.(type) {
 		case int64:
 			return strconv.FormatInt(n, 10), true
@@ -243,7 +236,7 @@ func tomlText(fs *flag.FlagSet, name string, v any) (string, bool) {
 			return strconv.FormatFloat(n, 'g', -1, 64), true
 		}
 		return "", false
-	case bool:
+	case "bool":
 		b, ok := v.(bool)
 		return strconv.FormatBool(b), ok
 	}
@@ -251,14 +244,14 @@ func tomlText(fs *flag.FlagSet, name string, v any) (string, bool) {
 }
 
 // fileKind says what a setting takes in the configuration file.
-func fileKind(fs *flag.FlagSet, name string) string {
-	switch fs.Lookup(name).Value.(flag.Getter).Get().(type) {
-	case string:
+func fileKind(kind string) string {
+	switch kind {
+	case "string":
 		return `a quoted string`
-	case time.Duration:
+	case "duration":
 		return `a quoted duration such as "30s", "5m" or "1h"`
 	}
-	return kindOf(fs, name)
+	return kindOf(kind)
 }
 
 // shown is how an error shows a file's value: secrets (and what looks like one, under

@@ -44,8 +44,7 @@ type Env struct {
 }
 
 // ExitError ends a command with an exit status and no message of its own (the
-// command printed what it had to say): what cmd/vmplane's server subcommands return
-// when they run under the command tree.
+// command printed what it had to say): what cmd/vmplane's server commands return.
 type ExitError struct{ Code int }
 
 func (e ExitError) Error() string { return fmt.Sprintf("exit status %d", e.Code) }
@@ -57,6 +56,13 @@ func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
 
 func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+
+// Usagef is a command line that does not parse, for commands outside this package:
+// Execute prints it on one line and exits with status 2.
+func Usagef(format string, a ...any) error { return usagef(format, a...) }
+
+// errInterrupted ends a command that Ctrl-C (or SIGTERM) cancelled.
+var errInterrupted = errors.New("interrupted")
 
 // app holds the global flags and the environment the commands run in.
 type app struct {
@@ -70,66 +76,52 @@ type app struct {
 	sess *session // the stored login the command uses, if any
 }
 
-// New returns the command tree of the client verbs. cmd/vmplane adds its server
-// subcommands to it (for help and completion) and runs it with Execute.
-func New(env Env) *cobra.Command {
-	a := &app{env: env}
-	root := &cobra.Command{
-		Use:   "vmplane",
-		Short: "vmplane: a control plane for virtual machines, and its command-line client",
-		Long: `vmplane runs the control plane (vmplane serve) and is its command-line client.
-
-Add a server as a remote and log in once; the login is kept under
-$XDG_CONFIG_HOME/vmplane (or ~/.config/vmplane) and renewed by itself:
-
-  vmplane remote add local http://localhost:8080
-  vmplane login --email admin@localhost
-  vmplane machine list --tenant TENANT_ID
-
-Output is a table, or JSON or YAML with -o. Exit status: 0 done, 1 failed (the API's
-error code and detail on one line), 2 a command line that does not parse.`,
-		SilenceErrors: true,
-		SilenceUsage:  true,
-		Args:          cobra.ArbitraryArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return usagef("a command is needed (see 'vmplane help')")
-			}
-			return unknownCommand(cmd, args[0])
-		},
-	}
-	root.SetIn(env.Stdin)
-	root.SetOut(env.Stdout)
-	root.SetErr(env.Stderr)
-	root.SetFlagErrorFunc(flagError)
-	pf := root.PersistentFlags()
-	pf.StringVar(&a.remote, "remote", "", "the remote to talk to (default: the current one, see 'vmplane remote switch'; env VMPLANE_REMOTE)")
-	pf.StringVar(&a.url, "url", "", "the server's URL, instead of a remote's (env VMPLANE_URL)")
-	pf.StringVar(&a.token, "token", "", "an access token to send instead of the remote's login (env VMPLANE_TOKEN)")
-	pf.StringVar(&a.tenant, "tenant", "", "the tenant to act for (operators: machines, firewall rules, the overview, schedules, backups, health checks; env VMPLANE_TENANT)")
-	pf.StringVarP(&a.output, "output", "o", formatTable, "output format: table, json or yaml")
-	_ = root.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{formatTable, formatJSON, formatYAML}, cobra.ShellCompDirectiveNoFileComp))
-	_ = root.RegisterFlagCompletionFunc("remote", a.completeRemotes)
-
-	root.AddCommand(a.remoteCmd(), a.loginCmd(), a.logoutCmd(), a.tenantCmd(), a.userCmd(), a.machineCmd(),
-		a.taskCmd(), a.eventsCmd(), a.firewallCmd(), a.templateCmd(), a.overviewCmd(),
-		a.scheduleCmd(), a.backupCmd(), a.healthCheckCmd(), a.alertCmd(), a.monitoringCmd())
-	explainAll(root, a.explain)
+// InitCompletion adds cobra's completion command to root, with its help in our words.
+func InitCompletion(root *cobra.Command) {
 	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {
 		if c.Name() == "completion" {
 			c.Short = "print a shell completion script (bash, zsh, fish or powershell)"
 		}
 	}
-	return root
+}
+
+// Commands returns the client's verbs (remote, login, tenant, machine, backup, ...),
+// each with the client's global flags (--remote, --url, --token, --tenant, -o) as its
+// persistent flags: they may come before the verb or after it, as cobra hands every
+// flag to the command it finds. The server's commands do not have them.
+func Commands(env Env) []*cobra.Command {
+	a := &app{env: env}
+	global := a.globalFlags()
+	cmds := []*cobra.Command{a.remoteCmd(), a.loginCmd(), a.logoutCmd(), a.tenantCmd(), a.userCmd(), a.machineCmd(),
+		a.taskCmd(), a.eventsCmd(), a.firewallCmd(), a.templateCmd(), a.overviewCmd(),
+		a.scheduleCmd(), a.backupCmd(), a.healthCheckCmd(), a.alertCmd(), a.monitoringCmd()}
+	for _, c := range cmds {
+		c.PersistentFlags().AddFlagSet(global)
+		wrapAll(c, a.explain)
+	}
+	// The flags are shared by every verb, so are their completions (keyed by flag).
+	_ = cmds[0].RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{formatTable, formatJSON, formatYAML}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmds[0].RegisterFlagCompletionFunc("remote", a.completeRemotes)
+	return cmds
+}
+
+// globalFlags are the client's global flags, bound to a.
+func (a *app) globalFlags() *pflag.FlagSet {
+	pf := pflag.NewFlagSet("global", pflag.ContinueOnError)
+	pf.StringVar(&a.remote, "remote", "", "the remote to talk to (default: the current one, see 'vmplane remote switch'; env VMPLANE_REMOTE)")
+	pf.StringVar(&a.url, "url", "", "the server's URL, instead of a remote's (env VMPLANE_URL)")
+	pf.StringVar(&a.token, "token", "", "an access token to send instead of the remote's login (env VMPLANE_TOKEN)")
+	pf.StringVar(&a.tenant, "tenant", "", "the tenant to act for (operators: machines, firewall rules, the overview, schedules, backups, health checks; env VMPLANE_TENANT)")
+	pf.StringVarP(&a.output, "output", "o", formatTable, "output format: table, json or yaml")
+	return pf
 }
 
 // IsGlobalFlag reports whether arg (--remote, -o=json, ...) is one of the client's
-// global flags, which cmd/vmplane takes to mean a client command follows (any other
-// flag before a command is a usage error).
+// global flags.
 func IsGlobalFlag(arg string) bool {
 	name, _, _ := strings.Cut(arg, "=")
-	flags := New(Env{}).PersistentFlags()
+	flags := (&app{}).globalFlags()
 	if long, ok := strings.CutPrefix(name, "--"); ok {
 		return long != "" && flags.Lookup(long) != nil
 	}
@@ -146,7 +138,7 @@ func SimilarGlobalFlags(arg string) []string {
 	if name == "" {
 		return nil
 	}
-	return similarFlags(New(Env{}).PersistentFlags(), name)
+	return similarFlags((&app{}).globalFlags(), name)
 }
 
 // explain adds what to do to two errors: the 401 of a request sent after the stored
@@ -169,24 +161,32 @@ func (a *app) explain(err error) error {
 	return err
 }
 
-// explainAll passes the error of every command of the tree through f.
-func explainAll(cmd *cobra.Command, f func(error) error) {
+// wrapAll wraps the RunE of every command of the tree: Ctrl-C (or SIGTERM) cancels the
+// command's context, which ends it as interrupted, and its error passes through f.
+func wrapAll(cmd *cobra.Command, f func(error) error) {
 	if run := cmd.RunE; run != nil {
-		cmd.RunE = func(c *cobra.Command, args []string) error { return f(run(c, args)) }
+		cmd.RunE = func(c *cobra.Command, args []string) error {
+			ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			c.SetContext(ctx)
+			err := f(run(c, args))
+			if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+				return errInterrupted
+			}
+			return err
+		}
 	}
 	for _, c := range cmd.Commands() {
-		explainAll(c, f)
+		wrapAll(c, f)
 	}
 }
 
 // Execute runs root with args and returns the exit status: 0 done, 1 failed (the
-// error printed on one line), 2 a command line that does not parse. Ctrl-C cancels
-// the command's context.
+// error printed on one line), 2 a command line that does not parse, or an ExitError's
+// code (its command printed its message).
 func Execute(root *cobra.Command, args []string, env Env) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	err := root.ExecuteContext(context.Background())
 	if err == nil {
 		return 0
 	}
@@ -199,7 +199,7 @@ func Execute(root *cobra.Command, args []string, env Env) int {
 		fmt.Fprintf(env.Stderr, "vmplane: %v\n", err)
 		return 2
 	}
-	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+	if errors.Is(err, errInterrupted) {
 		fmt.Fprintln(env.Stderr, "vmplane: interrupted")
 		return 1
 	}
@@ -234,6 +234,10 @@ func describe(err error) string {
 	return strings.ReplaceAll(err.Error(), "\n", " ")
 }
 
+// UnknownCommand is the usage error of a command name cmd does not have, with the
+// nearest names it has.
+func UnknownCommand(cmd *cobra.Command, name string) error { return unknownCommand(cmd, name) }
+
 func unknownCommand(cmd *cobra.Command, name string) error {
 	msg := fmt.Sprintf("unknown command %q for %q", name, cmd.CommandPath())
 	// cobra only sets the distance itself on the way to its own error, which the
@@ -247,10 +251,10 @@ func unknownCommand(cmd *cobra.Command, name string) error {
 	return usageError{errors.New(msg)}
 }
 
-// flagError is a flag that does not parse, as a usage error in the user's words: an
+// FlagError is a flag that does not parse, as a usage error in the user's words: an
 // unknown flag with the nearest ones the command has, a value with what the flag wants
-// (not strconv's message).
-func flagError(cmd *cobra.Command, err error) error {
+// (not strconv's message). It is the root's flag error function.
+func FlagError(cmd *cobra.Command, err error) error {
 	var unknown *pflag.NotExistError
 	if errors.As(err, &unknown) && unknown.GetSpecifiedShortnames() == "" {
 		if s := similarFlags(cmd.Flags(), unknown.GetSpecifiedName()); len(s) > 0 {
@@ -305,8 +309,10 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
-// group makes cmd a command that only holds subcommands: given none, or an unknown
+// Group makes cmd a command that only holds subcommands: given none, or an unknown
 // one, it is a usage error (exit 2) with the list of subcommands.
+func Group(cmd *cobra.Command, subs ...*cobra.Command) *cobra.Command { return group(cmd, subs...) }
+
 func group(cmd *cobra.Command, subs ...*cobra.Command) *cobra.Command {
 	cmd.Args = cobra.ArbitraryArgs
 	cmd.RunE = func(c *cobra.Command, args []string) error {

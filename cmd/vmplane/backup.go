@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -14,55 +13,97 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/app"
 	"github.com/vmplane/vmplane/cli"
 	"github.com/vmplane/vmplane/persistence"
 )
 
-// runBackup runs `vmplane backup --url URL --out FILE`: it saves the backup a running
-// server streams (GET /api/admin/backup) into FILE, which appears only once the whole
-// backup is in and checks out (a temporary file, synced, then renamed).
-func runBackup(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("backup", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	url := fs.String("url", "", "base URL of the running server (env VMPLANE_URL; default: the remote's, or http://127.0.0.1:8080)")
-	remote := fs.String("remote", "", "without VMPLANE_TOKEN, the saved login (vmplane login) of this remote of the command-line client; default: its current remote")
-	out := fs.String("out", "", "file to write the backup to (required); replaced only by a complete backup")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: VMPLANE_TOKEN=... vmplane backup --url URL --out FILE\n"+
-			"       vmplane backup [--remote NAME] --out FILE   (after 'vmplane login' as an operator)\n\n"+
-			"Saves a consistent backup of a running server's store. VMPLANE_TOKEN is an operator's access token;\n"+
-			"without it, the saved login of the command-line client is used.\n"+
-			"Load it with 'vmplane restore FILE --data-dir DIR'.\n\n")
-		fs.PrintDefaults()
+// storeBackupCmd is `vmplane admin backup --out FILE [--url URL] [--remote NAME]`: it
+// saves the backup a running server streams (GET /api/admin/backup) into FILE, which
+// appears only once the whole backup is in and checks out (a temporary file, synced,
+// then renamed).
+func storeBackupCmd(env cli.Env) *cobra.Command {
+	var url, remote, out string
+	c := &cobra.Command{
+		Use:   "backup --out FILE [--url URL] [--remote NAME]",
+		Short: "save a running server's store to a file (--out FILE; token in VMPLANE_TOKEN, or the saved login)",
+		Long: "Saves a consistent backup of a running server's store:\n\n" +
+			"  VMPLANE_TOKEN=... vmplane admin backup --url URL --out FILE\n" +
+			"  vmplane admin backup [--remote NAME] --out FILE   (after 'vmplane login' as an operator)\n\n" +
+			"VMPLANE_TOKEN is an operator's access token; without it, the saved login of the command-line\n" +
+			"client is used. Load the file with 'vmplane admin restore FILE --data-dir DIR'.",
+		Annotations: goFlags,
+		RunE: func(_ *cobra.Command, args []string) error {
+			return exit(storeBackup(args, url, remote, out, env))
+		},
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
+	storeBackupFlags(c.Flags(), &url, &remote, &out)
+	return c
+}
+
+// storeBackupFlags are the flags of the store's backup.
+func storeBackupFlags(fs *pflag.FlagSet, url, remote, out *string) {
+	fs.StringVar(url, "url", "", "base URL of the running server (env VMPLANE_URL; default: the remote's, or http://127.0.0.1:8080)")
+	fs.StringVar(remote, "remote", "", "without VMPLANE_TOKEN, the saved login (vmplane login) of this remote of the command-line client; default: its current remote")
+	outFlag(fs, out)
+}
+
+func outFlag(fs *pflag.FlagSet, out *string) {
+	fs.StringVar(out, "out", "", "file to write the backup to (required); replaced only by a complete backup")
+}
+
+// oldStoreBackup keeps `vmplane backup --out FILE` (flags only), the store's backup
+// before it moved to `vmplane admin backup`, working on the client's backup group:
+// with --out and no subcommand it takes the store's backup, and says what to use.
+func oldStoreBackup(group *cobra.Command, env cli.Env) {
+	var out string
+	outFlag(group.Flags(), &out)
+	_ = group.Flags().MarkHidden("out")
+	group.Annotations = goFlags // it was parsed with Go's flag package: -out FILE
+	group.Long = group.Short + ": list, show and delete them with the subcommands below.\n\n" +
+		"The server's own store is backed up and restored with 'vmplane admin':\n" +
+		"  vmplane admin backup --out FILE [--url URL]      save a running server's store to FILE\n" +
+		"  vmplane admin restore FILE --data-dir DIR        load it into an empty data directory\n" +
+		"('vmplane backup --out FILE', its old spelling, still works.)"
+	listing := group.RunE
+	group.RunE = func(cmd *cobra.Command, args []string) error {
+		if !cmd.Flags().Changed("out") || len(args) > 0 {
+			return listing(cmd, args)
 		}
-		return 2
+		// The client's persistent --url and --remote are the same flags by name.
+		url, _ := cmd.Flags().GetString("url")
+		remote, _ := cmd.Flags().GetString("remote")
+		fmt.Fprintln(env.Stderr, "vmplane: 'vmplane backup --out' is now 'vmplane admin backup --out' (the old spelling still works)")
+		return exit(storeBackup(nil, url, remote, out, env))
 	}
-	if *out == "" || fs.NArg() > 0 {
-		fmt.Fprintln(stderr, "vmplane backup: --out FILE is required (and nothing else)")
+}
+
+// storeBackup takes the backup: the exit status.
+func storeBackup(args []string, url, remote, out string, env cli.Env) int {
+	if out == "" || len(args) > 0 {
+		fmt.Fprintln(env.Stderr, "vmplane backup: --out FILE is required (and nothing else)")
 		return 2
 	}
 	// The folder first: a backup fetched for nowhere is a server's time wasted.
-	if err := outFolder(*out); err != nil {
-		fmt.Fprintf(stderr, "vmplane backup: %v\n", err)
+	if err := outFolder(out); err != nil {
+		fmt.Fprintf(env.Stderr, "vmplane backup: %v\n", err)
 		return 1
 	}
-	base, hc, err := backupConnection(getenv, *url, *remote, stdout, stderr)
+	base, hc, err := backupConnection(env.Getenv, url, remote, env.Stdout, env.Stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "vmplane backup: %v\n", err)
+		fmt.Fprintf(env.Stderr, "vmplane backup: %v\n", err)
 		return 2
 	}
-	n, h, err := fetchBackup(hc, strings.TrimRight(base, "/")+"/api/admin/backup", *out)
+	n, h, err := fetchBackup(hc, strings.TrimRight(base, "/")+"/api/admin/backup", out)
 	if err != nil {
-		fmt.Fprintf(stderr, "vmplane backup: %v\n", err)
+		fmt.Fprintf(env.Stderr, "vmplane backup: %v\n", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "backup of %d bytes (store schema %d) written to %s\n", n, h.Schema, *out)
+	fmt.Fprintf(env.Stdout, "backup of %d bytes (store schema %d) written to %s\n", n, h.Schema, out)
 	return 0
 }
 
@@ -199,38 +240,46 @@ func refusal(res *http.Response) error {
 	return fmt.Errorf("the server answered %s", res.Status)
 }
 
-// runRestore runs `vmplane restore FILE --data-dir DIR`: it loads a backup into an empty
-// data directory, for a server to be started on it.
-func runRestore(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
-	def := app.Defaults()
-	fs := flag.NewFlagSet("restore", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	dir := fs.String("data-dir", envOr(getenv, "VMPLANE_DATA_DIR", def.DataDir), "empty data directory to restore into, created if missing (env VMPLANE_DATA_DIR)")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: vmplane restore FILE --data-dir DIR\n\n"+
-			"Loads a backup written by 'vmplane backup' into an empty data directory (only vmplane.lock may be in it).\n\n")
-		fs.PrintDefaults()
+// restoreCmd is `vmplane admin restore FILE --data-dir DIR`: it loads a backup into
+// an empty data directory, for a server to be started on it.
+func restoreCmd(env cli.Env) *cobra.Command {
+	var dir string
+	c := &cobra.Command{
+		Use:   "restore FILE --data-dir DIR",
+		Short: "load a backup into an empty data directory (restore FILE --data-dir DIR)",
+		Long: "Loads a backup written by 'vmplane admin backup' into an empty data directory (only vmplane.lock\n" +
+			"may be in it), for a server to be started on it.",
+		Annotations: goFlags,
+		RunE: func(_ *cobra.Command, args []string) error {
+			return exit(runRestore(args, dir, env))
+		},
 	}
-	// The file may come before or after the flags.
-	var files []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return 0
-			}
-			return 2
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		files, args = append(files, fs.Arg(0)), fs.Args()[1:]
+	c.Flags().StringVar(&dir, "data-dir", envOr(env.Getenv, "VMPLANE_DATA_DIR", app.Defaults().DataDir),
+		"empty data directory to restore into, created if missing (env VMPLANE_DATA_DIR)")
+	return c
+}
+
+// oldRestoreCmd keeps `vmplane restore FILE --data-dir DIR`, the spelling before
+// `vmplane admin restore`, working: hidden from the overview, it says what to use.
+func oldRestoreCmd(env cli.Env) *cobra.Command {
+	c := restoreCmd(env)
+	c.Hidden = true
+	run := c.RunE
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		fmt.Fprintln(env.Stderr, "vmplane: 'vmplane restore' is now 'vmplane admin restore' (the old spelling still works)")
+		return run(cmd, args)
 	}
-	if len(files) != 1 {
-		fmt.Fprintln(stderr, "vmplane restore: give exactly one backup FILE (vmplane restore FILE --data-dir DIR)")
+	return c
+}
+
+// runRestore restores the one backup file of args into dir: the exit status.
+func runRestore(args []string, dir string, env cli.Env) int {
+	if len(args) != 1 {
+		fmt.Fprintln(env.Stderr, "vmplane restore: give exactly one backup FILE (vmplane admin restore FILE --data-dir DIR)")
 		return 2
 	}
-	if err := restore(files[0], *dir, stdout); err != nil {
-		fmt.Fprintf(stderr, "vmplane restore: %v\n", err)
+	if err := restore(args[0], dir, env.Stdout); err != nil {
+		fmt.Fprintf(env.Stderr, "vmplane restore: %v\n", err)
 		return 1
 	}
 	return 0

@@ -43,10 +43,12 @@ func runCmd(t *testing.T, env []string, args ...string) (int, string) {
 	return code, strings.TrimSpace(p.output())
 }
 
-// TestBackupRestoreCommands: `vmplane backup` saves a running server's store (and
+// TestBackupRestoreCommands: `vmplane admin backup` saves a running server's store (and
 // refuses, in one line, a missing, bad or non-operator token, leaving the target file
-// alone); `vmplane restore` refuses a held directory, a non-empty one and a damaged
-// backup, and loads a good one into an empty directory, where a server serves it.
+// alone); `vmplane admin restore` refuses a held directory, a non-empty one and a
+// damaged backup, and loads a good one into an empty directory, where a server serves
+// it. The spellings from before `admin` (`vmplane backup --out`, `vmplane restore`)
+// still work and say what to use.
 func TestBackupRestoreCommands(t *testing.T) {
 	env := baseEnv(t)
 	srcDir := strings.TrimPrefix(env[1], "VMPLANE_DATA_DIR=")
@@ -85,14 +87,14 @@ func TestBackupRestoreCommands(t *testing.T) {
 		{"a bad token", "not-a-token", 1, "refused the token (401"},
 		{"a user's token", userTok, 1, "(403 forbidden): it takes an operator's"},
 	} {
-		code, got := runCmd(t, []string{"VMPLANE_TOKEN=" + c.token, noLogin}, "backup", "--url", base, "--out", out)
+		code, got := runCmd(t, []string{"VMPLANE_TOKEN=" + c.token, noLogin}, "admin", "backup", "--url", base, "--out", out)
 		if code != c.code || strings.Count(got, "\n") != 0 || !strings.Contains(got, c.want) {
 			t.Errorf("backup with %s: status %d, %q; want status %d and one line with %q", c.name, code, got, c.code, c.want)
 		}
 	}
 	// An --out in a folder that does not exist: one line naming it, before any request.
 	missing := filepath.Join(t.TempDir(), "no-such-folder", "vmplane.backup")
-	if code, got := runCmd(t, []string{"VMPLANE_TOKEN=" + admin}, "backup", "--url", base, "--out", missing); code != 1 ||
+	if code, got := runCmd(t, []string{"VMPLANE_TOKEN=" + admin}, "admin", "backup", "--url", base, "--out", missing); code != 1 ||
 		got != "vmplane backup: --out "+missing+": the folder "+filepath.Dir(missing)+" does not exist" {
 		t.Errorf("backup to a missing folder: status %d, %q; want 1 and one line naming the folder", code, got)
 	}
@@ -103,9 +105,16 @@ func TestBackupRestoreCommands(t *testing.T) {
 	if b, _ := os.ReadFile(out); string(b) != "the previous backup" {
 		t.Errorf("a refused backup changed %s: %q", out, b)
 	}
-	code, got := runCmd(t, []string{"VMPLANE_TOKEN=" + admin}, "backup", "--url", base, "--out", out)
+	code, got := runCmd(t, []string{"VMPLANE_TOKEN=" + admin}, "admin", "backup", "--url", base, "--out", out)
 	if code != 0 || !strings.Contains(got, "written to "+out) {
 		t.Fatalf("backup: status %d, %s", code, got)
+	}
+	// The old spelling, flags only on the client's backup verbs, still takes it (Go's
+	// single-dash flags too), and names the new one.
+	old := filepath.Join(t.TempDir(), "old.backup")
+	code, got = runCmd(t, []string{"VMPLANE_TOKEN=" + admin}, "backup", "--url", base, "-out", old)
+	if code != 0 || !strings.Contains(got, "written to "+old) || !strings.Contains(got, "'vmplane admin backup --out'") {
+		t.Fatalf("backup --out (the old spelling): status %d, %s", code, got)
 	}
 	// Without VMPLANE_TOKEN, the saved login of the command-line client (vmplane login)
 	// of its current remote is used.
@@ -119,7 +128,7 @@ func TestBackupRestoreCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	viaLogin := filepath.Join(t.TempDir(), "via-login.backup")
-	code, got = runCmd(t, []string{"VMPLANE_TOKEN=", "VMPLANE_URL=", "XDG_CONFIG_HOME=" + cfgHome}, "backup", "--out", viaLogin)
+	code, got = runCmd(t, []string{"VMPLANE_TOKEN=", "VMPLANE_URL=", "XDG_CONFIG_HOME=" + cfgHome}, "admin", "backup", "--out", viaLogin)
 	if code != 0 || !strings.Contains(got, "written to "+viaLogin) {
 		t.Fatalf("backup with the saved login: status %d, %s", code, got)
 	}
@@ -128,13 +137,13 @@ func TestBackupRestoreCommands(t *testing.T) {
 	}
 
 	// Restores that are refused.
-	code, got = runCmd(t, nil, "restore", out, "--data-dir", srcDir)
+	code, got = runCmd(t, nil, "admin", "restore", out, "--data-dir", srcDir)
 	if want := "is in use by vmplane process " + strconv.Itoa(src.cmd.Process.Pid); code != 1 || !strings.Contains(got, want) {
 		t.Errorf("restore into the running server's directory: status %d, %q; want 1 and %q", code, got, want)
 	}
 	full := t.TempDir()
 	os.WriteFile(filepath.Join(full, "notes.txt"), []byte("x"), 0o600)
-	code, got = runCmd(t, nil, "restore", "--data-dir", full, out)
+	code, got = runCmd(t, nil, "admin", "restore", "--data-dir", full, out)
 	if code != 1 || !strings.Contains(got, "is not empty (it holds notes.txt)") {
 		t.Errorf("restore into a non-empty directory: status %d, %q", code, got)
 	}
@@ -145,7 +154,7 @@ func TestBackupRestoreCommands(t *testing.T) {
 	cut := filepath.Join(t.TempDir(), "cut.backup")
 	os.WriteFile(cut, raw[:len(raw)-10], 0o600)
 	empty := filepath.Join(t.TempDir(), "empty")
-	code, got = runCmd(t, nil, "restore", cut, "--data-dir", empty)
+	code, got = runCmd(t, nil, "admin", "restore", cut, "--data-dir", empty)
 	if code != 1 || !strings.Contains(got, "not a usable vmplane backup: it is truncated") {
 		t.Errorf("restore of a cut backup: status %d, %q", code, got)
 	}
@@ -157,9 +166,15 @@ func TestBackupRestoreCommands(t *testing.T) {
 	dst := filepath.Join(t.TempDir(), "restored")
 	os.MkdirAll(dst, 0o700)
 	os.WriteFile(filepath.Join(dst, persistence.LockFile), nil, 0o600)
-	code, got = runCmd(t, nil, "restore", out, "--data-dir", dst)
+	code, got = runCmd(t, nil, "admin", "restore", out, "--data-dir", dst)
 	if code != 0 || !strings.Contains(got, "restored "+out) {
 		t.Fatalf("restore: status %d, %s", code, got)
+	}
+	// The old spelling restores too, and names the new one.
+	oldDst := filepath.Join(t.TempDir(), "restored-old")
+	code, got = runCmd(t, nil, "restore", old, "-data-dir", oldDst)
+	if code != 0 || !strings.Contains(got, "restored "+old) || !strings.Contains(got, "'vmplane admin restore'") {
+		t.Fatalf("restore (the old spelling): status %d, %s", code, got)
 	}
 	stop(t, src)
 	// The same settings, the restored directory (the last VMPLANE_DATA_DIR wins).

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -13,7 +12,11 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
 	"github.com/vmplane/vmplane/bench"
+	"github.com/vmplane/vmplane/cli"
 )
 
 // benchFlags is everything `vmplane bench` reads besides bench.Options.
@@ -35,14 +38,19 @@ func benchEnvName(flagName string) string {
 	return benchEnvPrefix + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
 }
 
-// parseBench reads the flags of `vmplane bench`; each flag falls back to its
-// VMPLANE_BENCH_* variable, and the admin's credentials also to the server's own
-// VMPLANE_ADMIN_EMAIL and VMPLANE_ADMIN_PASSWORD.
-func parseBench(args []string, getenv func(string) string, stderr io.Writer) (bench.Options, benchFlags, error) {
-	o := bench.DefaultOptions()
-	var f benchFlags
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+// benchSetup is what `vmplane bench` reads: its flags, parsed into o and f.
+type benchSetup struct {
+	o  bench.Options
+	f  benchFlags
+	fs *pflag.FlagSet
+}
+
+// newBenchSetup makes the flags of `vmplane bench`.
+func newBenchSetup() *benchSetup {
+	b := &benchSetup{o: bench.DefaultOptions()}
+	o, f := &b.o, &b.f
+	fs := pflag.NewFlagSet("bench", pflag.ContinueOnError)
+	b.fs = fs
 	fs.StringVar(&o.BaseURL, "url", o.BaseURL, "base URL of the server under load; or several, comma-separated (the members of one\n"+
 		"cluster): the connections are dealt out round-robin, the setup uses the first, the\nreport adds a breakdown per URL")
 	fs.StringVar(&o.Scenario, "scenario", o.Scenario, "workload: "+strings.Join(bench.Scenarios(), ", ")+
@@ -79,15 +87,19 @@ func parseBench(args []string, getenv func(string) string, stderr io.Writer) (be
 	fs.StringVar(&f.wrk, "wrk", "", "path of wrk: after the run, run it with the same connections and duration on\n/api/health and report the ratio (health scenario and one --url only)")
 	fs.IntVar(&f.wrkThreads, "wrk-threads", 2, "wrk threads")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the harness itself to this file (go tool pprof)")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: vmplane bench [flags]\n\nLoad a running vmplane server. Every flag also reads VMPLANE_BENCH_<FLAG>; the flag wins.\n\n")
-		fs.PrintDefaults()
-	}
+	return b
+}
 
+// finish reads the environment into the flags not given: each flag falls back to its
+// VMPLANE_BENCH_* variable, and the admin's credentials also to the server's own
+// VMPLANE_ADMIN_EMAIL and VMPLANE_ADMIN_PASSWORD. Then it checks the whole; args are
+// the positional arguments, of which there must be none.
+func (b *benchSetup) finish(args []string, getenv func(string) string, stderr io.Writer) error {
+	o, f, fs := &b.o, &b.f, b.fs
 	fallback := map[string]string{"admin-email": "VMPLANE_ADMIN_EMAIL", "admin-password": "VMPLANE_ADMIN_PASSWORD"}
 	var err error
-	fs.VisitAll(func(fl *flag.Flag) {
-		if err != nil {
+	fs.VisitAll(func(fl *pflag.Flag) {
+		if err != nil || fl.Changed {
 			return
 		}
 		name := benchEnvName(fl.Name)
@@ -99,34 +111,29 @@ func parseBench(args []string, getenv func(string) string, stderr io.Writer) (be
 		if v == "" {
 			return
 		}
-		if serr := fs.Set(fl.Name, v); serr != nil {
-			err = fmt.Errorf("%s=%q: %w", name, v, serr)
+		if serr := fl.Value.Set(v); serr != nil {
+			err = fmt.Errorf("%s=%q: %v", name, v, serr)
 		}
 	})
 	if err != nil {
-		return o, f, err
+		return err
 	}
-	progressFromEnv := getenv(benchEnvName("progress")) != ""
-	if err := fs.Parse(args); err != nil {
-		return o, f, err
+	if len(args) > 0 {
+		return fmt.Errorf("unexpected arguments: %s", strings.Join(args, " "))
 	}
-	if fs.NArg() > 0 {
-		return o, f, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
-	}
-	progressSet := progressFromEnv
-	fs.Visit(func(fl *flag.Flag) { progressSet = progressSet || fl.Name == "progress" })
+	progressSet := getenv(benchEnvName("progress")) != "" || fs.Changed("progress")
 	if !progressSet {
 		f.progress = !f.json && isTerminal(stderr)
 	}
 	if f.wrk != "" && o.Scenario != "health" {
-		return o, f, errors.New("--wrk compares on the health scenario only")
+		return errors.New("--wrk compares on the health scenario only")
 	}
 	if f.wrk != "" && strings.Contains(o.BaseURL, ",") {
 		// wrk loads one URL; several wrk processes side by side would share the CPUs
 		// differently from the harness and give no percentiles of the whole.
-		return o, f, errors.New("--wrk compares against one --url (wrk loads one URL): give one member's URL, or the load balancer's")
+		return errors.New("--wrk compares against one --url (wrk loads one URL): give one member's URL, or the load balancer's")
 	}
-	return o, f, o.Validate()
+	return o.Validate()
 }
 
 func isTerminal(w io.Writer) bool {
@@ -138,16 +145,29 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-// runBench is `vmplane bench`.
-func runBench(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
-	o, f, err := parseBench(args, getenv, stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
+// benchCmd is `vmplane bench`.
+func benchCmd(env cli.Env) *cobra.Command {
+	b := newBenchSetup()
+	c := &cobra.Command{
+		Use:         "bench [flags]",
+		Short:       "load a running server and report latencies (see 'vmplane bench -h')",
+		Long:        "Loads a running vmplane server. Every flag also reads VMPLANE_BENCH_<FLAG>; the flag wins.",
+		Annotations: goFlags,
+		RunE: func(_ *cobra.Command, args []string) error {
+			return exit(runBench(b, args, env.Getenv, env.Stdout, env.Stderr))
+		},
 	}
-	if err != nil {
+	c.Flags().AddFlagSet(b.fs)
+	return c
+}
+
+// runBench runs the load b's flags describe and returns the exit status.
+func runBench(b *benchSetup, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	if err := b.finish(args, getenv, stderr); err != nil {
 		fmt.Fprintf(stderr, "vmplane bench: %v\n", err)
 		return 2
 	}
+	o, f := b.o, b.f
 	if f.progress {
 		o.Progress = stderr
 	}

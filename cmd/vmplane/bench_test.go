@@ -3,16 +3,28 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"net"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/vmplane/vmplane/bench"
+	"github.com/vmplane/vmplane/cli"
 )
 
 func env(m map[string]string) func(string) string {
 	return func(k string) string { return m[k] }
+}
+
+// parseBench parses args as `vmplane bench` would, in the environment getenv.
+func parseBench(args []string, getenv func(string) string, stderr io.Writer) (bench.Options, benchFlags, error) {
+	b := newBenchSetup()
+	if err := b.fs.Parse(args); err != nil {
+		return b.o, b.f, err
+	}
+	err := b.finish(b.fs.Args(), getenv, stderr)
+	return b.o, b.f, err
 }
 
 func TestParseBenchFlagsAndEnvironment(t *testing.T) {
@@ -120,8 +132,7 @@ func TestParseBenchURLs(t *testing.T) {
 	bad := func(args []string, envs map[string]string, want string) {
 		t.Helper()
 		var stdout, stderr bytes.Buffer
-		getenv := env(envs)
-		code := runBench(args, getenv, &stdout, &stderr)
+		code := execute(cli.Env{Stdout: &stdout, Stderr: &stderr, Getenv: env(envs)}, append([]string{"bench"}, args...))
 		if code != 2 || stderr.String() != "vmplane bench: "+want+"\n" {
 			t.Fatalf("%v %v: got exit %d, stderr %q; want 2 and %q", args, envs, code, stderr.String(), want)
 		}

@@ -1,34 +1,43 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"text/tabwriter"
 
+	"github.com/spf13/cobra"
+
 	"github.com/vmplane/vmplane/app"
+	"github.com/vmplane/vmplane/cli"
 )
 
-// runConfig runs `vmplane config check [--config FILE] [serve's flags]`: it reads the
+// configCmd is `vmplane config check [--config FILE] [serve's flags]`: it reads the
 // configuration exactly as serve would (file, environment, flags), and prints every
 // effective setting with where it came from, secrets masked. Exit status: 0 valid, 2
 // not (one line naming the setting, the value and the file).
-func runConfig(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] != "check" {
-		fmt.Fprint(stderr, "Usage: vmplane config check [--config FILE] [serve's flags]\n\n"+
-			"Validates the configuration serve would use (file, environment, flags) and prints the\n"+
-			"effective settings, secrets masked.\n")
-		return 2
+func configCmd(env cli.Env) *cobra.Command {
+	check := &cobra.Command{
+		Use:   "check [--config FILE] [serve's flags]",
+		Short: "validate the configuration (--config FILE, environment, flags) and print it, secrets masked",
+		Long: "Validates the configuration serve would use (file, environment, flags) and prints the\n" +
+			"effective settings, secrets masked. It takes serve's flags.",
+		Args:        cobra.ArbitraryArgs, // Load names extra arguments as a configuration error
+		Annotations: goFlags,
 	}
-	l, err := app.Load(args[1:], getenv)
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
+	settings := settingsFlags(check, env)
+	check.RunE = func(_ *cobra.Command, args []string) error {
+		l, err := settings.Load(args, env.Getenv)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "vmplane: %v\n", err)
+			return exit(2)
+		}
+		return exit(printConfig(l, env.Stdout, env.Stderr))
 	}
-	if err != nil {
-		fmt.Fprintf(stderr, "vmplane: %v\n", err)
-		return 2
-	}
+	return cli.Group(&cobra.Command{Use: "config", Short: "the server's configuration"}, check)
+}
+
+// printConfig prints the effective settings of l and where each comes from.
+func printConfig(l app.Loaded, stdout, stderr io.Writer) int {
 	file := l.File
 	if file == "" {
 		file = "none"

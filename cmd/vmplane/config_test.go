@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,11 +11,17 @@ import (
 	"time"
 
 	"github.com/vmplane/vmplane/app"
+	"github.com/vmplane/vmplane/cli"
 )
 
 const packagedConfig = "../../packaging/vmplane.toml"
 
 func noEnv(string) string { return "" }
+
+// runConfig runs `vmplane config args...` in the environment getenv.
+func runConfig(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	return execute(cli.Env{Stdout: stdout, Stderr: stderr, Getenv: getenv}, append([]string{"config"}, args...))
+}
 
 // The packaged example configuration, as shipped, is refused by `vmplane config check`
 // (exit 2, one line) until a driver is chosen; with one it is accepted, names every

@@ -1,6 +1,7 @@
 // Command vmplane is the vmplane control plane: `vmplane serve` runs the API server,
-// `vmplane version` (or --version) prints the version, and the client verbs of package
-// cli (`vmplane login`, `vmplane machine list`, ...) speak to a server over its API.
+// `vmplane version` (or --version) prints the version, `vmplane admin ...` works on a
+// server's store, and the client verbs of package cli (`vmplane login`, `vmplane
+// machine list`, ...) speak to a server over its API: one cobra command tree (root.go).
 // A bare `vmplane`, like `vmplane -h`, prints the overview of the commands: a server
 // starts only when asked for by name.
 package main
@@ -8,7 +9,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -16,7 +16,6 @@ import (
 	"runtime/pprof"
 	"strings"
 	"syscall"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -34,170 +33,69 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	env := cli.Env{Stdin: os.Stdin, Stdout: stdout, Stderr: stderr, Getenv: os.Getenv}
-	if len(args) == 0 {
-		usage(stdout, env)
-		return 0
-	}
-	switch args[0] {
-	case "-h", "-help", "--help":
-		usage(stdout, env)
-		return 0
-	case "--version", "-version":
-		return runVersion(args[1:], stdout, stderr)
-	}
-	if cli.IsGlobalFlag(args[0]) {
-		// `vmplane --remote lab machine list`: the client's flags before its command.
-		return cli.Execute(commandTree(env), args, env)
-	}
-	if strings.HasPrefix(args[0], "-") {
-		// serve's flags without the command, or a client flag mistyped: a server starts
-		// only when named, so that a stray flag never opens ./data and listens on every
-		// interface.
-		if s := cli.SimilarGlobalFlags(args[0]); len(s) > 0 {
-			fmt.Fprintf(stderr, "vmplane: unknown flag %s; did you mean %s?\n", args[0], strings.Join(s, " or "))
-		} else {
-			fmt.Fprintf(stderr, "vmplane: %s: a command comes first (see 'vmplane help'); to run the server: vmplane serve %s\n",
-				args[0], strings.Join(args, " "))
-		}
-		return 2
-	}
-	cmd, args := args[0], args[1:]
-	if code, ok := runServerCommand(cmd, args, stdout, stderr); ok {
-		return code
-	}
-	if cmd == "help" && len(args) == 0 {
-		usage(stdout, env)
-		return 0
-	}
-	// Everything else is the command-line client's (and cobra's own completion and
-	// help commands); an unknown command is a usage error there.
-	return cli.Execute(commandTree(env), append([]string{cmd}, args...), env)
+	return execute(cli.Env{Stdin: os.Stdin, Stdout: stdout, Stderr: stderr, Getenv: os.Getenv}, args)
 }
 
-// serverCommands are the commands of the server binary proper, with their one-line
-// help; they keep their own flag parsing, outside the client's command tree.
-var serverCommands = []struct{ name, short string }{
-	{"serve", "run the API server (see 'vmplane serve -h')"},
-	{"bench", "load a running server and report latencies (see 'vmplane bench -h')"},
-	{"proxmox", "proxmox check: test the connection to Proxmox VE and the API token's privileges"},
-	{"config", "config check: validate the configuration (--config FILE, environment, flags) and print it, secrets masked"},
-	{"admin", "admin reset-password: set a user's password in the data directory of a stopped server"},
-	{"backup", "save a running server's store to a file (--url URL --out FILE, token in VMPLANE_TOKEN)"},
-	{"restore", "load a backup into an empty data directory (restore FILE --data-dir DIR)"},
-	{"version", "print the version, commit, build date and Go version (--json: as JSON)"},
+// execute runs `vmplane args...` in env and returns the exit status.
+func execute(env cli.Env, args []string) int {
+	root := newRoot(env)
+	return cli.Execute(root, goStyleFlags(root, args), env)
 }
 
-// runServerCommand runs cmd when it is one of the server's commands; ok reports
-// whether it was.
-func runServerCommand(cmd string, args []string, stdout, stderr io.Writer) (code int, ok bool) {
-	switch cmd {
-	case "serve":
-		return serve(args, stderr), true
-	case "bench":
-		return runBench(args, os.Getenv, stdout, stderr), true
-	case "proxmox":
-		return runProxmox(args, os.Getenv, stdout, stderr), true
-	case "config":
-		return runConfig(args, os.Getenv, stdout, stderr), true
-	case "admin":
-		return runAdmin(args, os.Getenv, os.Stdin, stdout, stderr), true
-	case "backup":
-		// Two commands share the name, as the issues ask: `vmplane backup list|show|delete`
-		// are the client's verbs for machines' backups; `vmplane backup --out FILE` (flags
-		// only) saves a running server's store.
-		if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-			return 0, false
-		}
-		return runBackup(args, os.Getenv, stdout, stderr), true
-	case "restore":
-		return runRestore(args, os.Getenv, stdout, stderr), true
-	case "version":
-		return runVersion(args, stdout, stderr), true
-	case "hash-worker":
-		// Started by serve: see auth.AuthOptions.HashCommand.
-		if err := auth.ServeHashWorker(os.Stdin, stdout); err != nil {
-			fmt.Fprintf(stderr, "vmplane hash-worker: %v\n", err)
-			return 1, true
-		}
-		return 0, true
+// serveCmd is `vmplane serve`: its flags are the settings table's (app.AddFlags), read
+// with the configuration file and the environment by app's Load, as before cobra.
+func serveCmd(env cli.Env) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "serve [flags]",
+		Short: "run the API server (see 'vmplane serve -h')",
+		Long: "Runs the API server: the store, the hypervisor driver, the actors and the HTTP API, until SIGTERM or SIGINT.\n\n" +
+			app.SettingsHelp,
+		Args:        cobra.ArbitraryArgs, // Load names extra arguments as a configuration error
+		Annotations: goFlags,
 	}
-	return 0, false
+	settings := settingsFlags(c, env)
+	c.RunE = func(_ *cobra.Command, args []string) error {
+		cfg, err := settings.Load(args, env.Getenv)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "vmplane: %v\n", err)
+			return exit(2)
+		}
+		return exit(serve(cfg.Config, env.Stderr))
+	}
+	return c
 }
 
-// commandTree is the client's command tree with the server's commands added, so
-// that `vmplane help` and shell completion know them too. They run here only when
-// reached through the tree, which run never does: it runs them first, by name.
-func commandTree(env cli.Env) *cobra.Command {
-	root := cli.New(env)
-	for _, sc := range serverCommands {
-		name := sc.name
-		if own, _, err := root.Find([]string{name}); err == nil && own != root {
-			// The client has a command of this name (backup): its help names the
-			// server's form too.
-			own.Long = own.Short + ".\n\nWith flags only, 'vmplane " + name + "' is the server's command: " + sc.short +
-				" (see 'vmplane " + name + " -h')."
-			continue
-		}
-		c := &cobra.Command{
-			Use:                name,
-			Short:              sc.short,
-			DisableFlagParsing: true,
-			RunE: func(_ *cobra.Command, args []string) error {
-				code, _ := runServerCommand(name, args, env.Stdout, env.Stderr)
-				if code != 0 {
-					return cli.ExitError{Code: code}
-				}
-				return nil
-			},
-		}
-		// `vmplane help serve` shows serve's own help, flags and all.
-		c.SetHelpFunc(func(*cobra.Command, []string) { runServerCommand(name, []string{"-h"}, env.Stdout, env.Stderr) })
-		root.AddCommand(c)
-	}
-	return root
+// settingsFlags gives c a flag for every setting; a value that does not parse is a
+// configuration error (one line, status 2), as a bad environment variable is.
+func settingsFlags(c *cobra.Command, env cli.Env) *app.Flags {
+	f := app.AddFlags(c.Flags())
+	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		fmt.Fprintf(env.Stderr, "vmplane: %v\n", app.FlagError(err))
+		return exit(2)
+	})
+	return f
 }
 
-func usage(w io.Writer, env cli.Env) {
-	fmt.Fprint(w, `Usage: vmplane COMMAND [flags]
-
-Commands:
-  serve     run the API server (see 'vmplane serve -h')
-  bench     load a running server and report latencies (see 'vmplane bench -h')
-  proxmox check
-            test the connection to Proxmox VE and the API token's privileges
-  config check
-            validate the configuration (--config FILE, environment, flags) and print it, secrets masked
-  admin reset-password
-            set a user's password in the data directory of a stopped server
-  backup    save a running server's store to a file (--url URL --out FILE, token in VMPLANE_TOKEN)
-  restore   load a backup into an empty data directory (restore FILE --data-dir DIR)
-  version   print the version, commit, build date and Go version (--json: as JSON)
-  hash-worker
-            (internal) the password hashing process serve starts
-
-Client commands (they talk to a server: see 'vmplane help COMMAND'):
-`)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	for _, c := range cli.New(env).Commands() {
-		if c.IsAvailableCommand() {
-			fmt.Fprintf(tw, "  %s\t%s\n", c.Name(), c.Short)
-		}
+// hashWorkerCmd is the password hashing process serve starts: see
+// auth.AuthOptions.HashCommand.
+func hashWorkerCmd(env cli.Env) *cobra.Command {
+	return &cobra.Command{
+		Use:                "hash-worker",
+		Short:              "(internal) the password hashing process serve starts",
+		Hidden:             true,
+		DisableFlagParsing: true,
+		RunE: func(*cobra.Command, []string) error {
+			if err := auth.ServeHashWorker(env.Stdin, env.Stdout); err != nil {
+				fmt.Fprintf(env.Stderr, "vmplane hash-worker: %v\n", err)
+				return exit(1)
+			}
+			return nil
+		},
 	}
-	_ = tw.Flush()
-	fmt.Fprint(w, "\nGlobal flags of the client commands: --remote, --url, --token, --tenant, -o table|json|yaml\n"+
-		"vmplane -h (or help) prints this overview; vmplane --version the version.\n")
 }
 
-func serve(args []string, stderr io.Writer) int {
-	cfg, err := app.Parse(args, os.Getenv)
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "vmplane: %v\n", err)
-		return 2
-	}
+// serve runs the server with cfg until a signal ends it, and returns the exit status.
+func serve(cfg app.Config, stderr io.Writer) int {
 	log, err := app.NewLogger(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "vmplane: %v\n", err)

@@ -3,32 +3,43 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/app"
+	"github.com/vmplane/vmplane/cli"
 )
 
-// runProxmox runs `vmplane proxmox check`: with the same settings as serve, it tests
-// the connection to Proxmox and the API token's privileges and prints what is missing.
+// proxmoxCmd is `vmplane proxmox check`: with the same settings as serve, it tests the
+// connection to Proxmox and the API token's privileges and prints what is missing.
 // Exit status: 0 all good, 1 unreachable, refused or missing privileges, 2 bad settings.
-func runProxmox(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] != "check" {
-		fmt.Fprint(stderr, "Usage: vmplane proxmox check [serve's --proxmox-* flags]\n\n"+
-			"Tests the connection to Proxmox VE and the API token's privileges, with the settings serve would use.\n")
-		return 2
+func proxmoxCmd(env cli.Env) *cobra.Command {
+	check := &cobra.Command{
+		Use:   "check [serve's --proxmox-* flags]",
+		Short: "test the connection to Proxmox VE and the API token's privileges",
+		Long: "Tests the connection to Proxmox VE and the API token's privileges, with the settings serve would use\n" +
+			"(its flags, environment and configuration file).",
+		Args:        cobra.ArbitraryArgs, // Load names extra arguments as a configuration error
+		Annotations: goFlags,
 	}
-	cfg, err := app.Parse(args[1:], getenv)
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
+	settings := settingsFlags(check, env)
+	check.RunE = func(_ *cobra.Command, args []string) error {
+		l, err := settings.Load(args, env.Getenv)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "vmplane: %v\n", err)
+			return exit(2)
+		}
+		return exit(checkProxmox(l.Config, env.Stdout, env.Stderr))
 	}
-	if err != nil {
-		fmt.Fprintf(stderr, "vmplane: %v\n", err)
-		return 2
-	}
+	return cli.Group(&cobra.Command{Use: "proxmox", Short: "the Proxmox VE cluster the proxmox driver drives"}, check)
+}
+
+// checkProxmox runs the check with cfg and returns the exit status.
+func checkProxmox(cfg app.Config, stdout, stderr io.Writer) int {
 	d, err := app.NewProxmoxDriver(cfg, nil)
 	if err != nil {
 		fmt.Fprintf(stderr, "vmplane: %v\n", err)
