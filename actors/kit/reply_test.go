@@ -83,3 +83,24 @@ func TestAskDeadActor(t *testing.T) {
 		t.Fatalf("ask[any] got %v, %v; want unavailable, not the dead letter as an answer", v, err)
 	}
 }
+
+// TestAskTimesOutWithItsContext: a request that times out at its context's deadline
+// returns once that context is done, so a caller can tell its own deadline from
+// another cause (the limiter's login wait does).
+func TestAskTimesOutWithItsContext(t *testing.T) {
+	s := newTestSystem(t)
+	pid, err := s.Spawn("echo", func() Actor { return &echo{} })
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.actors.Root.Stop(pid.pid) })
+	for i := range 200 {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
+		_, err := AskRef[string](ctx, s, pid, "never")
+		done := ctx.Err()
+		cancel()
+		if !errors.Is(err, apierr.ErrTimeout) || done == nil {
+			t.Fatalf("request %d: got %v with the context not done (%v); want a timeout once it is", i, err, done)
+		}
+	}
+}

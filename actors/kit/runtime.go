@@ -156,10 +156,11 @@ func AskRef[T any](ctx context.Context, rt *Runtime, to Ref, msg any) (T, error)
 func askLocal(ctx context.Context, rt *Runtime, pid *actor.PID, msg any) (any, error) {
 	timeout := DefaultTimeout
 	if d, ok := ctx.Deadline(); ok {
-		timeout = time.Until(d)
-		if timeout <= 0 {
+		if time.Until(d) <= 0 {
+			<-ctx.Done() // at once, or when its timer, due now, has fired
 			return nil, apierr.New(apierr.ErrTimeout, "the request did not finish in time")
 		}
+		timeout = 0 // ctx's deadline bounds the wait (replyBoxes.wait)
 	}
 	box := rt.replies.get()
 	rt.replies.request(box, pid, msg)
