@@ -2,8 +2,9 @@
 // are. A Runtime holds the protoactor system, the workers every mailbox runs on, the
 // reusable reply boxes of Ask, the store entities persist to and the logger; a Kind
 // supervises every entity of one kind (activation by id, passivation, restarts); Ask
-// and the reply helpers carry requests and answers; the pagers walk the store's lists;
-// Every runs periodic loops; Recover guards background goroutines.
+// carries requests and an actor answers them through its Ctx (or a Reply, later); the
+// pagers walk the store's lists; Every runs periodic loops; Recover guards background
+// goroutines.
 //
 // kit imports protoactor, persistence and apierr and no domain package: what a machine
 // or a tenant is lives in the domain packages beside it, which build on kit. The
