@@ -64,3 +64,35 @@ func TestRoomsImportOneWay(t *testing.T) {
 		t.Errorf("found %d of the %d rooms; a package was renamed or removed", seen, len(rooms))
 	}
 }
+
+// TestProtoactorOnlyInKit: protoactor is the runtime, and it lives in actors/kit
+// alone. The domain packages handle messages through kit.Ctx, answer later through
+// kit.Reply and address the actors that are not entities by kit.Ref; nothing else in
+// the module imports protoactor, in its code or its tests, so replacing or upgrading
+// the runtime touches one package.
+func TestProtoactorOnlyInKit(t *testing.T) {
+	const protoactor = "github.com/asynkron/protoactor-go"
+	out, err := exec.Command("go", "list", "-f",
+		`{{.ImportPath}} {{join .Imports " "}} {{join .TestImports " "}} {{join .XTestImports " "}}`, "../...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	kit := false
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		pkg := strings.TrimPrefix(fields[0], "github.com/vmplane/vmplane/")
+		for _, imp := range fields[1:] {
+			if imp != protoactor && !strings.HasPrefix(imp, protoactor+"/") {
+				continue
+			}
+			if pkg == "actors/kit" {
+				kit = true
+			} else {
+				t.Errorf("%s imports %s: only actors/kit may (use kit.Ctx, kit.Reply, kit.Ref)", pkg, imp)
+			}
+		}
+	}
+	if !kit {
+		t.Error("actors/kit does not import protoactor: did go list see the module?")
+	}
+}

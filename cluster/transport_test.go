@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/asynkron/protoactor-go/actor"
-
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/internal/etcdtest"
 )
@@ -18,8 +16,8 @@ import (
 // idle is an entity that answers nothing: the requests here never reach one.
 type idle struct{}
 
-func (idle) Load() error               { return nil }
-func (idle) Handle(actor.Context, any) {}
+func (idle) Load() error          { return nil }
+func (idle) Handle(*kit.Ctx, any) {}
 
 // A member that gets a message it cannot read (sent by a member of a newer version of
 // vmplane) answers 409 "not delivered" and says why, so the sender looks again and

@@ -60,7 +60,7 @@ func (s *Server) login(c *Call) (_ any, err error) {
 	// (Limiter.LoginAttempt). Only failures count: the attempt holds a reservation
 	// while its password is checked, which a success gives back.
 	addr := s.clientAddr(c.rc)
-	d, err := s.sys.Limiter.LoginAttempt(c.Context(), email, addr)
+	d, err := s.svc.Limiter.LoginAttempt(c.Context(), email, addr)
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +68,7 @@ func (s *Server) login(c *Call) (_ any, err error) {
 		return nil, s.loginRefused(c, d)
 	}
 	outcome := limiter.LoginAbandoned
-	defer func() { s.sys.Limiter.LoginDone(d.Ticket, outcome) }()
+	defer func() { s.svc.Limiter.LoginDone(d.Ticket, outcome) }()
 	if d.Delay > 0 {
 		t := time.NewTimer(d.Delay)
 		select {
@@ -82,7 +82,7 @@ func (s *Server) login(c *Call) (_ any, err error) {
 	// also an error after the check (a 503 for a right password must not be a free
 	// guess).
 	outcome = limiter.LoginFailed
-	sess, err := s.sys.Users.Login(c.Context(), email, req.Password)
+	sess, err := s.svc.Users.Login(c.Context(), email, req.Password)
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +119,7 @@ func (s *Server) refresh(c *Call) (any, error) {
 	if err := c.Decode(&req); err != nil {
 		return nil, err
 	}
-	sess, err := s.sys.Users.Refresh(c.Context(), req.RefreshToken)
+	sess, err := s.svc.Users.Refresh(c.Context(), req.RefreshToken)
 	if err != nil {
 		return nil, err
 	}
@@ -156,14 +156,14 @@ func (s *Server) authenticate(rc *fasthttp.RequestCtx) (*token.Claims, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.sys.Users.Authorize(claims.Subject, claims.SessionID, claims.Gen); err != nil {
+	if err := s.svc.Users.Authorize(claims.Subject, claims.SessionID, claims.Gen); err != nil {
 		return nil, err
 	}
 	return claims, nil
 }
 
 func (s *Server) me(c *Call) (any, error) {
-	return s.sys.Users.Get(c.Context(), c.Principal.UserID())
+	return s.svc.Users.Get(c.Context(), c.Principal.UserID())
 }
 
 func (s *Server) logout(c *Call) (any, error) {
@@ -171,7 +171,7 @@ func (s *Server) logout(c *Call) (any, error) {
 	if err := c.Decode(&req); err != nil {
 		return nil, err
 	}
-	if err := s.sys.Users.Logout(c.Context(), c.Principal.UserID(), req.RefreshToken); err != nil {
+	if err := s.svc.Users.Logout(c.Context(), c.Principal.UserID(), req.RefreshToken); err != nil {
 		return nil, err
 	}
 	return NoContent, nil

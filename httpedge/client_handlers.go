@@ -75,7 +75,7 @@ func (s *Server) clientOverview(c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.sys.Tenants.Overview(c.Context(), t)
+	return s.svc.Tenants.Overview(c.Context(), t)
 }
 
 func (s *Server) clientTrends(c *Call) (any, error) {
@@ -91,7 +91,7 @@ func (s *Server) clientTrends(c *Call) (any, error) {
 		}
 		days = n
 	}
-	return s.sys.Tenants.UsageTrends(c.Context(), t, days, time.Now())
+	return s.svc.Tenants.UsageTrends(c.Context(), t, days, time.Now())
 }
 
 func (s *Server) clientMachines(c *Call) (any, error) {
@@ -110,7 +110,7 @@ func (s *Server) clientMachines(c *Call) (any, error) {
 		}
 		return page(items, next), nil
 	}
-	p, err := s.sys.Machines.TenantPage(c.Context(), t, cursor, limit)
+	p, err := s.svc.Machines.TenantPage(c.Context(), t, cursor, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +131,7 @@ func (s *Server) clientCreateMachine(c *Call) (any, error) {
 	if err := c.Decode(&spec); err != nil {
 		return nil, err
 	}
-	p, err := s.sys.Tenants.CreateMachine(c.Context(), t, spec)
+	p, err := s.svc.Tenants.CreateMachine(c.Context(), t, spec)
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +147,7 @@ func (s *Server) clientResize(c *Call) (any, error) {
 	if err := c.Decode(&ch); err != nil {
 		return nil, err
 	}
-	task, err := s.sys.Tenants.ResizeMachine(c.Context(), t, c.Param("vmId"), ch)
+	task, err := s.svc.Tenants.ResizeMachine(c.Context(), t, c.Param("vmId"), ch)
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +166,7 @@ func (s *Server) clientMachineAction(c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	task, err := s.sys.Machines.Start(c.Context(), c.Param("vmId"), machines.Operation{Type: machines.OpPower, Action: action}, &t)
+	task, err := s.svc.Machines.Start(c.Context(), c.Param("vmId"), machines.Operation{Type: machines.OpPower, Action: action}, &t)
 	if err != nil {
 		return nil, err
 	}
@@ -186,7 +186,7 @@ func (s *Server) clientRules(c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	rules, next, err := s.sys.Tenants.Firewall().Page(c.Context(), t, machine, cursor, limit)
+	rules, next, err := s.svc.Firewall.Page(c.Context(), t, machine, cursor, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -214,7 +214,7 @@ func (s *Server) clientCreateRule(c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := s.sys.Tenants.Firewall().Create(c.Context(), t, in)
+	r, err := s.svc.Firewall.Create(c.Context(), t, in)
 	if err != nil {
 		return nil, err
 	}
@@ -226,7 +226,7 @@ func (s *Server) clientUpdateRule(c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.sys.Tenants.Firewall().Update(c.Context(), t, c.Param("id"), in)
+	return s.svc.Firewall.Update(c.Context(), t, c.Param("id"), in)
 }
 
 func (s *Server) clientDeleteRule(c *Call) (any, error) {
@@ -234,7 +234,7 @@ func (s *Server) clientDeleteRule(c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.sys.Tenants.Firewall().Delete(c.Context(), t, c.Param("id")); err != nil {
+	if err := s.svc.Firewall.Delete(c.Context(), t, c.Param("id")); err != nil {
 		return nil, err
 	}
 	return NoContent, nil

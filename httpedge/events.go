@@ -60,11 +60,11 @@ func (s *Server) events(c *Call) (any, error) {
 		break
 	}
 	if fresh {
-		last = s.sys.Events.Latest()
+		last = s.svc.Events.Latest()
 	}
 	scope := c.scope()
 	p := c.Principal
-	backlog, sub, gone := s.sys.Events.Subscribe(last, scope)
+	backlog, sub, gone := s.svc.Events.Subscribe(last, scope)
 	id := c.RequestID
 	c.rc.HijackSetNoResponse(true)
 	log := c.Log()
@@ -111,13 +111,13 @@ func (s *Server) events(c *Call) (any, error) {
 				if !ok {
 					return // fell behind or shutting down: the client resumes with Last-Event-ID
 				}
-				if s.sys.Users.Authorize(p.Subject, p.SessionID, p.Gen) != nil {
+				if s.svc.Users.Authorize(p.Subject, p.SessionID, p.Gen) != nil {
 					endStream(conn, w)
 					return
 				}
 				writeEvent(w, ev)
 			case <-beat.C:
-				if s.sys.Users.Authorize(p.Subject, p.SessionID, p.Gen) != nil {
+				if s.svc.Users.Authorize(p.Subject, p.SessionID, p.Gen) != nil {
 					endStream(conn, w)
 					return
 				}

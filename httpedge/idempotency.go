@@ -48,7 +48,7 @@ func (s *Server) idempotent(c *Call) (answered bool, settle func(panicked bool))
 	reqHash := hex.EncodeToString(h.Sum(nil))
 	user := c.Principal.UserID()
 
-	claim, err := s.sys.Idempotency.Claim(c.Context(), user, key, reqHash, c.route.Stamped)
+	claim, err := s.svc.Idempotency.Claim(c.Context(), user, key, reqHash, c.route.Stamped)
 	if err != nil {
 		s.writeError(rc, c.RequestID, err)
 		return true, nil
@@ -86,7 +86,7 @@ func (s *Server) idempotent(c *Call) (answered bool, settle func(panicked bool))
 		// a key left claimed in memory would answer "still in progress" for good.
 		ctx, cancel := context.WithTimeout(context.Background(), settleTimeout)
 		defer cancel()
-		if err := s.sys.Idempotency.Complete(ctx, user, key, claim.Token, a, keep); err != nil && !panicked {
+		if err := s.svc.Idempotency.Complete(ctx, user, key, claim.Token, a, keep); err != nil && !panicked {
 			// The answer could not be kept: say so rather than acknowledge a write whose
 			// retry would run it again.
 			s.log.Error("idempotency answer not stored", zap.String("request_id", c.RequestID), zap.Error(err))

@@ -24,7 +24,7 @@ func (s *Server) insightRoutes() []Route {
 }
 
 func (s *Server) faultyDeployments(c *Call) (any, error) {
-	return s.sys.Insights.FaultyDeployments(c.Context())
+	return s.svc.Insights.FaultyDeployments(c.Context())
 }
 
 func (s *Server) clusterForecast(c *Call) (any, error) {
@@ -36,5 +36,5 @@ func (s *Server) clusterForecast(c *Call) (any, error) {
 		}
 		horizon = n
 	}
-	return s.sys.History.Forecast(c.Context(), horizon, time.Now())
+	return s.svc.History.Forecast(c.Context(), horizon, time.Now())
 }

@@ -41,8 +41,8 @@ func newMetrics(s *Server) *metrics {
 	}
 	m.reg.MustRegister(m.requests, m.latency, m.refused,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	if s.sys != nil {
-		store := s.sys.Store()
+	if s.svc.System != nil {
+		store := s.svc.System.Store()
 		gauge := func(name, help string, f func() float64) {
 			m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, f))
 		}
@@ -87,7 +87,7 @@ type actorCollector struct {
 func (c *actorCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
 
 func (c *actorCollector) Collect(ch chan<- prometheus.Metric) {
-	for kind, n := range c.s.sys.Kinds() {
+	for kind, n := range c.s.svc.System.Kinds() {
 		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, float64(n), kind)
 	}
 }

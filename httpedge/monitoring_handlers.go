@@ -71,7 +71,7 @@ type AlertPatch struct {
 
 // monitoringResources are the registry entries of health checks and alert events.
 func (s *Server) monitoringResources() []resource {
-	sys := s.sys
+	svc := s.svc
 	return []resource{
 		{name: "health-checks", scoped: true, read: Authenticated, write: Authenticated, summary: "health checks", stamped: true,
 			item: itemOf[monitoring.HealthCheck](), createBody: monitoring.HealthCheckSpec{}, updateBody: monitoring.HealthCheckChange{},
@@ -81,10 +81,10 @@ func (s *Server) monitoringResources() []resource {
 				if t := c.Query("tenant_id"); scope == nil && t != "" {
 					tenant = &t
 				}
-				return sys.HealthChecks.List(c.Context(), tenant, cursor, limit)
+				return svc.HealthChecks.List(c.Context(), tenant, cursor, limit)
 			},
 			get: func(c *Call, scope *string, id string) (any, error) {
-				return sys.HealthChecks.Get(c.Context(), id, scope)
+				return svc.HealthChecks.Get(c.Context(), id, scope)
 			},
 			create: func(c *Call, scope *string, tenant *string) (any, error) {
 				var b monitoring.HealthCheckSpec
@@ -92,7 +92,7 @@ func (s *Server) monitoringResources() []resource {
 					return nil, err
 				}
 				b.TenantID = tenant
-				hc, err := sys.HealthChecks.Create(c.Context(), b, scope)
+				hc, err := svc.HealthChecks.Create(c.Context(), b, scope)
 				if err != nil {
 					return nil, err
 				}
@@ -103,10 +103,10 @@ func (s *Server) monitoringResources() []resource {
 				if err != nil {
 					return nil, err
 				}
-				return sys.HealthChecks.Update(c.Context(), id, ch, scope)
+				return svc.HealthChecks.Update(c.Context(), id, ch, scope)
 			},
 			delete: func(c *Call, scope *string, id string) (any, error) {
-				return NoContent, sys.HealthChecks.Delete(c.Context(), id, scope)
+				return NoContent, svc.HealthChecks.Delete(c.Context(), id, scope)
 			},
 		},
 		{name: "alert-events", scoped: true, read: Authenticated, write: Authenticated, summary: "alert events",
@@ -116,9 +116,9 @@ func (s *Server) monitoringResources() []resource {
 				if err != nil {
 					return nil, "", err
 				}
-				return sys.Alerts.List(c.Context(), f, scope, cursor, limit)
+				return svc.Alerts.List(c.Context(), f, scope, cursor, limit)
 			},
-			get: func(c *Call, scope *string, id string) (any, error) { return sys.Alerts.Get(c.Context(), id, scope) },
+			get: func(c *Call, scope *string, id string) (any, error) { return svc.Alerts.Get(c.Context(), id, scope) },
 			update: func(c *Call, scope *string, id string) (any, error) {
 				return s.patchAlert(c, scope, id)
 			},
@@ -165,7 +165,7 @@ func (c *Call) alertFilter() (alerts.AlertFilter, error) {
 }
 
 func (s *Server) monitoringOverview(c *Call) (any, error) {
-	return s.sys.Monitoring.Overview(c.Context())
+	return s.svc.Monitoring.Overview(c.Context())
 }
 
 func (s *Server) listChecks(c *Call) (any, error) {
@@ -177,7 +177,7 @@ func (s *Server) listChecks(c *Call) (any, error) {
 	if t := c.Query("tenant_id"); t != "" {
 		tenant = &t
 	}
-	items, next, err := s.sys.HealthChecks.List(c.Context(), tenant, cursor, limit)
+	items, next, err := s.svc.HealthChecks.List(c.Context(), tenant, cursor, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -189,7 +189,7 @@ func (s *Server) createCheck(c *Call) (any, error) {
 	if err := c.Decode(&b); err != nil {
 		return nil, err
 	}
-	hc, err := s.sys.HealthChecks.Create(c.Context(), b, nil)
+	hc, err := s.svc.HealthChecks.Create(c.Context(), b, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -197,7 +197,7 @@ func (s *Server) createCheck(c *Call) (any, error) {
 }
 
 func (s *Server) getCheck(c *Call) (any, error) {
-	return s.sys.HealthChecks.Get(c.Context(), c.Param("id"), nil)
+	return s.svc.HealthChecks.Get(c.Context(), c.Param("id"), nil)
 }
 
 func (s *Server) updateCheck(c *Call) (any, error) {
@@ -205,11 +205,11 @@ func (s *Server) updateCheck(c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.sys.HealthChecks.Update(c.Context(), c.Param("id"), ch, nil)
+	return s.svc.HealthChecks.Update(c.Context(), c.Param("id"), ch, nil)
 }
 
 func (s *Server) deleteCheck(c *Call) (any, error) {
-	return NoContent, s.sys.HealthChecks.Delete(c.Context(), c.Param("id"), nil)
+	return NoContent, s.svc.HealthChecks.Delete(c.Context(), c.Param("id"), nil)
 }
 
 func (s *Server) listAlerts(c *Call) (any, error) {
@@ -221,7 +221,7 @@ func (s *Server) listAlerts(c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	items, next, err := s.sys.Alerts.List(c.Context(), f, nil, cursor, limit)
+	items, next, err := s.svc.Alerts.List(c.Context(), f, nil, cursor, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -229,7 +229,7 @@ func (s *Server) listAlerts(c *Call) (any, error) {
 }
 
 func (s *Server) getAlert(c *Call) (any, error) {
-	return s.sys.Alerts.Get(c.Context(), c.Param("id"), nil)
+	return s.svc.Alerts.Get(c.Context(), c.Param("id"), nil)
 }
 
 // updateAlert is PATCH /api/monitoring/alerts/events/:id: an operator acknowledges.
@@ -244,7 +244,7 @@ func (s *Server) patchAlert(c *Call, scope *string, id string) (any, error) {
 	if err := c.Decode(&b); err != nil {
 		return nil, err
 	}
-	cur, err := s.sys.Alerts.Get(c.Context(), id, scope)
+	cur, err := s.svc.Alerts.Get(c.Context(), id, scope)
 	if err != nil {
 		return nil, err
 	}
@@ -254,5 +254,5 @@ func (s *Server) patchAlert(c *Call, scope *string, id string) (any, error) {
 	if b.Status == nil || *b.Status != alerts.AlertAcknowledged {
 		return nil, apierr.Invalid(apierr.Field("status", "the only change allowed is status: acknowledged"))
 	}
-	return s.sys.Alerts.Acknowledge(c.Context(), id, scope)
+	return s.svc.Alerts.Acknowledge(c.Context(), id, scope)
 }

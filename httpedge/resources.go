@@ -284,8 +284,8 @@ func (s *Server) registry() []resource {
 }
 
 func (s *Server) coreResources() []resource {
-	sys := s.sys
-	fw := func() tenants.Firewall { return sys.Tenants.Firewall() }
+	svc := s.svc
+	fw := func() Firewall { return svc.Firewall }
 	return []resource{
 		{name: "machines", scoped: true, read: Authenticated, write: Authenticated, summary: "machines", stamped: true,
 			item: itemOf[machines.Machine](), createBody: MachineCreate{}, updateBody: MachinePatch{},
@@ -296,7 +296,7 @@ func (s *Server) coreResources() []resource {
 			list: func(c *Call, scope *string, cursor string, limit int) (any, string, error) {
 				return s.listMachinesOf(c, listTenant(c, scope), cursor, limit)
 			},
-			get: func(c *Call, scope *string, id string) (any, error) { return sys.Machines.Get(c.Context(), id, scope) },
+			get: func(c *Call, scope *string, id string) (any, error) { return svc.Machines.Get(c.Context(), id, scope) },
 			create: func(c *Call, scope *string, tenant *string) (any, error) {
 				var b MachineCreate
 				if err := c.Decode(&b); err != nil {
@@ -306,7 +306,7 @@ func (s *Server) coreResources() []resource {
 				if err != nil {
 					return nil, err
 				}
-				p, err := sys.Tenants.CreateMachine(c.Context(), t, b.MachineSpec)
+				p, err := svc.Tenants.CreateMachine(c.Context(), t, b.MachineSpec)
 				if err != nil {
 					return nil, err
 				}
@@ -327,7 +327,7 @@ func (s *Server) coreResources() []resource {
 					if *t == "" {
 						t = nil
 					}
-					m, err := sys.Machines.Assign(c.Context(), id, t)
+					m, err := svc.Machines.Assign(c.Context(), id, t)
 					if err != nil {
 						return nil, err
 					}
@@ -338,7 +338,7 @@ func (s *Server) coreResources() []resource {
 				}
 				if b.Name == nil {
 					if b.TenantID != nil { // a user naming its own tenant: nothing to do
-						m, err := sys.Machines.Get(c.Context(), id, scope)
+						m, err := svc.Machines.Get(c.Context(), id, scope)
 						if err != nil {
 							return nil, err
 						}
@@ -346,14 +346,14 @@ func (s *Server) coreResources() []resource {
 					}
 					return nil, apierr.Invalid(apierr.Field("body", "name is required"))
 				}
-				t, err := sys.Machines.Start(c.Context(), id, machines.Operation{Type: machines.OpConfig, Config: &hypervisor.ConfigChange{Name: b.Name}}, scope)
+				t, err := svc.Machines.Start(c.Context(), id, machines.Operation{Type: machines.OpConfig, Config: &hypervisor.ConfigChange{Name: b.Name}}, scope)
 				if err != nil {
 					return nil, err
 				}
 				return accepted(t), nil
 			},
 			delete: func(c *Call, scope *string, id string) (any, error) {
-				t, err := sys.Machines.Destroy(c.Context(), id, scope)
+				t, err := svc.Machines.Destroy(c.Context(), id, scope)
 				if err != nil {
 					return nil, err
 				}
@@ -407,32 +407,32 @@ func (s *Server) coreResources() []resource {
 		},
 		{name: "tasks", scoped: true, read: Authenticated, summary: "tasks", item: itemOf[machines.Task](),
 			list: func(c *Call, scope *string, cursor string, limit int) (any, string, error) {
-				return sys.Tasks.List(c.Context(), scope, cursor, limit)
+				return svc.Tasks.List(c.Context(), scope, cursor, limit)
 			},
-			get: func(c *Call, scope *string, id string) (any, error) { return sys.Tasks.Get(c.Context(), id, scope) },
+			get: func(c *Call, scope *string, id string) (any, error) { return svc.Tasks.Get(c.Context(), id, scope) },
 		},
 		{name: "tenants", read: AdminOnly, write: AdminOnly, summary: "tenants", stamped: true,
 			item: itemOf[tenants.Tenant](), createBody: TenantCreate{}, updateBody: tenants.TenantChange{},
 			list: func(c *Call, _ *string, cursor string, limit int) (any, string, error) {
-				return sys.Tenants.List(c.Context(), cursor, limit)
+				return svc.Tenants.List(c.Context(), cursor, limit)
 			},
-			get: func(c *Call, _ *string, id string) (any, error) { return sys.Tenants.Get(c.Context(), id) },
+			get: func(c *Call, _ *string, id string) (any, error) { return svc.Tenants.Get(c.Context(), id) },
 			create: func(c *Call, _ *string, _ *string) (any, error) {
 				var b TenantCreate
 				if err := c.Decode(&b); err != nil {
 					return nil, err
 				}
-				return sys.Tenants.Create(c.Context(), b.Name, b.Quota)
+				return svc.Tenants.Create(c.Context(), b.Name, b.Quota)
 			},
 			update: func(c *Call, _ *string, id string) (any, error) {
 				var b tenants.TenantChange
 				if err := c.Decode(&b); err != nil {
 					return nil, err
 				}
-				return sys.Tenants.Update(c.Context(), id, b)
+				return svc.Tenants.Update(c.Context(), id, b)
 			},
 			delete: func(c *Call, _ *string, id string) (any, error) {
-				return NoContent, sys.Tenants.Delete(c.Context(), id)
+				return NoContent, svc.Tenants.Delete(c.Context(), id)
 			},
 		},
 		{name: "users", read: AdminOnly, write: AdminOnly, summary: "users", stamped: true,
@@ -443,9 +443,9 @@ func (s *Server) coreResources() []resource {
 				if t := c.Query("tenant_id"); t != "" {
 					tenant = &t
 				}
-				return sys.Users.List(c.Context(), tenant, cursor, limit)
+				return svc.Users.List(c.Context(), tenant, cursor, limit)
 			},
-			get: func(c *Call, _ *string, id string) (any, error) { return sys.Users.Get(c.Context(), id) },
+			get: func(c *Call, _ *string, id string) (any, error) { return svc.Users.Get(c.Context(), id) },
 			create: func(c *Call, _ *string, _ *string) (any, error) {
 				var b UserCreate
 				if err := c.Decode(&b); err != nil {
@@ -458,40 +458,40 @@ func (s *Server) coreResources() []resource {
 					return nil, apierr.Invalid(apierr.Field("tenant_id", "an admin belongs to no tenant"))
 				}
 				if b.TenantID != nil {
-					if _, err := sys.Tenants.Get(c.Context(), *b.TenantID); err != nil {
+					if _, err := svc.Tenants.Get(c.Context(), *b.TenantID); err != nil {
 						return nil, apierr.Invalid(apierr.Field("tenant_id", "no tenant %s", *b.TenantID))
 					}
 				}
-				return sys.Users.Create(c.Context(), b.Email, b.Name, b.Role, b.Password, b.TenantID)
+				return svc.Users.Create(c.Context(), b.Email, b.Name, b.Role, b.Password, b.TenantID)
 			},
 			update: func(c *Call, _ *string, id string) (any, error) {
 				var b auth.UserChange
 				if err := c.Decode(&b); err != nil {
 					return nil, err
 				}
-				return sys.Users.Update(c.Context(), id, b)
+				return svc.Users.Update(c.Context(), id, b)
 			},
 			delete: func(c *Call, _ *string, id string) (any, error) {
-				return NoContent, sys.Users.Delete(c.Context(), id)
+				return NoContent, svc.Users.Delete(c.Context(), id)
 			},
 		},
 		{name: "nodes", read: AdminOnly, summary: "nodes", item: itemOf[machines.Node](),
 			list: func(c *Call, _ *string, cursor string, limit int) (any, string, error) {
-				return sys.Nodes.List(c.Context(), cursor, limit)
+				return svc.Nodes.List(c.Context(), cursor, limit)
 			},
-			get: func(c *Call, _ *string, id string) (any, error) { return sys.Nodes.Get(c.Context(), id) },
+			get: func(c *Call, _ *string, id string) (any, error) { return svc.Nodes.Get(c.Context(), id) },
 		},
 		{name: "templates", read: Authenticated, write: AdminOnly, summary: "OS templates", item: itemOf[hypervisor.Template](),
 			list: func(c *Call, _ *string, cursor string, limit int) (any, string, error) {
-				return sys.Cluster.TemplatePage(c.Context(), cursor, limit)
+				return svc.Inventory.TemplatePage(c.Context(), cursor, limit)
 			},
-			get: func(c *Call, _ *string, id string) (any, error) { return sys.Cluster.Template(c.Context(), id) },
+			get: func(c *Call, _ *string, id string) (any, error) { return svc.Inventory.Template(c.Context(), id) },
 		},
 	}
 }
 
 // ruleTenant finds a rule's tenant: the caller's own, or for operators the rule's.
-func ruleTenant(fw tenants.Firewall, scope *string, id string) (string, error) {
+func ruleTenant(fw Firewall, scope *string, id string) (string, error) {
 	if scope != nil {
 		return *scope, nil
 	}
@@ -517,11 +517,11 @@ func (s *Server) listMachinesOf(c *Call, tenant *string, cursor string, limit in
 	name, status, node := c.Query("name"), c.Query("status"), c.Query("node")
 	if name == "" && status == "" && node == "" {
 		if tenant != nil {
-			return s.sys.Machines.ListTenant(c.Context(), *tenant, cursor, limit)
+			return s.svc.Machines.ListTenant(c.Context(), *tenant, cursor, limit)
 		}
-		return s.sys.Machines.List(c.Context(), cursor, limit, nil)
+		return s.svc.Machines.List(c.Context(), cursor, limit, nil)
 	}
-	return s.sys.Machines.List(c.Context(), cursor, limit, func(m *machines.Machine) bool {
+	return s.svc.Machines.List(c.Context(), cursor, limit, func(m *machines.Machine) bool {
 		return (tenant == nil || (m.TenantID != nil && *m.TenantID == *tenant)) &&
 			(name == "" || m.Name == name) && (status == "" || m.Status == status) && (node == "" || m.Node == node)
 	})

@@ -58,8 +58,8 @@ func (s *Server) routeTable() []Route {
 	// The same routes answer under the driver's own name: /api/sim/..., /api/proxmox/...
 	// They are not documented (the /api/virt routes say so in their descriptions): a
 	// generated client would get two of everything, named after one deployment's driver.
-	if s.sys != nil && s.sys.Driver() != nil {
-		if name := s.sys.Driver().Name(); name != "virt" && name != "" {
+	if s.svc.System != nil && s.svc.System.Driver() != nil {
+		if name := s.svc.System.Driver().Name(); name != "virt" && name != "" {
 			alias := s.virtRoutes("/api/" + name)
 			for i := range alias {
 				alias[i].Hidden = true
@@ -91,7 +91,7 @@ type ClusterHealth struct {
 }
 
 func (s *Server) health(c *Call) (any, error) {
-	h := s.sys.Health(c.Context())
+	h := s.svc.System.Health(c.Context())
 	r := HealthReply{Status: "ok", Version: s.opts.Version, UptimeS: int64(time.Since(s.started).Seconds()), Checks: h}
 	member := true
 	if m := s.opts.Cluster; m != nil {

@@ -62,8 +62,8 @@ func (b BackupScheduleBody) input() schedules.ScheduleInput {
 // scheduleRoutes are the client routes of power and backup schedules.
 func (s *Server) scheduleRoutes() []Route {
 	tag := "client"
-	power := func() scheduleService[schedules.PowerSchedule] { return s.sys.Schedules.Power() }
-	backup := func() scheduleService[schedules.BackupSchedule] { return s.sys.Schedules.Backup() }
+	power := func() ScheduleService[schedules.PowerSchedule] { return s.svc.PowerSchedules }
+	backup := func() ScheduleService[schedules.BackupSchedule] { return s.svc.BackupSchedules }
 	list := withPage(map[string]string{"tenant_id": tenantQuery["tenant_id"]})
 	return []Route{
 		{Method: "POST", Path: "/api/client/machines/{vmId}/power-schedules", Access: Authenticated, Handler: clientCreateSchedule[schedules.PowerSchedule, PowerScheduleBody](s, power), Tag: tag,
@@ -85,7 +85,7 @@ func (s *Server) clientMachine(c *Call) (tenant string, machineID string, err er
 	if tenant, err = c.tenant(); err != nil {
 		return "", "", err
 	}
-	m, err := s.sys.Machines.Get(c.Context(), c.Param("vmId"), &tenant)
+	m, err := s.svc.Machines.Get(c.Context(), c.Param("vmId"), &tenant)
 	if err != nil {
 		return "", "", err
 	}
@@ -94,7 +94,7 @@ func (s *Server) clientMachine(c *Call) (tenant string, machineID string, err er
 
 // clientCreateSchedule is the handler that adds a schedule of one kind (B its body) to
 // one of the tenant's machines.
-func clientCreateSchedule[T any, B scheduleBody](s *Server, svc func() scheduleService[T]) func(*Call) (any, error) {
+func clientCreateSchedule[T any, B scheduleBody](s *Server, svc func() ScheduleService[T]) func(*Call) (any, error) {
 	return func(c *Call) (any, error) {
 		var b B
 		if err := c.Decode(&b); err != nil {
@@ -119,7 +119,7 @@ func clientCreateSchedule[T any, B scheduleBody](s *Server, svc func() scheduleS
 
 // clientSchedules is the handler that lists one kind of schedule of one of the
 // tenant's machines.
-func clientSchedules[T any](s *Server, svc func() scheduleService[T]) func(*Call) (any, error) {
+func clientSchedules[T any](s *Server, svc func() ScheduleService[T]) func(*Call) (any, error) {
 	return func(c *Call) (any, error) {
 		t, id, err := s.clientMachine(c)
 		if err != nil {
@@ -152,22 +152,22 @@ func listTenant(c *Call, scope *string) *string {
 // scheduleResources are the registry entries of schedules and backups. Lists take
 // ?machine_id= to keep one machine's, and operators ?tenant_id=.
 func (s *Server) scheduleResources() []resource {
-	sys := s.sys
+	svc := s.svc
 	return []resource{
 		scheduleResource[schedules.PowerSchedule, PowerScheduleBody, PowerScheduleCreate]("power-schedules", "power schedules",
-			func() scheduleService[schedules.PowerSchedule] { return sys.Schedules.Power() }),
+			func() ScheduleService[schedules.PowerSchedule] { return svc.PowerSchedules }),
 		scheduleResource[schedules.BackupSchedule, BackupScheduleBody, BackupScheduleCreate]("backup-schedules", "backup schedules",
-			func() scheduleService[schedules.BackupSchedule] { return sys.Schedules.Backup() }),
+			func() ScheduleService[schedules.BackupSchedule] { return svc.BackupSchedules }),
 		// Backups are taken by backup schedules; they are read and deleted here. A
 		// delete removes the backup from the hypervisor, then its record.
 		{name: "backups", scoped: true, read: Authenticated, write: Authenticated, summary: "backups",
 			item: itemOf[machines.Backup](), query: scheduleListQuery,
 			list: func(c *Call, scope *string, cursor string, limit int) (any, string, error) {
-				return sys.Backups.List(c.Context(), listTenant(c, scope), c.Query("machine_id"), cursor, limit)
+				return svc.Backups.List(c.Context(), listTenant(c, scope), c.Query("machine_id"), cursor, limit)
 			},
-			get: func(c *Call, scope *string, id string) (any, error) { return sys.Backups.Get(c.Context(), id, scope) },
+			get: func(c *Call, scope *string, id string) (any, error) { return svc.Backups.Get(c.Context(), id, scope) },
 			delete: func(c *Call, scope *string, id string) (any, error) {
-				return NoContent, sys.Backups.Delete(c.Context(), id, scope)
+				return NoContent, svc.Backups.Delete(c.Context(), id, scope)
 			},
 		},
 	}
@@ -176,8 +176,8 @@ func (s *Server) scheduleResources() []resource {
 // scheduleListQuery declares the filters of schedule and backup lists.
 var scheduleListQuery = map[string]string{"tenant_id": "operators: only this tenant's", "machine_id": "only this machine's"}
 
-// scheduleService is what power and backup schedules both offer.
-type scheduleService[T any] interface {
+// ScheduleService is what power and backup schedules both offer.
+type ScheduleService[T any] interface {
 	Create(ctx context.Context, tenant string, in schedules.ScheduleInput) (T, error)
 	Get(ctx context.Context, id string, scope *string) (T, error)
 	Update(ctx context.Context, id string, scope *string, in schedules.ScheduleInput) (T, error)
@@ -197,7 +197,7 @@ type scheduleCreateBody interface {
 
 // scheduleResource is the generic resource of one kind of schedule: T the schedule, B
 // its update body, C its create body.
-func scheduleResource[T any, B scheduleBody, C scheduleCreateBody](name, summary string, svc func() scheduleService[T]) resource {
+func scheduleResource[T any, B scheduleBody, C scheduleCreateBody](name, summary string, svc func() ScheduleService[T]) resource {
 	return resource{name: name, scoped: true, read: Authenticated, write: Authenticated, summary: summary, stamped: true,
 		item: itemOf[T](), createBody: *new(C), updateBody: *new(B), query: scheduleListQuery,
 		list: func(c *Call, scope *string, cursor string, limit int) (any, string, error) {

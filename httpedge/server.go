@@ -17,7 +17,6 @@ import (
 	"github.com/valyala/fasthttp"
 	"go.uber.org/zap"
 
-	"github.com/vmplane/vmplane/actors"
 	"github.com/vmplane/vmplane/actors/auth"
 	"github.com/vmplane/vmplane/actors/limiter"
 	"github.com/vmplane/vmplane/apierr"
@@ -35,8 +34,10 @@ const maxHeaderBytes = 4 << 10
 
 // Options configure the edge.
 type Options struct {
-	System *actors.System
-	// Store is the store the System runs on, for GET /api/admin/backup (nil: the
+	// Services are the actors' services the handlers call (app fills them from the
+	// running actors.System).
+	Services Services
+	// Store is the store the services run on, for GET /api/admin/backup (nil: the
 	// route answers that this store takes no backups).
 	Store  persistence.Store
 	Tokens *token.Keeper
@@ -88,7 +89,7 @@ type Membership interface {
 // Server is the HTTP edge.
 type Server struct {
 	opts    Options
-	sys     *actors.System
+	svc     Services
 	tokens  *token.Keeper
 	log     *zap.Logger
 	routes  []Route
@@ -123,7 +124,7 @@ func New(opts Options) *Server {
 	if opts.IdleTimeout <= 0 {
 		opts.IdleTimeout = DefaultIdleTimeout
 	}
-	s := &Server{opts: opts, sys: opts.System, tokens: opts.Tokens, log: opts.Logger.Named("http"), started: time.Now()}
+	s := &Server{opts: opts, svc: opts.Services, tokens: opts.Tokens, log: opts.Logger.Named("http"), started: time.Now()}
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	s.idBase = hex.EncodeToString(b[:])
@@ -331,7 +332,7 @@ func (s *Server) allow(rc *fasthttp.RequestCtx, id string) bool {
 	if bytes.HasPrefix(rc.Path(), []byte("/api/auth/")) {
 		buckets = append(buckets, limiter.BucketAuth)
 	}
-	d, err := s.sys.Limiter.Take(context.Background(), s.clientAddr(rc), buckets...)
+	d, err := s.svc.Limiter.Take(context.Background(), s.clientAddr(rc), buckets...)
 	if err != nil {
 		// The limiter is down: failing open keeps the API usable; the error is logged.
 		s.log.Error("limiter unavailable", zap.String("request_id", id), zap.Error(err))

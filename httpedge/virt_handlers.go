@@ -190,7 +190,7 @@ func (c *Call) scope() *string {
 }
 
 func (s *Server) sync(c *Call) (any, error) {
-	return s.sys.Cluster.Sync(c.Context())
+	return s.svc.Inventory.Sync(c.Context())
 }
 
 func (s *Server) listMachines(c *Call) (any, error) {
@@ -210,11 +210,11 @@ func (s *Server) listMachines(c *Call) (any, error) {
 }
 
 func (s *Server) getMachine(c *Call) (any, error) {
-	return s.sys.Machines.Get(c.Context(), c.Param("id"), c.scope())
+	return s.svc.Machines.Get(c.Context(), c.Param("id"), c.scope())
 }
 
 func (s *Server) startOp(c *Call, op machines.Operation) (any, error) {
-	t, err := s.sys.Machines.Start(c.Context(), c.Param("id"), op, c.scope())
+	t, err := s.svc.Machines.Start(c.Context(), c.Param("id"), op, c.scope())
 	if err != nil {
 		return nil, err
 	}
@@ -276,7 +276,7 @@ func (s *Server) reinstall(c *Call) (any, error) {
 }
 
 func (s *Server) getTask(c *Call) (any, error) {
-	return s.sys.Tasks.Get(c.Context(), c.Param("id"), c.scope())
+	return s.svc.Tasks.Get(c.Context(), c.Param("id"), c.scope())
 }
 
 func (c *Call) timeframe() (hypervisor.Timeframe, error) {
@@ -302,7 +302,7 @@ func (s *Server) machineUsage(c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.sys.Machines.Usage(c.Context(), c.Param("id"), tf, c.scope())
+	return s.svc.Machines.Usage(c.Context(), c.Param("id"), tf, c.scope())
 }
 
 func (s *Server) nodeUsage(c *Call) (any, error) {
@@ -310,7 +310,7 @@ func (s *Server) nodeUsage(c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.sys.Nodes.Usage(c.Context(), c.Param("id"), tf, time.Time{})
+	return s.svc.Nodes.Usage(c.Context(), c.Param("id"), tf, time.Time{})
 }
 
 func (s *Server) clusterUsage(c *Call) (any, error) {
@@ -318,7 +318,7 @@ func (s *Server) clusterUsage(c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.sys.Cluster.Usage(c.Context(), tf)
+	return s.svc.Inventory.Usage(c.Context(), tf)
 }
 
 func (s *Server) listNodes(c *Call) (any, error) {
@@ -326,7 +326,7 @@ func (s *Server) listNodes(c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	items, next, err := s.sys.Nodes.List(c.Context(), cursor, limit)
+	items, next, err := s.svc.Nodes.List(c.Context(), cursor, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -334,7 +334,7 @@ func (s *Server) listNodes(c *Call) (any, error) {
 }
 
 func (s *Server) getNode(c *Call) (any, error) {
-	return s.sys.Nodes.Get(c.Context(), c.Param("id"))
+	return s.svc.Nodes.Get(c.Context(), c.Param("id"))
 }
 
 func (s *Server) listTemplates(c *Call) (any, error) {
@@ -342,7 +342,7 @@ func (s *Server) listTemplates(c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	items, next, err := s.sys.Cluster.TemplatePage(c.Context(), cursor, limit)
+	items, next, err := s.svc.Inventory.TemplatePage(c.Context(), cursor, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -351,7 +351,7 @@ func (s *Server) listTemplates(c *Call) (any, error) {
 
 func (s *Server) console(c *Call) (any, error) {
 	p := c.Principal
-	t, err := s.sys.Consoles.Issue(c.Context(), c.Param("id"), c.scope(),
+	t, err := s.svc.Consoles.Issue(c.Context(), c.Param("id"), c.scope(),
 		machines.ConsoleSession{UserID: p.Subject, SessionID: p.SessionID, Gen: p.Gen})
 	if err != nil {
 		return nil, err
@@ -408,12 +408,12 @@ func (s *Server) consoleSocket(c *Call) (any, error) {
 		!validWebsocketKey(h.Peek("Sec-WebSocket-Key")) {
 		return nil, apierr.New(apierr.ErrInvalidRequest, "this route needs a websocket upgrade (version 13, with a key of 16 bytes in base64)")
 	}
-	con, who, err := s.sys.Consoles.Redeem(c.Context(), c.Param("id"), c.Query("ticket"))
+	con, who, err := s.svc.Consoles.Redeem(c.Context(), c.Param("id"), c.Query("ticket"))
 	if err != nil {
 		return nil, err
 	}
 	log := c.Log()
-	live := func() bool { return s.sys.Users.Authorize(who.UserID, who.SessionID, who.Gen) == nil }
+	live := func() bool { return s.svc.Users.Authorize(who.UserID, who.SessionID, who.Gen) == nil }
 	err = consoleUpgrader.Upgrade(c.rc, func(ws *websocket.Conn) {
 		// fasthttp runs this on a goroutine of its own, outside the edge's recovery.
 		defer kit.Recover(log, "console session", nil)

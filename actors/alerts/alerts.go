@@ -9,7 +9,6 @@ import (
 
 	"github.com/vmplane/vmplane/actors/events"
 
-	"github.com/asynkron/protoactor-go/actor"
 	"go.uber.org/zap"
 
 	"github.com/vmplane/vmplane/actors/kit"
@@ -358,7 +357,7 @@ func (e *alertEntity) Load() error {
 	return nil
 }
 
-func (e *alertEntity) Handle(ctx actor.Context, msg any) {
+func (e *alertEntity) Handle(ctx *kit.Ctx, msg any) {
 	var (
 		a   Alert
 		err error
@@ -373,15 +372,15 @@ func (e *alertEntity) Handle(ctx actor.Context, msg any) {
 	default:
 		err = apierr.New(apierr.ErrInternal, "unexpected message")
 	}
-	if err != nil && ctx.Sender() == nil {
+	if err != nil && !ctx.Answers() {
 		// Told, not asked: nobody else hears of it.
 		e.sys.log.Error("alert change not recorded", zap.String("kind", e.kind), zap.String("target", e.target), zap.Error(err))
 	}
-	if ctx.Sender() == nil {
+	if !ctx.Answers() {
 		return
 	}
 	if err != nil {
-		kit.RespondErr(ctx, err)
+		ctx.Fail(err)
 		return
 	}
 	ctx.Respond(a)

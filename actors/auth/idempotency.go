@@ -5,8 +5,6 @@ import (
 	"errors"
 	"time"
 
-	"github.com/asynkron/protoactor-go/actor"
-
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/persistence"
@@ -153,21 +151,21 @@ var (
 	errTakenOver = apierr.New(apierr.ErrConflict, "a retry with this Idempotency-Key took the request over; its answer is the retry's")
 )
 
-func (e *idemEntity) Handle(ctx actor.Context, msg any) {
+func (e *idemEntity) Handle(ctx *kit.Ctx, msg any) {
 	switch m := msg.(type) {
 	case *claimKey:
 		if c, ok := e.inflight[m.Key]; ok {
 			if c.hash != m.RequestHash {
-				kit.RespondErr(ctx, errKeyReused)
+				ctx.Fail(errKeyReused)
 				return
 			}
 			gone, err := e.ownerGone(c.owner)
 			if err != nil {
-				kit.RespondErr(ctx, err)
+				ctx.Fail(err)
 				return
 			}
 			if !gone {
-				kit.RespondErr(ctx, errInProgress)
+				ctx.Fail(errInProgress)
 				return
 			}
 			// The member that runs it died: it never completes, and the stored claim
@@ -187,11 +185,11 @@ func (e *idemEntity) Handle(ctx actor.Context, msg any) {
 			_, err = persistence.Decode(val, &a)
 		}
 		if err != nil {
-			kit.RespondErr(ctx, err)
+			ctx.Fail(err)
 			return
 		}
 		if a.RequestHash != m.RequestHash {
-			kit.RespondErr(ctx, errKeyReused)
+			ctx.Fail(errKeyReused)
 			return
 		}
 		if a.Status != 0 {
@@ -203,17 +201,17 @@ func (e *idemEntity) Handle(ctx actor.Context, msg any) {
 			// The server stopped while the first request ran, or it ended in a 500
 			// or a 504, and its writes do not say whether it applied: it does not run
 			// again; the client looks at the outcome and uses a new key if it must.
-			kit.RespondErr(ctx, errNoAnswer)
+			ctx.Fail(errNoAnswer)
 			return
 		}
 		if !a.Ended {
 			running, err := e.mayRun(&a)
 			if err != nil {
-				kit.RespondErr(ctx, err)
+				ctx.Fail(err)
 				return
 			}
 			if running {
-				kit.RespondErr(ctx, errInProgress)
+				ctx.Fail(errInProgress)
 				return
 			}
 		}
@@ -228,7 +226,7 @@ func (e *idemEntity) Handle(ctx actor.Context, msg any) {
 		delete(e.inflight, m.Key)
 		e.complete(ctx, m, c, ok)
 	default:
-		kit.RespondErr(ctx, apierr.New(apierr.ErrInternal, "unexpected message"))
+		ctx.Fail(apierr.New(apierr.ErrInternal, "unexpected message"))
 	}
 }
 
@@ -263,13 +261,13 @@ func (e *idemEntity) ownerGone(owner string) (bool, error) {
 // claim writes the claim of m's key for m's owner, replacing prev (nil: the key is
 // unused), and answers the caller that it runs the request. reply, carried over from
 // the claim it replaces, is the first request's recorded reply.
-func (e *idemEntity) claim(ctx actor.Context, m *claimKey, prev []byte, reply *kit.Wired) {
+func (e *idemEntity) claim(ctx *kit.Ctx, m *claimKey, prev []byte, reply *kit.Wired) {
 	key := answerKey(e.user, m.Key)
 	c := &Answer{RequestHash: m.RequestHash, CreatedAt: time.Now().UTC(), Owner: m.Owner, Keeper: e.sys.rt.Owner(),
 		Token: persistence.NewID(), Stamped: m.Stamped, Reply: reply}
 	val, err := persistence.Encode(answerVersion, c)
 	if err != nil {
-		kit.RespondErr(ctx, err)
+		ctx.Fail(err)
 		return
 	}
 	b := new(persistence.Batch).PutTTL(key, val, IdempotencyTTL)
@@ -283,7 +281,7 @@ func (e *idemEntity) claim(ctx actor.Context, m *claimKey, prev []byte, reply *k
 			// The first request's write landed meanwhile, or another retry won.
 			err = errInProgress
 		}
-		kit.RespondErr(ctx, err)
+		ctx.Fail(err)
 		return
 	}
 	e.inflight[m.Key] = inflightClaim{hash: m.RequestHash, owner: m.Owner, val: val, stamped: m.Stamped}
@@ -299,7 +297,7 @@ func (e *idemEntity) claim(ctx actor.Context, m *claimKey, prev []byte, reply *k
 // stays, marked ended for a retry to take over when the request was stamped. The
 // claim is read again unless it is known here unchanged (held is the claim as this
 // entity wrote it, when ok): a stamped request's write changes it.
-func (e *idemEntity) complete(ctx actor.Context, m *completeKey, held inflightClaim, ok bool) {
+func (e *idemEntity) complete(ctx *kit.Ctx, m *completeKey, held inflightClaim, ok bool) {
 	key := answerKey(e.user, m.Key)
 	var (
 		val []byte
@@ -315,11 +313,11 @@ func (e *idemEntity) complete(ctx actor.Context, m *completeKey, held inflightCl
 		_, err = persistence.Decode(val, &c)
 	}
 	if errors.Is(err, persistence.ErrNotFound) || err == nil && (c.Status != 0 || c.Token != m.Token) {
-		kit.RespondErr(ctx, errTakenOver)
+		ctx.Fail(errTakenOver)
 		return
 	}
 	if err != nil {
-		kit.RespondErr(ctx, err)
+		ctx.Fail(err)
 		return
 	}
 	b := new(persistence.Batch).Require(persistence.IfValue(key, val))
@@ -327,7 +325,7 @@ func (e *idemEntity) complete(ctx actor.Context, m *completeKey, held inflightCl
 	case m.Answer != nil:
 		val, err := persistence.Encode(answerVersion, m.Answer)
 		if err != nil {
-			kit.RespondErr(ctx, err)
+			ctx.Fail(err)
 			return
 		}
 		b.PutTTL(key, val, IdempotencyTTL)
@@ -340,7 +338,7 @@ func (e *idemEntity) complete(ctx actor.Context, m *completeKey, held inflightCl
 		c.Ended = true
 		val, err := persistence.Encode(answerVersion, &c)
 		if err != nil {
-			kit.RespondErr(ctx, err)
+			ctx.Fail(err)
 			return
 		}
 		b.PutTTL(key, val, IdempotencyTTL)
@@ -351,7 +349,7 @@ func (e *idemEntity) complete(ctx actor.Context, m *completeKey, held inflightCl
 		if persistence.IsConditionFailed(err) {
 			err = errTakenOver
 		}
-		kit.RespondErr(ctx, err)
+		ctx.Fail(err)
 		return
 	}
 	ctx.Respond(kit.Done{})

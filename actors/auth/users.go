@@ -13,7 +13,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/asynkron/protoactor-go/actor"
 	"go.uber.org/zap"
 	"golang.org/x/crypto/bcrypt"
 
@@ -207,14 +206,14 @@ func startUsers(s *system, opts AuthOptions) (_ *Users, err error) {
 	u := &Users{sys: s, opts: opts, dummyHash: dummy, hasher: hasher, shared: s.store.Shared()}
 	u.kind = s.rt.StartKind("users", 10*time.Minute, func(id string) kit.Entity {
 		return &userEntity{sys: s, id: id, users: u}
-	}, func(ctx actor.Context, msg any) bool {
+	}, func(ctx *kit.Ctx, msg any) bool {
 		m, ok := msg.(*createUser)
 		if !ok {
 			return false
 		}
 		usr, err := u.create(s, m)
 		if err != nil {
-			kit.RespondErr(ctx, err)
+			ctx.Fail(err)
 		} else {
 			ctx.Respond(usr)
 		}
@@ -416,7 +415,7 @@ func (u *Users) Create(ctx context.Context, email, name, role, password string, 
 	if err != nil {
 		return User{}, err
 	}
-	return kit.AskPID[User](ctx, u.sys.rt, u.kind.PID(), &createUser{Email: email, Name: name, Role: role, Hash: string(hash), TenantID: tenantID, Stamp: st})
+	return kit.AskRef[User](ctx, u.sys.rt, u.kind.Ref(), &createUser{Email: email, Name: name, Role: role, Hash: string(hash), TenantID: tenantID, Stamp: st})
 }
 
 func errEmailTaken(email string) error {
@@ -734,9 +733,9 @@ func (e *userEntity) Load() error {
 	return nil
 }
 
-func (e *userEntity) Handle(ctx actor.Context, msg any) {
+func (e *userEntity) Handle(ctx *kit.Ctx, msg any) {
 	if e.rec == nil {
-		kit.RespondErr(ctx, apierr.NotFound("user", e.id))
+		ctx.Fail(apierr.NotFound("user", e.id))
 		return
 	}
 	switch m := msg.(type) {
@@ -754,14 +753,14 @@ func (e *userEntity) Handle(ctx actor.Context, msg any) {
 			// Disabled, or its password, role or tenant changed, between the password
 			// check and here: the password checked may be the old one, and the change
 			// promised to end every login, this one included.
-			kit.RespondErr(ctx, errInvalidCredentials)
+			ctx.Fail(errInvalidCredentials)
 			return
 		}
 		now := time.Now().UTC()
 		f := &family{ID: persistence.NewID(), Key: randomBytes(32), Gen: 1, CreatedAt: now, ExpiresAt: now.Add(m.TTL)}
 		val, err := persistence.Encode(familyVersion, f)
 		if err != nil {
-			kit.RespondErr(ctx, err)
+			ctx.Fail(err)
 			return
 		}
 		// Logins that ended (revoked or expired) are dropped as a new one starts, so a
@@ -776,7 +775,7 @@ func (e *userEntity) Handle(ctx actor.Context, msg any) {
 			}
 		}
 		if err := e.sys.rt.Commit(b); err != nil {
-			kit.RespondErr(ctx, err)
+			ctx.Fail(err)
 			return
 		}
 		for _, id := range stale {
@@ -788,14 +787,14 @@ func (e *userEntity) Handle(ctx actor.Context, msg any) {
 	case *rotateToken:
 		f, err := e.check(m.Token)
 		if err != nil {
-			kit.RespondErr(ctx, err)
+			ctx.Fail(err)
 			return
 		}
 		next := *f
 		next.Gen++
 		next.ExpiresAt = time.Now().UTC().Add(m.TTL)
 		if err := e.saveFamily(&next); err != nil {
-			kit.RespondErr(ctx, err)
+			ctx.Fail(err)
 			return
 		}
 		*f = next
@@ -803,11 +802,11 @@ func (e *userEntity) Handle(ctx actor.Context, msg any) {
 	case *revokeFamily:
 		f, ok := e.families[m.Token.FamilyID]
 		if !ok || !hmac.Equal(f.mac(m.Token.Gen), m.Token.MAC) {
-			kit.RespondErr(ctx, errInvalidRefresh)
+			ctx.Fail(errInvalidRefresh)
 			return
 		}
 		if err := e.revoke(f); err != nil {
-			kit.RespondErr(ctx, err)
+			ctx.Fail(err)
 			return
 		}
 		ctx.Respond(revoked{})
@@ -816,11 +815,11 @@ func (e *userEntity) Handle(ctx actor.Context, msg any) {
 	case *deleteUser:
 		e.delete(ctx)
 	default:
-		kit.RespondErr(ctx, apierr.New(apierr.ErrInternal, "unexpected message"))
+		ctx.Fail(apierr.New(apierr.ErrInternal, "unexpected message"))
 	}
 }
 
-func (e *userEntity) update(ctx actor.Context, m *updateUser) {
+func (e *userEntity) update(ctx *kit.Ctx, m *updateUser) {
 	next := *e.rec
 	if m.Name != nil {
 		next.Name = *m.Name
@@ -841,11 +840,11 @@ func (e *userEntity) update(ctx actor.Context, m *updateUser) {
 		next.Disabled = *m.Disabled
 	}
 	if next.Role == RoleUser && next.TenantID == nil {
-		kit.RespondErr(ctx, apierr.Invalid(apierr.Field("tenant_id", "a user belongs to a tenant")))
+		ctx.Fail(apierr.Invalid(apierr.Field("tenant_id", "a user belongs to a tenant")))
 		return
 	}
 	if next.Role == RoleAdmin && next.TenantID != nil {
-		kit.RespondErr(ctx, apierr.Invalid(apierr.Field("tenant_id", "an admin belongs to no tenant")))
+		ctx.Fail(apierr.Invalid(apierr.Field("tenant_id", "an admin belongs to no tenant")))
 		return
 	}
 	moved := !sameTenant(next.TenantID, e.rec.TenantID)
@@ -854,7 +853,7 @@ func (e *userEntity) update(ctx actor.Context, m *updateUser) {
 	// revoked (its refresh tokens).
 	endTokens := m.Hash != nil || next.Role != e.rec.Role || moved || next.Disabled != e.rec.Disabled
 	if (next.Role != e.rec.Role || next.Disabled) && e.isFirstAdmin() {
-		kit.RespondErr(ctx, apierr.New(apierr.ErrConflict, "the first admin cannot be demoted or disabled"))
+		ctx.Fail(apierr.New(apierr.ErrConflict, "the first admin cannot be demoted or disabled"))
 		return
 	}
 	b := new(persistence.Batch)
@@ -866,7 +865,7 @@ func (e *userEntity) update(ctx actor.Context, m *updateUser) {
 				c.Revoked = true
 				val, err := persistence.Encode(familyVersion, &c)
 				if err != nil {
-					kit.RespondErr(ctx, err)
+					ctx.Fail(err)
 					return
 				}
 				b.Put(persistence.Key("refresh", e.id, f.ID), val)
@@ -883,11 +882,11 @@ func (e *userEntity) update(ctx actor.Context, m *updateUser) {
 	}
 	val, err := persistence.Encode(userRecordVersion, next)
 	if err != nil {
-		kit.RespondErr(ctx, err)
+		ctx.Fail(err)
 		return
 	}
 	if err := e.sys.rt.Commit(b.Put(persistence.Key("user", e.id), val)); err != nil {
-		kit.RespondErr(ctx, err)
+		ctx.Fail(err)
 		return
 	}
 	e.rec = &next
@@ -909,9 +908,9 @@ func (e *userEntity) isFirstAdmin() bool {
 	return err == nil && string(admin) == e.id
 }
 
-func (e *userEntity) delete(ctx actor.Context) {
+func (e *userEntity) delete(ctx *kit.Ctx) {
 	if e.isFirstAdmin() {
-		kit.RespondErr(ctx, apierr.New(apierr.ErrConflict, "the first admin cannot be deleted"))
+		ctx.Fail(apierr.New(apierr.ErrConflict, "the first admin cannot be deleted"))
 		return
 	}
 	b := new(persistence.Batch).Del(persistence.Key("user", e.id)).Del(persistence.Key("user-email", e.rec.Email))
@@ -922,7 +921,7 @@ func (e *userEntity) delete(ctx actor.Context) {
 		b.Del(persistence.Key("refresh", e.id, id))
 	}
 	if err := e.sys.rt.Commit(b); err != nil {
-		kit.RespondErr(ctx, err)
+		ctx.Fail(err)
 		return
 	}
 	e.rec, e.families = nil, map[string]*family{}

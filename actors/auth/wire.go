@@ -5,8 +5,8 @@ import "github.com/vmplane/vmplane/actors/kit"
 // In a cluster a user's entity (and its idempotency keys') may be active on another
 // member than the one that serves the request: every message asked through the Kinds,
 // and every answer, travels as JSON (kit.Wire). TestWire checks that each crosses
-// whole. createUser is not here: it goes to the users supervisor's own PID
-// (kit.AskPID), so it never leaves its member.
+// whole. createUser is not here: it goes to the users supervisor itself
+// (kit.AskRef, Kind.Ref), so it never leaves its member.
 func init() {
 	// Messages of a user entity.
 	kit.Wire("auth.getUser", 1, (*getUser)(nil))

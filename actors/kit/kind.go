@@ -20,8 +20,9 @@ type Entity interface {
 	// Load reads the entity's record from the store. A missing record is not an error:
 	// the entity starts empty and answers not-found or accepts a create.
 	Load() error
-	// Handle answers one request through ctx.Respond.
-	Handle(ctx actor.Context, msg any)
+	// Handle handles one message; a request is answered through ctx (Respond, Fail,
+	// or Later to answer after Handle returned).
+	Handle(ctx *Ctx, msg any)
 }
 
 // Absence is implemented by entities that know whether their record exists. An entity
@@ -45,7 +46,7 @@ type Kind struct {
 	newFn     func(id string) Entity
 	idle      time.Duration
 	maxLive   int
-	kindMsg   func(ctx actor.Context, msg any) bool
+	kindMsg   func(ctx *Ctx, msg any) bool
 	stopSweep func()
 }
 
@@ -107,7 +108,7 @@ var entityStrategy = actor.NewOneForOneStrategy(5, 10*time.Second, actor.Default
 // kindMsg, when set, handles messages addressed to the kind itself (not wrapped in an
 // envelope), such as creates that must be serialised across all entities of the kind;
 // it reports whether it handled the message.
-func (rt *Runtime) StartKind(name string, idle time.Duration, newFn func(id string) Entity, kindMsg func(ctx actor.Context, msg any) bool) *Kind {
+func (rt *Runtime) StartKind(name string, idle time.Duration, newFn func(id string) Entity, kindMsg func(ctx *Ctx, msg any) bool) *Kind {
 	k := &Kind{name: name, rt: rt, newFn: newFn, idle: idle, kindMsg: kindMsg}
 	if idle > 0 {
 		if rt.entities.Idle > 0 {
@@ -145,7 +146,9 @@ type stashed struct {
 }
 
 type supervisor struct {
-	kind     *Kind
+	kind *Kind
+	// ctx is what kindMsg sees, reused for every message.
+	ctx      Ctx
 	children map[string]*child
 	byPID    map[string]string
 	stopping map[string][]stashed
@@ -199,8 +202,9 @@ func (sv *supervisor) Receive(ctx actor.Context) {
 			}
 		}
 	default:
-		if sv.kind.kindMsg != nil && sv.kind.kindMsg(ctx, m) {
-			return
+		if sv.kind.kindMsg != nil {
+			sv.ctx.actx = ctx
+			sv.kind.kindMsg(&sv.ctx, m)
 		}
 	}
 }
@@ -264,7 +268,7 @@ func (sv *supervisor) spawn(ctx actor.Context, id string) *child {
 			// when it loads (Tenants.lastRuleWrite).
 			c.inflight.Store(h.HandedOff())
 		}
-		return &entityActor{kind: k, id: id, e: e, child: c}
+		return &entityActor{kind: k, id: id, e: e, child: c, ctx: Ctx{id: id}}
 	}, actor.WithDispatcher(k.rt.workers))
 	pid, err := ctx.SpawnNamed(props, id)
 	if err != nil {
@@ -286,6 +290,8 @@ type entityActor struct {
 	e       Entity
 	child   *child
 	loadErr error
+	// ctx is what the entity's Handle sees, reused for every message.
+	ctx Ctx
 }
 
 func (a *entityActor) Receive(ctx actor.Context) {
@@ -303,7 +309,8 @@ func (a *entityActor) Receive(ctx actor.Context) {
 		if a.loadErr != nil {
 			// Try again: the store may be back.
 			if a.loadErr = a.e.Load(); a.loadErr != nil {
-				RespondErr(ctx, apierr.New(apierr.ErrUnavailable, "storage unavailable"))
+				a.ctx.actx = ctx
+				a.ctx.Fail(apierr.New(apierr.ErrUnavailable, "storage unavailable"))
 				return
 			}
 		}
@@ -331,11 +338,14 @@ func (a *entityActor) handleSafely(ctx actor.Context) {
 			panic(r)
 		}
 	}()
-	a.e.Handle(ctx, ctx.Message())
+	a.ctx.actx = ctx
+	a.e.Handle(&a.ctx, ctx.Message())
 }
 
-// PID is the address of the kind's supervisor.
-func (k *Kind) PID() *actor.PID { return k.pid }
+// Ref is the address of the kind's supervisor: messages sent to it directly, rather
+// than through Send or Ask, never leave this member (an Envelope for an entity that
+// is held here, a message for the kind itself that kindMsg handles).
+func (k *Kind) Ref() Ref { return Ref{k.pid} }
 
 // Send tells the entity id msg from outside any actor; no answer is expected. In a
 // cluster, a message for an entity active on another member is forwarded there, after

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/asynkron/protoactor-go/actor"
 	"github.com/jonboulle/clockwork"
 
 	"github.com/vmplane/vmplane/actors/kit/kittest"
@@ -46,11 +45,11 @@ func (c *counter) Load() error {
 	return err
 }
 
-func (c *counter) Handle(ctx actor.Context, msg any) {
+func (c *counter) Handle(ctx *Ctx, msg any) {
 	switch msg.(type) {
 	case *incr:
 		if err := c.rt.Commit(new(persistence.Batch).Put(persistence.Key("test", c.id), []byte(strconv.Itoa(c.n+1)))); err != nil {
-			RespondErr(ctx, err)
+			ctx.Fail(err)
 			return
 		}
 		c.n++

@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/asynkron/protoactor-go/actor"
-
 	"github.com/vmplane/vmplane/actors/kit/kittest"
 	"github.com/vmplane/vmplane/apierr"
 )
@@ -143,7 +141,7 @@ type countOn struct {
 
 func (c *countOn) Load() error { return nil }
 
-func (c *countOn) Handle(ctx actor.Context, msg any) {
+func (c *countOn) Handle(ctx *Ctx, msg any) {
 	switch m := msg.(type) {
 	case *wireIncr:
 		c.n += m.By
@@ -151,9 +149,9 @@ func (c *countOn) Handle(ctx actor.Context, msg any) {
 			c.outOfOrder = c.outOfOrder || m.By < c.last
 			c.last = m.By
 		}
-		Reply(ctx, wireState{N: c.n, Member: c.member, OutOfOrder: c.outOfOrder})
+		ctx.Respond(wireState{N: c.n, Member: c.member, OutOfOrder: c.outOfOrder})
 	case *notWired:
-		Reply(ctx, wireState{N: c.n, Member: c.member})
+		ctx.Respond(wireState{N: c.n, Member: c.member})
 	}
 }
 
@@ -287,9 +285,9 @@ func TestATellWhoseOutcomeIsUnknownIsNotSentAgain(t *testing.T) {
 // ghost is an entity whose record never exists.
 type ghost struct{}
 
-func (ghost) Load() error                     { return nil }
-func (ghost) Absent() bool                    { return true }
-func (ghost) Handle(ctx actor.Context, _ any) { Reply(ctx, wireState{}) }
+func (ghost) Load() error            { return nil }
+func (ghost) Absent() bool           { return true }
+func (ghost) Handle(ctx *Ctx, _ any) { ctx.Respond(wireState{}) }
 
 func TestAnAbsentEntityReleasesItsHold(t *testing.T) {
 	c := &fakeCluster{owners: map[string]string{}, members: map[string]*Runtime{}, down: map[string]bool{}, older: map[string]bool{}}

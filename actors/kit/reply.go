@@ -89,7 +89,18 @@ func (p *replyBoxes) request(b *replyBox, pid *actor.PID, msg any) {
 }
 
 // wait returns the reply, or false when none came within timeout or ctx ended first.
+// A timeout of 0 leaves the bound to ctx's own deadline: a timer of the box set to the
+// same instant could fire first, and the caller, told the request timed out, would
+// still find ctx not done.
 func (p *replyBoxes) wait(ctx context.Context, b *replyBox, timeout time.Duration) (any, bool) {
+	if timeout == 0 {
+		select {
+		case m := <-b.ch:
+			return m, true
+		case <-ctx.Done():
+			return nil, false
+		}
+	}
 	b.timer.Reset(timeout)
 	select {
 	case m := <-b.ch:

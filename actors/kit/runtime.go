@@ -2,8 +2,9 @@
 // are. A Runtime holds the protoactor system, the workers every mailbox runs on, the
 // reusable reply boxes of Ask, the store entities persist to and the logger; a Kind
 // supervises every entity of one kind (activation by id, passivation, restarts); Ask
-// and the reply helpers carry requests and answers; the pagers walk the store's lists;
-// Every runs periodic loops; Recover guards background goroutines.
+// carries requests and an actor answers them through its Ctx (or a Reply, later); the
+// pagers walk the store's lists; Every runs periodic loops; Recover guards background
+// goroutines.
 //
 // kit imports protoactor, persistence and apierr and no domain package: what a machine
 // or a tenant is lives in the domain packages beside it, which build on kit. The
@@ -125,17 +126,15 @@ func (rt *Runtime) Kinds() map[string]int {
 	return out
 }
 
-// Root is the context for messages sent from outside any actor.
-func (rt *Runtime) Root() *actor.RootContext { return rt.actors.Root }
-
-// Send tells pid msg from outside any actor; no answer is expected.
-func (rt *Runtime) Send(pid *actor.PID, msg any) { rt.actors.Root.Send(pid, msg) }
+// Send tells the actor to msg from outside any actor; no answer is expected.
+func (rt *Runtime) Send(to Ref, msg any) { rt.actors.Root.Send(to.pid, msg) }
 
 // Spawn starts an actor that is not an entity (the limiter's shards) on the runtime's
-// workers, under name.
-func (rt *Runtime) Spawn(name string, producer actor.Producer, opts ...actor.PropsOption) (*actor.PID, error) {
-	props := actor.PropsFromProducer(producer, append([]actor.PropsOption{actor.WithDispatcher(rt.workers)}, opts...)...)
-	return rt.actors.Root.SpawnNamed(props, name)
+// workers, under name; newFn makes its behaviour, again after a restart.
+func (rt *Runtime) Spawn(name string, newFn func() Actor) (Ref, error) {
+	props := actor.PropsFromProducer(func() actor.Actor { return &plainActor{a: newFn()} }, actor.WithDispatcher(rt.workers))
+	pid, err := rt.actors.Root.SpawnNamed(props, name)
+	return Ref{pid}, err
 }
 
 // Commit persists a batch and waits for durability. Entities call it before replying;
@@ -146,11 +145,11 @@ func (rt *Runtime) Commit(b *persistence.Batch) error {
 	return rt.Store.Commit(ctx, b)
 }
 
-// AskPID sends msg to pid and waits for the reply, which is either a T or an error.
-// The wait ends at ctx's deadline (DefaultTimeout without one) or when ctx is
+// AskRef sends msg to the actor to and waits for the reply, which is either a T or an
+// error. The wait ends at ctx's deadline (DefaultTimeout without one) or when ctx is
 // cancelled, so a shutdown never waits out a timeout.
-func AskPID[T any](ctx context.Context, rt *Runtime, pid *actor.PID, msg any) (T, error) {
-	res, err := askLocal(ctx, rt, pid, msg)
+func AskRef[T any](ctx context.Context, rt *Runtime, to Ref, msg any) (T, error) {
+	res, err := askLocal(ctx, rt, to.pid, msg)
 	return answer[T](res, err, msg)
 }
 
@@ -158,10 +157,11 @@ func AskPID[T any](ctx context.Context, rt *Runtime, pid *actor.PID, msg any) (T
 func askLocal(ctx context.Context, rt *Runtime, pid *actor.PID, msg any) (any, error) {
 	timeout := DefaultTimeout
 	if d, ok := ctx.Deadline(); ok {
-		timeout = time.Until(d)
-		if timeout <= 0 {
+		if time.Until(d) <= 0 {
+			<-ctx.Done() // at once, or when its timer, due now, has fired
 			return nil, apierr.New(apierr.ErrTimeout, "the request did not finish in time")
 		}
+		timeout = 0 // ctx's deadline bounds the wait (replyBoxes.wait)
 	}
 	box := rt.replies.get()
 	rt.replies.request(box, pid, msg)
@@ -200,24 +200,10 @@ func answer[T any](res any, err error, msg any) (T, error) {
 // In a cluster the entity may be active on another member: the request goes there.
 func Ask[T any](ctx context.Context, k *Kind, id string, msg any) (T, error) {
 	if k.rt.placement == nil {
-		return AskPID[T](ctx, k.rt, k.pid, &Envelope{ID: id, Msg: msg})
+		return AskRef[T](ctx, k.rt, Ref{k.pid}, &Envelope{ID: id, Msg: msg})
 	}
 	res, err := k.request(ctx, id, msg)
 	return answer[T](res, err, msg)
-}
-
-// RespondErr answers the current request with err as an *apierr.Error, so a reply is
-// always plain data.
-func RespondErr(ctx actor.Context, err error) {
-	ctx.Respond(apierr.From(err))
-}
-
-// Reply answers a request when there is someone to answer: messages that are told,
-// not asked (timer ticks, wake-ups), get no answer.
-func Reply(ctx actor.Context, v any) {
-	if ctx.Sender() != nil {
-		ctx.Respond(v)
-	}
 }
 
 // Done is the answer to a request that succeeded with nothing to say.

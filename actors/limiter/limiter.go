@@ -9,8 +9,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/asynkron/protoactor-go/actor"
-
 	"github.com/vmplane/vmplane/actors/kit"
 )
 
@@ -77,7 +75,7 @@ type Decision struct {
 type Limiter struct {
 	rt      *kit.Runtime
 	opts    LimitOptions
-	shards  []*actor.PID
+	shards  []kit.Ref
 	seed    maphash.Seed
 	sweeper *kit.Loop
 	// attempts numbers the login attempts, so that each names its reservation.
@@ -102,17 +100,17 @@ func Start(rt *kit.Runtime, opts LimitOptions) *Limiter {
 	}
 	l := &Limiter{rt: rt, opts: opts, seed: maphash.MakeSeed(), waitMax: LoginWaitMax}
 	for i := 0; i < opts.Shards; i++ {
-		pid, err := rt.Spawn(fmt.Sprintf("limiter-%d", i), func() actor.Actor {
+		shard, err := rt.Spawn(fmt.Sprintf("limiter-%d", i), func() kit.Actor {
 			return newShard(opts, rt.Clock.Now)
 		})
 		if err != nil {
 			panic(fmt.Sprintf("actors: spawn limiter: %v", err))
 		}
-		l.shards = append(l.shards, pid)
+		l.shards = append(l.shards, shard)
 	}
 	l.sweeper = kit.Every(rt.Clock, rt.Log, "limiter sweep", time.Minute, false, func(context.Context, time.Time) {
-		for _, pid := range l.shards {
-			rt.Send(pid, &sweep{})
+		for _, shard := range l.shards {
+			rt.Send(shard, &sweep{})
 		}
 	})
 	return l
@@ -137,7 +135,7 @@ func (l *Limiter) Take(ctx context.Context, key string, buckets ...string) (Deci
 		return Decision{Allowed: true}, nil
 	}
 	shard := l.shards[maphash.String(l.seed, key)%uint64(len(l.shards))]
-	return kit.AskPID[Decision](ctx, l.rt, shard, &take{Key: key, Buckets: enabled})
+	return kit.AskRef[Decision](ctx, l.rt, shard, &take{Key: key, Buckets: enabled})
 }
 
 func (l *Limiter) limit(name string) Limit { return l.opts.limit(name) }
@@ -180,8 +178,8 @@ func newShard(opts LimitOptions, now func() time.Time) *limiterShard {
 		admitted: map[uint64]admitted{}, waiting: map[string][]*waiter{}}
 }
 
-func (s *limiterShard) Receive(ctx actor.Context) {
-	switch m := ctx.Message().(type) {
+func (s *limiterShard) Receive(ctx *kit.Ctx, msg any) {
+	switch m := msg.(type) {
 	case *take:
 		ctx.Respond(s.take(m))
 	case *loginTake:
@@ -189,11 +187,11 @@ func (s *limiterShard) Receive(ctx actor.Context) {
 			ctx.Respond(d)
 		} else {
 			// Answered later, when a reservation of the e-mail is given back or spent.
-			s.waiting[m.Email] = append(s.waiting[m.Email], &waiter{m: m, sender: ctx.Sender(), since: s.now()})
+			s.waiting[m.Email] = append(s.waiting[m.Email], &waiter{m: m, reply: ctx.Later(), since: s.now()})
 		}
 	case *loginDone:
 		s.loginDone(m)
-		s.wake(m.Email, func(to *actor.PID, d LoginDecision) { ctx.Send(to, d) })
+		s.wake(m.Email, func(w *waiter, d LoginDecision) { w.reply.Respond(d) })
 	case *sweep:
 		s.sweep()
 	}

@@ -6,8 +6,6 @@ import (
 	"math"
 	"time"
 
-	"github.com/asynkron/protoactor-go/actor"
-
 	"github.com/vmplane/vmplane/actors/kit"
 )
 
@@ -92,9 +90,9 @@ type admitted struct{ email, addr string }
 
 // waiter is a login attempt waiting for a reservation, answered when it gets one.
 type waiter struct {
-	m      *loginTake
-	sender *actor.PID
-	since  time.Time
+	m     *loginTake
+	reply kit.Reply
+	since time.Time
 }
 
 // LoginAttempt decides whether a login for email (normalised: NormalizeEmail) from
@@ -131,7 +129,7 @@ func (l *Limiter) LoginAttempt(ctx context.Context, email, addr string) (LoginDe
 	shard := l.loginShard(email)
 	wctx, cancel := context.WithTimeout(ctx, l.waitMax)
 	defer cancel()
-	d, err := kit.AskPID[LoginDecision](wctx, l.rt, shard, m)
+	d, err := kit.AskRef[LoginDecision](wctx, l.rt, shard, m)
 	if err != nil {
 		// The attempt still waits, or was admitted as the wait ended: either way it is
 		// over, and what it holds is given back.
@@ -167,7 +165,7 @@ func (l *Limiter) LoginDone(t LoginTicket, outcome LoginOutcome) {
 
 // loginShard is the shard of every login bucket of email, so that one decision sees
 // them all.
-func (l *Limiter) loginShard(email string) *actor.PID {
+func (l *Limiter) loginShard(email string) kit.Ref {
 	return l.shards[maphash.String(l.seed, "login|"+email)%uint64(len(l.shards))]
 }
 
@@ -301,7 +299,7 @@ func (s *limiterShard) loginDone(m *loginDone) {
 
 // wake answers the attempts of email that wait for a reservation and no longer need
 // to, in arrival order, through send.
-func (s *limiterShard) wake(email string, send func(*actor.PID, LoginDecision)) {
+func (s *limiterShard) wake(email string, send func(*waiter, LoginDecision)) {
 	q := s.waiting[email]
 	if len(q) == 0 {
 		return
@@ -314,7 +312,7 @@ func (s *limiterShard) wake(email string, send func(*actor.PID, LoginDecision)) 
 			kept = append(kept, w)
 			continue
 		}
-		send(w.sender, d)
+		send(w, d)
 	}
 	clear(q[len(kept):])
 	if len(kept) == 0 {

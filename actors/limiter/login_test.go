@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/asynkron/protoactor-go/actor"
-
 	"github.com/vmplane/vmplane/actors/kit"
 )
 
@@ -21,19 +19,18 @@ type loginShardTest struct {
 	sh      *limiterShard
 	now     time.Time
 	nextID  uint64
-	answers map[*actor.PID]LoginDecision
+	answers map[uint64]LoginDecision // by attempt id
 }
 
 func newLoginShardTest(t *testing.T, opts LimitOptions) *loginShardTest {
-	st := &loginShardTest{t: t, now: time.Unix(1_700_000_000, 0), answers: map[*actor.PID]LoginDecision{}}
+	st := &loginShardTest{t: t, now: time.Unix(1_700_000_000, 0), answers: map[uint64]LoginDecision{}}
 	st.sh = newShard(opts, func() time.Time { return st.now })
 	return st
 }
 
-// attempt is one login attempt: answered at once, or waiting (pid names it then).
+// attempt is one login attempt: answered at once, or waiting.
 type attempt struct {
 	m    *loginTake
-	pid  *actor.PID
 	d    LoginDecision
 	wait bool
 }
@@ -44,8 +41,7 @@ func (st *loginShardTest) try(addr string) *attempt {
 	a := &attempt{m: &loginTake{ID: st.nextID, Email: victim, Addr: addr}}
 	a.d, a.wait = st.sh.loginTake(a.m, 0)
 	if a.wait {
-		a.pid = &actor.PID{Id: addr}
-		st.sh.waiting[victim] = append(st.sh.waiting[victim], &waiter{m: a.m, sender: a.pid, since: st.now})
+		st.sh.waiting[victim] = append(st.sh.waiting[victim], &waiter{m: a.m, since: st.now})
 	}
 	return a
 }
@@ -53,7 +49,7 @@ func (st *loginShardTest) try(addr string) *attempt {
 // end ends an admitted attempt (or withdraws a waiting one) and wakes the waiters.
 func (st *loginShardTest) end(a *attempt, o LoginOutcome) {
 	st.sh.loginDone(&loginDone{ID: a.m.ID, Email: a.m.Email, Addr: a.m.Addr, Outcome: o})
-	st.sh.wake(victim, func(to *actor.PID, d LoginDecision) { st.answers[to] = d })
+	st.sh.wake(victim, func(w *waiter, d LoginDecision) { st.answers[w.m.ID] = d })
 }
 
 // answer is the decision of a waiting attempt, once the shard gave it.
@@ -61,7 +57,7 @@ func (st *loginShardTest) answer(a *attempt) (LoginDecision, bool) {
 	if !a.wait {
 		return a.d, true
 	}
-	d, ok := st.answers[a.pid]
+	d, ok := st.answers[a.m.ID]
 	return d, ok
 }
 

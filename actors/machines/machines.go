@@ -12,7 +12,6 @@ import (
 
 	"github.com/vmplane/vmplane/actors/events"
 
-	"github.com/asynkron/protoactor-go/actor"
 	"go.uber.org/zap"
 
 	"github.com/vmplane/vmplane/actors/kit"
@@ -497,26 +496,26 @@ func (e *machineEntity) Load() error {
 // Busy keeps an entity with a task in flight from passivating.
 func (e *machineEntity) Busy() bool { return e.rec != nil && e.rec.TaskID != nil }
 
-func (e *machineEntity) Handle(ctx actor.Context, msg any) {
+func (e *machineEntity) Handle(ctx *kit.Ctx, msg any) {
 	if e.rec == nil {
 		if d, ok := msg.(*opDone); ok {
 			e.finishOrphan(d)
 			ctx.Respond(changed{})
 			return
 		}
-		kit.RespondErr(ctx, apierr.NotFound("machine", e.id))
+		ctx.Fail(apierr.NotFound("machine", e.id))
 		return
 	}
 	switch m := msg.(type) {
 	case *getMachine:
 		if !kit.InScope(m.Tenant, e.rec.TenantID) {
-			kit.RespondErr(ctx, apierr.NotFound("machine", e.id))
+			ctx.Fail(apierr.NotFound("machine", e.id))
 			return
 		}
 		ctx.Respond(e.rec.Machine)
 	case *getRef:
 		if !kit.InScope(m.Tenant, e.rec.TenantID) {
-			kit.RespondErr(ctx, apierr.NotFound("machine", e.id))
+			ctx.Fail(apierr.NotFound("machine", e.id))
 			return
 		}
 		ctx.Respond(machineRef{Ref: e.ref(), Status: e.rec.Status, ID: e.id})
@@ -536,7 +535,7 @@ func (e *machineEntity) Handle(ctx actor.Context, msg any) {
 		ctx.Respond(changed{})
 	case *provision:
 		if e.rec.TaskID == nil || e.rec.Op == nil || e.rec.Op.Type != OpCreate {
-			kit.RespondErr(ctx, apierr.New(apierr.ErrConflict, "machine %s is not awaiting provisioning", e.id))
+			ctx.Fail(apierr.New(apierr.ErrConflict, "machine %s is not awaiting provisioning", e.id))
 			return
 		}
 		if _, running := e.ms.running.Load(*e.rec.TaskID); !running {
@@ -548,12 +547,12 @@ func (e *machineEntity) Handle(ctx actor.Context, msg any) {
 		next.TenantID = m.TenantID
 		next.UpdatedAt = time.Now().UTC()
 		if err := e.save(&next, nil, "assign"); err != nil {
-			kit.RespondErr(ctx, err)
+			ctx.Fail(err)
 			return
 		}
 		ctx.Respond(e.rec.Machine)
 	default:
-		kit.RespondErr(ctx, apierr.New(apierr.ErrInternal, "unexpected message"))
+		ctx.Fail(apierr.New(apierr.ErrInternal, "unexpected message"))
 	}
 }
 
@@ -561,9 +560,9 @@ func (e *machineEntity) ref() hypervisor.Ref {
 	return hypervisor.Ref{VMID: e.rec.VMID, Node: e.rec.Node}
 }
 
-func (e *machineEntity) start(ctx actor.Context, m *startOp) {
+func (e *machineEntity) start(ctx *kit.Ctx, m *startOp) {
 	if !kit.InScope(m.Tenant, e.rec.TenantID) {
-		kit.RespondErr(ctx, apierr.NotFound("machine", e.id))
+		ctx.Fail(apierr.NotFound("machine", e.id))
 		return
 	}
 	if m.TaskID != "" {
@@ -573,19 +572,19 @@ func (e *machineEntity) start(ctx actor.Context, m *startOp) {
 			ctx.Respond(*t)
 			return
 		} else if !errors.Is(err, persistence.ErrNotFound) {
-			kit.RespondErr(ctx, err)
+			ctx.Fail(err)
 			return
 		}
 	}
 	if e.rec.TaskID != nil {
-		kit.RespondErr(ctx, apierr.New(apierr.ErrOperationInProgress, "machine %s has task %s in progress", e.id, *e.rec.TaskID))
+		ctx.Fail(apierr.New(apierr.ErrOperationInProgress, "machine %s has task %s in progress", e.id, *e.rec.TaskID))
 		return
 	}
 	if m.Op.Type == OpMigrate && m.Op.AutoOnline {
 		m.Op.Online, m.Op.AutoOnline = e.rec.Status == StatusRunning, false
 	}
 	if err := m.Op.checkAgainst(&e.rec.Machine); err != nil {
-		kit.RespondErr(ctx, err)
+		ctx.Fail(err)
 		return
 	}
 	now := time.Now().UTC()
@@ -604,7 +603,7 @@ func (e *machineEntity) start(ctx actor.Context, m *startOp) {
 	}
 	next.UpdatedAt = now
 	if err := e.saveStamped(&next, task, "task", m.Stamp); err != nil {
-		kit.RespondErr(ctx, err)
+		ctx.Fail(err)
 		return
 	}
 	// Hypervisor work runs outside the mailbox and reports back as a message.
@@ -989,7 +988,7 @@ func (e *machineEntity) vanish(at time.Time) bool {
 // goes on after its owner died), the machine is read only once the hypervisor runs no
 // task on it any more, bounded by OpTimeout, so the task ends with the operation's real
 // outcome rather than failed while Proxmox is about to finish it.
-func (e *machineEntity) settle(ctx actor.Context, taskID string) {
+func (e *machineEntity) settle(ctx *kit.Ctx, taskID string) {
 	if e.rec.TaskID == nil || *e.rec.TaskID != taskID {
 		// The machine moved on; close the stale task record alone.
 		e.finishOrphanLike(taskID)

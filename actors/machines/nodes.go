@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/asynkron/protoactor-go/actor"
 	"go.uber.org/zap"
 
 	"github.com/vmplane/vmplane/actors/kit"
@@ -94,14 +93,14 @@ func (e *nodeEntity) Load() error {
 	return err
 }
 
-func (e *nodeEntity) Handle(ctx actor.Context, msg any) {
+func (e *nodeEntity) Handle(ctx *kit.Ctx, msg any) {
 	switch m := msg.(type) {
 	case *observeNode:
 		ctx.Respond(changed{Changed: e.observe(m.N)})
 		return
 	}
 	if e.rec == nil {
-		kit.RespondErr(ctx, apierr.NotFound("node", e.id))
+		ctx.Fail(apierr.NotFound("node", e.id))
 		return
 	}
 	switch msg.(type) {
@@ -109,14 +108,14 @@ func (e *nodeEntity) Handle(ctx actor.Context, msg any) {
 		ctx.Respond(*e.rec)
 	case *vanishNode:
 		if err := e.sys.rt.Commit(new(persistence.Batch).Del(NodeKey(e.id))); err != nil {
-			kit.RespondErr(ctx, err)
+			ctx.Fail(err)
 			return
 		}
 		e.rec = nil
 		e.sys.Alerts.NodeStatus(e.id, "") // gone: its alerts end with it
 		ctx.Respond(changed{Changed: true})
 	default:
-		kit.RespondErr(ctx, apierr.New(apierr.ErrInternal, "unexpected message"))
+		ctx.Fail(apierr.New(apierr.ErrInternal, "unexpected message"))
 	}
 }
 

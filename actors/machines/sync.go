@@ -8,7 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/asynkron/protoactor-go/actor"
 	"go.uber.org/zap"
 
 	"github.com/vmplane/vmplane/actors/kit"
@@ -87,40 +86,36 @@ type syncEntity struct{ c *Cluster }
 
 func (e *syncEntity) Load() error { return nil }
 
-func (e *syncEntity) Handle(ctx actor.Context, msg any) {
+func (e *syncEntity) Handle(ctx *kit.Ctx, msg any) {
 	m, ok := msg.(*runSync)
 	if !ok {
-		if ctx.Sender() != nil {
-			kit.RespondErr(ctx, apierr.New(apierr.ErrInternal, "unexpected message"))
+		if ctx.Answers() {
+			ctx.Fail(apierr.New(apierr.ErrInternal, "unexpected message"))
 		}
 		return
 	}
-	c, sender := e.c, ctx.Sender()
+	c, reply := e.c, ctx.Later()
 	c.stopMu.Lock()
 	if c.stopped {
 		c.stopMu.Unlock()
-		kit.RespondErr(ctx, apierr.New(apierr.ErrUnavailable, "vmplane is stopping"))
+		ctx.Fail(apierr.New(apierr.ErrUnavailable, "vmplane is stopping"))
 		return
 	}
 	c.wg.Add(1)
 	c.stopMu.Unlock()
 	go func() {
 		defer c.wg.Done()
-		var reply any
-		defer func() {
-			if sender != nil {
-				c.sys.rt.Send(sender, reply)
-			}
-		}()
-		defer kit.Recover(c.sys.log, "sync", func(err error) { reply = apierr.From(err) })
+		var answer any
+		defer func() { reply.Respond(answer) }()
+		defer kit.Recover(c.sys.log, "sync", func(err error) { answer = apierr.From(err) })
 		sctx, cancel := context.WithDeadline(c.ctx, m.Deadline)
 		defer cancel()
 		res, err := c.run(sctx)
 		if err != nil {
-			reply = apierr.From(err)
+			answer = apierr.From(err)
 			return
 		}
-		reply = res
+		answer = res
 	}()
 }
 

@@ -18,7 +18,6 @@ import (
 
 	"github.com/vmplane/vmplane/actors/alerts"
 
-	"github.com/asynkron/protoactor-go/actor"
 	"go.uber.org/zap"
 
 	"github.com/vmplane/vmplane/actors/kit"
@@ -299,9 +298,9 @@ func (h *HealthChecks) Stop() {
 
 // arm sets the check's one timer to tick after d, replacing any other.
 func (h *HealthChecks) arm(id string, d time.Duration) {
-	pid := h.kind.PID()
+	kind := h.kind.Ref()
 	h.timers.Arm(id, d, func(gen uint64) {
-		h.sys.rt.Send(pid, &kit.Envelope{ID: id, Msg: &tickCheck{Gen: gen}})
+		h.sys.rt.Send(kind, &kit.Envelope{ID: id, Msg: &tickCheck{Gen: gen}})
 	})
 }
 
@@ -332,7 +331,7 @@ func (h *HealthChecks) startProbe(id string, gen int, hc *HealthCheck) (busy boo
 	if hc.TargetScoped && hc.TenantID != nil {
 		owner = hc.TenantID
 	}
-	pid := h.kind.PID()
+	kind := h.kind.Ref()
 	go func() {
 		defer h.wg.Done()
 		defer func() {
@@ -343,7 +342,7 @@ func (h *HealthChecks) startProbe(id string, gen int, hc *HealthCheck) (busy boo
 		// A panic while probing is this probe's failure: the check goes on.
 		defer kit.Recover(h.sys.log, "health probe of check "+id, func(err error) {
 			msg := err.Error()
-			h.sys.rt.Send(pid, &kit.Envelope{ID: id, Msg: &probeDone{Gen: gen,
+			h.sys.rt.Send(kind, &kit.Envelope{ID: id, Msg: &probeDone{Gen: gen,
 				Result: ProbeResult{CheckedAt: time.Now().UTC(), Error: &msg}}})
 		})
 		var res ProbeResult
@@ -355,7 +354,7 @@ func (h *HealthChecks) startProbe(id string, gen int, hc *HealthCheck) (busy boo
 		}
 		if h.ctx.Err() == nil {
 			// A probe cut short by the shutdown says nothing about the target.
-			h.sys.rt.Send(pid, &kit.Envelope{ID: id, Msg: &probeDone{Gen: gen, Result: res}})
+			h.sys.rt.Send(kind, &kit.Envelope{ID: id, Msg: &probeDone{Gen: gen, Result: res}})
 		}
 	}()
 	return false
@@ -818,7 +817,7 @@ func (e *hcEntity) Load() error {
 	return nil
 }
 
-func (e *hcEntity) Handle(ctx actor.Context, msg any) {
+func (e *hcEntity) Handle(ctx *kit.Ctx, msg any) {
 	switch m := msg.(type) {
 	case *createCheck:
 		e.create(ctx, m.HC, m.Stamp)
@@ -833,24 +832,24 @@ func (e *hcEntity) Handle(ctx actor.Context, msg any) {
 	case *probeDone:
 		e.done(m)
 	default:
-		if ctx.Sender() != nil {
-			kit.RespondErr(ctx, apierr.New(apierr.ErrInternal, "unexpected message"))
+		if ctx.Answers() {
+			ctx.Fail(apierr.New(apierr.ErrInternal, "unexpected message"))
 		}
 	}
 	if e.rec == nil || !e.rec.Enabled {
 		// Nothing to run: do not hold memory for a deleted, disabled or unknown check.
 		// A disabled check's result still in flight finds it again and is dropped.
-		ctx.Send(ctx.Parent(), &kit.Passivate{ID: e.id, Absent: e.rec == nil})
+		ctx.Passivate(e.rec == nil)
 	}
 }
 
-func (e *hcEntity) create(ctx actor.Context, hc HealthCheck, st *kit.Stamp) {
+func (e *hcEntity) create(ctx *kit.Ctx, hc HealthCheck, st *kit.Stamp) {
 	if e.rec != nil {
-		kit.RespondErr(ctx, apierr.New(apierr.ErrConflict, "health check %s exists", e.id))
+		ctx.Fail(apierr.New(apierr.ErrConflict, "health check %s exists", e.id))
 		return
 	}
 	if err := e.save(&hc, st); err != nil {
-		kit.RespondErr(ctx, err)
+		ctx.Fail(err)
 		return
 	}
 	if hc.Enabled {
@@ -859,9 +858,9 @@ func (e *hcEntity) create(ctx actor.Context, hc HealthCheck, st *kit.Stamp) {
 	ctx.Respond(hc)
 }
 
-func (e *hcEntity) update(ctx actor.Context, m *updateCheck) {
+func (e *hcEntity) update(ctx *kit.Ctx, m *updateCheck) {
 	if e.rec == nil || !kit.InScope(m.Scope, e.rec.TenantID) {
-		kit.RespondErr(ctx, apierr.NotFound("health check", e.id))
+		ctx.Fail(apierr.NotFound("health check", e.id))
 		return
 	}
 	prev := e.rec
@@ -898,11 +897,11 @@ func (e *hcEntity) update(ctx actor.Context, m *updateCheck) {
 		next.Enabled = *c.Enabled
 	}
 	if m.Scope != nil && m.Type != "" && (next.Type != m.Type || next.Target != m.Target) {
-		kit.RespondErr(ctx, apierr.New(apierr.ErrConflict, "health check %s changed meanwhile; try again", e.id))
+		ctx.Fail(apierr.New(apierr.ErrConflict, "health check %s changed meanwhile; try again", e.id))
 		return
 	}
 	if f := validateCheck(&next); len(f) > 0 {
-		kit.RespondErr(ctx, apierr.Invalid(f...))
+		ctx.Fail(apierr.Invalid(f...))
 		return
 	}
 	if c.Type != nil || c.Target != nil {
@@ -919,7 +918,7 @@ func (e *hcEntity) update(ctx actor.Context, m *updateCheck) {
 	}
 	next.UpdatedAt = time.Now().UTC()
 	if err := e.save(&next, nil); err != nil {
-		kit.RespondErr(ctx, err)
+		ctx.Fail(err)
 		return
 	}
 	if reprobe {
@@ -935,9 +934,9 @@ func (e *hcEntity) update(ctx actor.Context, m *updateCheck) {
 	ctx.Respond(next)
 }
 
-func (e *hcEntity) delete(ctx actor.Context, m *deleteCheck) {
+func (e *hcEntity) delete(ctx *kit.Ctx, m *deleteCheck) {
 	if e.rec == nil || !kit.InScope(m.Scope, e.rec.TenantID) {
-		kit.RespondErr(ctx, apierr.NotFound("health check", e.id))
+		ctx.Fail(apierr.NotFound("health check", e.id))
 		return
 	}
 	b := new(persistence.Batch).Del(hcKey(e.id))
@@ -945,7 +944,7 @@ func (e *hcEntity) delete(ctx actor.Context, m *deleteCheck) {
 		b.Del(hcTenantKey(*e.rec.TenantID, e.id))
 	}
 	if err := e.sys.rt.Commit(b); err != nil {
-		kit.RespondErr(ctx, err)
+		ctx.Fail(err)
 		return
 	}
 	e.hs.disarm(e.id)

@@ -6,7 +6,8 @@ import "github.com/vmplane/vmplane/actors/kit"
 // that asks it (the edge's requests, the start-up wake). Every message sent through the
 // Kind, and its answer, travels as JSON (kit.Wire); TestWire checks that each crosses
 // whole. tickCheck and probeDone are not here: the check's timer and its probe
-// goroutine send them to the kind's own PID, so they never leave their member.
+// goroutine send them to the kind's own address (Kind.Ref), so they never leave their
+// member.
 func init() {
 	kit.Wire("monitoring.createCheck", 1, (*createCheck)(nil))
 	kit.Wire("monitoring.updateCheck", 1, (*updateCheck)(nil))

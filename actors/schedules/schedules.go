@@ -12,7 +12,6 @@ import (
 
 	"github.com/vmplane/vmplane/actors/machines"
 
-	"github.com/asynkron/protoactor-go/actor"
 	"github.com/robfig/cron/v3"
 	"go.uber.org/zap"
 
@@ -412,9 +411,9 @@ func (s *Schedules) Stop() {
 
 // arm sets the schedule's one timer to due time slot, replacing any other.
 func (s *Schedules) arm(id string, slot time.Time) {
-	pid := s.kind.PID()
+	kind := s.kind.Ref()
 	s.timers.Arm(id, max(slot.Sub(s.now()), 0), func(gen uint64) {
-		s.sys.rt.Send(pid, &kit.Envelope{ID: id, Msg: &fireSchedule{Slot: slot, Gen: gen}})
+		s.sys.rt.Send(kind, &kit.Envelope{ID: id, Msg: &fireSchedule{Slot: slot, Gen: gen}})
 	})
 }
 
@@ -626,17 +625,17 @@ func (e *scheduleEntity) Load() error {
 	return nil
 }
 
-func (e *scheduleEntity) Handle(ctx actor.Context, msg any) {
+func (e *scheduleEntity) Handle(ctx *kit.Ctx, msg any) {
 	switch m := msg.(type) {
 	case *createSchedule:
 		e.create(ctx, m.Rec, m.Stamp)
 		return
 	case *runDone:
 		if err := e.runDone(m); err != nil {
-			kit.RespondErr(ctx, err)
+			ctx.Fail(err)
 			return
 		}
-		kit.Reply(ctx, scheduleRecord{})
+		ctx.Respond(scheduleRecord{})
 		return
 	case *fireSchedule:
 		e.fire(m.Slot, m.Gen)
@@ -655,11 +654,11 @@ func (e *scheduleEntity) Handle(ctx actor.Context, msg any) {
 	case *deleteSchedule:
 		kind, scope = m.Kind, m.Scope
 	default:
-		kit.RespondErr(ctx, apierr.New(apierr.ErrInternal, "unexpected message"))
+		ctx.Fail(apierr.New(apierr.ErrInternal, "unexpected message"))
 		return
 	}
 	if e.rec == nil || e.rec.Kind != kind || !kit.InScope(scope, &e.rec.TenantID) {
-		kit.RespondErr(ctx, apierr.NotFound(kindName(kind), e.id))
+		ctx.Fail(apierr.NotFound(kindName(kind), e.id))
 		return
 	}
 	switch m := msg.(type) {
@@ -724,20 +723,20 @@ func (e *scheduleEntity) next(r *scheduleRecord, t time.Time) *time.Time {
 	return nextRun(sched, loc, t)
 }
 
-func (e *scheduleEntity) create(ctx actor.Context, rec scheduleRecord, st *kit.Stamp) {
+func (e *scheduleEntity) create(ctx *kit.Ctx, rec scheduleRecord, st *kit.Stamp) {
 	if e.rec != nil {
-		kit.RespondErr(ctx, apierr.New(apierr.ErrConflict, "schedule %s exists", e.id))
+		ctx.Fail(apierr.New(apierr.ErrConflict, "schedule %s exists", e.id))
 		return
 	}
 	if err := e.save(&rec, st); err != nil {
-		kit.RespondErr(ctx, err)
+		ctx.Fail(err)
 		return
 	}
 	e.arm()
 	ctx.Respond(rec)
 }
 
-func (e *scheduleEntity) update(ctx actor.Context, in ScheduleInput) {
+func (e *scheduleEntity) update(ctx *kit.Ctx, in ScheduleInput) {
 	next := *e.rec
 	retimed, f := next.apply(in)
 	if in.TenantID != nil && *in.TenantID != next.TenantID {
@@ -747,7 +746,7 @@ func (e *scheduleEntity) update(ctx actor.Context, in ScheduleInput) {
 		f = validateSchedule(&next)
 	}
 	if len(f) > 0 {
-		kit.RespondErr(ctx, apierr.Invalid(f...))
+		ctx.Fail(apierr.Invalid(f...))
 		return
 	}
 	now := e.ss.now().UTC()
@@ -760,17 +759,17 @@ func (e *scheduleEntity) update(ctx actor.Context, in ScheduleInput) {
 	}
 	next.UpdatedAt = now
 	if err := e.save(&next, nil); err != nil {
-		kit.RespondErr(ctx, err)
+		ctx.Fail(err)
 		return
 	}
 	e.arm()
 	ctx.Respond(next)
 }
 
-func (e *scheduleEntity) delete(ctx actor.Context) {
+func (e *scheduleEntity) delete(ctx *kit.Ctx) {
 	b := new(persistence.Batch).Del(scheduleKey(e.id)).Del(scheduleTenantKey(e.rec.TenantID, e.id))
 	if err := e.sys.rt.Commit(b); err != nil {
-		kit.RespondErr(ctx, err)
+		ctx.Fail(err)
 		return
 	}
 	e.ss.disarm(e.id)

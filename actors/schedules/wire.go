@@ -6,7 +6,8 @@ import "github.com/vmplane/vmplane/actors/kit"
 // asks it (the edge's requests, the start-up wake, a run's report from the goroutine
 // that followed its task). Every message sent through the Kind, and its answer, travels
 // as JSON (kit.Wire); TestWire checks that each crosses whole. fireSchedule is not here:
-// the schedule's timer sends it to the kind's own PID, so it never leaves its member.
+// the schedule's timer sends it to the kind's own address (Kind.Ref), so it never
+// leaves its member.
 func init() {
 	kit.Wire("schedules.createSchedule", 1, (*createSchedule)(nil))
 	kit.Wire("schedules.getSchedule", 1, (*getSchedule)(nil))

@@ -11,7 +11,6 @@ import (
 
 	"github.com/vmplane/vmplane/actors/machines"
 
-	"github.com/asynkron/protoactor-go/actor"
 	"go.uber.org/zap"
 
 	"github.com/vmplane/vmplane/actors/kit"
@@ -193,7 +192,7 @@ func (e *tenantEntity) ruleIndex(id string) int {
 	return -1
 }
 
-func (e *tenantEntity) handleFirewall(ctx actor.Context, msg any) {
+func (e *tenantEntity) handleFirewall(ctx *kit.Ctx, msg any) {
 	switch m := msg.(type) {
 	case *listRules:
 		e.respondDurable(ctx, e.rulePage(m))
@@ -206,7 +205,7 @@ func (e *tenantEntity) handleFirewall(ctx actor.Context, msg any) {
 		e.respondDurable(ctx, *e.rules[i])
 	case *createRule, *updateRule, *deleteRule:
 		if e.fw.stale && !e.reloadRules() {
-			kit.RespondErr(ctx, errRulesReloading)
+			ctx.Fail(errRulesReloading)
 			return
 		}
 		switch m := m.(type) {
@@ -232,11 +231,11 @@ func (e *tenantEntity) handleFirewall(ctx actor.Context, msg any) {
 			e.schedulePush(kit.Ptr(id))
 		}
 	default:
-		kit.RespondErr(ctx, apierr.New(apierr.ErrInternal, "unexpected message"))
+		ctx.Fail(apierr.New(apierr.ErrInternal, "unexpected message"))
 	}
 }
 
-func (e *tenantEntity) createRule(ctx actor.Context, in RuleInput, st *kit.Stamp) {
+func (e *tenantEntity) createRule(ctx *kit.Ctx, in RuleInput, st *kit.Stamp) {
 	now := time.Now().UTC()
 	r := FirewallRule{ID: persistence.NewID(), TenantID: e.id, Enabled: true, CreatedAt: now, UpdatedAt: now}
 	for _, req := range []struct {
@@ -244,12 +243,12 @@ func (e *tenantEntity) createRule(ctx actor.Context, in RuleInput, st *kit.Stamp
 		name string
 	}{{in.Direction, "direction"}, {in.Action, "action"}, {in.Protocol, "protocol"}} {
 		if req.v == nil {
-			kit.RespondErr(ctx, apierr.Invalid(apierr.Field(req.name, "is required")))
+			ctx.Fail(apierr.Invalid(apierr.Field(req.name, "is required")))
 			return
 		}
 	}
 	if err := e.applyRule(&r, in); err != nil {
-		kit.RespondErr(ctx, err)
+		ctx.Fail(err)
 		return
 	}
 	pos := len(e.rules) + 1
@@ -257,7 +256,7 @@ func (e *tenantEntity) createRule(ctx actor.Context, in RuleInput, st *kit.Stamp
 		pos = *in.Position
 	}
 	if pos < 1 || pos > len(e.rules)+1 {
-		kit.RespondErr(ctx, apierr.Invalid(apierr.Field("position", "must be 1..%d", len(e.rules)+1)))
+		ctx.Fail(apierr.Invalid(apierr.Field("position", "must be 1..%d", len(e.rules)+1)))
 		return
 	}
 	r.Position = pos
@@ -271,7 +270,7 @@ func (e *tenantEntity) createRule(ctx actor.Context, in RuleInput, st *kit.Stamp
 	renumber(e.rules[pos:], pos+1)
 }
 
-func (e *tenantEntity) updateRule(ctx actor.Context, id string, in RuleInput) {
+func (e *tenantEntity) updateRule(ctx *kit.Ctx, id string, in RuleInput) {
 	i := e.ruleIndex(id)
 	if i < 0 {
 		// Its delete may not be durable yet.
@@ -281,14 +280,14 @@ func (e *tenantEntity) updateRule(ctx actor.Context, id string, in RuleInput) {
 	r := *e.rules[i]
 	before := r.MachineID
 	if err := e.applyRule(&r, in); err != nil {
-		kit.RespondErr(ctx, err)
+		ctx.Fail(err)
 		return
 	}
 	r.UpdatedAt = time.Now().UTC()
 	to := i
 	if in.Position != nil {
 		if *in.Position < 1 || *in.Position > len(e.rules) {
-			kit.RespondErr(ctx, apierr.Invalid(apierr.Field("position", "must be 1..%d", len(e.rules))))
+			ctx.Fail(apierr.Invalid(apierr.Field("position", "must be 1..%d", len(e.rules))))
 			return
 		}
 		to = *in.Position - 1
@@ -316,7 +315,7 @@ func (e *tenantEntity) updateRule(ctx actor.Context, id string, in RuleInput) {
 	renumber(e.rules[lo:hi+1], lo+1)
 }
 
-func (e *tenantEntity) deleteRule(ctx actor.Context, id string) {
+func (e *tenantEntity) deleteRule(ctx *kit.Ctx, id string) {
 	i := e.ruleIndex(id)
 	if i < 0 {
 		// Its delete may not be durable yet.
@@ -389,17 +388,17 @@ var errRulesReloading = apierr.New(apierr.ErrUnavailable, "a firewall rule write
 // there already). st, when set, is the claim of the request's Idempotency-Key: the
 // write requires it and records reply in it. The caller applies the change in memory
 // when it returns true.
-func (e *tenantEntity) writeRules(ctx actor.Context, changed []FirewallRule, created bool, gone *FirewallRule, st *kit.Stamp, reply any, push ...*string) bool {
+func (e *tenantEntity) writeRules(ctx *kit.Ctx, changed []FirewallRule, created bool, gone *FirewallRule, st *kit.Stamp, reply any, push ...*string) bool {
 	b := &persistence.Batch{After: e.fw.last}
 	if err := st.Carry(b, reply); err != nil {
-		kit.RespondErr(ctx, err)
+		ctx.Fail(err)
 		return false
 	}
 	for i := range changed {
 		r := &changed[i]
 		val, err := persistence.Encode(ruleVersion, r)
 		if err != nil {
-			kit.RespondErr(ctx, err)
+			ctx.Fail(err)
 			return false
 		}
 		b.Put(ruleKey(e.id, r.ID), val)
@@ -410,7 +409,7 @@ func (e *tenantEntity) writeRules(ctx actor.Context, changed []FirewallRule, cre
 	if gone != nil {
 		b.Del(ruleKey(e.id, gone.ID)).Del(persistence.Key("fw-rule", gone.ID))
 	}
-	sys, tenant, sender, fw := e.sys, e.id, ctx.Sender(), &e.fw
+	sys, tenant, answer, fw := e.sys, e.id, ctx.Later(), &e.fw
 	h := &ruleWriteHandle{}
 	sys.Tenants.lastRuleWrite.Store(tenant, h)
 	fw.inflight.Add(1)
@@ -427,9 +426,7 @@ func (e *tenantEntity) writeRules(ctx actor.Context, changed []FirewallRule, cre
 			sys.Tenants.kind.Send(tenant, &rulesSettled{})
 			reply = apierr.From(err)
 		}
-		if sender != nil {
-			sys.rt.Send(sender, reply)
-		}
+		answer.Respond(reply)
 	})
 	h.p.Store(p)
 	e.fw.last = p
@@ -459,23 +456,23 @@ func (e *tenantEntity) reloadRules() bool {
 }
 
 // respondDurable answers a read of the rules once the writes it may show are durable.
-func (e *tenantEntity) respondDurable(ctx actor.Context, v any) {
+func (e *tenantEntity) respondDurable(ctx *kit.Ctx, v any) {
 	last := e.fw.last
 	if last == nil || last.Done() && last.Wait(context.Background()) == nil {
 		ctx.Respond(v)
 		return
 	}
-	sender, sys := ctx.Sender(), e.sys
-	if sender == nil {
+	reply, sys := ctx.Later(), e.sys
+	if !reply.Answers() {
 		return
 	}
 	go func() {
-		defer kit.Recover(sys.log, "firewall rule reply", func(err error) { sys.rt.Send(sender, apierr.From(err)) })
+		defer kit.Recover(sys.log, "firewall rule reply", reply.Fail)
 		if err := last.Wait(context.Background()); err != nil {
-			sys.rt.Send(sender, apierr.From(err))
+			reply.Fail(err)
 			return
 		}
-		sys.rt.Send(sender, v)
+		reply.Respond(v)
 	}()
 }
 

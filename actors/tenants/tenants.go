@@ -10,8 +10,6 @@ import (
 	"github.com/vmplane/vmplane/actors/events"
 	"github.com/vmplane/vmplane/actors/machines"
 
-	"github.com/asynkron/protoactor-go/actor"
-
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
@@ -381,13 +379,13 @@ func (e *tenantEntity) HandedOff() *atomic.Int64 { return &e.fw.inflight }
 
 var _ kit.HandsOff = (*tenantEntity)(nil)
 
-func (e *tenantEntity) Handle(ctx actor.Context, msg any) {
+func (e *tenantEntity) Handle(ctx *kit.Ctx, msg any) {
 	if m, ok := msg.(*createTenant); ok {
 		e.create(ctx, m.T, m.Stamp)
 		return
 	}
 	if e.rec == nil {
-		kit.RespondErr(ctx, apierr.NotFound("tenant", e.id))
+		ctx.Fail(apierr.NotFound("tenant", e.id))
 		return
 	}
 	switch m := msg.(type) {
@@ -400,7 +398,7 @@ func (e *tenantEntity) Handle(ctx actor.Context, msg any) {
 	case *tenantUsage:
 		u, err := e.usage()
 		if err != nil {
-			kit.RespondErr(ctx, err)
+			ctx.Fail(err)
 			return
 		}
 		ctx.Respond(u)
@@ -475,73 +473,73 @@ func (e *tenantEntity) freeName(b *persistence.Batch) error {
 	return nil
 }
 
-func (e *tenantEntity) create(ctx actor.Context, t Tenant, st *kit.Stamp) {
+func (e *tenantEntity) create(ctx *kit.Ctx, t Tenant, st *kit.Stamp) {
 	if e.rec != nil {
-		kit.RespondErr(ctx, apierr.New(apierr.ErrConflict, "tenant %s exists", e.id))
+		ctx.Fail(apierr.New(apierr.ErrConflict, "tenant %s exists", e.id))
 		return
 	}
 	now := time.Now().UTC()
 	t.CreatedAt, t.UpdatedAt = now, now
 	if err := e.save(&t, st); err != nil {
-		kit.RespondErr(ctx, err)
+		ctx.Fail(err)
 		return
 	}
 	e.rec = &t
 	ctx.Respond(t)
 }
 
-func (e *tenantEntity) update(ctx actor.Context, c TenantChange) {
+func (e *tenantEntity) update(ctx *kit.Ctx, c TenantChange) {
 	next := *e.rec
 	if c.Name != nil {
 		next.Name = *c.Name
 	}
 	next.Quota = c.Quota.applyTo(next.Quota)
 	if err := validateTenant(next.Name, next.Quota); err != nil {
-		kit.RespondErr(ctx, err)
+		ctx.Fail(err)
 		return
 	}
 	next.UpdatedAt = time.Now().UTC()
 	if err := e.save(&next, nil); err != nil {
-		kit.RespondErr(ctx, err)
+		ctx.Fail(err)
 		return
 	}
 	e.rec = &next
 	ctx.Respond(next)
 }
 
-func (e *tenantEntity) delete(ctx actor.Context) {
+func (e *tenantEntity) delete(ctx *kit.Ctx) {
 	machines := 0
 	if err := e.sys.store.Scan(persistence.Prefix("vm-tenant", e.id), nil, 1, func(_, _ []byte) error { machines++; return nil }); err != nil {
-		kit.RespondErr(ctx, err)
+		ctx.Fail(err)
 		return
 	}
 	users := 0
 	if err := e.sys.store.Scan(persistence.Prefix("user-tenant", e.id), nil, 1, func(_, _ []byte) error { users++; return nil }); err != nil {
-		kit.RespondErr(ctx, err)
+		ctx.Fail(err)
 		return
 	}
 	// Schedules and backups would be orphaned (backups hold space on the hypervisor).
 	others := 0
 	for _, prefix := range [][]byte{persistence.Prefix("sched-tenant", e.id), persistence.Prefix("backup", e.id)} {
 		if err := e.sys.store.Scan(prefix, nil, 1, func(_, _ []byte) error { others++; return nil }); err != nil {
-			kit.RespondErr(ctx, err)
+			ctx.Fail(err)
 			return
 		}
 	}
 	if machines > 0 || users > 0 || others > 0 {
-		kit.RespondErr(ctx, apierr.New(apierr.ErrConflict, "tenant %s still has machines, users, schedules or backups; delete them first", e.id))
+		ctx.Fail(apierr.New(apierr.ErrConflict, "tenant %s still has machines, users, schedules or backups; delete them first", e.id))
 		return
 	}
 	b := new(persistence.Batch).Del(tenantKey(e.id))
 	if err := e.freeName(b); err != nil {
-		kit.RespondErr(ctx, err)
+		ctx.Fail(err)
 		return
 	}
 	for _, r := range e.rules {
 		b.Del(ruleKey(e.id, r.ID)).Del(persistence.Key("fw-rule", r.ID))
 	}
 	if err := e.sys.rt.Commit(b); err != nil {
-		kit.RespondErr(ctx, err)
+		ctx.Fail(err)
 		return
 	}
 	e.rec = nil
@@ -636,14 +634,14 @@ func overQuota(q Quota, u Usage, add Usage) error {
 	return e
 }
 
-func (e *tenantEntity) createMachine(ctx actor.Context, s MachineSpec, st *kit.Stamp) {
+func (e *tenantEntity) createMachine(ctx *kit.Ctx, s MachineSpec, st *kit.Stamp) {
 	u, err := e.usage()
 	if err != nil {
-		kit.RespondErr(ctx, err)
+		ctx.Fail(err)
 		return
 	}
 	if err := overQuota(e.rec.Quota, u, Usage{Machines: 1, CPUCores: s.CPUCores, MemoryMB: s.MemoryMB, DiskGB: s.DiskGB}); err != nil {
-		kit.RespondErr(ctx, err)
+		ctx.Fail(err)
 		return
 	}
 	now := time.Now().UTC()
@@ -663,21 +661,21 @@ func (e *tenantEntity) createMachine(ctx actor.Context, s MachineSpec, st *kit.S
 	// actor exists for it; from now on the machine's actor owns it.
 	val, err := persistence.Encode(machines.RecordVersion, m)
 	if err != nil {
-		kit.RespondErr(ctx, err)
+		ctx.Fail(err)
 		return
 	}
 	b := new(persistence.Batch).Put(machines.Key(m.ID), val).Put(machines.TenantKey(tenant, m.ID), machines.TenantIndexValue(m))
 	if err := machines.PutTask(b, task); err != nil {
-		kit.RespondErr(ctx, err)
+		ctx.Fail(err)
 		return
 	}
 	reply := Provisioned{Machine: m.Machine, Task: *task}
 	if err := st.Carry(b, reply); err != nil {
-		kit.RespondErr(ctx, err)
+		ctx.Fail(err)
 		return
 	}
 	if err := e.sys.rt.Commit(b); err != nil {
-		kit.RespondErr(ctx, err)
+		ctx.Fail(err)
 		return
 	}
 	machines.Publish(e.sys.Events, m.Machine, "create", "")
@@ -686,28 +684,28 @@ func (e *tenantEntity) createMachine(ctx actor.Context, s MachineSpec, st *kit.S
 	ctx.Respond(reply)
 }
 
-func (e *tenantEntity) reserveResize(ctx actor.Context, m *reserveResize) {
+func (e *tenantEntity) reserveResize(ctx *kit.Ctx, m *reserveResize) {
 	val, err := e.sys.store.Get(machines.Key(m.MachineID))
 	var rec machines.Record
 	if err == nil {
 		_, err = persistence.Decode(val, &rec)
 	}
 	if errors.Is(err, persistence.ErrNotFound) || (err == nil && (rec.TenantID == nil || *rec.TenantID != e.id)) {
-		kit.RespondErr(ctx, apierr.NotFound("machine", m.MachineID))
+		ctx.Fail(apierr.NotFound("machine", m.MachineID))
 		return
 	}
 	if err != nil {
-		kit.RespondErr(ctx, err)
+		ctx.Fail(err)
 		return
 	}
 	// usage prunes the reservations of resizes that have ended.
 	u, err := e.usage()
 	if err != nil {
-		kit.RespondErr(ctx, err)
+		ctx.Fail(err)
 		return
 	}
 	if _, ok := e.pending[m.MachineID]; ok || rec.TaskID != nil {
-		kit.RespondErr(ctx, apierr.New(apierr.ErrOperationInProgress, "machine %s has an operation in progress", rec.ID))
+		ctx.Fail(apierr.New(apierr.ErrOperationInProgress, "machine %s has an operation in progress", rec.ID))
 		return
 	}
 	c := m.Change
@@ -724,11 +722,11 @@ func (e *tenantEntity) reserveResize(ctx actor.Context, m *reserveResize) {
 	}
 	if c.DiskGB != nil {
 		if *c.DiskGB > rec.DiskGB && len(rec.Disks) == 0 && rec.VMID != 0 {
-			kit.RespondErr(ctx, machines.ErrNoDiskToGrow())
+			ctx.Fail(machines.ErrNoDiskToGrow())
 			return
 		}
 		if *c.DiskGB < rec.DiskGB {
-			kit.RespondErr(ctx, apierr.Invalid(apierr.Field("disk_gb", "disks only grow: the machine has %d GB", rec.DiskGB)))
+			ctx.Fail(apierr.Invalid(apierr.Field("disk_gb", "disks only grow: the machine has %d GB", rec.DiskGB)))
 			return
 		}
 		delta.DiskGB = *c.DiskGB - rec.DiskGB
@@ -738,11 +736,11 @@ func (e *tenantEntity) reserveResize(ctx actor.Context, m *reserveResize) {
 		op.Config = &cfg
 	}
 	if op.Config == nil && op.DiskGrowGB == 0 {
-		kit.RespondErr(ctx, apierr.Invalid(apierr.Field("body", "the machine already has these resources")))
+		ctx.Fail(apierr.Invalid(apierr.Field("body", "the machine already has these resources")))
 		return
 	}
 	if err := overQuota(e.rec.Quota, u, delta); err != nil {
-		kit.RespondErr(ctx, err)
+		ctx.Fail(err)
 		return
 	}
 	// Shrinking cores or memory frees quota only when the task has done it, so a

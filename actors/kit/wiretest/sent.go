@@ -25,7 +25,8 @@ import (
 //
 //   - messages: the msg of kit.Ask[T](ctx, kind, id, msg) and of kind.Send(id, msg)
 //     (a Send whose receiver is named kind: x.kind.Send, kind.Send);
-//   - answers: the v of ctx.Respond(v) and kit.Reply(ctx, v);
+//   - answers: the v of Respond(v), on a kit.Ctx or a kit.Reply (ctx.Respond(v), and
+//     reply.Respond(v) for an answer given later);
 //   - through the package's own wrappers: a function that passes one of its parameters
 //     on to one of these (Machines.ask, askMachine, Tenants.tell, Schedules.report,
 //     respondDurable, ...) is followed to its callers, by name, to any depth;
@@ -35,9 +36,7 @@ import (
 //
 // It does not see a message built elsewhere and passed in (another function's
 // result), a wrapper whose name another function of the package shares (both are
-// followed: more is checked, not less), an answer sent straight to a reply PID
-// (rt.Send(sender, v): the firewall's durable rule writes), nor an answer written as
-// an expression (ctx.Respond(e.rec.User), ctx.Respond(*task)): TestWire's round trip
+// followed: more is checked, not less), nor an answer written as an expression (ctx.Respond(e.rec.User), ctx.Respond(*task)): TestWire's round trip
 // and a request forwarded for real are what catch those.
 func CheckSent(t *testing.T) {
 	t.Helper()
@@ -151,8 +150,8 @@ type sendScan struct {
 	sinks map[string]sink
 }
 
-// builtin reports the sink of a call of kit.Ask, a Kind's Send, ctx.Respond or
-// kit.Reply; kitName is what the file imports kit as.
+// builtin reports the sink of a call of kit.Ask, a Kind's Send or a Respond (of a
+// kit.Ctx or a kit.Reply); kitName is what the file imports kit as.
 func builtin(call *ast.CallExpr, kitName string) (sink, bool) {
 	fun := call.Fun
 	if ix, ok := fun.(*ast.IndexExpr); ok {
@@ -172,8 +171,6 @@ func builtin(call *ast.CallExpr, kitName string) (sink, bool) {
 		return sink{1, "message"}, true
 	case sel.Sel.Name == "Respond" && len(call.Args) == 1:
 		return sink{0, "answer"}, true
-	case sel.Sel.Name == "Reply" && pkg != nil && pkg.Name == kitName && len(call.Args) == 2:
-		return sink{1, "answer"}, true
 	}
 	return sink{}, false
 }

@@ -1,0 +1,33 @@
+package app
+
+import (
+	"github.com/vmplane/vmplane/actors"
+	"github.com/vmplane/vmplane/httpedge"
+)
+
+// edgeServices hands the edge the services of the running system it calls, each as
+// the narrow interface the edge declares for it (httpedge.Services).
+func edgeServices(sys *actors.System) httpedge.Services {
+	return httpedge.Services{
+		Machines:        sys.Machines,
+		Nodes:           sys.Nodes,
+		Inventory:       sys.Cluster,
+		Tasks:           sys.Tasks,
+		Consoles:        sys.Consoles,
+		Backups:         sys.Backups,
+		Tenants:         sys.Tenants,
+		Firewall:        sys.Tenants.Firewall(),
+		Users:           sys.Users,
+		Idempotency:     sys.Idempotency,
+		Limiter:         sys.Limiter,
+		Events:          sys.Events,
+		Alerts:          sys.Alerts,
+		HealthChecks:    sys.HealthChecks,
+		Insights:        sys.Insights,
+		History:         sys.History,
+		Monitoring:      sys.Monitoring,
+		PowerSchedules:  sys.Schedules.Power(),
+		BackupSchedules: sys.Schedules.Backup(),
+		System:          sys,
+	}
+}

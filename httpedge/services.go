@@ -1,0 +1,198 @@
+package httpedge
+
+import (
+	"context"
+	"time"
+
+	"github.com/vmplane/vmplane/actors"
+	"github.com/vmplane/vmplane/actors/alerts"
+	"github.com/vmplane/vmplane/actors/auth"
+	"github.com/vmplane/vmplane/actors/events"
+	"github.com/vmplane/vmplane/actors/limiter"
+	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/monitoring"
+	"github.com/vmplane/vmplane/actors/schedules"
+	"github.com/vmplane/vmplane/actors/tenants"
+	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/persistence"
+)
+
+// Services are what the edge asks of the actors, one interface per service listing
+// only the calls the handlers make, so that a reader sees what the edge depends on and
+// a test can hand it fakes. The application fills it from the running actors.System;
+// a Server built without it (the OpenAPI document, the route table's tests) serves no
+// request that needs one.
+type Services struct {
+	// Machines, Nodes, Inventory (the sync with the hypervisor and its templates),
+	// Tasks, Consoles and Backups are the machines' area.
+	Machines  Machines
+	Nodes     Nodes
+	Inventory Inventory
+	Tasks     Tasks
+	Consoles  Consoles
+	Backups   Backups
+	// Tenants and their Firewall rules.
+	Tenants  Tenants
+	Firewall Firewall
+	// Users and the answers kept for Idempotency-Keys are the auth area.
+	Users       Users
+	Idempotency Idempotency
+	// Limiter holds the rate limits.
+	Limiter Limiter
+	// Events is the bus behind GET /api/events.
+	Events Events
+	// Alerts, HealthChecks, Insights (faulty deployments), History (forecasts) and
+	// Monitoring (the overview) are the monitoring area.
+	Alerts       Alerts
+	HealthChecks HealthChecks
+	Insights     Insights
+	History      History
+	Monitoring   Monitoring
+	// PowerSchedules and BackupSchedules are the schedules.
+	PowerSchedules  ScheduleService[schedules.PowerSchedule]
+	BackupSchedules ScheduleService[schedules.BackupSchedule]
+	// System is what /api/health and /metrics read of the system as a whole.
+	System System
+}
+
+// Machines is what the edge asks of machines.Machines.
+type Machines interface {
+	Get(ctx context.Context, id string, tenant *string) (machines.Machine, error)
+	List(ctx context.Context, cursor string, limit int, filter func(*machines.Machine) bool) ([]machines.Machine, string, error)
+	ListTenant(ctx context.Context, tenant, cursor string, limit int) ([]machines.Machine, string, error)
+	TenantPage(ctx context.Context, tenant, cursor string, limit int) (*machines.MachinePage, error)
+	Start(ctx context.Context, id string, op machines.Operation, tenant *string) (machines.Task, error)
+	Destroy(ctx context.Context, id string, tenant *string) (machines.Task, error)
+	Assign(ctx context.Context, id string, tenant *string) (machines.Machine, error)
+	Usage(ctx context.Context, id string, tf hypervisor.Timeframe, tenant *string) (hypervisor.UsageGraph, error)
+}
+
+// Nodes is what the edge asks of machines.Nodes.
+type Nodes interface {
+	Get(ctx context.Context, id string) (machines.Node, error)
+	List(ctx context.Context, cursor string, limit int) ([]machines.Node, string, error)
+	Usage(ctx context.Context, id string, tf hypervisor.Timeframe, end time.Time) (hypervisor.UsageGraph, error)
+}
+
+// Inventory is what the edge asks of the sync with the hypervisor (machines.Cluster).
+type Inventory interface {
+	Sync(ctx context.Context) (machines.SyncResult, error)
+	Usage(ctx context.Context, tf hypervisor.Timeframe) (machines.ClusterUsage, error)
+	Template(ctx context.Context, id string) (hypervisor.Template, error)
+	TemplatePage(ctx context.Context, cursor string, limit int) ([]hypervisor.Template, string, error)
+}
+
+// Tasks is what the edge asks of machines.Tasks.
+type Tasks interface {
+	Get(ctx context.Context, id string, tenant *string) (machines.Task, error)
+	List(ctx context.Context, tenant *string, cursor string, limit int) ([]machines.Task, string, error)
+}
+
+// Consoles is what the edge asks of machines.Consoles.
+type Consoles interface {
+	Issue(ctx context.Context, machineID string, tenant *string, who machines.ConsoleSession) (machines.ConsoleTicket, error)
+	Redeem(ctx context.Context, machineID, ticket string) (hypervisor.Console, machines.ConsoleSession, error)
+}
+
+// Backups is what the edge asks of machines.Backups.
+type Backups interface {
+	Get(ctx context.Context, id string, scope *string) (machines.Backup, error)
+	List(ctx context.Context, tenant *string, machineID, cursor string, limit int) ([]machines.Backup, string, error)
+	Delete(ctx context.Context, id string, scope *string) error
+}
+
+// Tenants is what the edge asks of tenants.Tenants.
+type Tenants interface {
+	Get(ctx context.Context, id string) (tenants.Tenant, error)
+	List(ctx context.Context, cursor string, limit int) ([]tenants.Tenant, string, error)
+	Create(ctx context.Context, name string, quota *tenants.QuotaChange) (tenants.Tenant, error)
+	Update(ctx context.Context, id string, c tenants.TenantChange) (tenants.Tenant, error)
+	Delete(ctx context.Context, id string) error
+	CreateMachine(ctx context.Context, tenantID string, spec tenants.MachineSpec) (tenants.Provisioned, error)
+	ResizeMachine(ctx context.Context, tenantID, machineID string, c tenants.ResourceChange) (machines.Task, error)
+	Overview(ctx context.Context, tenant string) (tenants.Overview, error)
+	UsageTrends(ctx context.Context, tenant string, days int, now time.Time) (tenants.Trends, error)
+}
+
+// Firewall is what the edge asks of the tenants' firewall rules (tenants.Firewall).
+type Firewall interface {
+	TenantOf(id string) (string, error)
+	Get(ctx context.Context, tenant, id string) (tenants.FirewallRule, error)
+	Page(ctx context.Context, tenant string, machineID *string, cursor string, limit int) ([]tenants.FirewallRule, string, error)
+	ListAll(ctx context.Context, cursor string, limit int) ([]tenants.FirewallRule, string, error)
+	Create(ctx context.Context, tenant string, in tenants.RuleInput) (tenants.FirewallRule, error)
+	Update(ctx context.Context, tenant, id string, in tenants.RuleInput) (tenants.FirewallRule, error)
+	Delete(ctx context.Context, tenant, id string) error
+}
+
+// Users is what the edge asks of auth.Users.
+type Users interface {
+	Login(ctx context.Context, email, password string) (auth.Session, error)
+	Refresh(ctx context.Context, token string) (auth.Session, error)
+	Logout(ctx context.Context, userID, token string) error
+	Authorize(userID, sessionID string, gen uint64) error
+	Get(ctx context.Context, id string) (auth.User, error)
+	List(ctx context.Context, tenant *string, cursor string, limit int) ([]auth.User, string, error)
+	Create(ctx context.Context, email, name, role, password string, tenantID *string) (auth.User, error)
+	Update(ctx context.Context, id string, c auth.UserChange) (auth.User, error)
+	Delete(ctx context.Context, id string) error
+}
+
+// Idempotency is what the edge asks of auth.Idempotency.
+type Idempotency interface {
+	Claim(ctx context.Context, user, key, requestHash string, stamped bool) (auth.Claimed, error)
+	Complete(ctx context.Context, user, key, token string, a *auth.Answer, keep bool) error
+}
+
+// Limiter is what the edge asks of limiter.Limiter.
+type Limiter interface {
+	Take(ctx context.Context, key string, buckets ...string) (limiter.Decision, error)
+	LoginAttempt(ctx context.Context, email, addr string) (limiter.LoginDecision, error)
+	LoginDone(t limiter.LoginTicket, outcome limiter.LoginOutcome)
+}
+
+// Events is what the edge asks of the event bus (events.Events).
+type Events interface {
+	Latest() uint64
+	Subscribe(lastID uint64, tenant *string) (backlog []events.Event, sub *events.Subscription, gone bool)
+}
+
+// Alerts is what the edge asks of alerts.Alerts.
+type Alerts interface {
+	Get(ctx context.Context, id string, scope *string) (alerts.Alert, error)
+	List(ctx context.Context, f alerts.AlertFilter, scope *string, cursor string, limit int) ([]alerts.Alert, string, error)
+	Acknowledge(ctx context.Context, id string, scope *string) (alerts.Alert, error)
+}
+
+// HealthChecks is what the edge asks of monitoring.HealthChecks.
+type HealthChecks interface {
+	Get(ctx context.Context, id string, scope *string) (monitoring.HealthCheck, error)
+	List(ctx context.Context, tenant *string, cursor string, limit int) ([]monitoring.HealthCheck, string, error)
+	Create(ctx context.Context, spec monitoring.HealthCheckSpec, scope *string) (monitoring.HealthCheck, error)
+	Update(ctx context.Context, id string, ch monitoring.HealthCheckChange, scope *string) (monitoring.HealthCheck, error)
+	Delete(ctx context.Context, id string, scope *string) error
+}
+
+// Insights is what the edge asks of monitoring.Insights.
+type Insights interface {
+	FaultyDeployments(ctx context.Context) (monitoring.FaultyDeployments, error)
+}
+
+// History is what the edge asks of monitoring.History.
+type History interface {
+	Forecast(ctx context.Context, horizonDays int, now time.Time) (monitoring.ClusterForecast, error)
+}
+
+// Monitoring is what the edge asks of monitoring.Monitoring.
+type Monitoring interface {
+	Overview(ctx context.Context) (monitoring.MonitoringOverview, error)
+}
+
+// System is what the edge reads of the running system as a whole (actors.System):
+// its health checks, its live entities, its store's figures and its driver's name.
+type System interface {
+	Health(ctx context.Context) actors.Health
+	Kinds() map[string]int
+	Store() persistence.Store
+	Driver() hypervisor.Driver
+}
