@@ -354,13 +354,13 @@ func (c *Cluster) adoptChunk(chunk []hypervisor.Machine) ([]Machine, error) {
 	recs := make([]Machine, 0, len(chunk))
 	now := time.Now().UTC()
 	for _, hm := range chunk {
-		rec := Record{Machine: Machine{ID: persistence.NewID(), CreatedAt: now, UpdatedAt: now}}
+		rec := record{Machine: Machine{ID: persistence.NewID(), CreatedAt: now, UpdatedAt: now}}
 		applyObserved(&rec.Machine, hm)
-		val, err := persistence.Encode(RecordVersion, &rec)
+		val, err := persistence.Encode(recordVersion, &rec)
 		if err != nil {
 			return nil, err
 		}
-		b.Put(Key(rec.ID), val).Put(vmidKey(hm.VMID), []byte(rec.ID)).Require(persistence.IfAbsent(vmidKey(hm.VMID)))
+		b.Put(machineKey(rec.ID), val).Put(vmidKey(hm.VMID), []byte(rec.ID)).Require(persistence.IfAbsent(vmidKey(hm.VMID)))
 		recs = append(recs, rec.Machine)
 	}
 	if err := c.sys.rt.Commit(b); err != nil {
@@ -407,7 +407,7 @@ func (c *Cluster) createsInFlight() (bool, error) {
 // the power state is what differs. The record is what the machine's actor holds: it
 // writes before it changes its state.
 func (c *Cluster) unchanged(id string, hm hypervisor.Machine) (same, stateDiffers bool) {
-	rec, err := persistence.Load[Record](c.sys.store, Key(id))
+	rec, err := persistence.Load[record](c.sys.store, machineKey(id))
 	if err != nil {
 		return false, false // let the actor decide
 	}

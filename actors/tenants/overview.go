@@ -76,7 +76,7 @@ func (t *Tenants) Overview(ctx context.Context, tenant string) (Overview, error)
 	if o.AlertsOpen, err = count(persistence.Prefix("alert-open", tenant)); err != nil {
 		return Overview{}, err
 	}
-	if o.Backups, err = count(persistence.Prefix("backup", tenant)); err != nil {
+	if o.Backups, err = t.sys.Backups.Count(ctx, tenant, 0); err != nil {
 		return Overview{}, err
 	}
 	return o, nil
