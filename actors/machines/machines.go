@@ -572,7 +572,7 @@ func (e *machineEntity) start(ctx actor.Context, m *startOp) {
 	if m.TaskID != "" {
 		// A start under an id chosen by its caller (a schedule's run) may be retried by
 		// another member after its first caller died: the task it made is the answer.
-		if t, err := LoadTask(e.ms.sys.store, m.TaskID); err == nil {
+		if t, err := loadTask(e.ms.sys.store, m.TaskID); err == nil {
 			ctx.Respond(*t)
 			return
 		} else if !errors.Is(err, persistence.ErrNotFound) {
@@ -834,7 +834,7 @@ func execute(ctx context.Context, d hypervisor.Driver, ref hypervisor.Ref, op Op
 
 // finish records a task's outcome and unlocks the machine.
 func (e *machineEntity) finish(d *opDone) {
-	task, err := LoadTask(e.sys.store, d.TaskID)
+	task, err := loadTask(e.sys.store, d.TaskID)
 	if err != nil {
 		e.sys.log.Error("task record missing", zap.String("task_id", d.TaskID), zap.Error(err))
 		return
@@ -902,7 +902,7 @@ func (e *machineEntity) remove(task *Task) {
 
 // finishOrphan records the outcome of a task whose machine record is gone.
 func (e *machineEntity) finishOrphan(d *opDone) {
-	task, err := LoadTask(e.sys.store, d.TaskID)
+	task, err := loadTask(e.sys.store, d.TaskID)
 	if err != nil {
 		return
 	}
@@ -1063,7 +1063,7 @@ func (e *machineEntity) settle(ctx actor.Context, taskID string) {
 }
 
 func (e *machineEntity) finishOrphanLike(taskID string) {
-	task, err := LoadTask(e.sys.store, taskID)
+	task, err := loadTask(e.sys.store, taskID)
 	if err != nil || task.Finished() {
 		return
 	}

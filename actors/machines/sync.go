@@ -389,7 +389,7 @@ func (c *Cluster) createsInFlight() (bool, error) {
 	prefix := persistence.Prefix("task-open")
 	found := false
 	err := c.sys.store.Scan(prefix, nil, 0, func(k, _ []byte) error {
-		t, err := LoadTask(c.sys.store, string(k[len(prefix):]))
+		t, err := loadTask(c.sys.store, string(k[len(prefix):]))
 		if err == nil && t.Type == "vm.create" && !t.Finished() {
 			found = true
 			return kit.ErrStopScan

@@ -92,7 +92,7 @@ func (t *Tasks) Wait(ctx context.Context, id string) (*Task, error) {
 	// After registering: an end recorded before is in the store, one after is told
 	// or named by the watch.
 	for {
-		if cur, err := LoadTask(t.sys.store, id); err == nil && cur.Finished() {
+		if cur, err := loadTask(t.sys.store, id); err == nil && cur.Finished() {
 			return cur, nil
 		}
 		select {
@@ -170,7 +170,7 @@ func (t *Tasks) List(_ context.Context, tenant *string, cursor string, limit int
 		return kit.ScanPage(t.sys.store, persistence.Prefix("task"), cursor, limit, func(r *Task) (Task, bool) { return *r, true })
 	}
 	return kit.ScanIndex(t.sys.store, persistence.Prefix("task-tenant", *tenant), cursor, limit, func(id string) (*Task, error) {
-		return LoadTask(t.sys.store, id)
+		return loadTask(t.sys.store, id)
 	})
 }
 
@@ -220,6 +220,6 @@ func PutTask(b *persistence.Batch, t *Task) error {
 	return nil
 }
 
-func LoadTask(store persistence.Store, id string) (*Task, error) {
+func loadTask(store persistence.Store, id string) (*Task, error) {
 	return persistence.Load[Task](store, taskKey(id))
 }

@@ -989,8 +989,8 @@ func (s *Schedules) run(rec scheduleRecord, resume bool) {
 			// member whose schedules moved here). If it never started the task, the run
 			// happens now, late but once: the start is under the claimed task id, which
 			// the machine answers with the existing task if the start did reach it.
-			_, err := machines.LoadTask(s.sys.store, taskID)
-			started = err == nil || !errors.Is(err, persistence.ErrNotFound)
+			_, err := s.sys.Tasks.Get(s.ctx, taskID, nil)
+			started = err == nil || !errors.Is(err, apierr.ErrNotFound)
 		}
 		if !started {
 			w, err := s.startWhenFree(rec, taskID)
@@ -1096,11 +1096,11 @@ func (s *Schedules) blockingTask(rec scheduleRecord) *machines.Task {
 	if err != nil || m.TaskID == nil {
 		return nil
 	}
-	t, err := machines.LoadTask(s.sys.store, *m.TaskID)
+	t, err := s.sys.Tasks.Get(ctx, *m.TaskID, nil)
 	if err != nil {
 		return &machines.Task{ID: *m.TaskID, Type: "unknown"}
 	}
-	return t
+	return &t
 }
 
 // waitUntilEnded waits for a task to end (true), or until deadline or the system
@@ -1160,7 +1160,7 @@ func (s *Schedules) waitTask(id string, appear time.Duration) (*machines.Task, b
 		if s.ctx.Err() != nil {
 			return nil, false
 		}
-		if _, err := machines.LoadTask(s.sys.store, id); errors.Is(err, persistence.ErrNotFound) {
+		if _, err := s.sys.Tasks.Get(s.ctx, id, nil); errors.Is(err, apierr.ErrNotFound) {
 			return &machines.Task{ID: id, Status: machines.TaskFailed, Error: kit.Ptr("the machine did not start the run in time")}, true
 		}
 	}
