@@ -483,9 +483,9 @@ func (s *Server) coreResources() []resource {
 		},
 		{name: "templates", read: Authenticated, write: AdminOnly, summary: "OS templates", item: itemOf[hypervisor.Template](),
 			list: func(c *Call, _ *string, cursor string, limit int) (any, string, error) {
-				return sys.Cluster.TemplatePage(c.Context(), cursor, limit)
+				return sys.Inventory.TemplatePage(c.Context(), cursor, limit)
 			},
-			get: func(c *Call, _ *string, id string) (any, error) { return sys.Cluster.Template(c.Context(), id) },
+			get: func(c *Call, _ *string, id string) (any, error) { return sys.Inventory.Template(c.Context(), id) },
 		},
 	}
 }

@@ -190,7 +190,7 @@ func (c *Call) scope() *string {
 }
 
 func (s *Server) sync(c *Call) (any, error) {
-	return s.sys.Cluster.Sync(c.Context())
+	return s.sys.Inventory.Sync(c.Context())
 }
 
 func (s *Server) listMachines(c *Call) (any, error) {
@@ -318,7 +318,7 @@ func (s *Server) clusterUsage(c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.sys.Cluster.Usage(c.Context(), tf)
+	return s.sys.Inventory.Usage(c.Context(), tf)
 }
 
 func (s *Server) listNodes(c *Call) (any, error) {
@@ -342,7 +342,7 @@ func (s *Server) listTemplates(c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	items, next, err := s.sys.Cluster.TemplatePage(c.Context(), cursor, limit)
+	items, next, err := s.sys.Inventory.TemplatePage(c.Context(), cursor, limit)
 	if err != nil {
 		return nil, err
 	}

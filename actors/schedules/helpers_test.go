@@ -64,7 +64,7 @@ func newTestSystem(t testing.TB, mutate ...func(*testOptions)) *testSystem {
 	}
 	t.Cleanup(func() {
 		s.Schedules.Stop()
-		s.Cluster.Stop()
+		s.Inventory.Stop()
 		s.Machines.Stop()
 		rt.Shutdown()
 		s.Events.Close()

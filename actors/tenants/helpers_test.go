@@ -52,7 +52,7 @@ func newTestSystem(t testing.TB, mutate ...func(*testOptions)) *testSystem {
 		Authorize:    func(string, string, uint64) error { return nil }})
 	s.Tenants = Start(Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Machines: s.Services})
 	t.Cleanup(func() {
-		s.Cluster.Stop()
+		s.Inventory.Stop()
 		s.Machines.Stop()
 		rt.Shutdown()
 		s.Events.Close()
