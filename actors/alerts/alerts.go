@@ -325,6 +325,24 @@ func (a *Alerts) OpenAlerts() ([]Alert, error) {
 	return out, nil
 }
 
+// OpenTargets returns the targets of kind's open alerts, as the store has them.
+func (a *Alerts) OpenTargets(_ context.Context, kind string) (map[string]bool, error) {
+	prefix := persistence.Prefix("alert-cond", kind)
+	out := map[string]bool{}
+	err := a.sys.store.Scan(prefix, nil, 0, func(k, _ []byte) error {
+		out[string(k[len(prefix):])] = true
+		return nil
+	})
+	return out, err
+}
+
+// IsOpen reports whether kind's alert on target is open, as the store has it (in a
+// cluster, another member may have raised it).
+func (a *Alerts) IsOpen(_ context.Context, kind, target string) bool {
+	_, err := a.sys.store.Get(ConditionKey(kind, target))
+	return err == nil
+}
+
 func Load(store persistence.Store, id string) (*Alert, error) {
 	return persistence.Load[Alert](store, alertKey(id))
 }
