@@ -148,7 +148,12 @@ func Start(opts Options) (*System, error) {
 	ms := machines.Start(machines.Deps{Runtime: s.rt, Driver: s.driver, Events: s.Events, Alerts: s.Alerts,
 		TenantExists: s.tenantExists, Authorize: s.Users.Authorize})
 	s.Machines, s.Nodes, s.Tasks, s.Inventory, s.Consoles, s.Backups = ms.Machines, ms.Nodes, ms.Tasks, ms.Inventory, ms.Consoles, ms.Backups
-	s.Tenants = tenants.Start(tenants.Deps{Runtime: s.rt, Driver: s.driver, Events: s.Events, Machines: ms})
+	s.Tenants = tenants.Start(tenants.Deps{Runtime: s.rt, Driver: s.driver, Events: s.Events, Machines: ms, Alerts: s.Alerts,
+		HasUsers: s.Users.TenantHasUsers,
+		// Schedules start after tenants (they depend on them); asked only by a delete.
+		HasSchedules: func(ctx context.Context, tenant string) (bool, error) {
+			return s.Schedules.TenantHasSchedules(ctx, tenant)
+		}})
 	mon := monitoring.Start(monitoring.Deps{Runtime: s.rt, Driver: s.driver, Events: s.Events, Alerts: s.Alerts,
 		Machines: ms, Tenants: s.Tenants, Options: opts.Monitoring, Faulty: opts.Faulty, HistoryInterval: opts.HistoryInterval})
 	s.HealthChecks, s.Monitoring, s.Insights, s.History = mon.HealthChecks, mon.Monitoring, mon.Insights, mon.History

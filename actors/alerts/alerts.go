@@ -297,6 +297,13 @@ func (a *Alerts) List(_ context.Context, f AlertFilter, scope *string, cursor st
 	})
 }
 
+// OpenCount counts a tenant's open alerts.
+func (a *Alerts) OpenCount(_ context.Context, tenant string) (int, error) {
+	n := 0
+	err := a.sys.store.Scan(persistence.Prefix("alert-open", tenant), nil, 0, func(_, _ []byte) error { n++; return nil })
+	return n, err
+}
+
 // OpenAlerts returns every open alert event.
 func (a *Alerts) OpenAlerts() ([]Alert, error) {
 	prefix := persistence.Prefix("alert-open")

@@ -55,7 +55,7 @@ func startTestSystem(t testing.TB, store persistence.Store, opts testOptions) *t
 		TenantExists: func(ctx context.Context, id string) error { _, err := s.Tenants.Get(ctx, id); return err },
 		Authorize:    func(string, string, uint64) error { return nil }})
 	s.Machines, s.Nodes, s.Inventory = ms.Machines, ms.Nodes, ms.Inventory
-	s.Tenants = tenants.Start(tenants.Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Machines: ms})
+	s.Tenants = tenants.Start(tenants.Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Machines: ms, Alerts: s.Alerts})
 	s.Services = Start(Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Alerts: s.Alerts, Machines: ms,
 		Tenants: s.Tenants, Options: opts.Monitoring, Faulty: opts.Faulty})
 	if err := s.Machines.SettleOpenTasks(); err != nil {

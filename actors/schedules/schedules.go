@@ -492,6 +492,14 @@ func (s *Schedules) create(ctx context.Context, kind, tenant string, in Schedule
 	return s.ask(ctx, rec.ID, &createSchedule{Rec: rec, Stamp: st})
 }
 
+// TenantHasSchedules reports whether a tenant has a schedule (a tenant that has one
+// cannot be deleted).
+func (s *Schedules) TenantHasSchedules(_ context.Context, tenant string) (bool, error) {
+	found := false
+	err := s.sys.store.Scan(persistence.Prefix("sched-tenant", tenant), nil, 1, func(_, _ []byte) error { found = true; return nil })
+	return found, err
+}
+
 // list pages through one kind of schedules: a tenant's (by its index), or with a nil
 // tenant everyone's; machineID, when set, keeps only that machine's.
 func (s *Schedules) list(kind string, tenant *string, machineID, cursor string, limit int) ([]scheduleRecord, string, error) {

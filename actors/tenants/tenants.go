@@ -514,14 +514,14 @@ func (e *tenantEntity) delete(ctx actor.Context) {
 		kit.RespondErr(ctx, err)
 		return
 	}
-	users := 0
-	if err := e.sys.store.Scan(persistence.Prefix("user-tenant", e.id), nil, 1, func(_, _ []byte) error { users++; return nil }); err != nil {
+	hasUsers, err := e.sys.hasUsers(context.TODO(), e.id)
+	if err != nil {
 		kit.RespondErr(ctx, err)
 		return
 	}
 	// Schedules and backups would be orphaned (backups hold space on the hypervisor).
-	others := 0
-	if err := e.sys.store.Scan(persistence.Prefix("sched-tenant", e.id), nil, 1, func(_, _ []byte) error { others++; return nil }); err != nil {
+	hasSchedules, err := e.sys.hasSchedules(context.TODO(), e.id)
+	if err != nil {
 		kit.RespondErr(ctx, err)
 		return
 	}
@@ -530,7 +530,7 @@ func (e *tenantEntity) delete(ctx actor.Context) {
 		kit.RespondErr(ctx, err)
 		return
 	}
-	if hasMachines || users > 0 || others > 0 || backups > 0 {
+	if hasMachines || hasUsers || hasSchedules || backups > 0 {
 		kit.RespondErr(ctx, apierr.New(apierr.ErrConflict, "tenant %s still has machines, users, schedules or backups; delete them first", e.id))
 		return
 	}
