@@ -2,11 +2,10 @@ package actors
 
 import (
 	"context"
-	"errors"
 	"time"
 
+	"github.com/vmplane/vmplane/actors/auth"
 	"github.com/vmplane/vmplane/apierr"
-	"github.com/vmplane/vmplane/persistence"
 )
 
 // Health is the state of what the API depends on: "ok" per check, or what is wrong
@@ -29,7 +28,7 @@ func (s *System) Health(ctx context.Context) Health {
 		if err := s.store.Health(); err != nil {
 			h.Storage = apierr.From(err).Detail
 		}
-	} else if _, err := s.store.Get(persistence.Key("meta", "admin")); err != nil && !errors.Is(err, persistence.ErrNotFound) {
+	} else if _, err := auth.AdminExists(s.store); err != nil {
 		h.Storage = "unavailable"
 	} else if err := s.store.Health(); err != nil {
 		// A store that reads but refuses writes (failed sync, full disk) is degraded.

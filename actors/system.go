@@ -51,8 +51,8 @@ type System struct {
 	Nodes *machines.Nodes
 	// Tenants owns tenants, their quota and their firewall rules.
 	Tenants *tenants.Tenants
-	// Cluster reconciles the store with the hypervisor.
-	Cluster *machines.Cluster
+	// Inventory reconciles the store with the hypervisor's inventory (sync).
+	Inventory *machines.Inventory
 	// Tasks reads task records.
 	Tasks *machines.Tasks
 	// Consoles issues and redeems console tickets.
@@ -147,8 +147,13 @@ func Start(opts Options) (*System, error) {
 	s.Alerts = alerts.Start(alerts.Deps{Runtime: s.rt, Events: s.Events})
 	ms := machines.Start(machines.Deps{Runtime: s.rt, Driver: s.driver, Events: s.Events, Alerts: s.Alerts,
 		TenantExists: s.tenantExists, Authorize: s.Users.Authorize})
-	s.Machines, s.Nodes, s.Tasks, s.Cluster, s.Consoles, s.Backups = ms.Machines, ms.Nodes, ms.Tasks, ms.Cluster, ms.Consoles, ms.Backups
-	s.Tenants = tenants.Start(tenants.Deps{Runtime: s.rt, Driver: s.driver, Events: s.Events, Machines: ms})
+	s.Machines, s.Nodes, s.Tasks, s.Inventory, s.Consoles, s.Backups = ms.Machines, ms.Nodes, ms.Tasks, ms.Inventory, ms.Consoles, ms.Backups
+	s.Tenants = tenants.Start(tenants.Deps{Runtime: s.rt, Driver: s.driver, Events: s.Events, Machines: ms, Alerts: s.Alerts,
+		HasUsers: s.Users.TenantHasUsers,
+		// Schedules start after tenants (they depend on them); asked only by a delete.
+		HasSchedules: func(ctx context.Context, tenant string) (bool, error) {
+			return s.Schedules.TenantHasSchedules(ctx, tenant)
+		}})
 	mon := monitoring.Start(monitoring.Deps{Runtime: s.rt, Driver: s.driver, Events: s.Events, Alerts: s.Alerts,
 		Machines: ms, Tenants: s.Tenants, Options: opts.Monitoring, Faulty: opts.Faulty, HistoryInterval: opts.HistoryInterval})
 	s.HealthChecks, s.Monitoring, s.Insights, s.History = mon.HealthChecks, mon.Monitoring, mon.Insights, mon.History
@@ -158,7 +163,7 @@ func Start(opts Options) (*System, error) {
 		return nil, err
 	}
 	if opts.SyncInterval > 0 && s.driver != nil {
-		s.Cluster.RunPeriodic(opts.SyncInterval)
+		s.Inventory.RunPeriodic(opts.SyncInterval)
 	}
 	return s, nil
 }
@@ -205,8 +210,8 @@ func (s *System) Stop() {
 	if s.Monitoring != nil {
 		s.Monitoring.Stop()
 	}
-	if s.Cluster != nil {
-		s.Cluster.Stop()
+	if s.Inventory != nil {
+		s.Inventory.Stop()
 	}
 	if s.Machines != nil {
 		// Hypervisor work in flight is cancelled; its tasks stay open in the store and

@@ -26,7 +26,7 @@ func TestStartWiresTheServicesAndStopEndsThem(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if _, err := s.Cluster.Sync(ctx); err != nil {
+	if _, err := s.Inventory.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
 	ms, _, err := s.Machines.List(ctx, "", 0, nil)

@@ -177,7 +177,7 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 	if cfg.SyncInterval > 0 {
 		// The first reconciliation runs in the background so that a large inventory
 		// does not hold up serving; it is idempotent with any sync a client asks for.
-		cluster, rt := a.sys.Cluster, a.sys.Runtime()
+		cluster, rt := a.sys.Inventory, a.sys.Runtime()
 		go func() {
 			defer kit.Recover(log, "initial sync", nil)
 			ctx, cancel := context.WithTimeout(a.bg, 5*time.Minute)

@@ -11,7 +11,7 @@ func edgeServices(sys *actors.System) httpedge.Services {
 	return httpedge.Services{
 		Machines:        sys.Machines,
 		Nodes:           sys.Nodes,
-		Inventory:       sys.Cluster,
+		Inventory:       sys.Inventory,
 		Tasks:           sys.Tasks,
 		Consoles:        sys.Consoles,
 		Backups:         sys.Backups,

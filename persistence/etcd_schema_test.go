@@ -26,7 +26,7 @@ func TestEtcdUpgradeRunsOnceAcrossMembers(t *testing.T) {
 	ctx := context.Background()
 	schemaKey := persistence.Key(persistence.KindMeta, "schema-version")
 	counter := persistence.Key(persistence.KindMeta, "migrated")
-	if err := ms[0].Commit(ctx, new(persistence.Batch).Put(schemaKey, []byte("1")).Put(persistence.Key(persistence.KindUser, "u1"), []byte("{}"))); err != nil {
+	if err := ms[0].Commit(ctx, new(persistence.Batch).Put(schemaKey, []byte("1")).Put(persistence.Key("user", "u1"), []byte("{}"))); err != nil {
 		t.Fatal(err)
 	}
 	waiters := func() int {

@@ -12,33 +12,42 @@ import (
 // one contiguous range that Scan(Prefix(kind), ...) walks in id order. Index keys map a
 // secondary attribute to the primary record's id.
 //
-//	user/<id>             user record
-//	user-email/<email>    index: email → user id
-//	refresh/<family>      refresh-token family (rotation and reuse detection)
-//	tenant/<id>           tenant record
-//	vm/<id>               virtual machine record
-//	node/<id>             hypervisor node record
-//	task/<id>             long-running task (power actions, migrations, ...)
-//	fw/<tenant>/<id>      firewall rule, grouped under its tenant
-//	meta/<name>           store metadata (schema versions, cluster identity, ...)
+// Each kind of key has one owner, the package that writes it, and each such package
+// keeps the table of its kinds (a []KeyKind named Keys) beside the code that builds
+// them: actors/auth, actors/alerts, actors/machines, actors/tenants, actors/schedules,
+// actors/monitoring, app, cluster (its etcd keys, under the same prefix as the store)
+// and hypervisor/sim. Keys below is this package's own. actors/owners_test.go fails
+// when two tables overlap (one kind is a prefix of another's keys), and when a
+// package's code builds a key whose kind is not in its own table.
 //
 // Ids are ULIDs (NewID), so records of a kind scan in creation order. Only the last
 // part of a key may contain '/': Prefix("fw", tenant) must not also match another
 // tenant's rules, so every part but the last must be free of '/'. Prefix("user") does
 // not match "user-email/...", because the separator is part of the prefix.
-const (
-	KindUser      = "user"
-	KindUserEmail = "user-email"
-	KindRefresh   = "refresh"
-	KindTenant    = "tenant"
-	KindVM        = "vm"
-	KindNode      = "node"
-	KindTask      = "task"
-	KindFirewall  = "fw"
-	KindMeta      = "meta"
-)
 
-// Key joins parts with '/': Key(KindVM, id) is "vm/<id>".
+// KindMeta is the first part of the store's metadata keys, meta/<name>. Each name has
+// its own owner (schema-version is this package's; the others are in their owners'
+// tables: meta/admin, meta/jwt-key, ...).
+const KindMeta = "meta"
+
+// KeyKind is one kind of key in a package's table: the leading parts its keys share,
+// joined by '/', and what the keys hold.
+type KeyKind struct {
+	// Prefix is the kind's leading parts, without the trailing '/': "vm",
+	// "meta/schema-version". Every key of the kind is Prefix itself or starts with
+	// Prefix + "/".
+	Prefix string
+	// Holds says what is stored under it, and the shape of the rest of the key.
+	Holds string
+}
+
+// Keys is the table of the keys this package writes itself.
+var Keys = []KeyKind{
+	{Prefix: "meta/schema-version", Holds: "the store's schema version, as decimal text (schema.go)"},
+	{Prefix: "locks/schema-upgrade", Holds: "etcd only: the lock the members of a cluster take to run the migrations one at a time (etcd.go)"},
+}
+
+// Key joins parts with '/': Key("vm", id) is "vm/<id>".
 func Key(parts ...string) []byte {
 	n := 0
 	for _, p := range parts {

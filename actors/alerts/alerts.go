@@ -296,6 +296,13 @@ func (a *Alerts) List(_ context.Context, f AlertFilter, scope *string, cursor st
 	})
 }
 
+// OpenCount counts a tenant's open alerts.
+func (a *Alerts) OpenCount(_ context.Context, tenant string) (int, error) {
+	n := 0
+	err := a.sys.store.Scan(persistence.Prefix("alert-open", tenant), nil, 0, func(_, _ []byte) error { n++; return nil })
+	return n, err
+}
+
 // OpenAlerts returns every open alert event.
 func (a *Alerts) OpenAlerts() ([]Alert, error) {
 	prefix := persistence.Prefix("alert-open")
@@ -322,6 +329,24 @@ func (a *Alerts) OpenAlerts() ([]Alert, error) {
 		out = append(out, *rec)
 	}
 	return out, nil
+}
+
+// OpenTargets returns the targets of kind's open alerts, as the store has them.
+func (a *Alerts) OpenTargets(_ context.Context, kind string) (map[string]bool, error) {
+	prefix := persistence.Prefix("alert-cond", kind)
+	out := map[string]bool{}
+	err := a.sys.store.Scan(prefix, nil, 0, func(k, _ []byte) error {
+		out[string(k[len(prefix):])] = true
+		return nil
+	})
+	return out, err
+}
+
+// IsOpen reports whether kind's alert on target is open, as the store has it (in a
+// cluster, another member may have raised it).
+func (a *Alerts) IsOpen(_ context.Context, kind, target string) bool {
+	_, err := a.sys.store.Get(ConditionKey(kind, target))
+	return err == nil
 }
 
 func Load(store persistence.Store, id string) (*Alert, error) {

@@ -633,6 +633,14 @@ func (u *Users) Logout(ctx context.Context, userID, token string) error {
 // Stop stops the password hasher; System.Stop calls it once the users kind is down.
 func (u *Users) Stop() { u.hasher.close() }
 
+// TenantHasUsers reports whether a tenant has a user (a tenant that has one cannot be
+// deleted).
+func (u *Users) TenantHasUsers(_ context.Context, tenant string) (bool, error) {
+	found := false
+	err := u.sys.store.Scan(persistence.Prefix("user-tenant", tenant), nil, 1, func(_, _ []byte) error { found = true; return nil })
+	return found, err
+}
+
 // Get returns one user.
 func (u *Users) Get(ctx context.Context, id string) (User, error) {
 	return kit.Ask[User](ctx, u.kind, id, &getUser{})

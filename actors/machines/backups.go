@@ -178,6 +178,14 @@ func (b *Backups) OfSchedule(tenant, schedule string) ([]*Backup, error) {
 	return out, nil
 }
 
+// Count counts a tenant's backups on record, up to limit (0: all of them): the
+// overview shows the number, and a tenant with one left cannot be deleted.
+func (b *Backups) Count(_ context.Context, tenant string, limit int) (int, error) {
+	n := 0
+	err := b.sys.store.Scan(persistence.Prefix("backup", tenant), nil, limit, func(_, _ []byte) error { n++; return nil })
+	return n, err
+}
+
 // OfMachine returns the backups on record of one machine.
 func (b *Backups) OfMachine(tenant, machine string) ([]Backup, error) {
 	out, _, err := b.List(context.Background(), &tenant, machine, "", 0)

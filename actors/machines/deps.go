@@ -30,12 +30,12 @@ type Deps struct {
 
 // Services are the services of the machines package.
 type Services struct {
-	Machines *Machines
-	Nodes    *Nodes
-	Tasks    *Tasks
-	Cluster  *Cluster
-	Consoles *Consoles
-	Backups  *Backups
+	Machines  *Machines
+	Nodes     *Nodes
+	Tasks     *Tasks
+	Inventory *Inventory
+	Consoles  *Consoles
+	Backups   *Backups
 }
 
 // system is what the machines' code reaches through its sys field.
@@ -58,7 +58,7 @@ func Start(d Deps) *Services {
 	s.Tasks = newTasks(s)
 	s.Nodes = startNodes(s)
 	s.Machines = startMachines(s)
-	s.Cluster = startCluster(s)
+	s.Inventory = startInventory(s)
 	s.Consoles = newConsoles(s)
 	s.Backups = &Backups{sys: s}
 	return s.Services

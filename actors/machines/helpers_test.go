@@ -50,7 +50,7 @@ func newTestSystem(t testing.TB, mutate ...func(*testOptions)) *testSystem {
 		TenantExists: func(context.Context, string) error { return nil },
 		Authorize:    func(string, string, uint64) error { return nil }})
 	t.Cleanup(func() {
-		s.Cluster.Stop()
+		s.Inventory.Stop()
 		s.Machines.Stop()
 		rt.Shutdown()
 		s.Events.Close()

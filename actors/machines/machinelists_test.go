@@ -11,14 +11,14 @@ import (
 // putMachine stores a machine record and its tenant index directly, as sync does.
 func putMachine(t *testing.T, s *testSystem, tenant, id, name string, index bool) {
 	t.Helper()
-	rec := Record{Machine: Machine{ID: id, Name: name, TenantID: &tenant, Status: StatusRunning}}
-	val, err := persistence.Encode(RecordVersion, &rec)
+	rec := record{Machine: Machine{ID: id, Name: name, TenantID: &tenant, Status: StatusRunning}}
+	val, err := persistence.Encode(recordVersion, &rec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := new(persistence.Batch).Put(Key(id), val)
+	b := new(persistence.Batch).Put(machineKey(id), val)
 	if index {
-		b.Put(TenantKey(tenant, id), nil)
+		b.Put(tenantKey(tenant, id), nil)
 	}
 	if err := s.store.Commit(context.Background(), b); err != nil {
 		t.Fatal(err)

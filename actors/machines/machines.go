@@ -54,8 +54,10 @@ type Machine struct {
 	Firewall *FirewallState `json:"firewall"`
 }
 
-// Record is a machine as stored under vm/<id>.
-type Record struct {
+// record is a machine as stored under vm/<id>. Only this package reads or writes it:
+// other packages ask (Machines.Stored, Holdings, InStatus) or, to create a machine in
+// their own batch, call Machines.AddCreate.
+type record struct {
 	Machine
 	// Op is the operation of the task in flight (TaskID), secrets removed, so that a
 	// restart can tell from the hypervisor's state whether it finished.
@@ -69,20 +71,21 @@ type Record struct {
 	StateAt time.Time `json:"state_at,omitempty"`
 }
 
-const RecordVersion = 1
+const recordVersion = 1
 
-func Key(id string) []byte { return persistence.Key("vm", id) }
+// machineKey is the key of a machine's record: vm/<id>.
+func machineKey(id string) []byte { return persistence.Key("vm", id) }
 
-// TenantKey indexes a tenant's machines: vm-tenant/<tenant>/<machine>.
-func TenantKey(tenant, id string) []byte { return persistence.Key("vm-tenant", tenant, id) }
+// tenantKey indexes a tenant's machines: vm-tenant/<tenant>/<machine>.
+func tenantKey(tenant, id string) []byte { return persistence.Key("vm-tenant", tenant, id) }
 
-// TenantEntry is the value of a machine's tenant index key: what the machine holds
-// against its tenant's quota as its record stands, and its task in flight. It is
+// Holding is what a machine holds against its tenant's quota as its record stands, and
+// its task in flight: the value of its tenant index key (Machines.Holdings). It is
 // written in the same batch as every write of the record, so it never differs from
 // it, and a tenant reads its usage in one scan of its index instead of one read per
 // machine (each a round trip on etcd). A store written before it has empty values:
 // readers then read the record.
-type TenantEntry struct {
+type Holding struct {
 	CPUCores int    `json:"cpu_cores"`
 	MemoryMB int    `json:"memory_mb"`
 	DiskGB   int    `json:"disk_gb"`
@@ -91,27 +94,27 @@ type TenantEntry struct {
 
 const tenantEntryVersion = 1
 
-// TenantEntryOf is the tenant index entry of r.
-func TenantEntryOf(r *Record) TenantEntry {
-	e := TenantEntry{CPUCores: r.CPUCores, MemoryMB: r.MemoryMB, DiskGB: r.DiskGB}
+// holdingOf is the tenant index entry of r.
+func holdingOf(r *record) Holding {
+	e := Holding{CPUCores: r.CPUCores, MemoryMB: r.MemoryMB, DiskGB: r.DiskGB}
 	if r.TaskID != nil {
 		e.TaskID = *r.TaskID
 	}
 	return e
 }
 
-// TenantIndexValue is the tenant index value of r.
-func TenantIndexValue(r *Record) []byte {
-	val, err := persistence.Encode(tenantEntryVersion, TenantEntryOf(r))
+// tenantIndexValue is the tenant index value of r.
+func tenantIndexValue(r *record) []byte {
+	val, err := persistence.Encode(tenantEntryVersion, holdingOf(r))
 	if err != nil {
 		return nil // cannot happen for ints and a string; an empty value is read as unknown
 	}
 	return val
 }
 
-// ReadTenantEntry decodes a tenant index value; ok is false for an empty one (written
+// readHolding decodes a tenant index value; ok is false for an empty one (written
 // before entries had a value), whose record must be read instead.
-func ReadTenantEntry(val []byte) (e TenantEntry, ok bool, err error) {
+func readHolding(val []byte) (e Holding, ok bool, err error) {
 	if len(val) == 0 {
 		return e, false, nil
 	}
@@ -122,7 +125,7 @@ func ReadTenantEntry(val []byte) (e TenantEntry, ok bool, err error) {
 }
 
 // putTenantIndex keeps the tenant index in step with a record's tenant and sizes.
-func putTenantIndex(b *persistence.Batch, prev *Record, next *Record) {
+func putTenantIndex(b *persistence.Batch, prev *record, next *record) {
 	var was, is string
 	if prev != nil && prev.TenantID != nil {
 		was = *prev.TenantID
@@ -131,10 +134,10 @@ func putTenantIndex(b *persistence.Batch, prev *Record, next *Record) {
 		is = *next.TenantID
 	}
 	if was != "" && was != is {
-		b.Del(TenantKey(was, prev.ID))
+		b.Del(tenantKey(was, prev.ID))
 	}
 	if is != "" {
-		b.Put(TenantKey(is, next.ID), TenantIndexValue(next))
+		b.Put(tenantKey(is, next.ID), tenantIndexValue(next))
 	}
 }
 func vmidKey(vmid int) []byte { return persistence.Key("vm-vmid", strconv.Itoa(vmid)) }
@@ -429,7 +432,7 @@ func (m *Machines) Ref(ctx context.Context, id string, tenant *string) (machineR
 
 // List returns machines in creation order, after the cursor (a machine id).
 func (m *Machines) List(_ context.Context, cursor string, limit int, filter func(*Machine) bool) ([]Machine, string, error) {
-	return kit.ScanPage(m.sys.store, persistence.Prefix("vm"), cursor, limit, func(rec *Record) (Machine, bool) {
+	return kit.ScanPage(m.sys.store, persistence.Prefix("vm"), cursor, limit, func(rec *record) (Machine, bool) {
 		return rec.Machine, filter == nil || filter(&rec.Machine)
 	})
 }
@@ -448,11 +451,11 @@ func (m *Machines) ListTenant(ctx context.Context, tenant, cursor string, limit 
 // listTenant reads a page of tenant's machines from the store.
 func (m *Machines) listTenant(tenant, cursor string, limit int) ([]Machine, string, error) {
 	return kit.ScanIndex(m.sys.store, persistence.Prefix("vm-tenant", tenant), cursor, limit, func(id string) (*Machine, error) {
-		val, err := m.sys.store.Get(Key(id))
+		val, err := m.sys.store.Get(machineKey(id))
 		if err != nil {
 			return nil, err
 		}
-		var rec Record
+		var rec record
 		if _, err := persistence.Decode(val, &rec); err != nil {
 			return nil, err
 		}
@@ -484,12 +487,12 @@ type machineEntity struct {
 	sys *system
 	ms  *Machines
 	id  string
-	rec *Record
+	rec *record
 }
 
 func (e *machineEntity) Load() error {
 	var err error
-	e.rec, err = kit.LoadOptional[Record](e.sys.store, Key(e.id))
+	e.rec, err = kit.LoadOptional[record](e.sys.store, machineKey(e.id))
 	return err
 }
 
@@ -568,7 +571,7 @@ func (e *machineEntity) start(ctx *kit.Ctx, m *startOp) {
 	if m.TaskID != "" {
 		// A start under an id chosen by its caller (a schedule's run) may be retried by
 		// another member after its first caller died: the task it made is the answer.
-		if t, err := LoadTask(e.ms.sys.store, m.TaskID); err == nil {
+		if t, err := loadTask(e.ms.sys.store, m.TaskID); err == nil {
 			ctx.Respond(*t)
 			return
 		} else if !errors.Is(err, persistence.ErrNotFound) {
@@ -613,18 +616,18 @@ func (e *machineEntity) start(ctx *kit.Ctx, m *startOp) {
 
 // save persists the machine record, and the task when given, in one durable batch, and
 // publishes the change with its cause.
-func (e *machineEntity) save(next *Record, task *Task, cause string) error {
+func (e *machineEntity) save(next *record, task *Task, cause string) error {
 	return e.saveStamped(next, task, cause, nil)
 }
 
 // saveStamped is save whose batch carries st, the claim of the request's
 // Idempotency-Key, with the task as its reply.
-func (e *machineEntity) saveStamped(next *Record, task *Task, cause string, st *kit.Stamp) error {
-	val, err := persistence.Encode(RecordVersion, next)
+func (e *machineEntity) saveStamped(next *record, task *Task, cause string, st *kit.Stamp) error {
+	val, err := persistence.Encode(recordVersion, next)
 	if err != nil {
 		return err
 	}
-	b := new(persistence.Batch).Put(Key(e.id), val)
+	b := new(persistence.Batch).Put(machineKey(e.id), val)
 	if st != nil {
 		if err := st.Carry(b, *task); err != nil {
 			return err
@@ -830,7 +833,7 @@ func execute(ctx context.Context, d hypervisor.Driver, ref hypervisor.Ref, op Op
 
 // finish records a task's outcome and unlocks the machine.
 func (e *machineEntity) finish(d *opDone) {
-	task, err := LoadTask(e.sys.store, d.TaskID)
+	task, err := loadTask(e.sys.store, d.TaskID)
 	if err != nil {
 		e.sys.log.Error("task record missing", zap.String("task_id", d.TaskID), zap.Error(err))
 		return
@@ -880,7 +883,7 @@ func (e *machineEntity) finish(d *opDone) {
 
 // remove deletes the record and its indexes with the task's outcome, after a destroy.
 func (e *machineEntity) remove(task *Task) {
-	b := new(persistence.Batch).Del(Key(e.id))
+	b := new(persistence.Batch).Del(machineKey(e.id))
 	putTenantIndex(b, e.rec, nil)
 	if err := PutTask(b, task); err != nil {
 		e.sys.log.Error("cannot encode task", zap.Error(err))
@@ -898,7 +901,7 @@ func (e *machineEntity) remove(task *Task) {
 
 // finishOrphan records the outcome of a task whose machine record is gone.
 func (e *machineEntity) finishOrphan(d *opDone) {
-	task, err := LoadTask(e.sys.store, d.TaskID)
+	task, err := loadTask(e.sys.store, d.TaskID)
 	if err != nil {
 		return
 	}
@@ -970,7 +973,7 @@ func (e *machineEntity) vanish(at time.Time) bool {
 	if !at.IsZero() && (at.Before(e.rec.StateAt) || at.Before(e.rec.CreatedAt)) {
 		return false
 	}
-	b := new(persistence.Batch).Del(Key(e.id))
+	b := new(persistence.Batch).Del(machineKey(e.id))
 	putTenantIndex(b, e.rec, nil)
 	if err := e.commitReleasing(b, e.rec.VMID); err != nil {
 		e.sys.log.Error("cannot remove vanished machine", zap.String("machine_id", e.id), zap.Error(err))
@@ -1059,7 +1062,7 @@ func (e *machineEntity) settle(ctx *kit.Ctx, taskID string) {
 }
 
 func (e *machineEntity) finishOrphanLike(taskID string) {
-	task, err := LoadTask(e.sys.store, taskID)
+	task, err := loadTask(e.sys.store, taskID)
 	if err != nil || task.Finished() {
 		return
 	}

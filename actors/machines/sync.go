@@ -30,7 +30,8 @@ type SyncMachines struct {
 	Removed int `json:"removed"`
 }
 
-// Cluster reconciles the store with the hypervisor's inventory.
+// Inventory reconciles the store with the hypervisor's inventory: nodes, machines and
+// templates (the sync). It is not a cluster of vmplane members (package cluster).
 //
 // Every sync, the periodic one and each POST /api/virt/sync, is a request to one
 // entity (kind "sync", id "inventory"), so in a cluster every sync runs on the member
@@ -38,7 +39,7 @@ type SyncMachines struct {
 // adopt one vmid twice, and the periodic sync's leader and a request on another member
 // would otherwise run side by side. The adoption's writes are also conditional on the
 // vmid being unknown (adopt), which holds even if two members ever ran a sync at once.
-type Cluster struct {
+type Inventory struct {
 	sys  *system
 	kind *kit.Kind
 	// mu makes the syncs on this member one at a time. A second caller waits and then
@@ -73,8 +74,8 @@ type runSync struct{ Deadline time.Time }
 // caller allows, on whichever member runs it.
 func (*runSync) Patient() {}
 
-func startCluster(s *system) *Cluster {
-	c := &Cluster{sys: s}
+func startInventory(s *system) *Inventory {
+	c := &Inventory{sys: s}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	c.kind = s.rt.StartKind("sync", 0, func(string) kit.Entity { return &syncEntity{c: c} }, nil)
 	return c
@@ -82,7 +83,7 @@ func startCluster(s *system) *Cluster {
 
 // syncEntity runs the syncs asked of it, each on a goroutine that answers when it is
 // done: a sync may take minutes, and must not hold one of the actors' workers.
-type syncEntity struct{ c *Cluster }
+type syncEntity struct{ c *Inventory }
 
 func (e *syncEntity) Load() error { return nil }
 
@@ -122,9 +123,9 @@ func (e *syncEntity) Handle(ctx *kit.Ctx, msg any) {
 // Sync reads the inventory and brings nodes and machines in line: machines the
 // hypervisor has and we do not are added (without a tenant), changed ones updated, and
 // ones it no longer has removed. Running it twice changes nothing the second time. It
-// runs on the member where the sync entity is active (see Cluster), by ctx's deadline
+// runs on the member where the sync entity is active (see Inventory), by ctx's deadline
 // (kit.DefaultTimeout when it has none).
-func (c *Cluster) Sync(ctx context.Context) (SyncResult, error) {
+func (c *Inventory) Sync(ctx context.Context) (SyncResult, error) {
 	deadline, ok := ctx.Deadline()
 	if !ok {
 		deadline = time.Now().Add(kit.DefaultTimeout)
@@ -136,7 +137,7 @@ func (c *Cluster) Sync(ctx context.Context) (SyncResult, error) {
 }
 
 // run is one sync, on the member where the sync entity is active.
-func (c *Cluster) run(ctx context.Context) (SyncResult, error) {
+func (c *Inventory) run(ctx context.Context) (SyncResult, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	start := time.Now()
@@ -305,7 +306,7 @@ const adoptTries = 3
 // vmid is adopted once even if two syncs ever overlap (on two members of a cluster, or
 // with a create that recorded its vmid since the inventory was read). A batch refused
 // for that is written again without the machines now known.
-func (c *Cluster) adopt(ms []hypervisor.Machine) (int, error) {
+func (c *Inventory) adopt(ms []hypervisor.Machine) (int, error) {
 	if len(ms) == 0 {
 		return 0, nil
 	}
@@ -341,7 +342,7 @@ func (c *Cluster) adopt(ms []hypervisor.Machine) (int, error) {
 
 // adoptChunk writes the records of machines in one batch, each on the condition that
 // its vmid is still unknown, and returns them.
-func (c *Cluster) adoptChunk(chunk []hypervisor.Machine) ([]Machine, error) {
+func (c *Inventory) adoptChunk(chunk []hypervisor.Machine) ([]Machine, error) {
 	if len(chunk) == 0 {
 		return nil, nil
 	}
@@ -349,13 +350,13 @@ func (c *Cluster) adoptChunk(chunk []hypervisor.Machine) ([]Machine, error) {
 	recs := make([]Machine, 0, len(chunk))
 	now := time.Now().UTC()
 	for _, hm := range chunk {
-		rec := Record{Machine: Machine{ID: persistence.NewID(), CreatedAt: now, UpdatedAt: now}}
+		rec := record{Machine: Machine{ID: persistence.NewID(), CreatedAt: now, UpdatedAt: now}}
 		applyObserved(&rec.Machine, hm)
-		val, err := persistence.Encode(RecordVersion, &rec)
+		val, err := persistence.Encode(recordVersion, &rec)
 		if err != nil {
 			return nil, err
 		}
-		b.Put(Key(rec.ID), val).Put(vmidKey(hm.VMID), []byte(rec.ID)).Require(persistence.IfAbsent(vmidKey(hm.VMID)))
+		b.Put(machineKey(rec.ID), val).Put(vmidKey(hm.VMID), []byte(rec.ID)).Require(persistence.IfAbsent(vmidKey(hm.VMID)))
 		recs = append(recs, rec.Machine)
 	}
 	if err := c.sys.rt.Commit(b); err != nil {
@@ -365,7 +366,7 @@ func (c *Cluster) adoptChunk(chunk []hypervisor.Machine) ([]Machine, error) {
 }
 
 // unknown returns the machines of ms whose vmid has no record.
-func (c *Cluster) unknown(ms []hypervisor.Machine) ([]hypervisor.Machine, error) {
+func (c *Inventory) unknown(ms []hypervisor.Machine) ([]hypervisor.Machine, error) {
 	out := ms[:0:0]
 	for _, hm := range ms {
 		_, err := c.sys.store.Get(vmidKey(hm.VMID))
@@ -380,11 +381,11 @@ func (c *Cluster) unknown(ms []hypervisor.Machine) ([]hypervisor.Machine, error)
 }
 
 // createsInFlight reports whether a machine create task is still open.
-func (c *Cluster) createsInFlight() (bool, error) {
+func (c *Inventory) createsInFlight() (bool, error) {
 	prefix := persistence.Prefix("task-open")
 	found := false
 	err := c.sys.store.Scan(prefix, nil, 0, func(k, _ []byte) error {
-		t, err := LoadTask(c.sys.store, string(k[len(prefix):]))
+		t, err := loadTask(c.sys.store, string(k[len(prefix):]))
 		if err == nil && t.Type == "vm.create" && !t.Finished() {
 			found = true
 			return kit.ErrStopScan
@@ -401,8 +402,8 @@ func (c *Cluster) createsInFlight() (bool, error) {
 // hypervisor reports (or a task owns it, when the task's end will tell), and whether
 // the power state is what differs. The record is what the machine's actor holds: it
 // writes before it changes its state.
-func (c *Cluster) unchanged(id string, hm hypervisor.Machine) (same, stateDiffers bool) {
-	rec, err := persistence.Load[Record](c.sys.store, Key(id))
+func (c *Inventory) unchanged(id string, hm hypervisor.Machine) (same, stateDiffers bool) {
+	rec, err := persistence.Load[record](c.sys.store, machineKey(id))
 	if err != nil {
 		return false, false // let the actor decide
 	}
@@ -416,7 +417,7 @@ func (c *Cluster) unchanged(id string, hm hypervisor.Machine) (same, stateDiffer
 
 // RunPeriodic syncs at every interval until Stop, which cancels a sync in flight: its
 // driver calls must not hold up a shutdown.
-func (c *Cluster) RunPeriodic(interval time.Duration) {
+func (c *Inventory) RunPeriodic(interval time.Duration) {
 	// A sync that keeps failing (the hypervisor is down: hypervisor_unavailable says
 	// so) is logged when it starts failing and then every syncFailLogEvery, not at
 	// every interval.
@@ -452,7 +453,7 @@ func (c *Cluster) RunPeriodic(interval time.Duration) {
 }
 
 // periodicSync is one sync of RunPeriodic: a panic fails it, the next one runs.
-func (c *Cluster) periodicSync(base context.Context, interval time.Duration) (res SyncResult, err error) {
+func (c *Inventory) periodicSync(base context.Context, interval time.Duration) (res SyncResult, err error) {
 	defer kit.Recover(c.sys.log, "periodic sync", func(e error) { err = e })
 	ctx, cancel := context.WithTimeout(base, interval)
 	defer cancel()
@@ -461,7 +462,7 @@ func (c *Cluster) periodicSync(base context.Context, interval time.Duration) (re
 
 // Stop ends the periodic sync, if it runs, cancels the syncs in flight on this member
 // and waits for them; a sync asked of this member afterwards is refused.
-func (c *Cluster) Stop() {
+func (c *Inventory) Stop() {
 	c.loopMu.Lock()
 	loop := c.loop
 	c.loop = nil
@@ -508,7 +509,7 @@ type ClusterUsage struct {
 // where every node has a gap stays a gap. A node that is offline, or whose graph
 // cannot be read, is left out and named in MissingNodes: one node down does not
 // take the cluster graph with it. Only when no node answers is the answer an error.
-func (c *Cluster) Usage(ctx context.Context, tf hypervisor.Timeframe) (ClusterUsage, error) {
+func (c *Inventory) Usage(ctx context.Context, tf hypervisor.Timeframe) (ClusterUsage, error) {
 	nodes, _, err := c.sys.Nodes.List(ctx, "", 0)
 	if err != nil {
 		return ClusterUsage{}, err
@@ -619,7 +620,7 @@ const templateVersion = 1
 // syncTemplates makes the stored templates those of the hypervisor. Templates are
 // hypervisor-owned reference data with no actor: only sync, run by the one sync entity
 // and serialised by mu, writes them.
-func (c *Cluster) syncTemplates(ts []hypervisor.Template) error {
+func (c *Inventory) syncTemplates(ts []hypervisor.Template) error {
 	b := new(persistence.Batch)
 	seen := map[string]bool{}
 	for _, t := range ts {
@@ -646,20 +647,20 @@ func (c *Cluster) syncTemplates(ts []hypervisor.Template) error {
 }
 
 // Templates lists the OS templates known from the last sync.
-func (c *Cluster) Templates(ctx context.Context) ([]hypervisor.Template, error) {
+func (c *Inventory) Templates(ctx context.Context) ([]hypervisor.Template, error) {
 	out, _, err := c.TemplatePage(ctx, "", 0)
 	return out, err
 }
 
 // TemplatePage returns a page of the OS templates known from the last sync, by id,
 // after the cursor (limit 0: all).
-func (c *Cluster) TemplatePage(_ context.Context, cursor string, limit int) ([]hypervisor.Template, string, error) {
+func (c *Inventory) TemplatePage(_ context.Context, cursor string, limit int) ([]hypervisor.Template, string, error) {
 	return kit.ScanPage(c.sys.store, persistence.Prefix("template"), cursor, limit,
 		func(t *hypervisor.Template) (hypervisor.Template, bool) { return *t, true })
 }
 
 // Template returns one OS template.
-func (c *Cluster) Template(_ context.Context, id string) (hypervisor.Template, error) {
+func (c *Inventory) Template(_ context.Context, id string) (hypervisor.Template, error) {
 	val, err := c.sys.store.Get(TemplateKey(id))
 	if errors.Is(err, persistence.ErrNotFound) {
 		return hypervisor.Template{}, apierr.NotFound("template", id)

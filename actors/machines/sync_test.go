@@ -31,7 +31,7 @@ func TestAdoptRecordsEachVMIDOnce(t *testing.T) {
 		if i%2 == 1 {
 			found = reversed(found)
 		}
-		n, err := s.Cluster.adopt(found)
+		n, err := s.Inventory.adopt(found)
 		if err != nil {
 			t.Error(err)
 		}
@@ -53,7 +53,7 @@ func TestSyncsAskedAtOnceAdoptOnce(t *testing.T) {
 		o.Driver = sim.New(sim.Config{OpDelay: -1, Seed: 1, Nodes: 2, Machines: 10})
 	})
 	added, total := atOnce(3, func(int) int {
-		res, err := s.Cluster.Sync(ctx)
+		res, err := s.Inventory.Sync(ctx)
 		if err != nil {
 			t.Error(err)
 		}
@@ -71,8 +71,8 @@ func TestSyncAfterStopIsRefused(t *testing.T) {
 	s := newTestSystem(t, func(o *testOptions) {
 		o.Driver = sim.New(sim.Config{OpDelay: -1, Seed: 1, Nodes: 1, Machines: 1})
 	})
-	s.Cluster.Stop()
-	if _, err := s.Cluster.Sync(ctx); err == nil {
+	s.Inventory.Stop()
+	if _, err := s.Inventory.Sync(ctx); err == nil {
 		t.Fatal("a sync after Stop succeeded")
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/oklog/ulid/v2"
+
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/persistence"
@@ -90,7 +92,7 @@ func (t *Tasks) Wait(ctx context.Context, id string) (*Task, error) {
 	// After registering: an end recorded before is in the store, one after is told
 	// or named by the watch.
 	for {
-		if cur, err := LoadTask(t.sys.store, id); err == nil && cur.Finished() {
+		if cur, err := loadTask(t.sys.store, id); err == nil && cur.Finished() {
 			return cur, nil
 		}
 		select {
@@ -168,8 +170,37 @@ func (t *Tasks) List(_ context.Context, tenant *string, cursor string, limit int
 		return kit.ScanPage(t.sys.store, persistence.Prefix("task"), cursor, limit, func(r *Task) (Task, bool) { return *r, true })
 	}
 	return kit.ScanIndex(t.sys.store, persistence.Prefix("task-tenant", *tenant), cursor, limit, func(id string) (*Task, error) {
-		return LoadTask(t.sys.store, id)
+		return loadTask(t.sys.store, id)
 	})
+}
+
+// CreatedSince calls fn with each task created at from or later, oldest first. Task ids
+// are ULIDs, which begin with their creation time, so the scan starts at the first id
+// made at from instead of walking every task ever made. A task that cannot be decoded
+// is skipped: one corrupt task must not hide the others.
+func (t *Tasks) CreatedSince(_ context.Context, from time.Time, fn func(*Task) error) error {
+	prefix := persistence.Prefix("task")
+	after := append(append([]byte{}, prefix...), ulidTimePrefix(from)...)
+	return t.sys.store.Scan(prefix, after, 0, func(_, v []byte) error {
+		var task Task
+		if _, err := persistence.Decode(v, &task); err != nil {
+			return nil
+		}
+		return fn(&task)
+	})
+}
+
+// ulidTimePrefix is the leading time part of the ULIDs made at t: every id made at t
+// or later sorts after it.
+func ulidTimePrefix(t time.Time) string {
+	var u ulid.ULID
+	if t.Before(time.UnixMilli(0)) {
+		return ""
+	}
+	if err := u.SetTime(ulid.Timestamp(t)); err != nil {
+		return ""
+	}
+	return u.String()[:10]
 }
 
 func PutTask(b *persistence.Batch, t *Task) error {
@@ -189,6 +220,6 @@ func PutTask(b *persistence.Batch, t *Task) error {
 	return nil
 }
 
-func LoadTask(store persistence.Store, id string) (*Task, error) {
+func loadTask(store persistence.Store, id string) (*Task, error) {
 	return persistence.Load[Task](store, taskKey(id))
 }

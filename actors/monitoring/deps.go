@@ -51,13 +51,14 @@ type system struct {
 	Alerts   *alerts.Alerts
 	Machines *machines.Machines
 	Nodes    *machines.Nodes
+	Tasks    *machines.Tasks
 	Tenants  *tenants.Tenants
 }
 
 // Start starts the health checks' kind and the monitoring loops.
 func Start(d Deps) *Services {
 	s := &system{Services: &Services{}, rt: d.Runtime, store: d.Runtime.Store, driver: d.Driver,
-		log: d.Runtime.Log, Events: d.Events, Alerts: d.Alerts, Machines: d.Machines.Machines, Nodes: d.Machines.Nodes, Tenants: d.Tenants}
+		log: d.Runtime.Log, Events: d.Events, Alerts: d.Alerts, Machines: d.Machines.Machines, Nodes: d.Machines.Nodes, Tasks: d.Machines.Tasks, Tenants: d.Tenants}
 	s.HealthChecks = startHealthChecks(s)
 	s.Monitoring = startMonitoring(s, d.Options)
 	s.Insights = startInsights(s, d.Faulty)

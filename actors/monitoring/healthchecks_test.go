@@ -206,13 +206,12 @@ func TestTenantCheckTargetsOnlyItsMachines(t *testing.T) {
 	ctx := context.Background()
 	put := func(id, tenant, ip string) {
 		t.Helper()
-		rec := machines.Record{Machine: machines.Machine{ID: id, VMID: 100, Name: id, TenantID: &tenant, Status: machines.StatusRunning,
-			Interfaces: []hypervisor.Interface{{ID: "net0", IPAddresses: []string{ip}}}}}
-		val, err := persistence.Encode(machines.RecordVersion, rec)
-		if err != nil {
+		b := new(persistence.Batch)
+		if err := machines.Seed(b, machines.Machine{ID: id, VMID: 100, Name: id, TenantID: &tenant, Status: machines.StatusRunning,
+			Interfaces: []hypervisor.Interface{{ID: "net0", IPAddresses: []string{ip}}}}); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.rt.Commit(new(persistence.Batch).Put(machines.Key(id), val).Put(machines.TenantKey(tenant, id), nil)); err != nil {
+		if err := s.rt.Commit(b); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -273,13 +272,12 @@ func TestTenantCheckLosesItsAddress(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { hits.Add(1) }))
 	defer srv.Close()
 	tenant := "A"
-	rec := machines.Record{Machine: machines.Machine{ID: "MA", VMID: 100, Name: "a", TenantID: &tenant, Status: machines.StatusRunning,
-		Interfaces: []hypervisor.Interface{{ID: "net0", IPAddresses: []string{"127.0.0.1"}}}}}
-	val, err := persistence.Encode(machines.RecordVersion, rec)
-	if err != nil {
+	b := new(persistence.Batch)
+	if err := machines.Seed(b, machines.Machine{ID: "MA", VMID: 100, Name: "a", TenantID: &tenant, Status: machines.StatusRunning,
+		Interfaces: []hypervisor.Interface{{ID: "net0", IPAddresses: []string{"127.0.0.1"}}}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.rt.Commit(new(persistence.Batch).Put(machines.Key("MA"), val).Put(machines.TenantKey(tenant, "MA"), nil)); err != nil {
+	if err := s.rt.Commit(b); err != nil {
 		t.Fatal(err)
 	}
 	hc, err := s.HealthChecks.Create(ctx, HealthCheckSpec{Name: "own", Type: CheckHTTP, Target: srv.URL,
@@ -294,8 +292,9 @@ func TestTenantCheckLosesItsAddress(t *testing.T) {
 		got, _ := s.HealthChecks.Get(ctx, hc.ID, nil)
 		return got.Last.Status == CheckPassing
 	})
-	// The machine is destroyed: its index entry goes.
-	if err := s.rt.Commit(new(persistence.Batch).Del(machines.TenantKey(tenant, "MA"))); err != nil {
+	// The machine leaves the tenant (an operator assigns it to none): the tenant's
+	// check may no longer reach its address.
+	if _, err := s.Machines.Assign(ctx, "MA", nil); err != nil {
 		t.Fatal(err)
 	}
 	advanceCheck(t, clock, "the check to fail without probing", func() bool {

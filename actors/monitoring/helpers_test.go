@@ -19,14 +19,14 @@ import (
 // starts them.
 type testSystem struct {
 	*Services
-	rt       *kit.Runtime
-	store    persistence.Store
-	Events   *events.Events
-	Alerts   *alerts.Alerts
-	Machines *machines.Machines
-	Nodes    *machines.Nodes
-	Cluster  *machines.Cluster
-	Tenants  *tenants.Tenants
+	rt        *kit.Runtime
+	store     persistence.Store
+	Events    *events.Events
+	Alerts    *alerts.Alerts
+	Machines  *machines.Machines
+	Nodes     *machines.Nodes
+	Inventory *machines.Inventory
+	Tenants   *tenants.Tenants
 }
 
 // testOptions configure the test system.
@@ -54,8 +54,8 @@ func startTestSystem(t testing.TB, store persistence.Store, opts testOptions) *t
 	ms := machines.Start(machines.Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Alerts: s.Alerts,
 		TenantExists: func(ctx context.Context, id string) error { _, err := s.Tenants.Get(ctx, id); return err },
 		Authorize:    func(string, string, uint64) error { return nil }})
-	s.Machines, s.Nodes, s.Cluster = ms.Machines, ms.Nodes, ms.Cluster
-	s.Tenants = tenants.Start(tenants.Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Machines: ms})
+	s.Machines, s.Nodes, s.Inventory = ms.Machines, ms.Nodes, ms.Inventory
+	s.Tenants = tenants.Start(tenants.Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Machines: ms, Alerts: s.Alerts})
 	s.Services = Start(Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Alerts: s.Alerts, Machines: ms,
 		Tenants: s.Tenants, Options: opts.Monitoring, Faulty: opts.Faulty})
 	if err := s.Machines.SettleOpenTasks(); err != nil {
@@ -73,7 +73,7 @@ func (s *testSystem) Stop() {
 	s.Insights.Stop()
 	s.HealthChecks.Stop()
 	s.Monitoring.Stop()
-	s.Cluster.Stop()
+	s.Inventory.Stop()
 	s.Machines.Stop()
 	s.rt.Shutdown()
 	s.Events.Close()

@@ -286,7 +286,7 @@ type usageBucket struct {
 	cpuSeen, memSeen              bool
 }
 
-// yearBuckets sums the nodes' year usage graphs bucket by bucket, as Cluster.Usage
+// yearBuckets sums the nodes' year usage graphs bucket by bucket, as Inventory.Usage
 // does, but over the nodes the driver lists rather than the node records: on a first
 // start the records do not exist until the first sync, and the backfill must not wait
 // for one. Every node is asked for the same end time so that the buckets line up.
@@ -297,7 +297,7 @@ func (h *History) yearBuckets(ctx context.Context, now time.Time) ([]usageBucket
 	}
 	// Buckets are matched by their time, not their index: graphs of nodes that differ in
 	// length (a node added later, another Proxmox version) still line up. A node that is
-	// offline or does not answer is left out, as Cluster.Usage does, so that one node
+	// offline or does not answer is left out, as Inventory.Usage does, so that one node
 	// down does not cost the whole history; only when none answers is it an error.
 	byTime := map[time.Time]*usageBucket{}
 	var times []time.Time

@@ -37,11 +37,11 @@ func TestHistoryBackfillAndSample(t *testing.T) {
 	if y.Source != "backfill" || y.CPU == nil || y.Memory == nil || y.Disk != nil || y.CPU.Samples != 4 {
 		t.Fatalf("got %+v; want a backfilled day of four buckets with cpu and memory, no disk", y)
 	}
-	// The same day from the driver's graphs, summed by Cluster.Usage: the same average.
-	if _, err := s.Cluster.Sync(ctx); err != nil {
+	// The same day from the driver's graphs, summed by Inventory.Usage: the same average.
+	if _, err := s.Inventory.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
-	g, err := s.Cluster.Usage(ctx, hypervisor.TimeframeYear)
+	g, err := s.Inventory.Usage(ctx, hypervisor.TimeframeYear)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestHistoryBackfillAndSample(t *testing.T) {
 		}
 	}
 	if k != 4 || math.Abs(sum/4-y.CPU.Avg) > 1e-6 {
-		t.Fatalf("got cpu avg %v over %d buckets from Cluster.Usage; want %v", sum/float64(k), k, y.CPU.Avg)
+		t.Fatalf("got cpu avg %v over %d buckets from Inventory.Usage; want %v", sum/float64(k), k, y.CPU.Avg)
 	}
 	if y.CPU.Capacity != 2*float64(sim.DefaultNodeCores) {
 		t.Fatalf("got cpu capacity %v; want %d cores", y.CPU.Capacity, 2*sim.DefaultNodeCores)

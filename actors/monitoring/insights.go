@@ -12,10 +12,10 @@ import (
 	"github.com/vmplane/vmplane/actors/events"
 	"github.com/vmplane/vmplane/actors/machines"
 
-	"github.com/oklog/ulid/v2"
 	"go.uber.org/zap"
 
 	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/persistence"
 )
 
@@ -285,22 +285,7 @@ func (in *Insights) apply(ev events.Event) {
 // behind) and after lost events. It reads every machine record, which is why the
 // request path never does.
 func (in *Insights) rebuildErrorIndex() error {
-	var rec struct {
-		ID        string    `json:"id"`
-		Status    string    `json:"status"`
-		UpdatedAt time.Time `json:"updated_at"`
-	}
-	want := map[string]time.Time{}
-	err := in.sys.store.Scan(persistence.Prefix("vm"), nil, 0, func(_, v []byte) error {
-		rec.Status = ""
-		if _, err := persistence.Decode(v, &rec); err != nil {
-			return nil // a corrupt record is reported where it is used
-		}
-		if rec.Status == machines.StatusError {
-			want[rec.ID] = rec.UpdatedAt
-		}
-		return nil
-	})
+	want, err := in.sys.Machines.InStatus(in.ctx, machines.StatusError)
 	if err != nil {
 		return err
 	}
@@ -375,7 +360,7 @@ func (in *Insights) FaultyDeployments(ctx context.Context) (FaultyDeployments, e
 	return in.faulty(ctx, time.Now().UTC())
 }
 
-func (in *Insights) faulty(_ context.Context, now time.Time) (FaultyDeployments, error) {
+func (in *Insights) faulty(ctx context.Context, now time.Time) (FaultyDeployments, error) {
 	o := in.opts
 	facts := map[string]*machineFacts{}
 	of := func(id string) *machineFacts {
@@ -386,7 +371,7 @@ func (in *Insights) faulty(_ context.Context, now time.Time) (FaultyDeployments,
 		}
 		return f
 	}
-	if err := in.scanTasks(now.Add(-o.Window), of); err != nil {
+	if err := in.scanTasks(ctx, now.Add(-o.Window), of); err != nil {
 		return FaultyDeployments{}, err
 	}
 	if err := in.scanCrashes(now.Add(-o.CrashLoopWindow), of); err != nil {
@@ -413,18 +398,14 @@ func (in *Insights) faulty(_ context.Context, now time.Time) (FaultyDeployments,
 		if !f.candidate(o) {
 			continue // no rule can apply, whatever the machine's record says
 		}
-		val, err := in.sys.store.Get(machines.Key(id))
-		if errors.Is(err, persistence.ErrNotFound) {
+		m, err := in.sys.Machines.Stored(ctx, id)
+		if errors.Is(err, apierr.ErrNotFound) {
 			continue // deleted since: nothing left to look at
 		}
 		if err != nil {
 			return FaultyDeployments{}, err
 		}
-		var m machines.Record
-		if _, err := persistence.Decode(val, &m); err != nil {
-			return FaultyDeployments{}, err
-		}
-		item, ok := in.judge(&m.Machine, f, now)
+		item, ok := in.judge(&m, f, now)
 		if ok {
 			out.Items = append(out.Items, item)
 		}
@@ -470,29 +451,22 @@ func (in *Insights) judge(m *machines.Machine, f *machineFacts, now time.Time) (
 	return item, true
 }
 
-// scanTasks reads the tasks that finished since start. Task ids are ULIDs, which begin
-// with their creation time, so the scan starts at the first id created OpTimeout before
-// start (no task runs longer) instead of walking every task ever made. The one task
-// that may end later is one settled at start after a long downtime; its failure says
-// vmplane restarted, nothing about the machine, so missing it costs nothing.
-func (in *Insights) scanTasks(start time.Time, of func(string) *machineFacts) error {
-	from := start.Add(-in.sys.Machines.OpTimeout)
-	prefix := persistence.Prefix("task")
-	after := append(append([]byte{}, prefix...), ulidTimePrefix(from)...)
+// scanTasks reads the tasks that finished since start. Only tasks created OpTimeout
+// before start or later are read (no task runs longer), not every task ever made. The
+// one task that may end later is one settled at start after a long downtime; its
+// failure says vmplane restarted, nothing about the machine, so missing it costs
+// nothing.
+func (in *Insights) scanTasks(ctx context.Context, start time.Time, of func(string) *machineFacts) error {
 	// Deployments are kept apart: a machine whose latest deployment succeeded needs no
 	// further look on that account.
 	deploys := map[string]*machines.Task{}
-	err := in.sys.store.Scan(prefix, after, 0, func(_, v []byte) error {
-		var t machines.Task
-		if _, err := persistence.Decode(v, &t); err != nil {
-			return nil // one corrupt task must not hide every other finding
-		}
+	err := in.sys.Tasks.CreatedSince(ctx, start.Add(-in.sys.Machines.OpTimeout), func(t *machines.Task) error {
 		if t.TargetType != "machine" || !t.Finished() || t.FinishedAt == nil || t.FinishedAt.Before(start) {
 			return nil
 		}
 		if t.Type == "vm.create" || t.Type == "vm.reinstall" {
 			if d := deploys[t.TargetID]; d == nil || t.FinishedAt.After(*d.FinishedAt) {
-				deploys[t.TargetID] = &t
+				deploys[t.TargetID] = t
 			}
 		}
 		if t.Status != machines.TaskFailed {
@@ -521,19 +495,6 @@ func (in *Insights) scanTasks(start time.Time, of func(string) *machineFacts) er
 		}
 	}
 	return nil
-}
-
-// ulidTimePrefix is the leading time part of the ULIDs made at t: every id made at t
-// or later sorts after it.
-func ulidTimePrefix(t time.Time) string {
-	var u ulid.ULID
-	if t.Before(time.UnixMilli(0)) {
-		return ""
-	}
-	if err := u.SetTime(ulid.Timestamp(t)); err != nil {
-		return ""
-	}
-	return u.String()[:10]
 }
 
 // scanCrashes counts each machine's unexpected stops since start.

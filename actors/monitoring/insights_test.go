@@ -37,13 +37,12 @@ func (f *insightFixture) commit(b *persistence.Batch) {
 func (f *insightFixture) machine(id, status string, created time.Time) {
 	f.t.Helper()
 	tenant := "t-" + id
-	rec := machines.Record{Machine: machines.Machine{ID: id, Name: "vm-" + id, TenantID: &tenant, Status: status,
-		CreatedAt: created, UpdatedAt: created}}
-	val, err := persistence.Encode(machines.RecordVersion, rec)
-	if err != nil {
+	b := new(persistence.Batch)
+	if err := machines.Seed(b, machines.Machine{ID: id, Name: "vm-" + id, TenantID: &tenant, Status: status,
+		CreatedAt: created, UpdatedAt: created}); err != nil {
 		f.t.Fatal(err)
 	}
-	f.commit(new(persistence.Batch).Put(machines.Key(id), val))
+	f.commit(b)
 }
 
 // task writes a finished task created ran before it finished ago.
@@ -289,17 +288,6 @@ func TestFollowerRebuildsErrorIndexAtStart(t *testing.T) {
 	if len(got.Items) != 1 || got.Items[0].MachineID != "01ERR" || got.Items[0].Reason != ReasonProvisioningFailed ||
 		!got.Items[0].Since.Equal(now.Add(-time.Hour)) {
 		t.Fatalf("got %+v; want 01ERR provisioning_failed since its last update", got.Items)
-	}
-}
-
-func TestULIDTimePrefixBoundsLaterIDs(t *testing.T) {
-	before := persistence.NewID()
-	at := laterMilli(t, time.Now())
-	laterMilli(t, at)
-	after := persistence.NewID()
-	p := ulidTimePrefix(at)
-	if len(p) != 10 || !(before < p) || !(p < after) {
-		t.Fatalf("got prefix %q between %q and %q; want it to separate them", p, before, after)
 	}
 }
 

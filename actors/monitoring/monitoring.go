@@ -16,7 +16,6 @@ import (
 
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/hypervisor"
-	"github.com/vmplane/vmplane/persistence"
 )
 
 // Defaults of MonitoringOptions.
@@ -196,19 +195,12 @@ func (m *Monitoring) openElsewhere(kind, target string) bool {
 	if !m.sys.store.Shared() {
 		return false
 	}
-	_, err := m.sys.store.Get(append(persistence.Prefix("alert-cond", kind), target...))
-	return err == nil
+	return m.sys.Alerts.IsOpen(context.TODO(), kind, target)
 }
 
 // openConditions returns the targets of kind's open alerts.
 func (m *Monitoring) openConditions(kind string) (map[string]bool, error) {
-	prefix := persistence.Prefix("alert-cond", kind)
-	out := map[string]bool{}
-	err := m.sys.store.Scan(prefix, nil, 0, func(k, _ []byte) error {
-		out[string(k[len(prefix):])] = true
-		return nil
-	})
-	return out, err
+	return m.sys.Alerts.OpenTargets(context.TODO(), kind)
 }
 
 // reconcileNodes makes the node_offline alerts match the node records at start: the

@@ -29,12 +29,11 @@ func TestAcrossMembers(t *testing.T) {
 func testCheckLosesItsMachine(t *testing.T) {
 	s := newTestSystem(t)
 	ctx := context.Background()
-	val, err := persistence.Encode(machines.RecordVersion, machines.Record{Machine: machines.Machine{ID: "m1", VMID: 100, Name: "m1",
-		Status: machines.StatusRunning}})
-	if err != nil {
+	b := new(persistence.Batch)
+	if err := machines.Seed(b, machines.Machine{ID: "m1", VMID: 100, Name: "m1", Status: machines.StatusRunning}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.rt.Commit(new(persistence.Batch).Put(machines.Key("m1"), val)); err != nil {
+	if err := s.rt.Commit(b); err != nil {
 		t.Fatal(err)
 	}
 	hc, err := s.HealthChecks.Create(ctx, HealthCheckSpec{Name: "c", Type: CheckTCP, Target: "127.0.0.1:1", IntervalS: 60,

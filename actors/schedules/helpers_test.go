@@ -57,14 +57,17 @@ func newTestSystem(t testing.TB, mutate ...func(*testOptions)) *testSystem {
 	s.Services = machines.Start(machines.Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Alerts: al,
 		TenantExists: func(ctx context.Context, id string) error { _, err := s.Tenants.Get(ctx, id); return err },
 		Authorize:    func(string, string, uint64) error { return nil }})
-	s.Tenants = tenants.Start(tenants.Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Machines: s.Services})
+	s.Tenants = tenants.Start(tenants.Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Machines: s.Services,
+		HasSchedules: func(ctx context.Context, tenant string) (bool, error) {
+			return s.Schedules.TenantHasSchedules(ctx, tenant)
+		}})
 	s.Schedules = Start(Deps{Runtime: rt, Driver: opts.Driver, Machines: s.Services, Options: opts.Options})
 	if err := s.Schedules.WakeAll(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
 		s.Schedules.Stop()
-		s.Cluster.Stop()
+		s.Inventory.Stop()
 		s.Machines.Stop()
 		rt.Shutdown()
 		s.Events.Close()

@@ -491,6 +491,14 @@ func (s *Schedules) create(ctx context.Context, kind, tenant string, in Schedule
 	return s.ask(ctx, rec.ID, &createSchedule{Rec: rec, Stamp: st})
 }
 
+// TenantHasSchedules reports whether a tenant has a schedule (a tenant that has one
+// cannot be deleted).
+func (s *Schedules) TenantHasSchedules(_ context.Context, tenant string) (bool, error) {
+	found := false
+	err := s.sys.store.Scan(persistence.Prefix("sched-tenant", tenant), nil, 1, func(_, _ []byte) error { found = true; return nil })
+	return found, err
+}
+
 // list pages through one kind of schedules: a tenant's (by its index), or with a nil
 // tenant everyone's; machineID, when set, keeps only that machine's.
 func (s *Schedules) list(kind string, tenant *string, machineID, cursor string, limit int) ([]scheduleRecord, string, error) {
@@ -988,8 +996,8 @@ func (s *Schedules) run(rec scheduleRecord, resume bool) {
 			// member whose schedules moved here). If it never started the task, the run
 			// happens now, late but once: the start is under the claimed task id, which
 			// the machine answers with the existing task if the start did reach it.
-			_, err := machines.LoadTask(s.sys.store, taskID)
-			started = err == nil || !errors.Is(err, persistence.ErrNotFound)
+			_, err := s.sys.Tasks.Get(s.ctx, taskID, nil)
+			started = err == nil || !errors.Is(err, apierr.ErrNotFound)
 		}
 		if !started {
 			w, err := s.startWhenFree(rec, taskID)
@@ -1095,11 +1103,11 @@ func (s *Schedules) blockingTask(rec scheduleRecord) *machines.Task {
 	if err != nil || m.TaskID == nil {
 		return nil
 	}
-	t, err := machines.LoadTask(s.sys.store, *m.TaskID)
+	t, err := s.sys.Tasks.Get(ctx, *m.TaskID, nil)
 	if err != nil {
 		return &machines.Task{ID: *m.TaskID, Type: "unknown"}
 	}
-	return t
+	return &t
 }
 
 // waitUntilEnded waits for a task to end (true), or until deadline or the system
@@ -1159,7 +1167,7 @@ func (s *Schedules) waitTask(id string, appear time.Duration) (*machines.Task, b
 		if s.ctx.Err() != nil {
 			return nil, false
 		}
-		if _, err := machines.LoadTask(s.sys.store, id); errors.Is(err, persistence.ErrNotFound) {
+		if _, err := s.sys.Tasks.Get(s.ctx, id, nil); errors.Is(err, apierr.ErrNotFound) {
 			return &machines.Task{ID: id, Status: machines.TaskFailed, Error: kit.Ptr("the machine did not start the run in time")}, true
 		}
 	}

@@ -241,7 +241,7 @@ func TestRunGivesUpOnBusyMachineBeforeNextDue(t *testing.T) {
 	s := newTestSystem(t, func(o *testOptions) { o.Driver = d })
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if _, err := s.Cluster.Sync(ctx); err != nil {
+	if _, err := s.Inventory.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
 	ms, _, err := s.Machines.List(ctx, "", 0, nil)
@@ -289,7 +289,7 @@ func TestScheduleRunsOnTheRuntimesClock(t *testing.T) {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if _, err := s.Cluster.Sync(ctx); err != nil {
+	if _, err := s.Inventory.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
 	ms, _, err := s.Machines.List(ctx, "", 0, nil)

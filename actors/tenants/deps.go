@@ -1,6 +1,9 @@
 package tenants
 
 import (
+	"context"
+
+	"github.com/vmplane/vmplane/actors/alerts"
 	"github.com/vmplane/vmplane/actors/events"
 	"github.com/vmplane/vmplane/actors/machines"
 	"go.uber.org/zap"
@@ -17,6 +20,12 @@ type Deps struct {
 	Driver   hypervisor.Driver
 	Events   *events.Events
 	Machines *machines.Services
+	// Alerts counts a tenant's open alerts for its overview.
+	Alerts *alerts.Alerts
+	// HasUsers and HasSchedules say whether a tenant still has users or schedules,
+	// which keep it from being deleted. Their owners (auth, schedules) are not below
+	// tenants, so the composition root passes them in; nil says none.
+	HasUsers, HasSchedules func(ctx context.Context, tenant string) (bool, error)
 }
 
 // system is what the tenants' code reaches through its sys field.
@@ -29,13 +38,25 @@ type system struct {
 	Machines *machines.Machines
 	Nodes    *machines.Nodes
 	Backups  *machines.Backups
+	Alerts   *alerts.Alerts
 	Tenants  *Tenants
+	// hasUsers and hasSchedules are Deps' HasUsers and HasSchedules, never nil.
+	hasUsers, hasSchedules func(ctx context.Context, tenant string) (bool, error)
 }
 
 // Start starts the tenants' kind.
 func Start(d Deps) *Tenants {
 	s := &system{rt: d.Runtime, store: d.Runtime.Store, driver: d.Driver, log: d.Runtime.Log, Events: d.Events,
-		Machines: d.Machines.Machines, Nodes: d.Machines.Nodes, Backups: d.Machines.Backups}
+		Machines: d.Machines.Machines, Nodes: d.Machines.Nodes, Backups: d.Machines.Backups, Alerts: d.Alerts,
+		hasUsers: orNone(d.HasUsers), hasSchedules: orNone(d.HasSchedules)}
 	s.Tenants = startTenants(s)
 	return s.Tenants
+}
+
+// orNone is f, or for nil a function that answers none.
+func orNone(f func(context.Context, string) (bool, error)) func(context.Context, string) (bool, error) {
+	if f == nil {
+		return func(context.Context, string) (bool, error) { return false, nil }
+	}
+	return f
 }

@@ -28,6 +28,9 @@ type testSystem struct {
 type testOptions struct {
 	Store  persistence.Store
 	Driver hypervisor.Driver
+	// HasUsers and HasSchedules stand for auth's and the schedules' answers (none
+	// when nil).
+	HasUsers, HasSchedules func(ctx context.Context, tenant string) (bool, error)
 }
 
 // newTestSystem starts the tenants over a store in t.TempDir(), stopped at cleanup.
@@ -50,9 +53,10 @@ func newTestSystem(t testing.TB, mutate ...func(*testOptions)) *testSystem {
 	s.Services = machines.Start(machines.Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Alerts: s.Alerts,
 		TenantExists: func(ctx context.Context, id string) error { _, err := s.Tenants.Get(ctx, id); return err },
 		Authorize:    func(string, string, uint64) error { return nil }})
-	s.Tenants = Start(Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Machines: s.Services})
+	s.Tenants = Start(Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Machines: s.Services, Alerts: s.Alerts,
+		HasUsers: opts.HasUsers, HasSchedules: opts.HasSchedules})
 	t.Cleanup(func() {
-		s.Cluster.Stop()
+		s.Inventory.Stop()
 		s.Machines.Stop()
 		rt.Shutdown()
 		s.Events.Close()

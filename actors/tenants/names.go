@@ -98,7 +98,7 @@ func MigrateNameIndex(ctx context.Context, store persistence.Store, log *zap.Log
 		raw []byte
 	}
 	var all []stored
-	err := store.Scan(persistence.Prefix(persistence.KindTenant), nil, 0, func(_, v []byte) error {
+	err := store.Scan(persistence.Prefix("tenant"), nil, 0, func(_, v []byte) error {
 		var t Tenant
 		if _, err := persistence.Decode(v, &t); err != nil {
 			return err

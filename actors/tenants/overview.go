@@ -13,7 +13,6 @@ import (
 
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/hypervisor"
-	"github.com/vmplane/vmplane/persistence"
 )
 
 // Overview is the client area's summary of a tenant.
@@ -68,15 +67,12 @@ func (t *Tenants) Overview(ctx context.Context, tenant string) (Overview, error)
 		}
 	}
 	sort.Strings(o.MissingNodes)
-	count := func(prefix []byte) (int, error) {
-		n := 0
-		err := t.sys.store.Scan(prefix, nil, 0, func(_, _ []byte) error { n++; return nil })
-		return n, err
+	if t.sys.Alerts != nil {
+		if o.AlertsOpen, err = t.sys.Alerts.OpenCount(ctx, tenant); err != nil {
+			return Overview{}, err
+		}
 	}
-	if o.AlertsOpen, err = count(persistence.Prefix("alert-open", tenant)); err != nil {
-		return Overview{}, err
-	}
-	if o.Backups, err = count(persistence.Prefix("backup", tenant)); err != nil {
+	if o.Backups, err = t.sys.Backups.Count(ctx, tenant, 0); err != nil {
 		return Overview{}, err
 	}
 	return o, nil

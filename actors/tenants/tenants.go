@@ -7,7 +7,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/vmplane/vmplane/actors/events"
 	"github.com/vmplane/vmplane/actors/machines"
 
 	"github.com/vmplane/vmplane/actors/kit"
@@ -508,25 +507,28 @@ func (e *tenantEntity) update(ctx *kit.Ctx, c TenantChange) {
 }
 
 func (e *tenantEntity) delete(ctx *kit.Ctx) {
-	machines := 0
-	if err := e.sys.store.Scan(persistence.Prefix("vm-tenant", e.id), nil, 1, func(_, _ []byte) error { machines++; return nil }); err != nil {
+	hasMachines, err := e.sys.Machines.HasMachines(context.TODO(), e.id)
+	if err != nil {
 		ctx.Fail(err)
 		return
 	}
-	users := 0
-	if err := e.sys.store.Scan(persistence.Prefix("user-tenant", e.id), nil, 1, func(_, _ []byte) error { users++; return nil }); err != nil {
+	hasUsers, err := e.sys.hasUsers(context.TODO(), e.id)
+	if err != nil {
 		ctx.Fail(err)
 		return
 	}
 	// Schedules and backups would be orphaned (backups hold space on the hypervisor).
-	others := 0
-	for _, prefix := range [][]byte{persistence.Prefix("sched-tenant", e.id), persistence.Prefix("backup", e.id)} {
-		if err := e.sys.store.Scan(prefix, nil, 1, func(_, _ []byte) error { others++; return nil }); err != nil {
-			ctx.Fail(err)
-			return
-		}
+	hasSchedules, err := e.sys.hasSchedules(context.TODO(), e.id)
+	if err != nil {
+		ctx.Fail(err)
+		return
 	}
-	if machines > 0 || users > 0 || others > 0 {
+	backups, err := e.sys.Backups.Count(context.TODO(), e.id, 1)
+	if err != nil {
+		ctx.Fail(err)
+		return
+	}
+	if hasMachines || hasUsers || hasSchedules || backups > 0 {
 		ctx.Fail(apierr.New(apierr.ErrConflict, "tenant %s still has machines, users, schedules or backups; delete them first", e.id))
 		return
 	}
@@ -547,50 +549,10 @@ func (e *tenantEntity) delete(ctx *kit.Ctx) {
 	ctx.Respond(kit.Done{})
 }
 
-// machines reads what each of the tenant's machines holds, by id, from the tenant
-// index: one scan, whose values carry each record's sizes and task (written in the
-// same batch as the record). Only an entry from before the values, empty, costs a
-// read of its record.
-func (e *tenantEntity) machines() (map[string]machines.TenantEntry, error) {
-	prefix := persistence.Prefix("vm-tenant", e.id)
-	out := map[string]machines.TenantEntry{}
-	var old []string
-	if err := e.sys.store.Scan(prefix, nil, 0, func(k, v []byte) error {
-		id := string(k[len(prefix):])
-		ent, ok, err := machines.ReadTenantEntry(v)
-		switch {
-		case err != nil:
-			return err
-		case ok:
-			out[id] = ent
-		default:
-			old = append(old, id)
-		}
-		return nil
-	}); err != nil {
-		return nil, err
-	}
-	for _, id := range old {
-		val, err := e.sys.store.Get(machines.Key(id))
-		if errors.Is(err, persistence.ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		var rec machines.Record
-		if _, err := persistence.Decode(val, &rec); err != nil {
-			return nil, err
-		}
-		out[id] = machines.TenantEntryOf(&rec)
-	}
-	return out, nil
-}
-
 // usage sums the tenant's machines, as their records stand, plus the resizes whose
 // tasks are still running. It is read from the store each time, so it cannot drift.
 func (e *tenantEntity) usage() (Usage, error) {
-	ms, err := e.machines()
+	ms, err := e.sys.Machines.Holdings(context.TODO(), e.id)
 	if err != nil {
 		return Usage{}, err
 	}
@@ -644,32 +606,16 @@ func (e *tenantEntity) createMachine(ctx *kit.Ctx, s MachineSpec, st *kit.Stamp)
 		ctx.Fail(err)
 		return
 	}
-	now := time.Now().UTC()
-	tenant := e.id
-	m := &machines.Record{Machine: machines.Machine{ID: persistence.NewID(), Name: s.Name, TenantID: &tenant, Node: s.Node,
-		Status: machines.StatusProvisioning, CPUCores: s.CPUCores, MemoryMB: s.MemoryMB, DiskGB: s.DiskGB,
-		Disks: []hypervisor.Disk{}, Interfaces: []hypervisor.Interface{}, TemplateID: s.TemplateID,
-		CreatedAt: now, UpdatedAt: now}}
-	op := machines.Operation{Type: machines.OpCreate, Create: &hypervisor.CreateSpec{Name: s.Name, Node: s.Node, TemplateID: s.TemplateID,
-		CPUCores: s.CPUCores, MemoryMB: s.MemoryMB, DiskGB: s.DiskGB, Password: s.Password, SSHKeys: s.SSHKeys, Start: true}}
-	task := &machines.Task{ID: persistence.NewID(), Type: "vm.create", TargetType: "machine", TargetID: m.ID, TenantID: &tenant,
-		Status: machines.TaskRunning, CreatedAt: now, StartedAt: kit.Ptr(now)}
-	m.TaskID = &task.ID
-	m.Op = op.WithoutSecrets()
-	m.PrevStatus = machines.StatusProvisioning
-	// The record is written here, with the reservation it embodies, before any machine
-	// actor exists for it; from now on the machine's actor owns it.
-	val, err := persistence.Encode(machines.RecordVersion, m)
+	// The machine's writes go into the tenant's batch, with the reservation they
+	// embody, before any machine actor exists for it; from then on its actor owns it.
+	b := new(persistence.Batch)
+	c, err := e.sys.Machines.AddCreate(b, e.id, hypervisor.CreateSpec{Name: s.Name, Node: s.Node, TemplateID: s.TemplateID,
+		CPUCores: s.CPUCores, MemoryMB: s.MemoryMB, DiskGB: s.DiskGB, Password: s.Password, SSHKeys: s.SSHKeys, Start: true})
 	if err != nil {
 		ctx.Fail(err)
 		return
 	}
-	b := new(persistence.Batch).Put(machines.Key(m.ID), val).Put(machines.TenantKey(tenant, m.ID), machines.TenantIndexValue(m))
-	if err := machines.PutTask(b, task); err != nil {
-		ctx.Fail(err)
-		return
-	}
-	reply := Provisioned{Machine: m.Machine, Task: *task}
+	reply := Provisioned{Machine: c.Machine, Task: c.Task}
 	if err := st.Carry(b, reply); err != nil {
 		ctx.Fail(err)
 		return
@@ -678,19 +624,13 @@ func (e *tenantEntity) createMachine(ctx *kit.Ctx, s MachineSpec, st *kit.Stamp)
 		ctx.Fail(err)
 		return
 	}
-	machines.Publish(e.sys.Events, m.Machine, "create", "")
-	e.sys.Events.Publish(events.EventTask, task.TenantID, task)
-	e.sys.Machines.Provision(m.ID, op)
+	e.sys.Machines.Created(c)
 	ctx.Respond(reply)
 }
 
 func (e *tenantEntity) reserveResize(ctx *kit.Ctx, m *reserveResize) {
-	val, err := e.sys.store.Get(machines.Key(m.MachineID))
-	var rec machines.Record
-	if err == nil {
-		_, err = persistence.Decode(val, &rec)
-	}
-	if errors.Is(err, persistence.ErrNotFound) || (err == nil && (rec.TenantID == nil || *rec.TenantID != e.id)) {
+	rec, err := e.sys.Machines.Stored(context.TODO(), m.MachineID)
+	if errors.Is(err, apierr.ErrNotFound) || (err == nil && (rec.TenantID == nil || *rec.TenantID != e.id)) {
 		ctx.Fail(apierr.NotFound("machine", m.MachineID))
 		return
 	}

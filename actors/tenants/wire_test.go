@@ -33,7 +33,7 @@ func testTenantRequests(t *testing.T) {
 	s := newTestSystem(t, func(o *testOptions) {
 		o.Driver = sim.New(sim.Config{OpDelay: -1, Seed: 1, Nodes: 1})
 	})
-	if _, err := s.Cluster.Sync(ctx); err != nil { // the templates
+	if _, err := s.Inventory.Sync(ctx); err != nil { // the templates
 		t.Fatal(err)
 	}
 	ten, err := s.Tenants.Create(ctx, "wired", nil)

@@ -102,6 +102,12 @@ import (
 // KeyPrefix is the first part of every key the simulated world is stored under.
 const KeyPrefix = "sim"
 
+// Keys is the table of the keys the simulated world is stored under, all below
+// KeyPrefix.
+var Keys = []persistence.KeyKind{
+	{Prefix: KeyPrefix, Holds: "sim/world, sim/vm/<vmid>, sim/backup/<vmid>/<id>: the simulated world, when it persists"},
+}
+
 // Schema versions of the stored records.
 const (
 	worldVersion   = 1

@@ -1,0 +1,169 @@
+package machines
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/vmplane/vmplane/actors/events"
+	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/apierr"
+	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/persistence"
+)
+
+// What other packages read of machine records, and the one write they start. Machine
+// records, their keys and their codec belong to this package alone: a tenant, the
+// insights and the schedules ask here, and a tenant that creates a machine has this
+// package put the machine's writes into the tenant's own batch (AddCreate), so that
+// the quota it reserves and the record are one durable step.
+
+// Stored returns a machine as its record stands in the store, without asking its
+// entity (which may be passivated, or active on another member): what a reader that
+// needs no lock on the machine wants, at the cost of one store read. An absent record
+// is apierr.ErrNotFound.
+func (m *Machines) Stored(_ context.Context, id string) (Machine, error) {
+	rec, err := persistence.Load[record](m.sys.store, machineKey(id))
+	if errors.Is(err, persistence.ErrNotFound) {
+		return Machine{}, apierr.NotFound("machine", id)
+	}
+	if err != nil {
+		return Machine{}, err
+	}
+	return rec.Machine, nil
+}
+
+// Holdings returns what each of tenant's machines holds against its quota, by machine
+// id: one scan of the tenant index, whose values carry each record's sizes and task
+// (written in the same batch as the record). Only an entry from before the values,
+// empty, costs a read of its record.
+func (m *Machines) Holdings(_ context.Context, tenant string) (map[string]Holding, error) {
+	prefix := persistence.Prefix("vm-tenant", tenant)
+	out := map[string]Holding{}
+	var old []string
+	if err := m.sys.store.Scan(prefix, nil, 0, func(k, v []byte) error {
+		id := string(k[len(prefix):])
+		h, ok, err := readHolding(v)
+		switch {
+		case err != nil:
+			return err
+		case ok:
+			out[id] = h
+		default:
+			old = append(old, id)
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	for _, id := range old {
+		rec, err := persistence.Load[record](m.sys.store, machineKey(id))
+		if errors.Is(err, persistence.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out[id] = holdingOf(rec)
+	}
+	return out, nil
+}
+
+// HasMachines reports whether tenant has a machine (a tenant that has one cannot be
+// deleted).
+func (m *Machines) HasMachines(_ context.Context, tenant string) (bool, error) {
+	found := false
+	err := m.sys.store.Scan(persistence.Prefix("vm-tenant", tenant), nil, 1, func(_, _ []byte) error {
+		found = true
+		return nil
+	})
+	return found, err
+}
+
+// InStatus returns the machines whose records show status, each with the time its
+// record last changed. It reads every machine record (decoding only those fields), so
+// it is for rebuilds, never for a request.
+func (m *Machines) InStatus(_ context.Context, status string) (map[string]time.Time, error) {
+	var rec struct {
+		ID        string    `json:"id"`
+		Status    string    `json:"status"`
+		UpdatedAt time.Time `json:"updated_at"`
+	}
+	out := map[string]time.Time{}
+	err := m.sys.store.Scan(persistence.Prefix("vm"), nil, 0, func(_, v []byte) error {
+		rec.Status = ""
+		if _, err := persistence.Decode(v, &rec); err != nil {
+			return nil // a corrupt record is reported where it is used
+		}
+		if rec.Status == status {
+			out[rec.ID] = rec.UpdatedAt
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Creation is a new machine whose writes AddCreate put into a batch. Once the batch is
+// durable, Created starts it.
+type Creation struct {
+	// Machine and Task are the new machine and its create task, as recorded.
+	Machine Machine
+	Task    Task
+	// op is the create operation with its secrets (password, keys), which the record
+	// does not keep: only the hypervisor gets them.
+	op Operation
+}
+
+// AddCreate puts into b the writes of a new machine of tenant, to be made as spec
+// says: its record (provisioning, with its create task in flight), its tenant index
+// entry and the task. The tenant calls it in the batch that reserves the machine's
+// quota, so that concurrent creates never exceed the quota; nothing is written before b
+// is committed, and the machine's entity owns the record from then on.
+func (m *Machines) AddCreate(b *persistence.Batch, tenant string, spec hypervisor.CreateSpec) (*Creation, error) {
+	now := time.Now().UTC()
+	rec := &record{Machine: Machine{ID: persistence.NewID(), Name: spec.Name, TenantID: &tenant, Node: spec.Node,
+		Status: StatusProvisioning, CPUCores: spec.CPUCores, MemoryMB: spec.MemoryMB, DiskGB: spec.DiskGB,
+		Disks: []hypervisor.Disk{}, Interfaces: []hypervisor.Interface{}, TemplateID: spec.TemplateID,
+		CreatedAt: now, UpdatedAt: now}}
+	op := Operation{Type: OpCreate, Create: &spec}
+	task := &Task{ID: persistence.NewID(), Type: op.taskType(), TargetType: "machine", TargetID: rec.ID, TenantID: &tenant,
+		Status: TaskRunning, CreatedAt: now, StartedAt: kit.Ptr(now)}
+	rec.TaskID = &task.ID
+	rec.Op = op.WithoutSecrets()
+	rec.PrevStatus = StatusProvisioning
+	val, err := persistence.Encode(recordVersion, rec)
+	if err != nil {
+		return nil, err
+	}
+	b.Put(machineKey(rec.ID), val).Put(tenantKey(tenant, rec.ID), tenantIndexValue(rec))
+	if err := PutTask(b, task); err != nil {
+		return nil, err
+	}
+	return &Creation{Machine: rec.Machine, Task: *task, op: op}, nil
+}
+
+// Created announces a machine whose AddCreate batch is durable, with its task, and
+// starts provisioning it on the hypervisor.
+func (m *Machines) Created(c *Creation) {
+	Publish(m.sys.Events, c.Machine, "create", "")
+	m.sys.Events.Publish(events.EventTask, c.Task.TenantID, &c.Task)
+	m.Provision(c.Machine.ID, c.op)
+}
+
+// Seed puts into b the record of machine m and its indexes (tenant, vmid) as a sync
+// adopting it would write them. It exists for other packages' tests, which need
+// machines in states (error, crashed, long-lived) that a real run takes minutes to reach
+// and must not write machine records themselves.
+func Seed(b *persistence.Batch, m Machine) error {
+	rec := &record{Machine: m}
+	val, err := persistence.Encode(recordVersion, rec)
+	if err != nil {
+		return err
+	}
+	b.Put(machineKey(m.ID), val)
+	if m.VMID != 0 {
+		b.Put(vmidKey(m.VMID), []byte(m.ID))
+	}
+	putTenantIndex(b, nil, rec)
+	return nil
+}

@@ -1,0 +1,8 @@
+package app
+
+import "github.com/vmplane/vmplane/persistence"
+
+// Keys is the table of the keys the wiring writes itself.
+var Keys = []persistence.KeyKind{
+	{Prefix: "meta/jwt-key", Holds: "the access tokens' signing key, generated at the first start unless configured"},
+}
