@@ -40,14 +40,14 @@ func validateCreate(spec *hypervisor.CreateSpec) error {
 	if spec.MemoryMB == 0 {
 		spec.MemoryMB = 1024
 	}
-	if spec.CPUCores < 1 || spec.CPUCores > maxCores {
-		return invalid("cpu_cores", "must be 1..%d", maxCores)
+	if spec.CPUCores < hypervisor.MinCores || spec.CPUCores > hypervisor.MaxCores {
+		return invalid("cpu_cores", "must be %d..%d", hypervisor.MinCores, hypervisor.MaxCores)
 	}
-	if spec.MemoryMB < minMemoryMB || spec.MemoryMB > maxMemoryMB {
-		return invalid("memory_mb", "must be %d..%d", minMemoryMB, maxMemoryMB)
+	if spec.MemoryMB < hypervisor.MinMemoryMB {
+		return invalid("memory_mb", "must be at least %d", hypervisor.MinMemoryMB)
 	}
-	if spec.DiskGB < 0 || spec.DiskGB > maxDiskGB {
-		return invalid("disk_gb", "must be 0..%d", maxDiskGB)
+	if spec.DiskGB < 0 {
+		return invalid("disk_gb", "must be 0 (the template's size) or more")
 	}
 	for i, k := range spec.SSHKeys {
 		if strings.ContainsAny(k, "\r\n") {

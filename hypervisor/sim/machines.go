@@ -11,16 +11,13 @@ import (
 	"github.com/vmplane/vmplane/hypervisor"
 )
 
-// Limits of the simulated hypervisor, close to Proxmox's own.
+// Limits of the simulated hypervisor, Proxmox's own (the bounds of cores, memory and
+// disks are hypervisor.MinCores and its siblings, which the Proxmox driver checks too).
 const (
-	minVMID     = 100
-	maxVMID     = 999_999_999
-	maxCores    = 128
-	minMemoryMB = 16
-	maxMemoryMB = 4 * 1024 * 1024
-	maxDiskGB   = 64 * 1024
-	maxSCSI     = 30 // scsi0..scsi30
-	maxNameLen  = 63
+	minVMID    = 100
+	maxVMID    = 999_999_999
+	maxSCSI    = 30 // scsi0..scsi30
+	maxNameLen = 63
 )
 
 // Operation names, as FailNext and FailAlways take them. Power operations use the
@@ -185,14 +182,14 @@ func validateCreate(spec *hypervisor.CreateSpec) error {
 	if spec.MemoryMB == 0 {
 		spec.MemoryMB = 1024
 	}
-	if spec.CPUCores < 1 || spec.CPUCores > maxCores {
-		return invalid("cpu_cores", "must be 1..%d", maxCores)
+	if spec.CPUCores < hypervisor.MinCores || spec.CPUCores > hypervisor.MaxCores {
+		return invalid("cpu_cores", "must be %d..%d", hypervisor.MinCores, hypervisor.MaxCores)
 	}
-	if spec.MemoryMB < minMemoryMB || spec.MemoryMB > maxMemoryMB {
-		return invalid("memory_mb", "must be %d..%d", minMemoryMB, maxMemoryMB)
+	if spec.MemoryMB < hypervisor.MinMemoryMB {
+		return invalid("memory_mb", "must be at least %d", hypervisor.MinMemoryMB)
 	}
-	if spec.DiskGB < 0 || spec.DiskGB > maxDiskGB {
-		return invalid("disk_gb", "must be 0..%d", maxDiskGB)
+	if spec.DiskGB < 0 {
+		return invalid("disk_gb", "must be 0 (the template's size) or more")
 	}
 	return nil
 }
@@ -288,11 +285,11 @@ func (d *Driver) Configure(ctx context.Context, ref hypervisor.Ref, change hyper
 	if c := change.Name; c != nil && (*c == "" || len(*c) > maxNameLen || strings.ContainsAny(*c, " \t\r\n")) {
 		return hypervisor.Machine{}, invalid("name", "must be 1..%d characters without spaces", maxNameLen)
 	}
-	if c := change.CPUCores; c != nil && (*c < 1 || *c > maxCores) {
-		return hypervisor.Machine{}, invalid("cpu_cores", "must be 1..%d", maxCores)
+	if c := change.CPUCores; c != nil && (*c < hypervisor.MinCores || *c > hypervisor.MaxCores) {
+		return hypervisor.Machine{}, invalid("cpu_cores", "must be %d..%d", hypervisor.MinCores, hypervisor.MaxCores)
 	}
-	if c := change.MemoryMB; c != nil && (*c < minMemoryMB || *c > maxMemoryMB) {
-		return hypervisor.Machine{}, invalid("memory_mb", "must be %d..%d", minMemoryMB, maxMemoryMB)
+	if c := change.MemoryMB; c != nil && *c < hypervisor.MinMemoryMB {
+		return hypervisor.Machine{}, invalid("memory_mb", "must be at least %d", hypervisor.MinMemoryMB)
 	}
 	var out hypervisor.Machine
 	err := d.run(ctx, op{
@@ -387,8 +384,8 @@ func nicIndex(m *machine, id string) int {
 
 // AddDisk attaches a new disk as the lowest free scsiN.
 func (d *Driver) AddDisk(ctx context.Context, ref hypervisor.Ref, sizeGB int, storage string) (hypervisor.Disk, error) {
-	if sizeGB < 1 || sizeGB > maxDiskGB {
-		return hypervisor.Disk{}, invalid("size_gb", "must be 1..%d", maxDiskGB)
+	if sizeGB < hypervisor.MinDiskGB {
+		return hypervisor.Disk{}, invalid("size_gb", "must be at least %d", hypervisor.MinDiskGB)
 	}
 	if storage == "" {
 		storage = DefaultStorage
@@ -434,8 +431,8 @@ func freeSCSI(m *machine) int {
 
 // ResizeDisk grows a disk. Growing to the current size is a no-op, as in Proxmox.
 func (d *Driver) ResizeDisk(ctx context.Context, ref hypervisor.Ref, diskID string, sizeGB int) (hypervisor.Machine, error) {
-	if sizeGB < 1 || sizeGB > maxDiskGB {
-		return hypervisor.Machine{}, invalid("size_gb", "must be 1..%d", maxDiskGB)
+	if sizeGB < hypervisor.MinDiskGB {
+		return hypervisor.Machine{}, invalid("size_gb", "must be at least %d", hypervisor.MinDiskGB)
 	}
 	var out hypervisor.Machine
 	err := d.run(ctx, op{

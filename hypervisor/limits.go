@@ -1,0 +1,16 @@
+package hypervisor
+
+// What Proxmox VE itself refuses of a machine's shape (qemu-server's parameter schema,
+// as pvefake answers it); both drivers check it before they ask, the sim as a Proxmox
+// node would, so that a refusal is a typed 400 rather than a failed call. Cores are
+// 1..1024 and memory at least 16 MiB, with no upper bound: a VM with more vCPUs or
+// memory than its node has fails when it starts, not when it is configured. A disk is
+// allocated or grown to whole GiB, at least one.
+//
+// The API's own bounds (actors/machines: MinCores, MaxCores, ...) are its choice and
+// at least as tight, so that a request the API accepts never fails here.
+const (
+	MinCores, MaxCores = 1, 1024
+	MinMemoryMB        = 16
+	MinDiskGB          = 1
+)
