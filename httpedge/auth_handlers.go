@@ -17,7 +17,7 @@ import (
 
 // LoginRequest is the body of POST /api/auth/login.
 type LoginRequest struct {
-	Email    string `json:"email" openapi:"required,minLength=1,maxLength=254"`
+	Email    string `json:"email" openapi:"required,limit=login.email"`
 	Password string `json:"password" openapi:"required,minLength=1,maxLength=1024"`
 }
 
@@ -51,7 +51,7 @@ func (s *Server) login(c *Call) (_ any, err error) {
 	// One spelling of the e-mail from here on: every spelling that reaches the
 	// account ("VICTIM@...", " victim@...\t") counts against its one budget.
 	email := auth.NormalizeEmail(req.Email)
-	if email == "" || req.Password == "" || len(email) > 254 || len(req.Password) > 1024 {
+	if email == "" || req.Password == "" || len(email) > auth.MaxEmailLen || len(req.Password) > 1024 {
 		return nil, apierr.New(apierr.ErrInvalidCredentials, "invalid e-mail or password")
 	}
 	// Failed logins are limited per e-mail and client address, and per e-mail over

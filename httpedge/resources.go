@@ -218,7 +218,7 @@ type MachineCreate struct {
 
 // MachinePatch is the body of PATCH /api/resources/machines/:id.
 type MachinePatch struct {
-	Name *string `json:"name,omitempty" openapi:"minLength=1,maxLength=63"`
+	Name *string `json:"name,omitempty" openapi:"limit=machine.name"`
 	// TenantID (operators only) moves the machine to another tenant; null (or "")
 	// takes it from its tenant.
 	TenantID *string `json:"tenant_id,omitempty" openapi:"nullable,maxLength=64"`
@@ -226,17 +226,17 @@ type MachinePatch struct {
 
 // TenantCreate is the body of a tenant create.
 type TenantCreate struct {
-	Name string `json:"name" openapi:"required,minLength=1,maxLength=100"`
+	Name string `json:"name" openapi:"required,limit=tenant.name"`
 	// Quota's omitted limits take their default; -1 is unlimited.
 	Quota *tenants.QuotaChange `json:"quota,omitempty"`
 }
 
 // UserCreate is the body of a user create.
 type UserCreate struct {
-	Email    string  `json:"email" openapi:"required,minLength=3,maxLength=254"`
-	Name     string  `json:"name" openapi:"required,minLength=1,maxLength=100"`
+	Email    string  `json:"email" openapi:"required,limit=user.email"`
+	Name     string  `json:"name" openapi:"required,limit=user.name"`
 	Role     string  `json:"role" openapi:"required,enum=admin|user"`
-	Password string  `json:"password" openapi:"required,minLength=8,maxLength=72"`
+	Password string  `json:"password" openapi:"required,limit=user.password"`
 	TenantID *string `json:"tenant_id,omitempty" openapi:"maxLength=64"`
 }
 
