@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/vmplane/vmplane/apierr"
-	"github.com/vmplane/vmplane/httpedge/openapi"
 )
 
 // bodyField is a field of a request body type, found by walking the route table.
@@ -201,7 +200,7 @@ func TestLimitsChecked(t *testing.T) {
 					t.Fatal(err)
 				}
 				// As a patch: the fields the body leaves out are not required.
-				err = openapi.ValidateBody(body, bf.owner, true)
+				err = checkRules(body, bf.owner, true)
 				var e *apierr.Error
 				refused := errors.As(err, &e) && slices.ContainsFunc(e.Fields, func(f apierr.FieldError) bool { return f.Field == field })
 				if refused == c.pass {

@@ -1,7 +1,6 @@
 package httpedge
 
 import (
-	"encoding/json"
 	"maps"
 
 	"github.com/valyala/fasthttp"
@@ -50,12 +49,6 @@ type resource struct {
 	create func(c *Call, scope *string, tenant *string) (any, error)
 	update func(c *Call, scope *string, id string) (any, error)
 	delete func(c *Call, scope *string, id string) (any, error)
-}
-
-// tenantField is what the registry reads of every write body before the handler decodes
-// it strictly: the tenant a write names.
-type tenantField struct {
-	TenantID *string `json:"tenant_id"`
 }
 
 // itemType is a resource's record type as the document needs it: a zero record (the
@@ -153,15 +146,14 @@ func (s *Server) serveResource(r *resource, op string) Handler {
 		}
 		var tenant *string
 		if (op == "create" || op == "update") && r.scoped {
-			var tf tenantField
 			// Lenient here; the handler decodes strictly and reports bad JSON itself.
-			_ = json.Unmarshal(c.rc.PostBody(), &tf)
-			if scope != nil && tf.TenantID != nil && *tf.TenantID != *scope {
+			named := c.bodyString("tenant_id")
+			if scope != nil && named != nil && *named != *scope {
 				return nil, apierr.New(apierr.ErrForbidden, "a %s belongs to your own tenant; tenant_id cannot name another", r.name)
 			}
 			tenant = scope
 			if scope == nil {
-				tenant = tf.TenantID
+				tenant = named
 			}
 		}
 		switch op {

@@ -9,7 +9,7 @@ import (
 )
 
 // The `openapi` struct tag states what a request body field must satisfy. The reflector
-// writes it into the document and the edge enforces it (ValidateBody), so the two
+// writes it into the document and the edge enforces it (Body.Check), so the two
 // cannot drift apart. Options, comma-separated:
 //
 //	required            the field must be present (in a create; a patch makes every field optional)
@@ -89,17 +89,6 @@ func NameLimits(l Limits) {
 		}
 		named.limits[name] = r
 	}
-}
-
-// NamedLimits returns a copy of the limits registered so far.
-func NamedLimits() Limits {
-	named.RLock()
-	defer named.RUnlock()
-	out := make(Limits, len(named.limits))
-	for k, v := range named.limits {
-		out[k] = v
-	}
-	return out
 }
 
 // lookupLimit is the limit registered under name.

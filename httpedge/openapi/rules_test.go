@@ -31,10 +31,20 @@ type (
 	}
 )
 
-// fieldErrors runs ValidateBody and returns "field: message" lines, or nil.
+// validateBody checks a body against the rules of type t, as Body.Decode does after
+// its strict decode.
+func validateBody(body []byte, t reflect.Type, patch bool) error {
+	b, err := ParseBody(body)
+	if err != nil {
+		return err
+	}
+	return b.Check(t, patch)
+}
+
+// fieldErrors runs validateBody and returns "field: message" lines, or nil.
 func fieldErrors(t *testing.T, body string, patch bool) []string {
 	t.Helper()
-	err := ValidateBody([]byte(body), reflect.TypeFor[ctBody](), patch)
+	err := validateBody([]byte(body), reflect.TypeFor[ctBody](), patch)
 	if err == nil {
 		return nil
 	}
@@ -49,7 +59,7 @@ func fieldErrors(t *testing.T, body string, patch bool) []string {
 	return out
 }
 
-func TestValidateBody(t *testing.T) {
+func TestCheckRules(t *testing.T) {
 	f := func(body string, patch bool, want ...string) {
 		t.Helper()
 		got := fieldErrors(t, body, patch)
@@ -157,7 +167,7 @@ func TestNamedLimit(t *testing.T) {
 	f := func(body string, want ...string) {
 		t.Helper()
 		var got []string
-		if err := ValidateBody([]byte(body), reflect.TypeFor[ltBody](), false); err != nil {
+		if err := validateBody([]byte(body), reflect.TypeFor[ltBody](), false); err != nil {
 			var e *apierr.Error
 			if !errors.As(err, &e) {
 				t.Fatalf("%s: got %v; want a 400", body, err)
