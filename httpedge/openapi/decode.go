@@ -412,7 +412,8 @@ func (d *decoder) object(o object, v reflect.Value) {
 	for _, m := range o {
 		f, ok := p.field(m.key)
 		if !ok {
-			d.fail(apierr.Invalid(apierr.Field(m.key, "is not a known field")))
+			// Named as encoding/json's message quotes it, as the edge always has.
+			d.fail(apierr.Invalid(apierr.Field(strings.Trim(strconv.Quote(m.key), `"`), "is not a known field")))
 			continue
 		}
 		depth := len(d.stack)
