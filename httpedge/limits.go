@@ -6,6 +6,7 @@ import (
 	"github.com/vmplane/vmplane/actors/monitoring"
 	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/httpedge/openapi"
+	"github.com/vmplane/vmplane/hypervisor"
 )
 
 // limits are the bounds that request bodies' `openapi` tags name (limit=NAME), each the
@@ -31,6 +32,10 @@ var limits = openapi.Limits{
 	"user.email":    {Min: auth.MinEmailLen, Max: auth.MaxEmailLen},
 	"user.password": {Min: auth.MinPasswordLen, Max: auth.MaxPasswordLen},
 	"login.email":   {Min: 1, Max: auth.MaxEmailLen},
+	// A login's password and a refresh token.
+	"login.credential": {Min: 1, Max: maxCredentialLen},
+
+	"rule.comment": {Min: 0, Max: hypervisor.MaxRuleComment},
 
 	"check.name":            {Min: monitoring.MinCheckNameLen, Max: monitoring.MaxCheckNameLen},
 	"check.target":          {Min: 1, Max: monitoring.MaxCheckTargetLen},

@@ -244,7 +244,7 @@ type RuleBody struct {
 	Destination *string `json:"destination,omitempty" openapi:"nullable,maxLength=64"`
 	Enabled     *bool   `json:"enabled,omitempty"`
 	Position    *int    `json:"position,omitempty" openapi:"minimum=1"`
-	Comment     *string `json:"comment,omitempty" openapi:"nullable,maxLength=255"`
+	Comment     *string `json:"comment,omitempty" openapi:"nullable,limit=rule.comment"`
 	TenantID    *string `json:"tenant_id,omitempty" openapi:"maxLength=64"`
 }
 
