@@ -1,5 +1,7 @@
 package hypervisor
 
+import "regexp"
+
 // What Proxmox VE itself refuses of a machine's shape (qemu-server's parameter schema,
 // as pvefake answers it); both drivers check it before they ask, the sim as a Proxmox
 // node would, so that a refusal is a typed 400 rather than a failed call. Cores are
@@ -14,3 +16,13 @@ const (
 	MinMemoryMB        = 16
 	MinDiskGB          = 1
 )
+
+// vmName is Proxmox's format of a VM name (dns-name): dot-separated labels of 1..63
+// letters, digits and inner dashes.
+var vmName = regexp.MustCompile(`^(?i)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$`)
+
+// ValidVMName reports whether Proxmox accepts name as a VM's name.
+func ValidVMName(name string) bool { return vmName.MatchString(name) }
+
+// ErrVMName is the refusal of a name that ValidVMName does not accept.
+const ErrVMName = "must be a DNS name: letters, digits, '-' and '.', at most 63 per label"

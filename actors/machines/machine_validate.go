@@ -1,7 +1,6 @@
 package machines
 
 import (
-	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -30,10 +29,14 @@ const (
 	MaxSSHKeys, MaxSSHKeyLen = 32, 8192
 )
 
+// ValidName reports whether name is a valid machine name: a hostname of
+// MinNameLen..MaxNameLen letters, digits, dots and dashes, each of its labels starting
+// and ending with a letter or digit, so that every hypervisor takes it.
+func ValidName(name string) bool {
+	return len(name) >= MinNameLen && len(name) <= MaxNameLen && hypervisor.ValidVMName(name)
+}
+
 var (
-	// NameRE is a valid machine name: a hostname label of MinNameLen..MaxNameLen
-	// letters, digits, dots and dashes that starts and ends with a letter or digit.
-	NameRE      = regexp.MustCompile(fmt.Sprintf(`^[A-Za-z0-9]([A-Za-z0-9.-]{0,%d}[A-Za-z0-9])?$`, MaxNameLen-2))
 	interfaceRE = regexp.MustCompile(`^net[0-9]{1,2}$`)
 	storageRE   = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9._-]{0,63}$`)
 )
@@ -89,7 +92,7 @@ func (op Operation) validate() error {
 		if c == nil || (c.Name == nil && c.CPUCores == nil && c.MemoryMB == nil) {
 			return apierr.Invalid(apierr.Field("body", "name, cpu_cores or memory_mb is required"))
 		}
-		if c.Name != nil && !NameRE.MatchString(*c.Name) {
+		if c.Name != nil && !ValidName(*c.Name) {
 			f = append(f, ErrNameField())
 		}
 		if c.CPUCores != nil && (*c.CPUCores < MinCores || *c.CPUCores > MaxCores) {

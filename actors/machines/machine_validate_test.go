@@ -288,6 +288,14 @@ func TestBoundsAtTheirEdges(t *testing.T) {
 			return Operation{Type: OpNetwork, Interfaces: []hypervisor.InterfaceChange{{ID: "net0", RateMbps: &v}}}
 		}},
 	}
+	// A name is one every hypervisor takes: a DNS name, each label starting and ending
+	// with a letter or digit.
+	for n, valid := range map[string]bool{"web-1": true, "db.eu-1.example": true, "a..b": false, "a.-b": false, "a-.b": false, "-a": false, "a_b": false} {
+		op := Operation{Type: OpConfig, Config: &hypervisor.ConfigChange{Name: &n}}
+		if err := op.validate(); (err == nil) != valid || valid != hypervisor.ValidVMName(n) {
+			t.Errorf("name %q: got %v (Proxmox takes it: %v); want valid %v", n, err, hypervisor.ValidVMName(n), valid)
+		}
+	}
 	for _, c := range cases {
 		for _, v := range []int{c.min, c.max} {
 			if err := c.op(v).validate(); err != nil {

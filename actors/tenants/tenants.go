@@ -311,7 +311,7 @@ func validateTenant(name string, q Quota) error {
 
 func (t *Tenants) validateSpec(ctx context.Context, s MachineSpec) error {
 	var f []apierr.FieldError
-	if !machines.NameRE.MatchString(s.Name) {
+	if !machines.ValidName(s.Name) {
 		f = append(f, machines.ErrNameField())
 	}
 	if s.CPUCores < machines.MinCores || s.CPUCores > machines.MaxCores {

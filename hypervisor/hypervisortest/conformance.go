@@ -331,6 +331,7 @@ func (c *suite) createRefusals(t *testing.T) {
 	f("memory below Proxmox's 16 MiB", hypervisor.CreateSpec{MemoryMB: hypervisor.MinMemoryMB - 1}, apierr.ErrInvalidRequest)
 	f("vmid below 100", hypervisor.CreateSpec{VMID: 7}, apierr.ErrInvalidRequest)
 	f("name with a space", hypervisor.CreateSpec{Name: "no spaces"}, apierr.ErrInvalidRequest)
+	f("name with an empty label", hypervisor.CreateSpec{Name: "a..b"}, apierr.ErrInvalidRequest)
 	if inv := c.inv(); len(inv.Machines) != 1 {
 		t.Errorf("after refused creates: got %d machines; want 1", len(inv.Machines))
 	}

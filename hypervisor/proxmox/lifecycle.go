@@ -31,8 +31,8 @@ func validateCreate(spec *hypervisor.CreateSpec) error {
 	if spec.VMID != 0 && (spec.VMID < minVMID || spec.VMID > maxVMID) {
 		return invalid("vmid", "must be %d..%d", minVMID, maxVMID)
 	}
-	if spec.Name != "" && !dnsName.MatchString(spec.Name) {
-		return invalid("name", "must be a DNS name: letters, digits, '-' and '.', at most 63 per label")
+	if spec.Name != "" && !hypervisor.ValidVMName(spec.Name) {
+		return invalid("name", hypervisor.ErrVMName)
 	}
 	if spec.CPUCores == 0 {
 		spec.CPUCores = 1

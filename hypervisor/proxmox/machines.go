@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -32,9 +31,6 @@ const (
 // pvestatdCycle is how often pvestatd refreshes the states /cluster/resources shows
 // (PVE's default, and its documented upper bound): the list can be that stale.
 const pvestatdCycle = 10 * time.Second
-
-// dnsName is Proxmox's format for VM names.
-var dnsName = regexp.MustCompile(`^(?i)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$`)
 
 // Inventory lists nodes, machines and templates from one /cluster/resources answer,
 // plus one config read per machine and template on an online node (bounded
@@ -265,8 +261,8 @@ func (d *Driver) Migrate(ctx context.Context, ref hypervisor.Ref, targetNode str
 
 // validateConfigChange checks a change the way the sim does, plus Proxmox's DNS-name rule.
 func validateConfigChange(change hypervisor.ConfigChange) error {
-	if c := change.Name; c != nil && !dnsName.MatchString(*c) {
-		return invalid("name", "must be a DNS name: letters, digits, '-' and '.', at most 63 per label")
+	if c := change.Name; c != nil && !hypervisor.ValidVMName(*c) {
+		return invalid("name", hypervisor.ErrVMName)
 	}
 	if c := change.CPUCores; c != nil && (*c < hypervisor.MinCores || *c > hypervisor.MaxCores) {
 		return invalid("cpu_cores", "must be %d..%d", hypervisor.MinCores, hypervisor.MaxCores)

@@ -11,13 +11,12 @@ import (
 	"github.com/vmplane/vmplane/hypervisor"
 )
 
-// Limits of the simulated hypervisor, Proxmox's own (the bounds of cores, memory and
-// disks are hypervisor.MinCores and its siblings, which the Proxmox driver checks too).
+// Limits of the simulated hypervisor, Proxmox's own (those of cores, memory, disks and
+// names are hypervisor.MinCores and its siblings, which the Proxmox driver checks too).
 const (
-	minVMID    = 100
-	maxVMID    = 999_999_999
-	maxSCSI    = 30 // scsi0..scsi30
-	maxNameLen = 63
+	minVMID = 100
+	maxVMID = 999_999_999
+	maxSCSI = 30 // scsi0..scsi30
 )
 
 // Operation names, as FailNext and FailAlways take them. Power operations use the
@@ -173,8 +172,8 @@ func validateCreate(spec *hypervisor.CreateSpec) error {
 	if spec.VMID != 0 && (spec.VMID < minVMID || spec.VMID > maxVMID) {
 		return invalid("vmid", "must be %d..%d", minVMID, maxVMID)
 	}
-	if len(spec.Name) > maxNameLen || strings.ContainsAny(spec.Name, " \t\r\n") {
-		return invalid("name", "must be at most %d characters without spaces", maxNameLen)
+	if spec.Name != "" && !hypervisor.ValidVMName(spec.Name) {
+		return invalid("name", hypervisor.ErrVMName)
 	}
 	if spec.CPUCores == 0 {
 		spec.CPUCores = 1
@@ -282,8 +281,8 @@ func (d *Driver) Migrate(ctx context.Context, ref hypervisor.Ref, targetNode str
 // Configure changes name, cores or memory. Proxmox hot-plugs or defers such changes
 // to the next boot; the sim applies them at once in any state.
 func (d *Driver) Configure(ctx context.Context, ref hypervisor.Ref, change hypervisor.ConfigChange) (hypervisor.Machine, error) {
-	if c := change.Name; c != nil && (*c == "" || len(*c) > maxNameLen || strings.ContainsAny(*c, " \t\r\n")) {
-		return hypervisor.Machine{}, invalid("name", "must be 1..%d characters without spaces", maxNameLen)
+	if c := change.Name; c != nil && !hypervisor.ValidVMName(*c) {
+		return hypervisor.Machine{}, invalid("name", hypervisor.ErrVMName)
 	}
 	if c := change.CPUCores; c != nil && (*c < hypervisor.MinCores || *c > hypervisor.MaxCores) {
 		return hypervisor.Machine{}, invalid("cpu_cores", "must be %d..%d", hypervisor.MinCores, hypervisor.MaxCores)
