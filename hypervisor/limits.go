@@ -24,5 +24,5 @@ var vmName = regexp.MustCompile(`^(?i)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0
 // ValidVMName reports whether Proxmox accepts name as a VM's name.
 func ValidVMName(name string) bool { return vmName.MatchString(name) }
 
-// ErrVMName is the refusal of a name that ValidVMName does not accept.
-const ErrVMName = "must be a DNS name: letters, digits, '-' and '.', at most 63 per label"
+// VMNameRule says what ValidVMName takes, as the message refusing another name.
+const VMNameRule = "must be a DNS name: letters, digits, '-' and '.', at most 63 per label"

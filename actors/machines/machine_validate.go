@@ -41,13 +41,13 @@ var (
 	storageRE   = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9._-]{0,63}$`)
 )
 
-// ErrNameField is the answer's line for a name that is no valid machine name.
-func ErrNameField() apierr.FieldError {
+// NameFieldError is the answer's line for a name that is no valid machine name.
+func NameFieldError() apierr.FieldError {
 	return apierr.Field("name", "must be a hostname: letters, digits, dots and dashes, %d..%d characters", MinNameLen, MaxNameLen)
 }
 
-// ErrPasswordField is the answer's line for a password out of bounds.
-func ErrPasswordField() apierr.FieldError {
+// PasswordFieldError is the answer's line for a password out of bounds.
+func PasswordFieldError() apierr.FieldError {
 	return apierr.Field("password", "must be %d..%d characters", MinPasswordLen, MaxPasswordLen)
 }
 
@@ -93,7 +93,7 @@ func (op Operation) validate() error {
 			return apierr.Invalid(apierr.Field("body", "name, cpu_cores or memory_mb is required"))
 		}
 		if c.Name != nil && !ValidName(*c.Name) {
-			f = append(f, ErrNameField())
+			f = append(f, NameFieldError())
 		}
 		if c.CPUCores != nil && (*c.CPUCores < MinCores || *c.CPUCores > MaxCores) {
 			f = append(f, apierr.Field("cpu_cores", "must be %d..%d", MinCores, MaxCores))
@@ -137,7 +137,7 @@ func (op Operation) validate() error {
 			return apierr.Invalid(apierr.Field("template_id", "is required"))
 		}
 		if r.Password != "" && (len(r.Password) < MinPasswordLen || len(r.Password) > MaxPasswordLen) {
-			f = append(f, ErrPasswordField())
+			f = append(f, PasswordFieldError())
 		}
 		for i, k := range r.SSHKeys {
 			if !strings.HasPrefix(k, "ssh-") && !strings.HasPrefix(k, "ecdsa-") && !strings.HasPrefix(k, "sk-") {

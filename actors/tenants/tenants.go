@@ -312,7 +312,7 @@ func validateTenant(name string, q Quota) error {
 func (t *Tenants) validateSpec(ctx context.Context, s MachineSpec) error {
 	var f []apierr.FieldError
 	if !machines.ValidName(s.Name) {
-		f = append(f, machines.ErrNameField())
+		f = append(f, machines.NameFieldError())
 	}
 	if s.CPUCores < machines.MinCores || s.CPUCores > machines.MaxCores {
 		f = append(f, apierr.Field("cpu_cores", "must be %d..%d", machines.MinCores, machines.MaxCores))
@@ -324,7 +324,7 @@ func (t *Tenants) validateSpec(ctx context.Context, s MachineSpec) error {
 		f = append(f, apierr.Field("disk_gb", "must be %d..%d", machines.MinDiskGB, machines.MaxDiskGB))
 	}
 	if s.Password != "" && (len(s.Password) < machines.MinPasswordLen || len(s.Password) > machines.MaxPasswordLen) {
-		f = append(f, machines.ErrPasswordField())
+		f = append(f, machines.PasswordFieldError())
 	}
 	if s.TemplateID == "" {
 		f = append(f, apierr.Field("template_id", "is required"))

@@ -32,7 +32,7 @@ func validateCreate(spec *hypervisor.CreateSpec) error {
 		return invalid("vmid", "must be %d..%d", minVMID, maxVMID)
 	}
 	if spec.Name != "" && !hypervisor.ValidVMName(spec.Name) {
-		return invalid("name", hypervisor.ErrVMName)
+		return invalid("name", hypervisor.VMNameRule)
 	}
 	if spec.CPUCores == 0 {
 		spec.CPUCores = 1

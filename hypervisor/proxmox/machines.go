@@ -262,7 +262,7 @@ func (d *Driver) Migrate(ctx context.Context, ref hypervisor.Ref, targetNode str
 // validateConfigChange checks a change the way the sim does, plus Proxmox's DNS-name rule.
 func validateConfigChange(change hypervisor.ConfigChange) error {
 	if c := change.Name; c != nil && !hypervisor.ValidVMName(*c) {
-		return invalid("name", hypervisor.ErrVMName)
+		return invalid("name", hypervisor.VMNameRule)
 	}
 	if c := change.CPUCores; c != nil && (*c < hypervisor.MinCores || *c > hypervisor.MaxCores) {
 		return invalid("cpu_cores", "must be %d..%d", hypervisor.MinCores, hypervisor.MaxCores)

@@ -173,7 +173,7 @@ func validateCreate(spec *hypervisor.CreateSpec) error {
 		return invalid("vmid", "must be %d..%d", minVMID, maxVMID)
 	}
 	if spec.Name != "" && !hypervisor.ValidVMName(spec.Name) {
-		return invalid("name", hypervisor.ErrVMName)
+		return invalid("name", hypervisor.VMNameRule)
 	}
 	if spec.CPUCores == 0 {
 		spec.CPUCores = 1
@@ -282,7 +282,7 @@ func (d *Driver) Migrate(ctx context.Context, ref hypervisor.Ref, targetNode str
 // to the next boot; the sim applies them at once in any state.
 func (d *Driver) Configure(ctx context.Context, ref hypervisor.Ref, change hypervisor.ConfigChange) (hypervisor.Machine, error) {
 	if c := change.Name; c != nil && !hypervisor.ValidVMName(*c) {
-		return hypervisor.Machine{}, invalid("name", hypervisor.ErrVMName)
+		return hypervisor.Machine{}, invalid("name", hypervisor.VMNameRule)
 	}
 	if c := change.CPUCores; c != nil && (*c < hypervisor.MinCores || *c > hypervisor.MaxCores) {
 		return hypervisor.Machine{}, invalid("cpu_cores", "must be %d..%d", hypervisor.MinCores, hypervisor.MaxCores)
