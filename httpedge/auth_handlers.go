@@ -15,10 +15,14 @@ import (
 	"github.com/vmplane/vmplane/httpedge/token"
 )
 
+// maxCredentialLen bounds the password of a login and a refresh token: longer than
+// any that can be right, short enough to cost nothing to refuse.
+const maxCredentialLen = 1024
+
 // LoginRequest is the body of POST /api/auth/login.
 type LoginRequest struct {
-	Email    string `json:"email" openapi:"required,minLength=1,maxLength=254"`
-	Password string `json:"password" openapi:"required,minLength=1,maxLength=1024"`
+	Email    string `json:"email" openapi:"required,limit=login.email"`
+	Password string `json:"password" openapi:"required,limit=login.credential"`
 }
 
 // TokenReply answers a login or a refresh.
@@ -32,7 +36,7 @@ type TokenReply struct {
 
 // RefreshRequest is the body of POST /api/auth/refresh and /api/auth/logout.
 type RefreshRequest struct {
-	RefreshToken string `json:"refresh_token" openapi:"required,minLength=1,maxLength=1024"`
+	RefreshToken string `json:"refresh_token" openapi:"required,limit=login.credential"`
 }
 
 func (s *Server) login(c *Call) (_ any, err error) {
@@ -51,7 +55,7 @@ func (s *Server) login(c *Call) (_ any, err error) {
 	// One spelling of the e-mail from here on: every spelling that reaches the
 	// account ("VICTIM@...", " victim@...\t") counts against its one budget.
 	email := auth.NormalizeEmail(req.Email)
-	if email == "" || req.Password == "" || len(email) > 254 || len(req.Password) > 1024 {
+	if email == "" || req.Password == "" || len(email) > auth.MaxEmailLen || len(req.Password) > maxCredentialLen {
 		return nil, apierr.New(apierr.ErrInvalidCredentials, "invalid e-mail or password")
 	}
 	// Failed logins are limited per e-mail and client address, and per e-mail over

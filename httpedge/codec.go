@@ -3,11 +3,9 @@ package httpedge
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"io"
 	"maps"
 	"mime"
-	"reflect"
 	"slices"
 	"strings"
 
@@ -56,59 +54,43 @@ func encodeJSON(w io.Writer, v any) error {
 // must be known, every value must have the right type, and the body must satisfy the
 // `openapi` rules of v's type (see openapi/rules.go), which the document states for it.
 // On a route whose body is a merge patch, no field is required but one must be present.
+// The body is parsed once for the whole request (parsedBody): Decode, nulls and the
+// edge's look at tenant_id read that parse.
 func (c *Call) Decode(v any) error {
-	body := c.rc.PostBody()
-	if len(bytes.TrimSpace(body)) == 0 {
+	raw := c.rc.PostBody()
+	if len(bytes.TrimSpace(raw)) == 0 {
 		return apierr.New(apierr.ErrInvalidJSON, "a JSON body is required")
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return decodeError(err)
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return apierr.New(apierr.ErrInvalidJSON, "the body must hold exactly one JSON value")
+	b, err := c.parsedBody()
+	if err != nil {
+		return err
 	}
 	patch := c.route != nil && c.route.Patch
-	return openapi.ValidateBody(body, reflect.TypeOf(v), patch)
+	return b.Decode(raw, v, patch)
 }
 
-func decodeError(err error) error {
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &syn), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-		return apierr.New(apierr.ErrInvalidJSON, "the body is not valid JSON")
-	case errors.As(err, &typ):
-		field := typ.Field
-		if field == "" {
-			field = "body"
-		}
-		return apierr.Invalid(apierr.Field(field, "must be %s", jsonKind(typ.Type.Kind().String())))
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		// encoding/json has no typed error for unknown fields; its message is stable.
-		name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
-		return apierr.Invalid(apierr.Field(name, "is not a known field"))
+// parsedBody is the request body parsed as JSON, parsed on the first call only.
+func (c *Call) parsedBody() (*openapi.Body, error) {
+	if !c.parsed {
+		c.body, c.bodyErr = openapi.ParseBody(c.rc.PostBody())
+		c.parsed = true
 	}
-	return apierr.New(apierr.ErrInvalidJSON, "the body could not be decoded")
+	return c.body, c.bodyErr
 }
 
-func jsonKind(goKind string) string {
-	switch goKind {
-	case "string":
-		return "a string"
-	case "bool":
-		return "a boolean"
-	case "slice", "array":
-		return "an array"
-	case "struct", "map", "ptr":
-		return "an object"
+// bodyString is the body's top-level string member key, read leniently before the
+// handler decodes the body strictly (and reports a bad body itself): nil when the body
+// is not JSON or has no such string.
+func (c *Call) bodyString(key string) *string {
+	if len(c.rc.PostBody()) == 0 {
+		return nil
 	}
-	return "a number"
+	b, err := c.parsedBody()
+	if err != nil {
+		return nil
+	}
+	return b.String(key)
 }
-
-// jsonUnmarshal decodes leniently, for peeking at one field before a strict decode.
-func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
 
 // jsonMediaTypes are the media types a JSON body may be sent as; PATCH also takes a
 // merge patch's own type.
@@ -220,22 +202,14 @@ func (c *Call) checkQuery() error {
 }
 
 // nulls are the top-level members of the body that are JSON null: in a merge patch, the
-// fields to clear. Only a body with a null in it is decoded again (null cannot be
-// escaped, so a body without the bytes has none).
+// fields to clear.
 func (c *Call) nulls() map[string]bool {
-	body := c.rc.PostBody()
-	if !bytes.Contains(body, []byte("null")) {
+	if len(c.rc.PostBody()) == 0 {
 		return nil
 	}
-	var present map[string]json.RawMessage
-	if json.Unmarshal(body, &present) != nil {
+	b, err := c.parsedBody()
+	if err != nil {
 		return nil
 	}
-	out := map[string]bool{}
-	for k, v := range present {
-		if string(v) == "null" {
-			out[k] = true
-		}
-	}
-	return out
+	return b.Nulls()
 }

@@ -1,7 +1,6 @@
 package httpedge
 
 import (
-	"encoding/json"
 	"maps"
 
 	"github.com/valyala/fasthttp"
@@ -50,12 +49,6 @@ type resource struct {
 	create func(c *Call, scope *string, tenant *string) (any, error)
 	update func(c *Call, scope *string, id string) (any, error)
 	delete func(c *Call, scope *string, id string) (any, error)
-}
-
-// tenantField is what the registry reads of every write body before the handler decodes
-// it strictly: the tenant a write names.
-type tenantField struct {
-	TenantID *string `json:"tenant_id"`
 }
 
 // itemType is a resource's record type as the document needs it: a zero record (the
@@ -153,15 +146,14 @@ func (s *Server) serveResource(r *resource, op string) Handler {
 		}
 		var tenant *string
 		if (op == "create" || op == "update") && r.scoped {
-			var tf tenantField
 			// Lenient here; the handler decodes strictly and reports bad JSON itself.
-			_ = json.Unmarshal(c.rc.PostBody(), &tf)
-			if scope != nil && tf.TenantID != nil && *tf.TenantID != *scope {
+			named := c.bodyString("tenant_id")
+			if scope != nil && named != nil && *named != *scope {
 				return nil, apierr.New(apierr.ErrForbidden, "a %s belongs to your own tenant; tenant_id cannot name another", r.name)
 			}
 			tenant = scope
 			if scope == nil {
-				tenant = tf.TenantID
+				tenant = named
 			}
 		}
 		switch op {
@@ -218,7 +210,7 @@ type MachineCreate struct {
 
 // MachinePatch is the body of PATCH /api/resources/machines/:id.
 type MachinePatch struct {
-	Name *string `json:"name,omitempty" openapi:"minLength=1,maxLength=63"`
+	Name *string `json:"name,omitempty" openapi:"limit=machine.name"`
 	// TenantID (operators only) moves the machine to another tenant; null (or "")
 	// takes it from its tenant.
 	TenantID *string `json:"tenant_id,omitempty" openapi:"nullable,maxLength=64"`
@@ -226,17 +218,17 @@ type MachinePatch struct {
 
 // TenantCreate is the body of a tenant create.
 type TenantCreate struct {
-	Name string `json:"name" openapi:"required,minLength=1,maxLength=100"`
+	Name string `json:"name" openapi:"required,limit=tenant.name"`
 	// Quota's omitted limits take their default; -1 is unlimited.
 	Quota *tenants.QuotaChange `json:"quota,omitempty"`
 }
 
 // UserCreate is the body of a user create.
 type UserCreate struct {
-	Email    string  `json:"email" openapi:"required,minLength=3,maxLength=254"`
-	Name     string  `json:"name" openapi:"required,minLength=1,maxLength=100"`
+	Email    string  `json:"email" openapi:"required,limit=user.email"`
+	Name     string  `json:"name" openapi:"required,limit=user.name"`
 	Role     string  `json:"role" openapi:"required,enum=admin|user"`
-	Password string  `json:"password" openapi:"required,minLength=8,maxLength=72"`
+	Password string  `json:"password" openapi:"required,limit=user.password"`
 	TenantID *string `json:"tenant_id,omitempty" openapi:"maxLength=64"`
 }
 
@@ -252,7 +244,7 @@ type RuleBody struct {
 	Destination *string `json:"destination,omitempty" openapi:"nullable,maxLength=64"`
 	Enabled     *bool   `json:"enabled,omitempty"`
 	Position    *int    `json:"position,omitempty" openapi:"minimum=1"`
-	Comment     *string `json:"comment,omitempty" openapi:"nullable,maxLength=255"`
+	Comment     *string `json:"comment,omitempty" openapi:"nullable,limit=rule.comment"`
 	TenantID    *string `json:"tenant_id,omitempty" openapi:"maxLength=64"`
 }
 

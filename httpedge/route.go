@@ -128,6 +128,10 @@ type Call struct {
 	srv       *Server
 	// route is the route being served; nil when a test calls a handler directly.
 	route *Route
+	// body is the request body parsed, once (parsed); bodyErr why it is not JSON.
+	body    *openapi.Body
+	bodyErr error
+	parsed  bool
 }
 
 // ClientAddr is the caller as the rate limits see it: the TCP peer, or the

@@ -36,7 +36,7 @@ type BackupScheduleBody struct {
 	Timezone *string `json:"timezone,omitempty" openapi:"minLength=1,maxLength=64"`
 	Enabled  *bool   `json:"enabled,omitempty"`
 	// Retention is how many of the schedule's backups are kept, 1..100.
-	Retention *int `json:"retention,omitempty" openapi:"required,minimum=1,maximum=100"`
+	Retention *int `json:"retention,omitempty" openapi:"required,limit=backup.retention"`
 	// Mode is snapshot (default), suspend or stop.
 	Mode     *string `json:"mode,omitempty" openapi:"enum=snapshot|suspend|stop"`
 	TenantID *string `json:"tenant_id,omitempty" openapi:"maxLength=64"`

@@ -142,9 +142,9 @@ type MigrateRequest struct {
 
 // ConfigRequest is the body of PATCH .../config.
 type ConfigRequest struct {
-	Name     *string `json:"name,omitempty" openapi:"minLength=1,maxLength=63"`
-	CPUCores *int    `json:"cpu_cores,omitempty" openapi:"minimum=1,maximum=128"`
-	MemoryMB *int    `json:"memory_mb,omitempty" openapi:"minimum=128,maximum=4194304"`
+	Name     *string `json:"name,omitempty" openapi:"limit=machine.name"`
+	CPUCores *int    `json:"cpu_cores,omitempty" openapi:"limit=machine.cores"`
+	MemoryMB *int    `json:"memory_mb,omitempty" openapi:"limit=machine.memory_mb"`
 }
 
 // NetworkRequest is the body of PATCH .../network.
@@ -154,15 +154,15 @@ type NetworkRequest struct {
 
 // DiskRequest is the body of POST .../disks.
 type DiskRequest struct {
-	SizeGB  int    `json:"size_gb" openapi:"required,minimum=1,maximum=65536"`
+	SizeGB  int    `json:"size_gb" openapi:"required,limit=machine.disk_gb"`
 	Storage string `json:"storage,omitempty" openapi:"minLength=1,maxLength=64"`
 }
 
 // ReinstallRequest is the body of POST .../reinstall.
 type ReinstallRequest struct {
 	TemplateID string   `json:"template_id" openapi:"required,minLength=1,maxLength=64"`
-	Password   string   `json:"password,omitempty" openapi:"minLength=8,maxLength=128"`
-	SSHKeys    []string `json:"ssh_keys,omitempty" openapi:"maxItems=32,items.minLength=1,items.maxLength=8192"`
+	Password   string   `json:"password,omitempty" openapi:"limit=machine.password"`
+	SSHKeys    []string `json:"ssh_keys,omitempty" openapi:"limit=machine.ssh_keys,items.limit=machine.ssh_key"`
 }
 
 // ConsoleReply is the answer of GET .../console. URL is absolute (ws:// or wss://) only

@@ -238,8 +238,8 @@ type ConfigChange struct {
 type InterfaceChange struct {
 	ID       string  `json:"id" openapi:"required,minLength=1,maxLength=8"`
 	Bridge   *string `json:"bridge,omitempty" openapi:"minLength=1,maxLength=64"`
-	VLAN     *int    `json:"vlan,omitempty" openapi:"minimum=0,maximum=4094"`
-	RateMbps *int    `json:"rate_mbps,omitempty" openapi:"minimum=0,maximum=100000"`
+	VLAN     *int    `json:"vlan,omitempty" openapi:"limit=machine.vlan"`
+	RateMbps *int    `json:"rate_mbps,omitempty" openapi:"limit=machine.rate_mbps"`
 	Firewall *bool   `json:"firewall,omitempty"`
 }
 

@@ -83,8 +83,8 @@ func AdminExists(store persistence.Store) (bool, error) {
 // of a stopped server, and revokes every login of the user, as a password change
 // through the API does. The server must not run: the caller holds the data directory.
 func ResetPassword(ctx context.Context, store persistence.Store, email, password string, cost int) (User, error) {
-	if len(password) < 8 || len(password) > 72 {
-		return User{}, apierr.Invalid(apierr.Field("password", "must be 8..72 characters"))
+	if len(password) < MinPasswordLen || len(password) > MaxPasswordLen {
+		return User{}, apierr.Invalid(errPasswordField())
 	}
 	email = NormalizeEmail(email)
 	id, err := store.Get(persistence.Key("user-email", email))

@@ -370,15 +370,28 @@ func (u *Users) bootstrapAdmin(s *system) error {
 	return nil
 }
 
+// Bounds of a user's fields, in bytes as the checks below count them. A password is at
+// most 72 bytes because bcrypt reads no further.
+const (
+	MinPasswordLen, MaxPasswordLen = 8, 72
+	MinUserNameLen, MaxUserNameLen = 1, 100
+	MinEmailLen, MaxEmailLen       = 3, 254 // a@b, and RFC 5321's longest path
+)
+
+// errPasswordField is the answer's line for a password out of bounds.
+func errPasswordField() apierr.FieldError {
+	return apierr.Field("password", "must be %d..%d characters", MinPasswordLen, MaxPasswordLen)
+}
+
 // validateNewUser checks what a new user must have: an e-mail (already normalised), a
 // password and a role.
 func validateNewUser(email, password, role string) error {
 	var fields []apierr.FieldError
-	if !strings.Contains(email, "@") || len(email) > 254 {
+	if !strings.Contains(email, "@") || len(email) > MaxEmailLen {
 		fields = append(fields, apierr.Field("email", "must be an e-mail address"))
 	}
-	if len(password) < 8 || len(password) > 72 {
-		fields = append(fields, apierr.Field("password", "must be 8..72 characters"))
+	if len(password) < MinPasswordLen || len(password) > MaxPasswordLen {
+		fields = append(fields, errPasswordField())
 	}
 	if role != RoleAdmin && role != RoleUser {
 		fields = append(fields, apierr.Field("role", "must be admin or user"))
@@ -459,8 +472,8 @@ func newUserRecord(m *createUser) userRecord {
 
 // UserChange is a partial change of a user by an operator.
 type UserChange struct {
-	Name     *string `json:"name,omitempty" openapi:"minLength=1,maxLength=100"`
-	Password *string `json:"password,omitempty" openapi:"minLength=8,maxLength=72"`
+	Name     *string `json:"name,omitempty" openapi:"limit=user.name"`
+	Password *string `json:"password,omitempty" openapi:"limit=user.password"`
 	// Role moves a user between admin and user: an admin has no tenant (it is
 	// dropped), a user needs one (tenant_id in the same change when it had none).
 	Role *string `json:"role,omitempty" openapi:"enum=admin|user"`
@@ -487,8 +500,8 @@ func (u *Users) Update(ctx context.Context, id string, c UserChange) (User, erro
 		}
 	}
 	if c.Password != nil {
-		if len(*c.Password) < 8 || len(*c.Password) > 72 {
-			return User{}, apierr.Invalid(apierr.Field("password", "must be 8..72 characters"))
+		if len(*c.Password) < MinPasswordLen || len(*c.Password) > MaxPasswordLen {
+			return User{}, apierr.Invalid(errPasswordField())
 		}
 		// Hashed here, by the background hasher, not in the user's mailbox.
 		h, err := u.hasher.generate(ctx, *c.Password, u.opts.BcryptCost)
@@ -497,8 +510,8 @@ func (u *Users) Update(ctx context.Context, id string, c UserChange) (User, erro
 		}
 		msg.Hash = kit.Ptr(string(h))
 	}
-	if c.Name != nil && len(*c.Name) > 100 {
-		return User{}, apierr.Invalid(apierr.Field("name", "must be at most 100 characters"))
+	if c.Name != nil && len(*c.Name) > MaxUserNameLen {
+		return User{}, apierr.Invalid(apierr.Field("name", "must be at most %d characters", MaxUserNameLen))
 	}
 	usr, err := kit.Ask[User](ctx, u.kind, id, msg)
 	if err == nil && c.Password != nil && u.opts.PasswordChanged != nil {

@@ -10,20 +10,46 @@ import (
 )
 
 // Bounds of machine resources. Generous for a hosting cluster, tight enough to catch
-// a unit mistake (memory in bytes, disk in MB).
+// a unit mistake (memory in bytes, disk in MB). Each is written here only: the API
+// document and the edge's check of a request body read them through the limits
+// httpedge names (the `openapi:"limit=machine.cores"` tags), and the checks below and
+// in tenants read them directly. The drivers check only what the hypervisor refuses.
 const (
 	MinCores, MaxCores       = 1, 128
 	MinMemoryMB, MaxMemoryMB = 128, 4 << 20 // 4 TiB
 	MinDiskGB, MaxDiskGB     = 1, 64 << 10  // 64 TiB
 	MaxVLAN                  = 4094
 	MaxRateMbps              = 100_000
+	// MinNameLen and MaxNameLen bound a machine's name, a hostname label (RFC 1123).
+	MinNameLen, MaxNameLen = 1, 63
+	// MinPasswordLen and MaxPasswordLen bound the password cloud-init sets on a
+	// create or a reinstall.
+	MinPasswordLen, MaxPasswordLen = 8, 128
+	// MaxSSHKeys and MaxSSHKeyLen bound the public keys cloud-init installs.
+	MaxSSHKeys, MaxSSHKeyLen = 32, 8192
 )
 
+// ValidName reports whether name is a valid machine name: a hostname of
+// MinNameLen..MaxNameLen letters, digits, dots and dashes, each of its labels starting
+// and ending with a letter or digit, so that every hypervisor takes it.
+func ValidName(name string) bool {
+	return len(name) >= MinNameLen && len(name) <= MaxNameLen && hypervisor.ValidVMName(name)
+}
+
 var (
-	NameRE      = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9.-]{0,61}[A-Za-z0-9])?$`)
 	interfaceRE = regexp.MustCompile(`^net[0-9]{1,2}$`)
 	storageRE   = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9._-]{0,63}$`)
 )
+
+// NameFieldError is the answer's line for a name that is no valid machine name.
+func NameFieldError() apierr.FieldError {
+	return apierr.Field("name", "must be a hostname: letters, digits, dots and dashes, %d..%d characters", MinNameLen, MaxNameLen)
+}
+
+// PasswordFieldError is the answer's line for a password out of bounds.
+func PasswordFieldError() apierr.FieldError {
+	return apierr.Field("password", "must be %d..%d characters", MinPasswordLen, MaxPasswordLen)
+}
 
 // PowerActionAliases maps the names other panels use onto Proxmox's power actions.
 var PowerActionAliases = map[string]hypervisor.PowerAction{
@@ -66,8 +92,8 @@ func (op Operation) validate() error {
 		if c == nil || (c.Name == nil && c.CPUCores == nil && c.MemoryMB == nil) {
 			return apierr.Invalid(apierr.Field("body", "name, cpu_cores or memory_mb is required"))
 		}
-		if c.Name != nil && !NameRE.MatchString(*c.Name) {
-			f = append(f, apierr.Field("name", "must be a hostname: letters, digits, dots and dashes, 1..63 characters"))
+		if c.Name != nil && !ValidName(*c.Name) {
+			f = append(f, NameFieldError())
 		}
 		if c.CPUCores != nil && (*c.CPUCores < MinCores || *c.CPUCores > MaxCores) {
 			f = append(f, apierr.Field("cpu_cores", "must be %d..%d", MinCores, MaxCores))
@@ -110,8 +136,8 @@ func (op Operation) validate() error {
 		if r == nil || r.TemplateID == "" {
 			return apierr.Invalid(apierr.Field("template_id", "is required"))
 		}
-		if r.Password != "" && (len(r.Password) < 8 || len(r.Password) > 128) {
-			f = append(f, apierr.Field("password", "must be 8..128 characters"))
+		if r.Password != "" && (len(r.Password) < MinPasswordLen || len(r.Password) > MaxPasswordLen) {
+			f = append(f, PasswordFieldError())
 		}
 		for i, k := range r.SSHKeys {
 			if !strings.HasPrefix(k, "ssh-") && !strings.HasPrefix(k, "ecdsa-") && !strings.HasPrefix(k, "sk-") {

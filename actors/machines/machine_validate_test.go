@@ -249,3 +249,64 @@ func TestStaleVanishKeepsTheRecord(t *testing.T) {
 		t.Fatal("an inventory read after the task ended kept the machine; want it removed")
 	}
 }
+
+// TestBoundsAtTheirEdges checks each bound of an operation at its edges: the service
+// accepts the bound and refuses one past it, naming the field; and every bound the API
+// accepts is one that both drivers accept (hypervisor.MinCores and its siblings), so a
+// valid request never fails at the hypervisor for its shape.
+func TestBoundsAtTheirEdges(t *testing.T) {
+	if MinCores < hypervisor.MinCores || MaxCores > hypervisor.MaxCores || MinMemoryMB < hypervisor.MinMemoryMB || MinDiskGB < hypervisor.MinDiskGB {
+		t.Errorf("API bounds cores %d..%d, memory %d.., disk %d..: want within the hypervisor's %d..%d, %d.., %d..",
+			MinCores, MaxCores, MinMemoryMB, MinDiskGB, hypervisor.MinCores, hypervisor.MaxCores, hypervisor.MinMemoryMB, hypervisor.MinDiskGB)
+	}
+	name := func(n int) *string {
+		s := make([]byte, n)
+		for i := range s {
+			s[i] = 'a'
+		}
+		return new(string(s))
+	}
+	cases := []struct {
+		field    string
+		min, max int
+		op       func(v int) Operation
+	}{
+		{"cpu_cores", MinCores, MaxCores, func(v int) Operation {
+			return Operation{Type: OpConfig, Config: &hypervisor.ConfigChange{CPUCores: &v}}
+		}},
+		{"memory_mb", MinMemoryMB, MaxMemoryMB, func(v int) Operation {
+			return Operation{Type: OpConfig, Config: &hypervisor.ConfigChange{MemoryMB: &v}}
+		}},
+		{"name", MinNameLen, MaxNameLen, func(v int) Operation {
+			return Operation{Type: OpConfig, Config: &hypervisor.ConfigChange{Name: name(v)}}
+		}},
+		{"size_gb", MinDiskGB, MaxDiskGB, func(v int) Operation { return Operation{Type: OpAddDisk, DiskSizeGB: v} }},
+		{"interfaces[0].vlan", 0, MaxVLAN, func(v int) Operation {
+			return Operation{Type: OpNetwork, Interfaces: []hypervisor.InterfaceChange{{ID: "net0", VLAN: &v}}}
+		}},
+		{"interfaces[0].rate_mbps", 0, MaxRateMbps, func(v int) Operation {
+			return Operation{Type: OpNetwork, Interfaces: []hypervisor.InterfaceChange{{ID: "net0", RateMbps: &v}}}
+		}},
+	}
+	// A name is one every hypervisor takes: a DNS name, each label starting and ending
+	// with a letter or digit.
+	for n, valid := range map[string]bool{"web-1": true, "db.eu-1.example": true, "a..b": false, "a.-b": false, "a-.b": false, "-a": false, "a_b": false} {
+		op := Operation{Type: OpConfig, Config: &hypervisor.ConfigChange{Name: &n}}
+		if err := op.validate(); (err == nil) != valid || valid != hypervisor.ValidVMName(n) {
+			t.Errorf("name %q: got %v (Proxmox takes it: %v); want valid %v", n, err, hypervisor.ValidVMName(n), valid)
+		}
+	}
+	for _, c := range cases {
+		for _, v := range []int{c.min, c.max} {
+			if err := c.op(v).validate(); err != nil {
+				t.Errorf("%s %d: got %v; want it accepted", c.field, v, err)
+			}
+		}
+		for _, v := range []int{c.min - 1, c.max + 1} {
+			var e *apierr.Error
+			if err := c.op(v).validate(); !errors.As(err, &e) || e.Status != 400 || len(e.Fields) != 1 || e.Fields[0].Field != c.field {
+				t.Errorf("%s %d: got %v; want a 400 naming %s", c.field, v, err, c.field)
+			}
+		}
+	}
+}

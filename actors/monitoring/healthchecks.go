@@ -52,7 +52,15 @@ const (
 	// without them (the timeout is kept below a shorter interval given alone).
 	DefaultCheckIntervalS = 60
 	DefaultCheckTimeoutMS = 5000
+	MinFailureThreshold   = 1
 	MaxFailureThreshold   = 100
+	// MinCheckNameLen and MaxCheckNameLen bound a check's name, in characters.
+	MinCheckNameLen, MaxCheckNameLen = 1, 100
+	// MaxCheckTargetLen bounds a check's target, a URL or host:port.
+	MaxCheckTargetLen = 2048
+	// MinExpectedStatus and MaxExpectedStatus bound the status an http check expects
+	// (0: any 2xx or 3xx).
+	MinExpectedStatus, MaxExpectedStatus = 100, 599
 	// CheckResultsKept is how many recent probe results a check keeps.
 	CheckResultsKept = 20
 )
@@ -120,15 +128,15 @@ type HealthCheck struct {
 
 // HealthCheckSpec is the body of a health check create.
 type HealthCheckSpec struct {
-	Name   string `json:"name" openapi:"required,minLength=1,maxLength=100"`
+	Name   string `json:"name" openapi:"required,limit=check.name"`
 	Type   string `json:"type" openapi:"required,enum=http|tcp"`
-	Target string `json:"target" openapi:"required,minLength=1,maxLength=2048"`
+	Target string `json:"target" openapi:"required,limit=check.target"`
 	// IntervalS defaults to DefaultCheckIntervalS, TimeoutMS to DefaultCheckTimeoutMS
 	// or half the interval, whichever is shorter.
-	IntervalS        int     `json:"interval_s,omitempty" openapi:"minimum=1,maximum=86400" doc:"seconds between probes; default 60"`
-	TimeoutMS        int     `json:"timeout_ms,omitempty" openapi:"minimum=100,maximum=60000" doc:"probe timeout, below the interval; default 5000, or half the interval when that is shorter"`
-	ExpectedStatus   int     `json:"expected_status,omitempty" openapi:"minimum=0,maximum=599"`
-	FailureThreshold int     `json:"failure_threshold,omitempty" openapi:"minimum=0,maximum=100"`
+	IntervalS        int     `json:"interval_s,omitempty" openapi:"limit=check.interval_s" doc:"seconds between probes; default 60"`
+	TimeoutMS        int     `json:"timeout_ms,omitempty" openapi:"limit=check.timeout_ms" doc:"probe timeout, below the interval; default 5000, or half the interval when that is shorter"`
+	ExpectedStatus   int     `json:"expected_status,omitempty" openapi:"limit=check.expected_status"`
+	FailureThreshold int     `json:"failure_threshold,omitempty" openapi:"limit=check.failure_threshold_or_default"`
 	MachineID        *string `json:"machine_id,omitempty" openapi:"maxLength=64"`
 	TenantID         *string `json:"tenant_id,omitempty" openapi:"maxLength=64"`
 	// Enabled defaults to true.
@@ -138,13 +146,13 @@ type HealthCheckSpec struct {
 // HealthCheckChange is a partial change of a health check. A change of type, target or
 // expected status starts the check afresh (unknown, no failures counted).
 type HealthCheckChange struct {
-	Name             *string `json:"name,omitempty" openapi:"minLength=1,maxLength=100"`
+	Name             *string `json:"name,omitempty" openapi:"limit=check.name"`
 	Type             *string `json:"type,omitempty" openapi:"enum=http|tcp"`
-	Target           *string `json:"target,omitempty" openapi:"minLength=1,maxLength=2048"`
-	IntervalS        *int    `json:"interval_s,omitempty" openapi:"minimum=1,maximum=86400"`
-	TimeoutMS        *int    `json:"timeout_ms,omitempty" openapi:"minimum=100,maximum=60000"`
-	ExpectedStatus   *int    `json:"expected_status,omitempty" openapi:"minimum=0,maximum=599"`
-	FailureThreshold *int    `json:"failure_threshold,omitempty" openapi:"minimum=1,maximum=100"`
+	Target           *string `json:"target,omitempty" openapi:"limit=check.target"`
+	IntervalS        *int    `json:"interval_s,omitempty" openapi:"limit=check.interval_s"`
+	TimeoutMS        *int    `json:"timeout_ms,omitempty" openapi:"limit=check.timeout_ms"`
+	ExpectedStatus   *int    `json:"expected_status,omitempty" openapi:"limit=check.expected_status"`
+	FailureThreshold *int    `json:"failure_threshold,omitempty" openapi:"limit=check.failure_threshold"`
 	MachineID        *string `json:"machine_id,omitempty" openapi:"nullable,maxLength=64"`
 	Enabled          *bool   `json:"enabled,omitempty"`
 	// TenantID is read-only; it may only name the check's own tenant.
@@ -690,8 +698,8 @@ func checkHost(typ, target string) string {
 // validateCheck checks a whole check's settings.
 func validateCheck(hc *HealthCheck) []apierr.FieldError {
 	var f []apierr.FieldError
-	if n := len([]rune(hc.Name)); n < 1 || n > 100 {
-		f = append(f, apierr.Field("name", "must be 1..100 characters"))
+	if n := len([]rune(hc.Name)); n < MinCheckNameLen || n > MaxCheckNameLen {
+		f = append(f, apierr.Field("name", "must be %d..%d characters", MinCheckNameLen, MaxCheckNameLen))
 	}
 	f = append(f, validateTarget(hc)...)
 	if hc.IntervalS < MinCheckIntervalS || hc.IntervalS > MaxCheckIntervalS {
@@ -706,11 +714,11 @@ func validateCheck(hc *HealthCheck) []apierr.FieldError {
 	switch {
 	case hc.Type == CheckTCP && hc.ExpectedStatus != 0:
 		f = append(f, apierr.Field("expected_status", "applies to http checks only"))
-	case hc.ExpectedStatus != 0 && (hc.ExpectedStatus < 100 || hc.ExpectedStatus > 599):
-		f = append(f, apierr.Field("expected_status", "must be 100..599, or 0 for any 2xx or 3xx"))
+	case hc.ExpectedStatus != 0 && (hc.ExpectedStatus < MinExpectedStatus || hc.ExpectedStatus > MaxExpectedStatus):
+		f = append(f, apierr.Field("expected_status", "must be %d..%d, or 0 for any 2xx or 3xx", MinExpectedStatus, MaxExpectedStatus))
 	}
-	if hc.FailureThreshold < 1 || hc.FailureThreshold > MaxFailureThreshold {
-		f = append(f, apierr.Field("failure_threshold", "must be 1..%d", MaxFailureThreshold))
+	if hc.FailureThreshold < MinFailureThreshold || hc.FailureThreshold > MaxFailureThreshold {
+		f = append(f, apierr.Field("failure_threshold", "must be %d..%d", MinFailureThreshold, MaxFailureThreshold))
 	}
 	return f
 }
@@ -721,8 +729,8 @@ func validateTarget(hc *HealthCheck) []apierr.FieldError {
 	bad := func(format string, args ...any) []apierr.FieldError {
 		return []apierr.FieldError{apierr.Field("target", format, args...)}
 	}
-	if len(hc.Target) > 2048 {
-		return bad("must be at most 2048 characters")
+	if len(hc.Target) > MaxCheckTargetLen {
+		return bad("must be at most %d characters", MaxCheckTargetLen)
 	}
 	switch hc.Type {
 	case CheckHTTP:

@@ -3,6 +3,7 @@ package tenants
 import (
 	"context"
 	"errors"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -40,14 +41,21 @@ type Usage = Quota
 // Unlimited as a quota limit lets a tenant hold as much of it as it likes.
 const Unlimited = -1
 
+// MaxQuotaLimit is the largest quota limit, a 32-bit integer's, so that every client's
+// integers hold it.
+const MaxQuotaLimit = math.MaxInt32
+
+// MinNameLen and MaxNameLen bound a tenant's name.
+const MinNameLen, MaxNameLen = 1, 100
+
 // QuotaChange is a partial quota: on a tenant create, omitted limits take their
 // default (DefaultQuota); on a change, omitted limits keep their value. A partial
 // quota never zeroes the limits it does not name.
 type QuotaChange struct {
-	Machines *int `json:"machines,omitempty" openapi:"minimum=-1,maximum=2147483647" doc:"-1: unlimited; omitted: the default on create, unchanged on a patch"`
-	CPUCores *int `json:"cpu_cores,omitempty" openapi:"minimum=-1,maximum=2147483647" doc:"-1: unlimited; omitted: the default on create, unchanged on a patch"`
-	MemoryMB *int `json:"memory_mb,omitempty" openapi:"minimum=-1,maximum=2147483647" doc:"-1: unlimited; omitted: the default on create, unchanged on a patch"`
-	DiskGB   *int `json:"disk_gb,omitempty" openapi:"minimum=-1,maximum=2147483647" doc:"-1: unlimited; omitted: the default on create, unchanged on a patch"`
+	Machines *int `json:"machines,omitempty" openapi:"limit=tenant.quota" doc:"-1: unlimited; omitted: the default on create, unchanged on a patch"`
+	CPUCores *int `json:"cpu_cores,omitempty" openapi:"limit=tenant.quota" doc:"-1: unlimited; omitted: the default on create, unchanged on a patch"`
+	MemoryMB *int `json:"memory_mb,omitempty" openapi:"limit=tenant.quota" doc:"-1: unlimited; omitted: the default on create, unchanged on a patch"`
+	DiskGB   *int `json:"disk_gb,omitempty" openapi:"limit=tenant.quota" doc:"-1: unlimited; omitted: the default on create, unchanged on a patch"`
 }
 
 // applyTo returns q with the limits c names replaced.
@@ -88,27 +96,27 @@ type Tenants struct {
 // TenantChange is a partial change of a tenant: the quota merges (limits it omits
 // keep their value).
 type TenantChange struct {
-	Name  *string      `json:"name,omitempty" openapi:"minLength=1,maxLength=100"`
+	Name  *string      `json:"name,omitempty" openapi:"limit=tenant.name"`
 	Quota *QuotaChange `json:"quota,omitempty"`
 }
 
 // MachineSpec is a tenant's request for a new machine.
 type MachineSpec struct {
-	Name       string   `json:"name" openapi:"required,minLength=1,maxLength=63"`
+	Name       string   `json:"name" openapi:"required,limit=machine.name"`
 	TemplateID string   `json:"template_id" openapi:"required,minLength=1,maxLength=64"`
-	CPUCores   int      `json:"cpu_cores" openapi:"required,minimum=1,maximum=128"`
-	MemoryMB   int      `json:"memory_mb" openapi:"required,minimum=128,maximum=4194304"`
-	DiskGB     int      `json:"disk_gb" openapi:"required,minimum=1,maximum=65536"`
+	CPUCores   int      `json:"cpu_cores" openapi:"required,limit=machine.cores"`
+	MemoryMB   int      `json:"memory_mb" openapi:"required,limit=machine.memory_mb"`
+	DiskGB     int      `json:"disk_gb" openapi:"required,limit=machine.disk_gb"`
 	Node       string   `json:"node,omitempty" openapi:"maxLength=64"`
-	Password   string   `json:"password,omitempty" openapi:"minLength=8,maxLength=128"`
-	SSHKeys    []string `json:"ssh_keys,omitempty" openapi:"maxItems=32,items.minLength=1,items.maxLength=8192"`
+	Password   string   `json:"password,omitempty" openapi:"limit=machine.password"`
+	SSHKeys    []string `json:"ssh_keys,omitempty" openapi:"limit=machine.ssh_keys,items.limit=machine.ssh_key"`
 }
 
 // ResourceChange is a tenant's resize of a machine; disks only grow.
 type ResourceChange struct {
-	CPUCores *int `json:"cpu_cores,omitempty" openapi:"minimum=1,maximum=128"`
-	MemoryMB *int `json:"memory_mb,omitempty" openapi:"minimum=128,maximum=4194304"`
-	DiskGB   *int `json:"disk_gb,omitempty" openapi:"minimum=1,maximum=65536"`
+	CPUCores *int `json:"cpu_cores,omitempty" openapi:"limit=machine.cores"`
+	MemoryMB *int `json:"memory_mb,omitempty" openapi:"limit=machine.memory_mb"`
+	DiskGB   *int `json:"disk_gb,omitempty" openapi:"limit=machine.disk_gb"`
 }
 
 // Provisioned is the answer of a machine create.
@@ -278,15 +286,18 @@ func (t *Tenants) ResizeMachine(ctx context.Context, tenantID, machineID string,
 
 func validateTenant(name string, q Quota) error {
 	var f []apierr.FieldError
-	if name == "" || len(name) > 100 {
-		f = append(f, apierr.Field("name", "must be 1..100 characters"))
+	if len(name) < MinNameLen || len(name) > MaxNameLen {
+		f = append(f, apierr.Field("name", "must be %d..%d characters", MinNameLen, MaxNameLen))
 	}
 	for _, l := range []struct {
 		name  string
 		limit int
 	}{{"machines", q.Machines}, {"cpu_cores", q.CPUCores}, {"memory_mb", q.MemoryMB}, {"disk_gb", q.DiskGB}} {
-		if l.limit < Unlimited {
+		switch {
+		case l.limit < Unlimited:
 			f = append(f, apierr.Field("quota."+l.name, "must be a limit of 0 or more, or -1 for unlimited"))
+		case l.limit > MaxQuotaLimit:
+			f = append(f, apierr.Field("quota."+l.name, "must be at most %d", MaxQuotaLimit))
 		}
 	}
 	if len(f) > 0 {
@@ -297,8 +308,8 @@ func validateTenant(name string, q Quota) error {
 
 func (t *Tenants) validateSpec(ctx context.Context, s MachineSpec) error {
 	var f []apierr.FieldError
-	if !machines.NameRE.MatchString(s.Name) {
-		f = append(f, apierr.Field("name", "must be a hostname: letters, digits, dots and dashes, 1..63 characters"))
+	if !machines.ValidName(s.Name) {
+		f = append(f, machines.NameFieldError())
 	}
 	if s.CPUCores < machines.MinCores || s.CPUCores > machines.MaxCores {
 		f = append(f, apierr.Field("cpu_cores", "must be %d..%d", machines.MinCores, machines.MaxCores))
@@ -309,8 +320,8 @@ func (t *Tenants) validateSpec(ctx context.Context, s MachineSpec) error {
 	if s.DiskGB < machines.MinDiskGB || s.DiskGB > machines.MaxDiskGB {
 		f = append(f, apierr.Field("disk_gb", "must be %d..%d", machines.MinDiskGB, machines.MaxDiskGB))
 	}
-	if s.Password != "" && (len(s.Password) < 8 || len(s.Password) > 128) {
-		f = append(f, apierr.Field("password", "must be 8..128 characters"))
+	if s.Password != "" && (len(s.Password) < machines.MinPasswordLen || len(s.Password) > machines.MaxPasswordLen) {
+		f = append(f, machines.PasswordFieldError())
 	}
 	if s.TemplateID == "" {
 		f = append(f, apierr.Field("template_id", "is required"))

@@ -2,12 +2,14 @@ package openapi
 
 import (
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // The `openapi` struct tag states what a request body field must satisfy. The reflector
-// writes it into the document and the edge enforces it (ValidateBody), so the two
+// writes it into the document and the edge enforces it (Body.Check), so the two
 // cannot drift apart. Options, comma-separated:
 //
 //	required            the field must be present (in a create; a patch makes every field optional)
@@ -20,9 +22,17 @@ import (
 //	minimum=N           numbers: at least N
 //	maximum=N           numbers: at most N
 //	format=F            a JSON Schema format, documented only (date-time, email, ...)
+//	limit=NAME          the bounds of the limit registered under NAME (NameLimits): minimum
+//	                    and maximum of a number, minLength and maxLength of a string,
+//	                    minItems and maxItems of an array
 //	items.OPTION        any of the options above, for the items of an array
 //
 // Example: `json:"ssh_keys,omitempty" openapi:"maxItems=32,items.maxLength=16384"`.
+//
+// A bound that a service also enforces is named, never spelled: the service's constant
+// is registered under a name (NameLimits, done by httpedge for every service) and the
+// tag says limit=NAME, so that the document, the edge's check and the service's own check
+// read one number. httpedge's tests fail on a tag that spells a named limit's numbers.
 //
 // A `doc` tag beside it is the property's description in the document, for what a
 // client must know of a value that its schema cannot say (`doc:"-1: unlimited"`).
@@ -47,20 +57,104 @@ type fieldRules struct {
 	items                *fieldRules
 }
 
-// parseRules parses an `openapi` tag; a malformed tag is a programming error, reported
-// by the reflector when it builds the document (so a bad tag fails every test).
-func parseRules(tag string) (*fieldRules, error) {
+// Limit is an inclusive range, of a number, a string's length in characters or an
+// array's items, as the type of the field that names it says.
+type Limit struct{ Min, Max int }
+
+// Limits are limits by name.
+type Limits map[string]Limit
+
+// named holds the limits that tags may name.
+var named struct {
+	sync.RWMutex
+	limits Limits
+}
+
+// NameLimits registers limits under their names for the tags' limit=NAME. Call it while
+// the program initialises, before a document is built or a body checked: rules, once
+// read, are cached. A name registered twice, or a range whose Min is above its Max,
+// is a programming error and panics.
+func NameLimits(l Limits) {
+	named.Lock()
+	defer named.Unlock()
+	if named.limits == nil {
+		named.limits = Limits{}
+	}
+	for name, r := range l {
+		if _, dup := named.limits[name]; dup {
+			panic("openapi: limit " + name + " is named twice")
+		}
+		if r.Min > r.Max {
+			panic(fmt.Sprintf("openapi: limit %s: %d > %d", name, r.Min, r.Max))
+		}
+		named.limits[name] = r
+	}
+}
+
+// lookupLimit is the limit registered under name.
+func lookupLimit(name string) (Limit, bool) {
+	named.RLock()
+	defer named.RUnlock()
+	l, ok := named.limits[name]
+	return l, ok
+}
+
+// setLimit writes the named limit into r as the bounds that values of type t have.
+func (r *fieldRules) setLimit(tag, name string, t reflect.Type) error {
+	l, ok := lookupLimit(name)
+	if !ok {
+		return fmt.Errorf("openapi tag %q: no limit is named %q", tag, name)
+	}
+	if t == nil {
+		return fmt.Errorf("openapi tag %q: limit=%s needs the field's type", tag, name)
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	lo, hi := l.Min, l.Max
+	atLeast := &lo
+	if lo <= 0 {
+		atLeast = nil // no length or count is below 0: the document leaves it out
+	}
+	switch t.Kind() {
+	case reflect.String:
+		r.minLength, r.maxLength = atLeast, &hi
+	case reflect.Slice, reflect.Array:
+		r.minItems, r.maxItems = atLeast, &hi
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64:
+		fl, fh := float64(lo), float64(hi)
+		r.minimum, r.maximum = &fl, &fh
+	default:
+		return fmt.Errorf("openapi tag %q: limit=%s on a %s field", tag, name, t.Kind())
+	}
+	return nil
+}
+
+// parseRules parses the `openapi` tag of a field of type t (nil in the rules' own tests,
+// where no tag names a limit); a malformed tag is a programming error, reported by the
+// reflector when it builds the document (so a bad tag fails every test).
+func parseRules(tag string, t reflect.Type) (*fieldRules, error) {
 	r := &fieldRules{}
 	if tag == "" {
 		return r, nil
 	}
 	for opt := range strings.SplitSeq(tag, ",") {
-		target := r
+		target, typ := r, t
 		if rest, ok := strings.CutPrefix(opt, "items."); ok {
 			if r.items == nil {
 				r.items = &fieldRules{}
 			}
 			target, opt = r.items, rest
+			for typ != nil && typ.Kind() == reflect.Pointer {
+				typ = typ.Elem()
+			}
+			if typ != nil && (typ.Kind() == reflect.Slice || typ.Kind() == reflect.Array) {
+				typ = typ.Elem()
+			} else {
+				typ = nil
+			}
 		}
 		key, val, hasVal := strings.Cut(opt, "=")
 		num := func() (int, error) {
@@ -82,6 +176,10 @@ func parseRules(tag string) (*fieldRules, error) {
 			target.enum = strings.Split(val, "|")
 		case "format":
 			target.format = val
+		case "limit":
+			if err := target.setLimit(tag, val, typ); err != nil {
+				return nil, err
+			}
 		case "minLength", "maxLength", "minItems", "maxItems":
 			n, err := num()
 			if err != nil {

@@ -31,10 +31,20 @@ type (
 	}
 )
 
-// fieldErrors runs ValidateBody and returns "field: message" lines, or nil.
+// validateBody checks a body against the rules of type t, as Body.Decode does after
+// its strict decode.
+func validateBody(body []byte, t reflect.Type, patch bool) error {
+	b, err := ParseBody(body)
+	if err != nil {
+		return err
+	}
+	return b.Check(t, patch)
+}
+
+// fieldErrors runs validateBody and returns "field: message" lines, or nil.
 func fieldErrors(t *testing.T, body string, patch bool) []string {
 	t.Helper()
-	err := ValidateBody([]byte(body), reflect.TypeFor[ctBody](), patch)
+	err := validateBody([]byte(body), reflect.TypeFor[ctBody](), patch)
 	if err == nil {
 		return nil
 	}
@@ -49,7 +59,7 @@ func fieldErrors(t *testing.T, body string, patch bool) []string {
 	return out
 }
 
-func TestValidateBody(t *testing.T) {
+func TestCheckRules(t *testing.T) {
 	f := func(body string, patch bool, want ...string) {
 		t.Helper()
 		got := fieldErrors(t, body, patch)
@@ -131,7 +141,75 @@ func TestRulesInTheDocument(t *testing.T) {
 		!strings.Contains(err.Error(), "maxLength needs a whole number") {
 		t.Errorf("a malformed openapi tag: got %v; want the build to fail naming it", err)
 	}
-	if _, err := parseRules("required,maxlen=3"); err == nil {
+	if _, err := parseRules("required,maxlen=3", nil); err == nil {
 		t.Errorf("an unknown option: got no error; want one")
 	}
+}
+
+// Types for the named limit cases: one limit bounds a number, a string and an array.
+type (
+	ltBody struct {
+		Count *int     `json:"count,omitempty" openapi:"limit=test.range"`
+		Name  *string  `json:"name,omitempty" openapi:"limit=test.range"`
+		Keys  []string `json:"keys,omitempty" openapi:"limit=test.range,items.limit=test.range"`
+	}
+	ltUnknown struct {
+		Count int `json:"count" openapi:"limit=test.nothing"`
+	}
+	ltBool struct {
+		On bool `json:"on" openapi:"limit=test.range"`
+	}
+)
+
+func init() { NameLimits(Limits{"test.range": {Min: 2, Max: 3}}) }
+
+func TestNamedLimit(t *testing.T) {
+	f := func(body string, want ...string) {
+		t.Helper()
+		var got []string
+		if err := validateBody([]byte(body), reflect.TypeFor[ltBody](), false); err != nil {
+			var e *apierr.Error
+			if !errors.As(err, &e) {
+				t.Fatalf("%s: got %v; want a 400", body, err)
+			}
+			for _, f := range e.Fields {
+				got = append(got, f.Field+": "+f.Message)
+			}
+		}
+		if strings.Join(got, "|") != strings.Join(want, "|") {
+			t.Errorf("%s: got %q; want %q", body, got, want)
+		}
+	}
+	f(`{"count":2,"name":"abc","keys":["ab","abc"]}`)
+	f(`{"count":1}`, "count: must be at least 2")
+	f(`{"count":4}`, "count: must be at most 3")
+	f(`{"name":"a"}`, "name: must be at least 2 characters")
+	f(`{"keys":["ab","ab","ab","ab"]}`, "keys: must have at most 3 items")
+	f(`{"keys":["ab","abcd"]}`, "keys[1]: must be at most 3 characters")
+
+	g := newSchemaGen()
+	g.schemaIn(reflect.TypeFor[ltBody](), modeRequest)
+	b, _ := json.Marshal(g.schemas["LtBody"])
+	want := `{"additionalProperties":false,"properties":{` +
+		`"count":{"format":"int64","maximum":3,"minimum":2,"type":"integer"},` +
+		`"keys":{"items":{"maxLength":3,"minLength":2,"type":"string"},"maxItems":3,"minItems":2,"type":"array"},` +
+		`"name":{"maxLength":3,"minLength":2,"type":"string"}},"type":"object"}`
+	if string(b) != want {
+		t.Errorf("schema: got %s; want %s", b, want)
+	}
+
+	for _, c := range []struct {
+		body any
+		want string
+	}{{ltUnknown{}, `no limit is named "test.nothing"`}, {ltBool{}, "limit=test.range on a bool field"}} {
+		if _, err := Build("1", oaProblem{}, []Operation{{Method: "POST", Path: "/x", Body: c.body}}); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%T: got %v; want the build to fail with %q", c.body, err, c.want)
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Errorf("a limit named twice: got no panic; want one")
+		}
+	}()
+	NameLimits(Limits{"test.range": {Min: 1, Max: 1}})
 }

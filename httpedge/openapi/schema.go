@@ -407,7 +407,7 @@ func jsonFields(t reflect.Type) []jsonField {
 					if f.name == "" {
 						f.name = sf.Name
 					}
-					f.rules, f.rulesErr = parseRules(sf.Tag.Get("openapi"))
+					f.rules, f.rulesErr = parseRules(sf.Tag.Get("openapi"), sf.Type)
 					f.doc = sf.Tag.Get("doc")
 					if hasOpt(opts, "string") {
 						switch ft.Kind() {

@@ -1,7 +1,6 @@
 package openapi
 
 import (
-	"bytes"
 	"encoding/json"
 	"reflect"
 	"slices"
@@ -128,19 +127,14 @@ func fieldsOf(t reflect.Type) []bodyField {
 	return out
 }
 
-// ValidateBody checks a decoded body against the rules of its type, the same rules
-// the document states: required fields present, null only where nullable, enums,
-// lengths, item counts and number bounds. patch relaxes required at the top level and
-// asks for at least one field instead.
-func ValidateBody(body []byte, t reflect.Type, patch bool) error {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return apierr.New(apierr.ErrInvalidJSON, "the body is not valid JSON")
-	}
+// Check checks the body against the rules of type t, the same rules the document
+// states: required fields present, null only where nullable, enums, lengths, item
+// counts and number bounds. patch relaxes required at the top level and asks for at
+// least one field instead. Decode runs it after the strict decode.
+func (b *Body) Check(t reflect.Type, patch bool) error {
+	v := b.val
 	var errs []apierr.FieldError
-	if m, ok := v.(map[string]any); ok && patch && len(m) == 0 {
+	if m, ok := v.(object); ok && patch && len(m) == 0 {
 		errs = append(errs, apierr.Field("body", "a patch must change at least one field"))
 	}
 	validateValue(&errs, "", v, t, &fieldRules{}, patch)
@@ -221,7 +215,7 @@ func validateValue(errs *[]apierr.FieldError, path string, v any, t reflect.Type
 			}
 			validateValue(errs, p, e, t.Elem(), ir, false)
 		}
-	case map[string]any:
+	case object:
 		if t.Kind() != reflect.Struct || t == timeType {
 			return
 		}
@@ -230,7 +224,7 @@ func validateValue(errs *[]apierr.FieldError, path string, v any, t reflect.Type
 			prefix = path + "."
 		}
 		for _, f := range fieldsOf(t) {
-			fv, present := v[f.name]
+			fv, present := v.get(f.name)
 			switch {
 			case !present:
 				if f.rules.required && !patch {

@@ -328,9 +328,10 @@ func (c *suite) createRefusals(t *testing.T) {
 	f("unknown node", hypervisor.CreateSpec{Node: "no-such-node"}, hypervisor.ErrNodeNotFound, apierr.ErrInvalidRequest)
 	f("offline node", hypervisor.CreateSpec{Node: nodes[1]}, hypervisor.ErrNodeOffline, apierr.ErrInvalidState)
 	f("negative cores", hypervisor.CreateSpec{CPUCores: -1}, apierr.ErrInvalidRequest)
-	f("too much memory", hypervisor.CreateSpec{MemoryMB: 1 << 40}, apierr.ErrInvalidRequest)
+	f("memory below Proxmox's 16 MiB", hypervisor.CreateSpec{MemoryMB: hypervisor.MinMemoryMB - 1}, apierr.ErrInvalidRequest)
 	f("vmid below 100", hypervisor.CreateSpec{VMID: 7}, apierr.ErrInvalidRequest)
 	f("name with a space", hypervisor.CreateSpec{Name: "no spaces"}, apierr.ErrInvalidRequest)
+	f("name with an empty label", hypervisor.CreateSpec{Name: "a..b"}, apierr.ErrInvalidRequest)
 	if inv := c.inv(); len(inv.Machines) != 1 {
 		t.Errorf("after refused creates: got %d machines; want 1", len(inv.Machines))
 	}
@@ -338,6 +339,13 @@ func (c *suite) createRefusals(t *testing.T) {
 	if m := c.make(hypervisor.CreateSpec{}, hypervisor.StateStopped); m.Node == nodes[1] {
 		t.Errorf("create with %s offline: placed on it", nodes[1])
 	}
+	// A driver refuses what Proxmox does, no copy of the API's tighter bounds: 1024
+	// cores and 64 TiB are a shape Proxmox configures (more than a node has fails at
+	// start), 1025 cores one it refuses.
+	if m := c.make(hypervisor.CreateSpec{CPUCores: 1024, MemoryMB: 64 << 20}, hypervisor.StateStopped); m.CPUCores != 1024 || m.MemoryMB != 64<<20 {
+		t.Errorf("create with 1024 cores and 64 TiB: got %d cores, %d MB; want them", m.CPUCores, m.MemoryMB)
+	}
+	f("1025 cores", hypervisor.CreateSpec{CPUCores: 1025}, apierr.ErrInvalidRequest)
 }
 
 func (c *suite) destroy(t *testing.T) {

@@ -31,8 +31,8 @@ func validateCreate(spec *hypervisor.CreateSpec) error {
 	if spec.VMID != 0 && (spec.VMID < minVMID || spec.VMID > maxVMID) {
 		return invalid("vmid", "must be %d..%d", minVMID, maxVMID)
 	}
-	if spec.Name != "" && !dnsName.MatchString(spec.Name) {
-		return invalid("name", "must be a DNS name: letters, digits, '-' and '.', at most 63 per label")
+	if spec.Name != "" && !hypervisor.ValidVMName(spec.Name) {
+		return invalid("name", hypervisor.VMNameRule)
 	}
 	if spec.CPUCores == 0 {
 		spec.CPUCores = 1
@@ -40,14 +40,14 @@ func validateCreate(spec *hypervisor.CreateSpec) error {
 	if spec.MemoryMB == 0 {
 		spec.MemoryMB = 1024
 	}
-	if spec.CPUCores < 1 || spec.CPUCores > maxCores {
-		return invalid("cpu_cores", "must be 1..%d", maxCores)
+	if spec.CPUCores < hypervisor.MinCores || spec.CPUCores > hypervisor.MaxCores {
+		return invalid("cpu_cores", "must be %d..%d", hypervisor.MinCores, hypervisor.MaxCores)
 	}
-	if spec.MemoryMB < minMemoryMB || spec.MemoryMB > maxMemoryMB {
-		return invalid("memory_mb", "must be %d..%d", minMemoryMB, maxMemoryMB)
+	if spec.MemoryMB < hypervisor.MinMemoryMB {
+		return invalid("memory_mb", "must be at least %d", hypervisor.MinMemoryMB)
 	}
-	if spec.DiskGB < 0 || spec.DiskGB > maxDiskGB {
-		return invalid("disk_gb", "must be 0..%d", maxDiskGB)
+	if spec.DiskGB < 0 {
+		return invalid("disk_gb", "must be 0 (the template's size) or more")
 	}
 	for i, k := range spec.SSHKeys {
 		if strings.ContainsAny(k, "\r\n") {

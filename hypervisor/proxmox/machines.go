@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -21,13 +20,10 @@ import (
 	"github.com/vmplane/vmplane/hypervisor"
 )
 
-// Limits checked before calling Proxmox, matching the sim's and Proxmox's own.
+// Limits checked before calling Proxmox, Proxmox's own (those of cores, memory and
+// disks are hypervisor.MinCores and its siblings, which the sim checks too).
 const (
-	maxCores    = 128
-	minMemoryMB = 16
-	maxMemoryMB = 4 * 1024 * 1024
-	maxDiskGB   = 64 * 1024
-	maxSCSI     = 30 // scsi0..scsi30
+	maxSCSI = 30 // scsi0..scsi30
 	// configReaders bounds the parallel config reads of an inventory.
 	configReaders = 4
 )
@@ -35,9 +31,6 @@ const (
 // pvestatdCycle is how often pvestatd refreshes the states /cluster/resources shows
 // (PVE's default, and its documented upper bound): the list can be that stale.
 const pvestatdCycle = 10 * time.Second
-
-// dnsName is Proxmox's format for VM names.
-var dnsName = regexp.MustCompile(`^(?i)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$`)
 
 // Inventory lists nodes, machines and templates from one /cluster/resources answer,
 // plus one config read per machine and template on an online node (bounded
@@ -268,14 +261,14 @@ func (d *Driver) Migrate(ctx context.Context, ref hypervisor.Ref, targetNode str
 
 // validateConfigChange checks a change the way the sim does, plus Proxmox's DNS-name rule.
 func validateConfigChange(change hypervisor.ConfigChange) error {
-	if c := change.Name; c != nil && !dnsName.MatchString(*c) {
-		return invalid("name", "must be a DNS name: letters, digits, '-' and '.', at most 63 per label")
+	if c := change.Name; c != nil && !hypervisor.ValidVMName(*c) {
+		return invalid("name", hypervisor.VMNameRule)
 	}
-	if c := change.CPUCores; c != nil && (*c < 1 || *c > maxCores) {
-		return invalid("cpu_cores", "must be 1..%d", maxCores)
+	if c := change.CPUCores; c != nil && (*c < hypervisor.MinCores || *c > hypervisor.MaxCores) {
+		return invalid("cpu_cores", "must be %d..%d", hypervisor.MinCores, hypervisor.MaxCores)
 	}
-	if c := change.MemoryMB; c != nil && (*c < minMemoryMB || *c > maxMemoryMB) {
-		return invalid("memory_mb", "must be %d..%d", minMemoryMB, maxMemoryMB)
+	if c := change.MemoryMB; c != nil && *c < hypervisor.MinMemoryMB {
+		return invalid("memory_mb", "must be at least %d", hypervisor.MinMemoryMB)
 	}
 	return nil
 }
@@ -434,8 +427,8 @@ func itoaNonZero(i int) string {
 // AddDisk allocates a new disk as the lowest free scsiN ("STORAGE:SIZE" makes Proxmox
 // allocate SIZE GiB on STORAGE).
 func (d *Driver) AddDisk(ctx context.Context, ref hypervisor.Ref, sizeGB int, storage string) (hypervisor.Disk, error) {
-	if sizeGB < 1 || sizeGB > maxDiskGB {
-		return hypervisor.Disk{}, invalid("size_gb", "must be 1..%d", maxDiskGB)
+	if sizeGB < hypervisor.MinDiskGB {
+		return hypervisor.Disk{}, invalid("size_gb", "must be at least %d", hypervisor.MinDiskGB)
 	}
 	if storage == "" {
 		storage = d.cfg.DefaultStorage
@@ -480,8 +473,8 @@ func (d *Driver) AddDisk(ctx context.Context, ref hypervisor.Ref, sizeGB int, st
 // ResizeDisk grows a disk with PUT resize to an absolute size. Shrinking is refused
 // before Proxmox is asked (it cannot shrink), and the same size is a no-op.
 func (d *Driver) ResizeDisk(ctx context.Context, ref hypervisor.Ref, diskID string, sizeGB int) (hypervisor.Machine, error) {
-	if sizeGB < 1 || sizeGB > maxDiskGB {
-		return hypervisor.Machine{}, invalid("size_gb", "must be 1..%d", maxDiskGB)
+	if sizeGB < hypervisor.MinDiskGB {
+		return hypervisor.Machine{}, invalid("size_gb", "must be at least %d", hypervisor.MinDiskGB)
 	}
 	l, err := d.locateLive(ctx, ref.VMID)
 	if err != nil {

@@ -11,16 +11,12 @@ import (
 	"github.com/vmplane/vmplane/hypervisor"
 )
 
-// Limits of the simulated hypervisor, close to Proxmox's own.
+// Limits of the simulated hypervisor, Proxmox's own (those of cores, memory, disks and
+// names are hypervisor.MinCores and its siblings, which the Proxmox driver checks too).
 const (
-	minVMID     = 100
-	maxVMID     = 999_999_999
-	maxCores    = 128
-	minMemoryMB = 16
-	maxMemoryMB = 4 * 1024 * 1024
-	maxDiskGB   = 64 * 1024
-	maxSCSI     = 30 // scsi0..scsi30
-	maxNameLen  = 63
+	minVMID = 100
+	maxVMID = 999_999_999
+	maxSCSI = 30 // scsi0..scsi30
 )
 
 // Operation names, as FailNext and FailAlways take them. Power operations use the
@@ -176,8 +172,8 @@ func validateCreate(spec *hypervisor.CreateSpec) error {
 	if spec.VMID != 0 && (spec.VMID < minVMID || spec.VMID > maxVMID) {
 		return invalid("vmid", "must be %d..%d", minVMID, maxVMID)
 	}
-	if len(spec.Name) > maxNameLen || strings.ContainsAny(spec.Name, " \t\r\n") {
-		return invalid("name", "must be at most %d characters without spaces", maxNameLen)
+	if spec.Name != "" && !hypervisor.ValidVMName(spec.Name) {
+		return invalid("name", hypervisor.VMNameRule)
 	}
 	if spec.CPUCores == 0 {
 		spec.CPUCores = 1
@@ -185,14 +181,14 @@ func validateCreate(spec *hypervisor.CreateSpec) error {
 	if spec.MemoryMB == 0 {
 		spec.MemoryMB = 1024
 	}
-	if spec.CPUCores < 1 || spec.CPUCores > maxCores {
-		return invalid("cpu_cores", "must be 1..%d", maxCores)
+	if spec.CPUCores < hypervisor.MinCores || spec.CPUCores > hypervisor.MaxCores {
+		return invalid("cpu_cores", "must be %d..%d", hypervisor.MinCores, hypervisor.MaxCores)
 	}
-	if spec.MemoryMB < minMemoryMB || spec.MemoryMB > maxMemoryMB {
-		return invalid("memory_mb", "must be %d..%d", minMemoryMB, maxMemoryMB)
+	if spec.MemoryMB < hypervisor.MinMemoryMB {
+		return invalid("memory_mb", "must be at least %d", hypervisor.MinMemoryMB)
 	}
-	if spec.DiskGB < 0 || spec.DiskGB > maxDiskGB {
-		return invalid("disk_gb", "must be 0..%d", maxDiskGB)
+	if spec.DiskGB < 0 {
+		return invalid("disk_gb", "must be 0 (the template's size) or more")
 	}
 	return nil
 }
@@ -285,14 +281,14 @@ func (d *Driver) Migrate(ctx context.Context, ref hypervisor.Ref, targetNode str
 // Configure changes name, cores or memory. Proxmox hot-plugs or defers such changes
 // to the next boot; the sim applies them at once in any state.
 func (d *Driver) Configure(ctx context.Context, ref hypervisor.Ref, change hypervisor.ConfigChange) (hypervisor.Machine, error) {
-	if c := change.Name; c != nil && (*c == "" || len(*c) > maxNameLen || strings.ContainsAny(*c, " \t\r\n")) {
-		return hypervisor.Machine{}, invalid("name", "must be 1..%d characters without spaces", maxNameLen)
+	if c := change.Name; c != nil && !hypervisor.ValidVMName(*c) {
+		return hypervisor.Machine{}, invalid("name", hypervisor.VMNameRule)
 	}
-	if c := change.CPUCores; c != nil && (*c < 1 || *c > maxCores) {
-		return hypervisor.Machine{}, invalid("cpu_cores", "must be 1..%d", maxCores)
+	if c := change.CPUCores; c != nil && (*c < hypervisor.MinCores || *c > hypervisor.MaxCores) {
+		return hypervisor.Machine{}, invalid("cpu_cores", "must be %d..%d", hypervisor.MinCores, hypervisor.MaxCores)
 	}
-	if c := change.MemoryMB; c != nil && (*c < minMemoryMB || *c > maxMemoryMB) {
-		return hypervisor.Machine{}, invalid("memory_mb", "must be %d..%d", minMemoryMB, maxMemoryMB)
+	if c := change.MemoryMB; c != nil && *c < hypervisor.MinMemoryMB {
+		return hypervisor.Machine{}, invalid("memory_mb", "must be at least %d", hypervisor.MinMemoryMB)
 	}
 	var out hypervisor.Machine
 	err := d.run(ctx, op{
@@ -387,8 +383,8 @@ func nicIndex(m *machine, id string) int {
 
 // AddDisk attaches a new disk as the lowest free scsiN.
 func (d *Driver) AddDisk(ctx context.Context, ref hypervisor.Ref, sizeGB int, storage string) (hypervisor.Disk, error) {
-	if sizeGB < 1 || sizeGB > maxDiskGB {
-		return hypervisor.Disk{}, invalid("size_gb", "must be 1..%d", maxDiskGB)
+	if sizeGB < hypervisor.MinDiskGB {
+		return hypervisor.Disk{}, invalid("size_gb", "must be at least %d", hypervisor.MinDiskGB)
 	}
 	if storage == "" {
 		storage = DefaultStorage
@@ -434,8 +430,8 @@ func freeSCSI(m *machine) int {
 
 // ResizeDisk grows a disk. Growing to the current size is a no-op, as in Proxmox.
 func (d *Driver) ResizeDisk(ctx context.Context, ref hypervisor.Ref, diskID string, sizeGB int) (hypervisor.Machine, error) {
-	if sizeGB < 1 || sizeGB > maxDiskGB {
-		return hypervisor.Machine{}, invalid("size_gb", "must be 1..%d", maxDiskGB)
+	if sizeGB < hypervisor.MinDiskGB {
+		return hypervisor.Machine{}, invalid("size_gb", "must be at least %d", hypervisor.MinDiskGB)
 	}
 	var out hypervisor.Machine
 	err := d.run(ctx, op{

@@ -1,0 +1,50 @@
+package httpedge
+
+import (
+	"github.com/vmplane/vmplane/actors/auth"
+	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/monitoring"
+	"github.com/vmplane/vmplane/actors/tenants"
+	"github.com/vmplane/vmplane/httpedge/openapi"
+	"github.com/vmplane/vmplane/hypervisor"
+)
+
+// limits are the bounds that request bodies' `openapi` tags name (limit=NAME), each the
+// constant of the service that also enforces it: the document states it and the edge
+// checks it from the tag, and the service checks the same constant for every caller.
+// A tag spells a number only where no service checks it (TestLimitsNamed).
+var limits = openapi.Limits{
+	"machine.name":      {Min: machines.MinNameLen, Max: machines.MaxNameLen},
+	"machine.cores":     {Min: machines.MinCores, Max: machines.MaxCores},
+	"machine.memory_mb": {Min: machines.MinMemoryMB, Max: machines.MaxMemoryMB},
+	"machine.disk_gb":   {Min: machines.MinDiskGB, Max: machines.MaxDiskGB},
+	"machine.password":  {Min: machines.MinPasswordLen, Max: machines.MaxPasswordLen},
+	"machine.ssh_keys":  {Min: 0, Max: machines.MaxSSHKeys},
+	"machine.ssh_key":   {Min: 1, Max: machines.MaxSSHKeyLen},
+	"machine.vlan":      {Min: 0, Max: machines.MaxVLAN},
+	"machine.rate_mbps": {Min: 0, Max: machines.MaxRateMbps},
+	"backup.retention":  {Min: machines.MinRetention, Max: machines.MaxRetention},
+
+	"tenant.name":  {Min: tenants.MinNameLen, Max: tenants.MaxNameLen},
+	"tenant.quota": {Min: tenants.Unlimited, Max: tenants.MaxQuotaLimit},
+
+	"user.name":     {Min: auth.MinUserNameLen, Max: auth.MaxUserNameLen},
+	"user.email":    {Min: auth.MinEmailLen, Max: auth.MaxEmailLen},
+	"user.password": {Min: auth.MinPasswordLen, Max: auth.MaxPasswordLen},
+	"login.email":   {Min: 1, Max: auth.MaxEmailLen},
+	// A login's password and a refresh token.
+	"login.credential": {Min: 1, Max: maxCredentialLen},
+
+	"rule.comment": {Min: 0, Max: hypervisor.MaxRuleComment},
+
+	"check.name":            {Min: monitoring.MinCheckNameLen, Max: monitoring.MaxCheckNameLen},
+	"check.target":          {Min: 1, Max: monitoring.MaxCheckTargetLen},
+	"check.interval_s":      {Min: monitoring.MinCheckIntervalS, Max: monitoring.MaxCheckIntervalS},
+	"check.timeout_ms":      {Min: monitoring.MinCheckTimeoutMS, Max: monitoring.MaxCheckTimeoutMS},
+	"check.expected_status": {Min: 0, Max: monitoring.MaxExpectedStatus},
+	// On a create, 0 (or no value) is the default threshold.
+	"check.failure_threshold_or_default": {Min: 0, Max: monitoring.MaxFailureThreshold},
+	"check.failure_threshold":            {Min: monitoring.MinFailureThreshold, Max: monitoring.MaxFailureThreshold},
+}
+
+func init() { openapi.NameLimits(limits) }

@@ -1,0 +1,432 @@
+package openapi
+
+import (
+	"bytes"
+	"encoding"
+	"encoding/json"
+	"errors"
+	"io"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/vmplane/vmplane/apierr"
+)
+
+// A request body is parsed once (ParseBody): the strict decode into the handler's type,
+// the check of its `openapi` rules, the nulls of a merge patch and the edge's look at
+// tenant_id before the handler runs all read that one parse. The decode into a Go
+// value follows encoding/json's rules and answers its errors as the edge always has:
+// the first unknown field or mistyped value in the body's order, then the rules.
+
+// object is a JSON object with its members in the body's order, a key given twice
+// kept twice, as encoding/json reads it.
+type object []member
+
+// member is one member of a JSON object.
+type member struct {
+	key string
+	val any
+}
+
+// get is the value of the last member named key, as a decode into a map keeps it.
+func (o object) get(key string) (any, bool) {
+	for i := len(o) - 1; i >= 0; i-- {
+		if o[i].key == key {
+			return o[i].val, true
+		}
+	}
+	return nil, false
+}
+
+// Body is a parsed request body: one JSON value (an object, []any, string,
+// json.Number, bool or nil).
+type Body struct {
+	val      any
+	trailing bool // more than one value: refused by Decode, unread by the peeks
+}
+
+// maxDepth bounds the nesting of a body, as encoding/json's does.
+const maxDepth = 10000
+
+// ParseBody parses body as JSON; a body that is not JSON is a 400 invalid_json.
+func ParseBody(body []byte) (*Body, error) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	v, err := parseValue(dec, 0)
+	if err != nil {
+		return nil, apierr.New(apierr.ErrInvalidJSON, "the body is not valid JSON")
+	}
+	_, err = dec.Token()
+	return &Body{val: v, trailing: !errors.Is(err, io.EOF)}, nil
+}
+
+var errTooDeep = errors.New("openapi: the body is nested too deep")
+
+func parseValue(dec *json.Decoder, depth int) (any, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	d, ok := tok.(json.Delim)
+	if !ok {
+		return tok, nil
+	}
+	if depth >= maxDepth {
+		return nil, errTooDeep
+	}
+	switch d {
+	case '{':
+		o := object{}
+		for dec.More() {
+			k, err := dec.Token()
+			if err != nil {
+				return nil, err
+			}
+			v, err := parseValue(dec, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			o = append(o, member{key: k.(string), val: v})
+		}
+		_, err = dec.Token()
+		return o, err
+	case '[':
+		a := []any{}
+		for dec.More() {
+			v, err := parseValue(dec, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			a = append(a, v)
+		}
+		_, err = dec.Token()
+		return a, err
+	}
+	return nil, errors.New("openapi: unexpected " + d.String())
+}
+
+// Nulls are the top-level members that are JSON null: in a merge patch, the fields to
+// clear.
+func (b *Body) Nulls() map[string]bool {
+	o, ok := b.val.(object)
+	if !ok || b.trailing {
+		return nil
+	}
+	// A key given twice is what its last value says, as a decode into a map keeps it.
+	out := map[string]bool{}
+	for _, m := range o {
+		if m.val == nil {
+			out[m.key] = true
+		} else {
+			delete(out, m.key)
+		}
+	}
+	return out
+}
+
+// String is the top-level string member key as a lenient decode into a *string field
+// of that name reads it: matched as encoding/json matches names (case folded), the
+// last one that is a string or null winning, anything else ignored. nil when absent.
+func (b *Body) String(key string) *string {
+	o, ok := b.val.(object)
+	if !ok || b.trailing {
+		return nil
+	}
+	var out *string
+	for _, m := range o {
+		if m.key != key && !strings.EqualFold(m.key, key) {
+			continue
+		}
+		switch v := m.val.(type) {
+		case string:
+			out = &v
+		case nil:
+			out = nil
+		}
+	}
+	return out
+}
+
+// Decode stores the body in v (a pointer) strictly: it must be one JSON value, every
+// field must be known and every value of the right type; then the body must satisfy
+// the `openapi` rules of v's type. patch relaxes required fields and asks for one.
+func (b *Body) Decode(raw []byte, v any, patch bool) error {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() {
+		return apierr.New(apierr.ErrInternal, "openapi: Decode needs a non-nil pointer, not %T", v)
+	}
+	if decodable(rv.Type().Elem()) {
+		d := decoder{}
+		d.value(b.val, rv.Elem())
+		if d.err != nil {
+			return d.err
+		}
+	} else if err := strictUnmarshal(raw, v); err != nil {
+		// A type this decoder leaves to encoding/json (none of the API's bodies).
+		return err
+	}
+	if b.trailing {
+		return apierr.New(apierr.ErrInvalidJSON, "the body must hold exactly one JSON value")
+	}
+	return b.Check(rv.Type(), patch)
+}
+
+// strictUnmarshal is encoding/json's strict decode of raw into v, for the types the
+// decoder here does not take.
+func strictUnmarshal(raw []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return DecodeError(err)
+	}
+	return nil
+}
+
+// DecodeError is encoding/json's error as the edge answers it.
+func DecodeError(err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return apierr.New(apierr.ErrInvalidJSON, "the body is not valid JSON")
+	case errors.As(err, &typ):
+		return typeError(typ.Field, typ.Type)
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		// encoding/json has no typed error for unknown fields; its message is stable.
+		name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+		return apierr.Invalid(apierr.Field(name, "is not a known field"))
+	}
+	return apierr.New(apierr.ErrInvalidJSON, "the body could not be decoded")
+}
+
+// typeError answers a value of the wrong JSON type for a Go value of type t.
+func typeError(field string, t reflect.Type) error {
+	if field == "" {
+		field = "body"
+	}
+	return apierr.Invalid(apierr.Field(field, "must be %s", jsonKind(t.Kind())))
+}
+
+func jsonKind(k reflect.Kind) string {
+	switch k {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Struct, reflect.Map, reflect.Pointer:
+		return "an object"
+	}
+	return "a number"
+}
+
+// decodables caches decodable (reflect.Type → bool).
+var decodables sync.Map
+
+var (
+	jsonUnmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
+)
+
+// decodable reports whether the decoder here takes values of type t: structs,
+// pointers, slices, strings, booleans and numbers, none with a method of its own to
+// decode itself or a ,string field.
+func decodable(t reflect.Type) bool {
+	if v, ok := decodables.Load(t); ok {
+		return v.(bool)
+	}
+	ok := decodableIn(t, map[reflect.Type]bool{})
+	decodables.Store(t, ok)
+	return ok
+}
+
+func decodableIn(t reflect.Type, visiting map[reflect.Type]bool) bool {
+	if visiting[t] {
+		return true
+	}
+	if implements(t, jsonUnmarshalerType) || implements(t, textUnmarshalerType) {
+		return false
+	}
+	switch t.Kind() {
+	case reflect.Bool, reflect.String,
+		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64:
+		return true
+	case reflect.Pointer:
+		return decodableIn(t.Elem(), visiting)
+	case reflect.Slice:
+		return t.Elem().Kind() != reflect.Uint8 && decodableIn(t.Elem(), visiting)
+	case reflect.Struct:
+		visiting[t] = true
+		defer delete(visiting, t)
+		for _, f := range plan(t).fields {
+			if f.quoted || f.viaPointer || !decodableIn(f.typ, visiting) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// structPlan is how the decoder finds a struct's fields by a body's keys.
+type structPlan struct {
+	fields []jsonField
+	byName map[string]int
+}
+
+// plans caches plan (reflect.Type → *structPlan).
+var plans sync.Map
+
+func plan(t reflect.Type) *structPlan {
+	if p, ok := plans.Load(t); ok {
+		return p.(*structPlan)
+	}
+	p := &structPlan{fields: jsonFields(t), byName: map[string]int{}}
+	for i, f := range p.fields {
+		p.byName[f.name] = i
+	}
+	plans.Store(t, p)
+	return p
+}
+
+// field is the field a key names: its exact name, else the first whose name equals
+// the key folded, as encoding/json matches them.
+func (p *structPlan) field(key string) (jsonField, bool) {
+	if i, ok := p.byName[key]; ok {
+		return p.fields[i], true
+	}
+	for _, f := range p.fields {
+		if strings.EqualFold(f.name, key) {
+			return f, true
+		}
+	}
+	return jsonField{}, false
+}
+
+// decoder stores a parsed body in a Go value as encoding/json with
+// DisallowUnknownFields would: the first error in the body's order is kept (with the
+// field path encoding/json gives it), the rest of the value still stored.
+type decoder struct {
+	err   error
+	stack []string
+}
+
+func (d *decoder) fail(err error) {
+	if d.err == nil {
+		d.err = err
+	}
+}
+
+func (d *decoder) typeError(t reflect.Type) { d.fail(typeError(strings.Join(d.stack, "."), t)) }
+
+func (d *decoder) value(j any, v reflect.Value) {
+	if j == nil {
+		// null sets a pointer or a slice to nil, and leaves anything else as it is.
+		switch v.Kind() {
+		case reflect.Pointer, reflect.Slice:
+			v.SetZero()
+		}
+		return
+	}
+	for v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			v.Set(reflect.New(v.Type().Elem()))
+		}
+		v = v.Elem()
+	}
+	switch j := j.(type) {
+	case object:
+		if v.Kind() != reflect.Struct {
+			d.typeError(v.Type())
+			return
+		}
+		d.object(j, v)
+	case []any:
+		if v.Kind() != reflect.Slice {
+			d.typeError(v.Type())
+			return
+		}
+		if len(j) == 0 {
+			v.Set(reflect.MakeSlice(v.Type(), 0, 0)) // [] is empty, not nil
+			return
+		}
+		if v.Cap() < len(j) {
+			v.Grow(len(j) - v.Len())
+		}
+		v.SetLen(len(j))
+		for i, e := range j {
+			d.value(e, v.Index(i))
+		}
+	case string:
+		if v.Kind() != reflect.String {
+			d.typeError(v.Type())
+			return
+		}
+		v.SetString(j)
+	case bool:
+		if v.Kind() != reflect.Bool {
+			d.typeError(v.Type())
+			return
+		}
+		v.SetBool(j)
+	case json.Number:
+		d.number(j.String(), v)
+	}
+}
+
+func (d *decoder) number(s string, v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || v.OverflowInt(n) {
+			d.typeError(v.Type())
+			return
+		}
+		v.SetInt(n)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		n, err := strconv.ParseUint(s, 10, 64)
+		if err != nil || v.OverflowUint(n) {
+			d.typeError(v.Type())
+			return
+		}
+		v.SetUint(n)
+	case reflect.Float32, reflect.Float64:
+		f, err := strconv.ParseFloat(s, v.Type().Bits())
+		if err != nil || v.OverflowFloat(f) {
+			d.typeError(v.Type())
+			return
+		}
+		v.SetFloat(f)
+	default:
+		d.typeError(v.Type())
+	}
+}
+
+func (d *decoder) object(o object, v reflect.Value) {
+	p := plan(v.Type())
+	for _, m := range o {
+		f, ok := p.field(m.key)
+		if !ok {
+			// Named as encoding/json's message quotes it, as the edge always has.
+			d.fail(apierr.Invalid(apierr.Field(strings.Trim(strconv.Quote(m.key), `"`), "is not a known field")))
+			continue
+		}
+		depth := len(d.stack)
+		sub := v
+		for i, ind := range f.index {
+			if i < len(f.index)-1 {
+				// A promoted field: encoding/json names the embedded field on the way.
+				d.stack = append(d.stack, sub.Type().Field(ind).Name)
+			}
+			sub = sub.Field(ind)
+		}
+		d.stack = append(d.stack, f.name)
+		d.value(m.val, sub)
+		d.stack = d.stack[:depth]
+	}
+}
