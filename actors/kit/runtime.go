@@ -141,9 +141,17 @@ func (rt *Runtime) Spawn(name string, producer actor.Producer, opts ...actor.Pro
 // Commit persists a batch and waits for durability. Entities call it before replying;
 // the deadline keeps a stuck disk from holding a mailbox forever.
 func (rt *Runtime) Commit(b *persistence.Batch) error {
-	ctx, cancel := context.WithTimeout(context.Background(), DefaultTimeout)
+	ctx, cancel := rt.Work()
 	defer cancel()
 	return rt.Store.Commit(ctx, b)
+}
+
+// Work is the context of store reads an entity makes for a message that carries no
+// context of its own (a message does not: it may come from another member), and of
+// its Load: bounded by DefaultTimeout, as Commit's wait is, so that a hung store
+// cannot hold a mailbox forever. The caller cancels it when the work is done.
+func (rt *Runtime) Work() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), DefaultTimeout)
 }
 
 // AskPID sends msg to pid and waits for the reply, which is either a T or an error.
