@@ -29,7 +29,7 @@ func (s *System) Health(ctx context.Context) Health {
 		if err := s.store.Health(); err != nil {
 			h.Storage = apierr.From(err).Detail
 		}
-	} else if _, err := s.store.Get(persistence.Key("meta", "admin")); err != nil && !errors.Is(err, persistence.ErrNotFound) {
+	} else if _, err := s.store.Get(ctx, persistence.Key("meta", "admin")); err != nil && !errors.Is(err, persistence.ErrNotFound) {
 		h.Storage = "unavailable"
 	} else if err := s.store.Health(); err != nil {
 		// A store that reads but refuses writes (failed sync, full disk) is degraded.

@@ -246,11 +246,11 @@ func (r AlertRaise) validate() error {
 
 // Get returns one alert event. With a tenant scope, another tenant's (or an
 // operator-only) event is not found.
-func (a *Alerts) Get(_ context.Context, id string, scope *string) (Alert, error) {
+func (a *Alerts) Get(ctx context.Context, id string, scope *string) (Alert, error) {
 	if id == "" || len(id) > 64 || strings.Contains(id, "/") {
 		return Alert{}, apierr.NotFound("alert event", id)
 	}
-	rec, err := Load(a.sys.store, id)
+	rec, err := Load(ctx, a.sys.store, id)
 	if errors.Is(err, persistence.ErrNotFound) {
 		return Alert{}, apierr.NotFound("alert event", id)
 	}
@@ -279,14 +279,14 @@ func (a *Alerts) Acknowledge(ctx context.Context, id string, scope *string) (Ale
 
 // List returns alert events in creation order (oldest first, as every list), filtered;
 // with a tenant scope only that tenant's.
-func (a *Alerts) List(_ context.Context, f AlertFilter, scope *string, cursor string, limit int) ([]Alert, string, error) {
+func (a *Alerts) List(ctx context.Context, f AlertFilter, scope *string, cursor string, limit int) ([]Alert, string, error) {
 	if scope == nil {
-		return kit.ScanPage(a.sys.store, persistence.Prefix("alert"), cursor, limit, func(r *Alert) (Alert, bool) {
+		return kit.ScanPage(ctx, a.sys.store, persistence.Prefix("alert"), cursor, limit, func(r *Alert) (Alert, bool) {
 			return *r, f.match(r)
 		})
 	}
-	return kit.ScanIndexFiltered(a.sys.store, persistence.Prefix("alert-tenant", *scope), cursor, limit, func(id string) (Alert, bool, error) {
-		rec, err := Load(a.sys.store, id)
+	return kit.ScanIndexFiltered(ctx, a.sys.store, persistence.Prefix("alert-tenant", *scope), cursor, limit, func(id string) (Alert, bool, error) {
+		rec, err := Load(ctx, a.sys.store, id)
 		if errors.Is(err, persistence.ErrNotFound) {
 			return Alert{}, false, nil
 		}
@@ -298,10 +298,10 @@ func (a *Alerts) List(_ context.Context, f AlertFilter, scope *string, cursor st
 }
 
 // OpenAlerts returns every open alert event.
-func (a *Alerts) OpenAlerts() ([]Alert, error) {
+func (a *Alerts) OpenAlerts(ctx context.Context) ([]Alert, error) {
 	prefix := persistence.Prefix("alert-open")
 	var ids []string
-	err := a.sys.store.Scan(prefix, nil, 0, func(k, _ []byte) error {
+	err := a.sys.store.Scan(ctx, prefix, nil, 0, func(k, _ []byte) error {
 		rest := string(k[len(prefix):])
 		if i := strings.LastIndexByte(rest, '/'); i >= 0 {
 			ids = append(ids, rest[i+1:])
@@ -313,7 +313,7 @@ func (a *Alerts) OpenAlerts() ([]Alert, error) {
 	}
 	out := make([]Alert, 0, len(ids))
 	for _, id := range ids {
-		rec, err := Load(a.sys.store, id)
+		rec, err := Load(ctx, a.sys.store, id)
 		if errors.Is(err, persistence.ErrNotFound) {
 			continue
 		}
@@ -325,8 +325,8 @@ func (a *Alerts) OpenAlerts() ([]Alert, error) {
 	return out, nil
 }
 
-func Load(store persistence.Store, id string) (*Alert, error) {
-	return persistence.Load[Alert](store, alertKey(id))
+func Load(ctx context.Context, store persistence.Store, id string) (*Alert, error) {
+	return persistence.Load[Alert](ctx, store, alertKey(id))
 }
 
 // alertEntity owns one condition: its open event, if any.
@@ -338,14 +338,16 @@ type alertEntity struct {
 
 func (e *alertEntity) Load() error {
 	e.open = nil
-	id, err := e.sys.store.Get(ConditionKey(e.kind, e.target))
+	ctx, cancel := e.sys.rt.Work()
+	defer cancel()
+	id, err := e.sys.store.Get(ctx, ConditionKey(e.kind, e.target))
 	if errors.Is(err, persistence.ErrNotFound) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	rec, err := Load(e.sys.store, string(id))
+	rec, err := Load(ctx, e.sys.store, string(id))
 	if errors.Is(err, persistence.ErrNotFound) {
 		return nil // a dangling index: the next raise replaces it
 	}

@@ -334,7 +334,7 @@ func (m *Machines) Get(ctx context.Context, id string, tenant *string) (Machine,
 // one outside the caller's scope answer the same not-found, naming only what the
 // caller sent: never the record id a vmid resolved to.
 func askMachine[T any](ctx context.Context, m *Machines, sent string, msg any) (T, error) {
-	id, err := m.Resolve(sent)
+	id, err := m.Resolve(ctx, sent)
 	if err == nil {
 		var v T
 		if v, err = kit.Ask[T](ctx, m.kind, id, msg); err == nil {
@@ -354,12 +354,12 @@ func NotFoundAs(err error, sent string) error {
 }
 
 // Resolve accepts a record id or, for operators used to Proxmox, a vmid.
-func (m *Machines) Resolve(id string) (string, error) {
+func (m *Machines) Resolve(ctx context.Context, id string) (string, error) {
 	if id == "" || len(id) > 64 {
 		return "", apierr.NotFound("machine", id)
 	}
 	if _, err := strconv.Atoi(id); err == nil {
-		v, err := m.sys.store.Get(persistence.Key("vm-vmid", id))
+		v, err := m.sys.store.Get(ctx, persistence.Key("vm-vmid", id))
 		if errors.Is(err, persistence.ErrNotFound) {
 			return "", apierr.NotFound("machine", id)
 		}
@@ -413,7 +413,7 @@ func (m *Machines) precheck(ctx context.Context, op Operation) error {
 			return apierr.New(apierr.ErrInvalidState, "node %s is %s", n.ID, n.Status)
 		}
 	case OpReinstall:
-		if _, err := m.sys.store.Get(TemplateKey(op.Reinstall.TemplateID)); errors.Is(err, persistence.ErrNotFound) {
+		if _, err := m.sys.store.Get(ctx, TemplateKey(op.Reinstall.TemplateID)); errors.Is(err, persistence.ErrNotFound) {
 			return apierr.Invalid(apierr.Field("template_id", "no template %s", op.Reinstall.TemplateID))
 		} else if err != nil {
 			return err
@@ -429,8 +429,8 @@ func (m *Machines) Ref(ctx context.Context, id string, tenant *string) (machineR
 }
 
 // List returns machines in creation order, after the cursor (a machine id).
-func (m *Machines) List(_ context.Context, cursor string, limit int, filter func(*Machine) bool) ([]Machine, string, error) {
-	return kit.ScanPage(m.sys.store, persistence.Prefix("vm"), cursor, limit, func(rec *Record) (Machine, bool) {
+func (m *Machines) List(ctx context.Context, cursor string, limit int, filter func(*Machine) bool) ([]Machine, string, error) {
+	return kit.ScanPage(ctx, m.sys.store, persistence.Prefix("vm"), cursor, limit, func(rec *Record) (Machine, bool) {
 		return rec.Machine, filter == nil || filter(&rec.Machine)
 	})
 }
@@ -447,9 +447,9 @@ func (m *Machines) ListTenant(ctx context.Context, tenant, cursor string, limit 
 }
 
 // listTenant reads a page of tenant's machines from the store.
-func (m *Machines) listTenant(tenant, cursor string, limit int) ([]Machine, string, error) {
-	return kit.ScanIndex(m.sys.store, persistence.Prefix("vm-tenant", tenant), cursor, limit, func(id string) (*Machine, error) {
-		val, err := m.sys.store.Get(Key(id))
+func (m *Machines) listTenant(ctx context.Context, tenant, cursor string, limit int) ([]Machine, string, error) {
+	return kit.ScanIndex(ctx, m.sys.store, persistence.Prefix("vm-tenant", tenant), cursor, limit, func(id string) (*Machine, error) {
+		val, err := m.sys.store.Get(ctx, Key(id))
 		if err != nil {
 			return nil, err
 		}
@@ -489,8 +489,10 @@ type machineEntity struct {
 }
 
 func (e *machineEntity) Load() error {
+	ctx, cancel := e.sys.rt.Work()
+	defer cancel()
 	var err error
-	e.rec, err = kit.LoadOptional[Record](e.sys.store, Key(e.id))
+	e.rec, err = kit.LoadOptional[Record](ctx, e.sys.store, Key(e.id))
 	return err
 }
 
@@ -569,7 +571,9 @@ func (e *machineEntity) start(ctx actor.Context, m *startOp) {
 	if m.TaskID != "" {
 		// A start under an id chosen by its caller (a schedule's run) may be retried by
 		// another member after its first caller died: the task it made is the answer.
-		if t, err := LoadTask(e.ms.sys.store, m.TaskID); err == nil {
+		rctx, cancel := e.sys.rt.Work()
+		defer cancel()
+		if t, err := LoadTask(rctx, e.ms.sys.store, m.TaskID); err == nil {
 			ctx.Respond(*t)
 			return
 		} else if !errors.Is(err, persistence.ErrNotFound) {
@@ -692,7 +696,9 @@ func (e *machineEntity) commitReleasing(b *persistence.Batch, vmid int) error {
 
 // vmidHolder is the id of another record that holds vmid in the index, or "".
 func (e *machineEntity) vmidHolder(vmid int) string {
-	v, err := e.sys.store.Get(vmidKey(vmid))
+	ctx, cancel := e.sys.rt.Work()
+	defer cancel()
+	v, err := e.sys.store.Get(ctx, vmidKey(vmid))
 	if err != nil || string(v) == e.id {
 		return ""
 	}
@@ -831,7 +837,9 @@ func execute(ctx context.Context, d hypervisor.Driver, ref hypervisor.Ref, op Op
 
 // finish records a task's outcome and unlocks the machine.
 func (e *machineEntity) finish(d *opDone) {
-	task, err := LoadTask(e.sys.store, d.TaskID)
+	ctx, cancel := e.sys.rt.Work()
+	defer cancel()
+	task, err := LoadTask(ctx, e.sys.store, d.TaskID)
 	if err != nil {
 		e.sys.log.Error("task record missing", zap.String("task_id", d.TaskID), zap.Error(err))
 		return
@@ -899,7 +907,9 @@ func (e *machineEntity) remove(task *Task) {
 
 // finishOrphan records the outcome of a task whose machine record is gone.
 func (e *machineEntity) finishOrphan(d *opDone) {
-	task, err := LoadTask(e.sys.store, d.TaskID)
+	ctx, cancel := e.sys.rt.Work()
+	defer cancel()
+	task, err := LoadTask(ctx, e.sys.store, d.TaskID)
 	if err != nil {
 		return
 	}
@@ -1060,7 +1070,9 @@ func (e *machineEntity) settle(ctx actor.Context, taskID string) {
 }
 
 func (e *machineEntity) finishOrphanLike(taskID string) {
-	task, err := LoadTask(e.sys.store, taskID)
+	ctx, cancel := e.sys.rt.Work()
+	defer cancel()
+	task, err := LoadTask(ctx, e.sys.store, taskID)
 	if err != nil || task.Finished() {
 		return
 	}
@@ -1086,10 +1098,10 @@ func reached(hm hypervisor.Machine, op Operation) bool {
 }
 
 // SettleOpenTasks walks the tasks left open by an earlier process and settles each.
-func (m *Machines) SettleOpenTasks() error {
+func (m *Machines) SettleOpenTasks(ctx context.Context) error {
 	type open struct{ task, machine string }
 	var list []open
-	err := m.sys.store.Scan(persistence.Prefix("task-open"), nil, 0, func(k, v []byte) error {
+	err := m.sys.store.Scan(ctx, persistence.Prefix("task-open"), nil, 0, func(k, v []byte) error {
 		list = append(list, open{string(k[len(persistence.Prefix("task-open")):]), string(v)})
 		return nil
 	})

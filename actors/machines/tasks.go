@@ -90,7 +90,7 @@ func (t *Tasks) Wait(ctx context.Context, id string) (*Task, error) {
 	// After registering: an end recorded before is in the store, one after is told
 	// or named by the watch.
 	for {
-		if cur, err := LoadTask(t.sys.store, id); err == nil && cur.Finished() {
+		if cur, err := LoadTask(ctx, t.sys.store, id); err == nil && cur.Finished() {
 			return cur, nil
 		}
 		select {
@@ -144,8 +144,8 @@ func (t *Tasks) changed(id string) {
 }
 
 // Get returns one task. With a tenant scope, another tenant's task is not found.
-func (t *Tasks) Get(_ context.Context, id string, tenant *string) (Task, error) {
-	val, err := t.sys.store.Get(taskKey(id))
+func (t *Tasks) Get(ctx context.Context, id string, tenant *string) (Task, error) {
+	val, err := t.sys.store.Get(ctx, taskKey(id))
 	if errors.Is(err, persistence.ErrNotFound) {
 		return Task{}, apierr.NotFound("task", id)
 	}
@@ -163,12 +163,12 @@ func (t *Tasks) Get(_ context.Context, id string, tenant *string) (Task, error) 
 }
 
 // List returns tasks, oldest first; with a tenant scope only that tenant's.
-func (t *Tasks) List(_ context.Context, tenant *string, cursor string, limit int) ([]Task, string, error) {
+func (t *Tasks) List(ctx context.Context, tenant *string, cursor string, limit int) ([]Task, string, error) {
 	if tenant == nil {
-		return kit.ScanPage(t.sys.store, persistence.Prefix("task"), cursor, limit, func(r *Task) (Task, bool) { return *r, true })
+		return kit.ScanPage(ctx, t.sys.store, persistence.Prefix("task"), cursor, limit, func(r *Task) (Task, bool) { return *r, true })
 	}
-	return kit.ScanIndex(t.sys.store, persistence.Prefix("task-tenant", *tenant), cursor, limit, func(id string) (*Task, error) {
-		return LoadTask(t.sys.store, id)
+	return kit.ScanIndex(ctx, t.sys.store, persistence.Prefix("task-tenant", *tenant), cursor, limit, func(id string) (*Task, error) {
+		return LoadTask(ctx, t.sys.store, id)
 	})
 }
 
@@ -189,6 +189,6 @@ func PutTask(b *persistence.Batch, t *Task) error {
 	return nil
 }
 
-func LoadTask(store persistence.Store, id string) (*Task, error) {
-	return persistence.Load[Task](store, taskKey(id))
+func LoadTask(ctx context.Context, store persistence.Store, id string) (*Task, error) {
+	return persistence.Load[Task](ctx, store, taskKey(id))
 }

@@ -248,7 +248,7 @@ func (in *Insights) apply(ev events.Event) {
 	if in.sys.store.Shared() && !in.inError[m.ID] {
 		// In a cluster another member's follower may have indexed the machine before
 		// it moved here: the index is read, not assumed absent.
-		if _, err := in.sys.store.Get(errorIndexKey(m.ID)); err == nil {
+		if _, err := in.sys.store.Get(in.ctx, errorIndexKey(m.ID)); err == nil {
 			in.inError[m.ID] = true
 		}
 	}
@@ -291,7 +291,7 @@ func (in *Insights) rebuildErrorIndex() error {
 		UpdatedAt time.Time `json:"updated_at"`
 	}
 	want := map[string]time.Time{}
-	err := in.sys.store.Scan(persistence.Prefix("vm"), nil, 0, func(_, v []byte) error {
+	err := in.sys.store.Scan(in.ctx, persistence.Prefix("vm"), nil, 0, func(_, v []byte) error {
 		rec.Status = ""
 		if _, err := persistence.Decode(v, &rec); err != nil {
 			return nil // a corrupt record is reported where it is used
@@ -306,7 +306,7 @@ func (in *Insights) rebuildErrorIndex() error {
 	}
 	have := map[string]bool{}
 	prefix := persistence.Prefix("insight-error")
-	if err := in.sys.store.Scan(prefix, nil, 0, func(k, _ []byte) error {
+	if err := in.sys.store.Scan(in.ctx, prefix, nil, 0, func(k, _ []byte) error {
 		have[string(k[len(prefix):])] = true
 		return nil
 	}); err != nil {
@@ -375,7 +375,7 @@ func (in *Insights) FaultyDeployments(ctx context.Context) (FaultyDeployments, e
 	return in.faulty(ctx, time.Now().UTC())
 }
 
-func (in *Insights) faulty(_ context.Context, now time.Time) (FaultyDeployments, error) {
+func (in *Insights) faulty(ctx context.Context, now time.Time) (FaultyDeployments, error) {
 	o := in.opts
 	facts := map[string]*machineFacts{}
 	of := func(id string) *machineFacts {
@@ -386,14 +386,14 @@ func (in *Insights) faulty(_ context.Context, now time.Time) (FaultyDeployments,
 		}
 		return f
 	}
-	if err := in.scanTasks(now.Add(-o.Window), of); err != nil {
+	if err := in.scanTasks(ctx, now.Add(-o.Window), of); err != nil {
 		return FaultyDeployments{}, err
 	}
-	if err := in.scanCrashes(now.Add(-o.CrashLoopWindow), of); err != nil {
+	if err := in.scanCrashes(ctx, now.Add(-o.CrashLoopWindow), of); err != nil {
 		return FaultyDeployments{}, err
 	}
 	prefix := persistence.Prefix("insight-error")
-	err := in.sys.store.Scan(prefix, nil, 0, func(k, v []byte) error {
+	err := in.sys.store.Scan(ctx, prefix, nil, 0, func(k, v []byte) error {
 		var e errorSince
 		if _, err := persistence.Decode(v, &e); err != nil {
 			return nil
@@ -404,7 +404,7 @@ func (in *Insights) faulty(_ context.Context, now time.Time) (FaultyDeployments,
 	if err != nil {
 		return FaultyDeployments{}, err
 	}
-	if err := in.scanHealthChecks(of); err != nil {
+	if err := in.scanHealthChecks(ctx, of); err != nil {
 		return FaultyDeployments{}, err
 	}
 
@@ -413,7 +413,7 @@ func (in *Insights) faulty(_ context.Context, now time.Time) (FaultyDeployments,
 		if !f.candidate(o) {
 			continue // no rule can apply, whatever the machine's record says
 		}
-		val, err := in.sys.store.Get(machines.Key(id))
+		val, err := in.sys.store.Get(ctx, machines.Key(id))
 		if errors.Is(err, persistence.ErrNotFound) {
 			continue // deleted since: nothing left to look at
 		}
@@ -475,14 +475,14 @@ func (in *Insights) judge(m *machines.Machine, f *machineFacts, now time.Time) (
 // start (no task runs longer) instead of walking every task ever made. The one task
 // that may end later is one settled at start after a long downtime; its failure says
 // vmplane restarted, nothing about the machine, so missing it costs nothing.
-func (in *Insights) scanTasks(start time.Time, of func(string) *machineFacts) error {
+func (in *Insights) scanTasks(ctx context.Context, start time.Time, of func(string) *machineFacts) error {
 	from := start.Add(-in.sys.Machines.OpTimeout)
 	prefix := persistence.Prefix("task")
 	after := append(append([]byte{}, prefix...), ulidTimePrefix(from)...)
 	// Deployments are kept apart: a machine whose latest deployment succeeded needs no
 	// further look on that account.
 	deploys := map[string]*machines.Task{}
-	err := in.sys.store.Scan(prefix, after, 0, func(_, v []byte) error {
+	err := in.sys.store.Scan(ctx, prefix, after, 0, func(_, v []byte) error {
 		var t machines.Task
 		if _, err := persistence.Decode(v, &t); err != nil {
 			return nil // one corrupt task must not hide every other finding
@@ -537,9 +537,9 @@ func ulidTimePrefix(t time.Time) string {
 }
 
 // scanCrashes counts each machine's unexpected stops since start.
-func (in *Insights) scanCrashes(start time.Time, of func(string) *machineFacts) error {
+func (in *Insights) scanCrashes(ctx context.Context, start time.Time, of func(string) *machineFacts) error {
 	prefix := persistence.Prefix("crash")
-	return in.sys.store.Scan(prefix, nil, 0, func(k, v []byte) error {
+	return in.sys.store.Scan(ctx, prefix, nil, 0, func(k, v []byte) error {
 		rest := string(k[len(prefix):])
 		id := rest
 		for i := 0; i < len(rest); i++ {
@@ -579,8 +579,8 @@ type healthCheckView struct {
 
 // scanHealthChecks notes each machine's failing checks, and since when they fail: the
 // last check's time less the interval times the failures before it.
-func (in *Insights) scanHealthChecks(of func(string) *machineFacts) error {
-	return in.sys.store.Scan(persistence.Prefix("hc"), nil, 0, func(_, v []byte) error {
+func (in *Insights) scanHealthChecks(ctx context.Context, of func(string) *machineFacts) error {
+	return in.sys.store.Scan(ctx, persistence.Prefix("hc"), nil, 0, func(_, v []byte) error {
 		var c healthCheckView
 		if _, err := persistence.Decode(v, &c); err != nil {
 			return nil

@@ -109,7 +109,9 @@ func (m *Monitoring) watchTasks() {
 	defer m.wg.Done()
 	// This watcher is the only one to raise and resolve task_failed, so it knows which
 	// machines have one open, and a successful task (the common case) costs no message.
-	open, err := m.openConditions(alerts.AlertTaskFailed)
+	ctx, cancel := m.sys.rt.Work()
+	open, err := m.openConditions(ctx, alerts.AlertTaskFailed)
+	cancel()
 	if err != nil {
 		m.sys.log.Warn("task alerts not loaded", zap.Error(err))
 		open = map[string]bool{}
@@ -196,15 +198,17 @@ func (m *Monitoring) openElsewhere(kind, target string) bool {
 	if !m.sys.store.Shared() {
 		return false
 	}
-	_, err := m.sys.store.Get(append(persistence.Prefix("alert-cond", kind), target...))
+	ctx, cancel := m.sys.rt.Work()
+	defer cancel()
+	_, err := m.sys.store.Get(ctx, append(persistence.Prefix("alert-cond", kind), target...))
 	return err == nil
 }
 
 // openConditions returns the targets of kind's open alerts.
-func (m *Monitoring) openConditions(kind string) (map[string]bool, error) {
+func (m *Monitoring) openConditions(ctx context.Context, kind string) (map[string]bool, error) {
 	prefix := persistence.Prefix("alert-cond", kind)
 	out := map[string]bool{}
-	err := m.sys.store.Scan(prefix, nil, 0, func(k, _ []byte) error {
+	err := m.sys.store.Scan(ctx, prefix, nil, 0, func(k, _ []byte) error {
 		out[string(k[len(prefix):])] = true
 		return nil
 	})
@@ -215,11 +219,13 @@ func (m *Monitoring) openConditions(kind string) (map[string]bool, error) {
 // node entities raise and resolve them as statuses change, and this repairs a change
 // that a crash lost between the two writes.
 func (m *Monitoring) reconcileNodes() error {
-	open, err := m.openConditions(alerts.AlertNodeOffline)
+	ctx, cancel := m.sys.rt.Work()
+	defer cancel()
+	open, err := m.openConditions(ctx, alerts.AlertNodeOffline)
 	if err != nil {
 		return err
 	}
-	nodes, _, err := m.sys.Nodes.List(context.Background(), "", 0)
+	nodes, _, err := m.sys.Nodes.List(ctx, "", 0)
 	if err != nil {
 		return err
 	}
@@ -238,7 +244,9 @@ func (m *Monitoring) reconcileNodes() error {
 
 // watchUsage evaluates node usage on a timer.
 func (m *Monitoring) watchUsage() *kit.Loop {
-	open, err := m.openConditions(alerts.AlertNodeUsageHigh)
+	ctx, cancel := m.sys.rt.Work()
+	open, err := m.openConditions(ctx, alerts.AlertNodeUsageHigh)
+	cancel()
 	if err != nil {
 		m.sys.log.Warn("node usage alerts not loaded", zap.Error(err))
 		open = map[string]bool{}
@@ -431,7 +439,7 @@ func (m *Monitoring) Overview(ctx context.Context) (MonitoringOverview, error) {
 		}
 	}
 
-	open, err := m.sys.Alerts.OpenAlerts()
+	open, err := m.sys.Alerts.OpenAlerts(ctx)
 	if err != nil {
 		return o, err
 	}

@@ -384,10 +384,10 @@ func startSchedules(s *system, opts ScheduleOptions) *Schedules {
 
 // WakeAll wakes every stored schedule, after the machines have been asked to settle
 // the tasks an earlier process left open.
-func (s *Schedules) WakeAll() error {
+func (s *Schedules) WakeAll(ctx context.Context) error {
 	var ids []string
 	prefix := persistence.Prefix("sched")
-	err := s.sys.store.Scan(prefix, nil, 0, func(k, _ []byte) error {
+	err := s.sys.store.Scan(ctx, prefix, nil, 0, func(k, _ []byte) error {
 		ids = append(ids, string(k[len(prefix):]))
 		return nil
 	})
@@ -494,20 +494,20 @@ func (s *Schedules) create(ctx context.Context, kind, tenant string, in Schedule
 
 // list pages through one kind of schedules: a tenant's (by its index), or with a nil
 // tenant everyone's; machineID, when set, keeps only that machine's.
-func (s *Schedules) list(kind string, tenant *string, machineID, cursor string, limit int) ([]scheduleRecord, string, error) {
+func (s *Schedules) list(ctx context.Context, kind string, tenant *string, machineID, cursor string, limit int) ([]scheduleRecord, string, error) {
 	keep := func(r *scheduleRecord) bool {
 		return r.Kind == kind && (machineID == "" || r.MachineID == machineID)
 	}
 	if tenant == nil {
-		return kit.ScanPage(s.sys.store, persistence.Prefix("sched"), cursor, limit, func(r *scheduleRecord) (scheduleRecord, bool) {
+		return kit.ScanPage(ctx, s.sys.store, persistence.Prefix("sched"), cursor, limit, func(r *scheduleRecord) (scheduleRecord, bool) {
 			return *r, keep(r)
 		})
 	}
-	return kit.ScanFiltered(s.sys.store, persistence.Prefix("sched-tenant", *tenant), cursor, limit, func(id string, v []byte) (scheduleRecord, bool, error) {
+	return kit.ScanFiltered(ctx, s.sys.store, persistence.Prefix("sched-tenant", *tenant), cursor, limit, func(id string, v []byte) (scheduleRecord, bool, error) {
 		if string(v) != kind {
 			return scheduleRecord{}, false, nil
 		}
-		rec, err := loadSchedule(s.sys.store, id)
+		rec, err := loadSchedule(ctx, s.sys.store, id)
 		if errors.Is(err, persistence.ErrNotFound) {
 			return scheduleRecord{}, false, nil
 		}
@@ -518,8 +518,8 @@ func (s *Schedules) list(kind string, tenant *string, machineID, cursor string, 
 	})
 }
 
-func loadSchedule(store persistence.Store, id string) (*scheduleRecord, error) {
-	return persistence.Load[scheduleRecord](store, scheduleKey(id))
+func loadSchedule(ctx context.Context, store persistence.Store, id string) (*scheduleRecord, error) {
+	return persistence.Load[scheduleRecord](ctx, store, scheduleKey(id))
 }
 
 // PowerSchedules is the service of power schedules.
@@ -561,8 +561,8 @@ func (p PowerSchedules) Delete(ctx context.Context, id string, scope *string) er
 
 // List returns power schedules in creation order: a tenant's, or with a nil tenant
 // everyone's; machineID, when set, keeps only that machine's.
-func (p PowerSchedules) List(_ context.Context, tenant *string, machineID, cursor string, limit int) ([]PowerSchedule, string, error) {
-	recs, next, err := p.s.list(SchedulePower, tenant, machineID, cursor, limit)
+func (p PowerSchedules) List(ctx context.Context, tenant *string, machineID, cursor string, limit int) ([]PowerSchedule, string, error) {
+	recs, next, err := p.s.list(ctx, SchedulePower, tenant, machineID, cursor, limit)
 	out := make([]PowerSchedule, len(recs))
 	for i := range recs {
 		out[i] = recs[i].power()
@@ -596,8 +596,8 @@ func (b BackupSchedules) Delete(ctx context.Context, id string, scope *string) e
 }
 
 // List returns backup schedules in creation order, as PowerSchedules.List does.
-func (b BackupSchedules) List(_ context.Context, tenant *string, machineID, cursor string, limit int) ([]BackupSchedule, string, error) {
-	recs, next, err := b.s.list(ScheduleBackup, tenant, machineID, cursor, limit)
+func (b BackupSchedules) List(ctx context.Context, tenant *string, machineID, cursor string, limit int) ([]BackupSchedule, string, error) {
+	recs, next, err := b.s.list(ctx, ScheduleBackup, tenant, machineID, cursor, limit)
 	out := make([]BackupSchedule, len(recs))
 	for i := range recs {
 		out[i] = recs[i].backup()
@@ -615,7 +615,9 @@ type scheduleEntity struct {
 
 func (e *scheduleEntity) Load() error {
 	e.rec = nil
-	rec, err := loadSchedule(e.sys.store, e.id)
+	ctx, cancel := e.sys.rt.Work()
+	defer cancel()
+	rec, err := loadSchedule(ctx, e.sys.store, e.id)
 	if errors.Is(err, persistence.ErrNotFound) {
 		return nil
 	}
@@ -927,7 +929,9 @@ func (e *scheduleEntity) runDone(m *runDone) error {
 		for _, id := range m.Removed {
 			gone[id] = true
 		}
-		mine, err := e.sys.Backups.OfSchedule(m.TenantID, e.id)
+		ctx, cancel := e.sys.rt.Work()
+		defer cancel()
+		mine, err := e.sys.Backups.OfSchedule(ctx, m.TenantID, e.id)
 		if err != nil {
 			return err
 		}
@@ -989,7 +993,7 @@ func (s *Schedules) run(rec scheduleRecord, resume bool) {
 			// member whose schedules moved here). If it never started the task, the run
 			// happens now, late but once: the start is under the claimed task id, which
 			// the machine answers with the existing task if the start did reach it.
-			_, err := machines.LoadTask(s.sys.store, taskID)
+			_, err := machines.LoadTask(s.ctx, s.sys.store, taskID)
 			started = err == nil || !errors.Is(err, persistence.ErrNotFound)
 		}
 		if !started {
@@ -1096,7 +1100,7 @@ func (s *Schedules) blockingTask(rec scheduleRecord) *machines.Task {
 	if err != nil || m.TaskID == nil {
 		return nil
 	}
-	t, err := machines.LoadTask(s.sys.store, *m.TaskID)
+	t, err := machines.LoadTask(ctx, s.sys.store, *m.TaskID)
 	if err != nil {
 		return &machines.Task{ID: *m.TaskID, Type: "unknown"}
 	}
@@ -1116,9 +1120,11 @@ func (s *Schedules) waitUntilEnded(t *machines.Task, deadline time.Time) bool {
 }
 
 func (s *Schedules) startRun(rec scheduleRecord, taskID string) error {
+	ctx, cancel := context.WithTimeout(s.ctx, kit.DefaultTimeout)
+	defer cancel()
 	op := machines.Operation{Type: machines.OpPower, Action: hypervisor.PowerAction(rec.Action)}
 	if rec.Kind == ScheduleBackup {
-		mine, err := s.sys.Backups.OfSchedule(rec.TenantID, rec.ID)
+		mine, err := s.sys.Backups.OfSchedule(ctx, rec.TenantID, rec.ID)
 		if err != nil {
 			return err
 		}
@@ -1127,8 +1133,6 @@ func (s *Schedules) startRun(rec scheduleRecord, taskID string) error {
 			op.Prunable = append(op.Prunable, b.BackupID)
 		}
 	}
-	ctx, cancel := context.WithTimeout(s.ctx, kit.DefaultTimeout)
-	defer cancel()
 	_, err := s.sys.Machines.StartAs(ctx, rec.MachineID, op, &rec.TenantID, taskID)
 	return err
 }
@@ -1160,7 +1164,7 @@ func (s *Schedules) waitTask(id string, appear time.Duration) (*machines.Task, b
 		if s.ctx.Err() != nil {
 			return nil, false
 		}
-		if _, err := machines.LoadTask(s.sys.store, id); errors.Is(err, persistence.ErrNotFound) {
+		if _, err := machines.LoadTask(s.ctx, s.sys.store, id); errors.Is(err, persistence.ErrNotFound) {
 			return &machines.Task{ID: id, Status: machines.TaskFailed, Error: kit.Ptr("the machine did not start the run in time")}, true
 		}
 	}

@@ -70,7 +70,7 @@ func (t *Tenants) Overview(ctx context.Context, tenant string) (Overview, error)
 	sort.Strings(o.MissingNodes)
 	count := func(prefix []byte) (int, error) {
 		n := 0
-		err := t.sys.store.Scan(prefix, nil, 0, func(_, _ []byte) error { n++; return nil })
+		err := t.sys.store.Scan(ctx, prefix, nil, 0, func(_, _ []byte) error { n++; return nil })
 		return n, err
 	}
 	if o.AlertsOpen, err = count(persistence.Prefix("alert-open", tenant)); err != nil {

@@ -189,7 +189,7 @@ func (t *Tenants) Create(ctx context.Context, name string, quota *QuotaChange) (
 		return Tenant{}, err
 	}
 	// A taken name is refused without activating an entity; the write checks again.
-	if err := nameFree(t.sys.store, name, ""); err != nil {
+	if err := nameFree(ctx, t.sys.store, name, ""); err != nil {
 		return Tenant{}, err
 	}
 	return kit.Ask[Tenant](ctx, t.kind, ten.ID, &createTenant{T: ten, Stamp: st})
@@ -205,7 +205,7 @@ func (t *Tenants) Update(ctx context.Context, id string, c TenantChange) (Tenant
 		return Tenant{}, err
 	}
 	if c.Name != nil {
-		if err := nameFree(t.sys.store, *c.Name, id); err != nil {
+		if err := nameFree(ctx, t.sys.store, *c.Name, id); err != nil {
 			return Tenant{}, err
 		}
 	}
@@ -219,8 +219,8 @@ func (t *Tenants) Delete(ctx context.Context, id string) error {
 }
 
 // List returns tenants in creation order.
-func (t *Tenants) List(_ context.Context, cursor string, limit int) ([]Tenant, string, error) {
-	return kit.ScanPage(t.sys.store, persistence.Prefix("tenant"), cursor, limit, func(r *Tenant) (Tenant, bool) { return *r, true })
+func (t *Tenants) List(ctx context.Context, cursor string, limit int) ([]Tenant, string, error) {
+	return kit.ScanPage(ctx, t.sys.store, persistence.Prefix("tenant"), cursor, limit, func(r *Tenant) (Tenant, bool) { return *r, true })
 }
 
 // Usage returns what a tenant's machines hold now.
@@ -262,7 +262,7 @@ func (t *Tenants) ResizeMachine(ctx context.Context, tenantID, machineID string,
 	if len(f) > 0 {
 		return machines.Task{}, apierr.Invalid(f...)
 	}
-	id, err := t.sys.Machines.Resolve(machineID)
+	id, err := t.sys.Machines.Resolve(ctx, machineID)
 	if err != nil {
 		return machines.Task{}, err
 	}
@@ -317,7 +317,7 @@ func (t *Tenants) validateSpec(ctx context.Context, s MachineSpec) error {
 	}
 	if s.TemplateID == "" {
 		f = append(f, apierr.Field("template_id", "is required"))
-	} else if tpl, err := persistence.Load[hypervisor.Template](t.sys.store, machines.TemplateKey(s.TemplateID)); errors.Is(err, persistence.ErrNotFound) {
+	} else if tpl, err := persistence.Load[hypervisor.Template](ctx, t.sys.store, machines.TemplateKey(s.TemplateID)); errors.Is(err, persistence.ErrNotFound) {
 		f = append(f, apierr.Field("template_id", "no template %s", s.TemplateID))
 	} else if err != nil {
 		return err
@@ -364,8 +364,10 @@ type tenantEntity struct {
 
 func (e *tenantEntity) Load() error {
 	e.setRules(nil)
+	ctx, cancel := e.sys.rt.Work()
+	defer cancel()
 	var err error
-	if e.rec, err = kit.LoadOptional[Tenant](e.sys.store, tenantKey(e.id)); err != nil || e.rec == nil {
+	if e.rec, err = kit.LoadOptional[Tenant](ctx, e.sys.store, tenantKey(e.id)); err != nil || e.rec == nil {
 		return err
 	}
 	return e.loadRules()
@@ -425,6 +427,8 @@ func (e *tenantEntity) Handle(ctx actor.Context, msg any) {
 // when set, is the claim of the request's Idempotency-Key: the write carries it, with
 // t as its reply.
 func (e *tenantEntity) save(t *Tenant, st *kit.Stamp) error {
+	ctx, cancel := e.sys.rt.Work()
+	defer cancel()
 	val, err := persistence.Encode(tenantVersion, t)
 	if err != nil {
 		return err
@@ -446,7 +450,7 @@ func (e *tenantEntity) save(t *Tenant, st *kit.Stamp) error {
 		// The same name, ignoring case: the key is the tenant's already, or another
 		// tenant's of the same name from before the index (left to it), or absent
 		// (a tenant deleted meanwhile had it: taken now, as a create would).
-		holder, err := nameHolder(e.sys.store, t.Name)
+		holder, err := nameHolder(ctx, e.sys.store, t.Name)
 		if err != nil {
 			return err
 		}
@@ -455,7 +459,7 @@ func (e *tenantEntity) save(t *Tenant, st *kit.Stamp) error {
 		}
 	}
 	if err := e.sys.rt.Commit(b); persistence.IsConditionFailed(err) {
-		return nameConflict(e.sys.store, t.Name, t.ID)
+		return nameConflict(ctx, e.sys.store, t.Name, t.ID)
 	} else if err != nil {
 		return err
 	}
@@ -465,7 +469,9 @@ func (e *tenantEntity) save(t *Tenant, st *kit.Stamp) error {
 // freeName adds to b the removal of the index key of the entity's current name, when it
 // is this tenant's (an index built over two tenants of one name keeps the other's).
 func (e *tenantEntity) freeName(b *persistence.Batch) error {
-	holder, err := nameHolder(e.sys.store, e.rec.Name)
+	ctx, cancel := e.sys.rt.Work()
+	defer cancel()
+	holder, err := nameHolder(ctx, e.sys.store, e.rec.Name)
 	if err != nil {
 		return err
 	}
@@ -510,20 +516,22 @@ func (e *tenantEntity) update(ctx actor.Context, c TenantChange) {
 }
 
 func (e *tenantEntity) delete(ctx actor.Context) {
+	rctx, cancel := e.sys.rt.Work()
+	defer cancel()
 	machines := 0
-	if err := e.sys.store.Scan(persistence.Prefix("vm-tenant", e.id), nil, 1, func(_, _ []byte) error { machines++; return nil }); err != nil {
+	if err := e.sys.store.Scan(rctx, persistence.Prefix("vm-tenant", e.id), nil, 1, func(_, _ []byte) error { machines++; return nil }); err != nil {
 		kit.RespondErr(ctx, err)
 		return
 	}
 	users := 0
-	if err := e.sys.store.Scan(persistence.Prefix("user-tenant", e.id), nil, 1, func(_, _ []byte) error { users++; return nil }); err != nil {
+	if err := e.sys.store.Scan(rctx, persistence.Prefix("user-tenant", e.id), nil, 1, func(_, _ []byte) error { users++; return nil }); err != nil {
 		kit.RespondErr(ctx, err)
 		return
 	}
 	// Schedules and backups would be orphaned (backups hold space on the hypervisor).
 	others := 0
 	for _, prefix := range [][]byte{persistence.Prefix("sched-tenant", e.id), persistence.Prefix("backup", e.id)} {
-		if err := e.sys.store.Scan(prefix, nil, 1, func(_, _ []byte) error { others++; return nil }); err != nil {
+		if err := e.sys.store.Scan(rctx, prefix, nil, 1, func(_, _ []byte) error { others++; return nil }); err != nil {
 			kit.RespondErr(ctx, err)
 			return
 		}
@@ -556,8 +564,10 @@ func (e *tenantEntity) delete(ctx actor.Context) {
 func (e *tenantEntity) machines() (map[string]machines.TenantEntry, error) {
 	prefix := persistence.Prefix("vm-tenant", e.id)
 	out := map[string]machines.TenantEntry{}
+	ctx, cancel := e.sys.rt.Work()
+	defer cancel()
 	var old []string
-	if err := e.sys.store.Scan(prefix, nil, 0, func(k, v []byte) error {
+	if err := e.sys.store.Scan(ctx, prefix, nil, 0, func(k, v []byte) error {
 		id := string(k[len(prefix):])
 		ent, ok, err := machines.ReadTenantEntry(v)
 		switch {
@@ -573,7 +583,7 @@ func (e *tenantEntity) machines() (map[string]machines.TenantEntry, error) {
 		return nil, err
 	}
 	for _, id := range old {
-		val, err := e.sys.store.Get(machines.Key(id))
+		val, err := e.sys.store.Get(ctx, machines.Key(id))
 		if errors.Is(err, persistence.ErrNotFound) {
 			continue
 		}
@@ -687,7 +697,9 @@ func (e *tenantEntity) createMachine(ctx actor.Context, s MachineSpec, st *kit.S
 }
 
 func (e *tenantEntity) reserveResize(ctx actor.Context, m *reserveResize) {
-	val, err := e.sys.store.Get(machines.Key(m.MachineID))
+	rctx, cancel := e.sys.rt.Work()
+	val, err := e.sys.store.Get(rctx, machines.Key(m.MachineID))
+	cancel()
 	var rec machines.Record
 	if err == nil {
 		_, err = persistence.Decode(val, &rec)
