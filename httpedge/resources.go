@@ -1,6 +1,7 @@
 package httpedge
 
 import (
+	"context"
 	"encoding/json"
 	"maps"
 
@@ -369,7 +370,7 @@ func (s *Server) coreResources() []resource {
 				return fw().ListAll(c.Context(), cursor, limit)
 			},
 			get: func(c *Call, scope *string, id string) (any, error) {
-				t, err := ruleTenant(fw(), scope, id)
+				t, err := ruleTenant(c.Context(), fw(), scope, id)
 				if err != nil {
 					return nil, err
 				}
@@ -391,14 +392,14 @@ func (s *Server) coreResources() []resource {
 				if err != nil {
 					return nil, err
 				}
-				t, err := ruleTenant(fw(), scope, id)
+				t, err := ruleTenant(c.Context(), fw(), scope, id)
 				if err != nil {
 					return nil, err
 				}
 				return fw().Update(c.Context(), t, id, in)
 			},
 			delete: func(c *Call, scope *string, id string) (any, error) {
-				t, err := ruleTenant(fw(), scope, id)
+				t, err := ruleTenant(c.Context(), fw(), scope, id)
 				if err != nil {
 					return nil, err
 				}
@@ -491,11 +492,11 @@ func (s *Server) coreResources() []resource {
 }
 
 // ruleTenant finds a rule's tenant: the caller's own, or for operators the rule's.
-func ruleTenant(fw tenants.Firewall, scope *string, id string) (string, error) {
+func ruleTenant(ctx context.Context, fw tenants.Firewall, scope *string, id string) (string, error) {
 	if scope != nil {
 		return *scope, nil
 	}
-	return fw.TenantOf(id)
+	return fw.TenantOf(ctx, id)
 }
 
 // machineQuery declares the filters of the machine lists.
