@@ -146,10 +146,11 @@ func (rt *Runtime) Commit(b *persistence.Batch) error {
 	return rt.Store.Commit(ctx, b)
 }
 
-// Work is the context of store reads an entity makes for a message that carries no
-// context of its own (a message does not: it may come from another member), and of
-// its Load: bounded by DefaultTimeout, as Commit's wait is, so that a hung store
-// cannot hold a mailbox forever. The caller cancels it when the work is done.
+// Work is the context of store reads made for no caller: an entity's, for a message
+// (which carries no context: it may come from another member) or in its Load, and a
+// service's own start-up reads. It is bounded by DefaultTimeout, as Commit's wait is,
+// so that a hung store cannot hold a mailbox forever. The caller cancels it when the
+// work is done.
 func (rt *Runtime) Work() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), DefaultTimeout)
 }
