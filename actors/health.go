@@ -28,7 +28,7 @@ func (s *System) Health(ctx context.Context) Health {
 		if err := s.store.Health(); err != nil {
 			h.Storage = apierr.From(err).Detail
 		}
-	} else if _, err := auth.AdminExists(s.store); err != nil {
+	} else if _, err := auth.AdminExists(ctx, s.store); err != nil {
 		h.Storage = "unavailable"
 	} else if err := s.store.Health(); err != nil {
 		// A store that reads but refuses writes (failed sync, full disk) is degraded.

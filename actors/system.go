@@ -158,7 +158,8 @@ func Start(opts Options) (*System, error) {
 		Machines: ms, Tenants: s.Tenants, Options: opts.Monitoring, Faulty: opts.Faulty, HistoryInterval: opts.HistoryInterval})
 	s.HealthChecks, s.Monitoring, s.Insights, s.History = mon.HealthChecks, mon.Monitoring, mon.Insights, mon.History
 	s.Schedules = schedules.Start(schedules.Deps{Runtime: s.rt, Driver: s.driver, Machines: ms, Options: opts.Schedules})
-	if err := s.Revive(); err != nil {
+	// Start has no caller's context; each read is bounded by the store's own timeout.
+	if err := s.Revive(context.Background()); err != nil {
 		s.Stop()
 		return nil, err
 	}
@@ -174,8 +175,8 @@ func Start(opts Options) (*System, error) {
 // wake goes to the entity's owner, claiming it when its owner was the member that
 // left, so every entity of the dead member is running again on a live one. Waking an
 // entity that runs already does nothing.
-func (s *System) Revive() error {
-	return errors.Join(s.Machines.SettleOpenTasks(), s.Schedules.WakeAll(), s.HealthChecks.WakeAll())
+func (s *System) Revive(ctx context.Context) error {
+	return errors.Join(s.Machines.SettleOpenTasks(ctx), s.Schedules.WakeAll(ctx), s.HealthChecks.WakeAll(ctx))
 }
 
 // Runtime is the actor runtime the services run on (a cluster member serves

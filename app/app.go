@@ -143,7 +143,7 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 	if err != nil {
 		return nil, err
 	}
-	adminExisted, err := auth.AdminExists(a.store)
+	adminExisted, err := auth.AdminExists(a.bg, a.store)
 	if err != nil {
 		return nil, err
 	}
@@ -253,7 +253,7 @@ func (a *App) listen(addr string) error {
 // serves (so that an operator who reads "serving" finds it just above), and forgets it.
 // A start that failed earlier kept it for now.
 func (a *App) showInitialAdminPassword() {
-	email, pw, ok, err := a.sys.Users.InitialAdminPassword()
+	email, pw, ok, err := a.sys.Users.InitialAdminPassword(a.bg)
 	if err != nil || !ok {
 		return
 	}
@@ -282,7 +282,7 @@ func InitialPasswordFile(dataDir string) string {
 // passwordChanged removes the first boot's password file once the first admin's
 // password was changed: what it holds no longer opens anything.
 func (a *App) passwordChanged(userID string) {
-	first, err := auth.FirstAdminID(a.store)
+	first, err := auth.FirstAdminID(a.bg, a.store)
 	if err != nil || first != userID {
 		return
 	}
@@ -510,8 +510,10 @@ func signingKey(cfg Config, store persistence.Store) ([]byte, error) {
 	if cfg.JWTKey != "" {
 		return []byte(cfg.JWTKey), nil
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
 	k := persistence.Key("meta", "jwt-key")
-	key, err := store.Get(k)
+	key, err := store.Get(ctx, k)
 	if err == nil {
 		return key, nil
 	}
@@ -522,13 +524,11 @@ func signingKey(cfg Config, store persistence.Store) ([]byte, error) {
 	if _, err := rand.Read(key); err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
 	// Created once: members of a cluster that start together race here, and the one
 	// whose key lands first is the key of all.
 	err = store.Commit(ctx, new(persistence.Batch).Put(k, key).Require(persistence.IfAbsent(k)))
 	if persistence.IsConditionFailed(err) {
-		return store.Get(k)
+		return store.Get(ctx, k)
 	}
 	if err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
@@ -308,7 +309,7 @@ func TestEndedLoginsArePruned(t *testing.T) {
 	}
 	live := s.login(testAdminEmail, testAdminPassword)
 	n := 0
-	if err := s.app.System().Store().Scan([]byte("refresh/"), nil, 0, func(_, _ []byte) error { n++; return nil }); err != nil {
+	if err := s.app.System().Store().Scan(context.Background(), []byte("refresh/"), nil, 0, func(_, _ []byte) error { n++; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if n != 1 {

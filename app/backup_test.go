@@ -25,7 +25,7 @@ import (
 func storeDump(t *testing.T, s persistence.Store) map[string]string {
 	t.Helper()
 	out := map[string]string{}
-	if err := s.Scan(persistence.Prefix(), nil, 0, func(k, v []byte) error {
+	if err := s.Scan(context.Background(), persistence.Prefix(), nil, 0, func(k, v []byte) error {
 		out[string(k)] = string(v)
 		return nil
 	}); err != nil {
@@ -266,7 +266,7 @@ func TestStartRefusesNewerStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if v, _ := st.Get(key); !bytes.Equal(v, newer) {
+	if v, _ := st.Get(context.Background(), key); !bytes.Equal(v, newer) {
 		t.Errorf("the stamp became %q", v)
 	}
 }
@@ -283,7 +283,7 @@ func TestStartStampsUnversionedStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	key := persistence.Key(persistence.KindMeta, "schema-version")
-	if v, err := st.Get(key); err != nil || string(v) != strconv.Itoa(persistence.SchemaVersion) {
+	if v, err := st.Get(context.Background(), key); err != nil || string(v) != strconv.Itoa(persistence.SchemaVersion) {
 		t.Fatalf("the first start stamped %q, %v", v, err)
 	}
 	if err := st.Commit(context.Background(), new(persistence.Batch).Del(key)); err != nil {
@@ -292,7 +292,7 @@ func TestStartStampsUnversionedStore(t *testing.T) {
 	st.Close()
 	s.cfg.Addr = "127.0.0.1:0"
 	s.start()
-	if v, err := s.app.store.Get(key); err != nil || string(v) != strconv.Itoa(persistence.SchemaVersion) {
+	if v, err := s.app.store.Get(context.Background(), key); err != nil || string(v) != strconv.Itoa(persistence.SchemaVersion) {
 		t.Errorf("after the start the stamp is %q, %v", v, err)
 	}
 	expect(t, s.do(req{method: "GET", path: "/api/client/overview", token: ten.Token}), 200, "")

@@ -123,7 +123,7 @@ func (a *App) serveMembers() {
 		if ctx.Err() != nil || bg.Err() != nil {
 			return // shutting down
 		}
-		if err := sys.Revive(); err != nil {
+		if err := sys.Revive(ctx); err != nil {
 			a.log.Warn("could not wake the entities of a member that left; the next departure or restart tries again", zap.Error(err))
 		}
 	})

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -26,7 +27,7 @@ func ownerOf(t *testing.T, srv *etcdtest.Server, kind, id string) string {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	v, err := store.Get(persistence.Key("owners", kind, id))
+	v, err := store.Get(context.Background(), persistence.Key("owners", kind, id))
 	if err != nil {
 		return ""
 	}

@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -143,7 +144,7 @@ func TestSigningKeyIsCreatedOnce(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	stored, err := store.Get(persistence.Key("meta", "jwt-key"))
+	stored, err := store.Get(context.Background(), persistence.Key("meta", "jwt-key"))
 	if err != nil {
 		t.Fatal(err)
 	}

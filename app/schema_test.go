@@ -27,7 +27,7 @@ import (
 func tenantNameKeys(t *testing.T, st persistence.Store) int {
 	t.Helper()
 	n := 0
-	if err := st.Scan(persistence.Prefix("tenant-name"), nil, 0, func(_, _ []byte) error { n++; return nil }); err != nil {
+	if err := st.Scan(context.Background(), persistence.Prefix("tenant-name"), nil, 0, func(_, _ []byte) error { n++; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	return n
@@ -61,7 +61,7 @@ func upgradeFixture(t *testing.T, fixture string, indexed bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v, err := persistence.StoredSchema(st); err != nil || v != 1 {
+	if v, err := persistence.StoredSchema(context.Background(), st); err != nil || v != 1 {
 		t.Fatalf("the fixture is at schema version %d, %v; want 1", v, err)
 	}
 	if n := tenantNameKeys(t, st); (n == 2) != indexed {
@@ -81,7 +81,7 @@ func upgradeFixture(t *testing.T, fixture string, indexed bool) {
 		t.Fatalf("%d migrations logged; want 1 (1→2)", n)
 	}
 	key := persistence.Key(persistence.KindMeta, "schema-version")
-	if v, err := s.app.store.Get(key); err != nil || string(v) != strconv.Itoa(persistence.SchemaVersion) {
+	if v, err := s.app.store.Get(context.Background(), key); err != nil || string(v) != strconv.Itoa(persistence.SchemaVersion) {
 		t.Fatalf("schema version %q, %v; want %d", v, err, persistence.SchemaVersion)
 	}
 	if n := tenantNameKeys(t, s.app.store); n != 2 {
@@ -208,7 +208,7 @@ func TestClusterMembersMigrateOnce(t *testing.T) {
 	if migrations != 1 {
 		t.Errorf("%d migrations logged between the members; want 1", migrations)
 	}
-	if v, err := persistence.StoredSchema(st); err != nil || v != persistence.SchemaVersion {
+	if v, err := persistence.StoredSchema(context.Background(), st); err != nil || v != persistence.SchemaVersion {
 		t.Errorf("schema version %d, %v; want %d", v, err, persistence.SchemaVersion)
 	}
 	for _, m := range ms {

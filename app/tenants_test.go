@@ -89,7 +89,7 @@ func TestClientCreatesMachine(t *testing.T) {
 		t.Fatalf("got %+v; want a running machine with a vmid, node, 30 GB and an interface", m)
 	}
 	// The password went to the hypervisor and nowhere else.
-	err := s.app.System().Store().Scan(nil, nil, 0, func(k, v []byte) error {
+	err := s.app.System().Store().Scan(context.Background(), nil, nil, 0, func(k, v []byte) error {
 		if strings.Contains(string(v), "initial-root-pw") {
 			return fmt.Errorf("the password is stored under %s", k)
 		}

@@ -288,7 +288,7 @@ func TestConfigNetworkDisksReinstall(t *testing.T) {
 			t.Fatalf("got the password in %s", p)
 		}
 	}
-	err := s.app.System().Store().Scan(nil, nil, 0, func(k, v []byte) error {
+	err := s.app.System().Store().Scan(context.Background(), nil, nil, 0, func(k, v []byte) error {
 		if strings.Contains(string(v), "new-secret-pw") {
 			return fmt.Errorf("the password is stored under %s", k)
 		}

@@ -2,6 +2,7 @@ package httpedge
 
 import (
 	"bytes"
+	"context"
 	"strconv"
 	"strings"
 	"time"
@@ -150,7 +151,7 @@ func (s *Server) tokenReply(sess auth.Session, withUser bool) (any, error) {
 // standing (Users.Authorize): a deleted, disabled or changed user, or an ended login,
 // ends the token at once, however long it has to live. The check runs on every
 // request, also when the token's verification was remembered.
-func (s *Server) authenticate(rc *fasthttp.RequestCtx) (*token.Claims, error) {
+func (s *Server) authenticate(ctx context.Context, rc *fasthttp.RequestCtx) (*token.Claims, error) {
 	h := rc.Request.Header.Peek("Authorization")
 	const prefix = "Bearer "
 	if len(h) <= len(prefix) || !strings.EqualFold(string(h[:len(prefix)]), prefix) {
@@ -160,7 +161,7 @@ func (s *Server) authenticate(rc *fasthttp.RequestCtx) (*token.Claims, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.svc.Users.Authorize(claims.Subject, claims.SessionID, claims.Gen); err != nil {
+	if err := s.svc.Users.Authorize(ctx, claims.Subject, claims.SessionID, claims.Gen); err != nil {
 		return nil, err
 	}
 	return claims, nil

@@ -2,6 +2,7 @@ package httpedge
 
 import (
 	"bufio"
+	"context"
 	"net"
 	"strconv"
 	"time"
@@ -91,9 +92,13 @@ func (s *Server) events(c *Call) (any, error) {
 		// A read that returns means the client hung up; nothing is expected from it.
 		// fasthttp recycles the hijacked connection when this handler returns, so the
 		// reader is woken and waited for first.
+		// The stream's checks of its session end when the client hangs up.
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
 		closed := make(chan struct{})
 		go func() {
 			defer close(closed)
+			defer cancel()
 			buf := make([]byte, 1)
 			for {
 				if _, err := conn.Read(buf); err != nil {
@@ -111,13 +116,13 @@ func (s *Server) events(c *Call) (any, error) {
 				if !ok {
 					return // fell behind or shutting down: the client resumes with Last-Event-ID
 				}
-				if s.svc.Users.Authorize(p.Subject, p.SessionID, p.Gen) != nil {
+				if s.svc.Users.Authorize(ctx, p.Subject, p.SessionID, p.Gen) != nil {
 					endStream(conn, w)
 					return
 				}
 				writeEvent(w, ev)
 			case <-beat.C:
-				if s.svc.Users.Authorize(p.Subject, p.SessionID, p.Gen) != nil {
+				if s.svc.Users.Authorize(ctx, p.Subject, p.SessionID, p.Gen) != nil {
 					endStream(conn, w)
 					return
 				}

@@ -1,6 +1,8 @@
 package httpedge
 
 import (
+	"context"
+
 	"maps"
 
 	"github.com/valyala/fasthttp"
@@ -361,7 +363,7 @@ func (s *Server) coreResources() []resource {
 				return fw().ListAll(c.Context(), cursor, limit)
 			},
 			get: func(c *Call, scope *string, id string) (any, error) {
-				t, err := ruleTenant(fw(), scope, id)
+				t, err := ruleTenant(c.Context(), fw(), scope, id)
 				if err != nil {
 					return nil, err
 				}
@@ -383,14 +385,14 @@ func (s *Server) coreResources() []resource {
 				if err != nil {
 					return nil, err
 				}
-				t, err := ruleTenant(fw(), scope, id)
+				t, err := ruleTenant(c.Context(), fw(), scope, id)
 				if err != nil {
 					return nil, err
 				}
 				return fw().Update(c.Context(), t, id, in)
 			},
 			delete: func(c *Call, scope *string, id string) (any, error) {
-				t, err := ruleTenant(fw(), scope, id)
+				t, err := ruleTenant(c.Context(), fw(), scope, id)
 				if err != nil {
 					return nil, err
 				}
@@ -483,11 +485,11 @@ func (s *Server) coreResources() []resource {
 }
 
 // ruleTenant finds a rule's tenant: the caller's own, or for operators the rule's.
-func ruleTenant(fw Firewall, scope *string, id string) (string, error) {
+func ruleTenant(ctx context.Context, fw Firewall, scope *string, id string) (string, error) {
 	if scope != nil {
 		return *scope, nil
 	}
-	return fw.TenantOf(id)
+	return fw.TenantOf(ctx, id)
 }
 
 // machineQuery declares the filters of the machine lists.

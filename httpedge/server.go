@@ -249,11 +249,22 @@ func (s *Server) Handler() fasthttp.RequestHandler { return s.handle }
 const (
 	uvRequestID = "vmplane.request_id"
 	uvRoute     = "vmplane.route"
+	uvContext   = "vmplane.context"
 )
 
 func requestID(rc *fasthttp.RequestCtx) string {
 	id, _ := rc.UserValue(uvRequestID).(string)
 	return id
+}
+
+// requestContext is the request's context, which handle made: bounded by
+// requestTimeout, it goes with every read and ask the request makes, from the rate
+// limits and the token's check on.
+func requestContext(rc *fasthttp.RequestCtx) context.Context {
+	if ctx, ok := rc.UserValue(uvContext).(context.Context); ok {
+		return ctx
+	}
+	return context.Background() // not reached: handle sets it before any route runs
 }
 
 // handle is the outermost middleware: request id, panic recovery, metrics, rate limits,
@@ -278,6 +289,9 @@ func (s *Server) handle(rc *fasthttp.RequestCtx) {
 	if s.closing.Load() {
 		rc.SetConnectionClose()
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
+	defer cancel()
+	rc.SetUserValue(uvContext, ctx)
 	if !s.allow(rc, id) {
 		return
 	}
@@ -332,7 +346,7 @@ func (s *Server) allow(rc *fasthttp.RequestCtx, id string) bool {
 	if bytes.HasPrefix(rc.Path(), []byte("/api/auth/")) {
 		buckets = append(buckets, limiter.BucketAuth)
 	}
-	d, err := s.svc.Limiter.Take(context.Background(), s.clientAddr(rc), buckets...)
+	d, err := s.svc.Limiter.Take(requestContext(rc), s.clientAddr(rc), buckets...)
 	if err != nil {
 		// The limiter is down: failing open keeps the API usable; the error is logged.
 		s.log.Error("limiter unavailable", zap.String("request_id", id), zap.Error(err))
@@ -445,9 +459,10 @@ func (s *Server) serveRoute(rt *Route) fasthttp.RequestHandler {
 	return func(rc *fasthttp.RequestCtx) {
 		rc.SetUserValue(uvRoute, rt.Path)
 		id := requestID(rc)
-		c := &Call{rc: rc, log: s.log, RequestID: id, srv: s, route: rt}
+		ctx := requestContext(rc)
+		c := &Call{ctx: ctx, rc: rc, log: s.log, RequestID: id, srv: s, route: rt}
 		if rt.Access != Public {
-			claims, err := s.authenticate(rc)
+			claims, err := s.authenticate(ctx, rc)
 			if err != nil {
 				s.writeError(rc, id, err)
 				return
@@ -463,9 +478,6 @@ func (s *Server) serveRoute(rt *Route) fasthttp.RequestHandler {
 			s.writeError(rc, id, err)
 			return
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
-		defer cancel()
-		c.ctx = ctx
 		answered, settle := s.idempotent(c)
 		if answered {
 			return

@@ -116,7 +116,7 @@ type Tenants interface {
 
 // Firewall is what the edge asks of the tenants' firewall rules (tenants.Firewall).
 type Firewall interface {
-	TenantOf(id string) (string, error)
+	TenantOf(ctx context.Context, id string) (string, error)
 	Get(ctx context.Context, tenant, id string) (tenants.FirewallRule, error)
 	Page(ctx context.Context, tenant string, machineID *string, cursor string, limit int) ([]tenants.FirewallRule, string, error)
 	ListAll(ctx context.Context, cursor string, limit int) ([]tenants.FirewallRule, string, error)
@@ -130,7 +130,7 @@ type Users interface {
 	Login(ctx context.Context, email, password string) (auth.Session, error)
 	Refresh(ctx context.Context, token string) (auth.Session, error)
 	Logout(ctx context.Context, userID, token string) error
-	Authorize(userID, sessionID string, gen uint64) error
+	Authorize(ctx context.Context, userID, sessionID string, gen uint64) error
 	Get(ctx context.Context, id string) (auth.User, error)
 	List(ctx context.Context, tenant *string, cursor string, limit int) ([]auth.User, string, error)
 	Create(ctx context.Context, email, name, role, password string, tenantID *string) (auth.User, error)

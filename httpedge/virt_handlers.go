@@ -1,6 +1,7 @@
 package httpedge
 
 import (
+	"context"
 	"encoding/base64"
 	"maps"
 	"net/url"
@@ -413,7 +414,11 @@ func (s *Server) consoleSocket(c *Call) (any, error) {
 		return nil, err
 	}
 	log := c.Log()
-	live := func() bool { return s.svc.Users.Authorize(who.UserID, who.SessionID, who.Gen) == nil }
+	// The session outlives its request (and the request's context): each check is
+	// bounded by Authorize's own timeout.
+	live := func() bool {
+		return s.svc.Users.Authorize(context.Background(), who.UserID, who.SessionID, who.Gen) == nil
+	}
 	err = consoleUpgrader.Upgrade(c.rc, func(ws *websocket.Conn) {
 		// fasthttp runs this on a goroutine of its own, outside the edge's recovery.
 		defer kit.Recover(log, "console session", nil)

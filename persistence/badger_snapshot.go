@@ -24,7 +24,7 @@ func (s *Badger) Backup(ctx context.Context, w io.Writer) error {
 	if s.db == nil {
 		return errNoDB
 	}
-	schema, err := StoredSchema(s)
+	schema, err := StoredSchema(ctx, s)
 	if err != nil {
 		return err
 	}
@@ -55,7 +55,8 @@ func (s *Badger) Load(r io.Reader) error {
 		return errNoDB
 	}
 	empty := true
-	if err := s.Scan(Prefix(), nil, 1, func(_, _ []byte) error { empty = false; return nil }); err != nil {
+	// Snapshotter.Load takes no context: it runs on a store nothing else uses yet.
+	if err := s.Scan(context.Background(), Prefix(), nil, 1, func(_, _ []byte) error { empty = false; return nil }); err != nil {
 		return err
 	}
 	if !empty {

@@ -54,7 +54,7 @@ func scanAll(t *testing.T, s Store, prefix, after string, limit int) []kv {
 	if after != "" {
 		afterKey = []byte(after)
 	}
-	err := s.Scan([]byte(prefix), afterKey, limit, func(k, v []byte) error {
+	err := s.Scan(context.Background(), []byte(prefix), afterKey, limit, func(k, v []byte) error {
 		got = append(got, kv{string(k), string(v)})
 		return nil
 	})
@@ -67,14 +67,14 @@ func scanAll(t *testing.T, s Store, prefix, after string, limit int) []kv {
 func TestGetCommitDelete(t *testing.T) {
 	s := openStore(t, Options{})
 
-	if _, err := s.Get([]byte("vm/1")); !errors.Is(err, ErrNotFound) || !errors.Is(err, apierr.ErrNotFound) {
+	if _, err := s.Get(context.Background(), []byte("vm/1")); !errors.Is(err, ErrNotFound) || !errors.Is(err, apierr.ErrNotFound) {
 		t.Fatalf("Get of a missing key: got %v; want ErrNotFound", err)
 	}
 
 	mustCommit(t, s, new(Batch).Put([]byte("vm/1"), []byte("one")).Put([]byte("vm/2"), []byte("two")))
 	get := func(key, want string) {
 		t.Helper()
-		got, err := s.Get([]byte(key))
+		got, err := s.Get(context.Background(), []byte(key))
 		if err != nil {
 			t.Fatalf("Get(%q): %v", key, err)
 		}
@@ -93,15 +93,15 @@ func TestGetCommitDelete(t *testing.T) {
 		Put([]byte("vm/3"), []byte("three")))
 	get("vm/1", "uno")
 	get("vm/3", "three")
-	if _, err := s.Get([]byte("vm/2")); !errors.Is(err, ErrNotFound) {
+	if _, err := s.Get(context.Background(), []byte("vm/2")); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("Get of a deleted key: got %v; want ErrNotFound", err)
 	}
-	if _, err := s.Get(nil); !errors.Is(err, ErrNotFound) {
+	if _, err := s.Get(context.Background(), nil); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("Get(nil): got %v; want ErrNotFound", err)
 	}
 
 	// Get returns a copy the caller may keep and modify.
-	v, _ := s.Get([]byte("vm/1"))
+	v, _ := s.Get(context.Background(), []byte("vm/1"))
 	v[0] = 'X'
 	get("vm/1", "uno")
 
@@ -163,7 +163,7 @@ func TestScan(t *testing.T) {
 	// The callback's error stops the scan and comes back as it is.
 	stop := errors.New("stop")
 	n := 0
-	err := s.Scan([]byte("vm/"), nil, 0, func(k, v []byte) error {
+	err := s.Scan(context.Background(), []byte("vm/"), nil, 0, func(k, v []byte) error {
 		n++
 		if n == 2 {
 			return stop
@@ -175,8 +175,8 @@ func TestScan(t *testing.T) {
 	}
 
 	// A callback may read the store.
-	err = s.Scan([]byte("vm/"), nil, 1, func(k, v []byte) error {
-		got, err := s.Get(k)
+	err = s.Scan(context.Background(), []byte("vm/"), nil, 1, func(k, v []byte) error {
+		got, err := s.Get(context.Background(), k)
 		if err != nil || !bytes.Equal(got, v) {
 			return fmt.Errorf("Get(%q) = %q, %v; want %q", k, got, err, v)
 		}
@@ -218,7 +218,7 @@ func TestSecondOpenFails(t *testing.T) {
 	// The first store is unharmed.
 	mustCommit(t, s, new(Batch).Put([]byte("meta/y"), []byte("2")))
 	for k, want := range map[string]string{"meta/x": "1", "meta/y": "2"} {
-		if got, err := s.Get([]byte(k)); err != nil || string(got) != want {
+		if got, err := s.Get(context.Background(), []byte(k)); err != nil || string(got) != want {
 			t.Fatalf("Get(%q) after the failed Open = %q, %v; want %q", k, got, err, want)
 		}
 	}
@@ -228,7 +228,7 @@ func TestSecondOpenFails(t *testing.T) {
 
 	// Once closed, the directory opens again with its data.
 	s3 := openStore(t, Options{Dir: dir})
-	if got, err := s3.Get([]byte("meta/y")); err != nil || string(got) != "2" {
+	if got, err := s3.Get(context.Background(), []byte("meta/y")); err != nil || string(got) != "2" {
 		t.Fatalf("Get after reopen = %q, %v; want %q", got, err, "2")
 	}
 }
@@ -256,9 +256,9 @@ func TestClosedStore(t *testing.T) {
 				}
 			}
 			unavailable("Commit", s.Commit(context.Background(), new(Batch).Put([]byte("k2"), []byte("v"))))
-			_, err := s.Get([]byte("k"))
+			_, err := s.Get(context.Background(), []byte("k"))
 			unavailable("Get", err)
-			unavailable("Scan", s.Scan(nil, nil, 0, func(k, v []byte) error { return nil }))
+			unavailable("Scan", s.Scan(context.Background(), nil, nil, 0, func(k, v []byte) error { return nil }))
 			if st := s.Stats(); st.Commits != 1 {
 				t.Errorf("Stats().Commits after Close = %d; want 1", st.Commits)
 			}
@@ -280,7 +280,7 @@ func TestCommitContext(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, apierr.ErrTimeout) {
 		t.Fatalf("Commit past its deadline: got %v; want context.DeadlineExceeded of kind timeout", err)
 	}
-	if _, err := s.Get([]byte("k")); !errors.Is(err, ErrNotFound) {
+	if _, err := s.Get(context.Background(), []byte("k")); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("Get after cancelled commits: got %v; want ErrNotFound", err)
 	}
 }
@@ -304,9 +304,9 @@ func TestConcurrentReadsAndClose(t *testing.T) {
 				var err error
 				switch i % 3 {
 				case 0:
-					_, err = s.Get([]byte("vm/1"))
+					_, err = s.Get(context.Background(), []byte("vm/1"))
 				case 1:
-					err = s.Scan([]byte("vm/"), nil, 0, func(k, v []byte) error { return nil })
+					err = s.Scan(context.Background(), []byte("vm/"), nil, 0, func(k, v []byte) error { return nil })
 				default:
 					err = s.Commit(context.Background(), new(Batch).Put(Key("vm", fmt.Sprint(g, i)), []byte("v")))
 				}
@@ -376,17 +376,17 @@ func TestPutTTLExpires(t *testing.T) {
 	if err := s.Commit(context.Background(), b); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Get([]byte("k/short")); err != nil {
+	if _, err := s.Get(context.Background(), []byte("k/short")); err != nil {
 		t.Fatalf("got %v right after the put; want the key", err)
 	}
 	testwait.Until(t, func() error {
-		if _, err := s.Get([]byte("k/short")); !errors.Is(err, ErrNotFound) {
+		if _, err := s.Get(context.Background(), []byte("k/short")); !errors.Is(err, ErrNotFound) {
 			return fmt.Errorf("got %v after its TTL; want not found", err)
 		}
 		return nil
 	})
 	n := 0
-	if err := s.Scan([]byte("k/"), nil, 0, func(_, _ []byte) error { n++; return nil }); err != nil || n != 1 {
+	if err := s.Scan(context.Background(), []byte("k/"), nil, 0, func(_, _ []byte) error { n++; return nil }); err != nil || n != 1 {
 		t.Fatalf("got %d keys, %v; want only the one without TTL", n, err)
 	}
 }

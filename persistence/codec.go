@@ -1,6 +1,7 @@
 package persistence
 
 import (
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -63,8 +64,8 @@ func Decode(data []byte, v any) (version uint16, err error) {
 }
 
 // Load reads and decodes the record under key; a missing key is ErrNotFound.
-func Load[T any](s Store, key []byte) (*T, error) {
-	val, err := s.Get(key)
+func Load[T any](ctx context.Context, s Store, key []byte) (*T, error) {
+	val, err := s.Get(ctx, key)
 	if err != nil {
 		return nil, err
 	}

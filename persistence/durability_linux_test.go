@@ -75,7 +75,7 @@ func TestDurabilityAfterKill(t *testing.T) {
 	s := openStore(t, Options{Dir: dir})
 	for k, v := range acked {
 		for _, kind := range []string{"a", "b"} {
-			got, err := s.Get(Key(kind, k))
+			got, err := s.Get(context.Background(), Key(kind, k))
 			if err != nil || string(got) != v {
 				t.Fatalf("acknowledged %s/%s after SIGKILL = %q, %v; want %q", kind, k, got, err, v)
 			}

@@ -210,8 +210,12 @@ func (s *Etcd) Prefix() string { return s.prefix }
 // Shared implements Store.Shared: every member of the cluster writes to this state.
 func (s *Etcd) Shared() bool { return true }
 
-// Get implements Store.Get with a linearizable read.
-func (s *Etcd) Get(key []byte) ([]byte, error) {
+// Get implements Store.Get with a linearizable read, bounded by ctx and by the
+// request timeout, whichever ends first.
+func (s *Etcd) Get(ctx context.Context, key []byte) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, ctxError(err)
+	}
 	if !s.gate.enter() {
 		return nil, errClosed()
 	}
@@ -219,13 +223,13 @@ func (s *Etcd) Get(key []byte) ([]byte, error) {
 	if len(key) == 0 {
 		return nil, ErrNotFound
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
+	rctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	start := time.Now()
-	resp, err := s.c.Get(ctx, s.prefix+string(key))
+	resp, err := s.c.Get(rctx, s.prefix+string(key))
 	s.metrics.observe("get", start, err)
 	if err != nil {
-		return nil, s.requestError("read failed", err, 0)
+		return nil, s.readError(ctx, "read failed", err)
 	}
 	s.healthy()
 	if len(resp.Kvs) == 0 {
@@ -234,8 +238,12 @@ func (s *Etcd) Get(key []byte) ([]byte, error) {
 	return resp.Kvs[0].Value, nil
 }
 
-// Scan implements Store.Scan: pages of range reads, all at the first page's revision.
-func (s *Etcd) Scan(prefix, after []byte, limit int, fn func(key, value []byte) error) error {
+// Scan implements Store.Scan: pages of range reads, all at the first page's revision,
+// each bounded by ctx and by the request timeout, whichever ends first.
+func (s *Etcd) Scan(ctx context.Context, prefix, after []byte, limit int, fn func(key, value []byte) error) error {
+	if err := ctx.Err(); err != nil {
+		return ctxError(err)
+	}
 	if !s.gate.enter() {
 		return errClosed()
 	}
@@ -250,6 +258,7 @@ func (s *Etcd) Scan(prefix, after []byte, limit int, fn func(key, value []byte) 
 	}
 	var rev int64
 	n := 0
+	done := ctx.Done()
 	for {
 		page := etcdScanPage
 		if limit > 0 {
@@ -259,19 +268,24 @@ func (s *Etcd) Scan(prefix, after []byte, limit int, fn func(key, value []byte) 
 		if rev > 0 {
 			opts = append(opts, clientv3.WithRev(rev))
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
+		rctx, cancel := context.WithTimeout(ctx, s.timeout)
 		start := time.Now()
-		resp, err := s.c.Get(ctx, from, opts...)
+		resp, err := s.c.Get(rctx, from, opts...)
 		cancel()
 		s.metrics.observe("scan", start, err)
 		if err != nil {
-			return s.requestError("scan failed", err, 0)
+			return s.readError(ctx, "scan failed", err)
 		}
 		s.healthy()
 		if rev == 0 {
 			rev = resp.Header.Revision
 		}
 		for _, kv := range resp.Kvs {
+			select {
+			case <-done: // as Badger's Scan does: fn is not called once ctx ended
+				return ctxError(ctx.Err())
+			default:
+			}
 			if err := fn(kv.Key[len(s.prefix):], kv.Value); err != nil {
 				return err
 			}
@@ -571,6 +585,22 @@ func lastPerKey(ops []Op) []Op {
 	return out
 }
 
+// readError is requestError for a read made under the caller's ctx: when the read
+// ended because ctx did, the caller gave up, etcd did not fail, so the error is ctx's
+// and Health stays as it is. A read the store's own timeout ended stays etcd's fault,
+// even when ctx ended meanwhile.
+func (s *Etcd) readError(ctx context.Context, what string, err error) error {
+	ctxErr := ctx.Err()
+	switch {
+	case ctxErr == nil:
+	case errors.Is(err, ctxErr),
+		ctxErr == context.Canceled && status.Code(err) == codes.Canceled,
+		ctxErr == context.DeadlineExceeded && status.Code(err) == codes.DeadlineExceeded:
+		return ctxError(ctxErr)
+	}
+	return s.requestError(what, err, 0)
+}
+
 // requestError turns a failed etcd request into the store's error; nOps is the size
 // of a transaction (0 for reads). An unreachable etcd also turns Health unavailable.
 func (s *Etcd) requestError(what string, err error, nOps int) error {
@@ -711,7 +741,7 @@ func (s *Etcd) watch(ctx context.Context, rev int64) {
 				s.log.Warn("persistence: etcd compacted history the watch had not read; telling the watchers of every key",
 					zap.Int64("from_revision", rev+1), zap.Int64("compact_revision", resp.CompactRevision))
 				rev = resp.CompactRevision - 1
-				s.notifyAll()
+				s.notifyAll(ctx)
 				break
 			}
 			if resp.Err() != nil {
@@ -736,9 +766,9 @@ func (s *Etcd) watch(ctx context.Context, rev int64) {
 // notifyAll tells the watchers of every key under their prefixes. Keys deleted in
 // the revisions the watch missed are not named: caches built on Watch are off on a
 // shared store (Store.Shared) for this reason among others.
-func (s *Etcd) notifyAll() {
+func (s *Etcd) notifyAll(ctx context.Context) {
 	for _, p := range s.watchers.prefixes() {
-		err := s.Scan(p, nil, 0, func(key, _ []byte) error {
+		err := s.Scan(ctx, p, nil, 0, func(key, _ []byte) error {
 			s.watchers.notify(bytes.Clone(key))
 			return nil
 		})

@@ -53,7 +53,7 @@ func TestEtcdQueuedBatchesShareTransactions(t *testing.T) {
 		}
 	}
 	for k, want := range map[string]string{"k": "2", "j": "2", "c": "1"} {
-		if v, err := s.Get([]byte(k)); err != nil || string(v) != want {
+		if v, err := s.Get(context.Background(), []byte(k)); err != nil || string(v) != want {
 			t.Errorf("Get(%s) = %q, %v; want %q", k, v, err, want)
 		}
 	}

@@ -48,7 +48,7 @@ func TestEtcdUpgradeRunsOnceAcrossMembers(t *testing.T) {
 				return errors.New("the other members never queued on the upgrade lock")
 			}
 			n := 0
-			if old, err := s.Get(counter); err == nil {
+			if old, err := s.Get(context.Background(), counter); err == nil {
 				n, _ = strconv.Atoi(string(old))
 			}
 			return s.Commit(ctx, new(persistence.Batch).Put(counter, []byte(strconv.Itoa(n+1))))
@@ -81,10 +81,10 @@ func TestEtcdUpgradeRunsOnceAcrossMembers(t *testing.T) {
 	if migrated != 1 || runs != persistence.SchemaVersion-1 {
 		t.Errorf("%d members migrated, %d migrations ran; want 1 and %d", migrated, runs, persistence.SchemaVersion-1)
 	}
-	if v, err := ms[2].Get(counter); err != nil || string(v) != strconv.Itoa(persistence.SchemaVersion-1) {
+	if v, err := ms[2].Get(context.Background(), counter); err != nil || string(v) != strconv.Itoa(persistence.SchemaVersion-1) {
 		t.Errorf("the migrations' counter is %q, %v", v, err)
 	}
-	if v, err := persistence.StoredSchema(ms[1]); err != nil || v != persistence.SchemaVersion {
+	if v, err := persistence.StoredSchema(context.Background(), ms[1]); err != nil || v != persistence.SchemaVersion {
 		t.Errorf("schema version %d, %v; want %d", v, err, persistence.SchemaVersion)
 	}
 	if n := waiters(); n != 0 {

@@ -58,7 +58,7 @@ func TestEtcdWatchSeesOtherMembers(t *testing.T) {
 		t.Fatal(err)
 	}
 	testwait.Eventually(t, "a to hear of b's put of vm/1", func() bool { return heard.count("vm/1") == 1 })
-	if v, err := a.Get([]byte("vm/1")); err != nil || string(v) != "x" {
+	if v, err := a.Get(context.Background(), []byte("vm/1")); err != nil || string(v) != "x" {
 		t.Fatalf("a reads %q, %v; want b's write", v, err)
 	}
 	if err := b.Commit(ctx, new(persistence.Batch).Del([]byte("vm/1")).PutTTL([]byte("vm/2"), []byte("x"), time.Second)); err != nil {
@@ -110,14 +110,14 @@ func TestEtcdOutage(t *testing.T) {
 	if err := s.Enqueue(new(persistence.Batch).Put([]byte("during/3"), []byte("x")), nil).Wait(ctx); !errors.Is(err, apierr.ErrUnavailable) {
 		t.Fatalf("Enqueue while etcd is down: %v; want apierr.ErrUnavailable", err)
 	}
-	if _, err := s.Get([]byte("before")); !errors.Is(err, apierr.ErrUnavailable) {
+	if _, err := s.Get(context.Background(), []byte("before")); !errors.Is(err, apierr.ErrUnavailable) {
 		t.Fatalf("Get while etcd is down: %v; want apierr.ErrUnavailable", err)
 	}
 
 	srv.Restart()
 	testwait.Until(t, func() error { return s.Health() })
 	for _, k := range []string{"during/0", "during/1", "during/2", "during/3"} {
-		if _, err := s.Get([]byte(k)); !errors.Is(err, persistence.ErrNotFound) {
+		if _, err := s.Get(context.Background(), []byte(k)); !errors.Is(err, persistence.ErrNotFound) {
 			t.Errorf("Get(%s) after the outage: %v; want nothing of the failed writes", k, err)
 		}
 	}
@@ -165,7 +165,7 @@ func TestEtcdFence(t *testing.T) {
 	if !persistence.IsFenced(err) || !errors.Is(err, apierr.ErrUnavailable) {
 		t.Fatalf("a write after the lease was revoked: %v; want ErrFenced", err)
 	}
-	if _, err := s.Get([]byte("vm/2")); !errors.Is(err, persistence.ErrNotFound) {
+	if _, err := s.Get(context.Background(), []byte("vm/2")); !errors.Is(err, persistence.ErrNotFound) {
 		t.Fatalf("the fenced write was written: %v", err)
 	}
 	err = s.Enqueue(new(persistence.Batch).Require(persistence.IfAbsent([]byte("vm/1"))).Put([]byte("vm/3"), []byte("x")), nil).Wait(ctx)
@@ -179,7 +179,7 @@ func TestEtcdFence(t *testing.T) {
 		t.Fatalf("lost called %d times; want once", n)
 	}
 	// Reads still work.
-	if v, err := s.Get([]byte("vm/1")); err != nil || string(v) != "x" {
+	if v, err := s.Get(context.Background(), []byte("vm/1")); err != nil || string(v) != "x" {
 		t.Fatalf("Get after the fence failed: %q, %v", v, err)
 	}
 }
@@ -197,7 +197,7 @@ func TestEtcdTooManyOps(t *testing.T) {
 	if !errors.Is(err, apierr.ErrPayloadTooLarge) || !strings.Contains(err.Error(), "--max-txn-ops") {
 		t.Fatalf("a batch of 17 ops with --max-txn-ops=16: %v; want payload_too_large naming --max-txn-ops", err)
 	}
-	if _, err := s.Get([]byte("k/00")); !errors.Is(err, persistence.ErrNotFound) {
+	if _, err := s.Get(context.Background(), []byte("k/00")); !errors.Is(err, persistence.ErrNotFound) {
 		t.Fatalf("part of the refused batch was written: %v", err)
 	}
 	if err := s.Commit(context.Background(), new(persistence.Batch).Put([]byte("k/ok"), []byte("x"))); err != nil {
@@ -220,10 +220,10 @@ func TestEtcdMetrics(t *testing.T) {
 	if err := s.Commit(ctx, new(persistence.Batch).Put([]byte("k"), []byte("v"))); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Get([]byte("k")); err != nil {
+	if _, err := s.Get(context.Background(), []byte("k")); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Scan(nil, nil, 0, func(k, v []byte) error { return nil }); err != nil {
+	if err := s.Scan(context.Background(), nil, nil, 0, func(k, v []byte) error { return nil }); err != nil {
 		t.Fatal(err)
 	}
 	_ = s.Commit(ctx, new(persistence.Batch).Require(persistence.IfAbsent([]byte("k"))).Put([]byte("k"), []byte("w")))
@@ -421,7 +421,7 @@ func TestEtcdFenceAfterPartition(t *testing.T) {
 		}
 		return fmt.Errorf("a write after the partition: %v; want ErrFenced", err)
 	})
-	if v, err := other.Get([]byte("vm/1")); err != nil || string(v) != "new owner" {
+	if v, err := other.Get(context.Background(), []byte("vm/1")); err != nil || string(v) != "new owner" {
 		t.Fatalf("vm/1 = %q, %v; want the new owner's write", v, err)
 	}
 	if n := lost.Load(); n != 1 {
@@ -449,4 +449,55 @@ func TestEtcdHealthWhileEtcdHangs(t *testing.T) {
 	})
 	proxy.Heal()
 	testwait.Until(t, func() error { return s.Health() })
+}
+
+// TestEtcdReadEndsWithCaller: a read that etcd does not answer ends when its caller's
+// context does, with the caller's error, not when the store's own request timeout
+// (30 s here) would end it.
+func TestEtcdReadEndsWithCaller(t *testing.T) {
+	srv := etcdtest.Start(t)
+	proxy := etcdtest.NewProxy(t, srv)
+	s, err := persistence.OpenEtcd(persistence.EtcdOptions{Endpoints: proxy.Endpoints(), Prefix: "/caller/", RequestTimeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	// A key far longer than anything else the client sends (probes, keepalives): once
+	// the proxy has dropped that much, the read is out and waiting for its answer.
+	key := []byte(strings.Repeat("k", 16<<10))
+	for _, read := range []struct {
+		name string
+		do   func(ctx context.Context) error
+	}{
+		{"Get", func(ctx context.Context) error { _, err := s.Get(ctx, key); return err }},
+		{"Scan", func(ctx context.Context) error {
+			return s.Scan(ctx, key, nil, 0, func(k, v []byte) error { return nil })
+		}},
+	} {
+		t.Run(read.name, func(t *testing.T) {
+			// A read that etcd answers: the client is connected (Heal closed the
+			// connections of the subtest before), so the one below goes out.
+			if _, err := s.Get(context.Background(), []byte("warm")); !errors.Is(err, persistence.ErrNotFound) {
+				t.Fatalf("Get before the hang: %v", err)
+			}
+			proxy.Hang()
+			defer proxy.Heal()
+			before := proxy.Dropped()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			done := make(chan error, 1)
+			go func() { done <- read.do(ctx) }()
+			testwait.Eventually(t, "the read to be sent to the hung etcd", func() bool {
+				return proxy.Dropped()-before >= int64(len(key))
+			})
+			cancel()
+			err := <-done
+			if !errors.Is(err, context.Canceled) || !errors.Is(err, apierr.ErrUnavailable) {
+				t.Fatalf("%s through a hung etcd, cancelled: %v; want context.Canceled", read.name, err)
+			}
+			if strings.Contains(err.Error(), "etcd unreachable") {
+				t.Fatalf("%s through a hung etcd, cancelled: %v; want the caller's cancellation, not the store's timeout", read.name, err)
+			}
+		})
+	}
 }

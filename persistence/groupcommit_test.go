@@ -134,7 +134,7 @@ func TestInvalidBatchFailsAlone(t *testing.T) {
 	}
 	for k, want := range map[string]bool{"k/ok1": true, "k/ok2": true, "k/ok3": true, "k/first": false,
 		"k/partial": false, "k/big": false, "k/big1": false} {
-		_, err := s.Get([]byte(k))
+		_, err := s.Get(context.Background(), []byte(k))
 		if got := err == nil; got != want {
 			t.Errorf("key %s present = %v (%v); want %v", k, got, err, want)
 		}
@@ -219,10 +219,10 @@ func TestCommitCancelledWhileQueued(t *testing.T) {
 	if r := <-out; r.err != nil {
 		t.Fatalf("taken commit: got %v; want success", r.err)
 	}
-	if _, err := s.Get([]byte("k/taken")); err != nil {
+	if _, err := s.Get(context.Background(), []byte("k/taken")); err != nil {
 		t.Fatalf("Get(k/taken): %v", err)
 	}
-	if _, err := s.Get([]byte("k/queued")); !errors.Is(err, ErrNotFound) {
+	if _, err := s.Get(context.Background(), []byte("k/queued")); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("Get(k/queued): got %v; want ErrNotFound: a withdrawn commit must not be written", err)
 	}
 	if p := s.Stats().PendingWrites; p != 0 {
@@ -263,7 +263,7 @@ func TestWriteFailureDisablesWrites(t *testing.T) {
 	if err := s.Commit(context.Background(), new(Batch).Put([]byte("k/2"), []byte("v"))); !errors.Is(err, apierr.ErrUnavailable) {
 		t.Fatalf("Commit after a write failure: got %v; want an apierr.ErrUnavailable error", err)
 	}
-	if got, err := s.Get([]byte("k/1")); err != nil || string(got) != "v" {
+	if got, err := s.Get(context.Background(), []byte("k/1")); err != nil || string(got) != "v" {
 		t.Fatalf("Get after a write failure = %q, %v; want %q", got, err, "v")
 	}
 }
@@ -293,7 +293,7 @@ func TestEnqueueKeepsOrder(t *testing.T) {
 	for i := range 50 {
 		ps = append(ps, s.Enqueue(new(Batch).Put([]byte("k"), []byte(strconv.Itoa(i))), nil))
 	}
-	if _, err := s.Get([]byte("k")); !errors.Is(err, ErrNotFound) {
+	if _, err := s.Get(context.Background(), []byte("k")); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("got %v before the writer ran; want nothing written yet", err)
 	}
 	release()
@@ -302,7 +302,7 @@ func TestEnqueueKeepsOrder(t *testing.T) {
 			t.Fatalf("batch %d: %v", i, err)
 		}
 	}
-	if v, err := s.Get([]byte("k")); err != nil || string(v) != "49" {
+	if v, err := s.Get(context.Background(), []byte("k")); err != nil || string(v) != "49" {
 		t.Fatalf("got %q, %v; want the last batch's value 49", v, err)
 	}
 	called.Wait()
@@ -350,7 +350,7 @@ func TestResultsInQueueOrder(t *testing.T) {
 func TestEnqueueWithoutGroupCommit(t *testing.T) {
 	s := openStore(t, Options{NoGroupCommit: true})
 	p := s.Enqueue(new(Batch).Put([]byte("k"), []byte("v")), nil)
-	if v, err := s.Get([]byte("k")); err != nil || string(v) != "v" {
+	if v, err := s.Get(context.Background(), []byte("k")); err != nil || string(v) != "v" {
 		t.Fatalf("got %q, %v right after Enqueue; want it written", v, err)
 	}
 	if err := p.Wait(context.Background()); err != nil {
@@ -377,7 +377,7 @@ func TestAfterFailsDependents(t *testing.T) {
 		if err := p.Wait(ctx); !errors.Is(err, apierr.ErrUnavailable) {
 			t.Errorf("%s: got %v; want it failed as unavailable, its predecessor having failed", name, err)
 		}
-		if _, err := s.Get([]byte(name)); !errors.Is(err, ErrNotFound) {
+		if _, err := s.Get(context.Background(), []byte(name)); !errors.Is(err, ErrNotFound) {
 			t.Errorf("%s was written (%v) though the write it builds on failed", name, err)
 		}
 	}
@@ -412,7 +412,7 @@ func TestAfterWithdrawnPredecessor(t *testing.T) {
 	if err := d.Wait(context.Background()); !errors.Is(err, apierr.ErrUnavailable) {
 		t.Fatalf("got %v; want the dependent of a withdrawn batch failed", err)
 	}
-	if _, err := s.Get([]byte("d")); !errors.Is(err, ErrNotFound) {
+	if _, err := s.Get(context.Background(), []byte("d")); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("the dependent was written (%v)", err)
 	}
 	if p.r.after != nil || p.r.batch != nil || d.r.after != nil || d.r.batch != nil {
@@ -459,12 +459,12 @@ func TestConditionsInOneGroup(t *testing.T) {
 		t.Errorf("a batch after a failed condition: got %v; want it failed as its predecessor did", err)
 	}
 	for key, want := range map[string]string{"admin": "1", "seen": "new", "plain": "x"} {
-		if v, err := s.Get([]byte(key)); err != nil || string(v) != want {
+		if v, err := s.Get(context.Background(), []byte(key)); err != nil || string(v) != want {
 			t.Errorf("Get(%s) = %q, %v; want %q", key, v, err, want)
 		}
 	}
 	for _, key := range []string{"partial", "after2", "stale"} {
-		if _, err := s.Get([]byte(key)); !errors.Is(err, ErrNotFound) {
+		if _, err := s.Get(context.Background(), []byte(key)); !errors.Is(err, ErrNotFound) {
 			t.Errorf("Get(%s) = %v; want it never written", key, err)
 		}
 	}

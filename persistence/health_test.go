@@ -57,7 +57,7 @@ func TestFailedSyncRecoversByReopening(t *testing.T) {
 	if err := s.Commit(context.Background(), new(Batch).Put([]byte("k/4"), []byte("v4"))); !errors.Is(err, apierr.ErrUnavailable) {
 		t.Fatalf("Commit before recovery: %v; want 503 unavailable", err)
 	}
-	if v, err := s.Get([]byte("k/1")); err != nil || string(v) != "v1" {
+	if v, err := s.Get(context.Background(), []byte("k/1")); err != nil || string(v) != "v1" {
 		t.Fatalf("Get while writes are refused: %q, %v; want v1", v, err)
 	}
 	failProbe.Store(false) // the disk works again
@@ -68,13 +68,13 @@ func TestFailedSyncRecoversByReopening(t *testing.T) {
 	}
 	mustCommit(t, s, new(Batch).Put([]byte("k/5"), []byte("v5")))
 	for _, k := range []string{"k/1", "k/5"} {
-		if _, err := s.Get([]byte(k)); err != nil {
+		if _, err := s.Get(context.Background(), []byte(k)); err != nil {
 			t.Fatalf("Get(%s) after recovery: %v", k, err)
 		}
 	}
 	// The batch whose sync failed is there whole or not at all.
-	_, e2 := s.Get([]byte("k/2"))
-	_, e3 := s.Get([]byte("k/3"))
+	_, e2 := s.Get(context.Background(), []byte("k/2"))
+	_, e3 := s.Get(context.Background(), []byte("k/3"))
 	if (e2 == nil) != (e3 == nil) {
 		t.Fatalf("half a batch after recovery: k/2 %v, k/3 %v", e2, e3)
 	}
@@ -106,10 +106,10 @@ func TestLowDiskSpaceRefusesWrites(t *testing.T) {
 	if h := s.Health(); !errors.Is(h, apierr.ErrInsufficientStorage) || !bytes.Contains([]byte(h.Error()), []byte("10 MiB free")) {
 		t.Fatalf("Health on a full disk: %v; want insufficient_storage naming the free space", h)
 	}
-	if _, err := s.Get([]byte("k/2")); !errors.Is(err, ErrNotFound) {
+	if _, err := s.Get(context.Background(), []byte("k/2")); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("a refused write is visible: %v", err)
 	}
-	if v, err := s.Get([]byte("k/1")); err != nil || string(v) != "v1" {
+	if v, err := s.Get(context.Background(), []byte("k/1")); err != nil || string(v) != "v1" {
 		t.Fatalf("Get on a full disk: %q, %v; want v1", v, err)
 	}
 	free.Store(1 << 30)
@@ -244,7 +244,7 @@ func TestHelperDiskFull(t *testing.T) {
 	if acked == 0 {
 		t.Fatal("no write went through before the disk was full")
 	}
-	if v, err := s.Get([]byte("k/00000")); err != nil || len(v) != len(val) {
+	if v, err := s.Get(context.Background(), []byte("k/00000")); err != nil || len(v) != len(val) {
 		t.Fatalf("Get on a full disk: %v", err)
 	}
 	if err := os.Remove(filler); err != nil {

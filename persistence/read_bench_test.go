@@ -44,7 +44,7 @@ func benchReads(b *testing.B, s Store) {
 	}
 	b.Run("get", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
-			if _, err := s.Get(Key(KindVM, fmt.Sprintf("%012d", i%readKeys))); err != nil {
+			if _, err := s.Get(context.Background(), Key(KindVM, fmt.Sprintf("%012d", i%readKeys))); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -53,7 +53,7 @@ func benchReads(b *testing.B, s Store) {
 		prefix := Key(KindVM, "")
 		for b.Loop() {
 			n := 0
-			if err := s.Scan(prefix, nil, 50, func(_, _ []byte) error { n++; return nil }); err != nil || n != 50 {
+			if err := s.Scan(context.Background(), prefix, nil, 50, func(_, _ []byte) error { n++; return nil }); err != nil || n != 50 {
 				b.Fatalf("scan: %d keys, %v", n, err)
 			}
 		}

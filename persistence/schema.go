@@ -58,14 +58,14 @@ func (e *NewerSchemaError) Unwrap() error { return e.err }
 
 // StoredSchema returns the store's schema version: the stamped one, 1 for a store that
 // holds records but no stamp, and 0 for a store that holds nothing.
-func StoredSchema(s Store) (int, error) {
-	v, _, err := storedSchema(s)
+func StoredSchema(ctx context.Context, s Store) (int, error) {
+	v, _, err := storedSchema(ctx, s)
 	return v, err
 }
 
 // storedSchema is StoredSchema, and whether the version is stamped.
-func storedSchema(s Store) (version int, stamped bool, err error) {
-	v, err := s.Get(schemaKey)
+func storedSchema(ctx context.Context, s Store) (version int, stamped bool, err error) {
+	v, err := s.Get(ctx, schemaKey)
 	if err == nil {
 		n, perr := strconv.Atoi(string(v))
 		if perr != nil || n < 1 {
@@ -77,7 +77,7 @@ func storedSchema(s Store) (version int, stamped bool, err error) {
 		return 0, false, err
 	}
 	empty := true
-	if err := s.Scan(Prefix(), nil, 1, func(_, _ []byte) error { empty = false; return nil }); err != nil {
+	if err := s.Scan(ctx, Prefix(), nil, 1, func(_, _ []byte) error { empty = false; return nil }); err != nil {
 		return 0, false, err
 	}
 	if empty {
@@ -117,7 +117,7 @@ func upgrade(ctx context.Context, s Store, log *zap.Logger, target int, ms []Mig
 		}
 		defer unlock()
 	}
-	from, stamped, err := storedSchema(s)
+	from, stamped, err := storedSchema(ctx, s)
 	if err != nil {
 		return 0, err
 	}

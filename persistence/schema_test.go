@@ -14,7 +14,7 @@ import (
 
 func schemaOf(t *testing.T, s Store) string {
 	t.Helper()
-	v, err := s.Get(schemaKey)
+	v, err := s.Get(context.Background(), schemaKey)
 	if errors.Is(err, ErrNotFound) {
 		return "none"
 	}
@@ -50,7 +50,7 @@ func TestUpgradeStamps(t *testing.T) {
 
 	old := openStore(t, Options{})
 	mustCommit(t, old, new(Batch).Put(Key(KindUser, "1"), []byte("{}")))
-	if v, _ := StoredSchema(old); v != 1 {
+	if v, _ := StoredSchema(context.Background(), old); v != 1 {
 		t.Errorf("an unstamped store with records is version %d; want 1", v)
 	}
 	if from, err := Upgrade(ctx, old, nil, chain); err != nil || from != 1 || runs != SchemaVersion-1 {
@@ -92,7 +92,7 @@ func TestUpgradeMigrates(t *testing.T) {
 	ms := []Migration{
 		{From: 1, Name: "rename vm to machine", Apply: func(ctx context.Context, s Store, b *Batch) error {
 			ran = append(ran, 1)
-			return s.Scan(Prefix(KindVM), nil, 0, func(k, v []byte) error {
+			return s.Scan(context.Background(), Prefix(KindVM), nil, 0, func(k, v []byte) error {
 				b.Del(append([]byte(nil), k...)).Put(Key("machine", string(k[len(KindVM)+1:])), append([]byte(nil), v...))
 				return nil
 			})
@@ -113,7 +113,7 @@ func TestUpgradeMigrates(t *testing.T) {
 	if got := schemaOf(t, s); got != "2" {
 		t.Errorf("after the failed second migration the store is at %s; want 2", got)
 	}
-	if _, err := s.Get(Key(KindMeta, "two")); !errors.Is(err, ErrNotFound) {
+	if _, err := s.Get(context.Background(), Key(KindMeta, "two")); !errors.Is(err, ErrNotFound) {
 		t.Error("the failed migration's write landed")
 	}
 	fail = false
@@ -124,10 +124,10 @@ func TestUpgradeMigrates(t *testing.T) {
 	if got := schemaOf(t, s); got != "3" {
 		t.Errorf("store at %s; want 3", got)
 	}
-	if v, err := s.Get(Key("machine", "1")); err != nil || string(v) != "v1" {
+	if v, err := s.Get(context.Background(), Key("machine", "1")); err != nil || string(v) != "v1" {
 		t.Errorf("machine/1 = %q, %v", v, err)
 	}
-	if _, err := s.Get(Key(KindVM, "1")); !errors.Is(err, ErrNotFound) {
+	if _, err := s.Get(context.Background(), Key(KindVM, "1")); !errors.Is(err, ErrNotFound) {
 		t.Error("vm/1 still there")
 	}
 	if want := []int{1, 2, 2}; len(ran) != 3 || ran[0] != 1 || ran[2] != 2 {

@@ -52,16 +52,16 @@ func TestBackupLoadRoundTrip(t *testing.T) {
 	if len(want) != 499+3 || fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("loaded %d keys, want the %d of the source (equal: %v)", len(got), len(want), fmt.Sprint(got) == fmt.Sprint(want))
 	}
-	if _, err := dst.Get(Key(KindVM, "0007")); !errors.Is(err, ErrNotFound) {
+	if _, err := dst.Get(context.Background(), Key(KindVM, "0007")); !errors.Is(err, ErrNotFound) {
 		t.Errorf("the deleted key is back: %v", err)
 	}
-	if v, _ := dst.Get(Key(KindVM, "0008")); string(v) != "changed" {
+	if v, _ := dst.Get(context.Background(), Key(KindVM, "0008")); string(v) != "changed" {
 		t.Errorf("the overwritten key has %q", v)
 	}
 	// The loaded store takes writes on top, and an overwrite of a loaded key wins: the
 	// loader moved the store's clock past the backup's versions.
 	mustCommit(t, dst, new(Batch).Put(Key(KindVM, "new"), []byte("x")).Put(Key(KindVM, "0008"), []byte("later")))
-	if v, _ := dst.Get(Key(KindVM, "0008")); string(v) != "later" {
+	if v, _ := dst.Get(context.Background(), Key(KindVM, "0008")); string(v) != "later" {
 		t.Errorf("an overwrite after the load reads %q", v)
 	}
 
@@ -140,8 +140,8 @@ func TestBackupIsOneMoment(t *testing.T) {
 		if err := dst.Load(&buf); err != nil {
 			t.Fatal(err)
 		}
-		a, errA := dst.Get(Key("a", "x"))
-		z, errZ := dst.Get(Key("z", "x"))
+		a, errA := dst.Get(context.Background(), Key("a", "x"))
+		z, errZ := dst.Get(context.Background(), Key("z", "x"))
 		if !bytes.Equal(a, z) || (errA == nil) != (errZ == nil) {
 			t.Errorf("the backup mixes two moments: a=%q (%v), z=%q (%v)", a, errA, z, errZ)
 		}

@@ -31,13 +31,17 @@ func IsConditionFailed(err error) bool {
 
 // Store is the small interface actors use. Reads see every write whose Commit returned.
 type Store interface {
-	// Get returns the value stored under key, or ErrNotFound.
-	Get(key []byte) ([]byte, error)
+	// Get returns the value stored under key, or ErrNotFound. When ctx ends first, Get
+	// gives up (an etcd request in flight is cancelled) and fails with an error that
+	// matches ctx.Err(): context.Canceled with apierr.ErrUnavailable, or
+	// context.DeadlineExceeded with apierr.ErrTimeout.
+	Get(ctx context.Context, key []byte) ([]byte, error)
 	// Scan calls fn for each key with the given prefix in ascending key order, starting
 	// strictly after `after` when it is non-empty, stopping after limit keys when
 	// limit > 0, or when fn returns an error (which Scan returns). The slices passed to
-	// fn are valid only during the call.
-	Scan(prefix, after []byte, limit int, fn func(key, value []byte) error) error
+	// fn are valid only during the call. When ctx ends, Scan calls fn no more and fails
+	// as Get does; a ctx already ended calls fn not at all.
+	Scan(ctx context.Context, prefix, after []byte, limit int, fn func(key, value []byte) error) error
 	// Commit applies the batch atomically and returns only after it is durable on disk
 	// (fsynced). Concurrent commits are grouped into one synced transaction. A batch
 	// whose conditions (Batch.Require) do not all hold when it is applied fails with

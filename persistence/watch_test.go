@@ -22,7 +22,7 @@ func TestWatchSeesCommittedKeys(t *testing.T) {
 				visible = map[string]bool{}
 			)
 			s.Watch([]byte("vm/"), func(key []byte) {
-				_, err := s.Get(key) // a test may look; production watchers must not
+				_, err := s.Get(context.Background(), key) // a test may look; production watchers must not
 				mu.Lock()
 				defer mu.Unlock()
 				heard = append(heard, string(key))

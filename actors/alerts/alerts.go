@@ -245,11 +245,11 @@ func (r AlertRaise) validate() error {
 
 // Get returns one alert event. With a tenant scope, another tenant's (or an
 // operator-only) event is not found.
-func (a *Alerts) Get(_ context.Context, id string, scope *string) (Alert, error) {
+func (a *Alerts) Get(ctx context.Context, id string, scope *string) (Alert, error) {
 	if id == "" || len(id) > 64 || strings.Contains(id, "/") {
 		return Alert{}, apierr.NotFound("alert event", id)
 	}
-	rec, err := Load(a.sys.store, id)
+	rec, err := Load(ctx, a.sys.store, id)
 	if errors.Is(err, persistence.ErrNotFound) {
 		return Alert{}, apierr.NotFound("alert event", id)
 	}
@@ -278,14 +278,14 @@ func (a *Alerts) Acknowledge(ctx context.Context, id string, scope *string) (Ale
 
 // List returns alert events in creation order (oldest first, as every list), filtered;
 // with a tenant scope only that tenant's.
-func (a *Alerts) List(_ context.Context, f AlertFilter, scope *string, cursor string, limit int) ([]Alert, string, error) {
+func (a *Alerts) List(ctx context.Context, f AlertFilter, scope *string, cursor string, limit int) ([]Alert, string, error) {
 	if scope == nil {
-		return kit.ScanPage(a.sys.store, persistence.Prefix("alert"), cursor, limit, func(r *Alert) (Alert, bool) {
+		return kit.ScanPage(ctx, a.sys.store, persistence.Prefix("alert"), cursor, limit, func(r *Alert) (Alert, bool) {
 			return *r, f.match(r)
 		})
 	}
-	return kit.ScanIndexFiltered(a.sys.store, persistence.Prefix("alert-tenant", *scope), cursor, limit, func(id string) (Alert, bool, error) {
-		rec, err := Load(a.sys.store, id)
+	return kit.ScanIndexFiltered(ctx, a.sys.store, persistence.Prefix("alert-tenant", *scope), cursor, limit, func(id string) (Alert, bool, error) {
+		rec, err := Load(ctx, a.sys.store, id)
 		if errors.Is(err, persistence.ErrNotFound) {
 			return Alert{}, false, nil
 		}
@@ -297,17 +297,17 @@ func (a *Alerts) List(_ context.Context, f AlertFilter, scope *string, cursor st
 }
 
 // OpenCount counts a tenant's open alerts.
-func (a *Alerts) OpenCount(_ context.Context, tenant string) (int, error) {
+func (a *Alerts) OpenCount(ctx context.Context, tenant string) (int, error) {
 	n := 0
-	err := a.sys.store.Scan(persistence.Prefix("alert-open", tenant), nil, 0, func(_, _ []byte) error { n++; return nil })
+	err := a.sys.store.Scan(ctx, persistence.Prefix("alert-open", tenant), nil, 0, func(_, _ []byte) error { n++; return nil })
 	return n, err
 }
 
 // OpenAlerts returns every open alert event.
-func (a *Alerts) OpenAlerts() ([]Alert, error) {
+func (a *Alerts) OpenAlerts(ctx context.Context) ([]Alert, error) {
 	prefix := persistence.Prefix("alert-open")
 	var ids []string
-	err := a.sys.store.Scan(prefix, nil, 0, func(k, _ []byte) error {
+	err := a.sys.store.Scan(ctx, prefix, nil, 0, func(k, _ []byte) error {
 		rest := string(k[len(prefix):])
 		if i := strings.LastIndexByte(rest, '/'); i >= 0 {
 			ids = append(ids, rest[i+1:])
@@ -319,7 +319,7 @@ func (a *Alerts) OpenAlerts() ([]Alert, error) {
 	}
 	out := make([]Alert, 0, len(ids))
 	for _, id := range ids {
-		rec, err := Load(a.sys.store, id)
+		rec, err := Load(ctx, a.sys.store, id)
 		if errors.Is(err, persistence.ErrNotFound) {
 			continue
 		}
@@ -332,10 +332,10 @@ func (a *Alerts) OpenAlerts() ([]Alert, error) {
 }
 
 // OpenTargets returns the targets of kind's open alerts, as the store has them.
-func (a *Alerts) OpenTargets(_ context.Context, kind string) (map[string]bool, error) {
+func (a *Alerts) OpenTargets(ctx context.Context, kind string) (map[string]bool, error) {
 	prefix := persistence.Prefix("alert-cond", kind)
 	out := map[string]bool{}
-	err := a.sys.store.Scan(prefix, nil, 0, func(k, _ []byte) error {
+	err := a.sys.store.Scan(ctx, prefix, nil, 0, func(k, _ []byte) error {
 		out[string(k[len(prefix):])] = true
 		return nil
 	})
@@ -344,13 +344,13 @@ func (a *Alerts) OpenTargets(_ context.Context, kind string) (map[string]bool, e
 
 // IsOpen reports whether kind's alert on target is open, as the store has it (in a
 // cluster, another member may have raised it).
-func (a *Alerts) IsOpen(_ context.Context, kind, target string) bool {
-	_, err := a.sys.store.Get(ConditionKey(kind, target))
+func (a *Alerts) IsOpen(ctx context.Context, kind, target string) bool {
+	_, err := a.sys.store.Get(ctx, ConditionKey(kind, target))
 	return err == nil
 }
 
-func Load(store persistence.Store, id string) (*Alert, error) {
-	return persistence.Load[Alert](store, alertKey(id))
+func Load(ctx context.Context, store persistence.Store, id string) (*Alert, error) {
+	return persistence.Load[Alert](ctx, store, alertKey(id))
 }
 
 // alertEntity owns one condition: its open event, if any.
@@ -362,14 +362,16 @@ type alertEntity struct {
 
 func (e *alertEntity) Load() error {
 	e.open = nil
-	id, err := e.sys.store.Get(ConditionKey(e.kind, e.target))
+	ctx, cancel := e.sys.rt.Work()
+	defer cancel()
+	id, err := e.sys.store.Get(ctx, ConditionKey(e.kind, e.target))
 	if errors.Is(err, persistence.ErrNotFound) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	rec, err := Load(e.sys.store, string(id))
+	rec, err := Load(ctx, e.sys.store, string(id))
 	if errors.Is(err, persistence.ErrNotFound) {
 		return nil // a dangling index: the next raise replaces it
 	}

@@ -35,9 +35,9 @@ type initialPassword struct {
 // created it (u.passwordCreator): the others, started at the same time, must not log
 // it too. (A cluster's first start that fails before serving thus keeps it unshown in
 // the store; the operator sets a password with 'vmplane admin reset-password' instead.)
-func (u *Users) InitialAdminPassword() (email, password string, ok bool, err error) {
+func (u *Users) InitialAdminPassword(ctx context.Context) (email, password string, ok bool, err error) {
 	store := u.sys.store
-	raw, err := store.Get(initialPasswordKey)
+	raw, err := store.Get(ctx, initialPasswordKey)
 	if errors.Is(err, persistence.ErrNotFound) {
 		return "", "", false, nil
 	}
@@ -57,8 +57,8 @@ func (u *Users) InitialAdminPassword() (email, password string, ok bool, err err
 }
 
 // FirstAdminID is the id of the admin the first start created ("" before that).
-func FirstAdminID(store persistence.Store) (string, error) {
-	id, err := store.Get(persistence.Key("meta", "admin"))
+func FirstAdminID(ctx context.Context, store persistence.Store) (string, error) {
+	id, err := store.Get(ctx, persistence.Key("meta", "admin"))
 	if errors.Is(err, persistence.ErrNotFound) {
 		return "", nil
 	}
@@ -71,8 +71,8 @@ func (u *Users) ForgetInitialAdminPassword(ctx context.Context) error {
 }
 
 // AdminExists reports whether the first admin was created at an earlier start.
-func AdminExists(store persistence.Store) (bool, error) {
-	_, err := store.Get(persistence.Key("meta", "admin"))
+func AdminExists(ctx context.Context, store persistence.Store) (bool, error) {
+	_, err := store.Get(ctx, persistence.Key("meta", "admin"))
 	if errors.Is(err, persistence.ErrNotFound) {
 		return false, nil
 	}
@@ -87,13 +87,13 @@ func ResetPassword(ctx context.Context, store persistence.Store, email, password
 		return User{}, apierr.Invalid(errPasswordField())
 	}
 	email = NormalizeEmail(email)
-	id, err := store.Get(persistence.Key("user-email", email))
+	id, err := store.Get(ctx, persistence.Key("user-email", email))
 	if errors.Is(err, persistence.ErrNotFound) {
 		return User{}, apierr.New(apierr.ErrNotFound, "no user with e-mail %s", email)
 	} else if err != nil {
 		return User{}, err
 	}
-	rec, err := persistence.Load[userRecord](store, persistence.Key("user", string(id)))
+	rec, err := persistence.Load[userRecord](ctx, store, persistence.Key("user", string(id)))
 	if err != nil {
 		return User{}, err
 	}
@@ -108,7 +108,7 @@ func ResetPassword(ctx context.Context, store persistence.Store, email, password
 	b := new(persistence.Batch)
 	prefix := persistence.Prefix("refresh", string(id))
 	var fams []family
-	err = store.Scan(prefix, nil, 0, func(_, v []byte) error {
+	err = store.Scan(ctx, prefix, nil, 0, func(_, v []byte) error {
 		var f family
 		if _, err := persistence.Decode(v, &f); err != nil {
 			return err

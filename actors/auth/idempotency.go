@@ -172,7 +172,9 @@ func (e *idemEntity) Handle(ctx *kit.Ctx, msg any) {
 			// says what its retry gets.
 			delete(e.inflight, m.Key)
 		}
-		val, err := e.sys.store.Get(answerKey(e.user, m.Key))
+		rctx, cancel := e.sys.rt.Work()
+		val, err := e.sys.store.Get(rctx, answerKey(e.user, m.Key))
+		cancel()
 		if errors.Is(err, persistence.ErrNotFound) {
 			// The claim is durable before the request runs: a process killed while
 			// it runs leaves the claim without an answer, and the retry after the
@@ -307,7 +309,9 @@ func (e *idemEntity) complete(ctx *kit.Ctx, m *completeKey, held inflightClaim, 
 	if ok && !held.stamped {
 		val = held.val
 	} else {
-		val, err = e.sys.store.Get(key)
+		rctx, cancel := e.sys.rt.Work()
+		val, err = e.sys.store.Get(rctx, key)
+		cancel()
 	}
 	if err == nil {
 		_, err = persistence.Decode(val, &c)

@@ -65,7 +65,7 @@ func startMembers(t *testing.T, store persistence.Store, n int, opts AuthOptions
 func usersWith(t *testing.T, store persistence.Store, email string) []userRecord {
 	t.Helper()
 	var out []userRecord
-	err := store.Scan(persistence.Prefix("user"), nil, 0, func(_, v []byte) error {
+	err := store.Scan(context.Background(), persistence.Prefix("user"), nil, 0, func(_, v []byte) error {
 		var rec userRecord
 		if _, err := persistence.Decode(v, &rec); err != nil {
 			return err
@@ -118,7 +118,7 @@ func TestEmailTakenOnceAcrossMembers(t *testing.T) {
 		if us := usersWith(t, store, email); len(us) != 1 || us[0].ID != winner {
 			t.Fatalf("round %d: stored users with %s: %+v; want only %s", round, email, us, winner)
 		}
-		if id, err := store.Get(persistence.Key("user-email", email)); err != nil || string(id) != winner {
+		if id, err := store.Get(context.Background(), persistence.Key("user-email", email)); err != nil || string(id) != winner {
 			t.Fatalf("round %d: index of %s: %q, %v; want %s", round, email, id, err, winner)
 		}
 	}
@@ -145,14 +145,14 @@ func TestFirstAdminOnceAcrossMembers(t *testing.T) {
 	if len(admins) != 1 {
 		t.Fatalf("%d admins after 4 members started at once; want 1", len(admins))
 	}
-	first, err := FirstAdminID(store)
+	first, err := FirstAdminID(context.Background(), store)
 	if err != nil || first != admins[0].ID {
 		t.Fatalf("meta/admin is %q, %v; want %s", first, err, admins[0].ID)
 	}
 	shown := 0
 	var password string
 	for _, m := range ms {
-		_, pw, ok, err := m.Users.InitialAdminPassword()
+		_, pw, ok, err := m.Users.InitialAdminPassword(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -174,7 +174,7 @@ func TestFirstAdminOnceAcrossMembers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer single.Stop()
-	if _, _, ok, err := single.Users.InitialAdminPassword(); err != nil || !ok {
+	if _, _, ok, err := single.Users.InitialAdminPassword(context.Background()); err != nil || !ok {
 		t.Fatalf("single node: shown %v, %v; want the password", ok, err)
 	}
 }
@@ -212,10 +212,10 @@ func TestNormalisationAcrossMembers(t *testing.T) {
 		if us := usersWith(t, store, email); len(us) != 1 || us[0].ID != id {
 			t.Fatalf("users with %s: %+v; want %s", email, us, id)
 		}
-		if got, err := store.Get(persistence.Key("user-email", email)); err != nil || string(got) != id {
+		if got, err := store.Get(context.Background(), persistence.Key("user-email", email)); err != nil || string(got) != id {
 			t.Fatalf("index of %s: %q, %v; want %s", email, got, err, id)
 		}
-		if _, err := store.Get(persistence.Key("user-email", fmt.Sprintf(" User%d@Example.TEST", i))); !errors.Is(err, persistence.ErrNotFound) {
+		if _, err := store.Get(context.Background(), persistence.Key("user-email", fmt.Sprintf(" User%d@Example.TEST", i))); !errors.Is(err, persistence.ErrNotFound) {
 			t.Fatalf("old index entry of %s: %v; want it gone", id, err)
 		}
 		if _, err := ms[i%3].Users.Login(context.Background(), email, "stored-password"); err != nil {

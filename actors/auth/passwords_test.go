@@ -417,7 +417,7 @@ func TestStoredEmailsNormalisedByMigration(t *testing.T) {
 			t.Fatalf("login as %q: got %+v, %v; want u1 with its normalised e-mail", spelling, sess.User, err)
 		}
 	}
-	if _, err := store.Get(persistence.Key("user-email", " Mixed@Example.TEST\t")); !errors.Is(err, persistence.ErrNotFound) {
+	if _, err := store.Get(context.Background(), persistence.Key("user-email", " Mixed@Example.TEST\t")); !errors.Is(err, persistence.ErrNotFound) {
 		t.Fatalf("got %v for the old index entry; want it gone", err)
 	}
 	if u3, err := s.Users.Get(ctx, "u3"); err != nil || u3.Email != "TAKEN@example.test" {

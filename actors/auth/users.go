@@ -247,7 +247,7 @@ func MigrateEmails(ctx context.Context, store persistence.Store, log *zap.Logger
 		log = zap.NewNop()
 	}
 	var found []stale
-	err := store.Scan(persistence.Prefix("user"), nil, 0, func(_, v []byte) error {
+	err := store.Scan(ctx, persistence.Prefix("user"), nil, 0, func(_, v []byte) error {
 		var rec userRecord
 		if _, err := persistence.Decode(v, &rec); err != nil {
 			return err
@@ -264,7 +264,7 @@ func MigrateEmails(ctx context.Context, store persistence.Store, log *zap.Logger
 		rec := st.rec
 		email := NormalizeEmail(rec.Email)
 		idx := persistence.Key("user-email", email)
-		owner, err := store.Get(idx)
+		owner, err := store.Get(ctx, idx)
 		if err != nil && !errors.Is(err, persistence.ErrNotFound) {
 			return err
 		}
@@ -306,8 +306,10 @@ func MigrateEmails(ctx context.Context, store persistence.Store, log *zap.Logger
 // one admin exists and one generated password is kept (for the member that wrote it to
 // log); the others find the admin there and say so.
 func (u *Users) bootstrapAdmin(s *system) error {
+	ctx, cancel := s.rt.Work()
+	defer cancel()
 	adminKey := persistence.Key("meta", "admin")
-	if _, err := s.store.Get(adminKey); err == nil {
+	if _, err := s.store.Get(ctx, adminKey); err == nil {
 		return nil
 	} else if !errors.Is(err, persistence.ErrNotFound) {
 		return err
@@ -325,8 +327,6 @@ func (u *Users) bootstrapAdmin(s *system) error {
 	if err := validateNewUser(email, pw, RoleAdmin); err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), kit.DefaultTimeout)
-	defer cancel()
 	hash, err := u.hasher.generate(ctx, pw, u.opts.BcryptCost)
 	if err != nil {
 		return err
@@ -353,7 +353,7 @@ func (u *Users) bootstrapAdmin(s *system) error {
 		u.passwordCreator = creator
 	}
 	if err := s.rt.Commit(b); persistence.IsConditionFailed(err) {
-		if _, err := s.store.Get(adminKey); err == nil {
+		if _, err := s.store.Get(ctx, adminKey); err == nil {
 			s.log.Info("the first admin exists: another member created it at the same time")
 			return nil
 		}
@@ -417,7 +417,7 @@ func (u *Users) Create(ctx context.Context, email, name, role, password string, 
 	}
 	// An e-mail already taken is refused without paying for a hash; the write itself
 	// requires the e-mail's index key to be free (create).
-	if _, err := u.sys.store.Get(persistence.Key("user-email", email)); err == nil {
+	if _, err := u.sys.store.Get(ctx, persistence.Key("user-email", email)); err == nil {
 		return User{}, errEmailTaken(email)
 	} else if !errors.Is(err, persistence.ErrNotFound) {
 		return User{}, err
@@ -453,7 +453,9 @@ func (u *Users) create(s *system, m *createUser) (User, error) {
 		return User{}, err
 	}
 	if err := s.rt.Commit(b); persistence.IsConditionFailed(err) {
-		if _, gerr := s.store.Get(idx); m.Stamp != nil && errors.Is(gerr, persistence.ErrNotFound) {
+		ctx, cancel := s.rt.Work()
+		defer cancel()
+		if _, gerr := s.store.Get(ctx, idx); m.Stamp != nil && errors.Is(gerr, persistence.ErrNotFound) {
 			// The e-mail is free: the claim changed, a retry took the request over.
 			return User{}, errTakenOver
 		}
@@ -527,8 +529,8 @@ func (u *Users) Delete(ctx context.Context, id string) error {
 }
 
 // List returns users in creation order; with a tenant, only that tenant's.
-func (u *Users) List(_ context.Context, tenant *string, cursor string, limit int) ([]User, string, error) {
-	return kit.ScanPage(u.sys.store, persistence.Prefix("user"), cursor, limit, func(r *userRecord) (User, bool) {
+func (u *Users) List(ctx context.Context, tenant *string, cursor string, limit int) ([]User, string, error) {
+	return kit.ScanPage(ctx, u.sys.store, persistence.Prefix("user"), cursor, limit, func(r *userRecord) (User, bool) {
 		return r.User, kit.InScope(tenant, r.TenantID)
 	})
 }
@@ -543,7 +545,7 @@ func (u *Users) Login(ctx context.Context, email, password string) (Session, err
 	hash := u.dummyHash
 	var cred credentials
 	found := false
-	if id, err := s.store.Get(persistence.Key("user-email", NormalizeEmail(email))); err == nil {
+	if id, err := s.store.Get(ctx, persistence.Key("user-email", NormalizeEmail(email))); err == nil {
 		cred, err = kit.Ask[credentials](ctx, u.kind, string(id), &getCredentials{})
 		if err != nil && !errors.Is(err, apierr.ErrNotFound) {
 			return Session{}, err
@@ -598,13 +600,16 @@ var errSessionEnded = apierr.New(apierr.ErrUnauthorized, "the access token has e
 // token is replayed. The entity is the one writer of its user's standing and changes
 // its memory before it answers a change, so a check that starts after the change's
 // answer sees it, on every member. Only deleted users stay in the table: that is final.
-func (u *Users) Authorize(userID, sessionID string, gen uint64) error {
+//
+// ctx is the request's: the check asks no longer than it lasts (nor than
+// kit.DefaultTimeout), so a request whose client went away stops waiting for the entity.
+func (u *Users) Authorize(ctx context.Context, userID, sessionID string, gen uint64) error {
 	var st *authState
 	if v, ok := u.auth.Load(userID); ok {
 		st = v.(*authState)
 	}
 	if st == nil || (u.shared && !st.Gone) {
-		ctx, cancel := context.WithTimeout(context.Background(), kit.DefaultTimeout)
+		ctx, cancel := context.WithTimeout(ctx, kit.DefaultTimeout)
 		defer cancel()
 		var err error
 		st, err = kit.Ask[*authState](ctx, u.kind, userID, &getAuth{})
@@ -648,9 +653,9 @@ func (u *Users) Stop() { u.hasher.close() }
 
 // TenantHasUsers reports whether a tenant has a user (a tenant that has one cannot be
 // deleted).
-func (u *Users) TenantHasUsers(_ context.Context, tenant string) (bool, error) {
+func (u *Users) TenantHasUsers(ctx context.Context, tenant string) (bool, error) {
 	found := false
-	err := u.sys.store.Scan(persistence.Prefix("user-tenant", tenant), nil, 1, func(_, _ []byte) error { found = true; return nil })
+	err := u.sys.store.Scan(ctx, persistence.Prefix("user-tenant", tenant), nil, 1, func(_, _ []byte) error { found = true; return nil })
 	return found, err
 }
 
@@ -735,12 +740,14 @@ func (e *userEntity) session(f *family) Session {
 
 func (e *userEntity) Load() error {
 	e.families = map[string]*family{}
+	ctx, cancel := e.sys.rt.Work()
+	defer cancel()
 	var err error
-	if e.rec, err = kit.LoadOptional[userRecord](e.sys.store, persistence.Key("user", e.id)); err != nil || e.rec == nil {
+	if e.rec, err = kit.LoadOptional[userRecord](ctx, e.sys.store, persistence.Key("user", e.id)); err != nil || e.rec == nil {
 		// An id with no record publishes nothing: unknown ids must not fill the table.
 		return err
 	}
-	if err := e.sys.store.Scan(persistence.Prefix("refresh", e.id), nil, 0, func(_, v []byte) error {
+	if err := e.sys.store.Scan(ctx, persistence.Prefix("refresh", e.id), nil, 0, func(_, v []byte) error {
 		var f family
 		if _, err := persistence.Decode(v, &f); err != nil {
 			return err
@@ -925,7 +932,9 @@ func sameTenant(a, b *string) bool { return (a == nil) == (b == nil) && (a == ni
 // isFirstAdmin reports whether this is the admin created at first start, which can
 // be neither deleted, demoted nor disabled: there is always an operator.
 func (e *userEntity) isFirstAdmin() bool {
-	admin, err := e.sys.store.Get(persistence.Key("meta", "admin"))
+	ctx, cancel := e.sys.rt.Work()
+	defer cancel()
+	admin, err := e.sys.store.Get(ctx, persistence.Key("meta", "admin"))
 	return err == nil && string(admin) == e.id
 }
 

@@ -34,7 +34,7 @@ type (
 
 func (c *counter) Load() error {
 	c.n, c.scratch = 0, 0
-	v, err := c.rt.Store.Get(persistence.Key("test", c.id))
+	v, err := c.rt.Store.Get(context.Background(), persistence.Key("test", c.id))
 	if errors.Is(err, persistence.ErrNotFound) {
 		return nil
 	}

@@ -1,6 +1,7 @@
 package kit
 
 import (
+	"context"
 	"errors"
 
 	"github.com/vmplane/vmplane/apierr"
@@ -14,7 +15,7 @@ var ErrStopScan = errors.New("stop scan")
 // in order, after the cursor, turning each (key suffix, value) into an item or
 // skipping it, until limit items (0: all). The cursor of the next page is the suffix of
 // the last item returned, so filtered lists page correctly; it is empty on the last.
-func ScanFiltered[T any](store persistence.Store, prefix []byte, cursor string, limit int, item func(suffix string, v []byte) (T, bool, error)) ([]T, string, error) {
+func ScanFiltered[T any](ctx context.Context, store persistence.Store, prefix []byte, cursor string, limit int, item func(suffix string, v []byte) (T, bool, error)) ([]T, string, error) {
 	var after []byte
 	if cursor != "" {
 		after = append(append([]byte{}, prefix...), cursor...)
@@ -22,7 +23,7 @@ func ScanFiltered[T any](store persistence.Store, prefix []byte, cursor string, 
 	out := []T{}
 	var last string
 	more := false
-	err := store.Scan(prefix, after, 0, func(k, v []byte) error {
+	err := store.Scan(ctx, prefix, after, 0, func(k, v []byte) error {
 		if limit > 0 && len(out) == limit {
 			more = true
 			return ErrStopScan
@@ -49,8 +50,8 @@ func ScanFiltered[T any](store persistence.Store, prefix []byte, cursor string, 
 
 // ScanPage pages through records stored under prefix, decoding each as R and keeping
 // those keep accepts.
-func ScanPage[R any, T any](store persistence.Store, prefix []byte, cursor string, limit int, keep func(*R) (T, bool)) ([]T, string, error) {
-	return ScanFiltered(store, prefix, cursor, limit, func(_ string, v []byte) (T, bool, error) {
+func ScanPage[R any, T any](ctx context.Context, store persistence.Store, prefix []byte, cursor string, limit int, keep func(*R) (T, bool)) ([]T, string, error) {
+	return ScanFiltered(ctx, store, prefix, cursor, limit, func(_ string, v []byte) (T, bool, error) {
 		var rec R
 		if _, err := persistence.Decode(v, &rec); err != nil {
 			var zero T
@@ -63,8 +64,8 @@ func ScanPage[R any, T any](store persistence.Store, prefix []byte, cursor strin
 
 // ScanIndex pages through an index of ids (keys prefix+id) and loads each record; ids
 // whose record is gone are skipped.
-func ScanIndex[T any](store persistence.Store, prefix []byte, cursor string, limit int, load func(id string) (*T, error)) ([]T, string, error) {
-	return ScanFiltered(store, prefix, cursor, limit, func(id string, _ []byte) (T, bool, error) {
+func ScanIndex[T any](ctx context.Context, store persistence.Store, prefix []byte, cursor string, limit int, load func(id string) (*T, error)) ([]T, string, error) {
+	return ScanFiltered(ctx, store, prefix, cursor, limit, func(id string, _ []byte) (T, bool, error) {
 		v, err := load(id)
 		if errors.Is(err, persistence.ErrNotFound) {
 			var zero T
@@ -79,8 +80,8 @@ func ScanIndex[T any](store persistence.Store, prefix []byte, cursor string, lim
 }
 
 // ScanIndexFiltered is ScanIndex for items that a filter may also skip.
-func ScanIndexFiltered[T any](store persistence.Store, prefix []byte, cursor string, limit int, item func(id string) (T, bool, error)) ([]T, string, error) {
-	return ScanFiltered(store, prefix, cursor, limit, func(id string, _ []byte) (T, bool, error) { return item(id) })
+func ScanIndexFiltered[T any](ctx context.Context, store persistence.Store, prefix []byte, cursor string, limit int, item func(id string) (T, bool, error)) ([]T, string, error) {
+	return ScanFiltered(ctx, store, prefix, cursor, limit, func(id string, _ []byte) (T, bool, error) { return item(id) })
 }
 
 // PageSlice pages through items, already in list order, from index start: it keeps
@@ -106,8 +107,8 @@ func BadCursor() error { return apierr.Invalid(apierr.Field("cursor", "is not a 
 
 // LoadOptional is persistence.Load for an entity's own record, where a missing one is
 // not an error: the entity starts empty (nil) and answers not-found or takes a create.
-func LoadOptional[T any](store persistence.Store, key []byte) (*T, error) {
-	v, err := persistence.Load[T](store, key)
+func LoadOptional[T any](ctx context.Context, store persistence.Store, key []byte) (*T, error) {
+	v, err := persistence.Load[T](ctx, store, key)
 	if errors.Is(err, persistence.ErrNotFound) {
 		return nil, nil
 	}

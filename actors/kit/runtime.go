@@ -140,9 +140,18 @@ func (rt *Runtime) Spawn(name string, newFn func() Actor) (Ref, error) {
 // Commit persists a batch and waits for durability. Entities call it before replying;
 // the deadline keeps a stuck disk from holding a mailbox forever.
 func (rt *Runtime) Commit(b *persistence.Batch) error {
-	ctx, cancel := context.WithTimeout(context.Background(), DefaultTimeout)
+	ctx, cancel := rt.Work()
 	defer cancel()
 	return rt.Store.Commit(ctx, b)
+}
+
+// Work is the context of store reads made for no caller: an entity's, for a message
+// (which carries no context: it may come from another member) or in its Load, and a
+// service's own start-up reads. It is bounded by DefaultTimeout, as Commit's wait is,
+// so that a hung store cannot hold a mailbox forever. The caller cancels it when the
+// work is done.
+func (rt *Runtime) Work() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), DefaultTimeout)
 }
 
 // AskRef sends msg to the actor to and waits for the reply, which is either a T or an

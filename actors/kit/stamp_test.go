@@ -43,7 +43,7 @@ func TestStampCarriesTheClaim(t *testing.T) {
 	if err := rt.Store.Commit(ctx, b); !persistence.IsConditionFailed(err) {
 		t.Fatalf("a write on a claim taken over: %v; want it refused", err)
 	}
-	if _, err := rt.Store.Get([]byte("data/x")); err == nil {
+	if _, err := rt.Store.Get(context.Background(), []byte("data/x")); err == nil {
 		t.Fatal("the refused write landed")
 	}
 
@@ -60,7 +60,7 @@ func TestStampCarriesTheClaim(t *testing.T) {
 		Token string `json:"token"`
 		Reply *Wired `json:"reply"`
 	}
-	val, err := rt.Store.Get(key)
+	val, err := rt.Store.Get(context.Background(), key)
 	if err == nil {
 		_, err = persistence.Decode(val, &rec)
 	}

@@ -77,8 +77,8 @@ func DelBackup(b *persistence.Batch, r *Backup) {
 // so these two writers never lose each other's update.
 type Backups struct{ sys *system }
 
-func (b *Backups) load(tenant, id string) (*Backup, error) {
-	val, err := b.sys.store.Get(backupKey(tenant, id))
+func (b *Backups) load(ctx context.Context, tenant, id string) (*Backup, error) {
+	val, err := b.sys.store.Get(ctx, backupKey(tenant, id))
 	if err != nil {
 		return nil, err
 	}
@@ -90,14 +90,14 @@ func (b *Backups) load(tenant, id string) (*Backup, error) {
 }
 
 // find returns a backup by id; with a tenant scope another tenant's is not found.
-func (b *Backups) find(id string, scope *string) (*Backup, error) {
+func (b *Backups) find(ctx context.Context, id string, scope *string) (*Backup, error) {
 	if id == "" || len(id) > 64 || strings.Contains(id, "/") {
 		return nil, apierr.NotFound("backup", id)
 	}
-	tenant, err := b.sys.store.Get(backupIDKey(id))
+	tenant, err := b.sys.store.Get(ctx, backupIDKey(id))
 	if err == nil {
 		var r *Backup
-		if r, err = b.load(string(tenant), id); err == nil {
+		if r, err = b.load(ctx, string(tenant), id); err == nil {
 			if !kit.InScope(scope, &r.TenantID) {
 				return nil, apierr.NotFound("backup", id)
 			}
@@ -111,8 +111,8 @@ func (b *Backups) find(id string, scope *string) (*Backup, error) {
 }
 
 // Get returns one backup; with a tenant scope another tenant's is not found.
-func (b *Backups) Get(_ context.Context, id string, scope *string) (Backup, error) {
-	r, err := b.find(id, scope)
+func (b *Backups) Get(ctx context.Context, id string, scope *string) (Backup, error) {
+	r, err := b.find(ctx, id, scope)
 	if err != nil {
 		return Backup{}, err
 	}
@@ -121,12 +121,12 @@ func (b *Backups) Get(_ context.Context, id string, scope *string) (Backup, erro
 
 // List returns backups, oldest first: a tenant's, or with a nil tenant everyone's (by
 // tenant); machineID, when set, keeps only that machine's.
-func (b *Backups) List(_ context.Context, tenant *string, machineID, cursor string, limit int) ([]Backup, string, error) {
+func (b *Backups) List(ctx context.Context, tenant *string, machineID, cursor string, limit int) ([]Backup, string, error) {
 	prefix := persistence.Prefix("backup")
 	if tenant != nil {
 		prefix = persistence.Prefix("backup", *tenant)
 	}
-	return kit.ScanFiltered(b.sys.store, prefix, cursor, limit, func(_ string, v []byte) (Backup, bool, error) {
+	return kit.ScanFiltered(ctx, b.sys.store, prefix, cursor, limit, func(_ string, v []byte) (Backup, bool, error) {
 		var r Backup
 		if _, err := persistence.Decode(v, &r); err != nil {
 			return Backup{}, false, err
@@ -138,7 +138,7 @@ func (b *Backups) List(_ context.Context, tenant *string, machineID, cursor stri
 // Delete deletes a backup from the hypervisor and then its record. A backup already
 // gone from the hypervisor only loses its record.
 func (b *Backups) Delete(ctx context.Context, id string, scope *string) error {
-	r, err := b.find(id, scope)
+	r, err := b.find(ctx, id, scope)
 	if err != nil {
 		return err
 	}
@@ -155,10 +155,10 @@ func (b *Backups) Delete(ctx context.Context, id string, scope *string) error {
 }
 
 // OfSchedule returns the backups a schedule took, oldest first.
-func (b *Backups) OfSchedule(tenant, schedule string) ([]*Backup, error) {
+func (b *Backups) OfSchedule(ctx context.Context, tenant, schedule string) ([]*Backup, error) {
 	prefix := persistence.Prefix("backup-sched", schedule)
 	var ids []string
-	if err := b.sys.store.Scan(prefix, nil, 0, func(k, _ []byte) error {
+	if err := b.sys.store.Scan(ctx, prefix, nil, 0, func(k, _ []byte) error {
 		ids = append(ids, string(k[len(prefix):]))
 		return nil
 	}); err != nil {
@@ -166,7 +166,7 @@ func (b *Backups) OfSchedule(tenant, schedule string) ([]*Backup, error) {
 	}
 	out := make([]*Backup, 0, len(ids))
 	for _, id := range ids {
-		r, err := b.load(tenant, id)
+		r, err := b.load(ctx, tenant, id)
 		if errors.Is(err, persistence.ErrNotFound) {
 			continue
 		}
@@ -180,9 +180,9 @@ func (b *Backups) OfSchedule(tenant, schedule string) ([]*Backup, error) {
 
 // Count counts a tenant's backups on record, up to limit (0: all of them): the
 // overview shows the number, and a tenant with one left cannot be deleted.
-func (b *Backups) Count(_ context.Context, tenant string, limit int) (int, error) {
+func (b *Backups) Count(ctx context.Context, tenant string, limit int) (int, error) {
 	n := 0
-	err := b.sys.store.Scan(persistence.Prefix("backup", tenant), nil, limit, func(_, _ []byte) error { n++; return nil })
+	err := b.sys.store.Scan(ctx, persistence.Prefix("backup", tenant), nil, limit, func(_, _ []byte) error { n++; return nil })
 	return n, err
 }
 

@@ -117,7 +117,7 @@ func (c *Consoles) Redeem(ctx context.Context, machineID, ticket string) (hyperv
 		return nil, ConsoleSession{}, errBadTicket
 	}
 	// The login may have ended since the ticket was issued.
-	if c.sys.authorize(t.Session.UserID, t.Session.SessionID, t.Session.Gen) != nil {
+	if c.sys.authorize(ctx, t.Session.UserID, t.Session.SessionID, t.Session.Gen) != nil {
 		return nil, ConsoleSession{}, errBadTicket
 	}
 	// The machine may have moved since the ticket was issued: ask for its node again.
@@ -136,7 +136,7 @@ func (c *Consoles) spend(ctx context.Context, ticket string) (storedTicket, erro
 		return storedTicket{}, errBadTicket
 	}
 	key := ticketKey(ticket)
-	val, err := c.sys.store.Get(key)
+	val, err := c.sys.store.Get(ctx, key)
 	if errors.Is(err, persistence.ErrNotFound) {
 		return storedTicket{}, errBadTicket
 	} else if err != nil {

@@ -25,7 +25,7 @@ type Deps struct {
 	TenantExists func(ctx context.Context, id string) error
 	// Authorize answers nil while a login's session lasts (a console ticket lasts no
 	// longer than the login that took it).
-	Authorize func(userID, sessionID string, gen uint64) error
+	Authorize func(ctx context.Context, userID, sessionID string, gen uint64) error
 }
 
 // Services are the services of the machines package.
@@ -48,7 +48,7 @@ type system struct {
 	Events       *events.Events
 	Alerts       *alerts.Alerts
 	tenantExists func(ctx context.Context, id string) error
-	authorize    func(userID, sessionID string, gen uint64) error
+	authorize    func(ctx context.Context, userID, sessionID string, gen uint64) error
 }
 
 // Start starts the machines' and the nodes' kinds and the services around them.

@@ -147,7 +147,7 @@ func (l *machineLists) drop(tenant string) {
 
 // TenantPage returns one page of a tenant's machines, in id order: first pages from
 // the cache when they are there. The page is shared: see MachinePage.
-func (m *Machines) TenantPage(_ context.Context, tenant, cursor string, limit int) (*MachinePage, error) {
+func (m *Machines) TenantPage(ctx context.Context, tenant, cursor string, limit int) (*MachinePage, error) {
 	// A store shared with other members names their writes only after they were
 	// acknowledged: a cached page could miss one, so a cluster member reads the store.
 	cache := cursor == "" && !m.sys.store.Shared()
@@ -157,7 +157,7 @@ func (m *Machines) TenantPage(_ context.Context, tenant, cursor string, limit in
 		}
 	}
 	seq := m.lists.now()
-	items, next, err := m.listTenant(tenant, cursor, limit)
+	items, next, err := m.listTenant(ctx, tenant, cursor, limit)
 	if err != nil {
 		return nil, err
 	}

@@ -336,7 +336,7 @@ func (m *Machines) Get(ctx context.Context, id string, tenant *string) (Machine,
 // one outside the caller's scope answer the same not-found, naming only what the
 // caller sent: never the record id a vmid resolved to.
 func askMachine[T any](ctx context.Context, m *Machines, sent string, msg any) (T, error) {
-	id, err := m.Resolve(sent)
+	id, err := m.Resolve(ctx, sent)
 	if err == nil {
 		var v T
 		if v, err = kit.Ask[T](ctx, m.kind, id, msg); err == nil {
@@ -356,12 +356,12 @@ func NotFoundAs(err error, sent string) error {
 }
 
 // Resolve accepts a record id or, for operators used to Proxmox, a vmid.
-func (m *Machines) Resolve(id string) (string, error) {
+func (m *Machines) Resolve(ctx context.Context, id string) (string, error) {
 	if id == "" || len(id) > 64 {
 		return "", apierr.NotFound("machine", id)
 	}
 	if _, err := strconv.Atoi(id); err == nil {
-		v, err := m.sys.store.Get(persistence.Key("vm-vmid", id))
+		v, err := m.sys.store.Get(ctx, persistence.Key("vm-vmid", id))
 		if errors.Is(err, persistence.ErrNotFound) {
 			return "", apierr.NotFound("machine", id)
 		}
@@ -415,7 +415,7 @@ func (m *Machines) precheck(ctx context.Context, op Operation) error {
 			return apierr.New(apierr.ErrInvalidState, "node %s is %s", n.ID, n.Status)
 		}
 	case OpReinstall:
-		if _, err := m.sys.store.Get(TemplateKey(op.Reinstall.TemplateID)); errors.Is(err, persistence.ErrNotFound) {
+		if _, err := m.sys.store.Get(ctx, TemplateKey(op.Reinstall.TemplateID)); errors.Is(err, persistence.ErrNotFound) {
 			return apierr.Invalid(apierr.Field("template_id", "no template %s", op.Reinstall.TemplateID))
 		} else if err != nil {
 			return err
@@ -431,8 +431,8 @@ func (m *Machines) Ref(ctx context.Context, id string, tenant *string) (machineR
 }
 
 // List returns machines in creation order, after the cursor (a machine id).
-func (m *Machines) List(_ context.Context, cursor string, limit int, filter func(*Machine) bool) ([]Machine, string, error) {
-	return kit.ScanPage(m.sys.store, persistence.Prefix("vm"), cursor, limit, func(rec *record) (Machine, bool) {
+func (m *Machines) List(ctx context.Context, cursor string, limit int, filter func(*Machine) bool) ([]Machine, string, error) {
+	return kit.ScanPage(ctx, m.sys.store, persistence.Prefix("vm"), cursor, limit, func(rec *record) (Machine, bool) {
 		return rec.Machine, filter == nil || filter(&rec.Machine)
 	})
 }
@@ -449,9 +449,9 @@ func (m *Machines) ListTenant(ctx context.Context, tenant, cursor string, limit 
 }
 
 // listTenant reads a page of tenant's machines from the store.
-func (m *Machines) listTenant(tenant, cursor string, limit int) ([]Machine, string, error) {
-	return kit.ScanIndex(m.sys.store, persistence.Prefix("vm-tenant", tenant), cursor, limit, func(id string) (*Machine, error) {
-		val, err := m.sys.store.Get(machineKey(id))
+func (m *Machines) listTenant(ctx context.Context, tenant, cursor string, limit int) ([]Machine, string, error) {
+	return kit.ScanIndex(ctx, m.sys.store, persistence.Prefix("vm-tenant", tenant), cursor, limit, func(id string) (*Machine, error) {
+		val, err := m.sys.store.Get(ctx, machineKey(id))
 		if err != nil {
 			return nil, err
 		}
@@ -491,8 +491,10 @@ type machineEntity struct {
 }
 
 func (e *machineEntity) Load() error {
+	ctx, cancel := e.sys.rt.Work()
+	defer cancel()
 	var err error
-	e.rec, err = kit.LoadOptional[record](e.sys.store, machineKey(e.id))
+	e.rec, err = kit.LoadOptional[record](ctx, e.sys.store, machineKey(e.id))
 	return err
 }
 
@@ -571,7 +573,9 @@ func (e *machineEntity) start(ctx *kit.Ctx, m *startOp) {
 	if m.TaskID != "" {
 		// A start under an id chosen by its caller (a schedule's run) may be retried by
 		// another member after its first caller died: the task it made is the answer.
-		if t, err := loadTask(e.ms.sys.store, m.TaskID); err == nil {
+		rctx, cancel := e.sys.rt.Work()
+		defer cancel()
+		if t, err := loadTask(rctx, e.ms.sys.store, m.TaskID); err == nil {
 			ctx.Respond(*t)
 			return
 		} else if !errors.Is(err, persistence.ErrNotFound) {
@@ -694,7 +698,9 @@ func (e *machineEntity) commitReleasing(b *persistence.Batch, vmid int) error {
 
 // vmidHolder is the id of another record that holds vmid in the index, or "".
 func (e *machineEntity) vmidHolder(vmid int) string {
-	v, err := e.sys.store.Get(vmidKey(vmid))
+	ctx, cancel := e.sys.rt.Work()
+	defer cancel()
+	v, err := e.sys.store.Get(ctx, vmidKey(vmid))
 	if err != nil || string(v) == e.id {
 		return ""
 	}
@@ -833,7 +839,9 @@ func execute(ctx context.Context, d hypervisor.Driver, ref hypervisor.Ref, op Op
 
 // finish records a task's outcome and unlocks the machine.
 func (e *machineEntity) finish(d *opDone) {
-	task, err := loadTask(e.sys.store, d.TaskID)
+	ctx, cancel := e.sys.rt.Work()
+	defer cancel()
+	task, err := loadTask(ctx, e.sys.store, d.TaskID)
 	if err != nil {
 		e.sys.log.Error("task record missing", zap.String("task_id", d.TaskID), zap.Error(err))
 		return
@@ -901,7 +909,9 @@ func (e *machineEntity) remove(task *Task) {
 
 // finishOrphan records the outcome of a task whose machine record is gone.
 func (e *machineEntity) finishOrphan(d *opDone) {
-	task, err := loadTask(e.sys.store, d.TaskID)
+	ctx, cancel := e.sys.rt.Work()
+	defer cancel()
+	task, err := loadTask(ctx, e.sys.store, d.TaskID)
 	if err != nil {
 		return
 	}
@@ -1062,7 +1072,9 @@ func (e *machineEntity) settle(ctx *kit.Ctx, taskID string) {
 }
 
 func (e *machineEntity) finishOrphanLike(taskID string) {
-	task, err := loadTask(e.sys.store, taskID)
+	ctx, cancel := e.sys.rt.Work()
+	defer cancel()
+	task, err := loadTask(ctx, e.sys.store, taskID)
 	if err != nil || task.Finished() {
 		return
 	}
@@ -1088,10 +1100,10 @@ func reached(hm hypervisor.Machine, op Operation) bool {
 }
 
 // SettleOpenTasks walks the tasks left open by an earlier process and settles each.
-func (m *Machines) SettleOpenTasks() error {
+func (m *Machines) SettleOpenTasks(ctx context.Context) error {
 	type open struct{ task, machine string }
 	var list []open
-	err := m.sys.store.Scan(persistence.Prefix("task-open"), nil, 0, func(k, v []byte) error {
+	err := m.sys.store.Scan(ctx, persistence.Prefix("task-open"), nil, 0, func(k, v []byte) error {
 		list = append(list, open{string(k[len(persistence.Prefix("task-open")):]), string(v)})
 		return nil
 	})

@@ -62,8 +62,8 @@ func (n *Nodes) Get(ctx context.Context, id string) (Node, error) {
 }
 
 // List returns the nodes in name order.
-func (n *Nodes) List(_ context.Context, cursor string, limit int) ([]Node, string, error) {
-	return kit.ScanPage(n.sys.store, persistence.Prefix("node"), cursor, limit, func(rec *Node) (Node, bool) { return *rec, true })
+func (n *Nodes) List(ctx context.Context, cursor string, limit int) ([]Node, string, error) {
+	return kit.ScanPage(ctx, n.sys.store, persistence.Prefix("node"), cursor, limit, func(rec *Node) (Node, bool) { return *rec, true })
 }
 
 // Offline returns the nodes whose last known status is offline.
@@ -88,8 +88,10 @@ type nodeEntity struct {
 }
 
 func (e *nodeEntity) Load() error {
+	ctx, cancel := e.sys.rt.Work()
+	defer cancel()
 	var err error
-	e.rec, err = kit.LoadOptional[Node](e.sys.store, NodeKey(e.id))
+	e.rec, err = kit.LoadOptional[Node](ctx, e.sys.store, NodeKey(e.id))
 	return err
 }
 

@@ -22,8 +22,8 @@ import (
 // entity (which may be passivated, or active on another member): what a reader that
 // needs no lock on the machine wants, at the cost of one store read. An absent record
 // is apierr.ErrNotFound.
-func (m *Machines) Stored(_ context.Context, id string) (Machine, error) {
-	rec, err := persistence.Load[record](m.sys.store, machineKey(id))
+func (m *Machines) Stored(ctx context.Context, id string) (Machine, error) {
+	rec, err := persistence.Load[record](ctx, m.sys.store, machineKey(id))
 	if errors.Is(err, persistence.ErrNotFound) {
 		return Machine{}, apierr.NotFound("machine", id)
 	}
@@ -37,11 +37,11 @@ func (m *Machines) Stored(_ context.Context, id string) (Machine, error) {
 // id: one scan of the tenant index, whose values carry each record's sizes and task
 // (written in the same batch as the record). Only an entry from before the values,
 // empty, costs a read of its record.
-func (m *Machines) Holdings(_ context.Context, tenant string) (map[string]Holding, error) {
+func (m *Machines) Holdings(ctx context.Context, tenant string) (map[string]Holding, error) {
 	prefix := persistence.Prefix("vm-tenant", tenant)
 	out := map[string]Holding{}
 	var old []string
-	if err := m.sys.store.Scan(prefix, nil, 0, func(k, v []byte) error {
+	if err := m.sys.store.Scan(ctx, prefix, nil, 0, func(k, v []byte) error {
 		id := string(k[len(prefix):])
 		h, ok, err := readHolding(v)
 		switch {
@@ -57,7 +57,7 @@ func (m *Machines) Holdings(_ context.Context, tenant string) (map[string]Holdin
 		return nil, err
 	}
 	for _, id := range old {
-		rec, err := persistence.Load[record](m.sys.store, machineKey(id))
+		rec, err := persistence.Load[record](ctx, m.sys.store, machineKey(id))
 		if errors.Is(err, persistence.ErrNotFound) {
 			continue
 		}
@@ -71,9 +71,9 @@ func (m *Machines) Holdings(_ context.Context, tenant string) (map[string]Holdin
 
 // HasMachines reports whether tenant has a machine (a tenant that has one cannot be
 // deleted).
-func (m *Machines) HasMachines(_ context.Context, tenant string) (bool, error) {
+func (m *Machines) HasMachines(ctx context.Context, tenant string) (bool, error) {
 	found := false
-	err := m.sys.store.Scan(persistence.Prefix("vm-tenant", tenant), nil, 1, func(_, _ []byte) error {
+	err := m.sys.store.Scan(ctx, persistence.Prefix("vm-tenant", tenant), nil, 1, func(_, _ []byte) error {
 		found = true
 		return nil
 	})
@@ -83,14 +83,14 @@ func (m *Machines) HasMachines(_ context.Context, tenant string) (bool, error) {
 // InStatus returns the machines whose records show status, each with the time its
 // record last changed. It reads every machine record (decoding only those fields), so
 // it is for rebuilds, never for a request.
-func (m *Machines) InStatus(_ context.Context, status string) (map[string]time.Time, error) {
+func (m *Machines) InStatus(ctx context.Context, status string) (map[string]time.Time, error) {
 	var rec struct {
 		ID        string    `json:"id"`
 		Status    string    `json:"status"`
 		UpdatedAt time.Time `json:"updated_at"`
 	}
 	out := map[string]time.Time{}
-	err := m.sys.store.Scan(persistence.Prefix("vm"), nil, 0, func(_, v []byte) error {
+	err := m.sys.store.Scan(ctx, persistence.Prefix("vm"), nil, 0, func(_, v []byte) error {
 		rec.Status = ""
 		if _, err := persistence.Decode(v, &rec); err != nil {
 			return nil // a corrupt record is reported where it is used

@@ -73,7 +73,7 @@ func TestAddCreateWritesOnlyThroughTheBatch(t *testing.T) {
 	if err != nil || m.Status != StatusProvisioning || m.TaskID == nil || *m.TaskID != c.Task.ID || m.TenantID == nil || *m.TenantID != "T" {
 		t.Fatalf("stored %+v, %v; want provisioning in tenant T with task %s", m, err, c.Task.ID)
 	}
-	rec, err := persistence.Load[record](s.store, machineKey(c.Machine.ID))
+	rec, err := persistence.Load[record](context.Background(), s.store, machineKey(c.Machine.ID))
 	if err != nil || rec.Op == nil || rec.Op.Create == nil || rec.Op.Create.Password != "" {
 		t.Fatalf("stored operation %+v, %v; want the create without its password", rec.Op, err)
 	}

@@ -157,7 +157,7 @@ func (c *Inventory) run(ctx context.Context) (SyncResult, error) {
 		}
 	}
 	var goneNodes []string
-	err = c.sys.store.Scan(persistence.Prefix("node"), nil, 0, func(k, _ []byte) error {
+	err = c.sys.store.Scan(ctx, persistence.Prefix("node"), nil, 0, func(k, _ []byte) error {
 		if id := string(k[len(persistence.Prefix("node")):]); !seenNodes[id] {
 			goneNodes = append(goneNodes, id)
 		}
@@ -172,14 +172,14 @@ func (c *Inventory) run(ctx context.Context) (SyncResult, error) {
 		}
 	}
 
-	if err := c.syncTemplates(inv.Templates); err != nil {
+	if err := c.syncTemplates(ctx, inv.Templates); err != nil {
 		return res, err
 	}
 
 	// Machines, matched by vmid.
 	known := map[int]string{}
 	prefix := persistence.Prefix("vm-vmid")
-	err = c.sys.store.Scan(prefix, nil, 0, func(k, v []byte) error {
+	err = c.sys.store.Scan(ctx, prefix, nil, 0, func(k, v []byte) error {
 		vmid, err := strconv.Atoi(string(k[len(prefix):]))
 		if err == nil {
 			known[vmid] = string(v)
@@ -221,7 +221,7 @@ func (c *Inventory) run(ctx context.Context) (SyncResult, error) {
 			}
 			// Only machines that differ are messaged: waking every machine's actor on
 			// each sync would keep a hundred thousand of them in memory for nothing.
-			same, stateDiffers := c.unchanged(id, hm)
+			same, stateDiffers := c.unchanged(ctx, id, hm)
 			if same {
 				continue
 			}
@@ -235,7 +235,7 @@ func (c *Inventory) run(ctx context.Context) (SyncResult, error) {
 		// filesystem), unlike their states, so start, not asOf, dates an absence.
 		jobs = append(jobs, job{id: id, msg: &vanish{At: start.UTC()}})
 	}
-	added, err := c.adopt(fresh)
+	added, err := c.adopt(ctx, fresh)
 	res.Machines.Added = added
 	if err != nil {
 		return res, err
@@ -306,14 +306,14 @@ const adoptTries = 3
 // vmid is adopted once even if two syncs ever overlap (on two members of a cluster, or
 // with a create that recorded its vmid since the inventory was read). A batch refused
 // for that is written again without the machines now known.
-func (c *Inventory) adopt(ms []hypervisor.Machine) (int, error) {
+func (c *Inventory) adopt(ctx context.Context, ms []hypervisor.Machine) (int, error) {
 	if len(ms) == 0 {
 		return 0, nil
 	}
 	// While a create runs, the hypervisor already has its machine but our record does
 	// not know its vmid yet: adopting now would make a second, tenantless record of
 	// it. Unknown machines wait for a sync with no create in flight.
-	if busy, err := c.createsInFlight(); err != nil || busy {
+	if busy, err := c.createsInFlight(ctx); err != nil || busy {
 		return 0, err
 	}
 	added := 0
@@ -332,7 +332,7 @@ func (c *Inventory) adopt(ms []hypervisor.Machine) (int, error) {
 				return added, err
 			}
 			// Some vmids were recorded since the inventory was read: leave them out.
-			if chunk, err = c.unknown(chunk); err != nil {
+			if chunk, err = c.unknown(ctx, chunk); err != nil {
 				return added, err
 			}
 		}
@@ -366,10 +366,10 @@ func (c *Inventory) adoptChunk(chunk []hypervisor.Machine) ([]Machine, error) {
 }
 
 // unknown returns the machines of ms whose vmid has no record.
-func (c *Inventory) unknown(ms []hypervisor.Machine) ([]hypervisor.Machine, error) {
+func (c *Inventory) unknown(ctx context.Context, ms []hypervisor.Machine) ([]hypervisor.Machine, error) {
 	out := ms[:0:0]
 	for _, hm := range ms {
-		_, err := c.sys.store.Get(vmidKey(hm.VMID))
+		_, err := c.sys.store.Get(ctx, vmidKey(hm.VMID))
 		switch {
 		case errors.Is(err, persistence.ErrNotFound):
 			out = append(out, hm)
@@ -381,11 +381,11 @@ func (c *Inventory) unknown(ms []hypervisor.Machine) ([]hypervisor.Machine, erro
 }
 
 // createsInFlight reports whether a machine create task is still open.
-func (c *Inventory) createsInFlight() (bool, error) {
+func (c *Inventory) createsInFlight(ctx context.Context) (bool, error) {
 	prefix := persistence.Prefix("task-open")
 	found := false
-	err := c.sys.store.Scan(prefix, nil, 0, func(k, _ []byte) error {
-		t, err := loadTask(c.sys.store, string(k[len(prefix):]))
+	err := c.sys.store.Scan(ctx, prefix, nil, 0, func(k, _ []byte) error {
+		t, err := loadTask(ctx, c.sys.store, string(k[len(prefix):]))
 		if err == nil && t.Type == "vm.create" && !t.Finished() {
 			found = true
 			return kit.ErrStopScan
@@ -402,8 +402,8 @@ func (c *Inventory) createsInFlight() (bool, error) {
 // hypervisor reports (or a task owns it, when the task's end will tell), and whether
 // the power state is what differs. The record is what the machine's actor holds: it
 // writes before it changes its state.
-func (c *Inventory) unchanged(id string, hm hypervisor.Machine) (same, stateDiffers bool) {
-	rec, err := persistence.Load[record](c.sys.store, machineKey(id))
+func (c *Inventory) unchanged(ctx context.Context, id string, hm hypervisor.Machine) (same, stateDiffers bool) {
+	rec, err := persistence.Load[record](ctx, c.sys.store, machineKey(id))
 	if err != nil {
 		return false, false // let the actor decide
 	}
@@ -620,7 +620,7 @@ const templateVersion = 1
 // syncTemplates makes the stored templates those of the hypervisor. Templates are
 // hypervisor-owned reference data with no actor: only sync, run by the one sync entity
 // and serialised by mu, writes them.
-func (c *Inventory) syncTemplates(ts []hypervisor.Template) error {
+func (c *Inventory) syncTemplates(ctx context.Context, ts []hypervisor.Template) error {
 	b := new(persistence.Batch)
 	seen := map[string]bool{}
 	for _, t := range ts {
@@ -629,12 +629,12 @@ func (c *Inventory) syncTemplates(ts []hypervisor.Template) error {
 		if err != nil {
 			return err
 		}
-		if old, err := c.sys.store.Get(TemplateKey(t.ID)); err == nil && string(old) == string(val) {
+		if old, err := c.sys.store.Get(ctx, TemplateKey(t.ID)); err == nil && string(old) == string(val) {
 			continue
 		}
 		b.Put(TemplateKey(t.ID), val)
 	}
-	err := c.sys.store.Scan(persistence.Prefix("template"), nil, 0, func(k, _ []byte) error {
+	err := c.sys.store.Scan(ctx, persistence.Prefix("template"), nil, 0, func(k, _ []byte) error {
 		if !seen[string(k[len(persistence.Prefix("template")):])] {
 			b.Del(append([]byte{}, k...))
 		}
@@ -654,14 +654,14 @@ func (c *Inventory) Templates(ctx context.Context) ([]hypervisor.Template, error
 
 // TemplatePage returns a page of the OS templates known from the last sync, by id,
 // after the cursor (limit 0: all).
-func (c *Inventory) TemplatePage(_ context.Context, cursor string, limit int) ([]hypervisor.Template, string, error) {
-	return kit.ScanPage(c.sys.store, persistence.Prefix("template"), cursor, limit,
+func (c *Inventory) TemplatePage(ctx context.Context, cursor string, limit int) ([]hypervisor.Template, string, error) {
+	return kit.ScanPage(ctx, c.sys.store, persistence.Prefix("template"), cursor, limit,
 		func(t *hypervisor.Template) (hypervisor.Template, bool) { return *t, true })
 }
 
 // Template returns one OS template.
-func (c *Inventory) Template(_ context.Context, id string) (hypervisor.Template, error) {
-	val, err := c.sys.store.Get(TemplateKey(id))
+func (c *Inventory) Template(ctx context.Context, id string) (hypervisor.Template, error) {
+	val, err := c.sys.store.Get(ctx, TemplateKey(id))
 	if errors.Is(err, persistence.ErrNotFound) {
 		return hypervisor.Template{}, apierr.NotFound("template", id)
 	}

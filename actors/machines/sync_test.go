@@ -31,7 +31,7 @@ func TestAdoptRecordsEachVMIDOnce(t *testing.T) {
 		if i%2 == 1 {
 			found = reversed(found)
 		}
-		n, err := s.Inventory.adopt(found)
+		n, err := s.Inventory.adopt(context.Background(), found)
 		if err != nil {
 			t.Error(err)
 		}
@@ -109,7 +109,7 @@ func reversed[T any](s []T) []T {
 func countKeys(t *testing.T, store persistence.Store, prefix []byte) int {
 	t.Helper()
 	n := 0
-	if err := store.Scan(prefix, nil, 0, func(_, _ []byte) error { n++; return nil }); err != nil {
+	if err := store.Scan(context.Background(), prefix, nil, 0, func(_, _ []byte) error { n++; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	return n

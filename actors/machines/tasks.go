@@ -92,7 +92,7 @@ func (t *Tasks) Wait(ctx context.Context, id string) (*Task, error) {
 	// After registering: an end recorded before is in the store, one after is told
 	// or named by the watch.
 	for {
-		if cur, err := loadTask(t.sys.store, id); err == nil && cur.Finished() {
+		if cur, err := loadTask(ctx, t.sys.store, id); err == nil && cur.Finished() {
 			return cur, nil
 		}
 		select {
@@ -146,8 +146,8 @@ func (t *Tasks) changed(id string) {
 }
 
 // Get returns one task. With a tenant scope, another tenant's task is not found.
-func (t *Tasks) Get(_ context.Context, id string, tenant *string) (Task, error) {
-	val, err := t.sys.store.Get(taskKey(id))
+func (t *Tasks) Get(ctx context.Context, id string, tenant *string) (Task, error) {
+	val, err := t.sys.store.Get(ctx, taskKey(id))
 	if errors.Is(err, persistence.ErrNotFound) {
 		return Task{}, apierr.NotFound("task", id)
 	}
@@ -165,12 +165,12 @@ func (t *Tasks) Get(_ context.Context, id string, tenant *string) (Task, error) 
 }
 
 // List returns tasks, oldest first; with a tenant scope only that tenant's.
-func (t *Tasks) List(_ context.Context, tenant *string, cursor string, limit int) ([]Task, string, error) {
+func (t *Tasks) List(ctx context.Context, tenant *string, cursor string, limit int) ([]Task, string, error) {
 	if tenant == nil {
-		return kit.ScanPage(t.sys.store, persistence.Prefix("task"), cursor, limit, func(r *Task) (Task, bool) { return *r, true })
+		return kit.ScanPage(ctx, t.sys.store, persistence.Prefix("task"), cursor, limit, func(r *Task) (Task, bool) { return *r, true })
 	}
-	return kit.ScanIndex(t.sys.store, persistence.Prefix("task-tenant", *tenant), cursor, limit, func(id string) (*Task, error) {
-		return loadTask(t.sys.store, id)
+	return kit.ScanIndex(ctx, t.sys.store, persistence.Prefix("task-tenant", *tenant), cursor, limit, func(id string) (*Task, error) {
+		return loadTask(ctx, t.sys.store, id)
 	})
 }
 
@@ -178,10 +178,10 @@ func (t *Tasks) List(_ context.Context, tenant *string, cursor string, limit int
 // are ULIDs, which begin with their creation time, so the scan starts at the first id
 // made at from instead of walking every task ever made. A task that cannot be decoded
 // is skipped: one corrupt task must not hide the others.
-func (t *Tasks) CreatedSince(_ context.Context, from time.Time, fn func(*Task) error) error {
+func (t *Tasks) CreatedSince(ctx context.Context, from time.Time, fn func(*Task) error) error {
 	prefix := persistence.Prefix("task")
 	after := append(append([]byte{}, prefix...), ulidTimePrefix(from)...)
-	return t.sys.store.Scan(prefix, after, 0, func(_, v []byte) error {
+	return t.sys.store.Scan(ctx, prefix, after, 0, func(_, v []byte) error {
 		var task Task
 		if _, err := persistence.Decode(v, &task); err != nil {
 			return nil
@@ -220,6 +220,6 @@ func PutTask(b *persistence.Batch, t *Task) error {
 	return nil
 }
 
-func loadTask(store persistence.Store, id string) (*Task, error) {
-	return persistence.Load[Task](store, taskKey(id))
+func loadTask(ctx context.Context, store persistence.Store, id string) (*Task, error) {
+	return persistence.Load[Task](ctx, store, taskKey(id))
 }

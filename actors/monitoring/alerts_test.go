@@ -19,7 +19,7 @@ import (
 func monKeys(t *testing.T, s *testSystem, prefix []byte) int {
 	t.Helper()
 	n := 0
-	if err := s.store.Scan(prefix, nil, 0, func(_, _ []byte) error { n++; return nil }); err != nil {
+	if err := s.store.Scan(context.Background(), prefix, nil, 0, func(_, _ []byte) error { n++; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	return n
@@ -52,7 +52,7 @@ func TestAlertOneOpenEventPerCondition(t *testing.T) {
 	if n := monKeys(t, s, persistence.Prefix("alert-open", tenant)); n != 1 {
 		t.Fatalf("got %d open keys for the tenant; want 1", n)
 	}
-	if v, err := s.store.Get(alerts.ConditionKey(alerts.AlertTaskFailed, "M1")); err != nil || string(v) != a1.ID {
+	if v, err := s.store.Get(context.Background(), alerts.ConditionKey(alerts.AlertTaskFailed, "M1")); err != nil || string(v) != a1.ID {
 		t.Fatalf("got condition index %q, %v; want %s", v, err, a1.ID)
 	}
 
@@ -198,14 +198,14 @@ func equalStrings(a, b []string) bool {
 // openAlert returns the open alert of a condition, if any.
 func openAlert(t *testing.T, s *testSystem, kind, target string) *alerts.Alert {
 	t.Helper()
-	id, err := s.store.Get(alerts.ConditionKey(kind, target))
+	id, err := s.store.Get(context.Background(), alerts.ConditionKey(kind, target))
 	if errors.Is(err, persistence.ErrNotFound) {
 		return nil
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := alerts.Load(s.store, string(id))
+	a, err := alerts.Load(context.Background(), s.store, string(id))
 	if err != nil {
 		t.Fatal(err)
 	}

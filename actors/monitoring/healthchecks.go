@@ -269,10 +269,10 @@ func startHealthChecks(s *system) *HealthChecks {
 }
 
 // WakeAll wakes every enabled stored check, so that its timer runs again after a restart.
-func (h *HealthChecks) WakeAll() error {
+func (h *HealthChecks) WakeAll(ctx context.Context) error {
 	var ids []string
 	prefix := persistence.Prefix("hc")
-	err := h.sys.store.Scan(prefix, nil, 0, func(k, v []byte) error {
+	err := h.sys.store.Scan(ctx, prefix, nil, 0, func(k, v []byte) error {
 		var rec HealthCheck
 		if _, err := persistence.Decode(v, &rec); err != nil {
 			return err
@@ -575,11 +575,11 @@ func (h *HealthChecks) Delete(ctx context.Context, id string, scope *string) err
 
 // Get returns one check with its latest result and recent results. With a tenant
 // scope, another tenant's check is not found.
-func (h *HealthChecks) Get(_ context.Context, id string, scope *string) (HealthCheck, error) {
+func (h *HealthChecks) Get(ctx context.Context, id string, scope *string) (HealthCheck, error) {
 	if !validCheckID(id) {
 		return HealthCheck{}, apierr.NotFound("health check", id)
 	}
-	val, err := h.sys.store.Get(hcKey(id))
+	val, err := h.sys.store.Get(ctx, hcKey(id))
 	if errors.Is(err, persistence.ErrNotFound) {
 		return HealthCheck{}, apierr.NotFound("health check", id)
 	}
@@ -598,18 +598,18 @@ func (h *HealthChecks) Get(_ context.Context, id string, scope *string) (HealthC
 
 // List returns checks in creation order with their latest result (not the recent
 // results); with a tenant (a user's scope, or an operator's filter) only its checks.
-func (h *HealthChecks) List(_ context.Context, tenant *string, cursor string, limit int) ([]HealthCheck, string, error) {
+func (h *HealthChecks) List(ctx context.Context, tenant *string, cursor string, limit int) ([]HealthCheck, string, error) {
 	strip := func(hc HealthCheck) HealthCheck {
 		hc.Results = nil
 		return hc
 	}
 	if tenant == nil {
-		return kit.ScanPage(h.sys.store, persistence.Prefix("hc"), cursor, limit, func(r *HealthCheck) (HealthCheck, bool) {
+		return kit.ScanPage(ctx, h.sys.store, persistence.Prefix("hc"), cursor, limit, func(r *HealthCheck) (HealthCheck, bool) {
 			return strip(h.current(*r)), true
 		})
 	}
-	return kit.ScanIndexFiltered(h.sys.store, persistence.Prefix("hc-tenant", *tenant), cursor, limit, func(id string) (HealthCheck, bool, error) {
-		val, err := h.sys.store.Get(hcKey(id))
+	return kit.ScanIndexFiltered(ctx, h.sys.store, persistence.Prefix("hc-tenant", *tenant), cursor, limit, func(id string) (HealthCheck, bool, error) {
+		val, err := h.sys.store.Get(ctx, hcKey(id))
 		if errors.Is(err, persistence.ErrNotFound) {
 			return HealthCheck{}, false, nil
 		}
@@ -803,7 +803,9 @@ type hcEntity struct {
 
 func (e *hcEntity) Load() error {
 	e.rec, e.dirty, e.alerted, e.cleared = nil, false, false, false
-	val, err := e.sys.store.Get(hcKey(e.id))
+	ctx, cancel := e.sys.rt.Work()
+	defer cancel()
+	val, err := e.sys.store.Get(ctx, hcKey(e.id))
 	if errors.Is(err, persistence.ErrNotFound) {
 		e.hs.disarm(e.id)
 		e.hs.live.Delete(e.id)

@@ -37,7 +37,7 @@ func TestSharedStoreHoldsEveryResult(t *testing.T) {
 		t.Fatal(err)
 	}
 	stored := func() HealthCheck {
-		rec, err := persistence.Load[HealthCheck](store, hcKey(hc.ID))
+		rec, err := persistence.Load[HealthCheck](context.Background(), store, hcKey(hc.ID))
 		if err != nil {
 			t.Fatal(err)
 		}

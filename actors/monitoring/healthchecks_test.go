@@ -338,7 +338,7 @@ func TestCheckUpdateAndDisable(t *testing.T) {
 	})
 	kittest.WaitFor(t, "its alert", func() bool { return openAlert(t, s, alerts.AlertHealthCheck, hc.ID) != nil })
 	// The failing status is stored at once (the faulty-deployment rules read the store).
-	val, err := s.store.Get(hcKey(hc.ID))
+	val, err := s.store.Get(context.Background(), hcKey(hc.ID))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -387,7 +387,7 @@ func TestUnchangedResultsWrittenOncePerMinute(t *testing.T) {
 	}
 	stored := func() int {
 		t.Helper()
-		val, err := s.store.Get(hcKey(hc.ID))
+		val, err := s.store.Get(context.Background(), hcKey(hc.ID))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -53,15 +53,15 @@ func startTestSystem(t testing.TB, store persistence.Store, opts testOptions) *t
 	s.Alerts = alerts.Start(alerts.Deps{Runtime: rt, Events: s.Events})
 	ms := machines.Start(machines.Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Alerts: s.Alerts,
 		TenantExists: func(ctx context.Context, id string) error { _, err := s.Tenants.Get(ctx, id); return err },
-		Authorize:    func(string, string, uint64) error { return nil }})
+		Authorize:    func(context.Context, string, string, uint64) error { return nil }})
 	s.Machines, s.Nodes, s.Inventory = ms.Machines, ms.Nodes, ms.Inventory
 	s.Tenants = tenants.Start(tenants.Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Machines: ms, Alerts: s.Alerts})
 	s.Services = Start(Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Alerts: s.Alerts, Machines: ms,
 		Tenants: s.Tenants, Options: opts.Monitoring, Faulty: opts.Faulty})
-	if err := s.Machines.SettleOpenTasks(); err != nil {
+	if err := s.Machines.SettleOpenTasks(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.HealthChecks.WakeAll(); err != nil {
+	if err := s.HealthChecks.WakeAll(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	return s

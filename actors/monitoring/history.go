@@ -184,7 +184,7 @@ func (h *History) Sample(ctx context.Context, now time.Time) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	date := dayOf(now).Format(time.DateOnly)
-	day, _, err := h.day(date)
+	day, _, err := h.day(ctx, date)
 	if err != nil {
 		return err
 	}
@@ -243,7 +243,7 @@ func (h *History) Backfill(ctx context.Context, now time.Time) (int, error) {
 	have := map[string]bool{}
 	if len(order) > 0 {
 		first, _ := time.Parse(time.DateOnly, order[0])
-		stored, err := h.Days(first, today)
+		stored, err := h.Days(ctx, first, today)
 		if err != nil {
 			return 0, err
 		}
@@ -375,8 +375,8 @@ func putUsageDay(b *persistence.Batch, day UsageDay, now time.Time) error {
 }
 
 // day reads one day's record; a missing day is an empty record and found false.
-func (h *History) day(date string) (UsageDay, bool, error) {
-	val, err := h.sys.store.Get(UsageDayKey(date))
+func (h *History) day(ctx context.Context, date string) (UsageDay, bool, error) {
+	val, err := h.sys.store.Get(ctx, UsageDayKey(date))
 	if errors.Is(err, persistence.ErrNotFound) {
 		return UsageDay{}, false, nil
 	}
@@ -391,13 +391,13 @@ func (h *History) day(date string) (UsageDay, bool, error) {
 }
 
 // Days returns the stored days from first to last (dates, inclusive), oldest first.
-func (h *History) Days(first, last time.Time) ([]UsageDay, error) {
+func (h *History) Days(ctx context.Context, first, last time.Time) ([]UsageDay, error) {
 	from, to := dayOf(first).Format(time.DateOnly), dayOf(last).Format(time.DateOnly)
 	prefix := persistence.Prefix("usage-day")
 	// Scan strictly after the day before the first, which starts at the first.
 	after := UsageDayKey(dayOf(first).AddDate(0, 0, -1).Format(time.DateOnly))
 	var out []UsageDay
-	err := h.sys.store.Scan(prefix, after, 0, func(k, v []byte) error {
+	err := h.sys.store.Scan(ctx, prefix, after, 0, func(k, v []byte) error {
 		date := string(k[len(prefix):])
 		if date < from {
 			return nil
@@ -448,12 +448,12 @@ type ForecastPoint struct {
 // Forecast fits each resource's daily history of the last ForecastHistoryDays days up
 // to now and reports when it reaches capacity within horizonDays (1..365). Used and
 // capacity are the latest day's; a resource without history reports zeros and no date.
-func (h *History) Forecast(_ context.Context, horizonDays int, now time.Time) (ClusterForecast, error) {
+func (h *History) Forecast(ctx context.Context, horizonDays int, now time.Time) (ClusterForecast, error) {
 	if horizonDays < 1 || horizonDays > MaxForecastHorizon {
 		return ClusterForecast{}, apierr.Invalid(apierr.Field("horizon_days", "must be 1..%d", MaxForecastHorizon))
 	}
 	today := dayOf(now)
-	days, err := h.Days(today.AddDate(0, 0, -(ForecastHistoryDays-1)), today)
+	days, err := h.Days(ctx, today.AddDate(0, 0, -(ForecastHistoryDays-1)), today)
 	if err != nil {
 		return ClusterForecast{}, err
 	}

@@ -29,7 +29,7 @@ func TestHistoryBackfillAndSample(t *testing.T) {
 		t.Fatalf("got %d days, %v on a second backfill; want 0: the days exist", again, err)
 	}
 	yesterday := dayOf(now).AddDate(0, 0, -1)
-	days, err := s.History.Days(yesterday, yesterday)
+	days, err := s.History.Days(context.Background(), yesterday, yesterday)
 	if err != nil || len(days) != 1 {
 		t.Fatalf("got %v, %v; want yesterday's record", days, err)
 	}
@@ -66,7 +66,7 @@ func TestHistoryBackfillAndSample(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	days, err = s.History.Days(now, now)
+	days, err = s.History.Days(context.Background(), now, now)
 	if err != nil || len(days) != 1 {
 		t.Fatalf("got %v, %v; want today's record", days, err)
 	}
@@ -171,7 +171,7 @@ func TestHistoryBackfillWithNodeDown(t *testing.T) {
 		t.Fatalf("got %d backfilled days, %v with one node offline; want about 360 from the other nodes", n, err)
 	}
 	yesterday := dayOf(now).AddDate(0, 0, -1)
-	days, err := s.History.Days(yesterday, yesterday)
+	days, err := s.History.Days(context.Background(), yesterday, yesterday)
 	if err != nil || len(days) != 1 || days[0].CPU == nil || days[0].Memory == nil {
 		t.Fatalf("got %+v, %v; want yesterday's record with cpu and memory", days, err)
 	}

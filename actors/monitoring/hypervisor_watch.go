@@ -33,7 +33,9 @@ func (m *Monitoring) watchHypervisor() *kit.Loop {
 	if every <= 0 {
 		every = DefaultHypervisorEvery
 	}
-	open, err := m.openConditions(alerts.AlertHypervisorUnavailable)
+	ctx, cancel := m.sys.rt.Work()
+	open, err := m.openConditions(ctx, alerts.AlertHypervisorUnavailable)
+	cancel()
 	if err != nil {
 		open = map[string]bool{}
 	}

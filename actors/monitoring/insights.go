@@ -248,7 +248,7 @@ func (in *Insights) apply(ev events.Event) {
 	if in.sys.store.Shared() && !in.inError[m.ID] {
 		// In a cluster another member's follower may have indexed the machine before
 		// it moved here: the index is read, not assumed absent.
-		if _, err := in.sys.store.Get(errorIndexKey(m.ID)); err == nil {
+		if _, err := in.sys.store.Get(in.ctx, errorIndexKey(m.ID)); err == nil {
 			in.inError[m.ID] = true
 		}
 	}
@@ -291,7 +291,7 @@ func (in *Insights) rebuildErrorIndex() error {
 	}
 	have := map[string]bool{}
 	prefix := persistence.Prefix("insight-error")
-	if err := in.sys.store.Scan(prefix, nil, 0, func(k, _ []byte) error {
+	if err := in.sys.store.Scan(in.ctx, prefix, nil, 0, func(k, _ []byte) error {
 		have[string(k[len(prefix):])] = true
 		return nil
 	}); err != nil {
@@ -374,11 +374,11 @@ func (in *Insights) faulty(ctx context.Context, now time.Time) (FaultyDeployment
 	if err := in.scanTasks(ctx, now.Add(-o.Window), of); err != nil {
 		return FaultyDeployments{}, err
 	}
-	if err := in.scanCrashes(now.Add(-o.CrashLoopWindow), of); err != nil {
+	if err := in.scanCrashes(ctx, now.Add(-o.CrashLoopWindow), of); err != nil {
 		return FaultyDeployments{}, err
 	}
 	prefix := persistence.Prefix("insight-error")
-	err := in.sys.store.Scan(prefix, nil, 0, func(k, v []byte) error {
+	err := in.sys.store.Scan(ctx, prefix, nil, 0, func(k, v []byte) error {
 		var e errorSince
 		if _, err := persistence.Decode(v, &e); err != nil {
 			return nil
@@ -389,7 +389,7 @@ func (in *Insights) faulty(ctx context.Context, now time.Time) (FaultyDeployment
 	if err != nil {
 		return FaultyDeployments{}, err
 	}
-	if err := in.scanHealthChecks(of); err != nil {
+	if err := in.scanHealthChecks(ctx, of); err != nil {
 		return FaultyDeployments{}, err
 	}
 
@@ -498,9 +498,9 @@ func (in *Insights) scanTasks(ctx context.Context, start time.Time, of func(stri
 }
 
 // scanCrashes counts each machine's unexpected stops since start.
-func (in *Insights) scanCrashes(start time.Time, of func(string) *machineFacts) error {
+func (in *Insights) scanCrashes(ctx context.Context, start time.Time, of func(string) *machineFacts) error {
 	prefix := persistence.Prefix("crash")
-	return in.sys.store.Scan(prefix, nil, 0, func(k, v []byte) error {
+	return in.sys.store.Scan(ctx, prefix, nil, 0, func(k, v []byte) error {
 		rest := string(k[len(prefix):])
 		id := rest
 		for i := 0; i < len(rest); i++ {
@@ -540,8 +540,8 @@ type healthCheckView struct {
 
 // scanHealthChecks notes each machine's failing checks, and since when they fail: the
 // last check's time less the interval times the failures before it.
-func (in *Insights) scanHealthChecks(of func(string) *machineFacts) error {
-	return in.sys.store.Scan(persistence.Prefix("hc"), nil, 0, func(_, v []byte) error {
+func (in *Insights) scanHealthChecks(ctx context.Context, of func(string) *machineFacts) error {
+	return in.sys.store.Scan(ctx, persistence.Prefix("hc"), nil, 0, func(_, v []byte) error {
 		var c healthCheckView
 		if _, err := persistence.Decode(v, &c); err != nil {
 			return nil

@@ -222,7 +222,7 @@ func TestFaultyThresholdsAreConfigurable(t *testing.T) {
 func countKeys(t *testing.T, s *testSystem, prefix []byte) int {
 	t.Helper()
 	n := 0
-	if err := s.store.Scan(prefix, nil, 0, func(_, _ []byte) error { n++; return nil }); err != nil {
+	if err := s.store.Scan(context.Background(), prefix, nil, 0, func(_, _ []byte) error { n++; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	return n
@@ -277,8 +277,8 @@ func TestFollowerRebuildsErrorIndexAtStart(t *testing.T) {
 	s, store = open()
 	defer func() { s.Stop(); store.Close() }()
 	kittest.WaitFor(t, "index rebuilt", func() bool {
-		_, errStale := s.store.Get(errorIndexKey("01STALE"))
-		_, errErr := s.store.Get(errorIndexKey("01ERR"))
+		_, errStale := s.store.Get(context.Background(), errorIndexKey("01STALE"))
+		_, errErr := s.store.Get(context.Background(), errorIndexKey("01ERR"))
 		return errStale != nil && errErr == nil
 	})
 	got, err := s.Insights.FaultyDeployments(context.Background())
@@ -306,7 +306,7 @@ func TestWatchersOnASharedStoreSeeOtherMembersRecords(t *testing.T) {
 
 	// The follower runs (its start's rebuild is over) once it indexed this one.
 	machines.Publish(s.Events, machines.Machine{ID: "01HERE", Status: machines.StatusError}, "task", machines.StatusProvisioning)
-	kittest.WaitFor(t, "error indexed", func() bool { _, err := store.Get(errorIndexKey("01HERE")); return err == nil })
+	kittest.WaitFor(t, "error indexed", func() bool { _, err := store.Get(context.Background(), errorIndexKey("01HERE")); return err == nil })
 
 	// What the other member's watchers wrote.
 	val, _ := persistence.Encode(insightRecordVersion, errorSince{Since: time.Now().UTC()})
@@ -325,7 +325,7 @@ func TestWatchersOnASharedStoreSeeOtherMembersRecords(t *testing.T) {
 	s.Events.Publish(events.EventTask, nil, machines.Task{ID: "01TASK", Type: "vm.reboot", TargetType: "machine",
 		TargetID: "01MOVED", Status: machines.TaskSucceeded})
 	kittest.WaitFor(t, "the other member's error index entry removed", func() bool {
-		_, err := store.Get(errorIndexKey("01MOVED"))
+		_, err := store.Get(context.Background(), errorIndexKey("01MOVED"))
 		return errors.Is(err, persistence.ErrNotFound)
 	})
 	kittest.WaitFor(t, "the other member's task_failed alert resolved", func() bool {

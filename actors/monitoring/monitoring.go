@@ -108,7 +108,9 @@ func (m *Monitoring) watchTasks() {
 	defer m.wg.Done()
 	// This watcher is the only one to raise and resolve task_failed, so it knows which
 	// machines have one open, and a successful task (the common case) costs no message.
-	open, err := m.openConditions(alerts.AlertTaskFailed)
+	ctx, cancel := m.sys.rt.Work()
+	open, err := m.openConditions(ctx, alerts.AlertTaskFailed)
+	cancel()
 	if err != nil {
 		m.sys.log.Warn("task alerts not loaded", zap.Error(err))
 		open = map[string]bool{}
@@ -195,23 +197,27 @@ func (m *Monitoring) openElsewhere(kind, target string) bool {
 	if !m.sys.store.Shared() {
 		return false
 	}
-	return m.sys.Alerts.IsOpen(context.TODO(), kind, target)
+	ctx, cancel := m.sys.rt.Work()
+	defer cancel()
+	return m.sys.Alerts.IsOpen(ctx, kind, target)
 }
 
 // openConditions returns the targets of kind's open alerts.
-func (m *Monitoring) openConditions(kind string) (map[string]bool, error) {
-	return m.sys.Alerts.OpenTargets(context.TODO(), kind)
+func (m *Monitoring) openConditions(ctx context.Context, kind string) (map[string]bool, error) {
+	return m.sys.Alerts.OpenTargets(ctx, kind)
 }
 
 // reconcileNodes makes the node_offline alerts match the node records at start: the
 // node entities raise and resolve them as statuses change, and this repairs a change
 // that a crash lost between the two writes.
 func (m *Monitoring) reconcileNodes() error {
-	open, err := m.openConditions(alerts.AlertNodeOffline)
+	ctx, cancel := m.sys.rt.Work()
+	defer cancel()
+	open, err := m.openConditions(ctx, alerts.AlertNodeOffline)
 	if err != nil {
 		return err
 	}
-	nodes, _, err := m.sys.Nodes.List(context.Background(), "", 0)
+	nodes, _, err := m.sys.Nodes.List(ctx, "", 0)
 	if err != nil {
 		return err
 	}
@@ -230,7 +236,9 @@ func (m *Monitoring) reconcileNodes() error {
 
 // watchUsage evaluates node usage on a timer.
 func (m *Monitoring) watchUsage() *kit.Loop {
-	open, err := m.openConditions(alerts.AlertNodeUsageHigh)
+	ctx, cancel := m.sys.rt.Work()
+	open, err := m.openConditions(ctx, alerts.AlertNodeUsageHigh)
+	cancel()
 	if err != nil {
 		m.sys.log.Warn("node usage alerts not loaded", zap.Error(err))
 		open = map[string]bool{}
@@ -423,7 +431,7 @@ func (m *Monitoring) Overview(ctx context.Context) (MonitoringOverview, error) {
 		}
 	}
 
-	open, err := m.sys.Alerts.OpenAlerts()
+	open, err := m.sys.Alerts.OpenAlerts(ctx)
 	if err != nil {
 		return o, err
 	}

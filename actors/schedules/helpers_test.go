@@ -56,13 +56,13 @@ func newTestSystem(t testing.TB, mutate ...func(*testOptions)) *testSystem {
 	al := alerts.Start(alerts.Deps{Runtime: rt, Events: s.Events})
 	s.Services = machines.Start(machines.Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Alerts: al,
 		TenantExists: func(ctx context.Context, id string) error { _, err := s.Tenants.Get(ctx, id); return err },
-		Authorize:    func(string, string, uint64) error { return nil }})
+		Authorize:    func(context.Context, string, string, uint64) error { return nil }})
 	s.Tenants = tenants.Start(tenants.Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Machines: s.Services,
 		HasSchedules: func(ctx context.Context, tenant string) (bool, error) {
 			return s.Schedules.TenantHasSchedules(ctx, tenant)
 		}})
 	s.Schedules = Start(Deps{Runtime: rt, Driver: opts.Driver, Machines: s.Services, Options: opts.Options})
-	if err := s.Schedules.WakeAll(); err != nil {
+	if err := s.Schedules.WakeAll(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {

@@ -383,10 +383,10 @@ func startSchedules(s *system, opts ScheduleOptions) *Schedules {
 
 // WakeAll wakes every stored schedule, after the machines have been asked to settle
 // the tasks an earlier process left open.
-func (s *Schedules) WakeAll() error {
+func (s *Schedules) WakeAll(ctx context.Context) error {
 	var ids []string
 	prefix := persistence.Prefix("sched")
-	err := s.sys.store.Scan(prefix, nil, 0, func(k, _ []byte) error {
+	err := s.sys.store.Scan(ctx, prefix, nil, 0, func(k, _ []byte) error {
 		ids = append(ids, string(k[len(prefix):]))
 		return nil
 	})
@@ -493,28 +493,28 @@ func (s *Schedules) create(ctx context.Context, kind, tenant string, in Schedule
 
 // TenantHasSchedules reports whether a tenant has a schedule (a tenant that has one
 // cannot be deleted).
-func (s *Schedules) TenantHasSchedules(_ context.Context, tenant string) (bool, error) {
+func (s *Schedules) TenantHasSchedules(ctx context.Context, tenant string) (bool, error) {
 	found := false
-	err := s.sys.store.Scan(persistence.Prefix("sched-tenant", tenant), nil, 1, func(_, _ []byte) error { found = true; return nil })
+	err := s.sys.store.Scan(ctx, persistence.Prefix("sched-tenant", tenant), nil, 1, func(_, _ []byte) error { found = true; return nil })
 	return found, err
 }
 
 // list pages through one kind of schedules: a tenant's (by its index), or with a nil
 // tenant everyone's; machineID, when set, keeps only that machine's.
-func (s *Schedules) list(kind string, tenant *string, machineID, cursor string, limit int) ([]scheduleRecord, string, error) {
+func (s *Schedules) list(ctx context.Context, kind string, tenant *string, machineID, cursor string, limit int) ([]scheduleRecord, string, error) {
 	keep := func(r *scheduleRecord) bool {
 		return r.Kind == kind && (machineID == "" || r.MachineID == machineID)
 	}
 	if tenant == nil {
-		return kit.ScanPage(s.sys.store, persistence.Prefix("sched"), cursor, limit, func(r *scheduleRecord) (scheduleRecord, bool) {
+		return kit.ScanPage(ctx, s.sys.store, persistence.Prefix("sched"), cursor, limit, func(r *scheduleRecord) (scheduleRecord, bool) {
 			return *r, keep(r)
 		})
 	}
-	return kit.ScanFiltered(s.sys.store, persistence.Prefix("sched-tenant", *tenant), cursor, limit, func(id string, v []byte) (scheduleRecord, bool, error) {
+	return kit.ScanFiltered(ctx, s.sys.store, persistence.Prefix("sched-tenant", *tenant), cursor, limit, func(id string, v []byte) (scheduleRecord, bool, error) {
 		if string(v) != kind {
 			return scheduleRecord{}, false, nil
 		}
-		rec, err := loadSchedule(s.sys.store, id)
+		rec, err := loadSchedule(ctx, s.sys.store, id)
 		if errors.Is(err, persistence.ErrNotFound) {
 			return scheduleRecord{}, false, nil
 		}
@@ -525,8 +525,8 @@ func (s *Schedules) list(kind string, tenant *string, machineID, cursor string, 
 	})
 }
 
-func loadSchedule(store persistence.Store, id string) (*scheduleRecord, error) {
-	return persistence.Load[scheduleRecord](store, scheduleKey(id))
+func loadSchedule(ctx context.Context, store persistence.Store, id string) (*scheduleRecord, error) {
+	return persistence.Load[scheduleRecord](ctx, store, scheduleKey(id))
 }
 
 // PowerSchedules is the service of power schedules.
@@ -568,8 +568,8 @@ func (p PowerSchedules) Delete(ctx context.Context, id string, scope *string) er
 
 // List returns power schedules in creation order: a tenant's, or with a nil tenant
 // everyone's; machineID, when set, keeps only that machine's.
-func (p PowerSchedules) List(_ context.Context, tenant *string, machineID, cursor string, limit int) ([]PowerSchedule, string, error) {
-	recs, next, err := p.s.list(SchedulePower, tenant, machineID, cursor, limit)
+func (p PowerSchedules) List(ctx context.Context, tenant *string, machineID, cursor string, limit int) ([]PowerSchedule, string, error) {
+	recs, next, err := p.s.list(ctx, SchedulePower, tenant, machineID, cursor, limit)
 	out := make([]PowerSchedule, len(recs))
 	for i := range recs {
 		out[i] = recs[i].power()
@@ -603,8 +603,8 @@ func (b BackupSchedules) Delete(ctx context.Context, id string, scope *string) e
 }
 
 // List returns backup schedules in creation order, as PowerSchedules.List does.
-func (b BackupSchedules) List(_ context.Context, tenant *string, machineID, cursor string, limit int) ([]BackupSchedule, string, error) {
-	recs, next, err := b.s.list(ScheduleBackup, tenant, machineID, cursor, limit)
+func (b BackupSchedules) List(ctx context.Context, tenant *string, machineID, cursor string, limit int) ([]BackupSchedule, string, error) {
+	recs, next, err := b.s.list(ctx, ScheduleBackup, tenant, machineID, cursor, limit)
 	out := make([]BackupSchedule, len(recs))
 	for i := range recs {
 		out[i] = recs[i].backup()
@@ -622,7 +622,9 @@ type scheduleEntity struct {
 
 func (e *scheduleEntity) Load() error {
 	e.rec = nil
-	rec, err := loadSchedule(e.sys.store, e.id)
+	ctx, cancel := e.sys.rt.Work()
+	defer cancel()
+	rec, err := loadSchedule(ctx, e.sys.store, e.id)
 	if errors.Is(err, persistence.ErrNotFound) {
 		return nil
 	}
@@ -934,7 +936,9 @@ func (e *scheduleEntity) runDone(m *runDone) error {
 		for _, id := range m.Removed {
 			gone[id] = true
 		}
-		mine, err := e.sys.Backups.OfSchedule(m.TenantID, e.id)
+		ctx, cancel := e.sys.rt.Work()
+		defer cancel()
+		mine, err := e.sys.Backups.OfSchedule(ctx, m.TenantID, e.id)
 		if err != nil {
 			return err
 		}
@@ -1123,9 +1127,11 @@ func (s *Schedules) waitUntilEnded(t *machines.Task, deadline time.Time) bool {
 }
 
 func (s *Schedules) startRun(rec scheduleRecord, taskID string) error {
+	ctx, cancel := context.WithTimeout(s.ctx, kit.DefaultTimeout)
+	defer cancel()
 	op := machines.Operation{Type: machines.OpPower, Action: hypervisor.PowerAction(rec.Action)}
 	if rec.Kind == ScheduleBackup {
-		mine, err := s.sys.Backups.OfSchedule(rec.TenantID, rec.ID)
+		mine, err := s.sys.Backups.OfSchedule(ctx, rec.TenantID, rec.ID)
 		if err != nil {
 			return err
 		}
@@ -1134,8 +1140,6 @@ func (s *Schedules) startRun(rec scheduleRecord, taskID string) error {
 			op.Prunable = append(op.Prunable, b.BackupID)
 		}
 	}
-	ctx, cancel := context.WithTimeout(s.ctx, kit.DefaultTimeout)
-	defer cancel()
 	_, err := s.sys.Machines.StartAs(ctx, rec.MachineID, op, &rec.TenantID, taskID)
 	return err
 }

@@ -101,8 +101,8 @@ type Firewall struct{ t *Tenants }
 func (t *Tenants) Firewall() Firewall { return Firewall{t} }
 
 // TenantOf returns the tenant a rule belongs to, for operators who name a rule by id.
-func (f Firewall) TenantOf(id string) (string, error) {
-	v, err := f.t.sys.store.Get(persistence.Key("fw-rule", id))
+func (f Firewall) TenantOf(ctx context.Context, id string) (string, error) {
+	v, err := f.t.sys.store.Get(ctx, persistence.Key("fw-rule", id))
 	if errors.Is(err, persistence.ErrNotFound) {
 		return "", apierr.NotFound("firewall rule", id)
 	}
@@ -110,8 +110,8 @@ func (f Firewall) TenantOf(id string) (string, error) {
 }
 
 // ListAll returns every tenant's rules, by tenant and then position (operators).
-func (f Firewall) ListAll(_ context.Context, cursor string, limit int) ([]FirewallRule, string, error) {
-	return kit.ScanPage(f.t.sys.store, persistence.Prefix("fw"), cursor, limit, func(r *FirewallRule) (FirewallRule, bool) { return *r, true })
+func (f Firewall) ListAll(ctx context.Context, cursor string, limit int) ([]FirewallRule, string, error) {
+	return kit.ScanPage(ctx, f.t.sys.store, persistence.Prefix("fw"), cursor, limit, func(r *FirewallRule) (FirewallRule, bool) { return *r, true })
 }
 
 // List returns a tenant's rules in position order, optionally only a machine's set.
@@ -156,8 +156,10 @@ func (e *tenantEntity) loadRules() error {
 			_ = p.Wait(context.Background())
 		}
 	}
+	ctx, cancel := e.sys.rt.Work()
+	defer cancel()
 	var rules []*FirewallRule
-	err := e.sys.store.Scan(persistence.Prefix("fw", e.id), nil, 0, func(_, v []byte) error {
+	err := e.sys.store.Scan(ctx, persistence.Prefix("fw", e.id), nil, 0, func(_, v []byte) error {
 		var r FirewallRule
 		if _, err := persistence.Decode(v, &r); err != nil {
 			return err

@@ -210,11 +210,11 @@ func TestRuleIndexFollowsWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, id := range []string{top.ID, ids[1], ids[2]} {
-		if got, err := fw.TenantOf(id); err != nil || got != ten.ID {
+		if got, err := fw.TenantOf(context.Background(), id); err != nil || got != ten.ID {
 			t.Errorf("TenantOf(%s) = %q, %v; want %q", id, got, err, ten.ID)
 		}
 	}
-	if _, err := fw.TenantOf(ids[0]); !errors.Is(err, apierr.ErrNotFound) {
+	if _, err := fw.TenantOf(context.Background(), ids[0]); !errors.Is(err, apierr.ErrNotFound) {
 		t.Errorf("TenantOf(deleted rule) = %v; want not found", err)
 	}
 	// The entity finds each rule by id at its new position: 3 moved up, then the

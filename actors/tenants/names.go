@@ -49,8 +49,8 @@ func errNameTaken(name, taken string) error {
 }
 
 // nameHolder returns the id of the tenant named name, ignoring case, or "".
-func nameHolder(store persistence.Store, name string) (string, error) {
-	id, err := store.Get(nameKey(name))
+func nameHolder(ctx context.Context, store persistence.Store, name string) (string, error) {
+	id, err := store.Get(ctx, nameKey(name))
 	if errors.Is(err, persistence.ErrNotFound) {
 		return "", nil
 	}
@@ -58,8 +58,8 @@ func nameHolder(store persistence.Store, name string) (string, error) {
 }
 
 // nameFree is a 409 conflict when a tenant other than self has name, ignoring case.
-func nameFree(store persistence.Store, name, self string) error {
-	taken, err := nameHolder(store, name)
+func nameFree(ctx context.Context, store persistence.Store, name, self string) error {
+	taken, err := nameHolder(ctx, store, name)
 	if err != nil {
 		return err
 	}
@@ -71,8 +71,8 @@ func nameFree(store persistence.Store, name, self string) error {
 
 // nameConflict is the error of a batch whose name condition failed: the conflict with
 // the tenant that has the name now.
-func nameConflict(store persistence.Store, name, self string) error {
-	if err := nameFree(store, name, self); err != nil {
+func nameConflict(ctx context.Context, store persistence.Store, name, self string) error {
+	if err := nameFree(ctx, store, name, self); err != nil {
 		return err
 	}
 	// Freed again since: still a conflict of this write, which a retry may win.
@@ -98,7 +98,7 @@ func MigrateNameIndex(ctx context.Context, store persistence.Store, log *zap.Log
 		raw []byte
 	}
 	var all []stored
-	err := store.Scan(persistence.Prefix("tenant"), nil, 0, func(_, v []byte) error {
+	err := store.Scan(ctx, persistence.Prefix("tenant"), nil, 0, func(_, v []byte) error {
 		var t Tenant
 		if _, err := persistence.Decode(v, &t); err != nil {
 			return err
@@ -112,7 +112,7 @@ func MigrateNameIndex(ctx context.Context, store persistence.Store, log *zap.Log
 	added := 0
 	for _, st := range all {
 		key := nameKey(st.t.Name)
-		holder, err := nameHolder(store, st.t.Name)
+		holder, err := nameHolder(ctx, store, st.t.Name)
 		if err != nil {
 			return err
 		}

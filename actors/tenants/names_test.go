@@ -73,7 +73,7 @@ func oneWins(t *testing.T, what string, errs []error) int {
 func namedLike(t *testing.T, store persistence.Store, name string) []Tenant {
 	t.Helper()
 	var out []Tenant
-	err := store.Scan(persistence.Prefix("tenant"), nil, 0, func(_, v []byte) error {
+	err := store.Scan(context.Background(), persistence.Prefix("tenant"), nil, 0, func(_, v []byte) error {
 		var ten Tenant
 		if _, err := persistence.Decode(v, &ten); err != nil {
 			return err
@@ -177,17 +177,17 @@ func TestNameIndexBuiltForAnOlderStore(t *testing.T) {
 			t.Fatalf("member %d created a name an older tenant has: %v", i, err)
 		}
 	}
-	if _, err := store.Get(nameIndexDone); !errors.Is(err, persistence.ErrNotFound) {
+	if _, err := store.Get(context.Background(), nameIndexDone); !errors.Is(err, persistence.ErrNotFound) {
 		t.Fatalf("the former marker of the index: %v; want it gone", err)
 	}
 	for _, name := range []string{"old one", "second"} {
-		if holder, err := nameHolder(store, name); err != nil || holder == "" {
+		if holder, err := nameHolder(context.Background(), store, name); err != nil || holder == "" {
 			t.Fatalf("index of %q: %q, %v", name, holder, err)
 		}
 	}
 	// Of two tenants named alike before, the one not indexed is changed (quota) and
 	// renamed without taking the other's key.
-	holder, _ := nameHolder(store, "second")
+	holder, _ := nameHolder(context.Background(), store, "second")
 	other := "t2"
 	if holder == "t2" {
 		other = "t3"
@@ -195,13 +195,13 @@ func TestNameIndexBuiltForAnOlderStore(t *testing.T) {
 	if _, err := ms[0].Tenants.Update(ctx, other, TenantChange{Quota: &QuotaChange{Machines: kit.Ptr(3)}}); err != nil {
 		t.Fatal(err)
 	}
-	if h, _ := nameHolder(store, "second"); h != holder {
+	if h, _ := nameHolder(context.Background(), store, "second"); h != holder {
 		t.Fatalf("a quota change moved the name's key to %s", h)
 	}
 	if _, err := ms[1].Tenants.Update(ctx, other, TenantChange{Name: kit.Ptr("Third")}); err != nil {
 		t.Fatal(err)
 	}
-	if h, _ := nameHolder(store, "second"); h != holder {
+	if h, _ := nameHolder(context.Background(), store, "second"); h != holder {
 		t.Fatalf("a rename freed another tenant's name key (now %q)", h)
 	}
 	if _, err := ms[2].Tenants.Create(ctx, "third", nil); !errors.Is(err, apierr.ErrConflict) {

@@ -194,7 +194,7 @@ func (t *Tenants) Create(ctx context.Context, name string, quota *QuotaChange) (
 		return Tenant{}, err
 	}
 	// A taken name is refused without activating an entity; the write checks again.
-	if err := nameFree(t.sys.store, name, ""); err != nil {
+	if err := nameFree(ctx, t.sys.store, name, ""); err != nil {
 		return Tenant{}, err
 	}
 	return kit.Ask[Tenant](ctx, t.kind, ten.ID, &createTenant{T: ten, Stamp: st})
@@ -210,7 +210,7 @@ func (t *Tenants) Update(ctx context.Context, id string, c TenantChange) (Tenant
 		return Tenant{}, err
 	}
 	if c.Name != nil {
-		if err := nameFree(t.sys.store, *c.Name, id); err != nil {
+		if err := nameFree(ctx, t.sys.store, *c.Name, id); err != nil {
 			return Tenant{}, err
 		}
 	}
@@ -224,8 +224,8 @@ func (t *Tenants) Delete(ctx context.Context, id string) error {
 }
 
 // List returns tenants in creation order.
-func (t *Tenants) List(_ context.Context, cursor string, limit int) ([]Tenant, string, error) {
-	return kit.ScanPage(t.sys.store, persistence.Prefix("tenant"), cursor, limit, func(r *Tenant) (Tenant, bool) { return *r, true })
+func (t *Tenants) List(ctx context.Context, cursor string, limit int) ([]Tenant, string, error) {
+	return kit.ScanPage(ctx, t.sys.store, persistence.Prefix("tenant"), cursor, limit, func(r *Tenant) (Tenant, bool) { return *r, true })
 }
 
 // Usage returns what a tenant's machines hold now.
@@ -267,7 +267,7 @@ func (t *Tenants) ResizeMachine(ctx context.Context, tenantID, machineID string,
 	if len(f) > 0 {
 		return machines.Task{}, apierr.Invalid(f...)
 	}
-	id, err := t.sys.Machines.Resolve(machineID)
+	id, err := t.sys.Machines.Resolve(ctx, machineID)
 	if err != nil {
 		return machines.Task{}, err
 	}
@@ -325,7 +325,7 @@ func (t *Tenants) validateSpec(ctx context.Context, s MachineSpec) error {
 	}
 	if s.TemplateID == "" {
 		f = append(f, apierr.Field("template_id", "is required"))
-	} else if tpl, err := persistence.Load[hypervisor.Template](t.sys.store, machines.TemplateKey(s.TemplateID)); errors.Is(err, persistence.ErrNotFound) {
+	} else if tpl, err := persistence.Load[hypervisor.Template](ctx, t.sys.store, machines.TemplateKey(s.TemplateID)); errors.Is(err, persistence.ErrNotFound) {
 		f = append(f, apierr.Field("template_id", "no template %s", s.TemplateID))
 	} else if err != nil {
 		return err
@@ -372,8 +372,10 @@ type tenantEntity struct {
 
 func (e *tenantEntity) Load() error {
 	e.setRules(nil)
+	ctx, cancel := e.sys.rt.Work()
+	defer cancel()
 	var err error
-	if e.rec, err = kit.LoadOptional[Tenant](e.sys.store, tenantKey(e.id)); err != nil || e.rec == nil {
+	if e.rec, err = kit.LoadOptional[Tenant](ctx, e.sys.store, tenantKey(e.id)); err != nil || e.rec == nil {
 		return err
 	}
 	return e.loadRules()
@@ -433,6 +435,8 @@ func (e *tenantEntity) Handle(ctx *kit.Ctx, msg any) {
 // when set, is the claim of the request's Idempotency-Key: the write carries it, with
 // t as its reply.
 func (e *tenantEntity) save(t *Tenant, st *kit.Stamp) error {
+	ctx, cancel := e.sys.rt.Work()
+	defer cancel()
 	val, err := persistence.Encode(tenantVersion, t)
 	if err != nil {
 		return err
@@ -454,7 +458,7 @@ func (e *tenantEntity) save(t *Tenant, st *kit.Stamp) error {
 		// The same name, ignoring case: the key is the tenant's already, or another
 		// tenant's of the same name from before the index (left to it), or absent
 		// (a tenant deleted meanwhile had it: taken now, as a create would).
-		holder, err := nameHolder(e.sys.store, t.Name)
+		holder, err := nameHolder(ctx, e.sys.store, t.Name)
 		if err != nil {
 			return err
 		}
@@ -463,7 +467,7 @@ func (e *tenantEntity) save(t *Tenant, st *kit.Stamp) error {
 		}
 	}
 	if err := e.sys.rt.Commit(b); persistence.IsConditionFailed(err) {
-		return nameConflict(e.sys.store, t.Name, t.ID)
+		return nameConflict(ctx, e.sys.store, t.Name, t.ID)
 	} else if err != nil {
 		return err
 	}
@@ -473,7 +477,9 @@ func (e *tenantEntity) save(t *Tenant, st *kit.Stamp) error {
 // freeName adds to b the removal of the index key of the entity's current name, when it
 // is this tenant's (an index built over two tenants of one name keeps the other's).
 func (e *tenantEntity) freeName(b *persistence.Batch) error {
-	holder, err := nameHolder(e.sys.store, e.rec.Name)
+	ctx, cancel := e.sys.rt.Work()
+	defer cancel()
+	holder, err := nameHolder(ctx, e.sys.store, e.rec.Name)
 	if err != nil {
 		return err
 	}
@@ -518,23 +524,25 @@ func (e *tenantEntity) update(ctx *kit.Ctx, c TenantChange) {
 }
 
 func (e *tenantEntity) delete(ctx *kit.Ctx) {
-	hasMachines, err := e.sys.Machines.HasMachines(context.TODO(), e.id)
+	rctx, cancel := e.sys.rt.Work()
+	defer cancel()
+	hasMachines, err := e.sys.Machines.HasMachines(rctx, e.id)
 	if err != nil {
 		ctx.Fail(err)
 		return
 	}
-	hasUsers, err := e.sys.hasUsers(context.TODO(), e.id)
+	hasUsers, err := e.sys.hasUsers(rctx, e.id)
 	if err != nil {
 		ctx.Fail(err)
 		return
 	}
 	// Schedules and backups would be orphaned (backups hold space on the hypervisor).
-	hasSchedules, err := e.sys.hasSchedules(context.TODO(), e.id)
+	hasSchedules, err := e.sys.hasSchedules(rctx, e.id)
 	if err != nil {
 		ctx.Fail(err)
 		return
 	}
-	backups, err := e.sys.Backups.Count(context.TODO(), e.id, 1)
+	backups, err := e.sys.Backups.Count(rctx, e.id, 1)
 	if err != nil {
 		ctx.Fail(err)
 		return
@@ -563,7 +571,9 @@ func (e *tenantEntity) delete(ctx *kit.Ctx) {
 // usage sums the tenant's machines, as their records stand, plus the resizes whose
 // tasks are still running. It is read from the store each time, so it cannot drift.
 func (e *tenantEntity) usage() (Usage, error) {
-	ms, err := e.sys.Machines.Holdings(context.TODO(), e.id)
+	ctx, cancel := e.sys.rt.Work()
+	defer cancel()
+	ms, err := e.sys.Machines.Holdings(ctx, e.id)
 	if err != nil {
 		return Usage{}, err
 	}
@@ -640,7 +650,9 @@ func (e *tenantEntity) createMachine(ctx *kit.Ctx, s MachineSpec, st *kit.Stamp)
 }
 
 func (e *tenantEntity) reserveResize(ctx *kit.Ctx, m *reserveResize) {
-	rec, err := e.sys.Machines.Stored(context.TODO(), m.MachineID)
+	rctx, cancel := e.sys.rt.Work()
+	defer cancel()
+	rec, err := e.sys.Machines.Stored(rctx, m.MachineID)
 	if errors.Is(err, apierr.ErrNotFound) || (err == nil && (rec.TenantID == nil || *rec.TenantID != e.id)) {
 		ctx.Fail(apierr.NotFound("machine", m.MachineID))
 		return

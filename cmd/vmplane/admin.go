@@ -117,12 +117,12 @@ func resetPassword(dir, email string, fromStdin bool, cost int, stdin io.Reader,
 		fmt.Fprintf(stderr, "vmplane admin: data directory %s: %v\n", dir, err)
 		return 1
 	}
-	if exists, err := auth.AdminExists(store); err != nil || !exists {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if exists, err := auth.AdminExists(ctx, store); err != nil || !exists {
 		fmt.Fprintf(stderr, "vmplane admin: %s holds no vmplane data (no admin was ever created there); check --data-dir\n", dir)
 		return 1
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
 	u, err := auth.ResetPassword(ctx, store, email, password, cost)
 	if err != nil {
 		fmt.Fprintf(stderr, "vmplane admin: %v\n", apierr.From(err).Detail)
@@ -130,7 +130,7 @@ func resetPassword(dir, email string, fromStdin bool, cost int, stdin io.Reader,
 	}
 	// The first boot's password file no longer opens anything once its admin's
 	// password is reset.
-	if first, err := auth.FirstAdminID(store); err == nil && first == u.ID {
+	if first, err := auth.FirstAdminID(ctx, store); err == nil && first == u.ID {
 		if err := os.Remove(app.InitialPasswordFile(dir)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			fmt.Fprintf(stderr, "vmplane admin: could not remove %s: %v\n", app.InitialPasswordFile(dir), err)
 		}

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -177,7 +178,10 @@ func (d *Driver) AddMachine(hm hypervisor.Machine, createdAt time.Time) (hypervi
 	if hm.VMID != 0 {
 		next = nil
 	}
-	if err := d.claimNew(add, next); err != nil {
+	// No caller's context: bounded as the driver's own writes are.
+	ctx, cancel := context.WithTimeout(context.Background(), commitTimeout)
+	defer cancel()
+	if err := d.claimNew(ctx, add, next); err != nil {
 		return hypervisor.Machine{}, err
 	}
 	return out, nil

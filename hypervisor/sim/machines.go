@@ -144,7 +144,7 @@ func (d *Driver) Create(ctx context.Context, spec hypervisor.CreateSpec) (hyperv
 			return v, build(v)
 		}
 	}
-	if err := d.claimNew(first, next); err != nil {
+	if err := d.claimNew(ctx, first, next); err != nil {
 		return hypervisor.Machine{}, err
 	}
 	d.mu.Lock()

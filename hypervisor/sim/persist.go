@@ -478,7 +478,7 @@ func (d *Driver) Attach(ctx context.Context, store persistence.Store) (restored 
 	if err != nil || restored {
 		return restored, err
 	}
-	err = d.adopt(store)
+	err = d.adopt(ctx, store)
 	if persistence.IsConditionFailed(err) {
 		// Another member wrote its world first (shared store): that one is the
 		// cluster's.
@@ -498,9 +498,9 @@ func (d *Driver) Restored() bool {
 // adopt writes the whole world to a store that has none and keeps the store. Records
 // a first write cut short left behind (machines and backups without a world) are
 // deleted unless the world has them.
-func (d *Driver) adopt(store persistence.Store) error {
+func (d *Driver) adopt(ctx context.Context, store persistence.Store) error {
 	var stale changes
-	err := store.Scan(persistence.Prefix(KeyPrefix), nil, 0, func(k, _ []byte) error {
+	err := store.Scan(ctx, persistence.Prefix(KeyPrefix), nil, 0, func(k, _ []byte) error {
 		parts := strings.Split(string(k), "/")
 		if len(parts) < 3 {
 			return nil
@@ -547,7 +547,7 @@ func (d *Driver) load(ctx context.Context, store persistence.Store) (bool, error
 		return false, hypervisor.ContextError(err)
 	}
 	var world worldRecord
-	val, err := store.Get(worldKey())
+	val, err := store.Get(ctx, worldKey())
 	if errors.Is(err, persistence.ErrNotFound) {
 		return false, nil
 	}
@@ -566,7 +566,7 @@ func (d *Driver) load(ctx context.Context, store persistence.Store) (bool, error
 	}
 	machines := make(map[int]*machine)
 	firewall := make(map[int][]hypervisor.FirewallRule)
-	err = store.Scan(persistence.Prefix(KeyPrefix, "vm"), nil, 0, func(k, v []byte) error {
+	err = store.Scan(ctx, persistence.Prefix(KeyPrefix, "vm"), nil, 0, func(k, v []byte) error {
 		var rec machineRecord
 		if err := decode(v, machineVersion, &rec, string(k)); err != nil {
 			return err
@@ -591,7 +591,7 @@ func (d *Driver) load(ctx context.Context, store persistence.Store) (bool, error
 		rec  backupRecord
 	}
 	var backups []loaded
-	err = store.Scan(persistence.Prefix(KeyPrefix, "backup"), nil, 0, func(k, v []byte) error {
+	err = store.Scan(ctx, persistence.Prefix(KeyPrefix, "backup"), nil, 0, func(k, v []byte) error {
 		var rec backupRecord
 		if err := decode(v, backupVersion, &rec, string(k)); err != nil {
 			return err

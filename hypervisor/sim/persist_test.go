@@ -273,7 +273,7 @@ func TestAttach(t *testing.T) {
 		t.Errorf("attached world:\n got %+v\nwant %+v", got.Inventory, want.Inventory)
 	}
 	var keys []string
-	if err := store.Scan(persistence.Prefix(KeyPrefix), nil, 0, func(k, _ []byte) error {
+	if err := store.Scan(context.Background(), persistence.Prefix(KeyPrefix), nil, 0, func(k, _ []byte) error {
 		keys = append(keys, string(k))
 		return nil
 	}); err != nil {
@@ -485,7 +485,7 @@ func TestHalfWrittenWorldIsReplaced(t *testing.T) {
 		t.Fatalf("Open over a half-written world: restored %v, %v; want a new world", d != nil && d.Restored(), err)
 	}
 	var keys []string
-	if err := store.Scan(persistence.Prefix(KeyPrefix), nil, 0, func(k, _ []byte) error {
+	if err := store.Scan(context.Background(), persistence.Prefix(KeyPrefix), nil, 0, func(k, _ []byte) error {
 		keys = append(keys, string(k))
 		return nil
 	}); err != nil {

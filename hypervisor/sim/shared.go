@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -112,12 +113,15 @@ func (d *Driver) catchUp() {
 		return
 	}
 	keys, all := d.takeStale()
+	// Catching up is the driver's own work, not the caller's: bounded as its writes are.
+	ctx, cancel := context.WithTimeout(context.Background(), commitTimeout)
+	defer cancel()
 	var err error
 	switch {
 	case all:
-		err = d.refreshAll(true)
+		err = d.refreshAll(ctx, true)
 	case len(keys) > 0:
-		err = d.refreshKeys(keys...)
+		err = d.refreshKeys(ctx, keys...)
 	default:
 		return
 	}
@@ -147,14 +151,14 @@ func (d *Driver) readTicket() (uint64, persistence.Store) {
 
 // refreshKeys reads records from the store (linearizable reads: they see every write
 // any member acknowledged) and brings memory level with them.
-func (d *Driver) refreshKeys(keys ...string) error {
+func (d *Driver) refreshKeys(ctx context.Context, keys ...string) error {
 	t, store := d.readTicket()
 	if store == nil {
 		return nil
 	}
 	got := make([]fetched, 0, len(keys))
 	for _, k := range keys {
-		v, err := store.Get([]byte(k))
+		v, err := store.Get(ctx, []byte(k))
 		switch {
 		case errors.Is(err, persistence.ErrNotFound):
 			got = append(got, fetched{key: k})
@@ -177,13 +181,13 @@ func (d *Driver) refreshKeys(keys ...string) error {
 // refreshAll reads the world, every machine and, with backups, every backup from the
 // store (one consistent scan each) and brings memory level with them: what the store
 // no longer has leaves memory.
-func (d *Driver) refreshAll(backups bool) error {
+func (d *Driver) refreshAll(ctx context.Context, backups bool) error {
 	t, store := d.readTicket()
 	if store == nil {
 		return nil
 	}
 	var got []fetched
-	if v, err := store.Get(worldKey()); err == nil {
+	if v, err := store.Get(ctx, worldKey()); err == nil {
 		got = append(got, fetched{key: string(worldKey()), val: v, found: true})
 	} else if !errors.Is(err, persistence.ErrNotFound) {
 		return readError(err)
@@ -194,7 +198,7 @@ func (d *Driver) refreshAll(backups bool) error {
 	}
 	seen := make(map[string]bool)
 	for _, p := range prefixes {
-		err := store.Scan(p, nil, 0, func(k, v []byte) error {
+		err := store.Scan(ctx, p, nil, 0, func(k, v []byte) error {
 			got = append(got, fetched{key: string(k), val: bytes.Clone(v), found: true})
 			seen[string(k)] = true
 			return nil
@@ -368,22 +372,22 @@ func (d *Driver) putBackupLocked(vmid int, id string, rec *backupRecord) {
 
 // exactMachine brings one machine level with the store before a call reads or changes
 // it: on a shared store another member may have changed it a moment ago.
-func (d *Driver) exactMachine(vmid int) error {
+func (d *Driver) exactMachine(ctx context.Context, vmid int) error {
 	if !d.shared.Load() || vmid == 0 {
 		return nil
 	}
 	d.catchUp()
-	return d.refreshKeys(string(machineKey(vmid)))
+	return d.refreshKeys(ctx, string(machineKey(vmid)))
 }
 
 // exactWorld brings the nodes and every machine level with the store before a call
 // lists them.
-func (d *Driver) exactWorld() error {
+func (d *Driver) exactWorld(ctx context.Context) error {
 	if !d.shared.Load() {
 		return nil
 	}
 	d.catchUp()
-	return d.refreshAll(false)
+	return d.refreshAll(ctx, false)
 }
 
 // claim runs insert, which adds a new machine under d.mu and returns its vmid, and
@@ -412,7 +416,7 @@ func (d *Driver) claim(insert func() (int, error)) (int, error) {
 // the vmid first, its machine is read from the store and pick (which chooses the next
 // free vmid itself) runs, up to maxClaims times. A nil pick means the caller named the
 // vmid: then the call fails with ErrVMIDInUse.
-func (d *Driver) claimNew(insert, pick func() (int, error)) error {
+func (d *Driver) claimNew(ctx context.Context, insert, pick func() (int, error)) error {
 	for tries := 1; ; tries++ {
 		vmid, err := d.claim(insert)
 		if !persistence.IsConditionFailed(err) {
@@ -424,7 +428,7 @@ func (d *Driver) claimNew(insert, pick func() (int, error)) error {
 		if tries == maxClaims {
 			return hypervisor.NewError(hypervisor.ErrVMIDInUse, "no free vmid after %d tries: other members took each one first", tries)
 		}
-		if err := d.refreshKeys(string(machineKey(vmid))); err != nil {
+		if err := d.refreshKeys(ctx, string(machineKey(vmid))); err != nil {
 			return err
 		}
 		d.catchUp()

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"reflect"
@@ -332,7 +333,7 @@ func TestSharedStaleReadKeepsOwnChange(t *testing.T) {
 	d.mu.Lock()
 	store := d.store
 	d.mu.Unlock()
-	old, err := store.Get([]byte(key))
+	old, err := store.Get(context.Background(), []byte(key))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -391,7 +392,7 @@ func TestSharedFailedCreateNotWrittenLater(t *testing.T) {
 	_, err = d.Create(bg, hypervisor.CreateSpec{Name: "unsaved", TemplateID: "tpl-debian-12"})
 	wantErr(t, "create with a failing store", err, apierr.ErrInternal)
 	wantErr(t, "a later change", d.SetFirewall(bg, hypervisor.Ref{VMID: minVMID}, nil))
-	if _, err := store.Get(machineKey(minVMID + 1)); !errors.Is(err, persistence.ErrNotFound) {
+	if _, err := store.Get(context.Background(), machineKey(minVMID+1)); !errors.Is(err, persistence.ErrNotFound) {
 		t.Errorf("the failed create's machine is in the store (%v)", err)
 	}
 	inv, err := d.Inventory(bg)

@@ -249,7 +249,7 @@ func (d *Driver) Inventory(ctx context.Context) (hypervisor.Inventory, error) {
 	if err := ctx.Err(); err != nil {
 		return hypervisor.Inventory{}, hypervisor.ContextError(err)
 	}
-	if err := d.exactWorld(); err != nil {
+	if err := d.exactWorld(ctx); err != nil {
 		return hypervisor.Inventory{}, err
 	}
 	d.mu.Lock()
@@ -280,7 +280,7 @@ func (d *Driver) Machine(ctx context.Context, ref hypervisor.Ref) (hypervisor.Ma
 	if err := ctx.Err(); err != nil {
 		return hypervisor.Machine{}, hypervisor.ContextError(err)
 	}
-	if err := d.exactMachine(ref.VMID); err != nil {
+	if err := d.exactMachine(ctx, ref.VMID); err != nil {
 		return hypervisor.Machine{}, err
 	}
 	d.mu.Lock()
@@ -317,7 +317,7 @@ func (d *Driver) run(ctx context.Context, o op) error {
 	if err := ctx.Err(); err != nil {
 		return hypervisor.ContextError(err)
 	}
-	if err := d.exactMachine(o.vmid); err != nil {
+	if err := d.exactMachine(ctx, o.vmid); err != nil {
 		return err
 	}
 	d.mu.Lock()

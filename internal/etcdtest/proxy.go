@@ -17,7 +17,8 @@ type Proxy struct {
 	target string
 	wg     sync.WaitGroup
 
-	hanging atomic.Bool // read without mu: every read of every connection checks it
+	hanging atomic.Bool  // read without mu: every read of every connection checks it
+	dropped atomic.Int64 // bytes dropped while hanging
 
 	mu    sync.Mutex
 	cut   bool
@@ -57,6 +58,10 @@ func (p *Proxy) Hang() {
 	defer p.mu.Unlock()
 	p.hanging.Store(true)
 }
+
+// Dropped is the number of bytes the proxy has dropped while it hung, either way: a
+// test sees by it that a request of its own went out and will not be answered.
+func (p *Proxy) Dropped() int64 { return p.dropped.Load() }
 
 // Heal lets connections through again. The connections that were open while the
 // proxy hung are closed (bytes were dropped from their streams): clients reconnect.
@@ -129,6 +134,8 @@ func (p *Proxy) pipe(dst, src net.Conn) {
 			if _, werr := dst.Write(buf[:n]); werr != nil {
 				break
 			}
+		} else {
+			p.dropped.Add(int64(n))
 		}
 		if err != nil {
 			break

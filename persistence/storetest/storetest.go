@@ -36,6 +36,7 @@ func Run(t *testing.T, open func(t *testing.T) persistence.Store) {
 		{"Conditions", testConditions},
 		{"ConditionRace", testConditionRace},
 		{"CancelledContext", testCancelled},
+		{"ScanCancelledMidway", testScanCancelledMidway},
 		{"Close", testClose},
 	}
 	for _, tt := range tests {
@@ -52,7 +53,7 @@ func commit(t *testing.T, s persistence.Store, b *persistence.Batch) {
 
 func wantValue(t *testing.T, s persistence.Store, key, want string) {
 	t.Helper()
-	v, err := s.Get([]byte(key))
+	v, err := s.Get(context.Background(), []byte(key))
 	if err != nil || string(v) != want {
 		t.Fatalf("Get(%s) = %q, %v; want %q", key, v, err, want)
 	}
@@ -60,7 +61,7 @@ func wantValue(t *testing.T, s persistence.Store, key, want string) {
 
 func wantMissing(t *testing.T, s persistence.Store, key string) {
 	t.Helper()
-	if v, err := s.Get([]byte(key)); !errors.Is(err, persistence.ErrNotFound) {
+	if v, err := s.Get(context.Background(), []byte(key)); !errors.Is(err, persistence.ErrNotFound) {
 		t.Fatalf("Get(%s) = %q, %v; want ErrNotFound", key, v, err)
 	}
 }
@@ -69,7 +70,7 @@ func wantMissing(t *testing.T, s persistence.Store, key string) {
 func scan(t *testing.T, s persistence.Store, prefix, after string, limit int) []string {
 	t.Helper()
 	var keys []string
-	err := s.Scan([]byte(prefix), []byte(after), limit, func(k, v []byte) error {
+	err := s.Scan(context.Background(), []byte(prefix), []byte(after), limit, func(k, v []byte) error {
 		keys = append(keys, string(k))
 		return nil
 	})
@@ -81,7 +82,7 @@ func scan(t *testing.T, s persistence.Store, prefix, after string, limit int) []
 
 func testGetMissing(t *testing.T, s persistence.Store) {
 	wantMissing(t, s, "nothing/here")
-	if _, err := s.Get(nil); !errors.Is(err, persistence.ErrNotFound) {
+	if _, err := s.Get(context.Background(), nil); !errors.Is(err, persistence.ErrNotFound) {
 		t.Fatalf("Get(nil) = %v; want ErrNotFound", err)
 	}
 	if err := s.Health(); err != nil {
@@ -138,7 +139,7 @@ func testScan(t *testing.T, s persistence.Store) {
 			t.Errorf("Scan(%q, after %q, limit %d) = %v; want %s", tt.prefix, tt.after, tt.limit, got, tt.want)
 		}
 	}
-	err := s.Scan([]byte("vm/"), nil, 1, func(k, v []byte) error {
+	err := s.Scan(context.Background(), []byte("vm/"), nil, 1, func(k, v []byte) error {
 		if string(v) != "v:"+string(k) {
 			t.Errorf("Scan gave %s = %q", k, v)
 		}
@@ -183,10 +184,10 @@ func testScanCallbackError(t *testing.T, s persistence.Store) {
 	commit(t, s, new(persistence.Batch).Put([]byte("e/1"), []byte("1")).Put([]byte("e/2"), []byte("2")))
 	stop := errors.New("stop here")
 	calls := 0
-	err := s.Scan([]byte("e/"), nil, 0, func(k, v []byte) error {
+	err := s.Scan(context.Background(), []byte("e/"), nil, 0, func(k, v []byte) error {
 		calls++
 		// A callback may read the store.
-		if _, err := s.Get(k); err != nil {
+		if _, err := s.Get(context.Background(), k); err != nil {
 			t.Errorf("Get(%s) inside Scan: %v", k, err)
 		}
 		return stop
@@ -203,7 +204,7 @@ func testTTL(t *testing.T, s persistence.Store) {
 		Put([]byte("ttl/none"), []byte("z")))
 	wantValue(t, s, "ttl/long", "y")
 	testwait.Eventually(t, "the key with a 1 s TTL to expire", func() bool {
-		_, err := s.Get([]byte("ttl/short"))
+		_, err := s.Get(context.Background(), []byte("ttl/short"))
 		return errors.Is(err, persistence.ErrNotFound)
 	})
 	if got := fmt.Sprint(scan(t, s, "ttl/", "", 0)); got != "[ttl/long ttl/none]" {
@@ -428,13 +429,63 @@ func testConditionRace(t *testing.T, s persistence.Store) {
 }
 
 func testCancelled(t *testing.T, s persistence.Store) {
-	ctx, cancel := context.WithCancel(context.Background())
+	commit(t, s, new(persistence.Batch).Put([]byte("cancel/there"), []byte("v")))
+	cancelled, cancel := context.WithCancel(context.Background())
 	cancel()
-	err := s.Commit(ctx, new(persistence.Batch).Put([]byte("cancel/k"), []byte("v")))
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("Commit with a cancelled context: %v; want context.Canceled", err)
+	expired, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel()
+	for _, tt := range []struct {
+		name string
+		ctx  context.Context
+		want error // what the error matches, besides ctx's error
+	}{
+		{"cancelled", cancelled, apierr.ErrUnavailable},
+		{"past its deadline", expired, apierr.ErrTimeout},
+	} {
+		err := s.Commit(tt.ctx, new(persistence.Batch).Put([]byte("cancel/k"), []byte("v")))
+		if !errors.Is(err, tt.ctx.Err()) || !errors.Is(err, tt.want) {
+			t.Errorf("Commit with a context %s: %v; want %v and %v", tt.name, err, tt.ctx.Err(), tt.want)
+		}
+		// A read the caller gave up on fails, even of a key that is there.
+		if v, err := s.Get(tt.ctx, []byte("cancel/there")); !errors.Is(err, tt.ctx.Err()) || !errors.Is(err, tt.want) {
+			t.Errorf("Get with a context %s = %q, %v; want %v and %v", tt.name, v, err, tt.ctx.Err(), tt.want)
+		}
+		calls := 0
+		err = s.Scan(tt.ctx, []byte("cancel/"), nil, 0, func(k, v []byte) error { calls++; return nil })
+		if !errors.Is(err, tt.ctx.Err()) || !errors.Is(err, tt.want) || calls != 0 {
+			t.Errorf("Scan with a context %s: %v after %d calls of fn; want %v and %v, and no call",
+				tt.name, err, calls, tt.ctx.Err(), tt.want)
+		}
 	}
 	wantMissing(t, s, "cancel/k")
+	// The store is as usable as before: giving up is the caller's, not a fault of it.
+	wantValue(t, s, "cancel/there", "v")
+	if err := s.Health(); err != nil {
+		t.Fatalf("Health() after reads with ended contexts: %v", err)
+	}
+}
+
+// testScanCancelledMidway: a context that ends while Scan runs stops it at the next
+// key, with ctx's error.
+func testScanCancelledMidway(t *testing.T, s persistence.Store) {
+	b := new(persistence.Batch)
+	for i := range 10 {
+		b.Put([]byte("mid/"+strconv.Itoa(i)), []byte("v"))
+	}
+	commit(t, s, b)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	calls := 0
+	err := s.Scan(ctx, []byte("mid/"), nil, 0, func(k, v []byte) error {
+		calls++
+		if calls == 3 {
+			cancel()
+		}
+		return nil
+	})
+	if !errors.Is(err, context.Canceled) || calls != 3 {
+		t.Fatalf("Scan whose context is cancelled in the third call of fn: %v after %d calls; want context.Canceled after 3", err, calls)
+	}
 }
 
 func testClose(t *testing.T, s persistence.Store) {
@@ -456,9 +507,9 @@ func testClose(t *testing.T, s persistence.Store) {
 			t.Errorf("%s after Close: %v; want apierr.ErrUnavailable", what, err)
 		}
 	}
-	_, err := s.Get([]byte("close/k"))
+	_, err := s.Get(context.Background(), []byte("close/k"))
 	unavailable("Get", err)
-	unavailable("Scan", s.Scan(nil, nil, 0, func(k, v []byte) error { return nil }))
+	unavailable("Scan", s.Scan(context.Background(), nil, nil, 0, func(k, v []byte) error { return nil }))
 	unavailable("Commit", s.Commit(context.Background(), new(persistence.Batch).Put([]byte("close/x"), []byte("v"))))
 	var heard error
 	unavailable("Enqueue", s.Enqueue(new(persistence.Batch).Put([]byte("close/x"), []byte("v")), func(err error) { heard = err }).Wait(context.Background()))
