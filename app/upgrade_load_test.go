@@ -679,10 +679,13 @@ func (w *upgradeWorkload) resize(ten *loadTenant, round int) error {
 	if errors.Is(err, errUnknownOutcome) {
 		// A PATCH has no key: the client looks at the machine, as a person would,
 		// and sends the change again if it did not happen.
-		got, err := w.settledMachine(ten, m.id)
-		if err != nil || got.CPUCores == cpus {
-			m.cpus = got.CPUCores
-			return err
+		got, readErr := w.settledMachine(ten, m.id)
+		switch {
+		case readErr != nil:
+			return readErr
+		case got.CPUCores == cpus:
+			m.cpus = cpus
+			return nil
 		}
 		a, err = w.lb.do(c)
 	}

@@ -31,6 +31,10 @@ import (
 // upgradeFromEnv names the commit whose build plays the previous release.
 const upgradeFromEnv = "VMPLANE_UPGRADE_FROM"
 
+// upgradeToEnv, when set, names a commit to upgrade to instead of this tree: a branch's
+// tip, say, to try its roll before it is merged.
+const upgradeToEnv = "VMPLANE_UPGRADE_TO"
+
 // Bounds of the waits on processes: far above what they take, so that only a member
 // that hangs reaches them.
 const (
@@ -46,7 +50,8 @@ const (
 
 // TestUpgradeMixedVersionCluster rolls a cluster from the previous release to this
 // source tree under load. The previous release is the commit VMPLANE_UPGRADE_FROM
-// names, checked out with `git worktree` and built; this tree is built too. On one
+// names, checked out with `git worktree` and built; this tree (or the commit
+// VMPLANE_UPGRADE_TO names) is built too. On one
 // embedded etcd, members m1 and m2 run the previous release and m3 this tree; then m1
 // and m2 are replaced one at a time (SIGTERM, then the new binary started under the
 // same name and data directory), until every member runs this tree. Throughout, the
@@ -68,14 +73,16 @@ func TestUpgradeMixedVersionCluster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out, err := exec.Command("git", "-C", root, "cat-file", "-e", from+"^{commit}").CombinedOutput(); err != nil {
-		t.Fatalf("%s=%s is not a commit of this repository (a shallow clone?): get the history with `git fetch --unshallow` (or `git fetch origin %s`) and run again (git: %s)",
-			upgradeFromEnv, from, from, strings.TrimSpace(string(out)))
+	mustBeCommit(t, root, upgradeFromEnv, from)
+	headSrc, headVersion := root, "upgrade-head"
+	if to := os.Getenv(upgradeToEnv); to != "" {
+		mustBeCommit(t, root, upgradeToEnv, to)
+		headSrc, headVersion = checkoutAt(t, root, to, "next"), "upgrade-to-"+to
 	}
 
 	bins := t.TempDir()
-	newBin := buildVmplane(t, root, filepath.Join(bins, "vmplane-head"), "upgrade-head")
-	oldBin := buildVmplane(t, checkoutAt(t, root, from), filepath.Join(bins, "vmplane-old"), "upgrade-from-"+from)
+	newBin := buildVmplane(t, headSrc, filepath.Join(bins, "vmplane-head"), headVersion)
+	oldBin := buildVmplane(t, checkoutAt(t, root, from, "previous"), filepath.Join(bins, "vmplane-old"), "upgrade-from-"+from)
 
 	etcd := etcdtest.Start(t)
 	c := newUpgradeCluster(t, strings.Join(etcd.Endpoints(), ","))
@@ -289,9 +296,13 @@ type upgradeHealth struct {
 	} `json:"cluster"`
 }
 
+// healthClient asks for health as a load balancer's check does: a connection each time,
+// none kept open after the test.
+var healthClient = &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+
 func health(base string) (upgradeHealth, error) {
 	var h upgradeHealth
-	res, err := (&http.Client{Timeout: 5 * time.Second}).Get(base + "/api/health")
+	res, err := healthClient.Get(base + "/api/health")
 	if err != nil {
 		return h, err
 	}
@@ -391,11 +402,21 @@ func buildVmplane(t *testing.T, src, out, version string) string {
 	return out
 }
 
-// checkoutAt checks commit out of the repository at root into a temporary worktree,
-// removed (and pruned from the repository's list) when the test ends.
-func checkoutAt(t *testing.T, root, commit string) string {
+// mustBeCommit fails the test with one line when the repository at root lacks commit,
+// which the variable env named.
+func mustBeCommit(t *testing.T, root, env, commit string) {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), "previous")
+	if out, err := exec.Command("git", "-C", root, "cat-file", "-e", commit+"^{commit}").CombinedOutput(); err != nil {
+		t.Fatalf("%s=%s is not a commit of this repository (a shallow clone?): get the history with `git fetch --unshallow` (or `git fetch origin %s`) and run again (git: %s)",
+			env, commit, commit, strings.TrimSpace(string(out)))
+	}
+}
+
+// checkoutAt checks commit out of the repository at root into a temporary worktree
+// named name, removed (and pruned from the repository's list) when the test ends.
+func checkoutAt(t *testing.T, root, commit, name string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), name)
 	if out, err := exec.Command("git", "-C", root, "worktree", "add", "--detach", dir, commit).CombinedOutput(); err != nil {
 		t.Fatalf("git worktree add %s: %v\n%s", commit, err, out)
 	}
