@@ -62,7 +62,10 @@ const (
 // and tries again after "still in progress": nothing else. The test fails on any 5xx,
 // on a request left without an answer, on an acknowledged record missing or changed
 // once every member runs this tree, on a record another tenant can read, and on a
-// refresh token from before the roll that no longer works after it.
+// refresh token from before the roll that no longer works after it. Two outcomes the
+// API documents for a member's stop are let through and counted: a 504 while a member
+// is replaced (see balancer), and a task failed because its member stopped while it
+// ran (see errInterrupted).
 func TestUpgradeMixedVersionCluster(t *testing.T) {
 	from := os.Getenv(upgradeFromEnv)
 	if from == "" {
@@ -89,9 +92,9 @@ func TestUpgradeMixedVersionCluster(t *testing.T) {
 	lb := newBalancer()
 	t.Cleanup(lb.client.CloseIdleConnections)
 
-	// The cluster as it runs before the upgrade... but for m3, the first member of the
-	// new release: the first member to start creates the admin, the signing key and
-	// the simulated cluster, so the old release does.
+	// m1 starts alone, so that the previous release creates the admin, the signing key
+	// and the simulated cluster, as in a cluster that ran it before the upgrade; then
+	// m2 of the previous release and m3, the first member of the new one, join it.
 	m1 := c.start("m1", "previous", oldBin)
 	c.waitServing(m1, "m1")
 	m2 := c.start("m2", "previous", oldBin)
