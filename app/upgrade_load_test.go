@@ -693,6 +693,11 @@ func (w *upgradeWorkload) togglePower(ten *loadTenant, round int) error {
 	}
 	if err := w.waitTask(ten, p.Task.ID); errors.Is(err, errInterrupted) {
 		got, err := w.settledMachine(ten, m.id)
+		if err == nil && got.CPUCores != m.cpus {
+			// The settle refreshed the machine from the hypervisor: what it shows must
+			// still hold every change acknowledged before.
+			return fmt.Errorf("machine %s has %d cores after its interrupted %s was settled; want %d, from its last resize that succeeded", m.id, got.CPUCores, action, m.cpus)
+		}
 		m.status = got.Status
 		return err
 	} else if err != nil {
@@ -732,6 +737,9 @@ func (w *upgradeWorkload) resize(ten *loadTenant, round int) error {
 	}
 	if errors.Is(err, errInterrupted) {
 		got, err := w.settledMachine(ten, m.id)
+		if err == nil && got.Status != m.status {
+			return fmt.Errorf("machine %s is %s after its interrupted resize was settled; want %s, from its last power action that succeeded", m.id, got.Status, m.status)
+		}
 		m.cpus = got.CPUCores
 		return err
 	}

@@ -35,6 +35,10 @@ const upgradeFromEnv = "VMPLANE_UPGRADE_FROM"
 // tip, say, to try its roll before it is merged.
 const upgradeToEnv = "VMPLANE_UPGRADE_TO"
 
+// upgradeLogsEnv, when set, names a directory the members' whole logs are copied to at
+// the test's end: a failure prints only their last lines.
+const upgradeLogsEnv = "VMPLANE_UPGRADE_LOGS"
+
 // Bounds of the waits on processes: far above what they take, so that only a member
 // that hangs reaches them.
 const (
@@ -122,7 +126,7 @@ func TestUpgradeMixedVersionCluster(t *testing.T) {
 		c.waitServing(m, "m1", "m2", "m3")
 		lb.add(m)
 		lb.replace("")
-		t.Logf("%s replaced by a member of this tree (%s)", name, m.version(t))
+		t.Logf("%s replaced by a member of the new release (%s)", name, m.version(t))
 		w.waitProgress("the workload after "+name+" was replaced", 12)
 	}
 	w.stop()
@@ -160,6 +164,9 @@ func newUpgradeCluster(t *testing.T, etcd string) *upgradeCluster {
 	// A failed test shows what each member logged last: the members' logs are where a
 	// 5xx or a slow failover is explained.
 	t.Cleanup(func() {
+		if dir := os.Getenv(upgradeLogsEnv); dir != "" {
+			c.keepLogs(dir)
+		}
 		if !t.Failed() {
 			return
 		}
@@ -168,6 +175,25 @@ func newUpgradeCluster(t *testing.T, etcd string) *upgradeCluster {
 		}
 	})
 	return c
+}
+
+// keepLogs copies every member's log (one file per process started) into dir.
+func (c *upgradeCluster) keepLogs(dir string) {
+	logs, _ := filepath.Glob(filepath.Join(c.dir, "*.log"))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		c.t.Errorf("%s: %v", upgradeLogsEnv, err)
+		return
+	}
+	for _, l := range logs {
+		b, err := os.ReadFile(l)
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, filepath.Base(l)), b, 0o644)
+		}
+		if err != nil {
+			c.t.Errorf("%s: %v", upgradeLogsEnv, err)
+		}
+	}
+	c.t.Logf("the members' logs are in %s", dir)
 }
 
 // upgradeEnv is the environment of every member, in settings both releases read:
