@@ -22,8 +22,8 @@ func (w *upgradeWorkload) check() {
 		for _, m := range ten.machines {
 			var got machineView
 			if w.read(ten, other, "/api/resources/machines/"+m.id, &got) && (got.Status != m.status || got.CPUCores != m.cpus || got.Name != m.name) {
-				t.Errorf("%s: machine %s is %s with %d cores (name %q); want %s with %d (name %q), as its last task left it",
-					ten.name, m.id, got.Status, got.CPUCores, got.Name, m.status, m.cpus, m.name)
+				t.Errorf("%s: machine %s is %s with %d cores (name %q); want %s with %d (name %q), as its last task left it; its operations:\n%s\nits tasks:\n%s",
+					ten.name, m.id, got.Status, got.CPUCores, got.Name, m.status, m.cpus, m.name, strings.Join(m.history, "\n"), w.tasksOf(ten, m.id))
 			}
 		}
 		for _, p := range ten.powers {
@@ -222,6 +222,31 @@ func (w *upgradeWorkload) checkSessions(ten *loadTenant) {
 	if err := w.renew(ten, 0); err != nil {
 		t.Errorf("%s: renewing the clients' session after the roll: %v", ten.name, err)
 	}
+}
+
+// tasksOf lists the tasks of a machine, one a line, for a failure's message.
+func (w *upgradeWorkload) tasksOf(ten *loadTenant, machine string) string {
+	c := call{method: "GET", path: "/api/resources/tasks?limit=500", token: ten.session()}
+	a, err := w.lb.do(c)
+	if err == nil {
+		err = a.want(c, 200)
+	}
+	var p struct {
+		Items []map[string]any `json:"items"`
+	}
+	if err == nil {
+		err = a.decode(&p)
+	}
+	if err != nil {
+		return err.Error()
+	}
+	var lines []string
+	for _, task := range p.Items {
+		if task["target_id"] == machine {
+			lines = append(lines, fmt.Sprintf("%v %v %v %v (created %v, finished %v)", task["id"], task["type"], task["status"], task["error"], task["created_at"], task["finished_at"]))
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // describe is an answer or the error that came instead, for a failure message.

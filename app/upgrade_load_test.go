@@ -352,6 +352,13 @@ type ackedMachine struct {
 	id, name, ip string
 	status       string // after its last task
 	cpus         int
+	// history is each operation sent and how it ended, for a failure's message.
+	history []string
+}
+
+// noted adds an operation's end to the machine's history.
+func (m *ackedMachine) noted(format string, args ...any) {
+	m.history = append(m.history, time.Now().UTC().Format("15:04:05.000")+" "+fmt.Sprintf(format, args...))
 }
 
 type ackedPower struct{ id, machine, action, cron string }
@@ -677,7 +684,9 @@ func (w *upgradeWorkload) createMachine(ten *loadTenant, _ int) error {
 	if len(m.Interfaces) == 0 || len(m.Interfaces[0].IPAddresses) == 0 {
 		return fmt.Errorf("machine %s has no address: %+v", m.ID, m)
 	}
-	ten.machines = append(ten.machines, &ackedMachine{id: m.ID, name: name, ip: m.Interfaces[0].IPAddresses[0], status: m.Status, cpus: m.CPUCores})
+	am := &ackedMachine{id: m.ID, name: name, ip: m.Interfaces[0].IPAddresses[0], status: m.Status, cpus: m.CPUCores}
+	am.noted("created: task %s succeeded; read: %s with %d cores", p.Task.ID, m.Status, m.CPUCores)
+	ten.machines = append(ten.machines, am)
 	return nil
 }
 
@@ -691,8 +700,11 @@ func (w *upgradeWorkload) togglePower(ten *loadTenant, round int) error {
 	if err := w.post(ten, "/api/client/machines/"+m.id+"/actions/"+action, nil, 202, &p); err != nil {
 		return err
 	}
-	if err := w.waitTask(ten, p.Task.ID); errors.Is(err, errInterrupted) {
+	err := w.waitTask(ten, p.Task.ID)
+	m.noted("%s: task %s: %v", action, p.Task.ID, errOr(err, "succeeded"))
+	if errors.Is(err, errInterrupted) {
 		got, err := w.settledMachine(ten, m.id)
+		m.noted("read after the interruption: %s with %d cores", got.Status, got.CPUCores)
 		if err == nil && got.CPUCores != m.cpus {
 			// The settle refreshed the machine from the hypervisor: what it shows must
 			// still hold every change acknowledged before.
@@ -700,7 +712,8 @@ func (w *upgradeWorkload) togglePower(ten *loadTenant, round int) error {
 		}
 		m.status = got.Status
 		return err
-	} else if err != nil {
+	}
+	if err != nil {
 		return err
 	}
 	m.status = after
@@ -716,6 +729,7 @@ func (w *upgradeWorkload) resize(ten *loadTenant, round int) error {
 		// A PATCH has no key: the client looks at the machine, as a person would,
 		// and sends the change again if it did not happen.
 		got, readErr := w.settledMachine(ten, m.id)
+		m.noted("resize to %d cores answered 504; read: %s with %d cores", cpus, got.Status, got.CPUCores)
 		switch {
 		case readErr != nil:
 			return readErr
@@ -734,9 +748,11 @@ func (w *upgradeWorkload) resize(ten *loadTenant, round int) error {
 	}
 	if err == nil {
 		err = w.waitTask(ten, p.Task.ID)
+		m.noted("resize to %d cores: task %s: %v", cpus, p.Task.ID, errOr(err, "succeeded"))
 	}
 	if errors.Is(err, errInterrupted) {
 		got, err := w.settledMachine(ten, m.id)
+		m.noted("read after the interruption: %s with %d cores", got.Status, got.CPUCores)
 		if err == nil && got.Status != m.status {
 			return fmt.Errorf("machine %s is %s after its interrupted resize was settled; want %s, from its last power action that succeeded", m.id, got.Status, m.status)
 		}
@@ -748,6 +764,14 @@ func (w *upgradeWorkload) resize(ten *loadTenant, round int) error {
 	}
 	m.cpus = cpus
 	return nil
+}
+
+// errOr is err's text, or ok when err is nil.
+func errOr(err error, ok string) string {
+	if err != nil {
+		return err.Error()
+	}
+	return ok
 }
 
 // settledMachine reads a machine once no task runs on it.
