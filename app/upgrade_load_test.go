@@ -725,9 +725,10 @@ func (w *upgradeWorkload) resize(ten *loadTenant, round int) error {
 	cpus := 3 - m.cpus // 1 and 2 in turn
 	c := call{method: "PATCH", path: "/api/client/machines/" + m.id + "/resources", token: ten.session(), body: map[string]any{"cpu_cores": cpus}}
 	a, err := w.lb.do(c)
-	if errors.Is(err, errUnknownOutcome) {
-		// A PATCH has no key: the client looks at the machine, as a person would,
-		// and sends the change again if it did not happen.
+	// A PATCH has no key: after a 504 the client looks at the machine, as a person
+	// would, and sends the change again if it did not happen (a few times: the next
+	// try may meet the same stopping member).
+	for try := 0; errors.Is(err, errUnknownOutcome) && try < 5; try++ {
 		got, readErr := w.settledMachine(ten, m.id)
 		m.noted("resize to %d cores answered 504; read: %s with %d cores", cpus, got.Status, got.CPUCores)
 		switch {
@@ -740,7 +741,11 @@ func (w *upgradeWorkload) resize(ten *loadTenant, round int) error {
 		a, err = w.lb.do(c)
 	}
 	if err == nil {
-		err = a.want(c, 202)
+		if err = a.want(c, 202); err != nil {
+			// The test's view of the machine and the cluster's disagree: say how each
+			// came to be.
+			err = fmt.Errorf("%w; the machine's operations:\n%s\nits tasks:\n%s", err, strings.Join(m.history, "\n"), w.tasksOf(ten, m.id))
+		}
 	}
 	var p taskAnswer
 	if err == nil {
