@@ -698,7 +698,7 @@ func (w *upgradeWorkload) togglePower(ten *loadTenant, round int) error {
 	}
 	var p taskAnswer
 	if err := w.post(ten, "/api/client/machines/"+m.id+"/actions/"+action, nil, 202, &p); err != nil {
-		return err
+		return fmt.Errorf("%w; the machine's operations:\n%s\nits tasks:\n%s", err, strings.Join(m.history, "\n"), w.tasksOf(ten, m.id))
 	}
 	err := w.waitTask(ten, p.Task.ID)
 	m.noted("%s: task %s: %v", action, p.Task.ID, errOr(err, "succeeded"))
