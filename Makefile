@@ -10,6 +10,9 @@ DATE ?= $(shell TZ=UTC git log -1 --format=%cd --date=format-local:%Y-%m-%dT%H:%
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 LDFLAGS := -s -w -X github.com/vmplane/vmplane/app.Version=$(VERSION) \
 	-X github.com/vmplane/vmplane/app.Commit=$(COMMIT) -X github.com/vmplane/vmplane/app.Date=$(DATE)
+# The previous release, which `make test-upgrade` rolls a cluster from: a commit (or a
+# tag) of this repository. Move it forward at each release, to that release's commit.
+UPGRADE_FROM ?= 2b9d364
 # dist/SHA256SUMS: the checksum of every file in dist/, binaries and packages alike,
 # written again by each target that adds files there.
 SUMS := cd dist && find . -maxdepth 1 -type f ! -name SHA256SUMS -printf '%P\n' | LC_ALL=C sort | xargs -r sha256sum > SHA256SUMS
@@ -22,7 +25,7 @@ DIST_PLATFORMS := linux/amd64 linux/arm64
 DEB_VERSION ?= $(shell echo '$(VERSION)' | sed -E -e 's/^v//' -e '/^[0-9]+\./!s/^/0.0~git/' \
 	-e 's/-(rc|alpha|beta|pre)/~\1/' -e 's/-/+/' -e 's/-/./g')
 
-.PHONY: run build dist deb rpm test lint bench fuzz faults test-cluster client clean
+.PHONY: run build dist deb rpm test lint bench fuzz faults test-cluster test-upgrade upgrade-from client clean
 
 ## run: serve the API on :8080 with the embedded store in ./data and the simulated cluster
 run:
@@ -115,6 +118,17 @@ faults:
 ## failover and restart figures (BENCHMARKS.md)
 test-cluster:
 	VMPLANE_CLUSTER_TRIALS=10 $(GO) test -count=1 -timeout 15m -run 'TestClusterKillTrials' -v ./app
+
+## test-upgrade: the mixed-version cluster test: builds UPGRADE_FROM (the previous release,
+## checked out with git worktree) and this tree, runs members of both on one embedded etcd
+## under load, replaces the old members one at a time, and checks that every request was
+## answered (no 5xx) and every acknowledged write is there after the roll (docs/operating.md)
+test-upgrade:
+	VMPLANE_UPGRADE_FROM=$(UPGRADE_FROM) $(GO) test -race -count=1 -timeout 20m -run '^TestUpgradeMixedVersionCluster$$' -v ./app
+
+## upgrade-from: print UPGRADE_FROM (.ci/run checks that the clone holds it)
+upgrade-from:
+	@echo $(UPGRADE_FROM)
 
 ## fuzz: fuzz the request path for a minute
 fuzz:
