@@ -2,37 +2,10 @@ package httpedge
 
 import (
 	"encoding/json"
-	"net"
 	"testing"
 
 	"github.com/valyala/fasthttp"
 )
-
-func TestClientKey(t *testing.T) {
-	t.Parallel()
-	cases := []struct {
-		ip     string
-		prefix int
-		want   string
-	}{
-		{"192.0.2.7", 64, "192.0.2.7"},
-		{"::ffff:192.0.2.7", 64, "192.0.2.7"}, // IPv4-mapped is the IPv4 client
-		{"2001:db8:1:2:a:b:c:d", 64, "2001:db8:1:2::/64"},
-		{"2001:db8:1:2:ffff:ffff:ffff:ffff", 64, "2001:db8:1:2::/64"},
-		{"2001:db8:1:3::1", 64, "2001:db8:1:3::/64"},
-		{"2001:db8:1:2:a:b:c:d", 48, "2001:db8:1::/48"},
-		{"2001:db8:1:2:a:b:c:d", 128, "2001:db8:1:2:a:b:c:d/128"},
-		{"::1", 64, "::/64"},
-	}
-	for _, c := range cases {
-		if got := clientKey(net.ParseIP(c.ip), c.prefix); got != c.want {
-			t.Errorf("clientKey(%s, /%d): got %q; want %q", c.ip, c.prefix, got, c.want)
-		}
-	}
-	if got := clientKey(nil, 64); got != "invalid" {
-		t.Errorf("clientKey(nil): got %q; want invalid", got)
-	}
-}
 
 // An error answer a library writes in text below the handlers becomes problem JSON; a
 // route's own JSON answer is left as it is.

@@ -21,6 +21,7 @@ import (
 	"github.com/vmplane/vmplane/actors/limiter"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/cluster"
+	"github.com/vmplane/vmplane/httpedge/conncap"
 	"github.com/vmplane/vmplane/httpedge/token"
 	"github.com/vmplane/vmplane/persistence"
 )
@@ -227,8 +228,8 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	for {
 		s.conns.Range(func(k, v any) bool {
 			if !v.(*atomic.Bool).Load() {
-				if ec, ok := k.(*edgeConn); ok {
-					ec.linger.Store(false) // a shutdown does not wait for a client's leftovers
+				if ec, ok := k.(*conncap.Conn); ok {
+					ec.Linger(false) // a shutdown does not wait for a client's leftovers
 				}
 				_ = k.(net.Conn).Close()
 				s.conns.Delete(k)
@@ -382,44 +383,24 @@ func (s *Server) applyDecision(rc *fasthttp.RequestCtx, id string, d limiter.Dec
 // clientAddr is the client as the rate limits see it: the clientKey of the TCP peer,
 // or of the first untrusted address of X-Forwarded-For when the peer is a trusted proxy.
 func (s *Server) clientAddr(rc *fasthttp.RequestCtx) string {
-	return clientKey(s.clientIP(rc), s.opts.IPv6Prefix)
+	return conncap.ClientKey(s.clientIP(rc), s.opts.IPv6Prefix)
 }
 
-// clientIP is the TCP peer, or the first untrusted address of X-Forwarded-For (read
-// from the right) when the peer is a trusted proxy.
+// clientIP is the TCP peer, or the address a trusted proxy names for it
+// (conncap.ClientIP).
 func (s *Server) clientIP(rc *fasthttp.RequestCtx) net.IP {
 	peer := rc.RemoteIP()
-	if len(s.opts.TrustedProxies) == 0 || !trusted(s.opts.TrustedProxies, peer) {
+	if len(s.opts.TrustedProxies) == 0 || !conncap.Trusted(s.opts.TrustedProxies, peer) {
 		return peer
 	}
-	xff := string(rc.Request.Header.Peek("X-Forwarded-For"))
-	parts := strings.Split(xff, ",")
-	for i := len(parts) - 1; i >= 0; i-- {
-		ip := net.ParseIP(strings.TrimSpace(parts[i]))
-		if ip == nil {
-			break
-		}
-		if !trusted(s.opts.TrustedProxies, ip) {
-			return ip
-		}
-	}
-	return peer
-}
-
-func trusted(nets []*net.IPNet, ip net.IP) bool {
-	for _, n := range nets {
-		if n.Contains(ip) {
-			return true
-		}
-	}
-	return false
+	return conncap.ClientIP(peer, string(rc.Request.Header.Peek("X-Forwarded-For")), s.opts.TrustedProxies)
 }
 
 // handleParseError answers requests fasthttp could not read or parse: oversized bodies
 // and headers, timeouts, malformed request lines, URLs and headers. fasthttp closes the
 // connection after the answer; unless the client stopped sending (a timeout), the
 // connection lingers to take in the rest of the request, so that the close does not
-// reset the connection under the answer (see lingerClose).
+// reset the connection under the answer (see conncap).
 func (s *Server) handleParseError(rc *fasthttp.RequestCtx, err error) {
 	id := s.assignRequestID(rc)
 	var e *apierr.Error
@@ -436,8 +417,8 @@ func (s *Server) handleParseError(rc *fasthttp.RequestCtx, err error) {
 		e = apierr.New(apierr.ErrInvalidRequest, "the request could not be parsed")
 	}
 	if e.Status != fasthttp.StatusRequestTimeout {
-		if c, ok := rc.Conn().(*edgeConn); ok {
-			c.linger.Store(true)
+		if c, ok := rc.Conn().(*conncap.Conn); ok {
+			c.Linger(true)
 		}
 	}
 	s.writeError(rc, id, e)
