@@ -272,6 +272,11 @@ type flush struct {
 	// claim is the vmid of a new machine whose write requires that no other member
 	// has it (Driver.claim): on a condition failure the machine leaves memory.
 	claim int
+	// stored is the vmid of a machine whose write requires that the store still
+	// holds the record the edit was made on (Driver.changeStored): on a failure the
+	// record is not written again from memory, which may be older than the store,
+	// but read again.
+	stored int
 }
 
 // Bounds of one batch: a store transaction has a size limit (a share of Badger's
@@ -441,6 +446,10 @@ func (d *Driver) writtenLocked(f *flush, err error) {
 	if f.claim != 0 {
 		delete(f.held.machines, f.claim)
 		d.forgetMachineLocked(f.claim)
+	}
+	if f.stored != 0 {
+		delete(f.held.machines, f.stored)
+		d.markStale(string(machineKey(f.stored)))
 	}
 	d.dirty.merge(f.held)
 }
