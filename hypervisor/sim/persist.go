@@ -88,9 +88,12 @@ import (
 //     that another member took fails with ErrVMIDInUse. The address of net0 is the
 //     vmid's own place in the pool when free, so unique vmids give unique addresses.
 //   - No cross-member operation locks: vmplane activates each machine's entity on one
-//     member at a time, so operations on one machine come from one member. Test hooks
-//     called on two members at once and concurrent SetNodeStatus calls write whole
-//     records: the last write wins.
+//     member at a time, so operations on one machine come from one member. Except a
+//     firewall push (SetFirewall), which takes no machine lock and comes from any
+//     member: it edits the record as stored, written only if nobody wrote it since
+//     it was read (changeStored), so that it never carries back a state this member
+//     had not read yet. Test hooks called on two members at once and concurrent
+//     SetNodeStatus calls write whole records: the last write wins.
 //   - Started at once on an empty store, members race to write their world with
 //     IfAbsent(sim/world) on every batch: one wins, the others read its world. A
 //     world of more than one batch (batchOps records) should be made by one member
