@@ -88,9 +88,12 @@ import (
 //     that another member took fails with ErrVMIDInUse. The address of net0 is the
 //     vmid's own place in the pool when free, so unique vmids give unique addresses.
 //   - No cross-member operation locks: vmplane activates each machine's entity on one
-//     member at a time, so operations on one machine come from one member. Test hooks
-//     called on two members at once and concurrent SetNodeStatus calls write whole
-//     records: the last write wins.
+//     member at a time, so operations on one machine come from one member. Except a
+//     firewall push (SetFirewall), which takes no machine lock and comes from any
+//     member: it edits the record as stored, written only if nobody wrote it since
+//     it was read (changeStored), so that it never carries back a state this member
+//     had not read yet. Test hooks called on two members at once and concurrent
+//     SetNodeStatus calls write whole records: the last write wins.
 //   - Started at once on an empty store, members race to write their world with
 //     IfAbsent(sim/world) on every batch: one wins, the others read its world. A
 //     world of more than one batch (batchOps records) should be made by one member
@@ -272,6 +275,11 @@ type flush struct {
 	// claim is the vmid of a new machine whose write requires that no other member
 	// has it (Driver.claim): on a condition failure the machine leaves memory.
 	claim int
+	// stored is the vmid of a machine whose write requires that the store still
+	// holds the record the edit was made on (Driver.changeStored): on a failure the
+	// record is not written again from memory, which may be older than the store,
+	// but read again.
+	stored int
 }
 
 // Bounds of one batch: a store transaction has a size limit (a share of Badger's
@@ -441,6 +449,10 @@ func (d *Driver) writtenLocked(f *flush, err error) {
 	if f.claim != 0 {
 		delete(f.held.machines, f.claim)
 		d.forgetMachineLocked(f.claim)
+	}
+	if f.stored != 0 {
+		delete(f.held.machines, f.stored)
+		d.markStale(string(machineKey(f.stored)))
 	}
 	d.dirty.merge(f.held)
 }

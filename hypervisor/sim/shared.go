@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/persistence"
@@ -244,6 +245,12 @@ func (d *Driver) applyLocked(t uint64, f fetched) error {
 		return nil
 	}
 	d.keyTicket[f.key] = t
+	return d.putFetchedLocked(f)
+}
+
+// putFetchedLocked puts a record read from the store into memory, whatever memory
+// holds (applyLocked decides whether it may).
+func (d *Driver) putFetchedLocked(f fetched) error {
 	parts := strings.Split(f.key, "/")
 	switch {
 	case len(parts) == 2 && parts[1] == "world":
@@ -433,6 +440,81 @@ func (d *Driver) claimNew(ctx context.Context, insert, pick func() (int, error))
 		}
 		d.catchUp()
 		insert = pick
+	}
+}
+
+// changeStored is change for an operation that edits a machine's record without the
+// machine's lock (SetFirewall: Proxmox lets rules change while a task runs). Such an
+// edit may come from another member than the one that runs the machine's tasks, whose
+// start or resize this member may not have read yet: written from memory, the whole
+// record would take that change back. So on a shared store the record is read from
+// the store, put into memory as read, edited by fn, and written only if the store
+// still holds what was read (IfValue, or IfAbsent); when another write came first,
+// the edit is made again on the record now stored, up to maxClaims times.
+func (d *Driver) changeStored(ctx context.Context, vmid int, fn func() error) error {
+	if !d.shared.Load() {
+		return d.change(fn)
+	}
+	key := string(machineKey(vmid))
+	for tries := 1; ; tries++ {
+		d.catchUp()
+		t, store := d.readTicket()
+		if store == nil {
+			return d.change(fn)
+		}
+		val, err := store.Get(ctx, []byte(key))
+		found := err == nil
+		if err != nil && !errors.Is(err, persistence.ErrNotFound) {
+			return readError(err)
+		}
+		d.mu.Lock()
+		if d.inflight[key] > 0 {
+			// A write of this member's own is under way: what was read may lack it,
+			// and memory must not lose it. Read again once it landed.
+			d.mu.Unlock()
+			if tries == maxClaims {
+				return hypervisor.NewError(hypervisor.ErrLocked, "machine %d is being written; try again", vmid)
+			}
+			if err := pause(ctx); err != nil {
+				return err
+			}
+			continue
+		}
+		d.keyTicket[key] = max(d.keyTicket[key], t)
+		if err := d.putFetchedLocked(fetched{key: key, val: val, found: found}); err != nil {
+			d.mu.Unlock()
+			return err
+		}
+		err = fn()
+		cond := persistence.IfAbsent([]byte(key))
+		if found {
+			cond = persistence.IfValue([]byte(key), val)
+		}
+		f := d.commitLocked(cond)
+		if f != nil {
+			f.stored = vmid
+		}
+		d.mu.Unlock()
+		derr := d.durable(f)
+		switch {
+		case err != nil:
+			return err
+		case persistence.IsConditionFailed(derr) && tries < maxClaims:
+			continue
+		}
+		return derr
+	}
+}
+
+// pause waits a moment for a write of this member's own to land, or until ctx ends.
+func pause(ctx context.Context) error {
+	t := time.NewTimer(time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return hypervisor.ContextError(ctx.Err())
 	}
 }
 

@@ -407,3 +407,56 @@ func TestSharedFailedCreateNotWrittenLater(t *testing.T) {
 		t.Errorf("the next create took vmid %d; want %d", m.VMID, minVMID+1)
 	}
 }
+
+// A firewall push takes no machine lock, so in a cluster it may run on one member
+// while the member that runs the machine's tasks starts or resizes it. The push must
+// not write back the state this member last read: the upgrade test saw a machine
+// stopped again after its start and resize had succeeded. The other member's change
+// lands here between the push's read of the record and its write, with this member's
+// watch silenced, so that only the record as stored can tell it.
+func TestSharedFirewallPushKeepsOtherMembersChange(t *testing.T) {
+	ms := members(t, 2, Config{Seed: 1, OpDelay: -1})
+	owner, pusher := ms[0], ms[1]
+	m := create(t, owner, hypervisor.CreateSpec{})
+	ref := hypervisor.Ref{VMID: m.VMID}
+	if _, err := pusher.Machine(bg, ref); err != nil { // the pusher's memory has the machine
+		t.Fatal(err)
+	}
+	pusher.watchGen.Add(1)
+	action, want := hypervisor.ActionStop, hypervisor.StateStopped
+	if m.State != hypervisor.StateRunning {
+		action, want = hypervisor.ActionStart, hypervisor.StateRunning
+	}
+	cores := m.CPUCores + 1
+	pushes := 0
+	pusher.applying = func(op string, vmid int) {
+		if op != OpSetFirewall || vmid != m.VMID {
+			return
+		}
+		if pushes++; pushes > 1 {
+			return // the owner changed the machine once, before the first write
+		}
+		wantErr(t, "power", owner.Power(bg, ref, action))
+		if _, err := owner.Configure(bg, ref, hypervisor.ConfigChange{CPUCores: &cores}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rules := []hypervisor.FirewallRule{{Direction: "in", Action: "accept", Protocol: "tcp", Port: "22", Enabled: true}}
+	wantErr(t, "set firewall", pusher.SetFirewall(bg, ref, rules))
+	got, err := owner.Machine(bg, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.State != want || got.CPUCores != cores {
+		t.Errorf("after a firewall push through another member: %s with %d cores; want %s with %d, as the owner left it", got.State, got.CPUCores, want, cores)
+	}
+	if len(got.Interfaces) == 0 || !got.Interfaces[0].Firewall {
+		t.Errorf("the push did not enable the firewall on the interfaces: %+v", got.Interfaces)
+	}
+	if fw := pusher.Firewall(m.VMID); len(fw) != 1 {
+		t.Errorf("the pusher's rules: %v; want the rule pushed", fw)
+	}
+	if got, err := pusher.Machine(bg, ref); err != nil || got.State != want || got.CPUCores != cores {
+		t.Errorf("the pusher reads %s with %d cores (%v); want %s with %d", got.State, got.CPUCores, err, want, cores)
+	}
+}

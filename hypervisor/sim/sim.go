@@ -138,6 +138,10 @@ type Driver struct {
 	picked func(vmid int)
 	// created, set by OnCreated, is called by Create once its machine exists.
 	created func(vmid int)
+	// applying, when a test sets it, is called by run once an operation's delay
+	// passed, before it applies: a test changes the world there through another
+	// member.
+	applying func(op string, vmid int)
 }
 
 // node is one simulated host.
@@ -306,6 +310,9 @@ type op struct {
 	// apply makes the change under d.mu once the delay passed and no failure fired, and
 	// marks the records it changed (touch*Locked) for run to write.
 	apply func() error
+	// edit: the operation changes part of the machine's record without its lock, so
+	// that on a shared store it must be made on the record as stored (changeStored).
+	edit bool
 }
 
 // run is the life of every changing operation: refuse if another operation holds the
@@ -344,8 +351,14 @@ func (d *Driver) run(ctx context.Context, o op) error {
 	d.mu.Unlock()
 
 	waitErr := d.wait(ctx)
-
-	return d.change(func() error {
+	if d.applying != nil {
+		d.applying(o.name, o.vmid)
+	}
+	change := d.change
+	if o.edit && o.vmid != 0 {
+		change = func(fn func() error) error { return d.changeStored(ctx, o.vmid, fn) }
+	}
+	return change(func() error {
 		if locks {
 			delete(d.locks, o.vmid)
 		}
