@@ -442,7 +442,7 @@ func (c *Cluster) left(m memberRecord) {
 	if t != nil {
 		// No request goes to m any more: the connections kept alive to it close now,
 		// before m closes them, which would race a request sent on one.
-		t.client.CloseIdleConnections()
+		t.closeIdle()
 	}
 	c.log.Warn("member left the cluster: its entities move to the others", zap.String("member", m.Name),
 		zap.String("addr", m.Addr), zap.Int("entities_known_here", len(orphans)))

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -51,6 +52,9 @@ type transport struct {
 	refusing bool
 	// drained, while refusing, is closed when the last running delivery ends.
 	drained chan struct{}
+	// sent is set once client sent a request: fasthttp's CloseIdleConnections reads
+	// the client's tables unguarded until its first request made them.
+	sent atomic.Bool
 }
 
 // Serve starts answering other members' requests for the entities of rt on ln (the
@@ -90,7 +94,7 @@ const closeWait = 2 * time.Second
 // tell from a member that died while serving it.
 func (t *transport) close() {
 	// This member's own connections to the others, which wait on it likewise.
-	t.client.CloseIdleConnections()
+	t.closeIdle()
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
 	limit := time.After(closeWait)
@@ -104,7 +108,14 @@ func (t *transport) close() {
 	}
 	_ = t.server.Shutdown()
 	<-t.served
-	t.client.CloseIdleConnections()
+	t.closeIdle()
+}
+
+// closeIdle closes the connections to other members that no request uses now.
+func (t *transport) closeIdle() {
+	if t.sent.Load() {
+		t.client.CloseIdleConnections()
+	}
 }
 
 // refuse makes the member answer every forwarded request from now on as not
@@ -242,6 +253,7 @@ func (c *Cluster) Forward(ctx context.Context, m kit.Member, req kit.Forwarded) 
 	hreq.Header.SetContentType("application/json")
 	hreq.SetBody(body)
 	err = t.client.DoDeadline(hreq, resp, deadline)
+	t.sent.Store(true)
 	switch {
 	case err == nil:
 	case errors.Is(err, fasthttp.ErrDialTimeout) || errors.Is(err, fasthttp.ErrNoFreeConns) || isRefused(err):
