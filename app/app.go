@@ -434,7 +434,8 @@ func (a *App) Edge() *httpedge.Server { return a.edge }
 func (a *App) Served() <-chan error { return a.served }
 
 // Shutdown stops the server gracefully: stop accepting and drain requests in flight
-// (each already acknowledged write is durable by then), stop the actors, close the store.
+// (each already acknowledged write is durable by then), on a cluster member hand its
+// entities over to the others (cluster.Depart), stop the actors, close the store.
 func (a *App) Shutdown(ctx context.Context) error {
 	var errs []error
 	a.setStage("cancelling background work")
@@ -444,6 +445,12 @@ func (a *App) Shutdown(ctx context.Context) error {
 		if err := a.edge.Shutdown(ctx); err != nil {
 			errs = append(errs, fmt.Errorf("drain HTTP: %w", err))
 		}
+	}
+	if a.member != nil {
+		// Before the actors stop: the entities move to the other members while this
+		// one still answers them (with "not delivered, look again").
+		a.setStage("handing the entities over to the other members")
+		a.member.cluster.Depart(ctx)
 	}
 	if err := a.close(); err != nil {
 		errs = append(errs, err)

@@ -108,7 +108,10 @@ type Cluster struct {
 	validUntil atomic.Int64
 	// unsure is set while etcd does not answer the lease's keepalive: whether the
 	// lease survives is known only once etcd answers again.
-	unsure    atomic.Bool
+	unsure atomic.Bool
+	// departing is set once Depart began: the lease is being given up on purpose, so
+	// its end is no loss to report.
+	departing atomic.Bool
 	runCtx    context.Context
 	cancel    context.CancelFunc
 	done      sync.WaitGroup
@@ -289,6 +292,9 @@ func (c *Cluster) leaseAlive(ctx context.Context) bool {
 
 // lose reports once that the member's lease is gone.
 func (c *Cluster) lose(why string) {
+	if c.departing.Load() {
+		return // Depart revoked the lease: the member is stopping anyway
+	}
 	c.lostOnce.Do(func() {
 		c.lost.Store(true)
 		c.log.Error("member lost its cluster lease: it can no longer write and must restart as a new member",
@@ -431,7 +437,13 @@ func (c *Cluster) left(m memberRecord) {
 		}
 	}
 	listeners := slices.Clone(c.onLeft)
+	t := c.transport
 	c.mu.Unlock()
+	if t != nil {
+		// No request goes to m any more: the connections kept alive to it close now,
+		// before m closes them, which would race a request sent on one.
+		t.closeIdle()
+	}
 	c.log.Warn("member left the cluster: its entities move to the others", zap.String("member", m.Name),
 		zap.String("addr", m.Addr), zap.Int("entities_known_here", len(orphans)))
 	before := c.takeovers.Load()
@@ -558,22 +570,55 @@ func (c *Cluster) Stats() Stats {
 	return Stats{Members: len(c.members), Owned: len(c.owned), Claims: c.claims.Load(), Takeovers: c.takeovers.Load()}
 }
 
-// Leave ends the membership: the lease is revoked, so every entity this member held is
-// released at once and the others take them on their next request. It returns once the
-// member's goroutines, OnMemberLeft listeners included, have ended. Call it after the
-// runtime has stopped its entities.
+// Depart hands this member's entities over to the others before it stops, in an
+// order that loses no request forwarded to it: first it refuses new forwarded requests
+// with the not-delivered answer (their senders look the owner up again and retry) and
+// waits, until ctx ends, for those it is serving; then it revokes its lease, which
+// releases every claim at once, so that the senders' next look finds no owner and
+// claims the entity themselves. From then on this member serves no entity, and any
+// write it still attempts (actors not stopped yet) fails its fence instead of landing
+// after the others took over. Call it before stopping the runtime's entities, and
+// Leave after.
+func (c *Cluster) Depart(ctx context.Context) {
+	if !c.departing.CompareAndSwap(false, true) {
+		return
+	}
+	c.mu.RLock()
+	t := c.transport
+	c.mu.RUnlock()
+	if t != nil && !t.refuse(ctx) {
+		c.log.Warn("member departs with forwarded requests still running: they end with the lease", zap.String("node", c.opts.Name))
+	}
+	// Local and Place stop answering for this member's entities at once, before etcd
+	// confirms the revocation.
+	c.validUntil.Store(0)
+	c.revoke()
+}
+
+// Leave ends the membership: the lease is revoked (unless Depart did it), so every
+// entity this member held is released at once and the others take them on their next
+// request; the listener for the other members closes. It returns once the member's
+// goroutines, OnMemberLeft listeners included, have ended. Call it after the runtime
+// has stopped its entities.
 func (c *Cluster) Leave() {
+	c.departing.Store(true)
+	c.validUntil.Store(0)
 	if c.transport != nil {
 		c.transport.close()
 	}
 	c.cancel()
+	c.revoke()
+	c.done.Wait()
+	c.log.Info("member left the cluster", zap.String("node", c.opts.Name))
+}
+
+// revoke gives up the member's lease; a second call finds it gone.
+func (c *Cluster) revoke() {
 	ctx, cancel := context.WithTimeout(context.Background(), c.opts.RequestTimeout)
 	defer cancel()
 	if _, err := c.cli.Revoke(ctx, c.lease); err != nil && !isLeaseNotFound(err) {
 		c.log.Warn("member could not release its lease: its entities move when it expires", zap.Error(err))
 	}
-	c.done.Wait()
-	c.log.Info("member left the cluster", zap.String("node", c.opts.Name))
 }
 
 func (c *Cluster) memberKey(name string) string { return c.prefix + "members/" + name }

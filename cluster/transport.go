@@ -9,6 +9,8 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -43,6 +45,16 @@ type transport struct {
 	ln     net.Listener
 	client *fasthttp.Client
 	served chan struct{}
+	// mu guards what follows: the deliveries running, and whether new ones are
+	// refused (the member departs).
+	mu       sync.Mutex
+	active   int
+	refusing bool
+	// drained, while refusing, is closed when the last running delivery ends.
+	drained chan struct{}
+	// sent is set once client sent a request: fasthttp's CloseIdleConnections reads
+	// the client's tables unguarded until its first request made them.
+	sent atomic.Bool
 }
 
 // Serve starts answering other members' requests for the entities of rt on ln (the
@@ -72,11 +84,84 @@ func (c *Cluster) Serve(rt *kit.Runtime, ln net.Listener) {
 	}()
 }
 
-// close stops serving; requests in flight finish first.
+// closeWait bounds how long a departing member waits for the others to close their
+// kept-alive connections to it (they do when they see it leave) before it closes them.
+const closeWait = 2 * time.Second
+
+// close stops serving; requests in flight finish first. The connections the others
+// keep alive are left for them to close: a connection closed here while a request is
+// on its way in would end that request with no answer, an outcome the sender cannot
+// tell from a member that died while serving it.
 func (t *transport) close() {
+	// This member's own connections to the others, which wait on it likewise.
+	t.closeIdle()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	limit := time.After(closeWait)
+	for t.server.GetOpenConnectionsCount() > 0 {
+		select {
+		case <-tick.C:
+			continue
+		case <-limit:
+		}
+		break
+	}
 	_ = t.server.Shutdown()
 	<-t.served
-	t.client.CloseIdleConnections()
+	t.closeIdle()
+}
+
+// closeIdle closes the connections to other members that no request uses now.
+func (t *transport) closeIdle() {
+	if t.sent.Load() {
+		t.client.CloseIdleConnections()
+	}
+}
+
+// refuse makes the member answer every forwarded request from now on as not
+// delivered, and waits until ctx ends for those being delivered; false if some still
+// run. New requests are refused at once rather than queued, so that a delivery that
+// waits on another member, which forwards back here, does not wait on this one.
+func (t *transport) refuse(ctx context.Context) bool {
+	t.mu.Lock()
+	t.refusing = true
+	if t.active == 0 {
+		t.mu.Unlock()
+		return true
+	}
+	if t.drained == nil {
+		t.drained = make(chan struct{})
+	}
+	drained := t.drained
+	t.mu.Unlock()
+	select {
+	case <-drained:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// enter counts a delivery in, unless the member is refusing them.
+func (t *transport) enter() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.refusing {
+		return false
+	}
+	t.active++
+	return true
+}
+
+// exit counts a delivery out.
+func (t *transport) exit() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.active--
+	if t.active == 0 && t.drained != nil {
+		close(t.drained)
+		t.drained = nil
+	}
 }
 
 // handle answers one forwarded request.
@@ -99,6 +184,17 @@ func (t *transport) handle(ctx *fasthttp.RequestCtx) {
 	if ms, err := strconv.Atoi(string(ctx.Request.Header.Peek(deadlineHeader))); err == nil && ms > 0 {
 		timeout = time.Duration(ms) * time.Millisecond
 	}
+	if !t.enter() {
+		// The member is departing: the sender looks the owner up again, and finds
+		// the entity's next one once the lease is revoked. The connection closes with
+		// the answer, so that the sender does not reuse it as the listener closes.
+		ctx.SetConnectionClose()
+		ctx.SetStatusCode(fasthttp.StatusConflict)
+		ctx.SetContentType("text/plain; charset=utf-8")
+		ctx.SetBodyString(kit.ErrNotDelivered.Error() + ": member " + t.c.opts.Name + " is leaving the cluster")
+		return
+	}
+	defer t.exit()
 	rctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	ans, err := t.rt.Deliver(rctx, req)
@@ -157,6 +253,7 @@ func (c *Cluster) Forward(ctx context.Context, m kit.Member, req kit.Forwarded) 
 	hreq.Header.SetContentType("application/json")
 	hreq.SetBody(body)
 	err = t.client.DoDeadline(hreq, resp, deadline)
+	t.sent.Store(true)
 	switch {
 	case err == nil:
 	case errors.Is(err, fasthttp.ErrDialTimeout) || errors.Is(err, fasthttp.ErrNoFreeConns) || isRefused(err):

@@ -11,6 +11,7 @@ import (
 
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/internal/etcdtest"
+	"github.com/vmplane/vmplane/internal/testwait"
 )
 
 // idle is an entity that answers nothing: the requests here never reach one.
@@ -50,5 +51,45 @@ func TestAMessageThisMemberCannotReadIsNotDelivered(t *testing.T) {
 	_, err = a.Forward(ctx, self, kit.Forwarded{Kind: "nothing", ID: "x", Msg: kit.Wired{Type: "error", Version: 1, Body: json.RawMessage(`{}`)}})
 	if !errors.Is(err, kit.ErrNotDelivered) || !strings.Contains(err.Error(), "does not hold nothing/x") {
 		t.Fatalf("forwarding to an unknown kind: %v; want not delivered", err)
+	}
+}
+
+// A departing member refuses forwarded requests as not delivered, gives its entities
+// up at once (the others claim them), and does not report the lease it revoked as lost.
+func TestADepartingMemberRefusesAndHandsOver(t *testing.T) {
+	_, a, b := twoMembers(t)
+	serve := func(m *testMember) net.Listener {
+		rt := kit.New(nil, nil, kit.EntityOptions{}, kit.WithPlacement(m.Cluster))
+		t.Cleanup(rt.Shutdown)
+		rt.StartKind("things", time.Minute, func(string) kit.Entity { return idle{} }, nil)
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Serve(rt, ln)
+		return ln
+	}
+	ln := serve(a)
+	serve(b)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, local, err := a.Place(ctx, "things", "x"); err != nil || !local {
+		t.Fatalf("a claiming things/x: local %v, %v", local, err)
+	}
+	a.Depart(ctx)
+	_, err := b.Forward(ctx, kit.Member{Name: "a", Addr: ln.Addr().String()},
+		kit.Forwarded{Kind: "things", ID: "x", Msg: kit.Wired{Type: "error", Version: 1, Body: json.RawMessage(`{}`)}})
+	if !errors.Is(err, kit.ErrNotDelivered) || !strings.Contains(err.Error(), "a: member a is leaving the cluster") {
+		t.Fatalf("forwarding to a departing member: %v; want not delivered, leaving", err)
+	}
+	if a.Local("things", "x") {
+		t.Fatal("a still serves things/x after departing")
+	}
+	testwait.Eventually(t, "b claims things/x", func() bool {
+		_, local, err := b.Place(ctx, "things", "x")
+		return err == nil && local
+	})
+	if a.lost.Load() {
+		t.Fatal("a reported the lease it gave up as lost")
 	}
 }
