@@ -297,6 +297,11 @@ type Machines struct {
 	// because the hypervisor may still finish it (a Proxmox task outlives our polling);
 	// the task stays open and the next start settles it against the hypervisor's state.
 	stopping atomic.Bool
+	// beginMu orders registering work (begin) before Stop's walk and wait: work
+	// either is registered before Stop sets stopping, and is cancelled and waited for,
+	// or sees stopping and never starts (a WaitGroup's Add after its Wait began would
+	// start a goroutine that outlives Stop).
+	beginMu sync.Mutex
 	// lists caches tenants' first list pages (machinelists.go).
 	lists *machineLists
 	// OpTimeout bounds one task's hypervisor work.
@@ -314,7 +319,9 @@ func startMachines(s *system) *Machines {
 // Stop cancels the hypervisor work in flight and waits for it; its tasks are settled by
 // the next start.
 func (m *Machines) Stop() {
+	m.beginMu.Lock()
 	m.stopping.Store(true)
+	m.beginMu.Unlock()
 	m.running.Range(func(_, v any) bool {
 		v.(context.CancelFunc)()
 		return true
@@ -707,11 +714,27 @@ func (e *machineEntity) vmidHolder(vmid int) string {
 	return string(v)
 }
 
+// begin registers a task's work, which Stop cancels and waits for, unless Stop has
+// begun: then it reports false and the work must not start.
+func (m *Machines) begin(taskID string, cancel context.CancelFunc) bool {
+	m.beginMu.Lock()
+	defer m.beginMu.Unlock()
+	if m.stopping.Load() {
+		return false
+	}
+	m.running.Store(taskID, cancel)
+	m.wg.Add(1)
+	return true
+}
+
 // run performs an operation's hypervisor work on its own goroutine.
 func (m *Machines) run(machineID, taskID string, ref hypervisor.Ref, op Operation) {
 	ctx, cancel := context.WithTimeout(context.Background(), m.OpTimeout)
-	m.running.Store(taskID, context.CancelFunc(cancel))
-	m.wg.Add(1)
+	if !m.begin(taskID, cancel) {
+		// Stopping: the task stays open, and the next start settles it.
+		cancel()
+		return
+	}
 	go func() {
 		defer m.wg.Done()
 		defer cancel()
@@ -1023,14 +1046,10 @@ func (e *machineEntity) settle(ctx *kit.Ctx, taskID string) {
 	// Registered as running while it waits: a second settle of the task is a no-op,
 	// and Stop cancels the wait, leaving the task open for the next owner.
 	wctx, wcancel := context.WithCancel(context.Background())
-	ms.running.Store(taskID, context.CancelFunc(wcancel))
-	if ms.stopping.Load() {
-		// Stop may have walked the running tasks before this one was stored.
-		ms.running.Delete(taskID)
+	if !ms.begin(taskID, wcancel) {
 		wcancel()
 		return
 	}
-	ms.wg.Add(1)
 	go func() {
 		defer ms.wg.Done()
 		defer ms.running.Delete(taskID)
