@@ -16,23 +16,12 @@ import (
 // effective setting with where it came from, secrets masked. Exit status: 0 valid, 2
 // not (one line naming the setting, the value and the file).
 func configCmd(env cli.Env) *cobra.Command {
-	check := &cobra.Command{
+	check := checkCmd(env, &cobra.Command{
 		Use:   "check [--config FILE] [serve's flags]",
 		Short: "validate the configuration (--config FILE, environment, flags) and print it, secrets masked",
 		Long: "Validates the configuration serve would use (file, environment, flags) and prints the\n" +
 			"effective settings, secrets masked. It takes serve's flags.",
-		Args:        cobra.ArbitraryArgs, // Load names extra arguments as a configuration error
-		Annotations: goFlags,
-	}
-	settings := settingsFlags(check, env)
-	check.RunE = func(_ *cobra.Command, args []string) error {
-		l, err := settings.Load(args, env.Getenv)
-		if err != nil {
-			fmt.Fprintf(env.Stderr, "vmplane: %v\n", err)
-			return exit(2)
-		}
-		return exit(printConfig(l, env.Stdout, env.Stderr))
-	}
+	}, func(l app.Loaded) int { return printConfig(l, env.Stdout, env.Stderr) })
 	return cli.Group(&cobra.Command{Use: "config", Short: "the server's configuration"}, check)
 }
 

@@ -76,6 +76,24 @@ func settingsFlags(c *cobra.Command, env cli.Env) *app.Flags {
 	return f
 }
 
+// checkCmd is a `check` subcommand that reads the configuration exactly as serve would
+// (its flags, environment and file) and hands it to run, whose result is the exit
+// status; settings that do not load exit 2 with one line naming what is wrong.
+func checkCmd(env cli.Env, c *cobra.Command, run func(app.Loaded) int) *cobra.Command {
+	c.Args = cobra.ArbitraryArgs // Load names extra arguments as a configuration error
+	c.Annotations = goFlags
+	settings := settingsFlags(c, env)
+	c.RunE = func(_ *cobra.Command, args []string) error {
+		l, err := settings.Load(args, env.Getenv)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "vmplane: %v\n", err)
+			return exit(2)
+		}
+		return exit(run(l))
+	}
+	return c
+}
+
 // hashWorkerCmd is the password hashing process serve starts: see
 // auth.AuthOptions.HashCommand.
 func hashWorkerCmd(env cli.Env) *cobra.Command {

@@ -18,23 +18,12 @@ import (
 // connection to Proxmox and the API token's privileges and prints what is missing.
 // Exit status: 0 all good, 1 unreachable, refused or missing privileges, 2 bad settings.
 func proxmoxCmd(env cli.Env) *cobra.Command {
-	check := &cobra.Command{
+	check := checkCmd(env, &cobra.Command{
 		Use:   "check [serve's --proxmox-* flags]",
 		Short: "test the connection to Proxmox VE and the API token's privileges",
 		Long: "Tests the connection to Proxmox VE and the API token's privileges, with the settings serve would use\n" +
 			"(its flags, environment and configuration file).",
-		Args:        cobra.ArbitraryArgs, // Load names extra arguments as a configuration error
-		Annotations: goFlags,
-	}
-	settings := settingsFlags(check, env)
-	check.RunE = func(_ *cobra.Command, args []string) error {
-		l, err := settings.Load(args, env.Getenv)
-		if err != nil {
-			fmt.Fprintf(env.Stderr, "vmplane: %v\n", err)
-			return exit(2)
-		}
-		return exit(checkProxmox(l.Config, env.Stdout, env.Stderr))
-	}
+	}, func(l app.Loaded) int { return checkProxmox(l.Config, env.Stdout, env.Stderr) })
 	return cli.Group(&cobra.Command{Use: "proxmox", Short: "the Proxmox VE cluster the proxmox driver drives"}, check)
 }
 
