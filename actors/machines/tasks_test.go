@@ -100,23 +100,11 @@ func TestTasksWaitFollowsTheStore(t *testing.T) {
 }
 func TestULIDTimePrefixBoundsLaterIDs(t *testing.T) {
 	before := persistence.NewID()
-	at := laterMilli(t, time.Now())
-	laterMilli(t, at)
+	at := testwait.PastMilli(t, time.Now())
+	testwait.PastMilli(t, at)
 	after := persistence.NewID()
 	p := ulidTimePrefix(at)
 	if len(p) != 10 || !(before < p) || !(p < after) {
 		t.Fatalf("got prefix %q between %q and %q; want it to separate them", p, before, after)
 	}
-}
-
-// laterMilli waits for the clock to pass the millisecond of t (a ULID's and a stored
-// time's resolution) and returns the time it then reads.
-func laterMilli(t *testing.T, after time.Time) time.Time {
-	t.Helper()
-	var now time.Time
-	testwait.Eventually(t, "the clock to pass "+after.Format(time.StampMilli), func() bool {
-		now = time.Now()
-		return now.UnixMilli() > after.UnixMilli()
-	})
-	return now
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/vmplane/vmplane/actors/events"
 	"github.com/vmplane/vmplane/actors/kit/kittest"
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/internal/testwait"
 
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/persistence"
@@ -137,7 +138,7 @@ func TestAlertListFilters(t *testing.T) {
 	n1 := raise(alerts.AlertNodeOffline, alerts.SeverityCritical, "pve1", nil)
 	t1 := raise(alerts.AlertTaskFailed, alerts.SeverityWarning, "M1", &tenant)
 	mid := time.Now().UTC()
-	laterMilli(t, mid)
+	testwait.PastMilli(t, mid)
 	raise(alerts.AlertTaskFailed, alerts.SeverityWarning, "M2", &tenant)
 	if _, err := s.Alerts.Resolve(ctx, alerts.AlertNodeOffline, "pve1"); err != nil {
 		t.Fatal(err)

@@ -16,7 +16,6 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/vmplane/vmplane/internal/etcdtest"
-	"github.com/vmplane/vmplane/internal/testwait"
 	"github.com/vmplane/vmplane/persistence"
 )
 
@@ -331,16 +330,4 @@ func TestWatchersOnASharedStoreSeeOtherMembersRecords(t *testing.T) {
 	kittest.WaitFor(t, "the other member's task_failed alert resolved", func() bool {
 		return monKeys(t, s, persistence.Prefix("alert-cond", alerts.AlertTaskFailed)) == 0
 	})
-}
-
-// laterMilli waits for the clock to pass the millisecond of t (a ULID's and a stored
-// time's resolution) and returns the time it then reads.
-func laterMilli(t *testing.T, after time.Time) time.Time {
-	t.Helper()
-	var now time.Time
-	testwait.Eventually(t, "the clock to pass "+after.Format(time.StampMilli), func() bool {
-		now = time.Now()
-		return now.UnixMilli() > after.UnixMilli()
-	})
-	return now
 }

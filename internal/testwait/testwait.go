@@ -31,6 +31,18 @@ type T interface {
 	Fatalf(format string, args ...any)
 }
 
+// PastMilli waits for the clock to pass the millisecond of after (a ULID's and a
+// stored time's resolution) and returns the time it then reads.
+func PastMilli(t T, after time.Time) time.Time {
+	t.Helper()
+	var now time.Time
+	Eventually(t, "the clock to pass "+after.Format(time.StampMilli), func() bool {
+		now = time.Now()
+		return now.UnixMilli() > after.UnixMilli()
+	})
+	return now
+}
+
 // Eventually polls cond until it returns true. It fails the test with what when cond
 // is still false after Timeout: what names what the test waits for ("two backups"), or
 // what is wrong when it never comes ("the schedule took no backup").
