@@ -1,6 +1,10 @@
 package hypervisor
 
-import "regexp"
+import (
+	"regexp"
+
+	"github.com/vmplane/vmplane/apierr"
+)
 
 // What Proxmox VE itself refuses of a machine's shape (qemu-server's parameter schema,
 // as pvefake answers it); both drivers check it before they ask, the sim as a Proxmox
@@ -15,6 +19,8 @@ const (
 	MinCores, MaxCores = 1, 1024
 	MinMemoryMB        = 16
 	MinDiskGB          = 1
+	// MinVMID and MaxVMID bound a vmid, as Proxmox's /cluster/nextid does.
+	MinVMID, MaxVMID = 100, 999_999_999
 )
 
 // vmName is Proxmox's format of a VM name (dns-name): dot-separated labels of 1..63
@@ -26,3 +32,34 @@ func ValidVMName(name string) bool { return vmName.MatchString(name) }
 
 // VMNameRule says what ValidVMName takes, as the message refusing another name.
 const VMNameRule = "must be a DNS name: letters, digits, '-' and '.', at most 63 per label"
+
+// CheckCreate checks what Proxmox refuses of a create's own values and fills in the
+// defaults a Proxmox clone keeps from its template when the caller names none (1 core,
+// 1 GiB): both drivers create through it.
+func CheckCreate(spec *CreateSpec) error {
+	invalid := func(field, format string, args ...any) error {
+		return apierr.Invalid(apierr.Field(field, format, args...))
+	}
+	if spec.VMID != 0 && (spec.VMID < MinVMID || spec.VMID > MaxVMID) {
+		return invalid("vmid", "must be %d..%d", MinVMID, MaxVMID)
+	}
+	if spec.Name != "" && !ValidVMName(spec.Name) {
+		return invalid("name", VMNameRule)
+	}
+	if spec.CPUCores == 0 {
+		spec.CPUCores = 1
+	}
+	if spec.MemoryMB == 0 {
+		spec.MemoryMB = 1024
+	}
+	if spec.CPUCores < MinCores || spec.CPUCores > MaxCores {
+		return invalid("cpu_cores", "must be %d..%d", MinCores, MaxCores)
+	}
+	if spec.MemoryMB < MinMemoryMB {
+		return invalid("memory_mb", "must be at least %d", MinMemoryMB)
+	}
+	if spec.DiskGB < 0 {
+		return invalid("disk_gb", "must be 0 (the template's size) or more")
+	}
+	return nil
+}

@@ -18,36 +18,15 @@ import (
 	"github.com/vmplane/vmplane/hypervisor"
 )
 
-const (
-	minVMID = 100
-	maxVMID = 999_999_999
-	// cleanupTimeout bounds the removal of a half-created machine.
-	cleanupTimeout = 2 * time.Minute
-)
+// cleanupTimeout bounds the removal of a half-created machine.
+const cleanupTimeout = 2 * time.Minute
 
-// validateCreate checks a spec and fills in the defaults a clone keeps from a template
-// when the caller names none (the sim's: 1 core, 1 GiB).
+// validateCreate checks a spec (hypervisor.CheckCreate) and fills in the defaults a
+// clone keeps from a template when the caller names none; the keys go into one
+// cloud-init value, a line each.
 func validateCreate(spec *hypervisor.CreateSpec) error {
-	if spec.VMID != 0 && (spec.VMID < minVMID || spec.VMID > maxVMID) {
-		return invalid("vmid", "must be %d..%d", minVMID, maxVMID)
-	}
-	if spec.Name != "" && !hypervisor.ValidVMName(spec.Name) {
-		return invalid("name", hypervisor.VMNameRule)
-	}
-	if spec.CPUCores == 0 {
-		spec.CPUCores = 1
-	}
-	if spec.MemoryMB == 0 {
-		spec.MemoryMB = 1024
-	}
-	if spec.CPUCores < hypervisor.MinCores || spec.CPUCores > hypervisor.MaxCores {
-		return invalid("cpu_cores", "must be %d..%d", hypervisor.MinCores, hypervisor.MaxCores)
-	}
-	if spec.MemoryMB < hypervisor.MinMemoryMB {
-		return invalid("memory_mb", "must be at least %d", hypervisor.MinMemoryMB)
-	}
-	if spec.DiskGB < 0 {
-		return invalid("disk_gb", "must be 0 (the template's size) or more")
+	if err := hypervisor.CheckCreate(spec); err != nil {
+		return err
 	}
 	for i, k := range spec.SSHKeys {
 		if strings.ContainsAny(k, "\r\n") {

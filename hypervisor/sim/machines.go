@@ -14,8 +14,8 @@ import (
 // Limits of the simulated hypervisor, Proxmox's own (those of cores, memory, disks and
 // names are hypervisor.MinCores and its siblings, which the Proxmox driver checks too).
 const (
-	minVMID = 100
-	maxVMID = 999_999_999
+	minVMID = hypervisor.MinVMID
+	maxVMID = hypervisor.MaxVMID
 	maxSCSI = 30 // scsi0..scsi30
 )
 
@@ -166,32 +166,9 @@ func (d *Driver) OnCreated(hook func(vmid int)) {
 	d.created = hook
 }
 
-// validateCreate checks the spec's own values and fills in the defaults a Proxmox
-// clone would keep from the template (1 core, 1 GiB).
-func validateCreate(spec *hypervisor.CreateSpec) error {
-	if spec.VMID != 0 && (spec.VMID < minVMID || spec.VMID > maxVMID) {
-		return invalid("vmid", "must be %d..%d", minVMID, maxVMID)
-	}
-	if spec.Name != "" && !hypervisor.ValidVMName(spec.Name) {
-		return invalid("name", hypervisor.VMNameRule)
-	}
-	if spec.CPUCores == 0 {
-		spec.CPUCores = 1
-	}
-	if spec.MemoryMB == 0 {
-		spec.MemoryMB = 1024
-	}
-	if spec.CPUCores < hypervisor.MinCores || spec.CPUCores > hypervisor.MaxCores {
-		return invalid("cpu_cores", "must be %d..%d", hypervisor.MinCores, hypervisor.MaxCores)
-	}
-	if spec.MemoryMB < hypervisor.MinMemoryMB {
-		return invalid("memory_mb", "must be at least %d", hypervisor.MinMemoryMB)
-	}
-	if spec.DiskGB < 0 {
-		return invalid("disk_gb", "must be 0 (the template's size) or more")
-	}
-	return nil
-}
+// validateCreate checks the spec's own values as a Proxmox node would, and fills in
+// the defaults a clone keeps from its template (hypervisor.CheckCreate).
+func validateCreate(spec *hypervisor.CreateSpec) error { return hypervisor.CheckCreate(spec) }
 
 // Destroy stops the machine if needed and deletes it with its disks and firewall rules.
 // Its backups stay on the backup storage, as vzdump archives do, and can be restored.

@@ -507,16 +507,7 @@ func (d *Driver) changeStored(ctx context.Context, vmid int, fn func() error) er
 }
 
 // pause waits a moment for a write of this member's own to land, or until ctx ends.
-func pause(ctx context.Context) error {
-	t := time.NewTimer(time.Millisecond)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return hypervisor.ContextError(ctx.Err())
-	}
-}
+func pause(ctx context.Context) error { return sleep(ctx, time.Millisecond) }
 
 // readError is the error of a call that could not read the shared world.
 func readError(err error) error {

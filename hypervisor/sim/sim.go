@@ -385,7 +385,12 @@ func (d *Driver) wait(ctx context.Context) error {
 	if d.delay <= 0 {
 		return hypervisor.ContextError(ctx.Err())
 	}
-	t := time.NewTimer(d.delay)
+	return sleep(ctx, d.delay)
+}
+
+// sleep waits for d, or returns early when ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-t.C:
