@@ -45,7 +45,7 @@ func (a *App) joinCluster(cfg Config, log *zap.Logger) (*member, error) {
 		endpoints = append(endpoints, strings.TrimSpace(e))
 	}
 	store, err := persistence.OpenEtcd(persistence.EtcdOptions{Endpoints: endpoints, Prefix: cfg.EtcdPrefix, TLS: tlsConfig,
-		Logger: log.Named("store")})
+		RequestTimeout: cfg.EtcdRequestTimeout, Logger: log.Named("store")})
 	if err != nil {
 		return nil, fmt.Errorf("etcd %s: %w", cfg.EtcdEndpoints, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/tenants"
@@ -31,6 +32,10 @@ func startCluster(t *testing.T, n int, mutate ...func(*Config)) ([]*testServer, 
 			c.ClusterAddr = "127.0.0.1:0"
 			// The key lives in etcd, created once by the first member.
 			c.JWTKey = ""
+			// Generous: the embedded etcd fsyncs on a shared test machine's disk, where
+			// one write now and then takes seconds; the outage tests cut etcd off,
+			// which the probe notices whatever this is.
+			c.EtcdRequestTimeout = 10 * time.Second
 			for _, m := range mutate {
 				m(c)
 			}

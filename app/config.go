@@ -14,6 +14,8 @@ import (
 
 	"github.com/spf13/pflag"
 	"go.uber.org/zap/zapcore"
+
+	"github.com/vmplane/vmplane/persistence"
 )
 
 // Config is every setting of `vmplane serve`.
@@ -128,6 +130,8 @@ type Config struct {
 	EtcdCAFile    string
 	EtcdCertFile  string
 	EtcdKeyFile   string
+	// EtcdRequestTimeout bounds one request to etcd.
+	EtcdRequestTimeout time.Duration
 }
 
 // ProxmoxConfig are the settings of the proxmox driver.
@@ -243,6 +247,7 @@ func (c *Config) table() []setting {
 		str(&c.EtcdCAFile, "etcd-ca-file", "VMPLANE_ETCD_CA_FILE", "", "PEM file of the CA that signed etcd's certificate (TLS to etcd)"),
 		str(&c.EtcdCertFile, "etcd-cert-file", "VMPLANE_ETCD_CERT_FILE", "", "client certificate (PEM) for etcd"),
 		str(&c.EtcdKeyFile, "etcd-key-file", "VMPLANE_ETCD_KEY_FILE", "", "client certificate's key (PEM) for etcd"),
+		dur(&c.EtcdRequestTimeout, "etcd-request-timeout", "VMPLANE_ETCD_REQUEST_TIMEOUT", persistence.DefaultEtcdRequestTimeout, "timeout of one request to etcd: a write it ends answers 504 (it may have been applied); raise it when etcd's disk is slow"),
 		num(&c.StoreMinFreeMB, "store-min-free-mb", "VMPLANE_STORE_MIN_FREE_MB", 0, "writes are refused (507) while the data directory's disk has less free space than this, in MiB (0: 4 memtables + 16 MiB, 80 MiB; negative: never)"),
 	}
 }
@@ -452,6 +457,9 @@ func (c *Config) validate() error {
 		}},
 		{c.EtcdEndpoints != "" && hostPortInvalid(c.ClusterAddr), func() *ConfigError {
 			return c.bad("cluster-addr", c.ClusterAddr, "must be host:port in cluster mode (--etcd-endpoints is set), as the other members reach this one")
+		}},
+		{c.EtcdRequestTimeout < 100*time.Millisecond || c.EtcdRequestTimeout > time.Minute, func() *ConfigError {
+			return c.bad("etcd-request-timeout", c.EtcdRequestTimeout, "must be 100ms..1m")
 		}},
 		{(c.EtcdCertFile == "") != (c.EtcdKeyFile == ""), func() *ConfigError {
 			return c.bad("etcd-cert-file", c.EtcdCertFile, "needs --etcd-key-file too, and the other way round")

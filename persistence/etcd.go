@@ -32,13 +32,15 @@ package persistence
 //   - Watch hears of this process's own writes synchronously, before their Commit
 //     returns, and of every member's writes (its own again: harmless) from an etcd
 //     watch on the prefix, resumed from the last revision seen after a disconnect.
-//   - While etcd does not answer (a request timed out, the probe failed), writes fail at
-//     once with apierr.ErrUnavailable "etcd unreachable: ..." and Health says so; the
-//     probe reads from etcd every second, so both heal by themselves when it returns.
-//   - A write whose outcome is unknown (etcd unreachable, or the request timed out after
-//     it was sent) fails with apierr.ErrUnavailable; it may have been applied, whole or
-//     not at all (one transaction): callers retry with the same operation id. Watchers
-//     hear of its keys either way.
+//   - While etcd does not answer (a connection failed, or the probe timed out twice in a
+//     row), writes fail at once with apierr.ErrUnavailable "etcd unreachable: ..." and
+//     Health says so; the probe reads from etcd every second, so both heal by themselves
+//     when it returns. One request that timed out fails alone: a slow disk under etcd
+//     is not an outage.
+//   - A write whose outcome is unknown fails with apierr.ErrUnavailable (etcd
+//     unreachable) or apierr.ErrTimeout (the request timed out after it was sent); it
+//     may have been applied, whole or not at all (one transaction): callers retry with
+//     the same operation id. Watchers hear of its keys either way.
 
 import (
 	"bytes"
@@ -615,12 +617,15 @@ func (s *Etcd) requestError(what string, err error, nOps int) error {
 	case errors.Is(err, rpctypes.ErrNoSpace):
 		return fmt.Errorf("%w: %w", apierr.New(apierr.ErrInsufficientStorage,
 			"etcd's database is full (its --quota-backend-bytes): compact and defragment it"), err)
-	case isUnreachable(err) && nOps > 0 && (errors.Is(err, context.DeadlineExceeded) || status.Code(err) == codes.DeadlineExceeded):
+	case timedOut(err) && nOps > 0:
 		// A transaction sent that got no answer may still be applied: a 504 says so
 		// (an idempotent request's key then stays claimed), where a 503 would tell the
-		// client that nothing changed.
-		s.unhealthy(err)
-		return fmt.Errorf("%w: %w", apierr.New(apierr.ErrTimeout, "etcd did not answer in time; the write may have been applied"), err)
+		// client that nothing changed. One slow answer is a busy disk as often as a
+		// hung etcd, and while etcd is taken for unreachable every write fails at
+		// once: the probe decides that (two timeouts in a row), not one request.
+		return fmt.Errorf("%w: %w", apierr.New(apierr.ErrTimeout, "etcd did not answer within %s; the write may have been applied", s.timeout), err)
+	case timedOut(err):
+		return fmt.Errorf("%w: %w", apierr.New(apierr.ErrUnavailable, "etcd did not answer within %s", s.timeout), err)
 	case isUnreachable(err):
 		return fmt.Errorf("%w: %w", s.unhealthy(err), err)
 	case errors.Is(err, rpctypes.ErrTooManyRequests) || status.Code(err) == codes.ResourceExhausted:
@@ -630,6 +635,11 @@ func (s *Etcd) requestError(what string, err error, nOps int) error {
 	default:
 		return internal(what, err)
 	}
+}
+
+// timedOut reports an etcd request that got no answer within its deadline.
+func timedOut(err error) bool {
+	return errors.Is(err, context.DeadlineExceeded) || status.Code(err) == codes.DeadlineExceeded
 }
 
 // isUnreachable recognises the errors of an etcd that does not answer, or has no
@@ -647,7 +657,11 @@ func isUnreachable(err error) bool {
 }
 
 // isUnknownOutcome reports whether a failed write may nevertheless have been applied.
-func isUnknownOutcome(err error) bool { return errors.Is(err, apierr.ErrUnavailable) }
+// Both the 503 of an unreachable etcd and the 504 of a transaction that got no answer
+// in time may have been applied.
+func isUnknownOutcome(err error) bool {
+	return errors.Is(err, apierr.ErrUnavailable) || errors.Is(err, apierr.ErrTimeout)
+}
 
 // unhealthy records that etcd does not answer and returns the error writes fail with.
 func (s *Etcd) unhealthy(cause error) *apierr.Error {
@@ -710,18 +724,18 @@ func (s *Etcd) probe(ctx context.Context) {
 			return // closing: not an outage
 		}
 		s.metrics.observe("get", start, err)
-		timedOut := errors.Is(err, context.DeadlineExceeded) || status.Code(err) == codes.DeadlineExceeded
+		late := timedOut(err)
 		switch {
 		case err == nil:
 			s.healthy()
-		case timedOut && !slow:
+		case late && !slow:
 			// One slow answer is a busy machine as often as a hung etcd, and while
 			// etcd is taken for unreachable every write fails at once: a second
 			// timeout in a row decides. A refused connection decides at once.
-		default:
-			_ = s.requestError("health probe failed", err, 0)
+		case isUnreachable(err):
+			s.unhealthy(err)
 		}
-		slow = timedOut
+		slow = late
 	}
 }
 

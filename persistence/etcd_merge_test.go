@@ -2,9 +2,14 @@ package persistence
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"testing"
 
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/internal/etcdtest"
 )
 
@@ -63,5 +68,41 @@ func TestEtcdQueuedBatchesShareTransactions(t *testing.T) {
 	}
 	if got := s.Stats().Commits; got != 6 {
 		t.Errorf("Stats().Commits = %d; want 6", got)
+	}
+}
+
+// TestEtcdOneLateAnswerIsNotAnOutage: a request etcd answered too late fails alone (a
+// write with 504, as it may have been applied; a read with 503) and Health stays ok,
+// where a refused connection turns it unavailable at once. CI caught a cluster test's
+// member refusing every write for a second after one slow fsync under the embedded
+// etcd.
+func TestEtcdOneLateAnswerIsNotAnOutage(t *testing.T) {
+	srv := etcdtest.Start(t)
+	s, err := OpenEtcd(EtcdOptions{Endpoints: srv.Endpoints()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	late := status.Error(codes.DeadlineExceeded, "context deadline exceeded")
+	for _, c := range []struct {
+		err  error
+		nOps int
+		want *apierr.Error
+	}{
+		{context.DeadlineExceeded, 1, apierr.ErrTimeout},
+		{late, 2, apierr.ErrTimeout},
+		{late, 0, apierr.ErrUnavailable},
+	} {
+		got := s.requestError("request", c.err, c.nOps)
+		if !errors.Is(got, c.want) || !isUnknownOutcome(got) {
+			t.Errorf("requestError(%v, %d ops) = %v; want %s, an unknown outcome", c.err, c.nOps, got, c.want.Code)
+		}
+		if h := s.Health(); h != nil {
+			t.Fatalf("Health() after one late answer (%v, %d ops) = %v; want nil", c.err, c.nOps, h)
+		}
+	}
+	_ = s.requestError("request", status.Error(codes.Unavailable, "connection refused"), 1)
+	if h := s.Health(); !errors.Is(h, apierr.ErrUnavailable) {
+		t.Fatalf("Health() after a refused connection = %v; want unavailable", h)
 	}
 }
