@@ -480,7 +480,7 @@ type UserChange struct {
 	// dropped), a user needs one (tenant_id in the same change when it had none).
 	Role *string `json:"role,omitempty" openapi:"enum=admin|user"`
 	// TenantID moves a user to another tenant.
-	TenantID *string `json:"tenant_id,omitempty" openapi:"minLength=1,maxLength=64"`
+	TenantID *string `json:"tenant_id,omitempty" openapi:"minLength=1,limit=id"`
 	// Disabled suspends a user (true) or lets it log in again (false).
 	Disabled *bool `json:"disabled,omitempty"`
 }
