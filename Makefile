@@ -72,11 +72,13 @@ deb rpm:
 	done
 	$(SUMS)
 
-## test: vet, then every test (fuzz seed corpora included) with the race detector; then
+## test: vet, then every test (fuzz seed corpora included) with the race detector, the
+## actors' tests again with every request crossing members (VMPLANE_TEST_WIRE=1); then
 ## the generated API client of clientcheck/ (its own module) against a real server
 test:
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 15m ./...
+	VMPLANE_TEST_WIRE=1 $(GO) test -race -count=1 -timeout 5m ./actors/...
 	cd clientcheck && $(GO) vet ./... && $(GO) test -race -count=1 -timeout 5m ./...
 
 ## client: fetch /api/openapi.json from a real server into clientcheck/openapi.json and
