@@ -247,7 +247,6 @@ func TestOpenAPIConformance(t *testing.T) {
 	// System and auth.
 	ok(req{method: "GET", path: "/api/health"}, 200)
 	ok(req{method: "GET", path: "/metrics"}, 200)
-	admin := s.adminToken()
 	pair := s.login(testAdminEmail, testAdminPassword)
 	fails(req{method: "POST", path: "/api/auth/login", body: map[string]string{"email": testAdminEmail, "password": "wrong password"}}, 401, "invalid_credentials")
 	fails(req{method: "POST", path: "/api/auth/login", body: map[string]string{"email": testAdminEmail}}, 400, "invalid_request")
@@ -273,7 +272,7 @@ func TestOpenAPIConformance(t *testing.T) {
 	var changed tokenPair
 	ok(req{method: "POST", path: "/api/auth/password", token: own.Token, body: map[string]string{"current_password": testAdminPassword, "new_password": "another-password"}}, 200).decode(t, &changed)
 	ok(req{method: "POST", path: "/api/auth/password", token: changed.Token, body: map[string]string{"current_password": "another-password", "new_password": testAdminPassword}}, 200)
-	admin = s.adminToken()
+	admin := s.adminToken()
 
 	// The hypervisor routes, as an operator.
 	ok(req{method: "POST", path: "/api/virt/sync", token: admin}, 200)

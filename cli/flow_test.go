@@ -1,6 +1,8 @@
 package cli_test
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -175,6 +177,46 @@ func TestFlow(t *testing.T) {
 	w.okJSON(&mine, "machine", "list")
 	if len(mine) != 2 {
 		t.Fatalf("after remote switch: got %d machines; want 2", len(mine))
+	}
+	// Its own account: a second session (an API client elsewhere) is listed and
+	// ended; the password changes, the CLI's own session goes on, the old password
+	// no longer signs in.
+	elsewhere, err := client.New(w.base, client.WithCredentials("ops@acme.test", "a long enough password"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := elsewhere.Login(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var sessions []client.Session
+	w.okJSON(&sessions, "session", "list")
+	if len(sessions) != 2 || !sessions[1].Current || sessions[0].Current {
+		t.Fatalf("session list: %+v; want the API client's session, then the CLI's (current)", sessions)
+	}
+	if sessions[1].UserAgent != "vmplane-cli" || sessions[0].UserAgent != client.DefaultUserAgent {
+		t.Fatalf("session list: %+v; want the CLI's and the Go client's user agents", sessions)
+	}
+	if out := w.ok("session", "list"); !regexp.MustCompile(sessions[1].ID + `\s+\*\s`).MatchString(out) {
+		t.Fatalf("session table: %q; want the CLI's own session marked *", out)
+	}
+	w.ok("session", "end", sessions[0].ID)
+	w.fails(1, "not_found", "session", "end", sessions[0].ID)
+	if r := w.run("wrong password\nanother long password\n", "password", "--password-stdin"); r.code != 1 || !strings.Contains(r.err, "current_password") {
+		t.Fatalf("password with a wrong current one: %d %q; want exit 1 naming current_password", r.code, r.err)
+	}
+	if r := w.run("a long enough password\nanother long password\n", "password", "--password-stdin"); r.code != 0 {
+		t.Fatalf("password: %d %s", r.code, r.err)
+	}
+	w.okJSON(&sessions, "session", "list")
+	if len(sessions) != 1 || !sessions[0].Current {
+		t.Fatalf("after the password change: %+v; want the CLI's session alone", sessions)
+	}
+	old, err := client.New(w.base, client.WithCredentials("ops@acme.test", "a long enough password"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := old.Login(context.Background()); !errors.Is(err, client.ErrInvalidCredentials) {
+		t.Fatalf("the old password: %v; want invalid credentials", err)
 	}
 	w.ok("logout")
 	w.fails(1, "not logged in to acme", "machine", "list")

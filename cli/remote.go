@@ -14,6 +14,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
+
+	"github.com/vmplane/vmplane/cli/remotes"
 )
 
 func (a *app) remoteCmd() *cobra.Command {
@@ -37,7 +39,7 @@ func (a *app) remoteCmd() *cobra.Command {
 			if _, ok := cfg.Remote(name); ok {
 				return fmt.Errorf("remote %q exists already (remove it first)", name)
 			}
-			cfg.Remotes = append(cfg.Remotes, Remote{Name: name, URL: trimBase(u.String())})
+			cfg.Remotes = append(cfg.Remotes, Remote{Name: name, URL: remotes.TrimBase(u.String())})
 			current := cfg.Current == ""
 			if current {
 				cfg.Current = name
@@ -46,9 +48,9 @@ func (a *app) remoteCmd() *cobra.Command {
 				return err
 			}
 			if current {
-				a.done("added remote %s (%s), now the current one; log in with 'vmplane login'", name, trimBase(u.String()))
+				a.done("added remote %s (%s), now the current one; log in with 'vmplane login'", name, remotes.TrimBase(u.String()))
 			} else {
-				a.done("added remote %s (%s); use it with --remote %s or 'vmplane remote switch %s'", name, trimBase(u.String()), name, name)
+				a.done("added remote %s (%s); use it with --remote %s or 'vmplane remote switch %s'", name, remotes.TrimBase(u.String()), name, name)
 			}
 			return nil
 		},
@@ -201,7 +203,7 @@ by itself for as long as the server's refresh tokens last (30 days by default).`
 				return err
 			}
 			hc := &http.Client{Transport: newTransport(), Timeout: time.Minute}
-			creds, err := login(cmd.Context(), hc, t.base, email, password)
+			creds, err := remotes.Login(cmd.Context(), hc, t.base, email, password)
 			if err != nil {
 				return err
 			}
@@ -272,8 +274,8 @@ func (a *app) logoutCmd() *cobra.Command {
 				fmt.Fprintf(a.env.Stderr, "not logged in to %s\n", firstOf(t.name, t.base))
 				return nil
 			}
-			s := &session{store: st, remote: t.name, base: t.base, next: newTransport(), creds: cr}
-			if err := s.logout(cmd.Context()); err != nil {
+			s := remotes.NewSession(st, t.name, t.base, newTransport(), cr)
+			if err := s.Logout(cmd.Context()); err != nil {
 				return err
 			}
 			fmt.Fprintf(a.env.Stdout, "logged out of %s\n", t.name)

@@ -73,7 +73,7 @@ type app struct {
 	tenant string // --tenant
 	output string // -o
 
-	sess *session // the stored login the command uses, if any
+	sess *remotes.Session // the stored login the command uses, if any
 }
 
 // InitCompletion adds cobra's completion command to root, with its help in our words.
@@ -93,7 +93,7 @@ func InitCompletion(root *cobra.Command) {
 func Commands(env Env) []*cobra.Command {
 	a := &app{env: env}
 	global := a.globalFlags()
-	cmds := []*cobra.Command{a.remoteCmd(), a.loginCmd(), a.logoutCmd(), a.tenantCmd(), a.userCmd(), a.machineCmd(),
+	cmds := []*cobra.Command{a.remoteCmd(), a.loginCmd(), a.logoutCmd(), a.passwordCmd(), a.sessionCmd(), a.tenantCmd(), a.userCmd(), a.machineCmd(),
 		a.taskCmd(), a.eventsCmd(), a.firewallCmd(), a.templateCmd(), a.overviewCmd(),
 		a.scheduleCmd(), a.backupCmd(), a.healthCheckCmd(), a.alertCmd(), a.monitoringCmd()}
 	for _, c := range cmds {
@@ -146,7 +146,7 @@ func SimilarGlobalFlags(arg string) []string {
 // route without a tenant names the --tenant flag.
 func (a *app) explain(err error) error {
 	if err != nil && a.sess != nil && errors.Is(err, client.ErrUnauthorized) {
-		if ended := a.sess.endedErr(); ended != nil {
+		if ended := a.sess.Ended(); ended != nil {
 			return ended
 		}
 	}
@@ -398,9 +398,9 @@ func (a *app) target() (Store, target, error) {
 	u := firstOf(a.url, a.getenv("VMPLANE_URL"))
 	name := firstOf(a.remote, a.getenv("VMPLANE_REMOTE"))
 	if u != "" {
-		t := target{base: trimBase(u)}
+		t := target{base: remotes.TrimBase(u)}
 		for _, r := range cfg.Remotes {
-			if trimBase(r.URL) == t.base && (name == "" || name == r.Name) {
+			if remotes.TrimBase(r.URL) == t.base && (name == "" || name == r.Name) {
 				t.name = r.Name // its login goes with it
 				break
 			}
@@ -417,7 +417,7 @@ func (a *app) target() (Store, target, error) {
 	if !ok {
 		return st, target{}, usagef("no remote %q (see 'vmplane remote list')", name)
 	}
-	return st, target{name: r.Name, base: trimBase(r.URL)}, nil
+	return st, target{name: r.Name, base: remotes.TrimBase(r.URL)}, nil
 }
 
 func firstOf(s ...string) string {
@@ -442,7 +442,7 @@ func (a *app) client() (*client.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := client.New(base, client.WithHTTPClient(hc))
+	c, err := client.New(base, client.WithHTTPClient(hc), client.WithUserAgent(remotes.UserAgent))
 	if err != nil {
 		return nil, usageError{err}
 	}
@@ -476,7 +476,7 @@ func (a *app) connect() (string, *http.Client, error) {
 	if !ok {
 		return "", nil, fmt.Errorf("not logged in to %s: run 'vmplane login %s', or give --token (env VMPLANE_TOKEN)", t.name, t.name)
 	}
-	a.sess = &session{store: st, remote: t.name, base: t.base, next: newTransport(), creds: cr}
+	a.sess = remotes.NewSession(st, t.name, t.base, newTransport(), cr)
 	return t.base, &http.Client{Transport: a.sess}, nil
 }
 

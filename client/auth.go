@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"errors"
+	"iter"
 	"net/http"
 	"sync"
 	"time"
@@ -10,8 +11,8 @@ import (
 
 // auth is the login a client shares between its goroutines.
 type auth struct {
-	static          string // WithToken
-	email, password string // WithCredentials
+	static          string // WithToken (then under mu: a password change replaces it)
+	email, password string // WithCredentials (password under mu)
 
 	sem chan struct{} // held by the one goroutine renewing the token
 
@@ -37,6 +38,8 @@ func (a *auth) current() (tok string, renewAt, expireAt time.Time) {
 func (c *core) token(ctx context.Context, stale string) (string, error) {
 	a := &c.auth
 	if !a.canRenew() {
+		a.mu.Lock()
+		defer a.mu.Unlock()
 		return a.static, nil
 	}
 	if tok, renewAt, _ := a.current(); tok != "" && tok != stale && time.Now().Before(renewAt) {
@@ -90,7 +93,7 @@ type refreshRequest struct {
 func (c *core) renew(ctx context.Context) error {
 	a := &c.auth
 	a.mu.Lock()
-	refresh := a.refresh
+	refresh, password := a.refresh, a.password
 	a.mu.Unlock()
 	var tr tokenReply
 	if refresh != "" {
@@ -106,7 +109,7 @@ func (c *core) renew(ctx context.Context) error {
 	}
 	tr = tokenReply{}
 	if _, err := c.do(ctx, request{method: http.MethodPost, path: "/api/auth/login", public: true,
-		body: loginRequest{Email: a.email, Password: a.password}, out: &tr}); err != nil {
+		body: loginRequest{Email: a.email, Password: password}, out: &tr}); err != nil {
 		return err
 	}
 	a.store(tr)
@@ -141,6 +144,55 @@ func (c *Client) Login(ctx context.Context) (*User, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.user, nil
+}
+
+// passwordChange is the body of POST /api/auth/password.
+type passwordChange struct {
+	CurrentPassword string `json:"current_password"`
+	NewPassword     string `json:"new_password"`
+}
+
+// ChangePassword changes the password of the client's user. Every other session of
+// the user ends; the client's own goes on, with the new access token the server
+// answers (every token issued before the change ends), and a client made
+// WithCredentials signs in with the new password from then on. A wrong current
+// password is an *Error with code invalid_request naming current_password.
+func (c *Client) ChangePassword(ctx context.Context, current, next string) error {
+	var tr tokenReply
+	if _, err := c.c.do(ctx, request{method: http.MethodPost, path: "/api/auth/password",
+		body: passwordChange{CurrentPassword: current, NewPassword: next}, out: &tr}); err != nil {
+		return err
+	}
+	a := &c.c.auth
+	if !a.canRenew() {
+		a.mu.Lock()
+		a.static = tr.Token
+		a.mu.Unlock()
+		return nil
+	}
+	a.store(tr)
+	a.mu.Lock()
+	a.password = next
+	a.mu.Unlock()
+	return nil
+}
+
+// SessionsPage reads one page of the user's sessions, newest first.
+func (c *Client) SessionsPage(ctx context.Context, opt ListOptions) (Page[Session], error) {
+	return getPage[Session](ctx, c, "/api/auth/sessions", opt.values())
+}
+
+// Sessions yields every session of the client's user, newest first.
+func (c *Client) Sessions(ctx context.Context, opt ListOptions) iter.Seq2[Session, error] {
+	return all(ctx, opt, c.SessionsPage)
+}
+
+// EndSession ends one of the user's sessions: its tokens stop working at once. Ending
+// the client's own is a logout, after which the client signs in again on its next call
+// (WithCredentials) or fails.
+func (c *Client) EndSession(ctx context.Context, id string) error {
+	_, err := c.c.do(ctx, request{method: http.MethodDelete, path: "/api/auth/sessions/" + esc(id)})
+	return err
 }
 
 // Logout ends the client's login on the server (its access and refresh tokens). A

@@ -34,6 +34,7 @@ type core struct {
 	maxConns int
 	retries  int
 	maxWait  time.Duration
+	agent    string // User-Agent
 	auth     auth
 	tasks    taskWatch // the event stream WaitTask listens to
 	// pause waits between tries; tests replace it (export_test.go) to see the waits
@@ -43,6 +44,16 @@ type core struct {
 
 // Option configures a Client.
 type Option func(*core) error
+
+// DefaultUserAgent is the User-Agent a client sends unless WithUserAgent names another:
+// a user's session list shows it for the sessions a client opened.
+const DefaultUserAgent = "vmplane-go-client"
+
+// WithUserAgent makes the client send agent as its User-Agent (a program built on the
+// client names itself, e.g. "acme-billing/2.1").
+func WithUserAgent(agent string) Option {
+	return func(c *core) error { c.agent = agent; return nil }
+}
 
 // WithToken makes the client send tok as its bearer token. Without credentials it is
 // not renewed: when it expires, calls answer ErrUnauthorized.
@@ -139,7 +150,7 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &core{bases: []string{b}, maxConns: 64, retries: 5, maxWait: 30 * time.Second}
+	c := &core{bases: []string{b}, maxConns: 64, retries: 5, maxWait: 30 * time.Second, agent: DefaultUserAgent}
 	c.auth.sem = make(chan struct{}, 1)
 	for _, o := range opts {
 		if err := o(c); err != nil {
@@ -240,6 +251,7 @@ func (c *core) do(ctx context.Context, r request) (http.Header, error) {
 			req.URL.RawQuery = r.query.Encode()
 		}
 		req.Header.Set("Accept", "application/json")
+		req.Header.Set("User-Agent", c.agent)
 		for k, v := range r.header {
 			req.Header[k] = v
 		}

@@ -629,6 +629,50 @@ func testIdempotency(t *testing.T, ctx context.Context, w *world) {
 	}
 }
 
+// testOwnAccount lists a user's sessions, ends one, and changes the password of a
+// client made WithCredentials, which goes on working, and changes it back.
+func testOwnAccount(t *testing.T, ctx context.Context, w *world) {
+	const email, password = "a@tenant.test", "tenant user password"
+	own, other := w.client(t, client.WithCredentials(email, password)), w.client(t, client.WithCredentials(email, password))
+	for _, c := range []*client.Client{own, other} {
+		if _, err := c.Login(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var sessions []client.Session
+	for s, err := range own.Sessions(ctx, client.ListOptions{Limit: 1}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		sessions = append(sessions, s)
+	}
+	if len(sessions) < 2 || !(sessions[0].Current || sessions[1].Current) || sessions[0].Method != "password" {
+		t.Fatalf("got sessions %+v; want the client's own (current) and the other's", sessions)
+	}
+	otherID := sessions[0].ID
+	if sessions[0].Current {
+		otherID = sessions[1].ID
+	}
+	if err := own.EndSession(ctx, otherID); err != nil {
+		t.Fatal(err)
+	}
+	if err := own.EndSession(ctx, otherID); !errors.Is(err, client.ErrNotFound) {
+		t.Fatalf("ending it again: %v; want not found", err)
+	}
+	if err := own.ChangePassword(ctx, "not the password", "a new password"); !errors.Is(err, client.ErrInvalidRequest) {
+		t.Fatalf("a wrong current password: %v; want invalid_request", err)
+	}
+	if err := own.ChangePassword(ctx, password, "a new password"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := own.Me(ctx); err != nil {
+		t.Fatalf("after the change: %v", err)
+	}
+	if err := own.ChangePassword(ctx, "a new password", password); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // testCoreOnce calls the client's older calls once each, for the route walk.
 func testCoreOnce(t *testing.T, ctx context.Context, w *world) {
 	tmp := w.client(t, client.WithCredentials("a@tenant.test", "tenant user password"))
@@ -638,6 +682,7 @@ func testCoreOnce(t *testing.T, ctx context.Context, w *world) {
 	if err := tmp.Logout(ctx); err != nil {
 		t.Fatal(err)
 	}
+	testOwnAccount(t, ctx, w)
 	if _, err := w.admin.Health(ctx); err != nil {
 		t.Fatal(err)
 	}

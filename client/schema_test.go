@@ -68,10 +68,13 @@ var modelled = []struct {
 	{"PageHealthCheck", typeOf[Page[HealthCheck]](), false},
 	{"PageAlert", typeOf[Page[Alert]](), false},
 	{"PageNode", typeOf[Page[Node]](), false},
+	{"PageSessionInfo", typeOf[Page[Session]](), false},
+	{"SessionInfo", typeOf[Session](), false},
 
 	// Bodies.
 	{"LoginRequest", typeOf[loginRequest](), false},
 	{"RefreshRequest", typeOf[refreshRequest](), false},
+	{"PasswordChange", typeOf[passwordChange](), false},
 	{"TenantCreate", typeOf[TenantCreate](), false},
 	{"TenantChange", typeOf[TenantChange](), false},
 	{"UserCreate", typeOf[UserCreate](), false},

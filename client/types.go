@@ -71,6 +71,21 @@ type User struct {
 	CreatedAt time.Time `json:"created_at"`
 }
 
+// Session is one of the user's logins that has not ended (Client.Sessions).
+type Session struct {
+	ID        string    `json:"id"`
+	CreatedAt time.Time `json:"created_at"`
+	// LastUsedAt is the last sign-in or refresh of the session.
+	LastUsedAt time.Time `json:"last_used_at"`
+	ExpiresAt  time.Time `json:"expires_at"`
+	ClientAddr string    `json:"client_address"`
+	UserAgent  string    `json:"user_agent"`
+	// Method is how the session was opened: "password".
+	Method string `json:"method"`
+	// Current is the client's own session.
+	Current bool `json:"current"`
+}
+
 // Roles of a user.
 const (
 	RoleAdmin = "admin"

@@ -1,7 +1,8 @@
 // Package remotes is the command-line client's state on disk: the servers it knows by
 // name (config.json) and the login kept for each (credentials.json), in a private
 // directory, with the file lock that keeps concurrent token refreshes from spending a
-// refresh token twice.
+// refresh token twice; and the Session that puts a remote's stored login on requests
+// and renews it, logging in and out.
 package remotes
 
 import (

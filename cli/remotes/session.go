@@ -1,4 +1,4 @@
-package cli
+package remotes
 
 import (
 	"bytes"
@@ -20,15 +20,15 @@ import (
 // command then never starts with a token that dies on its way.
 const renewAhead = 60 * time.Second
 
-// errLoginEnded matches the error of a command whose stored login can no longer be
+// ErrLoginEnded matches the error of a command whose stored login can no longer be
 // renewed (its refresh token expired or was revoked), or that has none.
-var errLoginEnded = errors.New("login ended")
+var ErrLoginEnded = errors.New("login ended")
 
 // loginEndedError says which login ended and what to do.
 type loginEndedError struct{ msg string }
 
 func (e *loginEndedError) Error() string        { return e.msg }
-func (e *loginEndedError) Is(target error) bool { return target == errLoginEnded }
+func (e *loginEndedError) Is(target error) bool { return target == ErrLoginEnded }
 
 func loginEnded(format string, a ...any) error {
 	return &loginEndedError{fmt.Sprintf(format, a...)}
@@ -44,6 +44,10 @@ type tokenReply struct {
 		Role  string `json:"role"`
 	} `json:"user"`
 }
+
+// UserAgent is the User-Agent of the CLI's requests: a user's session list shows it
+// for the sessions the CLI opened.
+const UserAgent = "vmplane-cli"
 
 // postJSON sends one JSON POST and decodes a 2xx answer into out; an error answer
 // becomes a *client.Error, like the client's own. A 429 (never applied, so safe to
@@ -61,6 +65,7 @@ func postJSON(ctx context.Context, hc *http.Client, url, bearer string, body, ou
 		}
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json")
+		req.Header.Set("User-Agent", UserAgent)
 		if bearer != "" {
 			req.Header.Set("Authorization", "Bearer "+bearer)
 		}
@@ -110,8 +115,8 @@ func problemError(res *http.Response, body []byte) *client.Error {
 	return e
 }
 
-// login logs in at base and returns the credentials to keep.
-func login(ctx context.Context, hc *http.Client, base, email, password string) (*Credentials, error) {
+// Login logs in at base and returns the credentials to keep.
+func Login(ctx context.Context, hc *http.Client, base, email, password string) (*Credentials, error) {
 	var tr tokenReply
 	if err := postJSON(ctx, hc, base+"/api/auth/login", "", map[string]string{"email": email, "password": password}, &tr); err != nil {
 		return nil, err
@@ -129,10 +134,10 @@ func credentialsOf(tr tokenReply, now time.Time) *Credentials {
 	return c
 }
 
-// session is the stored login of one remote, used by an HTTP transport that puts its
+// Session is the stored login of one remote, used by an HTTP transport that puts its
 // access token on every request and renews it (persisting the rotated refresh token)
 // when it is about to expire or the server refuses it.
-type session struct {
+type Session struct {
 	store  Store
 	remote string
 	base   string
@@ -143,11 +148,17 @@ type session struct {
 	ended error // why the login can no longer be renewed, once that is known
 }
 
+// NewSession is the session of remote (at base) whose stored login is creds, in store;
+// its requests go on through next.
+func NewSession(store Store, remote, base string, next http.RoundTripper, creds Credentials) *Session {
+	return &Session{store: store, remote: remote, base: base, next: next, creds: creds}
+}
+
 // RoundTrip sends req with the session's bearer token; a 401 unauthorized makes it
 // renew the token once and send req again.
-func (s *session) RoundTrip(req *http.Request) (*http.Response, error) {
+func (s *Session) RoundTrip(req *http.Request) (*http.Response, error) {
 	tok, err := s.token(req.Context(), "")
-	if errors.Is(err, errLoginEnded) {
+	if errors.Is(err, ErrLoginEnded) {
 		// Sent without a token, the request gets its 401 at once (a transport error
 		// would be retried), and the command explains it with s.ended.
 		return s.send(req, "")
@@ -171,7 +182,7 @@ func (s *session) RoundTrip(req *http.Request) (*http.Response, error) {
 	return s.send(req, fresh)
 }
 
-func (s *session) send(req *http.Request, tok string) (*http.Response, error) {
+func (s *Session) send(req *http.Request, tok string) (*http.Response, error) {
 	r := req.Clone(req.Context())
 	if req.GetBody != nil {
 		body, err := req.GetBody()
@@ -188,7 +199,7 @@ func (s *session) send(req *http.Request, tok string) (*http.Response, error) {
 
 // token returns the access token to send: the stored one while it is fresh and is not
 // stale (a token the server has just refused), or a renewed one.
-func (s *session) token(ctx context.Context, stale string) (string, error) {
+func (s *Session) token(ctx context.Context, stale string) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.creds.Token != "" && s.creds.Token != stale && time.Until(s.creds.ExpiresAt) > renewAhead {
@@ -233,7 +244,7 @@ func (s *session) token(ctx context.Context, stale string) (string, error) {
 				return nil, nil
 			})
 		}
-		if errors.Is(err, errLoginEnded) {
+		if errors.Is(err, ErrLoginEnded) {
 			s.ended = err
 		}
 		return "", err
@@ -241,15 +252,15 @@ func (s *session) token(ctx context.Context, stale string) (string, error) {
 	return s.creds.Token, nil
 }
 
-// endedErr is why the login ended, when it did.
-func (s *session) endedErr() error {
+// Ended is why the login ended, when it did.
+func (s *Session) Ended() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.ended
 }
 
-// logout ends the session's login on the server and forgets it.
-func (s *session) logout(ctx context.Context) error {
+// Logout ends the session's login on the server and forgets it.
+func (s *Session) Logout(ctx context.Context) error {
 	// Renew first if the token is about to expire: a renewal on the way of the logout
 	// request would spend the refresh token its body names, and the server takes a
 	// spent one presented again for theft.
@@ -259,7 +270,7 @@ func (s *session) logout(ctx context.Context) error {
 	s.mu.Unlock()
 	hc := &http.Client{Transport: s, Timeout: 30 * time.Second}
 	err := postJSON(ctx, hc, s.base+"/api/auth/logout", "", map[string]string{"refresh_token": refresh}, nil)
-	if errors.Is(err, errLoginEnded) || errors.Is(err, client.ErrUnauthorized) || errors.Is(err, client.ErrInvalidRefreshToken) {
+	if errors.Is(err, ErrLoginEnded) || errors.Is(err, client.ErrUnauthorized) || errors.Is(err, client.ErrInvalidRefreshToken) {
 		err = nil // over already
 	}
 	if rerr := s.store.UpdateCredentials(s.remote, func(Credentials, bool) (*Credentials, error) { return nil, nil }); rerr != nil && err == nil {
@@ -268,5 +279,5 @@ func (s *session) logout(ctx context.Context) error {
 	return err
 }
 
-// trimBase is a remote's URL without its trailing slash.
-func trimBase(u string) string { return strings.TrimRight(u, "/") }
+// TrimBase is a remote's URL without its trailing slash.
+func TrimBase(u string) string { return strings.TrimRight(u, "/") }
