@@ -77,8 +77,9 @@ func upgradeFixture(t *testing.T, fixture string, indexed bool) {
 	s.start()
 	t.Cleanup(s.stop)
 	migrated := func() int { return logs.FilterMessage("persistence: migrating the store").Len() }
-	if n := migrated(); n != 1 {
-		t.Fatalf("%d migrations logged; want 1 (1→2)", n)
+	steps := persistence.SchemaVersion - 1
+	if n := migrated(); n != steps {
+		t.Fatalf("%d migrations logged; want %d (1→2, then each to %d)", n, steps, persistence.SchemaVersion)
 	}
 	key := persistence.Key(persistence.KindMeta, "schema-version")
 	if v, err := s.app.store.Get(context.Background(), key); err != nil || string(v) != strconv.Itoa(persistence.SchemaVersion) {
@@ -128,11 +129,16 @@ func upgradeFixture(t *testing.T, fixture string, indexed bool) {
 	}
 	hank := s.login("hank.scorpio@globex.example", "globex-password").Token
 	expect(t, s.do(req{method: "GET", path: "/api/resources/machines/" + ms[0].ID, token: hank}), 404, "not_found")
+	// Migration 2→3 counted what Acme's machine holds.
+	countersExact(t, s.app.store)
+	if u := usageOf(s, ops); u != (tenants.Usage{Machines: 1, CPUCores: 1, MemoryMB: 512, DiskGB: 10}) {
+		t.Errorf("Acme's usage %+v; want web-1's 1 core, 512 MB, 10 GB", u)
+	}
 
 	// Migrated once: a restart finds the store at the current version.
 	s.restart()
-	if n := migrated(); n != 1 {
-		t.Errorf("%d migrations logged after a restart; want still 1", n)
+	if n := migrated(); n != steps {
+		t.Errorf("%d migrations logged after a restart; want still %d", n, steps)
 	}
 	s.login("Ops@Acme.Example", "acme-password")
 }
@@ -201,12 +207,16 @@ func TestClusterMembersMigrateOnce(t *testing.T) {
 			t.Fatalf("member %d: %v", i, errs[i])
 		}
 	}
-	migrations := 0
+	migrations, migrators := 0, 0
 	for _, l := range logs {
-		migrations += l.FilterMessage("persistence: migrating the store").Len()
+		n := l.FilterMessage("persistence: migrating the store").Len()
+		migrations += n
+		if n > 0 {
+			migrators++
+		}
 	}
-	if migrations != 1 {
-		t.Errorf("%d migrations logged between the members; want 1", migrations)
+	if migrators != 1 || migrations != persistence.SchemaVersion-1 {
+		t.Errorf("%d members logged %d migrations; want one member, each step once (%d)", migrators, migrations, persistence.SchemaVersion-1)
 	}
 	if v, err := persistence.StoredSchema(context.Background(), st); err != nil || v != persistence.SchemaVersion {
 		t.Errorf("schema version %d, %v; want %d", v, err, persistence.SchemaVersion)
@@ -216,4 +226,72 @@ func TestClusterMembersMigrateOnce(t *testing.T) {
 		expect(t, m.do(req{method: "POST", path: "/api/resources/tenants", token: admin, body: map[string]any{"name": "ACME"}}), 409, "conflict")
 		expect(t, m.do(req{method: "GET", path: "/api/resources/tenants/" + acme.ID, token: admin}), 200, "")
 	}
+}
+
+// countersExact fails the test unless every tenant's usage counter is the sum of what
+// its machines hold (rebuilding them finds nothing to correct). Call it when no write
+// is in flight.
+func countersExact(t *testing.T, st persistence.Store) {
+	t.Helper()
+	r, err := machines.RebuildCounters(context.Background(), st)
+	if err != nil || len(r.Corrected) > 0 {
+		t.Fatalf("usage counters: %+v, %v; want every one exact", r, err)
+	}
+}
+
+// TestUpgradeFromV2StoreBuildsUsageCounters: a data directory at schema version 2, whose
+// machines were written without usage counters (here one tenant has none and another a
+// wrong one), is migrated to version 3 once: every counter is exact, and the quota
+// checks read them (a create past the quota is refused, one within it accepted).
+func TestUpgradeFromV2StoreBuildsUsageCounters(t *testing.T) {
+	core, logs := observer.New(zapcore.InfoLevel)
+	cfg := testConfig(t)
+	s := &testServer{t: t, cfg: cfg, client: &http.Client{Timeout: 30 * time.Second}, log: zap.New(core)}
+	s.start()
+	t.Cleanup(s.stop)
+	admin := s.adminToken()
+	s.sync(admin)
+	tpl := firstTemplate(s, admin)
+	a := s.tenant(admin, "Acme", map[string]int{"machines": 3, "cpu_cores": 100, "memory_mb": 1 << 20, "disk_gb": 10000})
+	b := s.tenant(admin, "Globex", nil)
+	for i := range 2 {
+		s.provision(a.Token, tinyMachine(fmt.Sprintf("a-%d", i), tpl))
+	}
+	s.provision(b.Token, tinyMachine("b-0", tpl))
+	s.stop()
+
+	// Back to version 2: the counters and their marker go, Globex's comes back wrong.
+	st, err := persistence.Open(persistence.Options{Dir: cfg.DataDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	back := new(persistence.Batch).Put(persistence.Key(persistence.KindMeta, "schema-version"), []byte("2")).
+		Del(persistence.Key(persistence.KindMeta, "usage-counters")).Del(persistence.Key("vm-usage", a.ID))
+	var wrong []byte
+	if wrong, err = st.Get(ctx, persistence.Key("vm-usage", a.ID)); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Commit(ctx, back.Put(persistence.Key("vm-usage", b.ID), wrong)); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+
+	s.start()
+	if n := logs.FilterMessage("persistence: migrating the store").Len(); n != 1 {
+		t.Fatalf("%d migrations logged; want 1 (2→3)", n)
+	}
+	if l := logs.FilterMessage("usage counters built").All(); len(l) != 1 || l[0].ContextMap()["written"] != int64(2) {
+		t.Fatalf("the migration logged %+v; want the counters of both tenants written", l)
+	}
+	countersExact(t, s.app.store)
+	if u := usageOf(s, a.Token); u.Machines != 2 || u.CPUCores != 2 {
+		t.Fatalf("Acme's usage %+v; want 2 machines, 2 cores", u)
+	}
+	if u := usageOf(s, b.Token); u.Machines != 1 || u.CPUCores != 1 {
+		t.Fatalf("Globex's usage %+v; want 1 machine, 1 core", u)
+	}
+	s.provision(a.Token, tinyMachine("a-2", tpl))
+	expect(t, s.do(req{method: "POST", path: "/api/client/machines", token: a.Token, body: tinyMachine("a-3", tpl)}), 409, "quota_exceeded")
+	countersExact(t, s.app.store)
 }

@@ -124,7 +124,9 @@ func readHolding(val []byte) (e Holding, ok bool, err error) {
 	return e, true, nil
 }
 
-// putTenantIndex keeps the tenant index in step with a record's tenant and sizes.
+// putTenantIndex keeps the tenant index in step with a record's tenant and sizes. The
+// tenants' usage counters move with it, in the same batch, through commitReleasing
+// (countDelta), which reads and requires them.
 func putTenantIndex(b *persistence.Batch, prev *record, next *record) {
 	var was, is string
 	if prev != nil && prev.TenantID != nil {
@@ -306,6 +308,10 @@ type Machines struct {
 	lists *machineLists
 	// OpTimeout bounds one task's hypervisor work.
 	OpTimeout time.Duration
+	// marker, counterRetries and counterLoop are the usage counters' (usage.go).
+	marker         markerCache
+	counterRetries atomic.Uint64
+	counterLoop    *kit.Loop
 }
 
 func startMachines(s *system) *Machines {
@@ -313,12 +319,14 @@ func startMachines(s *system) *Machines {
 	m.kind = s.rt.StartKind("machines", 5*time.Minute, func(id string) kit.Entity {
 		return &machineEntity{sys: s, ms: m, id: id}
 	}, nil)
+	m.keepCounters()
 	return m
 }
 
 // Stop cancels the hypervisor work in flight and waits for it; its tasks are settled by
 // the next start.
 func (m *Machines) Stop() {
+	m.counterLoop.Stop()
 	m.beginMu.Lock()
 	m.stopping.Store(true)
 	m.beginMu.Unlock()
@@ -661,7 +669,7 @@ func (e *machineEntity) saveStamped(next *record, task *Task, cause string, st *
 			return err
 		}
 	}
-	if err := e.commitReleasing(b, released); err != nil {
+	if err := e.commitReleasing(b, released, countDelta(e.rec, next)); err != nil {
 		return err
 	}
 	if displaced != "" {
@@ -685,22 +693,25 @@ func (e *machineEntity) saveStamped(next *record, task *Task, cause string, st *
 }
 
 // commitReleasing commits b and, with it, deletes vmid's index key if the key still
-// names this record (vmid 0: none). Another record may hold the vmid by now (the
-// hypervisor gave it to a new machine, see save): its key stays.
-func (e *machineEntity) commitReleasing(b *persistence.Batch, vmid int) error {
-	if vmid == 0 {
-		return e.sys.rt.Commit(b)
-	}
-	key := vmidKey(vmid)
-	with := &persistence.Batch{Ops: slices.Clone(b.Ops), Conds: slices.Clone(b.Conds)}
-	with.Del(key).Require(persistence.IfValue(key, []byte(e.id)))
-	err := e.sys.rt.Commit(with)
-	if persistence.IsConditionFailed(err) {
-		// The key names another record, or none (or b's own conditions failed, and
-		// fail again).
-		return e.sys.rt.Commit(b)
-	}
-	return err
+// names this record (vmid 0: none), and moves the usage counters by d (countDelta).
+// Another record may hold the vmid by now (the hypervisor gave it to a new machine,
+// see save): its key stays.
+func (e *machineEntity) commitReleasing(b *persistence.Batch, vmid int, d map[string]Usage) error {
+	return e.ms.commitCounted(b, d, func(b *persistence.Batch) error {
+		if vmid == 0 {
+			return e.sys.rt.Commit(b)
+		}
+		key := vmidKey(vmid)
+		with := &persistence.Batch{Ops: slices.Clone(b.Ops), Conds: slices.Clone(b.Conds)}
+		with.Del(key).Require(persistence.IfValue(key, []byte(e.id)))
+		err := e.sys.rt.Commit(with)
+		if persistence.IsConditionFailed(err) {
+			// The key names another record, or none (or b's own conditions failed, and
+			// fail again).
+			return e.sys.rt.Commit(b)
+		}
+		return err
+	})
 }
 
 // vmidHolder is the id of another record that holds vmid in the index, or "".
@@ -920,7 +931,7 @@ func (e *machineEntity) remove(task *Task) {
 		e.sys.log.Error("cannot encode task", zap.Error(err))
 		return
 	}
-	if err := e.commitReleasing(b, e.rec.VMID); err != nil {
+	if err := e.commitReleasing(b, e.rec.VMID, countDelta(e.rec, nil)); err != nil {
 		e.sys.log.Error("cannot remove destroyed machine", zap.String("machine_id", e.id), zap.Error(err))
 		return
 	}
@@ -1008,7 +1019,7 @@ func (e *machineEntity) vanish(at time.Time) bool {
 	}
 	b := new(persistence.Batch).Del(machineKey(e.id))
 	putTenantIndex(b, e.rec, nil)
-	if err := e.commitReleasing(b, e.rec.VMID); err != nil {
+	if err := e.commitReleasing(b, e.rec.VMID, countDelta(e.rec, nil)); err != nil {
 		e.sys.log.Error("cannot remove vanished machine", zap.String("machine_id", e.id), zap.Error(err))
 		return false
 	}

@@ -58,7 +58,7 @@ func TestAddCreateWritesOnlyThroughTheBatch(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	b := new(persistence.Batch)
-	c, err := s.Machines.AddCreate(b, "T", hypervisor.CreateSpec{Name: "web", TemplateID: "tpl", CPUCores: 2, MemoryMB: 512,
+	c, err := s.Machines.AddCreate(ctx, b, "T", hypervisor.CreateSpec{Name: "web", TemplateID: "tpl", CPUCores: 2, MemoryMB: 512,
 		DiskGB: 10, Password: "secret-pw"})
 	if err != nil {
 		t.Fatal(err)
