@@ -11,7 +11,6 @@ import (
 
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/hypervisor/sim"
-	"github.com/vmplane/vmplane/internal/testwait"
 	"github.com/vmplane/vmplane/persistence"
 )
 
@@ -34,13 +33,16 @@ func checkCounters(t *testing.T, ctx context.Context, s *testSystem, tenants ...
 	}
 }
 
-// trusted waits until the counters' job has built the counters and quota reads use them.
+// trusted runs the counters' job once, as its leader would (on wiretest.Loopback no
+// member leads), and fails the test unless quota reads use the counters then.
 func trusted(t *testing.T, ctx context.Context, s *testSystem) {
 	t.Helper()
-	testwait.Eventually(t, "the usage counters trusted", func() bool {
-		ok, err := s.Machines.countersTrusted(ctx)
-		return err == nil && ok
-	})
+	if err := s.Machines.checkCounters(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := s.Machines.countersTrusted(ctx); err != nil || !ok {
+		t.Fatalf("counters trusted: %v, %v; want true", ok, err)
+	}
 }
 
 // counterSystem is a system on a sim of machines demo machines, synced (they have no
@@ -259,10 +261,12 @@ func TestUsageFallsBackUntilEveryMemberCounts(t *testing.T) {
 	if u, err := s.Machines.TenantUsage(ctx, "T"); err != nil || u.Machines != 1 || u.CPUCores != 2 {
 		t.Fatalf("usage %+v, %v while a member does not count; want the index's 1 machine, 2 cores", u, err)
 	}
-	testwait.Eventually(t, "the marker dropped", func() bool {
-		_, err := s.store.Get(ctx, markerKey)
-		return err != nil
-	})
+	if err := s.Machines.checkCounters(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.store.Get(ctx, markerKey); err == nil {
+		t.Fatal("the marker is still there while a member does not count")
+	}
 
 	// It leaves: the counters are rebuilt from the index, and read again.
 	all.Store(true)
@@ -293,7 +297,9 @@ func BenchmarkTenantUsage(b *testing.B) {
 		if _, err := RebuildCounters(ctx, s.store); err != nil {
 			b.Fatal(err)
 		}
-		testwait.Eventually(b, "the counters trusted", func() bool { ok, _ := s.Machines.countersTrusted(ctx); return ok })
+		if err := s.Machines.checkCounters(ctx); err != nil {
+			b.Fatal(err)
+		}
 		for _, c := range []struct {
 			name string
 			read func() (Usage, error)
