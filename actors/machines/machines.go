@@ -55,7 +55,7 @@ type Machine struct {
 }
 
 // record is a machine as stored under vm/<id>. Only this package reads or writes it:
-// other packages ask (Machines.Stored, Holdings, InStatus) or, to create a machine in
+// other packages ask (Machines.Stored, TenantUsage, InStatus) or, to create a machine in
 // their own batch, call Machines.AddCreate.
 type record struct {
 	Machine
@@ -80,11 +80,12 @@ func machineKey(id string) []byte { return persistence.Key("vm", id) }
 func tenantKey(tenant, id string) []byte { return persistence.Key("vm-tenant", tenant, id) }
 
 // Holding is what a machine holds against its tenant's quota as its record stands, and
-// its task in flight: the value of its tenant index key (Machines.Holdings). It is
-// written in the same batch as every write of the record, so it never differs from
-// it, and a tenant reads its usage in one scan of its index instead of one read per
-// machine (each a round trip on etcd). A store written before it has empty values:
-// readers then read the record.
+// its task in flight: the value of its tenant index key. It is written in the same
+// batch as every write of the record, so it never differs from it: the sum of a
+// tenant's index (holdings) is what its usage counter is built from and checked
+// against, and what a quota read sums while the counters are not trusted, in one scan
+// instead of one read per machine. A store written before it has empty values: readers
+// then read the record.
 type Holding struct {
 	CPUCores int    `json:"cpu_cores"`
 	MemoryMB int    `json:"memory_mb"`

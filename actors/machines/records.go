@@ -33,14 +33,11 @@ func (m *Machines) Stored(ctx context.Context, id string) (Machine, error) {
 	return rec.Machine, nil
 }
 
-// Holdings returns what each of tenant's machines holds against its quota, by machine
+// holdings returns what each of tenant's machines holds against its quota, by machine
 // id: one scan of the tenant index, whose values carry each record's sizes and task
 // (written in the same batch as the record). Only an entry from before the values,
-// empty, costs a read of its record.
-func (m *Machines) Holdings(ctx context.Context, tenant string) (map[string]Holding, error) {
-	return holdings(ctx, m.sys.store, tenant)
-}
-
+// empty, costs a read of its record. It is what a quota read sums while the usage
+// counters are not trusted (usage.go), and what they are built from.
 func holdings(ctx context.Context, s persistence.Store, tenant string) (map[string]Holding, error) {
 	prefix := persistence.Prefix("vm-tenant", tenant)
 	out := map[string]Holding{}
@@ -165,7 +162,9 @@ func (m *Machines) Created(c *Creation) {
 // Seed puts into b the record of machine m and its indexes (tenant, vmid) as a sync
 // adopting it would write them. It exists for other packages' tests, which need
 // machines in states (error, crashed, long-lived) that a real run takes minutes to reach
-// and must not write machine records themselves.
+// and must not write machine records themselves. It does not move the tenant's usage
+// counter (it cannot read it): a test that reads quotas after seeding rebuilds the
+// counters (RebuildCounters).
 func Seed(b *persistence.Batch, m Machine) error {
 	rec := &record{Machine: m}
 	val, err := persistence.Encode(recordVersion, rec)

@@ -205,7 +205,7 @@ func (m *Machines) CreateRefused(ctx context.Context, c *Creation) (bool, error)
 }
 
 // TenantUsage returns what tenant's machines hold: its counter, one read, while the
-// counters are trusted; else the sum of its index (Holdings).
+// counters are trusted; else the sum of its index (holdings).
 func (m *Machines) TenantUsage(ctx context.Context, tenant string) (Usage, error) {
 	trusted, err := m.countersTrusted(ctx)
 	if err != nil {
