@@ -15,12 +15,11 @@ import (
 	"github.com/vmplane/vmplane/persistence"
 )
 
-// usageMarker reports whether the store holds the marker that the usage counters are
-// trusted (built from the index while every member keeps them).
-func usageMarker(t *testing.T, st persistence.Store) bool {
-	t.Helper()
-	_, err := st.Get(context.Background(), persistence.Key(persistence.KindMeta, "usage-counters"))
-	return err == nil
+// countingOn reports whether m's quota reads use the usage counters (built from the
+// machines while every member keeps them).
+func countingOn(m *testServer) bool {
+	ok, err := m.app.sys.Machines.CountersTrusted(context.Background())
+	return err == nil && ok
 }
 
 // counterRetries is how many writes the members made again because another write
@@ -42,7 +41,7 @@ func TestClusterUsageCountersExactUnderConcurrentWrites(t *testing.T) {
 	ms, _ := startCluster(t, 3, func(c *Config) { c.SimMachines = n })
 	admin := ms[0].adminToken()
 	ms[0].sync(admin)
-	testwait.Eventually(t, "the usage counters trusted", func() bool { return usageMarker(t, ms[0].app.store) })
+	testwait.Eventually(t, "the usage counters trusted", func() bool { return countingOn(ms[0]) })
 	ten := ms[0].tenant(admin, "Spread", map[string]int{"machines": 100, "cpu_cores": 1000, "memory_mb": 1 << 24, "disk_gb": 1 << 20})
 	tpl := firstTemplate(ms[0], admin)
 
@@ -122,23 +121,26 @@ func TestClusterUsageCountersExactUnderConcurrentWrites(t *testing.T) {
 }
 
 // A member record without maintains (a member of the release before the counters)
-// makes every member read usage by the scan of the index and drops the marker: a
-// counter that member's writes left wrong does not reach a quota check. Once it
-// leaves, the counters are rebuilt from the index, exact, and trusted again.
+// makes every member read usage by the scan of the tenant's machines, and drops the
+// marker: a machine that member's writes recorded without moving the counter (seeded
+// here as such a write leaves it) counts against the quota all the same. Once it
+// leaves, the counters are built again from the machines, exact, and trusted.
 func TestClusterUsageFallsBackWhileAMemberDoesNotCount(t *testing.T) {
 	ms, _ := startCluster(t, 3)
 	admin := ms[0].adminToken()
 	ms[0].sync(admin)
 	st := ms[0].app.member.store
-	testwait.Eventually(t, "the usage counters trusted", func() bool { return usageMarker(t, st) })
 	tpl := firstTemplate(ms[0], admin)
 	ten := ms[0].tenant(admin, "Mixed", map[string]int{"machines": 3, "cpu_cores": 100, "memory_mb": 1 << 20, "disk_gb": 10000})
 	for i := range 2 {
 		ms[i].provision(ten.Token, tinyMachine(fmt.Sprintf("m-%d", i), tpl))
 	}
+	for _, m := range ms {
+		testwait.Eventually(t, "the usage counters trusted on "+m.cfg.NodeName, func() bool { return countingOn(m) })
+	}
 	countersExact(t, st)
 
-	// The old member joins.
+	// The old member joins, and records a machine without moving the counter.
 	ctx := context.Background()
 	cli := st.Client()
 	lease, err := cli.Grant(ctx, 60)
@@ -149,42 +151,36 @@ func TestClusterUsageFallsBackWhileAMemberDoesNotCount(t *testing.T) {
 	if _, err := cli.Put(ctx, st.Prefix()+"members/old", string(rec), clientv3.WithLease(lease.ID)); err != nil {
 		t.Fatal(err)
 	}
-	testwait.Eventually(t, "the marker dropped", func() bool { return !usageMarker(t, st) })
-	// What its writes would leave: a counter that says the tenant holds one machine
-	// (it deleted one without moving the counter, and a create made it two again).
-	wrong, err := st.Get(ctx, persistence.Key("vm-usage", ten.ID))
-	if err != nil {
+	for _, m := range ms {
+		testwait.Eventually(t, m.cfg.NodeName+" scanning", func() bool { return !countingOn(m) })
+	}
+	b := new(persistence.Batch)
+	if err := machines.Seed(b, machines.Machine{ID: persistence.NewID(), Name: "by-old", TenantID: &ten.ID, Status: machines.StatusRunning,
+		CPUCores: 1, MemoryMB: 128, DiskGB: 10, CreatedAt: time.Now().UTC(), UpdatedAt: time.Now().UTC()}); err != nil {
 		t.Fatal(err)
 	}
-	var c map[string]any
-	if _, err := persistence.Decode(wrong, &c); err != nil {
-		t.Fatal(err)
-	}
-	c["machines"] = 1
-	if wrong, err = persistence.Encode(1, c); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Commit(ctx, new(persistence.Batch).Put(persistence.Key("vm-usage", ten.ID), wrong)); err != nil {
+	if err := st.Commit(ctx, b); err != nil {
 		t.Fatal(err)
 	}
 	for _, m := range ms {
-		if u := usageOf(m, ten.Token); u.Machines != 2 {
-			t.Fatalf("usage %+v on %s while a member does not count; want the 2 machines the index holds", u, m.cfg.NodeName)
+		if u := usageOf(m, ten.Token); u.Machines != 3 {
+			t.Fatalf("usage %+v on %s while a member does not count; want the 3 machines the tenant has", u, m.cfg.NodeName)
 		}
 	}
-	// Room for exactly one more: the quota reads the index, not the counter.
-	createsAtOnce(t, ms, ten.Token, "fill", tinyMachine("", tpl), 3, 1)
+	expect(t, ms[2].do(req{method: "POST", path: "/api/client/machines", token: ten.Token, body: tinyMachine("over", tpl)}), 409, "quota_exceeded")
 
-	// It leaves: the counters are built again and trusted.
+	// It leaves: the counters are built again and trusted, the seeded machine counted.
 	if _, err := cli.Revoke(ctx, lease.ID); err != nil {
 		t.Fatal(err)
 	}
-	testwait.Eventually(t, "the usage counters trusted again", func() bool { return usageMarker(t, st) })
+	for _, m := range ms {
+		testwait.Eventually(t, "the usage counters trusted again on "+m.cfg.NodeName, func() bool { return countingOn(m) })
+	}
 	countersExact(t, st)
 	for _, m := range ms {
 		if u := usageOf(m, ten.Token); u.Machines != 3 {
 			t.Fatalf("usage %+v on %s; want 3 machines", u, m.cfg.NodeName)
 		}
 	}
-	expect(t, ms[2].do(req{method: "POST", path: "/api/client/machines", token: ten.Token, body: tinyMachine("over", tpl)}), 409, "quota_exceeded")
+	expect(t, ms[1].do(req{method: "POST", path: "/api/client/machines", token: ten.Token, body: tinyMachine("over", tpl)}), 409, "quota_exceeded")
 }

@@ -239,9 +239,9 @@ func countersExact(t *testing.T, st persistence.Store) {
 	}
 }
 
-// TestUpgradeFromV2StoreBuildsUsageCounters: a data directory at schema version 2, whose
-// machines were written without usage counters (here one tenant has none and another a
-// wrong one), is migrated to version 3 once: every counter is exact, and the quota
+// TestUpgradeFromV2StoreBuildsUsageCounters: a data directory at schema version 2, which
+// holds machines recorded without usage counters (seeded as a release of version 2
+// wrote them), is migrated to version 3 once: every counter is exact, and the quota
 // checks read them (a create past the quota is refused, one within it accepted).
 func TestUpgradeFromV2StoreBuildsUsageCounters(t *testing.T) {
 	core, logs := observer.New(zapcore.InfoLevel)
@@ -252,27 +252,26 @@ func TestUpgradeFromV2StoreBuildsUsageCounters(t *testing.T) {
 	admin := s.adminToken()
 	s.sync(admin)
 	tpl := firstTemplate(s, admin)
-	a := s.tenant(admin, "Acme", map[string]int{"machines": 3, "cpu_cores": 100, "memory_mb": 1 << 20, "disk_gb": 10000})
+	a := s.tenant(admin, "Acme", map[string]int{"machines": 4, "cpu_cores": 100, "memory_mb": 1 << 20, "disk_gb": 10000})
 	b := s.tenant(admin, "Globex", nil)
-	for i := range 2 {
-		s.provision(a.Token, tinyMachine(fmt.Sprintf("a-%d", i), tpl))
-	}
-	s.provision(b.Token, tinyMachine("b-0", tpl))
+	s.provision(a.Token, tinyMachine("a-0", tpl))
 	s.stop()
 
-	// Back to version 2: the counters and their marker go, Globex's comes back wrong.
+	// Back to version 2, with machines of both tenants that no counter counts.
 	st, err := persistence.Open(persistence.Options{Dir: cfg.DataDir})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	back := new(persistence.Batch).Put(persistence.Key(persistence.KindMeta, "schema-version"), []byte("2")).
-		Del(persistence.Key(persistence.KindMeta, "usage-counters")).Del(persistence.Key("vm-usage", a.ID))
-	var wrong []byte
-	if wrong, err = st.Get(ctx, persistence.Key("vm-usage", a.ID)); err != nil {
-		t.Fatal(err)
+	back := new(persistence.Batch).Put(persistence.Key(persistence.KindMeta, "schema-version"), []byte("2"))
+	for _, ten := range []string{a.ID, a.ID, b.ID} {
+		now := time.Now().UTC()
+		if err := machines.Seed(back, machines.Machine{ID: persistence.NewID(), Name: "v2", TenantID: &ten, Status: machines.StatusStopped,
+			CPUCores: 2, MemoryMB: 256, DiskGB: 10, CreatedAt: now, UpdatedAt: now}); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if err := st.Commit(ctx, back.Put(persistence.Key("vm-usage", b.ID), wrong)); err != nil {
+	if err := st.Commit(ctx, back); err != nil {
 		t.Fatal(err)
 	}
 	st.Close()
@@ -285,13 +284,16 @@ func TestUpgradeFromV2StoreBuildsUsageCounters(t *testing.T) {
 		t.Fatalf("the migration logged %+v; want the counters of both tenants written", l)
 	}
 	countersExact(t, s.app.store)
-	if u := usageOf(s, a.Token); u.Machines != 2 || u.CPUCores != 2 {
-		t.Fatalf("Acme's usage %+v; want 2 machines, 2 cores", u)
+	if ok, err := s.app.sys.Machines.CountersTrusted(ctx); err != nil || !ok {
+		t.Fatalf("counters trusted: %v, %v; want true after the migration", ok, err)
 	}
-	if u := usageOf(s, b.Token); u.Machines != 1 || u.CPUCores != 1 {
-		t.Fatalf("Globex's usage %+v; want 1 machine, 1 core", u)
+	if u := usageOf(s, a.Token); u.Machines != 3 || u.CPUCores != 5 {
+		t.Fatalf("Acme's usage %+v; want 3 machines, 5 cores", u)
 	}
-	s.provision(a.Token, tinyMachine("a-2", tpl))
-	expect(t, s.do(req{method: "POST", path: "/api/client/machines", token: a.Token, body: tinyMachine("a-3", tpl)}), 409, "quota_exceeded")
+	if u := usageOf(s, b.Token); u.Machines != 1 || u.CPUCores != 2 {
+		t.Fatalf("Globex's usage %+v; want 1 machine, 2 cores", u)
+	}
+	s.provision(a.Token, tinyMachine("a-1", tpl))
+	expect(t, s.do(req{method: "POST", path: "/api/client/machines", token: a.Token, body: tinyMachine("a-2", tpl)}), 409, "quota_exceeded")
 	countersExact(t, s.app.store)
 }

@@ -309,8 +309,10 @@ type Machines struct {
 	lists *machineLists
 	// OpTimeout bounds one task's hypervisor work.
 	OpTimeout time.Duration
-	// marker, counterRetries and counterLoop are the usage counters' (usage.go).
+	// marker, settled, counterRetries and counterLoop are the usage counters'
+	// (usage.go).
 	marker         markerCache
+	settled        atomic.Uint64
 	counterRetries atomic.Uint64
 	counterLoop    *kit.Loop
 }

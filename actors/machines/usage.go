@@ -11,6 +11,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/persistence"
 )
 
@@ -207,7 +208,7 @@ func (m *Machines) CreateRefused(ctx context.Context, c *Creation) (bool, error)
 // TenantUsage returns what tenant's machines hold: its counter, one read, while the
 // counters are trusted; else the sum of its index (holdings).
 func (m *Machines) TenantUsage(ctx context.Context, tenant string) (Usage, error) {
-	trusted, err := m.countersTrusted(ctx)
+	trusted, err := m.CountersTrusted(ctx)
 	if err != nil {
 		return Usage{}, err
 	}
@@ -274,33 +275,65 @@ func (m *Machines) everyone() (bool, uint64) {
 	return m.sys.counting()
 }
 
-func (m *Machines) countersTrusted(ctx context.Context) (bool, error) {
-	if all, _ := m.everyone(); !all {
+// CountersTrusted reports whether quota reads use the usage counters on this member:
+// they were built from the index (the marker exists), every member keeps them, and
+// this member has dropped the marker since the last member that does not keep them
+// arrived (settle): such a member may have come and gone between two runs of the
+// leader's job, its writes leaving the counters wrong under a marker written before.
+func (m *Machines) CountersTrusted(ctx context.Context) (bool, error) {
+	all, lacking := m.everyone()
+	if !all || !m.settle(ctx, lacking) {
 		return false, nil
 	}
 	return m.marker.read(ctx, m.sys.store)
 }
 
-// keepCounters runs the counters' job on the member that leads it: the counters are
-// built and the marker written once every member keeps them, and the marker is
-// dropped while one does not.
+// settle drops the marker once for each count of arrivals of members that do not
+// keep the counters (everyone), and reports whether that is done for lacking. A drop
+// that fails is tried again at the next read or run of the job; meanwhile quota reads
+// scan.
+func (m *Machines) settle(ctx context.Context, lacking uint64) bool {
+	if m.settled.Load() == lacking {
+		return true
+	}
+	if err := m.sys.store.Commit(ctx, new(persistence.Batch).Del(markerKey)); err != nil {
+		m.sys.log.Warn("usage counters: cannot drop their marker after a member that does not keep them joined; quota reads scan meanwhile", zap.Error(err))
+		return false
+	}
+	m.sys.log.Info("usage counters: a member that does not keep them joined; quota reads scan until they are built again")
+	m.settled.Store(lacking)
+	return true
+}
+
+// keepCounters runs the counters' job: on every member, the marker is dropped after a
+// member that does not keep the counters joined (settle, which a quota read also
+// does); on the member that leads it, the counters are built and the marker written
+// once every member keeps them, and the marker is dropped while one does not.
 func (m *Machines) keepCounters() {
 	m.sys.store.Watch(markerKey, func([]byte) { m.marker.forget() })
-	m.counterLoop = m.sys.rt.EveryOnOne(counterJob, counterCheck, true, func(ctx context.Context, _ time.Time) {
+	m.counterLoop = kit.Every(m.sys.rt.Clock, m.sys.log, counterJob, counterCheck, true, func(ctx context.Context, _ time.Time) {
+		_, lacking := m.everyone()
+		m.settle(ctx, lacking)
+		if !m.sys.rt.Leads(ctx, counterJob) {
+			return
+		}
 		if err := m.checkCounters(ctx); err != nil && ctx.Err() == nil {
 			m.sys.log.Warn("usage counters: cannot check or build them; quota reads scan the tenants' machines meanwhile", zap.Error(err))
 		}
 	})
 }
 
+// checkCounters is the leader's part of the counters' job.
 func (m *Machines) checkCounters(ctx context.Context) error {
-	all, without := m.everyone()
+	all, lacking := m.everyone()
+	if !m.settle(ctx, lacking) {
+		return nil
+	}
 	present, err := m.marker.read(ctx, m.sys.store)
 	switch {
 	case err != nil:
 		return err
 	case !all && present:
-		m.sys.log.Info("usage counters: a member does not keep them; quota reads scan until they are built again")
 		return m.sys.store.Commit(ctx, new(persistence.Batch).Del(markerKey))
 	case !all || present:
 		return nil
@@ -310,7 +343,7 @@ func (m *Machines) checkCounters(ctx context.Context) error {
 		return err
 	}
 	// A member that does not keep them may have come and gone while they were built.
-	if all, now := m.everyone(); !all || now != without {
+	if all, now := m.everyone(); !all || now != lacking {
 		return nil
 	}
 	err = m.sys.store.Commit(ctx, new(persistence.Batch).Put(markerKey, []byte("1")).Require(persistence.IfAbsent(markerKey)))

@@ -40,7 +40,7 @@ func trusted(t *testing.T, ctx context.Context, s *testSystem) {
 	if err := s.Machines.checkCounters(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := s.Machines.countersTrusted(ctx); err != nil || !ok {
+	if ok, err := s.Machines.CountersTrusted(ctx); err != nil || !ok {
 		t.Fatalf("counters trusted: %v, %v; want true", ok, err)
 	}
 }
@@ -238,7 +238,8 @@ func TestCounterMovedMeanwhileIsRetried(t *testing.T) {
 
 // While a member does not keep the counters, quota reads sum the index and the
 // marker is dropped; once every member keeps them again, they are rebuilt (a counter
-// gone wrong meanwhile is corrected) and trusted.
+// gone wrong meanwhile is corrected) and trusted. So too after such a member came and
+// went unseen by the job.
 func TestUsageFallsBackUntilEveryMemberCounts(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -270,6 +271,21 @@ func TestUsageFallsBackUntilEveryMemberCounts(t *testing.T) {
 
 	// It leaves: the counters are rebuilt from the index, and read again.
 	all.Store(true)
+	trusted(t, ctx, s)
+	checkCounters(t, ctx, s, "T")
+
+	// Another comes and goes between two runs of the job, leaving a wrong counter:
+	// this member saw it arrive, so it trusts the counters only once they are rebuilt.
+	lacking.Add(1)
+	if err := s.store.Commit(ctx, new(persistence.Batch).Put(usageKey("T"), wrong)); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := s.Machines.CountersTrusted(ctx); err != nil || ok {
+		t.Fatalf("counters trusted: %v, %v after a member that does not count came and went; want false", ok, err)
+	}
+	if u, err := s.Machines.TenantUsage(ctx, "T"); err != nil || u.Machines != 1 {
+		t.Fatalf("usage %+v, %v; want the index's 1 machine", u, err)
+	}
 	trusted(t, ctx, s)
 	checkCounters(t, ctx, s, "T")
 }
