@@ -25,11 +25,12 @@ import (
 // A counter is trusted only once every counter has been built from the tenant index
 // (the marker meta/usage-counters says so) and while every member of the cluster keeps
 // them: a member of an earlier release changes machines without moving the counters.
-// Until then Usage sums the index, as before the counters. The member that leads the
-// "usage counters" job builds them and writes the marker once every member keeps them,
-// and drops the marker when a member that does not joins, so that they are built again
-// after it leaves. A single node's store gets them from the schema migration to
-// version 3, or, when new, from that same job at start.
+// Until then TenantUsage sums the index, as before the counters. The member that leads
+// the "usage counters" job builds them and writes the marker once every member keeps
+// them; every member that sees a member that does not keep them join drops the marker
+// (settle), so that they are built again after it leaves. A single node's store gets
+// them from the schema migration to version 3, or, when new, from that same job at
+// start.
 
 // Usage is what a tenant's machines hold against its quota.
 type Usage struct {
