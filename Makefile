@@ -12,7 +12,7 @@ LDFLAGS := -s -w -X github.com/vmplane/vmplane/app.Version=$(VERSION) \
 	-X github.com/vmplane/vmplane/app.Commit=$(COMMIT) -X github.com/vmplane/vmplane/app.Date=$(DATE)
 # The previous release, which `make test-upgrade` rolls a cluster from: a commit (or a
 # tag) of this repository. Move it forward at each release, to that release's commit.
-UPGRADE_FROM ?= 2b9d364
+UPGRADE_FROM ?= 3066ab7
 # dist/SHA256SUMS: the checksum of every file in dist/, binaries and packages alike,
 # written again by each target that adds files there.
 SUMS := cd dist && find . -maxdepth 1 -type f ! -name SHA256SUMS -printf '%P\n' | LC_ALL=C sort | xargs -r sha256sum > SHA256SUMS
@@ -72,11 +72,13 @@ deb rpm:
 	done
 	$(SUMS)
 
-## test: vet, then every test (fuzz seed corpora included) with the race detector; then
+## test: vet, then every test (fuzz seed corpora included) with the race detector, the
+## actors' tests again with every request crossing members (VMPLANE_TEST_WIRE=1); then
 ## the generated API client of clientcheck/ (its own module) against a real server
 test:
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 15m ./...
+	VMPLANE_TEST_WIRE=1 $(GO) test -race -count=1 -timeout 5m ./actors/...
 	cd clientcheck && $(GO) vet ./... && $(GO) test -race -count=1 -timeout 5m ./...
 
 ## client: fetch /api/openapi.json from a real server into clientcheck/openapi.json and

@@ -62,6 +62,10 @@ func TestAuthorizationWalk(t *testing.T) {
 		"backup": {w.abk.ID}, "check": {w.ahc.ID}, "alert": {w.aalert.ID}, "tenant": {a.ID}, "user": {auser.ID},
 		"email": {"quokka@example.test"},
 	}
+	for _, ss := range listOf[auth.SessionInfo](s, a.Token, "/api/auth/sessions") {
+		values["session"] = append(values["session"], ss.ID)
+		secrets = append(secrets, ss.ID)
+	}
 	unassigned := 0
 	for _, m := range s.machines(admin) {
 		if m.TenantID == nil {
@@ -105,15 +109,18 @@ func TestAuthorizationWalk(t *testing.T) {
 		"Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="}
 	machineBody := `{"direction":"in","action":"drop","protocol":"any","machine_id":"%s"}`
 	probes := map[string][]walkProbe{
-		"GET /api/health":          {{path: "/api/health"}},
-		"GET /api/openapi.json":    {{path: "/api/openapi.json"}},
-		"GET /metrics":             {{path: "/metrics"}},
-		"POST /api/auth/login":     {{kind: "email", path: "/api/auth/login", body: `{"email":"%s","password":"not-the-password"}`}},
-		"POST /api/auth/refresh":   {{path: "/api/auth/refresh", body: `{"refresh_token":"not-a-token"}`}},
-		"GET /api/auth/me":         {{path: "/api/auth/me"}},
-		"POST /api/auth/logout":    {{path: "/api/auth/logout", body: `{"refresh_token":"not-a-token"}`}},
-		"GET /api/tasks/{id}":      {{kind: "task", path: "/api/tasks/%s"}},
-		"GET /api/client/overview": {{path: "/api/client/overview"}, {kind: "tenant", path: "/api/client/overview?tenant_id=%s"}},
+		"GET /api/health":                {{path: "/api/health"}},
+		"GET /api/openapi.json":          {{path: "/api/openapi.json"}},
+		"GET /metrics":                   {{path: "/metrics"}},
+		"POST /api/auth/login":           {{kind: "email", path: "/api/auth/login", body: `{"email":"%s","password":"not-the-password"}`}},
+		"POST /api/auth/refresh":         {{path: "/api/auth/refresh", body: `{"refresh_token":"not-a-token"}`}},
+		"GET /api/auth/me":               {{path: "/api/auth/me"}},
+		"POST /api/auth/logout":          {{path: "/api/auth/logout", body: `{"refresh_token":"not-a-token"}`}},
+		"POST /api/auth/password":        {{path: "/api/auth/password", body: `{"current_password":"not-the-password","new_password":"brand-new-password"}`}},
+		"GET /api/auth/sessions":         {{path: "/api/auth/sessions"}},
+		"DELETE /api/auth/sessions/{id}": {{kind: "session", path: "/api/auth/sessions/%s"}},
+		"GET /api/tasks/{id}":            {{kind: "task", path: "/api/tasks/%s"}},
+		"GET /api/client/overview":       {{path: "/api/client/overview"}, {kind: "tenant", path: "/api/client/overview?tenant_id=%s"}},
 		"GET /api/client/usage-trends": {{path: "/api/client/usage-trends?days=2"},
 			{kind: "tenant", path: "/api/client/usage-trends?days=2&tenant_id=%s"}},
 		"GET /api/client/machines":  {{path: "/api/client/machines"}, {kind: "tenant", path: "/api/client/machines?tenant_id=%s"}},

@@ -19,9 +19,11 @@ import (
 	"github.com/getkin/kin-openapi/routers/legacy"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/vmplane/vmplane/actors/auth"
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/internal/testwait"
+	"github.com/vmplane/vmplane/persistence"
 )
 
 // conformance is an http.RoundTripper that checks every exchange of a test client
@@ -257,6 +259,21 @@ func TestOpenAPIConformance(t *testing.T) {
 	ok(req{method: "GET", path: "/api/auth/me", token: fresh.Token}, 200)
 	fails(req{method: "GET", path: "/api/auth/me"}, 401, "unauthorized")
 	ok(req{method: "POST", path: "/api/auth/logout", token: fresh.Token, body: map[string]string{"refresh_token": fresh.RefreshToken}}, 204)
+	// The caller's own sessions and password (changed, and changed back).
+	// (The password change ends the operator's other sessions: admin signs in again.)
+	own := s.login(testAdminEmail, testAdminPassword)
+	var sessions struct{ Items []auth.SessionInfo }
+	ok(req{method: "GET", path: "/api/auth/sessions?limit=500", token: own.Token}, 200).decode(t, &sessions)
+	if len(sessions.Items) < 2 || !sessions.Items[0].Current {
+		t.Fatalf("got sessions %+v; want the operator's, the asking one first", sessions.Items)
+	}
+	ok(req{method: "DELETE", path: "/api/auth/sessions/" + sessions.Items[1].ID, token: own.Token}, 204)
+	fails(req{method: "DELETE", path: "/api/auth/sessions/" + persistence.NewID(), token: own.Token}, 404, "not_found")
+	fails(req{method: "POST", path: "/api/auth/password", token: own.Token, body: map[string]string{"current_password": "wrong password", "new_password": "another-password"}}, 400, "invalid_request")
+	var changed tokenPair
+	ok(req{method: "POST", path: "/api/auth/password", token: own.Token, body: map[string]string{"current_password": testAdminPassword, "new_password": "another-password"}}, 200).decode(t, &changed)
+	ok(req{method: "POST", path: "/api/auth/password", token: changed.Token, body: map[string]string{"current_password": "another-password", "new_password": testAdminPassword}}, 200)
+	admin = s.adminToken()
 
 	// The hypervisor routes, as an operator.
 	ok(req{method: "POST", path: "/api/virt/sync", token: admin}, 200)

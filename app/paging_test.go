@@ -98,6 +98,9 @@ func TestEveryListRoutePages(t *testing.T) {
 	s, admin := synced(t, func(c *Config) { c.SimMachines = 6 })
 	a := s.tenant(admin, "Pager", nil)
 	s.tenant(admin, "Other", nil)
+	// A second session of the operator and of the tenant's user.
+	s.login(testAdminEmail, testAdminPassword)
+	s.login("pager@example.test", "tenant-password")
 	// Two running machines of the cluster handed to the tenant.
 	var ms []machines.Machine
 	for _, m := range s.machines(admin) {
@@ -155,6 +158,8 @@ func TestEveryListRoutePages(t *testing.T) {
 		"GET /api/sim/vms":        op("/api/sim/vms"),
 		"GET /api/sim/nodes":      op("/api/sim/nodes"),
 		"GET /api/sim/templates":  op("/api/sim/templates"),
+
+		"GET /api/auth/sessions": both("/api/auth/sessions"),
 
 		"GET /api/client/machines":                         client("/api/client/machines"),
 		"GET /api/client/firewall/rules":                   client("/api/client/firewall/rules", "/api/client/firewall/rules?machine_id="+m1.ID),

@@ -40,48 +40,18 @@ const upgradeAnswerWithin = 45 * time.Second
 // sent), a 409 saying a member runs an older version, and, for a request with a key,
 // a 409 saying its first try is still in progress or a connection cut without an
 // answer. It counts those tries, and records every 5xx and every request it could not
-// get answered.
-//
-// One 5xx is let through, counted apart: a 504 (the outcome is unknown) while a member
-// is being replaced. A member stopping with SIGTERM closes its connections from the
-// other members while they forward requests to it (up to 2b9d364 at least), and they
-// answer those requests 504 "the request may have taken effect", as after a crash;
-// the API's contract for a 504 is to send the request again with its Idempotency-Key,
-// which the balancer does. Once the release UPGRADE_FROM names stops without them,
-// drop the exception (see replacing).
+// get answered. No 5xx is let through: a member stopping with SIGTERM hands its
+// entities over and answers what it was forwarded before it leaves, so a roll answers
+// no 504 "the request may have taken effect" (releases up to 2b9d364 did).
 type balancer struct {
 	client *http.Client
 
-	mu        sync.Mutex
-	pool      []*upgradeMember
-	next      int
-	replacing string         // the member being replaced, while it is
-	retried   map[string]int // why a request was sent again (or a client went on otherwise), and how often
-	sent      map[string]int // requests answered, by the release of the member that answered
-	errs      []string       // 5xx answers and requests left without an answer
-}
-
-// errUnknownOutcome is a 504 during a replacement for a request the balancer does not
-// send again by itself (no Idempotency-Key): its client finds out what happened.
-var errUnknownOutcome = errors.New("504 while a member was replaced: the outcome is unknown")
-
-// replace marks name as being replaced (from its SIGTERM until its successor serves),
-// or no member when name is "".
-func (b *balancer) replace(name string) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.replacing = name
-}
-
-// unknownOutcome reports whether a is a 504 that a replacement explains, and counts it.
-func (b *balancer) unknownOutcome(a *answer) bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if a.status != http.StatusGatewayTimeout || b.replacing == "" {
-		return false
-	}
-	b.retried["504 while "+b.replacing+" was replaced"]++
-	return true
+	mu      sync.Mutex
+	pool    []*upgradeMember
+	next    int
+	retried map[string]int // why a request was sent again (or a client went on otherwise), and how often
+	sent    map[string]int // requests answered, by the release of the member that answered
+	errs    []string       // 5xx answers and requests left without an answer
 }
 
 func newBalancer() *balancer {
@@ -153,8 +123,8 @@ type call struct {
 	body                any    // JSON
 	key                 string // Idempotency-Key, for a POST
 	// again marks a request without a key that is harmless to apply twice, which the
-	// balancer may send again after a connection cut short or a 504 (a login: a
-	// second one is another session).
+	// balancer may send again after a connection cut short (a login: a second one
+	// is another session).
 	again bool
 }
 
@@ -221,13 +191,6 @@ func (b *balancer) do(c call) (*answer, error) {
 		case a.status == http.StatusConflict && c.key != "" && a.header.Get("Retry-After") != "":
 			b.count("409 the first try is still in progress")
 			last = fmt.Sprintf("409 %s from %s", a.body, m.name)
-			return false
-		case b.unknownOutcome(a):
-			last = fmt.Sprintf("%d %s from %s", a.status, a.body, m.name)
-			if !replayable {
-				err = fmt.Errorf("%s %s on %s (%s): %w: %s", c.method, c.path, m.name, m.release, errUnknownOutcome, a.body)
-				return true
-			}
 			return false
 		case a.status >= 500:
 			b.fail("%s %s on %s (%s): %d %s", c.method, c.path, m.name, m.release, a.status, a.body)
@@ -590,7 +553,7 @@ type taskAnswer struct {
 // errInterrupted is a task that failed because the member running it stopped: a
 // graceful stop cancels the hypervisor work in flight, and the member that takes the
 // machine over settles the task from what the hypervisor shows, failed when that
-// cannot tell the operation happened (a resize, up to 2b9d364 at least). That is the
+// cannot tell the operation happened (a resize, a reboot, a create). That is the
 // API's documented outcome (docs/routes.md, machine states); the client looks at the
 // machine and goes on from there.
 var errInterrupted = errors.New("task failed: its member stopped while it ran")
@@ -725,21 +688,6 @@ func (w *upgradeWorkload) resize(ten *loadTenant, round int) error {
 	cpus := 3 - m.cpus // 1 and 2 in turn
 	c := call{method: "PATCH", path: "/api/client/machines/" + m.id + "/resources", token: ten.session(), body: map[string]any{"cpu_cores": cpus}}
 	a, err := w.lb.do(c)
-	// A PATCH has no key: after a 504 the client looks at the machine, as a person
-	// would, and sends the change again if it did not happen (a few times: the next
-	// try may meet the same stopping member).
-	for try := 0; errors.Is(err, errUnknownOutcome) && try < 5; try++ {
-		got, readErr := w.settledMachine(ten, m.id)
-		m.noted("resize to %d cores answered 504; read: %s with %d cores", cpus, got.Status, got.CPUCores)
-		switch {
-		case readErr != nil:
-			return readErr
-		case got.CPUCores == cpus:
-			m.cpus = cpus
-			return nil
-		}
-		a, err = w.lb.do(c)
-	}
 	if err == nil {
 		if err = a.want(c, 202); err != nil {
 			// The test's view of the machine and the cluster's disagree: say how each
@@ -841,13 +789,6 @@ func (w *upgradeWorkload) renew(ten *loadTenant, _ int) error {
 	ten.mu.Unlock()
 	c := call{method: "POST", path: "/api/auth/refresh", body: map[string]string{"refresh_token": refresh}}
 	a, err := w.lb.do(c)
-	if errors.Is(err, errUnknownOutcome) {
-		// The refresh token may be spent: sending it again would end the login (a
-		// reuse), so the client signs in again, as a person would.
-		w.lb.count("a session signed in again after a 504 on its refresh")
-		c = call{method: "POST", path: "/api/auth/login", body: map[string]string{"email": ten.email, "password": upgradeUserPassword}, again: true}
-		a, err = w.lb.do(c)
-	}
 	if err == nil {
 		err = a.want(c, 200)
 	}

@@ -59,18 +59,31 @@ func (s *Server) login(c *Call) (_ any, err error) {
 	if email == "" || req.Password == "" || len(email) > auth.MaxEmailLen || len(req.Password) > maxCredentialLen {
 		return nil, apierr.New(apierr.ErrInvalidCredentials, "invalid e-mail or password")
 	}
-	// Failed logins are limited per e-mail and client address, and per e-mail over
-	// every address: a botnet cannot spread a guessing run over many addresses, and
-	// the owner, from an address that has not failed, is delayed but not locked out
-	// (Limiter.LoginAttempt). Only failures count: the attempt holds a reservation
-	// while its password is checked, which a success gives back.
-	addr := s.clientAddr(c.rc)
-	d, err := s.svc.Limiter.LoginAttempt(c.Context(), email, addr)
-	if err != nil {
+	var sess auth.Session
+	if err := s.passwordCheck(c, email, func() error {
+		sess, err = s.svc.Users.Login(c.Context(), email, req.Password, s.loginClient(c))
+		return err
+	}); err != nil {
 		return nil, err
 	}
+	return s.tokenReply(sess, true)
+}
+
+// passwordCheck runs check, which checks a password of the account of email, under the
+// login limits. Failed checks are limited per e-mail and client address, and per
+// e-mail over every address: a botnet cannot spread a guessing run over many
+// addresses, and the owner, from an address that has not failed, is delayed but not
+// locked out (Limiter.LoginAttempt). Only failures count: the attempt holds a
+// reservation while the password is checked, which a success gives back. Any end of
+// check but a success counts as a failure, also an error after the check (a 503 for a
+// right password must not be a free guess).
+func (s *Server) passwordCheck(c *Call, email string, check func() error) error {
+	d, err := s.svc.Limiter.LoginAttempt(c.Context(), email, s.clientAddr(c.rc))
+	if err != nil {
+		return err
+	}
 	if !d.Allowed {
-		return nil, s.loginRefused(c, d)
+		return s.loginRefused(c, d)
 	}
 	outcome := limiter.LoginAbandoned
 	defer func() { s.svc.Limiter.LoginDone(d.Ticket, outcome) }()
@@ -80,19 +93,66 @@ func (s *Server) login(c *Call) (_ any, err error) {
 		case <-t.C:
 		case <-c.Context().Done():
 			t.Stop()
-			return nil, apierr.From(c.Context().Err())
+			return apierr.From(c.Context().Err())
 		}
 	}
-	// From here the password is checked: any end but a success counts as a failure,
-	// also an error after the check (a 503 for a right password must not be a free
-	// guess).
 	outcome = limiter.LoginFailed
-	sess, err := s.svc.Users.Login(c.Context(), email, req.Password)
+	if err := check(); err != nil {
+		return err
+	}
+	outcome = limiter.LoginSucceeded
+	return nil
+}
+
+// loginClient is where a login comes from, as its session records it.
+func (s *Server) loginClient(c *Call) auth.Client {
+	return auth.Client{Addr: s.clientIP(c.rc).String(), Agent: string(c.rc.Request.Header.UserAgent())}
+}
+
+// PasswordChange is the body of POST /api/auth/password.
+type PasswordChange struct {
+	CurrentPassword string `json:"current_password" openapi:"required,limit=login.credential"`
+	NewPassword     string `json:"new_password" openapi:"required,limit=user.password"`
+}
+
+// changePassword sets the caller's own password: the current one is checked under
+// the login limits (a stolen access token must not make guessing it cheap), and every
+// other session of the user ends; the caller's stays, with a new access token.
+func (s *Server) changePassword(c *Call) (any, error) {
+	var req PasswordChange
+	if err := c.Decode(&req); err != nil {
+		return nil, err
+	}
+	var sess auth.Session
+	err := s.passwordCheck(c, c.Principal.Email, func() (err error) {
+		sess, err = s.svc.Users.ChangePassword(c.Context(), c.Principal.UserID(), c.Principal.SessionID, req.CurrentPassword, req.NewPassword)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
-	outcome = limiter.LoginSucceeded
 	return s.tokenReply(sess, true)
+}
+
+// listSessions lists the caller's own sessions.
+func (s *Server) listSessions(c *Call) (any, error) {
+	limit, cursor, err := c.paging()
+	if err != nil {
+		return nil, err
+	}
+	items, next, err := s.svc.Users.Sessions(c.Context(), c.Principal.UserID(), c.Principal.SessionID, cursor, limit)
+	if err != nil {
+		return nil, err
+	}
+	return page(items, next), nil
+}
+
+// endSession ends one of the caller's own sessions (its own too: that is a logout).
+func (s *Server) endSession(c *Call) (any, error) {
+	if err := s.svc.Users.EndSession(c.Context(), c.Principal.UserID(), c.Param("id")); err != nil {
+		return nil, err
+	}
+	return NoContent, nil
 }
 
 // loginRefused is the 429 of a login the limits refused. Its detail says which limit

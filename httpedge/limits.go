@@ -4,6 +4,7 @@ import (
 	"github.com/vmplane/vmplane/actors/auth"
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/monitoring"
+	"github.com/vmplane/vmplane/actors/schedules"
 	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/httpedge/openapi"
 	"github.com/vmplane/vmplane/hypervisor"
@@ -36,6 +37,19 @@ var limits = openapi.Limits{
 	"login.credential": {Min: 1, Max: maxCredentialLen},
 
 	"rule.comment": {Min: 0, Max: hypervisor.MaxRuleComment},
+	"rule.value":   {Min: 0, Max: hypervisor.MaxRuleValueLen},
+
+	// Names a request gives of the hypervisor's things; a tag adds minLength=1 where
+	// an empty one is no name.
+	"hypervisor.name":         {Min: 0, Max: hypervisor.MaxNameLen},
+	"hypervisor.interfaces":   {Min: 0, Max: hypervisor.MaxInterfaces},
+	"hypervisor.interface_id": {Min: 0, Max: hypervisor.MaxInterfaceIDLen},
+
+	"schedule.cron":     {Min: 0, Max: schedules.MaxCronLen},
+	"schedule.timezone": {Min: 0, Max: schedules.MaxTimezoneLen},
+
+	// Any id a request names (machine, tenant, template, ...).
+	"id": {Min: 0, Max: maxIDLen},
 
 	"check.name":            {Min: monitoring.MinCheckNameLen, Max: monitoring.MaxCheckNameLen},
 	"check.target":          {Min: 1, Max: monitoring.MaxCheckTargetLen},
@@ -46,5 +60,9 @@ var limits = openapi.Limits{
 	"check.failure_threshold_or_default": {Min: 0, Max: monitoring.MaxFailureThreshold},
 	"check.failure_threshold":            {Min: monitoring.MinFailureThreshold, Max: monitoring.MaxFailureThreshold},
 }
+
+// maxIDLen bounds an id in a request: ours are ULIDs (26 characters) and a template's
+// is the hypervisor's; a longer one names nothing, and is refused before a lookup.
+const maxIDLen = 64
 
 func init() { openapi.NameLimits(limits) }

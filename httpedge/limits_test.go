@@ -101,9 +101,9 @@ func spelledBounds(tag string) []spelled {
 	return out
 }
 
-// TestLimitsNamed fails on a request body's tag that spells a bound some service owns,
-// and on a named limit no tag uses. A tag spells a named limit's bounds when it writes
-// its maximum with its minimum or none: `maximum=128` for the cores a service checks.
+// TestLimitsNamed fails on a request body's tag that spells an upper bound (every one
+// is an owner's constant, named with limit=NAME), on one that spells a named limit's
+// bounds, and on a named limit no tag uses.
 func TestLimitsNamed(t *testing.T) {
 	fields := requestFields(t)
 	// The kinds of bound each limit is (number, length, items), by the fields naming it.
@@ -137,6 +137,10 @@ func TestLimitsNamed(t *testing.T) {
 	for _, bf := range fields {
 		tag := bf.field.Tag.Get("openapi")
 		for _, s := range spelledBounds(tag) {
+			if s.hi != -1 {
+				// Every upper bound is some owner's constant, stated once.
+				t.Errorf("%s.%s: the tag %q spells an upper bound; want limit=NAME naming the constant", bf.owner, bf.field.Name, tag)
+			}
 			for name, l := range limits {
 				if kinds[name][s.kind] && s.hi == l.Max && (s.lo == -1 || s.lo == l.Min) {
 					t.Errorf("%s.%s: the tag %q spells the bounds of limit %s (%d..%d); want limit=%s",
@@ -188,10 +192,17 @@ func TestLimitsChecked(t *testing.T) {
 				}
 				return v
 			}
+			// A tag may add minLength=1 (or minItems=1) to a limit that allows empty.
+			lo := l.Min
+			for _, s := range spelledBounds(tag) {
+				if !items && s.lo > lo {
+					lo = s.lo
+				}
+			}
 			for _, c := range []struct {
 				n    int
 				pass bool
-			}{{l.Min, true}, {l.Max, true}, {l.Min - 1, false}, {l.Max + 1, false}} {
+			}{{lo, true}, {l.Max, true}, {lo - 1, false}, {l.Max + 1, false}} {
 				if !c.pass && (typ.Kind() == reflect.String || typ.Kind() == reflect.Slice) && c.n < 0 {
 					continue // no length is below 0
 				}

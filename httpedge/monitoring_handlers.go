@@ -66,7 +66,7 @@ type AlertPatch struct {
 	// Status must be "acknowledged".
 	Status *string `json:"status" openapi:"required,enum=acknowledged"`
 	// TenantID is read-only; it may only name the event's own tenant.
-	TenantID *string `json:"tenant_id,omitempty" openapi:"maxLength=64"`
+	TenantID *string `json:"tenant_id,omitempty" openapi:"limit=id"`
 }
 
 // monitoringResources are the registry entries of health checks and alert events.

@@ -207,7 +207,7 @@ func requireTenant(tenant *string) (string, error) {
 // MachineCreate is the body of a machine create.
 type MachineCreate struct {
 	tenants.MachineSpec
-	TenantID *string `json:"tenant_id,omitempty" openapi:"maxLength=64"`
+	TenantID *string `json:"tenant_id,omitempty" openapi:"limit=id"`
 }
 
 // MachinePatch is the body of PATCH /api/resources/machines/:id.
@@ -215,7 +215,7 @@ type MachinePatch struct {
 	Name *string `json:"name,omitempty" openapi:"limit=machine.name"`
 	// TenantID (operators only) moves the machine to another tenant; null (or "")
 	// takes it from its tenant.
-	TenantID *string `json:"tenant_id,omitempty" openapi:"nullable,maxLength=64"`
+	TenantID *string `json:"tenant_id,omitempty" openapi:"nullable,limit=id"`
 }
 
 // TenantCreate is the body of a tenant create.
@@ -231,23 +231,23 @@ type UserCreate struct {
 	Name     string  `json:"name" openapi:"required,limit=user.name"`
 	Role     string  `json:"role" openapi:"required,enum=admin|user"`
 	Password string  `json:"password" openapi:"required,limit=user.password"`
-	TenantID *string `json:"tenant_id,omitempty" openapi:"maxLength=64"`
+	TenantID *string `json:"tenant_id,omitempty" openapi:"limit=id"`
 }
 
 // RuleBody is a firewall rule as written by clients; in a PATCH, null clears
 // machine_id, port, source, destination and comment.
 type RuleBody struct {
-	MachineID   *string `json:"machine_id,omitempty" openapi:"nullable,minLength=1,maxLength=64"`
+	MachineID   *string `json:"machine_id,omitempty" openapi:"nullable,minLength=1,limit=id"`
 	Direction   *string `json:"direction,omitempty" openapi:"required,enum=in|out"`
 	Action      *string `json:"action,omitempty" openapi:"required,enum=accept|drop|reject"`
 	Protocol    *string `json:"protocol,omitempty" openapi:"required,enum=tcp|udp|icmp|ipv6-icmp|any"`
-	Port        *string `json:"port,omitempty" openapi:"nullable,maxLength=64"`
-	Source      *string `json:"source,omitempty" openapi:"nullable,maxLength=64"`
-	Destination *string `json:"destination,omitempty" openapi:"nullable,maxLength=64"`
+	Port        *string `json:"port,omitempty" openapi:"nullable,limit=rule.value"`
+	Source      *string `json:"source,omitempty" openapi:"nullable,limit=rule.value"`
+	Destination *string `json:"destination,omitempty" openapi:"nullable,limit=rule.value"`
 	Enabled     *bool   `json:"enabled,omitempty"`
 	Position    *int    `json:"position,omitempty" openapi:"minimum=1"`
 	Comment     *string `json:"comment,omitempty" openapi:"nullable,limit=rule.comment"`
-	TenantID    *string `json:"tenant_id,omitempty" openapi:"maxLength=64"`
+	TenantID    *string `json:"tenant_id,omitempty" openapi:"limit=id"`
 }
 
 // decodeRule decodes a rule body strictly and notes which nullable fields were null.

@@ -41,6 +41,17 @@ func (s *Server) routeTable() []Route {
 			Summary: "End a login: its refresh tokens and its access tokens", Body: RefreshRequest{}, Status: fasthttp.StatusNoContent,
 			Exempt: "a logout creates nothing: once it applied, its retry's access token is revoked (401), and a logout can always be sent again with a new key"},
 
+		{Method: "POST", Path: "/api/auth/password", Access: Authenticated, Handler: s.changePassword, Tag: "auth",
+			Summary: "Change the caller's own password", Body: PasswordChange{}, Reply: TokenReply{},
+			Description: "Checks current_password (a wrong one is 400 naming it, and counts against the login limits of the caller's e-mail, as a failed login does: 429 past them), sets new_password, and ends every other session of the user at once. The caller's session stays: the answer is its new access token (every access token issued before the change ends) and its refresh token, which goes on working.",
+			Exempt:      "the answer is a token pair, which an idempotency record must not keep; after an unknown outcome, sign in with the new password"},
+		{Method: "GET", Path: "/api/auth/sessions", Access: Authenticated, Handler: s.listSessions, Tag: "auth",
+			Summary: "The caller's sessions (logins that have not ended), newest first", Reply: Page[auth.SessionInfo]{}, Query: pageQuery,
+			Description: "Each login: when it was opened and last renewed (a sign-in or a refresh), when it expires, the client address and user agent it was opened from, and how (method). The session of the asking token is marked current."},
+		{Method: "DELETE", Path: "/api/auth/sessions/{id}", Access: Authenticated, Handler: s.endSession, Tag: "auth",
+			Summary: "End one of the caller's sessions: its refresh tokens and, at once, its access tokens", Status: fasthttp.StatusNoContent,
+			Description: "Ending the asking token's own session is a logout. A session that has ended already, or is another user's, is 404."},
+
 		{Method: "GET", Path: "/api/tasks/{id}", Access: Authenticated, Handler: s.getTask, Tag: "tasks",
 			Summary: "One task (a tenant user sees only its tenant's)", Reply: machines.Task{}},
 	}

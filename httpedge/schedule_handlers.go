@@ -16,36 +16,36 @@ type PowerScheduleBody struct {
 	Action *string `json:"action,omitempty" openapi:"required,enum=start|stop|shutdown|reboot"`
 	// Cron is a 5-field cron expression (minute hour day-of-month month day-of-week),
 	// optionally with a leading seconds field, or a descriptor such as @daily.
-	Cron *string `json:"cron,omitempty" openapi:"required,minLength=1,maxLength=128"`
+	Cron *string `json:"cron,omitempty" openapi:"required,minLength=1,limit=schedule.cron"`
 	// Timezone is the IANA time zone the expression is read in (default UTC).
-	Timezone *string `json:"timezone,omitempty" openapi:"minLength=1,maxLength=64"`
+	Timezone *string `json:"timezone,omitempty" openapi:"minLength=1,limit=schedule.timezone"`
 	// Enabled defaults to true.
 	Enabled  *bool   `json:"enabled,omitempty"`
-	TenantID *string `json:"tenant_id,omitempty" openapi:"maxLength=64"`
+	TenantID *string `json:"tenant_id,omitempty" openapi:"limit=id"`
 }
 
 // PowerScheduleCreate is the body of POST /api/resources/power-schedules.
 type PowerScheduleCreate struct {
 	PowerScheduleBody
-	MachineID *string `json:"machine_id,omitempty" openapi:"required,minLength=1,maxLength=64"`
+	MachineID *string `json:"machine_id,omitempty" openapi:"required,minLength=1,limit=id"`
 }
 
 // BackupScheduleBody is a backup schedule as clients write it.
 type BackupScheduleBody struct {
-	Cron     *string `json:"cron,omitempty" openapi:"required,minLength=1,maxLength=128"`
-	Timezone *string `json:"timezone,omitempty" openapi:"minLength=1,maxLength=64"`
+	Cron     *string `json:"cron,omitempty" openapi:"required,minLength=1,limit=schedule.cron"`
+	Timezone *string `json:"timezone,omitempty" openapi:"minLength=1,limit=schedule.timezone"`
 	Enabled  *bool   `json:"enabled,omitempty"`
 	// Retention is how many of the schedule's backups are kept, 1..100.
 	Retention *int `json:"retention,omitempty" openapi:"required,limit=backup.retention"`
 	// Mode is snapshot (default), suspend or stop.
 	Mode     *string `json:"mode,omitempty" openapi:"enum=snapshot|suspend|stop"`
-	TenantID *string `json:"tenant_id,omitempty" openapi:"maxLength=64"`
+	TenantID *string `json:"tenant_id,omitempty" openapi:"limit=id"`
 }
 
 // BackupScheduleCreate is the body of POST /api/resources/backup-schedules.
 type BackupScheduleCreate struct {
 	BackupScheduleBody
-	MachineID *string `json:"machine_id,omitempty" openapi:"required,minLength=1,maxLength=64"`
+	MachineID *string `json:"machine_id,omitempty" openapi:"required,minLength=1,limit=id"`
 }
 
 func (b PowerScheduleCreate) machine() *string  { return b.MachineID }

@@ -129,7 +129,10 @@ type Firewall interface {
 
 // Users is what the edge asks of auth.Users.
 type Users interface {
-	Login(ctx context.Context, email, password string) (auth.Session, error)
+	Login(ctx context.Context, email, password string, from auth.Client) (auth.Session, error)
+	ChangePassword(ctx context.Context, userID, sessionID, current, next string) (auth.Session, error)
+	Sessions(ctx context.Context, userID, current, cursor string, limit int) ([]auth.SessionInfo, string, error)
+	EndSession(ctx context.Context, userID, id string) error
 	Refresh(ctx context.Context, token string) (auth.Session, error)
 	Logout(ctx context.Context, userID, token string) error
 	Authorize(ctx context.Context, userID, sessionID string, gen uint64) error

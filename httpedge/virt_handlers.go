@@ -136,7 +136,7 @@ func accepted(t machines.Task) Reply {
 
 // MigrateRequest is the body of POST .../migrate.
 type MigrateRequest struct {
-	TargetNode string `json:"target_node" openapi:"required,minLength=1,maxLength=64"`
+	TargetNode string `json:"target_node" openapi:"required,minLength=1,limit=hypervisor.name"`
 	// Online defaults to whether the machine is running.
 	Online *bool `json:"online,omitempty"`
 }
@@ -150,18 +150,18 @@ type ConfigRequest struct {
 
 // NetworkRequest is the body of PATCH .../network.
 type NetworkRequest struct {
-	Interfaces []hypervisor.InterfaceChange `json:"interfaces" openapi:"required,minItems=1,maxItems=32"`
+	Interfaces []hypervisor.InterfaceChange `json:"interfaces" openapi:"required,minItems=1,limit=hypervisor.interfaces"`
 }
 
 // DiskRequest is the body of POST .../disks.
 type DiskRequest struct {
 	SizeGB  int    `json:"size_gb" openapi:"required,limit=machine.disk_gb"`
-	Storage string `json:"storage,omitempty" openapi:"minLength=1,maxLength=64"`
+	Storage string `json:"storage,omitempty" openapi:"minLength=1,limit=hypervisor.name"`
 }
 
 // ReinstallRequest is the body of POST .../reinstall.
 type ReinstallRequest struct {
-	TemplateID string   `json:"template_id" openapi:"required,minLength=1,maxLength=64"`
+	TemplateID string   `json:"template_id" openapi:"required,minLength=1,limit=id"`
 	Password   string   `json:"password,omitempty" openapi:"limit=machine.password"`
 	SSHKeys    []string `json:"ssh_keys,omitempty" openapi:"limit=machine.ssh_keys,items.limit=machine.ssh_key"`
 }

@@ -236,8 +236,8 @@ type ConfigChange struct {
 
 // InterfaceChange is a partial change of one interface, named by ID.
 type InterfaceChange struct {
-	ID       string  `json:"id" openapi:"required,minLength=1,maxLength=8"`
-	Bridge   *string `json:"bridge,omitempty" openapi:"minLength=1,maxLength=64"`
+	ID       string  `json:"id" openapi:"required,minLength=1,limit=hypervisor.interface_id"`
+	Bridge   *string `json:"bridge,omitempty" openapi:"minLength=1,limit=hypervisor.name"`
 	VLAN     *int    `json:"vlan,omitempty" openapi:"limit=machine.vlan"`
 	RateMbps *int    `json:"rate_mbps,omitempty" openapi:"limit=machine.rate_mbps"`
 	Firewall *bool   `json:"firewall,omitempty"`

@@ -20,8 +20,12 @@ const (
 	ProtocolAny      = "any"
 )
 
-// MaxRuleComment is the longest rule comment, in bytes.
-const MaxRuleComment = 255
+// MaxRuleComment is the longest rule comment, in bytes; MaxRuleValueLen bounds a
+// rule's port, source and destination (a port list, an address or a CIDR).
+const (
+	MaxRuleComment  = 255
+	MaxRuleValueLen = 64
+)
 
 // FirewallRuleErrors checks one rule the way pve-firewall verifies a rule, so that a
 // rule every driver accepts is one Proxmox accepts too: tenants' rules do not depend
@@ -45,7 +49,9 @@ func FirewallRuleErrors(r FirewallRule) []apierr.FieldError {
 	version := 0 // the IP version the rule is bound to so far
 	switch r.Protocol {
 	case ProtocolTCP, ProtocolUDP:
-		if r.Port != "" {
+		if len(r.Port) > MaxRuleValueLen {
+			f = append(f, apierr.Field("port", "must be at most %d characters", MaxRuleValueLen))
+		} else if r.Port != "" {
 			if msg := portsError(r.Port); msg != "" {
 				f = append(f, apierr.Field("port", "%s", msg))
 			}
@@ -65,6 +71,10 @@ func FirewallRuleErrors(r FirewallRule) []apierr.FieldError {
 	}
 	for _, a := range []struct{ field, v string }{{"source", r.Source}, {"destination", r.Destination}} {
 		if a.v == "" {
+			continue
+		}
+		if len(a.v) > MaxRuleValueLen {
+			f = append(f, apierr.Field(a.field, "must be at most %d characters", MaxRuleValueLen))
 			continue
 		}
 		v := addressVersion(a.v)

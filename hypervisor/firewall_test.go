@@ -43,6 +43,8 @@ func TestFirewallRuleErrors(t *testing.T) {
 		"macro-like action":         {FirewallRule{Direction: "in", Action: "SSH(ACCEPT)", Protocol: "tcp"}, "action", "accept"},
 		"comment with a line break": {FirewallRule{Direction: "in", Action: "accept", Protocol: "tcp", Comment: "a\nb"}, "comment", "one line"},
 		"comment too long":          {FirewallRule{Direction: "in", Action: "accept", Protocol: "tcp", Comment: strings.Repeat("x", 256)}, "comment", "255"},
+		"port list too long":        {FirewallRule{Direction: "in", Action: "accept", Protocol: "tcp", Port: strings.Repeat("22,", 22) + "22"}, "port", "at most 64"},
+		"source too long":           {FirewallRule{Direction: "in", Action: "accept", Protocol: "tcp", Source: strings.Repeat("1", 65)}, "source", "at most 64"},
 	} {
 		f := FirewallRuleErrors(c.r)
 		if len(f) != 1 || f[0].Field != c.field || !strings.Contains(f[0].Message, c.frag) {

@@ -21,6 +21,13 @@ const (
 	MinDiskGB          = 1
 	// MinVMID and MaxVMID bound a vmid, as Proxmox's /cluster/nextid does.
 	MinVMID, MaxVMID = 100, 999_999_999
+	// MaxInterfaces is how many network interfaces a machine has at most: Proxmox
+	// names them net0..net31. MaxInterfaceIDLen bounds such a name.
+	MaxInterfaces     = 32
+	MaxInterfaceIDLen = 8
+	// MaxNameLen bounds the name of a node, a storage or a bridge that a request names
+	// (Proxmox's own are shorter): a longer one is refused before it is looked up.
+	MaxNameLen = 64
 )
 
 // vmName is Proxmox's format of a VM name (dns-name): dot-separated labels of 1..63

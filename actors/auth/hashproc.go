@@ -79,14 +79,15 @@ func startHashProcess(command []string) (*hashProcess, error) {
 	return &hashProcess{cmd: cmd, in: in, pipe: pipe, out: bufio.NewReader(pipe), pid: cmd.Process.Pid}, nil
 }
 
-// do runs one job in the process. An error means the process is of no more use.
-func (p *hashProcess) do(j *hashJob) (hashResult, error) {
+// do runs one job in the process, waiting patience beyond a few times the last job's
+// duration. An error means the process is of no more use.
+func (p *hashProcess) do(j *hashJob, patience time.Duration) (hashResult, error) {
 	line, err := json.Marshal(hashRequest{Generate: j.generate, Hash: j.hash, Password: j.password, Cost: j.cost})
 	if err != nil {
 		return hashResult{}, err
 	}
 	start := time.Now()
-	deadline := start.Add(hashPatience + 4*p.took)
+	deadline := start.Add(patience + 4*p.took)
 	if err := p.pipe.SetReadDeadline(deadline); err != nil {
 		return hashResult{}, err
 	}

@@ -11,7 +11,7 @@ import (
 // TestHashingProcessRunsIdle: the hashing process's working thread is SCHED_IDLE at
 // nice 19, and this process's threads are not.
 func TestHashingProcessRunsIdle(t *testing.T) {
-	h := startPasswordHasher(1, nil, nil, hashWorkerCommand())
+	h := childHasher()
 	defer h.close()
 	_, pid := hashIn(t, h, testHash(t), "correct horse")
 	if pid == 0 {

@@ -164,7 +164,7 @@ func TestFirstAdminOnceAcrossMembers(t *testing.T) {
 	if shown != 1 {
 		t.Fatalf("%d members would log the generated password; want the one that created the admin", shown)
 	}
-	if _, err := ms[3].Users.Login(context.Background(), "admin@localhost", password); err != nil {
+	if _, err := ms[3].Users.Login(context.Background(), "admin@localhost", password, Client{}); err != nil {
 		t.Fatalf("the password shown does not log the admin in: %v", err)
 	}
 	// On a store of its own (a single node), the password is shown whichever start
@@ -218,7 +218,7 @@ func TestNormalisationAcrossMembers(t *testing.T) {
 		if _, err := store.Get(context.Background(), persistence.Key("user-email", fmt.Sprintf(" User%d@Example.TEST", i))); !errors.Is(err, persistence.ErrNotFound) {
 			t.Fatalf("old index entry of %s: %v; want it gone", id, err)
 		}
-		if _, err := ms[i%3].Users.Login(context.Background(), email, "stored-password"); err != nil {
+		if _, err := ms[i%3].Users.Login(context.Background(), email, "stored-password", Client{}); err != nil {
 			t.Fatalf("login as %s: %v", email, err)
 		}
 	}

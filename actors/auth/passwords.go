@@ -38,8 +38,9 @@ type passwordHasher struct {
 	log     *zap.Logger
 	warn    sync.Once
 	command []string
-	// localFor is hashLocalFor, shorter in tests.
-	localFor time.Duration
+	// localFor is hashLocalFor, shorter in tests; patience is hashPatience, longer in
+	// the tests that want a hash computed in a child even on a loaded machine.
+	localFor, patience time.Duration
 	// around, when set (tests only), wraps each job's work on the worker's goroutine.
 	around func(run func())
 }
@@ -75,7 +76,7 @@ func startPasswordHasher(workers int, log *zap.Logger, around func(run func()), 
 	if log == nil {
 		log = zap.NewNop()
 	}
-	h := &passwordHasher{jobs: make(chan *hashJob), done: make(chan struct{}), log: log, around: around, command: command, localFor: hashLocalFor}
+	h := &passwordHasher{jobs: make(chan *hashJob), done: make(chan struct{}), log: log, around: around, command: command, localFor: hashLocalFor, patience: hashPatience}
 	h.wg.Add(workers)
 	for range workers {
 		go h.work()
@@ -128,7 +129,7 @@ func (h *passwordHasher) runJob(proc **hashProcess, local *time.Time, j *hashJob
 		}
 		*proc = p
 	}
-	r, err := (*proc).do(j)
+	r, err := (*proc).do(j, h.patience)
 	if err != nil {
 		// The child died, broke the protocol or is starved of CPU (hashPatience):
 		// the next job starts another.

@@ -322,16 +322,16 @@ func TestUsersHashOnTheHasher(t *testing.T) {
 		}
 	}
 
-	if sess, err := s.Users.Login(ctx, "Admin@Localhost", "initial-password"); err != nil || sess.RefreshToken == "" {
+	if sess, err := s.Users.Login(ctx, "Admin@Localhost", "initial-password", Client{}); err != nil || sess.RefreshToken == "" {
 		t.Fatalf("admin login: got %+v, %v", sess, err)
 	}
 	jobs(1)
-	if _, err := s.Users.Login(ctx, "admin@localhost", "wrong-password"); !errors.Is(err, apierr.ErrInvalidCredentials) {
+	if _, err := s.Users.Login(ctx, "admin@localhost", "wrong-password", Client{}); !errors.Is(err, apierr.ErrInvalidCredentials) {
 		t.Fatalf("wrong password: got %v; want invalid credentials", err)
 	}
 	jobs(2)
 	// An unknown e-mail pays one compare as well, against the dummy hash.
-	if _, err := s.Users.Login(ctx, "nobody@localhost", "initial-password"); !errors.Is(err, apierr.ErrInvalidCredentials) {
+	if _, err := s.Users.Login(ctx, "nobody@localhost", "initial-password", Client{}); !errors.Is(err, apierr.ErrInvalidCredentials) {
 		t.Fatalf("unknown e-mail: got %v; want invalid credentials", err)
 	}
 	jobs(3)
@@ -352,7 +352,7 @@ func TestUsersHashOnTheHasher(t *testing.T) {
 		t.Fatalf("short password: got %v; want invalid", err)
 	}
 	jobs(4)
-	if _, err := s.Users.Login(ctx, "user@example.test", "user-password-1"); err != nil {
+	if _, err := s.Users.Login(ctx, "user@example.test", "user-password-1", Client{}); err != nil {
 		t.Fatalf("new user's login: %v", err)
 	}
 	jobs(5)
@@ -362,10 +362,10 @@ func TestUsersHashOnTheHasher(t *testing.T) {
 		t.Fatal(err)
 	}
 	jobs(6)
-	if _, err := s.Users.Login(ctx, "user@example.test", "user-password-1"); !errors.Is(err, apierr.ErrInvalidCredentials) {
+	if _, err := s.Users.Login(ctx, "user@example.test", "user-password-1", Client{}); !errors.Is(err, apierr.ErrInvalidCredentials) {
 		t.Fatalf("old password: got %v; want invalid credentials", err)
 	}
-	if _, err := s.Users.Login(ctx, "user@example.test", pw); err != nil {
+	if _, err := s.Users.Login(ctx, "user@example.test", pw, Client{}); err != nil {
 		t.Fatalf("new password: %v", err)
 	}
 	jobs(8)
@@ -376,7 +376,7 @@ func TestUsersHashOnTheHasher(t *testing.T) {
 	// A caller that has gone gets a context error, not an answer about the password.
 	gone, cancelGone := context.WithCancel(context.Background())
 	cancelGone()
-	if _, err := s.Users.Login(gone, "nobody@localhost", "initial-password"); !errors.Is(err, apierr.ErrUnavailable) {
+	if _, err := s.Users.Login(gone, "nobody@localhost", "initial-password", Client{}); !errors.Is(err, apierr.ErrUnavailable) {
 		t.Fatalf("cancelled login: got %v; want unavailable", err)
 	}
 }
@@ -412,7 +412,7 @@ func TestStoredEmailsNormalisedByMigration(t *testing.T) {
 	defer s.Stop()
 	ctx := context.Background()
 	for _, spelling := range []string{"mixed@example.test", "MIXED@example.test ", " Mixed@Example.TEST\t"} {
-		sess, err := s.Users.Login(ctx, spelling, "stored-password")
+		sess, err := s.Users.Login(ctx, spelling, "stored-password", Client{})
 		if err != nil || sess.User.ID != "u1" || sess.User.Email != "mixed@example.test" {
 			t.Fatalf("login as %q: got %+v, %v; want u1 with its normalised e-mail", spelling, sess.User, err)
 		}

@@ -62,6 +62,12 @@ type family struct {
 	CreatedAt time.Time `json:"created_at"`
 	ExpiresAt time.Time `json:"expires_at"`
 	Revoked   bool      `json:"revoked"`
+	// Where and how the login was opened, and when its tokens were last renewed: what
+	// its user is shown of it (SessionInfo). Empty in families from before them.
+	ClientAddr string    `json:"client_addr,omitempty"`
+	UserAgent  string    `json:"user_agent,omitempty"`
+	Method     string    `json:"method,omitempty"`
+	LastUsedAt time.Time `json:"last_used_at,omitzero"`
 }
 
 const familyVersion = 1
@@ -146,10 +152,12 @@ type (
 		// Gen is the token generation the hash belongs to.
 		Gen uint64
 	}
-	// openFamily opens a login for a password checked against generation Gen.
+	// openFamily opens a login for a password checked against generation Gen, from
+	// From.
 	openFamily struct {
-		TTL time.Duration
-		Gen uint64
+		TTL  time.Duration
+		Gen  uint64
+		From Client
 	}
 	rotateToken struct {
 		Token refreshToken
@@ -480,7 +488,7 @@ type UserChange struct {
 	// dropped), a user needs one (tenant_id in the same change when it had none).
 	Role *string `json:"role,omitempty" openapi:"enum=admin|user"`
 	// TenantID moves a user to another tenant.
-	TenantID *string `json:"tenant_id,omitempty" openapi:"minLength=1,maxLength=64"`
+	TenantID *string `json:"tenant_id,omitempty" openapi:"minLength=1,limit=id"`
 	// Disabled suspends a user (true) or lets it log in again (false).
 	Disabled *bool `json:"disabled,omitempty"`
 }
@@ -540,7 +548,7 @@ var errInvalidCredentials = apierr.New(apierr.ErrInvalidCredentials, "invalid e-
 // Login checks an e-mail and password and opens a new refresh-token family. A wrong
 // password, an unknown e-mail and a disabled user get the same error after the same
 // amount of work.
-func (u *Users) Login(ctx context.Context, email, password string) (Session, error) {
+func (u *Users) Login(ctx context.Context, email, password string, from Client) (Session, error) {
 	s := u.sys
 	hash := u.dummyHash
 	var cred credentials
@@ -565,7 +573,8 @@ func (u *Users) Login(ctx context.Context, email, password string) (Session, err
 	if !found || !match || cred.User.Disabled {
 		return Session{}, errInvalidCredentials
 	}
-	return kit.Ask[Session](ctx, u.kind, cred.User.ID, &openFamily{TTL: u.opts.RefreshTTL, Gen: cred.Gen})
+	from.Agent = clip(from.Agent, maxAgentLen)
+	return kit.Ask[Session](ctx, u.kind, cred.User.ID, &openFamily{TTL: u.opts.RefreshTTL, Gen: cred.Gen, From: from})
 }
 
 // Refresh rotates a refresh token: the presented one is spent and a new one returned.
@@ -785,7 +794,8 @@ func (e *userEntity) Handle(ctx *kit.Ctx, msg any) {
 			return
 		}
 		now := time.Now().UTC()
-		f := &family{ID: persistence.NewID(), Key: randomBytes(32), Gen: 1, CreatedAt: now, ExpiresAt: now.Add(m.TTL)}
+		f := &family{ID: persistence.NewID(), Key: randomBytes(32), Gen: 1, CreatedAt: now, ExpiresAt: now.Add(m.TTL),
+			ClientAddr: m.From.Addr, UserAgent: m.From.Agent, Method: MethodPassword, LastUsedAt: now}
 		val, err := persistence.Encode(familyVersion, f)
 		if err != nil {
 			ctx.Fail(err)
@@ -820,7 +830,8 @@ func (e *userEntity) Handle(ctx *kit.Ctx, msg any) {
 		}
 		next := *f
 		next.Gen++
-		next.ExpiresAt = time.Now().UTC().Add(m.TTL)
+		next.LastUsedAt = time.Now().UTC()
+		next.ExpiresAt = next.LastUsedAt.Add(m.TTL)
 		if err := e.saveFamily(&next); err != nil {
 			ctx.Fail(err)
 			return
@@ -838,6 +849,12 @@ func (e *userEntity) Handle(ctx *kit.Ctx, msg any) {
 			return
 		}
 		ctx.Respond(revoked{})
+	case *listSessions:
+		e.listSessions(ctx)
+	case *endSession:
+		e.endSession(ctx, m)
+	case *changePassword:
+		e.changePassword(ctx, m)
 	case *updateUser:
 		e.update(ctx, m)
 	case *deleteUser:

@@ -34,7 +34,7 @@ func TestLoginRacingPasswordChange(t *testing.T) {
 	if !errors.Is(err, apierr.ErrInvalidCredentials) {
 		t.Fatalf("a login checked against the old password, opened after the change: got %v; want invalid credentials", err)
 	}
-	if _, err := s.Users.Login(ctx, "race@example.test", newPassword); err != nil {
+	if _, err := s.Users.Login(ctx, "race@example.test", newPassword, Client{}); err != nil {
 		t.Fatalf("a login with the new password: %v", err)
 	}
 }

@@ -17,12 +17,16 @@ func init() {
 	kit.Wire("auth.revokeFamily", 1, (*revokeFamily)(nil))
 	kit.Wire("auth.updateUser", 1, (*updateUser)(nil))
 	kit.Wire("auth.deleteUser", 1, (*deleteUser)(nil))
+	kit.Wire("auth.listSessions", 1, (*listSessions)(nil))
+	kit.Wire("auth.endSession", 1, (*endSession)(nil))
+	kit.Wire("auth.changePassword", 1, (*changePassword)(nil))
 	// Its answers.
 	kit.Wire("auth.User", 1, User{})
 	kit.Wire("auth.credentials", 1, credentials{})
 	kit.Wire("auth.authState", 1, (*authState)(nil))
 	kit.Wire("auth.Session", 1, Session{})
 	kit.Wire("auth.revoked", 1, revoked{})
+	kit.Wire("auth.sessionList", 1, sessionList{})
 	// Messages of a user's idempotency entity, and its answers.
 	kit.Wire("auth.claimKey", 1, (*claimKey)(nil))
 	kit.Wire("auth.completeKey", 1, (*completeKey)(nil))

@@ -325,8 +325,9 @@ func (k *Kind) tellOne(id string, msg any) error {
 	}
 }
 
-// singletonKind is the pseudo-kind of the cluster-wide jobs (Leads).
-const singletonKind = "singleton"
+// SingletonKind is the pseudo-kind of the cluster-wide jobs, which a placement is asked
+// to place like entities (Leads).
+const SingletonKind = "singleton"
 
 // Leads reports whether this member runs the cluster-wide job named job (the periodic
 // sync, the usage sampler): on a single node always; in a cluster, only the member that
@@ -337,7 +338,7 @@ func (rt *Runtime) Leads(ctx context.Context, job string) bool {
 	if rt.placement == nil {
 		return true
 	}
-	_, local, err := rt.placement.Place(ctx, singletonKind, job)
+	_, local, err := rt.placement.Place(ctx, SingletonKind, job)
 	return err == nil && local
 }
 

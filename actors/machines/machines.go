@@ -1055,7 +1055,7 @@ func (e *machineEntity) settle(ctx *kit.Ctx, taskID string) {
 		// create that is about to start. The next revive settles it if it never does.
 		return
 	}
-	ref, op := e.ref(), e.rec.Op
+	ref, op, before := e.ref(), e.rec.Op, e.rec.DiskGB
 	ms := e.ms
 	// Registered as running while it waits: a second settle of the task is a no-op,
 	// and Stop cancels the wait, leaving the task open for the next owner.
@@ -1095,7 +1095,7 @@ func (e *machineEntity) settle(ctx *kit.Ctx, taskID string) {
 		if err == nil {
 			done.Observed = &hm
 		}
-		if err != nil || op == nil || !reached(hm, *op) {
+		if err != nil || op == nil || !reached(hm, *op, before) {
 			done.Err = apierr.New(apierr.ErrUnavailable, "vmplane restarted while this task ran; the machine's state was refreshed from the hypervisor")
 		}
 		dctx, dcancel := context.WithTimeout(context.Background(), kit.DefaultTimeout)
@@ -1114,8 +1114,13 @@ func (e *machineEntity) finishOrphanLike(taskID string) {
 	e.finishOrphan(&opDone{TaskID: taskID})
 }
 
-// reached reports whether the hypervisor's machine shows an operation as done.
-func reached(hm hypervisor.Machine, op Operation) bool {
+// reached reports whether the hypervisor's machine shows an operation as done;
+// diskBefore is the record's disk size when the operation began.
+func reached(hm hypervisor.Machine, op Operation, diskBefore int) bool {
+	sized := func(c *hypervisor.ConfigChange) bool {
+		return c == nil || (c.Name == nil || *c.Name == hm.Name) &&
+			(c.CPUCores == nil || *c.CPUCores == hm.CPUCores) && (c.MemoryMB == nil || *c.MemoryMB == hm.MemoryMB)
+	}
 	switch op.Type {
 	case OpPower:
 		// Reboot and reset leave the state as it was: their effect cannot be seen.
@@ -1124,9 +1129,18 @@ func reached(hm hypervisor.Machine, op Operation) bool {
 	case OpMigrate:
 		return hm.Node == op.TargetNode
 	case OpConfig:
-		c := op.Config
-		return c != nil && (c.Name == nil || *c.Name == hm.Name) &&
-			(c.CPUCores == nil || *c.CPUCores == hm.CPUCores) && (c.MemoryMB == nil || *c.MemoryMB == hm.MemoryMB)
+		return op.Config != nil && sized(op.Config)
+	case OpResize:
+		// A resize asks only for a change (the request is refused otherwise), so the
+		// new sizes in place are the resize done.
+		return sized(op.Config) && (op.DiskGrowGB == 0 || hm.DiskGB() >= diskBefore+op.DiskGrowGB)
+	case OpCreate:
+		// A create configures sizes and cloud-init in one write, then grows the disk,
+		// then starts the machine: all of it in place is the create done.
+		c := op.Create
+		return c != nil && hm.VMID != 0 && (c.Name == "" || c.Name == hm.Name) &&
+			(c.CPUCores == 0 || c.CPUCores == hm.CPUCores) && (c.MemoryMB == 0 || c.MemoryMB == hm.MemoryMB) &&
+			hm.DiskGB() >= c.DiskGB && (!c.Start || hm.State == hypervisor.StateRunning)
 	}
 	// Reboots, disks, networks and reinstalls leave no trace to tell them by.
 	return false

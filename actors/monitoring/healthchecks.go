@@ -137,8 +137,8 @@ type HealthCheckSpec struct {
 	TimeoutMS        int     `json:"timeout_ms,omitempty" openapi:"limit=check.timeout_ms" doc:"probe timeout, below the interval; default 5000, or half the interval when that is shorter"`
 	ExpectedStatus   int     `json:"expected_status,omitempty" openapi:"limit=check.expected_status"`
 	FailureThreshold int     `json:"failure_threshold,omitempty" openapi:"limit=check.failure_threshold_or_default"`
-	MachineID        *string `json:"machine_id,omitempty" openapi:"maxLength=64"`
-	TenantID         *string `json:"tenant_id,omitempty" openapi:"maxLength=64"`
+	MachineID        *string `json:"machine_id,omitempty" openapi:"limit=id"`
+	TenantID         *string `json:"tenant_id,omitempty" openapi:"limit=id"`
 	// Enabled defaults to true.
 	Enabled *bool `json:"enabled,omitempty"`
 }
@@ -153,10 +153,10 @@ type HealthCheckChange struct {
 	TimeoutMS        *int    `json:"timeout_ms,omitempty" openapi:"limit=check.timeout_ms"`
 	ExpectedStatus   *int    `json:"expected_status,omitempty" openapi:"limit=check.expected_status"`
 	FailureThreshold *int    `json:"failure_threshold,omitempty" openapi:"limit=check.failure_threshold"`
-	MachineID        *string `json:"machine_id,omitempty" openapi:"nullable,maxLength=64"`
+	MachineID        *string `json:"machine_id,omitempty" openapi:"nullable,limit=id"`
 	Enabled          *bool   `json:"enabled,omitempty"`
 	// TenantID is read-only; it may only name the check's own tenant.
-	TenantID *string `json:"tenant_id,omitempty" openapi:"maxLength=64"`
+	TenantID *string `json:"tenant_id,omitempty" openapi:"limit=id"`
 	// ClearMachine removes machine_id (the body had "machine_id": null).
 	ClearMachine bool `json:"-"`
 }

@@ -34,8 +34,12 @@ const (
 	RunSucceeded = "succeeded"
 )
 
-// maxCronLength bounds a schedule's cron expression.
-const maxCronLength = 200
+// MaxCronLen bounds a schedule's cron expression and MaxTimezoneLen its time zone's
+// name (IANA's longest are about 30).
+const (
+	MaxCronLen     = 128
+	MaxTimezoneLen = 64
+)
 
 // ScheduleActions are the power actions a power schedule may perform.
 var ScheduleActions = []hypervisor.PowerAction{hypervisor.ActionStart, hypervisor.ActionStop, hypervisor.ActionShutdown, hypervisor.ActionReboot}
@@ -149,7 +153,7 @@ func compileSchedule(spec, tz string) (cron.Schedule, *time.Location, []apierr.F
 }
 
 func loadZone(tz string) (*time.Location, error) {
-	if tz == "" || strings.EqualFold(tz, "local") {
+	if tz == "" || strings.EqualFold(tz, "local") || len(tz) > MaxTimezoneLen {
 		// "" would load UTC silently and Local depends on the server: both are refused.
 		return nil, errors.New("no time zone")
 	}
@@ -161,7 +165,7 @@ func parseCron(spec string) (sched cron.Schedule, why string) {
 	spec = strings.TrimSpace(spec)
 	const help = "must be a cron expression: minute hour day-of-month month day-of-week, with an optional leading seconds field, or a descriptor such as @daily"
 	switch {
-	case spec == "" || len(spec) > maxCronLength:
+	case spec == "" || len(spec) > MaxCronLen:
 		return nil, help
 	case strings.HasPrefix(spec, "TZ=") || strings.HasPrefix(spec, "CRON_TZ="):
 		return nil, "must not carry a time zone; set timezone instead"

@@ -54,6 +54,11 @@ func TestCompileSchedule(t *testing.T) {
 	f("CRON_TZ=Europe/Berlin0", "UTC", "cron") // would panic inside the parser
 	f("0 0 30 2 *", "UTC", "cron")             // 30 February: never
 	f(strings.Repeat("1,", 150)+"1 * * * *", "UTC", "cron")
+	// At MaxCronLen a valid expression is taken, one longer is refused.
+	at := "0" + strings.Repeat(" ", MaxCronLen-len("03 * * *")) + "3 * * *"
+	f(at, "UTC")
+	f(at[:1]+" "+at[1:], "UTC", "cron") // one space more inside
+	f("0 3 * * *", strings.Repeat("a/", MaxTimezoneLen/2)+"b", "timezone")
 	f("0 3 * * *", "Mars/Olympus", "timezone")
 	f("0 3 * * *", "Local", "timezone")
 	f("0 3 * * *", "", "timezone")

@@ -103,11 +103,11 @@ type TenantChange struct {
 // MachineSpec is a tenant's request for a new machine.
 type MachineSpec struct {
 	Name       string   `json:"name" openapi:"required,limit=machine.name"`
-	TemplateID string   `json:"template_id" openapi:"required,minLength=1,maxLength=64"`
+	TemplateID string   `json:"template_id" openapi:"required,minLength=1,limit=id"`
 	CPUCores   int      `json:"cpu_cores" openapi:"required,limit=machine.cores"`
 	MemoryMB   int      `json:"memory_mb" openapi:"required,limit=machine.memory_mb"`
 	DiskGB     int      `json:"disk_gb" openapi:"required,limit=machine.disk_gb"`
-	Node       string   `json:"node,omitempty" openapi:"maxLength=64"`
+	Node       string   `json:"node,omitempty" openapi:"limit=hypervisor.name"`
 	Password   string   `json:"password,omitempty" openapi:"limit=machine.password"`
 	SSHKeys    []string `json:"ssh_keys,omitempty" openapi:"limit=machine.ssh_keys,items.limit=machine.ssh_key"`
 }

@@ -27,7 +27,9 @@ import (
 //	                    minItems and maxItems of an array
 //	items.OPTION        any of the options above, for the items of an array
 //
-// Example: `json:"ssh_keys,omitempty" openapi:"maxItems=32,items.maxLength=16384"`.
+// Example: `json:"ssh_keys,omitempty" openapi:"limit=machine.ssh_keys,items.limit=machine.ssh_key"`.
+// A spelled minLength=1 (or minItems=1) next to a limit whose minimum is 0 says that
+// this field, unlike others under that limit, is never empty.
 //
 // A bound that a service also enforces is named, never spelled: the service's constant
 // is registered under a name (NameLimits, done by httpedge for every service) and the
@@ -112,15 +114,17 @@ func (r *fieldRules) setLimit(tag, name string, t reflect.Type) error {
 		t = t.Elem()
 	}
 	lo, hi := l.Min, l.Max
-	atLeast := &lo
-	if lo <= 0 {
-		atLeast = nil // no length or count is below 0: the document leaves it out
-	}
 	switch t.Kind() {
 	case reflect.String:
-		r.minLength, r.maxLength = atLeast, &hi
+		r.maxLength = &hi
+		if lo > 0 { // no length is below 0: the document leaves that out, or keeps the tag's minLength
+			r.minLength = &lo
+		}
 	case reflect.Slice, reflect.Array:
-		r.minItems, r.maxItems = atLeast, &hi
+		r.maxItems = &hi
+		if lo > 0 {
+			r.minItems = &lo
+		}
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
 		reflect.Float32, reflect.Float64:

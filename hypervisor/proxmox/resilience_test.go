@@ -75,14 +75,16 @@ func TestInventoryStopsAtFirstFailure(t *testing.T) {
 }
 
 func TestTimeouts(t *testing.T) {
-	d, f := newTest(t, pvefake.Config{}, func(c *Config) { c.RequestTimeout = 150 * time.Millisecond })
+	// A second is long enough for a loaded machine to connect and send each attempt
+	// (at 150 ms the write's POST sometimes never left), short against the 5 s delay.
+	d, f := newTest(t, pvefake.Config{}, func(c *Config) { c.RequestTimeout = time.Second })
 	id := addVM(t, f, pvefake.VMSpec{})
 	remove := f.Inject(pvefake.Fault{Method: "GET", Path: resourcesRoute, Delay: 5 * time.Second})
 	_, err := d.Machine(bg, hypervisor.Ref{VMID: id})
 	wantErr(t, "slow read", err, hypervisor.ErrUnavailable, apierr.ErrUnavailable)
-	wantContains(t, "slow read", err, "did not answer", "150ms")
-	// The client gives up on an attempt after 150 ms, possibly before a loaded fake has
-	// counted it: wait for the count rather than read it at once.
+	wantContains(t, "slow read", err, "did not answer", "1s")
+	// The client gives up on an attempt after its timeout, possibly before a loaded fake
+	// has counted it: wait for the count rather than read it at once.
 	n := 0
 	testwait.Poll(testwait.Timeout, func() bool { n = f.Count("GET", resourcesRoute); return n >= readAttempts })
 	if n != readAttempts {
@@ -94,7 +96,8 @@ func TestTimeouts(t *testing.T) {
 	f.ResetRequests()
 	err = d.Power(bg, hypervisor.Ref{VMID: id}, hypervisor.ActionStart)
 	wantErr(t, "slow write", err, hypervisor.ErrUnavailable)
-	if n := f.Count("POST", "/nodes/{node}/qemu/{vmid}/status/{action}"); n != 1 {
+	testwait.Poll(testwait.Timeout, func() bool { n = f.Count("POST", "/nodes/{node}/qemu/{vmid}/status/{action}"); return n >= 1 })
+	if n != 1 {
 		t.Errorf("slow write: Proxmox saw %d POSTs; want exactly 1", n)
 	}
 }

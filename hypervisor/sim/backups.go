@@ -23,7 +23,6 @@ func (d *Driver) SetFirewall(ctx context.Context, ref hypervisor.Ref, rules []hy
 		name:   OpSetFirewall,
 		vmid:   ref.VMID,
 		noLock: true,
-		edit:   true,
 		check:  func() error { _, err := d.liveMachineLocked(ref.VMID); return err },
 		apply: func() error {
 			m := d.machines[ref.VMID]

@@ -90,8 +90,9 @@ import (
 //   - No cross-member operation locks: vmplane activates each machine's entity on one
 //     member at a time, so operations on one machine come from one member. Except a
 //     firewall push (SetFirewall), which takes no machine lock and comes from any
-//     member: it edits the record as stored, written only if nobody wrote it since
-//     it was read (changeStored), so that it never carries back a state this member
+//     member. So every operation on a machine edits the record as stored, written
+//     only if nobody wrote it since it was read (changeStored), and made again on the
+//     new record otherwise: neither a push nor a task carries back a state its member
 //     had not read yet. Test hooks called on two members at once and concurrent
 //     SetNodeStatus calls write whole records: the last write wins.
 //   - Started at once on an empty store, members race to write their world with

@@ -443,11 +443,11 @@ func (d *Driver) claimNew(ctx context.Context, insert, pick func() (int, error))
 	}
 }
 
-// changeStored is change for an operation that edits a machine's record without the
-// machine's lock (SetFirewall: Proxmox lets rules change while a task runs). Such an
-// edit may come from another member than the one that runs the machine's tasks, whose
-// start or resize this member may not have read yet: written from memory, the whole
-// record would take that change back. So on a shared store the record is read from
+// changeStored is change for an operation on one machine. Two members may edit one
+// machine's record at once: the one that runs its tasks, and any member pushing its
+// firewall (SetFirewall takes no machine lock: Proxmox lets rules change while a task
+// runs). Written from memory, the whole record would take back the other member's
+// change this one had not read yet. So on a shared store the record is read from
 // the store, put into memory as read, edited by fn, and written only if the store
 // still holds what was read (IfValue, or IfAbsent); when another write came first,
 // the edit is made again on the record now stored, up to maxClaims times.

@@ -142,6 +142,10 @@ type Driver struct {
 	// passed, before it applies: a test changes the world there through another
 	// member.
 	applying func(op string, vmid int)
+	// editing, when a test sets it, is called under d.mu just before an operation
+	// changes memory, once per try: another driver's write from there lands between
+	// this one's read of the record and its write.
+	editing func(op string, vmid int)
 }
 
 // node is one simulated host.
@@ -310,9 +314,6 @@ type op struct {
 	// apply makes the change under d.mu once the delay passed and no failure fired, and
 	// marks the records it changed (touch*Locked) for run to write.
 	apply func() error
-	// edit: the operation changes part of the machine's record without its lock, so
-	// that on a shared store it must be made on the record as stored (changeStored).
-	edit bool
 }
 
 // run is the life of every changing operation: refuse if another operation holds the
@@ -354,11 +355,29 @@ func (d *Driver) run(ctx context.Context, o op) error {
 	if d.applying != nil {
 		d.applying(o.name, o.vmid)
 	}
+	// An operation on a machine is made on its record as stored (on a shared store):
+	// another member's firewall push may have landed during the delay, and a write
+	// of the whole record from memory would take it back.
 	change := d.change
-	if o.edit && o.vmid != 0 {
+	if o.vmid != 0 && waitErr == nil {
 		change = func(fn func() error) error { return d.changeStored(ctx, o.vmid, fn) }
 	}
+	if d.editing != nil {
+		apply := o.apply
+		o.apply = func() error { d.editing(o.name, o.vmid); return apply() }
+	}
+	ran := false
+	defer func() {
+		// changeStored may fail before it runs the change (the store did not answer):
+		// the lock goes all the same, or the machine would stay locked here for good.
+		if locks && !ran {
+			d.mu.Lock()
+			delete(d.locks, o.vmid)
+			d.mu.Unlock()
+		}
+	}()
 	return change(func() error {
+		ran = true
 		if locks {
 			delete(d.locks, o.vmid)
 		}

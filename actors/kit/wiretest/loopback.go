@@ -98,9 +98,10 @@ func (l *Loopback) fail(format string, args ...any) error {
 }
 
 // Place implements kit.Placement: every entity is on the "other" member, except for the
-// request Deliver is handing over.
-func (l *Loopback) Place(ctx context.Context, _, _ string) (kit.Member, bool, error) {
-	return kit.Member{Name: "loopback"}, ctx.Value(delivering{}) != nil, nil
+// request Deliver is handing over. The cluster-wide jobs are this member's: it is the
+// cluster's only member, so it leads them (kit.Runtime.Leads), as a single node does.
+func (l *Loopback) Place(ctx context.Context, kind, _ string) (kit.Member, bool, error) {
+	return kit.Member{Name: "loopback"}, kind == kit.SingletonKind || ctx.Value(delivering{}) != nil, nil
 }
 
 // Moved implements kit.Placement.
