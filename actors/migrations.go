@@ -6,6 +6,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/vmplane/vmplane/actors/auth"
+	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/persistence"
 )
@@ -28,6 +29,14 @@ func Migrations(log *zap.Logger) []persistence.Migration {
 				return err
 			}
 			return tenants.MigrateNameIndex(ctx, s, log.Named("tenants"))
+		},
+	}, {
+		From: 2,
+		Name: "build the tenants' usage counters",
+		// On etcd it writes nothing: members of the earlier release may still run, and
+		// the counters are built once none does (machines.MigrateUsageCounters).
+		Apply: func(ctx context.Context, s persistence.Store, b *persistence.Batch) error {
+			return machines.MigrateUsageCounters(ctx, s, b, log.Named("machines"))
 		},
 	}}
 }

@@ -109,6 +109,10 @@ type Options struct {
 	// member's bus has every member's events with the same ids (nil: a single node's
 	// bus). The bus closes it.
 	EventRelay events.Relay
+	// Counting, in a cluster, reports whether every live member keeps the tenants'
+	// usage counters, and how many members that do not this one has seen join
+	// (machines.Deps.Counting; nil: a single node).
+	Counting func() (all bool, without uint64)
 }
 
 // EntityOptions bound the entity actors of every kind (kit.EntityOptions).
@@ -146,7 +150,7 @@ func Start(opts Options) (*System, error) {
 	// Before anything publishes tasks: the monitoring watches the event bus from here.
 	s.Alerts = alerts.Start(alerts.Deps{Runtime: s.rt, Events: s.Events})
 	ms := machines.Start(machines.Deps{Runtime: s.rt, Driver: s.driver, Events: s.Events, Alerts: s.Alerts,
-		TenantExists: s.tenantExists, Authorize: s.Users.Authorize})
+		TenantExists: s.tenantExists, Authorize: s.Users.Authorize, Counting: opts.Counting})
 	s.Machines, s.Nodes, s.Tasks, s.Inventory, s.Consoles, s.Backups = ms.Machines, ms.Nodes, ms.Tasks, ms.Inventory, ms.Consoles, ms.Backups
 	s.Tenants = tenants.Start(tenants.Deps{Runtime: s.rt, Driver: s.driver, Events: s.Events, Machines: ms, Alerts: s.Alerts,
 		HasUsers: s.Users.TenantHasUsers,

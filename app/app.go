@@ -169,6 +169,7 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 			HypervisorEvery: cfg.HypervisorCheckInterval},
 		Entities:  actors.EntityOptions{Idle: cfg.ActorIdle, MaxLive: cfg.ActorMaxLive},
 		Placement: a.placement(),
+		Counting:  a.counting(),
 	})
 	if err != nil {
 		return nil, err

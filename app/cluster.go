@@ -14,6 +14,7 @@ import (
 
 	"github.com/vmplane/vmplane/actors/events"
 	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/cluster"
 	"github.com/vmplane/vmplane/httpedge"
 	"github.com/vmplane/vmplane/persistence"
@@ -72,7 +73,7 @@ func (a *App) joinCluster(cfg Config, log *zap.Logger) (*member, error) {
 	}
 	// Join calls Lost at most once.
 	m.cluster, err = cluster.Join(cluster.Options{Client: store.Client(), Prefix: store.Prefix(), Name: name, Addr: addr,
-		Log: log.Named("cluster"), Lost: func() { close(m.lost) }})
+		Log: log.Named("cluster"), Lost: func() { close(m.lost) }, Maintains: []string{machines.CountersFeature}})
 	if err != nil {
 		return nil, err
 	}
@@ -127,6 +128,15 @@ func (a *App) serveMembers() {
 			a.log.Warn("could not wake the entities of a member that left; the next departure or restart tries again", zap.Error(err))
 		}
 	})
+}
+
+// counting, on a cluster member, reports whether every member keeps the tenants' usage
+// counters (machines.Deps.Counting); nil on a single node.
+func (a *App) counting() func() (bool, uint64) {
+	if a.member == nil {
+		return nil
+	}
+	return func() (bool, uint64) { return a.member.cluster.Maintained(machines.CountersFeature) }
 }
 
 // eventRelay is the event bus's relay on a cluster member, nil on a single node.

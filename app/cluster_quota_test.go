@@ -66,7 +66,8 @@ func usageOf(m *testServer, tok string) tenants.Usage {
 // On etcd, with a tenant's creates arriving through three members at once, the quota
 // holds exactly: N+5 creates against room for N give N machines and five 409s, and so
 // again after deletes free room and a resize takes some (the quota read sees each
-// machine's sizes as its record stands, the resized one's included).
+// machine's sizes as its record stands, the resized one's included), and the tenant's
+// usage counter is the sum of its machines at the end.
 func TestClusterQuotaHoldsUnderConcurrentCreates(t *testing.T) {
 	ms, _ := startCluster(t, 3)
 	admin := ms[0].adminToken()
@@ -112,4 +113,5 @@ func TestClusterQuotaHoldsUnderConcurrentCreates(t *testing.T) {
 	if u := usageOf(ms[0], ten.Token); u.Machines != 5 || u.CPUCores != 10 {
 		t.Fatalf("got usage %+v at the end; want 5 machines, 10 cores", u)
 	}
+	countersExact(t, ms[1].app.store)
 }

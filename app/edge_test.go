@@ -136,6 +136,7 @@ func TestMetrics(t *testing.T) {
 		`vmplane_store_groups_total`,
 		`vmplane_actors_live{kind="users"} 1`,
 		`vmplane_ratelimit_refused_total`,
+		`vmplane_usage_counter_retries_total 0`,
 	} {
 		if !bytes.Contains(r.Body, []byte(want)) {
 			t.Errorf("got no %q in /metrics", want)

@@ -77,8 +77,9 @@ func upgradeFixture(t *testing.T, fixture string, indexed bool) {
 	s.start()
 	t.Cleanup(s.stop)
 	migrated := func() int { return logs.FilterMessage("persistence: migrating the store").Len() }
-	if n := migrated(); n != 1 {
-		t.Fatalf("%d migrations logged; want 1 (1→2)", n)
+	steps := persistence.SchemaVersion - 1
+	if n := migrated(); n != steps {
+		t.Fatalf("%d migrations logged; want %d (1→2, then each to %d)", n, steps, persistence.SchemaVersion)
 	}
 	key := persistence.Key(persistence.KindMeta, "schema-version")
 	if v, err := s.app.store.Get(context.Background(), key); err != nil || string(v) != strconv.Itoa(persistence.SchemaVersion) {
@@ -128,11 +129,16 @@ func upgradeFixture(t *testing.T, fixture string, indexed bool) {
 	}
 	hank := s.login("hank.scorpio@globex.example", "globex-password").Token
 	expect(t, s.do(req{method: "GET", path: "/api/resources/machines/" + ms[0].ID, token: hank}), 404, "not_found")
+	// Migration 2→3 counted what Acme's machine holds.
+	countersExact(t, s.app.store)
+	if u := usageOf(s, ops); u != (tenants.Usage{Machines: 1, CPUCores: 1, MemoryMB: 512, DiskGB: 10}) {
+		t.Errorf("Acme's usage %+v; want web-1's 1 core, 512 MB, 10 GB", u)
+	}
 
 	// Migrated once: a restart finds the store at the current version.
 	s.restart()
-	if n := migrated(); n != 1 {
-		t.Errorf("%d migrations logged after a restart; want still 1", n)
+	if n := migrated(); n != steps {
+		t.Errorf("%d migrations logged after a restart; want still %d", n, steps)
 	}
 	s.login("Ops@Acme.Example", "acme-password")
 }
@@ -201,12 +207,16 @@ func TestClusterMembersMigrateOnce(t *testing.T) {
 			t.Fatalf("member %d: %v", i, errs[i])
 		}
 	}
-	migrations := 0
+	migrations, migrators := 0, 0
 	for _, l := range logs {
-		migrations += l.FilterMessage("persistence: migrating the store").Len()
+		n := l.FilterMessage("persistence: migrating the store").Len()
+		migrations += n
+		if n > 0 {
+			migrators++
+		}
 	}
-	if migrations != 1 {
-		t.Errorf("%d migrations logged between the members; want 1", migrations)
+	if migrators != 1 || migrations != persistence.SchemaVersion-1 {
+		t.Errorf("%d members logged %d migrations; want one member, each step once (%d)", migrators, migrations, persistence.SchemaVersion-1)
 	}
 	if v, err := persistence.StoredSchema(context.Background(), st); err != nil || v != persistence.SchemaVersion {
 		t.Errorf("schema version %d, %v; want %d", v, err, persistence.SchemaVersion)
@@ -216,4 +226,74 @@ func TestClusterMembersMigrateOnce(t *testing.T) {
 		expect(t, m.do(req{method: "POST", path: "/api/resources/tenants", token: admin, body: map[string]any{"name": "ACME"}}), 409, "conflict")
 		expect(t, m.do(req{method: "GET", path: "/api/resources/tenants/" + acme.ID, token: admin}), 200, "")
 	}
+}
+
+// countersExact fails the test unless every tenant's usage counter is the sum of what
+// its machines hold (rebuilding them finds nothing to correct). Call it when no write
+// is in flight.
+func countersExact(t *testing.T, st persistence.Store) {
+	t.Helper()
+	r, err := machines.RebuildCounters(context.Background(), st)
+	if err != nil || len(r.Corrected) > 0 {
+		t.Fatalf("usage counters: %+v, %v; want every one exact", r, err)
+	}
+}
+
+// TestUpgradeFromV2StoreBuildsUsageCounters: a data directory at schema version 2, which
+// holds machines recorded without usage counters (seeded as a release of version 2
+// wrote them), is migrated to version 3 once: every counter is exact, and the quota
+// checks read them (a create past the quota is refused, one within it accepted).
+func TestUpgradeFromV2StoreBuildsUsageCounters(t *testing.T) {
+	core, logs := observer.New(zapcore.InfoLevel)
+	cfg := testConfig(t)
+	s := &testServer{t: t, cfg: cfg, client: &http.Client{Timeout: 30 * time.Second}, log: zap.New(core)}
+	s.start()
+	t.Cleanup(s.stop)
+	admin := s.adminToken()
+	s.sync(admin)
+	tpl := firstTemplate(s, admin)
+	a := s.tenant(admin, "Acme", map[string]int{"machines": 4, "cpu_cores": 100, "memory_mb": 1 << 20, "disk_gb": 10000})
+	b := s.tenant(admin, "Globex", nil)
+	s.provision(a.Token, tinyMachine("a-0", tpl))
+	s.stop()
+
+	// Back to version 2, with machines of both tenants that no counter counts.
+	st, err := persistence.Open(persistence.Options{Dir: cfg.DataDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	back := new(persistence.Batch).Put(persistence.Key(persistence.KindMeta, "schema-version"), []byte("2"))
+	for _, ten := range []string{a.ID, a.ID, b.ID} {
+		now := time.Now().UTC()
+		if err := machines.Seed(back, machines.Machine{ID: persistence.NewID(), Name: "v2", TenantID: &ten, Status: machines.StatusStopped,
+			CPUCores: 2, MemoryMB: 256, DiskGB: 10, CreatedAt: now, UpdatedAt: now}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.Commit(ctx, back); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+
+	s.start()
+	if n := logs.FilterMessage("persistence: migrating the store").Len(); n != 1 {
+		t.Fatalf("%d migrations logged; want 1 (2→3)", n)
+	}
+	if l := logs.FilterMessage("usage counters built").All(); len(l) != 1 || l[0].ContextMap()["written"] != int64(2) {
+		t.Fatalf("the migration logged %+v; want the counters of both tenants written", l)
+	}
+	countersExact(t, s.app.store)
+	if ok, err := s.app.sys.Machines.CountersTrusted(ctx); err != nil || !ok {
+		t.Fatalf("counters trusted: %v, %v; want true after the migration", ok, err)
+	}
+	if u := usageOf(s, a.Token); u.Machines != 3 || u.CPUCores != 5 {
+		t.Fatalf("Acme's usage %+v; want 3 machines, 5 cores", u)
+	}
+	if u := usageOf(s, b.Token); u.Machines != 1 || u.CPUCores != 2 {
+		t.Fatalf("Globex's usage %+v; want 1 machine, 2 cores", u)
+	}
+	s.provision(a.Token, tinyMachine("a-1", tpl))
+	expect(t, s.do(req{method: "POST", path: "/api/client/machines", token: a.Token, body: tinyMachine("a-2", tpl)}), 409, "quota_exceeded")
+	countersExact(t, s.app.store)
 }

@@ -69,6 +69,10 @@ type Options struct {
 	// Lost is called once when the member's lease is gone while it runs: it can no
 	// longer write, and should exit so that it restarts as a new member.
 	Lost func()
+	// Maintains names what this member keeps that members of an earlier release do
+	// not ("usage-counters"): it announces them in its record, and Maintained tells
+	// whether every live member does.
+	Maintains []string
 }
 
 // memberRecord is what a member registers under members/<name>.
@@ -77,6 +81,8 @@ type memberRecord struct {
 	Addr    string    `json:"addr"`
 	Lease   int64     `json:"lease"`
 	Started time.Time `json:"started"`
+	// Maintains is Options.Maintains; a member of a release before it has none.
+	Maintains []string `json:"maintains,omitempty"`
 }
 
 // Cluster is this process's membership.
@@ -100,8 +106,11 @@ type Cluster struct {
 	onLeft    []func(context.Context, kit.Member)
 	claims    atomic.Uint64
 	takeovers atomic.Uint64
-	lostOnce  sync.Once
-	lost      atomic.Bool
+	// lacking counts the arrivals of members whose record lacks one of what this one
+	// maintains (Maintained).
+	lacking  atomic.Uint64
+	lostOnce sync.Once
+	lost     atomic.Bool
 	// validUntil (unix nanoseconds) is when the lease ends unless renewed: until then
 	// no other member can take this member's entities. Past it, the member cannot tell
 	// whether they moved (it was paused, or cut off), so it serves none of them.
@@ -154,7 +163,7 @@ func Join(opts Options) (*Cluster, error) {
 		return nil, err
 	}
 	c.secret = secret
-	c.self = memberRecord{Name: opts.Name, Addr: opts.Addr, Lease: int64(c.lease), Started: time.Now().UTC()}
+	c.self = memberRecord{Name: opts.Name, Addr: opts.Addr, Lease: int64(c.lease), Started: time.Now().UTC(), Maintains: opts.Maintains}
 	rec, _ := json.Marshal(c.self)
 	if _, err := c.cli.Put(ctx, c.memberKey(opts.Name), string(rec), clientv3.WithLease(c.lease)); err != nil {
 		return nil, fmt.Errorf("cluster: register member: %w", err)
@@ -168,6 +177,7 @@ func Join(opts Options) (*Cluster, error) {
 		var m memberRecord
 		if json.Unmarshal(kv.Value, &m) == nil {
 			c.members[m.Name] = m
+			c.arrived(m)
 		}
 	}
 	runCtx, runCancel := context.WithCancel(context.Background())
@@ -372,6 +382,7 @@ func (c *Cluster) replaceMembers(resp *clientv3.GetResponse) int64 {
 		var m memberRecord
 		if json.Unmarshal(kv.Value, &m) == nil {
 			now[m.Name] = m
+			c.arrived(m)
 		}
 	}
 	c.mu.Lock()
@@ -393,6 +404,7 @@ func (c *Cluster) memberEvent(ev *clientv3.Event) {
 		if json.Unmarshal(ev.Kv.Value, &m) != nil {
 			return
 		}
+		c.arrived(m)
 		c.mu.Lock()
 		prev, had := c.members[m.Name]
 		c.members[m.Name] = m
@@ -423,6 +435,40 @@ func (c *Cluster) memberEvent(ev *clientv3.Event) {
 		return
 	}
 	c.left(m)
+}
+
+// arrived counts m when it lacks something this member maintains. It is called
+// before m is in the list, so that a reader of Maintained that sees the list without
+// m has not missed its count.
+func (c *Cluster) arrived(m memberRecord) {
+	if !maintainsAll(m, c.opts.Maintains) {
+		c.lacking.Add(1)
+	}
+}
+
+func maintainsAll(m memberRecord, what []string) bool {
+	for _, w := range what {
+		if !slices.Contains(m.Maintains, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// Maintained reports whether every live member announces what (Options.Maintains), and
+// how many member records lacking something this member maintains it has seen arrive
+// since it joined: a reader that gets the same count twice knows no such member came
+// and went between.
+func (c *Cluster) Maintained(what string) (all bool, lacking uint64) {
+	lacking = c.lacking.Load()
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	for _, m := range c.members {
+		if !slices.Contains(m.Maintains, what) {
+			return false, lacking
+		}
+	}
+	return true, lacking
 }
 
 // left forgets what a departed member owned and tells the listeners.

@@ -122,3 +122,45 @@ func TestLeaveEndsTheMemberLeftListeners(t *testing.T) {
 		t.Fatal("b's listener still runs after b left")
 	}
 }
+
+// TestMaintainedCountsMembersThatLackIt: Maintained is true while every live member
+// announces what this one maintains, and counts each arrival of a member that does not,
+// which stays counted after it left (a reader comparing two counts sees it came and
+// went between them).
+func TestMaintainedCountsMembersThatLackIt(t *testing.T) {
+	srv := etcdtest.Start(t)
+	cli, err := clientv3.New(clientv3.Config{Endpoints: srv.Endpoints(), DialTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	a, err := Join(Options{Client: cli, Prefix: "/test/", Name: "a", Addr: "127.0.0.1:1", Maintains: []string{"counters"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Leave()
+	f := func(what string, all bool, lacking uint64) {
+		t.Helper()
+		testwait.Until(t, func() error {
+			if gotAll, gotLacking := a.Maintained("counters"); gotAll != all || gotLacking != lacking {
+				return fmt.Errorf("%s: Maintained = %v, %d; want %v, %d", what, gotAll, gotLacking, all, lacking)
+			}
+			return nil
+		})
+	}
+	f("alone", true, 0)
+	old := join(t, srv, "old") // announces nothing
+	f("with a member that lacks it", false, 1)
+	old.leave()
+	f("once it left", true, 1)
+	newer, err := Join(Options{Client: cli, Prefix: "/test/", Name: "newer", Addr: "127.0.0.1:2", Maintains: []string{"counters", "more"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer newer.Leave()
+	testwait.Eventually(t, "a sees newer", func() bool { return len(a.Members()) == 2 })
+	f("with a member that has it", true, 1)
+	if all, lacking := newer.Maintained("counters"); all != true || lacking != 1 {
+		t.Fatalf("newer: Maintained = %v, %d; want true, 1 (a lacks its \"more\")", all, lacking)
+	}
+}

@@ -65,6 +65,8 @@ type Machines interface {
 	Destroy(ctx context.Context, id string, tenant *string) (machines.Task, error)
 	Assign(ctx context.Context, id string, tenant *string) (machines.Machine, error)
 	Usage(ctx context.Context, id string, tf hypervisor.Timeframe, tenant *string) (hypervisor.UsageGraph, error)
+	// CounterRetries is for /metrics (vmplane_usage_counter_retries_total).
+	CounterRetries() uint64
 }
 
 // Nodes is what the edge asks of machines.Nodes.

@@ -17,7 +17,10 @@ import (
 //
 // Version 2: every user's e-mail is stored normalised (lower case, trimmed) with its
 // index entry, and every tenant's name is in the tenant-name index.
-const SchemaVersion = 2
+//
+// Version 3: every tenant's usage counter (vm-usage/<tenant>) is kept with its
+// machines' writes; a release before it would change machines without moving them.
+const SchemaVersion = 3
 
 // schemaKey holds the store's schema version, as decimal text. A store without it
 // predates the key: version 1, or a new store when it holds nothing at all.

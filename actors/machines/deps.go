@@ -26,6 +26,10 @@ type Deps struct {
 	// Authorize answers nil while a login's session lasts (a console ticket lasts no
 	// longer than the login that took it).
 	Authorize func(ctx context.Context, userID, sessionID string, gen uint64) error
+	// Counting, in a cluster, reports whether every live member keeps the usage
+	// counters (announces CountersFeature), and how many members that do not this
+	// member has seen join; nil on a single node, which keeps them.
+	Counting func() (all bool, without uint64)
 }
 
 // Services are the services of the machines package.
@@ -49,12 +53,13 @@ type system struct {
 	Alerts       *alerts.Alerts
 	tenantExists func(ctx context.Context, id string) error
 	authorize    func(ctx context.Context, userID, sessionID string, gen uint64) error
+	counting     func() (bool, uint64)
 }
 
 // Start starts the machines' and the nodes' kinds and the services around them.
 func Start(d Deps) *Services {
 	s := &system{Services: &Services{}, rt: d.Runtime, store: d.Runtime.Store, driver: d.Driver,
-		log: d.Runtime.Log, Events: d.Events, Alerts: d.Alerts, tenantExists: d.TenantExists, authorize: d.Authorize}
+		log: d.Runtime.Log, Events: d.Events, Alerts: d.Alerts, tenantExists: d.TenantExists, authorize: d.Authorize, counting: d.Counting}
 	s.Tasks = newTasks(s)
 	s.Nodes = startNodes(s)
 	s.Machines = startMachines(s)

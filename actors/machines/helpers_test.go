@@ -26,12 +26,17 @@ type testSystem struct {
 // testOptions configure newTestSystem.
 type testOptions struct {
 	Driver hypervisor.Driver
+	// Counting is machines' Deps.Counting (nil: a single node).
+	Counting func() (bool, uint64)
+	// Wrap, when set, is the store the services see, around the real one.
+	Wrap func(persistence.Store) persistence.Store
 }
 
 // newTestSystem starts the machines' services over a store in t.TempDir(), stopped at
 // cleanup.
 func newTestSystem(t testing.TB, mutate ...func(*testOptions)) *testSystem {
 	t.Helper()
+	var store persistence.Store
 	store, err := persistence.Open(persistence.Options{Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
@@ -39,6 +44,9 @@ func newTestSystem(t testing.TB, mutate ...func(*testOptions)) *testSystem {
 	var opts testOptions
 	for _, m := range mutate {
 		m(&opts)
+	}
+	if opts.Wrap != nil {
+		store = opts.Wrap(store)
 	}
 	// With VMPLANE_TEST_WIRE=1 every request crosses members (wiretest.Loopback).
 	lb := wiretest.FromEnv(t)
@@ -48,7 +56,7 @@ func newTestSystem(t testing.TB, mutate ...func(*testOptions)) *testSystem {
 	s.Alerts = alerts.Start(alerts.Deps{Runtime: rt, Events: s.Events})
 	s.Services = Start(Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Alerts: s.Alerts,
 		TenantExists: func(context.Context, string) error { return nil },
-		Authorize:    func(context.Context, string, string, uint64) error { return nil }})
+		Authorize:    func(context.Context, string, string, uint64) error { return nil }, Counting: opts.Counting})
 	t.Cleanup(func() {
 		s.Inventory.Stop()
 		s.Machines.Stop()

@@ -55,7 +55,7 @@ type Machine struct {
 }
 
 // record is a machine as stored under vm/<id>. Only this package reads or writes it:
-// other packages ask (Machines.Stored, Holdings, InStatus) or, to create a machine in
+// other packages ask (Machines.Stored, TenantUsage, InStatus) or, to create a machine in
 // their own batch, call Machines.AddCreate.
 type record struct {
 	Machine
@@ -80,11 +80,12 @@ func machineKey(id string) []byte { return persistence.Key("vm", id) }
 func tenantKey(tenant, id string) []byte { return persistence.Key("vm-tenant", tenant, id) }
 
 // Holding is what a machine holds against its tenant's quota as its record stands, and
-// its task in flight: the value of its tenant index key (Machines.Holdings). It is
-// written in the same batch as every write of the record, so it never differs from
-// it, and a tenant reads its usage in one scan of its index instead of one read per
-// machine (each a round trip on etcd). A store written before it has empty values:
-// readers then read the record.
+// its task in flight: the value of its tenant index key. It is written in the same
+// batch as every write of the record, so it never differs from it: the sum of a
+// tenant's index (holdings) is what its usage counter is built from and checked
+// against, and what a quota read sums while the counters are not trusted, in one scan
+// instead of one read per machine. A store written before it has empty values: readers
+// then read the record.
 type Holding struct {
 	CPUCores int    `json:"cpu_cores"`
 	MemoryMB int    `json:"memory_mb"`
@@ -124,7 +125,9 @@ func readHolding(val []byte) (e Holding, ok bool, err error) {
 	return e, true, nil
 }
 
-// putTenantIndex keeps the tenant index in step with a record's tenant and sizes.
+// putTenantIndex keeps the tenant index in step with a record's tenant and sizes. The
+// tenants' usage counters move with it, in the same batch, through commitReleasing
+// (countDelta), which reads and requires them.
 func putTenantIndex(b *persistence.Batch, prev *record, next *record) {
 	var was, is string
 	if prev != nil && prev.TenantID != nil {
@@ -306,6 +309,12 @@ type Machines struct {
 	lists *machineLists
 	// OpTimeout bounds one task's hypervisor work.
 	OpTimeout time.Duration
+	// marker, settled, counterRetries and counterLoop are the usage counters'
+	// (usage.go).
+	marker         markerCache
+	settled        atomic.Uint64
+	counterRetries atomic.Uint64
+	counterLoop    *kit.Loop
 }
 
 func startMachines(s *system) *Machines {
@@ -313,12 +322,14 @@ func startMachines(s *system) *Machines {
 	m.kind = s.rt.StartKind("machines", 5*time.Minute, func(id string) kit.Entity {
 		return &machineEntity{sys: s, ms: m, id: id}
 	}, nil)
+	m.keepCounters()
 	return m
 }
 
 // Stop cancels the hypervisor work in flight and waits for it; its tasks are settled by
 // the next start.
 func (m *Machines) Stop() {
+	m.counterLoop.Stop()
 	m.beginMu.Lock()
 	m.stopping.Store(true)
 	m.beginMu.Unlock()
@@ -661,7 +672,7 @@ func (e *machineEntity) saveStamped(next *record, task *Task, cause string, st *
 			return err
 		}
 	}
-	if err := e.commitReleasing(b, released); err != nil {
+	if err := e.commitReleasing(b, released, countDelta(e.rec, next)); err != nil {
 		return err
 	}
 	if displaced != "" {
@@ -685,22 +696,25 @@ func (e *machineEntity) saveStamped(next *record, task *Task, cause string, st *
 }
 
 // commitReleasing commits b and, with it, deletes vmid's index key if the key still
-// names this record (vmid 0: none). Another record may hold the vmid by now (the
-// hypervisor gave it to a new machine, see save): its key stays.
-func (e *machineEntity) commitReleasing(b *persistence.Batch, vmid int) error {
-	if vmid == 0 {
-		return e.sys.rt.Commit(b)
-	}
-	key := vmidKey(vmid)
-	with := &persistence.Batch{Ops: slices.Clone(b.Ops), Conds: slices.Clone(b.Conds)}
-	with.Del(key).Require(persistence.IfValue(key, []byte(e.id)))
-	err := e.sys.rt.Commit(with)
-	if persistence.IsConditionFailed(err) {
-		// The key names another record, or none (or b's own conditions failed, and
-		// fail again).
-		return e.sys.rt.Commit(b)
-	}
-	return err
+// names this record (vmid 0: none), and moves the usage counters by d (countDelta).
+// Another record may hold the vmid by now (the hypervisor gave it to a new machine,
+// see save): its key stays.
+func (e *machineEntity) commitReleasing(b *persistence.Batch, vmid int, d map[string]Usage) error {
+	return e.ms.commitCounted(b, d, func(b *persistence.Batch) error {
+		if vmid == 0 {
+			return e.sys.rt.Commit(b)
+		}
+		key := vmidKey(vmid)
+		with := &persistence.Batch{Ops: slices.Clone(b.Ops), Conds: slices.Clone(b.Conds)}
+		with.Del(key).Require(persistence.IfValue(key, []byte(e.id)))
+		err := e.sys.rt.Commit(with)
+		if persistence.IsConditionFailed(err) {
+			// The key names another record, or none (or b's own conditions failed, and
+			// fail again).
+			return e.sys.rt.Commit(b)
+		}
+		return err
+	})
 }
 
 // vmidHolder is the id of another record that holds vmid in the index, or "".
@@ -920,7 +934,7 @@ func (e *machineEntity) remove(task *Task) {
 		e.sys.log.Error("cannot encode task", zap.Error(err))
 		return
 	}
-	if err := e.commitReleasing(b, e.rec.VMID); err != nil {
+	if err := e.commitReleasing(b, e.rec.VMID, countDelta(e.rec, nil)); err != nil {
 		e.sys.log.Error("cannot remove destroyed machine", zap.String("machine_id", e.id), zap.Error(err))
 		return
 	}
@@ -1008,7 +1022,7 @@ func (e *machineEntity) vanish(at time.Time) bool {
 	}
 	b := new(persistence.Batch).Del(machineKey(e.id))
 	putTenantIndex(b, e.rec, nil)
-	if err := e.commitReleasing(b, e.rec.VMID); err != nil {
+	if err := e.commitReleasing(b, e.rec.VMID, countDelta(e.rec, nil)); err != nil {
 		e.sys.log.Error("cannot remove vanished machine", zap.String("machine_id", e.id), zap.Error(err))
 		return false
 	}

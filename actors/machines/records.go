@@ -33,15 +33,16 @@ func (m *Machines) Stored(ctx context.Context, id string) (Machine, error) {
 	return rec.Machine, nil
 }
 
-// Holdings returns what each of tenant's machines holds against its quota, by machine
+// holdings returns what each of tenant's machines holds against its quota, by machine
 // id: one scan of the tenant index, whose values carry each record's sizes and task
 // (written in the same batch as the record). Only an entry from before the values,
-// empty, costs a read of its record.
-func (m *Machines) Holdings(ctx context.Context, tenant string) (map[string]Holding, error) {
+// empty, costs a read of its record. It is what a quota read sums while the usage
+// counters are not trusted (usage.go), and what they are built from.
+func holdings(ctx context.Context, s persistence.Store, tenant string) (map[string]Holding, error) {
 	prefix := persistence.Prefix("vm-tenant", tenant)
 	out := map[string]Holding{}
 	var old []string
-	if err := m.sys.store.Scan(ctx, prefix, nil, 0, func(k, v []byte) error {
+	if err := s.Scan(ctx, prefix, nil, 0, func(k, v []byte) error {
 		id := string(k[len(prefix):])
 		h, ok, err := readHolding(v)
 		switch {
@@ -57,7 +58,7 @@ func (m *Machines) Holdings(ctx context.Context, tenant string) (map[string]Hold
 		return nil, err
 	}
 	for _, id := range old {
-		rec, err := persistence.Load[record](ctx, m.sys.store, machineKey(id))
+		rec, err := persistence.Load[record](ctx, s, machineKey(id))
 		if errors.Is(err, persistence.ErrNotFound) {
 			continue
 		}
@@ -112,14 +113,18 @@ type Creation struct {
 	// op is the create operation with its secrets (password, keys), which the record
 	// does not keep: only the hypervisor gets them.
 	op Operation
+	// counts is the tenant's usage counter as AddCreate read it (CreateRefused).
+	counts map[string][]byte
 }
 
 // AddCreate puts into b the writes of a new machine of tenant, to be made as spec
 // says: its record (provisioning, with its create task in flight), its tenant index
-// entry and the task. The tenant calls it in the batch that reserves the machine's
-// quota, so that concurrent creates never exceed the quota; nothing is written before b
-// is committed, and the machine's entity owns the record from then on.
-func (m *Machines) AddCreate(b *persistence.Batch, tenant string, spec hypervisor.CreateSpec) (*Creation, error) {
+// entry, the task, and the tenant's usage counter, required to hold what AddCreate
+// read. The tenant calls it in the batch that reserves the machine's quota, so that
+// concurrent creates never exceed the quota; nothing is written before b is committed,
+// and the machine's entity owns the record from then on. A batch refused because a
+// write of another machine moved the counter meanwhile (CreateRefused) is made again.
+func (m *Machines) AddCreate(ctx context.Context, b *persistence.Batch, tenant string, spec hypervisor.CreateSpec) (*Creation, error) {
 	now := time.Now().UTC()
 	rec := &record{Machine: Machine{ID: persistence.NewID(), Name: spec.Name, TenantID: &tenant, Node: spec.Node,
 		Status: StatusProvisioning, CPUCores: spec.CPUCores, MemoryMB: spec.MemoryMB, DiskGB: spec.DiskGB,
@@ -139,7 +144,11 @@ func (m *Machines) AddCreate(b *persistence.Batch, tenant string, spec hyperviso
 	if err := PutTask(b, task); err != nil {
 		return nil, err
 	}
-	return &Creation{Machine: rec.Machine, Task: *task, op: op}, nil
+	counts, err := addCounts(ctx, m.sys.store, b, countDelta(nil, rec))
+	if err != nil {
+		return nil, err
+	}
+	return &Creation{Machine: rec.Machine, Task: *task, op: op, counts: counts}, nil
 }
 
 // Created announces a machine whose AddCreate batch is durable, with its task, and
@@ -153,7 +162,9 @@ func (m *Machines) Created(c *Creation) {
 // Seed puts into b the record of machine m and its indexes (tenant, vmid) as a sync
 // adopting it would write them. It exists for other packages' tests, which need
 // machines in states (error, crashed, long-lived) that a real run takes minutes to reach
-// and must not write machine records themselves.
+// and must not write machine records themselves. It does not move the tenant's usage
+// counter (it cannot read it): a test that reads quotas after seeding rebuilds the
+// counters (RebuildCounters).
 func Seed(b *persistence.Batch, m Machine) error {
 	rec := &record{Machine: m}
 	val, err := persistence.Encode(recordVersion, rec)

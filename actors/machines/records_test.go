@@ -12,7 +12,7 @@ import (
 )
 
 // A store written before the tenant index carried each machine's sizes has empty index
-// values: Holdings reads those machines from their records, next to the ones whose
+// values: holdings reads those machines from their records, next to the ones whose
 // entries carry their sizes.
 func TestHoldingsReadIndexEntriesWithoutSizes(t *testing.T) {
 	s := newTestSystem(t)
@@ -34,7 +34,7 @@ func TestHoldingsReadIndexEntriesWithoutSizes(t *testing.T) {
 	put(old, nil)
 	fresh := &record{Machine: Machine{ID: persistence.NewID(), Name: "new", TenantID: &tenant, CPUCores: 3, MemoryMB: 2048, DiskGB: 30}}
 	put(fresh, tenantIndexValue(fresh))
-	got, err := s.Machines.Holdings(ctx, tenant)
+	got, err := holdings(ctx, s.store, tenant)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func TestAddCreateWritesOnlyThroughTheBatch(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	b := new(persistence.Batch)
-	c, err := s.Machines.AddCreate(b, "T", hypervisor.CreateSpec{Name: "web", TemplateID: "tpl", CPUCores: 2, MemoryMB: 512,
+	c, err := s.Machines.AddCreate(ctx, b, "T", hypervisor.CreateSpec{Name: "web", TemplateID: "tpl", CPUCores: 2, MemoryMB: 512,
 		DiskGB: 10, Password: "secret-pw"})
 	if err != nil {
 		t.Fatal(err)
@@ -77,7 +77,7 @@ func TestAddCreateWritesOnlyThroughTheBatch(t *testing.T) {
 	if err != nil || rec.Op == nil || rec.Op.Create == nil || rec.Op.Create.Password != "" {
 		t.Fatalf("stored operation %+v, %v; want the create without its password", rec.Op, err)
 	}
-	h, err := s.Machines.Holdings(ctx, "T")
+	h, err := holdings(ctx, s.store, "T")
 	if want := (Holding{CPUCores: 2, MemoryMB: 512, DiskGB: 10, TaskID: c.Task.ID}); err != nil || h[c.Machine.ID] != want {
 		t.Fatalf("holdings %+v, %v; want %+v", h, err, want)
 	}

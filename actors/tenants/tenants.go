@@ -568,28 +568,30 @@ func (e *tenantEntity) delete(ctx *kit.Ctx) {
 	ctx.Respond(kit.Done{})
 }
 
-// usage sums the tenant's machines, as their records stand, plus the resizes whose
-// tasks are still running. It is read from the store each time, so it cannot drift.
+// usage is what the tenant's machines hold (machines.TenantUsage: their counter, one
+// read) plus the resizes whose tasks are still running. The reservations are pruned
+// first, each by a read of its machine (a reservation whose machine is gone, moved to
+// another tenant or past its task is over: its record tells the truth now), and the
+// counter read after: a resize that ends between the two is counted twice for this one
+// check, never not at all, so the check errs on the quota's side.
 func (e *tenantEntity) usage() (Usage, error) {
 	ctx, cancel := e.sys.rt.Work()
 	defer cancel()
-	ms, err := e.sys.Machines.Holdings(ctx, e.id)
+	for id, p := range e.pending {
+		m, err := e.sys.Machines.Stored(ctx, id)
+		if err != nil && !errors.Is(err, apierr.ErrNotFound) {
+			return Usage{}, err
+		}
+		if err != nil || m.TenantID == nil || *m.TenantID != e.id || (p.taskID != "" && (m.TaskID == nil || *m.TaskID != p.taskID)) {
+			delete(e.pending, id)
+		}
+	}
+	mu, err := e.sys.Machines.TenantUsage(ctx, e.id)
 	if err != nil {
 		return Usage{}, err
 	}
-	var u Usage
-	for _, m := range ms {
-		u.Machines++
-		u.CPUCores += m.CPUCores
-		u.MemoryMB += m.MemoryMB
-		u.DiskGB += m.DiskGB
-	}
-	for id, p := range e.pending {
-		m, ok := ms[id]
-		if !ok || (p.taskID != "" && m.TaskID != p.taskID) {
-			delete(e.pending, id) // the resize ended; the record tells the truth now
-			continue
-		}
+	u := Usage{Machines: mu.Machines, CPUCores: mu.CPUCores, MemoryMB: mu.MemoryMB, DiskGB: mu.DiskGB}
+	for _, p := range e.pending {
 		u.CPUCores += p.delta.CPUCores
 		u.MemoryMB += p.delta.MemoryMB
 		u.DiskGB += p.delta.DiskGB
@@ -617,36 +619,53 @@ func overQuota(q Quota, u Usage, add Usage) error {
 	return e
 }
 
+// createTries bounds the creates made again because another machine's write moved the
+// tenant's usage counter between the quota check and the commit.
+const createTries = 100
+
 func (e *tenantEntity) createMachine(ctx *kit.Ctx, s MachineSpec, st *kit.Stamp) {
-	u, err := e.usage()
-	if err != nil {
-		ctx.Fail(err)
+	rctx, cancel := e.sys.rt.Work()
+	defer cancel()
+	for try := 1; ; try++ {
+		u, err := e.usage()
+		if err != nil {
+			ctx.Fail(err)
+			return
+		}
+		if err := overQuota(e.rec.Quota, u, Usage{Machines: 1, CPUCores: s.CPUCores, MemoryMB: s.MemoryMB, DiskGB: s.DiskGB}); err != nil {
+			ctx.Fail(err)
+			return
+		}
+		// The machine's writes go into the tenant's batch, with the reservation they
+		// embody, before any machine actor exists for it; from then on its actor owns it.
+		b := new(persistence.Batch)
+		c, err := e.sys.Machines.AddCreate(rctx, b, e.id, hypervisor.CreateSpec{Name: s.Name, Node: s.Node, TemplateID: s.TemplateID,
+			CPUCores: s.CPUCores, MemoryMB: s.MemoryMB, DiskGB: s.DiskGB, Password: s.Password, SSHKeys: s.SSHKeys, Start: true})
+		if err != nil {
+			ctx.Fail(err)
+			return
+		}
+		reply := Provisioned{Machine: c.Machine, Task: c.Task}
+		if err := st.Carry(b, reply); err != nil {
+			ctx.Fail(err)
+			return
+		}
+		err = e.sys.rt.Commit(b)
+		if persistence.IsConditionFailed(err) && try < createTries {
+			// A delete or a resize of another machine moved the counter: the quota is
+			// checked again on what it holds now.
+			if again, rerr := e.sys.Machines.CreateRefused(rctx, c); rerr == nil && again {
+				continue
+			}
+		}
+		if err != nil {
+			ctx.Fail(err)
+			return
+		}
+		e.sys.Machines.Created(c)
+		ctx.Respond(reply)
 		return
 	}
-	if err := overQuota(e.rec.Quota, u, Usage{Machines: 1, CPUCores: s.CPUCores, MemoryMB: s.MemoryMB, DiskGB: s.DiskGB}); err != nil {
-		ctx.Fail(err)
-		return
-	}
-	// The machine's writes go into the tenant's batch, with the reservation they
-	// embody, before any machine actor exists for it; from then on its actor owns it.
-	b := new(persistence.Batch)
-	c, err := e.sys.Machines.AddCreate(b, e.id, hypervisor.CreateSpec{Name: s.Name, Node: s.Node, TemplateID: s.TemplateID,
-		CPUCores: s.CPUCores, MemoryMB: s.MemoryMB, DiskGB: s.DiskGB, Password: s.Password, SSHKeys: s.SSHKeys, Start: true})
-	if err != nil {
-		ctx.Fail(err)
-		return
-	}
-	reply := Provisioned{Machine: c.Machine, Task: c.Task}
-	if err := st.Carry(b, reply); err != nil {
-		ctx.Fail(err)
-		return
-	}
-	if err := e.sys.rt.Commit(b); err != nil {
-		ctx.Fail(err)
-		return
-	}
-	e.sys.Machines.Created(c)
-	ctx.Respond(reply)
 }
 
 func (e *tenantEntity) reserveResize(ctx *kit.Ctx, m *reserveResize) {
