@@ -31,6 +31,7 @@ import (
 
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/hypervisor/sim/serial"
 	"github.com/vmplane/vmplane/persistence"
 )
 
@@ -106,7 +107,7 @@ type Driver struct {
 	backups   map[int][]hypervisor.Backup
 	backupCfg map[string]hypervisor.Machine // backup id → machine as it was backed up
 	firewall  map[int][]hypervisor.FirewallRule
-	consoles  map[int][]*serialConsole
+	consoles  map[int][]*serial.Console
 	ips       ipPool
 	vmidHint  int // lowest vmid that may be free
 
@@ -220,7 +221,7 @@ func newDriver(cfg Config) *Driver {
 		backups:   make(map[int][]hypervisor.Backup),
 		backupCfg: make(map[string]hypervisor.Machine),
 		firewall:  make(map[int][]hypervisor.FirewallRule),
-		consoles:  make(map[int][]*serialConsole),
+		consoles:  make(map[int][]*serial.Console),
 		ips:       newIPPool(),
 		vmidHint:  minVMID,
 		backupSeq: make(map[string]uint64),
