@@ -34,6 +34,7 @@ var RequiredPrivileges = []Privilege{
 	{"VM.Clone", []string{"/", "/vms"}, "cloning templates"},
 	{"VM.Allocate", []string{"/", "/vms"}, "create, destroy, reinstall, restore"},
 	{"VM.Backup", []string{"/", "/vms"}, "backups and restores"},
+	{"VM.Snapshot", []string{"/", "/vms"}, "snapshots, their rollback and deletion"},
 	{"Datastore.Audit", []string{"/", "/storage"}, "storages and their backups"},
 	{"Datastore.AllocateSpace", []string{"/", "/storage"}, "disks, clones, backups"},
 }

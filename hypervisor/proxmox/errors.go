@@ -60,7 +60,30 @@ var (
 	unavailableHereMessage = regexp.MustCompile(`(?i)is not available on node`)
 	// "VM 100 not running", "VM 100 already running", "VM 100 is running - destroy failed".
 	wrongStateMessage = regexp.MustCompile(`(?i)\bVM \d+ (not running|already running|is not paused|is running)`)
+	// qemu-server's snapshot tasks: "snapshot name 'x' already used", "snapshot 'x'
+	// does not exist".
+	snapshotUsedMessage    = regexp.MustCompile(`snapshot name '[^']*' already used`)
+	snapshotMissingMessage = regexp.MustCompile(`snapshot '[^']*' does not exist`)
 )
+
+// snapshotTaskError maps the failure of a snapshot task whose cause the driver checked
+// before and someone else brought about meanwhile (another client took the name,
+// deleted the snapshot, locked the machine) to its sentinel; other errors pass.
+func snapshotTaskError(err error, vmid int, name string) error {
+	if !errors.Is(err, hypervisor.ErrTaskFailed) {
+		return err
+	}
+	msg := err.Error()
+	switch {
+	case snapshotUsedMessage.MatchString(msg):
+		return hypervisor.NewError(hypervisor.ErrSnapshotExists, "machine %d has a snapshot %q already", vmid, name)
+	case snapshotMissingMessage.MatchString(msg):
+		return hypervisor.NewError(hypervisor.ErrSnapshotNotFound, "machine %d has no snapshot %q", vmid, name)
+	case lockedMessage.MatchString(msg):
+		return hypervisor.NewError(hypervisor.ErrLocked, "%s", msg)
+	}
+	return err
+}
 
 // apiError turns the error of a Proxmox call into a driver error: the caller's own
 // cancellation into ContextError, refusals into their sentinels, and everything that

@@ -161,6 +161,11 @@ type machine struct {
 	// history lists power-state changes, oldest first; the first entry is the creation.
 	// Usage graphs read it, so a machine that was stopped last week shows a quiet week.
 	history []stateChange
+	// snapshots are the machine's snapshots in the order they were taken, and parent
+	// the one it is at now ("" for none). A change replaces the slice, never edits
+	// it, so a record being written keeps what it held.
+	snapshots []snapshotRecord
+	parent    string
 }
 
 // stateChange records that a machine entered a state at an instant.
