@@ -695,7 +695,8 @@ func (c *suite) backups(t *testing.T) {
 // snapshots: two snapshots listed oldest first, each with the one before as its
 // parent; a rollback brings the machine's sizes and disks back, running when the
 // snapshot holds memory and stopped otherwise; the snapshot rolled back to is the
-// parent of the next; a delete hands its parent down; destroy takes them all.
+// parent of the next; a delete hands its parent down; a restore, a reinstall and a
+// destroy take them all.
 func (c *suite) snapshots(t *testing.T) {
 	tpl := c.template(c.o.Template)
 	m := c.make(hypervisor.CreateSpec{Name: "snap", DiskGB: tpl.DiskGB + 5}, hypervisor.StateRunning)
@@ -774,6 +775,30 @@ func (c *suite) snapshots(t *testing.T) {
 	if now := c.machine(m.VMID); !reflect.DeepEqual(now, want) {
 		t.Errorf("machine after deletes:\n got %+v\nwant %+v unchanged", now, want)
 	}
+
+	// A restore over the machine and a reinstall replace its disks: no snapshot
+	// survives either.
+	b, err := c.d.Backup(bg, ref, "")
+	WantErr(t, "backup", err)
+	if _, err := c.d.RestoreBackup(bg, ref, b.ID); err != nil {
+		t.Fatal(err)
+	}
+	if list := snaps("restored"); len(list) != 0 {
+		t.Errorf("after a restore: got %+v; want no snapshots", list)
+	}
+	if _, err := c.d.CreateSnapshot(bg, ref, hypervisor.SnapshotSpec{Name: "fourth"}); err != nil {
+		t.Fatal(err)
+	}
+	if list := snaps("fourth taken"); len(list) != 1 || list[0].Parent != "" {
+		t.Errorf("the first snapshot after a restore: got %+v; want one without a parent", list)
+	}
+	if _, err := c.d.Reinstall(bg, ref, hypervisor.ReinstallSpec{TemplateID: c.o.OtherTemplate}); err != nil {
+		t.Fatal(err)
+	}
+	if list := snaps("reinstalled"); len(list) != 0 {
+		t.Errorf("after a reinstall: got %+v; want no snapshots", list)
+	}
+	WantErr(t, "delete a snapshot the reinstall took", c.d.DeleteSnapshot(bg, ref, "fourth"), hypervisor.ErrSnapshotNotFound)
 
 	// Destroy takes the machine's snapshots with it.
 	WantErr(t, "destroy", c.d.Destroy(bg, ref))
