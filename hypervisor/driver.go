@@ -65,6 +65,19 @@ type Driver interface {
 	DeleteBackup(ctx context.Context, ref Ref, backupID string) error
 	// RestoreBackup restores a machine from one of its backups.
 	RestoreBackup(ctx context.Context, ref Ref, backupID string) (Machine, error)
+
+	// Snapshots lists a machine's snapshots, oldest first.
+	Snapshots(ctx context.Context, ref Ref) ([]Snapshot, error)
+	// CreateSnapshot takes a snapshot of the machine's disks and, with
+	// spec.IncludeMemory, of its memory (a running or suspended machine only), and
+	// returns it. The spec is checked with CheckSnapshot.
+	CreateSnapshot(ctx context.Context, ref Ref, spec SnapshotSpec) (Snapshot, error)
+	// RollbackSnapshot brings the machine back to a snapshot (name, resources, disks,
+	// interfaces) and returns it: running when the snapshot holds memory, stopped
+	// otherwise, as Proxmox leaves it. Later snapshots stay.
+	RollbackSnapshot(ctx context.Context, ref Ref, name string) (Machine, error)
+	// DeleteSnapshot deletes one snapshot; its children take its parent as theirs.
+	DeleteSnapshot(ctx context.Context, ref Ref, name string) error
 }
 
 // Prober is an optional interface of a driver whose machines sit on no network vmplane
@@ -364,4 +377,26 @@ type Backup struct {
 	Mode      BackupMode `json:"mode"`
 	SizeBytes int64      `json:"size_bytes"`
 	CreatedAt time.Time  `json:"created_at"`
+}
+
+// Snapshot is one snapshot of a machine: its configuration and disks, and with
+// IncludesMemory its memory, as they were at CreatedAt.
+type Snapshot struct {
+	Name        string    `json:"name"`
+	Description string    `json:"description,omitempty"`
+	CreatedAt   time.Time `json:"created_at"`
+	// IncludesMemory says the snapshot holds the machine's memory (Proxmox's vmstate):
+	// a rollback to it leaves the machine running where it was.
+	IncludesMemory bool `json:"includes_memory"`
+	// Parent is the snapshot the machine was at when this one was taken (the last
+	// taken or rolled back to); "" for none.
+	Parent string `json:"parent,omitempty"`
+}
+
+// SnapshotSpec asks for a new snapshot.
+type SnapshotSpec struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	// IncludeMemory saves the memory of a running machine with the snapshot.
+	IncludeMemory bool `json:"include_memory,omitempty"`
 }

@@ -73,6 +73,13 @@ var (
 	ErrTemplateNotFound = &Error{Kind: apierr.ErrInvalidRequest, Reason: "template_not_found"}
 	// ErrBackupNotFound: the machine has no backup of that id (404).
 	ErrBackupNotFound = &Error{Kind: apierr.ErrNotFound, Reason: "backup_not_found"}
+	// ErrSnapshotNotFound: the machine has no snapshot of that name (404).
+	ErrSnapshotNotFound = &Error{Kind: apierr.ErrNotFound, Reason: "snapshot_not_found"}
+	// ErrSnapshotExists: the machine has a snapshot of that name already (409).
+	ErrSnapshotExists = &Error{Kind: apierr.ErrConflict, Reason: "snapshot_exists"}
+	// ErrMemoryNotRunning: a snapshot with memory of a machine that is not running:
+	// there is no memory to save (400). Proxmox would quietly take the disks alone.
+	ErrMemoryNotRunning = &Error{Kind: apierr.ErrInvalidRequest, Reason: "memory_snapshot_not_running"}
 	// ErrInterfaceNotFound: a network change names an interface the machine lacks (400).
 	ErrInterfaceNotFound = &Error{Kind: apierr.ErrInvalidRequest, Reason: "interface_not_found"}
 	// ErrDiskNotFound: a disk change names a disk the machine lacks (400).

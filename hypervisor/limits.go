@@ -2,6 +2,8 @@ package hypervisor
 
 import (
 	"regexp"
+	"slices"
+	"strings"
 
 	"github.com/vmplane/vmplane/apierr"
 )
@@ -69,4 +71,78 @@ func CheckCreate(spec *CreateSpec) error {
 		return invalid("disk_gb", "must be 0 (the template's size) or more")
 	}
 	return nil
+}
+
+// What Proxmox takes as a snapshot's name (pve-snapshot-name: the pve-configid format,
+// a letter and then at least one more letter, digit, '_' or '-', at most 40 in all),
+// besides the names it keeps for itself: "current" (the machine as it is, in every
+// snapshot list) and "pending" (any case). The description is ours to bound: Proxmox
+// keeps it in the machine's config file, as it keeps the machine's own description,
+// which it bounds at 8 KiB.
+const (
+	MinSnapshotNameLen, MaxSnapshotNameLen = 2, 40
+	MaxSnapshotDescriptionLen              = 8192
+	// SnapshotCurrent is the name Proxmox's snapshot list gives the machine as it is.
+	SnapshotCurrent = "current"
+)
+
+// snapshotName is pve-configid's pattern; the length bounds are checked apart.
+var snapshotName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]+$`)
+
+// SnapshotNameRule says what ValidSnapshotName takes, as the message refusing another
+// name.
+const SnapshotNameRule = "must start with a letter, then letters, digits, '_' and '-', 2 to 40 in all, and not be current or pending"
+
+// ValidSnapshotName reports whether Proxmox accepts name for a new snapshot.
+func ValidSnapshotName(name string) bool {
+	return len(name) >= MinSnapshotNameLen && len(name) <= MaxSnapshotNameLen && snapshotName.MatchString(name) &&
+		name != SnapshotCurrent && !strings.EqualFold(name, "pending")
+}
+
+// CheckSnapshot checks what Proxmox refuses of a new snapshot's own values (its name)
+// and the bound of its description: both drivers take snapshots through it.
+func CheckSnapshot(spec SnapshotSpec) error {
+	if !ValidSnapshotName(spec.Name) {
+		return apierr.Invalid(apierr.Field("name", SnapshotNameRule))
+	}
+	if len(spec.Description) > MaxSnapshotDescriptionLen {
+		return apierr.Invalid(apierr.Field("description", "must be at most %d bytes", MaxSnapshotDescriptionLen))
+	}
+	return nil
+}
+
+// CheckSnapshotName answers ErrSnapshotNotFound for a name no snapshot can have, so a
+// rollback or delete of one is refused as the unknown snapshot it is, before the
+// hypervisor is asked.
+func CheckSnapshotName(vmid int, name string) error {
+	if !ValidSnapshotName(name) {
+		return NewError(ErrSnapshotNotFound, "machine %d has no snapshot %q", vmid, name)
+	}
+	return nil
+}
+
+// SortSnapshots puts snapshots oldest first. Creation times are whole seconds on
+// Proxmox, so two taken within a second tie; then a snapshot comes after its
+// ancestors, and otherwise by name, so that the order is the same on every read.
+func SortSnapshots(list []Snapshot) {
+	parent := make(map[string]string, len(list))
+	for _, s := range list {
+		parent[s.Name] = s.Parent
+	}
+	depth := func(name string) int {
+		n := 0
+		for p := parent[name]; p != "" && n <= len(list); p = parent[p] {
+			n++
+		}
+		return n
+	}
+	slices.SortStableFunc(list, func(a, b Snapshot) int {
+		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
+			return c
+		}
+		if c := depth(a.Name) - depth(b.Name); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
 }

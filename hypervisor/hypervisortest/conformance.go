@@ -58,7 +58,7 @@ type Options struct {
 // Conformance runs the behaviours every hypervisor.Driver shares against fresh
 // subjects from newSubject, one per subtest: inventory, create, destroy, the power
 // matrix (WantPower), migrate, configure, network, disks, reinstall, firewall push,
-// backups and restore, usage graphs, the console, typed errors for missing things,
+// backups and restore, snapshots and rollback, usage graphs, the console, typed errors for missing things,
 // and cancelled contexts. Driver-specific behaviour (persistence, Proxmox parsing,
 // transport, locks, injected failures) stays in the drivers' own tests.
 func Conformance(t *testing.T, newSubject func(t *testing.T) Subject, opts Options) {
@@ -81,6 +81,8 @@ func Conformance(t *testing.T, newSubject func(t *testing.T) Subject, opts Optio
 		{"Reinstall", (*suite).reinstall},
 		{"Firewall", (*suite).firewall},
 		{"Backups", (*suite).backups},
+		{"Snapshots", (*suite).snapshots},
+		{"SnapshotRefusals", (*suite).snapshotRefusals},
 		{"Usage", (*suite).usage},
 		{"Console", (*suite).console},
 		{"MissingMachine", (*suite).missingMachine},
@@ -403,6 +405,10 @@ func (c *suite) offlineNode(t *testing.T) {
 	WantErr(t, "start on an offline node", c.d.Power(bg, ref, hypervisor.ActionStart), hypervisor.ErrNodeOffline, apierr.ErrInvalidState)
 	_, err := c.d.Migrate(bg, ref, target, false)
 	WantErr(t, "migrate from an offline node", err, hypervisor.ErrNodeOffline)
+	_, err = c.d.Snapshots(bg, ref)
+	WantErr(t, "snapshots on an offline node", err, hypervisor.ErrNodeOffline, apierr.ErrInvalidState)
+	_, err = c.d.CreateSnapshot(bg, ref, hypervisor.SnapshotSpec{Name: "s1"})
+	WantErr(t, "snapshot on an offline node", err, hypervisor.ErrNodeOffline)
 	if node := c.inv().Nodes; !slices.ContainsFunc(node, func(n hypervisor.Node) bool { return n.ID == m.Node && n.Status == hypervisor.NodeOffline }) {
 		t.Errorf("inventory: got nodes %+v; want %s offline", node, m.Node)
 	}
@@ -686,6 +692,151 @@ func (c *suite) backups(t *testing.T) {
 	WantErr(t, "backups of an unknown vmid", err, hypervisor.ErrMachineNotFound, apierr.ErrNotFound)
 }
 
+// snapshots: two snapshots listed oldest first, each with the one before as its
+// parent; a rollback brings the machine's sizes and disks back, running when the
+// snapshot holds memory and stopped otherwise; the snapshot rolled back to is the
+// parent of the next; a delete hands its parent down; a restore, a reinstall and a
+// destroy take them all.
+func (c *suite) snapshots(t *testing.T) {
+	tpl := c.template(c.o.Template)
+	m := c.make(hypervisor.CreateSpec{Name: "snap", DiskGB: tpl.DiskGB + 5}, hypervisor.StateRunning)
+	ref := hypervisor.Ref{VMID: m.VMID}
+	snaps := func(what string) []hypervisor.Snapshot {
+		t.Helper()
+		list, err := c.d.Snapshots(bg, ref)
+		if err != nil {
+			t.Fatalf("%s: Snapshots: %v", what, err)
+		}
+		return list
+	}
+	if list := snaps("a new machine"); len(list) != 0 {
+		t.Errorf("a new machine's snapshots: got %+v; want none", list)
+	}
+	t1 := c.s.Clock.Now().Truncate(time.Second)
+	s1, err := c.d.CreateSnapshot(bg, ref, hypervisor.SnapshotSpec{Name: "first", Description: "before the upgrade", IncludeMemory: true})
+	WantErr(t, "snapshot with memory", err)
+	if want := (hypervisor.Snapshot{Name: "first", Description: "before the upgrade", CreatedAt: t1, IncludesMemory: true}); !reflect.DeepEqual(s1, want) {
+		t.Errorf("first snapshot:\n got %+v\nwant %+v", s1, want)
+	}
+	c.s.Clock.Advance(time.Hour)
+	if _, err := c.d.Configure(bg, ref, hypervisor.ConfigChange{CPUCores: new(4), MemoryMB: new(4096)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.d.ResizeDisk(bg, ref, "scsi0", m.Disks[0].SizeGB+10); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.d.AddDisk(bg, ref, 5, ""); err != nil {
+		t.Fatal(err)
+	}
+	changed := c.machine(m.VMID)
+	s2, err := c.d.CreateSnapshot(bg, ref, hypervisor.SnapshotSpec{Name: "second"})
+	WantErr(t, "snapshot without memory", err)
+	if want := (hypervisor.Snapshot{Name: "second", CreatedAt: t1.Add(time.Hour), Parent: "first"}); !reflect.DeepEqual(s2, want) {
+		t.Errorf("second snapshot:\n got %+v\nwant %+v", s2, want)
+	}
+	if list := snaps("two taken"); !reflect.DeepEqual(list, []hypervisor.Snapshot{s1, s2}) {
+		t.Errorf("list:\n got %+v\nwant %+v, oldest first", list, []hypervisor.Snapshot{s1, s2})
+	}
+
+	// Back to the first: the sizes and disks of then, running from its memory.
+	got, err := c.d.RollbackSnapshot(bg, ref, "first")
+	WantErr(t, "rollback to a snapshot with memory", err)
+	if got.CPUCores != m.CPUCores || got.MemoryMB != m.MemoryMB || !reflect.DeepEqual(got.Disks, m.Disks) ||
+		got.State != hypervisor.StateRunning || got.Name != m.Name || got.Node != m.Node || got.Interfaces[0].MAC != m.Interfaces[0].MAC {
+		t.Errorf("rollback to first:\n got %+v\nwant %+v, running", got, m)
+	}
+	if now := c.machine(m.VMID); !reflect.DeepEqual(now, got) {
+		t.Errorf("Machine after the rollback:\n got %+v\nwant %+v", now, got)
+	}
+	// Forward to the second: the changed sizes, stopped (no memory to run from).
+	got, err = c.d.RollbackSnapshot(bg, ref, "second")
+	WantErr(t, "rollback to a snapshot without memory", err)
+	want := changed
+	want.State = hypervisor.StateStopped
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("rollback to second:\n got %+v\nwant %+v", got, want)
+	}
+	s3, err := c.d.CreateSnapshot(bg, ref, hypervisor.SnapshotSpec{Name: "third"})
+	WantErr(t, "snapshot after a rollback", err)
+	if s3.Parent != "second" || s3.IncludesMemory {
+		t.Errorf("snapshot after rolling back to second: got %+v; want parent second, no memory", s3)
+	}
+
+	// A delete hands the deleted snapshot's parent down to its children.
+	WantErr(t, "delete second", c.d.DeleteSnapshot(bg, ref, "second"))
+	list := snaps("second deleted")
+	if len(list) != 2 || list[0] != s1 || list[1].Name != "third" || list[1].Parent != "first" {
+		t.Errorf("after deleting second: got %+v; want first, then third with parent first", list)
+	}
+	WantErr(t, "delete first", c.d.DeleteSnapshot(bg, ref, "first"))
+	if list := snaps("first deleted"); len(list) != 1 || list[0].Name != "third" || list[0].Parent != "" {
+		t.Errorf("after deleting first: got %+v; want third alone, without a parent", list)
+	}
+	if now := c.machine(m.VMID); !reflect.DeepEqual(now, want) {
+		t.Errorf("machine after deletes:\n got %+v\nwant %+v unchanged", now, want)
+	}
+
+	// A restore over the machine and a reinstall replace its disks: no snapshot
+	// survives either.
+	b, err := c.d.Backup(bg, ref, "")
+	WantErr(t, "backup", err)
+	if _, err := c.d.RestoreBackup(bg, ref, b.ID); err != nil {
+		t.Fatal(err)
+	}
+	if list := snaps("restored"); len(list) != 0 {
+		t.Errorf("after a restore: got %+v; want no snapshots", list)
+	}
+	if _, err := c.d.CreateSnapshot(bg, ref, hypervisor.SnapshotSpec{Name: "fourth"}); err != nil {
+		t.Fatal(err)
+	}
+	if list := snaps("fourth taken"); len(list) != 1 || list[0].Parent != "" {
+		t.Errorf("the first snapshot after a restore: got %+v; want one without a parent", list)
+	}
+	if _, err := c.d.Reinstall(bg, ref, hypervisor.ReinstallSpec{TemplateID: c.o.OtherTemplate}); err != nil {
+		t.Fatal(err)
+	}
+	if list := snaps("reinstalled"); len(list) != 0 {
+		t.Errorf("after a reinstall: got %+v; want no snapshots", list)
+	}
+	WantErr(t, "delete a snapshot the reinstall took", c.d.DeleteSnapshot(bg, ref, "fourth"), hypervisor.ErrSnapshotNotFound)
+
+	// Destroy takes the machine's snapshots with it.
+	WantErr(t, "destroy", c.d.Destroy(bg, ref))
+	_, err = c.d.Snapshots(bg, ref)
+	WantErr(t, "snapshots of a destroyed machine", err, hypervisor.ErrMachineNotFound, apierr.ErrNotFound)
+}
+
+// snapshotRefusals: a taken name, a name the hypervisor refuses, memory of a stopped
+// machine and an unknown snapshot are typed errors, and change nothing.
+func (c *suite) snapshotRefusals(t *testing.T) {
+	m := c.make(hypervisor.CreateSpec{}, hypervisor.StateRunning)
+	ref := hypervisor.Ref{VMID: m.VMID}
+	s1, err := c.d.CreateSnapshot(bg, ref, hypervisor.SnapshotSpec{Name: "taken"})
+	WantErr(t, "snapshot", err)
+	_, err = c.d.CreateSnapshot(bg, ref, hypervisor.SnapshotSpec{Name: "taken", IncludeMemory: true})
+	WantErr(t, "a taken name", err, hypervisor.ErrSnapshotExists, apierr.ErrConflict)
+	for _, name := range []string{"", "a", "1st", "_x", "with space", "dot.ted", "current", "pending", strings.Repeat("n", 41)} {
+		_, err := c.d.CreateSnapshot(bg, ref, hypervisor.SnapshotSpec{Name: name})
+		WantErr(t, "name "+strconv.Quote(name), err, apierr.ErrInvalidRequest)
+	}
+	if err := c.d.Power(bg, ref, hypervisor.ActionStop); err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.d.CreateSnapshot(bg, ref, hypervisor.SnapshotSpec{Name: "memory", IncludeMemory: true})
+	WantErr(t, "memory of a stopped machine", err, hypervisor.ErrMemoryNotRunning, apierr.ErrInvalidRequest)
+	for _, name := range []string{"nope", "1st", "current"} {
+		_, err = c.d.RollbackSnapshot(bg, ref, name)
+		WantErr(t, "rollback to "+name, err, hypervisor.ErrSnapshotNotFound, apierr.ErrNotFound)
+		WantErr(t, "delete "+name, c.d.DeleteSnapshot(bg, ref, name), hypervisor.ErrSnapshotNotFound, apierr.ErrNotFound)
+	}
+	if list, err := c.d.Snapshots(bg, ref); err != nil || !reflect.DeepEqual(list, []hypervisor.Snapshot{s1}) {
+		t.Errorf("after refusals: got %+v, %v; want [%+v]", list, err, s1)
+	}
+	if st := c.machine(m.VMID).State; st != hypervisor.StateStopped {
+		t.Errorf("after refusals: got %s; want stopped, untouched", st)
+	}
+}
+
 func (c *suite) usage(t *testing.T) {
 	m := c.make(hypervisor.CreateSpec{}, hypervisor.StateRunning)
 	now := c.s.Clock.Now()
@@ -805,6 +956,13 @@ func (c *suite) missingMachine(t *testing.T) {
 	WantErr(t, "SetFirewall", c.d.SetFirewall(bg, ref, nil), hypervisor.ErrMachineNotFound)
 	_, err = c.d.Backup(bg, ref, "")
 	WantErr(t, "Backup", err, hypervisor.ErrMachineNotFound)
+	_, err = c.d.Snapshots(bg, ref)
+	WantErr(t, "Snapshots", err, hypervisor.ErrMachineNotFound, apierr.ErrNotFound)
+	_, err = c.d.CreateSnapshot(bg, ref, hypervisor.SnapshotSpec{Name: "s1"})
+	WantErr(t, "CreateSnapshot", err, hypervisor.ErrMachineNotFound)
+	_, err = c.d.RollbackSnapshot(bg, ref, "s1")
+	WantErr(t, "RollbackSnapshot", err, hypervisor.ErrMachineNotFound)
+	WantErr(t, "DeleteSnapshot", c.d.DeleteSnapshot(bg, ref, "s1"), hypervisor.ErrMachineNotFound)
 	if inv := c.inv(); len(inv.Machines) != 1 {
 		t.Errorf("after calls about a missing machine: got %d machines; want 1", len(inv.Machines))
 	}
@@ -816,6 +974,10 @@ func (c *suite) missingMachine(t *testing.T) {
 func (c *suite) cancelled(t *testing.T) {
 	m := c.make(hypervisor.CreateSpec{}, hypervisor.StateRunning)
 	b, err := c.d.Backup(bg, hypervisor.Ref{VMID: m.VMID}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := c.d.CreateSnapshot(bg, hypervisor.Ref{VMID: m.VMID}, hypervisor.SnapshotSpec{Name: "kept"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -870,6 +1032,13 @@ func (c *suite) cancelled(t *testing.T) {
 		"Backups":       func(ctx context.Context) error { _, err := c.d.Backups(ctx, ref); return err },
 		"DeleteBackup":  func(ctx context.Context) error { return c.d.DeleteBackup(ctx, ref, b.ID) },
 		"RestoreBackup": func(ctx context.Context) error { _, err := c.d.RestoreBackup(ctx, ref, b.ID); return err },
+		"Snapshots":     func(ctx context.Context) error { _, err := c.d.Snapshots(ctx, ref); return err },
+		"CreateSnapshot": func(ctx context.Context) error {
+			_, err := c.d.CreateSnapshot(ctx, ref, hypervisor.SnapshotSpec{Name: "new"})
+			return err
+		},
+		"RollbackSnapshot": func(ctx context.Context) error { _, err := c.d.RollbackSnapshot(ctx, ref, "kept"); return err },
+		"DeleteSnapshot":   func(ctx context.Context) error { return c.d.DeleteSnapshot(ctx, ref, "kept") },
 	}
 	for name, call := range calls {
 		WantErr(t, name+" (cancelled)", call(cancelled), context.Canceled, apierr.ErrUnavailable)
@@ -884,6 +1053,9 @@ func (c *suite) cancelled(t *testing.T) {
 	}
 	if list, err := c.d.Backups(bg, ref); err != nil || len(list) != 1 {
 		t.Errorf("after cancelled backup calls: got %+v, %v; want the one backup", list, err)
+	}
+	if list, err := c.d.Snapshots(bg, ref); err != nil || !reflect.DeepEqual(list, []hypervisor.Snapshot{snap}) {
+		t.Errorf("after cancelled snapshot calls: got %+v, %v; want [%+v]", list, err, snap)
 	}
 	if inv := c.inv(); len(inv.Machines) != 1 {
 		t.Errorf("after cancelled creates: got %d machines; want 1", len(inv.Machines))

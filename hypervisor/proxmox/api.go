@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/hypervisor/proxmox/pvehttp"
 )
 
 // call sends one request through go-proxmox's client (which adds the token header and
@@ -66,7 +67,7 @@ func (d *Driver) Ping(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return hypervisor.ContextError(err)
 	}
-	pctx, cancel := context.WithTimeout(withoutRetry(ctx), min(d.cfg.RequestTimeout, 5*time.Second))
+	pctx, cancel := context.WithTimeout(pvehttp.WithoutRetry(ctx), min(d.cfg.RequestTimeout, 5*time.Second))
 	defer cancel()
 	var v pve.Version
 	err := d.call(pctx, http.MethodGet, "/version", nil, nil, &v)

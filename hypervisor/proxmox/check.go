@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+
+	"github.com/vmplane/vmplane/hypervisor/proxmox/pvehttp"
 )
 
 // Privilege is one Proxmox privilege the driver needs, and the ACL paths where holding
@@ -32,6 +34,7 @@ var RequiredPrivileges = []Privilege{
 	{"VM.Clone", []string{"/", "/vms"}, "cloning templates"},
 	{"VM.Allocate", []string{"/", "/vms"}, "create, destroy, reinstall, restore"},
 	{"VM.Backup", []string{"/", "/vms"}, "backups and restores"},
+	{"VM.Snapshot", []string{"/", "/vms"}, "snapshots, their rollback and deletion"},
 	{"Datastore.Audit", []string{"/", "/storage"}, "storages and their backups"},
 	{"Datastore.AllocateSpace", []string{"/", "/storage"}, "disks, clones, backups"},
 }
@@ -52,7 +55,7 @@ func (d *Driver) Check(ctx context.Context) (CheckReport, error) {
 	var v struct {
 		Version string `json:"version"`
 	}
-	if err := d.get(withoutRetry(ctx), "/version", nil, &v); err != nil {
+	if err := d.get(pvehttp.WithoutRetry(ctx), "/version", nil, &v); err != nil {
 		return rep, err
 	}
 	rep.Version = v.Version

@@ -20,6 +20,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/hypervisor/proxmox/pvehttp"
 )
 
 // Interface guard: the Proxmox driver must stay a full Driver.
@@ -103,7 +104,7 @@ type Driver struct {
 	log     *zap.Logger
 	base    *url.URL // .../api2/json
 	tls     *tls.Config
-	tr      *transport
+	tr      *pvehttp.Transport
 	hc      *http.Client
 	api     *pve.Client // API-token client: the HTTP and auth layer of every call
 	secrets []string    // values scrubbed from every error and log line
@@ -137,7 +138,7 @@ func New(cfg Config) (*Driver, error) {
 	if cfg.ConsolePassword != "" {
 		d.secrets = append(d.secrets, cfg.ConsolePassword)
 	}
-	d.tr = newTransport(&http.Transport{
+	d.tr = pvehttp.New(&http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
 		DialContext:           (&net.Dialer{Timeout: min(cfg.RequestTimeout, 10*time.Second), KeepAlive: 30 * time.Second}).DialContext,
 		TLSClientConfig:       tc,
@@ -257,7 +258,7 @@ func tlsConfig(cfg Config) (*tls.Config, error) {
 			}
 			sum := sha256.Sum256(cs.PeerCertificates[0].Raw)
 			if subtle.ConstantTimeCompare(sum[:], pin) != 1 {
-				return &pinError{got: colonHex(sum[:])}
+				return &pvehttp.PinError{Got: colonHex(sum[:])}
 			}
 			return nil
 		}

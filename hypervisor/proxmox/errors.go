@@ -10,6 +10,7 @@ import (
 
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/hypervisor/proxmox/pvehttp"
 )
 
 // secretsKey carries per-call secrets (a cloud-init password) that errors and logs of
@@ -59,7 +60,30 @@ var (
 	unavailableHereMessage = regexp.MustCompile(`(?i)is not available on node`)
 	// "VM 100 not running", "VM 100 already running", "VM 100 is running - destroy failed".
 	wrongStateMessage = regexp.MustCompile(`(?i)\bVM \d+ (not running|already running|is not paused|is running)`)
+	// qemu-server's snapshot tasks: "snapshot name 'x' already used", "snapshot 'x'
+	// does not exist".
+	snapshotUsedMessage    = regexp.MustCompile(`snapshot name '[^']*' already used`)
+	snapshotMissingMessage = regexp.MustCompile(`snapshot '[^']*' does not exist`)
 )
+
+// snapshotTaskError maps the failure of a snapshot task whose cause the driver checked
+// before and someone else brought about meanwhile (another client took the name,
+// deleted the snapshot, locked the machine) to its sentinel; other errors pass.
+func snapshotTaskError(err error, vmid int, name string) error {
+	if !errors.Is(err, hypervisor.ErrTaskFailed) {
+		return err
+	}
+	msg := err.Error()
+	switch {
+	case snapshotUsedMessage.MatchString(msg):
+		return hypervisor.NewError(hypervisor.ErrSnapshotExists, "machine %d has a snapshot %q already", vmid, name)
+	case snapshotMissingMessage.MatchString(msg):
+		return hypervisor.NewError(hypervisor.ErrSnapshotNotFound, "machine %d has no snapshot %q", vmid, name)
+	case lockedMessage.MatchString(msg):
+		return hypervisor.NewError(hypervisor.ErrLocked, "%s", msg)
+	}
+	return err
+}
 
 // apiError turns the error of a Proxmox call into a driver error: the caller's own
 // cancellation into ContextError, refusals into their sentinels, and everything that
@@ -78,18 +102,18 @@ func (d *Driver) apiError(ctx context.Context, err error) error {
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return hypervisor.ContextError(ctxErr)
 	}
-	var se *statusError
+	var se *pvehttp.StatusError
 	if errors.As(err, &se) {
 		return d.statusErr(se)
 	}
-	var te *timeoutError
+	var te *pvehttp.TimeoutError
 	if errors.As(err, &te) {
 		return hypervisor.NewError(hypervisor.ErrUnavailable, "Proxmox did not answer %s %s within %s", te.Method, te.Path, te.After)
 	}
-	var ne *netError
+	var ne *pvehttp.NetError
 	if errors.As(err, &ne) {
 		hint := ""
-		if tlsFailure(err) {
+		if pvehttp.TLSFailure(err) {
 			hint = " (TLS: set CAFile to the cluster's CA, or Fingerprint to the node certificate's SHA-256 fingerprint)"
 		}
 		return hypervisor.NewError(hypervisor.ErrUnavailable, "Proxmox at %s is unreachable (%s %s): %s%s",
@@ -103,7 +127,7 @@ func (d *Driver) apiError(ctx context.Context, err error) error {
 }
 
 // statusErr maps one non-2xx answer. Its message was scrubbed by the transport.
-func (d *Driver) statusErr(se *statusError) error {
+func (d *Driver) statusErr(se *pvehttp.StatusError) error {
 	msg := se.Message
 	switch {
 	case se.Code == 401:
@@ -175,8 +199,8 @@ func modifiedMessage(msg string) bool {
 }
 
 // statusOf returns the Proxmox answer behind err, if there is one.
-func statusOf(err error) (*statusError, bool) {
-	var se *statusError
+func statusOf(err error) (*pvehttp.StatusError, bool) {
+	var se *pvehttp.StatusError
 	ok := errors.As(err, &se)
 	return se, ok
 }

@@ -48,7 +48,7 @@ func newDriver(t *testing.T, f *pvefake.Server, mods ...func(*Config)) *Driver {
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
-	d.tr.backoff, d.tr.maxBackoff = 2*time.Millisecond, 10*time.Millisecond
+	d.tr.Backoff, d.tr.MaxBackoff = 2*time.Millisecond, 10*time.Millisecond
 	t.Cleanup(func() { d.Close() })
 	return d
 }

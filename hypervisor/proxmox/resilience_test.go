@@ -16,6 +16,7 @@ import (
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/hypervisor/proxmox/pvefake"
+	"github.com/vmplane/vmplane/hypervisor/proxmox/pvehttp"
 	"github.com/vmplane/vmplane/internal/testwait"
 )
 
@@ -31,8 +32,8 @@ func TestReadsRetriedWritesNot(t *testing.T) {
 	_, err := d.Machine(bg, hypervisor.Ref{VMID: id})
 	wantErr(t, "failing read", err, hypervisor.ErrUnavailable, apierr.ErrUnavailable)
 	wantContains(t, "failing read", err, "no quorum")
-	if n := f.Count("GET", resourcesRoute); n != readAttempts {
-		t.Errorf("failing read: Proxmox saw %d attempts; want %d", n, readAttempts)
+	if n := f.Count("GET", resourcesRoute); n != pvehttp.ReadAttempts {
+		t.Errorf("failing read: Proxmox saw %d attempts; want %d", n, pvehttp.ReadAttempts)
 	}
 	remove()
 
@@ -69,7 +70,7 @@ func TestInventoryStopsAtFirstFailure(t *testing.T) {
 	_, err := d.Inventory(bg)
 	wantErr(t, "inventory", err, hypervisor.ErrUnavailable)
 	wantContains(t, "inventory", err, "proxy loop")
-	if n, limit := f.Count("GET", "/nodes/{node}/qemu/{vmid}/config"), (configReaders+1)*readAttempts; n > limit {
+	if n, limit := f.Count("GET", "/nodes/{node}/qemu/{vmid}/config"), (configReaders+1)*pvehttp.ReadAttempts; n > limit {
 		t.Errorf("config reads after the first failure: got %d; want at most %d", n, limit)
 	}
 }
@@ -86,9 +87,9 @@ func TestTimeouts(t *testing.T) {
 	// The client gives up on an attempt after its timeout, possibly before a loaded fake
 	// has counted it: wait for the count rather than read it at once.
 	n := 0
-	testwait.Poll(testwait.Timeout, func() bool { n = f.Count("GET", resourcesRoute); return n >= readAttempts })
-	if n != readAttempts {
-		t.Errorf("slow read: Proxmox saw %d attempts; want %d", n, readAttempts)
+	testwait.Poll(testwait.Timeout, func() bool { n = f.Count("GET", resourcesRoute); return n >= pvehttp.ReadAttempts })
+	if n != pvehttp.ReadAttempts {
+		t.Errorf("slow read: Proxmox saw %d attempts; want %d", n, pvehttp.ReadAttempts)
 	}
 	remove()
 

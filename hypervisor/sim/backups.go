@@ -152,7 +152,8 @@ func (d *Driver) DeleteBackup(ctx context.Context, ref hypervisor.Ref, backupID 
 // RestoreBackup brings a machine back to a backup's configuration (name, resources,
 // disks, interfaces, template). An existing machine keeps its node, power state (a
 // running one is stopped, restored and started again, which is what a user expects of
-// "restore") and usage history. A machine that no longer exists is recreated, stopped,
+// "restore") and usage history; its snapshots go, as a Proxmox restore over a VM
+// replaces its disks and config. A machine that no longer exists is recreated, stopped,
 // on the backup's node or, when that is offline, the least loaded one.
 func (d *Driver) RestoreBackup(ctx context.Context, ref hypervisor.Ref, backupID string) (hypervisor.Machine, error) {
 	var out hypervisor.Machine
@@ -186,6 +187,7 @@ func (d *Driver) RestoreBackup(ctx context.Context, ref hypervisor.Ref, backupID
 				return nil
 			}
 			d.closeConsolesLocked(m.VMID, "machine restoring")
+			d.dropSnapshotsLocked(m)
 			d.releaseInterfacesLocked(m)
 			d.committed[m.Node] += cfg.MemoryMB - m.MemoryMB
 			m.Name, m.CPUCores, m.MemoryMB = cfg.Name, cfg.CPUCores, cfg.MemoryMB

@@ -22,19 +22,22 @@ const (
 // Operation names, as FailNext and FailAlways take them. Power operations use the
 // action's own name ("start", "stop", ...).
 const (
-	OpCreate       = "create"
-	OpDestroy      = "destroy"
-	OpMigrate      = "migrate"
-	OpConfigure    = "configure"
-	OpSetNetwork   = "set_network"
-	OpAddDisk      = "add_disk"
-	OpResizeDisk   = "resize_disk"
-	OpReinstall    = "reinstall"
-	OpSetFirewall  = "set_firewall"
-	OpBackup       = "backup"
-	OpDeleteBackup = "delete_backup"
-	OpRestore      = "restore"
-	OpConsole      = "console"
+	OpCreate         = "create"
+	OpDestroy        = "destroy"
+	OpMigrate        = "migrate"
+	OpConfigure      = "configure"
+	OpSetNetwork     = "set_network"
+	OpAddDisk        = "add_disk"
+	OpResizeDisk     = "resize_disk"
+	OpReinstall      = "reinstall"
+	OpSetFirewall    = "set_firewall"
+	OpBackup         = "backup"
+	OpDeleteBackup   = "delete_backup"
+	OpRestore        = "restore"
+	OpConsole        = "console"
+	OpSnapshot       = "snapshot"
+	OpRollback       = "rollback"
+	OpDeleteSnapshot = "delete_snapshot"
 )
 
 // pendingCreate is a create in flight: its vmid is taken and its memory counts towards
@@ -451,7 +454,8 @@ func diskIndex(m *machine, id string) int {
 
 // Reinstall rebuilds the system disk (scsi0) from a template, growing it to the
 // template's minimum if needed, and leaves the machine running. vmid, node, resources,
-// other disks, interfaces and firewall rules stay (Proxmox pattern B in proxmox.md).
+// other disks, interfaces and firewall rules stay (Proxmox pattern B in proxmox.md);
+// snapshots go, as the Proxmox driver's reinstall recreates the VM without them.
 func (d *Driver) Reinstall(ctx context.Context, ref hypervisor.Ref, spec hypervisor.ReinstallSpec) (hypervisor.Machine, error) {
 	var out hypervisor.Machine
 	err := d.run(ctx, op{
@@ -473,6 +477,7 @@ func (d *Driver) Reinstall(ctx context.Context, ref hypervisor.Ref, spec hypervi
 				m.Disks = append([]hypervisor.Disk{{ID: "scsi0", Storage: DefaultStorage, SizeGB: tpl.DiskGB}}, m.Disks...)
 			}
 			m.TemplateID = tpl.ID
+			d.dropSnapshotsLocked(m)
 			d.touchMachineLocked(m.VMID)
 			d.closeConsolesLocked(ref.VMID, "machine reinstalling")
 			d.setStateLocked(m, hypervisor.StateRunning)

@@ -23,7 +23,8 @@ import (
 //
 //	sim/world                  seed, nodes (capacity and status) and templates
 //	sim/vm/<vmid>              a machine: its config, power state, creation time, power
-//	                           history (the usage graphs read it) and firewall rules
+//	                           history (the usage graphs read it), firewall rules and
+//	                           snapshots (each with the machine as it was then)
 //	sim/backup/<vmid>/<id>     a backup with the machine config it restores
 //
 // What is derived is not stored: the vmid counter (the lowest free vmid, as Proxmox's
@@ -153,6 +154,26 @@ type machineRecord struct {
 	// Firewall is the rule set last pushed; absent when none ever was (an empty set
 	// that was pushed is kept as []).
 	Firewall *[]hypervisor.FirewallRule `json:"firewall,omitempty"`
+	// Snapshots are the machine's snapshots in the order they were taken, each with
+	// the machine as it was, and Parent the one the machine is at now: they live and
+	// die with the machine's record, as they live in a Proxmox VM's config file, so an
+	// operation on the machine reads and writes them in one conditional write.
+	Snapshots []snapshotRecord `json:"snapshots,omitempty"`
+	Parent    string           `json:"parent,omitempty"`
+}
+
+// snapshotRecord is one snapshot in a machine's record.
+type snapshotRecord struct {
+	Snapshot hypervisor.Snapshot `json:"snapshot"`
+	// Config is the machine as it was when the snapshot was taken: what a rollback
+	// brings back.
+	Config hypervisor.Machine `json:"config"`
+}
+
+// machine is the machine a stored record describes.
+func (rec *machineRecord) machine() *machine {
+	return &machine{Machine: cloneMachine(rec.Machine), createdAt: rec.CreatedAt, history: rec.History,
+		snapshots: rec.Snapshots, parent: rec.Parent}
 }
 
 // backupRecord is sim/backup/<vmid>/<id>.
@@ -344,7 +365,7 @@ func (d *Driver) batchesLocked(c changes) ([]*persistence.Batch, error) {
 			add(persistence.Op{Key: machineKey(vmid), Delete: true})
 			continue
 		}
-		rec := machineRecord{Machine: m.Machine, CreatedAt: m.createdAt, History: m.history}
+		rec := machineRecord{Machine: m.Machine, CreatedAt: m.createdAt, History: m.history, Snapshots: m.snapshots, Parent: m.parent}
 		if rules, ok := d.firewall[vmid]; ok {
 			rec.Firewall = &rules
 		}
@@ -590,7 +611,7 @@ func (d *Driver) load(ctx context.Context, store persistence.Store) (bool, error
 		if !nodes[rec.Machine.Node] {
 			return corrupt("machine %d is on node %q, which the stored world does not have", rec.Machine.VMID, rec.Machine.Node)
 		}
-		machines[rec.Machine.VMID] = &machine{Machine: rec.Machine, createdAt: rec.CreatedAt, history: rec.History}
+		machines[rec.Machine.VMID] = rec.machine()
 		if rec.Firewall != nil {
 			firewall[rec.Machine.VMID] = *rec.Firewall
 		}

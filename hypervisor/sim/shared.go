@@ -337,7 +337,7 @@ func (d *Driver) putMachineLocked(vmid int, rec *machineRecord) {
 		}
 		return
 	}
-	m := &machine{Machine: cloneMachine(rec.Machine), createdAt: rec.CreatedAt, history: rec.History}
+	m := rec.machine()
 	if old != nil && (m.State != hypervisor.StateRunning || m.Node != old.Node) {
 		d.closeConsolesLocked(vmid, "machine "+string(m.State))
 	}

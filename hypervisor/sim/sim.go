@@ -31,6 +31,7 @@ import (
 
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/hypervisor/sim/serial"
 	"github.com/vmplane/vmplane/persistence"
 )
 
@@ -106,7 +107,7 @@ type Driver struct {
 	backups   map[int][]hypervisor.Backup
 	backupCfg map[string]hypervisor.Machine // backup id → machine as it was backed up
 	firewall  map[int][]hypervisor.FirewallRule
-	consoles  map[int][]*serialConsole
+	consoles  map[int][]*serial.Console
 	ips       ipPool
 	vmidHint  int // lowest vmid that may be free
 
@@ -160,6 +161,11 @@ type machine struct {
 	// history lists power-state changes, oldest first; the first entry is the creation.
 	// Usage graphs read it, so a machine that was stopped last week shows a quiet week.
 	history []stateChange
+	// snapshots are the machine's snapshots in the order they were taken, and parent
+	// the one it is at now ("" for none). A change replaces the slice, never edits
+	// it, so a record being written keeps what it held.
+	snapshots []snapshotRecord
+	parent    string
 }
 
 // stateChange records that a machine entered a state at an instant.
@@ -220,7 +226,7 @@ func newDriver(cfg Config) *Driver {
 		backups:   make(map[int][]hypervisor.Backup),
 		backupCfg: make(map[string]hypervisor.Machine),
 		firewall:  make(map[int][]hypervisor.FirewallRule),
-		consoles:  make(map[int][]*serialConsole),
+		consoles:  make(map[int][]*serial.Console),
 		ips:       newIPPool(),
 		vmidHint:  minVMID,
 		backupSeq: make(map[string]uint64),

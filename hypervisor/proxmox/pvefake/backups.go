@@ -176,6 +176,7 @@ func (c *call) restore() {
 		cfg := copyMap(b.config)
 		if cur, ok := s.vms[id]; ok {
 			cur.config = cfg
+			cur.snapshots, cur.parent = nil, "" // the archive holds no snapshots
 			cur.status = "stopped"
 			cur.lock = ""
 			cur.version++

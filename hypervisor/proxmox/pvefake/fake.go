@@ -24,6 +24,8 @@
 //     RRDLayout "pve8"), firewall rules by position (POST inserts at the top, PUT
 //     moveto reorders) verified as pve-firewall does (mixed IPv4/IPv6 addresses,
 //     protocols, ports, ipsets, aliases), vzdump backups on node storages with restore,
+//     snapshots (with or without memory, a tree of parents, rollback, delete; checked
+//     in their tasks as qemu-server does, and removed by a restore over the VM),
 //     termproxy and a vncwebsocket that speaks the termproxy framing in front of a
 //     tiny shell (typing "hostname" answers the VM's name).
 //   - What real clusters do that naive fakes do not: a full clone copies the

@@ -16,8 +16,8 @@ import (
 // /cluster/resources and nextid; a node's rrddata, task list, task status, vzdump and storage
 // content (list, delete); a VM's create/restore, delete, config (GET, POST, PUT),
 // status/current and power actions, clone, migrate (GET, POST), resize, rrddata,
-// termproxy, vncwebsocket, firewall rules (list, one, insert, update, delete) and
-// firewall options (GET, PUT).
+// termproxy, vncwebsocket, firewall rules (list, one, insert, update, delete),
+// firewall options (GET, PUT) and snapshots (list, create, rollback, delete).
 //
 //   - "params": the parameters Proxmox accepts, with their types and enums (copied
 //     from the API schema Proxmox VE publishes, pve-docs 9.1.3's apidata.js; /version,

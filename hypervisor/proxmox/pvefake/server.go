@@ -56,6 +56,10 @@ var routes = func() []route {
 		{method: "DELETE", pattern: q + "/firewall/rules/{pos}", handle: (*call).fwDelete},
 		{method: "GET", pattern: q + "/firewall/options", handle: (*call).fwOptions},
 		{method: "PUT", pattern: q + "/firewall/options", handle: (*call).fwSetOptions},
+		{method: "GET", pattern: q + "/snapshot", handle: (*call).snapshotList},
+		{method: "POST", pattern: q + "/snapshot", handle: (*call).snapshotCreate},
+		{method: "DELETE", pattern: q + "/snapshot/{snapname}", handle: (*call).snapshotDelete},
+		{method: "POST", pattern: q + "/snapshot/{snapname}/rollback", handle: (*call).snapshotRollback},
 	}
 	for i := range rs {
 		rs[i].segs = strings.Split(strings.TrimPrefix(rs[i].pattern, "/"), "/")

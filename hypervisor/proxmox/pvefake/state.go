@@ -52,6 +52,10 @@ type vm struct {
 	fwOptions map[string]string
 	fwVersion int
 	created   time.Time
+	// snapshots are the VM's snapshots by name, and parent the one it is at ("" for
+	// none): the sections and the parent key of its config file in Proxmox.
+	snapshots map[string]*vmSnapshot
+	parent    string
 }
 
 // digest changes on every write of the config, as Proxmox's SHA-1 of the file does.

@@ -1,4 +1,8 @@
-package proxmox
+// Package pvehttp is the HTTP layer of the Proxmox driver, under go-proxmox's client:
+// a per-request timeout, retries of idempotent reads with backoff, answers read whole,
+// and Proxmox's error answers kept with their message (StatusError), where go-proxmox
+// would keep only the status line. The driver maps these errors to its own.
+package pvehttp
 
 import (
 	"bytes"
@@ -23,52 +27,59 @@ import (
 // may still have started a task on Proxmox, and running it twice is worse than
 // reporting the failure.
 const (
-	readAttempts    = 3
+	// ReadAttempts is how often a read is sent at most.
+	ReadAttempts    = 3
 	retryBackoff    = 200 * time.Millisecond
 	retryMaxBackoff = 2 * time.Second
 	// maxResponseBytes caps a buffered answer; a year of node rrddata is ~0.5 MB.
 	maxResponseBytes = 32 << 20
 )
 
-// transport is the http.RoundTripper under go-proxmox's client. It gives every request
+// Transport is the http.RoundTripper under go-proxmox's client. It gives every request
 // its own timeout, retries idempotent reads on network errors, timeouts and 5xx with
 // exponential backoff and jitter, reads every answer whole (so the per-request timeout
 // covers the body and connections go back to the pool), and turns non-2xx answers into
-// *statusError with Proxmox's message, which go-proxmox would otherwise reduce to the
+// *StatusError with Proxmox's message, which go-proxmox would otherwise reduce to the
 // bare status line (and, for 401/403, to one opaque error).
-type transport struct {
-	base       http.RoundTripper
-	prefix     string // the API base path, left out of logs and errors
-	timeout    time.Duration
-	attempts   int
-	backoff    time.Duration
-	maxBackoff time.Duration
+type Transport struct {
+	base     http.RoundTripper
+	prefix   string // the API base path, left out of logs and errors
+	timeout  time.Duration
+	attempts int
+	// Backoff is the first retry's wait, doubling up to MaxBackoff (tests shorten
+	// them).
+	Backoff    time.Duration
+	MaxBackoff time.Duration
 	log        *zap.Logger
 	scrub      func(context.Context, string) string
 }
 
-func newTransport(base http.RoundTripper, prefix string, timeout time.Duration, log *zap.Logger, scrub func(context.Context, string) string) *transport {
-	return &transport{base: base, prefix: prefix, timeout: timeout, attempts: readAttempts, backoff: retryBackoff,
-		maxBackoff: retryMaxBackoff, log: log, scrub: scrub}
+// New returns a Transport over base for the API under prefix (left out of logs and
+// errors), each attempt bounded by timeout; scrub removes secrets from what it logs and
+// from the errors it returns.
+func New(base http.RoundTripper, prefix string, timeout time.Duration, log *zap.Logger, scrub func(context.Context, string) string) *Transport {
+	return &Transport{base: base, prefix: prefix, timeout: timeout, attempts: ReadAttempts, Backoff: retryBackoff,
+		MaxBackoff: retryMaxBackoff, log: log, scrub: scrub}
 }
 
 // noRetryKey marks a context whose reads must not be retried (Ping: a health check
 // should report what it sees, quickly).
 type noRetryKey struct{}
 
-func withoutRetry(ctx context.Context) context.Context {
+// WithoutRetry marks ctx so that reads made with it are sent once.
+func WithoutRetry(ctx context.Context) context.Context {
 	return context.WithValue(ctx, noRetryKey{}, true)
 }
 
 // CloseIdleConnections lets http.Client.CloseIdleConnections reach the pool.
-func (t *transport) CloseIdleConnections() {
+func (t *Transport) CloseIdleConnections() {
 	if c, ok := t.base.(interface{ CloseIdleConnections() }); ok {
 		c.CloseIdleConnections()
 	}
 }
 
 // RoundTrip sends req, retrying it when it is an idempotent read.
-func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
+func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
 	attempts := 1
 	if (req.Method == http.MethodGet || req.Method == http.MethodHead) && ctx.Value(noRetryKey{}) == nil {
@@ -105,7 +116,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // path is the request's path below the API base, without the query: logs and errors
 // name the call, not its parameters.
-func (t *transport) path(req *http.Request) string {
+func (t *Transport) path(req *http.Request) string {
 	if p, ok := strings.CutPrefix(req.URL.Path, t.prefix); ok && p != "" {
 		return p
 	}
@@ -114,17 +125,17 @@ func (t *transport) path(req *http.Request) string {
 
 // backoffFor is exponential with equal jitter: a random wait in [b/2, b], so that
 // many callers hit by one outage do not retry in lockstep.
-func (t *transport) backoffFor(attempt int) time.Duration {
-	b := t.backoff << (attempt - 1)
-	if b > t.maxBackoff || b <= 0 {
-		b = t.maxBackoff
+func (t *Transport) backoffFor(attempt int) time.Duration {
+	b := t.Backoff << (attempt - 1)
+	if b > t.MaxBackoff || b <= 0 {
+		b = t.MaxBackoff
 	}
 	half := b / 2
 	return half + time.Duration(rand.Int64N(int64(half)+1))
 }
 
 // once sends one attempt under its own timeout and buffers the answer.
-func (t *transport) once(req *http.Request) (*http.Response, error) {
+func (t *Transport) once(req *http.Request) (*http.Response, error) {
 	ctx, cancel := context.WithTimeout(req.Context(), t.timeout)
 	defer cancel()
 	path := t.path(req)
@@ -132,9 +143,9 @@ func (t *transport) once(req *http.Request) (*http.Response, error) {
 		var ne net.Error
 		timedOut := errors.Is(ctx.Err(), context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
 		if timedOut && req.Context().Err() == nil {
-			return &timeoutError{Method: req.Method, Path: path, After: t.timeout}
+			return &TimeoutError{Method: req.Method, Path: path, After: t.timeout}
 		}
-		return &netError{Method: req.Method, Path: path, Err: err}
+		return &NetError{Method: req.Method, Path: path, Err: err}
 	}
 	resp, err := t.base.RoundTrip(req.Clone(ctx))
 	if err != nil {
@@ -149,10 +160,10 @@ func (t *transport) once(req *http.Request) (*http.Response, error) {
 		// The answer raced the deadline (net/http may deliver a response that arrived
 		// while it was cancelling). A read is safe to call timed out and retry; a write's
 		// complete answer is kept, since the write happened.
-		return nil, &timeoutError{Method: req.Method, Path: path, After: t.timeout}
+		return nil, &TimeoutError{Method: req.Method, Path: path, After: t.timeout}
 	}
 	if len(body) > maxResponseBytes {
-		return nil, &netError{Method: req.Method, Path: path, Err: fmt.Errorf("answer larger than %d bytes", maxResponseBytes)}
+		return nil, &NetError{Method: req.Method, Path: path, Err: fmt.Errorf("answer larger than %d bytes", maxResponseBytes)}
 	}
 	if resp.StatusCode >= 400 {
 		return nil, newStatusError(req.Method, path, resp, body, func(s string) string { return t.scrub(req.Context(), s) })
@@ -163,10 +174,10 @@ func (t *transport) once(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
-// statusError is a non-2xx answer of Proxmox. pveproxy puts the message both in the
+// StatusError is a non-2xx answer of Proxmox. pveproxy puts the message both in the
 // status line ("500 VM 100 is locked (clone)") and, in current versions, in the body's
 // "message"; parameter errors come in "errors".
-type statusError struct {
+type StatusError struct {
 	Method  string
 	Path    string
 	Code    int
@@ -174,8 +185,8 @@ type statusError struct {
 	Params  map[string]string
 }
 
-func newStatusError(method, path string, resp *http.Response, body []byte, scrub func(string) string) *statusError {
-	e := &statusError{Method: method, Path: path, Code: resp.StatusCode}
+func newStatusError(method, path string, resp *http.Response, body []byte, scrub func(string) string) *StatusError {
+	e := &StatusError{Method: method, Path: path, Code: resp.StatusCode}
 	var pb struct {
 		Message string          `json:"message"`
 		Errors  json.RawMessage `json:"errors"`
@@ -200,13 +211,14 @@ func newStatusError(method, path string, resp *http.Response, body []byte, scrub
 	return e
 }
 
-func (e *statusError) Error() string {
+// Error names the call, the status and Proxmox's message.
+func (e *StatusError) Error() string {
 	return fmt.Sprintf("%s %s: %d %s", e.Method, e.Path, e.Code, e.Message)
 }
 
 // semantic reports whether a 5xx is Proxmox refusing the operation (pveproxy answers
 // most refusals with 500) rather than failing: those are not retried.
-func (e *statusError) semantic() bool {
+func (e *StatusError) semantic() bool {
 	m := strings.ToLower(e.Message)
 	for _, s := range []string{"does not exist", "is locked", "not running", "already running", "already exists",
 		"not paused", "no such", "detected modified", "not available", "not online", "shrinking", "can't", "cannot", "unable to", "is running", "not supported"} {
@@ -217,42 +229,50 @@ func (e *statusError) semantic() bool {
 	return false
 }
 
-// timeoutError is a request that got no full answer within RequestTimeout.
-type timeoutError struct {
+// TimeoutError is a request that got no full answer within RequestTimeout.
+type TimeoutError struct {
 	Method string
 	Path   string
 	After  time.Duration
 }
 
-func (e *timeoutError) Error() string {
+// Error names the call and the timeout.
+func (e *TimeoutError) Error() string {
 	return fmt.Sprintf("%s %s: no answer within %s", e.Method, e.Path, e.After)
 }
 
-// netError is a request that failed below HTTP: connection, TLS, a cut-off answer.
-type netError struct {
+// NetError is a request that failed below HTTP: connection, TLS, a cut-off answer.
+type NetError struct {
 	Method string
 	Path   string
 	Err    error
 }
 
-func (e *netError) Error() string { return fmt.Sprintf("%s %s: %v", e.Method, e.Path, e.Err) }
-func (e *netError) Unwrap() error { return e.Err }
+// Error names the call and the cause.
+func (e *NetError) Error() string { return fmt.Sprintf("%s %s: %v", e.Method, e.Path, e.Err) }
 
-// pinError is a server certificate that does not match Config.Fingerprint.
-type pinError struct{ got string }
+// Unwrap is the cause.
+func (e *NetError) Unwrap() error { return e.Err }
 
-func (e *pinError) Error() string {
-	return "the server certificate's SHA-256 fingerprint " + e.got + " does not match the configured Fingerprint"
+// PinError is a server certificate that does not match Config.Fingerprint.
+type PinError struct {
+	// Got is the fingerprint the server presented.
+	Got string
 }
 
-// tlsFailure reports whether err is a certificate problem, which no retry fixes.
-func tlsFailure(err error) bool {
+// Error names the fingerprint the server presented.
+func (e *PinError) Error() string {
+	return "the server certificate's SHA-256 fingerprint " + e.Got + " does not match the configured Fingerprint"
+}
+
+// TLSFailure reports whether err is a certificate problem, which no retry fixes.
+func TLSFailure(err error) bool {
 	var (
 		verr *tls.CertificateVerificationError
 		uerr x509.UnknownAuthorityError
 		herr x509.HostnameError
 		ierr x509.CertificateInvalidError
-		perr *pinError
+		perr *PinError
 		rerr tls.RecordHeaderError
 	)
 	return errors.As(err, &verr) || errors.As(err, &uerr) || errors.As(err, &herr) ||
@@ -261,7 +281,7 @@ func tlsFailure(err error) bool {
 
 // retryable reports whether a failed read may succeed when sent again.
 func retryable(err error) bool {
-	var se *statusError
+	var se *StatusError
 	if errors.As(err, &se) {
 		switch se.Code {
 		case 502, 503, 504, 595, 596:
@@ -271,13 +291,13 @@ func retryable(err error) bool {
 		}
 		return false
 	}
-	var te *timeoutError
+	var te *TimeoutError
 	if errors.As(err, &te) {
 		return true
 	}
-	var ne *netError
+	var ne *NetError
 	if errors.As(err, &ne) {
-		return !tlsFailure(err)
+		return !TLSFailure(err)
 	}
 	return false
 }
