@@ -33,8 +33,8 @@ func checkCounters(t *testing.T, ctx context.Context, s *testSystem, tenants ...
 	}
 }
 
-// trusted runs the counters' job once, as its leader would (on wiretest.Loopback no
-// member leads), and fails the test unless quota reads use the counters then.
+// trusted runs the counters' job once, as its leader would (its loop runs only every
+// counterCheck), and fails the test unless quota reads use the counters then.
 func trusted(t *testing.T, ctx context.Context, s *testSystem) {
 	t.Helper()
 	if err := s.Machines.checkCounters(ctx); err != nil {
@@ -155,7 +155,15 @@ func (r *racingStore) Commit(ctx context.Context, b *persistence.Batch) error {
 			}
 			cur.Rev += 1000
 			moved, _ := persistence.Encode(counterVersion, cur)
-			if err := r.Store.Commit(ctx, new(persistence.Batch).Put(c.Key, moved)); err != nil {
+			// The move requires what it read: a blind put could take back a write of
+			// another machine that landed between (and lose its change of the sums).
+			move := new(persistence.Batch).Put(c.Key, moved)
+			if err == nil {
+				move.Require(persistence.IfValue(c.Key, val))
+			} else {
+				move.Require(persistence.IfAbsent(c.Key))
+			}
+			if err := r.Store.Commit(ctx, move); err != nil && !persistence.IsConditionFailed(err) {
 				return err
 			}
 		}
