@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/vmplane/vmplane/apierr"
 )
@@ -51,60 +52,206 @@ type Body struct {
 const maxDepth = 10000
 
 // ParseBody parses body as JSON; a body that is not JSON is a 400 invalid_json.
+//
+// json.Valid checks the syntax (and the nesting, as encoding/json bounds it) without
+// allocating; the values are then read off the checked bytes in one pass. A
+// json.Decoder's Token would do both, but it builds a discarded syntax error after
+// every scalar it reads (its end is "after a top-level value"): three allocations a
+// field, a quarter of a small write's.
 func ParseBody(body []byte) (*Body, error) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	v, err := parseValue(dec, 0)
+	p := parser{b: bytes.TrimRight(body, " \t\r\n")}
+	p.skipSpace()
+	end := p.valueEnd()
+	if !json.Valid(p.b[p.i:end]) {
+		return nil, apierr.New(apierr.ErrInvalidJSON, "the body is not valid JSON")
+	}
+	v, err := p.value(0)
 	if err != nil {
 		return nil, apierr.New(apierr.ErrInvalidJSON, "the body is not valid JSON")
 	}
-	_, err = dec.Token()
-	return &Body{val: v, trailing: !errors.Is(err, io.EOF)}, nil
+	return &Body{val: v, trailing: end < len(p.b)}, nil
 }
 
 var errTooDeep = errors.New("openapi: the body is nested too deep")
 
-func parseValue(dec *json.Decoder, depth int) (any, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
+// parser reads JSON values off bytes whose syntax json.Valid checked.
+type parser struct {
+	b []byte
+	i int
+}
+
+func (p *parser) skipSpace() {
+	for p.i < len(p.b) && (p.b[p.i] == ' ' || p.b[p.i] == '\t' || p.b[p.i] == '\r' || p.b[p.i] == '\n') {
+		p.i++
 	}
-	d, ok := tok.(json.Delim)
-	if !ok {
-		return tok, nil
+}
+
+// valueEnd is where the value at p.i ends, found without checking it (json.Valid does
+// that next), so that a second value after it is told apart, where a json.Decoder
+// would end it: a container at its closing bracket, a string at its closing quote, a
+// literal after its letters, a number where the number grammar ends ("00" is two).
+func (p *parser) valueEnd() int {
+	b, i := p.b, p.i
+	if i >= len(b) {
+		return i
 	}
-	if depth >= maxDepth {
-		return nil, errTooDeep
-	}
-	switch d {
-	case '{':
-		o := object{}
-		for dec.More() {
-			k, err := dec.Token()
-			if err != nil {
-				return nil, err
+	switch b[i] {
+	case '{', '[':
+		depth, inString := 0, false
+		for ; i < len(b); i++ {
+			c := b[i]
+			switch {
+			case inString:
+				if c == '\\' {
+					i++
+				} else if c == '"' {
+					inString = false
+				}
+			case c == '"':
+				inString = true
+			case c == '{' || c == '[':
+				depth++
+			case c == '}' || c == ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
 			}
-			v, err := parseValue(dec, depth+1)
-			if err != nil {
-				return nil, err
-			}
-			o = append(o, member{key: k.(string), val: v})
 		}
-		_, err = dec.Token()
-		return o, err
-	case '[':
+		return len(b)
+	case '"':
+		for i++; i < len(b) && b[i] != '"'; i++ {
+			if b[i] == '\\' {
+				i++
+			}
+		}
+		return min(i+1, len(b))
+	case 't', 'n':
+		return min(i+4, len(b))
+	case 'f':
+		return min(i+5, len(b))
+	}
+	// -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?, read as encoding/json's scanner
+	// does: "00" is two values, "0." a bad one.
+	digits := func() {
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+	}
+	if b[i] == '-' {
+		i++
+	}
+	if i < len(b) && b[i] == '0' {
+		i++
+	} else {
+		digits()
+	}
+	// As encoding/json's scanner: a '.' or an 'e' goes on the number, digits or not.
+	if i < len(b) && b[i] == '.' {
+		i++
+		digits()
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		digits()
+	}
+	return max(i, p.i+1)
+}
+
+// value reads one value: an object, []any, string, json.Number, bool or nil.
+func (p *parser) value(depth int) (any, error) {
+	p.skipSpace()
+	switch c := p.b[p.i]; c {
+	case '{', '[':
+		if depth >= maxDepth {
+			return nil, errTooDeep
+		}
+		p.i++
+		closing := byte('}')
+		if c == '[' {
+			closing = ']'
+		}
+		var o object
 		a := []any{}
-		for dec.More() {
-			v, err := parseValue(dec, depth+1)
+		if c == '{' {
+			o = object{}
+		}
+		for {
+			p.skipSpace()
+			if p.b[p.i] == closing {
+				p.i++
+				break
+			}
+			if p.b[p.i] == ',' {
+				p.i++
+				p.skipSpace()
+			}
+			if c == '[' {
+				v, err := p.value(depth + 1)
+				if err != nil {
+					return nil, err
+				}
+				a = append(a, v)
+				continue
+			}
+			k, err := p.str()
 			if err != nil {
 				return nil, err
 			}
-			a = append(a, v)
+			p.skipSpace()
+			p.i++ // ':'
+			v, err := p.value(depth + 1)
+			if err != nil {
+				return nil, err
+			}
+			o = append(o, member{key: k, val: v})
 		}
-		_, err = dec.Token()
-		return a, err
+		if c == '[' {
+			return a, nil
+		}
+		return o, nil
+	case '"':
+		return p.str()
+	case 't':
+		p.i += 4
+		return true, nil
+	case 'f':
+		p.i += 5
+		return false, nil
+	case 'n':
+		p.i += 4
+		return nil, nil
+	default:
+		start := p.i
+		for p.i < len(p.b) && strings.IndexByte("+-0123456789.eE", p.b[p.i]) >= 0 {
+			p.i++
+		}
+		return json.Number(p.b[start:p.i]), nil
 	}
-	return nil, errors.New("openapi: unexpected " + d.String())
+}
+
+// str reads a string at p.i. One of plain ASCII with no escape is its bytes; any other
+// is decoded by encoding/json, which unescapes it and replaces invalid UTF-8 as a
+// decode into a string field does.
+func (p *parser) str() (string, error) {
+	start, plain := p.i, true
+	for p.i++; p.b[p.i] != '"'; p.i++ {
+		if c := p.b[p.i]; c == '\\' {
+			plain = false
+			p.i++
+		} else if c >= utf8.RuneSelf {
+			plain = false
+		}
+	}
+	p.i++
+	if plain {
+		return string(p.b[start+1 : p.i-1]), nil
+	}
+	var s string
+	err := json.Unmarshal(p.b[start:p.i], &s)
+	return s, err
 }
 
 // Nulls are the top-level members that are JSON null: in a merge patch, the fields to
