@@ -190,35 +190,14 @@ func (e *userEntity) changePassword(ctx *kit.Ctx, m *changePassword) {
 	next.PasswordHash = m.Hash
 	next.TokenGen++
 	b := new(persistence.Batch)
-	var ended []*family
-	for _, f := range e.families {
-		if f.ID == keep.ID || f.Revoked {
-			continue
-		}
-		c := *f
-		c.Revoked = true
-		val, err := persistence.Encode(familyVersion, &c)
-		if err != nil {
-			ctx.Fail(err)
-			return
-		}
-		b.Put(persistence.Key("refresh", e.id, f.ID), val)
-		ended = append(ended, f)
+	ended, err := e.revokeInto(b, keep.ID)
+	if err == nil {
+		err = e.commitUser(b, next, ended)
 	}
-	val, err := persistence.Encode(userRecordVersion, next)
 	if err != nil {
 		ctx.Fail(err)
 		return
 	}
-	if err := e.sys.rt.Commit(b.Put(persistence.Key("user", e.id), val)); err != nil {
-		ctx.Fail(err)
-		return
-	}
-	e.rec = &next
-	for _, f := range ended {
-		f.Revoked = true
-	}
-	e.publish()
 	ctx.Respond(e.session(keep))
 }
 

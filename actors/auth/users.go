@@ -902,19 +902,13 @@ func (e *userEntity) update(ctx *kit.Ctx, m *updateUser) {
 		return
 	}
 	b := new(persistence.Batch)
+	var ended []*family
 	if endTokens {
 		next.TokenGen++
-		for _, f := range e.families {
-			if !f.Revoked {
-				c := *f
-				c.Revoked = true
-				val, err := persistence.Encode(familyVersion, &c)
-				if err != nil {
-					ctx.Fail(err)
-					return
-				}
-				b.Put(persistence.Key("refresh", e.id, f.ID), val)
-			}
+		var err error
+		if ended, err = e.revokeInto(b, ""); err != nil {
+			ctx.Fail(err)
+			return
 		}
 	}
 	if moved {
@@ -925,23 +919,49 @@ func (e *userEntity) update(ctx *kit.Ctx, m *updateUser) {
 			b.Put(persistence.Key("user-tenant", *next.TenantID, e.id), nil)
 		}
 	}
+	if err := e.commitUser(b, next, ended); err != nil {
+		ctx.Fail(err)
+		return
+	}
+	ctx.Respond(e.rec.User)
+}
+
+// revokeInto puts into b the revocation of every live login of the user but keep's,
+// and returns the logins it revokes, for commitUser.
+func (e *userEntity) revokeInto(b *persistence.Batch, keep string) ([]*family, error) {
+	var ended []*family
+	for _, f := range e.families {
+		if f.Revoked || f.ID == keep {
+			continue
+		}
+		c := *f
+		c.Revoked = true
+		val, err := persistence.Encode(familyVersion, &c)
+		if err != nil {
+			return nil, err
+		}
+		b.Put(persistence.Key("refresh", e.id, f.ID), val)
+		ended = append(ended, f)
+	}
+	return ended, nil
+}
+
+// commitUser writes next as the user's record together with b, then makes it the
+// entity's, marks the ended logins revoked and publishes the user's new standing.
+func (e *userEntity) commitUser(b *persistence.Batch, next userRecord, ended []*family) error {
 	val, err := persistence.Encode(userRecordVersion, next)
 	if err != nil {
-		ctx.Fail(err)
-		return
+		return err
 	}
 	if err := e.sys.rt.Commit(b.Put(persistence.Key("user", e.id), val)); err != nil {
-		ctx.Fail(err)
-		return
+		return err
 	}
 	e.rec = &next
-	if endTokens {
-		for _, f := range e.families {
-			f.Revoked = true
-		}
+	for _, f := range ended {
+		f.Revoked = true
 	}
 	e.publish()
-	ctx.Respond(e.rec.User)
+	return nil
 }
 
 func sameTenant(a, b *string) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
