@@ -132,6 +132,29 @@ func (u *Users) ChangePassword(ctx context.Context, userID, sessionID, current, 
 // fine), which the edge counts as a failed login against the login limits.
 var ErrWrongPassword = errors.New("wrong current password")
 
+// MaxSessions is how many sessions a user holds at most: a new login beyond it ends
+// the oldest. Without a bound, a script that signs in for every call would pile up
+// logins (each kept in the user's actor) until they expire.
+const MaxSessions = 100
+
+// dropped are the logins a new one at now drops: those that ended, and the oldest
+// live ones beyond MaxSessions-1 (the new one makes MaxSessions).
+func (e *userEntity) dropped(now time.Time) []string {
+	var out, live []string
+	for id, f := range e.families {
+		if f.live(now) {
+			live = append(live, id)
+		} else {
+			out = append(out, id)
+		}
+	}
+	if over := len(live) - (MaxSessions - 1); over > 0 {
+		slices.Sort(live) // ids are ULIDs: oldest first
+		out = append(out, live[:over]...)
+	}
+	return out
+}
+
 // live reports whether a family is a session that has not ended.
 func (f *family) live(now time.Time) bool { return !f.Revoked && now.Before(f.ExpiresAt) }
 

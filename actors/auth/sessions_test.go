@@ -112,3 +112,35 @@ func TestSessionsAndPasswordChange(t *testing.T) {
 		t.Fatalf("change from an ended session: %v; want unauthorized", err)
 	}
 }
+
+// A user holds at most MaxSessions sessions: the login beyond ends the oldest, whose
+// tokens stop at once, and the others go on.
+func TestSessionsAreBounded(t *testing.T) {
+	s := newTestSystem(t)
+	ctx := context.Background()
+	usr, err := s.Users.Create(ctx, "many@example.test", "Many", RoleUser, "many-password", new("t1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []Session
+	for range MaxSessions + 2 {
+		sess, err := s.Users.Login(ctx, usr.Email, "many-password", Client{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, sess)
+	}
+	list, _, err := s.Users.Sessions(ctx, usr.ID, "", "", 500)
+	if err != nil || len(list) != MaxSessions {
+		t.Fatalf("got %d sessions, %v; want %d", len(list), err, MaxSessions)
+	}
+	for i, sess := range all {
+		err := s.Users.Authorize(ctx, usr.ID, sess.ID, sess.Gen)
+		if ended := i < 2; (err != nil) != ended {
+			t.Fatalf("session %d of %d: Authorize = %v; want ended %v", i, len(all), err, ended)
+		}
+	}
+	if _, err := s.Users.Refresh(ctx, all[0].RefreshToken); !errors.Is(err, apierr.ErrInvalidRefreshToken) {
+		t.Fatalf("the oldest session's refresh token: %v; want refused", err)
+	}
+}

@@ -802,15 +802,13 @@ func (e *userEntity) Handle(ctx *kit.Ctx, msg any) {
 			return
 		}
 		// Logins that ended (revoked or expired) are dropped as a new one starts, so a
-		// user's families stay few. Their tokens are refused either way: an unknown
-		// family answers exactly as a revoked one.
+		// user's families stay few, and so are the oldest live ones beyond MaxSessions.
+		// Their tokens are refused either way: an unknown family answers exactly as a
+		// revoked one.
 		b := new(persistence.Batch).Put(persistence.Key("refresh", e.id, f.ID), val)
-		var stale []string
-		for id, old := range e.families {
-			if old.Revoked || now.After(old.ExpiresAt) {
-				b.Del(persistence.Key("refresh", e.id, id))
-				stale = append(stale, id)
-			}
+		stale := e.dropped(now)
+		for _, id := range stale {
+			b.Del(persistence.Key("refresh", e.id, id))
 		}
 		if err := e.sys.rt.Commit(b); err != nil {
 			ctx.Fail(err)
