@@ -142,7 +142,7 @@ func TestBackupRoundTrip(t *testing.T) {
 	s2.start()
 	t.Cleanup(s2.stop)
 	for _, p := range paths {
-		if got := s2.readBody(p); got != want[p.key()] {
+		if got := s2.readBody(p); withoutLastProbe(t, got) != withoutLastProbe(t, want[p.key()]) {
 			t.Errorf("%s after the restore:\ngot  %s\nwant %s", p.key(), got, want[p.key()])
 		}
 	}
@@ -296,4 +296,39 @@ func TestStartStampsUnversionedStore(t *testing.T) {
 		t.Errorf("after the start the stamp is %q, %v", v, err)
 	}
 	expect(t, s.do(req{method: "GET", path: "/api/client/overview", token: ten.Token}), 200, "")
+}
+
+// withoutLastProbe is a JSON answer without its health checks' last probe results
+// ("last"): the second server probes each check once in its first interval, at a
+// random moment (the first probes of many checks are spread), which may fall before
+// the answer is read. The store's equality above covers the restored results.
+func withoutLastProbe(t *testing.T, body string) string {
+	t.Helper()
+	if !strings.Contains(body, `"last":`) {
+		return body
+	}
+	var v any
+	if err := json.Unmarshal([]byte(body), &v); err != nil {
+		return body
+	}
+	var strip func(any)
+	strip = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			delete(x, "last")
+			for _, e := range x {
+				strip(e)
+			}
+		case []any:
+			for _, e := range x {
+				strip(e)
+			}
+		}
+	}
+	strip(v)
+	out, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
 }

@@ -135,6 +135,11 @@ func TestCrashKeepsAcknowledgedWrites(t *testing.T) {
 		}
 	}()
 	for w := 0; w < 16; w++ {
+		// An operator of its own per worker: a user holds at most auth.MaxSessions
+		// logins, and one user's 150th would end its first, acknowledged or not.
+		email := fmt.Sprintf("worker-%d@example.test", w)
+		expect(t, child.do(req{method: "POST", path: "/api/resources/users", token: childAdmin, body: map[string]any{
+			"email": email, "name": "Worker", "role": "admin", "password": "worker-password"}}), 201, "")
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -144,7 +149,7 @@ func TestCrashKeepsAcknowledgedWrites(t *testing.T) {
 					return
 				default:
 				}
-				rt, ok := tryLogin(client, base)
+				rt, ok := tryLogin(client, base, email, "worker-password")
 				if !ok {
 					continue
 				}
@@ -250,8 +255,8 @@ func tryProvision(client *http.Client, base, tok, name string) (provisioned, boo
 	return provisioned{ID: m.ID, VMID: m.VMID}, true
 }
 
-func tryLogin(client *http.Client, base string) (string, bool) {
-	body := strings.NewReader(fmt.Sprintf(`{"email":%q,"password":%q}`, testAdminEmail, testAdminPassword))
+func tryLogin(client *http.Client, base, email, password string) (string, bool) {
+	body := strings.NewReader(fmt.Sprintf(`{"email":%q,"password":%q}`, email, password))
 	res, err := client.Post(base+"/api/auth/login", "application/json", body)
 	if err != nil {
 		return "", false
@@ -282,12 +287,18 @@ func TestGracefulShutdownDrains(t *testing.T) {
 	var answered atomic.Int64
 	client := &http.Client{Timeout: 10 * time.Second}
 	base := s.base
+	admin := s.adminToken()
 	for w := 0; w < 8; w++ {
+		// An operator of its own per worker: a user holds at most auth.MaxSessions
+		// logins, so one user's many would end its first, acknowledged or not.
+		email := fmt.Sprintf("drain-%d@example.test", w)
+		expect(t, s.do(req{method: "POST", path: "/api/resources/users", token: admin, body: map[string]any{
+			"email": email, "name": "Worker", "role": "admin", "password": "worker-password"}}), 201, "")
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := 0; i < 30; i++ {
-				body := strings.NewReader(fmt.Sprintf(`{"email":%q,"password":%q}`, testAdminEmail, testAdminPassword))
+				body := strings.NewReader(fmt.Sprintf(`{"email":%q,"password":%q}`, email, "worker-password"))
 				res, err := client.Post(base+"/api/auth/login", "application/json", body)
 				if err != nil {
 					return // the listener is closed: refused, which is fine
