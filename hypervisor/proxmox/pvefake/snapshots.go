@@ -140,10 +140,10 @@ func (c *call) snapshotCreate() {
 	})
 }
 
-// snapshotRollback is POST .../snapshot/{snapname}/rollback: the VM is stopped, its
-// config becomes the snapshot's (its description and unused volumes stay), and it
-// is started again from the saved memory when the snapshot has it, or with start=1.
-func (c *call) snapshotRollback() {
+// onSnapshot runs fn as the task typ (holding lock) on the snapshot the path names,
+// after the checks Proxmox makes before it starts one: the VM, its lock, the name's
+// form. A snapshot that does not exist fails the task, as qemu-server's does.
+func (c *call) onSnapshot(typ, lock string, fn func(v *vm, s *vmSnapshot, name string) string) {
 	v := c.vmLocked()
 	if v == nil {
 		return
@@ -152,12 +152,21 @@ func (c *call) snapshotRollback() {
 	if !c.snapnameOK(name) {
 		return
 	}
-	start := boolParam(c.form.Get("start"))
-	c.snapshotTask("qmrollback", v, "rollback", func() string {
+	c.snapshotTask(typ, v, lock, func() string {
 		s := v.snapshots[name]
 		if s == nil {
 			return fmt.Sprintf("snapshot '%s' does not exist", name)
 		}
+		return fn(v, s, name)
+	})
+}
+
+// snapshotRollback is POST .../snapshot/{snapname}/rollback: the VM is stopped, its
+// config becomes the snapshot's (its description and unused volumes stay), and it
+// is started again from the saved memory when the snapshot has it, or with start=1.
+func (c *call) snapshotRollback() {
+	start := boolParam(c.form.Get("start"))
+	c.onSnapshot("qmrollback", "rollback", func(v *vm, s *vmSnapshot, name string) string {
 		if v.template() {
 			return "you can't rollback if vm is a template"
 		}
@@ -181,19 +190,7 @@ func (c *call) snapshotRollback() {
 // snapshotDelete is DELETE .../snapshot/{snapname}: the snapshots taken from it, and
 // the VM when it is at it, take its parent as theirs.
 func (c *call) snapshotDelete() {
-	v := c.vmLocked()
-	if v == nil {
-		return
-	}
-	name := c.p["snapname"]
-	if !c.snapnameOK(name) {
-		return
-	}
-	c.snapshotTask("qmdelsnapshot", v, "snapshot-delete", func() string {
-		s := v.snapshots[name]
-		if s == nil {
-			return fmt.Sprintf("snapshot '%s' does not exist", name)
-		}
+	c.onSnapshot("qmdelsnapshot", "snapshot-delete", func(v *vm, s *vmSnapshot, name string) string {
 		for _, o := range v.snapshots {
 			if o.parent == name {
 				o.parent = s.parent
