@@ -10,7 +10,7 @@ import (
 	"github.com/vmplane/vmplane/actors/auth"
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/tenants"
-	"github.com/vmplane/vmplane/httpedge"
+	"github.com/vmplane/vmplane/httpedge/api"
 	"github.com/vmplane/vmplane/internal/testwait"
 	"github.com/vmplane/vmplane/persistence"
 )
@@ -249,7 +249,7 @@ func TestAuthorizationWalk(t *testing.T) {
 		"/api/monitoring/health-checks/": "check", "/api/monitoring/alerts/": "alert"}
 	for _, rt := range s.app.Edge().Routes() {
 		key := rt.Method + " " + rt.Path
-		if rt.Access == httpedge.AdminOnly {
+		if rt.Access == api.AdminOnly {
 			// Refused before anything is looked up; the answer must not depend on the id.
 			path := strings.NewReplacer("{id}", "%s", "{action}", "stop").Replace(rt.Path)
 			if strings.Contains(path, "%s") {
@@ -306,7 +306,7 @@ func TestEndedSessionsWalk(t *testing.T) {
 	for _, ended := range []struct{ what, token string }{{"logged-out session", outTok.Token}, {"deleted user", goneTok.Token}} {
 		walked := 0
 		for _, rt := range s.app.Edge().Routes() {
-			if rt.Access == httpedge.Public {
+			if rt.Access == api.Public {
 				continue
 			}
 			rq := req{method: rt.Method, path: fill.Replace(rt.Path), token: ended.token}

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vmplane/vmplane/httpedge"
+	"github.com/vmplane/vmplane/httpedge/api"
 	"github.com/vmplane/vmplane/hypervisor/sim"
 	"github.com/vmplane/vmplane/persistence"
 )
@@ -210,7 +210,7 @@ func readPaths(s *testServer, admin string, w *isolationWorld) []readPath {
 		} else {
 			out = append(out, readPath{"admin", admin, path})
 		}
-		if rt.Access != httpedge.AdminOnly {
+		if rt.Access != api.AdminOnly {
 			out = append(out, readPath{"tenant A", w.a.Token, path})
 		}
 	}

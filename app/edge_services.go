@@ -2,13 +2,13 @@ package app
 
 import (
 	"github.com/vmplane/vmplane/actors"
-	"github.com/vmplane/vmplane/httpedge"
+	"github.com/vmplane/vmplane/httpedge/api"
 )
 
 // edgeServices hands the edge the services of the running system it calls, each as
-// the narrow interface the edge declares for it (httpedge.Services).
-func edgeServices(sys *actors.System) httpedge.Services {
-	return httpedge.Services{
+// the narrow interface the edge declares for it (api.Services).
+func edgeServices(sys *actors.System) api.Services {
+	return api.Services{
 		Machines:        sys.Machines,
 		Nodes:           sys.Nodes,
 		Inventory:       sys.Inventory,

@@ -9,7 +9,7 @@ import (
 
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/tenants"
-	"github.com/vmplane/vmplane/httpedge"
+	"github.com/vmplane/vmplane/httpedge/api"
 	"github.com/vmplane/vmplane/internal/testwait"
 )
 
@@ -198,7 +198,7 @@ func TestEveryListRoutePages(t *testing.T) {
 			t.Errorf("list route %s has no paging fixture: add one", key)
 			continue
 		}
-		if rt.Access == httpedge.AdminOnly && len(f.tenant) > 0 {
+		if rt.Access == api.AdminOnly && len(f.tenant) > 0 {
 			t.Errorf("%s is for operators; its fixture has tenant paths", key)
 		}
 		t.Run(strings.ReplaceAll(key, "/", "_"), func(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/apierr"
+	"github.com/vmplane/vmplane/httpedge/api"
 	"github.com/vmplane/vmplane/persistence"
 )
 
@@ -21,15 +22,15 @@ import (
 // reading ends the backup instead of holding the store's snapshot open.
 const backupWriteTimeout = 30 * time.Second
 
-func (s *Server) adminRoutes() []Route {
-	return []Route{
-		{Method: "GET", Path: "/api/admin/backup", Access: AdminOnly, Handler: s.backup, Tag: "system",
+func (s *Server) adminRoutes() []api.Route {
+	return []api.Route{
+		{Method: "GET", Path: "/api/admin/backup", Access: api.AdminOnly, Handler: s.backup, Tag: "system",
 			Summary: "A backup of the whole store",
 			Description: "Streams a consistent snapshot of every record (one moment of the store; writes go on meanwhile) as application/octet-stream, " +
 				"in chunked transfer encoding: a stream that ends without its last chunk failed and must be thrown away. " +
 				"`vmplane backup` saves it and `vmplane restore` loads it into an empty data directory. Operators only (users get 403). " +
 				"409 invalid_state when the store is backed up with its own cluster's tools instead (etcd: etcdctl snapshot save).",
-			Reply:  RawBody{ContentType: "application/octet-stream"},
+			Reply:  api.RawBody{ContentType: "application/octet-stream"},
 			Errors: []int{fasthttp.StatusConflict}},
 	}
 }
@@ -37,15 +38,16 @@ func (s *Server) adminRoutes() []Route {
 // backup streams the store's backup. The connection is hijacked: a backup can outlive
 // the server's write timeout, and it is written in chunks so that a client tells a
 // complete backup (the last chunk came) from one cut short by a failure.
-func (s *Server) backup(c *Call) (any, error) {
+func (s *Server) backup(c *api.Call) (any, error) {
 	sn, err := persistence.SnapshotterOf(s.opts.Store)
 	if err != nil {
 		return nil, err
 	}
 	id, log := c.RequestID, c.Log()
 	user := c.Principal.Subject
-	c.rc.HijackSetNoResponse(true)
-	c.rc.Hijack(func(conn net.Conn) {
+	rc := c.RequestCtx()
+	rc.HijackSetNoResponse(true)
+	rc.Hijack(func(conn net.Conn) {
 		// fasthttp runs this on a goroutine of its own, outside the edge's recovery.
 		defer kit.Recover(log, "backup stream", nil)
 		started := time.Now()
@@ -70,7 +72,7 @@ func (s *Server) backup(c *Call) (any, error) {
 		log.Info("backup taken", zap.String("user", user), zap.Int64("bytes", counted.n),
 			zap.Duration("took", time.Since(started)))
 	})
-	return upgraded{}, nil
+	return api.Upgraded{}, nil
 }
 
 // backupConn is the hijacked connection as a backup writes it: each write has

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/vmplane/vmplane/apierr"
+	"github.com/vmplane/vmplane/httpedge/api"
 )
 
 // TestBackupWithoutSnapshots: a store that takes no backups of its own (a replicated
@@ -12,7 +13,7 @@ import (
 // the connection is taken over.
 func TestBackupWithoutSnapshots(t *testing.T) {
 	s := New(Options{Version: "test"})
-	_, err := s.backup(&Call{})
+	_, err := s.backup(&api.Call{})
 	e := apierr.From(err)
 	if e.Status != 409 || e.Code != "invalid_state" || !strings.Contains(e.Detail, "etcdctl snapshot save") {
 		t.Fatalf("backup without a snapshotting store: %+v", e)

@@ -1,24 +1,21 @@
 package httpedge
 
 import (
-	"bytes"
-	"context"
 	"strconv"
-	"strings"
 	"time"
 
-	"github.com/valyala/fasthttp"
 	"go.uber.org/zap"
 
 	"github.com/vmplane/vmplane/actors/auth"
 	"github.com/vmplane/vmplane/actors/limiter"
 	"github.com/vmplane/vmplane/apierr"
+	"github.com/vmplane/vmplane/httpedge/api"
 	"github.com/vmplane/vmplane/httpedge/token"
 )
 
-// maxCredentialLen bounds the password of a login and a refresh token: longer than
+// MaxCredentialLen bounds the password of a login and a refresh token: longer than
 // any that can be right, short enough to cost nothing to refuse.
-const maxCredentialLen = 1024
+const MaxCredentialLen = 1024
 
 // LoginRequest is the body of POST /api/auth/login.
 type LoginRequest struct {
@@ -40,7 +37,7 @@ type RefreshRequest struct {
 	RefreshToken string `json:"refresh_token" openapi:"required,limit=login.credential"`
 }
 
-func (s *Server) login(c *Call) (_ any, err error) {
+func (s *Server) login(c *api.Call) (_ any, err error) {
 	var req LoginRequest
 	defer func() {
 		// One line per failed login, for the operator: who tried, from where, why.
@@ -56,7 +53,7 @@ func (s *Server) login(c *Call) (_ any, err error) {
 	// One spelling of the e-mail from here on: every spelling that reaches the
 	// account ("VICTIM@...", " victim@...\t") counts against its one budget.
 	email := auth.NormalizeEmail(req.Email)
-	if email == "" || req.Password == "" || len(email) > auth.MaxEmailLen || len(req.Password) > maxCredentialLen {
+	if email == "" || req.Password == "" || len(email) > auth.MaxEmailLen || len(req.Password) > MaxCredentialLen {
 		return nil, apierr.New(apierr.ErrInvalidCredentials, "invalid e-mail or password")
 	}
 	var sess auth.Session
@@ -77,8 +74,8 @@ func (s *Server) login(c *Call) (_ any, err error) {
 // reservation while the password is checked, which a success gives back. Any end of
 // check but a success counts as a failure, also an error after the check (a 503 for a
 // right password must not be a free guess).
-func (s *Server) passwordCheck(c *Call, email string, check func() error) error {
-	d, err := s.svc.Limiter.LoginAttempt(c.Context(), email, s.clientAddr(c.rc))
+func (s *Server) passwordCheck(c *api.Call, email string, check func() error) error {
+	d, err := s.svc.Limiter.LoginAttempt(c.Context(), email, c.ClientAddr())
 	if err != nil {
 		return err
 	}
@@ -105,8 +102,8 @@ func (s *Server) passwordCheck(c *Call, email string, check func() error) error 
 }
 
 // loginClient is where a login comes from, as its session records it.
-func (s *Server) loginClient(c *Call) auth.Client {
-	return auth.Client{Addr: s.clientIP(c.rc).String(), Agent: string(c.rc.Request.Header.UserAgent())}
+func (s *Server) loginClient(c *api.Call) auth.Client {
+	return auth.Client{Addr: c.ClientIP().String(), Agent: string(c.RequestCtx().Request.Header.UserAgent())}
 }
 
 // PasswordChange is the body of POST /api/auth/password.
@@ -118,7 +115,7 @@ type PasswordChange struct {
 // changePassword sets the caller's own password: the current one is checked under
 // the login limits (a stolen access token must not make guessing it cheap), and every
 // other session of the user ends; the caller's stays, with a new access token.
-func (s *Server) changePassword(c *Call) (any, error) {
+func (s *Server) changePassword(c *api.Call) (any, error) {
 	var req PasswordChange
 	if err := c.Decode(&req); err != nil {
 		return nil, err
@@ -135,8 +132,8 @@ func (s *Server) changePassword(c *Call) (any, error) {
 }
 
 // listSessions lists the caller's own sessions.
-func (s *Server) listSessions(c *Call) (any, error) {
-	limit, cursor, err := c.paging()
+func (s *Server) listSessions(c *api.Call) (any, error) {
+	limit, cursor, err := c.Paging()
 	if err != nil {
 		return nil, err
 	}
@@ -144,21 +141,21 @@ func (s *Server) listSessions(c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return page(items, next), nil
+	return api.PageOf(items, next), nil
 }
 
 // endSession ends one of the caller's own sessions (its own too: that is a logout).
-func (s *Server) endSession(c *Call) (any, error) {
+func (s *Server) endSession(c *api.Call) (any, error) {
 	if err := s.svc.Users.EndSession(c.Context(), c.Principal.UserID(), c.Param("id")); err != nil {
 		return nil, err
 	}
-	return NoContent, nil
+	return api.NoContent, nil
 }
 
 // loginRefused is the 429 of a login the limits refused. Its detail says which limit
 // and why, and its RateLimit headers are that limit's, in place of those of the
 // per-address request limits set before the handler ran.
-func (s *Server) loginRefused(c *Call, d limiter.LoginDecision) error {
+func (s *Server) loginRefused(c *api.Call, d limiter.LoginDecision) error {
 	var e *apierr.Error
 	switch d.Refusal {
 	case limiter.RefusedAddrFailures:
@@ -171,15 +168,15 @@ func (s *Server) loginRefused(c *Call, d limiter.LoginDecision) error {
 		e = apierr.New(apierr.ErrRateLimited, "too many failed logins for this e-mail; retry in %d s", d.RetryAfterS)
 	}
 	e.RetryAfterS = d.RetryAfterS
-	h := &c.rc.Response.Header
-	h.Set("RateLimit-Limit", strconv.Itoa(d.Limit))
-	h.Set("RateLimit-Remaining", strconv.Itoa(max(d.Remaining, 0)))
-	h.Set("RateLimit-Reset", strconv.Itoa(d.ResetS))
+	hdr := &c.RequestCtx().Response.Header
+	hdr.Set("RateLimit-Limit", strconv.Itoa(d.Limit))
+	hdr.Set("RateLimit-Remaining", strconv.Itoa(max(d.Remaining, 0)))
+	hdr.Set("RateLimit-Reset", strconv.Itoa(d.ResetS))
 	s.metrics.limited(d.Bucket)
 	return e
 }
 
-func (s *Server) refresh(c *Call) (any, error) {
+func (s *Server) refresh(c *api.Call) (any, error) {
 	var req RefreshRequest
 	if err := c.Decode(&req); err != nil {
 		return nil, err
@@ -207,31 +204,11 @@ func (s *Server) tokenReply(sess auth.Session, withUser bool) (any, error) {
 	return r, nil
 }
 
-// authenticate verifies the bearer token, then checks it against its user's current
-// standing (Users.Authorize): a deleted, disabled or changed user, or an ended login,
-// ends the token at once, however long it has to live. The check runs on every
-// request, also when the token's verification was remembered.
-func (s *Server) authenticate(ctx context.Context, rc *fasthttp.RequestCtx) (*token.Claims, error) {
-	h := rc.Request.Header.Peek("Authorization")
-	const prefix = "Bearer "
-	if len(h) <= len(prefix) || !strings.EqualFold(string(h[:len(prefix)]), prefix) {
-		return nil, apierr.New(apierr.ErrUnauthorized, "a bearer token is required")
-	}
-	claims, err := s.tokens.Verify(bytes.TrimSpace(h[len(prefix):]))
-	if err != nil {
-		return nil, err
-	}
-	if err := s.svc.Users.Authorize(ctx, claims.Subject, claims.SessionID, claims.Gen); err != nil {
-		return nil, err
-	}
-	return claims, nil
-}
-
-func (s *Server) me(c *Call) (any, error) {
+func (s *Server) me(c *api.Call) (any, error) {
 	return s.svc.Users.Get(c.Context(), c.Principal.UserID())
 }
 
-func (s *Server) logout(c *Call) (any, error) {
+func (s *Server) logout(c *api.Call) (any, error) {
 	var req RefreshRequest
 	if err := c.Decode(&req); err != nil {
 		return nil, err
@@ -239,5 +216,5 @@ func (s *Server) logout(c *Call) (any, error) {
 	if err := s.svc.Users.Logout(c.Context(), c.Principal.UserID(), req.RefreshToken); err != nil {
 		return nil, err
 	}
-	return NoContent, nil
+	return api.NoContent, nil
 }

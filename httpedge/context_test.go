@@ -13,6 +13,7 @@ import (
 
 	"github.com/vmplane/vmplane/actors"
 	"github.com/vmplane/vmplane/actors/auth"
+	"github.com/vmplane/vmplane/httpedge/api"
 	"github.com/vmplane/vmplane/httpedge/token"
 	"github.com/vmplane/vmplane/persistence"
 )
@@ -58,7 +59,7 @@ func TestRequestContextReachesStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := New(Options{Version: "test", Store: spy, Tokens: tokens, Services: Services{
+	s := New(Options{Version: "test", Store: spy, Tokens: tokens, Services: api.Services{
 		Users: sys.Users, Limiter: sys.Limiter, Idempotency: sys.Idempotency, System: sys}})
 	serve := func(method, path, bearer, body string) *fasthttp.Response {
 		t.Helper()

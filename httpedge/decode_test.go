@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"reflect"
-	"slices"
 	"sort"
 	"testing"
 
@@ -131,37 +130,6 @@ func FuzzDecodeOnce(f *testing.F) {
 	f.Fuzz(func(t *testing.T, i uint8, body []byte, patch bool) {
 		sameDecode(t, types[int(i)%len(types)], body, patch)
 	})
-}
-
-// TestBodyParsedOnce checks that the tenant peek, Decode and nulls of one request
-// read one parse of the body.
-func TestBodyParsedOnce(t *testing.T) {
-	rt := &Route{Method: "PATCH", Path: "/x", Body: RuleBody{}, Patch: true}
-	c := callFor(rt, "/x", "application/json", `{"tenant_id":"t1","port":null,"comment":"c"}`)
-	if got := c.bodyString("tenant_id"); got == nil || *got != "t1" {
-		t.Fatalf("tenant_id: got %v; want t1", got)
-	}
-	first := c.body
-	var b RuleBody
-	if err := c.Decode(&b); err != nil {
-		t.Fatal(err)
-	}
-	if got := c.nulls(); !reflect.DeepEqual(got, map[string]bool{"port": true}) {
-		t.Errorf("nulls: got %v; want port", got)
-	}
-	if c.body != first {
-		t.Errorf("the body was parsed again")
-	}
-	if b.Comment == nil || *b.Comment != "c" || b.Port != nil {
-		t.Errorf("decoded %+v; want comment c and no port", b)
-	}
-	if got := slices.Sorted(func(yield func(string) bool) {
-		for k := range c.nulls() {
-			yield(k)
-		}
-	}); !slices.Equal(got, []string{"port"}) {
-		t.Errorf("nulls again: got %v", got)
-	}
 }
 
 // BenchmarkDecodeBody measures the decode of a machine create, once and (as before)

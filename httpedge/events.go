@@ -12,14 +12,15 @@ import (
 	"github.com/vmplane/vmplane/actors/events"
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/apierr"
+	"github.com/vmplane/vmplane/httpedge/api"
 )
 
 // sseHeartbeat keeps idle event streams (and the proxies in front of them) alive.
 const sseHeartbeat = 15 * time.Second
 
-func (s *Server) eventRoutes() []Route {
-	return []Route{
-		{Method: "GET", Path: "/api/events", Access: Authenticated, Handler: s.events, Tag: "events",
+func (s *Server) eventRoutes() []api.Route {
+	return []api.Route{
+		{Method: "GET", Path: "/api/events", Access: api.Authenticated, Handler: s.events, Tag: "events",
 			Summary: "Stream task, machine and alert events",
 			Description: "Server-sent events of task, machine and alert changes (text/event-stream); a tenant user sees only its tenant's. " +
 				"A new stream starts with what happens from now on; each event has an id: reconnect with Last-Event-ID " +
@@ -29,9 +30,9 @@ func (s *Server) eventRoutes() []Route {
 				"since":         "an event id: send the kept events after it first; 0 sends the whole kept backlog",
 			},
 			// since is an event id here, not a time as on the alert lists.
-			QueryTypes: map[string]QueryType{"since": {Type: "integer", Minimum: ptrTo[int64](0)}},
+			QueryTypes: map[string]api.QueryType{"since": {Type: "integer", Minimum: new(int64)}},
 			Headers:    map[string]string{"Last-Event-ID": "resume after this event id, as EventSource sends it on a reconnect"},
-			Reply:      RawBody{ContentType: "text/event-stream"},
+			Reply:      api.RawBody{ContentType: "text/event-stream"},
 			Status:     fasthttp.StatusOK},
 	}
 }
@@ -40,7 +41,7 @@ func (s *Server) eventRoutes() []Route {
 // server's write timeout, and it ends when the server stops (the bus closes), the
 // client goes away, or the session it was opened with ends (logout, the user changed,
 // disabled or deleted: see Users.Authorize), checked before anything is written.
-func (s *Server) events(c *Call) (any, error) {
+func (s *Server) events(c *api.Call) (any, error) {
 	// Without a position, a new subscriber starts at now, as SSE clients expect: the
 	// backlog holds old states that a fresh client would take for current ones.
 	var (
@@ -63,13 +64,14 @@ func (s *Server) events(c *Call) (any, error) {
 	if fresh {
 		last = s.svc.Events.Latest()
 	}
-	scope := c.scope()
+	scope := c.Scope()
 	p := c.Principal
 	backlog, sub, gone := s.svc.Events.Subscribe(last, scope)
 	id := c.RequestID
-	c.rc.HijackSetNoResponse(true)
+	rc := c.RequestCtx()
+	rc.HijackSetNoResponse(true)
 	log := c.Log()
-	c.rc.Hijack(func(conn net.Conn) {
+	rc.Hijack(func(conn net.Conn) {
 		// fasthttp runs this on a goroutine of its own, outside the edge's recovery.
 		defer kit.Recover(log, "event stream", nil)
 		defer sub.Close()
@@ -135,7 +137,7 @@ func (s *Server) events(c *Call) (any, error) {
 			}
 		}
 	})
-	return upgraded{}, nil
+	return api.Upgraded{}, nil
 }
 
 // endStream tells the client its session has ended (it should not reconnect with the

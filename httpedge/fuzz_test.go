@@ -24,7 +24,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/vmplane/vmplane/app"
-	"github.com/vmplane/vmplane/httpedge"
+	"github.com/vmplane/vmplane/httpedge/api"
 )
 
 // Credentials of the fuzzed server's first admin.
@@ -338,7 +338,7 @@ func (s *fuzzServer) knownIDs(f *testing.F) map[string]string {
 	}
 	ids := map[string]string{}
 	for _, rt := range routes {
-		if rt.Method != "GET" || strings.Contains(rt.Path, "{") || rt.Access == httpedge.Public {
+		if rt.Method != "GET" || strings.Contains(rt.Path, "{") || rt.Access == api.Public {
 			continue
 		}
 		status, body, err := s.call("GET", rt.Path)
@@ -415,7 +415,7 @@ func seeds(s *fuzzServer, ids map[string]string) []fuzzInput {
 		if rt.Path == "/api/auth/login" {
 			valid = login
 		}
-		authed := rt.Access != httpedge.Public
+		authed := rt.Access != api.Public
 		for suffix, b := range realistic {
 			if strings.HasSuffix(rt.Path, suffix) {
 				add(rt.Method, path, "", "", b, true)

@@ -12,6 +12,8 @@ import (
 	"github.com/vmplane/vmplane/actors/auth"
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/apierr"
+	"github.com/vmplane/vmplane/httpedge/api"
+	"github.com/vmplane/vmplane/httpedge/token"
 )
 
 // MaxIdempotencyKey is the longest Idempotency-Key accepted.
@@ -24,18 +26,18 @@ const MaxIdempotencyKey = 255
 // key, so the request can be retried; after a 500, a 504 or a panic the request may
 // have taken effect, so the claim stays and a retry answers 409, as after a crash.
 // It reports whether it answered (a replay or an error), in which case the route's
-// handler must not run; otherwise it returns the function that settles the key, which
-// the caller runs after writing the answer (panicked: the handler panicked) and
-// before returning to fasthttp.
-func (s *Server) idempotent(c *Call) (answered bool, settle func(panicked bool)) {
-	rc := c.rc
+// handler must not run; otherwise it returns the context the handler runs under (the
+// request's, with the key's stamp when the route is Stamped) and the function that
+// settles the key, which the caller runs after writing the answer (panicked: the
+// handler panicked) and before returning to fasthttp.
+func (s *Server) idempotent(ctx context.Context, rc *fasthttp.RequestCtx, requestID string, p *token.Claims, rt *api.Route) (_ context.Context, answered bool, settle func(panicked bool)) {
 	raw := rc.Request.Header.Peek("Idempotency-Key")
-	if len(raw) == 0 || c.Principal == nil || !rc.IsPost() {
-		return false, nil
+	if len(raw) == 0 || p == nil || !rc.IsPost() {
+		return ctx, false, nil
 	}
 	if len(raw) > MaxIdempotencyKey {
-		s.writeError(rc, c.RequestID, apierr.Invalid(apierr.Field("Idempotency-Key", "must be at most %d characters", MaxIdempotencyKey)))
-		return true, nil
+		s.writeError(rc, requestID, apierr.Invalid(apierr.Field("Idempotency-Key", "must be at most %d characters", MaxIdempotencyKey)))
+		return ctx, true, nil
 	}
 	keyHash := sha256.Sum256(raw)
 	key := hex.EncodeToString(keyHash[:])
@@ -46,12 +48,12 @@ func (s *Server) idempotent(c *Call) (answered bool, settle func(panicked bool))
 	h.Write([]byte{0})
 	h.Write(rc.PostBody())
 	reqHash := hex.EncodeToString(h.Sum(nil))
-	user := c.Principal.UserID()
+	user := p.UserID()
 
-	claim, err := s.svc.Idempotency.Claim(c.Context(), user, key, reqHash, c.route.Stamped)
+	claim, err := s.svc.Idempotency.Claim(ctx, user, key, reqHash, rt.Stamped)
 	if err != nil {
-		s.writeError(rc, c.RequestID, err)
-		return true, nil
+		s.writeError(rc, requestID, err)
+		return ctx, true, nil
 	}
 	if replay := claim.Replay; replay != nil {
 		rc.SetStatusCode(replay.Status)
@@ -63,17 +65,17 @@ func (s *Server) idempotent(c *Call) (answered bool, settle func(panicked bool))
 		}
 		rc.Response.Header.Set("Idempotent-Replayed", "true")
 		rc.SetBody(replay.Body)
-		return true, nil
+		return ctx, true, nil
 	}
 	if claim.Stamp != nil {
-		c.ctx = kit.WithStamp(c.ctx, claim.Stamp)
+		ctx = kit.WithStamp(ctx, claim.Stamp)
 		if claim.Stamp.Reply != nil {
 			// The first request applied and was never answered: its recorded reply
 			// is answered now.
 			rc.Response.Header.Set("Idempotent-Replayed", "true")
 		}
 	}
-	return false, func(panicked bool) {
+	return ctx, false, func(panicked bool) {
 		status := rc.Response.StatusCode()
 		var a *auth.Answer
 		how := settlement(status, panicked)
@@ -84,15 +86,15 @@ func (s *Server) idempotent(c *Call) (answered bool, settle func(panicked bool))
 		keep := how == keepClaim
 		// Not the request's context: its deadline may be what ended the request, and
 		// a key left claimed in memory would answer "still in progress" for good.
-		ctx, cancel := context.WithTimeout(context.Background(), settleTimeout)
+		sctx, cancel := context.WithTimeout(context.Background(), settleTimeout)
 		defer cancel()
-		if err := s.svc.Idempotency.Complete(ctx, user, key, claim.Token, a, keep); err != nil && !panicked {
+		if err := s.svc.Idempotency.Complete(sctx, user, key, claim.Token, a, keep); err != nil && !panicked {
 			// The answer could not be kept: say so rather than acknowledge a write whose
 			// retry would run it again.
-			s.log.Error("idempotency answer not stored", zap.String("request_id", c.RequestID), zap.Error(err))
+			s.log.Error("idempotency answer not stored", zap.String("request_id", requestID), zap.Error(err))
 			rc.Response.Reset()
-			rc.Response.Header.Set("X-Request-Id", c.RequestID)
-			s.writeError(rc, c.RequestID, err)
+			rc.Response.Header.Set("X-Request-Id", requestID)
+			s.writeError(rc, requestID, err)
 		}
 	}
 }

@@ -34,7 +34,7 @@ var limits = openapi.Limits{
 	"user.password": {Min: auth.MinPasswordLen, Max: auth.MaxPasswordLen},
 	"login.email":   {Min: 1, Max: auth.MaxEmailLen},
 	// A login's password and a refresh token.
-	"login.credential": {Min: 1, Max: maxCredentialLen},
+	"login.credential": {Min: 1, Max: MaxCredentialLen},
 
 	"rule.comment": {Min: 0, Max: hypervisor.MaxRuleComment},
 	"rule.value":   {Min: 0, Max: hypervisor.MaxRuleValueLen},

@@ -1,6 +1,7 @@
 package httpedge
 
 import (
+	"strconv"
 	"strings"
 	"time"
 
@@ -9,34 +10,35 @@ import (
 	"github.com/vmplane/vmplane/actors/alerts"
 	"github.com/vmplane/vmplane/actors/monitoring"
 	"github.com/vmplane/vmplane/apierr"
+	"github.com/vmplane/vmplane/httpedge/api"
 )
 
 // monitoringRoutes are the operator's monitoring routes: overview, health checks, alerts.
-func (s *Server) monitoringRoutes() []Route {
+func (s *Server) monitoringRoutes() []api.Route {
 	tag := "monitoring"
-	page := pageQuery
-	checkList := withPage(map[string]string{"tenant_id": "only this tenant's checks"})
-	return []Route{
-		{Method: "GET", Path: "/api/monitoring/overview", Access: AdminOnly, Handler: s.monitoringOverview, Tag: tag,
+	page := api.PageQuery
+	checkList := api.WithPage(map[string]string{"tenant_id": "only this tenant's checks"})
+	return []api.Route{
+		{Method: "GET", Path: "/api/monitoring/overview", Access: api.AdminOnly, Handler: s.monitoringOverview, Tag: tag,
 			Summary: "Nodes, machines, open alerts, health checks and capacity of the online nodes, from live state",
 			Reply:   monitoring.MonitoringOverview{}},
-		{Method: "GET", Path: "/api/monitoring/health-checks", Access: AdminOnly, Handler: s.listChecks, Tag: tag,
-			Summary: "Health checks with their latest result, in creation order", Reply: Page[monitoring.HealthCheck]{}, Query: checkList},
-		{Method: "POST", Path: "/api/monitoring/health-checks", Access: AdminOnly, Handler: s.createCheck, Tag: tag,
+		{Method: "GET", Path: "/api/monitoring/health-checks", Access: api.AdminOnly, Handler: s.listChecks, Tag: tag,
+			Summary: "Health checks with their latest result, in creation order", Reply: api.Page[monitoring.HealthCheck]{}, Query: checkList},
+		{Method: "POST", Path: "/api/monitoring/health-checks", Access: api.AdminOnly, Handler: s.createCheck, Tag: tag,
 			Summary: "Create a health check (any target); it starts probing at once", Body: monitoring.HealthCheckSpec{},
 			Reply: monitoring.HealthCheck{}, Status: fasthttp.StatusCreated, Stamped: true},
-		{Method: "GET", Path: "/api/monitoring/health-checks/{id}", Access: AdminOnly, Handler: s.getCheck, Tag: tag,
+		{Method: "GET", Path: "/api/monitoring/health-checks/{id}", Access: api.AdminOnly, Handler: s.getCheck, Tag: tag,
 			Summary: "One health check with its recent results", Reply: monitoring.HealthCheck{}},
-		{Method: "PATCH", Path: "/api/monitoring/health-checks/{id}", Access: AdminOnly, Handler: s.updateCheck, Tag: tag,
+		{Method: "PATCH", Path: "/api/monitoring/health-checks/{id}", Access: api.AdminOnly, Handler: s.updateCheck, Tag: tag,
 			Summary: "Change a health check; a new type, target or expected status starts it afresh", Body: monitoring.HealthCheckChange{}, Patch: true,
 			Reply: monitoring.HealthCheck{}},
-		{Method: "DELETE", Path: "/api/monitoring/health-checks/{id}", Access: AdminOnly, Handler: s.deleteCheck, Tag: tag,
+		{Method: "DELETE", Path: "/api/monitoring/health-checks/{id}", Access: api.AdminOnly, Handler: s.deleteCheck, Tag: tag,
 			Summary: "Delete a health check: it stops probing and its alert resolves", Status: fasthttp.StatusNoContent},
-		{Method: "GET", Path: "/api/monitoring/alerts/events", Access: AdminOnly, Handler: s.listAlerts, Tag: tag,
-			Summary: "Alert events in creation order (oldest first), filtered", Reply: Page[alerts.Alert]{}, Query: alertQuery(page), QueryTypes: alertQueryTypes},
-		{Method: "GET", Path: "/api/monitoring/alerts/events/{id}", Access: AdminOnly, Handler: s.getAlert, Tag: tag,
+		{Method: "GET", Path: "/api/monitoring/alerts/events", Access: api.AdminOnly, Handler: s.listAlerts, Tag: tag,
+			Summary: "Alert events in creation order (oldest first), filtered", Reply: api.Page[alerts.Alert]{}, Query: AlertQuery(page), QueryTypes: AlertQueryTypes},
+		{Method: "GET", Path: "/api/monitoring/alerts/events/{id}", Access: api.AdminOnly, Handler: s.getAlert, Tag: tag,
 			Summary: "One alert event", Reply: alerts.Alert{}},
-		{Method: "PATCH", Path: "/api/monitoring/alerts/events/{id}", Access: AdminOnly, Handler: s.updateAlert, Tag: tag,
+		{Method: "PATCH", Path: "/api/monitoring/alerts/events/{id}", Access: api.AdminOnly, Handler: s.updateAlert, Tag: tag,
 			Summary: "Acknowledge an alert event",
 			Description: "Acknowledges an open alert event with {\"status\": \"acknowledged\"}, as the resources route does; " +
 				"it stays open until its condition clears. Another status is 400.",
@@ -44,7 +46,8 @@ func (s *Server) monitoringRoutes() []Route {
 	}
 }
 
-func alertQuery(page map[string]string) map[string]string {
+// AlertQuery declares the filters of the alert lists, with the parameters of page.
+func AlertQuery(page map[string]string) map[string]string {
 	q := map[string]string{
 		"status":   "firing, acknowledged or resolved",
 		"severity": "info, warning or critical",
@@ -57,8 +60,8 @@ func alertQuery(page map[string]string) map[string]string {
 	return q
 }
 
-// alertQueryTypes types the alert status filter (status means another thing elsewhere).
-var alertQueryTypes = map[string]QueryType{"status": {Enum: []string{"firing", "acknowledged", "resolved"}}}
+// AlertQueryTypes types the alert status filter (status means another thing elsewhere).
+var AlertQueryTypes = map[string]api.QueryType{"status": {Enum: []string{"firing", "acknowledged", "resolved"}}}
 
 // AlertPatch is the body of PATCH /api/resources/alert-events/:id: the one change a
 // client may make is acknowledging.
@@ -69,75 +72,18 @@ type AlertPatch struct {
 	TenantID *string `json:"tenant_id,omitempty" openapi:"limit=id"`
 }
 
-// monitoringResources are the registry entries of health checks and alert events.
-func (s *Server) monitoringResources() []resource {
-	svc := s.svc
-	return []resource{
-		{name: "health-checks", scoped: true, read: Authenticated, write: Authenticated, summary: "health checks", stamped: true,
-			item: itemOf[monitoring.HealthCheck](), createBody: monitoring.HealthCheckSpec{}, updateBody: monitoring.HealthCheckChange{},
-			query: map[string]string{"tenant_id": "operators: only this tenant's checks"},
-			list: func(c *Call, scope *string, cursor string, limit int) (any, string, error) {
-				tenant := scope
-				if t := c.Query("tenant_id"); scope == nil && t != "" {
-					tenant = &t
-				}
-				return svc.HealthChecks.List(c.Context(), tenant, cursor, limit)
-			},
-			get: func(c *Call, scope *string, id string) (any, error) {
-				return svc.HealthChecks.Get(c.Context(), id, scope)
-			},
-			create: func(c *Call, scope *string, tenant *string) (any, error) {
-				var b monitoring.HealthCheckSpec
-				if err := c.Decode(&b); err != nil {
-					return nil, err
-				}
-				b.TenantID = tenant
-				hc, err := svc.HealthChecks.Create(c.Context(), b, scope)
-				if err != nil {
-					return nil, err
-				}
-				return Created(hc), nil
-			},
-			update: func(c *Call, scope *string, id string) (any, error) {
-				ch, err := c.decodeCheckChange()
-				if err != nil {
-					return nil, err
-				}
-				return svc.HealthChecks.Update(c.Context(), id, ch, scope)
-			},
-			delete: func(c *Call, scope *string, id string) (any, error) {
-				return NoContent, svc.HealthChecks.Delete(c.Context(), id, scope)
-			},
-		},
-		{name: "alert-events", scoped: true, read: Authenticated, write: Authenticated, summary: "alert events",
-			item: itemOf[alerts.Alert](), updateBody: AlertPatch{}, query: alertQuery(nil), queryTypes: alertQueryTypes,
-			list: func(c *Call, scope *string, cursor string, limit int) (any, string, error) {
-				f, err := c.alertFilter()
-				if err != nil {
-					return nil, "", err
-				}
-				return svc.Alerts.List(c.Context(), f, scope, cursor, limit)
-			},
-			get: func(c *Call, scope *string, id string) (any, error) { return svc.Alerts.Get(c.Context(), id, scope) },
-			update: func(c *Call, scope *string, id string) (any, error) {
-				return s.patchAlert(c, scope, id)
-			},
-		},
-	}
-}
-
-// decodeCheckChange decodes a health check change strictly and notes a null machine_id.
-func (c *Call) decodeCheckChange() (monitoring.HealthCheckChange, error) {
+// DecodeCheckChange decodes a health check change strictly and notes a null machine_id.
+func DecodeCheckChange(c *api.Call) (monitoring.HealthCheckChange, error) {
 	var ch monitoring.HealthCheckChange
 	if err := c.Decode(&ch); err != nil {
 		return ch, err
 	}
-	ch.ClearMachine = c.nulls()["machine_id"]
+	ch.ClearMachine = c.Nulls()["machine_id"]
 	return ch, nil
 }
 
-// alertFilter reads ?status=, ?severity=, ?kind= and ?since=.
-func (c *Call) alertFilter() (alerts.AlertFilter, error) {
+// AlertFilter reads ?status=, ?severity=, ?kind= and ?since=.
+func AlertFilter(c *api.Call) (alerts.AlertFilter, error) {
 	f := alerts.AlertFilter{Status: c.Query("status"), Severity: c.Query("severity"), Kind: c.Query("kind")}
 	var errs []apierr.FieldError
 	if f.Status != "" && !alerts.ValidAlertStatus(f.Status) {
@@ -164,12 +110,12 @@ func (c *Call) alertFilter() (alerts.AlertFilter, error) {
 	return f, nil
 }
 
-func (s *Server) monitoringOverview(c *Call) (any, error) {
+func (s *Server) monitoringOverview(c *api.Call) (any, error) {
 	return s.svc.Monitoring.Overview(c.Context())
 }
 
-func (s *Server) listChecks(c *Call) (any, error) {
-	limit, cursor, err := c.paging()
+func (s *Server) listChecks(c *api.Call) (any, error) {
+	limit, cursor, err := c.Paging()
 	if err != nil {
 		return nil, err
 	}
@@ -181,10 +127,10 @@ func (s *Server) listChecks(c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return page(items, next), nil
+	return api.PageOf(items, next), nil
 }
 
-func (s *Server) createCheck(c *Call) (any, error) {
+func (s *Server) createCheck(c *api.Call) (any, error) {
 	var b monitoring.HealthCheckSpec
 	if err := c.Decode(&b); err != nil {
 		return nil, err
@@ -193,31 +139,31 @@ func (s *Server) createCheck(c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Created(hc), nil
+	return api.Created(hc), nil
 }
 
-func (s *Server) getCheck(c *Call) (any, error) {
+func (s *Server) getCheck(c *api.Call) (any, error) {
 	return s.svc.HealthChecks.Get(c.Context(), c.Param("id"), nil)
 }
 
-func (s *Server) updateCheck(c *Call) (any, error) {
-	ch, err := c.decodeCheckChange()
+func (s *Server) updateCheck(c *api.Call) (any, error) {
+	ch, err := DecodeCheckChange(c)
 	if err != nil {
 		return nil, err
 	}
 	return s.svc.HealthChecks.Update(c.Context(), c.Param("id"), ch, nil)
 }
 
-func (s *Server) deleteCheck(c *Call) (any, error) {
-	return NoContent, s.svc.HealthChecks.Delete(c.Context(), c.Param("id"), nil)
+func (s *Server) deleteCheck(c *api.Call) (any, error) {
+	return api.NoContent, s.svc.HealthChecks.Delete(c.Context(), c.Param("id"), nil)
 }
 
-func (s *Server) listAlerts(c *Call) (any, error) {
-	limit, cursor, err := c.paging()
+func (s *Server) listAlerts(c *api.Call) (any, error) {
+	limit, cursor, err := c.Paging()
 	if err != nil {
 		return nil, err
 	}
-	f, err := c.alertFilter()
+	f, err := AlertFilter(c)
 	if err != nil {
 		return nil, err
 	}
@@ -225,26 +171,26 @@ func (s *Server) listAlerts(c *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return page(items, next), nil
+	return api.PageOf(items, next), nil
 }
 
-func (s *Server) getAlert(c *Call) (any, error) {
+func (s *Server) getAlert(c *api.Call) (any, error) {
 	return s.svc.Alerts.Get(c.Context(), c.Param("id"), nil)
 }
 
 // updateAlert is PATCH /api/monitoring/alerts/events/:id: an operator acknowledges.
-func (s *Server) updateAlert(c *Call) (any, error) {
-	return s.patchAlert(c, nil, c.Param("id"))
+func (s *Server) updateAlert(c *api.Call) (any, error) {
+	return PatchAlert(c, s.svc.Alerts, nil, c.Param("id"))
 }
 
-// patchAlert applies an AlertPatch, the same on the monitoring and the resources
+// PatchAlert applies an AlertPatch, the same on the monitoring and the resources
 // route: acknowledging is the one change allowed.
-func (s *Server) patchAlert(c *Call, scope *string, id string) (any, error) {
+func PatchAlert(c *api.Call, as api.Alerts, scope *string, id string) (any, error) {
 	var b AlertPatch
 	if err := c.Decode(&b); err != nil {
 		return nil, err
 	}
-	cur, err := s.svc.Alerts.Get(c.Context(), id, scope)
+	cur, err := as.Get(c.Context(), id, scope)
 	if err != nil {
 		return nil, err
 	}
@@ -254,5 +200,36 @@ func (s *Server) patchAlert(c *Call, scope *string, id string) (any, error) {
 	if b.Status == nil || *b.Status != alerts.AlertAcknowledged {
 		return nil, apierr.Invalid(apierr.Field("status", "the only change allowed is status: acknowledged"))
 	}
-	return s.svc.Alerts.Acknowledge(c.Context(), id, scope)
+	return as.Acknowledge(c.Context(), id, scope)
+}
+
+// insightRoutes are the operator's insights: faulty deployments and the cluster forecast.
+func (s *Server) insightRoutes() []api.Route {
+	tag := "monitoring"
+	return []api.Route{
+		{Method: "GET", Path: "/api/monitoring/insights/faulty-deployments", Access: api.AdminOnly, Handler: s.faultyDeployments, Tag: tag,
+			Summary:     "Machines whose deployment looks faulty",
+			Description: "Machines whose deployment failed, that crash-loop, fail tasks repeatedly or fail their health checks right after deployment. For operators (role admin); other users get 403.",
+			Reply:       monitoring.FaultyDeployments{}},
+		{Method: "GET", Path: "/api/monitoring/insights/cluster-forecast", Access: api.AdminOnly, Handler: s.clusterForecast, Tag: tag,
+			Summary: "Daily cpu, memory and disk usage, its least-squares trend, and the day it reaches capacity",
+			Reply:   monitoring.ClusterForecast{},
+			Query:   map[string]string{"horizon_days": "how far ahead to look for exhaustion, 1..365 days (default 30)"}},
+	}
+}
+
+func (s *Server) faultyDeployments(c *api.Call) (any, error) {
+	return s.svc.Insights.FaultyDeployments(c.Context())
+}
+
+func (s *Server) clusterForecast(c *api.Call) (any, error) {
+	horizon := 30
+	if v := c.Query("horizon_days"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > monitoring.MaxForecastHorizon {
+			return nil, apierr.Invalid(apierr.Field("horizon_days", "must be a whole number of days, 1..%d", monitoring.MaxForecastHorizon))
+		}
+		horizon = n
+	}
+	return s.svc.History.Forecast(c.Context(), horizon, time.Now())
 }

@@ -3,14 +3,13 @@ package httpedge
 import (
 	"context"
 
-	"maps"
-
 	"github.com/valyala/fasthttp"
 
 	"github.com/vmplane/vmplane/actors/auth"
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/apierr"
+	"github.com/vmplane/vmplane/httpedge/api"
 	"github.com/vmplane/vmplane/hypervisor"
 )
 
@@ -20,8 +19,8 @@ import (
 type resource struct {
 	name   string
 	scoped bool
-	read   Access // Authenticated (tenant users too) or AdminOnly
-	write  Access
+	read   api.Access // Authenticated (tenant users too) or AdminOnly
+	write  api.Access
 	// For the OpenAPI document. item is the record type (itemOf). The create answers
 	// createStatus (201 when zero) with createReply (the item when nil); the update and
 	// delete answer updateStatus and deleteStatus (200 and 204 when zero) with
@@ -42,15 +41,15 @@ type resource struct {
 	stamped bool
 	// query declares a list's filters (name → description), beyond limit and cursor.
 	query      map[string]string
-	queryTypes map[string]QueryType
+	queryTypes map[string]api.QueryType
 
 	// scope is the caller's tenant (nil for operators on every resource, and for
 	// anyone on unscoped ones); tenant is the tenant a create is for.
-	list   func(c *Call, scope *string, cursor string, limit int) (any, string, error)
-	get    func(c *Call, scope *string, id string) (any, error)
-	create func(c *Call, scope *string, tenant *string) (any, error)
-	update func(c *Call, scope *string, id string) (any, error)
-	delete func(c *Call, scope *string, id string) (any, error)
+	list   func(c *api.Call, scope *string, cursor string, limit int) (any, string, error)
+	get    func(c *api.Call, scope *string, id string) (any, error)
+	create func(c *api.Call, scope *string, tenant *string) (any, error)
+	update func(c *api.Call, scope *string, id string) (any, error)
+	delete func(c *api.Call, scope *string, id string) (any, error)
 }
 
 // itemType is a resource's record type as the document needs it: a zero record (the
@@ -59,21 +58,11 @@ type resource struct {
 type itemType struct{ one, page any }
 
 // itemOf is the item type of a resource whose records are T.
-func itemOf[T any]() itemType { return itemType{one: *new(T), page: Page[T]{}} }
-
-// pageQuery documents the paging parameters every list takes.
-var pageQuery = map[string]string{"limit": "page size, 1..500 (default 50)", "cursor": "next_cursor of the previous page"}
-
-// withPage is the query of a list: its own parameters and the paging ones.
-func withPage(q map[string]string) map[string]string {
-	out := maps.Clone(pageQuery)
-	maps.Copy(out, q)
-	return out
-}
+func itemOf[T any]() itemType { return itemType{one: *new(T), page: api.Page[T]{}} }
 
 // resourceRoutes expands the registry into routes.
-func (s *Server) resourceRoutes() []Route {
-	var out []Route
+func (s *Server) resourceRoutes() []api.Route {
+	var out []api.Route
 	for _, r := range s.registry() {
 		r := r
 		base := "/api/resources/" + r.name
@@ -83,12 +72,12 @@ func (s *Server) resourceRoutes() []Route {
 			scope = " A tenant user sees only its own tenant's; an operator sees every tenant's."
 		}
 		if r.list != nil {
-			out = append(out, Route{Method: "GET", Path: base, Access: r.read, Tag: tag, Query: withPage(r.query), QueryTypes: r.queryTypes,
+			out = append(out, api.Route{Method: "GET", Path: base, Access: r.read, Tag: tag, Query: api.WithPage(r.query), QueryTypes: r.queryTypes,
 				Summary: "List " + r.summary, Reply: r.item.page, Handler: s.serveResource(&r, "list"),
 				Description: "A page of " + r.summary + " in creation order; follow next_cursor for the next page." + scope})
 		}
 		if r.get != nil {
-			out = append(out, Route{Method: "GET", Path: base + "/{id}", Access: r.read, Tag: tag,
+			out = append(out, api.Route{Method: "GET", Path: base + "/{id}", Access: r.read, Tag: tag,
 				Summary: "Get one of the " + r.summary, Reply: r.item.one, Handler: s.serveResource(&r, "get"),
 				Description: "One of the " + r.summary + " by id." + scope + " Another tenant's record answers 404, as one that does not exist."})
 		}
@@ -101,9 +90,9 @@ func (s *Server) resourceRoutes() []Route {
 			if reply == nil {
 				reply = r.item.one
 			}
-			rt := Route{Method: "POST", Path: base, Access: r.write, Tag: tag, Status: status, Stamped: r.stamped,
+			rt := api.Route{Method: "POST", Path: base, Access: r.write, Tag: tag, Status: status, Stamped: r.stamped,
 				Summary: "Create one of the " + r.summary, Body: r.createBody, Reply: reply, Handler: s.serveResource(&r, "create")}
-			rt.Description = describe(&rt)
+			rt.Description = api.Describe(&rt)
 			if r.scoped {
 				rt.Description += " A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id."
 			}
@@ -114,7 +103,7 @@ func (s *Server) resourceRoutes() []Route {
 			if reply == nil {
 				reply = r.item.one
 			}
-			rt := Route{Method: "PATCH", Path: base + "/{id}", Access: r.write, Tag: tag, Patch: true, Status: r.updateStatus, Also: r.updateAlso,
+			rt := api.Route{Method: "PATCH", Path: base + "/{id}", Access: r.write, Tag: tag, Patch: true, Status: r.updateStatus, Also: r.updateAlso,
 				Summary: "Change one of the " + r.summary, Body: r.updateBody, Reply: reply, Handler: s.serveResource(&r, "update")}
 			out = append(out, rt)
 		}
@@ -123,7 +112,7 @@ func (s *Server) resourceRoutes() []Route {
 			if status == 0 {
 				status = fasthttp.StatusNoContent
 			}
-			out = append(out, Route{Method: "DELETE", Path: base + "/{id}", Access: r.write, Tag: tag, Reply: r.deleteReply,
+			out = append(out, api.Route{Method: "DELETE", Path: base + "/{id}", Access: r.write, Tag: tag, Reply: r.deleteReply,
 				Summary: "Delete one of the " + r.summary, Status: status, Handler: s.serveResource(&r, "delete")})
 		}
 	}
@@ -132,11 +121,11 @@ func (s *Server) resourceRoutes() []Route {
 
 // serveResource is the registry's one wrapper: it computes the caller's scope and, for
 // writes, checks the tenant a body names, before any resource code runs.
-func (s *Server) serveResource(r *resource, op string) Handler {
-	return func(c *Call) (any, error) {
+func (s *Server) serveResource(r *resource, op string) api.Handler {
+	return func(c *api.Call) (any, error) {
 		var scope *string
 		if r.scoped {
-			scope = c.scope()
+			scope = c.Scope()
 		}
 		if op == "update" && r.get != nil {
 			// Existence and scope first: an unknown record (or another tenant's) is a
@@ -149,7 +138,7 @@ func (s *Server) serveResource(r *resource, op string) Handler {
 		var tenant *string
 		if (op == "create" || op == "update") && r.scoped {
 			// Lenient here; the handler decodes strictly and reports bad JSON itself.
-			named := c.bodyString("tenant_id")
+			named := c.BodyString("tenant_id")
 			if scope != nil && named != nil && *named != *scope {
 				return nil, apierr.New(apierr.ErrForbidden, "a %s belongs to your own tenant; tenant_id cannot name another", r.name)
 			}
@@ -160,7 +149,7 @@ func (s *Server) serveResource(r *resource, op string) Handler {
 		}
 		switch op {
 		case "list":
-			limit, cursor, err := c.paging()
+			limit, cursor, err := c.Paging()
 			if err != nil {
 				return nil, err
 			}
@@ -234,44 +223,6 @@ type UserCreate struct {
 	TenantID *string `json:"tenant_id,omitempty" openapi:"limit=id"`
 }
 
-// RuleBody is a firewall rule as written by clients; in a PATCH, null clears
-// machine_id, port, source, destination and comment.
-type RuleBody struct {
-	MachineID   *string `json:"machine_id,omitempty" openapi:"nullable,minLength=1,limit=id"`
-	Direction   *string `json:"direction,omitempty" openapi:"required,enum=in|out"`
-	Action      *string `json:"action,omitempty" openapi:"required,enum=accept|drop|reject"`
-	Protocol    *string `json:"protocol,omitempty" openapi:"required,enum=tcp|udp|icmp|ipv6-icmp|any"`
-	Port        *string `json:"port,omitempty" openapi:"nullable,limit=rule.value"`
-	Source      *string `json:"source,omitempty" openapi:"nullable,limit=rule.value"`
-	Destination *string `json:"destination,omitempty" openapi:"nullable,limit=rule.value"`
-	Enabled     *bool   `json:"enabled,omitempty"`
-	Position    *int    `json:"position,omitempty" openapi:"minimum=1"`
-	Comment     *string `json:"comment,omitempty" openapi:"nullable,limit=rule.comment"`
-	TenantID    *string `json:"tenant_id,omitempty" openapi:"limit=id"`
-}
-
-// decodeRule decodes a rule body strictly and notes which nullable fields were null.
-func (c *Call) decodeRule() (tenants.RuleInput, error) {
-	var b RuleBody
-	if err := c.Decode(&b); err != nil {
-		return tenants.RuleInput{}, err
-	}
-	in := tenants.RuleInput{MachineID: b.MachineID, Direction: b.Direction, Action: b.Action, Protocol: b.Protocol,
-		Port: b.Port, Source: b.Source, Destination: b.Destination, Enabled: b.Enabled, Position: b.Position, Comment: b.Comment}
-	nulls := c.nulls()
-	for _, f := range []string{"machine_id", "port", "source", "destination"} {
-		if nulls[f] {
-			in.Clear = append(in.Clear, f)
-		}
-	}
-	if nulls["comment"] {
-		// A rule without a comment has the empty one.
-		empty := ""
-		in.Comment = &empty
-	}
-	return in, nil
-}
-
 func (s *Server) registry() []resource {
 	rs := append(s.coreResources(), s.scheduleResources()...)
 	return append(rs, s.monitoringResources()...)
@@ -279,19 +230,21 @@ func (s *Server) registry() []resource {
 
 func (s *Server) coreResources() []resource {
 	svc := s.svc
-	fw := func() Firewall { return svc.Firewall }
+	fw := func() api.Firewall { return svc.Firewall }
 	return []resource{
-		{name: "machines", scoped: true, read: Authenticated, write: Authenticated, summary: "machines", stamped: true,
+		{name: "machines", scoped: true, read: api.Authenticated, write: api.Authenticated, summary: "machines", stamped: true,
 			item: itemOf[machines.Machine](), createBody: MachineCreate{}, updateBody: MachinePatch{},
 			createStatus: fasthttp.StatusAccepted, createReply: tenants.Provisioned{},
-			updateStatus: fasthttp.StatusAccepted, updateReply: TaskReply{}, updateAlso: map[int]any{fasthttp.StatusOK: machines.Machine{}},
-			deleteStatus: fasthttp.StatusAccepted, deleteReply: TaskReply{},
-			query: machineQuery, queryTypes: machineQueryTypes,
-			list: func(c *Call, scope *string, cursor string, limit int) (any, string, error) {
-				return s.listMachinesOf(c, listTenant(c, scope), cursor, limit)
+			updateStatus: fasthttp.StatusAccepted, updateReply: api.TaskReply{}, updateAlso: map[int]any{fasthttp.StatusOK: machines.Machine{}},
+			deleteStatus: fasthttp.StatusAccepted, deleteReply: api.TaskReply{},
+			query: api.MachineQuery, queryTypes: api.MachineQueryTypes,
+			list: func(c *api.Call, scope *string, cursor string, limit int) (any, string, error) {
+				return api.ListMachines(c, svc.Machines, listTenant(c, scope), cursor, limit)
 			},
-			get: func(c *Call, scope *string, id string) (any, error) { return svc.Machines.Get(c.Context(), id, scope) },
-			create: func(c *Call, scope *string, tenant *string) (any, error) {
+			get: func(c *api.Call, scope *string, id string) (any, error) {
+				return svc.Machines.Get(c.Context(), id, scope)
+			},
+			create: func(c *api.Call, scope *string, tenant *string) (any, error) {
 				var b MachineCreate
 				if err := c.Decode(&b); err != nil {
 					return nil, err
@@ -304,14 +257,14 @@ func (s *Server) coreResources() []resource {
 				if err != nil {
 					return nil, err
 				}
-				return Accepted(p, "/api/tasks/"+p.Task.ID), nil
+				return api.Accepted(p, "/api/tasks/"+p.Task.ID), nil
 			},
-			update: func(c *Call, scope *string, id string) (any, error) {
+			update: func(c *api.Call, scope *string, id string) (any, error) {
 				var b MachinePatch
 				if err := c.Decode(&b); err != nil {
 					return nil, err
 				}
-				if c.nulls()["tenant_id"] && scope == nil {
+				if c.Nulls()["tenant_id"] && scope == nil {
 					// null takes the machine from its tenant, as "" always did.
 					empty := ""
 					b.TenantID = &empty
@@ -327,7 +280,7 @@ func (s *Server) coreResources() []resource {
 					}
 					if b.Name == nil {
 						// Assigning is done at once: 200 with the machine, not a task.
-						return Reply{Status: fasthttp.StatusOK, Body: m}, nil
+						return api.Reply{Status: fasthttp.StatusOK, Body: m}, nil
 					}
 				}
 				if b.Name == nil {
@@ -336,7 +289,7 @@ func (s *Server) coreResources() []resource {
 						if err != nil {
 							return nil, err
 						}
-						return Reply{Status: fasthttp.StatusOK, Body: m}, nil
+						return api.Reply{Status: fasthttp.StatusOK, Body: m}, nil
 					}
 					return nil, apierr.Invalid(apierr.Field("body", "name is required"))
 				}
@@ -344,33 +297,33 @@ func (s *Server) coreResources() []resource {
 				if err != nil {
 					return nil, err
 				}
-				return accepted(t), nil
+				return api.TaskAccepted(t), nil
 			},
-			delete: func(c *Call, scope *string, id string) (any, error) {
+			delete: func(c *api.Call, scope *string, id string) (any, error) {
 				t, err := svc.Machines.Destroy(c.Context(), id, scope)
 				if err != nil {
 					return nil, err
 				}
-				return accepted(t), nil
+				return api.TaskAccepted(t), nil
 			},
 		},
-		{name: "firewall-rules", scoped: true, read: Authenticated, write: Authenticated, summary: "firewall rules", stamped: true,
+		{name: "firewall-rules", scoped: true, read: api.Authenticated, write: api.Authenticated, summary: "firewall rules", stamped: true,
 			item: itemOf[tenants.FirewallRule](), createBody: RuleBody{}, updateBody: RuleBody{},
-			list: func(c *Call, scope *string, cursor string, limit int) (any, string, error) {
+			list: func(c *api.Call, scope *string, cursor string, limit int) (any, string, error) {
 				if scope != nil {
 					return fw().Page(c.Context(), *scope, nil, cursor, limit)
 				}
 				return fw().ListAll(c.Context(), cursor, limit)
 			},
-			get: func(c *Call, scope *string, id string) (any, error) {
+			get: func(c *api.Call, scope *string, id string) (any, error) {
 				t, err := ruleTenant(c.Context(), fw(), scope, id)
 				if err != nil {
 					return nil, err
 				}
 				return fw().Get(c.Context(), t, id)
 			},
-			create: func(c *Call, scope *string, tenant *string) (any, error) {
-				in, err := c.decodeRule()
+			create: func(c *api.Call, scope *string, tenant *string) (any, error) {
+				in, err := DecodeRule(c)
 				if err != nil {
 					return nil, err
 				}
@@ -380,8 +333,8 @@ func (s *Server) coreResources() []resource {
 				}
 				return fw().Create(c.Context(), t, in)
 			},
-			update: func(c *Call, scope *string, id string) (any, error) {
-				in, err := c.decodeRule()
+			update: func(c *api.Call, scope *string, id string) (any, error) {
+				in, err := DecodeRule(c)
 				if err != nil {
 					return nil, err
 				}
@@ -391,56 +344,56 @@ func (s *Server) coreResources() []resource {
 				}
 				return fw().Update(c.Context(), t, id, in)
 			},
-			delete: func(c *Call, scope *string, id string) (any, error) {
+			delete: func(c *api.Call, scope *string, id string) (any, error) {
 				t, err := ruleTenant(c.Context(), fw(), scope, id)
 				if err != nil {
 					return nil, err
 				}
-				return NoContent, fw().Delete(c.Context(), t, id)
+				return api.NoContent, fw().Delete(c.Context(), t, id)
 			},
 		},
-		{name: "tasks", scoped: true, read: Authenticated, summary: "tasks", item: itemOf[machines.Task](),
-			list: func(c *Call, scope *string, cursor string, limit int) (any, string, error) {
+		{name: "tasks", scoped: true, read: api.Authenticated, summary: "tasks", item: itemOf[machines.Task](),
+			list: func(c *api.Call, scope *string, cursor string, limit int) (any, string, error) {
 				return svc.Tasks.List(c.Context(), scope, cursor, limit)
 			},
-			get: func(c *Call, scope *string, id string) (any, error) { return svc.Tasks.Get(c.Context(), id, scope) },
+			get: func(c *api.Call, scope *string, id string) (any, error) { return svc.Tasks.Get(c.Context(), id, scope) },
 		},
-		{name: "tenants", read: AdminOnly, write: AdminOnly, summary: "tenants", stamped: true,
+		{name: "tenants", read: api.AdminOnly, write: api.AdminOnly, summary: "tenants", stamped: true,
 			item: itemOf[tenants.Tenant](), createBody: TenantCreate{}, updateBody: tenants.TenantChange{},
-			list: func(c *Call, _ *string, cursor string, limit int) (any, string, error) {
+			list: func(c *api.Call, _ *string, cursor string, limit int) (any, string, error) {
 				return svc.Tenants.List(c.Context(), cursor, limit)
 			},
-			get: func(c *Call, _ *string, id string) (any, error) { return svc.Tenants.Get(c.Context(), id) },
-			create: func(c *Call, _ *string, _ *string) (any, error) {
+			get: func(c *api.Call, _ *string, id string) (any, error) { return svc.Tenants.Get(c.Context(), id) },
+			create: func(c *api.Call, _ *string, _ *string) (any, error) {
 				var b TenantCreate
 				if err := c.Decode(&b); err != nil {
 					return nil, err
 				}
 				return svc.Tenants.Create(c.Context(), b.Name, b.Quota)
 			},
-			update: func(c *Call, _ *string, id string) (any, error) {
+			update: func(c *api.Call, _ *string, id string) (any, error) {
 				var b tenants.TenantChange
 				if err := c.Decode(&b); err != nil {
 					return nil, err
 				}
 				return svc.Tenants.Update(c.Context(), id, b)
 			},
-			delete: func(c *Call, _ *string, id string) (any, error) {
-				return NoContent, svc.Tenants.Delete(c.Context(), id)
+			delete: func(c *api.Call, _ *string, id string) (any, error) {
+				return api.NoContent, svc.Tenants.Delete(c.Context(), id)
 			},
 		},
-		{name: "users", read: AdminOnly, write: AdminOnly, summary: "users", stamped: true,
+		{name: "users", read: api.AdminOnly, write: api.AdminOnly, summary: "users", stamped: true,
 			item: itemOf[auth.User](), createBody: UserCreate{}, updateBody: auth.UserChange{},
 			query: map[string]string{"tenant_id": "only this tenant's users"},
-			list: func(c *Call, _ *string, cursor string, limit int) (any, string, error) {
+			list: func(c *api.Call, _ *string, cursor string, limit int) (any, string, error) {
 				var tenant *string
 				if t := c.Query("tenant_id"); t != "" {
 					tenant = &t
 				}
 				return svc.Users.List(c.Context(), tenant, cursor, limit)
 			},
-			get: func(c *Call, _ *string, id string) (any, error) { return svc.Users.Get(c.Context(), id) },
-			create: func(c *Call, _ *string, _ *string) (any, error) {
+			get: func(c *api.Call, _ *string, id string) (any, error) { return svc.Users.Get(c.Context(), id) },
+			create: func(c *api.Call, _ *string, _ *string) (any, error) {
 				var b UserCreate
 				if err := c.Decode(&b); err != nil {
 					return nil, err
@@ -458,65 +411,36 @@ func (s *Server) coreResources() []resource {
 				}
 				return svc.Users.Create(c.Context(), b.Email, b.Name, b.Role, b.Password, b.TenantID)
 			},
-			update: func(c *Call, _ *string, id string) (any, error) {
+			update: func(c *api.Call, _ *string, id string) (any, error) {
 				var b auth.UserChange
 				if err := c.Decode(&b); err != nil {
 					return nil, err
 				}
 				return svc.Users.Update(c.Context(), id, b)
 			},
-			delete: func(c *Call, _ *string, id string) (any, error) {
-				return NoContent, svc.Users.Delete(c.Context(), id)
+			delete: func(c *api.Call, _ *string, id string) (any, error) {
+				return api.NoContent, svc.Users.Delete(c.Context(), id)
 			},
 		},
-		{name: "nodes", read: AdminOnly, summary: "nodes", item: itemOf[machines.Node](),
-			list: func(c *Call, _ *string, cursor string, limit int) (any, string, error) {
+		{name: "nodes", read: api.AdminOnly, summary: "nodes", item: itemOf[machines.Node](),
+			list: func(c *api.Call, _ *string, cursor string, limit int) (any, string, error) {
 				return svc.Nodes.List(c.Context(), cursor, limit)
 			},
-			get: func(c *Call, _ *string, id string) (any, error) { return svc.Nodes.Get(c.Context(), id) },
+			get: func(c *api.Call, _ *string, id string) (any, error) { return svc.Nodes.Get(c.Context(), id) },
 		},
-		{name: "templates", read: Authenticated, write: AdminOnly, summary: "OS templates", item: itemOf[hypervisor.Template](),
-			list: func(c *Call, _ *string, cursor string, limit int) (any, string, error) {
+		{name: "templates", read: api.Authenticated, write: api.AdminOnly, summary: "OS templates", item: itemOf[hypervisor.Template](),
+			list: func(c *api.Call, _ *string, cursor string, limit int) (any, string, error) {
 				return svc.Inventory.TemplatePage(c.Context(), cursor, limit)
 			},
-			get: func(c *Call, _ *string, id string) (any, error) { return svc.Inventory.Template(c.Context(), id) },
+			get: func(c *api.Call, _ *string, id string) (any, error) { return svc.Inventory.Template(c.Context(), id) },
 		},
 	}
 }
 
 // ruleTenant finds a rule's tenant: the caller's own, or for operators the rule's.
-func ruleTenant(ctx context.Context, fw Firewall, scope *string, id string) (string, error) {
+func ruleTenant(ctx context.Context, fw api.Firewall, scope *string, id string) (string, error) {
 	if scope != nil {
 		return *scope, nil
 	}
 	return fw.TenantOf(ctx, id)
-}
-
-// machineQuery declares the filters of the machine lists.
-var machineQuery = map[string]string{
-	"tenant_id": "operators: only this tenant's machines (a tenant user always sees only its own)",
-	"name":      "only machines of exactly this name",
-	"status":    "only machines in this status",
-	"node":      "only machines on this node",
-}
-
-// machineQueryTypes types the status filter with the machine statuses.
-var machineQueryTypes = map[string]QueryType{"status": {Enum: []string{machines.StatusProvisioning, machines.StatusRunning,
-	machines.StatusStopped, machines.StatusSuspended, machines.StatusMigrating, machines.StatusError}}}
-
-// listMachinesOf is a page of machines, of one tenant when tenant is set, filtered by
-// ?name=, ?status= and ?node=. An unfiltered tenant list is the cached tenant page; a
-// filtered one scans, as filters are for people looking for something.
-func (s *Server) listMachinesOf(c *Call, tenant *string, cursor string, limit int) ([]machines.Machine, string, error) {
-	name, status, node := c.Query("name"), c.Query("status"), c.Query("node")
-	if name == "" && status == "" && node == "" {
-		if tenant != nil {
-			return s.svc.Machines.ListTenant(c.Context(), *tenant, cursor, limit)
-		}
-		return s.svc.Machines.List(c.Context(), cursor, limit, nil)
-	}
-	return s.svc.Machines.List(c.Context(), cursor, limit, func(m *machines.Machine) bool {
-		return (tenant == nil || (m.TenantID != nil && *m.TenantID == *tenant)) &&
-			(name == "" || m.Name == name) && (status == "" || m.Status == status) && (node == "" || m.Node == node)
-	})
 }

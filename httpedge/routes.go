@@ -1,3 +1,9 @@
+// Package httpedge is vmplane's HTTP edge: the fasthttp server, middleware (request id,
+// panic recovery, body limit, rate limits, JWT check, idempotency, metrics), strict
+// JSON answers, the mapping of typed errors to problem JSON, and the route table as
+// data, assembled here from the areas' routes (what they share is in package api) with
+// the system's own routes (health, metrics, the OpenAPI document generated from the
+// table by package openapi, events, backup).
 package httpedge
 
 import (
@@ -8,55 +14,31 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/vmplane/vmplane/actors"
-	"github.com/vmplane/vmplane/actors/auth"
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/cluster"
+	"github.com/vmplane/vmplane/httpedge/api"
 )
 
 // routeTable is every route of the API, as data: method, path, who may call it, the
-// handler and its documentation. The OpenAPI document is generated from this table.
-func (s *Server) routeTable() []Route {
-	routes := []Route{
-		{Method: "GET", Path: "/api/health", Access: Public, Handler: s.health, Tag: "system",
+// handler and its documentation. The OpenAPI document is generated from this table,
+// in this order: the system's routes, the account routes, the task route, then each
+// area's routes (package api holds what they share).
+func (s *Server) routeTable() []api.Route {
+	routes := []api.Route{
+		{Method: "GET", Path: "/api/health", Access: api.Public, Handler: s.health, Tag: "system",
 			Summary: "Liveness and dependency health", Reply: HealthReply{}, Also: map[int]any{fasthttp.StatusServiceUnavailable: HealthReply{}},
 			Description: "Answers 200 with status ok when the store and the hypervisor are healthy, and 503 with status degraded and the failing checks otherwise (also while the server shuts down). Needs no token. On a cluster member it answers from what the member already knows (its lease, the last probe of etcd) and never waits on etcd."},
-		{Method: "GET", Path: "/api/openapi.json", Access: Public, Handler: s.openapi, Tag: "system",
-			Summary: "This API's OpenAPI 3.1 document", Reply: RawBody{ContentType: "application/json"}},
-		{Method: "GET", Path: "/metrics", Access: Public, Handler: s.prometheus, Tag: "system",
-			Summary: "Prometheus metrics", Reply: RawBody{ContentType: "text/plain"},
+		{Method: "GET", Path: "/api/openapi.json", Access: api.Public, Handler: s.openapi, Tag: "system",
+			Summary: "This API's OpenAPI 3.1 document", Reply: api.RawBody{ContentType: "application/json"}},
+		{Method: "GET", Path: "/metrics", Access: api.Public, Handler: s.prometheus, Tag: "system",
+			Summary: "Prometheus metrics", Reply: api.RawBody{ContentType: "text/plain"},
 			Description: "Metrics in the Prometheus text exposition format (Content-Type text/plain with version=0.0.4 and charset parameters). Needs no token; expose it only where scrapers can reach it."},
-
-		{Method: "POST", Path: "/api/auth/login", Access: Public, Handler: s.login, Tag: "auth",
-			Summary: "Log in with e-mail and password", Body: LoginRequest{}, Reply: TokenReply{}, Errors: []int{fasthttp.StatusUnauthorized},
-			Description: "Answers an access token, a refresh token and the user. A missing or empty e-mail or password is 400 naming the field; a wrong e-mail or password is 401 invalid_credentials (the two are not told apart). " +
-				"Only failed logins count against the login limits: per e-mail and client address (429), and per e-mail over all addresses, beyond which an address with no failures is answered after a delay. " +
-				"A login being checked holds a reservation that a success gives back; one for which such reservations hold the budget failures left waits for them (at most 10 s, then 429). " +
-				"A 429's detail names the limit that refused, and its Retry-After and RateLimit headers are that limit's."},
-		{Method: "POST", Path: "/api/auth/refresh", Access: Public, Handler: s.refresh, Tag: "auth",
-			Summary: "Rotate a refresh token for a new token pair", Body: RefreshRequest{}, Reply: TokenReply{}, Errors: []int{fasthttp.StatusUnauthorized},
-			Description: "Spends the refresh token and answers a new access and refresh token. A missing refresh_token is 400; an unknown, spent or expired one is 401 invalid_refresh_token, and reusing a spent one ends the whole login."},
-		{Method: "GET", Path: "/api/auth/me", Access: Authenticated, Handler: s.me, Tag: "auth",
-			Summary: "The calling user", Reply: auth.User{}},
-		{Method: "POST", Path: "/api/auth/logout", Access: Authenticated, Handler: s.logout, Tag: "auth",
-			Summary: "End a login: its refresh tokens and its access tokens", Body: RefreshRequest{}, Status: fasthttp.StatusNoContent,
-			Exempt: "a logout creates nothing: once it applied, its retry's access token is revoked (401), and a logout can always be sent again with a new key"},
-
-		{Method: "POST", Path: "/api/auth/password", Access: Authenticated, Handler: s.changePassword, Tag: "auth",
-			Summary: "Change the caller's own password", Body: PasswordChange{}, Reply: TokenReply{},
-			Description: "Checks current_password (a wrong one is 400 naming it, and counts against the login limits of the caller's e-mail, as a failed login does: 429 past them), sets new_password, and ends every other session of the user at once. The caller's session stays: the answer is its new access token (every access token issued before the change ends) and its refresh token, which goes on working.",
-			Exempt:      "the answer is a token pair, which an idempotency record must not keep; after an unknown outcome, sign in with the new password"},
-		{Method: "GET", Path: "/api/auth/sessions", Access: Authenticated, Handler: s.listSessions, Tag: "auth",
-			Summary: "The caller's sessions (logins that have not ended), newest first", Reply: Page[auth.SessionInfo]{}, Query: pageQuery,
-			Description: "Each login: when it was opened and last renewed (a sign-in or a refresh), when it expires, the client address and user agent it was opened from, and how (method). The session of the asking token is marked current."},
-		{Method: "DELETE", Path: "/api/auth/sessions/{id}", Access: Authenticated, Handler: s.endSession, Tag: "auth",
-			Summary: "End one of the caller's sessions: its refresh tokens and, at once, its access tokens", Status: fasthttp.StatusNoContent,
-			Description: "Ending the asking token's own session is a logout. A session that has ended already, or is another user's, is 404."},
-
-		{Method: "GET", Path: "/api/tasks/{id}", Access: Authenticated, Handler: s.getTask, Tag: "tasks",
-			Summary: "One task (a tenant user sees only its tenant's)", Reply: machines.Task{}},
 	}
+	routes = append(routes, s.authRoutes()...)
+	routes = append(routes, api.Route{Method: "GET", Path: "/api/tasks/{id}", Access: api.Authenticated, Handler: s.getTask, Tag: "tasks",
+		Summary: "One task (a tenant user sees only its tenant's)", Reply: machines.Task{}})
 	if s.opts.SeparateMetrics { // served on a listener of its own (MetricsServer)
-		routes = slices.DeleteFunc(routes, func(r Route) bool { return r.Path == "/metrics" })
+		routes = slices.DeleteFunc(routes, func(r api.Route) bool { return r.Path == "/metrics" })
 	}
 	routes = append(routes, s.virtRoutes("/api/virt")...)
 	routes = append(routes, s.clientRoutes()...)
@@ -101,7 +83,7 @@ type ClusterHealth struct {
 	Members []cluster.MemberStatus `json:"members"`
 }
 
-func (s *Server) health(c *Call) (any, error) {
+func (s *Server) health(c *api.Call) (any, error) {
 	h := s.svc.System.Health(c.Context())
 	r := HealthReply{Status: "ok", Version: s.opts.Version, UptimeS: int64(time.Since(s.started).Seconds()), Checks: h}
 	member := true
@@ -112,7 +94,7 @@ func (s *Server) health(c *Call) (any, error) {
 	}
 	if !h.OK() || s.closing.Load() || !member {
 		r.Status = "degraded"
-		return Reply{Status: fasthttp.StatusServiceUnavailable, Body: r}, nil
+		return api.Reply{Status: fasthttp.StatusServiceUnavailable, Body: r}, nil
 	}
 	return r, nil
 }
@@ -143,7 +125,11 @@ func (s *Server) MetricsServer() *fasthttp.Server {
 	}
 }
 
-func (s *Server) prometheus(c *Call) (any, error) {
-	s.metrics.handler(c.rc)
+func (s *Server) prometheus(c *api.Call) (any, error) {
+	s.metrics.handler(c.RequestCtx())
 	return nil, nil
+}
+
+func (s *Server) getTask(c *api.Call) (any, error) {
+	return s.svc.Tasks.Get(c.Context(), c.Param("id"), c.Scope())
 }

@@ -21,10 +21,14 @@ import (
 	"github.com/vmplane/vmplane/actors/limiter"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/cluster"
+	"github.com/vmplane/vmplane/httpedge/api"
 	"github.com/vmplane/vmplane/httpedge/conncap"
 	"github.com/vmplane/vmplane/httpedge/token"
 	"github.com/vmplane/vmplane/persistence"
 )
+
+// requestTimeout bounds each request's actor work.
+const requestTimeout = 15 * time.Second
 
 // MaxBodyBytes is the largest request body accepted (413 beyond).
 const MaxBodyBytes = 1 << 20
@@ -37,7 +41,7 @@ const maxHeaderBytes = 4 << 10
 type Options struct {
 	// Services are the actors' services the handlers call (app fills them from the
 	// running actors.System).
-	Services Services
+	Services api.Services
 	// Store is the store the services run on, for GET /api/admin/backup (nil: the
 	// route answers that this store takes no backups).
 	Store  persistence.Store
@@ -90,10 +94,10 @@ type Membership interface {
 // Server is the HTTP edge.
 type Server struct {
 	opts    Options
-	svc     Services
+	svc     api.Services
 	tokens  *token.Keeper
 	log     *zap.Logger
-	routes  []Route
+	routes  []api.Route
 	router  *router.Router
 	srv     *fasthttp.Server
 	metrics *metrics
@@ -207,7 +211,7 @@ func (s *Server) markBusy(rc *fasthttp.RequestCtx) {
 }
 
 // Routes returns the route table.
-func (s *Server) Routes() []Route { return s.routes }
+func (s *Server) Routes() []api.Route { return s.routes }
 
 // Serve serves on ln until Shutdown, within the per-client connection cap.
 func (s *Server) Serve(ln net.Listener) error { return s.srv.Serve(s.limitConns(ln)) }
@@ -396,6 +400,35 @@ func (s *Server) clientIP(rc *fasthttp.RequestCtx) net.IP {
 	return conncap.ClientIP(peer, string(rc.Request.Header.Peek("X-Forwarded-For")), s.opts.TrustedProxies)
 }
 
+// peer is the server as a Call asks it who sent a request (api.Peer).
+type peer struct{ s *Server }
+
+// ClientAddr is the request's clientAddr.
+func (p peer) ClientAddr(rc *fasthttp.RequestCtx) string { return p.s.clientAddr(rc) }
+
+// ClientIP is the request's clientIP.
+func (p peer) ClientIP(rc *fasthttp.RequestCtx) net.IP { return p.s.clientIP(rc) }
+
+// authenticate verifies the bearer token, then checks it against its user's current
+// standing (Users.Authorize): a deleted, disabled or changed user, or an ended login,
+// ends the token at once, however long it has to live. The check runs on every
+// request, also when the token's verification was remembered.
+func (s *Server) authenticate(ctx context.Context, rc *fasthttp.RequestCtx) (*token.Claims, error) {
+	h := rc.Request.Header.Peek("Authorization")
+	const prefix = "Bearer "
+	if len(h) <= len(prefix) || !strings.EqualFold(string(h[:len(prefix)]), prefix) {
+		return nil, apierr.New(apierr.ErrUnauthorized, "a bearer token is required")
+	}
+	claims, err := s.tokens.Verify(bytes.TrimSpace(h[len(prefix):]))
+	if err != nil {
+		return nil, err
+	}
+	if err := s.svc.Users.Authorize(ctx, claims.Subject, claims.SessionID, claims.Gen); err != nil {
+		return nil, err
+	}
+	return claims, nil
+}
+
 // handleParseError answers requests fasthttp could not read or parse: oversized bodies
 // and headers, timeouts, malformed request lines, URLs and headers. fasthttp closes the
 // connection after the answer; unless the client stopped sending (a timeout), the
@@ -436,30 +469,30 @@ func (s *Server) expectContinue(rc *fasthttp.RequestCtx) int {
 }
 
 // serveRoute wraps a route's handler: access check, the call, the answer.
-func (s *Server) serveRoute(rt *Route) fasthttp.RequestHandler {
+func (s *Server) serveRoute(rt *api.Route) fasthttp.RequestHandler {
 	return func(rc *fasthttp.RequestCtx) {
 		rc.SetUserValue(uvRoute, rt.Path)
 		id := requestID(rc)
 		ctx := requestContext(rc)
-		c := &Call{ctx: ctx, rc: rc, log: s.log, RequestID: id, srv: s, route: rt}
-		if rt.Access != Public {
+		var principal *token.Claims
+		if rt.Access != api.Public {
 			claims, err := s.authenticate(ctx, rc)
 			if err != nil {
 				s.writeError(rc, id, err)
 				return
 			}
-			if rt.Access == AdminOnly && claims.Role != auth.RoleAdmin {
+			if rt.Access == api.AdminOnly && claims.Role != auth.RoleAdmin {
 				s.writeError(rc, id, apierr.New(apierr.ErrForbidden, "this route is for operators"))
 				return
 			}
-			c.Principal = claims
+			principal = claims
 		}
 		// What the document says of media type and query holds before any work.
-		if err := c.checkRequest(); err != nil {
+		if err := rt.CheckRequest(rc); err != nil {
 			s.writeError(rc, id, err)
 			return
 		}
-		answered, settle := s.idempotent(c)
+		ctx, answered, settle := s.idempotent(ctx, rc, id, principal, rt)
 		if answered {
 			return
 		}
@@ -473,29 +506,31 @@ func (s *Server) serveRoute(rt *Route) fasthttp.RequestHandler {
 				}
 			}()
 		}
+		c := api.NewCall(api.Request{Context: ctx, RC: rc, Route: rt, RequestID: id, Principal: principal,
+			Log: s.log, Peer: peer{s}})
 		res, err := rt.Handler(c)
 		if err != nil {
 			s.writeError(rc, id, err)
 		} else {
 			s.writeResult(rc, id, rt, res)
 		}
-		s.audit(c, rt, rc.Response.StatusCode(), err)
+		s.audit(rc, id, principal, rt, rc.Response.StatusCode(), err)
 		if settle != nil {
 			settle(false)
 		}
 	}
 }
 
-func (s *Server) writeResult(rc *fasthttp.RequestCtx, id string, rt *Route, res any) {
+func (s *Server) writeResult(rc *fasthttp.RequestCtx, id string, rt *api.Route, res any) {
 	status := rt.Status
 	if status == 0 {
 		status = fasthttp.StatusOK
 	}
-	if _, ok := res.(upgraded); ok {
+	if _, ok := res.(api.Upgraded); ok {
 		return // the websocket owns the connection now
 	}
 	body := res
-	if r, ok := res.(Reply); ok {
+	if r, ok := res.(api.Reply); ok {
 		status, body = r.Status, r.Body
 		for k, v := range r.Headers {
 			rc.Response.Header.Set(k, v)
@@ -505,7 +540,7 @@ func (s *Server) writeResult(rc *fasthttp.RequestCtx, id string, rt *Route, res 
 	if body == nil || status == fasthttp.StatusNoContent {
 		return
 	}
-	if raw, ok := body.(rawJSON); ok {
+	if raw, ok := body.(api.RawJSON); ok {
 		rc.SetContentType("application/json")
 		rc.SetBody(raw)
 		return

@@ -9,6 +9,7 @@ import (
 
 	"github.com/vmplane/vmplane/actors"
 	"github.com/vmplane/vmplane/actors/limiter"
+	"github.com/vmplane/vmplane/httpedge/api"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/persistence"
 )
@@ -24,7 +25,7 @@ func (fakeSystem) Store() persistence.Store  { return nil }
 func (fakeSystem) Driver() hypervisor.Driver { return nil }
 
 // openLimiter allows every request.
-type openLimiter struct{ Limiter }
+type openLimiter struct{ api.Limiter }
 
 func (openLimiter) Take(context.Context, string, ...string) (limiter.Decision, error) {
 	return limiter.Decision{Allowed: true}, nil
@@ -34,7 +35,7 @@ func (openLimiter) Take(context.Context, string, ...string) (limiter.Decision, e
 // test serves a route on fakes of the two it calls (the limiter and the system's
 // health), with no actor system behind them.
 func TestServicesAreFakeable(t *testing.T) {
-	s := New(Options{Version: "test", Services: Services{System: fakeSystem{}, Limiter: openLimiter{}}})
+	s := New(Options{Version: "test", Services: api.Services{System: fakeSystem{}, Limiter: openLimiter{}}})
 	var rc fasthttp.RequestCtx
 	rc.Request.Header.SetMethod("GET")
 	rc.Request.SetRequestURI("/api/health")

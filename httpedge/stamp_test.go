@@ -1,6 +1,10 @@
 package httpedge
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/vmplane/vmplane/httpedge/api"
+)
 
 // TestPostRoutesStamped fails when an authenticated POST route neither carries the
 // claim of its Idempotency-Key in its write (Stamped) nor says why it need not
@@ -8,7 +12,7 @@ import "testing"
 func TestPostRoutesStamped(t *testing.T) {
 	t.Parallel()
 	for _, rt := range New(Options{}).Routes() {
-		if rt.Method != "POST" || rt.Access == Public {
+		if rt.Method != "POST" || rt.Access == api.Public {
 			continue
 		}
 		switch {

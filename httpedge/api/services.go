@@ -1,4 +1,4 @@
-package httpedge
+package api
 
 import (
 	"context"
@@ -200,4 +200,13 @@ type System interface {
 	Kinds() map[string]int
 	Store() persistence.Store
 	Driver() hypervisor.Driver
+}
+
+// ScheduleService is what power and backup schedules both offer.
+type ScheduleService[T any] interface {
+	Create(ctx context.Context, tenant string, in schedules.ScheduleInput) (T, error)
+	Get(ctx context.Context, id string, scope *string) (T, error)
+	Update(ctx context.Context, id string, scope *string, in schedules.ScheduleInput) (T, error)
+	Delete(ctx context.Context, id string, scope *string) error
+	List(ctx context.Context, tenant *string, machineID, cursor string, limit int) ([]T, string, error)
 }

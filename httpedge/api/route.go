@@ -1,18 +1,19 @@
-// Package httpedge is vmplane's HTTP edge: the fasthttp server, the route table as data,
-// middleware (request id, panic recovery, body limit, rate limits, JWT check, metrics),
-// strict JSON codecs, the mapping of typed errors to problem JSON, and the OpenAPI
-// document generated from the same route table (by package httpedge/openapi).
-package httpedge
+// Package api is what the edge's areas share: the route table's entry (Route, Handler,
+// Access), the Call a handler reads its request from, the answers (Reply, Page,
+// TaskReply), the paging and query declarations several areas use, and the Services
+// the handlers call. The core package httpedge serves these routes; each area (virt,
+// clientarea, resources, monitor, accounts) builds its own from here.
+package api
 
 import (
-	"context"
-	"time"
+	"bytes"
+	"encoding/json"
+	"io"
 
 	"github.com/valyala/fasthttp"
-	"go.uber.org/zap"
 
+	"github.com/vmplane/vmplane/actors/alerts"
 	"github.com/vmplane/vmplane/httpedge/openapi"
-	"github.com/vmplane/vmplane/httpedge/token"
 )
 
 // Access says who may call a route; the document states it (x-vmplane-access, security).
@@ -33,7 +34,7 @@ const (
 type Handler func(c *Call) (any, error)
 
 // Route is one entry of the route table: its handler, and what the OpenAPI document says
-// of it (operation copies that part for the openapi package, which builds the document).
+// of it (Operation copies that part for the openapi package, which builds the document).
 type Route struct {
 	Method  string
 	Path    string // fasthttp/router syntax: /api/tasks/{id}
@@ -72,7 +73,7 @@ type Route struct {
 	// body (nil: no body).
 	Also map[int]any
 	// Errors lists error statuses the route answers beyond those every route of its
-	// kind answers (see operation), e.g. 401 for a login.
+	// kind answers (see Operation), e.g. 401 for a login.
 	Errors []int
 	// Stamped says the handler's one write carries the claim of the request's
 	// Idempotency-Key (kit.Stamp, from the call's context): a claim left without an
@@ -115,58 +116,82 @@ func Accepted(body any, location string) Reply {
 // NoContent is a 204.
 var NoContent = Reply{Status: fasthttp.StatusNoContent}
 
-// Call is what a handler knows about its request. The RequestCtx behind it is valid only
-// while the handler runs: handlers copy what they need (Param, Query and Decode return
-// copies) and never hand rc to an actor.
-type Call struct {
-	ctx       context.Context
-	rc        *fasthttp.RequestCtx
-	log       *zap.Logger
-	RequestID string
-	// Principal is the verified token's claims; nil on public routes.
-	Principal *token.Claims
-	srv       *Server
-	// route is the route being served; nil when a test calls a handler directly.
-	route *Route
-	// body is the request body parsed, once (parsed); bodyErr why it is not JSON.
-	body    *openapi.Body
-	bodyErr error
-	parsed  bool
+// RawJSON is an answer body that is already encoded (as EncodeJSON would), served as
+// it is.
+type RawJSON []byte
+
+// Upgraded is the result of a handler that took the connection over (a websocket, an
+// event stream, a backup): the edge writes no answer of its own.
+type Upgraded struct{}
+
+// EncodeJSON is the one JSON form of every answer: HTML characters unescaped, a
+// newline at the end.
+func EncodeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
 }
 
-// ClientAddr is the caller as the rate limits see it: the TCP peer, or the
-// X-Forwarded-For of a trusted proxy, as an IPv4 address or an IPv6 prefix (clientKey);
-// computed on demand, since few handlers need it.
-func (c *Call) ClientAddr() string { return c.srv.clientAddr(c.rc) }
-
-// Context carries the request deadline to actor requests.
-func (c *Call) Context() context.Context { return c.ctx }
-
-// Param returns a copy of a path parameter.
-func (c *Call) Param(name string) string {
-	if v, ok := c.rc.UserValue(name).(string); ok {
-		return string(append([]byte(nil), v...))
+// MarshalJSON is v as the edge writes it, for bodies encoded once and served many
+// times (as RawJSON).
+func MarshalJSON(v any) ([]byte, error) {
+	var b bytes.Buffer
+	if err := EncodeJSON(&b, v); err != nil {
+		return nil, err
 	}
-	return ""
+	return b.Bytes(), nil
 }
 
-// Query returns a copy of a query parameter ("" when absent).
-func (c *Call) Query(name string) string {
-	return string(c.rc.QueryArgs().Peek(name))
+// queryTypes are the types of the query parameters shared by many routes, by name.
+var queryTypes = map[string]QueryType{
+	"limit":         {Type: "integer", Minimum: ptrTo[int64](1), Maximum: ptrTo[int64](500)},
+	"cursor":        {MaxLength: 128},
+	"tenant_id":     {MaxLength: 64},
+	"machine_id":    {MaxLength: 64},
+	"days":          {Type: "integer", Minimum: ptrTo[int64](1), Maximum: ptrTo[int64](365)},
+	"horizon_days":  {Type: "integer", Minimum: ptrTo[int64](1), Maximum: ptrTo[int64](365)},
+	"timeframe":     {Enum: []string{"hour", "day", "week", "month", "year"}},
+	"severity":      {Enum: []string{"info", "warning", "critical"}},
+	"kind":          {Enum: alerts.AlertKinds},
+	"since":         {Format: "date-time", MaxLength: 64},
+	"last_event_id": {Type: "integer", Minimum: ptrTo[int64](0)},
+	"ticket":        {MaxLength: 256},
+	"name":          {MaxLength: 100},
+	"node":          {MaxLength: 64},
 }
 
-// Header returns a copy of a request header.
-func (c *Call) Header(name string) string {
-	return string(c.rc.Request.Header.Peek(name))
+func ptrTo[T any](v T) *T { return &v }
+
+// queryType is the type of query parameter name on this route.
+func (rt *Route) queryType(name string) QueryType {
+	if q, ok := rt.QueryTypes[name]; ok {
+		return q
+	}
+	return queryTypes[name]
 }
 
-// Log returns a logger that carries the request id.
-func (c *Call) Log() *zap.Logger {
-	return c.log.With(zap.String("request_id", c.RequestID))
+// Operation is what the document says of the route. Every query parameter gets its
+// type here, as checkQuery finds it (queryType), so that the two agree.
+func (rt *Route) Operation() openapi.Operation {
+	var qt map[string]QueryType
+	if len(rt.Query) > 0 {
+		qt = make(map[string]QueryType, len(rt.Query))
+		for name := range rt.Query {
+			qt[name] = rt.queryType(name)
+		}
+	}
+	return openapi.Operation{
+		Method: rt.Method, Path: rt.Path, Access: rt.Access,
+		Summary: rt.Summary, Tag: rt.Tag, Body: rt.Body, Reply: rt.Reply, Status: rt.Status,
+		Query: rt.Query, QueryTypes: qt, PathTypes: rt.PathTypes, Headers: rt.Headers,
+		Description: rt.Description, Patch: rt.Patch, Also: rt.Also, Errors: rt.Errors, Stamped: rt.Stamped,
+		Exempt: rt.Exempt,
+	}
 }
 
-// IsAdmin reports whether the caller is an operator.
-func (c *Call) IsAdmin() bool { return c.Principal != nil && c.Principal.Role == "admin" }
-
-// requestTimeout bounds each request's actor work.
-const requestTimeout = 15 * time.Second
+// Describe is the route's description in the document (see openapi.Describe), for a
+// route that adds a sentence to it.
+func Describe(rt *Route) string {
+	op := rt.Operation()
+	return openapi.Describe(&op)
+}

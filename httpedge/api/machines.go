@@ -1,0 +1,49 @@
+package api
+
+import (
+	"maps"
+	"slices"
+
+	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/hypervisor"
+)
+
+// MachineQuery declares the filters of the machine lists (the operators', the client
+// area's and the resources').
+var MachineQuery = map[string]string{
+	"tenant_id": "operators: only this tenant's machines (a tenant user always sees only its own)",
+	"name":      "only machines of exactly this name",
+	"status":    "only machines in this status",
+	"node":      "only machines on this node",
+}
+
+// MachineQueryTypes types the status filter with the machine statuses.
+var MachineQueryTypes = map[string]QueryType{"status": {Enum: []string{machines.StatusProvisioning, machines.StatusRunning,
+	machines.StatusStopped, machines.StatusSuspended, machines.StatusMigrating, machines.StatusError}}}
+
+// PowerActionPath types the {action} of the power routes: the actions and their aliases.
+var PowerActionPath = func() map[string]QueryType {
+	var names []string
+	for _, a := range hypervisor.PowerActions {
+		names = append(names, string(a))
+	}
+	names = append(names, slices.Sorted(maps.Keys(machines.PowerActionAliases))...)
+	return map[string]QueryType{"action": {Enum: names}}
+}()
+
+// ListMachines is a page of machines, of one tenant when tenant is set, filtered by
+// ?name=, ?status= and ?node=. An unfiltered tenant list is the cached tenant page; a
+// filtered one scans, as filters are for people looking for something.
+func ListMachines(c *Call, ms Machines, tenant *string, cursor string, limit int) ([]machines.Machine, string, error) {
+	name, status, node := c.Query("name"), c.Query("status"), c.Query("node")
+	if name == "" && status == "" && node == "" {
+		if tenant != nil {
+			return ms.ListTenant(c.Context(), *tenant, cursor, limit)
+		}
+		return ms.List(c.Context(), cursor, limit, nil)
+	}
+	return ms.List(c.Context(), cursor, limit, func(m *machines.Machine) bool {
+		return (tenant == nil || (m.TenantID != nil && *m.TenantID == *tenant)) &&
+			(name == "" || m.Name == name) && (status == "" || m.Status == status) && (node == "" || m.Node == node)
+	})
+}

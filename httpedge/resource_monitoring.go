@@ -1,0 +1,66 @@
+package httpedge
+
+import (
+	"github.com/vmplane/vmplane/actors/alerts"
+	"github.com/vmplane/vmplane/actors/monitoring"
+	"github.com/vmplane/vmplane/httpedge/api"
+)
+
+// monitoringResources are the registry entries of health checks and alert events.
+func (s *Server) monitoringResources() []resource {
+	svc := s.svc
+	return []resource{
+		{name: "health-checks", scoped: true, read: api.Authenticated, write: api.Authenticated, summary: "health checks", stamped: true,
+			item: itemOf[monitoring.HealthCheck](), createBody: monitoring.HealthCheckSpec{}, updateBody: monitoring.HealthCheckChange{},
+			query: map[string]string{"tenant_id": "operators: only this tenant's checks"},
+			list: func(c *api.Call, scope *string, cursor string, limit int) (any, string, error) {
+				tenant := scope
+				if t := c.Query("tenant_id"); scope == nil && t != "" {
+					tenant = &t
+				}
+				return svc.HealthChecks.List(c.Context(), tenant, cursor, limit)
+			},
+			get: func(c *api.Call, scope *string, id string) (any, error) {
+				return svc.HealthChecks.Get(c.Context(), id, scope)
+			},
+			create: func(c *api.Call, scope *string, tenant *string) (any, error) {
+				var b monitoring.HealthCheckSpec
+				if err := c.Decode(&b); err != nil {
+					return nil, err
+				}
+				b.TenantID = tenant
+				hc, err := svc.HealthChecks.Create(c.Context(), b, scope)
+				if err != nil {
+					return nil, err
+				}
+				return api.Created(hc), nil
+			},
+			update: func(c *api.Call, scope *string, id string) (any, error) {
+				ch, err := DecodeCheckChange(c)
+				if err != nil {
+					return nil, err
+				}
+				return svc.HealthChecks.Update(c.Context(), id, ch, scope)
+			},
+			delete: func(c *api.Call, scope *string, id string) (any, error) {
+				return api.NoContent, svc.HealthChecks.Delete(c.Context(), id, scope)
+			},
+		},
+		{name: "alert-events", scoped: true, read: api.Authenticated, write: api.Authenticated, summary: "alert events",
+			item: itemOf[alerts.Alert](), updateBody: AlertPatch{}, query: AlertQuery(nil), queryTypes: AlertQueryTypes,
+			list: func(c *api.Call, scope *string, cursor string, limit int) (any, string, error) {
+				f, err := AlertFilter(c)
+				if err != nil {
+					return nil, "", err
+				}
+				return svc.Alerts.List(c.Context(), f, scope, cursor, limit)
+			},
+			get: func(c *api.Call, scope *string, id string) (any, error) {
+				return svc.Alerts.Get(c.Context(), id, scope)
+			},
+			update: func(c *api.Call, scope *string, id string) (any, error) {
+				return PatchAlert(c, svc.Alerts, scope, id)
+			},
+		},
+	}
+}
