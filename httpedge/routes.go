@@ -1,9 +1,9 @@
 // Package httpedge is vmplane's HTTP edge: the fasthttp server, middleware (request id,
 // panic recovery, body limit, rate limits, JWT check, idempotency, metrics), strict
 // JSON answers, the mapping of typed errors to problem JSON, and the route table as
-// data, assembled here from the areas' routes (what they share is in package api) with
-// the system's own routes (health, metrics, the OpenAPI document generated from the
-// table by package openapi, events, backup).
+// data, assembled here from the areas' routes (virt in packages of their own so far;
+// what they share is in package api) with the system's own routes (health, metrics, the
+// OpenAPI document generated from the table by package openapi, events, backup).
 package httpedge
 
 import (
@@ -17,6 +17,7 @@ import (
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/cluster"
 	"github.com/vmplane/vmplane/httpedge/api"
+	"github.com/vmplane/vmplane/httpedge/virt"
 )
 
 // routeTable is every route of the API, as data: method, path, who may call it, the
@@ -40,7 +41,7 @@ func (s *Server) routeTable() []api.Route {
 	if s.opts.SeparateMetrics { // served on a listener of its own (MetricsServer)
 		routes = slices.DeleteFunc(routes, func(r api.Route) bool { return r.Path == "/metrics" })
 	}
-	routes = append(routes, s.virtRoutes("/api/virt")...)
+	routes = append(routes, virt.Routes("/api/virt", s.svc, s.opts.PublicURL)...)
 	routes = append(routes, s.clientRoutes()...)
 	routes = append(routes, s.scheduleRoutes()...)
 	routes = append(routes, s.eventRoutes()...)
@@ -53,7 +54,7 @@ func (s *Server) routeTable() []api.Route {
 	// generated client would get two of everything, named after one deployment's driver.
 	if s.svc.System != nil && s.svc.System.Driver() != nil {
 		if name := s.svc.System.Driver().Name(); name != "virt" && name != "" {
-			alias := s.virtRoutes("/api/" + name)
+			alias := virt.Routes("/api/"+name, s.svc, s.opts.PublicURL)
 			for i := range alias {
 				alias[i].Hidden = true
 			}

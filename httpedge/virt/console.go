@@ -1,4 +1,4 @@
-package httpedge
+package virt
 
 import (
 	"context"
@@ -20,9 +20,9 @@ import (
 	"github.com/vmplane/vmplane/hypervisor"
 )
 
-func (s *Server) console(c *api.Call) (any, error) {
+func (h *handlers) console(c *api.Call) (any, error) {
 	p := c.Principal
-	t, err := s.svc.Consoles.Issue(c.Context(), c.Param("id"), c.Scope(),
+	t, err := h.svc.Consoles.Issue(c.Context(), c.Param("id"), c.Scope(),
 		machines.ConsoleSession{UserID: p.Subject, SessionID: p.SessionID, Gen: p.Gen})
 	if err != nil {
 		return nil, err
@@ -34,7 +34,7 @@ func (s *Server) console(c *api.Call) (any, error) {
 	// Nothing the request carries (Host, X-Forwarded-*) goes into a URL that carries
 	// the ticket: whoever caches or logs the answer would send the ticket there.
 	u := path
-	if base := websocketBase(s.opts.PublicURL); base != "" {
+	if base := websocketBase(h.publicURL); base != "" {
 		u = base + path
 	}
 	return ConsoleReply{Type: t.Type, URL: u, Path: path, Ticket: t.Ticket, ExpiresAt: t.ExpiresAt}, nil
@@ -68,7 +68,7 @@ var consoleUpgrader = websocket.FastHTTPUpgrader{
 	WriteBufferSize: 4096,
 }
 
-func (s *Server) consoleSocket(c *api.Call) (any, error) {
+func (h *handlers) consoleSocket(c *api.Call) (any, error) {
 	// The whole handshake is checked before the ticket is spent: a malformed upgrade
 	// must not burn a single-use ticket.
 	rc := c.RequestCtx()
@@ -77,7 +77,7 @@ func (s *Server) consoleSocket(c *api.Call) (any, error) {
 		!validWebsocketKey(hdr.Peek("Sec-WebSocket-Key")) {
 		return nil, apierr.New(apierr.ErrInvalidRequest, "this route needs a websocket upgrade (version 13, with a key of 16 bytes in base64)")
 	}
-	con, who, err := s.svc.Consoles.Redeem(c.Context(), c.Param("id"), c.Query("ticket"))
+	con, who, err := h.svc.Consoles.Redeem(c.Context(), c.Param("id"), c.Query("ticket"))
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +85,7 @@ func (s *Server) consoleSocket(c *api.Call) (any, error) {
 	// The session outlives its request (and the request's context): each check is
 	// bounded by Authorize's own timeout.
 	live := func() bool {
-		return s.svc.Users.Authorize(context.Background(), who.UserID, who.SessionID, who.Gen) == nil
+		return h.svc.Users.Authorize(context.Background(), who.UserID, who.SessionID, who.Gen) == nil
 	}
 	err = consoleUpgrader.Upgrade(rc, func(ws *websocket.Conn) {
 		// fasthttp runs this on a goroutine of its own, outside the edge's recovery.

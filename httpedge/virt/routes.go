@@ -1,4 +1,8 @@
-package httpedge
+// Package virt holds the operator's hypervisor routes, /api/virt/... (machines, their
+// power, configuration, disks and console, nodes, usage graphs, templates and the sync
+// with the hypervisor), which the edge also serves, undocumented, under the driver's
+// own name (/api/sim/..., /api/proxmox/...).
+package virt
 
 import (
 	"strings"
@@ -12,58 +16,71 @@ import (
 	"github.com/vmplane/vmplane/hypervisor"
 )
 
-// virtRoutes are the operator's hypervisor routes under prefix (/api/virt, and the
-// driver's own name, /api/sim or /api/proxmox).
-func (s *Server) virtRoutes(prefix string) []api.Route {
+// handlers serve the routes from the services they call.
+type handlers struct {
+	svc api.Services
+	// publicURL is the server's external base URL, for the console's absolute URL.
+	publicURL string
+}
+
+// Routes are the operator's hypervisor routes under prefix (/api/virt, and the
+// driver's own name, /api/sim or /api/proxmox); publicURL is the server's external
+// base URL ("": the console's URL is a path).
+func Routes(prefix string, svc api.Services, publicURL string) []api.Route {
+	h := &handlers{svc: svc, publicURL: publicURL}
+	return h.routes(prefix)
+}
+
+func (h *handlers) routes(prefix string) []api.Route {
 	tag := "hypervisor"
 	tf := map[string]string{"timeframe": "hour (default), day, week, month or year"}
 	page := api.PageQuery
 	routes := []api.Route{
-		{Method: "POST", Path: prefix + "/sync", Access: api.AdminOnly, Handler: s.sync, Tag: tag,
+		{Method: "POST", Path: prefix + "/sync", Access: api.AdminOnly, Handler: h.sync, Tag: tag,
 			Summary: "Reconcile the store with the hypervisor's inventory", Reply: machines.SyncResult{},
 			Exempt: "a sync only brings the store in line with the hypervisor, so running it again under a new key is harmless"},
-		{Method: "GET", Path: prefix + "/vms", Access: api.AdminOnly, Handler: s.listMachines, Tag: tag,
+		{Method: "GET", Path: prefix + "/vms", Access: api.AdminOnly, Handler: h.listMachines, Tag: tag,
 			Summary: "List machines", Reply: api.Page[machines.Machine]{}, Query: api.WithPage(api.MachineQuery), QueryTypes: api.MachineQueryTypes},
-		{Method: "GET", Path: prefix + "/vms/{id}", Access: api.AdminOnly, Handler: s.getMachine, Tag: tag,
+		{Method: "GET", Path: prefix + "/vms/{id}", Access: api.AdminOnly, Handler: h.getMachine, Tag: tag,
 			Summary: "One machine (by id or vmid)", Reply: machines.Machine{}},
-		{Method: "POST", Path: prefix + "/vms/{id}/actions/{action}", Access: api.AdminOnly, Handler: s.machineAction, Tag: tag,
+		{Method: "POST", Path: prefix + "/vms/{id}/actions/{action}", Access: api.AdminOnly, Handler: h.machineAction, Tag: tag,
 			Summary: "Run a power action on a machine",
 			Description: "Power action: start, stop, shutdown, reboot, reset, suspend, resume (aliases restart, poweroff, kill, boot); another action is 400 listing the allowed ones. " +
 				"The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A machine busy with another task is 409 operation_in_progress.",
 			Reply: api.TaskReply{}, Status: fasthttp.StatusAccepted, PathTypes: api.PowerActionPath, Stamped: true},
-		{Method: "POST", Path: prefix + "/vms/{id}/migrate", Access: api.AdminOnly, Handler: s.migrate, Tag: tag,
+		{Method: "POST", Path: prefix + "/vms/{id}/migrate", Access: api.AdminOnly, Handler: h.migrate, Tag: tag,
 			Summary: "Move a machine to another node", Body: MigrateRequest{}, Reply: api.TaskReply{}, Status: fasthttp.StatusAccepted, Stamped: true},
-		{Method: "PATCH", Path: prefix + "/vms/{id}/config", Access: api.AdminOnly, Handler: s.configure, Tag: tag,
+		{Method: "PATCH", Path: prefix + "/vms/{id}/config", Access: api.AdminOnly, Handler: h.configure, Tag: tag,
 			Summary: "Change name, cores or memory", Body: ConfigRequest{}, Reply: api.TaskReply{}, Status: fasthttp.StatusAccepted, Patch: true},
-		{Method: "PATCH", Path: prefix + "/vms/{id}/network", Access: api.AdminOnly, Handler: s.network, Tag: tag,
+		{Method: "PATCH", Path: prefix + "/vms/{id}/network", Access: api.AdminOnly, Handler: h.network, Tag: tag,
 			Summary: "Change network interfaces", Body: NetworkRequest{}, Reply: api.TaskReply{}, Status: fasthttp.StatusAccepted},
-		{Method: "POST", Path: prefix + "/vms/{id}/disks", Access: api.AdminOnly, Handler: s.addDisk, Tag: tag,
+		{Method: "POST", Path: prefix + "/vms/{id}/disks", Access: api.AdminOnly, Handler: h.addDisk, Tag: tag,
 			Summary: "Attach a new disk; the task result names it", Body: DiskRequest{}, Reply: api.TaskReply{}, Status: fasthttp.StatusAccepted, Stamped: true},
-		{Method: "POST", Path: prefix + "/vms/{id}/reinstall", Access: api.AdminOnly, Handler: s.reinstall, Tag: tag,
+		{Method: "POST", Path: prefix + "/vms/{id}/reinstall", Access: api.AdminOnly, Handler: h.reinstall, Tag: tag,
 			Summary: "Rebuild the system disk from a template", Body: ReinstallRequest{}, Reply: api.TaskReply{}, Status: fasthttp.StatusAccepted, Stamped: true},
-		{Method: "GET", Path: prefix + "/vms/{id}/console", Access: api.AdminOnly, Handler: s.console, Tag: tag,
+		{Method: "GET", Path: prefix + "/vms/{id}/console", Access: api.AdminOnly, Handler: h.console, Tag: tag,
 			Summary: "A single-use ticket and the websocket of the machine's console",
 			Description: "path is the console websocket's path with the ticket, to be joined to the origin the client uses (ws:// or wss://); " +
 				"url is the absolute URL when the server has a public URL set (VMPLANE_PUBLIC_URL), else the same as path: the request's Host header is never used. " +
 				"The ticket works once, for 60 s. A stopped machine has no console (409).",
 			Reply: ConsoleReply{}},
-		{Method: "GET", Path: prefix + "/vms/{id}/console/ws", Access: api.Public, Handler: s.consoleSocket, Tag: tag,
+		{Method: "GET", Path: prefix + "/vms/{id}/console/ws", Access: api.Public, Handler: h.consoleSocket, Tag: tag,
 			Summary: "Open the console websocket",
 			Description: "Upgrades to a websocket bridged to the machine's console (101 Switching Protocols). The ticket query parameter is the credential, not a bearer token: " +
 				"a missing, used or expired ticket is 401; a request that is not a websocket upgrade (version 13, with a key) is 400 and does not spend the ticket.",
 			Query: map[string]string{"ticket": "the ticket from GET .../console (single use, 60 s)"}, Status: fasthttp.StatusSwitchingProtocols,
 			Errors: []int{fasthttp.StatusUnauthorized}},
-		{Method: "GET", Path: prefix + "/vms/{id}/usage-graphs", Access: api.AdminOnly, Handler: s.machineUsage, Tag: tag,
+		{Method: "GET", Path: prefix + "/vms/{id}/usage-graphs", Access: api.AdminOnly, Handler: h.machineUsage, Tag: tag,
 			Summary: "A machine's usage graph", Reply: hypervisor.UsageGraph{}, Query: tf},
-		{Method: "GET", Path: prefix + "/nodes", Access: api.AdminOnly, Handler: s.listNodes, Tag: tag,
+		{Method: "GET", Path: prefix + "/nodes", Access: api.AdminOnly, Handler: h.listNodes, Tag: tag,
 			Summary: "List nodes", Reply: api.Page[machines.Node]{}, Query: page},
-		{Method: "GET", Path: prefix + "/nodes/{id}", Access: api.AdminOnly, Handler: s.getNode, Tag: tag,
+		{Method: "GET", Path: prefix + "/nodes/{id}", Access: api.AdminOnly, Handler: h.getNode, Tag: tag,
 			Summary: "One node", Reply: machines.Node{}},
-		{Method: "GET", Path: prefix + "/nodes/{id}/usage-graphs", Access: api.AdminOnly, Handler: s.nodeUsage, Tag: tag,
+		{Method: "GET", Path: prefix + "/nodes/{id}/usage-graphs", Access: api.AdminOnly, Handler: h.nodeUsage, Tag: tag,
 			Summary: "A node's usage graph", Reply: hypervisor.UsageGraph{}, Query: tf},
-		{Method: "GET", Path: prefix + "/cluster/usage-graphs", Access: api.AdminOnly, Handler: s.clusterUsage, Tag: tag,
+		{Method: "GET", Path: prefix + "/cluster/usage-graphs", Access: api.AdminOnly, Handler: h.clusterUsage, Tag: tag,
 			Summary: "The cluster's usage graph: the graphs of the nodes that answered summed bucket by bucket; missing_nodes names the others", Reply: machines.ClusterUsage{}, Query: tf},
-		{Method: "GET", Path: prefix + "/templates", Access: api.AdminOnly, Handler: s.listTemplates, Tag: tag,
+		{Method: "GET", Path: prefix + "/templates", Access: api.AdminOnly, Handler: h.listTemplates, Tag: tag,
 			Summary: "OS templates known from the last sync", Reply: api.Page[hypervisor.Template]{}, Query: page},
 	}
 	for i := range routes {
@@ -117,11 +134,11 @@ type ConsoleReply struct {
 	ExpiresAt time.Time `json:"expires_at"`
 }
 
-func (s *Server) sync(c *api.Call) (any, error) {
-	return s.svc.Inventory.Sync(c.Context())
+func (h *handlers) sync(c *api.Call) (any, error) {
+	return h.svc.Inventory.Sync(c.Context())
 }
 
-func (s *Server) listMachines(c *api.Call) (any, error) {
+func (h *handlers) listMachines(c *api.Call) (any, error) {
 	limit, cursor, err := c.Paging()
 	if err != nil {
 		return nil, err
@@ -130,34 +147,34 @@ func (s *Server) listMachines(c *api.Call) (any, error) {
 	if t := c.Query("tenant_id"); t != "" {
 		tenant = &t
 	}
-	items, next, err := api.ListMachines(c, s.svc.Machines, tenant, cursor, limit)
+	items, next, err := api.ListMachines(c, h.svc.Machines, tenant, cursor, limit)
 	if err != nil {
 		return nil, err
 	}
 	return api.PageOf(items, next), nil
 }
 
-func (s *Server) getMachine(c *api.Call) (any, error) {
-	return s.svc.Machines.Get(c.Context(), c.Param("id"), c.Scope())
+func (h *handlers) getMachine(c *api.Call) (any, error) {
+	return h.svc.Machines.Get(c.Context(), c.Param("id"), c.Scope())
 }
 
-func (s *Server) startOp(c *api.Call, op machines.Operation) (any, error) {
-	t, err := s.svc.Machines.Start(c.Context(), c.Param("id"), op, c.Scope())
+func (h *handlers) startOp(c *api.Call, op machines.Operation) (any, error) {
+	t, err := h.svc.Machines.Start(c.Context(), c.Param("id"), op, c.Scope())
 	if err != nil {
 		return nil, err
 	}
 	return api.TaskAccepted(t), nil
 }
 
-func (s *Server) machineAction(c *api.Call) (any, error) {
+func (h *handlers) machineAction(c *api.Call) (any, error) {
 	action, err := machines.ParsePowerAction(c.Param("action"))
 	if err != nil {
 		return nil, err
 	}
-	return s.startOp(c, machines.Operation{Type: machines.OpPower, Action: action})
+	return h.startOp(c, machines.Operation{Type: machines.OpPower, Action: action})
 }
 
-func (s *Server) migrate(c *api.Call) (any, error) {
+func (h *handlers) migrate(c *api.Call) (any, error) {
 	var req MigrateRequest
 	if err := c.Decode(&req); err != nil {
 		return nil, err
@@ -166,40 +183,40 @@ func (s *Server) migrate(c *api.Call) (any, error) {
 	if req.Online != nil {
 		op.Online = *req.Online
 	}
-	return s.startOp(c, op)
+	return h.startOp(c, op)
 }
 
-func (s *Server) configure(c *api.Call) (any, error) {
+func (h *handlers) configure(c *api.Call) (any, error) {
 	var req ConfigRequest
 	if err := c.Decode(&req); err != nil {
 		return nil, err
 	}
-	return s.startOp(c, machines.Operation{Type: machines.OpConfig,
+	return h.startOp(c, machines.Operation{Type: machines.OpConfig,
 		Config: &hypervisor.ConfigChange{Name: req.Name, CPUCores: req.CPUCores, MemoryMB: req.MemoryMB}})
 }
 
-func (s *Server) network(c *api.Call) (any, error) {
+func (h *handlers) network(c *api.Call) (any, error) {
 	var req NetworkRequest
 	if err := c.Decode(&req); err != nil {
 		return nil, err
 	}
-	return s.startOp(c, machines.Operation{Type: machines.OpNetwork, Interfaces: req.Interfaces})
+	return h.startOp(c, machines.Operation{Type: machines.OpNetwork, Interfaces: req.Interfaces})
 }
 
-func (s *Server) addDisk(c *api.Call) (any, error) {
+func (h *handlers) addDisk(c *api.Call) (any, error) {
 	var req DiskRequest
 	if err := c.Decode(&req); err != nil {
 		return nil, err
 	}
-	return s.startOp(c, machines.Operation{Type: machines.OpAddDisk, DiskSizeGB: req.SizeGB, DiskStorage: req.Storage})
+	return h.startOp(c, machines.Operation{Type: machines.OpAddDisk, DiskSizeGB: req.SizeGB, DiskStorage: req.Storage})
 }
 
-func (s *Server) reinstall(c *api.Call) (any, error) {
+func (h *handlers) reinstall(c *api.Call) (any, error) {
 	var req ReinstallRequest
 	if err := c.Decode(&req); err != nil {
 		return nil, err
 	}
-	return s.startOp(c, machines.Operation{Type: machines.OpReinstall,
+	return h.startOp(c, machines.Operation{Type: machines.OpReinstall,
 		Reinstall: &hypervisor.ReinstallSpec{TemplateID: req.TemplateID, Password: req.Password, SSHKeys: req.SSHKeys}})
 }
 
@@ -221,52 +238,52 @@ func timeframe(c *api.Call) (hypervisor.Timeframe, error) {
 	return tf, nil
 }
 
-func (s *Server) machineUsage(c *api.Call) (any, error) {
+func (h *handlers) machineUsage(c *api.Call) (any, error) {
 	tf, err := timeframe(c)
 	if err != nil {
 		return nil, err
 	}
-	return s.svc.Machines.Usage(c.Context(), c.Param("id"), tf, c.Scope())
+	return h.svc.Machines.Usage(c.Context(), c.Param("id"), tf, c.Scope())
 }
 
-func (s *Server) nodeUsage(c *api.Call) (any, error) {
+func (h *handlers) nodeUsage(c *api.Call) (any, error) {
 	tf, err := timeframe(c)
 	if err != nil {
 		return nil, err
 	}
-	return s.svc.Nodes.Usage(c.Context(), c.Param("id"), tf, time.Time{})
+	return h.svc.Nodes.Usage(c.Context(), c.Param("id"), tf, time.Time{})
 }
 
-func (s *Server) clusterUsage(c *api.Call) (any, error) {
+func (h *handlers) clusterUsage(c *api.Call) (any, error) {
 	tf, err := timeframe(c)
 	if err != nil {
 		return nil, err
 	}
-	return s.svc.Inventory.Usage(c.Context(), tf)
+	return h.svc.Inventory.Usage(c.Context(), tf)
 }
 
-func (s *Server) listNodes(c *api.Call) (any, error) {
+func (h *handlers) listNodes(c *api.Call) (any, error) {
 	limit, cursor, err := c.Paging()
 	if err != nil {
 		return nil, err
 	}
-	items, next, err := s.svc.Nodes.List(c.Context(), cursor, limit)
+	items, next, err := h.svc.Nodes.List(c.Context(), cursor, limit)
 	if err != nil {
 		return nil, err
 	}
 	return api.PageOf(items, next), nil
 }
 
-func (s *Server) getNode(c *api.Call) (any, error) {
-	return s.svc.Nodes.Get(c.Context(), c.Param("id"))
+func (h *handlers) getNode(c *api.Call) (any, error) {
+	return h.svc.Nodes.Get(c.Context(), c.Param("id"))
 }
 
-func (s *Server) listTemplates(c *api.Call) (any, error) {
+func (h *handlers) listTemplates(c *api.Call) (any, error) {
 	limit, cursor, err := c.Paging()
 	if err != nil {
 		return nil, err
 	}
-	items, next, err := s.svc.Inventory.TemplatePage(c.Context(), cursor, limit)
+	items, next, err := h.svc.Inventory.TemplatePage(c.Context(), cursor, limit)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package httpedge
+package virt
 
 import "testing"
 
