@@ -4,6 +4,7 @@ import (
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/schedules"
 	"github.com/vmplane/vmplane/httpedge/api"
+	"github.com/vmplane/vmplane/httpedge/clientarea"
 )
 
 // listTenant is the tenant a resource list covers: the caller's own, or for an
@@ -23,9 +24,9 @@ func listTenant(c *api.Call, scope *string) *string {
 func (s *Server) scheduleResources() []resource {
 	svc := s.svc
 	return []resource{
-		scheduleResource[schedules.PowerSchedule, PowerScheduleBody, PowerScheduleCreate]("power-schedules", "power schedules",
+		scheduleResource[schedules.PowerSchedule, clientarea.PowerScheduleBody, clientarea.PowerScheduleCreate]("power-schedules", "power schedules",
 			func() api.ScheduleService[schedules.PowerSchedule] { return svc.PowerSchedules }),
-		scheduleResource[schedules.BackupSchedule, BackupScheduleBody, BackupScheduleCreate]("backup-schedules", "backup schedules",
+		scheduleResource[schedules.BackupSchedule, clientarea.BackupScheduleBody, clientarea.BackupScheduleCreate]("backup-schedules", "backup schedules",
 			func() api.ScheduleService[schedules.BackupSchedule] { return svc.BackupSchedules }),
 		// Backups are taken by backup schedules; they are read and deleted here. A
 		// delete removes the backup from the hypervisor, then its record.
@@ -49,7 +50,7 @@ var scheduleListQuery = map[string]string{"tenant_id": "operators: only this ten
 
 // scheduleResource is the generic resource of one kind of schedule: T the schedule, B
 // its update body, C its create body.
-func scheduleResource[T any, B ScheduleBody, C ScheduleCreateBody](name, summary string, svc func() api.ScheduleService[T]) resource {
+func scheduleResource[T any, B clientarea.ScheduleBody, C clientarea.ScheduleCreateBody](name, summary string, svc func() api.ScheduleService[T]) resource {
 	return resource{name: name, scoped: true, read: api.Authenticated, write: api.Authenticated, summary: summary, stamped: true,
 		item: itemOf[T](), createBody: *new(C), updateBody: *new(B), query: scheduleListQuery,
 		list: func(c *api.Call, scope *string, cursor string, limit int) (any, string, error) {

@@ -10,6 +10,7 @@ import (
 	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/httpedge/api"
+	"github.com/vmplane/vmplane/httpedge/clientarea"
 	"github.com/vmplane/vmplane/hypervisor"
 )
 
@@ -308,7 +309,7 @@ func (s *Server) coreResources() []resource {
 			},
 		},
 		{name: "firewall-rules", scoped: true, read: api.Authenticated, write: api.Authenticated, summary: "firewall rules", stamped: true,
-			item: itemOf[tenants.FirewallRule](), createBody: RuleBody{}, updateBody: RuleBody{},
+			item: itemOf[tenants.FirewallRule](), createBody: clientarea.RuleBody{}, updateBody: clientarea.RuleBody{},
 			list: func(c *api.Call, scope *string, cursor string, limit int) (any, string, error) {
 				if scope != nil {
 					return fw().Page(c.Context(), *scope, nil, cursor, limit)
@@ -323,7 +324,7 @@ func (s *Server) coreResources() []resource {
 				return fw().Get(c.Context(), t, id)
 			},
 			create: func(c *api.Call, scope *string, tenant *string) (any, error) {
-				in, err := DecodeRule(c)
+				in, err := clientarea.DecodeRule(c)
 				if err != nil {
 					return nil, err
 				}
@@ -334,7 +335,7 @@ func (s *Server) coreResources() []resource {
 				return fw().Create(c.Context(), t, in)
 			},
 			update: func(c *api.Call, scope *string, id string) (any, error) {
-				in, err := DecodeRule(c)
+				in, err := clientarea.DecodeRule(c)
 				if err != nil {
 					return nil, err
 				}

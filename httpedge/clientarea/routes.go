@@ -1,4 +1,8 @@
-package httpedge
+// Package clientarea holds the tenant's client area, /api/client/...: its overview and
+// usage trends, its machines (create, resize, power), its firewall rules and its
+// machines' power and backup schedules. An operator acts in it for a tenant named by
+// ?tenant_id=.
+package clientarea
 
 import (
 	"strconv"
@@ -12,54 +16,63 @@ import (
 	"github.com/vmplane/vmplane/httpedge/api"
 )
 
+// handlers serve the routes from the services they call.
+type handlers struct{ svc api.Services }
+
+// Routes are the client area's routes: the tenant's own, then its machines' schedules.
+func Routes(svc api.Services) []api.Route {
+	h := &handlers{svc: svc}
+	return append(h.clientRoutes(), h.scheduleRoutes()...)
+}
+
 // clientRoutes are the tenant's client area.
-func (s *Server) clientRoutes() []api.Route {
+func (h *handlers) clientRoutes() []api.Route {
 	tag := "client"
 	return []api.Route{
-		{Method: "GET", Path: "/api/client/overview", Access: api.Authenticated, Handler: s.clientOverview, Tag: tag,
+		{Method: "GET", Path: "/api/client/overview", Access: api.Authenticated, Handler: h.clientOverview, Tag: tag,
 			Summary: "The tenant's machines, usage against quota, open alerts and backups", Reply: tenants.Overview{}, Query: tenantQuery},
-		{Method: "GET", Path: "/api/client/usage-trends", Access: api.Authenticated, Handler: s.clientTrends, Tag: tag,
+		{Method: "GET", Path: "/api/client/usage-trends", Access: api.Authenticated, Handler: h.clientTrends, Tag: tag,
 			Summary: "Daily consumption computed from the machines' usage data", Reply: tenants.Trends{},
 			Query: map[string]string{"days": "1..365 (default 30)", "tenant_id": tenantQuery["tenant_id"]}},
-		{Method: "GET", Path: "/api/client/machines", Access: api.Authenticated, Handler: s.clientMachines, Tag: tag,
+		{Method: "GET", Path: "/api/client/machines", Access: api.Authenticated, Handler: h.clientMachines, Tag: tag,
 			Summary: "The tenant's machines", Reply: api.Page[machines.Machine]{},
 			Query: api.WithPage(map[string]string{"tenant_id": tenantQuery["tenant_id"], "name": api.MachineQuery["name"],
 				"status": api.MachineQuery["status"], "node": api.MachineQuery["node"]}), QueryTypes: api.MachineQueryTypes},
-		{Method: "POST", Path: "/api/client/machines", Access: api.Authenticated, Handler: s.clientCreateMachine, Tag: tag,
+		{Method: "POST", Path: "/api/client/machines", Access: api.Authenticated, Handler: h.clientCreateMachine, Tag: tag,
 			Summary: "Create a machine within the quota (409 quota_exceeded beyond it)", Body: tenants.MachineSpec{},
 			Reply: tenants.Provisioned{}, Status: fasthttp.StatusAccepted, Query: tenantQuery, Stamped: true},
-		{Method: "PATCH", Path: "/api/client/machines/{vmId}/resources", Access: api.Authenticated, Handler: s.clientResize, Tag: tag,
+		{Method: "PATCH", Path: "/api/client/machines/{vmId}/resources", Access: api.Authenticated, Handler: h.clientResize, Tag: tag,
 			Summary: "Resize a machine within the quota; disks only grow", Body: tenants.ResourceChange{}, Patch: true,
 			Reply: api.TaskReply{}, Status: fasthttp.StatusAccepted, Query: tenantQuery},
-		{Method: "POST", Path: "/api/client/machines/{vmId}/actions/{action}", Access: api.Authenticated, Handler: s.clientMachineAction, Tag: tag,
+		{Method: "POST", Path: "/api/client/machines/{vmId}/actions/{action}", Access: api.Authenticated, Handler: h.clientMachineAction, Tag: tag,
 			Summary: "Run a power action on one of the tenant's machines",
 			Description: "Start, stop, shut down, reboot, reset, suspend or resume one of the tenant's machines; another action is 400 listing the allowed ones. " +
 				"The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. Another tenant's machine is 404.",
 			Reply: api.TaskReply{}, Status: fasthttp.StatusAccepted, Query: tenantQuery, PathTypes: api.PowerActionPath, Stamped: true},
-		{Method: "GET", Path: "/api/client/firewall/rules", Access: api.Authenticated, Handler: s.clientRules, Tag: tag,
+		{Method: "GET", Path: "/api/client/firewall/rules", Access: api.Authenticated, Handler: h.clientRules, Tag: tag,
 			Summary: "The tenant's firewall rules by position", Reply: api.Page[tenants.FirewallRule]{},
 			Query: api.WithPage(map[string]string{"machine_id": "only the rule set of this machine", "tenant_id": tenantQuery["tenant_id"]})},
-		{Method: "POST", Path: "/api/client/firewall/rules", Access: api.Authenticated, Handler: s.clientCreateRule, Tag: tag,
+		{Method: "POST", Path: "/api/client/firewall/rules", Access: api.Authenticated, Handler: h.clientCreateRule, Tag: tag,
 			Summary: "Add a rule (at position, or last); pushed to the hypervisor", Body: RuleBody{}, Reply: tenants.FirewallRule{}, Stamped: true,
 			Status: fasthttp.StatusCreated, Query: tenantQuery},
-		{Method: "PATCH", Path: "/api/client/firewall/rules/{id}", Access: api.Authenticated, Handler: s.clientUpdateRule, Tag: tag,
+		{Method: "PATCH", Path: "/api/client/firewall/rules/{id}", Access: api.Authenticated, Handler: h.clientUpdateRule, Tag: tag,
 			Summary: "Change or move a rule", Body: RuleBody{}, Patch: true, Reply: tenants.FirewallRule{}, Query: tenantQuery},
-		{Method: "DELETE", Path: "/api/client/firewall/rules/{id}", Access: api.Authenticated, Handler: s.clientDeleteRule, Tag: tag,
+		{Method: "DELETE", Path: "/api/client/firewall/rules/{id}", Access: api.Authenticated, Handler: h.clientDeleteRule, Tag: tag,
 			Summary: "Delete a rule", Status: fasthttp.StatusNoContent, Query: tenantQuery},
 	}
 }
 
 var tenantQuery = map[string]string{"tenant_id": "operators only: the tenant to act for"}
 
-func (s *Server) clientOverview(c *api.Call) (any, error) {
+func (h *handlers) clientOverview(c *api.Call) (any, error) {
 	t, err := c.Tenant()
 	if err != nil {
 		return nil, err
 	}
-	return s.svc.Tenants.Overview(c.Context(), t)
+	return h.svc.Tenants.Overview(c.Context(), t)
 }
 
-func (s *Server) clientTrends(c *api.Call) (any, error) {
+func (h *handlers) clientTrends(c *api.Call) (any, error) {
 	t, err := c.Tenant()
 	if err != nil {
 		return nil, err
@@ -72,10 +85,10 @@ func (s *Server) clientTrends(c *api.Call) (any, error) {
 		}
 		days = n
 	}
-	return s.svc.Tenants.UsageTrends(c.Context(), t, days, time.Now())
+	return h.svc.Tenants.UsageTrends(c.Context(), t, days, time.Now())
 }
 
-func (s *Server) clientMachines(c *api.Call) (any, error) {
+func (h *handlers) clientMachines(c *api.Call) (any, error) {
 	t, err := c.Tenant()
 	if err != nil {
 		return nil, err
@@ -85,13 +98,13 @@ func (s *Server) clientMachines(c *api.Call) (any, error) {
 		return nil, err
 	}
 	if c.Query("name") != "" || c.Query("status") != "" || c.Query("node") != "" {
-		items, next, err := api.ListMachines(c, s.svc.Machines, &t, cursor, limit)
+		items, next, err := api.ListMachines(c, h.svc.Machines, &t, cursor, limit)
 		if err != nil {
 			return nil, err
 		}
 		return api.PageOf(items, next), nil
 	}
-	p, err := s.svc.Machines.TenantPage(c.Context(), t, cursor, limit)
+	p, err := h.svc.Machines.TenantPage(c.Context(), t, cursor, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +116,7 @@ func (s *Server) clientMachines(c *api.Call) (any, error) {
 	return api.RawJSON(body), nil
 }
 
-func (s *Server) clientCreateMachine(c *api.Call) (any, error) {
+func (h *handlers) clientCreateMachine(c *api.Call) (any, error) {
 	t, err := c.Tenant()
 	if err != nil {
 		return nil, err
@@ -112,14 +125,14 @@ func (s *Server) clientCreateMachine(c *api.Call) (any, error) {
 	if err := c.Decode(&spec); err != nil {
 		return nil, err
 	}
-	p, err := s.svc.Tenants.CreateMachine(c.Context(), t, spec)
+	p, err := h.svc.Tenants.CreateMachine(c.Context(), t, spec)
 	if err != nil {
 		return nil, err
 	}
 	return api.Accepted(p, "/api/tasks/"+p.Task.ID), nil
 }
 
-func (s *Server) clientResize(c *api.Call) (any, error) {
+func (h *handlers) clientResize(c *api.Call) (any, error) {
 	t, err := c.Tenant()
 	if err != nil {
 		return nil, err
@@ -128,7 +141,7 @@ func (s *Server) clientResize(c *api.Call) (any, error) {
 	if err := c.Decode(&ch); err != nil {
 		return nil, err
 	}
-	task, err := s.svc.Tenants.ResizeMachine(c.Context(), t, c.Param("vmId"), ch)
+	task, err := h.svc.Tenants.ResizeMachine(c.Context(), t, c.Param("vmId"), ch)
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +151,7 @@ func (s *Server) clientResize(c *api.Call) (any, error) {
 // clientMachineAction is a power action on one of the tenant's machines: the same
 // operation as the operators' /api/virt route, scoped to the tenant (another tenant's
 // machine is not found).
-func (s *Server) clientMachineAction(c *api.Call) (any, error) {
+func (h *handlers) clientMachineAction(c *api.Call) (any, error) {
 	t, err := c.Tenant()
 	if err != nil {
 		return nil, err
@@ -147,14 +160,14 @@ func (s *Server) clientMachineAction(c *api.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	task, err := s.svc.Machines.Start(c.Context(), c.Param("vmId"), machines.Operation{Type: machines.OpPower, Action: action}, &t)
+	task, err := h.svc.Machines.Start(c.Context(), c.Param("vmId"), machines.Operation{Type: machines.OpPower, Action: action}, &t)
 	if err != nil {
 		return nil, err
 	}
 	return api.TaskAccepted(task), nil
 }
 
-func (s *Server) clientRules(c *api.Call) (any, error) {
+func (h *handlers) clientRules(c *api.Call) (any, error) {
 	t, err := c.Tenant()
 	if err != nil {
 		return nil, err
@@ -167,7 +180,7 @@ func (s *Server) clientRules(c *api.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	rules, next, err := s.svc.Firewall.Page(c.Context(), t, machine, cursor, limit)
+	rules, next, err := h.svc.Firewall.Page(c.Context(), t, machine, cursor, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -190,32 +203,32 @@ func ruleWrite(c *api.Call) (string, tenants.RuleInput, error) {
 	return t, in, nil
 }
 
-func (s *Server) clientCreateRule(c *api.Call) (any, error) {
+func (h *handlers) clientCreateRule(c *api.Call) (any, error) {
 	t, in, err := ruleWrite(c)
 	if err != nil {
 		return nil, err
 	}
-	r, err := s.svc.Firewall.Create(c.Context(), t, in)
+	r, err := h.svc.Firewall.Create(c.Context(), t, in)
 	if err != nil {
 		return nil, err
 	}
 	return api.Created(r), nil
 }
 
-func (s *Server) clientUpdateRule(c *api.Call) (any, error) {
+func (h *handlers) clientUpdateRule(c *api.Call) (any, error) {
 	t, in, err := ruleWrite(c)
 	if err != nil {
 		return nil, err
 	}
-	return s.svc.Firewall.Update(c.Context(), t, c.Param("id"), in)
+	return h.svc.Firewall.Update(c.Context(), t, c.Param("id"), in)
 }
 
-func (s *Server) clientDeleteRule(c *api.Call) (any, error) {
+func (h *handlers) clientDeleteRule(c *api.Call) (any, error) {
 	t, err := c.Tenant()
 	if err != nil {
 		return nil, err
 	}
-	if err := s.svc.Firewall.Delete(c.Context(), t, c.Param("id")); err != nil {
+	if err := h.svc.Firewall.Delete(c.Context(), t, c.Param("id")); err != nil {
 		return nil, err
 	}
 	return api.NoContent, nil

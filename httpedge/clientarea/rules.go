@@ -1,4 +1,4 @@
-package httpedge
+package clientarea
 
 import (
 	"github.com/vmplane/vmplane/actors/tenants"

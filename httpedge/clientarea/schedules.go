@@ -1,4 +1,4 @@
-package httpedge
+package clientarea
 
 import (
 	"github.com/valyala/fasthttp"
@@ -63,32 +63,32 @@ func (b BackupScheduleBody) Input() schedules.ScheduleInput {
 }
 
 // scheduleRoutes are the client routes of power and backup schedules.
-func (s *Server) scheduleRoutes() []api.Route {
+func (h *handlers) scheduleRoutes() []api.Route {
 	tag := "client"
-	power := func() api.ScheduleService[schedules.PowerSchedule] { return s.svc.PowerSchedules }
-	backup := func() api.ScheduleService[schedules.BackupSchedule] { return s.svc.BackupSchedules }
+	power := func() api.ScheduleService[schedules.PowerSchedule] { return h.svc.PowerSchedules }
+	backup := func() api.ScheduleService[schedules.BackupSchedule] { return h.svc.BackupSchedules }
 	list := api.WithPage(map[string]string{"tenant_id": tenantQuery["tenant_id"]})
 	return []api.Route{
-		{Method: "POST", Path: "/api/client/machines/{vmId}/power-schedules", Access: api.Authenticated, Handler: clientCreateSchedule[schedules.PowerSchedule, PowerScheduleBody](s, power), Tag: tag,
+		{Method: "POST", Path: "/api/client/machines/{vmId}/power-schedules", Access: api.Authenticated, Handler: clientCreateSchedule[schedules.PowerSchedule, PowerScheduleBody](h, power), Tag: tag,
 			Summary: "Add a power schedule: start, stop, shut down or reboot the machine on a cron expression in a time zone",
 			Body:    PowerScheduleBody{}, Reply: schedules.PowerSchedule{}, Status: fasthttp.StatusCreated, Query: tenantQuery, Stamped: true},
-		{Method: "GET", Path: "/api/client/machines/{vmId}/power-schedules", Access: api.Authenticated, Handler: clientSchedules(s, power), Tag: tag,
+		{Method: "GET", Path: "/api/client/machines/{vmId}/power-schedules", Access: api.Authenticated, Handler: clientSchedules(h, power), Tag: tag,
 			Summary: "The machine's power schedules", Reply: api.Page[schedules.PowerSchedule]{}, Query: list},
-		{Method: "POST", Path: "/api/client/machines/{vmId}/backup-schedules", Access: api.Authenticated, Handler: clientCreateSchedule[schedules.BackupSchedule, BackupScheduleBody](s, backup), Tag: tag,
+		{Method: "POST", Path: "/api/client/machines/{vmId}/backup-schedules", Access: api.Authenticated, Handler: clientCreateSchedule[schedules.BackupSchedule, BackupScheduleBody](h, backup), Tag: tag,
 			Summary: "Add a backup schedule: back the machine up on a cron expression, keeping the newest `retention` backups",
 			Body:    BackupScheduleBody{}, Reply: schedules.BackupSchedule{}, Status: fasthttp.StatusCreated, Query: tenantQuery, Stamped: true},
-		{Method: "GET", Path: "/api/client/machines/{vmId}/backup-schedules", Access: api.Authenticated, Handler: clientSchedules(s, backup), Tag: tag,
+		{Method: "GET", Path: "/api/client/machines/{vmId}/backup-schedules", Access: api.Authenticated, Handler: clientSchedules(h, backup), Tag: tag,
 			Summary: "The machine's backup schedules", Reply: api.Page[schedules.BackupSchedule]{}, Query: list},
 	}
 }
 
 // clientMachine resolves the {vmId} of a client route (a record id or a vmid) to one
 // of the tenant's machines: another tenant's is not found.
-func (s *Server) clientMachine(c *api.Call) (tenant string, machineID string, err error) {
+func (h *handlers) clientMachine(c *api.Call) (tenant string, machineID string, err error) {
 	if tenant, err = c.Tenant(); err != nil {
 		return "", "", err
 	}
-	m, err := s.svc.Machines.Get(c.Context(), c.Param("vmId"), &tenant)
+	m, err := h.svc.Machines.Get(c.Context(), c.Param("vmId"), &tenant)
 	if err != nil {
 		return "", "", err
 	}
@@ -97,13 +97,13 @@ func (s *Server) clientMachine(c *api.Call) (tenant string, machineID string, er
 
 // clientCreateSchedule is the handler that adds a schedule of one kind (B its body) to
 // one of the tenant's machines.
-func clientCreateSchedule[T any, B ScheduleBody](s *Server, svc func() api.ScheduleService[T]) func(*api.Call) (any, error) {
+func clientCreateSchedule[T any, B ScheduleBody](h *handlers, svc func() api.ScheduleService[T]) func(*api.Call) (any, error) {
 	return func(c *api.Call) (any, error) {
 		var b B
 		if err := c.Decode(&b); err != nil {
 			return nil, err
 		}
-		t, id, err := s.clientMachine(c)
+		t, id, err := h.clientMachine(c)
 		if err != nil {
 			return nil, err
 		}
@@ -122,9 +122,9 @@ func clientCreateSchedule[T any, B ScheduleBody](s *Server, svc func() api.Sched
 
 // clientSchedules is the handler that lists one kind of schedule of one of the
 // tenant's machines.
-func clientSchedules[T any](s *Server, svc func() api.ScheduleService[T]) func(*api.Call) (any, error) {
+func clientSchedules[T any](h *handlers, svc func() api.ScheduleService[T]) func(*api.Call) (any, error) {
 	return func(c *api.Call) (any, error) {
-		t, id, err := s.clientMachine(c)
+		t, id, err := h.clientMachine(c)
 		if err != nil {
 			return nil, err
 		}
