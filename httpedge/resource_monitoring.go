@@ -4,6 +4,7 @@ import (
 	"github.com/vmplane/vmplane/actors/alerts"
 	"github.com/vmplane/vmplane/actors/monitoring"
 	"github.com/vmplane/vmplane/httpedge/api"
+	"github.com/vmplane/vmplane/httpedge/monitor"
 )
 
 // monitoringResources are the registry entries of health checks and alert events.
@@ -36,7 +37,7 @@ func (s *Server) monitoringResources() []resource {
 				return api.Created(hc), nil
 			},
 			update: func(c *api.Call, scope *string, id string) (any, error) {
-				ch, err := DecodeCheckChange(c)
+				ch, err := monitor.DecodeCheckChange(c)
 				if err != nil {
 					return nil, err
 				}
@@ -47,9 +48,9 @@ func (s *Server) monitoringResources() []resource {
 			},
 		},
 		{name: "alert-events", scoped: true, read: api.Authenticated, write: api.Authenticated, summary: "alert events",
-			item: itemOf[alerts.Alert](), updateBody: AlertPatch{}, query: AlertQuery(nil), queryTypes: AlertQueryTypes,
+			item: itemOf[alerts.Alert](), updateBody: monitor.AlertPatch{}, query: monitor.AlertQuery(nil), queryTypes: monitor.AlertQueryTypes,
 			list: func(c *api.Call, scope *string, cursor string, limit int) (any, string, error) {
-				f, err := AlertFilter(c)
+				f, err := monitor.AlertFilter(c)
 				if err != nil {
 					return nil, "", err
 				}
@@ -59,7 +60,7 @@ func (s *Server) monitoringResources() []resource {
 				return svc.Alerts.Get(c.Context(), id, scope)
 			},
 			update: func(c *api.Call, scope *string, id string) (any, error) {
-				return PatchAlert(c, svc.Alerts, scope, id)
+				return monitor.PatchAlert(c, svc.Alerts, scope, id)
 			},
 		},
 	}

@@ -1,10 +1,10 @@
 // Package httpedge is vmplane's HTTP edge: the fasthttp server, middleware (request id,
 // panic recovery, body limit, rate limits, JWT check, idempotency, metrics), strict
 // JSON answers, the mapping of typed errors to problem JSON, and the route table as
-// data, assembled here from the areas' routes (virt and clientarea in packages of their
-// own so far; what they share is in package api) with the system's own routes (health,
-// metrics, the OpenAPI document generated from the table by package openapi, events,
-// backup).
+// data, assembled here from the areas' routes (virt, clientarea and monitor in packages
+// of their own so far; what they share is in package api) with the system's own routes
+// (health, metrics, the OpenAPI document generated from the table by package openapi,
+// events, backup).
 package httpedge
 
 import (
@@ -19,6 +19,7 @@ import (
 	"github.com/vmplane/vmplane/cluster"
 	"github.com/vmplane/vmplane/httpedge/api"
 	"github.com/vmplane/vmplane/httpedge/clientarea"
+	"github.com/vmplane/vmplane/httpedge/monitor"
 	"github.com/vmplane/vmplane/httpedge/virt"
 )
 
@@ -46,8 +47,7 @@ func (s *Server) routeTable() []api.Route {
 	routes = append(routes, virt.Routes("/api/virt", s.svc, s.opts.PublicURL)...)
 	routes = append(routes, clientarea.Routes(s.svc)...)
 	routes = append(routes, s.eventRoutes()...)
-	routes = append(routes, s.monitoringRoutes()...)
-	routes = append(routes, s.insightRoutes()...)
+	routes = append(routes, monitor.Routes(s.svc)...)
 	routes = append(routes, s.resourceRoutes()...)
 	routes = append(routes, s.adminRoutes()...)
 	// The same routes answer under the driver's own name: /api/sim/..., /api/proxmox/...

@@ -1,4 +1,8 @@
-package httpedge
+// Package monitor holds the operator's monitoring routes, /api/monitoring/...: the
+// overview, health checks, alert events and the insights (faulty deployments, the
+// cluster forecast); the resources routes of health checks and alert events share its
+// alert filter and patch.
+package monitor
 
 import (
 	"strconv"
@@ -13,32 +17,41 @@ import (
 	"github.com/vmplane/vmplane/httpedge/api"
 )
 
+// handlers serve the routes from the services they call.
+type handlers struct{ svc api.Services }
+
+// Routes are the monitoring routes, then the insights.
+func Routes(svc api.Services) []api.Route {
+	h := &handlers{svc: svc}
+	return append(h.monitoringRoutes(), h.insightRoutes()...)
+}
+
 // monitoringRoutes are the operator's monitoring routes: overview, health checks, alerts.
-func (s *Server) monitoringRoutes() []api.Route {
+func (h *handlers) monitoringRoutes() []api.Route {
 	tag := "monitoring"
 	page := api.PageQuery
 	checkList := api.WithPage(map[string]string{"tenant_id": "only this tenant's checks"})
 	return []api.Route{
-		{Method: "GET", Path: "/api/monitoring/overview", Access: api.AdminOnly, Handler: s.monitoringOverview, Tag: tag,
+		{Method: "GET", Path: "/api/monitoring/overview", Access: api.AdminOnly, Handler: h.monitoringOverview, Tag: tag,
 			Summary: "Nodes, machines, open alerts, health checks and capacity of the online nodes, from live state",
 			Reply:   monitoring.MonitoringOverview{}},
-		{Method: "GET", Path: "/api/monitoring/health-checks", Access: api.AdminOnly, Handler: s.listChecks, Tag: tag,
+		{Method: "GET", Path: "/api/monitoring/health-checks", Access: api.AdminOnly, Handler: h.listChecks, Tag: tag,
 			Summary: "Health checks with their latest result, in creation order", Reply: api.Page[monitoring.HealthCheck]{}, Query: checkList},
-		{Method: "POST", Path: "/api/monitoring/health-checks", Access: api.AdminOnly, Handler: s.createCheck, Tag: tag,
+		{Method: "POST", Path: "/api/monitoring/health-checks", Access: api.AdminOnly, Handler: h.createCheck, Tag: tag,
 			Summary: "Create a health check (any target); it starts probing at once", Body: monitoring.HealthCheckSpec{},
 			Reply: monitoring.HealthCheck{}, Status: fasthttp.StatusCreated, Stamped: true},
-		{Method: "GET", Path: "/api/monitoring/health-checks/{id}", Access: api.AdminOnly, Handler: s.getCheck, Tag: tag,
+		{Method: "GET", Path: "/api/monitoring/health-checks/{id}", Access: api.AdminOnly, Handler: h.getCheck, Tag: tag,
 			Summary: "One health check with its recent results", Reply: monitoring.HealthCheck{}},
-		{Method: "PATCH", Path: "/api/monitoring/health-checks/{id}", Access: api.AdminOnly, Handler: s.updateCheck, Tag: tag,
+		{Method: "PATCH", Path: "/api/monitoring/health-checks/{id}", Access: api.AdminOnly, Handler: h.updateCheck, Tag: tag,
 			Summary: "Change a health check; a new type, target or expected status starts it afresh", Body: monitoring.HealthCheckChange{}, Patch: true,
 			Reply: monitoring.HealthCheck{}},
-		{Method: "DELETE", Path: "/api/monitoring/health-checks/{id}", Access: api.AdminOnly, Handler: s.deleteCheck, Tag: tag,
+		{Method: "DELETE", Path: "/api/monitoring/health-checks/{id}", Access: api.AdminOnly, Handler: h.deleteCheck, Tag: tag,
 			Summary: "Delete a health check: it stops probing and its alert resolves", Status: fasthttp.StatusNoContent},
-		{Method: "GET", Path: "/api/monitoring/alerts/events", Access: api.AdminOnly, Handler: s.listAlerts, Tag: tag,
+		{Method: "GET", Path: "/api/monitoring/alerts/events", Access: api.AdminOnly, Handler: h.listAlerts, Tag: tag,
 			Summary: "Alert events in creation order (oldest first), filtered", Reply: api.Page[alerts.Alert]{}, Query: AlertQuery(page), QueryTypes: AlertQueryTypes},
-		{Method: "GET", Path: "/api/monitoring/alerts/events/{id}", Access: api.AdminOnly, Handler: s.getAlert, Tag: tag,
+		{Method: "GET", Path: "/api/monitoring/alerts/events/{id}", Access: api.AdminOnly, Handler: h.getAlert, Tag: tag,
 			Summary: "One alert event", Reply: alerts.Alert{}},
-		{Method: "PATCH", Path: "/api/monitoring/alerts/events/{id}", Access: api.AdminOnly, Handler: s.updateAlert, Tag: tag,
+		{Method: "PATCH", Path: "/api/monitoring/alerts/events/{id}", Access: api.AdminOnly, Handler: h.updateAlert, Tag: tag,
 			Summary: "Acknowledge an alert event",
 			Description: "Acknowledges an open alert event with {\"status\": \"acknowledged\"}, as the resources route does; " +
 				"it stays open until its condition clears. Another status is 400.",
@@ -110,11 +123,11 @@ func AlertFilter(c *api.Call) (alerts.AlertFilter, error) {
 	return f, nil
 }
 
-func (s *Server) monitoringOverview(c *api.Call) (any, error) {
-	return s.svc.Monitoring.Overview(c.Context())
+func (h *handlers) monitoringOverview(c *api.Call) (any, error) {
+	return h.svc.Monitoring.Overview(c.Context())
 }
 
-func (s *Server) listChecks(c *api.Call) (any, error) {
+func (h *handlers) listChecks(c *api.Call) (any, error) {
 	limit, cursor, err := c.Paging()
 	if err != nil {
 		return nil, err
@@ -123,42 +136,42 @@ func (s *Server) listChecks(c *api.Call) (any, error) {
 	if t := c.Query("tenant_id"); t != "" {
 		tenant = &t
 	}
-	items, next, err := s.svc.HealthChecks.List(c.Context(), tenant, cursor, limit)
+	items, next, err := h.svc.HealthChecks.List(c.Context(), tenant, cursor, limit)
 	if err != nil {
 		return nil, err
 	}
 	return api.PageOf(items, next), nil
 }
 
-func (s *Server) createCheck(c *api.Call) (any, error) {
+func (h *handlers) createCheck(c *api.Call) (any, error) {
 	var b monitoring.HealthCheckSpec
 	if err := c.Decode(&b); err != nil {
 		return nil, err
 	}
-	hc, err := s.svc.HealthChecks.Create(c.Context(), b, nil)
+	hc, err := h.svc.HealthChecks.Create(c.Context(), b, nil)
 	if err != nil {
 		return nil, err
 	}
 	return api.Created(hc), nil
 }
 
-func (s *Server) getCheck(c *api.Call) (any, error) {
-	return s.svc.HealthChecks.Get(c.Context(), c.Param("id"), nil)
+func (h *handlers) getCheck(c *api.Call) (any, error) {
+	return h.svc.HealthChecks.Get(c.Context(), c.Param("id"), nil)
 }
 
-func (s *Server) updateCheck(c *api.Call) (any, error) {
+func (h *handlers) updateCheck(c *api.Call) (any, error) {
 	ch, err := DecodeCheckChange(c)
 	if err != nil {
 		return nil, err
 	}
-	return s.svc.HealthChecks.Update(c.Context(), c.Param("id"), ch, nil)
+	return h.svc.HealthChecks.Update(c.Context(), c.Param("id"), ch, nil)
 }
 
-func (s *Server) deleteCheck(c *api.Call) (any, error) {
-	return api.NoContent, s.svc.HealthChecks.Delete(c.Context(), c.Param("id"), nil)
+func (h *handlers) deleteCheck(c *api.Call) (any, error) {
+	return api.NoContent, h.svc.HealthChecks.Delete(c.Context(), c.Param("id"), nil)
 }
 
-func (s *Server) listAlerts(c *api.Call) (any, error) {
+func (h *handlers) listAlerts(c *api.Call) (any, error) {
 	limit, cursor, err := c.Paging()
 	if err != nil {
 		return nil, err
@@ -167,20 +180,20 @@ func (s *Server) listAlerts(c *api.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	items, next, err := s.svc.Alerts.List(c.Context(), f, nil, cursor, limit)
+	items, next, err := h.svc.Alerts.List(c.Context(), f, nil, cursor, limit)
 	if err != nil {
 		return nil, err
 	}
 	return api.PageOf(items, next), nil
 }
 
-func (s *Server) getAlert(c *api.Call) (any, error) {
-	return s.svc.Alerts.Get(c.Context(), c.Param("id"), nil)
+func (h *handlers) getAlert(c *api.Call) (any, error) {
+	return h.svc.Alerts.Get(c.Context(), c.Param("id"), nil)
 }
 
 // updateAlert is PATCH /api/monitoring/alerts/events/:id: an operator acknowledges.
-func (s *Server) updateAlert(c *api.Call) (any, error) {
-	return PatchAlert(c, s.svc.Alerts, nil, c.Param("id"))
+func (h *handlers) updateAlert(c *api.Call) (any, error) {
+	return PatchAlert(c, h.svc.Alerts, nil, c.Param("id"))
 }
 
 // PatchAlert applies an AlertPatch, the same on the monitoring and the resources
@@ -204,25 +217,25 @@ func PatchAlert(c *api.Call, as api.Alerts, scope *string, id string) (any, erro
 }
 
 // insightRoutes are the operator's insights: faulty deployments and the cluster forecast.
-func (s *Server) insightRoutes() []api.Route {
+func (h *handlers) insightRoutes() []api.Route {
 	tag := "monitoring"
 	return []api.Route{
-		{Method: "GET", Path: "/api/monitoring/insights/faulty-deployments", Access: api.AdminOnly, Handler: s.faultyDeployments, Tag: tag,
+		{Method: "GET", Path: "/api/monitoring/insights/faulty-deployments", Access: api.AdminOnly, Handler: h.faultyDeployments, Tag: tag,
 			Summary:     "Machines whose deployment looks faulty",
 			Description: "Machines whose deployment failed, that crash-loop, fail tasks repeatedly or fail their health checks right after deployment. For operators (role admin); other users get 403.",
 			Reply:       monitoring.FaultyDeployments{}},
-		{Method: "GET", Path: "/api/monitoring/insights/cluster-forecast", Access: api.AdminOnly, Handler: s.clusterForecast, Tag: tag,
+		{Method: "GET", Path: "/api/monitoring/insights/cluster-forecast", Access: api.AdminOnly, Handler: h.clusterForecast, Tag: tag,
 			Summary: "Daily cpu, memory and disk usage, its least-squares trend, and the day it reaches capacity",
 			Reply:   monitoring.ClusterForecast{},
 			Query:   map[string]string{"horizon_days": "how far ahead to look for exhaustion, 1..365 days (default 30)"}},
 	}
 }
 
-func (s *Server) faultyDeployments(c *api.Call) (any, error) {
-	return s.svc.Insights.FaultyDeployments(c.Context())
+func (h *handlers) faultyDeployments(c *api.Call) (any, error) {
+	return h.svc.Insights.FaultyDeployments(c.Context())
 }
 
-func (s *Server) clusterForecast(c *api.Call) (any, error) {
+func (h *handlers) clusterForecast(c *api.Call) (any, error) {
 	horizon := 30
 	if v := c.Query("horizon_days"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -231,5 +244,5 @@ func (s *Server) clusterForecast(c *api.Call) (any, error) {
 		}
 		horizon = n
 	}
-	return s.svc.History.Forecast(c.Context(), horizon, time.Now())
+	return h.svc.History.Forecast(c.Context(), horizon, time.Now())
 }
