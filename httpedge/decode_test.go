@@ -11,6 +11,7 @@ import (
 
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/httpedge/openapi"
+	"github.com/vmplane/vmplane/httpedge/resources"
 )
 
 // bodyTypes are the body types of the route table, in a fixed order.
@@ -143,7 +144,7 @@ func BenchmarkDecodeBody(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				var v MachineCreate
+				var v resources.MachineCreate
 				if err := c.decode(body, &v, false); err != nil {
 					b.Fatal(err)
 				}

@@ -1,10 +1,10 @@
 // Package httpedge is vmplane's HTTP edge: the fasthttp server, middleware (request id,
 // panic recovery, body limit, rate limits, JWT check, idempotency, metrics), strict
 // JSON answers, the mapping of typed errors to problem JSON, and the route table as
-// data, assembled here from the areas' routes (virt, clientarea and monitor in packages
-// of their own so far; what they share is in package api) with the system's own routes
-// (health, metrics, the OpenAPI document generated from the table by package openapi,
-// events, backup).
+// data, assembled here from the areas' routes (virt, clientarea, monitor and resources
+// in packages of their own so far; what they share is in package api) with the system's
+// own routes (health, metrics, the OpenAPI document generated from the table by package
+// openapi, events, backup).
 package httpedge
 
 import (
@@ -20,6 +20,7 @@ import (
 	"github.com/vmplane/vmplane/httpedge/api"
 	"github.com/vmplane/vmplane/httpedge/clientarea"
 	"github.com/vmplane/vmplane/httpedge/monitor"
+	"github.com/vmplane/vmplane/httpedge/resources"
 	"github.com/vmplane/vmplane/httpedge/virt"
 )
 
@@ -48,7 +49,7 @@ func (s *Server) routeTable() []api.Route {
 	routes = append(routes, clientarea.Routes(s.svc)...)
 	routes = append(routes, s.eventRoutes()...)
 	routes = append(routes, monitor.Routes(s.svc)...)
-	routes = append(routes, s.resourceRoutes()...)
+	routes = append(routes, resources.Routes(s.svc)...)
 	routes = append(routes, s.adminRoutes()...)
 	// The same routes answer under the driver's own name: /api/sim/..., /api/proxmox/...
 	// They are not documented (the /api/virt routes say so in their descriptions): a

@@ -1,4 +1,9 @@
-package httpedge
+// Package resources holds the generic routes /api/resources/{kind}[/{id}]: one
+// registry of record kinds (machines, firewall rules, tasks, tenants, users, nodes,
+// templates, schedules, backups, health checks, alert events), each declaring its
+// tenant scope, who may read and write it and its operations, expanded into list, get,
+// create, change and delete routes that enforce tenant scope in one place.
+package resources
 
 import (
 	"context"
@@ -13,6 +18,15 @@ import (
 	"github.com/vmplane/vmplane/httpedge/clientarea"
 	"github.com/vmplane/vmplane/hypervisor"
 )
+
+// handlers serve the routes from the services they call.
+type handlers struct{ svc api.Services }
+
+// Routes are the resources routes, the registry's kinds in order.
+func Routes(svc api.Services) []api.Route {
+	h := &handlers{svc: svc}
+	return h.resourceRoutes()
+}
 
 // resource is one kind of /api/resources/:resource. Each declares whether it is
 // tenant-scoped, who may read and write it, and its operations; the registry turns it
@@ -62,9 +76,9 @@ type itemType struct{ one, page any }
 func itemOf[T any]() itemType { return itemType{one: *new(T), page: api.Page[T]{}} }
 
 // resourceRoutes expands the registry into routes.
-func (s *Server) resourceRoutes() []api.Route {
+func (h *handlers) resourceRoutes() []api.Route {
 	var out []api.Route
-	for _, r := range s.registry() {
+	for _, r := range h.registry() {
 		r := r
 		base := "/api/resources/" + r.name
 		tag := "resources"
@@ -74,12 +88,12 @@ func (s *Server) resourceRoutes() []api.Route {
 		}
 		if r.list != nil {
 			out = append(out, api.Route{Method: "GET", Path: base, Access: r.read, Tag: tag, Query: api.WithPage(r.query), QueryTypes: r.queryTypes,
-				Summary: "List " + r.summary, Reply: r.item.page, Handler: s.serveResource(&r, "list"),
+				Summary: "List " + r.summary, Reply: r.item.page, Handler: h.serveResource(&r, "list"),
 				Description: "A page of " + r.summary + " in creation order; follow next_cursor for the next page." + scope})
 		}
 		if r.get != nil {
 			out = append(out, api.Route{Method: "GET", Path: base + "/{id}", Access: r.read, Tag: tag,
-				Summary: "Get one of the " + r.summary, Reply: r.item.one, Handler: s.serveResource(&r, "get"),
+				Summary: "Get one of the " + r.summary, Reply: r.item.one, Handler: h.serveResource(&r, "get"),
 				Description: "One of the " + r.summary + " by id." + scope + " Another tenant's record answers 404, as one that does not exist."})
 		}
 		if r.create != nil {
@@ -92,7 +106,7 @@ func (s *Server) resourceRoutes() []api.Route {
 				reply = r.item.one
 			}
 			rt := api.Route{Method: "POST", Path: base, Access: r.write, Tag: tag, Status: status, Stamped: r.stamped,
-				Summary: "Create one of the " + r.summary, Body: r.createBody, Reply: reply, Handler: s.serveResource(&r, "create")}
+				Summary: "Create one of the " + r.summary, Body: r.createBody, Reply: reply, Handler: h.serveResource(&r, "create")}
 			rt.Description = api.Describe(&rt)
 			if r.scoped {
 				rt.Description += " A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id."
@@ -105,7 +119,7 @@ func (s *Server) resourceRoutes() []api.Route {
 				reply = r.item.one
 			}
 			rt := api.Route{Method: "PATCH", Path: base + "/{id}", Access: r.write, Tag: tag, Patch: true, Status: r.updateStatus, Also: r.updateAlso,
-				Summary: "Change one of the " + r.summary, Body: r.updateBody, Reply: reply, Handler: s.serveResource(&r, "update")}
+				Summary: "Change one of the " + r.summary, Body: r.updateBody, Reply: reply, Handler: h.serveResource(&r, "update")}
 			out = append(out, rt)
 		}
 		if r.delete != nil {
@@ -114,7 +128,7 @@ func (s *Server) resourceRoutes() []api.Route {
 				status = fasthttp.StatusNoContent
 			}
 			out = append(out, api.Route{Method: "DELETE", Path: base + "/{id}", Access: r.write, Tag: tag, Reply: r.deleteReply,
-				Summary: "Delete one of the " + r.summary, Status: status, Handler: s.serveResource(&r, "delete")})
+				Summary: "Delete one of the " + r.summary, Status: status, Handler: h.serveResource(&r, "delete")})
 		}
 	}
 	return out
@@ -122,7 +136,7 @@ func (s *Server) resourceRoutes() []api.Route {
 
 // serveResource is the registry's one wrapper: it computes the caller's scope and, for
 // writes, checks the tenant a body names, before any resource code runs.
-func (s *Server) serveResource(r *resource, op string) api.Handler {
+func (h *handlers) serveResource(r *resource, op string) api.Handler {
 	return func(c *api.Call) (any, error) {
 		var scope *string
 		if r.scoped {
@@ -224,13 +238,13 @@ type UserCreate struct {
 	TenantID *string `json:"tenant_id,omitempty" openapi:"limit=id"`
 }
 
-func (s *Server) registry() []resource {
-	rs := append(s.coreResources(), s.scheduleResources()...)
-	return append(rs, s.monitoringResources()...)
+func (h *handlers) registry() []resource {
+	rs := append(h.coreResources(), h.scheduleResources()...)
+	return append(rs, h.monitoringResources()...)
 }
 
-func (s *Server) coreResources() []resource {
-	svc := s.svc
+func (h *handlers) coreResources() []resource {
+	svc := h.svc
 	fw := func() api.Firewall { return svc.Firewall }
 	return []resource{
 		{name: "machines", scoped: true, read: api.Authenticated, write: api.Authenticated, summary: "machines", stamped: true,

@@ -1,4 +1,4 @@
-package httpedge
+package resources
 
 import (
 	"github.com/vmplane/vmplane/actors/alerts"
@@ -8,8 +8,8 @@ import (
 )
 
 // monitoringResources are the registry entries of health checks and alert events.
-func (s *Server) monitoringResources() []resource {
-	svc := s.svc
+func (h *handlers) monitoringResources() []resource {
+	svc := h.svc
 	return []resource{
 		{name: "health-checks", scoped: true, read: api.Authenticated, write: api.Authenticated, summary: "health checks", stamped: true,
 			item: itemOf[monitoring.HealthCheck](), createBody: monitoring.HealthCheckSpec{}, updateBody: monitoring.HealthCheckChange{},

@@ -1,4 +1,4 @@
-package httpedge
+package resources
 
 import (
 	"github.com/vmplane/vmplane/actors/machines"
@@ -21,8 +21,8 @@ func listTenant(c *api.Call, scope *string) *string {
 
 // scheduleResources are the registry entries of schedules and backups. Lists take
 // ?machine_id= to keep one machine's, and operators ?tenant_id=.
-func (s *Server) scheduleResources() []resource {
-	svc := s.svc
+func (h *handlers) scheduleResources() []resource {
+	svc := h.svc
 	return []resource{
 		scheduleResource[schedules.PowerSchedule, clientarea.PowerScheduleBody, clientarea.PowerScheduleCreate]("power-schedules", "power schedules",
 			func() api.ScheduleService[schedules.PowerSchedule] { return svc.PowerSchedules }),
