@@ -13,6 +13,7 @@ import (
 
 	"github.com/vmplane/vmplane/actors"
 	"github.com/vmplane/vmplane/actors/auth"
+	"github.com/vmplane/vmplane/httpedge/accounts"
 	"github.com/vmplane/vmplane/httpedge/api"
 	"github.com/vmplane/vmplane/httpedge/token"
 	"github.com/vmplane/vmplane/persistence"
@@ -79,7 +80,7 @@ func TestRequestContextReachesStore(t *testing.T) {
 		return &res
 	}
 	res := serve("POST", "/api/auth/login", "", `{"email":"`+email+`","password":"`+password+`"}`)
-	var login TokenReply
+	var login accounts.TokenReply
 	if err := json.Unmarshal(res.Body(), &login); err != nil || res.StatusCode() != fasthttp.StatusOK {
 		t.Fatalf("login: %d %s", res.StatusCode(), res.Body())
 	}

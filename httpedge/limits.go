@@ -6,6 +6,7 @@ import (
 	"github.com/vmplane/vmplane/actors/monitoring"
 	"github.com/vmplane/vmplane/actors/schedules"
 	"github.com/vmplane/vmplane/actors/tenants"
+	"github.com/vmplane/vmplane/httpedge/accounts"
 	"github.com/vmplane/vmplane/httpedge/openapi"
 	"github.com/vmplane/vmplane/hypervisor"
 )
@@ -34,7 +35,7 @@ var limits = openapi.Limits{
 	"user.password": {Min: auth.MinPasswordLen, Max: auth.MaxPasswordLen},
 	"login.email":   {Min: 1, Max: auth.MaxEmailLen},
 	// A login's password and a refresh token.
-	"login.credential": {Min: 1, Max: MaxCredentialLen},
+	"login.credential": {Min: 1, Max: accounts.MaxCredentialLen},
 
 	"rule.comment": {Min: 0, Max: hypervisor.MaxRuleComment},
 	"rule.value":   {Min: 0, Max: hypervisor.MaxRuleValueLen},

@@ -1,9 +1,9 @@
 // Package httpedge is vmplane's HTTP edge: the fasthttp server, middleware (request id,
 // panic recovery, body limit, rate limits, JWT check, idempotency, metrics), strict
 // JSON answers, the mapping of typed errors to problem JSON, and the route table as
-// data, assembled here from the areas' routes (virt, clientarea, monitor and resources
-// in packages of their own so far; what they share is in package api) with the system's
-// own routes (health, metrics, the OpenAPI document generated from the table by package
+// data, assembled here from the areas' routes (packages virt, clientarea, monitor,
+// resources and accounts; what they share is in package api) with the system's own
+// routes (health, metrics, the OpenAPI document generated from the table by package
 // openapi, events, backup).
 package httpedge
 
@@ -17,6 +17,7 @@ import (
 	"github.com/vmplane/vmplane/actors"
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/cluster"
+	"github.com/vmplane/vmplane/httpedge/accounts"
 	"github.com/vmplane/vmplane/httpedge/api"
 	"github.com/vmplane/vmplane/httpedge/clientarea"
 	"github.com/vmplane/vmplane/httpedge/monitor"
@@ -39,7 +40,7 @@ func (s *Server) routeTable() []api.Route {
 			Summary: "Prometheus metrics", Reply: api.RawBody{ContentType: "text/plain"},
 			Description: "Metrics in the Prometheus text exposition format (Content-Type text/plain with version=0.0.4 and charset parameters). Needs no token; expose it only where scrapers can reach it."},
 	}
-	routes = append(routes, s.authRoutes()...)
+	routes = append(routes, accounts.Routes(accounts.Options{Services: s.svc, Tokens: s.tokens, Log: s.log, Limited: s.metrics.limited})...)
 	routes = append(routes, api.Route{Method: "GET", Path: "/api/tasks/{id}", Access: api.Authenticated, Handler: s.getTask, Tag: "tasks",
 		Summary: "One task (a tenant user sees only its tenant's)", Reply: machines.Task{}})
 	if s.opts.SeparateMetrics { // served on a listener of its own (MetricsServer)

@@ -1,4 +1,4 @@
-package httpedge
+package accounts
 
 import (
 	"strconv"
@@ -37,13 +37,13 @@ type RefreshRequest struct {
 	RefreshToken string `json:"refresh_token" openapi:"required,limit=login.credential"`
 }
 
-func (s *Server) login(c *api.Call) (_ any, err error) {
+func (h *handlers) login(c *api.Call) (_ any, err error) {
 	var req LoginRequest
 	defer func() {
 		// One line per failed login, for the operator: who tried, from where, why.
 		// Never the password.
 		if err != nil {
-			s.log.Info("login failed", zap.String("email", req.Email), zap.String("client", c.ClientAddr()),
+			h.log.Info("login failed", zap.String("email", req.Email), zap.String("client", c.ClientAddr()),
 				zap.String("reason", apierr.From(err).Code), zap.String("request_id", c.RequestID))
 		}
 	}()
@@ -57,13 +57,13 @@ func (s *Server) login(c *api.Call) (_ any, err error) {
 		return nil, apierr.New(apierr.ErrInvalidCredentials, "invalid e-mail or password")
 	}
 	var sess auth.Session
-	if err := s.passwordCheck(c, email, func() error {
-		sess, err = s.svc.Users.Login(c.Context(), email, req.Password, s.loginClient(c))
+	if err := h.passwordCheck(c, email, func() error {
+		sess, err = h.svc.Users.Login(c.Context(), email, req.Password, h.loginClient(c))
 		return err
 	}); err != nil {
 		return nil, err
 	}
-	return s.tokenReply(sess, true)
+	return h.tokenReply(sess, true)
 }
 
 // passwordCheck runs check, which checks a password of the account of email, under the
@@ -74,16 +74,16 @@ func (s *Server) login(c *api.Call) (_ any, err error) {
 // reservation while the password is checked, which a success gives back. Any end of
 // check but a success counts as a failure, also an error after the check (a 503 for a
 // right password must not be a free guess).
-func (s *Server) passwordCheck(c *api.Call, email string, check func() error) error {
-	d, err := s.svc.Limiter.LoginAttempt(c.Context(), email, c.ClientAddr())
+func (h *handlers) passwordCheck(c *api.Call, email string, check func() error) error {
+	d, err := h.svc.Limiter.LoginAttempt(c.Context(), email, c.ClientAddr())
 	if err != nil {
 		return err
 	}
 	if !d.Allowed {
-		return s.loginRefused(c, d)
+		return h.loginRefused(c, d)
 	}
 	outcome := limiter.LoginAbandoned
-	defer func() { s.svc.Limiter.LoginDone(d.Ticket, outcome) }()
+	defer func() { h.svc.Limiter.LoginDone(d.Ticket, outcome) }()
 	if d.Delay > 0 {
 		t := time.NewTimer(d.Delay)
 		select {
@@ -102,7 +102,7 @@ func (s *Server) passwordCheck(c *api.Call, email string, check func() error) er
 }
 
 // loginClient is where a login comes from, as its session records it.
-func (s *Server) loginClient(c *api.Call) auth.Client {
+func (h *handlers) loginClient(c *api.Call) auth.Client {
 	return auth.Client{Addr: c.ClientIP().String(), Agent: string(c.RequestCtx().Request.Header.UserAgent())}
 }
 
@@ -115,29 +115,29 @@ type PasswordChange struct {
 // changePassword sets the caller's own password: the current one is checked under
 // the login limits (a stolen access token must not make guessing it cheap), and every
 // other session of the user ends; the caller's stays, with a new access token.
-func (s *Server) changePassword(c *api.Call) (any, error) {
+func (h *handlers) changePassword(c *api.Call) (any, error) {
 	var req PasswordChange
 	if err := c.Decode(&req); err != nil {
 		return nil, err
 	}
 	var sess auth.Session
-	err := s.passwordCheck(c, c.Principal.Email, func() (err error) {
-		sess, err = s.svc.Users.ChangePassword(c.Context(), c.Principal.UserID(), c.Principal.SessionID, req.CurrentPassword, req.NewPassword)
+	err := h.passwordCheck(c, c.Principal.Email, func() (err error) {
+		sess, err = h.svc.Users.ChangePassword(c.Context(), c.Principal.UserID(), c.Principal.SessionID, req.CurrentPassword, req.NewPassword)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	return s.tokenReply(sess, true)
+	return h.tokenReply(sess, true)
 }
 
 // listSessions lists the caller's own sessions.
-func (s *Server) listSessions(c *api.Call) (any, error) {
+func (h *handlers) listSessions(c *api.Call) (any, error) {
 	limit, cursor, err := c.Paging()
 	if err != nil {
 		return nil, err
 	}
-	items, next, err := s.svc.Users.Sessions(c.Context(), c.Principal.UserID(), c.Principal.SessionID, cursor, limit)
+	items, next, err := h.svc.Users.Sessions(c.Context(), c.Principal.UserID(), c.Principal.SessionID, cursor, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -145,8 +145,8 @@ func (s *Server) listSessions(c *api.Call) (any, error) {
 }
 
 // endSession ends one of the caller's own sessions (its own too: that is a logout).
-func (s *Server) endSession(c *api.Call) (any, error) {
-	if err := s.svc.Users.EndSession(c.Context(), c.Principal.UserID(), c.Param("id")); err != nil {
+func (h *handlers) endSession(c *api.Call) (any, error) {
+	if err := h.svc.Users.EndSession(c.Context(), c.Principal.UserID(), c.Param("id")); err != nil {
 		return nil, err
 	}
 	return api.NoContent, nil
@@ -155,7 +155,7 @@ func (s *Server) endSession(c *api.Call) (any, error) {
 // loginRefused is the 429 of a login the limits refused. Its detail says which limit
 // and why, and its RateLimit headers are that limit's, in place of those of the
 // per-address request limits set before the handler ran.
-func (s *Server) loginRefused(c *api.Call, d limiter.LoginDecision) error {
+func (h *handlers) loginRefused(c *api.Call, d limiter.LoginDecision) error {
 	var e *apierr.Error
 	switch d.Refusal {
 	case limiter.RefusedAddrFailures:
@@ -172,48 +172,48 @@ func (s *Server) loginRefused(c *api.Call, d limiter.LoginDecision) error {
 	hdr.Set("RateLimit-Limit", strconv.Itoa(d.Limit))
 	hdr.Set("RateLimit-Remaining", strconv.Itoa(max(d.Remaining, 0)))
 	hdr.Set("RateLimit-Reset", strconv.Itoa(d.ResetS))
-	s.metrics.limited(d.Bucket)
+	h.limited(d.Bucket)
 	return e
 }
 
-func (s *Server) refresh(c *api.Call) (any, error) {
+func (h *handlers) refresh(c *api.Call) (any, error) {
 	var req RefreshRequest
 	if err := c.Decode(&req); err != nil {
 		return nil, err
 	}
-	sess, err := s.svc.Users.Refresh(c.Context(), req.RefreshToken)
+	sess, err := h.svc.Users.Refresh(c.Context(), req.RefreshToken)
 	if err != nil {
 		return nil, err
 	}
-	return s.tokenReply(sess, false)
+	return h.tokenReply(sess, false)
 }
 
 // tokenReply issues the access token of a login: it names the login (sid) and the
 // user's token generation (gen), which authenticate checks on every request.
-func (s *Server) tokenReply(sess auth.Session, withUser bool) (any, error) {
+func (h *handlers) tokenReply(sess auth.Session, withUser bool) (any, error) {
 	u := sess.User
-	tok, err := s.tokens.Issue(token.Claims{Subject: u.ID, Email: u.Email, Role: u.Role, TenantID: u.TenantID,
+	tok, err := h.tokens.Issue(token.Claims{Subject: u.ID, Email: u.Email, Role: u.Role, TenantID: u.TenantID,
 		SessionID: sess.ID, Gen: sess.Gen})
 	if err != nil {
 		return nil, err
 	}
-	r := TokenReply{Token: tok, RefreshToken: sess.RefreshToken, TokenType: "Bearer", ExpiresIn: int(s.tokens.TTL().Seconds())}
+	r := TokenReply{Token: tok, RefreshToken: sess.RefreshToken, TokenType: "Bearer", ExpiresIn: int(h.tokens.TTL().Seconds())}
 	if withUser {
 		r.User = &u
 	}
 	return r, nil
 }
 
-func (s *Server) me(c *api.Call) (any, error) {
-	return s.svc.Users.Get(c.Context(), c.Principal.UserID())
+func (h *handlers) me(c *api.Call) (any, error) {
+	return h.svc.Users.Get(c.Context(), c.Principal.UserID())
 }
 
-func (s *Server) logout(c *api.Call) (any, error) {
+func (h *handlers) logout(c *api.Call) (any, error) {
 	var req RefreshRequest
 	if err := c.Decode(&req); err != nil {
 		return nil, err
 	}
-	if err := s.svc.Users.Logout(c.Context(), c.Principal.UserID(), req.RefreshToken); err != nil {
+	if err := h.svc.Users.Logout(c.Context(), c.Principal.UserID(), req.RefreshToken); err != nil {
 		return nil, err
 	}
 	return api.NoContent, nil
