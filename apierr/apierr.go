@@ -26,6 +26,9 @@ type Error struct {
 	// RetryAfterS is sent as Retry-After on 429 and 503 answers, and on the 409 of a
 	// request whose Idempotency-Key's first request still runs.
 	RetryAfterS int `json:"retry_after_s,omitempty"`
+	// Challenge is the challenge of a totp_required answer (a login whose password
+	// was right, of a user with a second factor), which a code completes.
+	Challenge string `json:"challenge,omitempty"`
 }
 
 // FieldError names one invalid input field.
@@ -58,6 +61,7 @@ var (
 	ErrUnauthorized         = &Error{Status: 401, Code: "unauthorized"}
 	ErrInvalidCredentials   = &Error{Status: 401, Code: "invalid_credentials"}
 	ErrInvalidRefreshToken  = &Error{Status: 401, Code: "invalid_refresh_token"}
+	ErrTOTPRequired         = &Error{Status: 401, Code: "totp_required"}
 	ErrForbidden            = &Error{Status: 403, Code: "forbidden"}
 	ErrNotFound             = &Error{Status: 404, Code: "not_found"}
 	ErrMethodNotAllowed     = &Error{Status: 405, Code: "method_not_allowed"}

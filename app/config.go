@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/vmplane/vmplane/mailer"
 	"github.com/vmplane/vmplane/persistence"
 )
 
@@ -102,6 +103,19 @@ type Config struct {
 	SimOpDelay  time.Duration
 
 	Proxmox ProxmoxConfig
+
+	// Mail (issue 30): the SMTP server password reset links are mailed through;
+	// SMTPHost empty sends none (a reset is refused). SMTPPasswordFile names a file the
+	// password is read from instead (Load reads it).
+	SMTPHost         string
+	SMTPPort         int
+	SMTPSecurity     string
+	SMTPUser         string
+	SMTPPassword     string
+	SMTPPasswordFile string
+	SMTPFrom         string
+	// TOTPIssuer names this server in the users' authenticator apps.
+	TOTPIssuer string
 
 	// Operations (issue 16): storage faults.
 	//
@@ -248,6 +262,15 @@ func (c *Config) table() []setting {
 		str(&c.EtcdCertFile, "etcd-cert-file", "VMPLANE_ETCD_CERT_FILE", "", "client certificate (PEM) for etcd"),
 		str(&c.EtcdKeyFile, "etcd-key-file", "VMPLANE_ETCD_KEY_FILE", "", "client certificate's key (PEM) for etcd"),
 		dur(&c.EtcdRequestTimeout, "etcd-request-timeout", "VMPLANE_ETCD_REQUEST_TIMEOUT", persistence.DefaultEtcdRequestTimeout, "timeout of one request to etcd: a write it ends answers 504 (it may have been applied); raise it when etcd's disk is slow"),
+		// Mail (issue 30).
+		str(&c.SMTPHost, "smtp-host", "VMPLANE_SMTP_HOST", "", "SMTP server that password reset links are mailed through (empty: no mail, and resets are refused); needs --smtp-from and --public-url"),
+		num(&c.SMTPPort, "smtp-port", "VMPLANE_SMTP_PORT", 587, "port of the SMTP server (587 for starttls, 465 for tls)"),
+		str(&c.SMTPSecurity, "smtp-security", "VMPLANE_SMTP_SECURITY", "starttls", "starttls, tls (TLS from the first byte) or none (plain text: a relay on this host only)"),
+		str(&c.SMTPUser, "smtp-user", "VMPLANE_SMTP_USER", "", "user of the SMTP server's login (empty: no login)"),
+		str(&c.SMTPPassword, "smtp-password", "VMPLANE_SMTP_PASSWORD", "", "password of that user (prefer --smtp-password-file)"),
+		str(&c.SMTPPasswordFile, "smtp-password-file", "VMPLANE_SMTP_PASSWORD_FILE", "", "file holding the SMTP password (a final newline is dropped); instead of --smtp-password"),
+		str(&c.SMTPFrom, "smtp-from", "VMPLANE_SMTP_FROM", "", "sender of vmplane's mail, an address or \"Name <address>\""),
+		str(&c.TOTPIssuer, "totp-issuer", "VMPLANE_TOTP_ISSUER", "vmplane", "the name users' authenticator apps show for this server's codes (e.g. the hosting company's)"),
 		num(&c.StoreMinFreeMB, "store-min-free-mb", "VMPLANE_STORE_MIN_FREE_MB", 0, "writes are refused (507) while the data directory's disk has less free space than this, in MiB (0: 4 memtables + 16 MiB, 80 MiB; negative: never)"),
 	}
 }
@@ -390,6 +413,18 @@ func (c *Config) validate() error {
 		{c.RateLogin < 0, func() *ConfigError { return c.bad("rate-login", c.RateLogin, "must not be negative (0 disables)") }},
 		{c.PublicURL != "" && !strings.HasPrefix(c.PublicURL, "http://") && !strings.HasPrefix(c.PublicURL, "https://"),
 			func() *ConfigError { return c.bad("public-url", c.PublicURL, "must start with http:// or https://") }},
+		{c.SMTPSecurity != string(mailer.StartTLS) && c.SMTPSecurity != string(mailer.TLS) && c.SMTPSecurity != string(mailer.None),
+			func() *ConfigError { return c.bad("smtp-security", c.SMTPSecurity, "must be starttls, tls or none") }},
+		{c.SMTPPort < 1 || c.SMTPPort > 65535, func() *ConfigError { return c.bad("smtp-port", c.SMTPPort, "must be 1..65535") }},
+		{c.SMTPHost != "" && c.SMTPFrom == "", func() *ConfigError {
+			return c.bad("smtp-from", c.SMTPFrom, "must be set with --smtp-host: the sender of the mail")
+		}},
+		{c.SMTPHost != "" && c.PublicURL == "", func() *ConfigError {
+			return c.bad("public-url", c.PublicURL, "must be set with --smtp-host: the links vmplane mails point at it")
+		}},
+		{c.SMTPHost != "" && c.mail().Check() != nil, func() *ConfigError {
+			return c.bad("smtp-host", c.SMTPHost, "%s", c.mail().Check().Error())
+		}},
 		{cidrsInvalid(c.TrustedProxies), func() *ConfigError {
 			return c.bad("trusted-proxies", c.TrustedProxies, "must be comma-separated CIDRs or addresses, e.g. 10.0.0.0/8,192.0.2.1")
 		}},
@@ -501,4 +536,10 @@ func endpointsInvalid(s string) bool {
 func hostPortInvalid(s string) bool {
 	_, port, err := net.SplitHostPort(s)
 	return err != nil || port == ""
+}
+
+// mail is the SMTP settings as the mailer takes them.
+func (c *Config) mail() mailer.Config {
+	return mailer.Config{Host: c.SMTPHost, Port: c.SMTPPort, Security: mailer.Security(c.SMTPSecurity),
+		User: c.SMTPUser, Password: c.SMTPPassword, From: c.SMTPFrom}
 }

@@ -34,6 +34,7 @@ var sourceRank = map[string]int{SourceDefault: 0, SourceFile: 1, SourceEnv: 2, S
 // builder's secret file), so they need not be in the environment or argv.
 var secretSettings = map[string]bool{
 	"admin-password": true, "jwt-key": true, "proxmox-token-secret": true, "proxmox-console-password": true,
+	"smtp-password": true,
 }
 
 // secretFiles maps each secret that can come from a file to its *-file setting.
@@ -41,6 +42,7 @@ var secretFiles = [][2]string{
 	{"admin-password", "admin-password-file"},
 	{"jwt-key", "jwt-key-file"},
 	{"proxmox-token-secret", "proxmox-token-secret-file"},
+	{"smtp-password", "smtp-password-file"},
 }
 
 // Loaded is a parsed configuration together with where it came from.
@@ -284,6 +286,7 @@ func (l *Loaded) readSecretFiles() error {
 		"admin-password": &c.AdminPassword, "admin-password-file": &c.AdminPasswordFile,
 		"jwt-key": &c.JWTKey, "jwt-key-file": &c.JWTKeyFile,
 		"proxmox-token-secret": &c.Proxmox.TokenSecret, "proxmox-token-secret-file": &c.Proxmox.TokenSecretFile,
+		"smtp-password": &c.SMTPPassword, "smtp-password-file": &c.SMTPPasswordFile,
 	}
 	for _, pair := range secretFiles {
 		secret, file := pair[0], pair[1]

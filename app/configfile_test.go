@@ -197,3 +197,52 @@ func TestConfigEffectiveMasksSecrets(t *testing.T) {
 		t.Errorf("%d settings shown, the table has %d", len(seen), n)
 	}
 }
+
+// The mail settings: a password from a file, and each combination that cannot work
+// refused naming the setting at fault.
+func TestConfigSMTP(t *testing.T) {
+	t.Parallel()
+	pw := filepath.Join(t.TempDir(), "pw")
+	if err := os.WriteFile(pw, []byte("relay-secret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ok := map[string]string{"VMPLANE_SMTP_HOST": "smtp.example.com", "VMPLANE_SMTP_FROM": "Example <panel@example.com>",
+		"VMPLANE_PUBLIC_URL": "https://panel.example.com", "VMPLANE_SMTP_USER": "relay", "VMPLANE_SMTP_PASSWORD_FILE": pw}
+	l, err := Load(nil, envOfMap(ok))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := l.Config; c.SMTPPassword != "relay-secret" || c.SMTPPort != 587 || c.SMTPSecurity != "starttls" {
+		t.Fatalf("password %q, port %d, security %q", c.SMTPPassword, c.SMTPPort, c.SMTPSecurity)
+	}
+	for _, tc := range []struct {
+		change map[string]string
+		flag   string
+	}{
+		{map[string]string{"VMPLANE_SMTP_SECURITY": "ssl"}, "smtp-security"},
+		{map[string]string{"VMPLANE_SMTP_PORT": "0"}, "smtp-port"},
+		{map[string]string{"VMPLANE_SMTP_FROM": ""}, "smtp-from"},
+		{map[string]string{"VMPLANE_PUBLIC_URL": ""}, "public-url"},
+		{map[string]string{"VMPLANE_SMTP_FROM": "panel"}, "smtp-host"},
+		{map[string]string{"VMPLANE_SMTP_SECURITY": "none"}, "smtp-host"}, // a password in plain text to another host
+	} {
+		env := map[string]string{}
+		for k, v := range ok {
+			env[k] = v
+		}
+		for k, v := range tc.change {
+			env[k] = v
+		}
+		_, err := Load(nil, envOfMap(env))
+		var ce *ConfigError
+		if !errors.As(err, &ce) || ce.Flag != tc.flag {
+			t.Errorf("%v: %v; want an error naming %s", tc.change, err, tc.flag)
+		}
+	}
+	// Plain text to a relay on this host is fine.
+	env := map[string]string{"VMPLANE_SMTP_HOST": "127.0.0.1", "VMPLANE_SMTP_PORT": "25", "VMPLANE_SMTP_SECURITY": "none",
+		"VMPLANE_SMTP_USER": "relay", "VMPLANE_SMTP_PASSWORD": "x", "VMPLANE_SMTP_FROM": "panel@example.com", "VMPLANE_PUBLIC_URL": "http://127.0.0.1:8080"}
+	if _, err := Load(nil, envOfMap(env)); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -23,6 +24,7 @@ import (
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/internal/testwait"
+	"github.com/vmplane/vmplane/mailer/mailtest"
 	"github.com/vmplane/vmplane/persistence"
 )
 
@@ -224,7 +226,8 @@ func (c *conformance) RoundTrip(hr *http.Request) (*http.Response, error) {
 // document was never answered with success.
 func TestOpenAPIConformance(t *testing.T) {
 	t.Parallel()
-	s, _ := synced(t)
+	smtpd := mailtest.Start(t, mailtest.Options{User: "relay", Password: "relay-password"})
+	s, _ := synced(t, withMail(smtpd))
 	conf := newConformance(t, s)
 	s.client = &http.Client{Timeout: 30 * time.Second, Transport: conf}
 	ok := func(r req, status int) *response {
@@ -273,6 +276,7 @@ func TestOpenAPIConformance(t *testing.T) {
 	ok(req{method: "POST", path: "/api/auth/password", token: own.Token, body: map[string]string{"current_password": testAdminPassword, "new_password": "another-password"}}, 200).decode(t, &changed)
 	ok(req{method: "POST", path: "/api/auth/password", token: changed.Token, body: map[string]string{"current_password": "another-password", "new_password": testAdminPassword}}, 200)
 	admin := s.adminToken()
+	conformAccountRecovery(t, s, smtpd, admin, ok, fails)
 
 	// The hypervisor routes, as an operator.
 	ok(req{method: "POST", path: "/api/virt/sync", token: admin}, 200)
@@ -486,4 +490,48 @@ func (s *testServer) eventStream(tok string) {
 	if res.StatusCode != http.StatusOK {
 		s.t.Fatalf("GET /api/events: got %d; want 200", res.StatusCode)
 	}
+}
+
+// conformAccountRecovery walks the routes of a forgotten password and of the second
+// factor, with a user of its own.
+func conformAccountRecovery(t *testing.T, s *testServer, smtpd *mailtest.Server, admin string,
+	ok func(req, int) *response, fails func(req, int, string)) {
+	t.Helper()
+	tenant := s.newTenant(admin, "conformance-accounts")
+	u := s.sessionUser(admin, tenant, "recovering@example.test")
+
+	ok(req{method: "POST", path: "/api/auth/password-reset", body: map[string]string{"email": u.Email}}, 202)
+	m := smtpd.Wait(t, len(smtpd.Messages())+1, 30*time.Second)
+	link := resetLinkRe.FindStringSubmatch(m.Body)
+	if link == nil {
+		t.Fatalf("no link in the mail:\n%s", m.Body)
+	}
+	token, err := url.QueryUnescape(link[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok(req{method: "GET", path: "/reset-password?token=" + url.QueryEscape(token)}, 200)
+	fails(req{method: "POST", path: "/api/auth/password-reset/confirm", body: map[string]string{"token": "nope", "new_password": "recovered-password"}}, 400, "invalid_request")
+	ok(req{method: "POST", path: "/api/auth/password-reset/confirm", body: map[string]string{"token": token, "new_password": "recovered-password"}}, 204)
+
+	tok := s.login(u.Email, "recovered-password").Token
+	var enr struct{ Secret string }
+	ok(req{method: "POST", path: "/api/auth/totp", token: tok}, 201).decode(t, &enr)
+	fails(req{method: "POST", path: "/api/auth/totp/confirm", token: tok, body: map[string]string{"code": "abc"}}, 400, "invalid_request")
+	var rc struct {
+		Codes []string `json:"recovery_codes"`
+	}
+	ok(req{method: "POST", path: "/api/auth/totp/confirm", token: tok, body: map[string]string{"code": totpCode(t, enr.Secret, time.Now())}}, 200).decode(t, &rc)
+	fails(req{method: "POST", path: "/api/auth/totp", token: tok}, 409, "conflict")
+	login := req{method: "POST", path: "/api/auth/login", body: map[string]string{"email": u.Email, "password": "recovered-password"}}
+	var p totpProblem
+	r := s.do(login)
+	expect(t, r, 401, "totp_required")
+	r.decode(t, &p)
+	fails(req{method: "POST", path: "/api/auth/login/totp", body: map[string]string{"challenge": p.Challenge, "code": "000"}}, 400, "invalid_request")
+	ok(req{method: "POST", path: "/api/auth/login/totp", body: map[string]string{"challenge": p.Challenge, "code": rc.Codes[0]}}, 200)
+	ok(req{method: "POST", path: "/api/auth/totp/disable", token: tok, body: map[string]string{"code": rc.Codes[1]}}, 204)
+	fails(req{method: "DELETE", path: "/api/resources/users/" + u.ID + "/totp", token: admin}, 409, "conflict")
+	ok(req{method: "POST", path: "/api/auth/totp", token: tok}, 201)
+	ok(req{method: "DELETE", path: "/api/resources/users/" + u.ID + "/totp", token: admin}, 204)
 }

@@ -27,6 +27,7 @@ func TestUnknownIDIsNotFoundWhateverTheBody(t *testing.T) {
 		{"PATCH", "/api/resources/tenants/{id}", map[string]any{"name": "Taken"}, false},
 		{"DELETE", "/api/resources/tenants/{id}", nil, false},
 		{"DELETE", "/api/auth/sessions/{id}", nil, true},
+		{"DELETE", "/api/resources/users/{id}/totp", nil, false},
 		{"PATCH", "/api/resources/users/{id}", map[string]any{"role": "user"}, false},
 		{"DELETE", "/api/resources/users/{id}", nil, false},
 		{"PATCH", "/api/resources/machines/{id}", map[string]any{"tenant_id": none, "name": "x"}, true},

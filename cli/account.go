@@ -88,5 +88,125 @@ for without echo, or read from the first two lines of standard input with
 		},
 	}
 	cmd.Flags().BoolVar(&fromStdin, "password-stdin", false, "read the current and the new password from the first two lines of standard input")
+	cmd.AddCommand(a.resetCmd(), a.resetConfirmCmd())
 	return cmd
+}
+
+// resetCmd asks for a password reset link by mail: for a user who cannot sign in, so
+// it needs no login, only the server (--url or a remote).
+func (a *app) resetCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "reset EMAIL",
+		Short: "forgot it: have a reset link mailed to EMAIL (no login needed)",
+		Long: `Ask the server to mail a password reset link to the account of EMAIL. The answer
+is the same whether the address has an account or not. The link works once, for 30
+minutes; its token also works with 'vmplane password reset-confirm'.`,
+		Args: args(1, "EMAIL"),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			c, err := a.publicClient()
+			if err != nil {
+				return err
+			}
+			if err := c.RequestPasswordReset(cmd.Context(), argv[0]); err != nil {
+				return err
+			}
+			a.done("if %s has an account, a reset link is on its way; it works once, for 30 minutes", argv[0])
+			return nil
+		},
+	}
+}
+
+func (a *app) resetConfirmCmd() *cobra.Command {
+	var token string
+	var fromStdin bool
+	cmd := &cobra.Command{
+		Use:   "reset-confirm --token TOKEN",
+		Short: "set a new password with the token of a mailed reset link (no login needed)",
+		Long: `Set a new password with the token of a mailed reset link. The new password is asked
+for without echo, or read from the first line of standard input with --password-stdin.
+Every session of the user ends; sign in again with 'vmplane login'.`,
+		Args: args(0, ""),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if token == "" {
+				return usagef("--token is required: the token of the mailed link")
+			}
+			next, err := a.readPassword(newLineReader(a.env.Stdin), fromStdin, "New password: ")
+			if err != nil {
+				return err
+			}
+			c, err := a.publicClient()
+			if err != nil {
+				return err
+			}
+			if err := c.ConfirmPasswordReset(cmd.Context(), token, next); err != nil {
+				return err
+			}
+			a.done("password set; every session of the account has ended: sign in with the new password")
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&token, "token", "", "the token of the mailed reset link")
+	cmd.Flags().BoolVar(&fromStdin, "password-stdin", false, "read the new password from the first line of standard input")
+	return cmd
+}
+
+// totpCmd turns the signed-in user's second factor on and off.
+func (a *app) totpCmd() *cobra.Command {
+	enrol := &cobra.Command{
+		Use:   "enrol",
+		Short: "start turning on a second factor: prints the secret and otpauth:// URI for an authenticator app",
+		Args:  args(0, ""),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, p, err := a.setup()
+			if err != nil {
+				return err
+			}
+			e, err := c.EnrolTOTP(cmd.Context())
+			if err != nil {
+				return err
+			}
+			return p.print(e, func(w *tabwriter.Writer) {
+				field(w, "Secret", e.Secret)
+				field(w, "URI", e.URI)
+				field(w, "Next", "vmplane totp confirm CODE, with a code the app shows")
+			})
+		},
+	}
+	confirm := &cobra.Command{
+		Use:   "confirm CODE",
+		Short: "turn the second factor on with a first code of the app; prints ten recovery codes, once",
+		Args:  args(1, "CODE"),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			c, p, err := a.setup()
+			if err != nil {
+				return err
+			}
+			codes, err := c.ConfirmTOTP(cmd.Context(), argv[0])
+			if err != nil {
+				return err
+			}
+			return p.print(map[string][]string{"recovery_codes": codes}, func(w *tabwriter.Writer) {
+				for _, code := range codes {
+					field(w, "Recovery code", code)
+				}
+			})
+		},
+	}
+	disable := &cobra.Command{
+		Use:   "disable CODE",
+		Short: "turn the second factor off, with a current code or a recovery code",
+		Args:  args(1, "CODE"),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			c, _, err := a.setup()
+			if err != nil {
+				return err
+			}
+			if err := c.DisableTOTP(cmd.Context(), argv[0]); err != nil {
+				return err
+			}
+			a.done("the second factor is off")
+			return nil
+		},
+	}
+	return group(&cobra.Command{Use: "totp", Short: "your second factor (time-based codes of an authenticator app): enrol, confirm, disable"}, enrol, confirm, disable)
 }

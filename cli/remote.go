@@ -164,7 +164,7 @@ func (a *app) config() (Store, *Config, error) {
 }
 
 func (a *app) loginCmd() *cobra.Command {
-	var email string
+	var email, code string
 	var fromStdin bool
 	cmd := &cobra.Command{
 		Use:   "login [REMOTE]",
@@ -203,7 +203,22 @@ by itself for as long as the server's refresh tokens last (30 days by default).`
 				return err
 			}
 			hc := &http.Client{Transport: newTransport(), Timeout: time.Minute}
-			creds, err := remotes.Login(cmd.Context(), hc, t.base, email, password)
+			creds, err := remotes.Login(cmd.Context(), hc, t.base, email, password, func() (string, error) {
+				if code != "" {
+					return code, nil
+				}
+				if !fromStdin {
+					fmt.Fprint(a.env.Stderr, "Code of your authenticator app (or a recovery code): ")
+				}
+				line, err := in.ReadString('\n')
+				if err != nil && !errors.Is(err, io.EOF) {
+					return "", err
+				}
+				if line = strings.TrimSpace(line); line == "" {
+					return "", usagef("the account has a second factor: give its code with --totp-code, or on the next line of standard input")
+				}
+				return line, nil
+			})
 			if err != nil {
 				return err
 			}
@@ -215,7 +230,8 @@ by itself for as long as the server's refresh tokens last (30 days by default).`
 		},
 	}
 	cmd.Flags().StringVar(&email, "email", "", "the user's e-mail (asked for when not given)")
-	cmd.Flags().BoolVar(&fromStdin, "password-stdin", false, "read the password from the first line of standard input")
+	cmd.Flags().BoolVar(&fromStdin, "password-stdin", false, "read the password from the first line of standard input (and a second factor's code from the next)")
+	cmd.Flags().StringVar(&code, "totp-code", "", "a code of the account's second factor (or a recovery code); asked for when the account has one and it is not given")
 	return cmd
 }
 

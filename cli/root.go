@@ -93,7 +93,7 @@ func InitCompletion(root *cobra.Command) {
 func Commands(env Env) []*cobra.Command {
 	a := &app{env: env}
 	global := a.globalFlags()
-	cmds := []*cobra.Command{a.remoteCmd(), a.loginCmd(), a.logoutCmd(), a.passwordCmd(), a.sessionCmd(), a.tenantCmd(), a.userCmd(), a.machineCmd(),
+	cmds := []*cobra.Command{a.remoteCmd(), a.loginCmd(), a.logoutCmd(), a.passwordCmd(), a.sessionCmd(), a.totpCmd(), a.tenantCmd(), a.userCmd(), a.machineCmd(),
 		a.taskCmd(), a.eventsCmd(), a.firewallCmd(), a.templateCmd(), a.overviewCmd(),
 		a.scheduleCmd(), a.backupCmd(), a.healthCheckCmd(), a.alertCmd(), a.monitoringCmd()}
 	for _, c := range cmds {
@@ -448,6 +448,20 @@ func (a *app) client() (*client.Client, error) {
 	}
 	if tenant := a.tenantScope(); tenant != "" {
 		c = c.ForTenant(tenant)
+	}
+	return c, nil
+}
+
+// publicClient is a client of the target server with no login: for the calls made by
+// someone who cannot sign in (a forgotten password).
+func (a *app) publicClient() (*client.Client, error) {
+	_, t, err := a.target()
+	if err != nil {
+		return nil, err
+	}
+	c, err := client.New(t.base, client.WithHTTPClient(&http.Client{Transport: newTransport()}), client.WithUserAgent(remotes.UserAgent))
+	if err != nil {
+		return nil, usageError{err}
 	}
 	return c, nil
 }

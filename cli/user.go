@@ -155,7 +155,23 @@ reads it from standard input).`,
 			return nil
 		},
 	}
-	return group(&cobra.Command{Use: "user", Short: "users: operators and tenants' users (operators)"}, list, show, create, update, del)
+	resetTOTP := &cobra.Command{
+		Use:   "reset-totp ID",
+		Short: "turn off a user's second factor (it lost the phone and the recovery codes); its logins end",
+		Args:  args(1, "ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, _, err := a.setup()
+			if err != nil {
+				return err
+			}
+			if err := c.ResetUserTOTP(cmd.Context(), args[0]); err != nil {
+				return err
+			}
+			a.done("the second factor of user %s is off, and its sessions have ended", args[0])
+			return nil
+		},
+	}
+	return group(&cobra.Command{Use: "user", Short: "users: operators and tenants' users (operators)"}, list, show, create, update, del, resetTOTP)
 }
 
 func printUser(p printer, u *client.User) error {
@@ -166,6 +182,7 @@ func printUser(p printer, u *client.User) error {
 		field(w, "Role", u.Role)
 		field(w, "Tenant", str(u.TenantID))
 		field(w, "Disabled", yesNo(u.Disabled))
+		field(w, "Second factor", yesNo(u.TOTPEnabled))
 		field(w, "Created", when(u.CreatedAt))
 	})
 }

@@ -147,6 +147,13 @@ func (c *Client) UpdateUser(ctx context.Context, id string, ch UserChange) (*Use
 	return &out, err
 }
 
+// ResetUserTOTP turns a user's second factor off (an operator's help for a user who
+// lost it and its recovery codes); every session of the user ends.
+func (c *Client) ResetUserTOTP(ctx context.Context, id string) error {
+	_, err := c.c.do(ctx, request{method: http.MethodDelete, path: "/api/resources/users/" + esc(id) + "/totp"})
+	return err
+}
+
 // DeleteUser deletes a user, ending its sessions.
 func (c *Client) DeleteUser(ctx context.Context, id string) error {
 	_, err := c.c.do(ctx, request{method: http.MethodDelete, path: "/api/resources/users/" + esc(id)})

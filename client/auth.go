@@ -13,6 +13,8 @@ import (
 type auth struct {
 	static          string // WithToken (then under mu: a password change replaces it)
 	email, password string // WithCredentials (password under mu)
+	// totp gives the codes of the user's second factor (WithTOTP).
+	totp func(ctx context.Context) (string, error)
 
 	sem chan struct{} // held by the one goroutine renewing the token
 
@@ -108,12 +110,35 @@ func (c *core) renew(ctx context.Context) error {
 		}
 	}
 	tr = tokenReply{}
-	if _, err := c.do(ctx, request{method: http.MethodPost, path: "/api/auth/login", public: true,
-		body: loginRequest{Email: a.email, Password: password}, out: &tr}); err != nil {
+	_, err := c.do(ctx, request{method: http.MethodPost, path: "/api/auth/login", public: true,
+		body: loginRequest{Email: a.email, Password: password}, out: &tr})
+	var e *Error
+	if errors.As(err, &e) && e.Code == ErrTOTPRequired.Code && a.totp != nil {
+		tr, err = c.loginTOTP(ctx, e.Challenge, a.totp)
+	}
+	if err != nil {
 		return err
 	}
 	a.store(tr)
 	return nil
+}
+
+// totpLogin is the body of POST /api/auth/login/totp.
+type totpLogin struct {
+	Challenge string `json:"challenge"`
+	Code      string `json:"code"`
+}
+
+// loginTOTP completes a login that answered totp_required with a code from code.
+func (c *core) loginTOTP(ctx context.Context, challenge string, code func(context.Context) (string, error)) (tokenReply, error) {
+	var tr tokenReply
+	otp, err := code(ctx)
+	if err != nil {
+		return tr, err
+	}
+	_, err = c.do(ctx, request{method: http.MethodPost, path: "/api/auth/login/totp", public: true,
+		body: totpLogin{Challenge: challenge, Code: otp}, out: &tr})
+	return tr, err
 }
 
 func (a *auth) store(tr tokenReply) {
@@ -175,6 +200,72 @@ func (c *Client) ChangePassword(ctx context.Context, current, next string) error
 	a.password = next
 	a.mu.Unlock()
 	return nil
+}
+
+type passwordResetRequest struct {
+	Email string `json:"email"`
+}
+
+type passwordResetConfirm struct {
+	Token       string `json:"token"`
+	NewPassword string `json:"new_password"`
+}
+
+// RequestPasswordReset asks the server to mail a password reset link to the account
+// of email. It needs no login, and answers the same whether the address has an
+// account or not; a server set up to send no mail answers an *Error with code
+// forbidden.
+func (c *Client) RequestPasswordReset(ctx context.Context, email string) error {
+	_, err := c.c.do(ctx, request{method: http.MethodPost, path: "/api/auth/password-reset", public: true,
+		body: passwordResetRequest{Email: email}})
+	return err
+}
+
+// ConfirmPasswordReset sets a new password with the token of a mailed reset link. It
+// needs no login; every session of the user ends. A token that is unknown, used or
+// expired is an *Error with code invalid_request naming token.
+func (c *Client) ConfirmPasswordReset(ctx context.Context, token, newPassword string) error {
+	_, err := c.c.do(ctx, request{method: http.MethodPost, path: "/api/auth/password-reset/confirm", public: true,
+		body: passwordResetConfirm{Token: token, NewPassword: newPassword}})
+	return err
+}
+
+type totpCode struct {
+	Code string `json:"code"`
+}
+
+type recoveryCodes struct {
+	Codes []string `json:"recovery_codes"`
+}
+
+// EnrolTOTP starts turning on a second factor for the client's user: the answer's
+// secret (or URI, as a QR code) goes into an authenticator app, whose first code
+// ConfirmTOTP takes. An enrolment not yet confirmed is replaced; a second factor that
+// is on already is a 409 conflict.
+func (c *Client) EnrolTOTP(ctx context.Context) (*TOTPEnrolment, error) {
+	var out TOTPEnrolment
+	if _, err := c.c.do(ctx, request{method: http.MethodPost, path: "/api/auth/totp", out: &out}); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// ConfirmTOTP turns the second factor on with a first code of the authenticator app,
+// and returns the ten recovery codes, shown this once: each signs in once instead of
+// a code.
+func (c *Client) ConfirmTOTP(ctx context.Context, code string) ([]string, error) {
+	var out recoveryCodes
+	if _, err := c.c.do(ctx, request{method: http.MethodPost, path: "/api/auth/totp/confirm", body: totpCode{Code: code}, out: &out}); err != nil {
+		return nil, err
+	}
+	return out.Codes, nil
+}
+
+// DisableTOTP turns the client's user's second factor off, proven by a current code
+// or a recovery code.
+func (c *Client) DisableTOTP(ctx context.Context, code string) error {
+	_, err := c.c.do(ctx, request{method: http.MethodPost, path: "/api/auth/totp/disable", body: totpCode{Code: code}})
+	return err
 }
 
 // SessionsPage reads one page of the user's sessions, newest first.

@@ -74,6 +74,20 @@ func WithCredentials(email, password string) Option {
 	}
 }
 
+// WithTOTP gives a client made WithCredentials the codes of its user's second factor:
+// when a login answers totp_required, code is asked for a current code (or a recovery
+// code), which completes the login. Without it such a login fails with
+// ErrTOTPRequired.
+func WithTOTP(code func(ctx context.Context) (string, error)) Option {
+	return func(c *core) error {
+		if code == nil {
+			return errors.New("vmplane client: WithTOTP needs a function")
+		}
+		c.auth.totp = code
+		return nil
+	}
+}
+
 // WithHTTPClient makes the client send its requests through hc (its Transport and
 // Timeout are used as they are; WithMaxConns then has no effect).
 func WithHTTPClient(hc *http.Client) Option {

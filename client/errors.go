@@ -23,6 +23,9 @@ type Error struct {
 	Allowed []string
 	// RequestID is the X-Request-Id of the request: quote it when asking the operator.
 	RequestID string
+	// Challenge is the challenge of a 401 totp_required (a login whose password was
+	// right, of a user with a second factor): LoginTOTP completes it with a code.
+	Challenge string
 }
 
 // FieldError names one invalid input field.
@@ -56,6 +59,7 @@ var (
 	ErrUnauthorized         = &Error{Status: 401, Code: "unauthorized"}
 	ErrInvalidCredentials   = &Error{Status: 401, Code: "invalid_credentials"}
 	ErrInvalidRefreshToken  = &Error{Status: 401, Code: "invalid_refresh_token"}
+	ErrTOTPRequired         = &Error{Status: 401, Code: "totp_required"}
 	ErrForbidden            = &Error{Status: 403, Code: "forbidden"}
 	ErrNotFound             = &Error{Status: 404, Code: "not_found"}
 	ErrMethodNotAllowed     = &Error{Status: 405, Code: "method_not_allowed"}
@@ -104,6 +108,7 @@ type problem struct {
 	Errors    []FieldError `json:"errors"`
 	Allowed   []string     `json:"allowed"`
 	RequestID string       `json:"request_id"`
+	Challenge string       `json:"challenge"`
 }
 
 // codeOfStatus is the code of an error answer that is not problem JSON (a proxy's page,
@@ -121,7 +126,7 @@ func errorFrom(res *http.Response, body []byte) *Error {
 	e := &Error{Status: res.StatusCode, RequestID: res.Header.Get("X-Request-Id")}
 	var p problem
 	if json.Unmarshal(body, &p) == nil && p.Code != "" {
-		e.Code, e.Detail, e.Fields, e.Allowed = p.Code, p.Detail, p.Errors, p.Allowed
+		e.Code, e.Detail, e.Fields, e.Allowed, e.Challenge = p.Code, p.Detail, p.Errors, p.Allowed, p.Challenge
 		if p.RequestID != "" {
 			e.RequestID = p.RequestID
 		}

@@ -15,6 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pquerna/otp"
+	"github.com/pquerna/otp/totp"
+
 	"github.com/vmplane/vmplane/client"
 	"github.com/vmplane/vmplane/internal/testwait"
 )
@@ -673,6 +676,53 @@ func testOwnAccount(t *testing.T, ctx context.Context, w *world) {
 	}
 }
 
+// testSecondFactor turns on a user's second factor, logs in with WithTOTP, turns it off
+// with a recovery code, and has an operator reset it; and asks for a password reset,
+// which this server (no SMTP server) refuses, and confirms one with a made-up token.
+func testSecondFactor(t *testing.T, ctx context.Context, w *world) {
+	const email, password = "b@tenant.test", "tenant user password"
+	own := w.client(t, client.WithCredentials(email, password))
+	enr, err := own.EnrolTOTP(ctx)
+	if err != nil || !strings.HasPrefix(enr.URI, "otpauth://totp/") {
+		t.Fatalf("enrol: %+v %v", enr, err)
+	}
+	code := func(at time.Time) string {
+		c, err := totp.GenerateCodeCustom(enr.Secret, at, totp.ValidateOpts{Period: 30, Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	recovery, err := own.ConfirmTOTP(ctx, code(time.Now()))
+	if err != nil || len(recovery) != 10 {
+		t.Fatalf("confirm: %v %v", recovery, err)
+	}
+	plain := w.client(t, client.WithCredentials(email, password))
+	if _, err := plain.Login(ctx); !errors.Is(err, client.ErrTOTPRequired) {
+		t.Fatalf("a login without codes: %v; want totp_required", err)
+	}
+	asked := 0
+	withCodes := w.client(t, client.WithCredentials(email, password), client.WithTOTP(func(context.Context) (string, error) {
+		asked++
+		return code(time.Now().Add(30 * time.Second)), nil
+	}))
+	if u, err := withCodes.Login(ctx); err != nil || asked != 1 || !u.TOTPEnabled {
+		t.Fatalf("a login with a code: %+v %v (asked %d)", u, err, asked)
+	}
+	if err := own.DisableTOTP(ctx, recovery[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.admin.ResetUserTOTP(ctx, must(own.Me(ctx)).ID); !errors.Is(err, client.ErrConflict) {
+		t.Fatalf("reset of no second factor: %v; want conflict", err)
+	}
+	if err := plain.RequestPasswordReset(ctx, email); !errors.Is(err, client.ErrForbidden) {
+		t.Fatalf("a reset on a server without mail: %v; want forbidden", err)
+	}
+	if err := plain.ConfirmPasswordReset(ctx, strings.Repeat("x", 43), "a new password"); !errors.Is(err, client.ErrInvalidRequest) {
+		t.Fatalf("a made-up reset token: %v; want invalid_request", err)
+	}
+}
+
 // testCoreOnce calls the client's older calls once each, for the route walk.
 func testCoreOnce(t *testing.T, ctx context.Context, w *world) {
 	tmp := w.client(t, client.WithCredentials("a@tenant.test", "tenant user password"))
@@ -683,6 +733,7 @@ func testCoreOnce(t *testing.T, ctx context.Context, w *world) {
 		t.Fatal(err)
 	}
 	testOwnAccount(t, ctx, w)
+	testSecondFactor(t, ctx, w)
 	if _, err := w.admin.Health(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -761,6 +812,7 @@ func testCoreOnce(t *testing.T, ctx context.Context, w *world) {
 // same meaning, or that are no API calls. Each names the route the client uses.
 var notCalled = map[string]string{
 	"GET /metrics":                              "Prometheus scrape, not an API call",
+	"GET /reset-password":                       "the page a mailed reset link opens in a browser",
 	"GET /api/virt/vms/{id}/console/ws":         "a websocket, opened by a console program with the ticket of ConsoleTicket",
 	"POST /api/auth/refresh":                    "sent by the client itself when its token nears expiry (TestRefreshBeforeExpiry)",
 	"GET /api/resources/tasks/{id}":             "GetTask uses GET /api/tasks/{id}",

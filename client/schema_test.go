@@ -70,11 +70,17 @@ var modelled = []struct {
 	{"PageNode", typeOf[Page[Node]](), false},
 	{"PageSessionInfo", typeOf[Page[Session]](), false},
 	{"SessionInfo", typeOf[Session](), false},
+	{"TOTPEnrolment", typeOf[TOTPEnrolment](), false},
+	{"RecoveryCodeList", typeOf[recoveryCodes](), false},
 
 	// Bodies.
 	{"LoginRequest", typeOf[loginRequest](), false},
 	{"RefreshRequest", typeOf[refreshRequest](), false},
 	{"PasswordChange", typeOf[passwordChange](), false},
+	{"PasswordResetRequest", typeOf[passwordResetRequest](), false},
+	{"PasswordResetConfirm", typeOf[passwordResetConfirm](), false},
+	{"TOTPCode", typeOf[totpCode](), false},
+	{"TOTPLogin", typeOf[totpLogin](), false},
 	{"TenantCreate", typeOf[TenantCreate](), false},
 	{"TenantChange", typeOf[TenantChange](), false},
 	{"UserCreate", typeOf[UserCreate](), false},

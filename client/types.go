@@ -69,6 +69,15 @@ type User struct {
 	TenantID  *string   `json:"tenant_id"`
 	Disabled  bool      `json:"disabled"`
 	CreatedAt time.Time `json:"created_at"`
+	// TOTPEnabled says the user's logins ask for a code of a second factor.
+	TOTPEnabled bool `json:"totp_enabled"`
+}
+
+// TOTPEnrolment is a second factor being enrolled (Client.EnrolTOTP): its secret,
+// shown once, and the otpauth:// URI authenticator apps read from a QR code.
+type TOTPEnrolment struct {
+	Secret string `json:"secret"`
+	URI    string `json:"uri"`
 }
 
 // Session is one of the user's logins that has not ended (Client.Sessions).
@@ -80,7 +89,8 @@ type Session struct {
 	ExpiresAt  time.Time `json:"expires_at"`
 	ClientAddr string    `json:"client_address"`
 	UserAgent  string    `json:"user_agent"`
-	// Method is how the session was opened: "password".
+	// Method is how the session was opened: "password", "totp" (a password and a
+	// code of the second factor) or "recovery_code" (a password and a recovery code).
 	Method string `json:"method"`
 	// Current is the client's own session.
 	Current bool `json:"current"`

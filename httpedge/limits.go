@@ -36,6 +36,7 @@ var limits = openapi.Limits{
 	"login.email":   {Min: 1, Max: auth.MaxEmailLen},
 	// A login's password and a refresh token.
 	"login.credential": {Min: 1, Max: accounts.MaxCredentialLen},
+	"totp.code":        {Min: 1, Max: auth.MaxCodeLen},
 
 	"rule.comment": {Min: 0, Max: hypervisor.MaxRuleComment},
 	"rule.value":   {Min: 0, Max: hypervisor.MaxRuleValueLen},

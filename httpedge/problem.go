@@ -21,6 +21,9 @@ type problem struct {
 	RequestID string              `json:"request_id"`
 	Errors    []apierr.FieldError `json:"errors,omitempty"`
 	Allowed   []string            `json:"allowed,omitempty"`
+	// Challenge is present on a 401 totp_required: what POST /api/auth/login/totp
+	// completes with a code of the second factor.
+	Challenge string `json:"challenge,omitempty"`
 }
 
 // writeError is the one place where an error becomes an HTTP answer.
@@ -54,7 +57,7 @@ func (s *Server) writeError(rc *fasthttp.RequestCtx, requestID string, err error
 func problemBody(e *apierr.Error, requestID string) []byte {
 	body, _ := json.Marshal(problem{
 		Type: "about:blank", Title: e.Title(), Status: e.Status, Code: e.Code, Detail: e.Detail,
-		RequestID: requestID, Errors: e.Fields, Allowed: e.Allowed,
+		RequestID: requestID, Errors: e.Fields, Allowed: e.Allowed, Challenge: e.Challenge,
 	})
 	return body
 }

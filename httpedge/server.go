@@ -55,6 +55,8 @@ type Options struct {
 	// for the absolute URLs it hands out; empty: it hands out paths, never a URL made
 	// from the request's Host.
 	PublicURL string
+	// TOTPIssuer names the server in users' authenticator apps ("vmplane" when empty).
+	TOTPIssuer string
 
 	// IPv6Prefix is the prefix length by which IPv6 clients are told apart for the
 	// rate limits and the connection cap (DefaultIPv6Prefix when 0).

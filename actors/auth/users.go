@@ -37,6 +37,8 @@ type User struct {
 	CreatedAt time.Time `json:"created_at"`
 	// Disabled users cannot log in, and every token they hold has ended.
 	Disabled bool `json:"disabled"`
+	// TOTPEnabled: the user's logins ask for a code of a second factor.
+	TOTPEnabled bool `json:"totp_enabled"`
 }
 
 // userRecord is a user as stored under user/<id>.
@@ -47,6 +49,8 @@ type userRecord struct {
 	// was issued under, and a change of password, role, tenant or state bumps it, so
 	// that every token issued before stops working at once.
 	TokenGen uint64 `json:"token_gen,omitempty"`
+	// TOTP is the user's second factor, nil without one (totp.go).
+	TOTP *totpState `json:"totp,omitempty"`
 }
 
 // userRecordVersion is the schema version of userRecord.
@@ -93,6 +97,9 @@ type AuthOptions struct {
 	// PasswordChanged, when set, is called after a user's password changed through
 	// the API (app removes the first boot's password file with it).
 	PasswordChanged func(userID string)
+	// ResetMail, when set, mails password reset links (RequestPasswordReset); without
+	// it a reset is refused (ErrResetsOff).
+	ResetMail ResetMail
 }
 
 // Users is the service in front of the users kind.
@@ -119,6 +126,8 @@ type Users struct {
 	// generated the password shows it (InitialAdminPassword). Set once, by
 	// bootstrapAdmin before startUsers returns; it goes with the Users.
 	passwordCreator string
+	// resets mails the reset links asked for; nil when AuthOptions.ResetMail is not set.
+	resets *resetSender
 }
 
 // authState is one user's standing as its entity last published it: immutable. It is
@@ -151,6 +160,8 @@ type (
 		Hash string
 		// Gen is the token generation the hash belongs to.
 		Gen uint64
+		// TOTP: a right password opens no session, only a challenge for a code.
+		TOTP bool
 	}
 	// openFamily opens a login for a password checked against generation Gen, from
 	// From.
@@ -229,6 +240,9 @@ func startUsers(s *system, opts AuthOptions) (_ *Users, err error) {
 	})
 	if err := u.bootstrapAdmin(s); err != nil {
 		return nil, err
+	}
+	if opts.ResetMail != nil {
+		u.resets = startResetSender(u, opts.ResetMail)
 	}
 	return u, nil
 }
@@ -574,6 +588,9 @@ func (u *Users) Login(ctx context.Context, email, password string, from Client) 
 		return Session{}, errInvalidCredentials
 	}
 	from.Agent = clip(from.Agent, maxAgentLen)
+	if cred.TOTP {
+		return Session{}, u.challenge(ctx, cred, from)
+	}
 	return kit.Ask[Session](ctx, u.kind, cred.User.ID, &openFamily{TTL: u.opts.RefreshTTL, Gen: cred.Gen, From: from})
 }
 
@@ -657,8 +674,14 @@ func (u *Users) Logout(ctx context.Context, userID, token string) error {
 	return err
 }
 
-// Stop stops the password hasher; System.Stop calls it once the users kind is down.
-func (u *Users) Stop() { u.hasher.close() }
+// Stop stops the reset mails and the password hasher; System.Stop calls it once the
+// users kind is down.
+func (u *Users) Stop() {
+	if u.resets != nil {
+		u.resets.close()
+	}
+	u.hasher.close()
+}
 
 // TenantHasUsers reports whether a tenant has a user (a tenant that has one cannot be
 // deleted).
@@ -779,46 +802,26 @@ func (e *userEntity) Handle(ctx *kit.Ctx, msg any) {
 	case *getUser:
 		ctx.Respond(e.rec.User)
 	case *getCredentials:
-		ctx.Respond(credentials{User: e.rec.User, Hash: e.rec.PasswordHash, Gen: e.rec.TokenGen})
+		ctx.Respond(credentials{User: e.rec.User, Hash: e.rec.PasswordHash, Gen: e.rec.TokenGen, TOTP: e.rec.TOTP != nil && e.rec.TOTP.Confirmed})
 	case *getAuth:
 		if e.auth == nil {
 			e.publish()
 		}
 		ctx.Respond(e.auth)
 	case *openFamily:
-		if e.rec.Disabled || e.rec.TokenGen != m.Gen {
+		if e.rec.Disabled || e.rec.TokenGen != m.Gen || (e.rec.TOTP != nil && e.rec.TOTP.Confirmed) {
 			// Disabled, or its password, role or tenant changed, between the password
 			// check and here: the password checked may be the old one, and the change
-			// promised to end every login, this one included.
+			// promised to end every login, this one included. Or a second factor was
+			// turned on meanwhile, which this login has not given.
 			ctx.Fail(errInvalidCredentials)
 			return
 		}
-		now := time.Now().UTC()
-		f := &family{ID: persistence.NewID(), Key: randomBytes(32), Gen: 1, CreatedAt: now, ExpiresAt: now.Add(m.TTL),
-			ClientAddr: m.From.Addr, UserAgent: m.From.Agent, Method: MethodPassword, LastUsedAt: now}
-		val, err := persistence.Encode(familyVersion, f)
+		f, err := e.openInto(new(persistence.Batch), m.TTL, m.From, MethodPassword)
 		if err != nil {
 			ctx.Fail(err)
 			return
 		}
-		// Logins that ended (revoked or expired) are dropped as a new one starts, so a
-		// user's families stay few, and so are the oldest live ones beyond MaxSessions.
-		// Their tokens are refused either way: an unknown family answers exactly as a
-		// revoked one.
-		b := new(persistence.Batch).Put(persistence.Key("refresh", e.id, f.ID), val)
-		stale := e.dropped(now)
-		for _, id := range stale {
-			b.Del(persistence.Key("refresh", e.id, id))
-		}
-		if err := e.sys.rt.Commit(b); err != nil {
-			ctx.Fail(err)
-			return
-		}
-		for _, id := range stale {
-			delete(e.families, id)
-		}
-		e.families[f.ID] = f
-		e.publish()
 		ctx.Respond(e.session(f))
 	case *rotateToken:
 		f, err := e.check(m.Token)
@@ -853,6 +856,12 @@ func (e *userEntity) Handle(ctx *kit.Ctx, msg any) {
 		e.endSession(ctx, m)
 	case *changePassword:
 		e.changePassword(ctx, m)
+	case *resetPassword:
+		e.resetPassword(ctx, m)
+	case *enrolTOTP, *confirmTOTP, *disableTOTP:
+		e.handleTOTP(ctx, m)
+	case *totpLogin:
+		e.totpLogin(ctx, m)
 	case *updateUser:
 		e.update(ctx, m)
 	case *deleteUser:
@@ -924,6 +933,36 @@ func (e *userEntity) update(ctx *kit.Ctx, m *updateUser) {
 	ctx.Respond(e.rec.User)
 }
 
+// openInto opens a new login (a refresh-token family) from a client, opened by method,
+// in batch b (with whatever else b holds), commits b and makes the login the entity's.
+func (e *userEntity) openInto(b *persistence.Batch, ttl time.Duration, from Client, method string) (*family, error) {
+	now := time.Now().UTC()
+	f := &family{ID: persistence.NewID(), Key: randomBytes(32), Gen: 1, CreatedAt: now, ExpiresAt: now.Add(ttl),
+		ClientAddr: from.Addr, UserAgent: from.Agent, Method: method, LastUsedAt: now}
+	val, err := persistence.Encode(familyVersion, f)
+	if err != nil {
+		return nil, err
+	}
+	// Logins that ended (revoked or expired) are dropped as a new one starts, so a
+	// user's families stay few, and so are the oldest live ones beyond MaxSessions.
+	// Their tokens are refused either way: an unknown family answers exactly as a
+	// revoked one.
+	b.Put(persistence.Key("refresh", e.id, f.ID), val)
+	stale := e.dropped(now)
+	for _, id := range stale {
+		b.Del(persistence.Key("refresh", e.id, id))
+	}
+	if err := e.sys.rt.Commit(b); err != nil {
+		return nil, err
+	}
+	for _, id := range stale {
+		delete(e.families, id)
+	}
+	e.families[f.ID] = f
+	e.publish()
+	return f, nil
+}
+
 // revokeInto puts into b the revocation of every live login of the user but keep's,
 // and returns the logins it revokes, for commitUser.
 func (e *userEntity) revokeInto(b *persistence.Batch, keep string) ([]*family, error) {
@@ -947,6 +986,7 @@ func (e *userEntity) revokeInto(b *persistence.Batch, keep string) ([]*family, e
 // commitUser writes next as the user's record together with b, then makes it the
 // entity's, marks the ended logins revoked and publishes the user's new standing.
 func (e *userEntity) commitUser(b *persistence.Batch, next userRecord, ended []*family) error {
+	next.TOTPEnabled = next.TOTP != nil && next.TOTP.Confirmed
 	val, err := persistence.Encode(userRecordVersion, next)
 	if err != nil {
 		return err

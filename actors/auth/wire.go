@@ -20,6 +20,11 @@ func init() {
 	kit.Wire("auth.listSessions", 1, (*listSessions)(nil))
 	kit.Wire("auth.endSession", 1, (*endSession)(nil))
 	kit.Wire("auth.changePassword", 1, (*changePassword)(nil))
+	kit.Wire("auth.resetPassword", 1, (*resetPassword)(nil))
+	kit.Wire("auth.enrolTOTP", 1, (*enrolTOTP)(nil))
+	kit.Wire("auth.confirmTOTP", 1, (*confirmTOTP)(nil))
+	kit.Wire("auth.disableTOTP", 1, (*disableTOTP)(nil))
+	kit.Wire("auth.totpLogin", 1, (*totpLogin)(nil))
 	// Its answers.
 	kit.Wire("auth.User", 1, User{})
 	kit.Wire("auth.credentials", 1, credentials{})
@@ -27,6 +32,7 @@ func init() {
 	kit.Wire("auth.Session", 1, Session{})
 	kit.Wire("auth.revoked", 1, revoked{})
 	kit.Wire("auth.sessionList", 1, sessionList{})
+	kit.Wire("auth.totpDone", 1, totpDone{})
 	// Messages of a user's idempotency entity, and its answers.
 	kit.Wire("auth.claimKey", 1, (*claimKey)(nil))
 	kit.Wire("auth.completeKey", 1, (*completeKey)(nil))

@@ -104,10 +104,11 @@ func problemError(res *http.Response, body []byte) *client.Error {
 		Detail    string              `json:"detail"`
 		Errors    []client.FieldError `json:"errors"`
 		RequestID string              `json:"request_id"`
+		Challenge string              `json:"challenge"`
 	}
 	e := &client.Error{Status: res.StatusCode, RequestID: res.Header.Get("X-Request-Id")}
 	if json.Unmarshal(body, &p) == nil && p.Code != "" {
-		e.Code, e.Detail, e.Fields = p.Code, p.Detail, p.Errors
+		e.Code, e.Detail, e.Fields, e.Challenge = p.Code, p.Detail, p.Errors, p.Challenge
 		return e
 	}
 	e.Code = fmt.Sprintf("http_%d", res.StatusCode)
@@ -115,10 +116,21 @@ func problemError(res *http.Response, body []byte) *client.Error {
 	return e
 }
 
-// Login logs in at base and returns the credentials to keep.
-func Login(ctx context.Context, hc *http.Client, base, email, password string) (*Credentials, error) {
+// Login logs in at base and returns the credentials to keep. When the user has a
+// second factor, code is asked for a code of it (or a recovery code), which completes
+// the login; without code such a login fails with the server's totp_required.
+func Login(ctx context.Context, hc *http.Client, base, email, password string, code func() (string, error)) (*Credentials, error) {
 	var tr tokenReply
-	if err := postJSON(ctx, hc, base+"/api/auth/login", "", map[string]string{"email": email, "password": password}, &tr); err != nil {
+	err := postJSON(ctx, hc, base+"/api/auth/login", "", map[string]string{"email": email, "password": password}, &tr)
+	var e *client.Error
+	if errors.As(err, &e) && errors.Is(e, client.ErrTOTPRequired) && code != nil {
+		var otp string
+		if otp, err = code(); err != nil {
+			return nil, err
+		}
+		err = postJSON(ctx, hc, base+"/api/auth/login/totp", "", map[string]string{"challenge": e.Challenge, "code": otp}, &tr)
+	}
+	if err != nil {
 		return nil, err
 	}
 	c := credentialsOf(tr, time.Now())

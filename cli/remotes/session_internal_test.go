@@ -22,7 +22,7 @@ func TestLoginRetryEndsWithContext(t *testing.T) {
 		cancel() // the caller gives up while the answer is on its way
 	}))
 	defer srv.Close()
-	_, err := Login(ctx, srv.Client(), srv.URL, "a@example.test", "password")
+	_, err := Login(ctx, srv.Client(), srv.URL, "a@example.test", "password", nil)
 	if !errors.Is(err, context.Canceled) || n.Load() != 1 {
 		t.Fatalf("got %v after %d requests; want context.Canceled after 1", err, n.Load())
 	}

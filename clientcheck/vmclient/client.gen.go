@@ -1350,6 +1350,17 @@ type PasswordChange struct {
 	NewPassword     string `json:"new_password"`
 }
 
+// PasswordResetConfirm defines model for PasswordResetConfirm.
+type PasswordResetConfirm struct {
+	NewPassword string `json:"new_password"`
+	Token       string `json:"token"`
+}
+
+// PasswordResetRequest defines model for PasswordResetRequest.
+type PasswordResetRequest struct {
+	Email string `json:"email"`
+}
+
 // PowerSchedule defines model for PowerSchedule.
 type PowerSchedule struct {
 	Action     string                       `json:"action"`
@@ -1417,6 +1428,7 @@ type ProbeResult struct {
 // Problem An RFC 9457 problem: the body of every error answer.
 type Problem struct {
 	Allowed   *[]string     `json:"allowed,omitempty"`
+	Challenge *string       `json:"challenge,omitempty"`
 	Code      string        `json:"code"`
 	Detail    *string       `json:"detail,omitempty"`
 	Errors    *[]FieldError `json:"errors,omitempty"`
@@ -1453,6 +1465,11 @@ type QuotaChange struct {
 
 	// MemoryMb -1: unlimited; omitted: the default on create, unchanged on a patch
 	MemoryMb *int64 `json:"memory_mb,omitempty"`
+}
+
+// RecoveryCodeList defines model for RecoveryCodeList.
+type RecoveryCodeList struct {
+	RecoveryCodes []string `json:"recovery_codes"`
 }
 
 // RefreshRequest defines model for RefreshRequest.
@@ -1559,6 +1576,23 @@ type SyncResult struct {
 	Nodes      int64        `json:"nodes"`
 }
 
+// TOTPCode defines model for TOTPCode.
+type TOTPCode struct {
+	Code string `json:"code"`
+}
+
+// TOTPEnrolment defines model for TOTPEnrolment.
+type TOTPEnrolment struct {
+	Secret string `json:"secret"`
+	Uri    string `json:"uri"`
+}
+
+// TOTPLogin defines model for TOTPLogin.
+type TOTPLogin struct {
+	Challenge string `json:"challenge"`
+	Code      string `json:"code"`
+}
+
 // Task defines model for Task.
 type Task struct {
 	CreatedAt  time.Time                    `json:"created_at"`
@@ -1656,13 +1690,14 @@ type UsagePoint struct {
 
 // User defines model for User.
 type User struct {
-	CreatedAt time.Time                 `json:"created_at"`
-	Disabled  bool                      `json:"disabled"`
-	Email     string                    `json:"email"`
-	Id        string                    `json:"id"`
-	Name      string                    `json:"name"`
-	Role      string                    `json:"role"`
-	TenantId  nullable.Nullable[string] `json:"tenant_id,omitempty"`
+	CreatedAt   time.Time                 `json:"created_at"`
+	Disabled    bool                      `json:"disabled"`
+	Email       string                    `json:"email"`
+	Id          string                    `json:"id"`
+	Name        string                    `json:"name"`
+	Role        string                    `json:"role"`
+	TenantId    nullable.Nullable[string] `json:"tenant_id,omitempty"`
+	TotpEnabled bool                      `json:"totp_enabled"`
 }
 
 // UserChange defines model for UserChange.
@@ -1747,6 +1782,24 @@ type GetAuthSessionsParams struct {
 
 	// Limit page size, 1..500 (default 50)
 	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// PostAuthTotpParams defines parameters for PostAuthTotp.
+type PostAuthTotpParams struct {
+	// IdempotencyKey Makes a retry safe: the same key from the same user within 24 h gets the first answer again and changes nothing.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// PostAuthTotpConfirmParams defines parameters for PostAuthTotpConfirm.
+type PostAuthTotpConfirmParams struct {
+	// IdempotencyKey Makes a retry safe: the same key from the same user within 24 h gets the first answer again and changes nothing.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// PostAuthTotpDisableParams defines parameters for PostAuthTotpDisable.
+type PostAuthTotpDisableParams struct {
+	// IdempotencyKey Makes a retry safe: the same key from the same user within 24 h gets the first answer again and changes nothing.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // GetClientFirewallRulesParams defines parameters for GetClientFirewallRules.
@@ -2280,14 +2333,29 @@ type GetVirtVmsByIdUsageGraphsParamsTimeframe string
 // PostAuthLoginJSONRequestBody defines body for PostAuthLogin for application/json ContentType.
 type PostAuthLoginJSONRequestBody = LoginRequest
 
+// PostAuthLoginTotpJSONRequestBody defines body for PostAuthLoginTotp for application/json ContentType.
+type PostAuthLoginTotpJSONRequestBody = TOTPLogin
+
 // PostAuthLogoutJSONRequestBody defines body for PostAuthLogout for application/json ContentType.
 type PostAuthLogoutJSONRequestBody = RefreshRequest
 
 // PostAuthPasswordJSONRequestBody defines body for PostAuthPassword for application/json ContentType.
 type PostAuthPasswordJSONRequestBody = PasswordChange
 
+// PostAuthPasswordResetJSONRequestBody defines body for PostAuthPasswordReset for application/json ContentType.
+type PostAuthPasswordResetJSONRequestBody = PasswordResetRequest
+
+// PostAuthPasswordResetConfirmJSONRequestBody defines body for PostAuthPasswordResetConfirm for application/json ContentType.
+type PostAuthPasswordResetConfirmJSONRequestBody = PasswordResetConfirm
+
 // PostAuthRefreshJSONRequestBody defines body for PostAuthRefresh for application/json ContentType.
 type PostAuthRefreshJSONRequestBody = RefreshRequest
+
+// PostAuthTotpConfirmJSONRequestBody defines body for PostAuthTotpConfirm for application/json ContentType.
+type PostAuthTotpConfirmJSONRequestBody = TOTPCode
+
+// PostAuthTotpDisableJSONRequestBody defines body for PostAuthTotpDisable for application/json ContentType.
+type PostAuthTotpDisableJSONRequestBody = TOTPCode
 
 // PostClientFirewallRulesJSONRequestBody defines body for PostClientFirewallRules for application/json ContentType.
 type PostClientFirewallRulesJSONRequestBody = RuleBody
@@ -2498,7 +2566,7 @@ type ClientInterface interface {
 
 	// PostAuthLoginWithBody Log in with e-mail and password
 	//
-	// Answers an access token, a refresh token and the user. A missing or empty e-mail or password is 400 naming the field; a wrong e-mail or password is 401 invalid_credentials (the two are not told apart). Only failed logins count against the login limits: per e-mail and client address (429), and per e-mail over all addresses, beyond which an address with no failures is answered after a delay. A login being checked holds a reservation that a success gives back; one for which such reservations hold the budget failures left waits for them (at most 10 s, then 429). A 429's detail names the limit that refused, and its Retry-After and RateLimit headers are that limit's.
+	// Answers an access token, a refresh token and the user. A missing or empty e-mail or password is 400 naming the field; a wrong e-mail or password is 401 invalid_credentials (the two are not told apart). Only failed logins count against the login limits: per e-mail and client address (429), and per e-mail over all addresses, beyond which an address with no failures is answered after a delay. A login being checked holds a reservation that a success gives back; one for which such reservations hold the budget failures left waits for them (at most 10 s, then 429). A 429's detail names the limit that refused, and its Retry-After and RateLimit headers are that limit's. For a user with a second factor a right password answers 401 totp_required with a challenge (valid 5 minutes), which POST /api/auth/login/totp completes with a code; it counts as a success for the limits.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2507,12 +2575,30 @@ type ClientInterface interface {
 
 	// PostAuthLogin Log in with e-mail and password
 	//
-	// Answers an access token, a refresh token and the user. A missing or empty e-mail or password is 400 naming the field; a wrong e-mail or password is 401 invalid_credentials (the two are not told apart). Only failed logins count against the login limits: per e-mail and client address (429), and per e-mail over all addresses, beyond which an address with no failures is answered after a delay. A login being checked holds a reservation that a success gives back; one for which such reservations hold the budget failures left waits for them (at most 10 s, then 429). A 429's detail names the limit that refused, and its Retry-After and RateLimit headers are that limit's.
+	// Answers an access token, a refresh token and the user. A missing or empty e-mail or password is 400 naming the field; a wrong e-mail or password is 401 invalid_credentials (the two are not told apart). Only failed logins count against the login limits: per e-mail and client address (429), and per e-mail over all addresses, beyond which an address with no failures is answered after a delay. A login being checked holds a reservation that a success gives back; one for which such reservations hold the budget failures left waits for them (at most 10 s, then 429). A 429's detail names the limit that refused, and its Retry-After and RateLimit headers are that limit's. For a user with a second factor a right password answers 401 totp_required with a challenge (valid 5 minutes), which POST /api/auth/login/totp completes with a code; it counts as a success for the limits.
 	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /api/auth/login (the `PostAuthLogin` operationId).
 	PostAuthLogin(ctx context.Context, body PostAuthLoginJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostAuthLoginTotpWithBody Complete a login with a code of the second factor
+	//
+	// A login whose password is right, of a user with a second factor, answers 401 totp_required with a challenge; this completes it with a current code of the authenticator app, or a recovery code (used up). Each code works once. A wrong code is 400 naming code and counts against the user's login limits as a failed login does; an unknown, used or expired challenge (5 minutes) is 401 unauthorized.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/auth/login/totp (the `PostAuthLoginTotp` operationId).
+	PostAuthLoginTotpWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostAuthLoginTotp Complete a login with a code of the second factor
+	//
+	// A login whose password is right, of a user with a second factor, answers 401 totp_required with a challenge; this completes it with a current code of the authenticator app, or a recovery code (used up). Each code works once. A wrong code is 400 naming code and counts against the user's login limits as a failed login does; an unknown, used or expired challenge (5 minutes) is 401 unauthorized.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/auth/login/totp (the `PostAuthLoginTotp` operationId).
+	PostAuthLoginTotp(ctx context.Context, body PostAuthLoginTotpJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PostAuthLogoutWithBody End a login: its refresh tokens and its access tokens
 	//
@@ -2557,6 +2643,42 @@ type ClientInterface interface {
 	// Corresponds with POST /api/auth/password (the `PostAuthPassword` operationId).
 	PostAuthPassword(ctx context.Context, params *PostAuthPasswordParams, body PostAuthPasswordJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// PostAuthPasswordResetWithBody Ask for a password reset link by mail
+	//
+	// Answers 202 at once, alike whether the address has an account or not; the account's owner is then mailed a link that sets a new password once, within 30 minutes. Each request spends the login limits of the e-mail and the client address, as a failed login does (429 past them). A server with no SMTP server set up answers 403 forbidden, for every address.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/auth/password-reset (the `PostAuthPasswordReset` operationId).
+	PostAuthPasswordResetWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostAuthPasswordReset Ask for a password reset link by mail
+	//
+	// Answers 202 at once, alike whether the address has an account or not; the account's owner is then mailed a link that sets a new password once, within 30 minutes. Each request spends the login limits of the e-mail and the client address, as a failed login does (429 past them). A server with no SMTP server set up answers 403 forbidden, for every address.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/auth/password-reset (the `PostAuthPasswordReset` operationId).
+	PostAuthPasswordReset(ctx context.Context, body PostAuthPasswordResetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostAuthPasswordResetConfirmWithBody Set a new password with the token of a mailed reset link
+	//
+	// Sets new_password for the link's user, spends the link, and ends every session of the user (and every other link). A token that is unknown, used, expired, or of a user changed since is 400 naming token.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/auth/password-reset/confirm (the `PostAuthPasswordResetConfirm` operationId).
+	PostAuthPasswordResetConfirmWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostAuthPasswordResetConfirm Set a new password with the token of a mailed reset link
+	//
+	// Sets new_password for the link's user, spends the link, and ends every session of the user (and every other link). A token that is unknown, used, expired, or of a user changed since is 400 naming token.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/auth/password-reset/confirm (the `PostAuthPasswordResetConfirm` operationId).
+	PostAuthPasswordResetConfirm(ctx context.Context, body PostAuthPasswordResetConfirmJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// PostAuthRefreshWithBody Rotate a refresh token for a new token pair
 	//
 	// Spends the refresh token and answers a new access and refresh token. A missing refresh_token is 400; an unknown, spent or expired one is 401 invalid_refresh_token, and reusing a spent one ends the whole login.
@@ -2588,6 +2710,49 @@ type ClientInterface interface {
 	//
 	// Corresponds with DELETE /api/auth/sessions/{id} (the `DeleteAuthSessionsById` operationId).
 	DeleteAuthSessionsById(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostAuthTotp Start turning on a second factor: its secret and otpauth:// URI
+	//
+	// Answers the secret, shown this once, and the otpauth:// URI authenticator apps read from a QR code. Logins ask for codes once a first code confirms it (POST /api/auth/totp/confirm); an unconfirmed enrolment is replaced by the next. While a second factor is on, 409 conflict.
+	//
+	// Corresponds with POST /api/auth/totp (the `PostAuthTotp` operationId).
+	PostAuthTotp(ctx context.Context, params *PostAuthTotpParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostAuthTotpConfirmWithBody Turn the second factor on with a first code; answers ten recovery codes, once
+	//
+	// A wrong code is 400 naming code; no enrolment waiting is 409 conflict. The recovery codes are shown this once: each signs in once instead of a code.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/auth/totp/confirm (the `PostAuthTotpConfirm` operationId).
+	PostAuthTotpConfirmWithBody(ctx context.Context, params *PostAuthTotpConfirmParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostAuthTotpConfirm Turn the second factor on with a first code; answers ten recovery codes, once
+	//
+	// A wrong code is 400 naming code; no enrolment waiting is 409 conflict. The recovery codes are shown this once: each signs in once instead of a code.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/auth/totp/confirm (the `PostAuthTotpConfirm` operationId).
+	PostAuthTotpConfirm(ctx context.Context, params *PostAuthTotpConfirmParams, body PostAuthTotpConfirmJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostAuthTotpDisableWithBody Turn the second factor off with a code or a recovery code
+	//
+	// A wrong code is 400 naming code; a user without a second factor gets 409 conflict.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/auth/totp/disable (the `PostAuthTotpDisable` operationId).
+	PostAuthTotpDisableWithBody(ctx context.Context, params *PostAuthTotpDisableParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostAuthTotpDisable Turn the second factor off with a code or a recovery code
+	//
+	// A wrong code is 400 naming code; a user without a second factor gets 409 conflict.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/auth/totp/disable (the `PostAuthTotpDisable` operationId).
+	PostAuthTotpDisable(ctx context.Context, params *PostAuthTotpDisableParams, body PostAuthTotpDisableJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetClientFirewallRules The tenant's firewall rules by position
 	//
@@ -3486,6 +3651,13 @@ type ClientInterface interface {
 	// Corresponds with PATCH /api/resources/users/{id} (the `PatchResourcesUsersById` operationId).
 	PatchResourcesUsersByIdWithApplicationMergePatchPlusJSONBody(ctx context.Context, id string, body PatchResourcesUsersByIdApplicationMergePatchPlusJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// DeleteResourcesUsersByIdTotp Turn a user's second factor off (operators), ending every session of the user
+	//
+	// For a user who lost the authenticator and the recovery codes. A user without a second factor (nor an enrolment) is 409 conflict.
+	//
+	// Corresponds with DELETE /api/resources/users/{id}/totp (the `DeleteResourcesUsersByIdTotp` operationId).
+	DeleteResourcesUsersByIdTotp(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetTasksById One task (a tenant user sees only its tenant's)
 	//
 	// One task (a tenant user sees only its tenant's). Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404.
@@ -3682,6 +3854,13 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /metrics (the `GetMetrics` operationId).
 	GetMetrics(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetResetPassword The page a mailed reset link opens
+	//
+	// An HTML page that asks for the new password and sends it, with the link's token, to POST /api/auth/password-reset/confirm.
+	//
+	// Corresponds with GET /reset-password (the `GetResetPassword` operationId).
+	GetResetPassword(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // GetAdminBackup A backup of the whole store
@@ -3703,7 +3882,7 @@ func (c *Client) GetAdminBackup(ctx context.Context, reqEditors ...RequestEditor
 
 // PostAuthLoginWithBody Log in with e-mail and password
 //
-// Answers an access token, a refresh token and the user. A missing or empty e-mail or password is 400 naming the field; a wrong e-mail or password is 401 invalid_credentials (the two are not told apart). Only failed logins count against the login limits: per e-mail and client address (429), and per e-mail over all addresses, beyond which an address with no failures is answered after a delay. A login being checked holds a reservation that a success gives back; one for which such reservations hold the budget failures left waits for them (at most 10 s, then 429). A 429's detail names the limit that refused, and its Retry-After and RateLimit headers are that limit's.
+// Answers an access token, a refresh token and the user. A missing or empty e-mail or password is 400 naming the field; a wrong e-mail or password is 401 invalid_credentials (the two are not told apart). Only failed logins count against the login limits: per e-mail and client address (429), and per e-mail over all addresses, beyond which an address with no failures is answered after a delay. A login being checked holds a reservation that a success gives back; one for which such reservations hold the budget failures left waits for them (at most 10 s, then 429). A 429's detail names the limit that refused, and its Retry-After and RateLimit headers are that limit's. For a user with a second factor a right password answers 401 totp_required with a challenge (valid 5 minutes), which POST /api/auth/login/totp completes with a code; it counts as a success for the limits.
 //
 // Takes any type of body and a specified content type.
 //
@@ -3722,13 +3901,51 @@ func (c *Client) PostAuthLoginWithBody(ctx context.Context, contentType string, 
 
 // PostAuthLogin Log in with e-mail and password
 //
-// Answers an access token, a refresh token and the user. A missing or empty e-mail or password is 400 naming the field; a wrong e-mail or password is 401 invalid_credentials (the two are not told apart). Only failed logins count against the login limits: per e-mail and client address (429), and per e-mail over all addresses, beyond which an address with no failures is answered after a delay. A login being checked holds a reservation that a success gives back; one for which such reservations hold the budget failures left waits for them (at most 10 s, then 429). A 429's detail names the limit that refused, and its Retry-After and RateLimit headers are that limit's.
+// Answers an access token, a refresh token and the user. A missing or empty e-mail or password is 400 naming the field; a wrong e-mail or password is 401 invalid_credentials (the two are not told apart). Only failed logins count against the login limits: per e-mail and client address (429), and per e-mail over all addresses, beyond which an address with no failures is answered after a delay. A login being checked holds a reservation that a success gives back; one for which such reservations hold the budget failures left waits for them (at most 10 s, then 429). A 429's detail names the limit that refused, and its Retry-After and RateLimit headers are that limit's. For a user with a second factor a right password answers 401 totp_required with a challenge (valid 5 minutes), which POST /api/auth/login/totp completes with a code; it counts as a success for the limits.
 //
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /api/auth/login (the `PostAuthLogin` operationId).
 func (c *Client) PostAuthLogin(ctx context.Context, body PostAuthLoginJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPostAuthLoginRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostAuthLoginTotpWithBody Complete a login with a code of the second factor
+//
+// A login whose password is right, of a user with a second factor, answers 401 totp_required with a challenge; this completes it with a current code of the authenticator app, or a recovery code (used up). Each code works once. A wrong code is 400 naming code and counts against the user's login limits as a failed login does; an unknown, used or expired challenge (5 minutes) is 401 unauthorized.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/auth/login/totp (the `PostAuthLoginTotp` operationId).
+func (c *Client) PostAuthLoginTotpWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostAuthLoginTotpRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostAuthLoginTotp Complete a login with a code of the second factor
+//
+// A login whose password is right, of a user with a second factor, answers 401 totp_required with a challenge; this completes it with a current code of the authenticator app, or a recovery code (used up). Each code works once. A wrong code is 400 naming code and counts against the user's login limits as a failed login does; an unknown, used or expired challenge (5 minutes) is 401 unauthorized.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/auth/login/totp (the `PostAuthLoginTotp` operationId).
+func (c *Client) PostAuthLoginTotp(ctx context.Context, body PostAuthLoginTotpJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostAuthLoginTotpRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3832,6 +4049,82 @@ func (c *Client) PostAuthPassword(ctx context.Context, params *PostAuthPasswordP
 	return c.Client.Do(req)
 }
 
+// PostAuthPasswordResetWithBody Ask for a password reset link by mail
+//
+// Answers 202 at once, alike whether the address has an account or not; the account's owner is then mailed a link that sets a new password once, within 30 minutes. Each request spends the login limits of the e-mail and the client address, as a failed login does (429 past them). A server with no SMTP server set up answers 403 forbidden, for every address.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/auth/password-reset (the `PostAuthPasswordReset` operationId).
+func (c *Client) PostAuthPasswordResetWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostAuthPasswordResetRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostAuthPasswordReset Ask for a password reset link by mail
+//
+// Answers 202 at once, alike whether the address has an account or not; the account's owner is then mailed a link that sets a new password once, within 30 minutes. Each request spends the login limits of the e-mail and the client address, as a failed login does (429 past them). A server with no SMTP server set up answers 403 forbidden, for every address.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/auth/password-reset (the `PostAuthPasswordReset` operationId).
+func (c *Client) PostAuthPasswordReset(ctx context.Context, body PostAuthPasswordResetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostAuthPasswordResetRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostAuthPasswordResetConfirmWithBody Set a new password with the token of a mailed reset link
+//
+// Sets new_password for the link's user, spends the link, and ends every session of the user (and every other link). A token that is unknown, used, expired, or of a user changed since is 400 naming token.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/auth/password-reset/confirm (the `PostAuthPasswordResetConfirm` operationId).
+func (c *Client) PostAuthPasswordResetConfirmWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostAuthPasswordResetConfirmRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostAuthPasswordResetConfirm Set a new password with the token of a mailed reset link
+//
+// Sets new_password for the link's user, spends the link, and ends every session of the user (and every other link). A token that is unknown, used, expired, or of a user changed since is 400 naming token.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/auth/password-reset/confirm (the `PostAuthPasswordResetConfirm` operationId).
+func (c *Client) PostAuthPasswordResetConfirm(ctx context.Context, body PostAuthPasswordResetConfirmJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostAuthPasswordResetConfirmRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // PostAuthRefreshWithBody Rotate a refresh token for a new token pair
 //
 // Spends the refresh token and answers a new access and refresh token. A missing refresh_token is 400; an unknown, spent or expired one is 401 invalid_refresh_token, and reusing a spent one ends the whole login.
@@ -3894,6 +4187,99 @@ func (c *Client) GetAuthSessions(ctx context.Context, params *GetAuthSessionsPar
 // Corresponds with DELETE /api/auth/sessions/{id} (the `DeleteAuthSessionsById` operationId).
 func (c *Client) DeleteAuthSessionsById(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewDeleteAuthSessionsByIdRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostAuthTotp Start turning on a second factor: its secret and otpauth:// URI
+//
+// Answers the secret, shown this once, and the otpauth:// URI authenticator apps read from a QR code. Logins ask for codes once a first code confirms it (POST /api/auth/totp/confirm); an unconfirmed enrolment is replaced by the next. While a second factor is on, 409 conflict.
+//
+// Corresponds with POST /api/auth/totp (the `PostAuthTotp` operationId).
+func (c *Client) PostAuthTotp(ctx context.Context, params *PostAuthTotpParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostAuthTotpRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostAuthTotpConfirmWithBody Turn the second factor on with a first code; answers ten recovery codes, once
+//
+// A wrong code is 400 naming code; no enrolment waiting is 409 conflict. The recovery codes are shown this once: each signs in once instead of a code.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/auth/totp/confirm (the `PostAuthTotpConfirm` operationId).
+func (c *Client) PostAuthTotpConfirmWithBody(ctx context.Context, params *PostAuthTotpConfirmParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostAuthTotpConfirmRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostAuthTotpConfirm Turn the second factor on with a first code; answers ten recovery codes, once
+//
+// A wrong code is 400 naming code; no enrolment waiting is 409 conflict. The recovery codes are shown this once: each signs in once instead of a code.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/auth/totp/confirm (the `PostAuthTotpConfirm` operationId).
+func (c *Client) PostAuthTotpConfirm(ctx context.Context, params *PostAuthTotpConfirmParams, body PostAuthTotpConfirmJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostAuthTotpConfirmRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostAuthTotpDisableWithBody Turn the second factor off with a code or a recovery code
+//
+// A wrong code is 400 naming code; a user without a second factor gets 409 conflict.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/auth/totp/disable (the `PostAuthTotpDisable` operationId).
+func (c *Client) PostAuthTotpDisableWithBody(ctx context.Context, params *PostAuthTotpDisableParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostAuthTotpDisableRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostAuthTotpDisable Turn the second factor off with a code or a recovery code
+//
+// A wrong code is 400 naming code; a user without a second factor gets 409 conflict.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/auth/totp/disable (the `PostAuthTotpDisable` operationId).
+func (c *Client) PostAuthTotpDisable(ctx context.Context, params *PostAuthTotpDisableParams, body PostAuthTotpDisableJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostAuthTotpDisableRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -5911,6 +6297,23 @@ func (c *Client) PatchResourcesUsersByIdWithApplicationMergePatchPlusJSONBody(ct
 	return c.Client.Do(req)
 }
 
+// DeleteResourcesUsersByIdTotp Turn a user's second factor off (operators), ending every session of the user
+//
+// For a user who lost the authenticator and the recovery codes. A user without a second factor (nor an enrolment) is 409 conflict.
+//
+// Corresponds with DELETE /api/resources/users/{id}/totp (the `DeleteResourcesUsersByIdTotp` operationId).
+func (c *Client) DeleteResourcesUsersByIdTotp(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteResourcesUsersByIdTotpRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetTasksById One task (a tenant user sees only its tenant's)
 //
 // One task (a tenant user sees only its tenant's). Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404.
@@ -6358,6 +6761,23 @@ func (c *Client) GetMetrics(ctx context.Context, reqEditors ...RequestEditorFn) 
 	return c.Client.Do(req)
 }
 
+// GetResetPassword The page a mailed reset link opens
+//
+// An HTML page that asks for the new password and sends it, with the link's token, to POST /api/auth/password-reset/confirm.
+//
+// Corresponds with GET /reset-password (the `GetResetPassword` operationId).
+func (c *Client) GetResetPassword(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetResetPasswordRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // NewGetAdminBackupRequest constructs an http.Request for the GetAdminBackup method
 func NewGetAdminBackupRequest(server string) (*http.Request, error) {
 	var err error
@@ -6406,6 +6826,46 @@ func NewPostAuthLoginRequestWithBody(server string, contentType string, body io.
 	}
 
 	operationPath := fmt.Sprintf("/api/auth/login")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewPostAuthLoginTotpRequest calls the generic PostAuthLoginTotp builder with application/json body
+func NewPostAuthLoginTotpRequest(server string, body PostAuthLoginTotpJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPostAuthLoginTotpRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewPostAuthLoginTotpRequestWithBody constructs an http.Request for the PostAuthLoginTotp method, with any body, and a specified content type
+func NewPostAuthLoginTotpRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/auth/login/totp")
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -6562,6 +7022,86 @@ func NewPostAuthPasswordRequestWithBody(server string, params *PostAuthPasswordP
 	return req, nil
 }
 
+// NewPostAuthPasswordResetRequest calls the generic PostAuthPasswordReset builder with application/json body
+func NewPostAuthPasswordResetRequest(server string, body PostAuthPasswordResetJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPostAuthPasswordResetRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewPostAuthPasswordResetRequestWithBody constructs an http.Request for the PostAuthPasswordReset method, with any body, and a specified content type
+func NewPostAuthPasswordResetRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/auth/password-reset")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewPostAuthPasswordResetConfirmRequest calls the generic PostAuthPasswordResetConfirm builder with application/json body
+func NewPostAuthPasswordResetConfirmRequest(server string, body PostAuthPasswordResetConfirmJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPostAuthPasswordResetConfirmRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewPostAuthPasswordResetConfirmRequestWithBody constructs an http.Request for the PostAuthPasswordResetConfirm method, with any body, and a specified content type
+func NewPostAuthPasswordResetConfirmRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/auth/password-reset/confirm")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewPostAuthRefreshRequest calls the generic PostAuthRefresh builder with application/json body
 func NewPostAuthRefreshRequest(server string, body PostAuthRefreshJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -6697,6 +7237,158 @@ func NewDeleteAuthSessionsByIdRequest(server string, id string) (*http.Request, 
 	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPostAuthTotpRequest constructs an http.Request for the PostAuthTotp method
+func NewPostAuthTotpRequest(server string, params *PostAuthTotpParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/auth/totp")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewPostAuthTotpConfirmRequest calls the generic PostAuthTotpConfirm builder with application/json body
+func NewPostAuthTotpConfirmRequest(server string, params *PostAuthTotpConfirmParams, body PostAuthTotpConfirmJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPostAuthTotpConfirmRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewPostAuthTotpConfirmRequestWithBody constructs an http.Request for the PostAuthTotpConfirm method, with any body, and a specified content type
+func NewPostAuthTotpConfirmRequestWithBody(server string, params *PostAuthTotpConfirmParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/auth/totp/confirm")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewPostAuthTotpDisableRequest calls the generic PostAuthTotpDisable builder with application/json body
+func NewPostAuthTotpDisableRequest(server string, params *PostAuthTotpDisableParams, body PostAuthTotpDisableJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPostAuthTotpDisableRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewPostAuthTotpDisableRequestWithBody constructs an http.Request for the PostAuthTotpDisable method, with any body, and a specified content type
+func NewPostAuthTotpDisableRequestWithBody(server string, params *PostAuthTotpDisableParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/auth/totp/disable")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -11073,6 +11765,40 @@ func NewPatchResourcesUsersByIdRequestWithBody(server string, id string, content
 	return req, nil
 }
 
+// NewDeleteResourcesUsersByIdTotpRequest constructs an http.Request for the DeleteResourcesUsersByIdTotp method
+func NewDeleteResourcesUsersByIdTotpRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/resources/users/%s/totp", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewGetTasksByIdRequest constructs an http.Request for the GetTasksById method
 func NewGetTasksByIdRequest(server string, id string) (*http.Request, error) {
 	var err error
@@ -12108,6 +12834,33 @@ func NewGetMetricsRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewGetResetPasswordRequest constructs an http.Request for the GetResetPassword method
+func NewGetResetPasswordRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/reset-password")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 func (c *Client) applyEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
 	for _, r := range c.RequestEditors {
 		if err := r(ctx, req); err != nil {
@@ -12163,7 +12916,7 @@ type ClientWithResponsesInterface interface {
 
 	// PostAuthLoginWithBodyWithResponse Log in with e-mail and password
 	//
-	// Answers an access token, a refresh token and the user. A missing or empty e-mail or password is 400 naming the field; a wrong e-mail or password is 401 invalid_credentials (the two are not told apart). Only failed logins count against the login limits: per e-mail and client address (429), and per e-mail over all addresses, beyond which an address with no failures is answered after a delay. A login being checked holds a reservation that a success gives back; one for which such reservations hold the budget failures left waits for them (at most 10 s, then 429). A 429's detail names the limit that refused, and its Retry-After and RateLimit headers are that limit's.
+	// Answers an access token, a refresh token and the user. A missing or empty e-mail or password is 400 naming the field; a wrong e-mail or password is 401 invalid_credentials (the two are not told apart). Only failed logins count against the login limits: per e-mail and client address (429), and per e-mail over all addresses, beyond which an address with no failures is answered after a delay. A login being checked holds a reservation that a success gives back; one for which such reservations hold the budget failures left waits for them (at most 10 s, then 429). A 429's detail names the limit that refused, and its Retry-After and RateLimit headers are that limit's. For a user with a second factor a right password answers 401 totp_required with a challenge (valid 5 minutes), which POST /api/auth/login/totp completes with a code; it counts as a success for the limits.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -12172,12 +12925,30 @@ type ClientWithResponsesInterface interface {
 
 	// PostAuthLoginWithResponse Log in with e-mail and password
 	//
-	// Answers an access token, a refresh token and the user. A missing or empty e-mail or password is 400 naming the field; a wrong e-mail or password is 401 invalid_credentials (the two are not told apart). Only failed logins count against the login limits: per e-mail and client address (429), and per e-mail over all addresses, beyond which an address with no failures is answered after a delay. A login being checked holds a reservation that a success gives back; one for which such reservations hold the budget failures left waits for them (at most 10 s, then 429). A 429's detail names the limit that refused, and its Retry-After and RateLimit headers are that limit's.
+	// Answers an access token, a refresh token and the user. A missing or empty e-mail or password is 400 naming the field; a wrong e-mail or password is 401 invalid_credentials (the two are not told apart). Only failed logins count against the login limits: per e-mail and client address (429), and per e-mail over all addresses, beyond which an address with no failures is answered after a delay. A login being checked holds a reservation that a success gives back; one for which such reservations hold the budget failures left waits for them (at most 10 s, then 429). A 429's detail names the limit that refused, and its Retry-After and RateLimit headers are that limit's. For a user with a second factor a right password answers 401 totp_required with a challenge (valid 5 minutes), which POST /api/auth/login/totp completes with a code; it counts as a success for the limits.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/auth/login (the `PostAuthLogin` operationId).
 	PostAuthLoginWithResponse(ctx context.Context, body PostAuthLoginJSONRequestBody, reqEditors ...RequestEditorFn) (*PostAuthLoginResponse, error)
+
+	// PostAuthLoginTotpWithBodyWithResponse Complete a login with a code of the second factor
+	//
+	// A login whose password is right, of a user with a second factor, answers 401 totp_required with a challenge; this completes it with a current code of the authenticator app, or a recovery code (used up). Each code works once. A wrong code is 400 naming code and counts against the user's login limits as a failed login does; an unknown, used or expired challenge (5 minutes) is 401 unauthorized.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/auth/login/totp (the `PostAuthLoginTotp` operationId).
+	PostAuthLoginTotpWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostAuthLoginTotpResponse, error)
+
+	// PostAuthLoginTotpWithResponse Complete a login with a code of the second factor
+	//
+	// A login whose password is right, of a user with a second factor, answers 401 totp_required with a challenge; this completes it with a current code of the authenticator app, or a recovery code (used up). Each code works once. A wrong code is 400 naming code and counts against the user's login limits as a failed login does; an unknown, used or expired challenge (5 minutes) is 401 unauthorized.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/auth/login/totp (the `PostAuthLoginTotp` operationId).
+	PostAuthLoginTotpWithResponse(ctx context.Context, body PostAuthLoginTotpJSONRequestBody, reqEditors ...RequestEditorFn) (*PostAuthLoginTotpResponse, error)
 
 	// PostAuthLogoutWithBodyWithResponse End a login: its refresh tokens and its access tokens
 	//
@@ -12224,6 +12995,42 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/auth/password (the `PostAuthPassword` operationId).
 	PostAuthPasswordWithResponse(ctx context.Context, params *PostAuthPasswordParams, body PostAuthPasswordJSONRequestBody, reqEditors ...RequestEditorFn) (*PostAuthPasswordResponse, error)
 
+	// PostAuthPasswordResetWithBodyWithResponse Ask for a password reset link by mail
+	//
+	// Answers 202 at once, alike whether the address has an account or not; the account's owner is then mailed a link that sets a new password once, within 30 minutes. Each request spends the login limits of the e-mail and the client address, as a failed login does (429 past them). A server with no SMTP server set up answers 403 forbidden, for every address.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/auth/password-reset (the `PostAuthPasswordReset` operationId).
+	PostAuthPasswordResetWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostAuthPasswordResetResponse, error)
+
+	// PostAuthPasswordResetWithResponse Ask for a password reset link by mail
+	//
+	// Answers 202 at once, alike whether the address has an account or not; the account's owner is then mailed a link that sets a new password once, within 30 minutes. Each request spends the login limits of the e-mail and the client address, as a failed login does (429 past them). A server with no SMTP server set up answers 403 forbidden, for every address.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/auth/password-reset (the `PostAuthPasswordReset` operationId).
+	PostAuthPasswordResetWithResponse(ctx context.Context, body PostAuthPasswordResetJSONRequestBody, reqEditors ...RequestEditorFn) (*PostAuthPasswordResetResponse, error)
+
+	// PostAuthPasswordResetConfirmWithBodyWithResponse Set a new password with the token of a mailed reset link
+	//
+	// Sets new_password for the link's user, spends the link, and ends every session of the user (and every other link). A token that is unknown, used, expired, or of a user changed since is 400 naming token.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/auth/password-reset/confirm (the `PostAuthPasswordResetConfirm` operationId).
+	PostAuthPasswordResetConfirmWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostAuthPasswordResetConfirmResponse, error)
+
+	// PostAuthPasswordResetConfirmWithResponse Set a new password with the token of a mailed reset link
+	//
+	// Sets new_password for the link's user, spends the link, and ends every session of the user (and every other link). A token that is unknown, used, expired, or of a user changed since is 400 naming token.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/auth/password-reset/confirm (the `PostAuthPasswordResetConfirm` operationId).
+	PostAuthPasswordResetConfirmWithResponse(ctx context.Context, body PostAuthPasswordResetConfirmJSONRequestBody, reqEditors ...RequestEditorFn) (*PostAuthPasswordResetConfirmResponse, error)
+
 	// PostAuthRefreshWithBodyWithResponse Rotate a refresh token for a new token pair
 	//
 	// Spends the refresh token and answers a new access and refresh token. A missing refresh_token is 400; an unknown, spent or expired one is 401 invalid_refresh_token, and reusing a spent one ends the whole login.
@@ -12259,6 +13066,51 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with DELETE /api/auth/sessions/{id} (the `DeleteAuthSessionsById` operationId).
 	DeleteAuthSessionsByIdWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*DeleteAuthSessionsByIdResponse, error)
+
+	// PostAuthTotpWithResponse Start turning on a second factor: its secret and otpauth:// URI
+	//
+	// Answers the secret, shown this once, and the otpauth:// URI authenticator apps read from a QR code. Logins ask for codes once a first code confirms it (POST /api/auth/totp/confirm); an unconfirmed enrolment is replaced by the next. While a second factor is on, 409 conflict.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/auth/totp (the `PostAuthTotp` operationId).
+	PostAuthTotpWithResponse(ctx context.Context, params *PostAuthTotpParams, reqEditors ...RequestEditorFn) (*PostAuthTotpResponse, error)
+
+	// PostAuthTotpConfirmWithBodyWithResponse Turn the second factor on with a first code; answers ten recovery codes, once
+	//
+	// A wrong code is 400 naming code; no enrolment waiting is 409 conflict. The recovery codes are shown this once: each signs in once instead of a code.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/auth/totp/confirm (the `PostAuthTotpConfirm` operationId).
+	PostAuthTotpConfirmWithBodyWithResponse(ctx context.Context, params *PostAuthTotpConfirmParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostAuthTotpConfirmResponse, error)
+
+	// PostAuthTotpConfirmWithResponse Turn the second factor on with a first code; answers ten recovery codes, once
+	//
+	// A wrong code is 400 naming code; no enrolment waiting is 409 conflict. The recovery codes are shown this once: each signs in once instead of a code.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/auth/totp/confirm (the `PostAuthTotpConfirm` operationId).
+	PostAuthTotpConfirmWithResponse(ctx context.Context, params *PostAuthTotpConfirmParams, body PostAuthTotpConfirmJSONRequestBody, reqEditors ...RequestEditorFn) (*PostAuthTotpConfirmResponse, error)
+
+	// PostAuthTotpDisableWithBodyWithResponse Turn the second factor off with a code or a recovery code
+	//
+	// A wrong code is 400 naming code; a user without a second factor gets 409 conflict.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/auth/totp/disable (the `PostAuthTotpDisable` operationId).
+	PostAuthTotpDisableWithBodyWithResponse(ctx context.Context, params *PostAuthTotpDisableParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostAuthTotpDisableResponse, error)
+
+	// PostAuthTotpDisableWithResponse Turn the second factor off with a code or a recovery code
+	//
+	// A wrong code is 400 naming code; a user without a second factor gets 409 conflict.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/auth/totp/disable (the `PostAuthTotpDisable` operationId).
+	PostAuthTotpDisableWithResponse(ctx context.Context, params *PostAuthTotpDisableParams, body PostAuthTotpDisableJSONRequestBody, reqEditors ...RequestEditorFn) (*PostAuthTotpDisableResponse, error)
 
 	// GetClientFirewallRulesWithResponse The tenant's firewall rules by position
 	//
@@ -13259,6 +14111,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /api/resources/users/{id} (the `PatchResourcesUsersById` operationId).
 	PatchResourcesUsersByIdWithApplicationMergePatchPlusJSONBodyWithResponse(ctx context.Context, id string, body PatchResourcesUsersByIdApplicationMergePatchPlusJSONRequestBody, reqEditors ...RequestEditorFn) (*PatchResourcesUsersByIdResponse, error)
 
+	// DeleteResourcesUsersByIdTotpWithResponse Turn a user's second factor off (operators), ending every session of the user
+	//
+	// For a user who lost the authenticator and the recovery codes. A user without a second factor (nor an enrolment) is 409 conflict.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /api/resources/users/{id}/totp (the `DeleteResourcesUsersByIdTotp` operationId).
+	DeleteResourcesUsersByIdTotpWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*DeleteResourcesUsersByIdTotpResponse, error)
+
 	// GetTasksByIdWithResponse One task (a tenant user sees only its tenant's)
 	//
 	// One task (a tenant user sees only its tenant's). Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404.
@@ -13483,6 +14344,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /metrics (the `GetMetrics` operationId).
 	GetMetricsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetMetricsResponse, error)
+
+	// GetResetPasswordWithResponse The page a mailed reset link opens
+	//
+	// An HTML page that asks for the new password and sends it, with the link's token, to POST /api/auth/password-reset/confirm.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /reset-password (the `GetResetPassword` operationId).
+	GetResetPasswordWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetResetPasswordResponse, error)
 }
 
 // GetAdminBackupResponse200Headers the declared response headers of an HTTP 200 response for GetAdminBackup
@@ -13837,6 +14707,188 @@ func (r PostAuthLoginResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r PostAuthLoginResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PostAuthLoginTotpResponse200Headers the declared response headers of an HTTP 200 response for PostAuthLoginTotp
+type PostAuthLoginTotpResponse200Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// PostAuthLoginTotpResponse400Headers the declared response headers of an HTTP 400 response for PostAuthLoginTotp
+type PostAuthLoginTotpResponse400Headers struct {
+	XRequestId *string
+}
+
+// PostAuthLoginTotpResponse401Headers the declared response headers of an HTTP 401 response for PostAuthLoginTotp
+type PostAuthLoginTotpResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// PostAuthLoginTotpResponse404Headers the declared response headers of an HTTP 404 response for PostAuthLoginTotp
+type PostAuthLoginTotpResponse404Headers struct {
+	XRequestId *string
+}
+
+// PostAuthLoginTotpResponse408Headers the declared response headers of an HTTP 408 response for PostAuthLoginTotp
+type PostAuthLoginTotpResponse408Headers struct {
+	XRequestId *string
+}
+
+// PostAuthLoginTotpResponse413Headers the declared response headers of an HTTP 413 response for PostAuthLoginTotp
+type PostAuthLoginTotpResponse413Headers struct {
+	XRequestId *string
+}
+
+// PostAuthLoginTotpResponse415Headers the declared response headers of an HTTP 415 response for PostAuthLoginTotp
+type PostAuthLoginTotpResponse415Headers struct {
+	XRequestId *string
+}
+
+// PostAuthLoginTotpResponse429Headers the declared response headers of an HTTP 429 response for PostAuthLoginTotp
+type PostAuthLoginTotpResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	XRequestId         *string
+}
+
+// PostAuthLoginTotpResponse431Headers the declared response headers of an HTTP 431 response for PostAuthLoginTotp
+type PostAuthLoginTotpResponse431Headers struct {
+	XRequestId *string
+}
+
+// PostAuthLoginTotpResponseDefaultHeaders the declared response headers of an HTTP default response for PostAuthLoginTotp
+type PostAuthLoginTotpResponseDefaultHeaders struct {
+	XRequestId *string
+}
+
+type PostAuthLoginTotpResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TokenReply
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *PayloadTooLarge
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *UnsupportedMediaType
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *PostAuthLoginTotpResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PostAuthLoginTotpResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PostAuthLoginTotpResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PostAuthLoginTotpResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *PostAuthLoginTotpResponse408Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *PostAuthLoginTotpResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *PostAuthLoginTotpResponse415Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PostAuthLoginTotpResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *PostAuthLoginTotpResponse431Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *PostAuthLoginTotpResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PostAuthLoginTotpResponse) GetJSON200() *TokenReply {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r PostAuthLoginTotpResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r PostAuthLoginTotpResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r PostAuthLoginTotpResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r PostAuthLoginTotpResponse) GetApplicationproblemJSON408() *RequestTimeout {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r PostAuthLoginTotpResponse) GetApplicationproblemJSON413() *PayloadTooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r PostAuthLoginTotpResponse) GetApplicationproblemJSON415() *UnsupportedMediaType {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r PostAuthLoginTotpResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r PostAuthLoginTotpResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r PostAuthLoginTotpResponse) GetApplicationproblemJSONDefault() *Error {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r PostAuthLoginTotpResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PostAuthLoginTotpResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PostAuthLoginTotpResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PostAuthLoginTotpResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -14454,6 +15506,341 @@ func (r PostAuthPasswordResponse) ContentType() string {
 	return ""
 }
 
+// PostAuthPasswordResetResponse202Headers the declared response headers of an HTTP 202 response for PostAuthPasswordReset
+type PostAuthPasswordResetResponse202Headers struct {
+	Location           *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// PostAuthPasswordResetResponse400Headers the declared response headers of an HTTP 400 response for PostAuthPasswordReset
+type PostAuthPasswordResetResponse400Headers struct {
+	XRequestId *string
+}
+
+// PostAuthPasswordResetResponse403Headers the declared response headers of an HTTP 403 response for PostAuthPasswordReset
+type PostAuthPasswordResetResponse403Headers struct {
+	XRequestId *string
+}
+
+// PostAuthPasswordResetResponse404Headers the declared response headers of an HTTP 404 response for PostAuthPasswordReset
+type PostAuthPasswordResetResponse404Headers struct {
+	XRequestId *string
+}
+
+// PostAuthPasswordResetResponse408Headers the declared response headers of an HTTP 408 response for PostAuthPasswordReset
+type PostAuthPasswordResetResponse408Headers struct {
+	XRequestId *string
+}
+
+// PostAuthPasswordResetResponse413Headers the declared response headers of an HTTP 413 response for PostAuthPasswordReset
+type PostAuthPasswordResetResponse413Headers struct {
+	XRequestId *string
+}
+
+// PostAuthPasswordResetResponse415Headers the declared response headers of an HTTP 415 response for PostAuthPasswordReset
+type PostAuthPasswordResetResponse415Headers struct {
+	XRequestId *string
+}
+
+// PostAuthPasswordResetResponse429Headers the declared response headers of an HTTP 429 response for PostAuthPasswordReset
+type PostAuthPasswordResetResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	XRequestId         *string
+}
+
+// PostAuthPasswordResetResponse431Headers the declared response headers of an HTTP 431 response for PostAuthPasswordReset
+type PostAuthPasswordResetResponse431Headers struct {
+	XRequestId *string
+}
+
+// PostAuthPasswordResetResponseDefaultHeaders the declared response headers of an HTTP default response for PostAuthPasswordReset
+type PostAuthPasswordResetResponseDefaultHeaders struct {
+	XRequestId *string
+}
+
+type PostAuthPasswordResetResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *PayloadTooLarge
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *UnsupportedMediaType
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Error
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *PostAuthPasswordResetResponse202Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PostAuthPasswordResetResponse400Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *PostAuthPasswordResetResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PostAuthPasswordResetResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *PostAuthPasswordResetResponse408Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *PostAuthPasswordResetResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *PostAuthPasswordResetResponse415Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PostAuthPasswordResetResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *PostAuthPasswordResetResponse431Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *PostAuthPasswordResetResponseDefaultHeaders
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r PostAuthPasswordResetResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r PostAuthPasswordResetResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r PostAuthPasswordResetResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r PostAuthPasswordResetResponse) GetApplicationproblemJSON408() *RequestTimeout {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r PostAuthPasswordResetResponse) GetApplicationproblemJSON413() *PayloadTooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r PostAuthPasswordResetResponse) GetApplicationproblemJSON415() *UnsupportedMediaType {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r PostAuthPasswordResetResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r PostAuthPasswordResetResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r PostAuthPasswordResetResponse) GetApplicationproblemJSONDefault() *Error {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r PostAuthPasswordResetResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PostAuthPasswordResetResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PostAuthPasswordResetResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PostAuthPasswordResetResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PostAuthPasswordResetConfirmResponse204Headers the declared response headers of an HTTP 204 response for PostAuthPasswordResetConfirm
+type PostAuthPasswordResetConfirmResponse204Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// PostAuthPasswordResetConfirmResponse400Headers the declared response headers of an HTTP 400 response for PostAuthPasswordResetConfirm
+type PostAuthPasswordResetConfirmResponse400Headers struct {
+	XRequestId *string
+}
+
+// PostAuthPasswordResetConfirmResponse404Headers the declared response headers of an HTTP 404 response for PostAuthPasswordResetConfirm
+type PostAuthPasswordResetConfirmResponse404Headers struct {
+	XRequestId *string
+}
+
+// PostAuthPasswordResetConfirmResponse408Headers the declared response headers of an HTTP 408 response for PostAuthPasswordResetConfirm
+type PostAuthPasswordResetConfirmResponse408Headers struct {
+	XRequestId *string
+}
+
+// PostAuthPasswordResetConfirmResponse413Headers the declared response headers of an HTTP 413 response for PostAuthPasswordResetConfirm
+type PostAuthPasswordResetConfirmResponse413Headers struct {
+	XRequestId *string
+}
+
+// PostAuthPasswordResetConfirmResponse415Headers the declared response headers of an HTTP 415 response for PostAuthPasswordResetConfirm
+type PostAuthPasswordResetConfirmResponse415Headers struct {
+	XRequestId *string
+}
+
+// PostAuthPasswordResetConfirmResponse429Headers the declared response headers of an HTTP 429 response for PostAuthPasswordResetConfirm
+type PostAuthPasswordResetConfirmResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	XRequestId         *string
+}
+
+// PostAuthPasswordResetConfirmResponse431Headers the declared response headers of an HTTP 431 response for PostAuthPasswordResetConfirm
+type PostAuthPasswordResetConfirmResponse431Headers struct {
+	XRequestId *string
+}
+
+// PostAuthPasswordResetConfirmResponseDefaultHeaders the declared response headers of an HTTP default response for PostAuthPasswordResetConfirm
+type PostAuthPasswordResetConfirmResponseDefaultHeaders struct {
+	XRequestId *string
+}
+
+type PostAuthPasswordResetConfirmResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *PayloadTooLarge
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *UnsupportedMediaType
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Error
+	// Headers204 the parsed response headers for an HTTP 204 response
+	Headers204 *PostAuthPasswordResetConfirmResponse204Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PostAuthPasswordResetConfirmResponse400Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PostAuthPasswordResetConfirmResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *PostAuthPasswordResetConfirmResponse408Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *PostAuthPasswordResetConfirmResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *PostAuthPasswordResetConfirmResponse415Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PostAuthPasswordResetConfirmResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *PostAuthPasswordResetConfirmResponse431Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *PostAuthPasswordResetConfirmResponseDefaultHeaders
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r PostAuthPasswordResetConfirmResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r PostAuthPasswordResetConfirmResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r PostAuthPasswordResetConfirmResponse) GetApplicationproblemJSON408() *RequestTimeout {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r PostAuthPasswordResetConfirmResponse) GetApplicationproblemJSON413() *PayloadTooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r PostAuthPasswordResetConfirmResponse) GetApplicationproblemJSON415() *UnsupportedMediaType {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r PostAuthPasswordResetConfirmResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r PostAuthPasswordResetConfirmResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r PostAuthPasswordResetConfirmResponse) GetApplicationproblemJSONDefault() *Error {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r PostAuthPasswordResetConfirmResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PostAuthPasswordResetConfirmResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PostAuthPasswordResetConfirmResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PostAuthPasswordResetConfirmResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // PostAuthRefreshResponse200Headers the declared response headers of an HTTP 200 response for PostAuthRefresh
 type PostAuthRefreshResponse200Headers struct {
 	RateLimitLimit     *int
@@ -14974,6 +16361,646 @@ func (r DeleteAuthSessionsByIdResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r DeleteAuthSessionsByIdResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PostAuthTotpResponse201Headers the declared response headers of an HTTP 201 response for PostAuthTotp
+type PostAuthTotpResponse201Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// PostAuthTotpResponse400Headers the declared response headers of an HTTP 400 response for PostAuthTotp
+type PostAuthTotpResponse400Headers struct {
+	XRequestId *string
+}
+
+// PostAuthTotpResponse401Headers the declared response headers of an HTTP 401 response for PostAuthTotp
+type PostAuthTotpResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// PostAuthTotpResponse403Headers the declared response headers of an HTTP 403 response for PostAuthTotp
+type PostAuthTotpResponse403Headers struct {
+	XRequestId *string
+}
+
+// PostAuthTotpResponse404Headers the declared response headers of an HTTP 404 response for PostAuthTotp
+type PostAuthTotpResponse404Headers struct {
+	XRequestId *string
+}
+
+// PostAuthTotpResponse408Headers the declared response headers of an HTTP 408 response for PostAuthTotp
+type PostAuthTotpResponse408Headers struct {
+	XRequestId *string
+}
+
+// PostAuthTotpResponse409Headers the declared response headers of an HTTP 409 response for PostAuthTotp
+type PostAuthTotpResponse409Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// PostAuthTotpResponse422Headers the declared response headers of an HTTP 422 response for PostAuthTotp
+type PostAuthTotpResponse422Headers struct {
+	XRequestId *string
+}
+
+// PostAuthTotpResponse429Headers the declared response headers of an HTTP 429 response for PostAuthTotp
+type PostAuthTotpResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	XRequestId         *string
+}
+
+// PostAuthTotpResponse431Headers the declared response headers of an HTTP 431 response for PostAuthTotp
+type PostAuthTotpResponse431Headers struct {
+	XRequestId *string
+}
+
+// PostAuthTotpResponseDefaultHeaders the declared response headers of an HTTP default response for PostAuthTotp
+type PostAuthTotpResponseDefaultHeaders struct {
+	XRequestId *string
+}
+
+type PostAuthTotpResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *TOTPEnrolment
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *IdempotencyKeyReused
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Error
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *PostAuthTotpResponse201Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PostAuthTotpResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PostAuthTotpResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *PostAuthTotpResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PostAuthTotpResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *PostAuthTotpResponse408Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *PostAuthTotpResponse409Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *PostAuthTotpResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PostAuthTotpResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *PostAuthTotpResponse431Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *PostAuthTotpResponseDefaultHeaders
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r PostAuthTotpResponse) GetJSON201() *TOTPEnrolment {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r PostAuthTotpResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r PostAuthTotpResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r PostAuthTotpResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r PostAuthTotpResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r PostAuthTotpResponse) GetApplicationproblemJSON408() *RequestTimeout {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r PostAuthTotpResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r PostAuthTotpResponse) GetApplicationproblemJSON422() *IdempotencyKeyReused {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r PostAuthTotpResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r PostAuthTotpResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r PostAuthTotpResponse) GetApplicationproblemJSONDefault() *Error {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r PostAuthTotpResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PostAuthTotpResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PostAuthTotpResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PostAuthTotpResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PostAuthTotpConfirmResponse200Headers the declared response headers of an HTTP 200 response for PostAuthTotpConfirm
+type PostAuthTotpConfirmResponse200Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// PostAuthTotpConfirmResponse400Headers the declared response headers of an HTTP 400 response for PostAuthTotpConfirm
+type PostAuthTotpConfirmResponse400Headers struct {
+	XRequestId *string
+}
+
+// PostAuthTotpConfirmResponse401Headers the declared response headers of an HTTP 401 response for PostAuthTotpConfirm
+type PostAuthTotpConfirmResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// PostAuthTotpConfirmResponse403Headers the declared response headers of an HTTP 403 response for PostAuthTotpConfirm
+type PostAuthTotpConfirmResponse403Headers struct {
+	XRequestId *string
+}
+
+// PostAuthTotpConfirmResponse404Headers the declared response headers of an HTTP 404 response for PostAuthTotpConfirm
+type PostAuthTotpConfirmResponse404Headers struct {
+	XRequestId *string
+}
+
+// PostAuthTotpConfirmResponse408Headers the declared response headers of an HTTP 408 response for PostAuthTotpConfirm
+type PostAuthTotpConfirmResponse408Headers struct {
+	XRequestId *string
+}
+
+// PostAuthTotpConfirmResponse409Headers the declared response headers of an HTTP 409 response for PostAuthTotpConfirm
+type PostAuthTotpConfirmResponse409Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// PostAuthTotpConfirmResponse413Headers the declared response headers of an HTTP 413 response for PostAuthTotpConfirm
+type PostAuthTotpConfirmResponse413Headers struct {
+	XRequestId *string
+}
+
+// PostAuthTotpConfirmResponse415Headers the declared response headers of an HTTP 415 response for PostAuthTotpConfirm
+type PostAuthTotpConfirmResponse415Headers struct {
+	XRequestId *string
+}
+
+// PostAuthTotpConfirmResponse422Headers the declared response headers of an HTTP 422 response for PostAuthTotpConfirm
+type PostAuthTotpConfirmResponse422Headers struct {
+	XRequestId *string
+}
+
+// PostAuthTotpConfirmResponse429Headers the declared response headers of an HTTP 429 response for PostAuthTotpConfirm
+type PostAuthTotpConfirmResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	XRequestId         *string
+}
+
+// PostAuthTotpConfirmResponse431Headers the declared response headers of an HTTP 431 response for PostAuthTotpConfirm
+type PostAuthTotpConfirmResponse431Headers struct {
+	XRequestId *string
+}
+
+// PostAuthTotpConfirmResponseDefaultHeaders the declared response headers of an HTTP default response for PostAuthTotpConfirm
+type PostAuthTotpConfirmResponseDefaultHeaders struct {
+	XRequestId *string
+}
+
+type PostAuthTotpConfirmResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RecoveryCodeList
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *PayloadTooLarge
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *UnsupportedMediaType
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *IdempotencyKeyReused
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *PostAuthTotpConfirmResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PostAuthTotpConfirmResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PostAuthTotpConfirmResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *PostAuthTotpConfirmResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PostAuthTotpConfirmResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *PostAuthTotpConfirmResponse408Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *PostAuthTotpConfirmResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *PostAuthTotpConfirmResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *PostAuthTotpConfirmResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *PostAuthTotpConfirmResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PostAuthTotpConfirmResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *PostAuthTotpConfirmResponse431Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *PostAuthTotpConfirmResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PostAuthTotpConfirmResponse) GetJSON200() *RecoveryCodeList {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r PostAuthTotpConfirmResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r PostAuthTotpConfirmResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r PostAuthTotpConfirmResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r PostAuthTotpConfirmResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r PostAuthTotpConfirmResponse) GetApplicationproblemJSON408() *RequestTimeout {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r PostAuthTotpConfirmResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r PostAuthTotpConfirmResponse) GetApplicationproblemJSON413() *PayloadTooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r PostAuthTotpConfirmResponse) GetApplicationproblemJSON415() *UnsupportedMediaType {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r PostAuthTotpConfirmResponse) GetApplicationproblemJSON422() *IdempotencyKeyReused {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r PostAuthTotpConfirmResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r PostAuthTotpConfirmResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r PostAuthTotpConfirmResponse) GetApplicationproblemJSONDefault() *Error {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r PostAuthTotpConfirmResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PostAuthTotpConfirmResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PostAuthTotpConfirmResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PostAuthTotpConfirmResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PostAuthTotpDisableResponse204Headers the declared response headers of an HTTP 204 response for PostAuthTotpDisable
+type PostAuthTotpDisableResponse204Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// PostAuthTotpDisableResponse400Headers the declared response headers of an HTTP 400 response for PostAuthTotpDisable
+type PostAuthTotpDisableResponse400Headers struct {
+	XRequestId *string
+}
+
+// PostAuthTotpDisableResponse401Headers the declared response headers of an HTTP 401 response for PostAuthTotpDisable
+type PostAuthTotpDisableResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// PostAuthTotpDisableResponse403Headers the declared response headers of an HTTP 403 response for PostAuthTotpDisable
+type PostAuthTotpDisableResponse403Headers struct {
+	XRequestId *string
+}
+
+// PostAuthTotpDisableResponse404Headers the declared response headers of an HTTP 404 response for PostAuthTotpDisable
+type PostAuthTotpDisableResponse404Headers struct {
+	XRequestId *string
+}
+
+// PostAuthTotpDisableResponse408Headers the declared response headers of an HTTP 408 response for PostAuthTotpDisable
+type PostAuthTotpDisableResponse408Headers struct {
+	XRequestId *string
+}
+
+// PostAuthTotpDisableResponse409Headers the declared response headers of an HTTP 409 response for PostAuthTotpDisable
+type PostAuthTotpDisableResponse409Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// PostAuthTotpDisableResponse413Headers the declared response headers of an HTTP 413 response for PostAuthTotpDisable
+type PostAuthTotpDisableResponse413Headers struct {
+	XRequestId *string
+}
+
+// PostAuthTotpDisableResponse415Headers the declared response headers of an HTTP 415 response for PostAuthTotpDisable
+type PostAuthTotpDisableResponse415Headers struct {
+	XRequestId *string
+}
+
+// PostAuthTotpDisableResponse422Headers the declared response headers of an HTTP 422 response for PostAuthTotpDisable
+type PostAuthTotpDisableResponse422Headers struct {
+	XRequestId *string
+}
+
+// PostAuthTotpDisableResponse429Headers the declared response headers of an HTTP 429 response for PostAuthTotpDisable
+type PostAuthTotpDisableResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	XRequestId         *string
+}
+
+// PostAuthTotpDisableResponse431Headers the declared response headers of an HTTP 431 response for PostAuthTotpDisable
+type PostAuthTotpDisableResponse431Headers struct {
+	XRequestId *string
+}
+
+// PostAuthTotpDisableResponseDefaultHeaders the declared response headers of an HTTP default response for PostAuthTotpDisable
+type PostAuthTotpDisableResponseDefaultHeaders struct {
+	XRequestId *string
+}
+
+type PostAuthTotpDisableResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *PayloadTooLarge
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *UnsupportedMediaType
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *IdempotencyKeyReused
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Error
+	// Headers204 the parsed response headers for an HTTP 204 response
+	Headers204 *PostAuthTotpDisableResponse204Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PostAuthTotpDisableResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PostAuthTotpDisableResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *PostAuthTotpDisableResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PostAuthTotpDisableResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *PostAuthTotpDisableResponse408Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *PostAuthTotpDisableResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *PostAuthTotpDisableResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *PostAuthTotpDisableResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *PostAuthTotpDisableResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PostAuthTotpDisableResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *PostAuthTotpDisableResponse431Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *PostAuthTotpDisableResponseDefaultHeaders
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r PostAuthTotpDisableResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r PostAuthTotpDisableResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r PostAuthTotpDisableResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r PostAuthTotpDisableResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r PostAuthTotpDisableResponse) GetApplicationproblemJSON408() *RequestTimeout {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r PostAuthTotpDisableResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r PostAuthTotpDisableResponse) GetApplicationproblemJSON413() *PayloadTooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r PostAuthTotpDisableResponse) GetApplicationproblemJSON415() *UnsupportedMediaType {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r PostAuthTotpDisableResponse) GetApplicationproblemJSON422() *IdempotencyKeyReused {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r PostAuthTotpDisableResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r PostAuthTotpDisableResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r PostAuthTotpDisableResponse) GetApplicationproblemJSONDefault() *Error {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r PostAuthTotpDisableResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PostAuthTotpDisableResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PostAuthTotpDisableResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PostAuthTotpDisableResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -28871,6 +30898,182 @@ func (r PatchResourcesUsersByIdResponse) ContentType() string {
 	return ""
 }
 
+// DeleteResourcesUsersByIdTotpResponse204Headers the declared response headers of an HTTP 204 response for DeleteResourcesUsersByIdTotp
+type DeleteResourcesUsersByIdTotpResponse204Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// DeleteResourcesUsersByIdTotpResponse400Headers the declared response headers of an HTTP 400 response for DeleteResourcesUsersByIdTotp
+type DeleteResourcesUsersByIdTotpResponse400Headers struct {
+	XRequestId *string
+}
+
+// DeleteResourcesUsersByIdTotpResponse401Headers the declared response headers of an HTTP 401 response for DeleteResourcesUsersByIdTotp
+type DeleteResourcesUsersByIdTotpResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// DeleteResourcesUsersByIdTotpResponse403Headers the declared response headers of an HTTP 403 response for DeleteResourcesUsersByIdTotp
+type DeleteResourcesUsersByIdTotpResponse403Headers struct {
+	XRequestId *string
+}
+
+// DeleteResourcesUsersByIdTotpResponse404Headers the declared response headers of an HTTP 404 response for DeleteResourcesUsersByIdTotp
+type DeleteResourcesUsersByIdTotpResponse404Headers struct {
+	XRequestId *string
+}
+
+// DeleteResourcesUsersByIdTotpResponse408Headers the declared response headers of an HTTP 408 response for DeleteResourcesUsersByIdTotp
+type DeleteResourcesUsersByIdTotpResponse408Headers struct {
+	XRequestId *string
+}
+
+// DeleteResourcesUsersByIdTotpResponse409Headers the declared response headers of an HTTP 409 response for DeleteResourcesUsersByIdTotp
+type DeleteResourcesUsersByIdTotpResponse409Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// DeleteResourcesUsersByIdTotpResponse429Headers the declared response headers of an HTTP 429 response for DeleteResourcesUsersByIdTotp
+type DeleteResourcesUsersByIdTotpResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	XRequestId         *string
+}
+
+// DeleteResourcesUsersByIdTotpResponse431Headers the declared response headers of an HTTP 431 response for DeleteResourcesUsersByIdTotp
+type DeleteResourcesUsersByIdTotpResponse431Headers struct {
+	XRequestId *string
+}
+
+// DeleteResourcesUsersByIdTotpResponseDefaultHeaders the declared response headers of an HTTP default response for DeleteResourcesUsersByIdTotp
+type DeleteResourcesUsersByIdTotpResponseDefaultHeaders struct {
+	XRequestId *string
+}
+
+type DeleteResourcesUsersByIdTotpResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Error
+	// Headers204 the parsed response headers for an HTTP 204 response
+	Headers204 *DeleteResourcesUsersByIdTotpResponse204Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *DeleteResourcesUsersByIdTotpResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *DeleteResourcesUsersByIdTotpResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *DeleteResourcesUsersByIdTotpResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *DeleteResourcesUsersByIdTotpResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *DeleteResourcesUsersByIdTotpResponse408Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *DeleteResourcesUsersByIdTotpResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteResourcesUsersByIdTotpResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *DeleteResourcesUsersByIdTotpResponse431Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *DeleteResourcesUsersByIdTotpResponseDefaultHeaders
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r DeleteResourcesUsersByIdTotpResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r DeleteResourcesUsersByIdTotpResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r DeleteResourcesUsersByIdTotpResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r DeleteResourcesUsersByIdTotpResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r DeleteResourcesUsersByIdTotpResponse) GetApplicationproblemJSON408() *RequestTimeout {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r DeleteResourcesUsersByIdTotpResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r DeleteResourcesUsersByIdTotpResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r DeleteResourcesUsersByIdTotpResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r DeleteResourcesUsersByIdTotpResponse) GetApplicationproblemJSONDefault() *Error {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteResourcesUsersByIdTotpResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteResourcesUsersByIdTotpResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteResourcesUsersByIdTotpResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteResourcesUsersByIdTotpResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetTasksByIdResponse200Headers the declared response headers of an HTTP 200 response for GetTasksById
 type GetTasksByIdResponse200Headers struct {
 	RateLimitLimit     *int
@@ -32327,6 +34530,138 @@ func (r GetMetricsResponse) ContentType() string {
 	return ""
 }
 
+// GetResetPasswordResponse200Headers the declared response headers of an HTTP 200 response for GetResetPassword
+type GetResetPasswordResponse200Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// GetResetPasswordResponse400Headers the declared response headers of an HTTP 400 response for GetResetPassword
+type GetResetPasswordResponse400Headers struct {
+	XRequestId *string
+}
+
+// GetResetPasswordResponse404Headers the declared response headers of an HTTP 404 response for GetResetPassword
+type GetResetPasswordResponse404Headers struct {
+	XRequestId *string
+}
+
+// GetResetPasswordResponse408Headers the declared response headers of an HTTP 408 response for GetResetPassword
+type GetResetPasswordResponse408Headers struct {
+	XRequestId *string
+}
+
+// GetResetPasswordResponse429Headers the declared response headers of an HTTP 429 response for GetResetPassword
+type GetResetPasswordResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	XRequestId         *string
+}
+
+// GetResetPasswordResponse431Headers the declared response headers of an HTTP 431 response for GetResetPassword
+type GetResetPasswordResponse431Headers struct {
+	XRequestId *string
+}
+
+// GetResetPasswordResponseDefaultHeaders the declared response headers of an HTTP default response for GetResetPassword
+type GetResetPasswordResponseDefaultHeaders struct {
+	XRequestId *string
+}
+
+type GetResetPasswordResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetResetPasswordResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetResetPasswordResponse400Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetResetPasswordResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *GetResetPasswordResponse408Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetResetPasswordResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetResetPasswordResponse431Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *GetResetPasswordResponseDefaultHeaders
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetResetPasswordResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetResetPasswordResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r GetResetPasswordResponse) GetApplicationproblemJSON408() *RequestTimeout {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GetResetPasswordResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r GetResetPasswordResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r GetResetPasswordResponse) GetApplicationproblemJSONDefault() *Error {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetResetPasswordResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetResetPasswordResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetResetPasswordResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetResetPasswordResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetAdminBackupWithResponse A backup of the whole store
 //
 // Streams a consistent snapshot of every record (one moment of the store; writes go on meanwhile) as application/octet-stream, in chunked transfer encoding: a stream that ends without its last chunk failed and must be thrown away. `vmplane backup` saves it and `vmplane restore` loads it into an empty data directory. Operators only (users get 403). 409 invalid_state when the store is backed up with its own cluster's tools instead (etcd: etcdctl snapshot save).
@@ -32344,7 +34679,7 @@ func (c *ClientWithResponses) GetAdminBackupWithResponse(ctx context.Context, re
 
 // PostAuthLoginWithBodyWithResponse Log in with e-mail and password
 //
-// Answers an access token, a refresh token and the user. A missing or empty e-mail or password is 400 naming the field; a wrong e-mail or password is 401 invalid_credentials (the two are not told apart). Only failed logins count against the login limits: per e-mail and client address (429), and per e-mail over all addresses, beyond which an address with no failures is answered after a delay. A login being checked holds a reservation that a success gives back; one for which such reservations hold the budget failures left waits for them (at most 10 s, then 429). A 429's detail names the limit that refused, and its Retry-After and RateLimit headers are that limit's.
+// Answers an access token, a refresh token and the user. A missing or empty e-mail or password is 400 naming the field; a wrong e-mail or password is 401 invalid_credentials (the two are not told apart). Only failed logins count against the login limits: per e-mail and client address (429), and per e-mail over all addresses, beyond which an address with no failures is answered after a delay. A login being checked holds a reservation that a success gives back; one for which such reservations hold the budget failures left waits for them (at most 10 s, then 429). A 429's detail names the limit that refused, and its Retry-After and RateLimit headers are that limit's. For a user with a second factor a right password answers 401 totp_required with a challenge (valid 5 minutes), which POST /api/auth/login/totp completes with a code; it counts as a success for the limits.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -32359,7 +34694,7 @@ func (c *ClientWithResponses) PostAuthLoginWithBodyWithResponse(ctx context.Cont
 
 // PostAuthLoginWithResponse Log in with e-mail and password
 //
-// Answers an access token, a refresh token and the user. A missing or empty e-mail or password is 400 naming the field; a wrong e-mail or password is 401 invalid_credentials (the two are not told apart). Only failed logins count against the login limits: per e-mail and client address (429), and per e-mail over all addresses, beyond which an address with no failures is answered after a delay. A login being checked holds a reservation that a success gives back; one for which such reservations hold the budget failures left waits for them (at most 10 s, then 429). A 429's detail names the limit that refused, and its Retry-After and RateLimit headers are that limit's.
+// Answers an access token, a refresh token and the user. A missing or empty e-mail or password is 400 naming the field; a wrong e-mail or password is 401 invalid_credentials (the two are not told apart). Only failed logins count against the login limits: per e-mail and client address (429), and per e-mail over all addresses, beyond which an address with no failures is answered after a delay. A login being checked holds a reservation that a success gives back; one for which such reservations hold the budget failures left waits for them (at most 10 s, then 429). A 429's detail names the limit that refused, and its Retry-After and RateLimit headers are that limit's. For a user with a second factor a right password answers 401 totp_required with a challenge (valid 5 minutes), which POST /api/auth/login/totp completes with a code; it counts as a success for the limits.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -32370,6 +34705,36 @@ func (c *ClientWithResponses) PostAuthLoginWithResponse(ctx context.Context, bod
 		return nil, err
 	}
 	return ParsePostAuthLoginResponse(rsp)
+}
+
+// PostAuthLoginTotpWithBodyWithResponse Complete a login with a code of the second factor
+//
+// A login whose password is right, of a user with a second factor, answers 401 totp_required with a challenge; this completes it with a current code of the authenticator app, or a recovery code (used up). Each code works once. A wrong code is 400 naming code and counts against the user's login limits as a failed login does; an unknown, used or expired challenge (5 minutes) is 401 unauthorized.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/auth/login/totp (the `PostAuthLoginTotp` operationId).
+func (c *ClientWithResponses) PostAuthLoginTotpWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostAuthLoginTotpResponse, error) {
+	rsp, err := c.PostAuthLoginTotpWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostAuthLoginTotpResponse(rsp)
+}
+
+// PostAuthLoginTotpWithResponse Complete a login with a code of the second factor
+//
+// A login whose password is right, of a user with a second factor, answers 401 totp_required with a challenge; this completes it with a current code of the authenticator app, or a recovery code (used up). Each code works once. A wrong code is 400 naming code and counts against the user's login limits as a failed login does; an unknown, used or expired challenge (5 minutes) is 401 unauthorized.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/auth/login/totp (the `PostAuthLoginTotp` operationId).
+func (c *ClientWithResponses) PostAuthLoginTotpWithResponse(ctx context.Context, body PostAuthLoginTotpJSONRequestBody, reqEditors ...RequestEditorFn) (*PostAuthLoginTotpResponse, error) {
+	rsp, err := c.PostAuthLoginTotp(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostAuthLoginTotpResponse(rsp)
 }
 
 // PostAuthLogoutWithBodyWithResponse End a login: its refresh tokens and its access tokens
@@ -32447,6 +34812,66 @@ func (c *ClientWithResponses) PostAuthPasswordWithResponse(ctx context.Context, 
 	return ParsePostAuthPasswordResponse(rsp)
 }
 
+// PostAuthPasswordResetWithBodyWithResponse Ask for a password reset link by mail
+//
+// Answers 202 at once, alike whether the address has an account or not; the account's owner is then mailed a link that sets a new password once, within 30 minutes. Each request spends the login limits of the e-mail and the client address, as a failed login does (429 past them). A server with no SMTP server set up answers 403 forbidden, for every address.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/auth/password-reset (the `PostAuthPasswordReset` operationId).
+func (c *ClientWithResponses) PostAuthPasswordResetWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostAuthPasswordResetResponse, error) {
+	rsp, err := c.PostAuthPasswordResetWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostAuthPasswordResetResponse(rsp)
+}
+
+// PostAuthPasswordResetWithResponse Ask for a password reset link by mail
+//
+// Answers 202 at once, alike whether the address has an account or not; the account's owner is then mailed a link that sets a new password once, within 30 minutes. Each request spends the login limits of the e-mail and the client address, as a failed login does (429 past them). A server with no SMTP server set up answers 403 forbidden, for every address.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/auth/password-reset (the `PostAuthPasswordReset` operationId).
+func (c *ClientWithResponses) PostAuthPasswordResetWithResponse(ctx context.Context, body PostAuthPasswordResetJSONRequestBody, reqEditors ...RequestEditorFn) (*PostAuthPasswordResetResponse, error) {
+	rsp, err := c.PostAuthPasswordReset(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostAuthPasswordResetResponse(rsp)
+}
+
+// PostAuthPasswordResetConfirmWithBodyWithResponse Set a new password with the token of a mailed reset link
+//
+// Sets new_password for the link's user, spends the link, and ends every session of the user (and every other link). A token that is unknown, used, expired, or of a user changed since is 400 naming token.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/auth/password-reset/confirm (the `PostAuthPasswordResetConfirm` operationId).
+func (c *ClientWithResponses) PostAuthPasswordResetConfirmWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostAuthPasswordResetConfirmResponse, error) {
+	rsp, err := c.PostAuthPasswordResetConfirmWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostAuthPasswordResetConfirmResponse(rsp)
+}
+
+// PostAuthPasswordResetConfirmWithResponse Set a new password with the token of a mailed reset link
+//
+// Sets new_password for the link's user, spends the link, and ends every session of the user (and every other link). A token that is unknown, used, expired, or of a user changed since is 400 naming token.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/auth/password-reset/confirm (the `PostAuthPasswordResetConfirm` operationId).
+func (c *ClientWithResponses) PostAuthPasswordResetConfirmWithResponse(ctx context.Context, body PostAuthPasswordResetConfirmJSONRequestBody, reqEditors ...RequestEditorFn) (*PostAuthPasswordResetConfirmResponse, error) {
+	rsp, err := c.PostAuthPasswordResetConfirm(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostAuthPasswordResetConfirmResponse(rsp)
+}
+
 // PostAuthRefreshWithBodyWithResponse Rotate a refresh token for a new token pair
 //
 // Spends the refresh token and answers a new access and refresh token. A missing refresh_token is 400; an unknown, spent or expired one is 401 invalid_refresh_token, and reusing a spent one ends the whole login.
@@ -32505,6 +34930,81 @@ func (c *ClientWithResponses) DeleteAuthSessionsByIdWithResponse(ctx context.Con
 		return nil, err
 	}
 	return ParseDeleteAuthSessionsByIdResponse(rsp)
+}
+
+// PostAuthTotpWithResponse Start turning on a second factor: its secret and otpauth:// URI
+//
+// Answers the secret, shown this once, and the otpauth:// URI authenticator apps read from a QR code. Logins ask for codes once a first code confirms it (POST /api/auth/totp/confirm); an unconfirmed enrolment is replaced by the next. While a second factor is on, 409 conflict.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/auth/totp (the `PostAuthTotp` operationId).
+func (c *ClientWithResponses) PostAuthTotpWithResponse(ctx context.Context, params *PostAuthTotpParams, reqEditors ...RequestEditorFn) (*PostAuthTotpResponse, error) {
+	rsp, err := c.PostAuthTotp(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostAuthTotpResponse(rsp)
+}
+
+// PostAuthTotpConfirmWithBodyWithResponse Turn the second factor on with a first code; answers ten recovery codes, once
+//
+// A wrong code is 400 naming code; no enrolment waiting is 409 conflict. The recovery codes are shown this once: each signs in once instead of a code.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/auth/totp/confirm (the `PostAuthTotpConfirm` operationId).
+func (c *ClientWithResponses) PostAuthTotpConfirmWithBodyWithResponse(ctx context.Context, params *PostAuthTotpConfirmParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostAuthTotpConfirmResponse, error) {
+	rsp, err := c.PostAuthTotpConfirmWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostAuthTotpConfirmResponse(rsp)
+}
+
+// PostAuthTotpConfirmWithResponse Turn the second factor on with a first code; answers ten recovery codes, once
+//
+// A wrong code is 400 naming code; no enrolment waiting is 409 conflict. The recovery codes are shown this once: each signs in once instead of a code.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/auth/totp/confirm (the `PostAuthTotpConfirm` operationId).
+func (c *ClientWithResponses) PostAuthTotpConfirmWithResponse(ctx context.Context, params *PostAuthTotpConfirmParams, body PostAuthTotpConfirmJSONRequestBody, reqEditors ...RequestEditorFn) (*PostAuthTotpConfirmResponse, error) {
+	rsp, err := c.PostAuthTotpConfirm(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostAuthTotpConfirmResponse(rsp)
+}
+
+// PostAuthTotpDisableWithBodyWithResponse Turn the second factor off with a code or a recovery code
+//
+// A wrong code is 400 naming code; a user without a second factor gets 409 conflict.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/auth/totp/disable (the `PostAuthTotpDisable` operationId).
+func (c *ClientWithResponses) PostAuthTotpDisableWithBodyWithResponse(ctx context.Context, params *PostAuthTotpDisableParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostAuthTotpDisableResponse, error) {
+	rsp, err := c.PostAuthTotpDisableWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostAuthTotpDisableResponse(rsp)
+}
+
+// PostAuthTotpDisableWithResponse Turn the second factor off with a code or a recovery code
+//
+// A wrong code is 400 naming code; a user without a second factor gets 409 conflict.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/auth/totp/disable (the `PostAuthTotpDisable` operationId).
+func (c *ClientWithResponses) PostAuthTotpDisableWithResponse(ctx context.Context, params *PostAuthTotpDisableParams, body PostAuthTotpDisableJSONRequestBody, reqEditors ...RequestEditorFn) (*PostAuthTotpDisableResponse, error) {
+	rsp, err := c.PostAuthTotpDisable(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostAuthTotpDisableResponse(rsp)
 }
 
 // GetClientFirewallRulesWithResponse The tenant's firewall rules by position
@@ -34172,6 +36672,21 @@ func (c *ClientWithResponses) PatchResourcesUsersByIdWithApplicationMergePatchPl
 	return ParsePatchResourcesUsersByIdResponse(rsp)
 }
 
+// DeleteResourcesUsersByIdTotpWithResponse Turn a user's second factor off (operators), ending every session of the user
+//
+// For a user who lost the authenticator and the recovery codes. A user without a second factor (nor an enrolment) is 409 conflict.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /api/resources/users/{id}/totp (the `DeleteResourcesUsersByIdTotp` operationId).
+func (c *ClientWithResponses) DeleteResourcesUsersByIdTotpWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*DeleteResourcesUsersByIdTotpResponse, error) {
+	rsp, err := c.DeleteResourcesUsersByIdTotp(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteResourcesUsersByIdTotpResponse(rsp)
+}
+
 // GetTasksByIdWithResponse One task (a tenant user sees only its tenant's)
 //
 // One task (a tenant user sees only its tenant's). Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404.
@@ -34545,6 +37060,21 @@ func (c *ClientWithResponses) GetMetricsWithResponse(ctx context.Context, reqEdi
 		return nil, err
 	}
 	return ParseGetMetricsResponse(rsp)
+}
+
+// GetResetPasswordWithResponse The page a mailed reset link opens
+//
+// An HTML page that asks for the new password and sends it, with the link's token, to POST /api/auth/password-reset/confirm.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /reset-password (the `GetResetPassword` operationId).
+func (c *ClientWithResponses) GetResetPasswordWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetResetPasswordResponse, error) {
+	rsp, err := c.GetResetPassword(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetResetPasswordResponse(rsp)
 }
 
 // ParseGetAdminBackupResponse parses an HTTP response from a GetAdminBackupWithResponse call
@@ -35030,6 +37560,254 @@ func ParsePostAuthLoginResponse(rsp *http.Response) (*PostAuthLoginResponse, err
 		response.Headers431 = &headers
 	case true:
 		var headers PostAuthLoginResponseDefaultHeaders
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePostAuthLoginTotpResponse parses an HTTP response from a PostAuthLoginTotpWithResponse call
+func ParsePostAuthLoginTotpResponse(rsp *http.Response) (*PostAuthLoginTotpResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PostAuthLoginTotpResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TokenReply
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers PostAuthLoginTotpResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers PostAuthLoginTotpResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PostAuthLoginTotpResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers PostAuthLoginTotpResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers PostAuthLoginTotpResponse408Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 413:
+		var headers PostAuthLoginTotpResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers PostAuthLoginTotpResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 429:
+		var headers PostAuthLoginTotpResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers PostAuthLoginTotpResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case true:
+		var headers PostAuthLoginTotpResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -35882,6 +38660,470 @@ func ParsePostAuthPasswordResponse(rsp *http.Response) (*PostAuthPasswordRespons
 	return response, nil
 }
 
+// ParsePostAuthPasswordResetResponse parses an HTTP response from a PostAuthPasswordResetWithResponse call
+func ParsePostAuthPasswordResetResponse(rsp *http.Response) (*PostAuthPasswordResetResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PostAuthPasswordResetResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 202:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 202:
+		var headers PostAuthPasswordResetResponse202Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers202 = &headers
+	case rsp.StatusCode == 400:
+		var headers PostAuthPasswordResetResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 403:
+		var headers PostAuthPasswordResetResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers PostAuthPasswordResetResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers PostAuthPasswordResetResponse408Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 413:
+		var headers PostAuthPasswordResetResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers PostAuthPasswordResetResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 429:
+		var headers PostAuthPasswordResetResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers PostAuthPasswordResetResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case true:
+		var headers PostAuthPasswordResetResponseDefaultHeaders
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePostAuthPasswordResetConfirmResponse parses an HTTP response from a PostAuthPasswordResetConfirmWithResponse call
+func ParsePostAuthPasswordResetConfirmResponse(rsp *http.Response) (*PostAuthPasswordResetConfirmResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PostAuthPasswordResetConfirmResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		var headers PostAuthPasswordResetConfirmResponse204Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers204 = &headers
+	case rsp.StatusCode == 400:
+		var headers PostAuthPasswordResetConfirmResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 404:
+		var headers PostAuthPasswordResetConfirmResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers PostAuthPasswordResetConfirmResponse408Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 413:
+		var headers PostAuthPasswordResetConfirmResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers PostAuthPasswordResetConfirmResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 429:
+		var headers PostAuthPasswordResetConfirmResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers PostAuthPasswordResetConfirmResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case true:
+		var headers PostAuthPasswordResetConfirmResponseDefaultHeaders
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
 // ParsePostAuthRefreshResponse parses an HTTP response from a PostAuthRefreshWithResponse call
 func ParsePostAuthRefreshResponse(rsp *http.Response) (*PostAuthRefreshResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -36599,6 +39841,886 @@ func ParseDeleteAuthSessionsByIdResponse(rsp *http.Response) (*DeleteAuthSession
 		response.Headers431 = &headers
 	case true:
 		var headers DeleteAuthSessionsByIdResponseDefaultHeaders
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePostAuthTotpResponse parses an HTTP response from a PostAuthTotpWithResponse call
+func ParsePostAuthTotpResponse(rsp *http.Response) (*PostAuthTotpResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PostAuthTotpResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest TOTPEnrolment
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest IdempotencyKeyReused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers PostAuthTotpResponse201Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 400:
+		var headers PostAuthTotpResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PostAuthTotpResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers PostAuthTotpResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers PostAuthTotpResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers PostAuthTotpResponse408Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 409:
+		var headers PostAuthTotpResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 422:
+		var headers PostAuthTotpResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers PostAuthTotpResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers PostAuthTotpResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case true:
+		var headers PostAuthTotpResponseDefaultHeaders
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePostAuthTotpConfirmResponse parses an HTTP response from a PostAuthTotpConfirmWithResponse call
+func ParsePostAuthTotpConfirmResponse(rsp *http.Response) (*PostAuthTotpConfirmResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PostAuthTotpConfirmResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest RecoveryCodeList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest IdempotencyKeyReused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers PostAuthTotpConfirmResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers PostAuthTotpConfirmResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PostAuthTotpConfirmResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers PostAuthTotpConfirmResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers PostAuthTotpConfirmResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers PostAuthTotpConfirmResponse408Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 409:
+		var headers PostAuthTotpConfirmResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers PostAuthTotpConfirmResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers PostAuthTotpConfirmResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers PostAuthTotpConfirmResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers PostAuthTotpConfirmResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers PostAuthTotpConfirmResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case true:
+		var headers PostAuthTotpConfirmResponseDefaultHeaders
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePostAuthTotpDisableResponse parses an HTTP response from a PostAuthTotpDisableWithResponse call
+func ParsePostAuthTotpDisableResponse(rsp *http.Response) (*PostAuthTotpDisableResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PostAuthTotpDisableResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest IdempotencyKeyReused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		var headers PostAuthTotpDisableResponse204Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers204 = &headers
+	case rsp.StatusCode == 400:
+		var headers PostAuthTotpDisableResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PostAuthTotpDisableResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers PostAuthTotpDisableResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers PostAuthTotpDisableResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers PostAuthTotpDisableResponse408Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 409:
+		var headers PostAuthTotpDisableResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers PostAuthTotpDisableResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers PostAuthTotpDisableResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers PostAuthTotpDisableResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers PostAuthTotpDisableResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers PostAuthTotpDisableResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case true:
+		var headers PostAuthTotpDisableResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -55807,6 +59929,257 @@ func ParsePatchResourcesUsersByIdResponse(rsp *http.Response) (*PatchResourcesUs
 	return response, nil
 }
 
+// ParseDeleteResourcesUsersByIdTotpResponse parses an HTTP response from a DeleteResourcesUsersByIdTotpWithResponse call
+func ParseDeleteResourcesUsersByIdTotpResponse(rsp *http.Response) (*DeleteResourcesUsersByIdTotpResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteResourcesUsersByIdTotpResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		var headers DeleteResourcesUsersByIdTotpResponse204Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers204 = &headers
+	case rsp.StatusCode == 400:
+		var headers DeleteResourcesUsersByIdTotpResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers DeleteResourcesUsersByIdTotpResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers DeleteResourcesUsersByIdTotpResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers DeleteResourcesUsersByIdTotpResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers DeleteResourcesUsersByIdTotpResponse408Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 409:
+		var headers DeleteResourcesUsersByIdTotpResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers DeleteResourcesUsersByIdTotpResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers DeleteResourcesUsersByIdTotpResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case true:
+		var headers DeleteResourcesUsersByIdTotpResponseDefaultHeaders
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
 // ParseGetTasksByIdResponse parses an HTTP response from a GetTasksByIdWithResponse call
 func ParseGetTasksByIdResponse(rsp *http.Response) (*GetTasksByIdResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -60579,6 +64952,189 @@ func ParseGetMetricsResponse(rsp *http.Response) (*GetMetricsResponse, error) {
 		response.Headers431 = &headers
 	case true:
 		var headers GetMetricsResponseDefaultHeaders
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetResetPasswordResponse parses an HTTP response from a GetResetPasswordWithResponse call
+func ParseGetResetPasswordResponse(rsp *http.Response) (*GetResetPasswordResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetResetPasswordResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetResetPasswordResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetResetPasswordResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetResetPasswordResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers GetResetPasswordResponse408Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetResetPasswordResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetResetPasswordResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case true:
+		var headers GetResetPasswordResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {

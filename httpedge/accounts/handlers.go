@@ -1,6 +1,7 @@
 package accounts
 
 import (
+	"errors"
 	"strconv"
 	"time"
 
@@ -42,7 +43,7 @@ func (h *handlers) login(c *api.Call) (_ any, err error) {
 	defer func() {
 		// One line per failed login, for the operator: who tried, from where, why.
 		// Never the password.
-		if err != nil {
+		if err != nil && !errors.Is(err, apierr.ErrTOTPRequired) {
 			h.log.Info("login failed", zap.String("email", req.Email), zap.String("client", c.ClientAddr()),
 				zap.String("reason", apierr.From(err).Code), zap.String("request_id", c.RequestID))
 		}
@@ -57,11 +58,21 @@ func (h *handlers) login(c *api.Call) (_ any, err error) {
 		return nil, apierr.New(apierr.ErrInvalidCredentials, "invalid e-mail or password")
 	}
 	var sess auth.Session
+	var challenge error
 	if err := h.passwordCheck(c, email, func() error {
 		sess, err = h.svc.Users.Login(c.Context(), email, req.Password, h.loginClient(c))
+		if errors.Is(err, apierr.ErrTOTPRequired) {
+			// The password was right: a success for the limits, which the code's
+			// check runs under again.
+			challenge = err
+			return nil
+		}
 		return err
 	}); err != nil {
 		return nil, err
+	}
+	if challenge != nil {
+		return nil, challenge
 	}
 	return h.tokenReply(sess, true)
 }

@@ -22,6 +22,8 @@ type Options struct {
 	Log *zap.Logger
 	// Limited counts a request refused by a rate limit, by bucket (the edge's metric).
 	Limited func(bucket string)
+	// Issuer names the server in authenticator apps (the otpauth:// URI's issuer).
+	Issuer string
 }
 
 // handlers serve the routes from the services they call.
@@ -30,18 +32,23 @@ type handlers struct {
 	tokens  *token.Keeper
 	log     *zap.Logger
 	limited func(bucket string)
+	issuer  string
 }
 
 // Routes are the account routes.
 func Routes(o Options) []api.Route {
-	h := &handlers{svc: o.Services, tokens: o.Tokens, log: o.Log, limited: o.Limited}
-	return []api.Route{
+	h := &handlers{svc: o.Services, tokens: o.Tokens, log: o.Log, limited: o.Limited, issuer: o.Issuer}
+	if h.issuer == "" {
+		h.issuer = "vmplane"
+	}
+	routes := []api.Route{
 		{Method: "POST", Path: "/api/auth/login", Access: api.Public, Handler: h.login, Tag: "auth",
 			Summary: "Log in with e-mail and password", Body: LoginRequest{}, Reply: TokenReply{}, Errors: []int{fasthttp.StatusUnauthorized},
 			Description: "Answers an access token, a refresh token and the user. A missing or empty e-mail or password is 400 naming the field; a wrong e-mail or password is 401 invalid_credentials (the two are not told apart). " +
 				"Only failed logins count against the login limits: per e-mail and client address (429), and per e-mail over all addresses, beyond which an address with no failures is answered after a delay. " +
 				"A login being checked holds a reservation that a success gives back; one for which such reservations hold the budget failures left waits for them (at most 10 s, then 429). " +
-				"A 429's detail names the limit that refused, and its Retry-After and RateLimit headers are that limit's."},
+				"A 429's detail names the limit that refused, and its Retry-After and RateLimit headers are that limit's. " +
+				"For a user with a second factor a right password answers 401 totp_required with a challenge (valid 5 minutes), which POST /api/auth/login/totp completes with a code; it counts as a success for the limits."},
 		{Method: "POST", Path: "/api/auth/refresh", Access: api.Public, Handler: h.refresh, Tag: "auth",
 			Summary: "Rotate a refresh token for a new token pair", Body: RefreshRequest{}, Reply: TokenReply{}, Errors: []int{fasthttp.StatusUnauthorized},
 			Description: "Spends the refresh token and answers a new access and refresh token. A missing refresh_token is 400; an unknown, spent or expired one is 401 invalid_refresh_token, and reusing a spent one ends the whole login."},
@@ -62,4 +69,5 @@ func Routes(o Options) []api.Route {
 			Summary: "End one of the caller's sessions: its refresh tokens and, at once, its access tokens", Status: fasthttp.StatusNoContent,
 			Description: "Ending the asking token's own session is a logout. A session that has ended already, or is another user's, is 404."},
 	}
+	return append(routes, h.recoveryRoutes()...)
 }

@@ -141,6 +141,16 @@ type Users interface {
 	Create(ctx context.Context, email, name, role, password string, tenantID *string) (auth.User, error)
 	Update(ctx context.Context, id string, c auth.UserChange) (auth.User, error)
 	Delete(ctx context.Context, id string) error
+	// A forgotten password.
+	RequestPasswordReset(email string) error
+	ResetPassword(ctx context.Context, token, newPassword string) error
+	// The second factor.
+	EnrolTOTP(ctx context.Context, userID, issuer string) (auth.TOTPEnrolment, error)
+	ConfirmTOTP(ctx context.Context, userID, code string) (auth.RecoveryCodeList, error)
+	DisableTOTP(ctx context.Context, userID, code string) error
+	ResetTOTP(ctx context.Context, userID string) error
+	ChallengeEmail(ctx context.Context, challenge string) (string, error)
+	LoginTOTP(ctx context.Context, challenge, code string) (auth.Session, error)
 }
 
 // Idempotency is what the edge asks of auth.Idempotency.
