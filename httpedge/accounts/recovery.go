@@ -58,7 +58,7 @@ func (h *handlers) recoveryRoutes() []api.Route {
 			Description: "Sets new_password for the link's user, spends the link, and ends every session of the user (and every other link). A token that is unknown, used, expired, or of a user changed since is 400 naming token."},
 		{Method: "GET", Path: ResetPagePath, Access: api.Public, Handler: h.resetPage, Tag: "auth",
 			Summary: "The page a mailed reset link opens", Reply: api.RawBody{ContentType: "text/html"},
-			Query: map[string]string{"token": "the link's token, which the page's script sends with the new password"},
+			Query:       map[string]string{"token": "the link's token, which the page's script sends with the new password"},
 			Description: "An HTML page that asks for the new password and sends it, with the link's token, to POST /api/auth/password-reset/confirm."},
 		{Method: "POST", Path: "/api/auth/login/totp", Access: api.Public, Handler: h.loginTOTP, Tag: "auth",
 			Summary: "Complete a login with a code of the second factor", Body: TOTPLogin{}, Reply: TokenReply{}, Errors: []int{fasthttp.StatusUnauthorized},
