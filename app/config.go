@@ -116,6 +116,8 @@ type Config struct {
 	SMTPFrom         string
 	// TOTPIssuer names this server in the users' authenticator apps.
 	TOTPIssuer string
+	// TenantDelete lets tenant users delete their own machines.
+	TenantDelete bool
 
 	// Operations (issue 16): storage faults.
 	//
@@ -271,6 +273,7 @@ func (c *Config) table() []setting {
 		str(&c.SMTPPasswordFile, "smtp-password-file", "VMPLANE_SMTP_PASSWORD_FILE", "", "file holding the SMTP password (a final newline is dropped); instead of --smtp-password"),
 		str(&c.SMTPFrom, "smtp-from", "VMPLANE_SMTP_FROM", "", "sender of vmplane's mail, an address or \"Name <address>\""),
 		str(&c.TOTPIssuer, "totp-issuer", "VMPLANE_TOTP_ISSUER", "vmplane", "the name users' authenticator apps show for this server's codes (e.g. the hosting company's)"),
+		boolean(&c.TenantDelete, "tenant-delete", "VMPLANE_TENANT_DELETE", false, "let tenant users delete their own machines (off: only operators delete machines, as a hosting company whose billing ends machines wants)"),
 		num(&c.StoreMinFreeMB, "store-min-free-mb", "VMPLANE_STORE_MIN_FREE_MB", 0, "writes are refused (507) while the data directory's disk has less free space than this, in MiB (0: 4 memtables + 16 MiB, 80 MiB; negative: never)"),
 	}
 }

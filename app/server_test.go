@@ -60,6 +60,9 @@ func testConfig(t *testing.T) Config {
 	cfg.SimMachines = 4
 	cfg.SyncInterval = 0 // tests sync when they mean to
 	cfg.StoreCacheMB = 8
+	// Tenants delete their own machines in the tests written before the setting
+	// (TenantDelete); TestTenantDeleteSetting checks its default.
+	cfg.TenantDelete = true
 	return cfg
 }
 

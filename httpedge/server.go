@@ -57,6 +57,8 @@ type Options struct {
 	PublicURL string
 	// TOTPIssuer names the server in users' authenticator apps ("vmplane" when empty).
 	TOTPIssuer string
+	// TenantDelete lets tenant users delete their own machines (operators always may).
+	TenantDelete bool
 
 	// IPv6Prefix is the prefix length by which IPv6 clients are told apart for the
 	// rate limits and the connection cap (DefaultIPv6Prefix when 0).

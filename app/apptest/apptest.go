@@ -36,6 +36,9 @@ func Config(dir string) app.Config {
 	cfg.SimOpDelay = time.Millisecond
 	cfg.SimMachines = 4
 	cfg.StoreCacheMB = 8
+	// Tenants delete their own machines in the tests written before the setting
+	// (TenantDelete); TestTenantDeleteSetting checks its default.
+	cfg.TenantDelete = true
 	return cfg
 }
 

@@ -3,8 +3,10 @@ package api
 import (
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 )
 
@@ -46,4 +48,24 @@ func ListMachines(c *Call, ms Machines, tenant *string, cursor string, limit int
 		return (tenant == nil || (m.TenantID != nil && *m.TenantID == *tenant)) &&
 			(name == "" || m.Name == name) && (status == "" || m.Status == status) && (node == "" || m.Node == node)
 	})
+}
+
+// Timeframe is the ?timeframe= of a usage graph route: hour when absent; another
+// value is 400 listing the allowed ones.
+func Timeframe(c *Call) (hypervisor.Timeframe, error) {
+	v := c.Query("timeframe")
+	if v == "" {
+		return hypervisor.TimeframeHour, nil
+	}
+	tf := hypervisor.Timeframe(v)
+	if _, _, ok := tf.Resolution(); !ok {
+		names := make([]string, len(hypervisor.Timeframes))
+		for i, t := range hypervisor.Timeframes {
+			names[i] = string(t)
+		}
+		e := apierr.Invalid(apierr.Field("timeframe", "must be one of %s", strings.Join(names, ", ")))
+		e.Allowed = names
+		return "", e
+	}
+	return tf, nil
 }

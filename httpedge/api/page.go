@@ -23,12 +23,15 @@ func PageOf[T any](items []T, next string) Page[T] {
 	return p
 }
 
-// Paging reads ?limit= (default 50, 1..500) and ?cursor=.
+// MaxPageLimit is the largest page a list answers (?limit=).
+const MaxPageLimit = 500
+
+// Paging reads ?limit= (default 50, 1..MaxPageLimit) and ?cursor=.
 func (c *Call) Paging() (int, string, error) {
 	limit := 50
 	if v := c.Query("limit"); v != "" {
 		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 500 {
+		if err != nil || n < 1 || n > MaxPageLimit {
 			return 0, "", apierr.Invalid(apierr.Field("limit", "must be 1..500"))
 		}
 		limit = n

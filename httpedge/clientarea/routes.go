@@ -14,15 +14,35 @@ import (
 	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/httpedge/api"
+	"github.com/vmplane/vmplane/httpedge/virt"
 )
 
-// handlers serve the routes from the services they call.
-type handlers struct{ svc api.Services }
+// Options are what the client area needs of the edge beyond the services.
+type Options struct {
+	Services api.Services
+	// PublicURL is the server's external base URL, for the console's absolute URL.
+	PublicURL string
+	// TenantDelete lets tenant users delete their machines (operators always may).
+	TenantDelete bool
+}
 
-// Routes are the client area's routes: the tenant's own, then its machines' schedules.
-func Routes(svc api.Services) []api.Route {
-	h := &handlers{svc: svc}
-	return append(h.clientRoutes(), h.scheduleRoutes()...)
+// handlers serve the routes from the services they call.
+type handlers struct {
+	svc          api.Services
+	console      virt.Console
+	tenantDelete bool
+}
+
+// Routes are the client area's routes: the tenant's own, its machines' own, then its
+// machines' schedules.
+func Routes(o Options) []api.Route {
+	h := &handlers{svc: o.Services, tenantDelete: o.TenantDelete, console: virt.Console{Services: o.Services, PublicURL: o.PublicURL,
+		Param: "vmId", Scope: func(c *api.Call) (*string, error) {
+			t, err := c.Tenant()
+			return &t, err
+		}}}
+	routes := append(h.clientRoutes(), h.machineRoutes()...)
+	return append(routes, h.scheduleRoutes()...)
 }
 
 // clientRoutes are the tenant's client area.

@@ -20,11 +20,16 @@ import (
 )
 
 // handlers serve the routes from the services they call.
-type handlers struct{ svc api.Services }
+type handlers struct {
+	svc api.Services
+	// tenantDelete lets tenant users delete their machines (operators always may).
+	tenantDelete bool
+}
 
-// Routes are the resources routes, the registry's kinds in order.
-func Routes(svc api.Services) []api.Route {
-	h := &handlers{svc: svc}
+// Routes are the resources routes, the registry's kinds in order; tenantDelete lets
+// tenant users delete their own machines, as the client area's delete does.
+func Routes(svc api.Services, tenantDelete bool) []api.Route {
+	h := &handlers{svc: svc, tenantDelete: tenantDelete}
 	return h.resourceRoutes()
 }
 
@@ -315,6 +320,9 @@ func (h *handlers) coreResources() []resource {
 				return api.TaskAccepted(t), nil
 			},
 			delete: func(c *api.Call, scope *string, id string) (any, error) {
+				if scope != nil && !h.tenantDelete {
+					return nil, clientarea.ErrDeleteOff
+				}
 				t, err := svc.Machines.Destroy(c.Context(), id, scope)
 				if err != nil {
 					return nil, err

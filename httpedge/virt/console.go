@@ -20,21 +20,39 @@ import (
 	"github.com/vmplane/vmplane/hypervisor"
 )
 
-func (h *handlers) console(c *api.Call) (any, error) {
+// Console serves a machine's console for routes whose path names the machine by the
+// parameter Param: the single-use ticket (Ticket) and the websocket it opens (Socket).
+// The operator's routes and the client area's share it; Scope is the tenant a caller
+// may open consoles of (nil: any machine).
+type Console struct {
+	Services api.Services
+	// PublicURL is the server's external base URL, for the ticket's absolute URL.
+	PublicURL string
+	Param     string
+	Scope     func(c *api.Call) (*string, error)
+}
+
+// Ticket answers a single-use ticket and the path of the websocket it opens.
+func (k Console) Ticket(c *api.Call) (any, error) {
+	scope, err := k.Scope(c)
+	if err != nil {
+		return nil, err
+	}
 	p := c.Principal
-	t, err := h.svc.Consoles.Issue(c.Context(), c.Param("id"), c.Scope(),
+	t, err := k.Services.Consoles.Issue(c.Context(), c.Param(k.Param), scope,
 		machines.ConsoleSession{UserID: p.Subject, SessionID: p.SessionID, Gen: p.Gen})
 	if err != nil {
 		return nil, err
 	}
-	// The path keeps the prefix of the route the caller used (/api/virt or
-	// /api/<driver>) and names the machine by its id, however the caller named it.
+	// The path keeps the prefix of the route the caller used (/api/virt,
+	// /api/<driver> or /api/client) and names the machine by its id, however the
+	// caller named it.
 	route := c.RoutePath()
-	path := strings.Replace(route, "{id}", url.PathEscape(t.MachineID), 1) + "/ws?ticket=" + url.QueryEscape(t.Ticket)
+	path := strings.Replace(route, "{"+k.Param+"}", url.PathEscape(t.MachineID), 1) + "/ws?ticket=" + url.QueryEscape(t.Ticket)
 	// Nothing the request carries (Host, X-Forwarded-*) goes into a URL that carries
 	// the ticket: whoever caches or logs the answer would send the ticket there.
 	u := path
-	if base := websocketBase(h.publicURL); base != "" {
+	if base := websocketBase(k.PublicURL); base != "" {
 		u = base + path
 	}
 	return ConsoleReply{Type: t.Type, URL: u, Path: path, Ticket: t.Ticket, ExpiresAt: t.ExpiresAt}, nil
@@ -68,7 +86,8 @@ var consoleUpgrader = websocket.FastHTTPUpgrader{
 	WriteBufferSize: 4096,
 }
 
-func (h *handlers) consoleSocket(c *api.Call) (any, error) {
+// Socket upgrades to the websocket of a ticket's console.
+func (k Console) Socket(c *api.Call) (any, error) {
 	// The whole handshake is checked before the ticket is spent: a malformed upgrade
 	// must not burn a single-use ticket.
 	rc := c.RequestCtx()
@@ -77,7 +96,7 @@ func (h *handlers) consoleSocket(c *api.Call) (any, error) {
 		!validWebsocketKey(hdr.Peek("Sec-WebSocket-Key")) {
 		return nil, apierr.New(apierr.ErrInvalidRequest, "this route needs a websocket upgrade (version 13, with a key of 16 bytes in base64)")
 	}
-	con, who, err := h.svc.Consoles.Redeem(c.Context(), c.Param("id"), c.Query("ticket"))
+	con, who, err := k.Services.Consoles.Redeem(c.Context(), c.Param(k.Param), c.Query("ticket"))
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +104,7 @@ func (h *handlers) consoleSocket(c *api.Call) (any, error) {
 	// The session outlives its request (and the request's context): each check is
 	// bounded by Authorize's own timeout.
 	live := func() bool {
-		return h.svc.Users.Authorize(context.Background(), who.UserID, who.SessionID, who.Gen) == nil
+		return k.Services.Users.Authorize(context.Background(), who.UserID, who.SessionID, who.Gen) == nil
 	}
 	err = consoleUpgrader.Upgrade(rc, func(ws *websocket.Conn) {
 		// fasthttp runs this on a goroutine of its own, outside the edge's recovery.

@@ -11,23 +11,22 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/vmplane/vmplane/actors/machines"
-	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/httpedge/api"
 	"github.com/vmplane/vmplane/hypervisor"
 )
 
 // handlers serve the routes from the services they call.
 type handlers struct {
-	svc api.Services
-	// publicURL is the server's external base URL, for the console's absolute URL.
-	publicURL string
+	svc     api.Services
+	console Console
 }
 
 // Routes are the operator's hypervisor routes under prefix (/api/virt, and the
 // driver's own name, /api/sim or /api/proxmox); publicURL is the server's external
 // base URL ("": the console's URL is a path).
 func Routes(prefix string, svc api.Services, publicURL string) []api.Route {
-	h := &handlers{svc: svc, publicURL: publicURL}
+	h := &handlers{svc: svc, console: Console{Services: svc, PublicURL: publicURL, Param: "id",
+		Scope: func(c *api.Call) (*string, error) { return c.Scope(), nil }}}
 	return h.routes(prefix)
 }
 
@@ -58,13 +57,13 @@ func (h *handlers) routes(prefix string) []api.Route {
 			Summary: "Attach a new disk; the task result names it", Body: DiskRequest{}, Reply: api.TaskReply{}, Status: fasthttp.StatusAccepted, Stamped: true},
 		{Method: "POST", Path: prefix + "/vms/{id}/reinstall", Access: api.AdminOnly, Handler: h.reinstall, Tag: tag,
 			Summary: "Rebuild the system disk from a template", Body: ReinstallRequest{}, Reply: api.TaskReply{}, Status: fasthttp.StatusAccepted, Stamped: true},
-		{Method: "GET", Path: prefix + "/vms/{id}/console", Access: api.AdminOnly, Handler: h.console, Tag: tag,
+		{Method: "GET", Path: prefix + "/vms/{id}/console", Access: api.AdminOnly, Handler: h.console.Ticket, Tag: tag,
 			Summary: "A single-use ticket and the websocket of the machine's console",
 			Description: "path is the console websocket's path with the ticket, to be joined to the origin the client uses (ws:// or wss://); " +
 				"url is the absolute URL when the server has a public URL set (VMPLANE_PUBLIC_URL), else the same as path: the request's Host header is never used. " +
 				"The ticket works once, for 60 s. A stopped machine has no console (409).",
 			Reply: ConsoleReply{}},
-		{Method: "GET", Path: prefix + "/vms/{id}/console/ws", Access: api.Public, Handler: h.consoleSocket, Tag: tag,
+		{Method: "GET", Path: prefix + "/vms/{id}/console/ws", Access: api.Public, Handler: h.console.Socket, Tag: tag,
 			Summary: "Open the console websocket",
 			Description: "Upgrades to a websocket bridged to the machine's console (101 Switching Protocols). The ticket query parameter is the credential, not a bearer token: " +
 				"a missing, used or expired ticket is 401; a request that is not a websocket upgrade (version 13, with a key) is 400 and does not spend the ticket.",
@@ -220,26 +219,8 @@ func (h *handlers) reinstall(c *api.Call) (any, error) {
 		Reinstall: &hypervisor.ReinstallSpec{TemplateID: req.TemplateID, Password: req.Password, SSHKeys: req.SSHKeys}})
 }
 
-func timeframe(c *api.Call) (hypervisor.Timeframe, error) {
-	v := c.Query("timeframe")
-	if v == "" {
-		return hypervisor.TimeframeHour, nil
-	}
-	tf := hypervisor.Timeframe(v)
-	if _, _, ok := tf.Resolution(); !ok {
-		names := make([]string, len(hypervisor.Timeframes))
-		for i, t := range hypervisor.Timeframes {
-			names[i] = string(t)
-		}
-		e := apierr.Invalid(apierr.Field("timeframe", "must be one of %s", strings.Join(names, ", ")))
-		e.Allowed = names
-		return "", e
-	}
-	return tf, nil
-}
-
 func (h *handlers) machineUsage(c *api.Call) (any, error) {
-	tf, err := timeframe(c)
+	tf, err := api.Timeframe(c)
 	if err != nil {
 		return nil, err
 	}
@@ -247,7 +228,7 @@ func (h *handlers) machineUsage(c *api.Call) (any, error) {
 }
 
 func (h *handlers) nodeUsage(c *api.Call) (any, error) {
-	tf, err := timeframe(c)
+	tf, err := api.Timeframe(c)
 	if err != nil {
 		return nil, err
 	}
@@ -255,7 +236,7 @@ func (h *handlers) nodeUsage(c *api.Call) (any, error) {
 }
 
 func (h *handlers) clusterUsage(c *api.Call) (any, error) {
-	tf, err := timeframe(c)
+	tf, err := api.Timeframe(c)
 	if err != nil {
 		return nil, err
 	}
