@@ -930,7 +930,7 @@ func (e *scheduleEntity) runDone(m *runDone) error {
 		rec := &machines.Backup{ID: m.TaskID, BackupID: m.Backup.ID, MachineID: m.MachineID, TenantID: m.TenantID,
 			VMID: m.Backup.VMID, Node: m.Backup.Node, Storage: m.Backup.Storage, Mode: string(m.Backup.Mode),
 			SizeBytes: m.Backup.SizeBytes, CreatedAt: m.Backup.CreatedAt.UTC(), ScheduleID: &sched,
-			ScheduledAt: kit.Ptr(m.Slot.UTC()), TaskID: kit.Ptr(m.TaskID)}
+			ScheduledAt: kit.Ptr(m.Slot.UTC()), TaskID: kit.Ptr(m.TaskID), Origin: machines.OriginSchedule}
 		if err := machines.PutBackup(b, rec); err != nil {
 			return err
 		}
