@@ -811,6 +811,8 @@ type Backup struct {
 	MachineId   string                       `json:"machine_id"`
 	Mode        string                       `json:"mode"`
 	Node        string                       `json:"node"`
+	Note        string                       `json:"note"`
+	Origin      string                       `json:"origin"`
 	ScheduleId  nullable.Nullable[string]    `json:"schedule_id,omitempty"`
 	ScheduledAt nullable.Nullable[time.Time] `json:"scheduled_at,omitempty"`
 	SizeBytes   int64                        `json:"size_bytes"`
@@ -1434,14 +1436,19 @@ type Provisioned struct {
 
 // Quota defines model for Quota.
 type Quota struct {
-	CpuCores int64 `json:"cpu_cores"`
-	DiskGb   int64 `json:"disk_gb"`
-	Machines int64 `json:"machines"`
-	MemoryMb int64 `json:"memory_mb"`
+	Backups   int64 `json:"backups"`
+	CpuCores  int64 `json:"cpu_cores"`
+	DiskGb    int64 `json:"disk_gb"`
+	Machines  int64 `json:"machines"`
+	MemoryMb  int64 `json:"memory_mb"`
+	Snapshots int64 `json:"snapshots"`
 }
 
 // QuotaChange defines model for QuotaChange.
 type QuotaChange struct {
+	// Backups -1: unlimited; omitted: the default (unlimited) on create, unchanged on a patch
+	Backups *int64 `json:"backups,omitempty"`
+
 	// CpuCores -1: unlimited; omitted: the default on create, unchanged on a patch
 	CpuCores *int64 `json:"cpu_cores,omitempty"`
 
@@ -1453,6 +1460,9 @@ type QuotaChange struct {
 
 	// MemoryMb -1: unlimited; omitted: the default on create, unchanged on a patch
 	MemoryMb *int64 `json:"memory_mb,omitempty"`
+
+	// Snapshots -1: unlimited; omitted: the default (unlimited) on create, unchanged on a patch
+	Snapshots *int64 `json:"snapshots,omitempty"`
 }
 
 // RefreshRequest defines model for RefreshRequest.
