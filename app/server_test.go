@@ -60,6 +60,8 @@ func testConfig(t *testing.T) Config {
 	cfg.SimMachines = 4
 	cfg.SyncInterval = 0 // tests sync when they mean to
 	cfg.StoreCacheMB = 8
+	// Tests run schedules every second: the operator's bounds on them are off.
+	cfg.ScheduleMinBackupInterval, cfg.ScheduleMinPowerInterval = 0, 0
 	return cfg
 }
 

@@ -36,6 +36,8 @@ func Config(dir string) app.Config {
 	cfg.SimOpDelay = time.Millisecond
 	cfg.SimMachines = 4
 	cfg.StoreCacheMB = 8
+	// Tests run schedules every second: the operator's bounds on them are off.
+	cfg.ScheduleMinBackupInterval, cfg.ScheduleMinPowerInterval = 0, 0
 	return cfg
 }
 
