@@ -426,8 +426,17 @@ func (m *Machines) Resolve(ctx context.Context, id string) (string, error) {
 // Start validates an operation against the machine's state, records its task and
 // runs it on the hypervisor. It returns the task at once. Made with an Idempotency-Key
 // (ctx carries its stamp), the write that records the task carries the key's claim,
-// and the retry of a start that applied without an answer gets the task it made.
+// and the retry of a start that applied without an answer gets the task it made. A
+// restore is started by Restore, which checks that its backup is the machine's.
 func (m *Machines) Start(ctx context.Context, id string, op Operation, tenant *string) (Task, error) {
+	if op.Type == OpRestore {
+		return Task{}, apierr.New(apierr.ErrInternal, "a restore is started by Machines.Restore")
+	}
+	return m.start(ctx, id, op, tenant)
+}
+
+// start is Start for every operation.
+func (m *Machines) start(ctx context.Context, id string, op Operation, tenant *string) (Task, error) {
 	st := kit.StampOf(ctx)
 	if t, ok, err := kit.Recorded[Task](st); ok {
 		return t, err

@@ -120,7 +120,7 @@ func (m *Machines) Restore(ctx context.Context, id string, tenant *string, in Re
 		// Under the machine's path, another machine's backup does not exist.
 		return Task{}, apierr.NotFound("backup", in.BackupID)
 	}
-	return m.Start(ctx, id, Operation{Type: OpRestore, BackupID: b.ID, Archive: b.BackupID, StartAfter: in.StartAfter}, tenant)
+	return m.start(ctx, id, Operation{Type: OpRestore, BackupID: b.ID, Archive: b.BackupID, StartAfter: in.StartAfter}, tenant)
 }
 
 // validateMachineOp checks the parameters of the operations of this file (validate
@@ -260,8 +260,11 @@ func (m *Machines) checkQuota(ctx context.Context, id string, op Operation) erro
 		return err
 	}
 	mach, err := m.Stored(ctx, rid)
-	if err != nil || mach.TenantID == nil {
+	if err != nil {
 		return NotFoundAs(err, id)
+	}
+	if mach.TenantID == nil {
+		return nil // an operator's machine, outside every tenant's quota
 	}
 	tenant := *mach.TenantID
 	lim, err := m.sys.limits(ctx, tenant)

@@ -227,6 +227,9 @@ func TestBackupOnDemandAndRestore(t *testing.T) {
 		t.Fatalf("as another tenant: got %v; want not found", err)
 	}
 
+	if _, err := s.Machines.Start(ctx, m.ID, Operation{Type: OpRestore, BackupID: b.ID, Archive: b.BackupID}, nil); err == nil {
+		t.Fatal("a restore started as a bare operation, without the check of its backup")
+	}
 	task, err = s.Machines.Restore(ctx, m.ID, kit.Ptr("T1"), RestoreRequest{BackupID: b.ID, StartAfter: true})
 	if task.Type != "vm.restore" {
 		t.Fatalf("got task type %q; want vm.restore", task.Type)
