@@ -10,15 +10,58 @@ import (
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/hypervisor/proxmox"
+	"github.com/vmplane/vmplane/hypervisor/proxmox/pvefake"
 	"github.com/vmplane/vmplane/hypervisor/sim"
 )
+
+// onSim is a simulated cluster of one node and two machines whose operations are
+// instant.
+func onSim(*testing.T) hypervisor.Driver {
+	return sim.New(sim.Config{OpDelay: -1, Seed: 1, Nodes: 1, Machines: 2})
+}
+
+// onProxmox is the Proxmox driver on a fake Proxmox with two machines, polling its
+// tasks every 2 ms.
+func onProxmox(t *testing.T) hypervisor.Driver {
+	f := pvefake.New(pvefake.Config{})
+	t.Cleanup(f.Close)
+	for _, spec := range []pvefake.VMSpec{
+		{VMID: 100, Node: "pve1", Name: "web-1", Status: "running", Cores: 2, MemoryMB: 2048, DiskGB: 20},
+		{VMID: 101, Node: "pve1", Name: "db-1", Status: "stopped", Cores: 1, MemoryMB: 1024, DiskGB: 10},
+	} {
+		if _, err := f.AddVM(spec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, err := proxmox.New(proxmox.Config{URL: f.URL(), TokenID: f.TokenID(), TokenSecret: f.TokenSecret(),
+		Fingerprint: f.Fingerprint(), RequestTimeout: 10 * time.Second, TaskPollInterval: 2 * time.Millisecond,
+		DefaultStorage: "local-lvm", DefaultBridge: "vmbr0", BackupStorage: "local"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
+}
+
+// drivers are the hypervisors the machine operations' round trips run on.
+var drivers = []struct {
+	name string
+	new  func(*testing.T) hypervisor.Driver
+}{{"sim", onSim}, {"proxmox", onProxmox}}
 
 // tenantMachine is a synced machine of tenant "T1", on a sim whose operations are
 // instant, with the given quotas (nil: unlimited) and driver around the sim (nil: none).
 func tenantMachine(t *testing.T, ctx context.Context, lim *Limits, wrap func(hypervisor.Driver) hypervisor.Driver) (*testSystem, Machine) {
 	t.Helper()
+	return tenantMachineOn(t, ctx, onSim(t), lim, wrap)
+}
+
+// tenantMachineOn is tenantMachine on driver d.
+func tenantMachineOn(t *testing.T, ctx context.Context, d hypervisor.Driver, lim *Limits, wrap func(hypervisor.Driver) hypervisor.Driver) (*testSystem, Machine) {
+	t.Helper()
 	s := newTestSystem(t, func(o *testOptions) {
-		o.Driver = sim.New(sim.Config{OpDelay: -1, Seed: 1, Nodes: 1, Machines: 2})
+		o.Driver = d
 		if wrap != nil {
 			o.Driver = wrap(o.Driver)
 		}
@@ -26,12 +69,13 @@ func tenantMachine(t *testing.T, ctx context.Context, lim *Limits, wrap func(hyp
 			o.Limits = func(context.Context, string) (Limits, error) { return *lim, nil }
 		}
 	})
-	if _, err := s.Inventory.Sync(ctx); err != nil {
+	res, err := s.Inventory.Sync(ctx)
+	if err != nil {
 		t.Fatal(err)
 	}
 	ms, _, err := s.Machines.List(ctx, "", 0, nil)
 	if err != nil || len(ms) != 2 {
-		t.Fatalf("got %d machines, %v; want 2", len(ms), err)
+		t.Fatalf("got %d machines (sync %+v), %v; want 2", len(ms), res, err)
 	}
 	for _, m := range ms {
 		if _, err := s.Machines.Assign(ctx, m.ID, kit.Ptr("T1")); err != nil {
@@ -73,9 +117,15 @@ func setPower(t *testing.T, ctx context.Context, s *testSystem, id string, a hyp
 // record follows the hypervisor's answer (a disk-only snapshot leaves the machine
 // stopped); the tenant's snapshot count follows every step.
 func TestSnapshotLifecycle(t *testing.T) {
+	for _, d := range drivers {
+		t.Run(d.name, func(t *testing.T) { snapshotLifecycle(t, d.new(t)) })
+	}
+}
+
+func snapshotLifecycle(t *testing.T, d hypervisor.Driver) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	s, m := tenantMachine(t, ctx, nil, nil)
+	s, m := tenantMachineOn(t, ctx, d, nil, nil)
 	if m.Status != StatusRunning {
 		setPower(t, ctx, s, m.ID, hypervisor.ActionStart)
 	}
@@ -192,9 +242,15 @@ func TestSnapshotRefusals(t *testing.T) {
 // was taken: the running machine is stopped, restored, and started again when asked.
 // Another machine's backup, or another tenant's, is not found under this machine.
 func TestBackupOnDemandAndRestore(t *testing.T) {
+	for _, d := range drivers {
+		t.Run(d.name, func(t *testing.T) { backupOnDemandAndRestore(t, d.new(t)) })
+	}
+}
+
+func backupOnDemandAndRestore(t *testing.T, d hypervisor.Driver) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	s, m := tenantMachine(t, ctx, nil, nil)
+	s, m := tenantMachineOn(t, ctx, d, nil, nil)
 	task, err := s.Machines.BackupNow(ctx, m.ID, kit.Ptr("T1"), BackupRequest{Note: "before the upgrade"})
 	if task.Type != "vm.backup" {
 		t.Fatalf("got task type %q; want vm.backup", task.Type)
