@@ -902,7 +902,12 @@ func execute(ctx context.Context, d hypervisor.Driver, ref hypervisor.Ref, op Op
 		if res.Backup, err = d.Backup(ctx, ref, hypervisor.BackupMode(op.BackupMode)); err == nil {
 			res.Pruned, res.Missing, res.PruneErrors = PruneBackups(ctx, d, ref, res.Backup, op.Retention, op.Prunable)
 			result = res
-			hm, err = d.Machine(ctx, ref)
+			if hm, err = d.Machine(ctx, ref); err != nil {
+				// The backup exists: the failed task still names it, so that a
+				// backup on demand is recorded (onDemandBackup).
+				raw, _ := json.Marshal(result)
+				return nil, raw, err
+			}
 		}
 	case OpSnapshot, OpSnapshotRollback, OpSnapshotDelete, OpRestore:
 		hm, result, err = executeMachineOp(ctx, d, ref, op)

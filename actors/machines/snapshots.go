@@ -221,10 +221,11 @@ func restore(ctx context.Context, d hypervisor.Driver, ref hypervisor.Ref, op Op
 	return hm, nil
 }
 
-// onDemandBackup is the record of a backup a user asked for, from its task's result;
-// nil when the task took none or the machine has no tenant to keep it under.
+// onDemandBackup is the record of a backup a user asked for, from its task's result
+// (a task that failed once the backup was taken, reading the machine afterwards, names
+// it too); nil when the task took none or the machine has no tenant to keep it under.
 func onDemandBackup(rec *record, op *Operation, task *Task) *Backup {
-	if op == nil || op.Type != OpBackup || !op.OnDemand || task.Status != TaskSucceeded || rec.TenantID == nil {
+	if op == nil || op.Type != OpBackup || !op.OnDemand || rec.TenantID == nil || len(task.Result) == 0 {
 		return nil
 	}
 	var res BackupResult

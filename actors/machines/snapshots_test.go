@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -351,4 +352,38 @@ func TestBackupAndSnapshotQuotas(t *testing.T) {
 	ended(t, ctx, s, task, err, TaskSucceeded)
 	task, err = s.Machines.BackupNow(ctx, other, nil, BackupRequest{})
 	ended(t, ctx, s, task, err, TaskSucceeded)
+}
+
+// blindDriver fails the first read of a machine after a backup, as a hypervisor that
+// stops answering just after it took one.
+type blindDriver struct {
+	hypervisor.Driver
+	blind atomic.Bool
+}
+
+func (d *blindDriver) Backup(ctx context.Context, ref hypervisor.Ref, mode hypervisor.BackupMode) (hypervisor.Backup, error) {
+	b, err := d.Driver.Backup(ctx, ref, mode)
+	d.blind.Store(err == nil)
+	return b, err
+}
+
+func (d *blindDriver) Machine(ctx context.Context, ref hypervisor.Ref) (hypervisor.Machine, error) {
+	if d.blind.CompareAndSwap(true, false) {
+		return hypervisor.Machine{}, apierr.New(apierr.ErrUnavailable, "the hypervisor did not answer")
+	}
+	return d.Driver.Machine(ctx, ref)
+}
+
+// A backup on demand whose task fails after the backup was taken (the machine could
+// not be read afterwards) is still recorded: the backup exists and is the tenant's.
+func TestBackupOnDemandKeptWhenItsTaskFails(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, m := tenantMachine(t, ctx, nil, func(d hypervisor.Driver) hypervisor.Driver { return &blindDriver{Driver: d} })
+	task, err := s.Machines.BackupNow(ctx, m.ID, nil, BackupRequest{Note: "kept"})
+	ended(t, ctx, s, task, err, TaskFailed)
+	list, _, err := s.Backups.OfMachineNewest(ctx, m.ID, nil, "", 0)
+	if err != nil || len(list) != 1 || list[0].Note != "kept" || list[0].ID != task.ID {
+		t.Fatalf("got %+v, %v; want the backup the failed task took, on record", list, err)
+	}
 }
