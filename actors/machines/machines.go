@@ -456,6 +456,9 @@ func (m *Machines) start(ctx context.Context, id string, op Operation, tenant *s
 	if err := checkMachineOp(op, &Machine{ID: ref.ID, Status: ref.Status}); err != nil {
 		return Task{}, err
 	}
+	if err := m.precheckSnapshot(ctx, ref.Ref, op); err != nil {
+		return Task{}, err
+	}
 	if op.Type == OpMigrate || op.Type == OpReinstall {
 		if err := m.precheck(ctx, op); err != nil {
 			return Task{}, err

@@ -3,6 +3,7 @@ package machines
 import (
 	"context"
 	"encoding/json"
+	"slices"
 
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/apierr"
@@ -158,6 +159,32 @@ func validateMachineOp(op Operation) error {
 func checkMachineOp(op Operation, m *Machine) error {
 	if op.Type == OpSnapshot && op.Snapshot != nil && op.Snapshot.IncludeMemory && m.Status == StatusStopped {
 		return hypervisor.NewError(hypervisor.ErrMemoryNotRunning, "machine %s is stopped: a snapshot of it cannot hold memory", m.ID)
+	}
+	return nil
+}
+
+// precheckSnapshot answers, before a task starts, what the hypervisor would refuse
+// of a snapshot operation by its list: a name taken already (409 snapshot_exists), a
+// rollback or delete of a snapshot the machine lacks (404 snapshot_not_found). A
+// snapshot made or deleted between this read and the task fails the task instead.
+func (m *Machines) precheckSnapshot(ctx context.Context, ref hypervisor.Ref, op Operation) error {
+	if ref.VMID == 0 || !(op.Type == OpSnapshot || op.Type == OpSnapshotRollback || op.Type == OpSnapshotDelete) {
+		return nil
+	}
+	list, err := m.sys.driver.Snapshots(ctx, ref)
+	if err != nil {
+		return err
+	}
+	name := op.SnapshotName
+	if op.Type == OpSnapshot {
+		name = op.Snapshot.Name
+	}
+	exists := slices.ContainsFunc(list, func(s hypervisor.Snapshot) bool { return s.Name == name })
+	switch {
+	case op.Type == OpSnapshot && exists:
+		return hypervisor.NewError(hypervisor.ErrSnapshotExists, "the machine has a snapshot %q already", name)
+	case op.Type != OpSnapshot && !exists:
+		return hypervisor.NewError(hypervisor.ErrSnapshotNotFound, "the machine has no snapshot %q", name)
 	}
 	return nil
 }

@@ -188,7 +188,8 @@ func (d *heldDriver) CreateSnapshot(ctx context.Context, ref hypervisor.Ref, spe
 // What a snapshot request is refused for, each before a task starts: another
 // tenant's machine (404), a name no snapshot can have (400, or 404 for one to roll
 // back to), memory of a stopped machine (400, the driver's check), a suspended
-// machine (409 invalid_state naming the state), a busy one (409 naming its task).
+// machine (409 invalid_state naming the state), a snapshot the machine lacks (404)
+// or a name it has already (409), a busy machine (409 naming its task).
 func TestSnapshotRefusals(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -227,11 +228,24 @@ func TestSnapshotRefusals(t *testing.T) {
 	f("restore of an unknown backup", err, apierr.ErrNotFound, "")
 	setPower(t, ctx, s, m.ID, hypervisor.ActionResume)
 
+	_, err = s.Machines.RollbackSnapshot(ctx, m.ID, nil, "never")
+	f("rollback to a snapshot the machine lacks", err, hypervisor.ErrSnapshotNotFound, "never")
+	_, err = s.Machines.DeleteSnapshot(ctx, m.ID, nil, "never")
+	f("delete of a snapshot the machine lacks", err, hypervisor.ErrSnapshotNotFound, "never")
+	if _, err := held.Driver.CreateSnapshot(ctx, hypervisor.Ref{VMID: m.VMID, Node: m.Node}, hypervisor.SnapshotSpec{Name: "taken"}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Machines.CreateSnapshot(ctx, m.ID, nil, SnapshotRequest{Name: "taken"})
+	f("a name taken already", err, hypervisor.ErrSnapshotExists, "taken")
+	if got, err := s.Machines.Get(ctx, m.ID, nil); err != nil || got.TaskID != nil {
+		t.Fatalf("got task %v, %v; want no task started by the refusals", got.TaskID, err)
+	}
+
 	holder, err := s.Machines.CreateSnapshot(ctx, m.ID, nil, SnapshotRequest{Name: "held"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = s.Machines.DeleteSnapshot(ctx, m.ID, nil, "held")
+	_, err = s.Machines.CreateSnapshot(ctx, m.ID, nil, SnapshotRequest{Name: "other"})
 	f("busy", err, apierr.ErrOperationInProgress, holder.ID)
 	if got, err := s.Machines.Get(ctx, m.ID, nil); err != nil || got.TaskID == nil || *got.TaskID != holder.ID {
 		t.Fatalf("got %+v, %v; want the machine held by %s only", got.TaskID, err, holder.ID)
