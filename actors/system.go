@@ -150,7 +150,12 @@ func Start(opts Options) (*System, error) {
 	// Before anything publishes tasks: the monitoring watches the event bus from here.
 	s.Alerts = alerts.Start(alerts.Deps{Runtime: s.rt, Events: s.Events})
 	ms := machines.Start(machines.Deps{Runtime: s.rt, Driver: s.driver, Events: s.Events, Alerts: s.Alerts,
-		TenantExists: s.tenantExists, Authorize: s.Users.Authorize, Counting: opts.Counting})
+		TenantExists: s.tenantExists, Authorize: s.Users.Authorize, Counting: opts.Counting,
+		// The tenants start after the machines (they depend on them); asked only
+		// before a snapshot or a backup on demand.
+		Limits: func(ctx context.Context, tenant string) (machines.Limits, error) {
+			return s.Tenants.Limits(ctx, tenant)
+		}})
 	s.Machines, s.Nodes, s.Tasks, s.Inventory, s.Consoles, s.Backups = ms.Machines, ms.Nodes, ms.Tasks, ms.Inventory, ms.Consoles, ms.Backups
 	s.Tenants = tenants.Start(tenants.Deps{Runtime: s.rt, Driver: s.driver, Events: s.Events, Machines: ms, Alerts: s.Alerts,
 		HasUsers: s.Users.TenantHasUsers,

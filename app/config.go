@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/vmplane/vmplane/actors/schedules"
 	"github.com/vmplane/vmplane/mailer"
 	"github.com/vmplane/vmplane/persistence"
 )
@@ -86,6 +87,12 @@ type Config struct {
 	// ScheduleGrace is how old a schedule's run missed while vmplane was down may be
 	// and still run once at start.
 	ScheduleGrace time.Duration
+	// ScheduleMinBackupInterval and ScheduleMinPowerInterval are the shortest time
+	// allowed between two runs of a backup and of a power schedule, and
+	// SchedulesPerTenant how many schedules a tenant may have (0: no bound).
+	ScheduleMinBackupInterval time.Duration
+	ScheduleMinPowerInterval  time.Duration
+	SchedulesPerTenant        int
 	// ScheduleClock, when set, is the schedules' clock instead of time.Now. It is no
 	// setting: tests set it to be "later" across a restart.
 	ScheduleClock func() time.Time
@@ -219,6 +226,9 @@ func (c *Config) table() []setting {
 		dur(&c.ShutdownTimeout, "shutdown-timeout", "VMPLANE_SHUTDOWN_TIMEOUT", 20*time.Second, "how long a graceful shutdown waits for requests in flight"),
 		dur(&c.SyncInterval, "sync-interval", "VMPLANE_SYNC_INTERVAL", time.Minute, "how often the store is reconciled with the hypervisor's inventory, also once at start (0: only on POST /api/virt/sync)"),
 		dur(&c.ScheduleGrace, "schedule-grace", "VMPLANE_SCHEDULE_GRACE", time.Hour, "a schedule's run missed while vmplane was down runs once at start if it is due at most this long ago; older ones are skipped and recorded (0: skip all)"),
+		dur(&c.ScheduleMinBackupInterval, "schedule-min-backup-interval", "VMPLANE_SCHEDULE_MIN_BACKUP_INTERVAL", schedules.DefaultMinBackupInterval, "shortest time allowed between two runs of a backup schedule: a cron expression that fires more often is refused (0: no bound)"),
+		dur(&c.ScheduleMinPowerInterval, "schedule-min-power-interval", "VMPLANE_SCHEDULE_MIN_POWER_INTERVAL", schedules.DefaultMinPowerInterval, "shortest time allowed between two runs of a power schedule: a cron expression that fires more often is refused (0: no bound)"),
+		num(&c.SchedulesPerTenant, "schedules-per-tenant", "VMPLANE_SCHEDULES_PER_TENANT", 0, "power and backup schedules a tenant may have together; one more is refused with quota_exceeded (0: no bound)"),
 		dur(&c.FaultyWindow, "faulty-window", "VMPLANE_FAULTY_WINDOW", 24*time.Hour, "faulty deployments: how far back failed tasks and failed deployments count"),
 		num(&c.FaultyTaskFailures, "faulty-task-failures", "VMPLANE_FAULTY_TASK_FAILURES", 3, "faulty deployments: failed tasks within --faulty-window that make repeated_failures"),
 		num(&c.CrashLoopCount, "crash-loop-count", "VMPLANE_CRASH_LOOP_COUNT", 3, "faulty deployments: unexpected stops within --crash-loop-window that make a crash_loop"),
@@ -445,6 +455,15 @@ func (c *Config) validate() error {
 			return c.bad("sync-interval", c.SyncInterval, "must not be negative (0: only on request)")
 		}},
 		{c.ScheduleGrace < 0, func() *ConfigError { return c.bad("schedule-grace", c.ScheduleGrace, "must not be negative") }},
+		{c.ScheduleMinBackupInterval < 0, func() *ConfigError {
+			return c.bad("schedule-min-backup-interval", c.ScheduleMinBackupInterval, "must not be negative")
+		}},
+		{c.ScheduleMinPowerInterval < 0, func() *ConfigError {
+			return c.bad("schedule-min-power-interval", c.ScheduleMinPowerInterval, "must not be negative")
+		}},
+		{c.SchedulesPerTenant < 0, func() *ConfigError {
+			return c.bad("schedules-per-tenant", c.SchedulesPerTenant, "must not be negative")
+		}},
 		{c.FaultyWindow <= 0, func() *ConfigError { return c.bad("faulty-window", c.FaultyWindow, "must be positive") }},
 		{c.FaultyTaskFailures < 1, func() *ConfigError { return c.bad("faulty-task-failures", c.FaultyTaskFailures, "must be at least 1") }},
 		{c.CrashLoopCount < 1, func() *ConfigError { return c.bad("crash-loop-count", c.CrashLoopCount, "must be at least 1") }},

@@ -205,6 +205,11 @@ func TestBackupScheduleKeepsRetention(t *testing.T) {
 	if len(list) != 2 {
 		t.Fatalf("got %d backups after %d runs; want 2 (the retention)", len(list), b.Runs)
 	}
+	for _, x := range list {
+		if x.Origin != machines.OriginSchedule || x.ScheduleID == nil || *x.ScheduleID != b.ID {
+			t.Fatalf("got %+v; want a backup of origin schedule, naming %s", x, b.ID)
+		}
+	}
 	onHV, err := s.sim.Backups(t.Context(), hypervisorRef(m))
 	if err != nil {
 		t.Fatal(err)
@@ -578,4 +583,26 @@ func TestScheduleIsolation(t *testing.T) {
 	if len(list.Items) != 1 || list.Items[0].TenantID != b.ID {
 		t.Fatalf("got %+v; want B's one schedule", list.Items)
 	}
+}
+
+// The operator's bounds on schedules hold at the API, with the configuration's
+// defaults: backups every 15 s are refused (400 naming cron and the 1 h bound), and
+// power actions every 5 minutes are made.
+func TestScheduleBoundsAtTheAPI(t *testing.T) {
+	t.Parallel()
+	s, admin := synced(t, func(c *Config) {
+		d := Defaults()
+		c.ScheduleMinBackupInterval, c.ScheduleMinPowerInterval = d.ScheduleMinBackupInterval, d.ScheduleMinPowerInterval
+	})
+	a := s.tenant(admin, "Bounded", nil)
+	m := s.provision(a.Token, smallMachine)
+	r := s.do(req{method: "POST", path: "/api/client/machines/" + m.ID + "/backup-schedules", token: a.Token,
+		body: map[string]any{"cron": "@every 15s", "retention": 2}})
+	expect(t, r, 400, "invalid_request")
+	if !strings.Contains(string(r.Body), "cron") || !strings.Contains(string(r.Body), "1h0m0s") {
+		t.Fatalf("got %s; want the answer to name cron and the bound 1h0m0s", r.Body)
+	}
+	r = s.do(req{method: "POST", path: "/api/client/machines/" + m.ID + "/power-schedules", token: a.Token,
+		body: map[string]any{"action": "reboot", "cron": "*/5 * * * *"}})
+	expect(t, r, 201, "")
 }

@@ -26,6 +26,10 @@ type Backup struct {
 	ScheduledAt *time.Time `json:"scheduled_at"`
 	// TaskID is the task that took it.
 	TaskID *string `json:"task_id"`
+	// Origin is "schedule" or "on_demand" (a user asked for it).
+	Origin string `json:"origin"`
+	// Note is what the user wrote when asking for it.
+	Note string `json:"note"`
 }
 
 // GetBackup reads one backup.

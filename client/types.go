@@ -28,6 +28,10 @@ type Quota struct {
 	CPUCores int64 `json:"cpu_cores"`
 	MemoryMB int64 `json:"memory_mb"`
 	DiskGB   int64 `json:"disk_gb"`
+	// Backups and Snapshots are counts: the backups on record, the snapshots of the
+	// tenant's machines.
+	Backups   int64 `json:"backups"`
+	Snapshots int64 `json:"snapshots"`
 }
 
 // QuotaChange sets some limits of a tenant (-1: unlimited); nil fields keep theirs (or
@@ -37,6 +41,9 @@ type QuotaChange struct {
 	CPUCores *int64 `json:"cpu_cores,omitempty"`
 	MemoryMB *int64 `json:"memory_mb,omitempty"`
 	DiskGB   *int64 `json:"disk_gb,omitempty"`
+	// Backups and Snapshots are counts, unlimited by default.
+	Backups   *int64 `json:"backups,omitempty"`
+	Snapshots *int64 `json:"snapshots,omitempty"`
 }
 
 // Tenant is a customer: the owner of machines, users and rules.

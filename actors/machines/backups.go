@@ -3,6 +3,7 @@ package machines
 import (
 	"context"
 	"errors"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -13,7 +14,7 @@ import (
 	"github.com/vmplane/vmplane/persistence"
 )
 
-// Backup is a backup a schedule took, as the API shows it. Its id is ours (the id of
+// Backup is a backup a schedule or a user (on demand) took, as the API shows it. Its id is ours (the id of
 // the task that took it: creation order, safe in a path); BackupID is the
 // hypervisor's name of the archive (a Proxmox volid may hold '/' and ':').
 type Backup struct {
@@ -34,6 +35,11 @@ type Backup struct {
 	ScheduledAt *time.Time `json:"scheduled_at"`
 	// TaskID is the task that took it.
 	TaskID *string `json:"task_id"`
+	// Origin says who asked for it: a schedule (OriginSchedule) or a user, on demand
+	// (OriginOnDemand). Records written before it was kept were all a schedule's.
+	Origin string `json:"origin"`
+	// Note is what the user wrote when asking for a backup on demand.
+	Note string `json:"note"`
 }
 
 // Keys of backups: the record under its tenant (so that a tenant's backups are one
@@ -71,8 +77,9 @@ func DelBackup(b *persistence.Batch, r *Backup) {
 }
 
 // Backups reads and deletes backup records. The records are written by the schedule
-// that took each backup (in the batch that records its run) and removed by it when
-// retention prunes them; a delete through the API removes the backup from the
+// that took each backup (in the batch that records its run, and removed by it when
+// retention prunes them) or, for a backup taken on demand, by its machine (in the
+// batch that records the task's end); a delete through the API removes the backup from the
 // hypervisor first and then its record. Records are written once and deleted once,
 // so these two writers never lose each other's update.
 type Backups struct{ sys *system }
@@ -82,11 +89,24 @@ func (b *Backups) load(ctx context.Context, tenant, id string) (*Backup, error) 
 	if err != nil {
 		return nil, err
 	}
-	var r Backup
-	if _, err := persistence.Decode(val, &r); err != nil {
+	r, err := decodeBackup(val)
+	if err != nil {
 		return nil, err
 	}
 	return &r, nil
+}
+
+// decodeBackup reads a backup record. One written before records said their origin
+// was a schedule's: nothing else took backups then.
+func decodeBackup(val []byte) (Backup, error) {
+	var r Backup
+	if _, err := persistence.Decode(val, &r); err != nil {
+		return Backup{}, err
+	}
+	if r.Origin == "" {
+		r.Origin = OriginSchedule
+	}
+	return r, nil
 }
 
 // find returns a backup by id; with a tenant scope another tenant's is not found.
@@ -127,12 +147,47 @@ func (b *Backups) List(ctx context.Context, tenant *string, machineID, cursor st
 		prefix = persistence.Prefix("backup", *tenant)
 	}
 	return kit.ScanFiltered(ctx, b.sys.store, prefix, cursor, limit, func(_ string, v []byte) (Backup, bool, error) {
-		var r Backup
-		if _, err := persistence.Decode(v, &r); err != nil {
-			return Backup{}, false, err
-		}
-		return r, machineID == "" || r.MachineID == machineID, nil
+		r, err := decodeBackup(v)
+		return r, err == nil && (machineID == "" || r.MachineID == machineID), err
 	})
+}
+
+// OfMachineNewest returns one machine's backups newest first (ids are ULIDs, in
+// creation order), a page of limit (0: all) after the cursor, the id of the last
+// backup of the previous page. With a tenant scope another tenant's machine is not
+// found. A machine's backups are few (its tenant's quota and its schedules'
+// retention bound them), so they are read whole and paged here.
+func (b *Backups) OfMachineNewest(ctx context.Context, machineID string, tenant *string, cursor string, limit int) ([]Backup, string, error) {
+	ref, err := b.sys.Machines.Ref(ctx, machineID, tenant)
+	if err != nil {
+		return nil, "", err
+	}
+	m, err := b.sys.Machines.Stored(ctx, ref.ID)
+	if err != nil {
+		return nil, "", NotFoundAs(err, machineID)
+	}
+	if m.TenantID == nil {
+		return []Backup{}, "", nil // backups are kept under a tenant
+	}
+	all, _, err := b.List(ctx, m.TenantID, ref.ID, "", 0)
+	if err != nil {
+		return nil, "", err
+	}
+	slices.Reverse(all)
+	start := 0
+	if cursor != "" {
+		i := slices.IndexFunc(all, func(x Backup) bool { return x.ID < cursor })
+		if i < 0 {
+			i = len(all)
+		}
+		start = i
+	}
+	page, last := kit.PageSlice(all, start, limit, func(Backup) bool { return true })
+	next := ""
+	if last >= 0 {
+		next = page[len(page)-1].ID
+	}
+	return page, next, nil
 }
 
 // Delete deletes a backup from the hypervisor and then its record. A backup already

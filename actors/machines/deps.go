@@ -30,6 +30,9 @@ type Deps struct {
 	// counters (announces CountersFeature), and how many members that do not this
 	// member has seen join; nil on a single node, which keeps them.
 	Counting func() (all bool, without uint64)
+	// Limits answers a tenant's quotas of backups and snapshots, which the tenants
+	// above keep; nil leaves both unlimited.
+	Limits func(ctx context.Context, tenant string) (Limits, error)
 }
 
 // Services are the services of the machines package.
@@ -54,12 +57,13 @@ type system struct {
 	tenantExists func(ctx context.Context, id string) error
 	authorize    func(ctx context.Context, userID, sessionID string, gen uint64) error
 	counting     func() (bool, uint64)
+	limits       func(ctx context.Context, tenant string) (Limits, error)
 }
 
 // Start starts the machines' and the nodes' kinds and the services around them.
 func Start(d Deps) *Services {
 	s := &system{Services: &Services{}, rt: d.Runtime, store: d.Runtime.Store, driver: d.Driver,
-		log: d.Runtime.Log, Events: d.Events, Alerts: d.Alerts, tenantExists: d.TenantExists, authorize: d.Authorize, counting: d.Counting}
+		log: d.Runtime.Log, Events: d.Events, Alerts: d.Alerts, tenantExists: d.TenantExists, authorize: d.Authorize, counting: d.Counting, limits: d.Limits}
 	s.Tasks = newTasks(s)
 	s.Nodes = startNodes(s)
 	s.Machines = startMachines(s)

@@ -30,6 +30,8 @@ type testOptions struct {
 	Counting func() (bool, uint64)
 	// Wrap, when set, is the store the services see, around the real one.
 	Wrap func(persistence.Store) persistence.Store
+	// Limits is machines' Deps.Limits (nil: unlimited).
+	Limits func(context.Context, string) (Limits, error)
 }
 
 // newTestSystem starts the machines' services over a store in t.TempDir(), stopped at
@@ -56,7 +58,7 @@ func newTestSystem(t testing.TB, mutate ...func(*testOptions)) *testSystem {
 	s.Alerts = alerts.Start(alerts.Deps{Runtime: rt, Events: s.Events})
 	s.Services = Start(Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Alerts: s.Alerts,
 		TenantExists: func(context.Context, string) error { return nil },
-		Authorize:    func(context.Context, string, string, uint64) error { return nil }, Counting: opts.Counting})
+		Authorize:    func(context.Context, string, string, uint64) error { return nil }, Counting: opts.Counting, Limits: opts.Limits})
 	t.Cleanup(func() {
 		s.Inventory.Stop()
 		s.Machines.Stop()

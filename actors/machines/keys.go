@@ -16,7 +16,7 @@ var Keys = []persistence.KeyKind{
 	{Prefix: "node", Holds: "node/<id>: a hypervisor node, as the last sync saw it"},
 	{Prefix: "template", Holds: "template/<id>: a template machines are created from"},
 	{Prefix: "console-ticket", Holds: "console-ticket/<sha256 of the ticket>: a console ticket until it is redeemed or expires"},
-	{Prefix: "backup", Holds: "backup/<tenant>/<id>: a backup a schedule took"},
+	{Prefix: "backup", Holds: "backup/<tenant>/<id>: a backup a schedule or a user (on demand) took"},
 	{Prefix: "backup-id", Holds: "backup-id/<id>: the tenant of a backup, for lookups by id alone"},
 	{Prefix: "backup-sched", Holds: "backup-sched/<schedule>/<id>: the backups a schedule took, for its retention"},
 }

@@ -144,8 +144,8 @@ func (op Operation) validate() error {
 				f = append(f, apierr.Field("ssh_keys["+strconv.Itoa(i)+"]", "must be an OpenSSH public key"))
 			}
 		}
-	case OpBackup:
-		return validateBackupOp(op)
+	case OpBackup, OpSnapshot, OpSnapshotRollback, OpSnapshotDelete, OpRestore:
+		return validateMachineOp(op)
 	case OpDestroy, OpCreate:
 	case OpResize:
 		if op.Config == nil && op.DiskGrowGB <= 0 {
@@ -184,7 +184,7 @@ func (op Operation) checkAgainst(m *Machine) error {
 			return ErrNoDiskToGrow()
 		}
 	}
-	return nil
+	return checkMachineOp(op, m)
 }
 
 // ErrNoDiskToGrow refuses a resize that grows the disk of a machine with none (a

@@ -69,6 +69,10 @@ type record struct {
 	// reported it live. A sync's observation older than that (Proxmox's resource list
 	// lags by a pvestatd cycle) must not move the state back.
 	StateAt time.Time `json:"state_at,omitempty"`
+	// Snapshots is how many snapshots the hypervisor listed for the machine after the
+	// last task that could change them (a snapshot's, a rollback's, a restore's): what
+	// the tenant's snapshot quota counts (Holding).
+	Snapshots int `json:"snapshots,omitempty"`
 }
 
 const recordVersion = 1
@@ -91,13 +95,16 @@ type Holding struct {
 	MemoryMB int    `json:"memory_mb"`
 	DiskGB   int    `json:"disk_gb"`
 	TaskID   string `json:"task_id,omitempty"`
+	// Snapshots is the record's count of the machine's snapshots, summed for the
+	// tenant's snapshot quota (TenantSnapshots); it moves no usage counter.
+	Snapshots int `json:"snapshots,omitempty"`
 }
 
 const tenantEntryVersion = 1
 
 // holdingOf is the tenant index entry of r.
 func holdingOf(r *record) Holding {
-	e := Holding{CPUCores: r.CPUCores, MemoryMB: r.MemoryMB, DiskGB: r.DiskGB}
+	e := Holding{CPUCores: r.CPUCores, MemoryMB: r.MemoryMB, DiskGB: r.DiskGB, Snapshots: r.Snapshots}
 	if r.TaskID != nil {
 		e.TaskID = *r.TaskID
 	}
@@ -167,6 +174,19 @@ type Operation struct {
 	BackupMode string   `json:"backup_mode,omitempty"`
 	Retention  int      `json:"retention,omitempty"`
 	Prunable   []string `json:"prunable,omitempty"`
+	// OnDemand marks a backup a user asked for, outside any schedule: the task's end
+	// writes its record, with Note (a schedule's run writes its own).
+	OnDemand bool   `json:"on_demand,omitempty"`
+	Note     string `json:"note,omitempty"`
+	// Snapshot is the snapshot an OpSnapshot takes; SnapshotName is the one a
+	// rollback or a delete names.
+	Snapshot     *hypervisor.SnapshotSpec `json:"snapshot,omitempty"`
+	SnapshotName string                   `json:"snapshot_name,omitempty"`
+	// BackupID is our id of the backup an OpRestore brings back and Archive the
+	// hypervisor's name of it; StartAfter starts the machine once it is restored.
+	BackupID   string `json:"backup_id,omitempty"`
+	Archive    string `json:"archive,omitempty"`
+	StartAfter bool   `json:"start_after,omitempty"`
 }
 
 // Operation types.
@@ -187,6 +207,15 @@ const (
 	// OpBackup takes a backup and prunes the schedule's older ones past retention;
 	// the task's result is a BackupResult.
 	OpBackup = "backup"
+	// OpSnapshot takes a snapshot (Snapshot); its result is the hypervisor.Snapshot.
+	OpSnapshot = "snapshot"
+	// OpSnapshotRollback brings the machine back to the snapshot SnapshotName.
+	OpSnapshotRollback = "snapshot_rollback"
+	// OpSnapshotDelete deletes the snapshot SnapshotName.
+	OpSnapshotDelete = "snapshot_delete"
+	// OpRestore restores the machine over itself from one of its backups: stopped
+	// first if it runs, started afterwards when StartAfter says so.
+	OpRestore = "restore"
 )
 
 // taskType names the task of an operation: vm.start, vm.migrate, ...
@@ -262,6 +291,9 @@ type (
 		Observed *hypervisor.Machine
 		Result   json.RawMessage
 		Err      *apierr.Error
+		// Snapshots is the machine's count of snapshots after a task that may change
+		// it, when the hypervisor could list them.
+		Snapshots *int
 	}
 	// observe brings the record in line with the hypervisor (sync). At is the moment
 	// the observation describes at the earliest; zero means now.
@@ -394,8 +426,17 @@ func (m *Machines) Resolve(ctx context.Context, id string) (string, error) {
 // Start validates an operation against the machine's state, records its task and
 // runs it on the hypervisor. It returns the task at once. Made with an Idempotency-Key
 // (ctx carries its stamp), the write that records the task carries the key's claim,
-// and the retry of a start that applied without an answer gets the task it made.
+// and the retry of a start that applied without an answer gets the task it made. A
+// restore is started by Restore, which checks that its backup is the machine's.
 func (m *Machines) Start(ctx context.Context, id string, op Operation, tenant *string) (Task, error) {
+	if op.Type == OpRestore {
+		return Task{}, apierr.New(apierr.ErrInternal, "a restore is started by Machines.Restore")
+	}
+	return m.start(ctx, id, op, tenant)
+}
+
+// start is Start for every operation.
+func (m *Machines) start(ctx context.Context, id string, op Operation, tenant *string) (Task, error) {
 	st := kit.StampOf(ctx)
 	if t, ok, err := kit.Recorded[Task](st); ok {
 		return t, err
@@ -403,16 +444,28 @@ func (m *Machines) Start(ctx context.Context, id string, op Operation, tenant *s
 	// Existence and scope first: an unknown machine, or one outside the tenant's
 	// scope, is a 404 whatever the operation's own faults, which must not tell a
 	// tenant about a machine it cannot see.
-	if _, err := m.Ref(ctx, id, tenant); err != nil {
+	ref, err := m.Ref(ctx, id, tenant)
+	if err != nil {
 		return Task{}, err
 	}
 	if err := op.validate(); err != nil {
+		return Task{}, err
+	}
+	// Here as well as in the entity: the driver's typed error (its reason) survives
+	// only where it is made, not a trip through the actor.
+	if err := checkMachineOp(op, &Machine{ID: ref.ID, Status: ref.Status}); err != nil {
+		return Task{}, err
+	}
+	if err := m.precheckSnapshot(ctx, ref.Ref, op); err != nil {
 		return Task{}, err
 	}
 	if op.Type == OpMigrate || op.Type == OpReinstall {
 		if err := m.precheck(ctx, op); err != nil {
 			return Task{}, err
 		}
+	}
+	if err := m.checkQuota(ctx, id, op); err != nil {
+		return Task{}, err
 	}
 	return askMachine[Task](ctx, m, id, &startOp{Op: op, Tenant: tenant, Stamp: st})
 }
@@ -645,11 +698,22 @@ func (e *machineEntity) save(next *record, task *Task, cause string) error {
 // saveStamped is save whose batch carries st, the claim of the request's
 // Idempotency-Key, with the task as its reply.
 func (e *machineEntity) saveStamped(next *record, task *Task, cause string, st *kit.Stamp) error {
+	return e.saveWith(next, task, cause, st, nil)
+}
+
+// saveWith is saveStamped whose batch also carries what extra puts into it (the
+// record of a backup taken on demand, with its task's end).
+func (e *machineEntity) saveWith(next *record, task *Task, cause string, st *kit.Stamp, extra func(*persistence.Batch) error) error {
 	val, err := persistence.Encode(recordVersion, next)
 	if err != nil {
 		return err
 	}
 	b := new(persistence.Batch).Put(machineKey(e.id), val)
+	if extra != nil {
+		if err := extra(b); err != nil {
+			return err
+		}
+	}
 	if st != nil {
 		if err := st.Carry(b, *task); err != nil {
 			return err
@@ -771,6 +835,15 @@ func (m *Machines) run(machineID, taskID string, ref hypervisor.Ref, op Operatio
 			ocancel()
 		}
 		done := &opDone{TaskID: taskID, Observed: observed, Result: result}
+		if touchesSnapshots(op) && ref.VMID != 0 {
+			// The count the tenant's snapshot quota sums: the hypervisor's, after
+			// the task, whatever its outcome.
+			lctx, lcancel := context.WithTimeout(context.Background(), 10*time.Second)
+			if list, lerr := m.sys.driver.Snapshots(lctx, ref); lerr == nil {
+				done.Snapshots = kit.Ptr(len(list))
+			}
+			lcancel()
+		}
 		if err != nil {
 			done.Err = apierr.From(err)
 			if done.Err.Code == apierr.ErrInternal.Code {
@@ -832,8 +905,15 @@ func execute(ctx context.Context, d hypervisor.Driver, ref hypervisor.Ref, op Op
 		if res.Backup, err = d.Backup(ctx, ref, hypervisor.BackupMode(op.BackupMode)); err == nil {
 			res.Pruned, res.Missing, res.PruneErrors = PruneBackups(ctx, d, ref, res.Backup, op.Retention, op.Prunable)
 			result = res
-			hm, err = d.Machine(ctx, ref)
+			if hm, err = d.Machine(ctx, ref); err != nil {
+				// The backup exists: the failed task still names it, so that a
+				// backup on demand is recorded (onDemandBackup).
+				raw, _ := json.Marshal(result)
+				return nil, raw, err
+			}
 		}
+	case OpSnapshot, OpSnapshotRollback, OpSnapshotDelete, OpRestore:
+		hm, result, err = executeMachineOp(ctx, d, ref, op)
 	case OpDestroy:
 		// A machine whose provisioning failed has nothing on the hypervisor (vmid 0),
 		// and one already gone is as good as destroyed: either way the record goes.
@@ -920,8 +1000,12 @@ func (e *machineEntity) finish(d *opDone) {
 		applyObserved(&next.Machine, *d.Observed)
 		next.StateAt = now
 	}
+	if d.Snapshots != nil {
+		next.Snapshots = *d.Snapshots
+	}
 	next.UpdatedAt = now
-	if err := e.save(&next, task, "task"); err != nil {
+	extra := putOnDemandBackup(onDemandBackup(&next, op, task))
+	if err := e.saveWith(&next, task, "task", nil, extra); err != nil {
 		e.sys.log.Error("cannot record task outcome", zap.String("task_id", d.TaskID), zap.Error(err))
 	}
 }

@@ -300,6 +300,14 @@ type ScheduleOptions struct {
 	// the whole server use one to be "later" across a restart. Tests of the schedules
 	// alone run the Runtime on a fake clock (kit.WithClock) instead.
 	Now func() time.Time
+	// MinBackupInterval and MinPowerInterval are the shortest time allowed between two
+	// runs of a backup and of a power schedule (0: no bound): a cron expression that
+	// fires more often is refused (400). The configuration's defaults are
+	// DefaultMinBackupInterval and DefaultMinPowerInterval.
+	MinBackupInterval time.Duration
+	MinPowerInterval  time.Duration
+	// PerTenant is how many schedules, of both kinds, a tenant may have (0: no bound).
+	PerTenant int
 }
 
 // Schedules owns power and backup schedules. Each schedule is an entity of the
@@ -312,6 +320,8 @@ type Schedules struct {
 	kind  *kit.Kind
 	now   func() time.Time
 	grace time.Duration
+	// opts holds the operator's bounds (bounds.go).
+	opts ScheduleOptions
 
 	// ctx ends when the system stops: runs stop waiting for their tasks, which the
 	// next start follows from the record.
@@ -373,7 +383,7 @@ type (
 )
 
 func startSchedules(s *system, opts ScheduleOptions) *Schedules {
-	ss := &Schedules{sys: s, now: opts.Now, grace: max(opts.Grace, 0)}
+	ss := &Schedules{sys: s, now: opts.Now, grace: max(opts.Grace, 0), opts: opts}
 	if ss.now == nil {
 		ss.now = s.rt.Clock.Now
 	}
@@ -471,6 +481,9 @@ func (s *Schedules) create(ctx context.Context, kind, tenant string, in Schedule
 	if len(f) == 0 {
 		f = validateSchedule(&rec)
 	}
+	if len(f) == 0 {
+		f = s.checkInterval(&rec)
+	}
 	if in.MachineID == nil || *in.MachineID == "" {
 		f = append(f, apierr.Field("machine_id", "is required"))
 	} else {
@@ -487,6 +500,9 @@ func (s *Schedules) create(ctx context.Context, kind, tenant string, in Schedule
 	}
 	if len(f) > 0 {
 		return scheduleRecord{}, apierr.Invalid(f...)
+	}
+	if err := s.checkCount(ctx, tenant); err != nil {
+		return scheduleRecord{}, err
 	}
 	if rec.Enabled {
 		sched, loc, _ := compileSchedule(rec.Cron, rec.Timezone)
@@ -759,6 +775,12 @@ func (e *scheduleEntity) update(ctx *kit.Ctx, in ScheduleInput) {
 	if len(f) == 0 {
 		f = validateSchedule(&next)
 	}
+	if len(f) == 0 && (next.Cron != e.rec.Cron || next.Timezone != e.rec.Timezone || next.Enabled && !e.rec.Enabled) {
+		// Only a new cron, time zone or enabling is held to the bound: a schedule made
+		// before the operator raised it can still be disabled or have its retention
+		// changed (and runs as it is until then).
+		f = e.ss.checkInterval(&next)
+	}
 	if len(f) > 0 {
 		ctx.Fail(apierr.Invalid(f...))
 		return
@@ -930,7 +952,7 @@ func (e *scheduleEntity) runDone(m *runDone) error {
 		rec := &machines.Backup{ID: m.TaskID, BackupID: m.Backup.ID, MachineID: m.MachineID, TenantID: m.TenantID,
 			VMID: m.Backup.VMID, Node: m.Backup.Node, Storage: m.Backup.Storage, Mode: string(m.Backup.Mode),
 			SizeBytes: m.Backup.SizeBytes, CreatedAt: m.Backup.CreatedAt.UTC(), ScheduleID: &sched,
-			ScheduledAt: kit.Ptr(m.Slot.UTC()), TaskID: kit.Ptr(m.TaskID)}
+			ScheduledAt: kit.Ptr(m.Slot.UTC()), TaskID: kit.Ptr(m.TaskID), Origin: machines.OriginSchedule}
 		if err := machines.PutBackup(b, rec); err != nil {
 			return err
 		}

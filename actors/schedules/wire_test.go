@@ -15,5 +15,5 @@ func TestWire(t *testing.T) { wiretest.Check(t) }
 // TestAcrossMembers runs some of this package's tests with every request crossing
 // members (wiretest.Loopback); VMPLANE_TEST_WIRE=1 runs all of them so.
 func TestAcrossMembers(t *testing.T) {
-	wiretest.AcrossMembers(t, TestScheduleRunsOnTheRuntimesClock, TestRunGivesUpOnBusyMachineBeforeNextDue)
+	wiretest.AcrossMembers(t, TestScheduleRunsOnTheRuntimesClock, TestRunGivesUpOnBusyMachineBeforeNextDue, TestScheduleBounds)
 }

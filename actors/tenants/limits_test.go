@@ -36,4 +36,6 @@ func TestTenantBoundsAtTheirEdges(t *testing.T) {
 	}
 	f("t", Quota{Machines: Unlimited - 1}, "quota.machines")
 	f("t", Quota{DiskGB: MaxQuotaLimit + 1}, "quota.disk_gb")
+	f("t", Quota{Backups: Unlimited - 1}, "quota.backups")
+	f("t", Quota{Snapshots: MaxQuotaLimit + 1}, "quota.snapshots")
 }

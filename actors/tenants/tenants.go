@@ -2,6 +2,7 @@ package tenants
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
 	"sync"
@@ -27,12 +28,29 @@ type Tenant struct {
 }
 
 // Quota is what a tenant may hold at most; Usage what it holds. A limit of
-// Unlimited (-1) means no limit.
+// Unlimited (-1) means no limit. Backups and Snapshots are counts (the backups on
+// record, taken on demand or by schedules; the snapshots of its machines): they bound
+// what a tenant creates on demand, and are unlimited by default.
 type Quota struct {
-	Machines int `json:"machines"`
-	CPUCores int `json:"cpu_cores"`
-	MemoryMB int `json:"memory_mb"`
-	DiskGB   int `json:"disk_gb"`
+	Machines  int `json:"machines"`
+	CPUCores  int `json:"cpu_cores"`
+	MemoryMB  int `json:"memory_mb"`
+	DiskGB    int `json:"disk_gb"`
+	Backups   int `json:"backups"`
+	Snapshots int `json:"snapshots"`
+}
+
+// UnmarshalJSON reads a quota whose backups or snapshots are absent (a tenant record
+// written before they existed) as unlimited in them, as DefaultQuota is: the fields
+// came without a schema version of their own, since nothing else of the record changed.
+func (q *Quota) UnmarshalJSON(b []byte) error {
+	type plain Quota
+	p := plain{Backups: Unlimited, Snapshots: Unlimited}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	*q = Quota(p)
+	return nil
 }
 
 // Usage is what a tenant's machines hold, counted against its quota.
@@ -56,6 +74,9 @@ type QuotaChange struct {
 	CPUCores *int `json:"cpu_cores,omitempty" openapi:"limit=tenant.quota" doc:"-1: unlimited; omitted: the default on create, unchanged on a patch"`
 	MemoryMB *int `json:"memory_mb,omitempty" openapi:"limit=tenant.quota" doc:"-1: unlimited; omitted: the default on create, unchanged on a patch"`
 	DiskGB   *int `json:"disk_gb,omitempty" openapi:"limit=tenant.quota" doc:"-1: unlimited; omitted: the default on create, unchanged on a patch"`
+	// Backups and Snapshots are counts; unlimited by default.
+	Backups   *int `json:"backups,omitempty" openapi:"limit=tenant.quota" doc:"-1: unlimited; omitted: the default (unlimited) on create, unchanged on a patch"`
+	Snapshots *int `json:"snapshots,omitempty" openapi:"limit=tenant.quota" doc:"-1: unlimited; omitted: the default (unlimited) on create, unchanged on a patch"`
 }
 
 // applyTo returns q with the limits c names replaced.
@@ -72,11 +93,13 @@ func (c *QuotaChange) applyTo(q Quota) Quota {
 	set(&q.CPUCores, c.CPUCores)
 	set(&q.MemoryMB, c.MemoryMB)
 	set(&q.DiskGB, c.DiskGB)
+	set(&q.Backups, c.Backups)
+	set(&q.Snapshots, c.Snapshots)
 	return q
 }
 
 // DefaultQuota applies to a tenant created without one.
-var DefaultQuota = Quota{Machines: 10, CPUCores: 32, MemoryMB: 65536, DiskGB: 1000}
+var DefaultQuota = Quota{Machines: 10, CPUCores: 32, MemoryMB: 65536, DiskGB: 1000, Backups: Unlimited, Snapshots: Unlimited}
 
 const tenantVersion = 1
 
@@ -292,7 +315,8 @@ func validateTenant(name string, q Quota) error {
 	for _, l := range []struct {
 		name  string
 		limit int
-	}{{"machines", q.Machines}, {"cpu_cores", q.CPUCores}, {"memory_mb", q.MemoryMB}, {"disk_gb", q.DiskGB}} {
+	}{{"machines", q.Machines}, {"cpu_cores", q.CPUCores}, {"memory_mb", q.MemoryMB}, {"disk_gb", q.DiskGB},
+		{"backups", q.Backups}, {"snapshots", q.Snapshots}} {
 		switch {
 		case l.limit < Unlimited:
 			f = append(f, apierr.Field("quota."+l.name, "must be a limit of 0 or more, or -1 for unlimited"))
@@ -409,6 +433,9 @@ func (e *tenantEntity) Handle(ctx *kit.Ctx, msg any) {
 		e.delete(ctx)
 	case *tenantUsage:
 		u, err := e.usage()
+		if err == nil {
+			u.Backups, u.Snapshots, err = e.counts()
+		}
 		if err != nil {
 			ctx.Fail(err)
 			return
@@ -597,6 +624,29 @@ func (e *tenantEntity) usage() (Usage, error) {
 		u.DiskGB += p.delta.DiskGB
 	}
 	return u, nil
+}
+
+// counts are the tenant's backups on record and its machines' snapshots, which the
+// machines count against the quota when one is asked for (machines.Limits); a machine
+// create's check leaves them out, so only the usage answer reads them.
+func (e *tenantEntity) counts() (backups, snapshots int, err error) {
+	ctx, cancel := e.sys.rt.Work()
+	defer cancel()
+	if backups, err = e.sys.Backups.Count(ctx, e.id, 0); err != nil {
+		return 0, 0, err
+	}
+	snapshots, err = e.sys.Machines.TenantSnapshots(ctx, e.id)
+	return backups, snapshots, err
+}
+
+// Limits returns a tenant's quotas of backups and snapshots: what the machines'
+// Deps.Limits asks before a snapshot or a backup on demand.
+func (t *Tenants) Limits(ctx context.Context, id string) (machines.Limits, error) {
+	ten, err := t.Get(ctx, id)
+	if err != nil {
+		return machines.Limits{}, err
+	}
+	return machines.Limits{Backups: ten.Quota.Backups, Snapshots: ten.Quota.Snapshots}, nil
 }
 
 // overQuota names what a change would push past the quota, or returns nil.

@@ -22,7 +22,7 @@ func TestWire(t *testing.T) { wiretest.Check(t) }
 // TestAcrossMembers runs some of this package's tests with every request crossing
 // members (wiretest.Loopback); VMPLANE_TEST_WIRE=1 runs all of them so.
 func TestAcrossMembers(t *testing.T) {
-	wiretest.AcrossMembers(t, TestRuleWritesOfOneTenantShareSyncs, TestRuleIndexFollowsWrites, testTenantRequests)
+	wiretest.AcrossMembers(t, TestRuleWritesOfOneTenantShareSyncs, TestRuleIndexFollowsWrites, TestBackupAndSnapshotQuotasOfATenant, testTenantRequests)
 }
 
 // testTenantRequests makes the requests of a tenant's life that the other tests leave

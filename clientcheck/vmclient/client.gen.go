@@ -447,6 +447,33 @@ func (e PostClientMachinesByVmIdActionsByActionParamsAction) Valid() bool {
 	}
 }
 
+// Defines values for GetClientMachinesByVmIdUsageGraphsParamsTimeframe.
+const (
+	GetClientMachinesByVmIdUsageGraphsParamsTimeframeDay   GetClientMachinesByVmIdUsageGraphsParamsTimeframe = "day"
+	GetClientMachinesByVmIdUsageGraphsParamsTimeframeHour  GetClientMachinesByVmIdUsageGraphsParamsTimeframe = "hour"
+	GetClientMachinesByVmIdUsageGraphsParamsTimeframeMonth GetClientMachinesByVmIdUsageGraphsParamsTimeframe = "month"
+	GetClientMachinesByVmIdUsageGraphsParamsTimeframeWeek  GetClientMachinesByVmIdUsageGraphsParamsTimeframe = "week"
+	GetClientMachinesByVmIdUsageGraphsParamsTimeframeYear  GetClientMachinesByVmIdUsageGraphsParamsTimeframe = "year"
+)
+
+// Valid indicates whether the value is a known member of the GetClientMachinesByVmIdUsageGraphsParamsTimeframe enum.
+func (e GetClientMachinesByVmIdUsageGraphsParamsTimeframe) Valid() bool {
+	switch e {
+	case GetClientMachinesByVmIdUsageGraphsParamsTimeframeDay:
+		return true
+	case GetClientMachinesByVmIdUsageGraphsParamsTimeframeHour:
+		return true
+	case GetClientMachinesByVmIdUsageGraphsParamsTimeframeMonth:
+		return true
+	case GetClientMachinesByVmIdUsageGraphsParamsTimeframeWeek:
+		return true
+	case GetClientMachinesByVmIdUsageGraphsParamsTimeframeYear:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for GetMonitoringAlertsEventsParamsKind.
 const (
 	GetMonitoringAlertsEventsParamsKindFirewallFailed        GetMonitoringAlertsEventsParamsKind = "firewall_failed"
@@ -811,6 +838,8 @@ type Backup struct {
 	MachineId   string                       `json:"machine_id"`
 	Mode        string                       `json:"mode"`
 	Node        string                       `json:"node"`
+	Note        string                       `json:"note"`
+	Origin      string                       `json:"origin"`
 	ScheduleId  nullable.Nullable[string]    `json:"schedule_id,omitempty"`
 	ScheduledAt nullable.Nullable[time.Time] `json:"scheduled_at,omitempty"`
 	SizeBytes   int64                        `json:"size_bytes"`
@@ -1132,6 +1161,28 @@ type MachineCreate struct {
 	TenantId   *string   `json:"tenant_id,omitempty"`
 }
 
+// MachineDetail defines model for MachineDetail.
+type MachineDetail struct {
+	BackupSchedules []BackupSchedule                 `json:"backup_schedules"`
+	CpuCores        int64                            `json:"cpu_cores"`
+	CreatedAt       time.Time                        `json:"created_at"`
+	DiskGb          int64                            `json:"disk_gb"`
+	Disks           []Disk                           `json:"disks"`
+	Firewall        nullable.Nullable[FirewallState] `json:"firewall,omitempty"`
+	Id              string                           `json:"id"`
+	Interfaces      []Interface                      `json:"interfaces"`
+	MemoryMb        int64                            `json:"memory_mb"`
+	Name            string                           `json:"name"`
+	Node            string                           `json:"node"`
+	PowerSchedules  []PowerSchedule                  `json:"power_schedules"`
+	Status          string                           `json:"status"`
+	TaskId          nullable.Nullable[string]        `json:"task_id,omitempty"`
+	TemplateId      string                           `json:"template_id"`
+	TenantId        nullable.Nullable[string]        `json:"tenant_id,omitempty"`
+	UpdatedAt       time.Time                        `json:"updated_at"`
+	Vmid            int64                            `json:"vmid"`
+}
+
 // MachinePatch defines model for MachinePatch.
 type MachinePatch struct {
 	Name     *string                   `json:"name,omitempty"`
@@ -1446,14 +1497,19 @@ type Provisioned struct {
 
 // Quota defines model for Quota.
 type Quota struct {
-	CpuCores int64 `json:"cpu_cores"`
-	DiskGb   int64 `json:"disk_gb"`
-	Machines int64 `json:"machines"`
-	MemoryMb int64 `json:"memory_mb"`
+	Backups   int64 `json:"backups"`
+	CpuCores  int64 `json:"cpu_cores"`
+	DiskGb    int64 `json:"disk_gb"`
+	Machines  int64 `json:"machines"`
+	MemoryMb  int64 `json:"memory_mb"`
+	Snapshots int64 `json:"snapshots"`
 }
 
 // QuotaChange defines model for QuotaChange.
 type QuotaChange struct {
+	// Backups -1: unlimited; omitted: the default (unlimited) on create, unchanged on a patch
+	Backups *int64 `json:"backups,omitempty"`
+
 	// CpuCores -1: unlimited; omitted: the default on create, unchanged on a patch
 	CpuCores *int64 `json:"cpu_cores,omitempty"`
 
@@ -1465,6 +1521,9 @@ type QuotaChange struct {
 
 	// MemoryMb -1: unlimited; omitted: the default on create, unchanged on a patch
 	MemoryMb *int64 `json:"memory_mb,omitempty"`
+
+	// Snapshots -1: unlimited; omitted: the default (unlimited) on create, unchanged on a patch
+	Snapshots *int64 `json:"snapshots,omitempty"`
 }
 
 // RecoveryCodeList defines model for RecoveryCodeList.
@@ -1871,6 +1930,18 @@ type PostClientMachinesParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// DeleteClientMachinesByVmIdParams defines parameters for DeleteClientMachinesByVmId.
+type DeleteClientMachinesByVmIdParams struct {
+	// TenantId operators only: the tenant to act for
+	TenantId *string `form:"tenant_id,omitempty" json:"tenant_id,omitempty"`
+}
+
+// GetClientMachinesByVmIdParams defines parameters for GetClientMachinesByVmId.
+type GetClientMachinesByVmIdParams struct {
+	// TenantId operators only: the tenant to act for
+	TenantId *string `form:"tenant_id,omitempty" json:"tenant_id,omitempty"`
+}
+
 // PostClientMachinesByVmIdActionsByActionParams defines parameters for PostClientMachinesByVmIdActionsByAction.
 type PostClientMachinesByVmIdActionsByActionParams struct {
 	// TenantId operators only: the tenant to act for
@@ -1904,6 +1975,18 @@ type PostClientMachinesByVmIdBackupSchedulesParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// GetClientMachinesByVmIdConsoleParams defines parameters for GetClientMachinesByVmIdConsole.
+type GetClientMachinesByVmIdConsoleParams struct {
+	// TenantId operators only: the tenant to act for
+	TenantId *string `form:"tenant_id,omitempty" json:"tenant_id,omitempty"`
+}
+
+// GetClientMachinesByVmIdConsoleWsParams defines parameters for GetClientMachinesByVmIdConsoleWs.
+type GetClientMachinesByVmIdConsoleWsParams struct {
+	// Ticket the ticket from GET .../console (single use, 60 s)
+	Ticket *string `form:"ticket,omitempty" json:"ticket,omitempty"`
+}
+
 // GetClientMachinesByVmIdPowerSchedulesParams defines parameters for GetClientMachinesByVmIdPowerSchedules.
 type GetClientMachinesByVmIdPowerSchedulesParams struct {
 	// Cursor next_cursor of the previous page
@@ -1925,11 +2008,32 @@ type PostClientMachinesByVmIdPowerSchedulesParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// PostClientMachinesByVmIdReinstallParams defines parameters for PostClientMachinesByVmIdReinstall.
+type PostClientMachinesByVmIdReinstallParams struct {
+	// TenantId operators only: the tenant to act for
+	TenantId *string `form:"tenant_id,omitempty" json:"tenant_id,omitempty"`
+
+	// IdempotencyKey Makes a retry safe: the same key from the same user within 24 h gets the first answer again and changes nothing.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // PatchClientMachinesByVmIdResourcesParams defines parameters for PatchClientMachinesByVmIdResources.
 type PatchClientMachinesByVmIdResourcesParams struct {
 	// TenantId operators only: the tenant to act for
 	TenantId *string `form:"tenant_id,omitempty" json:"tenant_id,omitempty"`
 }
+
+// GetClientMachinesByVmIdUsageGraphsParams defines parameters for GetClientMachinesByVmIdUsageGraphs.
+type GetClientMachinesByVmIdUsageGraphsParams struct {
+	// TenantId operators only: the tenant to act for
+	TenantId *string `form:"tenant_id,omitempty" json:"tenant_id,omitempty"`
+
+	// Timeframe hour (default), day, week, month or year
+	Timeframe *GetClientMachinesByVmIdUsageGraphsParamsTimeframe `form:"timeframe,omitempty" json:"timeframe,omitempty"`
+}
+
+// GetClientMachinesByVmIdUsageGraphsParamsTimeframe defines parameters for GetClientMachinesByVmIdUsageGraphs.
+type GetClientMachinesByVmIdUsageGraphsParamsTimeframe string
 
 // GetClientOverviewParams defines parameters for GetClientOverview.
 type GetClientOverviewParams struct {
@@ -2330,6 +2434,12 @@ type GetVirtVmsByIdUsageGraphsParams struct {
 // GetVirtVmsByIdUsageGraphsParamsTimeframe defines parameters for GetVirtVmsByIdUsageGraphs.
 type GetVirtVmsByIdUsageGraphsParamsTimeframe string
 
+// GetResetPasswordParams defines parameters for GetResetPassword.
+type GetResetPasswordParams struct {
+	// Token the link's token, which the page's script sends with the new password
+	Token *string `form:"token,omitempty" json:"token,omitempty"`
+}
+
 // PostAuthLoginJSONRequestBody defines body for PostAuthLogin for application/json ContentType.
 type PostAuthLoginJSONRequestBody = LoginRequest
 
@@ -2374,6 +2484,9 @@ type PostClientMachinesByVmIdBackupSchedulesJSONRequestBody = BackupScheduleBody
 
 // PostClientMachinesByVmIdPowerSchedulesJSONRequestBody defines body for PostClientMachinesByVmIdPowerSchedules for application/json ContentType.
 type PostClientMachinesByVmIdPowerSchedulesJSONRequestBody = PowerScheduleBody
+
+// PostClientMachinesByVmIdReinstallJSONRequestBody defines body for PostClientMachinesByVmIdReinstall for application/json ContentType.
+type PostClientMachinesByVmIdReinstallJSONRequestBody = ReinstallRequest
 
 // PatchClientMachinesByVmIdResourcesJSONRequestBody defines body for PatchClientMachinesByVmIdResources for application/json ContentType.
 type PatchClientMachinesByVmIdResourcesJSONRequestBody = ResourceChange
@@ -2838,6 +2951,20 @@ type ClientInterface interface {
 	// Corresponds with POST /api/client/machines (the `PostClientMachines` operationId).
 	PostClientMachines(ctx context.Context, params *PostClientMachinesParams, body PostClientMachinesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// DeleteClientMachinesByVmId Delete one of the tenant's machines, where the operator allows tenants to
+	//
+	// Deletes the machine from the hypervisor, then its record, as a task (202; its Location is the task). Tenant users may do so only where the operator allows it (VMPLANE_TENANT_DELETE, off by default): otherwise 403 forbidden. Operators always may.
+	//
+	// Corresponds with DELETE /api/client/machines/{vmId} (the `DeleteClientMachinesByVmId` operationId).
+	DeleteClientMachinesByVmId(ctx context.Context, vmId string, params *DeleteClientMachinesByVmIdParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetClientMachinesByVmId One of the tenant's machines, with its disks, interfaces, firewall state and schedules
+	//
+	// One of the tenant's machines, with its disks, interfaces, firewall state and schedules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404.
+	//
+	// Corresponds with GET /api/client/machines/{vmId} (the `GetClientMachinesByVmId` operationId).
+	GetClientMachinesByVmId(ctx context.Context, vmId string, params *GetClientMachinesByVmIdParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// PostClientMachinesByVmIdActionsByAction Run a power action on one of the tenant's machines
 	//
 	// Start, stop, shut down, reboot, reset, suspend or resume one of the tenant's machines; another action is 400 listing the allowed ones. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. Another tenant's machine is 404.
@@ -2870,6 +2997,20 @@ type ClientInterface interface {
 	// Corresponds with POST /api/client/machines/{vmId}/backup-schedules (the `PostClientMachinesByVmIdBackupSchedules` operationId).
 	PostClientMachinesByVmIdBackupSchedules(ctx context.Context, vmId string, params *PostClientMachinesByVmIdBackupSchedulesParams, body PostClientMachinesByVmIdBackupSchedulesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetClientMachinesByVmIdConsole A single-use ticket and the websocket of the machine's console
+	//
+	// path is the console websocket's path with the ticket, to be joined to the origin the client uses (ws:// or wss://); url is the absolute URL when the server has a public URL set (VMPLANE_PUBLIC_URL), else the same as path. The ticket works once, for 60 s, and the console lasts as long as the login that asked for it. A stopped machine has no console (409).
+	//
+	// Corresponds with GET /api/client/machines/{vmId}/console (the `GetClientMachinesByVmIdConsole` operationId).
+	GetClientMachinesByVmIdConsole(ctx context.Context, vmId string, params *GetClientMachinesByVmIdConsoleParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetClientMachinesByVmIdConsoleWs Open the console websocket
+	//
+	// Upgrades to a websocket bridged to the machine's console (101 Switching Protocols). The ticket query parameter is the credential, not a bearer token: a missing, used or expired ticket is 401; a request that is not a websocket upgrade (version 13, with a key) is 400 and does not spend the ticket.
+	//
+	// Corresponds with GET /api/client/machines/{vmId}/console/ws (the `GetClientMachinesByVmIdConsoleWs` operationId).
+	GetClientMachinesByVmIdConsoleWs(ctx context.Context, vmId string, params *GetClientMachinesByVmIdConsoleWsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetClientMachinesByVmIdPowerSchedules The machine's power schedules
 	//
 	// The machine's power schedules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404.
@@ -2894,6 +3035,24 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api/client/machines/{vmId}/power-schedules (the `PostClientMachinesByVmIdPowerSchedules` operationId).
 	PostClientMachinesByVmIdPowerSchedules(ctx context.Context, vmId string, params *PostClientMachinesByVmIdPowerSchedulesParams, body PostClientMachinesByVmIdPowerSchedulesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostClientMachinesByVmIdReinstallWithBody Rebuild the machine's system disk from a template, with a new password or SSH keys
+	//
+	// Rebuild the machine's system disk from a template, with a new password or SSH keys. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/client/machines/{vmId}/reinstall (the `PostClientMachinesByVmIdReinstall` operationId).
+	PostClientMachinesByVmIdReinstallWithBody(ctx context.Context, vmId string, params *PostClientMachinesByVmIdReinstallParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostClientMachinesByVmIdReinstall Rebuild the machine's system disk from a template, with a new password or SSH keys
+	//
+	// Rebuild the machine's system disk from a template, with a new password or SSH keys. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/client/machines/{vmId}/reinstall (the `PostClientMachinesByVmIdReinstall` operationId).
+	PostClientMachinesByVmIdReinstall(ctx context.Context, vmId string, params *PostClientMachinesByVmIdReinstallParams, body PostClientMachinesByVmIdReinstallJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PatchClientMachinesByVmIdResourcesWithBody Resize a machine within the quota; disks only grow
 	//
@@ -2921,6 +3080,13 @@ type ClientInterface interface {
 	//
 	// Corresponds with PATCH /api/client/machines/{vmId}/resources (the `PatchClientMachinesByVmIdResources` operationId).
 	PatchClientMachinesByVmIdResourcesWithApplicationMergePatchPlusJSONBody(ctx context.Context, vmId string, params *PatchClientMachinesByVmIdResourcesParams, body PatchClientMachinesByVmIdResourcesApplicationMergePatchPlusJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetClientMachinesByVmIdUsageGraphs The machine's usage graph: CPU, memory, disk and network over the timeframe
+	//
+	// The machine's usage graph: CPU, memory, disk and network over the timeframe. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404.
+	//
+	// Corresponds with GET /api/client/machines/{vmId}/usage-graphs (the `GetClientMachinesByVmIdUsageGraphs` operationId).
+	GetClientMachinesByVmIdUsageGraphs(ctx context.Context, vmId string, params *GetClientMachinesByVmIdUsageGraphsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetClientOverview The tenant's machines, usage against quota, open alerts and backups
 	//
@@ -3860,7 +4026,7 @@ type ClientInterface interface {
 	// An HTML page that asks for the new password and sends it, with the link's token, to POST /api/auth/password-reset/confirm.
 	//
 	// Corresponds with GET /reset-password (the `GetResetPassword` operationId).
-	GetResetPassword(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetResetPassword(ctx context.Context, params *GetResetPasswordParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // GetAdminBackup A backup of the whole store
@@ -4474,6 +4640,40 @@ func (c *Client) PostClientMachines(ctx context.Context, params *PostClientMachi
 	return c.Client.Do(req)
 }
 
+// DeleteClientMachinesByVmId Delete one of the tenant's machines, where the operator allows tenants to
+//
+// Deletes the machine from the hypervisor, then its record, as a task (202; its Location is the task). Tenant users may do so only where the operator allows it (VMPLANE_TENANT_DELETE, off by default): otherwise 403 forbidden. Operators always may.
+//
+// Corresponds with DELETE /api/client/machines/{vmId} (the `DeleteClientMachinesByVmId` operationId).
+func (c *Client) DeleteClientMachinesByVmId(ctx context.Context, vmId string, params *DeleteClientMachinesByVmIdParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteClientMachinesByVmIdRequest(c.Server, vmId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetClientMachinesByVmId One of the tenant's machines, with its disks, interfaces, firewall state and schedules
+//
+// One of the tenant's machines, with its disks, interfaces, firewall state and schedules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404.
+//
+// Corresponds with GET /api/client/machines/{vmId} (the `GetClientMachinesByVmId` operationId).
+func (c *Client) GetClientMachinesByVmId(ctx context.Context, vmId string, params *GetClientMachinesByVmIdParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetClientMachinesByVmIdRequest(c.Server, vmId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // PostClientMachinesByVmIdActionsByAction Run a power action on one of the tenant's machines
 //
 // Start, stop, shut down, reboot, reset, suspend or resume one of the tenant's machines; another action is 400 listing the allowed ones. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. Another tenant's machine is 404.
@@ -4546,6 +4746,40 @@ func (c *Client) PostClientMachinesByVmIdBackupSchedules(ctx context.Context, vm
 	return c.Client.Do(req)
 }
 
+// GetClientMachinesByVmIdConsole A single-use ticket and the websocket of the machine's console
+//
+// path is the console websocket's path with the ticket, to be joined to the origin the client uses (ws:// or wss://); url is the absolute URL when the server has a public URL set (VMPLANE_PUBLIC_URL), else the same as path. The ticket works once, for 60 s, and the console lasts as long as the login that asked for it. A stopped machine has no console (409).
+//
+// Corresponds with GET /api/client/machines/{vmId}/console (the `GetClientMachinesByVmIdConsole` operationId).
+func (c *Client) GetClientMachinesByVmIdConsole(ctx context.Context, vmId string, params *GetClientMachinesByVmIdConsoleParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetClientMachinesByVmIdConsoleRequest(c.Server, vmId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetClientMachinesByVmIdConsoleWs Open the console websocket
+//
+// Upgrades to a websocket bridged to the machine's console (101 Switching Protocols). The ticket query parameter is the credential, not a bearer token: a missing, used or expired ticket is 401; a request that is not a websocket upgrade (version 13, with a key) is 400 and does not spend the ticket.
+//
+// Corresponds with GET /api/client/machines/{vmId}/console/ws (the `GetClientMachinesByVmIdConsoleWs` operationId).
+func (c *Client) GetClientMachinesByVmIdConsoleWs(ctx context.Context, vmId string, params *GetClientMachinesByVmIdConsoleWsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetClientMachinesByVmIdConsoleWsRequest(c.Server, vmId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetClientMachinesByVmIdPowerSchedules The machine's power schedules
 //
 // The machine's power schedules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404.
@@ -4591,6 +4825,44 @@ func (c *Client) PostClientMachinesByVmIdPowerSchedulesWithBody(ctx context.Cont
 // Corresponds with POST /api/client/machines/{vmId}/power-schedules (the `PostClientMachinesByVmIdPowerSchedules` operationId).
 func (c *Client) PostClientMachinesByVmIdPowerSchedules(ctx context.Context, vmId string, params *PostClientMachinesByVmIdPowerSchedulesParams, body PostClientMachinesByVmIdPowerSchedulesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPostClientMachinesByVmIdPowerSchedulesRequest(c.Server, vmId, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostClientMachinesByVmIdReinstallWithBody Rebuild the machine's system disk from a template, with a new password or SSH keys
+//
+// Rebuild the machine's system disk from a template, with a new password or SSH keys. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/client/machines/{vmId}/reinstall (the `PostClientMachinesByVmIdReinstall` operationId).
+func (c *Client) PostClientMachinesByVmIdReinstallWithBody(ctx context.Context, vmId string, params *PostClientMachinesByVmIdReinstallParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostClientMachinesByVmIdReinstallRequestWithBody(c.Server, vmId, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostClientMachinesByVmIdReinstall Rebuild the machine's system disk from a template, with a new password or SSH keys
+//
+// Rebuild the machine's system disk from a template, with a new password or SSH keys. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/client/machines/{vmId}/reinstall (the `PostClientMachinesByVmIdReinstall` operationId).
+func (c *Client) PostClientMachinesByVmIdReinstall(ctx context.Context, vmId string, params *PostClientMachinesByVmIdReinstallParams, body PostClientMachinesByVmIdReinstallJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostClientMachinesByVmIdReinstallRequest(c.Server, vmId, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4648,6 +4920,23 @@ func (c *Client) PatchClientMachinesByVmIdResources(ctx context.Context, vmId st
 // Corresponds with PATCH /api/client/machines/{vmId}/resources (the `PatchClientMachinesByVmIdResources` operationId).
 func (c *Client) PatchClientMachinesByVmIdResourcesWithApplicationMergePatchPlusJSONBody(ctx context.Context, vmId string, params *PatchClientMachinesByVmIdResourcesParams, body PatchClientMachinesByVmIdResourcesApplicationMergePatchPlusJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPatchClientMachinesByVmIdResourcesRequestWithApplicationMergePatchPlusJSONBody(c.Server, vmId, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetClientMachinesByVmIdUsageGraphs The machine's usage graph: CPU, memory, disk and network over the timeframe
+//
+// The machine's usage graph: CPU, memory, disk and network over the timeframe. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404.
+//
+// Corresponds with GET /api/client/machines/{vmId}/usage-graphs (the `GetClientMachinesByVmIdUsageGraphs` operationId).
+func (c *Client) GetClientMachinesByVmIdUsageGraphs(ctx context.Context, vmId string, params *GetClientMachinesByVmIdUsageGraphsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetClientMachinesByVmIdUsageGraphsRequest(c.Server, vmId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -6766,8 +7055,8 @@ func (c *Client) GetMetrics(ctx context.Context, reqEditors ...RequestEditorFn) 
 // An HTML page that asks for the new password and sends it, with the link's token, to POST /api/auth/password-reset/confirm.
 //
 // Corresponds with GET /reset-password (the `GetResetPassword` operationId).
-func (c *Client) GetResetPassword(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetResetPasswordRequest(c.Server)
+func (c *Client) GetResetPassword(ctx context.Context, params *GetResetPasswordParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetResetPasswordRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -7908,6 +8197,128 @@ func NewPostClientMachinesRequestWithBody(server string, params *PostClientMachi
 	return req, nil
 }
 
+// NewDeleteClientMachinesByVmIdRequest constructs an http.Request for the DeleteClientMachinesByVmId method
+func NewDeleteClientMachinesByVmIdRequest(server string, vmId string, params *DeleteClientMachinesByVmIdParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "vmId", vmId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/client/machines/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.TenantId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "tenant_id", *params.TenantId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetClientMachinesByVmIdRequest constructs an http.Request for the GetClientMachinesByVmId method
+func NewGetClientMachinesByVmIdRequest(server string, vmId string, params *GetClientMachinesByVmIdParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "vmId", vmId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/client/machines/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.TenantId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "tenant_id", *params.TenantId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewPostClientMachinesByVmIdActionsByActionRequest constructs an http.Request for the PostClientMachinesByVmIdActionsByAction method
 func NewPostClientMachinesByVmIdActionsByActionRequest(server string, vmId string, action PostClientMachinesByVmIdActionsByActionParamsAction, params *PostClientMachinesByVmIdActionsByActionParams) (*http.Request, error) {
 	var err error
@@ -8165,6 +8576,128 @@ func NewPostClientMachinesByVmIdBackupSchedulesRequestWithBody(server string, vm
 	return req, nil
 }
 
+// NewGetClientMachinesByVmIdConsoleRequest constructs an http.Request for the GetClientMachinesByVmIdConsole method
+func NewGetClientMachinesByVmIdConsoleRequest(server string, vmId string, params *GetClientMachinesByVmIdConsoleParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "vmId", vmId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/client/machines/%s/console", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.TenantId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "tenant_id", *params.TenantId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetClientMachinesByVmIdConsoleWsRequest constructs an http.Request for the GetClientMachinesByVmIdConsoleWs method
+func NewGetClientMachinesByVmIdConsoleWsRequest(server string, vmId string, params *GetClientMachinesByVmIdConsoleWsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "vmId", vmId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/client/machines/%s/console/ws", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Ticket != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "ticket", *params.Ticket, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewGetClientMachinesByVmIdPowerSchedulesRequest constructs an http.Request for the GetClientMachinesByVmIdPowerSchedules method
 func NewGetClientMachinesByVmIdPowerSchedulesRequest(server string, vmId string, params *GetClientMachinesByVmIdPowerSchedulesParams) (*http.Request, error) {
 	var err error
@@ -8339,6 +8872,95 @@ func NewPostClientMachinesByVmIdPowerSchedulesRequestWithBody(server string, vmI
 	return req, nil
 }
 
+// NewPostClientMachinesByVmIdReinstallRequest calls the generic PostClientMachinesByVmIdReinstall builder with application/json body
+func NewPostClientMachinesByVmIdReinstallRequest(server string, vmId string, params *PostClientMachinesByVmIdReinstallParams, body PostClientMachinesByVmIdReinstallJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPostClientMachinesByVmIdReinstallRequestWithBody(server, vmId, params, "application/json", bodyReader)
+}
+
+// NewPostClientMachinesByVmIdReinstallRequestWithBody constructs an http.Request for the PostClientMachinesByVmIdReinstall method, with any body, and a specified content type
+func NewPostClientMachinesByVmIdReinstallRequestWithBody(server string, vmId string, params *PostClientMachinesByVmIdReinstallParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "vmId", vmId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/client/machines/%s/reinstall", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.TenantId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "tenant_id", *params.TenantId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewPatchClientMachinesByVmIdResourcesRequest calls the generic PatchClientMachinesByVmIdResources builder with application/json body
 func NewPatchClientMachinesByVmIdResourcesRequest(server string, vmId string, params *PatchClientMachinesByVmIdResourcesParams, body PatchClientMachinesByVmIdResourcesJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -8420,6 +9042,79 @@ func NewPatchClientMachinesByVmIdResourcesRequestWithBody(server string, vmId st
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetClientMachinesByVmIdUsageGraphsRequest constructs an http.Request for the GetClientMachinesByVmIdUsageGraphs method
+func NewGetClientMachinesByVmIdUsageGraphsRequest(server string, vmId string, params *GetClientMachinesByVmIdUsageGraphsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "vmId", vmId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/client/machines/%s/usage-graphs", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.TenantId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "tenant_id", *params.TenantId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Timeframe != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "timeframe", *params.Timeframe, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	return req, nil
 }
@@ -12835,7 +13530,7 @@ func NewGetMetricsRequest(server string) (*http.Request, error) {
 }
 
 // NewGetResetPasswordRequest constructs an http.Request for the GetResetPassword method
-func NewGetResetPasswordRequest(server string) (*http.Request, error) {
+func NewGetResetPasswordRequest(server string, params *GetResetPasswordParams) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -12851,6 +13546,33 @@ func NewGetResetPasswordRequest(server string) (*http.Request, error) {
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Token != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "token", *params.Token, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -13202,6 +13924,24 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/client/machines (the `PostClientMachines` operationId).
 	PostClientMachinesWithResponse(ctx context.Context, params *PostClientMachinesParams, body PostClientMachinesJSONRequestBody, reqEditors ...RequestEditorFn) (*PostClientMachinesResponse, error)
 
+	// DeleteClientMachinesByVmIdWithResponse Delete one of the tenant's machines, where the operator allows tenants to
+	//
+	// Deletes the machine from the hypervisor, then its record, as a task (202; its Location is the task). Tenant users may do so only where the operator allows it (VMPLANE_TENANT_DELETE, off by default): otherwise 403 forbidden. Operators always may.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /api/client/machines/{vmId} (the `DeleteClientMachinesByVmId` operationId).
+	DeleteClientMachinesByVmIdWithResponse(ctx context.Context, vmId string, params *DeleteClientMachinesByVmIdParams, reqEditors ...RequestEditorFn) (*DeleteClientMachinesByVmIdResponse, error)
+
+	// GetClientMachinesByVmIdWithResponse One of the tenant's machines, with its disks, interfaces, firewall state and schedules
+	//
+	// One of the tenant's machines, with its disks, interfaces, firewall state and schedules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/client/machines/{vmId} (the `GetClientMachinesByVmId` operationId).
+	GetClientMachinesByVmIdWithResponse(ctx context.Context, vmId string, params *GetClientMachinesByVmIdParams, reqEditors ...RequestEditorFn) (*GetClientMachinesByVmIdResponse, error)
+
 	// PostClientMachinesByVmIdActionsByActionWithResponse Run a power action on one of the tenant's machines
 	//
 	// Start, stop, shut down, reboot, reset, suspend or resume one of the tenant's machines; another action is 400 listing the allowed ones. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. Another tenant's machine is 404.
@@ -13238,6 +13978,24 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/client/machines/{vmId}/backup-schedules (the `PostClientMachinesByVmIdBackupSchedules` operationId).
 	PostClientMachinesByVmIdBackupSchedulesWithResponse(ctx context.Context, vmId string, params *PostClientMachinesByVmIdBackupSchedulesParams, body PostClientMachinesByVmIdBackupSchedulesJSONRequestBody, reqEditors ...RequestEditorFn) (*PostClientMachinesByVmIdBackupSchedulesResponse, error)
 
+	// GetClientMachinesByVmIdConsoleWithResponse A single-use ticket and the websocket of the machine's console
+	//
+	// path is the console websocket's path with the ticket, to be joined to the origin the client uses (ws:// or wss://); url is the absolute URL when the server has a public URL set (VMPLANE_PUBLIC_URL), else the same as path. The ticket works once, for 60 s, and the console lasts as long as the login that asked for it. A stopped machine has no console (409).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/client/machines/{vmId}/console (the `GetClientMachinesByVmIdConsole` operationId).
+	GetClientMachinesByVmIdConsoleWithResponse(ctx context.Context, vmId string, params *GetClientMachinesByVmIdConsoleParams, reqEditors ...RequestEditorFn) (*GetClientMachinesByVmIdConsoleResponse, error)
+
+	// GetClientMachinesByVmIdConsoleWsWithResponse Open the console websocket
+	//
+	// Upgrades to a websocket bridged to the machine's console (101 Switching Protocols). The ticket query parameter is the credential, not a bearer token: a missing, used or expired ticket is 401; a request that is not a websocket upgrade (version 13, with a key) is 400 and does not spend the ticket.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/client/machines/{vmId}/console/ws (the `GetClientMachinesByVmIdConsoleWs` operationId).
+	GetClientMachinesByVmIdConsoleWsWithResponse(ctx context.Context, vmId string, params *GetClientMachinesByVmIdConsoleWsParams, reqEditors ...RequestEditorFn) (*GetClientMachinesByVmIdConsoleWsResponse, error)
+
 	// GetClientMachinesByVmIdPowerSchedulesWithResponse The machine's power schedules
 	//
 	// The machine's power schedules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404.
@@ -13265,6 +14023,24 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/client/machines/{vmId}/power-schedules (the `PostClientMachinesByVmIdPowerSchedules` operationId).
 	PostClientMachinesByVmIdPowerSchedulesWithResponse(ctx context.Context, vmId string, params *PostClientMachinesByVmIdPowerSchedulesParams, body PostClientMachinesByVmIdPowerSchedulesJSONRequestBody, reqEditors ...RequestEditorFn) (*PostClientMachinesByVmIdPowerSchedulesResponse, error)
 
+	// PostClientMachinesByVmIdReinstallWithBodyWithResponse Rebuild the machine's system disk from a template, with a new password or SSH keys
+	//
+	// Rebuild the machine's system disk from a template, with a new password or SSH keys. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/client/machines/{vmId}/reinstall (the `PostClientMachinesByVmIdReinstall` operationId).
+	PostClientMachinesByVmIdReinstallWithBodyWithResponse(ctx context.Context, vmId string, params *PostClientMachinesByVmIdReinstallParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostClientMachinesByVmIdReinstallResponse, error)
+
+	// PostClientMachinesByVmIdReinstallWithResponse Rebuild the machine's system disk from a template, with a new password or SSH keys
+	//
+	// Rebuild the machine's system disk from a template, with a new password or SSH keys. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/client/machines/{vmId}/reinstall (the `PostClientMachinesByVmIdReinstall` operationId).
+	PostClientMachinesByVmIdReinstallWithResponse(ctx context.Context, vmId string, params *PostClientMachinesByVmIdReinstallParams, body PostClientMachinesByVmIdReinstallJSONRequestBody, reqEditors ...RequestEditorFn) (*PostClientMachinesByVmIdReinstallResponse, error)
+
 	// PatchClientMachinesByVmIdResourcesWithBodyWithResponse Resize a machine within the quota; disks only grow
 	//
 	// Resize a machine within the quota; disks only grow. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. The body is a JSON merge patch: omitted fields keep their value; null clears a field that allows it.
@@ -13291,6 +14067,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PATCH /api/client/machines/{vmId}/resources (the `PatchClientMachinesByVmIdResources` operationId).
 	PatchClientMachinesByVmIdResourcesWithApplicationMergePatchPlusJSONBodyWithResponse(ctx context.Context, vmId string, params *PatchClientMachinesByVmIdResourcesParams, body PatchClientMachinesByVmIdResourcesApplicationMergePatchPlusJSONRequestBody, reqEditors ...RequestEditorFn) (*PatchClientMachinesByVmIdResourcesResponse, error)
+
+	// GetClientMachinesByVmIdUsageGraphsWithResponse The machine's usage graph: CPU, memory, disk and network over the timeframe
+	//
+	// The machine's usage graph: CPU, memory, disk and network over the timeframe. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/client/machines/{vmId}/usage-graphs (the `GetClientMachinesByVmIdUsageGraphs` operationId).
+	GetClientMachinesByVmIdUsageGraphsWithResponse(ctx context.Context, vmId string, params *GetClientMachinesByVmIdUsageGraphsParams, reqEditors ...RequestEditorFn) (*GetClientMachinesByVmIdUsageGraphsResponse, error)
 
 	// GetClientOverviewWithResponse The tenant's machines, usage against quota, open alerts and backups
 	//
@@ -14352,7 +15137,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /reset-password (the `GetResetPassword` operationId).
-	GetResetPasswordWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetResetPasswordResponse, error)
+	GetResetPasswordWithResponse(ctx context.Context, params *GetResetPasswordParams, reqEditors ...RequestEditorFn) (*GetResetPasswordResponse, error)
 }
 
 // GetAdminBackupResponse200Headers the declared response headers of an HTTP 200 response for GetAdminBackup
@@ -18181,6 +18966,358 @@ func (r PostClientMachinesResponse) ContentType() string {
 	return ""
 }
 
+// DeleteClientMachinesByVmIdResponse202Headers the declared response headers of an HTTP 202 response for DeleteClientMachinesByVmId
+type DeleteClientMachinesByVmIdResponse202Headers struct {
+	Location           *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// DeleteClientMachinesByVmIdResponse400Headers the declared response headers of an HTTP 400 response for DeleteClientMachinesByVmId
+type DeleteClientMachinesByVmIdResponse400Headers struct {
+	XRequestId *string
+}
+
+// DeleteClientMachinesByVmIdResponse401Headers the declared response headers of an HTTP 401 response for DeleteClientMachinesByVmId
+type DeleteClientMachinesByVmIdResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// DeleteClientMachinesByVmIdResponse403Headers the declared response headers of an HTTP 403 response for DeleteClientMachinesByVmId
+type DeleteClientMachinesByVmIdResponse403Headers struct {
+	XRequestId *string
+}
+
+// DeleteClientMachinesByVmIdResponse404Headers the declared response headers of an HTTP 404 response for DeleteClientMachinesByVmId
+type DeleteClientMachinesByVmIdResponse404Headers struct {
+	XRequestId *string
+}
+
+// DeleteClientMachinesByVmIdResponse408Headers the declared response headers of an HTTP 408 response for DeleteClientMachinesByVmId
+type DeleteClientMachinesByVmIdResponse408Headers struct {
+	XRequestId *string
+}
+
+// DeleteClientMachinesByVmIdResponse409Headers the declared response headers of an HTTP 409 response for DeleteClientMachinesByVmId
+type DeleteClientMachinesByVmIdResponse409Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// DeleteClientMachinesByVmIdResponse429Headers the declared response headers of an HTTP 429 response for DeleteClientMachinesByVmId
+type DeleteClientMachinesByVmIdResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	XRequestId         *string
+}
+
+// DeleteClientMachinesByVmIdResponse431Headers the declared response headers of an HTTP 431 response for DeleteClientMachinesByVmId
+type DeleteClientMachinesByVmIdResponse431Headers struct {
+	XRequestId *string
+}
+
+// DeleteClientMachinesByVmIdResponseDefaultHeaders the declared response headers of an HTTP default response for DeleteClientMachinesByVmId
+type DeleteClientMachinesByVmIdResponseDefaultHeaders struct {
+	XRequestId *string
+}
+
+type DeleteClientMachinesByVmIdResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *TaskReply
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Error
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *DeleteClientMachinesByVmIdResponse202Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *DeleteClientMachinesByVmIdResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *DeleteClientMachinesByVmIdResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *DeleteClientMachinesByVmIdResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *DeleteClientMachinesByVmIdResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *DeleteClientMachinesByVmIdResponse408Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *DeleteClientMachinesByVmIdResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteClientMachinesByVmIdResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *DeleteClientMachinesByVmIdResponse431Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *DeleteClientMachinesByVmIdResponseDefaultHeaders
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r DeleteClientMachinesByVmIdResponse) GetJSON202() *TaskReply {
+	return r.JSON202
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r DeleteClientMachinesByVmIdResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r DeleteClientMachinesByVmIdResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r DeleteClientMachinesByVmIdResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r DeleteClientMachinesByVmIdResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r DeleteClientMachinesByVmIdResponse) GetApplicationproblemJSON408() *RequestTimeout {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r DeleteClientMachinesByVmIdResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r DeleteClientMachinesByVmIdResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r DeleteClientMachinesByVmIdResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r DeleteClientMachinesByVmIdResponse) GetApplicationproblemJSONDefault() *Error {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteClientMachinesByVmIdResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteClientMachinesByVmIdResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteClientMachinesByVmIdResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteClientMachinesByVmIdResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetClientMachinesByVmIdResponse200Headers the declared response headers of an HTTP 200 response for GetClientMachinesByVmId
+type GetClientMachinesByVmIdResponse200Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// GetClientMachinesByVmIdResponse400Headers the declared response headers of an HTTP 400 response for GetClientMachinesByVmId
+type GetClientMachinesByVmIdResponse400Headers struct {
+	XRequestId *string
+}
+
+// GetClientMachinesByVmIdResponse401Headers the declared response headers of an HTTP 401 response for GetClientMachinesByVmId
+type GetClientMachinesByVmIdResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// GetClientMachinesByVmIdResponse403Headers the declared response headers of an HTTP 403 response for GetClientMachinesByVmId
+type GetClientMachinesByVmIdResponse403Headers struct {
+	XRequestId *string
+}
+
+// GetClientMachinesByVmIdResponse404Headers the declared response headers of an HTTP 404 response for GetClientMachinesByVmId
+type GetClientMachinesByVmIdResponse404Headers struct {
+	XRequestId *string
+}
+
+// GetClientMachinesByVmIdResponse408Headers the declared response headers of an HTTP 408 response for GetClientMachinesByVmId
+type GetClientMachinesByVmIdResponse408Headers struct {
+	XRequestId *string
+}
+
+// GetClientMachinesByVmIdResponse429Headers the declared response headers of an HTTP 429 response for GetClientMachinesByVmId
+type GetClientMachinesByVmIdResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	XRequestId         *string
+}
+
+// GetClientMachinesByVmIdResponse431Headers the declared response headers of an HTTP 431 response for GetClientMachinesByVmId
+type GetClientMachinesByVmIdResponse431Headers struct {
+	XRequestId *string
+}
+
+// GetClientMachinesByVmIdResponseDefaultHeaders the declared response headers of an HTTP default response for GetClientMachinesByVmId
+type GetClientMachinesByVmIdResponseDefaultHeaders struct {
+	XRequestId *string
+}
+
+type GetClientMachinesByVmIdResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *MachineDetail
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetClientMachinesByVmIdResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetClientMachinesByVmIdResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetClientMachinesByVmIdResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetClientMachinesByVmIdResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetClientMachinesByVmIdResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *GetClientMachinesByVmIdResponse408Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetClientMachinesByVmIdResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetClientMachinesByVmIdResponse431Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *GetClientMachinesByVmIdResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetClientMachinesByVmIdResponse) GetJSON200() *MachineDetail {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetClientMachinesByVmIdResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetClientMachinesByVmIdResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetClientMachinesByVmIdResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetClientMachinesByVmIdResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r GetClientMachinesByVmIdResponse) GetApplicationproblemJSON408() *RequestTimeout {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GetClientMachinesByVmIdResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r GetClientMachinesByVmIdResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r GetClientMachinesByVmIdResponse) GetApplicationproblemJSONDefault() *Error {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetClientMachinesByVmIdResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetClientMachinesByVmIdResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetClientMachinesByVmIdResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetClientMachinesByVmIdResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // PostClientMachinesByVmIdActionsByActionResponse202Headers the declared response headers of an HTTP 202 response for PostClientMachinesByVmIdActionsByAction
 type PostClientMachinesByVmIdActionsByActionResponse202Headers struct {
 	Location           *string
@@ -18772,6 +19909,321 @@ func (r PostClientMachinesByVmIdBackupSchedulesResponse) ContentType() string {
 	return ""
 }
 
+// GetClientMachinesByVmIdConsoleResponse200Headers the declared response headers of an HTTP 200 response for GetClientMachinesByVmIdConsole
+type GetClientMachinesByVmIdConsoleResponse200Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// GetClientMachinesByVmIdConsoleResponse400Headers the declared response headers of an HTTP 400 response for GetClientMachinesByVmIdConsole
+type GetClientMachinesByVmIdConsoleResponse400Headers struct {
+	XRequestId *string
+}
+
+// GetClientMachinesByVmIdConsoleResponse401Headers the declared response headers of an HTTP 401 response for GetClientMachinesByVmIdConsole
+type GetClientMachinesByVmIdConsoleResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// GetClientMachinesByVmIdConsoleResponse403Headers the declared response headers of an HTTP 403 response for GetClientMachinesByVmIdConsole
+type GetClientMachinesByVmIdConsoleResponse403Headers struct {
+	XRequestId *string
+}
+
+// GetClientMachinesByVmIdConsoleResponse404Headers the declared response headers of an HTTP 404 response for GetClientMachinesByVmIdConsole
+type GetClientMachinesByVmIdConsoleResponse404Headers struct {
+	XRequestId *string
+}
+
+// GetClientMachinesByVmIdConsoleResponse408Headers the declared response headers of an HTTP 408 response for GetClientMachinesByVmIdConsole
+type GetClientMachinesByVmIdConsoleResponse408Headers struct {
+	XRequestId *string
+}
+
+// GetClientMachinesByVmIdConsoleResponse429Headers the declared response headers of an HTTP 429 response for GetClientMachinesByVmIdConsole
+type GetClientMachinesByVmIdConsoleResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	XRequestId         *string
+}
+
+// GetClientMachinesByVmIdConsoleResponse431Headers the declared response headers of an HTTP 431 response for GetClientMachinesByVmIdConsole
+type GetClientMachinesByVmIdConsoleResponse431Headers struct {
+	XRequestId *string
+}
+
+// GetClientMachinesByVmIdConsoleResponseDefaultHeaders the declared response headers of an HTTP default response for GetClientMachinesByVmIdConsole
+type GetClientMachinesByVmIdConsoleResponseDefaultHeaders struct {
+	XRequestId *string
+}
+
+type GetClientMachinesByVmIdConsoleResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ConsoleReply
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetClientMachinesByVmIdConsoleResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetClientMachinesByVmIdConsoleResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetClientMachinesByVmIdConsoleResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetClientMachinesByVmIdConsoleResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetClientMachinesByVmIdConsoleResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *GetClientMachinesByVmIdConsoleResponse408Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetClientMachinesByVmIdConsoleResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetClientMachinesByVmIdConsoleResponse431Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *GetClientMachinesByVmIdConsoleResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetClientMachinesByVmIdConsoleResponse) GetJSON200() *ConsoleReply {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetClientMachinesByVmIdConsoleResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetClientMachinesByVmIdConsoleResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetClientMachinesByVmIdConsoleResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetClientMachinesByVmIdConsoleResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r GetClientMachinesByVmIdConsoleResponse) GetApplicationproblemJSON408() *RequestTimeout {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GetClientMachinesByVmIdConsoleResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r GetClientMachinesByVmIdConsoleResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r GetClientMachinesByVmIdConsoleResponse) GetApplicationproblemJSONDefault() *Error {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetClientMachinesByVmIdConsoleResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetClientMachinesByVmIdConsoleResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetClientMachinesByVmIdConsoleResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetClientMachinesByVmIdConsoleResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetClientMachinesByVmIdConsoleWsResponse101Headers the declared response headers of an HTTP 101 response for GetClientMachinesByVmIdConsoleWs
+type GetClientMachinesByVmIdConsoleWsResponse101Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// GetClientMachinesByVmIdConsoleWsResponse400Headers the declared response headers of an HTTP 400 response for GetClientMachinesByVmIdConsoleWs
+type GetClientMachinesByVmIdConsoleWsResponse400Headers struct {
+	XRequestId *string
+}
+
+// GetClientMachinesByVmIdConsoleWsResponse401Headers the declared response headers of an HTTP 401 response for GetClientMachinesByVmIdConsoleWs
+type GetClientMachinesByVmIdConsoleWsResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// GetClientMachinesByVmIdConsoleWsResponse404Headers the declared response headers of an HTTP 404 response for GetClientMachinesByVmIdConsoleWs
+type GetClientMachinesByVmIdConsoleWsResponse404Headers struct {
+	XRequestId *string
+}
+
+// GetClientMachinesByVmIdConsoleWsResponse408Headers the declared response headers of an HTTP 408 response for GetClientMachinesByVmIdConsoleWs
+type GetClientMachinesByVmIdConsoleWsResponse408Headers struct {
+	XRequestId *string
+}
+
+// GetClientMachinesByVmIdConsoleWsResponse429Headers the declared response headers of an HTTP 429 response for GetClientMachinesByVmIdConsoleWs
+type GetClientMachinesByVmIdConsoleWsResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	XRequestId         *string
+}
+
+// GetClientMachinesByVmIdConsoleWsResponse431Headers the declared response headers of an HTTP 431 response for GetClientMachinesByVmIdConsoleWs
+type GetClientMachinesByVmIdConsoleWsResponse431Headers struct {
+	XRequestId *string
+}
+
+// GetClientMachinesByVmIdConsoleWsResponseDefaultHeaders the declared response headers of an HTTP default response for GetClientMachinesByVmIdConsoleWs
+type GetClientMachinesByVmIdConsoleWsResponseDefaultHeaders struct {
+	XRequestId *string
+}
+
+type GetClientMachinesByVmIdConsoleWsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Error
+	// Headers101 the parsed response headers for an HTTP 101 response
+	Headers101 *GetClientMachinesByVmIdConsoleWsResponse101Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetClientMachinesByVmIdConsoleWsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetClientMachinesByVmIdConsoleWsResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetClientMachinesByVmIdConsoleWsResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *GetClientMachinesByVmIdConsoleWsResponse408Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetClientMachinesByVmIdConsoleWsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetClientMachinesByVmIdConsoleWsResponse431Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *GetClientMachinesByVmIdConsoleWsResponseDefaultHeaders
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetClientMachinesByVmIdConsoleWsResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetClientMachinesByVmIdConsoleWsResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetClientMachinesByVmIdConsoleWsResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r GetClientMachinesByVmIdConsoleWsResponse) GetApplicationproblemJSON408() *RequestTimeout {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GetClientMachinesByVmIdConsoleWsResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r GetClientMachinesByVmIdConsoleWsResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r GetClientMachinesByVmIdConsoleWsResponse) GetApplicationproblemJSONDefault() *Error {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetClientMachinesByVmIdConsoleWsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetClientMachinesByVmIdConsoleWsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetClientMachinesByVmIdConsoleWsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetClientMachinesByVmIdConsoleWsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetClientMachinesByVmIdPowerSchedulesResponse200Headers the declared response headers of an HTTP 200 response for GetClientMachinesByVmIdPowerSchedules
 type GetClientMachinesByVmIdPowerSchedulesResponse200Headers struct {
 	RateLimitLimit     *int
@@ -19165,6 +20617,232 @@ func (r PostClientMachinesByVmIdPowerSchedulesResponse) ContentType() string {
 	return ""
 }
 
+// PostClientMachinesByVmIdReinstallResponse202Headers the declared response headers of an HTTP 202 response for PostClientMachinesByVmIdReinstall
+type PostClientMachinesByVmIdReinstallResponse202Headers struct {
+	Location           *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// PostClientMachinesByVmIdReinstallResponse400Headers the declared response headers of an HTTP 400 response for PostClientMachinesByVmIdReinstall
+type PostClientMachinesByVmIdReinstallResponse400Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdReinstallResponse401Headers the declared response headers of an HTTP 401 response for PostClientMachinesByVmIdReinstall
+type PostClientMachinesByVmIdReinstallResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// PostClientMachinesByVmIdReinstallResponse403Headers the declared response headers of an HTTP 403 response for PostClientMachinesByVmIdReinstall
+type PostClientMachinesByVmIdReinstallResponse403Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdReinstallResponse404Headers the declared response headers of an HTTP 404 response for PostClientMachinesByVmIdReinstall
+type PostClientMachinesByVmIdReinstallResponse404Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdReinstallResponse408Headers the declared response headers of an HTTP 408 response for PostClientMachinesByVmIdReinstall
+type PostClientMachinesByVmIdReinstallResponse408Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdReinstallResponse409Headers the declared response headers of an HTTP 409 response for PostClientMachinesByVmIdReinstall
+type PostClientMachinesByVmIdReinstallResponse409Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdReinstallResponse413Headers the declared response headers of an HTTP 413 response for PostClientMachinesByVmIdReinstall
+type PostClientMachinesByVmIdReinstallResponse413Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdReinstallResponse415Headers the declared response headers of an HTTP 415 response for PostClientMachinesByVmIdReinstall
+type PostClientMachinesByVmIdReinstallResponse415Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdReinstallResponse422Headers the declared response headers of an HTTP 422 response for PostClientMachinesByVmIdReinstall
+type PostClientMachinesByVmIdReinstallResponse422Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdReinstallResponse429Headers the declared response headers of an HTTP 429 response for PostClientMachinesByVmIdReinstall
+type PostClientMachinesByVmIdReinstallResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	XRequestId         *string
+}
+
+// PostClientMachinesByVmIdReinstallResponse431Headers the declared response headers of an HTTP 431 response for PostClientMachinesByVmIdReinstall
+type PostClientMachinesByVmIdReinstallResponse431Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdReinstallResponseDefaultHeaders the declared response headers of an HTTP default response for PostClientMachinesByVmIdReinstall
+type PostClientMachinesByVmIdReinstallResponseDefaultHeaders struct {
+	XRequestId *string
+}
+
+type PostClientMachinesByVmIdReinstallResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *TaskReply
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *PayloadTooLarge
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *UnsupportedMediaType
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *IdempotencyKeyReused
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Error
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *PostClientMachinesByVmIdReinstallResponse202Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PostClientMachinesByVmIdReinstallResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PostClientMachinesByVmIdReinstallResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *PostClientMachinesByVmIdReinstallResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PostClientMachinesByVmIdReinstallResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *PostClientMachinesByVmIdReinstallResponse408Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *PostClientMachinesByVmIdReinstallResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *PostClientMachinesByVmIdReinstallResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *PostClientMachinesByVmIdReinstallResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *PostClientMachinesByVmIdReinstallResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PostClientMachinesByVmIdReinstallResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *PostClientMachinesByVmIdReinstallResponse431Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *PostClientMachinesByVmIdReinstallResponseDefaultHeaders
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r PostClientMachinesByVmIdReinstallResponse) GetJSON202() *TaskReply {
+	return r.JSON202
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r PostClientMachinesByVmIdReinstallResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r PostClientMachinesByVmIdReinstallResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r PostClientMachinesByVmIdReinstallResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r PostClientMachinesByVmIdReinstallResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r PostClientMachinesByVmIdReinstallResponse) GetApplicationproblemJSON408() *RequestTimeout {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r PostClientMachinesByVmIdReinstallResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r PostClientMachinesByVmIdReinstallResponse) GetApplicationproblemJSON413() *PayloadTooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r PostClientMachinesByVmIdReinstallResponse) GetApplicationproblemJSON415() *UnsupportedMediaType {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r PostClientMachinesByVmIdReinstallResponse) GetApplicationproblemJSON422() *IdempotencyKeyReused {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r PostClientMachinesByVmIdReinstallResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r PostClientMachinesByVmIdReinstallResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r PostClientMachinesByVmIdReinstallResponse) GetApplicationproblemJSONDefault() *Error {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r PostClientMachinesByVmIdReinstallResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PostClientMachinesByVmIdReinstallResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PostClientMachinesByVmIdReinstallResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PostClientMachinesByVmIdReinstallResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // PatchClientMachinesByVmIdResourcesResponse202Headers the declared response headers of an HTTP 202 response for PatchClientMachinesByVmIdResources
 type PatchClientMachinesByVmIdResourcesResponse202Headers struct {
 	Location           *string
@@ -19371,6 +21049,174 @@ func (r PatchClientMachinesByVmIdResourcesResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r PatchClientMachinesByVmIdResourcesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetClientMachinesByVmIdUsageGraphsResponse200Headers the declared response headers of an HTTP 200 response for GetClientMachinesByVmIdUsageGraphs
+type GetClientMachinesByVmIdUsageGraphsResponse200Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// GetClientMachinesByVmIdUsageGraphsResponse400Headers the declared response headers of an HTTP 400 response for GetClientMachinesByVmIdUsageGraphs
+type GetClientMachinesByVmIdUsageGraphsResponse400Headers struct {
+	XRequestId *string
+}
+
+// GetClientMachinesByVmIdUsageGraphsResponse401Headers the declared response headers of an HTTP 401 response for GetClientMachinesByVmIdUsageGraphs
+type GetClientMachinesByVmIdUsageGraphsResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// GetClientMachinesByVmIdUsageGraphsResponse403Headers the declared response headers of an HTTP 403 response for GetClientMachinesByVmIdUsageGraphs
+type GetClientMachinesByVmIdUsageGraphsResponse403Headers struct {
+	XRequestId *string
+}
+
+// GetClientMachinesByVmIdUsageGraphsResponse404Headers the declared response headers of an HTTP 404 response for GetClientMachinesByVmIdUsageGraphs
+type GetClientMachinesByVmIdUsageGraphsResponse404Headers struct {
+	XRequestId *string
+}
+
+// GetClientMachinesByVmIdUsageGraphsResponse408Headers the declared response headers of an HTTP 408 response for GetClientMachinesByVmIdUsageGraphs
+type GetClientMachinesByVmIdUsageGraphsResponse408Headers struct {
+	XRequestId *string
+}
+
+// GetClientMachinesByVmIdUsageGraphsResponse429Headers the declared response headers of an HTTP 429 response for GetClientMachinesByVmIdUsageGraphs
+type GetClientMachinesByVmIdUsageGraphsResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	XRequestId         *string
+}
+
+// GetClientMachinesByVmIdUsageGraphsResponse431Headers the declared response headers of an HTTP 431 response for GetClientMachinesByVmIdUsageGraphs
+type GetClientMachinesByVmIdUsageGraphsResponse431Headers struct {
+	XRequestId *string
+}
+
+// GetClientMachinesByVmIdUsageGraphsResponseDefaultHeaders the declared response headers of an HTTP default response for GetClientMachinesByVmIdUsageGraphs
+type GetClientMachinesByVmIdUsageGraphsResponseDefaultHeaders struct {
+	XRequestId *string
+}
+
+type GetClientMachinesByVmIdUsageGraphsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *UsageGraph
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetClientMachinesByVmIdUsageGraphsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetClientMachinesByVmIdUsageGraphsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetClientMachinesByVmIdUsageGraphsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetClientMachinesByVmIdUsageGraphsResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetClientMachinesByVmIdUsageGraphsResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *GetClientMachinesByVmIdUsageGraphsResponse408Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetClientMachinesByVmIdUsageGraphsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetClientMachinesByVmIdUsageGraphsResponse431Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *GetClientMachinesByVmIdUsageGraphsResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetClientMachinesByVmIdUsageGraphsResponse) GetJSON200() *UsageGraph {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetClientMachinesByVmIdUsageGraphsResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetClientMachinesByVmIdUsageGraphsResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetClientMachinesByVmIdUsageGraphsResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetClientMachinesByVmIdUsageGraphsResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r GetClientMachinesByVmIdUsageGraphsResponse) GetApplicationproblemJSON408() *RequestTimeout {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GetClientMachinesByVmIdUsageGraphsResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r GetClientMachinesByVmIdUsageGraphsResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r GetClientMachinesByVmIdUsageGraphsResponse) GetApplicationproblemJSONDefault() *Error {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetClientMachinesByVmIdUsageGraphsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetClientMachinesByVmIdUsageGraphsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetClientMachinesByVmIdUsageGraphsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetClientMachinesByVmIdUsageGraphsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -35157,6 +37003,36 @@ func (c *ClientWithResponses) PostClientMachinesWithResponse(ctx context.Context
 	return ParsePostClientMachinesResponse(rsp)
 }
 
+// DeleteClientMachinesByVmIdWithResponse Delete one of the tenant's machines, where the operator allows tenants to
+//
+// Deletes the machine from the hypervisor, then its record, as a task (202; its Location is the task). Tenant users may do so only where the operator allows it (VMPLANE_TENANT_DELETE, off by default): otherwise 403 forbidden. Operators always may.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /api/client/machines/{vmId} (the `DeleteClientMachinesByVmId` operationId).
+func (c *ClientWithResponses) DeleteClientMachinesByVmIdWithResponse(ctx context.Context, vmId string, params *DeleteClientMachinesByVmIdParams, reqEditors ...RequestEditorFn) (*DeleteClientMachinesByVmIdResponse, error) {
+	rsp, err := c.DeleteClientMachinesByVmId(ctx, vmId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteClientMachinesByVmIdResponse(rsp)
+}
+
+// GetClientMachinesByVmIdWithResponse One of the tenant's machines, with its disks, interfaces, firewall state and schedules
+//
+// One of the tenant's machines, with its disks, interfaces, firewall state and schedules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/client/machines/{vmId} (the `GetClientMachinesByVmId` operationId).
+func (c *ClientWithResponses) GetClientMachinesByVmIdWithResponse(ctx context.Context, vmId string, params *GetClientMachinesByVmIdParams, reqEditors ...RequestEditorFn) (*GetClientMachinesByVmIdResponse, error) {
+	rsp, err := c.GetClientMachinesByVmId(ctx, vmId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetClientMachinesByVmIdResponse(rsp)
+}
+
 // PostClientMachinesByVmIdActionsByActionWithResponse Run a power action on one of the tenant's machines
 //
 // Start, stop, shut down, reboot, reset, suspend or resume one of the tenant's machines; another action is 400 listing the allowed ones. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. Another tenant's machine is 404.
@@ -35217,6 +37093,36 @@ func (c *ClientWithResponses) PostClientMachinesByVmIdBackupSchedulesWithRespons
 	return ParsePostClientMachinesByVmIdBackupSchedulesResponse(rsp)
 }
 
+// GetClientMachinesByVmIdConsoleWithResponse A single-use ticket and the websocket of the machine's console
+//
+// path is the console websocket's path with the ticket, to be joined to the origin the client uses (ws:// or wss://); url is the absolute URL when the server has a public URL set (VMPLANE_PUBLIC_URL), else the same as path. The ticket works once, for 60 s, and the console lasts as long as the login that asked for it. A stopped machine has no console (409).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/client/machines/{vmId}/console (the `GetClientMachinesByVmIdConsole` operationId).
+func (c *ClientWithResponses) GetClientMachinesByVmIdConsoleWithResponse(ctx context.Context, vmId string, params *GetClientMachinesByVmIdConsoleParams, reqEditors ...RequestEditorFn) (*GetClientMachinesByVmIdConsoleResponse, error) {
+	rsp, err := c.GetClientMachinesByVmIdConsole(ctx, vmId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetClientMachinesByVmIdConsoleResponse(rsp)
+}
+
+// GetClientMachinesByVmIdConsoleWsWithResponse Open the console websocket
+//
+// Upgrades to a websocket bridged to the machine's console (101 Switching Protocols). The ticket query parameter is the credential, not a bearer token: a missing, used or expired ticket is 401; a request that is not a websocket upgrade (version 13, with a key) is 400 and does not spend the ticket.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/client/machines/{vmId}/console/ws (the `GetClientMachinesByVmIdConsoleWs` operationId).
+func (c *ClientWithResponses) GetClientMachinesByVmIdConsoleWsWithResponse(ctx context.Context, vmId string, params *GetClientMachinesByVmIdConsoleWsParams, reqEditors ...RequestEditorFn) (*GetClientMachinesByVmIdConsoleWsResponse, error) {
+	rsp, err := c.GetClientMachinesByVmIdConsoleWs(ctx, vmId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetClientMachinesByVmIdConsoleWsResponse(rsp)
+}
+
 // GetClientMachinesByVmIdPowerSchedulesWithResponse The machine's power schedules
 //
 // The machine's power schedules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404.
@@ -35262,6 +37168,36 @@ func (c *ClientWithResponses) PostClientMachinesByVmIdPowerSchedulesWithResponse
 	return ParsePostClientMachinesByVmIdPowerSchedulesResponse(rsp)
 }
 
+// PostClientMachinesByVmIdReinstallWithBodyWithResponse Rebuild the machine's system disk from a template, with a new password or SSH keys
+//
+// Rebuild the machine's system disk from a template, with a new password or SSH keys. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/client/machines/{vmId}/reinstall (the `PostClientMachinesByVmIdReinstall` operationId).
+func (c *ClientWithResponses) PostClientMachinesByVmIdReinstallWithBodyWithResponse(ctx context.Context, vmId string, params *PostClientMachinesByVmIdReinstallParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostClientMachinesByVmIdReinstallResponse, error) {
+	rsp, err := c.PostClientMachinesByVmIdReinstallWithBody(ctx, vmId, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostClientMachinesByVmIdReinstallResponse(rsp)
+}
+
+// PostClientMachinesByVmIdReinstallWithResponse Rebuild the machine's system disk from a template, with a new password or SSH keys
+//
+// Rebuild the machine's system disk from a template, with a new password or SSH keys. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/client/machines/{vmId}/reinstall (the `PostClientMachinesByVmIdReinstall` operationId).
+func (c *ClientWithResponses) PostClientMachinesByVmIdReinstallWithResponse(ctx context.Context, vmId string, params *PostClientMachinesByVmIdReinstallParams, body PostClientMachinesByVmIdReinstallJSONRequestBody, reqEditors ...RequestEditorFn) (*PostClientMachinesByVmIdReinstallResponse, error) {
+	rsp, err := c.PostClientMachinesByVmIdReinstall(ctx, vmId, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostClientMachinesByVmIdReinstallResponse(rsp)
+}
+
 // PatchClientMachinesByVmIdResourcesWithBodyWithResponse Resize a machine within the quota; disks only grow
 //
 // Resize a machine within the quota; disks only grow. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. The body is a JSON merge patch: omitted fields keep their value; null clears a field that allows it.
@@ -35305,6 +37241,21 @@ func (c *ClientWithResponses) PatchClientMachinesByVmIdResourcesWithApplicationM
 		return nil, err
 	}
 	return ParsePatchClientMachinesByVmIdResourcesResponse(rsp)
+}
+
+// GetClientMachinesByVmIdUsageGraphsWithResponse The machine's usage graph: CPU, memory, disk and network over the timeframe
+//
+// The machine's usage graph: CPU, memory, disk and network over the timeframe. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/client/machines/{vmId}/usage-graphs (the `GetClientMachinesByVmIdUsageGraphs` operationId).
+func (c *ClientWithResponses) GetClientMachinesByVmIdUsageGraphsWithResponse(ctx context.Context, vmId string, params *GetClientMachinesByVmIdUsageGraphsParams, reqEditors ...RequestEditorFn) (*GetClientMachinesByVmIdUsageGraphsResponse, error) {
+	rsp, err := c.GetClientMachinesByVmIdUsageGraphs(ctx, vmId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetClientMachinesByVmIdUsageGraphsResponse(rsp)
 }
 
 // GetClientOverviewWithResponse The tenant's machines, usage against quota, open alerts and backups
@@ -37069,8 +39020,8 @@ func (c *ClientWithResponses) GetMetricsWithResponse(ctx context.Context, reqEdi
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /reset-password (the `GetResetPassword` operationId).
-func (c *ClientWithResponses) GetResetPasswordWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetResetPasswordResponse, error) {
-	rsp, err := c.GetResetPassword(ctx, reqEditors...)
+func (c *ClientWithResponses) GetResetPasswordWithResponse(ctx context.Context, params *GetResetPasswordParams, reqEditors ...RequestEditorFn) (*GetResetPasswordResponse, error) {
+	rsp, err := c.GetResetPassword(ctx, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -42355,6 +44306,499 @@ func ParsePostClientMachinesResponse(rsp *http.Response) (*PostClientMachinesRes
 	return response, nil
 }
 
+// ParseDeleteClientMachinesByVmIdResponse parses an HTTP response from a DeleteClientMachinesByVmIdWithResponse call
+func ParseDeleteClientMachinesByVmIdResponse(rsp *http.Response) (*DeleteClientMachinesByVmIdResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteClientMachinesByVmIdResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest TaskReply
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 202:
+		var headers DeleteClientMachinesByVmIdResponse202Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers202 = &headers
+	case rsp.StatusCode == 400:
+		var headers DeleteClientMachinesByVmIdResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers DeleteClientMachinesByVmIdResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers DeleteClientMachinesByVmIdResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers DeleteClientMachinesByVmIdResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers DeleteClientMachinesByVmIdResponse408Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 409:
+		var headers DeleteClientMachinesByVmIdResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers DeleteClientMachinesByVmIdResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers DeleteClientMachinesByVmIdResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case true:
+		var headers DeleteClientMachinesByVmIdResponseDefaultHeaders
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetClientMachinesByVmIdResponse parses an HTTP response from a GetClientMachinesByVmIdWithResponse call
+func ParseGetClientMachinesByVmIdResponse(rsp *http.Response) (*GetClientMachinesByVmIdResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetClientMachinesByVmIdResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest MachineDetail
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetClientMachinesByVmIdResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetClientMachinesByVmIdResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetClientMachinesByVmIdResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetClientMachinesByVmIdResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetClientMachinesByVmIdResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers GetClientMachinesByVmIdResponse408Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetClientMachinesByVmIdResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetClientMachinesByVmIdResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case true:
+		var headers GetClientMachinesByVmIdResponseDefaultHeaders
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
 // ParsePostClientMachinesByVmIdActionsByActionResponse parses an HTTP response from a PostClientMachinesByVmIdActionsByActionWithResponse call
 func ParsePostClientMachinesByVmIdActionsByActionResponse(rsp *http.Response) (*PostClientMachinesByVmIdActionsByActionResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -43171,6 +45615,447 @@ func ParsePostClientMachinesByVmIdBackupSchedulesResponse(rsp *http.Response) (*
 	return response, nil
 }
 
+// ParseGetClientMachinesByVmIdConsoleResponse parses an HTTP response from a GetClientMachinesByVmIdConsoleWithResponse call
+func ParseGetClientMachinesByVmIdConsoleResponse(rsp *http.Response) (*GetClientMachinesByVmIdConsoleResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetClientMachinesByVmIdConsoleResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ConsoleReply
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetClientMachinesByVmIdConsoleResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetClientMachinesByVmIdConsoleResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetClientMachinesByVmIdConsoleResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetClientMachinesByVmIdConsoleResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetClientMachinesByVmIdConsoleResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers GetClientMachinesByVmIdConsoleResponse408Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetClientMachinesByVmIdConsoleResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetClientMachinesByVmIdConsoleResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case true:
+		var headers GetClientMachinesByVmIdConsoleResponseDefaultHeaders
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetClientMachinesByVmIdConsoleWsResponse parses an HTTP response from a GetClientMachinesByVmIdConsoleWsWithResponse call
+func ParseGetClientMachinesByVmIdConsoleWsResponse(rsp *http.Response) (*GetClientMachinesByVmIdConsoleWsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetClientMachinesByVmIdConsoleWsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 101:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 101:
+		var headers GetClientMachinesByVmIdConsoleWsResponse101Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers101 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetClientMachinesByVmIdConsoleWsResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetClientMachinesByVmIdConsoleWsResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetClientMachinesByVmIdConsoleWsResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers GetClientMachinesByVmIdConsoleWsResponse408Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetClientMachinesByVmIdConsoleWsResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetClientMachinesByVmIdConsoleWsResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case true:
+		var headers GetClientMachinesByVmIdConsoleWsResponseDefaultHeaders
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
 // ParseGetClientMachinesByVmIdPowerSchedulesResponse parses an HTTP response from a GetClientMachinesByVmIdPowerSchedulesWithResponse call
 func ParseGetClientMachinesByVmIdPowerSchedulesResponse(rsp *http.Response) (*GetClientMachinesByVmIdPowerSchedulesResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -43708,6 +46593,319 @@ func ParsePostClientMachinesByVmIdPowerSchedulesResponse(rsp *http.Response) (*P
 	return response, nil
 }
 
+// ParsePostClientMachinesByVmIdReinstallResponse parses an HTTP response from a PostClientMachinesByVmIdReinstallWithResponse call
+func ParsePostClientMachinesByVmIdReinstallResponse(rsp *http.Response) (*PostClientMachinesByVmIdReinstallResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PostClientMachinesByVmIdReinstallResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest TaskReply
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest IdempotencyKeyReused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 202:
+		var headers PostClientMachinesByVmIdReinstallResponse202Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers202 = &headers
+	case rsp.StatusCode == 400:
+		var headers PostClientMachinesByVmIdReinstallResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PostClientMachinesByVmIdReinstallResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers PostClientMachinesByVmIdReinstallResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers PostClientMachinesByVmIdReinstallResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers PostClientMachinesByVmIdReinstallResponse408Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 409:
+		var headers PostClientMachinesByVmIdReinstallResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers PostClientMachinesByVmIdReinstallResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers PostClientMachinesByVmIdReinstallResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers PostClientMachinesByVmIdReinstallResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers PostClientMachinesByVmIdReinstallResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers PostClientMachinesByVmIdReinstallResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case true:
+		var headers PostClientMachinesByVmIdReinstallResponseDefaultHeaders
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
 // ParsePatchClientMachinesByVmIdResourcesResponse parses an HTTP response from a PatchClientMachinesByVmIdResourcesWithResponse call
 func ParsePatchClientMachinesByVmIdResourcesResponse(rsp *http.Response) (*PatchClientMachinesByVmIdResourcesResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -43991,6 +47189,237 @@ func ParsePatchClientMachinesByVmIdResourcesResponse(rsp *http.Response) (*Patch
 		response.Headers431 = &headers
 	case true:
 		var headers PatchClientMachinesByVmIdResourcesResponseDefaultHeaders
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetClientMachinesByVmIdUsageGraphsResponse parses an HTTP response from a GetClientMachinesByVmIdUsageGraphsWithResponse call
+func ParseGetClientMachinesByVmIdUsageGraphsResponse(rsp *http.Response) (*GetClientMachinesByVmIdUsageGraphsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetClientMachinesByVmIdUsageGraphsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest UsageGraph
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetClientMachinesByVmIdUsageGraphsResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetClientMachinesByVmIdUsageGraphsResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetClientMachinesByVmIdUsageGraphsResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetClientMachinesByVmIdUsageGraphsResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetClientMachinesByVmIdUsageGraphsResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers GetClientMachinesByVmIdUsageGraphsResponse408Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetClientMachinesByVmIdUsageGraphsResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetClientMachinesByVmIdUsageGraphsResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case true:
+		var headers GetClientMachinesByVmIdUsageGraphsResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
