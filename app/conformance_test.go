@@ -277,6 +277,7 @@ func TestOpenAPIConformance(t *testing.T) {
 	ok(req{method: "POST", path: "/api/auth/password", token: changed.Token, body: map[string]string{"current_password": "another-password", "new_password": testAdminPassword}}, 200)
 	admin := s.adminToken()
 	conformAccountRecovery(t, s, smtpd, admin, ok, fails)
+	conformClientMachine(t, s, admin, ok, fails)
 
 	// The hypervisor routes, as an operator.
 	ok(req{method: "POST", path: "/api/virt/sync", token: admin}, 200)
@@ -500,8 +501,9 @@ func conformAccountRecovery(t *testing.T, s *testServer, smtpd *mailtest.Server,
 	tenant := s.newTenant(admin, "conformance-accounts")
 	u := s.sessionUser(admin, tenant, "recovering@example.test")
 
+	before := len(smtpd.Messages())
 	ok(req{method: "POST", path: "/api/auth/password-reset", body: map[string]string{"email": u.Email}}, 202)
-	m := smtpd.Wait(t, len(smtpd.Messages())+1, 30*time.Second)
+	m := smtpd.Wait(t, before+1, 30*time.Second)
 	link := resetLinkRe.FindStringSubmatch(m.Body)
 	if link == nil {
 		t.Fatalf("no link in the mail:\n%s", m.Body)
@@ -534,4 +536,36 @@ func conformAccountRecovery(t *testing.T, s *testServer, smtpd *mailtest.Server,
 	fails(req{method: "DELETE", path: "/api/resources/users/" + u.ID + "/totp", token: admin}, 409, "conflict")
 	ok(req{method: "POST", path: "/api/auth/totp", token: tok}, 201)
 	ok(req{method: "DELETE", path: "/api/resources/users/" + u.ID + "/totp", token: admin}, 204)
+}
+
+// conformClientMachine walks the routes of one of a tenant's machines in the client area.
+func conformClientMachine(t *testing.T, s *testServer, admin string, ok func(req, int) *response, fails func(req, int, string)) {
+	t.Helper()
+	a := s.tenant(admin, "Conformer", nil)
+	m := s.provision(a.Token, smallMachine)
+	vm := "/api/client/machines/" + m.ID
+	wait := func(r *response) {
+		t.Helper()
+		var body struct{ Task machines.Task }
+		r.decode(t, &body)
+		if done := s.waitTask(a.Token, body.Task.ID); done.Status != machines.TaskSucceeded {
+			t.Fatalf("%+v", done)
+		}
+	}
+	ok(req{method: "GET", path: vm, token: a.Token}, 200)
+	ok(req{method: "GET", path: vm + "/usage-graphs?timeframe=week", token: a.Token}, 200)
+	var c struct{ Path string }
+	ok(req{method: "GET", path: vm + "/console", token: a.Token}, 200).decode(t, &c)
+	s.upgrade(c.Path, map[string]string{"Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13", "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="})
+	wait(ok(req{method: "POST", path: vm + "/reinstall", token: a.Token, body: map[string]any{"template_id": "tpl-debian-12"}}, 202))
+	wait(ok(req{method: "POST", path: vm + "/backups", token: a.Token, body: map[string]any{"note": "n"}}, 202))
+	var bk struct{ Items []machines.Backup }
+	ok(req{method: "GET", path: vm + "/backups", token: a.Token}, 200).decode(t, &bk)
+	wait(ok(req{method: "POST", path: vm + "/backups/" + bk.Items[0].ID + "/restore", token: a.Token, body: map[string]any{"start_after": true}}, 202))
+	wait(ok(req{method: "POST", path: vm + "/snapshots", token: a.Token, body: map[string]any{"name": "conform"}}, 202))
+	fails(req{method: "POST", path: vm + "/snapshots", token: a.Token, body: map[string]any{"name": "conform"}}, 409, "conflict")
+	ok(req{method: "GET", path: vm + "/snapshots", token: a.Token}, 200)
+	wait(ok(req{method: "POST", path: vm + "/snapshots/conform/rollback", token: a.Token}, 202))
+	wait(ok(req{method: "DELETE", path: vm + "/snapshots/conform", token: a.Token}, 202))
+	wait(ok(req{method: "DELETE", path: vm, token: a.Token}, 202))
 }

@@ -35,11 +35,16 @@ func (s *testServer) walkPages(t *testing.T, tok, path string) int {
 		return p
 	}
 	idOf := func(raw json.RawMessage) string {
+		// An item's id, or its name where a list's items are named (snapshots).
 		var v struct {
-			ID string `json:"id"`
+			ID   string `json:"id"`
+			Name string `json:"name"`
 		}
-		if err := json.Unmarshal(raw, &v); err != nil || v.ID == "" {
-			t.Fatalf("%s: an item without an id: %s", path, raw)
+		if err := json.Unmarshal(raw, &v); err != nil || v.ID == "" && v.Name == "" {
+			t.Fatalf("%s: an item without an id or name: %s", path, raw)
+		}
+		if v.ID == "" {
+			return v.Name
 		}
 		return v.ID
 	}
@@ -137,6 +142,11 @@ func TestEveryListRoutePages(t *testing.T) {
 	}
 	testwait.Eventually(t, "two task_failed alerts", func() bool { return len(s.alertsOf(a.Token, "/api/resources/alert-events", "")) >= 2 })
 
+	for _, name := range []string{"first", "second"} {
+		s.waitTask(a.Token, s.startTask(req{method: "POST", path: "/api/client/machines/" + m1.ID + "/snapshots", token: a.Token,
+			body: map[string]any{"name": name}}).ID)
+	}
+
 	type fixture struct{ admin, tenant []string }
 	both := func(p ...string) fixture { return fixture{admin: p, tenant: p} }
 	op := func(p ...string) fixture { return fixture{admin: p} }
@@ -165,6 +175,8 @@ func TestEveryListRoutePages(t *testing.T) {
 		"GET /api/client/firewall/rules":                   client("/api/client/firewall/rules", "/api/client/firewall/rules?machine_id="+m1.ID),
 		"GET /api/client/machines/{vmId}/power-schedules":  client("/api/client/machines/" + m1.ID + "/power-schedules"),
 		"GET /api/client/machines/{vmId}/backup-schedules": client("/api/client/machines/" + m1.ID + "/backup-schedules"),
+		"GET /api/client/machines/{vmId}/backups":          client("/api/client/machines/" + m1.ID + "/backups"),
+		"GET /api/client/machines/{vmId}/snapshots":        client("/api/client/machines/" + m1.ID + "/snapshots"),
 
 		"GET /api/monitoring/health-checks": op("/api/monitoring/health-checks", "/api/monitoring/health-checks?tenant_id="+a.ID),
 		"GET /api/monitoring/alerts/events": op("/api/monitoring/alerts/events", "/api/monitoring/alerts/events?kind=task_failed"),

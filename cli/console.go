@@ -11,6 +11,8 @@ import (
 	"github.com/gorilla/websocket"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
+
+	"github.com/vmplane/vmplane/client"
 )
 
 // detachKey ends a console session from the terminal: Ctrl-], as in telnet, since
@@ -24,7 +26,7 @@ const consoleLinger = 2 * time.Second
 func (a *app) machineConsoleCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "console ID",
-		Short: "attach the terminal to a machine's serial console (operators); Ctrl-] detaches",
+		Short: "attach the terminal to a machine's serial console; Ctrl-] detaches",
 		Long: `Attach the terminal to a running machine's serial console, through the server's
 console websocket. On a terminal, keys go to the machine as typed (raw mode) and
 Ctrl-] detaches. Without a terminal, standard input is sent as it comes and the
@@ -37,7 +39,16 @@ that a script can run: printf 'hostname\nexit\n' | vmplane machine console ID`,
 				return err
 			}
 			ctx := cmd.Context()
-			ticket, err := c.ConsoleTicket(ctx, args[0])
+			mc, ok, err := a.clientArea(ctx, c, args[0])
+			if err != nil {
+				return err
+			}
+			var ticket *client.Console
+			if ok {
+				ticket, err = mc.MachineConsole(ctx, args[0])
+			} else {
+				ticket, err = c.ConsoleTicket(ctx, args[0])
+			}
 			if err != nil {
 				return err
 			}

@@ -172,7 +172,9 @@ func TestFlow(t *testing.T) {
 	}
 	w.fails(1, "vmplane: quota_exceeded: ", "machine", "create", "--remote", "acme", "--name", "web-3", "--template", "tpl-ubuntu-24.04", "--cores", "64")
 	w.fails(1, "forbidden", "tenant", "list", "--remote", "acme")
-	w.fails(1, "forbidden", "machine", "console", m.ID, "--remote", "acme")
+	// Its own machine's console is the user's too (the client area's); a migration is not.
+	w.ok("machine", "console", m.ID, "--remote", "acme")
+	w.fails(1, "forbidden", "machine", "migrate", m.ID, "--node", "pve2", "--remote", "acme")
 	w.ok("remote", "switch", "acme")
 	w.okJSON(&mine, "machine", "list")
 	if len(mine) != 2 {

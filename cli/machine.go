@@ -104,9 +104,10 @@ func (a *app) machineCmd() *cobra.Command {
 		},
 	}
 
-	cmd := group(&cobra.Command{Use: "machine", Aliases: []string{"vm"}, Short: "machines: create, list, power, resize, reinstall, migrate, delete"},
+	cmd := group(&cobra.Command{Use: "machine", Aliases: []string{"vm"}, Short: "machines: create, list, power, resize, reinstall, migrate, back up, restore, snapshot, delete"},
 		list, show, a.machineCreateCmd(), a.machineResizeCmd(), a.machineDeleteCmd(), a.machineConsoleCmd(),
-		a.machineReinstallCmd(), a.machineMigrateCmd(), a.machineUsageCmd(), a.machineUpdateCmd())
+		a.machineReinstallCmd(), a.machineMigrateCmd(), a.machineUsageCmd(), a.machineUpdateCmd(),
+		a.machineBackupCmd(), a.machineBackupsCmd(), a.machineRestoreCmd(), a.machineSnapshotCmd())
 	for _, act := range []struct{ name, short string }{
 		{client.ActionStart, "start a machine"},
 		{client.ActionStop, "stop a machine at once (power off)"},
@@ -137,6 +138,24 @@ func (a *app) forMachine(ctx context.Context, c *client.Client, id string) (*cli
 		return c, nil
 	}
 	return c.ForTenant(*m.TenantID), nil
+}
+
+// clientArea is c acting for the tenant of machine id (forMachine), and whether the
+// machine has a tenant: its own routes in the client area then serve it, for its
+// tenant's users and for operators alike. A machine no tenant has is the operators',
+// through /api/virt.
+func (a *app) clientArea(ctx context.Context, c *client.Client, id string) (*client.Client, bool, error) {
+	if a.tenantScope() != "" {
+		return c, true, nil
+	}
+	m, err := c.GetMachine(ctx, id)
+	if err != nil {
+		return nil, false, err
+	}
+	if m.TenantID == nil {
+		return c, false, nil
+	}
+	return c.ForTenant(*m.TenantID), true, nil
 }
 
 func (a *app) machineActionCmd(action, short string) *cobra.Command {

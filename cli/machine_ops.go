@@ -20,7 +20,7 @@ func (a *app) machineReinstallCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "reinstall ID --template ID-or-name [--ssh-key KEY] [--password-stdin]",
-		Short: "rebuild a machine's system disk from a template (operators); its data is lost",
+		Short: "rebuild a machine's system disk from a template; its data is lost",
 		Args:  args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if tplRef == "" {
@@ -40,7 +40,16 @@ func (a *app) machineReinstallCmd() *cobra.Command {
 				return err
 			}
 			r.TemplateID = tpl.ID
-			t, err := c.ReinstallMachine(cmd.Context(), args[0], r)
+			mc, ok, err := a.clientArea(cmd.Context(), c, args[0])
+			if err != nil {
+				return err
+			}
+			var t *client.Task
+			if ok {
+				t, err = mc.Reinstall(cmd.Context(), args[0], r)
+			} else {
+				t, err = c.ReinstallMachine(cmd.Context(), args[0], r)
+			}
 			if err != nil {
 				return err
 			}
@@ -100,7 +109,7 @@ func (a *app) machineUsageCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "usage ID [--timeframe hour|day|week|month|year] [--last N]",
-		Short: "a machine's usage graph as a table of its points, oldest first (operators)",
+		Short: "a machine's usage graph as a table of its points, oldest first",
 		Args:  args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if last < 0 {
@@ -110,7 +119,16 @@ func (a *app) machineUsageCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			g, err := c.MachineUsage(cmd.Context(), args[0], timeframe)
+			mc, ok, err := a.clientArea(cmd.Context(), c, args[0])
+			if err != nil {
+				return err
+			}
+			var g *client.UsageGraph
+			if ok {
+				g, err = mc.MachineGraph(cmd.Context(), args[0], timeframe)
+			} else {
+				g, err = c.MachineUsage(cmd.Context(), args[0], timeframe)
+			}
 			if err != nil {
 				return err
 			}

@@ -103,7 +103,9 @@ func TestOperations(t *testing.T) {
 	}
 	w.ok("schedule", "delete", ps.ID, "--remote", "acme")
 	w.fails(1, "forbidden", "monitoring", "overview", "--remote", "acme")
-	w.fails(1, "forbidden", "machine", "usage", m.ID, "--remote", "acme")
+	if out := w.ok("machine", "usage", m.ID, "--remote", "acme", "--last", "2"); !strings.Contains(out, "CPU") {
+		t.Fatalf("the tenant's user reads its machine's graph: %q", out)
+	}
 
 	// Health checks: one against a local HTTP server that can be made to fail.
 	var failing atomic.Bool

@@ -157,6 +157,7 @@ func TestRoutes(t *testing.T) {
 		{"null clears", testNullClears},
 		{"idempotency", testIdempotency},
 		{"store backup", testStoreBackup},
+		{"client machine", testClientMachine},
 	}
 	ran := 0
 	for _, p := range parts {
@@ -676,6 +677,42 @@ func testOwnAccount(t *testing.T, ctx context.Context, w *world) {
 	}
 }
 
+// testClientMachine walks one machine's client-area calls on a machine of its own.
+func testClientMachine(t *testing.T, ctx context.Context, w *world) {
+	m, task, err := w.a.CreateMachine(ctx, client.MachineSpec{Name: "mine", TemplateID: w.tpl.ID, CPUCores: 1, MemoryMB: 512, DiskGB: w.tpl.DiskGB})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.wait(t, ctx, task)
+	d, err := w.a.MachineDetails(ctx, m.ID)
+	if err != nil || d.ID != m.ID || d.PowerSchedules == nil {
+		t.Fatalf("details: %+v %v", d, err)
+	}
+	if _, err := w.b.MachineDetails(ctx, m.ID); !errors.Is(err, client.ErrNotFound) {
+		t.Fatalf("tenant B reads A's machine: %v", err)
+	}
+	if g, err := w.a.MachineGraph(ctx, m.ID, "day"); err != nil || len(g.Points) == 0 {
+		t.Fatalf("graph: %+v %v", g, err)
+	}
+	if con, err := w.a.MachineConsole(ctx, m.ID); err != nil || !strings.Contains(w.a.ConsoleURL(con), "/api/client/machines/"+m.ID+"/console/ws?ticket=") {
+		t.Fatalf("console: %+v %v", con, err)
+	}
+	w.wait(t, ctx, must(w.a.Reinstall(ctx, m.ID, client.Reinstall{TemplateID: w.tpl.ID, Password: "a-root-password"})))
+	w.wait(t, ctx, must(w.a.BackupMachine(ctx, m.ID, client.BackupSpec{Note: "first"})))
+	backups := collect(t, w.a.MachineBackups(ctx, m.ID, client.ListOptions{}))
+	if len(backups) != 1 || backups[0].Note != "first" || backups[0].Origin != "on_demand" {
+		t.Fatalf("backups: %+v", backups)
+	}
+	w.wait(t, ctx, must(w.a.RestoreMachine(ctx, m.ID, backups[0].ID, true)))
+	w.wait(t, ctx, must(w.a.CreateSnapshot(ctx, m.ID, client.SnapshotSpec{Name: "clean"})))
+	if snaps := collect(t, w.a.Snapshots(ctx, m.ID, client.ListOptions{})); len(snaps) != 1 || snaps[0].Name != "clean" {
+		t.Fatalf("snapshots: %+v", snaps)
+	}
+	w.wait(t, ctx, must(w.a.RollbackSnapshot(ctx, m.ID, "clean")))
+	w.wait(t, ctx, must(w.a.DeleteSnapshot(ctx, m.ID, "clean")))
+	w.wait(t, ctx, must(w.a.RemoveMachine(ctx, m.ID)))
+}
+
 // testSecondFactor turns on a user's second factor, logs in with WithTOTP, turns it off
 // with a recovery code, and has an operator reset it; and asks for a password reset,
 // which this server (no SMTP server) refuses, and confirms one with a made-up token.
@@ -811,30 +848,31 @@ func testCoreOnce(t *testing.T, ctx context.Context, w *world) {
 // Operations of the API document the client reaches through another route of the
 // same meaning, or that are no API calls. Each names the route the client uses.
 var notCalled = map[string]string{
-	"GET /metrics":                              "Prometheus scrape, not an API call",
-	"GET /reset-password":                       "the page a mailed reset link opens in a browser",
-	"GET /api/virt/vms/{id}/console/ws":         "a websocket, opened by a console program with the ticket of ConsoleTicket",
-	"POST /api/auth/refresh":                    "sent by the client itself when its token nears expiry (TestRefreshBeforeExpiry)",
-	"GET /api/resources/tasks/{id}":             "GetTask uses GET /api/tasks/{id}",
-	"GET /api/virt/vms":                         "Machines uses GET /api/client/machines (operators: any tenant)",
-	"GET /api/resources/machines":               "Machines uses GET /api/client/machines",
-	"GET /api/virt/vms/{id}":                    "GetMachine uses GET /api/resources/machines/{id}",
-	"POST /api/resources/machines":              "CreateMachine uses POST /api/client/machines (ForTenant for operators)",
-	"GET /api/virt/templates":                   "Templates uses GET /api/resources/templates",
-	"GET /api/virt/nodes":                       "Nodes uses GET /api/resources/nodes",
-	"GET /api/virt/nodes/{id}":                  "GetNode uses GET /api/resources/nodes/{id}",
-	"GET /api/resources/firewall-rules":         "FirewallRules uses GET /api/client/firewall/rules",
-	"POST /api/resources/firewall-rules":        "CreateFirewallRule uses POST /api/client/firewall/rules",
-	"PATCH /api/resources/firewall-rules/{id}":  "UpdateFirewallRule and PatchFirewallRule use PATCH /api/client/firewall/rules/{id}",
-	"DELETE /api/resources/firewall-rules/{id}": "DeleteFirewallRule uses DELETE /api/client/firewall/rules/{id}",
-	"GET /api/monitoring/health-checks":         "HealthChecks uses GET /api/resources/health-checks (operators see all)",
-	"POST /api/monitoring/health-checks":        "CreateHealthCheck uses POST /api/resources/health-checks",
-	"GET /api/monitoring/health-checks/{id}":    "GetHealthCheck uses GET /api/resources/health-checks/{id}",
-	"PATCH /api/monitoring/health-checks/{id}":  "UpdateHealthCheck uses PATCH /api/resources/health-checks/{id}",
-	"DELETE /api/monitoring/health-checks/{id}": "DeleteHealthCheck uses DELETE /api/resources/health-checks/{id}",
-	"GET /api/monitoring/alerts/events":         "Alerts uses GET /api/resources/alert-events",
-	"GET /api/monitoring/alerts/events/{id}":    "GetAlert uses GET /api/resources/alert-events/{id}",
-	"PATCH /api/monitoring/alerts/events/{id}":  "AcknowledgeAlert uses PATCH /api/resources/alert-events/{id}",
+	"GET /metrics":        "Prometheus scrape, not an API call",
+	"GET /reset-password": "the page a mailed reset link opens in a browser",
+	"GET /api/client/machines/{vmId}/console/ws": "a websocket, opened by a console program with the ticket of MachineConsole",
+	"GET /api/virt/vms/{id}/console/ws":          "a websocket, opened by a console program with the ticket of ConsoleTicket",
+	"POST /api/auth/refresh":                     "sent by the client itself when its token nears expiry (TestRefreshBeforeExpiry)",
+	"GET /api/resources/tasks/{id}":              "GetTask uses GET /api/tasks/{id}",
+	"GET /api/virt/vms":                          "Machines uses GET /api/client/machines (operators: any tenant)",
+	"GET /api/resources/machines":                "Machines uses GET /api/client/machines",
+	"GET /api/virt/vms/{id}":                     "GetMachine uses GET /api/resources/machines/{id}",
+	"POST /api/resources/machines":               "CreateMachine uses POST /api/client/machines (ForTenant for operators)",
+	"GET /api/virt/templates":                    "Templates uses GET /api/resources/templates",
+	"GET /api/virt/nodes":                        "Nodes uses GET /api/resources/nodes",
+	"GET /api/virt/nodes/{id}":                   "GetNode uses GET /api/resources/nodes/{id}",
+	"GET /api/resources/firewall-rules":          "FirewallRules uses GET /api/client/firewall/rules",
+	"POST /api/resources/firewall-rules":         "CreateFirewallRule uses POST /api/client/firewall/rules",
+	"PATCH /api/resources/firewall-rules/{id}":   "UpdateFirewallRule and PatchFirewallRule use PATCH /api/client/firewall/rules/{id}",
+	"DELETE /api/resources/firewall-rules/{id}":  "DeleteFirewallRule uses DELETE /api/client/firewall/rules/{id}",
+	"GET /api/monitoring/health-checks":          "HealthChecks uses GET /api/resources/health-checks (operators see all)",
+	"POST /api/monitoring/health-checks":         "CreateHealthCheck uses POST /api/resources/health-checks",
+	"GET /api/monitoring/health-checks/{id}":     "GetHealthCheck uses GET /api/resources/health-checks/{id}",
+	"PATCH /api/monitoring/health-checks/{id}":   "UpdateHealthCheck uses PATCH /api/resources/health-checks/{id}",
+	"DELETE /api/monitoring/health-checks/{id}":  "DeleteHealthCheck uses DELETE /api/resources/health-checks/{id}",
+	"GET /api/monitoring/alerts/events":          "Alerts uses GET /api/resources/alert-events",
+	"GET /api/monitoring/alerts/events/{id}":     "GetAlert uses GET /api/resources/alert-events/{id}",
+	"PATCH /api/monitoring/alerts/events/{id}":   "AcknowledgeAlert uses PATCH /api/resources/alert-events/{id}",
 }
 
 // checkEveryRoute fails for each operation of the server's OpenAPI document that no

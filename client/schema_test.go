@@ -71,6 +71,9 @@ var modelled = []struct {
 	{"PageSessionInfo", typeOf[Page[Session]](), false},
 	{"SessionInfo", typeOf[Session](), false},
 	{"TOTPEnrolment", typeOf[TOTPEnrolment](), false},
+	{"MachineDetail", typeOf[MachineDetail](), false},
+	{"Snapshot", typeOf[Snapshot](), false},
+	{"PageSnapshot", typeOf[Page[Snapshot]](), false},
 	{"RecoveryCodeList", typeOf[recoveryCodes](), false},
 
 	// Bodies.
@@ -80,6 +83,9 @@ var modelled = []struct {
 	{"PasswordResetRequest", typeOf[passwordResetRequest](), false},
 	{"PasswordResetConfirm", typeOf[passwordResetConfirm](), false},
 	{"TOTPCode", typeOf[totpCode](), false},
+	{"SnapshotRequest", typeOf[SnapshotSpec](), false},
+	{"BackupRequest", typeOf[BackupSpec](), false},
+	{"RestoreBody", typeOf[restoreSpec](), false},
 	{"TOTPLogin", typeOf[totpLogin](), false},
 	{"TenantCreate", typeOf[TenantCreate](), false},
 	{"TenantChange", typeOf[TenantChange](), false},

@@ -26,6 +26,10 @@ var limits = openapi.Limits{
 	"machine.vlan":      {Min: 0, Max: machines.MaxVLAN},
 	"machine.rate_mbps": {Min: 0, Max: machines.MaxRateMbps},
 	"backup.retention":  {Min: machines.MinRetention, Max: machines.MaxRetention},
+	"backup.note":       {Min: 0, Max: machines.MaxBackupNoteLen},
+
+	"snapshot.name":        {Min: hypervisor.MinSnapshotNameLen, Max: hypervisor.MaxSnapshotNameLen},
+	"snapshot.description": {Min: 0, Max: hypervisor.MaxSnapshotDescriptionLen},
 
 	"tenant.name":  {Min: tenants.MinNameLen, Max: tenants.MaxNameLen},
 	"tenant.quota": {Min: tenants.Unlimited, Max: tenants.MaxQuotaLimit},

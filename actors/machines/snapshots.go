@@ -18,20 +18,20 @@ import (
 
 // SnapshotRequest asks for a new snapshot of a machine.
 type SnapshotRequest struct {
-	Name          string `json:"name" openapi:"required,minLength=2,maxLength=40"`
-	Description   string `json:"description,omitempty" openapi:"maxLength=8192"`
+	Name          string `json:"name" openapi:"required,limit=snapshot.name"`
+	Description   string `json:"description,omitempty" openapi:"limit=snapshot.description"`
 	IncludeMemory bool   `json:"include_memory,omitempty" doc:"save the memory of a running machine with the snapshot"`
 }
 
 // BackupRequest asks for a backup now, outside any schedule.
 type BackupRequest struct {
 	Mode string `json:"mode,omitempty" openapi:"enum=snapshot|suspend|stop" doc:"default snapshot"`
-	Note string `json:"note,omitempty" openapi:"maxLength=256"`
+	Note string `json:"note,omitempty" openapi:"limit=backup.note"`
 }
 
 // RestoreRequest asks for a machine to be restored over itself from one of its backups.
 type RestoreRequest struct {
-	BackupID   string `json:"backup_id" openapi:"required,minLength=1,maxLength=64"`
+	BackupID   string `json:"backup_id" openapi:"required,minLength=1,limit=id"`
 	StartAfter bool   `json:"start_after,omitempty" doc:"start the machine once it is restored"`
 }
 

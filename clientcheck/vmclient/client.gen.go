@@ -33,6 +33,27 @@ func (e AlertPatchStatus) Valid() bool {
 	}
 }
 
+// Defines values for BackupRequestMode.
+const (
+	BackupRequestModeSnapshot BackupRequestMode = "snapshot"
+	BackupRequestModeStop     BackupRequestMode = "stop"
+	BackupRequestModeSuspend  BackupRequestMode = "suspend"
+)
+
+// Valid indicates whether the value is a known member of the BackupRequestMode enum.
+func (e BackupRequestMode) Valid() bool {
+	switch e {
+	case BackupRequestModeSnapshot:
+		return true
+	case BackupRequestModeStop:
+		return true
+	case BackupRequestModeSuspend:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for BackupScheduleBodyMode.
 const (
 	BackupScheduleBodyModeSnapshot BackupScheduleBodyMode = "snapshot"
@@ -849,6 +870,16 @@ type Backup struct {
 	Vmid        int64                        `json:"vmid"`
 }
 
+// BackupRequest defines model for BackupRequest.
+type BackupRequest struct {
+	// Mode default snapshot
+	Mode *BackupRequestMode `json:"mode,omitempty"`
+	Note *string            `json:"note,omitempty"`
+}
+
+// BackupRequestMode default snapshot
+type BackupRequestMode string
+
 // BackupSchedule defines model for BackupSchedule.
 type BackupSchedule struct {
 	CreatedAt  time.Time                    `json:"created_at"`
@@ -1371,6 +1402,12 @@ type PageSessionInfo struct {
 	NextCursor nullable.Nullable[string] `json:"next_cursor,omitempty"`
 }
 
+// PageSnapshot defines model for PageSnapshot.
+type PageSnapshot struct {
+	Items      []Snapshot                `json:"items"`
+	NextCursor nullable.Nullable[string] `json:"next_cursor,omitempty"`
+}
+
 // PageTask defines model for PageTask.
 type PageTask struct {
 	Items      []Task                    `json:"items"`
@@ -1561,6 +1598,11 @@ type ResourceForecast struct {
 	Used        float64                   `json:"used"`
 }
 
+// RestoreBody defines model for RestoreBody.
+type RestoreBody struct {
+	StartAfter *bool `json:"start_after,omitempty"`
+}
+
 // RuleBody defines model for RuleBody.
 type RuleBody struct {
 	Action      RuleBodyAction            `json:"action"`
@@ -1619,6 +1661,24 @@ type SessionInfo struct {
 	LastUsedAt    time.Time `json:"last_used_at"`
 	Method        string    `json:"method"`
 	UserAgent     string    `json:"user_agent"`
+}
+
+// Snapshot defines model for Snapshot.
+type Snapshot struct {
+	CreatedAt      time.Time `json:"created_at"`
+	Description    *string   `json:"description,omitempty"`
+	IncludesMemory bool      `json:"includes_memory"`
+	Name           string    `json:"name"`
+	Parent         *string   `json:"parent,omitempty"`
+}
+
+// SnapshotRequest defines model for SnapshotRequest.
+type SnapshotRequest struct {
+	Description *string `json:"description,omitempty"`
+
+	// IncludeMemory save the memory of a running machine with the snapshot
+	IncludeMemory *bool  `json:"include_memory,omitempty"`
+	Name          string `json:"name"`
 }
 
 // SyncMachines defines model for SyncMachines.
@@ -1975,6 +2035,36 @@ type PostClientMachinesByVmIdBackupSchedulesParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// GetClientMachinesByVmIdBackupsParams defines parameters for GetClientMachinesByVmIdBackups.
+type GetClientMachinesByVmIdBackupsParams struct {
+	// Cursor next_cursor of the previous page
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Limit page size, 1..500 (default 50)
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// TenantId operators only: the tenant to act for
+	TenantId *string `form:"tenant_id,omitempty" json:"tenant_id,omitempty"`
+}
+
+// PostClientMachinesByVmIdBackupsParams defines parameters for PostClientMachinesByVmIdBackups.
+type PostClientMachinesByVmIdBackupsParams struct {
+	// TenantId operators only: the tenant to act for
+	TenantId *string `form:"tenant_id,omitempty" json:"tenant_id,omitempty"`
+
+	// IdempotencyKey Makes a retry safe: the same key from the same user within 24 h gets the first answer again and changes nothing.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// PostClientMachinesByVmIdBackupsByIdRestoreParams defines parameters for PostClientMachinesByVmIdBackupsByIdRestore.
+type PostClientMachinesByVmIdBackupsByIdRestoreParams struct {
+	// TenantId operators only: the tenant to act for
+	TenantId *string `form:"tenant_id,omitempty" json:"tenant_id,omitempty"`
+
+	// IdempotencyKey Makes a retry safe: the same key from the same user within 24 h gets the first answer again and changes nothing.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // GetClientMachinesByVmIdConsoleParams defines parameters for GetClientMachinesByVmIdConsole.
 type GetClientMachinesByVmIdConsoleParams struct {
 	// TenantId operators only: the tenant to act for
@@ -2021,6 +2111,42 @@ type PostClientMachinesByVmIdReinstallParams struct {
 type PatchClientMachinesByVmIdResourcesParams struct {
 	// TenantId operators only: the tenant to act for
 	TenantId *string `form:"tenant_id,omitempty" json:"tenant_id,omitempty"`
+}
+
+// GetClientMachinesByVmIdSnapshotsParams defines parameters for GetClientMachinesByVmIdSnapshots.
+type GetClientMachinesByVmIdSnapshotsParams struct {
+	// Cursor next_cursor of the previous page
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Limit page size, 1..500 (default 50)
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// TenantId operators only: the tenant to act for
+	TenantId *string `form:"tenant_id,omitempty" json:"tenant_id,omitempty"`
+}
+
+// PostClientMachinesByVmIdSnapshotsParams defines parameters for PostClientMachinesByVmIdSnapshots.
+type PostClientMachinesByVmIdSnapshotsParams struct {
+	// TenantId operators only: the tenant to act for
+	TenantId *string `form:"tenant_id,omitempty" json:"tenant_id,omitempty"`
+
+	// IdempotencyKey Makes a retry safe: the same key from the same user within 24 h gets the first answer again and changes nothing.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// DeleteClientMachinesByVmIdSnapshotsByNameParams defines parameters for DeleteClientMachinesByVmIdSnapshotsByName.
+type DeleteClientMachinesByVmIdSnapshotsByNameParams struct {
+	// TenantId operators only: the tenant to act for
+	TenantId *string `form:"tenant_id,omitempty" json:"tenant_id,omitempty"`
+}
+
+// PostClientMachinesByVmIdSnapshotsByNameRollbackParams defines parameters for PostClientMachinesByVmIdSnapshotsByNameRollback.
+type PostClientMachinesByVmIdSnapshotsByNameRollbackParams struct {
+	// TenantId operators only: the tenant to act for
+	TenantId *string `form:"tenant_id,omitempty" json:"tenant_id,omitempty"`
+
+	// IdempotencyKey Makes a retry safe: the same key from the same user within 24 h gets the first answer again and changes nothing.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // GetClientMachinesByVmIdUsageGraphsParams defines parameters for GetClientMachinesByVmIdUsageGraphs.
@@ -2482,6 +2608,12 @@ type PostClientMachinesJSONRequestBody = MachineSpec
 // PostClientMachinesByVmIdBackupSchedulesJSONRequestBody defines body for PostClientMachinesByVmIdBackupSchedules for application/json ContentType.
 type PostClientMachinesByVmIdBackupSchedulesJSONRequestBody = BackupScheduleBody
 
+// PostClientMachinesByVmIdBackupsJSONRequestBody defines body for PostClientMachinesByVmIdBackups for application/json ContentType.
+type PostClientMachinesByVmIdBackupsJSONRequestBody = BackupRequest
+
+// PostClientMachinesByVmIdBackupsByIdRestoreJSONRequestBody defines body for PostClientMachinesByVmIdBackupsByIdRestore for application/json ContentType.
+type PostClientMachinesByVmIdBackupsByIdRestoreJSONRequestBody = RestoreBody
+
 // PostClientMachinesByVmIdPowerSchedulesJSONRequestBody defines body for PostClientMachinesByVmIdPowerSchedules for application/json ContentType.
 type PostClientMachinesByVmIdPowerSchedulesJSONRequestBody = PowerScheduleBody
 
@@ -2493,6 +2625,9 @@ type PatchClientMachinesByVmIdResourcesJSONRequestBody = ResourceChange
 
 // PatchClientMachinesByVmIdResourcesApplicationMergePatchPlusJSONRequestBody defines body for PatchClientMachinesByVmIdResources for application/merge-patch+json ContentType.
 type PatchClientMachinesByVmIdResourcesApplicationMergePatchPlusJSONRequestBody = ResourceChange
+
+// PostClientMachinesByVmIdSnapshotsJSONRequestBody defines body for PostClientMachinesByVmIdSnapshots for application/json ContentType.
+type PostClientMachinesByVmIdSnapshotsJSONRequestBody = SnapshotRequest
 
 // PatchMonitoringAlertsEventsByIdJSONRequestBody defines body for PatchMonitoringAlertsEventsById for application/json ContentType.
 type PatchMonitoringAlertsEventsByIdJSONRequestBody = AlertPatch
@@ -2997,6 +3132,49 @@ type ClientInterface interface {
 	// Corresponds with POST /api/client/machines/{vmId}/backup-schedules (the `PostClientMachinesByVmIdBackupSchedules` operationId).
 	PostClientMachinesByVmIdBackupSchedules(ctx context.Context, vmId string, params *PostClientMachinesByVmIdBackupSchedulesParams, body PostClientMachinesByVmIdBackupSchedulesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetClientMachinesByVmIdBackups The machine's backups, newest first
+	//
+	// The machine's backups, newest first. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404.
+	//
+	// Corresponds with GET /api/client/machines/{vmId}/backups (the `GetClientMachinesByVmIdBackups` operationId).
+	GetClientMachinesByVmIdBackups(ctx context.Context, vmId string, params *GetClientMachinesByVmIdBackupsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostClientMachinesByVmIdBackupsWithBody Take a backup now
+	//
+	// Takes a backup of the machine as a task (mode snapshot by default; suspend and stop pause or stop the machine meanwhile), with the note given. The task's result names the backup, which GET .../backups lists. Past the tenant's backup quota, 409 quota_exceeded.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/client/machines/{vmId}/backups (the `PostClientMachinesByVmIdBackups` operationId).
+	PostClientMachinesByVmIdBackupsWithBody(ctx context.Context, vmId string, params *PostClientMachinesByVmIdBackupsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostClientMachinesByVmIdBackups Take a backup now
+	//
+	// Takes a backup of the machine as a task (mode snapshot by default; suspend and stop pause or stop the machine meanwhile), with the note given. The task's result names the backup, which GET .../backups lists. Past the tenant's backup quota, 409 quota_exceeded.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/client/machines/{vmId}/backups (the `PostClientMachinesByVmIdBackups` operationId).
+	PostClientMachinesByVmIdBackups(ctx context.Context, vmId string, params *PostClientMachinesByVmIdBackupsParams, body PostClientMachinesByVmIdBackupsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostClientMachinesByVmIdBackupsByIdRestoreWithBody Restore the machine over itself from one of its backups
+	//
+	// Stops the machine if it runs, replaces its disks and configuration with the backup's, and starts it again when start_after is true. What was written since the backup is lost. A backup of another machine is 404.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/client/machines/{vmId}/backups/{id}/restore (the `PostClientMachinesByVmIdBackupsByIdRestore` operationId).
+	PostClientMachinesByVmIdBackupsByIdRestoreWithBody(ctx context.Context, vmId string, id string, params *PostClientMachinesByVmIdBackupsByIdRestoreParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostClientMachinesByVmIdBackupsByIdRestore Restore the machine over itself from one of its backups
+	//
+	// Stops the machine if it runs, replaces its disks and configuration with the backup's, and starts it again when start_after is true. What was written since the backup is lost. A backup of another machine is 404.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/client/machines/{vmId}/backups/{id}/restore (the `PostClientMachinesByVmIdBackupsByIdRestore` operationId).
+	PostClientMachinesByVmIdBackupsByIdRestore(ctx context.Context, vmId string, id string, params *PostClientMachinesByVmIdBackupsByIdRestoreParams, body PostClientMachinesByVmIdBackupsByIdRestoreJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetClientMachinesByVmIdConsole A single-use ticket and the websocket of the machine's console
 	//
 	// path is the console websocket's path with the ticket, to be joined to the origin the client uses (ws:// or wss://); url is the absolute URL when the server has a public URL set (VMPLANE_PUBLIC_URL), else the same as path. The ticket works once, for 60 s, and the console lasts as long as the login that asked for it. A stopped machine has no console (409).
@@ -3080,6 +3258,45 @@ type ClientInterface interface {
 	//
 	// Corresponds with PATCH /api/client/machines/{vmId}/resources (the `PatchClientMachinesByVmIdResources` operationId).
 	PatchClientMachinesByVmIdResourcesWithApplicationMergePatchPlusJSONBody(ctx context.Context, vmId string, params *PatchClientMachinesByVmIdResourcesParams, body PatchClientMachinesByVmIdResourcesApplicationMergePatchPlusJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetClientMachinesByVmIdSnapshots The machine's snapshots, oldest first
+	//
+	// The snapshots the hypervisor holds of the machine (also those taken outside vmplane); next_cursor is the name of a page's last snapshot.
+	//
+	// Corresponds with GET /api/client/machines/{vmId}/snapshots (the `GetClientMachinesByVmIdSnapshots` operationId).
+	GetClientMachinesByVmIdSnapshots(ctx context.Context, vmId string, params *GetClientMachinesByVmIdSnapshotsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostClientMachinesByVmIdSnapshotsWithBody Take a snapshot
+	//
+	// Takes a snapshot of the machine's disks, and with include_memory of a running machine its memory too, as a task. A name the machine has already is 409; a memory snapshot of a machine that is not running is 400; past the tenant's snapshot quota, 409 quota_exceeded.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/client/machines/{vmId}/snapshots (the `PostClientMachinesByVmIdSnapshots` operationId).
+	PostClientMachinesByVmIdSnapshotsWithBody(ctx context.Context, vmId string, params *PostClientMachinesByVmIdSnapshotsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostClientMachinesByVmIdSnapshots Take a snapshot
+	//
+	// Takes a snapshot of the machine's disks, and with include_memory of a running machine its memory too, as a task. A name the machine has already is 409; a memory snapshot of a machine that is not running is 400; past the tenant's snapshot quota, 409 quota_exceeded.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/client/machines/{vmId}/snapshots (the `PostClientMachinesByVmIdSnapshots` operationId).
+	PostClientMachinesByVmIdSnapshots(ctx context.Context, vmId string, params *PostClientMachinesByVmIdSnapshotsParams, body PostClientMachinesByVmIdSnapshotsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteClientMachinesByVmIdSnapshotsByName Delete a snapshot
+	//
+	// Deletes the snapshot (the machine stays as it is), as a task. A snapshot the machine does not have is 404.
+	//
+	// Corresponds with DELETE /api/client/machines/{vmId}/snapshots/{name} (the `DeleteClientMachinesByVmIdSnapshotsByName` operationId).
+	DeleteClientMachinesByVmIdSnapshotsByName(ctx context.Context, vmId string, name string, params *DeleteClientMachinesByVmIdSnapshotsByNameParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostClientMachinesByVmIdSnapshotsByNameRollback Roll the machine back to a snapshot
+	//
+	// Returns the machine's disks (and, for a snapshot with memory, its running state) to the snapshot's, as a task; a snapshot without memory leaves the machine stopped. What was written since is lost. A snapshot the machine does not have is 404.
+	//
+	// Corresponds with POST /api/client/machines/{vmId}/snapshots/{name}/rollback (the `PostClientMachinesByVmIdSnapshotsByNameRollback` operationId).
+	PostClientMachinesByVmIdSnapshotsByNameRollback(ctx context.Context, vmId string, name string, params *PostClientMachinesByVmIdSnapshotsByNameRollbackParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetClientMachinesByVmIdUsageGraphs The machine's usage graph: CPU, memory, disk and network over the timeframe
 	//
@@ -4746,6 +4963,99 @@ func (c *Client) PostClientMachinesByVmIdBackupSchedules(ctx context.Context, vm
 	return c.Client.Do(req)
 }
 
+// GetClientMachinesByVmIdBackups The machine's backups, newest first
+//
+// The machine's backups, newest first. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404.
+//
+// Corresponds with GET /api/client/machines/{vmId}/backups (the `GetClientMachinesByVmIdBackups` operationId).
+func (c *Client) GetClientMachinesByVmIdBackups(ctx context.Context, vmId string, params *GetClientMachinesByVmIdBackupsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetClientMachinesByVmIdBackupsRequest(c.Server, vmId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostClientMachinesByVmIdBackupsWithBody Take a backup now
+//
+// Takes a backup of the machine as a task (mode snapshot by default; suspend and stop pause or stop the machine meanwhile), with the note given. The task's result names the backup, which GET .../backups lists. Past the tenant's backup quota, 409 quota_exceeded.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/client/machines/{vmId}/backups (the `PostClientMachinesByVmIdBackups` operationId).
+func (c *Client) PostClientMachinesByVmIdBackupsWithBody(ctx context.Context, vmId string, params *PostClientMachinesByVmIdBackupsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostClientMachinesByVmIdBackupsRequestWithBody(c.Server, vmId, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostClientMachinesByVmIdBackups Take a backup now
+//
+// Takes a backup of the machine as a task (mode snapshot by default; suspend and stop pause or stop the machine meanwhile), with the note given. The task's result names the backup, which GET .../backups lists. Past the tenant's backup quota, 409 quota_exceeded.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/client/machines/{vmId}/backups (the `PostClientMachinesByVmIdBackups` operationId).
+func (c *Client) PostClientMachinesByVmIdBackups(ctx context.Context, vmId string, params *PostClientMachinesByVmIdBackupsParams, body PostClientMachinesByVmIdBackupsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostClientMachinesByVmIdBackupsRequest(c.Server, vmId, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostClientMachinesByVmIdBackupsByIdRestoreWithBody Restore the machine over itself from one of its backups
+//
+// Stops the machine if it runs, replaces its disks and configuration with the backup's, and starts it again when start_after is true. What was written since the backup is lost. A backup of another machine is 404.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/client/machines/{vmId}/backups/{id}/restore (the `PostClientMachinesByVmIdBackupsByIdRestore` operationId).
+func (c *Client) PostClientMachinesByVmIdBackupsByIdRestoreWithBody(ctx context.Context, vmId string, id string, params *PostClientMachinesByVmIdBackupsByIdRestoreParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostClientMachinesByVmIdBackupsByIdRestoreRequestWithBody(c.Server, vmId, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostClientMachinesByVmIdBackupsByIdRestore Restore the machine over itself from one of its backups
+//
+// Stops the machine if it runs, replaces its disks and configuration with the backup's, and starts it again when start_after is true. What was written since the backup is lost. A backup of another machine is 404.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/client/machines/{vmId}/backups/{id}/restore (the `PostClientMachinesByVmIdBackupsByIdRestore` operationId).
+func (c *Client) PostClientMachinesByVmIdBackupsByIdRestore(ctx context.Context, vmId string, id string, params *PostClientMachinesByVmIdBackupsByIdRestoreParams, body PostClientMachinesByVmIdBackupsByIdRestoreJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostClientMachinesByVmIdBackupsByIdRestoreRequest(c.Server, vmId, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetClientMachinesByVmIdConsole A single-use ticket and the websocket of the machine's console
 //
 // path is the console websocket's path with the ticket, to be joined to the origin the client uses (ws:// or wss://); url is the absolute URL when the server has a public URL set (VMPLANE_PUBLIC_URL), else the same as path. The ticket works once, for 60 s, and the console lasts as long as the login that asked for it. A stopped machine has no console (409).
@@ -4920,6 +5230,95 @@ func (c *Client) PatchClientMachinesByVmIdResources(ctx context.Context, vmId st
 // Corresponds with PATCH /api/client/machines/{vmId}/resources (the `PatchClientMachinesByVmIdResources` operationId).
 func (c *Client) PatchClientMachinesByVmIdResourcesWithApplicationMergePatchPlusJSONBody(ctx context.Context, vmId string, params *PatchClientMachinesByVmIdResourcesParams, body PatchClientMachinesByVmIdResourcesApplicationMergePatchPlusJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPatchClientMachinesByVmIdResourcesRequestWithApplicationMergePatchPlusJSONBody(c.Server, vmId, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetClientMachinesByVmIdSnapshots The machine's snapshots, oldest first
+//
+// The snapshots the hypervisor holds of the machine (also those taken outside vmplane); next_cursor is the name of a page's last snapshot.
+//
+// Corresponds with GET /api/client/machines/{vmId}/snapshots (the `GetClientMachinesByVmIdSnapshots` operationId).
+func (c *Client) GetClientMachinesByVmIdSnapshots(ctx context.Context, vmId string, params *GetClientMachinesByVmIdSnapshotsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetClientMachinesByVmIdSnapshotsRequest(c.Server, vmId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostClientMachinesByVmIdSnapshotsWithBody Take a snapshot
+//
+// Takes a snapshot of the machine's disks, and with include_memory of a running machine its memory too, as a task. A name the machine has already is 409; a memory snapshot of a machine that is not running is 400; past the tenant's snapshot quota, 409 quota_exceeded.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/client/machines/{vmId}/snapshots (the `PostClientMachinesByVmIdSnapshots` operationId).
+func (c *Client) PostClientMachinesByVmIdSnapshotsWithBody(ctx context.Context, vmId string, params *PostClientMachinesByVmIdSnapshotsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostClientMachinesByVmIdSnapshotsRequestWithBody(c.Server, vmId, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostClientMachinesByVmIdSnapshots Take a snapshot
+//
+// Takes a snapshot of the machine's disks, and with include_memory of a running machine its memory too, as a task. A name the machine has already is 409; a memory snapshot of a machine that is not running is 400; past the tenant's snapshot quota, 409 quota_exceeded.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/client/machines/{vmId}/snapshots (the `PostClientMachinesByVmIdSnapshots` operationId).
+func (c *Client) PostClientMachinesByVmIdSnapshots(ctx context.Context, vmId string, params *PostClientMachinesByVmIdSnapshotsParams, body PostClientMachinesByVmIdSnapshotsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostClientMachinesByVmIdSnapshotsRequest(c.Server, vmId, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteClientMachinesByVmIdSnapshotsByName Delete a snapshot
+//
+// Deletes the snapshot (the machine stays as it is), as a task. A snapshot the machine does not have is 404.
+//
+// Corresponds with DELETE /api/client/machines/{vmId}/snapshots/{name} (the `DeleteClientMachinesByVmIdSnapshotsByName` operationId).
+func (c *Client) DeleteClientMachinesByVmIdSnapshotsByName(ctx context.Context, vmId string, name string, params *DeleteClientMachinesByVmIdSnapshotsByNameParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteClientMachinesByVmIdSnapshotsByNameRequest(c.Server, vmId, name, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostClientMachinesByVmIdSnapshotsByNameRollback Roll the machine back to a snapshot
+//
+// Returns the machine's disks (and, for a snapshot with memory, its running state) to the snapshot's, as a task; a snapshot without memory leaves the machine stopped. What was written since is lost. A snapshot the machine does not have is 404.
+//
+// Corresponds with POST /api/client/machines/{vmId}/snapshots/{name}/rollback (the `PostClientMachinesByVmIdSnapshotsByNameRollback` operationId).
+func (c *Client) PostClientMachinesByVmIdSnapshotsByNameRollback(ctx context.Context, vmId string, name string, params *PostClientMachinesByVmIdSnapshotsByNameRollbackParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostClientMachinesByVmIdSnapshotsByNameRollbackRequest(c.Server, vmId, name, params)
 	if err != nil {
 		return nil, err
 	}
@@ -8576,6 +8975,276 @@ func NewPostClientMachinesByVmIdBackupSchedulesRequestWithBody(server string, vm
 	return req, nil
 }
 
+// NewGetClientMachinesByVmIdBackupsRequest constructs an http.Request for the GetClientMachinesByVmIdBackups method
+func NewGetClientMachinesByVmIdBackupsRequest(server string, vmId string, params *GetClientMachinesByVmIdBackupsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "vmId", vmId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/client/machines/%s/backups", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.TenantId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "tenant_id", *params.TenantId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPostClientMachinesByVmIdBackupsRequest calls the generic PostClientMachinesByVmIdBackups builder with application/json body
+func NewPostClientMachinesByVmIdBackupsRequest(server string, vmId string, params *PostClientMachinesByVmIdBackupsParams, body PostClientMachinesByVmIdBackupsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPostClientMachinesByVmIdBackupsRequestWithBody(server, vmId, params, "application/json", bodyReader)
+}
+
+// NewPostClientMachinesByVmIdBackupsRequestWithBody constructs an http.Request for the PostClientMachinesByVmIdBackups method, with any body, and a specified content type
+func NewPostClientMachinesByVmIdBackupsRequestWithBody(server string, vmId string, params *PostClientMachinesByVmIdBackupsParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "vmId", vmId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/client/machines/%s/backups", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.TenantId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "tenant_id", *params.TenantId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewPostClientMachinesByVmIdBackupsByIdRestoreRequest calls the generic PostClientMachinesByVmIdBackupsByIdRestore builder with application/json body
+func NewPostClientMachinesByVmIdBackupsByIdRestoreRequest(server string, vmId string, id string, params *PostClientMachinesByVmIdBackupsByIdRestoreParams, body PostClientMachinesByVmIdBackupsByIdRestoreJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPostClientMachinesByVmIdBackupsByIdRestoreRequestWithBody(server, vmId, id, params, "application/json", bodyReader)
+}
+
+// NewPostClientMachinesByVmIdBackupsByIdRestoreRequestWithBody constructs an http.Request for the PostClientMachinesByVmIdBackupsByIdRestore method, with any body, and a specified content type
+func NewPostClientMachinesByVmIdBackupsByIdRestoreRequestWithBody(server string, vmId string, id string, params *PostClientMachinesByVmIdBackupsByIdRestoreParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "vmId", vmId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/client/machines/%s/backups/%s/restore", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.TenantId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "tenant_id", *params.TenantId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewGetClientMachinesByVmIdConsoleRequest constructs an http.Request for the GetClientMachinesByVmIdConsole method
 func NewGetClientMachinesByVmIdConsoleRequest(server string, vmId string, params *GetClientMachinesByVmIdConsoleParams) (*http.Request, error) {
 	var err error
@@ -9042,6 +9711,331 @@ func NewPatchClientMachinesByVmIdResourcesRequestWithBody(server string, vmId st
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetClientMachinesByVmIdSnapshotsRequest constructs an http.Request for the GetClientMachinesByVmIdSnapshots method
+func NewGetClientMachinesByVmIdSnapshotsRequest(server string, vmId string, params *GetClientMachinesByVmIdSnapshotsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "vmId", vmId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/client/machines/%s/snapshots", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.TenantId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "tenant_id", *params.TenantId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPostClientMachinesByVmIdSnapshotsRequest calls the generic PostClientMachinesByVmIdSnapshots builder with application/json body
+func NewPostClientMachinesByVmIdSnapshotsRequest(server string, vmId string, params *PostClientMachinesByVmIdSnapshotsParams, body PostClientMachinesByVmIdSnapshotsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPostClientMachinesByVmIdSnapshotsRequestWithBody(server, vmId, params, "application/json", bodyReader)
+}
+
+// NewPostClientMachinesByVmIdSnapshotsRequestWithBody constructs an http.Request for the PostClientMachinesByVmIdSnapshots method, with any body, and a specified content type
+func NewPostClientMachinesByVmIdSnapshotsRequestWithBody(server string, vmId string, params *PostClientMachinesByVmIdSnapshotsParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "vmId", vmId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/client/machines/%s/snapshots", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.TenantId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "tenant_id", *params.TenantId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewDeleteClientMachinesByVmIdSnapshotsByNameRequest constructs an http.Request for the DeleteClientMachinesByVmIdSnapshotsByName method
+func NewDeleteClientMachinesByVmIdSnapshotsByNameRequest(server string, vmId string, name string, params *DeleteClientMachinesByVmIdSnapshotsByNameParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "vmId", vmId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/client/machines/%s/snapshots/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.TenantId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "tenant_id", *params.TenantId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPostClientMachinesByVmIdSnapshotsByNameRollbackRequest constructs an http.Request for the PostClientMachinesByVmIdSnapshotsByNameRollback method
+func NewPostClientMachinesByVmIdSnapshotsByNameRollbackRequest(server string, vmId string, name string, params *PostClientMachinesByVmIdSnapshotsByNameRollbackParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "vmId", vmId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/client/machines/%s/snapshots/%s/rollback", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.TenantId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "tenant_id", *params.TenantId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -13978,6 +14972,51 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/client/machines/{vmId}/backup-schedules (the `PostClientMachinesByVmIdBackupSchedules` operationId).
 	PostClientMachinesByVmIdBackupSchedulesWithResponse(ctx context.Context, vmId string, params *PostClientMachinesByVmIdBackupSchedulesParams, body PostClientMachinesByVmIdBackupSchedulesJSONRequestBody, reqEditors ...RequestEditorFn) (*PostClientMachinesByVmIdBackupSchedulesResponse, error)
 
+	// GetClientMachinesByVmIdBackupsWithResponse The machine's backups, newest first
+	//
+	// The machine's backups, newest first. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/client/machines/{vmId}/backups (the `GetClientMachinesByVmIdBackups` operationId).
+	GetClientMachinesByVmIdBackupsWithResponse(ctx context.Context, vmId string, params *GetClientMachinesByVmIdBackupsParams, reqEditors ...RequestEditorFn) (*GetClientMachinesByVmIdBackupsResponse, error)
+
+	// PostClientMachinesByVmIdBackupsWithBodyWithResponse Take a backup now
+	//
+	// Takes a backup of the machine as a task (mode snapshot by default; suspend and stop pause or stop the machine meanwhile), with the note given. The task's result names the backup, which GET .../backups lists. Past the tenant's backup quota, 409 quota_exceeded.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/client/machines/{vmId}/backups (the `PostClientMachinesByVmIdBackups` operationId).
+	PostClientMachinesByVmIdBackupsWithBodyWithResponse(ctx context.Context, vmId string, params *PostClientMachinesByVmIdBackupsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostClientMachinesByVmIdBackupsResponse, error)
+
+	// PostClientMachinesByVmIdBackupsWithResponse Take a backup now
+	//
+	// Takes a backup of the machine as a task (mode snapshot by default; suspend and stop pause or stop the machine meanwhile), with the note given. The task's result names the backup, which GET .../backups lists. Past the tenant's backup quota, 409 quota_exceeded.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/client/machines/{vmId}/backups (the `PostClientMachinesByVmIdBackups` operationId).
+	PostClientMachinesByVmIdBackupsWithResponse(ctx context.Context, vmId string, params *PostClientMachinesByVmIdBackupsParams, body PostClientMachinesByVmIdBackupsJSONRequestBody, reqEditors ...RequestEditorFn) (*PostClientMachinesByVmIdBackupsResponse, error)
+
+	// PostClientMachinesByVmIdBackupsByIdRestoreWithBodyWithResponse Restore the machine over itself from one of its backups
+	//
+	// Stops the machine if it runs, replaces its disks and configuration with the backup's, and starts it again when start_after is true. What was written since the backup is lost. A backup of another machine is 404.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/client/machines/{vmId}/backups/{id}/restore (the `PostClientMachinesByVmIdBackupsByIdRestore` operationId).
+	PostClientMachinesByVmIdBackupsByIdRestoreWithBodyWithResponse(ctx context.Context, vmId string, id string, params *PostClientMachinesByVmIdBackupsByIdRestoreParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostClientMachinesByVmIdBackupsByIdRestoreResponse, error)
+
+	// PostClientMachinesByVmIdBackupsByIdRestoreWithResponse Restore the machine over itself from one of its backups
+	//
+	// Stops the machine if it runs, replaces its disks and configuration with the backup's, and starts it again when start_after is true. What was written since the backup is lost. A backup of another machine is 404.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/client/machines/{vmId}/backups/{id}/restore (the `PostClientMachinesByVmIdBackupsByIdRestore` operationId).
+	PostClientMachinesByVmIdBackupsByIdRestoreWithResponse(ctx context.Context, vmId string, id string, params *PostClientMachinesByVmIdBackupsByIdRestoreParams, body PostClientMachinesByVmIdBackupsByIdRestoreJSONRequestBody, reqEditors ...RequestEditorFn) (*PostClientMachinesByVmIdBackupsByIdRestoreResponse, error)
+
 	// GetClientMachinesByVmIdConsoleWithResponse A single-use ticket and the websocket of the machine's console
 	//
 	// path is the console websocket's path with the ticket, to be joined to the origin the client uses (ws:// or wss://); url is the absolute URL when the server has a public URL set (VMPLANE_PUBLIC_URL), else the same as path. The ticket works once, for 60 s, and the console lasts as long as the login that asked for it. A stopped machine has no console (409).
@@ -14067,6 +15106,51 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PATCH /api/client/machines/{vmId}/resources (the `PatchClientMachinesByVmIdResources` operationId).
 	PatchClientMachinesByVmIdResourcesWithApplicationMergePatchPlusJSONBodyWithResponse(ctx context.Context, vmId string, params *PatchClientMachinesByVmIdResourcesParams, body PatchClientMachinesByVmIdResourcesApplicationMergePatchPlusJSONRequestBody, reqEditors ...RequestEditorFn) (*PatchClientMachinesByVmIdResourcesResponse, error)
+
+	// GetClientMachinesByVmIdSnapshotsWithResponse The machine's snapshots, oldest first
+	//
+	// The snapshots the hypervisor holds of the machine (also those taken outside vmplane); next_cursor is the name of a page's last snapshot.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/client/machines/{vmId}/snapshots (the `GetClientMachinesByVmIdSnapshots` operationId).
+	GetClientMachinesByVmIdSnapshotsWithResponse(ctx context.Context, vmId string, params *GetClientMachinesByVmIdSnapshotsParams, reqEditors ...RequestEditorFn) (*GetClientMachinesByVmIdSnapshotsResponse, error)
+
+	// PostClientMachinesByVmIdSnapshotsWithBodyWithResponse Take a snapshot
+	//
+	// Takes a snapshot of the machine's disks, and with include_memory of a running machine its memory too, as a task. A name the machine has already is 409; a memory snapshot of a machine that is not running is 400; past the tenant's snapshot quota, 409 quota_exceeded.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/client/machines/{vmId}/snapshots (the `PostClientMachinesByVmIdSnapshots` operationId).
+	PostClientMachinesByVmIdSnapshotsWithBodyWithResponse(ctx context.Context, vmId string, params *PostClientMachinesByVmIdSnapshotsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostClientMachinesByVmIdSnapshotsResponse, error)
+
+	// PostClientMachinesByVmIdSnapshotsWithResponse Take a snapshot
+	//
+	// Takes a snapshot of the machine's disks, and with include_memory of a running machine its memory too, as a task. A name the machine has already is 409; a memory snapshot of a machine that is not running is 400; past the tenant's snapshot quota, 409 quota_exceeded.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/client/machines/{vmId}/snapshots (the `PostClientMachinesByVmIdSnapshots` operationId).
+	PostClientMachinesByVmIdSnapshotsWithResponse(ctx context.Context, vmId string, params *PostClientMachinesByVmIdSnapshotsParams, body PostClientMachinesByVmIdSnapshotsJSONRequestBody, reqEditors ...RequestEditorFn) (*PostClientMachinesByVmIdSnapshotsResponse, error)
+
+	// DeleteClientMachinesByVmIdSnapshotsByNameWithResponse Delete a snapshot
+	//
+	// Deletes the snapshot (the machine stays as it is), as a task. A snapshot the machine does not have is 404.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /api/client/machines/{vmId}/snapshots/{name} (the `DeleteClientMachinesByVmIdSnapshotsByName` operationId).
+	DeleteClientMachinesByVmIdSnapshotsByNameWithResponse(ctx context.Context, vmId string, name string, params *DeleteClientMachinesByVmIdSnapshotsByNameParams, reqEditors ...RequestEditorFn) (*DeleteClientMachinesByVmIdSnapshotsByNameResponse, error)
+
+	// PostClientMachinesByVmIdSnapshotsByNameRollbackWithResponse Roll the machine back to a snapshot
+	//
+	// Returns the machine's disks (and, for a snapshot with memory, its running state) to the snapshot's, as a task; a snapshot without memory leaves the machine stopped. What was written since is lost. A snapshot the machine does not have is 404.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/client/machines/{vmId}/snapshots/{name}/rollback (the `PostClientMachinesByVmIdSnapshotsByNameRollback` operationId).
+	PostClientMachinesByVmIdSnapshotsByNameRollbackWithResponse(ctx context.Context, vmId string, name string, params *PostClientMachinesByVmIdSnapshotsByNameRollbackParams, reqEditors ...RequestEditorFn) (*PostClientMachinesByVmIdSnapshotsByNameRollbackResponse, error)
 
 	// GetClientMachinesByVmIdUsageGraphsWithResponse The machine's usage graph: CPU, memory, disk and network over the timeframe
 	//
@@ -19909,6 +20993,626 @@ func (r PostClientMachinesByVmIdBackupSchedulesResponse) ContentType() string {
 	return ""
 }
 
+// GetClientMachinesByVmIdBackupsResponse200Headers the declared response headers of an HTTP 200 response for GetClientMachinesByVmIdBackups
+type GetClientMachinesByVmIdBackupsResponse200Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// GetClientMachinesByVmIdBackupsResponse400Headers the declared response headers of an HTTP 400 response for GetClientMachinesByVmIdBackups
+type GetClientMachinesByVmIdBackupsResponse400Headers struct {
+	XRequestId *string
+}
+
+// GetClientMachinesByVmIdBackupsResponse401Headers the declared response headers of an HTTP 401 response for GetClientMachinesByVmIdBackups
+type GetClientMachinesByVmIdBackupsResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// GetClientMachinesByVmIdBackupsResponse403Headers the declared response headers of an HTTP 403 response for GetClientMachinesByVmIdBackups
+type GetClientMachinesByVmIdBackupsResponse403Headers struct {
+	XRequestId *string
+}
+
+// GetClientMachinesByVmIdBackupsResponse404Headers the declared response headers of an HTTP 404 response for GetClientMachinesByVmIdBackups
+type GetClientMachinesByVmIdBackupsResponse404Headers struct {
+	XRequestId *string
+}
+
+// GetClientMachinesByVmIdBackupsResponse408Headers the declared response headers of an HTTP 408 response for GetClientMachinesByVmIdBackups
+type GetClientMachinesByVmIdBackupsResponse408Headers struct {
+	XRequestId *string
+}
+
+// GetClientMachinesByVmIdBackupsResponse429Headers the declared response headers of an HTTP 429 response for GetClientMachinesByVmIdBackups
+type GetClientMachinesByVmIdBackupsResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	XRequestId         *string
+}
+
+// GetClientMachinesByVmIdBackupsResponse431Headers the declared response headers of an HTTP 431 response for GetClientMachinesByVmIdBackups
+type GetClientMachinesByVmIdBackupsResponse431Headers struct {
+	XRequestId *string
+}
+
+// GetClientMachinesByVmIdBackupsResponseDefaultHeaders the declared response headers of an HTTP default response for GetClientMachinesByVmIdBackups
+type GetClientMachinesByVmIdBackupsResponseDefaultHeaders struct {
+	XRequestId *string
+}
+
+type GetClientMachinesByVmIdBackupsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PageBackup
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetClientMachinesByVmIdBackupsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetClientMachinesByVmIdBackupsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetClientMachinesByVmIdBackupsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetClientMachinesByVmIdBackupsResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetClientMachinesByVmIdBackupsResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *GetClientMachinesByVmIdBackupsResponse408Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetClientMachinesByVmIdBackupsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetClientMachinesByVmIdBackupsResponse431Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *GetClientMachinesByVmIdBackupsResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetClientMachinesByVmIdBackupsResponse) GetJSON200() *PageBackup {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetClientMachinesByVmIdBackupsResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetClientMachinesByVmIdBackupsResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetClientMachinesByVmIdBackupsResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetClientMachinesByVmIdBackupsResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r GetClientMachinesByVmIdBackupsResponse) GetApplicationproblemJSON408() *RequestTimeout {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GetClientMachinesByVmIdBackupsResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r GetClientMachinesByVmIdBackupsResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r GetClientMachinesByVmIdBackupsResponse) GetApplicationproblemJSONDefault() *Error {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetClientMachinesByVmIdBackupsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetClientMachinesByVmIdBackupsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetClientMachinesByVmIdBackupsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetClientMachinesByVmIdBackupsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PostClientMachinesByVmIdBackupsResponse202Headers the declared response headers of an HTTP 202 response for PostClientMachinesByVmIdBackups
+type PostClientMachinesByVmIdBackupsResponse202Headers struct {
+	Location           *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// PostClientMachinesByVmIdBackupsResponse400Headers the declared response headers of an HTTP 400 response for PostClientMachinesByVmIdBackups
+type PostClientMachinesByVmIdBackupsResponse400Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdBackupsResponse401Headers the declared response headers of an HTTP 401 response for PostClientMachinesByVmIdBackups
+type PostClientMachinesByVmIdBackupsResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// PostClientMachinesByVmIdBackupsResponse403Headers the declared response headers of an HTTP 403 response for PostClientMachinesByVmIdBackups
+type PostClientMachinesByVmIdBackupsResponse403Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdBackupsResponse404Headers the declared response headers of an HTTP 404 response for PostClientMachinesByVmIdBackups
+type PostClientMachinesByVmIdBackupsResponse404Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdBackupsResponse408Headers the declared response headers of an HTTP 408 response for PostClientMachinesByVmIdBackups
+type PostClientMachinesByVmIdBackupsResponse408Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdBackupsResponse409Headers the declared response headers of an HTTP 409 response for PostClientMachinesByVmIdBackups
+type PostClientMachinesByVmIdBackupsResponse409Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdBackupsResponse413Headers the declared response headers of an HTTP 413 response for PostClientMachinesByVmIdBackups
+type PostClientMachinesByVmIdBackupsResponse413Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdBackupsResponse415Headers the declared response headers of an HTTP 415 response for PostClientMachinesByVmIdBackups
+type PostClientMachinesByVmIdBackupsResponse415Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdBackupsResponse422Headers the declared response headers of an HTTP 422 response for PostClientMachinesByVmIdBackups
+type PostClientMachinesByVmIdBackupsResponse422Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdBackupsResponse429Headers the declared response headers of an HTTP 429 response for PostClientMachinesByVmIdBackups
+type PostClientMachinesByVmIdBackupsResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	XRequestId         *string
+}
+
+// PostClientMachinesByVmIdBackupsResponse431Headers the declared response headers of an HTTP 431 response for PostClientMachinesByVmIdBackups
+type PostClientMachinesByVmIdBackupsResponse431Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdBackupsResponseDefaultHeaders the declared response headers of an HTTP default response for PostClientMachinesByVmIdBackups
+type PostClientMachinesByVmIdBackupsResponseDefaultHeaders struct {
+	XRequestId *string
+}
+
+type PostClientMachinesByVmIdBackupsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *TaskReply
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *PayloadTooLarge
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *UnsupportedMediaType
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *IdempotencyKeyReused
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Error
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *PostClientMachinesByVmIdBackupsResponse202Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PostClientMachinesByVmIdBackupsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PostClientMachinesByVmIdBackupsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *PostClientMachinesByVmIdBackupsResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PostClientMachinesByVmIdBackupsResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *PostClientMachinesByVmIdBackupsResponse408Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *PostClientMachinesByVmIdBackupsResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *PostClientMachinesByVmIdBackupsResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *PostClientMachinesByVmIdBackupsResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *PostClientMachinesByVmIdBackupsResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PostClientMachinesByVmIdBackupsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *PostClientMachinesByVmIdBackupsResponse431Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *PostClientMachinesByVmIdBackupsResponseDefaultHeaders
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r PostClientMachinesByVmIdBackupsResponse) GetJSON202() *TaskReply {
+	return r.JSON202
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r PostClientMachinesByVmIdBackupsResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r PostClientMachinesByVmIdBackupsResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r PostClientMachinesByVmIdBackupsResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r PostClientMachinesByVmIdBackupsResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r PostClientMachinesByVmIdBackupsResponse) GetApplicationproblemJSON408() *RequestTimeout {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r PostClientMachinesByVmIdBackupsResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r PostClientMachinesByVmIdBackupsResponse) GetApplicationproblemJSON413() *PayloadTooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r PostClientMachinesByVmIdBackupsResponse) GetApplicationproblemJSON415() *UnsupportedMediaType {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r PostClientMachinesByVmIdBackupsResponse) GetApplicationproblemJSON422() *IdempotencyKeyReused {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r PostClientMachinesByVmIdBackupsResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r PostClientMachinesByVmIdBackupsResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r PostClientMachinesByVmIdBackupsResponse) GetApplicationproblemJSONDefault() *Error {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r PostClientMachinesByVmIdBackupsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PostClientMachinesByVmIdBackupsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PostClientMachinesByVmIdBackupsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PostClientMachinesByVmIdBackupsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PostClientMachinesByVmIdBackupsByIdRestoreResponse202Headers the declared response headers of an HTTP 202 response for PostClientMachinesByVmIdBackupsByIdRestore
+type PostClientMachinesByVmIdBackupsByIdRestoreResponse202Headers struct {
+	Location           *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// PostClientMachinesByVmIdBackupsByIdRestoreResponse400Headers the declared response headers of an HTTP 400 response for PostClientMachinesByVmIdBackupsByIdRestore
+type PostClientMachinesByVmIdBackupsByIdRestoreResponse400Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdBackupsByIdRestoreResponse401Headers the declared response headers of an HTTP 401 response for PostClientMachinesByVmIdBackupsByIdRestore
+type PostClientMachinesByVmIdBackupsByIdRestoreResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// PostClientMachinesByVmIdBackupsByIdRestoreResponse403Headers the declared response headers of an HTTP 403 response for PostClientMachinesByVmIdBackupsByIdRestore
+type PostClientMachinesByVmIdBackupsByIdRestoreResponse403Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdBackupsByIdRestoreResponse404Headers the declared response headers of an HTTP 404 response for PostClientMachinesByVmIdBackupsByIdRestore
+type PostClientMachinesByVmIdBackupsByIdRestoreResponse404Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdBackupsByIdRestoreResponse408Headers the declared response headers of an HTTP 408 response for PostClientMachinesByVmIdBackupsByIdRestore
+type PostClientMachinesByVmIdBackupsByIdRestoreResponse408Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdBackupsByIdRestoreResponse409Headers the declared response headers of an HTTP 409 response for PostClientMachinesByVmIdBackupsByIdRestore
+type PostClientMachinesByVmIdBackupsByIdRestoreResponse409Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdBackupsByIdRestoreResponse413Headers the declared response headers of an HTTP 413 response for PostClientMachinesByVmIdBackupsByIdRestore
+type PostClientMachinesByVmIdBackupsByIdRestoreResponse413Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdBackupsByIdRestoreResponse415Headers the declared response headers of an HTTP 415 response for PostClientMachinesByVmIdBackupsByIdRestore
+type PostClientMachinesByVmIdBackupsByIdRestoreResponse415Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdBackupsByIdRestoreResponse422Headers the declared response headers of an HTTP 422 response for PostClientMachinesByVmIdBackupsByIdRestore
+type PostClientMachinesByVmIdBackupsByIdRestoreResponse422Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdBackupsByIdRestoreResponse429Headers the declared response headers of an HTTP 429 response for PostClientMachinesByVmIdBackupsByIdRestore
+type PostClientMachinesByVmIdBackupsByIdRestoreResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	XRequestId         *string
+}
+
+// PostClientMachinesByVmIdBackupsByIdRestoreResponse431Headers the declared response headers of an HTTP 431 response for PostClientMachinesByVmIdBackupsByIdRestore
+type PostClientMachinesByVmIdBackupsByIdRestoreResponse431Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdBackupsByIdRestoreResponseDefaultHeaders the declared response headers of an HTTP default response for PostClientMachinesByVmIdBackupsByIdRestore
+type PostClientMachinesByVmIdBackupsByIdRestoreResponseDefaultHeaders struct {
+	XRequestId *string
+}
+
+type PostClientMachinesByVmIdBackupsByIdRestoreResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *TaskReply
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *PayloadTooLarge
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *UnsupportedMediaType
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *IdempotencyKeyReused
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Error
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *PostClientMachinesByVmIdBackupsByIdRestoreResponse202Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PostClientMachinesByVmIdBackupsByIdRestoreResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PostClientMachinesByVmIdBackupsByIdRestoreResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *PostClientMachinesByVmIdBackupsByIdRestoreResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PostClientMachinesByVmIdBackupsByIdRestoreResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *PostClientMachinesByVmIdBackupsByIdRestoreResponse408Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *PostClientMachinesByVmIdBackupsByIdRestoreResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *PostClientMachinesByVmIdBackupsByIdRestoreResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *PostClientMachinesByVmIdBackupsByIdRestoreResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *PostClientMachinesByVmIdBackupsByIdRestoreResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PostClientMachinesByVmIdBackupsByIdRestoreResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *PostClientMachinesByVmIdBackupsByIdRestoreResponse431Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *PostClientMachinesByVmIdBackupsByIdRestoreResponseDefaultHeaders
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r PostClientMachinesByVmIdBackupsByIdRestoreResponse) GetJSON202() *TaskReply {
+	return r.JSON202
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r PostClientMachinesByVmIdBackupsByIdRestoreResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r PostClientMachinesByVmIdBackupsByIdRestoreResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r PostClientMachinesByVmIdBackupsByIdRestoreResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r PostClientMachinesByVmIdBackupsByIdRestoreResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r PostClientMachinesByVmIdBackupsByIdRestoreResponse) GetApplicationproblemJSON408() *RequestTimeout {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r PostClientMachinesByVmIdBackupsByIdRestoreResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r PostClientMachinesByVmIdBackupsByIdRestoreResponse) GetApplicationproblemJSON413() *PayloadTooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r PostClientMachinesByVmIdBackupsByIdRestoreResponse) GetApplicationproblemJSON415() *UnsupportedMediaType {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r PostClientMachinesByVmIdBackupsByIdRestoreResponse) GetApplicationproblemJSON422() *IdempotencyKeyReused {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r PostClientMachinesByVmIdBackupsByIdRestoreResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r PostClientMachinesByVmIdBackupsByIdRestoreResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r PostClientMachinesByVmIdBackupsByIdRestoreResponse) GetApplicationproblemJSONDefault() *Error {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r PostClientMachinesByVmIdBackupsByIdRestoreResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PostClientMachinesByVmIdBackupsByIdRestoreResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PostClientMachinesByVmIdBackupsByIdRestoreResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PostClientMachinesByVmIdBackupsByIdRestoreResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetClientMachinesByVmIdConsoleResponse200Headers the declared response headers of an HTTP 200 response for GetClientMachinesByVmIdConsole
 type GetClientMachinesByVmIdConsoleResponse200Headers struct {
 	RateLimitLimit     *int
@@ -21049,6 +22753,782 @@ func (r PatchClientMachinesByVmIdResourcesResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r PatchClientMachinesByVmIdResourcesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetClientMachinesByVmIdSnapshotsResponse200Headers the declared response headers of an HTTP 200 response for GetClientMachinesByVmIdSnapshots
+type GetClientMachinesByVmIdSnapshotsResponse200Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// GetClientMachinesByVmIdSnapshotsResponse400Headers the declared response headers of an HTTP 400 response for GetClientMachinesByVmIdSnapshots
+type GetClientMachinesByVmIdSnapshotsResponse400Headers struct {
+	XRequestId *string
+}
+
+// GetClientMachinesByVmIdSnapshotsResponse401Headers the declared response headers of an HTTP 401 response for GetClientMachinesByVmIdSnapshots
+type GetClientMachinesByVmIdSnapshotsResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// GetClientMachinesByVmIdSnapshotsResponse403Headers the declared response headers of an HTTP 403 response for GetClientMachinesByVmIdSnapshots
+type GetClientMachinesByVmIdSnapshotsResponse403Headers struct {
+	XRequestId *string
+}
+
+// GetClientMachinesByVmIdSnapshotsResponse404Headers the declared response headers of an HTTP 404 response for GetClientMachinesByVmIdSnapshots
+type GetClientMachinesByVmIdSnapshotsResponse404Headers struct {
+	XRequestId *string
+}
+
+// GetClientMachinesByVmIdSnapshotsResponse408Headers the declared response headers of an HTTP 408 response for GetClientMachinesByVmIdSnapshots
+type GetClientMachinesByVmIdSnapshotsResponse408Headers struct {
+	XRequestId *string
+}
+
+// GetClientMachinesByVmIdSnapshotsResponse429Headers the declared response headers of an HTTP 429 response for GetClientMachinesByVmIdSnapshots
+type GetClientMachinesByVmIdSnapshotsResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	XRequestId         *string
+}
+
+// GetClientMachinesByVmIdSnapshotsResponse431Headers the declared response headers of an HTTP 431 response for GetClientMachinesByVmIdSnapshots
+type GetClientMachinesByVmIdSnapshotsResponse431Headers struct {
+	XRequestId *string
+}
+
+// GetClientMachinesByVmIdSnapshotsResponseDefaultHeaders the declared response headers of an HTTP default response for GetClientMachinesByVmIdSnapshots
+type GetClientMachinesByVmIdSnapshotsResponseDefaultHeaders struct {
+	XRequestId *string
+}
+
+type GetClientMachinesByVmIdSnapshotsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PageSnapshot
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetClientMachinesByVmIdSnapshotsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetClientMachinesByVmIdSnapshotsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetClientMachinesByVmIdSnapshotsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetClientMachinesByVmIdSnapshotsResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetClientMachinesByVmIdSnapshotsResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *GetClientMachinesByVmIdSnapshotsResponse408Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetClientMachinesByVmIdSnapshotsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetClientMachinesByVmIdSnapshotsResponse431Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *GetClientMachinesByVmIdSnapshotsResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetClientMachinesByVmIdSnapshotsResponse) GetJSON200() *PageSnapshot {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetClientMachinesByVmIdSnapshotsResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetClientMachinesByVmIdSnapshotsResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetClientMachinesByVmIdSnapshotsResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetClientMachinesByVmIdSnapshotsResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r GetClientMachinesByVmIdSnapshotsResponse) GetApplicationproblemJSON408() *RequestTimeout {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GetClientMachinesByVmIdSnapshotsResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r GetClientMachinesByVmIdSnapshotsResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r GetClientMachinesByVmIdSnapshotsResponse) GetApplicationproblemJSONDefault() *Error {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetClientMachinesByVmIdSnapshotsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetClientMachinesByVmIdSnapshotsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetClientMachinesByVmIdSnapshotsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetClientMachinesByVmIdSnapshotsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PostClientMachinesByVmIdSnapshotsResponse202Headers the declared response headers of an HTTP 202 response for PostClientMachinesByVmIdSnapshots
+type PostClientMachinesByVmIdSnapshotsResponse202Headers struct {
+	Location           *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// PostClientMachinesByVmIdSnapshotsResponse400Headers the declared response headers of an HTTP 400 response for PostClientMachinesByVmIdSnapshots
+type PostClientMachinesByVmIdSnapshotsResponse400Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdSnapshotsResponse401Headers the declared response headers of an HTTP 401 response for PostClientMachinesByVmIdSnapshots
+type PostClientMachinesByVmIdSnapshotsResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// PostClientMachinesByVmIdSnapshotsResponse403Headers the declared response headers of an HTTP 403 response for PostClientMachinesByVmIdSnapshots
+type PostClientMachinesByVmIdSnapshotsResponse403Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdSnapshotsResponse404Headers the declared response headers of an HTTP 404 response for PostClientMachinesByVmIdSnapshots
+type PostClientMachinesByVmIdSnapshotsResponse404Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdSnapshotsResponse408Headers the declared response headers of an HTTP 408 response for PostClientMachinesByVmIdSnapshots
+type PostClientMachinesByVmIdSnapshotsResponse408Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdSnapshotsResponse409Headers the declared response headers of an HTTP 409 response for PostClientMachinesByVmIdSnapshots
+type PostClientMachinesByVmIdSnapshotsResponse409Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdSnapshotsResponse413Headers the declared response headers of an HTTP 413 response for PostClientMachinesByVmIdSnapshots
+type PostClientMachinesByVmIdSnapshotsResponse413Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdSnapshotsResponse415Headers the declared response headers of an HTTP 415 response for PostClientMachinesByVmIdSnapshots
+type PostClientMachinesByVmIdSnapshotsResponse415Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdSnapshotsResponse422Headers the declared response headers of an HTTP 422 response for PostClientMachinesByVmIdSnapshots
+type PostClientMachinesByVmIdSnapshotsResponse422Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdSnapshotsResponse429Headers the declared response headers of an HTTP 429 response for PostClientMachinesByVmIdSnapshots
+type PostClientMachinesByVmIdSnapshotsResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	XRequestId         *string
+}
+
+// PostClientMachinesByVmIdSnapshotsResponse431Headers the declared response headers of an HTTP 431 response for PostClientMachinesByVmIdSnapshots
+type PostClientMachinesByVmIdSnapshotsResponse431Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdSnapshotsResponseDefaultHeaders the declared response headers of an HTTP default response for PostClientMachinesByVmIdSnapshots
+type PostClientMachinesByVmIdSnapshotsResponseDefaultHeaders struct {
+	XRequestId *string
+}
+
+type PostClientMachinesByVmIdSnapshotsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *TaskReply
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *PayloadTooLarge
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *UnsupportedMediaType
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *IdempotencyKeyReused
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Error
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *PostClientMachinesByVmIdSnapshotsResponse202Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PostClientMachinesByVmIdSnapshotsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PostClientMachinesByVmIdSnapshotsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *PostClientMachinesByVmIdSnapshotsResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PostClientMachinesByVmIdSnapshotsResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *PostClientMachinesByVmIdSnapshotsResponse408Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *PostClientMachinesByVmIdSnapshotsResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *PostClientMachinesByVmIdSnapshotsResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *PostClientMachinesByVmIdSnapshotsResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *PostClientMachinesByVmIdSnapshotsResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PostClientMachinesByVmIdSnapshotsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *PostClientMachinesByVmIdSnapshotsResponse431Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *PostClientMachinesByVmIdSnapshotsResponseDefaultHeaders
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r PostClientMachinesByVmIdSnapshotsResponse) GetJSON202() *TaskReply {
+	return r.JSON202
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r PostClientMachinesByVmIdSnapshotsResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r PostClientMachinesByVmIdSnapshotsResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r PostClientMachinesByVmIdSnapshotsResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r PostClientMachinesByVmIdSnapshotsResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r PostClientMachinesByVmIdSnapshotsResponse) GetApplicationproblemJSON408() *RequestTimeout {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r PostClientMachinesByVmIdSnapshotsResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r PostClientMachinesByVmIdSnapshotsResponse) GetApplicationproblemJSON413() *PayloadTooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r PostClientMachinesByVmIdSnapshotsResponse) GetApplicationproblemJSON415() *UnsupportedMediaType {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r PostClientMachinesByVmIdSnapshotsResponse) GetApplicationproblemJSON422() *IdempotencyKeyReused {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r PostClientMachinesByVmIdSnapshotsResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r PostClientMachinesByVmIdSnapshotsResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r PostClientMachinesByVmIdSnapshotsResponse) GetApplicationproblemJSONDefault() *Error {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r PostClientMachinesByVmIdSnapshotsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PostClientMachinesByVmIdSnapshotsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PostClientMachinesByVmIdSnapshotsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PostClientMachinesByVmIdSnapshotsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DeleteClientMachinesByVmIdSnapshotsByNameResponse202Headers the declared response headers of an HTTP 202 response for DeleteClientMachinesByVmIdSnapshotsByName
+type DeleteClientMachinesByVmIdSnapshotsByNameResponse202Headers struct {
+	Location           *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// DeleteClientMachinesByVmIdSnapshotsByNameResponse400Headers the declared response headers of an HTTP 400 response for DeleteClientMachinesByVmIdSnapshotsByName
+type DeleteClientMachinesByVmIdSnapshotsByNameResponse400Headers struct {
+	XRequestId *string
+}
+
+// DeleteClientMachinesByVmIdSnapshotsByNameResponse401Headers the declared response headers of an HTTP 401 response for DeleteClientMachinesByVmIdSnapshotsByName
+type DeleteClientMachinesByVmIdSnapshotsByNameResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// DeleteClientMachinesByVmIdSnapshotsByNameResponse403Headers the declared response headers of an HTTP 403 response for DeleteClientMachinesByVmIdSnapshotsByName
+type DeleteClientMachinesByVmIdSnapshotsByNameResponse403Headers struct {
+	XRequestId *string
+}
+
+// DeleteClientMachinesByVmIdSnapshotsByNameResponse404Headers the declared response headers of an HTTP 404 response for DeleteClientMachinesByVmIdSnapshotsByName
+type DeleteClientMachinesByVmIdSnapshotsByNameResponse404Headers struct {
+	XRequestId *string
+}
+
+// DeleteClientMachinesByVmIdSnapshotsByNameResponse408Headers the declared response headers of an HTTP 408 response for DeleteClientMachinesByVmIdSnapshotsByName
+type DeleteClientMachinesByVmIdSnapshotsByNameResponse408Headers struct {
+	XRequestId *string
+}
+
+// DeleteClientMachinesByVmIdSnapshotsByNameResponse409Headers the declared response headers of an HTTP 409 response for DeleteClientMachinesByVmIdSnapshotsByName
+type DeleteClientMachinesByVmIdSnapshotsByNameResponse409Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// DeleteClientMachinesByVmIdSnapshotsByNameResponse429Headers the declared response headers of an HTTP 429 response for DeleteClientMachinesByVmIdSnapshotsByName
+type DeleteClientMachinesByVmIdSnapshotsByNameResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	XRequestId         *string
+}
+
+// DeleteClientMachinesByVmIdSnapshotsByNameResponse431Headers the declared response headers of an HTTP 431 response for DeleteClientMachinesByVmIdSnapshotsByName
+type DeleteClientMachinesByVmIdSnapshotsByNameResponse431Headers struct {
+	XRequestId *string
+}
+
+// DeleteClientMachinesByVmIdSnapshotsByNameResponseDefaultHeaders the declared response headers of an HTTP default response for DeleteClientMachinesByVmIdSnapshotsByName
+type DeleteClientMachinesByVmIdSnapshotsByNameResponseDefaultHeaders struct {
+	XRequestId *string
+}
+
+type DeleteClientMachinesByVmIdSnapshotsByNameResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *TaskReply
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Error
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *DeleteClientMachinesByVmIdSnapshotsByNameResponse202Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *DeleteClientMachinesByVmIdSnapshotsByNameResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *DeleteClientMachinesByVmIdSnapshotsByNameResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *DeleteClientMachinesByVmIdSnapshotsByNameResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *DeleteClientMachinesByVmIdSnapshotsByNameResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *DeleteClientMachinesByVmIdSnapshotsByNameResponse408Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *DeleteClientMachinesByVmIdSnapshotsByNameResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteClientMachinesByVmIdSnapshotsByNameResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *DeleteClientMachinesByVmIdSnapshotsByNameResponse431Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *DeleteClientMachinesByVmIdSnapshotsByNameResponseDefaultHeaders
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r DeleteClientMachinesByVmIdSnapshotsByNameResponse) GetJSON202() *TaskReply {
+	return r.JSON202
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r DeleteClientMachinesByVmIdSnapshotsByNameResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r DeleteClientMachinesByVmIdSnapshotsByNameResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r DeleteClientMachinesByVmIdSnapshotsByNameResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r DeleteClientMachinesByVmIdSnapshotsByNameResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r DeleteClientMachinesByVmIdSnapshotsByNameResponse) GetApplicationproblemJSON408() *RequestTimeout {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r DeleteClientMachinesByVmIdSnapshotsByNameResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r DeleteClientMachinesByVmIdSnapshotsByNameResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r DeleteClientMachinesByVmIdSnapshotsByNameResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r DeleteClientMachinesByVmIdSnapshotsByNameResponse) GetApplicationproblemJSONDefault() *Error {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteClientMachinesByVmIdSnapshotsByNameResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteClientMachinesByVmIdSnapshotsByNameResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteClientMachinesByVmIdSnapshotsByNameResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteClientMachinesByVmIdSnapshotsByNameResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PostClientMachinesByVmIdSnapshotsByNameRollbackResponse202Headers the declared response headers of an HTTP 202 response for PostClientMachinesByVmIdSnapshotsByNameRollback
+type PostClientMachinesByVmIdSnapshotsByNameRollbackResponse202Headers struct {
+	Location           *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// PostClientMachinesByVmIdSnapshotsByNameRollbackResponse400Headers the declared response headers of an HTTP 400 response for PostClientMachinesByVmIdSnapshotsByNameRollback
+type PostClientMachinesByVmIdSnapshotsByNameRollbackResponse400Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdSnapshotsByNameRollbackResponse401Headers the declared response headers of an HTTP 401 response for PostClientMachinesByVmIdSnapshotsByNameRollback
+type PostClientMachinesByVmIdSnapshotsByNameRollbackResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// PostClientMachinesByVmIdSnapshotsByNameRollbackResponse403Headers the declared response headers of an HTTP 403 response for PostClientMachinesByVmIdSnapshotsByNameRollback
+type PostClientMachinesByVmIdSnapshotsByNameRollbackResponse403Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdSnapshotsByNameRollbackResponse404Headers the declared response headers of an HTTP 404 response for PostClientMachinesByVmIdSnapshotsByNameRollback
+type PostClientMachinesByVmIdSnapshotsByNameRollbackResponse404Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdSnapshotsByNameRollbackResponse408Headers the declared response headers of an HTTP 408 response for PostClientMachinesByVmIdSnapshotsByNameRollback
+type PostClientMachinesByVmIdSnapshotsByNameRollbackResponse408Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdSnapshotsByNameRollbackResponse409Headers the declared response headers of an HTTP 409 response for PostClientMachinesByVmIdSnapshotsByNameRollback
+type PostClientMachinesByVmIdSnapshotsByNameRollbackResponse409Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdSnapshotsByNameRollbackResponse422Headers the declared response headers of an HTTP 422 response for PostClientMachinesByVmIdSnapshotsByNameRollback
+type PostClientMachinesByVmIdSnapshotsByNameRollbackResponse422Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdSnapshotsByNameRollbackResponse429Headers the declared response headers of an HTTP 429 response for PostClientMachinesByVmIdSnapshotsByNameRollback
+type PostClientMachinesByVmIdSnapshotsByNameRollbackResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	XRequestId         *string
+}
+
+// PostClientMachinesByVmIdSnapshotsByNameRollbackResponse431Headers the declared response headers of an HTTP 431 response for PostClientMachinesByVmIdSnapshotsByNameRollback
+type PostClientMachinesByVmIdSnapshotsByNameRollbackResponse431Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdSnapshotsByNameRollbackResponseDefaultHeaders the declared response headers of an HTTP default response for PostClientMachinesByVmIdSnapshotsByNameRollback
+type PostClientMachinesByVmIdSnapshotsByNameRollbackResponseDefaultHeaders struct {
+	XRequestId *string
+}
+
+type PostClientMachinesByVmIdSnapshotsByNameRollbackResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *TaskReply
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *IdempotencyKeyReused
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Error
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *PostClientMachinesByVmIdSnapshotsByNameRollbackResponse202Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PostClientMachinesByVmIdSnapshotsByNameRollbackResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PostClientMachinesByVmIdSnapshotsByNameRollbackResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *PostClientMachinesByVmIdSnapshotsByNameRollbackResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PostClientMachinesByVmIdSnapshotsByNameRollbackResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *PostClientMachinesByVmIdSnapshotsByNameRollbackResponse408Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *PostClientMachinesByVmIdSnapshotsByNameRollbackResponse409Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *PostClientMachinesByVmIdSnapshotsByNameRollbackResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PostClientMachinesByVmIdSnapshotsByNameRollbackResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *PostClientMachinesByVmIdSnapshotsByNameRollbackResponse431Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *PostClientMachinesByVmIdSnapshotsByNameRollbackResponseDefaultHeaders
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r PostClientMachinesByVmIdSnapshotsByNameRollbackResponse) GetJSON202() *TaskReply {
+	return r.JSON202
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r PostClientMachinesByVmIdSnapshotsByNameRollbackResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r PostClientMachinesByVmIdSnapshotsByNameRollbackResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r PostClientMachinesByVmIdSnapshotsByNameRollbackResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r PostClientMachinesByVmIdSnapshotsByNameRollbackResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r PostClientMachinesByVmIdSnapshotsByNameRollbackResponse) GetApplicationproblemJSON408() *RequestTimeout {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r PostClientMachinesByVmIdSnapshotsByNameRollbackResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r PostClientMachinesByVmIdSnapshotsByNameRollbackResponse) GetApplicationproblemJSON422() *IdempotencyKeyReused {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r PostClientMachinesByVmIdSnapshotsByNameRollbackResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r PostClientMachinesByVmIdSnapshotsByNameRollbackResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r PostClientMachinesByVmIdSnapshotsByNameRollbackResponse) GetApplicationproblemJSONDefault() *Error {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r PostClientMachinesByVmIdSnapshotsByNameRollbackResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PostClientMachinesByVmIdSnapshotsByNameRollbackResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PostClientMachinesByVmIdSnapshotsByNameRollbackResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PostClientMachinesByVmIdSnapshotsByNameRollbackResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -37093,6 +39573,81 @@ func (c *ClientWithResponses) PostClientMachinesByVmIdBackupSchedulesWithRespons
 	return ParsePostClientMachinesByVmIdBackupSchedulesResponse(rsp)
 }
 
+// GetClientMachinesByVmIdBackupsWithResponse The machine's backups, newest first
+//
+// The machine's backups, newest first. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/client/machines/{vmId}/backups (the `GetClientMachinesByVmIdBackups` operationId).
+func (c *ClientWithResponses) GetClientMachinesByVmIdBackupsWithResponse(ctx context.Context, vmId string, params *GetClientMachinesByVmIdBackupsParams, reqEditors ...RequestEditorFn) (*GetClientMachinesByVmIdBackupsResponse, error) {
+	rsp, err := c.GetClientMachinesByVmIdBackups(ctx, vmId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetClientMachinesByVmIdBackupsResponse(rsp)
+}
+
+// PostClientMachinesByVmIdBackupsWithBodyWithResponse Take a backup now
+//
+// Takes a backup of the machine as a task (mode snapshot by default; suspend and stop pause or stop the machine meanwhile), with the note given. The task's result names the backup, which GET .../backups lists. Past the tenant's backup quota, 409 quota_exceeded.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/client/machines/{vmId}/backups (the `PostClientMachinesByVmIdBackups` operationId).
+func (c *ClientWithResponses) PostClientMachinesByVmIdBackupsWithBodyWithResponse(ctx context.Context, vmId string, params *PostClientMachinesByVmIdBackupsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostClientMachinesByVmIdBackupsResponse, error) {
+	rsp, err := c.PostClientMachinesByVmIdBackupsWithBody(ctx, vmId, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostClientMachinesByVmIdBackupsResponse(rsp)
+}
+
+// PostClientMachinesByVmIdBackupsWithResponse Take a backup now
+//
+// Takes a backup of the machine as a task (mode snapshot by default; suspend and stop pause or stop the machine meanwhile), with the note given. The task's result names the backup, which GET .../backups lists. Past the tenant's backup quota, 409 quota_exceeded.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/client/machines/{vmId}/backups (the `PostClientMachinesByVmIdBackups` operationId).
+func (c *ClientWithResponses) PostClientMachinesByVmIdBackupsWithResponse(ctx context.Context, vmId string, params *PostClientMachinesByVmIdBackupsParams, body PostClientMachinesByVmIdBackupsJSONRequestBody, reqEditors ...RequestEditorFn) (*PostClientMachinesByVmIdBackupsResponse, error) {
+	rsp, err := c.PostClientMachinesByVmIdBackups(ctx, vmId, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostClientMachinesByVmIdBackupsResponse(rsp)
+}
+
+// PostClientMachinesByVmIdBackupsByIdRestoreWithBodyWithResponse Restore the machine over itself from one of its backups
+//
+// Stops the machine if it runs, replaces its disks and configuration with the backup's, and starts it again when start_after is true. What was written since the backup is lost. A backup of another machine is 404.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/client/machines/{vmId}/backups/{id}/restore (the `PostClientMachinesByVmIdBackupsByIdRestore` operationId).
+func (c *ClientWithResponses) PostClientMachinesByVmIdBackupsByIdRestoreWithBodyWithResponse(ctx context.Context, vmId string, id string, params *PostClientMachinesByVmIdBackupsByIdRestoreParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostClientMachinesByVmIdBackupsByIdRestoreResponse, error) {
+	rsp, err := c.PostClientMachinesByVmIdBackupsByIdRestoreWithBody(ctx, vmId, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostClientMachinesByVmIdBackupsByIdRestoreResponse(rsp)
+}
+
+// PostClientMachinesByVmIdBackupsByIdRestoreWithResponse Restore the machine over itself from one of its backups
+//
+// Stops the machine if it runs, replaces its disks and configuration with the backup's, and starts it again when start_after is true. What was written since the backup is lost. A backup of another machine is 404.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/client/machines/{vmId}/backups/{id}/restore (the `PostClientMachinesByVmIdBackupsByIdRestore` operationId).
+func (c *ClientWithResponses) PostClientMachinesByVmIdBackupsByIdRestoreWithResponse(ctx context.Context, vmId string, id string, params *PostClientMachinesByVmIdBackupsByIdRestoreParams, body PostClientMachinesByVmIdBackupsByIdRestoreJSONRequestBody, reqEditors ...RequestEditorFn) (*PostClientMachinesByVmIdBackupsByIdRestoreResponse, error) {
+	rsp, err := c.PostClientMachinesByVmIdBackupsByIdRestore(ctx, vmId, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostClientMachinesByVmIdBackupsByIdRestoreResponse(rsp)
+}
+
 // GetClientMachinesByVmIdConsoleWithResponse A single-use ticket and the websocket of the machine's console
 //
 // path is the console websocket's path with the ticket, to be joined to the origin the client uses (ws:// or wss://); url is the absolute URL when the server has a public URL set (VMPLANE_PUBLIC_URL), else the same as path. The ticket works once, for 60 s, and the console lasts as long as the login that asked for it. A stopped machine has no console (409).
@@ -37241,6 +39796,81 @@ func (c *ClientWithResponses) PatchClientMachinesByVmIdResourcesWithApplicationM
 		return nil, err
 	}
 	return ParsePatchClientMachinesByVmIdResourcesResponse(rsp)
+}
+
+// GetClientMachinesByVmIdSnapshotsWithResponse The machine's snapshots, oldest first
+//
+// The snapshots the hypervisor holds of the machine (also those taken outside vmplane); next_cursor is the name of a page's last snapshot.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/client/machines/{vmId}/snapshots (the `GetClientMachinesByVmIdSnapshots` operationId).
+func (c *ClientWithResponses) GetClientMachinesByVmIdSnapshotsWithResponse(ctx context.Context, vmId string, params *GetClientMachinesByVmIdSnapshotsParams, reqEditors ...RequestEditorFn) (*GetClientMachinesByVmIdSnapshotsResponse, error) {
+	rsp, err := c.GetClientMachinesByVmIdSnapshots(ctx, vmId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetClientMachinesByVmIdSnapshotsResponse(rsp)
+}
+
+// PostClientMachinesByVmIdSnapshotsWithBodyWithResponse Take a snapshot
+//
+// Takes a snapshot of the machine's disks, and with include_memory of a running machine its memory too, as a task. A name the machine has already is 409; a memory snapshot of a machine that is not running is 400; past the tenant's snapshot quota, 409 quota_exceeded.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/client/machines/{vmId}/snapshots (the `PostClientMachinesByVmIdSnapshots` operationId).
+func (c *ClientWithResponses) PostClientMachinesByVmIdSnapshotsWithBodyWithResponse(ctx context.Context, vmId string, params *PostClientMachinesByVmIdSnapshotsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostClientMachinesByVmIdSnapshotsResponse, error) {
+	rsp, err := c.PostClientMachinesByVmIdSnapshotsWithBody(ctx, vmId, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostClientMachinesByVmIdSnapshotsResponse(rsp)
+}
+
+// PostClientMachinesByVmIdSnapshotsWithResponse Take a snapshot
+//
+// Takes a snapshot of the machine's disks, and with include_memory of a running machine its memory too, as a task. A name the machine has already is 409; a memory snapshot of a machine that is not running is 400; past the tenant's snapshot quota, 409 quota_exceeded.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/client/machines/{vmId}/snapshots (the `PostClientMachinesByVmIdSnapshots` operationId).
+func (c *ClientWithResponses) PostClientMachinesByVmIdSnapshotsWithResponse(ctx context.Context, vmId string, params *PostClientMachinesByVmIdSnapshotsParams, body PostClientMachinesByVmIdSnapshotsJSONRequestBody, reqEditors ...RequestEditorFn) (*PostClientMachinesByVmIdSnapshotsResponse, error) {
+	rsp, err := c.PostClientMachinesByVmIdSnapshots(ctx, vmId, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostClientMachinesByVmIdSnapshotsResponse(rsp)
+}
+
+// DeleteClientMachinesByVmIdSnapshotsByNameWithResponse Delete a snapshot
+//
+// Deletes the snapshot (the machine stays as it is), as a task. A snapshot the machine does not have is 404.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /api/client/machines/{vmId}/snapshots/{name} (the `DeleteClientMachinesByVmIdSnapshotsByName` operationId).
+func (c *ClientWithResponses) DeleteClientMachinesByVmIdSnapshotsByNameWithResponse(ctx context.Context, vmId string, name string, params *DeleteClientMachinesByVmIdSnapshotsByNameParams, reqEditors ...RequestEditorFn) (*DeleteClientMachinesByVmIdSnapshotsByNameResponse, error) {
+	rsp, err := c.DeleteClientMachinesByVmIdSnapshotsByName(ctx, vmId, name, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteClientMachinesByVmIdSnapshotsByNameResponse(rsp)
+}
+
+// PostClientMachinesByVmIdSnapshotsByNameRollbackWithResponse Roll the machine back to a snapshot
+//
+// Returns the machine's disks (and, for a snapshot with memory, its running state) to the snapshot's, as a task; a snapshot without memory leaves the machine stopped. What was written since is lost. A snapshot the machine does not have is 404.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/client/machines/{vmId}/snapshots/{name}/rollback (the `PostClientMachinesByVmIdSnapshotsByNameRollback` operationId).
+func (c *ClientWithResponses) PostClientMachinesByVmIdSnapshotsByNameRollbackWithResponse(ctx context.Context, vmId string, name string, params *PostClientMachinesByVmIdSnapshotsByNameRollbackParams, reqEditors ...RequestEditorFn) (*PostClientMachinesByVmIdSnapshotsByNameRollbackResponse, error) {
+	rsp, err := c.PostClientMachinesByVmIdSnapshotsByNameRollback(ctx, vmId, name, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostClientMachinesByVmIdSnapshotsByNameRollbackResponse(rsp)
 }
 
 // GetClientMachinesByVmIdUsageGraphsWithResponse The machine's usage graph: CPU, memory, disk and network over the timeframe
@@ -45615,6 +48245,863 @@ func ParsePostClientMachinesByVmIdBackupSchedulesResponse(rsp *http.Response) (*
 	return response, nil
 }
 
+// ParseGetClientMachinesByVmIdBackupsResponse parses an HTTP response from a GetClientMachinesByVmIdBackupsWithResponse call
+func ParseGetClientMachinesByVmIdBackupsResponse(rsp *http.Response) (*GetClientMachinesByVmIdBackupsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetClientMachinesByVmIdBackupsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PageBackup
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetClientMachinesByVmIdBackupsResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetClientMachinesByVmIdBackupsResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetClientMachinesByVmIdBackupsResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetClientMachinesByVmIdBackupsResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetClientMachinesByVmIdBackupsResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers GetClientMachinesByVmIdBackupsResponse408Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetClientMachinesByVmIdBackupsResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetClientMachinesByVmIdBackupsResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case true:
+		var headers GetClientMachinesByVmIdBackupsResponseDefaultHeaders
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePostClientMachinesByVmIdBackupsResponse parses an HTTP response from a PostClientMachinesByVmIdBackupsWithResponse call
+func ParsePostClientMachinesByVmIdBackupsResponse(rsp *http.Response) (*PostClientMachinesByVmIdBackupsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PostClientMachinesByVmIdBackupsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest TaskReply
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest IdempotencyKeyReused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 202:
+		var headers PostClientMachinesByVmIdBackupsResponse202Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers202 = &headers
+	case rsp.StatusCode == 400:
+		var headers PostClientMachinesByVmIdBackupsResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PostClientMachinesByVmIdBackupsResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers PostClientMachinesByVmIdBackupsResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers PostClientMachinesByVmIdBackupsResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers PostClientMachinesByVmIdBackupsResponse408Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 409:
+		var headers PostClientMachinesByVmIdBackupsResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers PostClientMachinesByVmIdBackupsResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers PostClientMachinesByVmIdBackupsResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers PostClientMachinesByVmIdBackupsResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers PostClientMachinesByVmIdBackupsResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers PostClientMachinesByVmIdBackupsResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case true:
+		var headers PostClientMachinesByVmIdBackupsResponseDefaultHeaders
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePostClientMachinesByVmIdBackupsByIdRestoreResponse parses an HTTP response from a PostClientMachinesByVmIdBackupsByIdRestoreWithResponse call
+func ParsePostClientMachinesByVmIdBackupsByIdRestoreResponse(rsp *http.Response) (*PostClientMachinesByVmIdBackupsByIdRestoreResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PostClientMachinesByVmIdBackupsByIdRestoreResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest TaskReply
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest IdempotencyKeyReused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 202:
+		var headers PostClientMachinesByVmIdBackupsByIdRestoreResponse202Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers202 = &headers
+	case rsp.StatusCode == 400:
+		var headers PostClientMachinesByVmIdBackupsByIdRestoreResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PostClientMachinesByVmIdBackupsByIdRestoreResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers PostClientMachinesByVmIdBackupsByIdRestoreResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers PostClientMachinesByVmIdBackupsByIdRestoreResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers PostClientMachinesByVmIdBackupsByIdRestoreResponse408Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 409:
+		var headers PostClientMachinesByVmIdBackupsByIdRestoreResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers PostClientMachinesByVmIdBackupsByIdRestoreResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers PostClientMachinesByVmIdBackupsByIdRestoreResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers PostClientMachinesByVmIdBackupsByIdRestoreResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers PostClientMachinesByVmIdBackupsByIdRestoreResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers PostClientMachinesByVmIdBackupsByIdRestoreResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case true:
+		var headers PostClientMachinesByVmIdBackupsByIdRestoreResponseDefaultHeaders
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
 // ParseGetClientMachinesByVmIdConsoleResponse parses an HTTP response from a GetClientMachinesByVmIdConsoleWithResponse call
 func ParseGetClientMachinesByVmIdConsoleResponse(rsp *http.Response) (*GetClientMachinesByVmIdConsoleResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -47189,6 +50676,1091 @@ func ParsePatchClientMachinesByVmIdResourcesResponse(rsp *http.Response) (*Patch
 		response.Headers431 = &headers
 	case true:
 		var headers PatchClientMachinesByVmIdResourcesResponseDefaultHeaders
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetClientMachinesByVmIdSnapshotsResponse parses an HTTP response from a GetClientMachinesByVmIdSnapshotsWithResponse call
+func ParseGetClientMachinesByVmIdSnapshotsResponse(rsp *http.Response) (*GetClientMachinesByVmIdSnapshotsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetClientMachinesByVmIdSnapshotsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PageSnapshot
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetClientMachinesByVmIdSnapshotsResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetClientMachinesByVmIdSnapshotsResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetClientMachinesByVmIdSnapshotsResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetClientMachinesByVmIdSnapshotsResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetClientMachinesByVmIdSnapshotsResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers GetClientMachinesByVmIdSnapshotsResponse408Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetClientMachinesByVmIdSnapshotsResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetClientMachinesByVmIdSnapshotsResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case true:
+		var headers GetClientMachinesByVmIdSnapshotsResponseDefaultHeaders
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePostClientMachinesByVmIdSnapshotsResponse parses an HTTP response from a PostClientMachinesByVmIdSnapshotsWithResponse call
+func ParsePostClientMachinesByVmIdSnapshotsResponse(rsp *http.Response) (*PostClientMachinesByVmIdSnapshotsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PostClientMachinesByVmIdSnapshotsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest TaskReply
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest IdempotencyKeyReused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 202:
+		var headers PostClientMachinesByVmIdSnapshotsResponse202Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers202 = &headers
+	case rsp.StatusCode == 400:
+		var headers PostClientMachinesByVmIdSnapshotsResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PostClientMachinesByVmIdSnapshotsResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers PostClientMachinesByVmIdSnapshotsResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers PostClientMachinesByVmIdSnapshotsResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers PostClientMachinesByVmIdSnapshotsResponse408Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 409:
+		var headers PostClientMachinesByVmIdSnapshotsResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers PostClientMachinesByVmIdSnapshotsResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers PostClientMachinesByVmIdSnapshotsResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers PostClientMachinesByVmIdSnapshotsResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers PostClientMachinesByVmIdSnapshotsResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers PostClientMachinesByVmIdSnapshotsResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case true:
+		var headers PostClientMachinesByVmIdSnapshotsResponseDefaultHeaders
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDeleteClientMachinesByVmIdSnapshotsByNameResponse parses an HTTP response from a DeleteClientMachinesByVmIdSnapshotsByNameWithResponse call
+func ParseDeleteClientMachinesByVmIdSnapshotsByNameResponse(rsp *http.Response) (*DeleteClientMachinesByVmIdSnapshotsByNameResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteClientMachinesByVmIdSnapshotsByNameResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest TaskReply
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 202:
+		var headers DeleteClientMachinesByVmIdSnapshotsByNameResponse202Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers202 = &headers
+	case rsp.StatusCode == 400:
+		var headers DeleteClientMachinesByVmIdSnapshotsByNameResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers DeleteClientMachinesByVmIdSnapshotsByNameResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers DeleteClientMachinesByVmIdSnapshotsByNameResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers DeleteClientMachinesByVmIdSnapshotsByNameResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers DeleteClientMachinesByVmIdSnapshotsByNameResponse408Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 409:
+		var headers DeleteClientMachinesByVmIdSnapshotsByNameResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers DeleteClientMachinesByVmIdSnapshotsByNameResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers DeleteClientMachinesByVmIdSnapshotsByNameResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case true:
+		var headers DeleteClientMachinesByVmIdSnapshotsByNameResponseDefaultHeaders
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePostClientMachinesByVmIdSnapshotsByNameRollbackResponse parses an HTTP response from a PostClientMachinesByVmIdSnapshotsByNameRollbackWithResponse call
+func ParsePostClientMachinesByVmIdSnapshotsByNameRollbackResponse(rsp *http.Response) (*PostClientMachinesByVmIdSnapshotsByNameRollbackResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PostClientMachinesByVmIdSnapshotsByNameRollbackResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest TaskReply
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest IdempotencyKeyReused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 202:
+		var headers PostClientMachinesByVmIdSnapshotsByNameRollbackResponse202Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers202 = &headers
+	case rsp.StatusCode == 400:
+		var headers PostClientMachinesByVmIdSnapshotsByNameRollbackResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PostClientMachinesByVmIdSnapshotsByNameRollbackResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers PostClientMachinesByVmIdSnapshotsByNameRollbackResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers PostClientMachinesByVmIdSnapshotsByNameRollbackResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers PostClientMachinesByVmIdSnapshotsByNameRollbackResponse408Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 409:
+		var headers PostClientMachinesByVmIdSnapshotsByNameRollbackResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 422:
+		var headers PostClientMachinesByVmIdSnapshotsByNameRollbackResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers PostClientMachinesByVmIdSnapshotsByNameRollbackResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers PostClientMachinesByVmIdSnapshotsByNameRollbackResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case true:
+		var headers PostClientMachinesByVmIdSnapshotsByNameRollbackResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {

@@ -65,6 +65,13 @@ type Machines interface {
 	Destroy(ctx context.Context, id string, tenant *string) (machines.Task, error)
 	Assign(ctx context.Context, id string, tenant *string) (machines.Machine, error)
 	Usage(ctx context.Context, id string, tf hypervisor.Timeframe, tenant *string) (hypervisor.UsageGraph, error)
+	// A machine's snapshots, backups on demand and restores (tasks).
+	Snapshots(ctx context.Context, id string, tenant *string) ([]hypervisor.Snapshot, error)
+	CreateSnapshot(ctx context.Context, id string, tenant *string, in machines.SnapshotRequest) (machines.Task, error)
+	RollbackSnapshot(ctx context.Context, id string, tenant *string, name string) (machines.Task, error)
+	DeleteSnapshot(ctx context.Context, id string, tenant *string, name string) (machines.Task, error)
+	BackupNow(ctx context.Context, id string, tenant *string, in machines.BackupRequest) (machines.Task, error)
+	Restore(ctx context.Context, id string, tenant *string, in machines.RestoreRequest) (machines.Task, error)
 	// CounterRetries is for /metrics (vmplane_usage_counter_retries_total).
 	CounterRetries() uint64
 }
@@ -101,6 +108,7 @@ type Backups interface {
 	Get(ctx context.Context, id string, scope *string) (machines.Backup, error)
 	List(ctx context.Context, tenant *string, machineID, cursor string, limit int) ([]machines.Backup, string, error)
 	Delete(ctx context.Context, id string, scope *string) error
+	OfMachineNewest(ctx context.Context, machineID string, tenant *string, cursor string, limit int) ([]machines.Backup, string, error)
 }
 
 // Tenants is what the edge asks of tenants.Tenants.

@@ -42,6 +42,7 @@ func Routes(o Options) []api.Route {
 			return &t, err
 		}}}
 	routes := append(h.clientRoutes(), h.machineRoutes()...)
+	routes = append(routes, h.backupRoutes()...)
 	return append(routes, h.scheduleRoutes()...)
 }
 

@@ -1,0 +1,184 @@
+package cli
+
+import (
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/vmplane/vmplane/client"
+)
+
+// A machine's backups taken on demand, restores and snapshots, through the client area
+// (an operator's machine of a tenant is reached for that tenant; see clientArea).
+
+// machineFor is the client of a machine's client-area routes.
+func (a *app) machineFor(cmd *cobra.Command, id string) (*client.Client, printer, error) {
+	c, p, err := a.setup()
+	if err != nil {
+		return nil, p, err
+	}
+	mc, ok, err := a.clientArea(cmd.Context(), c, id)
+	if err != nil {
+		return nil, p, err
+	}
+	if !ok {
+		return nil, p, usagef("machine %s belongs to no tenant: give it to one first ('vmplane machine update %s --move-to TENANT')", id, id)
+	}
+	return mc, p, nil
+}
+
+func (a *app) machineBackupCmd() *cobra.Command {
+	var spec client.BackupSpec
+	var wf waitFlags
+	cmd := &cobra.Command{
+		Use:   "backup ID [--note TEXT] [--mode snapshot|suspend|stop]",
+		Short: "take a backup of a machine now",
+		Args:  args(1, "ID"),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			c, p, err := a.machineFor(cmd, argv[0])
+			if err != nil {
+				return err
+			}
+			t, err := c.BackupMachine(cmd.Context(), argv[0], spec)
+			if err != nil {
+				return err
+			}
+			return a.started(cmd.Context(), c, p, t, wf)
+		},
+	}
+	cmd.Flags().StringVar(&spec.Note, "note", "", "a note kept with the backup")
+	cmd.Flags().StringVar(&spec.Mode, "mode", "", "snapshot (default), suspend or stop: how the machine is held while it is copied")
+	wf.add(cmd)
+	return cmd
+}
+
+func (a *app) machineBackupsCmd() *cobra.Command {
+	var lim int
+	cmd := &cobra.Command{
+		Use:   "backups ID",
+		Short: "list a machine's backups, newest first",
+		Args:  args(1, "ID"),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			c, p, err := a.machineFor(cmd, argv[0])
+			if err != nil {
+				return err
+			}
+			items, err := collect(c.MachineBackups(cmd.Context(), argv[0], client.ListOptions{}), lim)
+			if err != nil {
+				return err
+			}
+			return p.print(items, func(w *tabwriter.Writer) {
+				header(w, "ID", "CREATED", "MODE", "ORIGIN", "SIZE", "NOTE")
+				for _, b := range items {
+					row(w, b.ID, when(b.CreatedAt), b.Mode, b.Origin, bytesIEC(float64(b.SizeBytes)), orDash(b.Note))
+				}
+			})
+		},
+	}
+	limitFlag(cmd, &lim)
+	return cmd
+}
+
+func (a *app) machineRestoreCmd() *cobra.Command {
+	var start bool
+	var wf waitFlags
+	cmd := &cobra.Command{
+		Use:   "restore ID BACKUP_ID [--start]",
+		Short: "restore a machine over itself from one of its backups (stopped first); what it wrote since is lost",
+		Args:  args(2, "ID BACKUP_ID"),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			c, p, err := a.machineFor(cmd, argv[0])
+			if err != nil {
+				return err
+			}
+			t, err := c.RestoreMachine(cmd.Context(), argv[0], argv[1], start)
+			if err != nil {
+				return err
+			}
+			return a.started(cmd.Context(), c, p, t, wf)
+		},
+	}
+	cmd.Flags().BoolVar(&start, "start", false, "start the machine once it is restored")
+	wf.add(cmd)
+	return cmd
+}
+
+func (a *app) machineSnapshotCmd() *cobra.Command {
+	var lim int
+	list := &cobra.Command{
+		Use:   "list ID",
+		Short: "list a machine's snapshots, oldest first",
+		Args:  args(1, "ID"),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			c, p, err := a.machineFor(cmd, argv[0])
+			if err != nil {
+				return err
+			}
+			items, err := collect(c.Snapshots(cmd.Context(), argv[0], client.ListOptions{}), lim)
+			if err != nil {
+				return err
+			}
+			return p.print(items, func(w *tabwriter.Writer) {
+				header(w, "NAME", "CREATED", "MEMORY", "PARENT", "DESCRIPTION")
+				for _, s := range items {
+					row(w, s.Name, when(s.CreatedAt), yesNo(s.IncludesMemory), orDash(s.Parent), orDash(s.Description))
+				}
+			})
+		},
+	}
+	limitFlag(list, &lim)
+
+	var spec client.SnapshotSpec
+	var cwf waitFlags
+	create := &cobra.Command{
+		Use:   "create ID NAME [--description TEXT] [--memory]",
+		Short: "take a snapshot of a machine",
+		Args:  args(2, "ID NAME"),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			c, p, err := a.machineFor(cmd, argv[0])
+			if err != nil {
+				return err
+			}
+			spec.Name = argv[1]
+			t, err := c.CreateSnapshot(cmd.Context(), argv[0], spec)
+			if err != nil {
+				return err
+			}
+			return a.started(cmd.Context(), c, p, t, cwf)
+		},
+	}
+	create.Flags().StringVar(&spec.Description, "description", "", "what the snapshot is of")
+	create.Flags().BoolVar(&spec.IncludeMemory, "memory", false, "save a running machine's memory too (a rollback resumes it running)")
+	cwf.add(create)
+
+	byName := func(use, short string, call func(c *client.Client, cmd *cobra.Command, id, name string) (*client.Task, error)) *cobra.Command {
+		var wf waitFlags
+		cmd := &cobra.Command{
+			Use:   use + " ID NAME",
+			Short: short,
+			Args:  args(2, "ID NAME"),
+			RunE: func(cmd *cobra.Command, argv []string) error {
+				c, p, err := a.machineFor(cmd, argv[0])
+				if err != nil {
+					return err
+				}
+				t, err := call(c, cmd, argv[0], argv[1])
+				if err != nil {
+					return err
+				}
+				return a.started(cmd.Context(), c, p, t, wf)
+			},
+		}
+		wf.add(cmd)
+		return cmd
+	}
+	rollback := byName("rollback", "roll a machine back to a snapshot; what it wrote since is lost",
+		func(c *client.Client, cmd *cobra.Command, id, name string) (*client.Task, error) {
+			return c.RollbackSnapshot(cmd.Context(), id, name)
+		})
+	del := byName("delete", "delete a snapshot of a machine",
+		func(c *client.Client, cmd *cobra.Command, id, name string) (*client.Task, error) {
+			return c.DeleteSnapshot(cmd.Context(), id, name)
+		})
+	return group(&cobra.Command{Use: "snapshot", Short: "a machine's snapshots: list, create, rollback, delete"}, list, create, rollback, del)
+}

@@ -1,0 +1,49 @@
+package cli_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/vmplane/vmplane/client"
+)
+
+// A machine's backups and snapshots from the command line, as an operator acting for
+// the machine's tenant (found from the machine): a backup with a note, listed; a
+// restore; a snapshot taken, listed, rolled back and deleted.
+func TestMachineBackupAndSnapshotVerbs(t *testing.T) {
+	w := newWorld(t)
+	w.login()
+	var ten struct{ ID string }
+	w.okJSON(&ten, "tenant", "create", "Keeper")
+	var m client.Machine
+	w.okJSON(&m, "machine", "create", "--tenant", ten.ID, "--name", "kept", "--template", "tpl-debian-12", "--wait")
+
+	var done client.Task
+	w.okJSON(&done, "machine", "backup", m.ID, "--note", "before", "--wait")
+	if done.Status != "succeeded" || done.Type != "vm.backup" {
+		t.Fatalf("backup: %+v", done)
+	}
+	var backups []client.Backup
+	w.okJSON(&backups, "machine", "backups", m.ID)
+	if len(backups) != 1 || backups[0].Note != "before" {
+		t.Fatalf("backups: %+v", backups)
+	}
+	if out := w.ok("machine", "backups", m.ID); !strings.Contains(out, "on_demand") || !strings.Contains(out, "before") {
+		t.Fatalf("backups table: %q", out)
+	}
+	w.okJSON(&done, "machine", "restore", m.ID, backups[0].ID, "--start", "--wait")
+	if done.Status != "succeeded" || done.Type != "vm.restore" {
+		t.Fatalf("restore: %+v", done)
+	}
+
+	w.okJSON(&done, "machine", "snapshot", "create", m.ID, "clean", "--description", "fresh", "--wait")
+	var snaps []client.Snapshot
+	w.okJSON(&snaps, "machine", "snapshot", "list", m.ID)
+	if len(snaps) != 1 || snaps[0].Name != "clean" || snaps[0].Description != "fresh" {
+		t.Fatalf("snapshots: %+v", snaps)
+	}
+	w.fails(1, "conflict", "machine", "snapshot", "create", m.ID, "clean")
+	w.okJSON(&done, "machine", "snapshot", "rollback", m.ID, "clean", "--wait")
+	w.okJSON(&done, "machine", "snapshot", "delete", m.ID, "clean", "--wait")
+	w.fails(1, "not_found", "machine", "snapshot", "rollback", m.ID, "clean")
+}

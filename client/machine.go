@@ -1,0 +1,146 @@
+package client
+
+import (
+	"context"
+	"iter"
+	"net/http"
+	"time"
+)
+
+// One machine of the tenant, through the client area (/api/client/machines/{vmId}):
+// its details, graphs, console, reinstall, delete, backups on demand and restores, and
+// snapshots. A tenant user reaches its own tenant's machines; an operator names the
+// tenant with ForTenant. The machine is named by id or vmid; another tenant's is
+// ErrNotFound.
+
+// MachineDetail is a machine with what belongs to it: its schedules (its disks,
+// interfaces, addresses and firewall state are the Machine's own fields).
+type MachineDetail struct {
+	Machine
+	PowerSchedules  []PowerSchedule  `json:"power_schedules"`
+	BackupSchedules []BackupSchedule `json:"backup_schedules"`
+}
+
+// Snapshot is one snapshot of a machine, as the hypervisor holds it.
+type Snapshot struct {
+	Name        string    `json:"name"`
+	Description string    `json:"description"`
+	CreatedAt   time.Time `json:"created_at"`
+	// IncludesMemory says a rollback to it leaves the machine running where it was.
+	IncludesMemory bool `json:"includes_memory"`
+	// Parent is the snapshot the machine was at when this one was taken ("": none).
+	Parent string `json:"parent"`
+}
+
+// SnapshotSpec is the body of CreateSnapshot.
+type SnapshotSpec struct {
+	// Name starts with a letter, then letters, digits, _ and -, 2 to 40 in all.
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	// IncludeMemory saves a running machine's memory too.
+	IncludeMemory bool `json:"include_memory,omitempty"`
+}
+
+// BackupSpec is the body of BackupMachine.
+type BackupSpec struct {
+	// Mode is "snapshot" (the default), "suspend" or "stop".
+	Mode string `json:"mode,omitempty"`
+	Note string `json:"note,omitempty"`
+}
+
+// restoreSpec is the body of RestoreMachine.
+type restoreSpec struct {
+	StartAfter bool `json:"start_after,omitempty"`
+}
+
+func (c *Client) machinePath(id string) string { return "/api/client/machines/" + esc(id) }
+
+// MachineDetails reads one of the tenant's machines with its schedules.
+func (c *Client) MachineDetails(ctx context.Context, id string) (*MachineDetail, error) {
+	return callFor[MachineDetail](ctx, c, http.MethodGet, c.machinePath(id), c.clientQuery(), nil)
+}
+
+// RemoveMachine deletes one of the tenant's machines through the client area and
+// returns the task. A tenant user may only where the operator allows it
+// (VMPLANE_TENANT_DELETE); otherwise ErrForbidden.
+func (c *Client) RemoveMachine(ctx context.Context, id string) (*Task, error) {
+	return c.startTask(ctx, request{method: http.MethodDelete, path: c.machinePath(id), query: c.clientQuery()})
+}
+
+// Reinstall rebuilds one of the tenant's machines from a template, with a new
+// password or SSH keys, and returns the task.
+func (c *Client) Reinstall(ctx context.Context, id string, r Reinstall) (*Task, error) {
+	return c.startTask(ctx, request{method: http.MethodPost, path: c.machinePath(id) + "/reinstall", query: c.clientQuery(), body: r})
+}
+
+// MachineConsole asks for a console ticket of one of the tenant's machines; ConsoleURL
+// makes the websocket URL of it.
+func (c *Client) MachineConsole(ctx context.Context, id string) (*Console, error) {
+	return callFor[Console](ctx, c, http.MethodGet, c.machinePath(id)+"/console", c.clientQuery(), nil)
+}
+
+// MachineGraph reads the usage graph of one of the tenant's machines over timeframe
+// (hour, day, week, month or year; "" for hour).
+func (c *Client) MachineGraph(ctx context.Context, id, timeframe string) (*UsageGraph, error) {
+	q := c.clientQuery()
+	if timeframe != "" {
+		q.Set("timeframe", timeframe)
+	}
+	return callFor[UsageGraph](ctx, c, http.MethodGet, c.machinePath(id)+"/usage-graphs", q, nil)
+}
+
+// MachineBackupsPage reads one page of a machine's backups, newest first.
+func (c *Client) MachineBackupsPage(ctx context.Context, id string, opt ListOptions) (Page[Backup], error) {
+	q := opt.values()
+	for k, v := range c.clientQuery() {
+		q[k] = v
+	}
+	return getPage[Backup](ctx, c, c.machinePath(id)+"/backups", q)
+}
+
+// MachineBackups yields every backup of a machine, newest first.
+func (c *Client) MachineBackups(ctx context.Context, id string, opt ListOptions) iter.Seq2[Backup, error] {
+	return all(ctx, opt, func(ctx context.Context, o ListOptions) (Page[Backup], error) { return c.MachineBackupsPage(ctx, id, o) })
+}
+
+// BackupMachine takes a backup of the machine now and returns the task; past the
+// tenant's backup quota, ErrQuotaExceeded.
+func (c *Client) BackupMachine(ctx context.Context, id string, spec BackupSpec) (*Task, error) {
+	return c.startTask(ctx, request{method: http.MethodPost, path: c.machinePath(id) + "/backups", query: c.clientQuery(), body: spec})
+}
+
+// RestoreMachine restores the machine over itself from one of its backups (stopped
+// first; started after when startAfter), and returns the task.
+func (c *Client) RestoreMachine(ctx context.Context, id, backupID string, startAfter bool) (*Task, error) {
+	return c.startTask(ctx, request{method: http.MethodPost, path: c.machinePath(id) + "/backups/" + esc(backupID) + "/restore",
+		query: c.clientQuery(), body: restoreSpec{StartAfter: startAfter}})
+}
+
+// SnapshotsPage reads one page of a machine's snapshots, oldest first.
+func (c *Client) SnapshotsPage(ctx context.Context, id string, opt ListOptions) (Page[Snapshot], error) {
+	q := opt.values()
+	for k, v := range c.clientQuery() {
+		q[k] = v
+	}
+	return getPage[Snapshot](ctx, c, c.machinePath(id)+"/snapshots", q)
+}
+
+// Snapshots yields every snapshot of a machine, oldest first.
+func (c *Client) Snapshots(ctx context.Context, id string, opt ListOptions) iter.Seq2[Snapshot, error] {
+	return all(ctx, opt, func(ctx context.Context, o ListOptions) (Page[Snapshot], error) { return c.SnapshotsPage(ctx, id, o) })
+}
+
+// CreateSnapshot takes a snapshot of the machine and returns the task.
+func (c *Client) CreateSnapshot(ctx context.Context, id string, spec SnapshotSpec) (*Task, error) {
+	return c.startTask(ctx, request{method: http.MethodPost, path: c.machinePath(id) + "/snapshots", query: c.clientQuery(), body: spec})
+}
+
+// RollbackSnapshot rolls the machine back to a snapshot and returns the task.
+func (c *Client) RollbackSnapshot(ctx context.Context, id, name string) (*Task, error) {
+	return c.startTask(ctx, request{method: http.MethodPost, path: c.machinePath(id) + "/snapshots/" + esc(name) + "/rollback", query: c.clientQuery()})
+}
+
+// DeleteSnapshot deletes a snapshot of the machine and returns the task.
+func (c *Client) DeleteSnapshot(ctx context.Context, id, name string) (*Task, error) {
+	return c.startTask(ctx, request{method: http.MethodDelete, path: c.machinePath(id) + "/snapshots/" + esc(name), query: c.clientQuery()})
+}
