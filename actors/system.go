@@ -59,6 +59,8 @@ type System struct {
 	Consoles *machines.Consoles
 	// Idempotency keeps the answers to requests made with an Idempotency-Key.
 	Idempotency *auth.Idempotency
+	// APIKeys are the keys programs call the API with.
+	APIKeys *auth.APIKeys
 	// Events fans out changes to GET /api/events.
 	Events *events.Events
 	// Insights finds faulty deployments.
@@ -145,7 +147,7 @@ func Start(opts Options) (*System, error) {
 		s.Stop()
 		return nil, err
 	}
-	s.Users, s.Idempotency = auth.Users, auth.Idempotency
+	s.Users, s.Idempotency, s.APIKeys = auth.Users, auth.Idempotency, auth.APIKeys
 	s.Limiter = limiter.Start(s.rt, opts.Limits)
 	// Before anything publishes tasks: the monitoring watches the event bus from here.
 	s.Alerts = alerts.Start(alerts.Deps{Runtime: s.rt, Events: s.Events})

@@ -62,6 +62,9 @@ func TestAuthorizationWalk(t *testing.T) {
 		"backup": {w.abk.ID}, "check": {w.ahc.ID}, "alert": {w.aalert.ID}, "tenant": {a.ID}, "user": {auser.ID},
 		"email": {"quokka@example.test"},
 	}
+	ak := s.newKey(a.Token, map[string]any{"name": "tenant A's key", "scopes": []string{"read"}})
+	values["key"] = []string{ak.ID}
+	secrets = append(secrets, ak.ID, ak.Secret)
 	for _, ss := range listOf[auth.SessionInfo](s, a.Token, "/api/auth/sessions") {
 		values["session"] = append(values["session"], ss.ID)
 		secrets = append(secrets, ss.ID)
@@ -126,6 +129,10 @@ func TestAuthorizationWalk(t *testing.T) {
 		"POST /api/auth/totp/confirm":           {{path: "/api/auth/totp/confirm", body: `{"code":"123456"}`}},
 		"POST /api/auth/totp/disable":           {{path: "/api/auth/totp/disable", body: `{"code":"123456"}`}},
 		"DELETE /api/auth/sessions/{id}":        {{kind: "session", path: "/api/auth/sessions/%s"}},
+		"GET /api/resources/api-keys":           {{path: "/api/resources/api-keys"}},
+		"POST /api/resources/api-keys":          {{path: "/api/resources/api-keys", body: `{"name":"mine","scopes":["read"]}`}, {kind: "tenant", path: "/api/resources/api-keys", body: `{"name":"theirs","scopes":["read"],"tenant_id":"%s"}`}},
+		"GET /api/resources/api-keys/{id}":      {{kind: "key", path: "/api/resources/api-keys/%s"}},
+		"DELETE /api/resources/api-keys/{id}":   {{kind: "key", path: "/api/resources/api-keys/%s"}},
 		"GET /api/tasks/{id}":                   {{kind: "task", path: "/api/tasks/%s"}},
 		"GET /api/client/overview":              {{path: "/api/client/overview"}, {kind: "tenant", path: "/api/client/overview?tenant_id=%s"}},
 		"GET /api/client/usage-trends": {{path: "/api/client/usage-trends?days=2"},

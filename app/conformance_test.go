@@ -278,6 +278,14 @@ func TestOpenAPIConformance(t *testing.T) {
 	admin := s.adminToken()
 	conformAccountRecovery(t, s, smtpd, admin, ok, fails)
 	conformClientMachine(t, s, admin, ok, fails)
+	var key auth.NewAPIKey
+	ok(req{method: "POST", path: "/api/resources/api-keys", token: admin, body: map[string]any{"name": "conform", "scopes": []string{"read"},
+		"expires_at": time.Now().Add(time.Hour).Format(time.RFC3339), "allowed_cidrs": []string{"127.0.0.0/8"}}}, 201).decode(t, &key)
+	fails(req{method: "POST", path: "/api/resources/api-keys", token: admin, body: map[string]any{"name": "bad", "scopes": []string{"everything"}}}, 400, "invalid_request")
+	ok(req{method: "GET", path: "/api/resources/api-keys", token: admin}, 200)
+	ok(req{method: "GET", path: "/api/resources/api-keys/" + key.ID, token: key.Secret}, 200)
+	fails(req{method: "DELETE", path: "/api/resources/api-keys/" + key.ID, token: key.Secret}, 403, "forbidden")
+	ok(req{method: "DELETE", path: "/api/resources/api-keys/" + key.ID, token: admin}, 204)
 
 	// The hypervisor routes, as an operator.
 	ok(req{method: "POST", path: "/api/virt/sync", token: admin}, 200)

@@ -19,6 +19,7 @@ func edgeServices(sys *actors.System) api.Services {
 		Firewall:        sys.Tenants.Firewall(),
 		Users:           sys.Users,
 		Idempotency:     sys.Idempotency,
+		APIKeys:         sys.APIKeys,
 		Limiter:         sys.Limiter,
 		Events:          sys.Events,
 		Alerts:          sys.Alerts,

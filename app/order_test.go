@@ -28,6 +28,7 @@ func TestUnknownIDIsNotFoundWhateverTheBody(t *testing.T) {
 		{"DELETE", "/api/resources/tenants/{id}", nil, false},
 		{"DELETE", "/api/auth/sessions/{id}", nil, true},
 		{"DELETE", "/api/resources/users/{id}/totp", nil, false},
+		{"DELETE", "/api/resources/api-keys/{id}", nil, false},
 		{"PATCH", "/api/resources/users/{id}", map[string]any{"role": "user"}, false},
 		{"DELETE", "/api/resources/users/{id}", nil, false},
 		{"PATCH", "/api/resources/machines/{id}", map[string]any{"tenant_id": none, "name": "x"}, true},

@@ -147,6 +147,10 @@ func TestEveryListRoutePages(t *testing.T) {
 			body: map[string]any{"name": name}}).ID)
 	}
 
+	for _, name := range []string{"one", "two"} {
+		s.newKey(admin, map[string]any{"name": name, "scopes": []string{"read"}})
+		s.newKey(a.Token, map[string]any{"name": name, "scopes": []string{"read"}})
+	}
 	type fixture struct{ admin, tenant []string }
 	both := func(p ...string) fixture { return fixture{admin: p, tenant: p} }
 	op := func(p ...string) fixture { return fixture{admin: p} }
@@ -169,7 +173,8 @@ func TestEveryListRoutePages(t *testing.T) {
 		"GET /api/sim/nodes":      op("/api/sim/nodes"),
 		"GET /api/sim/templates":  op("/api/sim/templates"),
 
-		"GET /api/auth/sessions": both("/api/auth/sessions"),
+		"GET /api/auth/sessions":      both("/api/auth/sessions"),
+		"GET /api/resources/api-keys": both("/api/resources/api-keys"),
 
 		"GET /api/client/machines":                         client("/api/client/machines"),
 		"GET /api/client/firewall/rules":                   client("/api/client/firewall/rules", "/api/client/firewall/rules?machine_id="+m1.ID),

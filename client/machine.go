@@ -100,7 +100,9 @@ func (c *Client) MachineBackupsPage(ctx context.Context, id string, opt ListOpti
 
 // MachineBackups yields every backup of a machine, newest first.
 func (c *Client) MachineBackups(ctx context.Context, id string, opt ListOptions) iter.Seq2[Backup, error] {
-	return all(ctx, opt, func(ctx context.Context, o ListOptions) (Page[Backup], error) { return c.MachineBackupsPage(ctx, id, o) })
+	return all(ctx, opt, func(ctx context.Context, o ListOptions) (Page[Backup], error) {
+		return c.MachineBackupsPage(ctx, id, o)
+	})
 }
 
 // BackupMachine takes a backup of the machine now and returns the task; past the

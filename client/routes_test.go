@@ -677,6 +677,30 @@ func testOwnAccount(t *testing.T, ctx context.Context, w *world) {
 	}
 }
 
+// testAPIKeys makes a key, calls with it (WithToken), lists, reads and revokes it.
+func testAPIKeys(t *testing.T, ctx context.Context, w *world) {
+	k, err := w.admin.CreateAPIKey(ctx, client.APIKeySpec{Name: "walk", Scopes: []string{client.ScopeRead}})
+	if err != nil || !strings.HasPrefix(k.Secret, "vmp_") {
+		t.Fatalf("create: %+v %v", k, err)
+	}
+	keyed := w.client(t, client.WithToken(k.Secret))
+	if got, err := keyed.GetAPIKey(ctx, k.ID); err != nil || got.ID != k.ID {
+		t.Fatalf("a key reads itself: %+v %v", got, err)
+	}
+	if _, err := keyed.CreateTenant(ctx, client.TenantCreate{Name: "not with a read key"}); !errors.Is(err, client.ErrForbidden) {
+		t.Fatalf("a read key writes: %v", err)
+	}
+	if keys := collect(t, w.admin.APIKeys(ctx, client.ListOptions{})); len(keys) == 0 {
+		t.Fatal("no keys listed")
+	}
+	if err := w.admin.RevokeAPIKey(ctx, k.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := keyed.GetAPIKey(ctx, k.ID); !errors.Is(err, client.ErrUnauthorized) {
+		t.Fatalf("a revoked key: %v", err)
+	}
+}
+
 // testClientMachine walks one machine's client-area calls on a machine of its own.
 func testClientMachine(t *testing.T, ctx context.Context, w *world) {
 	m, task, err := w.a.CreateMachine(ctx, client.MachineSpec{Name: "mine", TemplateID: w.tpl.ID, CPUCores: 1, MemoryMB: 512, DiskGB: w.tpl.DiskGB})
@@ -771,6 +795,7 @@ func testCoreOnce(t *testing.T, ctx context.Context, w *world) {
 	}
 	testOwnAccount(t, ctx, w)
 	testSecondFactor(t, ctx, w)
+	testAPIKeys(t, ctx, w)
 	if _, err := w.admin.Health(ctx); err != nil {
 		t.Fatal(err)
 	}

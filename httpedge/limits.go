@@ -42,6 +42,11 @@ var limits = openapi.Limits{
 	"login.credential": {Min: 1, Max: accounts.MaxCredentialLen},
 	"totp.code":        {Min: 1, Max: auth.MaxCodeLen},
 
+	"apikey.name":   {Min: auth.MinKeyNameLen, Max: auth.MaxKeyNameLen},
+	"apikey.scopes": {Min: 1, Max: len(auth.Scopes)},
+	"apikey.cidrs":  {Min: 0, Max: auth.MaxKeyCIDRs},
+	"apikey.cidr":   {Min: 1, Max: auth.MaxKeyCIDRLen},
+
 	"rule.comment": {Min: 0, Max: hypervisor.MaxRuleComment},
 	"rule.value":   {Min: 0, Max: hypervisor.MaxRuleValueLen},
 

@@ -423,7 +423,11 @@ func (s *Server) authenticate(ctx context.Context, rc *fasthttp.RequestCtx) (*to
 	if len(h) <= len(prefix) || !strings.EqualFold(string(h[:len(prefix)]), prefix) {
 		return nil, apierr.New(apierr.ErrUnauthorized, "a bearer token is required")
 	}
-	claims, err := s.tokens.Verify(bytes.TrimSpace(h[len(prefix):]))
+	raw := bytes.TrimSpace(h[len(prefix):])
+	if bytes.HasPrefix(raw, []byte(auth.APIKeyPrefix)) {
+		return s.authenticateKey(ctx, rc, string(raw))
+	}
+	claims, err := s.tokens.Verify(raw)
 	if err != nil {
 		return nil, err
 	}
@@ -488,6 +492,12 @@ func (s *Server) serveRoute(rt *api.Route) fasthttp.RequestHandler {
 			if rt.Access == api.AdminOnly && claims.Role != auth.RoleAdmin {
 				s.writeError(rc, id, apierr.New(apierr.ErrForbidden, "this route is for operators"))
 				return
+			}
+			if claims.KeyID != "" {
+				if err := keyMay(rt, claims.Scopes); err != nil {
+					s.writeError(rc, id, err)
+					return
+				}
 			}
 			principal = claims
 		}

@@ -22,6 +22,7 @@ type Deps struct {
 type Services struct {
 	Users       *Users
 	Idempotency *Idempotency
+	APIKeys     *APIKeys
 }
 
 // system is what the auth code reaches through its sys field.
@@ -39,5 +40,5 @@ func Start(d Deps) (*Services, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Services{Users: users, Idempotency: startIdempotency(s)}, nil
+	return &Services{Users: users, Idempotency: startIdempotency(s), APIKeys: &APIKeys{sys: s, users: users}}, nil
 }

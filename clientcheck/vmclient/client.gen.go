@@ -18,6 +18,33 @@ import (
 	"github.com/oapi-codegen/runtime"
 )
 
+// Defines values for APIKeyCreateScopes.
+const (
+	APIKeyCreateScopesAdmin         APIKeyCreateScopes = "admin"
+	APIKeyCreateScopesBilling       APIKeyCreateScopes = "billing"
+	APIKeyCreateScopesMachinesWrite APIKeyCreateScopes = "machines:write"
+	APIKeyCreateScopesRead          APIKeyCreateScopes = "read"
+	APIKeyCreateScopesTenantsWrite  APIKeyCreateScopes = "tenants:write"
+)
+
+// Valid indicates whether the value is a known member of the APIKeyCreateScopes enum.
+func (e APIKeyCreateScopes) Valid() bool {
+	switch e {
+	case APIKeyCreateScopesAdmin:
+		return true
+	case APIKeyCreateScopesBilling:
+		return true
+	case APIKeyCreateScopesMachinesWrite:
+		return true
+	case APIKeyCreateScopesRead:
+		return true
+	case APIKeyCreateScopesTenantsWrite:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for AlertPatchStatus.
 const (
 	AlertPatchStatusAcknowledged AlertPatchStatus = "acknowledged"
@@ -825,6 +852,31 @@ func (e GetVirtVmsByIdUsageGraphsParamsTimeframe) Valid() bool {
 	}
 }
 
+// APIKey defines model for APIKey.
+type APIKey struct {
+	AllowedCidrs []string                     `json:"allowed_cidrs"`
+	CreatedAt    time.Time                    `json:"created_at"`
+	ExpiresAt    nullable.Nullable[time.Time] `json:"expires_at,omitempty"`
+	Id           string                       `json:"id"`
+	LastUsedAt   nullable.Nullable[time.Time] `json:"last_used_at,omitempty"`
+	Name         string                       `json:"name"`
+	Scopes       []string                     `json:"scopes"`
+	TenantId     nullable.Nullable[string]    `json:"tenant_id,omitempty"`
+	UserId       string                       `json:"user_id"`
+}
+
+// APIKeyCreate defines model for APIKeyCreate.
+type APIKeyCreate struct {
+	AllowedCidrs *[]string            `json:"allowed_cidrs,omitempty"`
+	ExpiresAt    *time.Time           `json:"expires_at,omitempty"`
+	Name         string               `json:"name"`
+	Scopes       []APIKeyCreateScopes `json:"scopes"`
+	TenantId     *string              `json:"tenant_id,omitempty"`
+}
+
+// APIKeyCreateScopes defines model for APIKeyCreate.Scopes.
+type APIKeyCreateScopes string
+
 // Alert defines model for Alert.
 type Alert struct {
 	AcknowledgedAt nullable.Nullable[time.Time] `json:"acknowledged_at,omitempty"`
@@ -1259,6 +1311,20 @@ type NetworkRequest struct {
 	Interfaces []InterfaceChange `json:"interfaces"`
 }
 
+// NewAPIKey defines model for NewAPIKey.
+type NewAPIKey struct {
+	AllowedCidrs []string                     `json:"allowed_cidrs"`
+	CreatedAt    time.Time                    `json:"created_at"`
+	ExpiresAt    nullable.Nullable[time.Time] `json:"expires_at,omitempty"`
+	Id           string                       `json:"id"`
+	LastUsedAt   nullable.Nullable[time.Time] `json:"last_used_at,omitempty"`
+	Name         string                       `json:"name"`
+	Scopes       []string                     `json:"scopes"`
+	Secret       string                       `json:"secret"`
+	TenantId     nullable.Nullable[string]    `json:"tenant_id,omitempty"`
+	UserId       string                       `json:"user_id"`
+}
+
 // Node defines model for Node.
 type Node struct {
 	CpuCores  int64     `json:"cpu_cores"`
@@ -1346,6 +1412,12 @@ type OverviewNodes struct {
 	Offline int64 `json:"offline"`
 	Online  int64 `json:"online"`
 	Total   int64 `json:"total"`
+}
+
+// PageAPIKey defines model for PageAPIKey.
+type PageAPIKey struct {
+	Items      []APIKey                  `json:"items"`
+	NextCursor nullable.Nullable[string] `json:"next_cursor,omitempty"`
 }
 
 // PageAlert defines model for PageAlert.
@@ -2272,6 +2344,21 @@ type GetResourcesAlertEventsParamsSeverity string
 // GetResourcesAlertEventsParamsStatus defines parameters for GetResourcesAlertEvents.
 type GetResourcesAlertEventsParamsStatus string
 
+// GetResourcesApiKeysParams defines parameters for GetResourcesApiKeys.
+type GetResourcesApiKeysParams struct {
+	// Cursor next_cursor of the previous page
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Limit page size, 1..500 (default 50)
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// PostResourcesApiKeysParams defines parameters for PostResourcesApiKeys.
+type PostResourcesApiKeysParams struct {
+	// IdempotencyKey Makes a retry safe: the same key from the same user within 24 h gets the first answer again and changes nothing.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // GetResourcesBackupSchedulesParams defines parameters for GetResourcesBackupSchedules.
 type GetResourcesBackupSchedulesParams struct {
 	// Cursor next_cursor of the previous page
@@ -2649,6 +2736,9 @@ type PatchResourcesAlertEventsByIdJSONRequestBody = AlertPatch
 
 // PatchResourcesAlertEventsByIdApplicationMergePatchPlusJSONRequestBody defines body for PatchResourcesAlertEventsById for application/merge-patch+json ContentType.
 type PatchResourcesAlertEventsByIdApplicationMergePatchPlusJSONRequestBody = AlertPatch
+
+// PostResourcesApiKeysJSONRequestBody defines body for PostResourcesApiKeys for application/json ContentType.
+type PostResourcesApiKeysJSONRequestBody = APIKeyCreate
 
 // PostResourcesBackupSchedulesJSONRequestBody defines body for PostResourcesBackupSchedules for application/json ContentType.
 type PostResourcesBackupSchedulesJSONRequestBody = BackupScheduleCreate
@@ -3508,6 +3598,45 @@ type ClientInterface interface {
 	//
 	// Corresponds with PATCH /api/resources/alert-events/{id} (the `PatchResourcesAlertEventsById` operationId).
 	PatchResourcesAlertEventsByIdWithApplicationMergePatchPlusJSONBody(ctx context.Context, id string, body PatchResourcesAlertEventsByIdApplicationMergePatchPlusJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetResourcesApiKeys List API keys (never their secrets)
+	//
+	// A page of API keys in creation order. A tenant user sees and revokes only its own keys; an operator every key.
+	//
+	// Corresponds with GET /api/resources/api-keys (the `GetResourcesApiKeys` operationId).
+	GetResourcesApiKeys(ctx context.Context, params *GetResourcesApiKeysParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostResourcesApiKeysWithBody Make an API key for the caller; its secret is in this answer only
+	//
+	// The key acts as its user does at each request (role, tenant; a disabled or deleted user's key stops), within its scopes: read (every GET), machines:write (machines, firewall rules, schedules, backups, health checks), tenants:write (tenants and users), billing, admin (all its user may, API keys included). Send the secret as a bearer token (Authorization: Bearer vmp_...). A tenant user's key is for its own tenant; an operator's key may be kept within one tenant (tenant_id), or act for all. API keys do not call the account routes (/api/auth/..., but GET /api/auth/me), consoles or the event stream. A request a key's scopes do not cover is 403; a revoked, expired or unknown key, one used from an address outside allowed_cidrs, or one whose user is disabled or deleted, is 401.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/resources/api-keys (the `PostResourcesApiKeys` operationId).
+	PostResourcesApiKeysWithBody(ctx context.Context, params *PostResourcesApiKeysParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostResourcesApiKeys Make an API key for the caller; its secret is in this answer only
+	//
+	// The key acts as its user does at each request (role, tenant; a disabled or deleted user's key stops), within its scopes: read (every GET), machines:write (machines, firewall rules, schedules, backups, health checks), tenants:write (tenants and users), billing, admin (all its user may, API keys included). Send the secret as a bearer token (Authorization: Bearer vmp_...). A tenant user's key is for its own tenant; an operator's key may be kept within one tenant (tenant_id), or act for all. API keys do not call the account routes (/api/auth/..., but GET /api/auth/me), consoles or the event stream. A request a key's scopes do not cover is 403; a revoked, expired or unknown key, one used from an address outside allowed_cidrs, or one whose user is disabled or deleted, is 401.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/resources/api-keys (the `PostResourcesApiKeys` operationId).
+	PostResourcesApiKeys(ctx context.Context, params *PostResourcesApiKeysParams, body PostResourcesApiKeysJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteResourcesApiKeysById Revoke an API key: the next request made with it is refused
+	//
+	// Revokes the key at once, on every member of a cluster. A tenant user sees and revokes only its own keys; an operator every key. Another user's key answers 404.
+	//
+	// Corresponds with DELETE /api/resources/api-keys/{id} (the `DeleteResourcesApiKeysById` operationId).
+	DeleteResourcesApiKeysById(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetResourcesApiKeysById One API key (never its secret)
+	//
+	// One API key by id. A tenant user sees and revokes only its own keys; an operator every key. Another user's key answers 404, as one that does not exist.
+	//
+	// Corresponds with GET /api/resources/api-keys/{id} (the `GetResourcesApiKeysById` operationId).
+	GetResourcesApiKeysById(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetResourcesBackupSchedules List backup schedules
 	//
@@ -5800,6 +5929,95 @@ func (c *Client) PatchResourcesAlertEventsById(ctx context.Context, id string, b
 // Corresponds with PATCH /api/resources/alert-events/{id} (the `PatchResourcesAlertEventsById` operationId).
 func (c *Client) PatchResourcesAlertEventsByIdWithApplicationMergePatchPlusJSONBody(ctx context.Context, id string, body PatchResourcesAlertEventsByIdApplicationMergePatchPlusJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPatchResourcesAlertEventsByIdRequestWithApplicationMergePatchPlusJSONBody(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetResourcesApiKeys List API keys (never their secrets)
+//
+// A page of API keys in creation order. A tenant user sees and revokes only its own keys; an operator every key.
+//
+// Corresponds with GET /api/resources/api-keys (the `GetResourcesApiKeys` operationId).
+func (c *Client) GetResourcesApiKeys(ctx context.Context, params *GetResourcesApiKeysParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetResourcesApiKeysRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostResourcesApiKeysWithBody Make an API key for the caller; its secret is in this answer only
+//
+// The key acts as its user does at each request (role, tenant; a disabled or deleted user's key stops), within its scopes: read (every GET), machines:write (machines, firewall rules, schedules, backups, health checks), tenants:write (tenants and users), billing, admin (all its user may, API keys included). Send the secret as a bearer token (Authorization: Bearer vmp_...). A tenant user's key is for its own tenant; an operator's key may be kept within one tenant (tenant_id), or act for all. API keys do not call the account routes (/api/auth/..., but GET /api/auth/me), consoles or the event stream. A request a key's scopes do not cover is 403; a revoked, expired or unknown key, one used from an address outside allowed_cidrs, or one whose user is disabled or deleted, is 401.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/resources/api-keys (the `PostResourcesApiKeys` operationId).
+func (c *Client) PostResourcesApiKeysWithBody(ctx context.Context, params *PostResourcesApiKeysParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostResourcesApiKeysRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostResourcesApiKeys Make an API key for the caller; its secret is in this answer only
+//
+// The key acts as its user does at each request (role, tenant; a disabled or deleted user's key stops), within its scopes: read (every GET), machines:write (machines, firewall rules, schedules, backups, health checks), tenants:write (tenants and users), billing, admin (all its user may, API keys included). Send the secret as a bearer token (Authorization: Bearer vmp_...). A tenant user's key is for its own tenant; an operator's key may be kept within one tenant (tenant_id), or act for all. API keys do not call the account routes (/api/auth/..., but GET /api/auth/me), consoles or the event stream. A request a key's scopes do not cover is 403; a revoked, expired or unknown key, one used from an address outside allowed_cidrs, or one whose user is disabled or deleted, is 401.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/resources/api-keys (the `PostResourcesApiKeys` operationId).
+func (c *Client) PostResourcesApiKeys(ctx context.Context, params *PostResourcesApiKeysParams, body PostResourcesApiKeysJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostResourcesApiKeysRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteResourcesApiKeysById Revoke an API key: the next request made with it is refused
+//
+// Revokes the key at once, on every member of a cluster. A tenant user sees and revokes only its own keys; an operator every key. Another user's key answers 404.
+//
+// Corresponds with DELETE /api/resources/api-keys/{id} (the `DeleteResourcesApiKeysById` operationId).
+func (c *Client) DeleteResourcesApiKeysById(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteResourcesApiKeysByIdRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetResourcesApiKeysById One API key (never its secret)
+//
+// One API key by id. A tenant user sees and revokes only its own keys; an operator every key. Another user's key answers 404, as one that does not exist.
+//
+// Corresponds with GET /api/resources/api-keys/{id} (the `GetResourcesApiKeysById` operationId).
+func (c *Client) GetResourcesApiKeysById(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetResourcesApiKeysByIdRequest(c.Server, id)
 	if err != nil {
 		return nil, err
 	}
@@ -11147,6 +11365,195 @@ func NewPatchResourcesAlertEventsByIdRequestWithBody(server string, id string, c
 	return req, nil
 }
 
+// NewGetResourcesApiKeysRequest constructs an http.Request for the GetResourcesApiKeys method
+func NewGetResourcesApiKeysRequest(server string, params *GetResourcesApiKeysParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/resources/api-keys")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPostResourcesApiKeysRequest calls the generic PostResourcesApiKeys builder with application/json body
+func NewPostResourcesApiKeysRequest(server string, params *PostResourcesApiKeysParams, body PostResourcesApiKeysJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPostResourcesApiKeysRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewPostResourcesApiKeysRequestWithBody constructs an http.Request for the PostResourcesApiKeys method, with any body, and a specified content type
+func NewPostResourcesApiKeysRequestWithBody(server string, params *PostResourcesApiKeysParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/resources/api-keys")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewDeleteResourcesApiKeysByIdRequest constructs an http.Request for the DeleteResourcesApiKeysById method
+func NewDeleteResourcesApiKeysByIdRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/resources/api-keys/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetResourcesApiKeysByIdRequest constructs an http.Request for the GetResourcesApiKeysById method
+func NewGetResourcesApiKeysByIdRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/resources/api-keys/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewGetResourcesBackupSchedulesRequest constructs an http.Request for the GetResourcesBackupSchedules method
 func NewGetResourcesBackupSchedulesRequest(server string, params *GetResourcesBackupSchedulesParams) (*http.Request, error) {
 	var err error
@@ -15394,6 +15801,51 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PATCH /api/resources/alert-events/{id} (the `PatchResourcesAlertEventsById` operationId).
 	PatchResourcesAlertEventsByIdWithApplicationMergePatchPlusJSONBodyWithResponse(ctx context.Context, id string, body PatchResourcesAlertEventsByIdApplicationMergePatchPlusJSONRequestBody, reqEditors ...RequestEditorFn) (*PatchResourcesAlertEventsByIdResponse, error)
+
+	// GetResourcesApiKeysWithResponse List API keys (never their secrets)
+	//
+	// A page of API keys in creation order. A tenant user sees and revokes only its own keys; an operator every key.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/resources/api-keys (the `GetResourcesApiKeys` operationId).
+	GetResourcesApiKeysWithResponse(ctx context.Context, params *GetResourcesApiKeysParams, reqEditors ...RequestEditorFn) (*GetResourcesApiKeysResponse, error)
+
+	// PostResourcesApiKeysWithBodyWithResponse Make an API key for the caller; its secret is in this answer only
+	//
+	// The key acts as its user does at each request (role, tenant; a disabled or deleted user's key stops), within its scopes: read (every GET), machines:write (machines, firewall rules, schedules, backups, health checks), tenants:write (tenants and users), billing, admin (all its user may, API keys included). Send the secret as a bearer token (Authorization: Bearer vmp_...). A tenant user's key is for its own tenant; an operator's key may be kept within one tenant (tenant_id), or act for all. API keys do not call the account routes (/api/auth/..., but GET /api/auth/me), consoles or the event stream. A request a key's scopes do not cover is 403; a revoked, expired or unknown key, one used from an address outside allowed_cidrs, or one whose user is disabled or deleted, is 401.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/resources/api-keys (the `PostResourcesApiKeys` operationId).
+	PostResourcesApiKeysWithBodyWithResponse(ctx context.Context, params *PostResourcesApiKeysParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostResourcesApiKeysResponse, error)
+
+	// PostResourcesApiKeysWithResponse Make an API key for the caller; its secret is in this answer only
+	//
+	// The key acts as its user does at each request (role, tenant; a disabled or deleted user's key stops), within its scopes: read (every GET), machines:write (machines, firewall rules, schedules, backups, health checks), tenants:write (tenants and users), billing, admin (all its user may, API keys included). Send the secret as a bearer token (Authorization: Bearer vmp_...). A tenant user's key is for its own tenant; an operator's key may be kept within one tenant (tenant_id), or act for all. API keys do not call the account routes (/api/auth/..., but GET /api/auth/me), consoles or the event stream. A request a key's scopes do not cover is 403; a revoked, expired or unknown key, one used from an address outside allowed_cidrs, or one whose user is disabled or deleted, is 401.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/resources/api-keys (the `PostResourcesApiKeys` operationId).
+	PostResourcesApiKeysWithResponse(ctx context.Context, params *PostResourcesApiKeysParams, body PostResourcesApiKeysJSONRequestBody, reqEditors ...RequestEditorFn) (*PostResourcesApiKeysResponse, error)
+
+	// DeleteResourcesApiKeysByIdWithResponse Revoke an API key: the next request made with it is refused
+	//
+	// Revokes the key at once, on every member of a cluster. A tenant user sees and revokes only its own keys; an operator every key. Another user's key answers 404.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /api/resources/api-keys/{id} (the `DeleteResourcesApiKeysById` operationId).
+	DeleteResourcesApiKeysByIdWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*DeleteResourcesApiKeysByIdResponse, error)
+
+	// GetResourcesApiKeysByIdWithResponse One API key (never its secret)
+	//
+	// One API key by id. A tenant user sees and revokes only its own keys; an operator every key. Another user's key answers 404, as one that does not exist.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/resources/api-keys/{id} (the `GetResourcesApiKeysById` operationId).
+	GetResourcesApiKeysByIdWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetResourcesApiKeysByIdResponse, error)
 
 	// GetResourcesBackupSchedulesWithResponse List backup schedules
 	//
@@ -27035,6 +27487,743 @@ func (r PatchResourcesAlertEventsByIdResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r PatchResourcesAlertEventsByIdResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetResourcesApiKeysResponse200Headers the declared response headers of an HTTP 200 response for GetResourcesApiKeys
+type GetResourcesApiKeysResponse200Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// GetResourcesApiKeysResponse400Headers the declared response headers of an HTTP 400 response for GetResourcesApiKeys
+type GetResourcesApiKeysResponse400Headers struct {
+	XRequestId *string
+}
+
+// GetResourcesApiKeysResponse401Headers the declared response headers of an HTTP 401 response for GetResourcesApiKeys
+type GetResourcesApiKeysResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// GetResourcesApiKeysResponse403Headers the declared response headers of an HTTP 403 response for GetResourcesApiKeys
+type GetResourcesApiKeysResponse403Headers struct {
+	XRequestId *string
+}
+
+// GetResourcesApiKeysResponse404Headers the declared response headers of an HTTP 404 response for GetResourcesApiKeys
+type GetResourcesApiKeysResponse404Headers struct {
+	XRequestId *string
+}
+
+// GetResourcesApiKeysResponse408Headers the declared response headers of an HTTP 408 response for GetResourcesApiKeys
+type GetResourcesApiKeysResponse408Headers struct {
+	XRequestId *string
+}
+
+// GetResourcesApiKeysResponse429Headers the declared response headers of an HTTP 429 response for GetResourcesApiKeys
+type GetResourcesApiKeysResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	XRequestId         *string
+}
+
+// GetResourcesApiKeysResponse431Headers the declared response headers of an HTTP 431 response for GetResourcesApiKeys
+type GetResourcesApiKeysResponse431Headers struct {
+	XRequestId *string
+}
+
+// GetResourcesApiKeysResponseDefaultHeaders the declared response headers of an HTTP default response for GetResourcesApiKeys
+type GetResourcesApiKeysResponseDefaultHeaders struct {
+	XRequestId *string
+}
+
+type GetResourcesApiKeysResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PageAPIKey
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetResourcesApiKeysResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetResourcesApiKeysResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetResourcesApiKeysResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetResourcesApiKeysResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetResourcesApiKeysResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *GetResourcesApiKeysResponse408Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetResourcesApiKeysResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetResourcesApiKeysResponse431Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *GetResourcesApiKeysResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetResourcesApiKeysResponse) GetJSON200() *PageAPIKey {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetResourcesApiKeysResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetResourcesApiKeysResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetResourcesApiKeysResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetResourcesApiKeysResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r GetResourcesApiKeysResponse) GetApplicationproblemJSON408() *RequestTimeout {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GetResourcesApiKeysResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r GetResourcesApiKeysResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r GetResourcesApiKeysResponse) GetApplicationproblemJSONDefault() *Error {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetResourcesApiKeysResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetResourcesApiKeysResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetResourcesApiKeysResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetResourcesApiKeysResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PostResourcesApiKeysResponse201Headers the declared response headers of an HTTP 201 response for PostResourcesApiKeys
+type PostResourcesApiKeysResponse201Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// PostResourcesApiKeysResponse400Headers the declared response headers of an HTTP 400 response for PostResourcesApiKeys
+type PostResourcesApiKeysResponse400Headers struct {
+	XRequestId *string
+}
+
+// PostResourcesApiKeysResponse401Headers the declared response headers of an HTTP 401 response for PostResourcesApiKeys
+type PostResourcesApiKeysResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// PostResourcesApiKeysResponse403Headers the declared response headers of an HTTP 403 response for PostResourcesApiKeys
+type PostResourcesApiKeysResponse403Headers struct {
+	XRequestId *string
+}
+
+// PostResourcesApiKeysResponse404Headers the declared response headers of an HTTP 404 response for PostResourcesApiKeys
+type PostResourcesApiKeysResponse404Headers struct {
+	XRequestId *string
+}
+
+// PostResourcesApiKeysResponse408Headers the declared response headers of an HTTP 408 response for PostResourcesApiKeys
+type PostResourcesApiKeysResponse408Headers struct {
+	XRequestId *string
+}
+
+// PostResourcesApiKeysResponse409Headers the declared response headers of an HTTP 409 response for PostResourcesApiKeys
+type PostResourcesApiKeysResponse409Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// PostResourcesApiKeysResponse413Headers the declared response headers of an HTTP 413 response for PostResourcesApiKeys
+type PostResourcesApiKeysResponse413Headers struct {
+	XRequestId *string
+}
+
+// PostResourcesApiKeysResponse415Headers the declared response headers of an HTTP 415 response for PostResourcesApiKeys
+type PostResourcesApiKeysResponse415Headers struct {
+	XRequestId *string
+}
+
+// PostResourcesApiKeysResponse422Headers the declared response headers of an HTTP 422 response for PostResourcesApiKeys
+type PostResourcesApiKeysResponse422Headers struct {
+	XRequestId *string
+}
+
+// PostResourcesApiKeysResponse429Headers the declared response headers of an HTTP 429 response for PostResourcesApiKeys
+type PostResourcesApiKeysResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	XRequestId         *string
+}
+
+// PostResourcesApiKeysResponse431Headers the declared response headers of an HTTP 431 response for PostResourcesApiKeys
+type PostResourcesApiKeysResponse431Headers struct {
+	XRequestId *string
+}
+
+// PostResourcesApiKeysResponseDefaultHeaders the declared response headers of an HTTP default response for PostResourcesApiKeys
+type PostResourcesApiKeysResponseDefaultHeaders struct {
+	XRequestId *string
+}
+
+type PostResourcesApiKeysResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *NewAPIKey
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *PayloadTooLarge
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *UnsupportedMediaType
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *IdempotencyKeyReused
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Error
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *PostResourcesApiKeysResponse201Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PostResourcesApiKeysResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PostResourcesApiKeysResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *PostResourcesApiKeysResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PostResourcesApiKeysResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *PostResourcesApiKeysResponse408Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *PostResourcesApiKeysResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *PostResourcesApiKeysResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *PostResourcesApiKeysResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *PostResourcesApiKeysResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PostResourcesApiKeysResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *PostResourcesApiKeysResponse431Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *PostResourcesApiKeysResponseDefaultHeaders
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r PostResourcesApiKeysResponse) GetJSON201() *NewAPIKey {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r PostResourcesApiKeysResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r PostResourcesApiKeysResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r PostResourcesApiKeysResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r PostResourcesApiKeysResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r PostResourcesApiKeysResponse) GetApplicationproblemJSON408() *RequestTimeout {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r PostResourcesApiKeysResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r PostResourcesApiKeysResponse) GetApplicationproblemJSON413() *PayloadTooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r PostResourcesApiKeysResponse) GetApplicationproblemJSON415() *UnsupportedMediaType {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r PostResourcesApiKeysResponse) GetApplicationproblemJSON422() *IdempotencyKeyReused {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r PostResourcesApiKeysResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r PostResourcesApiKeysResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r PostResourcesApiKeysResponse) GetApplicationproblemJSONDefault() *Error {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r PostResourcesApiKeysResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PostResourcesApiKeysResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PostResourcesApiKeysResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PostResourcesApiKeysResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DeleteResourcesApiKeysByIdResponse204Headers the declared response headers of an HTTP 204 response for DeleteResourcesApiKeysById
+type DeleteResourcesApiKeysByIdResponse204Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// DeleteResourcesApiKeysByIdResponse400Headers the declared response headers of an HTTP 400 response for DeleteResourcesApiKeysById
+type DeleteResourcesApiKeysByIdResponse400Headers struct {
+	XRequestId *string
+}
+
+// DeleteResourcesApiKeysByIdResponse401Headers the declared response headers of an HTTP 401 response for DeleteResourcesApiKeysById
+type DeleteResourcesApiKeysByIdResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// DeleteResourcesApiKeysByIdResponse403Headers the declared response headers of an HTTP 403 response for DeleteResourcesApiKeysById
+type DeleteResourcesApiKeysByIdResponse403Headers struct {
+	XRequestId *string
+}
+
+// DeleteResourcesApiKeysByIdResponse404Headers the declared response headers of an HTTP 404 response for DeleteResourcesApiKeysById
+type DeleteResourcesApiKeysByIdResponse404Headers struct {
+	XRequestId *string
+}
+
+// DeleteResourcesApiKeysByIdResponse408Headers the declared response headers of an HTTP 408 response for DeleteResourcesApiKeysById
+type DeleteResourcesApiKeysByIdResponse408Headers struct {
+	XRequestId *string
+}
+
+// DeleteResourcesApiKeysByIdResponse409Headers the declared response headers of an HTTP 409 response for DeleteResourcesApiKeysById
+type DeleteResourcesApiKeysByIdResponse409Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// DeleteResourcesApiKeysByIdResponse429Headers the declared response headers of an HTTP 429 response for DeleteResourcesApiKeysById
+type DeleteResourcesApiKeysByIdResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	XRequestId         *string
+}
+
+// DeleteResourcesApiKeysByIdResponse431Headers the declared response headers of an HTTP 431 response for DeleteResourcesApiKeysById
+type DeleteResourcesApiKeysByIdResponse431Headers struct {
+	XRequestId *string
+}
+
+// DeleteResourcesApiKeysByIdResponseDefaultHeaders the declared response headers of an HTTP default response for DeleteResourcesApiKeysById
+type DeleteResourcesApiKeysByIdResponseDefaultHeaders struct {
+	XRequestId *string
+}
+
+type DeleteResourcesApiKeysByIdResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Error
+	// Headers204 the parsed response headers for an HTTP 204 response
+	Headers204 *DeleteResourcesApiKeysByIdResponse204Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *DeleteResourcesApiKeysByIdResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *DeleteResourcesApiKeysByIdResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *DeleteResourcesApiKeysByIdResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *DeleteResourcesApiKeysByIdResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *DeleteResourcesApiKeysByIdResponse408Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *DeleteResourcesApiKeysByIdResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteResourcesApiKeysByIdResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *DeleteResourcesApiKeysByIdResponse431Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *DeleteResourcesApiKeysByIdResponseDefaultHeaders
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r DeleteResourcesApiKeysByIdResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r DeleteResourcesApiKeysByIdResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r DeleteResourcesApiKeysByIdResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r DeleteResourcesApiKeysByIdResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r DeleteResourcesApiKeysByIdResponse) GetApplicationproblemJSON408() *RequestTimeout {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r DeleteResourcesApiKeysByIdResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r DeleteResourcesApiKeysByIdResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r DeleteResourcesApiKeysByIdResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r DeleteResourcesApiKeysByIdResponse) GetApplicationproblemJSONDefault() *Error {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteResourcesApiKeysByIdResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteResourcesApiKeysByIdResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteResourcesApiKeysByIdResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteResourcesApiKeysByIdResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetResourcesApiKeysByIdResponse200Headers the declared response headers of an HTTP 200 response for GetResourcesApiKeysById
+type GetResourcesApiKeysByIdResponse200Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// GetResourcesApiKeysByIdResponse400Headers the declared response headers of an HTTP 400 response for GetResourcesApiKeysById
+type GetResourcesApiKeysByIdResponse400Headers struct {
+	XRequestId *string
+}
+
+// GetResourcesApiKeysByIdResponse401Headers the declared response headers of an HTTP 401 response for GetResourcesApiKeysById
+type GetResourcesApiKeysByIdResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// GetResourcesApiKeysByIdResponse403Headers the declared response headers of an HTTP 403 response for GetResourcesApiKeysById
+type GetResourcesApiKeysByIdResponse403Headers struct {
+	XRequestId *string
+}
+
+// GetResourcesApiKeysByIdResponse404Headers the declared response headers of an HTTP 404 response for GetResourcesApiKeysById
+type GetResourcesApiKeysByIdResponse404Headers struct {
+	XRequestId *string
+}
+
+// GetResourcesApiKeysByIdResponse408Headers the declared response headers of an HTTP 408 response for GetResourcesApiKeysById
+type GetResourcesApiKeysByIdResponse408Headers struct {
+	XRequestId *string
+}
+
+// GetResourcesApiKeysByIdResponse429Headers the declared response headers of an HTTP 429 response for GetResourcesApiKeysById
+type GetResourcesApiKeysByIdResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	XRequestId         *string
+}
+
+// GetResourcesApiKeysByIdResponse431Headers the declared response headers of an HTTP 431 response for GetResourcesApiKeysById
+type GetResourcesApiKeysByIdResponse431Headers struct {
+	XRequestId *string
+}
+
+// GetResourcesApiKeysByIdResponseDefaultHeaders the declared response headers of an HTTP default response for GetResourcesApiKeysById
+type GetResourcesApiKeysByIdResponseDefaultHeaders struct {
+	XRequestId *string
+}
+
+type GetResourcesApiKeysByIdResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *APIKey
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetResourcesApiKeysByIdResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetResourcesApiKeysByIdResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetResourcesApiKeysByIdResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetResourcesApiKeysByIdResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetResourcesApiKeysByIdResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *GetResourcesApiKeysByIdResponse408Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetResourcesApiKeysByIdResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetResourcesApiKeysByIdResponse431Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *GetResourcesApiKeysByIdResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetResourcesApiKeysByIdResponse) GetJSON200() *APIKey {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetResourcesApiKeysByIdResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetResourcesApiKeysByIdResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetResourcesApiKeysByIdResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetResourcesApiKeysByIdResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r GetResourcesApiKeysByIdResponse) GetApplicationproblemJSON408() *RequestTimeout {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GetResourcesApiKeysByIdResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r GetResourcesApiKeysByIdResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r GetResourcesApiKeysByIdResponse) GetApplicationproblemJSONDefault() *Error {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetResourcesApiKeysByIdResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetResourcesApiKeysByIdResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetResourcesApiKeysByIdResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetResourcesApiKeysByIdResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -40276,6 +41465,81 @@ func (c *ClientWithResponses) PatchResourcesAlertEventsByIdWithApplicationMergeP
 		return nil, err
 	}
 	return ParsePatchResourcesAlertEventsByIdResponse(rsp)
+}
+
+// GetResourcesApiKeysWithResponse List API keys (never their secrets)
+//
+// A page of API keys in creation order. A tenant user sees and revokes only its own keys; an operator every key.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/resources/api-keys (the `GetResourcesApiKeys` operationId).
+func (c *ClientWithResponses) GetResourcesApiKeysWithResponse(ctx context.Context, params *GetResourcesApiKeysParams, reqEditors ...RequestEditorFn) (*GetResourcesApiKeysResponse, error) {
+	rsp, err := c.GetResourcesApiKeys(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetResourcesApiKeysResponse(rsp)
+}
+
+// PostResourcesApiKeysWithBodyWithResponse Make an API key for the caller; its secret is in this answer only
+//
+// The key acts as its user does at each request (role, tenant; a disabled or deleted user's key stops), within its scopes: read (every GET), machines:write (machines, firewall rules, schedules, backups, health checks), tenants:write (tenants and users), billing, admin (all its user may, API keys included). Send the secret as a bearer token (Authorization: Bearer vmp_...). A tenant user's key is for its own tenant; an operator's key may be kept within one tenant (tenant_id), or act for all. API keys do not call the account routes (/api/auth/..., but GET /api/auth/me), consoles or the event stream. A request a key's scopes do not cover is 403; a revoked, expired or unknown key, one used from an address outside allowed_cidrs, or one whose user is disabled or deleted, is 401.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/resources/api-keys (the `PostResourcesApiKeys` operationId).
+func (c *ClientWithResponses) PostResourcesApiKeysWithBodyWithResponse(ctx context.Context, params *PostResourcesApiKeysParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostResourcesApiKeysResponse, error) {
+	rsp, err := c.PostResourcesApiKeysWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostResourcesApiKeysResponse(rsp)
+}
+
+// PostResourcesApiKeysWithResponse Make an API key for the caller; its secret is in this answer only
+//
+// The key acts as its user does at each request (role, tenant; a disabled or deleted user's key stops), within its scopes: read (every GET), machines:write (machines, firewall rules, schedules, backups, health checks), tenants:write (tenants and users), billing, admin (all its user may, API keys included). Send the secret as a bearer token (Authorization: Bearer vmp_...). A tenant user's key is for its own tenant; an operator's key may be kept within one tenant (tenant_id), or act for all. API keys do not call the account routes (/api/auth/..., but GET /api/auth/me), consoles or the event stream. A request a key's scopes do not cover is 403; a revoked, expired or unknown key, one used from an address outside allowed_cidrs, or one whose user is disabled or deleted, is 401.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/resources/api-keys (the `PostResourcesApiKeys` operationId).
+func (c *ClientWithResponses) PostResourcesApiKeysWithResponse(ctx context.Context, params *PostResourcesApiKeysParams, body PostResourcesApiKeysJSONRequestBody, reqEditors ...RequestEditorFn) (*PostResourcesApiKeysResponse, error) {
+	rsp, err := c.PostResourcesApiKeys(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostResourcesApiKeysResponse(rsp)
+}
+
+// DeleteResourcesApiKeysByIdWithResponse Revoke an API key: the next request made with it is refused
+//
+// Revokes the key at once, on every member of a cluster. A tenant user sees and revokes only its own keys; an operator every key. Another user's key answers 404.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /api/resources/api-keys/{id} (the `DeleteResourcesApiKeysById` operationId).
+func (c *ClientWithResponses) DeleteResourcesApiKeysByIdWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*DeleteResourcesApiKeysByIdResponse, error) {
+	rsp, err := c.DeleteResourcesApiKeysById(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteResourcesApiKeysByIdResponse(rsp)
+}
+
+// GetResourcesApiKeysByIdWithResponse One API key (never its secret)
+//
+// One API key by id. A tenant user sees and revokes only its own keys; an operator every key. Another user's key answers 404, as one that does not exist.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/resources/api-keys/{id} (the `GetResourcesApiKeysById` operationId).
+func (c *ClientWithResponses) GetResourcesApiKeysByIdWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetResourcesApiKeysByIdResponse, error) {
+	rsp, err := c.GetResourcesApiKeysById(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetResourcesApiKeysByIdResponse(rsp)
 }
 
 // GetResourcesBackupSchedulesWithResponse List backup schedules
@@ -56599,6 +57863,1025 @@ func ParsePatchResourcesAlertEventsByIdResponse(rsp *http.Response) (*PatchResou
 		response.Headers431 = &headers
 	case true:
 		var headers PatchResourcesAlertEventsByIdResponseDefaultHeaders
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetResourcesApiKeysResponse parses an HTTP response from a GetResourcesApiKeysWithResponse call
+func ParseGetResourcesApiKeysResponse(rsp *http.Response) (*GetResourcesApiKeysResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetResourcesApiKeysResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PageAPIKey
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetResourcesApiKeysResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetResourcesApiKeysResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetResourcesApiKeysResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetResourcesApiKeysResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetResourcesApiKeysResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers GetResourcesApiKeysResponse408Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetResourcesApiKeysResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetResourcesApiKeysResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case true:
+		var headers GetResourcesApiKeysResponseDefaultHeaders
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePostResourcesApiKeysResponse parses an HTTP response from a PostResourcesApiKeysWithResponse call
+func ParsePostResourcesApiKeysResponse(rsp *http.Response) (*PostResourcesApiKeysResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PostResourcesApiKeysResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest NewAPIKey
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest IdempotencyKeyReused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers PostResourcesApiKeysResponse201Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 400:
+		var headers PostResourcesApiKeysResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PostResourcesApiKeysResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers PostResourcesApiKeysResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers PostResourcesApiKeysResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers PostResourcesApiKeysResponse408Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 409:
+		var headers PostResourcesApiKeysResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers PostResourcesApiKeysResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers PostResourcesApiKeysResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers PostResourcesApiKeysResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers PostResourcesApiKeysResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers PostResourcesApiKeysResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case true:
+		var headers PostResourcesApiKeysResponseDefaultHeaders
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDeleteResourcesApiKeysByIdResponse parses an HTTP response from a DeleteResourcesApiKeysByIdWithResponse call
+func ParseDeleteResourcesApiKeysByIdResponse(rsp *http.Response) (*DeleteResourcesApiKeysByIdResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteResourcesApiKeysByIdResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		var headers DeleteResourcesApiKeysByIdResponse204Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers204 = &headers
+	case rsp.StatusCode == 400:
+		var headers DeleteResourcesApiKeysByIdResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers DeleteResourcesApiKeysByIdResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers DeleteResourcesApiKeysByIdResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers DeleteResourcesApiKeysByIdResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers DeleteResourcesApiKeysByIdResponse408Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 409:
+		var headers DeleteResourcesApiKeysByIdResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers DeleteResourcesApiKeysByIdResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers DeleteResourcesApiKeysByIdResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case true:
+		var headers DeleteResourcesApiKeysByIdResponseDefaultHeaders
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetResourcesApiKeysByIdResponse parses an HTTP response from a GetResourcesApiKeysByIdWithResponse call
+func ParseGetResourcesApiKeysByIdResponse(rsp *http.Response) (*GetResourcesApiKeysByIdResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetResourcesApiKeysByIdResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest APIKey
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetResourcesApiKeysByIdResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetResourcesApiKeysByIdResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetResourcesApiKeysByIdResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetResourcesApiKeysByIdResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetResourcesApiKeysByIdResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers GetResourcesApiKeysByIdResponse408Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetResourcesApiKeysByIdResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetResourcesApiKeysByIdResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case true:
+		var headers GetResourcesApiKeysByIdResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {

@@ -69,5 +69,6 @@ func Routes(o Options) []api.Route {
 			Summary: "End one of the caller's sessions: its refresh tokens and, at once, its access tokens", Status: fasthttp.StatusNoContent,
 			Description: "Ending the asking token's own session is a logout. A session that has ended already, or is another user's, is 404."},
 	}
-	return append(routes, h.recoveryRoutes()...)
+	routes = append(routes, h.recoveryRoutes()...)
+	return append(routes, h.keyRoutes()...)
 }

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"net/netip"
 	"time"
 
 	"github.com/vmplane/vmplane/actors"
@@ -37,6 +38,8 @@ type Services struct {
 	// Users and the answers kept for Idempotency-Keys are the auth area.
 	Users       Users
 	Idempotency Idempotency
+	// APIKeys are the keys programs call the API with.
+	APIKeys APIKeys
 	// Limiter holds the rate limits.
 	Limiter Limiter
 	// Events is the bus behind GET /api/events.
@@ -159,6 +162,15 @@ type Users interface {
 	ResetTOTP(ctx context.Context, userID string) error
 	ChallengeEmail(ctx context.Context, challenge string) (string, error)
 	LoginTOTP(ctx context.Context, challenge, code string) (auth.Session, error)
+}
+
+// APIKeys is what the edge asks of auth.APIKeys.
+type APIKeys interface {
+	Create(ctx context.Context, owner auth.User, spec auth.APIKeySpec) (auth.NewAPIKey, error)
+	Get(ctx context.Context, id string, scope *string) (auth.APIKey, error)
+	List(ctx context.Context, scope *string, cursor string, limit int) ([]auth.APIKey, string, error)
+	Revoke(ctx context.Context, id string, scope *string) error
+	Authenticate(ctx context.Context, secret string, addr netip.Addr) (auth.KeyPrincipal, error)
 }
 
 // Idempotency is what the edge asks of auth.Idempotency.

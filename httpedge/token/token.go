@@ -53,6 +53,10 @@ type Claims struct {
 	// IssuedAt ("iat"), NotBefore ("nbf") and ExpiresAt ("exp"); zero when absent
 	// (exp never is in a verified token).
 	IssuedAt, NotBefore, ExpiresAt time.Time
+	// KeyID, for a request made with an API key (never in a JWT), names the key, and
+	// Scopes are what it may do; the other claims are then its user's as they are now.
+	KeyID  string
+	Scopes []string
 }
 
 // UserID is the token's subject.

@@ -1,0 +1,75 @@
+package httpedge
+
+import (
+	"context"
+	"net/netip"
+	"slices"
+	"strings"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/vmplane/vmplane/actors/auth"
+	"github.com/vmplane/vmplane/apierr"
+	"github.com/vmplane/vmplane/httpedge/api"
+	"github.com/vmplane/vmplane/httpedge/token"
+)
+
+// authenticateKey checks a bearer token that is an API key and answers the claims of
+// the request: the key's user as it is now, acting within the key's tenant and scopes.
+func (s *Server) authenticateKey(ctx context.Context, rc *fasthttp.RequestCtx, secret string) (*token.Claims, error) {
+	addr, _ := netip.AddrFromSlice(s.clientIP(rc))
+	p, err := s.svc.APIKeys.Authenticate(ctx, secret, addr.Unmap())
+	if err != nil {
+		return nil, err
+	}
+	return &token.Claims{Subject: p.User.ID, Email: p.User.Email, Role: p.Role, TenantID: p.TenantID,
+		KeyID: p.Key.ID, Scopes: p.Key.Scopes}, nil
+}
+
+// keyMay says whether a request made with an API key of scopes may call rt. Reading
+// (GET) needs read; a change needs the scope of what it changes: tenants and users
+// tenants:write, API keys and the store's backup admin, anything else machines:write.
+// admin may do all its user may. An API key signs no one in: the account routes
+// (passwords, sessions, second factor) and consoles, which last as long as a login,
+// are not for keys.
+func keyMay(rt *api.Route, scopes []string) error {
+	if slices.Contains(scopes, auth.ScopeAdmin) {
+		if keyless(rt) {
+			return errKeyless
+		}
+		return nil
+	}
+	need := keyScope(rt)
+	if need == "" {
+		return errKeyless
+	}
+	if !slices.Contains(scopes, need) {
+		return apierr.New(apierr.ErrForbidden, "this API key lacks the scope %s", need)
+	}
+	return nil
+}
+
+var errKeyless = apierr.New(apierr.ErrForbidden, "API keys do not call this route: it is for a signed-in user")
+
+// keyless are the routes no API key calls.
+func keyless(rt *api.Route) bool {
+	if strings.HasPrefix(rt.Path, "/api/auth/") && !(rt.Method == "GET" && rt.Path == "/api/auth/me") {
+		return true
+	}
+	return strings.HasSuffix(rt.Path, "/console") || strings.HasSuffix(rt.Path, "/console/ws") || rt.Path == "/api/events"
+}
+
+// keyScope is the scope a key needs for rt ("" for a route no key calls).
+func keyScope(rt *api.Route) string {
+	switch {
+	case keyless(rt):
+		return ""
+	case rt.Method == "GET" && !strings.HasPrefix(rt.Path, "/api/admin/"):
+		return auth.ScopeRead
+	case strings.HasPrefix(rt.Path, "/api/resources/tenants"), strings.HasPrefix(rt.Path, "/api/resources/users"):
+		return auth.ScopeTenantsWrite
+	case strings.HasPrefix(rt.Path, "/api/resources/api-keys"), strings.HasPrefix(rt.Path, "/api/admin/"):
+		return auth.ScopeAdmin
+	}
+	return auth.ScopeMachinesWrite
+}
