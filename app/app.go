@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/pprof"
@@ -54,7 +55,9 @@ type App struct {
 	member *member
 	edge   *httpedge.Server
 	ln     net.Listener
-	pprof  *http.Server
+	// accessLog is the file of the access log (--access-log), closed last.
+	accessLog *os.File
+	pprof     *http.Server
 	// metrics serves --metrics-addr on metricsLn (nil: /metrics is an API route).
 	metrics   *fasthttp.Server
 	metricsLn net.Listener
@@ -200,7 +203,12 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 			}
 		}()
 	}
+	accessLog, err := a.openAccessLog(cfg.AccessLog)
+	if err != nil {
+		return nil, err
+	}
 	a.edge = httpedge.New(httpedge.Options{Services: edgeServices(a.sys), Store: a.store, Tokens: tokens, Logger: log, Version: Version, TrustedProxies: proxies, PublicURL: cfg.PublicURL, TOTPIssuer: cfg.TOTPIssuer, TenantDelete: cfg.TenantDelete,
+		CORSOrigins: splitList(cfg.CORSOrigins), AccessLog: accessLog,
 		IPv6Prefix: cfg.RateIPv6Prefix, HeaderTimeout: cfg.HeaderTimeout, IdleTimeout: cfg.IdleTimeout, MaxConnsPerAddr: cfg.MaxConnsPerAddr, Cluster: a.membership(),
 		SeparateMetrics: cfg.MetricsAddr != ""})
 	go func() { a.served <- a.edge.Serve(a.ln) }()
@@ -498,6 +506,10 @@ func (a *App) close() error {
 		a.sys.Stop()
 		a.sys = nil
 	}
+	if a.accessLog != nil {
+		defer a.accessLog.Close()
+		a.accessLog = nil
+	}
 	if a.ln != nil {
 		// The edge's Shutdown closes the listeners its Serve has taken; one that came
 		// before Serve took a.ln (a start stopped at once) leaves it open, and Serve,
@@ -571,4 +583,32 @@ func parseCIDRs(s string) ([]*net.IPNet, error) {
 		out = append(out, n)
 	}
 	return out, nil
+}
+
+// openAccessLog opens the access log's destination: nil for none, standard output for
+// "-", else the file, appended to (create it 0640; rotate it with copytruncate).
+func (a *App) openAccessLog(dest string) (io.Writer, error) {
+	switch dest {
+	case "":
+		return nil, nil
+	case "-":
+		return os.Stdout, nil
+	}
+	f, err := os.OpenFile(dest, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o640)
+	if err != nil {
+		return nil, fmt.Errorf("access log: %w", err)
+	}
+	a.accessLog = f
+	return f, nil
+}
+
+// splitList is a comma-separated setting's values, spaces trimmed, empty ones dropped.
+func splitList(v string) []string {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }

@@ -125,6 +125,10 @@ type Config struct {
 	TOTPIssuer string
 	// TenantDelete lets tenant users delete their own machines.
 	TenantDelete bool
+	// CORSOrigins are the browser origins allowed to call the API (comma-separated);
+	// AccessLog the access log's destination ("" none, "-" standard output, a file).
+	CORSOrigins string
+	AccessLog   string
 
 	// Operations (issue 16): storage faults.
 	//
@@ -284,6 +288,8 @@ func (c *Config) table() []setting {
 		str(&c.SMTPFrom, "smtp-from", "VMPLANE_SMTP_FROM", "", "sender of vmplane's mail, an address or \"Name <address>\""),
 		str(&c.TOTPIssuer, "totp-issuer", "VMPLANE_TOTP_ISSUER", "vmplane", "the name users' authenticator apps show for this server's codes (e.g. the hosting company's)"),
 		boolean(&c.TenantDelete, "tenant-delete", "VMPLANE_TENANT_DELETE", false, "let tenant users delete their own machines (off: only operators delete machines, as a hosting company whose billing ends machines wants)"),
+		str(&c.CORSOrigins, "cors-origins", "VMPLANE_CORS_ORIGINS", "", "comma-separated origins (https://panel.example.com) whose pages may call the API from a browser (empty: none)"),
+		str(&c.AccessLog, "access-log", "VMPLANE_ACCESS_LOG", "", "one line per request, in the combined log format, to this file (\"-\": standard output; empty: none)"),
 		num(&c.StoreMinFreeMB, "store-min-free-mb", "VMPLANE_STORE_MIN_FREE_MB", 0, "writes are refused (507) while the data directory's disk has less free space than this, in MiB (0: 4 memtables + 16 MiB, 80 MiB; negative: never)"),
 	}
 }
@@ -438,6 +444,9 @@ func (c *Config) validate() error {
 		{c.SMTPHost != "" && c.mail().Check() != nil, func() *ConfigError {
 			return c.bad("smtp-host", c.SMTPHost, "%s", c.mail().Check().Error())
 		}},
+		{originsInvalid(c.CORSOrigins), func() *ConfigError {
+			return c.bad("cors-origins", c.CORSOrigins, "must be comma-separated origins, each scheme://host[:port] with no path, e.g. https://panel.example.com")
+		}},
 		{cidrsInvalid(c.TrustedProxies), func() *ConfigError {
 			return c.bad("trusted-proxies", c.TrustedProxies, "must be comma-separated CIDRs or addresses, e.g. 10.0.0.0/8,192.0.2.1")
 		}},
@@ -564,4 +573,19 @@ func hostPortInvalid(s string) bool {
 func (c *Config) mail() mailer.Config {
 	return mailer.Config{Host: c.SMTPHost, Port: c.SMTPPort, Security: mailer.Security(c.SMTPSecurity),
 		User: c.SMTPUser, Password: c.SMTPPassword, From: c.SMTPFrom}
+}
+
+// originsInvalid reports a CORS origin list with an entry that is not an origin.
+func originsInvalid(v string) bool {
+	for _, o := range strings.Split(v, ",") {
+		o = strings.TrimSpace(o)
+		if o == "" {
+			continue
+		}
+		u, err := url.Parse(o)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.User != nil {
+			return true
+		}
+	}
+	return false
 }

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"io"
 	"net"
 	"strconv"
 	"strings"
@@ -59,6 +60,11 @@ type Options struct {
 	TOTPIssuer string
 	// TenantDelete lets tenant users delete their own machines (operators always may).
 	TenantDelete bool
+	// CORSOrigins are the origins (https://panel.example.com) whose pages may call the
+	// API from a browser; none by default.
+	CORSOrigins []string
+	// AccessLog, when set, gets one line per request (combined log format).
+	AccessLog io.Writer
 
 	// IPv6Prefix is the prefix length by which IPv6 clients are told apart for the
 	// rate limits and the connection cap (DefaultIPv6Prefix when 0).
@@ -105,6 +111,9 @@ type Server struct {
 	router  *router.Router
 	srv     *fasthttp.Server
 	metrics *metrics
+	// cors and access are the optional CORS answers and access log (nil: off).
+	cors    *cors
+	access  *accessLog
 	started time.Time
 	closing atomic.Bool
 	reqSeq  atomic.Uint64
@@ -138,6 +147,10 @@ func New(opts Options) *Server {
 	_, _ = rand.Read(b[:])
 	s.idBase = hex.EncodeToString(b[:])
 	s.metrics = newMetrics(s)
+	s.cors = newCORS(opts.CORSOrigins)
+	if opts.AccessLog != nil {
+		s.access = &accessLog{w: opts.AccessLog}
+	}
 	s.routes = s.routeTable()
 	s.openapiDoc, s.openapiErr = buildOpenAPI(opts.Version, s.routes)
 	s.router = router.New()
@@ -294,6 +307,9 @@ func (s *Server) handle(rc *fasthttp.RequestCtx) {
 			route = "unmatched"
 		}
 		s.metrics.observe(route, rc.Method(), rc.Response.StatusCode(), time.Since(start))
+		if s.access != nil {
+			s.access.write(rc, s.clientIP(rc).String(), id, time.Since(start))
+		}
 	}()
 	if s.closing.Load() {
 		rc.SetConnectionClose()
@@ -301,6 +317,9 @@ func (s *Server) handle(rc *fasthttp.RequestCtx) {
 	ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
 	defer cancel()
 	rc.SetUserValue(uvContext, ctx)
+	if s.cors != nil && s.cors.apply(rc) {
+		return // a preflight, answered
+	}
 	if !s.allow(rc, id) {
 		return
 	}
