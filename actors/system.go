@@ -1,7 +1,7 @@
 // Package actors is the composition root of vmplane's actors: Start builds the runtime
 // (actors/kit) and the domain packages (events, alerts, auth, limiter, machines,
-// tenants, schedules, monitoring) in dependency order, each from a Deps value naming
-// what it uses, and Stop stops them in reverse. No domain package imports it.
+// consoles, tenants, schedules, monitoring) in dependency order, each from a Deps value
+// naming what it uses, and Stop stops them in reverse. No domain package imports it.
 //
 // Every entity follows one pattern: load its record from the store when it starts,
 // validate a request against its state, persist the change through the group-commit
@@ -17,6 +17,7 @@ import (
 
 	"github.com/vmplane/vmplane/actors/alerts"
 	"github.com/vmplane/vmplane/actors/auth"
+	"github.com/vmplane/vmplane/actors/consoles"
 	"github.com/vmplane/vmplane/actors/events"
 	"github.com/vmplane/vmplane/actors/limiter"
 	"github.com/vmplane/vmplane/actors/machines"
@@ -56,7 +57,7 @@ type System struct {
 	// Tasks reads task records.
 	Tasks *machines.Tasks
 	// Consoles issues and redeems console tickets.
-	Consoles *machines.Consoles
+	Consoles *consoles.Consoles
 	// Idempotency keeps the answers to requests made with an Idempotency-Key.
 	Idempotency *auth.Idempotency
 	// Events fans out changes to GET /api/events.
@@ -150,13 +151,14 @@ func Start(opts Options) (*System, error) {
 	// Before anything publishes tasks: the monitoring watches the event bus from here.
 	s.Alerts = alerts.Start(alerts.Deps{Runtime: s.rt, Events: s.Events})
 	ms := machines.Start(machines.Deps{Runtime: s.rt, Driver: s.driver, Events: s.Events, Alerts: s.Alerts,
-		TenantExists: s.tenantExists, Authorize: s.Users.Authorize, Counting: opts.Counting,
+		TenantExists: s.tenantExists, Counting: opts.Counting,
 		// The tenants start after the machines (they depend on them); asked only
 		// before a snapshot or a backup on demand.
 		Limits: func(ctx context.Context, tenant string) (machines.Limits, error) {
 			return s.Tenants.Limits(ctx, tenant)
 		}})
-	s.Machines, s.Nodes, s.Tasks, s.Inventory, s.Consoles, s.Backups = ms.Machines, ms.Nodes, ms.Tasks, ms.Inventory, ms.Consoles, ms.Backups
+	s.Machines, s.Nodes, s.Tasks, s.Inventory, s.Backups = ms.Machines, ms.Nodes, ms.Tasks, ms.Inventory, ms.Backups
+	s.Consoles = consoles.New(consoles.Deps{Runtime: s.rt, Driver: s.driver, Machines: ms.Machines, Authorize: s.Users.Authorize})
 	s.Tenants = tenants.Start(tenants.Deps{Runtime: s.rt, Driver: s.driver, Events: s.Events, Machines: ms, Alerts: s.Alerts,
 		HasUsers: s.Users.TenantHasUsers,
 		// Schedules start after tenants (they depend on them); asked only by a delete.

@@ -13,7 +13,7 @@ import (
 	"github.com/vmplane/vmplane/persistence"
 )
 
-// Deps are what machines, nodes, tasks, sync, consoles and backups need from
+// Deps are what machines, nodes, tasks, sync and backups need from
 // outside their package.
 type Deps struct {
 	Runtime *kit.Runtime
@@ -23,9 +23,6 @@ type Deps struct {
 	// TenantExists answers nil for a tenant that exists (a machine is assigned only to
 	// one); the tenants live above the machines, which know them only through this.
 	TenantExists func(ctx context.Context, id string) error
-	// Authorize answers nil while a login's session lasts (a console ticket lasts no
-	// longer than the login that took it).
-	Authorize func(ctx context.Context, userID, sessionID string, gen uint64) error
 	// Counting, in a cluster, reports whether every live member keeps the usage
 	// counters (announces CountersFeature), and how many members that do not this
 	// member has seen join; nil on a single node, which keeps them.
@@ -41,7 +38,6 @@ type Services struct {
 	Nodes     *Nodes
 	Tasks     *Tasks
 	Inventory *Inventory
-	Consoles  *Consoles
 	Backups   *Backups
 }
 
@@ -55,7 +51,6 @@ type system struct {
 	Events       *events.Events
 	Alerts       *alerts.Alerts
 	tenantExists func(ctx context.Context, id string) error
-	authorize    func(ctx context.Context, userID, sessionID string, gen uint64) error
 	counting     func() (bool, uint64)
 	limits       func(ctx context.Context, tenant string) (Limits, error)
 }
@@ -63,12 +58,11 @@ type system struct {
 // Start starts the machines' and the nodes' kinds and the services around them.
 func Start(d Deps) *Services {
 	s := &system{Services: &Services{}, rt: d.Runtime, store: d.Runtime.Store, driver: d.Driver,
-		log: d.Runtime.Log, Events: d.Events, Alerts: d.Alerts, tenantExists: d.TenantExists, authorize: d.Authorize, counting: d.Counting, limits: d.Limits}
+		log: d.Runtime.Log, Events: d.Events, Alerts: d.Alerts, tenantExists: d.TenantExists, counting: d.Counting, limits: d.Limits}
 	s.Tasks = newTasks(s)
 	s.Nodes = startNodes(s)
 	s.Machines = startMachines(s)
 	s.Inventory = startInventory(s)
-	s.Consoles = newConsoles(s)
 	s.Backups = &Backups{sys: s}
 	return s.Services
 }

@@ -57,8 +57,7 @@ func newTestSystem(t testing.TB, mutate ...func(*testOptions)) *testSystem {
 	s := &testSystem{rt: rt, store: store, driver: opts.Driver, Events: events.New()}
 	s.Alerts = alerts.Start(alerts.Deps{Runtime: rt, Events: s.Events})
 	s.Services = Start(Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Alerts: s.Alerts,
-		TenantExists: func(context.Context, string) error { return nil },
-		Authorize:    func(context.Context, string, string, uint64) error { return nil }, Counting: opts.Counting, Limits: opts.Limits})
+		TenantExists: func(context.Context, string) error { return nil }, Counting: opts.Counting, Limits: opts.Limits})
 	t.Cleanup(func() {
 		s.Inventory.Stop()
 		s.Machines.Stop()

@@ -52,8 +52,7 @@ func startTestSystem(t testing.TB, store persistence.Store, opts testOptions) *t
 	s := &testSystem{rt: rt, store: store, Events: events.New()}
 	s.Alerts = alerts.Start(alerts.Deps{Runtime: rt, Events: s.Events})
 	ms := machines.Start(machines.Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Alerts: s.Alerts,
-		TenantExists: func(ctx context.Context, id string) error { _, err := s.Tenants.Get(ctx, id); return err },
-		Authorize:    func(context.Context, string, string, uint64) error { return nil }})
+		TenantExists: func(ctx context.Context, id string) error { _, err := s.Tenants.Get(ctx, id); return err }})
 	s.Machines, s.Nodes, s.Inventory = ms.Machines, ms.Nodes, ms.Inventory
 	s.Tenants = tenants.Start(tenants.Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Machines: ms, Alerts: s.Alerts})
 	s.Services = Start(Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Alerts: s.Alerts, Machines: ms,

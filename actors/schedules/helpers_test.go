@@ -55,8 +55,7 @@ func newTestSystem(t testing.TB, mutate ...func(*testOptions)) *testSystem {
 	s := &testSystem{rt: rt, store: store, Events: events.New()}
 	al := alerts.Start(alerts.Deps{Runtime: rt, Events: s.Events})
 	s.Services = machines.Start(machines.Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Alerts: al,
-		TenantExists: func(ctx context.Context, id string) error { _, err := s.Tenants.Get(ctx, id); return err },
-		Authorize:    func(context.Context, string, string, uint64) error { return nil }})
+		TenantExists: func(ctx context.Context, id string) error { _, err := s.Tenants.Get(ctx, id); return err }})
 	s.Tenants = tenants.Start(tenants.Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Machines: s.Services,
 		HasSchedules: func(ctx context.Context, tenant string) (bool, error) {
 			return s.Schedules.TenantHasSchedules(ctx, tenant)

@@ -52,7 +52,6 @@ func newTestSystem(t testing.TB, mutate ...func(*testOptions)) *testSystem {
 	s.Alerts = alerts.Start(alerts.Deps{Runtime: rt, Events: s.Events})
 	s.Services = machines.Start(machines.Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Alerts: s.Alerts,
 		TenantExists: func(ctx context.Context, id string) error { _, err := s.Tenants.Get(ctx, id); return err },
-		Authorize:    func(context.Context, string, string, uint64) error { return nil },
 		Limits:       func(ctx context.Context, id string) (machines.Limits, error) { return s.Tenants.Limits(ctx, id) }})
 	s.Tenants = Start(Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Machines: s.Services, Alerts: s.Alerts,
 		HasUsers: opts.HasUsers, HasSchedules: opts.HasSchedules})

@@ -7,6 +7,7 @@ import (
 	"github.com/vmplane/vmplane/actors"
 	"github.com/vmplane/vmplane/actors/alerts"
 	"github.com/vmplane/vmplane/actors/auth"
+	"github.com/vmplane/vmplane/actors/consoles"
 	"github.com/vmplane/vmplane/actors/events"
 	"github.com/vmplane/vmplane/actors/limiter"
 	"github.com/vmplane/vmplane/actors/machines"
@@ -90,10 +91,10 @@ type Tasks interface {
 	List(ctx context.Context, tenant *string, cursor string, limit int) ([]machines.Task, string, error)
 }
 
-// Consoles is what the edge asks of machines.Consoles.
+// Consoles is what the edge asks of consoles.Consoles.
 type Consoles interface {
-	Issue(ctx context.Context, machineID string, tenant *string, who machines.ConsoleSession) (machines.ConsoleTicket, error)
-	Redeem(ctx context.Context, machineID, ticket string) (hypervisor.Console, machines.ConsoleSession, error)
+	Issue(ctx context.Context, machineID string, tenant *string, who consoles.ConsoleSession) (consoles.ConsoleTicket, error)
+	Redeem(ctx context.Context, machineID, ticket string) (hypervisor.Console, consoles.ConsoleSession, error)
 }
 
 // Backups is what the edge asks of machines.Backups.
