@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/actors/machines/listcache"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/persistence"
@@ -338,7 +339,7 @@ type Machines struct {
 	// start a goroutine that outlives Stop).
 	beginMu sync.Mutex
 	// lists caches tenants' first list pages (machinelists.go).
-	lists *machineLists
+	lists *listcache.Cache[Machine]
 	// OpTimeout bounds one task's hypervisor work.
 	OpTimeout time.Duration
 	// marker, settled, counterRetries and counterLoop are the usage counters'
