@@ -14,6 +14,7 @@ import (
 	"github.com/vmplane/vmplane/actors/alerts"
 	"github.com/vmplane/vmplane/actors/auth"
 	"github.com/vmplane/vmplane/actors/consoles"
+	"github.com/vmplane/vmplane/actors/inventory"
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/monitoring"
 	"github.com/vmplane/vmplane/actors/schedules"
@@ -33,6 +34,7 @@ var keyTables = map[string][]persistence.KeyKind{
 	"actors/alerts":     alerts.Keys,
 	"actors/machines":   machines.Keys,
 	"actors/consoles":   consoles.Keys,
+	"actors/inventory":  inventory.Keys,
 	"actors/tenants":    tenants.Keys,
 	"actors/schedules":  schedules.Keys,
 	"actors/monitoring": monitoring.Keys,

@@ -20,9 +20,10 @@ var rooms = map[string][]string{
 	"actors/auth":               nil,
 	"actors/limiter":            nil,
 	"actors/machines":           {"events", "alerts", "machines/listcache"},
+	"actors/inventory":          {"machines"},
 	"actors/consoles":           {"machines", "auth"},
 	"actors/machines/listcache": nil, // machines' list cache, a helper that knows no store
-	"actors/tenants":            {"events", "alerts", "machines"},
+	"actors/tenants":            {"events", "alerts", "machines", "inventory"},
 	"actors/schedules":          {"events", "alerts", "machines", "tenants"},
 	"actors/monitoring":         {"events", "alerts", "machines", "tenants"},
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/vmplane/vmplane/persistence"
 )
 
-// Deps are what machines, nodes, tasks, sync and backups need from
+// Deps are what machines, nodes, tasks and backups need from
 // outside their package.
 type Deps struct {
 	Runtime *kit.Runtime
@@ -27,6 +27,10 @@ type Deps struct {
 	// counters (announces CountersFeature), and how many members that do not this
 	// member has seen join; nil on a single node, which keeps them.
 	Counting func() (all bool, without uint64)
+	// TemplateExists answers nil for a template the last sync saw (a reinstall names
+	// one); the templates are the sync's (actors/inventory), above the machines. Nil
+	// takes every template as existing.
+	TemplateExists func(ctx context.Context, id string) error
 	// Limits answers a tenant's quotas of backups and snapshots, which the tenants
 	// above keep; nil leaves both unlimited.
 	Limits func(ctx context.Context, tenant string) (Limits, error)
@@ -34,11 +38,10 @@ type Deps struct {
 
 // Services are the services of the machines package.
 type Services struct {
-	Machines  *Machines
-	Nodes     *Nodes
-	Tasks     *Tasks
-	Inventory *Inventory
-	Backups   *Backups
+	Machines *Machines
+	Nodes    *Nodes
+	Tasks    *Tasks
+	Backups  *Backups
 }
 
 // system is what the machines' code reaches through its sys field.
@@ -53,16 +56,17 @@ type system struct {
 	tenantExists func(ctx context.Context, id string) error
 	counting     func() (bool, uint64)
 	limits       func(ctx context.Context, tenant string) (Limits, error)
+	templates    func(ctx context.Context, id string) error
 }
 
 // Start starts the machines' and the nodes' kinds and the services around them.
 func Start(d Deps) *Services {
 	s := &system{Services: &Services{}, rt: d.Runtime, store: d.Runtime.Store, driver: d.Driver,
-		log: d.Runtime.Log, Events: d.Events, Alerts: d.Alerts, tenantExists: d.TenantExists, counting: d.Counting, limits: d.Limits}
+		log: d.Runtime.Log, Events: d.Events, Alerts: d.Alerts, tenantExists: d.TenantExists, counting: d.Counting, limits: d.Limits,
+		templates: d.TemplateExists}
 	s.Tasks = newTasks(s)
 	s.Nodes = startNodes(s)
 	s.Machines = startMachines(s)
-	s.Inventory = startInventory(s)
 	s.Backups = &Backups{sys: s}
 	return s.Services
 }

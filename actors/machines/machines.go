@@ -487,7 +487,10 @@ func (m *Machines) precheck(ctx context.Context, op Operation) error {
 			return apierr.New(apierr.ErrInvalidState, "node %s is %s", n.ID, n.Status)
 		}
 	case OpReinstall:
-		if _, err := m.sys.store.Get(ctx, TemplateKey(op.Reinstall.TemplateID)); errors.Is(err, persistence.ErrNotFound) {
+		if m.sys.templates == nil {
+			return nil
+		}
+		if err := m.sys.templates(ctx, op.Reinstall.TemplateID); errors.Is(err, apierr.ErrNotFound) {
 			return apierr.Invalid(apierr.Field("template_id", "no template %s", op.Reinstall.TemplateID))
 		} else if err != nil {
 			return err
@@ -533,6 +536,15 @@ func (m *Machines) listTenant(ctx context.Context, tenant, cursor string, limit 
 		}
 		return &rec.Machine, nil
 	})
+}
+
+// Usage returns a usage graph of one machine.
+func (m *Machines) Usage(ctx context.Context, id string, tf hypervisor.Timeframe, tenant *string) (hypervisor.UsageGraph, error) {
+	ref, err := m.Ref(ctx, id, tenant)
+	if err != nil {
+		return hypervisor.UsageGraph{}, err
+	}
+	return m.sys.driver.Usage(ctx, hypervisor.UsageQuery{Scope: hypervisor.ScopeMachine, Ref: ref.Ref, Timeframe: tf})
 }
 
 // Destroy deletes a machine from the hypervisor and then its record.

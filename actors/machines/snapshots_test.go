@@ -70,7 +70,7 @@ func tenantMachineOn(t *testing.T, ctx context.Context, d hypervisor.Driver, lim
 			o.Limits = func(context.Context, string) (Limits, error) { return *lim, nil }
 		}
 	})
-	res, err := s.Inventory.Sync(ctx)
+	res, err := s.adopt(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

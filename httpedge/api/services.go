@@ -9,6 +9,7 @@ import (
 	"github.com/vmplane/vmplane/actors/auth"
 	"github.com/vmplane/vmplane/actors/consoles"
 	"github.com/vmplane/vmplane/actors/events"
+	"github.com/vmplane/vmplane/actors/inventory"
 	"github.com/vmplane/vmplane/actors/limiter"
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/monitoring"
@@ -77,10 +78,10 @@ type Nodes interface {
 	Usage(ctx context.Context, id string, tf hypervisor.Timeframe, end time.Time) (hypervisor.UsageGraph, error)
 }
 
-// Inventory is what the edge asks of the sync with the hypervisor (machines.Cluster).
+// Inventory is what the edge asks of the sync with the hypervisor (inventory.Inventory).
 type Inventory interface {
-	Sync(ctx context.Context) (machines.SyncResult, error)
-	Usage(ctx context.Context, tf hypervisor.Timeframe) (machines.ClusterUsage, error)
+	Sync(ctx context.Context) (inventory.SyncResult, error)
+	Usage(ctx context.Context, tf hypervisor.Timeframe) (inventory.ClusterUsage, error)
 	Template(ctx context.Context, id string) (hypervisor.Template, error)
 	TemplatePage(ctx context.Context, cursor string, limit int) ([]hypervisor.Template, string, error)
 }

@@ -1,16 +1,23 @@
-package machines
+// Package inventory is the sync: it reconciles the store with the hypervisor's
+// inventory (nodes, machines, templates), one sync at a time on the member where its
+// one entity is active, periodically and on demand (POST /api/virt/sync). It owns the
+// templates, hypervisor-owned reference data that only the sync writes, and sums the
+// nodes' usage graphs into the cluster's. Machine and node records stay machines': the
+// sync asks there (Machines.Observe, Vanish, Adopt; Nodes.Observe, Vanish), so it sits
+// above machines. It is not a cluster of vmplane members (package cluster).
+package inventory
 
 import (
 	"context"
 	"errors"
 	"sort"
-	"strconv"
 	"sync"
 	"time"
 
 	"go.uber.org/zap"
 
 	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/persistence"
@@ -40,8 +47,13 @@ type SyncMachines struct {
 // would otherwise run side by side. The adoption's writes are also conditional on the
 // vmid being unknown (adopt), which holds even if two members ever ran a sync at once.
 type Inventory struct {
-	sys  *system
-	kind *kit.Kind
+	rt       *kit.Runtime
+	store    persistence.Store
+	driver   hypervisor.Driver
+	log      *zap.Logger
+	machines *machines.Machines
+	nodes    *machines.Nodes
+	kind     *kit.Kind
 	// mu makes the syncs on this member one at a time. A second caller waits and then
 	// runs its own, which finds nothing new.
 	mu sync.Mutex
@@ -74,10 +86,19 @@ type runSync struct{ Deadline time.Time }
 // caller allows, on whichever member runs it.
 func (*runSync) Patient() {}
 
-func startInventory(s *system) *Inventory {
-	c := &Inventory{sys: s}
+// Deps are what the sync needs from outside its package.
+type Deps struct {
+	Runtime  *kit.Runtime
+	Driver   hypervisor.Driver
+	Machines *machines.Services
+}
+
+// Start starts the sync's kind; RunPeriodic starts its periodic sync.
+func Start(d Deps) *Inventory {
+	c := &Inventory{rt: d.Runtime, store: d.Runtime.Store, driver: d.Driver, log: d.Runtime.Log,
+		machines: d.Machines.Machines, nodes: d.Machines.Nodes}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
-	c.kind = s.rt.StartKind("sync", 0, func(string) kit.Entity { return &syncEntity{c: c} }, nil)
+	c.kind = d.Runtime.StartKind("sync", 0, func(string) kit.Entity { return &syncEntity{c: c} }, nil)
 	return c
 }
 
@@ -108,7 +129,7 @@ func (e *syncEntity) Handle(ctx *kit.Ctx, msg any) {
 		defer c.wg.Done()
 		var answer any
 		defer func() { reply.Respond(answer) }()
-		defer kit.Recover(c.sys.log, "sync", func(err error) { answer = apierr.From(err) })
+		defer kit.Recover(c.log, "sync", func(err error) { answer = apierr.From(err) })
 		sctx, cancel := context.WithDeadline(c.ctx, m.Deadline)
 		defer cancel()
 		res, err := c.run(sctx)
@@ -141,7 +162,7 @@ func (c *Inventory) run(ctx context.Context) (SyncResult, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	start := time.Now()
-	inv, err := c.sys.driver.Inventory(ctx)
+	inv, err := c.driver.Inventory(ctx)
 	if err != nil {
 		return SyncResult{}, err
 	}
@@ -152,22 +173,19 @@ func (c *Inventory) run(ctx context.Context) (SyncResult, error) {
 	seenNodes := map[string]bool{}
 	for _, n := range inv.Nodes {
 		seenNodes[n.ID] = true
-		if _, err := kit.Ask[changed](ctx, c.sys.Nodes.kind, n.ID, &observeNode{N: n}); err != nil {
+		if _, err := c.nodes.Observe(ctx, n); err != nil {
 			return res, err
 		}
 	}
-	var goneNodes []string
-	err = c.sys.store.Scan(ctx, persistence.Prefix("node"), nil, 0, func(k, _ []byte) error {
-		if id := string(k[len(persistence.Prefix("node")):]); !seenNodes[id] {
-			goneNodes = append(goneNodes, id)
-		}
-		return nil
-	})
+	known, err := c.nodes.Known(ctx)
 	if err != nil {
 		return res, err
 	}
-	for _, id := range goneNodes {
-		if _, err := kit.Ask[changed](ctx, c.sys.Nodes.kind, id, &vanishNode{}); err != nil {
+	for _, id := range known {
+		if seenNodes[id] {
+			continue
+		}
+		if _, err := c.nodes.Vanish(ctx, id); err != nil {
 			return res, err
 		}
 	}
@@ -177,21 +195,16 @@ func (c *Inventory) run(ctx context.Context) (SyncResult, error) {
 	}
 
 	// Machines, matched by vmid.
-	known := map[int]string{}
-	prefix := persistence.Prefix("vm-vmid")
-	err = c.sys.store.Scan(ctx, prefix, nil, 0, func(k, v []byte) error {
-		vmid, err := strconv.Atoi(string(k[len(prefix):]))
-		if err == nil {
-			known[vmid] = string(v)
-		}
-		return nil
-	})
+	vmids, err := c.machines.VMIDs(ctx)
 	if err != nil {
 		return res, err
 	}
 	type job struct {
-		id  string
-		msg any
+		id string
+		// m is the machine as the inventory shows it, as of at; nil: the hypervisor
+		// no longer has it, as of at.
+		m  *hypervisor.Machine
+		at time.Time
 		// confirm: the inventory's state differs from the record's; the machine's live
 		// state is read before anything changes (see Sync).
 		confirm bool
@@ -211,8 +224,8 @@ func (c *Inventory) run(ctx context.Context) (SyncResult, error) {
 	jobs := make([]job, 0, len(inv.Machines))
 	var fresh []hypervisor.Machine
 	for _, hm := range inv.Machines {
-		if id, ok := known[hm.VMID]; ok {
-			delete(known, hm.VMID)
+		if id, ok := vmids[hm.VMID]; ok {
+			delete(vmids, hm.VMID)
 			// A machine on an offline node keeps its last known record: the hypervisor
 			// has only a summary of it (Proxmox: "unknown" status, no config), which
 			// would wipe its interfaces and disks until the node is back.
@@ -221,21 +234,21 @@ func (c *Inventory) run(ctx context.Context) (SyncResult, error) {
 			}
 			// Only machines that differ are messaged: waking every machine's actor on
 			// each sync would keep a hundred thousand of them in memory for nothing.
-			same, stateDiffers := c.unchanged(ctx, id, hm)
+			same, stateDiffers := c.machines.Unchanged(ctx, id, hm)
 			if same {
 				continue
 			}
-			jobs = append(jobs, job{id: id, msg: &observe{M: hm, At: asOf}, confirm: stateDiffers})
+			jobs = append(jobs, job{id: id, m: &hm, at: asOf, confirm: stateDiffers})
 		} else {
 			fresh = append(fresh, hm)
 		}
 	}
-	for _, id := range known {
+	for _, id := range vmids {
 		// Which machines exist is current as of the read (Proxmox: its cluster
 		// filesystem), unlike their states, so start, not asOf, dates an absence.
-		jobs = append(jobs, job{id: id, msg: &vanish{At: start.UTC()}})
+		jobs = append(jobs, job{id: id, at: start.UTC()})
 	}
-	added, err := c.adopt(ctx, fresh)
+	added, err := c.machines.Adopt(ctx, fresh)
 	res.Machines.Added = added
 	if err != nil {
 		return res, err
@@ -251,7 +264,7 @@ func (c *Inventory) run(ctx context.Context) (SyncResult, error) {
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			defer kit.Recover(c.sys.log, "sync of machine "+j.id, func(err error) {
+			defer kit.Recover(c.log, "sync of machine "+j.id, func(err error) {
 				mu.Lock()
 				defer mu.Unlock()
 				if firstErr == nil {
@@ -262,13 +275,18 @@ func (c *Inventory) run(ctx context.Context) (SyncResult, error) {
 				// The list and our record disagree on the state: the list may be stale
 				// (a task may have just stopped the machine), so the machine's live
 				// state (Proxmox: status/current) decides, as of the moment it is read.
-				o := j.msg.(*observe)
 				at := time.Now()
-				if live, err := c.sys.driver.Machine(ctx, hypervisor.Ref{VMID: o.M.VMID, Node: o.M.Node}); err == nil {
-					j.msg = &observe{M: live, At: at}
+				if live, err := c.driver.Machine(ctx, hypervisor.Ref{VMID: j.m.VMID, Node: j.m.Node}); err == nil {
+					j.m, j.at = &live, at
 				}
 			}
-			r, err := kit.Ask[changed](ctx, c.sys.Machines.kind, j.id, j.msg)
+			var changed bool
+			var err error
+			if j.m != nil {
+				changed, err = c.machines.Observe(ctx, j.id, *j.m, j.at)
+			} else {
+				changed, err = c.machines.Vanish(ctx, j.id, j.at)
+			}
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
@@ -276,9 +294,9 @@ func (c *Inventory) run(ctx context.Context) (SyncResult, error) {
 				if firstErr == nil {
 					firstErr = err
 				}
-			case !r.Changed:
+			case !changed:
 			default:
-				if _, gone := j.msg.(*vanish); gone {
+				if j.m == nil {
 					res.Machines.Removed++
 				} else {
 					res.Machines.Updated++
@@ -291,130 +309,6 @@ func (c *Inventory) run(ctx context.Context) (SyncResult, error) {
 	return res, firstErr
 }
 
-// adoptBatch is how many new machines' records one durable batch writes.
-const adoptBatch = 256
-
-// adoptTries bounds how often one batch of adoptions is written again after some of
-// its machines were recorded meanwhile by someone else.
-const adoptTries = 3
-
-// adopt records machines found on the hypervisor, without a tenant. No actor exists
-// for a new record yet, so the records are written here in batches, as a tenant's
-// create writes its new machine's record, and no actor is woken: a first sync of a
-// large cluster does not hold every machine in memory. Each adoption requires its
-// vm-vmid/<vmid> index key to be absent, in the same transaction as the record: a
-// vmid is adopted once even if two syncs ever overlap (on two members of a cluster, or
-// with a create that recorded its vmid since the inventory was read). A batch refused
-// for that is written again without the machines now known.
-func (c *Inventory) adopt(ctx context.Context, ms []hypervisor.Machine) (int, error) {
-	if len(ms) == 0 {
-		return 0, nil
-	}
-	// While a create runs, the hypervisor already has its machine but our record does
-	// not know its vmid yet: adopting now would make a second, tenantless record of
-	// it. Unknown machines wait for a sync with no create in flight.
-	if busy, err := c.createsInFlight(ctx); err != nil || busy {
-		return 0, err
-	}
-	added := 0
-	for start := 0; start < len(ms); start += adoptBatch {
-		chunk := ms[start:min(start+adoptBatch, len(ms))]
-		for try := 1; ; try++ {
-			recs, err := c.adoptChunk(chunk)
-			if err == nil {
-				for _, m := range recs {
-					Publish(c.sys.Events, m, "sync", "")
-				}
-				added += len(recs)
-				break
-			}
-			if !persistence.IsConditionFailed(err) || try == adoptTries {
-				return added, err
-			}
-			// Some vmids were recorded since the inventory was read: leave them out.
-			if chunk, err = c.unknown(ctx, chunk); err != nil {
-				return added, err
-			}
-		}
-	}
-	return added, nil
-}
-
-// adoptChunk writes the records of machines in one batch, each on the condition that
-// its vmid is still unknown, and returns them.
-func (c *Inventory) adoptChunk(chunk []hypervisor.Machine) ([]Machine, error) {
-	if len(chunk) == 0 {
-		return nil, nil
-	}
-	b := new(persistence.Batch)
-	recs := make([]Machine, 0, len(chunk))
-	now := time.Now().UTC()
-	for _, hm := range chunk {
-		rec := record{Machine: Machine{ID: persistence.NewID(), CreatedAt: now, UpdatedAt: now}}
-		applyObserved(&rec.Machine, hm)
-		val, err := persistence.Encode(recordVersion, &rec)
-		if err != nil {
-			return nil, err
-		}
-		b.Put(machineKey(rec.ID), val).Put(vmidKey(hm.VMID), []byte(rec.ID)).Require(persistence.IfAbsent(vmidKey(hm.VMID)))
-		recs = append(recs, rec.Machine)
-	}
-	if err := c.sys.rt.Commit(b); err != nil {
-		return nil, err
-	}
-	return recs, nil
-}
-
-// unknown returns the machines of ms whose vmid has no record.
-func (c *Inventory) unknown(ctx context.Context, ms []hypervisor.Machine) ([]hypervisor.Machine, error) {
-	out := ms[:0:0]
-	for _, hm := range ms {
-		_, err := c.sys.store.Get(ctx, vmidKey(hm.VMID))
-		switch {
-		case errors.Is(err, persistence.ErrNotFound):
-			out = append(out, hm)
-		case err != nil:
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
-// createsInFlight reports whether a machine create task is still open.
-func (c *Inventory) createsInFlight(ctx context.Context) (bool, error) {
-	prefix := persistence.Prefix("task-open")
-	found := false
-	err := c.sys.store.Scan(ctx, prefix, nil, 0, func(k, _ []byte) error {
-		t, err := loadTask(ctx, c.sys.store, string(k[len(prefix):]))
-		if err == nil && t.Type == "vm.create" && !t.Finished() {
-			found = true
-			return kit.ErrStopScan
-		}
-		return nil
-	})
-	if err != nil && !errors.Is(err, kit.ErrStopScan) {
-		return false, err
-	}
-	return found, nil
-}
-
-// unchanged reports whether the stored record of a machine already shows what the
-// hypervisor reports (or a task owns it, when the task's end will tell), and whether
-// the power state is what differs. The record is what the machine's actor holds: it
-// writes before it changes its state.
-func (c *Inventory) unchanged(ctx context.Context, id string, hm hypervisor.Machine) (same, stateDiffers bool) {
-	rec, err := persistence.Load[record](ctx, c.sys.store, machineKey(id))
-	if err != nil {
-		return false, false // let the actor decide
-	}
-	if rec.TaskID != nil {
-		return true, false
-	}
-	next := rec.Machine
-	applyObserved(&next, hm)
-	return machineEqual(&next, &rec.Machine), next.Status != rec.Status
-}
-
 // RunPeriodic syncs at every interval until Stop, which cancels a sync in flight: its
 // driver calls must not hold up a shutdown.
 func (c *Inventory) RunPeriodic(interval time.Duration) {
@@ -422,7 +316,7 @@ func (c *Inventory) RunPeriodic(interval time.Duration) {
 	// so) is logged when it starts failing and then every syncFailLogEvery, not at
 	// every interval.
 	var failingSince, logged time.Time
-	loop := c.sys.rt.EveryOnOne("periodic sync", interval, false, func(ctx context.Context, _ time.Time) {
+	loop := c.rt.EveryOnOne("periodic sync", interval, false, func(ctx context.Context, _ time.Time) {
 		res, err := c.periodicSync(ctx, interval)
 		if ctx.Err() != nil {
 			return
@@ -433,17 +327,17 @@ func (c *Inventory) RunPeriodic(interval time.Duration) {
 					failingSince = now
 				}
 				logged = now
-				c.sys.log.Warn("periodic sync failed", zap.Error(err),
+				c.log.Warn("periodic sync failed", zap.Error(err),
 					zap.Duration("failing_for", now.Sub(failingSince).Round(time.Second)))
 			}
 			return
 		}
 		if !failingSince.IsZero() {
-			c.sys.log.Info("periodic sync works again", zap.Duration("failed_for", time.Since(failingSince).Round(time.Second)))
+			c.log.Info("periodic sync works again", zap.Duration("failed_for", time.Since(failingSince).Round(time.Second)))
 			failingSince = time.Time{}
 		}
 		if res.Machines != (SyncMachines{}) {
-			c.sys.log.Info("periodic sync", zap.Int("added", res.Machines.Added),
+			c.log.Info("periodic sync", zap.Int("added", res.Machines.Added),
 				zap.Int("updated", res.Machines.Updated), zap.Int("removed", res.Machines.Removed))
 		}
 	})
@@ -454,7 +348,7 @@ func (c *Inventory) RunPeriodic(interval time.Duration) {
 
 // periodicSync is one sync of RunPeriodic: a panic fails it, the next one runs.
 func (c *Inventory) periodicSync(base context.Context, interval time.Duration) (res SyncResult, err error) {
-	defer kit.Recover(c.sys.log, "periodic sync", func(e error) { err = e })
+	defer kit.Recover(c.log, "periodic sync", func(e error) { err = e })
 	ctx, cancel := context.WithTimeout(base, interval)
 	defer cancel()
 	return c.Sync(ctx)
@@ -475,23 +369,6 @@ func (c *Inventory) Stop() {
 	c.wg.Wait()
 }
 
-// Usage returns a usage graph of one machine.
-func (m *Machines) Usage(ctx context.Context, id string, tf hypervisor.Timeframe, tenant *string) (hypervisor.UsageGraph, error) {
-	ref, err := m.Ref(ctx, id, tenant)
-	if err != nil {
-		return hypervisor.UsageGraph{}, err
-	}
-	return m.sys.driver.Usage(ctx, hypervisor.UsageQuery{Scope: hypervisor.ScopeMachine, Ref: ref.Ref, Timeframe: tf})
-}
-
-// Usage returns a usage graph of one node.
-func (n *Nodes) Usage(ctx context.Context, id string, tf hypervisor.Timeframe, end time.Time) (hypervisor.UsageGraph, error) {
-	if _, err := n.Get(ctx, id); err != nil {
-		return hypervisor.UsageGraph{}, err
-	}
-	return n.sys.driver.Usage(ctx, hypervisor.UsageQuery{Scope: hypervisor.ScopeNode, Ref: hypervisor.Ref{Node: id}, Timeframe: tf, End: end})
-}
-
 // ClusterUsage is the cluster's usage graph: the sum over the nodes that answered.
 // MissingNodes names the nodes left out (offline, or their usage could not be read),
 // as Proxmox's own summary view sums what it has.
@@ -510,7 +387,7 @@ type ClusterUsage struct {
 // cannot be read, is left out and named in MissingNodes: one node down does not
 // take the cluster graph with it. Only when no node answers is the answer an error.
 func (c *Inventory) Usage(ctx context.Context, tf hypervisor.Timeframe) (ClusterUsage, error) {
-	nodes, _, err := c.sys.Nodes.List(ctx, "", 0)
+	nodes, _, err := c.nodes.List(ctx, "", 0)
 	if err != nil {
 		return ClusterUsage{}, err
 	}
@@ -527,8 +404,8 @@ func (c *Inventory) Usage(ctx context.Context, tf hypervisor.Timeframe) (Cluster
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer kit.Recover(c.sys.log, "usage of node "+n.ID, func(err error) { errs[i] = err })
-			graphs[i], errs[i] = c.sys.Nodes.Usage(ctx, n.ID, tf, end)
+			defer kit.Recover(c.log, "usage of node "+n.ID, func(err error) { errs[i] = err })
+			graphs[i], errs[i] = c.nodes.Usage(ctx, n.ID, tf, end)
 		}()
 	}
 	wg.Wait()
@@ -542,7 +419,7 @@ func (c *Inventory) Usage(ctx context.Context, tf hypervisor.Timeframe) (Cluster
 	for i, err := range errs {
 		if err != nil {
 			out.MissingNodes = append(out.MissingNodes, nodes[i].ID)
-			c.sys.log.Debug("cluster usage: node left out", zap.String("node", nodes[i].ID), zap.Error(err))
+			c.log.Debug("cluster usage: node left out", zap.String("node", nodes[i].ID), zap.Error(err))
 			if firstErr == nil {
 				firstErr = err
 			}
@@ -613,7 +490,8 @@ func addPtr(a, b *float64) *float64 {
 	return kit.Ptr(*a + *b)
 }
 
-func TemplateKey(id string) []byte { return persistence.Key("template", id) }
+// templateKey is the key of a template's record: template/<id>.
+func templateKey(id string) []byte { return persistence.Key("template", id) }
 
 const templateVersion = 1
 
@@ -629,12 +507,12 @@ func (c *Inventory) syncTemplates(ctx context.Context, ts []hypervisor.Template)
 		if err != nil {
 			return err
 		}
-		if old, err := c.sys.store.Get(ctx, TemplateKey(t.ID)); err == nil && string(old) == string(val) {
+		if old, err := c.store.Get(ctx, templateKey(t.ID)); err == nil && string(old) == string(val) {
 			continue
 		}
-		b.Put(TemplateKey(t.ID), val)
+		b.Put(templateKey(t.ID), val)
 	}
-	err := c.sys.store.Scan(ctx, persistence.Prefix("template"), nil, 0, func(k, _ []byte) error {
+	err := c.store.Scan(ctx, persistence.Prefix("template"), nil, 0, func(k, _ []byte) error {
 		if !seen[string(k[len(persistence.Prefix("template")):])] {
 			b.Del(append([]byte{}, k...))
 		}
@@ -643,7 +521,7 @@ func (c *Inventory) syncTemplates(ctx context.Context, ts []hypervisor.Template)
 	if err != nil || len(b.Ops) == 0 {
 		return err
 	}
-	return c.sys.rt.Commit(b)
+	return c.rt.Commit(b)
 }
 
 // Templates lists the OS templates known from the last sync.
@@ -655,13 +533,13 @@ func (c *Inventory) Templates(ctx context.Context) ([]hypervisor.Template, error
 // TemplatePage returns a page of the OS templates known from the last sync, by id,
 // after the cursor (limit 0: all).
 func (c *Inventory) TemplatePage(ctx context.Context, cursor string, limit int) ([]hypervisor.Template, string, error) {
-	return kit.ScanPage(ctx, c.sys.store, persistence.Prefix("template"), cursor, limit,
+	return kit.ScanPage(ctx, c.store, persistence.Prefix("template"), cursor, limit,
 		func(t *hypervisor.Template) (hypervisor.Template, bool) { return *t, true })
 }
 
 // Template returns one OS template.
 func (c *Inventory) Template(ctx context.Context, id string) (hypervisor.Template, error) {
-	val, err := c.sys.store.Get(ctx, TemplateKey(id))
+	val, err := c.store.Get(ctx, templateKey(id))
 	if errors.Is(err, persistence.ErrNotFound) {
 		return hypervisor.Template{}, apierr.NotFound("template", id)
 	}
