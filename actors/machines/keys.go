@@ -13,6 +13,7 @@ var Keys = []persistence.KeyKind{
 	{Prefix: "task", Holds: "task/<id>: a task, the record of slow work on the hypervisor"},
 	{Prefix: "task-open", Holds: "task-open/<task>: the unfinished tasks, each with its target, which a start settles"},
 	{Prefix: "task-tenant", Holds: "task-tenant/<tenant>/<task>: a tenant's tasks"},
+	{Prefix: "task-vm", Holds: "task-vm/<machine>/<task id, each character mirrored in the ULID alphabet>: a machine's tasks, newest first"},
 	{Prefix: "node", Holds: "node/<id>: a hypervisor node, as the last sync saw it"},
 	{Prefix: "backup", Holds: "backup/<tenant>/<id>: a backup a schedule or a user (on demand) took"},
 	{Prefix: "backup-id", Holds: "backup-id/<id>: the tenant of a backup, for lookups by id alone"},
