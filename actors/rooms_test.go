@@ -19,12 +19,13 @@ var rooms = map[string][]string{
 	"actors/alerts":             {"events"},
 	"actors/auth":               nil,
 	"actors/limiter":            nil,
-	"actors/machines":           {"events", "alerts", "machines/listcache"},
+	"actors/backups":            nil,
+	"actors/machines":           {"events", "alerts", "backups", "machines/listcache"},
 	"actors/inventory":          {"machines"},
 	"actors/consoles":           {"machines", "auth"},
 	"actors/machines/listcache": nil, // machines' list cache, a helper that knows no store
 	"actors/tenants":            {"events", "alerts", "machines", "inventory"},
-	"actors/schedules":          {"events", "alerts", "machines", "tenants"},
+	"actors/schedules":          {"events", "alerts", "backups", "machines", "tenants"},
 	"actors/monitoring":         {"events", "alerts", "machines", "tenants"},
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/vmplane/vmplane/actors/alerts"
+	"github.com/vmplane/vmplane/actors/backups"
 	"github.com/vmplane/vmplane/actors/events"
 
 	"go.uber.org/zap"
@@ -67,6 +68,6 @@ func Start(d Deps) *Services {
 	s.Tasks = newTasks(s)
 	s.Nodes = startNodes(s)
 	s.Machines = startMachines(s)
-	s.Backups = &Backups{sys: s}
+	s.Backups = &Backups{Backups: backups.New(d.Runtime, d.Driver), sys: s}
 	return s.Services
 }

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/vmplane/vmplane/actors/backups"
 	"github.com/vmplane/vmplane/actors/events"
 
 	"go.uber.org/zap"
@@ -206,7 +207,7 @@ const (
 	// OpResize changes cores and memory and grows the system disk in one task.
 	OpResize = "resize"
 	// OpBackup takes a backup and prunes the schedule's older ones past retention;
-	// the task's result is a BackupResult.
+	// the task's result is a backups.Result.
 	OpBackup = "backup"
 	// OpSnapshot takes a snapshot (Snapshot); its result is the hypervisor.Snapshot.
 	OpSnapshot = "snapshot"
@@ -914,9 +915,9 @@ func execute(ctx context.Context, d hypervisor.Driver, ref hypervisor.Ref, op Op
 			result = map[string]any{"vmid": hm.VMID, "node": hm.Node}
 		}
 	case OpBackup:
-		var res BackupResult
+		var res backups.Result
 		if res.Backup, err = d.Backup(ctx, ref, hypervisor.BackupMode(op.BackupMode)); err == nil {
-			res.Pruned, res.Missing, res.PruneErrors = PruneBackups(ctx, d, ref, res.Backup, op.Retention, op.Prunable)
+			res.Pruned, res.Missing, res.PruneErrors = backups.Prune(ctx, d, ref, res.Backup, op.Retention, op.Prunable)
 			result = res
 			if hm, err = d.Machine(ctx, ref); err != nil {
 				// The backup exists: the failed task still names it, so that a

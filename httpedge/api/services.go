@@ -7,6 +7,7 @@ import (
 	"github.com/vmplane/vmplane/actors"
 	"github.com/vmplane/vmplane/actors/alerts"
 	"github.com/vmplane/vmplane/actors/auth"
+	"github.com/vmplane/vmplane/actors/backups"
 	"github.com/vmplane/vmplane/actors/consoles"
 	"github.com/vmplane/vmplane/actors/events"
 	"github.com/vmplane/vmplane/actors/inventory"
@@ -98,10 +99,10 @@ type Consoles interface {
 	Redeem(ctx context.Context, machineID, ticket string) (hypervisor.Console, consoles.ConsoleSession, error)
 }
 
-// Backups is what the edge asks of machines.Backups.
+// Backups is what the edge asks of machines.Backups (the records are actors/backups').
 type Backups interface {
-	Get(ctx context.Context, id string, scope *string) (machines.Backup, error)
-	List(ctx context.Context, tenant *string, machineID, cursor string, limit int) ([]machines.Backup, string, error)
+	Get(ctx context.Context, id string, scope *string) (backups.Backup, error)
+	List(ctx context.Context, tenant *string, machineID, cursor string, limit int) ([]backups.Backup, string, error)
 	Delete(ctx context.Context, id string, scope *string) error
 }
 
