@@ -38,5 +38,12 @@ func Migrations(log *zap.Logger) []persistence.Migration {
 		Apply: func(ctx context.Context, s persistence.Store, b *persistence.Batch) error {
 			return machines.MigrateUsageCounters(ctx, s, b, log.Named("machines"))
 		},
+	}, {
+		From: 3,
+		Name: "index each machine's tasks, newest first",
+		// Batches of its own, each idempotent (machines.MigrateMachineTasks).
+		Apply: func(ctx context.Context, s persistence.Store, _ *persistence.Batch) error {
+			return machines.MigrateMachineTasks(ctx, s, log.Named("machines"))
+		},
 	}}
 }

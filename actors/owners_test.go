@@ -13,6 +13,9 @@ import (
 
 	"github.com/vmplane/vmplane/actors/alerts"
 	"github.com/vmplane/vmplane/actors/auth"
+	"github.com/vmplane/vmplane/actors/backups"
+	"github.com/vmplane/vmplane/actors/consoles"
+	"github.com/vmplane/vmplane/actors/inventory"
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/monitoring"
 	"github.com/vmplane/vmplane/actors/schedules"
@@ -31,6 +34,9 @@ var keyTables = map[string][]persistence.KeyKind{
 	"actors/auth":       auth.Keys,
 	"actors/alerts":     alerts.Keys,
 	"actors/machines":   machines.Keys,
+	"actors/backups":    backups.Keys,
+	"actors/consoles":   consoles.Keys,
+	"actors/inventory":  inventory.Keys,
 	"actors/tenants":    tenants.Keys,
 	"actors/schedules":  schedules.Keys,
 	"actors/monitoring": monitoring.Keys,

@@ -12,17 +12,21 @@ import (
 // down to the runtime; a dependency that would point back is injected (a Deps func)
 // or goes over the event bus. docs/layout.md tells the same.
 var rooms = map[string][]string{
-	"actors/kit":          nil,
-	"actors/kit/kittest":  nil, // the actors' tests' shared support: leak check, wait
-	"actors/kit/wiretest": nil, // the domain packages' wire checks (kit.Wire round trip, sends)
-	"actors/events":       nil,
-	"actors/alerts":       {"events"},
-	"actors/auth":         nil,
-	"actors/limiter":      nil,
-	"actors/machines":     {"events", "alerts", "auth"},
-	"actors/tenants":      {"events", "alerts", "machines"},
-	"actors/schedules":    {"events", "alerts", "machines", "tenants"},
-	"actors/monitoring":   {"events", "alerts", "machines", "tenants"},
+	"actors/kit":                nil,
+	"actors/kit/kittest":        nil, // the actors' tests' shared support: leak check, wait
+	"actors/kit/wiretest":       nil, // the domain packages' wire checks (kit.Wire round trip, sends)
+	"actors/events":             nil,
+	"actors/alerts":             {"events"},
+	"actors/auth":               nil,
+	"actors/limiter":            nil,
+	"actors/backups":            nil,
+	"actors/machines":           {"events", "alerts", "backups", "machines/listcache"},
+	"actors/inventory":          {"machines"},
+	"actors/consoles":           {"machines", "auth"},
+	"actors/machines/listcache": nil, // machines' list cache, a helper that knows no store
+	"actors/tenants":            {"events", "alerts", "machines", "inventory"},
+	"actors/schedules":          {"events", "alerts", "backups", "machines", "tenants"},
+	"actors/monitoring":         {"events", "alerts", "machines", "tenants"},
 }
 
 // TestRoomsImportOneWay: no package of the actors imports one it may not: the runtime

@@ -1,7 +1,8 @@
 // Package actors is the composition root of vmplane's actors: Start builds the runtime
 // (actors/kit) and the domain packages (events, alerts, auth, limiter, machines,
-// tenants, schedules, monitoring) in dependency order, each from a Deps value naming
-// what it uses, and Stop stops them in reverse. No domain package imports it.
+// inventory, consoles, tenants, schedules, monitoring) in dependency order, each from a
+// Deps value naming what it uses, and Stop stops them in reverse. No domain package
+// imports it.
 //
 // Every entity follows one pattern: load its record from the store when it starts,
 // validate a request against its state, persist the change through the group-commit
@@ -17,7 +18,9 @@ import (
 
 	"github.com/vmplane/vmplane/actors/alerts"
 	"github.com/vmplane/vmplane/actors/auth"
+	"github.com/vmplane/vmplane/actors/consoles"
 	"github.com/vmplane/vmplane/actors/events"
+	"github.com/vmplane/vmplane/actors/inventory"
 	"github.com/vmplane/vmplane/actors/limiter"
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/monitoring"
@@ -52,11 +55,11 @@ type System struct {
 	// Tenants owns tenants, their quota and their firewall rules.
 	Tenants *tenants.Tenants
 	// Inventory reconciles the store with the hypervisor's inventory (sync).
-	Inventory *machines.Inventory
+	Inventory *inventory.Inventory
 	// Tasks reads task records.
 	Tasks *machines.Tasks
 	// Consoles issues and redeems console tickets.
-	Consoles *machines.Consoles
+	Consoles *consoles.Consoles
 	// Idempotency keeps the answers to requests made with an Idempotency-Key.
 	Idempotency *auth.Idempotency
 	// APIKeys are the keys programs call the API with.
@@ -152,14 +155,21 @@ func Start(opts Options) (*System, error) {
 	// Before anything publishes tasks: the monitoring watches the event bus from here.
 	s.Alerts = alerts.Start(alerts.Deps{Runtime: s.rt, Events: s.Events})
 	ms := machines.Start(machines.Deps{Runtime: s.rt, Driver: s.driver, Events: s.Events, Alerts: s.Alerts,
-		TenantExists: s.tenantExists, Authorize: s.Users.Authorize, Counting: opts.Counting,
+		TenantExists: s.tenantExists, Counting: opts.Counting,
+		// The sync starts after the machines (it asks them); asked only by a reinstall.
+		TemplateExists: func(ctx context.Context, id string) error {
+			_, err := s.Inventory.Template(ctx, id)
+			return err
+		},
 		// The tenants start after the machines (they depend on them); asked only
 		// before a snapshot or a backup on demand.
 		Limits: func(ctx context.Context, tenant string) (machines.Limits, error) {
 			return s.Tenants.Limits(ctx, tenant)
 		}})
-	s.Machines, s.Nodes, s.Tasks, s.Inventory, s.Consoles, s.Backups = ms.Machines, ms.Nodes, ms.Tasks, ms.Inventory, ms.Consoles, ms.Backups
-	s.Tenants = tenants.Start(tenants.Deps{Runtime: s.rt, Driver: s.driver, Events: s.Events, Machines: ms, Alerts: s.Alerts,
+	s.Machines, s.Nodes, s.Tasks, s.Backups = ms.Machines, ms.Nodes, ms.Tasks, ms.Backups
+	s.Inventory = inventory.Start(inventory.Deps{Runtime: s.rt, Driver: s.driver, Machines: ms})
+	s.Consoles = consoles.New(consoles.Deps{Runtime: s.rt, Driver: s.driver, Machines: ms.Machines, Authorize: s.Users.Authorize})
+	s.Tenants = tenants.Start(tenants.Deps{Runtime: s.rt, Driver: s.driver, Events: s.Events, Machines: ms, Inventory: s.Inventory, Alerts: s.Alerts,
 		HasUsers: s.Users.TenantHasUsers,
 		// Schedules start after tenants (they depend on them); asked only by a delete.
 		HasSchedules: func(ctx context.Context, tenant string) (bool, error) {

@@ -163,6 +163,7 @@ func TestAuthorizationWalk(t *testing.T) {
 		"GET /api/client/machines/{vmId}/console/ws":       {{kind: "machine", path: "/api/client/machines/%s/console/ws?ticket=not-a-ticket", header: upgrade}},
 		"GET /api/client/machines/{vmId}/usage-graphs":     {{kind: "machine", path: "/api/client/machines/%s/usage-graphs?timeframe=day"}},
 		"GET /api/client/machines/{vmId}/backups":          {{kind: "machine", path: "/api/client/machines/%s/backups"}},
+		"GET /api/client/machines/{vmId}/tasks":            {{kind: "machine", path: "/api/client/machines/%s/tasks"}},
 		"POST /api/client/machines/{vmId}/backups":         {{kind: "machine", path: "/api/client/machines/%s/backups", body: `{"note":"mine"}`}},
 		"POST /api/client/machines/{vmId}/backups/{id}/restore": {{kind: "machine", path: "/api/client/machines/%s/backups/" + w.abk.ID + "/restore"},
 			{kind: "backup", path: "/api/client/machines/" + w.bm.ID + "/backups/%s/restore"}},

@@ -8,6 +8,7 @@ import (
 
 	"github.com/fasthttp/websocket"
 
+	"github.com/vmplane/vmplane/actors/backups"
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/hypervisor"
 )
@@ -17,6 +18,7 @@ type clientDetail struct {
 	machines.Machine
 	PowerSchedules  []struct{ ID string } `json:"power_schedules"`
 	BackupSchedules []struct{ ID string } `json:"backup_schedules"`
+	LastTask        *machines.Task        `json:"last_task"`
 }
 
 // The customer's own machine from the client area: show it (by id and by vmid) with its
@@ -78,12 +80,27 @@ func TestClientMachineOwnRoutes(t *testing.T) {
 	if done := s.waitTask(a.Token, task.ID); done.Status != machines.TaskSucceeded || done.Type != "vm.reinstall" {
 		t.Fatalf("reinstall: %+v", done)
 	}
+	// The machine's tasks, newest first, and the last one in its details.
+	var tasks struct{ Items []machines.Task }
+	r = s.do(req{method: "GET", path: "/api/client/machines/" + fmt.Sprint(m.VMID) + "/tasks", token: a.Token})
+	expect(t, r, 200, "")
+	r.decode(t, &tasks)
+	if len(tasks.Items) != 2 || tasks.Items[0].ID != task.ID || tasks.Items[1].Type != "vm.create" {
+		t.Fatalf("the machine's tasks: %+v; want the reinstall, then the create", tasks.Items)
+	}
+	var d clientDetail
+	r = s.do(req{method: "GET", path: "/api/client/machines/" + m.ID, token: a.Token})
+	r.decode(t, &d)
+	if d.LastTask == nil || d.LastTask.ID != task.ID {
+		t.Fatalf("last task: %+v", d.LastTask)
+	}
 
 	// Another tenant's machine, on every route.
 	for _, rq := range []req{
 		{method: "GET", path: "/api/client/machines/" + other.ID},
 		{method: "GET", path: "/api/client/machines/" + fmt.Sprint(other.VMID)},
 		{method: "GET", path: "/api/client/machines/" + other.ID + "/usage-graphs"},
+		{method: "GET", path: "/api/client/machines/" + other.ID + "/tasks"},
 		{method: "GET", path: "/api/client/machines/" + other.ID + "/console"},
 		{method: "POST", path: "/api/client/machines/" + other.ID + "/reinstall", body: map[string]any{"template_id": "tpl-debian-12"}},
 		{method: "DELETE", path: "/api/client/machines/" + other.ID},
@@ -163,11 +180,11 @@ func TestClientBackupAndSnapshotRoundTrips(t *testing.T) {
 
 	run(req{method: "POST", path: vm + "/backups", body: map[string]any{"note": "before the upgrade"}})
 	run(req{method: "POST", path: vm + "/backups", body: map[string]any{"mode": "stop"}})
-	var page struct{ Items []machines.Backup }
+	var page struct{ Items []backups.Backup }
 	r := s.do(req{method: "GET", path: vm + "/backups", token: a.Token})
 	expect(t, r, 200, "")
 	r.decode(t, &page)
-	if len(page.Items) != 2 || page.Items[1].Note != "before the upgrade" || page.Items[0].Origin != machines.OriginOnDemand || page.Items[0].Mode != "stop" {
+	if len(page.Items) != 2 || page.Items[1].Note != "before the upgrade" || page.Items[0].Origin != backups.OriginOnDemand || page.Items[0].Mode != "stop" {
 		t.Fatalf("backups, newest first: %+v", page.Items)
 	}
 	first := page.Items[1]

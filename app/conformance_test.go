@@ -21,6 +21,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/vmplane/vmplane/actors/auth"
+	"github.com/vmplane/vmplane/actors/backups"
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/internal/testwait"
@@ -561,13 +562,14 @@ func conformClientMachine(t *testing.T, s *testServer, admin string, ok func(req
 		}
 	}
 	ok(req{method: "GET", path: vm, token: a.Token}, 200)
+	ok(req{method: "GET", path: vm + "/tasks?limit=1", token: a.Token}, 200)
 	ok(req{method: "GET", path: vm + "/usage-graphs?timeframe=week", token: a.Token}, 200)
 	var c struct{ Path string }
 	ok(req{method: "GET", path: vm + "/console", token: a.Token}, 200).decode(t, &c)
 	s.upgrade(c.Path, map[string]string{"Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13", "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="})
 	wait(ok(req{method: "POST", path: vm + "/reinstall", token: a.Token, body: map[string]any{"template_id": "tpl-debian-12"}}, 202))
 	wait(ok(req{method: "POST", path: vm + "/backups", token: a.Token, body: map[string]any{"note": "n"}}, 202))
-	var bk struct{ Items []machines.Backup }
+	var bk struct{ Items []backups.Backup }
 	ok(req{method: "GET", path: vm + "/backups", token: a.Token}, 200).decode(t, &bk)
 	wait(ok(req{method: "POST", path: vm + "/backups/" + bk.Items[0].ID + "/restore", token: a.Token, body: map[string]any{"start_after": true}}, 202))
 	wait(ok(req{method: "POST", path: vm + "/snapshots", token: a.Token, body: map[string]any{"name": "conform"}}, 202))

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/vmplane/vmplane/actors/alerts"
+	"github.com/vmplane/vmplane/actors/backups"
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/monitoring"
 	"github.com/vmplane/vmplane/actors/schedules"
@@ -158,7 +159,7 @@ type isolationWorld struct {
 	atask   machines.Task
 	apower  schedules.PowerSchedule
 	abackup schedules.BackupSchedule
-	abk     machines.Backup
+	abk     backups.Backup
 	ahc     monitoring.HealthCheck
 	aalert  alerts.Alert
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vmplane/vmplane/actors/backups"
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/schedules"
 	"github.com/vmplane/vmplane/actors/tenants"
@@ -49,9 +50,9 @@ func (s *testServer) createBackupSchedule(tok, machine string, body map[string]a
 }
 
 // backupsOf lists a machine's backups through the generic resource.
-func (s *testServer) backupsOf(tok, machine string) []machines.Backup {
+func (s *testServer) backupsOf(tok, machine string) []backups.Backup {
 	s.t.Helper()
-	return listOf[machines.Backup](s, tok, "/api/resources/backups?limit=500&machine_id="+machine)
+	return listOf[backups.Backup](s, tok, "/api/resources/backups?limit=500&machine_id="+machine)
 }
 
 // disableBackupSchedule disables a schedule and waits for a run in flight to end.
@@ -206,7 +207,7 @@ func TestBackupScheduleKeepsRetention(t *testing.T) {
 		t.Fatalf("got %d backups after %d runs; want 2 (the retention)", len(list), b.Runs)
 	}
 	for _, x := range list {
-		if x.Origin != machines.OriginSchedule || x.ScheduleID == nil || *x.ScheduleID != b.ID {
+		if x.Origin != backups.OriginSchedule || x.ScheduleID == nil || *x.ScheduleID != b.ID {
 			t.Fatalf("got %+v; want a backup of origin schedule, naming %s", x, b.ID)
 		}
 	}

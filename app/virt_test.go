@@ -13,6 +13,7 @@ import (
 	"github.com/fasthttp/websocket"
 
 	"github.com/vmplane/vmplane/actors/auth"
+	"github.com/vmplane/vmplane/actors/consoles"
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/internal/testwait"
@@ -575,7 +576,7 @@ func TestConsoleTicketExpires(t *testing.T) {
 	s, tok := synced(t)
 	m := byStatus(t, s.machines(tok), machines.StatusRunning)
 	u := s.consoleURL(tok, m.ID)
-	s.app.System().Consoles.SetClock(func() time.Time { return time.Now().Add(machines.ConsoleTicketTTL + time.Second) })
+	s.app.System().Consoles.SetClock(func() time.Time { return time.Now().Add(consoles.ConsoleTicketTTL + time.Second) })
 	if _, res, err := websocket.DefaultDialer.Dial(u, nil); err == nil || res.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("got %v; want an expired ticket refused with 401", err)
 	}

@@ -19,6 +19,8 @@ type MachineDetail struct {
 	Machine
 	PowerSchedules  []PowerSchedule  `json:"power_schedules"`
 	BackupSchedules []BackupSchedule `json:"backup_schedules"`
+	// LastTask is the machine's newest task (nil before any).
+	LastTask *Task `json:"last_task"`
 }
 
 // Snapshot is one snapshot of a machine, as the hypervisor holds it.
@@ -58,6 +60,20 @@ func (c *Client) machinePath(id string) string { return "/api/client/machines/" 
 // MachineDetails reads one of the tenant's machines with its schedules.
 func (c *Client) MachineDetails(ctx context.Context, id string) (*MachineDetail, error) {
 	return callFor[MachineDetail](ctx, c, http.MethodGet, c.machinePath(id), c.clientQuery(), nil)
+}
+
+// MachineTasksPage reads one page of a machine's tasks, newest first.
+func (c *Client) MachineTasksPage(ctx context.Context, id string, opt ListOptions) (Page[Task], error) {
+	q := opt.values()
+	for k, v := range c.clientQuery() {
+		q[k] = v
+	}
+	return getPage[Task](ctx, c, c.machinePath(id)+"/tasks", q)
+}
+
+// MachineTasks yields every task of a machine, newest first.
+func (c *Client) MachineTasks(ctx context.Context, id string, opt ListOptions) iter.Seq2[Task, error] {
+	return all(ctx, opt, func(ctx context.Context, o ListOptions) (Page[Task], error) { return c.MachineTasksPage(ctx, id, o) })
 }
 
 // RemoveMachine deletes one of the tenant's machines through the client area and

@@ -722,6 +722,12 @@ func testClientMachine(t *testing.T, ctx context.Context, w *world) {
 		t.Fatalf("console: %+v %v", con, err)
 	}
 	w.wait(t, ctx, must(w.a.Reinstall(ctx, m.ID, client.Reinstall{TemplateID: w.tpl.ID, Password: "a-root-password"})))
+	if ts := collect(t, w.a.MachineTasks(ctx, m.ID, client.ListOptions{Limit: 1})); len(ts) != 2 || ts[0].Type != "vm.reinstall" {
+		t.Fatalf("the machine's tasks, newest first: %+v", ts)
+	}
+	if d, err := w.a.MachineDetails(ctx, m.ID); err != nil || d.LastTask == nil || d.LastTask.Type != "vm.reinstall" {
+		t.Fatalf("last task: %+v %v", d, err)
+	}
 	w.wait(t, ctx, must(w.a.BackupMachine(ctx, m.ID, client.BackupSpec{Note: "first"})))
 	backups := collect(t, w.a.MachineBackups(ctx, m.ID, client.ListOptions{}))
 	if len(backups) != 1 || backups[0].Note != "first" || backups[0].Origin != "on_demand" {

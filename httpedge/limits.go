@@ -2,6 +2,7 @@ package httpedge
 
 import (
 	"github.com/vmplane/vmplane/actors/auth"
+	"github.com/vmplane/vmplane/actors/backups"
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/monitoring"
 	"github.com/vmplane/vmplane/actors/schedules"
@@ -25,7 +26,7 @@ var limits = openapi.Limits{
 	"machine.ssh_key":   {Min: 1, Max: machines.MaxSSHKeyLen},
 	"machine.vlan":      {Min: 0, Max: machines.MaxVLAN},
 	"machine.rate_mbps": {Min: 0, Max: machines.MaxRateMbps},
-	"backup.retention":  {Min: machines.MinRetention, Max: machines.MaxRetention},
+	"backup.retention":  {Min: backups.MinRetention, Max: backups.MaxRetention},
 	"backup.note":       {Min: 0, Max: machines.MaxBackupNoteLen},
 
 	"snapshot.name":        {Min: hypervisor.MinSnapshotNameLen, Max: hypervisor.MaxSnapshotNameLen},

@@ -20,7 +20,10 @@ import (
 //
 // Version 3: every tenant's usage counter (vm-usage/<tenant>) is kept with its
 // machines' writes; a release before it would change machines without moving them.
-const SchemaVersion = 3
+//
+// Version 4: every task of a machine has its entry in the machine's task index
+// (task-vm/<machine>/...), newest first, which a release before it does not write.
+const SchemaVersion = 4
 
 // schemaKey holds the store's schema version, as decimal text. A store without it
 // predates the key: version 1, or a new store when it holds nothing at all.

@@ -2,154 +2,20 @@ package machines
 
 import (
 	"context"
-	"errors"
 	"slices"
-	"sort"
-	"strings"
 	"time"
 
+	"github.com/vmplane/vmplane/actors/backups"
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
-	"github.com/vmplane/vmplane/persistence"
 )
 
-// Backup is a backup a schedule or a user (on demand) took, as the API shows it. Its id is ours (the id of
-// the task that took it: creation order, safe in a path); BackupID is the
-// hypervisor's name of the archive (a Proxmox volid may hold '/' and ':').
-type Backup struct {
-	ID        string `json:"id"`
-	BackupID  string `json:"backup_id"`
-	MachineID string `json:"machine_id"`
-	TenantID  string `json:"tenant_id"`
-	VMID      int    `json:"vmid"`
-	Node      string `json:"node"`
-	Storage   string `json:"storage"`
-	Mode      string `json:"mode"`
-	SizeBytes int64  `json:"size_bytes"`
-	// CreatedAt is when the hypervisor took the backup.
-	CreatedAt time.Time `json:"created_at"`
-	// ScheduleID is the schedule that took it (it may have been deleted since).
-	ScheduleID *string `json:"schedule_id"`
-	// ScheduledAt is the due time of the run that took it.
-	ScheduledAt *time.Time `json:"scheduled_at"`
-	// TaskID is the task that took it.
-	TaskID *string `json:"task_id"`
-	// Origin says who asked for it: a schedule (OriginSchedule) or a user, on demand
-	// (OriginOnDemand). Records written before it was kept were all a schedule's.
-	Origin string `json:"origin"`
-	// Note is what the user wrote when asking for a backup on demand.
-	Note string `json:"note"`
-}
-
-// Keys of backups: the record under its tenant (so that a tenant's backups are one
-// range, which the overview counts), an id index for operators who name a backup by
-// id alone, and a per-schedule index for retention.
-//
-//	backup/<tenant>/<id>         record
-//	backup-id/<id>               → tenant
-//	backup-sched/<schedule>/<id> → nil
-func backupKey(tenant, id string) []byte { return persistence.Key("backup", tenant, id) }
-func backupIDKey(id string) []byte       { return persistence.Key("backup-id", id) }
-func backupScheduleKey(schedule, id string) []byte {
-	return persistence.Key("backup-sched", schedule, id)
-}
-
-const backupVersion = 1
-
-func PutBackup(b *persistence.Batch, r *Backup) error {
-	val, err := persistence.Encode(backupVersion, r)
-	if err != nil {
-		return err
-	}
-	b.Put(backupKey(r.TenantID, r.ID), val).Put(backupIDKey(r.ID), []byte(r.TenantID))
-	if r.ScheduleID != nil {
-		b.Put(backupScheduleKey(*r.ScheduleID, r.ID), nil)
-	}
-	return nil
-}
-
-func DelBackup(b *persistence.Batch, r *Backup) {
-	b.Del(backupKey(r.TenantID, r.ID)).Del(backupIDKey(r.ID))
-	if r.ScheduleID != nil {
-		b.Del(backupScheduleKey(*r.ScheduleID, r.ID))
-	}
-}
-
-// Backups reads and deletes backup records. The records are written by the schedule
-// that took each backup (in the batch that records its run, and removed by it when
-// retention prunes them) or, for a backup taken on demand, by its machine (in the
-// batch that records the task's end); a delete through the API removes the backup from the
-// hypervisor first and then its record. Records are written once and deleted once,
-// so these two writers never lose each other's update.
-type Backups struct{ sys *system }
-
-func (b *Backups) load(ctx context.Context, tenant, id string) (*Backup, error) {
-	val, err := b.sys.store.Get(ctx, backupKey(tenant, id))
-	if err != nil {
-		return nil, err
-	}
-	r, err := decodeBackup(val)
-	if err != nil {
-		return nil, err
-	}
-	return &r, nil
-}
-
-// decodeBackup reads a backup record. One written before records said their origin
-// was a schedule's: nothing else took backups then.
-func decodeBackup(val []byte) (Backup, error) {
-	var r Backup
-	if _, err := persistence.Decode(val, &r); err != nil {
-		return Backup{}, err
-	}
-	if r.Origin == "" {
-		r.Origin = OriginSchedule
-	}
-	return r, nil
-}
-
-// find returns a backup by id; with a tenant scope another tenant's is not found.
-func (b *Backups) find(ctx context.Context, id string, scope *string) (*Backup, error) {
-	if id == "" || len(id) > 64 || strings.Contains(id, "/") {
-		return nil, apierr.NotFound("backup", id)
-	}
-	tenant, err := b.sys.store.Get(ctx, backupIDKey(id))
-	if err == nil {
-		var r *Backup
-		if r, err = b.load(ctx, string(tenant), id); err == nil {
-			if !kit.InScope(scope, &r.TenantID) {
-				return nil, apierr.NotFound("backup", id)
-			}
-			return r, nil
-		}
-	}
-	if errors.Is(err, persistence.ErrNotFound) {
-		return nil, apierr.NotFound("backup", id)
-	}
-	return nil, err
-}
-
-// Get returns one backup; with a tenant scope another tenant's is not found.
-func (b *Backups) Get(ctx context.Context, id string, scope *string) (Backup, error) {
-	r, err := b.find(ctx, id, scope)
-	if err != nil {
-		return Backup{}, err
-	}
-	return *r, nil
-}
-
-// List returns backups, oldest first: a tenant's, or with a nil tenant everyone's (by
-// tenant); machineID, when set, keeps only that machine's.
-func (b *Backups) List(ctx context.Context, tenant *string, machineID, cursor string, limit int) ([]Backup, string, error) {
-	prefix := persistence.Prefix("backup")
-	if tenant != nil {
-		prefix = persistence.Prefix("backup", *tenant)
-	}
-	return kit.ScanFiltered(ctx, b.sys.store, prefix, cursor, limit, func(_ string, v []byte) (Backup, bool, error) {
-		r, err := decodeBackup(v)
-		return r, err == nil && (machineID == "" || r.MachineID == machineID), err
-	})
+// Backups are the backups' records (actors/backups) with what needs the machines: a
+// machine's backups in its tenant's scope, and a backup a failed task left behind.
+type Backups struct {
+	*backups.Backups
+	sys *system
 }
 
 // OfMachineNewest returns one machine's backups newest first (ids are ULIDs, in
@@ -157,7 +23,7 @@ func (b *Backups) List(ctx context.Context, tenant *string, machineID, cursor st
 // backup of the previous page. With a tenant scope another tenant's machine is not
 // found. A machine's backups are few (its tenant's quota and its schedules'
 // retention bound them), so they are read whole and paged here.
-func (b *Backups) OfMachineNewest(ctx context.Context, machineID string, tenant *string, cursor string, limit int) ([]Backup, string, error) {
+func (b *Backups) OfMachineNewest(ctx context.Context, machineID string, tenant *string, cursor string, limit int) ([]backups.Backup, string, error) {
 	ref, err := b.sys.Machines.Ref(ctx, machineID, tenant)
 	if err != nil {
 		return nil, "", err
@@ -167,7 +33,7 @@ func (b *Backups) OfMachineNewest(ctx context.Context, machineID string, tenant 
 		return nil, "", NotFoundAs(err, machineID)
 	}
 	if m.TenantID == nil {
-		return []Backup{}, "", nil // backups are kept under a tenant
+		return []backups.Backup{}, "", nil // backups are kept under a tenant
 	}
 	all, _, err := b.List(ctx, m.TenantID, ref.ID, "", 0)
 	if err != nil {
@@ -176,179 +42,19 @@ func (b *Backups) OfMachineNewest(ctx context.Context, machineID string, tenant 
 	slices.Reverse(all)
 	start := 0
 	if cursor != "" {
-		i := slices.IndexFunc(all, func(x Backup) bool { return x.ID < cursor })
+		i := slices.IndexFunc(all, func(x backups.Backup) bool { return x.ID < cursor })
 		if i < 0 {
 			i = len(all)
 		}
 		start = i
 	}
-	page, last := kit.PageSlice(all, start, limit, func(Backup) bool { return true })
+	page, last := kit.PageSlice(all, start, limit, func(backups.Backup) bool { return true })
 	next := ""
 	if last >= 0 {
 		next = page[len(page)-1].ID
 	}
 	return page, next, nil
 }
-
-// Delete deletes a backup from the hypervisor and then its record. A backup already
-// gone from the hypervisor only loses its record.
-func (b *Backups) Delete(ctx context.Context, id string, scope *string) error {
-	r, err := b.find(ctx, id, scope)
-	if err != nil {
-		return err
-	}
-	if b.sys.driver == nil {
-		return apierr.New(apierr.ErrUnavailable, "no hypervisor is configured")
-	}
-	err = b.sys.driver.DeleteBackup(ctx, hypervisor.Ref{VMID: r.VMID, Node: r.Node}, r.BackupID)
-	if err != nil && !errors.Is(err, hypervisor.ErrBackupNotFound) {
-		return err
-	}
-	batch := new(persistence.Batch)
-	DelBackup(batch, r)
-	return b.sys.rt.Commit(batch)
-}
-
-// OfSchedule returns the backups a schedule took, oldest first.
-func (b *Backups) OfSchedule(ctx context.Context, tenant, schedule string) ([]*Backup, error) {
-	prefix := persistence.Prefix("backup-sched", schedule)
-	var ids []string
-	if err := b.sys.store.Scan(ctx, prefix, nil, 0, func(k, _ []byte) error {
-		ids = append(ids, string(k[len(prefix):]))
-		return nil
-	}); err != nil {
-		return nil, err
-	}
-	out := make([]*Backup, 0, len(ids))
-	for _, id := range ids {
-		r, err := b.load(ctx, tenant, id)
-		if errors.Is(err, persistence.ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, nil
-}
-
-// Count counts a tenant's backups on record, up to limit (0: all of them): the
-// overview shows the number, and a tenant with one left cannot be deleted.
-func (b *Backups) Count(ctx context.Context, tenant string, limit int) (int, error) {
-	n := 0
-	err := b.sys.store.Scan(ctx, persistence.Prefix("backup", tenant), nil, limit, func(_, _ []byte) error { n++; return nil })
-	return n, err
-}
-
-// OfMachine returns the backups on record of one machine.
-func (b *Backups) OfMachine(tenant, machine string) ([]Backup, error) {
-	out, _, err := b.List(context.Background(), &tenant, machine, "", 0)
-	return out, err
-}
-
-// BackupResult is the result of a backup task (OpBackup).
-type BackupResult struct {
-	// Backup is the backup taken.
-	Backup hypervisor.Backup `json:"backup"`
-	// Pruned lists the hypervisor ids of older backups deleted by retention.
-	Pruned []string `json:"pruned"`
-	// Missing lists the hypervisor ids of older backups that no longer existed.
-	Missing []string `json:"missing,omitempty"`
-	// PruneErrors says why some could not be deleted; the next run tries again.
-	PruneErrors []string `json:"prune_errors,omitempty"`
-}
-
-// PruneBackups keeps the newest retention of a schedule's backups: taken, and those
-// of prunable that the hypervisor still lists. Only the schedule's own backups are
-// counted and deleted; backups taken any other way are never touched. The backup just
-// taken is never deleted.
-func PruneBackups(ctx context.Context, d hypervisor.Driver, ref hypervisor.Ref, taken hypervisor.Backup, retention int, prunable []string) (pruned, missing, errs []string) {
-	if retention < 1 {
-		return nil, nil, nil
-	}
-	list, err := d.Backups(ctx, ref)
-	if err != nil {
-		return nil, nil, []string{apierr.From(err).Error()}
-	}
-	mine := map[string]bool{taken.ID: true}
-	for _, id := range prunable {
-		mine[id] = true
-	}
-	listed := map[string]bool{}
-	kept := []hypervisor.Backup{}
-	for _, b := range list {
-		listed[b.ID] = true
-		if mine[b.ID] {
-			kept = append(kept, b)
-		}
-	}
-	if !listed[taken.ID] {
-		kept = append(kept, taken)
-	}
-	for _, id := range prunable {
-		if !listed[id] {
-			missing = append(missing, id)
-		}
-	}
-	sort.SliceStable(kept, func(i, j int) bool { return kept[i].CreatedAt.Before(kept[j].CreatedAt) })
-	for i := 0; i < len(kept)-retention; i++ {
-		if kept[i].ID == taken.ID {
-			continue
-		}
-		err := d.DeleteBackup(ctx, ref, kept[i].ID)
-		switch {
-		case err == nil:
-			pruned = append(pruned, kept[i].ID)
-		case errors.Is(err, hypervisor.ErrBackupNotFound):
-			missing = append(missing, kept[i].ID)
-		default:
-			errs = append(errs, kept[i].ID+": "+apierr.From(err).Error())
-		}
-	}
-	return pruned, missing, errs
-}
-
-// validateBackupOp checks a backup operation (Operation.validate predates it).
-func validateBackupOp(op Operation) error {
-	var f []apierr.FieldError
-	ok := false
-	for _, m := range BackupModes {
-		ok = ok || string(m) == op.BackupMode
-	}
-	if !ok {
-		f = append(f, apierr.Field("mode", "must be snapshot, suspend or stop"))
-	}
-	if op.Retention < 0 || op.Retention > MaxRetention {
-		f = append(f, apierr.Field("retention", "must be %d..%d", MinRetention, MaxRetention))
-	}
-	if len(f) > 0 {
-		return apierr.Invalid(f...)
-	}
-	return nil
-}
-
-// StartAs starts an operation like Start, under a task id the caller chose: a
-// schedule records the id durably before the task exists, so that after a crash it
-// can tell a run that never started from one whose task is still to be settled.
-func (m *Machines) StartAs(ctx context.Context, id string, op Operation, tenant *string, taskID string) (Task, error) {
-	var err error
-	if op.Type == OpBackup {
-		err = validateBackupOp(op)
-	} else {
-		err = op.validate()
-	}
-	if err != nil {
-		return Task{}, err
-	}
-	return askMachine[Task](ctx, m, id, &startOp{Op: op, Tenant: tenant, TaskID: taskID})
-}
-
-// Limits of a backup's retention: how many of a schedule's backups are kept.
-const MinRetention, MaxRetention = 1, 100
-
-// BackupModes are the ways a backup may be taken.
-var BackupModes = []hypervisor.BackupMode{hypervisor.BackupSnapshot, hypervisor.BackupSuspend, hypervisor.BackupStop}
 
 // Orphan finds a backup of the machine taken while task ran (a backup task that failed
 // as it finished: vmplane stopped, or the machine could not be read afterwards) and
@@ -385,4 +91,39 @@ func (b *Backups) Orphan(ctx context.Context, tenantID, machineID string, task *
 		}
 	}
 	return found
+}
+
+// validateBackupOp checks a backup operation (Operation.validate predates it).
+func validateBackupOp(op Operation) error {
+	var f []apierr.FieldError
+	ok := false
+	for _, m := range backups.Modes {
+		ok = ok || string(m) == op.BackupMode
+	}
+	if !ok {
+		f = append(f, apierr.Field("mode", "must be snapshot, suspend or stop"))
+	}
+	if op.Retention < 0 || op.Retention > backups.MaxRetention {
+		f = append(f, apierr.Field("retention", "must be %d..%d", backups.MinRetention, backups.MaxRetention))
+	}
+	if len(f) > 0 {
+		return apierr.Invalid(f...)
+	}
+	return nil
+}
+
+// StartAs starts an operation like Start, under a task id the caller chose: a
+// schedule records the id durably before the task exists, so that after a crash it
+// can tell a run that never started from one whose task is still to be settled.
+func (m *Machines) StartAs(ctx context.Context, id string, op Operation, tenant *string, taskID string) (Task, error) {
+	var err error
+	if op.Type == OpBackup {
+		err = validateBackupOp(op)
+	} else {
+		err = op.validate()
+	}
+	if err != nil {
+		return Task{}, err
+	}
+	return askMachine[Task](ctx, m, id, &startOp{Op: op, Tenant: tenant, TaskID: taskID})
 }

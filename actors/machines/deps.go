@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/vmplane/vmplane/actors/alerts"
+	"github.com/vmplane/vmplane/actors/backups"
 	"github.com/vmplane/vmplane/actors/events"
 
 	"go.uber.org/zap"
@@ -13,7 +14,7 @@ import (
 	"github.com/vmplane/vmplane/persistence"
 )
 
-// Deps are what machines, nodes, tasks, sync, consoles and backups need from
+// Deps are what machines, nodes, tasks and backups need from
 // outside their package.
 type Deps struct {
 	Runtime *kit.Runtime
@@ -23,13 +24,14 @@ type Deps struct {
 	// TenantExists answers nil for a tenant that exists (a machine is assigned only to
 	// one); the tenants live above the machines, which know them only through this.
 	TenantExists func(ctx context.Context, id string) error
-	// Authorize answers nil while a login's session lasts (a console ticket lasts no
-	// longer than the login that took it).
-	Authorize func(ctx context.Context, userID, sessionID string, gen uint64) error
 	// Counting, in a cluster, reports whether every live member keeps the usage
 	// counters (announces CountersFeature), and how many members that do not this
 	// member has seen join; nil on a single node, which keeps them.
 	Counting func() (all bool, without uint64)
+	// TemplateExists answers nil for a template the last sync saw (a reinstall names
+	// one); the templates are the sync's (actors/inventory), above the machines. Nil
+	// takes every template as existing.
+	TemplateExists func(ctx context.Context, id string) error
 	// Limits answers a tenant's quotas of backups and snapshots, which the tenants
 	// above keep; nil leaves both unlimited.
 	Limits func(ctx context.Context, tenant string) (Limits, error)
@@ -37,12 +39,10 @@ type Deps struct {
 
 // Services are the services of the machines package.
 type Services struct {
-	Machines  *Machines
-	Nodes     *Nodes
-	Tasks     *Tasks
-	Inventory *Inventory
-	Consoles  *Consoles
-	Backups   *Backups
+	Machines *Machines
+	Nodes    *Nodes
+	Tasks    *Tasks
+	Backups  *Backups
 }
 
 // system is what the machines' code reaches through its sys field.
@@ -55,20 +55,19 @@ type system struct {
 	Events       *events.Events
 	Alerts       *alerts.Alerts
 	tenantExists func(ctx context.Context, id string) error
-	authorize    func(ctx context.Context, userID, sessionID string, gen uint64) error
 	counting     func() (bool, uint64)
 	limits       func(ctx context.Context, tenant string) (Limits, error)
+	templates    func(ctx context.Context, id string) error
 }
 
 // Start starts the machines' and the nodes' kinds and the services around them.
 func Start(d Deps) *Services {
 	s := &system{Services: &Services{}, rt: d.Runtime, store: d.Runtime.Store, driver: d.Driver,
-		log: d.Runtime.Log, Events: d.Events, Alerts: d.Alerts, tenantExists: d.TenantExists, authorize: d.Authorize, counting: d.Counting, limits: d.Limits}
+		log: d.Runtime.Log, Events: d.Events, Alerts: d.Alerts, tenantExists: d.TenantExists, counting: d.Counting, limits: d.Limits,
+		templates: d.TemplateExists}
 	s.Tasks = newTasks(s)
 	s.Nodes = startNodes(s)
 	s.Machines = startMachines(s)
-	s.Inventory = startInventory(s)
-	s.Consoles = newConsoles(s)
-	s.Backups = &Backups{sys: s}
+	s.Backups = &Backups{Backups: backups.New(d.Runtime, d.Driver), sys: s}
 	return s.Services
 }

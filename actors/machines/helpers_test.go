@@ -57,14 +57,27 @@ func newTestSystem(t testing.TB, mutate ...func(*testOptions)) *testSystem {
 	s := &testSystem{rt: rt, store: store, driver: opts.Driver, Events: events.New()}
 	s.Alerts = alerts.Start(alerts.Deps{Runtime: rt, Events: s.Events})
 	s.Services = Start(Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Alerts: s.Alerts,
-		TenantExists: func(context.Context, string) error { return nil },
-		Authorize:    func(context.Context, string, string, uint64) error { return nil }, Counting: opts.Counting, Limits: opts.Limits})
+		TenantExists: func(context.Context, string) error { return nil }, Counting: opts.Counting, Limits: opts.Limits})
 	t.Cleanup(func() {
-		s.Inventory.Stop()
 		s.Machines.Stop()
 		rt.Shutdown()
 		s.Events.Close()
 		store.Close()
 	})
 	return s
+}
+
+// adopt records what the driver's inventory holds, as a first sync (actors/inventory,
+// above this package) does: the nodes through their entities, the machines adopted.
+func (s *testSystem) adopt(ctx context.Context) (int, error) {
+	inv, err := s.driver.Inventory(ctx)
+	if err != nil {
+		return 0, err
+	}
+	for _, n := range inv.Nodes {
+		if _, err := s.Nodes.Observe(ctx, n); err != nil {
+			return 0, err
+		}
+	}
+	return s.Machines.Adopt(ctx, inv.Machines)
 }

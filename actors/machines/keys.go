@@ -2,8 +2,8 @@ package machines
 
 import "github.com/vmplane/vmplane/persistence"
 
-// Keys is the table of the keys this package writes: machines, their tasks, nodes,
-// templates, console tickets and backups. No other package builds them; it asks.
+// Keys is the table of the keys this package writes: machines, their tasks and
+// nodes. No other package builds them; it asks.
 var Keys = []persistence.KeyKind{
 	{Prefix: "vm", Holds: "vm/<id>: a machine's record"},
 	{Prefix: "vm-tenant", Holds: "vm-tenant/<tenant>/<machine>: a tenant's machines, each with what it holds against the quota (Holding)"},
@@ -13,10 +13,6 @@ var Keys = []persistence.KeyKind{
 	{Prefix: "task", Holds: "task/<id>: a task, the record of slow work on the hypervisor"},
 	{Prefix: "task-open", Holds: "task-open/<task>: the unfinished tasks, each with its target, which a start settles"},
 	{Prefix: "task-tenant", Holds: "task-tenant/<tenant>/<task>: a tenant's tasks"},
+	{Prefix: "task-vm", Holds: "task-vm/<machine>/<task id, each character mirrored in the ULID alphabet>: a machine's tasks, newest first"},
 	{Prefix: "node", Holds: "node/<id>: a hypervisor node, as the last sync saw it"},
-	{Prefix: "template", Holds: "template/<id>: a template machines are created from"},
-	{Prefix: "console-ticket", Holds: "console-ticket/<sha256 of the ticket>: a console ticket until it is redeemed or expires"},
-	{Prefix: "backup", Holds: "backup/<tenant>/<id>: a backup a schedule or a user (on demand) took"},
-	{Prefix: "backup-id", Holds: "backup-id/<id>: the tenant of a backup, for lookups by id alone"},
-	{Prefix: "backup-sched", Holds: "backup-sched/<schedule>/<id>: the backups a schedule took, for its retention"},
 }

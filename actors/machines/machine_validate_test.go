@@ -152,7 +152,7 @@ func syncedMachine(t *testing.T, ctx context.Context, nodes int) (*testSystem, M
 	s := newTestSystem(t, func(o *testOptions) {
 		o.Driver = sim.New(sim.Config{OpDelay: -1, Seed: 1, Nodes: nodes, Machines: 1})
 	})
-	if _, err := s.Inventory.Sync(ctx); err != nil {
+	if _, err := s.adopt(ctx); err != nil {
 		t.Fatal(err)
 	}
 	ms, _, err := s.Machines.List(ctx, "", 0, nil)

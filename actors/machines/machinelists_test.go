@@ -2,7 +2,6 @@ package machines
 
 import (
 	"context"
-	"fmt"
 	"testing"
 
 	"github.com/vmplane/vmplane/persistence"
@@ -74,66 +73,5 @@ func TestMachineListCache(t *testing.T) {
 	}
 	if again, _ := s.Machines.TenantPage(ctx, "t2", "", 1); again != q {
 		t.Fatal("the limit=1 first page was not cached")
-	}
-}
-
-// TestMachineListCacheRefusesRacedPages: a page read while a write was acknowledged may
-// hold the old record, so it is not kept.
-func TestMachineListCacheRefusesRacedPages(t *testing.T) {
-	s := newTestSystem(t)
-	l := s.Machines.lists
-	seq := l.now()
-	putMachine(t, s, "t1", "m1", "one", true) // acknowledged after seq was taken
-	l.put("t1", 50, &MachinePage{Items: []Machine{{ID: "m1", Name: "stale"}}}, seq)
-	if l.get("t1", 50) != nil {
-		t.Fatal("a page read across a write was kept")
-	}
-	l.put("t1", 50, &MachinePage{Items: []Machine{{ID: "m1", Name: "one"}}}, l.now())
-	if l.get("t1", 50) == nil {
-		t.Fatal("a page read with no write in between was not kept")
-	}
-}
-
-// TestMachineListCacheBound: the cache never holds more than maxCachedMachines.
-func TestMachineListCacheBound(t *testing.T) {
-	s := newTestSystem(t)
-	l := s.Machines.lists
-	page := func(tenant string, n int) *MachinePage {
-		p := &MachinePage{}
-		for i := range n {
-			p.Items = append(p.Items, Machine{ID: fmt.Sprintf("%s-%d", tenant, i)})
-		}
-		return p
-	}
-	for i := range 5 {
-		l.put(fmt.Sprintf("t%d", i), 500, page(fmt.Sprintf("t%d", i), maxCachedMachines/4), l.now())
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	total := 0
-	for _, byLimit := range l.pages {
-		for _, p := range byLimit {
-			total += len(p.Items)
-		}
-	}
-	if total > maxCachedMachines || total != l.items || len(l.owner) != total {
-		t.Fatalf("holding %d machines (counted %d, %d owners); want at most %d, counts agreeing", total, l.items, len(l.owner), maxCachedMachines)
-	}
-	if len(l.pages) != 4 {
-		t.Fatalf("holding %d tenants; want the 4 that fit", len(l.pages))
-	}
-}
-
-// TestMachineListCacheBoundsEmptyPages: pages of tenants with no machines count too.
-func TestMachineListCacheBoundsEmptyPages(t *testing.T) {
-	s := newTestSystem(t)
-	l := s.Machines.lists
-	for i := range maxCachedMachines + 100 {
-		l.put(fmt.Sprintf("nobody-%d", i), 50, &MachinePage{}, l.now())
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if len(l.pages) > maxCachedMachines || l.items > maxCachedMachines {
-		t.Fatalf("holding %d empty pages (cost %d); want at most %d", len(l.pages), l.items, maxCachedMachines)
 	}
 }

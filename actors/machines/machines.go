@@ -10,11 +10,13 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/vmplane/vmplane/actors/backups"
 	"github.com/vmplane/vmplane/actors/events"
 
 	"go.uber.org/zap"
 
 	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/actors/machines/listcache"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/persistence"
@@ -205,7 +207,7 @@ const (
 	// OpResize changes cores and memory and grows the system disk in one task.
 	OpResize = "resize"
 	// OpBackup takes a backup and prunes the schedule's older ones past retention;
-	// the task's result is a BackupResult.
+	// the task's result is a backups.Result.
 	OpBackup = "backup"
 	// OpSnapshot takes a snapshot (Snapshot); its result is the hypervisor.Snapshot.
 	OpSnapshot = "snapshot"
@@ -338,7 +340,7 @@ type Machines struct {
 	// start a goroutine that outlives Stop).
 	beginMu sync.Mutex
 	// lists caches tenants' first list pages (machinelists.go).
-	lists *machineLists
+	lists *listcache.Cache[Machine]
 	// OpTimeout bounds one task's hypervisor work.
 	OpTimeout time.Duration
 	// marker, settled, counterRetries and counterLoop are the usage counters'
@@ -486,7 +488,10 @@ func (m *Machines) precheck(ctx context.Context, op Operation) error {
 			return apierr.New(apierr.ErrInvalidState, "node %s is %s", n.ID, n.Status)
 		}
 	case OpReinstall:
-		if _, err := m.sys.store.Get(ctx, TemplateKey(op.Reinstall.TemplateID)); errors.Is(err, persistence.ErrNotFound) {
+		if m.sys.templates == nil {
+			return nil
+		}
+		if err := m.sys.templates(ctx, op.Reinstall.TemplateID); errors.Is(err, apierr.ErrNotFound) {
 			return apierr.Invalid(apierr.Field("template_id", "no template %s", op.Reinstall.TemplateID))
 		} else if err != nil {
 			return err
@@ -532,6 +537,15 @@ func (m *Machines) listTenant(ctx context.Context, tenant, cursor string, limit 
 		}
 		return &rec.Machine, nil
 	})
+}
+
+// Usage returns a usage graph of one machine.
+func (m *Machines) Usage(ctx context.Context, id string, tf hypervisor.Timeframe, tenant *string) (hypervisor.UsageGraph, error) {
+	ref, err := m.Ref(ctx, id, tenant)
+	if err != nil {
+		return hypervisor.UsageGraph{}, err
+	}
+	return m.sys.driver.Usage(ctx, hypervisor.UsageQuery{Scope: hypervisor.ScopeMachine, Ref: ref.Ref, Timeframe: tf})
 }
 
 // Destroy deletes a machine from the hypervisor and then its record.
@@ -901,9 +915,9 @@ func execute(ctx context.Context, d hypervisor.Driver, ref hypervisor.Ref, op Op
 			result = map[string]any{"vmid": hm.VMID, "node": hm.Node}
 		}
 	case OpBackup:
-		var res BackupResult
+		var res backups.Result
 		if res.Backup, err = d.Backup(ctx, ref, hypervisor.BackupMode(op.BackupMode)); err == nil {
-			res.Pruned, res.Missing, res.PruneErrors = PruneBackups(ctx, d, ref, res.Backup, op.Retention, op.Prunable)
+			res.Pruned, res.Missing, res.PruneErrors = backups.Prune(ctx, d, ref, res.Backup, op.Retention, op.Prunable)
 			result = res
 			if hm, err = d.Machine(ctx, ref); err != nil {
 				// The backup exists: the failed task still names it, so that a

@@ -66,6 +66,14 @@ func (n *Nodes) List(ctx context.Context, cursor string, limit int) ([]Node, str
 	return kit.ScanPage(ctx, n.sys.store, persistence.Prefix("node"), cursor, limit, func(rec *Node) (Node, bool) { return *rec, true })
 }
 
+// Usage returns a usage graph of one node.
+func (n *Nodes) Usage(ctx context.Context, id string, tf hypervisor.Timeframe, end time.Time) (hypervisor.UsageGraph, error) {
+	if _, err := n.Get(ctx, id); err != nil {
+		return hypervisor.UsageGraph{}, err
+	}
+	return n.sys.driver.Usage(ctx, hypervisor.UsageQuery{Scope: hypervisor.ScopeNode, Ref: hypervisor.Ref{Node: id}, Timeframe: tf, End: end})
+}
+
 // Offline returns the nodes whose last known status is offline.
 func (n *Nodes) Offline(ctx context.Context) (map[string]bool, error) {
 	nodes, _, err := n.List(ctx, "", 0)

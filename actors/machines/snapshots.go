@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 
+	"github.com/vmplane/vmplane/actors/backups"
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
@@ -37,12 +38,6 @@ type RestoreRequest struct {
 
 // MaxBackupNoteLen bounds the note of a backup taken on demand.
 const MaxBackupNoteLen = 256
-
-// Origins of a backup record: who asked for it.
-const (
-	OriginSchedule = "schedule"
-	OriginOnDemand = "on_demand"
-)
 
 // Limits are a tenant's quotas of backups and snapshots (counts; Unlimited, -1, for
 // none), as the tenants above hand them down through Deps.Limits.
@@ -113,7 +108,7 @@ func (m *Machines) Restore(ctx context.Context, id string, tenant *string, in Re
 	if err != nil {
 		return Task{}, err
 	}
-	b, err := m.sys.Backups.find(ctx, in.BackupID, tenant)
+	b, err := m.sys.Backups.Find(ctx, in.BackupID, tenant)
 	if err != nil {
 		return Task{}, err
 	}
@@ -251,18 +246,18 @@ func restore(ctx context.Context, d hypervisor.Driver, ref hypervisor.Ref, op Op
 // onDemandBackup is the record of a backup a user asked for, from its task's result
 // (a task that failed once the backup was taken, reading the machine afterwards, names
 // it too); nil when the task took none or the machine has no tenant to keep it under.
-func onDemandBackup(rec *record, op *Operation, task *Task) *Backup {
+func onDemandBackup(rec *record, op *Operation, task *Task) *backups.Backup {
 	if op == nil || op.Type != OpBackup || !op.OnDemand || rec.TenantID == nil || len(task.Result) == 0 {
 		return nil
 	}
-	var res BackupResult
+	var res backups.Result
 	if err := json.Unmarshal(task.Result, &res); err != nil || res.Backup.ID == "" {
 		return nil
 	}
 	x := res.Backup
-	return &Backup{ID: task.ID, BackupID: x.ID, MachineID: rec.ID, TenantID: *rec.TenantID, VMID: x.VMID, Node: x.Node,
+	return &backups.Backup{ID: task.ID, BackupID: x.ID, MachineID: rec.ID, TenantID: *rec.TenantID, VMID: x.VMID, Node: x.Node,
 		Storage: x.Storage, Mode: string(x.Mode), SizeBytes: x.SizeBytes, CreatedAt: x.CreatedAt.UTC(),
-		TaskID: kit.Ptr(task.ID), Origin: OriginOnDemand, Note: op.Note}
+		TaskID: kit.Ptr(task.ID), Origin: backups.OriginOnDemand, Note: op.Note}
 }
 
 // Quotas of backups and snapshots are counted from records when a create is asked
@@ -338,9 +333,9 @@ func (m *Machines) TenantSnapshots(ctx context.Context, tenant string) (int, err
 
 // putOnDemandBackup is the extra write of a backup task's end (finish): the record of
 // the backup a user asked for, in the same batch as the task's outcome.
-func putOnDemandBackup(r *Backup) func(*persistence.Batch) error {
+func putOnDemandBackup(r *backups.Backup) func(*persistence.Batch) error {
 	if r == nil {
 		return nil
 	}
-	return func(b *persistence.Batch) error { return PutBackup(b, r) }
+	return func(b *persistence.Batch) error { return backups.Put(b, r) }
 }

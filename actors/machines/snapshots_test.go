@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vmplane/vmplane/actors/backups"
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
@@ -70,7 +71,7 @@ func tenantMachineOn(t *testing.T, ctx context.Context, d hypervisor.Driver, lim
 			o.Limits = func(context.Context, string) (Limits, error) { return *lim, nil }
 		}
 	})
-	res, err := s.Inventory.Sync(ctx)
+	res, err := s.adopt(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +277,7 @@ func backupOnDemandAndRestore(t *testing.T, d hypervisor.Driver) {
 		t.Fatalf("got %+v, %v; want one backup", list, err)
 	}
 	b := list[0]
-	if b.ID != task.ID || b.Origin != OriginOnDemand || b.Note != "before the upgrade" || b.ScheduleID != nil || b.Mode != "snapshot" {
+	if b.ID != task.ID || b.Origin != backups.OriginOnDemand || b.Note != "before the upgrade" || b.ScheduleID != nil || b.Mode != "snapshot" {
 		t.Fatalf("got %+v; want the task's on-demand backup with its note, mode snapshot", b)
 	}
 	if _, _, err := s.Backups.OfMachineNewest(ctx, m.ID, kit.Ptr("T2"), "", 0); !errors.Is(err, apierr.ErrNotFound) {

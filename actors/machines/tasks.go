@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/oklog/ulid/v2"
+	"go.uber.org/zap"
 
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/apierr"
@@ -49,6 +51,29 @@ const taskVersion = 1
 // a restart walks to settle what was in flight when the process died.
 func taskKey(id string) []byte     { return persistence.Key("task", id) }
 func openTaskKey(id string) []byte { return persistence.Key("task-open", id) }
+
+// machineTaskKey indexes a machine's tasks newest first: task-vm/<machine>/<the task
+// id mirrored> (newestFirst), so that a forward scan, the only one the stores have,
+// lists the latest task first.
+func machineTaskKey(machine, id string) []byte {
+	return persistence.Key("task-vm", machine, newestFirst(id))
+}
+
+// crockford is the alphabet of ULIDs (Crockford's base32), in sort order.
+const crockford = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
+// newestFirst mirrors each character of a task id (a ULID) in its alphabet ('0' and
+// 'Z', '1' and 'Y', ...): ids of one length that sort oldest first sort newest first
+// once mirrored. It is its own inverse; a character outside the alphabet is kept.
+func newestFirst(id string) string {
+	b := []byte(id)
+	for i, c := range b {
+		if j := strings.IndexByte(crockford, c); j >= 0 {
+			b[i] = crockford[len(crockford)-1-j]
+		}
+	}
+	return string(b)
+}
 
 // Tasks reads task records and tells waiters when a task ends.
 type Tasks struct {
@@ -174,6 +199,31 @@ func (t *Tasks) List(ctx context.Context, tenant *string, cursor string, limit i
 	})
 }
 
+// OfMachine returns a machine's tasks, newest first, a page of limit (0: all) after the
+// cursor (the id of the last task of the previous page; the next one is answered, empty
+// on the last page). machineID is the machine's record id: Machines.Ref turns what a
+// caller sent (a vmid too) into it, in the caller's scope. With a tenant scope only
+// that tenant's tasks are listed, as in List, so another tenant's machine has none:
+// the caller, having asked Machines.Ref in the same scope, answers 404 for it. The
+// tasks of a machine destroyed since stay listed under its id.
+func (t *Tasks) OfMachine(ctx context.Context, machineID string, tenant *string, cursor string, limit int) ([]Task, string, error) {
+	if machineID == "" || strings.Contains(machineID, "/") {
+		return []Task{}, "", nil
+	}
+	out, next, err := kit.ScanFiltered(ctx, t.sys.store, persistence.Prefix("task-vm", machineID), newestFirst(cursor), limit,
+		func(suffix string, _ []byte) (Task, bool, error) {
+			task, err := loadTask(ctx, t.sys.store, newestFirst(suffix))
+			if errors.Is(err, persistence.ErrNotFound) {
+				return Task{}, false, nil
+			}
+			if err != nil {
+				return Task{}, false, err
+			}
+			return *task, kit.InScope(tenant, task.TenantID), nil
+		})
+	return out, newestFirst(next), err
+}
+
 // CreatedSince calls fn with each task created at from or later, oldest first. Task ids
 // are ULIDs, which begin with their creation time, so the scan starts at the first id
 // made at from instead of walking every task ever made. A task that cannot be decoded
@@ -203,6 +253,8 @@ func ulidTimePrefix(t time.Time) string {
 	return u.String()[:10]
 }
 
+// PutTask puts into b the task's record and its index entries: its tenant's, its
+// machine's (machineTaskKey) and, while it runs, the open tasks'.
 func PutTask(b *persistence.Batch, t *Task) error {
 	val, err := persistence.Encode(taskVersion, t)
 	if err != nil {
@@ -211,6 +263,9 @@ func PutTask(b *persistence.Batch, t *Task) error {
 	b.Put(taskKey(t.ID), val)
 	if t.TenantID != nil {
 		b.Put(persistence.Key("task-tenant", *t.TenantID, t.ID), nil)
+	}
+	if t.TargetType == "machine" && t.TargetID != "" {
+		b.Put(machineTaskKey(t.TargetID, t.ID), nil)
 	}
 	if t.Finished() {
 		b.Del(openTaskKey(t.ID))
@@ -222,4 +277,46 @@ func PutTask(b *persistence.Batch, t *Task) error {
 
 func loadTask(ctx context.Context, store persistence.Store, id string) (*Task, error) {
 	return persistence.Load[Task](ctx, store, taskKey(id))
+}
+
+// taskMigrationBatch bounds the keys one batch of MigrateMachineTasks writes (an etcd
+// transaction takes a limited number of operations).
+const taskMigrationBatch = 256
+
+// MigrateMachineTasks is the schema migration 3→4: it indexes every machine's tasks
+// written before the index (task-vm), in batches of at most taskMigrationBatch keys,
+// each committed on its own. It may run again after a crash before the stamp: writing
+// an entry that exists changes nothing. A task that cannot be decoded is left out, as
+// CreatedSince leaves it. In a cluster, a member of the earlier release still running
+// writes its new tasks without the entry: they are missing from their machine's list.
+func MigrateMachineTasks(ctx context.Context, s persistence.Store, log *zap.Logger) error {
+	prefix := persistence.Prefix("task")
+	var after []byte
+	indexed := 0
+	for {
+		b := new(persistence.Batch)
+		seen := 0
+		err := s.Scan(ctx, prefix, after, taskMigrationBatch, func(k, v []byte) error {
+			seen++
+			after = append(after[:0], k...)
+			var task Task
+			if _, err := persistence.Decode(v, &task); err == nil && task.TargetType == "machine" && task.TargetID != "" {
+				b.Put(machineTaskKey(task.TargetID, task.ID), nil)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if len(b.Ops) > 0 {
+			if err := s.Commit(ctx, b); err != nil {
+				return err
+			}
+			indexed += len(b.Ops)
+		}
+		if seen < taskMigrationBatch {
+			log.Info("machines' tasks indexed", zap.Int("tasks", indexed))
+			return nil
+		}
+	}
 }

@@ -52,7 +52,7 @@ func counterSystem(t *testing.T, ctx context.Context, machines int, mutate ...fu
 	s := newTestSystem(t, append([]func(*testOptions){func(o *testOptions) {
 		o.Driver = sim.New(sim.Config{OpDelay: -1, Seed: 1, Nodes: 2, Machines: machines})
 	}}, mutate...)...)
-	if _, err := s.Inventory.Sync(ctx); err != nil {
+	if _, err := s.adopt(ctx); err != nil {
 		t.Fatal(err)
 	}
 	ms, _, err := s.Machines.List(ctx, "", 0, nil)
@@ -66,7 +66,8 @@ func counterSystem(t *testing.T, ctx context.Context, machines int, mutate ...fu
 // create makes a machine of tenant as a tenant's create does, and waits for its task.
 func create(t *testing.T, ctx context.Context, s *testSystem, tenant string, cores int) Machine {
 	t.Helper()
-	tpls, err := s.Inventory.Templates(ctx)
+	inv, err := s.driver.Inventory(ctx)
+	tpls := inv.Templates
 	if err != nil || len(tpls) == 0 {
 		t.Fatalf("templates %v, %v", tpls, err)
 	}

@@ -29,7 +29,4 @@ func init() {
 	kit.Wire("machines.observeNode", 1, (*observeNode)(nil))
 	kit.Wire("machines.vanishNode", 1, (*vanishNode)(nil))
 	kit.Wire("machines.Node", 1, Node{})
-	// The sync entity's request and answer.
-	kit.Wire("machines.runSync", 1, (*runSync)(nil))
-	kit.Wire("machines.SyncResult", 1, SyncResult{})
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/vmplane/vmplane/actors/alerts"
 	"github.com/vmplane/vmplane/actors/events"
+	"github.com/vmplane/vmplane/actors/inventory"
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/actors/kit/wiretest"
 	"github.com/vmplane/vmplane/actors/machines"
@@ -25,7 +26,7 @@ type testSystem struct {
 	Alerts    *alerts.Alerts
 	Machines  *machines.Machines
 	Nodes     *machines.Nodes
-	Inventory *machines.Inventory
+	Inventory *inventory.Inventory
 	Tenants   *tenants.Tenants
 }
 
@@ -52,10 +53,11 @@ func startTestSystem(t testing.TB, store persistence.Store, opts testOptions) *t
 	s := &testSystem{rt: rt, store: store, Events: events.New()}
 	s.Alerts = alerts.Start(alerts.Deps{Runtime: rt, Events: s.Events})
 	ms := machines.Start(machines.Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Alerts: s.Alerts,
-		TenantExists: func(ctx context.Context, id string) error { _, err := s.Tenants.Get(ctx, id); return err },
-		Authorize:    func(context.Context, string, string, uint64) error { return nil }})
-	s.Machines, s.Nodes, s.Inventory = ms.Machines, ms.Nodes, ms.Inventory
-	s.Tenants = tenants.Start(tenants.Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Machines: ms, Alerts: s.Alerts})
+		TenantExists:   func(ctx context.Context, id string) error { _, err := s.Tenants.Get(ctx, id); return err },
+		TemplateExists: func(ctx context.Context, id string) error { _, err := s.Inventory.Template(ctx, id); return err }})
+	s.Machines, s.Nodes = ms.Machines, ms.Nodes
+	s.Inventory = inventory.Start(inventory.Deps{Runtime: rt, Driver: opts.Driver, Machines: ms})
+	s.Tenants = tenants.Start(tenants.Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Machines: ms, Inventory: s.Inventory, Alerts: s.Alerts})
 	s.Services = Start(Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Alerts: s.Alerts, Machines: ms,
 		Tenants: s.Tenants, Options: opts.Monitoring, Faulty: opts.Faulty})
 	if err := s.Machines.SettleOpenTasks(context.Background()); err != nil {

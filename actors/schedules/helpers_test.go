@@ -6,6 +6,7 @@ import (
 
 	"github.com/vmplane/vmplane/actors/alerts"
 	"github.com/vmplane/vmplane/actors/events"
+	"github.com/vmplane/vmplane/actors/inventory"
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/actors/kit/wiretest"
 	"github.com/vmplane/vmplane/actors/machines"
@@ -18,6 +19,7 @@ import (
 // alerts and event bus below them, as the composition root starts them.
 type testSystem struct {
 	*machines.Services
+	Inventory *inventory.Inventory
 	rt        *kit.Runtime
 	store     persistence.Store
 	Events    *events.Events
@@ -55,9 +57,10 @@ func newTestSystem(t testing.TB, mutate ...func(*testOptions)) *testSystem {
 	s := &testSystem{rt: rt, store: store, Events: events.New()}
 	al := alerts.Start(alerts.Deps{Runtime: rt, Events: s.Events})
 	s.Services = machines.Start(machines.Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Alerts: al,
-		TenantExists: func(ctx context.Context, id string) error { _, err := s.Tenants.Get(ctx, id); return err },
-		Authorize:    func(context.Context, string, string, uint64) error { return nil }})
-	s.Tenants = tenants.Start(tenants.Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Machines: s.Services,
+		TenantExists:   func(ctx context.Context, id string) error { _, err := s.Tenants.Get(ctx, id); return err },
+		TemplateExists: func(ctx context.Context, id string) error { _, err := s.Inventory.Template(ctx, id); return err }})
+	s.Inventory = inventory.Start(inventory.Deps{Runtime: rt, Driver: opts.Driver, Machines: s.Services})
+	s.Tenants = tenants.Start(tenants.Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Machines: s.Services, Inventory: s.Inventory,
 		HasSchedules: func(ctx context.Context, tenant string) (bool, error) {
 			return s.Schedules.TenantHasSchedules(ctx, tenant)
 		}})

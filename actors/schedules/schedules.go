@@ -10,6 +10,7 @@ import (
 	"time"
 	_ "time/tzdata" // time zones resolve on appliances that ship no zoneinfo database
 
+	"github.com/vmplane/vmplane/actors/backups"
 	"github.com/vmplane/vmplane/actors/machines"
 
 	"github.com/robfig/cron/v3"
@@ -237,11 +238,11 @@ func validateSchedule(r *scheduleRecord) []apierr.FieldError {
 			f = append(f, apierr.Field("action", "must be one of start, stop, shutdown, reboot"))
 		}
 	case ScheduleBackup:
-		if r.Retention < machines.MinRetention || r.Retention > machines.MaxRetention {
-			f = append(f, apierr.Field("retention", "must be %d..%d", machines.MinRetention, machines.MaxRetention))
+		if r.Retention < backups.MinRetention || r.Retention > backups.MaxRetention {
+			f = append(f, apierr.Field("retention", "must be %d..%d", backups.MinRetention, backups.MaxRetention))
 		}
 		ok := false
-		for _, m := range machines.BackupModes {
+		for _, m := range backups.Modes {
 			ok = ok || string(m) == r.Mode
 		}
 		if !ok {
@@ -949,11 +950,11 @@ func (e *scheduleEntity) runDone(m *runDone) error {
 	b := new(persistence.Batch)
 	if m.Backup != nil {
 		sched := e.id
-		rec := &machines.Backup{ID: m.TaskID, BackupID: m.Backup.ID, MachineID: m.MachineID, TenantID: m.TenantID,
+		rec := &backups.Backup{ID: m.TaskID, BackupID: m.Backup.ID, MachineID: m.MachineID, TenantID: m.TenantID,
 			VMID: m.Backup.VMID, Node: m.Backup.Node, Storage: m.Backup.Storage, Mode: string(m.Backup.Mode),
 			SizeBytes: m.Backup.SizeBytes, CreatedAt: m.Backup.CreatedAt.UTC(), ScheduleID: &sched,
-			ScheduledAt: kit.Ptr(m.Slot.UTC()), TaskID: kit.Ptr(m.TaskID), Origin: machines.OriginSchedule}
-		if err := machines.PutBackup(b, rec); err != nil {
+			ScheduledAt: kit.Ptr(m.Slot.UTC()), TaskID: kit.Ptr(m.TaskID), Origin: backups.OriginSchedule}
+		if err := backups.Put(b, rec); err != nil {
 			return err
 		}
 	}
@@ -970,7 +971,7 @@ func (e *scheduleEntity) runDone(m *runDone) error {
 		}
 		for _, r := range mine {
 			if gone[r.BackupID] {
-				machines.DelBackup(b, r)
+				backups.Del(b, r)
 			}
 		}
 	}
@@ -1215,7 +1216,7 @@ func (s *Schedules) outcome(rec scheduleRecord, task *machines.Task, d *runDone)
 		if rec.Kind != ScheduleBackup {
 			return
 		}
-		var res machines.BackupResult
+		var res backups.Result
 		if err := json.Unmarshal(task.Result, &res); err != nil || res.Backup.ID == "" {
 			d.Status = "failed: the backup task reported no backup"
 			return

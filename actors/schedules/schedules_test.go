@@ -9,6 +9,7 @@ import (
 
 	"github.com/jonboulle/clockwork"
 
+	"github.com/vmplane/vmplane/actors/backups"
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/actors/kit/kittest"
 	"github.com/vmplane/vmplane/actors/machines"
@@ -201,7 +202,7 @@ func TestPruneBackups(t *testing.T) {
 	}
 	mine = append(mine, "vzdump-qemu-gone") // deleted on the hypervisor meanwhile
 	taken := take()
-	pruned, missing, errs := machines.PruneBackups(ctx, d, ref, taken, 2, mine)
+	pruned, missing, errs := backups.Prune(ctx, d, ref, taken, 2, mine)
 	if strings.Join(pruned, ",") != mine[0]+","+mine[1] || strings.Join(missing, ",") != "vzdump-qemu-gone" || len(errs) != 0 {
 		t.Fatalf("got pruned %v, missing %v, errors %v; want the two oldest of mine pruned and the gone one missing", pruned, missing, errs)
 	}
@@ -217,7 +218,7 @@ func TestPruneBackups(t *testing.T) {
 		t.Fatalf("got %v on the hypervisor; want %s", ids, want)
 	}
 	// Retention 1 keeps the one just taken, whatever the clock says.
-	pruned, _, _ = machines.PruneBackups(ctx, d, ref, taken, 1, []string{mine[2]})
+	pruned, _, _ = backups.Prune(ctx, d, ref, taken, 1, []string{mine[2]})
 	if len(pruned) != 1 || pruned[0] != mine[2] {
 		t.Fatalf("got pruned %v; want %s", pruned, mine[2])
 	}

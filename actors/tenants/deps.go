@@ -5,6 +5,7 @@ import (
 
 	"github.com/vmplane/vmplane/actors/alerts"
 	"github.com/vmplane/vmplane/actors/events"
+	"github.com/vmplane/vmplane/actors/inventory"
 	"github.com/vmplane/vmplane/actors/machines"
 	"go.uber.org/zap"
 
@@ -20,6 +21,8 @@ type Deps struct {
 	Driver   hypervisor.Driver
 	Events   *events.Events
 	Machines *machines.Services
+	// Inventory answers the templates the last sync saw, which a create names.
+	Inventory *inventory.Inventory
 	// Alerts counts a tenant's open alerts for its overview.
 	Alerts *alerts.Alerts
 	// HasUsers and HasSchedules say whether a tenant still has users or schedules,
@@ -30,16 +33,17 @@ type Deps struct {
 
 // system is what the tenants' code reaches through its sys field.
 type system struct {
-	rt       *kit.Runtime
-	store    persistence.Store
-	driver   hypervisor.Driver
-	log      *zap.Logger
-	Events   *events.Events
-	Machines *machines.Machines
-	Nodes    *machines.Nodes
-	Backups  *machines.Backups
-	Alerts   *alerts.Alerts
-	Tenants  *Tenants
+	rt        *kit.Runtime
+	store     persistence.Store
+	driver    hypervisor.Driver
+	log       *zap.Logger
+	Events    *events.Events
+	Machines  *machines.Machines
+	Nodes     *machines.Nodes
+	Backups   *machines.Backups
+	Inventory *inventory.Inventory
+	Alerts    *alerts.Alerts
+	Tenants   *Tenants
 	// hasUsers and hasSchedules are Deps' HasUsers and HasSchedules, never nil.
 	hasUsers, hasSchedules func(ctx context.Context, tenant string) (bool, error)
 }
@@ -47,7 +51,7 @@ type system struct {
 // Start starts the tenants' kind.
 func Start(d Deps) *Tenants {
 	s := &system{rt: d.Runtime, store: d.Runtime.Store, driver: d.Driver, log: d.Runtime.Log, Events: d.Events,
-		Machines: d.Machines.Machines, Nodes: d.Machines.Nodes, Backups: d.Machines.Backups, Alerts: d.Alerts,
+		Machines: d.Machines.Machines, Nodes: d.Machines.Nodes, Backups: d.Machines.Backups, Inventory: d.Inventory, Alerts: d.Alerts,
 		hasUsers: orNone(d.HasUsers), hasSchedules: orNone(d.HasSchedules)}
 	s.Tenants = startTenants(s)
 	return s.Tenants

@@ -6,6 +6,7 @@ import (
 
 	"github.com/vmplane/vmplane/actors/alerts"
 	"github.com/vmplane/vmplane/actors/events"
+	"github.com/vmplane/vmplane/actors/inventory"
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/actors/kit/wiretest"
 	"github.com/vmplane/vmplane/actors/machines"
@@ -17,11 +18,12 @@ import (
 // and the event bus below them, as the composition root starts them.
 type testSystem struct {
 	*machines.Services
-	rt      *kit.Runtime
-	store   persistence.Store
-	Events  *events.Events
-	Alerts  *alerts.Alerts
-	Tenants *Tenants
+	Inventory *inventory.Inventory
+	rt        *kit.Runtime
+	store     persistence.Store
+	Events    *events.Events
+	Alerts    *alerts.Alerts
+	Tenants   *Tenants
 }
 
 // testOptions configure newTestSystem.
@@ -51,10 +53,11 @@ func newTestSystem(t testing.TB, mutate ...func(*testOptions)) *testSystem {
 	s := &testSystem{rt: rt, store: opts.Store, Events: events.New()}
 	s.Alerts = alerts.Start(alerts.Deps{Runtime: rt, Events: s.Events})
 	s.Services = machines.Start(machines.Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Alerts: s.Alerts,
-		TenantExists: func(ctx context.Context, id string) error { _, err := s.Tenants.Get(ctx, id); return err },
-		Authorize:    func(context.Context, string, string, uint64) error { return nil },
-		Limits:       func(ctx context.Context, id string) (machines.Limits, error) { return s.Tenants.Limits(ctx, id) }})
-	s.Tenants = Start(Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Machines: s.Services, Alerts: s.Alerts,
+		TenantExists:   func(ctx context.Context, id string) error { _, err := s.Tenants.Get(ctx, id); return err },
+		Limits:         func(ctx context.Context, id string) (machines.Limits, error) { return s.Tenants.Limits(ctx, id) },
+		TemplateExists: func(ctx context.Context, id string) error { _, err := s.Inventory.Template(ctx, id); return err }})
+	s.Inventory = inventory.Start(inventory.Deps{Runtime: rt, Driver: opts.Driver, Machines: s.Services})
+	s.Tenants = Start(Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Machines: s.Services, Inventory: s.Inventory, Alerts: s.Alerts,
 		HasUsers: opts.HasUsers, HasSchedules: opts.HasSchedules})
 	t.Cleanup(func() {
 		s.Inventory.Stop()

@@ -349,7 +349,7 @@ func (t *Tenants) validateSpec(ctx context.Context, s MachineSpec) error {
 	}
 	if s.TemplateID == "" {
 		f = append(f, apierr.Field("template_id", "is required"))
-	} else if tpl, err := persistence.Load[hypervisor.Template](ctx, t.sys.store, machines.TemplateKey(s.TemplateID)); errors.Is(err, persistence.ErrNotFound) {
+	} else if tpl, err := t.sys.Inventory.Template(ctx, s.TemplateID); errors.Is(err, apierr.ErrNotFound) {
 		f = append(f, apierr.Field("template_id", "no template %s", s.TemplateID))
 	} else if err != nil {
 		return err

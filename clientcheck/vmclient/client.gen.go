@@ -1254,6 +1254,7 @@ type MachineDetail struct {
 	Firewall        nullable.Nullable[FirewallState] `json:"firewall,omitempty"`
 	Id              string                           `json:"id"`
 	Interfaces      []Interface                      `json:"interfaces"`
+	LastTask        nullable.Nullable[Task]          `json:"last_task,omitempty"`
 	MemoryMb        int64                            `json:"memory_mb"`
 	Name            string                           `json:"name"`
 	Node            string                           `json:"node"`
@@ -2221,6 +2222,18 @@ type PostClientMachinesByVmIdSnapshotsByNameRollbackParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// GetClientMachinesByVmIdTasksParams defines parameters for GetClientMachinesByVmIdTasks.
+type GetClientMachinesByVmIdTasksParams struct {
+	// Cursor next_cursor of the previous page
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Limit page size, 1..500 (default 50)
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// TenantId operators only: the tenant to act for
+	TenantId *string `form:"tenant_id,omitempty" json:"tenant_id,omitempty"`
+}
+
 // GetClientMachinesByVmIdUsageGraphsParams defines parameters for GetClientMachinesByVmIdUsageGraphs.
 type GetClientMachinesByVmIdUsageGraphsParams struct {
 	// TenantId operators only: the tenant to act for
@@ -3183,9 +3196,9 @@ type ClientInterface interface {
 	// Corresponds with DELETE /api/client/machines/{vmId} (the `DeleteClientMachinesByVmId` operationId).
 	DeleteClientMachinesByVmId(ctx context.Context, vmId string, params *DeleteClientMachinesByVmIdParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetClientMachinesByVmId One of the tenant's machines, with its disks, interfaces, firewall state and schedules
+	// GetClientMachinesByVmId One of the tenant's machines, with its disks, interfaces, firewall state, schedules and last task
 	//
-	// One of the tenant's machines, with its disks, interfaces, firewall state and schedules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404.
+	// One of the tenant's machines, with its disks, interfaces, firewall state, schedules and last task. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404.
 	//
 	// Corresponds with GET /api/client/machines/{vmId} (the `GetClientMachinesByVmId` operationId).
 	GetClientMachinesByVmId(ctx context.Context, vmId string, params *GetClientMachinesByVmIdParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3387,6 +3400,13 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api/client/machines/{vmId}/snapshots/{name}/rollback (the `PostClientMachinesByVmIdSnapshotsByNameRollback` operationId).
 	PostClientMachinesByVmIdSnapshotsByNameRollback(ctx context.Context, vmId string, name string, params *PostClientMachinesByVmIdSnapshotsByNameRollbackParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetClientMachinesByVmIdTasks The machine's tasks, newest first
+	//
+	// The machine's tasks, newest first. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404.
+	//
+	// Corresponds with GET /api/client/machines/{vmId}/tasks (the `GetClientMachinesByVmIdTasks` operationId).
+	GetClientMachinesByVmIdTasks(ctx context.Context, vmId string, params *GetClientMachinesByVmIdTasksParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetClientMachinesByVmIdUsageGraphs The machine's usage graph: CPU, memory, disk and network over the timeframe
 	//
@@ -5003,9 +5023,9 @@ func (c *Client) DeleteClientMachinesByVmId(ctx context.Context, vmId string, pa
 	return c.Client.Do(req)
 }
 
-// GetClientMachinesByVmId One of the tenant's machines, with its disks, interfaces, firewall state and schedules
+// GetClientMachinesByVmId One of the tenant's machines, with its disks, interfaces, firewall state, schedules and last task
 //
-// One of the tenant's machines, with its disks, interfaces, firewall state and schedules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404.
+// One of the tenant's machines, with its disks, interfaces, firewall state, schedules and last task. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404.
 //
 // Corresponds with GET /api/client/machines/{vmId} (the `GetClientMachinesByVmId` operationId).
 func (c *Client) GetClientMachinesByVmId(ctx context.Context, vmId string, params *GetClientMachinesByVmIdParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -5448,6 +5468,23 @@ func (c *Client) DeleteClientMachinesByVmIdSnapshotsByName(ctx context.Context, 
 // Corresponds with POST /api/client/machines/{vmId}/snapshots/{name}/rollback (the `PostClientMachinesByVmIdSnapshotsByNameRollback` operationId).
 func (c *Client) PostClientMachinesByVmIdSnapshotsByNameRollback(ctx context.Context, vmId string, name string, params *PostClientMachinesByVmIdSnapshotsByNameRollbackParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPostClientMachinesByVmIdSnapshotsByNameRollbackRequest(c.Server, vmId, name, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetClientMachinesByVmIdTasks The machine's tasks, newest first
+//
+// The machine's tasks, newest first. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404.
+//
+// Corresponds with GET /api/client/machines/{vmId}/tasks (the `GetClientMachinesByVmIdTasks` operationId).
+func (c *Client) GetClientMachinesByVmIdTasks(ctx context.Context, vmId string, params *GetClientMachinesByVmIdTasksParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetClientMachinesByVmIdTasksRequest(c.Server, vmId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -10253,6 +10290,91 @@ func NewPostClientMachinesByVmIdSnapshotsByNameRollbackRequest(server string, vm
 			req.Header.Set("Idempotency-Key", headerParam0)
 		}
 
+	}
+
+	return req, nil
+}
+
+// NewGetClientMachinesByVmIdTasksRequest constructs an http.Request for the GetClientMachinesByVmIdTasks method
+func NewGetClientMachinesByVmIdTasksRequest(server string, vmId string, params *GetClientMachinesByVmIdTasksParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "vmId", vmId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/client/machines/%s/tasks", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.TenantId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "tenant_id", *params.TenantId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
 	}
 
 	return req, nil
@@ -15334,9 +15456,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with DELETE /api/client/machines/{vmId} (the `DeleteClientMachinesByVmId` operationId).
 	DeleteClientMachinesByVmIdWithResponse(ctx context.Context, vmId string, params *DeleteClientMachinesByVmIdParams, reqEditors ...RequestEditorFn) (*DeleteClientMachinesByVmIdResponse, error)
 
-	// GetClientMachinesByVmIdWithResponse One of the tenant's machines, with its disks, interfaces, firewall state and schedules
+	// GetClientMachinesByVmIdWithResponse One of the tenant's machines, with its disks, interfaces, firewall state, schedules and last task
 	//
-	// One of the tenant's machines, with its disks, interfaces, firewall state and schedules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404.
+	// One of the tenant's machines, with its disks, interfaces, firewall state, schedules and last task. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -15558,6 +15680,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /api/client/machines/{vmId}/snapshots/{name}/rollback (the `PostClientMachinesByVmIdSnapshotsByNameRollback` operationId).
 	PostClientMachinesByVmIdSnapshotsByNameRollbackWithResponse(ctx context.Context, vmId string, name string, params *PostClientMachinesByVmIdSnapshotsByNameRollbackParams, reqEditors ...RequestEditorFn) (*PostClientMachinesByVmIdSnapshotsByNameRollbackResponse, error)
+
+	// GetClientMachinesByVmIdTasksWithResponse The machine's tasks, newest first
+	//
+	// The machine's tasks, newest first. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/client/machines/{vmId}/tasks (the `GetClientMachinesByVmIdTasks` operationId).
+	GetClientMachinesByVmIdTasksWithResponse(ctx context.Context, vmId string, params *GetClientMachinesByVmIdTasksParams, reqEditors ...RequestEditorFn) (*GetClientMachinesByVmIdTasksResponse, error)
 
 	// GetClientMachinesByVmIdUsageGraphsWithResponse The machine's usage graph: CPU, memory, disk and network over the timeframe
 	//
@@ -23981,6 +24112,174 @@ func (r PostClientMachinesByVmIdSnapshotsByNameRollbackResponse) StatusCode() in
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r PostClientMachinesByVmIdSnapshotsByNameRollbackResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetClientMachinesByVmIdTasksResponse200Headers the declared response headers of an HTTP 200 response for GetClientMachinesByVmIdTasks
+type GetClientMachinesByVmIdTasksResponse200Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// GetClientMachinesByVmIdTasksResponse400Headers the declared response headers of an HTTP 400 response for GetClientMachinesByVmIdTasks
+type GetClientMachinesByVmIdTasksResponse400Headers struct {
+	XRequestId *string
+}
+
+// GetClientMachinesByVmIdTasksResponse401Headers the declared response headers of an HTTP 401 response for GetClientMachinesByVmIdTasks
+type GetClientMachinesByVmIdTasksResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// GetClientMachinesByVmIdTasksResponse403Headers the declared response headers of an HTTP 403 response for GetClientMachinesByVmIdTasks
+type GetClientMachinesByVmIdTasksResponse403Headers struct {
+	XRequestId *string
+}
+
+// GetClientMachinesByVmIdTasksResponse404Headers the declared response headers of an HTTP 404 response for GetClientMachinesByVmIdTasks
+type GetClientMachinesByVmIdTasksResponse404Headers struct {
+	XRequestId *string
+}
+
+// GetClientMachinesByVmIdTasksResponse408Headers the declared response headers of an HTTP 408 response for GetClientMachinesByVmIdTasks
+type GetClientMachinesByVmIdTasksResponse408Headers struct {
+	XRequestId *string
+}
+
+// GetClientMachinesByVmIdTasksResponse429Headers the declared response headers of an HTTP 429 response for GetClientMachinesByVmIdTasks
+type GetClientMachinesByVmIdTasksResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	XRequestId         *string
+}
+
+// GetClientMachinesByVmIdTasksResponse431Headers the declared response headers of an HTTP 431 response for GetClientMachinesByVmIdTasks
+type GetClientMachinesByVmIdTasksResponse431Headers struct {
+	XRequestId *string
+}
+
+// GetClientMachinesByVmIdTasksResponseDefaultHeaders the declared response headers of an HTTP default response for GetClientMachinesByVmIdTasks
+type GetClientMachinesByVmIdTasksResponseDefaultHeaders struct {
+	XRequestId *string
+}
+
+type GetClientMachinesByVmIdTasksResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PageTask
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetClientMachinesByVmIdTasksResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetClientMachinesByVmIdTasksResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetClientMachinesByVmIdTasksResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetClientMachinesByVmIdTasksResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetClientMachinesByVmIdTasksResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *GetClientMachinesByVmIdTasksResponse408Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetClientMachinesByVmIdTasksResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetClientMachinesByVmIdTasksResponse431Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *GetClientMachinesByVmIdTasksResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetClientMachinesByVmIdTasksResponse) GetJSON200() *PageTask {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetClientMachinesByVmIdTasksResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetClientMachinesByVmIdTasksResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetClientMachinesByVmIdTasksResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetClientMachinesByVmIdTasksResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r GetClientMachinesByVmIdTasksResponse) GetApplicationproblemJSON408() *RequestTimeout {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GetClientMachinesByVmIdTasksResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r GetClientMachinesByVmIdTasksResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r GetClientMachinesByVmIdTasksResponse) GetApplicationproblemJSONDefault() *Error {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetClientMachinesByVmIdTasksResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetClientMachinesByVmIdTasksResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetClientMachinesByVmIdTasksResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetClientMachinesByVmIdTasksResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -40687,9 +40986,9 @@ func (c *ClientWithResponses) DeleteClientMachinesByVmIdWithResponse(ctx context
 	return ParseDeleteClientMachinesByVmIdResponse(rsp)
 }
 
-// GetClientMachinesByVmIdWithResponse One of the tenant's machines, with its disks, interfaces, firewall state and schedules
+// GetClientMachinesByVmIdWithResponse One of the tenant's machines, with its disks, interfaces, firewall state, schedules and last task
 //
-// One of the tenant's machines, with its disks, interfaces, firewall state and schedules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404.
+// One of the tenant's machines, with its disks, interfaces, firewall state, schedules and last task. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -41060,6 +41359,21 @@ func (c *ClientWithResponses) PostClientMachinesByVmIdSnapshotsByNameRollbackWit
 		return nil, err
 	}
 	return ParsePostClientMachinesByVmIdSnapshotsByNameRollbackResponse(rsp)
+}
+
+// GetClientMachinesByVmIdTasksWithResponse The machine's tasks, newest first
+//
+// The machine's tasks, newest first. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/client/machines/{vmId}/tasks (the `GetClientMachinesByVmIdTasks` operationId).
+func (c *ClientWithResponses) GetClientMachinesByVmIdTasksWithResponse(ctx context.Context, vmId string, params *GetClientMachinesByVmIdTasksParams, reqEditors ...RequestEditorFn) (*GetClientMachinesByVmIdTasksResponse, error) {
+	rsp, err := c.GetClientMachinesByVmIdTasks(ctx, vmId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetClientMachinesByVmIdTasksResponse(rsp)
 }
 
 // GetClientMachinesByVmIdUsageGraphsWithResponse The machine's usage graph: CPU, memory, disk and network over the timeframe
@@ -53025,6 +53339,237 @@ func ParsePostClientMachinesByVmIdSnapshotsByNameRollbackResponse(rsp *http.Resp
 		response.Headers431 = &headers
 	case true:
 		var headers PostClientMachinesByVmIdSnapshotsByNameRollbackResponseDefaultHeaders
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetClientMachinesByVmIdTasksResponse parses an HTTP response from a GetClientMachinesByVmIdTasksWithResponse call
+func ParseGetClientMachinesByVmIdTasksResponse(rsp *http.Response) (*GetClientMachinesByVmIdTasksResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetClientMachinesByVmIdTasksResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PageTask
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetClientMachinesByVmIdTasksResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetClientMachinesByVmIdTasksResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetClientMachinesByVmIdTasksResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetClientMachinesByVmIdTasksResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetClientMachinesByVmIdTasksResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers GetClientMachinesByVmIdTasksResponse408Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetClientMachinesByVmIdTasksResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetClientMachinesByVmIdTasksResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case true:
+		var headers GetClientMachinesByVmIdTasksResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {

@@ -8,7 +8,10 @@ import (
 	"github.com/vmplane/vmplane/actors"
 	"github.com/vmplane/vmplane/actors/alerts"
 	"github.com/vmplane/vmplane/actors/auth"
+	"github.com/vmplane/vmplane/actors/backups"
+	"github.com/vmplane/vmplane/actors/consoles"
 	"github.com/vmplane/vmplane/actors/events"
+	"github.com/vmplane/vmplane/actors/inventory"
 	"github.com/vmplane/vmplane/actors/limiter"
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/monitoring"
@@ -86,10 +89,10 @@ type Nodes interface {
 	Usage(ctx context.Context, id string, tf hypervisor.Timeframe, end time.Time) (hypervisor.UsageGraph, error)
 }
 
-// Inventory is what the edge asks of the sync with the hypervisor (machines.Cluster).
+// Inventory is what the edge asks of the sync with the hypervisor (inventory.Inventory).
 type Inventory interface {
-	Sync(ctx context.Context) (machines.SyncResult, error)
-	Usage(ctx context.Context, tf hypervisor.Timeframe) (machines.ClusterUsage, error)
+	Sync(ctx context.Context) (inventory.SyncResult, error)
+	Usage(ctx context.Context, tf hypervisor.Timeframe) (inventory.ClusterUsage, error)
 	Template(ctx context.Context, id string) (hypervisor.Template, error)
 	TemplatePage(ctx context.Context, cursor string, limit int) ([]hypervisor.Template, string, error)
 }
@@ -98,20 +101,21 @@ type Inventory interface {
 type Tasks interface {
 	Get(ctx context.Context, id string, tenant *string) (machines.Task, error)
 	List(ctx context.Context, tenant *string, cursor string, limit int) ([]machines.Task, string, error)
+	OfMachine(ctx context.Context, machineID string, tenant *string, cursor string, limit int) ([]machines.Task, string, error)
 }
 
-// Consoles is what the edge asks of machines.Consoles.
+// Consoles is what the edge asks of consoles.Consoles.
 type Consoles interface {
-	Issue(ctx context.Context, machineID string, tenant *string, who machines.ConsoleSession) (machines.ConsoleTicket, error)
-	Redeem(ctx context.Context, machineID, ticket string) (hypervisor.Console, machines.ConsoleSession, error)
+	Issue(ctx context.Context, machineID string, tenant *string, who consoles.ConsoleSession) (consoles.ConsoleTicket, error)
+	Redeem(ctx context.Context, machineID, ticket string) (hypervisor.Console, consoles.ConsoleSession, error)
 }
 
-// Backups is what the edge asks of machines.Backups.
+// Backups is what the edge asks of machines.Backups (the records are actors/backups').
 type Backups interface {
-	Get(ctx context.Context, id string, scope *string) (machines.Backup, error)
-	List(ctx context.Context, tenant *string, machineID, cursor string, limit int) ([]machines.Backup, string, error)
+	Get(ctx context.Context, id string, scope *string) (backups.Backup, error)
+	List(ctx context.Context, tenant *string, machineID, cursor string, limit int) ([]backups.Backup, string, error)
 	Delete(ctx context.Context, id string, scope *string) error
-	OfMachineNewest(ctx context.Context, machineID string, tenant *string, cursor string, limit int) ([]machines.Backup, string, error)
+	OfMachineNewest(ctx context.Context, machineID string, tenant *string, cursor string, limit int) ([]backups.Backup, string, error)
 }
 
 // Tenants is what the edge asks of tenants.Tenants.

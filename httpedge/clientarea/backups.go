@@ -5,6 +5,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/vmplane/vmplane/actors/backups"
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/httpedge/api"
@@ -26,7 +27,7 @@ func (h *handlers) backupRoutes() []api.Route {
 	vm := "/api/client/machines/{vmId}"
 	return []api.Route{
 		{Method: "GET", Path: vm + "/backups", Access: api.Authenticated, Handler: h.backups, Tag: tag,
-			Summary: "The machine's backups, newest first", Reply: api.Page[machines.Backup]{}, Query: api.WithPage(tenantQuery)},
+			Summary: "The machine's backups, newest first", Reply: api.Page[backups.Backup]{}, Query: api.WithPage(tenantQuery)},
 		{Method: "POST", Path: vm + "/backups", Access: api.Authenticated, Handler: h.backupNow, Tag: tag, Query: tenantQuery,
 			Summary: "Take a backup now", Body: machines.BackupRequest{}, Reply: api.TaskReply{}, Status: fasthttp.StatusAccepted, Stamped: true,
 			Description: "Takes a backup of the machine as a task (mode snapshot by default; suspend and stop pause or stop the machine meanwhile), with the note given. " +

@@ -17,11 +17,13 @@ import (
 
 // MachineDetail is one of the tenant's machines with what belongs to it: its disks,
 // interfaces (and their addresses) and firewall state, as the machine has them, and its
-// power and backup schedules.
+// power and backup schedules, and its last task.
 type MachineDetail struct {
 	machines.Machine
 	PowerSchedules  []schedules.PowerSchedule  `json:"power_schedules"`
 	BackupSchedules []schedules.BackupSchedule `json:"backup_schedules"`
+	// LastTask is the machine's newest task (null before any).
+	LastTask *machines.Task `json:"last_task"`
 }
 
 // ErrDeleteOff is the answer to a tenant's delete of a machine where the operator
@@ -35,7 +37,7 @@ func (h *handlers) machineRoutes() []api.Route {
 	tf := map[string]string{"timeframe": "hour (default), day, week, month or year", "tenant_id": tenantQuery["tenant_id"]}
 	return []api.Route{
 		{Method: "GET", Path: vm, Access: api.Authenticated, Handler: h.machine, Tag: tag, Query: tenantQuery,
-			Summary: "One of the tenant's machines, with its disks, interfaces, firewall state and schedules", Reply: MachineDetail{}},
+			Summary: "One of the tenant's machines, with its disks, interfaces, firewall state, schedules and last task", Reply: MachineDetail{}},
 		{Method: "DELETE", Path: vm, Access: api.Authenticated, Handler: h.deleteMachine, Tag: tag, Query: tenantQuery,
 			Summary: "Delete one of the tenant's machines, where the operator allows tenants to", Reply: api.TaskReply{}, Status: fasthttp.StatusAccepted,
 			Errors: []int{fasthttp.StatusForbidden},
@@ -56,6 +58,8 @@ func (h *handlers) machineRoutes() []api.Route {
 				"a missing, used or expired ticket is 401; a request that is not a websocket upgrade (version 13, with a key) is 400 and does not spend the ticket.",
 			Query: map[string]string{"ticket": "the ticket from GET .../console (single use, 60 s)"}, Status: fasthttp.StatusSwitchingProtocols,
 			Errors: []int{fasthttp.StatusUnauthorized}},
+		{Method: "GET", Path: vm + "/tasks", Access: api.Authenticated, Handler: h.tasks, Tag: tag, Query: api.WithPage(tenantQuery),
+			Summary: "The machine's tasks, newest first", Reply: api.Page[machines.Task]{}},
 		{Method: "GET", Path: vm + "/usage-graphs", Access: api.Authenticated, Handler: h.usage, Tag: tag,
 			Summary: "The machine's usage graph: CPU, memory, disk and network over the timeframe", Reply: hypervisor.UsageGraph{}, Query: tf},
 	}
@@ -81,7 +85,34 @@ func (h *handlers) machine(c *api.Call) (any, error) {
 	}); err != nil {
 		return nil, err
 	}
+	last, _, err := h.svc.Tasks.OfMachine(c.Context(), m.ID, &t, "", 1)
+	if err != nil {
+		return nil, err
+	}
+	if len(last) > 0 {
+		d.LastTask = &last[0]
+	}
 	return d, nil
+}
+
+func (h *handlers) tasks(c *api.Call) (any, error) {
+	t, err := c.Tenant()
+	if err != nil {
+		return nil, err
+	}
+	limit, cursor, err := c.Paging()
+	if err != nil {
+		return nil, err
+	}
+	m, err := h.svc.Machines.Get(c.Context(), c.Param("vmId"), &t)
+	if err != nil {
+		return nil, err
+	}
+	items, next, err := h.svc.Tasks.OfMachine(c.Context(), m.ID, &t, cursor, limit)
+	if err != nil {
+		return nil, err
+	}
+	return api.PageOf(items, next), nil
 }
 
 // all reads every page of a list (a machine's schedules: few, and bounded by the

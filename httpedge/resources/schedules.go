@@ -1,7 +1,7 @@
 package resources
 
 import (
-	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/backups"
 	"github.com/vmplane/vmplane/actors/schedules"
 	"github.com/vmplane/vmplane/httpedge/api"
 	"github.com/vmplane/vmplane/httpedge/clientarea"
@@ -31,7 +31,7 @@ func (h *handlers) scheduleResources() []resource {
 		// Backups are taken by backup schedules; they are read and deleted here. A
 		// delete removes the backup from the hypervisor, then its record.
 		{name: "backups", scoped: true, read: api.Authenticated, write: api.Authenticated, summary: "backups",
-			item: itemOf[machines.Backup](), query: scheduleListQuery,
+			item: itemOf[backups.Backup](), query: scheduleListQuery,
 			list: func(c *api.Call, scope *string, cursor string, limit int) (any, string, error) {
 				return svc.Backups.List(c.Context(), listTenant(c, scope), c.Query("machine_id"), cursor, limit)
 			},

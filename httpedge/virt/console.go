@@ -13,8 +13,8 @@ import (
 	"github.com/valyala/fasthttp"
 	"go.uber.org/zap"
 
+	"github.com/vmplane/vmplane/actors/consoles"
 	"github.com/vmplane/vmplane/actors/kit"
-	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/httpedge/api"
 	"github.com/vmplane/vmplane/hypervisor"
@@ -40,7 +40,7 @@ func (k Console) Ticket(c *api.Call) (any, error) {
 	}
 	p := c.Principal
 	t, err := k.Services.Consoles.Issue(c.Context(), c.Param(k.Param), scope,
-		machines.ConsoleSession{UserID: p.Subject, SessionID: p.SessionID, Gen: p.Gen})
+		consoles.ConsoleSession{UserID: p.Subject, SessionID: p.SessionID, Gen: p.Gen})
 	if err != nil {
 		return nil, err
 	}

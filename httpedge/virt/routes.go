@@ -10,6 +10,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/vmplane/vmplane/actors/inventory"
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/httpedge/api"
 	"github.com/vmplane/vmplane/hypervisor"
@@ -36,7 +37,7 @@ func (h *handlers) routes(prefix string) []api.Route {
 	page := api.PageQuery
 	routes := []api.Route{
 		{Method: "POST", Path: prefix + "/sync", Access: api.AdminOnly, Handler: h.sync, Tag: tag,
-			Summary: "Reconcile the store with the hypervisor's inventory", Reply: machines.SyncResult{},
+			Summary: "Reconcile the store with the hypervisor's inventory", Reply: inventory.SyncResult{},
 			Exempt: "a sync only brings the store in line with the hypervisor, so running it again under a new key is harmless"},
 		{Method: "GET", Path: prefix + "/vms", Access: api.AdminOnly, Handler: h.listMachines, Tag: tag,
 			Summary: "List machines", Reply: api.Page[machines.Machine]{}, Query: api.WithPage(api.MachineQuery), QueryTypes: api.MachineQueryTypes},
@@ -78,7 +79,7 @@ func (h *handlers) routes(prefix string) []api.Route {
 		{Method: "GET", Path: prefix + "/nodes/{id}/usage-graphs", Access: api.AdminOnly, Handler: h.nodeUsage, Tag: tag,
 			Summary: "A node's usage graph", Reply: hypervisor.UsageGraph{}, Query: tf},
 		{Method: "GET", Path: prefix + "/cluster/usage-graphs", Access: api.AdminOnly, Handler: h.clusterUsage, Tag: tag,
-			Summary: "The cluster's usage graph: the graphs of the nodes that answered summed bucket by bucket; missing_nodes names the others", Reply: machines.ClusterUsage{}, Query: tf},
+			Summary: "The cluster's usage graph: the graphs of the nodes that answered summed bucket by bucket; missing_nodes names the others", Reply: inventory.ClusterUsage{}, Query: tf},
 		{Method: "GET", Path: prefix + "/templates", Access: api.AdminOnly, Handler: h.listTemplates, Tag: tag,
 			Summary: "OS templates known from the last sync", Reply: api.Page[hypervisor.Template]{}, Query: page},
 	}

@@ -31,7 +31,7 @@ func TestAdoptRecordsEachVMIDOnce(t *testing.T) {
 		if i%2 == 1 {
 			found = reversed(found)
 		}
-		n, err := s.Inventory.adopt(context.Background(), found)
+		n, err := s.Machines.Adopt(context.Background(), found)
 		if err != nil {
 			t.Error(err)
 		}
@@ -41,39 +41,6 @@ func TestAdoptRecordsEachVMIDOnce(t *testing.T) {
 	if total != len(inv.Machines) || records != len(inv.Machines) || indexed != len(inv.Machines) {
 		t.Fatalf("%d overlapping adoptions of %d machines added %v: %d records, %d vmids indexed; want each machine once",
 			syncs, len(inv.Machines), added, records, indexed)
-	}
-}
-
-// Syncs asked at once run one after another (on the member where the sync entity is
-// active): the first adopts every machine, the others find nothing new.
-func TestSyncsAskedAtOnceAdoptOnce(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	s := newTestSystem(t, func(o *testOptions) {
-		o.Driver = sim.New(sim.Config{OpDelay: -1, Seed: 1, Nodes: 2, Machines: 10})
-	})
-	added, total := atOnce(3, func(int) int {
-		res, err := s.Inventory.Sync(ctx)
-		if err != nil {
-			t.Error(err)
-		}
-		return res.Machines.Added
-	})
-	if records := countKeys(t, s.store, persistence.Prefix("vm")); total != 10 || records != 10 {
-		t.Fatalf("syncs added %v (%d records); want 10 machines in all", added, records)
-	}
-}
-
-// A sync asked after Stop is refused, not left waiting.
-func TestSyncAfterStopIsRefused(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	s := newTestSystem(t, func(o *testOptions) {
-		o.Driver = sim.New(sim.Config{OpDelay: -1, Seed: 1, Nodes: 1, Machines: 1})
-	})
-	s.Inventory.Stop()
-	if _, err := s.Inventory.Sync(ctx); err == nil {
-		t.Fatal("a sync after Stop succeeded")
 	}
 }
 

@@ -1,4 +1,9 @@
-package machines
+// Package consoles issues console tickets and redeems them: a ticket is a short-lived,
+// single-use grant, kept in the store so that any member of a cluster redeems what any
+// other issued, and redeeming it opens the machine's serial console on the hypervisor.
+// It asks machines where a machine is (Machines.Ref) and checks a ticket's login through
+// the injected Authorize (auth's users): it sits above both.
+package consoles
 
 import (
 	"context"
@@ -11,7 +16,9 @@ import (
 	"time"
 
 	"github.com/vmplane/vmplane/actors/auth"
+	"github.com/vmplane/vmplane/actors/machines"
 
+	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/persistence"
@@ -44,9 +51,22 @@ type ConsoleSession struct {
 // condition fails, so a ticket works once in the whole cluster. The key is the ticket's
 // hash, so that the store (and its backups) holds nothing a console can be opened with.
 type Consoles struct {
-	sys *system
-	mu  sync.Mutex
-	now func() time.Time
+	store     persistence.Store
+	driver    hypervisor.Driver
+	machines  *machines.Machines
+	authorize func(ctx context.Context, userID, sessionID string, gen uint64) error
+	mu        sync.Mutex
+	now       func() time.Time
+}
+
+// Deps are what the consoles need from outside their package.
+type Deps struct {
+	Runtime  *kit.Runtime
+	Driver   hypervisor.Driver
+	Machines *machines.Machines
+	// Authorize answers nil while a login's session lasts (a console ticket lasts no
+	// longer than the login that took it).
+	Authorize func(ctx context.Context, userID, sessionID string, gen uint64) error
 }
 
 // storedTicket is a ticket as kept in the store.
@@ -63,8 +83,9 @@ func ticketKey(ticket string) []byte {
 	return persistence.Key("console-ticket", hex.EncodeToString(sum[:]))
 }
 
-func newConsoles(s *system) *Consoles {
-	return &Consoles{sys: s, now: s.rt.Clock.Now}
+// New returns the consoles' service.
+func New(d Deps) *Consoles {
+	return &Consoles{store: d.Runtime.Store, driver: d.Driver, machines: d.Machines, authorize: d.Authorize, now: d.Runtime.Clock.Now}
 }
 
 // clock returns the time tickets are timed by now.
@@ -77,11 +98,11 @@ func (c *Consoles) clock() time.Time {
 // Issue grants the login who a ticket for the console of a running machine. It is
 // answered once the ticket is durable.
 func (c *Consoles) Issue(ctx context.Context, machineID string, tenant *string, who ConsoleSession) (ConsoleTicket, error) {
-	ref, err := c.sys.Machines.Ref(ctx, machineID, tenant)
+	ref, err := c.machines.Ref(ctx, machineID, tenant)
 	if err != nil {
 		return ConsoleTicket{}, err
 	}
-	if ref.Status != StatusRunning {
+	if ref.Status != machines.StatusRunning {
 		return ConsoleTicket{}, apierr.New(apierr.ErrInvalidState, "the console needs a running machine; it is %s", ref.Status)
 	}
 	t := ConsoleTicket{Ticket: persistence.NewID() + auth.RandomToken(24), MachineID: ref.ID, Type: "serial",
@@ -91,7 +112,7 @@ func (c *Consoles) Issue(ctx context.Context, machineID string, tenant *string, 
 		return ConsoleTicket{}, err
 	}
 	// The store forgets it a little after it expires (ExpiresAt is what Redeem checks).
-	if err := c.sys.store.Commit(ctx, new(persistence.Batch).PutTTL(ticketKey(t.Ticket), val, ConsoleTicketTTL+time.Second)); err != nil {
+	if err := c.store.Commit(ctx, new(persistence.Batch).PutTTL(ticketKey(t.Ticket), val, ConsoleTicketTTL+time.Second)); err != nil {
 		return ConsoleTicket{}, err
 	}
 	return t, nil
@@ -117,15 +138,15 @@ func (c *Consoles) Redeem(ctx context.Context, machineID, ticket string) (hyperv
 		return nil, ConsoleSession{}, errBadTicket
 	}
 	// The login may have ended since the ticket was issued.
-	if c.sys.authorize(ctx, t.Session.UserID, t.Session.SessionID, t.Session.Gen) != nil {
+	if c.authorize(ctx, t.Session.UserID, t.Session.SessionID, t.Session.Gen) != nil {
 		return nil, ConsoleSession{}, errBadTicket
 	}
 	// The machine may have moved since the ticket was issued: ask for its node again.
-	ref, err := c.sys.Machines.Ref(ctx, t.MachineID, nil)
+	ref, err := c.machines.Ref(ctx, t.MachineID, nil)
 	if err != nil {
 		return nil, ConsoleSession{}, err
 	}
-	con, err := c.sys.driver.Console(ctx, ref.Ref)
+	con, err := c.driver.Console(ctx, ref.Ref)
 	return con, t.Session, err
 }
 
@@ -136,7 +157,7 @@ func (c *Consoles) spend(ctx context.Context, ticket string) (storedTicket, erro
 		return storedTicket{}, errBadTicket
 	}
 	key := ticketKey(ticket)
-	val, err := c.sys.store.Get(ctx, key)
+	val, err := c.store.Get(ctx, key)
 	if errors.Is(err, persistence.ErrNotFound) {
 		return storedTicket{}, errBadTicket
 	} else if err != nil {
@@ -146,7 +167,7 @@ func (c *Consoles) spend(ctx context.Context, ticket string) (storedTicket, erro
 	if err := json.Unmarshal(val, &t); err != nil {
 		return storedTicket{}, errBadTicket
 	}
-	if err := c.sys.store.Commit(ctx, new(persistence.Batch).Require(persistence.IfValue(key, val)).Del(key)); persistence.IsConditionFailed(err) {
+	if err := c.store.Commit(ctx, new(persistence.Batch).Require(persistence.IfValue(key, val)).Del(key)); persistence.IsConditionFailed(err) {
 		return storedTicket{}, errBadTicket
 	} else if err != nil {
 		return storedTicket{}, err

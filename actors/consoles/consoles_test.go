@@ -1,4 +1,4 @@
-package machines
+package consoles
 
 import (
 	"context"
@@ -21,7 +21,7 @@ func TestConsoleTicketSpentOnce(t *testing.T) {
 	defer store.Close()
 	members := make([]*Consoles, 3)
 	for i := range members {
-		members[i] = &Consoles{sys: &system{store: store}, now: time.Now}
+		members[i] = &Consoles{store: store, now: time.Now}
 	}
 	ctx := context.Background()
 	for round := 0; round < 20; round++ {

@@ -1,0 +1,369 @@
+// Package inventory is the sync: it reconciles the store with the hypervisor's
+// inventory (nodes, machines, templates), one sync at a time on the member where its
+// one entity is active, periodically and on demand (POST /api/virt/sync). It owns the
+// templates, hypervisor-owned reference data that only the sync writes, and sums the
+// nodes' usage graphs into the cluster's. Machine and node records stay machines': the
+// sync asks there (Machines.Observe, Vanish, Adopt; Nodes.Observe, Vanish), so it sits
+// above machines. It is not a cluster of vmplane members (package cluster).
+package inventory
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/apierr"
+	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/persistence"
+)
+
+// SyncResult is the answer of POST /api/virt/sync.
+type SyncResult struct {
+	Nodes      int          `json:"nodes"`
+	Machines   SyncMachines `json:"machines"`
+	DurationMS int64        `json:"duration_ms"`
+}
+
+// SyncMachines counts what a sync changed.
+type SyncMachines struct {
+	Added   int `json:"added"`
+	Updated int `json:"updated"`
+	Removed int `json:"removed"`
+}
+
+// Inventory reconciles the store with the hypervisor's inventory: nodes, machines and
+// templates (the sync). It is not a cluster of vmplane members (package cluster).
+//
+// Every sync, the periodic one and each POST /api/virt/sync, is a request to one
+// entity (kind "sync", id "inventory"), so in a cluster every sync runs on the member
+// where that entity is active, one at a time: two reconciliations interleaved could
+// adopt one vmid twice, and the periodic sync's leader and a request on another member
+// would otherwise run side by side. The adoption's writes are also conditional on the
+// vmid being unknown (Machines.Adopt), which holds even if two members ever ran a sync
+// at once.
+type Inventory struct {
+	rt       *kit.Runtime
+	store    persistence.Store
+	driver   hypervisor.Driver
+	log      *zap.Logger
+	machines *machines.Machines
+	nodes    *machines.Nodes
+	kind     *kit.Kind
+	// mu makes the syncs on this member one at a time. A second caller waits and then
+	// runs its own, which finds nothing new.
+	mu sync.Mutex
+	// ctx bounds the syncs in flight, which Stop cancels and waits for (wg); stopped
+	// refuses new ones. stopMu guards both.
+	ctx     context.Context
+	cancel  context.CancelFunc
+	stopMu  sync.Mutex
+	stopped bool
+	wg      sync.WaitGroup
+	// loop is the periodic sync (RunPeriodic), nil when none runs; loopMu guards it
+	// (not mu, which a sync holds: Stop must not wait for the sync it cancels).
+	loopMu sync.Mutex
+	loop   *kit.Loop
+}
+
+// syncFailLogEvery is how often a periodic sync that keeps failing is logged again.
+const syncFailLogEvery = 10 * time.Minute
+
+// syncFanout bounds the entity requests one sync has in flight.
+const syncFanout = 16
+
+// syncEntityID is the one entity of the "sync" kind.
+const syncEntityID = "inventory"
+
+// runSync asks the sync entity for one sync that ends by Deadline.
+type runSync struct{ Deadline time.Time }
+
+// Patient implements kit.Patient: a sync of a large inventory takes as long as its
+// caller allows, on whichever member runs it.
+func (*runSync) Patient() {}
+
+// Deps are what the sync needs from outside its package.
+type Deps struct {
+	Runtime  *kit.Runtime
+	Driver   hypervisor.Driver
+	Machines *machines.Services
+}
+
+// Start starts the sync's kind; RunPeriodic starts its periodic sync.
+func Start(d Deps) *Inventory {
+	c := &Inventory{rt: d.Runtime, store: d.Runtime.Store, driver: d.Driver, log: d.Runtime.Log,
+		machines: d.Machines.Machines, nodes: d.Machines.Nodes}
+	c.ctx, c.cancel = context.WithCancel(context.Background())
+	c.kind = d.Runtime.StartKind("sync", 0, func(string) kit.Entity { return &syncEntity{c: c} }, nil)
+	return c
+}
+
+// syncEntity runs the syncs asked of it, each on a goroutine that answers when it is
+// done: a sync may take minutes, and must not hold one of the actors' workers.
+type syncEntity struct{ c *Inventory }
+
+func (e *syncEntity) Load() error { return nil }
+
+func (e *syncEntity) Handle(ctx *kit.Ctx, msg any) {
+	m, ok := msg.(*runSync)
+	if !ok {
+		if ctx.Answers() {
+			ctx.Fail(apierr.New(apierr.ErrInternal, "unexpected message"))
+		}
+		return
+	}
+	c, reply := e.c, ctx.Later()
+	c.stopMu.Lock()
+	if c.stopped {
+		c.stopMu.Unlock()
+		ctx.Fail(apierr.New(apierr.ErrUnavailable, "vmplane is stopping"))
+		return
+	}
+	c.wg.Add(1)
+	c.stopMu.Unlock()
+	go func() {
+		defer c.wg.Done()
+		var answer any
+		defer func() { reply.Respond(answer) }()
+		defer kit.Recover(c.log, "sync", func(err error) { answer = apierr.From(err) })
+		sctx, cancel := context.WithDeadline(c.ctx, m.Deadline)
+		defer cancel()
+		res, err := c.run(sctx)
+		if err != nil {
+			answer = apierr.From(err)
+			return
+		}
+		answer = res
+	}()
+}
+
+// Sync reads the inventory and brings nodes and machines in line: machines the
+// hypervisor has and we do not are added (without a tenant), changed ones updated, and
+// ones it no longer has removed. Running it twice changes nothing the second time. It
+// runs on the member where the sync entity is active (see Inventory), by ctx's deadline
+// (kit.DefaultTimeout when it has none).
+func (c *Inventory) Sync(ctx context.Context) (SyncResult, error) {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		deadline = time.Now().Add(kit.DefaultTimeout)
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, deadline)
+		defer cancel()
+	}
+	return kit.Ask[SyncResult](ctx, c.kind, syncEntityID, &runSync{Deadline: deadline})
+}
+
+// run is one sync, on the member where the sync entity is active.
+func (c *Inventory) run(ctx context.Context) (SyncResult, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	start := time.Now()
+	inv, err := c.driver.Inventory(ctx)
+	if err != nil {
+		return SyncResult{}, err
+	}
+	var res SyncResult
+	res.Nodes = len(inv.Nodes)
+
+	// Nodes.
+	seenNodes := map[string]bool{}
+	for _, n := range inv.Nodes {
+		seenNodes[n.ID] = true
+		if _, err := c.nodes.Observe(ctx, n); err != nil {
+			return res, err
+		}
+	}
+	known, err := c.nodes.Known(ctx)
+	if err != nil {
+		return res, err
+	}
+	for _, id := range known {
+		if seenNodes[id] {
+			continue
+		}
+		if _, err := c.nodes.Vanish(ctx, id); err != nil {
+			return res, err
+		}
+	}
+
+	if err := c.syncTemplates(ctx, inv.Templates); err != nil {
+		return res, err
+	}
+
+	// Machines, matched by vmid.
+	vmids, err := c.machines.VMIDs(ctx)
+	if err != nil {
+		return res, err
+	}
+	type job struct {
+		id string
+		// m is the machine as the inventory shows it, as of at; nil: the hypervisor
+		// no longer has it, as of at.
+		m  *hypervisor.Machine
+		at time.Time
+		// confirm: the inventory's state differs from the record's; the machine's live
+		// state is read before anything changes (see Sync).
+		confirm bool
+	}
+	// The inventory's states may lag (Proxmox's resource list is up to a pvestatd
+	// cycle old): they describe the machines as of inv.AsOf at the earliest.
+	asOf := inv.AsOf
+	if asOf.IsZero() {
+		asOf = start
+	}
+	downNodes := map[string]bool{}
+	for _, n := range inv.Nodes {
+		if n.Status == hypervisor.NodeOffline {
+			downNodes[n.ID] = true
+		}
+	}
+	jobs := make([]job, 0, len(inv.Machines))
+	var fresh []hypervisor.Machine
+	for _, hm := range inv.Machines {
+		if id, ok := vmids[hm.VMID]; ok {
+			delete(vmids, hm.VMID)
+			// A machine on an offline node keeps its last known record: the hypervisor
+			// has only a summary of it (Proxmox: "unknown" status, no config), which
+			// would wipe its interfaces and disks until the node is back.
+			if downNodes[hm.Node] {
+				continue
+			}
+			// Only machines that differ are messaged: waking every machine's actor on
+			// each sync would keep a hundred thousand of them in memory for nothing.
+			same, stateDiffers := c.machines.Unchanged(ctx, id, hm)
+			if same {
+				continue
+			}
+			jobs = append(jobs, job{id: id, m: &hm, at: asOf, confirm: stateDiffers})
+		} else {
+			fresh = append(fresh, hm)
+		}
+	}
+	for _, id := range vmids {
+		// Which machines exist is current as of the read (Proxmox: its cluster
+		// filesystem), unlike their states, so start, not asOf, dates an absence.
+		jobs = append(jobs, job{id: id, at: start.UTC()})
+	}
+	added, err := c.machines.Adopt(ctx, fresh)
+	res.Machines.Added = added
+	if err != nil {
+		return res, err
+	}
+	var (
+		mu       sync.Mutex
+		firstErr error
+		wg       sync.WaitGroup
+	)
+	sem := make(chan struct{}, syncFanout)
+	for _, j := range jobs {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			defer kit.Recover(c.log, "sync of machine "+j.id, func(err error) {
+				mu.Lock()
+				defer mu.Unlock()
+				if firstErr == nil {
+					firstErr = err
+				}
+			})
+			if j.confirm {
+				// The list and our record disagree on the state: the list may be stale
+				// (a task may have just stopped the machine), so the machine's live
+				// state (Proxmox: status/current) decides, as of the moment it is read.
+				at := time.Now()
+				if live, err := c.driver.Machine(ctx, hypervisor.Ref{VMID: j.m.VMID, Node: j.m.Node}); err == nil {
+					j.m, j.at = &live, at
+				}
+			}
+			var changed bool
+			var err error
+			if j.m != nil {
+				changed, err = c.machines.Observe(ctx, j.id, *j.m, j.at)
+			} else {
+				changed, err = c.machines.Vanish(ctx, j.id, j.at)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err != nil:
+				if firstErr == nil {
+					firstErr = err
+				}
+			case !changed:
+			default:
+				if j.m == nil {
+					res.Machines.Removed++
+				} else {
+					res.Machines.Updated++
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	res.DurationMS = time.Since(start).Milliseconds()
+	return res, firstErr
+}
+
+// RunPeriodic syncs at every interval until Stop, which cancels a sync in flight: its
+// driver calls must not hold up a shutdown.
+func (c *Inventory) RunPeriodic(interval time.Duration) {
+	// A sync that keeps failing (the hypervisor is down: hypervisor_unavailable says
+	// so) is logged when it starts failing and then every syncFailLogEvery, not at
+	// every interval.
+	var failingSince, logged time.Time
+	loop := c.rt.EveryOnOne("periodic sync", interval, false, func(ctx context.Context, _ time.Time) {
+		res, err := c.periodicSync(ctx, interval)
+		if ctx.Err() != nil {
+			return
+		}
+		if err != nil {
+			if now := time.Now(); failingSince.IsZero() || now.Sub(logged) >= syncFailLogEvery {
+				if failingSince.IsZero() {
+					failingSince = now
+				}
+				logged = now
+				c.log.Warn("periodic sync failed", zap.Error(err),
+					zap.Duration("failing_for", now.Sub(failingSince).Round(time.Second)))
+			}
+			return
+		}
+		if !failingSince.IsZero() {
+			c.log.Info("periodic sync works again", zap.Duration("failed_for", time.Since(failingSince).Round(time.Second)))
+			failingSince = time.Time{}
+		}
+		if res.Machines != (SyncMachines{}) {
+			c.log.Info("periodic sync", zap.Int("added", res.Machines.Added),
+				zap.Int("updated", res.Machines.Updated), zap.Int("removed", res.Machines.Removed))
+		}
+	})
+	c.loopMu.Lock()
+	c.loop = loop
+	c.loopMu.Unlock()
+}
+
+// periodicSync is one sync of RunPeriodic: a panic fails it, the next one runs.
+func (c *Inventory) periodicSync(base context.Context, interval time.Duration) (res SyncResult, err error) {
+	defer kit.Recover(c.log, "periodic sync", func(e error) { err = e })
+	ctx, cancel := context.WithTimeout(base, interval)
+	defer cancel()
+	return c.Sync(ctx)
+}
+
+// Stop ends the periodic sync, if it runs, cancels the syncs in flight on this member
+// and waits for them; a sync asked of this member afterwards is refused.
+func (c *Inventory) Stop() {
+	c.loopMu.Lock()
+	loop := c.loop
+	c.loop = nil
+	c.loopMu.Unlock()
+	loop.Stop()
+	c.stopMu.Lock()
+	c.stopped = true
+	c.stopMu.Unlock()
+	c.cancel()
+	c.wg.Wait()
+}

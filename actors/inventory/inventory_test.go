@@ -1,0 +1,110 @@
+package inventory
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/hypervisor/sim"
+)
+
+// Syncs asked at once run one after another (on the member where the sync entity is
+// active): the first adopts every machine, the others find nothing new.
+func TestSyncsAskedAtOnceAdoptOnce(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s := newTestSystem(t, sim.New(sim.Config{OpDelay: -1, Seed: 1, Nodes: 2, Machines: 10}))
+	added, total := atOnce(3, func(int) int {
+		res, err := s.Inventory.Sync(ctx)
+		if err != nil {
+			t.Error(err)
+		}
+		return res.Machines.Added
+	})
+	if ms, _, err := s.Machines.List(ctx, "", 0, nil); err != nil || total != 10 || len(ms) != 10 {
+		t.Fatalf("syncs added %v (%d records, %v); want 10 machines in all", added, len(ms), err)
+	}
+}
+
+// A sync asked after Stop is refused, not left waiting.
+func TestSyncAfterStopIsRefused(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s := newTestSystem(t, sim.New(sim.Config{OpDelay: -1, Seed: 1, Nodes: 1, Machines: 1}))
+	s.Inventory.Stop()
+	if _, err := s.Inventory.Sync(ctx); err == nil {
+		t.Fatal("a sync after Stop succeeded")
+	}
+}
+
+// A second sync finds what changed on the hypervisor since the first: a machine
+// stopped is updated, one destroyed removed, and the templates and nodes are on record.
+func TestSyncFindsChanges(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s := newTestSystem(t, sim.New(sim.Config{OpDelay: -1, Seed: 1, Nodes: 2, Machines: 3}))
+	res, err := s.Inventory.Sync(ctx)
+	if err != nil || res.Nodes != 2 || res.Machines.Added != 3 {
+		t.Fatalf("first sync: %+v, %v; want 2 nodes, 3 machines added", res, err)
+	}
+	ms, _, err := s.Machines.List(ctx, "", 0, nil)
+	if err != nil || len(ms) != 3 {
+		t.Fatalf("got %d machines, %v; want 3", len(ms), err)
+	}
+	var running, other *machines.Machine
+	for i := range ms {
+		if ms[i].Status == machines.StatusRunning && running == nil {
+			running = &ms[i]
+		} else if other == nil {
+			other = &ms[i]
+		}
+	}
+	if running == nil || other == nil {
+		t.Fatalf("machines %+v: want a running one and another", ms)
+	}
+	if err := s.driver.Power(ctx, hypervisor.Ref{VMID: running.VMID, Node: running.Node}, hypervisor.ActionStop); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.driver.Destroy(ctx, hypervisor.Ref{VMID: other.VMID, Node: other.Node}); err != nil {
+		t.Fatal(err)
+	}
+	res, err = s.Inventory.Sync(ctx)
+	if err != nil || res.Machines != (SyncMachines{Updated: 1, Removed: 1}) {
+		t.Fatalf("second sync: %+v, %v; want one machine updated, one removed", res, err)
+	}
+	if m, err := s.Machines.Get(ctx, running.ID, nil); err != nil || m.Status != machines.StatusStopped {
+		t.Fatalf("the stopped machine: %+v, %v; want stopped", m, err)
+	}
+	if _, err := s.Machines.Get(ctx, other.ID, nil); err == nil {
+		t.Fatal("the destroyed machine is still on record")
+	}
+	if tpls, err := s.Inventory.Templates(ctx); err != nil || len(tpls) == 0 {
+		t.Fatalf("templates: %v, %v; want the sim's", tpls, err)
+	}
+	if ids, err := s.Nodes.Known(ctx); err != nil || len(ids) != 2 {
+		t.Fatalf("nodes: %v, %v; want 2", ids, err)
+	}
+}
+
+// atOnce runs fn(0..n-1) on n goroutines at once and returns what each added, and
+// their sum.
+func atOnce(n int, fn func(i int) int) ([]int, int) {
+	added := make([]int, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			added[i] = fn(i)
+		}()
+	}
+	wg.Wait()
+	total := 0
+	for _, a := range added {
+		total += a
+	}
+	return added, total
+}

@@ -1,0 +1,195 @@
+package machines
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/persistence"
+)
+
+// What the sync (actors/inventory) asks of the machines and the nodes to bring the
+// store in line with the hypervisor's inventory: which vmids are known, whether a
+// record already shows what the hypervisor reports, an observation or an absence
+// handed to the entity that owns the record, and the adoption of machines the store
+// does not know yet. Machine and node records stay this package's alone.
+
+// VMIDs returns the record id of every machine the store knows, by its vmid.
+func (m *Machines) VMIDs(ctx context.Context) (map[int]string, error) {
+	known := map[int]string{}
+	prefix := persistence.Prefix("vm-vmid")
+	err := m.sys.store.Scan(ctx, prefix, nil, 0, func(k, v []byte) error {
+		vmid, err := strconv.Atoi(string(k[len(prefix):]))
+		if err == nil {
+			known[vmid] = string(v)
+		}
+		return nil
+	})
+	return known, err
+}
+
+// Observe hands a machine's entity what the hypervisor reports of it, as of at at
+// the earliest (zero: now), and reports whether its record changed.
+func (m *Machines) Observe(ctx context.Context, id string, hm hypervisor.Machine, at time.Time) (bool, error) {
+	r, err := kit.Ask[changed](ctx, m.kind, id, &observe{M: hm, At: at})
+	return r.Changed, err
+}
+
+// Vanish tells a machine's entity that the hypervisor did not have it at at, and
+// reports whether its record was removed.
+func (m *Machines) Vanish(ctx context.Context, id string, at time.Time) (bool, error) {
+	r, err := kit.Ask[changed](ctx, m.kind, id, &vanish{At: at})
+	return r.Changed, err
+}
+
+// Unchanged reports whether the stored record of a machine already shows what the
+// hypervisor reports (or a task owns it, when the task's end will tell), and whether
+// the power state is what differs. The record is what the machine's actor holds: it
+// writes before it changes its state.
+func (m *Machines) Unchanged(ctx context.Context, id string, hm hypervisor.Machine) (same, stateDiffers bool) {
+	rec, err := persistence.Load[record](ctx, m.sys.store, machineKey(id))
+	if err != nil {
+		return false, false // let the actor decide
+	}
+	if rec.TaskID != nil {
+		return true, false
+	}
+	next := rec.Machine
+	applyObserved(&next, hm)
+	return machineEqual(&next, &rec.Machine), next.Status != rec.Status
+}
+
+// adoptBatch is how many new machines' records one durable batch writes.
+const adoptBatch = 256
+
+// adoptTries bounds how often one batch of adoptions is written again after some of
+// its machines were recorded meanwhile by someone else.
+const adoptTries = 3
+
+// Adopt records machines found on the hypervisor (the sync), without a tenant, and
+// returns how many it recorded. No actor exists for a new record yet, so the records
+// are written here in batches, as a tenant's create writes its new machine's record,
+// and no actor is woken: a first sync of a large cluster does not hold every machine
+// in memory. Each adoption requires its
+// vm-vmid/<vmid> index key to be absent, in the same transaction as the record: a
+// vmid is adopted once even if two syncs ever overlap (on two members of a cluster, or
+// with a create that recorded its vmid since the inventory was read). A batch refused
+// for that is written again without the machines now known.
+func (m *Machines) Adopt(ctx context.Context, ms []hypervisor.Machine) (int, error) {
+	if len(ms) == 0 {
+		return 0, nil
+	}
+	// While a create runs, the hypervisor already has its machine but our record does
+	// not know its vmid yet: adopting now would make a second, tenantless record of
+	// it. Unknown machines wait for a sync with no create in flight.
+	if busy, err := m.createsInFlight(ctx); err != nil || busy {
+		return 0, err
+	}
+	added := 0
+	for start := 0; start < len(ms); start += adoptBatch {
+		chunk := ms[start:min(start+adoptBatch, len(ms))]
+		for try := 1; ; try++ {
+			recs, err := m.adoptChunk(chunk)
+			if err == nil {
+				for _, rec := range recs {
+					Publish(m.sys.Events, rec, "sync", "")
+				}
+				added += len(recs)
+				break
+			}
+			if !persistence.IsConditionFailed(err) || try == adoptTries {
+				return added, err
+			}
+			// Some vmids were recorded since the inventory was read: leave them out.
+			if chunk, err = m.unknown(ctx, chunk); err != nil {
+				return added, err
+			}
+		}
+	}
+	return added, nil
+}
+
+// adoptChunk writes the records of machines in one batch, each on the condition that
+// its vmid is still unknown, and returns them.
+func (m *Machines) adoptChunk(chunk []hypervisor.Machine) ([]Machine, error) {
+	if len(chunk) == 0 {
+		return nil, nil
+	}
+	b := new(persistence.Batch)
+	recs := make([]Machine, 0, len(chunk))
+	now := time.Now().UTC()
+	for _, hm := range chunk {
+		rec := record{Machine: Machine{ID: persistence.NewID(), CreatedAt: now, UpdatedAt: now}}
+		applyObserved(&rec.Machine, hm)
+		val, err := persistence.Encode(recordVersion, &rec)
+		if err != nil {
+			return nil, err
+		}
+		b.Put(machineKey(rec.ID), val).Put(vmidKey(hm.VMID), []byte(rec.ID)).Require(persistence.IfAbsent(vmidKey(hm.VMID)))
+		recs = append(recs, rec.Machine)
+	}
+	if err := m.sys.rt.Commit(b); err != nil {
+		return nil, err
+	}
+	return recs, nil
+}
+
+// unknown returns the machines of ms whose vmid has no record.
+func (m *Machines) unknown(ctx context.Context, ms []hypervisor.Machine) ([]hypervisor.Machine, error) {
+	out := ms[:0:0]
+	for _, hm := range ms {
+		_, err := m.sys.store.Get(ctx, vmidKey(hm.VMID))
+		switch {
+		case errors.Is(err, persistence.ErrNotFound):
+			out = append(out, hm)
+		case err != nil:
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// createsInFlight reports whether a machine create task is still open.
+func (m *Machines) createsInFlight(ctx context.Context) (bool, error) {
+	prefix := persistence.Prefix("task-open")
+	found := false
+	err := m.sys.store.Scan(ctx, prefix, nil, 0, func(k, _ []byte) error {
+		t, err := loadTask(ctx, m.sys.store, string(k[len(prefix):]))
+		if err == nil && t.Type == "vm.create" && !t.Finished() {
+			found = true
+			return kit.ErrStopScan
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, kit.ErrStopScan) {
+		return false, err
+	}
+	return found, nil
+}
+
+// Known returns the ids of the nodes on record.
+func (n *Nodes) Known(ctx context.Context) ([]string, error) {
+	var ids []string
+	prefix := persistence.Prefix("node")
+	err := n.sys.store.Scan(ctx, prefix, nil, 0, func(k, _ []byte) error {
+		ids = append(ids, string(k[len(prefix):]))
+		return nil
+	})
+	return ids, err
+}
+
+// Observe brings a node's record in line with what the hypervisor reports of it, and
+// reports whether it changed.
+func (n *Nodes) Observe(ctx context.Context, hn hypervisor.Node) (bool, error) {
+	r, err := kit.Ask[changed](ctx, n.kind, hn.ID, &observeNode{N: hn})
+	return r.Changed, err
+}
+
+// Vanish removes the record of a node the hypervisor no longer has.
+func (n *Nodes) Vanish(ctx context.Context, id string) (bool, error) {
+	r, err := kit.Ask[changed](ctx, n.kind, id, &vanishNode{})
+	return r.Changed, err
+}
