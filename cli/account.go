@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vmplane/vmplane/cli/output"
 	"github.com/vmplane/vmplane/client"
 )
 
@@ -25,14 +26,14 @@ func (a *app) sessionCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return p.print(items, func(w *tabwriter.Writer) {
-				header(w, "ID", "", "CREATED", "LAST USED", "EXPIRES", "ADDRESS", "USER AGENT")
+			return p.Print(items, func(w *tabwriter.Writer) {
+				output.Header(w, "ID", "", "CREATED", "LAST USED", "EXPIRES", "ADDRESS", "USER AGENT")
 				for _, s := range items {
 					mark := ""
 					if s.Current {
 						mark = "*"
 					}
-					row(w, s.ID, mark, when(s.CreatedAt), when(s.LastUsedAt), when(s.ExpiresAt), orDash(s.ClientAddr), orDash(s.UserAgent))
+					output.Row(w, s.ID, mark, output.When(s.CreatedAt), output.When(s.LastUsedAt), output.When(s.ExpiresAt), output.OrDash(s.ClientAddr), output.OrDash(s.UserAgent))
 				}
 			})
 		},
@@ -165,10 +166,10 @@ func (a *app) totpCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return p.print(e, func(w *tabwriter.Writer) {
-				field(w, "Secret", e.Secret)
-				field(w, "URI", e.URI)
-				field(w, "Next", "vmplane totp confirm CODE, with a code the app shows")
+			return p.Print(e, func(w *tabwriter.Writer) {
+				output.Field(w, "Secret", e.Secret)
+				output.Field(w, "URI", e.URI)
+				output.Field(w, "Next", "vmplane totp confirm CODE, with a code the app shows")
 			})
 		},
 	}
@@ -185,9 +186,9 @@ func (a *app) totpCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return p.print(map[string][]string{"recovery_codes": codes}, func(w *tabwriter.Writer) {
+			return p.Print(map[string][]string{"recovery_codes": codes}, func(w *tabwriter.Writer) {
 				for _, code := range codes {
-					field(w, "Recovery code", code)
+					output.Field(w, "Recovery code", code)
 				}
 			})
 		},

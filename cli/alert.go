@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vmplane/vmplane/cli/output"
 	"github.com/vmplane/vmplane/client"
 )
 
@@ -35,10 +36,10 @@ func (a *app) alertCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return p.print(items, func(w *tabwriter.Writer) {
-				header(w, "ID", "STATUS", "SEVERITY", "KIND", "TARGET", "STARTED", "MESSAGE")
+			return p.Print(items, func(w *tabwriter.Writer) {
+				output.Header(w, "ID", "STATUS", "SEVERITY", "KIND", "TARGET", "STARTED", "MESSAGE")
 				for _, al := range items {
-					row(w, al.ID, al.Status, al.Severity, al.Kind, al.TargetType+" "+al.TargetID, when(al.StartedAt), al.Message)
+					output.Row(w, al.ID, al.Status, al.Severity, al.Kind, al.TargetType+" "+al.TargetID, output.When(al.StartedAt), al.Message)
 				}
 			})
 		},
@@ -104,18 +105,18 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 	return now.Add(-d), nil
 }
 
-func printAlert(p printer, al *client.Alert) error {
-	return p.print(al, func(w *tabwriter.Writer) {
-		field(w, "ID", al.ID)
-		field(w, "Status", al.Status)
-		field(w, "Severity", al.Severity)
-		field(w, "Kind", al.Kind)
-		field(w, "Target", al.TargetType+" "+al.TargetID)
-		field(w, "Tenant", str(al.TenantID))
-		field(w, "Machine", str(al.MachineID))
-		field(w, "Message", al.Message)
-		field(w, "Started", when(al.StartedAt))
-		field(w, "Acknowledged", whenPtr(al.AcknowledgedAt))
-		field(w, "Resolved", whenPtr(al.ResolvedAt))
+func printAlert(p output.Printer, al *client.Alert) error {
+	return p.Print(al, func(w *tabwriter.Writer) {
+		output.Field(w, "ID", al.ID)
+		output.Field(w, "Status", al.Status)
+		output.Field(w, "Severity", al.Severity)
+		output.Field(w, "Kind", al.Kind)
+		output.Field(w, "Target", al.TargetType+" "+al.TargetID)
+		output.Field(w, "Tenant", output.Str(al.TenantID))
+		output.Field(w, "Machine", output.Str(al.MachineID))
+		output.Field(w, "Message", al.Message)
+		output.Field(w, "Started", output.When(al.StartedAt))
+		output.Field(w, "Acknowledged", output.WhenPtr(al.AcknowledgedAt))
+		output.Field(w, "Resolved", output.WhenPtr(al.ResolvedAt))
 	})
 }

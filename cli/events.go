@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vmplane/vmplane/cli/output"
 	"github.com/vmplane/vmplane/client"
 )
 
@@ -68,25 +69,8 @@ type eventLine struct {
 	Data json.RawMessage `json:"data"`
 }
 
-func printEvent(p printer, ev client.Event) error {
-	switch p.format {
-	case formatJSON:
-		b, err := json.Marshal(eventLine{ev.ID, ev.Type, ev.Data})
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(p.out, "%s\n", b)
-		return err
-	case formatYAML:
-		b, err := toYAML(eventLine{ev.ID, ev.Type, ev.Data})
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(p.out, "---\n%s", b)
-		return err
-	}
-	_, err := fmt.Fprintf(p.out, "%d\t%s\t%s\n", ev.ID, ev.Type, summary(ev))
-	return err
+func printEvent(p output.Printer, ev client.Event) error {
+	return p.PrintItem(eventLine{ev.ID, ev.Type, ev.Data}, fmt.Sprintf("%d\t%s\t%s", ev.ID, ev.Type, summary(ev)))
 }
 
 // summary is the gist of an event's record for its line in the table output.
@@ -114,7 +98,7 @@ func summary(ev client.Event) string {
 		}
 		return s
 	case "machine.updated", "machine.deleted":
-		return fmt.Sprintf("machine %s %s: %s", r.ID, r.Name, orDash(r.Status))
+		return fmt.Sprintf("machine %s %s: %s", r.ID, r.Name, output.OrDash(r.Status))
 	case "alert.updated":
 		return fmt.Sprintf("alert %s %s %s: %s (%s)", r.ID, r.Severity, r.Kind, r.Status, r.Message)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vmplane/vmplane/cli/output"
 	"github.com/vmplane/vmplane/client"
 )
 
@@ -74,10 +75,10 @@ func (a *app) machineCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return p.print(items, func(w *tabwriter.Writer) {
-				header(w, "ID", "NAME", "VMID", "STATUS", "NODE", "CORES", "MEMORY_MB", "DISK_GB", "ADDRESSES")
+			return p.Print(items, func(w *tabwriter.Writer) {
+				output.Header(w, "ID", "NAME", "VMID", "STATUS", "NODE", "CORES", "MEMORY_MB", "DISK_GB", "ADDRESSES")
 				for _, m := range items {
-					row(w, m.ID, m.Name, num(m.VMID), m.Status, orDash(m.Node), num(m.CPUCores), num(m.MemoryMB), num(m.DiskGB), addresses(m))
+					output.Row(w, m.ID, m.Name, output.Num(m.VMID), m.Status, output.OrDash(m.Node), output.Num(m.CPUCores), output.Num(m.MemoryMB), output.Num(m.DiskGB), addresses(m))
 				}
 			})
 		},
@@ -255,12 +256,12 @@ machine is built and shows it; without, it shows the machine and the task buildi
 				return err
 			}
 			if !wf.wait {
-				return p.print(struct {
+				return p.Print(struct {
 					Machine *client.Machine `json:"machine"`
 					Task    *client.Task    `json:"task"`
 				}{m, t}, func(w *tabwriter.Writer) {
 					machineFields(w, m)
-					field(w, "Task", t.ID+" ("+t.Status+")")
+					output.Field(w, "Task", t.ID+" ("+t.Status+")")
 				})
 			}
 			if _, err := a.wait(cmd.Context(), c, t, wf.timeout); err != nil {
@@ -414,38 +415,38 @@ func addresses(m client.Machine) string {
 	return strings.Join(ips, ",")
 }
 
-func printMachine(p printer, m *client.Machine) error {
-	return p.print(m, func(w *tabwriter.Writer) { machineFields(w, m) })
+func printMachine(p output.Printer, m *client.Machine) error {
+	return p.Print(m, func(w *tabwriter.Writer) { machineFields(w, m) })
 }
 
 func machineFields(w *tabwriter.Writer, m *client.Machine) {
-	field(w, "ID", m.ID)
-	field(w, "Name", m.Name)
-	field(w, "VMID", num(m.VMID))
-	field(w, "Tenant", str(m.TenantID))
-	field(w, "Status", m.Status)
-	field(w, "Node", orDash(m.Node))
-	field(w, "Template", orDash(m.TemplateID))
-	field(w, "CPU cores", num(m.CPUCores))
-	field(w, "Memory MB", num(m.MemoryMB))
-	field(w, "Disk GB", num(m.DiskGB))
+	output.Field(w, "ID", m.ID)
+	output.Field(w, "Name", m.Name)
+	output.Field(w, "VMID", output.Num(m.VMID))
+	output.Field(w, "Tenant", output.Str(m.TenantID))
+	output.Field(w, "Status", m.Status)
+	output.Field(w, "Node", output.OrDash(m.Node))
+	output.Field(w, "Template", output.OrDash(m.TemplateID))
+	output.Field(w, "CPU cores", output.Num(m.CPUCores))
+	output.Field(w, "Memory MB", output.Num(m.MemoryMB))
+	output.Field(w, "Disk GB", output.Num(m.DiskGB))
 	for _, d := range m.Disks {
-		field(w, "Disk "+d.ID, fmt.Sprintf("%d GB on %s", d.SizeGB, d.Storage))
+		output.Field(w, "Disk "+d.ID, fmt.Sprintf("%d GB on %s", d.SizeGB, d.Storage))
 	}
 	for _, ic := range m.Interfaces {
 		ips := strings.Join(ic.IPAddresses, ",")
 		if ips == "" {
 			ips = "-"
 		}
-		field(w, "Interface "+ic.ID, fmt.Sprintf("%s on %s, addresses %s", ic.MAC, ic.Bridge, ips))
+		output.Field(w, "Interface "+ic.ID, fmt.Sprintf("%s on %s, addresses %s", ic.MAC, ic.Bridge, ips))
 	}
 	if m.Firewall != nil {
 		fw := m.Firewall.State
 		if m.Firewall.Reason != "" {
 			fw += ": " + m.Firewall.Reason
 		}
-		field(w, "Firewall", fw)
+		output.Field(w, "Firewall", fw)
 	}
-	field(w, "Task", str(m.TaskID))
-	field(w, "Created", when(m.CreatedAt))
+	output.Field(w, "Task", output.Str(m.TaskID))
+	output.Field(w, "Created", output.When(m.CreatedAt))
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vmplane/vmplane/cli/output"
 	"github.com/vmplane/vmplane/client"
 )
 
@@ -12,7 +13,7 @@ import (
 // (an operator's machine of a tenant is reached for that tenant; see clientArea).
 
 // machineFor is the client of a machine's client-area routes.
-func (a *app) machineFor(cmd *cobra.Command, id string) (*client.Client, printer, error) {
+func (a *app) machineFor(cmd *cobra.Command, id string) (*client.Client, output.Printer, error) {
 	c, p, err := a.setup()
 	if err != nil {
 		return nil, p, err
@@ -67,10 +68,10 @@ func (a *app) machineBackupsCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return p.print(items, func(w *tabwriter.Writer) {
-				header(w, "ID", "CREATED", "MODE", "ORIGIN", "SIZE", "NOTE")
+			return p.Print(items, func(w *tabwriter.Writer) {
+				output.Header(w, "ID", "CREATED", "MODE", "ORIGIN", "SIZE", "NOTE")
 				for _, b := range items {
-					row(w, b.ID, when(b.CreatedAt), b.Mode, b.Origin, bytesIEC(float64(b.SizeBytes)), orDash(b.Note))
+					output.Row(w, b.ID, output.When(b.CreatedAt), b.Mode, b.Origin, output.BytesIEC(float64(b.SizeBytes)), output.OrDash(b.Note))
 				}
 			})
 		},
@@ -118,10 +119,10 @@ func (a *app) machineSnapshotCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return p.print(items, func(w *tabwriter.Writer) {
-				header(w, "NAME", "CREATED", "MEMORY", "PARENT", "DESCRIPTION")
+			return p.Print(items, func(w *tabwriter.Writer) {
+				output.Header(w, "NAME", "CREATED", "MEMORY", "PARENT", "DESCRIPTION")
 				for _, s := range items {
-					row(w, s.Name, when(s.CreatedAt), yesNo(s.IncludesMemory), orDash(s.Parent), orDash(s.Description))
+					output.Row(w, s.Name, output.When(s.CreatedAt), output.YesNo(s.IncludesMemory), output.OrDash(s.Parent), output.OrDash(s.Description))
 				}
 			})
 		},

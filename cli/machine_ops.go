@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vmplane/vmplane/cli/output"
 	"github.com/vmplane/vmplane/client"
 )
 
@@ -138,10 +139,10 @@ func (a *app) machineUsageCmd() *cobra.Command {
 			if last > 0 && len(g.Points) > last {
 				g.Points = g.Points[len(g.Points)-last:]
 			}
-			return p.print(g, func(w *tabwriter.Writer) {
-				header(w, "TIME", "CPU", "MEMORY", "NET_IN/S", "NET_OUT/S", "DISK_READ/S", "DISK_WRITE/S")
+			return p.Print(g, func(w *tabwriter.Writer) {
+				output.Header(w, "TIME", "CPU", "MEMORY", "NET_IN/S", "NET_OUT/S", "DISK_READ/S", "DISK_WRITE/S")
 				for _, pt := range g.Points {
-					row(w, when(pt.Time), percent(pt.CPU), sizeOf(pt.MemBytes), sizeOf(pt.NetInBps), sizeOf(pt.NetOutBps), sizeOf(pt.DiskReadBps), sizeOf(pt.DiskWriteBps))
+					output.Row(w, output.When(pt.Time), output.Percent(pt.CPU), output.Size(pt.MemBytes), output.Size(pt.NetInBps), output.Size(pt.NetOutBps), output.Size(pt.DiskReadBps), output.Size(pt.DiskWriteBps))
 				}
 			})
 		},
@@ -160,14 +161,6 @@ func (a *app) stdinPassword(given bool) (string, error) {
 		return "", nil
 	}
 	return a.readPassword(newLineReader(a.env.Stdin), true, "")
-}
-
-// sizeOf is a byte measure with a binary unit, "-" for a gap.
-func sizeOf(v *float64) string {
-	if v == nil {
-		return "-"
-	}
-	return bytesIEC(*v)
 }
 
 func (a *app) machineUpdateCmd() *cobra.Command {

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/vmplane/vmplane/cli/output"
 	"github.com/vmplane/vmplane/cli/remotes"
 )
 
@@ -82,14 +83,14 @@ func (a *app) remoteCmd() *cobra.Command {
 			for _, r := range cfg.Remotes {
 				rows = append(rows, remoteRow{Name: r.Name, URL: r.URL, Current: r.Name == cfg.Current, User: creds[r.Name].Email})
 			}
-			return p.print(rows, func(w *tabwriter.Writer) {
-				header(w, "NAME", "URL", "CURRENT", "USER")
+			return p.Print(rows, func(w *tabwriter.Writer) {
+				output.Header(w, "NAME", "URL", "CURRENT", "USER")
 				for _, r := range rows {
 					cur := ""
 					if r.Current {
 						cur = "*"
 					}
-					row(w, r.Name, r.URL, cur, orDash(r.User))
+					output.Row(w, r.Name, r.URL, cur, output.OrDash(r.User))
 				}
 			})
 		},

@@ -21,6 +21,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/vmplane/vmplane/cli/output"
 	"github.com/vmplane/vmplane/cli/remotes"
 	"github.com/vmplane/vmplane/client"
 )
@@ -71,7 +72,7 @@ type app struct {
 	url    string // --url
 	token  string // --token
 	tenant string // --tenant
-	output string // -o
+	format string // -o
 
 	sess *remotes.Session // the stored login the command uses, if any
 }
@@ -101,7 +102,7 @@ func Commands(env Env) []*cobra.Command {
 		wrapAll(c, a.explain)
 	}
 	// The flags are shared by every verb, so are their completions (keyed by flag).
-	_ = cmds[0].RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{formatTable, formatJSON, formatYAML}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmds[0].RegisterFlagCompletionFunc("output", cobra.FixedCompletions(output.Formats, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmds[0].RegisterFlagCompletionFunc("remote", a.completeRemotes)
 	return cmds
 }
@@ -113,7 +114,7 @@ func (a *app) globalFlags() *pflag.FlagSet {
 	pf.StringVar(&a.url, "url", "", "the server's URL, instead of a remote's (env VMPLANE_URL)")
 	pf.StringVar(&a.token, "token", "", "an access token to send instead of the remote's login (env VMPLANE_TOKEN)")
 	pf.StringVar(&a.tenant, "tenant", "", "the tenant to act for (operators: machines, firewall rules, the overview, schedules, backups, health checks; env VMPLANE_TENANT)")
-	pf.StringVarP(&a.output, "output", "o", formatTable, "output format: table, json or yaml")
+	pf.StringVarP(&a.format, "output", "o", output.Table, "output format: table, json or yaml")
 	return pf
 }
 
@@ -360,12 +361,12 @@ func nonEmpty(cmd *cobra.Command, a []string, names string) error {
 	return nil
 }
 
-func (a *app) printer() (printer, error) {
-	switch a.output {
-	case formatTable, formatJSON, formatYAML:
-		return printer{format: a.output, out: a.env.Stdout}, nil
+func (a *app) printer() (output.Printer, error) {
+	switch a.format {
+	case output.Table, output.JSON, output.YAML:
+		return output.Printer{Format: a.format, Out: a.env.Stdout}, nil
 	}
-	return printer{}, usagef("-o %q: want table, json or yaml", a.output)
+	return output.Printer{}, usagef("-o %q: want table, json or yaml", a.format)
 }
 
 func (a *app) getenv(name string) string {
@@ -494,7 +495,7 @@ func (a *app) connect() (string, *http.Client, error) {
 	return t.base, &http.Client{Transport: a.sess}, nil
 }
 
-// bearer sends every request with a fixed token: --token.
+// bearer sends every request with a output.Fixed token: --token.
 type bearer struct {
 	token string
 	next  http.RoundTripper

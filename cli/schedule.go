@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vmplane/vmplane/cli/output"
 	"github.com/vmplane/vmplane/client"
 )
 
@@ -41,7 +42,7 @@ func (s schedule) what() string {
 	if s.Kind == kindPower {
 		return s.Action
 	}
-	return s.Mode + ", keep " + num(s.Retention)
+	return s.Mode + ", keep " + output.Num(s.Retention)
 }
 
 // scheduleFlags are the flags of schedule create and update.
@@ -161,10 +162,10 @@ func (a *app) scheduleCmd() *cobra.Command {
 					items = append(items, fromBackup(s))
 				}
 			}
-			return p.print(items, func(w *tabwriter.Writer) {
-				header(w, "ID", "KIND", "MACHINE", "CRON", "TIMEZONE", "DOES", "ENABLED", "RUNS", "NEXT_RUN", "LAST_STATUS")
+			return p.Print(items, func(w *tabwriter.Writer) {
+				output.Header(w, "ID", "KIND", "MACHINE", "CRON", "TIMEZONE", "DOES", "ENABLED", "RUNS", "NEXT_RUN", "LAST_STATUS")
 				for _, s := range items {
-					row(w, s.ID, s.Kind, s.MachineID, s.Cron, s.Timezone, s.what(), yesNo(s.Enabled), num(s.Runs), whenPtr(s.NextRunAt), str(s.LastStatus))
+					output.Row(w, s.ID, s.Kind, s.MachineID, s.Cron, s.Timezone, s.what(), output.YesNo(s.Enabled), output.Num(s.Runs), output.WhenPtr(s.NextRunAt), output.Str(s.LastStatus))
 				}
 			})
 		},
@@ -380,26 +381,26 @@ func anyChanged(cmd *cobra.Command, names ...string) bool {
 	return false
 }
 
-func printSchedule(p printer, s schedule) error {
-	return p.print(s, func(w *tabwriter.Writer) {
-		field(w, "ID", s.ID)
-		field(w, "Kind", s.Kind)
-		field(w, "Machine", s.MachineID)
-		field(w, "Tenant", orDash(s.TenantID))
-		field(w, "Cron", s.Cron)
-		field(w, "Timezone", s.Timezone)
+func printSchedule(p output.Printer, s schedule) error {
+	return p.Print(s, func(w *tabwriter.Writer) {
+		output.Field(w, "ID", s.ID)
+		output.Field(w, "Kind", s.Kind)
+		output.Field(w, "Machine", s.MachineID)
+		output.Field(w, "Tenant", output.OrDash(s.TenantID))
+		output.Field(w, "Cron", s.Cron)
+		output.Field(w, "Timezone", s.Timezone)
 		if s.Kind == kindPower {
-			field(w, "Action", s.Action)
+			output.Field(w, "Action", s.Action)
 		} else {
-			field(w, "Mode", s.Mode)
-			field(w, "Retention", num(s.Retention))
+			output.Field(w, "Mode", s.Mode)
+			output.Field(w, "Retention", output.Num(s.Retention))
 		}
-		field(w, "Enabled", yesNo(s.Enabled))
-		field(w, "Runs", num(s.Runs))
-		field(w, "Next run", whenPtr(s.NextRunAt))
-		field(w, "Last run", whenPtr(s.LastRunAt))
-		field(w, "Last status", str(s.LastStatus))
-		field(w, "Last task", str(s.LastTaskID))
-		field(w, "Created", when(s.CreatedAt))
+		output.Field(w, "Enabled", output.YesNo(s.Enabled))
+		output.Field(w, "Runs", output.Num(s.Runs))
+		output.Field(w, "Next run", output.WhenPtr(s.NextRunAt))
+		output.Field(w, "Last run", output.WhenPtr(s.LastRunAt))
+		output.Field(w, "Last status", output.Str(s.LastStatus))
+		output.Field(w, "Last task", output.Str(s.LastTaskID))
+		output.Field(w, "Created", output.When(s.CreatedAt))
 	})
 }

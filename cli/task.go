@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vmplane/vmplane/cli/output"
 	"github.com/vmplane/vmplane/client"
 )
 
@@ -51,18 +52,18 @@ func (a *app) taskCmd() *cobra.Command {
 	return group(&cobra.Command{Use: "task", Short: "tasks: the slow work the server does after answering"}, show, wait)
 }
 
-func printTask(p printer, t *client.Task) error {
-	return p.print(t, func(w *tabwriter.Writer) {
-		field(w, "ID", t.ID)
-		field(w, "Type", t.Type)
-		field(w, "Target", t.TargetType+" "+t.TargetID)
-		field(w, "Status", t.Status)
+func printTask(p output.Printer, t *client.Task) error {
+	return p.Print(t, func(w *tabwriter.Writer) {
+		output.Field(w, "ID", t.ID)
+		output.Field(w, "Type", t.Type)
+		output.Field(w, "Target", t.TargetType+" "+t.TargetID)
+		output.Field(w, "Status", t.Status)
 		if t.Error != nil {
-			field(w, "Error", *t.Error)
+			output.Field(w, "Error", *t.Error)
 		}
-		field(w, "Created", when(t.CreatedAt))
-		field(w, "Started", whenPtr(t.StartedAt))
-		field(w, "Finished", whenPtr(t.FinishedAt))
+		output.Field(w, "Created", output.When(t.CreatedAt))
+		output.Field(w, "Started", output.WhenPtr(t.StartedAt))
+		output.Field(w, "Finished", output.WhenPtr(t.FinishedAt))
 	})
 }
 
@@ -79,14 +80,14 @@ func (f *waitFlags) add(cmd *cobra.Command) {
 
 // started prints the task a command started, or with --wait waits for its end and
 // prints the ended task.
-func (a *app) started(ctx context.Context, c *client.Client, p printer, t *client.Task, f waitFlags) error {
+func (a *app) started(ctx context.Context, c *client.Client, p output.Printer, t *client.Task, f waitFlags) error {
 	if !f.wait {
 		return printTask(p, t)
 	}
 	return a.waitAndPrint(ctx, c, p, t, f.timeout)
 }
 
-func (a *app) waitAndPrint(ctx context.Context, c *client.Client, p printer, t *client.Task, timeout time.Duration) error {
+func (a *app) waitAndPrint(ctx context.Context, c *client.Client, p output.Printer, t *client.Task, timeout time.Duration) error {
 	ended, werr := a.wait(ctx, c, t, timeout)
 	if ended != nil {
 		if err := printTask(p, ended); err != nil {

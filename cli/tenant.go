@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vmplane/vmplane/cli/output"
 	"github.com/vmplane/vmplane/client"
 )
 
@@ -26,21 +27,21 @@ func (a *app) tenantCmd() *cobra.Command {
 			// The table shows each tenant's machines against its quota (USED/QUOTA):
 			// the count comes from the tenant's overview, one call per tenant.
 			held := map[string]string{}
-			if p.format == formatTable {
+			if p.Format == output.Table {
 				for _, t := range items {
 					held[t.ID] = "?" // the tenant went meanwhile, or its overview failed
 					if o, err := c.ForTenant(t.ID).Overview(cmd.Context()); err == nil {
-						held[t.ID] = num(o.Machines.Total)
+						held[t.ID] = output.Num(o.Machines.Total)
 					} else if cmd.Context().Err() != nil {
 						return err
 					}
 				}
 			}
-			return p.print(items, func(w *tabwriter.Writer) {
-				header(w, "ID", "NAME", "MACHINES", "CORES", "MEMORY_MB", "DISK_GB", "CREATED")
+			return p.Print(items, func(w *tabwriter.Writer) {
+				output.Header(w, "ID", "NAME", "MACHINES", "CORES", "MEMORY_MB", "DISK_GB", "CREATED")
 				for _, t := range items {
-					row(w, t.ID, t.Name, held[t.ID]+"/"+limit(t.Quota.Machines), limit(t.Quota.CPUCores), limit(t.Quota.MemoryMB),
-						limit(t.Quota.DiskGB), when(t.CreatedAt))
+					output.Row(w, t.ID, t.Name, held[t.ID]+"/"+output.Limit(t.Quota.Machines), output.Limit(t.Quota.CPUCores), output.Limit(t.Quota.MemoryMB),
+						output.Limit(t.Quota.DiskGB), output.When(t.CreatedAt))
 				}
 			})
 		},
@@ -127,15 +128,15 @@ func (a *app) tenantCmd() *cobra.Command {
 	return group(&cobra.Command{Use: "tenant", Short: "tenants and their quotas (operators)"}, list, show, create, update, del)
 }
 
-func printTenant(p printer, t *client.Tenant) error {
-	return p.print(t, func(w *tabwriter.Writer) {
-		field(w, "ID", t.ID)
-		field(w, "Name", t.Name)
-		field(w, "Quota machines", limit(t.Quota.Machines))
-		field(w, "Quota CPU cores", limit(t.Quota.CPUCores))
-		field(w, "Quota memory MB", limit(t.Quota.MemoryMB))
-		field(w, "Quota disk GB", limit(t.Quota.DiskGB))
-		field(w, "Created", when(t.CreatedAt))
+func printTenant(p output.Printer, t *client.Tenant) error {
+	return p.Print(t, func(w *tabwriter.Writer) {
+		output.Field(w, "ID", t.ID)
+		output.Field(w, "Name", t.Name)
+		output.Field(w, "Quota machines", output.Limit(t.Quota.Machines))
+		output.Field(w, "Quota CPU cores", output.Limit(t.Quota.CPUCores))
+		output.Field(w, "Quota memory MB", output.Limit(t.Quota.MemoryMB))
+		output.Field(w, "Quota disk GB", output.Limit(t.Quota.DiskGB))
+		output.Field(w, "Created", output.When(t.CreatedAt))
 	})
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vmplane/vmplane/cli/output"
 	"github.com/vmplane/vmplane/client"
 )
 
@@ -24,10 +25,10 @@ func (a *app) userCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return p.print(items, func(w *tabwriter.Writer) {
-				header(w, "ID", "EMAIL", "NAME", "ROLE", "TENANT", "DISABLED")
+			return p.Print(items, func(w *tabwriter.Writer) {
+				output.Header(w, "ID", "EMAIL", "NAME", "ROLE", "TENANT", "DISABLED")
 				for _, u := range items {
-					row(w, u.ID, u.Email, orDash(u.Name), u.Role, str(u.TenantID), yesNo(u.Disabled))
+					output.Row(w, u.ID, u.Email, output.OrDash(u.Name), u.Role, output.Str(u.TenantID), output.YesNo(u.Disabled))
 				}
 			})
 		},
@@ -174,22 +175,15 @@ reads it from standard input).`,
 	return group(&cobra.Command{Use: "user", Short: "users: operators and tenants' users (operators)"}, list, show, create, update, del, resetTOTP)
 }
 
-func printUser(p printer, u *client.User) error {
-	return p.print(u, func(w *tabwriter.Writer) {
-		field(w, "ID", u.ID)
-		field(w, "E-mail", u.Email)
-		field(w, "Name", orDash(u.Name))
-		field(w, "Role", u.Role)
-		field(w, "Tenant", str(u.TenantID))
-		field(w, "Disabled", yesNo(u.Disabled))
-		field(w, "Second factor", yesNo(u.TOTPEnabled))
-		field(w, "Created", when(u.CreatedAt))
+func printUser(p output.Printer, u *client.User) error {
+	return p.Print(u, func(w *tabwriter.Writer) {
+		output.Field(w, "ID", u.ID)
+		output.Field(w, "E-mail", u.Email)
+		output.Field(w, "Name", output.OrDash(u.Name))
+		output.Field(w, "Role", u.Role)
+		output.Field(w, "Tenant", output.Str(u.TenantID))
+		output.Field(w, "Disabled", output.YesNo(u.Disabled))
+		output.Field(w, "Second factor", output.YesNo(u.TOTPEnabled))
+		output.Field(w, "Created", output.When(u.CreatedAt))
 	})
-}
-
-func yesNo(b bool) string {
-	if b {
-		return "yes"
-	}
-	return "no"
 }
