@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vmplane/vmplane/cli/cmdline"
 	"github.com/vmplane/vmplane/cli/output"
 	"github.com/vmplane/vmplane/client"
 )
@@ -16,7 +17,7 @@ func (a *app) sessionCmd() *cobra.Command {
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "list your sessions (logins that have not ended), newest first; * marks this one",
-		Args:  args(0, ""),
+		Args:  cmdline.Args(0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, p, err := a.setup()
 			if err != nil {
@@ -42,7 +43,7 @@ func (a *app) sessionCmd() *cobra.Command {
 	end := &cobra.Command{
 		Use:   "end ID",
 		Short: "end one of your sessions: its tokens stop working at once",
-		Args:  args(1, "ID"),
+		Args:  cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, _, err := a.setup()
 			if err != nil {
@@ -55,7 +56,7 @@ func (a *app) sessionCmd() *cobra.Command {
 			return nil
 		},
 	}
-	return group(&cobra.Command{Use: "session", Short: "your own sessions: list them, end one"}, list, end)
+	return cmdline.Group(&cobra.Command{Use: "session", Short: "your own sessions: list them, end one"}, list, end)
 }
 
 func (a *app) passwordCmd() *cobra.Command {
@@ -66,7 +67,7 @@ func (a *app) passwordCmd() *cobra.Command {
 		Long: `Change the signed-in user's password. The current and the new password are asked
 for without echo, or read from the first two lines of standard input with
 --password-stdin. Every other session of the user ends; this one goes on.`,
-		Args: args(0, ""),
+		Args: cmdline.Args(0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			in := newLineReader(a.env.Stdin)
 			current, err := a.readPassword(in, fromStdin, "Current password: ")
@@ -102,7 +103,7 @@ func (a *app) resetCmd() *cobra.Command {
 		Long: `Ask the server to mail a password reset link to the account of EMAIL. The answer
 is the same whether the address has an account or not. The link works once, for 30
 minutes; its token also works with 'vmplane password reset-confirm'.`,
-		Args: args(1, "EMAIL"),
+		Args: cmdline.Args(1, "EMAIL"),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			c, err := a.publicClient()
 			if err != nil {
@@ -126,10 +127,10 @@ func (a *app) resetConfirmCmd() *cobra.Command {
 		Long: `Set a new password with the token of a mailed reset link. The new password is asked
 for without echo, or read from the first line of standard input with --password-stdin.
 Every session of the user ends; sign in again with 'vmplane login'.`,
-		Args: args(0, ""),
+		Args: cmdline.Args(0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if token == "" {
-				return usagef("--token is required: the token of the mailed link")
+				return cmdline.Usagef("--token is required: the token of the mailed link")
 			}
 			next, err := a.readPassword(newLineReader(a.env.Stdin), fromStdin, "New password: ")
 			if err != nil {
@@ -156,7 +157,7 @@ func (a *app) totpCmd() *cobra.Command {
 	enrol := &cobra.Command{
 		Use:   "enrol",
 		Short: "start turning on a second factor: prints the secret and otpauth:// URI for an authenticator app",
-		Args:  args(0, ""),
+		Args:  cmdline.Args(0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, p, err := a.setup()
 			if err != nil {
@@ -176,7 +177,7 @@ func (a *app) totpCmd() *cobra.Command {
 	confirm := &cobra.Command{
 		Use:   "confirm CODE",
 		Short: "turn the second factor on with a first code of the app; prints ten recovery codes, once",
-		Args:  args(1, "CODE"),
+		Args:  cmdline.Args(1, "CODE"),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			c, p, err := a.setup()
 			if err != nil {
@@ -196,7 +197,7 @@ func (a *app) totpCmd() *cobra.Command {
 	disable := &cobra.Command{
 		Use:   "disable CODE",
 		Short: "turn the second factor off, with a current code or a recovery code",
-		Args:  args(1, "CODE"),
+		Args:  cmdline.Args(1, "CODE"),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			c, _, err := a.setup()
 			if err != nil {
@@ -209,5 +210,5 @@ func (a *app) totpCmd() *cobra.Command {
 			return nil
 		},
 	}
-	return group(&cobra.Command{Use: "totp", Short: "your second factor (time-based codes of an authenticator app): enrol, confirm, disable"}, enrol, confirm, disable)
+	return cmdline.Group(&cobra.Command{Use: "totp", Short: "your second factor (time-based codes of an authenticator app): enrol, confirm, disable"}, enrol, confirm, disable)
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vmplane/vmplane/cli/cmdline"
 	"github.com/vmplane/vmplane/cli/output"
 	"github.com/vmplane/vmplane/client"
 )
@@ -19,12 +20,12 @@ func (a *app) alertCmd() *cobra.Command {
 	list := &cobra.Command{
 		Use:   "list [--status S] [--severity S] [--kind K] [--since TIME]",
 		Short: "list alert events, oldest first (a tenant's user: its tenant's; an operator: all)",
-		Args:  args(0, ""),
+		Args:  cmdline.Args(0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if since != "" {
 				t, err := parseSince(since, time.Now())
 				if err != nil {
-					return usagef("--since: %v", err)
+					return cmdline.Usagef("--since: %v", err)
 				}
 				f.Since = t
 			}
@@ -60,7 +61,7 @@ func (a *app) alertCmd() *cobra.Command {
 	show := &cobra.Command{
 		Use:   "show ID",
 		Short: "show an alert event",
-		Args:  args(1, "ID"),
+		Args:  cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, p, err := a.setup()
 			if err != nil {
@@ -77,7 +78,7 @@ func (a *app) alertCmd() *cobra.Command {
 		Use:     "ack ID",
 		Aliases: []string{"acknowledge"},
 		Short:   "acknowledge an open alert: it stays open until its condition clears, but no longer fires",
-		Args:    args(1, "ID"),
+		Args:    cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, p, err := a.setup()
 			if err != nil {
@@ -90,7 +91,7 @@ func (a *app) alertCmd() *cobra.Command {
 			return printAlert(p, al)
 		},
 	}
-	return group(&cobra.Command{Use: "alert", Short: "alert events: raised, acknowledged, resolved"}, list, show, ack)
+	return cmdline.Group(&cobra.Command{Use: "alert", Short: "alert events: raised, acknowledged, resolved"}, list, show, ack)
 }
 
 // parseSince reads a time in RFC 3339, or a duration back from now.
@@ -100,7 +101,7 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil || d < 0 {
-		return time.Time{}, usagef("%q is neither a time (2026-01-02T15:04:05Z) nor a duration (1h)", s)
+		return time.Time{}, cmdline.Usagef("%q is neither a time (2026-01-02T15:04:05Z) nor a duration (1h)", s)
 	}
 	return now.Add(-d), nil
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vmplane/vmplane/cli/cmdline"
 	"github.com/vmplane/vmplane/cli/output"
 	"github.com/vmplane/vmplane/client"
 )
@@ -20,7 +21,7 @@ func (a *app) backupCmd() *cobra.Command {
 	list := &cobra.Command{
 		Use:   "list [--machine ID]",
 		Short: "list backups, oldest first (of one machine with --machine; operators: of --tenant)",
-		Args:  args(0, ""),
+		Args:  cmdline.Args(0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, p, err := a.setup()
 			if err != nil {
@@ -44,7 +45,7 @@ func (a *app) backupCmd() *cobra.Command {
 	show := &cobra.Command{
 		Use:   "show ID",
 		Short: "show a backup",
-		Args:  args(1, "ID"),
+		Args:  cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, p, err := a.setup()
 			if err != nil {
@@ -76,7 +77,7 @@ func (a *app) backupCmd() *cobra.Command {
 		Use:     "delete ID",
 		Aliases: []string{"rm"},
 		Short:   "delete a backup from the hypervisor's storage",
-		Args:    args(1, "ID"),
+		Args:    cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, _, err := a.setup()
 			if err != nil {
@@ -89,5 +90,5 @@ func (a *app) backupCmd() *cobra.Command {
 			return nil
 		},
 	}
-	return group(&cobra.Command{Use: "backup", Short: "backups of machines, taken by backup schedules"}, list, show, del)
+	return cmdline.Group(&cobra.Command{Use: "backup", Short: "backups of machines, taken by backup schedules"}, list, show, del)
 }

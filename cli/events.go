@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vmplane/vmplane/cli/cmdline"
 	"github.com/vmplane/vmplane/cli/output"
 	"github.com/vmplane/vmplane/client"
 )
@@ -23,7 +24,7 @@ object per line, with -o yaml one document each), until interrupted or --limit e
 were printed. --since 0 replays the backlog the server keeps first; --since ID goes on
 after the event ID (as after a dropped connection). A tenant's user sees its tenant's
 events only.`,
-		Args: args(0, ""),
+		Args: cmdline.Args(0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, p, err := a.setup()
 			if err != nil {
@@ -32,7 +33,7 @@ events only.`,
 			last := client.FromNow
 			if changed(cmd, "since") {
 				if since < 0 {
-					return usagef("--since must be 0 or an event id")
+					return cmdline.Usagef("--since must be 0 or an event id")
 				}
 				last = since
 			}

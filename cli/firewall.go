@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vmplane/vmplane/cli/cmdline"
 	"github.com/vmplane/vmplane/cli/output"
 	"github.com/vmplane/vmplane/client"
 )
@@ -63,7 +64,7 @@ func (a *app) firewallCmd() *cobra.Command {
 	list := &cobra.Command{
 		Use:   "list [--machine ID]",
 		Short: "list the tenant's firewall rules in order (of one machine with --machine)",
-		Args:  args(0, ""),
+		Args:  cmdline.Args(0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, p, err := a.setup()
 			if err != nil {
@@ -92,11 +93,11 @@ func (a *app) firewallCmd() *cobra.Command {
 	addCmd := &cobra.Command{
 		Use:   "add --direction in|out --action accept|drop|reject --protocol tcp|udp|icmp|any [--port P] [--source CIDR] ...",
 		Short: "add a firewall rule; it is pushed to the tenant's machines",
-		Args:  args(0, ""),
+		Args:  cmdline.Args(0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			spec := add.build(cmd)
 			if spec.Direction == "" || spec.Action == "" || spec.Protocol == "" {
-				return usagef("--direction, --action and --protocol are needed")
+				return cmdline.Usagef("--direction, --action and --protocol are needed")
 			}
 			c, p, err := a.setup()
 			if err != nil {
@@ -115,11 +116,11 @@ func (a *app) firewallCmd() *cobra.Command {
 	updCmd := &cobra.Command{
 		Use:   "update ID [flags of add]",
 		Short: "change the fields of a firewall rule that the flags give",
-		Args:  args(1, "ID"),
+		Args:  cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			spec := upd.build(cmd)
 			if spec == (client.FirewallRuleSpec{}) {
-				return usagef("nothing to change: give a flag of the fields to change")
+				return cmdline.Usagef("nothing to change: give a flag of the fields to change")
 			}
 			c, p, err := a.setup()
 			if err != nil {
@@ -138,7 +139,7 @@ func (a *app) firewallCmd() *cobra.Command {
 		Use:     "delete ID",
 		Aliases: []string{"rm"},
 		Short:   "delete a firewall rule",
-		Args:    args(1, "ID"),
+		Args:    cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, _, err := a.setup()
 			if err != nil {
@@ -151,7 +152,7 @@ func (a *app) firewallCmd() *cobra.Command {
 			return nil
 		},
 	}
-	return group(&cobra.Command{Use: "firewall", Short: "the tenant's firewall rules (operators: --tenant ID)"}, list, addCmd, updCmd, del)
+	return cmdline.Group(&cobra.Command{Use: "firewall", Short: "the tenant's firewall rules (operators: --tenant ID)"}, list, addCmd, updCmd, del)
 }
 
 func printRule(p output.Printer, r *client.FirewallRule) error {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vmplane/vmplane/cli/cmdline"
 	"github.com/vmplane/vmplane/cli/output"
 	"github.com/vmplane/vmplane/client"
 )
@@ -36,7 +37,7 @@ func (a *app) healthCheckCmd() *cobra.Command {
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "list health checks with their latest result (operators: of --tenant, else all)",
-		Args:  args(0, ""),
+		Args:  cmdline.Args(0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, p, err := a.setup()
 			if err != nil {
@@ -59,7 +60,7 @@ func (a *app) healthCheckCmd() *cobra.Command {
 	show := &cobra.Command{
 		Use:   "show ID",
 		Short: "show a health check and its latest result",
-		Args:  args(1, "ID"),
+		Args:  cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, p, err := a.setup()
 			if err != nil {
@@ -76,7 +77,7 @@ func (a *app) healthCheckCmd() *cobra.Command {
 	results := &cobra.Command{
 		Use:   "results ID",
 		Short: "the check's recent probes, oldest first",
-		Args:  args(1, "ID"),
+		Args:  cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, p, err := a.setup()
 			if err != nil {
@@ -107,10 +108,10 @@ func (a *app) healthCheckCmd() *cobra.Command {
 	create := &cobra.Command{
 		Use:   "create --name N --type http|tcp --target URL|HOST:PORT [--interval S] [--machine ID] ...",
 		Short: "create a health check; it starts probing at once",
-		Args:  args(0, ""),
+		Args:  cmdline.Args(0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if cf.name == "" || cf.typ == "" || cf.target == "" {
-				return usagef("--name, --type and --target are needed")
+				return cmdline.Usagef("--name, --type and --target are needed")
 			}
 			c, p, err := a.setup()
 			if err != nil {
@@ -135,10 +136,10 @@ func (a *app) healthCheckCmd() *cobra.Command {
 	update := &cobra.Command{
 		Use:   "update ID [flags of create] [--clear-machine]",
 		Short: "change the fields of a health check that the flags give; a new type, target or expected status starts it afresh",
-		Args:  args(1, "ID"),
+		Args:  cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if clearMachine && changed(cmd, "machine") {
-				return usagef("--machine and --clear-machine: one or the other")
+				return cmdline.Usagef("--machine and --clear-machine: one or the other")
 			}
 			var ch client.HealthCheckChange
 			setStr := func(name, v string, dst *client.Optional[string]) {
@@ -166,7 +167,7 @@ func (a *app) healthCheckCmd() *cobra.Command {
 				ch.MachineID = client.Null[string]()
 			}
 			if ch == (client.HealthCheckChange{}) {
-				return usagef("nothing to change: give a flag of the fields to change")
+				return cmdline.Usagef("nothing to change: give a flag of the fields to change")
 			}
 			c, p, err := a.setup()
 			if err != nil {
@@ -186,7 +187,7 @@ func (a *app) healthCheckCmd() *cobra.Command {
 		Use:     "delete ID",
 		Aliases: []string{"rm"},
 		Short:   "delete a health check: it stops probing and its alert resolves",
-		Args:    args(1, "ID"),
+		Args:    cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, _, err := a.setup()
 			if err != nil {
@@ -199,7 +200,7 @@ func (a *app) healthCheckCmd() *cobra.Command {
 			return nil
 		},
 	}
-	return group(&cobra.Command{Use: "health-check", Aliases: []string{"hc"}, Short: "HTTP and TCP health checks; a failing one raises an alert"},
+	return cmdline.Group(&cobra.Command{Use: "health-check", Aliases: []string{"hc"}, Short: "HTTP and TCP health checks; a failing one raises an alert"},
 		list, show, create, update, del, results)
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vmplane/vmplane/cli/cmdline"
 	"github.com/vmplane/vmplane/cli/output"
 	"github.com/vmplane/vmplane/client"
 )
@@ -65,7 +66,7 @@ func (a *app) machineCmd() *cobra.Command {
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "list the tenant's machines (operators: of the tenant --tenant names)",
-		Args:  args(0, ""),
+		Args:  cmdline.Args(0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, p, err := a.setup()
 			if err != nil {
@@ -91,7 +92,7 @@ func (a *app) machineCmd() *cobra.Command {
 	show := &cobra.Command{
 		Use:   "show ID",
 		Short: "show a machine: its size, disks, interfaces and firewall state",
-		Args:  args(1, "ID"),
+		Args:  cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, p, err := a.setup()
 			if err != nil {
@@ -105,7 +106,7 @@ func (a *app) machineCmd() *cobra.Command {
 		},
 	}
 
-	cmd := group(&cobra.Command{Use: "machine", Aliases: []string{"vm"}, Short: "machines: create, list, power, resize, reinstall, migrate, back up, restore, snapshot, delete"},
+	cmd := cmdline.Group(&cobra.Command{Use: "machine", Aliases: []string{"vm"}, Short: "machines: create, list, power, resize, reinstall, migrate, back up, restore, snapshot, delete"},
 		list, show, a.machineCreateCmd(), a.machineResizeCmd(), a.machineDeleteCmd(), a.machineConsoleCmd(),
 		a.machineReinstallCmd(), a.machineMigrateCmd(), a.machineUsageCmd(), a.machineUpdateCmd(),
 		a.machineBackupCmd(), a.machineBackupsCmd(), a.machineRestoreCmd(), a.machineSnapshotCmd())
@@ -164,7 +165,7 @@ func (a *app) machineActionCmd(action, short string) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   action + " ID",
 		Short: short,
-		Args:  args(1, "ID"),
+		Args:  cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, p, err := a.setup()
 			if err != nil {
@@ -207,18 +208,18 @@ Its size comes from --plan (default small) and the flags that override it:
 The disk is never smaller than the template's. --memory is in MB and --disk in GB
 unless given with a unit (512M, 2G, 1T). With --wait the command waits until the
 machine is built and shows it; without, it shows the machine and the task building it.`,
-		Args: args(0, ""),
+		Args: cmdline.Args(0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if spec.Name == "" {
-				return usagef("--name is needed")
+				return cmdline.Usagef("--name is needed")
 			}
 			tplRef := spec.TemplateID
 			if tplRef == "" {
-				return usagef("--template is needed (see 'vmplane template list')")
+				return cmdline.Usagef("--template is needed (see 'vmplane template list')")
 			}
 			pl, ok := plans[planName]
 			if !ok {
-				return usagef("--plan %q: want one of %s", planName, strings.Join(planNames(), ", "))
+				return cmdline.Usagef("--plan %q: want one of %s", planName, strings.Join(planNames(), ", "))
 			}
 			spec.CPUCores, spec.MemoryMB, spec.DiskGB = pl.cores, pl.memoryMB, pl.diskGB
 			if changed(cmd, "cores") {
@@ -228,12 +229,12 @@ machine is built and shows it; without, it shows the machine and the task buildi
 			var err error
 			if memory != "" {
 				if spec.MemoryMB, err = parseSize(memory, "M"); err != nil {
-					return usagef("--memory: %v", err)
+					return cmdline.Usagef("--memory: %v", err)
 				}
 			}
 			if disk != "" {
 				if spec.DiskGB, err = parseSize(disk, "G"); err != nil {
-					return usagef("--disk: %v", err)
+					return cmdline.Usagef("--disk: %v", err)
 				}
 			}
 			if spec.Password, err = a.stdinPassword(pwStdin); err != nil {
@@ -323,7 +324,7 @@ func (a *app) machineResizeCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "resize ID [--cores N] [--memory SIZE] [--disk SIZE]",
 		Short: "change a machine's cores, memory or disk (disks only grow)",
-		Args:  args(1, "ID"),
+		Args:  cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var r client.Resize
 			var err error
@@ -332,16 +333,16 @@ func (a *app) machineResizeCmd() *cobra.Command {
 			}
 			if memory != "" {
 				if r.MemoryMB, err = parseSize(memory, "M"); err != nil {
-					return usagef("--memory: %v", err)
+					return cmdline.Usagef("--memory: %v", err)
 				}
 			}
 			if disk != "" {
 				if r.DiskGB, err = parseSize(disk, "G"); err != nil {
-					return usagef("--disk: %v", err)
+					return cmdline.Usagef("--disk: %v", err)
 				}
 			}
 			if r == (client.Resize{}) {
-				return usagef("nothing to change: give --cores, --memory or --disk")
+				return cmdline.Usagef("nothing to change: give --cores, --memory or --disk")
 			}
 			c, p, err := a.setup()
 			if err != nil {
@@ -371,11 +372,11 @@ func (a *app) machineDeleteCmd() *cobra.Command {
 		Use:     "delete ID",
 		Aliases: []string{"rm"},
 		Short:   "destroy a machine and its disks (asks first on a terminal; --yes otherwise)",
-		Args:    args(1, "ID"),
+		Args:    cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ask := !yes
 			if ask && !isTerminal(a.env.Stdin) {
-				return usagef("machine delete destroys machine %s and its disks: give --yes to confirm (there is no terminal to ask on)", args[0])
+				return cmdline.Usagef("machine delete destroys machine %s and its disks: give --yes to confirm (there is no terminal to ask on)", args[0])
 			}
 			c, p, err := a.setup()
 			if err != nil {

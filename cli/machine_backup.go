@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vmplane/vmplane/cli/cmdline"
 	"github.com/vmplane/vmplane/cli/output"
 	"github.com/vmplane/vmplane/client"
 )
@@ -23,7 +24,7 @@ func (a *app) machineFor(cmd *cobra.Command, id string) (*client.Client, output.
 		return nil, p, err
 	}
 	if !ok {
-		return nil, p, usagef("machine %s belongs to no tenant: give it to one first ('vmplane machine update %s --move-to TENANT')", id, id)
+		return nil, p, cmdline.Usagef("machine %s belongs to no tenant: give it to one first ('vmplane machine update %s --move-to TENANT')", id, id)
 	}
 	return mc, p, nil
 }
@@ -34,7 +35,7 @@ func (a *app) machineBackupCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "backup ID [--note TEXT] [--mode snapshot|suspend|stop]",
 		Short: "take a backup of a machine now",
-		Args:  args(1, "ID"),
+		Args:  cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			c, p, err := a.machineFor(cmd, argv[0])
 			if err != nil {
@@ -58,7 +59,7 @@ func (a *app) machineBackupsCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "backups ID",
 		Short: "list a machine's backups, newest first",
-		Args:  args(1, "ID"),
+		Args:  cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			c, p, err := a.machineFor(cmd, argv[0])
 			if err != nil {
@@ -86,7 +87,7 @@ func (a *app) machineRestoreCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "restore ID BACKUP_ID [--start]",
 		Short: "restore a machine over itself from one of its backups (stopped first); what it wrote since is lost",
-		Args:  args(2, "ID BACKUP_ID"),
+		Args:  cmdline.Args(2, "ID BACKUP_ID"),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			c, p, err := a.machineFor(cmd, argv[0])
 			if err != nil {
@@ -109,7 +110,7 @@ func (a *app) machineSnapshotCmd() *cobra.Command {
 	list := &cobra.Command{
 		Use:   "list ID",
 		Short: "list a machine's snapshots, oldest first",
-		Args:  args(1, "ID"),
+		Args:  cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			c, p, err := a.machineFor(cmd, argv[0])
 			if err != nil {
@@ -134,7 +135,7 @@ func (a *app) machineSnapshotCmd() *cobra.Command {
 	create := &cobra.Command{
 		Use:   "create ID NAME [--description TEXT] [--memory]",
 		Short: "take a snapshot of a machine",
-		Args:  args(2, "ID NAME"),
+		Args:  cmdline.Args(2, "ID NAME"),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			c, p, err := a.machineFor(cmd, argv[0])
 			if err != nil {
@@ -157,7 +158,7 @@ func (a *app) machineSnapshotCmd() *cobra.Command {
 		cmd := &cobra.Command{
 			Use:   use + " ID NAME",
 			Short: short,
-			Args:  args(2, "ID NAME"),
+			Args:  cmdline.Args(2, "ID NAME"),
 			RunE: func(cmd *cobra.Command, argv []string) error {
 				c, p, err := a.machineFor(cmd, argv[0])
 				if err != nil {
@@ -181,5 +182,5 @@ func (a *app) machineSnapshotCmd() *cobra.Command {
 		func(c *client.Client, cmd *cobra.Command, id, name string) (*client.Task, error) {
 			return c.DeleteSnapshot(cmd.Context(), id, name)
 		})
-	return group(&cobra.Command{Use: "snapshot", Short: "a machine's snapshots: list, create, rollback, delete"}, list, create, rollback, del)
+	return cmdline.Group(&cobra.Command{Use: "snapshot", Short: "a machine's snapshots: list, create, rollback, delete"}, list, create, rollback, del)
 }

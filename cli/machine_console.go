@@ -3,6 +3,7 @@ package cli
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/vmplane/vmplane/cli/cmdline"
 	"github.com/vmplane/vmplane/cli/console"
 	"github.com/vmplane/vmplane/client"
 )
@@ -16,7 +17,7 @@ console websocket. On a terminal, keys go to the machine as typed (raw mode) and
 Ctrl-] detaches. Without a terminal, standard input is sent as it comes and the
 session ends when the console closes (exit, say) or shortly after the input ends, so
 that a script can run: printf 'hostname\nexit\n' | vmplane machine console ID`,
-		Args: args(1, "ID"),
+		Args: cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := a.client()
 			if err != nil {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vmplane/vmplane/cli/cmdline"
 	"github.com/vmplane/vmplane/cli/output"
 	"github.com/vmplane/vmplane/client"
 )
@@ -14,7 +15,7 @@ func (a *app) monitoringCmd() *cobra.Command {
 	overview := &cobra.Command{
 		Use:   "overview",
 		Short: "the cluster at a glance: nodes, machines, open alerts, health checks, capacity (operators)",
-		Args:  args(0, ""),
+		Args:  cmdline.Args(0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, p, err := a.setup()
 			if err != nil {
@@ -40,7 +41,7 @@ func (a *app) monitoringCmd() *cobra.Command {
 	faulty := &cobra.Command{
 		Use:   "faulty",
 		Short: "machines in trouble: failed deployments, crash loops, repeated task failures (operators)",
-		Args:  args(0, ""),
+		Args:  cmdline.Args(0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, p, err := a.setup()
 			if err != nil {
@@ -66,10 +67,10 @@ func (a *app) monitoringCmd() *cobra.Command {
 	forecast := &cobra.Command{
 		Use:   "forecast [--horizon DAYS]",
 		Short: "the cluster's cpu, memory and disk use, its trend, and the day each runs out (operators)",
-		Args:  args(0, ""),
+		Args:  cmdline.Args(0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if horizon < 0 || horizon > 365 {
-				return usagef("--horizon %d: want 1..365 days (0: the server's default)", horizon)
+				return cmdline.Usagef("--horizon %d: want 1..365 days (0: the server's default)", horizon)
 			}
 			c, p, err := a.setup()
 			if err != nil {
@@ -97,7 +98,7 @@ func (a *app) monitoringCmd() *cobra.Command {
 	trends := &cobra.Command{
 		Use:   "trends [--days N]",
 		Short: "the tenant's daily consumption: core hours, memory GB hours, network (operators: --tenant)",
-		Args:  args(0, ""),
+		Args:  cmdline.Args(0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, p, err := a.setup()
 			if err != nil {
@@ -117,7 +118,7 @@ func (a *app) monitoringCmd() *cobra.Command {
 	}
 	trends.Flags().IntVar(&days, "days", 0, "how many days back (default: the server's)")
 
-	return group(&cobra.Command{Use: "monitoring", Short: "the operators' view of the cluster's health, and usage trends"},
+	return cmdline.Group(&cobra.Command{Use: "monitoring", Short: "the operators' view of the cluster's health, and usage trends"},
 		overview, faulty, forecast, trends)
 }
 

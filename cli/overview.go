@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vmplane/vmplane/cli/cmdline"
 	"github.com/vmplane/vmplane/cli/output"
 	"github.com/vmplane/vmplane/client"
 )
@@ -15,7 +16,7 @@ func (a *app) templateCmd() *cobra.Command {
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "list the OS templates machines are created from",
-		Args:  args(0, ""),
+		Args:  cmdline.Args(0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, p, err := a.setup()
 			if err != nil {
@@ -34,14 +35,14 @@ func (a *app) templateCmd() *cobra.Command {
 		},
 	}
 	limitFlag(list, &lim)
-	return group(&cobra.Command{Use: "template", Short: "OS templates"}, list)
+	return cmdline.Group(&cobra.Command{Use: "template", Short: "OS templates"}, list)
 }
 
 func (a *app) overviewCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "overview",
 		Short: "the tenant's dashboard: machines, usage against quota, open alerts (operators: --tenant ID)",
-		Args:  args(0, ""),
+		Args:  cmdline.Args(0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, p, err := a.setup()
 			if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/vmplane/vmplane/cli/cmdline"
 	"github.com/vmplane/vmplane/cli/output"
 	"github.com/vmplane/vmplane/cli/remotes"
 )
@@ -23,15 +24,15 @@ func (a *app) remoteCmd() *cobra.Command {
 	add := &cobra.Command{
 		Use:   "add NAME URL",
 		Short: "add a server under a name (the first one added becomes the current one)",
-		Args:  args(2, "NAME URL"),
+		Args:  cmdline.Args(2, "NAME URL"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name, raw := args[0], args[1]
 			u, err := url.Parse(raw)
 			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-				return usagef("remote URL %q: want http(s)://host[:port]", raw)
+				return cmdline.Usagef("remote URL %q: want http(s)://host[:port]", raw)
 			}
 			if name == "" || strings.ContainsAny(name, " \t/") {
-				return usagef("remote name %q: want a word without spaces or slashes", name)
+				return cmdline.Usagef("remote name %q: want a word without spaces or slashes", name)
 			}
 			st, cfg, err := a.config()
 			if err != nil {
@@ -59,7 +60,7 @@ func (a *app) remoteCmd() *cobra.Command {
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "list the remotes, the current one and who is logged in to each",
-		Args:  args(0, ""),
+		Args:  cmdline.Args(0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			p, err := a.printer()
 			if err != nil {
@@ -99,7 +100,7 @@ func (a *app) remoteCmd() *cobra.Command {
 		Use:               "remove NAME",
 		Aliases:           []string{"rm"},
 		Short:             "forget a remote and its login (log out first to end the login on the server)",
-		Args:              args(1, "NAME"),
+		Args:              cmdline.Args(1, "NAME"),
 		ValidArgsFunction: a.completeRemotes,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			st, cfg, err := a.config()
@@ -132,7 +133,7 @@ func (a *app) remoteCmd() *cobra.Command {
 	sw := &cobra.Command{
 		Use:               "switch NAME",
 		Short:             "make a remote the current one",
-		Args:              args(1, "NAME"),
+		Args:              cmdline.Args(1, "NAME"),
 		ValidArgsFunction: a.completeRemotes,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			st, cfg, err := a.config()
@@ -151,7 +152,7 @@ func (a *app) remoteCmd() *cobra.Command {
 			return nil
 		},
 	}
-	return group(&cobra.Command{Use: "remote", Short: "the servers this client knows: add, list, remove, switch"}, add, list, remove, sw)
+	return cmdline.Group(&cobra.Command{Use: "remote", Short: "the servers this client knows: add, list, remove, switch"}, add, list, remove, sw)
 }
 
 // config is the store and the remotes it holds.
@@ -174,7 +175,7 @@ func (a *app) loginCmd() *cobra.Command {
 echo, or read from the first line of standard input with --password-stdin. Only the
 token pair is kept (in credentials.json, mode 0600), never the password; it is renewed
 by itself for as long as the server's refresh tokens last (30 days by default).`,
-		Args:              maxArgs(1, "[REMOTE]"),
+		Args:              cmdline.MaxArgs(1, "[REMOTE]"),
 		ValidArgsFunction: a.completeRemotes,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
@@ -185,12 +186,12 @@ by itself for as long as the server's refresh tokens last (30 days by default).`
 				return err
 			}
 			if t.name == "" {
-				return usagef("%s is no remote: add it with 'vmplane remote add NAME %s' to keep a login", t.base, t.base)
+				return cmdline.Usagef("%s is no remote: add it with 'vmplane remote add NAME %s' to keep a login", t.base, t.base)
 			}
 			in := bufio.NewReader(a.env.Stdin)
 			if email == "" {
 				if fromStdin || !isTerminal(a.env.Stdin) {
-					return usagef("--email is needed with --password-stdin or without a terminal")
+					return cmdline.Usagef("--email is needed with --password-stdin or without a terminal")
 				}
 				fmt.Fprint(a.env.Stderr, "E-mail: ")
 				line, err := in.ReadString('\n')
@@ -216,7 +217,7 @@ by itself for as long as the server's refresh tokens last (30 days by default).`
 					return "", err
 				}
 				if line = strings.TrimSpace(line); line == "" {
-					return "", usagef("the account has a second factor: give its code with --totp-code, or on the next line of standard input")
+					return "", cmdline.Usagef("the account has a second factor: give its code with --totp-code, or on the next line of standard input")
 				}
 				return line, nil
 			})
@@ -246,13 +247,13 @@ func (a *app) readPassword(in *bufio.Reader, fromStdin bool, prompt string) (str
 		}
 		pw := strings.TrimRight(line, "\r\n")
 		if pw == "" {
-			return "", usagef("--password-stdin: standard input held no password")
+			return "", cmdline.Usagef("--password-stdin: standard input held no password")
 		}
 		return pw, nil
 	}
 	f, ok := a.env.Stdin.(*os.File)
 	if !ok || !term.IsTerminal(int(f.Fd())) {
-		return "", usagef("no terminal to ask for the password on: give --password-stdin")
+		return "", cmdline.Usagef("no terminal to ask for the password on: give --password-stdin")
 	}
 	fmt.Fprint(a.env.Stderr, prompt)
 	b, err := term.ReadPassword(int(f.Fd()))
@@ -272,7 +273,7 @@ func (a *app) logoutCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:               "logout [REMOTE]",
 		Short:             "end the login to a remote (the current one by default), on the server too",
-		Args:              maxArgs(1, "[REMOTE]"),
+		Args:              cmdline.MaxArgs(1, "[REMOTE]"),
 		ValidArgsFunction: a.completeRemotes,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {

@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -21,6 +20,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/vmplane/vmplane/cli/cmdline"
 	"github.com/vmplane/vmplane/cli/output"
 	"github.com/vmplane/vmplane/cli/remotes"
 	"github.com/vmplane/vmplane/client"
@@ -50,17 +50,25 @@ type ExitError struct{ Code int }
 
 func (e ExitError) Error() string { return fmt.Sprintf("exit status %d", e.Code) }
 
-// usageError is a command line that does not parse: exit status 2.
-type usageError struct{ err error }
+// The grammar of the command lines (package cmdline), for cmd/vmplane's own commands:
+// Execute prints a usage error on one line and exits with status 2.
 
-func (e usageError) Error() string { return e.err.Error() }
-func (e usageError) Unwrap() error { return e.err }
+// Usagef is a command line that does not parse: cmdline.Usagef.
+func Usagef(format string, a ...any) error { return cmdline.Usagef(format, a...) }
 
-func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+// UnknownCommand is the usage error of a command name cmd does not have:
+// cmdline.UnknownCommand.
+func UnknownCommand(cmd *cobra.Command, name string) error {
+	return cmdline.UnknownCommand(cmd, name)
+}
 
-// Usagef is a command line that does not parse, for commands outside this package:
-// Execute prints it on one line and exits with status 2.
-func Usagef(format string, a ...any) error { return usagef(format, a...) }
+// FlagError is the root's flag error function: cmdline.FlagError.
+func FlagError(cmd *cobra.Command, err error) error { return cmdline.FlagError(cmd, err) }
+
+// Group makes cmd a command that only holds subcommands: cmdline.Group.
+func Group(cmd *cobra.Command, subs ...*cobra.Command) *cobra.Command {
+	return cmdline.Group(cmd, subs...)
+}
 
 // errInterrupted ends a command that Ctrl-C (or SIGTERM) cancelled.
 var errInterrupted = errors.New("interrupted")
@@ -139,7 +147,7 @@ func SimilarGlobalFlags(arg string) []string {
 	if name == "" {
 		return nil
 	}
-	return similarFlags((&app{}).globalFlags(), name)
+	return cmdline.SimilarFlags((&app{}).globalFlags(), name)
 }
 
 // explain adds what to do to two errors: the 401 of a request sent after the stored
@@ -195,7 +203,7 @@ func Execute(root *cobra.Command, args []string, env Env) int {
 	if errors.As(err, &exit) {
 		return exit.Code
 	}
-	var ue usageError
+	var ue cmdline.UsageError
 	if errors.As(err, &ue) {
 		fmt.Fprintf(env.Stderr, "vmplane: %v\n", err)
 		return 2
@@ -235,138 +243,12 @@ func describe(err error) string {
 	return strings.ReplaceAll(err.Error(), "\n", " ")
 }
 
-// UnknownCommand is the usage error of a command name cmd does not have, with the
-// nearest names it has.
-func UnknownCommand(cmd *cobra.Command, name string) error { return unknownCommand(cmd, name) }
-
-func unknownCommand(cmd *cobra.Command, name string) error {
-	msg := fmt.Sprintf("unknown command %q for %q", name, cmd.CommandPath())
-	// cobra only sets the distance itself on the way to its own error, which the
-	// groups' RunE replaces.
-	if cmd.SuggestionsMinimumDistance <= 0 {
-		cmd.SuggestionsMinimumDistance = 2
-	}
-	if s := cmd.SuggestionsFor(name); len(s) > 0 {
-		msg += "; did you mean " + strings.Join(s, " or ") + "?"
-	}
-	return usageError{errors.New(msg)}
-}
-
-// FlagError is a flag that does not parse, as a usage error in the user's words: an
-// unknown flag with the nearest ones the command has, a value with what the flag wants
-// (not strconv's message). It is the root's flag error function.
-func FlagError(cmd *cobra.Command, err error) error {
-	var unknown *pflag.NotExistError
-	if errors.As(err, &unknown) && unknown.GetSpecifiedShortnames() == "" {
-		if s := similarFlags(cmd.Flags(), unknown.GetSpecifiedName()); len(s) > 0 {
-			return usagef("%v; did you mean %s?", err, strings.Join(s, " or "))
-		}
-		return usageError{err}
-	}
-	var invalid *pflag.InvalidValueError
-	if errors.As(err, &invalid) {
-		want := map[string]string{"int": "a whole number", "int64": "a whole number", "uint": "a whole number 0 or above",
-			"float64": "a number", "bool": "true or false", "duration": "a duration such as 30s, 5m or 1h"}[invalid.GetFlag().Value.Type()]
-		if want != "" {
-			return usagef("--%s %q: want %s", invalid.GetFlag().Name, invalid.GetValue(), want)
-		}
-	}
-	return usageError{err}
-}
-
-// similarFlags are the flags of fs (a command's: its own and the global ones) whose
-// names are within two edits of name, or start with it.
-func similarFlags(fs *pflag.FlagSet, name string) []string {
-	var out []string
-	fs.VisitAll(func(f *pflag.Flag) {
-		if f.Hidden {
-			return
-		}
-		if editDistance(name, f.Name) <= 2 || strings.HasPrefix(f.Name, name) {
-			out = append(out, "--"+f.Name)
-		}
-	})
-	return out
-}
-
-// editDistance is the Levenshtein distance of a and b (bytes: flag names are ASCII).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
-}
-
-// Group makes cmd a command that only holds subcommands: given none, or an unknown
-// one, it is a usage error (exit 2) with the list of subcommands.
-func Group(cmd *cobra.Command, subs ...*cobra.Command) *cobra.Command { return group(cmd, subs...) }
-
-func group(cmd *cobra.Command, subs ...*cobra.Command) *cobra.Command {
-	cmd.Args = cobra.ArbitraryArgs
-	cmd.RunE = func(c *cobra.Command, args []string) error {
-		if len(args) > 0 {
-			return unknownCommand(c, args[0])
-		}
-		c.SetOut(c.ErrOrStderr())
-		_ = c.Usage()
-		return usagef("%s needs a subcommand", c.CommandPath())
-	}
-	cmd.AddCommand(subs...)
-	return cmd
-}
-
-// args checks a command's positional arguments, as a usage error. An empty one (an
-// unset shell variable, "") is one too: sent, it would name another route.
-func args(n int, names string) cobra.PositionalArgs {
-	return func(cmd *cobra.Command, a []string) error {
-		if len(a) != n {
-			return usagef("usage: %s %s", cmd.CommandPath(), names)
-		}
-		return nonEmpty(cmd, a, names)
-	}
-}
-
-func maxArgs(n int, names string) cobra.PositionalArgs {
-	return func(cmd *cobra.Command, a []string) error {
-		if len(a) > n {
-			return usagef("usage: %s %s", cmd.CommandPath(), names)
-		}
-		return nonEmpty(cmd, a, names)
-	}
-}
-
-func nonEmpty(cmd *cobra.Command, a []string, names string) error {
-	for i, v := range a {
-		if strings.TrimSpace(v) == "" {
-			name := "argument " + strconv.Itoa(i+1)
-			if f := strings.Fields(names); i < len(f) {
-				name = strings.Trim(f[i], "[].")
-			}
-			return usagef("%s: %s is empty (usage: %s %s)", cmd.CommandPath(), name, cmd.CommandPath(), names)
-		}
-	}
-	return nil
-}
-
 func (a *app) printer() (output.Printer, error) {
 	switch a.format {
 	case output.Table, output.JSON, output.YAML:
 		return output.Printer{Format: a.format, Out: a.env.Stdout}, nil
 	}
-	return output.Printer{}, usagef("-o %q: want table, json or yaml", a.format)
+	return output.Printer{}, cmdline.Usagef("-o %q: want table, json or yaml", a.format)
 }
 
 func (a *app) getenv(name string) string {
@@ -412,11 +294,11 @@ func (a *app) target() (Store, target, error) {
 		name = cfg.Current
 	}
 	if name == "" {
-		return st, target{}, usagef("no remote: add one with 'vmplane remote add NAME URL', or give --url (env VMPLANE_URL)")
+		return st, target{}, cmdline.Usagef("no remote: add one with 'vmplane remote add NAME URL', or give --url (env VMPLANE_URL)")
 	}
 	r, ok := cfg.Remote(name)
 	if !ok {
-		return st, target{}, usagef("no remote %q (see 'vmplane remote list')", name)
+		return st, target{}, cmdline.Usagef("no remote %q (see 'vmplane remote list')", name)
 	}
 	return st, target{name: r.Name, base: remotes.TrimBase(r.URL)}, nil
 }
@@ -445,7 +327,7 @@ func (a *app) client() (*client.Client, error) {
 	}
 	c, err := client.New(base, client.WithHTTPClient(hc), client.WithUserAgent(remotes.UserAgent))
 	if err != nil {
-		return nil, usageError{err}
+		return nil, cmdline.UsageError{Err: err}
 	}
 	if tenant := a.tenantScope(); tenant != "" {
 		c = c.ForTenant(tenant)
@@ -462,7 +344,7 @@ func (a *app) publicClient() (*client.Client, error) {
 	}
 	c, err := client.New(t.base, client.WithHTTPClient(&http.Client{Transport: newTransport()}), client.WithUserAgent(remotes.UserAgent))
 	if err != nil {
-		return nil, usageError{err}
+		return nil, cmdline.UsageError{Err: err}
 	}
 	return c, nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vmplane/vmplane/cli/cmdline"
 	"github.com/vmplane/vmplane/cli/output"
 	"github.com/vmplane/vmplane/client"
 )
@@ -87,9 +88,9 @@ func (f *scheduleFlags) impliedKind(cmd *cobra.Command) (string, error) {
 	}
 	switch {
 	case power && backup:
-		return "", usagef("--action is a power schedule's, --retention and --mode a backup schedule's: not both")
+		return "", cmdline.Usagef("--action is a power schedule's, --retention and --mode a backup schedule's: not both")
 	case power && kind == kindBackup, backup && kind == kindPower:
-		return "", usagef("--kind %s takes no %s", kind, map[bool]string{true: "--action", false: "--retention or --mode"}[power])
+		return "", cmdline.Usagef("--kind %s takes no %s", kind, map[bool]string{true: "--action", false: "--retention or --mode"}[power])
 	case power:
 		return kindPower, nil
 	case backup:
@@ -122,7 +123,7 @@ func checkKind(kind string) error {
 	case "", kindPower, kindBackup:
 		return nil
 	}
-	return usagef("--kind %q: want power or backup", kind)
+	return cmdline.Usagef("--kind %q: want power or backup", kind)
 }
 
 func (a *app) scheduleCmd() *cobra.Command {
@@ -133,7 +134,7 @@ func (a *app) scheduleCmd() *cobra.Command {
 	list := &cobra.Command{
 		Use:   "list [--kind power|backup] [--machine ID]",
 		Short: "list power and backup schedules (of one machine with --machine; operators: of --tenant)",
-		Args:  args(0, ""),
+		Args:  cmdline.Args(0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkKind(kind); err != nil {
 				return err
@@ -178,7 +179,7 @@ func (a *app) scheduleCmd() *cobra.Command {
 	show := &cobra.Command{
 		Use:   "show ID [--kind power|backup]",
 		Short: "show a schedule: its cron, its job and its last run",
-		Args:  args(1, "ID"),
+		Args:  cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkKind(showKind); err != nil {
 				return err
@@ -205,7 +206,7 @@ func (a *app) scheduleCmd() *cobra.Command {
 		Use:     "delete ID [--kind power|backup]",
 		Aliases: []string{"rm"},
 		Short:   "delete a schedule (the backups it took stay)",
-		Args:    args(1, "ID"),
+		Args:    cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkKind(delKind); err != nil {
 				return err
@@ -231,7 +232,7 @@ func (a *app) scheduleCmd() *cobra.Command {
 	}
 	del.Flags().StringVar(&delKind, "kind", "", "power or backup (default: found by the id)")
 
-	return group(&cobra.Command{Use: "schedule", Short: "power and backup schedules of machines (cron)"},
+	return cmdline.Group(&cobra.Command{Use: "schedule", Short: "power and backup schedules of machines (cron)"},
 		list, show, a.scheduleCreateCmd(), a.scheduleUpdateCmd(), del)
 }
 
@@ -260,7 +261,7 @@ or reboot); a backup schedule backs the machine up in --mode (snapshot, suspend 
 stop) and keeps the newest --retention of its backups. --cron is read in --timezone
 (default UTC): "0 2 * * *" is every day at 02:00. --kind may be left out when
 --action or --retention says it.`,
-		Args: args(0, ""),
+		Args: cmdline.Args(0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			kind, err := f.impliedKind(cmd)
 			if err != nil {
@@ -268,13 +269,13 @@ stop) and keeps the newest --retention of its backups. --cron is read in --timez
 			}
 			switch {
 			case kind == "":
-				return usagef("--kind power or --kind backup is needed")
+				return cmdline.Usagef("--kind power or --kind backup is needed")
 			case f.machine == "" || f.cron == "":
-				return usagef("--machine and --cron are needed")
+				return cmdline.Usagef("--machine and --cron are needed")
 			case kind == kindPower && f.action == "":
-				return usagef("a power schedule needs --action (start, stop, shutdown or reboot)")
+				return cmdline.Usagef("a power schedule needs --action (start, stop, shutdown or reboot)")
 			case kind == kindBackup && f.retention == 0:
-				return usagef("a backup schedule needs --retention (how many backups to keep)")
+				return cmdline.Usagef("a backup schedule needs --retention (how many backups to keep)")
 			}
 			c, p, err := a.setup()
 			if err != nil {
@@ -314,7 +315,7 @@ func (a *app) scheduleUpdateCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "update ID [--cron EXPR] [--timezone TZ] [--enabled=BOOL] [--action A | --retention N --mode M]",
 		Short: "change the fields of a schedule that the flags give",
-		Args:  args(1, "ID"),
+		Args:  cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// The flags may contradict each other, and are checked against the
 			// schedule's kind once it is known: --kind, or else found by the id.
@@ -322,7 +323,7 @@ func (a *app) scheduleUpdateCmd() *cobra.Command {
 				return err
 			}
 			if !anyChanged(cmd, "cron", "timezone", "enabled", "action", "retention", "mode") {
-				return usagef("nothing to change: give --cron, --timezone, --enabled, --action, --retention or --mode")
+				return cmdline.Usagef("nothing to change: give --cron, --timezone, --enabled, --action, --retention or --mode")
 			}
 			c, p, err := a.setup()
 			if err != nil {
@@ -344,7 +345,7 @@ func (a *app) scheduleUpdateCmd() *cobra.Command {
 			}
 			if kind == kindPower {
 				if anyChanged(cmd, "retention", "mode") {
-					return usagef("%s is a power schedule: --retention and --mode are a backup schedule's", args[0])
+					return cmdline.Usagef("%s is a power schedule: --retention and --mode are a backup schedule's", args[0])
 				}
 				s, err := c.UpdatePowerSchedule(cmd.Context(), args[0], client.PowerScheduleChange{
 					Action: opt("action", f.action), Cron: opt("cron", f.cron), Timezone: opt("timezone", f.timezone), Enabled: enabled})
@@ -354,7 +355,7 @@ func (a *app) scheduleUpdateCmd() *cobra.Command {
 				return printSchedule(p, fromPower(*s))
 			}
 			if changed(cmd, "action") {
-				return usagef("%s is a backup schedule: --action is a power schedule's", args[0])
+				return cmdline.Usagef("%s is a backup schedule: --action is a power schedule's", args[0])
 			}
 			ch := client.BackupScheduleChange{Cron: opt("cron", f.cron), Timezone: opt("timezone", f.timezone), Enabled: enabled, Mode: opt("mode", f.mode)}
 			if changed(cmd, "retention") {

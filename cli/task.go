@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vmplane/vmplane/cli/cmdline"
 	"github.com/vmplane/vmplane/cli/output"
 	"github.com/vmplane/vmplane/client"
 )
@@ -18,7 +19,7 @@ func (a *app) taskCmd() *cobra.Command {
 	show := &cobra.Command{
 		Use:   "show ID",
 		Short: "show a task",
-		Args:  args(1, "ID"),
+		Args:  cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, p, err := a.setup()
 			if err != nil {
@@ -35,7 +36,7 @@ func (a *app) taskCmd() *cobra.Command {
 	wait := &cobra.Command{
 		Use:   "wait ID",
 		Short: "wait for a task to end; exit status 1 when it failed",
-		Args:  args(1, "ID"),
+		Args:  cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, p, err := a.setup()
 			if err != nil {
@@ -49,7 +50,7 @@ func (a *app) taskCmd() *cobra.Command {
 		},
 	}
 	wait.Flags().DurationVar(&timeout, "timeout", 0, "give up after this long (0: wait as long as it takes)")
-	return group(&cobra.Command{Use: "task", Short: "tasks: the slow work the server does after answering"}, show, wait)
+	return cmdline.Group(&cobra.Command{Use: "task", Short: "tasks: the slow work the server does after answering"}, show, wait)
 }
 
 func printTask(p output.Printer, t *client.Task) error {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vmplane/vmplane/cli/cmdline"
 	"github.com/vmplane/vmplane/cli/output"
 	"github.com/vmplane/vmplane/client"
 )
@@ -14,7 +15,7 @@ func (a *app) tenantCmd() *cobra.Command {
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "list the tenants and their quotas, with the machines each holds (operators)",
-		Args:  args(0, ""),
+		Args:  cmdline.Args(0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, p, err := a.setup()
 			if err != nil {
@@ -50,7 +51,7 @@ func (a *app) tenantCmd() *cobra.Command {
 	show := &cobra.Command{
 		Use:   "show ID",
 		Short: "show a tenant and its quota",
-		Args:  args(1, "ID"),
+		Args:  cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, p, err := a.setup()
 			if err != nil {
@@ -67,7 +68,7 @@ func (a *app) tenantCmd() *cobra.Command {
 	create := &cobra.Command{
 		Use:   "create NAME",
 		Short: "create a tenant (quota flags: -1 is unlimited; unset ones take the server's default)",
-		Args:  args(1, "NAME"),
+		Args:  cmdline.Args(1, "NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, p, err := a.setup()
 			if err != nil {
@@ -86,7 +87,7 @@ func (a *app) tenantCmd() *cobra.Command {
 	update := &cobra.Command{
 		Use:   "update ID",
 		Short: "change a tenant's name or quota",
-		Args:  args(1, "ID"),
+		Args:  cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var ch client.TenantChange
 			if changed(cmd, "name") {
@@ -94,7 +95,7 @@ func (a *app) tenantCmd() *cobra.Command {
 			}
 			ch.Quota = uq.change(cmd)
 			if ch.Name == nil && ch.Quota == nil {
-				return usagef("nothing to change: give --name or a --quota-* flag")
+				return cmdline.Usagef("nothing to change: give --name or a --quota-* flag")
 			}
 			c, p, err := a.setup()
 			if err != nil {
@@ -112,7 +113,7 @@ func (a *app) tenantCmd() *cobra.Command {
 	del := &cobra.Command{
 		Use:   "delete ID",
 		Short: "delete a tenant",
-		Args:  args(1, "ID"),
+		Args:  cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, _, err := a.setup()
 			if err != nil {
@@ -125,7 +126,7 @@ func (a *app) tenantCmd() *cobra.Command {
 			return nil
 		},
 	}
-	return group(&cobra.Command{Use: "tenant", Short: "tenants and their quotas (operators)"}, list, show, create, update, del)
+	return cmdline.Group(&cobra.Command{Use: "tenant", Short: "tenants and their quotas (operators)"}, list, show, create, update, del)
 }
 
 func printTenant(p output.Printer, t *client.Tenant) error {
