@@ -11,10 +11,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -46,12 +43,13 @@ type Env struct {
 
 // ExitError ends a command with an exit status and no message of its own (the
 // command printed what it had to say): what cmd/vmplane's server commands return.
-type ExitError struct{ Code int }
+type ExitError = cmdline.ExitError
 
-func (e ExitError) Error() string { return fmt.Sprintf("exit status %d", e.Code) }
-
-// The grammar of the command lines (package cmdline), for cmd/vmplane's own commands:
-// Execute prints a usage error on one line and exits with status 2.
+// Execute runs root with args and returns the exit status: cmdline.Execute, its
+// messages on env.Stderr.
+func Execute(root *cobra.Command, args []string, env Env) int {
+	return cmdline.Execute(root, args, env.Stderr)
+}
 
 // Usagef is a command line that does not parse: cmdline.Usagef.
 func Usagef(format string, a ...any) error { return cmdline.Usagef(format, a...) }
@@ -69,9 +67,6 @@ func FlagError(cmd *cobra.Command, err error) error { return cmdline.FlagError(c
 func Group(cmd *cobra.Command, subs ...*cobra.Command) *cobra.Command {
 	return cmdline.Group(cmd, subs...)
 }
-
-// errInterrupted ends a command that Ctrl-C (or SIGTERM) cancelled.
-var errInterrupted = errors.New("interrupted")
 
 // app holds the global flags and the environment the commands run in.
 type app struct {
@@ -107,7 +102,7 @@ func Commands(env Env) []*cobra.Command {
 		a.scheduleCmd(), a.backupCmd(), a.healthCheckCmd(), a.alertCmd(), a.monitoringCmd()}
 	for _, c := range cmds {
 		c.PersistentFlags().AddFlagSet(global)
-		wrapAll(c, a.explain)
+		cmdline.WrapAll(c, a.explain)
 	}
 	// The flags are shared by every verb, so are their completions (keyed by flag).
 	_ = cmds[0].RegisterFlagCompletionFunc("output", cobra.FixedCompletions(output.Formats, cobra.ShellCompDirectiveNoFileComp))
@@ -163,84 +158,11 @@ func (a *app) explain(err error) error {
 	if errors.As(err, &ae) && errors.Is(err, client.ErrInvalidRequest) && a.tenantScope() == "" {
 		for _, f := range ae.Fields {
 			if f.Field == "tenant_id" {
-				return fmt.Errorf("%s: give --tenant ID (env VMPLANE_TENANT)", describe(err))
+				return fmt.Errorf("%s: give --tenant ID (env VMPLANE_TENANT)", cmdline.Describe(err))
 			}
 		}
 	}
 	return err
-}
-
-// wrapAll wraps the RunE of every command of the tree: Ctrl-C (or SIGTERM) cancels the
-// command's context, which ends it as interrupted, and its error passes through f.
-func wrapAll(cmd *cobra.Command, f func(error) error) {
-	if run := cmd.RunE; run != nil {
-		cmd.RunE = func(c *cobra.Command, args []string) error {
-			ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			c.SetContext(ctx)
-			err := f(run(c, args))
-			if errors.Is(err, context.Canceled) && ctx.Err() != nil {
-				return errInterrupted
-			}
-			return err
-		}
-	}
-	for _, c := range cmd.Commands() {
-		wrapAll(c, f)
-	}
-}
-
-// Execute runs root with args and returns the exit status: 0 done, 1 failed (the
-// error printed on one line), 2 a command line that does not parse, or an ExitError's
-// code (its command printed its message).
-func Execute(root *cobra.Command, args []string, env Env) int {
-	root.SetArgs(args)
-	err := root.ExecuteContext(context.Background())
-	if err == nil {
-		return 0
-	}
-	var exit ExitError
-	if errors.As(err, &exit) {
-		return exit.Code
-	}
-	var ue cmdline.UsageError
-	if errors.As(err, &ue) {
-		fmt.Fprintf(env.Stderr, "vmplane: %v\n", err)
-		return 2
-	}
-	if errors.Is(err, errInterrupted) {
-		fmt.Fprintln(env.Stderr, "vmplane: interrupted")
-		return 1
-	}
-	fmt.Fprintf(env.Stderr, "vmplane: %s\n", describe(err))
-	return 1
-}
-
-// describe is an error in one line: for an API error its code and detail, and the
-// invalid fields.
-func describe(err error) string {
-	var ae *client.Error
-	if errors.As(err, &ae) {
-		s := ae.Code
-		if ae.Detail != "" {
-			s += ": " + ae.Detail
-		}
-		var fs []string
-		for _, f := range ae.Fields {
-			if m := f.Field + ": " + f.Message; !strings.Contains(ae.Detail, m) {
-				fs = append(fs, m)
-			}
-		}
-		if len(fs) > 0 {
-			s += " (" + strings.Join(fs, "; ") + ")"
-		}
-		return s
-	}
-	var te *client.TaskError
-	if errors.As(err, &te) {
-		return "task_failed: " + strings.TrimPrefix(te.Error(), "vmplane: ")
-	}
-	return strings.ReplaceAll(err.Error(), "\n", " ")
 }
 
 func (a *app) printer() (output.Printer, error) {
