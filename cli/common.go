@@ -12,7 +12,7 @@ import (
 	"github.com/vmplane/vmplane/client"
 )
 
-// setup is the client and the output.Printer of a command that calls the API; the output.Printer
+// setup is the client and the printer of a command that calls the API; the printer
 // first, so that a bad -o is a usage error before anything is sent.
 func (a *app) setup() (*client.Client, output.Printer, error) {
 	p, err := a.printer()

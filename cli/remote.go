@@ -185,8 +185,8 @@ by itself for as long as the server's refresh tokens last (30 days by default).`
 			if err != nil {
 				return err
 			}
-			if t.name == "" {
-				return cmdline.Usagef("%s is no remote: add it with 'vmplane remote add NAME %s' to keep a login", t.base, t.base)
+			if t.Name == "" {
+				return cmdline.Usagef("%s is no remote: add it with 'vmplane remote add NAME %s' to keep a login", t.Base, t.Base)
 			}
 			in := bufio.NewReader(a.env.Stdin)
 			if email == "" {
@@ -204,8 +204,8 @@ by itself for as long as the server's refresh tokens last (30 days by default).`
 			if err != nil {
 				return err
 			}
-			hc := &http.Client{Transport: newTransport(), Timeout: time.Minute}
-			creds, err := remotes.Login(cmd.Context(), hc, t.base, email, password, func() (string, error) {
+			hc := &http.Client{Transport: remotes.NewTransport(), Timeout: time.Minute}
+			creds, err := remotes.Login(cmd.Context(), hc, t.Base, email, password, func() (string, error) {
 				if code != "" {
 					return code, nil
 				}
@@ -224,10 +224,10 @@ by itself for as long as the server's refresh tokens last (30 days by default).`
 			if err != nil {
 				return err
 			}
-			if err := st.UpdateCredentials(t.name, func(Credentials, bool) (*Credentials, error) { return creds, nil }); err != nil {
+			if err := st.UpdateCredentials(t.Name, func(Credentials, bool) (*Credentials, error) { return creds, nil }); err != nil {
 				return err
 			}
-			fmt.Fprintf(a.env.Stdout, "logged in to %s as %s (%s)\n", t.name, creds.Email, creds.Role)
+			fmt.Fprintf(a.env.Stdout, "logged in to %s as %s (%s)\n", t.Name, creds.Email, creds.Role)
 			return nil
 		},
 	}
@@ -287,16 +287,16 @@ func (a *app) logoutCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			cr, ok := creds[t.name]
-			if t.name == "" || !ok {
-				fmt.Fprintf(a.env.Stderr, "not logged in to %s\n", firstOf(t.name, t.base))
+			cr, ok := creds[t.Name]
+			if t.Name == "" || !ok {
+				fmt.Fprintf(a.env.Stderr, "not logged in to %s\n", firstOf(t.Name, t.Base))
 				return nil
 			}
-			s := remotes.NewSession(st, t.name, t.base, newTransport(), cr)
+			s := remotes.NewSession(st, t.Name, t.Base, remotes.NewTransport(), cr)
 			if err := s.Logout(cmd.Context()); err != nil {
 				return err
 			}
-			fmt.Fprintf(a.env.Stdout, "logged out of %s\n", t.name)
+			fmt.Fprintf(a.env.Stdout, "logged out of %s\n", t.Name)
 			return nil
 		},
 	}

@@ -188,41 +188,14 @@ func (a *app) store() (Store, error) {
 	return Store{Dir: dir}, nil
 }
 
-// target is the server a command talks to and the login it uses.
-type target struct {
-	name string // the remote's name; "" for a --url that names no remote
-	base string
-}
-
 // target resolves --url, --remote and the current remote.
-func (a *app) target() (Store, target, error) {
+func (a *app) target() (Store, remotes.Target, error) {
 	st, cfg, err := a.config()
 	if err != nil {
-		return st, target{}, err
+		return st, remotes.Target{}, err
 	}
-	u := firstOf(a.url, a.getenv("VMPLANE_URL"))
-	name := firstOf(a.remote, a.getenv("VMPLANE_REMOTE"))
-	if u != "" {
-		t := target{base: remotes.TrimBase(u)}
-		for _, r := range cfg.Remotes {
-			if remotes.TrimBase(r.URL) == t.base && (name == "" || name == r.Name) {
-				t.name = r.Name // its login goes with it
-				break
-			}
-		}
-		return st, t, nil
-	}
-	if name == "" {
-		name = cfg.Current
-	}
-	if name == "" {
-		return st, target{}, cmdline.Usagef("no remote: add one with 'vmplane remote add NAME URL', or give --url (env VMPLANE_URL)")
-	}
-	r, ok := cfg.Remote(name)
-	if !ok {
-		return st, target{}, cmdline.Usagef("no remote %q (see 'vmplane remote list')", name)
-	}
-	return st, target{name: r.Name, base: remotes.TrimBase(r.URL)}, nil
+	t, err := cfg.Target(firstOf(a.url, a.getenv("VMPLANE_URL")), firstOf(a.remote, a.getenv("VMPLANE_REMOTE")))
+	return st, t, err
 }
 
 func firstOf(s ...string) string {
@@ -232,12 +205,6 @@ func firstOf(s ...string) string {
 		}
 	}
 	return ""
-}
-
-func newTransport() *http.Transport {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.ForceAttemptHTTP2 = false
-	return t
 }
 
 // client is a client of the target server with the login of --token or of the
@@ -264,7 +231,7 @@ func (a *app) publicClient() (*client.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := client.New(t.base, client.WithHTTPClient(&http.Client{Transport: newTransport()}), client.WithUserAgent(remotes.UserAgent))
+	c, err := client.New(t.Base, client.WithHTTPClient(&http.Client{Transport: remotes.NewTransport()}), client.WithUserAgent(remotes.UserAgent))
 	if err != nil {
 		return nil, cmdline.UsageError{Err: err}
 	}
@@ -272,43 +239,18 @@ func (a *app) publicClient() (*client.Client, error) {
 }
 
 // connect is the target server's base URL and an HTTP client that puts the login of
-// --token or of the remote on every request. The Go client is given no token of its
-// own: this transport sets it (and renews a stored login).
+// --token or of the remote on every request (remotes.Store.Connect).
 func (a *app) connect() (string, *http.Client, error) {
 	st, t, err := a.target()
 	if err != nil {
 		return "", nil, err
 	}
-	if tok := firstOf(a.token, a.getenv("VMPLANE_TOKEN")); tok != "" {
-		return t.base, &http.Client{Transport: bearer{tok, newTransport()}}, nil
-	}
-	creds, err := st.LoadCredentials()
+	hc, sess, err := st.Connect(t, firstOf(a.token, a.getenv("VMPLANE_TOKEN")))
 	if err != nil {
 		return "", nil, err
 	}
-	if t.name == "" {
-		// A --url no remote names has no stored login to use.
-		return "", nil, fmt.Errorf("no login for %s: give --token (env VMPLANE_TOKEN), or add it as a remote "+
-			"('vmplane remote add NAME %s') and run 'vmplane login NAME'", t.base, t.base)
-	}
-	cr, ok := creds[t.name]
-	if !ok {
-		return "", nil, fmt.Errorf("not logged in to %s: run 'vmplane login %s', or give --token (env VMPLANE_TOKEN)", t.name, t.name)
-	}
-	a.sess = remotes.NewSession(st, t.name, t.base, newTransport(), cr)
-	return t.base, &http.Client{Transport: a.sess}, nil
-}
-
-// bearer sends every request with a output.Fixed token: --token.
-type bearer struct {
-	token string
-	next  http.RoundTripper
-}
-
-func (b bearer) RoundTrip(req *http.Request) (*http.Response, error) {
-	r := req.Clone(req.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return b.next.RoundTrip(r)
+	a.sess = sess
+	return t.Base, hc, nil
 }
 
 func (a *app) tenantScope() string { return firstOf(a.tenant, a.getenv("VMPLANE_TENANT")) }
