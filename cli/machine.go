@@ -12,6 +12,7 @@ import (
 
 	"github.com/vmplane/vmplane/cli/cmdline"
 	"github.com/vmplane/vmplane/cli/output"
+	"github.com/vmplane/vmplane/cli/terminal"
 	"github.com/vmplane/vmplane/client"
 )
 
@@ -375,7 +376,7 @@ func (a *app) machineDeleteCmd() *cobra.Command {
 		Args:    cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ask := !yes
-			if ask && !isTerminal(a.env.Stdin) {
+			if ask && !terminal.Is(a.env.Stdin) {
 				return cmdline.Usagef("machine delete destroys machine %s and its disks: give --yes to confirm (there is no terminal to ask on)", args[0])
 			}
 			c, p, err := a.setup()
@@ -387,9 +388,9 @@ func (a *app) machineDeleteCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(a.env.Stderr, "delete machine %s (%s, state %s) and its disks? [y/N] ", m.Name, m.ID, m.Status)
-				line, _ := newLineReader(a.env.Stdin).ReadString('\n')
-				if answer := strings.ToLower(strings.TrimSpace(line)); answer != "y" && answer != "yes" {
+				q := fmt.Sprintf("delete machine %s (%s, state %s) and its disks? [y/N] ", m.Name, m.ID, m.Status)
+				answer, _ := terminal.Ask(newLineReader(a.env.Stdin), a.env.Stderr, q)
+				if answer = strings.ToLower(answer); answer != "y" && answer != "yes" {
 					return fmt.Errorf("machine %s not deleted", m.ID)
 				}
 			}

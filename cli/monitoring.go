@@ -84,10 +84,10 @@ func (a *app) monitoringCmd() *cobra.Command {
 				output.Header(w, "RESOURCE", "UNIT", "USED", "CAPACITY", "TREND_PER_DAY", "EXHAUSTED_WITHIN_"+output.Num(fc.HorizonDays)+"D")
 				for _, r := range fc.Resources {
 					if r.Unit == "bytes" {
-						output.Row(w, r.Resource, r.Unit, output.BytesIEC(r.Used), output.BytesIEC(r.Capacity), output.Signed(output.BytesIEC, r.TrendPerDay), output.OrDash(deref(r.ExhaustedAt)))
+						output.Row(w, r.Resource, r.Unit, output.BytesIEC(r.Used), output.BytesIEC(r.Capacity), output.Signed(output.BytesIEC, r.TrendPerDay), output.Str(r.ExhaustedAt))
 						continue
 					}
-					output.Row(w, r.Resource, r.Unit, output.Fixed(r.Used, 1), output.Fixed(r.Capacity, 1), output.Fixed(r.TrendPerDay, 2), output.OrDash(deref(r.ExhaustedAt)))
+					output.Row(w, r.Resource, r.Unit, output.Fixed(r.Used, 1), output.Fixed(r.Capacity, 1), output.Fixed(r.TrendPerDay, 2), output.Str(r.ExhaustedAt))
 				}
 			})
 		},
@@ -120,11 +120,4 @@ func (a *app) monitoringCmd() *cobra.Command {
 
 	return cmdline.Group(&cobra.Command{Use: "monitoring", Short: "the operators' view of the cluster's health, and usage trends"},
 		overview, faulty, forecast, trends)
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }

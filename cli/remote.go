@@ -2,22 +2,19 @@ package cli
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/vmplane/vmplane/cli/cmdline"
 	"github.com/vmplane/vmplane/cli/output"
 	"github.com/vmplane/vmplane/cli/remotes"
+	"github.com/vmplane/vmplane/cli/terminal"
 )
 
 func (a *app) remoteCmd() *cobra.Command {
@@ -190,15 +187,12 @@ by itself for as long as the server's refresh tokens last (30 days by default).`
 			}
 			in := bufio.NewReader(a.env.Stdin)
 			if email == "" {
-				if fromStdin || !isTerminal(a.env.Stdin) {
+				if fromStdin || !terminal.Is(a.env.Stdin) {
 					return cmdline.Usagef("--email is needed with --password-stdin or without a terminal")
 				}
-				fmt.Fprint(a.env.Stderr, "E-mail: ")
-				line, err := in.ReadString('\n')
-				if err != nil && !errors.Is(err, io.EOF) {
+				if email, err = terminal.Ask(in, a.env.Stderr, "E-mail: "); err != nil {
 					return err
 				}
-				email = strings.TrimSpace(line)
 			}
 			password, err := a.readPassword(in, fromStdin, "Password: ")
 			if err != nil {
@@ -209,14 +203,15 @@ by itself for as long as the server's refresh tokens last (30 days by default).`
 				if code != "" {
 					return code, nil
 				}
-				if !fromStdin {
-					fmt.Fprint(a.env.Stderr, "Code of your authenticator app (or a recovery code): ")
+				question := "Code of your authenticator app (or a recovery code): "
+				if fromStdin {
+					question = ""
 				}
-				line, err := in.ReadString('\n')
-				if err != nil && !errors.Is(err, io.EOF) {
+				line, err := terminal.Ask(in, a.env.Stderr, question)
+				if err != nil {
 					return "", err
 				}
-				if line = strings.TrimSpace(line); line == "" {
+				if line == "" {
 					return "", cmdline.Usagef("the account has a second factor: give its code with --totp-code, or on the next line of standard input")
 				}
 				return line, nil
@@ -238,35 +233,9 @@ by itself for as long as the server's refresh tokens last (30 days by default).`
 }
 
 // readPassword reads a password: from the first line of in with fromStdin, else from
-// the terminal without echo.
+// the terminal without echo (terminal.Password).
 func (a *app) readPassword(in *bufio.Reader, fromStdin bool, prompt string) (string, error) {
-	if fromStdin {
-		line, err := in.ReadString('\n')
-		if err != nil && !errors.Is(err, io.EOF) {
-			return "", err
-		}
-		pw := strings.TrimRight(line, "\r\n")
-		if pw == "" {
-			return "", cmdline.Usagef("--password-stdin: standard input held no password")
-		}
-		return pw, nil
-	}
-	f, ok := a.env.Stdin.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
-		return "", cmdline.Usagef("no terminal to ask for the password on: give --password-stdin")
-	}
-	fmt.Fprint(a.env.Stderr, prompt)
-	b, err := term.ReadPassword(int(f.Fd()))
-	fmt.Fprintln(a.env.Stderr)
-	if err != nil {
-		return "", err
-	}
-	return string(b), nil
-}
-
-func isTerminal(v any) bool {
-	f, ok := v.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
+	return terminal.Password(in, fromStdin, a.env.Stdin, a.env.Stderr, prompt)
 }
 
 func (a *app) logoutCmd() *cobra.Command {

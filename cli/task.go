@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"io"
 	"sync"
 	"text/tabwriter"
 	"time"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/vmplane/vmplane/cli/cmdline"
 	"github.com/vmplane/vmplane/cli/output"
+	"github.com/vmplane/vmplane/cli/terminal"
 	"github.com/vmplane/vmplane/client"
 )
 
@@ -106,14 +106,14 @@ func (a *app) wait(ctx context.Context, c *client.Client, t *client.Task, timeou
 	defer cancel()
 	start := time.Now()
 	what := fmt.Sprintf("task %s (%s of %s %s)", t.ID, t.Type, t.TargetType, t.TargetID)
-	tty := isTerminal(a.env.Stderr)
+	tty := terminal.Is(a.env.Stderr)
 	if !t.Done() {
 		fmt.Fprintf(a.env.Stderr, "waiting for %s: %s\n", what, t.Status)
 	}
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	if tty {
-		wg.Go(func() { progress(a.env.Stderr, what, start, done) })
+		wg.Go(func() { terminal.Progress(a.env.Stderr, what, start, done) })
 	}
 	ended, err := c.WaitTask(ctx, t.ID)
 	close(done)
@@ -140,18 +140,4 @@ func statusOf(ts ...*client.Task) string {
 		}
 	}
 	return "unknown"
-}
-
-// progress rewrites one stderr line every second until done closes.
-func progress(w io.Writer, what string, start time.Time, done <-chan struct{}) {
-	tick := time.NewTicker(time.Second)
-	defer tick.Stop()
-	for {
-		select {
-		case <-done:
-			return
-		case <-tick.C:
-			fmt.Fprintf(w, "\r\033[K%s: %s", what, time.Since(start).Round(time.Second))
-		}
-	}
 }
