@@ -1,8 +1,9 @@
 // Package cli is vmplane's command-line client: the verbs of `vmplane` that speak to a
 // server over its API (remote, login, tenant, user, machine, task, events, firewall,
-// template, overview, schedule, backup, health-check, alert, monitoring), in the style of incus and kubectl. It is built on the Go client
-// (package client) and imports none of the server's packages, so cmd/vmplane only
-// wires it in next to serve.
+// template, overview, schedule, backup, health-check, alert, monitoring), in the style
+// of incus and kubectl, built on the Go client (package client) alone, so cmd/vmplane
+// only wires it in next to serve. What the verbs share is in its sub-packages remotes,
+// cmdline, output, terminal and console.
 package cli
 
 import (
