@@ -5,6 +5,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vmplane/vmplane/cli/cmdline"
+	"github.com/vmplane/vmplane/cli/output"
 	"github.com/vmplane/vmplane/client"
 )
 
@@ -15,7 +17,7 @@ func (a *app) sessionCmd() *cobra.Command {
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "list your sessions (logins that have not ended), newest first; * marks this one",
-		Args:  args(0, ""),
+		Args:  cmdline.Args(0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, p, err := a.setup()
 			if err != nil {
@@ -25,14 +27,14 @@ func (a *app) sessionCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return p.print(items, func(w *tabwriter.Writer) {
-				header(w, "ID", "", "CREATED", "LAST USED", "EXPIRES", "ADDRESS", "USER AGENT")
+			return p.Print(items, func(w *tabwriter.Writer) {
+				output.Header(w, "ID", "", "CREATED", "LAST USED", "EXPIRES", "ADDRESS", "USER AGENT")
 				for _, s := range items {
 					mark := ""
 					if s.Current {
 						mark = "*"
 					}
-					row(w, s.ID, mark, when(s.CreatedAt), when(s.LastUsedAt), when(s.ExpiresAt), orDash(s.ClientAddr), orDash(s.UserAgent))
+					output.Row(w, s.ID, mark, output.When(s.CreatedAt), output.When(s.LastUsedAt), output.When(s.ExpiresAt), output.OrDash(s.ClientAddr), output.OrDash(s.UserAgent))
 				}
 			})
 		},
@@ -41,7 +43,7 @@ func (a *app) sessionCmd() *cobra.Command {
 	end := &cobra.Command{
 		Use:   "end ID",
 		Short: "end one of your sessions: its tokens stop working at once",
-		Args:  args(1, "ID"),
+		Args:  cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, _, err := a.setup()
 			if err != nil {
@@ -54,7 +56,7 @@ func (a *app) sessionCmd() *cobra.Command {
 			return nil
 		},
 	}
-	return group(&cobra.Command{Use: "session", Short: "your own sessions: list them, end one"}, list, end)
+	return cmdline.Group(&cobra.Command{Use: "session", Short: "your own sessions: list them, end one"}, list, end)
 }
 
 func (a *app) passwordCmd() *cobra.Command {
@@ -65,7 +67,7 @@ func (a *app) passwordCmd() *cobra.Command {
 		Long: `Change the signed-in user's password. The current and the new password are asked
 for without echo, or read from the first two lines of standard input with
 --password-stdin. Every other session of the user ends; this one goes on.`,
-		Args: args(0, ""),
+		Args: cmdline.Args(0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			in := newLineReader(a.env.Stdin)
 			current, err := a.readPassword(in, fromStdin, "Current password: ")
@@ -101,7 +103,7 @@ func (a *app) resetCmd() *cobra.Command {
 		Long: `Ask the server to mail a password reset link to the account of EMAIL. The answer
 is the same whether the address has an account or not. The link works once, for 30
 minutes; its token also works with 'vmplane password reset-confirm'.`,
-		Args: args(1, "EMAIL"),
+		Args: cmdline.Args(1, "EMAIL"),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			c, err := a.publicClient()
 			if err != nil {
@@ -125,10 +127,10 @@ func (a *app) resetConfirmCmd() *cobra.Command {
 		Long: `Set a new password with the token of a mailed reset link. The new password is asked
 for without echo, or read from the first line of standard input with --password-stdin.
 Every session of the user ends; sign in again with 'vmplane login'.`,
-		Args: args(0, ""),
+		Args: cmdline.Args(0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if token == "" {
-				return usagef("--token is required: the token of the mailed link")
+				return cmdline.Usagef("--token is required: the token of the mailed link")
 			}
 			next, err := a.readPassword(newLineReader(a.env.Stdin), fromStdin, "New password: ")
 			if err != nil {
@@ -155,7 +157,7 @@ func (a *app) totpCmd() *cobra.Command {
 	enrol := &cobra.Command{
 		Use:   "enrol",
 		Short: "start turning on a second factor: prints the secret and otpauth:// URI for an authenticator app",
-		Args:  args(0, ""),
+		Args:  cmdline.Args(0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, p, err := a.setup()
 			if err != nil {
@@ -165,17 +167,17 @@ func (a *app) totpCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return p.print(e, func(w *tabwriter.Writer) {
-				field(w, "Secret", e.Secret)
-				field(w, "URI", e.URI)
-				field(w, "Next", "vmplane totp confirm CODE, with a code the app shows")
+			return p.Print(e, func(w *tabwriter.Writer) {
+				output.Field(w, "Secret", e.Secret)
+				output.Field(w, "URI", e.URI)
+				output.Field(w, "Next", "vmplane totp confirm CODE, with a code the app shows")
 			})
 		},
 	}
 	confirm := &cobra.Command{
 		Use:   "confirm CODE",
 		Short: "turn the second factor on with a first code of the app; prints ten recovery codes, once",
-		Args:  args(1, "CODE"),
+		Args:  cmdline.Args(1, "CODE"),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			c, p, err := a.setup()
 			if err != nil {
@@ -185,9 +187,9 @@ func (a *app) totpCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return p.print(map[string][]string{"recovery_codes": codes}, func(w *tabwriter.Writer) {
+			return p.Print(map[string][]string{"recovery_codes": codes}, func(w *tabwriter.Writer) {
 				for _, code := range codes {
-					field(w, "Recovery code", code)
+					output.Field(w, "Recovery code", code)
 				}
 			})
 		},
@@ -195,7 +197,7 @@ func (a *app) totpCmd() *cobra.Command {
 	disable := &cobra.Command{
 		Use:   "disable CODE",
 		Short: "turn the second factor off, with a current code or a recovery code",
-		Args:  args(1, "CODE"),
+		Args:  cmdline.Args(1, "CODE"),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			c, _, err := a.setup()
 			if err != nil {
@@ -208,5 +210,5 @@ func (a *app) totpCmd() *cobra.Command {
 			return nil
 		},
 	}
-	return group(&cobra.Command{Use: "totp", Short: "your second factor (time-based codes of an authenticator app): enrol, confirm, disable"}, enrol, confirm, disable)
+	return cmdline.Group(&cobra.Command{Use: "totp", Short: "your second factor (time-based codes of an authenticator app): enrol, confirm, disable"}, enrol, confirm, disable)
 }

@@ -6,6 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vmplane/vmplane/cli/cmdline"
+	"github.com/vmplane/vmplane/cli/output"
 	"github.com/vmplane/vmplane/client"
 )
 
@@ -18,12 +20,12 @@ func (a *app) alertCmd() *cobra.Command {
 	list := &cobra.Command{
 		Use:   "list [--status S] [--severity S] [--kind K] [--since TIME]",
 		Short: "list alert events, oldest first (a tenant's user: its tenant's; an operator: all)",
-		Args:  args(0, ""),
+		Args:  cmdline.Args(0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if since != "" {
 				t, err := parseSince(since, time.Now())
 				if err != nil {
-					return usagef("--since: %v", err)
+					return cmdline.Usagef("--since: %v", err)
 				}
 				f.Since = t
 			}
@@ -35,10 +37,10 @@ func (a *app) alertCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return p.print(items, func(w *tabwriter.Writer) {
-				header(w, "ID", "STATUS", "SEVERITY", "KIND", "TARGET", "STARTED", "MESSAGE")
+			return p.Print(items, func(w *tabwriter.Writer) {
+				output.Header(w, "ID", "STATUS", "SEVERITY", "KIND", "TARGET", "STARTED", "MESSAGE")
 				for _, al := range items {
-					row(w, al.ID, al.Status, al.Severity, al.Kind, al.TargetType+" "+al.TargetID, when(al.StartedAt), al.Message)
+					output.Row(w, al.ID, al.Status, al.Severity, al.Kind, al.TargetType+" "+al.TargetID, output.When(al.StartedAt), al.Message)
 				}
 			})
 		},
@@ -59,7 +61,7 @@ func (a *app) alertCmd() *cobra.Command {
 	show := &cobra.Command{
 		Use:   "show ID",
 		Short: "show an alert event",
-		Args:  args(1, "ID"),
+		Args:  cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, p, err := a.setup()
 			if err != nil {
@@ -76,7 +78,7 @@ func (a *app) alertCmd() *cobra.Command {
 		Use:     "ack ID",
 		Aliases: []string{"acknowledge"},
 		Short:   "acknowledge an open alert: it stays open until its condition clears, but no longer fires",
-		Args:    args(1, "ID"),
+		Args:    cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, p, err := a.setup()
 			if err != nil {
@@ -89,7 +91,7 @@ func (a *app) alertCmd() *cobra.Command {
 			return printAlert(p, al)
 		},
 	}
-	return group(&cobra.Command{Use: "alert", Short: "alert events: raised, acknowledged, resolved"}, list, show, ack)
+	return cmdline.Group(&cobra.Command{Use: "alert", Short: "alert events: raised, acknowledged, resolved"}, list, show, ack)
 }
 
 // parseSince reads a time in RFC 3339, or a duration back from now.
@@ -99,23 +101,23 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil || d < 0 {
-		return time.Time{}, usagef("%q is neither a time (2026-01-02T15:04:05Z) nor a duration (1h)", s)
+		return time.Time{}, cmdline.Usagef("%q is neither a time (2026-01-02T15:04:05Z) nor a duration (1h)", s)
 	}
 	return now.Add(-d), nil
 }
 
-func printAlert(p printer, al *client.Alert) error {
-	return p.print(al, func(w *tabwriter.Writer) {
-		field(w, "ID", al.ID)
-		field(w, "Status", al.Status)
-		field(w, "Severity", al.Severity)
-		field(w, "Kind", al.Kind)
-		field(w, "Target", al.TargetType+" "+al.TargetID)
-		field(w, "Tenant", str(al.TenantID))
-		field(w, "Machine", str(al.MachineID))
-		field(w, "Message", al.Message)
-		field(w, "Started", when(al.StartedAt))
-		field(w, "Acknowledged", whenPtr(al.AcknowledgedAt))
-		field(w, "Resolved", whenPtr(al.ResolvedAt))
+func printAlert(p output.Printer, al *client.Alert) error {
+	return p.Print(al, func(w *tabwriter.Writer) {
+		output.Field(w, "ID", al.ID)
+		output.Field(w, "Status", al.Status)
+		output.Field(w, "Severity", al.Severity)
+		output.Field(w, "Kind", al.Kind)
+		output.Field(w, "Target", al.TargetType+" "+al.TargetID)
+		output.Field(w, "Tenant", output.Str(al.TenantID))
+		output.Field(w, "Machine", output.Str(al.MachineID))
+		output.Field(w, "Message", al.Message)
+		output.Field(w, "Started", output.When(al.StartedAt))
+		output.Field(w, "Acknowledged", output.WhenPtr(al.AcknowledgedAt))
+		output.Field(w, "Resolved", output.WhenPtr(al.ResolvedAt))
 	})
 }

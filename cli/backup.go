@@ -5,6 +5,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vmplane/vmplane/cli/cmdline"
+	"github.com/vmplane/vmplane/cli/output"
 	"github.com/vmplane/vmplane/client"
 )
 
@@ -19,7 +21,7 @@ func (a *app) backupCmd() *cobra.Command {
 	list := &cobra.Command{
 		Use:   "list [--machine ID]",
 		Short: "list backups, oldest first (of one machine with --machine; operators: of --tenant)",
-		Args:  args(0, ""),
+		Args:  cmdline.Args(0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, p, err := a.setup()
 			if err != nil {
@@ -29,10 +31,10 @@ func (a *app) backupCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return p.print(items, func(w *tabwriter.Writer) {
-				header(w, "ID", "MACHINE", "VMID", "NODE", "STORAGE", "MODE", "SIZE", "SCHEDULE", "CREATED")
+			return p.Print(items, func(w *tabwriter.Writer) {
+				output.Header(w, "ID", "MACHINE", "VMID", "NODE", "STORAGE", "MODE", "SIZE", "SCHEDULE", "CREATED")
 				for _, b := range items {
-					row(w, b.ID, b.MachineID, num(b.VMID), b.Node, b.Storage, b.Mode, bytesIEC(float64(b.SizeBytes)), str(b.ScheduleID), when(b.CreatedAt))
+					output.Row(w, b.ID, b.MachineID, output.Num(b.VMID), b.Node, b.Storage, b.Mode, output.BytesIEC(float64(b.SizeBytes)), output.Str(b.ScheduleID), output.When(b.CreatedAt))
 				}
 			})
 		},
@@ -43,7 +45,7 @@ func (a *app) backupCmd() *cobra.Command {
 	show := &cobra.Command{
 		Use:   "show ID",
 		Short: "show a backup",
-		Args:  args(1, "ID"),
+		Args:  cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, p, err := a.setup()
 			if err != nil {
@@ -53,20 +55,20 @@ func (a *app) backupCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return p.print(b, func(w *tabwriter.Writer) {
-				field(w, "ID", b.ID)
-				field(w, "Backup", b.BackupID)
-				field(w, "Machine", b.MachineID)
-				field(w, "Tenant", orDash(b.TenantID))
-				field(w, "VMID", num(b.VMID))
-				field(w, "Node", b.Node)
-				field(w, "Storage", b.Storage)
-				field(w, "Mode", b.Mode)
-				field(w, "Size", bytesIEC(float64(b.SizeBytes)))
-				field(w, "Schedule", str(b.ScheduleID))
-				field(w, "Scheduled", whenPtr(b.ScheduledAt))
-				field(w, "Task", str(b.TaskID))
-				field(w, "Created", when(b.CreatedAt))
+			return p.Print(b, func(w *tabwriter.Writer) {
+				output.Field(w, "ID", b.ID)
+				output.Field(w, "Backup", b.BackupID)
+				output.Field(w, "Machine", b.MachineID)
+				output.Field(w, "Tenant", output.OrDash(b.TenantID))
+				output.Field(w, "VMID", output.Num(b.VMID))
+				output.Field(w, "Node", b.Node)
+				output.Field(w, "Storage", b.Storage)
+				output.Field(w, "Mode", b.Mode)
+				output.Field(w, "Size", output.BytesIEC(float64(b.SizeBytes)))
+				output.Field(w, "Schedule", output.Str(b.ScheduleID))
+				output.Field(w, "Scheduled", output.WhenPtr(b.ScheduledAt))
+				output.Field(w, "Task", output.Str(b.TaskID))
+				output.Field(w, "Created", output.When(b.CreatedAt))
 			})
 		},
 	}
@@ -75,7 +77,7 @@ func (a *app) backupCmd() *cobra.Command {
 		Use:     "delete ID",
 		Aliases: []string{"rm"},
 		Short:   "delete a backup from the hypervisor's storage",
-		Args:    args(1, "ID"),
+		Args:    cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, _, err := a.setup()
 			if err != nil {
@@ -88,5 +90,5 @@ func (a *app) backupCmd() *cobra.Command {
 			return nil
 		},
 	}
-	return group(&cobra.Command{Use: "backup", Short: "backups of machines, taken by backup schedules"}, list, show, del)
+	return cmdline.Group(&cobra.Command{Use: "backup", Short: "backups of machines, taken by backup schedules"}, list, show, del)
 }

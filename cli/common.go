@@ -8,12 +8,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vmplane/vmplane/cli/output"
 	"github.com/vmplane/vmplane/client"
 )
 
 // setup is the client and the printer of a command that calls the API; the printer
 // first, so that a bad -o is a usage error before anything is sent.
-func (a *app) setup() (*client.Client, printer, error) {
+func (a *app) setup() (*client.Client, output.Printer, error) {
 	p, err := a.printer()
 	if err != nil {
 		return nil, p, err
@@ -49,7 +50,7 @@ func newLineReader(r io.Reader) *bufio.Reader { return bufio.NewReader(r) }
 // done says what a command did that has no record to print (a remote added, a record
 // deleted). With -o json or yaml, standard output holds data only: nothing then.
 func (a *app) done(format string, args ...any) {
-	if a.output == formatJSON || a.output == formatYAML {
+	if output.IsData(a.format) {
 		return
 	}
 	fmt.Fprintf(a.env.Stdout, format+"\n", args...)

@@ -1,6 +1,10 @@
 package cli
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/vmplane/vmplane/cli/remotes"
+)
 
 // Connect is what the server's own commands that talk to a running server (vmplane
 // backup) use to log in as the verbs do: the base URL of the server that url, remote
@@ -15,4 +19,6 @@ func Connect(env Env, remote, url, token string) (string, *http.Client, error) {
 // Bearer is a transport that sends every request through next with token as its
 // bearer token: how --token (and VMPLANE_TOKEN) sign requests, for callers that bring a
 // transport of their own (vmplane backup's, with its time limits).
-func Bearer(token string, next http.RoundTripper) http.RoundTripper { return bearer{token, next} }
+func Bearer(token string, next http.RoundTripper) http.RoundTripper {
+	return remotes.Bearer(token, next)
+}

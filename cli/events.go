@@ -8,6 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vmplane/vmplane/cli/cmdline"
+	"github.com/vmplane/vmplane/cli/output"
 	"github.com/vmplane/vmplane/client"
 )
 
@@ -22,7 +24,7 @@ object per line, with -o yaml one document each), until interrupted or --limit e
 were printed. --since 0 replays the backlog the server keeps first; --since ID goes on
 after the event ID (as after a dropped connection). A tenant's user sees its tenant's
 events only.`,
-		Args: args(0, ""),
+		Args: cmdline.Args(0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, p, err := a.setup()
 			if err != nil {
@@ -31,7 +33,7 @@ events only.`,
 			last := client.FromNow
 			if changed(cmd, "since") {
 				if since < 0 {
-					return usagef("--since must be 0 or an event id")
+					return cmdline.Usagef("--since must be 0 or an event id")
 				}
 				last = since
 			}
@@ -68,25 +70,8 @@ type eventLine struct {
 	Data json.RawMessage `json:"data"`
 }
 
-func printEvent(p printer, ev client.Event) error {
-	switch p.format {
-	case formatJSON:
-		b, err := json.Marshal(eventLine{ev.ID, ev.Type, ev.Data})
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(p.out, "%s\n", b)
-		return err
-	case formatYAML:
-		b, err := toYAML(eventLine{ev.ID, ev.Type, ev.Data})
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(p.out, "---\n%s", b)
-		return err
-	}
-	_, err := fmt.Fprintf(p.out, "%d\t%s\t%s\n", ev.ID, ev.Type, summary(ev))
-	return err
+func printEvent(p output.Printer, ev client.Event) error {
+	return p.PrintItem(eventLine{ev.ID, ev.Type, ev.Data}, fmt.Sprintf("%d\t%s\t%s", ev.ID, ev.Type, summary(ev)))
 }
 
 // summary is the gist of an event's record for its line in the table output.
@@ -114,7 +99,7 @@ func summary(ev client.Event) string {
 		}
 		return s
 	case "machine.updated", "machine.deleted":
-		return fmt.Sprintf("machine %s %s: %s", r.ID, r.Name, orDash(r.Status))
+		return fmt.Sprintf("machine %s %s: %s", r.ID, r.Name, output.OrDash(r.Status))
 	case "alert.updated":
 		return fmt.Sprintf("alert %s %s %s: %s (%s)", r.ID, r.Severity, r.Kind, r.Status, r.Message)
 	}

@@ -1,6 +1,10 @@
 package cli
 
-import "github.com/spf13/cobra"
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/vmplane/vmplane/cli/cmdline"
+)
 
 // rootHelp is the long help of the client's root.
 const rootHelp = `vmplane runs the control plane (vmplane serve) and is its command-line client.
@@ -29,9 +33,9 @@ func New(env Env) *cobra.Command {
 		Args:          cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usagef("a command is needed (see 'vmplane help')")
+				return cmdline.Usagef("a command is needed (see 'vmplane help')")
 			}
-			return unknownCommand(cmd, args[0])
+			return cmdline.UnknownCommand(cmd, args[0])
 		},
 	}
 	root.SetIn(env.Stdin)

@@ -5,6 +5,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vmplane/vmplane/cli/cmdline"
+	"github.com/vmplane/vmplane/cli/output"
 	"github.com/vmplane/vmplane/client"
 )
 
@@ -62,7 +64,7 @@ func (a *app) firewallCmd() *cobra.Command {
 	list := &cobra.Command{
 		Use:   "list [--machine ID]",
 		Short: "list the tenant's firewall rules in order (of one machine with --machine)",
-		Args:  args(0, ""),
+		Args:  cmdline.Args(0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, p, err := a.setup()
 			if err != nil {
@@ -72,14 +74,14 @@ func (a *app) firewallCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return p.print(items, func(w *tabwriter.Writer) {
-				header(w, "ID", "POS", "MACHINE", "DIR", "ACTION", "PROTO", "PORT", "SOURCE", "DESTINATION", "ENABLED", "COMMENT")
+			return p.Print(items, func(w *tabwriter.Writer) {
+				output.Header(w, "ID", "POS", "MACHINE", "DIR", "ACTION", "PROTO", "PORT", "SOURCE", "DESTINATION", "ENABLED", "COMMENT")
 				for _, r := range items {
 					machine := "all"
 					if r.MachineID != nil {
 						machine = *r.MachineID
 					}
-					row(w, r.ID, num(r.Position), machine, r.Direction, r.Action, r.Protocol, str(r.Port), str(r.Source), str(r.Destination), yesNo(r.Enabled), orDash(r.Comment))
+					output.Row(w, r.ID, output.Num(r.Position), machine, r.Direction, r.Action, r.Protocol, output.Str(r.Port), output.Str(r.Source), output.Str(r.Destination), output.YesNo(r.Enabled), output.OrDash(r.Comment))
 				}
 			})
 		},
@@ -91,11 +93,11 @@ func (a *app) firewallCmd() *cobra.Command {
 	addCmd := &cobra.Command{
 		Use:   "add --direction in|out --action accept|drop|reject --protocol tcp|udp|icmp|any [--port P] [--source CIDR] ...",
 		Short: "add a firewall rule; it is pushed to the tenant's machines",
-		Args:  args(0, ""),
+		Args:  cmdline.Args(0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			spec := add.build(cmd)
 			if spec.Direction == "" || spec.Action == "" || spec.Protocol == "" {
-				return usagef("--direction, --action and --protocol are needed")
+				return cmdline.Usagef("--direction, --action and --protocol are needed")
 			}
 			c, p, err := a.setup()
 			if err != nil {
@@ -114,11 +116,11 @@ func (a *app) firewallCmd() *cobra.Command {
 	updCmd := &cobra.Command{
 		Use:   "update ID [flags of add]",
 		Short: "change the fields of a firewall rule that the flags give",
-		Args:  args(1, "ID"),
+		Args:  cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			spec := upd.build(cmd)
 			if spec == (client.FirewallRuleSpec{}) {
-				return usagef("nothing to change: give a flag of the fields to change")
+				return cmdline.Usagef("nothing to change: give a flag of the fields to change")
 			}
 			c, p, err := a.setup()
 			if err != nil {
@@ -137,7 +139,7 @@ func (a *app) firewallCmd() *cobra.Command {
 		Use:     "delete ID",
 		Aliases: []string{"rm"},
 		Short:   "delete a firewall rule",
-		Args:    args(1, "ID"),
+		Args:    cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, _, err := a.setup()
 			if err != nil {
@@ -150,25 +152,25 @@ func (a *app) firewallCmd() *cobra.Command {
 			return nil
 		},
 	}
-	return group(&cobra.Command{Use: "firewall", Short: "the tenant's firewall rules (operators: --tenant ID)"}, list, addCmd, updCmd, del)
+	return cmdline.Group(&cobra.Command{Use: "firewall", Short: "the tenant's firewall rules (operators: --tenant ID)"}, list, addCmd, updCmd, del)
 }
 
-func printRule(p printer, r *client.FirewallRule) error {
-	return p.print(r, func(w *tabwriter.Writer) {
-		field(w, "ID", r.ID)
-		field(w, "Position", num(r.Position))
+func printRule(p output.Printer, r *client.FirewallRule) error {
+	return p.Print(r, func(w *tabwriter.Writer) {
+		output.Field(w, "ID", r.ID)
+		output.Field(w, "Position", output.Num(r.Position))
 		machine := "all the tenant's"
 		if r.MachineID != nil {
 			machine = *r.MachineID
 		}
-		field(w, "Machine", machine)
-		field(w, "Direction", r.Direction)
-		field(w, "Action", r.Action)
-		field(w, "Protocol", r.Protocol)
-		field(w, "Port", str(r.Port))
-		field(w, "Source", str(r.Source))
-		field(w, "Destination", str(r.Destination))
-		field(w, "Enabled", yesNo(r.Enabled))
-		field(w, "Comment", orDash(r.Comment))
+		output.Field(w, "Machine", machine)
+		output.Field(w, "Direction", r.Direction)
+		output.Field(w, "Action", r.Action)
+		output.Field(w, "Protocol", r.Protocol)
+		output.Field(w, "Port", output.Str(r.Port))
+		output.Field(w, "Source", output.Str(r.Source))
+		output.Field(w, "Destination", output.Str(r.Destination))
+		output.Field(w, "Enabled", output.YesNo(r.Enabled))
+		output.Field(w, "Comment", output.OrDash(r.Comment))
 	})
 }

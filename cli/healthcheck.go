@@ -6,6 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vmplane/vmplane/cli/cmdline"
+	"github.com/vmplane/vmplane/cli/output"
 	"github.com/vmplane/vmplane/client"
 )
 
@@ -35,7 +37,7 @@ func (a *app) healthCheckCmd() *cobra.Command {
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "list health checks with their latest result (operators: of --tenant, else all)",
-		Args:  args(0, ""),
+		Args:  cmdline.Args(0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, p, err := a.setup()
 			if err != nil {
@@ -45,10 +47,10 @@ func (a *app) healthCheckCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return p.print(items, func(w *tabwriter.Writer) {
-				header(w, "ID", "NAME", "TYPE", "TARGET", "EVERY", "ENABLED", "STATUS", "CHECKED", "LATENCY_MS")
+			return p.Print(items, func(w *tabwriter.Writer) {
+				output.Header(w, "ID", "NAME", "TYPE", "TARGET", "EVERY", "ENABLED", "STATUS", "CHECKED", "LATENCY_MS")
 				for _, hc := range items {
-					row(w, hc.ID, hc.Name, hc.Type, hc.Target, num(hc.IntervalS)+"s", yesNo(hc.Enabled), hc.Last.Status, whenPtr(hc.Last.CheckedAt), latency(hc.Last.CheckedAt != nil, hc.Last.LatencyMS))
+					output.Row(w, hc.ID, hc.Name, hc.Type, hc.Target, output.Num(hc.IntervalS)+"s", output.YesNo(hc.Enabled), hc.Last.Status, output.WhenPtr(hc.Last.CheckedAt), latency(hc.Last.CheckedAt != nil, hc.Last.LatencyMS))
 				}
 			})
 		},
@@ -58,7 +60,7 @@ func (a *app) healthCheckCmd() *cobra.Command {
 	show := &cobra.Command{
 		Use:   "show ID",
 		Short: "show a health check and its latest result",
-		Args:  args(1, "ID"),
+		Args:  cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, p, err := a.setup()
 			if err != nil {
@@ -75,7 +77,7 @@ func (a *app) healthCheckCmd() *cobra.Command {
 	results := &cobra.Command{
 		Use:   "results ID",
 		Short: "the check's recent probes, oldest first",
-		Args:  args(1, "ID"),
+		Args:  cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, p, err := a.setup()
 			if err != nil {
@@ -89,14 +91,14 @@ func (a *app) healthCheckCmd() *cobra.Command {
 			if rs == nil {
 				rs = []client.ProbeResult{}
 			}
-			return p.print(rs, func(w *tabwriter.Writer) {
-				header(w, "CHECKED", "OK", "LATENCY_MS", "HTTP_STATUS", "ERROR")
+			return p.Print(rs, func(w *tabwriter.Writer) {
+				output.Header(w, "CHECKED", "OK", "LATENCY_MS", "HTTP_STATUS", "ERROR")
 				for _, r := range rs {
 					code := "-"
 					if r.StatusCode != nil {
-						code = num(*r.StatusCode)
+						code = output.Num(*r.StatusCode)
 					}
-					row(w, when(r.CheckedAt), yesNo(r.OK), latency(true, r.LatencyMS), code, str(r.Error))
+					output.Row(w, output.When(r.CheckedAt), output.YesNo(r.OK), latency(true, r.LatencyMS), code, output.Str(r.Error))
 				}
 			})
 		},
@@ -106,10 +108,10 @@ func (a *app) healthCheckCmd() *cobra.Command {
 	create := &cobra.Command{
 		Use:   "create --name N --type http|tcp --target URL|HOST:PORT [--interval S] [--machine ID] ...",
 		Short: "create a health check; it starts probing at once",
-		Args:  args(0, ""),
+		Args:  cmdline.Args(0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if cf.name == "" || cf.typ == "" || cf.target == "" {
-				return usagef("--name, --type and --target are needed")
+				return cmdline.Usagef("--name, --type and --target are needed")
 			}
 			c, p, err := a.setup()
 			if err != nil {
@@ -134,10 +136,10 @@ func (a *app) healthCheckCmd() *cobra.Command {
 	update := &cobra.Command{
 		Use:   "update ID [flags of create] [--clear-machine]",
 		Short: "change the fields of a health check that the flags give; a new type, target or expected status starts it afresh",
-		Args:  args(1, "ID"),
+		Args:  cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if clearMachine && changed(cmd, "machine") {
-				return usagef("--machine and --clear-machine: one or the other")
+				return cmdline.Usagef("--machine and --clear-machine: one or the other")
 			}
 			var ch client.HealthCheckChange
 			setStr := func(name, v string, dst *client.Optional[string]) {
@@ -165,7 +167,7 @@ func (a *app) healthCheckCmd() *cobra.Command {
 				ch.MachineID = client.Null[string]()
 			}
 			if ch == (client.HealthCheckChange{}) {
-				return usagef("nothing to change: give a flag of the fields to change")
+				return cmdline.Usagef("nothing to change: give a flag of the fields to change")
 			}
 			c, p, err := a.setup()
 			if err != nil {
@@ -185,7 +187,7 @@ func (a *app) healthCheckCmd() *cobra.Command {
 		Use:     "delete ID",
 		Aliases: []string{"rm"},
 		Short:   "delete a health check: it stops probing and its alert resolves",
-		Args:    args(1, "ID"),
+		Args:    cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, _, err := a.setup()
 			if err != nil {
@@ -198,7 +200,7 @@ func (a *app) healthCheckCmd() *cobra.Command {
 			return nil
 		},
 	}
-	return group(&cobra.Command{Use: "health-check", Aliases: []string{"hc"}, Short: "HTTP and TCP health checks; a failing one raises an alert"},
+	return cmdline.Group(&cobra.Command{Use: "health-check", Aliases: []string{"hc"}, Short: "HTTP and TCP health checks; a failing one raises an alert"},
 		list, show, create, update, del, results)
 }
 
@@ -210,30 +212,30 @@ func latency(probed bool, ms float64) string {
 	return strconv.FormatFloat(ms, 'f', 1, 64)
 }
 
-func printCheck(p printer, hc *client.HealthCheck) error {
-	return p.print(hc, func(w *tabwriter.Writer) {
-		field(w, "ID", hc.ID)
-		field(w, "Name", hc.Name)
-		field(w, "Type", hc.Type)
-		field(w, "Target", hc.Target)
-		field(w, "Interval", num(hc.IntervalS)+"s")
-		field(w, "Timeout", num(hc.TimeoutMS)+"ms")
+func printCheck(p output.Printer, hc *client.HealthCheck) error {
+	return p.Print(hc, func(w *tabwriter.Writer) {
+		output.Field(w, "ID", hc.ID)
+		output.Field(w, "Name", hc.Name)
+		output.Field(w, "Type", hc.Type)
+		output.Field(w, "Target", hc.Target)
+		output.Field(w, "Interval", output.Num(hc.IntervalS)+"s")
+		output.Field(w, "Timeout", output.Num(hc.TimeoutMS)+"ms")
 		expected := "any 2xx or 3xx"
 		if hc.ExpectedStatus != 0 {
-			expected = num(hc.ExpectedStatus)
+			expected = output.Num(hc.ExpectedStatus)
 		}
 		if hc.Type == client.CheckHTTP {
-			field(w, "Expected status", expected)
+			output.Field(w, "Expected status", expected)
 		}
-		field(w, "Failure threshold", num(hc.FailureThreshold))
-		field(w, "Machine", str(hc.MachineID))
-		field(w, "Tenant", str(hc.TenantID))
-		field(w, "Enabled", yesNo(hc.Enabled))
-		field(w, "Status", hc.Last.Status)
-		field(w, "Checked", whenPtr(hc.Last.CheckedAt))
-		field(w, "Latency ms", latency(hc.Last.CheckedAt != nil, hc.Last.LatencyMS))
-		field(w, "Failures in a row", num(hc.Last.ConsecutiveFailures))
-		field(w, "Error", str(hc.Last.Error))
-		field(w, "Created", when(hc.CreatedAt))
+		output.Field(w, "Failure threshold", output.Num(hc.FailureThreshold))
+		output.Field(w, "Machine", output.Str(hc.MachineID))
+		output.Field(w, "Tenant", output.Str(hc.TenantID))
+		output.Field(w, "Enabled", output.YesNo(hc.Enabled))
+		output.Field(w, "Status", hc.Last.Status)
+		output.Field(w, "Checked", output.WhenPtr(hc.Last.CheckedAt))
+		output.Field(w, "Latency ms", latency(hc.Last.CheckedAt != nil, hc.Last.LatencyMS))
+		output.Field(w, "Failures in a row", output.Num(hc.Last.ConsecutiveFailures))
+		output.Field(w, "Error", output.Str(hc.Last.Error))
+		output.Field(w, "Created", output.When(hc.CreatedAt))
 	})
 }

@@ -10,6 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vmplane/vmplane/cli/cmdline"
+	"github.com/vmplane/vmplane/cli/output"
+	"github.com/vmplane/vmplane/cli/terminal"
 	"github.com/vmplane/vmplane/client"
 )
 
@@ -64,7 +67,7 @@ func (a *app) machineCmd() *cobra.Command {
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "list the tenant's machines (operators: of the tenant --tenant names)",
-		Args:  args(0, ""),
+		Args:  cmdline.Args(0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, p, err := a.setup()
 			if err != nil {
@@ -74,10 +77,10 @@ func (a *app) machineCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return p.print(items, func(w *tabwriter.Writer) {
-				header(w, "ID", "NAME", "VMID", "STATUS", "NODE", "CORES", "MEMORY_MB", "DISK_GB", "ADDRESSES")
+			return p.Print(items, func(w *tabwriter.Writer) {
+				output.Header(w, "ID", "NAME", "VMID", "STATUS", "NODE", "CORES", "MEMORY_MB", "DISK_GB", "ADDRESSES")
 				for _, m := range items {
-					row(w, m.ID, m.Name, num(m.VMID), m.Status, orDash(m.Node), num(m.CPUCores), num(m.MemoryMB), num(m.DiskGB), addresses(m))
+					output.Row(w, m.ID, m.Name, output.Num(m.VMID), m.Status, output.OrDash(m.Node), output.Num(m.CPUCores), output.Num(m.MemoryMB), output.Num(m.DiskGB), addresses(m))
 				}
 			})
 		},
@@ -90,7 +93,7 @@ func (a *app) machineCmd() *cobra.Command {
 	show := &cobra.Command{
 		Use:   "show ID",
 		Short: "show a machine: its size, disks, interfaces and firewall state",
-		Args:  args(1, "ID"),
+		Args:  cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, p, err := a.setup()
 			if err != nil {
@@ -104,7 +107,7 @@ func (a *app) machineCmd() *cobra.Command {
 		},
 	}
 
-	cmd := group(&cobra.Command{Use: "machine", Aliases: []string{"vm"}, Short: "machines: create, list, power, resize, reinstall, migrate, back up, restore, snapshot, delete"},
+	cmd := cmdline.Group(&cobra.Command{Use: "machine", Aliases: []string{"vm"}, Short: "machines: create, list, power, resize, reinstall, migrate, back up, restore, snapshot, delete"},
 		list, show, a.machineCreateCmd(), a.machineResizeCmd(), a.machineDeleteCmd(), a.machineConsoleCmd(),
 		a.machineReinstallCmd(), a.machineMigrateCmd(), a.machineUsageCmd(), a.machineUpdateCmd(),
 		a.machineBackupCmd(), a.machineBackupsCmd(), a.machineRestoreCmd(), a.machineSnapshotCmd())
@@ -163,7 +166,7 @@ func (a *app) machineActionCmd(action, short string) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   action + " ID",
 		Short: short,
-		Args:  args(1, "ID"),
+		Args:  cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, p, err := a.setup()
 			if err != nil {
@@ -206,18 +209,18 @@ Its size comes from --plan (default small) and the flags that override it:
 The disk is never smaller than the template's. --memory is in MB and --disk in GB
 unless given with a unit (512M, 2G, 1T). With --wait the command waits until the
 machine is built and shows it; without, it shows the machine and the task building it.`,
-		Args: args(0, ""),
+		Args: cmdline.Args(0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if spec.Name == "" {
-				return usagef("--name is needed")
+				return cmdline.Usagef("--name is needed")
 			}
 			tplRef := spec.TemplateID
 			if tplRef == "" {
-				return usagef("--template is needed (see 'vmplane template list')")
+				return cmdline.Usagef("--template is needed (see 'vmplane template list')")
 			}
 			pl, ok := plans[planName]
 			if !ok {
-				return usagef("--plan %q: want one of %s", planName, strings.Join(planNames(), ", "))
+				return cmdline.Usagef("--plan %q: want one of %s", planName, strings.Join(planNames(), ", "))
 			}
 			spec.CPUCores, spec.MemoryMB, spec.DiskGB = pl.cores, pl.memoryMB, pl.diskGB
 			if changed(cmd, "cores") {
@@ -227,12 +230,12 @@ machine is built and shows it; without, it shows the machine and the task buildi
 			var err error
 			if memory != "" {
 				if spec.MemoryMB, err = parseSize(memory, "M"); err != nil {
-					return usagef("--memory: %v", err)
+					return cmdline.Usagef("--memory: %v", err)
 				}
 			}
 			if disk != "" {
 				if spec.DiskGB, err = parseSize(disk, "G"); err != nil {
-					return usagef("--disk: %v", err)
+					return cmdline.Usagef("--disk: %v", err)
 				}
 			}
 			if spec.Password, err = a.stdinPassword(pwStdin); err != nil {
@@ -255,12 +258,12 @@ machine is built and shows it; without, it shows the machine and the task buildi
 				return err
 			}
 			if !wf.wait {
-				return p.print(struct {
+				return p.Print(struct {
 					Machine *client.Machine `json:"machine"`
 					Task    *client.Task    `json:"task"`
 				}{m, t}, func(w *tabwriter.Writer) {
 					machineFields(w, m)
-					field(w, "Task", t.ID+" ("+t.Status+")")
+					output.Field(w, "Task", t.ID+" ("+t.Status+")")
 				})
 			}
 			if _, err := a.wait(cmd.Context(), c, t, wf.timeout); err != nil {
@@ -322,7 +325,7 @@ func (a *app) machineResizeCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "resize ID [--cores N] [--memory SIZE] [--disk SIZE]",
 		Short: "change a machine's cores, memory or disk (disks only grow)",
-		Args:  args(1, "ID"),
+		Args:  cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var r client.Resize
 			var err error
@@ -331,16 +334,16 @@ func (a *app) machineResizeCmd() *cobra.Command {
 			}
 			if memory != "" {
 				if r.MemoryMB, err = parseSize(memory, "M"); err != nil {
-					return usagef("--memory: %v", err)
+					return cmdline.Usagef("--memory: %v", err)
 				}
 			}
 			if disk != "" {
 				if r.DiskGB, err = parseSize(disk, "G"); err != nil {
-					return usagef("--disk: %v", err)
+					return cmdline.Usagef("--disk: %v", err)
 				}
 			}
 			if r == (client.Resize{}) {
-				return usagef("nothing to change: give --cores, --memory or --disk")
+				return cmdline.Usagef("nothing to change: give --cores, --memory or --disk")
 			}
 			c, p, err := a.setup()
 			if err != nil {
@@ -370,11 +373,11 @@ func (a *app) machineDeleteCmd() *cobra.Command {
 		Use:     "delete ID",
 		Aliases: []string{"rm"},
 		Short:   "destroy a machine and its disks (asks first on a terminal; --yes otherwise)",
-		Args:    args(1, "ID"),
+		Args:    cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ask := !yes
-			if ask && !isTerminal(a.env.Stdin) {
-				return usagef("machine delete destroys machine %s and its disks: give --yes to confirm (there is no terminal to ask on)", args[0])
+			if ask && !terminal.Is(a.env.Stdin) {
+				return cmdline.Usagef("machine delete destroys machine %s and its disks: give --yes to confirm (there is no terminal to ask on)", args[0])
 			}
 			c, p, err := a.setup()
 			if err != nil {
@@ -385,9 +388,9 @@ func (a *app) machineDeleteCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(a.env.Stderr, "delete machine %s (%s, state %s) and its disks? [y/N] ", m.Name, m.ID, m.Status)
-				line, _ := newLineReader(a.env.Stdin).ReadString('\n')
-				if answer := strings.ToLower(strings.TrimSpace(line)); answer != "y" && answer != "yes" {
+				q := fmt.Sprintf("delete machine %s (%s, state %s) and its disks? [y/N] ", m.Name, m.ID, m.Status)
+				answer, _ := terminal.Ask(newLineReader(a.env.Stdin), a.env.Stderr, q)
+				if answer = strings.ToLower(answer); answer != "y" && answer != "yes" {
 					return fmt.Errorf("machine %s not deleted", m.ID)
 				}
 			}
@@ -414,38 +417,38 @@ func addresses(m client.Machine) string {
 	return strings.Join(ips, ",")
 }
 
-func printMachine(p printer, m *client.Machine) error {
-	return p.print(m, func(w *tabwriter.Writer) { machineFields(w, m) })
+func printMachine(p output.Printer, m *client.Machine) error {
+	return p.Print(m, func(w *tabwriter.Writer) { machineFields(w, m) })
 }
 
 func machineFields(w *tabwriter.Writer, m *client.Machine) {
-	field(w, "ID", m.ID)
-	field(w, "Name", m.Name)
-	field(w, "VMID", num(m.VMID))
-	field(w, "Tenant", str(m.TenantID))
-	field(w, "Status", m.Status)
-	field(w, "Node", orDash(m.Node))
-	field(w, "Template", orDash(m.TemplateID))
-	field(w, "CPU cores", num(m.CPUCores))
-	field(w, "Memory MB", num(m.MemoryMB))
-	field(w, "Disk GB", num(m.DiskGB))
+	output.Field(w, "ID", m.ID)
+	output.Field(w, "Name", m.Name)
+	output.Field(w, "VMID", output.Num(m.VMID))
+	output.Field(w, "Tenant", output.Str(m.TenantID))
+	output.Field(w, "Status", m.Status)
+	output.Field(w, "Node", output.OrDash(m.Node))
+	output.Field(w, "Template", output.OrDash(m.TemplateID))
+	output.Field(w, "CPU cores", output.Num(m.CPUCores))
+	output.Field(w, "Memory MB", output.Num(m.MemoryMB))
+	output.Field(w, "Disk GB", output.Num(m.DiskGB))
 	for _, d := range m.Disks {
-		field(w, "Disk "+d.ID, fmt.Sprintf("%d GB on %s", d.SizeGB, d.Storage))
+		output.Field(w, "Disk "+d.ID, fmt.Sprintf("%d GB on %s", d.SizeGB, d.Storage))
 	}
 	for _, ic := range m.Interfaces {
 		ips := strings.Join(ic.IPAddresses, ",")
 		if ips == "" {
 			ips = "-"
 		}
-		field(w, "Interface "+ic.ID, fmt.Sprintf("%s on %s, addresses %s", ic.MAC, ic.Bridge, ips))
+		output.Field(w, "Interface "+ic.ID, fmt.Sprintf("%s on %s, addresses %s", ic.MAC, ic.Bridge, ips))
 	}
 	if m.Firewall != nil {
 		fw := m.Firewall.State
 		if m.Firewall.Reason != "" {
 			fw += ": " + m.Firewall.Reason
 		}
-		field(w, "Firewall", fw)
+		output.Field(w, "Firewall", fw)
 	}
-	field(w, "Task", str(m.TaskID))
-	field(w, "Created", when(m.CreatedAt))
+	output.Field(w, "Task", output.Str(m.TaskID))
+	output.Field(w, "Created", output.When(m.CreatedAt))
 }

@@ -5,6 +5,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vmplane/vmplane/cli/cmdline"
+	"github.com/vmplane/vmplane/cli/output"
 	"github.com/vmplane/vmplane/client"
 )
 
@@ -12,7 +14,7 @@ import (
 // (an operator's machine of a tenant is reached for that tenant; see clientArea).
 
 // machineFor is the client of a machine's client-area routes.
-func (a *app) machineFor(cmd *cobra.Command, id string) (*client.Client, printer, error) {
+func (a *app) machineFor(cmd *cobra.Command, id string) (*client.Client, output.Printer, error) {
 	c, p, err := a.setup()
 	if err != nil {
 		return nil, p, err
@@ -22,7 +24,7 @@ func (a *app) machineFor(cmd *cobra.Command, id string) (*client.Client, printer
 		return nil, p, err
 	}
 	if !ok {
-		return nil, p, usagef("machine %s belongs to no tenant: give it to one first ('vmplane machine update %s --move-to TENANT')", id, id)
+		return nil, p, cmdline.Usagef("machine %s belongs to no tenant: give it to one first ('vmplane machine update %s --move-to TENANT')", id, id)
 	}
 	return mc, p, nil
 }
@@ -33,7 +35,7 @@ func (a *app) machineBackupCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "backup ID [--note TEXT] [--mode snapshot|suspend|stop]",
 		Short: "take a backup of a machine now",
-		Args:  args(1, "ID"),
+		Args:  cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			c, p, err := a.machineFor(cmd, argv[0])
 			if err != nil {
@@ -57,7 +59,7 @@ func (a *app) machineBackupsCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "backups ID",
 		Short: "list a machine's backups, newest first",
-		Args:  args(1, "ID"),
+		Args:  cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			c, p, err := a.machineFor(cmd, argv[0])
 			if err != nil {
@@ -67,10 +69,10 @@ func (a *app) machineBackupsCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return p.print(items, func(w *tabwriter.Writer) {
-				header(w, "ID", "CREATED", "MODE", "ORIGIN", "SIZE", "NOTE")
+			return p.Print(items, func(w *tabwriter.Writer) {
+				output.Header(w, "ID", "CREATED", "MODE", "ORIGIN", "SIZE", "NOTE")
 				for _, b := range items {
-					row(w, b.ID, when(b.CreatedAt), b.Mode, b.Origin, bytesIEC(float64(b.SizeBytes)), orDash(b.Note))
+					output.Row(w, b.ID, output.When(b.CreatedAt), b.Mode, b.Origin, output.BytesIEC(float64(b.SizeBytes)), output.OrDash(b.Note))
 				}
 			})
 		},
@@ -85,7 +87,7 @@ func (a *app) machineRestoreCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "restore ID BACKUP_ID [--start]",
 		Short: "restore a machine over itself from one of its backups (stopped first); what it wrote since is lost",
-		Args:  args(2, "ID BACKUP_ID"),
+		Args:  cmdline.Args(2, "ID BACKUP_ID"),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			c, p, err := a.machineFor(cmd, argv[0])
 			if err != nil {
@@ -108,7 +110,7 @@ func (a *app) machineSnapshotCmd() *cobra.Command {
 	list := &cobra.Command{
 		Use:   "list ID",
 		Short: "list a machine's snapshots, oldest first",
-		Args:  args(1, "ID"),
+		Args:  cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			c, p, err := a.machineFor(cmd, argv[0])
 			if err != nil {
@@ -118,10 +120,10 @@ func (a *app) machineSnapshotCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return p.print(items, func(w *tabwriter.Writer) {
-				header(w, "NAME", "CREATED", "MEMORY", "PARENT", "DESCRIPTION")
+			return p.Print(items, func(w *tabwriter.Writer) {
+				output.Header(w, "NAME", "CREATED", "MEMORY", "PARENT", "DESCRIPTION")
 				for _, s := range items {
-					row(w, s.Name, when(s.CreatedAt), yesNo(s.IncludesMemory), orDash(s.Parent), orDash(s.Description))
+					output.Row(w, s.Name, output.When(s.CreatedAt), output.YesNo(s.IncludesMemory), output.OrDash(s.Parent), output.OrDash(s.Description))
 				}
 			})
 		},
@@ -133,7 +135,7 @@ func (a *app) machineSnapshotCmd() *cobra.Command {
 	create := &cobra.Command{
 		Use:   "create ID NAME [--description TEXT] [--memory]",
 		Short: "take a snapshot of a machine",
-		Args:  args(2, "ID NAME"),
+		Args:  cmdline.Args(2, "ID NAME"),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			c, p, err := a.machineFor(cmd, argv[0])
 			if err != nil {
@@ -156,7 +158,7 @@ func (a *app) machineSnapshotCmd() *cobra.Command {
 		cmd := &cobra.Command{
 			Use:   use + " ID NAME",
 			Short: short,
-			Args:  args(2, "ID NAME"),
+			Args:  cmdline.Args(2, "ID NAME"),
 			RunE: func(cmd *cobra.Command, argv []string) error {
 				c, p, err := a.machineFor(cmd, argv[0])
 				if err != nil {
@@ -180,5 +182,5 @@ func (a *app) machineSnapshotCmd() *cobra.Command {
 		func(c *client.Client, cmd *cobra.Command, id, name string) (*client.Task, error) {
 			return c.DeleteSnapshot(cmd.Context(), id, name)
 		})
-	return group(&cobra.Command{Use: "snapshot", Short: "a machine's snapshots: list, create, rollback, delete"}, list, create, rollback, del)
+	return cmdline.Group(&cobra.Command{Use: "snapshot", Short: "a machine's snapshots: list, create, rollback, delete"}, list, create, rollback, del)
 }

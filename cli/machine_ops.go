@@ -5,6 +5,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vmplane/vmplane/cli/cmdline"
+	"github.com/vmplane/vmplane/cli/output"
 	"github.com/vmplane/vmplane/client"
 )
 
@@ -21,10 +23,10 @@ func (a *app) machineReinstallCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "reinstall ID --template ID-or-name [--ssh-key KEY] [--password-stdin]",
 		Short: "rebuild a machine's system disk from a template; its data is lost",
-		Args:  args(1, "ID"),
+		Args:  cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if tplRef == "" {
-				return usagef("--template is needed (see 'vmplane template list')")
+				return cmdline.Usagef("--template is needed (see 'vmplane template list')")
 			}
 			r := client.Reinstall{SSHKeys: keys}
 			var err error
@@ -72,13 +74,13 @@ func (a *app) machineMigrateCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "migrate ID --node NODE [--online | --offline]",
 		Short: "move a machine to another node (operators): a running one live unless --offline",
-		Args:  args(1, "ID"),
+		Args:  cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if node == "" {
-				return usagef("--node is needed (the target node's name)")
+				return cmdline.Usagef("--node is needed (the target node's name)")
 			}
 			if online && offline {
-				return usagef("--online and --offline: one or the other")
+				return cmdline.Usagef("--online and --offline: one or the other")
 			}
 			var mode *bool
 			if online || offline {
@@ -110,10 +112,10 @@ func (a *app) machineUsageCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "usage ID [--timeframe hour|day|week|month|year] [--last N]",
 		Short: "a machine's usage graph as a table of its points, oldest first",
-		Args:  args(1, "ID"),
+		Args:  cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if last < 0 {
-				return usagef("--last %d: want a number of points (0: all)", last)
+				return cmdline.Usagef("--last %d: want a number of points (0: all)", last)
 			}
 			c, p, err := a.setup()
 			if err != nil {
@@ -138,10 +140,10 @@ func (a *app) machineUsageCmd() *cobra.Command {
 			if last > 0 && len(g.Points) > last {
 				g.Points = g.Points[len(g.Points)-last:]
 			}
-			return p.print(g, func(w *tabwriter.Writer) {
-				header(w, "TIME", "CPU", "MEMORY", "NET_IN/S", "NET_OUT/S", "DISK_READ/S", "DISK_WRITE/S")
+			return p.Print(g, func(w *tabwriter.Writer) {
+				output.Header(w, "TIME", "CPU", "MEMORY", "NET_IN/S", "NET_OUT/S", "DISK_READ/S", "DISK_WRITE/S")
 				for _, pt := range g.Points {
-					row(w, when(pt.Time), percent(pt.CPU), sizeOf(pt.MemBytes), sizeOf(pt.NetInBps), sizeOf(pt.NetOutBps), sizeOf(pt.DiskReadBps), sizeOf(pt.DiskWriteBps))
+					output.Row(w, output.When(pt.Time), output.Percent(pt.CPU), output.Size(pt.MemBytes), output.Size(pt.NetInBps), output.Size(pt.NetOutBps), output.Size(pt.DiskReadBps), output.Size(pt.DiskWriteBps))
 				}
 			})
 		},
@@ -162,14 +164,6 @@ func (a *app) stdinPassword(given bool) (string, error) {
 	return a.readPassword(newLineReader(a.env.Stdin), true, "")
 }
 
-// sizeOf is a byte measure with a binary unit, "-" for a gap.
-func sizeOf(v *float64) string {
-	if v == nil {
-		return "-"
-	}
-	return bytesIEC(*v)
-}
-
 func (a *app) machineUpdateCmd() *cobra.Command {
 	var (
 		name, moveTo string
@@ -182,7 +176,7 @@ func (a *app) machineUpdateCmd() *cobra.Command {
 		Long: `Rename a machine (a task: --wait waits for it), or move it to another tenant
 (--move-to, operators), or take it from its tenant (--clear-tenant, which sends
 tenant_id null). A move alone is done at once and shows the machine.`,
-		Args: args(1, "ID"),
+		Args: cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var ch client.MachineChange
 			if changed(cmd, "name") {
@@ -190,14 +184,14 @@ tenant_id null). A move alone is done at once and shows the machine.`,
 			}
 			switch {
 			case clearTenant && changed(cmd, "move-to"):
-				return usagef("--move-to and --clear-tenant: one or the other")
+				return cmdline.Usagef("--move-to and --clear-tenant: one or the other")
 			case clearTenant:
 				ch.TenantID = client.Null[string]()
 			case changed(cmd, "move-to"):
 				ch.TenantID = client.Set(moveTo)
 			}
 			if ch == (client.MachineChange{}) {
-				return usagef("nothing to change: give --name, --move-to or --clear-tenant")
+				return cmdline.Usagef("nothing to change: give --name, --move-to or --clear-tenant")
 			}
 			c, p, err := a.setup()
 			if err != nil {

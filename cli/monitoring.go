@@ -2,11 +2,12 @@ package cli
 
 import (
 	"fmt"
-	"strconv"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"github.com/vmplane/vmplane/cli/cmdline"
+	"github.com/vmplane/vmplane/cli/output"
 	"github.com/vmplane/vmplane/client"
 )
 
@@ -14,7 +15,7 @@ func (a *app) monitoringCmd() *cobra.Command {
 	overview := &cobra.Command{
 		Use:   "overview",
 		Short: "the cluster at a glance: nodes, machines, open alerts, health checks, capacity (operators)",
-		Args:  args(0, ""),
+		Args:  cmdline.Args(0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, p, err := a.setup()
 			if err != nil {
@@ -24,15 +25,15 @@ func (a *app) monitoringCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return p.print(o, func(w *tabwriter.Writer) {
+			return p.Print(o, func(w *tabwriter.Writer) {
 				n, m, al, hc, cp := o.Nodes, o.Machines, o.Alerts, o.HealthChecks, o.Capacity
-				field(w, "Nodes", fmt.Sprintf("%d: %d online, %d offline", n.Total, n.Online, n.Offline))
-				field(w, "Machines", fmt.Sprintf("%d: %d running, %d stopped, %d error, %d other", m.Total, m.Running, m.Stopped, m.Error, m.Other))
-				field(w, "Alerts", fmt.Sprintf("%d firing (%d critical), %d acknowledged", al.Firing, al.Critical, al.Acknowledged))
-				field(w, "Health checks", fmt.Sprintf("%d: %d passing, %d failing, %d unknown, %d disabled", hc.Total, hc.Passing, hc.Failing, hc.Unknown, hc.Disabled))
-				field(w, "CPU", fmt.Sprintf("%s of %d cores (%s)", fixed(cp.CPU.UsedCores, 1), cp.CPU.TotalCores, ratio(cp.CPU.Ratio)))
-				field(w, "Memory", fmt.Sprintf("%s of %d MB (%s)", fixed(cp.Memory.UsedMB, 0), cp.Memory.TotalMB, ratio(cp.Memory.Ratio)))
-				field(w, "Disk", fmt.Sprintf("%s of %d GB (%s)", fixed(cp.Disk.UsedGB, 0), cp.Disk.TotalGB, ratio(cp.Disk.Ratio)))
+				output.Field(w, "Nodes", fmt.Sprintf("%d: %d online, %d offline", n.Total, n.Online, n.Offline))
+				output.Field(w, "Machines", fmt.Sprintf("%d: %d running, %d stopped, %d error, %d other", m.Total, m.Running, m.Stopped, m.Error, m.Other))
+				output.Field(w, "Alerts", fmt.Sprintf("%d firing (%d critical), %d acknowledged", al.Firing, al.Critical, al.Acknowledged))
+				output.Field(w, "Health checks", fmt.Sprintf("%d: %d passing, %d failing, %d unknown, %d disabled", hc.Total, hc.Passing, hc.Failing, hc.Unknown, hc.Disabled))
+				output.Field(w, "CPU", fmt.Sprintf("%s of %d cores (%s)", output.Fixed(cp.CPU.UsedCores, 1), cp.CPU.TotalCores, output.Ratio(cp.CPU.Ratio)))
+				output.Field(w, "Memory", fmt.Sprintf("%s of %d MB (%s)", output.Fixed(cp.Memory.UsedMB, 0), cp.Memory.TotalMB, output.Ratio(cp.Memory.Ratio)))
+				output.Field(w, "Disk", fmt.Sprintf("%s of %d GB (%s)", output.Fixed(cp.Disk.UsedGB, 0), cp.Disk.TotalGB, output.Ratio(cp.Disk.Ratio)))
 			})
 		},
 	}
@@ -40,7 +41,7 @@ func (a *app) monitoringCmd() *cobra.Command {
 	faulty := &cobra.Command{
 		Use:   "faulty",
 		Short: "machines in trouble: failed deployments, crash loops, repeated task failures (operators)",
-		Args:  args(0, ""),
+		Args:  cmdline.Args(0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, p, err := a.setup()
 			if err != nil {
@@ -53,10 +54,10 @@ func (a *app) monitoringCmd() *cobra.Command {
 			if items == nil {
 				items = []client.FaultyDeployment{}
 			}
-			return p.print(items, func(w *tabwriter.Writer) {
-				header(w, "MACHINE", "NAME", "TENANT", "REASON", "FAILED_TASKS", "SINCE", "LAST_ERROR")
+			return p.Print(items, func(w *tabwriter.Writer) {
+				output.Header(w, "MACHINE", "NAME", "TENANT", "REASON", "FAILED_TASKS", "SINCE", "LAST_ERROR")
 				for _, f := range items {
-					row(w, f.MachineID, f.Name, str(f.TenantID), f.Reason, num(f.FailedTasks), when(f.Since), str(f.LastError))
+					output.Row(w, f.MachineID, f.Name, output.Str(f.TenantID), f.Reason, output.Num(f.FailedTasks), output.When(f.Since), output.Str(f.LastError))
 				}
 			})
 		},
@@ -66,10 +67,10 @@ func (a *app) monitoringCmd() *cobra.Command {
 	forecast := &cobra.Command{
 		Use:   "forecast [--horizon DAYS]",
 		Short: "the cluster's cpu, memory and disk use, its trend, and the day each runs out (operators)",
-		Args:  args(0, ""),
+		Args:  cmdline.Args(0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if horizon < 0 || horizon > 365 {
-				return usagef("--horizon %d: want 1..365 days (0: the server's default)", horizon)
+				return cmdline.Usagef("--horizon %d: want 1..365 days (0: the server's default)", horizon)
 			}
 			c, p, err := a.setup()
 			if err != nil {
@@ -79,14 +80,14 @@ func (a *app) monitoringCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return p.print(fc, func(w *tabwriter.Writer) {
-				header(w, "RESOURCE", "UNIT", "USED", "CAPACITY", "TREND_PER_DAY", "EXHAUSTED_WITHIN_"+num(fc.HorizonDays)+"D")
+			return p.Print(fc, func(w *tabwriter.Writer) {
+				output.Header(w, "RESOURCE", "UNIT", "USED", "CAPACITY", "TREND_PER_DAY", "EXHAUSTED_WITHIN_"+output.Num(fc.HorizonDays)+"D")
 				for _, r := range fc.Resources {
 					if r.Unit == "bytes" {
-						row(w, r.Resource, r.Unit, bytesIEC(r.Used), bytesIEC(r.Capacity), signed(bytesIEC, r.TrendPerDay), orDash(deref(r.ExhaustedAt)))
+						output.Row(w, r.Resource, r.Unit, output.BytesIEC(r.Used), output.BytesIEC(r.Capacity), output.Signed(output.BytesIEC, r.TrendPerDay), output.Str(r.ExhaustedAt))
 						continue
 					}
-					row(w, r.Resource, r.Unit, fixed(r.Used, 1), fixed(r.Capacity, 1), fixed(r.TrendPerDay, 2), orDash(deref(r.ExhaustedAt)))
+					output.Row(w, r.Resource, r.Unit, output.Fixed(r.Used, 1), output.Fixed(r.Capacity, 1), output.Fixed(r.TrendPerDay, 2), output.Str(r.ExhaustedAt))
 				}
 			})
 		},
@@ -97,7 +98,7 @@ func (a *app) monitoringCmd() *cobra.Command {
 	trends := &cobra.Command{
 		Use:   "trends [--days N]",
 		Short: "the tenant's daily consumption: core hours, memory GB hours, network (operators: --tenant)",
-		Args:  args(0, ""),
+		Args:  cmdline.Args(0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, p, err := a.setup()
 			if err != nil {
@@ -107,35 +108,16 @@ func (a *app) monitoringCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return p.print(tr, func(w *tabwriter.Writer) {
-				header(w, "DATE", "CPU_CORE_HOURS", "MEMORY_GB_HOURS", "NET_IN", "NET_OUT")
+			return p.Print(tr, func(w *tabwriter.Writer) {
+				output.Header(w, "DATE", "CPU_CORE_HOURS", "MEMORY_GB_HOURS", "NET_IN", "NET_OUT")
 				for _, pt := range tr.Points {
-					row(w, pt.Date, fixed(pt.CPUCoreHours, 2), fixed(pt.MemoryGBHours, 2), bytesIEC(pt.NetInBytes), bytesIEC(pt.NetOutBytes))
+					output.Row(w, pt.Date, output.Fixed(pt.CPUCoreHours, 2), output.Fixed(pt.MemoryGBHours, 2), output.BytesIEC(pt.NetInBytes), output.BytesIEC(pt.NetOutBytes))
 				}
 			})
 		},
 	}
 	trends.Flags().IntVar(&days, "days", 0, "how many days back (default: the server's)")
 
-	return group(&cobra.Command{Use: "monitoring", Short: "the operators' view of the cluster's health, and usage trends"},
+	return cmdline.Group(&cobra.Command{Use: "monitoring", Short: "the operators' view of the cluster's health, and usage trends"},
 		overview, faulty, forecast, trends)
-}
-
-func fixed(v float64, digits int) string { return strconv.FormatFloat(v, 'f', digits, 64) }
-
-func ratio(r float64) string { return fixed(r*100, 1) + "%" }
-
-// signed is f of v's size with its sign: +1.5 GiB, -20.0 MiB.
-func signed(f func(float64) string, v float64) string {
-	if v < 0 {
-		return "-" + f(-v)
-	}
-	return "+" + f(v)
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }

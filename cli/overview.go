@@ -6,6 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vmplane/vmplane/cli/cmdline"
+	"github.com/vmplane/vmplane/cli/output"
 	"github.com/vmplane/vmplane/client"
 )
 
@@ -14,7 +16,7 @@ func (a *app) templateCmd() *cobra.Command {
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "list the OS templates machines are created from",
-		Args:  args(0, ""),
+		Args:  cmdline.Args(0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, p, err := a.setup()
 			if err != nil {
@@ -24,23 +26,23 @@ func (a *app) templateCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return p.print(items, func(w *tabwriter.Writer) {
-				header(w, "ID", "NAME", "OS", "DISK_GB")
+			return p.Print(items, func(w *tabwriter.Writer) {
+				output.Header(w, "ID", "NAME", "OS", "DISK_GB")
 				for _, t := range items {
-					row(w, t.ID, t.Name, orDash(t.OS), num(t.DiskGB))
+					output.Row(w, t.ID, t.Name, output.OrDash(t.OS), output.Num(t.DiskGB))
 				}
 			})
 		},
 	}
 	limitFlag(list, &lim)
-	return group(&cobra.Command{Use: "template", Short: "OS templates"}, list)
+	return cmdline.Group(&cobra.Command{Use: "template", Short: "OS templates"}, list)
 }
 
 func (a *app) overviewCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "overview",
 		Short: "the tenant's dashboard: machines, usage against quota, open alerts (operators: --tenant ID)",
-		Args:  args(0, ""),
+		Args:  cmdline.Args(0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, p, err := a.setup()
 			if err != nil {
@@ -50,18 +52,18 @@ func (a *app) overviewCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return p.print(o, func(w *tabwriter.Writer) {
-				header(w, "", "USED", "QUOTA")
-				row(w, "machines", num(o.Usage.Machines), limit(o.Quota.Machines))
-				row(w, "cpu cores", num(o.Usage.CPUCores), limit(o.Quota.CPUCores))
-				row(w, "memory MB", num(o.Usage.MemoryMB), limit(o.Quota.MemoryMB))
-				row(w, "disk GB", num(o.Usage.DiskGB), limit(o.Quota.DiskGB))
-				row(w, "")
-				field(w, "Machines", num(o.Machines.Total)+" ("+num(o.Machines.Running)+" running, "+num(o.Machines.Stopped)+" stopped)")
-				field(w, "Open alerts", num(o.AlertsOpen))
-				field(w, "Backups", num(o.Backups))
+			return p.Print(o, func(w *tabwriter.Writer) {
+				output.Header(w, "", "USED", "QUOTA")
+				output.Row(w, "machines", output.Num(o.Usage.Machines), output.Limit(o.Quota.Machines))
+				output.Row(w, "cpu cores", output.Num(o.Usage.CPUCores), output.Limit(o.Quota.CPUCores))
+				output.Row(w, "memory MB", output.Num(o.Usage.MemoryMB), output.Limit(o.Quota.MemoryMB))
+				output.Row(w, "disk GB", output.Num(o.Usage.DiskGB), output.Limit(o.Quota.DiskGB))
+				output.Row(w, "")
+				output.Field(w, "Machines", output.Num(o.Machines.Total)+" ("+output.Num(o.Machines.Running)+" running, "+output.Num(o.Machines.Stopped)+" stopped)")
+				output.Field(w, "Open alerts", output.Num(o.AlertsOpen))
+				output.Field(w, "Backups", output.Num(o.Backups))
 				if len(o.MissingNodes) > 0 {
-					field(w, "Offline nodes", strings.Join(o.MissingNodes, ", "))
+					output.Field(w, "Offline nodes", strings.Join(o.MissingNodes, ", "))
 				}
 			})
 		},

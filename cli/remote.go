@@ -2,35 +2,34 @@ package cli
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
+	"github.com/vmplane/vmplane/cli/cmdline"
+	"github.com/vmplane/vmplane/cli/output"
 	"github.com/vmplane/vmplane/cli/remotes"
+	"github.com/vmplane/vmplane/cli/terminal"
 )
 
 func (a *app) remoteCmd() *cobra.Command {
 	add := &cobra.Command{
 		Use:   "add NAME URL",
 		Short: "add a server under a name (the first one added becomes the current one)",
-		Args:  args(2, "NAME URL"),
+		Args:  cmdline.Args(2, "NAME URL"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name, raw := args[0], args[1]
 			u, err := url.Parse(raw)
 			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-				return usagef("remote URL %q: want http(s)://host[:port]", raw)
+				return cmdline.Usagef("remote URL %q: want http(s)://host[:port]", raw)
 			}
 			if name == "" || strings.ContainsAny(name, " \t/") {
-				return usagef("remote name %q: want a word without spaces or slashes", name)
+				return cmdline.Usagef("remote name %q: want a word without spaces or slashes", name)
 			}
 			st, cfg, err := a.config()
 			if err != nil {
@@ -58,7 +57,7 @@ func (a *app) remoteCmd() *cobra.Command {
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "list the remotes, the current one and who is logged in to each",
-		Args:  args(0, ""),
+		Args:  cmdline.Args(0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			p, err := a.printer()
 			if err != nil {
@@ -82,14 +81,14 @@ func (a *app) remoteCmd() *cobra.Command {
 			for _, r := range cfg.Remotes {
 				rows = append(rows, remoteRow{Name: r.Name, URL: r.URL, Current: r.Name == cfg.Current, User: creds[r.Name].Email})
 			}
-			return p.print(rows, func(w *tabwriter.Writer) {
-				header(w, "NAME", "URL", "CURRENT", "USER")
+			return p.Print(rows, func(w *tabwriter.Writer) {
+				output.Header(w, "NAME", "URL", "CURRENT", "USER")
 				for _, r := range rows {
 					cur := ""
 					if r.Current {
 						cur = "*"
 					}
-					row(w, r.Name, r.URL, cur, orDash(r.User))
+					output.Row(w, r.Name, r.URL, cur, output.OrDash(r.User))
 				}
 			})
 		},
@@ -98,7 +97,7 @@ func (a *app) remoteCmd() *cobra.Command {
 		Use:               "remove NAME",
 		Aliases:           []string{"rm"},
 		Short:             "forget a remote and its login (log out first to end the login on the server)",
-		Args:              args(1, "NAME"),
+		Args:              cmdline.Args(1, "NAME"),
 		ValidArgsFunction: a.completeRemotes,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			st, cfg, err := a.config()
@@ -131,7 +130,7 @@ func (a *app) remoteCmd() *cobra.Command {
 	sw := &cobra.Command{
 		Use:               "switch NAME",
 		Short:             "make a remote the current one",
-		Args:              args(1, "NAME"),
+		Args:              cmdline.Args(1, "NAME"),
 		ValidArgsFunction: a.completeRemotes,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			st, cfg, err := a.config()
@@ -150,7 +149,7 @@ func (a *app) remoteCmd() *cobra.Command {
 			return nil
 		},
 	}
-	return group(&cobra.Command{Use: "remote", Short: "the servers this client knows: add, list, remove, switch"}, add, list, remove, sw)
+	return cmdline.Group(&cobra.Command{Use: "remote", Short: "the servers this client knows: add, list, remove, switch"}, add, list, remove, sw)
 }
 
 // config is the store and the remotes it holds.
@@ -173,7 +172,7 @@ func (a *app) loginCmd() *cobra.Command {
 echo, or read from the first line of standard input with --password-stdin. Only the
 token pair is kept (in credentials.json, mode 0600), never the password; it is renewed
 by itself for as long as the server's refresh tokens last (30 days by default).`,
-		Args:              maxArgs(1, "[REMOTE]"),
+		Args:              cmdline.MaxArgs(1, "[REMOTE]"),
 		ValidArgsFunction: a.completeRemotes,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
@@ -183,49 +182,47 @@ by itself for as long as the server's refresh tokens last (30 days by default).`
 			if err != nil {
 				return err
 			}
-			if t.name == "" {
-				return usagef("%s is no remote: add it with 'vmplane remote add NAME %s' to keep a login", t.base, t.base)
+			if t.Name == "" {
+				return cmdline.Usagef("%s is no remote: add it with 'vmplane remote add NAME %s' to keep a login", t.Base, t.Base)
 			}
 			in := bufio.NewReader(a.env.Stdin)
 			if email == "" {
-				if fromStdin || !isTerminal(a.env.Stdin) {
-					return usagef("--email is needed with --password-stdin or without a terminal")
+				if fromStdin || !terminal.Is(a.env.Stdin) {
+					return cmdline.Usagef("--email is needed with --password-stdin or without a terminal")
 				}
-				fmt.Fprint(a.env.Stderr, "E-mail: ")
-				line, err := in.ReadString('\n')
-				if err != nil && !errors.Is(err, io.EOF) {
+				if email, err = terminal.Ask(in, a.env.Stderr, "E-mail: "); err != nil {
 					return err
 				}
-				email = strings.TrimSpace(line)
 			}
 			password, err := a.readPassword(in, fromStdin, "Password: ")
 			if err != nil {
 				return err
 			}
-			hc := &http.Client{Transport: newTransport(), Timeout: time.Minute}
-			creds, err := remotes.Login(cmd.Context(), hc, t.base, email, password, func() (string, error) {
+			hc := &http.Client{Transport: remotes.NewTransport(), Timeout: time.Minute}
+			creds, err := remotes.Login(cmd.Context(), hc, t.Base, email, password, func() (string, error) {
 				if code != "" {
 					return code, nil
 				}
-				if !fromStdin {
-					fmt.Fprint(a.env.Stderr, "Code of your authenticator app (or a recovery code): ")
+				question := "Code of your authenticator app (or a recovery code): "
+				if fromStdin {
+					question = ""
 				}
-				line, err := in.ReadString('\n')
-				if err != nil && !errors.Is(err, io.EOF) {
+				line, err := terminal.Ask(in, a.env.Stderr, question)
+				if err != nil {
 					return "", err
 				}
-				if line = strings.TrimSpace(line); line == "" {
-					return "", usagef("the account has a second factor: give its code with --totp-code, or on the next line of standard input")
+				if line == "" {
+					return "", cmdline.Usagef("the account has a second factor: give its code with --totp-code, or on the next line of standard input")
 				}
 				return line, nil
 			})
 			if err != nil {
 				return err
 			}
-			if err := st.UpdateCredentials(t.name, func(Credentials, bool) (*Credentials, error) { return creds, nil }); err != nil {
+			if err := st.UpdateCredentials(t.Name, func(Credentials, bool) (*Credentials, error) { return creds, nil }); err != nil {
 				return err
 			}
-			fmt.Fprintf(a.env.Stdout, "logged in to %s as %s (%s)\n", t.name, creds.Email, creds.Role)
+			fmt.Fprintf(a.env.Stdout, "logged in to %s as %s (%s)\n", t.Name, creds.Email, creds.Role)
 			return nil
 		},
 	}
@@ -236,42 +233,16 @@ by itself for as long as the server's refresh tokens last (30 days by default).`
 }
 
 // readPassword reads a password: from the first line of in with fromStdin, else from
-// the terminal without echo.
+// the terminal without echo (terminal.Password).
 func (a *app) readPassword(in *bufio.Reader, fromStdin bool, prompt string) (string, error) {
-	if fromStdin {
-		line, err := in.ReadString('\n')
-		if err != nil && !errors.Is(err, io.EOF) {
-			return "", err
-		}
-		pw := strings.TrimRight(line, "\r\n")
-		if pw == "" {
-			return "", usagef("--password-stdin: standard input held no password")
-		}
-		return pw, nil
-	}
-	f, ok := a.env.Stdin.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
-		return "", usagef("no terminal to ask for the password on: give --password-stdin")
-	}
-	fmt.Fprint(a.env.Stderr, prompt)
-	b, err := term.ReadPassword(int(f.Fd()))
-	fmt.Fprintln(a.env.Stderr)
-	if err != nil {
-		return "", err
-	}
-	return string(b), nil
-}
-
-func isTerminal(v any) bool {
-	f, ok := v.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
+	return terminal.Password(in, fromStdin, a.env.Stdin, a.env.Stderr, prompt)
 }
 
 func (a *app) logoutCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:               "logout [REMOTE]",
 		Short:             "end the login to a remote (the current one by default), on the server too",
-		Args:              maxArgs(1, "[REMOTE]"),
+		Args:              cmdline.MaxArgs(1, "[REMOTE]"),
 		ValidArgsFunction: a.completeRemotes,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
@@ -285,16 +256,16 @@ func (a *app) logoutCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			cr, ok := creds[t.name]
-			if t.name == "" || !ok {
-				fmt.Fprintf(a.env.Stderr, "not logged in to %s\n", firstOf(t.name, t.base))
+			cr, ok := creds[t.Name]
+			if t.Name == "" || !ok {
+				fmt.Fprintf(a.env.Stderr, "not logged in to %s\n", firstOf(t.Name, t.Base))
 				return nil
 			}
-			s := remotes.NewSession(st, t.name, t.base, newTransport(), cr)
+			s := remotes.NewSession(st, t.Name, t.Base, remotes.NewTransport(), cr)
 			if err := s.Logout(cmd.Context()); err != nil {
 				return err
 			}
-			fmt.Fprintf(a.env.Stdout, "logged out of %s\n", t.name)
+			fmt.Fprintf(a.env.Stdout, "logged out of %s\n", t.Name)
 			return nil
 		},
 	}

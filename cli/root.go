@@ -1,8 +1,9 @@
 // Package cli is vmplane's command-line client: the verbs of `vmplane` that speak to a
 // server over its API (remote, login, tenant, user, machine, task, events, firewall,
-// template, overview, schedule, backup, health-check, alert, monitoring), in the style of incus and kubectl. It is built on the Go client
-// (package client) and imports none of the server's packages, so cmd/vmplane only
-// wires it in next to serve.
+// template, overview, schedule, backup, health-check, alert, monitoring), in the style
+// of incus and kubectl, built on the Go client (package client) alone, so cmd/vmplane
+// only wires it in next to serve. What the verbs share is in its sub-packages remotes,
+// cmdline, output, terminal and console.
 package cli
 
 import (
@@ -11,16 +12,14 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"os/signal"
-	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/vmplane/vmplane/cli/cmdline"
+	"github.com/vmplane/vmplane/cli/output"
 	"github.com/vmplane/vmplane/cli/remotes"
 	"github.com/vmplane/vmplane/client"
 )
@@ -45,24 +44,30 @@ type Env struct {
 
 // ExitError ends a command with an exit status and no message of its own (the
 // command printed what it had to say): what cmd/vmplane's server commands return.
-type ExitError struct{ Code int }
+type ExitError = cmdline.ExitError
 
-func (e ExitError) Error() string { return fmt.Sprintf("exit status %d", e.Code) }
+// Execute runs root with args and returns the exit status: cmdline.Execute, its
+// messages on env.Stderr.
+func Execute(root *cobra.Command, args []string, env Env) int {
+	return cmdline.Execute(root, args, env.Stderr)
+}
 
-// usageError is a command line that does not parse: exit status 2.
-type usageError struct{ err error }
+// Usagef is a command line that does not parse: cmdline.Usagef.
+func Usagef(format string, a ...any) error { return cmdline.Usagef(format, a...) }
 
-func (e usageError) Error() string { return e.err.Error() }
-func (e usageError) Unwrap() error { return e.err }
+// UnknownCommand is the usage error of a command name cmd does not have:
+// cmdline.UnknownCommand.
+func UnknownCommand(cmd *cobra.Command, name string) error {
+	return cmdline.UnknownCommand(cmd, name)
+}
 
-func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+// FlagError is the root's flag error function: cmdline.FlagError.
+func FlagError(cmd *cobra.Command, err error) error { return cmdline.FlagError(cmd, err) }
 
-// Usagef is a command line that does not parse, for commands outside this package:
-// Execute prints it on one line and exits with status 2.
-func Usagef(format string, a ...any) error { return usagef(format, a...) }
-
-// errInterrupted ends a command that Ctrl-C (or SIGTERM) cancelled.
-var errInterrupted = errors.New("interrupted")
+// Group makes cmd a command that only holds subcommands: cmdline.Group.
+func Group(cmd *cobra.Command, subs ...*cobra.Command) *cobra.Command {
+	return cmdline.Group(cmd, subs...)
+}
 
 // app holds the global flags and the environment the commands run in.
 type app struct {
@@ -71,7 +76,7 @@ type app struct {
 	url    string // --url
 	token  string // --token
 	tenant string // --tenant
-	output string // -o
+	format string // -o
 
 	sess *remotes.Session // the stored login the command uses, if any
 }
@@ -98,10 +103,10 @@ func Commands(env Env) []*cobra.Command {
 		a.scheduleCmd(), a.backupCmd(), a.healthCheckCmd(), a.alertCmd(), a.monitoringCmd()}
 	for _, c := range cmds {
 		c.PersistentFlags().AddFlagSet(global)
-		wrapAll(c, a.explain)
+		cmdline.WrapAll(c, a.explain)
 	}
 	// The flags are shared by every verb, so are their completions (keyed by flag).
-	_ = cmds[0].RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{formatTable, formatJSON, formatYAML}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmds[0].RegisterFlagCompletionFunc("output", cobra.FixedCompletions(output.Formats, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmds[0].RegisterFlagCompletionFunc("remote", a.completeRemotes)
 	return cmds
 }
@@ -113,7 +118,7 @@ func (a *app) globalFlags() *pflag.FlagSet {
 	pf.StringVar(&a.url, "url", "", "the server's URL, instead of a remote's (env VMPLANE_URL)")
 	pf.StringVar(&a.token, "token", "", "an access token to send instead of the remote's login (env VMPLANE_TOKEN)")
 	pf.StringVar(&a.tenant, "tenant", "", "the tenant to act for (operators: machines, firewall rules, the overview, schedules, backups, health checks; env VMPLANE_TENANT)")
-	pf.StringVarP(&a.output, "output", "o", formatTable, "output format: table, json or yaml")
+	pf.StringVarP(&a.format, "output", "o", output.Table, "output format: table, json or yaml")
 	return pf
 }
 
@@ -138,7 +143,7 @@ func SimilarGlobalFlags(arg string) []string {
 	if name == "" {
 		return nil
 	}
-	return similarFlags((&app{}).globalFlags(), name)
+	return cmdline.SimilarFlags((&app{}).globalFlags(), name)
 }
 
 // explain adds what to do to two errors: the 401 of a request sent after the stored
@@ -154,218 +159,19 @@ func (a *app) explain(err error) error {
 	if errors.As(err, &ae) && errors.Is(err, client.ErrInvalidRequest) && a.tenantScope() == "" {
 		for _, f := range ae.Fields {
 			if f.Field == "tenant_id" {
-				return fmt.Errorf("%s: give --tenant ID (env VMPLANE_TENANT)", describe(err))
+				return fmt.Errorf("%s: give --tenant ID (env VMPLANE_TENANT)", cmdline.Describe(err))
 			}
 		}
 	}
 	return err
 }
 
-// wrapAll wraps the RunE of every command of the tree: Ctrl-C (or SIGTERM) cancels the
-// command's context, which ends it as interrupted, and its error passes through f.
-func wrapAll(cmd *cobra.Command, f func(error) error) {
-	if run := cmd.RunE; run != nil {
-		cmd.RunE = func(c *cobra.Command, args []string) error {
-			ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			c.SetContext(ctx)
-			err := f(run(c, args))
-			if errors.Is(err, context.Canceled) && ctx.Err() != nil {
-				return errInterrupted
-			}
-			return err
-		}
+func (a *app) printer() (output.Printer, error) {
+	switch a.format {
+	case output.Table, output.JSON, output.YAML:
+		return output.Printer{Format: a.format, Out: a.env.Stdout}, nil
 	}
-	for _, c := range cmd.Commands() {
-		wrapAll(c, f)
-	}
-}
-
-// Execute runs root with args and returns the exit status: 0 done, 1 failed (the
-// error printed on one line), 2 a command line that does not parse, or an ExitError's
-// code (its command printed its message).
-func Execute(root *cobra.Command, args []string, env Env) int {
-	root.SetArgs(args)
-	err := root.ExecuteContext(context.Background())
-	if err == nil {
-		return 0
-	}
-	var exit ExitError
-	if errors.As(err, &exit) {
-		return exit.Code
-	}
-	var ue usageError
-	if errors.As(err, &ue) {
-		fmt.Fprintf(env.Stderr, "vmplane: %v\n", err)
-		return 2
-	}
-	if errors.Is(err, errInterrupted) {
-		fmt.Fprintln(env.Stderr, "vmplane: interrupted")
-		return 1
-	}
-	fmt.Fprintf(env.Stderr, "vmplane: %s\n", describe(err))
-	return 1
-}
-
-// describe is an error in one line: for an API error its code and detail, and the
-// invalid fields.
-func describe(err error) string {
-	var ae *client.Error
-	if errors.As(err, &ae) {
-		s := ae.Code
-		if ae.Detail != "" {
-			s += ": " + ae.Detail
-		}
-		var fs []string
-		for _, f := range ae.Fields {
-			if m := f.Field + ": " + f.Message; !strings.Contains(ae.Detail, m) {
-				fs = append(fs, m)
-			}
-		}
-		if len(fs) > 0 {
-			s += " (" + strings.Join(fs, "; ") + ")"
-		}
-		return s
-	}
-	var te *client.TaskError
-	if errors.As(err, &te) {
-		return "task_failed: " + strings.TrimPrefix(te.Error(), "vmplane: ")
-	}
-	return strings.ReplaceAll(err.Error(), "\n", " ")
-}
-
-// UnknownCommand is the usage error of a command name cmd does not have, with the
-// nearest names it has.
-func UnknownCommand(cmd *cobra.Command, name string) error { return unknownCommand(cmd, name) }
-
-func unknownCommand(cmd *cobra.Command, name string) error {
-	msg := fmt.Sprintf("unknown command %q for %q", name, cmd.CommandPath())
-	// cobra only sets the distance itself on the way to its own error, which the
-	// groups' RunE replaces.
-	if cmd.SuggestionsMinimumDistance <= 0 {
-		cmd.SuggestionsMinimumDistance = 2
-	}
-	if s := cmd.SuggestionsFor(name); len(s) > 0 {
-		msg += "; did you mean " + strings.Join(s, " or ") + "?"
-	}
-	return usageError{errors.New(msg)}
-}
-
-// FlagError is a flag that does not parse, as a usage error in the user's words: an
-// unknown flag with the nearest ones the command has, a value with what the flag wants
-// (not strconv's message). It is the root's flag error function.
-func FlagError(cmd *cobra.Command, err error) error {
-	var unknown *pflag.NotExistError
-	if errors.As(err, &unknown) && unknown.GetSpecifiedShortnames() == "" {
-		if s := similarFlags(cmd.Flags(), unknown.GetSpecifiedName()); len(s) > 0 {
-			return usagef("%v; did you mean %s?", err, strings.Join(s, " or "))
-		}
-		return usageError{err}
-	}
-	var invalid *pflag.InvalidValueError
-	if errors.As(err, &invalid) {
-		want := map[string]string{"int": "a whole number", "int64": "a whole number", "uint": "a whole number 0 or above",
-			"float64": "a number", "bool": "true or false", "duration": "a duration such as 30s, 5m or 1h"}[invalid.GetFlag().Value.Type()]
-		if want != "" {
-			return usagef("--%s %q: want %s", invalid.GetFlag().Name, invalid.GetValue(), want)
-		}
-	}
-	return usageError{err}
-}
-
-// similarFlags are the flags of fs (a command's: its own and the global ones) whose
-// names are within two edits of name, or start with it.
-func similarFlags(fs *pflag.FlagSet, name string) []string {
-	var out []string
-	fs.VisitAll(func(f *pflag.Flag) {
-		if f.Hidden {
-			return
-		}
-		if editDistance(name, f.Name) <= 2 || strings.HasPrefix(f.Name, name) {
-			out = append(out, "--"+f.Name)
-		}
-	})
-	return out
-}
-
-// editDistance is the Levenshtein distance of a and b (bytes: flag names are ASCII).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
-}
-
-// Group makes cmd a command that only holds subcommands: given none, or an unknown
-// one, it is a usage error (exit 2) with the list of subcommands.
-func Group(cmd *cobra.Command, subs ...*cobra.Command) *cobra.Command { return group(cmd, subs...) }
-
-func group(cmd *cobra.Command, subs ...*cobra.Command) *cobra.Command {
-	cmd.Args = cobra.ArbitraryArgs
-	cmd.RunE = func(c *cobra.Command, args []string) error {
-		if len(args) > 0 {
-			return unknownCommand(c, args[0])
-		}
-		c.SetOut(c.ErrOrStderr())
-		_ = c.Usage()
-		return usagef("%s needs a subcommand", c.CommandPath())
-	}
-	cmd.AddCommand(subs...)
-	return cmd
-}
-
-// args checks a command's positional arguments, as a usage error. An empty one (an
-// unset shell variable, "") is one too: sent, it would name another route.
-func args(n int, names string) cobra.PositionalArgs {
-	return func(cmd *cobra.Command, a []string) error {
-		if len(a) != n {
-			return usagef("usage: %s %s", cmd.CommandPath(), names)
-		}
-		return nonEmpty(cmd, a, names)
-	}
-}
-
-func maxArgs(n int, names string) cobra.PositionalArgs {
-	return func(cmd *cobra.Command, a []string) error {
-		if len(a) > n {
-			return usagef("usage: %s %s", cmd.CommandPath(), names)
-		}
-		return nonEmpty(cmd, a, names)
-	}
-}
-
-func nonEmpty(cmd *cobra.Command, a []string, names string) error {
-	for i, v := range a {
-		if strings.TrimSpace(v) == "" {
-			name := "argument " + strconv.Itoa(i+1)
-			if f := strings.Fields(names); i < len(f) {
-				name = strings.Trim(f[i], "[].")
-			}
-			return usagef("%s: %s is empty (usage: %s %s)", cmd.CommandPath(), name, cmd.CommandPath(), names)
-		}
-	}
-	return nil
-}
-
-func (a *app) printer() (printer, error) {
-	switch a.output {
-	case formatTable, formatJSON, formatYAML:
-		return printer{format: a.output, out: a.env.Stdout}, nil
-	}
-	return printer{}, usagef("-o %q: want table, json or yaml", a.output)
+	return output.Printer{}, cmdline.Usagef("-o %q: want table, json or yaml", a.format)
 }
 
 func (a *app) getenv(name string) string {
@@ -383,41 +189,14 @@ func (a *app) store() (Store, error) {
 	return Store{Dir: dir}, nil
 }
 
-// target is the server a command talks to and the login it uses.
-type target struct {
-	name string // the remote's name; "" for a --url that names no remote
-	base string
-}
-
 // target resolves --url, --remote and the current remote.
-func (a *app) target() (Store, target, error) {
+func (a *app) target() (Store, remotes.Target, error) {
 	st, cfg, err := a.config()
 	if err != nil {
-		return st, target{}, err
+		return st, remotes.Target{}, err
 	}
-	u := firstOf(a.url, a.getenv("VMPLANE_URL"))
-	name := firstOf(a.remote, a.getenv("VMPLANE_REMOTE"))
-	if u != "" {
-		t := target{base: remotes.TrimBase(u)}
-		for _, r := range cfg.Remotes {
-			if remotes.TrimBase(r.URL) == t.base && (name == "" || name == r.Name) {
-				t.name = r.Name // its login goes with it
-				break
-			}
-		}
-		return st, t, nil
-	}
-	if name == "" {
-		name = cfg.Current
-	}
-	if name == "" {
-		return st, target{}, usagef("no remote: add one with 'vmplane remote add NAME URL', or give --url (env VMPLANE_URL)")
-	}
-	r, ok := cfg.Remote(name)
-	if !ok {
-		return st, target{}, usagef("no remote %q (see 'vmplane remote list')", name)
-	}
-	return st, target{name: r.Name, base: remotes.TrimBase(r.URL)}, nil
+	t, err := cfg.Target(firstOf(a.url, a.getenv("VMPLANE_URL")), firstOf(a.remote, a.getenv("VMPLANE_REMOTE")))
+	return st, t, err
 }
 
 func firstOf(s ...string) string {
@@ -429,12 +208,6 @@ func firstOf(s ...string) string {
 	return ""
 }
 
-func newTransport() *http.Transport {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.ForceAttemptHTTP2 = false
-	return t
-}
-
 // client is a client of the target server with the login of --token or of the
 // remote, acting for --tenant when it is given.
 func (a *app) client() (*client.Client, error) {
@@ -444,7 +217,7 @@ func (a *app) client() (*client.Client, error) {
 	}
 	c, err := client.New(base, client.WithHTTPClient(hc), client.WithUserAgent(remotes.UserAgent))
 	if err != nil {
-		return nil, usageError{err}
+		return nil, cmdline.UsageError{Err: err}
 	}
 	if tenant := a.tenantScope(); tenant != "" {
 		c = c.ForTenant(tenant)
@@ -459,51 +232,26 @@ func (a *app) publicClient() (*client.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := client.New(t.base, client.WithHTTPClient(&http.Client{Transport: newTransport()}), client.WithUserAgent(remotes.UserAgent))
+	c, err := client.New(t.Base, client.WithHTTPClient(&http.Client{Transport: remotes.NewTransport()}), client.WithUserAgent(remotes.UserAgent))
 	if err != nil {
-		return nil, usageError{err}
+		return nil, cmdline.UsageError{Err: err}
 	}
 	return c, nil
 }
 
 // connect is the target server's base URL and an HTTP client that puts the login of
-// --token or of the remote on every request. The Go client is given no token of its
-// own: this transport sets it (and renews a stored login).
+// --token or of the remote on every request (remotes.Store.Connect).
 func (a *app) connect() (string, *http.Client, error) {
 	st, t, err := a.target()
 	if err != nil {
 		return "", nil, err
 	}
-	if tok := firstOf(a.token, a.getenv("VMPLANE_TOKEN")); tok != "" {
-		return t.base, &http.Client{Transport: bearer{tok, newTransport()}}, nil
-	}
-	creds, err := st.LoadCredentials()
+	hc, sess, err := st.Connect(t, firstOf(a.token, a.getenv("VMPLANE_TOKEN")))
 	if err != nil {
 		return "", nil, err
 	}
-	if t.name == "" {
-		// A --url no remote names has no stored login to use.
-		return "", nil, fmt.Errorf("no login for %s: give --token (env VMPLANE_TOKEN), or add it as a remote "+
-			"('vmplane remote add NAME %s') and run 'vmplane login NAME'", t.base, t.base)
-	}
-	cr, ok := creds[t.name]
-	if !ok {
-		return "", nil, fmt.Errorf("not logged in to %s: run 'vmplane login %s', or give --token (env VMPLANE_TOKEN)", t.name, t.name)
-	}
-	a.sess = remotes.NewSession(st, t.name, t.base, newTransport(), cr)
-	return t.base, &http.Client{Transport: a.sess}, nil
-}
-
-// bearer sends every request with a fixed token: --token.
-type bearer struct {
-	token string
-	next  http.RoundTripper
-}
-
-func (b bearer) RoundTrip(req *http.Request) (*http.Response, error) {
-	r := req.Clone(req.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return b.next.RoundTrip(r)
+	a.sess = sess
+	return t.Base, hc, nil
 }
 
 func (a *app) tenantScope() string { return firstOf(a.tenant, a.getenv("VMPLANE_TENANT")) }

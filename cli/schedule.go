@@ -7,6 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vmplane/vmplane/cli/cmdline"
+	"github.com/vmplane/vmplane/cli/output"
 	"github.com/vmplane/vmplane/client"
 )
 
@@ -41,7 +43,7 @@ func (s schedule) what() string {
 	if s.Kind == kindPower {
 		return s.Action
 	}
-	return s.Mode + ", keep " + num(s.Retention)
+	return s.Mode + ", keep " + output.Num(s.Retention)
 }
 
 // scheduleFlags are the flags of schedule create and update.
@@ -86,9 +88,9 @@ func (f *scheduleFlags) impliedKind(cmd *cobra.Command) (string, error) {
 	}
 	switch {
 	case power && backup:
-		return "", usagef("--action is a power schedule's, --retention and --mode a backup schedule's: not both")
+		return "", cmdline.Usagef("--action is a power schedule's, --retention and --mode a backup schedule's: not both")
 	case power && kind == kindBackup, backup && kind == kindPower:
-		return "", usagef("--kind %s takes no %s", kind, map[bool]string{true: "--action", false: "--retention or --mode"}[power])
+		return "", cmdline.Usagef("--kind %s takes no %s", kind, map[bool]string{true: "--action", false: "--retention or --mode"}[power])
 	case power:
 		return kindPower, nil
 	case backup:
@@ -121,7 +123,7 @@ func checkKind(kind string) error {
 	case "", kindPower, kindBackup:
 		return nil
 	}
-	return usagef("--kind %q: want power or backup", kind)
+	return cmdline.Usagef("--kind %q: want power or backup", kind)
 }
 
 func (a *app) scheduleCmd() *cobra.Command {
@@ -132,7 +134,7 @@ func (a *app) scheduleCmd() *cobra.Command {
 	list := &cobra.Command{
 		Use:   "list [--kind power|backup] [--machine ID]",
 		Short: "list power and backup schedules (of one machine with --machine; operators: of --tenant)",
-		Args:  args(0, ""),
+		Args:  cmdline.Args(0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkKind(kind); err != nil {
 				return err
@@ -161,10 +163,10 @@ func (a *app) scheduleCmd() *cobra.Command {
 					items = append(items, fromBackup(s))
 				}
 			}
-			return p.print(items, func(w *tabwriter.Writer) {
-				header(w, "ID", "KIND", "MACHINE", "CRON", "TIMEZONE", "DOES", "ENABLED", "RUNS", "NEXT_RUN", "LAST_STATUS")
+			return p.Print(items, func(w *tabwriter.Writer) {
+				output.Header(w, "ID", "KIND", "MACHINE", "CRON", "TIMEZONE", "DOES", "ENABLED", "RUNS", "NEXT_RUN", "LAST_STATUS")
 				for _, s := range items {
-					row(w, s.ID, s.Kind, s.MachineID, s.Cron, s.Timezone, s.what(), yesNo(s.Enabled), num(s.Runs), whenPtr(s.NextRunAt), str(s.LastStatus))
+					output.Row(w, s.ID, s.Kind, s.MachineID, s.Cron, s.Timezone, s.what(), output.YesNo(s.Enabled), output.Num(s.Runs), output.WhenPtr(s.NextRunAt), output.Str(s.LastStatus))
 				}
 			})
 		},
@@ -177,7 +179,7 @@ func (a *app) scheduleCmd() *cobra.Command {
 	show := &cobra.Command{
 		Use:   "show ID [--kind power|backup]",
 		Short: "show a schedule: its cron, its job and its last run",
-		Args:  args(1, "ID"),
+		Args:  cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkKind(showKind); err != nil {
 				return err
@@ -204,7 +206,7 @@ func (a *app) scheduleCmd() *cobra.Command {
 		Use:     "delete ID [--kind power|backup]",
 		Aliases: []string{"rm"},
 		Short:   "delete a schedule (the backups it took stay)",
-		Args:    args(1, "ID"),
+		Args:    cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkKind(delKind); err != nil {
 				return err
@@ -230,7 +232,7 @@ func (a *app) scheduleCmd() *cobra.Command {
 	}
 	del.Flags().StringVar(&delKind, "kind", "", "power or backup (default: found by the id)")
 
-	return group(&cobra.Command{Use: "schedule", Short: "power and backup schedules of machines (cron)"},
+	return cmdline.Group(&cobra.Command{Use: "schedule", Short: "power and backup schedules of machines (cron)"},
 		list, show, a.scheduleCreateCmd(), a.scheduleUpdateCmd(), del)
 }
 
@@ -259,7 +261,7 @@ or reboot); a backup schedule backs the machine up in --mode (snapshot, suspend 
 stop) and keeps the newest --retention of its backups. --cron is read in --timezone
 (default UTC): "0 2 * * *" is every day at 02:00. --kind may be left out when
 --action or --retention says it.`,
-		Args: args(0, ""),
+		Args: cmdline.Args(0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			kind, err := f.impliedKind(cmd)
 			if err != nil {
@@ -267,13 +269,13 @@ stop) and keeps the newest --retention of its backups. --cron is read in --timez
 			}
 			switch {
 			case kind == "":
-				return usagef("--kind power or --kind backup is needed")
+				return cmdline.Usagef("--kind power or --kind backup is needed")
 			case f.machine == "" || f.cron == "":
-				return usagef("--machine and --cron are needed")
+				return cmdline.Usagef("--machine and --cron are needed")
 			case kind == kindPower && f.action == "":
-				return usagef("a power schedule needs --action (start, stop, shutdown or reboot)")
+				return cmdline.Usagef("a power schedule needs --action (start, stop, shutdown or reboot)")
 			case kind == kindBackup && f.retention == 0:
-				return usagef("a backup schedule needs --retention (how many backups to keep)")
+				return cmdline.Usagef("a backup schedule needs --retention (how many backups to keep)")
 			}
 			c, p, err := a.setup()
 			if err != nil {
@@ -313,7 +315,7 @@ func (a *app) scheduleUpdateCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "update ID [--cron EXPR] [--timezone TZ] [--enabled=BOOL] [--action A | --retention N --mode M]",
 		Short: "change the fields of a schedule that the flags give",
-		Args:  args(1, "ID"),
+		Args:  cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// The flags may contradict each other, and are checked against the
 			// schedule's kind once it is known: --kind, or else found by the id.
@@ -321,7 +323,7 @@ func (a *app) scheduleUpdateCmd() *cobra.Command {
 				return err
 			}
 			if !anyChanged(cmd, "cron", "timezone", "enabled", "action", "retention", "mode") {
-				return usagef("nothing to change: give --cron, --timezone, --enabled, --action, --retention or --mode")
+				return cmdline.Usagef("nothing to change: give --cron, --timezone, --enabled, --action, --retention or --mode")
 			}
 			c, p, err := a.setup()
 			if err != nil {
@@ -343,7 +345,7 @@ func (a *app) scheduleUpdateCmd() *cobra.Command {
 			}
 			if kind == kindPower {
 				if anyChanged(cmd, "retention", "mode") {
-					return usagef("%s is a power schedule: --retention and --mode are a backup schedule's", args[0])
+					return cmdline.Usagef("%s is a power schedule: --retention and --mode are a backup schedule's", args[0])
 				}
 				s, err := c.UpdatePowerSchedule(cmd.Context(), args[0], client.PowerScheduleChange{
 					Action: opt("action", f.action), Cron: opt("cron", f.cron), Timezone: opt("timezone", f.timezone), Enabled: enabled})
@@ -353,7 +355,7 @@ func (a *app) scheduleUpdateCmd() *cobra.Command {
 				return printSchedule(p, fromPower(*s))
 			}
 			if changed(cmd, "action") {
-				return usagef("%s is a backup schedule: --action is a power schedule's", args[0])
+				return cmdline.Usagef("%s is a backup schedule: --action is a power schedule's", args[0])
 			}
 			ch := client.BackupScheduleChange{Cron: opt("cron", f.cron), Timezone: opt("timezone", f.timezone), Enabled: enabled, Mode: opt("mode", f.mode)}
 			if changed(cmd, "retention") {
@@ -380,26 +382,26 @@ func anyChanged(cmd *cobra.Command, names ...string) bool {
 	return false
 }
 
-func printSchedule(p printer, s schedule) error {
-	return p.print(s, func(w *tabwriter.Writer) {
-		field(w, "ID", s.ID)
-		field(w, "Kind", s.Kind)
-		field(w, "Machine", s.MachineID)
-		field(w, "Tenant", orDash(s.TenantID))
-		field(w, "Cron", s.Cron)
-		field(w, "Timezone", s.Timezone)
+func printSchedule(p output.Printer, s schedule) error {
+	return p.Print(s, func(w *tabwriter.Writer) {
+		output.Field(w, "ID", s.ID)
+		output.Field(w, "Kind", s.Kind)
+		output.Field(w, "Machine", s.MachineID)
+		output.Field(w, "Tenant", output.OrDash(s.TenantID))
+		output.Field(w, "Cron", s.Cron)
+		output.Field(w, "Timezone", s.Timezone)
 		if s.Kind == kindPower {
-			field(w, "Action", s.Action)
+			output.Field(w, "Action", s.Action)
 		} else {
-			field(w, "Mode", s.Mode)
-			field(w, "Retention", num(s.Retention))
+			output.Field(w, "Mode", s.Mode)
+			output.Field(w, "Retention", output.Num(s.Retention))
 		}
-		field(w, "Enabled", yesNo(s.Enabled))
-		field(w, "Runs", num(s.Runs))
-		field(w, "Next run", whenPtr(s.NextRunAt))
-		field(w, "Last run", whenPtr(s.LastRunAt))
-		field(w, "Last status", str(s.LastStatus))
-		field(w, "Last task", str(s.LastTaskID))
-		field(w, "Created", when(s.CreatedAt))
+		output.Field(w, "Enabled", output.YesNo(s.Enabled))
+		output.Field(w, "Runs", output.Num(s.Runs))
+		output.Field(w, "Next run", output.WhenPtr(s.NextRunAt))
+		output.Field(w, "Last run", output.WhenPtr(s.LastRunAt))
+		output.Field(w, "Last status", output.Str(s.LastStatus))
+		output.Field(w, "Last task", output.Str(s.LastTaskID))
+		output.Field(w, "Created", output.When(s.CreatedAt))
 	})
 }

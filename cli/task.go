@@ -3,13 +3,15 @@ package cli
 import (
 	"context"
 	"fmt"
-	"io"
 	"sync"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/vmplane/vmplane/cli/cmdline"
+	"github.com/vmplane/vmplane/cli/output"
+	"github.com/vmplane/vmplane/cli/terminal"
 	"github.com/vmplane/vmplane/client"
 )
 
@@ -17,7 +19,7 @@ func (a *app) taskCmd() *cobra.Command {
 	show := &cobra.Command{
 		Use:   "show ID",
 		Short: "show a task",
-		Args:  args(1, "ID"),
+		Args:  cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, p, err := a.setup()
 			if err != nil {
@@ -34,7 +36,7 @@ func (a *app) taskCmd() *cobra.Command {
 	wait := &cobra.Command{
 		Use:   "wait ID",
 		Short: "wait for a task to end; exit status 1 when it failed",
-		Args:  args(1, "ID"),
+		Args:  cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, p, err := a.setup()
 			if err != nil {
@@ -48,21 +50,21 @@ func (a *app) taskCmd() *cobra.Command {
 		},
 	}
 	wait.Flags().DurationVar(&timeout, "timeout", 0, "give up after this long (0: wait as long as it takes)")
-	return group(&cobra.Command{Use: "task", Short: "tasks: the slow work the server does after answering"}, show, wait)
+	return cmdline.Group(&cobra.Command{Use: "task", Short: "tasks: the slow work the server does after answering"}, show, wait)
 }
 
-func printTask(p printer, t *client.Task) error {
-	return p.print(t, func(w *tabwriter.Writer) {
-		field(w, "ID", t.ID)
-		field(w, "Type", t.Type)
-		field(w, "Target", t.TargetType+" "+t.TargetID)
-		field(w, "Status", t.Status)
+func printTask(p output.Printer, t *client.Task) error {
+	return p.Print(t, func(w *tabwriter.Writer) {
+		output.Field(w, "ID", t.ID)
+		output.Field(w, "Type", t.Type)
+		output.Field(w, "Target", t.TargetType+" "+t.TargetID)
+		output.Field(w, "Status", t.Status)
 		if t.Error != nil {
-			field(w, "Error", *t.Error)
+			output.Field(w, "Error", *t.Error)
 		}
-		field(w, "Created", when(t.CreatedAt))
-		field(w, "Started", whenPtr(t.StartedAt))
-		field(w, "Finished", whenPtr(t.FinishedAt))
+		output.Field(w, "Created", output.When(t.CreatedAt))
+		output.Field(w, "Started", output.WhenPtr(t.StartedAt))
+		output.Field(w, "Finished", output.WhenPtr(t.FinishedAt))
 	})
 }
 
@@ -79,14 +81,14 @@ func (f *waitFlags) add(cmd *cobra.Command) {
 
 // started prints the task a command started, or with --wait waits for its end and
 // prints the ended task.
-func (a *app) started(ctx context.Context, c *client.Client, p printer, t *client.Task, f waitFlags) error {
+func (a *app) started(ctx context.Context, c *client.Client, p output.Printer, t *client.Task, f waitFlags) error {
 	if !f.wait {
 		return printTask(p, t)
 	}
 	return a.waitAndPrint(ctx, c, p, t, f.timeout)
 }
 
-func (a *app) waitAndPrint(ctx context.Context, c *client.Client, p printer, t *client.Task, timeout time.Duration) error {
+func (a *app) waitAndPrint(ctx context.Context, c *client.Client, p output.Printer, t *client.Task, timeout time.Duration) error {
 	ended, werr := a.wait(ctx, c, t, timeout)
 	if ended != nil {
 		if err := printTask(p, ended); err != nil {
@@ -104,14 +106,14 @@ func (a *app) wait(ctx context.Context, c *client.Client, t *client.Task, timeou
 	defer cancel()
 	start := time.Now()
 	what := fmt.Sprintf("task %s (%s of %s %s)", t.ID, t.Type, t.TargetType, t.TargetID)
-	tty := isTerminal(a.env.Stderr)
+	tty := terminal.Is(a.env.Stderr)
 	if !t.Done() {
 		fmt.Fprintf(a.env.Stderr, "waiting for %s: %s\n", what, t.Status)
 	}
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	if tty {
-		wg.Go(func() { progress(a.env.Stderr, what, start, done) })
+		wg.Go(func() { terminal.Progress(a.env.Stderr, what, start, done) })
 	}
 	ended, err := c.WaitTask(ctx, t.ID)
 	close(done)
@@ -138,18 +140,4 @@ func statusOf(ts ...*client.Task) string {
 		}
 	}
 	return "unknown"
-}
-
-// progress rewrites one stderr line every second until done closes.
-func progress(w io.Writer, what string, start time.Time, done <-chan struct{}) {
-	tick := time.NewTicker(time.Second)
-	defer tick.Stop()
-	for {
-		select {
-		case <-done:
-			return
-		case <-tick.C:
-			fmt.Fprintf(w, "\r\033[K%s: %s", what, time.Since(start).Round(time.Second))
-		}
-	}
 }

@@ -5,6 +5,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vmplane/vmplane/cli/cmdline"
+	"github.com/vmplane/vmplane/cli/output"
 	"github.com/vmplane/vmplane/client"
 )
 
@@ -13,7 +15,7 @@ func (a *app) tenantCmd() *cobra.Command {
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "list the tenants and their quotas, with the machines each holds (operators)",
-		Args:  args(0, ""),
+		Args:  cmdline.Args(0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, p, err := a.setup()
 			if err != nil {
@@ -26,21 +28,21 @@ func (a *app) tenantCmd() *cobra.Command {
 			// The table shows each tenant's machines against its quota (USED/QUOTA):
 			// the count comes from the tenant's overview, one call per tenant.
 			held := map[string]string{}
-			if p.format == formatTable {
+			if p.Format == output.Table {
 				for _, t := range items {
 					held[t.ID] = "?" // the tenant went meanwhile, or its overview failed
 					if o, err := c.ForTenant(t.ID).Overview(cmd.Context()); err == nil {
-						held[t.ID] = num(o.Machines.Total)
+						held[t.ID] = output.Num(o.Machines.Total)
 					} else if cmd.Context().Err() != nil {
 						return err
 					}
 				}
 			}
-			return p.print(items, func(w *tabwriter.Writer) {
-				header(w, "ID", "NAME", "MACHINES", "CORES", "MEMORY_MB", "DISK_GB", "CREATED")
+			return p.Print(items, func(w *tabwriter.Writer) {
+				output.Header(w, "ID", "NAME", "MACHINES", "CORES", "MEMORY_MB", "DISK_GB", "CREATED")
 				for _, t := range items {
-					row(w, t.ID, t.Name, held[t.ID]+"/"+limit(t.Quota.Machines), limit(t.Quota.CPUCores), limit(t.Quota.MemoryMB),
-						limit(t.Quota.DiskGB), when(t.CreatedAt))
+					output.Row(w, t.ID, t.Name, held[t.ID]+"/"+output.Limit(t.Quota.Machines), output.Limit(t.Quota.CPUCores), output.Limit(t.Quota.MemoryMB),
+						output.Limit(t.Quota.DiskGB), output.When(t.CreatedAt))
 				}
 			})
 		},
@@ -49,7 +51,7 @@ func (a *app) tenantCmd() *cobra.Command {
 	show := &cobra.Command{
 		Use:   "show ID",
 		Short: "show a tenant and its quota",
-		Args:  args(1, "ID"),
+		Args:  cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, p, err := a.setup()
 			if err != nil {
@@ -66,7 +68,7 @@ func (a *app) tenantCmd() *cobra.Command {
 	create := &cobra.Command{
 		Use:   "create NAME",
 		Short: "create a tenant (quota flags: -1 is unlimited; unset ones take the server's default)",
-		Args:  args(1, "NAME"),
+		Args:  cmdline.Args(1, "NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, p, err := a.setup()
 			if err != nil {
@@ -85,7 +87,7 @@ func (a *app) tenantCmd() *cobra.Command {
 	update := &cobra.Command{
 		Use:   "update ID",
 		Short: "change a tenant's name or quota",
-		Args:  args(1, "ID"),
+		Args:  cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var ch client.TenantChange
 			if changed(cmd, "name") {
@@ -93,7 +95,7 @@ func (a *app) tenantCmd() *cobra.Command {
 			}
 			ch.Quota = uq.change(cmd)
 			if ch.Name == nil && ch.Quota == nil {
-				return usagef("nothing to change: give --name or a --quota-* flag")
+				return cmdline.Usagef("nothing to change: give --name or a --quota-* flag")
 			}
 			c, p, err := a.setup()
 			if err != nil {
@@ -111,7 +113,7 @@ func (a *app) tenantCmd() *cobra.Command {
 	del := &cobra.Command{
 		Use:   "delete ID",
 		Short: "delete a tenant",
-		Args:  args(1, "ID"),
+		Args:  cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, _, err := a.setup()
 			if err != nil {
@@ -124,18 +126,18 @@ func (a *app) tenantCmd() *cobra.Command {
 			return nil
 		},
 	}
-	return group(&cobra.Command{Use: "tenant", Short: "tenants and their quotas (operators)"}, list, show, create, update, del)
+	return cmdline.Group(&cobra.Command{Use: "tenant", Short: "tenants and their quotas (operators)"}, list, show, create, update, del)
 }
 
-func printTenant(p printer, t *client.Tenant) error {
-	return p.print(t, func(w *tabwriter.Writer) {
-		field(w, "ID", t.ID)
-		field(w, "Name", t.Name)
-		field(w, "Quota machines", limit(t.Quota.Machines))
-		field(w, "Quota CPU cores", limit(t.Quota.CPUCores))
-		field(w, "Quota memory MB", limit(t.Quota.MemoryMB))
-		field(w, "Quota disk GB", limit(t.Quota.DiskGB))
-		field(w, "Created", when(t.CreatedAt))
+func printTenant(p output.Printer, t *client.Tenant) error {
+	return p.Print(t, func(w *tabwriter.Writer) {
+		output.Field(w, "ID", t.ID)
+		output.Field(w, "Name", t.Name)
+		output.Field(w, "Quota machines", output.Limit(t.Quota.Machines))
+		output.Field(w, "Quota CPU cores", output.Limit(t.Quota.CPUCores))
+		output.Field(w, "Quota memory MB", output.Limit(t.Quota.MemoryMB))
+		output.Field(w, "Quota disk GB", output.Limit(t.Quota.DiskGB))
+		output.Field(w, "Created", output.When(t.CreatedAt))
 	})
 }
 

@@ -6,6 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vmplane/vmplane/cli/cmdline"
+	"github.com/vmplane/vmplane/cli/output"
 	"github.com/vmplane/vmplane/client"
 )
 
@@ -14,7 +16,7 @@ func (a *app) userCmd() *cobra.Command {
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "list the users (operators), of one tenant with --tenant",
-		Args:  args(0, ""),
+		Args:  cmdline.Args(0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, p, err := a.setup()
 			if err != nil {
@@ -24,10 +26,10 @@ func (a *app) userCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return p.print(items, func(w *tabwriter.Writer) {
-				header(w, "ID", "EMAIL", "NAME", "ROLE", "TENANT", "DISABLED")
+			return p.Print(items, func(w *tabwriter.Writer) {
+				output.Header(w, "ID", "EMAIL", "NAME", "ROLE", "TENANT", "DISABLED")
 				for _, u := range items {
-					row(w, u.ID, u.Email, orDash(u.Name), u.Role, str(u.TenantID), yesNo(u.Disabled))
+					output.Row(w, u.ID, u.Email, output.OrDash(u.Name), u.Role, output.Str(u.TenantID), output.YesNo(u.Disabled))
 				}
 			})
 		},
@@ -36,7 +38,7 @@ func (a *app) userCmd() *cobra.Command {
 	show := &cobra.Command{
 		Use:   "show ID",
 		Short: "show a user",
-		Args:  args(1, "ID"),
+		Args:  cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, p, err := a.setup()
 			if err != nil {
@@ -57,14 +59,14 @@ func (a *app) userCmd() *cobra.Command {
 		Long: `Create a user. A user of role user belongs to the tenant --tenant names; an admin
 to none. The password is asked for without echo, or read from the first line of
 standard input with --password-stdin.`,
-		Args: args(0, ""),
+		Args: cmdline.Args(0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if nu.Email == "" {
-				return usagef("--email is needed")
+				return cmdline.Usagef("--email is needed")
 			}
 			nu.TenantID = a.tenantScope()
 			if nu.Role == client.RoleUser && nu.TenantID == "" {
-				return usagef("a user of role user needs --tenant")
+				return cmdline.Usagef("a user of role user needs --tenant")
 			}
 			pw, err := a.readPassword(bufio.NewReader(a.env.Stdin), fromStdin, "Password of "+nu.Email+": ")
 			if err != nil {
@@ -96,7 +98,7 @@ standard input with --password-stdin.`,
 		Long: `Change a user. A change of password, role, tenant or --disabled ends the user's
 logins. --password asks for the new password without echo (with --password-stdin:
 reads it from standard input).`,
-		Args: args(1, "ID"),
+		Args: cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var ch client.UserChange
 			if changed(cmd, "name") {
@@ -120,7 +122,7 @@ reads it from standard input).`,
 				ch.Password = &pw
 			}
 			if ch == (client.UserChange{}) {
-				return usagef("nothing to change: give --name, --role, --tenant, --disabled or --password")
+				return cmdline.Usagef("nothing to change: give --name, --role, --tenant, --disabled or --password")
 			}
 			c, p, err := a.setup()
 			if err != nil {
@@ -142,7 +144,7 @@ reads it from standard input).`,
 	del := &cobra.Command{
 		Use:   "delete ID",
 		Short: "delete a user, ending its logins",
-		Args:  args(1, "ID"),
+		Args:  cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, _, err := a.setup()
 			if err != nil {
@@ -158,7 +160,7 @@ reads it from standard input).`,
 	resetTOTP := &cobra.Command{
 		Use:   "reset-totp ID",
 		Short: "turn off a user's second factor (it lost the phone and the recovery codes); its logins end",
-		Args:  args(1, "ID"),
+		Args:  cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, _, err := a.setup()
 			if err != nil {
@@ -171,25 +173,18 @@ reads it from standard input).`,
 			return nil
 		},
 	}
-	return group(&cobra.Command{Use: "user", Short: "users: operators and tenants' users (operators)"}, list, show, create, update, del, resetTOTP)
+	return cmdline.Group(&cobra.Command{Use: "user", Short: "users: operators and tenants' users (operators)"}, list, show, create, update, del, resetTOTP)
 }
 
-func printUser(p printer, u *client.User) error {
-	return p.print(u, func(w *tabwriter.Writer) {
-		field(w, "ID", u.ID)
-		field(w, "E-mail", u.Email)
-		field(w, "Name", orDash(u.Name))
-		field(w, "Role", u.Role)
-		field(w, "Tenant", str(u.TenantID))
-		field(w, "Disabled", yesNo(u.Disabled))
-		field(w, "Second factor", yesNo(u.TOTPEnabled))
-		field(w, "Created", when(u.CreatedAt))
+func printUser(p output.Printer, u *client.User) error {
+	return p.Print(u, func(w *tabwriter.Writer) {
+		output.Field(w, "ID", u.ID)
+		output.Field(w, "E-mail", u.Email)
+		output.Field(w, "Name", output.OrDash(u.Name))
+		output.Field(w, "Role", u.Role)
+		output.Field(w, "Tenant", output.Str(u.TenantID))
+		output.Field(w, "Disabled", output.YesNo(u.Disabled))
+		output.Field(w, "Second factor", output.YesNo(u.TOTPEnabled))
+		output.Field(w, "Created", output.When(u.CreatedAt))
 	})
-}
-
-func yesNo(b bool) string {
-	if b {
-		return "yes"
-	}
-	return "no"
 }

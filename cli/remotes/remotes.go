@@ -1,8 +1,9 @@
 // Package remotes is the command-line client's state on disk: the servers it knows by
 // name (config.json) and the login kept for each (credentials.json), in a private
 // directory, with the file lock that keeps concurrent token refreshes from spending a
-// refresh token twice; and the Session that puts a remote's stored login on requests
-// and renews it, logging in and out.
+// refresh token twice; the Session that puts a remote's stored login on requests and
+// renews it, logging in and out; and the Target of a command (--url, --remote or the
+// current remote) with the HTTP client that signs its requests (Store.Connect).
 package remotes
 
 import (

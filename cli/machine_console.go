@@ -1,0 +1,45 @@
+package cli
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/vmplane/vmplane/cli/cmdline"
+	"github.com/vmplane/vmplane/cli/console"
+	"github.com/vmplane/vmplane/client"
+)
+
+func (a *app) machineConsoleCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "console ID",
+		Short: "attach the terminal to a machine's serial console; Ctrl-] detaches",
+		Long: `Attach the terminal to a running machine's serial console, through the server's
+console websocket. On a terminal, keys go to the machine as typed (raw mode) and
+Ctrl-] detaches. Without a terminal, standard input is sent as it comes and the
+session ends when the console closes (exit, say) or shortly after the input ends, so
+that a script can run: printf 'hostname\nexit\n' | vmplane machine console ID`,
+		Args: cmdline.Args(1, "ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := a.client()
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			mc, ok, err := a.clientArea(ctx, c, args[0])
+			if err != nil {
+				return err
+			}
+			var ticket *client.Console
+			if ok {
+				ticket, err = mc.MachineConsole(ctx, args[0])
+			} else {
+				ticket, err = c.ConsoleTicket(ctx, args[0])
+			}
+			if err != nil {
+				return err
+			}
+			// The ticket in the URL's query is the credential: the websocket
+			// needs no bearer token.
+			return console.Open(ctx, c.ConsoleURL(ticket), a.env.Stdin, a.env.Stdout, a.env.Stderr)
+		},
+	}
+}
