@@ -12,7 +12,7 @@ LDFLAGS := -s -w -X github.com/vmplane/vmplane/app.Version=$(VERSION) \
 	-X github.com/vmplane/vmplane/app.Commit=$(COMMIT) -X github.com/vmplane/vmplane/app.Date=$(DATE)
 # The previous release, which `make test-upgrade` rolls a cluster from: a commit (or a
 # tag) of this repository. Move it forward at each release, to that release's commit.
-UPGRADE_FROM ?= 3066ab7
+UPGRADE_FROM ?= 641ba8d
 # dist/SHA256SUMS: the checksum of every file in dist/, binaries and packages alike,
 # written again by each target that adds files there.
 SUMS := cd dist && find . -maxdepth 1 -type f ! -name SHA256SUMS -printf '%P\n' | LC_ALL=C sort | xargs -r sha256sum > SHA256SUMS

@@ -110,7 +110,7 @@ func (a *app) machineCmd() *cobra.Command {
 	cmd := cmdline.Group(&cobra.Command{Use: "machine", Aliases: []string{"vm"}, Short: "machines: create, list, power, resize, reinstall, migrate, back up, restore, snapshot, delete"},
 		list, show, a.machineCreateCmd(), a.machineResizeCmd(), a.machineDeleteCmd(), a.machineConsoleCmd(),
 		a.machineReinstallCmd(), a.machineMigrateCmd(), a.machineUsageCmd(), a.machineUpdateCmd(),
-		a.machineBackupCmd(), a.machineBackupsCmd(), a.machineRestoreCmd(), a.machineSnapshotCmd())
+		a.machineBackupCmd(), a.machineBackupsCmd(), a.machineRestoreCmd(), a.machineSnapshotCmd(), a.machineTasksCmd())
 	for _, act := range []struct{ name, short string }{
 		{client.ActionStart, "start a machine"},
 		{client.ActionStop, "stop a machine at once (power off)"},

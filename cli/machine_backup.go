@@ -81,6 +81,33 @@ func (a *app) machineBackupsCmd() *cobra.Command {
 	return cmd
 }
 
+func (a *app) machineTasksCmd() *cobra.Command {
+	var lim int
+	cmd := &cobra.Command{
+		Use:   "tasks ID",
+		Short: "list a machine's tasks, newest first",
+		Args:  cmdline.Args(1, "ID"),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			c, p, err := a.machineFor(cmd, argv[0])
+			if err != nil {
+				return err
+			}
+			items, err := collect(c.MachineTasks(cmd.Context(), argv[0], client.ListOptions{}), lim)
+			if err != nil {
+				return err
+			}
+			return p.Print(items, func(w *tabwriter.Writer) {
+				output.Header(w, "ID", "TYPE", "STATUS", "CREATED", "ERROR")
+				for _, t := range items {
+					output.Row(w, t.ID, t.Type, t.Status, output.When(t.CreatedAt), output.Str(t.Error))
+				}
+			})
+		},
+	}
+	limitFlag(cmd, &lim)
+	return cmd
+}
+
 func (a *app) machineRestoreCmd() *cobra.Command {
 	var start bool
 	var wf waitFlags

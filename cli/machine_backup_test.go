@@ -47,3 +47,39 @@ func TestMachineBackupAndSnapshotVerbs(t *testing.T) {
 	w.okJSON(&done, "machine", "snapshot", "delete", m.ID, "clean", "--wait")
 	w.fails(1, "not_found", "machine", "snapshot", "rollback", m.ID, "clean")
 }
+
+// API keys from the command line: made (the secret printed once), used as the CLI's
+// token (VMPLANE_TOKEN), listed, revoked; and a machine's tasks, newest first.
+func TestAPIKeyAndTasksVerbs(t *testing.T) {
+	w := newWorld(t)
+	w.login()
+	var k client.NewAPIKey
+	w.okJSON(&k, "api-key", "create", "--name", "reader", "--scope", "read", "--expires", "720h", "--cidr", "127.0.0.1")
+	if !strings.HasPrefix(k.Secret, "vmp_") || k.ExpiresAt == nil || len(k.AllowedCIDRs) != 1 {
+		t.Fatalf("created: %+v", k)
+	}
+	w.fails(2, "--scope", "api-key", "create", "--name", "nothing")
+	w.fails(2, "--expires", "api-key", "create", "--name", "x", "--scope", "read", "--expires", "someday")
+	if out := w.ok("api-key", "list"); !strings.Contains(out, k.ID) || strings.Contains(out, k.Secret) {
+		t.Fatalf("list: %q", out)
+	}
+	w.vars["VMPLANE_TOKEN"] = k.Secret
+	w.ok("tenant", "list", "--url", w.base)
+	w.fails(1, "forbidden", "tenant", "create", "Nope", "--url", w.base)
+	delete(w.vars, "VMPLANE_TOKEN")
+	w.ok("api-key", "revoke", k.ID)
+	w.vars["VMPLANE_TOKEN"] = k.Secret
+	w.fails(1, "unauthorized", "tenant", "list", "--url", w.base)
+	delete(w.vars, "VMPLANE_TOKEN")
+
+	var ten struct{ ID string }
+	w.okJSON(&ten, "tenant", "create", "Tasked")
+	var m client.Machine
+	w.okJSON(&m, "machine", "create", "--tenant", ten.ID, "--name", "busy", "--template", "tpl-debian-12", "--wait")
+	w.ok("machine", "stop", m.ID, "--wait")
+	var tasks []client.Task
+	w.okJSON(&tasks, "machine", "tasks", m.ID)
+	if len(tasks) != 2 || tasks[0].Type != "vm.stop" || tasks[1].Type != "vm.create" {
+		t.Fatalf("tasks: %+v", tasks)
+	}
+}
