@@ -77,25 +77,27 @@ func taskOf(task machines.Task, err error) (any, error) {
 	return api.TaskAccepted(task), nil
 }
 
-func (h *handlers) backupNow(c *api.Call) (any, error) {
+// tenantAnd is the tenant a client-area call acts for, and its body decoded.
+func tenantAnd[T any](c *api.Call) (string, T, error) {
+	var body T
 	t, err := c.Tenant()
-	if err != nil {
-		return nil, err
+	if err == nil {
+		err = c.Decode(&body)
 	}
-	var req machines.BackupRequest
-	if err := c.Decode(&req); err != nil {
+	return t, body, err
+}
+
+func (h *handlers) backupNow(c *api.Call) (any, error) {
+	t, req, err := tenantAnd[machines.BackupRequest](c)
+	if err != nil {
 		return nil, err
 	}
 	return taskOf(h.svc.Machines.BackupNow(c.Context(), c.Param("vmId"), &t, req))
 }
 
 func (h *handlers) restore(c *api.Call) (any, error) {
-	t, err := c.Tenant()
+	t, req, err := tenantAnd[RestoreBody](c)
 	if err != nil {
-		return nil, err
-	}
-	var req RestoreBody
-	if err := c.Decode(&req); err != nil {
 		return nil, err
 	}
 	return taskOf(h.svc.Machines.Restore(c.Context(), c.Param("vmId"), &t, machines.RestoreRequest{BackupID: c.Param("id"), StartAfter: req.StartAfter}))
@@ -131,12 +133,8 @@ func (h *handlers) snapshots(c *api.Call) (any, error) {
 }
 
 func (h *handlers) snapshot(c *api.Call) (any, error) {
-	t, err := c.Tenant()
+	t, req, err := tenantAnd[machines.SnapshotRequest](c)
 	if err != nil {
-		return nil, err
-	}
-	var req machines.SnapshotRequest
-	if err := c.Decode(&req); err != nil {
 		return nil, err
 	}
 	return taskOf(h.svc.Machines.CreateSnapshot(c.Context(), c.Param("vmId"), &t, req))

@@ -140,28 +140,16 @@ func (h *handlers) deleteMachine(c *api.Call) (any, error) {
 	if !c.IsAdmin() && !h.tenantDelete {
 		return nil, ErrDeleteOff
 	}
-	task, err := h.svc.Machines.Destroy(c.Context(), c.Param("vmId"), &t)
-	if err != nil {
-		return nil, err
-	}
-	return api.TaskAccepted(task), nil
+	return taskOf(h.svc.Machines.Destroy(c.Context(), c.Param("vmId"), &t))
 }
 
 func (h *handlers) reinstall(c *api.Call) (any, error) {
-	t, err := c.Tenant()
+	t, req, err := tenantAnd[virt.ReinstallRequest](c)
 	if err != nil {
 		return nil, err
 	}
-	var req virt.ReinstallRequest
-	if err := c.Decode(&req); err != nil {
-		return nil, err
-	}
-	task, err := h.svc.Machines.Start(c.Context(), c.Param("vmId"), machines.Operation{Type: machines.OpReinstall,
-		Reinstall: &hypervisor.ReinstallSpec{TemplateID: req.TemplateID, Password: req.Password, SSHKeys: req.SSHKeys}}, &t)
-	if err != nil {
-		return nil, err
-	}
-	return api.TaskAccepted(task), nil
+	return taskOf(h.svc.Machines.Start(c.Context(), c.Param("vmId"), machines.Operation{Type: machines.OpReinstall,
+		Reinstall: &hypervisor.ReinstallSpec{TemplateID: req.TemplateID, Password: req.Password, SSHKeys: req.SSHKeys}}, &t))
 }
 
 func (h *handlers) usage(c *api.Call) (any, error) {
