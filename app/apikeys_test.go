@@ -109,4 +109,6 @@ func TestAPIKeys(t *testing.T) {
 	expect(t, s.do(req{method: "GET", path: "/api/client/machines", token: uk.Secret}), 200, "")
 	expect(t, s.do(req{method: "DELETE", path: "/api/resources/users/" + u.ID, token: admin}), 204, "")
 	expect(t, s.do(req{method: "GET", path: "/api/client/machines", token: uk.Secret}), 401, "unauthorized")
+	// and its keys are gone with it.
+	expect(t, s.do(req{method: "GET", path: "/api/resources/api-keys/" + uk.ID, token: admin}), 404, "not_found")
 }

@@ -24,6 +24,7 @@ func TestTenantIsolationMatrix(t *testing.T) {
 	w := newIsolationWorld(s, admin)
 	a, b, am, bm := w.a, w.b, w.am, w.bm
 	arule, atask, apower, abackup, abk, ahc, aalert := w.arule, w.atask, w.apower, w.abackup, w.abk, w.ahc, w.aalert
+	akey := s.newKey(a.Token, map[string]any{"name": "alpha's", "scopes": []string{"read"}})
 
 	// One record of tenant A per scoped resource, and a valid create body for it.
 	type fixture struct {
@@ -45,8 +46,10 @@ func TestTenantIsolationMatrix(t *testing.T) {
 		// Read and acknowledge only: no DELETE route, so no update fixture here (the
 		// PATCH is covered by TestMonitoringForTenants).
 		"alert-events": {aalert.ID, nil, nil},
+		// No PATCH: the key's DELETE is walked by TestAuthorizationWalk.
+		"api-keys": {akey.ID, map[string]any{"name": "bravo's", "scopes": []string{"read"}}, nil},
 	}
-	aIDs := []string{am.ID, arule.ID, atask.ID, apower.ID, abackup.ID, abk.ID, ahc.ID, aalert.ID}
+	aIDs := []string{am.ID, arule.ID, atask.ID, apower.ID, abackup.ID, abk.ID, ahc.ID, aalert.ID, akey.ID}
 
 	scoped := map[string]bool{}
 	for _, rt := range s.app.Edge().Routes() {

@@ -277,8 +277,8 @@ func TestUpgradeFromV2StoreBuildsUsageCounters(t *testing.T) {
 	st.Close()
 
 	s.start()
-	if n := logs.FilterMessage("persistence: migrating the store").Len(); n != 1 {
-		t.Fatalf("%d migrations logged; want 1 (2→3)", n)
+	if n := logs.FilterMessage("persistence: migrating the store").Len(); n != 2 {
+		t.Fatalf("%d migrations logged; want 2 (2→3, 3→4)", n)
 	}
 	if l := logs.FilterMessage("usage counters built").All(); len(l) != 1 || l[0].ContextMap()["written"] != int64(2) {
 		t.Fatalf("the migration logged %+v; want the counters of both tenants written", l)

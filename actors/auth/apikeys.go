@@ -329,3 +329,16 @@ func (k *APIKeys) touch(rec *keyRecord, now time.Time) {
 		k.sys.log.Debug("API key use not recorded", zap.String("key_id", rec.ID), zap.Error(err))
 	}
 }
+
+// deleteKeysInto puts into b the deletion of every API key of the entity's user.
+func (e *userEntity) deleteKeysInto(b *persistence.Batch) error {
+	ctx, cancel := e.sys.rt.Work()
+	defer cancel()
+	prefix := persistence.Prefix("apikey-user", e.id)
+	return e.sys.store.Scan(ctx, prefix, nil, 0, func(key, _ []byte) error {
+		// The scan may reuse key's bytes: the batch keeps a copy.
+		id := string(key[len(prefix):])
+		b.Del(keyUserKey(e.id, id)).Del(keyKey(id))
+		return nil
+	})
+}

@@ -1025,6 +1025,11 @@ func (e *userEntity) delete(ctx *kit.Ctx) {
 	for id := range e.families {
 		b.Del(persistence.Key("refresh", e.id, id))
 	}
+	// The user's API keys go with it (they stopped working with it anyway).
+	if err := e.deleteKeysInto(b); err != nil {
+		ctx.Fail(err)
+		return
+	}
 	if err := e.sys.rt.Commit(b); err != nil {
 		ctx.Fail(err)
 		return
