@@ -169,6 +169,20 @@ func (c *Client) UsersPage(ctx context.Context, tenantID string, opt ListOptions
 	return getPage[User](ctx, c, "/api/resources/users", q)
 }
 
+// UserByExternalID finds the user another system knows by ext (ErrNotFound: none).
+func (c *Client) UserByExternalID(ctx context.Context, ext string) (*User, error) {
+	q := url.Values{}
+	q.Set("external_id", ext)
+	p, err := getPage[User](ctx, c, "/api/resources/users", q)
+	if err != nil {
+		return nil, err
+	}
+	if len(p.Items) == 0 {
+		return nil, &Error{Status: 404, Code: ErrNotFound.Code, Detail: "no user with external_id " + ext}
+	}
+	return &p.Items[0], nil
+}
+
 // Users yields every user (of one tenant when tenantID is not "").
 func (c *Client) Users(ctx context.Context, tenantID string, opt ListOptions) iter.Seq2[User, error] {
 	return all(ctx, opt, func(ctx context.Context, o ListOptions) (Page[User], error) { return c.UsersPage(ctx, tenantID, o) })

@@ -802,6 +802,16 @@ func testCoreOnce(t *testing.T, ctx context.Context, w *world) {
 	testOwnAccount(t, ctx, w)
 	testSecondFactor(t, ctx, w)
 	testAPIKeys(t, ctx, w)
+	ext := "crm-42"
+	if _, err := w.admin.UpdateUser(ctx, must(w.a.Me(ctx)).ID, client.UserChange{ExternalID: &ext}); err != nil {
+		t.Fatal(err)
+	}
+	if u, err := w.admin.UserByExternalID(ctx, ext); err != nil || u.Email != "a@tenant.test" {
+		t.Fatalf("by external id: %+v %v", u, err)
+	}
+	if _, err := w.admin.UserByExternalID(ctx, "nobody"); !errors.Is(err, client.ErrNotFound) {
+		t.Fatalf("an unknown external id: %v", err)
+	}
 	if _, err := w.admin.Health(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -78,6 +78,8 @@ type User struct {
 	CreatedAt time.Time `json:"created_at"`
 	// TOTPEnabled says the user's logins ask for a code of a second factor.
 	TOTPEnabled bool `json:"totp_enabled"`
+	// ExternalID is the id another system knows the user by (nil: none).
+	ExternalID *string `json:"external_id"`
 }
 
 // TOTPEnrolment is a second factor being enrolled (Client.EnrolTOTP): its secret,
@@ -116,6 +118,8 @@ type UserCreate struct {
 	Role     string `json:"role"`
 	Password string `json:"password"`
 	TenantID string `json:"tenant_id,omitempty"`
+	// ExternalID is the id another system (a billing system) knows the user by.
+	ExternalID string `json:"external_id,omitempty"`
 }
 
 // UserChange is the body of UpdateUser: nil fields keep their value. A change of
@@ -126,6 +130,8 @@ type UserChange struct {
 	Role     *string `json:"role,omitempty"`
 	TenantID *string `json:"tenant_id,omitempty"`
 	Disabled *bool   `json:"disabled,omitempty"`
+	// ExternalID sets the id another system knows the user by.
+	ExternalID *string `json:"external_id,omitempty"`
 }
 
 // Template is an image machines are created from.

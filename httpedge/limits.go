@@ -38,6 +38,7 @@ var limits = openapi.Limits{
 	"user.name":     {Min: auth.MinUserNameLen, Max: auth.MaxUserNameLen},
 	"user.email":    {Min: auth.MinEmailLen, Max: auth.MaxEmailLen},
 	"user.password": {Min: auth.MinPasswordLen, Max: auth.MaxPasswordLen},
+	"external_id":   {Min: 1, Max: auth.MaxExternalIDLen},
 	"login.email":   {Min: 1, Max: auth.MaxEmailLen},
 	// A login's password and a refresh token.
 	"login.credential": {Min: 1, Max: accounts.MaxCredentialLen},

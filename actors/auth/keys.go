@@ -7,6 +7,7 @@ import "github.com/vmplane/vmplane/persistence"
 var Keys = []persistence.KeyKind{
 	{Prefix: "user", Holds: "user/<id>: a user"},
 	{Prefix: "user-email", Holds: "user-email/<normalised e-mail>: the user of an e-mail address"},
+	{Prefix: "user-ext", Holds: "user-ext/<external id>: the user another system knows by that id"},
 	{Prefix: "user-tenant", Holds: "user-tenant/<tenant>/<user>: a tenant's users"},
 	{Prefix: "refresh", Holds: "refresh/<user>/<family>: a refresh-token family (rotation and reuse detection)"},
 	{Prefix: "pwreset", Holds: "pwreset/<SHA-256 of the token>: a password reset link, until it is used or expires (TTL)"},

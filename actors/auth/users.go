@@ -39,6 +39,9 @@ type User struct {
 	Disabled bool `json:"disabled"`
 	// TOTPEnabled: the user's logins ask for a code of a second factor.
 	TOTPEnabled bool `json:"totp_enabled"`
+	// ExternalID is the id another system (a billing system) knows the user by:
+	// unique among users, null when none.
+	ExternalID *string `json:"external_id"`
 }
 
 // userRecord is a user as stored under user/<id>.
@@ -179,11 +182,12 @@ type (
 	getAuth    struct{}
 	revoked    struct{}
 	updateUser struct {
-		Name     *string
-		Hash     *string
-		Role     *string
-		TenantID *string
-		Disabled *bool
+		ExternalID *string
+		Name       *string
+		Hash       *string
+		Role       *string
+		TenantID   *string
+		Disabled   *bool
 	}
 	deleteUser struct{}
 	// createUser is a kind-level message (a new user has no entity yet): its batch
@@ -193,6 +197,7 @@ type (
 	createUser struct {
 		Email, Name, Role, Hash string
 		TenantID                *string
+		ExternalID              *string
 		// Stamp, for a create made with an Idempotency-Key, is the key's claim,
 		// which the create's write carries (kit.Stamp).
 		Stamp *kit.Stamp
@@ -426,6 +431,20 @@ func validateNewUser(email, password, role string) error {
 
 // Create creates a user; the e-mail must be free.
 func (u *Users) Create(ctx context.Context, email, name, role, password string, tenantID *string) (User, error) {
+	return u.CreateUser(ctx, NewUser{Email: email, Name: name, Role: role, Password: password, TenantID: tenantID})
+}
+
+// NewUser is a user to create.
+type NewUser struct {
+	Email, Name, Role, Password string
+	TenantID                    *string
+	// ExternalID, when set, must be no other user's.
+	ExternalID *string
+}
+
+// CreateUser is Create with every field of a new user, its external id among them.
+func (u *Users) CreateUser(ctx context.Context, nu NewUser) (User, error) {
+	email, name, role, password, tenantID := nu.Email, nu.Name, nu.Role, nu.Password, nu.TenantID
 	// Made with an Idempotency-Key (ctx carries its stamp), the create's write carries
 	// the key's claim, and the retry of a create that applied without an answer gets
 	// the user it created (and is not refused for the e-mail it took).
@@ -450,7 +469,11 @@ func (u *Users) Create(ctx context.Context, email, name, role, password string, 
 	if err != nil {
 		return User{}, err
 	}
-	return kit.AskRef[User](ctx, u.sys.rt, u.kind.Ref(), &createUser{Email: email, Name: name, Role: role, Hash: string(hash), TenantID: tenantID, Stamp: st})
+	if err := checkExternalID(nu.ExternalID); err != nil {
+		return User{}, err
+	}
+	return kit.AskRef[User](ctx, u.sys.rt, u.kind.Ref(), &createUser{Email: email, Name: name, Role: role, Hash: string(hash), TenantID: tenantID,
+		ExternalID: nu.ExternalID, Stamp: st})
 }
 
 func errEmailTaken(email string) error {
@@ -468,6 +491,10 @@ func (u *Users) create(s *system, m *createUser) (User, error) {
 		return User{}, err
 	}
 	b := new(persistence.Batch).Require(persistence.IfAbsent(idx)).Put(persistence.Key("user", rec.ID), val).Put(idx, []byte(rec.ID))
+	if rec.ExternalID != nil {
+		ext := externalKey(*rec.ExternalID)
+		b.Require(persistence.IfAbsent(ext)).Put(ext, []byte(rec.ID))
+	}
 	if rec.TenantID != nil {
 		b.Put(persistence.Key("user-tenant", *rec.TenantID, rec.ID), nil)
 	}
@@ -477,7 +504,13 @@ func (u *Users) create(s *system, m *createUser) (User, error) {
 	if err := s.rt.Commit(b); persistence.IsConditionFailed(err) {
 		ctx, cancel := s.rt.Work()
 		defer cancel()
-		if _, gerr := s.store.Get(ctx, idx); m.Stamp != nil && errors.Is(gerr, persistence.ErrNotFound) {
+		_, gerr := s.store.Get(ctx, idx)
+		if errors.Is(gerr, persistence.ErrNotFound) && rec.ExternalID != nil {
+			if _, xerr := s.store.Get(ctx, externalKey(*rec.ExternalID)); xerr == nil {
+				return User{}, errExternalTaken(*rec.ExternalID)
+			}
+		}
+		if m.Stamp != nil && errors.Is(gerr, persistence.ErrNotFound) {
 			// The e-mail is free: the claim changed, a retry took the request over.
 			return User{}, errTakenOver
 		}
@@ -491,7 +524,7 @@ func (u *Users) create(s *system, m *createUser) (User, error) {
 // newUserRecord is the record of a user about to be created.
 func newUserRecord(m *createUser) userRecord {
 	return userRecord{User: User{ID: persistence.NewID(), Email: m.Email, Name: m.Name, Role: m.Role,
-		TenantID: m.TenantID, CreatedAt: time.Now().UTC()}, PasswordHash: m.Hash}
+		TenantID: m.TenantID, ExternalID: m.ExternalID, CreatedAt: time.Now().UTC()}, PasswordHash: m.Hash}
 }
 
 // UserChange is a partial change of a user by an operator.
@@ -505,13 +538,18 @@ type UserChange struct {
 	TenantID *string `json:"tenant_id,omitempty" openapi:"minLength=1,limit=id"`
 	// Disabled suspends a user (true) or lets it log in again (false).
 	Disabled *bool `json:"disabled,omitempty"`
+	// ExternalID sets the id another system knows the user by.
+	ExternalID *string `json:"external_id,omitempty" openapi:"limit=external_id"`
 }
 
 // Update changes a user's name, password, role, tenant or state. Every change but the
 // name ends every token the user holds, access and refresh, at once: a leaked session
 // ends with the password change, and no token keeps a role or tenant the user lost.
 func (u *Users) Update(ctx context.Context, id string, c UserChange) (User, error) {
-	msg := &updateUser{Name: c.Name, Role: c.Role, TenantID: c.TenantID, Disabled: c.Disabled}
+	msg := &updateUser{Name: c.Name, Role: c.Role, TenantID: c.TenantID, Disabled: c.Disabled, ExternalID: c.ExternalID}
+	if err := checkExternalID(c.ExternalID); err != nil {
+		return User{}, err
+	}
 	if c.Role != nil && *c.Role != RoleAdmin && *c.Role != RoleUser {
 		return User{}, apierr.Invalid(apierr.Field("role", "must be admin or user"))
 	}
@@ -891,6 +929,9 @@ func (e *userEntity) update(ctx *kit.Ctx, m *updateUser) {
 	if m.Disabled != nil {
 		next.Disabled = *m.Disabled
 	}
+	if m.ExternalID != nil {
+		next.ExternalID = kit.Ptr(*m.ExternalID)
+	}
 	if next.Role == RoleUser && next.TenantID == nil {
 		ctx.Fail(apierr.Invalid(apierr.Field("tenant_id", "a user belongs to a tenant")))
 		return
@@ -918,6 +959,13 @@ func (e *userEntity) update(ctx *kit.Ctx, m *updateUser) {
 			return
 		}
 	}
+	if m.ExternalID != nil && (e.rec.ExternalID == nil || *e.rec.ExternalID != *m.ExternalID) {
+		ext := externalKey(*m.ExternalID)
+		b.Require(persistence.IfAbsent(ext)).Put(ext, []byte(e.id))
+		if e.rec.ExternalID != nil {
+			b.Del(externalKey(*e.rec.ExternalID))
+		}
+	}
 	if moved {
 		if e.rec.TenantID != nil {
 			b.Del(persistence.Key("user-tenant", *e.rec.TenantID, e.id))
@@ -927,6 +975,9 @@ func (e *userEntity) update(ctx *kit.Ctx, m *updateUser) {
 		}
 	}
 	if err := e.commitUser(b, next, ended); err != nil {
+		if persistence.IsConditionFailed(err) && m.ExternalID != nil {
+			err = errExternalTaken(*m.ExternalID)
+		}
 		ctx.Fail(err)
 		return
 	}
@@ -1019,6 +1070,9 @@ func (e *userEntity) delete(ctx *kit.Ctx) {
 		return
 	}
 	b := new(persistence.Batch).Del(persistence.Key("user", e.id)).Del(persistence.Key("user-email", e.rec.Email))
+	if e.rec.ExternalID != nil {
+		b.Del(externalKey(*e.rec.ExternalID))
+	}
 	if e.rec.TenantID != nil {
 		b.Del(persistence.Key("user-tenant", *e.rec.TenantID, e.id))
 	}
@@ -1106,3 +1160,32 @@ func (e *userEntity) Absent() bool { return e.rec == nil }
 var (
 	_ kit.Absence = (*userEntity)(nil)
 )
+
+// MaxExternalIDLen bounds an external id.
+const MaxExternalIDLen = 128
+
+// externalKey indexes users by external id: user-ext/<id>.
+func externalKey(ext string) []byte { return persistence.Key("user-ext", ext) }
+
+func checkExternalID(ext *string) error {
+	if ext != nil && (*ext == "" || len(*ext) > MaxExternalIDLen || strings.ContainsAny(*ext, "/\x00")) {
+		return apierr.Invalid(apierr.Field("external_id", "must be 1..%d characters, without / or NUL", MaxExternalIDLen))
+	}
+	return nil
+}
+
+func errExternalTaken(ext string) error {
+	return apierr.New(apierr.ErrConflict, "another user has external_id %s", ext)
+}
+
+// ByExternalID finds the user another system knows by ext; none is not found.
+func (u *Users) ByExternalID(ctx context.Context, ext string) (User, error) {
+	id, err := u.sys.store.Get(ctx, externalKey(ext))
+	if errors.Is(err, persistence.ErrNotFound) {
+		return User{}, apierr.NotFound("user with external_id", ext)
+	}
+	if err != nil {
+		return User{}, err
+	}
+	return u.Get(ctx, string(id))
+}

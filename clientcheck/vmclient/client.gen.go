@@ -1885,6 +1885,7 @@ type User struct {
 	CreatedAt   time.Time                 `json:"created_at"`
 	Disabled    bool                      `json:"disabled"`
 	Email       string                    `json:"email"`
+	ExternalId  nullable.Nullable[string] `json:"external_id,omitempty"`
 	Id          string                    `json:"id"`
 	Name        string                    `json:"name"`
 	Role        string                    `json:"role"`
@@ -1894,11 +1895,12 @@ type User struct {
 
 // UserChange defines model for UserChange.
 type UserChange struct {
-	Disabled *bool           `json:"disabled,omitempty"`
-	Name     *string         `json:"name,omitempty"`
-	Password *string         `json:"password,omitempty"`
-	Role     *UserChangeRole `json:"role,omitempty"`
-	TenantId *string         `json:"tenant_id,omitempty"`
+	Disabled   *bool           `json:"disabled,omitempty"`
+	ExternalId *string         `json:"external_id,omitempty"`
+	Name       *string         `json:"name,omitempty"`
+	Password   *string         `json:"password,omitempty"`
+	Role       *UserChangeRole `json:"role,omitempty"`
+	TenantId   *string         `json:"tenant_id,omitempty"`
 }
 
 // UserChangeRole defines model for UserChange.Role.
@@ -1906,11 +1908,12 @@ type UserChangeRole string
 
 // UserCreate defines model for UserCreate.
 type UserCreate struct {
-	Email    string         `json:"email"`
-	Name     string         `json:"name"`
-	Password string         `json:"password"`
-	Role     UserCreateRole `json:"role"`
-	TenantId *string        `json:"tenant_id,omitempty"`
+	Email      string         `json:"email"`
+	ExternalId *string        `json:"external_id,omitempty"`
+	Name       string         `json:"name"`
+	Password   string         `json:"password"`
+	Role       UserCreateRole `json:"role"`
+	TenantId   *string        `json:"tenant_id,omitempty"`
 }
 
 // UserCreateRole defines model for UserCreate.Role.
@@ -2538,6 +2541,9 @@ type PostResourcesTenantsParams struct {
 type GetResourcesUsersParams struct {
 	// Cursor next_cursor of the previous page
 	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// ExternalId only the user another system knows by this id (a page of one, or none)
+	ExternalId *string `form:"external_id,omitempty" json:"external_id,omitempty"`
 
 	// Limit page size, 1..500 (default 50)
 	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
@@ -13755,6 +13761,18 @@ func NewGetResourcesUsersRequest(server string, params *GetResourcesUsersParams)
 		if params.Cursor != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ExternalId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "external_id", *params.ExternalId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {

@@ -153,7 +153,8 @@ type Users interface {
 	Authorize(ctx context.Context, userID, sessionID string, gen uint64) error
 	Get(ctx context.Context, id string) (auth.User, error)
 	List(ctx context.Context, tenant *string, cursor string, limit int) ([]auth.User, string, error)
-	Create(ctx context.Context, email, name, role, password string, tenantID *string) (auth.User, error)
+	CreateUser(ctx context.Context, nu auth.NewUser) (auth.User, error)
+	ByExternalID(ctx context.Context, ext string) (auth.User, error)
 	Update(ctx context.Context, id string, c auth.UserChange) (auth.User, error)
 	Delete(ctx context.Context, id string) error
 	// A forgotten password.

@@ -7,6 +7,7 @@ package resources
 
 import (
 	"context"
+	"errors"
 
 	"github.com/valyala/fasthttp"
 
@@ -241,6 +242,9 @@ type UserCreate struct {
 	Role     string  `json:"role" openapi:"required,enum=admin|user"`
 	Password string  `json:"password" openapi:"required,limit=user.password"`
 	TenantID *string `json:"tenant_id,omitempty" openapi:"limit=id"`
+	// ExternalID is the id another system (a billing system) knows the user by; no
+	// other user may have it.
+	ExternalID *string `json:"external_id,omitempty" openapi:"limit=external_id"`
 }
 
 func (h *handlers) registry() []resource {
@@ -407,8 +411,21 @@ func (h *handlers) coreResources() []resource {
 		},
 		{name: "users", read: api.AdminOnly, write: api.AdminOnly, summary: "users", stamped: true,
 			item: itemOf[auth.User](), createBody: UserCreate{}, updateBody: auth.UserChange{},
-			query: map[string]string{"tenant_id": "only this tenant's users"},
+			query: map[string]string{"tenant_id": "only this tenant's users", "external_id": "only the user another system knows by this id (a page of one, or none)"},
 			list: func(c *api.Call, _ *string, cursor string, limit int) (any, string, error) {
+				if ext := c.Query("external_id"); ext != "" {
+					u, err := svc.Users.ByExternalID(c.Context(), ext)
+					if errors.Is(err, apierr.ErrNotFound) {
+						return []auth.User{}, "", nil
+					}
+					if err != nil {
+						return nil, "", err
+					}
+					if t := c.Query("tenant_id"); t != "" && (u.TenantID == nil || *u.TenantID != t) {
+						return []auth.User{}, "", nil
+					}
+					return []auth.User{u}, "", nil
+				}
 				var tenant *string
 				if t := c.Query("tenant_id"); t != "" {
 					tenant = &t
@@ -432,7 +449,8 @@ func (h *handlers) coreResources() []resource {
 						return nil, apierr.Invalid(apierr.Field("tenant_id", "no tenant %s", *b.TenantID))
 					}
 				}
-				return svc.Users.Create(c.Context(), b.Email, b.Name, b.Role, b.Password, b.TenantID)
+				return svc.Users.CreateUser(c.Context(), auth.NewUser{Email: b.Email, Name: b.Name, Role: b.Role, Password: b.Password,
+					TenantID: b.TenantID, ExternalID: b.ExternalID})
 			},
 			update: func(c *api.Call, _ *string, id string) (any, error) {
 				var b auth.UserChange
