@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/vmplane/vmplane/actors/auth"
+	"github.com/vmplane/vmplane/actors/tenants"
 )
 
 // External ids of users: set at create and by a change, unique (409), found with
@@ -46,4 +47,40 @@ func TestUserExternalIDs(t *testing.T) {
 	}
 	expect(t, s.do(req{method: "DELETE", path: "/api/resources/users/" + u.ID, token: admin}), 204, "")
 	expect(t, create("third@example.test", "whmcs-client-99"), 201, "")
+}
+
+// External ids of tenants, likewise.
+func TestTenantExternalIDs(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	admin := s.adminToken()
+	create := func(name, ext string) *response {
+		return s.do(req{method: "POST", path: "/api/resources/tenants", token: admin, body: map[string]any{"name": name, "external_id": ext}})
+	}
+	r := create("Acme", "crm-acme")
+	expect(t, r, 201, "")
+	var acme tenants.Tenant
+	r.decode(t, &acme)
+	if acme.ExternalID == nil || *acme.ExternalID != "crm-acme" {
+		t.Fatalf("created: %s", r.Body)
+	}
+	expect(t, create("Globex", "crm-acme"), 409, "conflict")
+	r = create("Globex", "crm-globex")
+	expect(t, r, 201, "")
+	var globex tenants.Tenant
+	r.decode(t, &globex)
+	if found := listOf[tenants.Tenant](s, admin, "/api/resources/tenants?external_id=crm-acme"); len(found) != 1 || found[0].ID != acme.ID {
+		t.Fatalf("by external id: %+v", found)
+	}
+	patch := func(id, ext string) *response {
+		return s.do(req{method: "PATCH", path: "/api/resources/tenants/" + id, token: admin, body: map[string]any{"external_id": ext}})
+	}
+	expect(t, patch(globex.ID, "crm-acme"), 409, "conflict")
+	expect(t, patch(acme.ID, "crm-acme-2"), 200, "")
+	expect(t, patch(globex.ID, "crm-acme"), 200, "")
+	if found := listOf[tenants.Tenant](s, admin, "/api/resources/tenants?external_id=crm-acme"); len(found) != 1 || found[0].ID != globex.ID {
+		t.Fatalf("after the move: %+v", found)
+	}
+	expect(t, s.do(req{method: "DELETE", path: "/api/resources/tenants/" + acme.ID, token: admin}), 204, "")
+	expect(t, create("Initech", "crm-acme-2"), 201, "")
 }

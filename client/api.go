@@ -169,6 +169,20 @@ func (c *Client) UsersPage(ctx context.Context, tenantID string, opt ListOptions
 	return getPage[User](ctx, c, "/api/resources/users", q)
 }
 
+// TenantByExternalID finds the tenant another system knows by ext (ErrNotFound: none).
+func (c *Client) TenantByExternalID(ctx context.Context, ext string) (*Tenant, error) {
+	q := url.Values{}
+	q.Set("external_id", ext)
+	p, err := getPage[Tenant](ctx, c, "/api/resources/tenants", q)
+	if err != nil {
+		return nil, err
+	}
+	if len(p.Items) == 0 {
+		return nil, &Error{Status: 404, Code: ErrNotFound.Code, Detail: "no tenant with external_id " + ext}
+	}
+	return &p.Items[0], nil
+}
+
 // UserByExternalID finds the user another system knows by ext (ErrNotFound: none).
 func (c *Client) UserByExternalID(ctx context.Context, ext string) (*User, error) {
 	q := url.Values{}

@@ -812,6 +812,12 @@ func testCoreOnce(t *testing.T, ctx context.Context, w *world) {
 	if _, err := w.admin.UserByExternalID(ctx, "nobody"); !errors.Is(err, client.ErrNotFound) {
 		t.Fatalf("an unknown external id: %v", err)
 	}
+	if _, err := w.admin.UpdateTenant(ctx, w.tenA.ID, client.TenantChange{ExternalID: &ext}); err != nil {
+		t.Fatal(err)
+	}
+	if ten, err := w.admin.TenantByExternalID(ctx, ext); err != nil || ten.ID != w.tenA.ID {
+		t.Fatalf("tenant by external id: %+v %v", ten, err)
+	}
 	if _, err := w.admin.Health(ctx); err != nil {
 		t.Fatal(err)
 	}

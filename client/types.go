@@ -53,18 +53,24 @@ type Tenant struct {
 	Quota     Quota     `json:"quota"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
+	// ExternalID is the id another system knows the tenant by (nil: none).
+	ExternalID *string `json:"external_id"`
 }
 
 // TenantCreate is the body of CreateTenant.
 type TenantCreate struct {
 	Name  string       `json:"name"`
 	Quota *QuotaChange `json:"quota,omitempty"`
+	// ExternalID is the id another system (a billing system) knows the tenant by.
+	ExternalID string `json:"external_id,omitempty"`
 }
 
 // TenantChange is the body of UpdateTenant: nil fields keep their value.
 type TenantChange struct {
 	Name  *string      `json:"name,omitempty"`
 	Quota *QuotaChange `json:"quota,omitempty"`
+	// ExternalID sets the id another system knows the tenant by.
+	ExternalID *string `json:"external_id,omitempty"`
 }
 
 // User is an account: an admin (operator) or a user of one tenant.

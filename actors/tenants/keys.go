@@ -7,6 +7,7 @@ import "github.com/vmplane/vmplane/persistence"
 // tenant's batch by machines.
 var Keys = []persistence.KeyKind{
 	{Prefix: "tenant", Holds: "tenant/<id>: a tenant and its quota"},
+	{Prefix: "tenant-ext", Holds: "tenant-ext/<external id>: the tenant another system knows by that id"},
 	{Prefix: "tenant-name", Holds: "tenant-name/<folded name>: the tenant of a name, ignoring case"},
 	{Prefix: "fw", Holds: "fw/<tenant>/<id>: a firewall rule, under its tenant"},
 	{Prefix: "fw-rule", Holds: "fw-rule/<id>: the tenant of a firewall rule, for lookups by id alone"},

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -25,6 +26,9 @@ type Tenant struct {
 	Quota     Quota     `json:"quota"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
+	// ExternalID is the id another system (a billing system) knows the tenant by:
+	// unique among tenants, null when none.
+	ExternalID *string `json:"external_id"`
 }
 
 // Quota is what a tenant may hold at most; Usage what it holds. A limit of
@@ -121,6 +125,8 @@ type Tenants struct {
 type TenantChange struct {
 	Name  *string      `json:"name,omitempty" openapi:"limit=tenant.name"`
 	Quota *QuotaChange `json:"quota,omitempty"`
+	// ExternalID sets the id another system knows the tenant by.
+	ExternalID *string `json:"external_id,omitempty" openapi:"limit=external_id"`
 }
 
 // MachineSpec is a tenant's request for a new machine.
@@ -208,12 +214,29 @@ func (t *Tenants) Get(ctx context.Context, id string) (Tenant, error) {
 // with an Idempotency-Key (ctx carries its stamp), its write carries the key's claim,
 // and the retry of a create that applied without an answer gets the tenant it created.
 func (t *Tenants) Create(ctx context.Context, name string, quota *QuotaChange) (Tenant, error) {
+	return t.CreateTenant(ctx, NewTenant{Name: name, Quota: quota})
+}
+
+// NewTenant is a tenant to create.
+type NewTenant struct {
+	Name  string
+	Quota *QuotaChange
+	// ExternalID, when set, must be no other tenant's.
+	ExternalID *string
+}
+
+// CreateTenant is Create with every field of a new tenant, its external id among them.
+func (t *Tenants) CreateTenant(ctx context.Context, nt NewTenant) (Tenant, error) {
+	name, quota := nt.Name, nt.Quota
 	st := kit.StampOf(ctx)
 	if r, ok, err := kit.Recorded[Tenant](st); ok {
 		return r, err
 	}
-	ten := Tenant{ID: persistence.NewID(), Name: name, Quota: quota.applyTo(DefaultQuota)}
+	ten := Tenant{ID: persistence.NewID(), Name: name, Quota: quota.applyTo(DefaultQuota), ExternalID: nt.ExternalID}
 	if err := validateTenant(ten.Name, ten.Quota); err != nil {
+		return Tenant{}, err
+	}
+	if err := checkExternalID(nt.ExternalID); err != nil {
 		return Tenant{}, err
 	}
 	// A taken name is refused without activating an entity; the write checks again.
@@ -236,6 +259,9 @@ func (t *Tenants) Update(ctx context.Context, id string, c TenantChange) (Tenant
 		if err := nameFree(ctx, t.sys.store, *c.Name, id); err != nil {
 			return Tenant{}, err
 		}
+	}
+	if err := checkExternalID(c.ExternalID); err != nil {
+		return Tenant{}, err
 	}
 	return kit.Ask[Tenant](ctx, t.kind, id, &updateTenant{C: c})
 }
@@ -493,7 +519,19 @@ func (e *tenantEntity) save(t *Tenant, st *kit.Stamp) error {
 			b.Require(persistence.IfAbsent(key)).Put(key, []byte(t.ID))
 		}
 	}
+	if t.ExternalID != nil && (e.rec == nil || e.rec.ExternalID == nil || *e.rec.ExternalID != *t.ExternalID) {
+		ext := externalKey(*t.ExternalID)
+		b.Require(persistence.IfAbsent(ext)).Put(ext, []byte(t.ID))
+		if e.rec != nil && e.rec.ExternalID != nil {
+			b.Del(externalKey(*e.rec.ExternalID))
+		}
+	}
 	if err := e.sys.rt.Commit(b); persistence.IsConditionFailed(err) {
+		if t.ExternalID != nil {
+			if holder, gerr := e.sys.store.Get(ctx, externalKey(*t.ExternalID)); gerr == nil && string(holder) != t.ID {
+				return apierr.New(apierr.ErrConflict, "another tenant has external_id %s", *t.ExternalID)
+			}
+		}
 		return nameConflict(ctx, e.sys.store, t.Name, t.ID)
 	} else if err != nil {
 		return err
@@ -537,6 +575,9 @@ func (e *tenantEntity) update(ctx *kit.Ctx, c TenantChange) {
 		next.Name = *c.Name
 	}
 	next.Quota = c.Quota.applyTo(next.Quota)
+	if c.ExternalID != nil {
+		next.ExternalID = kit.Ptr(*c.ExternalID)
+	}
 	if err := validateTenant(next.Name, next.Quota); err != nil {
 		ctx.Fail(err)
 		return
@@ -579,6 +620,9 @@ func (e *tenantEntity) delete(ctx *kit.Ctx) {
 		return
 	}
 	b := new(persistence.Batch).Del(tenantKey(e.id))
+	if e.rec.ExternalID != nil {
+		b.Del(externalKey(*e.rec.ExternalID))
+	}
 	if err := e.freeName(b); err != nil {
 		ctx.Fail(err)
 		return
@@ -790,3 +834,28 @@ var (
 	_ kit.Absence = (*tenantEntity)(nil)
 	_ kit.Busy    = (*tenantEntity)(nil)
 )
+
+// MaxExternalIDLen bounds an external id.
+const MaxExternalIDLen = 128
+
+// externalKey indexes tenants by external id: tenant-ext/<id>.
+func externalKey(ext string) []byte { return persistence.Key("tenant-ext", ext) }
+
+func checkExternalID(ext *string) error {
+	if ext != nil && (*ext == "" || len(*ext) > MaxExternalIDLen || strings.ContainsAny(*ext, "/\x00")) {
+		return apierr.Invalid(apierr.Field("external_id", "must be 1..%d characters, without / or NUL", MaxExternalIDLen))
+	}
+	return nil
+}
+
+// ByExternalID finds the tenant another system knows by ext; none is not found.
+func (t *Tenants) ByExternalID(ctx context.Context, ext string) (Tenant, error) {
+	id, err := t.sys.store.Get(ctx, externalKey(ext))
+	if errors.Is(err, persistence.ErrNotFound) {
+		return Tenant{}, apierr.NotFound("tenant with external_id", ext)
+	}
+	if err != nil {
+		return Tenant{}, err
+	}
+	return t.Get(ctx, string(id))
+}

@@ -1815,23 +1815,26 @@ type Template struct {
 
 // Tenant defines model for Tenant.
 type Tenant struct {
-	CreatedAt time.Time `json:"created_at"`
-	Id        string    `json:"id"`
-	Name      string    `json:"name"`
-	Quota     Quota     `json:"quota"`
-	UpdatedAt time.Time `json:"updated_at"`
+	CreatedAt  time.Time                 `json:"created_at"`
+	ExternalId nullable.Nullable[string] `json:"external_id,omitempty"`
+	Id         string                    `json:"id"`
+	Name       string                    `json:"name"`
+	Quota      Quota                     `json:"quota"`
+	UpdatedAt  time.Time                 `json:"updated_at"`
 }
 
 // TenantChange defines model for TenantChange.
 type TenantChange struct {
-	Name  *string      `json:"name,omitempty"`
-	Quota *QuotaChange `json:"quota,omitempty"`
+	ExternalId *string      `json:"external_id,omitempty"`
+	Name       *string      `json:"name,omitempty"`
+	Quota      *QuotaChange `json:"quota,omitempty"`
 }
 
 // TenantCreate defines model for TenantCreate.
 type TenantCreate struct {
-	Name  string       `json:"name"`
-	Quota *QuotaChange `json:"quota,omitempty"`
+	ExternalId *string      `json:"external_id,omitempty"`
+	Name       string       `json:"name"`
+	Quota      *QuotaChange `json:"quota,omitempty"`
 }
 
 // TokenReply defines model for TokenReply.
@@ -2526,6 +2529,9 @@ type GetResourcesTemplatesParams struct {
 type GetResourcesTenantsParams struct {
 	// Cursor next_cursor of the previous page
 	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// ExternalId only the tenant another system knows by this id (a page of one, or none)
+	ExternalId *string `form:"external_id,omitempty" json:"external_id,omitempty"`
 
 	// Limit page size, 1..500 (default 50)
 	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
@@ -13514,6 +13520,18 @@ func NewGetResourcesTenantsRequest(server string, params *GetResourcesTenantsPar
 		if params.Cursor != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ExternalId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "external_id", *params.ExternalId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {

@@ -122,7 +122,8 @@ type Backups interface {
 type Tenants interface {
 	Get(ctx context.Context, id string) (tenants.Tenant, error)
 	List(ctx context.Context, cursor string, limit int) ([]tenants.Tenant, string, error)
-	Create(ctx context.Context, name string, quota *tenants.QuotaChange) (tenants.Tenant, error)
+	CreateTenant(ctx context.Context, nt tenants.NewTenant) (tenants.Tenant, error)
+	ByExternalID(ctx context.Context, ext string) (tenants.Tenant, error)
 	Update(ctx context.Context, id string, c tenants.TenantChange) (tenants.Tenant, error)
 	Delete(ctx context.Context, id string) error
 	CreateMachine(ctx context.Context, tenantID string, spec tenants.MachineSpec) (tenants.Provisioned, error)

@@ -233,6 +233,9 @@ type TenantCreate struct {
 	Name string `json:"name" openapi:"required,limit=tenant.name"`
 	// Quota's omitted limits take their default; -1 is unlimited.
 	Quota *tenants.QuotaChange `json:"quota,omitempty"`
+	// ExternalID is the id another system (a billing system) knows the tenant by; no
+	// other tenant may have it.
+	ExternalID *string `json:"external_id,omitempty" openapi:"limit=external_id"`
 }
 
 // UserCreate is the body of a user create.
@@ -387,7 +390,18 @@ func (h *handlers) coreResources() []resource {
 		},
 		{name: "tenants", read: api.AdminOnly, write: api.AdminOnly, summary: "tenants", stamped: true,
 			item: itemOf[tenants.Tenant](), createBody: TenantCreate{}, updateBody: tenants.TenantChange{},
+			query: map[string]string{"external_id": "only the tenant another system knows by this id (a page of one, or none)"},
 			list: func(c *api.Call, _ *string, cursor string, limit int) (any, string, error) {
+				if ext := c.Query("external_id"); ext != "" {
+					ten, err := svc.Tenants.ByExternalID(c.Context(), ext)
+					if errors.Is(err, apierr.ErrNotFound) {
+						return []tenants.Tenant{}, "", nil
+					}
+					if err != nil {
+						return nil, "", err
+					}
+					return []tenants.Tenant{ten}, "", nil
+				}
 				return svc.Tenants.List(c.Context(), cursor, limit)
 			},
 			get: func(c *api.Call, _ *string, id string) (any, error) { return svc.Tenants.Get(c.Context(), id) },
@@ -396,7 +410,7 @@ func (h *handlers) coreResources() []resource {
 				if err := c.Decode(&b); err != nil {
 					return nil, err
 				}
-				return svc.Tenants.Create(c.Context(), b.Name, b.Quota)
+				return svc.Tenants.CreateTenant(c.Context(), tenants.NewTenant{Name: b.Name, Quota: b.Quota, ExternalID: b.ExternalID})
 			},
 			update: func(c *api.Call, _ *string, id string) (any, error) {
 				var b tenants.TenantChange
