@@ -171,28 +171,24 @@ func (c *Client) UsersPage(ctx context.Context, tenantID string, opt ListOptions
 
 // TenantByExternalID finds the tenant another system knows by ext (ErrNotFound: none).
 func (c *Client) TenantByExternalID(ctx context.Context, ext string) (*Tenant, error) {
-	q := url.Values{}
-	q.Set("external_id", ext)
-	p, err := getPage[Tenant](ctx, c, "/api/resources/tenants", q)
-	if err != nil {
-		return nil, err
-	}
-	if len(p.Items) == 0 {
-		return nil, &Error{Status: 404, Code: ErrNotFound.Code, Detail: "no tenant with external_id " + ext}
-	}
-	return &p.Items[0], nil
+	return byExternalID[Tenant](ctx, c, "/api/resources/tenants", "tenant", ext)
 }
 
 // UserByExternalID finds the user another system knows by ext (ErrNotFound: none).
 func (c *Client) UserByExternalID(ctx context.Context, ext string) (*User, error) {
+	return byExternalID[User](ctx, c, "/api/resources/users", "user", ext)
+}
+
+// byExternalID reads the one record of the list at path whose external_id is ext.
+func byExternalID[T any](ctx context.Context, c *Client, path, kind, ext string) (*T, error) {
 	q := url.Values{}
 	q.Set("external_id", ext)
-	p, err := getPage[User](ctx, c, "/api/resources/users", q)
+	p, err := getPage[T](ctx, c, path, q)
 	if err != nil {
 		return nil, err
 	}
 	if len(p.Items) == 0 {
-		return nil, &Error{Status: 404, Code: ErrNotFound.Code, Detail: "no user with external_id " + ext}
+		return nil, &Error{Status: 404, Code: ErrNotFound.Code, Detail: "no " + kind + " with external_id " + ext}
 	}
 	return &p.Items[0], nil
 }

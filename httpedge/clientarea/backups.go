@@ -54,11 +54,7 @@ func (h *handlers) backupRoutes() []api.Route {
 }
 
 func (h *handlers) backups(c *api.Call) (any, error) {
-	t, err := c.Tenant()
-	if err != nil {
-		return nil, err
-	}
-	limit, cursor, err := c.Paging()
+	t, limit, cursor, err := tenantPage(c)
 	if err != nil {
 		return nil, err
 	}
@@ -75,6 +71,14 @@ func taskOf(task machines.Task, err error) (any, error) {
 		return nil, err
 	}
 	return api.TaskAccepted(task), nil
+}
+
+// tenantPage is the tenant a client-area list acts for, and the page it asks for.
+func tenantPage(c *api.Call) (tenant string, limit int, cursor string, err error) {
+	if tenant, err = c.Tenant(); err == nil {
+		limit, cursor, err = c.Paging()
+	}
+	return tenant, limit, cursor, err
 }
 
 // tenantAnd is the tenant a client-area call acts for, and its body decoded.
@@ -104,11 +108,7 @@ func (h *handlers) restore(c *api.Call) (any, error) {
 }
 
 func (h *handlers) snapshots(c *api.Call) (any, error) {
-	t, err := c.Tenant()
-	if err != nil {
-		return nil, err
-	}
-	limit, cursor, err := c.Paging()
+	t, limit, cursor, err := tenantPage(c)
 	if err != nil {
 		return nil, err
 	}

@@ -96,11 +96,7 @@ func (h *handlers) machine(c *api.Call) (any, error) {
 }
 
 func (h *handlers) tasks(c *api.Call) (any, error) {
-	t, err := c.Tenant()
-	if err != nil {
-		return nil, err
-	}
-	limit, cursor, err := c.Paging()
+	t, limit, cursor, err := tenantPage(c)
 	if err != nil {
 		return nil, err
 	}
