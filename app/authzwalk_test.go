@@ -125,6 +125,8 @@ func TestAuthorizationWalk(t *testing.T) {
 		"POST /api/auth/password-reset/confirm": {{path: "/api/auth/password-reset/confirm", body: `{"token":"not-a-token","new_password":"brand-new-password"}`}},
 		"GET /reset-password":                   {{path: "/reset-password?token=not-a-token"}},
 		"POST /api/auth/login/totp":             {{path: "/api/auth/login/totp", body: `{"challenge":"not-a-challenge","code":"123456"}`}},
+		"POST /api/auth/login-link":             {{path: "/api/auth/login-link", body: `{"token":"not-a-token"}`}},
+		"GET /login-link":                       {{path: "/login-link?token=not-a-token"}},
 		"POST /api/auth/totp":                   {{path: "/api/auth/totp"}},
 		"POST /api/auth/totp/confirm":           {{path: "/api/auth/totp/confirm", body: `{"code":"123456"}`}},
 		"POST /api/auth/totp/disable":           {{path: "/api/auth/totp/disable", body: `{"code":"123456"}`}},

@@ -545,6 +545,12 @@ func conformAccountRecovery(t *testing.T, s *testServer, smtpd *mailtest.Server,
 	fails(req{method: "DELETE", path: "/api/resources/users/" + u.ID + "/totp", token: admin}, 409, "conflict")
 	ok(req{method: "POST", path: "/api/auth/totp", token: tok}, 201)
 	ok(req{method: "DELETE", path: "/api/resources/users/" + u.ID + "/totp", token: admin}, 204)
+
+	var ll struct{ Token string }
+	ok(req{method: "POST", path: "/api/resources/users/" + u.ID + "/login-links", token: admin}, 201).decode(t, &ll)
+	ok(req{method: "GET", path: "/login-link?token=" + url.QueryEscape(ll.Token)}, 200)
+	ok(req{method: "POST", path: "/api/auth/login-link", body: map[string]string{"token": ll.Token}}, 200)
+	fails(req{method: "POST", path: "/api/auth/login-link", body: map[string]string{"token": ll.Token}}, 401, "unauthorized")
 }
 
 // conformClientMachine walks the routes of one of a tenant's machines in the client area.

@@ -61,6 +61,7 @@ func TestUnknownIDIsNotFoundWhateverTheBody(t *testing.T) {
 		{"DELETE", "/api/client/machines/{vmId}/snapshots/{name}", nil, true},
 		{"POST", "/api/client/machines/{vmId}/power-schedules", map[string]any{"action": "stop", "cron": "not a cron"}, true},
 		{"POST", "/api/client/machines/{vmId}/backup-schedules", map[string]any{"cron": "not a cron", "retention": 1}, true},
+		{"POST", "/api/resources/users/{id}/login-links", nil, false},
 		{"POST", "/api/virt/vms/{id}/actions/{action}", nil, false},
 		{"PATCH", "/api/virt/vms/{id}/config", map[string]any{"cpu_cores": 128}, false},
 		{"POST", "/api/virt/vms/{id}/disks", map[string]any{"size_gb": 65536, "storage": "no-such-storage"}, false},

@@ -163,7 +163,7 @@ func (a *app) config() (Store, *Config, error) {
 }
 
 func (a *app) loginCmd() *cobra.Command {
-	var email, code string
+	var email, code, link string
 	var fromStdin bool
 	cmd := &cobra.Command{
 		Use:   "login [REMOTE]",
@@ -185,6 +185,21 @@ by itself for as long as the server's refresh tokens last (30 days by default).`
 			if t.Name == "" {
 				return cmdline.Usagef("%s is no remote: add it with 'vmplane remote add NAME %s' to keep a login", t.Base, t.Base)
 			}
+			hc := &http.Client{Transport: remotes.NewTransport(), Timeout: time.Minute}
+			if link != "" {
+				if email != "" || fromStdin || code != "" {
+					return cmdline.Usagef("--link signs in on its own: no --email, --password-stdin or --totp-code with it")
+				}
+				creds, err := remotes.LoginWithLink(cmd.Context(), hc, t.Base, linkToken(link))
+				if err != nil {
+					return err
+				}
+				if err := st.UpdateCredentials(t.Name, func(Credentials, bool) (*Credentials, error) { return creds, nil }); err != nil {
+					return err
+				}
+				fmt.Fprintf(a.env.Stdout, "logged in to %s as %s (%s) with a login link\n", t.Name, creds.Email, creds.Role)
+				return nil
+			}
 			in := bufio.NewReader(a.env.Stdin)
 			if email == "" {
 				if fromStdin || !terminal.Is(a.env.Stdin) {
@@ -198,7 +213,6 @@ by itself for as long as the server's refresh tokens last (30 days by default).`
 			if err != nil {
 				return err
 			}
-			hc := &http.Client{Transport: remotes.NewTransport(), Timeout: time.Minute}
 			creds, err := remotes.Login(cmd.Context(), hc, t.Base, email, password, func() (string, error) {
 				if code != "" {
 					return code, nil
@@ -229,7 +243,17 @@ by itself for as long as the server's refresh tokens last (30 days by default).`
 	cmd.Flags().StringVar(&email, "email", "", "the user's e-mail (asked for when not given)")
 	cmd.Flags().BoolVar(&fromStdin, "password-stdin", false, "read the password from the first line of standard input (and a second factor's code from the next)")
 	cmd.Flags().StringVar(&code, "totp-code", "", "a code of the account's second factor (or a recovery code); asked for when the account has one and it is not given")
+	cmd.Flags().StringVar(&link, "link", "", "sign in with a login link (its URL, or its token) an operator or a billing system made, instead of a password")
 	return cmd
+}
+
+// linkToken is the token of a login link given as its URL (the token= of its query)
+// or as the token itself.
+func linkToken(link string) string {
+	if u, err := url.Parse(link); err == nil && u.Query().Get("token") != "" {
+		return u.Query().Get("token")
+	}
+	return link
 }
 
 // readPassword reads a password: from the first line of in with fromStdin, else from

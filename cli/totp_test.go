@@ -75,3 +75,40 @@ func userID(t *testing.T, w *world, tenant string) string {
 	}
 	return users[0].ID
 }
+
+// A login link from the command line: an operator makes one for a tenant user, and
+// 'login --link' signs in with it once (the URL or the bare token both do).
+func TestLoginLinkVerbs(t *testing.T) {
+	w := newWorld(t)
+	w.login()
+	var tenant struct{ ID string }
+	w.okJSON(&tenant, "tenant", "create", "Linked")
+	if r := w.run("user-password\n", "user", "create", "--tenant", tenant.ID, "--email", "linked@example.test", "--name", "Linked", "--password-stdin"); r.code != 0 {
+		t.Fatalf("user create: %s", r.err)
+	}
+	var link struct {
+		URL   *string
+		Token string
+	}
+	w.okJSON(&link, "user", "login-link", userID(t, w, tenant.ID))
+	if link.Token == "" || link.URL != nil {
+		t.Fatalf("link %+v; want a token and no URL (no public URL set)", link)
+	}
+	w.ok("remote", "add", "customer", w.base)
+	r := w.run("", "login", "customer", "--link", w.base+"/login-link?token="+link.Token)
+	if r.code != 0 || !strings.Contains(r.out, "linked@example.test") {
+		t.Fatalf("login --link: exit %d, %q %q", r.code, r.out, r.err)
+	}
+	var sessions []struct {
+		Method  string
+		Current bool
+	}
+	w.okJSON(&sessions, "session", "list", "--remote", "customer")
+	if len(sessions) != 1 || sessions[0].Method != "login_link" || !sessions[0].Current {
+		t.Fatalf("sessions: %+v; want the link's", sessions)
+	}
+	if r := w.run("", "login", "customer", "--link", link.Token); r.code != 1 || !strings.Contains(r.err, "login link") {
+		t.Fatalf("the link used twice: exit %d, %q; want 1 and the reason", r.code, r.err)
+	}
+	w.fails(2, "", "login", "customer", "--link", link.Token, "--email", "x@example.test")
+}

@@ -173,7 +173,30 @@ reads it from standard input).`,
 			return nil
 		},
 	}
-	return cmdline.Group(&cobra.Command{Use: "user", Short: "users: operators and tenants' users (operators)"}, list, show, create, update, del, resetTOTP)
+	loginLink := &cobra.Command{
+		Use:   "login-link ID",
+		Short: "make a single-use link that signs a tenant user in within 60 seconds (a billing panel's \"log in to the panel\")",
+		Long: `Make a login link for a tenant user: opened within 60 seconds, it signs the user in
+once, without the password or the second factor. The link's URL needs the server's
+public URL (--public-url); the token alone works with 'vmplane login --link'.`,
+		Args: cmdline.Args(1, "ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, p, err := a.setup()
+			if err != nil {
+				return err
+			}
+			l, err := c.CreateLoginLink(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			return p.Print(l, func(w *tabwriter.Writer) {
+				output.Field(w, "URL", output.Str(l.URL))
+				output.Field(w, "Token", l.Token)
+				output.Field(w, "Expires", output.When(l.ExpiresAt))
+			})
+		},
+	}
+	return cmdline.Group(&cobra.Command{Use: "user", Short: "users: operators and tenants' users (operators)"}, list, show, create, update, del, resetTOTP, loginLink)
 }
 
 func printUser(p output.Printer, u *client.User) error {

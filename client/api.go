@@ -154,6 +154,19 @@ func (c *Client) ResetUserTOTP(ctx context.Context, id string) error {
 	return err
 }
 
+// CreateLoginLink makes a single-use login link for the tenant user id, valid for 60
+// seconds: what a billing panel's "log in to the panel" sends the customer's browser
+// to (URL, when the server has a public URL), or what WithLoginLink signs in with
+// (Token). Operators and keys with the billing scope make them; an operator gets
+// none (ErrForbidden), a disabled user neither (ErrConflict).
+func (c *Client) CreateLoginLink(ctx context.Context, id string) (*LoginLink, error) {
+	var out LoginLink
+	if _, err := c.c.do(ctx, request{method: http.MethodPost, path: "/api/resources/users/" + esc(id) + "/login-links", out: &out}); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // DeleteUser deletes a user, ending its sessions.
 func (c *Client) DeleteUser(ctx context.Context, id string) error {
 	_, err := c.c.do(ctx, request{method: http.MethodDelete, path: "/api/resources/users/" + esc(id)})

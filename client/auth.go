@@ -15,6 +15,10 @@ type auth struct {
 	email, password string // WithCredentials (password under mu)
 	// totp gives the codes of the user's second factor (WithTOTP).
 	totp func(ctx context.Context) (string, error)
+	// link is a login link's token (WithLoginLink), until the first sign-in spends it
+	// (under mu).
+	link     string
+	fromLink bool
 
 	sem chan struct{} // held by the one goroutine renewing the token
 
@@ -26,7 +30,7 @@ type auth struct {
 	user     *User
 }
 
-func (a *auth) canRenew() bool { return a.email != "" }
+func (a *auth) canRenew() bool { return a.email != "" || a.fromLink }
 
 func (a *auth) current() (tok string, renewAt, expireAt time.Time) {
 	a.mu.Lock()
@@ -110,6 +114,9 @@ func (c *core) renew(ctx context.Context) error {
 		}
 	}
 	tr = tokenReply{}
+	if a.fromLink {
+		return c.redeemLink(ctx)
+	}
 	_, err := c.do(ctx, request{method: http.MethodPost, path: "/api/auth/login", public: true,
 		body: loginRequest{Email: a.email, Password: password}, out: &tr})
 	var e *Error
@@ -117,6 +124,34 @@ func (c *core) renew(ctx context.Context) error {
 		tr, err = c.loginTOTP(ctx, e.Challenge, a.totp)
 	}
 	if err != nil {
+		return err
+	}
+	a.store(tr)
+	return nil
+}
+
+// loginLinkRequest is the body of POST /api/auth/login-link.
+type loginLinkRequest struct {
+	Token string `json:"token"`
+}
+
+// errLinkSpent is the error of a client made WithLoginLink whose login ended.
+var errLinkSpent = &Error{Status: http.StatusUnauthorized, Code: ErrUnauthorized.Code,
+	Detail: "the login of the login link has ended, and a link signs in once: ask for a new link"}
+
+// redeemLink signs in with the client's login link, once.
+func (c *core) redeemLink(ctx context.Context) error {
+	a := &c.auth
+	a.mu.Lock()
+	link := a.link
+	a.link = ""
+	a.mu.Unlock()
+	if link == "" {
+		return errLinkSpent
+	}
+	var tr tokenReply
+	if _, err := c.do(ctx, request{method: http.MethodPost, path: "/api/auth/login-link", public: true,
+		body: loginLinkRequest{Token: link}, out: &tr}); err != nil {
 		return err
 	}
 	a.store(tr)
@@ -160,7 +195,7 @@ func (a *auth) store(tr tokenReply) {
 // the user. It fails without WithCredentials.
 func (c *Client) Login(ctx context.Context) (*User, error) {
 	if !c.c.auth.canRenew() {
-		return nil, errors.New("vmplane client: Login needs WithCredentials")
+		return nil, errors.New("vmplane client: Login needs WithCredentials or WithLoginLink")
 	}
 	if _, err := c.c.token(ctx, ""); err != nil {
 		return nil, err
@@ -197,7 +232,9 @@ func (c *Client) ChangePassword(ctx context.Context, current, next string) error
 	}
 	a.store(tr)
 	a.mu.Lock()
-	a.password = next
+	if a.email != "" {
+		a.password = next
+	}
 	a.mu.Unlock()
 	return nil
 }

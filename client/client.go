@@ -74,6 +74,20 @@ func WithCredentials(email, password string) Option {
 	}
 }
 
+// WithLoginLink makes the client sign in, on first use, with the token of a login
+// link (CreateLoginLink, or the token= of the link's URL), and renew its token by
+// refresh token for as long as that login lasts. A link signs in once: when the login
+// ends, requests fail with ErrUnauthorized.
+func WithLoginLink(token string) Option {
+	return func(c *core) error {
+		if token == "" {
+			return errors.New("vmplane client: WithLoginLink needs a token")
+		}
+		c.auth.link, c.auth.fromLink = token, true
+		return nil
+	}
+}
+
 // WithTOTP gives a client made WithCredentials the codes of its user's second factor:
 // when a login answers totp_required, code is asked for a current code (or a recovery
 // code), which completes the login. Without it such a login fails with

@@ -790,6 +790,39 @@ func testSecondFactor(t *testing.T, ctx context.Context, w *world) {
 	}
 }
 
+// testLoginLinks has an operator make a login link for a tenant user and signs in with
+// it, once; the link's second use fails, and an operator gets no link.
+func testLoginLinks(t *testing.T, ctx context.Context, w *world) {
+	me := must(w.a.Me(ctx))
+	link, err := w.admin.CreateLoginLink(ctx, me.ID)
+	if err != nil || link.Token == "" || link.URL != nil || time.Until(link.ExpiresAt) <= 0 {
+		t.Fatalf("link: %+v %v; want a token, no URL (no public URL set), a future expiry", link, err)
+	}
+	if _, err := w.admin.CreateLoginLink(ctx, must(w.admin.Me(ctx)).ID); !errors.Is(err, client.ErrForbidden) {
+		t.Fatalf("a link for an operator: %v; want forbidden", err)
+	}
+	linked := w.client(t, client.WithLoginLink(link.Token))
+	if u, err := linked.Login(ctx); err != nil || u.ID != me.ID {
+		t.Fatalf("sign-in with the link: %+v %v", u, err)
+	}
+	var method string
+	for s, err := range linked.Sessions(ctx, client.ListOptions{}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Current {
+			method = s.Method
+		}
+	}
+	if method != "login_link" {
+		t.Fatalf("the link's session method %q; want login_link", method)
+	}
+	again := w.client(t, client.WithLoginLink(link.Token))
+	if _, err := again.Login(ctx); !errors.Is(err, client.ErrUnauthorized) {
+		t.Fatalf("the link used twice: %v; want unauthorized", err)
+	}
+}
+
 // testCoreOnce calls the client's older calls once each, for the route walk.
 func testCoreOnce(t *testing.T, ctx context.Context, w *world) {
 	tmp := w.client(t, client.WithCredentials("a@tenant.test", "tenant user password"))
@@ -801,6 +834,7 @@ func testCoreOnce(t *testing.T, ctx context.Context, w *world) {
 	}
 	testOwnAccount(t, ctx, w)
 	testSecondFactor(t, ctx, w)
+	testLoginLinks(t, ctx, w)
 	testAPIKeys(t, ctx, w)
 	ext := "crm-42"
 	if _, err := w.admin.UpdateUser(ctx, must(w.a.Me(ctx)).ID, client.UserChange{ExternalID: &ext}); err != nil {
@@ -897,6 +931,7 @@ func testCoreOnce(t *testing.T, ctx context.Context, w *world) {
 var notCalled = map[string]string{
 	"GET /metrics":        "Prometheus scrape, not an API call",
 	"GET /reset-password": "the page a mailed reset link opens in a browser",
+	"GET /login-link":     "the page a login link opens in a browser",
 	"GET /api/client/machines/{vmId}/console/ws": "a websocket, opened by a console program with the ticket of MachineConsole",
 	"GET /api/virt/vms/{id}/console/ws":          "a websocket, opened by a console program with the ticket of ConsoleTicket",
 	"POST /api/auth/refresh":                     "sent by the client itself when its token nears expiry (TestRefreshBeforeExpiry)",

@@ -78,6 +78,7 @@ var modelled = []struct {
 	{"Snapshot", typeOf[Snapshot](), false},
 	{"PageSnapshot", typeOf[Page[Snapshot]](), false},
 	{"RecoveryCodeList", typeOf[recoveryCodes](), false},
+	{"LoginLinkReply", typeOf[LoginLink](), false},
 
 	// Bodies.
 	{"LoginRequest", typeOf[loginRequest](), false},
@@ -91,6 +92,7 @@ var modelled = []struct {
 	{"BackupRequest", typeOf[BackupSpec](), false},
 	{"RestoreBody", typeOf[restoreSpec](), false},
 	{"TOTPLogin", typeOf[totpLogin](), false},
+	{"LoginLinkRequest", typeOf[loginLinkRequest](), false},
 	{"TenantCreate", typeOf[TenantCreate](), false},
 	{"TenantChange", typeOf[TenantChange](), false},
 	{"UserCreate", typeOf[UserCreate](), false},

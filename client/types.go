@@ -105,10 +105,21 @@ type Session struct {
 	ClientAddr string    `json:"client_address"`
 	UserAgent  string    `json:"user_agent"`
 	// Method is how the session was opened: "password", "totp" (a password and a
-	// code of the second factor) or "recovery_code" (a password and a recovery code).
+	// code of the second factor), "recovery_code" (a password and a recovery code) or
+	// "login_link" (a login link an operator or a billing system made).
 	Method string `json:"method"`
 	// Current is the client's own session.
 	Current bool `json:"current"`
+}
+
+// LoginLink is a single-use link that signs a tenant user in (Client.CreateLoginLink).
+type LoginLink struct {
+	// URL is the link to open in a browser; nil when the server has no public URL
+	// set (then join /login-link?token=<Token> to the server's address).
+	URL *string `json:"url"`
+	// Token signs the user in once (WithLoginLink).
+	Token     string    `json:"token"`
+	ExpiresAt time.Time `json:"expires_at"`
 }
 
 // Roles of a user.

@@ -64,6 +64,8 @@ func keyScope(rt *api.Route) string {
 	switch {
 	case keyless(rt):
 		return ""
+	case rt.KeyScope != "":
+		return rt.KeyScope
 	case rt.Method == "GET" && !strings.HasPrefix(rt.Path, "/api/admin/"):
 		return auth.ScopeRead
 	case strings.HasPrefix(rt.Path, "/api/resources/tenants"), strings.HasPrefix(rt.Path, "/api/resources/users"):

@@ -20,7 +20,9 @@ func buildOpenAPI(version string, routes []api.Route) ([]byte, error) {
 	var ops []openapi.Operation
 	for i := range routes {
 		if !routes[i].Hidden {
-			ops = append(ops, routes[i].Operation())
+			op := routes[i].Operation()
+			op.KeyScope = keyScope(&routes[i])
+			ops = append(ops, op)
 		}
 	}
 	return openapi.Build(version, problem{}, ops)

@@ -143,3 +143,28 @@ func mustServerDoc(t *testing.T) []byte {
 	}
 	return b
 }
+
+// Each operation that takes a token names the scope an API key needs for it, as the
+// edge checks it (keyScope): a billing module's author reads it there.
+func TestOpenAPIKeyScopes(t *testing.T) {
+	var doc map[string]any
+	if err := json.Unmarshal(mustServerDoc(t), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ path, method, want string }{
+		{"/api/resources/tenants", "get", "read"},
+		{"/api/resources/tenants", "post", "tenants:write"},
+		{"/api/client/machines", "post", "machines:write"},
+		{"/api/resources/api-keys", "post", "admin"},
+		{"/api/resources/users/{id}/login-links", "post", "billing"},
+		{"/api/auth/password", "post", "none"},
+		{"/api/events", "get", "none"},
+	} {
+		if got := at(t, doc, "paths", c.path, c.method, "x-vmplane-key-scope"); got != c.want {
+			t.Errorf("%s %s: x-vmplane-key-scope %v; want %s", c.method, c.path, got, c.want)
+		}
+	}
+	if op := at(t, doc, "paths", "/api/auth/login", "post").(map[string]any); op["x-vmplane-key-scope"] != nil {
+		t.Errorf("a public route names a key scope: %v", op["x-vmplane-key-scope"])
+	}
+}

@@ -900,6 +900,8 @@ func (e *userEntity) Handle(ctx *kit.Ctx, msg any) {
 		e.handleTOTP(ctx, m)
 	case *totpLogin:
 		e.totpLogin(ctx, m)
+	case *redeemLink:
+		e.redeemLink(ctx, m)
 	case *updateUser:
 		e.update(ctx, m)
 	case *deleteUser:

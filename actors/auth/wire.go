@@ -25,6 +25,7 @@ func init() {
 	kit.Wire("auth.confirmTOTP", 1, (*confirmTOTP)(nil))
 	kit.Wire("auth.disableTOTP", 1, (*disableTOTP)(nil))
 	kit.Wire("auth.totpLogin", 1, (*totpLogin)(nil))
+	kit.Wire("auth.redeemLink", 1, (*redeemLink)(nil))
 	// Its answers.
 	kit.Wire("auth.User", 1, User{})
 	kit.Wire("auth.credentials", 1, credentials{})

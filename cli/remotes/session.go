@@ -138,6 +138,15 @@ func Login(ctx context.Context, hc *http.Client, base, email, password string, c
 	return c, nil
 }
 
+// LoginWithLink signs in at base with the token of a login link, once.
+func LoginWithLink(ctx context.Context, hc *http.Client, base, token string) (*Credentials, error) {
+	var tr tokenReply
+	if err := postJSON(ctx, hc, base+"/api/auth/login-link", "", map[string]string{"token": token}, &tr); err != nil {
+		return nil, err
+	}
+	return credentialsOf(tr, time.Now()), nil
+}
+
 func credentialsOf(tr tokenReply, now time.Time) *Credentials {
 	c := &Credentials{Token: tr.Token, RefreshToken: tr.RefreshToken, ExpiresAt: now.Add(time.Duration(tr.ExpiresIn) * time.Second)}
 	if tr.User != nil {

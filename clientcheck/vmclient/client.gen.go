@@ -1198,6 +1198,18 @@ type InterfaceChange struct {
 	Vlan     *int64  `json:"vlan,omitempty"`
 }
 
+// LoginLinkReply defines model for LoginLinkReply.
+type LoginLinkReply struct {
+	ExpiresAt time.Time                 `json:"expires_at"`
+	Token     string                    `json:"token"`
+	Url       nullable.Nullable[string] `json:"url,omitempty"`
+}
+
+// LoginLinkRequest defines model for LoginLinkRequest.
+type LoginLinkRequest struct {
+	Token string `json:"token"`
+}
+
 // LoginRequest defines model for LoginRequest.
 type LoginRequest struct {
 	Email    string `json:"email"`
@@ -2564,6 +2576,12 @@ type PostResourcesUsersParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// PostResourcesUsersByIdLoginLinksParams defines parameters for PostResourcesUsersByIdLoginLinks.
+type PostResourcesUsersByIdLoginLinksParams struct {
+	// IdempotencyKey Makes a retry safe: the same key from the same user within 24 h gets the first answer again and changes nothing.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // GetVirtClusterUsageGraphsParams defines parameters for GetVirtClusterUsageGraphs.
 type GetVirtClusterUsageGraphsParams struct {
 	// Timeframe hour (default), day, week, month or year
@@ -2672,6 +2690,12 @@ type GetVirtVmsByIdUsageGraphsParams struct {
 // GetVirtVmsByIdUsageGraphsParamsTimeframe defines parameters for GetVirtVmsByIdUsageGraphs.
 type GetVirtVmsByIdUsageGraphsParamsTimeframe string
 
+// GetLoginLinkParams defines parameters for GetLoginLink.
+type GetLoginLinkParams struct {
+	// Token the link's token, which the page's script spends
+	Token *string `form:"token,omitempty" json:"token,omitempty"`
+}
+
 // GetResetPasswordParams defines parameters for GetResetPassword.
 type GetResetPasswordParams struct {
 	// Token the link's token, which the page's script sends with the new password
@@ -2680,6 +2704,9 @@ type GetResetPasswordParams struct {
 
 // PostAuthLoginJSONRequestBody defines body for PostAuthLogin for application/json ContentType.
 type PostAuthLoginJSONRequestBody = LoginRequest
+
+// PostAuthLoginLinkJSONRequestBody defines body for PostAuthLoginLink for application/json ContentType.
+type PostAuthLoginLinkJSONRequestBody = LoginLinkRequest
 
 // PostAuthLoginTotpJSONRequestBody defines body for PostAuthLoginTotp for application/json ContentType.
 type PostAuthLoginTotpJSONRequestBody = TOTPLogin
@@ -2944,6 +2971,24 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api/auth/login (the `PostAuthLogin` operationId).
 	PostAuthLogin(ctx context.Context, body PostAuthLoginJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostAuthLoginLinkWithBody Sign in with a login link's token
+	//
+	// Spends the link and answers a token pair and the user, as a login does. An unknown, used or expired link, or one of a user changed since it was made, is 401 unauthorized. Each use counts against the login limits of the link's user and the client address (429 past them).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/auth/login-link (the `PostAuthLoginLink` operationId).
+	PostAuthLoginLinkWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostAuthLoginLink Sign in with a login link's token
+	//
+	// Spends the link and answers a token pair and the user, as a login does. An unknown, used or expired link, or one of a user changed since it was made, is 401 unauthorized. Each use counts against the login limits of the link's user and the client address (429 past them).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/auth/login-link (the `PostAuthLoginLink` operationId).
+	PostAuthLoginLink(ctx context.Context, body PostAuthLoginLinkJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PostAuthLoginTotpWithBody Complete a login with a code of the second factor
 	//
@@ -4195,6 +4240,13 @@ type ClientInterface interface {
 	// Corresponds with PATCH /api/resources/users/{id} (the `PatchResourcesUsersById` operationId).
 	PatchResourcesUsersByIdWithApplicationMergePatchPlusJSONBody(ctx context.Context, id string, body PatchResourcesUsersByIdApplicationMergePatchPlusJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// PostResourcesUsersByIdLoginLinks Make a single-use login link for a tenant user (a billing panel's "log in to the panel")
+	//
+	// Answers a link that signs the user in once, within 60 seconds, without the password or the second factor: the caller (an operator, or a billing system with a billing-scoped key) vouches for the customer. Only tenant users get links: an operator is 403 forbidden, a disabled user 409 conflict. A change of the user (password, role, tenant, disable) ends its links. The session it opens says so (method login_link in GET /api/auth/sessions).
+	//
+	// Corresponds with POST /api/resources/users/{id}/login-links (the `PostResourcesUsersByIdLoginLinks` operationId).
+	PostResourcesUsersByIdLoginLinks(ctx context.Context, id string, params *PostResourcesUsersByIdLoginLinksParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// DeleteResourcesUsersByIdTotp Turn a user's second factor off (operators), ending every session of the user
 	//
 	// For a user who lost the authenticator and the recovery codes. A user without a second factor (nor an enrolment) is 409 conflict.
@@ -4392,6 +4444,13 @@ type ClientInterface interface {
 	// Corresponds with GET /api/virt/vms/{id}/usage-graphs (the `GetVirtVmsByIdUsageGraphs` operationId).
 	GetVirtVmsByIdUsageGraphs(ctx context.Context, id string, params *GetVirtVmsByIdUsageGraphsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetLoginLink The page a login link opens
+	//
+	// An HTML page whose script spends the link (POST /api/auth/login-link), keeps the session in the browser tab and opens the web console.
+	//
+	// Corresponds with GET /login-link (the `GetLoginLink` operationId).
+	GetLoginLink(ctx context.Context, params *GetLoginLinkParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetMetrics Prometheus metrics
 	//
 	// Metrics in the Prometheus text exposition format (Content-Type text/plain with version=0.0.4 and charset parameters). Needs no token; expose it only where scrapers can reach it.
@@ -4452,6 +4511,44 @@ func (c *Client) PostAuthLoginWithBody(ctx context.Context, contentType string, 
 // Corresponds with POST /api/auth/login (the `PostAuthLogin` operationId).
 func (c *Client) PostAuthLogin(ctx context.Context, body PostAuthLoginJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPostAuthLoginRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostAuthLoginLinkWithBody Sign in with a login link's token
+//
+// Spends the link and answers a token pair and the user, as a login does. An unknown, used or expired link, or one of a user changed since it was made, is 401 unauthorized. Each use counts against the login limits of the link's user and the client address (429 past them).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/auth/login-link (the `PostAuthLoginLink` operationId).
+func (c *Client) PostAuthLoginLinkWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostAuthLoginLinkRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostAuthLoginLink Sign in with a login link's token
+//
+// Spends the link and answers a token pair and the user, as a login does. An unknown, used or expired link, or one of a user changed since it was made, is 401 unauthorized. Each use counts against the login limits of the link's user and the client address (429 past them).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/auth/login-link (the `PostAuthLoginLink` operationId).
+func (c *Client) PostAuthLoginLink(ctx context.Context, body PostAuthLoginLinkJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostAuthLoginLinkRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -7252,6 +7349,23 @@ func (c *Client) PatchResourcesUsersByIdWithApplicationMergePatchPlusJSONBody(ct
 	return c.Client.Do(req)
 }
 
+// PostResourcesUsersByIdLoginLinks Make a single-use login link for a tenant user (a billing panel's "log in to the panel")
+//
+// Answers a link that signs the user in once, within 60 seconds, without the password or the second factor: the caller (an operator, or a billing system with a billing-scoped key) vouches for the customer. Only tenant users get links: an operator is 403 forbidden, a disabled user 409 conflict. A change of the user (password, role, tenant, disable) ends its links. The session it opens says so (method login_link in GET /api/auth/sessions).
+//
+// Corresponds with POST /api/resources/users/{id}/login-links (the `PostResourcesUsersByIdLoginLinks` operationId).
+func (c *Client) PostResourcesUsersByIdLoginLinks(ctx context.Context, id string, params *PostResourcesUsersByIdLoginLinksParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostResourcesUsersByIdLoginLinksRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // DeleteResourcesUsersByIdTotp Turn a user's second factor off (operators), ending every session of the user
 //
 // For a user who lost the authenticator and the recovery codes. A user without a second factor (nor an enrolment) is 409 conflict.
@@ -7699,6 +7813,23 @@ func (c *Client) GetVirtVmsByIdUsageGraphs(ctx context.Context, id string, param
 	return c.Client.Do(req)
 }
 
+// GetLoginLink The page a login link opens
+//
+// An HTML page whose script spends the link (POST /api/auth/login-link), keeps the session in the browser tab and opens the web console.
+//
+// Corresponds with GET /login-link (the `GetLoginLink` operationId).
+func (c *Client) GetLoginLink(ctx context.Context, params *GetLoginLinkParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetLoginLinkRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetMetrics Prometheus metrics
 //
 // Metrics in the Prometheus text exposition format (Content-Type text/plain with version=0.0.4 and charset parameters). Needs no token; expose it only where scrapers can reach it.
@@ -7781,6 +7912,46 @@ func NewPostAuthLoginRequestWithBody(server string, contentType string, body io.
 	}
 
 	operationPath := fmt.Sprintf("/api/auth/login")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewPostAuthLoginLinkRequest calls the generic PostAuthLoginLink builder with application/json body
+func NewPostAuthLoginLinkRequest(server string, body PostAuthLoginLinkJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPostAuthLoginLinkRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewPostAuthLoginLinkRequestWithBody constructs an http.Request for the PostAuthLoginLink method, with any body, and a specified content type
+func NewPostAuthLoginLinkRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/auth/login-link")
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -14019,6 +14190,55 @@ func NewPatchResourcesUsersByIdRequestWithBody(server string, id string, content
 	return req, nil
 }
 
+// NewPostResourcesUsersByIdLoginLinksRequest constructs an http.Request for the PostResourcesUsersByIdLoginLinks method
+func NewPostResourcesUsersByIdLoginLinksRequest(server string, id string, params *PostResourcesUsersByIdLoginLinksParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/resources/users/%s/login-links", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewDeleteResourcesUsersByIdTotpRequest constructs an http.Request for the DeleteResourcesUsersByIdTotp method
 func NewDeleteResourcesUsersByIdTotpRequest(server string, id string) (*http.Request, error) {
 	var err error
@@ -15061,6 +15281,60 @@ func NewGetVirtVmsByIdUsageGraphsRequest(server string, id string, params *GetVi
 	return req, nil
 }
 
+// NewGetLoginLinkRequest constructs an http.Request for the GetLoginLink method
+func NewGetLoginLinkRequest(server string, params *GetLoginLinkParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/login-link")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Token != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "token", *params.Token, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewGetMetricsRequest constructs an http.Request for the GetMetrics method
 func NewGetMetricsRequest(server string) (*http.Request, error) {
 	var err error
@@ -15212,6 +15486,24 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /api/auth/login (the `PostAuthLogin` operationId).
 	PostAuthLoginWithResponse(ctx context.Context, body PostAuthLoginJSONRequestBody, reqEditors ...RequestEditorFn) (*PostAuthLoginResponse, error)
+
+	// PostAuthLoginLinkWithBodyWithResponse Sign in with a login link's token
+	//
+	// Spends the link and answers a token pair and the user, as a login does. An unknown, used or expired link, or one of a user changed since it was made, is 401 unauthorized. Each use counts against the login limits of the link's user and the client address (429 past them).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/auth/login-link (the `PostAuthLoginLink` operationId).
+	PostAuthLoginLinkWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostAuthLoginLinkResponse, error)
+
+	// PostAuthLoginLinkWithResponse Sign in with a login link's token
+	//
+	// Spends the link and answers a token pair and the user, as a login does. An unknown, used or expired link, or one of a user changed since it was made, is 401 unauthorized. Each use counts against the login limits of the link's user and the client address (429 past them).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/auth/login-link (the `PostAuthLoginLink` operationId).
+	PostAuthLoginLinkWithResponse(ctx context.Context, body PostAuthLoginLinkJSONRequestBody, reqEditors ...RequestEditorFn) (*PostAuthLoginLinkResponse, error)
 
 	// PostAuthLoginTotpWithBodyWithResponse Complete a login with a code of the second factor
 	//
@@ -16599,6 +16891,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /api/resources/users/{id} (the `PatchResourcesUsersById` operationId).
 	PatchResourcesUsersByIdWithApplicationMergePatchPlusJSONBodyWithResponse(ctx context.Context, id string, body PatchResourcesUsersByIdApplicationMergePatchPlusJSONRequestBody, reqEditors ...RequestEditorFn) (*PatchResourcesUsersByIdResponse, error)
 
+	// PostResourcesUsersByIdLoginLinksWithResponse Make a single-use login link for a tenant user (a billing panel's "log in to the panel")
+	//
+	// Answers a link that signs the user in once, within 60 seconds, without the password or the second factor: the caller (an operator, or a billing system with a billing-scoped key) vouches for the customer. Only tenant users get links: an operator is 403 forbidden, a disabled user 409 conflict. A change of the user (password, role, tenant, disable) ends its links. The session it opens says so (method login_link in GET /api/auth/sessions).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/resources/users/{id}/login-links (the `PostResourcesUsersByIdLoginLinks` operationId).
+	PostResourcesUsersByIdLoginLinksWithResponse(ctx context.Context, id string, params *PostResourcesUsersByIdLoginLinksParams, reqEditors ...RequestEditorFn) (*PostResourcesUsersByIdLoginLinksResponse, error)
+
 	// DeleteResourcesUsersByIdTotpWithResponse Turn a user's second factor off (operators), ending every session of the user
 	//
 	// For a user who lost the authenticator and the recovery codes. A user without a second factor (nor an enrolment) is 409 conflict.
@@ -16823,6 +17124,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /api/virt/vms/{id}/usage-graphs (the `GetVirtVmsByIdUsageGraphs` operationId).
 	GetVirtVmsByIdUsageGraphsWithResponse(ctx context.Context, id string, params *GetVirtVmsByIdUsageGraphsParams, reqEditors ...RequestEditorFn) (*GetVirtVmsByIdUsageGraphsResponse, error)
+
+	// GetLoginLinkWithResponse The page a login link opens
+	//
+	// An HTML page whose script spends the link (POST /api/auth/login-link), keeps the session in the browser tab and opens the web console.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /login-link (the `GetLoginLink` operationId).
+	GetLoginLinkWithResponse(ctx context.Context, params *GetLoginLinkParams, reqEditors ...RequestEditorFn) (*GetLoginLinkResponse, error)
 
 	// GetMetricsWithResponse Prometheus metrics
 	//
@@ -17195,6 +17505,188 @@ func (r PostAuthLoginResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r PostAuthLoginResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PostAuthLoginLinkResponse200Headers the declared response headers of an HTTP 200 response for PostAuthLoginLink
+type PostAuthLoginLinkResponse200Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// PostAuthLoginLinkResponse400Headers the declared response headers of an HTTP 400 response for PostAuthLoginLink
+type PostAuthLoginLinkResponse400Headers struct {
+	XRequestId *string
+}
+
+// PostAuthLoginLinkResponse401Headers the declared response headers of an HTTP 401 response for PostAuthLoginLink
+type PostAuthLoginLinkResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// PostAuthLoginLinkResponse404Headers the declared response headers of an HTTP 404 response for PostAuthLoginLink
+type PostAuthLoginLinkResponse404Headers struct {
+	XRequestId *string
+}
+
+// PostAuthLoginLinkResponse408Headers the declared response headers of an HTTP 408 response for PostAuthLoginLink
+type PostAuthLoginLinkResponse408Headers struct {
+	XRequestId *string
+}
+
+// PostAuthLoginLinkResponse413Headers the declared response headers of an HTTP 413 response for PostAuthLoginLink
+type PostAuthLoginLinkResponse413Headers struct {
+	XRequestId *string
+}
+
+// PostAuthLoginLinkResponse415Headers the declared response headers of an HTTP 415 response for PostAuthLoginLink
+type PostAuthLoginLinkResponse415Headers struct {
+	XRequestId *string
+}
+
+// PostAuthLoginLinkResponse429Headers the declared response headers of an HTTP 429 response for PostAuthLoginLink
+type PostAuthLoginLinkResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	XRequestId         *string
+}
+
+// PostAuthLoginLinkResponse431Headers the declared response headers of an HTTP 431 response for PostAuthLoginLink
+type PostAuthLoginLinkResponse431Headers struct {
+	XRequestId *string
+}
+
+// PostAuthLoginLinkResponseDefaultHeaders the declared response headers of an HTTP default response for PostAuthLoginLink
+type PostAuthLoginLinkResponseDefaultHeaders struct {
+	XRequestId *string
+}
+
+type PostAuthLoginLinkResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TokenReply
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *PayloadTooLarge
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *UnsupportedMediaType
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *PostAuthLoginLinkResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PostAuthLoginLinkResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PostAuthLoginLinkResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PostAuthLoginLinkResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *PostAuthLoginLinkResponse408Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *PostAuthLoginLinkResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *PostAuthLoginLinkResponse415Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PostAuthLoginLinkResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *PostAuthLoginLinkResponse431Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *PostAuthLoginLinkResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PostAuthLoginLinkResponse) GetJSON200() *TokenReply {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r PostAuthLoginLinkResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r PostAuthLoginLinkResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r PostAuthLoginLinkResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r PostAuthLoginLinkResponse) GetApplicationproblemJSON408() *RequestTimeout {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r PostAuthLoginLinkResponse) GetApplicationproblemJSON413() *PayloadTooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r PostAuthLoginLinkResponse) GetApplicationproblemJSON415() *UnsupportedMediaType {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r PostAuthLoginLinkResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r PostAuthLoginLinkResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r PostAuthLoginLinkResponse) GetApplicationproblemJSONDefault() *Error {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r PostAuthLoginLinkResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PostAuthLoginLinkResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PostAuthLoginLinkResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PostAuthLoginLinkResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -36748,6 +37240,203 @@ func (r PatchResourcesUsersByIdResponse) ContentType() string {
 	return ""
 }
 
+// PostResourcesUsersByIdLoginLinksResponse201Headers the declared response headers of an HTTP 201 response for PostResourcesUsersByIdLoginLinks
+type PostResourcesUsersByIdLoginLinksResponse201Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// PostResourcesUsersByIdLoginLinksResponse400Headers the declared response headers of an HTTP 400 response for PostResourcesUsersByIdLoginLinks
+type PostResourcesUsersByIdLoginLinksResponse400Headers struct {
+	XRequestId *string
+}
+
+// PostResourcesUsersByIdLoginLinksResponse401Headers the declared response headers of an HTTP 401 response for PostResourcesUsersByIdLoginLinks
+type PostResourcesUsersByIdLoginLinksResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// PostResourcesUsersByIdLoginLinksResponse403Headers the declared response headers of an HTTP 403 response for PostResourcesUsersByIdLoginLinks
+type PostResourcesUsersByIdLoginLinksResponse403Headers struct {
+	XRequestId *string
+}
+
+// PostResourcesUsersByIdLoginLinksResponse404Headers the declared response headers of an HTTP 404 response for PostResourcesUsersByIdLoginLinks
+type PostResourcesUsersByIdLoginLinksResponse404Headers struct {
+	XRequestId *string
+}
+
+// PostResourcesUsersByIdLoginLinksResponse408Headers the declared response headers of an HTTP 408 response for PostResourcesUsersByIdLoginLinks
+type PostResourcesUsersByIdLoginLinksResponse408Headers struct {
+	XRequestId *string
+}
+
+// PostResourcesUsersByIdLoginLinksResponse409Headers the declared response headers of an HTTP 409 response for PostResourcesUsersByIdLoginLinks
+type PostResourcesUsersByIdLoginLinksResponse409Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// PostResourcesUsersByIdLoginLinksResponse422Headers the declared response headers of an HTTP 422 response for PostResourcesUsersByIdLoginLinks
+type PostResourcesUsersByIdLoginLinksResponse422Headers struct {
+	XRequestId *string
+}
+
+// PostResourcesUsersByIdLoginLinksResponse429Headers the declared response headers of an HTTP 429 response for PostResourcesUsersByIdLoginLinks
+type PostResourcesUsersByIdLoginLinksResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	XRequestId         *string
+}
+
+// PostResourcesUsersByIdLoginLinksResponse431Headers the declared response headers of an HTTP 431 response for PostResourcesUsersByIdLoginLinks
+type PostResourcesUsersByIdLoginLinksResponse431Headers struct {
+	XRequestId *string
+}
+
+// PostResourcesUsersByIdLoginLinksResponseDefaultHeaders the declared response headers of an HTTP default response for PostResourcesUsersByIdLoginLinks
+type PostResourcesUsersByIdLoginLinksResponseDefaultHeaders struct {
+	XRequestId *string
+}
+
+type PostResourcesUsersByIdLoginLinksResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *LoginLinkReply
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *IdempotencyKeyReused
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Error
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *PostResourcesUsersByIdLoginLinksResponse201Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PostResourcesUsersByIdLoginLinksResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PostResourcesUsersByIdLoginLinksResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *PostResourcesUsersByIdLoginLinksResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PostResourcesUsersByIdLoginLinksResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *PostResourcesUsersByIdLoginLinksResponse408Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *PostResourcesUsersByIdLoginLinksResponse409Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *PostResourcesUsersByIdLoginLinksResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PostResourcesUsersByIdLoginLinksResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *PostResourcesUsersByIdLoginLinksResponse431Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *PostResourcesUsersByIdLoginLinksResponseDefaultHeaders
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r PostResourcesUsersByIdLoginLinksResponse) GetJSON201() *LoginLinkReply {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r PostResourcesUsersByIdLoginLinksResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r PostResourcesUsersByIdLoginLinksResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r PostResourcesUsersByIdLoginLinksResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r PostResourcesUsersByIdLoginLinksResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r PostResourcesUsersByIdLoginLinksResponse) GetApplicationproblemJSON408() *RequestTimeout {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r PostResourcesUsersByIdLoginLinksResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r PostResourcesUsersByIdLoginLinksResponse) GetApplicationproblemJSON422() *IdempotencyKeyReused {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r PostResourcesUsersByIdLoginLinksResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r PostResourcesUsersByIdLoginLinksResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r PostResourcesUsersByIdLoginLinksResponse) GetApplicationproblemJSONDefault() *Error {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r PostResourcesUsersByIdLoginLinksResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PostResourcesUsersByIdLoginLinksResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PostResourcesUsersByIdLoginLinksResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PostResourcesUsersByIdLoginLinksResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // DeleteResourcesUsersByIdTotpResponse204Headers the declared response headers of an HTTP 204 response for DeleteResourcesUsersByIdTotp
 type DeleteResourcesUsersByIdTotpResponse204Headers struct {
 	RateLimitLimit     *int
@@ -40248,6 +40937,138 @@ func (r GetVirtVmsByIdUsageGraphsResponse) ContentType() string {
 	return ""
 }
 
+// GetLoginLinkResponse200Headers the declared response headers of an HTTP 200 response for GetLoginLink
+type GetLoginLinkResponse200Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// GetLoginLinkResponse400Headers the declared response headers of an HTTP 400 response for GetLoginLink
+type GetLoginLinkResponse400Headers struct {
+	XRequestId *string
+}
+
+// GetLoginLinkResponse404Headers the declared response headers of an HTTP 404 response for GetLoginLink
+type GetLoginLinkResponse404Headers struct {
+	XRequestId *string
+}
+
+// GetLoginLinkResponse408Headers the declared response headers of an HTTP 408 response for GetLoginLink
+type GetLoginLinkResponse408Headers struct {
+	XRequestId *string
+}
+
+// GetLoginLinkResponse429Headers the declared response headers of an HTTP 429 response for GetLoginLink
+type GetLoginLinkResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	XRequestId         *string
+}
+
+// GetLoginLinkResponse431Headers the declared response headers of an HTTP 431 response for GetLoginLink
+type GetLoginLinkResponse431Headers struct {
+	XRequestId *string
+}
+
+// GetLoginLinkResponseDefaultHeaders the declared response headers of an HTTP default response for GetLoginLink
+type GetLoginLinkResponseDefaultHeaders struct {
+	XRequestId *string
+}
+
+type GetLoginLinkResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetLoginLinkResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetLoginLinkResponse400Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetLoginLinkResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *GetLoginLinkResponse408Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetLoginLinkResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetLoginLinkResponse431Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *GetLoginLinkResponseDefaultHeaders
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetLoginLinkResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetLoginLinkResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r GetLoginLinkResponse) GetApplicationproblemJSON408() *RequestTimeout {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GetLoginLinkResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r GetLoginLinkResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r GetLoginLinkResponse) GetApplicationproblemJSONDefault() *Error {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetLoginLinkResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetLoginLinkResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetLoginLinkResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetLoginLinkResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetMetricsResponse200Headers the declared response headers of an HTTP 200 response for GetMetrics
 type GetMetricsResponse200Headers struct {
 	RateLimitLimit     *int
@@ -40555,6 +41376,36 @@ func (c *ClientWithResponses) PostAuthLoginWithResponse(ctx context.Context, bod
 		return nil, err
 	}
 	return ParsePostAuthLoginResponse(rsp)
+}
+
+// PostAuthLoginLinkWithBodyWithResponse Sign in with a login link's token
+//
+// Spends the link and answers a token pair and the user, as a login does. An unknown, used or expired link, or one of a user changed since it was made, is 401 unauthorized. Each use counts against the login limits of the link's user and the client address (429 past them).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/auth/login-link (the `PostAuthLoginLink` operationId).
+func (c *ClientWithResponses) PostAuthLoginLinkWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostAuthLoginLinkResponse, error) {
+	rsp, err := c.PostAuthLoginLinkWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostAuthLoginLinkResponse(rsp)
+}
+
+// PostAuthLoginLinkWithResponse Sign in with a login link's token
+//
+// Spends the link and answers a token pair and the user, as a login does. An unknown, used or expired link, or one of a user changed since it was made, is 401 unauthorized. Each use counts against the login limits of the link's user and the client address (429 past them).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/auth/login-link (the `PostAuthLoginLink` operationId).
+func (c *ClientWithResponses) PostAuthLoginLinkWithResponse(ctx context.Context, body PostAuthLoginLinkJSONRequestBody, reqEditors ...RequestEditorFn) (*PostAuthLoginLinkResponse, error) {
+	rsp, err := c.PostAuthLoginLink(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostAuthLoginLinkResponse(rsp)
 }
 
 // PostAuthLoginTotpWithBodyWithResponse Complete a login with a code of the second factor
@@ -42867,6 +43718,21 @@ func (c *ClientWithResponses) PatchResourcesUsersByIdWithApplicationMergePatchPl
 	return ParsePatchResourcesUsersByIdResponse(rsp)
 }
 
+// PostResourcesUsersByIdLoginLinksWithResponse Make a single-use login link for a tenant user (a billing panel's "log in to the panel")
+//
+// Answers a link that signs the user in once, within 60 seconds, without the password or the second factor: the caller (an operator, or a billing system with a billing-scoped key) vouches for the customer. Only tenant users get links: an operator is 403 forbidden, a disabled user 409 conflict. A change of the user (password, role, tenant, disable) ends its links. The session it opens says so (method login_link in GET /api/auth/sessions).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/resources/users/{id}/login-links (the `PostResourcesUsersByIdLoginLinks` operationId).
+func (c *ClientWithResponses) PostResourcesUsersByIdLoginLinksWithResponse(ctx context.Context, id string, params *PostResourcesUsersByIdLoginLinksParams, reqEditors ...RequestEditorFn) (*PostResourcesUsersByIdLoginLinksResponse, error) {
+	rsp, err := c.PostResourcesUsersByIdLoginLinks(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostResourcesUsersByIdLoginLinksResponse(rsp)
+}
+
 // DeleteResourcesUsersByIdTotpWithResponse Turn a user's second factor off (operators), ending every session of the user
 //
 // For a user who lost the authenticator and the recovery codes. A user without a second factor (nor an enrolment) is 409 conflict.
@@ -43240,6 +44106,21 @@ func (c *ClientWithResponses) GetVirtVmsByIdUsageGraphsWithResponse(ctx context.
 		return nil, err
 	}
 	return ParseGetVirtVmsByIdUsageGraphsResponse(rsp)
+}
+
+// GetLoginLinkWithResponse The page a login link opens
+//
+// An HTML page whose script spends the link (POST /api/auth/login-link), keeps the session in the browser tab and opens the web console.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /login-link (the `GetLoginLink` operationId).
+func (c *ClientWithResponses) GetLoginLinkWithResponse(ctx context.Context, params *GetLoginLinkParams, reqEditors ...RequestEditorFn) (*GetLoginLinkResponse, error) {
+	rsp, err := c.GetLoginLink(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetLoginLinkResponse(rsp)
 }
 
 // GetMetricsWithResponse Prometheus metrics
@@ -43755,6 +44636,254 @@ func ParsePostAuthLoginResponse(rsp *http.Response) (*PostAuthLoginResponse, err
 		response.Headers431 = &headers
 	case true:
 		var headers PostAuthLoginResponseDefaultHeaders
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePostAuthLoginLinkResponse parses an HTTP response from a PostAuthLoginLinkWithResponse call
+func ParsePostAuthLoginLinkResponse(rsp *http.Response) (*PostAuthLoginLinkResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PostAuthLoginLinkResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TokenReply
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers PostAuthLoginLinkResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers PostAuthLoginLinkResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PostAuthLoginLinkResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers PostAuthLoginLinkResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers PostAuthLoginLinkResponse408Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 413:
+		var headers PostAuthLoginLinkResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers PostAuthLoginLinkResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 429:
+		var headers PostAuthLoginLinkResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers PostAuthLoginLinkResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case true:
+		var headers PostAuthLoginLinkResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -70794,6 +71923,278 @@ func ParsePatchResourcesUsersByIdResponse(rsp *http.Response) (*PatchResourcesUs
 	return response, nil
 }
 
+// ParsePostResourcesUsersByIdLoginLinksResponse parses an HTTP response from a PostResourcesUsersByIdLoginLinksWithResponse call
+func ParsePostResourcesUsersByIdLoginLinksResponse(rsp *http.Response) (*PostResourcesUsersByIdLoginLinksResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PostResourcesUsersByIdLoginLinksResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest LoginLinkReply
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest IdempotencyKeyReused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers PostResourcesUsersByIdLoginLinksResponse201Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 400:
+		var headers PostResourcesUsersByIdLoginLinksResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PostResourcesUsersByIdLoginLinksResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers PostResourcesUsersByIdLoginLinksResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers PostResourcesUsersByIdLoginLinksResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers PostResourcesUsersByIdLoginLinksResponse408Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 409:
+		var headers PostResourcesUsersByIdLoginLinksResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 422:
+		var headers PostResourcesUsersByIdLoginLinksResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers PostResourcesUsersByIdLoginLinksResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers PostResourcesUsersByIdLoginLinksResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case true:
+		var headers PostResourcesUsersByIdLoginLinksResponseDefaultHeaders
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
 // ParseDeleteResourcesUsersByIdTotpResponse parses an HTTP response from a DeleteResourcesUsersByIdTotpWithResponse call
 func ParseDeleteResourcesUsersByIdTotpResponse(rsp *http.Response) (*DeleteResourcesUsersByIdTotpResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -75634,6 +77035,189 @@ func ParseGetVirtVmsByIdUsageGraphsResponse(rsp *http.Response) (*GetVirtVmsById
 		response.Headers431 = &headers
 	case true:
 		var headers GetVirtVmsByIdUsageGraphsResponseDefaultHeaders
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetLoginLinkResponse parses an HTTP response from a GetLoginLinkWithResponse call
+func ParseGetLoginLinkResponse(rsp *http.Response) (*GetLoginLinkResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetLoginLinkResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetLoginLinkResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetLoginLinkResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetLoginLinkResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers GetLoginLinkResponse408Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetLoginLinkResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetLoginLinkResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case true:
+		var headers GetLoginLinkResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {

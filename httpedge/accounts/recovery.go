@@ -120,6 +120,12 @@ func (h *handlers) confirmReset(c *api.Call) (any, error) {
 }
 
 func (h *handlers) resetPage(c *api.Call) (any, error) {
+	h.page(c, resetPage)
+	return nil, nil
+}
+
+// page answers one of the account pages: HTML that carries a token in its address.
+func (h *handlers) page(c *api.Call, body []byte) {
 	rc := c.RequestCtx()
 	rc.SetContentType("text/html; charset=utf-8")
 	// The page runs only its own script, sends its form only to this origin, and is
@@ -127,8 +133,7 @@ func (h *handlers) resetPage(c *api.Call) (any, error) {
 	rc.Response.Header.Set("Content-Security-Policy", "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; form-action 'none'; frame-ancestors 'none'")
 	rc.Response.Header.Set("Referrer-Policy", "no-referrer")
 	rc.Response.Header.Set("Cache-Control", "no-store")
-	rc.SetBody(resetPage)
-	return nil, nil
+	rc.SetBody(body)
 }
 
 func (h *handlers) loginTOTP(c *api.Call) (_ any, err error) {

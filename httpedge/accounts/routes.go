@@ -24,20 +24,23 @@ type Options struct {
 	Limited func(bucket string)
 	// Issuer names the server in authenticator apps (the otpauth:// URI's issuer).
 	Issuer string
+	// PublicURL is the server's external base URL, for the URL of a login link.
+	PublicURL string
 }
 
 // handlers serve the routes from the services they call.
 type handlers struct {
-	svc     api.Services
-	tokens  *token.Keeper
-	log     *zap.Logger
-	limited func(bucket string)
-	issuer  string
+	svc       api.Services
+	tokens    *token.Keeper
+	log       *zap.Logger
+	limited   func(bucket string)
+	issuer    string
+	publicURL string
 }
 
 // Routes are the account routes.
 func Routes(o Options) []api.Route {
-	h := &handlers{svc: o.Services, tokens: o.Tokens, log: o.Log, limited: o.Limited, issuer: o.Issuer}
+	h := &handlers{svc: o.Services, tokens: o.Tokens, log: o.Log, limited: o.Limited, issuer: o.Issuer, publicURL: o.PublicURL}
 	if h.issuer == "" {
 		h.issuer = "vmplane"
 	}
@@ -70,5 +73,6 @@ func Routes(o Options) []api.Route {
 			Description: "Ending the asking token's own session is a logout. A session that has ended already, or is another user's, is 404."},
 	}
 	routes = append(routes, h.recoveryRoutes()...)
+	routes = append(routes, h.loginLinkRoutes()...)
 	return append(routes, h.keyRoutes()...)
 }

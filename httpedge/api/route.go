@@ -85,6 +85,10 @@ type Route struct {
 	// document completes "a retry ... answers 409 conflict, since ...": every other
 	// one is stamped (TestPostRoutesStamped).
 	Exempt string
+	// KeyScope is the scope an API key needs to call the route, where it is not the one
+	// its method and path imply (keyScope in the edge): the billing routes, which
+	// billing systems call with keys that may do nothing else.
+	KeyScope string
 	// Hidden routes are served but not documented: the driver-named aliases of
 	// /api/virt, which would give a generated client two of everything.
 	Hidden bool
@@ -185,7 +189,7 @@ func (rt *Route) Operation() openapi.Operation {
 		Summary: rt.Summary, Tag: rt.Tag, Body: rt.Body, Reply: rt.Reply, Status: rt.Status,
 		Query: rt.Query, QueryTypes: qt, PathTypes: rt.PathTypes, Headers: rt.Headers,
 		Description: rt.Description, Patch: rt.Patch, Also: rt.Also, Errors: rt.Errors, Stamped: rt.Stamped,
-		Exempt: rt.Exempt,
+		Exempt: rt.Exempt, KeyScope: rt.KeyScope,
 	}
 }
 

@@ -168,6 +168,9 @@ type Users interface {
 	ResetTOTP(ctx context.Context, userID string) error
 	ChallengeEmail(ctx context.Context, challenge string) (string, error)
 	LoginTOTP(ctx context.Context, challenge, code string) (auth.Session, error)
+	CreateLoginLink(ctx context.Context, userID string) (auth.LoginLink, error)
+	LoginLinkEmail(ctx context.Context, token string) (string, error)
+	RedeemLoginLink(ctx context.Context, token string, from auth.Client) (auth.Session, error)
 }
 
 // APIKeys is what the edge asks of auth.APIKeys.

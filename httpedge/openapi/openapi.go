@@ -78,6 +78,9 @@ type Operation struct {
 	// Exempt, for a POST that is not Stamped, says why it need not be: its retry
 	// after the server died answers 409.
 	Exempt string
+	// KeyScope is the scope an API key needs to call the operation; empty: no key
+	// calls it (a route for a signed-in user, or one that needs no token).
+	KeyScope string
 }
 
 // RawBody documents, as Operation.Body or Operation.Reply, a body that is not a
@@ -361,6 +364,13 @@ func (g *schemaGen) operation(rt *Operation, v pathVariant) obj {
 		op["security"] = []obj{}
 	} else {
 		op["security"] = []obj{{bearerScheme: []string{}}}
+		// What a key needs, stated per operation so that a billing module's author
+		// reads which scope to give its key; "none" where keys are refused.
+		scope := rt.KeyScope
+		if scope == "" {
+			scope = "none"
+		}
+		op["x-vmplane-key-scope"] = scope
 	}
 
 	params := []obj{}

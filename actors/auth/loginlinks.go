@@ -1,0 +1,157 @@
+package auth
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"time"
+
+	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/apierr"
+	"github.com/vmplane/vmplane/persistence"
+)
+
+// Login links: what a billing panel's "log in to the panel" button does. The billing
+// system, signed in as an operator (an API key with the billing scope), asks for a link
+// for one of its customers' users; the customer's browser opens it within a minute and
+// is signed in, once, without the user's password or second factor: the billing system
+// has signed the customer in already, and holds an operator's key. Links are only for
+// tenant users, so a billing key never turns into an operator's session.
+
+// LoginLinkTTL is how long a login link works.
+const LoginLinkTTL = 60 * time.Second
+
+// MethodLoginLink is the method of a session opened by a login link.
+const MethodLoginLink = "login_link"
+
+// LoginLink is a login link as its maker gets it: the token, once.
+type LoginLink struct {
+	Token     string    `json:"token"`
+	ExpiresAt time.Time `json:"expires_at"`
+}
+
+// linkRecord is a login link as stored under loginlink/<SHA-256 of its token> (TTL
+// LoginLinkTTL): never the token itself.
+type linkRecord struct {
+	UserID string `json:"user_id"`
+	Email  string `json:"email"`
+	// Gen is the user's token generation when the link was made: a change of the user
+	// since (a new password, role, tenant, a disable) ends the link.
+	Gen       uint64    `json:"gen"`
+	ExpiresAt time.Time `json:"expires_at"`
+}
+
+const linkRecordVersion = 1
+
+func linkKey(token string) []byte {
+	sum := sha256.Sum256([]byte(token))
+	return persistence.Key("loginlink", hex.EncodeToString(sum[:]))
+}
+
+var (
+	errBadLink       = apierr.New(apierr.ErrUnauthorized, "the login link is unknown, used or expired: ask for a new one")
+	errLinkForAdmins = apierr.New(apierr.ErrForbidden, "login links sign in tenant users only: an operator signs in with a password")
+	errLinkDisabled  = apierr.New(apierr.ErrConflict, "the user is disabled")
+)
+
+// redeemLink opens a session for the login link under Key, made at generation Gen.
+type redeemLink struct {
+	Key  []byte
+	Gen  uint64
+	From Client
+	TTL  time.Duration
+}
+
+// CreateLoginLink makes a single-use login link for the tenant user userID, valid for
+// LoginLinkTTL. An unknown user is 404, an operator 403, a disabled user 409.
+func (u *Users) CreateLoginLink(ctx context.Context, userID string) (LoginLink, error) {
+	cred, err := kit.Ask[credentials](ctx, u.kind, userID, &getCredentials{})
+	if err != nil {
+		return LoginLink{}, err
+	}
+	switch {
+	case cred.User.Role == RoleAdmin || cred.User.TenantID == nil:
+		return LoginLink{}, errLinkForAdmins
+	case cred.User.Disabled:
+		return LoginLink{}, errLinkDisabled
+	}
+	token := RandomToken(32)
+	rec := linkRecord{UserID: cred.User.ID, Email: cred.User.Email, Gen: cred.Gen, ExpiresAt: time.Now().UTC().Add(LoginLinkTTL)}
+	val, err := persistence.Encode(linkRecordVersion, &rec)
+	if err != nil {
+		return LoginLink{}, err
+	}
+	if err := u.sys.store.Commit(ctx, new(persistence.Batch).PutTTL(linkKey(token), val, LoginLinkTTL)); err != nil {
+		return LoginLink{}, err
+	}
+	return LoginLink{Token: token, ExpiresAt: rec.ExpiresAt}, nil
+}
+
+// loadLink reads the live link of token, or errBadLink.
+func (u *Users) loadLink(ctx context.Context, token string) (*linkRecord, []byte, error) {
+	if len(token) != 43 { // RandomToken(32)
+		return nil, nil, errBadLink
+	}
+	key := linkKey(token)
+	rec, err := kit.LoadOptional[linkRecord](ctx, u.sys.store, key)
+	if err != nil {
+		return nil, nil, err
+	}
+	// A TTL on etcd may outlive its time by a little (leases are shared per second).
+	if rec == nil || time.Now().After(rec.ExpiresAt) {
+		return nil, nil, errBadLink
+	}
+	return rec, key, nil
+}
+
+// LoginLinkEmail is the e-mail of the user a live login link signs in, whose login
+// limits its use runs under; an unknown, used or expired link is a 401.
+func (u *Users) LoginLinkEmail(ctx context.Context, token string) (string, error) {
+	rec, _, err := u.loadLink(ctx, token)
+	if err != nil {
+		return "", err
+	}
+	return rec.Email, nil
+}
+
+// RedeemLoginLink spends a login link and opens a session for its user, from from.
+// The link's end and the session are one write, so a link signs in once even when two
+// browsers race with it; a link of a user changed since it was made is refused.
+func (u *Users) RedeemLoginLink(ctx context.Context, token string, from Client) (Session, error) {
+	rec, key, err := u.loadLink(ctx, token)
+	if err != nil {
+		return Session{}, err
+	}
+	from.Agent = clip(from.Agent, maxAgentLen)
+	sess, err := kit.Ask[Session](ctx, u.kind, rec.UserID, &redeemLink{Key: key, Gen: rec.Gen, From: from, TTL: u.opts.RefreshTTL})
+	if errors.Is(err, apierr.ErrNotFound) {
+		return Session{}, errBadLink // the user was deleted
+	}
+	return sess, err
+}
+
+func (e *userEntity) redeemLink(ctx *kit.Ctx, m *redeemLink) {
+	if e.rec.Disabled || e.rec.TokenGen != m.Gen {
+		ctx.Fail(errBadLink)
+		return
+	}
+	// The link may have been spent by a racing redeem whose write landed after this
+	// one's read: the entity serialises them, and the second finds the key gone.
+	rctx, cancel := e.sys.rt.Work()
+	_, err := e.sys.store.Get(rctx, m.Key)
+	cancel()
+	if err != nil {
+		if errors.Is(err, persistence.ErrNotFound) {
+			err = errBadLink
+		}
+		ctx.Fail(err)
+		return
+	}
+	f, err := e.openInto(new(persistence.Batch).Del(m.Key), m.TTL, m.From, MethodLoginLink)
+	if err != nil {
+		ctx.Fail(err)
+		return
+	}
+	ctx.Respond(e.session(f))
+}
