@@ -30,6 +30,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/persistence"
 )
@@ -145,7 +146,7 @@ func Start(opts Options) (*System, error) {
 	} else {
 		s.Events = events.New()
 	}
-	auth, err := auth.Start(auth.Deps{Runtime: s.rt, Options: opts.Auth, TenantExists: s.tenantExists})
+	auth, err := auth.Start(auth.Deps{Runtime: s.rt, Options: opts.Auth, TenantExists: s.tenantExists, TenantRequiresTOTP: s.tenantRequiresTOTP})
 	if err != nil {
 		s.Stop()
 		return nil, err
@@ -210,6 +211,16 @@ func (s *System) Runtime() *kit.Runtime { return s.rt }
 func (s *System) tenantExists(ctx context.Context, id string) error {
 	_, err := s.Tenants.Get(ctx, id)
 	return err
+}
+
+// tenantRequiresTOTP says whether tenant id requires its users to have a second
+// factor; a tenant gone meanwhile requires nothing (its users go with it).
+func (s *System) tenantRequiresTOTP(ctx context.Context, id string) (bool, error) {
+	t, err := s.Tenants.Get(ctx, id)
+	if errors.Is(err, apierr.ErrNotFound) {
+		return false, nil
+	}
+	return t.RequireTOTP, err
 }
 
 // Stop stops every supervisor (and so every entity) and waits for them.

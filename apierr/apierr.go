@@ -56,29 +56,32 @@ func (e *Error) Title() string { return http.StatusText(e.Status) }
 
 // Sentinels, one per code of the API contract.
 var (
-	ErrInvalidJSON          = &Error{Status: 400, Code: "invalid_json"}
-	ErrInvalidRequest       = &Error{Status: 400, Code: "invalid_request"}
-	ErrUnauthorized         = &Error{Status: 401, Code: "unauthorized"}
-	ErrInvalidCredentials   = &Error{Status: 401, Code: "invalid_credentials"}
-	ErrInvalidRefreshToken  = &Error{Status: 401, Code: "invalid_refresh_token"}
-	ErrTOTPRequired         = &Error{Status: 401, Code: "totp_required"}
-	ErrForbidden            = &Error{Status: 403, Code: "forbidden"}
-	ErrNotFound             = &Error{Status: 404, Code: "not_found"}
-	ErrMethodNotAllowed     = &Error{Status: 405, Code: "method_not_allowed"}
-	ErrConflict             = &Error{Status: 409, Code: "conflict"}
-	ErrOperationInProgress  = &Error{Status: 409, Code: "operation_in_progress"}
-	ErrInvalidState         = &Error{Status: 409, Code: "invalid_state"}
-	ErrQuotaExceeded        = &Error{Status: 409, Code: "quota_exceeded"}
-	ErrRequestTimeout       = &Error{Status: 408, Code: "request_timeout"}
-	ErrPayloadTooLarge      = &Error{Status: 413, Code: "payload_too_large"}
-	ErrUnsupportedMedia     = &Error{Status: 415, Code: "unsupported_media_type"}
-	ErrHeaderTooLarge       = &Error{Status: 431, Code: "header_too_large"}
-	ErrIdempotencyKeyReused = &Error{Status: 422, Code: "idempotency_key_reused"}
-	ErrRateLimited          = &Error{Status: 429, Code: "rate_limited"}
-	ErrTooManyConnections   = &Error{Status: 429, Code: "too_many_connections"}
-	ErrInternal             = &Error{Status: 500, Code: "internal"}
-	ErrUnavailable          = &Error{Status: 503, Code: "unavailable"}
-	ErrTimeout              = &Error{Status: 504, Code: "timeout"}
+	ErrInvalidJSON         = &Error{Status: 400, Code: "invalid_json"}
+	ErrInvalidRequest      = &Error{Status: 400, Code: "invalid_request"}
+	ErrUnauthorized        = &Error{Status: 401, Code: "unauthorized"}
+	ErrInvalidCredentials  = &Error{Status: 401, Code: "invalid_credentials"}
+	ErrInvalidRefreshToken = &Error{Status: 401, Code: "invalid_refresh_token"}
+	ErrTOTPRequired        = &Error{Status: 401, Code: "totp_required"}
+	ErrForbidden           = &Error{Status: 403, Code: "forbidden"}
+	// ErrTOTPEnrolmentRequired: the login may only enrol the second factor its user
+	// must have (a tenant's or the operator's requirement).
+	ErrTOTPEnrolmentRequired = &Error{Status: 403, Code: "totp_enrolment_required"}
+	ErrNotFound              = &Error{Status: 404, Code: "not_found"}
+	ErrMethodNotAllowed      = &Error{Status: 405, Code: "method_not_allowed"}
+	ErrConflict              = &Error{Status: 409, Code: "conflict"}
+	ErrOperationInProgress   = &Error{Status: 409, Code: "operation_in_progress"}
+	ErrInvalidState          = &Error{Status: 409, Code: "invalid_state"}
+	ErrQuotaExceeded         = &Error{Status: 409, Code: "quota_exceeded"}
+	ErrRequestTimeout        = &Error{Status: 408, Code: "request_timeout"}
+	ErrPayloadTooLarge       = &Error{Status: 413, Code: "payload_too_large"}
+	ErrUnsupportedMedia      = &Error{Status: 415, Code: "unsupported_media_type"}
+	ErrHeaderTooLarge        = &Error{Status: 431, Code: "header_too_large"}
+	ErrIdempotencyKeyReused  = &Error{Status: 422, Code: "idempotency_key_reused"}
+	ErrRateLimited           = &Error{Status: 429, Code: "rate_limited"}
+	ErrTooManyConnections    = &Error{Status: 429, Code: "too_many_connections"}
+	ErrInternal              = &Error{Status: 500, Code: "internal"}
+	ErrUnavailable           = &Error{Status: 503, Code: "unavailable"}
+	ErrTimeout               = &Error{Status: 504, Code: "timeout"}
 )
 
 // ErrInsufficientStorage says the data directory's disk is (nearly) full, so the store

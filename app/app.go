@@ -158,7 +158,8 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 		Store: a.store, Driver: driver, Logger: log,
 		EventRelay: a.eventRelay(), // events cluster-wide
 		Auth: auth.AuthOptions{RefreshTTL: cfg.RefreshTTL, BcryptCost: cfg.BcryptCost, HashWorkers: cfg.HashWorkers, HashCommand: cfg.HashCommand,
-			AdminEmail: cfg.AdminEmail, AdminPassword: cfg.AdminPassword, PasswordChanged: a.passwordChanged, ResetMail: mail},
+			AdminEmail: cfg.AdminEmail, AdminPassword: cfg.AdminPassword, PasswordChanged: a.passwordChanged, ResetMail: mail,
+			RequireOperatorTOTP: cfg.RequireOperatorTOTP},
 		Limits: limiter.LimitOptions{
 			Global: limiter.Limit{Rate: cfg.RateGlobal, Per: time.Second, Burst: cfg.RateGlobalBurst},
 			Auth:   limiter.Limit{Rate: cfg.RateAuth, Per: time.Minute, Burst: cfg.RateAuthBurst},

@@ -125,6 +125,8 @@ type Config struct {
 	TOTPIssuer string
 	// TenantDelete lets tenant users delete their own machines.
 	TenantDelete bool
+	// RequireOperatorTOTP makes every operator sign in with a second factor.
+	RequireOperatorTOTP bool
 	// CORSOrigins are the browser origins allowed to call the API (comma-separated);
 	// AccessLog the access log's destination ("" none, "-" standard output, a file).
 	CORSOrigins string
@@ -287,6 +289,7 @@ func (c *Config) table() []setting {
 		str(&c.SMTPPasswordFile, "smtp-password-file", "VMPLANE_SMTP_PASSWORD_FILE", "", "file holding the SMTP password (a final newline is dropped); instead of --smtp-password"),
 		str(&c.SMTPFrom, "smtp-from", "VMPLANE_SMTP_FROM", "", "sender of vmplane's mail, an address or \"Name <address>\""),
 		str(&c.TOTPIssuer, "totp-issuer", "VMPLANE_TOTP_ISSUER", "vmplane", "the name users' authenticator apps show for this server's codes (e.g. the hosting company's)"),
+		boolean(&c.RequireOperatorTOTP, "require-operator-totp", "VMPLANE_REQUIRE_OPERATOR_TOTP", false, "every operator must sign in with a second factor: one without gets a login that may only enrol one"),
 		boolean(&c.TenantDelete, "tenant-delete", "VMPLANE_TENANT_DELETE", false, "let tenant users delete their own machines (off: only operators delete machines, as a hosting company whose billing ends machines wants)"),
 		str(&c.CORSOrigins, "cors-origins", "VMPLANE_CORS_ORIGINS", "", "comma-separated origins (https://panel.example.com) whose pages may call the API from a browser (empty: none)"),
 		str(&c.AccessLog, "access-log", "VMPLANE_ACCESS_LOG", "", "one line per request, in the combined log format, to this file (\"-\": standard output; empty: none)"),

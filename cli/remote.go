@@ -198,6 +198,7 @@ by itself for as long as the server's refresh tokens last (30 days by default).`
 					return err
 				}
 				fmt.Fprintf(a.env.Stdout, "logged in to %s as %s (%s) with a login link\n", t.Name, creds.Email, creds.Role)
+				a.enrolHint(creds)
 				return nil
 			}
 			in := bufio.NewReader(a.env.Stdin)
@@ -237,6 +238,7 @@ by itself for as long as the server's refresh tokens last (30 days by default).`
 				return err
 			}
 			fmt.Fprintf(a.env.Stdout, "logged in to %s as %s (%s)\n", t.Name, creds.Email, creds.Role)
+			a.enrolHint(creds)
 			return nil
 		},
 	}
@@ -245,6 +247,13 @@ by itself for as long as the server's refresh tokens last (30 days by default).`
 	cmd.Flags().StringVar(&code, "totp-code", "", "a code of the account's second factor (or a recovery code); asked for when the account has one and it is not given")
 	cmd.Flags().StringVar(&link, "link", "", "sign in with a login link (its URL, or its token) an operator or a billing system made, instead of a password")
 	return cmd
+}
+
+// enrolHint tells a user whose login may only enrol a second factor what to do.
+func (a *app) enrolHint(creds *Credentials) {
+	if creds.MustEnrolTOTP {
+		fmt.Fprintln(a.env.Stderr, "this account must have a second factor: until it has, only 'vmplane totp enrol' and 'vmplane totp confirm CODE' work")
+	}
 }
 
 // linkToken is the token of a login link given as its URL (the token= of its query)

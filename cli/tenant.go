@@ -65,6 +65,7 @@ func (a *app) tenantCmd() *cobra.Command {
 		},
 	}
 	var q quotaFlags
+	var requireTOTP bool
 	create := &cobra.Command{
 		Use:   "create NAME",
 		Short: "create a tenant (quota flags: -1 is unlimited; unset ones take the server's default)",
@@ -74,7 +75,7 @@ func (a *app) tenantCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			t, err := c.CreateTenant(cmd.Context(), client.TenantCreate{Name: args[0], Quota: q.change(cmd)})
+			t, err := c.CreateTenant(cmd.Context(), client.TenantCreate{Name: args[0], Quota: q.change(cmd), RequireTOTP: requireTOTP})
 			if err != nil {
 				return err
 			}
@@ -82,11 +83,13 @@ func (a *app) tenantCmd() *cobra.Command {
 		},
 	}
 	q.add(create)
+	create.Flags().BoolVar(&requireTOTP, "require-totp", false, "the tenant's users must sign in with a second factor")
 	var name string
+	var uRequireTOTP bool
 	var uq quotaFlags
 	update := &cobra.Command{
 		Use:   "update ID",
-		Short: "change a tenant's name or quota",
+		Short: "change a tenant's name, quota or second-factor requirement",
 		Args:  cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var ch client.TenantChange
@@ -94,8 +97,11 @@ func (a *app) tenantCmd() *cobra.Command {
 				ch.Name = &name
 			}
 			ch.Quota = uq.change(cmd)
-			if ch.Name == nil && ch.Quota == nil {
-				return cmdline.Usagef("nothing to change: give --name or a --quota-* flag")
+			if changed(cmd, "require-totp") {
+				ch.RequireTOTP = &uRequireTOTP
+			}
+			if ch.Name == nil && ch.Quota == nil && ch.RequireTOTP == nil {
+				return cmdline.Usagef("nothing to change: give --name, --require-totp or a --quota-* flag")
 			}
 			c, p, err := a.setup()
 			if err != nil {
@@ -109,6 +115,7 @@ func (a *app) tenantCmd() *cobra.Command {
 		},
 	}
 	update.Flags().StringVar(&name, "name", "", "the new name")
+	update.Flags().BoolVar(&uRequireTOTP, "require-totp", false, "whether the tenant's users must sign in with a second factor (--require-totp=false lifts it)")
 	uq.add(update)
 	del := &cobra.Command{
 		Use:   "delete ID",
@@ -137,6 +144,7 @@ func printTenant(p output.Printer, t *client.Tenant) error {
 		output.Field(w, "Quota CPU cores", output.Limit(t.Quota.CPUCores))
 		output.Field(w, "Quota memory MB", output.Limit(t.Quota.MemoryMB))
 		output.Field(w, "Quota disk GB", output.Limit(t.Quota.DiskGB))
+		output.Field(w, "Second factor required", output.YesNo(t.RequireTOTP))
 		output.Field(w, "Created", output.When(t.CreatedAt))
 	})
 }

@@ -112,3 +112,32 @@ func TestLoginLinkVerbs(t *testing.T) {
 	}
 	w.fails(2, "", "login", "customer", "--link", link.Token, "--email", "x@example.test")
 }
+
+// A tenant that requires a second factor, from the command line: its user's login
+// says what to do, nothing but the enrolment works until it is done, and then all does.
+func TestTOTPRequiredVerbs(t *testing.T) {
+	w := newWorld(t)
+	w.login()
+	var tenant struct {
+		ID          string
+		RequireTOTP bool `json:"require_totp"`
+	}
+	w.okJSON(&tenant, "tenant", "create", "Strict", "--require-totp")
+	if !tenant.RequireTOTP {
+		t.Fatalf("tenant %+v; want require_totp", tenant)
+	}
+	if r := w.run("user-password\n", "user", "create", "--tenant", tenant.ID, "--email", "strict@example.test", "--name", "Strict", "--password-stdin"); r.code != 0 {
+		t.Fatalf("user create: %s", r.err)
+	}
+	w.ok("remote", "add", "strict", w.base)
+	r := w.run("user-password\n", "login", "strict", "--email", "strict@example.test", "--password-stdin")
+	if r.code != 0 || !strings.Contains(r.err, "totp enrol") {
+		t.Fatalf("login: exit %d, %q; want 0 and the hint", r.code, r.err)
+	}
+	w.fails(1, "totp_enrolment_required", "machine", "list", "--remote", "strict")
+	var enr struct{ Secret string }
+	w.okJSON(&enr, "totp", "enrol", "--remote", "strict")
+	w.ok("totp", "confirm", codeOf(t, enr.Secret, time.Now()), "--remote", "strict")
+	w.ok("machine", "list", "--remote", "strict")
+	w.ok("tenant", "update", tenant.ID, "--require-totp=false")
+}

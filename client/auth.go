@@ -81,6 +81,8 @@ type tokenReply struct {
 	RefreshToken string `json:"refresh_token"`
 	ExpiresIn    int64  `json:"expires_in"`
 	User         *User  `json:"user"`
+	// TOTPEnrolmentRequired: the login may only enrol a second factor first.
+	TOTPEnrolmentRequired bool `json:"totp_enrolment_required,omitempty"`
 }
 
 // loginRequest is the body of POST /api/auth/login.

@@ -54,30 +54,33 @@ func (e *Error) Is(target error) bool {
 
 // Sentinels, one per code of the API contract (docs/api.md, "Errors").
 var (
-	ErrInvalidJSON          = &Error{Status: 400, Code: "invalid_json"}
-	ErrInvalidRequest       = &Error{Status: 400, Code: "invalid_request"}
-	ErrUnauthorized         = &Error{Status: 401, Code: "unauthorized"}
-	ErrInvalidCredentials   = &Error{Status: 401, Code: "invalid_credentials"}
-	ErrInvalidRefreshToken  = &Error{Status: 401, Code: "invalid_refresh_token"}
-	ErrTOTPRequired         = &Error{Status: 401, Code: "totp_required"}
-	ErrForbidden            = &Error{Status: 403, Code: "forbidden"}
-	ErrNotFound             = &Error{Status: 404, Code: "not_found"}
-	ErrMethodNotAllowed     = &Error{Status: 405, Code: "method_not_allowed"}
-	ErrRequestTimeout       = &Error{Status: 408, Code: "request_timeout"}
-	ErrConflict             = &Error{Status: 409, Code: "conflict"}
-	ErrOperationInProgress  = &Error{Status: 409, Code: "operation_in_progress"}
-	ErrInvalidState         = &Error{Status: 409, Code: "invalid_state"}
-	ErrQuotaExceeded        = &Error{Status: 409, Code: "quota_exceeded"}
-	ErrPayloadTooLarge      = &Error{Status: 413, Code: "payload_too_large"}
-	ErrUnsupportedMedia     = &Error{Status: 415, Code: "unsupported_media_type"}
-	ErrIdempotencyKeyReused = &Error{Status: 422, Code: "idempotency_key_reused"}
-	ErrRateLimited          = &Error{Status: 429, Code: "rate_limited"}
-	ErrTooManyConnections   = &Error{Status: 429, Code: "too_many_connections"}
-	ErrHeaderTooLarge       = &Error{Status: 431, Code: "header_too_large"}
-	ErrInternal             = &Error{Status: 500, Code: "internal"}
-	ErrUnavailable          = &Error{Status: 503, Code: "unavailable"}
-	ErrTimeout              = &Error{Status: 504, Code: "timeout"}
-	ErrInsufficientStorage  = &Error{Status: 507, Code: "insufficient_storage"}
+	ErrInvalidJSON    = &Error{Status: 400, Code: "invalid_json"}
+	ErrInvalidRequest = &Error{Status: 400, Code: "invalid_request"}
+	ErrUnauthorized   = &Error{Status: 401, Code: "unauthorized"}
+	// ErrTOTPEnrolmentRequired: the login may only enrol the second factor its user
+	// must have (EnrolTOTP, ConfirmTOTP) before anything else.
+	ErrTOTPEnrolmentRequired = &Error{Status: 403, Code: "totp_enrolment_required"}
+	ErrInvalidCredentials    = &Error{Status: 401, Code: "invalid_credentials"}
+	ErrInvalidRefreshToken   = &Error{Status: 401, Code: "invalid_refresh_token"}
+	ErrTOTPRequired          = &Error{Status: 401, Code: "totp_required"}
+	ErrForbidden             = &Error{Status: 403, Code: "forbidden"}
+	ErrNotFound              = &Error{Status: 404, Code: "not_found"}
+	ErrMethodNotAllowed      = &Error{Status: 405, Code: "method_not_allowed"}
+	ErrRequestTimeout        = &Error{Status: 408, Code: "request_timeout"}
+	ErrConflict              = &Error{Status: 409, Code: "conflict"}
+	ErrOperationInProgress   = &Error{Status: 409, Code: "operation_in_progress"}
+	ErrInvalidState          = &Error{Status: 409, Code: "invalid_state"}
+	ErrQuotaExceeded         = &Error{Status: 409, Code: "quota_exceeded"}
+	ErrPayloadTooLarge       = &Error{Status: 413, Code: "payload_too_large"}
+	ErrUnsupportedMedia      = &Error{Status: 415, Code: "unsupported_media_type"}
+	ErrIdempotencyKeyReused  = &Error{Status: 422, Code: "idempotency_key_reused"}
+	ErrRateLimited           = &Error{Status: 429, Code: "rate_limited"}
+	ErrTooManyConnections    = &Error{Status: 429, Code: "too_many_connections"}
+	ErrHeaderTooLarge        = &Error{Status: 431, Code: "header_too_large"}
+	ErrInternal              = &Error{Status: 500, Code: "internal"}
+	ErrUnavailable           = &Error{Status: 503, Code: "unavailable"}
+	ErrTimeout               = &Error{Status: 504, Code: "timeout"}
+	ErrInsufficientStorage   = &Error{Status: 507, Code: "insufficient_storage"}
 )
 
 // ErrTaskFailed matches the error WaitTask returns for a task that ended failed.

@@ -55,6 +55,8 @@ type Tenant struct {
 	UpdatedAt time.Time `json:"updated_at"`
 	// ExternalID is the id another system knows the tenant by (nil: none).
 	ExternalID *string `json:"external_id"`
+	// RequireTOTP: the tenant's users must sign in with a second factor.
+	RequireTOTP bool `json:"require_totp"`
 }
 
 // TenantCreate is the body of CreateTenant.
@@ -63,6 +65,9 @@ type TenantCreate struct {
 	Quota *QuotaChange `json:"quota,omitempty"`
 	// ExternalID is the id another system (a billing system) knows the tenant by.
 	ExternalID string `json:"external_id,omitempty"`
+	// RequireTOTP: the tenant's users must sign in with a second factor; one without
+	// gets a login that may only enrol one (ErrTOTPEnrolmentRequired elsewhere).
+	RequireTOTP bool `json:"require_totp,omitempty"`
 }
 
 // TenantChange is the body of UpdateTenant: nil fields keep their value.
@@ -71,6 +76,8 @@ type TenantChange struct {
 	Quota *QuotaChange `json:"quota,omitempty"`
 	// ExternalID sets the id another system knows the tenant by.
 	ExternalID *string `json:"external_id,omitempty"`
+	// RequireTOTP turns the second factor's requirement for the tenant's users on or off.
+	RequireTOTP *bool `json:"require_totp,omitempty"`
 }
 
 // User is an account: an admin (operator) or a user of one tenant.

@@ -451,9 +451,21 @@ func (s *Server) authenticate(ctx context.Context, rc *fasthttp.RequestCtx) (*to
 		return nil, err
 	}
 	if err := s.svc.Users.Authorize(ctx, claims.Subject, claims.SessionID, claims.Gen); err != nil {
+		if errors.Is(err, apierr.ErrTOTPEnrolmentRequired) {
+			// The caller decides: the account's own routes are open to such a login.
+			return claims, err
+		}
 		return nil, err
 	}
 	return claims, nil
+}
+
+// enrolling are the routes open to a login that must enrol a second factor first:
+// those of its own account that get it there, or out.
+var enrolling = map[string]bool{
+	"GET /api/auth/me": true, "POST /api/auth/totp": true, "POST /api/auth/totp/confirm": true,
+	"POST /api/auth/logout": true, "GET /api/auth/sessions": true, "DELETE /api/auth/sessions/{id}": true,
+	"POST /api/auth/password": true,
 }
 
 // handleParseError answers requests fasthttp could not read or parse: oversized bodies
@@ -504,7 +516,7 @@ func (s *Server) serveRoute(rt *api.Route) fasthttp.RequestHandler {
 		var principal *token.Claims
 		if rt.Access != api.Public {
 			claims, err := s.authenticate(ctx, rc)
-			if err != nil {
+			if err != nil && !(errors.Is(err, apierr.ErrTOTPEnrolmentRequired) && enrolling[rt.Method+" "+rt.Path]) {
 				s.writeError(rc, id, err)
 				return
 			}

@@ -16,6 +16,9 @@ type Deps struct {
 	// TenantExists answers nil for a tenant that exists, and the tenants' error (not
 	// found, unavailable) otherwise: a user is assigned only to a tenant that exists.
 	TenantExists func(ctx context.Context, id string) error
+	// TenantRequiresTOTP says whether a tenant requires its users to have a second
+	// factor (nil: none does).
+	TenantRequiresTOTP func(ctx context.Context, id string) (bool, error)
 }
 
 // Services are the services of the auth package.
@@ -31,11 +34,13 @@ type system struct {
 	store        persistence.Store
 	log          *zap.Logger
 	tenantExists func(ctx context.Context, id string) error
+	// tenantRequiresTOTP is Deps.TenantRequiresTOTP (nil: none does).
+	tenantRequiresTOTP func(ctx context.Context, id string) (bool, error)
 }
 
 // Start starts the users' and the idempotency records' kinds.
 func Start(d Deps) (*Services, error) {
-	s := &system{rt: d.Runtime, store: d.Runtime.Store, log: d.Runtime.Log, tenantExists: d.TenantExists}
+	s := &system{rt: d.Runtime, store: d.Runtime.Store, log: d.Runtime.Log, tenantExists: d.TenantExists, tenantRequiresTOTP: d.TenantRequiresTOTP}
 	users, err := startUsers(s, d.Options)
 	if err != nil {
 		return nil, err

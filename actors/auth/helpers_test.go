@@ -2,6 +2,7 @@ package auth
 
 import (
 	"context"
+	"sync"
 	"testing"
 
 	"golang.org/x/crypto/bcrypt"
@@ -22,7 +23,11 @@ type testSystem struct {
 }
 
 // tenantsForTests are the tenants that exist for these tests' users.
-var tenantsForTests = map[string]bool{"t1": true, "t2": true}
+var tenantsForTests = map[string]bool{"t1": true, "t2": true, "t3": true}
+
+// totpTenants are the tenants of tenantsForTests that require a second factor of
+// their users (tenant id → true); only TestTOTPRequired uses t3, and changes it.
+var totpTenants sync.Map
 
 // startTestSystem starts the auth services over store; Stop stops them. With
 // VMPLANE_TEST_WIRE=1 every request crosses members (wiretest.Loopback).
@@ -35,6 +40,9 @@ func startTestSystem(t testing.TB, store persistence.Store, opts AuthOptions) (*
 			return apierr.NotFound("tenant", id)
 		}
 		return nil
+	}, TenantRequiresTOTP: func(_ context.Context, id string) (bool, error) {
+		v, _ := totpTenants.Load(id)
+		return v == true, nil
 	}})
 	if err != nil {
 		rt.Shutdown()

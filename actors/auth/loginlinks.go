@@ -61,6 +61,9 @@ type redeemLink struct {
 	Gen  uint64
 	From Client
 	TTL  time.Duration
+	// Required: the user must have a second factor; without one the session is
+	// restricted to enrolling it (the link vouches for the user, not for a factor).
+	Required bool
 }
 
 // CreateLoginLink makes a single-use login link for the tenant user userID, valid for
@@ -124,7 +127,18 @@ func (u *Users) RedeemLoginLink(ctx context.Context, token string, from Client) 
 		return Session{}, err
 	}
 	from.Agent = clip(from.Agent, maxAgentLen)
-	sess, err := kit.Ask[Session](ctx, u.kind, rec.UserID, &redeemLink{Key: key, Gen: rec.Gen, From: from, TTL: u.opts.RefreshTTL})
+	usr, err := u.Get(ctx, rec.UserID)
+	if errors.Is(err, apierr.ErrNotFound) {
+		return Session{}, errBadLink
+	}
+	if err != nil {
+		return Session{}, err
+	}
+	required, err := u.totpRequired(ctx, usr)
+	if err != nil {
+		return Session{}, err
+	}
+	sess, err := kit.Ask[Session](ctx, u.kind, rec.UserID, &redeemLink{Key: key, Gen: rec.Gen, From: from, TTL: u.opts.RefreshTTL, Required: required})
 	if errors.Is(err, apierr.ErrNotFound) {
 		return Session{}, errBadLink // the user was deleted
 	}
@@ -148,7 +162,8 @@ func (e *userEntity) redeemLink(ctx *kit.Ctx, m *redeemLink) {
 		ctx.Fail(err)
 		return
 	}
-	f, err := e.openInto(new(persistence.Batch).Del(m.Key), m.TTL, m.From, MethodLoginLink)
+	restricted := m.Required && (e.rec.TOTP == nil || !e.rec.TOTP.Confirmed)
+	f, err := e.openInto(new(persistence.Batch).Del(m.Key), m.TTL, m.From, MethodLoginLink, restricted)
 	if err != nil {
 		ctx.Fail(err)
 		return

@@ -36,7 +36,7 @@ func TestLoginLinks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Users.ConfirmTOTP(ctx, usr.ID, codeAt(t, enr.Secret, time.Now())); err != nil {
+	if _, err := s.Users.ConfirmTOTP(ctx, usr.ID, "", codeAt(t, enr.Secret, time.Now())); err != nil {
 		t.Fatal(err)
 	}
 

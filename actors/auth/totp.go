@@ -111,6 +111,9 @@ type (
 		Code     string
 		Now      time.Time
 		Recovery []string
+		// Session is the login that confirms: restricted to enrolling (its user must
+		// have a second factor), it is restricted no more.
+		Session string
 	}
 	// disableTOTP turns the second factor off: with a code (the user), or without
 	// (an operator's reset, Force).
@@ -152,14 +155,18 @@ func (u *Users) EnrolTOTP(ctx context.Context, userID, issuer string) (TOTPEnrol
 
 // ConfirmTOTP confirms the user's enrolment with a first code and answers the ten
 // recovery codes, shown this once. From then on every login asks for a code.
-func (u *Users) ConfirmTOTP(ctx context.Context, userID, code string) (RecoveryCodeList, error) {
+//
+// sessionID is the confirming login's: if it was restricted to enrolling a second
+// factor its user must have, the first code lifts that. Other such logins of the user
+// stay restricted: they never gave a code, so they must sign in again.
+func (u *Users) ConfirmTOTP(ctx context.Context, userID, sessionID, code string) (RecoveryCodeList, error) {
 	codes := make([]string, RecoveryCodes)
 	hashes := make([]string, RecoveryCodes)
 	for i := range codes {
 		codes[i] = recoveryCode()
 		hashes[i] = hashCode(codes[i])
 	}
-	if _, err := kit.Ask[totpDone](ctx, u.kind, userID, &confirmTOTP{Code: code, Now: time.Now(), Recovery: hashes}); err != nil {
+	if _, err := kit.Ask[totpDone](ctx, u.kind, userID, &confirmTOTP{Code: code, Now: time.Now(), Recovery: hashes, Session: sessionID}); err != nil {
 		return RecoveryCodeList{}, err
 	}
 	return RecoveryCodeList{Codes: codes}, nil
@@ -168,7 +175,16 @@ func (u *Users) ConfirmTOTP(ctx context.Context, userID, code string) (RecoveryC
 // DisableTOTP turns the user's second factor off, proven by a current code or a
 // recovery code.
 func (u *Users) DisableTOTP(ctx context.Context, userID, code string) error {
-	_, err := kit.Ask[totpDone](ctx, u.kind, userID, &disableTOTP{Code: code, Now: time.Now()})
+	usr, err := u.Get(ctx, userID)
+	if err != nil {
+		return err
+	}
+	if required, err := u.totpRequired(ctx, usr); err != nil {
+		return err
+	} else if required {
+		return errTOTPKept
+	}
+	_, err = kit.Ask[totpDone](ctx, u.kind, userID, &disableTOTP{Code: code, Now: time.Now()})
 	return err
 }
 
@@ -242,6 +258,7 @@ func (e *userEntity) handleTOTP(ctx *kit.Ctx, msg any) {
 	}
 	b := new(persistence.Batch)
 	var ended []*family
+	var freed *family // the confirming login, restricted no more
 	switch m := msg.(type) {
 	case *enrolTOTP:
 		if cur.Confirmed {
@@ -261,6 +278,17 @@ func (e *userEntity) handleTOTP(ctx *kit.Ctx, msg any) {
 		}
 		cur.Confirmed, cur.LastStep, cur.Recovery, cur.EnabledAt = true, step, m.Recovery, m.Now.UTC()
 		next.TOTP = &cur
+		if f := e.families[m.Session]; f != nil && f.Restricted && !f.Revoked {
+			free := *f
+			free.Restricted = false
+			val, err := persistence.Encode(familyVersion, &free)
+			if err != nil {
+				ctx.Fail(err)
+				return
+			}
+			b.Put(persistence.Key("refresh", e.id, f.ID), val)
+			freed = &free
+		}
 	case *disableTOTP:
 		if e.rec.TOTP == nil || (!cur.Confirmed && !m.Force) {
 			ctx.Fail(errNoTOTP)
@@ -284,6 +312,10 @@ func (e *userEntity) handleTOTP(ctx *kit.Ctx, msg any) {
 	if err := e.commitUser(b, next, ended); err != nil {
 		ctx.Fail(err)
 		return
+	}
+	if freed != nil {
+		e.families[freed.ID] = freed
+		e.publish()
 	}
 	ctx.Respond(totpDone{})
 }
@@ -313,7 +345,7 @@ func (e *userEntity) totpLogin(ctx *kit.Ctx, m *totpLogin) {
 	}
 	// The code's use, the challenge's end and the new session are one write.
 	b := new(persistence.Batch).Put(persistence.Key("user", e.id), val).Del(m.Key)
-	f, err := e.openInto(b, m.TTL, m.From, method)
+	f, err := e.openInto(b, m.TTL, m.From, method, false)
 	if err != nil {
 		ctx.Fail(err)
 		return

@@ -41,7 +41,7 @@ func TestTOTP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Users.ConfirmTOTP(ctx, usr.ID, "123456"); !errors.Is(err, apierr.ErrConflict) {
+	if _, err := s.Users.ConfirmTOTP(ctx, usr.ID, "", "123456"); !errors.Is(err, apierr.ErrConflict) {
 		t.Fatalf("confirm with no enrolment: %v; want 409", err)
 	}
 	enr, err := s.Users.EnrolTOTP(ctx, usr.ID, "vmplane test")
@@ -55,12 +55,12 @@ func TestTOTP(t *testing.T) {
 	if _, err := s.Users.Login(ctx, usr.Email, "the-password", Client{}); err != nil {
 		t.Fatalf("login before the confirmation: %v", err)
 	}
-	if _, err := s.Users.ConfirmTOTP(ctx, usr.ID, "000000x"); !errors.Is(err, apierr.ErrInvalidRequest) {
+	if _, err := s.Users.ConfirmTOTP(ctx, usr.ID, "", "000000x"); !errors.Is(err, apierr.ErrInvalidRequest) {
 		t.Fatalf("a wrong code: %v; want 400", err)
 	}
 	// Codes of the steps next to now count (clocks drift); codes are computed for a
 	// step and checked a moment later, which may be the next step.
-	rec, err := s.Users.ConfirmTOTP(ctx, usr.ID, codeAt(t, enr.Secret, time.Now()))
+	rec, err := s.Users.ConfirmTOTP(ctx, usr.ID, "", codeAt(t, enr.Secret, time.Now()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestTOTP(t *testing.T) {
 
 	// On again, then an operator's reset: off, and every session ended.
 	enr, _ = s.Users.EnrolTOTP(ctx, usr.ID, "vmplane test")
-	if _, err := s.Users.ConfirmTOTP(ctx, usr.ID, codeAt(t, enr.Secret, time.Now())); err != nil {
+	if _, err := s.Users.ConfirmTOTP(ctx, usr.ID, "", codeAt(t, enr.Secret, time.Now())); err != nil {
 		t.Fatal(err)
 	}
 	_, err = s.Users.Login(ctx, usr.Email, "the-password", Client{})

@@ -75,6 +75,9 @@ type family struct {
 	UserAgent  string    `json:"user_agent,omitempty"`
 	Method     string    `json:"method,omitempty"`
 	LastUsedAt time.Time `json:"last_used_at,omitzero"`
+	// Restricted: the login was opened without a second factor that its user must
+	// have; it may only enrol one (and read its own account) until it has.
+	Restricted bool `json:"restricted,omitempty"`
 }
 
 const familyVersion = 1
@@ -103,6 +106,9 @@ type AuthOptions struct {
 	// ResetMail, when set, mails password reset links (RequestPasswordReset); without
 	// it a reset is refused (ErrResetsOff).
 	ResetMail ResetMail
+	// RequireOperatorTOTP: every operator must sign in with a second factor (see
+	// totprequired.go); a tenant requires it of its users itself.
+	RequireOperatorTOTP bool
 }
 
 // Users is the service in front of the users kind.
@@ -142,6 +148,8 @@ type authState struct {
 	// Sessions are the ids of the user's logins (refresh-token families) that have not
 	// ended: logged out, revoked by a reuse or by a password change.
 	Sessions map[string]struct{}
+	// Restricted are those of Sessions that must enrol a second factor first.
+	Restricted map[string]struct{} `json:",omitempty"`
 }
 
 // Session is a login as the edge issues tokens for it.
@@ -152,6 +160,8 @@ type Session struct {
 	ID string
 	// Gen is the user's token generation, the "gen" of its access tokens.
 	Gen uint64
+	// Restricted: the login may only enrol the second factor its user must have.
+	Restricted bool
 }
 
 // Messages of a user entity.
@@ -172,10 +182,18 @@ type (
 		TTL  time.Duration
 		Gen  uint64
 		From Client
+		// Restricted: the user must have a second factor and has none.
+		Restricted bool
 	}
+	// rotateToken renews a login. Checked says Required was looked up (a message of a
+	// release before the requirement leaves the login as it is): a login required to
+	// have a second factor whose user has none becomes restricted, and one no longer
+	// required is restricted no more.
 	rotateToken struct {
-		Token refreshToken
-		TTL   time.Duration
+		Token    refreshToken
+		TTL      time.Duration
+		Checked  bool
+		Required bool
 	}
 	revokeFamily struct{ Token refreshToken }
 	// getAuth asks an entity for its authState (and to publish it).
@@ -629,7 +647,11 @@ func (u *Users) Login(ctx context.Context, email, password string, from Client) 
 	if cred.TOTP {
 		return Session{}, u.challenge(ctx, cred, from)
 	}
-	return kit.Ask[Session](ctx, u.kind, cred.User.ID, &openFamily{TTL: u.opts.RefreshTTL, Gen: cred.Gen, From: from})
+	required, err := u.totpRequired(ctx, cred.User)
+	if err != nil {
+		return Session{}, err
+	}
+	return kit.Ask[Session](ctx, u.kind, cred.User.ID, &openFamily{TTL: u.opts.RefreshTTL, Gen: cred.Gen, From: from, Restricted: required})
 }
 
 // Refresh rotates a refresh token: the presented one is spent and a new one returned.
@@ -639,7 +661,20 @@ func (u *Users) Refresh(ctx context.Context, token string) (Session, error) {
 	if err != nil {
 		return Session{}, err
 	}
-	res, err := kit.Ask[Session](ctx, u.kind, rt.UserID, &rotateToken{Token: rt, TTL: u.opts.RefreshTTL})
+	// The second factor's requirement is looked up at each renewal too, so that one
+	// an operator turns on holds within an access token's lifetime.
+	usr, err := u.Get(ctx, rt.UserID)
+	if errors.Is(err, apierr.ErrNotFound) {
+		return Session{}, errInvalidRefresh
+	}
+	if err != nil {
+		return Session{}, err
+	}
+	required, err := u.totpRequired(ctx, usr)
+	if err != nil {
+		return Session{}, err
+	}
+	res, err := kit.Ask[Session](ctx, u.kind, rt.UserID, &rotateToken{Token: rt, TTL: u.opts.RefreshTTL, Checked: true, Required: required})
 	if errors.Is(err, apierr.ErrNotFound) {
 		return Session{}, errInvalidRefresh
 	}
@@ -692,6 +727,9 @@ func (u *Users) Authorize(ctx context.Context, userID, sessionID string, gen uin
 	}
 	if _, live := st.Sessions[sessionID]; !live {
 		return errSessionEnded
+	}
+	if _, r := st.Restricted[sessionID]; r {
+		return errEnrolFirst
 	}
 	return nil
 }
@@ -791,8 +829,15 @@ func (e *userEntity) publish() *authState {
 		st.Disabled, st.Gen = e.rec.Disabled, e.rec.TokenGen
 		st.Sessions = make(map[string]struct{}, len(e.families))
 		for id, f := range e.families {
-			if !f.Revoked {
-				st.Sessions[id] = struct{}{}
+			if f.Revoked {
+				continue
+			}
+			st.Sessions[id] = struct{}{}
+			if f.Restricted {
+				if st.Restricted == nil {
+					st.Restricted = map[string]struct{}{}
+				}
+				st.Restricted[id] = struct{}{}
 			}
 		}
 	}
@@ -805,7 +850,7 @@ func (e *userEntity) publish() *authState {
 
 // session is the answer to a login or a refresh of family f.
 func (e *userEntity) session(f *family) Session {
-	return Session{User: e.rec.User, RefreshToken: f.token(e.id), ID: f.ID, Gen: e.rec.TokenGen}
+	return Session{User: e.rec.User, RefreshToken: f.token(e.id), ID: f.ID, Gen: e.rec.TokenGen, Restricted: f.Restricted}
 }
 
 func (e *userEntity) Load() error {
@@ -855,7 +900,7 @@ func (e *userEntity) Handle(ctx *kit.Ctx, msg any) {
 			ctx.Fail(errInvalidCredentials)
 			return
 		}
-		f, err := e.openInto(new(persistence.Batch), m.TTL, m.From, MethodPassword)
+		f, err := e.openInto(new(persistence.Batch), m.TTL, m.From, MethodPassword, m.Restricted)
 		if err != nil {
 			ctx.Fail(err)
 			return
@@ -869,6 +914,9 @@ func (e *userEntity) Handle(ctx *kit.Ctx, msg any) {
 		}
 		next := *f
 		next.Gen++
+		if m.Checked {
+			next.Restricted = restrictOnRenewal(f.Restricted, m.Required, e.rec.TOTP != nil && e.rec.TOTP.Confirmed)
+		}
 		next.LastUsedAt = time.Now().UTC()
 		next.ExpiresAt = next.LastUsedAt.Add(m.TTL)
 		if err := e.saveFamily(&next); err != nil {
@@ -876,6 +924,7 @@ func (e *userEntity) Handle(ctx *kit.Ctx, msg any) {
 			return
 		}
 		*f = next
+		e.publish()
 		ctx.Respond(e.session(f))
 	case *revokeFamily:
 		f, ok := e.families[m.Token.FamilyID]
@@ -988,10 +1037,10 @@ func (e *userEntity) update(ctx *kit.Ctx, m *updateUser) {
 
 // openInto opens a new login (a refresh-token family) from a client, opened by method,
 // in batch b (with whatever else b holds), commits b and makes the login the entity's.
-func (e *userEntity) openInto(b *persistence.Batch, ttl time.Duration, from Client, method string) (*family, error) {
+func (e *userEntity) openInto(b *persistence.Batch, ttl time.Duration, from Client, method string, restricted bool) (*family, error) {
 	now := time.Now().UTC()
 	f := &family{ID: persistence.NewID(), Key: randomBytes(32), Gen: 1, CreatedAt: now, ExpiresAt: now.Add(ttl),
-		ClientAddr: from.Addr, UserAgent: from.Agent, Method: method, LastUsedAt: now}
+		ClientAddr: from.Addr, UserAgent: from.Agent, Method: method, LastUsedAt: now, Restricted: restricted}
 	val, err := persistence.Encode(familyVersion, f)
 	if err != nil {
 		return nil, err

@@ -29,6 +29,10 @@ type Tenant struct {
 	// ExternalID is the id another system (a billing system) knows the tenant by:
 	// unique among tenants, null when none.
 	ExternalID *string `json:"external_id"`
+	// RequireTOTP: the tenant's users must sign in with a second factor. A user without
+	// one gets a session that may only enrol one (and read its own account) until it
+	// has; false in records from before the field.
+	RequireTOTP bool `json:"require_totp"`
 }
 
 // Quota is what a tenant may hold at most; Usage what it holds. A limit of
@@ -127,6 +131,8 @@ type TenantChange struct {
 	Quota *QuotaChange `json:"quota,omitempty"`
 	// ExternalID sets the id another system knows the tenant by.
 	ExternalID *string `json:"external_id,omitempty" openapi:"limit=external_id"`
+	// RequireTOTP turns the second factor's requirement for the tenant's users on or off.
+	RequireTOTP *bool `json:"require_totp,omitempty"`
 }
 
 // MachineSpec is a tenant's request for a new machine.
@@ -223,6 +229,8 @@ type NewTenant struct {
 	Quota *QuotaChange
 	// ExternalID, when set, must be no other tenant's.
 	ExternalID *string
+	// RequireTOTP: the tenant's users must sign in with a second factor.
+	RequireTOTP bool
 }
 
 // CreateTenant is Create with every field of a new tenant, its external id among them.
@@ -232,7 +240,7 @@ func (t *Tenants) CreateTenant(ctx context.Context, nt NewTenant) (Tenant, error
 	if r, ok, err := kit.Recorded[Tenant](st); ok {
 		return r, err
 	}
-	ten := Tenant{ID: persistence.NewID(), Name: name, Quota: quota.applyTo(DefaultQuota), ExternalID: nt.ExternalID}
+	ten := Tenant{ID: persistence.NewID(), Name: name, Quota: quota.applyTo(DefaultQuota), ExternalID: nt.ExternalID, RequireTOTP: nt.RequireTOTP}
 	if err := validateTenant(ten.Name, ten.Quota); err != nil {
 		return Tenant{}, err
 	}
@@ -577,6 +585,9 @@ func (e *tenantEntity) update(ctx *kit.Ctx, c TenantChange) {
 	next.Quota = c.Quota.applyTo(next.Quota)
 	if c.ExternalID != nil {
 		next.ExternalID = kit.Ptr(*c.ExternalID)
+	}
+	if c.RequireTOTP != nil {
+		next.RequireTOTP = *c.RequireTOTP
 	}
 	if err := validateTenant(next.Name, next.Quota); err != nil {
 		ctx.Fail(err)

@@ -47,6 +47,9 @@ type Credentials struct {
 	Token        string    `json:"token"`
 	RefreshToken string    `json:"refresh_token"`
 	ExpiresAt    time.Time `json:"expires_at"`
+	// MustEnrolTOTP is what the login's answer said: the login may only enrol the
+	// second factor its user must have. Not kept: the server says it again.
+	MustEnrolTOTP bool `json:"-"`
 }
 
 const (

@@ -39,7 +39,9 @@ type tokenReply struct {
 	Token        string `json:"token"`
 	RefreshToken string `json:"refresh_token"`
 	ExpiresIn    int64  `json:"expires_in"`
-	User         *struct {
+	// MustEnrolTOTP: the login may only enrol a second factor first.
+	MustEnrolTOTP bool `json:"totp_enrolment_required"`
+	User          *struct {
 		Email string `json:"email"`
 		Role  string `json:"role"`
 	} `json:"user"`
@@ -148,7 +150,8 @@ func LoginWithLink(ctx context.Context, hc *http.Client, base, token string) (*C
 }
 
 func credentialsOf(tr tokenReply, now time.Time) *Credentials {
-	c := &Credentials{Token: tr.Token, RefreshToken: tr.RefreshToken, ExpiresAt: now.Add(time.Duration(tr.ExpiresIn) * time.Second)}
+	c := &Credentials{Token: tr.Token, RefreshToken: tr.RefreshToken, ExpiresAt: now.Add(time.Duration(tr.ExpiresIn) * time.Second),
+		MustEnrolTOTP: tr.MustEnrolTOTP}
 	if tr.User != nil {
 		c.Email, c.Role = tr.User.Email, tr.User.Role
 	}

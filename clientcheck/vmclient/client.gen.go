@@ -1827,35 +1827,39 @@ type Template struct {
 
 // Tenant defines model for Tenant.
 type Tenant struct {
-	CreatedAt  time.Time                 `json:"created_at"`
-	ExternalId nullable.Nullable[string] `json:"external_id,omitempty"`
-	Id         string                    `json:"id"`
-	Name       string                    `json:"name"`
-	Quota      Quota                     `json:"quota"`
-	UpdatedAt  time.Time                 `json:"updated_at"`
+	CreatedAt   time.Time                 `json:"created_at"`
+	ExternalId  nullable.Nullable[string] `json:"external_id,omitempty"`
+	Id          string                    `json:"id"`
+	Name        string                    `json:"name"`
+	Quota       Quota                     `json:"quota"`
+	RequireTotp bool                      `json:"require_totp"`
+	UpdatedAt   time.Time                 `json:"updated_at"`
 }
 
 // TenantChange defines model for TenantChange.
 type TenantChange struct {
-	ExternalId *string      `json:"external_id,omitempty"`
-	Name       *string      `json:"name,omitempty"`
-	Quota      *QuotaChange `json:"quota,omitempty"`
+	ExternalId  *string      `json:"external_id,omitempty"`
+	Name        *string      `json:"name,omitempty"`
+	Quota       *QuotaChange `json:"quota,omitempty"`
+	RequireTotp *bool        `json:"require_totp,omitempty"`
 }
 
 // TenantCreate defines model for TenantCreate.
 type TenantCreate struct {
-	ExternalId *string      `json:"external_id,omitempty"`
-	Name       string       `json:"name"`
-	Quota      *QuotaChange `json:"quota,omitempty"`
+	ExternalId  *string      `json:"external_id,omitempty"`
+	Name        string       `json:"name"`
+	Quota       *QuotaChange `json:"quota,omitempty"`
+	RequireTotp *bool        `json:"require_totp,omitempty"`
 }
 
 // TokenReply defines model for TokenReply.
 type TokenReply struct {
-	ExpiresIn    int64                   `json:"expires_in"`
-	RefreshToken string                  `json:"refresh_token"`
-	Token        string                  `json:"token"`
-	TokenType    string                  `json:"token_type"`
-	User         nullable.Nullable[User] `json:"user,omitempty"`
+	ExpiresIn             int64                   `json:"expires_in"`
+	RefreshToken          string                  `json:"refresh_token"`
+	Token                 string                  `json:"token"`
+	TokenType             string                  `json:"token_type"`
+	TotpEnrolmentRequired *bool                   `json:"totp_enrolment_required,omitempty"`
+	User                  nullable.Nullable[User] `json:"user,omitempty"`
 }
 
 // TrendPoint defines model for TrendPoint.

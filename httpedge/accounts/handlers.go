@@ -31,6 +31,10 @@ type TokenReply struct {
 	TokenType    string     `json:"token_type"`
 	ExpiresIn    int        `json:"expires_in"`
 	User         *auth.User `json:"user,omitempty"`
+	// TOTPEnrolmentRequired: the login may only enrol the second factor its user must
+	// have (POST /api/auth/totp, then /confirm): every other route answers 403
+	// totp_enrolment_required until it has.
+	TOTPEnrolmentRequired bool `json:"totp_enrolment_required,omitempty"`
 }
 
 // RefreshRequest is the body of POST /api/auth/refresh and /api/auth/logout.
@@ -208,7 +212,8 @@ func (h *handlers) tokenReply(sess auth.Session, withUser bool) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := TokenReply{Token: tok, RefreshToken: sess.RefreshToken, TokenType: "Bearer", ExpiresIn: int(h.tokens.TTL().Seconds())}
+	r := TokenReply{Token: tok, RefreshToken: sess.RefreshToken, TokenType: "Bearer", ExpiresIn: int(h.tokens.TTL().Seconds()),
+		TOTPEnrolmentRequired: sess.Restricted}
 	if withUser {
 		r.User = &u
 	}

@@ -171,7 +171,7 @@ func (h *handlers) confirmTOTP(c *api.Call) (any, error) {
 	var codes auth.RecoveryCodeList
 	// A code is a guess as a password is: under the same limits.
 	err := h.passwordCheck(c, c.Principal.Email, func() (err error) {
-		codes, err = h.svc.Users.ConfirmTOTP(c.Context(), c.Principal.UserID(), req.Code)
+		codes, err = h.svc.Users.ConfirmTOTP(c.Context(), c.Principal.UserID(), c.Principal.SessionID, req.Code)
 		return err
 	})
 	return codes, err

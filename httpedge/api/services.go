@@ -163,7 +163,7 @@ type Users interface {
 	ResetPassword(ctx context.Context, token, newPassword string) error
 	// The second factor.
 	EnrolTOTP(ctx context.Context, userID, issuer string) (auth.TOTPEnrolment, error)
-	ConfirmTOTP(ctx context.Context, userID, code string) (auth.RecoveryCodeList, error)
+	ConfirmTOTP(ctx context.Context, userID, sessionID, code string) (auth.RecoveryCodeList, error)
 	DisableTOTP(ctx context.Context, userID, code string) error
 	ResetTOTP(ctx context.Context, userID string) error
 	ChallengeEmail(ctx context.Context, challenge string) (string, error)

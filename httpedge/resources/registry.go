@@ -236,6 +236,8 @@ type TenantCreate struct {
 	// ExternalID is the id another system (a billing system) knows the tenant by; no
 	// other tenant may have it.
 	ExternalID *string `json:"external_id,omitempty" openapi:"limit=external_id"`
+	// RequireTOTP: the tenant's users must sign in with a second factor.
+	RequireTOTP bool `json:"require_totp,omitempty"`
 }
 
 // UserCreate is the body of a user create.
@@ -410,7 +412,7 @@ func (h *handlers) coreResources() []resource {
 				if err := c.Decode(&b); err != nil {
 					return nil, err
 				}
-				return svc.Tenants.CreateTenant(c.Context(), tenants.NewTenant{Name: b.Name, Quota: b.Quota, ExternalID: b.ExternalID})
+				return svc.Tenants.CreateTenant(c.Context(), tenants.NewTenant{Name: b.Name, Quota: b.Quota, ExternalID: b.ExternalID, RequireTOTP: b.RequireTOTP})
 			},
 			update: func(c *api.Call, _ *string, id string) (any, error) {
 				var b tenants.TenantChange
