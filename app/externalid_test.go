@@ -1,6 +1,7 @@
 package app
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/vmplane/vmplane/actors/auth"
@@ -47,6 +48,17 @@ func TestUserExternalIDs(t *testing.T) {
 	}
 	expect(t, s.do(req{method: "DELETE", path: "/api/resources/users/" + u.ID, token: admin}), 204, "")
 	expect(t, create("third@example.test", "whmcs-client-99"), 201, "")
+
+	// null removes it, and frees it for another user.
+	r = s.patchUser(admin, second.ID, map[string]any{"external_id": nil})
+	expect(t, r, 200, "")
+	if strings.Contains(string(r.Body), "whmcs-client-17") {
+		t.Fatalf("after null: %s", r.Body)
+	}
+	if found := listOf[auth.User](s, admin, "/api/resources/users?external_id=whmcs-client-17"); len(found) != 0 {
+		t.Fatalf("a removed external id still finds %+v", found)
+	}
+	expect(t, create("fourth@example.test", "whmcs-client-17"), 201, "")
 }
 
 // External ids of tenants, likewise.
@@ -83,4 +95,17 @@ func TestTenantExternalIDs(t *testing.T) {
 	}
 	expect(t, s.do(req{method: "DELETE", path: "/api/resources/tenants/" + acme.ID, token: admin}), 204, "")
 	expect(t, create("Initech", "crm-acme-2"), 201, "")
+
+	// null removes it, and frees it for another tenant.
+	r = s.do(req{method: "PATCH", path: "/api/resources/tenants/" + globex.ID, token: admin, body: map[string]any{"external_id": nil}})
+	expect(t, r, 200, "")
+	var cleared tenants.Tenant
+	r.decode(t, &cleared)
+	if cleared.ExternalID != nil {
+		t.Fatalf("after null: %s", r.Body)
+	}
+	if found := listOf[tenants.Tenant](s, admin, "/api/resources/tenants?external_id=crm-acme"); len(found) != 0 {
+		t.Fatalf("a removed external id still finds %+v", found)
+	}
+	expect(t, create("Hooli", "crm-acme"), 201, "")
 }

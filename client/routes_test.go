@@ -837,7 +837,7 @@ func testCoreOnce(t *testing.T, ctx context.Context, w *world) {
 	testLoginLinks(t, ctx, w)
 	testAPIKeys(t, ctx, w)
 	ext := "crm-42"
-	if _, err := w.admin.UpdateUser(ctx, must(w.a.Me(ctx)).ID, client.UserChange{ExternalID: &ext}); err != nil {
+	if _, err := w.admin.UpdateUser(ctx, must(w.a.Me(ctx)).ID, client.UserChange{ExternalID: client.Set(ext)}); err != nil {
 		t.Fatal(err)
 	}
 	if u, err := w.admin.UserByExternalID(ctx, ext); err != nil || u.Email != "a@tenant.test" {
@@ -846,11 +846,17 @@ func testCoreOnce(t *testing.T, ctx context.Context, w *world) {
 	if _, err := w.admin.UserByExternalID(ctx, "nobody"); !errors.Is(err, client.ErrNotFound) {
 		t.Fatalf("an unknown external id: %v", err)
 	}
-	if _, err := w.admin.UpdateTenant(ctx, w.tenA.ID, client.TenantChange{ExternalID: &ext}); err != nil {
+	if _, err := w.admin.UpdateTenant(ctx, w.tenA.ID, client.TenantChange{ExternalID: client.Set(ext)}); err != nil {
 		t.Fatal(err)
 	}
 	if ten, err := w.admin.TenantByExternalID(ctx, ext); err != nil || ten.ID != w.tenA.ID {
 		t.Fatalf("tenant by external id: %+v %v", ten, err)
+	}
+	if ten, err := w.admin.UpdateTenant(ctx, w.tenA.ID, client.TenantChange{ExternalID: client.Null[string]()}); err != nil || ten.ExternalID != nil {
+		t.Fatalf("external id removed: %+v %v", ten, err)
+	}
+	if u, err := w.admin.UpdateUser(ctx, must(w.a.Me(ctx)).ID, client.UserChange{ExternalID: client.Null[string]()}); err != nil || u.ExternalID != nil {
+		t.Fatalf("user's external id removed: %+v %v", u, err)
 	}
 	if _, err := w.admin.Health(ctx); err != nil {
 		t.Fatal(err)

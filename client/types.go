@@ -74,8 +74,9 @@ type TenantCreate struct {
 type TenantChange struct {
 	Name  *string      `json:"name,omitempty"`
 	Quota *QuotaChange `json:"quota,omitempty"`
-	// ExternalID sets the id another system knows the tenant by.
-	ExternalID *string `json:"external_id,omitempty"`
+	// ExternalID sets the id another system knows the tenant by (Set), or removes
+	// it (Null).
+	ExternalID Optional[string] `json:"external_id,omitzero"`
 	// RequireTOTP turns the second factor's requirement for the tenant's users on or off.
 	RequireTOTP *bool `json:"require_totp,omitempty"`
 }
@@ -154,8 +155,9 @@ type UserChange struct {
 	Role     *string `json:"role,omitempty"`
 	TenantID *string `json:"tenant_id,omitempty"`
 	Disabled *bool   `json:"disabled,omitempty"`
-	// ExternalID sets the id another system knows the user by.
-	ExternalID *string `json:"external_id,omitempty"`
+	// ExternalID sets the id another system knows the user by (Set), or removes it
+	// (Null).
+	ExternalID Optional[string] `json:"external_id,omitzero"`
 }
 
 // Template is an image machines are created from.

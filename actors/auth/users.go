@@ -201,11 +201,13 @@ type (
 	revoked    struct{}
 	updateUser struct {
 		ExternalID *string
-		Name       *string
-		Hash       *string
-		Role       *string
-		TenantID   *string
-		Disabled   *bool
+		// ClearExternalID removes the external id.
+		ClearExternalID bool
+		Name            *string
+		Hash            *string
+		Role            *string
+		TenantID        *string
+		Disabled        *bool
 	}
 	deleteUser struct{}
 	// createUser is a kind-level message (a new user has no entity yet): its batch
@@ -556,15 +558,18 @@ type UserChange struct {
 	TenantID *string `json:"tenant_id,omitempty" openapi:"minLength=1,limit=id"`
 	// Disabled suspends a user (true) or lets it log in again (false).
 	Disabled *bool `json:"disabled,omitempty"`
-	// ExternalID sets the id another system knows the user by.
-	ExternalID *string `json:"external_id,omitempty" openapi:"limit=external_id"`
+	// ExternalID sets the id another system knows the user by; null removes it.
+	ExternalID *string `json:"external_id,omitempty" openapi:"nullable,limit=external_id"`
+	// ClearExternalID removes the external id (the body had "external_id": null).
+	ClearExternalID bool `json:"-"`
 }
 
 // Update changes a user's name, password, role, tenant or state. Every change but the
 // name ends every token the user holds, access and refresh, at once: a leaked session
 // ends with the password change, and no token keeps a role or tenant the user lost.
 func (u *Users) Update(ctx context.Context, id string, c UserChange) (User, error) {
-	msg := &updateUser{Name: c.Name, Role: c.Role, TenantID: c.TenantID, Disabled: c.Disabled, ExternalID: c.ExternalID}
+	msg := &updateUser{Name: c.Name, Role: c.Role, TenantID: c.TenantID, Disabled: c.Disabled, ExternalID: c.ExternalID,
+		ClearExternalID: c.ClearExternalID}
 	if err := checkExternalID(c.ExternalID); err != nil {
 		return User{}, err
 	}
@@ -983,6 +988,9 @@ func (e *userEntity) update(ctx *kit.Ctx, m *updateUser) {
 	if m.ExternalID != nil {
 		next.ExternalID = kit.Ptr(*m.ExternalID)
 	}
+	if m.ClearExternalID {
+		next.ExternalID = nil
+	}
 	if next.Role == RoleUser && next.TenantID == nil {
 		ctx.Fail(apierr.Invalid(apierr.Field("tenant_id", "a user belongs to a tenant")))
 		return
@@ -1016,6 +1024,9 @@ func (e *userEntity) update(ctx *kit.Ctx, m *updateUser) {
 		if e.rec.ExternalID != nil {
 			b.Del(externalKey(*e.rec.ExternalID))
 		}
+	}
+	if next.ExternalID == nil && e.rec.ExternalID != nil {
+		b.Del(externalKey(*e.rec.ExternalID)) // removed: free for another user
 	}
 	if moved {
 		if e.rec.TenantID != nil {

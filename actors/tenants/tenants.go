@@ -129,10 +129,24 @@ type Tenants struct {
 type TenantChange struct {
 	Name  *string      `json:"name,omitempty" openapi:"limit=tenant.name"`
 	Quota *QuotaChange `json:"quota,omitempty"`
-	// ExternalID sets the id another system knows the tenant by.
-	ExternalID *string `json:"external_id,omitempty" openapi:"limit=external_id"`
+	// ExternalID sets the id another system knows the tenant by; null removes it.
+	ExternalID *string `json:"external_id,omitempty" openapi:"nullable,limit=external_id"`
+	// ClearExternalID removes the external id (the body had "external_id": null).
+	ClearExternalID bool `json:"-"`
 	// RequireTOTP turns the second factor's requirement for the tenant's users on or off.
 	RequireTOTP *bool `json:"require_totp,omitempty"`
+}
+
+// tenantChange is a TenantChange as it travels to the tenant's entity, which may be
+// active on another member: the same fields under the same names, ClearExternalID
+// included, which the API's JSON leaves out (the edge sets it from "external_id":
+// null). The conversion between the two stops compiling when they drift apart.
+type tenantChange struct {
+	Name            *string      `json:"name,omitempty"`
+	Quota           *QuotaChange `json:"quota,omitempty"`
+	ExternalID      *string      `json:"external_id,omitempty"`
+	ClearExternalID bool         `json:"clear_external_id,omitempty"`
+	RequireTOTP     *bool        `json:"require_totp,omitempty"`
 }
 
 // MachineSpec is a tenant's request for a new machine.
@@ -169,7 +183,7 @@ type (
 		// which the create's write carries (kit.Stamp).
 		Stamp *kit.Stamp
 	}
-	updateTenant  struct{ C TenantChange }
+	updateTenant  struct{ C tenantChange }
 	deleteTenant  struct{}
 	tenantUsage   struct{}
 	createMachine struct {
@@ -271,7 +285,7 @@ func (t *Tenants) Update(ctx context.Context, id string, c TenantChange) (Tenant
 	if err := checkExternalID(c.ExternalID); err != nil {
 		return Tenant{}, err
 	}
-	return kit.Ask[Tenant](ctx, t.kind, id, &updateTenant{C: c})
+	return kit.Ask[Tenant](ctx, t.kind, id, &updateTenant{C: tenantChange(c)})
 }
 
 // Delete deletes a tenant that has no machines and no users left.
@@ -462,7 +476,7 @@ func (e *tenantEntity) Handle(ctx *kit.Ctx, msg any) {
 	case *getTenant:
 		ctx.Respond(*e.rec)
 	case *updateTenant:
-		e.update(ctx, m.C)
+		e.update(ctx, TenantChange(m.C))
 	case *deleteTenant:
 		e.delete(ctx)
 	case *tenantUsage:
@@ -534,6 +548,9 @@ func (e *tenantEntity) save(t *Tenant, st *kit.Stamp) error {
 			b.Del(externalKey(*e.rec.ExternalID))
 		}
 	}
+	if t.ExternalID == nil && e.rec != nil && e.rec.ExternalID != nil {
+		b.Del(externalKey(*e.rec.ExternalID)) // removed: free for another tenant
+	}
 	if err := e.sys.rt.Commit(b); persistence.IsConditionFailed(err) {
 		if t.ExternalID != nil {
 			if holder, gerr := e.sys.store.Get(ctx, externalKey(*t.ExternalID)); gerr == nil && string(holder) != t.ID {
@@ -585,6 +602,9 @@ func (e *tenantEntity) update(ctx *kit.Ctx, c TenantChange) {
 	next.Quota = c.Quota.applyTo(next.Quota)
 	if c.ExternalID != nil {
 		next.ExternalID = kit.Ptr(*c.ExternalID)
+	}
+	if c.ClearExternalID {
+		next.ExternalID = nil
 	}
 	if c.RequireTOTP != nil {
 		next.RequireTOTP = *c.RequireTOTP

@@ -1838,10 +1838,10 @@ type Tenant struct {
 
 // TenantChange defines model for TenantChange.
 type TenantChange struct {
-	ExternalId  *string      `json:"external_id,omitempty"`
-	Name        *string      `json:"name,omitempty"`
-	Quota       *QuotaChange `json:"quota,omitempty"`
-	RequireTotp *bool        `json:"require_totp,omitempty"`
+	ExternalId  nullable.Nullable[string] `json:"external_id,omitempty"`
+	Name        *string                   `json:"name,omitempty"`
+	Quota       *QuotaChange              `json:"quota,omitempty"`
+	RequireTotp *bool                     `json:"require_totp,omitempty"`
 }
 
 // TenantCreate defines model for TenantCreate.
@@ -1914,12 +1914,12 @@ type User struct {
 
 // UserChange defines model for UserChange.
 type UserChange struct {
-	Disabled   *bool           `json:"disabled,omitempty"`
-	ExternalId *string         `json:"external_id,omitempty"`
-	Name       *string         `json:"name,omitempty"`
-	Password   *string         `json:"password,omitempty"`
-	Role       *UserChangeRole `json:"role,omitempty"`
-	TenantId   *string         `json:"tenant_id,omitempty"`
+	Disabled   *bool                     `json:"disabled,omitempty"`
+	ExternalId nullable.Nullable[string] `json:"external_id,omitempty"`
+	Name       *string                   `json:"name,omitempty"`
+	Password   *string                   `json:"password,omitempty"`
+	Role       *UserChangeRole           `json:"role,omitempty"`
+	TenantId   *string                   `json:"tenant_id,omitempty"`
 }
 
 // UserChangeRole defines model for UserChange.Role.

@@ -419,6 +419,7 @@ func (h *handlers) coreResources() []resource {
 				if err := c.Decode(&b); err != nil {
 					return nil, err
 				}
+				b.ClearExternalID = c.Nulls()["external_id"]
 				return svc.Tenants.Update(c.Context(), id, b)
 			},
 			delete: func(c *api.Call, _ *string, id string) (any, error) {
@@ -473,6 +474,7 @@ func (h *handlers) coreResources() []resource {
 				if err := c.Decode(&b); err != nil {
 					return nil, err
 				}
+				b.ClearExternalID = c.Nulls()["external_id"]
 				return svc.Users.Update(c.Context(), id, b)
 			},
 			delete: func(c *api.Call, _ *string, id string) (any, error) {
