@@ -119,6 +119,12 @@ type Inventory struct {
 	Nodes     []Node     `json:"nodes"`
 	Machines  []Machine  `json:"machines"`
 	Templates []Template `json:"templates"`
+	// Backups are the archives on the backup storage, every machine's (those vmplane
+	// took and those taken outside it, such as Proxmox's vzdump jobs), oldest first,
+	// when BackupsListed: a driver that could not list them leaves it false, and the
+	// caller keeps what it knew.
+	Backups       []Backup `json:"backups,omitempty"`
+	BackupsListed bool     `json:"backups_listed,omitempty"`
 	// AsOf is the oldest moment the machines' states may describe, for a driver whose
 	// inventory lags (Proxmox's /cluster/resources is refreshed by pvestatd every 10
 	// s); zero means the states are live. A caller must not let such a state override

@@ -657,6 +657,18 @@ func (c *suite) backups(t *testing.T) {
 	}
 	_, err = c.d.Backup(bg, ref, "hourly")
 	WantErr(t, "unknown mode", err, apierr.ErrInvalidRequest)
+	// The inventory lists every archive, as the sync adopts those taken outside vmplane.
+	inv, err := c.d.Inventory(bg)
+	WantErr(t, "inventory", err)
+	var listed []hypervisor.Backup
+	for _, b := range inv.Backups {
+		if b.VMID == m.VMID {
+			listed = append(listed, b)
+		}
+	}
+	if !inv.BackupsListed || !reflect.DeepEqual(listed, []hypervisor.Backup{b1, b2}) {
+		t.Errorf("inventory backups of %d: got %+v (listed %v); want [%+v %+v], oldest first", m.VMID, listed, inv.BackupsListed, b1, b2)
+	}
 
 	// A restore in place brings back the machine as it was backed up, running again.
 	if _, err := c.d.Configure(bg, ref, hypervisor.ConfigChange{CPUCores: new(6), Name: new("changed")}); err != nil {

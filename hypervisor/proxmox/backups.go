@@ -75,16 +75,19 @@ func (d *Driver) Backup(ctx context.Context, ref hypervisor.Ref, mode hypervisor
 // backupsOn lists a machine's archives on one node's view of a storage.
 func (d *Driver) backupsOn(ctx context.Context, node, storage string, vmid int) ([]hypervisor.Backup, error) {
 	var items []pve.StorageContent
-	q := url.Values{"content": {"backup"}, "vmid": {itoa(vmid)}}
+	q := url.Values{"content": {"backup"}}
+	if vmid != 0 {
+		q.Set("vmid", itoa(vmid))
+	}
 	if err := d.get(ctx, "/nodes/"+url.PathEscape(node)+"/storage/"+url.PathEscape(storage)+"/content", q, &items); err != nil {
 		return nil, err
 	}
 	out := make([]hypervisor.Backup, 0, len(items))
 	for _, it := range items {
-		if int(it.VMID) != vmid {
+		if (vmid != 0 && int(it.VMID) != vmid) || it.VMID == 0 {
 			continue
 		}
-		b := hypervisor.Backup{ID: it.Volid, VMID: vmid, Node: node, Storage: storage, SizeBytes: int64(it.Size),
+		b := hypervisor.Backup{ID: it.Volid, VMID: int(it.VMID), Node: node, Storage: storage, SizeBytes: int64(it.Size),
 			CreatedAt: time.Unix(int64(it.Ctime), 0).UTC()}
 		if m := notesMode.FindStringSubmatch(it.Notes); m != nil {
 			b.Mode = hypervisor.BackupMode(m[1])
@@ -94,10 +97,10 @@ func (d *Driver) backupsOn(ctx context.Context, node, storage string, vmid int) 
 	return out, nil
 }
 
-// allBackups lists a machine's archives on BackupStorage across the cluster: one node
-// for a shared storage, every online node that has it otherwise (a machine that
-// migrated leaves its older backups on the old node's local storage). Backups outlive
-// their machine, as vzdump archives do.
+// allBackups lists a machine's archives on BackupStorage across the cluster (every
+// machine's for vmid 0): one node for a shared storage, every online node that has it
+// otherwise (a machine that migrated leaves its older backups on the old node's local
+// storage). Backups outlive their machine, as vzdump archives do.
 func (d *Driver) allBackups(ctx context.Context, view *clusterView, vmid int) ([]hypervisor.Backup, error) {
 	storage := d.cfg.BackupStorage
 	nodes := view.storageNodes(storage)

@@ -142,6 +142,14 @@ func (d *Driver) Inventory(ctx context.Context) (hypervisor.Inventory, error) {
 		}
 		inv.Machines = append(inv.Machines, buildMachine(id, r.Node, stateOf(r.Status, "", res.cfg["lock"]), res.cfg))
 	}
+	// The archives, vzdump's own jobs' among them: one listing per node of the backup
+	// storage. A failure leaves them unlisted rather than failing the inventory: the
+	// machines matter more, and the caller keeps the backups it knew.
+	if backups, err := d.allBackups(ctx, view, 0); err == nil {
+		inv.Backups, inv.BackupsListed = backups, true
+	} else if ctx.Err() == nil {
+		d.log.Warn("inventory: the backups could not be listed", zap.Error(err))
+	}
 	return inv, nil
 }
 

@@ -286,6 +286,11 @@ func (d *Driver) Inventory(ctx context.Context) (hypervisor.Inventory, error) {
 	for _, n := range d.nodes {
 		inv.Nodes = append(inv.Nodes, d.nodeNowLocked(n, perNode[n.ID], now))
 	}
+	for _, list := range d.backups {
+		inv.Backups = append(inv.Backups, list...)
+	}
+	sortBackups(inv.Backups)
+	inv.BackupsListed = true
 	return inv, nil
 }
 
