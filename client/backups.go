@@ -26,7 +26,9 @@ type Backup struct {
 	ScheduledAt *time.Time `json:"scheduled_at"`
 	// TaskID is the task that took it.
 	TaskID *string `json:"task_id"`
-	// Origin is "schedule" or "on_demand" (a user asked for it).
+	// Origin is "schedule", "on_demand" (a user asked for it) or "external" (taken
+	// outside vmplane, such as by a vzdump job of Proxmox's own, and adopted by the
+	// sync).
 	Origin string `json:"origin"`
 	// Note is what the user wrote when asking for it.
 	Note string `json:"note"`

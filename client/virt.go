@@ -38,6 +38,13 @@ type SyncResult struct {
 		Updated int64 `json:"updated"`
 		Removed int64 `json:"removed"`
 	} `json:"machines"`
+	// Backups counts the records of archives taken outside vmplane (a vzdump job of
+	// Proxmox's own) that the sync adopted (origin "external"), and of those gone
+	// from the hypervisor that it removed.
+	Backups struct {
+		Adopted int64 `json:"adopted"`
+		Removed int64 `json:"removed"`
+	} `json:"backups"`
 	DurationMS int64 `json:"duration_ms"`
 }
 

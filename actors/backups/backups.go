@@ -297,4 +297,7 @@ var Modes = []hypervisor.BackupMode{hypervisor.BackupSnapshot, hypervisor.Backup
 const (
 	OriginSchedule = "schedule"
 	OriginOnDemand = "on_demand"
+	// OriginExternal: taken outside vmplane (a vzdump job of Proxmox's own), and
+	// adopted by the sync (machines' Backups.Adopt).
+	OriginExternal = "external"
 )

@@ -23,9 +23,18 @@ import (
 
 // SyncResult is the answer of POST /api/virt/sync.
 type SyncResult struct {
-	Nodes      int          `json:"nodes"`
-	Machines   SyncMachines `json:"machines"`
-	DurationMS int64        `json:"duration_ms"`
+	Nodes    int          `json:"nodes"`
+	Machines SyncMachines `json:"machines"`
+	// Backups counts the records of archives taken outside vmplane that the sync
+	// adopted, and of those gone from the hypervisor that it removed.
+	Backups    SyncBackups `json:"backups"`
+	DurationMS int64       `json:"duration_ms"`
+}
+
+// SyncBackups counts what a sync changed of the backup records.
+type SyncBackups struct {
+	Adopted int `json:"adopted"`
+	Removed int `json:"removed"`
 }
 
 // SyncMachines counts what a sync changed.
@@ -52,6 +61,7 @@ type Inventory struct {
 	log      *zap.Logger
 	machines *machines.Machines
 	nodes    *machines.Nodes
+	backups  *machines.Backups
 	kind     *kit.Kind
 	// mu makes the syncs on this member one at a time. A second caller waits and then
 	// runs its own, which finds nothing new.
@@ -95,7 +105,7 @@ type Deps struct {
 // Start starts the sync's kind; RunPeriodic starts its periodic sync.
 func Start(d Deps) *Inventory {
 	c := &Inventory{rt: d.Runtime, store: d.Runtime.Store, driver: d.Driver, log: d.Runtime.Log,
-		machines: d.Machines.Machines, nodes: d.Machines.Nodes}
+		machines: d.Machines.Machines, nodes: d.Machines.Nodes, backups: d.Machines.Backups}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	c.kind = d.Runtime.StartKind("sync", 0, func(string) kit.Entity { return &syncEntity{c: c} }, nil)
 	return c
@@ -304,6 +314,10 @@ func (c *Inventory) run(ctx context.Context) (SyncResult, error) {
 		}()
 	}
 	wg.Wait()
+	if firstErr == nil && inv.BackupsListed {
+		// After the machines: an archive's machine adopted just now is known.
+		res.Backups.Adopted, res.Backups.Removed, firstErr = c.backups.Adopt(ctx, inv.Backups)
+	}
 	res.DurationMS = time.Since(start).Milliseconds()
 	return res, firstErr
 }

@@ -108,3 +108,65 @@ func atOnce(n int, fn func(i int) int) ([]int, int) {
 	}
 	return added, total
 }
+
+// The sync adopts the archives taken outside vmplane (a vzdump job of Proxmox's own)
+// for the machines of tenants, never those vmplane took, and drops an adopted record
+// whose archive went away.
+func TestSyncAdoptsExternalBackups(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s := newTestSystem(t, sim.New(sim.Config{OpDelay: -1, Seed: 1, Nodes: 1, Machines: 2}))
+	if _, err := s.Inventory.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ms, _, err := s.Machines.List(ctx, "", 0, nil)
+	if err != nil || len(ms) != 2 {
+		t.Fatalf("machines %+v, %v", ms, err)
+	}
+	owned, loose := ms[0], ms[1]
+	tenant := "t1"
+	if _, err := s.Machines.Assign(ctx, owned.ID, &tenant); err != nil {
+		t.Fatal(err)
+	}
+	ext, err := s.driver.Backup(ctx, hypervisor.Ref{VMID: owned.VMID, Node: owned.Node}, hypervisor.BackupSnapshot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.driver.Backup(ctx, hypervisor.Ref{VMID: loose.VMID, Node: loose.Node}, hypervisor.BackupSnapshot); err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Inventory.Sync(ctx)
+	if err != nil || res.Backups != (SyncBackups{Adopted: 1}) {
+		t.Fatalf("sync: %+v, %v; want the tenant machine's archive adopted, the other left", res, err)
+	}
+	recs, _, err := s.Backups.List(ctx, &tenant, owned.ID, "", 0)
+	if err != nil || len(recs) != 1 || recs[0].BackupID != ext.ID || recs[0].Origin != "external" || recs[0].SizeBytes != ext.SizeBytes {
+		t.Fatalf("records %+v, %v; want the archive %s, origin external", recs, err, ext.ID)
+	}
+
+	// A backup vmplane takes is recorded by its taker, not adopted a second time.
+	task, err := s.Machines.BackupNow(ctx, owned.ID, &tenant, machines.BackupRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if done, err := s.Tasks.Wait(ctx, task.ID); err != nil || done.Status != machines.TaskSucceeded {
+		t.Fatalf("backup task %+v, %v", done, err)
+	}
+	if res, err := s.Inventory.Sync(ctx); err != nil || res.Backups != (SyncBackups{}) {
+		t.Fatalf("sync after a backup on demand: %+v, %v; want nothing adopted", res, err)
+	}
+	if recs, _, _ := s.Backups.List(ctx, &tenant, owned.ID, "", 0); len(recs) != 2 {
+		t.Fatalf("records %+v; want the adopted one and the one on demand", recs)
+	}
+
+	// The adopted archive deleted outside vmplane: its record goes.
+	if err := s.driver.DeleteBackup(ctx, hypervisor.Ref{VMID: owned.VMID, Node: owned.Node}, ext.ID); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := s.Inventory.Sync(ctx); err != nil || res.Backups != (SyncBackups{Removed: 1}) {
+		t.Fatalf("sync after the delete: %+v, %v; want the adopted record removed", res, err)
+	}
+	if recs, _, _ := s.Backups.List(ctx, &tenant, owned.ID, "", 0); len(recs) != 1 || recs[0].Origin != "on_demand" {
+		t.Fatalf("records %+v; want the one on demand alone", recs)
+	}
+}

@@ -1766,6 +1766,12 @@ type SnapshotRequest struct {
 	Name          string `json:"name"`
 }
 
+// SyncBackups defines model for SyncBackups.
+type SyncBackups struct {
+	Adopted int64 `json:"adopted"`
+	Removed int64 `json:"removed"`
+}
+
 // SyncMachines defines model for SyncMachines.
 type SyncMachines struct {
 	Added   int64 `json:"added"`
@@ -1775,6 +1781,7 @@ type SyncMachines struct {
 
 // SyncResult defines model for SyncResult.
 type SyncResult struct {
+	Backups    SyncBackups  `json:"backups"`
 	DurationMs int64        `json:"duration_ms"`
 	Machines   SyncMachines `json:"machines"`
 	Nodes      int64        `json:"nodes"`
