@@ -24,7 +24,8 @@ var rooms = map[string][]string{
 	"actors/inventory":          {"machines"},
 	"actors/consoles":           {"machines", "auth"},
 	"actors/machines/listcache": nil, // machines' list cache, a helper that knows no store
-	"actors/tenants":            {"events", "alerts", "machines", "inventory"},
+	"actors/plans":              {"machines"},
+	"actors/tenants":            {"events", "alerts", "machines", "inventory", "plans"},
 	"actors/schedules":          {"events", "alerts", "backups", "machines", "tenants"},
 	"actors/monitoring":         {"events", "alerts", "machines", "tenants"},
 }

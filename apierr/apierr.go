@@ -56,19 +56,21 @@ func (e *Error) Title() string { return http.StatusText(e.Status) }
 
 // Sentinels, one per code of the API contract.
 var (
-	ErrInvalidJSON          = &Error{Status: 400, Code: "invalid_json"}
-	ErrInvalidRequest       = &Error{Status: 400, Code: "invalid_request"}
-	ErrUnauthorized         = &Error{Status: 401, Code: "unauthorized"}
-	ErrInvalidCredentials   = &Error{Status: 401, Code: "invalid_credentials"}
-	ErrInvalidRefreshToken  = &Error{Status: 401, Code: "invalid_refresh_token"}
-	ErrTOTPRequired         = &Error{Status: 401, Code: "totp_required"}
-	ErrForbidden            = &Error{Status: 403, Code: "forbidden"}
-	ErrNotFound             = &Error{Status: 404, Code: "not_found"}
-	ErrMethodNotAllowed     = &Error{Status: 405, Code: "method_not_allowed"}
-	ErrConflict             = &Error{Status: 409, Code: "conflict"}
-	ErrOperationInProgress  = &Error{Status: 409, Code: "operation_in_progress"}
-	ErrInvalidState         = &Error{Status: 409, Code: "invalid_state"}
-	ErrQuotaExceeded        = &Error{Status: 409, Code: "quota_exceeded"}
+	ErrInvalidJSON         = &Error{Status: 400, Code: "invalid_json"}
+	ErrInvalidRequest      = &Error{Status: 400, Code: "invalid_request"}
+	ErrUnauthorized        = &Error{Status: 401, Code: "unauthorized"}
+	ErrInvalidCredentials  = &Error{Status: 401, Code: "invalid_credentials"}
+	ErrInvalidRefreshToken = &Error{Status: 401, Code: "invalid_refresh_token"}
+	ErrTOTPRequired        = &Error{Status: 401, Code: "totp_required"}
+	ErrForbidden           = &Error{Status: 403, Code: "forbidden"}
+	ErrNotFound            = &Error{Status: 404, Code: "not_found"}
+	ErrMethodNotAllowed    = &Error{Status: 405, Code: "method_not_allowed"}
+	ErrConflict            = &Error{Status: 409, Code: "conflict"}
+	ErrOperationInProgress = &Error{Status: 409, Code: "operation_in_progress"}
+	ErrInvalidState        = &Error{Status: 409, Code: "invalid_state"}
+	ErrQuotaExceeded       = &Error{Status: 409, Code: "quota_exceeded"}
+	// ErrInsufficientCapacity: no node has room for the machine asked for.
+	ErrInsufficientCapacity = &Error{Status: 409, Code: "insufficient_capacity"}
 	ErrRequestTimeout       = &Error{Status: 408, Code: "request_timeout"}
 	ErrPayloadTooLarge      = &Error{Status: 413, Code: "payload_too_large"}
 	ErrUnsupportedMedia     = &Error{Status: 415, Code: "unsupported_media_type"}

@@ -68,6 +68,7 @@ var (
 	ErrOperationInProgress  = &Error{Status: 409, Code: "operation_in_progress"}
 	ErrInvalidState         = &Error{Status: 409, Code: "invalid_state"}
 	ErrQuotaExceeded        = &Error{Status: 409, Code: "quota_exceeded"}
+	ErrInsufficientCapacity = &Error{Status: 409, Code: "insufficient_capacity"}
 	ErrPayloadTooLarge      = &Error{Status: 413, Code: "payload_too_large"}
 	ErrUnsupportedMedia     = &Error{Status: 415, Code: "unsupported_media_type"}
 	ErrIdempotencyKeyReused = &Error{Status: 422, Code: "idempotency_key_reused"}

@@ -78,6 +78,11 @@ var modelled = []struct {
 	{"Snapshot", typeOf[Snapshot](), false},
 	{"PageSnapshot", typeOf[Page[Snapshot]](), false},
 	{"RecoveryCodeList", typeOf[recoveryCodes](), false},
+	{"Plan", typeOf[Plan](), false},
+	{"PagePlan", typeOf[Page[Plan]](), false},
+	{"PlanCapacity", typeOf[PlanCapacity](), false},
+	{"NodeRoom", typeOf[NodeRoom](), false},
+	{"Overcommit", typeOf[Overcommit](), false},
 
 	// Bodies.
 	{"LoginRequest", typeOf[loginRequest](), false},
@@ -113,6 +118,9 @@ var modelled = []struct {
 	{"DiskRequest", typeOf[DiskSpec](), false},
 	{"MigrateRequest", typeOf[migration](), false},
 	{"ReinstallRequest", typeOf[Reinstall](), false},
+	{"PlanSpec", typeOf[PlanSpec](), false},
+	{"PlanChange", typeOf[PlanChange](), true},
+	{"PlanMove", typeOf[planMove](), false},
 }
 
 // notModelled are the schemas of the document no client type mirrors, each with why.
