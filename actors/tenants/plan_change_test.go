@@ -167,3 +167,46 @@ func TestChangePlan(t *testing.T) {
 		t.Fatalf("after the sideways move: got %+v, %v", m, err)
 	}
 }
+
+// TestPlanBoundsBackupsOnDemand: a plan's backups bound each of its machines' backups
+// taken on demand (409 naming the plan), whatever the tenant's quota allows.
+func TestPlanBoundsBackupsOnDemand(t *testing.T) {
+	s, ctx, _, _ := planSystem(t)
+	one, err := s.Plans.Create(ctx, plans.PlanSpec{Name: "one backup", CPUCores: 1, MemoryMB: 512, DiskGB: 20, Backups: kit.Ptr(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ten, err := s.Tenants.Create(ctx, "t", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.Tenants.CreateMachine(ctx, ten.ID, MachineSpec{Name: "vm", TemplateID: "tpl-debian-12", PlanID: &one.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if task, err := s.Tasks.Wait(ctx, p.Task.ID); err != nil || task.Status != machines.TaskSucceeded {
+		t.Fatalf("create: got %+v, %v", task, err)
+	}
+	task, err := s.Machines.BackupNow(ctx, p.Machine.ID, &ten.ID, machines.BackupRequest{Note: "first"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Tasks.Wait(ctx, task.ID); err != nil || got.Status != machines.TaskSucceeded {
+		t.Fatalf("backup: got %+v, %v", got, err)
+	}
+	_, err = s.Machines.BackupNow(ctx, p.Machine.ID, &ten.ID, machines.BackupRequest{})
+	if !errors.Is(err, apierr.ErrQuotaExceeded) || !strings.Contains(err.Error(), "plan one backup allows each machine 1 backups") {
+		t.Fatalf("a second backup: got %v; want quota_exceeded naming the plan", err)
+	}
+	// Unbounded again: the plan's change holds at once.
+	if _, err := s.Plans.Update(ctx, one.ID, plans.PlanChange{}, map[string]bool{"backups": true}); err != nil {
+		t.Fatal(err)
+	}
+	task, err = s.Machines.BackupNow(ctx, p.Machine.ID, &ten.ID, machines.BackupRequest{})
+	if err != nil {
+		t.Fatalf("a backup with no bound: %v", err)
+	}
+	if got, err := s.Tasks.Wait(ctx, task.ID); err != nil || got.Status != machines.TaskSucceeded {
+		t.Fatalf("backup: got %+v, %v", got, err)
+	}
+}
