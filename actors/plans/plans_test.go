@@ -206,3 +206,35 @@ func TestPlanCapacity(t *testing.T) {
 		t.Fatalf("capacity of no plan: got %v; want 404", err)
 	}
 }
+
+// TestConcurrentCreatesOfOneName: of creates of one name at once, one wins and the
+// others are 409s: the name's index key is required absent in each create's batch.
+func TestConcurrentCreatesOfOneName(t *testing.T) {
+	s := newTestSystem(t)
+	ctx := ctxFor(t)
+	const n = 8
+	errs := make(chan error, n)
+	for i := range n {
+		go func() {
+			spec := small()
+			if i%2 == 1 {
+				spec.Name = "SMALL"
+			}
+			_, err := s.Plans.Create(ctx, spec)
+			errs <- err
+		}()
+	}
+	won := 0
+	for range n {
+		switch err := <-errs; {
+		case err == nil:
+			won++
+		case !errors.Is(err, apierr.ErrConflict):
+			t.Errorf("got %v; want nil or 409", err)
+		}
+	}
+	list, _, err := s.Plans.List(ctx, "", 0)
+	if won != 1 || err != nil || len(list) != 1 {
+		t.Fatalf("got %d created, %d plans (%v); want one", won, len(list), err)
+	}
+}
