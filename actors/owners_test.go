@@ -18,6 +18,7 @@ import (
 	"github.com/vmplane/vmplane/actors/inventory"
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/monitoring"
+	"github.com/vmplane/vmplane/actors/plans"
 	"github.com/vmplane/vmplane/actors/schedules"
 	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/app"
@@ -38,6 +39,7 @@ var keyTables = map[string][]persistence.KeyKind{
 	"actors/consoles":   consoles.Keys,
 	"actors/inventory":  inventory.Keys,
 	"actors/tenants":    tenants.Keys,
+	"actors/plans":      plans.Keys,
 	"actors/schedules":  schedules.Keys,
 	"actors/monitoring": monitoring.Keys,
 	"app":               app.Keys,

@@ -21,10 +21,11 @@ var rooms = map[string][]string{
 	"actors/limiter":            nil,
 	"actors/backups":            nil,
 	"actors/machines":           {"events", "alerts", "backups", "machines/listcache"},
-	"actors/inventory":          {"machines"},
+	"actors/inventory":          {"machines", "backups"},
 	"actors/consoles":           {"machines", "auth"},
 	"actors/machines/listcache": nil, // machines' list cache, a helper that knows no store
-	"actors/tenants":            {"events", "alerts", "machines", "inventory"},
+	"actors/plans":              {"machines"},
+	"actors/tenants":            {"events", "alerts", "machines", "inventory", "plans"},
 	"actors/schedules":          {"events", "alerts", "backups", "machines", "tenants"},
 	"actors/monitoring":         {"events", "alerts", "machines", "tenants"},
 }

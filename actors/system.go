@@ -24,6 +24,7 @@ import (
 	"github.com/vmplane/vmplane/actors/limiter"
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/monitoring"
+	"github.com/vmplane/vmplane/actors/plans"
 	"github.com/vmplane/vmplane/actors/schedules"
 	"github.com/vmplane/vmplane/actors/tenants"
 
@@ -55,6 +56,8 @@ type System struct {
 	Nodes *machines.Nodes
 	// Tenants owns tenants, their quota and their firewall rules.
 	Tenants *tenants.Tenants
+	// Plans are the machine sizes sold, and their capacity.
+	Plans *plans.Plans
 	// Inventory reconciles the store with the hypervisor's inventory (sync).
 	Inventory *inventory.Inventory
 	// Tasks reads task records.
@@ -100,6 +103,8 @@ type Options struct {
 	HistoryInterval time.Duration
 	// Schedules configure the schedulers (grace for missed runs, clock).
 	Schedules schedules.ScheduleOptions
+	// Overcommit are the capacity arithmetic's ratios (zero: machines.DefaultOvercommit's).
+	Overcommit machines.Overcommit
 	// Monitoring configures the node usage alert (zero: defaults).
 	Monitoring monitoring.MonitoringOptions
 	// Entities bound the entity actors each kind keeps running (zero: each kind's
@@ -166,11 +171,18 @@ func Start(opts Options) (*System, error) {
 		// before a snapshot or a backup on demand.
 		Limits: func(ctx context.Context, tenant string) (machines.Limits, error) {
 			return s.Tenants.Limits(ctx, tenant)
-		}})
+		},
+		// The plans start after the machines (they count the machines of a plan).
+		PlanLimits: func(ctx context.Context, plan string) (machines.PlanLimits, error) {
+			return s.Plans.Limits(ctx, plan)
+		},
+		Overcommit: opts.Overcommit})
 	s.Machines, s.Nodes, s.Tasks, s.Backups = ms.Machines, ms.Nodes, ms.Tasks, ms.Backups
 	s.Inventory = inventory.Start(inventory.Deps{Runtime: s.rt, Driver: s.driver, Machines: ms})
 	s.Consoles = consoles.New(consoles.Deps{Runtime: s.rt, Driver: s.driver, Machines: ms.Machines, Authorize: s.Users.Authorize})
+	s.Plans = plans.Start(plans.Deps{Runtime: s.rt, Machines: ms.Machines, Nodes: ms.Nodes})
 	s.Tenants = tenants.Start(tenants.Deps{Runtime: s.rt, Driver: s.driver, Events: s.Events, Machines: ms, Inventory: s.Inventory, Alerts: s.Alerts,
+		Plans:    s.Plans,
 		HasUsers: s.Users.TenantHasUsers,
 		// Schedules start after tenants (they depend on them); asked only by a delete.
 		HasSchedules: func(ctx context.Context, tenant string) (bool, error) {

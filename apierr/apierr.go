@@ -82,6 +82,8 @@ var (
 	ErrInternal              = &Error{Status: 500, Code: "internal"}
 	ErrUnavailable           = &Error{Status: 503, Code: "unavailable"}
 	ErrTimeout               = &Error{Status: 504, Code: "timeout"}
+	// ErrInsufficientCapacity: no node has room for the machine asked for.
+	ErrInsufficientCapacity = &Error{Status: 409, Code: "insufficient_capacity"}
 )
 
 // ErrInsufficientStorage says the data directory's disk is (nearly) full, so the store

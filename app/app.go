@@ -24,6 +24,7 @@ import (
 	"github.com/vmplane/vmplane/actors/auth"
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/actors/limiter"
+	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/monitoring"
 	"github.com/vmplane/vmplane/actors/schedules"
 	"github.com/vmplane/vmplane/httpedge"
@@ -177,9 +178,10 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 		HistoryInterval: cfg.HistoryInterval,
 		Monitoring: monitoring.MonitoringOptions{NodeUsageThreshold: cfg.NodeUsageThreshold, NodeUsageFor: cfg.NodeUsageFor,
 			HypervisorEvery: cfg.HypervisorCheckInterval},
-		Entities:  actors.EntityOptions{Idle: cfg.ActorIdle, MaxLive: cfg.ActorMaxLive},
-		Placement: a.placement(),
-		Counting:  a.counting(),
+		Overcommit: machines.Overcommit{CPU: cfg.OvercommitCPU, Memory: cfg.OvercommitMemory, Disk: cfg.OvercommitDisk},
+		Entities:   actors.EntityOptions{Idle: cfg.ActorIdle, MaxLive: cfg.ActorMaxLive},
+		Placement:  a.placement(),
+		Counting:   a.counting(),
 	})
 	if err != nil {
 		return nil, err
@@ -208,7 +210,7 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 	if err != nil {
 		return nil, err
 	}
-	a.edge = httpedge.New(httpedge.Options{Services: edgeServices(a.sys), Store: a.store, Tokens: tokens, Logger: log, Version: Version, TrustedProxies: proxies, PublicURL: cfg.PublicURL, TOTPIssuer: cfg.TOTPIssuer, TenantDelete: cfg.TenantDelete,
+	a.edge = httpedge.New(httpedge.Options{Services: edgeServices(a.sys), Store: a.store, Tokens: tokens, Logger: log, Version: Version, TrustedProxies: proxies, PublicURL: cfg.PublicURL, TOTPIssuer: cfg.TOTPIssuer, TenantDelete: cfg.TenantDelete, RequirePlans: cfg.RequirePlans,
 		CORSOrigins: splitList(cfg.CORSOrigins), AccessLog: accessLog,
 		IPv6Prefix: cfg.RateIPv6Prefix, HeaderTimeout: cfg.HeaderTimeout, IdleTimeout: cfg.IdleTimeout, MaxConnsPerAddr: cfg.MaxConnsPerAddr, Cluster: a.membership(),
 		SeparateMetrics: cfg.MetricsAddr != ""})

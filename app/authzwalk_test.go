@@ -111,6 +111,12 @@ func TestAuthorizationWalk(t *testing.T) {
 	upgrade := map[string]string{"Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13",
 		"Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="}
 	machineBody := `{"direction":"in","action":"drop","protocol":"any","machine_id":"%s"}`
+	// A plan, which is no tenant's: B may move its own machines to it, never A's.
+	r = s.do(req{method: "POST", path: "/api/resources/plans", token: admin, body: map[string]any{
+		"name": "walk", "cpu_cores": 1, "memory_mb": 512, "disk_gb": 20}})
+	expect(t, r, 201, "")
+	var plan struct{ ID string }
+	r.decode(t, &plan)
 	probes := map[string][]walkProbe{
 		"GET /api/health":                       {{path: "/api/health"}},
 		"GET /api/openapi.json":                 {{path: "/api/openapi.json"}},
@@ -195,7 +201,12 @@ func TestAuthorizationWalk(t *testing.T) {
 		"GET /api/resources/tasks":                  {{path: "/api/resources/tasks?limit=500"}},
 		"GET /api/resources/tasks/{id}":             {{kind: "task", path: "/api/resources/tasks/%s"}},
 		"GET /api/resources/templates":              {{path: "/api/resources/templates"}},
-		"GET /api/resources/templates/{id}":         {{path: "/api/resources/templates/tpl-debian-12"}},
+		"GET /api/resources/plans":                  {{path: "/api/resources/plans"}},
+		"GET /api/resources/plans/{id}":             {{kind: "machine", path: "/api/resources/plans/%s"}},
+		"GET /api/resources/plans/{id}/capacity":    {{kind: "machine", path: "/api/resources/plans/%s/capacity"}},
+		"POST /api/client/machines/{vmId}/plan": {{kind: "machine", path: "/api/client/machines/%s/plan", body: `{"plan_id":"` + plan.ID + `"}`},
+			{kind: "machine", path: "/api/client/machines/" + w.bm.ID + "/plan", body: `{"plan_id":"%s"}`}},
+		"GET /api/resources/templates/{id}": {{path: "/api/resources/templates/tpl-debian-12"}},
 		"GET /api/resources/power-schedules": {{path: "/api/resources/power-schedules?limit=500"},
 			{kind: "machine", path: "/api/resources/power-schedules?machine_id=%s"}},
 		"GET /api/resources/power-schedules/{id}": {{kind: "power", path: "/api/resources/power-schedules/%s"}},

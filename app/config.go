@@ -127,6 +127,10 @@ type Config struct {
 	TenantDelete bool
 	// RequireOperatorTOTP makes every operator sign in with a second factor.
 	RequireOperatorTOTP bool
+	// RequirePlans has tenant users create machines from plans only; the Overcommit
+	// ratios are the capacity arithmetic's (plans' capacity, placement).
+	RequirePlans                                    bool
+	OvercommitCPU, OvercommitMemory, OvercommitDisk float64
 	// CORSOrigins are the browser origins allowed to call the API (comma-separated);
 	// AccessLog the access log's destination ("" none, "-" standard output, a file).
 	CORSOrigins string
@@ -291,6 +295,11 @@ func (c *Config) table() []setting {
 		str(&c.TOTPIssuer, "totp-issuer", "VMPLANE_TOTP_ISSUER", "vmplane", "the name users' authenticator apps show for this server's codes (e.g. the hosting company's)"),
 		boolean(&c.RequireOperatorTOTP, "require-operator-totp", "VMPLANE_REQUIRE_OPERATOR_TOTP", false, "every operator must sign in with a second factor: one without gets a login that may only enrol one"),
 		boolean(&c.TenantDelete, "tenant-delete", "VMPLANE_TENANT_DELETE", false, "let tenant users delete their own machines (off: only operators delete machines, as a hosting company whose billing ends machines wants)"),
+		// Plans (issue 31).
+		boolean(&c.RequirePlans, "require-plans", "VMPLANE_REQUIRE_PLANS", false, "tenant users create machines from plans only (a create without plan_id is 400); operators may always give explicit sizes"),
+		flt(&c.OvercommitCPU, "overcommit-cpu", "VMPLANE_OVERCOMMIT_CPU", 4, "how many times over a node's cores vmplane's machines on it may be given, for plans' capacity and placement (at least 1)"),
+		flt(&c.OvercommitMemory, "overcommit-memory", "VMPLANE_OVERCOMMIT_MEMORY", 1, "the same for a node's memory (at least 1)"),
+		flt(&c.OvercommitDisk, "overcommit-disk", "VMPLANE_OVERCOMMIT_DISK", 1, "the same for a node's disk (at least 1; thin provisioned storage allows more)"),
 		str(&c.CORSOrigins, "cors-origins", "VMPLANE_CORS_ORIGINS", "", "comma-separated origins (https://panel.example.com) whose pages may call the API from a browser (empty: none)"),
 		str(&c.AccessLog, "access-log", "VMPLANE_ACCESS_LOG", "", "one line per request, in the combined log format, to this file (\"-\": standard output; empty: none)"),
 		num(&c.StoreMinFreeMB, "store-min-free-mb", "VMPLANE_STORE_MIN_FREE_MB", 0, "writes are refused (507) while the data directory's disk has less free space than this, in MiB (0: 4 memtables + 16 MiB, 80 MiB; negative: never)"),
@@ -488,6 +497,9 @@ func (c *Config) validate() error {
 			return c.bad("node-usage-threshold", c.NodeUsageThreshold, "must be in (0, 1]")
 		}},
 		{c.NodeUsageFor <= 0, func() *ConfigError { return c.bad("node-usage-for", c.NodeUsageFor, "must be positive") }},
+		{c.OvercommitCPU < 1, func() *ConfigError { return c.bad("overcommit-cpu", c.OvercommitCPU, "must be at least 1") }},
+		{c.OvercommitMemory < 1, func() *ConfigError { return c.bad("overcommit-memory", c.OvercommitMemory, "must be at least 1") }},
+		{c.OvercommitDisk < 1, func() *ConfigError { return c.bad("overcommit-disk", c.OvercommitDisk, "must be at least 1") }},
 		{c.HypervisorCheckInterval <= 0, func() *ConfigError {
 			return c.bad("hypervisor-check-interval", c.HypervisorCheckInterval, "must be positive")
 		}},

@@ -17,6 +17,7 @@ func edgeServices(sys *actors.System) api.Services {
 		Backups:         sys.Backups,
 		Tenants:         sys.Tenants,
 		Firewall:        sys.Tenants.Firewall(),
+		Plans:           sys.Plans,
 		Users:           sys.Users,
 		Idempotency:     sys.Idempotency,
 		APIKeys:         sys.APIKeys,

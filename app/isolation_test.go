@@ -57,8 +57,9 @@ func TestTenantIsolationMatrix(t *testing.T) {
 		if !ok || strings.Contains(rest, "/") || rt.Method != "GET" {
 			continue
 		}
-		// A resource a tenant user can list is tenant-scoped or shared reference data.
-		if res := s.do(req{method: "GET", path: rt.Path, token: b.Token}); res.Status == 200 && rest != "templates" {
+		// A resource a tenant user can list is tenant-scoped or shared reference data
+		// (templates, and the plans a tenant may move to).
+		if res := s.do(req{method: "GET", path: rt.Path, token: b.Token}); res.Status == 200 && rest != "templates" && rest != "plans" {
 			scoped[rest] = true
 		}
 	}

@@ -14,7 +14,9 @@ import (
 // bound is a 400 naming the field.
 func TestMachineBoundsEndToEnd(t *testing.T) {
 	t.Parallel()
-	s, admin := synced(t)
+	// Machines at the bounds are far larger than a simulated node: the overcommit
+	// ratios make room for them, so that placement (a test of its own) refuses none.
+	s, admin := synced(t, func(c *Config) { c.OvercommitCPU, c.OvercommitMemory, c.OvercommitDisk = 1000, 1000, 1000 })
 	a := s.tenant(admin, "Bounds", map[string]int{"machines": -1, "cpu_cores": -1, "memory_mb": -1, "disk_gb": -1})
 	spec := func(field string, v int) map[string]any {
 		out := maps.Clone(smallMachine)

@@ -151,6 +151,10 @@ func TestEveryListRoutePages(t *testing.T) {
 		s.newKey(admin, map[string]any{"name": name, "scopes": []string{"read"}})
 		s.newKey(a.Token, map[string]any{"name": name, "scopes": []string{"read"}})
 	}
+	for _, name := range []string{"small", "medium", "large"} {
+		expect(t, s.do(req{method: "POST", path: "/api/resources/plans", token: admin, body: map[string]any{
+			"name": name, "cpu_cores": 1, "memory_mb": 512, "disk_gb": 20}}), 201, "")
+	}
 	type fixture struct{ admin, tenant []string }
 	both := func(p ...string) fixture { return fixture{admin: p, tenant: p} }
 	op := func(p ...string) fixture { return fixture{admin: p} }
@@ -199,6 +203,7 @@ func TestEveryListRoutePages(t *testing.T) {
 		"GET /api/resources/backups":          both("/api/resources/backups", "/api/resources/backups?machine_id="+m1.ID),
 		"GET /api/resources/health-checks":    both("/api/resources/health-checks"),
 		"GET /api/resources/alert-events":     both("/api/resources/alert-events"),
+		"GET /api/resources/plans":            both("/api/resources/plans"),
 	}
 
 	lists := 0

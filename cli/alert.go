@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vmplane/vmplane/cli/cards"
 	"github.com/vmplane/vmplane/cli/cmdline"
 	"github.com/vmplane/vmplane/cli/output"
 	"github.com/vmplane/vmplane/client"
@@ -71,7 +72,7 @@ func (a *app) alertCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return printAlert(p, al)
+			return cards.Alert(p, al)
 		},
 	}
 	ack := &cobra.Command{
@@ -88,7 +89,7 @@ func (a *app) alertCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return printAlert(p, al)
+			return cards.Alert(p, al)
 		},
 	}
 	return cmdline.Group(&cobra.Command{Use: "alert", Short: "alert events: raised, acknowledged, resolved"}, list, show, ack)
@@ -104,20 +105,4 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 		return time.Time{}, cmdline.Usagef("%q is neither a time (2026-01-02T15:04:05Z) nor a duration (1h)", s)
 	}
 	return now.Add(-d), nil
-}
-
-func printAlert(p output.Printer, al *client.Alert) error {
-	return p.Print(al, func(w *tabwriter.Writer) {
-		output.Field(w, "ID", al.ID)
-		output.Field(w, "Status", al.Status)
-		output.Field(w, "Severity", al.Severity)
-		output.Field(w, "Kind", al.Kind)
-		output.Field(w, "Target", al.TargetType+" "+al.TargetID)
-		output.Field(w, "Tenant", output.Str(al.TenantID))
-		output.Field(w, "Machine", output.Str(al.MachineID))
-		output.Field(w, "Message", al.Message)
-		output.Field(w, "Started", output.When(al.StartedAt))
-		output.Field(w, "Acknowledged", output.WhenPtr(al.AcknowledgedAt))
-		output.Field(w, "Resolved", output.WhenPtr(al.ResolvedAt))
-	})
 }

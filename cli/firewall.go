@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vmplane/vmplane/cli/cards"
 	"github.com/vmplane/vmplane/cli/cmdline"
 	"github.com/vmplane/vmplane/cli/output"
 	"github.com/vmplane/vmplane/client"
@@ -107,7 +108,7 @@ func (a *app) firewallCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return printRule(p, r)
+			return cards.Rule(p, r)
 		},
 	}
 	add.add(addCmd)
@@ -130,7 +131,7 @@ func (a *app) firewallCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return printRule(p, r)
+			return cards.Rule(p, r)
 		},
 	}
 	upd.add(updCmd)
@@ -153,24 +154,4 @@ func (a *app) firewallCmd() *cobra.Command {
 		},
 	}
 	return cmdline.Group(&cobra.Command{Use: "firewall", Short: "the tenant's firewall rules (operators: --tenant ID)"}, list, addCmd, updCmd, del)
-}
-
-func printRule(p output.Printer, r *client.FirewallRule) error {
-	return p.Print(r, func(w *tabwriter.Writer) {
-		output.Field(w, "ID", r.ID)
-		output.Field(w, "Position", output.Num(r.Position))
-		machine := "all the tenant's"
-		if r.MachineID != nil {
-			machine = *r.MachineID
-		}
-		output.Field(w, "Machine", machine)
-		output.Field(w, "Direction", r.Direction)
-		output.Field(w, "Action", r.Action)
-		output.Field(w, "Protocol", r.Protocol)
-		output.Field(w, "Port", output.Str(r.Port))
-		output.Field(w, "Source", output.Str(r.Source))
-		output.Field(w, "Destination", output.Str(r.Destination))
-		output.Field(w, "Enabled", output.YesNo(r.Enabled))
-		output.Field(w, "Comment", output.OrDash(r.Comment))
-	})
 }

@@ -1,11 +1,11 @@
 package cli
 
 import (
-	"strconv"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"github.com/vmplane/vmplane/cli/cards"
 	"github.com/vmplane/vmplane/cli/cmdline"
 	"github.com/vmplane/vmplane/cli/output"
 	"github.com/vmplane/vmplane/client"
@@ -50,7 +50,7 @@ func (a *app) healthCheckCmd() *cobra.Command {
 			return p.Print(items, func(w *tabwriter.Writer) {
 				output.Header(w, "ID", "NAME", "TYPE", "TARGET", "EVERY", "ENABLED", "STATUS", "CHECKED", "LATENCY_MS")
 				for _, hc := range items {
-					output.Row(w, hc.ID, hc.Name, hc.Type, hc.Target, output.Num(hc.IntervalS)+"s", output.YesNo(hc.Enabled), hc.Last.Status, output.WhenPtr(hc.Last.CheckedAt), latency(hc.Last.CheckedAt != nil, hc.Last.LatencyMS))
+					output.Row(w, hc.ID, hc.Name, hc.Type, hc.Target, output.Num(hc.IntervalS)+"s", output.YesNo(hc.Enabled), hc.Last.Status, output.WhenPtr(hc.Last.CheckedAt), cards.Latency(hc.Last.CheckedAt != nil, hc.Last.LatencyMS))
 				}
 			})
 		},
@@ -70,7 +70,7 @@ func (a *app) healthCheckCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return printCheck(p, hc)
+			return cards.Check(p, hc)
 		},
 	}
 
@@ -98,7 +98,7 @@ func (a *app) healthCheckCmd() *cobra.Command {
 					if r.StatusCode != nil {
 						code = output.Num(*r.StatusCode)
 					}
-					output.Row(w, output.When(r.CheckedAt), output.YesNo(r.OK), latency(true, r.LatencyMS), code, output.Str(r.Error))
+					output.Row(w, output.When(r.CheckedAt), output.YesNo(r.OK), cards.Latency(true, r.LatencyMS), code, output.Str(r.Error))
 				}
 			})
 		},
@@ -126,7 +126,7 @@ func (a *app) healthCheckCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return printCheck(p, hc)
+			return cards.Check(p, hc)
 		},
 	}
 	cf.add(create)
@@ -177,7 +177,7 @@ func (a *app) healthCheckCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return printCheck(p, hc)
+			return cards.Check(p, hc)
 		},
 	}
 	uf.add(update)
@@ -202,40 +202,4 @@ func (a *app) healthCheckCmd() *cobra.Command {
 	}
 	return cmdline.Group(&cobra.Command{Use: "health-check", Aliases: []string{"hc"}, Short: "HTTP and TCP health checks; a failing one raises an alert"},
 		list, show, create, update, del, results)
-}
-
-// latency is a probe's latency in milliseconds, "-" before the first probe.
-func latency(probed bool, ms float64) string {
-	if !probed {
-		return "-"
-	}
-	return strconv.FormatFloat(ms, 'f', 1, 64)
-}
-
-func printCheck(p output.Printer, hc *client.HealthCheck) error {
-	return p.Print(hc, func(w *tabwriter.Writer) {
-		output.Field(w, "ID", hc.ID)
-		output.Field(w, "Name", hc.Name)
-		output.Field(w, "Type", hc.Type)
-		output.Field(w, "Target", hc.Target)
-		output.Field(w, "Interval", output.Num(hc.IntervalS)+"s")
-		output.Field(w, "Timeout", output.Num(hc.TimeoutMS)+"ms")
-		expected := "any 2xx or 3xx"
-		if hc.ExpectedStatus != 0 {
-			expected = output.Num(hc.ExpectedStatus)
-		}
-		if hc.Type == client.CheckHTTP {
-			output.Field(w, "Expected status", expected)
-		}
-		output.Field(w, "Failure threshold", output.Num(hc.FailureThreshold))
-		output.Field(w, "Machine", output.Str(hc.MachineID))
-		output.Field(w, "Tenant", output.Str(hc.TenantID))
-		output.Field(w, "Enabled", output.YesNo(hc.Enabled))
-		output.Field(w, "Status", hc.Last.Status)
-		output.Field(w, "Checked", output.WhenPtr(hc.Last.CheckedAt))
-		output.Field(w, "Latency ms", latency(hc.Last.CheckedAt != nil, hc.Last.LatencyMS))
-		output.Field(w, "Failures in a row", output.Num(hc.Last.ConsecutiveFailures))
-		output.Field(w, "Error", output.Str(hc.Last.Error))
-		output.Field(w, "Created", output.When(hc.CreatedAt))
-	})
 }

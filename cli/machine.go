@@ -2,16 +2,18 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"github.com/vmplane/vmplane/cli/cards"
 	"github.com/vmplane/vmplane/cli/cmdline"
 	"github.com/vmplane/vmplane/cli/output"
+	"github.com/vmplane/vmplane/cli/planflags"
 	"github.com/vmplane/vmplane/cli/terminal"
 	"github.com/vmplane/vmplane/client"
 )
@@ -39,26 +41,6 @@ func planNames() []string {
 	}
 	sort.Slice(names, func(i, j int) bool { return plans[names[i]].cores < plans[names[j]].cores })
 	return names
-}
-
-// parseSize reads a size in unit (the flag's default unit: "M" or "G"), or with its
-// own suffix M, G or T (powers of 1024), and returns it in unit.
-func parseSize(s, unit string) (int64, error) {
-	mult := map[string]int64{"M": 1, "G": 1024, "T": 1024 * 1024}
-	t := strings.TrimSuffix(strings.ToUpper(strings.TrimSpace(s)), "B")
-	suffix := unit
-	if t != "" && strings.ContainsAny(t[len(t)-1:], "MGT") {
-		suffix, t = t[len(t)-1:], t[:len(t)-1]
-	}
-	n, err := strconv.ParseInt(t, 10, 64)
-	if err != nil || n < 0 {
-		return 0, fmt.Errorf("%q is no size (a number of %sB, or with M, G or T)", s, unit)
-	}
-	v := n * mult[suffix]
-	if v%mult[unit] != 0 {
-		return 0, fmt.Errorf("%q is not a whole number of %sB", s, unit)
-	}
-	return v / mult[unit], nil
 }
 
 func (a *app) machineCmd() *cobra.Command {
@@ -103,14 +85,14 @@ func (a *app) machineCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return printMachine(p, m)
+			return cards.Machine(p, m)
 		},
 	}
 
 	cmd := cmdline.Group(&cobra.Command{Use: "machine", Aliases: []string{"vm"}, Short: "machines: create, list, power, resize, reinstall, migrate, back up, restore, snapshot, delete"},
 		list, show, a.machineCreateCmd(), a.machineResizeCmd(), a.machineDeleteCmd(), a.machineConsoleCmd(),
 		a.machineReinstallCmd(), a.machineMigrateCmd(), a.machineUsageCmd(), a.machineUpdateCmd(),
-		a.machineBackupCmd(), a.machineBackupsCmd(), a.machineRestoreCmd(), a.machineSnapshotCmd(), a.machineTasksCmd())
+		a.machineBackupCmd(), a.machineBackupsCmd(), a.machineRestoreCmd(), a.machineSnapshotCmd(), a.machineTasksCmd(), a.machinePlanCmd())
 	for _, act := range []struct{ name, short string }{
 		{client.ActionStart, "start a machine"},
 		{client.ActionStop, "stop a machine at once (power off)"},
@@ -196,10 +178,13 @@ func (a *app) machineCreateCmd() *cobra.Command {
 		wf       waitFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "create --name NAME --template ID [--plan small|medium|large|xlarge] [--cores N] [--memory SIZE] [--disk SIZE]",
+		Use:   "create --name NAME --template ID [--plan PLAN] [--cores N] [--memory SIZE] [--disk SIZE]",
 		Short: "create a machine in the tenant (operators: --tenant ID) from a template",
 		Long: `Create a machine from a template (its id or name, see 'vmplane template list').
-Its size comes from --plan (default small) and the flags that override it:
+With --plan naming a plan of the server (its id or name, see 'vmplane plan list'), the
+machine is made from that plan: its sizes are the plan's, and --cores, --memory and
+--disk are refused. Otherwise its size comes from one of these (default small) and
+the flags that override it:
 
   small   1 core,  1G memory,  20G disk
   medium  2 cores, 4G memory,  40G disk
@@ -218,10 +203,7 @@ machine is built and shows it; without, it shows the machine and the task buildi
 			if tplRef == "" {
 				return cmdline.Usagef("--template is needed (see 'vmplane template list')")
 			}
-			pl, ok := plans[planName]
-			if !ok {
-				return cmdline.Usagef("--plan %q: want one of %s", planName, strings.Join(planNames(), ", "))
-			}
+			pl, builtin := plans[planName]
 			spec.CPUCores, spec.MemoryMB, spec.DiskGB = pl.cores, pl.memoryMB, pl.diskGB
 			if changed(cmd, "cores") {
 				n, _ := cmd.Flags().GetInt64("cores")
@@ -229,12 +211,12 @@ machine is built and shows it; without, it shows the machine and the task buildi
 			}
 			var err error
 			if memory != "" {
-				if spec.MemoryMB, err = parseSize(memory, "M"); err != nil {
+				if spec.MemoryMB, err = cmdline.ParseSize(memory, "M"); err != nil {
 					return cmdline.Usagef("--memory: %v", err)
 				}
 			}
 			if disk != "" {
-				if spec.DiskGB, err = parseSize(disk, "G"); err != nil {
+				if spec.DiskGB, err = cmdline.ParseSize(disk, "G"); err != nil {
 					return cmdline.Usagef("--disk: %v", err)
 				}
 			}
@@ -245,12 +227,27 @@ machine is built and shows it; without, it shows the machine and the task buildi
 			if err != nil {
 				return err
 			}
+			if changed(cmd, "plan") {
+				// A plan of the server first; else one of the sizes above.
+				sp, err := planflags.Find(cmd.Context(), c, planName)
+				switch {
+				case err == nil:
+					if changed(cmd, "cores") || memory != "" || disk != "" {
+						return cmdline.Usagef("--cores, --memory and --disk do not go with plan %s: it gives the sizes", sp.Name)
+					}
+					spec.PlanID, spec.CPUCores, spec.MemoryMB, spec.DiskGB = sp.ID, 0, 0, 0
+				case !builtin && errors.Is(err, planflags.ErrNoPlan):
+					return cmdline.Usagef("--plan %q: no plan of the server has that id or name, and it is none of %s", planName, strings.Join(planNames(), ", "))
+				case !builtin:
+					return err
+				}
+			}
 			tpl, err := findTemplate(cmd.Context(), c, tplRef)
 			if err != nil {
 				return err
 			}
 			spec.TemplateID = tpl.ID
-			if disk == "" && tpl.DiskGB > spec.DiskGB {
+			if spec.PlanID == "" && disk == "" && tpl.DiskGB > spec.DiskGB {
 				spec.DiskGB = tpl.DiskGB
 			}
 			m, t, err := c.CreateMachine(cmd.Context(), spec)
@@ -262,7 +259,7 @@ machine is built and shows it; without, it shows the machine and the task buildi
 					Machine *client.Machine `json:"machine"`
 					Task    *client.Task    `json:"task"`
 				}{m, t}, func(w *tabwriter.Writer) {
-					machineFields(w, m)
+					cards.MachineFields(w, m)
 					output.Field(w, "Task", t.ID+" ("+t.Status+")")
 				})
 			}
@@ -272,13 +269,13 @@ machine is built and shows it; without, it shows the machine and the task buildi
 			if m, err = c.GetMachine(cmd.Context(), m.ID); err != nil {
 				return err
 			}
-			return printMachine(p, m)
+			return cards.Machine(p, m)
 		},
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&spec.Name, "name", "", "the machine's name (a hostname)")
 	fl.StringVar(&spec.TemplateID, "template", "", "the template's id or name")
-	fl.StringVar(&planName, "plan", "small", "the size: "+strings.Join(planNames(), ", "))
+	fl.StringVar(&planName, "plan", "small", "a plan of the server (id or name), or a size: "+strings.Join(planNames(), ", "))
 	fl.Int64("cores", 0, "CPU cores (overrides the plan's)")
 	fl.StringVar(&memory, "memory", "", "memory, in MB or with a unit: 2048, 2G (overrides the plan's)")
 	fl.StringVar(&disk, "disk", "", "disk size, in GB or with a unit: 40, 1T (overrides the plan's)")
@@ -333,12 +330,12 @@ func (a *app) machineResizeCmd() *cobra.Command {
 				r.CPUCores = cores
 			}
 			if memory != "" {
-				if r.MemoryMB, err = parseSize(memory, "M"); err != nil {
+				if r.MemoryMB, err = cmdline.ParseSize(memory, "M"); err != nil {
 					return cmdline.Usagef("--memory: %v", err)
 				}
 			}
 			if disk != "" {
-				if r.DiskGB, err = parseSize(disk, "G"); err != nil {
+				if r.DiskGB, err = cmdline.ParseSize(disk, "G"); err != nil {
 					return cmdline.Usagef("--disk: %v", err)
 				}
 			}
@@ -415,40 +412,4 @@ func addresses(m client.Machine) string {
 		return "-"
 	}
 	return strings.Join(ips, ",")
-}
-
-func printMachine(p output.Printer, m *client.Machine) error {
-	return p.Print(m, func(w *tabwriter.Writer) { machineFields(w, m) })
-}
-
-func machineFields(w *tabwriter.Writer, m *client.Machine) {
-	output.Field(w, "ID", m.ID)
-	output.Field(w, "Name", m.Name)
-	output.Field(w, "VMID", output.Num(m.VMID))
-	output.Field(w, "Tenant", output.Str(m.TenantID))
-	output.Field(w, "Status", m.Status)
-	output.Field(w, "Node", output.OrDash(m.Node))
-	output.Field(w, "Template", output.OrDash(m.TemplateID))
-	output.Field(w, "CPU cores", output.Num(m.CPUCores))
-	output.Field(w, "Memory MB", output.Num(m.MemoryMB))
-	output.Field(w, "Disk GB", output.Num(m.DiskGB))
-	for _, d := range m.Disks {
-		output.Field(w, "Disk "+d.ID, fmt.Sprintf("%d GB on %s", d.SizeGB, d.Storage))
-	}
-	for _, ic := range m.Interfaces {
-		ips := strings.Join(ic.IPAddresses, ",")
-		if ips == "" {
-			ips = "-"
-		}
-		output.Field(w, "Interface "+ic.ID, fmt.Sprintf("%s on %s, addresses %s", ic.MAC, ic.Bridge, ips))
-	}
-	if m.Firewall != nil {
-		fw := m.Firewall.State
-		if m.Firewall.Reason != "" {
-			fw += ": " + m.Firewall.Reason
-		}
-		output.Field(w, "Firewall", fw)
-	}
-	output.Field(w, "Task", output.Str(m.TaskID))
-	output.Field(w, "Created", output.When(m.CreatedAt))
 }

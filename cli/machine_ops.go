@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vmplane/vmplane/cli/cards"
 	"github.com/vmplane/vmplane/cli/cmdline"
 	"github.com/vmplane/vmplane/cli/output"
 	"github.com/vmplane/vmplane/client"
@@ -204,7 +205,7 @@ tenant_id null). A move alone is done at once and shows the machine.`,
 			if t != nil {
 				return a.started(cmd.Context(), c, p, t, wf)
 			}
-			return printMachine(p, m)
+			return cards.Machine(p, m)
 		},
 	}
 	cmd.Flags().StringVar(&name, "name", "", "the machine's new name (a hostname)")

@@ -98,7 +98,7 @@ func InitCompletion(root *cobra.Command) {
 func Commands(env Env) []*cobra.Command {
 	a := &app{env: env}
 	global := a.globalFlags()
-	cmds := []*cobra.Command{a.remoteCmd(), a.loginCmd(), a.logoutCmd(), a.passwordCmd(), a.sessionCmd(), a.totpCmd(), a.apiKeyCmd(), a.tenantCmd(), a.userCmd(), a.machineCmd(),
+	cmds := []*cobra.Command{a.remoteCmd(), a.loginCmd(), a.logoutCmd(), a.passwordCmd(), a.sessionCmd(), a.totpCmd(), a.apiKeyCmd(), a.tenantCmd(), a.userCmd(), a.machineCmd(), a.planCmd(),
 		a.taskCmd(), a.eventsCmd(), a.firewallCmd(), a.templateCmd(), a.overviewCmd(),
 		a.scheduleCmd(), a.backupCmd(), a.healthCheckCmd(), a.alertCmd(), a.monitoringCmd()}
 	for _, c := range cmds {

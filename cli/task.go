@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"sync"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/vmplane/vmplane/cli/cards"
 	"github.com/vmplane/vmplane/cli/cmdline"
 	"github.com/vmplane/vmplane/cli/output"
 	"github.com/vmplane/vmplane/cli/terminal"
@@ -29,7 +29,7 @@ func (a *app) taskCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return printTask(p, t)
+			return cards.Task(p, t)
 		},
 	}
 	var timeout time.Duration
@@ -53,21 +53,6 @@ func (a *app) taskCmd() *cobra.Command {
 	return cmdline.Group(&cobra.Command{Use: "task", Short: "tasks: the slow work the server does after answering"}, show, wait)
 }
 
-func printTask(p output.Printer, t *client.Task) error {
-	return p.Print(t, func(w *tabwriter.Writer) {
-		output.Field(w, "ID", t.ID)
-		output.Field(w, "Type", t.Type)
-		output.Field(w, "Target", t.TargetType+" "+t.TargetID)
-		output.Field(w, "Status", t.Status)
-		if t.Error != nil {
-			output.Field(w, "Error", *t.Error)
-		}
-		output.Field(w, "Created", output.When(t.CreatedAt))
-		output.Field(w, "Started", output.WhenPtr(t.StartedAt))
-		output.Field(w, "Finished", output.WhenPtr(t.FinishedAt))
-	})
-}
-
 // waitFlags are --wait and --timeout of a command that starts a task.
 type waitFlags struct {
 	wait    bool
@@ -83,7 +68,7 @@ func (f *waitFlags) add(cmd *cobra.Command) {
 // prints the ended task.
 func (a *app) started(ctx context.Context, c *client.Client, p output.Printer, t *client.Task, f waitFlags) error {
 	if !f.wait {
-		return printTask(p, t)
+		return cards.Task(p, t)
 	}
 	return a.waitAndPrint(ctx, c, p, t, f.timeout)
 }
@@ -91,7 +76,7 @@ func (a *app) started(ctx context.Context, c *client.Client, p output.Printer, t
 func (a *app) waitAndPrint(ctx context.Context, c *client.Client, p output.Printer, t *client.Task, timeout time.Duration) error {
 	ended, werr := a.wait(ctx, c, t, timeout)
 	if ended != nil {
-		if err := printTask(p, ended); err != nil {
+		if err := cards.Task(p, ended); err != nil {
 			return err
 		}
 	}

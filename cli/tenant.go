@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vmplane/vmplane/cli/cards"
 	"github.com/vmplane/vmplane/cli/cmdline"
 	"github.com/vmplane/vmplane/cli/output"
 	"github.com/vmplane/vmplane/client"
@@ -61,7 +62,7 @@ func (a *app) tenantCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return printTenant(p, t)
+			return cards.Tenant(p, t)
 		},
 	}
 	var q quotaFlags
@@ -79,7 +80,7 @@ func (a *app) tenantCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return printTenant(p, t)
+			return cards.Tenant(p, t)
 		},
 	}
 	q.add(create)
@@ -111,7 +112,7 @@ func (a *app) tenantCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return printTenant(p, t)
+			return cards.Tenant(p, t)
 		},
 	}
 	update.Flags().StringVar(&name, "name", "", "the new name")
@@ -134,19 +135,6 @@ func (a *app) tenantCmd() *cobra.Command {
 		},
 	}
 	return cmdline.Group(&cobra.Command{Use: "tenant", Short: "tenants and their quotas (operators)"}, list, show, create, update, del)
-}
-
-func printTenant(p output.Printer, t *client.Tenant) error {
-	return p.Print(t, func(w *tabwriter.Writer) {
-		output.Field(w, "ID", t.ID)
-		output.Field(w, "Name", t.Name)
-		output.Field(w, "Quota machines", output.Limit(t.Quota.Machines))
-		output.Field(w, "Quota CPU cores", output.Limit(t.Quota.CPUCores))
-		output.Field(w, "Quota memory MB", output.Limit(t.Quota.MemoryMB))
-		output.Field(w, "Quota disk GB", output.Limit(t.Quota.DiskGB))
-		output.Field(w, "Second factor required", output.YesNo(t.RequireTOTP))
-		output.Field(w, "Created", output.When(t.CreatedAt))
-	})
 }
 
 // quotaFlags are the --quota-* flags of tenant create and update.

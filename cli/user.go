@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vmplane/vmplane/cli/cards"
 	"github.com/vmplane/vmplane/cli/cmdline"
 	"github.com/vmplane/vmplane/cli/output"
 	"github.com/vmplane/vmplane/client"
@@ -48,7 +49,7 @@ func (a *app) userCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return printUser(p, u)
+			return cards.User(p, u)
 		},
 	}
 	var nu client.UserCreate
@@ -81,7 +82,7 @@ standard input with --password-stdin.`,
 			if err != nil {
 				return err
 			}
-			return printUser(p, u)
+			return cards.User(p, u)
 		},
 	}
 	cf := create.Flags()
@@ -132,7 +133,7 @@ reads it from standard input).`,
 			if err != nil {
 				return err
 			}
-			return printUser(p, u)
+			return cards.User(p, u)
 		},
 	}
 	uf := update.Flags()
@@ -197,17 +198,4 @@ public URL (--public-url); the token alone works with 'vmplane login --link'.`,
 		},
 	}
 	return cmdline.Group(&cobra.Command{Use: "user", Short: "users: operators and tenants' users (operators)"}, list, show, create, update, del, resetTOTP, loginLink)
-}
-
-func printUser(p output.Printer, u *client.User) error {
-	return p.Print(u, func(w *tabwriter.Writer) {
-		output.Field(w, "ID", u.ID)
-		output.Field(w, "E-mail", u.Email)
-		output.Field(w, "Name", output.OrDash(u.Name))
-		output.Field(w, "Role", u.Role)
-		output.Field(w, "Tenant", output.Str(u.TenantID))
-		output.Field(w, "Disabled", output.YesNo(u.Disabled))
-		output.Field(w, "Second factor", output.YesNo(u.TOTPEnabled))
-		output.Field(w, "Created", output.When(u.CreatedAt))
-	})
 }

@@ -81,6 +81,7 @@ var (
 	ErrUnavailable           = &Error{Status: 503, Code: "unavailable"}
 	ErrTimeout               = &Error{Status: 504, Code: "timeout"}
 	ErrInsufficientStorage   = &Error{Status: 507, Code: "insufficient_storage"}
+	ErrInsufficientCapacity  = &Error{Status: 409, Code: "insufficient_capacity"}
 )
 
 // ErrTaskFailed matches the error WaitTask returns for a task that ended failed.

@@ -79,6 +79,11 @@ var modelled = []struct {
 	{"PageSnapshot", typeOf[Page[Snapshot]](), false},
 	{"RecoveryCodeList", typeOf[recoveryCodes](), false},
 	{"LoginLinkReply", typeOf[LoginLink](), false},
+	{"Plan", typeOf[Plan](), false},
+	{"PagePlan", typeOf[Page[Plan]](), false},
+	{"PlanCapacity", typeOf[PlanCapacity](), false},
+	{"NodeRoom", typeOf[NodeRoom](), false},
+	{"Overcommit", typeOf[Overcommit](), false},
 
 	// Bodies.
 	{"LoginRequest", typeOf[loginRequest](), false},
@@ -115,6 +120,9 @@ var modelled = []struct {
 	{"DiskRequest", typeOf[DiskSpec](), false},
 	{"MigrateRequest", typeOf[migration](), false},
 	{"ReinstallRequest", typeOf[Reinstall](), false},
+	{"PlanSpec", typeOf[PlanSpec](), false},
+	{"PlanChange", typeOf[PlanChange](), true},
+	{"PlanMove", typeOf[planMove](), false},
 }
 
 // notModelled are the schemas of the document no client type mirrors, each with why.

@@ -166,6 +166,9 @@ type Template struct {
 	Name   string `json:"name"`
 	OS     string `json:"os"`
 	DiskGB int64  `json:"disk_gb"`
+	// Node is the one node that can make machines from the template (its disks are on
+	// that node's local storage); empty: any node can.
+	Node string `json:"node,omitempty"`
 }
 
 // Disk is one disk of a machine.
@@ -211,18 +214,22 @@ type Machine struct {
 	Firewall   *FirewallState `json:"firewall"`
 	CreatedAt  time.Time      `json:"created_at"`
 	UpdatedAt  time.Time      `json:"updated_at"`
+	// PlanID is the plan the machine was made from or moved to (nil: explicit sizes).
+	PlanID *string `json:"plan_id"`
 }
 
-// MachineSpec is the body of CreateMachine.
+// MachineSpec is the body of CreateMachine: a plan (PlanID) or the three sizes.
 type MachineSpec struct {
-	Name       string   `json:"name"`
-	TemplateID string   `json:"template_id"`
-	CPUCores   int64    `json:"cpu_cores"`
-	MemoryMB   int64    `json:"memory_mb"`
-	DiskGB     int64    `json:"disk_gb"`
-	Node       string   `json:"node,omitempty"`
-	Password   string   `json:"password,omitempty"`
-	SSHKeys    []string `json:"ssh_keys,omitempty"`
+	Name       string `json:"name"`
+	TemplateID string `json:"template_id"`
+	// PlanID gives the machine a plan's sizes; the sizes are then left zero.
+	PlanID   string   `json:"plan_id,omitempty"`
+	CPUCores int64    `json:"cpu_cores,omitempty"`
+	MemoryMB int64    `json:"memory_mb,omitempty"`
+	DiskGB   int64    `json:"disk_gb,omitempty"`
+	Node     string   `json:"node,omitempty"`
+	Password string   `json:"password,omitempty"`
+	SSHKeys  []string `json:"ssh_keys,omitempty"`
 }
 
 // Resize is the body of ResizeMachine: zero fields keep their value.

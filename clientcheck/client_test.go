@@ -183,7 +183,9 @@ func TestGeneratedClientFlow(t *testing.T) {
 
 	var machineIDs []string
 	for i := range 3 {
-		spec := vmclient.MachineSpec{Name: fmt.Sprintf("web-%d", i), TemplateId: tpl.Id, CpuCores: 1, MemoryMb: 512, DiskGb: tpl.DiskGb}
+		// The sizes are optional in the document: a create names a plan or gives them.
+		cores, memory, disk := int64(1), int64(512), tpl.DiskGb
+		spec := vmclient.MachineSpec{Name: fmt.Sprintf("web-%d", i), TemplateId: tpl.Id, CpuCores: &cores, MemoryMb: &memory, DiskGb: &disk}
 		created, err := c.PostClientMachinesWithResponse(ctx, nil, spec)
 		ok(t, "create machine", err, created, created.Body, 202, created.JSON202)
 		m, task := created.JSON202.Machine, created.JSON202.Task
@@ -272,7 +274,8 @@ func TestGeneratedClientFlow(t *testing.T) {
 	// Errors decode into the generated problem type.
 	missing, err := c.GetTasksByIdWithResponse(ctx, "no-such-task")
 	problem(t, "get missing task", err, missing, missing.Body, missing.ApplicationproblemJSON404, 404, "not_found")
-	bad, err := c.PostClientMachinesWithResponse(ctx, nil, vmclient.MachineSpec{Name: "", TemplateId: tpl.Id, CpuCores: 1, MemoryMb: 512, DiskGb: tpl.DiskGb})
+	one, half, disk := int64(1), int64(512), tpl.DiskGb
+	bad, err := c.PostClientMachinesWithResponse(ctx, nil, vmclient.MachineSpec{Name: "", TemplateId: tpl.Id, CpuCores: &one, MemoryMb: &half, DiskGb: &disk})
 	p := problem(t, "create unnamed machine", err, bad, bad.Body, bad.ApplicationproblemJSON400, 400, "invalid_request")
 	if p.Errors == nil || !slices.ContainsFunc(*p.Errors, func(e vmclient.FieldError) bool { return e.Field == "name" }) {
 		t.Fatalf("create unnamed machine: got %s; want an error on name", bad.Body)

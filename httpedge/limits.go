@@ -5,6 +5,7 @@ import (
 	"github.com/vmplane/vmplane/actors/backups"
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/monitoring"
+	"github.com/vmplane/vmplane/actors/plans"
 	"github.com/vmplane/vmplane/actors/schedules"
 	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/httpedge/accounts"
@@ -34,6 +35,12 @@ var limits = openapi.Limits{
 
 	"tenant.name":  {Min: tenants.MinNameLen, Max: tenants.MaxNameLen},
 	"tenant.quota": {Min: tenants.Unlimited, Max: tenants.MaxQuotaLimit},
+
+	"plan.name":        {Min: plans.MinNameLen, Max: plans.MaxNameLen},
+	"plan.ipv4":        {Min: 0, Max: plans.MaxIPv4},
+	"plan.ipv6_prefix": {Min: plans.MinIPv6Prefix, Max: plans.MaxIPv6Prefix},
+	"plan.count":       {Min: 0, Max: plans.MaxCount},
+	"plan.templates":   {Min: 0, Max: plans.MaxTemplates},
 
 	"user.name":     {Min: auth.MinUserNameLen, Max: auth.MaxUserNameLen},
 	"user.email":    {Min: auth.MinEmailLen, Max: auth.MaxEmailLen},

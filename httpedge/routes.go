@@ -47,10 +47,11 @@ func (s *Server) routeTable() []api.Route {
 		routes = slices.DeleteFunc(routes, func(r api.Route) bool { return r.Path == "/metrics" })
 	}
 	routes = append(routes, virt.Routes("/api/virt", s.svc, s.opts.PublicURL)...)
-	routes = append(routes, clientarea.Routes(clientarea.Options{Services: s.svc, PublicURL: s.opts.PublicURL, TenantDelete: s.opts.TenantDelete})...)
+	routes = append(routes, clientarea.Routes(clientarea.Options{Services: s.svc, PublicURL: s.opts.PublicURL, TenantDelete: s.opts.TenantDelete,
+		RequirePlans: s.opts.RequirePlans})...)
 	routes = append(routes, s.eventRoutes()...)
 	routes = append(routes, monitor.Routes(s.svc)...)
-	routes = append(routes, resources.Routes(s.svc, s.opts.TenantDelete)...)
+	routes = append(routes, resources.Routes(s.svc, s.opts.TenantDelete, s.opts.RequirePlans)...)
 	routes = append(routes, s.adminRoutes()...)
 	// The same routes answer under the driver's own name: /api/sim/..., /api/proxmox/...
 	// They are not documented (the /api/virt routes say so in their descriptions): a

@@ -60,6 +60,9 @@ type Options struct {
 	TOTPIssuer string
 	// TenantDelete lets tenant users delete their own machines (operators always may).
 	TenantDelete bool
+	// RequirePlans has tenant users create machines from plans only (operators may
+	// always give explicit sizes).
+	RequirePlans bool
 	// CORSOrigins are the origins (https://panel.example.com) whose pages may call the
 	// API from a browser; none by default.
 	CORSOrigins []string

@@ -210,6 +210,9 @@ type Template struct {
 	Name   string `json:"name"`
 	OS     string `json:"os"`
 	DiskGB int    `json:"disk_gb"` // minimum system disk
+	// Node, when set, is the one node that can make machines from the template (its
+	// disks are on that node's local storage); empty: any node can.
+	Node string `json:"node,omitempty"`
 }
 
 // CreateSpec describes a new machine.

@@ -62,6 +62,7 @@ type Inventory struct {
 	machines *machines.Machines
 	nodes    *machines.Nodes
 	backups  *machines.Backups
+	tasks    *machines.Tasks
 	kind     *kit.Kind
 	// mu makes the syncs on this member one at a time. A second caller waits and then
 	// runs its own, which finds nothing new.
@@ -105,7 +106,7 @@ type Deps struct {
 // Start starts the sync's kind; RunPeriodic starts its periodic sync.
 func Start(d Deps) *Inventory {
 	c := &Inventory{rt: d.Runtime, store: d.Runtime.Store, driver: d.Driver, log: d.Runtime.Log,
-		machines: d.Machines.Machines, nodes: d.Machines.Nodes, backups: d.Machines.Backups}
+		machines: d.Machines.Machines, nodes: d.Machines.Nodes, backups: d.Machines.Backups, tasks: d.Machines.Tasks}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	c.kind = d.Runtime.StartKind("sync", 0, func(string) kit.Entity { return &syncEntity{c: c} }, nil)
 	return c
@@ -316,7 +317,7 @@ func (c *Inventory) run(ctx context.Context) (SyncResult, error) {
 	wg.Wait()
 	if firstErr == nil && inv.BackupsListed {
 		// After the machines: an archive's machine adopted just now is known.
-		res.Backups.Adopted, res.Backups.Removed, firstErr = c.backups.Adopt(ctx, inv.Backups)
+		res.Backups.Adopted, res.Backups.Removed, firstErr = c.adoptBackups(ctx, inv.Backups)
 	}
 	res.DurationMS = time.Since(start).Milliseconds()
 	return res, firstErr

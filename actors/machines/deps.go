@@ -35,6 +35,12 @@ type Deps struct {
 	// Limits answers a tenant's quotas of backups and snapshots, which the tenants
 	// above keep; nil leaves both unlimited.
 	Limits func(ctx context.Context, tenant string) (Limits, error)
+	// PlanLimits answers the per-machine bounds of backups and snapshots of a plan
+	// (the plans, above the machines, keep them); nil leaves them unbounded.
+	PlanLimits func(ctx context.Context, plan string) (PlanLimits, error)
+	// Overcommit are the operator's ratios for the capacity arithmetic (Room); zero
+	// ratios take DefaultOvercommit's.
+	Overcommit Overcommit
 }
 
 // Services are the services of the machines package.
@@ -57,6 +63,8 @@ type system struct {
 	tenantExists func(ctx context.Context, id string) error
 	counting     func() (bool, uint64)
 	limits       func(ctx context.Context, tenant string) (Limits, error)
+	planLimits   func(ctx context.Context, plan string) (PlanLimits, error)
+	overcommit   Overcommit
 	templates    func(ctx context.Context, id string) error
 }
 
@@ -64,7 +72,7 @@ type system struct {
 func Start(d Deps) *Services {
 	s := &system{Services: &Services{}, rt: d.Runtime, store: d.Runtime.Store, driver: d.Driver,
 		log: d.Runtime.Log, Events: d.Events, Alerts: d.Alerts, tenantExists: d.TenantExists, counting: d.Counting, limits: d.Limits,
-		templates: d.TemplateExists}
+		templates: d.TemplateExists, planLimits: d.PlanLimits, overcommit: d.Overcommit.orDefault()}
 	s.Tasks = newTasks(s)
 	s.Nodes = startNodes(s)
 	s.Machines = startMachines(s)

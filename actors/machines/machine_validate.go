@@ -148,7 +148,7 @@ func (op Operation) validate() error {
 		return validateMachineOp(op)
 	case OpDestroy, OpCreate:
 	case OpResize:
-		if op.Config == nil && op.DiskGrowGB <= 0 {
+		if op.Config == nil && op.DiskGrowGB <= 0 && op.PlanID == nil {
 			return apierr.Invalid(apierr.Field("body", "nothing to resize"))
 		}
 	default:

@@ -54,6 +54,11 @@ type Machine struct {
 	// Firewall is the outcome of the last push of the machine's firewall rules; null
 	// until the first push.
 	Firewall *FirewallState `json:"firewall"`
+	// PlanID is the plan the machine was made from or last moved to; null for a
+	// machine made from explicit sizes (or adopted). Records written before plans
+	// existed lack the field and read as null: an optional field needs no schema
+	// version of its own.
+	PlanID *string `json:"plan_id"`
 }
 
 // record is a machine as stored under vm/<id>. Only this package reads or writes it:
@@ -170,6 +175,9 @@ type Operation struct {
 	Create      *hypervisor.CreateSpec       `json:"create,omitempty"`
 	// DiskGrowGB is how much a resize grows the system disk by.
 	DiskGrowGB int `json:"disk_grow_gb,omitempty"`
+	// PlanID, on a resize, is the plan the machine moves to: the record takes it when
+	// the resize succeeds.
+	PlanID *string `json:"plan_id,omitempty"`
 	// BackupMode, Retention and Prunable describe a backup (OpBackup): after it is
 	// taken, the oldest of Prunable (a schedule's earlier backups, by hypervisor id)
 	// beyond Retention are deleted. Retention 0 deletes nothing.
@@ -326,6 +334,8 @@ type (
 type Machines struct {
 	sys  *system
 	kind *kit.Kind
+	// alloc keeps what the machines allocate on each node (Allocated).
+	alloc *allocations
 	// running maps the id of each task whose hypervisor work runs in this process to
 	// its cancel function: a task with no entry here was left by an earlier process.
 	running sync.Map
@@ -352,7 +362,7 @@ type Machines struct {
 }
 
 func startMachines(s *system) *Machines {
-	m := &Machines{sys: s, OpTimeout: 10 * time.Minute, lists: newMachineLists(s.store)}
+	m := &Machines{sys: s, OpTimeout: 10 * time.Minute, lists: newMachineLists(s.store), alloc: newAllocations(s.store)}
 	m.kind = s.rt.StartKind("machines", 5*time.Minute, func(id string) kit.Entity {
 		return &machineEntity{sys: s, ms: m, id: id}
 	}, nil)
@@ -940,6 +950,10 @@ func execute(ctx context.Context, d hypervisor.Driver, ref hypervisor.Ref, op Op
 	case OpResize:
 		if op.Config != nil {
 			hm, err = d.Configure(ctx, ref, *op.Config)
+		} else if op.DiskGrowGB == 0 {
+			// A move to a plan of the sizes the machine has: nothing to change, and
+			// the machine as it is now is what the task observed.
+			hm, err = d.Machine(ctx, ref)
 		}
 		if err == nil && op.DiskGrowGB > 0 {
 			if hm.VMID == 0 {
@@ -1016,6 +1030,9 @@ func (e *machineEntity) finish(d *opDone) {
 	}
 	if d.Snapshots != nil {
 		next.Snapshots = *d.Snapshots
+	}
+	if op != nil && op.Type == OpResize && op.PlanID != nil && d.Err == nil {
+		next.PlanID = kit.Ptr(*op.PlanID)
 	}
 	next.UpdatedAt = now
 	extra := putOnDemandBackup(onDemandBackup(&next, op, task))

@@ -120,13 +120,13 @@ type Creation struct {
 // AddCreate puts into b the writes of a new machine of tenant, to be made as spec
 // says: its record (provisioning, with its create task in flight), its tenant index
 // entry, the task, and the tenant's usage counter, required to hold what AddCreate
-// read. The tenant calls it in the batch that reserves the machine's quota, so that
+// read. planID is the plan the machine is made from (nil: explicit sizes). The tenant calls it in the batch that reserves the machine's quota, so that
 // concurrent creates never exceed the quota; nothing is written before b is committed,
 // and the machine's entity owns the record from then on. A batch refused because a
 // write of another machine moved the counter meanwhile (CreateRefused) is made again.
-func (m *Machines) AddCreate(ctx context.Context, b *persistence.Batch, tenant string, spec hypervisor.CreateSpec) (*Creation, error) {
+func (m *Machines) AddCreate(ctx context.Context, b *persistence.Batch, tenant string, spec hypervisor.CreateSpec, planID *string) (*Creation, error) {
 	now := time.Now().UTC()
-	rec := &record{Machine: Machine{ID: persistence.NewID(), Name: spec.Name, TenantID: &tenant, Node: spec.Node,
+	rec := &record{Machine: Machine{ID: persistence.NewID(), Name: spec.Name, TenantID: &tenant, Node: spec.Node, PlanID: planID,
 		Status: StatusProvisioning, CPUCores: spec.CPUCores, MemoryMB: spec.MemoryMB, DiskGB: spec.DiskGB,
 		Disks: []hypervisor.Disk{}, Interfaces: []hypervisor.Interface{}, TemplateID: spec.TemplateID,
 		CreatedAt: now, UpdatedAt: now}}

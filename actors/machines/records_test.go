@@ -59,7 +59,7 @@ func TestAddCreateWritesOnlyThroughTheBatch(t *testing.T) {
 	defer cancel()
 	b := new(persistence.Batch)
 	c, err := s.Machines.AddCreate(ctx, b, "T", hypervisor.CreateSpec{Name: "web", TemplateID: "tpl", CPUCores: 2, MemoryMB: 512,
-		DiskGB: 10, Password: "secret-pw"})
+		DiskGB: 10, Password: "secret-pw"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package machines
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 
 	"github.com/vmplane/vmplane/actors/backups"
@@ -272,10 +273,11 @@ func onDemandBackup(rec *record, op *Operation, task *Task) *backups.Backup {
 // number of machines racing, never by a loop of requests.
 
 // checkQuota refuses an operation that would make a tenant hold more backups or
-// snapshots than its quota: a snapshot, or a backup on demand (a schedule's backups
-// are bounded by its retention). A machine without a tenant has no quota.
+// snapshots than its quota, or a machine more than its plan allows: a snapshot, or a
+// backup on demand (a schedule's backups are bounded by its retention). A machine
+// without a tenant has no quota; one without a plan no plan bound.
 func (m *Machines) checkQuota(ctx context.Context, id string, op Operation) error {
-	if m.sys.limits == nil || !(op.Type == OpSnapshot || op.Type == OpBackup && op.OnDemand) {
+	if !(op.Type == OpSnapshot || op.Type == OpBackup && op.OnDemand) {
 		return nil
 	}
 	rid, err := m.Resolve(ctx, id)
@@ -286,7 +288,10 @@ func (m *Machines) checkQuota(ctx context.Context, id string, op Operation) erro
 	if err != nil {
 		return NotFoundAs(err, id)
 	}
-	if mach.TenantID == nil {
+	if err := m.checkPlanBound(ctx, mach, op); err != nil {
+		return err
+	}
+	if m.sys.limits == nil || mach.TenantID == nil {
 		return nil // an operator's machine, outside every tenant's quota
 	}
 	tenant := *mach.TenantID
@@ -312,6 +317,62 @@ func (m *Machines) checkQuota(ctx context.Context, id string, op Operation) erro
 	if have+1 > limit {
 		e := apierr.New(apierr.ErrQuotaExceeded, "the tenant's quota of %s is exceeded", field)
 		e.Fields = []apierr.FieldError{apierr.Field(field, "quota %d, in use %d, asked for 1 more", limit, have)}
+		return e
+	}
+	return nil
+}
+
+// PlanLimits are the per-machine bounds of a plan, as the plans above hand them down
+// through Deps.PlanLimits: nil is no bound.
+type PlanLimits struct {
+	Name      string
+	Backups   *int
+	Snapshots *int
+}
+
+// checkPlanBound refuses a snapshot, or a backup on demand, past what the machine's
+// plan allows each of its machines: its snapshots as its record last saw them, its
+// backups taken on demand as they are on record. A plan deleted since counts as none.
+func (m *Machines) checkPlanBound(ctx context.Context, mach Machine, op Operation) error {
+	if m.sys.planLimits == nil || mach.PlanID == nil {
+		return nil
+	}
+	pl, err := m.sys.planLimits(ctx, *mach.PlanID)
+	if errors.Is(err, apierr.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	field, limit, have := "snapshots", pl.Snapshots, 0
+	if op.Type == OpBackup {
+		field, limit = "backups", pl.Backups
+	}
+	if limit == nil {
+		return nil
+	}
+	if op.Type == OpBackup {
+		if mach.TenantID != nil { // backups are on record under their tenant only
+			list, err := m.sys.Backups.OfMachine(*mach.TenantID, mach.ID)
+			if err != nil {
+				return err
+			}
+			for _, b := range list {
+				if b.Origin == backups.OriginOnDemand {
+					have++
+				}
+			}
+		}
+	} else {
+		stored, err := persistence.Load[record](ctx, m.sys.store, machineKey(mach.ID))
+		if err != nil {
+			return err
+		}
+		have = stored.Snapshots
+	}
+	if have+1 > *limit {
+		e := apierr.New(apierr.ErrQuotaExceeded, "plan %s allows each machine %d %s", pl.Name, *limit, field)
+		e.Fields = []apierr.FieldError{apierr.Field(field, "plan %s allows %d per machine, the machine has %d", pl.Name, *limit, have)}
 		return e
 	}
 	return nil

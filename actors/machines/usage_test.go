@@ -73,7 +73,7 @@ func create(t *testing.T, ctx context.Context, s *testSystem, tenant string, cor
 	}
 	b := new(persistence.Batch)
 	c, err := s.Machines.AddCreate(ctx, b, tenant, hypervisor.CreateSpec{Name: "vm", TemplateID: tpls[0].ID, CPUCores: cores,
-		MemoryMB: 512, DiskGB: tpls[0].DiskGB})
+		MemoryMB: 512, DiskGB: tpls[0].DiskGB}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +228,7 @@ func TestCounterMovedMeanwhileIsRetried(t *testing.T) {
 	}{{1, false, true}, {0, true, false}} {
 		racing.races.Store(c.race)
 		b := new(persistence.Batch)
-		cr, err := s.Machines.AddCreate(ctx, b, "T", hypervisor.CreateSpec{Name: "vm", TemplateID: "t", CPUCores: 1, MemoryMB: 512, DiskGB: 10})
+		cr, err := s.Machines.AddCreate(ctx, b, "T", hypervisor.CreateSpec{Name: "vm", TemplateID: "t", CPUCores: 1, MemoryMB: 512, DiskGB: 10}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

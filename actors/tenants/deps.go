@@ -7,6 +7,7 @@ import (
 	"github.com/vmplane/vmplane/actors/events"
 	"github.com/vmplane/vmplane/actors/inventory"
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/plans"
 	"go.uber.org/zap"
 
 	"github.com/vmplane/vmplane/actors/kit"
@@ -25,6 +26,9 @@ type Deps struct {
 	Inventory *inventory.Inventory
 	// Alerts counts a tenant's open alerts for its overview.
 	Alerts *alerts.Alerts
+	// Plans give a create from a plan its sizes and a plan change its target; nil:
+	// no plans (a create naming one is refused).
+	Plans *plans.Plans
 	// HasUsers and HasSchedules say whether a tenant still has users or schedules,
 	// which keep it from being deleted. Their owners (auth, schedules) are not below
 	// tenants, so the composition root passes them in; nil says none.
@@ -43,6 +47,7 @@ type system struct {
 	Backups   *machines.Backups
 	Inventory *inventory.Inventory
 	Alerts    *alerts.Alerts
+	Plans     *plans.Plans
 	Tenants   *Tenants
 	// hasUsers and hasSchedules are Deps' HasUsers and HasSchedules, never nil.
 	hasUsers, hasSchedules func(ctx context.Context, tenant string) (bool, error)
@@ -51,7 +56,7 @@ type system struct {
 // Start starts the tenants' kind.
 func Start(d Deps) *Tenants {
 	s := &system{rt: d.Runtime, store: d.Runtime.Store, driver: d.Driver, log: d.Runtime.Log, Events: d.Events,
-		Machines: d.Machines.Machines, Nodes: d.Machines.Nodes, Backups: d.Machines.Backups, Inventory: d.Inventory, Alerts: d.Alerts,
+		Machines: d.Machines.Machines, Nodes: d.Machines.Nodes, Backups: d.Machines.Backups, Inventory: d.Inventory, Alerts: d.Alerts, Plans: d.Plans,
 		hasUsers: orNone(d.HasUsers), hasSchedules: orNone(d.HasSchedules)}
 	s.Tenants = startTenants(s)
 	return s.Tenants

@@ -10,6 +10,7 @@ import (
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/actors/kit/wiretest"
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/plans"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/persistence"
 )
@@ -23,6 +24,7 @@ type testSystem struct {
 	store     persistence.Store
 	Events    *events.Events
 	Alerts    *alerts.Alerts
+	Plans     *plans.Plans
 	Tenants   *Tenants
 }
 
@@ -55,9 +57,11 @@ func newTestSystem(t testing.TB, mutate ...func(*testOptions)) *testSystem {
 	s.Services = machines.Start(machines.Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Alerts: s.Alerts,
 		TenantExists:   func(ctx context.Context, id string) error { _, err := s.Tenants.Get(ctx, id); return err },
 		Limits:         func(ctx context.Context, id string) (machines.Limits, error) { return s.Tenants.Limits(ctx, id) },
+		PlanLimits:     func(ctx context.Context, id string) (machines.PlanLimits, error) { return s.Plans.Limits(ctx, id) },
 		TemplateExists: func(ctx context.Context, id string) error { _, err := s.Inventory.Template(ctx, id); return err }})
 	s.Inventory = inventory.Start(inventory.Deps{Runtime: rt, Driver: opts.Driver, Machines: s.Services})
-	s.Tenants = Start(Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Machines: s.Services, Inventory: s.Inventory, Alerts: s.Alerts,
+	s.Plans = plans.Start(plans.Deps{Runtime: rt, Machines: s.Machines, Nodes: s.Nodes})
+	s.Tenants = Start(Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Machines: s.Services, Inventory: s.Inventory, Alerts: s.Alerts, Plans: s.Plans,
 		HasUsers: opts.HasUsers, HasSchedules: opts.HasSchedules})
 	t.Cleanup(func() {
 		s.Inventory.Stop()

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/plans"
 
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/apierr"
@@ -149,16 +150,20 @@ type tenantChange struct {
 	RequireTOTP     *bool        `json:"require_totp,omitempty"`
 }
 
-// MachineSpec is a tenant's request for a new machine.
+// MachineSpec is a tenant's request for a new machine: its sizes are a plan's
+// (PlanID) or given one by one, never both.
 type MachineSpec struct {
-	Name       string   `json:"name" openapi:"required,limit=machine.name"`
-	TemplateID string   `json:"template_id" openapi:"required,minLength=1,limit=id"`
-	CPUCores   int      `json:"cpu_cores" openapi:"required,limit=machine.cores"`
-	MemoryMB   int      `json:"memory_mb" openapi:"required,limit=machine.memory_mb"`
-	DiskGB     int      `json:"disk_gb" openapi:"required,limit=machine.disk_gb"`
-	Node       string   `json:"node,omitempty" openapi:"limit=hypervisor.name"`
-	Password   string   `json:"password,omitempty" openapi:"limit=machine.password"`
-	SSHKeys    []string `json:"ssh_keys,omitempty" openapi:"limit=machine.ssh_keys,items.limit=machine.ssh_key"`
+	Name       string `json:"name" openapi:"required,limit=machine.name"`
+	TemplateID string `json:"template_id" openapi:"required,minLength=1,limit=id"`
+	// PlanID names the plan whose sizes the machine gets; the template must be one
+	// the plan allows.
+	PlanID   *string  `json:"plan_id,omitempty" openapi:"limit=id" doc:"the plan whose sizes the machine gets; with it, cpu_cores, memory_mb and disk_gb are omitted"`
+	CPUCores int      `json:"cpu_cores,omitempty" openapi:"limit=machine.cores" doc:"required without plan_id"`
+	MemoryMB int      `json:"memory_mb,omitempty" openapi:"limit=machine.memory_mb" doc:"required without plan_id"`
+	DiskGB   int      `json:"disk_gb,omitempty" openapi:"limit=machine.disk_gb" doc:"required without plan_id"`
+	Node     string   `json:"node,omitempty" openapi:"limit=hypervisor.name"`
+	Password string   `json:"password,omitempty" openapi:"limit=machine.password"`
+	SSHKeys  []string `json:"ssh_keys,omitempty" openapi:"limit=machine.ssh_keys,items.limit=machine.ssh_key"`
 }
 
 // ResourceChange is a tenant's resize of a machine; disks only grow.
@@ -195,6 +200,9 @@ type (
 	reserveResize struct {
 		MachineID string
 		Change    ResourceChange
+		// PlanID and PlanName, for a move to a plan (ChangePlan), name the plan whose
+		// sizes Change holds: the machine's record takes it when the resize is done.
+		PlanID, PlanName string
 	}
 	// resizeReserved tells the service what operation to start.
 	resizeReserved struct{ Op machines.Operation }
@@ -313,8 +321,23 @@ func (t *Tenants) CreateMachine(ctx context.Context, tenantID string, spec Machi
 	if r, ok, err := kit.Recorded[Provisioned](st); ok {
 		return r, err
 	}
-	if err := t.validateSpec(ctx, spec); err != nil {
+	plan, err := t.fromPlan(ctx, &spec)
+	if err != nil {
 		return Provisioned{}, err
+	}
+	tpl, err := t.validateSpec(ctx, spec, plan)
+	if err != nil {
+		return Provisioned{}, err
+	}
+	if spec.Node == "" {
+		// vmplane places the machine on the node with the most room for it by the
+		// capacity arithmetic (machines.Room); a template that only one node can clone
+		// goes there, if it has room.
+		node, err := t.sys.Nodes.Place(ctx, machines.Size{CPUCores: spec.CPUCores, MemoryMB: spec.MemoryMB, DiskGB: spec.DiskGB}, tpl.Node)
+		if err != nil {
+			return Provisioned{}, err
+		}
+		spec.Node = node
 	}
 	return kit.Ask[Provisioned](ctx, t.kind, tenantID, &createMachine{Spec: spec, Stamp: st})
 }
@@ -378,7 +401,9 @@ func validateTenant(name string, q Quota) error {
 	return nil
 }
 
-func (t *Tenants) validateSpec(ctx context.Context, s MachineSpec) error {
+// validateSpec checks a create's fields and answers its template.
+func (t *Tenants) validateSpec(ctx context.Context, s MachineSpec, plan *plans.Plan) (hypervisor.Template, error) {
+	var tpl hypervisor.Template
 	var f []apierr.FieldError
 	if !machines.ValidName(s.Name) {
 		f = append(f, machines.NameFieldError())
@@ -395,33 +420,37 @@ func (t *Tenants) validateSpec(ctx context.Context, s MachineSpec) error {
 	if s.Password != "" && (len(s.Password) < machines.MinPasswordLen || len(s.Password) > machines.MaxPasswordLen) {
 		f = append(f, machines.PasswordFieldError())
 	}
+	var err error
 	if s.TemplateID == "" {
 		f = append(f, apierr.Field("template_id", "is required"))
-	} else if tpl, err := t.sys.Inventory.Template(ctx, s.TemplateID); errors.Is(err, apierr.ErrNotFound) {
+	} else if tpl, err = t.sys.Inventory.Template(ctx, s.TemplateID); errors.Is(err, apierr.ErrNotFound) {
 		f = append(f, apierr.Field("template_id", "no template %s", s.TemplateID))
 	} else if err != nil {
-		return err
+		return tpl, err
 	} else if s.DiskGB >= machines.MinDiskGB && s.DiskGB < tpl.DiskGB {
 		// The hypervisor would enlarge the disk to the template's size behind the
 		// quota's back: the tenant asks for what it gets.
 		f = append(f, apierr.Field("disk_gb", "must be at least %d: the minimum of template %s", tpl.DiskGB, s.TemplateID))
 	}
+	if plan != nil && tpl.ID != "" && !plan.Allows(tpl.ID, tpl.Name) {
+		f = append(f, apierr.Field("template_id", "template not allowed by plan %s (it allows %s)", plan.Name, strings.Join(plan.AllowedTemplates, ", ")))
+	}
 	if len(f) > 0 {
-		return apierr.Invalid(f...)
+		return tpl, apierr.Invalid(f...)
 	}
 	if s.Node != "" {
 		n, err := t.sys.Nodes.Get(ctx, s.Node)
 		if errors.Is(err, apierr.ErrNotFound) {
-			return apierr.Invalid(apierr.Field("node", "no node %s", s.Node))
+			return tpl, apierr.Invalid(apierr.Field("node", "no node %s", s.Node))
 		}
 		if err != nil {
-			return err
+			return tpl, err
 		}
 		if n.Status != string(hypervisor.NodeOnline) {
-			return apierr.New(apierr.ErrInvalidState, "node %s is %s", n.ID, n.Status)
+			return tpl, apierr.New(apierr.ErrInvalidState, "node %s is %s", n.ID, n.Status)
 		}
 	}
-	return nil
+	return tpl, nil
 }
 
 // pendingResize is quota held for a resize whose task has not finished: until then the
@@ -765,7 +794,7 @@ func (e *tenantEntity) createMachine(ctx *kit.Ctx, s MachineSpec, st *kit.Stamp)
 		// embody, before any machine actor exists for it; from then on its actor owns it.
 		b := new(persistence.Batch)
 		c, err := e.sys.Machines.AddCreate(rctx, b, e.id, hypervisor.CreateSpec{Name: s.Name, Node: s.Node, TemplateID: s.TemplateID,
-			CPUCores: s.CPUCores, MemoryMB: s.MemoryMB, DiskGB: s.DiskGB, Password: s.Password, SSHKeys: s.SSHKeys, Start: true})
+			CPUCores: s.CPUCores, MemoryMB: s.MemoryMB, DiskGB: s.DiskGB, Password: s.Password, SSHKeys: s.SSHKeys, Start: true}, s.PlanID)
 		if err != nil {
 			ctx.Fail(err)
 			return
@@ -815,35 +844,9 @@ func (e *tenantEntity) reserveResize(ctx *kit.Ctx, m *reserveResize) {
 		ctx.Fail(apierr.New(apierr.ErrOperationInProgress, "machine %s has an operation in progress", rec.ID))
 		return
 	}
-	c := m.Change
-	var delta Usage
-	op := machines.Operation{Type: machines.OpResize}
-	cfg := hypervisor.ConfigChange{}
-	if c.CPUCores != nil && *c.CPUCores != rec.CPUCores {
-		delta.CPUCores = *c.CPUCores - rec.CPUCores
-		cfg.CPUCores = c.CPUCores
-	}
-	if c.MemoryMB != nil && *c.MemoryMB != rec.MemoryMB {
-		delta.MemoryMB = *c.MemoryMB - rec.MemoryMB
-		cfg.MemoryMB = c.MemoryMB
-	}
-	if c.DiskGB != nil {
-		if *c.DiskGB > rec.DiskGB && len(rec.Disks) == 0 && rec.VMID != 0 {
-			ctx.Fail(machines.ErrNoDiskToGrow())
-			return
-		}
-		if *c.DiskGB < rec.DiskGB {
-			ctx.Fail(apierr.Invalid(apierr.Field("disk_gb", "disks only grow: the machine has %d GB", rec.DiskGB)))
-			return
-		}
-		delta.DiskGB = *c.DiskGB - rec.DiskGB
-		op.DiskGrowGB = delta.DiskGB
-	}
-	if cfg.CPUCores != nil || cfg.MemoryMB != nil {
-		op.Config = &cfg
-	}
-	if op.Config == nil && op.DiskGrowGB == 0 {
-		ctx.Fail(apierr.Invalid(apierr.Field("body", "the machine already has these resources")))
+	op, delta, err := resizeOp(rec, m.Change, m.PlanID, m.PlanName)
+	if err != nil {
+		ctx.Fail(err)
 		return
 	}
 	if err := overQuota(e.rec.Quota, u, delta); err != nil {

@@ -44,6 +44,30 @@ func Limit(n int64) string {
 	return Num(n)
 }
 
+// Bound is an optional count, "-" for none (no bound).
+func Bound(n *int64) string {
+	if n == nil {
+		return "-"
+	}
+	return Num(*n)
+}
+
+// OptNum is an optional number after prefix, "none" for nil.
+func OptNum(n *int64, prefix string) string {
+	if n == nil {
+		return "none"
+	}
+	return prefix + Num(*n)
+}
+
+// List is items joined by commas, empty for none.
+func List(items []string, empty string) string {
+	if len(items) == 0 {
+		return empty
+	}
+	return strings.Join(items, ",")
+}
+
 // When is t in UTC as RFC 3339, "-" for the zero time.
 func When(t time.Time) string {
 	if t.IsZero() {

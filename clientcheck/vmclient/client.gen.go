@@ -1228,6 +1228,7 @@ type Machine struct {
 	MemoryMb   int64                            `json:"memory_mb"`
 	Name       string                           `json:"name"`
 	Node       string                           `json:"node"`
+	PlanId     nullable.Nullable[string]        `json:"plan_id,omitempty"`
 	Status     string                           `json:"status"`
 	TaskId     nullable.Nullable[string]        `json:"task_id,omitempty"`
 	TemplateId string                           `json:"template_id"`
@@ -1245,12 +1246,20 @@ type MachineCounts struct {
 
 // MachineCreate defines model for MachineCreate.
 type MachineCreate struct {
-	CpuCores   int64     `json:"cpu_cores"`
-	DiskGb     int64     `json:"disk_gb"`
-	MemoryMb   int64     `json:"memory_mb"`
-	Name       string    `json:"name"`
-	Node       *string   `json:"node,omitempty"`
-	Password   *string   `json:"password,omitempty"`
+	// CpuCores required without plan_id
+	CpuCores *int64 `json:"cpu_cores,omitempty"`
+
+	// DiskGb required without plan_id
+	DiskGb *int64 `json:"disk_gb,omitempty"`
+
+	// MemoryMb required without plan_id
+	MemoryMb *int64  `json:"memory_mb,omitempty"`
+	Name     string  `json:"name"`
+	Node     *string `json:"node,omitempty"`
+	Password *string `json:"password,omitempty"`
+
+	// PlanId the plan whose sizes the machine gets; with it, cpu_cores, memory_mb and disk_gb are omitted
+	PlanId     *string   `json:"plan_id,omitempty"`
 	SshKeys    *[]string `json:"ssh_keys,omitempty"`
 	TemplateId string    `json:"template_id"`
 	TenantId   *string   `json:"tenant_id,omitempty"`
@@ -1270,6 +1279,7 @@ type MachineDetail struct {
 	MemoryMb        int64                            `json:"memory_mb"`
 	Name            string                           `json:"name"`
 	Node            string                           `json:"node"`
+	PlanId          nullable.Nullable[string]        `json:"plan_id,omitempty"`
 	PowerSchedules  []PowerSchedule                  `json:"power_schedules"`
 	Status          string                           `json:"status"`
 	TaskId          nullable.Nullable[string]        `json:"task_id,omitempty"`
@@ -1287,12 +1297,20 @@ type MachinePatch struct {
 
 // MachineSpec defines model for MachineSpec.
 type MachineSpec struct {
-	CpuCores   int64     `json:"cpu_cores"`
-	DiskGb     int64     `json:"disk_gb"`
-	MemoryMb   int64     `json:"memory_mb"`
-	Name       string    `json:"name"`
-	Node       *string   `json:"node,omitempty"`
-	Password   *string   `json:"password,omitempty"`
+	// CpuCores required without plan_id
+	CpuCores *int64 `json:"cpu_cores,omitempty"`
+
+	// DiskGb required without plan_id
+	DiskGb *int64 `json:"disk_gb,omitempty"`
+
+	// MemoryMb required without plan_id
+	MemoryMb *int64  `json:"memory_mb,omitempty"`
+	Name     string  `json:"name"`
+	Node     *string `json:"node,omitempty"`
+	Password *string `json:"password,omitempty"`
+
+	// PlanId the plan whose sizes the machine gets; with it, cpu_cores, memory_mb and disk_gb are omitted
+	PlanId     *string   `json:"plan_id,omitempty"`
 	SshKeys    *[]string `json:"ssh_keys,omitempty"`
 	TemplateId string    `json:"template_id"`
 }
@@ -1350,11 +1368,28 @@ type Node struct {
 	Usage     NodeUsage `json:"usage"`
 }
 
+// NodeRoom defines model for NodeRoom.
+type NodeRoom struct {
+	Fits         int64  `json:"fits"`
+	FreeCpuCores int64  `json:"free_cpu_cores"`
+	FreeDiskGb   int64  `json:"free_disk_gb"`
+	FreeMemoryMb int64  `json:"free_memory_mb"`
+	Node         string `json:"node"`
+	Online       bool   `json:"online"`
+}
+
 // NodeUsage defines model for NodeUsage.
 type NodeUsage struct {
 	Cpu       float64 `json:"cpu"`
 	DiskBytes int64   `json:"disk_bytes"`
 	MemBytes  int64   `json:"mem_bytes"`
+}
+
+// Overcommit defines model for Overcommit.
+type Overcommit struct {
+	Cpu    float64 `json:"cpu"`
+	Disk   float64 `json:"disk"`
+	Memory float64 `json:"memory"`
 }
 
 // Overview defines model for Overview.
@@ -1475,6 +1510,12 @@ type PageNode struct {
 	NextCursor nullable.Nullable[string] `json:"next_cursor,omitempty"`
 }
 
+// PagePlan defines model for PagePlan.
+type PagePlan struct {
+	Items      []Plan                    `json:"items"`
+	NextCursor nullable.Nullable[string] `json:"next_cursor,omitempty"`
+}
+
 // PagePowerSchedule defines model for PagePowerSchedule.
 type PagePowerSchedule struct {
 	Items      []PowerSchedule           `json:"items"`
@@ -1532,6 +1573,91 @@ type PasswordResetConfirm struct {
 // PasswordResetRequest defines model for PasswordResetRequest.
 type PasswordResetRequest struct {
 	Email string `json:"email"`
+}
+
+// Plan defines model for Plan.
+type Plan struct {
+	AllowedTemplates []string                 `json:"allowed_templates"`
+	Backups          nullable.Nullable[int64] `json:"backups,omitempty"`
+	CpuCores         int64                    `json:"cpu_cores"`
+	CreatedAt        time.Time                `json:"created_at"`
+	DiskGb           int64                    `json:"disk_gb"`
+	Id               string                   `json:"id"`
+	Ipv4             int64                    `json:"ipv4"`
+	Ipv6Prefix       nullable.Nullable[int64] `json:"ipv6_prefix,omitempty"`
+	MemoryMb         int64                    `json:"memory_mb"`
+	Name             string                   `json:"name"`
+	RateMbps         nullable.Nullable[int64] `json:"rate_mbps,omitempty"`
+	Snapshots        nullable.Nullable[int64] `json:"snapshots,omitempty"`
+	TrafficGb        nullable.Nullable[int64] `json:"traffic_gb,omitempty"`
+	UpdatedAt        time.Time                `json:"updated_at"`
+}
+
+// PlanCapacity defines model for PlanCapacity.
+type PlanCapacity struct {
+	Nodes      []NodeRoom `json:"nodes"`
+	Overcommit Overcommit `json:"overcommit"`
+	PlanId     string     `json:"plan_id"`
+	Total      int64      `json:"total"`
+}
+
+// PlanChange defines model for PlanChange.
+type PlanChange struct {
+	// AllowedTemplates null or empty: all
+	AllowedTemplates nullable.Nullable[[]string] `json:"allowed_templates,omitempty"`
+
+	// Backups null: no bound
+	Backups  nullable.Nullable[int64] `json:"backups,omitempty"`
+	CpuCores *int64                   `json:"cpu_cores,omitempty"`
+	DiskGb   *int64                   `json:"disk_gb,omitempty"`
+	Ipv4     *int64                   `json:"ipv4,omitempty"`
+
+	// Ipv6Prefix null: none
+	Ipv6Prefix nullable.Nullable[int64] `json:"ipv6_prefix,omitempty"`
+	MemoryMb   *int64                   `json:"memory_mb,omitempty"`
+	Name       *string                  `json:"name,omitempty"`
+
+	// RateMbps null: none
+	RateMbps nullable.Nullable[int64] `json:"rate_mbps,omitempty"`
+
+	// Snapshots null: no bound
+	Snapshots nullable.Nullable[int64] `json:"snapshots,omitempty"`
+
+	// TrafficGb null: unmetered
+	TrafficGb nullable.Nullable[int64] `json:"traffic_gb,omitempty"`
+}
+
+// PlanMove defines model for PlanMove.
+type PlanMove struct {
+	PlanId string `json:"plan_id"`
+}
+
+// PlanSpec defines model for PlanSpec.
+type PlanSpec struct {
+	// AllowedTemplates template ids or names a machine of the plan may use; null or empty: all
+	AllowedTemplates nullable.Nullable[[]string] `json:"allowed_templates,omitempty"`
+
+	// Backups on-demand backups per machine; null or omitted: no bound beyond the tenant's quota
+	Backups  nullable.Nullable[int64] `json:"backups,omitempty"`
+	CpuCores int64                    `json:"cpu_cores"`
+	DiskGb   int64                    `json:"disk_gb"`
+
+	// Ipv4 IPv4 addresses per machine (default 1); recorded, not yet allocated
+	Ipv4 *int64 `json:"ipv4,omitempty"`
+
+	// Ipv6Prefix length of the routed IPv6 prefix per machine (64: a /64); null or omitted: none; recorded, not yet allocated
+	Ipv6Prefix nullable.Nullable[int64] `json:"ipv6_prefix,omitempty"`
+	MemoryMb   int64                    `json:"memory_mb"`
+	Name       string                   `json:"name"`
+
+	// RateMbps network rate limit; null or omitted: none
+	RateMbps nullable.Nullable[int64] `json:"rate_mbps,omitempty"`
+
+	// Snapshots snapshots per machine; null or omitted: no bound beyond the tenant's quota
+	Snapshots nullable.Nullable[int64] `json:"snapshots,omitempty"`
+
+	// TrafficGb monthly traffic allowance; null or omitted: unmetered; recorded, not yet counted
+	TrafficGb nullable.Nullable[int64] `json:"traffic_gb,omitempty"`
 }
 
 // PowerSchedule defines model for PowerSchedule.
@@ -1826,10 +1952,11 @@ type TaskReply struct {
 
 // Template defines model for Template.
 type Template struct {
-	DiskGb int64  `json:"disk_gb"`
-	Id     string `json:"id"`
-	Name   string `json:"name"`
-	Os     string `json:"os"`
+	DiskGb int64   `json:"disk_gb"`
+	Id     string  `json:"id"`
+	Name   string  `json:"name"`
+	Node   *string `json:"node,omitempty"`
+	Os     string  `json:"os"`
 }
 
 // Tenant defines model for Tenant.
@@ -2179,6 +2306,15 @@ type GetClientMachinesByVmIdConsoleWsParams struct {
 	Ticket *string `form:"ticket,omitempty" json:"ticket,omitempty"`
 }
 
+// PostClientMachinesByVmIdPlanParams defines parameters for PostClientMachinesByVmIdPlan.
+type PostClientMachinesByVmIdPlanParams struct {
+	// TenantId operators only: the tenant to act for
+	TenantId *string `form:"tenant_id,omitempty" json:"tenant_id,omitempty"`
+
+	// IdempotencyKey Makes a retry safe: the same key from the same user within 24 h gets the first answer again and changes nothing.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // GetClientMachinesByVmIdPowerSchedulesParams defines parameters for GetClientMachinesByVmIdPowerSchedules.
 type GetClientMachinesByVmIdPowerSchedulesParams struct {
 	// Cursor next_cursor of the previous page
@@ -2509,6 +2645,21 @@ type GetResourcesNodesParams struct {
 	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
+// GetResourcesPlansParams defines parameters for GetResourcesPlans.
+type GetResourcesPlansParams struct {
+	// Cursor next_cursor of the previous page
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Limit page size, 1..500 (default 50)
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// PostResourcesPlansParams defines parameters for PostResourcesPlans.
+type PostResourcesPlansParams struct {
+	// IdempotencyKey Makes a retry safe: the same key from the same user within 24 h gets the first answer again and changes nothing.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // GetResourcesPowerSchedulesParams defines parameters for GetResourcesPowerSchedules.
 type GetResourcesPowerSchedulesParams struct {
 	// Cursor next_cursor of the previous page
@@ -2686,6 +2837,12 @@ type PostVirtVmsByIdMigrateParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// PostVirtVmsByIdPlanParams defines parameters for PostVirtVmsByIdPlan.
+type PostVirtVmsByIdPlanParams struct {
+	// IdempotencyKey Makes a retry safe: the same key from the same user within 24 h gets the first answer again and changes nothing.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // PostVirtVmsByIdReinstallParams defines parameters for PostVirtVmsByIdReinstall.
 type PostVirtVmsByIdReinstallParams struct {
 	// IdempotencyKey Makes a retry safe: the same key from the same user within 24 h gets the first answer again and changes nothing.
@@ -2764,6 +2921,9 @@ type PostClientMachinesByVmIdBackupsJSONRequestBody = BackupRequest
 // PostClientMachinesByVmIdBackupsByIdRestoreJSONRequestBody defines body for PostClientMachinesByVmIdBackupsByIdRestore for application/json ContentType.
 type PostClientMachinesByVmIdBackupsByIdRestoreJSONRequestBody = RestoreBody
 
+// PostClientMachinesByVmIdPlanJSONRequestBody defines body for PostClientMachinesByVmIdPlan for application/json ContentType.
+type PostClientMachinesByVmIdPlanJSONRequestBody = PlanMove
+
 // PostClientMachinesByVmIdPowerSchedulesJSONRequestBody defines body for PostClientMachinesByVmIdPowerSchedules for application/json ContentType.
 type PostClientMachinesByVmIdPowerSchedulesJSONRequestBody = PowerScheduleBody
 
@@ -2839,6 +2999,15 @@ type PatchResourcesMachinesByIdJSONRequestBody = MachinePatch
 // PatchResourcesMachinesByIdApplicationMergePatchPlusJSONRequestBody defines body for PatchResourcesMachinesById for application/merge-patch+json ContentType.
 type PatchResourcesMachinesByIdApplicationMergePatchPlusJSONRequestBody = MachinePatch
 
+// PostResourcesPlansJSONRequestBody defines body for PostResourcesPlans for application/json ContentType.
+type PostResourcesPlansJSONRequestBody = PlanSpec
+
+// PatchResourcesPlansByIdJSONRequestBody defines body for PatchResourcesPlansById for application/json ContentType.
+type PatchResourcesPlansByIdJSONRequestBody = PlanChange
+
+// PatchResourcesPlansByIdApplicationMergePatchPlusJSONRequestBody defines body for PatchResourcesPlansById for application/merge-patch+json ContentType.
+type PatchResourcesPlansByIdApplicationMergePatchPlusJSONRequestBody = PlanChange
+
 // PostResourcesPowerSchedulesJSONRequestBody defines body for PostResourcesPowerSchedules for application/json ContentType.
 type PostResourcesPowerSchedulesJSONRequestBody = PowerScheduleCreate
 
@@ -2880,6 +3049,9 @@ type PostVirtVmsByIdMigrateJSONRequestBody = MigrateRequest
 
 // PatchVirtVmsByIdNetworkJSONRequestBody defines body for PatchVirtVmsByIdNetwork for application/json ContentType.
 type PatchVirtVmsByIdNetworkJSONRequestBody = NetworkRequest
+
+// PostVirtVmsByIdPlanJSONRequestBody defines body for PostVirtVmsByIdPlan for application/json ContentType.
+type PostVirtVmsByIdPlanJSONRequestBody = PlanMove
 
 // PostVirtVmsByIdReinstallJSONRequestBody defines body for PostVirtVmsByIdReinstall for application/json ContentType.
 type PostVirtVmsByIdReinstallJSONRequestBody = ReinstallRequest
@@ -3359,6 +3531,24 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /api/client/machines/{vmId}/console/ws (the `GetClientMachinesByVmIdConsoleWs` operationId).
 	GetClientMachinesByVmIdConsoleWs(ctx context.Context, vmId string, params *GetClientMachinesByVmIdConsoleWsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostClientMachinesByVmIdPlanWithBody Move a machine to another plan: a resize to the plan's sizes within the quota; disks never shrink
+	//
+	// Move a machine to another plan: a resize to the plan's sizes within the quota; disks never shrink. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover answers 409 conflict, since the retry of a move that applied finds the machine on the plan already, and is refused (400).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/client/machines/{vmId}/plan (the `PostClientMachinesByVmIdPlan` operationId).
+	PostClientMachinesByVmIdPlanWithBody(ctx context.Context, vmId string, params *PostClientMachinesByVmIdPlanParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostClientMachinesByVmIdPlan Move a machine to another plan: a resize to the plan's sizes within the quota; disks never shrink
+	//
+	// Move a machine to another plan: a resize to the plan's sizes within the quota; disks never shrink. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover answers 409 conflict, since the retry of a move that applied finds the machine on the plan already, and is refused (400).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/client/machines/{vmId}/plan (the `PostClientMachinesByVmIdPlan` operationId).
+	PostClientMachinesByVmIdPlan(ctx context.Context, vmId string, params *PostClientMachinesByVmIdPlanParams, body PostClientMachinesByVmIdPlanJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetClientMachinesByVmIdPowerSchedules The machine's power schedules
 	//
@@ -4025,6 +4215,79 @@ type ClientInterface interface {
 	// Corresponds with GET /api/resources/nodes/{id} (the `GetResourcesNodesById` operationId).
 	GetResourcesNodesById(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetResourcesPlans List plans
+	//
+	// A page of plans in creation order; follow next_cursor for the next page.
+	//
+	// Corresponds with GET /api/resources/plans (the `GetResourcesPlans` operationId).
+	GetResourcesPlans(ctx context.Context, params *GetResourcesPlansParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostResourcesPlansWithBody Create one of the plans
+	//
+	// Create one of the plans. For operators (role admin); other users get 403. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover answers 409 conflict, since plan names are unique: the retry of a create that applied is a 409 naming the plan, never a second plan.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/resources/plans (the `PostResourcesPlans` operationId).
+	PostResourcesPlansWithBody(ctx context.Context, params *PostResourcesPlansParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostResourcesPlans Create one of the plans
+	//
+	// Create one of the plans. For operators (role admin); other users get 403. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover answers 409 conflict, since plan names are unique: the retry of a create that applied is a 409 naming the plan, never a second plan.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/resources/plans (the `PostResourcesPlans` operationId).
+	PostResourcesPlans(ctx context.Context, params *PostResourcesPlansParams, body PostResourcesPlansJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteResourcesPlansById Delete one of the plans
+	//
+	// Delete one of the plans. For operators (role admin); other users get 403. Answers 204 with no body.
+	//
+	// Corresponds with DELETE /api/resources/plans/{id} (the `DeleteResourcesPlansById` operationId).
+	DeleteResourcesPlansById(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetResourcesPlansById Get one of the plans
+	//
+	// One of the plans by id. Another tenant's record answers 404, as one that does not exist.
+	//
+	// Corresponds with GET /api/resources/plans/{id} (the `GetResourcesPlansById` operationId).
+	GetResourcesPlansById(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PatchResourcesPlansByIdWithBody Change one of the plans
+	//
+	// Change one of the plans. For operators (role admin); other users get 403. The body is a JSON merge patch: omitted fields keep their value; null clears a field that allows it.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /api/resources/plans/{id} (the `PatchResourcesPlansById` operationId).
+	PatchResourcesPlansByIdWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PatchResourcesPlansById Change one of the plans
+	//
+	// Change one of the plans. For operators (role admin); other users get 403. The body is a JSON merge patch: omitted fields keep their value; null clears a field that allows it.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /api/resources/plans/{id} (the `PatchResourcesPlansById` operationId).
+	PatchResourcesPlansById(ctx context.Context, id string, body PatchResourcesPlansByIdJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PatchResourcesPlansByIdWithApplicationMergePatchPlusJSONBody Change one of the plans
+	//
+	// Change one of the plans. For operators (role admin); other users get 403. The body is a JSON merge patch: omitted fields keep their value; null clears a field that allows it.
+	//
+	// Takes a body of the `application/merge-patch+json` content type.
+	//
+	// Corresponds with PATCH /api/resources/plans/{id} (the `PatchResourcesPlansById` operationId).
+	PatchResourcesPlansByIdWithApplicationMergePatchPlusJSONBody(ctx context.Context, id string, body PatchResourcesPlansByIdApplicationMergePatchPlusJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetResourcesPlansByIdCapacity How many more machines of a plan fit now
+	//
+	// How many more machines of the plan fit on the nodes now, node by node and in all: each node's cores, memory and disk times the operator's overcommit ratios (VMPLANE_OVERCOMMIT_CPU, _MEMORY, _DISK), less what vmplane's machines on it are given (not what they use). An offline node fits none. Placement of a create that names no node uses the same arithmetic.
+	//
+	// Corresponds with GET /api/resources/plans/{id}/capacity (the `GetResourcesPlansByIdCapacity` operationId).
+	GetResourcesPlansByIdCapacity(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetResourcesPowerSchedules List power schedules
 	//
 	// A page of power schedules in creation order; follow next_cursor for the next page. A tenant user sees only its own tenant's; an operator sees every tenant's.
@@ -4429,6 +4692,24 @@ type ClientInterface interface {
 	//
 	// Corresponds with PATCH /api/virt/vms/{id}/network (the `PatchVirtVmsByIdNetwork` operationId).
 	PatchVirtVmsByIdNetwork(ctx context.Context, id string, body PatchVirtVmsByIdNetworkJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostVirtVmsByIdPlanWithBody Move a machine to another plan: a resize to the plan's sizes (a tenant's machine within its quota); disks never shrink
+	//
+	// Move a machine to another plan: a resize to the plan's sizes (a tenant's machine within its quota); disks never shrink. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover answers 409 conflict, since the retry of a move that applied finds the machine on the plan already, and is refused (400). Also served under /api/<driver>/vms/{id}/plan (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/virt/vms/{id}/plan (the `PostVirtVmsByIdPlan` operationId).
+	PostVirtVmsByIdPlanWithBody(ctx context.Context, id string, params *PostVirtVmsByIdPlanParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostVirtVmsByIdPlan Move a machine to another plan: a resize to the plan's sizes (a tenant's machine within its quota); disks never shrink
+	//
+	// Move a machine to another plan: a resize to the plan's sizes (a tenant's machine within its quota); disks never shrink. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover answers 409 conflict, since the retry of a move that applied finds the machine on the plan already, and is refused (400). Also served under /api/<driver>/vms/{id}/plan (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/virt/vms/{id}/plan (the `PostVirtVmsByIdPlan` operationId).
+	PostVirtVmsByIdPlan(ctx context.Context, id string, params *PostVirtVmsByIdPlanParams, body PostVirtVmsByIdPlanJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PostVirtVmsByIdReinstallWithBody Rebuild the system disk from a template
 	//
@@ -5349,6 +5630,44 @@ func (c *Client) GetClientMachinesByVmIdConsole(ctx context.Context, vmId string
 // Corresponds with GET /api/client/machines/{vmId}/console/ws (the `GetClientMachinesByVmIdConsoleWs` operationId).
 func (c *Client) GetClientMachinesByVmIdConsoleWs(ctx context.Context, vmId string, params *GetClientMachinesByVmIdConsoleWsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetClientMachinesByVmIdConsoleWsRequest(c.Server, vmId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostClientMachinesByVmIdPlanWithBody Move a machine to another plan: a resize to the plan's sizes within the quota; disks never shrink
+//
+// Move a machine to another plan: a resize to the plan's sizes within the quota; disks never shrink. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover answers 409 conflict, since the retry of a move that applied finds the machine on the plan already, and is refused (400).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/client/machines/{vmId}/plan (the `PostClientMachinesByVmIdPlan` operationId).
+func (c *Client) PostClientMachinesByVmIdPlanWithBody(ctx context.Context, vmId string, params *PostClientMachinesByVmIdPlanParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostClientMachinesByVmIdPlanRequestWithBody(c.Server, vmId, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostClientMachinesByVmIdPlan Move a machine to another plan: a resize to the plan's sizes within the quota; disks never shrink
+//
+// Move a machine to another plan: a resize to the plan's sizes within the quota; disks never shrink. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover answers 409 conflict, since the retry of a move that applied finds the machine on the plan already, and is refused (400).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/client/machines/{vmId}/plan (the `PostClientMachinesByVmIdPlan` operationId).
+func (c *Client) PostClientMachinesByVmIdPlan(ctx context.Context, vmId string, params *PostClientMachinesByVmIdPlanParams, body PostClientMachinesByVmIdPlanJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostClientMachinesByVmIdPlanRequest(c.Server, vmId, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -6854,6 +7173,169 @@ func (c *Client) GetResourcesNodesById(ctx context.Context, id string, reqEditor
 	return c.Client.Do(req)
 }
 
+// GetResourcesPlans List plans
+//
+// A page of plans in creation order; follow next_cursor for the next page.
+//
+// Corresponds with GET /api/resources/plans (the `GetResourcesPlans` operationId).
+func (c *Client) GetResourcesPlans(ctx context.Context, params *GetResourcesPlansParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetResourcesPlansRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostResourcesPlansWithBody Create one of the plans
+//
+// Create one of the plans. For operators (role admin); other users get 403. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover answers 409 conflict, since plan names are unique: the retry of a create that applied is a 409 naming the plan, never a second plan.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/resources/plans (the `PostResourcesPlans` operationId).
+func (c *Client) PostResourcesPlansWithBody(ctx context.Context, params *PostResourcesPlansParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostResourcesPlansRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostResourcesPlans Create one of the plans
+//
+// Create one of the plans. For operators (role admin); other users get 403. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover answers 409 conflict, since plan names are unique: the retry of a create that applied is a 409 naming the plan, never a second plan.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/resources/plans (the `PostResourcesPlans` operationId).
+func (c *Client) PostResourcesPlans(ctx context.Context, params *PostResourcesPlansParams, body PostResourcesPlansJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostResourcesPlansRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteResourcesPlansById Delete one of the plans
+//
+// Delete one of the plans. For operators (role admin); other users get 403. Answers 204 with no body.
+//
+// Corresponds with DELETE /api/resources/plans/{id} (the `DeleteResourcesPlansById` operationId).
+func (c *Client) DeleteResourcesPlansById(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteResourcesPlansByIdRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetResourcesPlansById Get one of the plans
+//
+// One of the plans by id. Another tenant's record answers 404, as one that does not exist.
+//
+// Corresponds with GET /api/resources/plans/{id} (the `GetResourcesPlansById` operationId).
+func (c *Client) GetResourcesPlansById(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetResourcesPlansByIdRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PatchResourcesPlansByIdWithBody Change one of the plans
+//
+// Change one of the plans. For operators (role admin); other users get 403. The body is a JSON merge patch: omitted fields keep their value; null clears a field that allows it.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /api/resources/plans/{id} (the `PatchResourcesPlansById` operationId).
+func (c *Client) PatchResourcesPlansByIdWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPatchResourcesPlansByIdRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PatchResourcesPlansById Change one of the plans
+//
+// Change one of the plans. For operators (role admin); other users get 403. The body is a JSON merge patch: omitted fields keep their value; null clears a field that allows it.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /api/resources/plans/{id} (the `PatchResourcesPlansById` operationId).
+func (c *Client) PatchResourcesPlansById(ctx context.Context, id string, body PatchResourcesPlansByIdJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPatchResourcesPlansByIdRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PatchResourcesPlansByIdWithApplicationMergePatchPlusJSONBody Change one of the plans
+//
+// Change one of the plans. For operators (role admin); other users get 403. The body is a JSON merge patch: omitted fields keep their value; null clears a field that allows it.
+//
+// Takes a body of the `application/merge-patch+json` content type.
+//
+// Corresponds with PATCH /api/resources/plans/{id} (the `PatchResourcesPlansById` operationId).
+func (c *Client) PatchResourcesPlansByIdWithApplicationMergePatchPlusJSONBody(ctx context.Context, id string, body PatchResourcesPlansByIdApplicationMergePatchPlusJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPatchResourcesPlansByIdRequestWithApplicationMergePatchPlusJSONBody(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetResourcesPlansByIdCapacity How many more machines of a plan fit now
+//
+// How many more machines of the plan fit on the nodes now, node by node and in all: each node's cores, memory and disk times the operator's overcommit ratios (VMPLANE_OVERCOMMIT_CPU, _MEMORY, _DISK), less what vmplane's machines on it are given (not what they use). An offline node fits none. Placement of a create that names no node uses the same arithmetic.
+//
+// Corresponds with GET /api/resources/plans/{id}/capacity (the `GetResourcesPlansByIdCapacity` operationId).
+func (c *Client) GetResourcesPlansByIdCapacity(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetResourcesPlansByIdCapacityRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetResourcesPowerSchedules List power schedules
 //
 // A page of power schedules in creation order; follow next_cursor for the next page. A tenant user sees only its own tenant's; an operator sees every tenant's.
@@ -7759,6 +8241,44 @@ func (c *Client) PatchVirtVmsByIdNetworkWithBody(ctx context.Context, id string,
 // Corresponds with PATCH /api/virt/vms/{id}/network (the `PatchVirtVmsByIdNetwork` operationId).
 func (c *Client) PatchVirtVmsByIdNetwork(ctx context.Context, id string, body PatchVirtVmsByIdNetworkJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPatchVirtVmsByIdNetworkRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostVirtVmsByIdPlanWithBody Move a machine to another plan: a resize to the plan's sizes (a tenant's machine within its quota); disks never shrink
+//
+// Move a machine to another plan: a resize to the plan's sizes (a tenant's machine within its quota); disks never shrink. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover answers 409 conflict, since the retry of a move that applied finds the machine on the plan already, and is refused (400). Also served under /api/<driver>/vms/{id}/plan (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/virt/vms/{id}/plan (the `PostVirtVmsByIdPlan` operationId).
+func (c *Client) PostVirtVmsByIdPlanWithBody(ctx context.Context, id string, params *PostVirtVmsByIdPlanParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostVirtVmsByIdPlanRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostVirtVmsByIdPlan Move a machine to another plan: a resize to the plan's sizes (a tenant's machine within its quota); disks never shrink
+//
+// Move a machine to another plan: a resize to the plan's sizes (a tenant's machine within its quota); disks never shrink. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover answers 409 conflict, since the retry of a move that applied finds the machine on the plan already, and is refused (400). Also served under /api/<driver>/vms/{id}/plan (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/virt/vms/{id}/plan (the `PostVirtVmsByIdPlan` operationId).
+func (c *Client) PostVirtVmsByIdPlan(ctx context.Context, id string, params *PostVirtVmsByIdPlanParams, body PostVirtVmsByIdPlanJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostVirtVmsByIdPlanRequest(c.Server, id, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -9811,6 +10331,95 @@ func NewGetClientMachinesByVmIdConsoleWsRequest(server string, vmId string, para
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPostClientMachinesByVmIdPlanRequest calls the generic PostClientMachinesByVmIdPlan builder with application/json body
+func NewPostClientMachinesByVmIdPlanRequest(server string, vmId string, params *PostClientMachinesByVmIdPlanParams, body PostClientMachinesByVmIdPlanJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPostClientMachinesByVmIdPlanRequestWithBody(server, vmId, params, "application/json", bodyReader)
+}
+
+// NewPostClientMachinesByVmIdPlanRequestWithBody constructs an http.Request for the PostClientMachinesByVmIdPlan method, with any body, and a specified content type
+func NewPostClientMachinesByVmIdPlanRequestWithBody(server string, vmId string, params *PostClientMachinesByVmIdPlanParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "vmId", vmId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/client/machines/%s/plan", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.TenantId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "tenant_id", *params.TenantId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -13200,6 +13809,287 @@ func NewGetResourcesNodesByIdRequest(server string, id string) (*http.Request, e
 	return req, nil
 }
 
+// NewGetResourcesPlansRequest constructs an http.Request for the GetResourcesPlans method
+func NewGetResourcesPlansRequest(server string, params *GetResourcesPlansParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/resources/plans")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPostResourcesPlansRequest calls the generic PostResourcesPlans builder with application/json body
+func NewPostResourcesPlansRequest(server string, params *PostResourcesPlansParams, body PostResourcesPlansJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPostResourcesPlansRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewPostResourcesPlansRequestWithBody constructs an http.Request for the PostResourcesPlans method, with any body, and a specified content type
+func NewPostResourcesPlansRequestWithBody(server string, params *PostResourcesPlansParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/resources/plans")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewDeleteResourcesPlansByIdRequest constructs an http.Request for the DeleteResourcesPlansById method
+func NewDeleteResourcesPlansByIdRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/resources/plans/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetResourcesPlansByIdRequest constructs an http.Request for the GetResourcesPlansById method
+func NewGetResourcesPlansByIdRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/resources/plans/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPatchResourcesPlansByIdRequest calls the generic PatchResourcesPlansById builder with application/json body
+func NewPatchResourcesPlansByIdRequest(server string, id string, body PatchResourcesPlansByIdJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPatchResourcesPlansByIdRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewPatchResourcesPlansByIdRequestWithApplicationMergePatchPlusJSONBody calls the generic PatchResourcesPlansById builder with application/merge-patch+json body
+func NewPatchResourcesPlansByIdRequestWithApplicationMergePatchPlusJSONBody(server string, id string, body PatchResourcesPlansByIdApplicationMergePatchPlusJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPatchResourcesPlansByIdRequestWithBody(server, id, "application/merge-patch+json", bodyReader)
+}
+
+// NewPatchResourcesPlansByIdRequestWithBody constructs an http.Request for the PatchResourcesPlansById method, with any body, and a specified content type
+func NewPatchResourcesPlansByIdRequestWithBody(server string, id string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/resources/plans/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetResourcesPlansByIdCapacityRequest constructs an http.Request for the GetResourcesPlansByIdCapacity method
+func NewGetResourcesPlansByIdCapacityRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/resources/plans/%s/capacity", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewGetResourcesPowerSchedulesRequest constructs an http.Request for the GetResourcesPowerSchedules method
 func NewGetResourcesPowerSchedulesRequest(server string, params *GetResourcesPowerSchedulesParams) (*http.Request, error) {
 	var err error
@@ -15169,6 +16059,68 @@ func NewPatchVirtVmsByIdNetworkRequestWithBody(server string, id string, content
 	return req, nil
 }
 
+// NewPostVirtVmsByIdPlanRequest calls the generic PostVirtVmsByIdPlan builder with application/json body
+func NewPostVirtVmsByIdPlanRequest(server string, id string, params *PostVirtVmsByIdPlanParams, body PostVirtVmsByIdPlanJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPostVirtVmsByIdPlanRequestWithBody(server, id, params, "application/json", bodyReader)
+}
+
+// NewPostVirtVmsByIdPlanRequestWithBody constructs an http.Request for the PostVirtVmsByIdPlan method, with any body, and a specified content type
+func NewPostVirtVmsByIdPlanRequestWithBody(server string, id string, params *PostVirtVmsByIdPlanParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/virt/vms/%s/plan", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewPostVirtVmsByIdReinstallRequest calls the generic PostVirtVmsByIdReinstall builder with application/json body
 func NewPostVirtVmsByIdReinstallRequest(server string, id string, params *PostVirtVmsByIdReinstallParams, body PostVirtVmsByIdReinstallJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -15902,6 +16854,24 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /api/client/machines/{vmId}/console/ws (the `GetClientMachinesByVmIdConsoleWs` operationId).
 	GetClientMachinesByVmIdConsoleWsWithResponse(ctx context.Context, vmId string, params *GetClientMachinesByVmIdConsoleWsParams, reqEditors ...RequestEditorFn) (*GetClientMachinesByVmIdConsoleWsResponse, error)
+
+	// PostClientMachinesByVmIdPlanWithBodyWithResponse Move a machine to another plan: a resize to the plan's sizes within the quota; disks never shrink
+	//
+	// Move a machine to another plan: a resize to the plan's sizes within the quota; disks never shrink. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover answers 409 conflict, since the retry of a move that applied finds the machine on the plan already, and is refused (400).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/client/machines/{vmId}/plan (the `PostClientMachinesByVmIdPlan` operationId).
+	PostClientMachinesByVmIdPlanWithBodyWithResponse(ctx context.Context, vmId string, params *PostClientMachinesByVmIdPlanParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostClientMachinesByVmIdPlanResponse, error)
+
+	// PostClientMachinesByVmIdPlanWithResponse Move a machine to another plan: a resize to the plan's sizes within the quota; disks never shrink
+	//
+	// Move a machine to another plan: a resize to the plan's sizes within the quota; disks never shrink. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover answers 409 conflict, since the retry of a move that applied finds the machine on the plan already, and is refused (400).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/client/machines/{vmId}/plan (the `PostClientMachinesByVmIdPlan` operationId).
+	PostClientMachinesByVmIdPlanWithResponse(ctx context.Context, vmId string, params *PostClientMachinesByVmIdPlanParams, body PostClientMachinesByVmIdPlanJSONRequestBody, reqEditors ...RequestEditorFn) (*PostClientMachinesByVmIdPlanResponse, error)
 
 	// GetClientMachinesByVmIdPowerSchedulesWithResponse The machine's power schedules
 	//
@@ -16650,6 +17620,87 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/resources/nodes/{id} (the `GetResourcesNodesById` operationId).
 	GetResourcesNodesByIdWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetResourcesNodesByIdResponse, error)
 
+	// GetResourcesPlansWithResponse List plans
+	//
+	// A page of plans in creation order; follow next_cursor for the next page.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/resources/plans (the `GetResourcesPlans` operationId).
+	GetResourcesPlansWithResponse(ctx context.Context, params *GetResourcesPlansParams, reqEditors ...RequestEditorFn) (*GetResourcesPlansResponse, error)
+
+	// PostResourcesPlansWithBodyWithResponse Create one of the plans
+	//
+	// Create one of the plans. For operators (role admin); other users get 403. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover answers 409 conflict, since plan names are unique: the retry of a create that applied is a 409 naming the plan, never a second plan.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/resources/plans (the `PostResourcesPlans` operationId).
+	PostResourcesPlansWithBodyWithResponse(ctx context.Context, params *PostResourcesPlansParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostResourcesPlansResponse, error)
+
+	// PostResourcesPlansWithResponse Create one of the plans
+	//
+	// Create one of the plans. For operators (role admin); other users get 403. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover answers 409 conflict, since plan names are unique: the retry of a create that applied is a 409 naming the plan, never a second plan.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/resources/plans (the `PostResourcesPlans` operationId).
+	PostResourcesPlansWithResponse(ctx context.Context, params *PostResourcesPlansParams, body PostResourcesPlansJSONRequestBody, reqEditors ...RequestEditorFn) (*PostResourcesPlansResponse, error)
+
+	// DeleteResourcesPlansByIdWithResponse Delete one of the plans
+	//
+	// Delete one of the plans. For operators (role admin); other users get 403. Answers 204 with no body.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /api/resources/plans/{id} (the `DeleteResourcesPlansById` operationId).
+	DeleteResourcesPlansByIdWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*DeleteResourcesPlansByIdResponse, error)
+
+	// GetResourcesPlansByIdWithResponse Get one of the plans
+	//
+	// One of the plans by id. Another tenant's record answers 404, as one that does not exist.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/resources/plans/{id} (the `GetResourcesPlansById` operationId).
+	GetResourcesPlansByIdWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetResourcesPlansByIdResponse, error)
+
+	// PatchResourcesPlansByIdWithBodyWithResponse Change one of the plans
+	//
+	// Change one of the plans. For operators (role admin); other users get 403. The body is a JSON merge patch: omitted fields keep their value; null clears a field that allows it.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /api/resources/plans/{id} (the `PatchResourcesPlansById` operationId).
+	PatchResourcesPlansByIdWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PatchResourcesPlansByIdResponse, error)
+
+	// PatchResourcesPlansByIdWithResponse Change one of the plans
+	//
+	// Change one of the plans. For operators (role admin); other users get 403. The body is a JSON merge patch: omitted fields keep their value; null clears a field that allows it.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /api/resources/plans/{id} (the `PatchResourcesPlansById` operationId).
+	PatchResourcesPlansByIdWithResponse(ctx context.Context, id string, body PatchResourcesPlansByIdJSONRequestBody, reqEditors ...RequestEditorFn) (*PatchResourcesPlansByIdResponse, error)
+
+	// PatchResourcesPlansByIdWithApplicationMergePatchPlusJSONBodyWithResponse Change one of the plans
+	//
+	// Change one of the plans. For operators (role admin); other users get 403. The body is a JSON merge patch: omitted fields keep their value; null clears a field that allows it.
+	//
+	// Takes a body of the `application/merge-patch+json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /api/resources/plans/{id} (the `PatchResourcesPlansById` operationId).
+	PatchResourcesPlansByIdWithApplicationMergePatchPlusJSONBodyWithResponse(ctx context.Context, id string, body PatchResourcesPlansByIdApplicationMergePatchPlusJSONRequestBody, reqEditors ...RequestEditorFn) (*PatchResourcesPlansByIdResponse, error)
+
+	// GetResourcesPlansByIdCapacityWithResponse How many more machines of a plan fit now
+	//
+	// How many more machines of the plan fit on the nodes now, node by node and in all: each node's cores, memory and disk times the operator's overcommit ratios (VMPLANE_OVERCOMMIT_CPU, _MEMORY, _DISK), less what vmplane's machines on it are given (not what they use). An offline node fits none. Placement of a create that names no node uses the same arithmetic.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/resources/plans/{id}/capacity (the `GetResourcesPlansByIdCapacity` operationId).
+	GetResourcesPlansByIdCapacityWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetResourcesPlansByIdCapacityResponse, error)
+
 	// GetResourcesPowerSchedulesWithResponse List power schedules
 	//
 	// A page of power schedules in creation order; follow next_cursor for the next page. A tenant user sees only its own tenant's; an operator sees every tenant's.
@@ -17108,6 +18159,24 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PATCH /api/virt/vms/{id}/network (the `PatchVirtVmsByIdNetwork` operationId).
 	PatchVirtVmsByIdNetworkWithResponse(ctx context.Context, id string, body PatchVirtVmsByIdNetworkJSONRequestBody, reqEditors ...RequestEditorFn) (*PatchVirtVmsByIdNetworkResponse, error)
+
+	// PostVirtVmsByIdPlanWithBodyWithResponse Move a machine to another plan: a resize to the plan's sizes (a tenant's machine within its quota); disks never shrink
+	//
+	// Move a machine to another plan: a resize to the plan's sizes (a tenant's machine within its quota); disks never shrink. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover answers 409 conflict, since the retry of a move that applied finds the machine on the plan already, and is refused (400). Also served under /api/<driver>/vms/{id}/plan (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/virt/vms/{id}/plan (the `PostVirtVmsByIdPlan` operationId).
+	PostVirtVmsByIdPlanWithBodyWithResponse(ctx context.Context, id string, params *PostVirtVmsByIdPlanParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostVirtVmsByIdPlanResponse, error)
+
+	// PostVirtVmsByIdPlanWithResponse Move a machine to another plan: a resize to the plan's sizes (a tenant's machine within its quota); disks never shrink
+	//
+	// Move a machine to another plan: a resize to the plan's sizes (a tenant's machine within its quota); disks never shrink. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover answers 409 conflict, since the retry of a move that applied finds the machine on the plan already, and is refused (400). Also served under /api/<driver>/vms/{id}/plan (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/virt/vms/{id}/plan (the `PostVirtVmsByIdPlan` operationId).
+	PostVirtVmsByIdPlanWithResponse(ctx context.Context, id string, params *PostVirtVmsByIdPlanParams, body PostVirtVmsByIdPlanJSONRequestBody, reqEditors ...RequestEditorFn) (*PostVirtVmsByIdPlanResponse, error)
 
 	// PostVirtVmsByIdReinstallWithBodyWithResponse Rebuild the system disk from a template
 	//
@@ -23044,6 +24113,232 @@ func (r GetClientMachinesByVmIdConsoleWsResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetClientMachinesByVmIdConsoleWsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PostClientMachinesByVmIdPlanResponse202Headers the declared response headers of an HTTP 202 response for PostClientMachinesByVmIdPlan
+type PostClientMachinesByVmIdPlanResponse202Headers struct {
+	Location           *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// PostClientMachinesByVmIdPlanResponse400Headers the declared response headers of an HTTP 400 response for PostClientMachinesByVmIdPlan
+type PostClientMachinesByVmIdPlanResponse400Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdPlanResponse401Headers the declared response headers of an HTTP 401 response for PostClientMachinesByVmIdPlan
+type PostClientMachinesByVmIdPlanResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// PostClientMachinesByVmIdPlanResponse403Headers the declared response headers of an HTTP 403 response for PostClientMachinesByVmIdPlan
+type PostClientMachinesByVmIdPlanResponse403Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdPlanResponse404Headers the declared response headers of an HTTP 404 response for PostClientMachinesByVmIdPlan
+type PostClientMachinesByVmIdPlanResponse404Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdPlanResponse408Headers the declared response headers of an HTTP 408 response for PostClientMachinesByVmIdPlan
+type PostClientMachinesByVmIdPlanResponse408Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdPlanResponse409Headers the declared response headers of an HTTP 409 response for PostClientMachinesByVmIdPlan
+type PostClientMachinesByVmIdPlanResponse409Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdPlanResponse413Headers the declared response headers of an HTTP 413 response for PostClientMachinesByVmIdPlan
+type PostClientMachinesByVmIdPlanResponse413Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdPlanResponse415Headers the declared response headers of an HTTP 415 response for PostClientMachinesByVmIdPlan
+type PostClientMachinesByVmIdPlanResponse415Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdPlanResponse422Headers the declared response headers of an HTTP 422 response for PostClientMachinesByVmIdPlan
+type PostClientMachinesByVmIdPlanResponse422Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdPlanResponse429Headers the declared response headers of an HTTP 429 response for PostClientMachinesByVmIdPlan
+type PostClientMachinesByVmIdPlanResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	XRequestId         *string
+}
+
+// PostClientMachinesByVmIdPlanResponse431Headers the declared response headers of an HTTP 431 response for PostClientMachinesByVmIdPlan
+type PostClientMachinesByVmIdPlanResponse431Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdPlanResponseDefaultHeaders the declared response headers of an HTTP default response for PostClientMachinesByVmIdPlan
+type PostClientMachinesByVmIdPlanResponseDefaultHeaders struct {
+	XRequestId *string
+}
+
+type PostClientMachinesByVmIdPlanResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *TaskReply
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *PayloadTooLarge
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *UnsupportedMediaType
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *IdempotencyKeyReused
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Error
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *PostClientMachinesByVmIdPlanResponse202Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PostClientMachinesByVmIdPlanResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PostClientMachinesByVmIdPlanResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *PostClientMachinesByVmIdPlanResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PostClientMachinesByVmIdPlanResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *PostClientMachinesByVmIdPlanResponse408Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *PostClientMachinesByVmIdPlanResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *PostClientMachinesByVmIdPlanResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *PostClientMachinesByVmIdPlanResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *PostClientMachinesByVmIdPlanResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PostClientMachinesByVmIdPlanResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *PostClientMachinesByVmIdPlanResponse431Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *PostClientMachinesByVmIdPlanResponseDefaultHeaders
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r PostClientMachinesByVmIdPlanResponse) GetJSON202() *TaskReply {
+	return r.JSON202
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r PostClientMachinesByVmIdPlanResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r PostClientMachinesByVmIdPlanResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r PostClientMachinesByVmIdPlanResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r PostClientMachinesByVmIdPlanResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r PostClientMachinesByVmIdPlanResponse) GetApplicationproblemJSON408() *RequestTimeout {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r PostClientMachinesByVmIdPlanResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r PostClientMachinesByVmIdPlanResponse) GetApplicationproblemJSON413() *PayloadTooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r PostClientMachinesByVmIdPlanResponse) GetApplicationproblemJSON415() *UnsupportedMediaType {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r PostClientMachinesByVmIdPlanResponse) GetApplicationproblemJSON422() *IdempotencyKeyReused {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r PostClientMachinesByVmIdPlanResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r PostClientMachinesByVmIdPlanResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r PostClientMachinesByVmIdPlanResponse) GetApplicationproblemJSONDefault() *Error {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r PostClientMachinesByVmIdPlanResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PostClientMachinesByVmIdPlanResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PostClientMachinesByVmIdPlanResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PostClientMachinesByVmIdPlanResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -33735,6 +35030,1122 @@ func (r GetResourcesNodesByIdResponse) ContentType() string {
 	return ""
 }
 
+// GetResourcesPlansResponse200Headers the declared response headers of an HTTP 200 response for GetResourcesPlans
+type GetResourcesPlansResponse200Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// GetResourcesPlansResponse400Headers the declared response headers of an HTTP 400 response for GetResourcesPlans
+type GetResourcesPlansResponse400Headers struct {
+	XRequestId *string
+}
+
+// GetResourcesPlansResponse401Headers the declared response headers of an HTTP 401 response for GetResourcesPlans
+type GetResourcesPlansResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// GetResourcesPlansResponse403Headers the declared response headers of an HTTP 403 response for GetResourcesPlans
+type GetResourcesPlansResponse403Headers struct {
+	XRequestId *string
+}
+
+// GetResourcesPlansResponse404Headers the declared response headers of an HTTP 404 response for GetResourcesPlans
+type GetResourcesPlansResponse404Headers struct {
+	XRequestId *string
+}
+
+// GetResourcesPlansResponse408Headers the declared response headers of an HTTP 408 response for GetResourcesPlans
+type GetResourcesPlansResponse408Headers struct {
+	XRequestId *string
+}
+
+// GetResourcesPlansResponse429Headers the declared response headers of an HTTP 429 response for GetResourcesPlans
+type GetResourcesPlansResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	XRequestId         *string
+}
+
+// GetResourcesPlansResponse431Headers the declared response headers of an HTTP 431 response for GetResourcesPlans
+type GetResourcesPlansResponse431Headers struct {
+	XRequestId *string
+}
+
+// GetResourcesPlansResponseDefaultHeaders the declared response headers of an HTTP default response for GetResourcesPlans
+type GetResourcesPlansResponseDefaultHeaders struct {
+	XRequestId *string
+}
+
+type GetResourcesPlansResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PagePlan
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetResourcesPlansResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetResourcesPlansResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetResourcesPlansResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetResourcesPlansResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetResourcesPlansResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *GetResourcesPlansResponse408Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetResourcesPlansResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetResourcesPlansResponse431Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *GetResourcesPlansResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetResourcesPlansResponse) GetJSON200() *PagePlan {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetResourcesPlansResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetResourcesPlansResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetResourcesPlansResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetResourcesPlansResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r GetResourcesPlansResponse) GetApplicationproblemJSON408() *RequestTimeout {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GetResourcesPlansResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r GetResourcesPlansResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r GetResourcesPlansResponse) GetApplicationproblemJSONDefault() *Error {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetResourcesPlansResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetResourcesPlansResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetResourcesPlansResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetResourcesPlansResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PostResourcesPlansResponse201Headers the declared response headers of an HTTP 201 response for PostResourcesPlans
+type PostResourcesPlansResponse201Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// PostResourcesPlansResponse400Headers the declared response headers of an HTTP 400 response for PostResourcesPlans
+type PostResourcesPlansResponse400Headers struct {
+	XRequestId *string
+}
+
+// PostResourcesPlansResponse401Headers the declared response headers of an HTTP 401 response for PostResourcesPlans
+type PostResourcesPlansResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// PostResourcesPlansResponse403Headers the declared response headers of an HTTP 403 response for PostResourcesPlans
+type PostResourcesPlansResponse403Headers struct {
+	XRequestId *string
+}
+
+// PostResourcesPlansResponse404Headers the declared response headers of an HTTP 404 response for PostResourcesPlans
+type PostResourcesPlansResponse404Headers struct {
+	XRequestId *string
+}
+
+// PostResourcesPlansResponse408Headers the declared response headers of an HTTP 408 response for PostResourcesPlans
+type PostResourcesPlansResponse408Headers struct {
+	XRequestId *string
+}
+
+// PostResourcesPlansResponse409Headers the declared response headers of an HTTP 409 response for PostResourcesPlans
+type PostResourcesPlansResponse409Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// PostResourcesPlansResponse413Headers the declared response headers of an HTTP 413 response for PostResourcesPlans
+type PostResourcesPlansResponse413Headers struct {
+	XRequestId *string
+}
+
+// PostResourcesPlansResponse415Headers the declared response headers of an HTTP 415 response for PostResourcesPlans
+type PostResourcesPlansResponse415Headers struct {
+	XRequestId *string
+}
+
+// PostResourcesPlansResponse422Headers the declared response headers of an HTTP 422 response for PostResourcesPlans
+type PostResourcesPlansResponse422Headers struct {
+	XRequestId *string
+}
+
+// PostResourcesPlansResponse429Headers the declared response headers of an HTTP 429 response for PostResourcesPlans
+type PostResourcesPlansResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	XRequestId         *string
+}
+
+// PostResourcesPlansResponse431Headers the declared response headers of an HTTP 431 response for PostResourcesPlans
+type PostResourcesPlansResponse431Headers struct {
+	XRequestId *string
+}
+
+// PostResourcesPlansResponseDefaultHeaders the declared response headers of an HTTP default response for PostResourcesPlans
+type PostResourcesPlansResponseDefaultHeaders struct {
+	XRequestId *string
+}
+
+type PostResourcesPlansResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *Plan
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *PayloadTooLarge
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *UnsupportedMediaType
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *IdempotencyKeyReused
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Error
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *PostResourcesPlansResponse201Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PostResourcesPlansResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PostResourcesPlansResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *PostResourcesPlansResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PostResourcesPlansResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *PostResourcesPlansResponse408Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *PostResourcesPlansResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *PostResourcesPlansResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *PostResourcesPlansResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *PostResourcesPlansResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PostResourcesPlansResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *PostResourcesPlansResponse431Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *PostResourcesPlansResponseDefaultHeaders
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r PostResourcesPlansResponse) GetJSON201() *Plan {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r PostResourcesPlansResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r PostResourcesPlansResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r PostResourcesPlansResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r PostResourcesPlansResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r PostResourcesPlansResponse) GetApplicationproblemJSON408() *RequestTimeout {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r PostResourcesPlansResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r PostResourcesPlansResponse) GetApplicationproblemJSON413() *PayloadTooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r PostResourcesPlansResponse) GetApplicationproblemJSON415() *UnsupportedMediaType {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r PostResourcesPlansResponse) GetApplicationproblemJSON422() *IdempotencyKeyReused {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r PostResourcesPlansResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r PostResourcesPlansResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r PostResourcesPlansResponse) GetApplicationproblemJSONDefault() *Error {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r PostResourcesPlansResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PostResourcesPlansResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PostResourcesPlansResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PostResourcesPlansResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DeleteResourcesPlansByIdResponse204Headers the declared response headers of an HTTP 204 response for DeleteResourcesPlansById
+type DeleteResourcesPlansByIdResponse204Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// DeleteResourcesPlansByIdResponse400Headers the declared response headers of an HTTP 400 response for DeleteResourcesPlansById
+type DeleteResourcesPlansByIdResponse400Headers struct {
+	XRequestId *string
+}
+
+// DeleteResourcesPlansByIdResponse401Headers the declared response headers of an HTTP 401 response for DeleteResourcesPlansById
+type DeleteResourcesPlansByIdResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// DeleteResourcesPlansByIdResponse403Headers the declared response headers of an HTTP 403 response for DeleteResourcesPlansById
+type DeleteResourcesPlansByIdResponse403Headers struct {
+	XRequestId *string
+}
+
+// DeleteResourcesPlansByIdResponse404Headers the declared response headers of an HTTP 404 response for DeleteResourcesPlansById
+type DeleteResourcesPlansByIdResponse404Headers struct {
+	XRequestId *string
+}
+
+// DeleteResourcesPlansByIdResponse408Headers the declared response headers of an HTTP 408 response for DeleteResourcesPlansById
+type DeleteResourcesPlansByIdResponse408Headers struct {
+	XRequestId *string
+}
+
+// DeleteResourcesPlansByIdResponse409Headers the declared response headers of an HTTP 409 response for DeleteResourcesPlansById
+type DeleteResourcesPlansByIdResponse409Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// DeleteResourcesPlansByIdResponse429Headers the declared response headers of an HTTP 429 response for DeleteResourcesPlansById
+type DeleteResourcesPlansByIdResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	XRequestId         *string
+}
+
+// DeleteResourcesPlansByIdResponse431Headers the declared response headers of an HTTP 431 response for DeleteResourcesPlansById
+type DeleteResourcesPlansByIdResponse431Headers struct {
+	XRequestId *string
+}
+
+// DeleteResourcesPlansByIdResponseDefaultHeaders the declared response headers of an HTTP default response for DeleteResourcesPlansById
+type DeleteResourcesPlansByIdResponseDefaultHeaders struct {
+	XRequestId *string
+}
+
+type DeleteResourcesPlansByIdResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Error
+	// Headers204 the parsed response headers for an HTTP 204 response
+	Headers204 *DeleteResourcesPlansByIdResponse204Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *DeleteResourcesPlansByIdResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *DeleteResourcesPlansByIdResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *DeleteResourcesPlansByIdResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *DeleteResourcesPlansByIdResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *DeleteResourcesPlansByIdResponse408Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *DeleteResourcesPlansByIdResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteResourcesPlansByIdResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *DeleteResourcesPlansByIdResponse431Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *DeleteResourcesPlansByIdResponseDefaultHeaders
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r DeleteResourcesPlansByIdResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r DeleteResourcesPlansByIdResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r DeleteResourcesPlansByIdResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r DeleteResourcesPlansByIdResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r DeleteResourcesPlansByIdResponse) GetApplicationproblemJSON408() *RequestTimeout {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r DeleteResourcesPlansByIdResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r DeleteResourcesPlansByIdResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r DeleteResourcesPlansByIdResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r DeleteResourcesPlansByIdResponse) GetApplicationproblemJSONDefault() *Error {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteResourcesPlansByIdResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteResourcesPlansByIdResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteResourcesPlansByIdResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteResourcesPlansByIdResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetResourcesPlansByIdResponse200Headers the declared response headers of an HTTP 200 response for GetResourcesPlansById
+type GetResourcesPlansByIdResponse200Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// GetResourcesPlansByIdResponse400Headers the declared response headers of an HTTP 400 response for GetResourcesPlansById
+type GetResourcesPlansByIdResponse400Headers struct {
+	XRequestId *string
+}
+
+// GetResourcesPlansByIdResponse401Headers the declared response headers of an HTTP 401 response for GetResourcesPlansById
+type GetResourcesPlansByIdResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// GetResourcesPlansByIdResponse403Headers the declared response headers of an HTTP 403 response for GetResourcesPlansById
+type GetResourcesPlansByIdResponse403Headers struct {
+	XRequestId *string
+}
+
+// GetResourcesPlansByIdResponse404Headers the declared response headers of an HTTP 404 response for GetResourcesPlansById
+type GetResourcesPlansByIdResponse404Headers struct {
+	XRequestId *string
+}
+
+// GetResourcesPlansByIdResponse408Headers the declared response headers of an HTTP 408 response for GetResourcesPlansById
+type GetResourcesPlansByIdResponse408Headers struct {
+	XRequestId *string
+}
+
+// GetResourcesPlansByIdResponse429Headers the declared response headers of an HTTP 429 response for GetResourcesPlansById
+type GetResourcesPlansByIdResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	XRequestId         *string
+}
+
+// GetResourcesPlansByIdResponse431Headers the declared response headers of an HTTP 431 response for GetResourcesPlansById
+type GetResourcesPlansByIdResponse431Headers struct {
+	XRequestId *string
+}
+
+// GetResourcesPlansByIdResponseDefaultHeaders the declared response headers of an HTTP default response for GetResourcesPlansById
+type GetResourcesPlansByIdResponseDefaultHeaders struct {
+	XRequestId *string
+}
+
+type GetResourcesPlansByIdResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Plan
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetResourcesPlansByIdResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetResourcesPlansByIdResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetResourcesPlansByIdResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetResourcesPlansByIdResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetResourcesPlansByIdResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *GetResourcesPlansByIdResponse408Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetResourcesPlansByIdResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetResourcesPlansByIdResponse431Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *GetResourcesPlansByIdResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetResourcesPlansByIdResponse) GetJSON200() *Plan {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetResourcesPlansByIdResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetResourcesPlansByIdResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetResourcesPlansByIdResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetResourcesPlansByIdResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r GetResourcesPlansByIdResponse) GetApplicationproblemJSON408() *RequestTimeout {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GetResourcesPlansByIdResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r GetResourcesPlansByIdResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r GetResourcesPlansByIdResponse) GetApplicationproblemJSONDefault() *Error {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetResourcesPlansByIdResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetResourcesPlansByIdResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetResourcesPlansByIdResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetResourcesPlansByIdResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PatchResourcesPlansByIdResponse200Headers the declared response headers of an HTTP 200 response for PatchResourcesPlansById
+type PatchResourcesPlansByIdResponse200Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// PatchResourcesPlansByIdResponse400Headers the declared response headers of an HTTP 400 response for PatchResourcesPlansById
+type PatchResourcesPlansByIdResponse400Headers struct {
+	XRequestId *string
+}
+
+// PatchResourcesPlansByIdResponse401Headers the declared response headers of an HTTP 401 response for PatchResourcesPlansById
+type PatchResourcesPlansByIdResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// PatchResourcesPlansByIdResponse403Headers the declared response headers of an HTTP 403 response for PatchResourcesPlansById
+type PatchResourcesPlansByIdResponse403Headers struct {
+	XRequestId *string
+}
+
+// PatchResourcesPlansByIdResponse404Headers the declared response headers of an HTTP 404 response for PatchResourcesPlansById
+type PatchResourcesPlansByIdResponse404Headers struct {
+	XRequestId *string
+}
+
+// PatchResourcesPlansByIdResponse408Headers the declared response headers of an HTTP 408 response for PatchResourcesPlansById
+type PatchResourcesPlansByIdResponse408Headers struct {
+	XRequestId *string
+}
+
+// PatchResourcesPlansByIdResponse409Headers the declared response headers of an HTTP 409 response for PatchResourcesPlansById
+type PatchResourcesPlansByIdResponse409Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// PatchResourcesPlansByIdResponse413Headers the declared response headers of an HTTP 413 response for PatchResourcesPlansById
+type PatchResourcesPlansByIdResponse413Headers struct {
+	XRequestId *string
+}
+
+// PatchResourcesPlansByIdResponse415Headers the declared response headers of an HTTP 415 response for PatchResourcesPlansById
+type PatchResourcesPlansByIdResponse415Headers struct {
+	XRequestId *string
+}
+
+// PatchResourcesPlansByIdResponse429Headers the declared response headers of an HTTP 429 response for PatchResourcesPlansById
+type PatchResourcesPlansByIdResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	XRequestId         *string
+}
+
+// PatchResourcesPlansByIdResponse431Headers the declared response headers of an HTTP 431 response for PatchResourcesPlansById
+type PatchResourcesPlansByIdResponse431Headers struct {
+	XRequestId *string
+}
+
+// PatchResourcesPlansByIdResponseDefaultHeaders the declared response headers of an HTTP default response for PatchResourcesPlansById
+type PatchResourcesPlansByIdResponseDefaultHeaders struct {
+	XRequestId *string
+}
+
+type PatchResourcesPlansByIdResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Plan
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *PayloadTooLarge
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *UnsupportedMediaType
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *PatchResourcesPlansByIdResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PatchResourcesPlansByIdResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PatchResourcesPlansByIdResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *PatchResourcesPlansByIdResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PatchResourcesPlansByIdResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *PatchResourcesPlansByIdResponse408Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *PatchResourcesPlansByIdResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *PatchResourcesPlansByIdResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *PatchResourcesPlansByIdResponse415Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PatchResourcesPlansByIdResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *PatchResourcesPlansByIdResponse431Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *PatchResourcesPlansByIdResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PatchResourcesPlansByIdResponse) GetJSON200() *Plan {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r PatchResourcesPlansByIdResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r PatchResourcesPlansByIdResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r PatchResourcesPlansByIdResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r PatchResourcesPlansByIdResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r PatchResourcesPlansByIdResponse) GetApplicationproblemJSON408() *RequestTimeout {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r PatchResourcesPlansByIdResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r PatchResourcesPlansByIdResponse) GetApplicationproblemJSON413() *PayloadTooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r PatchResourcesPlansByIdResponse) GetApplicationproblemJSON415() *UnsupportedMediaType {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r PatchResourcesPlansByIdResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r PatchResourcesPlansByIdResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r PatchResourcesPlansByIdResponse) GetApplicationproblemJSONDefault() *Error {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r PatchResourcesPlansByIdResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PatchResourcesPlansByIdResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PatchResourcesPlansByIdResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PatchResourcesPlansByIdResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetResourcesPlansByIdCapacityResponse200Headers the declared response headers of an HTTP 200 response for GetResourcesPlansByIdCapacity
+type GetResourcesPlansByIdCapacityResponse200Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// GetResourcesPlansByIdCapacityResponse400Headers the declared response headers of an HTTP 400 response for GetResourcesPlansByIdCapacity
+type GetResourcesPlansByIdCapacityResponse400Headers struct {
+	XRequestId *string
+}
+
+// GetResourcesPlansByIdCapacityResponse401Headers the declared response headers of an HTTP 401 response for GetResourcesPlansByIdCapacity
+type GetResourcesPlansByIdCapacityResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// GetResourcesPlansByIdCapacityResponse403Headers the declared response headers of an HTTP 403 response for GetResourcesPlansByIdCapacity
+type GetResourcesPlansByIdCapacityResponse403Headers struct {
+	XRequestId *string
+}
+
+// GetResourcesPlansByIdCapacityResponse404Headers the declared response headers of an HTTP 404 response for GetResourcesPlansByIdCapacity
+type GetResourcesPlansByIdCapacityResponse404Headers struct {
+	XRequestId *string
+}
+
+// GetResourcesPlansByIdCapacityResponse408Headers the declared response headers of an HTTP 408 response for GetResourcesPlansByIdCapacity
+type GetResourcesPlansByIdCapacityResponse408Headers struct {
+	XRequestId *string
+}
+
+// GetResourcesPlansByIdCapacityResponse429Headers the declared response headers of an HTTP 429 response for GetResourcesPlansByIdCapacity
+type GetResourcesPlansByIdCapacityResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	XRequestId         *string
+}
+
+// GetResourcesPlansByIdCapacityResponse431Headers the declared response headers of an HTTP 431 response for GetResourcesPlansByIdCapacity
+type GetResourcesPlansByIdCapacityResponse431Headers struct {
+	XRequestId *string
+}
+
+// GetResourcesPlansByIdCapacityResponseDefaultHeaders the declared response headers of an HTTP default response for GetResourcesPlansByIdCapacity
+type GetResourcesPlansByIdCapacityResponseDefaultHeaders struct {
+	XRequestId *string
+}
+
+type GetResourcesPlansByIdCapacityResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PlanCapacity
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetResourcesPlansByIdCapacityResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetResourcesPlansByIdCapacityResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetResourcesPlansByIdCapacityResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetResourcesPlansByIdCapacityResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetResourcesPlansByIdCapacityResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *GetResourcesPlansByIdCapacityResponse408Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetResourcesPlansByIdCapacityResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetResourcesPlansByIdCapacityResponse431Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *GetResourcesPlansByIdCapacityResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetResourcesPlansByIdCapacityResponse) GetJSON200() *PlanCapacity {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetResourcesPlansByIdCapacityResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetResourcesPlansByIdCapacityResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetResourcesPlansByIdCapacityResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetResourcesPlansByIdCapacityResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r GetResourcesPlansByIdCapacityResponse) GetApplicationproblemJSON408() *RequestTimeout {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GetResourcesPlansByIdCapacityResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r GetResourcesPlansByIdCapacityResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r GetResourcesPlansByIdCapacityResponse) GetApplicationproblemJSONDefault() *Error {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetResourcesPlansByIdCapacityResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetResourcesPlansByIdCapacityResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetResourcesPlansByIdCapacityResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetResourcesPlansByIdCapacityResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetResourcesPowerSchedulesResponse200Headers the declared response headers of an HTTP 200 response for GetResourcesPowerSchedules
 type GetResourcesPowerSchedulesResponse200Headers struct {
 	RateLimitLimit     *int
@@ -40554,6 +42965,232 @@ func (r PatchVirtVmsByIdNetworkResponse) ContentType() string {
 	return ""
 }
 
+// PostVirtVmsByIdPlanResponse202Headers the declared response headers of an HTTP 202 response for PostVirtVmsByIdPlan
+type PostVirtVmsByIdPlanResponse202Headers struct {
+	Location           *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// PostVirtVmsByIdPlanResponse400Headers the declared response headers of an HTTP 400 response for PostVirtVmsByIdPlan
+type PostVirtVmsByIdPlanResponse400Headers struct {
+	XRequestId *string
+}
+
+// PostVirtVmsByIdPlanResponse401Headers the declared response headers of an HTTP 401 response for PostVirtVmsByIdPlan
+type PostVirtVmsByIdPlanResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// PostVirtVmsByIdPlanResponse403Headers the declared response headers of an HTTP 403 response for PostVirtVmsByIdPlan
+type PostVirtVmsByIdPlanResponse403Headers struct {
+	XRequestId *string
+}
+
+// PostVirtVmsByIdPlanResponse404Headers the declared response headers of an HTTP 404 response for PostVirtVmsByIdPlan
+type PostVirtVmsByIdPlanResponse404Headers struct {
+	XRequestId *string
+}
+
+// PostVirtVmsByIdPlanResponse408Headers the declared response headers of an HTTP 408 response for PostVirtVmsByIdPlan
+type PostVirtVmsByIdPlanResponse408Headers struct {
+	XRequestId *string
+}
+
+// PostVirtVmsByIdPlanResponse409Headers the declared response headers of an HTTP 409 response for PostVirtVmsByIdPlan
+type PostVirtVmsByIdPlanResponse409Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// PostVirtVmsByIdPlanResponse413Headers the declared response headers of an HTTP 413 response for PostVirtVmsByIdPlan
+type PostVirtVmsByIdPlanResponse413Headers struct {
+	XRequestId *string
+}
+
+// PostVirtVmsByIdPlanResponse415Headers the declared response headers of an HTTP 415 response for PostVirtVmsByIdPlan
+type PostVirtVmsByIdPlanResponse415Headers struct {
+	XRequestId *string
+}
+
+// PostVirtVmsByIdPlanResponse422Headers the declared response headers of an HTTP 422 response for PostVirtVmsByIdPlan
+type PostVirtVmsByIdPlanResponse422Headers struct {
+	XRequestId *string
+}
+
+// PostVirtVmsByIdPlanResponse429Headers the declared response headers of an HTTP 429 response for PostVirtVmsByIdPlan
+type PostVirtVmsByIdPlanResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	XRequestId         *string
+}
+
+// PostVirtVmsByIdPlanResponse431Headers the declared response headers of an HTTP 431 response for PostVirtVmsByIdPlan
+type PostVirtVmsByIdPlanResponse431Headers struct {
+	XRequestId *string
+}
+
+// PostVirtVmsByIdPlanResponseDefaultHeaders the declared response headers of an HTTP default response for PostVirtVmsByIdPlan
+type PostVirtVmsByIdPlanResponseDefaultHeaders struct {
+	XRequestId *string
+}
+
+type PostVirtVmsByIdPlanResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *TaskReply
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *PayloadTooLarge
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *UnsupportedMediaType
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *IdempotencyKeyReused
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Error
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *PostVirtVmsByIdPlanResponse202Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PostVirtVmsByIdPlanResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PostVirtVmsByIdPlanResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *PostVirtVmsByIdPlanResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PostVirtVmsByIdPlanResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *PostVirtVmsByIdPlanResponse408Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *PostVirtVmsByIdPlanResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *PostVirtVmsByIdPlanResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *PostVirtVmsByIdPlanResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *PostVirtVmsByIdPlanResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PostVirtVmsByIdPlanResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *PostVirtVmsByIdPlanResponse431Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *PostVirtVmsByIdPlanResponseDefaultHeaders
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r PostVirtVmsByIdPlanResponse) GetJSON202() *TaskReply {
+	return r.JSON202
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r PostVirtVmsByIdPlanResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r PostVirtVmsByIdPlanResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r PostVirtVmsByIdPlanResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r PostVirtVmsByIdPlanResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r PostVirtVmsByIdPlanResponse) GetApplicationproblemJSON408() *RequestTimeout {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r PostVirtVmsByIdPlanResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r PostVirtVmsByIdPlanResponse) GetApplicationproblemJSON413() *PayloadTooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r PostVirtVmsByIdPlanResponse) GetApplicationproblemJSON415() *UnsupportedMediaType {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r PostVirtVmsByIdPlanResponse) GetApplicationproblemJSON422() *IdempotencyKeyReused {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r PostVirtVmsByIdPlanResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r PostVirtVmsByIdPlanResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r PostVirtVmsByIdPlanResponse) GetApplicationproblemJSONDefault() *Error {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r PostVirtVmsByIdPlanResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PostVirtVmsByIdPlanResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PostVirtVmsByIdPlanResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PostVirtVmsByIdPlanResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // PostVirtVmsByIdReinstallResponse202Headers the declared response headers of an HTTP 202 response for PostVirtVmsByIdReinstall
 type PostVirtVmsByIdReinstallResponse202Headers struct {
 	Location           *string
@@ -42064,6 +44701,36 @@ func (c *ClientWithResponses) GetClientMachinesByVmIdConsoleWsWithResponse(ctx c
 	return ParseGetClientMachinesByVmIdConsoleWsResponse(rsp)
 }
 
+// PostClientMachinesByVmIdPlanWithBodyWithResponse Move a machine to another plan: a resize to the plan's sizes within the quota; disks never shrink
+//
+// Move a machine to another plan: a resize to the plan's sizes within the quota; disks never shrink. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover answers 409 conflict, since the retry of a move that applied finds the machine on the plan already, and is refused (400).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/client/machines/{vmId}/plan (the `PostClientMachinesByVmIdPlan` operationId).
+func (c *ClientWithResponses) PostClientMachinesByVmIdPlanWithBodyWithResponse(ctx context.Context, vmId string, params *PostClientMachinesByVmIdPlanParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostClientMachinesByVmIdPlanResponse, error) {
+	rsp, err := c.PostClientMachinesByVmIdPlanWithBody(ctx, vmId, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostClientMachinesByVmIdPlanResponse(rsp)
+}
+
+// PostClientMachinesByVmIdPlanWithResponse Move a machine to another plan: a resize to the plan's sizes within the quota; disks never shrink
+//
+// Move a machine to another plan: a resize to the plan's sizes within the quota; disks never shrink. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover answers 409 conflict, since the retry of a move that applied finds the machine on the plan already, and is refused (400).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/client/machines/{vmId}/plan (the `PostClientMachinesByVmIdPlan` operationId).
+func (c *ClientWithResponses) PostClientMachinesByVmIdPlanWithResponse(ctx context.Context, vmId string, params *PostClientMachinesByVmIdPlanParams, body PostClientMachinesByVmIdPlanJSONRequestBody, reqEditors ...RequestEditorFn) (*PostClientMachinesByVmIdPlanResponse, error) {
+	rsp, err := c.PostClientMachinesByVmIdPlan(ctx, vmId, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostClientMachinesByVmIdPlanResponse(rsp)
+}
+
 // GetClientMachinesByVmIdPowerSchedulesWithResponse The machine's power schedules
 //
 // The machine's power schedules. Any signed-in user; a tenant user acts within its own tenant only, and another tenant's records answer 404.
@@ -43309,6 +45976,141 @@ func (c *ClientWithResponses) GetResourcesNodesByIdWithResponse(ctx context.Cont
 	return ParseGetResourcesNodesByIdResponse(rsp)
 }
 
+// GetResourcesPlansWithResponse List plans
+//
+// A page of plans in creation order; follow next_cursor for the next page.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/resources/plans (the `GetResourcesPlans` operationId).
+func (c *ClientWithResponses) GetResourcesPlansWithResponse(ctx context.Context, params *GetResourcesPlansParams, reqEditors ...RequestEditorFn) (*GetResourcesPlansResponse, error) {
+	rsp, err := c.GetResourcesPlans(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetResourcesPlansResponse(rsp)
+}
+
+// PostResourcesPlansWithBodyWithResponse Create one of the plans
+//
+// Create one of the plans. For operators (role admin); other users get 403. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover answers 409 conflict, since plan names are unique: the retry of a create that applied is a 409 naming the plan, never a second plan.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/resources/plans (the `PostResourcesPlans` operationId).
+func (c *ClientWithResponses) PostResourcesPlansWithBodyWithResponse(ctx context.Context, params *PostResourcesPlansParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostResourcesPlansResponse, error) {
+	rsp, err := c.PostResourcesPlansWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostResourcesPlansResponse(rsp)
+}
+
+// PostResourcesPlansWithResponse Create one of the plans
+//
+// Create one of the plans. For operators (role admin); other users get 403. Answers 201 with the record created. A retry with the Idempotency-Key of a request cut short by a crash or a failover answers 409 conflict, since plan names are unique: the retry of a create that applied is a 409 naming the plan, never a second plan.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/resources/plans (the `PostResourcesPlans` operationId).
+func (c *ClientWithResponses) PostResourcesPlansWithResponse(ctx context.Context, params *PostResourcesPlansParams, body PostResourcesPlansJSONRequestBody, reqEditors ...RequestEditorFn) (*PostResourcesPlansResponse, error) {
+	rsp, err := c.PostResourcesPlans(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostResourcesPlansResponse(rsp)
+}
+
+// DeleteResourcesPlansByIdWithResponse Delete one of the plans
+//
+// Delete one of the plans. For operators (role admin); other users get 403. Answers 204 with no body.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /api/resources/plans/{id} (the `DeleteResourcesPlansById` operationId).
+func (c *ClientWithResponses) DeleteResourcesPlansByIdWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*DeleteResourcesPlansByIdResponse, error) {
+	rsp, err := c.DeleteResourcesPlansById(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteResourcesPlansByIdResponse(rsp)
+}
+
+// GetResourcesPlansByIdWithResponse Get one of the plans
+//
+// One of the plans by id. Another tenant's record answers 404, as one that does not exist.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/resources/plans/{id} (the `GetResourcesPlansById` operationId).
+func (c *ClientWithResponses) GetResourcesPlansByIdWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetResourcesPlansByIdResponse, error) {
+	rsp, err := c.GetResourcesPlansById(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetResourcesPlansByIdResponse(rsp)
+}
+
+// PatchResourcesPlansByIdWithBodyWithResponse Change one of the plans
+//
+// Change one of the plans. For operators (role admin); other users get 403. The body is a JSON merge patch: omitted fields keep their value; null clears a field that allows it.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /api/resources/plans/{id} (the `PatchResourcesPlansById` operationId).
+func (c *ClientWithResponses) PatchResourcesPlansByIdWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PatchResourcesPlansByIdResponse, error) {
+	rsp, err := c.PatchResourcesPlansByIdWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePatchResourcesPlansByIdResponse(rsp)
+}
+
+// PatchResourcesPlansByIdWithResponse Change one of the plans
+//
+// Change one of the plans. For operators (role admin); other users get 403. The body is a JSON merge patch: omitted fields keep their value; null clears a field that allows it.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /api/resources/plans/{id} (the `PatchResourcesPlansById` operationId).
+func (c *ClientWithResponses) PatchResourcesPlansByIdWithResponse(ctx context.Context, id string, body PatchResourcesPlansByIdJSONRequestBody, reqEditors ...RequestEditorFn) (*PatchResourcesPlansByIdResponse, error) {
+	rsp, err := c.PatchResourcesPlansById(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePatchResourcesPlansByIdResponse(rsp)
+}
+
+// PatchResourcesPlansByIdWithApplicationMergePatchPlusJSONBodyWithResponse Change one of the plans
+//
+// Change one of the plans. For operators (role admin); other users get 403. The body is a JSON merge patch: omitted fields keep their value; null clears a field that allows it.
+//
+// Takes a body of the `application/merge-patch+json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /api/resources/plans/{id} (the `PatchResourcesPlansById` operationId).
+func (c *ClientWithResponses) PatchResourcesPlansByIdWithApplicationMergePatchPlusJSONBodyWithResponse(ctx context.Context, id string, body PatchResourcesPlansByIdApplicationMergePatchPlusJSONRequestBody, reqEditors ...RequestEditorFn) (*PatchResourcesPlansByIdResponse, error) {
+	rsp, err := c.PatchResourcesPlansByIdWithApplicationMergePatchPlusJSONBody(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePatchResourcesPlansByIdResponse(rsp)
+}
+
+// GetResourcesPlansByIdCapacityWithResponse How many more machines of a plan fit now
+//
+// How many more machines of the plan fit on the nodes now, node by node and in all: each node's cores, memory and disk times the operator's overcommit ratios (VMPLANE_OVERCOMMIT_CPU, _MEMORY, _DISK), less what vmplane's machines on it are given (not what they use). An offline node fits none. Placement of a create that names no node uses the same arithmetic.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/resources/plans/{id}/capacity (the `GetResourcesPlansByIdCapacity` operationId).
+func (c *ClientWithResponses) GetResourcesPlansByIdCapacityWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetResourcesPlansByIdCapacityResponse, error) {
+	rsp, err := c.GetResourcesPlansByIdCapacity(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetResourcesPlansByIdCapacityResponse(rsp)
+}
+
 // GetResourcesPowerSchedulesWithResponse List power schedules
 //
 // A page of power schedules in creation order; follow next_cursor for the next page. A tenant user sees only its own tenant's; an operator sees every tenant's.
@@ -44072,6 +46874,36 @@ func (c *ClientWithResponses) PatchVirtVmsByIdNetworkWithResponse(ctx context.Co
 		return nil, err
 	}
 	return ParsePatchVirtVmsByIdNetworkResponse(rsp)
+}
+
+// PostVirtVmsByIdPlanWithBodyWithResponse Move a machine to another plan: a resize to the plan's sizes (a tenant's machine within its quota); disks never shrink
+//
+// Move a machine to another plan: a resize to the plan's sizes (a tenant's machine within its quota); disks never shrink. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover answers 409 conflict, since the retry of a move that applied finds the machine on the plan already, and is refused (400). Also served under /api/<driver>/vms/{id}/plan (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/virt/vms/{id}/plan (the `PostVirtVmsByIdPlan` operationId).
+func (c *ClientWithResponses) PostVirtVmsByIdPlanWithBodyWithResponse(ctx context.Context, id string, params *PostVirtVmsByIdPlanParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostVirtVmsByIdPlanResponse, error) {
+	rsp, err := c.PostVirtVmsByIdPlanWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostVirtVmsByIdPlanResponse(rsp)
+}
+
+// PostVirtVmsByIdPlanWithResponse Move a machine to another plan: a resize to the plan's sizes (a tenant's machine within its quota); disks never shrink
+//
+// Move a machine to another plan: a resize to the plan's sizes (a tenant's machine within its quota); disks never shrink. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover answers 409 conflict, since the retry of a move that applied finds the machine on the plan already, and is refused (400). Also served under /api/<driver>/vms/{id}/plan (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/virt/vms/{id}/plan (the `PostVirtVmsByIdPlan` operationId).
+func (c *ClientWithResponses) PostVirtVmsByIdPlanWithResponse(ctx context.Context, id string, params *PostVirtVmsByIdPlanParams, body PostVirtVmsByIdPlanJSONRequestBody, reqEditors ...RequestEditorFn) (*PostVirtVmsByIdPlanResponse, error) {
+	rsp, err := c.PostVirtVmsByIdPlan(ctx, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostVirtVmsByIdPlanResponse(rsp)
 }
 
 // PostVirtVmsByIdReinstallWithBodyWithResponse Rebuild the system disk from a template
@@ -52284,6 +55116,319 @@ func ParseGetClientMachinesByVmIdConsoleWsResponse(rsp *http.Response) (*GetClie
 		response.Headers431 = &headers
 	case true:
 		var headers GetClientMachinesByVmIdConsoleWsResponseDefaultHeaders
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePostClientMachinesByVmIdPlanResponse parses an HTTP response from a PostClientMachinesByVmIdPlanWithResponse call
+func ParsePostClientMachinesByVmIdPlanResponse(rsp *http.Response) (*PostClientMachinesByVmIdPlanResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PostClientMachinesByVmIdPlanResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest TaskReply
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest IdempotencyKeyReused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 202:
+		var headers PostClientMachinesByVmIdPlanResponse202Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers202 = &headers
+	case rsp.StatusCode == 400:
+		var headers PostClientMachinesByVmIdPlanResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PostClientMachinesByVmIdPlanResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers PostClientMachinesByVmIdPlanResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers PostClientMachinesByVmIdPlanResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers PostClientMachinesByVmIdPlanResponse408Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 409:
+		var headers PostClientMachinesByVmIdPlanResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers PostClientMachinesByVmIdPlanResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers PostClientMachinesByVmIdPlanResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers PostClientMachinesByVmIdPlanResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers PostClientMachinesByVmIdPlanResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers PostClientMachinesByVmIdPlanResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case true:
+		var headers PostClientMachinesByVmIdPlanResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -67086,6 +70231,1545 @@ func ParseGetResourcesNodesByIdResponse(rsp *http.Response) (*GetResourcesNodesB
 	return response, nil
 }
 
+// ParseGetResourcesPlansResponse parses an HTTP response from a GetResourcesPlansWithResponse call
+func ParseGetResourcesPlansResponse(rsp *http.Response) (*GetResourcesPlansResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetResourcesPlansResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PagePlan
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetResourcesPlansResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetResourcesPlansResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetResourcesPlansResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetResourcesPlansResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetResourcesPlansResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers GetResourcesPlansResponse408Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetResourcesPlansResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetResourcesPlansResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case true:
+		var headers GetResourcesPlansResponseDefaultHeaders
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePostResourcesPlansResponse parses an HTTP response from a PostResourcesPlansWithResponse call
+func ParsePostResourcesPlansResponse(rsp *http.Response) (*PostResourcesPlansResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PostResourcesPlansResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest Plan
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest IdempotencyKeyReused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers PostResourcesPlansResponse201Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 400:
+		var headers PostResourcesPlansResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PostResourcesPlansResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers PostResourcesPlansResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers PostResourcesPlansResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers PostResourcesPlansResponse408Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 409:
+		var headers PostResourcesPlansResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers PostResourcesPlansResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers PostResourcesPlansResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers PostResourcesPlansResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers PostResourcesPlansResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers PostResourcesPlansResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case true:
+		var headers PostResourcesPlansResponseDefaultHeaders
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDeleteResourcesPlansByIdResponse parses an HTTP response from a DeleteResourcesPlansByIdWithResponse call
+func ParseDeleteResourcesPlansByIdResponse(rsp *http.Response) (*DeleteResourcesPlansByIdResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteResourcesPlansByIdResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		var headers DeleteResourcesPlansByIdResponse204Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers204 = &headers
+	case rsp.StatusCode == 400:
+		var headers DeleteResourcesPlansByIdResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers DeleteResourcesPlansByIdResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers DeleteResourcesPlansByIdResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers DeleteResourcesPlansByIdResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers DeleteResourcesPlansByIdResponse408Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 409:
+		var headers DeleteResourcesPlansByIdResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers DeleteResourcesPlansByIdResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers DeleteResourcesPlansByIdResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case true:
+		var headers DeleteResourcesPlansByIdResponseDefaultHeaders
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetResourcesPlansByIdResponse parses an HTTP response from a GetResourcesPlansByIdWithResponse call
+func ParseGetResourcesPlansByIdResponse(rsp *http.Response) (*GetResourcesPlansByIdResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetResourcesPlansByIdResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Plan
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetResourcesPlansByIdResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetResourcesPlansByIdResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetResourcesPlansByIdResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetResourcesPlansByIdResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetResourcesPlansByIdResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers GetResourcesPlansByIdResponse408Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetResourcesPlansByIdResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetResourcesPlansByIdResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case true:
+		var headers GetResourcesPlansByIdResponseDefaultHeaders
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePatchResourcesPlansByIdResponse parses an HTTP response from a PatchResourcesPlansByIdWithResponse call
+func ParsePatchResourcesPlansByIdResponse(rsp *http.Response) (*PatchResourcesPlansByIdResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PatchResourcesPlansByIdResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Plan
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers PatchResourcesPlansByIdResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers PatchResourcesPlansByIdResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PatchResourcesPlansByIdResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers PatchResourcesPlansByIdResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers PatchResourcesPlansByIdResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers PatchResourcesPlansByIdResponse408Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 409:
+		var headers PatchResourcesPlansByIdResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers PatchResourcesPlansByIdResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers PatchResourcesPlansByIdResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 429:
+		var headers PatchResourcesPlansByIdResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers PatchResourcesPlansByIdResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case true:
+		var headers PatchResourcesPlansByIdResponseDefaultHeaders
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetResourcesPlansByIdCapacityResponse parses an HTTP response from a GetResourcesPlansByIdCapacityWithResponse call
+func ParseGetResourcesPlansByIdCapacityResponse(rsp *http.Response) (*GetResourcesPlansByIdCapacityResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetResourcesPlansByIdCapacityResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PlanCapacity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetResourcesPlansByIdCapacityResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetResourcesPlansByIdCapacityResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetResourcesPlansByIdCapacityResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetResourcesPlansByIdCapacityResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetResourcesPlansByIdCapacityResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers GetResourcesPlansByIdCapacityResponse408Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetResourcesPlansByIdCapacityResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetResourcesPlansByIdCapacityResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case true:
+		var headers GetResourcesPlansByIdCapacityResponseDefaultHeaders
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
 // ParseGetResourcesPowerSchedulesResponse parses an HTTP response from a GetResourcesPowerSchedulesWithResponse call
 func ParseGetResourcesPowerSchedulesResponse(rsp *http.Response) (*GetResourcesPowerSchedulesResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -76502,6 +81186,319 @@ func ParsePatchVirtVmsByIdNetworkResponse(rsp *http.Response) (*PatchVirtVmsById
 		response.Headers431 = &headers
 	case true:
 		var headers PatchVirtVmsByIdNetworkResponseDefaultHeaders
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePostVirtVmsByIdPlanResponse parses an HTTP response from a PostVirtVmsByIdPlanWithResponse call
+func ParsePostVirtVmsByIdPlanResponse(rsp *http.Response) (*PostVirtVmsByIdPlanResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PostVirtVmsByIdPlanResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest TaskReply
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest IdempotencyKeyReused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 202:
+		var headers PostVirtVmsByIdPlanResponse202Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers202 = &headers
+	case rsp.StatusCode == 400:
+		var headers PostVirtVmsByIdPlanResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PostVirtVmsByIdPlanResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers PostVirtVmsByIdPlanResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers PostVirtVmsByIdPlanResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers PostVirtVmsByIdPlanResponse408Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 409:
+		var headers PostVirtVmsByIdPlanResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers PostVirtVmsByIdPlanResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers PostVirtVmsByIdPlanResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers PostVirtVmsByIdPlanResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers PostVirtVmsByIdPlanResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers PostVirtVmsByIdPlanResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case true:
+		var headers PostVirtVmsByIdPlanResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/vmplane/vmplane/actors/limiter"
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/monitoring"
+	"github.com/vmplane/vmplane/actors/plans"
 	"github.com/vmplane/vmplane/actors/schedules"
 	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/hypervisor"
@@ -38,6 +39,8 @@ type Services struct {
 	// Tenants and their Firewall rules.
 	Tenants  Tenants
 	Firewall Firewall
+	// Plans are the machine sizes sold, and their capacity.
+	Plans Plans
 	// Users and the answers kept for Idempotency-Keys are the auth area.
 	Users       Users
 	Idempotency Idempotency
@@ -128,8 +131,20 @@ type Tenants interface {
 	Delete(ctx context.Context, id string) error
 	CreateMachine(ctx context.Context, tenantID string, spec tenants.MachineSpec) (tenants.Provisioned, error)
 	ResizeMachine(ctx context.Context, tenantID, machineID string, c tenants.ResourceChange) (machines.Task, error)
+	ChangePlan(ctx context.Context, tenantID, machineID, planID string) (machines.Task, error)
+	ChangeAnyPlan(ctx context.Context, machineID, planID string) (machines.Task, error)
 	Overview(ctx context.Context, tenant string) (tenants.Overview, error)
 	UsageTrends(ctx context.Context, tenant string, days int, now time.Time) (tenants.Trends, error)
+}
+
+// Plans is what the edge asks of plans.Plans.
+type Plans interface {
+	Get(ctx context.Context, id string) (plans.Plan, error)
+	List(ctx context.Context, cursor string, limit int) ([]plans.Plan, string, error)
+	Create(ctx context.Context, s plans.PlanSpec) (plans.Plan, error)
+	Update(ctx context.Context, id string, c plans.PlanChange, nulls map[string]bool) (plans.Plan, error)
+	Delete(ctx context.Context, id string) error
+	Capacity(ctx context.Context, id string) (plans.PlanCapacity, error)
 }
 
 // Firewall is what the edge asks of the tenants' firewall rules (tenants.Firewall).

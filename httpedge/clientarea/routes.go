@@ -24,6 +24,9 @@ type Options struct {
 	PublicURL string
 	// TenantDelete lets tenant users delete their machines (operators always may).
 	TenantDelete bool
+	// RequirePlans has tenant users create machines from plans only: a create without
+	// plan_id is a 400 (operators may always give explicit sizes).
+	RequirePlans bool
 }
 
 // handlers serve the routes from the services they call.
@@ -31,12 +34,13 @@ type handlers struct {
 	svc          api.Services
 	console      virt.Console
 	tenantDelete bool
+	requirePlans bool
 }
 
 // Routes are the client area's routes: the tenant's own, its machines' own, then its
 // machines' schedules.
 func Routes(o Options) []api.Route {
-	h := &handlers{svc: o.Services, tenantDelete: o.TenantDelete, console: virt.Console{Services: o.Services, PublicURL: o.PublicURL,
+	h := &handlers{svc: o.Services, tenantDelete: o.TenantDelete, requirePlans: o.RequirePlans, console: virt.Console{Services: o.Services, PublicURL: o.PublicURL,
 		Param: "vmId", Scope: func(c *api.Call) (*string, error) {
 			t, err := c.Tenant()
 			return &t, err
@@ -62,6 +66,10 @@ func (h *handlers) clientRoutes() []api.Route {
 		{Method: "POST", Path: "/api/client/machines", Access: api.Authenticated, Handler: h.clientCreateMachine, Tag: tag,
 			Summary: "Create a machine within the quota (409 quota_exceeded beyond it)", Body: tenants.MachineSpec{},
 			Reply: tenants.Provisioned{}, Status: fasthttp.StatusAccepted, Query: tenantQuery, Stamped: true},
+		{Method: "POST", Path: "/api/client/machines/{vmId}/plan", Access: api.Authenticated, Handler: h.clientChangePlan, Tag: tag,
+			Summary: "Move a machine to another plan: a resize to the plan's sizes within the quota; disks never shrink", Body: tenants.PlanMove{},
+			Reply: api.TaskReply{}, Status: fasthttp.StatusAccepted,
+			Exempt: virt.PlanExempt, Query: tenantQuery},
 		{Method: "PATCH", Path: "/api/client/machines/{vmId}/resources", Access: api.Authenticated, Handler: h.clientResize, Tag: tag,
 			Summary: "Resize a machine within the quota; disks only grow", Body: tenants.ResourceChange{}, Patch: true,
 			Reply: api.TaskReply{}, Status: fasthttp.StatusAccepted, Query: tenantQuery},
@@ -146,6 +154,9 @@ func (h *handlers) clientCreateMachine(c *api.Call) (any, error) {
 	if err := c.Decode(&spec); err != nil {
 		return nil, err
 	}
+	if err := CheckPlanRequired(c, h.requirePlans, spec); err != nil {
+		return nil, err
+	}
 	p, err := h.svc.Tenants.CreateMachine(c.Context(), t, spec)
 	if err != nil {
 		return nil, err
@@ -167,6 +178,34 @@ func (h *handlers) clientResize(c *api.Call) (any, error) {
 		return nil, err
 	}
 	return api.TaskAccepted(task), nil
+}
+
+// clientChangePlan moves one of the tenant's machines to a plan.
+func (h *handlers) clientChangePlan(c *api.Call) (any, error) {
+	t, err := c.Tenant()
+	if err != nil {
+		return nil, err
+	}
+	var b tenants.PlanMove
+	if err := c.Decode(&b); err != nil {
+		return nil, err
+	}
+	task, err := h.svc.Tenants.ChangePlan(c.Context(), t, c.Param("vmId"), b.PlanID)
+	if err != nil {
+		return nil, err
+	}
+	return api.TaskAccepted(task), nil
+}
+
+// CheckPlanRequired refuses a tenant user's create without a plan when the operator
+// has required plans (require); an operator may always give explicit sizes.
+func CheckPlanRequired(c *api.Call, require bool, spec tenants.MachineSpec) error {
+	if require && spec.PlanID == nil && !c.IsAdmin() {
+		e := apierr.Invalid(apierr.Field("plan_id", "is required: machines are made from plans here"))
+		e.Detail = "plan_id is required: machines are made from plans here"
+		return e
+	}
+	return nil
 }
 
 // clientMachineAction is a power action on one of the tenant's machines: the same

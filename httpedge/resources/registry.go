@@ -25,13 +25,17 @@ type handlers struct {
 	svc api.Services
 	// tenantDelete lets tenant users delete their machines (operators always may).
 	tenantDelete bool
+	// requirePlans has tenant users create machines from plans only.
+	requirePlans bool
 }
 
-// Routes are the resources routes, the registry's kinds in order; tenantDelete lets
-// tenant users delete their own machines, as the client area's delete does.
-func Routes(svc api.Services, tenantDelete bool) []api.Route {
-	h := &handlers{svc: svc, tenantDelete: tenantDelete}
-	return h.resourceRoutes()
+// Routes are the resources routes, the registry's kinds in order, then a plan's
+// capacity; tenantDelete lets tenant users delete their own machines, as the client
+// area's delete does, and requirePlans has a tenant user's machine create name a plan
+// (clientarea.Options.RequirePlans).
+func Routes(svc api.Services, tenantDelete, requirePlans bool) []api.Route {
+	h := &handlers{svc: svc, tenantDelete: tenantDelete, requirePlans: requirePlans}
+	return append(h.resourceRoutes(), h.planRoutes()...)
 }
 
 // resource is one kind of /api/resources/:resource. Each declares whether it is
@@ -58,8 +62,10 @@ type resource struct {
 	deleteReply            any
 	summary                string
 	// stamped says the create's one write carries the claim of its Idempotency-Key
-	// (Route.Stamped).
+	// (Route.Stamped); exempt, for a create that is not, says why it need not be
+	// (Route.Exempt).
 	stamped bool
+	exempt  string
 	// query declares a list's filters (name → description), beyond limit and cursor.
 	query      map[string]string
 	queryTypes map[string]api.QueryType
@@ -111,7 +117,7 @@ func (h *handlers) resourceRoutes() []api.Route {
 			if reply == nil {
 				reply = r.item.one
 			}
-			rt := api.Route{Method: "POST", Path: base, Access: r.write, Tag: tag, Status: status, Stamped: r.stamped,
+			rt := api.Route{Method: "POST", Path: base, Access: r.write, Tag: tag, Status: status, Stamped: r.stamped, Exempt: r.exempt,
 				Summary: "Create one of the " + r.summary, Body: r.createBody, Reply: reply, Handler: h.serveResource(&r, "create")}
 			rt.Description = api.Describe(&rt)
 			if r.scoped {
@@ -254,7 +260,8 @@ type UserCreate struct {
 
 func (h *handlers) registry() []resource {
 	rs := append(h.coreResources(), h.scheduleResources()...)
-	return append(rs, h.monitoringResources()...)
+	rs = append(rs, h.monitoringResources()...)
+	return append(rs, h.planResources()...)
 }
 
 func (h *handlers) coreResources() []resource {
@@ -280,6 +287,9 @@ func (h *handlers) coreResources() []resource {
 				}
 				t, err := requireTenant(tenant)
 				if err != nil {
+					return nil, err
+				}
+				if err := clientarea.CheckPlanRequired(c, h.requirePlans, b.MachineSpec); err != nil {
 					return nil, err
 				}
 				p, err := svc.Tenants.CreateMachine(c.Context(), t, b.MachineSpec)

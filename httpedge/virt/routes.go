@@ -12,6 +12,7 @@ import (
 
 	"github.com/vmplane/vmplane/actors/inventory"
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/httpedge/api"
 	"github.com/vmplane/vmplane/hypervisor"
 )
@@ -52,6 +53,9 @@ func (h *handlers) routes(prefix string) []api.Route {
 			Summary: "Move a machine to another node", Body: MigrateRequest{}, Reply: api.TaskReply{}, Status: fasthttp.StatusAccepted, Stamped: true},
 		{Method: "PATCH", Path: prefix + "/vms/{id}/config", Access: api.AdminOnly, Handler: h.configure, Tag: tag,
 			Summary: "Change name, cores or memory", Body: ConfigRequest{}, Reply: api.TaskReply{}, Status: fasthttp.StatusAccepted, Patch: true},
+		{Method: "POST", Path: prefix + "/vms/{id}/plan", Access: api.AdminOnly, Handler: h.changePlan, Tag: tag,
+			Summary: "Move a machine to another plan: a resize to the plan's sizes (a tenant's machine within its quota); disks never shrink",
+			Body:    tenants.PlanMove{}, Reply: api.TaskReply{}, Status: fasthttp.StatusAccepted, Exempt: PlanExempt},
 		{Method: "PATCH", Path: prefix + "/vms/{id}/network", Access: api.AdminOnly, Handler: h.network, Tag: tag,
 			Summary: "Change network interfaces", Body: NetworkRequest{}, Reply: api.TaskReply{}, Status: fasthttp.StatusAccepted},
 		{Method: "POST", Path: prefix + "/vms/{id}/disks", Access: api.AdminOnly, Handler: h.addDisk, Tag: tag,
@@ -195,6 +199,18 @@ func (h *handlers) configure(c *api.Call) (any, error) {
 		Config: &hypervisor.ConfigChange{Name: req.Name, CPUCores: req.CPUCores, MemoryMB: req.MemoryMB}})
 }
 
+func (h *handlers) changePlan(c *api.Call) (any, error) {
+	var req tenants.PlanMove
+	if err := c.Decode(&req); err != nil {
+		return nil, err
+	}
+	task, err := h.svc.Tenants.ChangeAnyPlan(c.Context(), c.Param("id"), req.PlanID)
+	if err != nil {
+		return nil, err
+	}
+	return api.TaskAccepted(task), nil
+}
+
 func (h *handlers) network(c *api.Call) (any, error) {
 	var req NetworkRequest
 	if err := c.Decode(&req); err != nil {
@@ -271,3 +287,7 @@ func (h *handlers) listTemplates(c *api.Call) (any, error) {
 	}
 	return api.PageOf(items, next), nil
 }
+
+// PlanExempt is why a move to a plan carries no Idempotency-Key claim: the retry of a
+// move that applied finds the machine on the plan with its sizes, and is refused.
+const PlanExempt = "the retry of a move that applied finds the machine on the plan already, and is refused (400)"

@@ -133,7 +133,7 @@ func (d *Driver) Inventory(ctx context.Context) (hypervisor.Inventory, error) {
 			continue
 		}
 		if r.Template == 1 {
-			inv.Templates = append(inv.Templates, templateOf(r, res.cfg))
+			inv.Templates = append(inv.Templates, templateOf(view, r, res.cfg))
 			continue
 		}
 		if res.cfg == nil {

@@ -53,6 +53,11 @@ func TestInventory(t *testing.T) {
 	if inv.Templates[2].DiskGB != 12 {
 		t.Errorf("template rocky-9: got disk %d GB; want 12", inv.Templates[2].DiskGB)
 	}
+	// A template on shared storage clones anywhere; one on a node's local storage
+	// names the node, where vmplane's placement must put its machines.
+	if inv.Templates[0].Node != "" || inv.Templates[2].Node != "pve2" {
+		t.Errorf("template nodes: got %q, %q; want none (shared), pve2 (local)", inv.Templates[0].Node, inv.Templates[2].Node)
+	}
 	if len(inv.Machines) != 3 {
 		t.Fatalf("machines: got %d; want 3 (templates are not machines)", len(inv.Machines))
 	}

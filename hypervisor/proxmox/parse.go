@@ -412,9 +412,14 @@ func machineFromResource(r *pve.ClusterResource) hypervisor.Machine {
 
 // templateOf describes a template VM: id "tpl-<vmid>" (stable across renames, unlike
 // the name), its name, an OS guessed from the name (or ostype), and its system disk
-// size, the minimum of machines created from it.
-func templateOf(r *pve.ClusterResource, cfg vmConfig) hypervisor.Template {
+// size, the minimum of machines created from it. A template whose disks are not all on
+// shared storage (or whose config could not be read) names its node: Proxmox clones it
+// there only.
+func templateOf(view *clusterView, r *pve.ClusterResource, cfg vmConfig) hypervisor.Template {
 	t := hypervisor.Template{ID: "tpl-" + strconv.FormatUint(r.VMID, 10), Name: r.Name, OS: guessOS(r.Name, cfg["ostype"])}
+	if cfg == nil || !sharedDisks(view, cfg) {
+		t.Node = r.Node
+	}
 	if d, ok := cfg.bootDisk(); ok {
 		t.DiskGB = d.sizeGB
 	} else {

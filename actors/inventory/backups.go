@@ -1,4 +1,4 @@
-package machines
+package inventory
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/vmplane/vmplane/actors/backups"
+	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/persistence"
 )
@@ -35,11 +36,11 @@ const adoptTaskLookback = 10
 // adoptChunkSize bounds the records written in one batch.
 const adoptChunkSize = 100
 
-// Adopt reconciles the backup records with the archives the hypervisor listed: it
-// records those no record names (origin external) and removes the external records of
-// archives gone. It answers how many it added and removed.
-func (b *Backups) Adopt(ctx context.Context, archives []hypervisor.Backup) (added, removed int, err error) {
-	known, err := b.byArchive(ctx)
+// adoptBackups reconciles the backup records with the archives the hypervisor listed:
+// it records those no record names (origin external) and removes the external records
+// of archives gone. It answers how many it added and removed.
+func (c *Inventory) adoptBackups(ctx context.Context, archives []hypervisor.Backup) (added, removed int, err error) {
+	known, err := c.byArchive(ctx)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -59,14 +60,14 @@ func (b *Backups) Adopt(ctx context.Context, archives []hypervisor.Backup) (adde
 	}
 	var adopt []backups.Backup
 	if len(candidates) > 0 {
-		if adopt, err = b.adoptable(ctx, candidates); err != nil {
+		if adopt, err = c.adoptable(ctx, candidates); err != nil {
 			return 0, 0, err
 		}
 	}
 	if len(adopt) > 0 {
 		// Read again: a task that ended since the first read recorded its archive
 		// before its machine said it was idle.
-		if known, err = b.byArchive(ctx); err != nil {
+		if known, err = c.byArchive(ctx); err != nil {
 			return 0, 0, err
 		}
 	}
@@ -75,7 +76,7 @@ func (b *Backups) Adopt(ctx context.Context, archives []hypervisor.Backup) (adde
 		if n == 0 {
 			return nil
 		}
-		err := b.sys.store.Commit(ctx, batch)
+		err := c.store.Commit(ctx, batch)
 		batch, n = new(persistence.Batch), 0
 		return err
 	}
@@ -111,8 +112,8 @@ func (b *Backups) Adopt(ctx context.Context, archives []hypervisor.Backup) (adde
 }
 
 // byArchive reads every backup record by the hypervisor id of its archive.
-func (b *Backups) byArchive(ctx context.Context) (map[string]backups.Backup, error) {
-	all, _, err := b.List(ctx, nil, "", "", 0)
+func (c *Inventory) byArchive(ctx context.Context) (map[string]backups.Backup, error) {
+	all, _, err := c.backups.List(ctx, nil, "", "", 0)
 	if err != nil {
 		return nil, err
 	}
@@ -125,13 +126,13 @@ func (b *Backups) byArchive(ctx context.Context) (map[string]backups.Backup, err
 
 // adoptable makes the records of the candidates whose machine vmplane knows, belongs
 // to a tenant, runs no task and took none of them lately.
-func (b *Backups) adoptable(ctx context.Context, candidates []hypervisor.Backup) ([]backups.Backup, error) {
-	ids, err := b.sys.Machines.VMIDs(ctx)
+func (c *Inventory) adoptable(ctx context.Context, candidates []hypervisor.Backup) ([]backups.Backup, error) {
+	ids, err := c.machines.VMIDs(ctx)
 	if err != nil {
 		return nil, err
 	}
 	type machineState struct {
-		m     Machine
+		m     machines.Machine
 		taken map[string]bool // archives its recent backup tasks took
 		skip  bool
 	}
@@ -147,11 +148,11 @@ func (b *Backups) adoptable(ctx context.Context, candidates []hypervisor.Backup)
 		if st == nil {
 			st = &machineState{}
 			seen[a.VMID] = st
-			if st.m, err = b.sys.Machines.Stored(ctx, id); err != nil {
+			if st.m, err = c.machines.Stored(ctx, id); err != nil {
 				st.skip = true // gone since the vmids were read
 			} else if st.m.TenantID == nil || st.m.TaskID != nil {
 				st.skip = true
-			} else if st.taken, err = b.recentlyTaken(ctx, id, now); err != nil {
+			} else if st.taken, err = c.recentlyTaken(ctx, id, now); err != nil {
 				return nil, err
 			}
 		}
@@ -167,8 +168,8 @@ func (b *Backups) adoptable(ctx context.Context, candidates []hypervisor.Backup)
 
 // recentlyTaken are the archives the machine's latest tasks took, of those that ended
 // within adoptPatience of now.
-func (b *Backups) recentlyTaken(ctx context.Context, machineID string, now time.Time) (map[string]bool, error) {
-	tasks, _, err := b.sys.Tasks.OfMachine(ctx, machineID, nil, "", adoptTaskLookback)
+func (c *Inventory) recentlyTaken(ctx context.Context, machineID string, now time.Time) (map[string]bool, error) {
+	tasks, _, err := c.tasks.OfMachine(ctx, machineID, nil, "", adoptTaskLookback)
 	if err != nil {
 		return nil, err
 	}
