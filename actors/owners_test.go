@@ -15,6 +15,7 @@ import (
 	"github.com/vmplane/vmplane/actors/auth"
 	"github.com/vmplane/vmplane/actors/backups"
 	"github.com/vmplane/vmplane/actors/consoles"
+	"github.com/vmplane/vmplane/actors/isos"
 	"github.com/vmplane/vmplane/actors/inventory"
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/monitoring"
@@ -36,6 +37,7 @@ var keyTables = map[string][]persistence.KeyKind{
 	"actors/machines":   machines.Keys,
 	"actors/backups":    backups.Keys,
 	"actors/consoles":   consoles.Keys,
+	"actors/isos":       isos.Keys,
 	"actors/inventory":  inventory.Keys,
 	"actors/tenants":    tenants.Keys,
 	"actors/schedules":  schedules.Keys,

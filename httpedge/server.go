@@ -60,6 +60,9 @@ type Options struct {
 	TOTPIssuer string
 	// TenantDelete lets tenant users delete their own machines (operators always may).
 	TenantDelete bool
+	// RescueISO names the image (an id or a name of the ISO library) a machine's
+	// rescue boots; empty: rescue is refused.
+	RescueISO string
 	// CORSOrigins are the origins (https://panel.example.com) whose pages may call the
 	// API from a browser; none by default.
 	CORSOrigins []string

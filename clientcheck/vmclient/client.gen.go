@@ -144,6 +144,27 @@ func (e BackupScheduleCreateMode) Valid() bool {
 	}
 }
 
+// Defines values for BootOrderRequestOrder.
+const (
+	BootOrderRequestOrderCdrom BootOrderRequestOrder = "cdrom"
+	BootOrderRequestOrderDisk  BootOrderRequestOrder = "disk"
+	BootOrderRequestOrderNet   BootOrderRequestOrder = "net"
+)
+
+// Valid indicates whether the value is a known member of the BootOrderRequestOrder enum.
+func (e BootOrderRequestOrder) Valid() bool {
+	switch e {
+	case BootOrderRequestOrderCdrom:
+		return true
+	case BootOrderRequestOrderDisk:
+		return true
+	case BootOrderRequestOrderNet:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for HealthCheckChangeType.
 const (
 	HealthCheckChangeTypeHttp HealthCheckChangeType = "http"
@@ -877,6 +898,25 @@ type APIKeyCreate struct {
 // APIKeyCreateScopes defines model for APIKeyCreate.Scopes.
 type APIKeyCreateScopes string
 
+// AddRequest defines model for AddRequest.
+type AddRequest struct {
+	// Checksum sha256:<hex> or sha512:<hex>
+	Checksum string `json:"checksum"`
+	Name     string `json:"name"`
+
+	// TenantId the one tenant that sees it; absent or null: public
+	TenantId nullable.Nullable[string] `json:"tenant_id,omitempty"`
+
+	// Url http or https
+	Url string `json:"url"`
+}
+
+// Added defines model for Added.
+type Added struct {
+	Iso  ISO  `json:"iso"`
+	Task Task `json:"task"`
+}
+
 // Alert defines model for Alert.
 type Alert struct {
 	AcknowledgedAt nullable.Nullable[time.Time] `json:"acknowledged_at,omitempty"`
@@ -990,6 +1030,15 @@ type BackupScheduleCreate struct {
 
 // BackupScheduleCreateMode defines model for BackupScheduleCreate.Mode.
 type BackupScheduleCreateMode string
+
+// BootOrderRequest defines model for BootOrderRequest.
+type BootOrderRequest struct {
+	// Order devices in boot order, each at most once
+	Order []BootOrderRequestOrder `json:"order"`
+}
+
+// BootOrderRequestOrder defines model for BootOrderRequest.Order.
+type BootOrderRequestOrder string
 
 // CheckResult defines model for CheckResult.
 type CheckResult struct {
@@ -1178,6 +1227,26 @@ type HealthReply struct {
 	Version string                           `json:"version"`
 }
 
+// ISO defines model for ISO.
+type ISO struct {
+	Checksum  string                    `json:"checksum"`
+	CreatedAt time.Time                 `json:"created_at"`
+	Error     nullable.Nullable[string] `json:"error,omitempty"`
+	File      string                    `json:"file"`
+	Id        string                    `json:"id"`
+	Name      string                    `json:"name"`
+
+	// SizeBytes 0 when the hypervisor fetched it and did not say
+	SizeBytes int64 `json:"size_bytes"`
+
+	// Status pending while it is fetched, then ready or failed
+	Status    string                    `json:"status"`
+	TaskId    string                    `json:"task_id"`
+	TenantId  nullable.Nullable[string] `json:"tenant_id,omitempty"`
+	UpdatedAt time.Time                 `json:"updated_at"`
+	Url       string                    `json:"url"`
+}
+
 // Interface defines model for Interface.
 type Interface struct {
 	Bridge      string   `json:"bridge"`
@@ -1206,6 +1275,7 @@ type LoginRequest struct {
 
 // Machine defines model for Machine.
 type Machine struct {
+	BootOrder  *[]string                        `json:"boot_order,omitempty"`
 	CpuCores   int64                            `json:"cpu_cores"`
 	CreatedAt  time.Time                        `json:"created_at"`
 	DiskGb     int64                            `json:"disk_gb"`
@@ -1213,9 +1283,11 @@ type Machine struct {
 	Firewall   nullable.Nullable[FirewallState] `json:"firewall,omitempty"`
 	Id         string                           `json:"id"`
 	Interfaces []Interface                      `json:"interfaces"`
+	Media      nullable.Nullable[MountedISO]    `json:"media,omitempty"`
 	MemoryMb   int64                            `json:"memory_mb"`
 	Name       string                           `json:"name"`
 	Node       string                           `json:"node"`
+	Rescue     bool                             `json:"rescue"`
 	Status     string                           `json:"status"`
 	TaskId     nullable.Nullable[string]        `json:"task_id,omitempty"`
 	TemplateId string                           `json:"template_id"`
@@ -1247,6 +1319,7 @@ type MachineCreate struct {
 // MachineDetail defines model for MachineDetail.
 type MachineDetail struct {
 	BackupSchedules []BackupSchedule                 `json:"backup_schedules"`
+	BootOrder       *[]string                        `json:"boot_order,omitempty"`
 	CpuCores        int64                            `json:"cpu_cores"`
 	CreatedAt       time.Time                        `json:"created_at"`
 	DiskGb          int64                            `json:"disk_gb"`
@@ -1255,10 +1328,12 @@ type MachineDetail struct {
 	Id              string                           `json:"id"`
 	Interfaces      []Interface                      `json:"interfaces"`
 	LastTask        nullable.Nullable[Task]          `json:"last_task,omitempty"`
+	Media           nullable.Nullable[MountedISO]    `json:"media,omitempty"`
 	MemoryMb        int64                            `json:"memory_mb"`
 	Name            string                           `json:"name"`
 	Node            string                           `json:"node"`
 	PowerSchedules  []PowerSchedule                  `json:"power_schedules"`
+	Rescue          bool                             `json:"rescue"`
 	Status          string                           `json:"status"`
 	TaskId          nullable.Nullable[string]        `json:"task_id,omitempty"`
 	TemplateId      string                           `json:"template_id"`
@@ -1285,6 +1360,11 @@ type MachineSpec struct {
 	TemplateId string    `json:"template_id"`
 }
 
+// MediaRequest defines model for MediaRequest.
+type MediaRequest struct {
+	IsoId string `json:"iso_id"`
+}
+
 // MemberStatus defines model for MemberStatus.
 type MemberStatus struct {
 	Addr   string `json:"addr"`
@@ -1305,6 +1385,13 @@ type MonitoringOverview struct {
 	HealthChecks OverviewChecks   `json:"health_checks"`
 	Machines     OverviewMachines `json:"machines"`
 	Nodes        OverviewNodes    `json:"nodes"`
+}
+
+// MountedISO defines model for MountedISO.
+type MountedISO struct {
+	File  string `json:"file"`
+	IsoId string `json:"iso_id"`
+	Name  string `json:"name"`
 }
 
 // NetworkRequest defines model for NetworkRequest.
@@ -1448,6 +1535,12 @@ type PageFirewallRule struct {
 // PageHealthCheck defines model for PageHealthCheck.
 type PageHealthCheck struct {
 	Items      []HealthCheck             `json:"items"`
+	NextCursor nullable.Nullable[string] `json:"next_cursor,omitempty"`
+}
+
+// PageISO defines model for PageISO.
+type PageISO struct {
+	Items      []ISO                     `json:"items"`
 	NextCursor nullable.Nullable[string] `json:"next_cursor,omitempty"`
 }
 
@@ -1651,6 +1744,12 @@ type ReinstallRequest struct {
 	Password   *string   `json:"password,omitempty"`
 	SshKeys    *[]string `json:"ssh_keys,omitempty"`
 	TemplateId string    `json:"template_id"`
+}
+
+// RescueRequest defines model for RescueRequest.
+type RescueRequest struct {
+	// Enabled true boots the operator's rescue ISO; false ejects it and restores the boot order
+	Enabled bool `json:"enabled"`
 }
 
 // ResourceChange defines model for ResourceChange.
@@ -2144,6 +2243,12 @@ type PostClientMachinesByVmIdBackupsByIdRestoreParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// PutClientMachinesByVmIdBootOrderParams defines parameters for PutClientMachinesByVmIdBootOrder.
+type PutClientMachinesByVmIdBootOrderParams struct {
+	// TenantId operators only: the tenant to act for
+	TenantId *string `form:"tenant_id,omitempty" json:"tenant_id,omitempty"`
+}
+
 // GetClientMachinesByVmIdConsoleParams defines parameters for GetClientMachinesByVmIdConsole.
 type GetClientMachinesByVmIdConsoleParams struct {
 	// TenantId operators only: the tenant to act for
@@ -2154,6 +2259,21 @@ type GetClientMachinesByVmIdConsoleParams struct {
 type GetClientMachinesByVmIdConsoleWsParams struct {
 	// Ticket the ticket from GET .../console (single use, 60 s)
 	Ticket *string `form:"ticket,omitempty" json:"ticket,omitempty"`
+}
+
+// DeleteClientMachinesByVmIdMediaParams defines parameters for DeleteClientMachinesByVmIdMedia.
+type DeleteClientMachinesByVmIdMediaParams struct {
+	// TenantId operators only: the tenant to act for
+	TenantId *string `form:"tenant_id,omitempty" json:"tenant_id,omitempty"`
+}
+
+// PostClientMachinesByVmIdMediaParams defines parameters for PostClientMachinesByVmIdMedia.
+type PostClientMachinesByVmIdMediaParams struct {
+	// TenantId operators only: the tenant to act for
+	TenantId *string `form:"tenant_id,omitempty" json:"tenant_id,omitempty"`
+
+	// IdempotencyKey Makes a retry safe: the same key from the same user within 24 h gets the first answer again and changes nothing.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // GetClientMachinesByVmIdPowerSchedulesParams defines parameters for GetClientMachinesByVmIdPowerSchedules.
@@ -2179,6 +2299,15 @@ type PostClientMachinesByVmIdPowerSchedulesParams struct {
 
 // PostClientMachinesByVmIdReinstallParams defines parameters for PostClientMachinesByVmIdReinstall.
 type PostClientMachinesByVmIdReinstallParams struct {
+	// TenantId operators only: the tenant to act for
+	TenantId *string `form:"tenant_id,omitempty" json:"tenant_id,omitempty"`
+
+	// IdempotencyKey Makes a retry safe: the same key from the same user within 24 h gets the first answer again and changes nothing.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// PostClientMachinesByVmIdRescueParams defines parameters for PostClientMachinesByVmIdRescue.
+type PostClientMachinesByVmIdRescueParams struct {
 	// TenantId operators only: the tenant to act for
 	TenantId *string `form:"tenant_id,omitempty" json:"tenant_id,omitempty"`
 
@@ -2447,6 +2576,21 @@ type PostResourcesHealthChecksParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// GetResourcesIsosParams defines parameters for GetResourcesIsos.
+type GetResourcesIsosParams struct {
+	// Cursor next_cursor of the previous page
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Limit page size, 1..500 (default 50)
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// PostResourcesIsosParams defines parameters for PostResourcesIsos.
+type PostResourcesIsosParams struct {
+	// IdempotencyKey Makes a retry safe: the same key from the same user within 24 h gets the first answer again and changes nothing.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // GetResourcesMachinesParams defines parameters for GetResourcesMachines.
 type GetResourcesMachinesParams struct {
 	// Cursor next_cursor of the previous page
@@ -2651,6 +2795,12 @@ type PostVirtVmsByIdDisksParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// PostVirtVmsByIdMediaParams defines parameters for PostVirtVmsByIdMedia.
+type PostVirtVmsByIdMediaParams struct {
+	// IdempotencyKey Makes a retry safe: the same key from the same user within 24 h gets the first answer again and changes nothing.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // PostVirtVmsByIdMigrateParams defines parameters for PostVirtVmsByIdMigrate.
 type PostVirtVmsByIdMigrateParams struct {
 	// IdempotencyKey Makes a retry safe: the same key from the same user within 24 h gets the first answer again and changes nothing.
@@ -2659,6 +2809,12 @@ type PostVirtVmsByIdMigrateParams struct {
 
 // PostVirtVmsByIdReinstallParams defines parameters for PostVirtVmsByIdReinstall.
 type PostVirtVmsByIdReinstallParams struct {
+	// IdempotencyKey Makes a retry safe: the same key from the same user within 24 h gets the first answer again and changes nothing.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// PostVirtVmsByIdRescueParams defines parameters for PostVirtVmsByIdRescue.
+type PostVirtVmsByIdRescueParams struct {
 	// IdempotencyKey Makes a retry safe: the same key from the same user within 24 h gets the first answer again and changes nothing.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
@@ -2726,11 +2882,20 @@ type PostClientMachinesByVmIdBackupsJSONRequestBody = BackupRequest
 // PostClientMachinesByVmIdBackupsByIdRestoreJSONRequestBody defines body for PostClientMachinesByVmIdBackupsByIdRestore for application/json ContentType.
 type PostClientMachinesByVmIdBackupsByIdRestoreJSONRequestBody = RestoreBody
 
+// PutClientMachinesByVmIdBootOrderJSONRequestBody defines body for PutClientMachinesByVmIdBootOrder for application/json ContentType.
+type PutClientMachinesByVmIdBootOrderJSONRequestBody = BootOrderRequest
+
+// PostClientMachinesByVmIdMediaJSONRequestBody defines body for PostClientMachinesByVmIdMedia for application/json ContentType.
+type PostClientMachinesByVmIdMediaJSONRequestBody = MediaRequest
+
 // PostClientMachinesByVmIdPowerSchedulesJSONRequestBody defines body for PostClientMachinesByVmIdPowerSchedules for application/json ContentType.
 type PostClientMachinesByVmIdPowerSchedulesJSONRequestBody = PowerScheduleBody
 
 // PostClientMachinesByVmIdReinstallJSONRequestBody defines body for PostClientMachinesByVmIdReinstall for application/json ContentType.
 type PostClientMachinesByVmIdReinstallJSONRequestBody = ReinstallRequest
+
+// PostClientMachinesByVmIdRescueJSONRequestBody defines body for PostClientMachinesByVmIdRescue for application/json ContentType.
+type PostClientMachinesByVmIdRescueJSONRequestBody = RescueRequest
 
 // PatchClientMachinesByVmIdResourcesJSONRequestBody defines body for PatchClientMachinesByVmIdResources for application/json ContentType.
 type PatchClientMachinesByVmIdResourcesJSONRequestBody = ResourceChange
@@ -2792,6 +2957,9 @@ type PatchResourcesHealthChecksByIdJSONRequestBody = HealthCheckChange
 // PatchResourcesHealthChecksByIdApplicationMergePatchPlusJSONRequestBody defines body for PatchResourcesHealthChecksById for application/merge-patch+json ContentType.
 type PatchResourcesHealthChecksByIdApplicationMergePatchPlusJSONRequestBody = HealthCheckChange
 
+// PostResourcesIsosJSONRequestBody defines body for PostResourcesIsos for application/json ContentType.
+type PostResourcesIsosJSONRequestBody = AddRequest
+
 // PostResourcesMachinesJSONRequestBody defines body for PostResourcesMachines for application/json ContentType.
 type PostResourcesMachinesJSONRequestBody = MachineCreate
 
@@ -2828,6 +2996,9 @@ type PatchResourcesUsersByIdJSONRequestBody = UserChange
 // PatchResourcesUsersByIdApplicationMergePatchPlusJSONRequestBody defines body for PatchResourcesUsersById for application/merge-patch+json ContentType.
 type PatchResourcesUsersByIdApplicationMergePatchPlusJSONRequestBody = UserChange
 
+// PutVirtVmsByIdBootOrderJSONRequestBody defines body for PutVirtVmsByIdBootOrder for application/json ContentType.
+type PutVirtVmsByIdBootOrderJSONRequestBody = BootOrderRequest
+
 // PatchVirtVmsByIdConfigJSONRequestBody defines body for PatchVirtVmsByIdConfig for application/json ContentType.
 type PatchVirtVmsByIdConfigJSONRequestBody = ConfigRequestPatch
 
@@ -2837,6 +3008,9 @@ type PatchVirtVmsByIdConfigApplicationMergePatchPlusJSONRequestBody = ConfigRequ
 // PostVirtVmsByIdDisksJSONRequestBody defines body for PostVirtVmsByIdDisks for application/json ContentType.
 type PostVirtVmsByIdDisksJSONRequestBody = DiskRequest
 
+// PostVirtVmsByIdMediaJSONRequestBody defines body for PostVirtVmsByIdMedia for application/json ContentType.
+type PostVirtVmsByIdMediaJSONRequestBody = MediaRequest
+
 // PostVirtVmsByIdMigrateJSONRequestBody defines body for PostVirtVmsByIdMigrate for application/json ContentType.
 type PostVirtVmsByIdMigrateJSONRequestBody = MigrateRequest
 
@@ -2845,6 +3019,9 @@ type PatchVirtVmsByIdNetworkJSONRequestBody = NetworkRequest
 
 // PostVirtVmsByIdReinstallJSONRequestBody defines body for PostVirtVmsByIdReinstall for application/json ContentType.
 type PostVirtVmsByIdReinstallJSONRequestBody = ReinstallRequest
+
+// PostVirtVmsByIdRescueJSONRequestBody defines body for PostVirtVmsByIdRescue for application/json ContentType.
+type PostVirtVmsByIdRescueJSONRequestBody = RescueRequest
 
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
@@ -3290,6 +3467,24 @@ type ClientInterface interface {
 	// Corresponds with POST /api/client/machines/{vmId}/backups/{id}/restore (the `PostClientMachinesByVmIdBackupsByIdRestore` operationId).
 	PostClientMachinesByVmIdBackupsByIdRestore(ctx context.Context, vmId string, id string, params *PostClientMachinesByVmIdBackupsByIdRestoreParams, body PostClientMachinesByVmIdBackupsByIdRestoreJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// PutClientMachinesByVmIdBootOrderWithBody Set the devices the machine boots from, in order
+	//
+	// Sets the boot order (cdrom, disk, net; each at most once; 400 otherwise) as a task, 202: the change is written to the hypervisor's configuration under the machine's lock, as every change of the machine is. It applies at the machine's next start.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /api/client/machines/{vmId}/boot-order (the `PutClientMachinesByVmIdBootOrder` operationId).
+	PutClientMachinesByVmIdBootOrderWithBody(ctx context.Context, vmId string, params *PutClientMachinesByVmIdBootOrderParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PutClientMachinesByVmIdBootOrder Set the devices the machine boots from, in order
+	//
+	// Sets the boot order (cdrom, disk, net; each at most once; 400 otherwise) as a task, 202: the change is written to the hypervisor's configuration under the machine's lock, as every change of the machine is. It applies at the machine's next start.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /api/client/machines/{vmId}/boot-order (the `PutClientMachinesByVmIdBootOrder` operationId).
+	PutClientMachinesByVmIdBootOrder(ctx context.Context, vmId string, params *PutClientMachinesByVmIdBootOrderParams, body PutClientMachinesByVmIdBootOrderJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetClientMachinesByVmIdConsole A single-use ticket and the websocket of the machine's console
 	//
 	// path is the console websocket's path with the ticket, to be joined to the origin the client uses (ws:// or wss://); url is the absolute URL when the server has a public URL set (VMPLANE_PUBLIC_URL), else the same as path. The ticket works once, for 60 s, and the console lasts as long as the login that asked for it. A stopped machine has no console (409).
@@ -3303,6 +3498,31 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /api/client/machines/{vmId}/console/ws (the `GetClientMachinesByVmIdConsoleWs` operationId).
 	GetClientMachinesByVmIdConsoleWs(ctx context.Context, vmId string, params *GetClientMachinesByVmIdConsoleWsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteClientMachinesByVmIdMedia Eject the machine's CD-ROM drive
+	//
+	// Empties the machine's CD-ROM drive, as a task; the boot order stays.
+	//
+	// Corresponds with DELETE /api/client/machines/{vmId}/media (the `DeleteClientMachinesByVmIdMedia` operationId).
+	DeleteClientMachinesByVmIdMedia(ctx context.Context, vmId string, params *DeleteClientMachinesByVmIdMediaParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostClientMachinesByVmIdMediaWithBody Mount an ISO image of the library in the machine's CD-ROM drive
+	//
+	// Puts the image into the machine's CD-ROM drive (replacing what it held), as a task. The image must be ready and one the machine's tenant sees (public, or the tenant's own): another tenant's is 404, a pending or failed one 409. Boot from it by putting cdrom first in the boot order.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/client/machines/{vmId}/media (the `PostClientMachinesByVmIdMedia` operationId).
+	PostClientMachinesByVmIdMediaWithBody(ctx context.Context, vmId string, params *PostClientMachinesByVmIdMediaParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostClientMachinesByVmIdMedia Mount an ISO image of the library in the machine's CD-ROM drive
+	//
+	// Puts the image into the machine's CD-ROM drive (replacing what it held), as a task. The image must be ready and one the machine's tenant sees (public, or the tenant's own): another tenant's is 404, a pending or failed one 409. Boot from it by putting cdrom first in the boot order.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/client/machines/{vmId}/media (the `PostClientMachinesByVmIdMedia` operationId).
+	PostClientMachinesByVmIdMedia(ctx context.Context, vmId string, params *PostClientMachinesByVmIdMediaParams, body PostClientMachinesByVmIdMediaJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetClientMachinesByVmIdPowerSchedules The machine's power schedules
 	//
@@ -3346,6 +3566,24 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api/client/machines/{vmId}/reinstall (the `PostClientMachinesByVmIdReinstall` operationId).
 	PostClientMachinesByVmIdReinstall(ctx context.Context, vmId string, params *PostClientMachinesByVmIdReinstallParams, body PostClientMachinesByVmIdReinstallJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostClientMachinesByVmIdRescueWithBody Boot the rescue system, or back from the machine's disks
+	//
+	// enabled true mounts the operator's rescue image (VMPLANE_RESCUE_ISO; unset: 409), puts the CD-ROM first and restarts the machine (a stopped one is started); the disks stay attached, and the machine shows rescue: true. enabled false ejects it, restores the boot order from before and restarts a running machine. Turning rescue on twice, or off when it is off, is 409; while rescue is on, media and boot order changes are 409.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/client/machines/{vmId}/rescue (the `PostClientMachinesByVmIdRescue` operationId).
+	PostClientMachinesByVmIdRescueWithBody(ctx context.Context, vmId string, params *PostClientMachinesByVmIdRescueParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostClientMachinesByVmIdRescue Boot the rescue system, or back from the machine's disks
+	//
+	// enabled true mounts the operator's rescue image (VMPLANE_RESCUE_ISO; unset: 409), puts the CD-ROM first and restarts the machine (a stopped one is started); the disks stay attached, and the machine shows rescue: true. enabled false ejects it, restores the boot order from before and restarts a running machine. Turning rescue on twice, or off when it is off, is 409; while rescue is on, media and boot order changes are 409.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/client/machines/{vmId}/rescue (the `PostClientMachinesByVmIdRescue` operationId).
+	PostClientMachinesByVmIdRescue(ctx context.Context, vmId string, params *PostClientMachinesByVmIdRescueParams, body PostClientMachinesByVmIdRescueJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PatchClientMachinesByVmIdResourcesWithBody Resize a machine within the quota; disks only grow
 	//
@@ -3889,6 +4127,45 @@ type ClientInterface interface {
 	// Corresponds with PATCH /api/resources/health-checks/{id} (the `PatchResourcesHealthChecksById` operationId).
 	PatchResourcesHealthChecksByIdWithApplicationMergePatchPlusJSONBody(ctx context.Context, id string, body PatchResourcesHealthChecksByIdApplicationMergePatchPlusJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetResourcesIsos List ISO images
+	//
+	// A page of ISO images in creation order; follow next_cursor for the next page. A tenant user sees only its own tenant's; an operator sees every tenant's.
+	//
+	// Corresponds with GET /api/resources/isos (the `GetResourcesIsos` operationId).
+	GetResourcesIsos(ctx context.Context, params *GetResourcesIsosParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostResourcesIsosWithBody Create one of the ISO images
+	//
+	// Create one of the ISO images. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/resources/isos (the `PostResourcesIsos` operationId).
+	PostResourcesIsosWithBody(ctx context.Context, params *PostResourcesIsosParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostResourcesIsos Create one of the ISO images
+	//
+	// Create one of the ISO images. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/resources/isos (the `PostResourcesIsos` operationId).
+	PostResourcesIsos(ctx context.Context, params *PostResourcesIsosParams, body PostResourcesIsosJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteResourcesIsosById Delete one of the ISO images
+	//
+	// Delete one of the ISO images. For operators (role admin); other users get 403. Answers 204 with no body.
+	//
+	// Corresponds with DELETE /api/resources/isos/{id} (the `DeleteResourcesIsosById` operationId).
+	DeleteResourcesIsosById(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetResourcesIsosById Get one of the ISO images
+	//
+	// One of the ISO images by id. A tenant user sees only its own tenant's; an operator sees every tenant's. Another tenant's record answers 404, as one that does not exist.
+	//
+	// Corresponds with GET /api/resources/isos/{id} (the `GetResourcesIsosById` operationId).
+	GetResourcesIsosById(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetResourcesMachines List machines
 	//
 	// A page of machines in creation order; follow next_cursor for the next page. A tenant user sees only its own tenant's; an operator sees every tenant's.
@@ -4272,6 +4549,24 @@ type ClientInterface interface {
 	// Corresponds with POST /api/virt/vms/{id}/actions/{action} (the `PostVirtVmsByIdActionsByAction` operationId).
 	PostVirtVmsByIdActionsByAction(ctx context.Context, id string, action PostVirtVmsByIdActionsByActionParamsAction, params *PostVirtVmsByIdActionsByActionParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// PutVirtVmsByIdBootOrderWithBody Set the devices the machine boots from, in order
+	//
+	// Sets the boot order (cdrom, disk, net; each at most once; 400 otherwise) as a task, 202: the change is written to the hypervisor's configuration under the machine's lock, as every change of the machine is. It applies at the machine's next start. Also served under /api/<driver>/vms/{id}/boot-order (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /api/virt/vms/{id}/boot-order (the `PutVirtVmsByIdBootOrder` operationId).
+	PutVirtVmsByIdBootOrderWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PutVirtVmsByIdBootOrder Set the devices the machine boots from, in order
+	//
+	// Sets the boot order (cdrom, disk, net; each at most once; 400 otherwise) as a task, 202: the change is written to the hypervisor's configuration under the machine's lock, as every change of the machine is. It applies at the machine's next start. Also served under /api/<driver>/vms/{id}/boot-order (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /api/virt/vms/{id}/boot-order (the `PutVirtVmsByIdBootOrder` operationId).
+	PutVirtVmsByIdBootOrder(ctx context.Context, id string, body PutVirtVmsByIdBootOrderJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// PatchVirtVmsByIdConfigWithBody Change name, cores or memory
 	//
 	// Change name, cores or memory. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. The body is a JSON merge patch: omitted fields keep their value; null clears a field that allows it. Also served under /api/<driver>/vms/{id}/config (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
@@ -4331,6 +4626,31 @@ type ClientInterface interface {
 	// Corresponds with POST /api/virt/vms/{id}/disks (the `PostVirtVmsByIdDisks` operationId).
 	PostVirtVmsByIdDisks(ctx context.Context, id string, params *PostVirtVmsByIdDisksParams, body PostVirtVmsByIdDisksJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// DeleteVirtVmsByIdMedia Eject the machine's CD-ROM drive
+	//
+	// Empties the machine's CD-ROM drive, as a task; the boot order stays. Also served under /api/<driver>/vms/{id}/media (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+	//
+	// Corresponds with DELETE /api/virt/vms/{id}/media (the `DeleteVirtVmsByIdMedia` operationId).
+	DeleteVirtVmsByIdMedia(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostVirtVmsByIdMediaWithBody Mount an ISO image of the library in the machine's CD-ROM drive
+	//
+	// Puts the image into the machine's CD-ROM drive (replacing what it held), as a task. The image must be ready and one the machine's tenant sees (public, or the tenant's own): another tenant's is 404, a pending or failed one 409. Boot from it by putting cdrom first in the boot order. Also served under /api/<driver>/vms/{id}/media (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/virt/vms/{id}/media (the `PostVirtVmsByIdMedia` operationId).
+	PostVirtVmsByIdMediaWithBody(ctx context.Context, id string, params *PostVirtVmsByIdMediaParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostVirtVmsByIdMedia Mount an ISO image of the library in the machine's CD-ROM drive
+	//
+	// Puts the image into the machine's CD-ROM drive (replacing what it held), as a task. The image must be ready and one the machine's tenant sees (public, or the tenant's own): another tenant's is 404, a pending or failed one 409. Boot from it by putting cdrom first in the boot order. Also served under /api/<driver>/vms/{id}/media (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/virt/vms/{id}/media (the `PostVirtVmsByIdMedia` operationId).
+	PostVirtVmsByIdMedia(ctx context.Context, id string, params *PostVirtVmsByIdMediaParams, body PostVirtVmsByIdMediaJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// PostVirtVmsByIdMigrateWithBody Move a machine to another node
 	//
 	// Move a machine to another node. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. Also served under /api/<driver>/vms/{id}/migrate (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
@@ -4384,6 +4704,24 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api/virt/vms/{id}/reinstall (the `PostVirtVmsByIdReinstall` operationId).
 	PostVirtVmsByIdReinstall(ctx context.Context, id string, params *PostVirtVmsByIdReinstallParams, body PostVirtVmsByIdReinstallJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostVirtVmsByIdRescueWithBody Boot the rescue system, or back from the machine's disks
+	//
+	// enabled true mounts the operator's rescue image (VMPLANE_RESCUE_ISO; unset: 409), puts the CD-ROM first and restarts the machine (a stopped one is started); the disks stay attached, and the machine shows rescue: true. enabled false ejects it, restores the boot order from before and restarts a running machine. Turning rescue on twice, or off when it is off, is 409; while rescue is on, media and boot order changes are 409. Also served under /api/<driver>/vms/{id}/rescue (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/virt/vms/{id}/rescue (the `PostVirtVmsByIdRescue` operationId).
+	PostVirtVmsByIdRescueWithBody(ctx context.Context, id string, params *PostVirtVmsByIdRescueParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostVirtVmsByIdRescue Boot the rescue system, or back from the machine's disks
+	//
+	// enabled true mounts the operator's rescue image (VMPLANE_RESCUE_ISO; unset: 409), puts the CD-ROM first and restarts the machine (a stopped one is started); the disks stay attached, and the machine shows rescue: true. enabled false ejects it, restores the boot order from before and restarts a running machine. Turning rescue on twice, or off when it is off, is 409; while rescue is on, media and boot order changes are 409. Also served under /api/<driver>/vms/{id}/rescue (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/virt/vms/{id}/rescue (the `PostVirtVmsByIdRescue` operationId).
+	PostVirtVmsByIdRescue(ctx context.Context, id string, params *PostVirtVmsByIdRescueParams, body PostVirtVmsByIdRescueJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetVirtVmsByIdUsageGraphs A machine's usage graph
 	//
@@ -5217,6 +5555,44 @@ func (c *Client) PostClientMachinesByVmIdBackupsByIdRestore(ctx context.Context,
 	return c.Client.Do(req)
 }
 
+// PutClientMachinesByVmIdBootOrderWithBody Set the devices the machine boots from, in order
+//
+// Sets the boot order (cdrom, disk, net; each at most once; 400 otherwise) as a task, 202: the change is written to the hypervisor's configuration under the machine's lock, as every change of the machine is. It applies at the machine's next start.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /api/client/machines/{vmId}/boot-order (the `PutClientMachinesByVmIdBootOrder` operationId).
+func (c *Client) PutClientMachinesByVmIdBootOrderWithBody(ctx context.Context, vmId string, params *PutClientMachinesByVmIdBootOrderParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPutClientMachinesByVmIdBootOrderRequestWithBody(c.Server, vmId, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PutClientMachinesByVmIdBootOrder Set the devices the machine boots from, in order
+//
+// Sets the boot order (cdrom, disk, net; each at most once; 400 otherwise) as a task, 202: the change is written to the hypervisor's configuration under the machine's lock, as every change of the machine is. It applies at the machine's next start.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /api/client/machines/{vmId}/boot-order (the `PutClientMachinesByVmIdBootOrder` operationId).
+func (c *Client) PutClientMachinesByVmIdBootOrder(ctx context.Context, vmId string, params *PutClientMachinesByVmIdBootOrderParams, body PutClientMachinesByVmIdBootOrderJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPutClientMachinesByVmIdBootOrderRequest(c.Server, vmId, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetClientMachinesByVmIdConsole A single-use ticket and the websocket of the machine's console
 //
 // path is the console websocket's path with the ticket, to be joined to the origin the client uses (ws:// or wss://); url is the absolute URL when the server has a public URL set (VMPLANE_PUBLIC_URL), else the same as path. The ticket works once, for 60 s, and the console lasts as long as the login that asked for it. A stopped machine has no console (409).
@@ -5241,6 +5617,61 @@ func (c *Client) GetClientMachinesByVmIdConsole(ctx context.Context, vmId string
 // Corresponds with GET /api/client/machines/{vmId}/console/ws (the `GetClientMachinesByVmIdConsoleWs` operationId).
 func (c *Client) GetClientMachinesByVmIdConsoleWs(ctx context.Context, vmId string, params *GetClientMachinesByVmIdConsoleWsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetClientMachinesByVmIdConsoleWsRequest(c.Server, vmId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteClientMachinesByVmIdMedia Eject the machine's CD-ROM drive
+//
+// Empties the machine's CD-ROM drive, as a task; the boot order stays.
+//
+// Corresponds with DELETE /api/client/machines/{vmId}/media (the `DeleteClientMachinesByVmIdMedia` operationId).
+func (c *Client) DeleteClientMachinesByVmIdMedia(ctx context.Context, vmId string, params *DeleteClientMachinesByVmIdMediaParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteClientMachinesByVmIdMediaRequest(c.Server, vmId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostClientMachinesByVmIdMediaWithBody Mount an ISO image of the library in the machine's CD-ROM drive
+//
+// Puts the image into the machine's CD-ROM drive (replacing what it held), as a task. The image must be ready and one the machine's tenant sees (public, or the tenant's own): another tenant's is 404, a pending or failed one 409. Boot from it by putting cdrom first in the boot order.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/client/machines/{vmId}/media (the `PostClientMachinesByVmIdMedia` operationId).
+func (c *Client) PostClientMachinesByVmIdMediaWithBody(ctx context.Context, vmId string, params *PostClientMachinesByVmIdMediaParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostClientMachinesByVmIdMediaRequestWithBody(c.Server, vmId, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostClientMachinesByVmIdMedia Mount an ISO image of the library in the machine's CD-ROM drive
+//
+// Puts the image into the machine's CD-ROM drive (replacing what it held), as a task. The image must be ready and one the machine's tenant sees (public, or the tenant's own): another tenant's is 404, a pending or failed one 409. Boot from it by putting cdrom first in the boot order.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/client/machines/{vmId}/media (the `PostClientMachinesByVmIdMedia` operationId).
+func (c *Client) PostClientMachinesByVmIdMedia(ctx context.Context, vmId string, params *PostClientMachinesByVmIdMediaParams, body PostClientMachinesByVmIdMediaJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostClientMachinesByVmIdMediaRequest(c.Server, vmId, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -5334,6 +5765,44 @@ func (c *Client) PostClientMachinesByVmIdReinstallWithBody(ctx context.Context, 
 // Corresponds with POST /api/client/machines/{vmId}/reinstall (the `PostClientMachinesByVmIdReinstall` operationId).
 func (c *Client) PostClientMachinesByVmIdReinstall(ctx context.Context, vmId string, params *PostClientMachinesByVmIdReinstallParams, body PostClientMachinesByVmIdReinstallJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPostClientMachinesByVmIdReinstallRequest(c.Server, vmId, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostClientMachinesByVmIdRescueWithBody Boot the rescue system, or back from the machine's disks
+//
+// enabled true mounts the operator's rescue image (VMPLANE_RESCUE_ISO; unset: 409), puts the CD-ROM first and restarts the machine (a stopped one is started); the disks stay attached, and the machine shows rescue: true. enabled false ejects it, restores the boot order from before and restarts a running machine. Turning rescue on twice, or off when it is off, is 409; while rescue is on, media and boot order changes are 409.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/client/machines/{vmId}/rescue (the `PostClientMachinesByVmIdRescue` operationId).
+func (c *Client) PostClientMachinesByVmIdRescueWithBody(ctx context.Context, vmId string, params *PostClientMachinesByVmIdRescueParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostClientMachinesByVmIdRescueRequestWithBody(c.Server, vmId, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostClientMachinesByVmIdRescue Boot the rescue system, or back from the machine's disks
+//
+// enabled true mounts the operator's rescue image (VMPLANE_RESCUE_ISO; unset: 409), puts the CD-ROM first and restarts the machine (a stopped one is started); the disks stay attached, and the machine shows rescue: true. enabled false ejects it, restores the boot order from before and restarts a running machine. Turning rescue on twice, or off when it is off, is 409; while rescue is on, media and boot order changes are 409.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/client/machines/{vmId}/rescue (the `PostClientMachinesByVmIdRescue` operationId).
+func (c *Client) PostClientMachinesByVmIdRescue(ctx context.Context, vmId string, params *PostClientMachinesByVmIdRescueParams, body PostClientMachinesByVmIdRescueJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostClientMachinesByVmIdRescueRequest(c.Server, vmId, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -6566,6 +7035,95 @@ func (c *Client) PatchResourcesHealthChecksByIdWithApplicationMergePatchPlusJSON
 	return c.Client.Do(req)
 }
 
+// GetResourcesIsos List ISO images
+//
+// A page of ISO images in creation order; follow next_cursor for the next page. A tenant user sees only its own tenant's; an operator sees every tenant's.
+//
+// Corresponds with GET /api/resources/isos (the `GetResourcesIsos` operationId).
+func (c *Client) GetResourcesIsos(ctx context.Context, params *GetResourcesIsosParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetResourcesIsosRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostResourcesIsosWithBody Create one of the ISO images
+//
+// Create one of the ISO images. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/resources/isos (the `PostResourcesIsos` operationId).
+func (c *Client) PostResourcesIsosWithBody(ctx context.Context, params *PostResourcesIsosParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostResourcesIsosRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostResourcesIsos Create one of the ISO images
+//
+// Create one of the ISO images. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/resources/isos (the `PostResourcesIsos` operationId).
+func (c *Client) PostResourcesIsos(ctx context.Context, params *PostResourcesIsosParams, body PostResourcesIsosJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostResourcesIsosRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteResourcesIsosById Delete one of the ISO images
+//
+// Delete one of the ISO images. For operators (role admin); other users get 403. Answers 204 with no body.
+//
+// Corresponds with DELETE /api/resources/isos/{id} (the `DeleteResourcesIsosById` operationId).
+func (c *Client) DeleteResourcesIsosById(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteResourcesIsosByIdRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetResourcesIsosById Get one of the ISO images
+//
+// One of the ISO images by id. A tenant user sees only its own tenant's; an operator sees every tenant's. Another tenant's record answers 404, as one that does not exist.
+//
+// Corresponds with GET /api/resources/isos/{id} (the `GetResourcesIsosById` operationId).
+func (c *Client) GetResourcesIsosById(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetResourcesIsosByIdRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetResourcesMachines List machines
 //
 // A page of machines in creation order; follow next_cursor for the next page. A tenant user sees only its own tenant's; an operator sees every tenant's.
@@ -7439,6 +7997,44 @@ func (c *Client) PostVirtVmsByIdActionsByAction(ctx context.Context, id string, 
 	return c.Client.Do(req)
 }
 
+// PutVirtVmsByIdBootOrderWithBody Set the devices the machine boots from, in order
+//
+// Sets the boot order (cdrom, disk, net; each at most once; 400 otherwise) as a task, 202: the change is written to the hypervisor's configuration under the machine's lock, as every change of the machine is. It applies at the machine's next start. Also served under /api/<driver>/vms/{id}/boot-order (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /api/virt/vms/{id}/boot-order (the `PutVirtVmsByIdBootOrder` operationId).
+func (c *Client) PutVirtVmsByIdBootOrderWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPutVirtVmsByIdBootOrderRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PutVirtVmsByIdBootOrder Set the devices the machine boots from, in order
+//
+// Sets the boot order (cdrom, disk, net; each at most once; 400 otherwise) as a task, 202: the change is written to the hypervisor's configuration under the machine's lock, as every change of the machine is. It applies at the machine's next start. Also served under /api/<driver>/vms/{id}/boot-order (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /api/virt/vms/{id}/boot-order (the `PutVirtVmsByIdBootOrder` operationId).
+func (c *Client) PutVirtVmsByIdBootOrder(ctx context.Context, id string, body PutVirtVmsByIdBootOrderJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPutVirtVmsByIdBootOrderRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // PatchVirtVmsByIdConfigWithBody Change name, cores or memory
 //
 // Change name, cores or memory. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. The body is a JSON merge patch: omitted fields keep their value; null clears a field that allows it. Also served under /api/<driver>/vms/{id}/config (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
@@ -7568,6 +8164,61 @@ func (c *Client) PostVirtVmsByIdDisks(ctx context.Context, id string, params *Po
 	return c.Client.Do(req)
 }
 
+// DeleteVirtVmsByIdMedia Eject the machine's CD-ROM drive
+//
+// Empties the machine's CD-ROM drive, as a task; the boot order stays. Also served under /api/<driver>/vms/{id}/media (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+//
+// Corresponds with DELETE /api/virt/vms/{id}/media (the `DeleteVirtVmsByIdMedia` operationId).
+func (c *Client) DeleteVirtVmsByIdMedia(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteVirtVmsByIdMediaRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostVirtVmsByIdMediaWithBody Mount an ISO image of the library in the machine's CD-ROM drive
+//
+// Puts the image into the machine's CD-ROM drive (replacing what it held), as a task. The image must be ready and one the machine's tenant sees (public, or the tenant's own): another tenant's is 404, a pending or failed one 409. Boot from it by putting cdrom first in the boot order. Also served under /api/<driver>/vms/{id}/media (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/virt/vms/{id}/media (the `PostVirtVmsByIdMedia` operationId).
+func (c *Client) PostVirtVmsByIdMediaWithBody(ctx context.Context, id string, params *PostVirtVmsByIdMediaParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostVirtVmsByIdMediaRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostVirtVmsByIdMedia Mount an ISO image of the library in the machine's CD-ROM drive
+//
+// Puts the image into the machine's CD-ROM drive (replacing what it held), as a task. The image must be ready and one the machine's tenant sees (public, or the tenant's own): another tenant's is 404, a pending or failed one 409. Boot from it by putting cdrom first in the boot order. Also served under /api/<driver>/vms/{id}/media (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/virt/vms/{id}/media (the `PostVirtVmsByIdMedia` operationId).
+func (c *Client) PostVirtVmsByIdMedia(ctx context.Context, id string, params *PostVirtVmsByIdMediaParams, body PostVirtVmsByIdMediaJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostVirtVmsByIdMediaRequest(c.Server, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // PostVirtVmsByIdMigrateWithBody Move a machine to another node
 //
 // Move a machine to another node. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. Also served under /api/<driver>/vms/{id}/migrate (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
@@ -7672,6 +8323,44 @@ func (c *Client) PostVirtVmsByIdReinstallWithBody(ctx context.Context, id string
 // Corresponds with POST /api/virt/vms/{id}/reinstall (the `PostVirtVmsByIdReinstall` operationId).
 func (c *Client) PostVirtVmsByIdReinstall(ctx context.Context, id string, params *PostVirtVmsByIdReinstallParams, body PostVirtVmsByIdReinstallJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPostVirtVmsByIdReinstallRequest(c.Server, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostVirtVmsByIdRescueWithBody Boot the rescue system, or back from the machine's disks
+//
+// enabled true mounts the operator's rescue image (VMPLANE_RESCUE_ISO; unset: 409), puts the CD-ROM first and restarts the machine (a stopped one is started); the disks stay attached, and the machine shows rescue: true. enabled false ejects it, restores the boot order from before and restarts a running machine. Turning rescue on twice, or off when it is off, is 409; while rescue is on, media and boot order changes are 409. Also served under /api/<driver>/vms/{id}/rescue (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/virt/vms/{id}/rescue (the `PostVirtVmsByIdRescue` operationId).
+func (c *Client) PostVirtVmsByIdRescueWithBody(ctx context.Context, id string, params *PostVirtVmsByIdRescueParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostVirtVmsByIdRescueRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostVirtVmsByIdRescue Boot the rescue system, or back from the machine's disks
+//
+// enabled true mounts the operator's rescue image (VMPLANE_RESCUE_ISO; unset: 409), puts the CD-ROM first and restarts the machine (a stopped one is started); the disks stay attached, and the machine shows rescue: true. enabled false ejects it, restores the boot order from before and restarts a running machine. Turning rescue on twice, or off when it is off, is 409; while rescue is on, media and boot order changes are 409. Also served under /api/<driver>/vms/{id}/rescue (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/virt/vms/{id}/rescue (the `PostVirtVmsByIdRescue` operationId).
+func (c *Client) PostVirtVmsByIdRescue(ctx context.Context, id string, params *PostVirtVmsByIdRescueParams, body PostVirtVmsByIdRescueJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostVirtVmsByIdRescueRequest(c.Server, id, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -9512,6 +10201,80 @@ func NewPostClientMachinesByVmIdBackupsByIdRestoreRequestWithBody(server string,
 	return req, nil
 }
 
+// NewPutClientMachinesByVmIdBootOrderRequest calls the generic PutClientMachinesByVmIdBootOrder builder with application/json body
+func NewPutClientMachinesByVmIdBootOrderRequest(server string, vmId string, params *PutClientMachinesByVmIdBootOrderParams, body PutClientMachinesByVmIdBootOrderJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPutClientMachinesByVmIdBootOrderRequestWithBody(server, vmId, params, "application/json", bodyReader)
+}
+
+// NewPutClientMachinesByVmIdBootOrderRequestWithBody constructs an http.Request for the PutClientMachinesByVmIdBootOrder method, with any body, and a specified content type
+func NewPutClientMachinesByVmIdBootOrderRequestWithBody(server string, vmId string, params *PutClientMachinesByVmIdBootOrderParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "vmId", vmId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/client/machines/%s/boot-order", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.TenantId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "tenant_id", *params.TenantId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewGetClientMachinesByVmIdConsoleRequest constructs an http.Request for the GetClientMachinesByVmIdConsole method
 func NewGetClientMachinesByVmIdConsoleRequest(server string, vmId string, params *GetClientMachinesByVmIdConsoleParams) (*http.Request, error) {
 	var err error
@@ -9629,6 +10392,156 @@ func NewGetClientMachinesByVmIdConsoleWsRequest(server string, vmId string, para
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewDeleteClientMachinesByVmIdMediaRequest constructs an http.Request for the DeleteClientMachinesByVmIdMedia method
+func NewDeleteClientMachinesByVmIdMediaRequest(server string, vmId string, params *DeleteClientMachinesByVmIdMediaParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "vmId", vmId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/client/machines/%s/media", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.TenantId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "tenant_id", *params.TenantId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPostClientMachinesByVmIdMediaRequest calls the generic PostClientMachinesByVmIdMedia builder with application/json body
+func NewPostClientMachinesByVmIdMediaRequest(server string, vmId string, params *PostClientMachinesByVmIdMediaParams, body PostClientMachinesByVmIdMediaJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPostClientMachinesByVmIdMediaRequestWithBody(server, vmId, params, "application/json", bodyReader)
+}
+
+// NewPostClientMachinesByVmIdMediaRequestWithBody constructs an http.Request for the PostClientMachinesByVmIdMedia method, with any body, and a specified content type
+func NewPostClientMachinesByVmIdMediaRequestWithBody(server string, vmId string, params *PostClientMachinesByVmIdMediaParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "vmId", vmId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/client/machines/%s/media", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.TenantId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "tenant_id", *params.TenantId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -9836,6 +10749,95 @@ func NewPostClientMachinesByVmIdReinstallRequestWithBody(server string, vmId str
 	}
 
 	operationPath := fmt.Sprintf("/api/client/machines/%s/reinstall", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.TenantId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "tenant_id", *params.TenantId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewPostClientMachinesByVmIdRescueRequest calls the generic PostClientMachinesByVmIdRescue builder with application/json body
+func NewPostClientMachinesByVmIdRescueRequest(server string, vmId string, params *PostClientMachinesByVmIdRescueParams, body PostClientMachinesByVmIdRescueJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPostClientMachinesByVmIdRescueRequestWithBody(server, vmId, params, "application/json", bodyReader)
+}
+
+// NewPostClientMachinesByVmIdRescueRequestWithBody constructs an http.Request for the PostClientMachinesByVmIdRescue method, with any body, and a specified content type
+func NewPostClientMachinesByVmIdRescueRequestWithBody(server string, vmId string, params *PostClientMachinesByVmIdRescueParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "vmId", vmId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/client/machines/%s/rescue", pathParam0)
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -12623,6 +13625,195 @@ func NewPatchResourcesHealthChecksByIdRequestWithBody(server string, id string, 
 	return req, nil
 }
 
+// NewGetResourcesIsosRequest constructs an http.Request for the GetResourcesIsos method
+func NewGetResourcesIsosRequest(server string, params *GetResourcesIsosParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/resources/isos")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPostResourcesIsosRequest calls the generic PostResourcesIsos builder with application/json body
+func NewPostResourcesIsosRequest(server string, params *PostResourcesIsosParams, body PostResourcesIsosJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPostResourcesIsosRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewPostResourcesIsosRequestWithBody constructs an http.Request for the PostResourcesIsos method, with any body, and a specified content type
+func NewPostResourcesIsosRequestWithBody(server string, params *PostResourcesIsosParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/resources/isos")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewDeleteResourcesIsosByIdRequest constructs an http.Request for the DeleteResourcesIsosById method
+func NewDeleteResourcesIsosByIdRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/resources/isos/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetResourcesIsosByIdRequest constructs an http.Request for the GetResourcesIsosById method
+func NewGetResourcesIsosByIdRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/resources/isos/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewGetResourcesMachinesRequest constructs an http.Request for the GetResourcesMachines method
 func NewGetResourcesMachinesRequest(server string, params *GetResourcesMachinesParams) (*http.Request, error) {
 	var err error
@@ -14614,6 +15805,53 @@ func NewPostVirtVmsByIdActionsByActionRequest(server string, id string, action P
 	return req, nil
 }
 
+// NewPutVirtVmsByIdBootOrderRequest calls the generic PutVirtVmsByIdBootOrder builder with application/json body
+func NewPutVirtVmsByIdBootOrderRequest(server string, id string, body PutVirtVmsByIdBootOrderJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPutVirtVmsByIdBootOrderRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewPutVirtVmsByIdBootOrderRequestWithBody constructs an http.Request for the PutVirtVmsByIdBootOrder method, with any body, and a specified content type
+func NewPutVirtVmsByIdBootOrderRequestWithBody(server string, id string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/virt/vms/%s/boot-order", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewPatchVirtVmsByIdConfigRequest calls the generic PatchVirtVmsByIdConfig builder with application/json body
 func NewPatchVirtVmsByIdConfigRequest(server string, id string, body PatchVirtVmsByIdConfigJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -14829,6 +16067,102 @@ func NewPostVirtVmsByIdDisksRequestWithBody(server string, id string, params *Po
 	return req, nil
 }
 
+// NewDeleteVirtVmsByIdMediaRequest constructs an http.Request for the DeleteVirtVmsByIdMedia method
+func NewDeleteVirtVmsByIdMediaRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/virt/vms/%s/media", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPostVirtVmsByIdMediaRequest calls the generic PostVirtVmsByIdMedia builder with application/json body
+func NewPostVirtVmsByIdMediaRequest(server string, id string, params *PostVirtVmsByIdMediaParams, body PostVirtVmsByIdMediaJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPostVirtVmsByIdMediaRequestWithBody(server, id, params, "application/json", bodyReader)
+}
+
+// NewPostVirtVmsByIdMediaRequestWithBody constructs an http.Request for the PostVirtVmsByIdMedia method, with any body, and a specified content type
+func NewPostVirtVmsByIdMediaRequestWithBody(server string, id string, params *PostVirtVmsByIdMediaParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/virt/vms/%s/media", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewPostVirtVmsByIdMigrateRequest calls the generic PostVirtVmsByIdMigrate builder with application/json body
 func NewPostVirtVmsByIdMigrateRequest(server string, id string, params *PostVirtVmsByIdMigrateParams, body PostVirtVmsByIdMigrateJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -14966,6 +16300,68 @@ func NewPostVirtVmsByIdReinstallRequestWithBody(server string, id string, params
 	}
 
 	operationPath := fmt.Sprintf("/api/virt/vms/%s/reinstall", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewPostVirtVmsByIdRescueRequest calls the generic PostVirtVmsByIdRescue builder with application/json body
+func NewPostVirtVmsByIdRescueRequest(server string, id string, params *PostVirtVmsByIdRescueParams, body PostVirtVmsByIdRescueJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPostVirtVmsByIdRescueRequestWithBody(server, id, params, "application/json", bodyReader)
+}
+
+// NewPostVirtVmsByIdRescueRequestWithBody constructs an http.Request for the PostVirtVmsByIdRescue method, with any body, and a specified content type
+func NewPostVirtVmsByIdRescueRequestWithBody(server string, id string, params *PostVirtVmsByIdRescueParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/virt/vms/%s/rescue", pathParam0)
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -15582,6 +16978,24 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/client/machines/{vmId}/backups/{id}/restore (the `PostClientMachinesByVmIdBackupsByIdRestore` operationId).
 	PostClientMachinesByVmIdBackupsByIdRestoreWithResponse(ctx context.Context, vmId string, id string, params *PostClientMachinesByVmIdBackupsByIdRestoreParams, body PostClientMachinesByVmIdBackupsByIdRestoreJSONRequestBody, reqEditors ...RequestEditorFn) (*PostClientMachinesByVmIdBackupsByIdRestoreResponse, error)
 
+	// PutClientMachinesByVmIdBootOrderWithBodyWithResponse Set the devices the machine boots from, in order
+	//
+	// Sets the boot order (cdrom, disk, net; each at most once; 400 otherwise) as a task, 202: the change is written to the hypervisor's configuration under the machine's lock, as every change of the machine is. It applies at the machine's next start.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/client/machines/{vmId}/boot-order (the `PutClientMachinesByVmIdBootOrder` operationId).
+	PutClientMachinesByVmIdBootOrderWithBodyWithResponse(ctx context.Context, vmId string, params *PutClientMachinesByVmIdBootOrderParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PutClientMachinesByVmIdBootOrderResponse, error)
+
+	// PutClientMachinesByVmIdBootOrderWithResponse Set the devices the machine boots from, in order
+	//
+	// Sets the boot order (cdrom, disk, net; each at most once; 400 otherwise) as a task, 202: the change is written to the hypervisor's configuration under the machine's lock, as every change of the machine is. It applies at the machine's next start.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/client/machines/{vmId}/boot-order (the `PutClientMachinesByVmIdBootOrder` operationId).
+	PutClientMachinesByVmIdBootOrderWithResponse(ctx context.Context, vmId string, params *PutClientMachinesByVmIdBootOrderParams, body PutClientMachinesByVmIdBootOrderJSONRequestBody, reqEditors ...RequestEditorFn) (*PutClientMachinesByVmIdBootOrderResponse, error)
+
 	// GetClientMachinesByVmIdConsoleWithResponse A single-use ticket and the websocket of the machine's console
 	//
 	// path is the console websocket's path with the ticket, to be joined to the origin the client uses (ws:// or wss://); url is the absolute URL when the server has a public URL set (VMPLANE_PUBLIC_URL), else the same as path. The ticket works once, for 60 s, and the console lasts as long as the login that asked for it. A stopped machine has no console (409).
@@ -15599,6 +17013,33 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /api/client/machines/{vmId}/console/ws (the `GetClientMachinesByVmIdConsoleWs` operationId).
 	GetClientMachinesByVmIdConsoleWsWithResponse(ctx context.Context, vmId string, params *GetClientMachinesByVmIdConsoleWsParams, reqEditors ...RequestEditorFn) (*GetClientMachinesByVmIdConsoleWsResponse, error)
+
+	// DeleteClientMachinesByVmIdMediaWithResponse Eject the machine's CD-ROM drive
+	//
+	// Empties the machine's CD-ROM drive, as a task; the boot order stays.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /api/client/machines/{vmId}/media (the `DeleteClientMachinesByVmIdMedia` operationId).
+	DeleteClientMachinesByVmIdMediaWithResponse(ctx context.Context, vmId string, params *DeleteClientMachinesByVmIdMediaParams, reqEditors ...RequestEditorFn) (*DeleteClientMachinesByVmIdMediaResponse, error)
+
+	// PostClientMachinesByVmIdMediaWithBodyWithResponse Mount an ISO image of the library in the machine's CD-ROM drive
+	//
+	// Puts the image into the machine's CD-ROM drive (replacing what it held), as a task. The image must be ready and one the machine's tenant sees (public, or the tenant's own): another tenant's is 404, a pending or failed one 409. Boot from it by putting cdrom first in the boot order.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/client/machines/{vmId}/media (the `PostClientMachinesByVmIdMedia` operationId).
+	PostClientMachinesByVmIdMediaWithBodyWithResponse(ctx context.Context, vmId string, params *PostClientMachinesByVmIdMediaParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostClientMachinesByVmIdMediaResponse, error)
+
+	// PostClientMachinesByVmIdMediaWithResponse Mount an ISO image of the library in the machine's CD-ROM drive
+	//
+	// Puts the image into the machine's CD-ROM drive (replacing what it held), as a task. The image must be ready and one the machine's tenant sees (public, or the tenant's own): another tenant's is 404, a pending or failed one 409. Boot from it by putting cdrom first in the boot order.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/client/machines/{vmId}/media (the `PostClientMachinesByVmIdMedia` operationId).
+	PostClientMachinesByVmIdMediaWithResponse(ctx context.Context, vmId string, params *PostClientMachinesByVmIdMediaParams, body PostClientMachinesByVmIdMediaJSONRequestBody, reqEditors ...RequestEditorFn) (*PostClientMachinesByVmIdMediaResponse, error)
 
 	// GetClientMachinesByVmIdPowerSchedulesWithResponse The machine's power schedules
 	//
@@ -15644,6 +17085,24 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /api/client/machines/{vmId}/reinstall (the `PostClientMachinesByVmIdReinstall` operationId).
 	PostClientMachinesByVmIdReinstallWithResponse(ctx context.Context, vmId string, params *PostClientMachinesByVmIdReinstallParams, body PostClientMachinesByVmIdReinstallJSONRequestBody, reqEditors ...RequestEditorFn) (*PostClientMachinesByVmIdReinstallResponse, error)
+
+	// PostClientMachinesByVmIdRescueWithBodyWithResponse Boot the rescue system, or back from the machine's disks
+	//
+	// enabled true mounts the operator's rescue image (VMPLANE_RESCUE_ISO; unset: 409), puts the CD-ROM first and restarts the machine (a stopped one is started); the disks stay attached, and the machine shows rescue: true. enabled false ejects it, restores the boot order from before and restarts a running machine. Turning rescue on twice, or off when it is off, is 409; while rescue is on, media and boot order changes are 409.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/client/machines/{vmId}/rescue (the `PostClientMachinesByVmIdRescue` operationId).
+	PostClientMachinesByVmIdRescueWithBodyWithResponse(ctx context.Context, vmId string, params *PostClientMachinesByVmIdRescueParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostClientMachinesByVmIdRescueResponse, error)
+
+	// PostClientMachinesByVmIdRescueWithResponse Boot the rescue system, or back from the machine's disks
+	//
+	// enabled true mounts the operator's rescue image (VMPLANE_RESCUE_ISO; unset: 409), puts the CD-ROM first and restarts the machine (a stopped one is started); the disks stay attached, and the machine shows rescue: true. enabled false ejects it, restores the boot order from before and restarts a running machine. Turning rescue on twice, or off when it is off, is 409; while rescue is on, media and boot order changes are 409.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/client/machines/{vmId}/rescue (the `PostClientMachinesByVmIdRescue` operationId).
+	PostClientMachinesByVmIdRescueWithResponse(ctx context.Context, vmId string, params *PostClientMachinesByVmIdRescueParams, body PostClientMachinesByVmIdRescueJSONRequestBody, reqEditors ...RequestEditorFn) (*PostClientMachinesByVmIdRescueResponse, error)
 
 	// PatchClientMachinesByVmIdResourcesWithBodyWithResponse Resize a machine within the quota; disks only grow
 	//
@@ -16257,6 +17716,51 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /api/resources/health-checks/{id} (the `PatchResourcesHealthChecksById` operationId).
 	PatchResourcesHealthChecksByIdWithApplicationMergePatchPlusJSONBodyWithResponse(ctx context.Context, id string, body PatchResourcesHealthChecksByIdApplicationMergePatchPlusJSONRequestBody, reqEditors ...RequestEditorFn) (*PatchResourcesHealthChecksByIdResponse, error)
 
+	// GetResourcesIsosWithResponse List ISO images
+	//
+	// A page of ISO images in creation order; follow next_cursor for the next page. A tenant user sees only its own tenant's; an operator sees every tenant's.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/resources/isos (the `GetResourcesIsos` operationId).
+	GetResourcesIsosWithResponse(ctx context.Context, params *GetResourcesIsosParams, reqEditors ...RequestEditorFn) (*GetResourcesIsosResponse, error)
+
+	// PostResourcesIsosWithBodyWithResponse Create one of the ISO images
+	//
+	// Create one of the ISO images. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/resources/isos (the `PostResourcesIsos` operationId).
+	PostResourcesIsosWithBodyWithResponse(ctx context.Context, params *PostResourcesIsosParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostResourcesIsosResponse, error)
+
+	// PostResourcesIsosWithResponse Create one of the ISO images
+	//
+	// Create one of the ISO images. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/resources/isos (the `PostResourcesIsos` operationId).
+	PostResourcesIsosWithResponse(ctx context.Context, params *PostResourcesIsosParams, body PostResourcesIsosJSONRequestBody, reqEditors ...RequestEditorFn) (*PostResourcesIsosResponse, error)
+
+	// DeleteResourcesIsosByIdWithResponse Delete one of the ISO images
+	//
+	// Delete one of the ISO images. For operators (role admin); other users get 403. Answers 204 with no body.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /api/resources/isos/{id} (the `DeleteResourcesIsosById` operationId).
+	DeleteResourcesIsosByIdWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*DeleteResourcesIsosByIdResponse, error)
+
+	// GetResourcesIsosByIdWithResponse Get one of the ISO images
+	//
+	// One of the ISO images by id. A tenant user sees only its own tenant's; an operator sees every tenant's. Another tenant's record answers 404, as one that does not exist.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/resources/isos/{id} (the `GetResourcesIsosById` operationId).
+	GetResourcesIsosByIdWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetResourcesIsosByIdResponse, error)
+
 	// GetResourcesMachinesWithResponse List machines
 	//
 	// A page of machines in creation order; follow next_cursor for the next page. A tenant user sees only its own tenant's; an operator sees every tenant's.
@@ -16698,6 +18202,24 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/virt/vms/{id}/actions/{action} (the `PostVirtVmsByIdActionsByAction` operationId).
 	PostVirtVmsByIdActionsByActionWithResponse(ctx context.Context, id string, action PostVirtVmsByIdActionsByActionParamsAction, params *PostVirtVmsByIdActionsByActionParams, reqEditors ...RequestEditorFn) (*PostVirtVmsByIdActionsByActionResponse, error)
 
+	// PutVirtVmsByIdBootOrderWithBodyWithResponse Set the devices the machine boots from, in order
+	//
+	// Sets the boot order (cdrom, disk, net; each at most once; 400 otherwise) as a task, 202: the change is written to the hypervisor's configuration under the machine's lock, as every change of the machine is. It applies at the machine's next start. Also served under /api/<driver>/vms/{id}/boot-order (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/virt/vms/{id}/boot-order (the `PutVirtVmsByIdBootOrder` operationId).
+	PutVirtVmsByIdBootOrderWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PutVirtVmsByIdBootOrderResponse, error)
+
+	// PutVirtVmsByIdBootOrderWithResponse Set the devices the machine boots from, in order
+	//
+	// Sets the boot order (cdrom, disk, net; each at most once; 400 otherwise) as a task, 202: the change is written to the hypervisor's configuration under the machine's lock, as every change of the machine is. It applies at the machine's next start. Also served under /api/<driver>/vms/{id}/boot-order (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/virt/vms/{id}/boot-order (the `PutVirtVmsByIdBootOrder` operationId).
+	PutVirtVmsByIdBootOrderWithResponse(ctx context.Context, id string, body PutVirtVmsByIdBootOrderJSONRequestBody, reqEditors ...RequestEditorFn) (*PutVirtVmsByIdBootOrderResponse, error)
+
 	// PatchVirtVmsByIdConfigWithBodyWithResponse Change name, cores or memory
 	//
 	// Change name, cores or memory. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. The body is a JSON merge patch: omitted fields keep their value; null clears a field that allows it. Also served under /api/<driver>/vms/{id}/config (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
@@ -16761,6 +18283,33 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/virt/vms/{id}/disks (the `PostVirtVmsByIdDisks` operationId).
 	PostVirtVmsByIdDisksWithResponse(ctx context.Context, id string, params *PostVirtVmsByIdDisksParams, body PostVirtVmsByIdDisksJSONRequestBody, reqEditors ...RequestEditorFn) (*PostVirtVmsByIdDisksResponse, error)
 
+	// DeleteVirtVmsByIdMediaWithResponse Eject the machine's CD-ROM drive
+	//
+	// Empties the machine's CD-ROM drive, as a task; the boot order stays. Also served under /api/<driver>/vms/{id}/media (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /api/virt/vms/{id}/media (the `DeleteVirtVmsByIdMedia` operationId).
+	DeleteVirtVmsByIdMediaWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*DeleteVirtVmsByIdMediaResponse, error)
+
+	// PostVirtVmsByIdMediaWithBodyWithResponse Mount an ISO image of the library in the machine's CD-ROM drive
+	//
+	// Puts the image into the machine's CD-ROM drive (replacing what it held), as a task. The image must be ready and one the machine's tenant sees (public, or the tenant's own): another tenant's is 404, a pending or failed one 409. Boot from it by putting cdrom first in the boot order. Also served under /api/<driver>/vms/{id}/media (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/virt/vms/{id}/media (the `PostVirtVmsByIdMedia` operationId).
+	PostVirtVmsByIdMediaWithBodyWithResponse(ctx context.Context, id string, params *PostVirtVmsByIdMediaParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostVirtVmsByIdMediaResponse, error)
+
+	// PostVirtVmsByIdMediaWithResponse Mount an ISO image of the library in the machine's CD-ROM drive
+	//
+	// Puts the image into the machine's CD-ROM drive (replacing what it held), as a task. The image must be ready and one the machine's tenant sees (public, or the tenant's own): another tenant's is 404, a pending or failed one 409. Boot from it by putting cdrom first in the boot order. Also served under /api/<driver>/vms/{id}/media (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/virt/vms/{id}/media (the `PostVirtVmsByIdMedia` operationId).
+	PostVirtVmsByIdMediaWithResponse(ctx context.Context, id string, params *PostVirtVmsByIdMediaParams, body PostVirtVmsByIdMediaJSONRequestBody, reqEditors ...RequestEditorFn) (*PostVirtVmsByIdMediaResponse, error)
+
 	// PostVirtVmsByIdMigrateWithBodyWithResponse Move a machine to another node
 	//
 	// Move a machine to another node. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. Also served under /api/<driver>/vms/{id}/migrate (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
@@ -16814,6 +18363,24 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /api/virt/vms/{id}/reinstall (the `PostVirtVmsByIdReinstall` operationId).
 	PostVirtVmsByIdReinstallWithResponse(ctx context.Context, id string, params *PostVirtVmsByIdReinstallParams, body PostVirtVmsByIdReinstallJSONRequestBody, reqEditors ...RequestEditorFn) (*PostVirtVmsByIdReinstallResponse, error)
+
+	// PostVirtVmsByIdRescueWithBodyWithResponse Boot the rescue system, or back from the machine's disks
+	//
+	// enabled true mounts the operator's rescue image (VMPLANE_RESCUE_ISO; unset: 409), puts the CD-ROM first and restarts the machine (a stopped one is started); the disks stay attached, and the machine shows rescue: true. enabled false ejects it, restores the boot order from before and restarts a running machine. Turning rescue on twice, or off when it is off, is 409; while rescue is on, media and boot order changes are 409. Also served under /api/<driver>/vms/{id}/rescue (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/virt/vms/{id}/rescue (the `PostVirtVmsByIdRescue` operationId).
+	PostVirtVmsByIdRescueWithBodyWithResponse(ctx context.Context, id string, params *PostVirtVmsByIdRescueParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostVirtVmsByIdRescueResponse, error)
+
+	// PostVirtVmsByIdRescueWithResponse Boot the rescue system, or back from the machine's disks
+	//
+	// enabled true mounts the operator's rescue image (VMPLANE_RESCUE_ISO; unset: 409), puts the CD-ROM first and restarts the machine (a stopped one is started); the disks stay attached, and the machine shows rescue: true. enabled false ejects it, restores the boot order from before and restarts a running machine. Turning rescue on twice, or off when it is off, is 409; while rescue is on, media and boot order changes are 409. Also served under /api/<driver>/vms/{id}/rescue (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/virt/vms/{id}/rescue (the `PostVirtVmsByIdRescue` operationId).
+	PostVirtVmsByIdRescueWithResponse(ctx context.Context, id string, params *PostVirtVmsByIdRescueParams, body PostVirtVmsByIdRescueJSONRequestBody, reqEditors ...RequestEditorFn) (*PostVirtVmsByIdRescueResponse, error)
 
 	// GetVirtVmsByIdUsageGraphsWithResponse A machine's usage graph
 	//
@@ -22232,6 +23799,218 @@ func (r PostClientMachinesByVmIdBackupsByIdRestoreResponse) ContentType() string
 	return ""
 }
 
+// PutClientMachinesByVmIdBootOrderResponse202Headers the declared response headers of an HTTP 202 response for PutClientMachinesByVmIdBootOrder
+type PutClientMachinesByVmIdBootOrderResponse202Headers struct {
+	Location           *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// PutClientMachinesByVmIdBootOrderResponse400Headers the declared response headers of an HTTP 400 response for PutClientMachinesByVmIdBootOrder
+type PutClientMachinesByVmIdBootOrderResponse400Headers struct {
+	XRequestId *string
+}
+
+// PutClientMachinesByVmIdBootOrderResponse401Headers the declared response headers of an HTTP 401 response for PutClientMachinesByVmIdBootOrder
+type PutClientMachinesByVmIdBootOrderResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// PutClientMachinesByVmIdBootOrderResponse403Headers the declared response headers of an HTTP 403 response for PutClientMachinesByVmIdBootOrder
+type PutClientMachinesByVmIdBootOrderResponse403Headers struct {
+	XRequestId *string
+}
+
+// PutClientMachinesByVmIdBootOrderResponse404Headers the declared response headers of an HTTP 404 response for PutClientMachinesByVmIdBootOrder
+type PutClientMachinesByVmIdBootOrderResponse404Headers struct {
+	XRequestId *string
+}
+
+// PutClientMachinesByVmIdBootOrderResponse408Headers the declared response headers of an HTTP 408 response for PutClientMachinesByVmIdBootOrder
+type PutClientMachinesByVmIdBootOrderResponse408Headers struct {
+	XRequestId *string
+}
+
+// PutClientMachinesByVmIdBootOrderResponse409Headers the declared response headers of an HTTP 409 response for PutClientMachinesByVmIdBootOrder
+type PutClientMachinesByVmIdBootOrderResponse409Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// PutClientMachinesByVmIdBootOrderResponse413Headers the declared response headers of an HTTP 413 response for PutClientMachinesByVmIdBootOrder
+type PutClientMachinesByVmIdBootOrderResponse413Headers struct {
+	XRequestId *string
+}
+
+// PutClientMachinesByVmIdBootOrderResponse415Headers the declared response headers of an HTTP 415 response for PutClientMachinesByVmIdBootOrder
+type PutClientMachinesByVmIdBootOrderResponse415Headers struct {
+	XRequestId *string
+}
+
+// PutClientMachinesByVmIdBootOrderResponse429Headers the declared response headers of an HTTP 429 response for PutClientMachinesByVmIdBootOrder
+type PutClientMachinesByVmIdBootOrderResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	XRequestId         *string
+}
+
+// PutClientMachinesByVmIdBootOrderResponse431Headers the declared response headers of an HTTP 431 response for PutClientMachinesByVmIdBootOrder
+type PutClientMachinesByVmIdBootOrderResponse431Headers struct {
+	XRequestId *string
+}
+
+// PutClientMachinesByVmIdBootOrderResponseDefaultHeaders the declared response headers of an HTTP default response for PutClientMachinesByVmIdBootOrder
+type PutClientMachinesByVmIdBootOrderResponseDefaultHeaders struct {
+	XRequestId *string
+}
+
+type PutClientMachinesByVmIdBootOrderResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *TaskReply
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *PayloadTooLarge
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *UnsupportedMediaType
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Error
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *PutClientMachinesByVmIdBootOrderResponse202Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PutClientMachinesByVmIdBootOrderResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PutClientMachinesByVmIdBootOrderResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *PutClientMachinesByVmIdBootOrderResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PutClientMachinesByVmIdBootOrderResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *PutClientMachinesByVmIdBootOrderResponse408Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *PutClientMachinesByVmIdBootOrderResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *PutClientMachinesByVmIdBootOrderResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *PutClientMachinesByVmIdBootOrderResponse415Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PutClientMachinesByVmIdBootOrderResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *PutClientMachinesByVmIdBootOrderResponse431Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *PutClientMachinesByVmIdBootOrderResponseDefaultHeaders
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r PutClientMachinesByVmIdBootOrderResponse) GetJSON202() *TaskReply {
+	return r.JSON202
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r PutClientMachinesByVmIdBootOrderResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r PutClientMachinesByVmIdBootOrderResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r PutClientMachinesByVmIdBootOrderResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r PutClientMachinesByVmIdBootOrderResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r PutClientMachinesByVmIdBootOrderResponse) GetApplicationproblemJSON408() *RequestTimeout {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r PutClientMachinesByVmIdBootOrderResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r PutClientMachinesByVmIdBootOrderResponse) GetApplicationproblemJSON413() *PayloadTooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r PutClientMachinesByVmIdBootOrderResponse) GetApplicationproblemJSON415() *UnsupportedMediaType {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r PutClientMachinesByVmIdBootOrderResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r PutClientMachinesByVmIdBootOrderResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r PutClientMachinesByVmIdBootOrderResponse) GetApplicationproblemJSONDefault() *Error {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r PutClientMachinesByVmIdBootOrderResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PutClientMachinesByVmIdBootOrderResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PutClientMachinesByVmIdBootOrderResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PutClientMachinesByVmIdBootOrderResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetClientMachinesByVmIdConsoleResponse200Headers the declared response headers of an HTTP 200 response for GetClientMachinesByVmIdConsole
 type GetClientMachinesByVmIdConsoleResponse200Headers struct {
 	RateLimitLimit     *int
@@ -22541,6 +24320,416 @@ func (r GetClientMachinesByVmIdConsoleWsResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetClientMachinesByVmIdConsoleWsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DeleteClientMachinesByVmIdMediaResponse202Headers the declared response headers of an HTTP 202 response for DeleteClientMachinesByVmIdMedia
+type DeleteClientMachinesByVmIdMediaResponse202Headers struct {
+	Location           *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// DeleteClientMachinesByVmIdMediaResponse400Headers the declared response headers of an HTTP 400 response for DeleteClientMachinesByVmIdMedia
+type DeleteClientMachinesByVmIdMediaResponse400Headers struct {
+	XRequestId *string
+}
+
+// DeleteClientMachinesByVmIdMediaResponse401Headers the declared response headers of an HTTP 401 response for DeleteClientMachinesByVmIdMedia
+type DeleteClientMachinesByVmIdMediaResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// DeleteClientMachinesByVmIdMediaResponse403Headers the declared response headers of an HTTP 403 response for DeleteClientMachinesByVmIdMedia
+type DeleteClientMachinesByVmIdMediaResponse403Headers struct {
+	XRequestId *string
+}
+
+// DeleteClientMachinesByVmIdMediaResponse404Headers the declared response headers of an HTTP 404 response for DeleteClientMachinesByVmIdMedia
+type DeleteClientMachinesByVmIdMediaResponse404Headers struct {
+	XRequestId *string
+}
+
+// DeleteClientMachinesByVmIdMediaResponse408Headers the declared response headers of an HTTP 408 response for DeleteClientMachinesByVmIdMedia
+type DeleteClientMachinesByVmIdMediaResponse408Headers struct {
+	XRequestId *string
+}
+
+// DeleteClientMachinesByVmIdMediaResponse409Headers the declared response headers of an HTTP 409 response for DeleteClientMachinesByVmIdMedia
+type DeleteClientMachinesByVmIdMediaResponse409Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// DeleteClientMachinesByVmIdMediaResponse429Headers the declared response headers of an HTTP 429 response for DeleteClientMachinesByVmIdMedia
+type DeleteClientMachinesByVmIdMediaResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	XRequestId         *string
+}
+
+// DeleteClientMachinesByVmIdMediaResponse431Headers the declared response headers of an HTTP 431 response for DeleteClientMachinesByVmIdMedia
+type DeleteClientMachinesByVmIdMediaResponse431Headers struct {
+	XRequestId *string
+}
+
+// DeleteClientMachinesByVmIdMediaResponseDefaultHeaders the declared response headers of an HTTP default response for DeleteClientMachinesByVmIdMedia
+type DeleteClientMachinesByVmIdMediaResponseDefaultHeaders struct {
+	XRequestId *string
+}
+
+type DeleteClientMachinesByVmIdMediaResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *TaskReply
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Error
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *DeleteClientMachinesByVmIdMediaResponse202Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *DeleteClientMachinesByVmIdMediaResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *DeleteClientMachinesByVmIdMediaResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *DeleteClientMachinesByVmIdMediaResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *DeleteClientMachinesByVmIdMediaResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *DeleteClientMachinesByVmIdMediaResponse408Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *DeleteClientMachinesByVmIdMediaResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteClientMachinesByVmIdMediaResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *DeleteClientMachinesByVmIdMediaResponse431Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *DeleteClientMachinesByVmIdMediaResponseDefaultHeaders
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r DeleteClientMachinesByVmIdMediaResponse) GetJSON202() *TaskReply {
+	return r.JSON202
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r DeleteClientMachinesByVmIdMediaResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r DeleteClientMachinesByVmIdMediaResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r DeleteClientMachinesByVmIdMediaResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r DeleteClientMachinesByVmIdMediaResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r DeleteClientMachinesByVmIdMediaResponse) GetApplicationproblemJSON408() *RequestTimeout {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r DeleteClientMachinesByVmIdMediaResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r DeleteClientMachinesByVmIdMediaResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r DeleteClientMachinesByVmIdMediaResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r DeleteClientMachinesByVmIdMediaResponse) GetApplicationproblemJSONDefault() *Error {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteClientMachinesByVmIdMediaResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteClientMachinesByVmIdMediaResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteClientMachinesByVmIdMediaResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteClientMachinesByVmIdMediaResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PostClientMachinesByVmIdMediaResponse202Headers the declared response headers of an HTTP 202 response for PostClientMachinesByVmIdMedia
+type PostClientMachinesByVmIdMediaResponse202Headers struct {
+	Location           *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// PostClientMachinesByVmIdMediaResponse400Headers the declared response headers of an HTTP 400 response for PostClientMachinesByVmIdMedia
+type PostClientMachinesByVmIdMediaResponse400Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdMediaResponse401Headers the declared response headers of an HTTP 401 response for PostClientMachinesByVmIdMedia
+type PostClientMachinesByVmIdMediaResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// PostClientMachinesByVmIdMediaResponse403Headers the declared response headers of an HTTP 403 response for PostClientMachinesByVmIdMedia
+type PostClientMachinesByVmIdMediaResponse403Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdMediaResponse404Headers the declared response headers of an HTTP 404 response for PostClientMachinesByVmIdMedia
+type PostClientMachinesByVmIdMediaResponse404Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdMediaResponse408Headers the declared response headers of an HTTP 408 response for PostClientMachinesByVmIdMedia
+type PostClientMachinesByVmIdMediaResponse408Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdMediaResponse409Headers the declared response headers of an HTTP 409 response for PostClientMachinesByVmIdMedia
+type PostClientMachinesByVmIdMediaResponse409Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdMediaResponse413Headers the declared response headers of an HTTP 413 response for PostClientMachinesByVmIdMedia
+type PostClientMachinesByVmIdMediaResponse413Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdMediaResponse415Headers the declared response headers of an HTTP 415 response for PostClientMachinesByVmIdMedia
+type PostClientMachinesByVmIdMediaResponse415Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdMediaResponse422Headers the declared response headers of an HTTP 422 response for PostClientMachinesByVmIdMedia
+type PostClientMachinesByVmIdMediaResponse422Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdMediaResponse429Headers the declared response headers of an HTTP 429 response for PostClientMachinesByVmIdMedia
+type PostClientMachinesByVmIdMediaResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	XRequestId         *string
+}
+
+// PostClientMachinesByVmIdMediaResponse431Headers the declared response headers of an HTTP 431 response for PostClientMachinesByVmIdMedia
+type PostClientMachinesByVmIdMediaResponse431Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdMediaResponseDefaultHeaders the declared response headers of an HTTP default response for PostClientMachinesByVmIdMedia
+type PostClientMachinesByVmIdMediaResponseDefaultHeaders struct {
+	XRequestId *string
+}
+
+type PostClientMachinesByVmIdMediaResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *TaskReply
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *PayloadTooLarge
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *UnsupportedMediaType
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *IdempotencyKeyReused
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Error
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *PostClientMachinesByVmIdMediaResponse202Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PostClientMachinesByVmIdMediaResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PostClientMachinesByVmIdMediaResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *PostClientMachinesByVmIdMediaResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PostClientMachinesByVmIdMediaResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *PostClientMachinesByVmIdMediaResponse408Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *PostClientMachinesByVmIdMediaResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *PostClientMachinesByVmIdMediaResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *PostClientMachinesByVmIdMediaResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *PostClientMachinesByVmIdMediaResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PostClientMachinesByVmIdMediaResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *PostClientMachinesByVmIdMediaResponse431Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *PostClientMachinesByVmIdMediaResponseDefaultHeaders
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r PostClientMachinesByVmIdMediaResponse) GetJSON202() *TaskReply {
+	return r.JSON202
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r PostClientMachinesByVmIdMediaResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r PostClientMachinesByVmIdMediaResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r PostClientMachinesByVmIdMediaResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r PostClientMachinesByVmIdMediaResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r PostClientMachinesByVmIdMediaResponse) GetApplicationproblemJSON408() *RequestTimeout {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r PostClientMachinesByVmIdMediaResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r PostClientMachinesByVmIdMediaResponse) GetApplicationproblemJSON413() *PayloadTooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r PostClientMachinesByVmIdMediaResponse) GetApplicationproblemJSON415() *UnsupportedMediaType {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r PostClientMachinesByVmIdMediaResponse) GetApplicationproblemJSON422() *IdempotencyKeyReused {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r PostClientMachinesByVmIdMediaResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r PostClientMachinesByVmIdMediaResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r PostClientMachinesByVmIdMediaResponse) GetApplicationproblemJSONDefault() *Error {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r PostClientMachinesByVmIdMediaResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PostClientMachinesByVmIdMediaResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PostClientMachinesByVmIdMediaResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PostClientMachinesByVmIdMediaResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -23160,6 +25349,232 @@ func (r PostClientMachinesByVmIdReinstallResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r PostClientMachinesByVmIdReinstallResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PostClientMachinesByVmIdRescueResponse202Headers the declared response headers of an HTTP 202 response for PostClientMachinesByVmIdRescue
+type PostClientMachinesByVmIdRescueResponse202Headers struct {
+	Location           *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// PostClientMachinesByVmIdRescueResponse400Headers the declared response headers of an HTTP 400 response for PostClientMachinesByVmIdRescue
+type PostClientMachinesByVmIdRescueResponse400Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdRescueResponse401Headers the declared response headers of an HTTP 401 response for PostClientMachinesByVmIdRescue
+type PostClientMachinesByVmIdRescueResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// PostClientMachinesByVmIdRescueResponse403Headers the declared response headers of an HTTP 403 response for PostClientMachinesByVmIdRescue
+type PostClientMachinesByVmIdRescueResponse403Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdRescueResponse404Headers the declared response headers of an HTTP 404 response for PostClientMachinesByVmIdRescue
+type PostClientMachinesByVmIdRescueResponse404Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdRescueResponse408Headers the declared response headers of an HTTP 408 response for PostClientMachinesByVmIdRescue
+type PostClientMachinesByVmIdRescueResponse408Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdRescueResponse409Headers the declared response headers of an HTTP 409 response for PostClientMachinesByVmIdRescue
+type PostClientMachinesByVmIdRescueResponse409Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdRescueResponse413Headers the declared response headers of an HTTP 413 response for PostClientMachinesByVmIdRescue
+type PostClientMachinesByVmIdRescueResponse413Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdRescueResponse415Headers the declared response headers of an HTTP 415 response for PostClientMachinesByVmIdRescue
+type PostClientMachinesByVmIdRescueResponse415Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdRescueResponse422Headers the declared response headers of an HTTP 422 response for PostClientMachinesByVmIdRescue
+type PostClientMachinesByVmIdRescueResponse422Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdRescueResponse429Headers the declared response headers of an HTTP 429 response for PostClientMachinesByVmIdRescue
+type PostClientMachinesByVmIdRescueResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	XRequestId         *string
+}
+
+// PostClientMachinesByVmIdRescueResponse431Headers the declared response headers of an HTTP 431 response for PostClientMachinesByVmIdRescue
+type PostClientMachinesByVmIdRescueResponse431Headers struct {
+	XRequestId *string
+}
+
+// PostClientMachinesByVmIdRescueResponseDefaultHeaders the declared response headers of an HTTP default response for PostClientMachinesByVmIdRescue
+type PostClientMachinesByVmIdRescueResponseDefaultHeaders struct {
+	XRequestId *string
+}
+
+type PostClientMachinesByVmIdRescueResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *TaskReply
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *PayloadTooLarge
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *UnsupportedMediaType
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *IdempotencyKeyReused
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Error
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *PostClientMachinesByVmIdRescueResponse202Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PostClientMachinesByVmIdRescueResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PostClientMachinesByVmIdRescueResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *PostClientMachinesByVmIdRescueResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PostClientMachinesByVmIdRescueResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *PostClientMachinesByVmIdRescueResponse408Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *PostClientMachinesByVmIdRescueResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *PostClientMachinesByVmIdRescueResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *PostClientMachinesByVmIdRescueResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *PostClientMachinesByVmIdRescueResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PostClientMachinesByVmIdRescueResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *PostClientMachinesByVmIdRescueResponse431Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *PostClientMachinesByVmIdRescueResponseDefaultHeaders
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r PostClientMachinesByVmIdRescueResponse) GetJSON202() *TaskReply {
+	return r.JSON202
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r PostClientMachinesByVmIdRescueResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r PostClientMachinesByVmIdRescueResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r PostClientMachinesByVmIdRescueResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r PostClientMachinesByVmIdRescueResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r PostClientMachinesByVmIdRescueResponse) GetApplicationproblemJSON408() *RequestTimeout {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r PostClientMachinesByVmIdRescueResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r PostClientMachinesByVmIdRescueResponse) GetApplicationproblemJSON413() *PayloadTooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r PostClientMachinesByVmIdRescueResponse) GetApplicationproblemJSON415() *UnsupportedMediaType {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r PostClientMachinesByVmIdRescueResponse) GetApplicationproblemJSON422() *IdempotencyKeyReused {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r PostClientMachinesByVmIdRescueResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r PostClientMachinesByVmIdRescueResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r PostClientMachinesByVmIdRescueResponse) GetApplicationproblemJSONDefault() *Error {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r PostClientMachinesByVmIdRescueResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PostClientMachinesByVmIdRescueResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PostClientMachinesByVmIdRescueResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PostClientMachinesByVmIdRescueResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -31921,6 +34336,744 @@ func (r PatchResourcesHealthChecksByIdResponse) ContentType() string {
 	return ""
 }
 
+// GetResourcesIsosResponse200Headers the declared response headers of an HTTP 200 response for GetResourcesIsos
+type GetResourcesIsosResponse200Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// GetResourcesIsosResponse400Headers the declared response headers of an HTTP 400 response for GetResourcesIsos
+type GetResourcesIsosResponse400Headers struct {
+	XRequestId *string
+}
+
+// GetResourcesIsosResponse401Headers the declared response headers of an HTTP 401 response for GetResourcesIsos
+type GetResourcesIsosResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// GetResourcesIsosResponse403Headers the declared response headers of an HTTP 403 response for GetResourcesIsos
+type GetResourcesIsosResponse403Headers struct {
+	XRequestId *string
+}
+
+// GetResourcesIsosResponse404Headers the declared response headers of an HTTP 404 response for GetResourcesIsos
+type GetResourcesIsosResponse404Headers struct {
+	XRequestId *string
+}
+
+// GetResourcesIsosResponse408Headers the declared response headers of an HTTP 408 response for GetResourcesIsos
+type GetResourcesIsosResponse408Headers struct {
+	XRequestId *string
+}
+
+// GetResourcesIsosResponse429Headers the declared response headers of an HTTP 429 response for GetResourcesIsos
+type GetResourcesIsosResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	XRequestId         *string
+}
+
+// GetResourcesIsosResponse431Headers the declared response headers of an HTTP 431 response for GetResourcesIsos
+type GetResourcesIsosResponse431Headers struct {
+	XRequestId *string
+}
+
+// GetResourcesIsosResponseDefaultHeaders the declared response headers of an HTTP default response for GetResourcesIsos
+type GetResourcesIsosResponseDefaultHeaders struct {
+	XRequestId *string
+}
+
+type GetResourcesIsosResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PageISO
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetResourcesIsosResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetResourcesIsosResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetResourcesIsosResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetResourcesIsosResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetResourcesIsosResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *GetResourcesIsosResponse408Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetResourcesIsosResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetResourcesIsosResponse431Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *GetResourcesIsosResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetResourcesIsosResponse) GetJSON200() *PageISO {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetResourcesIsosResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetResourcesIsosResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetResourcesIsosResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetResourcesIsosResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r GetResourcesIsosResponse) GetApplicationproblemJSON408() *RequestTimeout {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GetResourcesIsosResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r GetResourcesIsosResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r GetResourcesIsosResponse) GetApplicationproblemJSONDefault() *Error {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetResourcesIsosResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetResourcesIsosResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetResourcesIsosResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetResourcesIsosResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PostResourcesIsosResponse202Headers the declared response headers of an HTTP 202 response for PostResourcesIsos
+type PostResourcesIsosResponse202Headers struct {
+	Location           *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// PostResourcesIsosResponse400Headers the declared response headers of an HTTP 400 response for PostResourcesIsos
+type PostResourcesIsosResponse400Headers struct {
+	XRequestId *string
+}
+
+// PostResourcesIsosResponse401Headers the declared response headers of an HTTP 401 response for PostResourcesIsos
+type PostResourcesIsosResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// PostResourcesIsosResponse403Headers the declared response headers of an HTTP 403 response for PostResourcesIsos
+type PostResourcesIsosResponse403Headers struct {
+	XRequestId *string
+}
+
+// PostResourcesIsosResponse404Headers the declared response headers of an HTTP 404 response for PostResourcesIsos
+type PostResourcesIsosResponse404Headers struct {
+	XRequestId *string
+}
+
+// PostResourcesIsosResponse408Headers the declared response headers of an HTTP 408 response for PostResourcesIsos
+type PostResourcesIsosResponse408Headers struct {
+	XRequestId *string
+}
+
+// PostResourcesIsosResponse409Headers the declared response headers of an HTTP 409 response for PostResourcesIsos
+type PostResourcesIsosResponse409Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// PostResourcesIsosResponse413Headers the declared response headers of an HTTP 413 response for PostResourcesIsos
+type PostResourcesIsosResponse413Headers struct {
+	XRequestId *string
+}
+
+// PostResourcesIsosResponse415Headers the declared response headers of an HTTP 415 response for PostResourcesIsos
+type PostResourcesIsosResponse415Headers struct {
+	XRequestId *string
+}
+
+// PostResourcesIsosResponse422Headers the declared response headers of an HTTP 422 response for PostResourcesIsos
+type PostResourcesIsosResponse422Headers struct {
+	XRequestId *string
+}
+
+// PostResourcesIsosResponse429Headers the declared response headers of an HTTP 429 response for PostResourcesIsos
+type PostResourcesIsosResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	XRequestId         *string
+}
+
+// PostResourcesIsosResponse431Headers the declared response headers of an HTTP 431 response for PostResourcesIsos
+type PostResourcesIsosResponse431Headers struct {
+	XRequestId *string
+}
+
+// PostResourcesIsosResponseDefaultHeaders the declared response headers of an HTTP default response for PostResourcesIsos
+type PostResourcesIsosResponseDefaultHeaders struct {
+	XRequestId *string
+}
+
+type PostResourcesIsosResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *Added
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *PayloadTooLarge
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *UnsupportedMediaType
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *IdempotencyKeyReused
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Error
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *PostResourcesIsosResponse202Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PostResourcesIsosResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PostResourcesIsosResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *PostResourcesIsosResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PostResourcesIsosResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *PostResourcesIsosResponse408Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *PostResourcesIsosResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *PostResourcesIsosResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *PostResourcesIsosResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *PostResourcesIsosResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PostResourcesIsosResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *PostResourcesIsosResponse431Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *PostResourcesIsosResponseDefaultHeaders
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r PostResourcesIsosResponse) GetJSON202() *Added {
+	return r.JSON202
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r PostResourcesIsosResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r PostResourcesIsosResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r PostResourcesIsosResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r PostResourcesIsosResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r PostResourcesIsosResponse) GetApplicationproblemJSON408() *RequestTimeout {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r PostResourcesIsosResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r PostResourcesIsosResponse) GetApplicationproblemJSON413() *PayloadTooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r PostResourcesIsosResponse) GetApplicationproblemJSON415() *UnsupportedMediaType {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r PostResourcesIsosResponse) GetApplicationproblemJSON422() *IdempotencyKeyReused {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r PostResourcesIsosResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r PostResourcesIsosResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r PostResourcesIsosResponse) GetApplicationproblemJSONDefault() *Error {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r PostResourcesIsosResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PostResourcesIsosResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PostResourcesIsosResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PostResourcesIsosResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DeleteResourcesIsosByIdResponse204Headers the declared response headers of an HTTP 204 response for DeleteResourcesIsosById
+type DeleteResourcesIsosByIdResponse204Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// DeleteResourcesIsosByIdResponse400Headers the declared response headers of an HTTP 400 response for DeleteResourcesIsosById
+type DeleteResourcesIsosByIdResponse400Headers struct {
+	XRequestId *string
+}
+
+// DeleteResourcesIsosByIdResponse401Headers the declared response headers of an HTTP 401 response for DeleteResourcesIsosById
+type DeleteResourcesIsosByIdResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// DeleteResourcesIsosByIdResponse403Headers the declared response headers of an HTTP 403 response for DeleteResourcesIsosById
+type DeleteResourcesIsosByIdResponse403Headers struct {
+	XRequestId *string
+}
+
+// DeleteResourcesIsosByIdResponse404Headers the declared response headers of an HTTP 404 response for DeleteResourcesIsosById
+type DeleteResourcesIsosByIdResponse404Headers struct {
+	XRequestId *string
+}
+
+// DeleteResourcesIsosByIdResponse408Headers the declared response headers of an HTTP 408 response for DeleteResourcesIsosById
+type DeleteResourcesIsosByIdResponse408Headers struct {
+	XRequestId *string
+}
+
+// DeleteResourcesIsosByIdResponse409Headers the declared response headers of an HTTP 409 response for DeleteResourcesIsosById
+type DeleteResourcesIsosByIdResponse409Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// DeleteResourcesIsosByIdResponse429Headers the declared response headers of an HTTP 429 response for DeleteResourcesIsosById
+type DeleteResourcesIsosByIdResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	XRequestId         *string
+}
+
+// DeleteResourcesIsosByIdResponse431Headers the declared response headers of an HTTP 431 response for DeleteResourcesIsosById
+type DeleteResourcesIsosByIdResponse431Headers struct {
+	XRequestId *string
+}
+
+// DeleteResourcesIsosByIdResponseDefaultHeaders the declared response headers of an HTTP default response for DeleteResourcesIsosById
+type DeleteResourcesIsosByIdResponseDefaultHeaders struct {
+	XRequestId *string
+}
+
+type DeleteResourcesIsosByIdResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Error
+	// Headers204 the parsed response headers for an HTTP 204 response
+	Headers204 *DeleteResourcesIsosByIdResponse204Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *DeleteResourcesIsosByIdResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *DeleteResourcesIsosByIdResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *DeleteResourcesIsosByIdResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *DeleteResourcesIsosByIdResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *DeleteResourcesIsosByIdResponse408Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *DeleteResourcesIsosByIdResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteResourcesIsosByIdResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *DeleteResourcesIsosByIdResponse431Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *DeleteResourcesIsosByIdResponseDefaultHeaders
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r DeleteResourcesIsosByIdResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r DeleteResourcesIsosByIdResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r DeleteResourcesIsosByIdResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r DeleteResourcesIsosByIdResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r DeleteResourcesIsosByIdResponse) GetApplicationproblemJSON408() *RequestTimeout {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r DeleteResourcesIsosByIdResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r DeleteResourcesIsosByIdResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r DeleteResourcesIsosByIdResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r DeleteResourcesIsosByIdResponse) GetApplicationproblemJSONDefault() *Error {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteResourcesIsosByIdResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteResourcesIsosByIdResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteResourcesIsosByIdResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteResourcesIsosByIdResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetResourcesIsosByIdResponse200Headers the declared response headers of an HTTP 200 response for GetResourcesIsosById
+type GetResourcesIsosByIdResponse200Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// GetResourcesIsosByIdResponse400Headers the declared response headers of an HTTP 400 response for GetResourcesIsosById
+type GetResourcesIsosByIdResponse400Headers struct {
+	XRequestId *string
+}
+
+// GetResourcesIsosByIdResponse401Headers the declared response headers of an HTTP 401 response for GetResourcesIsosById
+type GetResourcesIsosByIdResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// GetResourcesIsosByIdResponse403Headers the declared response headers of an HTTP 403 response for GetResourcesIsosById
+type GetResourcesIsosByIdResponse403Headers struct {
+	XRequestId *string
+}
+
+// GetResourcesIsosByIdResponse404Headers the declared response headers of an HTTP 404 response for GetResourcesIsosById
+type GetResourcesIsosByIdResponse404Headers struct {
+	XRequestId *string
+}
+
+// GetResourcesIsosByIdResponse408Headers the declared response headers of an HTTP 408 response for GetResourcesIsosById
+type GetResourcesIsosByIdResponse408Headers struct {
+	XRequestId *string
+}
+
+// GetResourcesIsosByIdResponse429Headers the declared response headers of an HTTP 429 response for GetResourcesIsosById
+type GetResourcesIsosByIdResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	XRequestId         *string
+}
+
+// GetResourcesIsosByIdResponse431Headers the declared response headers of an HTTP 431 response for GetResourcesIsosById
+type GetResourcesIsosByIdResponse431Headers struct {
+	XRequestId *string
+}
+
+// GetResourcesIsosByIdResponseDefaultHeaders the declared response headers of an HTTP default response for GetResourcesIsosById
+type GetResourcesIsosByIdResponseDefaultHeaders struct {
+	XRequestId *string
+}
+
+type GetResourcesIsosByIdResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ISO
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetResourcesIsosByIdResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetResourcesIsosByIdResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetResourcesIsosByIdResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetResourcesIsosByIdResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetResourcesIsosByIdResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *GetResourcesIsosByIdResponse408Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetResourcesIsosByIdResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetResourcesIsosByIdResponse431Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *GetResourcesIsosByIdResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetResourcesIsosByIdResponse) GetJSON200() *ISO {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetResourcesIsosByIdResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetResourcesIsosByIdResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetResourcesIsosByIdResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetResourcesIsosByIdResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r GetResourcesIsosByIdResponse) GetApplicationproblemJSON408() *RequestTimeout {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GetResourcesIsosByIdResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r GetResourcesIsosByIdResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r GetResourcesIsosByIdResponse) GetApplicationproblemJSONDefault() *Error {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetResourcesIsosByIdResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetResourcesIsosByIdResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetResourcesIsosByIdResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetResourcesIsosByIdResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetResourcesMachinesResponse200Headers the declared response headers of an HTTP 200 response for GetResourcesMachines
 type GetResourcesMachinesResponse200Headers struct {
 	RateLimitLimit     *int
@@ -38663,6 +41816,218 @@ func (r PostVirtVmsByIdActionsByActionResponse) ContentType() string {
 	return ""
 }
 
+// PutVirtVmsByIdBootOrderResponse202Headers the declared response headers of an HTTP 202 response for PutVirtVmsByIdBootOrder
+type PutVirtVmsByIdBootOrderResponse202Headers struct {
+	Location           *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// PutVirtVmsByIdBootOrderResponse400Headers the declared response headers of an HTTP 400 response for PutVirtVmsByIdBootOrder
+type PutVirtVmsByIdBootOrderResponse400Headers struct {
+	XRequestId *string
+}
+
+// PutVirtVmsByIdBootOrderResponse401Headers the declared response headers of an HTTP 401 response for PutVirtVmsByIdBootOrder
+type PutVirtVmsByIdBootOrderResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// PutVirtVmsByIdBootOrderResponse403Headers the declared response headers of an HTTP 403 response for PutVirtVmsByIdBootOrder
+type PutVirtVmsByIdBootOrderResponse403Headers struct {
+	XRequestId *string
+}
+
+// PutVirtVmsByIdBootOrderResponse404Headers the declared response headers of an HTTP 404 response for PutVirtVmsByIdBootOrder
+type PutVirtVmsByIdBootOrderResponse404Headers struct {
+	XRequestId *string
+}
+
+// PutVirtVmsByIdBootOrderResponse408Headers the declared response headers of an HTTP 408 response for PutVirtVmsByIdBootOrder
+type PutVirtVmsByIdBootOrderResponse408Headers struct {
+	XRequestId *string
+}
+
+// PutVirtVmsByIdBootOrderResponse409Headers the declared response headers of an HTTP 409 response for PutVirtVmsByIdBootOrder
+type PutVirtVmsByIdBootOrderResponse409Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// PutVirtVmsByIdBootOrderResponse413Headers the declared response headers of an HTTP 413 response for PutVirtVmsByIdBootOrder
+type PutVirtVmsByIdBootOrderResponse413Headers struct {
+	XRequestId *string
+}
+
+// PutVirtVmsByIdBootOrderResponse415Headers the declared response headers of an HTTP 415 response for PutVirtVmsByIdBootOrder
+type PutVirtVmsByIdBootOrderResponse415Headers struct {
+	XRequestId *string
+}
+
+// PutVirtVmsByIdBootOrderResponse429Headers the declared response headers of an HTTP 429 response for PutVirtVmsByIdBootOrder
+type PutVirtVmsByIdBootOrderResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	XRequestId         *string
+}
+
+// PutVirtVmsByIdBootOrderResponse431Headers the declared response headers of an HTTP 431 response for PutVirtVmsByIdBootOrder
+type PutVirtVmsByIdBootOrderResponse431Headers struct {
+	XRequestId *string
+}
+
+// PutVirtVmsByIdBootOrderResponseDefaultHeaders the declared response headers of an HTTP default response for PutVirtVmsByIdBootOrder
+type PutVirtVmsByIdBootOrderResponseDefaultHeaders struct {
+	XRequestId *string
+}
+
+type PutVirtVmsByIdBootOrderResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *TaskReply
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *PayloadTooLarge
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *UnsupportedMediaType
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Error
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *PutVirtVmsByIdBootOrderResponse202Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PutVirtVmsByIdBootOrderResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PutVirtVmsByIdBootOrderResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *PutVirtVmsByIdBootOrderResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PutVirtVmsByIdBootOrderResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *PutVirtVmsByIdBootOrderResponse408Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *PutVirtVmsByIdBootOrderResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *PutVirtVmsByIdBootOrderResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *PutVirtVmsByIdBootOrderResponse415Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PutVirtVmsByIdBootOrderResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *PutVirtVmsByIdBootOrderResponse431Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *PutVirtVmsByIdBootOrderResponseDefaultHeaders
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r PutVirtVmsByIdBootOrderResponse) GetJSON202() *TaskReply {
+	return r.JSON202
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r PutVirtVmsByIdBootOrderResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r PutVirtVmsByIdBootOrderResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r PutVirtVmsByIdBootOrderResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r PutVirtVmsByIdBootOrderResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r PutVirtVmsByIdBootOrderResponse) GetApplicationproblemJSON408() *RequestTimeout {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r PutVirtVmsByIdBootOrderResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r PutVirtVmsByIdBootOrderResponse) GetApplicationproblemJSON413() *PayloadTooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r PutVirtVmsByIdBootOrderResponse) GetApplicationproblemJSON415() *UnsupportedMediaType {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r PutVirtVmsByIdBootOrderResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r PutVirtVmsByIdBootOrderResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r PutVirtVmsByIdBootOrderResponse) GetApplicationproblemJSONDefault() *Error {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r PutVirtVmsByIdBootOrderResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PutVirtVmsByIdBootOrderResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PutVirtVmsByIdBootOrderResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PutVirtVmsByIdBootOrderResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // PatchVirtVmsByIdConfigResponse202Headers the declared response headers of an HTTP 202 response for PatchVirtVmsByIdConfig
 type PatchVirtVmsByIdConfigResponse202Headers struct {
 	Location           *string
@@ -39416,6 +42781,416 @@ func (r PostVirtVmsByIdDisksResponse) ContentType() string {
 	return ""
 }
 
+// DeleteVirtVmsByIdMediaResponse202Headers the declared response headers of an HTTP 202 response for DeleteVirtVmsByIdMedia
+type DeleteVirtVmsByIdMediaResponse202Headers struct {
+	Location           *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// DeleteVirtVmsByIdMediaResponse400Headers the declared response headers of an HTTP 400 response for DeleteVirtVmsByIdMedia
+type DeleteVirtVmsByIdMediaResponse400Headers struct {
+	XRequestId *string
+}
+
+// DeleteVirtVmsByIdMediaResponse401Headers the declared response headers of an HTTP 401 response for DeleteVirtVmsByIdMedia
+type DeleteVirtVmsByIdMediaResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// DeleteVirtVmsByIdMediaResponse403Headers the declared response headers of an HTTP 403 response for DeleteVirtVmsByIdMedia
+type DeleteVirtVmsByIdMediaResponse403Headers struct {
+	XRequestId *string
+}
+
+// DeleteVirtVmsByIdMediaResponse404Headers the declared response headers of an HTTP 404 response for DeleteVirtVmsByIdMedia
+type DeleteVirtVmsByIdMediaResponse404Headers struct {
+	XRequestId *string
+}
+
+// DeleteVirtVmsByIdMediaResponse408Headers the declared response headers of an HTTP 408 response for DeleteVirtVmsByIdMedia
+type DeleteVirtVmsByIdMediaResponse408Headers struct {
+	XRequestId *string
+}
+
+// DeleteVirtVmsByIdMediaResponse409Headers the declared response headers of an HTTP 409 response for DeleteVirtVmsByIdMedia
+type DeleteVirtVmsByIdMediaResponse409Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// DeleteVirtVmsByIdMediaResponse429Headers the declared response headers of an HTTP 429 response for DeleteVirtVmsByIdMedia
+type DeleteVirtVmsByIdMediaResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	XRequestId         *string
+}
+
+// DeleteVirtVmsByIdMediaResponse431Headers the declared response headers of an HTTP 431 response for DeleteVirtVmsByIdMedia
+type DeleteVirtVmsByIdMediaResponse431Headers struct {
+	XRequestId *string
+}
+
+// DeleteVirtVmsByIdMediaResponseDefaultHeaders the declared response headers of an HTTP default response for DeleteVirtVmsByIdMedia
+type DeleteVirtVmsByIdMediaResponseDefaultHeaders struct {
+	XRequestId *string
+}
+
+type DeleteVirtVmsByIdMediaResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *TaskReply
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Error
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *DeleteVirtVmsByIdMediaResponse202Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *DeleteVirtVmsByIdMediaResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *DeleteVirtVmsByIdMediaResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *DeleteVirtVmsByIdMediaResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *DeleteVirtVmsByIdMediaResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *DeleteVirtVmsByIdMediaResponse408Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *DeleteVirtVmsByIdMediaResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteVirtVmsByIdMediaResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *DeleteVirtVmsByIdMediaResponse431Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *DeleteVirtVmsByIdMediaResponseDefaultHeaders
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r DeleteVirtVmsByIdMediaResponse) GetJSON202() *TaskReply {
+	return r.JSON202
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r DeleteVirtVmsByIdMediaResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r DeleteVirtVmsByIdMediaResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r DeleteVirtVmsByIdMediaResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r DeleteVirtVmsByIdMediaResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r DeleteVirtVmsByIdMediaResponse) GetApplicationproblemJSON408() *RequestTimeout {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r DeleteVirtVmsByIdMediaResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r DeleteVirtVmsByIdMediaResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r DeleteVirtVmsByIdMediaResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r DeleteVirtVmsByIdMediaResponse) GetApplicationproblemJSONDefault() *Error {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteVirtVmsByIdMediaResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteVirtVmsByIdMediaResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteVirtVmsByIdMediaResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteVirtVmsByIdMediaResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PostVirtVmsByIdMediaResponse202Headers the declared response headers of an HTTP 202 response for PostVirtVmsByIdMedia
+type PostVirtVmsByIdMediaResponse202Headers struct {
+	Location           *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// PostVirtVmsByIdMediaResponse400Headers the declared response headers of an HTTP 400 response for PostVirtVmsByIdMedia
+type PostVirtVmsByIdMediaResponse400Headers struct {
+	XRequestId *string
+}
+
+// PostVirtVmsByIdMediaResponse401Headers the declared response headers of an HTTP 401 response for PostVirtVmsByIdMedia
+type PostVirtVmsByIdMediaResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// PostVirtVmsByIdMediaResponse403Headers the declared response headers of an HTTP 403 response for PostVirtVmsByIdMedia
+type PostVirtVmsByIdMediaResponse403Headers struct {
+	XRequestId *string
+}
+
+// PostVirtVmsByIdMediaResponse404Headers the declared response headers of an HTTP 404 response for PostVirtVmsByIdMedia
+type PostVirtVmsByIdMediaResponse404Headers struct {
+	XRequestId *string
+}
+
+// PostVirtVmsByIdMediaResponse408Headers the declared response headers of an HTTP 408 response for PostVirtVmsByIdMedia
+type PostVirtVmsByIdMediaResponse408Headers struct {
+	XRequestId *string
+}
+
+// PostVirtVmsByIdMediaResponse409Headers the declared response headers of an HTTP 409 response for PostVirtVmsByIdMedia
+type PostVirtVmsByIdMediaResponse409Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// PostVirtVmsByIdMediaResponse413Headers the declared response headers of an HTTP 413 response for PostVirtVmsByIdMedia
+type PostVirtVmsByIdMediaResponse413Headers struct {
+	XRequestId *string
+}
+
+// PostVirtVmsByIdMediaResponse415Headers the declared response headers of an HTTP 415 response for PostVirtVmsByIdMedia
+type PostVirtVmsByIdMediaResponse415Headers struct {
+	XRequestId *string
+}
+
+// PostVirtVmsByIdMediaResponse422Headers the declared response headers of an HTTP 422 response for PostVirtVmsByIdMedia
+type PostVirtVmsByIdMediaResponse422Headers struct {
+	XRequestId *string
+}
+
+// PostVirtVmsByIdMediaResponse429Headers the declared response headers of an HTTP 429 response for PostVirtVmsByIdMedia
+type PostVirtVmsByIdMediaResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	XRequestId         *string
+}
+
+// PostVirtVmsByIdMediaResponse431Headers the declared response headers of an HTTP 431 response for PostVirtVmsByIdMedia
+type PostVirtVmsByIdMediaResponse431Headers struct {
+	XRequestId *string
+}
+
+// PostVirtVmsByIdMediaResponseDefaultHeaders the declared response headers of an HTTP default response for PostVirtVmsByIdMedia
+type PostVirtVmsByIdMediaResponseDefaultHeaders struct {
+	XRequestId *string
+}
+
+type PostVirtVmsByIdMediaResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *TaskReply
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *PayloadTooLarge
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *UnsupportedMediaType
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *IdempotencyKeyReused
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Error
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *PostVirtVmsByIdMediaResponse202Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PostVirtVmsByIdMediaResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PostVirtVmsByIdMediaResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *PostVirtVmsByIdMediaResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PostVirtVmsByIdMediaResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *PostVirtVmsByIdMediaResponse408Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *PostVirtVmsByIdMediaResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *PostVirtVmsByIdMediaResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *PostVirtVmsByIdMediaResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *PostVirtVmsByIdMediaResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PostVirtVmsByIdMediaResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *PostVirtVmsByIdMediaResponse431Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *PostVirtVmsByIdMediaResponseDefaultHeaders
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r PostVirtVmsByIdMediaResponse) GetJSON202() *TaskReply {
+	return r.JSON202
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r PostVirtVmsByIdMediaResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r PostVirtVmsByIdMediaResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r PostVirtVmsByIdMediaResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r PostVirtVmsByIdMediaResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r PostVirtVmsByIdMediaResponse) GetApplicationproblemJSON408() *RequestTimeout {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r PostVirtVmsByIdMediaResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r PostVirtVmsByIdMediaResponse) GetApplicationproblemJSON413() *PayloadTooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r PostVirtVmsByIdMediaResponse) GetApplicationproblemJSON415() *UnsupportedMediaType {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r PostVirtVmsByIdMediaResponse) GetApplicationproblemJSON422() *IdempotencyKeyReused {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r PostVirtVmsByIdMediaResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r PostVirtVmsByIdMediaResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r PostVirtVmsByIdMediaResponse) GetApplicationproblemJSONDefault() *Error {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r PostVirtVmsByIdMediaResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PostVirtVmsByIdMediaResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PostVirtVmsByIdMediaResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PostVirtVmsByIdMediaResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // PostVirtVmsByIdMigrateResponse202Headers the declared response headers of an HTTP 202 response for PostVirtVmsByIdMigrate
 type PostVirtVmsByIdMigrateResponse202Headers struct {
 	Location           *string
@@ -40074,6 +43849,232 @@ func (r PostVirtVmsByIdReinstallResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r PostVirtVmsByIdReinstallResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PostVirtVmsByIdRescueResponse202Headers the declared response headers of an HTTP 202 response for PostVirtVmsByIdRescue
+type PostVirtVmsByIdRescueResponse202Headers struct {
+	Location           *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         *string
+}
+
+// PostVirtVmsByIdRescueResponse400Headers the declared response headers of an HTTP 400 response for PostVirtVmsByIdRescue
+type PostVirtVmsByIdRescueResponse400Headers struct {
+	XRequestId *string
+}
+
+// PostVirtVmsByIdRescueResponse401Headers the declared response headers of an HTTP 401 response for PostVirtVmsByIdRescue
+type PostVirtVmsByIdRescueResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// PostVirtVmsByIdRescueResponse403Headers the declared response headers of an HTTP 403 response for PostVirtVmsByIdRescue
+type PostVirtVmsByIdRescueResponse403Headers struct {
+	XRequestId *string
+}
+
+// PostVirtVmsByIdRescueResponse404Headers the declared response headers of an HTTP 404 response for PostVirtVmsByIdRescue
+type PostVirtVmsByIdRescueResponse404Headers struct {
+	XRequestId *string
+}
+
+// PostVirtVmsByIdRescueResponse408Headers the declared response headers of an HTTP 408 response for PostVirtVmsByIdRescue
+type PostVirtVmsByIdRescueResponse408Headers struct {
+	XRequestId *string
+}
+
+// PostVirtVmsByIdRescueResponse409Headers the declared response headers of an HTTP 409 response for PostVirtVmsByIdRescue
+type PostVirtVmsByIdRescueResponse409Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+// PostVirtVmsByIdRescueResponse413Headers the declared response headers of an HTTP 413 response for PostVirtVmsByIdRescue
+type PostVirtVmsByIdRescueResponse413Headers struct {
+	XRequestId *string
+}
+
+// PostVirtVmsByIdRescueResponse415Headers the declared response headers of an HTTP 415 response for PostVirtVmsByIdRescue
+type PostVirtVmsByIdRescueResponse415Headers struct {
+	XRequestId *string
+}
+
+// PostVirtVmsByIdRescueResponse422Headers the declared response headers of an HTTP 422 response for PostVirtVmsByIdRescue
+type PostVirtVmsByIdRescueResponse422Headers struct {
+	XRequestId *string
+}
+
+// PostVirtVmsByIdRescueResponse429Headers the declared response headers of an HTTP 429 response for PostVirtVmsByIdRescue
+type PostVirtVmsByIdRescueResponse429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         *int
+	XRequestId         *string
+}
+
+// PostVirtVmsByIdRescueResponse431Headers the declared response headers of an HTTP 431 response for PostVirtVmsByIdRescue
+type PostVirtVmsByIdRescueResponse431Headers struct {
+	XRequestId *string
+}
+
+// PostVirtVmsByIdRescueResponseDefaultHeaders the declared response headers of an HTTP default response for PostVirtVmsByIdRescue
+type PostVirtVmsByIdRescueResponseDefaultHeaders struct {
+	XRequestId *string
+}
+
+type PostVirtVmsByIdRescueResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *TaskReply
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *RequestTimeout
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *PayloadTooLarge
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *UnsupportedMediaType
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *IdempotencyKeyReused
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Error
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *PostVirtVmsByIdRescueResponse202Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PostVirtVmsByIdRescueResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PostVirtVmsByIdRescueResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *PostVirtVmsByIdRescueResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PostVirtVmsByIdRescueResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *PostVirtVmsByIdRescueResponse408Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *PostVirtVmsByIdRescueResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *PostVirtVmsByIdRescueResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *PostVirtVmsByIdRescueResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *PostVirtVmsByIdRescueResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PostVirtVmsByIdRescueResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *PostVirtVmsByIdRescueResponse431Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *PostVirtVmsByIdRescueResponseDefaultHeaders
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r PostVirtVmsByIdRescueResponse) GetJSON202() *TaskReply {
+	return r.JSON202
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r PostVirtVmsByIdRescueResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r PostVirtVmsByIdRescueResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r PostVirtVmsByIdRescueResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r PostVirtVmsByIdRescueResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r PostVirtVmsByIdRescueResponse) GetApplicationproblemJSON408() *RequestTimeout {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r PostVirtVmsByIdRescueResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r PostVirtVmsByIdRescueResponse) GetApplicationproblemJSON413() *PayloadTooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r PostVirtVmsByIdRescueResponse) GetApplicationproblemJSON415() *UnsupportedMediaType {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r PostVirtVmsByIdRescueResponse) GetApplicationproblemJSON422() *IdempotencyKeyReused {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r PostVirtVmsByIdRescueResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r PostVirtVmsByIdRescueResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r PostVirtVmsByIdRescueResponse) GetApplicationproblemJSONDefault() *Error {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r PostVirtVmsByIdRescueResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PostVirtVmsByIdRescueResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PostVirtVmsByIdRescueResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PostVirtVmsByIdRescueResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -41172,6 +45173,36 @@ func (c *ClientWithResponses) PostClientMachinesByVmIdBackupsByIdRestoreWithResp
 	return ParsePostClientMachinesByVmIdBackupsByIdRestoreResponse(rsp)
 }
 
+// PutClientMachinesByVmIdBootOrderWithBodyWithResponse Set the devices the machine boots from, in order
+//
+// Sets the boot order (cdrom, disk, net; each at most once; 400 otherwise) as a task, 202: the change is written to the hypervisor's configuration under the machine's lock, as every change of the machine is. It applies at the machine's next start.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/client/machines/{vmId}/boot-order (the `PutClientMachinesByVmIdBootOrder` operationId).
+func (c *ClientWithResponses) PutClientMachinesByVmIdBootOrderWithBodyWithResponse(ctx context.Context, vmId string, params *PutClientMachinesByVmIdBootOrderParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PutClientMachinesByVmIdBootOrderResponse, error) {
+	rsp, err := c.PutClientMachinesByVmIdBootOrderWithBody(ctx, vmId, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePutClientMachinesByVmIdBootOrderResponse(rsp)
+}
+
+// PutClientMachinesByVmIdBootOrderWithResponse Set the devices the machine boots from, in order
+//
+// Sets the boot order (cdrom, disk, net; each at most once; 400 otherwise) as a task, 202: the change is written to the hypervisor's configuration under the machine's lock, as every change of the machine is. It applies at the machine's next start.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/client/machines/{vmId}/boot-order (the `PutClientMachinesByVmIdBootOrder` operationId).
+func (c *ClientWithResponses) PutClientMachinesByVmIdBootOrderWithResponse(ctx context.Context, vmId string, params *PutClientMachinesByVmIdBootOrderParams, body PutClientMachinesByVmIdBootOrderJSONRequestBody, reqEditors ...RequestEditorFn) (*PutClientMachinesByVmIdBootOrderResponse, error) {
+	rsp, err := c.PutClientMachinesByVmIdBootOrder(ctx, vmId, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePutClientMachinesByVmIdBootOrderResponse(rsp)
+}
+
 // GetClientMachinesByVmIdConsoleWithResponse A single-use ticket and the websocket of the machine's console
 //
 // path is the console websocket's path with the ticket, to be joined to the origin the client uses (ws:// or wss://); url is the absolute URL when the server has a public URL set (VMPLANE_PUBLIC_URL), else the same as path. The ticket works once, for 60 s, and the console lasts as long as the login that asked for it. A stopped machine has no console (409).
@@ -41200,6 +45231,51 @@ func (c *ClientWithResponses) GetClientMachinesByVmIdConsoleWsWithResponse(ctx c
 		return nil, err
 	}
 	return ParseGetClientMachinesByVmIdConsoleWsResponse(rsp)
+}
+
+// DeleteClientMachinesByVmIdMediaWithResponse Eject the machine's CD-ROM drive
+//
+// Empties the machine's CD-ROM drive, as a task; the boot order stays.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /api/client/machines/{vmId}/media (the `DeleteClientMachinesByVmIdMedia` operationId).
+func (c *ClientWithResponses) DeleteClientMachinesByVmIdMediaWithResponse(ctx context.Context, vmId string, params *DeleteClientMachinesByVmIdMediaParams, reqEditors ...RequestEditorFn) (*DeleteClientMachinesByVmIdMediaResponse, error) {
+	rsp, err := c.DeleteClientMachinesByVmIdMedia(ctx, vmId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteClientMachinesByVmIdMediaResponse(rsp)
+}
+
+// PostClientMachinesByVmIdMediaWithBodyWithResponse Mount an ISO image of the library in the machine's CD-ROM drive
+//
+// Puts the image into the machine's CD-ROM drive (replacing what it held), as a task. The image must be ready and one the machine's tenant sees (public, or the tenant's own): another tenant's is 404, a pending or failed one 409. Boot from it by putting cdrom first in the boot order.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/client/machines/{vmId}/media (the `PostClientMachinesByVmIdMedia` operationId).
+func (c *ClientWithResponses) PostClientMachinesByVmIdMediaWithBodyWithResponse(ctx context.Context, vmId string, params *PostClientMachinesByVmIdMediaParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostClientMachinesByVmIdMediaResponse, error) {
+	rsp, err := c.PostClientMachinesByVmIdMediaWithBody(ctx, vmId, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostClientMachinesByVmIdMediaResponse(rsp)
+}
+
+// PostClientMachinesByVmIdMediaWithResponse Mount an ISO image of the library in the machine's CD-ROM drive
+//
+// Puts the image into the machine's CD-ROM drive (replacing what it held), as a task. The image must be ready and one the machine's tenant sees (public, or the tenant's own): another tenant's is 404, a pending or failed one 409. Boot from it by putting cdrom first in the boot order.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/client/machines/{vmId}/media (the `PostClientMachinesByVmIdMedia` operationId).
+func (c *ClientWithResponses) PostClientMachinesByVmIdMediaWithResponse(ctx context.Context, vmId string, params *PostClientMachinesByVmIdMediaParams, body PostClientMachinesByVmIdMediaJSONRequestBody, reqEditors ...RequestEditorFn) (*PostClientMachinesByVmIdMediaResponse, error) {
+	rsp, err := c.PostClientMachinesByVmIdMedia(ctx, vmId, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostClientMachinesByVmIdMediaResponse(rsp)
 }
 
 // GetClientMachinesByVmIdPowerSchedulesWithResponse The machine's power schedules
@@ -41275,6 +45351,36 @@ func (c *ClientWithResponses) PostClientMachinesByVmIdReinstallWithResponse(ctx 
 		return nil, err
 	}
 	return ParsePostClientMachinesByVmIdReinstallResponse(rsp)
+}
+
+// PostClientMachinesByVmIdRescueWithBodyWithResponse Boot the rescue system, or back from the machine's disks
+//
+// enabled true mounts the operator's rescue image (VMPLANE_RESCUE_ISO; unset: 409), puts the CD-ROM first and restarts the machine (a stopped one is started); the disks stay attached, and the machine shows rescue: true. enabled false ejects it, restores the boot order from before and restarts a running machine. Turning rescue on twice, or off when it is off, is 409; while rescue is on, media and boot order changes are 409.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/client/machines/{vmId}/rescue (the `PostClientMachinesByVmIdRescue` operationId).
+func (c *ClientWithResponses) PostClientMachinesByVmIdRescueWithBodyWithResponse(ctx context.Context, vmId string, params *PostClientMachinesByVmIdRescueParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostClientMachinesByVmIdRescueResponse, error) {
+	rsp, err := c.PostClientMachinesByVmIdRescueWithBody(ctx, vmId, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostClientMachinesByVmIdRescueResponse(rsp)
+}
+
+// PostClientMachinesByVmIdRescueWithResponse Boot the rescue system, or back from the machine's disks
+//
+// enabled true mounts the operator's rescue image (VMPLANE_RESCUE_ISO; unset: 409), puts the CD-ROM first and restarts the machine (a stopped one is started); the disks stay attached, and the machine shows rescue: true. enabled false ejects it, restores the boot order from before and restarts a running machine. Turning rescue on twice, or off when it is off, is 409; while rescue is on, media and boot order changes are 409.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/client/machines/{vmId}/rescue (the `PostClientMachinesByVmIdRescue` operationId).
+func (c *ClientWithResponses) PostClientMachinesByVmIdRescueWithResponse(ctx context.Context, vmId string, params *PostClientMachinesByVmIdRescueParams, body PostClientMachinesByVmIdRescueJSONRequestBody, reqEditors ...RequestEditorFn) (*PostClientMachinesByVmIdRescueResponse, error) {
+	rsp, err := c.PostClientMachinesByVmIdRescue(ctx, vmId, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostClientMachinesByVmIdRescueResponse(rsp)
 }
 
 // PatchClientMachinesByVmIdResourcesWithBodyWithResponse Resize a machine within the quota; disks only grow
@@ -42297,6 +46403,81 @@ func (c *ClientWithResponses) PatchResourcesHealthChecksByIdWithApplicationMerge
 	return ParsePatchResourcesHealthChecksByIdResponse(rsp)
 }
 
+// GetResourcesIsosWithResponse List ISO images
+//
+// A page of ISO images in creation order; follow next_cursor for the next page. A tenant user sees only its own tenant's; an operator sees every tenant's.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/resources/isos (the `GetResourcesIsos` operationId).
+func (c *ClientWithResponses) GetResourcesIsosWithResponse(ctx context.Context, params *GetResourcesIsosParams, reqEditors ...RequestEditorFn) (*GetResourcesIsosResponse, error) {
+	rsp, err := c.GetResourcesIsos(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetResourcesIsosResponse(rsp)
+}
+
+// PostResourcesIsosWithBodyWithResponse Create one of the ISO images
+//
+// Create one of the ISO images. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/resources/isos (the `PostResourcesIsos` operationId).
+func (c *ClientWithResponses) PostResourcesIsosWithBodyWithResponse(ctx context.Context, params *PostResourcesIsosParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostResourcesIsosResponse, error) {
+	rsp, err := c.PostResourcesIsosWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostResourcesIsosResponse(rsp)
+}
+
+// PostResourcesIsosWithResponse Create one of the ISO images
+//
+// Create one of the ISO images. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/resources/isos (the `PostResourcesIsos` operationId).
+func (c *ClientWithResponses) PostResourcesIsosWithResponse(ctx context.Context, params *PostResourcesIsosParams, body PostResourcesIsosJSONRequestBody, reqEditors ...RequestEditorFn) (*PostResourcesIsosResponse, error) {
+	rsp, err := c.PostResourcesIsos(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostResourcesIsosResponse(rsp)
+}
+
+// DeleteResourcesIsosByIdWithResponse Delete one of the ISO images
+//
+// Delete one of the ISO images. For operators (role admin); other users get 403. Answers 204 with no body.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /api/resources/isos/{id} (the `DeleteResourcesIsosById` operationId).
+func (c *ClientWithResponses) DeleteResourcesIsosByIdWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*DeleteResourcesIsosByIdResponse, error) {
+	rsp, err := c.DeleteResourcesIsosById(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteResourcesIsosByIdResponse(rsp)
+}
+
+// GetResourcesIsosByIdWithResponse Get one of the ISO images
+//
+// One of the ISO images by id. A tenant user sees only its own tenant's; an operator sees every tenant's. Another tenant's record answers 404, as one that does not exist.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/resources/isos/{id} (the `GetResourcesIsosById` operationId).
+func (c *ClientWithResponses) GetResourcesIsosByIdWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetResourcesIsosByIdResponse, error) {
+	rsp, err := c.GetResourcesIsosById(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetResourcesIsosByIdResponse(rsp)
+}
+
 // GetResourcesMachinesWithResponse List machines
 //
 // A page of machines in creation order; follow next_cursor for the next page. A tenant user sees only its own tenant's; an operator sees every tenant's.
@@ -43032,6 +47213,36 @@ func (c *ClientWithResponses) PostVirtVmsByIdActionsByActionWithResponse(ctx con
 	return ParsePostVirtVmsByIdActionsByActionResponse(rsp)
 }
 
+// PutVirtVmsByIdBootOrderWithBodyWithResponse Set the devices the machine boots from, in order
+//
+// Sets the boot order (cdrom, disk, net; each at most once; 400 otherwise) as a task, 202: the change is written to the hypervisor's configuration under the machine's lock, as every change of the machine is. It applies at the machine's next start. Also served under /api/<driver>/vms/{id}/boot-order (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/virt/vms/{id}/boot-order (the `PutVirtVmsByIdBootOrder` operationId).
+func (c *ClientWithResponses) PutVirtVmsByIdBootOrderWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PutVirtVmsByIdBootOrderResponse, error) {
+	rsp, err := c.PutVirtVmsByIdBootOrderWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePutVirtVmsByIdBootOrderResponse(rsp)
+}
+
+// PutVirtVmsByIdBootOrderWithResponse Set the devices the machine boots from, in order
+//
+// Sets the boot order (cdrom, disk, net; each at most once; 400 otherwise) as a task, 202: the change is written to the hypervisor's configuration under the machine's lock, as every change of the machine is. It applies at the machine's next start. Also served under /api/<driver>/vms/{id}/boot-order (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/virt/vms/{id}/boot-order (the `PutVirtVmsByIdBootOrder` operationId).
+func (c *ClientWithResponses) PutVirtVmsByIdBootOrderWithResponse(ctx context.Context, id string, body PutVirtVmsByIdBootOrderJSONRequestBody, reqEditors ...RequestEditorFn) (*PutVirtVmsByIdBootOrderResponse, error) {
+	rsp, err := c.PutVirtVmsByIdBootOrder(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePutVirtVmsByIdBootOrderResponse(rsp)
+}
+
 // PatchVirtVmsByIdConfigWithBodyWithResponse Change name, cores or memory
 //
 // Change name, cores or memory. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. The body is a JSON merge patch: omitted fields keep their value; null clears a field that allows it. Also served under /api/<driver>/vms/{id}/config (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
@@ -43137,6 +47348,51 @@ func (c *ClientWithResponses) PostVirtVmsByIdDisksWithResponse(ctx context.Conte
 	return ParsePostVirtVmsByIdDisksResponse(rsp)
 }
 
+// DeleteVirtVmsByIdMediaWithResponse Eject the machine's CD-ROM drive
+//
+// Empties the machine's CD-ROM drive, as a task; the boot order stays. Also served under /api/<driver>/vms/{id}/media (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /api/virt/vms/{id}/media (the `DeleteVirtVmsByIdMedia` operationId).
+func (c *ClientWithResponses) DeleteVirtVmsByIdMediaWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*DeleteVirtVmsByIdMediaResponse, error) {
+	rsp, err := c.DeleteVirtVmsByIdMedia(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteVirtVmsByIdMediaResponse(rsp)
+}
+
+// PostVirtVmsByIdMediaWithBodyWithResponse Mount an ISO image of the library in the machine's CD-ROM drive
+//
+// Puts the image into the machine's CD-ROM drive (replacing what it held), as a task. The image must be ready and one the machine's tenant sees (public, or the tenant's own): another tenant's is 404, a pending or failed one 409. Boot from it by putting cdrom first in the boot order. Also served under /api/<driver>/vms/{id}/media (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/virt/vms/{id}/media (the `PostVirtVmsByIdMedia` operationId).
+func (c *ClientWithResponses) PostVirtVmsByIdMediaWithBodyWithResponse(ctx context.Context, id string, params *PostVirtVmsByIdMediaParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostVirtVmsByIdMediaResponse, error) {
+	rsp, err := c.PostVirtVmsByIdMediaWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostVirtVmsByIdMediaResponse(rsp)
+}
+
+// PostVirtVmsByIdMediaWithResponse Mount an ISO image of the library in the machine's CD-ROM drive
+//
+// Puts the image into the machine's CD-ROM drive (replacing what it held), as a task. The image must be ready and one the machine's tenant sees (public, or the tenant's own): another tenant's is 404, a pending or failed one 409. Boot from it by putting cdrom first in the boot order. Also served under /api/<driver>/vms/{id}/media (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/virt/vms/{id}/media (the `PostVirtVmsByIdMedia` operationId).
+func (c *ClientWithResponses) PostVirtVmsByIdMediaWithResponse(ctx context.Context, id string, params *PostVirtVmsByIdMediaParams, body PostVirtVmsByIdMediaJSONRequestBody, reqEditors ...RequestEditorFn) (*PostVirtVmsByIdMediaResponse, error) {
+	rsp, err := c.PostVirtVmsByIdMedia(ctx, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostVirtVmsByIdMediaResponse(rsp)
+}
+
 // PostVirtVmsByIdMigrateWithBodyWithResponse Move a machine to another node
 //
 // Move a machine to another node. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. Also served under /api/<driver>/vms/{id}/migrate (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
@@ -43225,6 +47481,36 @@ func (c *ClientWithResponses) PostVirtVmsByIdReinstallWithResponse(ctx context.C
 		return nil, err
 	}
 	return ParsePostVirtVmsByIdReinstallResponse(rsp)
+}
+
+// PostVirtVmsByIdRescueWithBodyWithResponse Boot the rescue system, or back from the machine's disks
+//
+// enabled true mounts the operator's rescue image (VMPLANE_RESCUE_ISO; unset: 409), puts the CD-ROM first and restarts the machine (a stopped one is started); the disks stay attached, and the machine shows rescue: true. enabled false ejects it, restores the boot order from before and restarts a running machine. Turning rescue on twice, or off when it is off, is 409; while rescue is on, media and boot order changes are 409. Also served under /api/<driver>/vms/{id}/rescue (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/virt/vms/{id}/rescue (the `PostVirtVmsByIdRescue` operationId).
+func (c *ClientWithResponses) PostVirtVmsByIdRescueWithBodyWithResponse(ctx context.Context, id string, params *PostVirtVmsByIdRescueParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostVirtVmsByIdRescueResponse, error) {
+	rsp, err := c.PostVirtVmsByIdRescueWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostVirtVmsByIdRescueResponse(rsp)
+}
+
+// PostVirtVmsByIdRescueWithResponse Boot the rescue system, or back from the machine's disks
+//
+// enabled true mounts the operator's rescue image (VMPLANE_RESCUE_ISO; unset: 409), puts the CD-ROM first and restarts the machine (a stopped one is started); the disks stay attached, and the machine shows rescue: true. enabled false ejects it, restores the boot order from before and restarts a running machine. Turning rescue on twice, or off when it is off, is 409; while rescue is on, media and boot order changes are 409. Also served under /api/<driver>/vms/{id}/rescue (/api/sim or /api/proxmox, after the deployment's driver): an alias of this operation, not listed in this document.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/virt/vms/{id}/rescue (the `PostVirtVmsByIdRescue` operationId).
+func (c *ClientWithResponses) PostVirtVmsByIdRescueWithResponse(ctx context.Context, id string, params *PostVirtVmsByIdRescueParams, body PostVirtVmsByIdRescueJSONRequestBody, reqEditors ...RequestEditorFn) (*PostVirtVmsByIdRescueResponse, error) {
+	rsp, err := c.PostVirtVmsByIdRescue(ctx, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostVirtVmsByIdRescueResponse(rsp)
 }
 
 // GetVirtVmsByIdUsageGraphsWithResponse A machine's usage graph
@@ -50716,6 +55002,302 @@ func ParsePostClientMachinesByVmIdBackupsByIdRestoreResponse(rsp *http.Response)
 	return response, nil
 }
 
+// ParsePutClientMachinesByVmIdBootOrderResponse parses an HTTP response from a PutClientMachinesByVmIdBootOrderWithResponse call
+func ParsePutClientMachinesByVmIdBootOrderResponse(rsp *http.Response) (*PutClientMachinesByVmIdBootOrderResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PutClientMachinesByVmIdBootOrderResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest TaskReply
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 202:
+		var headers PutClientMachinesByVmIdBootOrderResponse202Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers202 = &headers
+	case rsp.StatusCode == 400:
+		var headers PutClientMachinesByVmIdBootOrderResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PutClientMachinesByVmIdBootOrderResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers PutClientMachinesByVmIdBootOrderResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers PutClientMachinesByVmIdBootOrderResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers PutClientMachinesByVmIdBootOrderResponse408Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 409:
+		var headers PutClientMachinesByVmIdBootOrderResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers PutClientMachinesByVmIdBootOrderResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers PutClientMachinesByVmIdBootOrderResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 429:
+		var headers PutClientMachinesByVmIdBootOrderResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers PutClientMachinesByVmIdBootOrderResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case true:
+		var headers PutClientMachinesByVmIdBootOrderResponseDefaultHeaders
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
 // ParseGetClientMachinesByVmIdConsoleResponse parses an HTTP response from a GetClientMachinesByVmIdConsoleWithResponse call
 func ParseGetClientMachinesByVmIdConsoleResponse(rsp *http.Response) (*GetClientMachinesByVmIdConsoleResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -51144,6 +55726,581 @@ func ParseGetClientMachinesByVmIdConsoleWsResponse(rsp *http.Response) (*GetClie
 		response.Headers431 = &headers
 	case true:
 		var headers GetClientMachinesByVmIdConsoleWsResponseDefaultHeaders
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDeleteClientMachinesByVmIdMediaResponse parses an HTTP response from a DeleteClientMachinesByVmIdMediaWithResponse call
+func ParseDeleteClientMachinesByVmIdMediaResponse(rsp *http.Response) (*DeleteClientMachinesByVmIdMediaResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteClientMachinesByVmIdMediaResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest TaskReply
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 202:
+		var headers DeleteClientMachinesByVmIdMediaResponse202Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers202 = &headers
+	case rsp.StatusCode == 400:
+		var headers DeleteClientMachinesByVmIdMediaResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers DeleteClientMachinesByVmIdMediaResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers DeleteClientMachinesByVmIdMediaResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers DeleteClientMachinesByVmIdMediaResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers DeleteClientMachinesByVmIdMediaResponse408Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 409:
+		var headers DeleteClientMachinesByVmIdMediaResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers DeleteClientMachinesByVmIdMediaResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers DeleteClientMachinesByVmIdMediaResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case true:
+		var headers DeleteClientMachinesByVmIdMediaResponseDefaultHeaders
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePostClientMachinesByVmIdMediaResponse parses an HTTP response from a PostClientMachinesByVmIdMediaWithResponse call
+func ParsePostClientMachinesByVmIdMediaResponse(rsp *http.Response) (*PostClientMachinesByVmIdMediaResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PostClientMachinesByVmIdMediaResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest TaskReply
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest IdempotencyKeyReused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 202:
+		var headers PostClientMachinesByVmIdMediaResponse202Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers202 = &headers
+	case rsp.StatusCode == 400:
+		var headers PostClientMachinesByVmIdMediaResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PostClientMachinesByVmIdMediaResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers PostClientMachinesByVmIdMediaResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers PostClientMachinesByVmIdMediaResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers PostClientMachinesByVmIdMediaResponse408Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 409:
+		var headers PostClientMachinesByVmIdMediaResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers PostClientMachinesByVmIdMediaResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers PostClientMachinesByVmIdMediaResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers PostClientMachinesByVmIdMediaResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers PostClientMachinesByVmIdMediaResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers PostClientMachinesByVmIdMediaResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case true:
+		var headers PostClientMachinesByVmIdMediaResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -51994,6 +57151,319 @@ func ParsePostClientMachinesByVmIdReinstallResponse(rsp *http.Response) (*PostCl
 		response.Headers431 = &headers
 	case true:
 		var headers PostClientMachinesByVmIdReinstallResponseDefaultHeaders
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePostClientMachinesByVmIdRescueResponse parses an HTTP response from a PostClientMachinesByVmIdRescueWithResponse call
+func ParsePostClientMachinesByVmIdRescueResponse(rsp *http.Response) (*PostClientMachinesByVmIdRescueResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PostClientMachinesByVmIdRescueResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest TaskReply
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest IdempotencyKeyReused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 202:
+		var headers PostClientMachinesByVmIdRescueResponse202Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers202 = &headers
+	case rsp.StatusCode == 400:
+		var headers PostClientMachinesByVmIdRescueResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PostClientMachinesByVmIdRescueResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers PostClientMachinesByVmIdRescueResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers PostClientMachinesByVmIdRescueResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers PostClientMachinesByVmIdRescueResponse408Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 409:
+		var headers PostClientMachinesByVmIdRescueResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers PostClientMachinesByVmIdRescueResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers PostClientMachinesByVmIdRescueResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers PostClientMachinesByVmIdRescueResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers PostClientMachinesByVmIdRescueResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers PostClientMachinesByVmIdRescueResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case true:
+		var headers PostClientMachinesByVmIdRescueResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -64113,6 +69583,1032 @@ func ParsePatchResourcesHealthChecksByIdResponse(rsp *http.Response) (*PatchReso
 	return response, nil
 }
 
+// ParseGetResourcesIsosResponse parses an HTTP response from a GetResourcesIsosWithResponse call
+func ParseGetResourcesIsosResponse(rsp *http.Response) (*GetResourcesIsosResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetResourcesIsosResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PageISO
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetResourcesIsosResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetResourcesIsosResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetResourcesIsosResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetResourcesIsosResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetResourcesIsosResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers GetResourcesIsosResponse408Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetResourcesIsosResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetResourcesIsosResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case true:
+		var headers GetResourcesIsosResponseDefaultHeaders
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePostResourcesIsosResponse parses an HTTP response from a PostResourcesIsosWithResponse call
+func ParsePostResourcesIsosResponse(rsp *http.Response) (*PostResourcesIsosResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PostResourcesIsosResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest Added
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest IdempotencyKeyReused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 202:
+		var headers PostResourcesIsosResponse202Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers202 = &headers
+	case rsp.StatusCode == 400:
+		var headers PostResourcesIsosResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PostResourcesIsosResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers PostResourcesIsosResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers PostResourcesIsosResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers PostResourcesIsosResponse408Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 409:
+		var headers PostResourcesIsosResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers PostResourcesIsosResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers PostResourcesIsosResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers PostResourcesIsosResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers PostResourcesIsosResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers PostResourcesIsosResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case true:
+		var headers PostResourcesIsosResponseDefaultHeaders
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDeleteResourcesIsosByIdResponse parses an HTTP response from a DeleteResourcesIsosByIdWithResponse call
+func ParseDeleteResourcesIsosByIdResponse(rsp *http.Response) (*DeleteResourcesIsosByIdResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteResourcesIsosByIdResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		var headers DeleteResourcesIsosByIdResponse204Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers204 = &headers
+	case rsp.StatusCode == 400:
+		var headers DeleteResourcesIsosByIdResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers DeleteResourcesIsosByIdResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers DeleteResourcesIsosByIdResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers DeleteResourcesIsosByIdResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers DeleteResourcesIsosByIdResponse408Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 409:
+		var headers DeleteResourcesIsosByIdResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers DeleteResourcesIsosByIdResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers DeleteResourcesIsosByIdResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case true:
+		var headers DeleteResourcesIsosByIdResponseDefaultHeaders
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetResourcesIsosByIdResponse parses an HTTP response from a GetResourcesIsosByIdWithResponse call
+func ParseGetResourcesIsosByIdResponse(rsp *http.Response) (*GetResourcesIsosByIdResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetResourcesIsosByIdResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ISO
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetResourcesIsosByIdResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetResourcesIsosByIdResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetResourcesIsosByIdResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetResourcesIsosByIdResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetResourcesIsosByIdResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers GetResourcesIsosByIdResponse408Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetResourcesIsosByIdResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetResourcesIsosByIdResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case true:
+		var headers GetResourcesIsosByIdResponseDefaultHeaders
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
 // ParseGetResourcesMachinesResponse parses an HTTP response from a GetResourcesMachinesWithResponse call
 func ParseGetResourcesMachinesResponse(rsp *http.Response) (*GetResourcesMachinesResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -73444,6 +79940,302 @@ func ParsePostVirtVmsByIdActionsByActionResponse(rsp *http.Response) (*PostVirtV
 	return response, nil
 }
 
+// ParsePutVirtVmsByIdBootOrderResponse parses an HTTP response from a PutVirtVmsByIdBootOrderWithResponse call
+func ParsePutVirtVmsByIdBootOrderResponse(rsp *http.Response) (*PutVirtVmsByIdBootOrderResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PutVirtVmsByIdBootOrderResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest TaskReply
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 202:
+		var headers PutVirtVmsByIdBootOrderResponse202Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers202 = &headers
+	case rsp.StatusCode == 400:
+		var headers PutVirtVmsByIdBootOrderResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PutVirtVmsByIdBootOrderResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers PutVirtVmsByIdBootOrderResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers PutVirtVmsByIdBootOrderResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers PutVirtVmsByIdBootOrderResponse408Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 409:
+		var headers PutVirtVmsByIdBootOrderResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers PutVirtVmsByIdBootOrderResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers PutVirtVmsByIdBootOrderResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 429:
+		var headers PutVirtVmsByIdBootOrderResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers PutVirtVmsByIdBootOrderResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case true:
+		var headers PutVirtVmsByIdBootOrderResponseDefaultHeaders
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
 // ParsePatchVirtVmsByIdConfigResponse parses an HTTP response from a PatchVirtVmsByIdConfigWithResponse call
 func ParsePatchVirtVmsByIdConfigResponse(rsp *http.Response) (*PatchVirtVmsByIdConfigResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -74494,6 +81286,581 @@ func ParsePostVirtVmsByIdDisksResponse(rsp *http.Response) (*PostVirtVmsByIdDisk
 	return response, nil
 }
 
+// ParseDeleteVirtVmsByIdMediaResponse parses an HTTP response from a DeleteVirtVmsByIdMediaWithResponse call
+func ParseDeleteVirtVmsByIdMediaResponse(rsp *http.Response) (*DeleteVirtVmsByIdMediaResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteVirtVmsByIdMediaResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest TaskReply
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 202:
+		var headers DeleteVirtVmsByIdMediaResponse202Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers202 = &headers
+	case rsp.StatusCode == 400:
+		var headers DeleteVirtVmsByIdMediaResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers DeleteVirtVmsByIdMediaResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers DeleteVirtVmsByIdMediaResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers DeleteVirtVmsByIdMediaResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers DeleteVirtVmsByIdMediaResponse408Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 409:
+		var headers DeleteVirtVmsByIdMediaResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers DeleteVirtVmsByIdMediaResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers DeleteVirtVmsByIdMediaResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case true:
+		var headers DeleteVirtVmsByIdMediaResponseDefaultHeaders
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePostVirtVmsByIdMediaResponse parses an HTTP response from a PostVirtVmsByIdMediaWithResponse call
+func ParsePostVirtVmsByIdMediaResponse(rsp *http.Response) (*PostVirtVmsByIdMediaResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PostVirtVmsByIdMediaResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest TaskReply
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest IdempotencyKeyReused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 202:
+		var headers PostVirtVmsByIdMediaResponse202Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers202 = &headers
+	case rsp.StatusCode == 400:
+		var headers PostVirtVmsByIdMediaResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PostVirtVmsByIdMediaResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers PostVirtVmsByIdMediaResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers PostVirtVmsByIdMediaResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers PostVirtVmsByIdMediaResponse408Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 409:
+		var headers PostVirtVmsByIdMediaResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers PostVirtVmsByIdMediaResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers PostVirtVmsByIdMediaResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers PostVirtVmsByIdMediaResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers PostVirtVmsByIdMediaResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers PostVirtVmsByIdMediaResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case true:
+		var headers PostVirtVmsByIdMediaResponseDefaultHeaders
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
 // ParsePostVirtVmsByIdMigrateResponse parses an HTTP response from a PostVirtVmsByIdMigrateWithResponse call
 func ParsePostVirtVmsByIdMigrateResponse(rsp *http.Response) (*PostVirtVmsByIdMigrateResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -75403,6 +82770,319 @@ func ParsePostVirtVmsByIdReinstallResponse(rsp *http.Response) (*PostVirtVmsById
 		response.Headers431 = &headers
 	case true:
 		var headers PostVirtVmsByIdReinstallResponseDefaultHeaders
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.HeadersDefault = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePostVirtVmsByIdRescueResponse parses an HTTP response from a PostVirtVmsByIdRescueWithResponse call
+func ParsePostVirtVmsByIdRescueResponse(rsp *http.Response) (*PostVirtVmsByIdRescueResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PostVirtVmsByIdRescueResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest TaskReply
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest IdempotencyKeyReused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 202:
+		var headers PostVirtVmsByIdRescueResponse202Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers202 = &headers
+	case rsp.StatusCode == 400:
+		var headers PostVirtVmsByIdRescueResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PostVirtVmsByIdRescueResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers PostVirtVmsByIdRescueResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers PostVirtVmsByIdRescueResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers PostVirtVmsByIdRescueResponse408Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 409:
+		var headers PostVirtVmsByIdRescueResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers PostVirtVmsByIdRescueResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers PostVirtVmsByIdRescueResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers PostVirtVmsByIdRescueResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers PostVirtVmsByIdRescueResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers PostVirtVmsByIdRescueResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case true:
+		var headers PostVirtVmsByIdRescueResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {

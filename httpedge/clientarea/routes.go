@@ -24,24 +24,30 @@ type Options struct {
 	PublicURL string
 	// TenantDelete lets tenant users delete their machines (operators always may).
 	TenantDelete bool
+	// RescueISO names the image (id or name) a machine's rescue boots.
+	RescueISO string
 }
 
 // handlers serve the routes from the services they call.
 type handlers struct {
 	svc          api.Services
 	console      virt.Console
+	media        virt.Media
 	tenantDelete bool
 }
 
 // Routes are the client area's routes: the tenant's own, its machines' own, then its
 // machines' schedules.
 func Routes(o Options) []api.Route {
-	h := &handlers{svc: o.Services, tenantDelete: o.TenantDelete, console: virt.Console{Services: o.Services, PublicURL: o.PublicURL,
-		Param: "vmId", Scope: func(c *api.Call) (*string, error) {
-			t, err := c.Tenant()
-			return &t, err
-		}}}
+	scope := func(c *api.Call) (*string, error) {
+		t, err := c.Tenant()
+		return &t, err
+	}
+	h := &handlers{svc: o.Services, tenantDelete: o.TenantDelete,
+		console: virt.Console{Services: o.Services, PublicURL: o.PublicURL, Param: "vmId", Scope: scope},
+		media:   virt.Media{Services: o.Services, Param: "vmId", Scope: scope, RescueISO: o.RescueISO}}
 	routes := append(h.clientRoutes(), h.machineRoutes()...)
+	routes = append(routes, h.media.Routes("/api/client/machines/{vmId}", "client", api.Authenticated, tenantQuery)...)
 	routes = append(routes, h.backupRoutes()...)
 	return append(routes, h.scheduleRoutes()...)
 }
