@@ -587,7 +587,7 @@ func conformClientMachine(t *testing.T, s *testServer, admin string, ok func(req
 func conformMedia(t *testing.T, s *testServer, admin, tok, id string, ok func(req, int) *response, wait func(*response)) {
 	t.Helper()
 	url, sum := isoServer(t, "conform")
-	var added isos.Added
+	var added isos.ISOAdded
 	ok(req{method: "POST", path: "/api/resources/isos", token: admin, body: map[string]any{"name": "conform rescue", "url": url, "checksum": sum}}, 202).decode(t, &added)
 	s.waitTask(admin, added.Task.ID)
 	ok(req{method: "GET", path: "/api/resources/isos", token: tok}, 200)

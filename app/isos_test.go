@@ -27,7 +27,7 @@ func (s *testServer) addISO(admin string, body map[string]any) (isos.ISO, machin
 	s.t.Helper()
 	r := s.do(req{method: "POST", path: "/api/resources/isos", token: admin, body: body})
 	expect(s.t, r, 202, "")
-	var a isos.Added
+	var a isos.ISOAdded
 	r.decode(s.t, &a)
 	if a.ISO.Status != isos.StatusPending || a.Task.TargetID != a.ISO.ID {
 		s.t.Fatalf("add: %+v", a)

@@ -78,6 +78,10 @@ var modelled = []struct {
 	{"Snapshot", typeOf[Snapshot](), false},
 	{"PageSnapshot", typeOf[Page[Snapshot]](), false},
 	{"RecoveryCodeList", typeOf[recoveryCodes](), false},
+	{"ISO", typeOf[ISO](), false},
+	{"PageISO", typeOf[Page[ISO]](), false},
+	{"ISOAdded", typeOf[ISOAdded](), false},
+	{"MountedISO", typeOf[MountedISO](), false},
 
 	// Bodies.
 	{"LoginRequest", typeOf[loginRequest](), false},
@@ -113,6 +117,10 @@ var modelled = []struct {
 	{"DiskRequest", typeOf[DiskSpec](), false},
 	{"MigrateRequest", typeOf[migration](), false},
 	{"ReinstallRequest", typeOf[Reinstall](), false},
+	{"NewISO", typeOf[ISOSpec](), false},
+	{"MediaRequest", typeOf[mediaRequest](), false},
+	{"BootOrderRequest", typeOf[bootOrderRequest](), false},
+	{"RescueRequest", typeOf[rescueRequest](), false},
 }
 
 // notModelled are the schemas of the document no client type mirrors, each with why.

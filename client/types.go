@@ -191,6 +191,11 @@ type Machine struct {
 	Firewall   *FirewallState `json:"firewall"`
 	CreatedAt  time.Time      `json:"created_at"`
 	UpdatedAt  time.Time      `json:"updated_at"`
+	// Media is the image in the machine's CD-ROM drive (nil: none); BootOrder the
+	// devices it boots from; Rescue whether it runs the rescue system.
+	Media     *MountedISO `json:"media"`
+	BootOrder []string    `json:"boot_order,omitempty"`
+	Rescue    bool        `json:"rescue"`
 }
 
 // MachineSpec is the body of CreateMachine.

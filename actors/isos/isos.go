@@ -72,16 +72,16 @@ type ISO struct {
 	UpdatedAt time.Time `json:"updated_at"`
 }
 
-// AddRequest adds an image to the library.
-type AddRequest struct {
+// NewISO adds an image to the library.
+type NewISO struct {
 	Name     string  `json:"name" openapi:"required,limit=iso.name"`
 	URL      string  `json:"url" openapi:"required,limit=iso.url" doc:"http or https"`
 	Checksum string  `json:"checksum" openapi:"required,limit=iso.checksum" doc:"sha256:<hex> or sha512:<hex>"`
 	TenantID *string `json:"tenant_id,omitempty" openapi:"nullable,limit=id" doc:"the one tenant that sees it; absent or null: public"`
 }
 
-// Added is the answer of an add: the record, pending, and the task of its fetch.
-type Added struct {
+// ISOAdded is the answer of an add: the record, pending, and the task of its fetch.
+type ISOAdded struct {
 	ISO  ISO           `json:"iso"`
 	Task machines.Task `json:"task"`
 }
@@ -166,7 +166,7 @@ func (s *ISOs) Settle(ctx context.Context) error {
 }
 
 // validate checks an add's fields.
-func validate(in AddRequest) error {
+func validate(in NewISO) error {
 	var f []apierr.FieldError
 	if n := utf8.RuneCountInString(in.Name); n < 1 || n > MaxNameLen {
 		f = append(f, apierr.Field("name", "must be 1..%d characters", MaxNameLen))
@@ -189,22 +189,22 @@ func validate(in AddRequest) error {
 // Add records the image, pending, and starts the task (iso.fetch) that fetches and
 // verifies it. A request made with an Idempotency-Key (ctx carries its stamp) records
 // its answer in the same write.
-func (s *ISOs) Add(ctx context.Context, in AddRequest) (Added, error) {
+func (s *ISOs) Add(ctx context.Context, in NewISO) (ISOAdded, error) {
 	st := kit.StampOf(ctx)
-	if a, ok, err := kit.Recorded[Added](st); ok {
+	if a, ok, err := kit.Recorded[ISOAdded](st); ok {
 		return a, err
 	}
 	if err := validate(in); err != nil {
-		return Added{}, err
+		return ISOAdded{}, err
 	}
 	if in.TenantID != nil && *in.TenantID == "" {
 		in.TenantID = nil
 	}
 	if in.TenantID != nil && s.d.TenantExists != nil {
 		if err := s.d.TenantExists(ctx, *in.TenantID); errors.Is(err, apierr.ErrNotFound) {
-			return Added{}, apierr.Invalid(apierr.Field("tenant_id", "no tenant %s", *in.TenantID))
+			return ISOAdded{}, apierr.Invalid(apierr.Field("tenant_id", "no tenant %s", *in.TenantID))
 		} else if err != nil {
-			return Added{}, err
+			return ISOAdded{}, err
 		}
 	}
 	algo, digest, _ := hypervisor.ParseChecksum(in.Checksum)
@@ -215,21 +215,21 @@ func (s *ISOs) Add(ctx context.Context, in AddRequest) (Added, error) {
 	task := machines.Task{ID: persistence.NewID(), Type: "iso.fetch", TargetType: "iso", TargetID: id, TenantID: in.TenantID,
 		Status: machines.TaskRunning, CreatedAt: now, StartedAt: kit.Ptr(now)}
 	rec.TaskID = task.ID
-	out := Added{ISO: rec, Task: task}
+	out := ISOAdded{ISO: rec, Task: task}
 	b := new(persistence.Batch)
 	if err := put(b, &rec); err != nil {
-		return Added{}, err
+		return ISOAdded{}, err
 	}
 	if err := machines.PutTask(b, &task); err != nil {
-		return Added{}, err
+		return ISOAdded{}, err
 	}
 	if st != nil {
 		if err := st.Carry(b, out); err != nil {
-			return Added{}, err
+			return ISOAdded{}, err
 		}
 	}
 	if err := s.d.Runtime.Commit(b); err != nil {
-		return Added{}, err
+		return ISOAdded{}, err
 	}
 	s.wg.Add(1)
 	go func() {

@@ -898,25 +898,6 @@ type APIKeyCreate struct {
 // APIKeyCreateScopes defines model for APIKeyCreate.Scopes.
 type APIKeyCreateScopes string
 
-// AddRequest defines model for AddRequest.
-type AddRequest struct {
-	// Checksum sha256:<hex> or sha512:<hex>
-	Checksum string `json:"checksum"`
-	Name     string `json:"name"`
-
-	// TenantId the one tenant that sees it; absent or null: public
-	TenantId nullable.Nullable[string] `json:"tenant_id,omitempty"`
-
-	// Url http or https
-	Url string `json:"url"`
-}
-
-// Added defines model for Added.
-type Added struct {
-	Iso  ISO  `json:"iso"`
-	Task Task `json:"task"`
-}
-
 // Alert defines model for Alert.
 type Alert struct {
 	AcknowledgedAt nullable.Nullable[time.Time] `json:"acknowledged_at,omitempty"`
@@ -1247,6 +1228,12 @@ type ISO struct {
 	Url       string                    `json:"url"`
 }
 
+// ISOAdded defines model for ISOAdded.
+type ISOAdded struct {
+	Iso  ISO  `json:"iso"`
+	Task Task `json:"task"`
+}
+
 // Interface defines model for Interface.
 type Interface struct {
 	Bridge      string   `json:"bridge"`
@@ -1411,6 +1398,19 @@ type NewAPIKey struct {
 	Secret       string                       `json:"secret"`
 	TenantId     nullable.Nullable[string]    `json:"tenant_id,omitempty"`
 	UserId       string                       `json:"user_id"`
+}
+
+// NewISO defines model for NewISO.
+type NewISO struct {
+	// Checksum sha256:<hex> or sha512:<hex>
+	Checksum string `json:"checksum"`
+	Name     string `json:"name"`
+
+	// TenantId the one tenant that sees it; absent or null: public
+	TenantId nullable.Nullable[string] `json:"tenant_id,omitempty"`
+
+	// Url http or https
+	Url string `json:"url"`
 }
 
 // Node defines model for Node.
@@ -2958,7 +2958,7 @@ type PatchResourcesHealthChecksByIdJSONRequestBody = HealthCheckChange
 type PatchResourcesHealthChecksByIdApplicationMergePatchPlusJSONRequestBody = HealthCheckChange
 
 // PostResourcesIsosJSONRequestBody defines body for PostResourcesIsos for application/json ContentType.
-type PostResourcesIsosJSONRequestBody = AddRequest
+type PostResourcesIsosJSONRequestBody = NewISO
 
 // PostResourcesMachinesJSONRequestBody defines body for PostResourcesMachines for application/json ContentType.
 type PostResourcesMachinesJSONRequestBody = MachineCreate
@@ -34583,7 +34583,7 @@ type PostResourcesIsosResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON202 the response for an HTTP 202 `application/json` response
-	JSON202 *Added
+	JSON202 *ISOAdded
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *BadRequest
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -34637,7 +34637,7 @@ type PostResourcesIsosResponse struct {
 }
 
 // GetJSON202 returns the response for an HTTP 202 `application/json` response
-func (r PostResourcesIsosResponse) GetJSON202() *Added {
+func (r PostResourcesIsosResponse) GetJSON202() *ISOAdded {
 	return r.JSON202
 }
 
@@ -69829,7 +69829,7 @@ func ParsePostResourcesIsosResponse(rsp *http.Response) (*PostResourcesIsosRespo
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
-		var dest Added
+		var dest ISOAdded
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

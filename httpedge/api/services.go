@@ -92,7 +92,7 @@ type Machines interface {
 
 // ISOs is what the edge asks of isos.ISOs.
 type ISOs interface {
-	Add(ctx context.Context, in isos.AddRequest) (isos.Added, error)
+	Add(ctx context.Context, in isos.NewISO) (isos.ISOAdded, error)
 	Get(ctx context.Context, id string, scope *string) (isos.ISO, error)
 	List(ctx context.Context, scope *string, cursor string, limit int) ([]isos.ISO, string, error)
 	Delete(ctx context.Context, id string, scope *string) error

@@ -501,13 +501,13 @@ func (h *handlers) coreResources() []resource {
 // reach, so a tenant-given URL would make vmplane a way into that network.
 func isoResource(svc api.Services) resource {
 	return resource{name: "isos", scoped: true, read: api.Authenticated, write: api.AdminOnly, summary: "ISO images", stamped: true,
-		item: itemOf[isos.ISO](), createBody: isos.AddRequest{}, createStatus: fasthttp.StatusAccepted, createReply: isos.Added{},
+		item: itemOf[isos.ISO](), createBody: isos.NewISO{}, createStatus: fasthttp.StatusAccepted, createReply: isos.ISOAdded{},
 		list: func(c *api.Call, scope *string, cursor string, limit int) (any, string, error) {
 			return svc.ISOs.List(c.Context(), scope, cursor, limit)
 		},
 		get: func(c *api.Call, scope *string, id string) (any, error) { return svc.ISOs.Get(c.Context(), id, scope) },
 		create: func(c *api.Call, _ *string, tenant *string) (any, error) {
-			var b isos.AddRequest
+			var b isos.NewISO
 			if err := c.Decode(&b); err != nil {
 				return nil, err
 			}
