@@ -111,6 +111,7 @@ func (a *app) machineCmd() *cobra.Command {
 		list, show, a.machineCreateCmd(), a.machineResizeCmd(), a.machineDeleteCmd(), a.machineConsoleCmd(),
 		a.machineReinstallCmd(), a.machineMigrateCmd(), a.machineUsageCmd(), a.machineUpdateCmd(),
 		a.machineBackupCmd(), a.machineBackupsCmd(), a.machineRestoreCmd(), a.machineSnapshotCmd(), a.machineTasksCmd())
+	cmd.AddCommand(a.machineMediaCmds()...)
 	for _, act := range []struct{ name, short string }{
 		{client.ActionStart, "start a machine"},
 		{client.ActionStop, "stop a machine at once (power off)"},
@@ -448,6 +449,15 @@ func machineFields(w *tabwriter.Writer, m *client.Machine) {
 			fw += ": " + m.Firewall.Reason
 		}
 		output.Field(w, "Firewall", fw)
+	}
+	if m.Media != nil {
+		output.Field(w, "Media", m.Media.Name+" ("+output.OrDash(m.Media.ISOID)+")")
+	}
+	if len(m.BootOrder) > 0 {
+		output.Field(w, "Boot order", strings.Join(m.BootOrder, ","))
+	}
+	if m.Rescue {
+		output.Field(w, "Rescue", "on")
 	}
 	output.Field(w, "Task", output.Str(m.TaskID))
 	output.Field(w, "Created", output.When(m.CreatedAt))
