@@ -23,7 +23,7 @@ var rooms = map[string][]string{
 	"actors/machines":           {"events", "alerts", "backups", "machines/listcache"},
 	"actors/inventory":          {"machines"},
 	"actors/consoles":           {"machines", "auth"},
-	"actors/isos":               {"machines"},
+	"actors/isos":               {"events", "machines"},
 	"actors/machines/listcache": nil, // machines' list cache, a helper that knows no store
 	"actors/tenants":            {"events", "alerts", "machines", "inventory"},
 	"actors/schedules":          {"events", "alerts", "backups", "machines", "tenants"},

@@ -176,7 +176,7 @@ func Start(opts Options) (*System, error) {
 	s.Machines, s.Nodes, s.Tasks, s.Backups = ms.Machines, ms.Nodes, ms.Tasks, ms.Backups
 	s.Inventory = inventory.Start(inventory.Deps{Runtime: s.rt, Driver: s.driver, Machines: ms})
 	s.Consoles = consoles.New(consoles.Deps{Runtime: s.rt, Driver: s.driver, Machines: ms.Machines, Authorize: s.Users.Authorize})
-	s.ISOs = isos.New(isos.Deps{Runtime: s.rt, Driver: s.driver, Machines: ms.Machines, Tasks: ms.Tasks, TenantExists: s.tenantExists,
+	s.ISOs = isos.New(isos.Deps{Runtime: s.rt, Driver: s.driver, Machines: ms.Machines, Tasks: ms.Tasks, Events: s.Events, TenantExists: s.tenantExists,
 		Dir: opts.ISODir, MaxBytes: opts.ISOMaxBytes})
 	s.Tenants = tenants.Start(tenants.Deps{Runtime: s.rt, Driver: s.driver, Events: s.Events, Machines: ms, Inventory: s.Inventory, Alerts: s.Alerts,
 		HasUsers: s.Users.TenantHasUsers,

@@ -21,7 +21,8 @@ type Media interface {
 	// verified against spec.Checksum: a driver that fetches URLs itself (Proxmox's
 	// download-url) fetches spec.URL; one that implements ISOFromFile takes
 	// spec.File. A checksum that does not match fails with ErrChecksumMismatch and
-	// leaves nothing behind; a name taken already is replaced.
+	// leaves nothing behind. Proxmox may refuse a name its storage has already:
+	// vmplane gives every image a file name of its own (its record's id).
 	ImportISO(ctx context.Context, spec ISOSpec) (ISO, error)
 	// DeleteISO removes an image; one that is not there is no error.
 	DeleteISO(ctx context.Context, name string) error

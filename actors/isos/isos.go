@@ -26,6 +26,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/vmplane/vmplane/actors/events"
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/apierr"
@@ -94,9 +95,11 @@ func isoKey(id string) []byte { return persistence.Key("iso", id) }
 type Deps struct {
 	Runtime *kit.Runtime
 	Driver  hypervisor.Driver
-	// Machines say which machines hold an image; Tasks read a fetch's task.
+	// Machines say which machines hold an image; Tasks read a fetch's task; Events
+	// (nil: none) is told a fetch's task as it starts and ends, as a machine's tasks are.
 	Machines *machines.Machines
 	Tasks    *machines.Tasks
+	Events   *events.Events
 	// TenantExists checks the tenant an image is for.
 	TenantExists func(ctx context.Context, id string) error
 	// Dir is where vmplane keeps the images it fetches itself; MaxBytes bounds each
@@ -231,6 +234,7 @@ func (s *ISOs) Add(ctx context.Context, in NewISO) (ISOAdded, error) {
 	if err := s.d.Runtime.Commit(b); err != nil {
 		return ISOAdded{}, err
 	}
+	s.published(&task)
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
@@ -343,7 +347,9 @@ func (s *ISOs) finish(ctx context.Context, id string, size int64, ferr error) {
 	if err := put(b, r); err != nil {
 		return
 	}
+	var ended *machines.Task
 	if task, err := s.d.Tasks.Get(ctx, r.TaskID, nil); err == nil && !task.Finished() {
+		ended = &task
 		task.Status, task.FinishedAt = machines.TaskSucceeded, &now
 		if ferr != nil {
 			task.Status, task.Error = machines.TaskFailed, r.Error
@@ -355,6 +361,17 @@ func (s *ISOs) finish(ctx context.Context, id string, size int64, ferr error) {
 	}
 	if err := s.d.Runtime.Commit(b); err != nil {
 		s.log.Error("cannot record the end of an ISO fetch", zap.String("iso_id", id), zap.Error(err))
+		return
+	}
+	if ended != nil {
+		s.published(ended)
+	}
+}
+
+// published tells the event bus of a fetch's task, durable now.
+func (s *ISOs) published(t *machines.Task) {
+	if s.d.Events != nil {
+		s.d.Events.Publish(events.EventTask, t.TenantID, t)
 	}
 }
 

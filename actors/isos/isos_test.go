@@ -18,6 +18,7 @@ import (
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor/sim"
+	"github.com/vmplane/vmplane/internal/testwait"
 	"github.com/vmplane/vmplane/persistence"
 )
 
@@ -26,6 +27,7 @@ import (
 type library struct {
 	*ISOs
 	ms    *machines.Services
+	ev    *events.Events
 	store persistence.Store
 	dir   string
 }
@@ -38,8 +40,8 @@ func newLibrary(t *testing.T, store persistence.Store, dir string, maxBytes int6
 	d := sim.New(sim.Config{OpDelay: -1})
 	ms := machines.Start(machines.Deps{Runtime: rt, Driver: d, Events: ev, Alerts: al,
 		TenantExists: func(context.Context, string) error { return nil }})
-	l := &library{ISOs: New(Deps{Runtime: rt, Driver: d, Machines: ms.Machines, Tasks: ms.Tasks, Dir: dir, MaxBytes: maxBytes}),
-		ms: ms, store: store, dir: dir}
+	l := &library{ISOs: New(Deps{Runtime: rt, Driver: d, Machines: ms.Machines, Tasks: ms.Tasks, Events: ev, Dir: dir, MaxBytes: maxBytes}),
+		ms: ms, ev: ev, store: store, dir: dir}
 	t.Cleanup(func() {
 		l.Stop()
 		ms.Machines.Stop()
@@ -117,6 +119,23 @@ func TestFetchIsVerifiedAndBounded(t *testing.T) {
 	}
 	if got := l.files(t); len(got) != 1 || got[0] != good.File {
 		t.Fatalf("files after a good fetch: %v; want [%s]", got, good.File)
+	}
+	// The bus is told the fetch's task as it starts and as it ends (just after the
+	// end is durable, which the wait above may see first).
+	var told []string
+	testwait.Eventually(t, "the fetch's task told twice", func() bool {
+		backlog, sub, _ := l.ev.Subscribe(0, nil)
+		sub.Close()
+		told = told[:0]
+		for _, e := range backlog {
+			if e.Type == events.EventTask && strings.Contains(string(e.Data), task.ID) {
+				told = append(told, string(e.Data))
+			}
+		}
+		return len(told) == 2
+	})
+	if !strings.Contains(told[0], `"running"`) || !strings.Contains(told[1], `"succeeded"`) {
+		t.Fatalf("events of the fetch's task: %v; want running, then succeeded", told)
 	}
 	bad, task := l.add(t, NewISO{Name: "bad", URL: url, Checksum: "sha512:" + strings.Repeat("ab", 64)})
 	if bad.Status != StatusFailed || task.Status != machines.TaskFailed || bad.Error == nil || !strings.Contains(*bad.Error, "checksum_mismatch") {
