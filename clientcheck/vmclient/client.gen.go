@@ -4136,7 +4136,7 @@ type ClientInterface interface {
 
 	// PostResourcesIsosWithBody Create one of the ISO images
 	//
-	// Create one of the ISO images. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
+	// Create one of the ISO images. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. tenant_id names the one tenant the record is for; without it, the record is every tenant's.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -4145,7 +4145,7 @@ type ClientInterface interface {
 
 	// PostResourcesIsos Create one of the ISO images
 	//
-	// Create one of the ISO images. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
+	// Create one of the ISO images. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. tenant_id names the one tenant the record is for; without it, the record is every tenant's.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -7054,7 +7054,7 @@ func (c *Client) GetResourcesIsos(ctx context.Context, params *GetResourcesIsosP
 
 // PostResourcesIsosWithBody Create one of the ISO images
 //
-// Create one of the ISO images. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
+// Create one of the ISO images. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. tenant_id names the one tenant the record is for; without it, the record is every tenant's.
 //
 // Takes any type of body and a specified content type.
 //
@@ -7073,7 +7073,7 @@ func (c *Client) PostResourcesIsosWithBody(ctx context.Context, params *PostReso
 
 // PostResourcesIsos Create one of the ISO images
 //
-// Create one of the ISO images. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
+// Create one of the ISO images. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. tenant_id names the one tenant the record is for; without it, the record is every tenant's.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -17727,7 +17727,7 @@ type ClientWithResponsesInterface interface {
 
 	// PostResourcesIsosWithBodyWithResponse Create one of the ISO images
 	//
-	// Create one of the ISO images. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
+	// Create one of the ISO images. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. tenant_id names the one tenant the record is for; without it, the record is every tenant's.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -17736,7 +17736,7 @@ type ClientWithResponsesInterface interface {
 
 	// PostResourcesIsosWithResponse Create one of the ISO images
 	//
-	// Create one of the ISO images. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
+	// Create one of the ISO images. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. tenant_id names the one tenant the record is for; without it, the record is every tenant's.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -46420,7 +46420,7 @@ func (c *ClientWithResponses) GetResourcesIsosWithResponse(ctx context.Context, 
 
 // PostResourcesIsosWithBodyWithResponse Create one of the ISO images
 //
-// Create one of the ISO images. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
+// Create one of the ISO images. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. tenant_id names the one tenant the record is for; without it, the record is every tenant's.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -46435,7 +46435,7 @@ func (c *ClientWithResponses) PostResourcesIsosWithBodyWithResponse(ctx context.
 
 // PostResourcesIsosWithResponse Create one of the ISO images
 //
-// Create one of the ISO images. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id.
+// Create one of the ISO images. For operators (role admin); other users get 403. The work runs as a task: the answer is 202 with the task, and its Location is the task to follow. A retry with the Idempotency-Key of a request cut short by a crash or a failover gets its one answer: the request ran once, or runs now. tenant_id names the one tenant the record is for; without it, the record is every tenant's.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

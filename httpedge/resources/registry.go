@@ -115,7 +115,10 @@ func (h *handlers) resourceRoutes() []api.Route {
 			rt := api.Route{Method: "POST", Path: base, Access: r.write, Tag: tag, Status: status, Stamped: r.stamped,
 				Summary: "Create one of the " + r.summary, Body: r.createBody, Reply: reply, Handler: h.serveResource(&r, "create")}
 			rt.Description = api.Describe(&rt)
-			if r.scoped {
+			switch {
+			case r.scoped && r.write == api.AdminOnly:
+				rt.Description += " tenant_id names the one tenant the record is for; without it, the record is every tenant's."
+			case r.scoped:
 				rt.Description += " A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id."
 			}
 			out = append(out, rt)
