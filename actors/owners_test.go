@@ -16,6 +16,7 @@ import (
 	"github.com/vmplane/vmplane/actors/backups"
 	"github.com/vmplane/vmplane/actors/consoles"
 	"github.com/vmplane/vmplane/actors/inventory"
+	"github.com/vmplane/vmplane/actors/isos"
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/monitoring"
 	"github.com/vmplane/vmplane/actors/plans"
@@ -37,6 +38,7 @@ var keyTables = map[string][]persistence.KeyKind{
 	"actors/machines":   machines.Keys,
 	"actors/backups":    backups.Keys,
 	"actors/consoles":   consoles.Keys,
+	"actors/isos":       isos.Keys,
 	"actors/inventory":  inventory.Keys,
 	"actors/tenants":    tenants.Keys,
 	"actors/plans":      plans.Keys,

@@ -23,6 +23,7 @@ var rooms = map[string][]string{
 	"actors/machines":           {"events", "alerts", "backups", "machines/listcache"},
 	"actors/inventory":          {"machines", "backups"},
 	"actors/consoles":           {"machines", "auth"},
+	"actors/isos":               {"events", "machines"},
 	"actors/machines/listcache": nil, // machines' list cache, a helper that knows no store
 	"actors/plans":              {"machines"},
 	"actors/tenants":            {"events", "alerts", "machines", "inventory", "plans"},

@@ -21,6 +21,7 @@ import (
 	"github.com/vmplane/vmplane/actors/consoles"
 	"github.com/vmplane/vmplane/actors/events"
 	"github.com/vmplane/vmplane/actors/inventory"
+	"github.com/vmplane/vmplane/actors/isos"
 	"github.com/vmplane/vmplane/actors/limiter"
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/monitoring"
@@ -64,6 +65,8 @@ type System struct {
 	Tasks *machines.Tasks
 	// Consoles issues and redeems console tickets.
 	Consoles *consoles.Consoles
+	// ISOs is the ISO library.
+	ISOs *isos.ISOs
 	// Idempotency keeps the answers to requests made with an Idempotency-Key.
 	Idempotency *auth.Idempotency
 	// APIKeys are the keys programs call the API with.
@@ -120,6 +123,10 @@ type Options struct {
 	// member's bus has every member's events with the same ids (nil: a single node's
 	// bus). The bus closes it.
 	EventRelay events.Relay
+	// ISODir is where the images vmplane fetches itself are kept, ISOMaxBytes the
+	// largest it fetches (isos.Deps; 0: isos.DefaultMaxBytes).
+	ISODir      string
+	ISOMaxBytes int64
 	// Counting, in a cluster, reports whether every live member keeps the tenants'
 	// usage counters, and how many members that do not this one has seen join
 	// (machines.Deps.Counting; nil: a single node).
@@ -181,6 +188,8 @@ func Start(opts Options) (*System, error) {
 	s.Inventory = inventory.Start(inventory.Deps{Runtime: s.rt, Driver: s.driver, Machines: ms})
 	s.Consoles = consoles.New(consoles.Deps{Runtime: s.rt, Driver: s.driver, Machines: ms.Machines, Authorize: s.Users.Authorize})
 	s.Plans = plans.Start(plans.Deps{Runtime: s.rt, Machines: ms.Machines, Nodes: ms.Nodes})
+	s.ISOs = isos.New(isos.Deps{Runtime: s.rt, Driver: s.driver, Machines: ms.Machines, Tasks: ms.Tasks, Events: s.Events, TenantExists: s.tenantExists,
+		Dir: opts.ISODir, MaxBytes: opts.ISOMaxBytes})
 	s.Tenants = tenants.Start(tenants.Deps{Runtime: s.rt, Driver: s.driver, Events: s.Events, Machines: ms, Inventory: s.Inventory, Alerts: s.Alerts,
 		Plans:    s.Plans,
 		HasUsers: s.Users.TenantHasUsers,
@@ -194,6 +203,10 @@ func Start(opts Options) (*System, error) {
 	s.Schedules = schedules.Start(schedules.Deps{Runtime: s.rt, Driver: s.driver, Machines: ms, Options: opts.Schedules})
 	// Start has no caller's context; each read is bounded by the store's own timeout.
 	if err := s.Revive(context.Background()); err != nil {
+		s.Stop()
+		return nil, err
+	}
+	if err := s.ISOs.Settle(context.Background()); err != nil {
 		s.Stop()
 		return nil, err
 	}
@@ -257,6 +270,9 @@ func (s *System) Stop() {
 	}
 	if s.Inventory != nil {
 		s.Inventory.Stop()
+	}
+	if s.ISOs != nil {
+		s.ISOs.Stop() // fetches in flight stay pending; the next start fails them
 	}
 	if s.Machines != nil {
 		// Hypervisor work in flight is cancelled; its tasks stay open in the store and

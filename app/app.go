@@ -182,6 +182,7 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 		Entities:   actors.EntityOptions{Idle: cfg.ActorIdle, MaxLive: cfg.ActorMaxLive},
 		Placement:  a.placement(),
 		Counting:   a.counting(),
+		ISODir:     filepath.Join(cfg.DataDir, "isos"), ISOMaxBytes: cfg.ISOMaxBytes,
 	})
 	if err != nil {
 		return nil, err
@@ -210,7 +211,7 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 	if err != nil {
 		return nil, err
 	}
-	a.edge = httpedge.New(httpedge.Options{Services: edgeServices(a.sys), Store: a.store, Tokens: tokens, Logger: log, Version: Version, TrustedProxies: proxies, PublicURL: cfg.PublicURL, TOTPIssuer: cfg.TOTPIssuer, TenantDelete: cfg.TenantDelete, RequirePlans: cfg.RequirePlans,
+	a.edge = httpedge.New(httpedge.Options{Services: edgeServices(a.sys), Store: a.store, Tokens: tokens, Logger: log, Version: Version, TrustedProxies: proxies, PublicURL: cfg.PublicURL, TOTPIssuer: cfg.TOTPIssuer, TenantDelete: cfg.TenantDelete, RequirePlans: cfg.RequirePlans, RescueISO: cfg.RescueISO,
 		CORSOrigins: splitList(cfg.CORSOrigins), AccessLog: accessLog,
 		IPv6Prefix: cfg.RateIPv6Prefix, HeaderTimeout: cfg.HeaderTimeout, IdleTimeout: cfg.IdleTimeout, MaxConnsPerAddr: cfg.MaxConnsPerAddr, Cluster: a.membership(),
 		SeparateMetrics: cfg.MetricsAddr != ""})
@@ -415,7 +416,7 @@ func ProxmoxDriverConfig(cfg Config, log *zap.Logger) proxmox.Config {
 	return proxmox.Config{URL: p.URL, TokenID: p.TokenID, TokenSecret: p.TokenSecret,
 		InsecureSkipVerify: p.Insecure, CAFile: p.CAFile, Fingerprint: p.Fingerprint,
 		RequestTimeout: p.RequestTimeout, TaskPollInterval: p.PollEvery,
-		DefaultStorage: p.Storage, DefaultBridge: p.Bridge, BackupStorage: p.BackupPool,
+		DefaultStorage: p.Storage, DefaultBridge: p.Bridge, BackupStorage: p.BackupPool, ISOStorage: p.ISOStorage,
 		ConsoleUser: p.ConsoleUser, ConsolePassword: p.ConsolePass, Logger: log}
 }
 

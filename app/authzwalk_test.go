@@ -55,12 +55,12 @@ func TestAuthorizationWalk(t *testing.T) {
 
 	// What B must never see, and the values of each kind that B sends.
 	secrets := append([]string{a.ID, auser.ID, w.am.ID, w.arule.ID, w.atask.ID, w.apower.ID, w.abackup.ID, w.abk.ID,
-		w.ahc.ID, w.aalert.ID, fmt.Sprintf(`"vmid":%d`, w.am.VMID)}, isolationNames...)
+		w.ahc.ID, w.aalert.ID, w.aiso.ID, fmt.Sprintf(`"vmid":%d`, w.am.VMID)}, isolationNames...)
 	values := map[string][]string{
 		"machine": {w.am.ID, strconv.Itoa(w.am.VMID)},
 		"rule":    {w.arule.ID}, "task": {w.atask.ID}, "power": {w.apower.ID}, "backup-schedule": {w.abackup.ID},
 		"backup": {w.abk.ID}, "check": {w.ahc.ID}, "alert": {w.aalert.ID}, "tenant": {a.ID}, "user": {auser.ID},
-		"email": {"quokka@example.test"},
+		"email": {"quokka@example.test"}, "iso": {w.aiso.ID},
 	}
 	ak := s.newKey(a.Token, map[string]any{"name": "tenant A's key", "scopes": []string{"read"}})
 	values["key"] = []string{ak.ID}
@@ -179,8 +179,15 @@ func TestAuthorizationWalk(t *testing.T) {
 		"POST /api/client/machines/{vmId}/snapshots":                 {{kind: "machine", path: "/api/client/machines/%s/snapshots", body: `{"name":"mine"}`}},
 		"POST /api/client/machines/{vmId}/snapshots/{name}/rollback": {{kind: "machine", path: "/api/client/machines/%s/snapshots/mine/rollback"}},
 		"DELETE /api/client/machines/{vmId}/snapshots/{name}":        {{kind: "machine", path: "/api/client/machines/%s/snapshots/mine"}},
-		"GET /api/virt/vms/{id}/console/ws":                          {{kind: "machine", path: "/api/virt/vms/%s/console/ws?ticket=not-a-ticket", header: upgrade}},
-		"GET /api/sim/vms/{id}/console/ws":                           {{kind: "machine", path: "/api/sim/vms/%s/console/ws?ticket=not-a-ticket", header: upgrade}},
+		"POST /api/client/machines/{vmId}/media": {{kind: "machine", path: "/api/client/machines/%s/media", body: `{"iso_id":"` + w.aiso.ID + `"}`},
+			{kind: "iso", path: "/api/client/machines/" + w.bm.ID + "/media", body: `{"iso_id":"%s"}`}},
+		"DELETE /api/client/machines/{vmId}/media":   {{kind: "machine", path: "/api/client/machines/%s/media"}},
+		"PUT /api/client/machines/{vmId}/boot-order": {{kind: "machine", path: "/api/client/machines/%s/boot-order", body: `{"order":["disk"]}`}},
+		"POST /api/client/machines/{vmId}/rescue":    {{kind: "machine", path: "/api/client/machines/%s/rescue", body: `{"enabled":false}`}},
+		"GET /api/resources/isos":                    {{path: "/api/resources/isos?limit=500"}},
+		"GET /api/resources/isos/{id}":               {{kind: "iso", path: "/api/resources/isos/%s"}},
+		"GET /api/virt/vms/{id}/console/ws":          {{kind: "machine", path: "/api/virt/vms/%s/console/ws?ticket=not-a-ticket", header: upgrade}},
+		"GET /api/sim/vms/{id}/console/ws":           {{kind: "machine", path: "/api/sim/vms/%s/console/ws?ticket=not-a-ticket", header: upgrade}},
 		// The event stream is read separately below.
 		"GET /api/events": nil,
 
@@ -288,7 +295,7 @@ func TestAuthorizationWalk(t *testing.T) {
 
 	// The kind of id an operator's route takes, where it is not a machine's.
 	adminKinds := map[string]string{"/api/resources/users/": "user", "/api/resources/tenants/": "tenant",
-		"/api/monitoring/health-checks/": "check", "/api/monitoring/alerts/": "alert"}
+		"/api/monitoring/health-checks/": "check", "/api/monitoring/alerts/": "alert", "/api/resources/isos/": "iso"}
 	for _, rt := range s.app.Edge().Routes() {
 		key := rt.Method + " " + rt.Path
 		if rt.Access == api.AdminOnly {

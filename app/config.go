@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/vmplane/vmplane/actors/isos"
 	"github.com/vmplane/vmplane/actors/schedules"
 	"github.com/vmplane/vmplane/mailer"
 	"github.com/vmplane/vmplane/persistence"
@@ -131,6 +132,10 @@ type Config struct {
 	// ratios are the capacity arithmetic's (plans' capacity, placement).
 	RequirePlans                                    bool
 	OvercommitCPU, OvercommitMemory, OvercommitDisk float64
+	// ISOMaxBytes bounds an ISO image vmplane fetches itself (the sim driver's);
+	// RescueISO names the image (id or name) a machine's rescue boots.
+	ISOMaxBytes int64
+	RescueISO   string
 	// CORSOrigins are the browser origins allowed to call the API (comma-separated);
 	// AccessLog the access log's destination ("" none, "-" standard output, a file).
 	CORSOrigins string
@@ -176,6 +181,7 @@ type ProxmoxConfig struct {
 	RequestTimeout, PollEvery   time.Duration
 	Storage, Bridge, BackupPool string
 	ConsoleUser, ConsolePass    string
+	ISOStorage                  string
 }
 
 // setting is one row of the settings table: the single source of the flag, its
@@ -273,6 +279,7 @@ func (c *Config) table() []setting {
 		str(&c.Proxmox.BackupPool, "proxmox-backup-storage", "VMPLANE_PROXMOX_BACKUP_STORAGE", "local", "storage of vzdump backups"),
 		str(&c.Proxmox.ConsoleUser, "proxmox-console-user", "VMPLANE_PROXMOX_CONSOLE_USER", "", "pve-realm user with only VM.Console, for consoles (API tokens cannot open them)"),
 		str(&c.Proxmox.ConsolePass, "proxmox-console-password", "VMPLANE_PROXMOX_CONSOLE_PASSWORD", "", "password of the console user"),
+		str(&c.Proxmox.ISOStorage, "proxmox-iso-storage", "VMPLANE_PROXMOX_ISO_STORAGE", "local", "storage (content iso) the ISO library's images are fetched into, by Proxmox's download-url on every node that has it (once when shared)"),
 		// Operations (issue 16).
 		dur(&c.HypervisorCheckInterval, "hypervisor-check-interval", "VMPLANE_HYPERVISOR_CHECK_INTERVAL", 30*time.Second, "how often the hypervisor is pinged; two failures in a row raise the critical hypervisor_unavailable alert, the next answer resolves it"),
 		// Cluster (issue 20).
@@ -300,6 +307,8 @@ func (c *Config) table() []setting {
 		flt(&c.OvercommitCPU, "overcommit-cpu", "VMPLANE_OVERCOMMIT_CPU", 4, "how many times over a node's cores vmplane's machines on it may be given, for plans' capacity and placement (at least 1)"),
 		flt(&c.OvercommitMemory, "overcommit-memory", "VMPLANE_OVERCOMMIT_MEMORY", 1, "the same for a node's memory (at least 1)"),
 		flt(&c.OvercommitDisk, "overcommit-disk", "VMPLANE_OVERCOMMIT_DISK", 1, "the same for a node's disk (at least 1; thin provisioned storage allows more)"),
+		i64(&c.ISOMaxBytes, "iso-max-bytes", "VMPLANE_ISO_MAX_BYTES", isos.DefaultMaxBytes, "largest ISO image vmplane fetches itself (sim driver), in bytes, streamed to <data-dir>/isos; a larger one fails its fetch"),
+		str(&c.RescueISO, "rescue-iso", "VMPLANE_RESCUE_ISO", "", "the ISO library's image (id or name) a machine's rescue boots (empty: rescue is refused with 409)"),
 		str(&c.CORSOrigins, "cors-origins", "VMPLANE_CORS_ORIGINS", "", "comma-separated origins (https://panel.example.com) whose pages may call the API from a browser (empty: none)"),
 		str(&c.AccessLog, "access-log", "VMPLANE_ACCESS_LOG", "", "one line per request, in the combined log format, to this file (\"-\": standard output; empty: none)"),
 		num(&c.StoreMinFreeMB, "store-min-free-mb", "VMPLANE_STORE_MIN_FREE_MB", 0, "writes are refused (507) while the data directory's disk has less free space than this, in MiB (0: 4 memtables + 16 MiB, 80 MiB; negative: never)"),

@@ -22,6 +22,7 @@ import (
 
 	"github.com/vmplane/vmplane/actors/auth"
 	"github.com/vmplane/vmplane/actors/backups"
+	"github.com/vmplane/vmplane/actors/isos"
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/internal/testwait"
@@ -228,7 +229,7 @@ func (c *conformance) RoundTrip(hr *http.Request) (*http.Response, error) {
 func TestOpenAPIConformance(t *testing.T) {
 	t.Parallel()
 	smtpd := mailtest.Start(t, mailtest.Options{User: "relay", Password: "relay-password"})
-	s, _ := synced(t, withMail(smtpd))
+	s, _ := synced(t, withMail(smtpd), func(c *Config) { c.RescueISO = "conform rescue" })
 	conf := newConformance(t, s)
 	s.client = &http.Client{Timeout: 30 * time.Second, Transport: conf}
 	ok := func(r req, status int) *response {
@@ -584,5 +585,26 @@ func conformClientMachine(t *testing.T, s *testServer, admin string, ok func(req
 	ok(req{method: "GET", path: vm + "/snapshots", token: a.Token}, 200)
 	wait(ok(req{method: "POST", path: vm + "/snapshots/conform/rollback", token: a.Token}, 202))
 	wait(ok(req{method: "DELETE", path: vm + "/snapshots/conform", token: a.Token}, 202))
+	conformMedia(t, s, admin, a.Token, m.ID, ok, wait)
 	wait(ok(req{method: "DELETE", path: vm, token: a.Token}, 202))
+}
+
+// conformMedia walks the ISO library and a machine's media, boot order and rescue, in
+// the client area and on the operator's routes.
+func conformMedia(t *testing.T, s *testServer, admin, tok, id string, ok func(req, int) *response, wait func(*response)) {
+	t.Helper()
+	url, sum := isoServer(t, "conform")
+	var added isos.ISOAdded
+	ok(req{method: "POST", path: "/api/resources/isos", token: admin, body: map[string]any{"name": "conform rescue", "url": url, "checksum": sum}}, 202).decode(t, &added)
+	s.waitTask(admin, added.Task.ID)
+	ok(req{method: "GET", path: "/api/resources/isos", token: tok}, 200)
+	ok(req{method: "GET", path: "/api/resources/isos/" + added.ISO.ID, token: tok}, 200)
+	for _, vm := range []struct{ path, tok string }{{"/api/client/machines/" + id, tok}, {"/api/virt/vms/" + id, admin}} {
+		wait(ok(req{method: "POST", path: vm.path + "/media", token: vm.tok, body: map[string]any{"iso_id": added.ISO.ID}}, 202))
+		wait(ok(req{method: "DELETE", path: vm.path + "/media", token: vm.tok}, 202))
+		wait(ok(req{method: "PUT", path: vm.path + "/boot-order", token: vm.tok, body: map[string]any{"order": []string{"disk", "cdrom"}}}, 202))
+		wait(ok(req{method: "POST", path: vm.path + "/rescue", token: vm.tok, body: map[string]any{"enabled": true}}, 202))
+		wait(ok(req{method: "POST", path: vm.path + "/rescue", token: vm.tok, body: map[string]any{"enabled": false}}, 202))
+	}
+	ok(req{method: "DELETE", path: "/api/resources/isos/" + added.ISO.ID, token: admin}, 204)
 }

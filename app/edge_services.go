@@ -15,6 +15,7 @@ func edgeServices(sys *actors.System) api.Services {
 		Tasks:           sys.Tasks,
 		Consoles:        sys.Consoles,
 		Backups:         sys.Backups,
+		ISOs:            sys.ISOs,
 		Tenants:         sys.Tenants,
 		Firewall:        sys.Tenants.Firewall(),
 		Plans:           sys.Plans,

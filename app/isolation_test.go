@@ -6,6 +6,7 @@ import (
 
 	"github.com/vmplane/vmplane/actors/alerts"
 	"github.com/vmplane/vmplane/actors/backups"
+	"github.com/vmplane/vmplane/actors/isos"
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/monitoring"
 	"github.com/vmplane/vmplane/actors/schedules"
@@ -48,8 +49,10 @@ func TestTenantIsolationMatrix(t *testing.T) {
 		"alert-events": {aalert.ID, nil, nil},
 		// No PATCH: the key's DELETE is walked by TestAuthorizationWalk.
 		"api-keys": {akey.ID, map[string]any{"name": "bravo's", "scopes": []string{"read"}}, nil},
+		// Operators alone add and delete images: a tenant reads them only.
+		"isos": {w.aiso.ID, nil, nil},
 	}
-	aIDs := []string{am.ID, arule.ID, atask.ID, apower.ID, abackup.ID, abk.ID, ahc.ID, aalert.ID, akey.ID}
+	aIDs := []string{am.ID, arule.ID, atask.ID, apower.ID, abackup.ID, abk.ID, ahc.ID, aalert.ID, akey.ID, w.aiso.ID}
 
 	scoped := map[string]bool{}
 	for _, rt := range s.app.Edge().Routes() {
@@ -123,6 +126,11 @@ func TestTenantIsolationMatrix(t *testing.T) {
 			{req{method: "GET", path: "/api/client/machines/" + am.ID + "/power-schedules"}, 404, "not_found"},
 			{req{method: "POST", path: "/api/client/machines/" + am.ID + "/backup-schedules", body: map[string]any{"cron": "0 3 * * *", "retention": 1}}, 404, "not_found"},
 			{req{method: "GET", path: "/api/client/machines/" + am.ID + "/backup-schedules"}, 404, "not_found"},
+			{req{method: "POST", path: "/api/client/machines/" + am.ID + "/media", body: map[string]any{"iso_id": w.aiso.ID}}, 404, "not_found"},
+			{req{method: "DELETE", path: "/api/client/machines/" + am.ID + "/media"}, 404, "not_found"},
+			{req{method: "PUT", path: "/api/client/machines/" + am.ID + "/boot-order", body: map[string]any{"order": []string{"disk"}}}, 404, "not_found"},
+			{req{method: "POST", path: "/api/client/machines/" + am.ID + "/rescue", body: map[string]any{"enabled": false}}, 404, "not_found"},
+			{req{method: "POST", path: "/api/client/machines/" + bm.ID + "/media", body: map[string]any{"iso_id": w.aiso.ID}}, 404, "not_found"},
 			{req{method: "POST", path: "/api/resources/power-schedules", body: map[string]any{"machine_id": am.ID, "action": "stop", "cron": "0 3 * * *"}}, 400, "invalid_request"},
 		} {
 			c.r.token = b.Token
@@ -166,10 +174,12 @@ type isolationWorld struct {
 	abk     backups.Backup
 	ahc     monitoring.HealthCheck
 	aalert  alerts.Alert
+	// aiso is an ISO image of tenant A's alone.
+	aiso isos.ISO
 }
 
 // isolationNames are the names newIsolationWorld gives tenant A and its records.
-var isolationNames = []string{"Quokka", "quokka@example.test", "quokka-web", "quokka-app", "quokka ssh"}
+var isolationNames = []string{"Quokka", "quokka@example.test", "quokka-web", "quokka-app", "quokka ssh", "quokka tools"}
 
 func newIsolationWorld(s *testServer, admin string) *isolationWorld {
 	t := s.t
@@ -202,6 +212,8 @@ func newIsolationWorld(s *testServer, admin string) *isolationWorld {
 	s.waitTask(admin, s.startTask(req{method: "POST", path: "/api/virt/vms/" + am.ID + "/actions/reboot", token: admin}).ID)
 	testwait.Eventually(t, "tenant A's task_failed alert", func() bool { return len(s.alertsOf(a.Token, "/api/resources/alert-events", am.ID)) == 1 })
 	w.aalert = s.alertsOf(a.Token, "/api/resources/alert-events", am.ID)[0]
+	url, sum := isoServer(t, "quokka's tools")
+	w.aiso, _ = s.addISO(admin, map[string]any{"name": "quokka tools", "url": url, "checksum": sum, "tenant_id": a.ID})
 	return w
 }
 

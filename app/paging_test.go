@@ -147,6 +147,10 @@ func TestEveryListRoutePages(t *testing.T) {
 			body: map[string]any{"name": name}}).ID)
 	}
 
+	isoURL, isoSum := isoServer(t, "pages")
+	s.addISO(admin, map[string]any{"name": "public image", "url": isoURL, "checksum": isoSum})
+	s.addISO(admin, map[string]any{"name": "the tenant's image", "url": isoURL, "checksum": isoSum, "tenant_id": a.ID})
+
 	for _, name := range []string{"one", "two"} {
 		s.newKey(admin, map[string]any{"name": name, "scopes": []string{"read"}})
 		s.newKey(a.Token, map[string]any{"name": name, "scopes": []string{"read"}})
@@ -204,6 +208,7 @@ func TestEveryListRoutePages(t *testing.T) {
 		"GET /api/resources/health-checks":    both("/api/resources/health-checks"),
 		"GET /api/resources/alert-events":     both("/api/resources/alert-events"),
 		"GET /api/resources/plans":            both("/api/resources/plans"),
+		"GET /api/resources/isos":             both("/api/resources/isos"),
 	}
 
 	lists := 0

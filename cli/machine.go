@@ -93,6 +93,7 @@ func (a *app) machineCmd() *cobra.Command {
 		list, show, a.machineCreateCmd(), a.machineResizeCmd(), a.machineDeleteCmd(), a.machineConsoleCmd(),
 		a.machineReinstallCmd(), a.machineMigrateCmd(), a.machineUsageCmd(), a.machineUpdateCmd(),
 		a.machineBackupCmd(), a.machineBackupsCmd(), a.machineRestoreCmd(), a.machineSnapshotCmd(), a.machineTasksCmd(), a.machinePlanCmd())
+	cmd.AddCommand(a.machineMediaCmds()...)
 	for _, act := range []struct{ name, short string }{
 		{client.ActionStart, "start a machine"},
 		{client.ActionStop, "stop a machine at once (power off)"},

@@ -44,6 +44,9 @@
 //	                                       PatchFirewallRule, DeleteFirewallRule (GetFirewallRule)
 //	.../power-schedules, backup-schedules  CreateMachinePowerSchedule, PowerSchedules, ...
 //	/api/resources/backups                 Backups, GetBackup, DeleteBackup
+//	/api/resources/isos                    ISOs, GetISO, AddISO, DeleteISO
+//	.../media, boot-order, rescue          MountISO, EjectISO, SetBootOrder, SetRescue (and
+//	                                       their Virt twins on /api/virt/vms/{id})
 //	/api/resources/health-checks           CreateHealthCheck, HealthChecks, UpdateHealthCheck, ...
 //	/api/resources/alert-events            Alerts, GetAlert, AcknowledgeAlert
 //	/api/monitoring/...                    MonitoringOverview, FaultyDeployments, ClusterForecast

@@ -3,6 +3,8 @@ package client_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
@@ -18,6 +20,7 @@ import (
 	"github.com/pquerna/otp"
 	"github.com/pquerna/otp/totp"
 
+	"github.com/vmplane/vmplane/app/apptest"
 	"github.com/vmplane/vmplane/client"
 	"github.com/vmplane/vmplane/internal/testwait"
 )
@@ -159,6 +162,7 @@ func TestRoutes(t *testing.T) {
 		{"store backup", testStoreBackup},
 		{"client machine", testClientMachine},
 		{"plans", testPlans},
+		{"media", testMedia},
 	}
 	ran := 0
 	for _, p := range parts {
@@ -742,6 +746,52 @@ func testClientMachine(t *testing.T, ctx context.Context, w *world) {
 	w.wait(t, ctx, must(w.a.RollbackSnapshot(ctx, m.ID, "clean")))
 	w.wait(t, ctx, must(w.a.DeleteSnapshot(ctx, m.ID, "clean")))
 	w.wait(t, ctx, must(w.a.RemoveMachine(ctx, m.ID)))
+}
+
+// testMedia adds an image to the library (one whose checksum does not match fails),
+// mounts and ejects it, sets the boot order and turns rescue on and off, as the
+// tenant and as the operator, and deletes the image.
+func testMedia(t *testing.T, ctx context.Context, w *world) {
+	body := []byte("a bootable image")
+	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, _ *http.Request) { _, _ = rw.Write(body) }))
+	defer srv.Close()
+	sum := sha256.Sum256(body)
+	checksum := "sha256:" + hex.EncodeToString(sum[:])
+	bad := must(w.admin.AddISO(ctx, client.ISOSpec{Name: "bad", URL: srv.URL, Checksum: "sha256:" + strings.Repeat("0", 64)}))
+	if _, err := w.admin.WaitTask(ctx, bad.Task.ID); err == nil {
+		t.Fatal("a checksum that does not match: the fetch succeeded")
+	}
+	added := must(w.admin.AddISO(ctx, client.ISOSpec{Name: apptest.RescueISO, URL: srv.URL, Checksum: checksum}))
+	w.wait(t, ctx, &added.Task)
+	if iso, err := w.a.GetISO(ctx, added.ISO.ID); err != nil || iso.Status != "ready" {
+		t.Fatalf("the image: %+v %v", iso, err)
+	}
+	if isos := collect(t, w.a.ISOs(ctx, client.ListOptions{})); len(isos) != 2 {
+		t.Fatalf("the tenant's images: %+v", isos)
+	}
+	m := w.m
+	w.wait(t, ctx, must(w.a.MountISO(ctx, m.ID, added.ISO.ID)))
+	if d, err := w.a.MachineDetails(ctx, m.ID); err != nil || d.Media == nil || d.Media.ISOID != added.ISO.ID {
+		t.Fatalf("mounted: %+v %v", d, err)
+	}
+	if err := w.admin.DeleteISO(ctx, added.ISO.ID); !errors.Is(err, client.ErrConflict) {
+		t.Fatalf("delete of a mounted image: %v", err)
+	}
+	w.wait(t, ctx, must(w.a.EjectISO(ctx, m.ID)))
+	w.wait(t, ctx, must(w.a.SetBootOrder(ctx, m.ID, client.BootDisk, client.BootNet)))
+	w.wait(t, ctx, must(w.a.SetRescue(ctx, m.ID, true)))
+	if d, err := w.a.MachineDetails(ctx, m.ID); err != nil || !d.Rescue || d.BootOrder[0] != client.BootCDROM {
+		t.Fatalf("rescue: %+v %v", d, err)
+	}
+	w.wait(t, ctx, must(w.a.SetRescue(ctx, m.ID, false)))
+	w.wait(t, ctx, must(w.admin.VirtMountISO(ctx, m.ID, added.ISO.ID)))
+	w.wait(t, ctx, must(w.admin.VirtEjectISO(ctx, m.ID)))
+	w.wait(t, ctx, must(w.admin.VirtSetBootOrder(ctx, m.ID, client.BootDisk)))
+	w.wait(t, ctx, must(w.admin.VirtSetRescue(ctx, m.ID, true)))
+	w.wait(t, ctx, must(w.admin.VirtSetRescue(ctx, m.ID, false)))
+	if err := w.admin.DeleteISO(ctx, bad.ISO.ID); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // testSecondFactor turns on a user's second factor, logs in with WithTOTP, turns it off

@@ -84,6 +84,10 @@ var modelled = []struct {
 	{"PlanCapacity", typeOf[PlanCapacity](), false},
 	{"NodeRoom", typeOf[NodeRoom](), false},
 	{"Overcommit", typeOf[Overcommit](), false},
+	{"ISO", typeOf[ISO](), false},
+	{"PageISO", typeOf[Page[ISO]](), false},
+	{"ISOAdded", typeOf[ISOAdded](), false},
+	{"MountedISO", typeOf[MountedISO](), false},
 
 	// Bodies.
 	{"LoginRequest", typeOf[loginRequest](), false},
@@ -123,6 +127,10 @@ var modelled = []struct {
 	{"PlanSpec", typeOf[PlanSpec](), false},
 	{"PlanChange", typeOf[PlanChange](), true},
 	{"PlanMove", typeOf[planMove](), false},
+	{"NewISO", typeOf[ISOSpec](), false},
+	{"MediaRequest", typeOf[mediaRequest](), false},
+	{"BootOrderRequest", typeOf[bootOrderRequest](), false},
+	{"RescueRequest", typeOf[rescueRequest](), false},
 }
 
 // notModelled are the schemas of the document no client type mirrors, each with why.

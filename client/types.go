@@ -216,6 +216,11 @@ type Machine struct {
 	UpdatedAt  time.Time      `json:"updated_at"`
 	// PlanID is the plan the machine was made from or moved to (nil: explicit sizes).
 	PlanID *string `json:"plan_id"`
+	// Media is the image in the machine's CD-ROM drive (nil: none); BootOrder the
+	// devices it boots from; Rescue whether it runs the rescue system.
+	Media     *MountedISO `json:"media"`
+	BootOrder []string    `json:"boot_order,omitempty"`
+	Rescue    bool        `json:"rescue"`
 }
 
 // MachineSpec is the body of CreateMachine: a plan (PlanID) or the three sizes.

@@ -3,6 +3,7 @@ package httpedge
 import (
 	"github.com/vmplane/vmplane/actors/auth"
 	"github.com/vmplane/vmplane/actors/backups"
+	"github.com/vmplane/vmplane/actors/isos"
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/monitoring"
 	"github.com/vmplane/vmplane/actors/plans"
@@ -32,6 +33,11 @@ var limits = openapi.Limits{
 
 	"snapshot.name":        {Min: hypervisor.MinSnapshotNameLen, Max: hypervisor.MaxSnapshotNameLen},
 	"snapshot.description": {Min: 0, Max: hypervisor.MaxSnapshotDescriptionLen},
+
+	"iso.name":     {Min: 1, Max: isos.MaxNameLen},
+	"iso.url":      {Min: 1, Max: isos.MaxURLLen},
+	"iso.checksum": {Min: 1, Max: isos.MaxChecksumLen},
+	"boot.order":   {Min: 1, Max: len(hypervisor.BootDevices)},
 
 	"tenant.name":  {Min: tenants.MinNameLen, Max: tenants.MaxNameLen},
 	"tenant.quota": {Min: tenants.Unlimited, Max: tenants.MaxQuotaLimit},

@@ -46,9 +46,9 @@ func (s *Server) routeTable() []api.Route {
 	if s.opts.SeparateMetrics { // served on a listener of its own (MetricsServer)
 		routes = slices.DeleteFunc(routes, func(r api.Route) bool { return r.Path == "/metrics" })
 	}
-	routes = append(routes, virt.Routes("/api/virt", s.svc, s.opts.PublicURL)...)
+	routes = append(routes, virt.Routes("/api/virt", s.svc, s.opts.PublicURL, s.opts.RescueISO)...)
 	routes = append(routes, clientarea.Routes(clientarea.Options{Services: s.svc, PublicURL: s.opts.PublicURL, TenantDelete: s.opts.TenantDelete,
-		RequirePlans: s.opts.RequirePlans})...)
+		RequirePlans: s.opts.RequirePlans, RescueISO: s.opts.RescueISO})...)
 	routes = append(routes, s.eventRoutes()...)
 	routes = append(routes, monitor.Routes(s.svc)...)
 	routes = append(routes, resources.Routes(s.svc, s.opts.TenantDelete, s.opts.RequirePlans)...)
@@ -58,7 +58,7 @@ func (s *Server) routeTable() []api.Route {
 	// generated client would get two of everything, named after one deployment's driver.
 	if s.svc.System != nil && s.svc.System.Driver() != nil {
 		if name := s.svc.System.Driver().Name(); name != "virt" && name != "" {
-			alias := virt.Routes("/api/"+name, s.svc, s.opts.PublicURL)
+			alias := virt.Routes("/api/"+name, s.svc, s.opts.PublicURL, s.opts.RescueISO)
 			for i := range alias {
 				alias[i].Hidden = true
 			}

@@ -63,6 +63,9 @@ type Options struct {
 	// RequirePlans has tenant users create machines from plans only (operators may
 	// always give explicit sizes).
 	RequirePlans bool
+	// RescueISO names the image (an id or a name of the ISO library) a machine's
+	// rescue boots; empty: rescue is refused.
+	RescueISO string
 	// CORSOrigins are the origins (https://panel.example.com) whose pages may call the
 	// API from a browser; none by default.
 	CORSOrigins []string

@@ -78,6 +78,9 @@ type Driver interface {
 	RollbackSnapshot(ctx context.Context, ref Ref, name string) (Machine, error)
 	// DeleteSnapshot deletes one snapshot; its children take its parent as theirs.
 	DeleteSnapshot(ctx context.Context, ref Ref, name string) error
+
+	// Media: ISO images, CD-ROM drives and boot orders (media.go).
+	Media
 }
 
 // Prober is an optional interface of a driver whose machines sit on no network vmplane
@@ -175,6 +178,10 @@ type Machine struct {
 	Disks      []Disk      `json:"disks"`
 	Interfaces []Interface `json:"interfaces"`
 	TemplateID string      `json:"template_id"`
+	// Media is the ISO image in the machine's CD-ROM drive; "" for none.
+	Media string `json:"media,omitempty"`
+	// BootOrder lists the devices the machine boots from (BootDevices), in order.
+	BootOrder []string `json:"boot_order,omitempty"`
 }
 
 // DiskGB is the sum of the machine's disk sizes.

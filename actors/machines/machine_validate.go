@@ -146,6 +146,8 @@ func (op Operation) validate() error {
 		}
 	case OpBackup, OpSnapshot, OpSnapshotRollback, OpSnapshotDelete, OpRestore:
 		return validateMachineOp(op)
+	case OpMountISO, OpEjectISO, OpBootOrder, OpRescue:
+		return validateMediaOp(op)
 	case OpDestroy, OpCreate:
 	case OpResize:
 		if op.Config == nil && op.DiskGrowGB <= 0 && op.PlanID == nil {
@@ -182,6 +184,10 @@ func (op Operation) checkAgainst(m *Machine) error {
 	case OpResize:
 		if op.DiskGrowGB > 0 && len(m.Disks) == 0 {
 			return ErrNoDiskToGrow()
+		}
+	case OpRescue, OpMountISO, OpEjectISO, OpBootOrder:
+		if err := checkMediaOp(op, m); err != nil {
+			return err
 		}
 	}
 	return checkMachineOp(op, m)

@@ -59,6 +59,13 @@ type Machine struct {
 	// existed lack the field and read as null: an optional field needs no schema
 	// version of its own.
 	PlanID *string `json:"plan_id"`
+	// Media is the ISO image in the machine's CD-ROM drive; null for none.
+	Media *MountedISO `json:"media"`
+	// BootOrder lists the devices the machine boots from (cdrom, disk, net), in order;
+	// absent until the hypervisor reported the machine (while it is provisioned).
+	BootOrder []string `json:"boot_order,omitempty"`
+	// Rescue says the machine runs the rescue system, until it is turned off.
+	Rescue bool `json:"rescue"`
 }
 
 // record is a machine as stored under vm/<id>. Only this package reads or writes it:
@@ -80,6 +87,8 @@ type record struct {
 	// last task that could change them (a snapshot's, a rollback's, a restore's): what
 	// the tenant's snapshot quota counts (Holding).
 	Snapshots int `json:"snapshots,omitempty"`
+	// RescueBoot is the boot order to restore when rescue is turned off.
+	RescueBoot []string `json:"rescue_boot,omitempty"`
 }
 
 const recordVersion = 1
@@ -139,10 +148,11 @@ func readHolding(val []byte) (e Holding, ok bool, err error) {
 	return e, true, nil
 }
 
-// putTenantIndex keeps the tenant index in step with a record's tenant and sizes. The
+// putTenantIndex keeps the tenant index (and the media index) in step with a record's tenant and sizes. The
 // tenants' usage counters move with it, in the same batch, through commitReleasing
 // (countDelta), which reads and requires them.
 func putTenantIndex(b *persistence.Batch, prev *record, next *record) {
+	putMediaIndex(b, prev, next)
 	var was, is string
 	if prev != nil && prev.TenantID != nil {
 		was = *prev.TenantID
@@ -197,6 +207,13 @@ type Operation struct {
 	BackupID   string `json:"backup_id,omitempty"`
 	Archive    string `json:"archive,omitempty"`
 	StartAfter bool   `json:"start_after,omitempty"`
+	// ISO is the image a mount or a rescue puts into the drive, BootOrder the order
+	// a boot order change (or the end of rescue) sets, Rescue whether a rescue turns
+	// it on and PrevBoot the boot order from before it (media.go).
+	ISO       *MountedISO `json:"iso,omitempty"`
+	BootOrder []string    `json:"boot_order,omitempty"`
+	Rescue    *bool       `json:"rescue,omitempty"`
+	PrevBoot  []string    `json:"prev_boot,omitempty"`
 }
 
 // Operation types.
@@ -689,6 +706,7 @@ func (e *machineEntity) start(ctx *kit.Ctx, m *startOp) {
 		ctx.Fail(err)
 		return
 	}
+	prepareMediaOp(&m.Op, e.rec)
 	now := time.Now().UTC()
 	taskID := m.TaskID
 	if taskID == "" {
@@ -938,6 +956,8 @@ func execute(ctx context.Context, d hypervisor.Driver, ref hypervisor.Ref, op Op
 		}
 	case OpSnapshot, OpSnapshotRollback, OpSnapshotDelete, OpRestore:
 		hm, result, err = executeMachineOp(ctx, d, ref, op)
+	case OpMountISO, OpEjectISO, OpBootOrder, OpRescue:
+		hm, result, err = executeMediaOp(ctx, d, ref, op)
 	case OpDestroy:
 		// A machine whose provisioning failed has nothing on the hypervisor (vmid 0),
 		// and one already gone is as good as destroyed: either way the record goes.
@@ -1034,6 +1054,9 @@ func (e *machineEntity) finish(d *opDone) {
 	if op != nil && op.Type == OpResize && op.PlanID != nil && d.Err == nil {
 		next.PlanID = kit.Ptr(*op.PlanID)
 	}
+	if d.Err == nil {
+		finishMediaOp(&next, op)
+	}
 	next.UpdatedAt = now
 	extra := putOnDemandBackup(onDemandBackup(&next, op, task))
 	if err := e.saveWith(&next, task, "task", nil, extra); err != nil {
@@ -1092,6 +1115,7 @@ func applyObserved(m *Machine, hm hypervisor.Machine) {
 	if hm.TemplateID != "" {
 		m.TemplateID = hm.TemplateID
 	}
+	observeMedia(m, hm)
 }
 
 // observe updates the record from the hypervisor unless a task owns the machine now.

@@ -18,7 +18,7 @@ func TestWire(t *testing.T) { wiretest.Check(t) }
 // members (wiretest.Loopback); VMPLANE_TEST_WIRE=1 runs all of them so.
 func TestAcrossMembers(t *testing.T) {
 	wiretest.AcrossMembers(t, TestSecondReportKeepsFirstOutcome, TestStaleObservationIsDropped, TestStaleVanishKeepsTheRecord,
-		TestTasksWaitIsToldTheEnd, TestSnapshotLifecycle, TestBackupOnDemandAndRestore, testMachineRequests)
+		TestTasksWaitIsToldTheEnd, TestSnapshotLifecycle, TestBackupOnDemandAndRestore, TestMediaAndRescue, testMachineRequests)
 }
 
 // testMachineRequests makes the requests of a machine's and a node's life that the

@@ -20,6 +20,10 @@ const (
 	AdminPassword = "correct horse battery staple"
 )
 
+// RescueISO is the name of the image a test server's rescue boots (VMPLANE_RESCUE_ISO):
+// a test that turns rescue on adds an image of that name first.
+const RescueISO = "rescue"
+
 // Config is a test server's configuration over a store in dir.
 func Config(dir string) app.Config {
 	cfg := app.Defaults()
@@ -41,6 +45,7 @@ func Config(dir string) app.Config {
 	cfg.TenantDelete = true
 	// Tests run schedules every second: the operator's bounds on them are off.
 	cfg.ScheduleMinBackupInterval, cfg.ScheduleMinPowerInterval = 0, 0
+	cfg.RescueISO = RescueISO
 	return cfg
 }
 

@@ -126,6 +126,15 @@ func MachineFields(w *tabwriter.Writer, m *client.Machine) {
 		}
 		output.Field(w, "Firewall", fw)
 	}
+	if m.Media != nil {
+		output.Field(w, "Media", m.Media.Name+" ("+output.OrDash(m.Media.ISOID)+")")
+	}
+	if len(m.BootOrder) > 0 {
+		output.Field(w, "Boot order", strings.Join(m.BootOrder, ","))
+	}
+	if m.Rescue {
+		output.Field(w, "Rescue", "on")
+	}
 	output.Field(w, "Task", output.Str(m.TaskID))
 	output.Field(w, "Created", output.When(m.CreatedAt))
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/vmplane/vmplane/actors/consoles"
 	"github.com/vmplane/vmplane/actors/events"
 	"github.com/vmplane/vmplane/actors/inventory"
+	"github.com/vmplane/vmplane/actors/isos"
 	"github.com/vmplane/vmplane/actors/limiter"
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/monitoring"
@@ -36,6 +37,8 @@ type Services struct {
 	Tasks     Tasks
 	Consoles  Consoles
 	Backups   Backups
+	// ISOs is the ISO library machines mount and boot their rescue system from.
+	ISOs ISOs
 	// Tenants and their Firewall rules.
 	Tenants  Tenants
 	Firewall Firewall
@@ -81,8 +84,22 @@ type Machines interface {
 	DeleteSnapshot(ctx context.Context, id string, tenant *string, name string) (machines.Task, error)
 	BackupNow(ctx context.Context, id string, tenant *string, in machines.BackupRequest) (machines.Task, error)
 	Restore(ctx context.Context, id string, tenant *string, in machines.RestoreRequest) (machines.Task, error)
+	// A machine's CD-ROM drive, boot order and rescue system (tasks).
+	MountISO(ctx context.Context, id string, tenant *string, iso machines.MountedISO) (machines.Task, error)
+	EjectISO(ctx context.Context, id string, tenant *string) (machines.Task, error)
+	SetBootOrder(ctx context.Context, id string, tenant *string, in machines.BootOrderRequest) (machines.Task, error)
+	Rescue(ctx context.Context, id string, tenant *string, enabled bool, iso *machines.MountedISO) (machines.Task, error)
 	// CounterRetries is for /metrics (vmplane_usage_counter_retries_total).
 	CounterRetries() uint64
+}
+
+// ISOs is what the edge asks of isos.ISOs.
+type ISOs interface {
+	Add(ctx context.Context, in isos.NewISO) (isos.ISOAdded, error)
+	Get(ctx context.Context, id string, scope *string) (isos.ISO, error)
+	List(ctx context.Context, scope *string, cursor string, limit int) ([]isos.ISO, string, error)
+	Delete(ctx context.Context, id string, scope *string) error
+	Mountable(ctx context.Context, id string, scope *string, orName bool) (machines.MountedISO, error)
 }
 
 // Nodes is what the edge asks of machines.Nodes.

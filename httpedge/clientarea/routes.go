@@ -27,12 +27,15 @@ type Options struct {
 	// RequirePlans has tenant users create machines from plans only: a create without
 	// plan_id is a 400 (operators may always give explicit sizes).
 	RequirePlans bool
+	// RescueISO names the image (id or name) a machine's rescue boots.
+	RescueISO string
 }
 
 // handlers serve the routes from the services they call.
 type handlers struct {
 	svc          api.Services
 	console      virt.Console
+	media        virt.Media
 	tenantDelete bool
 	requirePlans bool
 }
@@ -40,12 +43,15 @@ type handlers struct {
 // Routes are the client area's routes: the tenant's own, its machines' own, then its
 // machines' schedules.
 func Routes(o Options) []api.Route {
-	h := &handlers{svc: o.Services, tenantDelete: o.TenantDelete, requirePlans: o.RequirePlans, console: virt.Console{Services: o.Services, PublicURL: o.PublicURL,
-		Param: "vmId", Scope: func(c *api.Call) (*string, error) {
-			t, err := c.Tenant()
-			return &t, err
-		}}}
+	scope := func(c *api.Call) (*string, error) {
+		t, err := c.Tenant()
+		return &t, err
+	}
+	h := &handlers{svc: o.Services, tenantDelete: o.TenantDelete, requirePlans: o.RequirePlans,
+		console: virt.Console{Services: o.Services, PublicURL: o.PublicURL, Param: "vmId", Scope: scope},
+		media:   virt.Media{Services: o.Services, Param: "vmId", Scope: scope, RescueISO: o.RescueISO}}
 	routes := append(h.clientRoutes(), h.machineRoutes()...)
+	routes = append(routes, h.media.Routes("/api/client/machines/{vmId}", "client", api.Authenticated, tenantQuery)...)
 	routes = append(routes, h.backupRoutes()...)
 	return append(routes, h.scheduleRoutes()...)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/vmplane/vmplane/actors/auth"
+	"github.com/vmplane/vmplane/actors/isos"
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/apierr"
@@ -120,7 +121,10 @@ func (h *handlers) resourceRoutes() []api.Route {
 			rt := api.Route{Method: "POST", Path: base, Access: r.write, Tag: tag, Status: status, Stamped: r.stamped, Exempt: r.exempt,
 				Summary: "Create one of the " + r.summary, Body: r.createBody, Reply: reply, Handler: h.serveResource(&r, "create")}
 			rt.Description = api.Describe(&rt)
-			if r.scoped {
+			switch {
+			case r.scoped && r.write == api.AdminOnly:
+				rt.Description += " tenant_id names the one tenant the record is for; without it, the record is every tenant's."
+			case r.scoped:
 				rt.Description += " A tenant user creates for its own tenant (tenant_id may only name it); an operator names the tenant with tenant_id."
 			}
 			out = append(out, rt)
@@ -502,6 +506,37 @@ func (h *handlers) coreResources() []resource {
 				return svc.Inventory.TemplatePage(c.Context(), cursor, limit)
 			},
 			get: func(c *api.Call, _ *string, id string) (any, error) { return svc.Inventory.Template(c.Context(), id) },
+		},
+		isoResource(svc),
+	}
+}
+
+// isoResource is the ISO library. Tenants read the public images and their own;
+// operators alone add and delete them: vmplane (or, on Proxmox, a hypervisor node)
+// fetches the URL from inside the operator's network, and no check of a URL's host
+// can tell a tenant's server from one of the operator's own that the fetch could
+// reach, so a tenant-given URL would make vmplane a way into that network.
+func isoResource(svc api.Services) resource {
+	return resource{name: "isos", scoped: true, read: api.Authenticated, write: api.AdminOnly, summary: "ISO images", stamped: true,
+		item: itemOf[isos.ISO](), createBody: isos.NewISO{}, createStatus: fasthttp.StatusAccepted, createReply: isos.ISOAdded{},
+		list: func(c *api.Call, scope *string, cursor string, limit int) (any, string, error) {
+			return svc.ISOs.List(c.Context(), scope, cursor, limit)
+		},
+		get: func(c *api.Call, scope *string, id string) (any, error) { return svc.ISOs.Get(c.Context(), id, scope) },
+		create: func(c *api.Call, _ *string, tenant *string) (any, error) {
+			var b isos.NewISO
+			if err := c.Decode(&b); err != nil {
+				return nil, err
+			}
+			b.TenantID = tenant
+			a, err := svc.ISOs.Add(c.Context(), b)
+			if err != nil {
+				return nil, err
+			}
+			return api.Accepted(a, "/api/tasks/"+a.Task.ID), nil
+		},
+		delete: func(c *api.Call, scope *string, id string) (any, error) {
+			return api.NoContent, svc.ISOs.Delete(c.Context(), id, scope)
 		},
 	}
 }

@@ -21,14 +21,16 @@ import (
 type handlers struct {
 	svc     api.Services
 	console Console
+	media   Media
 }
 
 // Routes are the operator's hypervisor routes under prefix (/api/virt, and the
 // driver's own name, /api/sim or /api/proxmox); publicURL is the server's external
-// base URL ("": the console's URL is a path).
-func Routes(prefix string, svc api.Services, publicURL string) []api.Route {
-	h := &handlers{svc: svc, console: Console{Services: svc, PublicURL: publicURL, Param: "id",
-		Scope: func(c *api.Call) (*string, error) { return c.Scope(), nil }}}
+// base URL ("": the console's URL is a path); rescueISO the image rescue boots.
+func Routes(prefix string, svc api.Services, publicURL, rescueISO string) []api.Route {
+	scope := func(c *api.Call) (*string, error) { return c.Scope(), nil }
+	h := &handlers{svc: svc, console: Console{Services: svc, PublicURL: publicURL, Param: "id", Scope: scope},
+		media: Media{Services: svc, Param: "id", Scope: scope, RescueISO: rescueISO}}
 	return h.routes(prefix)
 }
 
@@ -87,6 +89,7 @@ func (h *handlers) routes(prefix string) []api.Route {
 		{Method: "GET", Path: prefix + "/templates", Access: api.AdminOnly, Handler: h.listTemplates, Tag: tag,
 			Summary: "OS templates known from the last sync", Reply: api.Page[hypervisor.Template]{}, Query: page},
 	}
+	routes = append(routes, h.media.Routes(prefix+"/vms/{id}", tag, api.AdminOnly, nil)...)
 	for i := range routes {
 		rt := &routes[i]
 		rt.Description = api.Describe(rt) + " Also served under /api/<driver>/" + strings.TrimPrefix(rt.Path, "/api/virt/") +

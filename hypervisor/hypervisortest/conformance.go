@@ -58,7 +58,7 @@ type Options struct {
 // Conformance runs the behaviours every hypervisor.Driver shares against fresh
 // subjects from newSubject, one per subtest: inventory, create, destroy, the power
 // matrix (WantPower), migrate, configure, network, disks, reinstall, firewall push,
-// backups and restore, snapshots and rollback, usage graphs, the console, typed errors for missing things,
+// backups and restore, snapshots and rollback, ISO images and boot order, usage graphs, the console, typed errors for missing things,
 // and cancelled contexts. Driver-specific behaviour (persistence, Proxmox parsing,
 // transport, locks, injected failures) stays in the drivers' own tests.
 func Conformance(t *testing.T, newSubject func(t *testing.T) Subject, opts Options) {
@@ -83,6 +83,7 @@ func Conformance(t *testing.T, newSubject func(t *testing.T) Subject, opts Optio
 		{"Backups", (*suite).backups},
 		{"Snapshots", (*suite).snapshots},
 		{"SnapshotRefusals", (*suite).snapshotRefusals},
+		{"Media", (*suite).media},
 		{"Usage", (*suite).usage},
 		{"Console", (*suite).console},
 		{"MissingMachine", (*suite).missingMachine},

@@ -33,6 +33,7 @@ const (
 	DefaultStorage          = "local-lvm"
 	DefaultBridge           = "vmbr0"
 	DefaultBackupStorage    = "local"
+	DefaultISOStorage       = "local"
 )
 
 // Config configures the driver. URL, TokenID and TokenSecret are required.
@@ -71,6 +72,9 @@ type Config struct {
 	// BackupStorage is the storage vzdump writes to (default local). A shared storage
 	// (NFS, PBS) lets backups follow machines that migrate and be restored anywhere.
 	BackupStorage string
+	// ISOStorage is the storage ISO images are fetched into (default local); a shared
+	// one holds each image once for every node.
+	ISOStorage string
 	// ConsoleUser and ConsolePassword are an optional pve-realm user (user@pve) that
 	// holds only VM.Console. Proxmox refuses API tokens on the console websocket, so
 	// Console logs in as this user; without it Console is unavailable. See the package
@@ -90,9 +94,9 @@ func (c Config) String() string {
 		}
 		return "[redacted]"
 	}
-	return fmt.Sprintf("proxmox.Config{URL:%q TokenID:%q TokenSecret:%s InsecureSkipVerify:%t CAFile:%q Fingerprint:%q RequestTimeout:%s TaskPollInterval:%s DefaultStorage:%q DefaultBridge:%q BackupStorage:%q ConsoleUser:%q ConsolePassword:%s}",
+	return fmt.Sprintf("proxmox.Config{URL:%q TokenID:%q TokenSecret:%s InsecureSkipVerify:%t CAFile:%q Fingerprint:%q RequestTimeout:%s TaskPollInterval:%s DefaultStorage:%q DefaultBridge:%q BackupStorage:%q ISOStorage:%q ConsoleUser:%q ConsolePassword:%s}",
 		c.URL, c.TokenID, redact(c.TokenSecret), c.InsecureSkipVerify, c.CAFile, c.Fingerprint, c.RequestTimeout,
-		c.TaskPollInterval, c.DefaultStorage, c.DefaultBridge, c.BackupStorage, c.ConsoleUser, redact(c.ConsolePassword))
+		c.TaskPollInterval, c.DefaultStorage, c.DefaultBridge, c.BackupStorage, c.ISOStorage, c.ConsoleUser, redact(c.ConsolePassword))
 }
 
 // GoString is String, for %#v.
@@ -213,6 +217,9 @@ func (c *Config) fill() error {
 	}
 	if c.BackupStorage == "" {
 		c.BackupStorage = DefaultBackupStorage
+	}
+	if c.ISOStorage == "" {
+		c.ISOStorage = DefaultISOStorage
 	}
 	return nil
 }

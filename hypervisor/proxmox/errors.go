@@ -64,6 +64,10 @@ var (
 	// does not exist".
 	snapshotUsedMessage    = regexp.MustCompile(`snapshot name '[^']*' already used`)
 	snapshotMissingMessage = regexp.MustCompile(`snapshot '[^']*' does not exist`)
+	// download-url's task: "checksum mismatch: got '...' != expect '...'"; a volume
+	// missing: "volume 'local:iso/x.iso' does not exist".
+	checksumMessage      = regexp.MustCompile(`checksum mismatch`)
+	volumeMissingMessage = regexp.MustCompile(`volume '[^']*' does not exist`)
 )
 
 // snapshotTaskError maps the failure of a snapshot task whose cause the driver checked

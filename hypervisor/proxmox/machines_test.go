@@ -64,7 +64,7 @@ func TestInventory(t *testing.T) {
 	got := inv.Machines[0]
 	want := hypervisor.Machine{
 		VMID: web, Name: "web", Node: "pve1", State: hypervisor.StateRunning, CPUCores: 4, MemoryMB: 4096,
-		TemplateID: "tpl-9000",
+		TemplateID: "tpl-9000", Media: "debian.iso", BootOrder: []string{hypervisor.BootDisk},
 		Disks: []hypervisor.Disk{
 			{ID: "scsi0", Storage: "local-lvm", SizeGB: 32},
 			{ID: "virtio1", Storage: "cephpool", SizeGB: 1},

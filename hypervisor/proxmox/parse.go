@@ -357,6 +357,8 @@ func buildMachine(vmid int, node string, state hypervisor.State, cfg vmConfig) h
 		CPUCores:   cfg.cpuCores(),
 		MemoryMB:   cfg.memoryMB(),
 		TemplateID: cfg.templateID(),
+		Media:      cfg.media(),
+		BootOrder:  cfg.bootOrder(),
 		Disks:      []hypervisor.Disk{},
 		Interfaces: []hypervisor.Interface{},
 	}

@@ -21,7 +21,7 @@ import (
 // A Driver attached to a store (Open, Attach) keeps its world there, under its own key
 // prefix, like every other piece of vmplane's state:
 //
-//	sim/world                  seed, nodes (capacity and status) and templates
+//	sim/world                  seed, nodes (capacity and status), templates and the ISO storage
 //	sim/vm/<vmid>              a machine: its config, power state, creation time, power
 //	                           history (the usage graphs read it), firewall rules and
 //	                           snapshots (each with the machine as it was then)
@@ -144,6 +144,8 @@ type worldRecord struct {
 	Seed      uint64                `json:"seed"`
 	Nodes     []hypervisor.Node     `json:"nodes"`
 	Templates []hypervisor.Template `json:"templates"`
+	// ISOs is the ISO storage, shared by every node as a cluster's shared storage is.
+	ISOs map[string]hypervisor.ISO `json:"isos,omitempty"`
 }
 
 // machineRecord is sim/vm/<vmid>.
@@ -262,7 +264,7 @@ func (d *Driver) touchBackupLocked(vmid int, id string) {
 	}
 }
 
-// touchWorldLocked marks sim/world changed (nodes, templates).
+// touchWorldLocked marks sim/world changed (nodes, templates, ISOs).
 func (d *Driver) touchWorldLocked() {
 	if d.store != nil {
 		d.dirty.world = true
@@ -415,7 +417,7 @@ func sortedKeys(m map[int]bool) []int { return slices.Sorted(maps.Keys(m)) }
 
 // worldLocked is sim/world as it is now.
 func (d *Driver) worldLocked() worldRecord {
-	w := worldRecord{Seed: d.seed, Templates: d.templates}
+	w := worldRecord{Seed: d.seed, Templates: d.templates, ISOs: d.isos}
 	for _, n := range d.nodes {
 		w.Nodes = append(w.Nodes, hypervisor.Node{ID: n.ID, Status: n.Status, CPUCores: n.CPUCores, MemoryMB: n.MemoryMB, DiskGB: n.DiskGB})
 	}
@@ -656,7 +658,7 @@ func (d *Driver) load(ctx context.Context, store persistence.Store) (bool, error
 	}
 	d.seed = world.Seed
 	d.usage = usageModel{seed: world.Seed}
-	d.templates = world.Templates
+	d.templates, d.isos = world.Templates, world.ISOs
 	d.nodes = d.nodes[:0]
 	for _, n := range world.Nodes {
 		d.nodes = append(d.nodes, &node{Node: n})

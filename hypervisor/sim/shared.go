@@ -300,7 +300,7 @@ func (d *Driver) putFetchedLocked(f fetched) error {
 // putWorldLocked takes another member's nodes and templates. The seed is the world's
 // and never changes.
 func (d *Driver) putWorldLocked(w worldRecord) {
-	d.templates = w.Templates
+	d.templates, d.isos = w.Templates, w.ISOs
 	for _, n := range w.Nodes {
 		cur := d.nodeLocked(n.ID)
 		if cur == nil {

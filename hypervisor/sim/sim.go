@@ -107,6 +107,7 @@ type Driver struct {
 	backups   map[int][]hypervisor.Backup
 	backupCfg map[string]hypervisor.Machine // backup id → machine as it was backed up
 	firewall  map[int][]hypervisor.FirewallRule
+	isos      map[string]hypervisor.ISO // the ISO storage, by file name (media.go)
 	consoles  map[int][]*serial.Console
 	ips       ipPool
 	vmidHint  int // lowest vmid that may be free
@@ -513,6 +514,7 @@ func (m *machine) recordState(at time.Time, s hypervisor.State) {
 func cloneMachine(m hypervisor.Machine) hypervisor.Machine {
 	c := m
 	c.Disks = append([]hypervisor.Disk(nil), m.Disks...)
+	c.BootOrder = append([]string(nil), m.BootOrder...)
 	c.Interfaces = make([]hypervisor.Interface, len(m.Interfaces))
 	for i, nic := range m.Interfaces {
 		nic.IPAddresses = append([]string(nil), nic.IPAddresses...)

@@ -90,7 +90,10 @@ func (c *call) storageContent() {
 		return
 	}
 	out := []map[string]any{}
-	if ct := c.form.Get("content"); ct != "" && ct != "backup" {
+	if ct := c.form.Get("content"); ct == "iso" {
+		c.ok(s.isoContent(stName, nodeName))
+		return
+	} else if ct != "" && ct != "backup" {
 		c.ok(out)
 		return
 	}
@@ -123,6 +126,13 @@ func (c *call) deleteVolume() {
 	}
 	if !strings.Contains(volid, ":") {
 		volid = stName + ":" + volid
+	}
+	if f := s.isoLocked(volid, nodeName); f != nil && f.storage == stName {
+		c.task("imgdel", volid, func() string {
+			delete(s.isos, s.isoKey(f.volid, f.node))
+			return "OK"
+		}, nil)
+		return
 	}
 	b, ok := s.backups[volid]
 	if !ok || !s.visibleLocked(b, stName, nodeName) {

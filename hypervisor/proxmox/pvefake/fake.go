@@ -126,8 +126,9 @@ type Server struct {
 	storages []*storage
 	vms      map[int]*vm
 	tasks    map[string]*task
-	backups  map[string]*backup // by volid
-	tickets  map[string]ticket  // PVEAuthCookie value → session
+	backups  map[string]*backup  // by volid
+	isos     map[string]*isoFile // by isoKey
+	tickets  map[string]ticket   // PVEAuthCookie value → session
 	vnc      map[string]vncTicket
 	faults   []*faultRule
 	requests []Request
@@ -180,6 +181,7 @@ func New(cfg Config) *Server {
 		vms:     make(map[int]*vm),
 		tasks:   make(map[string]*task),
 		backups: make(map[string]*backup),
+		isos:    make(map[string]*isoFile),
 		tickets: make(map[string]ticket),
 		vnc:     make(map[string]vncTicket),
 		pidSeq:  0x1a2b,

@@ -14,7 +14,7 @@ import (
 // and method of every call vmplane's driver makes, in the shape of pve-docs'
 // apidata.js. The calls (SchemaPaths lists them): /version, /access/ticket,
 // /cluster/resources and nextid; a node's rrddata, task list, task status, vzdump and storage
-// content (list, delete); a VM's create/restore, delete, config (GET, POST, PUT),
+// content (list, delete) and download-url; a VM's create/restore, delete, config (GET, POST, PUT),
 // status/current and power actions, clone, migrate (GET, POST), resize, rrddata,
 // termproxy, vncwebsocket, firewall rules (list, one, insert, update, delete),
 // firewall options (GET, PUT) and snapshots (list, create, rollback, delete).

@@ -35,6 +35,7 @@ var routes = func() []route {
 		{method: "POST", pattern: "/nodes/{node}/vzdump", handle: (*call).vzdump},
 		{method: "GET", pattern: "/nodes/{node}/storage/{storage}/content", handle: (*call).storageContent},
 		{method: "DELETE", pattern: "/nodes/{node}/storage/{storage}/content/{volume}", handle: (*call).deleteVolume},
+		{method: "POST", pattern: "/nodes/{node}/storage/{storage}/download-url", handle: (*call).downloadURL},
 		{method: "POST", pattern: "/nodes/{node}/qemu", handle: (*call).restore},
 		{method: "DELETE", pattern: q, handle: (*call).destroy},
 		{method: "GET", pattern: q + "/config", handle: (*call).getConfig},

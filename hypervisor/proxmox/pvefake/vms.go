@@ -169,6 +169,10 @@ func (c *call) prepareConfig(v *vm) (func(), bool) {
 					c.fail(500, "storage '%s' does not exist", st)
 					return nil, false
 				}
+				if strings.HasPrefix(vol, "iso/") && c.s.isoLocked(spec, v.node) == nil {
+					c.fail(500, "volume '%s' does not exist", spec)
+					return nil, false
+				}
 				if _, err := strconv.Atoi(vol); err == nil && !strings.Contains(sto.content, "images") {
 					c.fail(500, "storage '%s' does not support content-type 'images'", st)
 					return nil, false
