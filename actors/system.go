@@ -114,6 +114,9 @@ type Options struct {
 	// member's bus has every member's events with the same ids (nil: a single node's
 	// bus). The bus closes it.
 	EventRelay events.Relay
+	// SuspendAction is what a tenant's suspension that names no action does to its
+	// running machines (tenants.Deps.SuspendAction; "": stop).
+	SuspendAction string
 	// Counting, in a cluster, reports whether every live member keeps the tenants'
 	// usage counters, and how many members that do not this one has seen join
 	// (machines.Deps.Counting; nil: a single node).
@@ -170,7 +173,7 @@ func Start(opts Options) (*System, error) {
 	s.Inventory = inventory.Start(inventory.Deps{Runtime: s.rt, Driver: s.driver, Machines: ms})
 	s.Consoles = consoles.New(consoles.Deps{Runtime: s.rt, Driver: s.driver, Machines: ms.Machines, Authorize: s.Users.Authorize})
 	s.Tenants = tenants.Start(tenants.Deps{Runtime: s.rt, Driver: s.driver, Events: s.Events, Machines: ms, Inventory: s.Inventory, Alerts: s.Alerts,
-		HasUsers: s.Users.TenantHasUsers,
+		HasUsers: s.Users.TenantHasUsers, SuspendAction: opts.SuspendAction,
 		// Schedules start after tenants (they depend on them); asked only by a delete.
 		HasSchedules: func(ctx context.Context, tenant string) (bool, error) {
 			return s.Schedules.TenantHasSchedules(ctx, tenant)

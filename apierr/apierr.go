@@ -81,6 +81,14 @@ var (
 	ErrTimeout              = &Error{Status: 504, Code: "timeout"}
 )
 
+// ErrTenantSuspended refuses a write (or a console) of a suspended tenant's user, and
+// ErrMachineSuspended one on a machine an operator suspended for billing; the detail
+// carries the operator's reason.
+var (
+	ErrTenantSuspended  = &Error{Status: 403, Code: "tenant_suspended"}
+	ErrMachineSuspended = &Error{Status: 403, Code: "machine_suspended"}
+)
+
 // ErrInsufficientStorage says the data directory's disk is (nearly) full, so the store
 // refuses writes until there is room again.
 var ErrInsufficientStorage = &Error{Status: 507, Code: "insufficient_storage"}

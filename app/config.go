@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/vmplane/vmplane/actors/schedules"
+	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/mailer"
 	"github.com/vmplane/vmplane/persistence"
 )
@@ -125,6 +127,9 @@ type Config struct {
 	TOTPIssuer string
 	// TenantDelete lets tenant users delete their own machines.
 	TenantDelete bool
+	// SuspendAction is what a tenant's suspension that names no action does to its
+	// running machines: stop, suspend or none.
+	SuspendAction string
 	// CORSOrigins are the browser origins allowed to call the API (comma-separated);
 	// AccessLog the access log's destination ("" none, "-" standard output, a file).
 	CORSOrigins string
@@ -288,6 +293,7 @@ func (c *Config) table() []setting {
 		str(&c.SMTPFrom, "smtp-from", "VMPLANE_SMTP_FROM", "", "sender of vmplane's mail, an address or \"Name <address>\""),
 		str(&c.TOTPIssuer, "totp-issuer", "VMPLANE_TOTP_ISSUER", "vmplane", "the name users' authenticator apps show for this server's codes (e.g. the hosting company's)"),
 		boolean(&c.TenantDelete, "tenant-delete", "VMPLANE_TENANT_DELETE", false, "let tenant users delete their own machines (off: only operators delete machines, as a hosting company whose billing ends machines wants)"),
+		str(&c.SuspendAction, "suspend-action", "VMPLANE_SUSPEND_ACTION", "stop", "what a tenant's suspension that names no action does to its running machines: stop, suspend (on the hypervisor) or none"),
 		str(&c.CORSOrigins, "cors-origins", "VMPLANE_CORS_ORIGINS", "", "comma-separated origins (https://panel.example.com) whose pages may call the API from a browser (empty: none)"),
 		str(&c.AccessLog, "access-log", "VMPLANE_ACCESS_LOG", "", "one line per request, in the combined log format, to this file (\"-\": standard output; empty: none)"),
 		num(&c.StoreMinFreeMB, "store-min-free-mb", "VMPLANE_STORE_MIN_FREE_MB", 0, "writes are refused (507) while the data directory's disk has less free space than this, in MiB (0: 4 memtables + 16 MiB, 80 MiB; negative: never)"),
@@ -427,6 +433,9 @@ func (c *Config) validate() error {
 		{c.Driver != "" && c.Driver != "sim" && c.Driver != "proxmox", func() *ConfigError { return c.bad("driver", c.Driver, "must be sim or proxmox") }},
 		{zapLevelInvalid(c.LogLevel), func() *ConfigError { return c.bad("log-level", c.LogLevel, "must be debug, info, warn or error") }},
 		{c.LogFormat != "json" && c.LogFormat != "console", func() *ConfigError { return c.bad("log-format", c.LogFormat, "must be json or console") }},
+		{!slices.Contains(tenants.SuspendActions, c.SuspendAction), func() *ConfigError {
+			return c.bad("suspend-action", c.SuspendAction, "must be stop, suspend or none")
+		}},
 		{c.RateGlobal < 0, func() *ConfigError { return c.bad("rate-global", c.RateGlobal, "must not be negative (0 disables)") }},
 		{c.RateAuth < 0, func() *ConfigError { return c.bad("rate-auth", c.RateAuth, "must not be negative (0 disables)") }},
 		{c.RateLogin < 0, func() *ConfigError { return c.bad("rate-login", c.RateLogin, "must not be negative (0 disables)") }},

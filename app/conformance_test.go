@@ -416,6 +416,10 @@ func TestOpenAPIConformance(t *testing.T) {
 			continue
 		}
 		ok(req{method: "PATCH", path: base + "/" + id, token: c.token, body: c.change}, 200)
+		if c.name == "tenants" {
+			ok(req{method: "POST", path: base + "/" + id + "/suspend", token: c.token, body: map[string]any{"reason": "unpaid", "action": "none"}}, 200)
+			ok(req{method: "POST", path: base + "/" + id + "/unsuspend", token: c.token, body: map[string]any{}}, 200)
+		}
 		ok(req{method: "DELETE", path: base + "/" + id, token: c.token}, 204)
 	}
 	fails(req{method: "POST", path: "/api/resources/users", token: admin, body: map[string]any{"email": "x@example.test", "role": "admin",

@@ -26,6 +26,8 @@ func TestUnknownIDIsNotFoundWhateverTheBody(t *testing.T) {
 	}{
 		{"PATCH", "/api/resources/tenants/{id}", map[string]any{"name": "Taken"}, false},
 		{"DELETE", "/api/resources/tenants/{id}", nil, false},
+		{"POST", "/api/resources/tenants/{id}/suspend", map[string]any{"reason": "unpaid", "action": "stop"}, false},
+		{"POST", "/api/resources/tenants/{id}/unsuspend", map[string]any{"start": true}, false},
 		{"DELETE", "/api/auth/sessions/{id}", nil, true},
 		{"DELETE", "/api/resources/users/{id}/totp", nil, false},
 		{"DELETE", "/api/resources/api-keys/{id}", nil, false},

@@ -61,6 +61,8 @@ var (
 	ErrInvalidRefreshToken  = &Error{Status: 401, Code: "invalid_refresh_token"}
 	ErrTOTPRequired         = &Error{Status: 401, Code: "totp_required"}
 	ErrForbidden            = &Error{Status: 403, Code: "forbidden"}
+	ErrTenantSuspended      = &Error{Status: 403, Code: "tenant_suspended"}
+	ErrMachineSuspended     = &Error{Status: 403, Code: "machine_suspended"}
 	ErrNotFound             = &Error{Status: 404, Code: "not_found"}
 	ErrMethodNotAllowed     = &Error{Status: 405, Code: "method_not_allowed"}
 	ErrRequestTimeout       = &Error{Status: 408, Code: "request_timeout"}

@@ -158,6 +158,7 @@ func TestRoutes(t *testing.T) {
 		{"idempotency", testIdempotency},
 		{"store backup", testStoreBackup},
 		{"client machine", testClientMachine},
+		{"suspension", testSuspension},
 	}
 	ran := 0
 	for _, p := range parts {

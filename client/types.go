@@ -55,6 +55,8 @@ type Tenant struct {
 	UpdatedAt time.Time `json:"updated_at"`
 	// ExternalID is the id another system knows the tenant by (nil: none).
 	ExternalID *string `json:"external_id"`
+	// Suspension is nil, or why and since when the tenant is suspended.
+	Suspension *Suspension `json:"suspension"`
 }
 
 // TenantCreate is the body of CreateTenant.

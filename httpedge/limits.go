@@ -34,6 +34,8 @@ var limits = openapi.Limits{
 
 	"tenant.name":  {Min: tenants.MinNameLen, Max: tenants.MaxNameLen},
 	"tenant.quota": {Min: tenants.Unlimited, Max: tenants.MaxQuotaLimit},
+	// A suspension's reason, which the tenant's users are shown.
+	"suspension.reason": {Min: 1, Max: tenants.MaxReasonLen},
 
 	"user.name":     {Min: auth.MinUserNameLen, Max: auth.MaxUserNameLen},
 	"user.email":    {Min: auth.MinEmailLen, Max: auth.MaxEmailLen},

@@ -11,7 +11,7 @@ import (
 // what it missed.
 type Event struct {
 	ID       uint64    `json:"id"`
-	Type     string    `json:"type"` // task.updated, machine.updated, machine.deleted, alert.updated
+	Type     string    `json:"type"` // task.updated, machine.updated, machine.deleted, alert.updated, tenant.suspended, ...
 	TenantID *string   `json:"tenant_id"`
 	Time     time.Time `json:"time"`
 	// Cause says what changed a machine: "task" (its task's end or start), "sync" (the
@@ -33,6 +33,10 @@ const (
 	EventMachine        = "machine.updated"
 	EventMachineDeleted = "machine.deleted"
 	EventAlert          = "alert.updated"
+	// EventTenantSuspended and EventTenantUnsuspended carry the tenant (with its
+	// suspension) when an operator or a billing system suspends it or ends that.
+	EventTenantSuspended   = "tenant.suspended"
+	EventTenantUnsuspended = "tenant.unsuspended"
 )
 
 // EventBacklog is how many recent events are kept for clients that reconnect.

@@ -29,6 +29,8 @@ type Tenant struct {
 	// ExternalID is the id another system (a billing system) knows the tenant by:
 	// unique among tenants, null when none.
 	ExternalID *string `json:"external_id"`
+	// Suspension is null, or why and since when the tenant is suspended (Suspend).
+	Suspension *Suspension `json:"suspension"`
 }
 
 // Quota is what a tenant may hold at most; Usage what it holds. A limit of
@@ -478,6 +480,12 @@ func (e *tenantEntity) Handle(ctx *kit.Ctx, msg any) {
 		}
 	case *releaseResize:
 		delete(e.pending, m.MachineID)
+	case *suspendTenant:
+		e.suspend(ctx, m)
+	case *suspendedMachines:
+		e.suspendedMachines(ctx, m)
+	case *unsuspendTenant:
+		e.unsuspend(ctx)
 	default:
 		e.handleFirewall(ctx, msg)
 	}

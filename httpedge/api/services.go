@@ -130,6 +130,11 @@ type Tenants interface {
 	ResizeMachine(ctx context.Context, tenantID, machineID string, c tenants.ResourceChange) (machines.Task, error)
 	Overview(ctx context.Context, tenant string) (tenants.Overview, error)
 	UsageTrends(ctx context.Context, tenant string, days int, now time.Time) (tenants.Trends, error)
+	// A tenant's suspension: set and ended by operators and billing systems, checked
+	// by the edge before a tenant user's write (CheckActive).
+	Suspend(ctx context.Context, id, reason, action string) (tenants.Tenant, error)
+	Unsuspend(ctx context.Context, id string, start bool) (tenants.Tenant, error)
+	CheckActive(ctx context.Context, id string) error
 }
 
 // Firewall is what the edge asks of the tenants' firewall rules (tenants.Firewall).

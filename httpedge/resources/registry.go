@@ -31,7 +31,7 @@ type handlers struct {
 // tenant users delete their own machines, as the client area's delete does.
 func Routes(svc api.Services, tenantDelete bool) []api.Route {
 	h := &handlers{svc: svc, tenantDelete: tenantDelete}
-	return h.resourceRoutes()
+	return append(h.resourceRoutes(), h.suspensionRoutes()...)
 }
 
 // resource is one kind of /api/resources/:resource. Each declares whether it is

@@ -1,0 +1,35 @@
+package client_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/vmplane/vmplane/client"
+)
+
+// testSuspension suspends tenant B, whose user's writes then fail with
+// ErrTenantSuspended while its reads work, and unsuspends it.
+func testSuspension(t *testing.T, ctx context.Context, w *world) {
+	ten, err := w.admin.SuspendTenant(ctx, w.tenB.ID, client.SuspendSpec{Reason: "invoice unpaid", Action: client.SuspendNone})
+	if err != nil || ten.Suspension == nil || ten.Suspension.Reason != "invoice unpaid" || ten.Suspension.Action != client.SuspendNone {
+		t.Fatalf("suspend: got %+v, %v", ten, err)
+	}
+	_, err = w.b.CreateFirewallRule(ctx, client.FirewallRuleSpec{Direction: "out", Action: "accept", Protocol: "any"})
+	if !errors.Is(err, client.ErrTenantSuspended) {
+		t.Fatalf("a suspended tenant's write: got %v; want ErrTenantSuspended", err)
+	}
+	if _, err := w.b.Overview(ctx); err != nil {
+		t.Fatalf("a suspended tenant's read: %v", err)
+	}
+	if ten, err = w.admin.UnsuspendTenant(ctx, w.tenB.ID, true); err != nil || ten.Suspension != nil {
+		t.Fatalf("unsuspend: got %+v, %v", ten, err)
+	}
+	r, err := w.b.CreateFirewallRule(ctx, client.FirewallRuleSpec{Direction: "out", Action: "accept", Protocol: "any"})
+	if err != nil {
+		t.Fatalf("after the unsuspend: %v", err)
+	}
+	if err := w.b.DeleteFirewallRule(ctx, r.ID); err != nil {
+		t.Fatal(err)
+	}
+}
