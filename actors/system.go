@@ -181,7 +181,7 @@ func Start(opts Options) (*System, error) {
 	mon := monitoring.Start(monitoring.Deps{Runtime: s.rt, Driver: s.driver, Events: s.Events, Alerts: s.Alerts,
 		Machines: ms, Tenants: s.Tenants, Options: opts.Monitoring, Faulty: opts.Faulty, HistoryInterval: opts.HistoryInterval})
 	s.HealthChecks, s.Monitoring, s.Insights, s.History = mon.HealthChecks, mon.Monitoring, mon.Insights, mon.History
-	s.Schedules = schedules.Start(schedules.Deps{Runtime: s.rt, Driver: s.driver, Machines: ms, Options: opts.Schedules})
+	s.Schedules = schedules.Start(schedules.Deps{Runtime: s.rt, Driver: s.driver, Machines: ms, Options: opts.Schedules, Tenants: s.Tenants})
 	// Start has no caller's context; each read is bounded by the store's own timeout.
 	if err := s.Revive(context.Background()); err != nil {
 		s.Stop()
