@@ -357,6 +357,8 @@ func TestOpenAPIConformance(t *testing.T) {
 	failed := s.waitTask(admin, s.startTask(req{method: "POST", path: "/api/virt/vms/" + am.ID + "/actions/reboot", token: admin}).ID)
 	testwait.Eventually(t, "the task_failed alert", func() bool { return len(s.alertsOf(admin, "/api/monitoring/alerts/events", am.ID)) == 1 })
 	alert := s.alertsOf(admin, "/api/monitoring/alerts/events", am.ID)[0]
+	ok(req{method: "POST", path: "/api/virt/vms/" + am.ID + "/suspend-billing", token: admin, body: map[string]any{"reason": "unpaid", "action": "none"}}, 200)
+	ok(req{method: "POST", path: "/api/virt/vms/" + am.ID + "/unsuspend-billing", token: admin, body: map[string]any{}}, 200)
 	ok(req{method: "GET", path: "/api/monitoring/alerts/events?status=firing&since=2020-01-01T00:00:00Z", token: admin}, 200)
 	ok(req{method: "GET", path: "/api/monitoring/alerts/events/" + alert.ID, token: admin}, 200)
 	ok(req{method: "GET", path: "/api/monitoring/overview", token: admin}, 200)

@@ -69,6 +69,8 @@ func TestUnknownIDIsNotFoundWhateverTheBody(t *testing.T) {
 		{"POST", "/api/virt/vms/{id}/migrate", map[string]any{"target_node": "no-such-node"}, false},
 		{"PATCH", "/api/virt/vms/{id}/network", map[string]any{"interfaces": []map[string]any{{"id": "net9", "vlan": 5}}}, false},
 		{"POST", "/api/virt/vms/{id}/reinstall", map[string]any{"template_id": "no-such-template"}, false},
+		{"POST", "/api/virt/vms/{id}/suspend-billing", map[string]any{"reason": "unpaid", "action": "suspend"}, false},
+		{"POST", "/api/virt/vms/{id}/unsuspend-billing", map[string]any{"start": true}, false},
 	}
 	covered := map[string]bool{}
 	param := regexp.MustCompile(`\{[^}]+\}`)

@@ -175,3 +175,73 @@ func TestClusterSuspendRefusesWritesOnEveryMember(t *testing.T) {
 		expect(t, rule(m), 201, "")
 	}
 }
+
+// TestMachineSuspendedWalk suspends one of a tenant's machines for billing (with a
+// billing key; action suspend) and calls every route of the route table that writes to
+// a machine named in its path, and its console ticket, as the tenant's user on that
+// machine: each answers 403 machine_suspended with the reason. The machine still reads,
+// the tenant's other machine still takes changes, the tenant cannot resume it, and the
+// unsuspend (start) resumes it.
+func TestMachineSuspendedWalk(t *testing.T) {
+	t.Parallel()
+	s, admin := synced(t)
+	ten := s.tenant(admin, "Partly", nil)
+	m := s.provision(ten.Token, smallMachine)
+	other := s.provision(ten.Token, map[string]any{"name": "app-2", "template_id": "tpl-debian-12", "cpu_cores": 1, "memory_mb": 1024, "disk_gb": 10})
+	billing := s.newKey(admin, map[string]any{"name": "billing", "scopes": []string{"billing"}})
+	path := "/api/virt/vms/" + m.ID
+	expect(t, s.do(req{method: "POST", path: path + "/suspend-billing", token: ten.Token, body: map[string]any{"reason": "x"}}), 403, "forbidden")
+	r := s.do(req{method: "POST", path: path + "/suspend-billing", token: billing.Secret, body: map[string]any{"reason": "order 7 unpaid", "action": "suspend"}})
+	expect(t, r, 200, "")
+	var got machines.Machine
+	r.decode(t, &got)
+	if bs := got.BillingSuspension; bs == nil || bs.Reason != "order 7 unpaid" || bs.Action != "suspend" {
+		t.Fatalf("suspended: got %+v", bs)
+	}
+	testwait.Eventually(t, "the machine suspended on the hypervisor", func() bool {
+		mm := s.machine(admin, m.ID)
+		return mm.Status == machines.StatusSuspended && mm.TaskID == nil
+	})
+
+	fill := strings.NewReplacer("{id}", m.ID, "{vmId}", m.ID, "{action}", "resume", "{name}", "snap")
+	held := 0
+	for _, rt := range s.app.Edge().Routes() {
+		if rt.Access == api.Public || rt.Access == api.AdminOnly || suspendedException(rt) {
+			continue
+		}
+		if !strings.Contains(rt.Path, "{vmId}") && !strings.HasPrefix(rt.Path, "/api/resources/machines/{id}") {
+			continue
+		}
+		if (rt.Method == "GET" || rt.Method == "HEAD") && !strings.HasSuffix(rt.Path, "/console") {
+			continue
+		}
+		rq := req{method: rt.Method, path: fill.Replace(rt.Path), token: ten.Token}
+		if rt.Method == "POST" || rt.Method == "PATCH" || rt.Method == "PUT" {
+			rq.body = `{}`
+		}
+		r := s.do(rq)
+		if r.Status != 403 || !strings.Contains(string(r.Body), `"code":"machine_suspended"`) || !strings.Contains(string(r.Body), "order 7 unpaid") {
+			t.Errorf("%s %s: got %d %s; want 403 machine_suspended with the reason", rt.Method, rq.path, r.Status, r.Body)
+		}
+		held++
+	}
+	if held < 10 {
+		t.Fatalf("only %d routes held back; the walk found too few", held)
+	}
+	r = s.do(req{method: "GET", path: "/api/client/machines/" + m.ID, token: ten.Token})
+	expect(t, r, 200, "")
+	if !strings.Contains(string(r.Body), `"billing_suspension":{"reason":"order 7 unpaid"`) {
+		t.Fatalf("the machine as its tenant reads it: %s; want its billing_suspension", r.Body)
+	}
+	s.waitTask(ten.Token, s.startTask(req{method: "POST", path: "/api/client/machines/" + other.ID + "/actions/reboot", token: ten.Token}).ID)
+	// Suspending again only sets the reason; the unsuspend (start) resumes the machine.
+	expect(t, s.do(req{method: "POST", path: path + "/suspend-billing", token: billing.Secret, body: map[string]any{"reason": "order 8 unpaid"}}), 200, "")
+	r = s.do(req{method: "POST", path: path + "/unsuspend-billing", token: billing.Secret, body: map[string]any{"start": true}})
+	expect(t, r, 200, "")
+	testwait.Eventually(t, "the machine resumed", func() bool {
+		mm := s.machine(admin, m.ID)
+		return mm.Status == machines.StatusRunning && mm.TaskID == nil
+	})
+	expect(t, s.do(req{method: "POST", path: path + "/unsuspend-billing", token: billing.Secret, body: map[string]any{}}), 200, "")
+	s.waitTask(ten.Token, s.startTask(req{method: "POST", path: "/api/client/machines/" + m.ID + "/actions/reboot", token: ten.Token}).ID)
+}

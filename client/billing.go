@@ -25,7 +25,7 @@ type Suspension struct {
 	Machines []string `json:"machines"`
 }
 
-// SuspendSpec is the body of SuspendTenant.
+// SuspendSpec is the body of SuspendTenant and SuspendMachineBilling.
 type SuspendSpec struct {
 	// Reason is what the tenant's users are told when a write is refused.
 	Reason string `json:"reason"`
@@ -53,5 +53,34 @@ func (c *Client) SuspendTenant(ctx context.Context, id string, spec SuspendSpec)
 func (c *Client) UnsuspendTenant(ctx context.Context, id string, start bool) (*Tenant, error) {
 	var out Tenant
 	_, err := c.c.do(ctx, request{method: http.MethodPost, path: "/api/resources/tenants/" + esc(id) + "/unsuspend", body: unsuspendSpec{Start: start}, out: &out})
+	return &out, err
+}
+
+// BillingSuspension is why and since when an operator suspended one machine for
+// billing: its tenant's users may read it, and every change, power action or console
+// of theirs fails with ErrMachineSuspended. It is apart from the power state suspended.
+type BillingSuspension struct {
+	Reason string    `json:"reason"`
+	Action string    `json:"action"`
+	Since  time.Time `json:"since"`
+	// WasRunning says the machine ran when suspended: UnsuspendMachineBilling with
+	// start brings it back.
+	WasRunning bool `json:"was_running"`
+}
+
+// SuspendMachineBilling suspends one machine for billing (spec.Action applies to it if
+// it runs; empty: stop). Suspending a suspended machine sets the reason. Operators, and
+// API keys with ScopeBilling.
+func (c *Client) SuspendMachineBilling(ctx context.Context, id string, spec SuspendSpec) (*Machine, error) {
+	var out Machine
+	_, err := c.c.do(ctx, request{method: http.MethodPost, path: "/api/virt/vms/" + esc(id) + "/suspend-billing", body: spec, out: &out})
+	return &out, err
+}
+
+// UnsuspendMachineBilling ends a machine's billing suspension; with start, a machine it
+// stopped or suspended is started or resumed.
+func (c *Client) UnsuspendMachineBilling(ctx context.Context, id string, start bool) (*Machine, error) {
+	var out Machine
+	_, err := c.c.do(ctx, request{method: http.MethodPost, path: "/api/virt/vms/" + esc(id) + "/unsuspend-billing", body: unsuspendSpec{Start: start}, out: &out})
 	return &out, err
 }

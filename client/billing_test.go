@@ -32,4 +32,16 @@ func testSuspension(t *testing.T, ctx context.Context, w *world) {
 	if err := w.b.DeleteFirewallRule(ctx, r.ID); err != nil {
 		t.Fatal(err)
 	}
+
+	// One machine, for billing: tenant A's, left running (action none).
+	m, err := w.admin.SuspendMachineBilling(ctx, w.m.ID, client.SuspendSpec{Reason: "order unpaid", Action: client.SuspendNone})
+	if err != nil || m.BillingSuspension == nil || m.BillingSuspension.Reason != "order unpaid" {
+		t.Fatalf("suspend-billing: got %+v, %v", m, err)
+	}
+	if _, err := w.a.MachineAction(ctx, w.m.ID, client.ActionReboot); !errors.Is(err, client.ErrMachineSuspended) {
+		t.Fatalf("a reboot of a machine suspended for billing: got %v; want ErrMachineSuspended", err)
+	}
+	if m, err = w.admin.UnsuspendMachineBilling(ctx, w.m.ID, true); err != nil || m.BillingSuspension != nil {
+		t.Fatalf("unsuspend-billing: got %+v, %v", m, err)
+	}
 }

@@ -193,6 +193,9 @@ type Machine struct {
 	Firewall   *FirewallState `json:"firewall"`
 	CreatedAt  time.Time      `json:"created_at"`
 	UpdatedAt  time.Time      `json:"updated_at"`
+	// BillingSuspension is nil, or why and since when an operator suspended the
+	// machine for billing (SuspendMachineBilling).
+	BillingSuspension *BillingSuspension `json:"billing_suspension"`
 }
 
 // MachineSpec is the body of CreateMachine.

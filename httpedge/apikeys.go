@@ -66,7 +66,7 @@ func billing(rt *api.Route) bool {
 	switch {
 	case strings.HasPrefix(rt.Path, "/api/resources/tenants/{id}/"):
 		return strings.HasSuffix(rt.Path, "/suspend") || strings.HasSuffix(rt.Path, "/unsuspend")
-	case strings.HasPrefix(rt.Path, "/api/virt/vms/{id}/"):
+	case strings.Contains(rt.Path, "/vms/{id}/"): // /api/virt and its driver-named aliases
 		return strings.HasSuffix(rt.Path, "/suspend-billing") || strings.HasSuffix(rt.Path, "/unsuspend-billing") || strings.HasSuffix(rt.Path, "/terminate")
 	}
 	return false

@@ -518,7 +518,7 @@ func (s *Server) serveRoute(rt *api.Route) fasthttp.RequestHandler {
 					return
 				}
 			}
-			if err := s.checkSuspended(ctx, rt, claims); err != nil {
+			if err := s.checkSuspended(ctx, rc, rt, claims); err != nil {
 				s.writeError(rc, id, err)
 				return
 			}

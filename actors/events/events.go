@@ -16,7 +16,7 @@ type Event struct {
 	Time     time.Time `json:"time"`
 	// Cause says what changed a machine: "task" (its task's end or start), "sync" (the
 	// hypervisor was seen to differ: a crash, a change behind our back), "create",
-	// "assign".
+	// "assign", "billing" (a billing suspension began or ended).
 	Cause string `json:"cause,omitempty"`
 	// PreviousStatus is a machine's status before this change.
 	PreviousStatus string          `json:"previous_status,omitempty"`

@@ -54,6 +54,9 @@ type Machine struct {
 	// Firewall is the outcome of the last push of the machine's firewall rules; null
 	// until the first push.
 	Firewall *FirewallState `json:"firewall"`
+	// BillingSuspension is null, or why and since when an operator suspended the
+	// machine for billing (SuspendBilling).
+	BillingSuspension *BillingSuspension `json:"billing_suspension"`
 }
 
 // record is a machine as stored under vm/<id>. Only this package reads or writes it:
@@ -632,6 +635,12 @@ func (e *machineEntity) Handle(ctx *kit.Ctx, msg any) {
 			e.ms.run(e.id, *e.rec.TaskID, e.ref(), m.Op)
 		}
 		ctx.Respond(changed{Changed: true})
+	case *suspendBilling:
+		c, err := e.suspendBilling(m)
+		respond(ctx, c, err)
+	case *unsuspendBilling:
+		c, err := e.unsuspendBilling()
+		respond(ctx, c, err)
 	case *assignTenant:
 		next := *e.rec
 		next.TenantID = m.TenantID
@@ -667,6 +676,10 @@ func (e *machineEntity) start(ctx *kit.Ctx, m *startOp) {
 			ctx.Fail(err)
 			return
 		}
+	}
+	if m.Tenant != nil && e.rec.BillingSuspension != nil {
+		ctx.Fail(machineSuspended(e.rec.BillingSuspension))
+		return
 	}
 	if e.rec.TaskID != nil {
 		ctx.Fail(apierr.New(apierr.ErrOperationInProgress, "machine %s has task %s in progress", e.id, *e.rec.TaskID))

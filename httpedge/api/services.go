@@ -78,6 +78,9 @@ type Machines interface {
 	DeleteSnapshot(ctx context.Context, id string, tenant *string, name string) (machines.Task, error)
 	BackupNow(ctx context.Context, id string, tenant *string, in machines.BackupRequest) (machines.Task, error)
 	Restore(ctx context.Context, id string, tenant *string, in machines.RestoreRequest) (machines.Task, error)
+	// A machine's billing suspension (operators and billing systems).
+	SuspendBilling(ctx context.Context, id, reason, action string) (machines.Machine, error)
+	UnsuspendBilling(ctx context.Context, id string, start bool) (machines.Machine, error)
 	// CounterRetries is for /metrics (vmplane_usage_counter_retries_total).
 	CounterRetries() uint64
 }
