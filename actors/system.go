@@ -114,6 +114,9 @@ type Options struct {
 	// member's bus has every member's events with the same ids (nil: a single node's
 	// bus). The bus closes it.
 	EventRelay events.Relay
+	// TerminateGrace is how long a machine marked for termination waits, stopped,
+	// before it is deleted with its snapshots and backups (machines.Deps.TerminateGrace).
+	TerminateGrace time.Duration
 	// SuspendAction is what a tenant's suspension that names no action does to its
 	// running machines (tenants.Deps.SuspendAction; "": stop).
 	SuspendAction string
@@ -158,7 +161,7 @@ func Start(opts Options) (*System, error) {
 	// Before anything publishes tasks: the monitoring watches the event bus from here.
 	s.Alerts = alerts.Start(alerts.Deps{Runtime: s.rt, Events: s.Events})
 	ms := machines.Start(machines.Deps{Runtime: s.rt, Driver: s.driver, Events: s.Events, Alerts: s.Alerts,
-		TenantExists: s.tenantExists, Counting: opts.Counting,
+		TenantExists: s.tenantExists, Counting: opts.Counting, TerminateGrace: opts.TerminateGrace,
 		// The sync starts after the machines (it asks them); asked only by a reinstall.
 		TemplateExists: func(ctx context.Context, id string) error {
 			_, err := s.Inventory.Template(ctx, id)
@@ -195,12 +198,14 @@ func Start(opts Options) (*System, error) {
 
 // Revive wakes the entities that run on their own: it settles the tasks left open
 // (by a previous run, or by a member that died) and arms the schedules' and health
-// checks' timers. It runs at start and, in a cluster, whenever a member left: each
+// checks' timers and those of the machines marked for termination (on every member
+// that revives: the first to fire starts the deletion, the machine's entity refuses
+// the others). It runs at start and, in a cluster, whenever a member left: each
 // wake goes to the entity's owner, claiming it when its owner was the member that
 // left, so every entity of the dead member is running again on a live one. Waking an
 // entity that runs already does nothing.
 func (s *System) Revive(ctx context.Context) error {
-	return errors.Join(s.Machines.SettleOpenTasks(ctx), s.Schedules.WakeAll(ctx), s.HealthChecks.WakeAll(ctx))
+	return errors.Join(s.Machines.SettleOpenTasks(ctx), s.Schedules.WakeAll(ctx), s.HealthChecks.WakeAll(ctx), s.Machines.WakeTerminations(ctx))
 }
 
 // Runtime is the actor runtime the services run on (a cluster member serves

@@ -168,7 +168,7 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 			LoginMaxDelay: cfg.LoginMaxDelay,
 		},
 		SyncInterval:  cfg.SyncInterval,
-		SuspendAction: cfg.SuspendAction,
+		SuspendAction: cfg.SuspendAction, TerminateGrace: cfg.TerminateGrace,
 		Schedules: schedules.ScheduleOptions{Grace: cfg.ScheduleGrace, Now: cfg.ScheduleClock,
 			MinBackupInterval: cfg.ScheduleMinBackupInterval, MinPowerInterval: cfg.ScheduleMinPowerInterval,
 			PerTenant: cfg.SchedulesPerTenant},

@@ -130,6 +130,9 @@ type Config struct {
 	// SuspendAction is what a tenant's suspension that names no action does to its
 	// running machines: stop, suspend or none.
 	SuspendAction string
+	// TerminateGrace is how long a machine marked for termination waits, stopped,
+	// before it is deleted with its snapshots and backups.
+	TerminateGrace time.Duration
 	// CORSOrigins are the browser origins allowed to call the API (comma-separated);
 	// AccessLog the access log's destination ("" none, "-" standard output, a file).
 	CORSOrigins string
@@ -293,6 +296,7 @@ func (c *Config) table() []setting {
 		str(&c.SMTPFrom, "smtp-from", "VMPLANE_SMTP_FROM", "", "sender of vmplane's mail, an address or \"Name <address>\""),
 		str(&c.TOTPIssuer, "totp-issuer", "VMPLANE_TOTP_ISSUER", "vmplane", "the name users' authenticator apps show for this server's codes (e.g. the hosting company's)"),
 		boolean(&c.TenantDelete, "tenant-delete", "VMPLANE_TENANT_DELETE", false, "let tenant users delete their own machines (off: only operators delete machines, as a hosting company whose billing ends machines wants)"),
+		dur(&c.TerminateGrace, "terminate-grace", "VMPLANE_TERMINATE_GRACE", 0, "how long a machine marked for termination (POST /api/virt/vms/:id/terminate) waits, stopped, before it is deleted with its snapshots and backups; a cancel takes it back until then (0: deleted at once)"),
 		str(&c.SuspendAction, "suspend-action", "VMPLANE_SUSPEND_ACTION", "stop", "what a tenant's suspension that names no action does to its running machines: stop, suspend (on the hypervisor) or none"),
 		str(&c.CORSOrigins, "cors-origins", "VMPLANE_CORS_ORIGINS", "", "comma-separated origins (https://panel.example.com) whose pages may call the API from a browser (empty: none)"),
 		str(&c.AccessLog, "access-log", "VMPLANE_ACCESS_LOG", "", "one line per request, in the combined log format, to this file (\"-\": standard output; empty: none)"),
@@ -433,6 +437,7 @@ func (c *Config) validate() error {
 		{c.Driver != "" && c.Driver != "sim" && c.Driver != "proxmox", func() *ConfigError { return c.bad("driver", c.Driver, "must be sim or proxmox") }},
 		{zapLevelInvalid(c.LogLevel), func() *ConfigError { return c.bad("log-level", c.LogLevel, "must be debug, info, warn or error") }},
 		{c.LogFormat != "json" && c.LogFormat != "console", func() *ConfigError { return c.bad("log-format", c.LogFormat, "must be json or console") }},
+		{c.TerminateGrace < 0, func() *ConfigError { return c.bad("terminate-grace", c.TerminateGrace, "must not be negative") }},
 		{!slices.Contains(tenants.SuspendActions, c.SuspendAction), func() *ConfigError {
 			return c.bad("suspend-action", c.SuspendAction, "must be stop, suspend or none")
 		}},

@@ -424,6 +424,13 @@ func TestOpenAPIConformance(t *testing.T) {
 		}
 		ok(req{method: "DELETE", path: base + "/" + id, token: c.token}, 204)
 	}
+	// A termination, taken back, then done (no grace: at once).
+	var spare tenants.Provisioned
+	ok(req{method: "POST", path: "/api/resources/machines", token: admin, body: map[string]any{"name": "conform-4", "template_id": "tpl-debian-12",
+		"cpu_cores": 1, "memory_mb": 512, "disk_gb": 10, "tenant_id": a.ID}}, 202).decode(t, &spare)
+	s.waitTask(admin, spare.Task.ID)
+	ok(req{method: "DELETE", path: "/api/virt/vms/" + spare.Machine.ID + "/terminate", token: admin}, 200)
+	ok(req{method: "POST", path: "/api/virt/vms/" + spare.Machine.ID + "/terminate", token: admin}, 202)
 	fails(req{method: "POST", path: "/api/resources/users", token: admin, body: map[string]any{"email": "x@example.test", "role": "admin",
 		"password": "long-enough"}}, 400, "invalid_request")
 	for _, p := range []string{"tasks", "nodes", "templates", "backups", "alert-events"} {

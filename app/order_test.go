@@ -71,6 +71,8 @@ func TestUnknownIDIsNotFoundWhateverTheBody(t *testing.T) {
 		{"POST", "/api/virt/vms/{id}/reinstall", map[string]any{"template_id": "no-such-template"}, false},
 		{"POST", "/api/virt/vms/{id}/suspend-billing", map[string]any{"reason": "unpaid", "action": "suspend"}, false},
 		{"POST", "/api/virt/vms/{id}/unsuspend-billing", map[string]any{"start": true}, false},
+		{"POST", "/api/virt/vms/{id}/terminate", nil, false},
+		{"DELETE", "/api/virt/vms/{id}/terminate", nil, false},
 	}
 	covered := map[string]bool{}
 	param := regexp.MustCompile(`\{[^}]+\}`)

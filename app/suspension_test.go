@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/tenants"
@@ -244,4 +245,68 @@ func TestMachineSuspendedWalk(t *testing.T) {
 	})
 	expect(t, s.do(req{method: "POST", path: path + "/unsuspend-billing", token: billing.Secret, body: map[string]any{}}), 200, "")
 	s.waitTask(ten.Token, s.startTask(req{method: "POST", path: "/api/client/machines/" + m.ID + "/actions/reboot", token: ten.Token}).ID)
+}
+
+// A billing key terminates a machine: with no grace (the default) it is deleted at
+// once, with its backups, as a task; machine.terminated is on the event stream.
+func TestTerminateAtOnce(t *testing.T) {
+	t.Parallel()
+	s, admin := synced(t)
+	ten := s.tenant(admin, "Gone", nil)
+	m := s.provision(ten.Token, smallMachine)
+	s.waitTask(ten.Token, s.startTask(req{method: "POST", path: "/api/client/machines/" + m.ID + "/backups", token: ten.Token, body: map[string]any{"note": "n"}}).ID)
+	if n := len(s.backupsOf(admin, m.ID)); n != 1 {
+		t.Fatalf("got %d backups; want 1", n)
+	}
+	billing := s.newKey(admin, map[string]any{"name": "billing", "scopes": []string{"billing"}})
+	st := s.subscribe(admin, 0)
+	expect(t, s.do(req{method: "POST", path: "/api/virt/vms/" + m.ID + "/terminate", token: ten.Token}), 403, "forbidden")
+	r := s.do(req{method: "POST", path: "/api/virt/vms/" + m.ID + "/terminate", token: billing.Secret})
+	expect(t, r, 202, "")
+	var got machines.Machine
+	r.decode(t, &got)
+	if got.TerminateAt == nil {
+		t.Fatalf("terminate: got %s; want terminate_at", r.Body)
+	}
+	testwait.Eventually(t, "the machine deleted", func() bool {
+		return s.do(req{method: "GET", path: "/api/virt/vms/" + m.ID, token: admin}).Status == 404
+	})
+	if n := len(s.backupsOf(admin, m.ID)); n != 0 {
+		t.Fatalf("got %d backups after the termination; want none", n)
+	}
+	st.until(t, func(ev sseEvent) bool { return ev.Type == "machine.terminated" && strings.Contains(ev.Data, m.ID) })
+}
+
+// Within the grace (VMPLANE_TERMINATE_GRACE) a terminated machine is stopped and
+// marked, its tenant cannot start it, a cancel takes it back; marked again, its
+// deletion survives a restart.
+func TestTerminateAfterGraceSurvivesRestart(t *testing.T) {
+	t.Parallel()
+	s, admin := synced(t, func(c *Config) { c.TerminateGrace = 3 * time.Second })
+	ten := s.tenant(admin, "Grace", nil)
+	m := s.provision(ten.Token, smallMachine)
+	path := "/api/virt/vms/" + m.ID + "/terminate"
+	r := s.do(req{method: "POST", path: path, token: admin})
+	expect(t, r, 202, "")
+	var got machines.Machine
+	r.decode(t, &got)
+	if got.TerminateAt == nil || !got.TerminateAt.After(time.Now()) {
+		t.Fatalf("terminate: got %v; want a terminate_at after now", got.TerminateAt)
+	}
+	testwait.Eventually(t, "the machine stopped within the grace", func() bool {
+		mm := s.machine(admin, m.ID)
+		return mm.Status == machines.StatusStopped && mm.TaskID == nil
+	})
+	expect(t, s.do(req{method: "POST", path: "/api/client/machines/" + m.ID + "/actions/start", token: ten.Token}), 409, "invalid_state")
+	r = s.do(req{method: "DELETE", path: path, token: admin})
+	expect(t, r, 200, "")
+	if s.machine(admin, m.ID).TerminateAt != nil {
+		t.Fatal("cancelled: terminate_at is still set")
+	}
+	expect(t, s.do(req{method: "POST", path: path, token: admin}), 202, "")
+	s.restart()
+	admin = s.adminToken()
+	testwait.Eventually(t, "the machine deleted after the restart", func() bool {
+		return s.do(req{method: "GET", path: "/api/virt/vms/" + m.ID, token: admin}).Status == 404
+	})
 }

@@ -84,3 +84,21 @@ func (c *Client) UnsuspendMachineBilling(ctx context.Context, id string, start b
 	_, err := c.c.do(ctx, request{method: http.MethodPost, path: "/api/virt/vms/" + esc(id) + "/unsuspend-billing", body: unsuspendSpec{Start: start}, out: &out})
 	return &out, err
 }
+
+// TerminateMachine marks a machine for deletion with every snapshot and backup it has,
+// at its TerminateAt: now plus the server's grace period (VMPLANE_TERMINATE_GRACE;
+// none: the deletion, a task, starts at once). Within the grace the machine is stopped
+// and CancelTerminateMachine or UnsuspendMachineBilling takes it back. Operators, and
+// API keys with ScopeBilling.
+func (c *Client) TerminateMachine(ctx context.Context, id string) (*Machine, error) {
+	var out Machine
+	_, err := c.c.do(ctx, request{method: http.MethodPost, path: "/api/virt/vms/" + esc(id) + "/terminate", out: &out})
+	return &out, err
+}
+
+// CancelTerminateMachine takes a machine's termination back while its grace lasts.
+func (c *Client) CancelTerminateMachine(ctx context.Context, id string) (*Machine, error) {
+	var out Machine
+	_, err := c.c.do(ctx, request{method: http.MethodDelete, path: "/api/virt/vms/" + esc(id) + "/terminate", out: &out})
+	return &out, err
+}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/vmplane/vmplane/client"
+	"github.com/vmplane/vmplane/internal/testwait"
 )
 
 // testSuspension suspends tenant B, whose user's writes then fail with
@@ -44,4 +45,21 @@ func testSuspension(t *testing.T, ctx context.Context, w *world) {
 	if m, err = w.admin.UnsuspendMachineBilling(ctx, w.m.ID, true); err != nil || m.BillingSuspension != nil {
 		t.Fatalf("unsuspend-billing: got %+v, %v", m, err)
 	}
+
+	// A termination (no grace on the test server: at once) of a machine of tenant B.
+	made, task, err := w.b.CreateMachine(ctx, client.MachineSpec{Name: "doomed", TemplateID: w.tpl.ID, CPUCores: 1, MemoryMB: 512, DiskGB: w.tpl.DiskGB})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.wait(t, ctx, task)
+	if m, err = w.admin.CancelTerminateMachine(ctx, made.ID); err != nil || m.TerminateAt != nil {
+		t.Fatalf("cancel of a machine not marked: got %+v, %v", m, err)
+	}
+	if m, err = w.admin.TerminateMachine(ctx, made.ID); err != nil || m.TerminateAt == nil {
+		t.Fatalf("terminate: got %+v, %v", m, err)
+	}
+	testwait.Eventually(t, "the terminated machine deleted", func() bool {
+		_, err := w.admin.GetMachine(ctx, made.ID)
+		return errors.Is(err, client.ErrNotFound)
+	})
 }

@@ -196,6 +196,9 @@ type Machine struct {
 	// BillingSuspension is nil, or why and since when an operator suspended the
 	// machine for billing (SuspendMachineBilling).
 	BillingSuspension *BillingSuspension `json:"billing_suspension"`
+	// TerminateAt is nil, or when the machine is deleted with its snapshots and
+	// backups (TerminateMachine).
+	TerminateAt *time.Time `json:"terminate_at"`
 }
 
 // MachineSpec is the body of CreateMachine.

@@ -16,7 +16,8 @@ type Event struct {
 	Time     time.Time `json:"time"`
 	// Cause says what changed a machine: "task" (its task's end or start), "sync" (the
 	// hypervisor was seen to differ: a crash, a change behind our back), "create",
-	// "assign", "billing" (a billing suspension began or ended).
+	// "assign", "billing" (a billing suspension began or ended), "terminate" (marked
+	// for termination, or taken back).
 	Cause string `json:"cause,omitempty"`
 	// PreviousStatus is a machine's status before this change.
 	PreviousStatus string          `json:"previous_status,omitempty"`
@@ -37,6 +38,9 @@ const (
 	// suspension) when an operator or a billing system suspends it or ends that.
 	EventTenantSuspended   = "tenant.suspended"
 	EventTenantUnsuspended = "tenant.unsuspended"
+	// EventMachineTerminated says a termination deleted a machine with its snapshots
+	// and backups (data: its id); machine.deleted follows.
+	EventMachineTerminated = "machine.terminated"
 )
 
 // EventBacklog is how many recent events are kept for clients that reconnect.

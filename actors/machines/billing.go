@@ -90,10 +90,13 @@ func (m *Machines) SuspendBilling(ctx context.Context, id, reason, action string
 }
 
 // UnsuspendBilling ends a machine's billing suspension (one not suspended is left as
-// it is); with start, a machine the suspension stopped or suspended is started or
+// it is), and takes back its termination if one is pending; with start, a machine the suspension stopped or suspended is started or
 // resumed.
 func (m *Machines) UnsuspendBilling(ctx context.Context, id string, start bool) (Machine, error) {
 	c, err := askMachine[billingChanged](ctx, m, id, &unsuspendBilling{})
+	if err == nil && c.Machine.TerminateAt == nil {
+		m.terminations.Disarm(c.Machine.ID)
+	}
 	if err != nil || !c.Fresh || c.Was == nil || !start || !c.Was.WasRunning {
 		return c.Machine, err
 	}
@@ -145,14 +148,16 @@ func respond[T any](ctx *kit.Ctx, v T, err error) {
 // unsuspendBilling ends the suspension.
 func (e *machineEntity) unsuspendBilling() (billingChanged, error) {
 	was := e.rec.BillingSuspension
-	if was == nil {
+	if was == nil && e.rec.TerminateAt == nil {
 		return billingChanged{Machine: e.rec.Machine}, nil
 	}
 	next := *e.rec
 	next.BillingSuspension = nil
+	// The end of a billing suspension takes a termination back too.
+	extra := e.unmark(&next)
 	next.UpdatedAt = time.Now().UTC()
-	if err := e.save(&next, nil, "billing"); err != nil {
+	if err := e.saveWith(&next, nil, "billing", nil, extra); err != nil {
 		return billingChanged{}, err
 	}
-	return billingChanged{Machine: e.rec.Machine, Fresh: true, Was: was}, nil
+	return billingChanged{Machine: e.rec.Machine, Fresh: was != nil, Was: was}, nil
 }

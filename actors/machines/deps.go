@@ -2,6 +2,7 @@ package machines
 
 import (
 	"context"
+	"time"
 
 	"github.com/vmplane/vmplane/actors/alerts"
 	"github.com/vmplane/vmplane/actors/backups"
@@ -35,6 +36,9 @@ type Deps struct {
 	// Limits answers a tenant's quotas of backups and snapshots, which the tenants
 	// above keep; nil leaves both unlimited.
 	Limits func(ctx context.Context, tenant string) (Limits, error)
+	// TerminateGrace is how long a machine marked for termination waits, stopped,
+	// before it is deleted (0: at once).
+	TerminateGrace time.Duration
 }
 
 // Services are the services of the machines package.
@@ -58,13 +62,15 @@ type system struct {
 	counting     func() (bool, uint64)
 	limits       func(ctx context.Context, tenant string) (Limits, error)
 	templates    func(ctx context.Context, id string) error
+	// terminateGrace is Deps' TerminateGrace.
+	terminateGrace time.Duration
 }
 
 // Start starts the machines' and the nodes' kinds and the services around them.
 func Start(d Deps) *Services {
 	s := &system{Services: &Services{}, rt: d.Runtime, store: d.Runtime.Store, driver: d.Driver,
 		log: d.Runtime.Log, Events: d.Events, Alerts: d.Alerts, tenantExists: d.TenantExists, counting: d.Counting, limits: d.Limits,
-		templates: d.TemplateExists}
+		templates: d.TemplateExists, terminateGrace: d.TerminateGrace}
 	s.Tasks = newTasks(s)
 	s.Nodes = startNodes(s)
 	s.Machines = startMachines(s)

@@ -20,6 +20,8 @@ func init() {
 	kit.Wire("machines.assignTenant", 1, (*assignTenant)(nil))
 	kit.Wire("machines.suspendBilling", 1, (*suspendBilling)(nil))
 	kit.Wire("machines.unsuspendBilling", 1, (*unsuspendBilling)(nil))
+	kit.Wire("machines.markTerminate", 1, (*markTerminate)(nil))
+	kit.Wire("machines.cancelTerminate", 1, (*cancelTerminate)(nil))
 	kit.Wire("machines.firewallPushed", 1, (*firewallPushed)(nil))
 	// Its answers.
 	kit.Wire("machines.Machine", 1, Machine{})

@@ -81,6 +81,9 @@ type Machines interface {
 	// A machine's billing suspension (operators and billing systems).
 	SuspendBilling(ctx context.Context, id, reason, action string) (machines.Machine, error)
 	UnsuspendBilling(ctx context.Context, id string, start bool) (machines.Machine, error)
+	// A machine's termination (delete with its snapshots and backups, after a grace).
+	Terminate(ctx context.Context, id string) (machines.Machine, error)
+	CancelTerminate(ctx context.Context, id string) (machines.Machine, error)
 	// CounterRetries is for /metrics (vmplane_usage_counter_retries_total).
 	CounterRetries() uint64
 }

@@ -1,6 +1,8 @@
 package virt
 
 import (
+	"github.com/valyala/fasthttp"
+
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/httpedge/api"
 )
@@ -37,8 +39,31 @@ func (h *handlers) billingRoutes(prefix string) []api.Route {
 			Summary: "End one machine's billing suspension", Body: BillingUnsuspend{}, Reply: machines.Machine{},
 			Exempt: "unsuspending a machine that is not suspended changes nothing",
 			Description: "Clears billing_suspension; with start, a machine the suspension stopped (or suspended) is started (or resumed), as a task. " +
-				"A machine that is not suspended is answered as it is. Operators, and API keys with the billing scope."},
+				"A machine that is not suspended is answered as it is. It also takes back a pending termination. Operators, and API keys with the billing scope."},
+		{Method: "POST", Path: prefix + "/vms/{id}/terminate", Access: api.AdminOnly, Handler: h.terminate, Tag: tag,
+			Summary: "Terminate a machine: delete it with every snapshot and backup", Reply: machines.Machine{}, Status: fasthttp.StatusAccepted,
+			Exempt: "terminating a machine marked already keeps its due time",
+			Description: "Marks the machine for deletion with all its snapshots and backups at terminate_at: now plus the server's grace period (VMPLANE_TERMINATE_GRACE, default 0). " +
+				"Within the grace the machine is stopped, its tenant's users can change nothing of it (409), and DELETE on this path or unsuspend-billing takes the termination back. " +
+				"At the due time the deletion runs as a task (a destroy that purges first; task_id while it runs), also after a restart; machine.terminated and machine.deleted follow. " +
+				"The answer is the machine as marked. Operators, and API keys with the billing scope."},
+		{Method: "DELETE", Path: prefix + "/vms/{id}/terminate", Access: api.AdminOnly, Handler: h.cancelTerminate, Tag: tag,
+			Summary: "Take a machine's termination back", Reply: machines.Machine{}, Status: fasthttp.StatusOK,
+			Description: "Clears terminate_at while the grace lasts (the machine stays stopped); a machine not marked is answered as it is; once the deletion has begun it is 409 invalid_state. " +
+				"Operators, and API keys with the billing scope."},
 	}
+}
+
+func (h *handlers) terminate(c *api.Call) (any, error) {
+	m, err := h.svc.Machines.Terminate(c.Context(), c.Param("id"))
+	if err != nil {
+		return nil, err
+	}
+	return api.Reply{Status: fasthttp.StatusAccepted, Body: m}, nil
+}
+
+func (h *handlers) cancelTerminate(c *api.Call) (any, error) {
+	return h.svc.Machines.CancelTerminate(c.Context(), c.Param("id"))
 }
 
 func (h *handlers) suspendBilling(c *api.Call) (any, error) {
