@@ -111,6 +111,7 @@ func (a *app) machineCmd() *cobra.Command {
 		list, show, a.machineCreateCmd(), a.machineResizeCmd(), a.machineDeleteCmd(), a.machineConsoleCmd(),
 		a.machineReinstallCmd(), a.machineMigrateCmd(), a.machineUsageCmd(), a.machineUpdateCmd(),
 		a.machineBackupCmd(), a.machineBackupsCmd(), a.machineRestoreCmd(), a.machineSnapshotCmd(), a.machineTasksCmd())
+	cmd.AddCommand(a.machineBillingCmds()...)
 	for _, act := range []struct{ name, short string }{
 		{client.ActionStart, "start a machine"},
 		{client.ActionStop, "stop a machine at once (power off)"},
@@ -451,4 +452,10 @@ func machineFields(w *tabwriter.Writer, m *client.Machine) {
 	}
 	output.Field(w, "Task", output.Str(m.TaskID))
 	output.Field(w, "Created", output.When(m.CreatedAt))
+	if s := m.BillingSuspension; s != nil {
+		output.Field(w, "Suspended (billing)", output.When(s.Since)+" ("+s.Action+"): "+s.Reason)
+	}
+	if m.TerminateAt != nil {
+		output.Field(w, "Terminate at", output.When(*m.TerminateAt))
+	}
 }

@@ -126,7 +126,8 @@ func (a *app) tenantCmd() *cobra.Command {
 			return nil
 		},
 	}
-	return cmdline.Group(&cobra.Command{Use: "tenant", Short: "tenants and their quotas (operators)"}, list, show, create, update, del)
+	return cmdline.Group(&cobra.Command{Use: "tenant", Short: "tenants, their quotas and suspensions (operators)"},
+		append([]*cobra.Command{list, show, create, update, del}, a.tenantSuspensionCmds()...)...)
 }
 
 func printTenant(p output.Printer, t *client.Tenant) error {
@@ -138,6 +139,9 @@ func printTenant(p output.Printer, t *client.Tenant) error {
 		output.Field(w, "Quota memory MB", output.Limit(t.Quota.MemoryMB))
 		output.Field(w, "Quota disk GB", output.Limit(t.Quota.DiskGB))
 		output.Field(w, "Created", output.When(t.CreatedAt))
+		if s := t.Suspension; s != nil {
+			output.Field(w, "Suspended", output.When(s.Since)+" ("+s.Action+"): "+s.Reason)
+		}
 	})
 }
 
