@@ -15,13 +15,6 @@ func (f *suspendFlags) add(cmd *cobra.Command, what string) {
 	cmd.Flags().StringVar(&f.action, "action", "", "what happens to "+what+" that run: stop, suspend (on the hypervisor) or none (default: the server's)")
 }
 
-func (f *suspendFlags) spec() (client.SuspendSpec, error) {
-	if f.reason == "" {
-		return client.SuspendSpec{}, cmdline.Usagef("--reason is required")
-	}
-	return client.SuspendSpec{Reason: f.reason, Action: f.action}, nil
-}
-
 // tenantSuspensionCmds are tenant suspend and unsuspend: a tenant that does not pay.
 func (a *app) tenantSuspensionCmds() []*cobra.Command {
 	var sf suspendFlags
@@ -30,19 +23,12 @@ func (a *app) tenantSuspensionCmds() []*cobra.Command {
 		Short: "suspend a tenant (for non-payment): its users may sign in and read, and change nothing (operators, billing keys)",
 		Args:  cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			spec, err := sf.spec()
-			if err != nil {
-				return err
+			if sf.reason == "" {
+				return cmdline.Usagef("--reason is required")
 			}
-			c, p, err := a.setup()
-			if err != nil {
-				return err
-			}
-			t, err := c.SuspendTenant(cmd.Context(), args[0], spec)
-			if err != nil {
-				return err
-			}
-			return printTenant(p, t)
+			return a.call(func(c *client.Client) (any, error) {
+				return c.SuspendTenant(cmd.Context(), args[0], client.SuspendSpec{Reason: sf.reason, Action: sf.action})
+			})
 		},
 	}
 	sf.add(suspend, "its machines")
@@ -52,15 +38,7 @@ func (a *app) tenantSuspensionCmds() []*cobra.Command {
 		Short: "end a tenant's suspension (--start: start the machines it stopped)",
 		Args:  cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, p, err := a.setup()
-			if err != nil {
-				return err
-			}
-			t, err := c.UnsuspendTenant(cmd.Context(), args[0], start)
-			if err != nil {
-				return err
-			}
-			return printTenant(p, t)
+			return a.call(func(c *client.Client) (any, error) { return c.UnsuspendTenant(cmd.Context(), args[0], start) })
 		},
 	}
 	unsuspend.Flags().BoolVar(&start, "start", false, "start (or resume) the machines the suspension stopped (or suspended)")
@@ -75,55 +53,56 @@ func (a *app) machineBillingCmds() []*cobra.Command {
 		Short: "suspend one machine for billing: its tenant's users may read it and change nothing of it (operators, billing keys)",
 		Args:  cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			spec, err := sf.spec()
-			if err != nil {
-				return err
+			if sf.reason == "" {
+				return cmdline.Usagef("--reason is required")
 			}
-			return a.machineCall(func(c *client.Client) (*client.Machine, error) {
-				return c.SuspendMachineBilling(cmd.Context(), args[0], spec)
+			return a.call(func(c *client.Client) (any, error) {
+				return c.SuspendMachineBilling(cmd.Context(), args[0], client.SuspendSpec{Reason: sf.reason, Action: sf.action})
 			})
 		},
 	}
 	sf.add(suspend, "the machine if it")
-	var start bool
+	var start, cancel bool
 	unsuspend := &cobra.Command{
 		Use:   "unsuspend-billing ID",
 		Short: "end a machine's billing suspension, and a pending termination (--start: start it again if the suspension stopped it)",
 		Args:  cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.machineCall(func(c *client.Client) (*client.Machine, error) {
-				return c.UnsuspendMachineBilling(cmd.Context(), args[0], start)
-			})
+			return a.call(func(c *client.Client) (any, error) { return c.UnsuspendMachineBilling(cmd.Context(), args[0], start) })
 		},
 	}
 	unsuspend.Flags().BoolVar(&start, "start", false, "start (or resume) the machine if the suspension stopped (or suspended) it")
-	var cancel bool
 	terminate := &cobra.Command{
 		Use:   "terminate ID",
 		Short: "delete a machine with all its snapshots and backups, after the server's grace period (--cancel: take it back)",
 		Args:  cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.machineCall(func(c *client.Client) (*client.Machine, error) {
-				if cancel {
-					return c.CancelTerminateMachine(cmd.Context(), args[0])
-				}
-				return c.TerminateMachine(cmd.Context(), args[0])
-			})
+			if cancel {
+				return a.call(func(c *client.Client) (any, error) { return c.CancelTerminateMachine(cmd.Context(), args[0]) })
+			}
+			return a.call(func(c *client.Client) (any, error) { return c.TerminateMachine(cmd.Context(), args[0]) })
 		},
 	}
 	terminate.Flags().BoolVar(&cancel, "cancel", false, "take the termination back while its grace lasts")
 	return []*cobra.Command{suspend, unsuspend, terminate}
 }
 
-// machineCall runs call and prints the machine it answers.
-func (a *app) machineCall(call func(*client.Client) (*client.Machine, error)) error {
+// call runs fn and prints the tenant or machine it answers.
+func (a *app) call(fn func(*client.Client) (any, error)) error {
 	c, p, err := a.setup()
 	if err != nil {
 		return err
 	}
-	m, err := call(c)
-	if err != nil {
-		return err
+	v, err := fn(c)
+	switch v := v.(type) {
+	case *client.Tenant:
+		if err == nil {
+			return printTenant(p, v)
+		}
+	case *client.Machine:
+		if err == nil {
+			return printMachine(p, v)
+		}
 	}
-	return printMachine(p, m)
+	return err
 }
