@@ -127,6 +127,12 @@ type Options struct {
 	// largest it fetches (isos.Deps; 0: isos.DefaultMaxBytes).
 	ISODir      string
 	ISOMaxBytes int64
+	// TerminateGrace is how long a machine marked for termination waits, stopped,
+	// before it is deleted with its snapshots and backups (machines.Deps.TerminateGrace).
+	TerminateGrace time.Duration
+	// SuspendAction is what a tenant's suspension that names no action does to its
+	// running machines (tenants.Deps.SuspendAction; "": stop).
+	SuspendAction string
 	// Counting, in a cluster, reports whether every live member keeps the tenants'
 	// usage counters, and how many members that do not this one has seen join
 	// (machines.Deps.Counting; nil: a single node).
@@ -168,7 +174,7 @@ func Start(opts Options) (*System, error) {
 	// Before anything publishes tasks: the monitoring watches the event bus from here.
 	s.Alerts = alerts.Start(alerts.Deps{Runtime: s.rt, Events: s.Events})
 	ms := machines.Start(machines.Deps{Runtime: s.rt, Driver: s.driver, Events: s.Events, Alerts: s.Alerts,
-		TenantExists: s.tenantExists, Counting: opts.Counting,
+		TenantExists: s.tenantExists, Counting: opts.Counting, TerminateGrace: opts.TerminateGrace,
 		// The sync starts after the machines (it asks them); asked only by a reinstall.
 		TemplateExists: func(ctx context.Context, id string) error {
 			_, err := s.Inventory.Template(ctx, id)
@@ -192,7 +198,7 @@ func Start(opts Options) (*System, error) {
 		Dir: opts.ISODir, MaxBytes: opts.ISOMaxBytes})
 	s.Tenants = tenants.Start(tenants.Deps{Runtime: s.rt, Driver: s.driver, Events: s.Events, Machines: ms, Inventory: s.Inventory, Alerts: s.Alerts,
 		Plans:    s.Plans,
-		HasUsers: s.Users.TenantHasUsers,
+		HasUsers: s.Users.TenantHasUsers, SuspendAction: opts.SuspendAction,
 		// Schedules start after tenants (they depend on them); asked only by a delete.
 		HasSchedules: func(ctx context.Context, tenant string) (bool, error) {
 			return s.Schedules.TenantHasSchedules(ctx, tenant)
@@ -200,7 +206,7 @@ func Start(opts Options) (*System, error) {
 	mon := monitoring.Start(monitoring.Deps{Runtime: s.rt, Driver: s.driver, Events: s.Events, Alerts: s.Alerts,
 		Machines: ms, Tenants: s.Tenants, Options: opts.Monitoring, Faulty: opts.Faulty, HistoryInterval: opts.HistoryInterval})
 	s.HealthChecks, s.Monitoring, s.Insights, s.History = mon.HealthChecks, mon.Monitoring, mon.Insights, mon.History
-	s.Schedules = schedules.Start(schedules.Deps{Runtime: s.rt, Driver: s.driver, Machines: ms, Options: opts.Schedules})
+	s.Schedules = schedules.Start(schedules.Deps{Runtime: s.rt, Driver: s.driver, Machines: ms, Options: opts.Schedules, Tenants: s.Tenants})
 	// Start has no caller's context; each read is bounded by the store's own timeout.
 	if err := s.Revive(context.Background()); err != nil {
 		s.Stop()
@@ -218,12 +224,14 @@ func Start(opts Options) (*System, error) {
 
 // Revive wakes the entities that run on their own: it settles the tasks left open
 // (by a previous run, or by a member that died) and arms the schedules' and health
-// checks' timers. It runs at start and, in a cluster, whenever a member left: each
+// checks' timers and those of the machines marked for termination (on every member
+// that revives: the first to fire starts the deletion, the machine's entity refuses
+// the others). It runs at start and, in a cluster, whenever a member left: each
 // wake goes to the entity's owner, claiming it when its owner was the member that
 // left, so every entity of the dead member is running again on a live one. Waking an
 // entity that runs already does nothing.
 func (s *System) Revive(ctx context.Context) error {
-	return errors.Join(s.Machines.SettleOpenTasks(ctx), s.Schedules.WakeAll(ctx), s.HealthChecks.WakeAll(ctx))
+	return errors.Join(s.Machines.SettleOpenTasks(ctx), s.Schedules.WakeAll(ctx), s.HealthChecks.WakeAll(ctx), s.Machines.WakeTerminations(ctx))
 }
 
 // Runtime is the actor runtime the services run on (a cluster member serves

@@ -86,6 +86,14 @@ var (
 	ErrInsufficientCapacity = &Error{Status: 409, Code: "insufficient_capacity"}
 )
 
+// ErrTenantSuspended refuses a write (or a console) of a suspended tenant's user, and
+// ErrMachineSuspended one on a machine an operator suspended for billing; the detail
+// carries the operator's reason.
+var (
+	ErrTenantSuspended  = &Error{Status: 403, Code: "tenant_suspended"}
+	ErrMachineSuspended = &Error{Status: 403, Code: "machine_suspended"}
+)
+
 // ErrInsufficientStorage says the data directory's disk is (nearly) full, so the store
 // refuses writes until there is room again.
 var ErrInsufficientStorage = &Error{Status: 507, Code: "insufficient_storage"}

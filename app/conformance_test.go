@@ -359,6 +359,8 @@ func TestOpenAPIConformance(t *testing.T) {
 	failed := s.waitTask(admin, s.startTask(req{method: "POST", path: "/api/virt/vms/" + am.ID + "/actions/reboot", token: admin}).ID)
 	testwait.Eventually(t, "the task_failed alert", func() bool { return len(s.alertsOf(admin, "/api/monitoring/alerts/events", am.ID)) == 1 })
 	alert := s.alertsOf(admin, "/api/monitoring/alerts/events", am.ID)[0]
+	ok(req{method: "POST", path: "/api/virt/vms/" + am.ID + "/suspend-billing", token: admin, body: map[string]any{"reason": "unpaid", "action": "none"}}, 200)
+	ok(req{method: "POST", path: "/api/virt/vms/" + am.ID + "/unsuspend-billing", token: admin, body: map[string]any{}}, 200)
 	ok(req{method: "GET", path: "/api/monitoring/alerts/events?status=firing&since=2020-01-01T00:00:00Z", token: admin}, 200)
 	ok(req{method: "GET", path: "/api/monitoring/alerts/events/" + alert.ID, token: admin}, 200)
 	ok(req{method: "GET", path: "/api/monitoring/overview", token: admin}, 200)
@@ -418,8 +420,19 @@ func TestOpenAPIConformance(t *testing.T) {
 			continue
 		}
 		ok(req{method: "PATCH", path: base + "/" + id, token: c.token, body: c.change}, 200)
+		if c.name == "tenants" {
+			ok(req{method: "POST", path: base + "/" + id + "/suspend", token: c.token, body: map[string]any{"reason": "unpaid", "action": "none"}}, 200)
+			ok(req{method: "POST", path: base + "/" + id + "/unsuspend", token: c.token, body: map[string]any{}}, 200)
+		}
 		ok(req{method: "DELETE", path: base + "/" + id, token: c.token}, 204)
 	}
+	// A termination, taken back, then done (no grace: at once).
+	var spare tenants.Provisioned
+	ok(req{method: "POST", path: "/api/resources/machines", token: admin, body: map[string]any{"name": "conform-4", "template_id": "tpl-debian-12",
+		"cpu_cores": 1, "memory_mb": 512, "disk_gb": 10, "tenant_id": a.ID}}, 202).decode(t, &spare)
+	s.waitTask(admin, spare.Task.ID)
+	ok(req{method: "DELETE", path: "/api/virt/vms/" + spare.Machine.ID + "/terminate", token: admin}, 200)
+	ok(req{method: "POST", path: "/api/virt/vms/" + spare.Machine.ID + "/terminate", token: admin}, 202)
 	fails(req{method: "POST", path: "/api/resources/users", token: admin, body: map[string]any{"email": "x@example.test", "role": "admin",
 		"password": "long-enough"}}, 400, "invalid_request")
 	for _, p := range []string{"tasks", "nodes", "templates", "backups", "alert-events"} {

@@ -26,6 +26,8 @@ func TestUnknownIDIsNotFoundWhateverTheBody(t *testing.T) {
 	}{
 		{"PATCH", "/api/resources/tenants/{id}", map[string]any{"name": "Taken"}, false},
 		{"DELETE", "/api/resources/tenants/{id}", nil, false},
+		{"POST", "/api/resources/tenants/{id}/suspend", map[string]any{"reason": "unpaid", "action": "stop"}, false},
+		{"POST", "/api/resources/tenants/{id}/unsuspend", map[string]any{"start": true}, false},
 		{"DELETE", "/api/auth/sessions/{id}", nil, true},
 		{"DELETE", "/api/resources/users/{id}/totp", nil, false},
 		{"DELETE", "/api/resources/api-keys/{id}", nil, false},
@@ -81,6 +83,10 @@ func TestUnknownIDIsNotFoundWhateverTheBody(t *testing.T) {
 		{"POST", "/api/virt/vms/{id}/migrate", map[string]any{"target_node": "no-such-node"}, false},
 		{"PATCH", "/api/virt/vms/{id}/network", map[string]any{"interfaces": []map[string]any{{"id": "net9", "vlan": 5}}}, false},
 		{"POST", "/api/virt/vms/{id}/reinstall", map[string]any{"template_id": "no-such-template"}, false},
+		{"POST", "/api/virt/vms/{id}/suspend-billing", map[string]any{"reason": "unpaid", "action": "suspend"}, false},
+		{"POST", "/api/virt/vms/{id}/unsuspend-billing", map[string]any{"start": true}, false},
+		{"POST", "/api/virt/vms/{id}/terminate", nil, false},
+		{"DELETE", "/api/virt/vms/{id}/terminate", nil, false},
 	}
 	covered := map[string]bool{}
 	param := regexp.MustCompile(`\{[^}]+\}`)

@@ -94,6 +94,7 @@ func (a *app) machineCmd() *cobra.Command {
 		a.machineReinstallCmd(), a.machineMigrateCmd(), a.machineUsageCmd(), a.machineUpdateCmd(),
 		a.machineBackupCmd(), a.machineBackupsCmd(), a.machineRestoreCmd(), a.machineSnapshotCmd(), a.machineTasksCmd(), a.machinePlanCmd())
 	cmd.AddCommand(a.machineMediaCmds()...)
+	cmd.AddCommand(a.machineBillingCmds()...)
 	for _, act := range []struct{ name, short string }{
 		{client.ActionStart, "start a machine"},
 		{client.ActionStop, "stop a machine at once (power off)"},

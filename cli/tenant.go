@@ -134,7 +134,8 @@ func (a *app) tenantCmd() *cobra.Command {
 			return nil
 		},
 	}
-	return cmdline.Group(&cobra.Command{Use: "tenant", Short: "tenants and their quotas (operators)"}, list, show, create, update, del)
+	return cmdline.Group(&cobra.Command{Use: "tenant", Short: "tenants, their quotas and suspensions (operators)"},
+		append([]*cobra.Command{list, show, create, update, del}, a.tenantSuspensionCmds()...)...)
 }
 
 // quotaFlags are the --quota-* flags of tenant create and update.

@@ -163,6 +163,7 @@ func TestRoutes(t *testing.T) {
 		{"client machine", testClientMachine},
 		{"plans", testPlans},
 		{"media", testMedia},
+		{"suspension", testSuspension},
 	}
 	ran := 0
 	for _, p := range parts {

@@ -57,6 +57,8 @@ type Tenant struct {
 	ExternalID *string `json:"external_id"`
 	// RequireTOTP: the tenant's users must sign in with a second factor.
 	RequireTOTP bool `json:"require_totp"`
+	// Suspension is nil, or why and since when the tenant is suspended.
+	Suspension *Suspension `json:"suspension"`
 }
 
 // TenantCreate is the body of CreateTenant.
@@ -221,6 +223,12 @@ type Machine struct {
 	Media     *MountedISO `json:"media"`
 	BootOrder []string    `json:"boot_order,omitempty"`
 	Rescue    bool        `json:"rescue"`
+	// BillingSuspension is nil, or why and since when an operator suspended the
+	// machine for billing (SuspendMachineBilling).
+	BillingSuspension *BillingSuspension `json:"billing_suspension"`
+	// TerminateAt is nil, or when the machine is deleted with its snapshots and
+	// backups (TerminateMachine).
+	TerminateAt *time.Time `json:"terminate_at"`
 }
 
 // MachineSpec is the body of CreateMachine: a plan (PlanID) or the three sizes.

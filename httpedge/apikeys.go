@@ -27,8 +27,9 @@ func (s *Server) authenticateKey(ctx context.Context, rc *fasthttp.RequestCtx, s
 }
 
 // keyMay says whether a request made with an API key of scopes may call rt. Reading
-// (GET) needs read; a change needs the scope of what it changes: tenants and users
-// tenants:write, API keys and the store's backup admin, anything else machines:write.
+// (GET) needs read; a change needs the scope of what it changes: a billing system's
+// calls (billing) billing, tenants and users tenants:write, API keys and the store's
+// backup admin, anything else machines:write.
 // admin may do all its user may. An API key signs no one in: the account routes
 // (passwords, sessions, second factor) and consoles, which last as long as a login,
 // are not for keys.
@@ -68,6 +69,18 @@ func keyless(rt *api.Route) bool {
 	return strings.HasSuffix(rt.Path, "/console") || strings.HasSuffix(rt.Path, "/console/ws") || rt.Path == "/api/events"
 }
 
+// billing says whether rt is one of a billing system's calls: a tenant's suspension
+// and its end, a machine's (suspend-billing, unsuspend-billing) and its termination.
+func billing(rt *api.Route) bool {
+	switch {
+	case strings.HasPrefix(rt.Path, "/api/resources/tenants/{id}/"):
+		return strings.HasSuffix(rt.Path, "/suspend") || strings.HasSuffix(rt.Path, "/unsuspend")
+	case strings.Contains(rt.Path, "/vms/{id}/"): // /api/virt and its driver-named aliases
+		return strings.HasSuffix(rt.Path, "/suspend-billing") || strings.HasSuffix(rt.Path, "/unsuspend-billing") || strings.HasSuffix(rt.Path, "/terminate")
+	}
+	return false
+}
+
 // keyScope is the scope a key needs for rt ("" for a route no key calls).
 func keyScope(rt *api.Route) string {
 	switch {
@@ -77,6 +90,8 @@ func keyScope(rt *api.Route) string {
 		return rt.KeyScope
 	case rt.Method == "GET" && !strings.HasPrefix(rt.Path, "/api/admin/"):
 		return auth.ScopeRead
+	case billing(rt):
+		return auth.ScopeBilling
 	case strings.HasPrefix(rt.Path, "/api/resources/tenants"), strings.HasPrefix(rt.Path, "/api/resources/users"):
 		return auth.ScopeTenantsWrite
 	case strings.HasPrefix(rt.Path, "/api/resources/api-keys"), strings.HasPrefix(rt.Path, "/api/admin/"):

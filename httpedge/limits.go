@@ -41,6 +41,8 @@ var limits = openapi.Limits{
 
 	"tenant.name":  {Min: tenants.MinNameLen, Max: tenants.MaxNameLen},
 	"tenant.quota": {Min: tenants.Unlimited, Max: tenants.MaxQuotaLimit},
+	// A suspension's reason, which the tenant's users are shown.
+	"suspension.reason": {Min: 1, Max: tenants.MaxReasonLen},
 
 	"plan.name":        {Min: plans.MinNameLen, Max: plans.MaxNameLen},
 	"plan.ipv4":        {Min: 0, Max: plans.MaxIPv4},

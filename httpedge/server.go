@@ -536,6 +536,10 @@ func (s *Server) serveRoute(rt *api.Route) fasthttp.RequestHandler {
 					return
 				}
 			}
+			if err := s.checkSuspended(ctx, rc, rt, claims); err != nil {
+				s.writeError(rc, id, err)
+				return
+			}
 			principal = claims
 		}
 		// What the document says of media type and query holds before any work.

@@ -38,7 +38,8 @@ const (
 	ScopeMachinesWrite = "machines:write"
 	// ScopeTenantsWrite creates, changes and deletes tenants and users.
 	ScopeTenantsWrite = "tenants:write"
-	// ScopeBilling suspends and unsuspends tenants and reads their usage.
+	// ScopeBilling suspends and unsuspends tenants and machines, terminates machines,
+	// and reads their usage.
 	ScopeBilling = "billing"
 	// ScopeAdmin does everything its user may, API keys included.
 	ScopeAdmin = "admin"

@@ -11,12 +11,13 @@ import (
 // what it missed.
 type Event struct {
 	ID       uint64    `json:"id"`
-	Type     string    `json:"type"` // task.updated, machine.updated, machine.deleted, alert.updated
+	Type     string    `json:"type"` // task.updated, machine.updated, machine.deleted, alert.updated, tenant.suspended, ...
 	TenantID *string   `json:"tenant_id"`
 	Time     time.Time `json:"time"`
 	// Cause says what changed a machine: "task" (its task's end or start), "sync" (the
 	// hypervisor was seen to differ: a crash, a change behind our back), "create",
-	// "assign".
+	// "assign", "billing" (a billing suspension began or ended), "terminate" (marked
+	// for termination, or taken back).
 	Cause string `json:"cause,omitempty"`
 	// PreviousStatus is a machine's status before this change.
 	PreviousStatus string          `json:"previous_status,omitempty"`
@@ -33,6 +34,13 @@ const (
 	EventMachine        = "machine.updated"
 	EventMachineDeleted = "machine.deleted"
 	EventAlert          = "alert.updated"
+	// EventTenantSuspended and EventTenantUnsuspended carry the tenant (with its
+	// suspension) when an operator or a billing system suspends it or ends that.
+	EventTenantSuspended   = "tenant.suspended"
+	EventTenantUnsuspended = "tenant.unsuspended"
+	// EventMachineTerminated says a termination deleted a machine with its snapshots
+	// and backups (data: its id); machine.deleted follows.
+	EventMachineTerminated = "machine.terminated"
 )
 
 // EventBacklog is how many recent events are kept for clients that reconnect.

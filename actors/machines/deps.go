@@ -2,6 +2,7 @@ package machines
 
 import (
 	"context"
+	"time"
 
 	"github.com/vmplane/vmplane/actors/alerts"
 	"github.com/vmplane/vmplane/actors/backups"
@@ -41,6 +42,9 @@ type Deps struct {
 	// Overcommit are the operator's ratios for the capacity arithmetic (Room); zero
 	// ratios take DefaultOvercommit's.
 	Overcommit Overcommit
+	// TerminateGrace is how long a machine marked for termination waits, stopped,
+	// before it is deleted (0: at once).
+	TerminateGrace time.Duration
 }
 
 // Services are the services of the machines package.
@@ -66,13 +70,15 @@ type system struct {
 	planLimits   func(ctx context.Context, plan string) (PlanLimits, error)
 	overcommit   Overcommit
 	templates    func(ctx context.Context, id string) error
+	// terminateGrace is Deps' TerminateGrace.
+	terminateGrace time.Duration
 }
 
 // Start starts the machines' and the nodes' kinds and the services around them.
 func Start(d Deps) *Services {
 	s := &system{Services: &Services{}, rt: d.Runtime, store: d.Runtime.Store, driver: d.Driver,
 		log: d.Runtime.Log, Events: d.Events, Alerts: d.Alerts, tenantExists: d.TenantExists, counting: d.Counting, limits: d.Limits,
-		templates: d.TemplateExists, planLimits: d.PlanLimits, overcommit: d.Overcommit.orDefault()}
+		templates: d.TemplateExists, planLimits: d.PlanLimits, overcommit: d.Overcommit.orDefault(), terminateGrace: d.TerminateGrace}
 	s.Tasks = newTasks(s)
 	s.Nodes = startNodes(s)
 	s.Machines = startMachines(s)

@@ -8,7 +8,7 @@ import (
 // it, with what changed it and its status before.
 type MachineEvent struct {
 	Machine
-	// Cause is task, sync, create or assign (see Event.Cause).
+	// Cause is task, sync, create, assign, billing or terminate (see Event.Cause).
 	Cause string `json:"cause"`
 	// PreviousStatus is the status before this change; null for a new machine.
 	PreviousStatus *string `json:"previous_status"`

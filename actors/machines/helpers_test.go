@@ -3,6 +3,7 @@ package machines
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/vmplane/vmplane/actors/alerts"
 	"github.com/vmplane/vmplane/actors/events"
@@ -32,6 +33,9 @@ type testOptions struct {
 	Wrap func(persistence.Store) persistence.Store
 	// Limits is machines' Deps.Limits (nil: unlimited).
 	Limits func(context.Context, string) (Limits, error)
+	// Clock runs the runtime (nil: the real clock); TerminateGrace is machines' Deps'.
+	Clock          kit.Clock
+	TerminateGrace time.Duration
 }
 
 // newTestSystem starts the machines' services over a store in t.TempDir(), stopped at
@@ -52,12 +56,17 @@ func newTestSystem(t testing.TB, mutate ...func(*testOptions)) *testSystem {
 	}
 	// With VMPLANE_TEST_WIRE=1 every request crosses members (wiretest.Loopback).
 	lb := wiretest.FromEnv(t)
-	rt := kit.New(store, nil, kit.EntityOptions{}, lb.Options()...)
+	ko := lb.Options()
+	if opts.Clock != nil {
+		ko = append(ko, kit.WithClock(opts.Clock))
+	}
+	rt := kit.New(store, nil, kit.EntityOptions{}, ko...)
 	lb.Bind(rt)
 	s := &testSystem{rt: rt, store: store, driver: opts.Driver, Events: events.New()}
 	s.Alerts = alerts.Start(alerts.Deps{Runtime: rt, Events: s.Events})
 	s.Services = Start(Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Alerts: s.Alerts,
-		TenantExists: func(context.Context, string) error { return nil }, Counting: opts.Counting, Limits: opts.Limits})
+		TenantExists: func(context.Context, string) error { return nil }, Counting: opts.Counting, Limits: opts.Limits,
+		TerminateGrace: opts.TerminateGrace})
 	t.Cleanup(func() {
 		s.Machines.Stop()
 		rt.Shutdown()

@@ -10,6 +10,7 @@ var Keys = []persistence.KeyKind{
 	{Prefix: "vm-usage", Holds: "vm-usage/<tenant>: what a tenant's machines hold, kept in the batch of every write that changes it (usage.go)"},
 	{Prefix: "meta/usage-counters", Holds: "present once every tenant's vm-usage counter was built from the tenant index: quota reads trust the counters"},
 	{Prefix: "vm-iso", Holds: "vm-iso/<iso>/<machine>: the machines whose CD-ROM drive holds an ISO image (media.go)"},
+	{Prefix: "vm-terminate", Holds: "vm-terminate/<machine>: the machines marked for termination, each with its due time (terminate.go)"},
 	{Prefix: "vm-vmid", Holds: "vm-vmid/<vmid>: the machine record that holds a hypervisor vmid"},
 	{Prefix: "task", Holds: "task/<id>: a task, the record of slow work on the hypervisor"},
 	{Prefix: "task-open", Holds: "task-open/<task>: the unfinished tasks, each with its target, which a start settles"},

@@ -66,6 +66,12 @@ type Machine struct {
 	BootOrder []string `json:"boot_order,omitempty"`
 	// Rescue says the machine runs the rescue system, until it is turned off.
 	Rescue bool `json:"rescue"`
+	// BillingSuspension is null, or why and since when an operator suspended the
+	// machine for billing (SuspendBilling).
+	BillingSuspension *BillingSuspension `json:"billing_suspension"`
+	// TerminateAt is null, or when the machine is deleted with its snapshots and
+	// backups (Terminate); a cancel takes it back until then.
+	TerminateAt *time.Time `json:"terminate_at"`
 }
 
 // record is a machine as stored under vm/<id>. Only this package reads or writes it:
@@ -214,6 +220,9 @@ type Operation struct {
 	BootOrder []string    `json:"boot_order,omitempty"`
 	Rescue    *bool       `json:"rescue,omitempty"`
 	PrevBoot  []string    `json:"prev_boot,omitempty"`
+	// Purge, on a destroy, deletes the machine's snapshots and backups first: a
+	// termination's (Terminate), which starts only when it is due.
+	Purge bool `json:"purge,omitempty"`
 }
 
 // Operation types.
@@ -376,10 +385,13 @@ type Machines struct {
 	settled        atomic.Uint64
 	counterRetries atomic.Uint64
 	counterLoop    *kit.Loop
+	// terminations are the timers of the machines marked for termination.
+	terminations kit.EntityTimers
 }
 
 func startMachines(s *system) *Machines {
 	m := &Machines{sys: s, OpTimeout: 10 * time.Minute, lists: newMachineLists(s.store), alloc: newAllocations(s.store)}
+	m.terminations.Clock = s.rt.Clock
 	m.kind = s.rt.StartKind("machines", 5*time.Minute, func(id string) kit.Entity {
 		return &machineEntity{sys: s, ms: m, id: id}
 	}, nil)
@@ -391,6 +403,7 @@ func startMachines(s *system) *Machines {
 // the next start.
 func (m *Machines) Stop() {
 	m.counterLoop.Stop()
+	m.terminations.Stop()
 	m.beginMu.Lock()
 	m.stopping.Store(true)
 	m.beginMu.Unlock()
@@ -659,6 +672,18 @@ func (e *machineEntity) Handle(ctx *kit.Ctx, msg any) {
 			e.ms.run(e.id, *e.rec.TaskID, e.ref(), m.Op)
 		}
 		ctx.Respond(changed{Changed: true})
+	case *markTerminate:
+		got, err := e.markTerminate(m)
+		respond(ctx, got, err)
+	case *cancelTerminate:
+		got, err := e.cancelTerminate()
+		respond(ctx, got, err)
+	case *suspendBilling:
+		c, err := e.suspendBilling(m)
+		respond(ctx, c, err)
+	case *unsuspendBilling:
+		c, err := e.unsuspendBilling()
+		respond(ctx, c, err)
 	case *assignTenant:
 		next := *e.rec
 		next.TenantID = m.TenantID
@@ -694,6 +719,20 @@ func (e *machineEntity) start(ctx *kit.Ctx, m *startOp) {
 			ctx.Fail(err)
 			return
 		}
+	}
+	if m.Op.Purge {
+		if err := e.purgeDue(e.sys.rt.Clock.Now()); err != nil {
+			ctx.Fail(err)
+			return
+		}
+	}
+	if m.Tenant != nil && e.rec.BillingSuspension != nil {
+		ctx.Fail(machineSuspended(e.rec.BillingSuspension))
+		return
+	}
+	if m.Tenant != nil && e.rec.TerminateAt != nil {
+		ctx.Fail(apierr.New(apierr.ErrInvalidState, "machine %s is to be deleted at %s", e.id, e.rec.TerminateAt.Format(time.RFC3339)))
+		return
 	}
 	if e.rec.TaskID != nil {
 		ctx.Fail(apierr.New(apierr.ErrOperationInProgress, "machine %s has task %s in progress", e.id, *e.rec.TaskID))
@@ -863,7 +902,17 @@ func (m *Machines) run(machineID, taskID string, ref hypervisor.Ref, op Operatio
 		defer kit.Recover(m.sys.log, "machine task "+op.taskType(), func(err error) {
 			m.report(machineID, taskID, &opDone{TaskID: taskID, Err: apierr.From(err)})
 		})
-		observed, result, err := execute(ctx, m.sys.driver, ref, op)
+		var (
+			observed *hypervisor.Machine
+			result   json.RawMessage
+			err      error
+		)
+		if op.Purge {
+			err = m.purge(ctx, machineID, ref)
+		}
+		if err == nil {
+			observed, result, err = execute(ctx, m.sys.driver, ref, op)
+		}
 		if err != nil && m.stopping.Load() {
 			m.running.Delete(taskID)
 			return
@@ -1036,6 +1085,9 @@ func (e *machineEntity) finish(d *opDone) {
 		next.PrevStatus = ""
 	}
 	if op != nil && op.Type == OpDestroy && d.Err == nil {
+		if op.Purge {
+			e.terminated()
+		}
 		e.remove(task)
 		return
 	}
@@ -1066,7 +1118,7 @@ func (e *machineEntity) finish(d *opDone) {
 
 // remove deletes the record and its indexes with the task's outcome, after a destroy.
 func (e *machineEntity) remove(task *Task) {
-	b := new(persistence.Batch).Del(machineKey(e.id))
+	b := new(persistence.Batch).Del(machineKey(e.id)).Del(terminateKey(e.id))
 	putTenantIndex(b, e.rec, nil)
 	if err := PutTask(b, task); err != nil {
 		e.sys.log.Error("cannot encode task", zap.Error(err))

@@ -18,12 +18,17 @@ func init() {
 	kit.Wire("machines.settle", 1, (*settle)(nil))
 	kit.Wire("machines.provision", 1, (*provision)(nil))
 	kit.Wire("machines.assignTenant", 1, (*assignTenant)(nil))
+	kit.Wire("machines.suspendBilling", 1, (*suspendBilling)(nil))
+	kit.Wire("machines.unsuspendBilling", 1, (*unsuspendBilling)(nil))
+	kit.Wire("machines.markTerminate", 1, (*markTerminate)(nil))
+	kit.Wire("machines.cancelTerminate", 1, (*cancelTerminate)(nil))
 	kit.Wire("machines.firewallPushed", 1, (*firewallPushed)(nil))
 	// Its answers.
 	kit.Wire("machines.Machine", 1, Machine{})
 	kit.Wire("machines.machineRef", 1, machineRef{})
 	kit.Wire("machines.Task", 1, Task{})
 	kit.Wire("machines.changed", 1, changed{})
+	kit.Wire("machines.billingChanged", 1, billingChanged{})
 	// Messages of a node entity (answers: Node, changed).
 	kit.Wire("machines.getNode", 1, (*getNode)(nil))
 	kit.Wire("machines.observeNode", 1, (*observeNode)(nil))

@@ -2,6 +2,7 @@ package schedules
 
 import (
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/tenants"
 	"go.uber.org/zap"
 
 	"github.com/vmplane/vmplane/actors/kit"
@@ -15,6 +16,9 @@ type Deps struct {
 	Driver   hypervisor.Driver
 	Machines *machines.Services
 	Options  ScheduleOptions
+	// Tenants, when set, are asked before each run whether the schedule's tenant is
+	// suspended: a suspended tenant's schedules do not run.
+	Tenants *tenants.Tenants
 }
 
 // system is what the schedules' code reaches through its sys field.
@@ -26,10 +30,11 @@ type system struct {
 	Machines *machines.Machines
 	Tasks    *machines.Tasks
 	Backups  *machines.Backups
+	Tenants  *tenants.Tenants
 }
 
 // Start starts the schedules' kind; WakeAll arms their timers.
 func Start(d Deps) *Schedules {
 	return startSchedules(&system{rt: d.Runtime, store: d.Runtime.Store, driver: d.Driver, log: d.Runtime.Log,
-		Machines: d.Machines.Machines, Tasks: d.Machines.Tasks, Backups: d.Machines.Backups}, d.Options)
+		Machines: d.Machines.Machines, Tasks: d.Machines.Tasks, Backups: d.Machines.Backups, Tenants: d.Tenants}, d.Options)
 }

@@ -64,7 +64,7 @@ func newTestSystem(t testing.TB, mutate ...func(*testOptions)) *testSystem {
 		HasSchedules: func(ctx context.Context, tenant string) (bool, error) {
 			return s.Schedules.TenantHasSchedules(ctx, tenant)
 		}})
-	s.Schedules = Start(Deps{Runtime: rt, Driver: opts.Driver, Machines: s.Services, Options: opts.Options})
+	s.Schedules = Start(Deps{Runtime: rt, Driver: opts.Driver, Machines: s.Services, Options: opts.Options, Tenants: s.Tenants})
 	if err := s.Schedules.WakeAll(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -863,7 +863,13 @@ func maxTime(a, b time.Time) time.Time {
 
 // claim records due time slot as run, durably, and only then starts the run: a
 // crash after this point never runs the slot again, because Since has moved past it.
+// A due time of a suspended tenant's schedule is skipped instead, and says so.
 func (e *scheduleEntity) claim(slot, now time.Time) {
+	if reason, ok := e.suspended(); ok {
+		e.log().Info("schedule skips a due time: its tenant is suspended", zap.Time("due", slot))
+		e.skip(slot, now, "skipped: tenant suspended ("+reason+")")
+		return
+	}
 	taskID := persistence.NewID()
 	next := *e.rec
 	next.LastRunAt = kit.Ptr(slot.UTC())
@@ -884,6 +890,28 @@ func (e *scheduleEntity) claim(slot, now time.Time) {
 	}
 	e.arm()
 	e.ss.run(next, false)
+}
+
+// suspended says whether the schedule's tenant is suspended, and why. A tenant that
+// cannot be read now is taken as active: the run goes ahead, as it would have before
+// suspensions existed, and the failure is logged.
+func (e *scheduleEntity) suspended() (string, bool) {
+	if e.sys.Tenants == nil {
+		return "", false
+	}
+	ctx, cancel := e.sys.rt.Work()
+	defer cancel()
+	ten, err := e.sys.Tenants.Get(ctx, e.rec.TenantID)
+	if err != nil {
+		if !errors.Is(err, apierr.ErrNotFound) {
+			e.log().Warn("cannot tell whether the schedule's tenant is suspended; the run goes ahead", zap.Error(err))
+		}
+		return "", false
+	}
+	if ten.Suspension == nil {
+		return "", false
+	}
+	return ten.Suspension.Reason, true
 }
 
 // wake settles what a stop left behind: the run it interrupted is followed to its

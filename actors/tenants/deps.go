@@ -33,6 +33,9 @@ type Deps struct {
 	// which keep it from being deleted. Their owners (auth, schedules) are not below
 	// tenants, so the composition root passes them in; nil says none.
 	HasUsers, HasSchedules func(ctx context.Context, tenant string) (bool, error)
+	// SuspendAction is what a suspension that names no action does to the tenant's
+	// running machines: SuspendStop ("" too), SuspendHypervisor or SuspendNone.
+	SuspendAction string
 }
 
 // system is what the tenants' code reaches through its sys field.
@@ -51,13 +54,18 @@ type system struct {
 	Tenants   *Tenants
 	// hasUsers and hasSchedules are Deps' HasUsers and HasSchedules, never nil.
 	hasUsers, hasSchedules func(ctx context.Context, tenant string) (bool, error)
+	// suspendAction is Deps' SuspendAction, never "".
+	suspendAction string
 }
 
 // Start starts the tenants' kind.
 func Start(d Deps) *Tenants {
 	s := &system{rt: d.Runtime, store: d.Runtime.Store, driver: d.Driver, log: d.Runtime.Log, Events: d.Events,
 		Machines: d.Machines.Machines, Nodes: d.Machines.Nodes, Backups: d.Machines.Backups, Inventory: d.Inventory, Alerts: d.Alerts, Plans: d.Plans,
-		hasUsers: orNone(d.HasUsers), hasSchedules: orNone(d.HasSchedules)}
+		hasUsers: orNone(d.HasUsers), hasSchedules: orNone(d.HasSchedules), suspendAction: d.SuspendAction}
+	if s.suspendAction == "" {
+		s.suspendAction = SuspendStop
+	}
 	s.Tenants = startTenants(s)
 	return s.Tenants
 }

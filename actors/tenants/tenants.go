@@ -34,6 +34,8 @@ type Tenant struct {
 	// one gets a session that may only enrol one (and read its own account) until it
 	// has; false in records from before the field.
 	RequireTOTP bool `json:"require_totp"`
+	// Suspension is null, or why and since when the tenant is suspended (Suspend).
+	Suspension *Suspension `json:"suspension"`
 }
 
 // Quota is what a tenant may hold at most; Usage what it holds. A limit of
@@ -529,6 +531,12 @@ func (e *tenantEntity) Handle(ctx *kit.Ctx, msg any) {
 		}
 	case *releaseResize:
 		delete(e.pending, m.MachineID)
+	case *suspendTenant:
+		e.suspend(ctx, m)
+	case *suspendedMachines:
+		e.suspendedMachines(ctx, m)
+	case *unsuspendTenant:
+		e.unsuspend(ctx)
 	default:
 		e.handleFirewall(ctx, msg)
 	}

@@ -18,6 +18,9 @@ func init() {
 	kit.Wire("tenants.reserveResize", 1, (*reserveResize)(nil))
 	kit.Wire("tenants.resizeStarted", 1, (*resizeStarted)(nil))
 	kit.Wire("tenants.releaseResize", 1, (*releaseResize)(nil))
+	kit.Wire("tenants.suspendTenant", 1, (*suspendTenant)(nil))
+	kit.Wire("tenants.suspendedMachines", 1, (*suspendedMachines)(nil))
+	kit.Wire("tenants.unsuspendTenant", 1, (*unsuspendTenant)(nil))
 	// Its firewall's messages, told ones included (pushDone, rulesSettled, pushNow,
 	// retryPush: sent through the Kind from goroutines and timers).
 	kit.Wire("tenants.listRules", 1, (*listRules)(nil))
@@ -33,6 +36,7 @@ func init() {
 	kit.Wire("tenants.Tenant", 1, Tenant{})
 	kit.Wire("tenants.Usage", 1, Usage{})
 	kit.Wire("tenants.Provisioned", 1, Provisioned{})
+	kit.Wire("tenants.Suspended", 1, Suspended{})
 	kit.Wire("tenants.resizeReserved", 1, resizeReserved{})
 	kit.Wire("tenants.Rules", 1, Rules{})
 	kit.Wire("tenants.FirewallRule", 1, FirewallRule{})

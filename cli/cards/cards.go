@@ -137,6 +137,12 @@ func MachineFields(w *tabwriter.Writer, m *client.Machine) {
 	}
 	output.Field(w, "Task", output.Str(m.TaskID))
 	output.Field(w, "Created", output.When(m.CreatedAt))
+	if s := m.BillingSuspension; s != nil {
+		output.Field(w, "Suspended (billing)", output.When(s.Since)+" ("+s.Action+"): "+s.Reason)
+	}
+	if m.TerminateAt != nil {
+		output.Field(w, "Terminate at", output.When(*m.TerminateAt))
+	}
 }
 
 // Plan prints a plan: its table, or its JSON or YAML with -o.
@@ -185,6 +191,9 @@ func Tenant(p output.Printer, t *client.Tenant) error {
 		output.Field(w, "Quota disk GB", output.Limit(t.Quota.DiskGB))
 		output.Field(w, "Second factor required", output.YesNo(t.RequireTOTP))
 		output.Field(w, "Created", output.When(t.CreatedAt))
+		if s := t.Suspension; s != nil {
+			output.Field(w, "Suspended", output.When(s.Since)+" ("+s.Action+"): "+s.Reason)
+		}
 	})
 }
 

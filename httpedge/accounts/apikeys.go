@@ -34,7 +34,7 @@ func (h *handlers) keyRoutes() []api.Route {
 			Description: "A page of API keys in creation order." + scope},
 		{Method: "POST", Path: base, Access: api.Authenticated, Handler: h.createKey, Tag: tag, Status: fasthttp.StatusCreated,
 			Summary: "Make an API key for the caller; its secret is in this answer only", Body: APIKeyCreate{}, Reply: auth.NewAPIKey{},
-			Description: "The key acts as its user does at each request (role, tenant; a disabled or deleted user's key stops), within its scopes: read (every GET), machines:write (machines, firewall rules, schedules, backups, health checks), tenants:write (tenants and users), billing, admin (all its user may, API keys included). " +
+			Description: "The key acts as its user does at each request (role, tenant; a disabled or deleted user's key stops), within its scopes: read (every GET), machines:write (machines, firewall rules, schedules, backups, health checks), tenants:write (tenants and users), billing (a billing system's calls: suspending and unsuspending tenants and machines, terminating machines), admin (all its user may, API keys included). " +
 				"Send the secret as a bearer token (Authorization: Bearer vmp_...). A tenant user's key is for its own tenant; an operator's key may be kept within one tenant (tenant_id), or act for all. API keys do not call the account routes (/api/auth/..., but GET /api/auth/me), consoles or the event stream. " +
 				"A request a key's scopes do not cover is 403; a revoked, expired or unknown key, one used from an address outside allowed_cidrs, or one whose user is disabled or deleted, is 401.",
 			Exempt: "the answer holds the key's secret, which an idempotency record must not keep; a retry makes another key, and the one not kept can be revoked"},

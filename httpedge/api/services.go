@@ -89,6 +89,12 @@ type Machines interface {
 	EjectISO(ctx context.Context, id string, tenant *string) (machines.Task, error)
 	SetBootOrder(ctx context.Context, id string, tenant *string, in machines.BootOrderRequest) (machines.Task, error)
 	Rescue(ctx context.Context, id string, tenant *string, enabled bool, iso *machines.MountedISO) (machines.Task, error)
+	// A machine's billing suspension (operators and billing systems).
+	SuspendBilling(ctx context.Context, id, reason, action string) (machines.Machine, error)
+	UnsuspendBilling(ctx context.Context, id string, start bool) (machines.Machine, error)
+	// A machine's termination (delete with its snapshots and backups, after a grace).
+	Terminate(ctx context.Context, id string) (machines.Machine, error)
+	CancelTerminate(ctx context.Context, id string) (machines.Machine, error)
 	// CounterRetries is for /metrics (vmplane_usage_counter_retries_total).
 	CounterRetries() uint64
 }
@@ -152,6 +158,11 @@ type Tenants interface {
 	ChangeAnyPlan(ctx context.Context, machineID, planID string) (machines.Task, error)
 	Overview(ctx context.Context, tenant string) (tenants.Overview, error)
 	UsageTrends(ctx context.Context, tenant string, days int, now time.Time) (tenants.Trends, error)
+	// A tenant's suspension: set and ended by operators and billing systems, checked
+	// by the edge before a tenant user's write (CheckActive).
+	Suspend(ctx context.Context, id, reason, action string) (tenants.Tenant, error)
+	Unsuspend(ctx context.Context, id string, start bool) (tenants.Tenant, error)
+	CheckActive(ctx context.Context, id string) error
 }
 
 // Plans is what the edge asks of plans.Plans.

@@ -584,7 +584,7 @@ func errorResponses() obj {
 		"Error":                problemResp("Any other error: 405 method_not_allowed, 409 conflict, operation_in_progress, invalid_state or quota_exceeded, 500 internal, 503 unavailable, 504 timeout, 507 insufficient_storage (the server's disk is full; writes resume when there is room)."),
 		"BadRequest":           problemResp("invalid_json or invalid_request: the body or a parameter is malformed; `errors` names the offending fields."),
 		"Unauthorized":         problemResp("unauthorized: the bearer token is missing, malformed, forged or expired; on a login, refresh or console socket, invalid_credentials, invalid_refresh_token or an invalid ticket.", "WWW-Authenticate"),
-		"Forbidden":            problemResp("forbidden: this operation is for operators (role admin), or the request names another tenant."),
+		"Forbidden":            problemResp("forbidden: this operation is for operators (role admin), or the request names another tenant; tenant_suspended: the caller's tenant is suspended (the detail gives the reason), which holds back every write but the account routes; machine_suspended: the machine is suspended for billing (the detail gives the reason)."),
 		"UnsupportedMediaType": problemResp("unsupported_media_type: the body is not sent as application/json; `allowed` lists the media types this operation takes."),
 		"NotFound":             problemResp("not_found: no such record, or it belongs to another tenant."),
 		"Conflict":             problemResp("conflict, operation_in_progress, invalid_state or quota_exceeded; also a request with the same Idempotency-Key still in flight, with Retry-After: retry with the key after it.", "Retry-After"),

@@ -31,12 +31,13 @@ type handlers struct {
 }
 
 // Routes are the resources routes, the registry's kinds in order, then a plan's
-// capacity; tenantDelete lets tenant users delete their own machines, as the client
-// area's delete does, and requirePlans has a tenant user's machine create name a plan
-// (clientarea.Options.RequirePlans).
+// capacity and the tenants' suspension; tenantDelete lets tenant users delete their
+// own machines, as the client area's delete does, and requirePlans has a tenant user's
+// machine create name a plan (clientarea.Options.RequirePlans).
 func Routes(svc api.Services, tenantDelete, requirePlans bool) []api.Route {
 	h := &handlers{svc: svc, tenantDelete: tenantDelete, requirePlans: requirePlans}
-	return append(h.resourceRoutes(), h.planRoutes()...)
+	routes := append(h.resourceRoutes(), h.planRoutes()...)
+	return append(routes, h.suspensionRoutes()...)
 }
 
 // resource is one kind of /api/resources/:resource. Each declares whether it is

@@ -90,6 +90,7 @@ func (h *handlers) routes(prefix string) []api.Route {
 			Summary: "OS templates known from the last sync", Reply: api.Page[hypervisor.Template]{}, Query: page},
 	}
 	routes = append(routes, h.media.Routes(prefix+"/vms/{id}", tag, api.AdminOnly, nil)...)
+	routes = append(routes, h.billingRoutes(prefix)...)
 	for i := range routes {
 		rt := &routes[i]
 		rt.Description = api.Describe(rt) + " Also served under /api/<driver>/" + strings.TrimPrefix(rt.Path, "/api/virt/") +

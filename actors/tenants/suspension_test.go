@@ -1,0 +1,177 @@
+package tenants
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vmplane/vmplane/actors/events"
+	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/apierr"
+	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/hypervisor/sim"
+	"github.com/vmplane/vmplane/internal/testwait"
+)
+
+// A suspension stops the machines that were running (only those), records them, and
+// holds the tenant's writes back (CheckActive); suspending again changes only the
+// reason; an unsuspend with start starts those machines and no other, and a second
+// unsuspend changes nothing.
+func TestSuspendAndUnsuspendATenant(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s := newTestSystem(t, func(o *testOptions) { o.Driver = sim.New(sim.Config{OpDelay: -1, Seed: 1, Nodes: 1}) })
+	if _, err := s.Inventory.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ten, err := s.Tenants.Create(ctx, "late payer", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ten.Suspension != nil {
+		t.Fatalf("a new tenant: got suspension %+v; want none", ten.Suspension)
+	}
+	var ids []string
+	for _, name := range []string{"up", "down"} {
+		p, err := s.Tenants.CreateMachine(ctx, ten.ID, MachineSpec{Name: name, TemplateID: "tpl-debian-12", CPUCores: 1, MemoryMB: 512, DiskGB: 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if task, err := s.Tasks.Wait(ctx, p.Task.ID); err != nil || task.Status != machines.TaskSucceeded {
+			t.Fatalf("create: got %+v, %v", task, err)
+		}
+		ids = append(ids, p.Machine.ID)
+	}
+	up, down := ids[0], ids[1]
+	power := func(id string, a hypervisor.PowerAction) {
+		t.Helper()
+		task, err := s.Machines.Start(ctx, id, machines.Operation{Type: machines.OpPower, Action: a}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := s.Tasks.Wait(ctx, task.ID); err != nil || got.Status != machines.TaskSucceeded {
+			t.Fatalf("%s: got %+v, %v", a, got, err)
+		}
+	}
+	power(down, hypervisor.ActionStop)
+	status := func(id string) string {
+		m, err := s.Machines.Get(ctx, id, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m.Status
+	}
+
+	if err := s.Tenants.CheckActive(ctx, ten.ID); err != nil {
+		t.Fatalf("CheckActive of an active tenant: %v", err)
+	}
+	if _, err := s.Tenants.Suspend(ctx, ten.ID, "", ""); !errors.Is(err, apierr.ErrInvalidRequest) {
+		t.Fatalf("a suspension without a reason: got %v; want invalid_request", err)
+	}
+	if _, err := s.Tenants.Suspend(ctx, ten.ID, "unpaid", "pause"); !errors.Is(err, apierr.ErrInvalidRequest) {
+		t.Fatalf("an unknown action: got %v; want invalid_request", err)
+	}
+	if _, err := s.Tenants.Suspend(ctx, "nobody", "unpaid", ""); !errors.Is(err, apierr.ErrNotFound) {
+		t.Fatalf("an unknown tenant: got %v; want not_found", err)
+	}
+	_, sub, _ := s.Events.Subscribe(s.Events.Latest(), nil)
+	defer sub.Close()
+	got, err := s.Tenants.Suspend(ctx, ten.ID, "invoice 42 unpaid", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp := got.Suspension
+	if sp == nil || sp.Reason != "invoice 42 unpaid" || sp.Action != SuspendStop || sp.Since.IsZero() || !slices.Equal(sp.Machines, []string{up}) {
+		t.Fatalf("suspended: got %+v; want the reason, action stop (the default) and the running machine %s", sp, up)
+	}
+	testwait.Eventually(t, "the running machine stopped", func() bool { return status(up) == machines.StatusStopped })
+	if err := s.Tenants.CheckActive(ctx, ten.ID); !errors.Is(err, apierr.ErrTenantSuspended) || !strings.Contains(err.Error(), "invoice 42 unpaid") {
+		t.Fatalf("CheckActive of a suspended tenant: got %v; want tenant_suspended with the reason", err)
+	}
+	for ev := range sub.C {
+		if ev.Type == events.EventTenantSuspended {
+			if ev.TenantID == nil || *ev.TenantID != ten.ID {
+				t.Fatalf("got %+v; want the tenant's %s", ev, events.EventTenantSuspended)
+			}
+			break
+		}
+	}
+
+	again, err := s.Tenants.Suspend(ctx, ten.ID, "invoice 43 unpaid too", SuspendNone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sp2 := again.Suspension; sp2 == nil || sp2.Reason != "invoice 43 unpaid too" || !sp2.Since.Equal(sp.Since) || sp2.Action != SuspendStop || !slices.Equal(sp2.Machines, sp.Machines) {
+		t.Fatalf("suspended again: got %+v; want only the reason changed", sp2)
+	}
+	if stored, err := s.Tenants.Get(ctx, ten.ID); err != nil || stored.Suspension == nil || stored.Suspension.Reason != "invoice 43 unpaid too" {
+		t.Fatalf("read back: got %+v, %v", stored.Suspension, err)
+	}
+
+	back, err := s.Tenants.Unsuspend(ctx, ten.ID, true)
+	if err != nil || back.Suspension != nil {
+		t.Fatalf("unsuspended: got %+v, %v; want no suspension", back.Suspension, err)
+	}
+	testwait.Eventually(t, "the machine the suspension stopped started again", func() bool { return status(up) == machines.StatusRunning })
+	if st := status(down); st != machines.StatusStopped {
+		t.Fatalf("the machine that was stopped before: got %s; want still stopped", st)
+	}
+	if err := s.Tenants.CheckActive(ctx, ten.ID); err != nil {
+		t.Fatalf("CheckActive after the unsuspend: %v", err)
+	}
+	before, _ := s.Tenants.Get(ctx, ten.ID)
+	if again, err := s.Tenants.Unsuspend(ctx, ten.ID, true); err != nil || !again.UpdatedAt.Equal(before.UpdatedAt) {
+		t.Fatalf("an unsuspend of an active tenant: got %+v, %v; want it unchanged", again, err)
+	}
+}
+
+// A suspension with action suspend suspends the running machines on the hypervisor,
+// and an unsuspend with start resumes them; one without start leaves them as they are.
+func TestSuspendWithHypervisorSuspend(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s := newTestSystem(t, func(o *testOptions) { o.Driver = sim.New(sim.Config{OpDelay: -1, Seed: 1, Nodes: 1}) })
+	if _, err := s.Inventory.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ten, err := s.Tenants.Create(ctx, "paused", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.Tenants.CreateMachine(ctx, ten.ID, MachineSpec{Name: "vm", TemplateID: "tpl-debian-12", CPUCores: 1, MemoryMB: 512, DiskGB: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Tasks.Wait(ctx, p.Task.ID); err != nil {
+		t.Fatal(err)
+	}
+	status := func() string {
+		m, err := s.Machines.Get(ctx, p.Machine.ID, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m.Status
+	}
+	if _, err := s.Tenants.Suspend(ctx, ten.ID, "unpaid", SuspendHypervisor); err != nil {
+		t.Fatal(err)
+	}
+	testwait.Eventually(t, "the machine suspended", func() bool { return status() == machines.StatusSuspended })
+	if _, err := s.Tenants.Unsuspend(ctx, ten.ID, false); err != nil {
+		t.Fatal(err)
+	}
+	if st := status(); st != machines.StatusSuspended {
+		t.Fatalf("after an unsuspend without start: got %s; want still suspended", st)
+	}
+	if _, err := s.Tenants.Suspend(ctx, ten.ID, "unpaid again", SuspendNone); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Tenants.Unsuspend(ctx, ten.ID, true); err != nil || got.Suspension != nil {
+		t.Fatalf("unsuspend: got %+v, %v", got, err)
+	}
+	if st := status(); st != machines.StatusSuspended {
+		t.Fatalf("after an unsuspend of a suspension that touched no machine: got %s; want still suspended", st)
+	}
+}
