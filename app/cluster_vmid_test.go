@@ -199,10 +199,6 @@ func TestClusterProxmoxConcurrentCreatesGetOwnVMIDs(t *testing.T) {
 		// Sixty tasks followed at once: polled less often than one test's few, so
 		// that the members' CPU goes to the creates.
 		c.Proxmox.PollEvery = 50 * time.Millisecond
-		// Sixty 10 GB disks are more than the fake's nodes hold at the default disk
-		// ratio of 1, and this test is about vmids, not capacity: whether a member
-		// had seen the others' creates yet decided which ones were refused.
-		c.OvercommitCPU, c.OvercommitMemory, c.OvercommitDisk = 1000, 1000, 1000
 	})
 	for vmid := range clusterCreatesAtOnce(t, ms, 60) {
 		if _, _, _, ok := f.VM(vmid); !ok {

@@ -13,12 +13,15 @@ import (
 
 // Node is a hypervisor node. Its ID is the hypervisor's node name.
 type Node struct {
-	ID        string    `json:"id"`
-	Name      string    `json:"name"`
-	Status    string    `json:"status"` // online, offline
-	CPUCores  int64     `json:"cpu_cores"`
-	MemoryMB  int64     `json:"memory_mb"`
-	DiskGB    int64     `json:"disk_gb"`
+	ID       string `json:"id"`
+	Name     string `json:"name"`
+	Status   string `json:"status"` // online, offline
+	CPUCores int64  `json:"cpu_cores"`
+	MemoryMB int64  `json:"memory_mb"`
+	DiskGB   int64  `json:"disk_gb"`
+	// StorageGB is the room for the machines' disks (the node's storages for disk
+	// images); 0 when the hypervisor does not tell.
+	StorageGB int64     `json:"storage_gb"`
 	Usage     NodeUsage `json:"usage"`
 	UpdatedAt time.Time `json:"updated_at"`
 }

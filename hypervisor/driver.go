@@ -151,6 +151,11 @@ type Node struct {
 	CPUCores int        `json:"cpu_cores"`
 	MemoryMB int        `json:"memory_mb"`
 	DiskGB   int        `json:"disk_gb"`
+	// StorageGB is the room for the machines' disks the node has: its storages for
+	// disk images (a shared one counted on each node that has it), which on Proxmox
+	// are not its DiskGB (the root filesystem); 0 when the driver cannot tell (a
+	// Proxmox token without Datastore.Audit sees no storages).
+	StorageGB int `json:"storage_gb,omitempty"`
 	// Current usage, at the moment of the inventory.
 	CPU       float64 `json:"cpu"` // fraction 0..1 of CPUCores
 	MemBytes  int64   `json:"mem_bytes"`

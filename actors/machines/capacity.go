@@ -50,7 +50,8 @@ type Size struct {
 
 // NodeRoom is how much room a node has for more machines of one size: the free cores,
 // memory and disk (the node's, times the overcommit ratio, less what vmplane's
-// machines on it allocate; never below 0) and how many more machines of the size fit.
+// machines on it allocate; never below 0; the disk -1, unbounded, when the hypervisor
+// does not tell the node's storage) and how many more machines of the size fit.
 type NodeRoom struct {
 	Node         string `json:"node"`
 	Online       bool   `json:"online"`
@@ -59,6 +60,9 @@ type NodeRoom struct {
 	FreeMemoryMB int    `json:"free_memory_mb"`
 	FreeDiskGB   int    `json:"free_disk_gb"`
 }
+
+// Unbounded is a NodeRoom's free disk when the node's storage is not known.
+const Unbounded = -1
 
 // Room is the capacity arithmetic, the one place that says whether a machine fits on
 // a node: the room of node n, whose machines allocate used, for machines of size need,
@@ -72,12 +76,19 @@ func Room(n Node, used Size, need Size, o Overcommit) NodeRoom {
 	r := NodeRoom{Node: n.ID, Online: n.Status == string(hypervisor.NodeOnline),
 		FreeCPUCores: free(n.CPUCores, o.CPU, used.CPUCores),
 		FreeMemoryMB: free(n.MemoryMB, o.Memory, used.MemoryMB),
-		FreeDiskGB:   free(n.DiskGB, o.Disk, used.DiskGB)}
+		FreeDiskGB:   Unbounded}
+	bounds := [][2]int{{r.FreeCPUCores, need.CPUCores}, {r.FreeMemoryMB, need.MemoryMB}}
+	// The disks go to the node's storages for images, not to its own disk (on
+	// Proxmox, the root filesystem): without them the disk is no bound.
+	if n.StorageGB > 0 {
+		r.FreeDiskGB = free(n.StorageGB, o.Disk, used.DiskGB)
+		bounds = append(bounds, [2]int{r.FreeDiskGB, need.DiskGB})
+	}
 	if !r.Online {
 		return r
 	}
 	r.Fits = math.MaxInt
-	for _, d := range [][2]int{{r.FreeCPUCores, need.CPUCores}, {r.FreeMemoryMB, need.MemoryMB}, {r.FreeDiskGB, need.DiskGB}} {
+	for _, d := range bounds {
 		if d[1] > 0 {
 			r.Fits = min(r.Fits, d[0]/d[1])
 		}

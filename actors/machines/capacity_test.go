@@ -15,7 +15,9 @@ import (
 // is given out, never below 0; the fits are the least of the three divisions; an
 // offline node fits none.
 func TestRoom(t *testing.T) {
-	online := Node{ID: "n1", Status: string(hypervisor.NodeOnline), CPUCores: 8, MemoryMB: 16384, DiskGB: 500}
+	online := Node{ID: "n1", Status: string(hypervisor.NodeOnline), CPUCores: 8, MemoryMB: 16384, DiskGB: 60, StorageGB: 500}
+	unknown := online
+	unknown.StorageGB = 0
 	offline := online
 	offline.Status = string(hypervisor.NodeOffline)
 	need := Size{CPUCores: 2, MemoryMB: 2048, DiskGB: 40}
@@ -39,6 +41,8 @@ func TestRoom(t *testing.T) {
 			NodeRoom{Node: "n1", Online: true, Fits: 0, FreeCPUCores: 32, FreeMemoryMB: 0, FreeDiskGB: 500}},
 		{"fractional ratios round down", online, Size{}, need, Overcommit{CPU: 1.5, Memory: 1.25, Disk: 2},
 			NodeRoom{Node: "n1", Online: true, Fits: 6, FreeCPUCores: 12, FreeMemoryMB: 20480, FreeDiskGB: 1000}},
+		{"storage unknown: the disk is no bound (not the node's own disk)", unknown, Size{DiskGB: 450}, need, Overcommit{},
+			NodeRoom{Node: "n1", Online: true, Fits: 8, FreeCPUCores: 32, FreeMemoryMB: 16384, FreeDiskGB: Unbounded}},
 		{"offline fits none", offline, Size{}, need, Overcommit{},
 			NodeRoom{Node: "n1", Online: false, Fits: 0, FreeCPUCores: 32, FreeMemoryMB: 16384, FreeDiskGB: 500}},
 	} {

@@ -14,12 +14,16 @@ import (
 
 // Node is a hypervisor node as the API shows it. Its id is the hypervisor's node name.
 type Node struct {
-	ID        string    `json:"id"`
-	Name      string    `json:"name"`
-	Status    string    `json:"status"`
-	CPUCores  int       `json:"cpu_cores"`
-	MemoryMB  int       `json:"memory_mb"`
-	DiskGB    int       `json:"disk_gb"`
+	ID       string `json:"id"`
+	Name     string `json:"name"`
+	Status   string `json:"status"`
+	CPUCores int    `json:"cpu_cores"`
+	MemoryMB int    `json:"memory_mb"`
+	DiskGB   int    `json:"disk_gb"`
+	// StorageGB is the room for the machines' disks (the node's storages for disk
+	// images); 0 when the hypervisor does not tell, and then the capacity arithmetic
+	// does not bound by disk.
+	StorageGB int       `json:"storage_gb"`
 	Usage     NodeUsage `json:"usage"`
 	UpdatedAt time.Time `json:"updated_at"`
 }
@@ -131,7 +135,7 @@ func (e *nodeEntity) Handle(ctx *kit.Ctx, msg any) {
 
 func (e *nodeEntity) observe(hn hypervisor.Node) bool {
 	next := Node{ID: hn.ID, Name: hn.ID, Status: string(hn.Status), CPUCores: hn.CPUCores, MemoryMB: hn.MemoryMB,
-		DiskGB: hn.DiskGB, Usage: NodeUsage{CPU: hn.CPU, MemBytes: hn.MemBytes, DiskBytes: hn.DiskBytes}}
+		DiskGB: hn.DiskGB, StorageGB: hn.StorageGB, Usage: NodeUsage{CPU: hn.CPU, MemBytes: hn.MemBytes, DiskBytes: hn.DiskBytes}}
 	if e.rec != nil {
 		prev := *e.rec
 		prev.UpdatedAt = time.Time{}

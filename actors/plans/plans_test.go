@@ -183,8 +183,8 @@ func TestPlanCapacity(t *testing.T) {
 	s := newTestSystem(t)
 	ctx := ctxFor(t)
 	for _, n := range []hypervisor.Node{
-		{ID: "a", Status: hypervisor.NodeOnline, CPUCores: 4, MemoryMB: 8192, DiskGB: 100},
-		{ID: "b", Status: hypervisor.NodeOffline, CPUCores: 4, MemoryMB: 8192, DiskGB: 100},
+		{ID: "a", Status: hypervisor.NodeOnline, CPUCores: 4, MemoryMB: 8192, DiskGB: 30, StorageGB: 100},
+		{ID: "b", Status: hypervisor.NodeOffline, CPUCores: 4, MemoryMB: 8192, DiskGB: 30, StorageGB: 100},
 	} {
 		if _, err := s.Nodes.Observe(ctx, n); err != nil {
 			t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -148,6 +149,18 @@ func (v *clusterView) hasStorage(storage, node string) bool {
 		}
 	}
 	return false
+}
+
+// imageStorageGB is the size of the storages for disk images (content "images") a
+// node has, in GiB: the room for its machines' disks. 0 when no storage is seen.
+func (v *clusterView) imageStorageGB(node string) int {
+	var total uint64
+	for _, s := range v.storages {
+		if s.Node == node && slices.Contains(strings.Split(s.Content, ","), "images") {
+			total += s.MaxDisk
+		}
+	}
+	return int(total >> 30)
 }
 
 // storageNodes lists the online nodes that have a storage.

@@ -51,7 +51,7 @@ func (d *Driver) Inventory(ctx context.Context) (hypervisor.Inventory, error) {
 	for _, name := range view.sortedNodes() {
 		n := view.nodes[name]
 		node := hypervisor.Node{ID: name, Status: hypervisor.NodeOffline, CPUCores: int(n.MaxCPU),
-			MemoryMB: int(n.MaxMem >> 20), DiskGB: int(n.MaxDisk >> 30)}
+			MemoryMB: int(n.MaxMem >> 20), DiskGB: int(n.MaxDisk >> 30), StorageGB: view.imageStorageGB(name)}
 		if n.Status == "online" {
 			node.Status = hypervisor.NodeOnline
 			node.CPU, node.MemBytes, node.DiskBytes = n.CPU, int64(n.Mem), int64(n.Disk)

@@ -40,6 +40,11 @@ func TestInventory(t *testing.T) {
 	if want := []string{"pve1:online", "pve2:online", "pve3:offline"}; !slices.Equal(nodes, want) {
 		t.Errorf("nodes: got %v; want %v", nodes, want)
 	}
+	// The room for disks is the node's storages for images (local-lvm 1 TiB, the shared
+	// cephpool 8 TiB), not its root filesystem (DiskGB).
+	if n := inv.Nodes[0]; n.StorageGB != 9*1024 {
+		t.Errorf("node storage: got %d GB; want %d (local-lvm and cephpool)", n.StorageGB, 9*1024)
+	}
 	if n := inv.Nodes[0]; n.CPUCores != 32 || n.MemoryMB != 128*1024 || n.DiskGB != 100 || n.CPU <= 0 || n.MemBytes <= 0 {
 		t.Errorf("node pve1: got %+v; want 32 cores, 128 GiB, 100 GB and usage", n)
 	}

@@ -447,6 +447,7 @@ func fill(p *hypervisor.UsagePoint, v values, cores, memTotal float64) {
 // (machines are the ones on it). An offline node reports no usage.
 func (d *Driver) nodeNowLocked(n *node, machines []*machine, now time.Time) hypervisor.Node {
 	out := n.Node
+	out.StorageGB = n.DiskGB // the sim's machines' disks are on the node's own
 	ms := make([]series, 0, len(machines))
 	var diskGB int
 	for _, m := range machines {
