@@ -121,6 +121,17 @@ func CheckSnapshotName(vmid int, name string) error {
 	return nil
 }
 
+// SortBackups puts backups oldest first, by id within one second (archives' times are
+// whole seconds): the order of Driver.Backups and Inventory.Backups.
+func SortBackups(list []Backup) {
+	slices.SortStableFunc(list, func(a, b Backup) int {
+		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+}
+
 // SortSnapshots puts snapshots oldest first. Creation times are whole seconds on
 // Proxmox, so two taken within a second tie; then a snapshot comes after its
 // ancestors, and otherwise by name, so that the order is the same on every read.

@@ -2,8 +2,6 @@ package auth
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"time"
 
@@ -44,10 +42,7 @@ type linkRecord struct {
 
 const linkRecordVersion = 1
 
-func linkKey(token string) []byte {
-	sum := sha256.Sum256([]byte(token))
-	return persistence.Key("loginlink", hex.EncodeToString(sum[:]))
-}
+func linkKey(token string) []byte { return tokenKey("loginlink", token) }
 
 var (
 	errBadLink       = apierr.New(apierr.ErrUnauthorized, "the login link is unknown, used or expired: ask for a new one")

@@ -45,9 +45,14 @@ type resetRecord struct {
 
 const resetRecordVersion = 1
 
-func resetKey(token string) []byte {
+func resetKey(token string) []byte { return tokenKey("pwreset", token) }
+
+// tokenKey is the key of a record found by a secret token (a reset link, a login
+// link, a login's challenge): <prefix>/<SHA-256 of the token>, so that the store never
+// holds the token itself and a copy of it signs nobody in.
+func tokenKey(prefix, token string) []byte {
 	sum := sha256.Sum256([]byte(token))
-	return persistence.Key("pwreset", hex.EncodeToString(sum[:]))
+	return persistence.Key(prefix, hex.EncodeToString(sum[:]))
 }
 
 // resetPassword sets the password of a reset link (its token's key Key, made under

@@ -89,10 +89,7 @@ type challengeRecord struct {
 
 const challengeVersion = 1
 
-func challengeKey(challenge string) []byte {
-	sum := sha256.Sum256([]byte(challenge))
-	return persistence.Key("totp-challenge", hex.EncodeToString(sum[:]))
-}
+func challengeKey(challenge string) []byte { return tokenKey("totp-challenge", challenge) }
 
 var (
 	errBadCode         = apierr.Invalid(apierr.Field("code", "is not a current code of the second factor, nor an unused recovery code"))

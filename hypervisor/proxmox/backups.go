@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
-	"sort"
 	"strings"
 	"time"
 
@@ -140,12 +139,7 @@ func (d *Driver) allBackups(ctx context.Context, view *clusterView, vmid int) ([
 			}
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if !out[i].CreatedAt.Equal(out[j].CreatedAt) {
-			return out[i].CreatedAt.Before(out[j].CreatedAt)
-		}
-		return out[i].ID < out[j].ID
-	})
+	hypervisor.SortBackups(out)
 	return out, nil
 }
 

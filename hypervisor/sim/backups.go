@@ -3,7 +3,6 @@ package sim
 import (
 	"context"
 	"fmt"
-	"sort"
 
 	"github.com/vmplane/vmplane/hypervisor"
 )
@@ -112,18 +111,8 @@ func (d *Driver) Backups(ctx context.Context, ref hypervisor.Ref) ([]hypervisor.
 		return nil, hypervisor.NewError(hypervisor.ErrMachineNotFound, "machine %d not found", ref.VMID)
 	}
 	out := append([]hypervisor.Backup{}, list...)
-	sortBackups(out)
+	hypervisor.SortBackups(out)
 	return out, nil
-}
-
-// sortBackups orders backups oldest first, by id within one second.
-func sortBackups(l []hypervisor.Backup) {
-	sort.SliceStable(l, func(i, j int) bool {
-		if !l[i].CreatedAt.Equal(l[j].CreatedAt) {
-			return l[i].CreatedAt.Before(l[j].CreatedAt)
-		}
-		return l[i].ID < l[j].ID
-	})
 }
 
 // backupIndexLocked finds one of a machine's backups, or answers ErrBackupNotFound.

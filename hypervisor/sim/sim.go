@@ -290,7 +290,7 @@ func (d *Driver) Inventory(ctx context.Context) (hypervisor.Inventory, error) {
 	for _, list := range d.backups {
 		inv.Backups = append(inv.Backups, list...)
 	}
-	sortBackups(inv.Backups)
+	hypervisor.SortBackups(inv.Backups)
 	inv.BackupsListed = true
 	return inv, nil
 }
