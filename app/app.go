@@ -162,9 +162,10 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 			AdminEmail: cfg.AdminEmail, AdminPassword: cfg.AdminPassword, PasswordChanged: a.passwordChanged, ResetMail: mail,
 			RequireOperatorTOTP: cfg.RequireOperatorTOTP},
 		Limits: limiter.LimitOptions{
-			Global: limiter.Limit{Rate: cfg.RateGlobal, Per: time.Second, Burst: cfg.RateGlobalBurst},
-			Auth:   limiter.Limit{Rate: cfg.RateAuth, Per: time.Minute, Burst: cfg.RateAuthBurst},
-			Login:  limiter.Limit{Rate: cfg.RateLogin, Per: time.Minute, Burst: cfg.RateLoginBurst},
+			Global:   limiter.Limit{Rate: cfg.RateGlobal, Per: time.Second, Burst: cfg.RateGlobalBurst},
+			Auth:     limiter.Limit{Rate: cfg.RateAuth, Per: time.Minute, Burst: cfg.RateAuthBurst},
+			KeyOwner: limiter.Limit{Rate: cfg.RateKeyOwner, Per: time.Second, Burst: cfg.RateKeyOwnerBurst},
+			Login:    limiter.Limit{Rate: cfg.RateLogin, Per: time.Minute, Burst: cfg.RateLoginBurst},
 			// Login limits
 			LoginAddr:     limiter.Limit{Rate: cfg.RateLoginAddr, Per: time.Minute, Burst: cfg.RateLoginAddrBurst},
 			LoginMaxDelay: cfg.LoginMaxDelay,
