@@ -276,6 +276,9 @@ func (s *System) Stop() {
 	if s.Monitoring != nil {
 		s.Monitoring.Stop()
 	}
+	if s.Tenants != nil {
+		s.Tenants.Stop()
+	}
 	if s.Inventory != nil {
 		s.Inventory.Stop()
 	}

@@ -75,6 +75,7 @@ func (s *testSystem) Stop() {
 	s.Insights.Stop()
 	s.HealthChecks.Stop()
 	s.Monitoring.Stop()
+	s.Tenants.Stop()
 	s.Inventory.Stop()
 	s.Machines.Stop()
 	s.rt.Shutdown()

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.uber.org/zap"
+
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/plans"
 
@@ -122,6 +124,8 @@ func tenantKey(id string) []byte { return persistence.Key("tenant", id) }
 type Tenants struct {
 	sys  *system
 	kind *kit.Kind
+	// sweep is the loop of EnforceSuspensions.
+	sweep *kit.Loop
 	// lastRuleWrite is each tenant's latest firewall rule write
 	// (*persistence.Pending), which outlives the entity (see firewall.go).
 	lastRuleWrite sync.Map
@@ -224,8 +228,16 @@ func startTenants(s *system) *Tenants {
 	t.kind = s.rt.StartKind("tenants", 10*time.Minute, func(id string) kit.Entity {
 		return &tenantEntity{sys: s, id: id, pending: map[string]pendingResize{}}
 	}, nil)
+	t.sweep = s.rt.EveryOnOne("suspension sweep", SuspensionSweepInterval, false, func(ctx context.Context, _ time.Time) {
+		if err := t.EnforceSuspensions(ctx); err != nil {
+			s.log.Warn("the suspension sweep could not list the tenants", zap.Error(err))
+		}
+	})
 	return t
 }
+
+// Stop ends the suspension sweep; the entities stop with the runtime's kinds.
+func (t *Tenants) Stop() { t.sweep.Stop() }
 
 func (t *Tenants) tell(id string, msg any) {
 	t.kind.Send(id, msg)
