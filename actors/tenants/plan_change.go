@@ -3,6 +3,7 @@ package tenants
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/actors/machines"
@@ -78,6 +79,27 @@ func (t *Tenants) plan(ctx context.Context, id string) (plans.Plan, error) {
 	return p, err
 }
 
+// planAllows refuses a move to a plan that does not offer the machine's template (a
+// plan of licensed systems is not left for a cheaper one that lists none of them). A
+// machine of no known template (one adopted from the hypervisor) moves freely: there
+// is nothing to hold against the plan's list.
+func (t *Tenants) planAllows(ctx context.Context, p *plans.Plan, templateID string) error {
+	if templateID == "" || len(p.AllowedTemplates) == 0 {
+		return nil
+	}
+	name := ""
+	if tpl, err := t.sys.Inventory.Template(ctx, templateID); err == nil {
+		name = tpl.Name
+	} else if !errors.Is(err, apierr.ErrNotFound) {
+		return err
+	}
+	if !p.Allows(templateID, name) {
+		return apierr.Invalid(apierr.Field("plan_id", "plan %s does not offer the machine's template %s (it allows %s)",
+			p.Name, templateID, strings.Join(p.AllowedTemplates, ", ")))
+	}
+	return nil
+}
+
 // ChangePlan moves one of a tenant's machines to a plan: a resize to the plan's sizes,
 // within the tenant's quota, after which the machine's record names the plan. Disks
 // never shrink: a plan with a smaller disk than the machine's is a 400 saying both.
@@ -97,6 +119,9 @@ func (t *Tenants) ChangePlan(ctx context.Context, tenantID, machineID, planID st
 	}
 	p, err := t.plan(ctx, planID)
 	if err != nil {
+		return machines.Task{}, err
+	}
+	if err := t.planAllows(ctx, &p, rec.TemplateID); err != nil {
 		return machines.Task{}, err
 	}
 	change := ResourceChange{CPUCores: kit.Ptr(p.CPUCores), MemoryMB: kit.Ptr(p.MemoryMB), DiskGB: kit.Ptr(p.DiskGB)}
@@ -130,6 +155,9 @@ func (t *Tenants) ChangeAnyPlan(ctx context.Context, machineID, planID string) (
 	}
 	p, err := t.plan(ctx, planID)
 	if err != nil {
+		return machines.Task{}, err
+	}
+	if err := t.planAllows(ctx, &p, rec.TemplateID); err != nil {
 		return machines.Task{}, err
 	}
 	change := ResourceChange{CPUCores: kit.Ptr(p.CPUCores), MemoryMB: kit.Ptr(p.MemoryMB), DiskGB: kit.Ptr(p.DiskGB)}

@@ -166,6 +166,29 @@ func TestChangePlan(t *testing.T) {
 	if m, err := s.Machines.Stored(ctx, p.Machine.ID); err != nil || m.PlanID == nil || *m.PlanID != same.ID || m.CPUCores != 4 {
 		t.Fatalf("after the sideways move: got %+v, %v", m, err)
 	}
+	// A plan that does not offer the machine's template (by id or name) is refused,
+	// for the tenant and for an operator alike; one that names it by name is fine.
+	other2, err := s.Plans.Create(ctx, plans.PlanSpec{Name: "windows", CPUCores: 4, MemoryMB: 4096, DiskGB: 60, AllowedTemplates: []string{"tpl-ubuntu-24.04"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, move := range []func() (machines.Task, error){
+		func() (machines.Task, error) { return s.Tenants.ChangePlan(ctx, ten.ID, p.Machine.ID, other2.ID) },
+		func() (machines.Task, error) { return s.Tenants.ChangeAnyPlan(ctx, p.Machine.ID, other2.ID) },
+	} {
+		if _, err := move(); fieldOf(err) != "plan_id" || !strings.Contains(err.Error(), "does not offer the machine's template tpl-debian-12") {
+			t.Fatalf("a move to a plan without the machine's template: got %v; want 400 naming plan_id", err)
+		}
+	}
+	byName, err := s.Plans.Create(ctx, plans.PlanSpec{Name: "named", CPUCores: 4, MemoryMB: 4096, DiskGB: 60, AllowedTemplates: []string{"Debian 12 (bookworm)"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if task, err := s.Tenants.ChangePlan(ctx, ten.ID, p.Machine.ID, byName.ID); err != nil {
+		t.Fatalf("a move to a plan naming the template by name: %v", err)
+	} else if _, err := s.Tasks.Wait(ctx, task.ID); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestPlanBoundsBackupsOnDemand: a plan's backups bound each of its machines' backups
