@@ -23,7 +23,7 @@ func (a *app) isoCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			items, err := collect(c.ISOs(cmd.Context(), client.ListOptions{}), lim)
+			items, err := cmdline.Collect(c.ISOs(cmd.Context(), client.ListOptions{}), lim)
 			if err != nil {
 				return err
 			}
@@ -35,7 +35,7 @@ func (a *app) isoCmd() *cobra.Command {
 			})
 		},
 	}
-	limitFlag(list, &lim)
+	cmdline.LimitFlag(list, &lim)
 
 	show := &cobra.Command{
 		Use:   "show ID",
@@ -54,7 +54,7 @@ func (a *app) isoCmd() *cobra.Command {
 		},
 	}
 
-	var wf waitFlags
+	var wf cmdline.WaitFlags
 	add := &cobra.Command{
 		Use:   "add NAME URL CHECKSUM [--tenant ID] [--wait]",
 		Short: "add an ISO image by URL and checksum (sha256:<hex> or sha512:<hex>); operators only",
@@ -78,7 +78,7 @@ is public, or with --tenant that tenant's alone.`,
 			return a.started(cmd.Context(), c, p, &added.Task, wf)
 		},
 	}
-	wf.add(add)
+	wf.Add(add)
 
 	del := &cobra.Command{
 		Use:     "delete ID",
@@ -117,7 +117,7 @@ func printISO(p output.Printer, i *client.ISO) error {
 
 // mediaTask runs a media call on machine id: through the client area for a tenant's
 // machine, through /api/virt for an operator's machine of no tenant.
-func (a *app) mediaTask(cmd *cobra.Command, id string, wf waitFlags, tenant, virt func(c *client.Client) (*client.Task, error)) error {
+func (a *app) mediaTask(cmd *cobra.Command, id string, wf cmdline.WaitFlags, tenant, virt func(c *client.Client) (*client.Task, error)) error {
 	c, p, err := a.setup()
 	if err != nil {
 		return err
@@ -140,7 +140,7 @@ func (a *app) mediaTask(cmd *cobra.Command, id string, wf waitFlags, tenant, vir
 // machineMediaCmds are `machine media mount|eject`, `machine boot-order` and
 // `machine rescue on|off`.
 func (a *app) machineMediaCmds() []*cobra.Command {
-	var mwf, ewf, bwf, rwf waitFlags
+	var mwf, ewf, bwf, rwf cmdline.WaitFlags
 	mount := &cobra.Command{
 		Use:   "mount ID ISO_ID [--wait]",
 		Short: "put an ISO image of the library into a machine's CD-ROM drive",
@@ -151,7 +151,7 @@ func (a *app) machineMediaCmds() []*cobra.Command {
 				func(c *client.Client) (*client.Task, error) { return c.VirtMountISO(cmd.Context(), args[0], args[1]) })
 		},
 	}
-	mwf.add(mount)
+	mwf.Add(mount)
 	eject := &cobra.Command{
 		Use:   "eject ID [--wait]",
 		Short: "empty a machine's CD-ROM drive",
@@ -162,7 +162,7 @@ func (a *app) machineMediaCmds() []*cobra.Command {
 				func(c *client.Client) (*client.Task, error) { return c.VirtEjectISO(cmd.Context(), args[0]) })
 		},
 	}
-	ewf.add(eject)
+	ewf.Add(eject)
 	boot := &cobra.Command{
 		Use:   "boot-order ID DEVICE... [--wait]",
 		Short: "set the devices a machine boots from, in order: cdrom, disk, net",
@@ -182,7 +182,7 @@ func (a *app) machineMediaCmds() []*cobra.Command {
 				})
 		},
 	}
-	bwf.add(boot)
+	bwf.Add(boot)
 	rescue := func(on bool, use, short string) *cobra.Command {
 		cmd := &cobra.Command{
 			Use:   use + " ID [--wait]",
@@ -194,7 +194,7 @@ func (a *app) machineMediaCmds() []*cobra.Command {
 					func(c *client.Client) (*client.Task, error) { return c.VirtSetRescue(cmd.Context(), args[0], on) })
 			},
 		}
-		rwf.add(cmd)
+		rwf.Add(cmd)
 		return cmd
 	}
 	return []*cobra.Command{

@@ -55,7 +55,7 @@ func (a *app) machineCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			items, err := collect(c.Machines(cmd.Context(), f), lim)
+			items, err := cmdline.Collect(c.Machines(cmd.Context(), f), lim)
 			if err != nil {
 				return err
 			}
@@ -67,7 +67,7 @@ func (a *app) machineCmd() *cobra.Command {
 			})
 		},
 	}
-	limitFlag(list, &lim)
+	cmdline.LimitFlag(list, &lim)
 	list.Flags().StringVar(&f.Status, "status", "", "only machines in this status (running, stopped, ...)")
 	list.Flags().StringVar(&f.Node, "node", "", "only machines on this node")
 	list.Flags().StringVar(&f.Name, "name", "", "only machines of this name")
@@ -146,7 +146,7 @@ func (a *app) clientArea(ctx context.Context, c *client.Client, id string) (*cli
 }
 
 func (a *app) machineActionCmd(action, short string) *cobra.Command {
-	var wf waitFlags
+	var wf cmdline.WaitFlags
 	cmd := &cobra.Command{
 		Use:   action + " ID",
 		Short: short,
@@ -166,7 +166,7 @@ func (a *app) machineActionCmd(action, short string) *cobra.Command {
 			return a.started(cmd.Context(), c, p, t, wf)
 		},
 	}
-	wf.add(cmd)
+	wf.Add(cmd)
 	return cmd
 }
 
@@ -177,7 +177,7 @@ func (a *app) machineCreateCmd() *cobra.Command {
 		memory   string
 		disk     string
 		pwStdin  bool
-		wf       waitFlags
+		wf       cmdline.WaitFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "create --name NAME --template ID [--plan PLAN] [--cores N] [--memory SIZE] [--disk SIZE]",
@@ -256,7 +256,7 @@ machine is built and shows it; without, it shows the machine and the task buildi
 			if err != nil {
 				return err
 			}
-			if !wf.wait {
+			if !wf.Wait {
 				return p.Print(struct {
 					Machine *client.Machine `json:"machine"`
 					Task    *client.Task    `json:"task"`
@@ -265,7 +265,7 @@ machine is built and shows it; without, it shows the machine and the task buildi
 					output.Field(w, "Task", t.ID+" ("+t.Status+")")
 				})
 			}
-			if _, err := a.wait(cmd.Context(), c, t, wf.timeout); err != nil {
+			if _, err := a.wait(cmd.Context(), c, t, wf.Timeout); err != nil {
 				return err
 			}
 			if m, err = c.GetMachine(cmd.Context(), m.ID); err != nil {
@@ -285,13 +285,13 @@ machine is built and shows it; without, it shows the machine and the task buildi
 	fl.StringArrayVar(&spec.SSHKeys, "ssh-key", nil, "an SSH public key for cloud-init (repeatable)")
 	fl.BoolVar(&pwStdin, "password-stdin", false, "read the machine's root password from the first line of standard input")
 	_ = cmd.RegisterFlagCompletionFunc("plan", cobra.FixedCompletions(planNames(), cobra.ShellCompDirectiveNoFileComp))
-	wf.add(cmd)
+	wf.Add(cmd)
 	return cmd
 }
 
 // findTemplate is the template whose id, or else whose name, is ref.
 func findTemplate(ctx context.Context, c *client.Client, ref string) (*client.Template, error) {
-	tpls, err := collect(c.Templates(ctx, client.ListOptions{}), 0)
+	tpls, err := cmdline.Collect(c.Templates(ctx, client.ListOptions{}), 0)
 	if err != nil {
 		return nil, err
 	}
@@ -319,7 +319,7 @@ func (a *app) machineResizeCmd() *cobra.Command {
 	var (
 		cores        int64
 		memory, disk string
-		wf           waitFlags
+		wf           cmdline.WaitFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "resize ID [--cores N] [--memory SIZE] [--disk SIZE]",
@@ -361,12 +361,12 @@ func (a *app) machineResizeCmd() *cobra.Command {
 	cmd.Flags().Int64Var(&cores, "cores", 0, "CPU cores")
 	cmd.Flags().StringVar(&memory, "memory", "", "memory, in MB or with a unit (2G)")
 	cmd.Flags().StringVar(&disk, "disk", "", "disk size, in GB or with a unit (1T); only grows")
-	wf.add(cmd)
+	wf.Add(cmd)
 	return cmd
 }
 
 func (a *app) machineDeleteCmd() *cobra.Command {
-	var wf waitFlags
+	var wf cmdline.WaitFlags
 	var yes bool
 	cmd := &cobra.Command{
 		Use:     "delete ID",
@@ -400,7 +400,7 @@ func (a *app) machineDeleteCmd() *cobra.Command {
 			return a.started(cmd.Context(), c, p, t, wf)
 		},
 	}
-	wf.add(cmd)
+	wf.Add(cmd)
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "delete without asking (needed when standard input is not a terminal)")
 	return cmd
 }

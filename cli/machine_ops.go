@@ -19,7 +19,7 @@ func (a *app) machineReinstallCmd() *cobra.Command {
 		tplRef  string
 		keys    []string
 		pwStdin bool
-		wf      waitFlags
+		wf      cmdline.WaitFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "reinstall ID --template ID-or-name [--ssh-key KEY] [--password-stdin]",
@@ -62,7 +62,7 @@ func (a *app) machineReinstallCmd() *cobra.Command {
 	cmd.Flags().StringVar(&tplRef, "template", "", "the template's id or name")
 	cmd.Flags().StringArrayVar(&keys, "ssh-key", nil, "an SSH public key for cloud-init (repeatable)")
 	cmd.Flags().BoolVar(&pwStdin, "password-stdin", false, "read the new root password from the first line of standard input")
-	wf.add(cmd)
+	wf.Add(cmd)
 	return cmd
 }
 
@@ -70,7 +70,7 @@ func (a *app) machineMigrateCmd() *cobra.Command {
 	var (
 		node            string
 		online, offline bool
-		wf              waitFlags
+		wf              cmdline.WaitFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "migrate ID --node NODE [--online | --offline]",
@@ -101,7 +101,7 @@ func (a *app) machineMigrateCmd() *cobra.Command {
 	cmd.Flags().StringVar(&node, "node", "", "the node to move the machine to")
 	cmd.Flags().BoolVar(&online, "online", false, "migrate live (the default for a running machine)")
 	cmd.Flags().BoolVar(&offline, "offline", false, "migrate stopped (a running machine is stopped for the move)")
-	wf.add(cmd)
+	wf.Add(cmd)
 	return cmd
 }
 
@@ -169,7 +169,7 @@ func (a *app) machineUpdateCmd() *cobra.Command {
 	var (
 		name, moveTo string
 		clearTenant  bool
-		wf           waitFlags
+		wf           cmdline.WaitFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "update ID [--name NAME] [--move-to TENANT_ID | --clear-tenant]",
@@ -211,6 +211,6 @@ tenant_id null). A move alone is done at once and shows the machine.`,
 	cmd.Flags().StringVar(&name, "name", "", "the machine's new name (a hostname)")
 	cmd.Flags().StringVar(&moveTo, "move-to", "", "the tenant to move the machine to")
 	cmd.Flags().BoolVar(&clearTenant, "clear-tenant", false, "take the machine from its tenant (sends tenant_id null)")
-	wf.add(cmd)
+	wf.Add(cmd)
 	return cmd
 }

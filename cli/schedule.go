@@ -146,7 +146,7 @@ func (a *app) scheduleCmd() *cobra.Command {
 			f := client.RecordFilter{MachineID: machine, TenantID: a.tenantScope()}
 			items := []schedule{}
 			if kind != kindBackup {
-				ps, err := collect(c.PowerSchedules(cmd.Context(), f), lim)
+				ps, err := cmdline.Collect(c.PowerSchedules(cmd.Context(), f), lim)
 				if err != nil {
 					return err
 				}
@@ -155,7 +155,7 @@ func (a *app) scheduleCmd() *cobra.Command {
 				}
 			}
 			if kind != kindPower && (lim == 0 || len(items) < lim) {
-				bs, err := collect(c.BackupSchedules(cmd.Context(), f), lim-len(items))
+				bs, err := cmdline.Collect(c.BackupSchedules(cmd.Context(), f), lim-len(items))
 				if err != nil {
 					return err
 				}
@@ -173,7 +173,7 @@ func (a *app) scheduleCmd() *cobra.Command {
 	}
 	list.Flags().StringVar(&kind, "kind", "", "only power or only backup schedules")
 	list.Flags().StringVar(&machine, "machine", "", "only the schedules of this machine")
-	limitFlag(list, &lim)
+	cmdline.LimitFlag(list, &lim)
 
 	var showKind string
 	show := &cobra.Command{
