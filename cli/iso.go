@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/vmplane/vmplane/cli/cmdline"
+	"github.com/vmplane/vmplane/cli/machinecmd"
 	"github.com/vmplane/vmplane/cli/output"
 	"github.com/vmplane/vmplane/client"
 )
@@ -122,7 +123,7 @@ func (a *app) mediaTask(cmd *cobra.Command, id string, wf cmdline.WaitFlags, ten
 	if err != nil {
 		return err
 	}
-	mc, ok, err := a.clientArea(cmd.Context(), c, id)
+	mc, ok, err := machinecmd.ClientArea(cmd.Context(), c, a.tenantScope(), id)
 	if err != nil {
 		return err
 	}

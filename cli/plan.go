@@ -9,6 +9,7 @@ import (
 
 	"github.com/vmplane/vmplane/cli/cards"
 	"github.com/vmplane/vmplane/cli/cmdline"
+	"github.com/vmplane/vmplane/cli/machinecmd"
 	"github.com/vmplane/vmplane/cli/output"
 	"github.com/vmplane/vmplane/cli/planflags"
 	"github.com/vmplane/vmplane/client"
@@ -168,7 +169,7 @@ func (a *app) machinePlanCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			cc, inArea, err := a.clientArea(cmd.Context(), c, args[0])
+			cc, inArea, err := machinecmd.ClientArea(cmd.Context(), c, a.tenantScope(), args[0])
 			if err != nil {
 				return err
 			}

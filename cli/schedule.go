@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/vmplane/vmplane/cli/cmdline"
+	"github.com/vmplane/vmplane/cli/machinecmd"
 	"github.com/vmplane/vmplane/cli/output"
 	"github.com/vmplane/vmplane/client"
 )
@@ -283,7 +284,7 @@ stop) and keeps the newest --retention of its backups. --cron is read in --timez
 			}
 			// An operator's schedule names the machine's tenant, found as the power
 			// actions find it.
-			if c, err = a.forMachine(cmd.Context(), c, f.machine); err != nil {
+			if c, err = machinecmd.ForMachine(cmd.Context(), c, a.tenantScope(), f.machine); err != nil {
 				return err
 			}
 			var enabled *bool

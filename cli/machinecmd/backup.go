@@ -1,4 +1,4 @@
-package cli
+package machinecmd
 
 import (
 	"text/tabwriter"
@@ -11,15 +11,15 @@ import (
 )
 
 // A machine's backups taken on demand, restores and snapshots, through the client area
-// (an operator's machine of a tenant is reached for that tenant; see clientArea).
+// (an operator's machine of a tenant is reached for that tenant; see ClientArea).
 
 // machineFor is the client of a machine's client-area routes.
-func (a *app) machineFor(cmd *cobra.Command, id string) (*client.Client, output.Printer, error) {
-	c, p, err := a.setup()
+func (a verbs) machineFor(cmd *cobra.Command, id string) (*client.Client, output.Printer, error) {
+	c, p, err := a.Setup()
 	if err != nil {
 		return nil, p, err
 	}
-	mc, ok, err := a.clientArea(cmd.Context(), c, id)
+	mc, ok, err := ClientArea(cmd.Context(), c, a.TenantScope(), id)
 	if err != nil {
 		return nil, p, err
 	}
@@ -29,7 +29,7 @@ func (a *app) machineFor(cmd *cobra.Command, id string) (*client.Client, output.
 	return mc, p, nil
 }
 
-func (a *app) machineBackupCmd() *cobra.Command {
+func (a verbs) machineBackupCmd() *cobra.Command {
 	var spec client.BackupSpec
 	var wf cmdline.WaitFlags
 	cmd := &cobra.Command{
@@ -45,7 +45,7 @@ func (a *app) machineBackupCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.started(cmd.Context(), c, p, t, wf)
+			return a.Started(cmd.Context(), c, p, t, wf)
 		},
 	}
 	cmd.Flags().StringVar(&spec.Note, "note", "", "a note kept with the backup")
@@ -54,7 +54,7 @@ func (a *app) machineBackupCmd() *cobra.Command {
 	return cmd
 }
 
-func (a *app) machineBackupsCmd() *cobra.Command {
+func (a verbs) machineBackupsCmd() *cobra.Command {
 	var lim int
 	cmd := &cobra.Command{
 		Use:   "backups ID",
@@ -81,7 +81,7 @@ func (a *app) machineBackupsCmd() *cobra.Command {
 	return cmd
 }
 
-func (a *app) machineTasksCmd() *cobra.Command {
+func (a verbs) machineTasksCmd() *cobra.Command {
 	var lim int
 	cmd := &cobra.Command{
 		Use:   "tasks ID",
@@ -108,7 +108,7 @@ func (a *app) machineTasksCmd() *cobra.Command {
 	return cmd
 }
 
-func (a *app) machineRestoreCmd() *cobra.Command {
+func (a verbs) machineRestoreCmd() *cobra.Command {
 	var start bool
 	var wf cmdline.WaitFlags
 	cmd := &cobra.Command{
@@ -124,7 +124,7 @@ func (a *app) machineRestoreCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.started(cmd.Context(), c, p, t, wf)
+			return a.Started(cmd.Context(), c, p, t, wf)
 		},
 	}
 	cmd.Flags().BoolVar(&start, "start", false, "start the machine once it is restored")
@@ -132,7 +132,7 @@ func (a *app) machineRestoreCmd() *cobra.Command {
 	return cmd
 }
 
-func (a *app) machineSnapshotCmd() *cobra.Command {
+func (a verbs) machineSnapshotCmd() *cobra.Command {
 	var lim int
 	list := &cobra.Command{
 		Use:   "list ID",
@@ -173,7 +173,7 @@ func (a *app) machineSnapshotCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.started(cmd.Context(), c, p, t, cwf)
+			return a.Started(cmd.Context(), c, p, t, cwf)
 		},
 	}
 	create.Flags().StringVar(&spec.Description, "description", "", "what the snapshot is of")
@@ -195,7 +195,7 @@ func (a *app) machineSnapshotCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return a.started(cmd.Context(), c, p, t, wf)
+				return a.Started(cmd.Context(), c, p, t, wf)
 			},
 		}
 		wf.Add(cmd)
