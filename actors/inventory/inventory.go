@@ -16,6 +16,7 @@ import (
 
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/capacity"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/persistence"
@@ -60,7 +61,7 @@ type Inventory struct {
 	driver   hypervisor.Driver
 	log      *zap.Logger
 	machines *machines.Machines
-	nodes    *machines.Nodes
+	nodes    *capacity.Nodes
 	backups  *machines.Backups
 	tasks    *machines.Tasks
 	kind     *kit.Kind

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/actors/machines/capacity"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/hypervisor/sim"
@@ -222,7 +223,7 @@ func TestStaleObservationIsDropped(t *testing.T) {
 	}
 	runToEnd(t, ctx, s, m.ID, Operation{Type: OpMigrate, TargetNode: target, Online: m.Status == StatusRunning})
 	// An observation read before the migration ended arrives now.
-	if _, err := kit.Ask[changed](ctx, s.Machines.kind, m.ID, &observe{M: stale, At: before}); err != nil {
+	if _, err := kit.Ask[capacity.Changed](ctx, s.Machines.kind, m.ID, &observe{M: stale, At: before}); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := s.Machines.Get(ctx, m.ID, nil); err != nil || got.Node != target {
@@ -241,7 +242,7 @@ func TestStaleVanishKeepsTheRecord(t *testing.T) {
 	runToEnd(t, ctx, s, m.ID, powerOp(m.Status))
 	vanish := func(at time.Time) bool {
 		t.Helper()
-		r, err := kit.Ask[changed](ctx, s.Machines.kind, m.ID, &vanish{At: at})
+		r, err := kit.Ask[capacity.Changed](ctx, s.Machines.kind, m.ID, &vanish{At: at})
 		if err != nil {
 			t.Fatal(err)
 		}

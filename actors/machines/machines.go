@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/actors/machines/capacity"
 	"github.com/vmplane/vmplane/actors/machines/listcache"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
@@ -347,7 +348,6 @@ type (
 	provision struct{ Op Operation }
 	// assignTenant moves a machine to another tenant (or none): an operator's act.
 	assignTenant struct{ TenantID *string }
-	changed      struct{ Changed bool }
 	// machineRef is what callers need to talk to the hypervisor about a machine.
 	machineRef struct {
 		Ref    hypervisor.Ref
@@ -361,7 +361,7 @@ type Machines struct {
 	sys  *system
 	kind *kit.Kind
 	// alloc keeps what the machines allocate on each node (Allocated).
-	alloc *allocations
+	alloc *capacity.Allocations
 	// running maps the id of each task whose hypervisor work runs in this process to
 	// its cancel function: a task with no entry here was left by an earlier process.
 	running sync.Map
@@ -630,7 +630,7 @@ func (e *machineEntity) Handle(ctx *kit.Ctx, msg any) {
 	if e.rec == nil {
 		if d, ok := msg.(*opDone); ok {
 			e.finishOrphan(d)
-			ctx.Respond(changed{})
+			ctx.Respond(capacity.Changed{})
 			return
 		}
 		ctx.Fail(apierr.NotFound("machine", e.id))
@@ -653,16 +653,16 @@ func (e *machineEntity) Handle(ctx *kit.Ctx, msg any) {
 		e.start(ctx, m)
 	case *opDone:
 		e.finish(m)
-		ctx.Respond(changed{Changed: true})
+		ctx.Respond(capacity.Changed{Changed: true})
 	case *observe:
-		ctx.Respond(changed{Changed: e.observe(m)})
+		ctx.Respond(capacity.Changed{Changed: e.observe(m)})
 	case *firewallPushed:
-		ctx.Respond(changed{Changed: e.setFirewallState(m)})
+		ctx.Respond(capacity.Changed{Changed: e.setFirewallState(m)})
 	case *vanish:
-		ctx.Respond(changed{Changed: e.vanish(m.At)})
+		ctx.Respond(capacity.Changed{Changed: e.vanish(m.At)})
 	case *settle:
 		e.settle(ctx, m.TaskID)
-		ctx.Respond(changed{})
+		ctx.Respond(capacity.Changed{})
 	case *provision:
 		if e.rec.TaskID == nil || e.rec.Op == nil || e.rec.Op.Type != OpCreate {
 			ctx.Fail(apierr.New(apierr.ErrConflict, "machine %s is not awaiting provisioning", e.id))
@@ -671,7 +671,7 @@ func (e *machineEntity) Handle(ctx *kit.Ctx, msg any) {
 		if _, running := e.ms.running.Load(*e.rec.TaskID); !running {
 			e.ms.run(e.id, *e.rec.TaskID, e.ref(), m.Op)
 		}
-		ctx.Respond(changed{Changed: true})
+		ctx.Respond(capacity.Changed{Changed: true})
 	case *markTerminate:
 		got, err := e.markTerminate(m)
 		respond(ctx, got, err)

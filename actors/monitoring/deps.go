@@ -6,6 +6,7 @@ import (
 	"github.com/vmplane/vmplane/actors/alerts"
 	"github.com/vmplane/vmplane/actors/events"
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/capacity"
 	"github.com/vmplane/vmplane/actors/tenants"
 
 	"go.uber.org/zap"
@@ -50,7 +51,7 @@ type system struct {
 	Events   *events.Events
 	Alerts   *alerts.Alerts
 	Machines *machines.Machines
-	Nodes    *machines.Nodes
+	Nodes    *capacity.Nodes
 	Tasks    *machines.Tasks
 	Tenants  *tenants.Tenants
 }

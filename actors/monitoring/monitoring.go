@@ -11,6 +11,7 @@ import (
 	"github.com/vmplane/vmplane/actors/alerts"
 	"github.com/vmplane/vmplane/actors/events"
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/capacity"
 
 	"go.uber.org/zap"
 
@@ -301,7 +302,7 @@ func (m *Monitoring) evaluateUsage(now time.Time, open map[string]bool, since ma
 }
 
 // nodeBusiest names a node's busier resource, cpu or memory, and its fraction in use.
-func nodeBusiest(n machines.Node) (string, float64) {
+func nodeBusiest(n capacity.Node) (string, float64) {
 	memFrac := 0.0
 	if n.MemoryMB > 0 {
 		memFrac = float64(n.Usage.MemBytes) / (float64(n.MemoryMB) * (1 << 20))

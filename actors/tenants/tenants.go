@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/capacity"
 	"github.com/vmplane/vmplane/actors/plans"
 
 	"github.com/vmplane/vmplane/actors/kit"
@@ -333,9 +334,9 @@ func (t *Tenants) CreateMachine(ctx context.Context, tenantID string, spec Machi
 	}
 	if spec.Node == "" {
 		// vmplane places the machine on the node with the most room for it by the
-		// capacity arithmetic (machines.Room); a template that only one node can clone
+		// capacity arithmetic (capacity.Room); a template that only one node can clone
 		// goes there, if it has room.
-		node, err := t.sys.Nodes.Place(ctx, machines.Size{CPUCores: spec.CPUCores, MemoryMB: spec.MemoryMB, DiskGB: spec.DiskGB}, tpl.Node)
+		node, err := t.sys.Nodes.Place(ctx, capacity.Size{CPUCores: spec.CPUCores, MemoryMB: spec.MemoryMB, DiskGB: spec.DiskGB}, tpl.Node)
 		if err != nil {
 			return Provisioned{}, err
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/vmplane/vmplane/actors/isos"
 	"github.com/vmplane/vmplane/actors/limiter"
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/capacity"
 	"github.com/vmplane/vmplane/actors/monitoring"
 	"github.com/vmplane/vmplane/actors/plans"
 	"github.com/vmplane/vmplane/actors/schedules"
@@ -108,10 +109,10 @@ type ISOs interface {
 	Mountable(ctx context.Context, id string, scope *string, orName bool) (machines.MountedISO, error)
 }
 
-// Nodes is what the edge asks of machines.Nodes.
+// Nodes is what the edge asks of capacity.Nodes.
 type Nodes interface {
-	Get(ctx context.Context, id string) (machines.Node, error)
-	List(ctx context.Context, cursor string, limit int) ([]machines.Node, string, error)
+	Get(ctx context.Context, id string) (capacity.Node, error)
+	List(ctx context.Context, cursor string, limit int) ([]capacity.Node, string, error)
 	Usage(ctx context.Context, id string, tf hypervisor.Timeframe, end time.Time) (hypervisor.UsageGraph, error)
 }
 
