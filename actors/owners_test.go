@@ -19,6 +19,7 @@ import (
 	"github.com/vmplane/vmplane/actors/isos"
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/machines/capacity"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/actors/monitoring"
 	"github.com/vmplane/vmplane/actors/plans"
 	"github.com/vmplane/vmplane/actors/schedules"
@@ -38,6 +39,7 @@ var keyTables = map[string][]persistence.KeyKind{
 	"actors/alerts":            alerts.Keys,
 	"actors/machines":          machines.Keys,
 	"actors/machines/capacity": capacity.Keys,
+	"actors/machines/tasks":    tasks.Keys,
 	"actors/backups":           backups.Keys,
 	"actors/consoles":          consoles.Keys,
 	"actors/isos":              isos.Keys,

@@ -25,6 +25,7 @@ import (
 	"github.com/vmplane/vmplane/actors/limiter"
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/machines/capacity"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/actors/monitoring"
 	"github.com/vmplane/vmplane/actors/plans"
 	"github.com/vmplane/vmplane/actors/schedules"
@@ -63,7 +64,7 @@ type System struct {
 	// Inventory reconciles the store with the hypervisor's inventory (sync).
 	Inventory *inventory.Inventory
 	// Tasks reads task records.
-	Tasks *machines.Tasks
+	Tasks *tasks.Tasks
 	// Consoles issues and redeems console tickets.
 	Consoles *consoles.Consoles
 	// ISOs is the ISO library.

@@ -25,6 +25,7 @@ import (
 	"github.com/vmplane/vmplane/actors/isos"
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/machines/capacity"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/internal/testwait"
 	"github.com/vmplane/vmplane/mailer/mailtest"
@@ -577,9 +578,9 @@ func conformClientMachine(t *testing.T, s *testServer, admin string, ok func(req
 	vm := "/api/client/machines/" + m.ID
 	wait := func(r *response) {
 		t.Helper()
-		var body struct{ Task machines.Task }
+		var body struct{ Task tasks.Task }
 		r.decode(t, &body)
-		if done := s.waitTask(a.Token, body.Task.ID); done.Status != machines.TaskSucceeded {
+		if done := s.waitTask(a.Token, body.Task.ID); done.Status != tasks.TaskSucceeded {
 			t.Fatalf("%+v", done)
 		}
 	}

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/machines/capacity"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/actors/plans"
 	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/hypervisor"
@@ -111,7 +111,7 @@ func TestPlans(t *testing.T) {
 		expect(t, r, 202, "")
 		var p tenants.Provisioned
 		r.decode(t, &p)
-		if done := s.waitTask(a.Token, p.Task.ID); done.Status != machines.TaskSucceeded {
+		if done := s.waitTask(a.Token, p.Task.ID); done.Status != tasks.TaskSucceeded {
 			t.Fatalf("create: got %+v", done)
 		}
 		return p

@@ -17,6 +17,7 @@ import (
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/machines/capacity"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/persistence"
@@ -63,7 +64,7 @@ type Inventory struct {
 	machines *machines.Machines
 	nodes    *capacity.Nodes
 	backups  *machines.Backups
-	tasks    *machines.Tasks
+	tasks    *tasks.Tasks
 	kind     *kit.Kind
 	// mu makes the syncs on this member one at a time. A second caller waits and then
 	// runs its own, which finds nothing new.

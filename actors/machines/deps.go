@@ -12,6 +12,7 @@ import (
 
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/actors/machines/capacity"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/persistence"
 )
@@ -52,7 +53,7 @@ type Deps struct {
 type Services struct {
 	Machines *Machines
 	Nodes    *capacity.Nodes
-	Tasks    *Tasks
+	Tasks    *tasks.Tasks
 	Backups  *Backups
 }
 
@@ -79,7 +80,7 @@ func Start(d Deps) *Services {
 	s := &system{Services: &Services{}, rt: d.Runtime, store: d.Runtime.Store, driver: d.Driver,
 		log: d.Runtime.Log, Events: d.Events, Alerts: d.Alerts, tenantExists: d.TenantExists, counting: d.Counting, limits: d.Limits,
 		templates: d.TemplateExists, planLimits: d.PlanLimits, terminateGrace: d.TerminateGrace}
-	s.Tasks = newTasks(s)
+	s.Tasks = tasks.New(s.store)
 	s.Nodes = capacity.StartNodes(capacity.Deps{Runtime: d.Runtime, Driver: d.Driver, Alerts: d.Alerts, Overcommit: d.Overcommit,
 		Allocated: func(ctx context.Context) (map[string]capacity.Size, error) { return s.Machines.Allocated(ctx) }})
 	s.Machines = startMachines(s)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/actors/machines/capacity"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/persistence"
 )
@@ -155,10 +156,9 @@ func (m *Machines) unknown(ctx context.Context, ms []hypervisor.Machine) ([]hype
 
 // createsInFlight reports whether a machine create task is still open.
 func (m *Machines) createsInFlight(ctx context.Context) (bool, error) {
-	prefix := persistence.Prefix("task-open")
 	found := false
-	err := m.sys.store.Scan(ctx, prefix, nil, 0, func(k, _ []byte) error {
-		t, err := loadTask(ctx, m.sys.store, string(k[len(prefix):]))
+	err := tasks.ScanOpen(ctx, m.sys.store, func(task, _ string) error {
+		t, err := tasks.Load(ctx, m.sys.store, task)
 		if err == nil && t.Type == "vm.create" && !t.Finished() {
 			found = true
 			return kit.ErrStopScan

@@ -23,9 +23,9 @@ func init() {
 	kit.Wire("machines.markTerminate", 1, (*markTerminate)(nil))
 	kit.Wire("machines.cancelTerminate", 1, (*cancelTerminate)(nil))
 	kit.Wire("machines.firewallPushed", 1, (*firewallPushed)(nil))
-	// Its answers (and capacity.Changed, registered as machines.changed by capacity).
+	// Its answers (and capacity.Changed and tasks.Task, registered by
+	// their packages under their names of before, machines.changed and machines.Task).
 	kit.Wire("machines.Machine", 1, Machine{})
 	kit.Wire("machines.machineRef", 1, machineRef{})
-	kit.Wire("machines.Task", 1, Task{})
 	kit.Wire("machines.billingChanged", 1, billingChanged{})
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/vmplane/vmplane/actors/events"
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/machines/capacity"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/actors/tenants"
 
 	"go.uber.org/zap"
@@ -52,7 +53,7 @@ type system struct {
 	Alerts   *alerts.Alerts
 	Machines *machines.Machines
 	Nodes    *capacity.Nodes
-	Tasks    *machines.Tasks
+	Tasks    *tasks.Tasks
 	Tenants  *tenants.Tenants
 }
 

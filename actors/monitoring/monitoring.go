@@ -12,6 +12,7 @@ import (
 	"github.com/vmplane/vmplane/actors/events"
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/machines/capacity"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 
 	"go.uber.org/zap"
 
@@ -152,12 +153,12 @@ func (m *Monitoring) onEvent(ev events.Event, open map[string]bool) {
 	defer kit.Recover(m.sys.log, "task alert watcher", nil)
 	switch ev.Type {
 	case events.EventTask:
-		var t machines.Task
+		var t tasks.Task
 		if json.Unmarshal(ev.Data, &t) != nil || t.TargetType != "machine" || t.TargetID == "" {
 			return
 		}
 		switch t.Status {
-		case machines.TaskFailed:
+		case tasks.TaskFailed:
 			msg := fmt.Sprintf("task %s (%s) failed", t.Type, t.ID)
 			if t.Error != nil {
 				msg += ": " + *t.Error
@@ -170,7 +171,7 @@ func (m *Monitoring) onEvent(ev events.Event, open map[string]bool) {
 			m.sys.Alerts.Notify(alerts.AlertRaise{Kind: alerts.AlertTaskFailed, Severity: alerts.SeverityWarning, TargetType: "machine",
 				TargetID: t.TargetID, TenantID: t.TenantID, MachineID: &machine, Message: msg})
 			open[t.TargetID] = true
-		case machines.TaskSucceeded:
+		case tasks.TaskSucceeded:
 			if open[t.TargetID] || m.openElsewhere(alerts.AlertTaskFailed, t.TargetID) {
 				m.sys.Alerts.Clear(alerts.AlertTaskFailed, t.TargetID)
 				delete(open, t.TargetID)

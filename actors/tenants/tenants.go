@@ -12,6 +12,7 @@ import (
 
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/machines/capacity"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/actors/plans"
 
 	"github.com/vmplane/vmplane/actors/kit"
@@ -179,7 +180,7 @@ type ResourceChange struct {
 // Provisioned is the answer of a machine create.
 type Provisioned struct {
 	Machine machines.Machine `json:"machine"`
-	Task    machines.Task    `json:"task"`
+	Task    tasks.Task       `json:"task"`
 }
 
 // Messages of a tenant entity.
@@ -347,9 +348,9 @@ func (t *Tenants) CreateMachine(ctx context.Context, tenantID string, spec Machi
 
 // ResizeMachine grows or shrinks cores and memory and grows the disk of one of the
 // tenant's machines, within its quota.
-func (t *Tenants) ResizeMachine(ctx context.Context, tenantID, machineID string, c ResourceChange) (machines.Task, error) {
+func (t *Tenants) ResizeMachine(ctx context.Context, tenantID, machineID string, c ResourceChange) (tasks.Task, error) {
 	if c.CPUCores == nil && c.MemoryMB == nil && c.DiskGB == nil {
-		return machines.Task{}, apierr.Invalid(apierr.Field("body", "cpu_cores, memory_mb or disk_gb is required"))
+		return tasks.Task{}, apierr.Invalid(apierr.Field("body", "cpu_cores, memory_mb or disk_gb is required"))
 	}
 	var f []apierr.FieldError
 	if c.CPUCores != nil && (*c.CPUCores < machines.MinCores || *c.CPUCores > machines.MaxCores) {
@@ -362,20 +363,20 @@ func (t *Tenants) ResizeMachine(ctx context.Context, tenantID, machineID string,
 		f = append(f, apierr.Field("disk_gb", "must be %d..%d", machines.MinDiskGB, machines.MaxDiskGB))
 	}
 	if len(f) > 0 {
-		return machines.Task{}, apierr.Invalid(f...)
+		return tasks.Task{}, apierr.Invalid(f...)
 	}
 	id, err := t.sys.Machines.Resolve(ctx, machineID)
 	if err != nil {
-		return machines.Task{}, err
+		return tasks.Task{}, err
 	}
 	r, err := kit.Ask[resizeReserved](ctx, t.kind, tenantID, &reserveResize{MachineID: id, Change: c})
 	if err != nil {
-		return machines.Task{}, machines.NotFoundAs(err, machineID)
+		return tasks.Task{}, machines.NotFoundAs(err, machineID)
 	}
 	task, err := t.sys.Machines.Start(ctx, id, r.Op, &tenantID)
 	if err != nil {
 		t.tell(tenantID, &releaseResize{MachineID: id})
-		return machines.Task{}, machines.NotFoundAs(err, machineID)
+		return tasks.Task{}, machines.NotFoundAs(err, machineID)
 	}
 	t.tell(tenantID, &resizeStarted{MachineID: id, TaskID: task.ID})
 	return task, nil

@@ -15,6 +15,7 @@ import (
 	"github.com/vmplane/vmplane/actors/isos"
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/machines/capacity"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/httpedge/api"
@@ -400,7 +401,7 @@ func (h *handlers) coreResources() []resource {
 				return api.NoContent, fw().Delete(c.Context(), t, id)
 			},
 		},
-		{name: "tasks", scoped: true, read: api.Authenticated, summary: "tasks", item: itemOf[machines.Task](),
+		{name: "tasks", scoped: true, read: api.Authenticated, summary: "tasks", item: itemOf[tasks.Task](),
 			list: func(c *api.Call, scope *string, cursor string, limit int) (any, string, error) {
 				return svc.Tasks.List(c.Context(), scope, cursor, limit)
 			},
