@@ -24,6 +24,8 @@ import (
 	"github.com/vmplane/vmplane/actors/isos"
 	"github.com/vmplane/vmplane/actors/limiter"
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/capacity"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/actors/monitoring"
 	"github.com/vmplane/vmplane/actors/plans"
 	"github.com/vmplane/vmplane/actors/schedules"
@@ -54,7 +56,7 @@ type System struct {
 	// Machines owns machine records; each machine's actor is its lock.
 	Machines *machines.Machines
 	// Nodes owns node records.
-	Nodes *machines.Nodes
+	Nodes *capacity.Nodes
 	// Tenants owns tenants, their quota and their firewall rules.
 	Tenants *tenants.Tenants
 	// Plans are the machine sizes sold, and their capacity.
@@ -62,7 +64,7 @@ type System struct {
 	// Inventory reconciles the store with the hypervisor's inventory (sync).
 	Inventory *inventory.Inventory
 	// Tasks reads task records.
-	Tasks *machines.Tasks
+	Tasks *tasks.Tasks
 	// Consoles issues and redeems console tickets.
 	Consoles *consoles.Consoles
 	// ISOs is the ISO library.
@@ -106,8 +108,8 @@ type Options struct {
 	HistoryInterval time.Duration
 	// Schedules configure the schedulers (grace for missed runs, clock).
 	Schedules schedules.ScheduleOptions
-	// Overcommit are the capacity arithmetic's ratios (zero: machines.DefaultOvercommit's).
-	Overcommit machines.Overcommit
+	// Overcommit are the capacity arithmetic's ratios (zero: capacity.DefaultOvercommit's).
+	Overcommit capacity.Overcommit
 	// Monitoring configures the node usage alert (zero: defaults).
 	Monitoring monitoring.MonitoringOptions
 	// Entities bound the entity actors each kind keeps running (zero: each kind's

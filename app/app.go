@@ -24,7 +24,7 @@ import (
 	"github.com/vmplane/vmplane/actors/auth"
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/actors/limiter"
-	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/capacity"
 	"github.com/vmplane/vmplane/actors/monitoring"
 	"github.com/vmplane/vmplane/actors/schedules"
 	"github.com/vmplane/vmplane/httpedge"
@@ -180,7 +180,7 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 		HistoryInterval: cfg.HistoryInterval,
 		Monitoring: monitoring.MonitoringOptions{NodeUsageThreshold: cfg.NodeUsageThreshold, NodeUsageFor: cfg.NodeUsageFor,
 			HypervisorEvery: cfg.HypervisorCheckInterval},
-		Overcommit: machines.Overcommit{CPU: cfg.OvercommitCPU, Memory: cfg.OvercommitMemory, Disk: cfg.OvercommitDisk},
+		Overcommit: capacity.Overcommit{CPU: cfg.OvercommitCPU, Memory: cfg.OvercommitMemory, Disk: cfg.OvercommitDisk},
 		Entities:   actors.EntityOptions{Idle: cfg.ActorIdle, MaxLive: cfg.ActorMaxLive},
 		Placement:  a.placement(),
 		Counting:   a.counting(),

@@ -7,6 +7,7 @@ import (
 
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/actors/plans"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
@@ -103,36 +104,36 @@ func (t *Tenants) planAllows(ctx context.Context, p *plans.Plan, templateID stri
 // ChangePlan moves one of a tenant's machines to a plan: a resize to the plan's sizes,
 // within the tenant's quota, after which the machine's record names the plan. Disks
 // never shrink: a plan with a smaller disk than the machine's is a 400 saying both.
-func (t *Tenants) ChangePlan(ctx context.Context, tenantID, machineID, planID string) (machines.Task, error) {
+func (t *Tenants) ChangePlan(ctx context.Context, tenantID, machineID, planID string) (tasks.Task, error) {
 	// The machine first: one that does not exist, or is another tenant's, is a 404
 	// whatever the plan named.
 	id, err := t.sys.Machines.Resolve(ctx, machineID)
 	if err != nil {
-		return machines.Task{}, err
+		return tasks.Task{}, err
 	}
 	rec, err := t.sys.Machines.Stored(ctx, id)
 	if err == nil && (rec.TenantID == nil || *rec.TenantID != tenantID) {
 		err = apierr.NotFound("machine", id)
 	}
 	if err != nil {
-		return machines.Task{}, machines.NotFoundAs(err, machineID)
+		return tasks.Task{}, machines.NotFoundAs(err, machineID)
 	}
 	p, err := t.plan(ctx, planID)
 	if err != nil {
-		return machines.Task{}, err
+		return tasks.Task{}, err
 	}
 	if err := t.planAllows(ctx, &p, rec.TemplateID); err != nil {
-		return machines.Task{}, err
+		return tasks.Task{}, err
 	}
 	change := ResourceChange{CPUCores: kit.Ptr(p.CPUCores), MemoryMB: kit.Ptr(p.MemoryMB), DiskGB: kit.Ptr(p.DiskGB)}
 	r, err := kit.Ask[resizeReserved](ctx, t.kind, tenantID, &reserveResize{MachineID: id, Change: change, PlanID: p.ID, PlanName: p.Name})
 	if err != nil {
-		return machines.Task{}, machines.NotFoundAs(err, machineID)
+		return tasks.Task{}, machines.NotFoundAs(err, machineID)
 	}
 	task, err := t.sys.Machines.Start(ctx, id, r.Op, &tenantID)
 	if err != nil {
 		t.tell(tenantID, &releaseResize{MachineID: id})
-		return machines.Task{}, machines.NotFoundAs(err, machineID)
+		return tasks.Task{}, machines.NotFoundAs(err, machineID)
 	}
 	t.tell(tenantID, &resizeStarted{MachineID: id, TaskID: task.ID})
 	return task, nil
@@ -141,29 +142,29 @@ func (t *Tenants) ChangePlan(ctx context.Context, tenantID, machineID, planID st
 // ChangeAnyPlan is an operator's move of any machine to a plan: a machine of a tenant
 // moves as ChangePlan moves it, within its tenant's quota; one of no tenant has no
 // quota to hold, and is resized at once.
-func (t *Tenants) ChangeAnyPlan(ctx context.Context, machineID, planID string) (machines.Task, error) {
+func (t *Tenants) ChangeAnyPlan(ctx context.Context, machineID, planID string) (tasks.Task, error) {
 	id, err := t.sys.Machines.Resolve(ctx, machineID)
 	if err != nil {
-		return machines.Task{}, err
+		return tasks.Task{}, err
 	}
 	rec, err := t.sys.Machines.Stored(ctx, id)
 	if err != nil {
-		return machines.Task{}, machines.NotFoundAs(err, machineID)
+		return tasks.Task{}, machines.NotFoundAs(err, machineID)
 	}
 	if rec.TenantID != nil {
 		return t.ChangePlan(ctx, *rec.TenantID, id, planID)
 	}
 	p, err := t.plan(ctx, planID)
 	if err != nil {
-		return machines.Task{}, err
+		return tasks.Task{}, err
 	}
 	if err := t.planAllows(ctx, &p, rec.TemplateID); err != nil {
-		return machines.Task{}, err
+		return tasks.Task{}, err
 	}
 	change := ResourceChange{CPUCores: kit.Ptr(p.CPUCores), MemoryMB: kit.Ptr(p.MemoryMB), DiskGB: kit.Ptr(p.DiskGB)}
 	op, _, err := resizeOp(rec, change, p.ID, p.Name)
 	if err != nil {
-		return machines.Task{}, err
+		return tasks.Task{}, err
 	}
 	task, err := t.sys.Machines.Start(ctx, id, op, nil)
 	return task, machines.NotFoundAs(err, machineID)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/vmplane/vmplane/actors/events"
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/hypervisor/sim"
@@ -40,7 +41,7 @@ func TestSuspendAndUnsuspendATenant(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if task, err := s.Tasks.Wait(ctx, p.Task.ID); err != nil || task.Status != machines.TaskSucceeded {
+		if task, err := s.Tasks.Wait(ctx, p.Task.ID); err != nil || task.Status != tasks.TaskSucceeded {
 			t.Fatalf("create: got %+v, %v", task, err)
 		}
 		ids = append(ids, p.Machine.ID)
@@ -52,7 +53,7 @@ func TestSuspendAndUnsuspendATenant(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, err := s.Tasks.Wait(ctx, task.ID); err != nil || got.Status != machines.TaskSucceeded {
+		if got, err := s.Tasks.Wait(ctx, task.ID); err != nil || got.Status != tasks.TaskSucceeded {
 			t.Fatalf("%s: got %+v, %v", a, got, err)
 		}
 	}

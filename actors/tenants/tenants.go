@@ -13,6 +13,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/capacity"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/actors/plans"
 
 	"github.com/vmplane/vmplane/actors/kit"
@@ -182,7 +184,7 @@ type ResourceChange struct {
 // Provisioned is the answer of a machine create.
 type Provisioned struct {
 	Machine machines.Machine `json:"machine"`
-	Task    machines.Task    `json:"task"`
+	Task    tasks.Task       `json:"task"`
 }
 
 // Messages of a tenant entity.
@@ -345,9 +347,9 @@ func (t *Tenants) CreateMachine(ctx context.Context, tenantID string, spec Machi
 	}
 	if spec.Node == "" {
 		// vmplane places the machine on the node with the most room for it by the
-		// capacity arithmetic (machines.Room); a template that only one node can clone
+		// capacity arithmetic (capacity.Room); a template that only one node can clone
 		// goes there, if it has room.
-		node, err := t.sys.Nodes.Place(ctx, machines.Size{CPUCores: spec.CPUCores, MemoryMB: spec.MemoryMB, DiskGB: spec.DiskGB}, tpl.Node)
+		node, err := t.sys.Nodes.Place(ctx, capacity.Size{CPUCores: spec.CPUCores, MemoryMB: spec.MemoryMB, DiskGB: spec.DiskGB}, tpl.Node)
 		if err != nil {
 			return Provisioned{}, err
 		}
@@ -358,9 +360,9 @@ func (t *Tenants) CreateMachine(ctx context.Context, tenantID string, spec Machi
 
 // ResizeMachine grows or shrinks cores and memory and grows the disk of one of the
 // tenant's machines, within its quota.
-func (t *Tenants) ResizeMachine(ctx context.Context, tenantID, machineID string, c ResourceChange) (machines.Task, error) {
+func (t *Tenants) ResizeMachine(ctx context.Context, tenantID, machineID string, c ResourceChange) (tasks.Task, error) {
 	if c.CPUCores == nil && c.MemoryMB == nil && c.DiskGB == nil {
-		return machines.Task{}, apierr.Invalid(apierr.Field("body", "cpu_cores, memory_mb or disk_gb is required"))
+		return tasks.Task{}, apierr.Invalid(apierr.Field("body", "cpu_cores, memory_mb or disk_gb is required"))
 	}
 	var f []apierr.FieldError
 	if c.CPUCores != nil && (*c.CPUCores < machines.MinCores || *c.CPUCores > machines.MaxCores) {
@@ -373,20 +375,20 @@ func (t *Tenants) ResizeMachine(ctx context.Context, tenantID, machineID string,
 		f = append(f, apierr.Field("disk_gb", "must be %d..%d", machines.MinDiskGB, machines.MaxDiskGB))
 	}
 	if len(f) > 0 {
-		return machines.Task{}, apierr.Invalid(f...)
+		return tasks.Task{}, apierr.Invalid(f...)
 	}
 	id, err := t.sys.Machines.Resolve(ctx, machineID)
 	if err != nil {
-		return machines.Task{}, err
+		return tasks.Task{}, err
 	}
 	r, err := kit.Ask[resizeReserved](ctx, t.kind, tenantID, &reserveResize{MachineID: id, Change: c})
 	if err != nil {
-		return machines.Task{}, machines.NotFoundAs(err, machineID)
+		return tasks.Task{}, machines.NotFoundAs(err, machineID)
 	}
 	task, err := t.sys.Machines.Start(ctx, id, r.Op, &tenantID)
 	if err != nil {
 		t.tell(tenantID, &releaseResize{MachineID: id})
-		return machines.Task{}, machines.NotFoundAs(err, machineID)
+		return tasks.Task{}, machines.NotFoundAs(err, machineID)
 	}
 	t.tell(tenantID, &resizeStarted{MachineID: id, TaskID: task.ID})
 	return task, nil
