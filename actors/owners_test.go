@@ -26,7 +26,7 @@ import (
 	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/app"
 	"github.com/vmplane/vmplane/cluster"
-	"github.com/vmplane/vmplane/hypervisor/sim"
+	"github.com/vmplane/vmplane/hypervisor/sim/world"
 	"github.com/vmplane/vmplane/persistence"
 )
 
@@ -50,7 +50,7 @@ var keyTables = map[string][]persistence.KeyKind{
 	"actors/monitoring":        monitoring.Keys,
 	"app":                      app.Keys,
 	"cluster":                  cluster.Keys,
-	"hypervisor/sim":           sim.Keys,
+	"hypervisor/sim/world":     world.Keys,
 }
 
 // prefixesOf lists the prefixes of a table.

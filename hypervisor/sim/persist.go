@@ -95,10 +95,6 @@ import (
 // (package world has the layout).
 const KeyPrefix = world.KeyPrefix
 
-// Keys is the table of the keys the simulated world is stored under, all below
-// KeyPrefix.
-var Keys = world.Keys
-
 // commitTimeout bounds the wait for the store. It is not the caller's context: once the
 // world changed in memory, the write must land rather than be withdrawn.
 const commitTimeout = time.Minute
