@@ -182,6 +182,10 @@ func Start(opts Options) (*System, error) {
 			_, err := s.Inventory.Template(ctx, id)
 			return err
 		},
+		// Asked only by a reinstall of a machine of a plan.
+		TemplateAllowed: func(ctx context.Context, plan, template string) error {
+			return s.Tenants.TemplateAllowed(ctx, plan, template)
+		},
 		// The tenants start after the machines (they depend on them); asked only
 		// before a snapshot or a backup on demand.
 		Limits: func(ctx context.Context, tenant string) (machines.Limits, error) {

@@ -35,6 +35,10 @@ type Deps struct {
 	// one); the templates are the sync's (actors/inventory), above the machines. Nil
 	// takes every template as existing.
 	TemplateExists func(ctx context.Context, id string) error
+	// TemplateAllowed answers nil when a machine of the plan may be reinstalled with
+	// the template, and a 400 naming template_id when the plan does not offer it (the
+	// plans, like the templates, are above the machines); nil allows every template.
+	TemplateAllowed func(ctx context.Context, plan, template string) error
 	// Limits answers a tenant's quotas of backups and snapshots, which the tenants
 	// above keep; nil leaves both unlimited.
 	Limits func(ctx context.Context, tenant string) (Limits, error)
@@ -71,6 +75,8 @@ type system struct {
 	limits       func(ctx context.Context, tenant string) (Limits, error)
 	planLimits   func(ctx context.Context, plan string) (PlanLimits, error)
 	templates    func(ctx context.Context, id string) error
+	// templateAllowed is Deps' TemplateAllowed.
+	templateAllowed func(ctx context.Context, plan, template string) error
 	// terminateGrace is Deps' TerminateGrace.
 	terminateGrace time.Duration
 }
@@ -79,7 +85,7 @@ type system struct {
 func Start(d Deps) *Services {
 	s := &system{Services: &Services{}, rt: d.Runtime, store: d.Runtime.Store, driver: d.Driver,
 		log: d.Runtime.Log, Events: d.Events, Alerts: d.Alerts, tenantExists: d.TenantExists, counting: d.Counting, limits: d.Limits,
-		templates: d.TemplateExists, planLimits: d.PlanLimits, terminateGrace: d.TerminateGrace}
+		templates: d.TemplateExists, templateAllowed: d.TemplateAllowed, planLimits: d.PlanLimits, terminateGrace: d.TerminateGrace}
 	s.Tasks = tasks.New(s.store)
 	s.Nodes = capacity.StartNodes(capacity.Deps{Runtime: d.Runtime, Driver: d.Driver, Alerts: d.Alerts, Overcommit: d.Overcommit,
 		Allocated: func(ctx context.Context) (map[string]capacity.Size, error) { return s.Machines.Allocated(ctx) }})

@@ -503,7 +503,7 @@ func (m *Machines) start(ctx context.Context, id string, op Operation, tenant *s
 		return tasks.Task{}, err
 	}
 	if op.Type == OpMigrate || op.Type == OpReinstall {
-		if err := m.precheck(ctx, op); err != nil {
+		if err := m.precheck(ctx, ref.ID, op); err != nil {
 			return tasks.Task{}, err
 		}
 	}
@@ -514,8 +514,9 @@ func (m *Machines) start(ctx context.Context, id string, op Operation, tenant *s
 }
 
 // precheck validates what an operation names outside the machine: the target node of a
-// migration must exist (400) and be online (409); a reinstall's template must exist.
-func (m *Machines) precheck(ctx context.Context, op Operation) error {
+// migration must exist (400) and be online (409); a reinstall's template must exist,
+// and be one the machine's plan offers.
+func (m *Machines) precheck(ctx context.Context, id string, op Operation) error {
 	switch op.Type {
 	case OpMigrate:
 		n, err := m.sys.Nodes.Get(ctx, op.TargetNode)
@@ -537,6 +538,14 @@ func (m *Machines) precheck(ctx context.Context, op Operation) error {
 		} else if err != nil {
 			return err
 		}
+		if m.sys.templateAllowed == nil {
+			return nil
+		}
+		rec, err := m.Stored(ctx, id)
+		if err != nil || rec.PlanID == nil {
+			return err
+		}
+		return m.sys.templateAllowed(ctx, *rec.PlanID, op.Reinstall.TemplateID)
 	}
 	return nil
 }

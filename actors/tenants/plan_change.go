@@ -81,24 +81,50 @@ func (t *Tenants) plan(ctx context.Context, id string) (plans.Plan, error) {
 }
 
 // planAllows refuses a move to a plan that does not offer the machine's template (a
-// plan of licensed systems is not left for a cheaper one that lists none of them). A
-// machine of no known template (one adopted from the hypervisor) moves freely: there
-// is nothing to hold against the plan's list.
+// plan of licensed systems is not left for a cheaper one that lists none of them).
 func (t *Tenants) planAllows(ctx context.Context, p *plans.Plan, templateID string) error {
-	if templateID == "" || len(p.AllowedTemplates) == 0 {
+	if ok, err := t.allowsTemplate(ctx, p, templateID); err != nil || ok {
+		return err
+	}
+	return apierr.Invalid(apierr.Field("plan_id", "plan %s does not offer the machine's template %s (it allows %s)",
+		p.Name, templateID, strings.Join(p.AllowedTemplates, ", ")))
+}
+
+// TemplateAllowed answers a 400 naming template_id when the plan does not offer the
+// template, which a reinstall of one of its machines names (machines.Deps'
+// TemplateAllowed). A plan that is gone holds nothing back.
+func (t *Tenants) TemplateAllowed(ctx context.Context, planID, templateID string) error {
+	if t.sys.Plans == nil {
 		return nil
+	}
+	p, err := t.sys.Plans.Get(ctx, planID)
+	if errors.Is(err, apierr.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if ok, err := t.allowsTemplate(ctx, &p, templateID); err != nil || ok {
+		return err
+	}
+	return apierr.Invalid(apierr.Field("template_id", "template not allowed by plan %s (it allows %s)",
+		p.Name, strings.Join(p.AllowedTemplates, ", ")))
+}
+
+// allowsTemplate reports whether p offers the template, by id or by name. A machine of
+// no known template (one adopted from the hypervisor) fits every plan: there is nothing
+// to hold against the plan's list.
+func (t *Tenants) allowsTemplate(ctx context.Context, p *plans.Plan, templateID string) (bool, error) {
+	if templateID == "" || len(p.AllowedTemplates) == 0 {
+		return true, nil
 	}
 	name := ""
 	if tpl, err := t.sys.Inventory.Template(ctx, templateID); err == nil {
 		name = tpl.Name
 	} else if !errors.Is(err, apierr.ErrNotFound) {
-		return err
+		return false, err
 	}
-	if !p.Allows(templateID, name) {
-		return apierr.Invalid(apierr.Field("plan_id", "plan %s does not offer the machine's template %s (it allows %s)",
-			p.Name, templateID, strings.Join(p.AllowedTemplates, ", ")))
-	}
-	return nil
+	return p.Allows(templateID, name), nil
 }
 
 // ChangePlan moves one of a tenant's machines to a plan: a resize to the plan's sizes,

@@ -12,6 +12,7 @@ import (
 	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/actors/plans"
 	"github.com/vmplane/vmplane/apierr"
+	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/hypervisor/sim"
 )
 
@@ -78,10 +79,35 @@ func TestCreateFromPlan(t *testing.T) {
 			t.Errorf("got %v; want template not allowed by plan", err)
 		}
 	}
-	// Explicit sizes still make a machine without a plan.
+	// A reinstall keeps to the plan's templates as a create does (by id or by name).
+	if task, err := s.Tasks.Wait(ctx, p.Task.ID); err != nil || task.Status != tasks.TaskSucceeded {
+		t.Fatalf("create: got %+v, %v", task, err)
+	}
+	reinstall := func(tpl string) error {
+		task, err := s.Machines.Start(ctx, m.ID, machines.Operation{Type: machines.OpReinstall,
+			Reinstall: &hypervisor.ReinstallSpec{TemplateID: tpl, Password: "a-new-password"}}, &ten.ID)
+		if err == nil {
+			_, err = s.Tasks.Wait(ctx, task.ID)
+		}
+		return err
+	}
+	if err := reinstall("tpl-rocky-9"); fieldOf(err) != "template_id" || !strings.Contains(err.Error(), "template not allowed by plan small") {
+		t.Fatalf("a reinstall with a template the plan does not offer: got %v; want 400 naming template_id", err)
+	}
+	if err := reinstall("tpl-debian-12"); err != nil {
+		t.Fatalf("a reinstall with a template the plan offers: %v", err)
+	}
+	// Explicit sizes still make a machine without a plan, which any template reinstalls.
 	p, err = s.Tenants.CreateMachine(ctx, ten.ID, MachineSpec{Name: "vm2", TemplateID: "tpl-debian-12", CPUCores: 1, MemoryMB: 512, DiskGB: 20})
 	if err != nil || p.Machine.PlanID != nil {
 		t.Fatalf("explicit sizes: got %+v, %v; want no plan", p.Machine, err)
+	}
+	if task, err := s.Tasks.Wait(ctx, p.Task.ID); err != nil || task.Status != tasks.TaskSucceeded {
+		t.Fatalf("create: got %+v, %v", task, err)
+	}
+	m = p.Machine
+	if err := reinstall("tpl-rocky-9"); err != nil {
+		t.Fatalf("a reinstall of a machine of no plan: %v", err)
 	}
 }
 
