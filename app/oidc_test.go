@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -29,6 +30,7 @@ import (
 // redirect URI of a vmplane whose port is known only at run time, and a client whose
 // ID tokens the provider issues for another audience.
 type testIDP struct {
+	t   *testing.T
 	srv *httptest.Server
 	st  *idpStorage
 }
@@ -117,10 +119,10 @@ func (s *idpStorage) SetUserinfoFromToken(ctx context.Context, ui *oidc.UserInfo
 	return nil
 }
 
-func startIDP(t *testing.T, users idpUsers, groups map[string][]string, clients ...string) *testIDP {
+func startIDP(t *testing.T, users idpUsers, groups map[string][]string) *testIDP {
 	t.Helper()
 	cs := map[string]*storage.Client{}
-	for _, id := range clients {
+	for _, id := range []string{"vmplane", confusedClient} {
 		cs[id] = storage.WebClient(id, id+"-secret", "http://unused.invalid/")
 	}
 	st := &idpStorage{Storage: storage.NewStorageWithClients(users, cs), groups: groups}
@@ -128,12 +130,64 @@ func startIDP(t *testing.T, users idpUsers, groups map[string][]string, clients 
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
 	t.Cleanup(srv.Close)
 	h = exampleop.SetupServer(srv.URL, st, nil, false)
-	return &testIDP{srv: srv, st: st}
+	return &testIDP{t: t, srv: srv, st: st}
 }
 
 func idpUser(id, email string) *storage.User {
 	return &storage.User{ID: id, Username: id, Password: "idp-password", FirstName: id, LastName: "Example", Email: email,
 		EmailVerified: true, PreferredLanguage: language.English}
+}
+
+// serve is the address (on loopback, free now) of the vmplane that the provider's
+// clients send their users back to, through the callbacks of providers.
+func (idp *testIDP) serve(providers ...string) string {
+	idp.t.Helper()
+	addr := freeAddr(idp.t)
+	idp.st.mu.Lock()
+	defer idp.st.mu.Unlock()
+	for _, p := range providers {
+		idp.st.redirects = append(idp.st.redirects, "http://"+addr+"/api/auth/oidc/"+p+"/callback")
+	}
+	return addr
+}
+
+// oidcFile writes a providers file for the vmplane at addr, naming idp twice: as corp (client vmplane, users
+// created where tenantMap places their groups claim) and as confused (client
+// confusedClient, whose ID tokens are for another audience).
+func oidcFile(t *testing.T, idp *testIDP, addr string, tenantMap map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	var m []string
+	for k, v := range tenantMap {
+		m = append(m, strconv.Quote(k)+" = "+strconv.Quote(v))
+	}
+	return write("oidc.toml", `
+[[provider]]
+id = "corp"
+name = "Corp SSO"
+issuer = "`+idp.srv.URL+`"
+redirect_base_url = "http://`+addr+`"
+client_id = "vmplane"
+client_secret_file = "`+write("secret", "vmplane-secret\n")+`"
+scopes = ["openid", "email", "profile"]
+create_users = true
+tenant_claim = "groups"
+tenant_map = { `+strings.Join(m, ", ")+` }
+
+[[provider]]
+id = "confused"
+issuer = "`+idp.srv.URL+`"
+redirect_base_url = "http://`+addr+`"
+client_id = "`+confusedClient+`"
+client_secret_file = "`+write("confused-secret", confusedClient+"-secret")+`"
+`)
 }
 
 // freeAddr is a loopback address with a port free now, for a server whose URL must
@@ -209,14 +263,10 @@ func TestOIDCLogin(t *testing.T) {
 	users["bob"].EmailVerified = false
 	idp := startIDP(t, users, map[string][]string{
 		"alice": {"acme-staff", "everyone"}, "root": {"ops"}, "stranger": {"everyone"}, "bob": {"acme-staff"},
-	}, "vmplane", confusedClient)
+	})
 
-	addr := freeAddr(t)
-	base := "http://" + addr
-	idp.st.mu.Lock()
-	idp.st.redirects = []string{base + "/api/auth/oidc/corp/callback", base + "/api/auth/oidc/confused/callback"}
-	idp.st.mu.Unlock()
-	s, admin := synced(t, func(c *Config) { c.Addr = addr; c.PublicURL = base })
+	addr := idp.serve("corp", "confused")
+	s, admin := synced(t, func(c *Config) { c.Addr = addr })
 	acme := s.tenant(admin, "Acme", nil)
 
 	// No provider yet: the list is empty and a start is 404.
@@ -229,37 +279,7 @@ func TestOIDCLogin(t *testing.T) {
 	}
 	expect(t, s.do(req{method: "GET", path: "/api/auth/oidc/corp/start"}), 404, "not_found")
 
-	dir := t.TempDir()
-	secret := filepath.Join(dir, "secret")
-	if err := os.WriteFile(secret, []byte("vmplane-secret\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	confused := filepath.Join(dir, "confused-secret")
-	if err := os.WriteFile(confused, []byte("confused-secret"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(dir, "oidc.toml")
-	conf := `
-[[provider]]
-id = "corp"
-name = "Corp SSO"
-issuer = "` + idp.srv.URL + `"
-client_id = "vmplane"
-client_secret_file = "` + secret + `"
-scopes = ["openid", "email", "profile"]
-create_users = true
-tenant_claim = "groups"
-tenant_map = { "acme-staff" = "` + acme.ID + `", "ops" = "operator" }
-
-[[provider]]
-id = "confused"
-issuer = "` + idp.srv.URL + `"
-client_id = "confused"
-client_secret_file = "` + confused + `"
-`
-	if err := os.WriteFile(file, []byte(conf), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	file := oidcFile(t, idp, addr, map[string]string{"acme-staff": acme.ID, "ops": "operator"})
 	s.stop()
 	s.cfg.OIDCProvidersFile = file
 	s.start()
