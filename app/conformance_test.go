@@ -28,6 +28,7 @@ import (
 	"github.com/vmplane/vmplane/internal/testwait"
 	"github.com/vmplane/vmplane/mailer/mailtest"
 	"github.com/vmplane/vmplane/persistence"
+	"github.com/vmplane/vmplane/sso/ssotest"
 )
 
 // conformance is an http.RoundTripper that checks every exchange of a test client
@@ -229,12 +230,12 @@ func (c *conformance) RoundTrip(hr *http.Request) (*http.Response, error) {
 func TestOpenAPIConformance(t *testing.T) {
 	t.Parallel()
 	smtpd := mailtest.Start(t, mailtest.Options{User: "relay", Password: "relay-password"})
-	idp := startIDP(t, idpUsers{"root": idpUser("root", testAdminEmail)}, map[string][]string{"root": {"ops"}})
-	addr := idp.serve("corp", "confused")
+	idp := ssotest.Start(t, ssotest.User{ID: "root", Email: testAdminEmail, Groups: []string{"ops"}})
+	addr := idp.Serve()
 	s, _ := synced(t, withMail(smtpd), func(c *Config) {
 		c.RescueISO = "conform rescue"
 		c.Addr = addr
-		c.OIDCProvidersFile = oidcFile(t, idp, addr, map[string]string{"ops": "operator"})
+		c.OIDCProvidersFile = idp.File(addr, map[string]string{"ops": "operator"})
 	})
 	conf := newConformance(t, s)
 	s.client = &http.Client{Timeout: 30 * time.Second, Transport: conf}
