@@ -18,8 +18,7 @@ import (
 
 // Info is a provider as a login page lists it.
 type Info struct {
-	ID   string `json:"id"`
-	Name string `json:"name"`
+	ID, Name string
 }
 
 // Providers are the configured providers, by id.

@@ -34,7 +34,15 @@ const maxRedirectTo = 2048
 
 // OIDCProviders is the answer of GET /api/auth/oidc/providers.
 type OIDCProviders struct {
-	Providers []sso.Info `json:"providers"`
+	Providers []OIDCProvider `json:"providers"`
+}
+
+// OIDCProvider is a provider as a login page lists it.
+type OIDCProvider struct {
+	// ID names the provider in /api/auth/oidc/{provider}/start.
+	ID string `json:"id"`
+	// Name is what the page shows ("Sign in with ...").
+	Name string `json:"name"`
 }
 
 // oidcSignIn is what the callback's page gets: the session (a login's answer), or
@@ -71,7 +79,11 @@ func (h *handlers) oidcRoutes() []api.Route {
 }
 
 func (h *handlers) oidcProviders(*api.Call) (any, error) {
-	return OIDCProviders{Providers: h.oidc.List()}, nil
+	out := OIDCProviders{Providers: []OIDCProvider{}}
+	for _, p := range h.oidc.List() {
+		out.Providers = append(out.Providers, OIDCProvider{ID: p.ID, Name: p.Name})
+	}
+	return out, nil
 }
 
 // redirectPath checks redirect_to: a path of this server, never another origin (an
