@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/vmplane/vmplane/actors/auth"
 	"github.com/vmplane/vmplane/sso/ssotest"
@@ -136,4 +137,55 @@ func TestOIDCLogin(t *testing.T) {
 		!strings.Contains(string(r.Body), `"redirect_to":"/machines"`) || r.Header.Get("Cache-Control") != "no-store" || r.Header.Get("Referrer-Policy") != "no-referrer" {
 		t.Fatalf("page %v: %s", r.Header, r.Body)
 	}
+
+	// The second factor stays the user's: with one, the sign-in asks for a code.
+	var enr struct{ Secret string }
+	r = s.do(req{method: "POST", path: "/api/auth/totp", token: tok.Token})
+	expect(t, r, 201, "")
+	r.decode(t, &enr)
+	var rc struct {
+		Codes []string `json:"recovery_codes"`
+	}
+	r = s.do(req{method: "POST", path: "/api/auth/totp/confirm", token: tok.Token, body: map[string]string{"code": totpCode(t, enr.Secret, time.Now())}})
+	expect(t, r, 200, "")
+	r.decode(t, &rc)
+	r = callback(s, browser(t, s, "corp", "alice"))
+	expect(t, r, 401, "totp_required")
+	var p totpProblem
+	r.decode(t, &p)
+	r = s.do(req{method: "POST", path: "/api/auth/login/totp", body: map[string]string{"challenge": p.Challenge, "code": rc.Codes[0]}})
+	expect(t, r, 200, "")
+	// A browser's page asks for the code, with the challenge.
+	r = s.do(req{method: "GET", path: strings.TrimPrefix(browser(t, s, "corp", "alice"), s.base)})
+	expect(t, r, 200, "")
+	if !strings.Contains(string(r.Body), `"challenge":"`) || strings.Contains(string(r.Body), `"refresh_token":`) {
+		t.Fatalf("page of a user with a second factor: %s", r.Body)
+	}
+}
+
+// A tenant that requires a second factor: a user without one signs in through a
+// provider to a login that may only enrol one, as with a password.
+func TestOIDCLoginTOTPRequired(t *testing.T) {
+	t.Parallel()
+	idp := ssotest.Start(t, ssotest.User{ID: "carol", Email: "carol@strict.test", Groups: []string{"strict"}})
+	addr := idp.Serve()
+	s, admin := synced(t, func(c *Config) { c.Addr = addr })
+	strict := s.tenant(admin, "Strict", nil)
+	expect(t, s.do(req{method: "PATCH", path: "/api/resources/tenants/" + strict.ID, token: admin, body: map[string]any{"require_totp": true}}), 200, "")
+	s.stop()
+	s.cfg.OIDCProvidersFile = idp.File(addr, map[string]string{"strict": strict.ID})
+	s.start()
+
+	r := callback(s, browser(t, s, "corp", "carol"))
+	expect(t, r, 200, "")
+	var tok struct {
+		Token                 string
+		TOTPEnrolmentRequired bool `json:"totp_enrolment_required"`
+	}
+	r.decode(t, &tok)
+	if !tok.TOTPEnrolmentRequired {
+		t.Fatalf("sign-in %s; want a login restricted to enrolling a factor", r.Body)
+	}
+	expect(t, s.do(req{method: "GET", path: "/api/client/machines", token: tok.Token}), 403, "totp_enrolment_required")
+	expect(t, s.do(req{method: "POST", path: "/api/auth/totp", token: tok.Token}), 201, "")
 }
