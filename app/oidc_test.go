@@ -1,6 +1,7 @@
 package app
 
 import (
+	"net/http"
 	"net/url"
 	"strings"
 	"testing"
@@ -15,6 +16,13 @@ import (
 func browser(t *testing.T, s *testServer, provider, user string) string {
 	t.Helper()
 	return ssotest.Browse(t, s.base, s.base+"/api/auth/oidc/"+provider+"/start?redirect_to=/machines", user)
+}
+
+// page GETs vmplane's callback URL as the browser that started the sign-in: with
+// the cookie the start set, which holds the state.
+func page(s *testServer, u string) *response {
+	q, _ := url.Parse(u)
+	return s.do(req{method: "GET", path: strings.TrimPrefix(u, s.base), header: map[string]string{"Cookie": "vmplane_oidc_state=" + q.Query().Get("state")}})
 }
 
 // callback GETs vmplane's callback URL as a program (asking for JSON).
@@ -131,7 +139,18 @@ func TestOIDCLogin(t *testing.T) {
 	expect(t, callback(s, u.String()), 401, "oidc_login_failed")
 
 	// A browser gets the page, which carries the session to the tab: never in a URL.
-	r = s.do(req{method: "GET", path: strings.TrimPrefix(browser(t, s, "corp", "alice"), s.base)})
+	// Only the browser that started the sign-in gets it (the start's cookie): a link
+	// to someone else's callback signs nobody in, and spends nothing.
+	start := doWith(t, &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
+		s.base, req{method: "GET", path: "/api/auth/oidc/corp/start"})
+	expect(t, start, 302, "")
+	if ck := start.Header.Get("Set-Cookie"); !strings.HasPrefix(ck, "vmplane_oidc_state=") || !strings.Contains(ck, "HttpOnly") ||
+		!strings.Contains(ck, "SameSite=Lax") || !strings.Contains(ck, "path=/api/auth/oidc/corp/callback") {
+		t.Fatalf("the start's cookie: %q", ck)
+	}
+	cb = browser(t, s, "corp", "alice")
+	expect(t, s.do(req{method: "GET", path: strings.TrimPrefix(cb, s.base)}), 400, "oidc_state_invalid")
+	r = page(s, cb)
 	expect(t, r, 200, "")
 	if !strings.HasPrefix(r.Header.Get("Content-Type"), "text/html") || !strings.Contains(string(r.Body), `"refresh_token":`) ||
 		!strings.Contains(string(r.Body), `"redirect_to":"/machines"`) || r.Header.Get("Cache-Control") != "no-store" || r.Header.Get("Referrer-Policy") != "no-referrer" {
@@ -156,7 +175,7 @@ func TestOIDCLogin(t *testing.T) {
 	r = s.do(req{method: "POST", path: "/api/auth/login/totp", body: map[string]string{"challenge": p.Challenge, "code": rc.Codes[0]}})
 	expect(t, r, 200, "")
 	// A browser's page asks for the code, with the challenge.
-	r = s.do(req{method: "GET", path: strings.TrimPrefix(browser(t, s, "corp", "alice"), s.base)})
+	r = page(s, browser(t, s, "corp", "alice"))
 	expect(t, r, 200, "")
 	if !strings.Contains(string(r.Body), `"challenge":"`) || strings.Contains(string(r.Body), `"refresh_token":`) {
 		t.Fatalf("page of a user with a second factor: %s", r.Body)

@@ -76,6 +76,10 @@ type Provider struct {
 // ID is the provider's id.
 func (p *Provider) ID() string { return p.cfg.ID }
 
+// HTTPS says whether the provider sends browsers back to an https:// URL (a cookie
+// for the callback is then Secure).
+func (p *Provider) HTTPS() bool { return strings.HasPrefix(p.cfg.RedirectURL, "https://") }
+
 // discovered reads the provider's discovery document once it succeeds.
 func (p *Provider) discovered(ctx context.Context) (*oidc.Provider, error) {
 	p.mu.Lock()

@@ -32,6 +32,12 @@ var oidcPageData = []byte("{{VMPLANE_SIGN_IN}}")
 // maxRedirectTo bounds redirect_to.
 const maxRedirectTo = 2048
 
+// oidcCookie binds a sign-in to the browser that started it: the start sets it to the
+// state, and the callback's page (which keeps the session in the tab) is given only to
+// a browser that holds it. A link to a callback made by someone else (a login CSRF,
+// which would sign the victim's tab in as the attacker) finds no cookie.
+const oidcCookie = "vmplane_oidc_state"
+
 // OIDCProviders is the answer of GET /api/auth/oidc/providers.
 type OIDCProviders struct {
 	Providers []OIDCProvider `json:"providers"`
@@ -64,6 +70,7 @@ func (h *handlers) oidcRoutes() []api.Route {
 			Query:  map[string]string{"redirect_to": "where the browser goes once signed in: a path of this server (default /)"},
 			Errors: []int{fasthttp.StatusNotFound},
 			Description: "Answers 302 to the provider's authorization endpoint (authorization code flow with PKCE, S256), with a state and a nonce; the state, the nonce and the code verifier are kept by the server for 10 minutes, for one callback, on any member. " +
+				"It sets the cookie vmplane_oidc_state (HttpOnly, SameSite=Lax, for the callback's path) to the state: the callback's page goes only to the browser that holds it. " +
 				"An unknown provider is 404; redirect_to that is not a path of this server is 400; a provider that cannot be reached is 503."},
 		{Method: "GET", Path: "/api/auth/oidc/{provider}/callback", Access: api.Public, Handler: h.oidcCallback, Tag: "auth",
 			Summary: "Where the provider sends the browser back: completes the sign-in", Reply: TokenReply{}, OtherQuery: true,
@@ -74,7 +81,7 @@ func (h *handlers) oidcRoutes() []api.Route {
 			Description: "Takes the sign-in of state (once: a replay, an unknown or expired state, or another provider's is 400 oidc_state_invalid), exchanges the code with the verifier, and checks the ID token: issuer, audience (the client id), expiry, nonce; a refused code, a token that fails a check, or no verified e-mail is 401 oidc_login_failed. " +
 				"The user of the e-mail signs in; one that does not exist is created where the provider's tenant claim maps it (a tenant, or the operators), if the provider creates users; an identity mapped nowhere, or placed elsewhere than its user is, is 403 oidc_not_mapped; a disabled user is 403. " +
 				"The session says method oidc. A user with a second factor is answered 401 totp_required with a challenge (POST /api/auth/login/totp completes it); one who must have a factor and has none gets a restricted session, as with a password. " +
-				"Asked for JSON, the answer is a login's token pair and user; otherwise it is an HTML page (no-store, no Referer) whose script keeps the session in the browser tab (or asks for the code) and goes on to redirect_to. Parameters other providers add are ignored."},
+				"Asked for JSON, the answer is a login's token pair and user; otherwise it is an HTML page (no-store, no Referer) whose script keeps the session in the browser tab (or asks for the code) and goes on to redirect_to, given only to a browser whose vmplane_oidc_state cookie is the state (else 400 oidc_state_invalid, and the sign-in is not spent). Parameters other providers add are ignored."},
 	}
 }
 
@@ -116,6 +123,16 @@ func (h *handlers) oidcStart(c *api.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	ck := fasthttp.AcquireCookie()
+	defer fasthttp.ReleaseCookie(ck)
+	ck.SetKey(oidcCookie)
+	ck.SetValue(s.State)
+	ck.SetPath(sso.CallbackPath(p.ID()))
+	ck.SetMaxAge(int(auth.OIDCStateTTL.Seconds()))
+	ck.SetHTTPOnly(true)
+	ck.SetSecure(p.HTTPS())
+	ck.SetSameSite(fasthttp.CookieSameSiteLaxMode)
+	c.RequestCtx().Response.Header.SetCookie(ck)
 	return api.Reply{Status: fasthttp.StatusFound, Headers: map[string]string{"Location": u, "Cache-Control": "no-store"}}, nil
 }
 
@@ -132,6 +149,21 @@ func (h *handlers) oidcCallback(c *api.Call) (_ any, err error) {
 	p, err := h.oidc.Get(c.Param("provider"))
 	if err != nil {
 		return nil, err
+	}
+	wantsJSON := strings.Contains(c.Header("Accept"), "application/json")
+	if !wantsJSON {
+		// The page goes to the browser that started the sign-in only. The cookie
+		// ends either way: a callback is the last use of it.
+		held := string(c.RequestCtx().Request.Header.Cookie(oidcCookie))
+		ck := fasthttp.AcquireCookie()
+		ck.SetKey(oidcCookie)
+		ck.SetPath(sso.CallbackPath(p.ID()))
+		ck.SetExpire(fasthttp.CookieExpireDelete)
+		c.RequestCtx().Response.Header.SetCookie(ck)
+		fasthttp.ReleaseCookie(ck)
+		if held == "" || held != c.Query("state") {
+			return nil, apierr.New(apierr.ErrOIDCStateInvalid, "this sign-in was not started in this browser: start it again here")
+		}
 	}
 	s, err := h.svc.Users.TakeOIDC(c.Context(), p.ID(), c.Query("state"))
 	if err != nil {
@@ -150,7 +182,6 @@ func (h *handlers) oidcCallback(c *api.Call) (_ any, err error) {
 	email = id.Email
 	sess, err := h.svc.Users.LoginExternal(c.Context(), auth.ExternalLogin{Provider: p.ID(), Email: id.Email, Name: id.Name,
 		Mapped: id.Mapped, Operator: id.Operator, TenantID: id.TenantID, Create: id.Create}, h.loginClient(c))
-	wantsJSON := strings.Contains(c.Header("Accept"), "application/json")
 	var e *apierr.Error
 	if errors.As(err, &e) && e.Challenge != "" && !wantsJSON {
 		return h.oidcAnswer(c, oidcSignIn{Challenge: e.Challenge, Detail: e.Detail, RedirectTo: s.RedirectTo})
