@@ -162,7 +162,7 @@ func (h *handlers) oidcCallback(c *api.Call) (_ any, err error) {
 		c.RequestCtx().Response.Header.SetCookie(ck)
 		fasthttp.ReleaseCookie(ck)
 		if held == "" || held != c.Query("state") {
-			return nil, apierr.New(apierr.ErrOIDCStateInvalid, "this sign-in was not started in this browser: start it again here")
+			return nil, apierr.New(apierr.ErrOIDCStateInvalid, "this sign-in was not started in this browser: start it again here (a program that started it completes it with this address, asking for JSON)")
 		}
 	}
 	s, err := h.svc.Users.TakeOIDC(c.Context(), p.ID(), c.Query("state"))
