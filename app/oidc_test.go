@@ -77,7 +77,9 @@ func TestOIDCLogin(t *testing.T) {
 	q.Set("state", auth.RandomToken(32))
 	u.RawQuery = q.Encode()
 	expect(t, callback(s, u.String()), 400, "oidc_state_invalid")
-	r = callback(s, cb)
+	// Parameters a provider adds of its own (RFC 9207's iss, Keycloak's session_state)
+	// are ignored.
+	r = callback(s, cb+"&iss="+url.QueryEscape(idp.URL)+"&session_state=abc")
 	expect(t, r, 200, "")
 	var tok struct {
 		Token string

@@ -193,7 +193,7 @@ func (rt *Route) Operation() openapi.Operation {
 		Summary: rt.Summary, Tag: rt.Tag, Body: rt.Body, Reply: rt.Reply, Status: rt.Status,
 		Query: rt.Query, QueryTypes: qt, PathTypes: rt.PathTypes, Headers: rt.Headers,
 		Description: rt.Description, Patch: rt.Patch, Also: rt.Also, Errors: rt.Errors, Stamped: rt.Stamped,
-		Exempt: rt.Exempt, KeyScope: rt.KeyScope,
+		Exempt: rt.Exempt, KeyScope: rt.KeyScope, OtherQuery: rt.OtherQuery,
 	}
 }
 

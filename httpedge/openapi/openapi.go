@@ -81,6 +81,10 @@ type Operation struct {
 	// KeyScope is the scope an API key needs to call the operation; empty: no key
 	// calls it (a route for a signed-in user, or one that needs no token).
 	KeyScope string
+	// OtherQuery: query parameters beyond Query are ignored, not refused (a redirect
+	// back from another system, which adds its own); the document says so
+	// (x-vmplane-other-query-parameters).
+	OtherQuery bool
 }
 
 // RawBody documents, as Operation.Body or Operation.Reply, a body that is not a
@@ -371,6 +375,9 @@ func (g *schemaGen) operation(rt *Operation, v pathVariant) obj {
 			scope = "none"
 		}
 		op["x-vmplane-key-scope"] = scope
+	}
+	if rt.OtherQuery {
+		op["x-vmplane-other-query-parameters"] = "ignored"
 	}
 
 	params := []obj{}
