@@ -210,3 +210,31 @@ func TestOIDCLoginTOTPRequired(t *testing.T) {
 	expect(t, s.do(req{method: "GET", path: "/api/client/machines", token: tok.Token}), 403, "totp_enrolment_required")
 	expect(t, s.do(req{method: "POST", path: "/api/auth/totp", token: tok.Token}), 201, "")
 }
+
+// A sign-in is the cluster's, not a member's: started on one member, its callback
+// lands on another and signs in, and a replay on a third finds the state spent.
+func TestClusterOIDCCallbackOnAnotherMember(t *testing.T) {
+	t.Parallel()
+	idp := ssotest.Start(t, ssotest.User{ID: "root", Email: testAdminEmail, Groups: []string{"ops"}})
+	addr := idp.Serve()
+	file := idp.File(addr, map[string]string{"ops": "operator"})
+	ms, _ := startCluster(t, 3, func(c *Config) {
+		c.OIDCProvidersFile = file
+		if c.NodeName == "m0" {
+			c.Addr = addr // the redirect base of the providers file
+		}
+	})
+	cb := ssotest.Browse(t, ms[0].base, ms[1].base+"/api/auth/oidc/corp/start", "root")
+	r := callback(ms[2], ms[2].base+strings.TrimPrefix(cb, ms[0].base))
+	expect(t, r, 200, "")
+	var tok struct {
+		Token string
+		User  auth.User
+	}
+	r.decode(t, &tok)
+	if tok.User.Email != testAdminEmail {
+		t.Fatalf("signed in %+v", tok.User)
+	}
+	expect(t, ms[0].do(req{method: "GET", path: "/api/auth/me", token: tok.Token}), 200, "")
+	expect(t, callback(ms[1], ms[1].base+strings.TrimPrefix(cb, ms[0].base)), 400, "oidc_state_invalid")
+}
