@@ -94,6 +94,19 @@ var (
 	ErrMachineSuspended = &Error{Status: 403, Code: "machine_suspended"}
 )
 
+// OpenID Connect sign-in (single sign-on): ErrOIDCStateInvalid refuses a callback whose
+// state is unknown, used or expired (a replay, or a sign-in started too long ago);
+// ErrOIDCLoginFailed one whose code the provider would not exchange, or whose ID token
+// is not for this server (issuer, audience, nonce, expiry) or lacks a verified e-mail;
+// ErrOIDCNotMapped an identity vmplane has no account for and may not create one for
+// (the provider maps none of its claims to a tenant or to the operators, or creates no
+// users), or one the provider places elsewhere than the account is.
+var (
+	ErrOIDCStateInvalid = &Error{Status: 400, Code: "oidc_state_invalid"}
+	ErrOIDCLoginFailed  = &Error{Status: 401, Code: "oidc_login_failed"}
+	ErrOIDCNotMapped    = &Error{Status: 403, Code: "oidc_not_mapped"}
+)
+
 // ErrInsufficientStorage says the data directory's disk is (nearly) full, so the store
 // refuses writes until there is room again.
 var ErrInsufficientStorage = &Error{Status: 507, Code: "insufficient_storage"}

@@ -33,6 +33,7 @@ import (
 	"github.com/vmplane/vmplane/hypervisor/proxmox"
 	"github.com/vmplane/vmplane/hypervisor/sim"
 	"github.com/vmplane/vmplane/persistence"
+	"github.com/vmplane/vmplane/sso"
 )
 
 // Version is the build's version, set with -ldflags "-X github.com/vmplane/vmplane/app.Version=...".
@@ -155,6 +156,14 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 	if err != nil {
 		return nil, err
 	}
+	var providers *sso.Providers
+	if cfg.OIDCProvidersFile != "" {
+		pcs, err := sso.ReadFile(cfg.OIDCProvidersFile, cfg.PublicURL)
+		if err != nil {
+			return nil, err
+		}
+		providers = sso.New(pcs, nil)
+	}
 	a.sys, err = actors.Start(actors.Options{
 		Store: a.store, Driver: driver, Logger: log,
 		EventRelay: a.eventRelay(), // events cluster-wide
@@ -213,7 +222,7 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 	if err != nil {
 		return nil, err
 	}
-	a.edge = httpedge.New(httpedge.Options{Services: edgeServices(a.sys), Store: a.store, Tokens: tokens, Logger: log, Version: Version, TrustedProxies: proxies, PublicURL: cfg.PublicURL, TOTPIssuer: cfg.TOTPIssuer, TenantDelete: cfg.TenantDelete, RequirePlans: cfg.RequirePlans, RescueISO: cfg.RescueISO,
+	a.edge = httpedge.New(httpedge.Options{Services: edgeServices(a.sys), Store: a.store, Tokens: tokens, Logger: log, Version: Version, TrustedProxies: proxies, PublicURL: cfg.PublicURL, TOTPIssuer: cfg.TOTPIssuer, OIDC: providers, TenantDelete: cfg.TenantDelete, RequirePlans: cfg.RequirePlans, RescueISO: cfg.RescueISO,
 		CORSOrigins: splitList(cfg.CORSOrigins), AccessLog: accessLog,
 		IPv6Prefix: cfg.RateIPv6Prefix, HeaderTimeout: cfg.HeaderTimeout, IdleTimeout: cfg.IdleTimeout, MaxConnsPerAddr: cfg.MaxConnsPerAddr, Cluster: a.membership(),
 		SeparateMetrics: cfg.MetricsAddr != ""})

@@ -21,6 +21,7 @@ import (
 	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/mailer"
 	"github.com/vmplane/vmplane/persistence"
+	"github.com/vmplane/vmplane/sso"
 )
 
 // Config is every setting of `vmplane serve`.
@@ -128,6 +129,9 @@ type Config struct {
 	SMTPFrom         string
 	// TOTPIssuer names this server in the users' authenticator apps.
 	TOTPIssuer string
+	// OIDCProvidersFile names the file of the OpenID Connect providers users sign in
+	// with (package sso); empty: none.
+	OIDCProvidersFile string
 	// TenantDelete lets tenant users delete their own machines.
 	TenantDelete bool
 	// RequireOperatorTOTP makes every operator sign in with a second factor.
@@ -312,6 +316,7 @@ func (c *Config) table() []setting {
 		str(&c.SMTPPasswordFile, "smtp-password-file", "VMPLANE_SMTP_PASSWORD_FILE", "", "file holding the SMTP password (a final newline is dropped); instead of --smtp-password"),
 		str(&c.SMTPFrom, "smtp-from", "VMPLANE_SMTP_FROM", "", "sender of vmplane's mail, an address or \"Name <address>\""),
 		str(&c.TOTPIssuer, "totp-issuer", "VMPLANE_TOTP_ISSUER", "vmplane", "the name users' authenticator apps show for this server's codes (e.g. the hosting company's)"),
+		str(&c.OIDCProvidersFile, "oidc-providers-file", "VMPLANE_OIDC_PROVIDERS_FILE", "", "TOML file of the OpenID Connect providers operators and tenant users sign in with ([[provider]] tables: id, issuer, client id and secret file, tenant claim and map; see the README); empty: none"),
 		boolean(&c.RequireOperatorTOTP, "require-operator-totp", "VMPLANE_REQUIRE_OPERATOR_TOTP", false, "every operator must sign in with a second factor: one without gets a login that may only enrol one"),
 		boolean(&c.TenantDelete, "tenant-delete", "VMPLANE_TENANT_DELETE", false, "let tenant users delete their own machines (off: only operators delete machines, as a hosting company whose billing ends machines wants)"),
 		// Plans (issue 31).
@@ -484,6 +489,9 @@ func (c *Config) validate() error {
 		{c.SMTPHost != "" && c.mail().Check() != nil, func() *ConfigError {
 			return c.bad("smtp-host", c.SMTPHost, "%s", c.mail().Check().Error())
 		}},
+		{c.OIDCProvidersFile != "" && c.oidcProviders() != nil, func() *ConfigError {
+			return c.bad("oidc-providers-file", c.OIDCProvidersFile, "%s", c.oidcProviders().Error())
+		}},
 		{originsInvalid(c.CORSOrigins), func() *ConfigError {
 			return c.bad("cors-origins", c.CORSOrigins, "must be comma-separated origins, each scheme://host[:port] with no path, e.g. https://panel.example.com")
 		}},
@@ -610,6 +618,12 @@ func endpointsInvalid(s string) bool {
 func hostPortInvalid(s string) bool {
 	_, port, err := net.SplitHostPort(s)
 	return err != nil || port == ""
+}
+
+// oidcProviders is the problem of the OpenID Connect providers file, if any.
+func (c *Config) oidcProviders() error {
+	_, err := sso.ReadFile(c.OIDCProvidersFile, c.PublicURL)
+	return err
 }
 
 // mail is the SMTP settings as the mailer takes them.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"iter"
 	"net/http"
+	"net/url"
 	"sync"
 	"time"
 )
@@ -19,6 +20,10 @@ type auth struct {
 	// (under mu).
 	link     string
 	fromLink bool
+	// oidc is the callback URL of an OpenID Connect sign-in (WithOIDCCallback), until
+	// the first sign-in completes it (under mu).
+	oidc     *url.URL
+	fromOIDC bool
 
 	sem chan struct{} // held by the one goroutine renewing the token
 
@@ -30,7 +35,7 @@ type auth struct {
 	user     *User
 }
 
-func (a *auth) canRenew() bool { return a.email != "" || a.fromLink }
+func (a *auth) canRenew() bool { return a.email != "" || a.fromLink || a.fromOIDC }
 
 func (a *auth) current() (tok string, renewAt, expireAt time.Time) {
 	a.mu.Lock()
@@ -119,6 +124,9 @@ func (c *core) renew(ctx context.Context) error {
 	if a.fromLink {
 		return c.redeemLink(ctx)
 	}
+	if a.fromOIDC {
+		return c.completeOIDC(ctx)
+	}
 	_, err := c.do(ctx, request{method: http.MethodPost, path: "/api/auth/login", public: true,
 		body: loginRequest{Email: a.email, Password: password}, out: &tr})
 	var e *Error
@@ -137,9 +145,14 @@ type loginLinkRequest struct {
 	Token string `json:"token"`
 }
 
-// errLinkSpent is the error of a client made WithLoginLink whose login ended.
-var errLinkSpent = &Error{Status: http.StatusUnauthorized, Code: ErrUnauthorized.Code,
-	Detail: "the login of the login link has ended, and a link signs in once: ask for a new link"}
+// errLinkSpent is the error of a client made WithLoginLink whose login ended, and
+// errSignInSpent of one made WithOIDCCallback.
+var (
+	errLinkSpent = &Error{Status: http.StatusUnauthorized, Code: ErrUnauthorized.Code,
+		Detail: "the login of the login link has ended, and a link signs in once: ask for a new link"}
+	errSignInSpent = &Error{Status: http.StatusUnauthorized, Code: ErrUnauthorized.Code,
+		Detail: "the login of the OpenID Connect sign-in has ended, and a sign-in completes once: sign in again"}
+)
 
 // redeemLink signs in with the client's login link, once.
 func (c *core) redeemLink(ctx context.Context) error {
@@ -194,10 +207,10 @@ func (a *auth) store(tr tokenReply) {
 }
 
 // Login logs in with the client's credentials now (instead of on first use) and returns
-// the user. It fails without WithCredentials.
+// the user. It fails without WithCredentials, WithLoginLink or WithOIDCCallback.
 func (c *Client) Login(ctx context.Context) (*User, error) {
 	if !c.c.auth.canRenew() {
-		return nil, errors.New("vmplane client: Login needs WithCredentials or WithLoginLink")
+		return nil, errors.New("vmplane client: Login needs WithCredentials, WithLoginLink or WithOIDCCallback")
 	}
 	if _, err := c.c.token(ctx, ""); err != nil {
 		return nil, err

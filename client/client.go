@@ -230,6 +230,9 @@ type request struct {
 	public       bool // sent without a token
 	out          any  // decoded from a 2xx body when not nil
 	header       http.Header
+	// redirect: a 302 is the answer (its Location in the header returned), not
+	// followed.
+	redirect bool
 }
 
 // do sends r, retrying what may be retried, and decodes the answer into r.out. It
@@ -289,7 +292,13 @@ func (c *core) do(ctx context.Context, r request) (http.Header, error) {
 		if tok != "" {
 			req.Header.Set("Authorization", "Bearer "+tok)
 		}
-		res, err := c.hc.Do(req)
+		hc := c.hc
+		if r.redirect {
+			once := *c.hc
+			once.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+			hc = &once
+		}
+		res, err := hc.Do(req)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -328,7 +337,7 @@ func (c *core) do(ctx context.Context, r request) (http.Header, error) {
 			continue
 		}
 		switch {
-		case res.StatusCode < 300:
+		case res.StatusCode < 300, r.redirect && res.StatusCode == http.StatusFound:
 			if r.out != nil && len(body) > 0 {
 				if err := json.Unmarshal(body, r.out); err != nil {
 					return res.Header, fmt.Errorf("vmplane client: %s %s: decode answer: %w", r.method, r.path, err)

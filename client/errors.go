@@ -84,6 +84,10 @@ var (
 	ErrInsufficientCapacity  = &Error{Status: 409, Code: "insufficient_capacity"}
 	ErrTenantSuspended       = &Error{Status: 403, Code: "tenant_suspended"}
 	ErrMachineSuspended      = &Error{Status: 403, Code: "machine_suspended"}
+	// The answers of an OpenID Connect sign-in's callback (CompleteOIDC).
+	ErrOIDCStateInvalid = &Error{Status: 400, Code: "oidc_state_invalid"}
+	ErrOIDCLoginFailed  = &Error{Status: 401, Code: "oidc_login_failed"}
+	ErrOIDCNotMapped    = &Error{Status: 403, Code: "oidc_not_mapped"}
 )
 
 // ErrTaskFailed matches the error WaitTask returns for a task that ended failed.

@@ -875,6 +875,22 @@ func testLoginLinks(t *testing.T, ctx context.Context, w *world) {
 	}
 }
 
+// testOIDCRoutes calls the OpenID Connect routes on a server with no provider (the
+// sign-in itself is TestOIDCSignIn's, against a provider).
+func testOIDCRoutes(t *testing.T, ctx context.Context, w *world) {
+	c := w.client(t)
+	if ps, err := c.OIDCProviders(ctx); err != nil || len(ps) != 0 {
+		t.Fatalf("providers %+v %v; want none", ps, err)
+	}
+	if _, err := c.OIDCStart(ctx, "corp", "/"); !errors.Is(err, client.ErrNotFound) {
+		t.Fatalf("start: %v; want not_found", err)
+	}
+	cb := w.base + "/api/auth/oidc/corp/callback?code=c&state=s"
+	if _, err := w.client(t, client.WithOIDCCallback(cb)).Login(ctx); !errors.Is(err, client.ErrNotFound) {
+		t.Fatalf("callback: %v; want not_found", err)
+	}
+}
+
 // testCoreOnce calls the client's older calls once each, for the route walk.
 func testCoreOnce(t *testing.T, ctx context.Context, w *world) {
 	tmp := w.client(t, client.WithCredentials("a@tenant.test", "tenant user password"))
@@ -887,6 +903,7 @@ func testCoreOnce(t *testing.T, ctx context.Context, w *world) {
 	testOwnAccount(t, ctx, w)
 	testSecondFactor(t, ctx, w)
 	testLoginLinks(t, ctx, w)
+	testOIDCRoutes(t, ctx, w)
 	testAPIKeys(t, ctx, w)
 	ext := "crm-42"
 	if _, err := w.admin.UpdateUser(ctx, must(w.a.Me(ctx)).ID, client.UserChange{ExternalID: client.Set(ext)}); err != nil {

@@ -79,6 +79,8 @@ var modelled = []struct {
 	{"PageSnapshot", typeOf[Page[Snapshot]](), false},
 	{"RecoveryCodeList", typeOf[recoveryCodes](), false},
 	{"LoginLinkReply", typeOf[LoginLink](), false},
+	{"OIDCProviders", typeOf[oidcProviders](), false},
+	{"OIDCProvider", typeOf[OIDCProvider](), false},
 	{"Plan", typeOf[Plan](), false},
 	{"PagePlan", typeOf[Page[Plan]](), false},
 	{"PlanCapacity", typeOf[PlanCapacity](), false},

@@ -40,7 +40,7 @@ func (s *Server) routeTable() []api.Route {
 			Summary: "Prometheus metrics", Reply: api.RawBody{ContentType: "text/plain"},
 			Description: "Metrics in the Prometheus text exposition format (Content-Type text/plain with version=0.0.4 and charset parameters). Needs no token; expose it only where scrapers can reach it."},
 	}
-	routes = append(routes, accounts.Routes(accounts.Options{Services: s.svc, Tokens: s.tokens, Log: s.log, Limited: s.metrics.limited, Issuer: s.opts.TOTPIssuer, PublicURL: s.opts.PublicURL})...)
+	routes = append(routes, accounts.Routes(accounts.Options{Services: s.svc, Tokens: s.tokens, Log: s.log, Limited: s.metrics.limited, Issuer: s.opts.TOTPIssuer, PublicURL: s.opts.PublicURL, OIDC: s.opts.OIDC})...)
 	routes = append(routes, api.Route{Method: "GET", Path: "/api/tasks/{id}", Access: api.Authenticated, Handler: s.getTask, Tag: "tasks",
 		Summary: "One task (a tenant user sees only its tenant's)", Reply: tasks.Task{}})
 	if s.opts.SeparateMetrics { // served on a listener of its own (MetricsServer)

@@ -26,6 +26,7 @@ import (
 	"github.com/vmplane/vmplane/httpedge/conncap"
 	"github.com/vmplane/vmplane/httpedge/token"
 	"github.com/vmplane/vmplane/persistence"
+	"github.com/vmplane/vmplane/sso"
 )
 
 // requestTimeout bounds each request's actor work.
@@ -58,6 +59,8 @@ type Options struct {
 	PublicURL string
 	// TOTPIssuer names the server in users' authenticator apps ("vmplane" when empty).
 	TOTPIssuer string
+	// OIDC are the OpenID Connect providers users may sign in with (nil: none).
+	OIDC *sso.Providers
 	// TenantDelete lets tenant users delete their own machines (operators always may).
 	TenantDelete bool
 	// RequirePlans has tenant users create machines from plans only (operators may

@@ -42,7 +42,7 @@ type SessionInfo struct {
 	ExpiresAt  time.Time `json:"expires_at"`
 	ClientAddr string    `json:"client_address"`
 	UserAgent  string    `json:"user_agent"`
-	Method     string    `json:"method" openapi:"enum=password|totp|recovery_code|login_link"`
+	Method     string    `json:"method" openapi:"enum=password|totp|recovery_code|login_link|oidc"`
 	// Current is the session of the token that asks.
 	Current bool `json:"current"`
 }

@@ -176,7 +176,7 @@ type (
 		// TOTP: a right password opens no session, only a challenge for a code.
 		TOTP bool
 	}
-	// openFamily opens a login for a password checked against generation Gen, from
+	// openFamily opens a login for a password (or a provider's sign-in) checked against generation Gen, from
 	// From.
 	openFamily struct {
 		TTL  time.Duration
@@ -184,6 +184,9 @@ type (
 		From Client
 		// Restricted: the user must have a second factor and has none.
 		Restricted bool
+		// Method is how the login was checked (MethodOIDC); empty: a password
+		// (MethodPassword), as from members of releases before it.
+		Method string `json:",omitempty"`
 	}
 	// rotateToken renews a login. Checked says Required was looked up (a message of a
 	// release before the requirement leaves the login as it is): a login required to
@@ -905,7 +908,11 @@ func (e *userEntity) Handle(ctx *kit.Ctx, msg any) {
 			ctx.Fail(errInvalidCredentials)
 			return
 		}
-		f, err := e.openInto(new(persistence.Batch), m.TTL, m.From, MethodPassword, m.Restricted)
+		method := m.Method
+		if method == "" {
+			method = MethodPassword
+		}
+		f, err := e.openInto(new(persistence.Batch), m.TTL, m.From, method, m.Restricted)
 		if err != nil {
 			ctx.Fail(err)
 			return

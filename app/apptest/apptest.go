@@ -58,8 +58,11 @@ type Server struct {
 }
 
 // Start starts a test server over a store in dir.
-func Start(dir string) (*Server, error) {
-	a, err := app.Start(Config(dir), zap.NewNop(), nil)
+func Start(dir string) (*Server, error) { return StartConfig(Config(dir)) }
+
+// StartConfig starts a test server of cfg (Config, changed as a test needs).
+func StartConfig(cfg app.Config) (*Server, error) {
+	a, err := app.Start(cfg, zap.NewNop(), nil)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 // Package accounts holds the routes of a caller's own account, /api/auth/...: login,
 // token refresh, logout, the caller's user, its password and its sessions, with the
-// login limits that a password check runs under.
+// login limits that a password check runs under, and the sign-in through OpenID
+// Connect providers.
 package accounts
 
 import (
@@ -10,6 +11,7 @@ import (
 	"github.com/vmplane/vmplane/actors/auth"
 	"github.com/vmplane/vmplane/httpedge/api"
 	"github.com/vmplane/vmplane/httpedge/token"
+	"github.com/vmplane/vmplane/sso"
 )
 
 // Options are what the account routes need of the edge beyond the services.
@@ -26,6 +28,8 @@ type Options struct {
 	Issuer string
 	// PublicURL is the server's external base URL, for the URL of a login link.
 	PublicURL string
+	// OIDC are the OpenID Connect providers users sign in with (nil: none).
+	OIDC *sso.Providers
 }
 
 // handlers serve the routes from the services they call.
@@ -36,11 +40,12 @@ type handlers struct {
 	limited   func(bucket string)
 	issuer    string
 	publicURL string
+	oidc      *sso.Providers
 }
 
 // Routes are the account routes.
 func Routes(o Options) []api.Route {
-	h := &handlers{svc: o.Services, tokens: o.Tokens, log: o.Log, limited: o.Limited, issuer: o.Issuer, publicURL: o.PublicURL}
+	h := &handlers{svc: o.Services, tokens: o.Tokens, log: o.Log, limited: o.Limited, issuer: o.Issuer, publicURL: o.PublicURL, oidc: o.OIDC}
 	if h.issuer == "" {
 		h.issuer = "vmplane"
 	}
@@ -74,5 +79,6 @@ func Routes(o Options) []api.Route {
 	}
 	routes = append(routes, h.recoveryRoutes()...)
 	routes = append(routes, h.loginLinkRoutes()...)
+	routes = append(routes, h.oidcRoutes()...)
 	return append(routes, h.keyRoutes()...)
 }

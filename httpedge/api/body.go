@@ -128,6 +128,9 @@ func (rt *Route) checkQuery(rc *fasthttp.RequestCtx) error {
 		}
 		seen[name] = true
 		if _, ok := rt.Query[name]; !ok {
+			if rt.OtherQuery {
+				continue
+			}
 			errs = append(errs, apierr.Field(name, "is not a query parameter of %s %s", rt.Method, rt.Path))
 			continue
 		}

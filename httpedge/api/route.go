@@ -54,6 +54,10 @@ type Route struct {
 	// declared here is refused with 400 (checkQuery); its type comes from QueryTypes,
 	// else from queryTypes by name, else it is a string.
 	Query map[string]string
+	// OtherQuery lets the route ignore query parameters beyond Query: the callback of
+	// a redirect made by another system (an OpenID Connect provider), which adds
+	// parameters of its own that vmplane has no use for.
+	OtherQuery bool
 	// QueryTypes overrides the type of a parameter of Query on this route.
 	QueryTypes map[string]QueryType
 	// PathTypes types path parameters (default: a string), e.g. an enum of actions;
@@ -189,7 +193,7 @@ func (rt *Route) Operation() openapi.Operation {
 		Summary: rt.Summary, Tag: rt.Tag, Body: rt.Body, Reply: rt.Reply, Status: rt.Status,
 		Query: rt.Query, QueryTypes: qt, PathTypes: rt.PathTypes, Headers: rt.Headers,
 		Description: rt.Description, Patch: rt.Patch, Also: rt.Also, Errors: rt.Errors, Stamped: rt.Stamped,
-		Exempt: rt.Exempt, KeyScope: rt.KeyScope,
+		Exempt: rt.Exempt, KeyScope: rt.KeyScope, OtherQuery: rt.OtherQuery,
 	}
 }
 

@@ -216,6 +216,10 @@ type Users interface {
 	CreateLoginLink(ctx context.Context, userID string) (auth.LoginLink, error)
 	LoginLinkEmail(ctx context.Context, token string) (string, error)
 	RedeemLoginLink(ctx context.Context, token string, from auth.Client) (auth.Session, error)
+	// Single sign-on (OpenID Connect).
+	StartOIDC(ctx context.Context, s auth.OIDCSignIn) (string, error)
+	TakeOIDC(ctx context.Context, provider, state string) (auth.OIDCSignIn, error)
+	LoginExternal(ctx context.Context, l auth.ExternalLogin, from auth.Client) (auth.Session, error)
 }
 
 // APIKeys is what the edge asks of auth.APIKeys.

@@ -81,6 +81,10 @@ type Operation struct {
 	// KeyScope is the scope an API key needs to call the operation; empty: no key
 	// calls it (a route for a signed-in user, or one that needs no token).
 	KeyScope string
+	// OtherQuery: query parameters beyond Query are ignored, not refused (a redirect
+	// back from another system, which adds its own); the document says so
+	// (x-vmplane-other-query-parameters).
+	OtherQuery bool
 }
 
 // RawBody documents, as Operation.Body or Operation.Reply, a body that is not a
@@ -372,6 +376,9 @@ func (g *schemaGen) operation(rt *Operation, v pathVariant) obj {
 		}
 		op["x-vmplane-key-scope"] = scope
 	}
+	if rt.OtherQuery {
+		op["x-vmplane-other-query-parameters"] = "ignored"
+	}
 
 	params := []obj{}
 	for _, p := range v.params {
@@ -582,9 +589,9 @@ func errorResponses() obj {
 	}
 	return obj{
 		"Error":                problemResp("Any other error: 405 method_not_allowed, 409 conflict, operation_in_progress, invalid_state or quota_exceeded, 500 internal, 503 unavailable, 504 timeout, 507 insufficient_storage (the server's disk is full; writes resume when there is room)."),
-		"BadRequest":           problemResp("invalid_json or invalid_request: the body or a parameter is malformed; `errors` names the offending fields."),
-		"Unauthorized":         problemResp("unauthorized: the bearer token is missing, malformed, forged or expired; on a login, refresh or console socket, invalid_credentials, invalid_refresh_token or an invalid ticket.", "WWW-Authenticate"),
-		"Forbidden":            problemResp("forbidden: this operation is for operators (role admin), or the request names another tenant; tenant_suspended: the caller's tenant is suspended (the detail gives the reason), which holds back every write but the account routes; machine_suspended: the machine is suspended for billing (the detail gives the reason)."),
+		"BadRequest":           problemResp("invalid_json or invalid_request: the body or a parameter is malformed; `errors` names the offending fields. oidc_state_invalid: an OpenID Connect callback's state is unknown, spent or expired."),
+		"Unauthorized":         problemResp("unauthorized: the bearer token is missing, malformed, forged or expired; on a login, refresh or console socket, invalid_credentials, invalid_refresh_token or an invalid ticket; on an OpenID Connect callback, oidc_login_failed (the code was refused, or the ID token fails a check).", "WWW-Authenticate"),
+		"Forbidden":            problemResp("forbidden: this operation is for operators (role admin), or the request names another tenant; tenant_suspended: the caller's tenant is suspended (the detail gives the reason), which holds back every write but the account routes; machine_suspended: the machine is suspended for billing (the detail gives the reason); oidc_not_mapped: an OpenID Connect sign-in of nobody vmplane has or may create."),
 		"UnsupportedMediaType": problemResp("unsupported_media_type: the body is not sent as application/json; `allowed` lists the media types this operation takes."),
 		"NotFound":             problemResp("not_found: no such record, or it belongs to another tenant."),
 		"Conflict":             problemResp("conflict, operation_in_progress, invalid_state or quota_exceeded; also a request with the same Idempotency-Key still in flight, with Retry-After: retry with the key after it.", "Retry-After"),

@@ -1,0 +1,240 @@
+package app
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vmplane/vmplane/actors/auth"
+	"github.com/vmplane/vmplane/sso/ssotest"
+)
+
+// browser walks a sign-in with provider from s's start to its callback, as user of
+// the provider (ssotest.Browse), and answers the callback's URL.
+func browser(t *testing.T, s *testServer, provider, user string) string {
+	t.Helper()
+	return ssotest.Browse(t, s.base, s.base+"/api/auth/oidc/"+provider+"/start?redirect_to=/machines", user)
+}
+
+// page GETs vmplane's callback URL as the browser that started the sign-in: with
+// the cookie the start set, which holds the state.
+func page(s *testServer, u string) *response {
+	q, _ := url.Parse(u)
+	return s.do(req{method: "GET", path: strings.TrimPrefix(u, s.base), header: map[string]string{"Cookie": "vmplane_oidc_state=" + q.Query().Get("state")}})
+}
+
+// callback GETs vmplane's callback URL as a program (asking for JSON).
+func callback(s *testServer, u string) *response {
+	return s.do(req{method: "GET", path: strings.TrimPrefix(u, s.base), header: map[string]string{"Accept": "application/json"}})
+}
+
+func TestOIDCLogin(t *testing.T) {
+	t.Parallel()
+	idp := ssotest.Start(t,
+		ssotest.User{ID: "alice", Email: "alice@acme.test", Groups: []string{"acme-staff", "everyone"}},
+		ssotest.User{ID: "root", Email: testAdminEmail, Groups: []string{"ops"}},
+		ssotest.User{ID: "stranger", Email: "stranger@else.test", Groups: []string{"everyone"}},
+		ssotest.User{ID: "bob", Email: "bob@acme.test", Unverified: true, Groups: []string{"acme-staff"}})
+	addr := idp.Serve()
+	s, admin := synced(t, func(c *Config) { c.Addr = addr })
+	acme := s.tenant(admin, "Acme", nil)
+
+	// No provider yet: the list is empty and a start is 404.
+	var list struct{ Providers []struct{ ID, Name string } }
+	r := s.do(req{method: "GET", path: "/api/auth/oidc/providers"})
+	expect(t, r, 200, "")
+	r.decode(t, &list)
+	if len(list.Providers) != 0 {
+		t.Fatalf("providers %s; want none", r.Body)
+	}
+	expect(t, s.do(req{method: "GET", path: "/api/auth/oidc/corp/start"}), 404, "not_found")
+
+	file := idp.File(addr, map[string]string{"acme-staff": acme.ID, "ops": "operator"})
+	s.stop()
+	s.cfg.OIDCProvidersFile = file
+	s.start()
+
+	r = s.do(req{method: "GET", path: "/api/auth/oidc/providers"})
+	expect(t, r, 200, "")
+	r.decode(t, &list)
+	if len(list.Providers) != 2 || list.Providers[0].ID != "confused" || list.Providers[1].Name != "Corp SSO" {
+		t.Fatalf("providers %s", r.Body)
+	}
+	expect(t, s.do(req{method: "GET", path: "/api/auth/oidc/nope/start"}), 404, "not_found")
+	expect(t, s.do(req{method: "GET", path: "/api/auth/oidc/corp/start?redirect_to=https://evil.test/"}), 400, "invalid_request")
+	expect(t, s.do(req{method: "GET", path: "/api/auth/oidc/corp/start?redirect_to=//evil.test/"}), 400, "invalid_request")
+
+	// A new user, created on its first sign-in in the tenant its claim maps to.
+	cb := browser(t, s, "corp", "alice")
+	if q, _ := url.Parse(cb); q.Query().Get("code") == "" || q.Query().Get("state") == "" {
+		t.Fatalf("callback %s; want a code and a state", cb)
+	}
+	// A wrong state is refused, and leaves the right one to its callback.
+	u, _ := url.Parse(cb)
+	q := u.Query()
+	q.Set("state", auth.RandomToken(32))
+	u.RawQuery = q.Encode()
+	expect(t, callback(s, u.String()), 400, "oidc_state_invalid")
+	// Parameters a provider adds of its own (RFC 9207's iss, Keycloak's session_state)
+	// are ignored.
+	r = callback(s, cb+"&iss="+url.QueryEscape(idp.URL)+"&session_state=abc")
+	expect(t, r, 200, "")
+	var tok struct {
+		Token string
+		User  auth.User
+	}
+	r.decode(t, &tok)
+	if tok.User.Email != "alice@acme.test" || tok.User.Role != auth.RoleUser || tok.User.TenantID == nil || *tok.User.TenantID != acme.ID {
+		t.Fatalf("signed in %+v; want a new user of tenant %s", tok.User, acme.ID)
+	}
+	var me auth.User
+	r = s.do(req{method: "GET", path: "/api/auth/me", token: tok.Token})
+	expect(t, r, 200, "")
+	r.decode(t, &me)
+	if me.ID != tok.User.ID {
+		t.Fatalf("me %+v", me)
+	}
+	expect(t, s.do(req{method: "GET", path: "/api/client/machines", token: tok.Token}), 200, "")
+	sessions := listOf[auth.SessionInfo](s, tok.Token, "/api/auth/sessions")
+	if len(sessions) != 1 || sessions[0].Method != auth.MethodOIDC {
+		t.Fatalf("sessions %+v; want one of method oidc", sessions)
+	}
+	// The same code and state again: the state is spent.
+	expect(t, callback(s, cb), 400, "oidc_state_invalid")
+
+	// Signing in again finds the user the first sign-in created.
+	r = callback(s, browser(t, s, "corp", "alice"))
+	expect(t, r, 200, "")
+	var again struct{ User auth.User }
+	r.decode(t, &again)
+	if again.User.ID != tok.User.ID {
+		t.Fatalf("second sign-in %s; want user %s", again.User.ID, tok.User.ID)
+	}
+
+	// An operator that exists, matched by e-mail, placed among the operators.
+	r = callback(s, browser(t, s, "corp", "root"))
+	expect(t, r, 200, "")
+	var root struct {
+		Token string
+		User  auth.User
+	}
+	r.decode(t, &root)
+	if root.User.Email != testAdminEmail || root.User.Role != auth.RoleAdmin {
+		t.Fatalf("signed in %+v; want the admin", root.User)
+	}
+	expect(t, s.do(req{method: "GET", path: "/api/resources/tenants", token: root.Token}), 200, "")
+
+	// Refused: a claim mapped nowhere, an e-mail the provider has not verified, an
+	// ID token for another audience.
+	expect(t, callback(s, browser(t, s, "corp", "stranger")), 403, "oidc_not_mapped")
+	expect(t, callback(s, browser(t, s, "corp", "bob")), 401, "oidc_login_failed")
+	expect(t, callback(s, browser(t, s, "confused", "alice")), 401, "oidc_login_failed")
+	// The provider's own refusal comes back as an error with the state.
+	cb = browser(t, s, "corp", "alice")
+	u, _ = url.Parse(cb)
+	q = u.Query()
+	q.Del("code")
+	q.Set("error", "access_denied")
+	u.RawQuery = q.Encode()
+	expect(t, callback(s, u.String()), 401, "oidc_login_failed")
+
+	// A browser gets the page, which carries the session to the tab: never in a URL.
+	// Only the browser that started the sign-in gets it (the start's cookie): a link
+	// to someone else's callback signs nobody in, and spends nothing.
+	start := doWith(t, &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
+		s.base, req{method: "GET", path: "/api/auth/oidc/corp/start"})
+	expect(t, start, 302, "")
+	if ck := start.Header.Get("Set-Cookie"); !strings.HasPrefix(ck, "vmplane_oidc_state=") || !strings.Contains(ck, "HttpOnly") ||
+		!strings.Contains(ck, "SameSite=Lax") || !strings.Contains(ck, "path=/api/auth/oidc/corp/callback") {
+		t.Fatalf("the start's cookie: %q", ck)
+	}
+	cb = browser(t, s, "corp", "alice")
+	expect(t, s.do(req{method: "GET", path: strings.TrimPrefix(cb, s.base)}), 400, "oidc_state_invalid")
+	r = page(s, cb)
+	expect(t, r, 200, "")
+	if !strings.HasPrefix(r.Header.Get("Content-Type"), "text/html") || !strings.Contains(string(r.Body), `"refresh_token":`) ||
+		!strings.Contains(string(r.Body), `"redirect_to":"/machines"`) || r.Header.Get("Cache-Control") != "no-store" || r.Header.Get("Referrer-Policy") != "no-referrer" {
+		t.Fatalf("page %v: %s", r.Header, r.Body)
+	}
+
+	// The second factor stays the user's: with one, the sign-in asks for a code.
+	var enr struct{ Secret string }
+	r = s.do(req{method: "POST", path: "/api/auth/totp", token: tok.Token})
+	expect(t, r, 201, "")
+	r.decode(t, &enr)
+	var rc struct {
+		Codes []string `json:"recovery_codes"`
+	}
+	r = s.do(req{method: "POST", path: "/api/auth/totp/confirm", token: tok.Token, body: map[string]string{"code": totpCode(t, enr.Secret, time.Now())}})
+	expect(t, r, 200, "")
+	r.decode(t, &rc)
+	r = callback(s, browser(t, s, "corp", "alice"))
+	expect(t, r, 401, "totp_required")
+	var p totpProblem
+	r.decode(t, &p)
+	r = s.do(req{method: "POST", path: "/api/auth/login/totp", body: map[string]string{"challenge": p.Challenge, "code": rc.Codes[0]}})
+	expect(t, r, 200, "")
+	// A browser's page asks for the code, with the challenge.
+	r = page(s, browser(t, s, "corp", "alice"))
+	expect(t, r, 200, "")
+	if !strings.Contains(string(r.Body), `"challenge":"`) || strings.Contains(string(r.Body), `"refresh_token":`) {
+		t.Fatalf("page of a user with a second factor: %s", r.Body)
+	}
+}
+
+// A tenant that requires a second factor: a user without one signs in through a
+// provider to a login that may only enrol one, as with a password.
+func TestOIDCLoginTOTPRequired(t *testing.T) {
+	t.Parallel()
+	idp := ssotest.Start(t, ssotest.User{ID: "carol", Email: "carol@strict.test", Groups: []string{"strict"}})
+	addr := idp.Serve()
+	s, admin := synced(t, func(c *Config) { c.Addr = addr })
+	strict := s.tenant(admin, "Strict", nil)
+	expect(t, s.do(req{method: "PATCH", path: "/api/resources/tenants/" + strict.ID, token: admin, body: map[string]any{"require_totp": true}}), 200, "")
+	s.stop()
+	s.cfg.OIDCProvidersFile = idp.File(addr, map[string]string{"strict": strict.ID})
+	s.start()
+
+	r := callback(s, browser(t, s, "corp", "carol"))
+	expect(t, r, 200, "")
+	var tok struct {
+		Token                 string
+		TOTPEnrolmentRequired bool `json:"totp_enrolment_required"`
+	}
+	r.decode(t, &tok)
+	if !tok.TOTPEnrolmentRequired {
+		t.Fatalf("sign-in %s; want a login restricted to enrolling a factor", r.Body)
+	}
+	expect(t, s.do(req{method: "GET", path: "/api/client/machines", token: tok.Token}), 403, "totp_enrolment_required")
+	expect(t, s.do(req{method: "POST", path: "/api/auth/totp", token: tok.Token}), 201, "")
+}
+
+// A sign-in is the cluster's, not a member's: started on one member, its callback
+// lands on another and signs in, and a replay on a third finds the state spent.
+func TestClusterOIDCCallbackOnAnotherMember(t *testing.T) {
+	t.Parallel()
+	idp := ssotest.Start(t, ssotest.User{ID: "root", Email: testAdminEmail, Groups: []string{"ops"}})
+	addr := idp.Serve()
+	file := idp.File(addr, map[string]string{"ops": "operator"})
+	ms, _ := startCluster(t, 3, func(c *Config) {
+		c.OIDCProvidersFile = file
+		if c.NodeName == "m0" {
+			c.Addr = addr // the redirect base of the providers file
+		}
+	})
+	cb := ssotest.Browse(t, ms[0].base, ms[1].base+"/api/auth/oidc/corp/start", "root")
+	r := callback(ms[2], ms[2].base+strings.TrimPrefix(cb, ms[0].base))
+	expect(t, r, 200, "")
+	var tok struct {
+		Token string
+		User  auth.User
+	}
+	r.decode(t, &tok)
+	if tok.User.Email != testAdminEmail {
+		t.Fatalf("signed in %+v", tok.User)
+	}
+	expect(t, ms[0].do(req{method: "GET", path: "/api/auth/me", token: tok.Token}), 200, "")
+	expect(t, callback(ms[1], ms[1].base+strings.TrimPrefix(cb, ms[0].base)), 400, "oidc_state_invalid")
+}
