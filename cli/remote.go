@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -163,7 +164,7 @@ func (a *app) config() (Store, *Config, error) {
 }
 
 func (a *app) loginCmd() *cobra.Command {
-	var email, code, link string
+	var email, code, link, oidc string
 	var fromStdin bool
 	cmd := &cobra.Command{
 		Use:   "login [REMOTE]",
@@ -186,6 +187,12 @@ by itself for as long as the server's refresh tokens last (30 days by default).`
 				return cmdline.Usagef("%s is no remote: add it with 'vmplane remote add NAME %s' to keep a login", t.Base, t.Base)
 			}
 			hc := &http.Client{Transport: remotes.NewTransport(), Timeout: time.Minute}
+			if oidc != "" {
+				if email != "" || fromStdin || link != "" {
+					return cmdline.Usagef("--oidc signs in through the provider: no --email, --password-stdin or --link with it")
+				}
+				return a.loginOIDC(cmd.Context(), st, t, hc, oidc, code)
+			}
 			if link != "" {
 				if email != "" || fromStdin || code != "" {
 					return cmdline.Usagef("--link signs in on its own: no --email, --password-stdin or --totp-code with it")
@@ -245,8 +252,49 @@ by itself for as long as the server's refresh tokens last (30 days by default).`
 	cmd.Flags().StringVar(&email, "email", "", "the user's e-mail (asked for when not given)")
 	cmd.Flags().BoolVar(&fromStdin, "password-stdin", false, "read the password from the first line of standard input (and a second factor's code from the next)")
 	cmd.Flags().StringVar(&code, "totp-code", "", "a code of the account's second factor (or a recovery code); asked for when the account has one and it is not given")
+	cmd.Flags().StringVar(&oidc, "oidc", "", "sign in through this single sign-on (OpenID Connect) provider of the server: open the address printed in a browser, sign in, and paste back the address the browser ends on")
 	cmd.Flags().StringVar(&link, "link", "", "sign in with a login link (its URL, or its token) an operator or a billing system made, instead of a password")
 	return cmd
+}
+
+// loginOIDC signs in through an OpenID Connect provider. The browser that signs in at
+// the provider is not this program's: the provider sends it back to the server's
+// callback, whose page there says the sign-in belongs to the program that started it;
+// the person pastes that address here, and the login completes (asking for a second
+// factor's code when the account has one).
+func (a *app) loginOIDC(ctx context.Context, st Store, t remotes.Target, hc *http.Client, provider, code string) error {
+	start, err := remotes.OIDCStart(ctx, hc, t.Base, provider)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.env.Stderr, "Open this address in a browser and sign in:\n\n  %s\n\nThen paste the address the browser ends on (vmplane's page there says to):\n", start)
+	in := bufio.NewReader(a.env.Stdin)
+	callback, err := terminal.Ask(in, a.env.Stderr, "Address: ")
+	if err != nil {
+		return err
+	}
+	if callback == "" {
+		return cmdline.Usagef("no address given: the sign-in is left unfinished")
+	}
+	creds, err := remotes.LoginWithOIDC(ctx, hc, t.Base, callback, func() (string, error) {
+		if code != "" {
+			return code, nil
+		}
+		line, err := terminal.Ask(in, a.env.Stderr, "Code of your authenticator app (or a recovery code): ")
+		if err == nil && line == "" {
+			err = cmdline.Usagef("the account has a second factor: give its code with --totp-code, or on the next line of standard input")
+		}
+		return line, err
+	})
+	if err != nil {
+		return err
+	}
+	if err := st.UpdateCredentials(t.Name, func(Credentials, bool) (*Credentials, error) { return creds, nil }); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.env.Stdout, "logged in to %s as %s (%s) through %s\n", t.Name, creds.Email, creds.Role, provider)
+	a.enrolHint(creds)
+	return nil
 }
 
 // enrolHint tells a user whose login may only enrol a second factor what to do.

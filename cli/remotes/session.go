@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -144,6 +145,58 @@ func Login(ctx context.Context, hc *http.Client, base, email, password string, c
 func LoginWithLink(ctx context.Context, hc *http.Client, base, token string) (*Credentials, error) {
 	var tr tokenReply
 	if err := postJSON(ctx, hc, base+"/api/auth/login-link", "", map[string]string{"token": token}, &tr); err != nil {
+		return nil, err
+	}
+	return credentialsOf(tr, time.Now()), nil
+}
+
+// OIDCStart starts a sign-in with an OpenID Connect provider at base and answers the
+// provider's address, for a browser to open (client.OIDCStart).
+func OIDCStart(ctx context.Context, hc *http.Client, base, provider string) (string, error) {
+	c, err := client.New(base, client.WithHTTPClient(hc), client.WithUserAgent(UserAgent))
+	if err != nil {
+		return "", err
+	}
+	return c.OIDCStart(ctx, provider, "/")
+}
+
+// LoginWithOIDC completes a sign-in OIDCStart began, with callback: the address the
+// provider sent the browser back to (base's /api/auth/oidc/{provider}/callback with
+// the provider's code and state), once. A user with a second factor is asked code.
+func LoginWithOIDC(ctx context.Context, hc *http.Client, base, callback string, code func() (string, error)) (*Credentials, error) {
+	u, err := url.Parse(strings.TrimSpace(callback))
+	if err != nil || !strings.HasPrefix(u.Path, "/api/auth/oidc/") || !strings.HasSuffix(u.Path, "/callback") || u.Query().Get("state") == "" {
+		return nil, fmt.Errorf("%q is not the address of a sign-in's callback (it ends in /callback?code=...&state=...)", callback)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+u.Path+"?"+u.RawQuery, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", UserAgent)
+	res, err := hc.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	data, err := io.ReadAll(io.LimitReader(res.Body, 4<<20))
+	res.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	var tr tokenReply
+	if res.StatusCode >= 300 {
+		e := problemError(res, data)
+		if !errors.Is(e, client.ErrTOTPRequired) || code == nil {
+			return nil, e
+		}
+		otp, err := code()
+		if err != nil {
+			return nil, err
+		}
+		if err := postJSON(ctx, hc, base+"/api/auth/login/totp", "", map[string]string{"challenge": e.Challenge, "code": otp}, &tr); err != nil {
+			return nil, err
+		}
+	} else if err := json.Unmarshal(data, &tr); err != nil {
 		return nil, err
 	}
 	return credentialsOf(tr, time.Now()), nil
