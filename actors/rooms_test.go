@@ -29,6 +29,7 @@ var rooms = map[string][]string{
 	"actors/tenants":            {"events", "alerts", "machines", "inventory", "plans"},
 	"actors/schedules":          {"events", "alerts", "backups", "machines", "tenants"},
 	"actors/monitoring":         {"events", "alerts", "machines", "tenants"},
+	"actors/webhooks":           {"events", "alerts"},
 }
 
 // TestRoomsImportOneWay: no package of the actors imports one it may not: the runtime
