@@ -88,10 +88,6 @@ const (
 
 func deliveryID(eventID uint64) string { return fmt.Sprintf("%020d", eventID) }
 
-func dueKey(at time.Time, webhook, delivery string) []byte {
-	return dueKeyMS(at.UnixMilli(), webhook, delivery)
-}
-
 func dueKeyMS(ms int64, webhook, delivery string) []byte {
 	return persistence.Key("webhook-due", fmt.Sprintf("%015d", ms), webhook, delivery)
 }
@@ -186,9 +182,11 @@ func (w *Webhooks) wake() {
 }
 
 // deliverLoop runs the deliverer: at start, every Interval, and when woken.
-func (w *Webhooks) deliverLoop(ctx context.Context) {
+func (w *Webhooks) deliverLoop(ctx context.Context, t interface {
+	Chan() <-chan time.Time
+	Stop()
+}) {
 	defer w.wg.Done()
-	t := w.clock.NewTicker(w.opts.Interval)
 	defer t.Stop()
 	for {
 		w.deliverDue(ctx)

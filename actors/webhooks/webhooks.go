@@ -61,13 +61,15 @@ const (
 	MaxURLLen = 2048
 	// MaxEvents bounds the event types one webhook names.
 	MaxEvents = 32
+	// MaxEventTypeLen bounds one of them.
+	MaxEventTypeLen = 64
 	// MinSecretLen and MaxSecretLen bound a secret given on create or change.
 	MinSecretLen, MaxSecretLen = 16, 200
 	// SecretPrefix starts every secret vmplane generates.
 	SecretPrefix = "whsec_"
 )
 
-// AllEvents, in a webhook's events, is every event type.
+// AllEvents is every event type, in a webhook's events.
 const AllEvents = "*"
 
 // WebhookSpec is the body of POST /api/resources/webhooks.
@@ -187,7 +189,9 @@ func Start(d Deps) *Webhooks {
 	w.stop = cancel
 	w.wg.Add(2)
 	go w.watch(ctx)
-	go w.deliverLoop(ctx)
+	// The ticker is made here, not in the goroutine: a fake clock advanced right after
+	// Start must find it.
+	go w.deliverLoop(ctx, w.clock.NewTicker(o.Interval))
 	return w
 }
 
@@ -239,8 +243,14 @@ func (w *Webhooks) List(ctx context.Context, scope *string, cursor string, limit
 	})
 }
 
-// Create records a new webhook, for s.TenantID's events (nil: every event).
+// Create records a new webhook, for s.TenantID's events (nil: every event). A
+// request made with an Idempotency-Key (ctx carries its stamp) records its answer in
+// the same write.
 func (w *Webhooks) Create(ctx context.Context, s WebhookSpec) (NewWebhook, error) {
+	st := kit.StampOf(ctx)
+	if a, ok, err := kit.Recorded[NewWebhook](st); ok {
+		return a, err
+	}
 	now := w.clock.Now().UTC()
 	r := record{Webhook: Webhook{ID: persistence.NewID(), URL: s.URL, Events: normalEvents(s.Events), TenantID: s.TenantID, Enabled: true,
 		CreatedAt: now, UpdatedAt: now}}
@@ -264,10 +274,15 @@ func (w *Webhooks) Create(ctx context.Context, s WebhookSpec) (NewWebhook, error
 	if err != nil {
 		return NewWebhook{}, err
 	}
-	if err := w.store.Commit(ctx, new(persistence.Batch).Require(persistence.IfAbsent(webhookKey(r.ID))).Put(webhookKey(r.ID), val)); err != nil {
+	out := NewWebhook(r)
+	b := new(persistence.Batch).Require(persistence.IfAbsent(webhookKey(r.ID))).Put(webhookKey(r.ID), val)
+	if err := st.Carry(b, out); err != nil {
 		return NewWebhook{}, err
 	}
-	return NewWebhook{Webhook: r.Webhook, Secret: r.Secret}, nil
+	if err := w.store.Commit(ctx, b); err != nil {
+		return NewWebhook{}, err
+	}
+	return out, nil
 }
 
 // Update changes a webhook: what c omits keeps its value.
