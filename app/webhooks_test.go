@@ -277,3 +277,35 @@ func conformWebhooks(t *testing.T, s *testServer, admin, tenant, tok string, ok 
 	ok(req{method: "POST", path: "/api/resources/webhooks/" + h.ID + "/deliveries/" + ds[0].ID + "/redeliver", token: tok}, 200)
 	ok(req{method: "DELETE", path: "/api/resources/webhooks/" + h.ID, token: tok}, 204)
 }
+
+// TestClusterWebhookSurvivesOriginDeath: three members on etcd. The tenant is created
+// and suspended through m0, so its entity, and the event, are m0's: m0 queues the
+// delivery, whose first attempt fails. m0 then stops; the next attempt (the shared
+// fake clock advanced past the backoff) is made by a member still running, and the
+// event is delivered once more, not once per member.
+func TestClusterWebhookSurvivesOriginDeath(t *testing.T) {
+	clock := clockwork.NewFakeClockAt(time.Now())
+	ms, _ := startCluster(t, 3, func(c *Config) { c.WebhookClock = clock })
+	admin := ms[0].adminToken()
+	a := ms[0].tenant(admin, "Hookcluster", nil)
+	rc := newHookReceiver(t, 503)
+	h := ms[1].createHook(admin, map[string]any{"url": rc.URL, "events": []string{events.EventTenantSuspended}})
+	ms[0].suspendTenant(admin, a.ID)
+	testwait.Eventually(t, "the first attempt recorded", func() bool {
+		ds := ms[2].deliveries(admin, h.ID)
+		return len(ds) == 1 && len(ds[0].Attempts) == 1
+	})
+	ms[0].stop()
+	admin2 := ms[1].adminToken()
+	// Advance until a live member's deliverer has run past the backoff: its ticker
+	// fires on each advance, and the job's claim moves off m0 once its lease is gone.
+	testwait.Eventually(t, "delivered by a live member", func() bool {
+		clock.Advance(30 * time.Second)
+		ds := ms[2].deliveries(admin2, h.ID)
+		return len(ds) == 1 && ds[0].Status == webhooks.DeliveryDelivered
+	})
+	if rc.count() != 2 {
+		t.Fatalf("the receiver got %d requests; want 2 (the failed one, then one delivery)", rc.count())
+	}
+	rc.got(t, 1, h.Secret)
+}
