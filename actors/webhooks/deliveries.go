@@ -246,6 +246,50 @@ func (w *Webhooks) deliverDue(ctx context.Context) {
 	if len(list) == batch {
 		w.wake() // more may be due
 	}
+	if now.Sub(w.pruned) >= pruneEvery {
+		w.pruned = now
+		w.prune(ctx, now)
+	}
+}
+
+// prune deletes the deliveries done (delivered or failed) longer than Keep ago, a
+// page at a time, so that the logs do not grow without end.
+func (w *Webhooks) prune(ctx context.Context, now time.Time) {
+	prefix := persistence.Prefix("webhook-delivery")
+	cutoff := now.Add(-w.opts.Keep)
+	var after []byte
+	for {
+		var old [][]byte
+		var last []byte
+		n := 0
+		err := w.store.Scan(ctx, prefix, after, 500, func(k, v []byte) error {
+			n++
+			last = append(last[:0], k...)
+			var r deliveryRecord
+			if _, err := persistence.Decode(v, &r); err == nil && r.Status != DeliveryPending && r.UpdatedAt.Before(cutoff) {
+				old = append(old, append([]byte(nil), k...))
+			}
+			return nil
+		})
+		if err != nil {
+			w.log.Warn("webhook deliveries not pruned", zap.Error(err))
+			return
+		}
+		if len(old) > 0 {
+			b := new(persistence.Batch)
+			for _, k := range old {
+				b.Del(k)
+			}
+			if err := w.store.Commit(ctx, b); err != nil {
+				w.log.Warn("webhook deliveries not pruned", zap.Error(err))
+				return
+			}
+		}
+		if n < 500 {
+			return
+		}
+		after = last
+	}
 }
 
 // attempt makes one attempt of a due delivery: it claims the delivery (a conditional

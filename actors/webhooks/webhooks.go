@@ -106,6 +106,9 @@ type Options struct {
 	Interval time.Duration
 	// Timeout bounds one attempt, connection included (default 10 s).
 	Timeout time.Duration
+	// Keep is how long a delivered or failed delivery stays in the log (default 30
+	// days).
+	Keep time.Duration
 	// Clock, when set, replaces the runtime's clock for the deliveries (tests).
 	Clock kit.Clock
 }
@@ -116,6 +119,9 @@ const (
 	DefaultDisableAfter = 10
 	DefaultInterval     = 5 * time.Second
 	DefaultTimeout      = 10 * time.Second
+	DefaultKeep         = 30 * 24 * time.Hour
+	// pruneEvery is how often the leader of the deliveries prunes the logs.
+	pruneEvery = time.Hour
 	// firstRetry and maxRetry bound the backoff between attempts.
 	firstRetry = 30 * time.Second
 	maxRetry   = time.Hour
@@ -153,8 +159,10 @@ type Webhooks struct {
 	gen     uint64 // counts the watch's drops
 
 	kick chan struct{}
-	stop context.CancelFunc
-	wg   sync.WaitGroup
+	// pruned is when the deliverer last pruned the logs (its goroutine's alone).
+	pruned time.Time
+	stop   context.CancelFunc
+	wg     sync.WaitGroup
 }
 
 // Start returns the webhooks' service and starts its event watcher and its deliverer.
@@ -171,6 +179,9 @@ func Start(d Deps) *Webhooks {
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultTimeout
+	}
+	if o.Keep <= 0 {
+		o.Keep = DefaultKeep
 	}
 	clock := o.Clock
 	if clock == nil {

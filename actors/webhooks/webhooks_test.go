@@ -401,3 +401,35 @@ func TestBackoff(t *testing.T) {
 		}
 	}
 }
+
+// TestLogPruned: a delivery done longer than Keep ago leaves the log; a newer one stays.
+func TestLogPruned(t *testing.T) {
+	clock := clockwork.NewFakeClock()
+	s := newTestSystem(t, t.TempDir(), clock, Options{AllowCIDRs: loopback, Keep: 48 * time.Hour})
+	ctx := ctxFor(t)
+	rc := newReceiver(t)
+	h, err := s.Webhooks.Create(ctx, WebhookSpec{URL: rc.URL, Events: []string{"*"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.ev.Publish(events.EventMachine, nil, map[string]string{"id": "old"})
+	testwait.Eventually(t, "the first delivered", func() bool {
+		ds, _, _ := s.Webhooks.Deliveries(ctx, h.ID, nil, "", 0)
+		return len(ds) == 1 && ds[0].Status == DeliveryDelivered
+	})
+	clock.Advance(47 * time.Hour)
+	s.ev.Publish(events.EventMachine, nil, map[string]string{"id": "new"})
+	testwait.Eventually(t, "the second delivered", func() bool {
+		ds, _, _ := s.Webhooks.Deliveries(ctx, h.ID, nil, "", 0)
+		return len(ds) == 2 && ds[1].Status == DeliveryDelivered
+	})
+	clock.Advance(2 * time.Hour) // the first is 49 h old, the second 2 h
+	testwait.Eventually(t, "the first pruned", func() bool {
+		ds, _, _ := s.Webhooks.Deliveries(ctx, h.ID, nil, "", 0)
+		return len(ds) == 1 && strings.Contains(ds[0].EventType, "machine")
+	})
+	ds, _, _ := s.Webhooks.Deliveries(ctx, h.ID, nil, "", 0)
+	if len(ds) != 1 || ds[0].CreatedAt.Before(clock.Now().Add(-3*time.Hour)) {
+		t.Fatalf("left %+v; want the newer delivery only", ds)
+	}
+}
