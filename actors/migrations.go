@@ -7,6 +7,7 @@ import (
 
 	"github.com/vmplane/vmplane/actors/auth"
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/persistence"
 )
@@ -41,9 +42,9 @@ func Migrations(log *zap.Logger) []persistence.Migration {
 	}, {
 		From: 3,
 		Name: "index each machine's tasks, newest first",
-		// Batches of its own, each idempotent (machines.MigrateMachineTasks).
+		// Batches of its own, each idempotent (tasks.MigrateMachineTasks).
 		Apply: func(ctx context.Context, s persistence.Store, _ *persistence.Batch) error {
-			return machines.MigrateMachineTasks(ctx, s, log.Named("machines"))
+			return tasks.MigrateMachineTasks(ctx, s, log.Named("machines"))
 		},
 	}}
 }

@@ -18,6 +18,8 @@ import (
 	"github.com/vmplane/vmplane/actors/inventory"
 	"github.com/vmplane/vmplane/actors/isos"
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/capacity"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/actors/monitoring"
 	"github.com/vmplane/vmplane/actors/plans"
 	"github.com/vmplane/vmplane/actors/schedules"
@@ -25,7 +27,7 @@ import (
 	"github.com/vmplane/vmplane/actors/webhooks"
 	"github.com/vmplane/vmplane/app"
 	"github.com/vmplane/vmplane/cluster"
-	"github.com/vmplane/vmplane/hypervisor/sim"
+	"github.com/vmplane/vmplane/hypervisor/sim/world"
 	"github.com/vmplane/vmplane/persistence"
 )
 
@@ -33,22 +35,24 @@ import (
 // packages' directories from the module root. A package that starts writing keys adds
 // its table here.
 var keyTables = map[string][]persistence.KeyKind{
-	"persistence":       persistence.Keys,
-	"actors/auth":       auth.Keys,
-	"actors/alerts":     alerts.Keys,
-	"actors/machines":   machines.Keys,
-	"actors/backups":    backups.Keys,
-	"actors/consoles":   consoles.Keys,
-	"actors/isos":       isos.Keys,
-	"actors/inventory":  inventory.Keys,
-	"actors/tenants":    tenants.Keys,
-	"actors/plans":      plans.Keys,
-	"actors/schedules":  schedules.Keys,
-	"actors/monitoring": monitoring.Keys,
-	"actors/webhooks":   webhooks.Keys,
-	"app":               app.Keys,
-	"cluster":           cluster.Keys,
-	"hypervisor/sim":    sim.Keys,
+	"persistence":              persistence.Keys,
+	"actors/auth":              auth.Keys,
+	"actors/alerts":            alerts.Keys,
+	"actors/machines":          machines.Keys,
+	"actors/machines/capacity": capacity.Keys,
+	"actors/machines/tasks":    tasks.Keys,
+	"actors/backups":           backups.Keys,
+	"actors/consoles":          consoles.Keys,
+	"actors/isos":              isos.Keys,
+	"actors/inventory":         inventory.Keys,
+	"actors/tenants":           tenants.Keys,
+	"actors/plans":             plans.Keys,
+	"actors/schedules":         schedules.Keys,
+	"actors/monitoring":        monitoring.Keys,
+	"actors/webhooks":          webhooks.Keys,
+	"app":                      app.Keys,
+	"cluster":                  cluster.Keys,
+	"hypervisor/sim/world":     world.Keys,
 }
 
 // prefixesOf lists the prefixes of a table.

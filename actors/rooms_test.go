@@ -20,15 +20,17 @@ var rooms = map[string][]string{
 	"actors/auth":               nil,
 	"actors/limiter":            nil,
 	"actors/backups":            nil,
-	"actors/machines":           {"events", "alerts", "backups", "machines/listcache"},
-	"actors/inventory":          {"machines", "backups"},
+	"actors/machines":           {"events", "alerts", "backups", "machines/listcache", "machines/capacity", "machines/tasks"},
+	"actors/machines/tasks":     nil,        // the task records, below machines, which write them
+	"actors/machines/capacity":  {"alerts"}, // the nodes and the capacity arithmetic, below machines
+	"actors/inventory":          {"machines", "machines/tasks", "machines/capacity", "backups"},
 	"actors/consoles":           {"machines", "auth"},
-	"actors/isos":               {"events", "machines"},
+	"actors/isos":               {"events", "machines", "machines/tasks"},
 	"actors/machines/listcache": nil, // machines' list cache, a helper that knows no store
-	"actors/plans":              {"machines"},
-	"actors/tenants":            {"events", "alerts", "machines", "inventory", "plans"},
-	"actors/schedules":          {"events", "alerts", "backups", "machines", "tenants"},
-	"actors/monitoring":         {"events", "alerts", "machines", "tenants"},
+	"actors/plans":              {"machines", "machines/capacity"},
+	"actors/tenants":            {"events", "alerts", "machines", "machines/tasks", "machines/capacity", "inventory", "plans"},
+	"actors/schedules":          {"events", "alerts", "backups", "machines", "machines/tasks", "tenants"},
+	"actors/monitoring":         {"events", "alerts", "machines", "machines/tasks", "machines/capacity", "tenants"},
 	"actors/webhooks":           {"events", "alerts"},
 }
 

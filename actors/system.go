@@ -24,6 +24,8 @@ import (
 	"github.com/vmplane/vmplane/actors/isos"
 	"github.com/vmplane/vmplane/actors/limiter"
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/capacity"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/actors/monitoring"
 	"github.com/vmplane/vmplane/actors/plans"
 	"github.com/vmplane/vmplane/actors/schedules"
@@ -55,7 +57,7 @@ type System struct {
 	// Machines owns machine records; each machine's actor is its lock.
 	Machines *machines.Machines
 	// Nodes owns node records.
-	Nodes *machines.Nodes
+	Nodes *capacity.Nodes
 	// Tenants owns tenants, their quota and their firewall rules.
 	Tenants *tenants.Tenants
 	// Plans are the machine sizes sold, and their capacity.
@@ -63,7 +65,7 @@ type System struct {
 	// Inventory reconciles the store with the hypervisor's inventory (sync).
 	Inventory *inventory.Inventory
 	// Tasks reads task records.
-	Tasks *machines.Tasks
+	Tasks *tasks.Tasks
 	// Consoles issues and redeems console tickets.
 	Consoles *consoles.Consoles
 	// ISOs is the ISO library.
@@ -109,8 +111,8 @@ type Options struct {
 	HistoryInterval time.Duration
 	// Schedules configure the schedulers (grace for missed runs, clock).
 	Schedules schedules.ScheduleOptions
-	// Overcommit are the capacity arithmetic's ratios (zero: machines.DefaultOvercommit's).
-	Overcommit machines.Overcommit
+	// Overcommit are the capacity arithmetic's ratios (zero: capacity.DefaultOvercommit's).
+	Overcommit capacity.Overcommit
 	// Monitoring configures the node usage alert (zero: defaults).
 	Monitoring monitoring.MonitoringOptions
 	// Entities bound the entity actors each kind keeps running (zero: each kind's
@@ -284,6 +286,9 @@ func (s *System) Stop() {
 	}
 	if s.Monitoring != nil {
 		s.Monitoring.Stop()
+	}
+	if s.Tenants != nil {
+		s.Tenants.Stop()
 	}
 	if s.Inventory != nil {
 		s.Inventory.Stop()

@@ -112,3 +112,30 @@ func TestAPIKeys(t *testing.T) {
 	// and its keys are gone with it.
 	expect(t, s.do(req{method: "GET", path: "/api/resources/api-keys/" + uk.ID, token: admin}), 404, "not_found")
 }
+
+// A user's API keys share one rate, whatever address they call from: two keys of one
+// user spend one bucket, a third address does not refill it, and neither the user's own
+// login nor another user's keys draw from it.
+func TestAPIKeysRateLimitedAsTheirOwner(t *testing.T) {
+	t.Parallel()
+	s, admin := synced(t, func(c *Config) { c.RateKeyOwner, c.RateKeyOwnerBurst = 0.01, 3 })
+	a := s.tenant(admin, "Limited keys", nil)
+	one := s.newKey(admin, map[string]any{"name": "one", "scopes": []string{"read"}})
+	two := s.newKey(admin, map[string]any{"name": "two", "scopes": []string{"read"}})
+	other := s.newKey(a.Token, map[string]any{"name": "other", "scopes": []string{"read"}})
+	list := func(tok string) req { return req{method: "GET", path: "/api/resources/machines", token: tok} }
+	for _, k := range []string{one.Secret, two.Secret, one.Secret} {
+		expect(t, s.do(list(k)), 200, "")
+	}
+	r := s.do(list(two.Secret))
+	expect(t, r, 429, "rate_limited")
+	checkLimited(t, r, "3")
+	if !strings.Contains(string(r.Body), "key_owner") {
+		t.Fatalf("a refusal that does not name the key_owner bucket: %s", r.Body)
+	}
+	expect(t, doWith(t, clientFrom("127.0.0.6"), s.base, list(one.Secret)), 429, "rate_limited")
+	expect(t, s.do(list(admin)), 200, "")
+	expect(t, s.do(req{method: "GET", path: "/api/client/machines", token: other.Secret}), 200, "")
+	// A refused key is not counted against its owner: a bad secret stays a 401.
+	expect(t, s.do(list(one.Secret+"x")), 401, "unauthorized")
+}

@@ -25,7 +25,7 @@ import (
 	"github.com/vmplane/vmplane/actors/auth"
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/actors/limiter"
-	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/capacity"
 	"github.com/vmplane/vmplane/actors/monitoring"
 	"github.com/vmplane/vmplane/actors/schedules"
 	"github.com/vmplane/vmplane/actors/webhooks"
@@ -168,9 +168,10 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 			AdminEmail: cfg.AdminEmail, AdminPassword: cfg.AdminPassword, PasswordChanged: a.passwordChanged, ResetMail: mail,
 			RequireOperatorTOTP: cfg.RequireOperatorTOTP},
 		Limits: limiter.LimitOptions{
-			Global: limiter.Limit{Rate: cfg.RateGlobal, Per: time.Second, Burst: cfg.RateGlobalBurst},
-			Auth:   limiter.Limit{Rate: cfg.RateAuth, Per: time.Minute, Burst: cfg.RateAuthBurst},
-			Login:  limiter.Limit{Rate: cfg.RateLogin, Per: time.Minute, Burst: cfg.RateLoginBurst},
+			Global:   limiter.Limit{Rate: cfg.RateGlobal, Per: time.Second, Burst: cfg.RateGlobalBurst},
+			Auth:     limiter.Limit{Rate: cfg.RateAuth, Per: time.Minute, Burst: cfg.RateAuthBurst},
+			KeyOwner: limiter.Limit{Rate: cfg.RateKeyOwner, Per: time.Second, Burst: cfg.RateKeyOwnerBurst},
+			Login:    limiter.Limit{Rate: cfg.RateLogin, Per: time.Minute, Burst: cfg.RateLoginBurst},
 			// Login limits
 			LoginAddr:     limiter.Limit{Rate: cfg.RateLoginAddr, Per: time.Minute, Burst: cfg.RateLoginAddrBurst},
 			LoginMaxDelay: cfg.LoginMaxDelay,
@@ -186,7 +187,7 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 		HistoryInterval: cfg.HistoryInterval,
 		Monitoring: monitoring.MonitoringOptions{NodeUsageThreshold: cfg.NodeUsageThreshold, NodeUsageFor: cfg.NodeUsageFor,
 			HypervisorEvery: cfg.HypervisorCheckInterval},
-		Overcommit: machines.Overcommit{CPU: cfg.OvercommitCPU, Memory: cfg.OvercommitMemory, Disk: cfg.OvercommitDisk},
+		Overcommit: capacity.Overcommit{CPU: cfg.OvercommitCPU, Memory: cfg.OvercommitMemory, Disk: cfg.OvercommitDisk},
 		Entities:   actors.EntityOptions{Idle: cfg.ActorIdle, MaxLive: cfg.ActorMaxLive},
 		Placement:  a.placement(),
 		Counting:   a.counting(),

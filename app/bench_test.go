@@ -51,6 +51,7 @@ func startBenchEdgeWith(b *testing.B, mutate ...func(*Config)) *benchEdge {
 	cfg.BcryptCost = 4
 	cfg.RateGlobal, cfg.RateGlobalBurst = 1e9, 1e9
 	cfg.RateAuth, cfg.RateAuthBurst = 1e9, 1e9
+	cfg.RateKeyOwner, cfg.RateKeyOwnerBurst = 1e9, 1e9
 	cfg.RateLogin, cfg.RateLoginBurst = 0, 0
 	cfg.SimOpDelay = time.Millisecond
 	cfg.StoreCacheMB = 8

@@ -10,6 +10,7 @@ import (
 
 	"github.com/vmplane/vmplane/actors/backups"
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/hypervisor"
 )
 
@@ -18,7 +19,7 @@ type clientDetail struct {
 	machines.Machine
 	PowerSchedules  []struct{ ID string } `json:"power_schedules"`
 	BackupSchedules []struct{ ID string } `json:"backup_schedules"`
-	LastTask        *machines.Task        `json:"last_task"`
+	LastTask        *tasks.Task           `json:"last_task"`
 }
 
 // The customer's own machine from the client area: show it (by id and by vmid) with its
@@ -77,11 +78,11 @@ func TestClientMachineOwnRoutes(t *testing.T) {
 	// A reinstall with a new password, as a task.
 	task := s.startTask(req{method: "POST", path: "/api/client/machines/" + m.ID + "/reinstall", token: a.Token,
 		body: map[string]any{"template_id": "tpl-debian-12", "password": "a-new-root-password"}})
-	if done := s.waitTask(a.Token, task.ID); done.Status != machines.TaskSucceeded || done.Type != "vm.reinstall" {
+	if done := s.waitTask(a.Token, task.ID); done.Status != tasks.TaskSucceeded || done.Type != "vm.reinstall" {
 		t.Fatalf("reinstall: %+v", done)
 	}
 	// The machine's tasks, newest first, and the last one in its details.
-	var tasks struct{ Items []machines.Task }
+	var tasks struct{ Items []tasks.Task }
 	r = s.do(req{method: "GET", path: "/api/client/machines/" + fmt.Sprint(m.VMID) + "/tasks", token: a.Token})
 	expect(t, r, 200, "")
 	r.decode(t, &tasks)
@@ -125,7 +126,7 @@ func TestTenantDeleteSetting(t *testing.T) {
 	expect(t, s.do(req{method: "DELETE", path: "/api/client/machines/" + m.ID, token: a.Token}), 403, "forbidden")
 	expect(t, s.do(req{method: "DELETE", path: "/api/resources/machines/" + m.ID, token: a.Token}), 403, "forbidden")
 	task := s.startTask(req{method: "DELETE", path: "/api/client/machines/" + m.ID + "?tenant_id=" + a.ID, token: admin})
-	if done := s.waitTask(admin, task.ID); done.Status != machines.TaskSucceeded {
+	if done := s.waitTask(admin, task.ID); done.Status != tasks.TaskSucceeded {
 		t.Fatalf("operator's delete: %+v", done)
 	}
 	expect(t, s.do(req{method: "GET", path: "/api/client/machines/" + m.ID, token: a.Token}), 404, "not_found")
@@ -136,7 +137,7 @@ func TestTenantDeleteSetting(t *testing.T) {
 	a = allowed.tenant(admin, "Deleter", nil)
 	m = allowed.provision(a.Token, smallMachine)
 	task = allowed.startTask(req{method: "DELETE", path: "/api/client/machines/" + m.ID, token: a.Token})
-	if done := allowed.waitTask(a.Token, task.ID); done.Status != machines.TaskSucceeded || done.Type != "vm.destroy" {
+	if done := allowed.waitTask(a.Token, task.ID); done.Status != tasks.TaskSucceeded || done.Type != "vm.destroy" {
 		t.Fatalf("tenant's delete: %+v", done)
 	}
 }
@@ -164,15 +165,15 @@ func TestClientBackupAndSnapshotRoundTrips(t *testing.T) {
 	resize := func(cores, mem int) {
 		t.Helper()
 		task := s.startTask(req{method: "PATCH", path: vm + "/resources", token: a.Token, body: map[string]any{"cpu_cores": cores, "memory_mb": mem}})
-		if done := s.waitTask(a.Token, task.ID); done.Status != machines.TaskSucceeded {
+		if done := s.waitTask(a.Token, task.ID); done.Status != tasks.TaskSucceeded {
 			t.Fatalf("resize: %+v", done)
 		}
 	}
-	run := func(r req) machines.Task {
+	run := func(r req) tasks.Task {
 		t.Helper()
 		r.token = a.Token
 		done := s.waitTask(a.Token, s.startTask(r).ID)
-		if done.Status != machines.TaskSucceeded {
+		if done.Status != tasks.TaskSucceeded {
 			t.Fatalf("%s %s: %+v", r.method, r.path, done)
 		}
 		return done

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/actors/tenants"
 )
 
@@ -78,7 +79,7 @@ func TestClusterQuotaHoldsUnderConcurrentCreates(t *testing.T) {
 	waitAll := func(made []machines.Machine) {
 		t.Helper()
 		for i, vm := range made {
-			if task := ms[i%len(ms)].waitTask(admin, *vm.TaskID); task.Status != machines.TaskSucceeded {
+			if task := ms[i%len(ms)].waitTask(admin, *vm.TaskID); task.Status != tasks.TaskSucceeded {
 				t.Fatalf("machine %s: got task %s; want succeeded", vm.ID, task.Status)
 			}
 		}

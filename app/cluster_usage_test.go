@@ -11,6 +11,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/internal/testwait"
 	"github.com/vmplane/vmplane/persistence"
 )
@@ -66,7 +67,7 @@ func TestClusterUsageCountersExactUnderConcurrentWrites(t *testing.T) {
 	want := usageOf(ms[0], ten.Token)
 	want.Machines -= n / 2
 	var wg sync.WaitGroup
-	tasks := make([]string, n)
+	taskIDs := make([]string, n)
 	for i, vm := range adopted {
 		wg.Add(1)
 		go func() {
@@ -78,12 +79,12 @@ func TestClusterUsageCountersExactUnderConcurrentWrites(t *testing.T) {
 					body: map[string]any{"cpu_cores": vm.CPUCores + 1, "memory_mb": vm.MemoryMB + 128}}
 			}
 			res := doWith(t, m.client, m.base, r)
-			var body struct{ Task machines.Task }
+			var body struct{ Task tasks.Task }
 			if res.Status != 202 || json.Unmarshal(res.Body, &body) != nil {
 				t.Errorf("%s %s: %d %s; want 202", r.method, r.path, res.Status, res.Body)
 				return
 			}
-			tasks[i] = body.Task.ID
+			taskIDs[i] = body.Task.ID
 		}()
 	}
 	wg.Wait()
@@ -91,7 +92,7 @@ func TestClusterUsageCountersExactUnderConcurrentWrites(t *testing.T) {
 		t.FailNow()
 	}
 	for i, vm := range adopted {
-		if task := ms[i%3].waitTask(admin, tasks[i]); task.Status != machines.TaskSucceeded {
+		if task := ms[i%3].waitTask(admin, taskIDs[i]); task.Status != tasks.TaskSucceeded {
 			t.Fatalf("machine %s: task %+v; want succeeded", vm.ID, task)
 		}
 		if i%2 == 0 {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/hypervisor/proxmox/pvefake"
 	"github.com/vmplane/vmplane/internal/testwait"
@@ -63,7 +64,7 @@ func checkCreated(t *testing.T, ms []*testServer, admin string, before int, made
 	failed := 0
 	for i, p := range made {
 		task := ms[i%len(ms)].waitTask(admin, p.Task.ID)
-		if task.Status != machines.TaskSucceeded {
+		if task.Status != tasks.TaskSucceeded {
 			failed++
 			msg := ""
 			if task.Error != nil {

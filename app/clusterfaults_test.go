@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 
 	"github.com/vmplane/vmplane/internal/etcdtest"
 	"github.com/vmplane/vmplane/internal/testwait"
@@ -282,7 +282,7 @@ func checkScheduleRuns(t *testing.T, s *testServer, admin, machine string, since
 	runs := map[int64]int{} // by the slot's unix second: time.Time keys compare locations too
 	count := func() {
 		clear(runs)
-		for _, task := range listOf[machines.Task](s, admin, "/api/resources/tasks?limit=500") {
+		for _, task := range listOf[tasks.Task](s, admin, "/api/resources/tasks?limit=500") {
 			if task.TargetID == machine && task.Type == "vm.reboot" {
 				runs[task.CreatedAt.Truncate(slot).Unix()]++
 			}

@@ -38,14 +38,16 @@ type Config struct {
 	LogLevel          string
 	LogFormat         string
 
-	RateGlobal      float64
-	RateGlobalBurst int
-	RateAuth        float64
-	RateAuthBurst   int
-	RateLogin       float64
-	RateLoginBurst  int
-	TrustedProxies  string
-	PublicURL       string
+	RateGlobal        float64
+	RateGlobalBurst   int
+	RateAuth          float64
+	RateAuthBurst     int
+	RateKeyOwner      float64
+	RateKeyOwnerBurst int
+	RateLogin         float64
+	RateLoginBurst    int
+	TrustedProxies    string
+	PublicURL         string
 
 	// Login limits: failed logins per e-mail from one client address (RateLogin is
 	// per e-mail from all addresses together), and the longest a login from an
@@ -237,6 +239,8 @@ func (c *Config) table() []setting {
 		num(&c.RateGlobalBurst, "rate-global-burst", "VMPLANE_RATE_GLOBAL_BURST", 200, "global bucket size"),
 		flt(&c.RateAuth, "rate-auth", "VMPLANE_RATE_AUTH", 30, "requests per minute per client address on /api/auth/* (0 disables)"),
 		num(&c.RateAuthBurst, "rate-auth-burst", "VMPLANE_RATE_AUTH_BURST", 10, "auth bucket size"),
+		flt(&c.RateKeyOwner, "rate-api-key", "VMPLANE_RATE_API_KEY", 100, "requests per second made with API keys, per user the keys act as (all of the user's keys together, from every address; the per-address limit applies too) (0 disables)"),
+		num(&c.RateKeyOwnerBurst, "rate-api-key-burst", "VMPLANE_RATE_API_KEY_BURST", 200, "API key owner bucket size"),
 		flt(&c.RateLogin, "rate-login", "VMPLANE_RATE_LOGIN", 10, "failed logins per minute per e-mail address, from all client addresses together (0 disables)"),
 		num(&c.RateLoginBurst, "rate-login-burst", "VMPLANE_RATE_LOGIN_BURST", 5, "login per e-mail bucket size"),
 		flt(&c.RateLoginAddr, "rate-login-addr", "VMPLANE_RATE_LOGIN_ADDR", 1, "failed logins per minute per e-mail address from one client address (0 disables)"),
@@ -472,6 +476,7 @@ func (c *Config) validate() error {
 		}},
 		{c.RateGlobal < 0, func() *ConfigError { return c.bad("rate-global", c.RateGlobal, "must not be negative (0 disables)") }},
 		{c.RateAuth < 0, func() *ConfigError { return c.bad("rate-auth", c.RateAuth, "must not be negative (0 disables)") }},
+		{c.RateKeyOwner < 0, func() *ConfigError { return c.bad("rate-api-key", c.RateKeyOwner, "must not be negative (0 disables)") }},
 		{c.RateLogin < 0, func() *ConfigError { return c.bad("rate-login", c.RateLogin, "must not be negative (0 disables)") }},
 		{c.PublicURL != "" && !strings.HasPrefix(c.PublicURL, "http://") && !strings.HasPrefix(c.PublicURL, "https://"),
 			func() *ConfigError { return c.bad("public-url", c.PublicURL, "must start with http:// or https://") }},

@@ -24,6 +24,8 @@ import (
 	"github.com/vmplane/vmplane/actors/backups"
 	"github.com/vmplane/vmplane/actors/isos"
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/capacity"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/internal/testwait"
 	"github.com/vmplane/vmplane/mailer/mailtest"
@@ -323,7 +325,7 @@ func TestOpenAPIConformance(t *testing.T) {
 		ok(req{method: "GET", path: p, token: admin}, 200)
 	}
 	fails(req{method: "GET", path: "/api/virt/cluster/usage-graphs?timeframe=decade", token: admin}, 400, "invalid_request")
-	nodes := listOf[machines.Node](s, admin, "/api/virt/nodes")
+	nodes := listOf[capacity.Node](s, admin, "/api/virt/nodes")
 	ok(req{method: "GET", path: "/api/virt/nodes/" + nodes[0].ID, token: admin}, 200)
 	ok(req{method: "GET", path: "/api/virt/nodes/" + nodes[0].ID + "/usage-graphs", token: admin}, 200)
 
@@ -578,9 +580,9 @@ func conformClientMachine(t *testing.T, s *testServer, admin string, ok func(req
 	vm := "/api/client/machines/" + m.ID
 	wait := func(r *response) {
 		t.Helper()
-		var body struct{ Task machines.Task }
+		var body struct{ Task tasks.Task }
 		r.decode(t, &body)
-		if done := s.waitTask(a.Token, body.Task.ID); done.Status != machines.TaskSucceeded {
+		if done := s.waitTask(a.Token, body.Task.ID); done.Status != tasks.TaskSucceeded {
 			t.Fatalf("%+v", done)
 		}
 	}

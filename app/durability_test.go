@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
@@ -240,12 +241,12 @@ func tryProvision(client *http.Client, base, tok, name string) (provisioned, boo
 	if call("POST", "/api/client/machines", spec, &p) != 202 {
 		return provisioned{}, false
 	}
-	var task machines.Task
+	var task tasks.Task
 	testwait.Poll(testwait.Timeout, func() bool {
-		task = machines.Task{}
+		task = tasks.Task{}
 		return call("GET", "/api/tasks/"+p.Task.ID, nil, &task) != 200 || task.Finished()
 	})
-	if task.Status != machines.TaskSucceeded {
+	if task.Status != tasks.TaskSucceeded {
 		return provisioned{}, false
 	}
 	var m machines.Machine

@@ -11,6 +11,7 @@ import (
 
 	"github.com/vmplane/vmplane/actors/events"
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 )
 
 type sseEvent struct {
@@ -99,7 +100,7 @@ func taskDone(id string) func(sseEvent) bool {
 		if ev.Type != events.EventTask {
 			return false
 		}
-		var task machines.Task
+		var task tasks.Task
 		return json.Unmarshal([]byte(ev.Data), &task) == nil && task.ID == id && task.Finished()
 	}
 }

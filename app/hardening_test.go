@@ -17,6 +17,7 @@ import (
 	"github.com/vmplane/vmplane/actors/alerts"
 	"github.com/vmplane/vmplane/actors/events"
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/actors/monitoring"
 	"github.com/vmplane/vmplane/actors/schedules"
 	"github.com/vmplane/vmplane/actors/tenants"
@@ -88,7 +89,7 @@ func TestResizeOfMachineWithNoDisk(t *testing.T) {
 	// The hypervisor loses the disks; the record still shows one: the task fails.
 	d.detached.Store(true)
 	task := s.waitTask(a.Token, s.startTask(req{method: "PATCH", path: path, token: a.Token, body: map[string]any{"disk_gb": m.DiskGB + 5}}).ID)
-	if task.Status != machines.TaskFailed || task.Error == nil || !strings.Contains(*task.Error, "no disk to grow") {
+	if task.Status != tasks.TaskFailed || task.Error == nil || !strings.Contains(*task.Error, "no disk to grow") {
 		t.Fatalf("got task %+v; want failed: no disk to grow", task)
 	}
 	// Once the record knows (sync), the request itself is refused.
@@ -105,7 +106,7 @@ func TestResizeOfMachineWithNoDisk(t *testing.T) {
 	}
 	expect(t, s.do(req{method: "GET", path: "/api/health"}), 200, "")
 	// Cores still change: only the disk is missing.
-	if task := s.run(req{method: "PATCH", path: path, token: a.Token, body: map[string]any{"cpu_cores": 2}}); task.Status != machines.TaskSucceeded {
+	if task := s.run(req{method: "PATCH", path: path, token: a.Token, body: map[string]any{"cpu_cores": 2}}); task.Status != tasks.TaskSucceeded {
 		t.Fatalf("got %+v; want the core change to succeed", task)
 	}
 }
@@ -144,7 +145,7 @@ func TestDriverPanicFailsOnlyItsTask(t *testing.T) {
 	path := "/api/virt/vms/" + m.ID + "/actions/reboot"
 	pd.panics.Store(true)
 	task := s.waitTask(admin, s.startTask(req{method: "POST", path: path, token: admin}).ID)
-	if task.Status != machines.TaskFailed || task.Error == nil || !strings.Contains(*task.Error, "internal error") {
+	if task.Status != tasks.TaskFailed || task.Error == nil || !strings.Contains(*task.Error, "internal error") {
 		t.Fatalf("got %+v; want the task failed with an internal error", task)
 	}
 	expect(t, s.do(req{method: "GET", path: "/api/health"}), 200, "")

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/actors/monitoring"
 	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/internal/testwait"
@@ -60,7 +61,7 @@ func TestFaultyDeployments(t *testing.T) {
 	expect(t, r, 202, "")
 	var p tenants.Provisioned
 	r.decode(t, &p)
-	if task := s.waitTask(ten.Token, p.Task.ID); task.Status != machines.TaskFailed {
+	if task := s.waitTask(ten.Token, p.Task.ID); task.Status != tasks.TaskFailed {
 		t.Fatalf("got provisioning task %+v; want failed", task)
 	}
 
@@ -91,7 +92,7 @@ func TestFaultyDeployments(t *testing.T) {
 	s.sim.FailAlways(flaky.VMID, "reboot", errors.New("qmp command 'system_reset' failed"))
 	for i := 0; i < 3; i++ {
 		task := s.waitTask(admin, s.startTask(req{method: "POST", path: "/api/virt/vms/" + flaky.ID + "/actions/reboot", token: admin}).ID)
-		if task.Status != machines.TaskFailed {
+		if task.Status != tasks.TaskFailed {
 			t.Fatalf("reboot %d: got %+v; want failed", i, task)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/vmplane/vmplane/actors/backups"
 	"github.com/vmplane/vmplane/actors/isos"
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/actors/monitoring"
 	"github.com/vmplane/vmplane/actors/schedules"
 	"github.com/vmplane/vmplane/actors/tenants"
@@ -171,7 +172,7 @@ type isolationWorld struct {
 	a, b    tenantFixture
 	am, bm  machines.Machine
 	arule   tenants.FirewallRule
-	atask   machines.Task
+	atask   tasks.Task
 	apower  schedules.PowerSchedule
 	abackup schedules.BackupSchedule
 	abk     backups.Backup

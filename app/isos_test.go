@@ -11,6 +11,7 @@ import (
 
 	"github.com/vmplane/vmplane/actors/isos"
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 )
 
 // isoServer serves an image over loopback HTTP and returns its URL and its checksum.
@@ -23,7 +24,7 @@ func isoServer(t *testing.T, body string) (url, checksum string) {
 }
 
 // addISO adds an image as the operator and waits for its fetch to end.
-func (s *testServer) addISO(admin string, body map[string]any) (isos.ISO, machines.Task) {
+func (s *testServer) addISO(admin string, body map[string]any) (isos.ISO, tasks.Task) {
 	s.t.Helper()
 	r := s.do(req{method: "POST", path: "/api/resources/isos", token: admin, body: body})
 	expect(s.t, r, 202, "")
@@ -52,11 +53,11 @@ func TestISOLibraryAndMedia(t *testing.T) {
 	url, sum := isoServer(t, strings.Repeat("a bootable image ", 4096))
 
 	bad, task := s.addISO(admin, map[string]any{"name": "Tampered", "url": url, "checksum": "sha256:" + strings.Repeat("ab", 32)})
-	if task.Status != machines.TaskFailed || bad.Status != isos.StatusFailed || bad.Error == nil || !strings.Contains(*bad.Error, "checksum_mismatch") {
+	if task.Status != tasks.TaskFailed || bad.Status != isos.StatusFailed || bad.Error == nil || !strings.Contains(*bad.Error, "checksum_mismatch") {
 		t.Fatalf("a checksum that does not match: task %+v, record %+v", task, bad)
 	}
 	good, task := s.addISO(admin, map[string]any{"name": "Debian netinst", "url": url, "checksum": sum})
-	if task.Status != machines.TaskSucceeded || good.Status != isos.StatusReady || good.SizeBytes != 4096*17 {
+	if task.Status != tasks.TaskSucceeded || good.Status != isos.StatusReady || good.SizeBytes != 4096*17 {
 		t.Fatalf("a good image: task %+v, record %+v", task, good)
 	}
 	private, _ := s.addISO(admin, map[string]any{"name": "Other's tools", "url": url, "checksum": sum, "tenant_id": b.ID})
@@ -79,11 +80,11 @@ func TestISOLibraryAndMedia(t *testing.T) {
 
 	m := s.provision(a.Token, smallMachine)
 	vm := "/api/client/machines/" + m.ID
-	run := func(r req) machines.Task {
+	run := func(r req) tasks.Task {
 		t.Helper()
 		r.token = a.Token
 		done := s.waitTask(a.Token, s.startTask(r).ID)
-		if done.Status != machines.TaskSucceeded {
+		if done.Status != tasks.TaskSucceeded {
 			t.Fatalf("%s %s: %+v", r.method, r.path, done)
 		}
 		return done
@@ -138,7 +139,7 @@ func TestRescueBootsTheOperatorsImage(t *testing.T) {
 	run := func(tok string, r req) {
 		t.Helper()
 		r.token = tok
-		if done := s.waitTask(tok, s.startTask(r).ID); done.Status != machines.TaskSucceeded {
+		if done := s.waitTask(tok, s.startTask(r).ID); done.Status != tasks.TaskSucceeded {
 			t.Fatalf("%s %s: %+v", r.method, r.path, done)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/vmplane/vmplane/actors/alerts"
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/actors/monitoring"
 	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/hypervisor"
@@ -195,7 +196,7 @@ func TestNodeOfflineAndFailedTaskAlerts(t *testing.T) {
 	m := byStatus(t, s.machines(admin), machines.StatusRunning)
 	s.sim.FailNext(m.VMID, "reboot", errors.New("guest did not come back"))
 	task := s.waitTask(admin, s.startTask(req{method: "POST", path: "/api/virt/vms/" + m.ID + "/actions/reboot", token: admin}).ID)
-	if task.Status != machines.TaskFailed {
+	if task.Status != tasks.TaskFailed {
 		t.Fatalf("got task %+v; want failed", task)
 	}
 	testwait.Eventually(t, "task_failed on the machine", func() bool { return len(s.alertsOf(admin, open+"&kind=task_failed", m.ID)) == 1 })

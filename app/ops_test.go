@@ -13,7 +13,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/vmplane/vmplane/actors/alerts"
-	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/hypervisor/proxmox/pvefake"
 	"github.com/vmplane/vmplane/hypervisor/sim"
 	"github.com/vmplane/vmplane/internal/testwait"
@@ -180,7 +180,7 @@ func TestOperatorLogLines(t *testing.T) {
 	failing, doomed := ms[0], ms[1]
 	s.sim.FailNext(failing.VMID, "reboot", errors.New("guest did not come back"))
 	task := s.waitTask(tok, s.startTask(req{method: "POST", path: "/api/virt/vms/" + failing.ID + "/actions/reboot", token: tok}).ID)
-	if task.Status != machines.TaskFailed {
+	if task.Status != tasks.TaskFailed {
 		t.Fatalf("got %+v; want a failed task", task)
 	}
 	s.run(req{method: "DELETE", path: "/api/resources/machines/" + doomed.ID, token: tok})

@@ -6,7 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/capacity"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/actors/plans"
 	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/hypervisor"
@@ -95,7 +96,7 @@ func TestPlans(t *testing.T) {
 	// Empty nodes: 8 cores × 4 = 32, 8192 MB, 200 GB each. small fits min(32/1,
 	// 8192/1024, 200/20) = 8 on each, large min(32/2, 8192/2048, 200/40) = 4.
 	c := s.capacity(admin, small.ID)
-	if got := fits(c); c.Total != 16 || got["pve1"] != 8 || got["pve2"] != 8 || c.Overcommit != machines.DefaultOvercommit {
+	if got := fits(c); c.Total != 16 || got["pve1"] != 8 || got["pve2"] != 8 || c.Overcommit != capacity.DefaultOvercommit {
 		t.Fatalf("capacity of small on empty nodes: got %+v; want 8 + 8", c)
 	}
 	if c.Nodes[0].FreeCPUCores != 32 || c.Nodes[0].FreeMemoryMB != 8192 || c.Nodes[0].FreeDiskGB != 200 {
@@ -110,7 +111,7 @@ func TestPlans(t *testing.T) {
 		expect(t, r, 202, "")
 		var p tenants.Provisioned
 		r.decode(t, &p)
-		if done := s.waitTask(a.Token, p.Task.ID); done.Status != machines.TaskSucceeded {
+		if done := s.waitTask(a.Token, p.Task.ID); done.Status != tasks.TaskSucceeded {
 			t.Fatalf("create: got %+v", done)
 		}
 		return p

@@ -11,6 +11,7 @@ import (
 	"github.com/fasthttp/websocket"
 
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/hypervisor/hypervisortest"
 	"github.com/vmplane/vmplane/hypervisor/proxmox/pvefake"
@@ -156,7 +157,7 @@ func TestProxmoxFailures(t *testing.T) {
 	remove := f.Inject(pvefake.Fault{Method: "POST", Path: "/nodes/{node}/qemu/{vmid}/status/{action}", TaskExit: "VM 100 qmp command failed - got timeout", Times: 1})
 	task := s.waitTask(tok, s.startTask(req{method: "POST", path: "/api/virt/vms/" + web.ID + "/actions/reboot", token: tok}).ID)
 	remove()
-	if task.Status != machines.TaskFailed || task.Error == nil || !strings.Contains(*task.Error, "qmp command failed") {
+	if task.Status != tasks.TaskFailed || task.Error == nil || !strings.Contains(*task.Error, "qmp command failed") {
 		t.Fatalf("got %+v; want failed with Proxmox's exit status", task)
 	}
 	if m := s.machine(tok, web.ID); m.TaskID != nil {
@@ -170,7 +171,7 @@ func TestProxmoxFailures(t *testing.T) {
 		remove := f.Inject(fault)
 		task := s.waitTask(tok, s.startTask(req{method: "POST", path: "/api/virt/vms/" + web.ID + "/actions/reboot", token: tok}).ID)
 		remove()
-		if task.Status != machines.TaskFailed || task.Error == nil {
+		if task.Status != tasks.TaskFailed || task.Error == nil {
 			t.Fatalf("got %+v for a Proxmox %d; want a failed task", task, fault.Status)
 		}
 	}
@@ -476,7 +477,7 @@ func TestProxmoxConcurrentEditConflict(t *testing.T) {
 	defer remove()
 	f.ResetRequests()
 	task := s.waitTask(tok, s.startTask(req{method: "PATCH", path: "/api/virt/vms/" + web.ID + "/config", token: tok, body: map[string]any{"cpu_cores": 5}}).ID)
-	if task.Status != machines.TaskFailed || task.Error == nil || !strings.HasPrefix(*task.Error, "conflict:") {
+	if task.Status != tasks.TaskFailed || task.Error == nil || !strings.HasPrefix(*task.Error, "conflict:") {
 		t.Fatalf("got %+v; want a task failed with conflict", task)
 	}
 	if n := f.Count("POST", post); n != 3 {

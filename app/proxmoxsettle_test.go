@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/internal/testwait"
 )
 
@@ -18,7 +19,7 @@ func TestProxmoxTaskLeftOpenIsFollowedToItsEnd(t *testing.T) {
 	s.sync(tok)
 	web, db := s.machine(tok, "100"), s.machine(tok, "101")
 
-	leftOpen := func(r req, route string) machines.Task {
+	leftOpen := func(r req, route string) tasks.Task {
 		t.Helper()
 		release := f.HoldTasks()
 		defer release()
@@ -31,16 +32,16 @@ func TestProxmoxTaskLeftOpenIsFollowedToItsEnd(t *testing.T) {
 		testwait.Eventually(t, "the new process to follow the machine's tasks on Proxmox", func() bool {
 			r := s.do(req{method: "GET", path: "/api/tasks/" + task.ID, token: tok})
 			expect(t, r, 200, "")
-			var got machines.Task
+			var got tasks.Task
 			r.decode(t, &got)
-			if got.Status != machines.TaskRunning {
+			if got.Status != tasks.TaskRunning {
 				t.Fatalf("got %+v while Proxmox still runs the work; want the task running", got)
 			}
 			return f.Count(http.MethodGet, "/nodes/{node}/tasks") >= seen+3
 		})
 		release()
 		settled := s.waitTask(tok, task.ID)
-		if settled.Status != machines.TaskSucceeded || settled.Error != nil {
+		if settled.Status != tasks.TaskSucceeded || settled.Error != nil {
 			t.Fatalf("got %+v; want the task succeeded once Proxmox finished it", settled)
 		}
 		return settled

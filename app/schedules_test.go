@@ -10,6 +10,7 @@ import (
 
 	"github.com/vmplane/vmplane/actors/backups"
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/actors/schedules"
 	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/internal/testwait"
@@ -127,7 +128,7 @@ func TestPowerScheduleFires(t *testing.T) {
 		t.Fatalf("got machine %s; want stopped", got)
 	}
 	task := s.waitTask(a.Token, *first.LastTaskID)
-	if task.Type != "vm.stop" || task.TargetID != m.ID || task.Status != machines.TaskSucceeded {
+	if task.Type != "vm.stop" || task.TargetID != m.ID || task.Status != tasks.TaskSucceeded {
 		t.Fatalf("got task %+v; want a succeeded vm.stop of the machine", task)
 	}
 

@@ -54,6 +54,7 @@ func testConfig(t *testing.T) Config {
 	cfg.BcryptCost = 4
 	cfg.RateGlobal, cfg.RateGlobalBurst = 0, 0
 	cfg.RateAuth, cfg.RateAuthBurst = 0, 0
+	cfg.RateKeyOwner, cfg.RateKeyOwnerBurst = 0, 0
 	cfg.RateLogin, cfg.RateLoginBurst = 0, 0
 	cfg.RateLoginAddr, cfg.RateLoginAddrBurst = 0, 0
 	cfg.SimOpDelay = time.Millisecond

@@ -10,6 +10,7 @@ import (
 
 	"github.com/vmplane/vmplane/actors/auth"
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/internal/testwait"
@@ -47,7 +48,7 @@ func (s *testServer) provision(tok string, spec map[string]any) machines.Machine
 	expect(s.t, r, 202, "")
 	var p tenants.Provisioned
 	r.decode(s.t, &p)
-	if t := s.waitTask(tok, p.Task.ID); t.Status != machines.TaskSucceeded {
+	if t := s.waitTask(tok, p.Task.ID); t.Status != tasks.TaskSucceeded {
 		s.t.Fatalf("got provisioning task %+v; want succeeded", t)
 	}
 	r = s.do(req{method: "GET", path: "/api/resources/machines/" + p.Machine.ID, token: tok})
@@ -74,7 +75,7 @@ func TestClientCreatesMachine(t *testing.T) {
 		t.Fatalf("got Location %q; want the task", loc)
 	}
 	task := s.waitTask(a.Token, p.Task.ID)
-	if task.Status != machines.TaskSucceeded {
+	if task.Status != tasks.TaskSucceeded {
 		t.Fatalf("got %+v; want succeeded", task)
 	}
 	r = s.do(req{method: "GET", path: "/api/client/machines", token: a.Token})
@@ -374,7 +375,7 @@ func TestDestroyFailedProvisioning(t *testing.T) {
 	expect(t, r, 202, "")
 	var p tenants.Provisioned
 	r.decode(t, &p)
-	if task := s.waitTask(a.Token, p.Task.ID); task.Status != machines.TaskFailed {
+	if task := s.waitTask(a.Token, p.Task.ID); task.Status != tasks.TaskFailed {
 		t.Fatalf("got %+v; want the create failed", task)
 	}
 	r = s.do(req{method: "GET", path: "/api/resources/machines/" + p.Machine.ID, token: a.Token})

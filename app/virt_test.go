@@ -15,6 +15,7 @@ import (
 	"github.com/vmplane/vmplane/actors/auth"
 	"github.com/vmplane/vmplane/actors/consoles"
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/internal/testwait"
 )
@@ -51,25 +52,25 @@ func (s *testServer) machine(tok, id string) machines.Machine {
 }
 
 // startTask posts an operation, expects 202 with a Location, and returns the task.
-func (s *testServer) startTask(r req) machines.Task {
+func (s *testServer) startTask(r req) tasks.Task {
 	s.t.Helper()
 	res := s.do(r)
 	expect(s.t, res, 202, "")
-	var body struct{ Task machines.Task }
+	var body struct{ Task tasks.Task }
 	res.decode(s.t, &body)
 	if loc := res.Header.Get("Location"); loc != "/api/tasks/"+body.Task.ID {
 		s.t.Fatalf("got Location %q; want /api/tasks/%s", loc, body.Task.ID)
 	}
-	if body.Task.Status != machines.TaskRunning && body.Task.Status != machines.TaskQueued {
+	if body.Task.Status != tasks.TaskRunning && body.Task.Status != tasks.TaskQueued {
 		s.t.Fatalf("got task status %q; want queued or running", body.Task.Status)
 	}
 	return body.Task
 }
 
 // waitTask polls a task until it ends.
-func (s *testServer) waitTask(tok, id string) machines.Task {
+func (s *testServer) waitTask(tok, id string) tasks.Task {
 	s.t.Helper()
-	var t machines.Task
+	var t tasks.Task
 	testwait.Until(s.t, func() error {
 		r := s.do(req{method: "GET", path: "/api/tasks/" + id, token: tok})
 		expect(s.t, r, 200, "")
@@ -86,10 +87,10 @@ func (s *testServer) waitTask(tok, id string) machines.Task {
 }
 
 // run starts an operation and waits for its task to succeed.
-func (s *testServer) run(r req) machines.Task {
+func (s *testServer) run(r req) tasks.Task {
 	s.t.Helper()
 	t := s.waitTask(r.token, s.startTask(r).ID)
-	if t.Status != machines.TaskSucceeded {
+	if t.Status != tasks.TaskSucceeded {
 		msg := ""
 		if t.Error != nil {
 			msg = *t.Error
@@ -344,7 +345,7 @@ func TestInjectedFailureEndsAsFailedTask(t *testing.T) {
 	m := byStatus(t, s.machines(tok), machines.StatusRunning)
 	s.sim.FailNext(m.VMID, "reboot", errors.New("qmp command 'system_reset' failed"))
 	task := s.waitTask(tok, s.startTask(req{method: "POST", path: "/api/virt/vms/" + m.ID + "/actions/reboot", token: tok}).ID)
-	if task.Status != machines.TaskFailed || task.Error == nil || !strings.Contains(*task.Error, "system_reset") {
+	if task.Status != tasks.TaskFailed || task.Error == nil || !strings.Contains(*task.Error, "system_reset") {
 		t.Fatalf("got %+v; want failed with the driver's error", task)
 	}
 	got := s.machine(tok, m.ID)
@@ -354,7 +355,7 @@ func TestInjectedFailureEndsAsFailedTask(t *testing.T) {
 	// A driver that is down fails the task cleanly too.
 	s.sim.SetAvailable(false)
 	task = s.waitTask(tok, s.startTask(req{method: "POST", path: "/api/virt/vms/" + m.ID + "/actions/stop", token: tok}).ID)
-	if task.Status != machines.TaskFailed || task.Error == nil {
+	if task.Status != tasks.TaskFailed || task.Error == nil {
 		t.Fatalf("got %+v; want failed", task)
 	}
 	r := s.do(req{method: "POST", path: "/api/virt/sync", token: tok})
@@ -595,7 +596,7 @@ func TestRestartKeepsStateAndSettlesTasks(t *testing.T) {
 		t.Fatalf("got %d machines after restart; want %d", len(after), len(ms))
 	}
 	settled := s.waitTask(tok, task.ID)
-	if settled.Status != machines.TaskFailed || settled.Error == nil || !strings.Contains(*settled.Error, "restarted") {
+	if settled.Status != tasks.TaskFailed || settled.Error == nil || !strings.Contains(*settled.Error, "restarted") {
 		t.Fatalf("got %+v; want the interrupted task failed, saying vmplane restarted", settled)
 	}
 	var got machines.Machine

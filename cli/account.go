@@ -23,7 +23,7 @@ func (a *app) sessionCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			items, err := collect(c.Sessions(cmd.Context(), client.ListOptions{}), lim)
+			items, err := cmdline.Collect(c.Sessions(cmd.Context(), client.ListOptions{}), lim)
 			if err != nil {
 				return err
 			}
@@ -39,7 +39,7 @@ func (a *app) sessionCmd() *cobra.Command {
 			})
 		},
 	}
-	limitFlag(list, &lim)
+	cmdline.LimitFlag(list, &lim)
 	end := &cobra.Command{
 		Use:   "end ID",
 		Short: "end one of your sessions: its tokens stop working at once",

@@ -34,7 +34,7 @@ func (a *app) alertCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			items, err := collect(c.Alerts(cmd.Context(), f), lim)
+			items, err := cmdline.Collect(c.Alerts(cmd.Context(), f), lim)
 			if err != nil {
 				return err
 			}
@@ -51,7 +51,7 @@ func (a *app) alertCmd() *cobra.Command {
 	fl.StringVar(&f.Severity, "severity", "", "only alerts of this severity: info, warning or critical")
 	fl.StringVar(&f.Kind, "kind", "", "only alerts of this kind (health_check, node_offline, task_failed, ...)")
 	fl.StringVar(&since, "since", "", "only alerts changed since: a time (RFC 3339) or a duration back from now (1h, 30m)")
-	limitFlag(list, &lim)
+	cmdline.LimitFlag(list, &lim)
 	for name, vals := range map[string][]string{
 		"status":   {client.AlertFiring, client.AlertAcknowledged, client.AlertResolved},
 		"severity": {"info", "warning", "critical"},

@@ -71,7 +71,7 @@ program as a bearer token (or VMPLANE_TOKEN for this CLI).`,
 			if err != nil {
 				return err
 			}
-			items, err := collect(c.APIKeys(cmd.Context(), client.ListOptions{}), lim)
+			items, err := cmdline.Collect(c.APIKeys(cmd.Context(), client.ListOptions{}), lim)
 			if err != nil {
 				return err
 			}
@@ -83,7 +83,7 @@ program as a bearer token (or VMPLANE_TOKEN for this CLI).`,
 			})
 		},
 	}
-	limitFlag(list, &lim)
+	cmdline.LimitFlag(list, &lim)
 	revoke := &cobra.Command{
 		Use:   "revoke ID",
 		Short: "revoke an API key: the next request made with it is refused",

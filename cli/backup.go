@@ -27,7 +27,7 @@ func (a *app) backupCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			items, err := collect(c.Backups(cmd.Context(), client.RecordFilter{MachineID: machine, TenantID: a.tenantScope()}), lim)
+			items, err := cmdline.Collect(c.Backups(cmd.Context(), client.RecordFilter{MachineID: machine, TenantID: a.tenantScope()}), lim)
 			if err != nil {
 				return err
 			}
@@ -40,7 +40,7 @@ func (a *app) backupCmd() *cobra.Command {
 		},
 	}
 	list.Flags().StringVar(&machine, "machine", "", "only the backups of this machine")
-	limitFlag(list, &lim)
+	cmdline.LimitFlag(list, &lim)
 
 	show := &cobra.Command{
 		Use:   "show ID",

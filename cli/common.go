@@ -4,9 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"iter"
-
-	"github.com/spf13/cobra"
 
 	"github.com/vmplane/vmplane/cli/output"
 	"github.com/vmplane/vmplane/client"
@@ -21,27 +18,6 @@ func (a *app) setup() (*client.Client, output.Printer, error) {
 	}
 	c, err := a.client()
 	return c, p, err
-}
-
-// collect reads a list to its end, or its first n items when n > 0. The list is
-// never nil, so that JSON shows an empty one as [].
-func collect[T any](seq iter.Seq2[T, error], n int) ([]T, error) {
-	out := []T{}
-	for it, err := range seq {
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, it)
-		if n > 0 && len(out) >= n {
-			break
-		}
-	}
-	return out, nil
-}
-
-// limitFlag adds --limit to a list command.
-func limitFlag(cmd *cobra.Command, n *int) {
-	cmd.Flags().IntVar(n, "limit", 0, "show at most this many (0: all, page after page)")
 }
 
 // newLineReader reads lines from r.

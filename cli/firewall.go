@@ -71,7 +71,7 @@ func (a *app) firewallCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			items, err := collect(c.FirewallRules(cmd.Context(), machine, client.ListOptions{}), lim)
+			items, err := cmdline.Collect(c.FirewallRules(cmd.Context(), machine, client.ListOptions{}), lim)
 			if err != nil {
 				return err
 			}
@@ -88,7 +88,7 @@ func (a *app) firewallCmd() *cobra.Command {
 		},
 	}
 	list.Flags().StringVar(&machine, "machine", "", "only the rules of this machine")
-	limitFlag(list, &lim)
+	cmdline.LimitFlag(list, &lim)
 
 	var add ruleFlags
 	addCmd := &cobra.Command{

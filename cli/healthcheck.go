@@ -43,7 +43,7 @@ func (a *app) healthCheckCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			items, err := collect(c.HealthChecks(cmd.Context(), a.tenantScope(), client.ListOptions{}), lim)
+			items, err := cmdline.Collect(c.HealthChecks(cmd.Context(), a.tenantScope(), client.ListOptions{}), lim)
 			if err != nil {
 				return err
 			}
@@ -55,7 +55,7 @@ func (a *app) healthCheckCmd() *cobra.Command {
 			})
 		},
 	}
-	limitFlag(list, &lim)
+	cmdline.LimitFlag(list, &lim)
 
 	show := &cobra.Command{
 		Use:   "show ID",

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/vmplane/vmplane/cli/cmdline"
+	"github.com/vmplane/vmplane/cli/machinecmd"
 	"github.com/vmplane/vmplane/cli/output"
 	"github.com/vmplane/vmplane/client"
 )
@@ -23,7 +24,7 @@ func (a *app) isoCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			items, err := collect(c.ISOs(cmd.Context(), client.ListOptions{}), lim)
+			items, err := cmdline.Collect(c.ISOs(cmd.Context(), client.ListOptions{}), lim)
 			if err != nil {
 				return err
 			}
@@ -35,7 +36,7 @@ func (a *app) isoCmd() *cobra.Command {
 			})
 		},
 	}
-	limitFlag(list, &lim)
+	cmdline.LimitFlag(list, &lim)
 
 	show := &cobra.Command{
 		Use:   "show ID",
@@ -54,7 +55,7 @@ func (a *app) isoCmd() *cobra.Command {
 		},
 	}
 
-	var wf waitFlags
+	var wf cmdline.WaitFlags
 	add := &cobra.Command{
 		Use:   "add NAME URL CHECKSUM [--tenant ID] [--wait]",
 		Short: "add an ISO image by URL and checksum (sha256:<hex> or sha512:<hex>); operators only",
@@ -78,7 +79,7 @@ is public, or with --tenant that tenant's alone.`,
 			return a.started(cmd.Context(), c, p, &added.Task, wf)
 		},
 	}
-	wf.add(add)
+	wf.Add(add)
 
 	del := &cobra.Command{
 		Use:     "delete ID",
@@ -117,12 +118,12 @@ func printISO(p output.Printer, i *client.ISO) error {
 
 // mediaTask runs a media call on machine id: through the client area for a tenant's
 // machine, through /api/virt for an operator's machine of no tenant.
-func (a *app) mediaTask(cmd *cobra.Command, id string, wf waitFlags, tenant, virt func(c *client.Client) (*client.Task, error)) error {
+func (a *app) mediaTask(cmd *cobra.Command, id string, wf cmdline.WaitFlags, tenant, virt func(c *client.Client) (*client.Task, error)) error {
 	c, p, err := a.setup()
 	if err != nil {
 		return err
 	}
-	mc, ok, err := a.clientArea(cmd.Context(), c, id)
+	mc, ok, err := machinecmd.ClientArea(cmd.Context(), c, a.tenantScope(), id)
 	if err != nil {
 		return err
 	}
@@ -140,7 +141,7 @@ func (a *app) mediaTask(cmd *cobra.Command, id string, wf waitFlags, tenant, vir
 // machineMediaCmds are `machine media mount|eject`, `machine boot-order` and
 // `machine rescue on|off`.
 func (a *app) machineMediaCmds() []*cobra.Command {
-	var mwf, ewf, bwf, rwf waitFlags
+	var mwf, ewf, bwf, rwf cmdline.WaitFlags
 	mount := &cobra.Command{
 		Use:   "mount ID ISO_ID [--wait]",
 		Short: "put an ISO image of the library into a machine's CD-ROM drive",
@@ -151,7 +152,7 @@ func (a *app) machineMediaCmds() []*cobra.Command {
 				func(c *client.Client) (*client.Task, error) { return c.VirtMountISO(cmd.Context(), args[0], args[1]) })
 		},
 	}
-	mwf.add(mount)
+	mwf.Add(mount)
 	eject := &cobra.Command{
 		Use:   "eject ID [--wait]",
 		Short: "empty a machine's CD-ROM drive",
@@ -162,7 +163,7 @@ func (a *app) machineMediaCmds() []*cobra.Command {
 				func(c *client.Client) (*client.Task, error) { return c.VirtEjectISO(cmd.Context(), args[0]) })
 		},
 	}
-	ewf.add(eject)
+	ewf.Add(eject)
 	boot := &cobra.Command{
 		Use:   "boot-order ID DEVICE... [--wait]",
 		Short: "set the devices a machine boots from, in order: cdrom, disk, net",
@@ -182,7 +183,7 @@ func (a *app) machineMediaCmds() []*cobra.Command {
 				})
 		},
 	}
-	bwf.add(boot)
+	bwf.Add(boot)
 	rescue := func(on bool, use, short string) *cobra.Command {
 		cmd := &cobra.Command{
 			Use:   use + " ID [--wait]",
@@ -194,7 +195,7 @@ func (a *app) machineMediaCmds() []*cobra.Command {
 					func(c *client.Client) (*client.Task, error) { return c.VirtSetRescue(cmd.Context(), args[0], on) })
 			},
 		}
-		rwf.add(cmd)
+		rwf.Add(cmd)
 		return cmd
 	}
 	return []*cobra.Command{

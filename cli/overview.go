@@ -22,7 +22,7 @@ func (a *app) templateCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			items, err := collect(c.Templates(cmd.Context(), client.ListOptions{}), lim)
+			items, err := cmdline.Collect(c.Templates(cmd.Context(), client.ListOptions{}), lim)
 			if err != nil {
 				return err
 			}
@@ -34,7 +34,7 @@ func (a *app) templateCmd() *cobra.Command {
 			})
 		},
 	}
-	limitFlag(list, &lim)
+	cmdline.LimitFlag(list, &lim)
 	return cmdline.Group(&cobra.Command{Use: "template", Short: "OS templates"}, list)
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/vmplane/vmplane/cli/cards"
 	"github.com/vmplane/vmplane/cli/cmdline"
+	"github.com/vmplane/vmplane/cli/machinecmd"
 	"github.com/vmplane/vmplane/cli/output"
 	"github.com/vmplane/vmplane/cli/planflags"
 	"github.com/vmplane/vmplane/client"
@@ -25,7 +26,7 @@ func (a *app) planCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			items, err := collect(c.Plans(cmd.Context(), client.ListOptions{}), lim)
+			items, err := cmdline.Collect(c.Plans(cmd.Context(), client.ListOptions{}), lim)
 			if err != nil {
 				return err
 			}
@@ -38,7 +39,7 @@ func (a *app) planCmd() *cobra.Command {
 			})
 		},
 	}
-	limitFlag(list, &lim)
+	cmdline.LimitFlag(list, &lim)
 	show := &cobra.Command{
 		Use:   "show ID-OR-NAME",
 		Short: "show a plan",
@@ -154,7 +155,7 @@ func (a *app) planCmd() *cobra.Command {
 
 // machinePlanCmd moves a machine to a plan.
 func (a *app) machinePlanCmd() *cobra.Command {
-	var wf waitFlags
+	var wf cmdline.WaitFlags
 	cmd := &cobra.Command{
 		Use:   "plan ID PLAN",
 		Short: "move a machine to a plan (its id or name): a resize to the plan's sizes; disks never shrink",
@@ -168,7 +169,7 @@ func (a *app) machinePlanCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			cc, inArea, err := a.clientArea(cmd.Context(), c, args[0])
+			cc, inArea, err := machinecmd.ClientArea(cmd.Context(), c, a.tenantScope(), args[0])
 			if err != nil {
 				return err
 			}
@@ -184,7 +185,7 @@ func (a *app) machinePlanCmd() *cobra.Command {
 			return a.started(cmd.Context(), cc, p, t, wf)
 		},
 	}
-	wf.add(cmd)
+	wf.Add(cmd)
 	return cmd
 }
 

@@ -2,8 +2,8 @@
 // server over its API (remote, login, tenant, user, machine, task, events, firewall,
 // template, overview, schedule, backup, health-check, alert, monitoring), in the style
 // of incus and kubectl, built on the Go client (package client) alone, so cmd/vmplane
-// only wires it in next to serve. What the verbs share is in its sub-packages remotes,
-// cmdline, output, terminal and console.
+// only wires it in next to serve. The machine verbs are package machinecmd's; what the
+// verbs share is in the sub-packages remotes, cmdline, output, terminal and console.
 package cli
 
 import (

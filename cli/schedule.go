@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/vmplane/vmplane/cli/cmdline"
+	"github.com/vmplane/vmplane/cli/machinecmd"
 	"github.com/vmplane/vmplane/cli/output"
 	"github.com/vmplane/vmplane/client"
 )
@@ -146,7 +147,7 @@ func (a *app) scheduleCmd() *cobra.Command {
 			f := client.RecordFilter{MachineID: machine, TenantID: a.tenantScope()}
 			items := []schedule{}
 			if kind != kindBackup {
-				ps, err := collect(c.PowerSchedules(cmd.Context(), f), lim)
+				ps, err := cmdline.Collect(c.PowerSchedules(cmd.Context(), f), lim)
 				if err != nil {
 					return err
 				}
@@ -155,7 +156,7 @@ func (a *app) scheduleCmd() *cobra.Command {
 				}
 			}
 			if kind != kindPower && (lim == 0 || len(items) < lim) {
-				bs, err := collect(c.BackupSchedules(cmd.Context(), f), lim-len(items))
+				bs, err := cmdline.Collect(c.BackupSchedules(cmd.Context(), f), lim-len(items))
 				if err != nil {
 					return err
 				}
@@ -173,7 +174,7 @@ func (a *app) scheduleCmd() *cobra.Command {
 	}
 	list.Flags().StringVar(&kind, "kind", "", "only power or only backup schedules")
 	list.Flags().StringVar(&machine, "machine", "", "only the schedules of this machine")
-	limitFlag(list, &lim)
+	cmdline.LimitFlag(list, &lim)
 
 	var showKind string
 	show := &cobra.Command{
@@ -283,7 +284,7 @@ stop) and keeps the newest --retention of its backups. --cron is read in --timez
 			}
 			// An operator's schedule names the machine's tenant, found as the power
 			// actions find it.
-			if c, err = a.forMachine(cmd.Context(), c, f.machine); err != nil {
+			if c, err = machinecmd.ForMachine(cmd.Context(), c, a.tenantScope(), f.machine); err != nil {
 				return err
 			}
 			var enabled *bool

@@ -53,24 +53,13 @@ func (a *app) taskCmd() *cobra.Command {
 	return cmdline.Group(&cobra.Command{Use: "task", Short: "tasks: the slow work the server does after answering"}, show, wait)
 }
 
-// waitFlags are --wait and --timeout of a command that starts a task.
-type waitFlags struct {
-	wait    bool
-	timeout time.Duration
-}
-
-func (f *waitFlags) add(cmd *cobra.Command) {
-	cmd.Flags().BoolVar(&f.wait, "wait", false, "wait for the task to end, with a progress line on stderr; exit status 1 when it failed")
-	cmd.Flags().DurationVar(&f.timeout, "timeout", 0, "with --wait: give up waiting after this long (0: as long as it takes)")
-}
-
 // started prints the task a command started, or with --wait waits for its end and
 // prints the ended task.
-func (a *app) started(ctx context.Context, c *client.Client, p output.Printer, t *client.Task, f waitFlags) error {
-	if !f.wait {
+func (a *app) started(ctx context.Context, c *client.Client, p output.Printer, t *client.Task, f cmdline.WaitFlags) error {
+	if !f.Wait {
 		return cards.Task(p, t)
 	}
-	return a.waitAndPrint(ctx, c, p, t, f.timeout)
+	return a.waitAndPrint(ctx, c, p, t, f.Timeout)
 }
 
 func (a *app) waitAndPrint(ctx context.Context, c *client.Client, p output.Printer, t *client.Task, timeout time.Duration) error {

@@ -22,7 +22,7 @@ func (a *app) tenantCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			items, err := collect(c.Tenants(cmd.Context(), client.ListOptions{}), lim)
+			items, err := cmdline.Collect(c.Tenants(cmd.Context(), client.ListOptions{}), lim)
 			if err != nil {
 				return err
 			}
@@ -48,7 +48,7 @@ func (a *app) tenantCmd() *cobra.Command {
 			})
 		},
 	}
-	limitFlag(list, &lim)
+	cmdline.LimitFlag(list, &lim)
 	show := &cobra.Command{
 		Use:   "show ID",
 		Short: "show a tenant and its quota",

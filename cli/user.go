@@ -23,7 +23,7 @@ func (a *app) userCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			items, err := collect(c.Users(cmd.Context(), a.tenantScope(), client.ListOptions{}), lim)
+			items, err := cmdline.Collect(c.Users(cmd.Context(), a.tenantScope(), client.ListOptions{}), lim)
 			if err != nil {
 				return err
 			}
@@ -35,7 +35,7 @@ func (a *app) userCmd() *cobra.Command {
 			})
 		},
 	}
-	limitFlag(list, &lim)
+	cmdline.LimitFlag(list, &lim)
 	show := &cobra.Command{
 		Use:   "show ID",
 		Short: "show a user",

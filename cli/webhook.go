@@ -67,7 +67,7 @@ one tenant's. Without --secret the server makes one, printed only now.`,
 			if err != nil {
 				return err
 			}
-			items, err := collect(c.Webhooks(cmd.Context(), client.ListOptions{}), lim)
+			items, err := cmdline.Collect(c.Webhooks(cmd.Context(), client.ListOptions{}), lim)
 			if err != nil {
 				return err
 			}
@@ -79,7 +79,7 @@ one tenant's. Without --secret the server makes one, printed only now.`,
 			})
 		},
 	}
-	limitFlag(list, &lim)
+	cmdline.LimitFlag(list, &lim)
 	show := &cobra.Command{
 		Use:   "show ID",
 		Short: "show a webhook",
@@ -169,7 +169,7 @@ one tenant's. Without --secret the server makes one, printed only now.`,
 			if err != nil {
 				return err
 			}
-			items, err := collect(c.WebhookDeliveries(cmd.Context(), args[0], client.ListOptions{}), dlim)
+			items, err := cmdline.Collect(c.WebhookDeliveries(cmd.Context(), args[0], client.ListOptions{}), dlim)
 			if err != nil {
 				return err
 			}
@@ -181,7 +181,7 @@ one tenant's. Without --secret the server makes one, printed only now.`,
 			})
 		},
 	}
-	limitFlag(deliveries, &dlim)
+	cmdline.LimitFlag(deliveries, &dlim)
 	redeliver := &cobra.Command{
 		Use:   "redeliver ID DELIVERY",
 		Short: "send a delivery's event again",

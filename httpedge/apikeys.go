@@ -7,8 +7,10 @@ import (
 	"strings"
 
 	"github.com/valyala/fasthttp"
+	"go.uber.org/zap"
 
 	"github.com/vmplane/vmplane/actors/auth"
+	"github.com/vmplane/vmplane/actors/limiter"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/httpedge/api"
 	"github.com/vmplane/vmplane/httpedge/token"
@@ -16,10 +18,19 @@ import (
 
 // authenticateKey checks a bearer token that is an API key and answers the claims of
 // the request: the key's user as it is now, acting within the key's tenant and scopes.
+// The request then draws from its user's key_owner bucket (limiter.LimitOptions.KeyOwner)
+// beside its address's: all the user's keys share one rate, from wherever they call.
 func (s *Server) authenticateKey(ctx context.Context, rc *fasthttp.RequestCtx, secret string) (*token.Claims, error) {
 	addr, _ := netip.AddrFromSlice(s.clientIP(rc))
 	p, err := s.svc.APIKeys.Authenticate(ctx, secret, addr.Unmap())
 	if err != nil {
+		return nil, err
+	}
+	d, err := s.svc.Limiter.Take(ctx, "user|"+p.User.ID, limiter.BucketKeyOwner)
+	if err != nil {
+		// As for the address's limits: a limiter that is down fails open, logged.
+		s.log.Error("limiter unavailable", zap.String("request_id", requestID(rc)), zap.Error(err))
+	} else if err := s.decided(rc, d); err != nil {
 		return nil, err
 	}
 	return &token.Claims{Subject: p.User.ID, Email: p.User.Email, Role: p.Role, TenantID: p.TenantID,

@@ -15,7 +15,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/vmplane/vmplane/actors"
-	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/cluster"
 	"github.com/vmplane/vmplane/httpedge/accounts"
 	"github.com/vmplane/vmplane/httpedge/api"
@@ -42,7 +42,7 @@ func (s *Server) routeTable() []api.Route {
 	}
 	routes = append(routes, accounts.Routes(accounts.Options{Services: s.svc, Tokens: s.tokens, Log: s.log, Limited: s.metrics.limited, Issuer: s.opts.TOTPIssuer, PublicURL: s.opts.PublicURL})...)
 	routes = append(routes, api.Route{Method: "GET", Path: "/api/tasks/{id}", Access: api.Authenticated, Handler: s.getTask, Tag: "tasks",
-		Summary: "One task (a tenant user sees only its tenant's)", Reply: machines.Task{}})
+		Summary: "One task (a tenant user sees only its tenant's)", Reply: tasks.Task{}})
 	if s.opts.SeparateMetrics { // served on a listener of its own (MetricsServer)
 		routes = slices.DeleteFunc(routes, func(r api.Route) bool { return r.Path == "/metrics" })
 	}

@@ -391,26 +391,37 @@ func (s *Server) allow(rc *fasthttp.RequestCtx, id string) bool {
 
 // applyDecision writes the RateLimit headers and, when refused, the 429.
 func (s *Server) applyDecision(rc *fasthttp.RequestCtx, id string, d limiter.Decision) bool {
+	if err := s.decided(rc, d); err != nil {
+		s.writeError(rc, id, err)
+		return false
+	}
+	return true
+}
+
+// decided writes the RateLimit headers of d and answers the 429's error when d refuses.
+func (s *Server) decided(rc *fasthttp.RequestCtx, d limiter.Decision) error {
 	if d.Limit == 0 {
-		return true
+		return nil
 	}
 	h := &rc.Response.Header
 	h.Set("RateLimit-Limit", strconv.Itoa(d.Limit))
 	h.Set("RateLimit-Remaining", strconv.Itoa(max(d.Remaining, 0)))
 	h.Set("RateLimit-Reset", strconv.Itoa(d.ResetS))
 	if d.Allowed {
-		return true
+		return nil
 	}
 	s.metrics.limited(d.Bucket)
 	// Say which: a request rate, not failed logins (those are the login handler's).
 	what := "requests from this address"
-	if d.Bucket == limiter.BucketAuth {
+	switch d.Bucket {
+	case limiter.BucketAuth:
 		what = "requests to /api/auth/ from this address"
+	case limiter.BucketKeyOwner:
+		what = "requests with the API keys of this user"
 	}
 	e := apierr.New(apierr.ErrRateLimited, "too many %s (the %s rate limit); retry in %d s", what, d.Bucket, d.RetryAfterS)
 	e.RetryAfterS = d.RetryAfterS
-	s.writeError(rc, id, e)
-	return false
+	return e
 }
 
 // clientAddr is the client as the rate limits see it: the clientKey of the TCP peer,

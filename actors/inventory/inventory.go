@@ -16,6 +16,8 @@ import (
 
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/capacity"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/persistence"
@@ -60,9 +62,9 @@ type Inventory struct {
 	driver   hypervisor.Driver
 	log      *zap.Logger
 	machines *machines.Machines
-	nodes    *machines.Nodes
+	nodes    *capacity.Nodes
 	backups  *machines.Backups
-	tasks    *machines.Tasks
+	tasks    *tasks.Tasks
 	kind     *kit.Kind
 	// mu makes the syncs on this member one at a time. A second caller waits and then
 	// runs its own, which finds nothing new.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/hypervisor/sim"
 )
@@ -149,7 +150,7 @@ func TestSyncAdoptsExternalBackups(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if done, err := s.Tasks.Wait(ctx, task.ID); err != nil || done.Status != machines.TaskSucceeded {
+	if done, err := s.Tasks.Wait(ctx, task.ID); err != nil || done.Status != tasks.TaskSucceeded {
 		t.Fatalf("backup task %+v, %v", done, err)
 	}
 	if res, err := s.Inventory.Sync(ctx); err != nil || res.Backups != (SyncBackups{}) {

@@ -29,6 +29,7 @@ import (
 	"github.com/vmplane/vmplane/actors/events"
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/persistence"
@@ -83,8 +84,8 @@ type NewISO struct {
 
 // ISOAdded is the answer of an add: the record, pending, and the task of its fetch.
 type ISOAdded struct {
-	ISO  ISO           `json:"iso"`
-	Task machines.Task `json:"task"`
+	ISO  ISO        `json:"iso"`
+	Task tasks.Task `json:"task"`
 }
 
 const recordVersion = 1
@@ -98,7 +99,7 @@ type Deps struct {
 	// Machines say which machines hold an image; Tasks read a fetch's task; Events
 	// (nil: none) is told a fetch's task as it starts and ends, as a machine's tasks are.
 	Machines *machines.Machines
-	Tasks    *machines.Tasks
+	Tasks    *tasks.Tasks
 	Events   *events.Events
 	// TenantExists checks the tenant an image is for.
 	TenantExists func(ctx context.Context, id string) error
@@ -215,15 +216,15 @@ func (s *ISOs) Add(ctx context.Context, in NewISO) (ISOAdded, error) {
 	id := persistence.NewID()
 	rec := ISO{ID: id, Name: in.Name, URL: in.URL, Checksum: algo + ":" + digest, TenantID: in.TenantID, Status: StatusPending,
 		File: id + ".iso", CreatedAt: now, UpdatedAt: now}
-	task := machines.Task{ID: persistence.NewID(), Type: "iso.fetch", TargetType: "iso", TargetID: id, TenantID: in.TenantID,
-		Status: machines.TaskRunning, CreatedAt: now, StartedAt: kit.Ptr(now)}
+	task := tasks.Task{ID: persistence.NewID(), Type: "iso.fetch", TargetType: "iso", TargetID: id, TenantID: in.TenantID,
+		Status: tasks.TaskRunning, CreatedAt: now, StartedAt: kit.Ptr(now)}
 	rec.TaskID = task.ID
 	out := ISOAdded{ISO: rec, Task: task}
 	b := new(persistence.Batch)
 	if err := put(b, &rec); err != nil {
 		return ISOAdded{}, err
 	}
-	if err := machines.PutTask(b, &task); err != nil {
+	if err := tasks.Put(b, &task); err != nil {
 		return ISOAdded{}, err
 	}
 	if st != nil {
@@ -347,15 +348,15 @@ func (s *ISOs) finish(ctx context.Context, id string, size int64, ferr error) {
 	if err := put(b, r); err != nil {
 		return
 	}
-	var ended *machines.Task
+	var ended *tasks.Task
 	if task, err := s.d.Tasks.Get(ctx, r.TaskID, nil); err == nil && !task.Finished() {
 		ended = &task
-		task.Status, task.FinishedAt = machines.TaskSucceeded, &now
+		task.Status, task.FinishedAt = tasks.TaskSucceeded, &now
 		if ferr != nil {
-			task.Status, task.Error = machines.TaskFailed, r.Error
+			task.Status, task.Error = tasks.TaskFailed, r.Error
 		}
 		task.Result, _ = json.Marshal(map[string]any{"iso_id": r.ID, "status": r.Status})
-		if err := machines.PutTask(b, &task); err != nil {
+		if err := tasks.Put(b, &task); err != nil {
 			return
 		}
 	}
@@ -369,7 +370,7 @@ func (s *ISOs) finish(ctx context.Context, id string, size int64, ferr error) {
 }
 
 // published tells the event bus of a fetch's task, durable now.
-func (s *ISOs) published(t *machines.Task) {
+func (s *ISOs) published(t *tasks.Task) {
 	if s.d.Events != nil {
 		s.d.Events.Publish(events.EventTask, t.TenantID, t)
 	}

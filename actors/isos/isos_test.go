@@ -16,6 +16,7 @@ import (
 	"github.com/vmplane/vmplane/actors/events"
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor/sim"
 	"github.com/vmplane/vmplane/internal/testwait"
@@ -70,7 +71,7 @@ func serve(t *testing.T, body string) (url, checksum string) {
 }
 
 // add adds an image and waits for its fetch's end.
-func (l *library) add(t *testing.T, in NewISO) (ISO, machines.Task) {
+func (l *library) add(t *testing.T, in NewISO) (ISO, tasks.Task) {
 	t.Helper()
 	ctx := context.Background()
 	a, err := l.Add(ctx, in)
@@ -114,7 +115,7 @@ func TestFetchIsVerifiedAndBounded(t *testing.T) {
 	url, sum := serve(t, strings.Repeat("x", 40))
 
 	good, task := l.add(t, NewISO{Name: "good", URL: url, Checksum: sum})
-	if good.Status != StatusReady || task.Status != machines.TaskSucceeded || good.SizeBytes != 40 {
+	if good.Status != StatusReady || task.Status != tasks.TaskSucceeded || good.SizeBytes != 40 {
 		t.Fatalf("good: %+v, task %+v", good, task)
 	}
 	if got := l.files(t); len(got) != 1 || got[0] != good.File {
@@ -138,7 +139,7 @@ func TestFetchIsVerifiedAndBounded(t *testing.T) {
 		t.Fatalf("events of the fetch's task: %v; want running, then succeeded", told)
 	}
 	bad, task := l.add(t, NewISO{Name: "bad", URL: url, Checksum: "sha512:" + strings.Repeat("ab", 64)})
-	if bad.Status != StatusFailed || task.Status != machines.TaskFailed || bad.Error == nil || !strings.Contains(*bad.Error, "checksum_mismatch") {
+	if bad.Status != StatusFailed || task.Status != tasks.TaskFailed || bad.Error == nil || !strings.Contains(*bad.Error, "checksum_mismatch") {
 		t.Fatalf("bad: %+v, task %+v", bad, task)
 	}
 	bigURL, bigSum := serve(t, strings.Repeat("y", 65))
@@ -208,7 +209,7 @@ func TestStartFailsWhatAStopLeftPending(t *testing.T) {
 	}
 	r, _ := second.Get(ctx, a.ISO.ID, nil)
 	task, _ := second.ms.Tasks.Get(ctx, a.Task.ID, nil)
-	if r.Status != StatusFailed || task.Status != machines.TaskFailed || r.Error == nil || !strings.Contains(*r.Error, "stopped") {
+	if r.Status != StatusFailed || task.Status != tasks.TaskFailed || r.Error == nil || !strings.Contains(*r.Error, "stopped") {
 		t.Fatalf("after the next start: %+v, task %+v", r, task)
 	}
 }

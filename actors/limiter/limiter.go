@@ -36,6 +36,10 @@ func (l Limit) burst() float64 {
 type LimitOptions struct {
 	Global Limit // every request, per client address
 	Auth   Limit // /api/auth/*, per client address
+	// KeyOwner is the requests made with API keys, per user the keys act as: every key
+	// of one user draws from one bucket, whatever address it calls from, so a user
+	// cannot multiply the rate by making keys or spreading a script over addresses.
+	KeyOwner Limit
 	// Login is the failed logins of one e-mail address from every client address
 	// together; once failures spent it, LoginAttempt refuses the addresses that failed
 	// for it and makes the others wait their turn (see LoginAttempt).
@@ -55,6 +59,7 @@ type LimitOptions struct {
 const (
 	BucketGlobal    = "global"
 	BucketAuth      = "auth"
+	BucketKeyOwner  = "key_owner"
 	BucketLogin     = "login"
 	BucketLoginAddr = "login_addr"
 )
@@ -146,6 +151,8 @@ func (o LimitOptions) limit(name string) Limit {
 		return o.Global
 	case BucketAuth:
 		return o.Auth
+	case BucketKeyOwner:
+		return o.KeyOwner
 	case BucketLogin:
 		return o.Login
 	case BucketLoginAddr:

@@ -7,6 +7,7 @@ import (
 
 	"github.com/vmplane/vmplane/actors/backups"
 	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 )
@@ -61,7 +62,7 @@ func (b *Backups) OfMachineNewest(ctx context.Context, machineID string, tenant 
 // not on record among the tenant's backups, so that its taker can keep it. The
 // machine's actor runs one operation at a time, so a backup in the task's window is
 // the task's. Nil when there is none, or it cannot be known now.
-func (b *Backups) Orphan(ctx context.Context, tenantID, machineID string, task *Task) *hypervisor.Backup {
+func (b *Backups) Orphan(ctx context.Context, tenantID, machineID string, task *tasks.Task) *hypervisor.Backup {
 	if b.sys.driver == nil || task.StartedAt == nil || task.FinishedAt == nil {
 		return nil
 	}
@@ -115,7 +116,7 @@ func validateBackupOp(op Operation) error {
 // StartAs starts an operation like Start, under a task id the caller chose: a
 // schedule records the id durably before the task exists, so that after a crash it
 // can tell a run that never started from one whose task is still to be settled.
-func (m *Machines) StartAs(ctx context.Context, id string, op Operation, tenant *string, taskID string) (Task, error) {
+func (m *Machines) StartAs(ctx context.Context, id string, op Operation, tenant *string, taskID string) (tasks.Task, error) {
 	var err error
 	if op.Type == OpBackup {
 		err = validateBackupOp(op)
@@ -123,7 +124,7 @@ func (m *Machines) StartAs(ctx context.Context, id string, op Operation, tenant 
 		err = op.validate()
 	}
 	if err != nil {
-		return Task{}, err
+		return tasks.Task{}, err
 	}
-	return askMachine[Task](ctx, m, id, &startOp{Op: op, Tenant: tenant, TaskID: taskID})
+	return askMachine[tasks.Task](ctx, m, id, &startOp{Op: op, Tenant: tenant, TaskID: taskID})
 }

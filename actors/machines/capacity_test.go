@@ -6,51 +6,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vmplane/vmplane/actors/machines/capacity"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/persistence"
 )
-
-// TestRoom is the capacity arithmetic: each node's total times its ratio, less what
-// is given out, never below 0; the fits are the least of the three divisions; an
-// offline node fits none.
-func TestRoom(t *testing.T) {
-	online := Node{ID: "n1", Status: string(hypervisor.NodeOnline), CPUCores: 8, MemoryMB: 16384, DiskGB: 60, StorageGB: 500}
-	unknown := online
-	unknown.StorageGB = 0
-	offline := online
-	offline.Status = string(hypervisor.NodeOffline)
-	need := Size{CPUCores: 2, MemoryMB: 2048, DiskGB: 40}
-	for _, tc := range []struct {
-		name string
-		node Node
-		used Size
-		need Size
-		o    Overcommit
-		want NodeRoom
-	}{
-		{"empty node, defaults: memory bounds it", online, Size{}, need, Overcommit{},
-			NodeRoom{Node: "n1", Online: true, Fits: 8, FreeCPUCores: 32, FreeMemoryMB: 16384, FreeDiskGB: 500}},
-		{"cores bound it without overcommit", online, Size{}, need, Overcommit{CPU: 1, Memory: 1, Disk: 1},
-			NodeRoom{Node: "n1", Online: true, Fits: 4, FreeCPUCores: 8, FreeMemoryMB: 16384, FreeDiskGB: 500}},
-		{"what machines are given is taken", online, Size{CPUCores: 10, MemoryMB: 12288, DiskGB: 100}, need, Overcommit{},
-			NodeRoom{Node: "n1", Online: true, Fits: 2, FreeCPUCores: 22, FreeMemoryMB: 4096, FreeDiskGB: 400}},
-		{"disk bounds it", online, Size{DiskGB: 450}, need, Overcommit{},
-			NodeRoom{Node: "n1", Online: true, Fits: 1, FreeCPUCores: 32, FreeMemoryMB: 16384, FreeDiskGB: 50}},
-		{"over-allocated: free is 0, not negative", online, Size{MemoryMB: 20000}, need, Overcommit{},
-			NodeRoom{Node: "n1", Online: true, Fits: 0, FreeCPUCores: 32, FreeMemoryMB: 0, FreeDiskGB: 500}},
-		{"fractional ratios round down", online, Size{}, need, Overcommit{CPU: 1.5, Memory: 1.25, Disk: 2},
-			NodeRoom{Node: "n1", Online: true, Fits: 6, FreeCPUCores: 12, FreeMemoryMB: 20480, FreeDiskGB: 1000}},
-		{"storage unknown: the disk is no bound (not the node's own disk)", unknown, Size{DiskGB: 450}, need, Overcommit{},
-			NodeRoom{Node: "n1", Online: true, Fits: 8, FreeCPUCores: 32, FreeMemoryMB: 16384, FreeDiskGB: Unbounded}},
-		{"offline fits none", offline, Size{}, need, Overcommit{},
-			NodeRoom{Node: "n1", Online: false, Fits: 0, FreeCPUCores: 32, FreeMemoryMB: 16384, FreeDiskGB: 500}},
-	} {
-		if got := Room(tc.node, tc.used, tc.need, tc.o); got != tc.want {
-			t.Errorf("%s: got %+v; want %+v", tc.name, got, tc.want)
-		}
-	}
-}
 
 // TestPlaceTakesTheNodeWithTheMostRoom: a create that names no node goes to the node
 // with the most room by the arithmetic (machines already placed counted, one written
@@ -79,7 +39,7 @@ func TestPlaceTakesTheNodeWithTheMostRoom(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	need := Size{CPUCores: 1, MemoryMB: 2048, DiskGB: 10}
+	need := capacity.Size{CPUCores: 1, MemoryMB: 2048, DiskGB: 10}
 	seed("m1", "a", 4096)
 	if got, err := s.Nodes.Place(ctx, need, ""); err != nil || got != "b" {
 		t.Fatalf("place: got %q, %v; want b (a has 4096 MB given out)", got, err)
@@ -93,10 +53,10 @@ func TestPlaceTakesTheNodeWithTheMostRoom(t *testing.T) {
 		t.Fatalf("place bound to b: got %q, %v; want b (1 fits)", got, err)
 	}
 	alloc, err := s.Machines.Allocated(ctx)
-	if err != nil || alloc["a"] != (Size{CPUCores: 1, MemoryMB: 4096, DiskGB: 10}) || alloc["b"] != (Size{CPUCores: 1, MemoryMB: 6144, DiskGB: 10}) {
+	if err != nil || alloc["a"] != (capacity.Size{CPUCores: 1, MemoryMB: 4096, DiskGB: 10}) || alloc["b"] != (capacity.Size{CPUCores: 1, MemoryMB: 6144, DiskGB: 10}) {
 		t.Fatalf("allocated: got %v, %v", alloc, err)
 	}
-	_, err = s.Nodes.Place(ctx, Size{CPUCores: 1, MemoryMB: 8192, DiskGB: 10}, "")
+	_, err = s.Nodes.Place(ctx, capacity.Size{CPUCores: 1, MemoryMB: 8192, DiskGB: 10}, "")
 	if !errors.Is(err, apierr.ErrInsufficientCapacity) {
 		t.Fatalf("place of 8192 MB: got %v; want insufficient_capacity (c is offline)", err)
 	}
@@ -104,7 +64,7 @@ func TestPlaceTakesTheNodeWithTheMostRoom(t *testing.T) {
 	if err := s.store.Commit(ctx, new(persistence.Batch).Del(machineKey("m2"))); err != nil {
 		t.Fatal(err)
 	}
-	if alloc, err := s.Machines.Allocated(ctx); err != nil || alloc["b"] != (Size{}) {
+	if alloc, err := s.Machines.Allocated(ctx); err != nil || alloc["b"] != (capacity.Size{}) {
 		t.Fatalf("allocated after a delete: got %v, %v; want b empty", alloc, err)
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/actors/machines/capacity"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/persistence"
 )
@@ -39,9 +41,9 @@ type Deps struct {
 	// PlanLimits answers the per-machine bounds of backups and snapshots of a plan
 	// (the plans, above the machines, keep them); nil leaves them unbounded.
 	PlanLimits func(ctx context.Context, plan string) (PlanLimits, error)
-	// Overcommit are the operator's ratios for the capacity arithmetic (Room); zero
-	// ratios take DefaultOvercommit's.
-	Overcommit Overcommit
+	// Overcommit are the operator's ratios for the capacity arithmetic
+	// (capacity.Room); zero ratios take capacity.DefaultOvercommit's.
+	Overcommit capacity.Overcommit
 	// TerminateGrace is how long a machine marked for termination waits, stopped,
 	// before it is deleted (0: at once).
 	TerminateGrace time.Duration
@@ -50,8 +52,8 @@ type Deps struct {
 // Services are the services of the machines package.
 type Services struct {
 	Machines *Machines
-	Nodes    *Nodes
-	Tasks    *Tasks
+	Nodes    *capacity.Nodes
+	Tasks    *tasks.Tasks
 	Backups  *Backups
 }
 
@@ -68,7 +70,6 @@ type system struct {
 	counting     func() (bool, uint64)
 	limits       func(ctx context.Context, tenant string) (Limits, error)
 	planLimits   func(ctx context.Context, plan string) (PlanLimits, error)
-	overcommit   Overcommit
 	templates    func(ctx context.Context, id string) error
 	// terminateGrace is Deps' TerminateGrace.
 	terminateGrace time.Duration
@@ -78,9 +79,10 @@ type system struct {
 func Start(d Deps) *Services {
 	s := &system{Services: &Services{}, rt: d.Runtime, store: d.Runtime.Store, driver: d.Driver,
 		log: d.Runtime.Log, Events: d.Events, Alerts: d.Alerts, tenantExists: d.TenantExists, counting: d.Counting, limits: d.Limits,
-		templates: d.TemplateExists, planLimits: d.PlanLimits, overcommit: d.Overcommit.orDefault(), terminateGrace: d.TerminateGrace}
-	s.Tasks = newTasks(s)
-	s.Nodes = startNodes(s)
+		templates: d.TemplateExists, planLimits: d.PlanLimits, terminateGrace: d.TerminateGrace}
+	s.Tasks = tasks.New(s.store)
+	s.Nodes = capacity.StartNodes(capacity.Deps{Runtime: d.Runtime, Driver: d.Driver, Alerts: d.Alerts, Overcommit: d.Overcommit,
+		Allocated: func(ctx context.Context) (map[string]capacity.Size, error) { return s.Machines.Allocated(ctx) }})
 	s.Machines = startMachines(s)
 	s.Backups = &Backups{Backups: backups.New(d.Runtime, d.Driver), sys: s}
 	return s.Services

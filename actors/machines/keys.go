@@ -2,8 +2,8 @@ package machines
 
 import "github.com/vmplane/vmplane/persistence"
 
-// Keys is the table of the keys this package writes: machines, their tasks and
-// nodes. No other package builds them; it asks.
+// Keys is the table of the keys this package writes: machines (the
+// nodes' are actors/machines/capacity's, the tasks' actors/machines/tasks'). No other package builds them; it asks.
 var Keys = []persistence.KeyKind{
 	{Prefix: "vm", Holds: "vm/<id>: a machine's record"},
 	{Prefix: "vm-tenant", Holds: "vm-tenant/<tenant>/<machine>: a tenant's machines, each with what it holds against the quota (Holding)"},
@@ -12,9 +12,4 @@ var Keys = []persistence.KeyKind{
 	{Prefix: "vm-iso", Holds: "vm-iso/<iso>/<machine>: the machines whose CD-ROM drive holds an ISO image (media.go)"},
 	{Prefix: "vm-terminate", Holds: "vm-terminate/<machine>: the machines marked for termination, each with its due time (terminate.go)"},
 	{Prefix: "vm-vmid", Holds: "vm-vmid/<vmid>: the machine record that holds a hypervisor vmid"},
-	{Prefix: "task", Holds: "task/<id>: a task, the record of slow work on the hypervisor"},
-	{Prefix: "task-open", Holds: "task-open/<task>: the unfinished tasks, each with its target, which a start settles"},
-	{Prefix: "task-tenant", Holds: "task-tenant/<tenant>/<task>: a tenant's tasks"},
-	{Prefix: "task-vm", Holds: "task-vm/<machine>/<task id, each character mirrored in the ULID alphabet>: a machine's tasks, newest first"},
-	{Prefix: "node", Holds: "node/<id>: a hypervisor node, as the last sync saw it"},
 }

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/actors/machines/capacity"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/hypervisor/sim"
@@ -163,7 +165,7 @@ func syncedMachine(t *testing.T, ctx context.Context, nodes int) (*testSystem, M
 }
 
 // runToEnd starts op on machine id and waits for its task to end successfully.
-func runToEnd(t *testing.T, ctx context.Context, s *testSystem, id string, op Operation) Task {
+func runToEnd(t *testing.T, ctx context.Context, s *testSystem, id string, op Operation) tasks.Task {
 	t.Helper()
 	task, err := s.Machines.Start(ctx, id, op, nil)
 	if err != nil {
@@ -173,7 +175,7 @@ func runToEnd(t *testing.T, ctx context.Context, s *testSystem, id string, op Op
 	if err != nil {
 		t.Fatal(err)
 	}
-	if task = *ended; task.Status != TaskSucceeded {
+	if task = *ended; task.Status != tasks.TaskSucceeded {
 		t.Fatalf("got %+v; want %s to succeed", task, op.Type)
 	}
 	return task
@@ -195,7 +197,7 @@ func TestSecondReportKeepsFirstOutcome(t *testing.T) {
 	s, m := syncedMachine(t, ctx, 3)
 	task := runToEnd(t, ctx, s, m.ID, powerOp(m.Status))
 	s.Machines.report(m.ID, task.ID, &opDone{TaskID: task.ID, Err: apierr.New(apierr.ErrInternal, "late")})
-	if got, err := s.Tasks.Get(ctx, task.ID, nil); err != nil || got.Status != TaskSucceeded || got.Error != nil {
+	if got, err := s.Tasks.Get(ctx, task.ID, nil); err != nil || got.Status != tasks.TaskSucceeded || got.Error != nil {
 		t.Fatalf("got %+v, %v after a second report; want the first outcome, succeeded", got, err)
 	}
 }
@@ -222,7 +224,7 @@ func TestStaleObservationIsDropped(t *testing.T) {
 	}
 	runToEnd(t, ctx, s, m.ID, Operation{Type: OpMigrate, TargetNode: target, Online: m.Status == StatusRunning})
 	// An observation read before the migration ended arrives now.
-	if _, err := kit.Ask[changed](ctx, s.Machines.kind, m.ID, &observe{M: stale, At: before}); err != nil {
+	if _, err := kit.Ask[capacity.Changed](ctx, s.Machines.kind, m.ID, &observe{M: stale, At: before}); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := s.Machines.Get(ctx, m.ID, nil); err != nil || got.Node != target {
@@ -241,7 +243,7 @@ func TestStaleVanishKeepsTheRecord(t *testing.T) {
 	runToEnd(t, ctx, s, m.ID, powerOp(m.Status))
 	vanish := func(at time.Time) bool {
 		t.Helper()
-		r, err := kit.Ask[changed](ctx, s.Machines.kind, m.ID, &vanish{At: at})
+		r, err := kit.Ask[capacity.Changed](ctx, s.Machines.kind, m.ID, &vanish{At: at})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -16,7 +16,9 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/actors/machines/capacity"
 	"github.com/vmplane/vmplane/actors/machines/listcache"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/persistence"
@@ -347,7 +349,6 @@ type (
 	provision struct{ Op Operation }
 	// assignTenant moves a machine to another tenant (or none): an operator's act.
 	assignTenant struct{ TenantID *string }
-	changed      struct{ Changed bool }
 	// machineRef is what callers need to talk to the hypervisor about a machine.
 	machineRef struct {
 		Ref    hypervisor.Ref
@@ -361,7 +362,7 @@ type Machines struct {
 	sys  *system
 	kind *kit.Kind
 	// alloc keeps what the machines allocate on each node (Allocated).
-	alloc *allocations
+	alloc *capacity.Allocations
 	// running maps the id of each task whose hypervisor work runs in this process to
 	// its cancel function: a task with no entry here was left by an earlier process.
 	running sync.Map
@@ -470,17 +471,17 @@ func (m *Machines) Resolve(ctx context.Context, id string) (string, error) {
 // (ctx carries its stamp), the write that records the task carries the key's claim,
 // and the retry of a start that applied without an answer gets the task it made. A
 // restore is started by Restore, which checks that its backup is the machine's.
-func (m *Machines) Start(ctx context.Context, id string, op Operation, tenant *string) (Task, error) {
+func (m *Machines) Start(ctx context.Context, id string, op Operation, tenant *string) (tasks.Task, error) {
 	if op.Type == OpRestore {
-		return Task{}, apierr.New(apierr.ErrInternal, "a restore is started by Machines.Restore")
+		return tasks.Task{}, apierr.New(apierr.ErrInternal, "a restore is started by Machines.Restore")
 	}
 	return m.start(ctx, id, op, tenant)
 }
 
 // start is Start for every operation.
-func (m *Machines) start(ctx context.Context, id string, op Operation, tenant *string) (Task, error) {
+func (m *Machines) start(ctx context.Context, id string, op Operation, tenant *string) (tasks.Task, error) {
 	st := kit.StampOf(ctx)
-	if t, ok, err := kit.Recorded[Task](st); ok {
+	if t, ok, err := kit.Recorded[tasks.Task](st); ok {
 		return t, err
 	}
 	// Existence and scope first: an unknown machine, or one outside the tenant's
@@ -488,28 +489,28 @@ func (m *Machines) start(ctx context.Context, id string, op Operation, tenant *s
 	// tenant about a machine it cannot see.
 	ref, err := m.Ref(ctx, id, tenant)
 	if err != nil {
-		return Task{}, err
+		return tasks.Task{}, err
 	}
 	if err := op.validate(); err != nil {
-		return Task{}, err
+		return tasks.Task{}, err
 	}
 	// Here as well as in the entity: the driver's typed error (its reason) survives
 	// only where it is made, not a trip through the actor.
 	if err := checkMachineOp(op, &Machine{ID: ref.ID, Status: ref.Status}); err != nil {
-		return Task{}, err
+		return tasks.Task{}, err
 	}
 	if err := m.precheckSnapshot(ctx, ref.Ref, op); err != nil {
-		return Task{}, err
+		return tasks.Task{}, err
 	}
 	if op.Type == OpMigrate || op.Type == OpReinstall {
 		if err := m.precheck(ctx, op); err != nil {
-			return Task{}, err
+			return tasks.Task{}, err
 		}
 	}
 	if err := m.checkQuota(ctx, id, op); err != nil {
-		return Task{}, err
+		return tasks.Task{}, err
 	}
-	return askMachine[Task](ctx, m, id, &startOp{Op: op, Tenant: tenant, Stamp: st})
+	return askMachine[tasks.Task](ctx, m, id, &startOp{Op: op, Tenant: tenant, Stamp: st})
 }
 
 // precheck validates what an operation names outside the machine: the target node of a
@@ -589,7 +590,7 @@ func (m *Machines) Usage(ctx context.Context, id string, tf hypervisor.Timeframe
 }
 
 // Destroy deletes a machine from the hypervisor and then its record.
-func (m *Machines) Destroy(ctx context.Context, id string, tenant *string) (Task, error) {
+func (m *Machines) Destroy(ctx context.Context, id string, tenant *string) (tasks.Task, error) {
 	return m.Start(ctx, id, Operation{Type: OpDestroy}, tenant)
 }
 
@@ -630,7 +631,7 @@ func (e *machineEntity) Handle(ctx *kit.Ctx, msg any) {
 	if e.rec == nil {
 		if d, ok := msg.(*opDone); ok {
 			e.finishOrphan(d)
-			ctx.Respond(changed{})
+			ctx.Respond(capacity.Changed{})
 			return
 		}
 		ctx.Fail(apierr.NotFound("machine", e.id))
@@ -653,16 +654,16 @@ func (e *machineEntity) Handle(ctx *kit.Ctx, msg any) {
 		e.start(ctx, m)
 	case *opDone:
 		e.finish(m)
-		ctx.Respond(changed{Changed: true})
+		ctx.Respond(capacity.Changed{Changed: true})
 	case *observe:
-		ctx.Respond(changed{Changed: e.observe(m)})
+		ctx.Respond(capacity.Changed{Changed: e.observe(m)})
 	case *firewallPushed:
-		ctx.Respond(changed{Changed: e.setFirewallState(m)})
+		ctx.Respond(capacity.Changed{Changed: e.setFirewallState(m)})
 	case *vanish:
-		ctx.Respond(changed{Changed: e.vanish(m.At)})
+		ctx.Respond(capacity.Changed{Changed: e.vanish(m.At)})
 	case *settle:
 		e.settle(ctx, m.TaskID)
-		ctx.Respond(changed{})
+		ctx.Respond(capacity.Changed{})
 	case *provision:
 		if e.rec.TaskID == nil || e.rec.Op == nil || e.rec.Op.Type != OpCreate {
 			ctx.Fail(apierr.New(apierr.ErrConflict, "machine %s is not awaiting provisioning", e.id))
@@ -671,7 +672,7 @@ func (e *machineEntity) Handle(ctx *kit.Ctx, msg any) {
 		if _, running := e.ms.running.Load(*e.rec.TaskID); !running {
 			e.ms.run(e.id, *e.rec.TaskID, e.ref(), m.Op)
 		}
-		ctx.Respond(changed{Changed: true})
+		ctx.Respond(capacity.Changed{Changed: true})
 	case *markTerminate:
 		got, err := e.markTerminate(m)
 		respond(ctx, got, err)
@@ -712,7 +713,7 @@ func (e *machineEntity) start(ctx *kit.Ctx, m *startOp) {
 		// another member after its first caller died: the task it made is the answer.
 		rctx, cancel := e.sys.rt.Work()
 		defer cancel()
-		if t, err := loadTask(rctx, e.ms.sys.store, m.TaskID); err == nil {
+		if t, err := tasks.Load(rctx, e.ms.sys.store, m.TaskID); err == nil {
 			ctx.Respond(*t)
 			return
 		} else if !errors.Is(err, persistence.ErrNotFound) {
@@ -751,8 +752,8 @@ func (e *machineEntity) start(ctx *kit.Ctx, m *startOp) {
 	if taskID == "" {
 		taskID = persistence.NewID()
 	}
-	task := &Task{ID: taskID, Type: m.Op.taskType(), TargetType: "machine", TargetID: e.id,
-		TenantID: e.rec.TenantID, Status: TaskRunning, CreatedAt: now, StartedAt: kit.Ptr(now)}
+	task := &tasks.Task{ID: taskID, Type: m.Op.taskType(), TargetType: "machine", TargetID: e.id,
+		TenantID: e.rec.TenantID, Status: tasks.TaskRunning, CreatedAt: now, StartedAt: kit.Ptr(now)}
 	next := *e.rec
 	next.TaskID = &task.ID
 	next.Op = m.Op.WithoutSecrets()
@@ -772,19 +773,19 @@ func (e *machineEntity) start(ctx *kit.Ctx, m *startOp) {
 
 // save persists the machine record, and the task when given, in one durable batch, and
 // publishes the change with its cause.
-func (e *machineEntity) save(next *record, task *Task, cause string) error {
+func (e *machineEntity) save(next *record, task *tasks.Task, cause string) error {
 	return e.saveStamped(next, task, cause, nil)
 }
 
 // saveStamped is save whose batch carries st, the claim of the request's
 // Idempotency-Key, with the task as its reply.
-func (e *machineEntity) saveStamped(next *record, task *Task, cause string, st *kit.Stamp) error {
+func (e *machineEntity) saveStamped(next *record, task *tasks.Task, cause string, st *kit.Stamp) error {
 	return e.saveWith(next, task, cause, st, nil)
 }
 
 // saveWith is saveStamped whose batch also carries what extra puts into it (the
 // record of a backup taken on demand, with its task's end).
-func (e *machineEntity) saveWith(next *record, task *Task, cause string, st *kit.Stamp, extra func(*persistence.Batch) error) error {
+func (e *machineEntity) saveWith(next *record, task *tasks.Task, cause string, st *kit.Stamp, extra func(*persistence.Batch) error) error {
 	val, err := persistence.Encode(recordVersion, next)
 	if err != nil {
 		return err
@@ -813,7 +814,7 @@ func (e *machineEntity) saveWith(next *record, task *Task, cause string, st *kit
 	}
 	putTenantIndex(b, e.rec, next)
 	if task != nil {
-		if err := PutTask(b, task); err != nil {
+		if err := tasks.Put(b, task); err != nil {
 			return err
 		}
 	}
@@ -835,7 +836,7 @@ func (e *machineEntity) saveWith(next *record, task *Task, cause string, st *kit
 	Publish(e.sys.Events, next.Machine, cause, previous)
 	if task != nil {
 		e.sys.Events.Publish(events.EventTask, task.TenantID, task)
-		e.sys.Tasks.ended(task)
+		e.sys.Tasks.Ended(task)
 	}
 	return nil
 }
@@ -1055,7 +1056,7 @@ func execute(ctx context.Context, d hypervisor.Driver, ref hypervisor.Ref, op Op
 func (e *machineEntity) finish(d *opDone) {
 	ctx, cancel := e.sys.rt.Work()
 	defer cancel()
-	task, err := loadTask(ctx, e.sys.store, d.TaskID)
+	task, err := tasks.Load(ctx, e.sys.store, d.TaskID)
 	if err != nil {
 		e.sys.log.Error("task record missing", zap.String("task_id", d.TaskID), zap.Error(err))
 		return
@@ -1069,10 +1070,10 @@ func (e *machineEntity) finish(d *opDone) {
 	task.FinishedAt = &now
 	task.Result = d.Result
 	if d.Err != nil {
-		task.Status = TaskFailed
+		task.Status = tasks.TaskFailed
 		task.Error = kit.Ptr(d.Err.Error())
 	} else {
-		task.Status = TaskSucceeded
+		task.Status = tasks.TaskSucceeded
 	}
 	next := *e.rec
 	var op *Operation
@@ -1117,10 +1118,10 @@ func (e *machineEntity) finish(d *opDone) {
 }
 
 // remove deletes the record and its indexes with the task's outcome, after a destroy.
-func (e *machineEntity) remove(task *Task) {
+func (e *machineEntity) remove(task *tasks.Task) {
 	b := new(persistence.Batch).Del(machineKey(e.id)).Del(terminateKey(e.id))
 	putTenantIndex(b, e.rec, nil)
-	if err := PutTask(b, task); err != nil {
+	if err := tasks.Put(b, task); err != nil {
 		e.sys.log.Error("cannot encode task", zap.Error(err))
 		return
 	}
@@ -1129,7 +1130,7 @@ func (e *machineEntity) remove(task *Task) {
 		return
 	}
 	e.sys.Events.Publish(events.EventTask, task.TenantID, task)
-	e.sys.Tasks.ended(task)
+	e.sys.Tasks.Ended(task)
 	e.sys.Events.Publish(events.EventMachineDeleted, e.rec.TenantID, map[string]string{"id": e.id})
 	e.rec = nil
 }
@@ -1138,16 +1139,16 @@ func (e *machineEntity) remove(task *Task) {
 func (e *machineEntity) finishOrphan(d *opDone) {
 	ctx, cancel := e.sys.rt.Work()
 	defer cancel()
-	task, err := loadTask(ctx, e.sys.store, d.TaskID)
+	task, err := tasks.Load(ctx, e.sys.store, d.TaskID)
 	if err != nil {
 		return
 	}
 	now := time.Now().UTC()
-	task.FinishedAt, task.Status = &now, TaskFailed
+	task.FinishedAt, task.Status = &now, tasks.TaskFailed
 	task.Error = kit.Ptr("the machine was removed while the task ran")
 	b := new(persistence.Batch)
-	if PutTask(b, task) == nil && e.sys.rt.Commit(b) == nil {
-		e.sys.Tasks.ended(task)
+	if tasks.Put(b, task) == nil && e.sys.rt.Commit(b) == nil {
+		e.sys.Tasks.Ended(task)
 	}
 }
 
@@ -1298,7 +1299,7 @@ func (e *machineEntity) settle(ctx *kit.Ctx, taskID string) {
 func (e *machineEntity) finishOrphanLike(taskID string) {
 	ctx, cancel := e.sys.rt.Work()
 	defer cancel()
-	task, err := loadTask(ctx, e.sys.store, taskID)
+	task, err := tasks.Load(ctx, e.sys.store, taskID)
 	if err != nil || task.Finished() {
 		return
 	}
@@ -1341,8 +1342,8 @@ func reached(hm hypervisor.Machine, op Operation, diskBefore int) bool {
 func (m *Machines) SettleOpenTasks(ctx context.Context) error {
 	type open struct{ task, machine string }
 	var list []open
-	err := m.sys.store.Scan(ctx, persistence.Prefix("task-open"), nil, 0, func(k, v []byte) error {
-		list = append(list, open{string(k[len(persistence.Prefix("task-open")):]), string(v)})
+	err := tasks.ScanOpen(ctx, m.sys.store, func(task, machine string) error {
+		list = append(list, open{task, machine})
 		return nil
 	})
 	if err != nil {

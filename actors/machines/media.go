@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/persistence"
@@ -87,23 +88,23 @@ func (m *Machines) MountedISO(ctx context.Context, iso string) (bool, error) {
 }
 
 // MountISO starts a task (vm.media_mount) that puts the image into the machine's drive.
-func (m *Machines) MountISO(ctx context.Context, id string, tenant *string, iso MountedISO) (Task, error) {
+func (m *Machines) MountISO(ctx context.Context, id string, tenant *string, iso MountedISO) (tasks.Task, error) {
 	return m.Start(ctx, id, Operation{Type: OpMountISO, ISO: &iso}, tenant)
 }
 
 // EjectISO starts a task (vm.media_eject) that empties the machine's drive.
-func (m *Machines) EjectISO(ctx context.Context, id string, tenant *string) (Task, error) {
+func (m *Machines) EjectISO(ctx context.Context, id string, tenant *string) (tasks.Task, error) {
 	return m.Start(ctx, id, Operation{Type: OpEjectISO}, tenant)
 }
 
 // SetBootOrder starts a task (vm.boot_order) that sets the machine's boot order.
-func (m *Machines) SetBootOrder(ctx context.Context, id string, tenant *string, in BootOrderRequest) (Task, error) {
+func (m *Machines) SetBootOrder(ctx context.Context, id string, tenant *string, in BootOrderRequest) (tasks.Task, error) {
 	return m.Start(ctx, id, Operation{Type: OpBootOrder, BootOrder: in.Order}, tenant)
 }
 
 // Rescue starts a task (vm.rescue) that boots the machine from the rescue image iso
 // (enabled) or back from its own disks (iso unused).
-func (m *Machines) Rescue(ctx context.Context, id string, tenant *string, enabled bool, iso *MountedISO) (Task, error) {
+func (m *Machines) Rescue(ctx context.Context, id string, tenant *string, enabled bool, iso *MountedISO) (tasks.Task, error) {
 	return m.Start(ctx, id, Operation{Type: OpRescue, Rescue: &enabled, ISO: iso}, tenant)
 }
 

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 )
@@ -72,24 +73,24 @@ func mediaAndRescue(t *testing.T, d hypervisor.Driver) {
 	if task.Type != "vm.media_mount" {
 		t.Fatalf("got task type %q", task.Type)
 	}
-	ended(t, ctx, s, task, err, TaskSucceeded)
+	ended(t, ctx, s, task, err, tasks.TaskSucceeded)
 	if got := get(); got.Media == nil || *got.Media != iso {
 		t.Fatalf("after the mount: media %+v; want %+v", got.Media, iso)
 	}
 	mounted(true)
 	task, err = s.Machines.SetBootOrder(ctx, m.ID, t1, BootOrderRequest{Order: []string{"cdrom", "disk"}})
-	ended(t, ctx, s, task, err, TaskSucceeded)
+	ended(t, ctx, s, task, err, tasks.TaskSucceeded)
 	if got := get(); !slices.Equal(got.BootOrder, []string{"cdrom", "disk"}) {
 		t.Fatalf("boot order: %v", got.BootOrder)
 	}
 	task, err = s.Machines.EjectISO(ctx, m.ID, t1)
-	ended(t, ctx, s, task, err, TaskSucceeded)
+	ended(t, ctx, s, task, err, tasks.TaskSucceeded)
 	if got := get(); got.Media != nil {
 		t.Fatalf("after the eject: media %+v", got.Media)
 	}
 	mounted(false)
 	task, err = s.Machines.SetBootOrder(ctx, m.ID, t1, BootOrderRequest{Order: []string{"disk"}})
-	ended(t, ctx, s, task, err, TaskSucceeded)
+	ended(t, ctx, s, task, err, tasks.TaskSucceeded)
 	if _, err := s.Machines.SetBootOrder(ctx, m.ID, t1, BootOrderRequest{Order: []string{"disk", "disk"}}); !errors.Is(err, apierr.ErrInvalidRequest) {
 		t.Fatalf("a repeated device: %v; want invalid_request", err)
 	}
@@ -98,7 +99,7 @@ func mediaAndRescue(t *testing.T, d hypervisor.Driver) {
 	}
 
 	task, err = s.Machines.Rescue(ctx, m.ID, t1, true, &iso)
-	ended(t, ctx, s, task, err, TaskSucceeded)
+	ended(t, ctx, s, task, err, tasks.TaskSucceeded)
 	got := get()
 	if !got.Rescue || got.Media == nil || got.Media.ISOID != iso.ISOID || got.BootOrder[0] != "cdrom" || got.Status != StatusRunning || len(got.Disks) == 0 {
 		t.Fatalf("rescue on: %+v", got)
@@ -111,7 +112,7 @@ func mediaAndRescue(t *testing.T, d hypervisor.Driver) {
 		t.Fatalf("rescue on twice: %v; want invalid_state", err)
 	}
 	task, err = s.Machines.Rescue(ctx, m.ID, t1, false, nil)
-	ended(t, ctx, s, task, err, TaskSucceeded)
+	ended(t, ctx, s, task, err, tasks.TaskSucceeded)
 	got = get()
 	if got.Rescue || got.Media != nil || !slices.Equal(got.BootOrder, []string{"disk"}) || got.Status != StatusRunning {
 		t.Fatalf("rescue off: %+v", got)

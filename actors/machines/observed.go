@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/actors/machines/capacity"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/persistence"
 )
@@ -34,14 +36,14 @@ func (m *Machines) VMIDs(ctx context.Context) (map[int]string, error) {
 // Observe hands a machine's entity what the hypervisor reports of it, as of at at
 // the earliest (zero: now), and reports whether its record changed.
 func (m *Machines) Observe(ctx context.Context, id string, hm hypervisor.Machine, at time.Time) (bool, error) {
-	r, err := kit.Ask[changed](ctx, m.kind, id, &observe{M: hm, At: at})
+	r, err := kit.Ask[capacity.Changed](ctx, m.kind, id, &observe{M: hm, At: at})
 	return r.Changed, err
 }
 
 // Vanish tells a machine's entity that the hypervisor did not have it at at, and
 // reports whether its record was removed.
 func (m *Machines) Vanish(ctx context.Context, id string, at time.Time) (bool, error) {
-	r, err := kit.Ask[changed](ctx, m.kind, id, &vanish{At: at})
+	r, err := kit.Ask[capacity.Changed](ctx, m.kind, id, &vanish{At: at})
 	return r.Changed, err
 }
 
@@ -154,10 +156,9 @@ func (m *Machines) unknown(ctx context.Context, ms []hypervisor.Machine) ([]hype
 
 // createsInFlight reports whether a machine create task is still open.
 func (m *Machines) createsInFlight(ctx context.Context) (bool, error) {
-	prefix := persistence.Prefix("task-open")
 	found := false
-	err := m.sys.store.Scan(ctx, prefix, nil, 0, func(k, _ []byte) error {
-		t, err := loadTask(ctx, m.sys.store, string(k[len(prefix):]))
+	err := tasks.ScanOpen(ctx, m.sys.store, func(task, _ string) error {
+		t, err := tasks.Load(ctx, m.sys.store, task)
 		if err == nil && t.Type == "vm.create" && !t.Finished() {
 			found = true
 			return kit.ErrStopScan
@@ -168,28 +169,4 @@ func (m *Machines) createsInFlight(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	return found, nil
-}
-
-// Known returns the ids of the nodes on record.
-func (n *Nodes) Known(ctx context.Context) ([]string, error) {
-	var ids []string
-	prefix := persistence.Prefix("node")
-	err := n.sys.store.Scan(ctx, prefix, nil, 0, func(k, _ []byte) error {
-		ids = append(ids, string(k[len(prefix):]))
-		return nil
-	})
-	return ids, err
-}
-
-// Observe brings a node's record in line with what the hypervisor reports of it, and
-// reports whether it changed.
-func (n *Nodes) Observe(ctx context.Context, hn hypervisor.Node) (bool, error) {
-	r, err := kit.Ask[changed](ctx, n.kind, hn.ID, &observeNode{N: hn})
-	return r.Changed, err
-}
-
-// Vanish removes the record of a node the hypervisor no longer has.
-func (n *Nodes) Vanish(ctx context.Context, id string) (bool, error) {
-	r, err := kit.Ask[changed](ctx, n.kind, id, &vanishNode{})
-	return r.Changed, err
 }

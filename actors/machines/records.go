@@ -7,6 +7,7 @@ import (
 
 	"github.com/vmplane/vmplane/actors/events"
 	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/persistence"
@@ -109,7 +110,7 @@ func (m *Machines) InStatus(ctx context.Context, status string) (map[string]time
 type Creation struct {
 	// Machine and Task are the new machine and its create task, as recorded.
 	Machine Machine
-	Task    Task
+	Task    tasks.Task
 	// op is the create operation with its secrets (password, keys), which the record
 	// does not keep: only the hypervisor gets them.
 	op Operation
@@ -131,8 +132,8 @@ func (m *Machines) AddCreate(ctx context.Context, b *persistence.Batch, tenant s
 		Disks: []hypervisor.Disk{}, Interfaces: []hypervisor.Interface{}, TemplateID: spec.TemplateID,
 		CreatedAt: now, UpdatedAt: now}}
 	op := Operation{Type: OpCreate, Create: &spec}
-	task := &Task{ID: persistence.NewID(), Type: op.taskType(), TargetType: "machine", TargetID: rec.ID, TenantID: &tenant,
-		Status: TaskRunning, CreatedAt: now, StartedAt: kit.Ptr(now)}
+	task := &tasks.Task{ID: persistence.NewID(), Type: op.taskType(), TargetType: "machine", TargetID: rec.ID, TenantID: &tenant,
+		Status: tasks.TaskRunning, CreatedAt: now, StartedAt: kit.Ptr(now)}
 	rec.TaskID = &task.ID
 	rec.Op = op.WithoutSecrets()
 	rec.PrevStatus = StatusProvisioning
@@ -141,7 +142,7 @@ func (m *Machines) AddCreate(ctx context.Context, b *persistence.Batch, tenant s
 		return nil, err
 	}
 	b.Put(machineKey(rec.ID), val).Put(tenantKey(tenant, rec.ID), tenantIndexValue(rec))
-	if err := PutTask(b, task); err != nil {
+	if err := tasks.Put(b, task); err != nil {
 		return nil, err
 	}
 	counts, err := addCounts(ctx, m.sys.store, b, countDelta(nil, rec))

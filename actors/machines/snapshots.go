@@ -8,6 +8,7 @@ import (
 
 	"github.com/vmplane/vmplane/actors/backups"
 	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/persistence"
@@ -70,26 +71,26 @@ func (m *Machines) Snapshots(ctx context.Context, id string, tenant *string) ([]
 // CreateSnapshot starts a task (vm.snapshot) that takes a snapshot of the machine. A
 // snapshot with memory of a stopped machine is refused (400) before any task starts,
 // and one past the tenant's snapshot quota is 409 quota_exceeded.
-func (m *Machines) CreateSnapshot(ctx context.Context, id string, tenant *string, in SnapshotRequest) (Task, error) {
+func (m *Machines) CreateSnapshot(ctx context.Context, id string, tenant *string, in SnapshotRequest) (tasks.Task, error) {
 	spec := hypervisor.SnapshotSpec(in)
 	return m.Start(ctx, id, Operation{Type: OpSnapshot, Snapshot: &spec}, tenant)
 }
 
 // RollbackSnapshot starts a task (vm.snapshot_rollback) that brings the machine back
 // to the snapshot name; the record then shows the machine as the hypervisor left it.
-func (m *Machines) RollbackSnapshot(ctx context.Context, id string, tenant *string, name string) (Task, error) {
+func (m *Machines) RollbackSnapshot(ctx context.Context, id string, tenant *string, name string) (tasks.Task, error) {
 	return m.Start(ctx, id, Operation{Type: OpSnapshotRollback, SnapshotName: name}, tenant)
 }
 
 // DeleteSnapshot starts a task (vm.snapshot_delete) that deletes the snapshot name.
-func (m *Machines) DeleteSnapshot(ctx context.Context, id string, tenant *string, name string) (Task, error) {
+func (m *Machines) DeleteSnapshot(ctx context.Context, id string, tenant *string, name string) (tasks.Task, error) {
 	return m.Start(ctx, id, Operation{Type: OpSnapshotDelete, SnapshotName: name}, tenant)
 }
 
 // BackupNow starts a task (vm.backup) that backs the machine up now; its end writes
 // the backup's record (origin on_demand, with the note). Nothing is pruned. A backup
 // past the tenant's backup quota is 409 quota_exceeded.
-func (m *Machines) BackupNow(ctx context.Context, id string, tenant *string, in BackupRequest) (Task, error) {
+func (m *Machines) BackupNow(ctx context.Context, id string, tenant *string, in BackupRequest) (tasks.Task, error) {
 	mode := in.Mode
 	if mode == "" {
 		mode = string(hypervisor.BackupSnapshot)
@@ -101,21 +102,21 @@ func (m *Machines) BackupNow(ctx context.Context, id string, tenant *string, in 
 // of its backups: the machine is stopped first if it runs, restored, and started
 // again when in.StartAfter says so. A backup of another machine, or of another
 // tenant, is not found.
-func (m *Machines) Restore(ctx context.Context, id string, tenant *string, in RestoreRequest) (Task, error) {
-	if t, ok, err := kit.Recorded[Task](kit.StampOf(ctx)); ok {
+func (m *Machines) Restore(ctx context.Context, id string, tenant *string, in RestoreRequest) (tasks.Task, error) {
+	if t, ok, err := kit.Recorded[tasks.Task](kit.StampOf(ctx)); ok {
 		return t, err
 	}
 	ref, err := m.Ref(ctx, id, tenant)
 	if err != nil {
-		return Task{}, err
+		return tasks.Task{}, err
 	}
 	b, err := m.sys.Backups.Find(ctx, in.BackupID, tenant)
 	if err != nil {
-		return Task{}, err
+		return tasks.Task{}, err
 	}
 	if b.MachineID != ref.ID {
 		// Under the machine's path, another machine's backup does not exist.
-		return Task{}, apierr.NotFound("backup", in.BackupID)
+		return tasks.Task{}, apierr.NotFound("backup", in.BackupID)
 	}
 	return m.start(ctx, id, Operation{Type: OpRestore, BackupID: b.ID, Archive: b.BackupID, StartAfter: in.StartAfter}, tenant)
 }
@@ -247,7 +248,7 @@ func restore(ctx context.Context, d hypervisor.Driver, ref hypervisor.Ref, op Op
 // onDemandBackup is the record of a backup a user asked for, from its task's result
 // (a task that failed once the backup was taken, reading the machine afterwards, names
 // it too); nil when the task took none or the machine has no tenant to keep it under.
-func onDemandBackup(rec *record, op *Operation, task *Task) *backups.Backup {
+func onDemandBackup(rec *record, op *Operation, task *tasks.Task) *backups.Backup {
 	if op == nil || op.Type != OpBackup || !op.OnDemand || rec.TenantID == nil || len(task.Result) == 0 {
 		return nil
 	}

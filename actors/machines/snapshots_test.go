@@ -10,6 +10,7 @@ import (
 
 	"github.com/vmplane/vmplane/actors/backups"
 	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/hypervisor/proxmox"
@@ -92,7 +93,7 @@ func tenantMachineOn(t *testing.T, ctx context.Context, d hypervisor.Driver, lim
 }
 
 // ended waits for a task started with err and wants it to end as want.
-func ended(t *testing.T, ctx context.Context, s *testSystem, task Task, err error, want string) Task {
+func ended(t *testing.T, ctx context.Context, s *testSystem, task tasks.Task, err error, want string) tasks.Task {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
@@ -111,7 +112,7 @@ func ended(t *testing.T, ctx context.Context, s *testSystem, task Task, err erro
 func setPower(t *testing.T, ctx context.Context, s *testSystem, id string, a hypervisor.PowerAction) {
 	t.Helper()
 	task, err := s.Machines.Start(ctx, id, Operation{Type: OpPower, Action: a}, nil)
-	ended(t, ctx, s, task, err, TaskSucceeded)
+	ended(t, ctx, s, task, err, tasks.TaskSucceeded)
 }
 
 // A snapshot is taken, listed, rolled back to and deleted as tasks of the machine,
@@ -135,7 +136,7 @@ func snapshotLifecycle(t *testing.T, d hypervisor.Driver) {
 	if task.Type != "vm.snapshot" {
 		t.Fatalf("got task type %q; want vm.snapshot", task.Type)
 	}
-	ended(t, ctx, s, task, err, TaskSucceeded)
+	ended(t, ctx, s, task, err, tasks.TaskSucceeded)
 	list, err := s.Machines.Snapshots(ctx, m.ID, kit.Ptr("T1"))
 	if err != nil || len(list) != 1 || list[0].Name != "before" || list[0].Description != "as it was" {
 		t.Fatalf("got %+v, %v; want the snapshot before", list, err)
@@ -145,13 +146,13 @@ func snapshotLifecycle(t *testing.T, d hypervisor.Driver) {
 	}
 	cores := m.CPUCores + 1
 	task, err = s.Machines.Start(ctx, m.ID, Operation{Type: OpConfig, Config: &hypervisor.ConfigChange{CPUCores: &cores}}, nil)
-	ended(t, ctx, s, task, err, TaskSucceeded)
+	ended(t, ctx, s, task, err, tasks.TaskSucceeded)
 
 	task, err = s.Machines.RollbackSnapshot(ctx, m.ID, kit.Ptr("T1"), "before")
 	if task.Type != "vm.snapshot_rollback" {
 		t.Fatalf("got task type %q; want vm.snapshot_rollback", task.Type)
 	}
-	ended(t, ctx, s, task, err, TaskSucceeded)
+	ended(t, ctx, s, task, err, tasks.TaskSucceeded)
 	got, err := s.Machines.Get(ctx, m.ID, nil)
 	if err != nil || got.CPUCores != m.CPUCores || got.Status != StatusStopped {
 		t.Fatalf("after the rollback: got %d cores, %s (%v); want %d cores, stopped", got.CPUCores, got.Status, err, m.CPUCores)
@@ -161,7 +162,7 @@ func snapshotLifecycle(t *testing.T, d hypervisor.Driver) {
 	if task.Type != "vm.snapshot_delete" {
 		t.Fatalf("got task type %q; want vm.snapshot_delete", task.Type)
 	}
-	ended(t, ctx, s, task, err, TaskSucceeded)
+	ended(t, ctx, s, task, err, tasks.TaskSucceeded)
 	if list, err := s.Machines.Snapshots(ctx, m.ID, nil); err != nil || len(list) != 0 {
 		t.Fatalf("got %+v, %v; want no snapshot left", list, err)
 	}
@@ -271,7 +272,7 @@ func backupOnDemandAndRestore(t *testing.T, d hypervisor.Driver) {
 	if task.Type != "vm.backup" {
 		t.Fatalf("got task type %q; want vm.backup", task.Type)
 	}
-	ended(t, ctx, s, task, err, TaskSucceeded)
+	ended(t, ctx, s, task, err, tasks.TaskSucceeded)
 	list, _, err := s.Backups.OfMachineNewest(ctx, m.ID, kit.Ptr("T1"), "", 0)
 	if err != nil || len(list) != 1 {
 		t.Fatalf("got %+v, %v; want one backup", list, err)
@@ -289,7 +290,7 @@ func backupOnDemandAndRestore(t *testing.T, d hypervisor.Driver) {
 	}
 	cores := m.CPUCores + 1
 	task, err = s.Machines.Start(ctx, m.ID, Operation{Type: OpConfig, Config: &hypervisor.ConfigChange{CPUCores: &cores}}, nil)
-	ended(t, ctx, s, task, err, TaskSucceeded)
+	ended(t, ctx, s, task, err, tasks.TaskSucceeded)
 
 	ms, _, _ := s.Machines.List(ctx, "", 0, func(x *Machine) bool { return x.ID != m.ID })
 	if _, err := s.Machines.Restore(ctx, ms[0].ID, kit.Ptr("T1"), RestoreRequest{BackupID: b.ID}); !errors.Is(err, apierr.ErrNotFound) {
@@ -306,7 +307,7 @@ func backupOnDemandAndRestore(t *testing.T, d hypervisor.Driver) {
 	if task.Type != "vm.restore" {
 		t.Fatalf("got task type %q; want vm.restore", task.Type)
 	}
-	ended(t, ctx, s, task, err, TaskSucceeded)
+	ended(t, ctx, s, task, err, tasks.TaskSucceeded)
 	got, err := s.Machines.Get(ctx, m.ID, nil)
 	if err != nil || got.CPUCores != m.CPUCores || got.Status != StatusRunning {
 		t.Fatalf("after the restore: got %d cores, %s (%v); want %d cores, running", got.CPUCores, got.Status, err, m.CPUCores)
@@ -317,7 +318,7 @@ func backupOnDemandAndRestore(t *testing.T, d hypervisor.Driver) {
 	}
 
 	task, err = s.Machines.Restore(ctx, m.ID, kit.Ptr("T1"), RestoreRequest{BackupID: b.ID})
-	ended(t, ctx, s, task, err, TaskSucceeded)
+	ended(t, ctx, s, task, err, tasks.TaskSucceeded)
 	if got, err := s.Machines.Get(ctx, m.ID, nil); err != nil || got.Status != StatusStopped {
 		t.Fatalf("after a restore without start_after: got %s (%v); want stopped", got.Status, err)
 	}
@@ -331,7 +332,7 @@ func TestBackupsNewestFirst(t *testing.T) {
 	var ids []string
 	for range 3 {
 		task, err := s.Machines.BackupNow(ctx, m.ID, nil, BackupRequest{Mode: "stop"})
-		ids = append(ids, ended(t, ctx, s, task, err, TaskSucceeded).ID)
+		ids = append(ids, ended(t, ctx, s, task, err, tasks.TaskSucceeded).ID)
 	}
 	page, next, err := s.Backups.OfMachineNewest(ctx, m.ID, nil, "", 2)
 	if err != nil || len(page) != 2 || page[0].ID != ids[2] || page[1].ID != ids[1] || next != ids[1] {
@@ -353,20 +354,20 @@ func TestBackupAndSnapshotQuotas(t *testing.T) {
 	ms, _, _ := s.Machines.List(ctx, "", 0, func(x *Machine) bool { return x.ID != m.ID })
 	other := ms[0].ID
 	task, err := s.Machines.BackupNow(ctx, m.ID, kit.Ptr("T1"), BackupRequest{})
-	ended(t, ctx, s, task, err, TaskSucceeded)
+	ended(t, ctx, s, task, err, tasks.TaskSucceeded)
 	if _, err := s.Machines.BackupNow(ctx, other, kit.Ptr("T1"), BackupRequest{}); !errors.Is(err, apierr.ErrQuotaExceeded) || !strings.Contains(err.Error(), "backups") {
 		t.Fatalf("a second backup: got %v; want quota_exceeded for backups", err)
 	}
 	task, err = s.Machines.CreateSnapshot(ctx, m.ID, kit.Ptr("T1"), SnapshotRequest{Name: "one"})
-	ended(t, ctx, s, task, err, TaskSucceeded)
+	ended(t, ctx, s, task, err, tasks.TaskSucceeded)
 	if _, err := s.Machines.CreateSnapshot(ctx, other, nil, SnapshotRequest{Name: "two"}); !errors.Is(err, apierr.ErrQuotaExceeded) || !strings.Contains(err.Error(), "snapshots") {
 		t.Fatalf("a second snapshot: got %v; want quota_exceeded for snapshots", err)
 	}
 	*lim = Limits{Backups: Unlimited, Snapshots: Unlimited}
 	task, err = s.Machines.CreateSnapshot(ctx, other, nil, SnapshotRequest{Name: "two"})
-	ended(t, ctx, s, task, err, TaskSucceeded)
+	ended(t, ctx, s, task, err, tasks.TaskSucceeded)
 	task, err = s.Machines.BackupNow(ctx, other, nil, BackupRequest{})
-	ended(t, ctx, s, task, err, TaskSucceeded)
+	ended(t, ctx, s, task, err, tasks.TaskSucceeded)
 }
 
 // blindDriver fails the first read of a machine after a backup, as a hypervisor that
@@ -396,7 +397,7 @@ func TestBackupOnDemandKeptWhenItsTaskFails(t *testing.T) {
 	defer cancel()
 	s, m := tenantMachine(t, ctx, nil, func(d hypervisor.Driver) hypervisor.Driver { return &blindDriver{Driver: d} })
 	task, err := s.Machines.BackupNow(ctx, m.ID, nil, BackupRequest{Note: "kept"})
-	ended(t, ctx, s, task, err, TaskFailed)
+	ended(t, ctx, s, task, err, tasks.TaskFailed)
 	list, _, err := s.Backups.OfMachineNewest(ctx, m.ID, nil, "", 0)
 	if err != nil || len(list) != 1 || list[0].Note != "kept" || list[0].ID != task.ID {
 		t.Fatalf("got %+v, %v; want the backup the failed task took, on record", list, err)

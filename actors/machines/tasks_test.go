@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/internal/testwait"
 	"github.com/vmplane/vmplane/persistence"
 )
@@ -22,7 +23,7 @@ func TestTasksWaitIsToldTheEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	before := make(chan *Task, 1)
+	before := make(chan *tasks.Task, 1)
 	go func() {
 		ended, err := s.Tasks.Wait(ctx, task.ID)
 		if err != nil {
@@ -43,9 +44,7 @@ func TestTasksWaitIsToldTheEnd(t *testing.T) {
 	if _, err := s.Tasks.Wait(short, "no-such-task"); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("got %v; want the context's deadline", err)
 	}
-	s.Tasks.mu.Lock()
-	left := len(s.Tasks.waiting)
-	s.Tasks.mu.Unlock()
+	left := s.Tasks.Waiting("")
 	if left != 0 {
 		t.Fatalf("%d tasks still have waiters; want none", left)
 	}
@@ -59,10 +58,10 @@ func TestTasksWaitFollowsTheStore(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	s := newTestSystem(t)
-	task := &Task{ID: "written-elsewhere", Type: "vm.power", TargetType: "vm", TargetID: "m1", Status: TaskRunning, CreatedAt: time.Now().UTC()}
+	task := &tasks.Task{ID: "written-elsewhere", Type: "vm.power", TargetType: "vm", TargetID: "m1", Status: tasks.TaskRunning, CreatedAt: time.Now().UTC()}
 	write := func() {
 		b := new(persistence.Batch)
-		if err := PutTask(b, task); err != nil {
+		if err := tasks.Put(b, task); err != nil {
 			t.Fatal(err)
 		}
 		if err := s.store.Commit(ctx, b); err != nil {
@@ -70,7 +69,7 @@ func TestTasksWaitFollowsTheStore(t *testing.T) {
 		}
 	}
 	write()
-	got := make(chan *Task, 1)
+	got := make(chan *tasks.Task, 1)
 	go func() {
 		ended, err := s.Tasks.Wait(ctx, task.ID)
 		if err != nil {
@@ -79,32 +78,20 @@ func TestTasksWaitFollowsTheStore(t *testing.T) {
 		got <- ended
 	}()
 	testwait.Eventually(t, "the waiter registered", func() bool {
-		s.Tasks.mu.Lock()
-		defer s.Tasks.mu.Unlock()
-		return len(s.Tasks.waiting[task.ID]) == 1
+		return s.Tasks.Waiting(task.ID) == 1
 	})
 	// A write that does not end the task wakes the waiter, which waits on.
 	task.StartedAt = kit.Ptr(time.Now().UTC())
 	write()
 	testwait.Never(t, 50*time.Millisecond, "a running task's write ended the wait", func() bool { return len(got) > 0 })
-	task.Status, task.FinishedAt = TaskSucceeded, kit.Ptr(time.Now().UTC())
+	task.Status, task.FinishedAt = tasks.TaskSucceeded, kit.Ptr(time.Now().UTC())
 	write()
 	select {
 	case ended := <-got:
-		if ended == nil || ended.Status != TaskSucceeded {
+		if ended == nil || ended.Status != tasks.TaskSucceeded {
 			t.Fatalf("got %+v; want the succeeded task", ended)
 		}
 	case <-ctx.Done():
 		t.Fatal("the waiter was not woken by the task's end written to the store")
-	}
-}
-func TestULIDTimePrefixBoundsLaterIDs(t *testing.T) {
-	before := persistence.NewID()
-	at := testwait.PastMilli(t, time.Now())
-	testwait.PastMilli(t, at)
-	after := persistence.NewID()
-	p := ulidTimePrefix(at)
-	if len(p) != 10 || !(before < p) || !(p < after) {
-		t.Fatalf("got prefix %q between %q and %q; want it to separate them", p, before, after)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/vmplane/vmplane/actors/events"
 	"github.com/vmplane/vmplane/actors/kit/kittest"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/hypervisor/sim"
@@ -39,12 +40,12 @@ func TestTerminateAfterTheGrace(t *testing.T) {
 	if m.Status != StatusRunning {
 		runToEnd(t, ctx, s, m.ID, Operation{Type: OpPower, Action: hypervisor.ActionStart})
 	}
-	wait := func(task Task, err error) {
+	wait := func(task tasks.Task, err error) {
 		t.Helper()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, err := s.Tasks.Wait(ctx, task.ID); err != nil || got.Status != TaskSucceeded {
+		if got, err := s.Tasks.Wait(ctx, task.ID); err != nil || got.Status != tasks.TaskSucceeded {
 			t.Fatalf("got %+v, %v", got, err)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/hypervisor/sim"
 	"github.com/vmplane/vmplane/persistence"
@@ -81,7 +82,7 @@ func create(t *testing.T, ctx context.Context, s *testSystem, tenant string, cor
 		t.Fatal(err)
 	}
 	s.Machines.Created(c)
-	if task, err := s.Tasks.Wait(ctx, c.Task.ID); err != nil || task.Status != TaskSucceeded {
+	if task, err := s.Tasks.Wait(ctx, c.Task.ID); err != nil || task.Status != tasks.TaskSucceeded {
 		t.Fatalf("create: %+v, %v; want it to succeed", task, err)
 	}
 	m, err := s.Machines.Stored(ctx, c.Machine.ID)
@@ -201,8 +202,8 @@ func TestCounterMovedMeanwhileIsRetried(t *testing.T) {
 			}
 			task, err := s.Machines.Start(ctx, m.ID, op, nil)
 			if err == nil {
-				var ended *Task
-				if ended, err = s.Tasks.Wait(ctx, task.ID); err == nil && ended.Status != TaskSucceeded {
+				var ended *tasks.Task
+				if ended, err = s.Tasks.Wait(ctx, task.ID); err == nil && ended.Status != tasks.TaskSucceeded {
 					err = fmt.Errorf("task %+v", ended)
 				}
 			}

@@ -2,7 +2,7 @@ package machines
 
 import "github.com/vmplane/vmplane/actors/kit"
 
-// In a cluster a machine's or a node's entity may be active on another member than
+// In a cluster a machine's entity may be active on another member than
 // the one that asks it: the edge's requests, the tenants' provisioning and resizes, the
 // schedules' runs, the sync, and the task goroutines' reports (a task whose machine
 // moved reports to the new owner). Every message sent through the Kinds, and every
@@ -23,15 +23,9 @@ func init() {
 	kit.Wire("machines.markTerminate", 1, (*markTerminate)(nil))
 	kit.Wire("machines.cancelTerminate", 1, (*cancelTerminate)(nil))
 	kit.Wire("machines.firewallPushed", 1, (*firewallPushed)(nil))
-	// Its answers.
+	// Its answers (and capacity.Changed and tasks.Task, registered by
+	// their packages under their names of before, machines.changed and machines.Task).
 	kit.Wire("machines.Machine", 1, Machine{})
 	kit.Wire("machines.machineRef", 1, machineRef{})
-	kit.Wire("machines.Task", 1, Task{})
-	kit.Wire("machines.changed", 1, changed{})
 	kit.Wire("machines.billingChanged", 1, billingChanged{})
-	// Messages of a node entity (answers: Node, changed).
-	kit.Wire("machines.getNode", 1, (*getNode)(nil))
-	kit.Wire("machines.observeNode", 1, (*observeNode)(nil))
-	kit.Wire("machines.vanishNode", 1, (*vanishNode)(nil))
-	kit.Wire("machines.Node", 1, Node{})
 }

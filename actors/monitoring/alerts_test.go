@@ -9,7 +9,7 @@ import (
 	"github.com/vmplane/vmplane/actors/alerts"
 	"github.com/vmplane/vmplane/actors/events"
 	"github.com/vmplane/vmplane/actors/kit/kittest"
-	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/internal/testwait"
 
 	"github.com/vmplane/vmplane/apierr"
@@ -218,8 +218,8 @@ func TestTaskFailedAlertFollowsTheEventBus(t *testing.T) {
 	tenant := "T1"
 	fail := func(id string) {
 		msg := "boom"
-		s.Events.Publish(events.EventTask, &tenant, machines.Task{ID: id, Type: "vm.reboot", TargetType: "machine", TargetID: "M1",
-			TenantID: &tenant, Status: machines.TaskFailed, Error: &msg})
+		s.Events.Publish(events.EventTask, &tenant, tasks.Task{ID: id, Type: "vm.reboot", TargetType: "machine", TargetID: "M1",
+			TenantID: &tenant, Status: tasks.TaskFailed, Error: &msg})
 	}
 	fail("T-1")
 	kittest.WaitFor(t, "task_failed to fire", func() bool { return openAlert(t, s, alerts.AlertTaskFailed, "M1") != nil })
@@ -233,8 +233,8 @@ func TestTaskFailedAlertFollowsTheEventBus(t *testing.T) {
 	s.Monitoring.mu.Lock()
 	s.Monitoring.sub.Close()
 	s.Monitoring.mu.Unlock()
-	s.Events.Publish(events.EventTask, &tenant, machines.Task{ID: "T-2", Type: "vm.start", TargetType: "machine", TargetID: "M1",
-		TenantID: &tenant, Status: machines.TaskSucceeded})
+	s.Events.Publish(events.EventTask, &tenant, tasks.Task{ID: "T-2", Type: "vm.start", TargetType: "machine", TargetID: "M1",
+		TenantID: &tenant, Status: tasks.TaskSucceeded})
 	kittest.WaitFor(t, "task_failed to resolve", func() bool { return openAlert(t, s, alerts.AlertTaskFailed, "M1") == nil })
 	a, err := s.Alerts.Get(context.Background(), first.ID, nil)
 	if err != nil || a.Status != alerts.AlertResolved {

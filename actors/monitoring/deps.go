@@ -6,6 +6,8 @@ import (
 	"github.com/vmplane/vmplane/actors/alerts"
 	"github.com/vmplane/vmplane/actors/events"
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/capacity"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/actors/tenants"
 
 	"go.uber.org/zap"
@@ -50,8 +52,8 @@ type system struct {
 	Events   *events.Events
 	Alerts   *alerts.Alerts
 	Machines *machines.Machines
-	Nodes    *machines.Nodes
-	Tasks    *machines.Tasks
+	Nodes    *capacity.Nodes
+	Tasks    *tasks.Tasks
 	Tenants  *tenants.Tenants
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/actors/kit/wiretest"
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/capacity"
 	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/persistence"
@@ -25,7 +26,7 @@ type testSystem struct {
 	Events    *events.Events
 	Alerts    *alerts.Alerts
 	Machines  *machines.Machines
-	Nodes     *machines.Nodes
+	Nodes     *capacity.Nodes
 	Inventory *inventory.Inventory
 	Tenants   *tenants.Tenants
 }
@@ -75,6 +76,7 @@ func (s *testSystem) Stop() {
 	s.Insights.Stop()
 	s.HealthChecks.Stop()
 	s.Monitoring.Stop()
+	s.Tenants.Stop()
 	s.Inventory.Stop()
 	s.Machines.Stop()
 	s.rt.Shutdown()

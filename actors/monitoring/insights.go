@@ -11,6 +11,7 @@ import (
 
 	"github.com/vmplane/vmplane/actors/events"
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 
 	"go.uber.org/zap"
 
@@ -335,7 +336,7 @@ type machineFacts struct {
 	lastErrorAt  time.Time
 	// deploy is the machine's latest deployment task (vm.create, vm.reinstall)
 	// that finished within the window, when it failed.
-	deploy *machines.Task
+	deploy *tasks.Task
 	// crashes within the crash-loop window, and the first of them.
 	crashes    int
 	firstCrash time.Time
@@ -424,7 +425,7 @@ func (in *Insights) faulty(ctx context.Context, now time.Time) (FaultyDeployment
 func (in *Insights) judge(m *machines.Machine, f *machineFacts, now time.Time) (FaultyDeployment, bool) {
 	o := in.opts
 	item := FaultyDeployment{MachineID: m.ID, Name: m.Name, TenantID: m.TenantID, FailedTasks: f.failed, LastError: f.lastError}
-	deployFailed := f.deploy != nil && f.deploy.Status == machines.TaskFailed
+	deployFailed := f.deploy != nil && f.deploy.Status == tasks.TaskFailed
 	switch {
 	case deployFailed && f.deploy.Type == "vm.create":
 		item.Reason, item.Since = ReasonProvisioningFailed, *f.deploy.FinishedAt
@@ -459,8 +460,8 @@ func (in *Insights) judge(m *machines.Machine, f *machineFacts, now time.Time) (
 func (in *Insights) scanTasks(ctx context.Context, start time.Time, of func(string) *machineFacts) error {
 	// Deployments are kept apart: a machine whose latest deployment succeeded needs no
 	// further look on that account.
-	deploys := map[string]*machines.Task{}
-	err := in.sys.Tasks.CreatedSince(ctx, start.Add(-in.sys.Machines.OpTimeout), func(t *machines.Task) error {
+	deploys := map[string]*tasks.Task{}
+	err := in.sys.Tasks.CreatedSince(ctx, start.Add(-in.sys.Machines.OpTimeout), func(t *tasks.Task) error {
 		if t.TargetType != "machine" || !t.Finished() || t.FinishedAt == nil || t.FinishedAt.Before(start) {
 			return nil
 		}
@@ -469,7 +470,7 @@ func (in *Insights) scanTasks(ctx context.Context, start time.Time, of func(stri
 				deploys[t.TargetID] = t
 			}
 		}
-		if t.Status != machines.TaskFailed {
+		if t.Status != tasks.TaskFailed {
 			return nil
 		}
 		f := of(t.TargetID)
@@ -490,7 +491,7 @@ func (in *Insights) scanTasks(ctx context.Context, start time.Time, of func(stri
 		return err
 	}
 	for id, t := range deploys {
-		if t.Status == machines.TaskFailed {
+		if t.Status == tasks.TaskFailed {
 			of(id).deploy = t
 		}
 	}

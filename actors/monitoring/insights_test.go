@@ -12,6 +12,7 @@ import (
 	"github.com/vmplane/vmplane/actors/events"
 	"github.com/vmplane/vmplane/actors/kit/kittest"
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 
 	"github.com/oklog/ulid/v2"
 
@@ -49,13 +50,13 @@ func (f *insightFixture) task(machine, typ, status string, ago, ran time.Duratio
 	f.t.Helper()
 	finished := f.now.Add(-ago)
 	created := finished.Add(-ran)
-	t := &machines.Task{ID: ulid.MustNew(ulid.Timestamp(created), rand.Reader).String(), Type: typ, TargetType: "machine",
+	t := &tasks.Task{ID: ulid.MustNew(ulid.Timestamp(created), rand.Reader).String(), Type: typ, TargetType: "machine",
 		TargetID: machine, Status: status, CreatedAt: created, StartedAt: &created, FinishedAt: &finished}
 	if msg != "" {
 		t.Error = &msg
 	}
 	b := new(persistence.Batch)
-	if err := machines.PutTask(b, t); err != nil {
+	if err := tasks.Put(b, t); err != nil {
 		f.t.Fatal(err)
 	}
 	f.commit(b)
@@ -86,35 +87,35 @@ func TestFaultyDeploymentRules(t *testing.T) {
 
 	// Provisioning failed an hour ago.
 	f.machine("prov", machines.StatusError, now.Add(-61*m))
-	f.task("prov", "vm.create", machines.TaskFailed, 60*m, m, "no space left on storage local-lvm")
+	f.task("prov", "vm.create", tasks.TaskFailed, 60*m, m, "no space left on storage local-lvm")
 	// Provisioning failed three days ago: only status error tells.
 	f.machine("olderr", machines.StatusError, old)
 	val, _ := persistence.Encode(insightRecordVersion, errorSince{Since: old})
 	f.commit(new(persistence.Batch).Put(errorIndexKey("olderr"), val))
 	// A reinstall failed and a later one succeeded: fine now.
 	f.machine("fixed", machines.StatusRunning, old)
-	f.task("fixed", "vm.reinstall", machines.TaskFailed, 120*m, m, "template missing")
-	f.task("fixed", "vm.reinstall", machines.TaskSucceeded, 60*m, m, "")
+	f.task("fixed", "vm.reinstall", tasks.TaskFailed, 120*m, m, "template missing")
+	f.task("fixed", "vm.reinstall", tasks.TaskSucceeded, 60*m, m, "")
 	// The latest reinstall failed, after failed reboots: the deployment reason wins.
 	f.machine("reinst", machines.StatusRunning, old)
 	for i := 0; i < 3; i++ {
-		f.task("reinst", "vm.reboot", machines.TaskFailed, time.Duration(300-i)*m, m, "qmp timeout")
+		f.task("reinst", "vm.reboot", tasks.TaskFailed, time.Duration(300-i)*m, m, "qmp timeout")
 	}
-	f.task("reinst", "vm.reinstall", machines.TaskFailed, 30*m, m, "disk image corrupt")
+	f.task("reinst", "vm.reinstall", tasks.TaskFailed, 30*m, m, "disk image corrupt")
 	// Three failed reboots within the window.
 	f.machine("flaky", machines.StatusRunning, old)
-	f.task("flaky", "vm.reboot", machines.TaskFailed, 20*time.Hour, m, "first")
-	f.task("flaky", "vm.start", machines.TaskSucceeded, 10*time.Hour, m, "")
-	f.task("flaky", "vm.reboot", machines.TaskFailed, 5*time.Hour, m, "second")
-	f.task("flaky", "vm.reboot", machines.TaskFailed, 2*time.Hour, m, "third")
+	f.task("flaky", "vm.reboot", tasks.TaskFailed, 20*time.Hour, m, "first")
+	f.task("flaky", "vm.start", tasks.TaskSucceeded, 10*time.Hour, m, "")
+	f.task("flaky", "vm.reboot", tasks.TaskFailed, 5*time.Hour, m, "second")
+	f.task("flaky", "vm.reboot", tasks.TaskFailed, 2*time.Hour, m, "third")
 	// Three failed reboots, one of them outside the window.
 	f.machine("aging", machines.StatusRunning, old)
-	f.task("aging", "vm.reboot", machines.TaskFailed, 30*time.Hour, m, "")
-	f.task("aging", "vm.reboot", machines.TaskFailed, 5*time.Hour, m, "")
-	f.task("aging", "vm.reboot", machines.TaskFailed, 2*time.Hour, m, "")
+	f.task("aging", "vm.reboot", tasks.TaskFailed, 30*time.Hour, m, "")
+	f.task("aging", "vm.reboot", tasks.TaskFailed, 5*time.Hour, m, "")
+	f.task("aging", "vm.reboot", tasks.TaskFailed, 2*time.Hour, m, "")
 	// A create that started before the window and failed inside it.
 	f.machine("slow", machines.StatusError, now.Add(-24*time.Hour-6*m))
-	f.task("slow", "vm.create", machines.TaskFailed, 24*time.Hour-m, 6*m, "timed out")
+	f.task("slow", "vm.create", tasks.TaskFailed, 24*time.Hour-m, 6*m, "timed out")
 	// Crashes: three within the hour; and three of which one is older.
 	f.machine("crashy", machines.StatusRunning, old)
 	f.crash("crashy", 50*m)
@@ -133,11 +134,11 @@ func TestFaultyDeploymentRules(t *testing.T) {
 	f.healthCheck("hc3", "passing", "passing", now.Add(-m), 0)
 	// Failed tasks of a machine that is gone.
 	for i := 0; i < 3; i++ {
-		f.task("gone", "vm.create", machines.TaskFailed, time.Duration(10+i)*m, m, "x")
+		f.task("gone", "vm.create", tasks.TaskFailed, time.Duration(10+i)*m, m, "x")
 	}
 	// A healthy machine with successful tasks.
 	f.machine("healthy", machines.StatusRunning, now.Add(-10*m))
-	f.task("healthy", "vm.create", machines.TaskSucceeded, 9*m, m, "")
+	f.task("healthy", "vm.create", tasks.TaskSucceeded, 9*m, m, "")
 
 	got, err := s.Insights.faulty(context.Background(), now)
 	if err != nil {
@@ -200,9 +201,9 @@ func TestFaultyThresholdsAreConfigurable(t *testing.T) {
 	now := time.Now().UTC()
 	f := &insightFixture{t: t, s: s, now: now}
 	f.machine("a", machines.StatusRunning, now.Add(-48*time.Hour))
-	f.task("a", "vm.stop", machines.TaskFailed, 90*time.Minute, time.Minute, "outside the hour")
-	f.task("a", "vm.stop", machines.TaskFailed, 30*time.Minute, time.Minute, "")
-	f.task("a", "vm.stop", machines.TaskFailed, 10*time.Minute, time.Minute, "")
+	f.task("a", "vm.stop", tasks.TaskFailed, 90*time.Minute, time.Minute, "outside the hour")
+	f.task("a", "vm.stop", tasks.TaskFailed, 30*time.Minute, time.Minute, "")
+	f.task("a", "vm.stop", tasks.TaskFailed, 10*time.Minute, time.Minute, "")
 	for i := 0; i < 4; i++ {
 		f.crash("a", time.Duration(i+1)*time.Minute)
 	}
@@ -321,8 +322,8 @@ func TestWatchersOnASharedStoreSeeOtherMembersRecords(t *testing.T) {
 	}
 
 	machines.Publish(s.Events, machines.Machine{ID: "01MOVED", Status: machines.StatusRunning}, "task", machines.StatusError)
-	s.Events.Publish(events.EventTask, nil, machines.Task{ID: "01TASK", Type: "vm.reboot", TargetType: "machine",
-		TargetID: "01MOVED", Status: machines.TaskSucceeded})
+	s.Events.Publish(events.EventTask, nil, tasks.Task{ID: "01TASK", Type: "vm.reboot", TargetType: "machine",
+		TargetID: "01MOVED", Status: tasks.TaskSucceeded})
 	kittest.WaitFor(t, "the other member's error index entry removed", func() bool {
 		_, err := store.Get(context.Background(), errorIndexKey("01MOVED"))
 		return errors.Is(err, persistence.ErrNotFound)

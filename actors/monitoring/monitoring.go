@@ -11,6 +11,8 @@ import (
 	"github.com/vmplane/vmplane/actors/alerts"
 	"github.com/vmplane/vmplane/actors/events"
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/capacity"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 
 	"go.uber.org/zap"
 
@@ -151,12 +153,12 @@ func (m *Monitoring) onEvent(ev events.Event, open map[string]bool) {
 	defer kit.Recover(m.sys.log, "task alert watcher", nil)
 	switch ev.Type {
 	case events.EventTask:
-		var t machines.Task
+		var t tasks.Task
 		if json.Unmarshal(ev.Data, &t) != nil || t.TargetType != "machine" || t.TargetID == "" {
 			return
 		}
 		switch t.Status {
-		case machines.TaskFailed:
+		case tasks.TaskFailed:
 			msg := fmt.Sprintf("task %s (%s) failed", t.Type, t.ID)
 			if t.Error != nil {
 				msg += ": " + *t.Error
@@ -169,7 +171,7 @@ func (m *Monitoring) onEvent(ev events.Event, open map[string]bool) {
 			m.sys.Alerts.Notify(alerts.AlertRaise{Kind: alerts.AlertTaskFailed, Severity: alerts.SeverityWarning, TargetType: "machine",
 				TargetID: t.TargetID, TenantID: t.TenantID, MachineID: &machine, Message: msg})
 			open[t.TargetID] = true
-		case machines.TaskSucceeded:
+		case tasks.TaskSucceeded:
 			if open[t.TargetID] || m.openElsewhere(alerts.AlertTaskFailed, t.TargetID) {
 				m.sys.Alerts.Clear(alerts.AlertTaskFailed, t.TargetID)
 				delete(open, t.TargetID)
@@ -301,7 +303,7 @@ func (m *Monitoring) evaluateUsage(now time.Time, open map[string]bool, since ma
 }
 
 // nodeBusiest names a node's busier resource, cpu or memory, and its fraction in use.
-func nodeBusiest(n machines.Node) (string, float64) {
+func nodeBusiest(n capacity.Node) (string, float64) {
 	memFrac := 0.0
 	if n.MemoryMB > 0 {
 		memFrac = float64(n.Usage.MemBytes) / (float64(n.MemoryMB) * (1 << 20))

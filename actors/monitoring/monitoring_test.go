@@ -7,20 +7,20 @@ import (
 
 	"github.com/vmplane/vmplane/actors/alerts"
 	"github.com/vmplane/vmplane/actors/kit/kittest"
-	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/capacity"
 
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/persistence"
 )
 
 // putNode writes a node record as a sync would have.
-func putNode(t *testing.T, s *testSystem, n machines.Node) {
+func putNode(t *testing.T, s *testSystem, n capacity.Node) {
 	t.Helper()
-	val, err := persistence.Encode(machines.NodeVersion, n)
+	val, err := persistence.Encode(capacity.NodeVersion, n)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.rt.Commit(new(persistence.Batch).Put(machines.NodeKey(n.ID), val)); err != nil {
+	if err := s.rt.Commit(new(persistence.Batch).Put(capacity.NodeKey(n.ID), val)); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -33,7 +33,7 @@ func TestNodeUsageHighCountsFromTheFirstBusyEvaluation(t *testing.T) {
 		// The loop's own evaluations are an hour apart: only the ones below run.
 		o.Monitoring = MonitoringOptions{NodeUsageThreshold: 0.8, NodeUsageFor: 600 * time.Millisecond, NodeUsageEvery: time.Hour}
 	})
-	busy := machines.Node{ID: "pve1", Status: "online", CPUCores: 8, MemoryMB: 1024, Usage: machines.NodeUsage{CPU: 0.95}}
+	busy := capacity.Node{ID: "pve1", Status: "online", CPUCores: 8, MemoryMB: 1024, Usage: capacity.NodeUsage{CPU: 0.95}}
 	putNode(t, s, busy)
 	open, since := map[string]bool{}, map[string]time.Time{}
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -63,8 +63,8 @@ func TestNodeUsageHighNeedsTheWholeDuration(t *testing.T) {
 	s := newTestSystem(t, func(o *testOptions) {
 		o.Monitoring = MonitoringOptions{NodeUsageThreshold: 0.8, NodeUsageFor: 600 * time.Millisecond, NodeUsageEvery: 50 * time.Millisecond}
 	})
-	busy := machines.Node{ID: "pve1", Status: "online", CPUCores: 8, MemoryMB: 1024, Usage: machines.NodeUsage{CPU: 0.95, MemBytes: 100 << 20}}
-	calm := machines.Node{ID: "pve2", Status: "online", CPUCores: 8, MemoryMB: 1024, Usage: machines.NodeUsage{CPU: 0.10, MemBytes: 900 << 20}}
+	busy := capacity.Node{ID: "pve1", Status: "online", CPUCores: 8, MemoryMB: 1024, Usage: capacity.NodeUsage{CPU: 0.95, MemBytes: 100 << 20}}
+	calm := capacity.Node{ID: "pve2", Status: "online", CPUCores: 8, MemoryMB: 1024, Usage: capacity.NodeUsage{CPU: 0.10, MemBytes: 900 << 20}}
 	putNode(t, s, busy)
 	putNode(t, s, calm)
 	kittest.WaitFor(t, "pve1's usage alert", func() bool { return openAlert(t, s, alerts.AlertNodeUsageHigh, "pve1") != nil })
@@ -86,9 +86,9 @@ func TestNodeUsageHighNeedsTheWholeDuration(t *testing.T) {
 func TestMonitoringOverview(t *testing.T) {
 	s := newTestSystem(t)
 	ctx := context.Background()
-	putNode(t, s, machines.Node{ID: "pve1", Status: "online", CPUCores: 8, MemoryMB: 2048, DiskGB: 100,
-		Usage: machines.NodeUsage{CPU: 0.5, MemBytes: 1024 << 20, DiskBytes: 25 << 30}})
-	putNode(t, s, machines.Node{ID: "pve2", Status: "offline", CPUCores: 8, MemoryMB: 2048, DiskGB: 100})
+	putNode(t, s, capacity.Node{ID: "pve1", Status: "online", CPUCores: 8, MemoryMB: 2048, DiskGB: 100,
+		Usage: capacity.NodeUsage{CPU: 0.5, MemBytes: 1024 << 20, DiskBytes: 25 << 30}})
+	putNode(t, s, capacity.Node{ID: "pve2", Status: "offline", CPUCores: 8, MemoryMB: 2048, DiskGB: 100})
 	for _, r := range []alerts.AlertRaise{
 		{Kind: alerts.AlertNodeOffline, Severity: alerts.SeverityCritical, TargetType: "node", TargetID: "pve2", Message: "down"},
 		{Kind: alerts.AlertTaskFailed, Severity: alerts.SeverityWarning, TargetType: "machine", TargetID: "M1", Message: "failed"},

@@ -4,18 +4,19 @@ import (
 	"context"
 
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/capacity"
 )
 
 // PlanCapacity is how many more machines of a plan fit on the nodes now, node by node and
 // in all, by the operator's overcommit ratios against what vmplane's machines on each
-// node allocate (machines.Room, the arithmetic placement uses too).
+// node allocate (capacity.Room, the arithmetic placement uses too).
 type PlanCapacity struct {
 	PlanID string `json:"plan_id"`
 	// Total is the sum of the nodes' fits.
 	Total int                 `json:"total"`
-	Nodes []machines.NodeRoom `json:"nodes"`
+	Nodes []capacity.NodeRoom `json:"nodes"`
 	// Overcommit are the ratios the numbers were computed with.
-	Overcommit machines.Overcommit `json:"overcommit"`
+	Overcommit capacity.Overcommit `json:"overcommit"`
 }
 
 // Capacity answers how many more machines of plan id fit now.
@@ -24,7 +25,7 @@ func (p *Plans) Capacity(ctx context.Context, id string) (PlanCapacity, error) {
 	if err != nil {
 		return PlanCapacity{}, err
 	}
-	rooms, err := p.nodes.Rooms(ctx, machines.Size{CPUCores: pl.CPUCores, MemoryMB: pl.MemoryMB, DiskGB: pl.DiskGB})
+	rooms, err := p.nodes.Rooms(ctx, capacity.Size{CPUCores: pl.CPUCores, MemoryMB: pl.MemoryMB, DiskGB: pl.DiskGB})
 	if err != nil {
 		return PlanCapacity{}, err
 	}

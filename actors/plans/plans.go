@@ -11,6 +11,7 @@ import (
 
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/capacity"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/persistence"
 )
@@ -120,7 +121,7 @@ type Deps struct {
 	// Machines counts the machines of a plan (a plan in use is not deleted); Nodes
 	// answer the room a plan's machine needs (capacity).
 	Machines *machines.Machines
-	Nodes    *machines.Nodes
+	Nodes    *capacity.Nodes
 }
 
 // Plans is the service of the plan records. A plan is written seldom and read often,
@@ -131,7 +132,7 @@ type Plans struct {
 	rt       *kit.Runtime
 	store    persistence.Store
 	machines *machines.Machines
-	nodes    *machines.Nodes
+	nodes    *capacity.Nodes
 }
 
 // Start returns the plans' service.

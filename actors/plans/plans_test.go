@@ -11,6 +11,7 @@ import (
 	"github.com/vmplane/vmplane/actors/events"
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/capacity"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/persistence"
@@ -199,7 +200,7 @@ func TestPlanCapacity(t *testing.T) {
 		t.Fatal(err)
 	}
 	// a: 16 cores, 8192 MB, 100 GB free: 5 machines of 20 GB; b is offline.
-	if c.Total != 5 || len(c.Nodes) != 2 || c.Nodes[0].Fits != 5 || c.Nodes[1].Fits != 0 || c.Overcommit != machines.DefaultOvercommit {
+	if c.Total != 5 || len(c.Nodes) != 2 || c.Nodes[0].Fits != 5 || c.Nodes[1].Fits != 0 || c.Overcommit != capacity.DefaultOvercommit {
 		t.Fatalf("capacity: got %+v", c)
 	}
 	if _, err := s.Plans.Capacity(ctx, "nope"); !errors.Is(err, apierr.ErrNotFound) {

@@ -2,6 +2,7 @@ package schedules
 
 import (
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/actors/tenants"
 	"go.uber.org/zap"
 
@@ -28,7 +29,7 @@ type system struct {
 	driver   hypervisor.Driver
 	log      *zap.Logger
 	Machines *machines.Machines
-	Tasks    *machines.Tasks
+	Tasks    *tasks.Tasks
 	Backups  *machines.Backups
 	Tenants  *tenants.Tenants
 }

@@ -70,6 +70,7 @@ func newTestSystem(t testing.TB, mutate ...func(*testOptions)) *testSystem {
 	}
 	t.Cleanup(func() {
 		s.Schedules.Stop()
+		s.Tenants.Stop()
 		s.Inventory.Stop()
 		s.Machines.Stop()
 		rt.Shutdown()

@@ -12,6 +12,7 @@ import (
 
 	"github.com/vmplane/vmplane/actors/backups"
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 
 	"github.com/robfig/cron/v3"
 	"go.uber.org/zap"
@@ -1155,7 +1156,7 @@ func (s *Schedules) startWhenFree(rec scheduleRecord, taskID string) (*busyWait,
 }
 
 // blockingTask is the task the machine is busy with, nil when it has none (any more).
-func (s *Schedules) blockingTask(rec scheduleRecord) *machines.Task {
+func (s *Schedules) blockingTask(rec scheduleRecord) *tasks.Task {
 	ctx, cancel := context.WithTimeout(s.ctx, kit.DefaultTimeout)
 	defer cancel()
 	m, err := s.sys.Machines.Get(ctx, rec.MachineID, &rec.TenantID)
@@ -1164,14 +1165,14 @@ func (s *Schedules) blockingTask(rec scheduleRecord) *machines.Task {
 	}
 	t, err := s.sys.Tasks.Get(ctx, *m.TaskID, nil)
 	if err != nil {
-		return &machines.Task{ID: *m.TaskID, Type: "unknown"}
+		return &tasks.Task{ID: *m.TaskID, Type: "unknown"}
 	}
 	return &t
 }
 
 // waitUntilEnded waits for a task to end (true), or until deadline or the system
 // stops (false). A nil task has ended already.
-func (s *Schedules) waitUntilEnded(t *machines.Task, deadline time.Time) bool {
+func (s *Schedules) waitUntilEnded(t *tasks.Task, deadline time.Time) bool {
 	if t == nil {
 		return s.ctx.Err() == nil
 	}
@@ -1215,7 +1216,7 @@ func (s *Schedules) startFailed(d *runDone, err error) {
 
 // waitTask waits for a task to end; false when the system stops first. A task that
 // does not exist after appear (when the start's answer was lost) failed to start.
-func (s *Schedules) waitTask(id string, appear time.Duration) (*machines.Task, bool) {
+func (s *Schedules) waitTask(id string, appear time.Duration) (*tasks.Task, bool) {
 	if appear > 0 {
 		ctx, cancel := context.WithTimeout(s.ctx, appear)
 		t, err := s.sys.Tasks.Wait(ctx, id)
@@ -1227,7 +1228,7 @@ func (s *Schedules) waitTask(id string, appear time.Duration) (*machines.Task, b
 			return nil, false
 		}
 		if _, err := s.sys.Tasks.Get(s.ctx, id, nil); errors.Is(err, apierr.ErrNotFound) {
-			return &machines.Task{ID: id, Status: machines.TaskFailed, Error: kit.Ptr("the machine did not start the run in time")}, true
+			return &tasks.Task{ID: id, Status: tasks.TaskFailed, Error: kit.Ptr("the machine did not start the run in time")}, true
 		}
 	}
 	t, err := s.sys.Tasks.Wait(s.ctx, id)
@@ -1238,8 +1239,8 @@ func (s *Schedules) waitTask(id string, appear time.Duration) (*machines.Task, b
 }
 
 // outcome reads an ended task into the run's report.
-func (s *Schedules) outcome(rec scheduleRecord, task *machines.Task, d *runDone) {
-	if task.Status == machines.TaskSucceeded {
+func (s *Schedules) outcome(rec scheduleRecord, task *tasks.Task, d *runDone) {
+	if task.Status == tasks.TaskSucceeded {
 		d.Status = RunSucceeded
 		if rec.Kind != ScheduleBackup {
 			return

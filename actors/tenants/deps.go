@@ -7,6 +7,7 @@ import (
 	"github.com/vmplane/vmplane/actors/events"
 	"github.com/vmplane/vmplane/actors/inventory"
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/capacity"
 	"github.com/vmplane/vmplane/actors/plans"
 	"go.uber.org/zap"
 
@@ -46,7 +47,7 @@ type system struct {
 	log       *zap.Logger
 	Events    *events.Events
 	Machines  *machines.Machines
-	Nodes     *machines.Nodes
+	Nodes     *capacity.Nodes
 	Backups   *machines.Backups
 	Inventory *inventory.Inventory
 	Alerts    *alerts.Alerts

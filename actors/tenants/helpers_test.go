@@ -64,6 +64,7 @@ func newTestSystem(t testing.TB, mutate ...func(*testOptions)) *testSystem {
 	s.Tenants = Start(Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Machines: s.Services, Inventory: s.Inventory, Alerts: s.Alerts, Plans: s.Plans,
 		HasUsers: opts.HasUsers, HasSchedules: opts.HasSchedules})
 	t.Cleanup(func() {
+		s.Tenants.Stop()
 		s.Inventory.Stop()
 		s.Machines.Stop()
 		rt.Shutdown()

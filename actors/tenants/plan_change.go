@@ -3,9 +3,11 @@ package tenants
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/actors/plans"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
@@ -78,36 +80,60 @@ func (t *Tenants) plan(ctx context.Context, id string) (plans.Plan, error) {
 	return p, err
 }
 
+// planAllows refuses a move to a plan that does not offer the machine's template (a
+// plan of licensed systems is not left for a cheaper one that lists none of them). A
+// machine of no known template (one adopted from the hypervisor) moves freely: there
+// is nothing to hold against the plan's list.
+func (t *Tenants) planAllows(ctx context.Context, p *plans.Plan, templateID string) error {
+	if templateID == "" || len(p.AllowedTemplates) == 0 {
+		return nil
+	}
+	name := ""
+	if tpl, err := t.sys.Inventory.Template(ctx, templateID); err == nil {
+		name = tpl.Name
+	} else if !errors.Is(err, apierr.ErrNotFound) {
+		return err
+	}
+	if !p.Allows(templateID, name) {
+		return apierr.Invalid(apierr.Field("plan_id", "plan %s does not offer the machine's template %s (it allows %s)",
+			p.Name, templateID, strings.Join(p.AllowedTemplates, ", ")))
+	}
+	return nil
+}
+
 // ChangePlan moves one of a tenant's machines to a plan: a resize to the plan's sizes,
 // within the tenant's quota, after which the machine's record names the plan. Disks
 // never shrink: a plan with a smaller disk than the machine's is a 400 saying both.
-func (t *Tenants) ChangePlan(ctx context.Context, tenantID, machineID, planID string) (machines.Task, error) {
+func (t *Tenants) ChangePlan(ctx context.Context, tenantID, machineID, planID string) (tasks.Task, error) {
 	// The machine first: one that does not exist, or is another tenant's, is a 404
 	// whatever the plan named.
 	id, err := t.sys.Machines.Resolve(ctx, machineID)
 	if err != nil {
-		return machines.Task{}, err
+		return tasks.Task{}, err
 	}
 	rec, err := t.sys.Machines.Stored(ctx, id)
 	if err == nil && (rec.TenantID == nil || *rec.TenantID != tenantID) {
 		err = apierr.NotFound("machine", id)
 	}
 	if err != nil {
-		return machines.Task{}, machines.NotFoundAs(err, machineID)
+		return tasks.Task{}, machines.NotFoundAs(err, machineID)
 	}
 	p, err := t.plan(ctx, planID)
 	if err != nil {
-		return machines.Task{}, err
+		return tasks.Task{}, err
+	}
+	if err := t.planAllows(ctx, &p, rec.TemplateID); err != nil {
+		return tasks.Task{}, err
 	}
 	change := ResourceChange{CPUCores: kit.Ptr(p.CPUCores), MemoryMB: kit.Ptr(p.MemoryMB), DiskGB: kit.Ptr(p.DiskGB)}
 	r, err := kit.Ask[resizeReserved](ctx, t.kind, tenantID, &reserveResize{MachineID: id, Change: change, PlanID: p.ID, PlanName: p.Name})
 	if err != nil {
-		return machines.Task{}, machines.NotFoundAs(err, machineID)
+		return tasks.Task{}, machines.NotFoundAs(err, machineID)
 	}
 	task, err := t.sys.Machines.Start(ctx, id, r.Op, &tenantID)
 	if err != nil {
 		t.tell(tenantID, &releaseResize{MachineID: id})
-		return machines.Task{}, machines.NotFoundAs(err, machineID)
+		return tasks.Task{}, machines.NotFoundAs(err, machineID)
 	}
 	t.tell(tenantID, &resizeStarted{MachineID: id, TaskID: task.ID})
 	return task, nil
@@ -116,26 +142,29 @@ func (t *Tenants) ChangePlan(ctx context.Context, tenantID, machineID, planID st
 // ChangeAnyPlan is an operator's move of any machine to a plan: a machine of a tenant
 // moves as ChangePlan moves it, within its tenant's quota; one of no tenant has no
 // quota to hold, and is resized at once.
-func (t *Tenants) ChangeAnyPlan(ctx context.Context, machineID, planID string) (machines.Task, error) {
+func (t *Tenants) ChangeAnyPlan(ctx context.Context, machineID, planID string) (tasks.Task, error) {
 	id, err := t.sys.Machines.Resolve(ctx, machineID)
 	if err != nil {
-		return machines.Task{}, err
+		return tasks.Task{}, err
 	}
 	rec, err := t.sys.Machines.Stored(ctx, id)
 	if err != nil {
-		return machines.Task{}, machines.NotFoundAs(err, machineID)
+		return tasks.Task{}, machines.NotFoundAs(err, machineID)
 	}
 	if rec.TenantID != nil {
 		return t.ChangePlan(ctx, *rec.TenantID, id, planID)
 	}
 	p, err := t.plan(ctx, planID)
 	if err != nil {
-		return machines.Task{}, err
+		return tasks.Task{}, err
+	}
+	if err := t.planAllows(ctx, &p, rec.TemplateID); err != nil {
+		return tasks.Task{}, err
 	}
 	change := ResourceChange{CPUCores: kit.Ptr(p.CPUCores), MemoryMB: kit.Ptr(p.MemoryMB), DiskGB: kit.Ptr(p.DiskGB)}
 	op, _, err := resizeOp(rec, change, p.ID, p.Name)
 	if err != nil {
-		return machines.Task{}, err
+		return tasks.Task{}, err
 	}
 	task, err := t.sys.Machines.Start(ctx, id, op, nil)
 	return task, machines.NotFoundAs(err, machineID)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/actors/plans"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor/sim"
@@ -97,7 +98,7 @@ func TestChangePlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if task, err := s.Tasks.Wait(ctx, p.Task.ID); err != nil || task.Status != machines.TaskSucceeded {
+	if task, err := s.Tasks.Wait(ctx, p.Task.ID); err != nil || task.Status != tasks.TaskSucceeded {
 		t.Fatalf("create: got %+v, %v", task, err)
 	}
 	// The plan allows one snapshot per machine.
@@ -105,7 +106,7 @@ func TestChangePlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := s.Tasks.Wait(ctx, task.ID); err != nil || got.Status != machines.TaskSucceeded {
+	if got, err := s.Tasks.Wait(ctx, task.ID); err != nil || got.Status != tasks.TaskSucceeded {
 		t.Fatalf("snapshot: got %+v, %v", got, err)
 	}
 	_, err = s.Machines.CreateSnapshot(ctx, p.Machine.ID, &ten.ID, machines.SnapshotRequest{Name: "s2"})
@@ -121,7 +122,7 @@ func TestChangePlan(t *testing.T) {
 	if _, err := s.Tenants.ChangePlan(ctx, ten.ID, p.Machine.ID, large.ID); !errors.Is(err, apierr.ErrQuotaExceeded) {
 		t.Fatalf("move past the quota: got %v; want quota_exceeded", err)
 	}
-	if task, err := s.Tasks.Wait(ctx, other.Task.ID); err != nil || task.Status != machines.TaskSucceeded {
+	if task, err := s.Tasks.Wait(ctx, other.Task.ID); err != nil || task.Status != tasks.TaskSucceeded {
 		t.Fatalf("create: got %+v, %v", task, err)
 	}
 	if task, err := s.Machines.Destroy(ctx, other.Machine.ID, nil); err != nil {
@@ -134,7 +135,7 @@ func TestChangePlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := s.Tasks.Wait(ctx, task.ID); err != nil || got.Status != machines.TaskSucceeded {
+	if got, err := s.Tasks.Wait(ctx, task.ID); err != nil || got.Status != tasks.TaskSucceeded {
 		t.Fatalf("move up: got %+v, %v", got, err)
 	}
 	m, err := s.Machines.Stored(ctx, p.Machine.ID)
@@ -160,11 +161,34 @@ func TestChangePlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := s.Tasks.Wait(ctx, task.ID); err != nil || got.Status != machines.TaskSucceeded {
+	if got, err := s.Tasks.Wait(ctx, task.ID); err != nil || got.Status != tasks.TaskSucceeded {
 		t.Fatalf("move sideways: got %+v, %v", got, err)
 	}
 	if m, err := s.Machines.Stored(ctx, p.Machine.ID); err != nil || m.PlanID == nil || *m.PlanID != same.ID || m.CPUCores != 4 {
 		t.Fatalf("after the sideways move: got %+v, %v", m, err)
+	}
+	// A plan that does not offer the machine's template (by id or name) is refused,
+	// for the tenant and for an operator alike; one that names it by name is fine.
+	other2, err := s.Plans.Create(ctx, plans.PlanSpec{Name: "windows", CPUCores: 4, MemoryMB: 4096, DiskGB: 60, AllowedTemplates: []string{"tpl-ubuntu-24.04"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, move := range []func() (tasks.Task, error){
+		func() (tasks.Task, error) { return s.Tenants.ChangePlan(ctx, ten.ID, p.Machine.ID, other2.ID) },
+		func() (tasks.Task, error) { return s.Tenants.ChangeAnyPlan(ctx, p.Machine.ID, other2.ID) },
+	} {
+		if _, err := move(); fieldOf(err) != "plan_id" || !strings.Contains(err.Error(), "does not offer the machine's template tpl-debian-12") {
+			t.Fatalf("a move to a plan without the machine's template: got %v; want 400 naming plan_id", err)
+		}
+	}
+	byName, err := s.Plans.Create(ctx, plans.PlanSpec{Name: "named", CPUCores: 4, MemoryMB: 4096, DiskGB: 60, AllowedTemplates: []string{"Debian 12 (bookworm)"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if task, err := s.Tenants.ChangePlan(ctx, ten.ID, p.Machine.ID, byName.ID); err != nil {
+		t.Fatalf("a move to a plan naming the template by name: %v", err)
+	} else if _, err := s.Tasks.Wait(ctx, task.ID); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -184,14 +208,14 @@ func TestPlanBoundsBackupsOnDemand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if task, err := s.Tasks.Wait(ctx, p.Task.ID); err != nil || task.Status != machines.TaskSucceeded {
+	if task, err := s.Tasks.Wait(ctx, p.Task.ID); err != nil || task.Status != tasks.TaskSucceeded {
 		t.Fatalf("create: got %+v, %v", task, err)
 	}
 	task, err := s.Machines.BackupNow(ctx, p.Machine.ID, &ten.ID, machines.BackupRequest{Note: "first"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := s.Tasks.Wait(ctx, task.ID); err != nil || got.Status != machines.TaskSucceeded {
+	if got, err := s.Tasks.Wait(ctx, task.ID); err != nil || got.Status != tasks.TaskSucceeded {
 		t.Fatalf("backup: got %+v, %v", got, err)
 	}
 	_, err = s.Machines.BackupNow(ctx, p.Machine.ID, &ten.ID, machines.BackupRequest{})
@@ -206,7 +230,7 @@ func TestPlanBoundsBackupsOnDemand(t *testing.T) {
 	if err != nil {
 		t.Fatalf("a backup with no bound: %v", err)
 	}
-	if got, err := s.Tasks.Wait(ctx, task.ID); err != nil || got.Status != machines.TaskSucceeded {
+	if got, err := s.Tasks.Wait(ctx, task.ID); err != nil || got.Status != tasks.TaskSucceeded {
 		t.Fatalf("backup: got %+v, %v", got, err)
 	}
 }

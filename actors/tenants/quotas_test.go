@@ -8,6 +8,7 @@ import (
 
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor/sim"
 	"github.com/vmplane/vmplane/persistence"
@@ -35,14 +36,14 @@ func TestBackupAndSnapshotQuotasOfATenant(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if task, err := s.Tasks.Wait(ctx, p.Task.ID); err != nil || task.Status != machines.TaskSucceeded {
+	if task, err := s.Tasks.Wait(ctx, p.Task.ID); err != nil || task.Status != tasks.TaskSucceeded {
 		t.Fatalf("create: got %+v, %v", task, err)
 	}
 	task, err := s.Machines.BackupNow(ctx, p.Machine.ID, &ten.ID, machines.BackupRequest{Note: "n"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := s.Tasks.Wait(ctx, task.ID); err != nil || got.Status != machines.TaskSucceeded {
+	if got, err := s.Tasks.Wait(ctx, task.ID); err != nil || got.Status != tasks.TaskSucceeded {
 		t.Fatalf("backup: got %+v, %v", got, err)
 	}
 	if _, err := s.Machines.BackupNow(ctx, p.Machine.ID, &ten.ID, machines.BackupRequest{}); !errors.Is(err, apierr.ErrQuotaExceeded) {

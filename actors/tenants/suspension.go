@@ -2,6 +2,7 @@ package tenants
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"time"
 
@@ -166,14 +167,69 @@ func (t *Tenants) running(ctx context.Context, id string) ([]string, error) {
 }
 
 // power starts action on each machine, as the operator would: a machine that cannot
-// take it now (busy with another task, in another state, gone) is logged and left.
+// take it now (busy with another task, in another state, gone) is logged and left; for
+// a suspension, the next sweep (EnforceSuspensions) tries again.
 func (t *Tenants) power(ctx context.Context, tenant string, ids []string, action hypervisor.PowerAction) {
 	for _, id := range ids {
 		if _, err := t.sys.Machines.Start(ctx, id, machines.Operation{Type: machines.OpPower, Action: action}, nil); err != nil {
-			t.sys.log.Warn("a tenant's suspension could not change a machine's power", zap.String("tenant", tenant),
+			log := t.sys.log.Warn
+			if errors.Is(err, apierr.ErrOperationInProgress) {
+				log = t.sys.log.Info // busy: the sweep tries again once its task has ended
+			}
+			log("a tenant's suspension could not change a machine's power", zap.String("tenant", tenant),
 				zap.String("machine", id), zap.String("action", string(action)), zap.Error(err))
 		}
 	}
+}
+
+// SuspensionSweepInterval is how often the suspended tenants' machines are looked at
+// again (EnforceSuspensions).
+const SuspensionSweepInterval = time.Minute
+
+// EnforceSuspensions stops (or suspends, as each suspension says) every machine of a
+// suspended tenant that runs: one that was busy with a task when the suspension began,
+// one that was starting then, or one started since behind vmplane's back. The machines
+// it stops join the suspension's list, so an unsuspend with start starts them too. It
+// runs every SuspensionSweepInterval on the member that leads the job.
+func (t *Tenants) EnforceSuspensions(ctx context.Context) error {
+	cursor := ""
+	for {
+		page, next, err := t.List(ctx, cursor, 500)
+		if err != nil {
+			return err
+		}
+		for i := range page {
+			sp := page[i].Suspension
+			if sp == nil || sp.Action == SuspendNone {
+				continue
+			}
+			if err := t.enforce(ctx, page[i].ID); err != nil {
+				t.sys.log.Warn("a tenant's suspension could not be enforced", zap.String("tenant", page[i].ID), zap.Error(err))
+			}
+		}
+		if next == "" {
+			return nil
+		}
+		cursor = next
+	}
+}
+
+// enforce stops what runs of one suspended tenant's machines.
+func (t *Tenants) enforce(ctx context.Context, id string) error {
+	running, err := t.running(ctx, id)
+	if err != nil || len(running) == 0 {
+		return err
+	}
+	s, err := kit.Ask[Suspended](ctx, t.kind, id, &suspendedMachines{IDs: running})
+	if err != nil || s.Tenant.Suspension == nil {
+		return err // unsuspended meanwhile: leave them running
+	}
+	power := hypervisor.ActionStop
+	if s.Tenant.Suspension.Action == SuspendHypervisor {
+		power = hypervisor.ActionSuspend
+	}
+	t.power(ctx, id, running, power)
+	return nil
 }
 
 func (e *tenantEntity) suspend(ctx *kit.Ctx, m *suspendTenant) {
@@ -189,6 +245,9 @@ func (e *tenantEntity) suspend(ctx *kit.Ctx, m *suspendTenant) {
 	e.saveSuspension(ctx, &next, Suspended{Fresh: fresh})
 }
 
+// suspendedMachines adds machines to those the suspension stopped (an unsuspend with
+// start starts them all): the ones running when it began, and those a later sweep
+// found running (EnforceSuspensions).
 func (e *tenantEntity) suspendedMachines(ctx *kit.Ctx, m *suspendedMachines) {
 	if e.rec.Suspension == nil {
 		ctx.Respond(Suspended{Tenant: *e.rec}) // unsuspended meanwhile: nothing to stop
@@ -196,7 +255,12 @@ func (e *tenantEntity) suspendedMachines(ctx *kit.Ctx, m *suspendedMachines) {
 	}
 	next := *e.rec
 	s := *next.Suspension
-	s.Machines = m.IDs
+	s.Machines = slices.Clone(s.Machines)
+	for _, id := range m.IDs {
+		if !slices.Contains(s.Machines, id) {
+			s.Machines = append(s.Machines, id)
+		}
+	}
 	next.Suspension = &s
 	e.saveSuspension(ctx, &next, Suspended{Fresh: true})
 }

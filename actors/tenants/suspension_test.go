@@ -10,6 +10,7 @@ import (
 
 	"github.com/vmplane/vmplane/actors/events"
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/hypervisor/sim"
@@ -40,7 +41,7 @@ func TestSuspendAndUnsuspendATenant(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if task, err := s.Tasks.Wait(ctx, p.Task.ID); err != nil || task.Status != machines.TaskSucceeded {
+		if task, err := s.Tasks.Wait(ctx, p.Task.ID); err != nil || task.Status != tasks.TaskSucceeded {
 			t.Fatalf("create: got %+v, %v", task, err)
 		}
 		ids = append(ids, p.Machine.ID)
@@ -52,7 +53,7 @@ func TestSuspendAndUnsuspendATenant(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, err := s.Tasks.Wait(ctx, task.ID); err != nil || got.Status != machines.TaskSucceeded {
+		if got, err := s.Tasks.Wait(ctx, task.ID); err != nil || got.Status != tasks.TaskSucceeded {
 			t.Fatalf("%s: got %+v, %v", a, got, err)
 		}
 	}
@@ -173,5 +174,79 @@ func TestSuspendWithHypervisorSuspend(t *testing.T) {
 	}
 	if st := status(); st != machines.StatusSuspended {
 		t.Fatalf("after an unsuspend of a suspension that touched no machine: got %s; want still suspended", st)
+	}
+}
+
+// A machine that runs after the suspension began (busy then, starting, or started
+// behind vmplane's back) is stopped by the next sweep, and joins the suspension's
+// machines, so an unsuspend with start starts it again.
+func TestSuspensionSweepStopsWhatRunsLater(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	drv := sim.New(sim.Config{OpDelay: -1, Seed: 1, Nodes: 1})
+	s := newTestSystem(t, func(o *testOptions) { o.Driver = drv })
+	if _, err := s.Inventory.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ten, err := s.Tenants.Create(ctx, "swept", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.Tenants.CreateMachine(ctx, ten.ID, MachineSpec{Name: "late", TemplateID: "tpl-debian-12", CPUCores: 1, MemoryMB: 512, DiskGB: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Tasks.Wait(ctx, p.Task.ID); err != nil {
+		t.Fatal(err)
+	}
+	status := func() string {
+		m, err := s.Machines.Get(ctx, p.Machine.ID, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m.Status
+	}
+	stop, err := s.Machines.Start(ctx, p.Machine.ID, machines.Operation{Type: machines.OpPower, Action: hypervisor.ActionStop}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Tasks.Wait(ctx, stop.ID); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Tenants.Suspend(ctx, ten.ID, "unpaid", SuspendStop)
+	if err != nil || got.Suspension == nil || len(got.Suspension.Machines) != 0 {
+		t.Fatalf("suspended with nothing running: got %+v, %v", got.Suspension, err)
+	}
+	// Started on the hypervisor behind vmplane's back; the sync sees it run.
+	m, err := s.Machines.Get(ctx, p.Machine.ID, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := drv.Power(ctx, hypervisor.Ref{VMID: m.VMID, Node: m.Node}, hypervisor.ActionStart); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Inventory.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if st := status(); st != machines.StatusRunning {
+		t.Fatalf("after the sync: got %s; want running", st)
+	}
+	if err := s.Tenants.EnforceSuspensions(ctx); err != nil {
+		t.Fatal(err)
+	}
+	testwait.Eventually(t, "the sweep stopped the machine", func() bool { return status() == machines.StatusStopped })
+	if ten, err := s.Tenants.Get(ctx, ten.ID); err != nil || ten.Suspension == nil || !slices.Equal(ten.Suspension.Machines, []string{p.Machine.ID}) {
+		t.Fatalf("the suspension after the sweep: got %+v, %v; want the machine it stopped listed", ten.Suspension, err)
+	}
+	if _, err := s.Tenants.Unsuspend(ctx, ten.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	testwait.Eventually(t, "the unsuspend started the machine", func() bool { return status() == machines.StatusRunning })
+	// An active tenant's machines are none of the sweep's business.
+	if err := s.Tenants.EnforceSuspensions(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if st := status(); st != machines.StatusRunning {
+		t.Fatalf("after a sweep of an active tenant: got %s; want running", st)
 	}
 }

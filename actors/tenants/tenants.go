@@ -10,7 +10,11 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.uber.org/zap"
+
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/capacity"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/actors/plans"
 
 	"github.com/vmplane/vmplane/actors/kit"
@@ -122,6 +126,8 @@ func tenantKey(id string) []byte { return persistence.Key("tenant", id) }
 type Tenants struct {
 	sys  *system
 	kind *kit.Kind
+	// sweep is the loop of EnforceSuspensions.
+	sweep *kit.Loop
 	// lastRuleWrite is each tenant's latest firewall rule write
 	// (*persistence.Pending), which outlives the entity (see firewall.go).
 	lastRuleWrite sync.Map
@@ -178,7 +184,7 @@ type ResourceChange struct {
 // Provisioned is the answer of a machine create.
 type Provisioned struct {
 	Machine machines.Machine `json:"machine"`
-	Task    machines.Task    `json:"task"`
+	Task    tasks.Task       `json:"task"`
 }
 
 // Messages of a tenant entity.
@@ -224,8 +230,16 @@ func startTenants(s *system) *Tenants {
 	t.kind = s.rt.StartKind("tenants", 10*time.Minute, func(id string) kit.Entity {
 		return &tenantEntity{sys: s, id: id, pending: map[string]pendingResize{}}
 	}, nil)
+	t.sweep = s.rt.EveryOnOne("suspension sweep", SuspensionSweepInterval, false, func(ctx context.Context, _ time.Time) {
+		if err := t.EnforceSuspensions(ctx); err != nil {
+			s.log.Warn("the suspension sweep could not list the tenants", zap.Error(err))
+		}
+	})
 	return t
 }
+
+// Stop ends the suspension sweep; the entities stop with the runtime's kinds.
+func (t *Tenants) Stop() { t.sweep.Stop() }
 
 func (t *Tenants) tell(id string, msg any) {
 	t.kind.Send(id, msg)
@@ -333,9 +347,9 @@ func (t *Tenants) CreateMachine(ctx context.Context, tenantID string, spec Machi
 	}
 	if spec.Node == "" {
 		// vmplane places the machine on the node with the most room for it by the
-		// capacity arithmetic (machines.Room); a template that only one node can clone
+		// capacity arithmetic (capacity.Room); a template that only one node can clone
 		// goes there, if it has room.
-		node, err := t.sys.Nodes.Place(ctx, machines.Size{CPUCores: spec.CPUCores, MemoryMB: spec.MemoryMB, DiskGB: spec.DiskGB}, tpl.Node)
+		node, err := t.sys.Nodes.Place(ctx, capacity.Size{CPUCores: spec.CPUCores, MemoryMB: spec.MemoryMB, DiskGB: spec.DiskGB}, tpl.Node)
 		if err != nil {
 			return Provisioned{}, err
 		}
@@ -346,9 +360,9 @@ func (t *Tenants) CreateMachine(ctx context.Context, tenantID string, spec Machi
 
 // ResizeMachine grows or shrinks cores and memory and grows the disk of one of the
 // tenant's machines, within its quota.
-func (t *Tenants) ResizeMachine(ctx context.Context, tenantID, machineID string, c ResourceChange) (machines.Task, error) {
+func (t *Tenants) ResizeMachine(ctx context.Context, tenantID, machineID string, c ResourceChange) (tasks.Task, error) {
 	if c.CPUCores == nil && c.MemoryMB == nil && c.DiskGB == nil {
-		return machines.Task{}, apierr.Invalid(apierr.Field("body", "cpu_cores, memory_mb or disk_gb is required"))
+		return tasks.Task{}, apierr.Invalid(apierr.Field("body", "cpu_cores, memory_mb or disk_gb is required"))
 	}
 	var f []apierr.FieldError
 	if c.CPUCores != nil && (*c.CPUCores < machines.MinCores || *c.CPUCores > machines.MaxCores) {
@@ -361,20 +375,20 @@ func (t *Tenants) ResizeMachine(ctx context.Context, tenantID, machineID string,
 		f = append(f, apierr.Field("disk_gb", "must be %d..%d", machines.MinDiskGB, machines.MaxDiskGB))
 	}
 	if len(f) > 0 {
-		return machines.Task{}, apierr.Invalid(f...)
+		return tasks.Task{}, apierr.Invalid(f...)
 	}
 	id, err := t.sys.Machines.Resolve(ctx, machineID)
 	if err != nil {
-		return machines.Task{}, err
+		return tasks.Task{}, err
 	}
 	r, err := kit.Ask[resizeReserved](ctx, t.kind, tenantID, &reserveResize{MachineID: id, Change: c})
 	if err != nil {
-		return machines.Task{}, machines.NotFoundAs(err, machineID)
+		return tasks.Task{}, machines.NotFoundAs(err, machineID)
 	}
 	task, err := t.sys.Machines.Start(ctx, id, r.Op, &tenantID)
 	if err != nil {
 		t.tell(tenantID, &releaseResize{MachineID: id})
-		return machines.Task{}, machines.NotFoundAs(err, machineID)
+		return tasks.Task{}, machines.NotFoundAs(err, machineID)
 	}
 	t.tell(tenantID, &resizeStarted{MachineID: id, TaskID: task.ID})
 	return task, nil

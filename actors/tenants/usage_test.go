@@ -9,6 +9,7 @@ import (
 
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/hypervisor/sim"
@@ -58,7 +59,7 @@ func TestCreateRacedByAnotherMachineIsCheckedAgain(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if task, err := s.Tasks.Wait(ctx, p.Task.ID); err != nil || task.Status != machines.TaskSucceeded {
+		if task, err := s.Tasks.Wait(ctx, p.Task.ID); err != nil || task.Status != tasks.TaskSucceeded {
 			t.Fatalf("create: %+v, %v", task, err)
 		}
 		made[i] = p.Machine
@@ -66,8 +67,8 @@ func TestCreateRacedByAnotherMachineIsCheckedAgain(t *testing.T) {
 	run := func(id string, op machines.Operation) {
 		task, err := s.Machines.Start(ctx, id, op, nil)
 		if err == nil {
-			var ended *machines.Task
-			if ended, err = s.Tasks.Wait(ctx, task.ID); err == nil && ended.Status != machines.TaskSucceeded {
+			var ended *tasks.Task
+			if ended, err = s.Tasks.Wait(ctx, task.ID); err == nil && ended.Status != tasks.TaskSucceeded {
 				err = errors.New("the task failed")
 			}
 		}
@@ -97,7 +98,7 @@ func TestCreateRacedByAnotherMachineIsCheckedAgain(t *testing.T) {
 	if err != nil {
 		t.Fatalf("a create raced by a delete: %v; want it made", err)
 	}
-	if task, err := s.Tasks.Wait(ctx, p.Task.ID); err != nil || task.Status != machines.TaskSucceeded {
+	if task, err := s.Tasks.Wait(ctx, p.Task.ID); err != nil || task.Status != tasks.TaskSucceeded {
 		t.Fatalf("create: %+v, %v", task, err)
 	}
 	if u, err := s.Tenants.Usage(ctx, ten.ID); err != nil || u.Machines != 2 || u.CPUCores != 4 {

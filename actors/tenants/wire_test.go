@@ -8,7 +8,7 @@ import (
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/actors/kit/kittest"
 	"github.com/vmplane/vmplane/actors/kit/wiretest"
-	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor/sim"
 )
@@ -51,7 +51,7 @@ func testTenantRequests(t *testing.T) {
 	if err != nil || p.Machine.TenantID == nil || *p.Machine.TenantID != ten.ID || p.Task.TargetID != p.Machine.ID {
 		t.Fatalf("create machine: %+v, %v", p, err)
 	}
-	if task, err := s.Tasks.Wait(ctx, p.Task.ID); err != nil || task.Status != machines.TaskSucceeded {
+	if task, err := s.Tasks.Wait(ctx, p.Task.ID); err != nil || task.Status != tasks.TaskSucceeded {
 		t.Fatalf("provisioning: %+v, %v", task, err)
 	}
 	if u, err := s.Tenants.Usage(ctx, ten.ID); err != nil || u.Machines != 1 || u.CPUCores != 2 {
@@ -61,7 +61,7 @@ func testTenantRequests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if task, err := s.Tasks.Wait(ctx, task.ID); err != nil || task.Status != machines.TaskSucceeded {
+	if task, err := s.Tasks.Wait(ctx, task.ID); err != nil || task.Status != tasks.TaskSucceeded {
 		t.Fatalf("resize: %+v, %v", task, err)
 	}
 	// The tenant hears that the first resize started by a told message, which across

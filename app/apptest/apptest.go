@@ -35,6 +35,7 @@ func Config(dir string) app.Config {
 	cfg.BcryptCost = 4 // the minimum: hashing speed is not what is tested here
 	cfg.RateGlobal, cfg.RateGlobalBurst = 0, 0
 	cfg.RateAuth, cfg.RateAuthBurst = 0, 0
+	cfg.RateKeyOwner, cfg.RateKeyOwnerBurst = 0, 0
 	cfg.RateLogin, cfg.RateLoginBurst = 0, 0
 	cfg.RateLoginAddr, cfg.RateLoginAddrBurst = 0, 0
 	cfg.SimOpDelay = time.Millisecond

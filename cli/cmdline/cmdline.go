@@ -1,7 +1,8 @@
 // Package cmdline is how the command-line client reads a command line and how a
 // command ends. The grammar: a group that needs a subcommand, an unknown command or
 // flag with the nearest names there are, a flag value in the user's words, a missing
-// or empty positional argument, each a usage error. The end: the exit status (0 done,
+// or empty positional argument, each a usage error; the flags many commands share
+// (--wait and --timeout of a task, --limit of a list). The end: the exit status (0 done,
 // 1 failed, 2 a usage error, or an ExitError's) and the error in one line, an API
 // error as its code and detail; Ctrl-C ends a command as interrupted.
 package cmdline

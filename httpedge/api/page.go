@@ -4,7 +4,7 @@ import (
 	"maps"
 	"strconv"
 
-	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/apierr"
 )
 
@@ -55,10 +55,10 @@ func WithPage(q map[string]string) map[string]string {
 
 // TaskReply is the 202 answer of slow work.
 type TaskReply struct {
-	Task machines.Task `json:"task"`
+	Task tasks.Task `json:"task"`
 }
 
 // TaskAccepted is the 202 of slow work run as task t: the task, and its Location.
-func TaskAccepted(t machines.Task) Reply {
+func TaskAccepted(t tasks.Task) Reply {
 	return Accepted(TaskReply{Task: t}, "/api/tasks/"+t.ID)
 }

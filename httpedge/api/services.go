@@ -15,6 +15,8 @@ import (
 	"github.com/vmplane/vmplane/actors/isos"
 	"github.com/vmplane/vmplane/actors/limiter"
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/capacity"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/actors/monitoring"
 	"github.com/vmplane/vmplane/actors/plans"
 	"github.com/vmplane/vmplane/actors/schedules"
@@ -76,22 +78,22 @@ type Machines interface {
 	List(ctx context.Context, cursor string, limit int, filter func(*machines.Machine) bool) ([]machines.Machine, string, error)
 	ListTenant(ctx context.Context, tenant, cursor string, limit int) ([]machines.Machine, string, error)
 	TenantPage(ctx context.Context, tenant, cursor string, limit int) (*machines.MachinePage, error)
-	Start(ctx context.Context, id string, op machines.Operation, tenant *string) (machines.Task, error)
-	Destroy(ctx context.Context, id string, tenant *string) (machines.Task, error)
+	Start(ctx context.Context, id string, op machines.Operation, tenant *string) (tasks.Task, error)
+	Destroy(ctx context.Context, id string, tenant *string) (tasks.Task, error)
 	Assign(ctx context.Context, id string, tenant *string) (machines.Machine, error)
 	Usage(ctx context.Context, id string, tf hypervisor.Timeframe, tenant *string) (hypervisor.UsageGraph, error)
 	// A machine's snapshots, backups on demand and restores (tasks).
 	Snapshots(ctx context.Context, id string, tenant *string) ([]hypervisor.Snapshot, error)
-	CreateSnapshot(ctx context.Context, id string, tenant *string, in machines.SnapshotRequest) (machines.Task, error)
-	RollbackSnapshot(ctx context.Context, id string, tenant *string, name string) (machines.Task, error)
-	DeleteSnapshot(ctx context.Context, id string, tenant *string, name string) (machines.Task, error)
-	BackupNow(ctx context.Context, id string, tenant *string, in machines.BackupRequest) (machines.Task, error)
-	Restore(ctx context.Context, id string, tenant *string, in machines.RestoreRequest) (machines.Task, error)
+	CreateSnapshot(ctx context.Context, id string, tenant *string, in machines.SnapshotRequest) (tasks.Task, error)
+	RollbackSnapshot(ctx context.Context, id string, tenant *string, name string) (tasks.Task, error)
+	DeleteSnapshot(ctx context.Context, id string, tenant *string, name string) (tasks.Task, error)
+	BackupNow(ctx context.Context, id string, tenant *string, in machines.BackupRequest) (tasks.Task, error)
+	Restore(ctx context.Context, id string, tenant *string, in machines.RestoreRequest) (tasks.Task, error)
 	// A machine's CD-ROM drive, boot order and rescue system (tasks).
-	MountISO(ctx context.Context, id string, tenant *string, iso machines.MountedISO) (machines.Task, error)
-	EjectISO(ctx context.Context, id string, tenant *string) (machines.Task, error)
-	SetBootOrder(ctx context.Context, id string, tenant *string, in machines.BootOrderRequest) (machines.Task, error)
-	Rescue(ctx context.Context, id string, tenant *string, enabled bool, iso *machines.MountedISO) (machines.Task, error)
+	MountISO(ctx context.Context, id string, tenant *string, iso machines.MountedISO) (tasks.Task, error)
+	EjectISO(ctx context.Context, id string, tenant *string) (tasks.Task, error)
+	SetBootOrder(ctx context.Context, id string, tenant *string, in machines.BootOrderRequest) (tasks.Task, error)
+	Rescue(ctx context.Context, id string, tenant *string, enabled bool, iso *machines.MountedISO) (tasks.Task, error)
 	// A machine's billing suspension (operators and billing systems).
 	SuspendBilling(ctx context.Context, id, reason, action string) (machines.Machine, error)
 	UnsuspendBilling(ctx context.Context, id string, start bool) (machines.Machine, error)
@@ -111,10 +113,10 @@ type ISOs interface {
 	Mountable(ctx context.Context, id string, scope *string, orName bool) (machines.MountedISO, error)
 }
 
-// Nodes is what the edge asks of machines.Nodes.
+// Nodes is what the edge asks of capacity.Nodes.
 type Nodes interface {
-	Get(ctx context.Context, id string) (machines.Node, error)
-	List(ctx context.Context, cursor string, limit int) ([]machines.Node, string, error)
+	Get(ctx context.Context, id string) (capacity.Node, error)
+	List(ctx context.Context, cursor string, limit int) ([]capacity.Node, string, error)
 	Usage(ctx context.Context, id string, tf hypervisor.Timeframe, end time.Time) (hypervisor.UsageGraph, error)
 }
 
@@ -126,11 +128,11 @@ type Inventory interface {
 	TemplatePage(ctx context.Context, cursor string, limit int) ([]hypervisor.Template, string, error)
 }
 
-// Tasks is what the edge asks of machines.Tasks.
+// Tasks is what the edge asks of tasks.Tasks.
 type Tasks interface {
-	Get(ctx context.Context, id string, tenant *string) (machines.Task, error)
-	List(ctx context.Context, tenant *string, cursor string, limit int) ([]machines.Task, string, error)
-	OfMachine(ctx context.Context, machineID string, tenant *string, cursor string, limit int) ([]machines.Task, string, error)
+	Get(ctx context.Context, id string, tenant *string) (tasks.Task, error)
+	List(ctx context.Context, tenant *string, cursor string, limit int) ([]tasks.Task, string, error)
+	OfMachine(ctx context.Context, machineID string, tenant *string, cursor string, limit int) ([]tasks.Task, string, error)
 }
 
 // Consoles is what the edge asks of consoles.Consoles.
@@ -156,9 +158,9 @@ type Tenants interface {
 	Update(ctx context.Context, id string, c tenants.TenantChange) (tenants.Tenant, error)
 	Delete(ctx context.Context, id string) error
 	CreateMachine(ctx context.Context, tenantID string, spec tenants.MachineSpec) (tenants.Provisioned, error)
-	ResizeMachine(ctx context.Context, tenantID, machineID string, c tenants.ResourceChange) (machines.Task, error)
-	ChangePlan(ctx context.Context, tenantID, machineID, planID string) (machines.Task, error)
-	ChangeAnyPlan(ctx context.Context, machineID, planID string) (machines.Task, error)
+	ResizeMachine(ctx context.Context, tenantID, machineID string, c tenants.ResourceChange) (tasks.Task, error)
+	ChangePlan(ctx context.Context, tenantID, machineID, planID string) (tasks.Task, error)
+	ChangeAnyPlan(ctx context.Context, machineID, planID string) (tasks.Task, error)
 	Overview(ctx context.Context, tenant string) (tenants.Overview, error)
 	UsageTrends(ctx context.Context, tenant string, days int, now time.Time) (tenants.Trends, error)
 	// A tenant's suspension: set and ended by operators and billing systems, checked

@@ -8,6 +8,7 @@ import (
 	"github.com/vmplane/vmplane/actors/backups"
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/httpedge/api"
 	"github.com/vmplane/vmplane/hypervisor"
 )
@@ -66,7 +67,7 @@ func (h *handlers) backups(c *api.Call) (any, error) {
 }
 
 // taskOf answers the task a machine call started.
-func taskOf(task machines.Task, err error) (any, error) {
+func taskOf(task tasks.Task, err error) (any, error) {
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/actors/schedules"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/httpedge/api"
@@ -23,7 +24,7 @@ type MachineDetail struct {
 	PowerSchedules  []schedules.PowerSchedule  `json:"power_schedules"`
 	BackupSchedules []schedules.BackupSchedule `json:"backup_schedules"`
 	// LastTask is the machine's newest task (null before any).
-	LastTask *machines.Task `json:"last_task"`
+	LastTask *tasks.Task `json:"last_task"`
 }
 
 // ErrDeleteOff is the answer to a tenant's delete of a machine where the operator
@@ -59,7 +60,7 @@ func (h *handlers) machineRoutes() []api.Route {
 			Query: map[string]string{"ticket": "the ticket from GET .../console (single use, 60 s)"}, Status: fasthttp.StatusSwitchingProtocols,
 			Errors: []int{fasthttp.StatusUnauthorized}},
 		{Method: "GET", Path: vm + "/tasks", Access: api.Authenticated, Handler: h.tasks, Tag: tag, Query: api.WithPage(tenantQuery),
-			Summary: "The machine's tasks, newest first", Reply: api.Page[machines.Task]{}},
+			Summary: "The machine's tasks, newest first", Reply: api.Page[tasks.Task]{}},
 		{Method: "GET", Path: vm + "/usage-graphs", Access: api.Authenticated, Handler: h.usage, Tag: tag,
 			Summary: "The machine's usage graph: CPU, memory, disk and network over the timeframe", Reply: hypervisor.UsageGraph{}, Query: tf},
 	}

@@ -14,6 +14,8 @@ import (
 	"github.com/vmplane/vmplane/actors/auth"
 	"github.com/vmplane/vmplane/actors/isos"
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/capacity"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/httpedge/api"
@@ -401,7 +403,7 @@ func (h *handlers) coreResources() []resource {
 				return api.NoContent, fw().Delete(c.Context(), t, id)
 			},
 		},
-		{name: "tasks", scoped: true, read: api.Authenticated, summary: "tasks", item: itemOf[machines.Task](),
+		{name: "tasks", scoped: true, read: api.Authenticated, summary: "tasks", item: itemOf[tasks.Task](),
 			list: func(c *api.Call, scope *string, cursor string, limit int) (any, string, error) {
 				return svc.Tasks.List(c.Context(), scope, cursor, limit)
 			},
@@ -498,7 +500,7 @@ func (h *handlers) coreResources() []resource {
 				return api.NoContent, svc.Users.Delete(c.Context(), id)
 			},
 		},
-		{name: "nodes", read: api.AdminOnly, summary: "nodes", item: itemOf[machines.Node](),
+		{name: "nodes", read: api.AdminOnly, summary: "nodes", item: itemOf[capacity.Node](),
 			list: func(c *api.Call, _ *string, cursor string, limit int) (any, string, error) {
 				return svc.Nodes.List(c.Context(), cursor, limit)
 			},

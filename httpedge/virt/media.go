@@ -4,6 +4,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/httpedge/api"
 )
@@ -126,7 +127,7 @@ func (k Media) Rescue(c *api.Call) (any, error) {
 }
 
 // accepted answers the task a machine call started.
-func accepted(t machines.Task, err error) (any, error) {
+func accepted(t tasks.Task, err error) (any, error) {
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/vmplane/vmplane/actors/inventory"
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/capacity"
 	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/httpedge/api"
 	"github.com/vmplane/vmplane/hypervisor"
@@ -79,9 +80,9 @@ func (h *handlers) routes(prefix string) []api.Route {
 		{Method: "GET", Path: prefix + "/vms/{id}/usage-graphs", Access: api.AdminOnly, Handler: h.machineUsage, Tag: tag,
 			Summary: "A machine's usage graph", Reply: hypervisor.UsageGraph{}, Query: tf},
 		{Method: "GET", Path: prefix + "/nodes", Access: api.AdminOnly, Handler: h.listNodes, Tag: tag,
-			Summary: "List nodes", Reply: api.Page[machines.Node]{}, Query: page},
+			Summary: "List nodes", Reply: api.Page[capacity.Node]{}, Query: page},
 		{Method: "GET", Path: prefix + "/nodes/{id}", Access: api.AdminOnly, Handler: h.getNode, Tag: tag,
-			Summary: "One node", Reply: machines.Node{}},
+			Summary: "One node", Reply: capacity.Node{}},
 		{Method: "GET", Path: prefix + "/nodes/{id}/usage-graphs", Access: api.AdminOnly, Handler: h.nodeUsage, Tag: tag,
 			Summary: "A node's usage graph", Reply: hypervisor.UsageGraph{}, Query: tf},
 		{Method: "GET", Path: prefix + "/cluster/usage-graphs", Access: api.AdminOnly, Handler: h.clusterUsage, Tag: tag,

@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/hypervisor/proxmox/pveconf"
 	"github.com/vmplane/vmplane/hypervisor/proxmox/pvehttp"
 )
 
@@ -233,7 +234,7 @@ func (v *clusterView) locate(vmid int) (*located, error) {
 }
 
 // vmConfig reads a VM's config (pending changes applied, as the GUI shows it).
-func (d *Driver) vmConfig(ctx context.Context, node string, vmid int) (vmConfig, error) {
+func (d *Driver) vmConfig(ctx context.Context, node string, vmid int) (pveconf.VM, error) {
 	var raw map[string]any
 	if err := d.get(ctx, vmPath(node, vmid)+"/config", nil, &raw); err != nil {
 		if errors.Is(err, hypervisor.ErrMachineNotFound) {
@@ -241,7 +242,7 @@ func (d *Driver) vmConfig(ctx context.Context, node string, vmid int) (vmConfig,
 		}
 		return nil, err
 	}
-	return configFromJSON(raw), nil
+	return pveconf.FromJSON(raw), nil
 }
 
 // liveStatus is a VM's state from QEMU itself (GET status/current): /cluster/resources
@@ -265,32 +266,7 @@ func (d *Driver) status(ctx context.Context, l *located) (liveStatus, error) {
 		}
 		return liveStatus{}, err
 	}
-	return liveStatus{state: stateOf(st.Status, st.QMPStatus, st.Lock), status: st.Status, qmpStatus: st.QMPStatus, lock: st.Lock}, nil
-}
-
-// stateOf maps Proxmox's status (and QMP status and lock) to a machine state.
-// /cluster/resources reports the QMP status where there is one ("paused"), status/current
-// reports status=running with qmpstatus=paused, and a hibernated VM is stopped with
-// lock=suspended: all three are suspended to vmplane.
-func stateOf(status, qmp, lock string) hypervisor.State {
-	switch status {
-	case "running":
-		switch qmp {
-		case "paused", "suspended", "postmigrate":
-			return hypervisor.StateSuspended
-		}
-		return hypervisor.StateRunning
-	case "paused", "suspended":
-		return hypervisor.StateSuspended
-	case "prelaunch":
-		return hypervisor.StateRunning
-	case "stopped":
-		if lock == "suspended" {
-			return hypervisor.StateSuspended
-		}
-	}
-	// stopped, and "unknown" for VMs on a node that is down.
-	return hypervisor.StateStopped
+	return liveStatus{state: pveconf.State(st.Status, st.QMPStatus, st.Lock), status: st.Status, qmpStatus: st.QMPStatus, lock: st.Lock}, nil
 }
 
 // waitTask follows a UPID until its task stops: exitstatus "OK" (or "WARNINGS: n") is
@@ -302,9 +278,9 @@ func (d *Driver) waitTask(ctx context.Context, node, upid, what string) error {
 	if upid == "" {
 		return nil
 	}
-	u := parseUPID(upid)
-	if u.node != "" {
-		node = u.node
+	u := pveconf.ParseUPID(upid)
+	if u.Node != "" {
+		node = u.Node
 	}
 	path := fmt.Sprintf("/nodes/%s/tasks/%s/status", url.PathEscape(node), url.PathEscape(upid))
 	for {
@@ -319,32 +295,19 @@ func (d *Driver) waitTask(ctx context.Context, node, upid, what string) error {
 			exit := strings.TrimSpace(st.ExitStatus)
 			if exit == "OK" || strings.HasPrefix(exit, "WARNINGS") {
 				if exit != "OK" {
-					d.log.Warn("proxmox task finished with warnings", zap.String("task", u.typ), zap.String("upid", upid), zap.String("exitstatus", exit))
+					d.log.Warn("proxmox task finished with warnings", zap.String("task", u.Type), zap.String("upid", upid), zap.String("exitstatus", exit))
 				}
 				return nil
 			}
 			if modifiedMessage(exit) {
-				return hypervisor.NewError(errModified, "%s: Proxmox task %s failed: %s", what, u.typ, d.scrub(ctx, exit))
+				return hypervisor.NewError(errModified, "%s: Proxmox task %s failed: %s", what, u.Type, d.scrub(ctx, exit))
 			}
-			return hypervisor.NewError(hypervisor.ErrTaskFailed, "%s: Proxmox task %s failed: %s", what, u.typ, d.scrub(ctx, exit))
+			return hypervisor.NewError(hypervisor.ErrTaskFailed, "%s: Proxmox task %s failed: %s", what, u.Type, d.scrub(ctx, exit))
 		}
 		if err := sleep(ctx, d.cfg.TaskPollInterval); err != nil {
 			return err
 		}
 	}
-}
-
-// upid is the parsed form of "UPID:node:pid:pstart:starttime:type:id:user:".
-type upid struct {
-	node, typ, id, user string
-}
-
-func parseUPID(s string) upid {
-	f := strings.Split(s, ":")
-	if len(f) < 8 || f[0] != "UPID" {
-		return upid{}
-	}
-	return upid{node: f[1], typ: f[5], id: f[6], user: f[7]}
 }
 
 // sleep waits d or until ctx ends.
@@ -361,7 +324,7 @@ func sleep(ctx context.Context, d time.Duration) error {
 
 // waitUnlocked polls a VM's config until it holds no lock (after a clone or restore
 // the lock outlives the task briefly) and returns that config.
-func (d *Driver) waitUnlocked(ctx context.Context, node string, vmid int) (vmConfig, error) {
+func (d *Driver) waitUnlocked(ctx context.Context, node string, vmid int) (pveconf.VM, error) {
 	for {
 		cfg, err := d.vmConfig(ctx, node, vmid)
 		if err != nil {
@@ -387,7 +350,7 @@ func (d *Driver) machine(ctx context.Context, vmid int) (hypervisor.Machine, err
 
 func (d *Driver) readMachine(ctx context.Context, l *located) (hypervisor.Machine, error) {
 	if !l.online {
-		return machineFromResource(l.res), nil
+		return pveconf.MachineFromResource(l.res), nil
 	}
 	st, err := d.status(ctx, l)
 	if err != nil {
@@ -397,7 +360,7 @@ func (d *Driver) readMachine(ctx context.Context, l *located) (hypervisor.Machin
 	if err != nil {
 		return hypervisor.Machine{}, err
 	}
-	return buildMachine(l.vmid, l.node, st.state, cfg), nil
+	return pveconf.Machine(l.vmid, l.node, st.state, cfg), nil
 }
 
 // startTask posts a write that answers a UPID and waits for its task.

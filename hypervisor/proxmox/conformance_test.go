@@ -48,7 +48,7 @@ func TestConformance(t *testing.T) {
 }
 
 // ourRules translates the fake's rules (Proxmox's fields) back to the driver's model:
-// the inverse of specOf.
+// the inverse of pveconf.SpecOf.
 func ourRules(pve []map[string]string) []hypervisor.FirewallRule {
 	out := make([]hypervisor.FirewallRule, 0, len(pve))
 	for _, r := range pve {

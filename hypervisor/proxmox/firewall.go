@@ -7,99 +7,10 @@ import (
 	"net/url"
 	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/hypervisor/proxmox/pveconf"
 )
-
-// fwRule is one Proxmox firewall rule as GET .../firewall/rules lists it. go-proxmox's
-// FirewallRule has no digest field, and the digest is what guards the list.
-type fwRule struct {
-	Pos      int    `json:"pos"`
-	Digest   string `json:"digest"`
-	Type     string `json:"type"`
-	Action   string `json:"action"`
-	Proto    string `json:"proto"`
-	Dport    string `json:"dport"`
-	Sport    string `json:"sport"`
-	Source   string `json:"source"`
-	Dest     string `json:"dest"`
-	Macro    string `json:"macro"`
-	Iface    string `json:"iface"`
-	Log      string `json:"log"`
-	ICMPType string `json:"icmp-type"`
-	Comment  string `json:"comment"`
-	Enable   any    `json:"enable"`
-}
-
-// ruleKeys are the fields of a rule that a push makes equal; "enable" is always set.
-var ruleKeys = []string{"type", "action", "proto", "dport", "sport", "source", "dest", "macro", "iface", "log", "icmp-type", "comment", "enable"}
-
-// ruleSpec is a rule as Proxmox stores it: its fields by name, absent ones empty.
-type ruleSpec map[string]string
-
-// spec is the listed rule's fields.
-func (r fwRule) spec() ruleSpec {
-	return ruleSpec{"type": r.Type, "action": r.Action, "proto": r.Proto, "dport": r.Dport, "sport": r.Sport,
-		"source": r.Source, "dest": r.Dest, "macro": r.Macro, "iface": r.Iface, "log": r.Log, "icmp-type": r.ICMPType,
-		"comment": r.Comment, "enable": strconv.Itoa(boolInt(truthy(r.Enable)))}
-}
-
-// key identifies a rule by all its fields, to compare lists.
-func (s ruleSpec) key() string {
-	var b strings.Builder
-	for _, k := range ruleKeys {
-		b.WriteString(s[k])
-		b.WriteByte(0)
-	}
-	return b.String()
-}
-
-// params are the fields to create the rule, or to make another rule this one (with
-// the delete list of the fields it lacks and from has).
-func (s ruleSpec) params(from ruleSpec) map[string]any {
-	p := map[string]any{}
-	var del []string
-	for _, k := range ruleKeys {
-		switch {
-		case k == "enable":
-			p[k], _ = strconv.Atoi(s[k])
-		case s[k] != "":
-			p[k] = s[k]
-		case from[k] != "":
-			del = append(del, k)
-		}
-	}
-	if len(del) > 0 {
-		p["delete"] = strings.Join(del, ",")
-	}
-	return p
-}
-
-// truthy reads a Proxmox boolean that may come as 1, "1" or true.
-func truthy(v any) bool {
-	switch x := v.(type) {
-	case bool:
-		return x
-	case float64:
-		return x != 0
-	case string:
-		return x == "1" || x == "true" || x == "on" || x == "yes"
-	}
-	return false
-}
-
-// specOf maps one of our rules to Proxmox's fields: direction → type in/out,
-// action → ACCEPT/DROP/REJECT, protocol (any → none), port → dport, source, dest,
-// enable, comment.
-func specOf(r hypervisor.FirewallRule) ruleSpec {
-	s := ruleSpec{"type": r.Direction, "action": strings.ToUpper(r.Action), "enable": strconv.Itoa(boolInt(r.Enabled)),
-		"dport": r.Port, "source": r.Source, "dest": r.Destination, "comment": r.Comment}
-	if r.Protocol != "" && r.Protocol != "any" {
-		s["proto"] = r.Protocol
-	}
-	return s
-}
 
 // SetFirewall makes the machine's rule list exactly rules, in order, and enables its
 // firewall.
@@ -122,9 +33,9 @@ func (d *Driver) SetFirewall(ctx context.Context, ref hypervisor.Ref, rules []hy
 	if err != nil {
 		return err
 	}
-	want := make([]ruleSpec, len(rules))
+	want := make([]pveconf.RuleSpec, len(rules))
 	for i, r := range rules {
-		want[i] = specOf(r)
+		want[i] = pveconf.SpecOf(r)
 	}
 	if err := d.convergeRules(ctx, l, want); err != nil {
 		return err
@@ -133,7 +44,7 @@ func (d *Driver) SetFirewall(ctx context.Context, ref hypervisor.Ref, rules []hy
 	if err := d.get(ctx, l.path()+"/firewall/options", nil, &opts); err != nil {
 		return err
 	}
-	if !truthy(opts["enable"]) {
+	if !pveconf.Truthy(opts["enable"]) {
 		body := map[string]any{"enable": 1}
 		if dg, ok := opts["digest"].(string); ok && dg != "" {
 			body["digest"] = dg
@@ -143,75 +54,16 @@ func (d *Driver) SetFirewall(ctx context.Context, ref hypervisor.Ref, rules []hy
 		}
 	}
 	return d.updateConfig(ctx, l, fmt.Sprintf("enable the firewall on the interfaces of machine %d", ref.VMID),
-		func(cfg vmConfig) (map[string]any, error) {
+		func(cfg pveconf.VM) (map[string]any, error) {
 			body := map[string]any{}
-			for _, n := range cfg.nics() {
-				if n.conf.get("firewall") != "1" {
-					n.conf.set("firewall", "1")
-					body[n.key] = n.conf.String()
+			for _, n := range cfg.NICs() {
+				if n.Conf.Get("firewall") != "1" {
+					n.Conf.Set("firewall", "1")
+					body[n.Key] = n.Conf.String()
 				}
 			}
 			return body, nil
 		})
-}
-
-// fwStep is one write that brings Proxmox's rule list closer to ours.
-type fwStep struct {
-	op   string // update, insert, delete, move
-	pos  int    // the rule written (update, delete, move)
-	to   int    // move: its new position
-	spec ruleSpec
-	from ruleSpec // update: the rule it replaces
-}
-
-// nextFirewallStep compares Proxmox's list with the wanted one and returns the next
-// write, or false when they are equal. Rules are matched by all their fields; the
-// first occurrences of a rule are kept. A surplus rule is rewritten into a missing one
-// (update) before anything is inserted or deleted, so the machine is never left with
-// fewer rules than both lists share; then missing rules are inserted (at the top, as
-// Proxmox does), surplus ones deleted from the bottom, and finally rules moved into
-// place from the top. Each step shrinks the difference, so the loop ends.
-func nextFirewallStep(cur, want []ruleSpec) (fwStep, bool) {
-	wantN := map[string]int{}
-	for _, w := range want {
-		wantN[w.key()]++
-	}
-	kept := map[string]int{}
-	var surplus []int
-	for i, c := range cur {
-		if k := c.key(); kept[k] < wantN[k] {
-			kept[k]++
-		} else {
-			surplus = append(surplus, i)
-		}
-	}
-	var missing []int
-	for i, w := range want {
-		if k := w.key(); kept[k] > 0 {
-			kept[k]--
-		} else {
-			missing = append(missing, i)
-		}
-	}
-	switch {
-	case len(surplus) > 0 && len(missing) > 0:
-		return fwStep{op: "update", pos: surplus[0], spec: want[missing[0]], from: cur[surplus[0]]}, true
-	case len(missing) > 0:
-		return fwStep{op: "insert", spec: want[missing[0]]}, true
-	case len(surplus) > 0:
-		return fwStep{op: "delete", pos: surplus[len(surplus)-1]}, true
-	}
-	for i := range want {
-		if cur[i].key() == want[i].key() {
-			continue
-		}
-		for j := i + 1; j < len(cur); j++ {
-			if cur[j].key() == want[i].key() {
-				return fwStep{op: "move", pos: j, to: i}, true
-			}
-		}
-	}
-	return fwStep{}, false
 }
 
 // modifiedAttempts bounds how often a read-modify-write starts over because someone
@@ -222,25 +74,25 @@ const modifiedAttempts = 3
 // digest-guarded write, until equal. A write that collides with a concurrent edit is
 // computed again from a fresh read, up to modifiedAttempts collisions, then the push
 // fails with conflict.
-func (d *Driver) convergeRules(ctx context.Context, l *located, want []ruleSpec) error {
+func (d *Driver) convergeRules(ctx context.Context, l *located, want []pveconf.RuleSpec) error {
 	base := l.path() + "/firewall/rules"
 	collisions, steps, limit := 0, 0, -1
 	for {
-		var list []fwRule
+		var list []pveconf.Rule
 		if err := d.get(ctx, base, nil, &list); err != nil {
 			return err
 		}
 		sort.SliceStable(list, func(i, j int) bool { return list[i].Pos < list[j].Pos })
-		cur := make([]ruleSpec, len(list))
+		cur := make([]pveconf.RuleSpec, len(list))
 		digest := ""
 		for i, r := range list {
-			cur[i], digest = r.spec(), r.Digest
+			cur[i], digest = r.Spec(), r.Digest
 		}
 		if limit < 0 {
 			// Each rule is updated, inserted or deleted at most once and moved at most once.
 			limit = 2*(len(cur)+len(want)) + 2
 		}
-		step, more := nextFirewallStep(cur, want)
+		step, more := pveconf.NextRuleStep(cur, want)
 		if !more {
 			return nil
 		}
@@ -249,19 +101,19 @@ func (d *Driver) convergeRules(ctx context.Context, l *located, want []ruleSpec)
 		}
 		var body map[string]any
 		var err error
-		switch step.op {
+		switch step.Op {
 		case "update":
-			body = step.spec.params(step.from)
+			body = step.Spec.Params(step.From)
 		case "insert":
-			body = step.spec.params(nil)
+			body = step.Spec.Params(nil)
 		case "move":
-			body = map[string]any{"moveto": step.to}
+			body = map[string]any{"moveto": step.To}
 		}
 		if digest != "" && body != nil {
 			body["digest"] = digest
 		}
-		pos := base + "/" + strconv.Itoa(step.pos)
-		switch step.op {
+		pos := base + "/" + strconv.Itoa(step.Pos)
+		switch step.Op {
 		case "insert":
 			err = d.post(ctx, base, body, nil)
 		case "delete":

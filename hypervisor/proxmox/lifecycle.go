@@ -16,6 +16,7 @@ import (
 
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/hypervisor/proxmox/pveconf"
 )
 
 // cleanupTimeout bounds the removal of a half-created machine.
@@ -138,12 +139,12 @@ func (d *Driver) place(view *clusterView, want, tplNode string, shared bool) (st
 
 // sharedDisks reports whether every drive of a config (cloud-init drive included)
 // lives on shared storage, so that Proxmox can clone it to any node.
-func sharedDisks(view *clusterView, cfg vmConfig) bool {
-	for _, dk := range cfg.allDisks() {
-		if dk.storage == "" || (dk.cdrom && !strings.Contains(dk.volume, "cloudinit")) {
+func sharedDisks(view *clusterView, cfg pveconf.VM) bool {
+	for _, dk := range cfg.AllDisks() {
+		if dk.Storage == "" || (dk.CDROM && !strings.Contains(dk.Volume, "cloudinit")) {
 			continue // empty drives and ISO images are not copied
 		}
-		if !view.shared(dk.storage) {
+		if !view.shared(dk.Storage) {
 			return false
 		}
 	}
@@ -227,14 +228,14 @@ func (d *Driver) clone(ctx context.Context, tpl *pve.ClusterResource, vmid int, 
 // shapeClone applies a create spec to a fresh clone.
 func (d *Driver) shapeClone(ctx context.Context, spec hypervisor.CreateSpec, tplVMID, vmid int, node string) (hypervisor.Machine, error) {
 	l := &located{vmid: vmid, node: node, online: true}
-	err := d.updateConfig(ctx, l, fmt.Sprintf("configure new machine %d", vmid), func(cfg vmConfig) (map[string]any, error) {
+	err := d.updateConfig(ctx, l, fmt.Sprintf("configure new machine %d", vmid), func(cfg pveconf.VM) (map[string]any, error) {
 		body := map[string]any{
 			"cores":  spec.CPUCores,
 			"memory": itoa(spec.MemoryMB),
 			"ciuser": "root",
-			"tags":   withTemplateTag(cfg["tags"], tplVMID),
+			"tags":   pveconf.WithTemplateTag(cfg["tags"], tplVMID),
 		}
-		if cfg.intOf("sockets", 1) != 1 {
+		if cfg.Int("sockets", 1) != 1 {
 			body["sockets"] = 1
 		}
 		if cfg["ipconfig0"] == "" {
@@ -246,7 +247,7 @@ func (d *Driver) shapeClone(ctx context.Context, spec hypervisor.CreateSpec, tpl
 		if len(spec.SSHKeys) > 0 {
 			body["sshkeys"] = pve.EncodeSSHKeys(spec.SSHKeys...)
 		}
-		if len(cfg.nics()) == 0 {
+		if len(cfg.NICs()) == 0 {
 			body["net0"] = "virtio,bridge=" + d.cfg.DefaultBridge
 		}
 		return body, nil
@@ -267,12 +268,12 @@ func (d *Driver) shapeClone(ctx context.Context, spec hypervisor.CreateSpec, tpl
 
 // growBootDisk resizes the system disk to sizeGB when that is larger than it is.
 func (d *Driver) growBootDisk(ctx context.Context, l *located, sizeGB int) error {
-	return d.resize(ctx, l, func(cfg vmConfig) (string, error) {
-		boot, ok := cfg.bootDisk()
-		if !ok || sizeGB <= boot.sizeGB {
+	return d.resize(ctx, l, func(cfg pveconf.VM) (string, error) {
+		boot, ok := cfg.BootDisk()
+		if !ok || sizeGB <= boot.SizeGB {
 			return "", nil
 		}
-		return boot.key, nil
+		return boot.Key, nil
 	}, sizeGB)
 }
 
@@ -403,7 +404,7 @@ func (d *Driver) Reinstall(ctx context.Context, ref hypervisor.Ref, spec hypervi
 	if err := d.clone(ctx, tpl, l.vmid, old["name"], l.node); err != nil {
 		return fail("clone", err)
 	}
-	err = d.updateConfig(ctx, l, fmt.Sprintf("configure reinstalled machine %d", l.vmid), func(fresh vmConfig) (map[string]any, error) {
+	err = d.updateConfig(ctx, l, fmt.Sprintf("configure reinstalled machine %d", l.vmid), func(fresh pveconf.VM) (map[string]any, error) {
 		body := map[string]any{}
 		var del []string
 		for k, v := range old {
@@ -412,7 +413,7 @@ func (d *Driver) Reinstall(ctx context.Context, ref hypervisor.Ref, spec hypervi
 			}
 		}
 		for k := range fresh {
-			if netKeyRE.MatchString(k) && old[k] == "" {
+			if pveconf.NetKeyRE.MatchString(k) && old[k] == "" {
 				del = append(del, k)
 			}
 		}
@@ -431,17 +432,17 @@ func (d *Driver) Reinstall(ctx context.Context, ref hypervisor.Ref, spec hypervi
 		if len(spec.SSHKeys) > 0 {
 			body["sshkeys"] = pve.EncodeSSHKeys(spec.SSHKeys...)
 		}
-		body["tags"] = withTemplateTag(old["tags"], int(tpl.VMID))
+		body["tags"] = pveconf.WithTemplateTag(old["tags"], int(tpl.VMID))
 		return body, nil
 	})
 	if err != nil {
 		return fail("configure", err)
 	}
-	oldBoot, _ := old.bootDisk()
-	if err := d.growBootDisk(ctx, l, oldBoot.sizeGB); err != nil {
+	oldBoot, _ := old.BootDisk()
+	if err := d.growBootDisk(ctx, l, oldBoot.SizeGB); err != nil {
 		return fail("resize", err)
 	}
-	if err := d.recreateDisks(ctx, l, old, oldBoot.key); err != nil {
+	if err := d.recreateDisks(ctx, l, old, oldBoot.Key); err != nil {
 		return fail("disks", err)
 	}
 	if err := d.restoreFirewall(ctx, l, fw); err != nil {
@@ -455,17 +456,17 @@ func (d *Driver) Reinstall(ctx context.Context, ref hypervisor.Ref, spec hypervi
 
 // recreateDisks adds, empty, each disk of old (but the boot disk) that the new config
 // lacks, with its old storage and size.
-func (d *Driver) recreateDisks(ctx context.Context, l *located, old vmConfig, bootKey string) error {
-	return d.updateConfig(ctx, l, fmt.Sprintf("recreate the data disks of machine %d", l.vmid), func(cfg vmConfig) (map[string]any, error) {
+func (d *Driver) recreateDisks(ctx context.Context, l *located, old pveconf.VM, bootKey string) error {
+	return d.updateConfig(ctx, l, fmt.Sprintf("recreate the data disks of machine %d", l.vmid), func(cfg pveconf.VM) (map[string]any, error) {
 		body := map[string]any{}
-		for _, dk := range old.disks() {
-			if dk.key == bootKey {
+		for _, dk := range old.Disks() {
+			if dk.Key == bootKey {
 				continue
 			}
-			if _, exists := cfg[dk.key]; exists {
+			if _, exists := cfg[dk.Key]; exists {
 				continue
 			}
-			body[dk.key] = fmt.Sprintf("%s:%d", dk.storage, dk.sizeGB)
+			body[dk.Key] = fmt.Sprintf("%s:%d", dk.Storage, dk.SizeGB)
 		}
 		return body, nil
 	})
@@ -473,7 +474,7 @@ func (d *Driver) recreateDisks(ctx context.Context, l *located, old vmConfig, bo
 
 // firewallState is a VM's firewall rules and options, saved across a reinstall.
 type firewallState struct {
-	rules   []fwRule
+	rules   []pveconf.Rule
 	options map[string]any
 }
 
@@ -493,10 +494,10 @@ func (d *Driver) readFirewall(ctx context.Context, l *located) (firewallState, e
 // converged to the saved list rather than added on top, and options the template set
 // that the machine did not have are deleted.
 func (d *Driver) restoreFirewall(ctx context.Context, l *located, fw firewallState) error {
-	want := make([]ruleSpec, len(fw.rules))
+	want := make([]pveconf.RuleSpec, len(fw.rules))
 	sort.SliceStable(fw.rules, func(i, j int) bool { return fw.rules[i].Pos < fw.rules[j].Pos })
 	for i, r := range fw.rules {
-		want[i] = r.spec()
+		want[i] = r.Spec()
 	}
 	if err := d.convergeRules(ctx, l, want); err != nil {
 		return err

@@ -18,6 +18,7 @@ import (
 
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/hypervisor/proxmox/pveconf"
 )
 
 // Limits checked before calling Proxmox, Proxmox's own (those of cores, memory and
@@ -65,7 +66,7 @@ func (d *Driver) Inventory(ctx context.Context) (hypervisor.Inventory, error) {
 	}
 	sort.Ints(ids)
 	type result struct {
-		cfg  vmConfig
+		cfg  pveconf.VM
 		gone bool
 	}
 	// Nodes that answer 595 to their config reads are down although the resource list
@@ -137,10 +138,10 @@ func (d *Driver) Inventory(ctx context.Context) (hypervisor.Inventory, error) {
 			continue
 		}
 		if res.cfg == nil {
-			inv.Machines = append(inv.Machines, machineFromResource(r))
+			inv.Machines = append(inv.Machines, pveconf.MachineFromResource(r))
 			continue
 		}
-		inv.Machines = append(inv.Machines, buildMachine(id, r.Node, stateOf(r.Status, "", res.cfg["lock"]), res.cfg))
+		inv.Machines = append(inv.Machines, pveconf.Machine(id, r.Node, pveconf.State(r.Status, "", res.cfg["lock"]), res.cfg))
 	}
 	// The archives, vzdump's own jobs' among them: one listing per node of the backup
 	// storage. A failure leaves them unlisted rather than failing the inventory: the
@@ -292,18 +293,18 @@ func (d *Driver) Configure(ctx context.Context, ref hypervisor.Ref, change hyper
 	if err != nil {
 		return hypervisor.Machine{}, err
 	}
-	err = d.updateConfig(ctx, l, fmt.Sprintf("configure machine %d", ref.VMID), func(cfg vmConfig) (map[string]any, error) {
+	err = d.updateConfig(ctx, l, fmt.Sprintf("configure machine %d", ref.VMID), func(cfg pveconf.VM) (map[string]any, error) {
 		body := map[string]any{}
 		if change.Name != nil && *change.Name != cfg["name"] {
 			body["name"] = *change.Name
 		}
-		if change.CPUCores != nil && *change.CPUCores != cfg.cpuCores() {
+		if change.CPUCores != nil && *change.CPUCores != cfg.CPUCores() {
 			body["cores"] = *change.CPUCores
-			if cfg.intOf("sockets", 1) != 1 {
+			if cfg.Int("sockets", 1) != 1 {
 				body["sockets"] = 1
 			}
 		}
-		if change.MemoryMB != nil && *change.MemoryMB != cfg.memoryMB() {
+		if change.MemoryMB != nil && *change.MemoryMB != cfg.MemoryMB() {
 			body["memory"] = strconv.Itoa(*change.MemoryMB)
 		}
 		return body, nil
@@ -319,7 +320,7 @@ func (d *Driver) Configure(ctx context.Context, ref hypervisor.Ref, change hyper
 // config's digest. When someone changed the config between the read and the write
 // (errModified, from the request or from the config task), it starts over from a
 // fresh read, up to modifiedAttempts times, and then fails with 409 conflict.
-func (d *Driver) updateConfig(ctx context.Context, l *located, what string, change func(cfg vmConfig) (map[string]any, error)) error {
+func (d *Driver) updateConfig(ctx context.Context, l *located, what string, change func(cfg pveconf.VM) (map[string]any, error)) error {
 	for attempt := 1; ; attempt++ {
 		cfg, err := d.vmConfig(ctx, l.node, l.vmid)
 		if err != nil {
@@ -344,7 +345,7 @@ func (d *Driver) updateConfig(ctx context.Context, l *located, what string, chan
 // writeConfig is POST config (the asynchronous API: it may run a task, for hot-plug)
 // with the digest of the config the change was computed from, so a concurrent edit by
 // an operator fails instead of being overwritten.
-func (d *Driver) writeConfig(ctx context.Context, l *located, cfg vmConfig, body map[string]any, what string) error {
+func (d *Driver) writeConfig(ctx context.Context, l *located, cfg pveconf.VM, body map[string]any, what string) error {
 	if dg := cfg["digest"]; dg != "" {
 		body["digest"] = dg
 	}
@@ -382,7 +383,7 @@ func (d *Driver) SetNetwork(ctx context.Context, ref hypervisor.Ref, changes []h
 	if err != nil {
 		return hypervisor.Machine{}, err
 	}
-	err = d.updateConfig(ctx, l, fmt.Sprintf("set the network of machine %d", ref.VMID), func(cfg vmConfig) (map[string]any, error) {
+	err = d.updateConfig(ctx, l, fmt.Sprintf("set the network of machine %d", ref.VMID), func(cfg pveconf.VM) (map[string]any, error) {
 		return networkBody(cfg, ref.VMID, changes)
 	})
 	if err != nil {
@@ -392,28 +393,28 @@ func (d *Driver) SetNetwork(ctx context.Context, ref hypervisor.Ref, changes []h
 }
 
 // networkBody computes the netN entries that changes rewrite in cfg.
-func networkBody(cfg vmConfig, vmid int, changes []hypervisor.InterfaceChange) (map[string]any, error) {
+func networkBody(cfg pveconf.VM, vmid int, changes []hypervisor.InterfaceChange) (map[string]any, error) {
 	body := map[string]any{}
 	for _, c := range changes {
 		raw, ok := cfg[c.ID]
-		if !ok || !netKeyRE.MatchString(c.ID) {
+		if !ok || !pveconf.NetKeyRE.MatchString(c.ID) {
 			return nil, hypervisor.NewError(hypervisor.ErrInterfaceNotFound, "machine %d has no interface %q", vmid, c.ID)
 		}
 		if prev, ok := body[c.ID].(string); ok { // two changes of one NIC apply in order
 			raw = prev
 		}
-		n := parseNet(raw)
+		n := pveconf.ParseNet(raw)
 		if c.Bridge != nil {
-			n.set("bridge", *c.Bridge)
+			n.Set("bridge", *c.Bridge)
 		}
 		if c.VLAN != nil {
-			n.set("tag", itoaNonZero(*c.VLAN))
+			n.Set("tag", itoaNonZero(*c.VLAN))
 		}
 		if c.RateMbps != nil {
-			n.set("rate", rateMBps(*c.RateMbps))
+			n.Set("rate", pveconf.RateMBps(*c.RateMbps))
 		}
 		if c.Firewall != nil {
-			n.set("firewall", strconv.Itoa(boolInt(*c.Firewall)))
+			n.Set("firewall", strconv.Itoa(pveconf.BoolInt(*c.Firewall)))
 		}
 		body[c.ID] = n.String()
 	}
@@ -453,7 +454,7 @@ func (d *Driver) AddDisk(ctx context.Context, ref hypervisor.Ref, sizeGB int, st
 	}
 	// The slot is picked again on each attempt: a concurrent edit may have taken it.
 	key := ""
-	err = d.updateConfig(ctx, l, fmt.Sprintf("add a disk to machine %d", ref.VMID), func(cfg vmConfig) (map[string]any, error) {
+	err = d.updateConfig(ctx, l, fmt.Sprintf("add a disk to machine %d", ref.VMID), func(cfg pveconf.VM) (map[string]any, error) {
 		slot := -1
 		for i := 0; i <= maxSCSI && slot < 0; i++ {
 			if _, used := cfg["scsi"+strconv.Itoa(i)]; !used {
@@ -471,8 +472,8 @@ func (d *Driver) AddDisk(ctx context.Context, ref hypervisor.Ref, sizeGB int, st
 	}
 	out := hypervisor.Disk{ID: key, Storage: storage, SizeGB: sizeGB}
 	if now, err := d.vmConfig(ctx, l.node, l.vmid); err == nil {
-		if dk, ok := now.disk(key); ok {
-			out = hypervisor.Disk{ID: key, Storage: dk.storage, SizeGB: dk.sizeGB}
+		if dk, ok := now.Disk(key); ok {
+			out = hypervisor.Disk{ID: key, Storage: dk.Storage, SizeGB: dk.SizeGB}
 		}
 	}
 	return out, nil
@@ -488,16 +489,16 @@ func (d *Driver) ResizeDisk(ctx context.Context, ref hypervisor.Ref, diskID stri
 	if err != nil {
 		return hypervisor.Machine{}, err
 	}
-	if err := d.resize(ctx, l, func(cfg vmConfig) (string, error) {
-		dk, ok := cfg.disk(diskID)
+	if err := d.resize(ctx, l, func(cfg pveconf.VM) (string, error) {
+		dk, ok := cfg.Disk(diskID)
 		if !ok {
 			return "", hypervisor.NewError(hypervisor.ErrDiskNotFound, "machine %d has no disk %q", ref.VMID, diskID)
 		}
-		if sizeGB < dk.sizeGB {
+		if sizeGB < dk.SizeGB {
 			return "", hypervisor.NewError(hypervisor.ErrDiskShrink,
-				"disk %s of machine %d is %d GB: disks only grow, not to %d GB", diskID, ref.VMID, dk.sizeGB, sizeGB)
+				"disk %s of machine %d is %d GB: disks only grow, not to %d GB", diskID, ref.VMID, dk.SizeGB, sizeGB)
 		}
-		if sizeGB == dk.sizeGB {
+		if sizeGB == dk.SizeGB {
 			return "", nil
 		}
 		return diskID, nil
@@ -511,7 +512,7 @@ func (d *Driver) ResizeDisk(ctx context.Context, ref hypervisor.Ref, diskID stri
 // disk pick names in a fresh config ("": nothing to do), with that config's digest.
 // Like updateConfig it starts over when the config changed meanwhile: the absolute
 // size makes a repeated resize harmless.
-func (d *Driver) resize(ctx context.Context, l *located, pick func(cfg vmConfig) (string, error), sizeGB int) error {
+func (d *Driver) resize(ctx context.Context, l *located, pick func(cfg pveconf.VM) (string, error), sizeGB int) error {
 	for attempt := 1; ; attempt++ {
 		cfg, err := d.vmConfig(ctx, l.node, l.vmid)
 		if err != nil {

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 
 	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/hypervisor/proxmox/pveconf"
 )
 
 // isoNodes lists the nodes whose ISOStorage an image goes to: one for a shared
@@ -87,67 +87,7 @@ func (d *Driver) DeleteISO(ctx context.Context, name string) error {
 	return nil
 }
 
-// cdromSlot is the drive an image goes into: the machine's CD-ROM drive (a cdrom
-// that is not its cloud-init drive), else ide2 when free, else the first free IDE
-// slot; "" when every one is taken.
-func cdromSlot(cfg vmConfig) string {
-	for _, e := range cfg.allDisks() {
-		if e.cdrom && !strings.Contains(e.volume, "cloudinit") {
-			return e.key
-		}
-	}
-	for _, k := range []string{"ide2", "ide0", "ide1", "ide3"} {
-		if _, taken := cfg[k]; !taken {
-			return k
-		}
-	}
-	return ""
-}
-
-// media is the image in the machine's CD-ROM drive ("" for none).
-func (c vmConfig) media() string {
-	for _, e := range c.allDisks() {
-		if _, file, ok := strings.Cut(e.volume, "iso/"); ok && e.cdrom {
-			return file
-		}
-	}
-	return ""
-}
-
-// bootOrder reads "boot: order=ide2;scsi0;net0" (or the legacy "cdn") as devices.
-func (c vmConfig) bootOrder() []string {
-	var out []string
-	add := func(dev string) {
-		if dev != "" && !slices.Contains(out, dev) {
-			out = append(out, dev)
-		}
-	}
-	order, ok := strings.CutPrefix(c["boot"], "order=")
-	if !ok {
-		for _, r := range c["boot"] {
-			add(map[rune]string{'c': hypervisor.BootDisk, 'd': hypervisor.BootCDROM, 'n': hypervisor.BootNet}[r])
-		}
-		return out
-	}
-	disks := map[string]diskEntry{}
-	for _, e := range c.allDisks() {
-		disks[e.key] = e
-	}
-	for _, k := range strings.Split(strings.Split(order, ",")[0], ";") {
-		e, isDisk := disks[k]
-		switch {
-		case netKeyRE.MatchString(k):
-			add(hypervisor.BootNet)
-		case isDisk && e.cdrom && !strings.Contains(e.volume, "cloudinit"):
-			add(hypervisor.BootCDROM)
-		case isDisk && !e.cdrom:
-			add(hypervisor.BootDisk)
-		}
-	}
-	return out
-}
-
-// MountISO puts ISOStorage's image into the machine's CD-ROM drive (cdromSlot).
+// MountISO puts ISOStorage's image into the machine's CD-ROM drive (pveconf.CDROMSlot).
 func (d *Driver) MountISO(ctx context.Context, ref hypervisor.Ref, name string) (hypervisor.Machine, error) {
 	if err := hypervisor.CheckISOName(name); err != nil {
 		return hypervisor.Machine{}, hypervisor.NewError(hypervisor.ErrISONotFound, "no ISO %q", name)
@@ -171,24 +111,24 @@ func (d *Driver) SetBootOrder(ctx context.Context, ref hypervisor.Ref, order []s
 	if err := hypervisor.CheckBootOrder(order); err != nil {
 		return hypervisor.Machine{}, err
 	}
-	return d.setDrive(ctx, ref, "set boot order", "", func(cfg vmConfig, slot string, body map[string]any) error {
+	return d.setDrive(ctx, ref, "set boot order", "", func(cfg pveconf.VM, slot string, body map[string]any) error {
 		var keys []string
 		for _, dev := range order {
 			switch dev {
 			case hypervisor.BootCDROM:
 				keys = append(keys, slot)
 			case hypervisor.BootDisk:
-				disk, ok := cfg.bootDisk()
+				disk, ok := cfg.BootDisk()
 				if !ok {
 					return invalid("order", "machine %d has no disk", ref.VMID)
 				}
-				keys = append(keys, disk.key)
+				keys = append(keys, disk.Key)
 			case hypervisor.BootNet:
-				nics := cfg.nics()
+				nics := cfg.NICs()
 				if len(nics) == 0 {
 					return invalid("order", "machine %d has no network interface", ref.VMID)
 				}
-				keys = append(keys, nics[0].key)
+				keys = append(keys, nics[0].Key)
 			}
 		}
 		body["boot"] = "order=" + strings.Join(keys, ";")
@@ -197,14 +137,14 @@ func (d *Driver) SetBootOrder(ctx context.Context, ref hypervisor.Ref, order []s
 }
 
 // setDrive is a config change of the CD-ROM drive: drive, when set, is its new value;
-// more adds to the body. A machine without a drive gets an empty one in cdromSlot.
-func (d *Driver) setDrive(ctx context.Context, ref hypervisor.Ref, what, drive string, more func(vmConfig, string, map[string]any) error) (hypervisor.Machine, error) {
+// more adds to the body. A machine without a drive gets an empty one in pveconf.CDROMSlot.
+func (d *Driver) setDrive(ctx context.Context, ref hypervisor.Ref, what, drive string, more func(pveconf.VM, string, map[string]any) error) (hypervisor.Machine, error) {
 	l, err := d.locateLive(ctx, ref.VMID)
 	if err != nil {
 		return hypervisor.Machine{}, err
 	}
-	err = d.updateConfig(ctx, l, what, func(cfg vmConfig) (map[string]any, error) {
-		slot := cdromSlot(cfg)
+	err = d.updateConfig(ctx, l, what, func(cfg pveconf.VM) (map[string]any, error) {
+		slot := pveconf.CDROMSlot(cfg)
 		if slot == "" {
 			return nil, invalid("media", "machine %d has no free IDE slot for a CD-ROM drive", ref.VMID)
 		}

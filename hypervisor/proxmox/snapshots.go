@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strconv"
 	"time"
 
 	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/hypervisor/proxmox/pveconf"
 )
 
 // snapshotPath is the API path of a machine's snapshots, or of one of them.
@@ -46,31 +46,16 @@ func (d *Driver) snapshots(ctx context.Context, l *located) ([]hypervisor.Snapsh
 		if name == "" || name == hypervisor.SnapshotCurrent {
 			continue
 		}
-		s := hypervisor.Snapshot{Name: name, IncludesMemory: numberOf(it["vmstate"]) != 0}
+		s := hypervisor.Snapshot{Name: name, IncludesMemory: pveconf.Number(it["vmstate"]) != 0}
 		s.Description, _ = it["description"].(string)
 		s.Parent, _ = it["parent"].(string)
-		if t := numberOf(it["snaptime"]); t > 0 {
+		if t := pveconf.Number(it["snaptime"]); t > 0 {
 			s.CreatedAt = time.Unix(int64(t), 0).UTC()
 		}
 		out = append(out, s)
 	}
 	hypervisor.SortSnapshots(out)
 	return out, nil
-}
-
-// numberOf reads a number Proxmox may answer as a JSON number, a string or a
-// boolean; 0 for anything else.
-func numberOf(v any) float64 {
-	switch x := v.(type) {
-	case float64:
-		return x
-	case bool:
-		return float64(boolInt(x))
-	case string:
-		f, _ := strconv.ParseFloat(x, 64)
-		return f
-	}
-	return 0
 }
 
 // findSnapshot finds one of a machine's snapshots, or answers ErrSnapshotNotFound.

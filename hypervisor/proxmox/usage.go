@@ -1,64 +1,14 @@
 package proxmox
 
 import (
-	"bytes"
 	"context"
 	"net/url"
 	"sort"
-	"strconv"
 	"time"
 
 	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/hypervisor/proxmox/pveconf"
 )
-
-// nullFloat is an RRD value that may be missing: empty buckets come with only "time",
-// and Proxmox has sent numbers as strings in some versions. go-proxmox's RRDData uses
-// plain floats, which would turn gaps into zeros, so the driver decodes points itself.
-type nullFloat struct {
-	v  float64
-	ok bool
-}
-
-func (n *nullFloat) UnmarshalJSON(b []byte) error {
-	b = bytes.Trim(b, `"`)
-	if len(b) == 0 || string(b) == "null" {
-		*n = nullFloat{}
-		return nil
-	}
-	f, err := strconv.ParseFloat(string(b), 64)
-	if err != nil {
-		*n = nullFloat{} // an unreadable value is a gap, not a failed graph
-		return nil
-	}
-	*n = nullFloat{v: f, ok: true}
-	return nil
-}
-
-func (n nullFloat) ptr() *float64 {
-	if !n.ok {
-		return nil
-	}
-	v := n.v
-	return &v
-}
-
-// rrdPoint is one rrddata bucket of a VM or a node.
-type rrdPoint struct {
-	Time nullFloat `json:"time"`
-	// VM and node
-	CPU    nullFloat `json:"cpu"`
-	MaxCPU nullFloat `json:"maxcpu"`
-	NetIn  nullFloat `json:"netin"`
-	NetOut nullFloat `json:"netout"`
-	// VM
-	Mem       nullFloat `json:"mem"`
-	MaxMem    nullFloat `json:"maxmem"`
-	DiskRead  nullFloat `json:"diskread"`
-	DiskWrite nullFloat `json:"diskwrite"`
-	// node
-	MemUsed  nullFloat `json:"memused"`
-	MemTotal nullFloat `json:"memtotal"`
-}
 
 // Usage reads rrddata (cf=AVERAGE) of a machine (GET .../qemu/{vmid}/rrddata) or a node
 // (GET /nodes/{n}/rrddata) and returns exactly the buckets Proxmox has, oldest first,
@@ -102,25 +52,26 @@ func (d *Driver) Usage(ctx context.Context, q hypervisor.UsageQuery) (hypervisor
 	default:
 		return hypervisor.UsageGraph{}, invalid("scope", "must be machine or node")
 	}
-	var raw []rrdPoint
+	var raw []pveconf.RRDPoint
 	if err := d.get(ctx, path, query, &raw); err != nil {
 		return hypervisor.UsageGraph{}, err
 	}
 	g := hypervisor.UsageGraph{Timeframe: q.Timeframe, ResolutionSeconds: int(step / time.Second), Points: make([]hypervisor.UsagePoint, 0, len(raw))}
 	for _, p := range raw {
-		if !p.Time.ok {
+		secs := p.Time.Ptr()
+		if secs == nil {
 			continue // a bucket without a time cannot be placed
 		}
-		at := time.Unix(int64(p.Time.v), 0).UTC()
+		at := time.Unix(int64(*secs), 0).UTC()
 		if !q.End.IsZero() && at.After(q.End) {
 			continue
 		}
-		up := hypervisor.UsagePoint{Time: at, CPU: p.CPU.ptr(), CPUCores: p.MaxCPU.ptr(), NetInBps: p.NetIn.ptr(), NetOutBps: p.NetOut.ptr()}
+		up := hypervisor.UsagePoint{Time: at, CPU: p.CPU.Ptr(), CPUCores: p.MaxCPU.Ptr(), NetInBps: p.NetIn.Ptr(), NetOutBps: p.NetOut.Ptr()}
 		if isNode {
-			up.MemBytes, up.MemTotalBytes = p.MemUsed.ptr(), p.MemTotal.ptr()
+			up.MemBytes, up.MemTotalBytes = p.MemUsed.Ptr(), p.MemTotal.Ptr()
 		} else {
-			up.MemBytes, up.MemTotalBytes = p.Mem.ptr(), p.MaxMem.ptr()
-			up.DiskReadBps, up.DiskWriteBps = p.DiskRead.ptr(), p.DiskWrite.ptr()
+			up.MemBytes, up.MemTotalBytes = p.Mem.Ptr(), p.MaxMem.Ptr()
+			up.DiskReadBps, up.DiskWriteBps = p.DiskRead.Ptr(), p.DiskWrite.Ptr()
 		}
 		g.Points = append(g.Points, up)
 	}

@@ -83,32 +83,6 @@ func TestUsage(t *testing.T) {
 	e("offline node", hypervisor.UsageQuery{Scope: hypervisor.ScopeNode, Ref: hypervisor.Ref{Node: "pve3"}, Timeframe: "hour"}, hypervisor.ErrNodeOffline)
 }
 
-func TestNullFloat(t *testing.T) {
-	f1 := func(in string, want *float64) {
-		t.Helper()
-		var n nullFloat
-		if err := n.UnmarshalJSON([]byte(in)); err != nil {
-			t.Fatalf("%s: %v", in, err)
-		}
-		got := n.ptr()
-		switch {
-		case want == nil && got != nil:
-			t.Errorf("%s: got %v; want nil", in, *got)
-		case want != nil && (got == nil || *got != *want):
-			t.Errorf("%s: got %v; want %v", in, got, *want)
-		}
-	}
-	f1(`0.25`, new(0.25))
-	f1(`"12.5"`, new(12.5))
-	f1(`0`, new(0.0))
-	f1(`null`, nil)
-	f1(`""`, nil)
-	f1(`"NaN?"`, nil)
-}
-
-// TestUsagePVE8Layout: before PVE 9 Proxmox keeps 70 points per timeframe above the
-// hour (day: 30 minutes apart); the resolution comes from the data, not from PVE 9's
-// table.
 func TestUsagePVE8Layout(t *testing.T) {
 	d, f := newTest(t, pvefake.Config{RRDLayout: "pve8"})
 	id := addVM(t, f, pvefake.VMSpec{Status: "running"})

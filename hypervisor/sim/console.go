@@ -35,8 +35,8 @@ func (d *Driver) Console(ctx context.Context, ref hypervisor.Ref) (hypervisor.Co
 	tpl, _ := d.templateLocked(m.TemplateID)
 	booted := m.createdAt
 	for _, c := range m.history {
-		if c.state == hypervisor.StateRunning {
-			booted = time.Unix(0, c.at)
+		if c.State == hypervisor.StateRunning {
+			booted = time.Unix(0, c.At)
 		}
 	}
 	c := serial.New(m.Name, tpl, booted, d.now)

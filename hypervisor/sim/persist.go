@@ -2,35 +2,22 @@ package sim
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
-	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/hypervisor/sim/world"
 	"github.com/vmplane/vmplane/persistence"
 )
 
 // The simulated world in the store.
 //
 // A Driver attached to a store (Open, Attach) keeps its world there, under its own key
-// prefix, like every other piece of vmplane's state:
-//
-//	sim/world                  seed, nodes (capacity and status), templates and the ISO storage
-//	sim/vm/<vmid>              a machine: its config, power state, creation time, power
-//	                           history (the usage graphs read it), firewall rules and
-//	                           snapshots (each with the machine as it was then)
-//	sim/backup/<vmid>/<id>     a backup with the machine config it restores
-//
-// What is derived is not stored: the vmid counter (the lowest free vmid, as Proxmox's
-// /cluster/nextid), the MAC and address pools (the machines' own), the per-node
-// committed memory. What is runtime only is not stored either: operation locks (an
-// operation cut by a crash did not happen), consoles, injected failures, availability.
+// prefix, like every other piece of vmplane's state (sim/world, sim/vm/<vmid>,
+// sim/backup/<vmid>/<id>: package world has the layout, the records and what is not
+// stored).
 //
 // Every changing call, test hooks included, is durable before it returns: the call
 // changes the world in memory under d.mu, hands the records it changed to the store
@@ -104,187 +91,42 @@ import (
 // On a store that is not shared (Badger, single node) none of this runs: no watch,
 // no reads of the store after Attach, no conditions on writes.
 
-// KeyPrefix is the first part of every key the simulated world is stored under.
-const KeyPrefix = "sim"
-
-// Keys is the table of the keys the simulated world is stored under, all below
-// KeyPrefix.
-var Keys = []persistence.KeyKind{
-	{Prefix: KeyPrefix, Holds: "sim/world, sim/vm/<vmid>, sim/backup/<vmid>/<id>: the simulated world, when it persists"},
-}
-
-// Schema versions of the stored records.
-const (
-	worldVersion   = 1
-	machineVersion = 1
-	backupVersion  = 1
-)
+// KeyPrefix is the first part of every key the simulated world is stored under
+// (package world has the layout).
+const KeyPrefix = world.KeyPrefix
 
 // commitTimeout bounds the wait for the store. It is not the caller's context: once the
 // world changed in memory, the write must land rather than be withdrawn.
 const commitTimeout = time.Minute
 
-// maxHistory bounds a machine's stored power history (about 35 bytes an entry, so a
-// record stays far below the store's value limit). Past it the oldest quarter goes:
-// usage graphs of a machine switched more than maxHistory times are quiet before the
-// oldest change kept.
-const maxHistory = 8192
-
-func worldKey() []byte           { return persistence.Key(KeyPrefix, "world") }
-func machineKey(vmid int) []byte { return persistence.Key(KeyPrefix, "vm", vmidPart(vmid)) }
-func backupKey(vmid int, id string) []byte {
-	return persistence.Key(KeyPrefix, "backup", vmidPart(vmid), id)
-}
-
-// vmidPart pads a vmid so that keys scan in vmid order.
-func vmidPart(vmid int) string { return fmt.Sprintf("%010d", vmid) }
-
-// worldRecord is sim/world.
-type worldRecord struct {
-	Seed      uint64                `json:"seed"`
-	Nodes     []hypervisor.Node     `json:"nodes"`
-	Templates []hypervisor.Template `json:"templates"`
-	// ISOs is the ISO storage, shared by every node as a cluster's shared storage is.
-	ISOs map[string]hypervisor.ISO `json:"isos,omitempty"`
-}
-
-// machineRecord is sim/vm/<vmid>.
-type machineRecord struct {
-	Machine   hypervisor.Machine `json:"machine"`
-	CreatedAt time.Time          `json:"created_at"`
-	History   []stateChange      `json:"history"`
-	// Firewall is the rule set last pushed; absent when none ever was (an empty set
-	// that was pushed is kept as []).
-	Firewall *[]hypervisor.FirewallRule `json:"firewall,omitempty"`
-	// Snapshots are the machine's snapshots in the order they were taken, each with
-	// the machine as it was, and Parent the one the machine is at now: they live and
-	// die with the machine's record, as they live in a Proxmox VM's config file, so an
-	// operation on the machine reads and writes them in one conditional write.
-	Snapshots []snapshotRecord `json:"snapshots,omitempty"`
-	Parent    string           `json:"parent,omitempty"`
-}
-
-// snapshotRecord is one snapshot in a machine's record.
-type snapshotRecord struct {
-	Snapshot hypervisor.Snapshot `json:"snapshot"`
-	// Config is the machine as it was when the snapshot was taken: what a rollback
-	// brings back.
-	Config hypervisor.Machine `json:"config"`
-}
-
-// machine is the machine a stored record describes.
-func (rec *machineRecord) machine() *machine {
+// machineFrom is the machine a stored record describes.
+func machineFrom(rec *world.Machine) *machine {
 	return &machine{Machine: cloneMachine(rec.Machine), createdAt: rec.CreatedAt, history: rec.History,
 		snapshots: rec.Snapshots, parent: rec.Parent}
-}
-
-// backupRecord is sim/backup/<vmid>/<id>.
-type backupRecord struct {
-	Backup hypervisor.Backup `json:"backup"`
-	// Config is the machine as it was backed up: what a restore brings back.
-	Config hypervisor.Machine `json:"config"`
-	// Seq orders a machine's backups as they were taken.
-	Seq uint64 `json:"seq"`
-}
-
-// MarshalJSON writes a state change as [unix_ns, "state"]: histories are long.
-func (c stateChange) MarshalJSON() ([]byte, error) {
-	b := append([]byte{'['}, strconv.FormatInt(c.at, 10)...)
-	b = append(b, ',')
-	s, err := json.Marshal(c.state)
-	if err != nil {
-		return nil, err
-	}
-	return append(append(b, s...), ']'), nil
-}
-
-// UnmarshalJSON reads what MarshalJSON wrote.
-func (c *stateChange) UnmarshalJSON(data []byte) error {
-	var pair [2]json.RawMessage
-	if err := json.Unmarshal(data, &pair); err != nil {
-		return err
-	}
-	if err := json.Unmarshal(pair[0], &c.at); err != nil {
-		return err
-	}
-	return json.Unmarshal(pair[1], &c.state)
-}
-
-// changes are the records changed in memory and not yet handed to the store.
-type changes struct {
-	world    bool
-	machines map[int]bool
-	backups  map[backupRef]bool
-}
-
-type backupRef struct {
-	vmid int
-	id   string
-}
-
-func (c *changes) empty() bool { return !c.world && len(c.machines) == 0 && len(c.backups) == 0 }
-
-func (c *changes) merge(o changes) {
-	c.world = c.world || o.world
-	for vmid := range o.machines {
-		c.touchMachine(vmid)
-	}
-	for b := range o.backups {
-		c.touchBackup(b.vmid, b.id)
-	}
-}
-
-func (c *changes) touchMachine(vmid int) {
-	if c.machines == nil {
-		c.machines = make(map[int]bool)
-	}
-	c.machines[vmid] = true
-}
-
-func (c *changes) touchBackup(vmid int, id string) {
-	if c.backups == nil {
-		c.backups = make(map[backupRef]bool)
-	}
-	c.backups[backupRef{vmid, id}] = true
 }
 
 // touchMachineLocked marks a machine's record changed. Without a store nothing is kept.
 func (d *Driver) touchMachineLocked(vmid int) {
 	if d.store != nil && vmid != 0 {
-		d.dirty.touchMachine(vmid)
-		d.ownChangeLocked(machineKey(vmid))
+		d.dirty.TouchMachine(vmid)
+		d.ownChangeLocked(world.MachineKey(vmid))
 	}
 }
 
 // touchBackupLocked marks a backup's record changed.
 func (d *Driver) touchBackupLocked(vmid int, id string) {
 	if d.store != nil {
-		d.dirty.touchBackup(vmid, id)
-		d.ownChangeLocked(backupKey(vmid, id))
+		d.dirty.TouchBackup(vmid, id)
+		d.ownChangeLocked(world.BackupKey(vmid, id))
 	}
 }
 
 // touchWorldLocked marks sim/world changed (nodes, templates, ISOs).
 func (d *Driver) touchWorldLocked() {
 	if d.store != nil {
-		d.dirty.world = true
-		d.ownChangeLocked(worldKey())
+		d.dirty.World = true
+		d.ownChangeLocked(world.WorldKey())
 	}
-}
-
-// keys lists the store keys of a set of changed records.
-func (c *changes) keys() []string {
-	out := make([]string, 0, len(c.machines)+len(c.backups)+1)
-	for vmid := range c.machines {
-		out = append(out, string(machineKey(vmid)))
-	}
-	for b := range c.backups {
-		out = append(out, string(backupKey(b.vmid, b.id)))
-	}
-	if c.world {
-		out = append(out, string(worldKey()))
-	}
-	return out
 }
 
 // flush is a write handed to the store: what to wait for, and what it held, to mark
@@ -292,7 +134,7 @@ func (c *changes) keys() []string {
 type flush struct {
 	pending []*persistence.Pending
 	err     error // a write that could not even be built
-	held    changes
+	held    world.Changes
 	// keys are the held records' keys on a shared store, counted in d.inflight until
 	// the write's result is known.
 	keys []string
@@ -306,33 +148,25 @@ type flush struct {
 	stored int
 }
 
-// Bounds of one batch: a store transaction has a size limit (a share of Badger's
-// memtable), and a whole world written at once (Attach to an empty store, with
-// thousands of demo machines) must not hit it.
-const (
-	batchOps   = 256
-	batchBytes = 512 << 10
-)
-
 // commitLocked hands every changed record to the store, in the state it is in now, and
 // returns what to wait for; nil when there is no store or nothing changed. Records that
 // no longer exist are deleted. Usually that is one batch; a large set is split, and the
 // batches are enqueued in order. conds, when given, go on every batch: a batch whose
 // conditions fail is not written (ErrConditionFailed).
 func (d *Driver) commitLocked(conds ...persistence.Cond) *flush {
-	if d.store == nil || d.dirty.empty() {
+	if d.store == nil || d.dirty.Empty() {
 		return nil
 	}
 	held := d.dirty
-	d.dirty = changes{}
+	d.dirty = world.Changes{}
 	batches, err := d.batchesLocked(held)
 	if err != nil {
-		d.dirty.merge(held)
+		d.dirty.Merge(held)
 		return &flush{err: err, held: held}
 	}
 	f := &flush{held: held}
 	if d.shared.Load() {
-		f.keys = held.keys()
+		f.keys = held.Keys()
 		for _, k := range f.keys {
 			d.inflight[k]++
 		}
@@ -346,78 +180,47 @@ func (d *Driver) commitLocked(conds ...persistence.Cond) *flush {
 
 // batchesLocked builds the writes of a set of changed records, in key order, the world
 // last.
-func (d *Driver) batchesLocked(c changes) ([]*persistence.Batch, error) {
-	var (
-		out  []*persistence.Batch
-		size int
-	)
-	add := func(op persistence.Op) {
-		n := len(op.Key) + len(op.Value)
-		if len(out) == 0 || len(out[len(out)-1].Ops) >= batchOps || size+n > batchBytes {
-			out = append(out, new(persistence.Batch))
-			size = 0
-		}
-		b := out[len(out)-1]
-		b.Ops = append(b.Ops, op)
-		size += n
-	}
-	for _, vmid := range sortedKeys(c.machines) {
+func (d *Driver) batchesLocked(c world.Changes) ([]*persistence.Batch, error) {
+	var b world.Batches
+	for _, vmid := range c.SortedMachines() {
 		m, ok := d.machines[vmid]
 		if !ok {
-			add(persistence.Op{Key: machineKey(vmid), Delete: true})
+			if err := b.PutMachine(vmid, nil); err != nil {
+				return nil, err
+			}
 			continue
 		}
-		rec := machineRecord{Machine: m.Machine, CreatedAt: m.createdAt, History: m.history, Snapshots: m.snapshots, Parent: m.parent}
+		rec := world.Machine{Machine: m.Machine, CreatedAt: m.createdAt, History: m.history, Snapshots: m.snapshots, Parent: m.parent}
 		if rules, ok := d.firewall[vmid]; ok {
 			rec.Firewall = &rules
 		}
-		val, err := persistence.Encode(machineVersion, rec)
-		if err != nil {
+		if err := b.PutMachine(vmid, &rec); err != nil {
 			return nil, err
 		}
-		add(persistence.Op{Key: machineKey(vmid), Value: val})
 	}
-	refs := make([]backupRef, 0, len(c.backups))
-	for r := range c.backups {
-		refs = append(refs, r)
-	}
-	slices.SortFunc(refs, func(a, b backupRef) int {
-		if a.vmid != b.vmid {
-			return a.vmid - b.vmid
+	for _, r := range c.SortedBackups() {
+		var rec *world.Backup
+		if i, err := d.backupIndexLocked(r.VMID, r.ID); err == nil {
+			rec = &world.Backup{Backup: d.backups[r.VMID][i], Config: d.backupCfg[r.ID], Seq: d.backupSeq[r.ID]}
 		}
-		return strings.Compare(a.id, b.id)
-	})
-	for _, r := range refs {
-		i, err := d.backupIndexLocked(r.vmid, r.id)
-		if err != nil {
-			add(persistence.Op{Key: backupKey(r.vmid, r.id), Delete: true})
-			continue
-		}
-		bk := d.backups[r.vmid][i]
-		val, err := persistence.Encode(backupVersion, backupRecord{Backup: bk, Config: d.backupCfg[r.id], Seq: d.backupSeq[r.id]})
-		if err != nil {
+		if err := b.PutBackup(r.VMID, r.ID, rec); err != nil {
 			return nil, err
 		}
-		add(persistence.Op{Key: backupKey(r.vmid, r.id), Value: val})
 	}
 	// The world goes last: a store has a world once sim/world exists, so a first write
 	// split into batches and cut short by a crash leaves no half world behind (the
 	// next start writes it again, see adopt).
-	if c.world {
-		val, err := persistence.Encode(worldVersion, d.worldLocked())
-		if err != nil {
+	if c.World {
+		if err := b.PutWorld(d.worldLocked()); err != nil {
 			return nil, err
 		}
-		add(persistence.Op{Key: worldKey(), Value: val})
 	}
-	return out, nil
+	return b.Batches(), nil
 }
 
-func sortedKeys(m map[int]bool) []int { return slices.Sorted(maps.Keys(m)) }
-
 // worldLocked is sim/world as it is now.
-func (d *Driver) worldLocked() worldRecord {
-	w := worldRecord{Seed: d.seed, Templates: d.templates, ISOs: d.isos}
+func (d *Driver) worldLocked() world.World {
+	w := world.World{Seed: d.seed, Templates: d.templates, ISOs: d.isos}
 	for _, n := range d.nodes {
 		w.Nodes = append(w.Nodes, hypervisor.Node{ID: n.ID, Status: n.Status, CPUCores: n.CPUCores, MemoryMB: n.MemoryMB, DiskGB: n.DiskGB})
 	}
@@ -471,14 +274,14 @@ func (d *Driver) writtenLocked(f *flush, err error) {
 		return
 	}
 	if f.claim != 0 {
-		delete(f.held.machines, f.claim)
+		delete(f.held.Machines, f.claim)
 		d.forgetMachineLocked(f.claim)
 	}
 	if f.stored != 0 {
-		delete(f.held.machines, f.stored)
-		d.markStale(string(machineKey(f.stored)))
+		delete(f.held.Machines, f.stored)
+		d.stale.Mark(string(world.MachineKey(f.stored)))
 	}
-	d.dirty.merge(f.held)
+	d.dirty.Merge(f.held)
 }
 
 // change runs fn under d.mu and makes what it changed durable before returning. fn's
@@ -535,22 +338,7 @@ func (d *Driver) Restored() bool {
 // a first write cut short left behind (machines and backups without a world) are
 // deleted unless the world has them.
 func (d *Driver) adopt(ctx context.Context, store persistence.Store) error {
-	var stale changes
-	err := store.Scan(ctx, persistence.Prefix(KeyPrefix), nil, 0, func(k, _ []byte) error {
-		parts := strings.Split(string(k), "/")
-		if len(parts) < 3 {
-			return nil
-		}
-		vmid, err := strconv.Atoi(parts[2])
-		switch {
-		case err != nil:
-		case parts[1] == "vm" && len(parts) == 3:
-			stale.touchMachine(vmid)
-		case parts[1] == "backup" && len(parts) == 4:
-			stale.touchBackup(vmid, parts[3])
-		}
-		return nil
-	})
+	stale, err := world.Present(ctx, store)
 	if err != nil {
 		return err
 	}
@@ -558,19 +346,19 @@ func (d *Driver) adopt(ctx context.Context, store persistence.Store) error {
 	// first world written wins, the others read it (Attach).
 	var conds []persistence.Cond
 	if store.Shared() {
-		conds = append(conds, persistence.IfAbsent(worldKey()))
+		conds = append(conds, persistence.IfAbsent(world.WorldKey()))
 	}
 	return d.changeIf(conds, func() error {
 		d.store = store
 		d.restored = false
 		d.dirty = stale
-		d.dirty.world = true
+		d.dirty.World = true
 		for vmid := range d.machines {
-			d.dirty.touchMachine(vmid)
+			d.dirty.TouchMachine(vmid)
 		}
 		for vmid, list := range d.backups {
 			for _, b := range list {
-				d.dirty.touchBackup(vmid, b.ID)
+				d.dirty.TouchBackup(vmid, b.ID)
 			}
 		}
 		return nil
@@ -582,108 +370,52 @@ func (d *Driver) load(ctx context.Context, store persistence.Store) (bool, error
 	if err := ctx.Err(); err != nil {
 		return false, hypervisor.ContextError(err)
 	}
-	var world worldRecord
-	val, err := store.Get(ctx, worldKey())
-	if errors.Is(err, persistence.ErrNotFound) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	if err := decode(val, worldVersion, &world, "world"); err != nil {
-		return false, err
-	}
-	if len(world.Nodes) == 0 {
-		return false, corrupt("the stored world has no nodes")
-	}
-	nodes := make(map[string]bool, len(world.Nodes))
-	for _, n := range world.Nodes {
-		nodes[n.ID] = true
-	}
-	machines := make(map[int]*machine)
-	firewall := make(map[int][]hypervisor.FirewallRule)
-	err = store.Scan(ctx, persistence.Prefix(KeyPrefix, "vm"), nil, 0, func(k, v []byte) error {
-		var rec machineRecord
-		if err := decode(v, machineVersion, &rec, string(k)); err != nil {
-			return err
-		}
-		if rec.Machine.VMID < minVMID || rec.Machine.VMID > maxVMID || machines[rec.Machine.VMID] != nil {
-			return corrupt("%s holds vmid %d", k, rec.Machine.VMID)
-		}
-		if !nodes[rec.Machine.Node] {
-			return corrupt("machine %d is on node %q, which the stored world does not have", rec.Machine.VMID, rec.Machine.Node)
-		}
-		machines[rec.Machine.VMID] = rec.machine()
-		if rec.Firewall != nil {
-			firewall[rec.Machine.VMID] = *rec.Firewall
-		}
-		return nil
-	})
-	if err != nil {
-		return false, err
-	}
-	type loaded struct {
-		vmid int
-		rec  backupRecord
-	}
-	var backups []loaded
-	err = store.Scan(ctx, persistence.Prefix(KeyPrefix, "backup"), nil, 0, func(k, v []byte) error {
-		var rec backupRecord
-		if err := decode(v, backupVersion, &rec, string(k)); err != nil {
-			return err
-		}
-		backups = append(backups, loaded{rec.Backup.VMID, rec})
-		return nil
-	})
-	if err != nil {
+	l, err := world.Load(ctx, store, func(vmid int) bool { return vmid >= minVMID && vmid <= maxVMID })
+	if err != nil || l == nil {
 		return false, err
 	}
 	if err := ctx.Err(); err != nil {
 		return false, hypervisor.ContextError(err)
 	}
-	slices.SortStableFunc(backups, func(a, b loaded) int {
-		switch {
-		case a.rec.Seq < b.rec.Seq:
-			return -1
-		case a.rec.Seq > b.rec.Seq:
-			return 1
-		}
-		return 0
-	})
 
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for vmid := range d.consoles {
 		d.closeConsolesLocked(vmid, "hypervisor state reloaded")
 	}
-	d.seed = world.Seed
-	d.usage = usageModel{seed: world.Seed}
-	d.templates, d.isos = world.Templates, world.ISOs
+	d.seed = l.World.Seed
+	d.usage = usageModel{seed: l.World.Seed}
+	d.templates, d.isos = l.World.Templates, l.World.ISOs
 	d.nodes = d.nodes[:0]
-	for _, n := range world.Nodes {
+	for _, n := range l.World.Nodes {
 		d.nodes = append(d.nodes, &node{Node: n})
 	}
-	d.machines = make(map[int]*machine, len(machines))
+	d.machines = make(map[int]*machine, len(l.Machines))
 	d.committed = make(map[string]int)
 	d.macs = make(map[string]bool)
 	d.ips = newIPPool()
 	d.vmidHint = minVMID
-	for _, vmid := range slices.Sorted(maps.Keys(machines)) {
-		d.registerLocked(machines[vmid])
+	d.firewall = make(map[int][]hypervisor.FirewallRule)
+	for _, vmid := range slices.Sorted(maps.Keys(l.Machines)) {
+		rec := l.Machines[vmid]
+		d.registerLocked(machineFrom(rec))
+		if rec.Firewall != nil {
+			d.firewall[vmid] = *rec.Firewall
+		}
 	}
-	d.firewall = firewall
 	d.backups = make(map[int][]hypervisor.Backup)
 	d.backupCfg = make(map[string]hypervisor.Machine)
 	d.backupSeq = make(map[string]uint64)
 	d.nextBackupSeq = 0
-	for _, b := range backups {
-		d.backups[b.vmid] = append(d.backups[b.vmid], b.rec.Backup)
-		d.backupCfg[b.rec.Backup.ID] = b.rec.Config
-		d.backupSeq[b.rec.Backup.ID] = b.rec.Seq
-		d.nextBackupSeq = max(d.nextBackupSeq, b.rec.Seq+1)
+	for _, rec := range l.Backups {
+		vmid := rec.Backup.VMID
+		d.backups[vmid] = append(d.backups[vmid], rec.Backup)
+		d.backupCfg[rec.Backup.ID] = rec.Config
+		d.backupSeq[rec.Backup.ID] = rec.Seq
+		d.nextBackupSeq = max(d.nextBackupSeq, rec.Seq+1)
 	}
 	d.store = store
-	d.dirty = changes{}
+	d.dirty = world.Changes{}
 	d.restored = true
 	return true, nil
 }
@@ -699,20 +431,4 @@ func (d *Driver) registerLocked(m *machine) {
 	}
 	d.machines[m.VMID] = m
 	d.committed[m.Node] += m.MemoryMB
-}
-
-// decode reads one stored record, refusing one a newer vmplane wrote.
-func decode(val []byte, known uint16, v any, what string) error {
-	version, err := persistence.Decode(val, v)
-	if err != nil {
-		return fmt.Errorf("simulated world, %s: %w", what, err)
-	}
-	if version > known {
-		return corrupt("%s has schema version %d; this vmplane reads up to %d (written by a newer vmplane?)", what, version, known)
-	}
-	return nil
-}
-
-func corrupt(format string, args ...any) error {
-	return apierr.New(apierr.ErrInternal, "simulated world: "+format, args...)
 }

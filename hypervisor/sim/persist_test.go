@@ -12,6 +12,7 @@ import (
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/hypervisor/hypervisortest"
+	"github.com/vmplane/vmplane/hypervisor/sim/world"
 	"github.com/vmplane/vmplane/persistence"
 )
 
@@ -35,8 +36,8 @@ func open(ctx context.Context, cfg Config, store persistence.Store) (*Driver, er
 	return d, nil
 }
 
-// world is everything a caller can read of a simulated cluster.
-type world struct {
+// visible is everything a caller can read of a simulated cluster.
+type visible struct {
 	Inventory hypervisor.Inventory
 	Backups   map[int][]hypervisor.Backup
 	Firewall  map[int][]hypervisor.FirewallRule
@@ -45,16 +46,16 @@ type world struct {
 
 // worldOf reads a cluster's world through its public methods. vmids lists the machines
 // whose backups to read (destroyed ones included).
-func worldOf(t *testing.T, d *Driver, vmids ...int) world { return readWorld(t, d, true, vmids) }
+func worldOf(t *testing.T, d *Driver, vmids ...int) visible { return readWorld(t, d, true, vmids) }
 
 // readWorld is worldOf, with the usage graphs only when usage is set.
-func readWorld(t *testing.T, d *Driver, usage bool, vmids []int) world {
+func readWorld(t *testing.T, d *Driver, usage bool, vmids []int) visible {
 	t.Helper()
 	inv, err := d.Inventory(bg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := world{Inventory: inv, Backups: map[int][]hypervisor.Backup{}, Firewall: map[int][]hypervisor.FirewallRule{}, Usage: map[string]hypervisor.UsageGraph{}}
+	w := visible{Inventory: inv, Backups: map[int][]hypervisor.Backup{}, Firewall: map[int][]hypervisor.FirewallRule{}, Usage: map[string]hypervisor.UsageGraph{}}
 	for _, vmid := range vmids {
 		list, err := d.Backups(bg, hypervisor.Ref{VMID: vmid})
 		if err == nil {
@@ -70,7 +71,7 @@ func readWorld(t *testing.T, d *Driver, usage bool, vmids []int) world {
 		if err != nil {
 			t.Fatal(err)
 		}
-		w.Usage["vm"+vmidPart(m.VMID)] = g
+		w.Usage[fmt.Sprintf("vm%010d", m.VMID)] = g
 	}
 	for _, n := range inv.Nodes {
 		if !usage {
@@ -334,8 +335,8 @@ func TestFailedWriteFailsTheCallAndIsRetried(t *testing.T) {
 // A world written by a newer vmplane is refused, not half read.
 func TestNewerWorldRefused(t *testing.T) {
 	store := openStore(t, t.TempDir())
-	val, _ := persistence.Encode(worldVersion+1, worldRecord{Seed: 1, Nodes: []hypervisor.Node{{ID: "pve1"}}})
-	if err := store.Commit(bg, new(persistence.Batch).Put(worldKey(), val)); err != nil {
+	val, _ := persistence.Encode(world.WorldVersion+1, world.World{Seed: 1, Nodes: []hypervisor.Node{{ID: "pve1"}}})
+	if err := store.Commit(bg, new(persistence.Batch).Put(world.WorldKey(), val)); err != nil {
 		t.Fatal(err)
 	}
 	_, err := open(bg, Config{}, store)
@@ -346,20 +347,20 @@ func TestNewerWorldRefused(t *testing.T) {
 // limit however often it is switched.
 func TestHistoryBounded(t *testing.T) {
 	m := &machine{}
-	for i := range 3 * maxHistory {
+	for i := range 3 * world.MaxHistory {
 		s := hypervisor.StateRunning
 		if i%2 == 1 {
 			s = hypervisor.StateStopped
 		}
 		m.recordState(t0.Add(time.Duration(i)*time.Second), s)
 	}
-	if n := len(m.history); n > maxHistory {
-		t.Fatalf("history of %d entries; want at most %d", n, maxHistory)
+	if n := len(m.history); n > world.MaxHistory {
+		t.Fatalf("history of %d entries; want at most %d", n, world.MaxHistory)
 	}
-	if last := m.history[len(m.history)-1]; last.at != t0.Add(time.Duration(3*maxHistory-1)*time.Second).UnixNano() {
+	if last := m.history[len(m.history)-1]; last.At != t0.Add(time.Duration(3*world.MaxHistory-1)*time.Second).UnixNano() {
 		t.Errorf("the newest change was dropped: %+v", last)
 	}
-	val, err := persistence.Encode(machineVersion, machineRecord{History: m.history})
+	val, err := persistence.Encode(world.MachineVersion, world.Machine{History: m.history})
 	if err != nil || len(val) > persistence.MaxValueSize/2 {
 		t.Errorf("record of a full history: %d bytes, %v; want well below %d", len(val), err, persistence.MaxValueSize)
 	}
@@ -453,8 +454,8 @@ func TestLargeWorldIsSplit(t *testing.T) {
 				t.Errorf("sim/world is in batch %d of %d; want it in the last", i+1, len(store.batches))
 			}
 		}
-		if len(b.Ops) > batchOps || size > batchBytes {
-			t.Errorf("batch %d: %d records, %d bytes; want at most %d and %d", i+1, len(b.Ops), size, batchOps, batchBytes)
+		if len(b.Ops) > world.BatchOps || size > world.BatchBytes {
+			t.Errorf("batch %d: %d records, %d bytes; want at most %d and %d", i+1, len(b.Ops), size, world.BatchOps, world.BatchBytes)
 		}
 	}
 	if last := store.batches[len(store.batches)-1].Ops; string(last[len(last)-1].Key) != "sim/world" {
@@ -475,9 +476,9 @@ func TestLargeWorldIsSplit(t *testing.T) {
 // are not a world: the next start writes a whole one and drops what it does not have.
 func TestHalfWrittenWorldIsReplaced(t *testing.T) {
 	store := openStore(t, t.TempDir())
-	val, _ := persistence.Encode(machineVersion, machineRecord{Machine: hypervisor.Machine{VMID: 999, Node: "pve1"}})
-	bval, _ := persistence.Encode(backupVersion, backupRecord{Backup: hypervisor.Backup{ID: "vzdump-qemu-999-x", VMID: 999}})
-	if err := store.Commit(bg, new(persistence.Batch).Put(machineKey(999), val).Put(backupKey(999, "vzdump-qemu-999-x"), bval)); err != nil {
+	val, _ := persistence.Encode(world.MachineVersion, world.Machine{Machine: hypervisor.Machine{VMID: 999, Node: "pve1"}})
+	bval, _ := persistence.Encode(world.BackupVersion, world.Backup{Backup: hypervisor.Backup{ID: "vzdump-qemu-999-x", VMID: 999}})
+	if err := store.Commit(bg, new(persistence.Batch).Put(world.MachineKey(999), val).Put(world.BackupKey(999, "vzdump-qemu-999-x"), bval)); err != nil {
 		t.Fatal(err)
 	}
 	d, err := open(bg, Config{Seed: 1, Machines: 2, OpDelay: -1}, store)

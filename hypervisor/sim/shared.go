@@ -1,27 +1,21 @@
 package sim
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"slices"
 	"sort"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/hypervisor/sim/world"
 	"github.com/vmplane/vmplane/persistence"
 )
 
 // One simulated cluster shared by the members of a vmplane cluster: how a driver on a
 // shared store (Store.Shared) keeps its world level with the other members' writes.
 // persist.go's comment has the design; this file has the machinery.
-
-// maxStale is how many records the watch may name before the next call reads the whole
-// world rather than record by record.
-const maxStale = 64
 
 // maxClaims bounds the vmids a create tries when other members take each one first, as
 // a Proxmox client bounds its retries of /cluster/nextid.
@@ -33,9 +27,7 @@ const maxClaims = 32
 // an earlier store (a driver attached again) falls silent.
 func (d *Driver) follow(store persistence.Store) {
 	gen := d.watchGen.Add(1)
-	d.staleMu.Lock()
-	d.stale, d.staleAll = nil, false
-	d.staleMu.Unlock()
+	d.stale.Take() // what an earlier store's watch named
 	shared := store.Shared()
 	d.shared.Store(shared)
 	if !shared {
@@ -43,50 +35,9 @@ func (d *Driver) follow(store persistence.Store) {
 	}
 	store.Watch(persistence.Prefix(KeyPrefix), func(key []byte) {
 		if d.watchGen.Load() == gen {
-			d.markStale(string(key))
+			d.stale.Mark(string(key))
 		}
 	})
-}
-
-// markStale notes records to read from the store at the next call. It may be called
-// with d.mu held (lock order: d.mu, then d.staleMu).
-func (d *Driver) markStale(keys ...string) {
-	d.staleMu.Lock()
-	defer d.staleMu.Unlock()
-	if d.staleAll {
-		return
-	}
-	if d.stale == nil {
-		d.stale = make(map[string]bool)
-	}
-	for _, k := range keys {
-		d.stale[k] = true
-	}
-	if len(d.stale) > maxStale {
-		d.stale, d.staleAll = nil, true
-	}
-}
-
-// markAllStale notes that the whole world is to be read again.
-func (d *Driver) markAllStale() {
-	d.staleMu.Lock()
-	d.stale, d.staleAll = nil, true
-	d.staleMu.Unlock()
-}
-
-// takeStale returns, and forgets, what is to be read.
-func (d *Driver) takeStale() (keys []string, all bool) {
-	d.staleMu.Lock()
-	defer d.staleMu.Unlock()
-	keys, all = slices.Sorted(func(yield func(string) bool) {
-		for k := range d.stale {
-			if !yield(k) {
-				return
-			}
-		}
-	}), d.staleAll
-	d.stale, d.staleAll = nil, false
-	return keys, all
 }
 
 // ownChangeLocked records that this driver changed a record: a read of the store that
@@ -113,7 +64,7 @@ func (d *Driver) catchUp() {
 	if !attached { // Attach is reading the world: what the watch names waits for it
 		return
 	}
-	keys, all := d.takeStale()
+	keys, all := d.stale.Take()
 	// Catching up is the driver's own work, not the caller's: bounded as its writes are.
 	ctx, cancel := context.WithTimeout(context.Background(), commitTimeout)
 	defer cancel()
@@ -128,18 +79,11 @@ func (d *Driver) catchUp() {
 	}
 	if err != nil {
 		if all {
-			d.markAllStale()
+			d.stale.MarkAll()
 		} else {
-			d.markStale(keys...)
+			d.stale.Mark(keys...)
 		}
 	}
-}
-
-// fetched is one record read from the store; found is false when it does not exist.
-type fetched struct {
-	key   string
-	val   []byte
-	found bool
 }
 
 // readTicket is the ticket of a read of the store about to start, and the store.
@@ -157,17 +101,9 @@ func (d *Driver) refreshKeys(ctx context.Context, keys ...string) error {
 	if store == nil {
 		return nil
 	}
-	got := make([]fetched, 0, len(keys))
-	for _, k := range keys {
-		v, err := store.Get(ctx, []byte(k))
-		switch {
-		case errors.Is(err, persistence.ErrNotFound):
-			got = append(got, fetched{key: k})
-		case err != nil:
-			return readError(err)
-		default:
-			got = append(got, fetched{key: k, val: v, found: true})
-		}
+	got, err := world.Read(ctx, store, keys...)
+	if err != nil {
+		return readError(err)
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -187,39 +123,22 @@ func (d *Driver) refreshAll(ctx context.Context, backups bool) error {
 	if store == nil {
 		return nil
 	}
-	var got []fetched
-	if v, err := store.Get(ctx, worldKey()); err == nil {
-		got = append(got, fetched{key: string(worldKey()), val: v, found: true})
-	} else if !errors.Is(err, persistence.ErrNotFound) {
+	got, seen, err := world.ReadAll(ctx, store, backups)
+	if err != nil {
 		return readError(err)
-	}
-	prefixes := [][]byte{persistence.Prefix(KeyPrefix, "vm")}
-	if backups {
-		prefixes = append(prefixes, persistence.Prefix(KeyPrefix, "backup"))
-	}
-	seen := make(map[string]bool)
-	for _, p := range prefixes {
-		err := store.Scan(ctx, p, nil, 0, func(k, v []byte) error {
-			got = append(got, fetched{key: string(k), val: bytes.Clone(v), found: true})
-			seen[string(k)] = true
-			return nil
-		})
-		if err != nil {
-			return readError(err)
-		}
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for vmid := range d.machines {
-		if k := string(machineKey(vmid)); !seen[k] {
-			got = append(got, fetched{key: k})
+		if k := string(world.MachineKey(vmid)); !seen[k] {
+			got = append(got, world.Fetched{Key: k})
 		}
 	}
 	if backups {
 		for vmid, list := range d.backups {
 			for _, b := range list {
-				if k := string(backupKey(vmid, b.ID)); !seen[k] {
-					got = append(got, fetched{key: k})
+				if k := string(world.BackupKey(vmid, b.ID)); !seen[k] {
+					got = append(got, world.Fetched{Key: k})
 				}
 			}
 		}
@@ -236,70 +155,41 @@ func (d *Driver) refreshAll(ctx context.Context, backups bool) error {
 // memory already holds something newer: this driver's own change made after the read
 // started, or a read that started later; or a write of this driver's is under way,
 // whose value the read may predate (the record is marked to be read again).
-func (d *Driver) applyLocked(t uint64, f fetched) error {
-	if d.inflight[f.key] > 0 {
-		d.markStale(f.key)
+func (d *Driver) applyLocked(t uint64, f world.Fetched) error {
+	if d.inflight[f.Key] > 0 {
+		d.stale.Mark(f.Key)
 		return nil
 	}
-	if d.keyTicket[f.key] >= t {
+	if d.keyTicket[f.Key] >= t {
 		return nil
 	}
-	d.keyTicket[f.key] = t
+	d.keyTicket[f.Key] = t
 	return d.putFetchedLocked(f)
 }
 
 // putFetchedLocked puts a record read from the store into memory, whatever memory
 // holds (applyLocked decides whether it may).
-func (d *Driver) putFetchedLocked(f fetched) error {
-	parts := strings.Split(f.key, "/")
-	switch {
-	case len(parts) == 2 && parts[1] == "world":
-		if !f.found {
-			return nil // a world is never deleted
+func (d *Driver) putFetchedLocked(f world.Fetched) error {
+	r, err := f.Decode()
+	if err != nil {
+		return err
+	}
+	switch r.Kind {
+	case world.KindWorld:
+		if r.World != nil { // a world is never deleted
+			d.putWorldLocked(*r.World)
 		}
-		var w worldRecord
-		if err := decode(f.val, worldVersion, &w, "world"); err != nil {
-			return err
-		}
-		d.putWorldLocked(w)
-	case len(parts) == 3 && parts[1] == "vm":
-		vmid, err := strconv.Atoi(parts[2])
-		if err != nil {
-			return nil
-		}
-		if !f.found {
-			d.putMachineLocked(vmid, nil)
-			return nil
-		}
-		var rec machineRecord
-		if err := decode(f.val, machineVersion, &rec, f.key); err != nil {
-			return err
-		}
-		if rec.Machine.VMID != vmid {
-			return corrupt("%s holds vmid %d", f.key, rec.Machine.VMID)
-		}
-		d.putMachineLocked(vmid, &rec)
-	case len(parts) == 4 && parts[1] == "backup":
-		vmid, err := strconv.Atoi(parts[2])
-		if err != nil {
-			return nil
-		}
-		if !f.found {
-			d.putBackupLocked(vmid, parts[3], nil)
-			return nil
-		}
-		var rec backupRecord
-		if err := decode(f.val, backupVersion, &rec, f.key); err != nil {
-			return err
-		}
-		d.putBackupLocked(vmid, parts[3], &rec)
+	case world.KindMachine:
+		d.putMachineLocked(r.VMID, r.Machine)
+	case world.KindBackup:
+		d.putBackupLocked(r.VMID, r.ID, r.Backup)
 	}
 	return nil
 }
 
 // putWorldLocked takes another member's nodes and templates. The seed is the world's
 // and never changes.
-func (d *Driver) putWorldLocked(w worldRecord) {
+func (d *Driver) putWorldLocked(w world.World) {
 	d.templates, d.isos = w.Templates, w.ISOs
 	for _, n := range w.Nodes {
 		cur := d.nodeLocked(n.ID)
@@ -322,7 +212,7 @@ func (d *Driver) putWorldLocked(w worldRecord) {
 // longer exists), changing nothing about it: it only gives up what the old one held
 // and claims what the new one holds. Consoles of a machine another member stopped,
 // moved or removed are hung up.
-func (d *Driver) putMachineLocked(vmid int, rec *machineRecord) {
+func (d *Driver) putMachineLocked(vmid int, rec *world.Machine) {
 	old := d.machines[vmid]
 	if old != nil {
 		d.releaseInterfacesLocked(old)
@@ -337,7 +227,7 @@ func (d *Driver) putMachineLocked(vmid int, rec *machineRecord) {
 		}
 		return
 	}
-	m := rec.machine()
+	m := machineFrom(rec)
 	if old != nil && (m.State != hypervisor.StateRunning || m.Node != old.Node) {
 		d.closeConsolesLocked(vmid, "machine "+string(m.State))
 	}
@@ -351,12 +241,12 @@ func (d *Driver) putMachineLocked(vmid int, rec *machineRecord) {
 // has its vmid) and marks its record to be read.
 func (d *Driver) forgetMachineLocked(vmid int) {
 	d.putMachineLocked(vmid, nil)
-	d.markStale(string(machineKey(vmid)))
+	d.stale.Mark(string(world.MachineKey(vmid)))
 }
 
 // putBackupLocked replaces a backup in memory with its stored record (nil: it no
 // longer exists), keeping the machine's backups in the order they were taken.
-func (d *Driver) putBackupLocked(vmid int, id string, rec *backupRecord) {
+func (d *Driver) putBackupLocked(vmid int, id string, rec *world.Backup) {
 	if i, err := d.backupIndexLocked(vmid, id); err == nil {
 		list := d.backups[vmid]
 		d.backups[vmid] = append(list[:i:i], list[i+1:]...)
@@ -384,7 +274,7 @@ func (d *Driver) exactMachine(ctx context.Context, vmid int) error {
 		return nil
 	}
 	d.catchUp()
-	return d.refreshKeys(ctx, string(machineKey(vmid)))
+	return d.refreshKeys(ctx, string(world.MachineKey(vmid)))
 }
 
 // exactWorld brings the nodes and every machine level with the store before a call
@@ -406,7 +296,7 @@ func (d *Driver) claim(insert func() (int, error)) (int, error) {
 	vmid, err := insert()
 	var f *flush
 	if err == nil && d.shared.Load() {
-		if f = d.commitLocked(persistence.IfAbsent(machineKey(vmid))); f != nil {
+		if f = d.commitLocked(persistence.IfAbsent(world.MachineKey(vmid))); f != nil {
 			f.claim = vmid
 		}
 	} else {
@@ -435,7 +325,7 @@ func (d *Driver) claimNew(ctx context.Context, insert, pick func() (int, error))
 		if tries == maxClaims {
 			return hypervisor.NewError(hypervisor.ErrVMIDInUse, "no free vmid after %d tries: other members took each one first", tries)
 		}
-		if err := d.refreshKeys(ctx, string(machineKey(vmid))); err != nil {
+		if err := d.refreshKeys(ctx, string(world.MachineKey(vmid))); err != nil {
 			return err
 		}
 		d.catchUp()
@@ -455,7 +345,7 @@ func (d *Driver) changeStored(ctx context.Context, vmid int, fn func() error) er
 	if !d.shared.Load() {
 		return d.change(fn)
 	}
-	key := string(machineKey(vmid))
+	key := string(world.MachineKey(vmid))
 	for tries := 1; ; tries++ {
 		d.catchUp()
 		t, store := d.readTicket()
@@ -481,7 +371,7 @@ func (d *Driver) changeStored(ctx context.Context, vmid int, fn func() error) er
 			continue
 		}
 		d.keyTicket[key] = max(d.keyTicket[key], t)
-		if err := d.putFetchedLocked(fetched{key: key, val: val, found: found}); err != nil {
+		if err := d.putFetchedLocked(world.Fetched{Key: key, Val: val, Found: found}); err != nil {
 			d.mu.Unlock()
 			return err
 		}

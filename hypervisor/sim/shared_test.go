@@ -14,6 +14,7 @@ import (
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/hypervisor/hypervisortest"
+	"github.com/vmplane/vmplane/hypervisor/sim/world"
 	"github.com/vmplane/vmplane/internal/etcdtest"
 	"github.com/vmplane/vmplane/internal/testwait"
 	"github.com/vmplane/vmplane/persistence"
@@ -329,7 +330,7 @@ func TestSharedStaleReadKeepsOwnChange(t *testing.T) {
 	clk := hypervisortest.NewClock(t0)
 	d := members(t, 1, Config{Seed: 1, OpDelay: -1, Now: clk.Now})[0]
 	m := create(t, d, hypervisor.CreateSpec{})
-	key := string(machineKey(m.VMID))
+	key := string(world.MachineKey(m.VMID))
 	d.mu.Lock()
 	store := d.store
 	d.mu.Unlock()
@@ -337,7 +338,7 @@ func TestSharedStaleReadKeepsOwnChange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stale := fetched{key: key, val: old, found: true}
+	stale := world.Fetched{Key: key, Val: old, Found: true}
 	// nameAfter applies stale as a read that took its ticket before (early) or after
 	// the change, with inflight writes of the record under way, and returns the name
 	// memory then holds.
@@ -369,7 +370,7 @@ func TestSharedStaleReadKeepsOwnChange(t *testing.T) {
 	if got := nameAfter(0, 1); got != name {
 		t.Errorf("a read during a write of the record put name %q back; want %q", got, name)
 	}
-	if keys, _ := d.takeStale(); !slices.Contains(keys, key) {
+	if keys, _ := d.stale.Take(); !slices.Contains(keys, key) {
 		t.Errorf("a read skipped for a write under way left %q unmarked (marked: %q)", key, keys)
 	}
 	if got := nameAfter(0, 0); got != m.Name {
@@ -392,7 +393,7 @@ func TestSharedFailedCreateNotWrittenLater(t *testing.T) {
 	_, err = d.Create(bg, hypervisor.CreateSpec{Name: "unsaved", TemplateID: "tpl-debian-12"})
 	wantErr(t, "create with a failing store", err, apierr.ErrInternal)
 	wantErr(t, "a later change", d.SetFirewall(bg, hypervisor.Ref{VMID: minVMID}, nil))
-	if _, err := store.Get(context.Background(), machineKey(minVMID+1)); !errors.Is(err, persistence.ErrNotFound) {
+	if _, err := store.Get(context.Background(), world.MachineKey(minVMID+1)); !errors.Is(err, persistence.ErrNotFound) {
 		t.Errorf("the failed create's machine is in the store (%v)", err)
 	}
 	inv, err := d.Inventory(bg)

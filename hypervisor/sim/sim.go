@@ -32,6 +32,7 @@ import (
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/hypervisor/sim/serial"
+	"github.com/vmplane/vmplane/hypervisor/sim/world"
 	"github.com/vmplane/vmplane/persistence"
 )
 
@@ -115,7 +116,7 @@ type Driver struct {
 	// The store the world lives in (nil: in memory only, see persist.go), the records
 	// changed since the last write, and whether the world was read from the store.
 	store    persistence.Store
-	dirty    changes
+	dirty    world.Changes
 	restored bool
 	// backupSeq orders backups as they were taken (stored with each).
 	backupSeq     map[string]uint64
@@ -128,9 +129,7 @@ type Driver struct {
 	// records this driver is writing right now.
 	shared    atomic.Bool
 	watchGen  atomic.Uint64
-	staleMu   sync.Mutex
-	stale     map[string]bool
-	staleAll  bool
+	stale     world.Stale
 	ticket    uint64
 	keyTicket map[string]uint64
 	inflight  map[string]int
@@ -161,18 +160,12 @@ type machine struct {
 	createdAt time.Time
 	// history lists power-state changes, oldest first; the first entry is the creation.
 	// Usage graphs read it, so a machine that was stopped last week shows a quiet week.
-	history []stateChange
+	history []world.Change
 	// snapshots are the machine's snapshots in the order they were taken, and parent
 	// the one it is at now ("" for none). A change replaces the slice, never edits
 	// it, so a record being written keeps what it held.
-	snapshots []snapshotRecord
+	snapshots []world.Snapshot
 	parent    string
-}
-
-// stateChange records that a machine entered a state at an instant.
-type stateChange struct {
-	at    int64 // unix nanoseconds
-	state hypervisor.State
 }
 
 // New builds a simulated cluster from cfg, filling in defaults. Its world lives in
@@ -499,14 +492,14 @@ func (m *machine) recordState(at time.Time, s hypervisor.State) {
 	t := at.UnixNano()
 	if n := len(m.history); n > 0 {
 		last := &m.history[n-1]
-		if t <= last.at {
-			last.state = s
+		if t <= last.At {
+			last.State = s
 			return
 		}
 	}
-	m.history = append(m.history, stateChange{at: t, state: s})
-	if len(m.history) > maxHistory {
-		m.history = append(m.history[:0:0], m.history[len(m.history)-maxHistory*3/4:]...)
+	m.history = append(m.history, world.Change{At: t, State: s})
+	if len(m.history) > world.MaxHistory {
+		m.history = append(m.history[:0:0], m.history[len(m.history)-world.MaxHistory*3/4:]...)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/hypervisor/sim/world"
 )
 
 // Snapshots lists a machine's snapshots, oldest first (hypervisor.SortSnapshots).
@@ -35,7 +36,7 @@ func (d *Driver) Snapshots(ctx context.Context, ref hypervisor.Ref) ([]hyperviso
 
 // snapshotIndex finds one of a machine's snapshots, or -1.
 func snapshotIndex(m *machine, name string) int {
-	return slices.IndexFunc(m.snapshots, func(s snapshotRecord) bool { return s.Snapshot.Name == name })
+	return slices.IndexFunc(m.snapshots, func(s world.Snapshot) bool { return s.Snapshot.Name == name })
 }
 
 // snapshotLocked finds a live machine and one of its snapshots, or answers
@@ -87,7 +88,7 @@ func (d *Driver) CreateSnapshot(ctx context.Context, ref hypervisor.Ref, spec hy
 				IncludesMemory: spec.IncludeMemory,
 				Parent:         m.parent,
 			}
-			m.snapshots = append(slices.Clip(m.snapshots), snapshotRecord{Snapshot: out, Config: cloneMachine(m.Machine)})
+			m.snapshots = append(slices.Clip(m.snapshots), world.Snapshot{Snapshot: out, Config: cloneMachine(m.Machine)})
 			m.parent = spec.Name
 			d.touchMachineLocked(m.VMID)
 			return nil
@@ -149,7 +150,7 @@ func (d *Driver) DeleteSnapshot(ctx context.Context, ref hypervisor.Ref, name st
 		apply: func() error {
 			m, i, _ := d.snapshotLocked(ref.VMID, name)
 			gone := m.snapshots[i].Snapshot
-			list := make([]snapshotRecord, 0, len(m.snapshots)-1)
+			list := make([]world.Snapshot, 0, len(m.snapshots)-1)
 			for j, s := range m.snapshots {
 				if j == i {
 					continue

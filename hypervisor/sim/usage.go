@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/hypervisor/sim/world"
 )
 
 // The usage model.
@@ -110,7 +111,7 @@ type series struct {
 	createdDay int64
 	cores      float64
 	memBytes   float64
-	history    []stateChange
+	history    []world.Change
 	dayKey     uint64
 	noiseKeys  [metrics][3]uint64 // per metric: minute, 30-minute and 6-hour cells
 	peakSin    [2]float64         // sin(2πp), sin(4πp) of the peak p
@@ -148,7 +149,7 @@ func (v *values) scale(f float64) {
 func (d *Driver) seriesOf(m *machine, copyHistory bool) series {
 	h := m.history
 	if copyHistory {
-		h = append([]stateChange(nil), h...)
+		h = append([]world.Change(nil), h...)
 	}
 	created := m.createdAt.UnixNano()
 	s := series{
@@ -177,11 +178,11 @@ func cell(key uint64, c int64) uint64 { return fmix(key + uint64(c)*0x9e3779b97f
 
 // stateAt returns the state in force just before instant t (unix ns), "" before creation.
 func (s *series) stateAt(t int64) (hypervisor.State, int) {
-	i := sort.Search(len(s.history), func(i int) bool { return s.history[i].at >= t })
+	i := sort.Search(len(s.history), func(i int) bool { return s.history[i].At >= t })
 	if i == 0 {
 		return "", 0
 	}
-	return s.history[i-1].state, i
+	return s.history[i-1].State, i
 }
 
 // edge is a bucket boundary as a day fraction x, with the sines and cosines of 2πx and

@@ -1,4 +1,4 @@
-package cli
+package machinecmd
 
 import (
 	"text/tabwriter"
@@ -11,15 +11,15 @@ import (
 )
 
 // A machine's backups taken on demand, restores and snapshots, through the client area
-// (an operator's machine of a tenant is reached for that tenant; see clientArea).
+// (an operator's machine of a tenant is reached for that tenant; see ClientArea).
 
 // machineFor is the client of a machine's client-area routes.
-func (a *app) machineFor(cmd *cobra.Command, id string) (*client.Client, output.Printer, error) {
-	c, p, err := a.setup()
+func (a verbs) machineFor(cmd *cobra.Command, id string) (*client.Client, output.Printer, error) {
+	c, p, err := a.Setup()
 	if err != nil {
 		return nil, p, err
 	}
-	mc, ok, err := a.clientArea(cmd.Context(), c, id)
+	mc, ok, err := ClientArea(cmd.Context(), c, a.TenantScope(), id)
 	if err != nil {
 		return nil, p, err
 	}
@@ -29,9 +29,9 @@ func (a *app) machineFor(cmd *cobra.Command, id string) (*client.Client, output.
 	return mc, p, nil
 }
 
-func (a *app) machineBackupCmd() *cobra.Command {
+func (a verbs) machineBackupCmd() *cobra.Command {
 	var spec client.BackupSpec
-	var wf waitFlags
+	var wf cmdline.WaitFlags
 	cmd := &cobra.Command{
 		Use:   "backup ID [--note TEXT] [--mode snapshot|suspend|stop]",
 		Short: "take a backup of a machine now",
@@ -45,16 +45,16 @@ func (a *app) machineBackupCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.started(cmd.Context(), c, p, t, wf)
+			return a.Started(cmd.Context(), c, p, t, wf)
 		},
 	}
 	cmd.Flags().StringVar(&spec.Note, "note", "", "a note kept with the backup")
 	cmd.Flags().StringVar(&spec.Mode, "mode", "", "snapshot (default), suspend or stop: how the machine is held while it is copied")
-	wf.add(cmd)
+	wf.Add(cmd)
 	return cmd
 }
 
-func (a *app) machineBackupsCmd() *cobra.Command {
+func (a verbs) machineBackupsCmd() *cobra.Command {
 	var lim int
 	cmd := &cobra.Command{
 		Use:   "backups ID",
@@ -65,7 +65,7 @@ func (a *app) machineBackupsCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			items, err := collect(c.MachineBackups(cmd.Context(), argv[0], client.ListOptions{}), lim)
+			items, err := cmdline.Collect(c.MachineBackups(cmd.Context(), argv[0], client.ListOptions{}), lim)
 			if err != nil {
 				return err
 			}
@@ -77,11 +77,11 @@ func (a *app) machineBackupsCmd() *cobra.Command {
 			})
 		},
 	}
-	limitFlag(cmd, &lim)
+	cmdline.LimitFlag(cmd, &lim)
 	return cmd
 }
 
-func (a *app) machineTasksCmd() *cobra.Command {
+func (a verbs) machineTasksCmd() *cobra.Command {
 	var lim int
 	cmd := &cobra.Command{
 		Use:   "tasks ID",
@@ -92,7 +92,7 @@ func (a *app) machineTasksCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			items, err := collect(c.MachineTasks(cmd.Context(), argv[0], client.ListOptions{}), lim)
+			items, err := cmdline.Collect(c.MachineTasks(cmd.Context(), argv[0], client.ListOptions{}), lim)
 			if err != nil {
 				return err
 			}
@@ -104,13 +104,13 @@ func (a *app) machineTasksCmd() *cobra.Command {
 			})
 		},
 	}
-	limitFlag(cmd, &lim)
+	cmdline.LimitFlag(cmd, &lim)
 	return cmd
 }
 
-func (a *app) machineRestoreCmd() *cobra.Command {
+func (a verbs) machineRestoreCmd() *cobra.Command {
 	var start bool
-	var wf waitFlags
+	var wf cmdline.WaitFlags
 	cmd := &cobra.Command{
 		Use:   "restore ID BACKUP_ID [--start]",
 		Short: "restore a machine over itself from one of its backups (stopped first); what it wrote since is lost",
@@ -124,15 +124,15 @@ func (a *app) machineRestoreCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.started(cmd.Context(), c, p, t, wf)
+			return a.Started(cmd.Context(), c, p, t, wf)
 		},
 	}
 	cmd.Flags().BoolVar(&start, "start", false, "start the machine once it is restored")
-	wf.add(cmd)
+	wf.Add(cmd)
 	return cmd
 }
 
-func (a *app) machineSnapshotCmd() *cobra.Command {
+func (a verbs) machineSnapshotCmd() *cobra.Command {
 	var lim int
 	list := &cobra.Command{
 		Use:   "list ID",
@@ -143,7 +143,7 @@ func (a *app) machineSnapshotCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			items, err := collect(c.Snapshots(cmd.Context(), argv[0], client.ListOptions{}), lim)
+			items, err := cmdline.Collect(c.Snapshots(cmd.Context(), argv[0], client.ListOptions{}), lim)
 			if err != nil {
 				return err
 			}
@@ -155,10 +155,10 @@ func (a *app) machineSnapshotCmd() *cobra.Command {
 			})
 		},
 	}
-	limitFlag(list, &lim)
+	cmdline.LimitFlag(list, &lim)
 
 	var spec client.SnapshotSpec
-	var cwf waitFlags
+	var cwf cmdline.WaitFlags
 	create := &cobra.Command{
 		Use:   "create ID NAME [--description TEXT] [--memory]",
 		Short: "take a snapshot of a machine",
@@ -173,15 +173,15 @@ func (a *app) machineSnapshotCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.started(cmd.Context(), c, p, t, cwf)
+			return a.Started(cmd.Context(), c, p, t, cwf)
 		},
 	}
 	create.Flags().StringVar(&spec.Description, "description", "", "what the snapshot is of")
 	create.Flags().BoolVar(&spec.IncludeMemory, "memory", false, "save a running machine's memory too (a rollback resumes it running)")
-	cwf.add(create)
+	cwf.Add(create)
 
 	byName := func(use, short string, call func(c *client.Client, cmd *cobra.Command, id, name string) (*client.Task, error)) *cobra.Command {
-		var wf waitFlags
+		var wf cmdline.WaitFlags
 		cmd := &cobra.Command{
 			Use:   use + " ID NAME",
 			Short: short,
@@ -195,10 +195,10 @@ func (a *app) machineSnapshotCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return a.started(cmd.Context(), c, p, t, wf)
+				return a.Started(cmd.Context(), c, p, t, wf)
 			},
 		}
-		wf.add(cmd)
+		wf.Add(cmd)
 		return cmd
 	}
 	rollback := byName("rollback", "roll a machine back to a snapshot; what it wrote since is lost",

@@ -1,6 +1,7 @@
-package cli
+package machinecmd
 
 import (
+	"bufio"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -8,18 +9,19 @@ import (
 	"github.com/vmplane/vmplane/cli/cards"
 	"github.com/vmplane/vmplane/cli/cmdline"
 	"github.com/vmplane/vmplane/cli/output"
+	"github.com/vmplane/vmplane/cli/terminal"
 	"github.com/vmplane/vmplane/client"
 )
 
 // The machine verbs beyond create, power, resize and delete: the operators'
 // reinstall, migrate and usage graph, and update (rename, move between tenants).
 
-func (a *app) machineReinstallCmd() *cobra.Command {
+func (a verbs) machineReinstallCmd() *cobra.Command {
 	var (
 		tplRef  string
 		keys    []string
 		pwStdin bool
-		wf      waitFlags
+		wf      cmdline.WaitFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "reinstall ID --template ID-or-name [--ssh-key KEY] [--password-stdin]",
@@ -34,7 +36,7 @@ func (a *app) machineReinstallCmd() *cobra.Command {
 			if r.Password, err = a.stdinPassword(pwStdin); err != nil {
 				return err
 			}
-			c, p, err := a.setup()
+			c, p, err := a.Setup()
 			if err != nil {
 				return err
 			}
@@ -43,7 +45,7 @@ func (a *app) machineReinstallCmd() *cobra.Command {
 				return err
 			}
 			r.TemplateID = tpl.ID
-			mc, ok, err := a.clientArea(cmd.Context(), c, args[0])
+			mc, ok, err := ClientArea(cmd.Context(), c, a.TenantScope(), args[0])
 			if err != nil {
 				return err
 			}
@@ -56,21 +58,21 @@ func (a *app) machineReinstallCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.started(cmd.Context(), c, p, t, wf)
+			return a.Started(cmd.Context(), c, p, t, wf)
 		},
 	}
 	cmd.Flags().StringVar(&tplRef, "template", "", "the template's id or name")
 	cmd.Flags().StringArrayVar(&keys, "ssh-key", nil, "an SSH public key for cloud-init (repeatable)")
 	cmd.Flags().BoolVar(&pwStdin, "password-stdin", false, "read the new root password from the first line of standard input")
-	wf.add(cmd)
+	wf.Add(cmd)
 	return cmd
 }
 
-func (a *app) machineMigrateCmd() *cobra.Command {
+func (a verbs) machineMigrateCmd() *cobra.Command {
 	var (
 		node            string
 		online, offline bool
-		wf              waitFlags
+		wf              cmdline.WaitFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "migrate ID --node NODE [--online | --offline]",
@@ -87,7 +89,7 @@ func (a *app) machineMigrateCmd() *cobra.Command {
 			if online || offline {
 				mode = &online
 			}
-			c, p, err := a.setup()
+			c, p, err := a.Setup()
 			if err != nil {
 				return err
 			}
@@ -95,17 +97,17 @@ func (a *app) machineMigrateCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.started(cmd.Context(), c, p, t, wf)
+			return a.Started(cmd.Context(), c, p, t, wf)
 		},
 	}
 	cmd.Flags().StringVar(&node, "node", "", "the node to move the machine to")
 	cmd.Flags().BoolVar(&online, "online", false, "migrate live (the default for a running machine)")
 	cmd.Flags().BoolVar(&offline, "offline", false, "migrate stopped (a running machine is stopped for the move)")
-	wf.add(cmd)
+	wf.Add(cmd)
 	return cmd
 }
 
-func (a *app) machineUsageCmd() *cobra.Command {
+func (a verbs) machineUsageCmd() *cobra.Command {
 	var (
 		timeframe string
 		last      int
@@ -118,11 +120,11 @@ func (a *app) machineUsageCmd() *cobra.Command {
 			if last < 0 {
 				return cmdline.Usagef("--last %d: want a number of points (0: all)", last)
 			}
-			c, p, err := a.setup()
+			c, p, err := a.Setup()
 			if err != nil {
 				return err
 			}
-			mc, ok, err := a.clientArea(cmd.Context(), c, args[0])
+			mc, ok, err := ClientArea(cmd.Context(), c, a.TenantScope(), args[0])
 			if err != nil {
 				return err
 			}
@@ -158,18 +160,18 @@ func (a *app) machineUsageCmd() *cobra.Command {
 
 // stdinPassword is the machine's root password, read from the first line of standard
 // input when --password-stdin (given) says so; "" otherwise.
-func (a *app) stdinPassword(given bool) (string, error) {
+func (a verbs) stdinPassword(given bool) (string, error) {
 	if !given {
 		return "", nil
 	}
-	return a.readPassword(newLineReader(a.env.Stdin), true, "")
+	return terminal.Password(bufio.NewReader(a.Stdin()), true, a.Stdin(), a.Stderr(), "")
 }
 
-func (a *app) machineUpdateCmd() *cobra.Command {
+func (a verbs) machineUpdateCmd() *cobra.Command {
 	var (
 		name, moveTo string
 		clearTenant  bool
-		wf           waitFlags
+		wf           cmdline.WaitFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "update ID [--name NAME] [--move-to TENANT_ID | --clear-tenant]",
@@ -180,21 +182,21 @@ tenant_id null). A move alone is done at once and shows the machine.`,
 		Args: cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var ch client.MachineChange
-			if changed(cmd, "name") {
+			if cmd.Flags().Changed("name") {
 				ch.Name = client.Set(name)
 			}
 			switch {
-			case clearTenant && changed(cmd, "move-to"):
+			case clearTenant && cmd.Flags().Changed("move-to"):
 				return cmdline.Usagef("--move-to and --clear-tenant: one or the other")
 			case clearTenant:
 				ch.TenantID = client.Null[string]()
-			case changed(cmd, "move-to"):
+			case cmd.Flags().Changed("move-to"):
 				ch.TenantID = client.Set(moveTo)
 			}
 			if ch == (client.MachineChange{}) {
 				return cmdline.Usagef("nothing to change: give --name, --move-to or --clear-tenant")
 			}
-			c, p, err := a.setup()
+			c, p, err := a.Setup()
 			if err != nil {
 				return err
 			}
@@ -203,7 +205,7 @@ tenant_id null). A move alone is done at once and shows the machine.`,
 				return err
 			}
 			if t != nil {
-				return a.started(cmd.Context(), c, p, t, wf)
+				return a.Started(cmd.Context(), c, p, t, wf)
 			}
 			return cards.Machine(p, m)
 		},
@@ -211,6 +213,6 @@ tenant_id null). A move alone is done at once and shows the machine.`,
 	cmd.Flags().StringVar(&name, "name", "", "the machine's new name (a hostname)")
 	cmd.Flags().StringVar(&moveTo, "move-to", "", "the tenant to move the machine to")
 	cmd.Flags().BoolVar(&clearTenant, "clear-tenant", false, "take the machine from its tenant (sends tenant_id null)")
-	wf.add(cmd)
+	wf.Add(cmd)
 	return cmd
 }

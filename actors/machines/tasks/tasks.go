@@ -1,4 +1,9 @@
-package machines
+// Package tasks keeps the records of slow work on the hypervisor (Task) and their
+// indexes: written by the entity that owns a task's target (a machine's tasks by the
+// machine's actor, in its batch, through Put), read here (Tasks), and waited for
+// (Tasks.Wait, told of an end by Ended). It sits below the machines, which write them,
+// and knows no machine.
+package tasks
 
 import (
 	"context"
@@ -45,12 +50,20 @@ type Task struct {
 // Finished reports whether the task has ended.
 func (t Task) Finished() bool { return t.Status == TaskSucceeded || t.Status == TaskFailed }
 
-const taskVersion = 1
+// Version is the version of a task record's encoding.
+const Version = 1
 
 // Keys of tasks: the record, and an index of unfinished tasks (task id → owner id) that
 // a restart walks to settle what was in flight when the process died.
 func taskKey(id string) []byte     { return persistence.Key("task", id) }
 func openTaskKey(id string) []byte { return persistence.Key("task-open", id) }
+
+// ScanOpen calls fn with each unfinished task (task-open) and its target: the work a
+// process left in flight, which a start settles.
+func ScanOpen(ctx context.Context, s persistence.Store, fn func(task, target string) error) error {
+	prefix := persistence.Prefix("task-open")
+	return s.Scan(ctx, prefix, nil, 0, func(k, v []byte) error { return fn(string(k[len(prefix):]), string(v)) })
+}
 
 // machineTaskKey indexes a machine's tasks newest first: task-vm/<machine>/<the task
 // id mirrored> (newestFirst), so that a forward scan, the only one the stores have,
@@ -77,10 +90,10 @@ func newestFirst(id string) string {
 
 // Tasks reads task records and tells waiters when a task ends.
 type Tasks struct {
-	sys *system
-	mu  sync.Mutex
+	store persistence.Store
+	mu    sync.Mutex
 	// waiting are the Wait calls of each task. The machine's entity tells them the
-	// end (ended) when it runs on this member; the store's watch of task records
+	// end (Ended) when it runs on this member; the store's watch of task records
 	// (changed) nudges them to read the record again when any member wrote it.
 	waiting map[string][]*waiter
 }
@@ -91,19 +104,19 @@ type waiter struct {
 	nudge chan struct{}
 }
 
-// newTasks returns the task service, following every write of a task record from
+// New returns the task service, following every write of a task record from
 // here on: a waiter on one member learns the end of a task whose machine runs on
 // another (a schedule's run waits for the task it started), without polling.
-func newTasks(s *system) *Tasks {
-	t := &Tasks{sys: s, waiting: map[string][]*waiter{}}
+func New(store persistence.Store) *Tasks {
+	t := &Tasks{store: store, waiting: map[string][]*waiter{}}
 	prefix := persistence.Prefix("task")
-	s.store.Watch(prefix, func(key []byte) { t.changed(string(key[len(prefix):])) })
+	store.Watch(prefix, func(key []byte) { t.changed(string(key[len(prefix):])) })
 	return t
 }
 
 // Wait returns the task once it has ended, or ctx's error first. On the member where
 // the machine's entity runs, the entity tells it as soon as the end is durable
-// (ended), so a waiter makes one round trip and no polling; on another member of a
+// (Ended), so a waiter makes one round trip and no polling; on another member of a
 // cluster, the store's watch names the task's record when its end is written (a few
 // milliseconds after the owner's write), and the waiter reads it again. A task that
 // does not exist yet is waited for all the same: bound ctx when its start may have
@@ -117,7 +130,7 @@ func (t *Tasks) Wait(ctx context.Context, id string) (*Task, error) {
 	// After registering: an end recorded before is in the store, one after is told
 	// or named by the watch.
 	for {
-		if cur, err := loadTask(ctx, t.sys.store, id); err == nil && cur.Finished() {
+		if cur, err := Load(ctx, t.store, id); err == nil && cur.Finished() {
 			return cur, nil
 		}
 		select {
@@ -142,8 +155,8 @@ func (t *Tasks) forget(id string, w *waiter) {
 	}
 }
 
-// ended tells the waiters of a task that has ended; its record is durable.
-func (t *Tasks) ended(task *Task) {
+// Ended tells the waiters of a task that has ended; its record is durable.
+func (t *Tasks) Ended(task *Task) {
 	if !task.Finished() {
 		return
 	}
@@ -172,7 +185,7 @@ func (t *Tasks) changed(id string) {
 
 // Get returns one task. With a tenant scope, another tenant's task is not found.
 func (t *Tasks) Get(ctx context.Context, id string, tenant *string) (Task, error) {
-	val, err := t.sys.store.Get(ctx, taskKey(id))
+	val, err := t.store.Get(ctx, taskKey(id))
 	if errors.Is(err, persistence.ErrNotFound) {
 		return Task{}, apierr.NotFound("task", id)
 	}
@@ -192,10 +205,10 @@ func (t *Tasks) Get(ctx context.Context, id string, tenant *string) (Task, error
 // List returns tasks, oldest first; with a tenant scope only that tenant's.
 func (t *Tasks) List(ctx context.Context, tenant *string, cursor string, limit int) ([]Task, string, error) {
 	if tenant == nil {
-		return kit.ScanPage(ctx, t.sys.store, persistence.Prefix("task"), cursor, limit, func(r *Task) (Task, bool) { return *r, true })
+		return kit.ScanPage(ctx, t.store, persistence.Prefix("task"), cursor, limit, func(r *Task) (Task, bool) { return *r, true })
 	}
-	return kit.ScanIndex(ctx, t.sys.store, persistence.Prefix("task-tenant", *tenant), cursor, limit, func(id string) (*Task, error) {
-		return loadTask(ctx, t.sys.store, id)
+	return kit.ScanIndex(ctx, t.store, persistence.Prefix("task-tenant", *tenant), cursor, limit, func(id string) (*Task, error) {
+		return Load(ctx, t.store, id)
 	})
 }
 
@@ -210,9 +223,9 @@ func (t *Tasks) OfMachine(ctx context.Context, machineID string, tenant *string,
 	if machineID == "" || strings.Contains(machineID, "/") {
 		return []Task{}, "", nil
 	}
-	out, next, err := kit.ScanFiltered(ctx, t.sys.store, persistence.Prefix("task-vm", machineID), newestFirst(cursor), limit,
+	out, next, err := kit.ScanFiltered(ctx, t.store, persistence.Prefix("task-vm", machineID), newestFirst(cursor), limit,
 		func(suffix string, _ []byte) (Task, bool, error) {
-			task, err := loadTask(ctx, t.sys.store, newestFirst(suffix))
+			task, err := Load(ctx, t.store, newestFirst(suffix))
 			if errors.Is(err, persistence.ErrNotFound) {
 				return Task{}, false, nil
 			}
@@ -231,7 +244,7 @@ func (t *Tasks) OfMachine(ctx context.Context, machineID string, tenant *string,
 func (t *Tasks) CreatedSince(ctx context.Context, from time.Time, fn func(*Task) error) error {
 	prefix := persistence.Prefix("task")
 	after := append(append([]byte{}, prefix...), ulidTimePrefix(from)...)
-	return t.sys.store.Scan(ctx, prefix, after, 0, func(_, v []byte) error {
+	return t.store.Scan(ctx, prefix, after, 0, func(_, v []byte) error {
 		var task Task
 		if _, err := persistence.Decode(v, &task); err != nil {
 			return nil
@@ -253,10 +266,10 @@ func ulidTimePrefix(t time.Time) string {
 	return u.String()[:10]
 }
 
-// PutTask puts into b the task's record and its index entries: its tenant's, its
+// Put puts into b the task's record and its index entries: its tenant's, its
 // machine's (machineTaskKey) and, while it runs, the open tasks'.
-func PutTask(b *persistence.Batch, t *Task) error {
-	val, err := persistence.Encode(taskVersion, t)
+func Put(b *persistence.Batch, t *Task) error {
+	val, err := persistence.Encode(Version, t)
 	if err != nil {
 		return err
 	}
@@ -275,7 +288,8 @@ func PutTask(b *persistence.Batch, t *Task) error {
 	return nil
 }
 
-func loadTask(ctx context.Context, store persistence.Store, id string) (*Task, error) {
+// Load reads one task's record.
+func Load(ctx context.Context, store persistence.Store, id string) (*Task, error) {
 	return persistence.Load[Task](ctx, store, taskKey(id))
 }
 
@@ -319,4 +333,19 @@ func MigrateMachineTasks(ctx context.Context, s persistence.Store, log *zap.Logg
 			return nil
 		}
 	}
+}
+
+// In a cluster a task travels as the answer of a machine's start (kit.Wire), under the
+// name it had when the tasks lived in the machines package.
+func init() { kit.Wire("machines.Task", 1, Task{}) }
+
+// Waiting counts the Wait calls waiting for task id, or for any task when id is "":
+// the tests of the owners of tasks check with it that a wait ends and forgets itself.
+func (t *Tasks) Waiting(id string) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if id != "" {
+		return len(t.waiting[id])
+	}
+	return len(t.waiting)
 }

@@ -1,4 +1,4 @@
-package cli
+package machinecmd
 
 import (
 	"github.com/spf13/cobra"
@@ -8,7 +8,7 @@ import (
 	"github.com/vmplane/vmplane/client"
 )
 
-func (a *app) machineConsoleCmd() *cobra.Command {
+func (a verbs) machineConsoleCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "console ID",
 		Short: "attach the terminal to a machine's serial console; Ctrl-] detaches",
@@ -19,12 +19,12 @@ session ends when the console closes (exit, say) or shortly after the input ends
 that a script can run: printf 'hostname\nexit\n' | vmplane machine console ID`,
 		Args: cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := a.client()
+			c, err := a.Client()
 			if err != nil {
 				return err
 			}
 			ctx := cmd.Context()
-			mc, ok, err := a.clientArea(ctx, c, args[0])
+			mc, ok, err := ClientArea(ctx, c, a.TenantScope(), args[0])
 			if err != nil {
 				return err
 			}
@@ -39,7 +39,7 @@ that a script can run: printf 'hostname\nexit\n' | vmplane machine console ID`,
 			}
 			// The ticket in the URL's query is the credential: the websocket
 			// needs no bearer token.
-			return console.Open(ctx, c.ConsoleURL(ticket), a.env.Stdin, a.env.Stdout, a.env.Stderr)
+			return console.Open(ctx, c.ConsoleURL(ticket), a.Stdin(), a.Stdout(), a.Stderr())
 		},
 	}
 }

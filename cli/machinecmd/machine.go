@@ -1,6 +1,7 @@
-package cli
+package machinecmd
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -43,7 +44,10 @@ func planNames() []string {
 	return names
 }
 
-func (a *app) machineCmd() *cobra.Command {
+// Command is the machine verb, its subcommands built on app, with more (the machine
+// verbs of other rooms of the client: plan, media, billing) among them.
+func Command(app App, more ...*cobra.Command) *cobra.Command {
+	a := verbs{app}
 	var f client.MachineFilter
 	var lim int
 	list := &cobra.Command{
@@ -51,11 +55,11 @@ func (a *app) machineCmd() *cobra.Command {
 		Short: "list the tenant's machines (operators: of the tenant --tenant names)",
 		Args:  cmdline.Args(0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, p, err := a.setup()
+			c, p, err := a.Setup()
 			if err != nil {
 				return err
 			}
-			items, err := collect(c.Machines(cmd.Context(), f), lim)
+			items, err := cmdline.Collect(c.Machines(cmd.Context(), f), lim)
 			if err != nil {
 				return err
 			}
@@ -67,7 +71,7 @@ func (a *app) machineCmd() *cobra.Command {
 			})
 		},
 	}
-	limitFlag(list, &lim)
+	cmdline.LimitFlag(list, &lim)
 	list.Flags().StringVar(&f.Status, "status", "", "only machines in this status (running, stopped, ...)")
 	list.Flags().StringVar(&f.Node, "node", "", "only machines on this node")
 	list.Flags().StringVar(&f.Name, "name", "", "only machines of this name")
@@ -77,7 +81,7 @@ func (a *app) machineCmd() *cobra.Command {
 		Short: "show a machine: its size, disks, interfaces and firewall state",
 		Args:  cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, p, err := a.setup()
+			c, p, err := a.Setup()
 			if err != nil {
 				return err
 			}
@@ -92,9 +96,8 @@ func (a *app) machineCmd() *cobra.Command {
 	cmd := cmdline.Group(&cobra.Command{Use: "machine", Aliases: []string{"vm"}, Short: "machines: create, list, power, resize, reinstall, migrate, back up, restore, snapshot, delete"},
 		list, show, a.machineCreateCmd(), a.machineResizeCmd(), a.machineDeleteCmd(), a.machineConsoleCmd(),
 		a.machineReinstallCmd(), a.machineMigrateCmd(), a.machineUsageCmd(), a.machineUpdateCmd(),
-		a.machineBackupCmd(), a.machineBackupsCmd(), a.machineRestoreCmd(), a.machineSnapshotCmd(), a.machineTasksCmd(), a.machinePlanCmd())
-	cmd.AddCommand(a.machineMediaCmds()...)
-	cmd.AddCommand(a.machineBillingCmds()...)
+		a.machineBackupCmd(), a.machineBackupsCmd(), a.machineRestoreCmd(), a.machineSnapshotCmd(), a.machineTasksCmd())
+	cmd.AddCommand(more...)
 	for _, act := range []struct{ name, short string }{
 		{client.ActionStart, "start a machine"},
 		{client.ActionStop, "stop a machine at once (power off)"},
@@ -109,12 +112,12 @@ func (a *app) machineCmd() *cobra.Command {
 	return cmd
 }
 
-// forMachine is c acting for the tenant of machine id: the client-area routes need
+// ForMachine is c acting for the tenant of machine id: the client-area routes need
 // the tenant named when an operator calls them, and an operator running
-// `vmplane machine start ID` should not have to look it up. Without --tenant the
-// machine is read first for its tenant.
-func (a *app) forMachine(ctx context.Context, c *client.Client, id string) (*client.Client, error) {
-	if a.tenantScope() != "" {
+// `vmplane machine start ID` should not have to look it up. Without tenant (--tenant,
+// for which c acts already) the machine is read first for its tenant.
+func ForMachine(ctx context.Context, c *client.Client, tenant, id string) (*client.Client, error) {
+	if tenant != "" {
 		return c, nil
 	}
 	m, err := c.GetMachine(ctx, id)
@@ -127,12 +130,12 @@ func (a *app) forMachine(ctx context.Context, c *client.Client, id string) (*cli
 	return c.ForTenant(*m.TenantID), nil
 }
 
-// clientArea is c acting for the tenant of machine id (forMachine), and whether the
+// ClientArea is c acting for the tenant of machine id (ForMachine), and whether the
 // machine has a tenant: its own routes in the client area then serve it, for its
 // tenant's users and for operators alike. A machine no tenant has is the operators',
 // through /api/virt.
-func (a *app) clientArea(ctx context.Context, c *client.Client, id string) (*client.Client, bool, error) {
-	if a.tenantScope() != "" {
+func ClientArea(ctx context.Context, c *client.Client, tenant, id string) (*client.Client, bool, error) {
+	if tenant != "" {
 		return c, true, nil
 	}
 	m, err := c.GetMachine(ctx, id)
@@ -145,39 +148,39 @@ func (a *app) clientArea(ctx context.Context, c *client.Client, id string) (*cli
 	return c.ForTenant(*m.TenantID), true, nil
 }
 
-func (a *app) machineActionCmd(action, short string) *cobra.Command {
-	var wf waitFlags
+func (a verbs) machineActionCmd(action, short string) *cobra.Command {
+	var wf cmdline.WaitFlags
 	cmd := &cobra.Command{
 		Use:   action + " ID",
 		Short: short,
 		Args:  cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, p, err := a.setup()
+			c, p, err := a.Setup()
 			if err != nil {
 				return err
 			}
-			if c, err = a.forMachine(cmd.Context(), c, args[0]); err != nil {
+			if c, err = ForMachine(cmd.Context(), c, a.TenantScope(), args[0]); err != nil {
 				return err
 			}
 			t, err := c.MachineAction(cmd.Context(), args[0], action)
 			if err != nil {
 				return err
 			}
-			return a.started(cmd.Context(), c, p, t, wf)
+			return a.Started(cmd.Context(), c, p, t, wf)
 		},
 	}
-	wf.add(cmd)
+	wf.Add(cmd)
 	return cmd
 }
 
-func (a *app) machineCreateCmd() *cobra.Command {
+func (a verbs) machineCreateCmd() *cobra.Command {
 	var (
 		spec     client.MachineSpec
 		planName string
 		memory   string
 		disk     string
 		pwStdin  bool
-		wf       waitFlags
+		wf       cmdline.WaitFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "create --name NAME --template ID [--plan PLAN] [--cores N] [--memory SIZE] [--disk SIZE]",
@@ -207,7 +210,7 @@ machine is built and shows it; without, it shows the machine and the task buildi
 			}
 			pl, builtin := plans[planName]
 			spec.CPUCores, spec.MemoryMB, spec.DiskGB = pl.cores, pl.memoryMB, pl.diskGB
-			if changed(cmd, "cores") {
+			if cmd.Flags().Changed("cores") {
 				n, _ := cmd.Flags().GetInt64("cores")
 				spec.CPUCores = n
 			}
@@ -225,16 +228,16 @@ machine is built and shows it; without, it shows the machine and the task buildi
 			if spec.Password, err = a.stdinPassword(pwStdin); err != nil {
 				return err
 			}
-			c, p, err := a.setup()
+			c, p, err := a.Setup()
 			if err != nil {
 				return err
 			}
-			if changed(cmd, "plan") {
+			if cmd.Flags().Changed("plan") {
 				// A plan of the server first; else one of the sizes above.
 				sp, err := planflags.Find(cmd.Context(), c, planName)
 				switch {
 				case err == nil:
-					if changed(cmd, "cores") || memory != "" || disk != "" {
+					if cmd.Flags().Changed("cores") || memory != "" || disk != "" {
 						return cmdline.Usagef("--cores, --memory and --disk do not go with plan %s: it gives the sizes", sp.Name)
 					}
 					spec.PlanID, spec.CPUCores, spec.MemoryMB, spec.DiskGB = sp.ID, 0, 0, 0
@@ -256,7 +259,7 @@ machine is built and shows it; without, it shows the machine and the task buildi
 			if err != nil {
 				return err
 			}
-			if !wf.wait {
+			if !wf.Wait {
 				return p.Print(struct {
 					Machine *client.Machine `json:"machine"`
 					Task    *client.Task    `json:"task"`
@@ -265,7 +268,7 @@ machine is built and shows it; without, it shows the machine and the task buildi
 					output.Field(w, "Task", t.ID+" ("+t.Status+")")
 				})
 			}
-			if _, err := a.wait(cmd.Context(), c, t, wf.timeout); err != nil {
+			if _, err := a.Wait(cmd.Context(), c, t, wf.Timeout); err != nil {
 				return err
 			}
 			if m, err = c.GetMachine(cmd.Context(), m.ID); err != nil {
@@ -285,13 +288,13 @@ machine is built and shows it; without, it shows the machine and the task buildi
 	fl.StringArrayVar(&spec.SSHKeys, "ssh-key", nil, "an SSH public key for cloud-init (repeatable)")
 	fl.BoolVar(&pwStdin, "password-stdin", false, "read the machine's root password from the first line of standard input")
 	_ = cmd.RegisterFlagCompletionFunc("plan", cobra.FixedCompletions(planNames(), cobra.ShellCompDirectiveNoFileComp))
-	wf.add(cmd)
+	wf.Add(cmd)
 	return cmd
 }
 
 // findTemplate is the template whose id, or else whose name, is ref.
 func findTemplate(ctx context.Context, c *client.Client, ref string) (*client.Template, error) {
-	tpls, err := collect(c.Templates(ctx, client.ListOptions{}), 0)
+	tpls, err := cmdline.Collect(c.Templates(ctx, client.ListOptions{}), 0)
 	if err != nil {
 		return nil, err
 	}
@@ -315,11 +318,11 @@ func findTemplate(ctx context.Context, c *client.Client, ref string) (*client.Te
 	return nil, fmt.Errorf("%d templates are called %q: give the id", len(found), ref)
 }
 
-func (a *app) machineResizeCmd() *cobra.Command {
+func (a verbs) machineResizeCmd() *cobra.Command {
 	var (
 		cores        int64
 		memory, disk string
-		wf           waitFlags
+		wf           cmdline.WaitFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "resize ID [--cores N] [--memory SIZE] [--disk SIZE]",
@@ -328,7 +331,7 @@ func (a *app) machineResizeCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var r client.Resize
 			var err error
-			if changed(cmd, "cores") {
+			if cmd.Flags().Changed("cores") {
 				r.CPUCores = cores
 			}
 			if memory != "" {
@@ -344,29 +347,29 @@ func (a *app) machineResizeCmd() *cobra.Command {
 			if r == (client.Resize{}) {
 				return cmdline.Usagef("nothing to change: give --cores, --memory or --disk")
 			}
-			c, p, err := a.setup()
+			c, p, err := a.Setup()
 			if err != nil {
 				return err
 			}
-			if c, err = a.forMachine(cmd.Context(), c, args[0]); err != nil {
+			if c, err = ForMachine(cmd.Context(), c, a.TenantScope(), args[0]); err != nil {
 				return err
 			}
 			t, err := c.ResizeMachine(cmd.Context(), args[0], r)
 			if err != nil {
 				return err
 			}
-			return a.started(cmd.Context(), c, p, t, wf)
+			return a.Started(cmd.Context(), c, p, t, wf)
 		},
 	}
 	cmd.Flags().Int64Var(&cores, "cores", 0, "CPU cores")
 	cmd.Flags().StringVar(&memory, "memory", "", "memory, in MB or with a unit (2G)")
 	cmd.Flags().StringVar(&disk, "disk", "", "disk size, in GB or with a unit (1T); only grows")
-	wf.add(cmd)
+	wf.Add(cmd)
 	return cmd
 }
 
-func (a *app) machineDeleteCmd() *cobra.Command {
-	var wf waitFlags
+func (a verbs) machineDeleteCmd() *cobra.Command {
+	var wf cmdline.WaitFlags
 	var yes bool
 	cmd := &cobra.Command{
 		Use:     "delete ID",
@@ -375,10 +378,10 @@ func (a *app) machineDeleteCmd() *cobra.Command {
 		Args:    cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ask := !yes
-			if ask && !terminal.Is(a.env.Stdin) {
+			if ask && !terminal.Is(a.Stdin()) {
 				return cmdline.Usagef("machine delete destroys machine %s and its disks: give --yes to confirm (there is no terminal to ask on)", args[0])
 			}
-			c, p, err := a.setup()
+			c, p, err := a.Setup()
 			if err != nil {
 				return err
 			}
@@ -388,7 +391,7 @@ func (a *app) machineDeleteCmd() *cobra.Command {
 					return err
 				}
 				q := fmt.Sprintf("delete machine %s (%s, state %s) and its disks? [y/N] ", m.Name, m.ID, m.Status)
-				answer, _ := terminal.Ask(newLineReader(a.env.Stdin), a.env.Stderr, q)
+				answer, _ := terminal.Ask(bufio.NewReader(a.Stdin()), a.Stderr(), q)
 				if answer = strings.ToLower(answer); answer != "y" && answer != "yes" {
 					return fmt.Errorf("machine %s not deleted", m.ID)
 				}
@@ -397,10 +400,10 @@ func (a *app) machineDeleteCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.started(cmd.Context(), c, p, t, wf)
+			return a.Started(cmd.Context(), c, p, t, wf)
 		},
 	}
-	wf.add(cmd)
+	wf.Add(cmd)
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "delete without asking (needed when standard input is not a terminal)")
 	return cmd
 }

@@ -1,4 +1,4 @@
-package machines
+package capacity
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/vmplane/vmplane/actors/alerts"
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
@@ -35,15 +36,40 @@ type NodeUsage struct {
 	DiskBytes int64   `json:"disk_bytes"`
 }
 
+// NodeVersion is the version of a node record's encoding.
 const NodeVersion = 1
 
+// NodeKey is the key of a node's record.
 func NodeKey(id string) []byte { return persistence.Key("node", id) }
 
 // Nodes is the service in front of the nodes kind.
 type Nodes struct {
-	sys  *system
-	kind *kit.Kind
+	kind       *kit.Kind
+	rt         *kit.Runtime
+	store      persistence.Store
+	driver     hypervisor.Driver
+	log        *zap.Logger
+	alerts     *alerts.Alerts
+	overcommit Overcommit
+	allocated  func(ctx context.Context) (map[string]Size, error)
 }
+
+// Deps are what the nodes need from outside their package.
+type Deps struct {
+	Runtime *kit.Runtime
+	Driver  hypervisor.Driver
+	Alerts  *alerts.Alerts
+	// Overcommit are the operator's ratios for the capacity arithmetic (Room); zero
+	// ratios take DefaultOvercommit's.
+	Overcommit Overcommit
+	// Allocated answers what the machines allocate on each node (the machines'
+	// Allocations): the machines live above, and are asked through it.
+	Allocated func(ctx context.Context) (map[string]Size, error)
+}
+
+// Changed answers a request that may change an entity's record: whether it did. The
+// machines' entities answer with it too (one wire name, machines.changed).
+type Changed struct{ Changed bool }
 
 type (
 	getNode     struct{}
@@ -51,9 +77,11 @@ type (
 	vanishNode  struct{}
 )
 
-func startNodes(s *system) *Nodes {
-	n := &Nodes{sys: s}
-	n.kind = s.rt.StartKind("nodes", 10*time.Minute, func(id string) kit.Entity { return &nodeEntity{sys: s, id: id} }, nil)
+// StartNodes starts the nodes' kind.
+func StartNodes(d Deps) *Nodes {
+	n := &Nodes{rt: d.Runtime, store: d.Runtime.Store, driver: d.Driver, log: d.Runtime.Log, alerts: d.Alerts,
+		overcommit: d.Overcommit.OrDefault(), allocated: d.Allocated}
+	n.kind = n.rt.StartKind("nodes", 10*time.Minute, func(id string) kit.Entity { return &nodeEntity{sys: n, id: id} }, nil)
 	return n
 }
 
@@ -67,7 +95,7 @@ func (n *Nodes) Get(ctx context.Context, id string) (Node, error) {
 
 // List returns the nodes in name order.
 func (n *Nodes) List(ctx context.Context, cursor string, limit int) ([]Node, string, error) {
-	return kit.ScanPage(ctx, n.sys.store, persistence.Prefix("node"), cursor, limit, func(rec *Node) (Node, bool) { return *rec, true })
+	return kit.ScanPage(ctx, n.store, persistence.Prefix("node"), cursor, limit, func(rec *Node) (Node, bool) { return *rec, true })
 }
 
 // Usage returns a usage graph of one node.
@@ -75,7 +103,7 @@ func (n *Nodes) Usage(ctx context.Context, id string, tf hypervisor.Timeframe, e
 	if _, err := n.Get(ctx, id); err != nil {
 		return hypervisor.UsageGraph{}, err
 	}
-	return n.sys.driver.Usage(ctx, hypervisor.UsageQuery{Scope: hypervisor.ScopeNode, Ref: hypervisor.Ref{Node: id}, Timeframe: tf, End: end})
+	return n.driver.Usage(ctx, hypervisor.UsageQuery{Scope: hypervisor.ScopeNode, Ref: hypervisor.Ref{Node: id}, Timeframe: tf, End: end})
 }
 
 // Offline returns the nodes whose last known status is offline.
@@ -93,8 +121,9 @@ func (n *Nodes) Offline(ctx context.Context) (map[string]bool, error) {
 	return out, nil
 }
 
+// nodeEntity is one node's actor, the one writer of its record.
 type nodeEntity struct {
-	sys *system
+	sys *Nodes
 	id  string
 	rec *Node
 }
@@ -110,7 +139,7 @@ func (e *nodeEntity) Load() error {
 func (e *nodeEntity) Handle(ctx *kit.Ctx, msg any) {
 	switch m := msg.(type) {
 	case *observeNode:
-		ctx.Respond(changed{Changed: e.observe(m.N)})
+		ctx.Respond(Changed{Changed: e.observe(m.N)})
 		return
 	}
 	if e.rec == nil {
@@ -126,8 +155,8 @@ func (e *nodeEntity) Handle(ctx *kit.Ctx, msg any) {
 			return
 		}
 		e.rec = nil
-		e.sys.Alerts.NodeStatus(e.id, "") // gone: its alerts end with it
-		ctx.Respond(changed{Changed: true})
+		e.sys.alerts.NodeStatus(e.id, "") // gone: its alerts end with it
+		ctx.Respond(Changed{Changed: true})
 	default:
 		ctx.Fail(apierr.New(apierr.ErrInternal, "unexpected message"))
 	}
@@ -154,7 +183,7 @@ func (e *nodeEntity) observe(hn hypervisor.Node) bool {
 	}
 	if e.rec == nil || e.rec.Status != next.Status {
 		// Told, not asked: the alert's write does not hold up this mailbox.
-		e.sys.Alerts.NodeStatus(e.id, next.Status)
+		e.sys.alerts.NodeStatus(e.id, next.Status)
 	}
 	e.rec = &next
 	return true
@@ -168,3 +197,38 @@ func (e *nodeEntity) Absent() bool { return e.rec == nil }
 var (
 	_ kit.Absence = (*nodeEntity)(nil)
 )
+
+// Known returns the ids of the nodes on record.
+func (n *Nodes) Known(ctx context.Context) ([]string, error) {
+	var ids []string
+	prefix := persistence.Prefix("node")
+	err := n.store.Scan(ctx, prefix, nil, 0, func(k, _ []byte) error {
+		ids = append(ids, string(k[len(prefix):]))
+		return nil
+	})
+	return ids, err
+}
+
+// Observe brings a node's record in line with what the hypervisor reports of it, and
+// reports whether it changed.
+func (n *Nodes) Observe(ctx context.Context, hn hypervisor.Node) (bool, error) {
+	r, err := kit.Ask[Changed](ctx, n.kind, hn.ID, &observeNode{N: hn})
+	return r.Changed, err
+}
+
+// Vanish removes the record of a node the hypervisor no longer has.
+func (n *Nodes) Vanish(ctx context.Context, id string) (bool, error) {
+	r, err := kit.Ask[Changed](ctx, n.kind, id, &vanishNode{})
+	return r.Changed, err
+}
+
+// In a cluster a node's entity may be active on another member than the one that asks
+// it (the sync, the edge's reads): its messages and answers travel as JSON (kit.Wire),
+// under the names they had when the nodes lived in the machines package.
+func init() {
+	kit.Wire("machines.getNode", 1, (*getNode)(nil))
+	kit.Wire("machines.observeNode", 1, (*observeNode)(nil))
+	kit.Wire("machines.vanishNode", 1, (*vanishNode)(nil))
+	kit.Wire("machines.Node", 1, Node{})
+	kit.Wire("machines.changed", 1, Changed{})
+}
