@@ -24,6 +24,7 @@ import (
 	"github.com/vmplane/vmplane/actors/plans"
 	"github.com/vmplane/vmplane/actors/schedules"
 	"github.com/vmplane/vmplane/actors/tenants"
+	"github.com/vmplane/vmplane/actors/webhooks"
 	"github.com/vmplane/vmplane/app"
 	"github.com/vmplane/vmplane/cluster"
 	"github.com/vmplane/vmplane/hypervisor/sim/world"
@@ -48,6 +49,7 @@ var keyTables = map[string][]persistence.KeyKind{
 	"actors/plans":             plans.Keys,
 	"actors/schedules":         schedules.Keys,
 	"actors/monitoring":        monitoring.Keys,
+	"actors/webhooks":          webhooks.Keys,
 	"app":                      app.Keys,
 	"cluster":                  cluster.Keys,
 	"hypervisor/sim/world":     world.Keys,

@@ -31,6 +31,7 @@ var rooms = map[string][]string{
 	"actors/tenants":            {"events", "alerts", "machines", "machines/tasks", "machines/capacity", "inventory", "plans"},
 	"actors/schedules":          {"events", "alerts", "backups", "machines", "machines/tasks", "tenants"},
 	"actors/monitoring":         {"events", "alerts", "machines", "machines/tasks", "machines/capacity", "tenants"},
+	"actors/webhooks":           {"events", "alerts"},
 }
 
 // TestRoomsImportOneWay: no package of the actors imports one it may not: the runtime

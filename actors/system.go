@@ -1,6 +1,6 @@
 // Package actors is the composition root of vmplane's actors: Start builds the runtime
-// (actors/kit) and the domain packages (events, alerts, auth, limiter, machines,
-// inventory, consoles, tenants, schedules, monitoring) in dependency order, each from a
+// (actors/kit) and the domain packages (events, alerts, webhooks, auth, limiter,
+// machines, inventory, consoles, tenants, schedules, monitoring) in dependency order, each from a
 // Deps value naming what it uses, and Stop stops them in reverse. No domain package
 // imports it.
 //
@@ -30,6 +30,7 @@ import (
 	"github.com/vmplane/vmplane/actors/plans"
 	"github.com/vmplane/vmplane/actors/schedules"
 	"github.com/vmplane/vmplane/actors/tenants"
+	"github.com/vmplane/vmplane/actors/webhooks"
 
 	"go.uber.org/zap"
 
@@ -89,6 +90,8 @@ type System struct {
 	HealthChecks *monitoring.HealthChecks
 	// Monitoring raises task and node usage alerts and computes the overview.
 	Monitoring *monitoring.Monitoring
+	// Webhooks send the events to the URLs users name.
+	Webhooks *webhooks.Webhooks
 }
 
 // Options configure the actor system.
@@ -135,6 +138,9 @@ type Options struct {
 	// SuspendAction is what a tenant's suspension that names no action does to its
 	// running machines (tenants.Deps.SuspendAction; "": stop).
 	SuspendAction string
+	// Webhooks tune the webhooks' deliveries (zero: defaults; Clock nil: the
+	// runtime's).
+	Webhooks webhooks.Options
 	// Counting, in a cluster, reports whether every live member keeps the tenants'
 	// usage counters, and how many members that do not this one has seen join
 	// (machines.Deps.Counting; nil: a single node).
@@ -175,6 +181,9 @@ func Start(opts Options) (*System, error) {
 	s.Limiter = limiter.Start(s.rt, opts.Limits)
 	// Before anything publishes tasks: the monitoring watches the event bus from here.
 	s.Alerts = alerts.Start(alerts.Deps{Runtime: s.rt, Events: s.Events})
+	// Before anything publishes either: the webhooks queue the events from the bus's start.
+	s.Webhooks = webhooks.Start(webhooks.Deps{Runtime: s.rt, Events: s.Events, Alerts: s.Alerts, TenantExists: s.tenantExists,
+		Options: opts.Webhooks})
 	ms := machines.Start(machines.Deps{Runtime: s.rt, Driver: s.driver, Events: s.Events, Alerts: s.Alerts,
 		TenantExists: s.tenantExists, Counting: opts.Counting, TerminateGrace: opts.TerminateGrace,
 		// The sync starts after the machines (it asks them); asked only by a reinstall.
@@ -295,6 +304,10 @@ func (s *System) Stop() {
 		// Hypervisor work in flight is cancelled; its tasks stay open in the store and
 		// the next start settles them against the hypervisor's state.
 		s.Machines.Stop()
+	}
+	if s.Webhooks != nil {
+		// After the machines: the events of their last tasks are queued.
+		s.Webhooks.Stop()
 	}
 	s.rt.StopKinds()
 	if s.Limiter != nil {

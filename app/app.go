@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -27,6 +28,7 @@ import (
 	"github.com/vmplane/vmplane/actors/machines/capacity"
 	"github.com/vmplane/vmplane/actors/monitoring"
 	"github.com/vmplane/vmplane/actors/schedules"
+	"github.com/vmplane/vmplane/actors/webhooks"
 	"github.com/vmplane/vmplane/httpedge"
 	"github.com/vmplane/vmplane/httpedge/token"
 	"github.com/vmplane/vmplane/hypervisor"
@@ -148,6 +150,10 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 	if err != nil {
 		return nil, err
 	}
+	hookAllow, err := webhookAllow(cfg.WebhookAllowCIDRs)
+	if err != nil {
+		return nil, err
+	}
 	adminExisted, err := auth.AdminExists(a.bg, a.store)
 	if err != nil {
 		return nil, err
@@ -181,6 +187,7 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 		},
 		SyncInterval:  cfg.SyncInterval,
 		SuspendAction: cfg.SuspendAction, TerminateGrace: cfg.TerminateGrace,
+		Webhooks: webhooks.Options{AllowCIDRs: hookAllow, Clock: cfg.WebhookClock},
 		Schedules: schedules.ScheduleOptions{Grace: cfg.ScheduleGrace, Now: cfg.ScheduleClock,
 			MinBackupInterval: cfg.ScheduleMinBackupInterval, MinPowerInterval: cfg.ScheduleMinPowerInterval,
 			PerTenant: cfg.SchedulesPerTenant},
@@ -575,6 +582,21 @@ func signingKey(cfg Config, store persistence.Store) ([]byte, error) {
 		return nil, err
 	}
 	return key, nil
+}
+
+// webhookAllow is --webhook-allow-cidrs as prefixes.
+func webhookAllow(s string) ([]netip.Prefix, error) {
+	nets, err := parseCIDRs(s)
+	if err != nil {
+		return nil, fmt.Errorf("--webhook-allow-cidrs: %q is not a list of CIDRs", s)
+	}
+	out := make([]netip.Prefix, 0, len(nets))
+	for _, n := range nets {
+		a, _ := netip.AddrFromSlice(n.IP)
+		ones, _ := n.Mask.Size()
+		out = append(out, netip.PrefixFrom(a.Unmap(), ones))
+	}
+	return out, nil
 }
 
 func parseCIDRs(s string) ([]*net.IPNet, error) {

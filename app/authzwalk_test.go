@@ -62,6 +62,9 @@ func TestAuthorizationWalk(t *testing.T) {
 		"backup": {w.abk.ID}, "check": {w.ahc.ID}, "alert": {w.aalert.ID}, "tenant": {a.ID}, "user": {auser.ID},
 		"email": {"quokka@example.test"}, "iso": {w.aiso.ID},
 	}
+	values["webhook"], values["delivery"] = []string{w.ahook.ID}, []string{w.adelivery.ID}
+	secrets = append(secrets, w.ahook.ID, w.ahook.Secret)
+	bhook := s.createHook(b.Token, map[string]any{"url": "https://192.0.2.1/bravo", "events": []string{"tenant.suspended"}})
 	ak := s.newKey(a.Token, map[string]any{"name": "tenant A's key", "scopes": []string{"read"}})
 	values["key"] = []string{ak.ID}
 	secrets = append(secrets, ak.ID, ak.Secret)
@@ -245,6 +248,16 @@ func TestAuthorizationWalk(t *testing.T) {
 		"GET /api/resources/alert-events":          {{path: "/api/resources/alert-events?limit=500"}},
 		"GET /api/resources/alert-events/{id}":     {{kind: "alert", path: "/api/resources/alert-events/%s"}},
 		"PATCH /api/resources/alert-events/{id}":   {{kind: "alert", path: "/api/resources/alert-events/%s", body: `{"status":"acknowledged"}`}},
+		"GET /api/resources/webhooks":              {{path: "/api/resources/webhooks?limit=500"}},
+		"GET /api/resources/webhooks/{id}":         {{kind: "webhook", path: "/api/resources/webhooks/%s"}},
+		"POST /api/resources/webhooks": {{kind: "tenant", path: "/api/resources/webhooks",
+			body: `{"url":"https://192.0.2.1/x","events":["*"],"tenant_id":"%s"}`}},
+		"PATCH /api/resources/webhooks/{id}":          {{kind: "webhook", path: "/api/resources/webhooks/%s", body: `{"enabled":false}`}},
+		"DELETE /api/resources/webhooks/{id}":         {{kind: "webhook", path: "/api/resources/webhooks/%s"}},
+		"GET /api/resources/webhooks/{id}/deliveries": {{kind: "webhook", path: "/api/resources/webhooks/%s/deliveries"}},
+		"POST /api/resources/webhooks/{id}/deliveries/{delivery}/redeliver": {
+			{kind: "webhook", path: "/api/resources/webhooks/%s/deliveries/" + w.adelivery.ID + "/redeliver"},
+			{kind: "delivery", path: "/api/resources/webhooks/" + bhook.ID + "/deliveries/%s/redeliver"}},
 	}
 
 	requestID := regexp.MustCompile(`"request_id":"[^"]*"`)

@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/vmplane/vmplane/actors/isos"
+	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/actors/schedules"
 	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/mailer"
@@ -147,6 +148,12 @@ type Config struct {
 	// SuspendAction is what a tenant's suspension that names no action does to its
 	// running machines: stop, suspend or none.
 	SuspendAction string
+	// WebhookAllowCIDRs are the loopback, link-local or private addresses webhooks may
+	// reach all the same (comma-separated CIDRs).
+	WebhookAllowCIDRs string
+	// WebhookClock, when set, is the webhooks' deliveries' clock. It is no setting:
+	// tests advance a fake one through the backoff.
+	WebhookClock kit.Clock
 	// TerminateGrace is how long a machine marked for termination waits, stopped,
 	// before it is deleted with its snapshots and backups.
 	TerminateGrace time.Duration
@@ -328,6 +335,7 @@ func (c *Config) table() []setting {
 		str(&c.RescueISO, "rescue-iso", "VMPLANE_RESCUE_ISO", "", "the ISO library's image (id or name) a machine's rescue boots (empty: rescue is refused with 409)"),
 		dur(&c.TerminateGrace, "terminate-grace", "VMPLANE_TERMINATE_GRACE", 0, "how long a machine marked for termination (POST /api/virt/vms/:id/terminate) waits, stopped, before it is deleted with its snapshots and backups; a cancel takes it back until then (0: deleted at once)"),
 		str(&c.SuspendAction, "suspend-action", "VMPLANE_SUSPEND_ACTION", "stop", "what a tenant's suspension that names no action does to its running machines: stop, suspend (on the hypervisor) or none"),
+		str(&c.WebhookAllowCIDRs, "webhook-allow-cidrs", "VMPLANE_WEBHOOK_ALLOW_CIDRS", "", "comma-separated CIDRs that webhooks may reach although they are loopback, link-local, private or unspecified addresses (empty: none)"),
 		str(&c.CORSOrigins, "cors-origins", "VMPLANE_CORS_ORIGINS", "", "comma-separated origins (https://panel.example.com) whose pages may call the API from a browser (empty: none)"),
 		str(&c.AccessLog, "access-log", "VMPLANE_ACCESS_LOG", "", "one line per request, in the combined log format, to this file (\"-\": standard output; empty: none)"),
 		num(&c.StoreMinFreeMB, "store-min-free-mb", "VMPLANE_STORE_MIN_FREE_MB", 0, "writes are refused (507) while the data directory's disk has less free space than this, in MiB (0: 4 memtables + 16 MiB, 80 MiB; negative: never)"),
@@ -497,6 +505,9 @@ func (c *Config) validate() error {
 		}},
 		{cidrsInvalid(c.TrustedProxies), func() *ConfigError {
 			return c.bad("trusted-proxies", c.TrustedProxies, "must be comma-separated CIDRs or addresses, e.g. 10.0.0.0/8,192.0.2.1")
+		}},
+		{cidrsInvalid(c.WebhookAllowCIDRs), func() *ConfigError {
+			return c.bad("webhook-allow-cidrs", c.WebhookAllowCIDRs, "must be comma-separated CIDRs or addresses, e.g. 10.0.0.0/8,192.0.2.1")
 		}},
 		{c.AccessTTL <= 0, func() *ConfigError { return c.bad("access-ttl", c.AccessTTL, "must be positive") }},
 		{c.RefreshTTL <= 0, func() *ConfigError { return c.bad("refresh-ttl", c.RefreshTTL, "must be positive") }},

@@ -448,6 +448,8 @@ func TestOpenAPIConformance(t *testing.T) {
 	for _, p := range []string{"tasks", "nodes", "templates", "backups", "alert-events"} {
 		ok(req{method: "GET", path: "/api/resources/" + p, token: admin}, 200)
 	}
+	hooks := s.tenant(admin, "Conformhooks", nil)
+	conformWebhooks(t, s, admin, hooks.ID, hooks.Token, ok)
 	ok(req{method: "GET", path: "/api/resources/tasks/" + failed.ID, token: admin}, 200)
 	ok(req{method: "GET", path: "/api/resources/nodes/" + nodes[0].ID, token: admin}, 200)
 	ok(req{method: "GET", path: "/api/resources/templates/tpl-debian-12", token: a.Token}, 200)

@@ -12,6 +12,7 @@ import (
 	"github.com/vmplane/vmplane/actors/monitoring"
 	"github.com/vmplane/vmplane/actors/schedules"
 	"github.com/vmplane/vmplane/actors/tenants"
+	"github.com/vmplane/vmplane/actors/webhooks"
 	"github.com/vmplane/vmplane/internal/testwait"
 )
 
@@ -52,8 +53,10 @@ func TestTenantIsolationMatrix(t *testing.T) {
 		"api-keys": {akey.ID, map[string]any{"name": "bravo's", "scopes": []string{"read"}}, nil},
 		// Operators alone add and delete images: a tenant reads them only.
 		"isos": {w.aiso.ID, nil, nil},
+		"webhooks": {w.ahook.ID, map[string]any{"url": "https://192.0.2.1/bravo", "events": []string{"*"}},
+			map[string]any{"enabled": false}},
 	}
-	aIDs := []string{am.ID, arule.ID, atask.ID, apower.ID, abackup.ID, abk.ID, ahc.ID, aalert.ID, akey.ID, w.aiso.ID}
+	aIDs := []string{am.ID, arule.ID, atask.ID, apower.ID, abackup.ID, abk.ID, ahc.ID, aalert.ID, akey.ID, w.aiso.ID, w.ahook.ID}
 
 	scoped := map[string]bool{}
 	for _, rt := range s.app.Edge().Routes() {
@@ -177,6 +180,9 @@ type isolationWorld struct {
 	aalert  alerts.Alert
 	// aiso is an ISO image of tenant A's alone.
 	aiso isos.ISO
+	// ahook is tenant A's webhook, adelivery a delivery of one of A's events to it.
+	ahook     webhooks.NewWebhook
+	adelivery webhooks.Delivery
 }
 
 // isolationNames are the names newIsolationWorld gives tenant A and its records.
@@ -187,6 +193,8 @@ func newIsolationWorld(s *testServer, admin string) *isolationWorld {
 	t.Helper()
 	w := &isolationWorld{a: s.tenant(admin, "Quokka", nil), b: s.tenant(admin, "Bravo", nil)}
 	a := w.a
+	// First: A's webhook gets every event of A's that follows.
+	w.ahook = s.createHook(a.Token, map[string]any{"url": newHookReceiver(t).URL + "/quokka", "events": []string{"*"}})
 	spec := map[string]any{}
 	for k, v := range smallMachine {
 		spec[k] = v
@@ -215,6 +223,8 @@ func newIsolationWorld(s *testServer, admin string) *isolationWorld {
 	w.aalert = s.alertsOf(a.Token, "/api/resources/alert-events", am.ID)[0]
 	url, sum := isoServer(t, "quokka's tools")
 	w.aiso, _ = s.addISO(admin, map[string]any{"name": "quokka tools", "url": url, "checksum": sum, "tenant_id": a.ID})
+	testwait.Eventually(t, "a delivery to tenant A's webhook", func() bool { return len(s.deliveries(a.Token, w.ahook.ID)) > 0 })
+	w.adelivery = s.deliveries(a.Token, w.ahook.ID)[0]
 	return w
 }
 

@@ -159,6 +159,14 @@ func TestEveryListRoutePages(t *testing.T) {
 		expect(t, s.do(req{method: "POST", path: "/api/resources/plans", token: admin, body: map[string]any{
 			"name": name, "cpu_cores": 1, "memory_mb": 512, "disk_gb": 20}}), 201, "")
 	}
+	// Two webhooks of the tenant, one of the operator's; two deliveries to the first.
+	hookRC := newHookReceiver(t)
+	hook := s.createHook(a.Token, map[string]any{"url": hookRC.URL, "events": []string{"tenant.suspended", "tenant.unsuspended"}})
+	s.createHook(a.Token, map[string]any{"url": hookRC.URL, "events": []string{"*"}})
+	s.createHook(admin, map[string]any{"url": hookRC.URL, "events": []string{"alert.updated"}})
+	s.suspendTenant(admin, a.ID)
+	s.unsuspendTenant(admin, a.ID)
+	testwait.Eventually(t, "two deliveries", func() bool { return len(s.deliveries(a.Token, hook.ID)) == 2 })
 	type fixture struct{ admin, tenant []string }
 	both := func(p ...string) fixture { return fixture{admin: p, tenant: p} }
 	op := func(p ...string) fixture { return fixture{admin: p} }
@@ -195,20 +203,22 @@ func TestEveryListRoutePages(t *testing.T) {
 		"GET /api/monitoring/health-checks": op("/api/monitoring/health-checks", "/api/monitoring/health-checks?tenant_id="+a.ID),
 		"GET /api/monitoring/alerts/events": op("/api/monitoring/alerts/events", "/api/monitoring/alerts/events?kind=task_failed"),
 
-		"GET /api/resources/machines":         both("/api/resources/machines"),
-		"GET /api/resources/firewall-rules":   both("/api/resources/firewall-rules"),
-		"GET /api/resources/tasks":            both("/api/resources/tasks"),
-		"GET /api/resources/tenants":          op("/api/resources/tenants"),
-		"GET /api/resources/users":            op("/api/resources/users"),
-		"GET /api/resources/nodes":            op("/api/resources/nodes"),
-		"GET /api/resources/templates":        both("/api/resources/templates"),
-		"GET /api/resources/power-schedules":  both("/api/resources/power-schedules", "/api/resources/power-schedules?machine_id="+m1.ID),
-		"GET /api/resources/backup-schedules": both("/api/resources/backup-schedules"),
-		"GET /api/resources/backups":          both("/api/resources/backups", "/api/resources/backups?machine_id="+m1.ID),
-		"GET /api/resources/health-checks":    both("/api/resources/health-checks"),
-		"GET /api/resources/alert-events":     both("/api/resources/alert-events"),
-		"GET /api/resources/plans":            both("/api/resources/plans"),
-		"GET /api/resources/isos":             both("/api/resources/isos"),
+		"GET /api/resources/machines":                 both("/api/resources/machines"),
+		"GET /api/resources/firewall-rules":           both("/api/resources/firewall-rules"),
+		"GET /api/resources/tasks":                    both("/api/resources/tasks"),
+		"GET /api/resources/tenants":                  op("/api/resources/tenants"),
+		"GET /api/resources/users":                    op("/api/resources/users"),
+		"GET /api/resources/nodes":                    op("/api/resources/nodes"),
+		"GET /api/resources/templates":                both("/api/resources/templates"),
+		"GET /api/resources/power-schedules":          both("/api/resources/power-schedules", "/api/resources/power-schedules?machine_id="+m1.ID),
+		"GET /api/resources/backup-schedules":         both("/api/resources/backup-schedules"),
+		"GET /api/resources/backups":                  both("/api/resources/backups", "/api/resources/backups?machine_id="+m1.ID),
+		"GET /api/resources/health-checks":            both("/api/resources/health-checks"),
+		"GET /api/resources/alert-events":             both("/api/resources/alert-events"),
+		"GET /api/resources/plans":                    both("/api/resources/plans"),
+		"GET /api/resources/isos":                     both("/api/resources/isos"),
+		"GET /api/resources/webhooks":                 both("/api/resources/webhooks"),
+		"GET /api/resources/webhooks/{id}/deliveries": both("/api/resources/webhooks/" + hook.ID + "/deliveries"),
 	}
 
 	lists := 0

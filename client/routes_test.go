@@ -164,6 +164,7 @@ func TestRoutes(t *testing.T) {
 		{"plans", testPlans},
 		{"media", testMedia},
 		{"suspension", testSuspension},
+		{"webhooks", testWebhooks},
 	}
 	ran := 0
 	for _, p := range parts {

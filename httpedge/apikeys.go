@@ -81,9 +81,12 @@ func keyless(rt *api.Route) bool {
 }
 
 // billing says whether rt is one of a billing system's calls: a tenant's suspension
-// and its end, a machine's (suspend-billing, unsuspend-billing) and its termination.
+// and its end, a machine's (suspend-billing, unsuspend-billing) and its termination,
+// and the changes of webhooks (how a billing system learns what happened).
 func billing(rt *api.Route) bool {
 	switch {
+	case strings.HasPrefix(rt.Path, "/api/resources/webhooks"):
+		return true
 	case strings.HasPrefix(rt.Path, "/api/resources/tenants/{id}/"):
 		return strings.HasSuffix(rt.Path, "/suspend") || strings.HasSuffix(rt.Path, "/unsuspend")
 	case strings.Contains(rt.Path, "/vms/{id}/"): // /api/virt and its driver-named aliases

@@ -9,6 +9,7 @@ import (
 	"github.com/vmplane/vmplane/actors/plans"
 	"github.com/vmplane/vmplane/actors/schedules"
 	"github.com/vmplane/vmplane/actors/tenants"
+	"github.com/vmplane/vmplane/actors/webhooks"
 	"github.com/vmplane/vmplane/httpedge/accounts"
 	"github.com/vmplane/vmplane/httpedge/openapi"
 	"github.com/vmplane/vmplane/hypervisor"
@@ -49,6 +50,11 @@ var limits = openapi.Limits{
 	"plan.ipv6_prefix": {Min: plans.MinIPv6Prefix, Max: plans.MaxIPv6Prefix},
 	"plan.count":       {Min: 0, Max: plans.MaxCount},
 	"plan.templates":   {Min: 0, Max: plans.MaxTemplates},
+
+	"webhook.url":    {Min: 1, Max: webhooks.MaxURLLen},
+	"webhook.events": {Min: 1, Max: webhooks.MaxEvents},
+	"webhook.event":  {Min: 1, Max: webhooks.MaxEventTypeLen},
+	"webhook.secret": {Min: webhooks.MinSecretLen, Max: webhooks.MaxSecretLen},
 
 	"user.name":     {Min: auth.MinUserNameLen, Max: auth.MaxUserNameLen},
 	"user.email":    {Min: auth.MinEmailLen, Max: auth.MaxEmailLen},

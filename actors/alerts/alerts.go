@@ -115,10 +115,15 @@ func ValidAlertKind(k string) bool { return slices.Contains(AlertKinds, k) }
 // hypervisor answers again.
 const AlertHypervisorUnavailable = "hypervisor_unavailable"
 
+// AlertWebhookDisabled is raised when vmplane disabled a webhook after repeated failed
+// deliveries (target: the webhook); it resolves when the webhook is enabled again or
+// deleted.
+const AlertWebhookDisabled = "webhook_disabled"
+
 // AlertKinds lists every alert kind, for the API's enums and messages: a new kind is
 // added here once.
 var AlertKinds = []string{AlertHealthCheck, AlertNodeOffline, AlertTaskFailed, AlertNodeUsageHigh, AlertFirewallFailed,
-	AlertHypervisorUnavailable}
+	AlertHypervisorUnavailable, AlertWebhookDisabled}
 
 const alertVersion = 1
 

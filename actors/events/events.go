@@ -43,6 +43,11 @@ const (
 	EventMachineTerminated = "machine.terminated"
 )
 
+// Types lists every event type, in the order the API documents them (the webhooks'
+// events are checked against it): a new type is added here once.
+var Types = []string{EventMachine, EventMachineDeleted, EventMachineTerminated, EventTask, EventAlert,
+	EventTenantSuspended, EventTenantUnsuspended}
+
 // EventBacklog is how many recent events are kept for clients that reconnect.
 const EventBacklog = 10000
 

@@ -21,6 +21,7 @@ import (
 	"github.com/vmplane/vmplane/actors/plans"
 	"github.com/vmplane/vmplane/actors/schedules"
 	"github.com/vmplane/vmplane/actors/tenants"
+	"github.com/vmplane/vmplane/actors/webhooks"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/persistence"
 )
@@ -46,6 +47,8 @@ type Services struct {
 	Firewall Firewall
 	// Plans are the machine sizes sold, and their capacity.
 	Plans Plans
+	// Webhooks send the events to URLs users name.
+	Webhooks Webhooks
 	// Users and the answers kept for Idempotency-Keys are the auth area.
 	Users       Users
 	Idempotency Idempotency
@@ -175,6 +178,18 @@ type Plans interface {
 	Update(ctx context.Context, id string, c plans.PlanChange, nulls map[string]bool) (plans.Plan, error)
 	Delete(ctx context.Context, id string) error
 	Capacity(ctx context.Context, id string) (plans.PlanCapacity, error)
+}
+
+// Webhooks is what the edge asks of webhooks.Webhooks; scope is a tenant user's
+// tenant (nil: an operator, who sees every webhook).
+type Webhooks interface {
+	Get(ctx context.Context, id string, scope *string) (webhooks.Webhook, error)
+	List(ctx context.Context, scope *string, cursor string, limit int) ([]webhooks.Webhook, string, error)
+	Create(ctx context.Context, s webhooks.WebhookSpec) (webhooks.NewWebhook, error)
+	Update(ctx context.Context, id string, c webhooks.WebhookChange, scope *string) (webhooks.Webhook, error)
+	Delete(ctx context.Context, id string, scope *string) error
+	Deliveries(ctx context.Context, id string, scope *string, cursor string, limit int) ([]webhooks.Delivery, string, error)
+	Redeliver(ctx context.Context, id, delivery string, scope *string) (webhooks.Delivery, error)
 }
 
 // Firewall is what the edge asks of the tenants' firewall rules (tenants.Firewall).

@@ -33,13 +33,14 @@ type handlers struct {
 }
 
 // Routes are the resources routes, the registry's kinds in order, then a plan's
-// capacity and the tenants' suspension; tenantDelete lets tenant users delete their
+// capacity, the tenants' suspension and the webhooks' deliveries; tenantDelete lets tenant users delete their
 // own machines, as the client area's delete does, and requirePlans has a tenant user's
 // machine create name a plan (clientarea.Options.RequirePlans).
 func Routes(svc api.Services, tenantDelete, requirePlans bool) []api.Route {
 	h := &handlers{svc: svc, tenantDelete: tenantDelete, requirePlans: requirePlans}
 	routes := append(h.resourceRoutes(), h.planRoutes()...)
-	return append(routes, h.suspensionRoutes()...)
+	routes = append(routes, h.suspensionRoutes()...)
+	return append(routes, h.webhookRoutes()...)
 }
 
 // resource is one kind of /api/resources/:resource. Each declares whether it is
@@ -268,7 +269,8 @@ type UserCreate struct {
 func (h *handlers) registry() []resource {
 	rs := append(h.coreResources(), h.scheduleResources()...)
 	rs = append(rs, h.monitoringResources()...)
-	return append(rs, h.planResources()...)
+	rs = append(rs, h.planResources()...)
+	return append(rs, h.webhookResources()...)
 }
 
 func (h *handlers) coreResources() []resource {
