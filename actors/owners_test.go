@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/vmplane/vmplane/actors/alerts"
+	"github.com/vmplane/vmplane/actors/audit"
 	"github.com/vmplane/vmplane/actors/auth"
 	"github.com/vmplane/vmplane/actors/backups"
 	"github.com/vmplane/vmplane/actors/consoles"
@@ -42,6 +43,7 @@ var keyTables = map[string][]persistence.KeyKind{
 	"actors/inventory":  inventory.Keys,
 	"actors/tenants":    tenants.Keys,
 	"actors/plans":      plans.Keys,
+	"actors/audit":      audit.Keys,
 	"actors/schedules":  schedules.Keys,
 	"actors/monitoring": monitoring.Keys,
 	"app":               app.Keys,

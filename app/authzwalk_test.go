@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/vmplane/vmplane/actors/auth"
 	"github.com/vmplane/vmplane/actors/machines"
@@ -117,7 +118,12 @@ func TestAuthorizationWalk(t *testing.T) {
 	expect(t, r, 201, "")
 	var plan struct{ ID string }
 	r.decode(t, &plan)
+	// The audit log as it was before the walk: B's own probes below (refused ones
+	// included) are B's entries, naming A's ids B sent.
+	before := "&until=" + time.Now().UTC().Format(time.RFC3339Nano)
 	probes := map[string][]walkProbe{
+		"GET /api/audit": {{path: "/api/audit?limit=500" + before}, {kind: "machine", path: "/api/audit?target=%s" + before},
+			{kind: "tenant", path: "/api/audit?target=tenants/%s" + before}, {kind: "user", path: "/api/audit?actor=%s"}},
 		"GET /api/health":                       {{path: "/api/health"}},
 		"GET /api/openapi.json":                 {{path: "/api/openapi.json"}},
 		"GET /metrics":                          {{path: "/metrics"}},

@@ -209,6 +209,7 @@ func TestEveryListRoutePages(t *testing.T) {
 		"GET /api/resources/alert-events":     both("/api/resources/alert-events"),
 		"GET /api/resources/plans":            both("/api/resources/plans"),
 		"GET /api/resources/isos":             both("/api/resources/isos"),
+		"GET /api/audit":                      both("/api/audit", "/api/audit?action=POST+/api/client/firewall/rules"),
 	}
 
 	lists := 0
