@@ -164,6 +164,7 @@ func TestRoutes(t *testing.T) {
 		{"plans", testPlans},
 		{"media", testMedia},
 		{"suspension", testSuspension},
+		{"audit log", testAuditLog},
 	}
 	ran := 0
 	for _, p := range parts {
