@@ -165,6 +165,10 @@ func TestAuditLogRecordsEveryKindOfAction(t *testing.T) {
 	s.oneEntry(admin, "held", kit.AuditEntry{Actor: au.ID, Action: "POST /api/client/firewall/rules", Result: "tenant_suspended", TenantID: a.ID})
 	expect(t, s.do(audited(req{method: "POST", path: "/api/resources/tenants/" + a.ID + "/unsuspend", token: a.Token, body: map[string]any{}}, "not-yours")), 403, "forbidden")
 	s.oneEntry(admin, "not-yours", kit.AuditEntry{Actor: au.ID, Action: "POST /api/resources/tenants/{id}/unsuspend", TargetID: a.ID, Result: "forbidden"})
+	// A write its room refused in the store (the name taken: the batch's condition
+	// failed): the refusal, once.
+	expect(t, s.do(audited(req{method: "POST", path: "/api/resources/tenants", token: admin, body: map[string]any{"name": "audited"}}, "taken")), 409, "conflict")
+	s.oneEntry(admin, "taken", kit.AuditEntry{Actor: op.ID, Action: "POST /api/resources/tenants", Result: "conflict"})
 	readKey := s.newKey(admin, map[string]any{"name": "dashboards", "scopes": []string{"read"}})
 	expect(t, s.do(audited(req{method: "POST", path: "/api/resources/tenants", token: readKey.Secret, body: map[string]any{"name": "Nope"}}, "scope")), 403, "forbidden")
 	s.oneEntry(admin, "scope", kit.AuditEntry{Actor: readKey.ID, ActorKind: "api_key", UserID: op.ID, Result: "forbidden"})

@@ -85,10 +85,12 @@ func auditActor(rc *fasthttp.RequestCtx, e *kit.AuditEntry, p *token.Claims) {
 }
 
 // auditRefusal records the refusal of e's request: a 4xx, which changed nothing. A
-// server error is not recorded: the change it may have made carried its entry.
+// server error is not recorded: the change it may have made carried its entry. The
+// entry may have gone into a batch that the store then refused (a name taken
+// meanwhile: 409): Record writes the refusal unless that batch did land.
 func (s *Server) auditRefusal(ctx context.Context, e *kit.AuditEntry, err error) {
 	ae := apierr.From(err)
-	if e == nil || e.Carried() || ae.Status >= 500 {
+	if e == nil || ae.Status >= 500 {
 		return
 	}
 	c := *e
