@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/vmplane/vmplane/actors/alerts"
+	"github.com/vmplane/vmplane/actors/audit"
 	"github.com/vmplane/vmplane/actors/auth"
 	"github.com/vmplane/vmplane/actors/backups"
 	"github.com/vmplane/vmplane/actors/consoles"
@@ -53,6 +54,7 @@ var keyTables = map[string][]persistence.KeyKind{
 	"app":                      app.Keys,
 	"cluster":                  cluster.Keys,
 	"hypervisor/sim/world":     world.Keys,
+	"actors/audit":             audit.Keys,
 }
 
 // prefixesOf lists the prefixes of a table.

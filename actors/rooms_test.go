@@ -19,6 +19,7 @@ var rooms = map[string][]string{
 	"actors/alerts":             {"events"},
 	"actors/auth":               nil,
 	"actors/limiter":            nil,
+	"actors/audit":              nil, // the audit log: every room writes its entries through kit
 	"actors/backups":            nil,
 	"actors/machines":           {"events", "alerts", "backups", "machines/listcache", "machines/capacity", "machines/tasks"},
 	"actors/machines/tasks":     nil,        // the task records, below machines, which write them

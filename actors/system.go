@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/vmplane/vmplane/actors/alerts"
+	"github.com/vmplane/vmplane/actors/audit"
 	"github.com/vmplane/vmplane/actors/auth"
 	"github.com/vmplane/vmplane/actors/consoles"
 	"github.com/vmplane/vmplane/actors/events"
@@ -62,6 +63,8 @@ type System struct {
 	Tenants *tenants.Tenants
 	// Plans are the machine sizes sold, and their capacity.
 	Plans *plans.Plans
+	// Audit is the audit log: who did what.
+	Audit *audit.Log
 	// Inventory reconciles the store with the hypervisor's inventory (sync).
 	Inventory *inventory.Inventory
 	// Tasks reads task records.
@@ -141,6 +144,9 @@ type Options struct {
 	// Webhooks tune the webhooks' deliveries (zero: defaults; Clock nil: the
 	// runtime's).
 	Webhooks webhooks.Options
+	// AuditRetention is how long the audit log keeps its entries (audit.Deps.Retention;
+	// 0: audit.DefaultRetention).
+	AuditRetention time.Duration
 	// Counting, in a cluster, reports whether every live member keeps the tenants'
 	// usage counters, and how many members that do not this one has seen join
 	// (machines.Deps.Counting; nil: a single node).
@@ -166,6 +172,8 @@ func Start(opts Options) (*System, error) {
 		kitOpts = append(kitOpts, kit.WithPlacement(opts.Placement))
 	}
 	s := &System{rt: kit.New(opts.Store, log, opts.Entities, kitOpts...), store: opts.Store, driver: opts.Driver, log: log}
+	// First: every room's writes may carry an entry of the log.
+	s.Audit = audit.Start(audit.Deps{Runtime: s.rt, Retention: opts.AuditRetention})
 	// In a cluster the bus holds every member's events (events.NewRelayed).
 	if opts.EventRelay != nil {
 		s.Events = events.NewRelayed(opts.EventRelay)
@@ -296,6 +304,9 @@ func (s *System) Stop() {
 	}
 	if s.Inventory != nil {
 		s.Inventory.Stop()
+	}
+	if s.Audit != nil {
+		s.Audit.Stop()
 	}
 	if s.ISOs != nil {
 		s.ISOs.Stop() // fetches in flight stay pending; the next start fails them

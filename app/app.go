@@ -186,7 +186,7 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 			LoginMaxDelay: cfg.LoginMaxDelay,
 		},
 		SyncInterval:  cfg.SyncInterval,
-		SuspendAction: cfg.SuspendAction, TerminateGrace: cfg.TerminateGrace,
+		SuspendAction: cfg.SuspendAction, TerminateGrace: cfg.TerminateGrace, AuditRetention: auditRetention(cfg.AuditRetention),
 		Webhooks: webhooks.Options{AllowCIDRs: hookAllow, Clock: cfg.WebhookClock},
 		Schedules: schedules.ScheduleOptions{Grace: cfg.ScheduleGrace, Now: cfg.ScheduleClock,
 			MinBackupInterval: cfg.ScheduleMinBackupInterval, MinPowerInterval: cfg.ScheduleMinPowerInterval,
@@ -648,4 +648,13 @@ func splitList(v string) []string {
 		}
 	}
 	return out
+}
+
+// auditRetention is the audit log's retention for a configured one: 0 keeps entries
+// for ever (audit.Deps says so with a negative one).
+func auditRetention(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
 }

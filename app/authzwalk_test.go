@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/vmplane/vmplane/actors/auth"
 	"github.com/vmplane/vmplane/actors/machines"
@@ -120,6 +121,9 @@ func TestAuthorizationWalk(t *testing.T) {
 	expect(t, r, 201, "")
 	var plan struct{ ID string }
 	r.decode(t, &plan)
+	// The audit log as it was before the walk: B's own probes below (refused ones
+	// included) are B's entries, naming A's ids B sent.
+	before := "&until=" + time.Now().UTC().Format(time.RFC3339Nano)
 	probes := map[string][]walkProbe{
 		"GET /api/health":                        {{path: "/api/health"}},
 		"GET /api/openapi.json":                  {{path: "/api/openapi.json"}},
@@ -149,6 +153,8 @@ func TestAuthorizationWalk(t *testing.T) {
 		"DELETE /api/resources/api-keys/{id}":    {{kind: "key", path: "/api/resources/api-keys/%s"}},
 		"GET /api/tasks/{id}":                    {{kind: "task", path: "/api/tasks/%s"}},
 		"GET /api/client/overview":               {{path: "/api/client/overview"}, {kind: "tenant", path: "/api/client/overview?tenant_id=%s"}},
+		"GET /api/audit": {{path: "/api/audit?limit=500" + before}, {kind: "machine", path: "/api/audit?target=%s" + before},
+			{kind: "tenant", path: "/api/audit?target=tenants/%s" + before}, {kind: "user", path: "/api/audit?actor=%s"}},
 		"GET /api/client/usage-trends": {{path: "/api/client/usage-trends?days=2"},
 			{kind: "tenant", path: "/api/client/usage-trends?days=2&tenant_id=%s"}},
 		"GET /api/client/machines":  {{path: "/api/client/machines"}, {kind: "tenant", path: "/api/client/machines?tenant_id=%s"}},

@@ -124,6 +124,20 @@ func TestClusterTokensReadsAndRetriesCrossMembers(t *testing.T) {
 	if n := len(allRules(ms[0], ten.Token)); n != 1 {
 		t.Fatalf("%d rules after retries on every member; want 1", n)
 	}
+	// One audit entry of the create, read on any member, whichever member held the
+	// tenant's entity (its write carried the entry; the serving member's own record
+	// of it, made when it cannot tell, writes nothing over it); the replays add none.
+	for _, m := range ms {
+		var got []string
+		for _, e := range m.auditLog(admin, "&action=POST+/api/client/firewall/rules") {
+			if e.TenantID == ten.ID {
+				got = append(got, e.TargetID)
+			}
+		}
+		if len(got) != 1 || got[0] != first {
+			t.Fatalf("audit entries of the rule's create on %s: %v; want one, on rule %s", m.base, got, first)
+		}
+	}
 }
 
 // TestSigningKeyIsCreatedOnce starts the key's creation from many members at once on

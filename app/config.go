@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/vmplane/vmplane/actors/audit"
 	"github.com/vmplane/vmplane/actors/isos"
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/actors/schedules"
@@ -157,6 +158,8 @@ type Config struct {
 	// TerminateGrace is how long a machine marked for termination waits, stopped,
 	// before it is deleted with its snapshots and backups.
 	TerminateGrace time.Duration
+	// AuditRetention is how long the audit log keeps its entries (0: for ever).
+	AuditRetention time.Duration
 	// CORSOrigins are the browser origins allowed to call the API (comma-separated);
 	// AccessLog the access log's destination ("" none, "-" standard output, a file).
 	CORSOrigins string
@@ -334,6 +337,7 @@ func (c *Config) table() []setting {
 		i64(&c.ISOMaxBytes, "iso-max-bytes", "VMPLANE_ISO_MAX_BYTES", isos.DefaultMaxBytes, "largest ISO image vmplane fetches itself (sim driver), in bytes, streamed to <data-dir>/isos; a larger one fails its fetch"),
 		str(&c.RescueISO, "rescue-iso", "VMPLANE_RESCUE_ISO", "", "the ISO library's image (id or name) a machine's rescue boots (empty: rescue is refused with 409)"),
 		dur(&c.TerminateGrace, "terminate-grace", "VMPLANE_TERMINATE_GRACE", 0, "how long a machine marked for termination (POST /api/virt/vms/:id/terminate) waits, stopped, before it is deleted with its snapshots and backups; a cancel takes it back until then (0: deleted at once)"),
+		dur(&c.AuditRetention, "audit-retention", "VMPLANE_AUDIT_RETENTION", audit.DefaultRetention, "how long the audit log (GET /api/audit) keeps its entries; older ones are deleted once an hour (0: kept for ever)"),
 		str(&c.SuspendAction, "suspend-action", "VMPLANE_SUSPEND_ACTION", "stop", "what a tenant's suspension that names no action does to its running machines: stop, suspend (on the hypervisor) or none"),
 		str(&c.WebhookAllowCIDRs, "webhook-allow-cidrs", "VMPLANE_WEBHOOK_ALLOW_CIDRS", "", "comma-separated CIDRs that webhooks may reach although they are loopback, link-local, private or unspecified addresses (empty: none)"),
 		str(&c.CORSOrigins, "cors-origins", "VMPLANE_CORS_ORIGINS", "", "comma-separated origins (https://panel.example.com) whose pages may call the API from a browser (empty: none)"),
@@ -476,6 +480,9 @@ func (c *Config) validate() error {
 		{zapLevelInvalid(c.LogLevel), func() *ConfigError { return c.bad("log-level", c.LogLevel, "must be debug, info, warn or error") }},
 		{c.LogFormat != "json" && c.LogFormat != "console", func() *ConfigError { return c.bad("log-format", c.LogFormat, "must be json or console") }},
 		{c.TerminateGrace < 0, func() *ConfigError { return c.bad("terminate-grace", c.TerminateGrace, "must not be negative") }},
+		{c.AuditRetention < 0, func() *ConfigError {
+			return c.bad("audit-retention", c.AuditRetention, "must not be negative (0 keeps entries for ever)")
+		}},
 		{!slices.Contains(tenants.SuspendActions, c.SuspendAction), func() *ConfigError {
 			return c.bad("suspend-action", c.SuspendAction, "must be stop, suspend or none")
 		}},

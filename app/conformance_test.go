@@ -299,6 +299,9 @@ func TestOpenAPIConformance(t *testing.T) {
 	ok(req{method: "GET", path: "/api/resources/api-keys/" + key.ID, token: key.Secret}, 200)
 	fails(req{method: "DELETE", path: "/api/resources/api-keys/" + key.ID, token: key.Secret}, 403, "forbidden")
 	ok(req{method: "DELETE", path: "/api/resources/api-keys/" + key.ID, token: admin}, 204)
+	// The audit log: what was done above, newest first; its filters' values checked.
+	ok(req{method: "GET", path: "/api/audit?limit=5&action=DELETE+/api/resources/api-keys/{id}", token: admin}, 200)
+	fails(req{method: "GET", path: "/api/audit?until=tomorrow", token: admin}, 400, "invalid_request")
 
 	// The hypervisor routes, as an operator.
 	ok(req{method: "POST", path: "/api/virt/sync", token: admin}, 200)

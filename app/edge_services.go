@@ -33,5 +33,6 @@ func edgeServices(sys *actors.System) api.Services {
 		PowerSchedules:  sys.Schedules.Power(),
 		BackupSchedules: sys.Schedules.Backup(),
 		System:          sys,
+		Audit:           sys.Audit,
 	}
 }

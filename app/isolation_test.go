@@ -163,6 +163,22 @@ func TestTenantIsolationMatrix(t *testing.T) {
 		expect(t, s.do(req{method: "GET", path: "/api/resources/templates", token: b.Token}), 200, "")
 		expect(t, s.do(req{method: "GET", path: "/api/resources/nope", token: b.Token}), 404, "not_found")
 	})
+
+	// The audit log: each tenant reads its own entries only (B's include its refused
+	// tries at A's records, which name the ids B sent, in B's log alone).
+	t.Run("audit log", func(t *testing.T) {
+		for _, c := range []struct{ tok, own string }{{a.Token, a.ID}, {b.Token, b.ID}} {
+			log := s.auditLog(c.tok, "")
+			if len(log) == 0 {
+				t.Fatalf("tenant %s reads no audit entry", c.own)
+			}
+			for _, e := range log {
+				if e.TenantID != c.own {
+					t.Fatalf("tenant %s reads another tenant's entry %+v", c.own, e)
+				}
+			}
+		}
+	})
 }
 
 // isolationWorld is two tenants: A with one record of every tenant-scoped kind, B with

@@ -219,6 +219,7 @@ func TestEveryListRoutePages(t *testing.T) {
 		"GET /api/resources/isos":                     both("/api/resources/isos"),
 		"GET /api/resources/webhooks":                 both("/api/resources/webhooks"),
 		"GET /api/resources/webhooks/{id}/deliveries": both("/api/resources/webhooks/" + hook.ID + "/deliveries"),
+		"GET /api/audit":                              both("/api/audit", "/api/audit?action=POST+/api/client/firewall/rules"),
 	}
 
 	lists := 0

@@ -165,6 +165,7 @@ func TestRoutes(t *testing.T) {
 		{"media", testMedia},
 		{"suspension", testSuspension},
 		{"webhooks", testWebhooks},
+		{"audit log", testAuditLog},
 	}
 	ran := 0
 	for _, p := range parts {

@@ -73,6 +73,8 @@ var modelled = []struct {
 	{"TOTPEnrolment", typeOf[TOTPEnrolment](), false},
 	{"MachineDetail", typeOf[MachineDetail](), false},
 	{"APIKey", typeOf[APIKey](), false},
+	{"AuditEntry", typeOf[AuditEntry](), false},
+	{"PageAuditEntry", typeOf[Page[AuditEntry]](), false},
 	{"NewAPIKey", typeOf[NewAPIKey](), false},
 	{"PageAPIKey", typeOf[Page[APIKey]](), false},
 	{"Webhook", typeOf[Webhook](), false},

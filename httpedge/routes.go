@@ -53,6 +53,7 @@ func (s *Server) routeTable() []api.Route {
 	routes = append(routes, monitor.Routes(s.svc)...)
 	routes = append(routes, resources.Routes(s.svc, s.opts.TenantDelete, s.opts.RequirePlans)...)
 	routes = append(routes, s.adminRoutes()...)
+	routes = append(routes, s.auditRoutes()...)
 	// The same routes answer under the driver's own name: /api/sim/..., /api/proxmox/...
 	// They are not documented (the /api/virt routes say so in their descriptions): a
 	// generated client would get two of everything, named after one deployment's driver.

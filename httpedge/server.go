@@ -19,6 +19,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/vmplane/vmplane/actors/auth"
+	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/actors/limiter"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/cluster"
@@ -533,33 +534,45 @@ func (s *Server) serveRoute(rt *api.Route) fasthttp.RequestHandler {
 		rc.SetUserValue(uvRoute, rt.Path)
 		id := requestID(rc)
 		ctx := requestContext(rc)
+		// A change is recorded in the audit log, a refusal too; a read is not.
+		entry := s.auditEntry(rc, id, rt)
+		refuse := func(err error) {
+			s.writeError(rc, id, err)
+			s.auditRefusal(ctx, entry, err)
+		}
 		var principal *token.Claims
 		if rt.Access != api.Public {
 			claims, err := s.authenticate(ctx, rc)
+			if claims != nil {
+				auditActor(rc, entry, claims)
+			}
 			if err != nil && !(errors.Is(err, apierr.ErrTOTPEnrolmentRequired) && enrolling[rt.Method+" "+rt.Path]) {
-				s.writeError(rc, id, err)
+				refuse(err)
 				return
 			}
 			if rt.Access == api.AdminOnly && claims.Role != auth.RoleAdmin {
-				s.writeError(rc, id, apierr.New(apierr.ErrForbidden, "this route is for operators"))
+				refuse(apierr.New(apierr.ErrForbidden, "this route is for operators"))
 				return
 			}
 			if claims.KeyID != "" {
 				if err := keyMay(rt, claims.Scopes); err != nil {
-					s.writeError(rc, id, err)
+					refuse(err)
 					return
 				}
 			}
 			if err := s.checkSuspended(ctx, rc, rt, claims); err != nil {
-				s.writeError(rc, id, err)
+				refuse(err)
 				return
 			}
 			principal = claims
 		}
 		// What the document says of media type and query holds before any work.
 		if err := rt.CheckRequest(rc); err != nil {
-			s.writeError(rc, id, err)
+			refuse(err)
 			return
+		}
+		if entry != nil {
+			ctx = kit.WithAudit(ctx, entry)
 		}
 		ctx, answered, settle := s.idempotent(ctx, rc, id, principal, rt)
 		if answered {
@@ -580,8 +593,10 @@ func (s *Server) serveRoute(rt *api.Route) fasthttp.RequestHandler {
 		res, err := rt.Handler(c)
 		if err != nil {
 			s.writeError(rc, id, err)
+			s.auditRefusal(ctx, entry, err)
 		} else {
 			s.writeResult(rc, id, rt, res)
+			s.auditDone(ctx, entry, res)
 		}
 		s.audit(rc, id, principal, rt, rc.Response.StatusCode(), err)
 		if settle != nil {

@@ -180,6 +180,9 @@ func (k *APIKeys) Create(ctx context.Context, owner User, spec APIKeySpec) (NewA
 		return NewAPIKey{}, err
 	}
 	b := new(persistence.Batch).Put(keyKey(id), val).Put(keyUserKey(owner.ID, id), nil)
+	if err := k.sys.rt.Audit(b, kit.AuditOf(ctx).On("", id, kit.Deref(tenant))); err != nil {
+		return NewAPIKey{}, err
+	}
 	if err := k.sys.store.Commit(ctx, b); err != nil {
 		return NewAPIKey{}, err
 	}
@@ -244,7 +247,11 @@ func (k *APIKeys) Revoke(ctx context.Context, id string, scope *string) error {
 	if scope != nil && rec.UserID != *scope {
 		return errKeyNotFound(id)
 	}
-	return k.sys.store.Commit(ctx, new(persistence.Batch).Del(keyKey(id)).Del(keyUserKey(rec.UserID, id)))
+	b := new(persistence.Batch).Del(keyKey(id)).Del(keyUserKey(rec.UserID, id))
+	if err := k.sys.rt.Audit(b, kit.AuditOf(ctx).On("", id, kit.Deref(rec.TenantID))); err != nil {
+		return err
+	}
+	return k.sys.store.Commit(ctx, b)
 }
 
 var errBadKey = keyRefused("the API key is unknown, revoked or expired")

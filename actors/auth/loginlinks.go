@@ -80,7 +80,11 @@ func (u *Users) CreateLoginLink(ctx context.Context, userID string) (LoginLink, 
 	if err != nil {
 		return LoginLink{}, err
 	}
-	if err := u.sys.store.Commit(ctx, new(persistence.Batch).PutTTL(linkKey(token), val, LoginLinkTTL)); err != nil {
+	b := new(persistence.Batch).PutTTL(linkKey(token), val, LoginLinkTTL)
+	if err := u.sys.rt.Audit(b, kit.AuditOf(ctx).On("", cred.User.ID, kit.Deref(cred.User.TenantID))); err != nil {
+		return LoginLink{}, err
+	}
+	if err := u.sys.store.Commit(ctx, b); err != nil {
 		return LoginLink{}, err
 	}
 	return LoginLink{Token: token, ExpiresAt: rec.ExpiresAt}, nil

@@ -224,6 +224,8 @@ type (
 		// Stamp, for a create made with an Idempotency-Key, is the key's claim,
 		// which the create's write carries (kit.Stamp).
 		Stamp *kit.Stamp
+		// Audit is the request's audit entry, which the create's write carries.
+		Audit *kit.AuditEntry
 	}
 )
 
@@ -496,7 +498,7 @@ func (u *Users) CreateUser(ctx context.Context, nu NewUser) (User, error) {
 		return User{}, err
 	}
 	return kit.AskRef[User](ctx, u.sys.rt, u.kind.Ref(), &createUser{Email: email, Name: name, Role: role, Hash: string(hash), TenantID: tenantID,
-		ExternalID: nu.ExternalID, Stamp: st})
+		ExternalID: nu.ExternalID, Stamp: st, Audit: kit.AuditOf(ctx)})
 }
 
 func errEmailTaken(email string) error {
@@ -522,6 +524,9 @@ func (u *Users) create(s *system, m *createUser) (User, error) {
 		b.Put(persistence.Key("user-tenant", *rec.TenantID, rec.ID), nil)
 	}
 	if err := m.Stamp.Carry(b, rec.User); err != nil {
+		return User{}, err
+	}
+	if err := s.rt.Audit(b, m.Audit.On("", rec.ID, kit.Deref(rec.TenantID))); err != nil {
 		return User{}, err
 	}
 	if err := s.rt.Commit(b); persistence.IsConditionFailed(err) {
@@ -826,6 +831,17 @@ type userEntity struct {
 	families map[string]*family
 	// auth is the standing last published: the answer to getAuth.
 	auth *authState
+	// audit is the audit entry of the request being handled, which its write carries.
+	audit *kit.AuditEntry
+}
+
+// audited is the request's audit entry as the user's write records it: on the user,
+// in its tenant, and made by the user when the request named no one (a login).
+func (e *userEntity) audited() *kit.AuditEntry {
+	if e.rec == nil {
+		return e.audit
+	}
+	return e.audit.By(e.id).On("", e.id, kit.Deref(e.rec.TenantID))
 }
 
 // publish makes the entity's current standing the one Authorize checks tokens
@@ -885,6 +901,7 @@ func (e *userEntity) Load() error {
 }
 
 func (e *userEntity) Handle(ctx *kit.Ctx, msg any) {
+	e.audit = ctx.Audit()
 	if e.rec == nil {
 		ctx.Fail(apierr.NotFound("user", e.id))
 		return
@@ -1072,6 +1089,9 @@ func (e *userEntity) openInto(b *persistence.Batch, ttl time.Duration, from Clie
 	for _, id := range stale {
 		b.Del(persistence.Key("refresh", e.id, id))
 	}
+	if err := e.sys.rt.Audit(b, e.audited()); err != nil {
+		return nil, err
+	}
 	if err := e.sys.rt.Commit(b); err != nil {
 		return nil, err
 	}
@@ -1109,6 +1129,9 @@ func (e *userEntity) commitUser(b *persistence.Batch, next userRecord, ended []*
 	next.TOTPEnabled = next.TOTP != nil && next.TOTP.Confirmed
 	val, err := persistence.Encode(userRecordVersion, next)
 	if err != nil {
+		return err
+	}
+	if err := e.sys.rt.Audit(b, e.audited()); err != nil {
 		return err
 	}
 	if err := e.sys.rt.Commit(b.Put(persistence.Key("user", e.id), val)); err != nil {
@@ -1150,6 +1173,10 @@ func (e *userEntity) delete(ctx *kit.Ctx) {
 	}
 	// The user's API keys go with it (they stopped working with it anyway).
 	if err := e.deleteKeysInto(b); err != nil {
+		ctx.Fail(err)
+		return
+	}
+	if err := e.sys.rt.Audit(b, e.audited()); err != nil {
 		ctx.Fail(err)
 		return
 	}
@@ -1202,7 +1229,11 @@ func (e *userEntity) saveFamily(f *family) error {
 	if err != nil {
 		return err
 	}
-	return e.sys.rt.Commit(new(persistence.Batch).Put(persistence.Key("refresh", e.id, f.ID), val))
+	b := new(persistence.Batch).Put(persistence.Key("refresh", e.id, f.ID), val)
+	if err := e.sys.rt.Audit(b, e.audited()); err != nil {
+		return err
+	}
+	return e.sys.rt.Commit(b)
 }
 
 // NormalizeEmail is the one spelling of an e-mail address that vmplane stores, keeps

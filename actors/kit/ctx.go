@@ -21,6 +21,8 @@ type Ctx struct {
 	// id is the entity's record id, for Passivate; empty for an actor that is not an
 	// entity (a kind's supervisor, the limiter's shards).
 	id string
+	// audit is the audit entry of the request being handled (Audit), or nil.
+	audit *AuditEntry
 }
 
 // Answers reports whether someone waits for an answer to the current message: a

@@ -54,6 +54,8 @@ type Kind struct {
 type Envelope struct {
 	ID  string
 	Msg any
+	// Audit is the audit entry of the request Msg makes, if any (Ctx.Audit).
+	Audit *AuditEntry
 }
 
 // sweepIdle asks a supervisor to passivate the entities idle for longer than its idle
@@ -160,13 +162,17 @@ func (sv *supervisor) Receive(ctx actor.Context) {
 		// In a cluster, an envelope that did not come through the placement (a timer's)
 		// is for an entity this member holds: claims stick until the member's lease
 		// ends, and a member whose lease ended is fenced and exits.
+		msg := m.Msg
+		if m.Audit != nil {
+			msg = &audited{msg: m.Msg, entry: m.Audit}
+		}
 		if q, ok := sv.stopping[m.ID]; ok {
-			sv.stopping[m.ID] = append(q, stashed{m.Msg, ctx.Sender()})
+			sv.stopping[m.ID] = append(q, stashed{msg, ctx.Sender()})
 			return
 		}
 		c, spawned := sv.child(ctx, m.ID)
 		c.last.Store(sv.kind.rt.Clock.Now().UnixNano())
-		ctx.RequestWithCustomSender(c.pid, m.Msg, ctx.Sender())
+		ctx.RequestWithCustomSender(c.pid, msg, ctx.Sender())
 		if spawned {
 			sv.evict(ctx, m.ID)
 		}
@@ -339,7 +345,13 @@ func (a *entityActor) handleSafely(ctx actor.Context) {
 		}
 	}()
 	a.ctx.actx = ctx
-	a.e.Handle(&a.ctx, ctx.Message())
+	msg := ctx.Message()
+	a.ctx.audit = nil
+	if m, ok := msg.(*audited); ok {
+		msg, a.ctx.audit = m.msg, m.entry
+	}
+	a.e.Handle(&a.ctx, msg)
+	a.ctx.audit = nil
 }
 
 // Ref is the address of the kind's supervisor: messages sent to it directly, rather

@@ -37,6 +37,8 @@ type Forwarded struct {
 	// Patient is set for a request that may take as long as its caller allows (a
 	// sync): the transport does not cut it short.
 	Patient bool `json:"patient,omitempty"`
+	// Audit is the audit entry of the request, if any (Ctx.Audit).
+	Audit *AuditEntry `json:"audit,omitempty"`
 }
 
 // Patient is implemented by messages whose answer may take long (a sync of the whole
@@ -99,7 +101,7 @@ func (k *Kind) request(ctx context.Context, id string, msg any) (any, error) {
 			return nil, err
 		}
 		if local {
-			return askLocal(ctx, k.rt, k.pid, &Envelope{ID: id, Msg: msg})
+			return askLocal(ctx, k.rt, k.pid, &Envelope{ID: id, Msg: msg, Audit: AuditOf(ctx)})
 		}
 		if !encoded {
 			if w, err = Encode(msg); err != nil {
@@ -108,7 +110,7 @@ func (k *Kind) request(ctx context.Context, id string, msg any) (any, error) {
 			}
 			encoded = true
 		}
-		ans, err := p.Forward(ctx, m, Forwarded{Kind: k.name, ID: id, Msg: w, Patient: isPatient(msg)})
+		ans, err := p.Forward(ctx, m, Forwarded{Kind: k.name, ID: id, Msg: w, Patient: isPatient(msg), Audit: AuditOf(ctx)})
 		if errors.Is(err, ErrNotDelivered) {
 			p.Moved(k.name, id, m)
 			if !pause(ctx, k.rt.Clock, retryPause) {
@@ -179,7 +181,7 @@ func (rt *Runtime) Deliver(ctx context.Context, req Forwarded) (Wired, error) {
 		rt.actors.Root.Send(k.pid, &Envelope{ID: req.ID, Msg: msg})
 		return Wired{}, nil
 	}
-	ans, err := askLocal(ctx, rt, k.pid, &Envelope{ID: req.ID, Msg: msg})
+	ans, err := askLocal(ctx, rt, k.pid, &Envelope{ID: req.ID, Msg: msg, Audit: req.Audit})
 	if err != nil {
 		ans = apierr.From(err)
 	}

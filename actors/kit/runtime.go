@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -55,6 +56,9 @@ type Runtime struct {
 	tells tells
 	// runID names this run on a single node (Owner).
 	runID string
+	// auditor adds an audit entry to a batch (audit.go); nil until the audit room
+	// installs it.
+	auditor atomic.Pointer[Auditor]
 }
 
 // EntityOptions bound the entity actors of every kind that passivates (all but the
@@ -209,7 +213,7 @@ func answer[T any](res any, err error, msg any) (T, error) {
 // In a cluster the entity may be active on another member: the request goes there.
 func Ask[T any](ctx context.Context, k *Kind, id string, msg any) (T, error) {
 	if k.rt.placement == nil {
-		return AskRef[T](ctx, k.rt, Ref{k.pid}, &Envelope{ID: id, Msg: msg})
+		return AskRef[T](ctx, k.rt, Ref{k.pid}, &Envelope{ID: id, Msg: msg, Audit: AuditOf(ctx)})
 	}
 	res, err := k.request(ctx, id, msg)
 	return answer[T](res, err, msg)

@@ -619,10 +619,11 @@ func (m *Machines) Assign(ctx context.Context, id string, tenant *string) (Machi
 
 // machineEntity owns one machine record and is its lock: one operation at a time.
 type machineEntity struct {
-	sys *system
-	ms  *Machines
-	id  string
-	rec *record
+	sys   *system
+	ms    *Machines
+	id    string
+	rec   *record
+	audit *kit.AuditEntry // the entry of the request being handled, its writes carry
 }
 
 func (e *machineEntity) Load() error {
@@ -637,6 +638,7 @@ func (e *machineEntity) Load() error {
 func (e *machineEntity) Busy() bool { return e.rec != nil && e.rec.TaskID != nil }
 
 func (e *machineEntity) Handle(ctx *kit.Ctx, msg any) {
+	e.audit = ctx.Audit()
 	if e.rec == nil {
 		if d, ok := msg.(*opDone); ok {
 			e.finishOrphan(d)
@@ -809,6 +811,9 @@ func (e *machineEntity) saveWith(next *record, task *tasks.Task, cause string, s
 		if err := st.Carry(b, *task); err != nil {
 			return err
 		}
+	}
+	if err := e.sys.rt.Audit(b, e.audit.On("", e.id, kit.Deref(next.TenantID))); err != nil {
+		return err
 	}
 	var displaced string
 	if next.VMID != 0 {

@@ -253,6 +253,9 @@ func (p *Plans) Delete(ctx context.Context, id string) error {
 	if holder, err := p.store.Get(ctx, nameKey(pl.Name)); err == nil && string(holder) == id {
 		b.Del(nameKey(pl.Name))
 	}
+	if err := p.rt.Audit(b, kit.AuditOf(ctx).On("", id, "")); err != nil {
+		return err
+	}
 	if err := p.store.Commit(ctx, b); persistence.IsConditionFailed(err) {
 		return apierr.New(apierr.ErrConflict, "plan %s changed while it was deleted; try again", id)
 	} else if err != nil {
@@ -282,6 +285,9 @@ func (p *Plans) save(ctx context.Context, pl, prev *Plan, raw []byte) error {
 		if prev != nil {
 			b.Del(nameKey(prev.Name))
 		}
+	}
+	if err := p.rt.Audit(b, kit.AuditOf(ctx).On("", pl.ID, "")); err != nil {
+		return err
 	}
 	if err := p.store.Commit(ctx, b); persistence.IsConditionFailed(err) {
 		if err := p.nameFree(ctx, pl.Name, pl.ID); err != nil {

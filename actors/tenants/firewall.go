@@ -411,6 +411,16 @@ func (e *tenantEntity) writeRules(ctx *kit.Ctx, changed []FirewallRule, created 
 	if gone != nil {
 		b.Del(ruleKey(e.id, gone.ID)).Del(persistence.Key("fw-rule", gone.ID))
 	}
+	target := ""
+	if gone != nil {
+		target = gone.ID
+	} else if len(changed) > 0 {
+		target = changed[0].ID
+	}
+	if err := e.sys.rt.Audit(b, ctx.Audit().On("", target, e.id)); err != nil {
+		ctx.Fail(err)
+		return false
+	}
 	sys, tenant, answer, fw := e.sys, e.id, ctx.Later(), &e.fw
 	h := &ruleWriteHandle{}
 	sys.Tenants.lastRuleWrite.Store(tenant, h)

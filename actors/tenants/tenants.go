@@ -485,6 +485,8 @@ type tenantEntity struct {
 	pending map[string]pendingResize
 	push    pushState
 	fw      fwWrites
+	// audit is the audit entry of the request being handled, which its write carries.
+	audit *kit.AuditEntry
 }
 
 func (e *tenantEntity) Load() error {
@@ -509,6 +511,7 @@ func (e *tenantEntity) HandedOff() *atomic.Int64 { return &e.fw.inflight }
 var _ kit.HandsOff = (*tenantEntity)(nil)
 
 func (e *tenantEntity) Handle(ctx *kit.Ctx, msg any) {
+	e.audit = ctx.Audit()
 	if m, ok := msg.(*createTenant); ok {
 		e.create(ctx, m.T, m.Stamp)
 		return
@@ -569,6 +572,9 @@ func (e *tenantEntity) save(t *Tenant, st *kit.Stamp) error {
 	}
 	b := new(persistence.Batch).Put(tenantKey(t.ID), val)
 	if err := st.Carry(b, *t); err != nil {
+		return err
+	}
+	if err := e.sys.rt.Audit(b, e.audit.On("", t.ID, t.ID)); err != nil {
 		return err
 	}
 	key := nameKey(t.Name)
@@ -712,6 +718,10 @@ func (e *tenantEntity) delete(ctx *kit.Ctx) {
 	for _, r := range e.rules {
 		b.Del(ruleKey(e.id, r.ID)).Del(persistence.Key("fw-rule", r.ID))
 	}
+	if err := e.sys.rt.Audit(b, e.audit.On("", e.id, e.id)); err != nil {
+		ctx.Fail(err)
+		return
+	}
 	if err := e.sys.rt.Commit(b); err != nil {
 		ctx.Fail(err)
 		return
@@ -823,6 +833,10 @@ func (e *tenantEntity) createMachine(ctx *kit.Ctx, s MachineSpec, st *kit.Stamp)
 		}
 		reply := Provisioned{Machine: c.Machine, Task: c.Task}
 		if err := st.Carry(b, reply); err != nil {
+			ctx.Fail(err)
+			return
+		}
+		if err := e.sys.rt.Audit(b, e.audit.On("", c.Machine.ID, e.id)); err != nil {
 			ctx.Fail(err)
 			return
 		}

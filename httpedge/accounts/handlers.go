@@ -8,6 +8,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/vmplane/vmplane/actors/auth"
+	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/actors/limiter"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/httpedge/api"
@@ -58,6 +59,11 @@ func (h *handlers) login(c *api.Call) (_ any, err error) {
 	// One spelling of the e-mail from here on: every spelling that reaches the
 	// account ("VICTIM@...", " victim@...\t") counts against its one budget.
 	email := auth.NormalizeEmail(req.Email)
+	if e := kit.AuditOf(c.Context()); e != nil && len(email) <= auth.MaxEmailLen {
+		// The audit log says whose login failed: the user named, as the e-mail (the
+		// user's write names its id when the login succeeds).
+		e.TargetKind, e.TargetID = "users", email
+	}
 	if email == "" || req.Password == "" || len(email) > auth.MaxEmailLen || len(req.Password) > MaxCredentialLen {
 		return nil, apierr.New(apierr.ErrInvalidCredentials, "invalid e-mail or password")
 	}

@@ -162,6 +162,7 @@ var queryTypes = map[string]QueryType{
 	"severity":      {Enum: []string{"info", "warning", "critical"}},
 	"kind":          {Enum: alerts.AlertKinds},
 	"since":         {Format: "date-time", MaxLength: 64},
+	"until":         {Format: "date-time", MaxLength: 64},
 	"last_event_id": {Type: "integer", Minimum: ptrTo[int64](0)},
 	"ticket":        {MaxLength: 256},
 	"name":          {MaxLength: 100},

@@ -7,6 +7,7 @@ import (
 
 	"github.com/vmplane/vmplane/actors"
 	"github.com/vmplane/vmplane/actors/alerts"
+	"github.com/vmplane/vmplane/actors/audit"
 	"github.com/vmplane/vmplane/actors/auth"
 	"github.com/vmplane/vmplane/actors/backups"
 	"github.com/vmplane/vmplane/actors/consoles"
@@ -70,6 +71,15 @@ type Services struct {
 	BackupSchedules ScheduleService[schedules.BackupSchedule]
 	// System is what /api/health and /metrics read of the system as a whole.
 	System System
+	// Audit is the audit log (nil: nothing is recorded).
+	Audit Audit
+}
+
+// Audit is what the edge asks of audit.Log: to record an entry the change did not
+// carry (a refusal), and to read the log.
+type Audit interface {
+	Record(ctx context.Context, e *audit.Entry) error
+	List(ctx context.Context, tenant *string, f audit.Filter, cursor string, limit int) ([]audit.Entry, string, error)
 }
 
 // Machines is what the edge asks of machines.Machines.
