@@ -113,6 +113,10 @@ func TestFlow(t *testing.T) {
 	if r.code != 0 || !regexp.MustCompile(`(?m)# hostname\r?\nweb-1\r?$`).MatchString(r.out) {
 		t.Fatalf("machine console: exit %d, stdout %q, stderr %q; want hostname answered with web-1", r.code, r.out, r.err)
 	}
+	// --vnc prints the graphical console's websocket URL, with its ticket, for noVNC.
+	if out := w.ok("machine", "console", m.ID, "--vnc"); !regexp.MustCompile(`^ws://.*/machines/` + m.ID + `/console/ws\?ticket=\S+\n$`).MatchString(out) {
+		t.Fatalf("machine console --vnc: %q; want the websocket URL", out)
+	}
 
 	// Firewall rules of the tenant.
 	var rule client.FirewallRule

@@ -89,10 +89,14 @@ func (c *Client) Reinstall(ctx context.Context, id string, r Reinstall) (*Task, 
 	return c.startTask(ctx, request{method: http.MethodPost, path: c.machinePath(id) + "/reinstall", query: c.clientQuery(), body: r})
 }
 
-// MachineConsole asks for a console ticket of one of the tenant's machines; ConsoleURL
-// makes the websocket URL of it.
-func (c *Client) MachineConsole(ctx context.Context, id string) (*Console, error) {
-	return callFor[Console](ctx, c, http.MethodGet, c.machinePath(id)+"/console", c.clientQuery(), nil)
+// MachineConsole asks for a console ticket of one of the tenant's machines, of type
+// typ (ConsoleSerial, "" too, or ConsoleVNC); ConsoleURL makes the websocket URL of it.
+func (c *Client) MachineConsole(ctx context.Context, id, typ string) (*Console, error) {
+	q := c.clientQuery()
+	if typ != "" {
+		q.Set("type", typ)
+	}
+	return callFor[Console](ctx, c, http.MethodGet, c.machinePath(id)+"/console", q, nil)
 }
 
 // MachineGraph reads the usage graph of one of the tenant's machines over timeframe

@@ -458,7 +458,7 @@ func testMachineOperations(t *testing.T, ctx context.Context, w *world) {
 		t.Fatalf("a tenant's user reads a node: %v; want forbidden", err)
 	}
 
-	con, err := w.admin.ConsoleTicket(ctx, w.m.ID)
+	con, err := w.admin.ConsoleTicket(ctx, w.m.ID, "")
 	if err != nil || con.Ticket == "" || !strings.Contains(con.Path, con.Ticket) || con.ExpiresAt.IsZero() {
 		t.Fatalf("console ticket: %+v %v", con, err)
 	}
@@ -489,7 +489,7 @@ func testMachineOperations(t *testing.T, ctx context.Context, w *world) {
 	}
 	w.wait(t, ctx, must(w.admin.ReinstallMachine(ctx, w.m.ID, client.Reinstall{TemplateID: w.tpl.ID, Password: "a new root password"})))
 	w.wait(t, ctx, must(w.admin.VirtMachineAction(ctx, w.m.ID, "poweroff")))
-	if _, err := w.admin.ConsoleTicket(ctx, w.m.ID); !errors.Is(err, client.ErrInvalidState) {
+	if _, err := w.admin.ConsoleTicket(ctx, w.m.ID, client.ConsoleSerial); !errors.Is(err, client.ErrInvalidState) {
 		t.Fatalf("a console ticket of a stopped machine: %v; want invalid_state", err)
 	}
 	w.wait(t, ctx, must(w.admin.VirtMachineAction(ctx, w.m.ID, client.ActionStart)))
@@ -726,7 +726,7 @@ func testClientMachine(t *testing.T, ctx context.Context, w *world) {
 	if g, err := w.a.MachineGraph(ctx, m.ID, "day"); err != nil || len(g.Points) == 0 {
 		t.Fatalf("graph: %+v %v", g, err)
 	}
-	if con, err := w.a.MachineConsole(ctx, m.ID); err != nil || !strings.Contains(w.a.ConsoleURL(con), "/api/client/machines/"+m.ID+"/console/ws?ticket=") {
+	if con, err := w.a.MachineConsole(ctx, m.ID, ""); err != nil || !strings.Contains(w.a.ConsoleURL(con), "/api/client/machines/"+m.ID+"/console/ws?ticket=") {
 		t.Fatalf("console: %+v %v", con, err)
 	}
 	w.wait(t, ctx, must(w.a.Reinstall(ctx, m.ID, client.Reinstall{TemplateID: w.tpl.ID, Password: "a-root-password"})))

@@ -223,6 +223,8 @@ type Machine struct {
 	Media     *MountedISO `json:"media"`
 	BootOrder []string    `json:"boot_order,omitempty"`
 	Rescue    bool        `json:"rescue"`
+	// Display says the machine has a display, so a vnc console (ConsoleVNC).
+	Display bool `json:"display"`
 	// BillingSuspension is nil, or why and since when an operator suspended the
 	// machine for billing (SuspendMachineBilling).
 	BillingSuspension *BillingSuspension `json:"billing_suspension"`

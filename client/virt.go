@@ -4,6 +4,7 @@ import (
 	"context"
 	"iter"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 )
@@ -125,10 +126,22 @@ func (c *Client) GetNode(ctx context.Context, id string) (*Node, error) {
 	return getRecord[Node](ctx, c, "/api/resources/nodes/"+esc(id))
 }
 
-// ConsoleTicket gets a ticket for a running machine's serial console (operators); a
-// stopped machine has none (ErrInvalidState).
-func (c *Client) ConsoleTicket(ctx context.Context, id string) (*Console, error) {
-	return getRecord[Console](ctx, c, "/api/virt/vms/"+esc(id)+"/console")
+// Console types: the serial terminal, and the graphical console (RFB, for noVNC) of
+// a machine with a display (Machine.Display).
+const (
+	ConsoleSerial = "serial"
+	ConsoleVNC    = "vnc"
+)
+
+// ConsoleTicket gets a ticket for a running machine's console of type typ
+// (ConsoleSerial, "" too, or ConsoleVNC) (operators); a stopped machine has none, nor
+// has a machine without a display a vnc one (ErrInvalidState).
+func (c *Client) ConsoleTicket(ctx context.Context, id, typ string) (*Console, error) {
+	q := url.Values{}
+	if typ != "" {
+		q.Set("type", typ)
+	}
+	return callFor[Console](ctx, c, http.MethodGet, "/api/virt/vms/"+esc(id)+"/console", q, nil)
 }
 
 // MigrateMachine moves a machine to the node target and returns the task (operators).

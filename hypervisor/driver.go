@@ -49,6 +49,12 @@ type Driver interface {
 
 	// Console opens the machine's console. The caller must Close it.
 	Console(ctx context.Context, ref Ref) (Console, error)
+	// Display opens the machine's graphical console (Type "vnc"): an RFB 3.8 stream
+	// that offers the caller security None, the driver having authenticated to the
+	// hypervisor's VNC server itself, so no hypervisor credential reaches the caller.
+	// A machine without a display (Machine.Headless) answers ErrWrongState. The caller
+	// must Close it.
+	Display(ctx context.Context, ref Ref) (Console, error)
 
 	// Usage returns a usage graph of one machine or node at a timeframe.
 	Usage(ctx context.Context, q UsageQuery) (UsageGraph, error)
@@ -187,6 +193,10 @@ type Machine struct {
 	Media string `json:"media,omitempty"`
 	// BootOrder lists the devices the machine boots from (BootDevices), in order.
 	BootOrder []string `json:"boot_order,omitempty"`
+	// Headless says the machine has no display, so no graphical console (Proxmox:
+	// "vga: none" or "vga: serialN"). The zero value, a display, is what machines
+	// recorded before the field existed have.
+	Headless bool `json:"headless,omitempty"`
 }
 
 // DiskGB is the sum of the machine's disk sizes.

@@ -1,6 +1,7 @@
 // Package consoles issues console tickets and redeems them: a ticket is a short-lived,
 // single-use grant, kept in the store so that any member of a cluster redeems what any
-// other issued, and redeeming it opens the machine's serial console on the hypervisor.
+// other issued, and redeeming it opens the machine's console on the hypervisor: the
+// serial one, or the graphical one (vnc) of a machine with a display.
 // It asks machines where a machine is (Machines.Ref) and checks a ticket's login through
 // the injected Authorize (auth's users): it sits above both.
 package consoles
@@ -71,8 +72,10 @@ type Deps struct {
 
 // storedTicket is a ticket as kept in the store.
 type storedTicket struct {
-	MachineID string         `json:"machine_id"`
-	VMID      int            `json:"vmid"`
+	MachineID string `json:"machine_id"`
+	VMID      int    `json:"vmid"`
+	// Type is the console's type; "" (a ticket of an older member) is serial.
+	Type      string         `json:"type,omitempty"`
 	ExpiresAt time.Time      `json:"expires_at"`
 	Session   ConsoleSession `json:"session"`
 }
@@ -95,9 +98,22 @@ func (c *Consoles) clock() time.Time {
 	return c.now()
 }
 
-// Issue grants the login who a ticket for the console of a running machine. It is
-// answered once the ticket is durable.
-func (c *Consoles) Issue(ctx context.Context, machineID string, tenant *string, who ConsoleSession) (ConsoleTicket, error) {
+// Console types: the serial terminal, and the graphical console (RFB, as noVNC speaks
+// it) of a machine with a display.
+const (
+	TypeSerial = "serial"
+	TypeVNC    = "vnc"
+)
+
+// Issue grants the login who a ticket for the console of type typ ("" is serial) of a
+// running machine. It is answered once the ticket is durable.
+func (c *Consoles) Issue(ctx context.Context, machineID string, tenant *string, typ string, who ConsoleSession) (ConsoleTicket, error) {
+	if typ == "" {
+		typ = TypeSerial
+	}
+	if typ != TypeSerial && typ != TypeVNC {
+		return ConsoleTicket{}, apierr.New(apierr.ErrInvalidRequest, "type: must be serial or vnc")
+	}
 	ref, err := c.machines.Ref(ctx, machineID, tenant)
 	if err != nil {
 		return ConsoleTicket{}, err
@@ -105,9 +121,12 @@ func (c *Consoles) Issue(ctx context.Context, machineID string, tenant *string, 
 	if ref.Status != machines.StatusRunning {
 		return ConsoleTicket{}, apierr.New(apierr.ErrInvalidState, "the console needs a running machine; it is %s", ref.Status)
 	}
-	t := ConsoleTicket{Ticket: persistence.NewID() + auth.RandomToken(24), MachineID: ref.ID, Type: "serial",
+	if typ == TypeVNC && !ref.Display {
+		return ConsoleTicket{}, apierr.New(apierr.ErrInvalidState, "the machine has no display, so no vnc console; its serial console is type=serial")
+	}
+	t := ConsoleTicket{Ticket: persistence.NewID() + auth.RandomToken(24), MachineID: ref.ID, Type: typ,
 		ExpiresAt: c.clock().Add(ConsoleTicketTTL).UTC()}
-	val, err := json.Marshal(storedTicket{MachineID: t.MachineID, VMID: ref.Ref.VMID, ExpiresAt: t.ExpiresAt, Session: who})
+	val, err := json.Marshal(storedTicket{MachineID: t.MachineID, VMID: ref.Ref.VMID, Type: typ, ExpiresAt: t.ExpiresAt, Session: who})
 	if err != nil {
 		return ConsoleTicket{}, err
 	}
@@ -146,7 +165,11 @@ func (c *Consoles) Redeem(ctx context.Context, machineID, ticket string) (hyperv
 	if err != nil {
 		return nil, ConsoleSession{}, err
 	}
-	con, err := c.driver.Console(ctx, ref.Ref)
+	open := c.driver.Console
+	if t.Type == TypeVNC {
+		open = c.driver.Display
+	}
+	con, err := open(ctx, ref.Ref)
 	return con, t.Session, err
 }
 

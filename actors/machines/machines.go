@@ -74,6 +74,10 @@ type Machine struct {
 	// TerminateAt is null, or when the machine is deleted with its snapshots and
 	// backups (Terminate); a cancel takes it back until then.
 	TerminateAt *time.Time `json:"terminate_at"`
+	// Display says the machine has a display, so a graphical (vnc) console besides
+	// the serial one. A record written before the field existed reads false until the
+	// hypervisor next reports the machine (the sync at start-up does).
+	Display bool `json:"display"`
 }
 
 // record is a machine as stored under vm/<id>. Only this package reads or writes it:
@@ -354,6 +358,8 @@ type (
 		Ref    hypervisor.Ref
 		Status string
 		ID     string
+		// Display is the record's Display.
+		Display bool `json:",omitempty"`
 	}
 )
 
@@ -660,7 +666,7 @@ func (e *machineEntity) Handle(ctx *kit.Ctx, msg any) {
 			ctx.Fail(apierr.NotFound("machine", e.id))
 			return
 		}
-		ctx.Respond(machineRef{Ref: e.ref(), Status: e.rec.Status, ID: e.id})
+		ctx.Respond(machineRef{Ref: e.ref(), Status: e.rec.Status, ID: e.id, Display: e.rec.Display})
 	case *startOp:
 		e.start(ctx, m)
 	case *opDone:
@@ -1183,6 +1189,7 @@ func applyObserved(m *Machine, hm hypervisor.Machine) {
 		m.TemplateID = hm.TemplateID
 	}
 	observeMedia(m, hm)
+	m.Display = !hm.Headless
 }
 
 // observe updates the record from the hypervisor unless a task owns the machine now.

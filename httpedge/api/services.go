@@ -147,7 +147,7 @@ type Tasks interface {
 
 // Consoles is what the edge asks of consoles.Consoles.
 type Consoles interface {
-	Issue(ctx context.Context, machineID string, tenant *string, who consoles.ConsoleSession) (consoles.ConsoleTicket, error)
+	Issue(ctx context.Context, machineID string, tenant *string, typ string, who consoles.ConsoleSession) (consoles.ConsoleTicket, error)
 	Redeem(ctx context.Context, machineID, ticket string) (hypervisor.Console, consoles.ConsoleSession, error)
 }
 

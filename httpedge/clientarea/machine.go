@@ -47,7 +47,8 @@ func (h *handlers) machineRoutes() []api.Route {
 		{Method: "POST", Path: vm + "/reinstall", Access: api.Authenticated, Handler: h.reinstall, Tag: tag, Query: tenantQuery,
 			Summary: "Rebuild the machine's system disk from a template, with a new password or SSH keys", Body: virt.ReinstallRequest{},
 			Reply: api.TaskReply{}, Status: fasthttp.StatusAccepted, Stamped: true},
-		{Method: "GET", Path: vm + "/console", Access: api.Authenticated, Handler: h.console.Ticket, Tag: tag, Query: tenantQuery,
+		{Method: "GET", Path: vm + "/console", Access: api.Authenticated, Handler: h.console.Ticket, Tag: tag,
+			Query: map[string]string{"tenant_id": tenantQuery["tenant_id"], "type": virt.ConsoleTypeDoc}, QueryTypes: virt.ConsoleQueryTypes,
 			Summary: "A single-use ticket and the websocket of the machine's console",
 			Description: "path is the console websocket's path with the ticket, to be joined to the origin the client uses (ws:// or wss://); " +
 				"url is the absolute URL when the server has a public URL set (VMPLANE_PUBLIC_URL), else the same as path. " +

@@ -32,6 +32,13 @@ type Console struct {
 	Scope     func(c *api.Call) (*string, error)
 }
 
+// ConsoleTypeDoc documents the query parameter type of the console's ticket routes.
+const ConsoleTypeDoc = "serial (the default): the serial terminal; vnc: the graphical console of a machine with a display " +
+	"(display: true), an RFB 3.8 stream offering security None, for noVNC (binary frames, subprotocol binary); a machine without one answers 409"
+
+// ConsoleQueryTypes are the types of the ticket routes' query parameters.
+var ConsoleQueryTypes = map[string]api.QueryType{"type": {Enum: []string{consoles.TypeSerial, consoles.TypeVNC}}}
+
 // Ticket answers a single-use ticket and the path of the websocket it opens.
 func (k Console) Ticket(c *api.Call) (any, error) {
 	scope, err := k.Scope(c)
@@ -39,7 +46,7 @@ func (k Console) Ticket(c *api.Call) (any, error) {
 		return nil, err
 	}
 	p := c.Principal
-	t, err := k.Services.Consoles.Issue(c.Context(), c.Param(k.Param), scope,
+	t, err := k.Services.Consoles.Issue(c.Context(), c.Param(k.Param), scope, c.Query("type"),
 		consoles.ConsoleSession{UserID: p.Subject, SessionID: p.SessionID, Gen: p.Gen})
 	if err != nil {
 		return nil, err
@@ -81,7 +88,10 @@ func validWebsocketKey(k []byte) bool {
 var consoleUpgrader = websocket.FastHTTPUpgrader{
 	// The single-use ticket is the credential, not cookies, so cross-origin pages gain
 	// nothing from a browser's ambient authority here.
-	CheckOrigin:     func(*fasthttp.RequestCtx) bool { return true },
+	CheckOrigin: func(*fasthttp.RequestCtx) bool { return true },
+	// noVNC asks for "binary", and a browser refuses an upgrade that does not
+	// answer the subprotocol it asked for; a client that asks none gets none.
+	Subprotocols:    []string{"binary"},
 	ReadBufferSize:  4096,
 	WriteBufferSize: 4096,
 }
@@ -170,8 +180,10 @@ func bridgeConsole(log *zap.Logger, ws *websocket.Conn, con hypervisor.Console, 
 		for {
 			n, err := con.Read(buf)
 			if n > 0 {
+				// A serial console's text goes as text frames; RFB is binary
+				// (noVNC's subprotocol "binary"), whatever its bytes look like.
 				kind := websocket.BinaryMessage
-				if utf8.Valid(buf[:n]) {
+				if con.Type() != consoles.TypeVNC && utf8.Valid(buf[:n]) {
 					kind = websocket.TextMessage
 				}
 				if werr := ws.WriteMessage(kind, buf[:n]); werr != nil {

@@ -66,6 +66,7 @@ func (h *handlers) routes(prefix string) []api.Route {
 		{Method: "POST", Path: prefix + "/vms/{id}/reinstall", Access: api.AdminOnly, Handler: h.reinstall, Tag: tag,
 			Summary: "Rebuild the system disk from a template", Body: ReinstallRequest{}, Reply: api.TaskReply{}, Status: fasthttp.StatusAccepted, Stamped: true},
 		{Method: "GET", Path: prefix + "/vms/{id}/console", Access: api.AdminOnly, Handler: h.console.Ticket, Tag: tag,
+			Query: map[string]string{"type": ConsoleTypeDoc}, QueryTypes: ConsoleQueryTypes,
 			Summary: "A single-use ticket and the websocket of the machine's console",
 			Description: "path is the console websocket's path with the ticket, to be joined to the origin the client uses (ws:// or wss://); " +
 				"url is the absolute URL when the server has a public URL set (VMPLANE_PUBLIC_URL), else the same as path: the request's Host header is never used. " +

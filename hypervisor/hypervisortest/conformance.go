@@ -3,6 +3,7 @@ package hypervisortest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"reflect"
 	"slices"
@@ -35,6 +36,9 @@ type Subject struct {
 	// Peer, optional, is another client of the same cluster: the driver another
 	// member of a vmplane cluster runs. Without one, CreatesOfTwoClients is skipped.
 	Peer hypervisor.Driver
+	// AddHeadless, optional, makes a running machine without a display behind the
+	// driver's back and answers its vmid. Without it, Display skips that part.
+	AddHeadless func() (int, error)
 }
 
 // Options are where drivers legitimately differ: the names of their templates and
@@ -86,6 +90,7 @@ func Conformance(t *testing.T, newSubject func(t *testing.T) Subject, opts Optio
 		{"Media", (*suite).media},
 		{"Usage", (*suite).usage},
 		{"Console", (*suite).console},
+		{"Display", (*suite).display},
 		{"MissingMachine", (*suite).missingMachine},
 		{"CancelledContext", (*suite).cancelled},
 		{"ReadsReturnCopies", (*suite).copies},
@@ -940,6 +945,68 @@ func (c *suite) console(t *testing.T) {
 	stopped := c.make(hypervisor.CreateSpec{}, hypervisor.StateStopped)
 	_, err := c.d.Console(bg, hypervisor.Ref{VMID: stopped.VMID})
 	WantErr(t, "console of a stopped machine", err, hypervisor.ErrWrongState, apierr.ErrInvalidState)
+}
+
+// display: the graphical console speaks RFB 3.8 with security None whatever the
+// hypervisor asks, shows a framebuffer, and is refused for a stopped machine and for
+// one without a display.
+func (c *suite) display(t *testing.T) {
+	m := c.make(hypervisor.CreateSpec{Name: "web-1"}, hypervisor.StateRunning)
+	con, err := c.d.Display(bg, hypervisor.Ref{VMID: m.VMID})
+	if err != nil {
+		t.Fatalf("Display: %v", err)
+	}
+	if con.Type() != "vnc" {
+		t.Errorf("Type: got %q; want vnc", con.Type())
+	}
+	var sessionErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		si, rects, err := VNCSession(con, "")
+		if err == nil && (si.Width == 0 || si.Height == 0 || !strings.Contains(si.Name, "web-1")) {
+			err = fmt.Errorf("ServerInit %+v: want a framebuffer named for the machine", si)
+		}
+		if err == nil && (len(rects) != 1 || rects[0].Width != si.Width || rects[0].Height != si.Height) {
+			err = fmt.Errorf("the first update: %d rectangles; want the whole framebuffer in one", len(rects))
+		}
+		sessionErr = err
+	}()
+	select {
+	case <-done:
+		if sessionErr != nil {
+			t.Errorf("RFB session: %v", sessionErr)
+		}
+	case <-time.After(10 * time.Second):
+		t.Errorf("RFB session: no update within 10 s")
+	}
+	for range 2 { // Close is idempotent, and ends a blocked reader
+		if err := con.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	}
+	<-done
+
+	stopped := c.make(hypervisor.CreateSpec{}, hypervisor.StateStopped)
+	_, err = c.d.Display(bg, hypervisor.Ref{VMID: stopped.VMID})
+	WantErr(t, "display of a stopped machine", err, hypervisor.ErrWrongState, apierr.ErrInvalidState)
+	_, err = c.d.Display(bg, hypervisor.Ref{VMID: 4040})
+	WantErr(t, "display of a missing machine", err, hypervisor.ErrMachineNotFound, apierr.ErrNotFound)
+	if c.s.AddHeadless == nil {
+		return
+	}
+	vmid, err := c.s.AddHeadless()
+	if err != nil {
+		t.Fatalf("AddHeadless: %v", err)
+	}
+	if hm, err := c.d.Machine(bg, hypervisor.Ref{VMID: vmid}); err != nil || !hm.Headless {
+		t.Errorf("Machine of a headless machine: Headless %v, %v; want true", hm.Headless, err)
+	}
+	if hm, _ := c.d.Machine(bg, hypervisor.Ref{VMID: m.VMID}); hm.Headless {
+		t.Errorf("a machine made by Create: Headless; want a display")
+	}
+	_, err = c.d.Display(bg, hypervisor.Ref{VMID: vmid})
+	WantErr(t, "display of a machine without one", err, hypervisor.ErrWrongState, apierr.ErrInvalidState)
 }
 
 // missingMachine: every call about a machine the hypervisor lacks is

@@ -25,6 +25,9 @@ func TestConformance(t *testing.T) {
 			SetNodeOnline: f.SetNodeOnline,
 			Rules:         func(vmid int) []hypervisor.FirewallRule { return ourRules(f.FirewallRules(vmid)) },
 			Peer:          newDriver(t, f),
+			AddHeadless: func() (int, error) {
+				return f.AddVM(pvefake.VMSpec{Status: "running", Config: map[string]string{"vga": "serial0", "serial0": "socket"}})
+			},
 		}
 	}, hypervisortest.Options{
 		Template:       "tpl-9000",

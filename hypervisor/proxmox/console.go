@@ -16,6 +16,7 @@ import (
 	pve "github.com/luthermonson/go-proxmox"
 
 	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/hypervisor/proxmox/pveconf"
 )
 
 // consolePing is how often an open console sends termproxy's keep-alive frame "2"
@@ -52,23 +53,7 @@ var serialKeyRE = regexp.MustCompile(`^serial\d$`)
 //
 // ctx bounds only the opening; the session lives until Close or until Proxmox hangs up.
 func (d *Driver) Console(ctx context.Context, ref hypervisor.Ref) (hypervisor.Console, error) {
-	if d.cfg.ConsoleUser == "" {
-		return nil, hypervisor.NewError(hypervisor.ErrUnavailable,
-			"the Proxmox console needs a console user: set ConsoleUser and ConsolePassword (VMPLANE_PROXMOX_CONSOLE_USER, VMPLANE_PROXMOX_CONSOLE_PASSWORD) "+
-				"to a pve-realm user that holds only the VM.Console privilege on /vms; Proxmox refuses API tokens on the console websocket")
-	}
-	l, err := d.locateLive(ctx, ref.VMID)
-	if err != nil {
-		return nil, err
-	}
-	st, err := d.status(ctx, l)
-	if err != nil {
-		return nil, err
-	}
-	if st.state != hypervisor.StateRunning {
-		return nil, hypervisor.NewError(hypervisor.ErrWrongState, "cannot open the console of machine %d: it is %s", ref.VMID, st.state)
-	}
-	cfg, err := d.vmConfig(ctx, l.node, l.vmid)
+	l, cfg, err := d.consoleTarget(ctx, ref.VMID)
 	if err != nil {
 		return nil, err
 	}
@@ -81,54 +66,9 @@ func (d *Driver) Console(ctx context.Context, ref hypervisor.Ref) (hypervisor.Co
 			"machine %d has no serial port for a console: add one (qm set %d --serial0 socket) and restart it", ref.VMID, ref.VMID)
 	}
 
-	// Everything below runs as the console user, on a client of its own (go-proxmox
-	// keeps the session in the client, so sharing one would race).
-	cc := pve.NewClient(d.base.String(), pve.WithHTTPClient(d.hc), pve.WithUserAgent("vmplane-proxmox"), pve.WithLogger(quietLogger{}))
-	if _, err := cc.Ticket(ctx, &pve.Credentials{Username: d.cfg.ConsoleUser, Password: d.cfg.ConsolePassword}); err != nil {
-		if se, ok := statusOf(err); ok && (se.Code == 401 || se.Code == 403) {
-			return nil, hypervisor.NewError(hypervisor.ErrUnavailable,
-				"Proxmox refused the console user %s (%d %s): check ConsoleUser and ConsolePassword", d.cfg.ConsoleUser, se.Code, se.Message)
-		}
-		return nil, d.apiError(ctx, err)
-	}
-	sess := cc.Session()
-	if sess == nil || sess.Ticket == "" {
-		return nil, hypervisor.NewError(hypervisor.ErrUnavailable, "Proxmox answered the console login without a ticket")
-	}
-	ctx = withSecrets(ctx, sess.Ticket, sess.CSRFPreventionToken)
-	var term pve.Term
-	if err := cc.Post(ctx, l.path()+"/termproxy", nil, &term); err != nil {
-		if se, ok := statusOf(err); ok && se.Code == 403 {
-			return nil, hypervisor.NewError(hypervisor.ErrUnavailable,
-				"the Proxmox console user %s lacks VM.Console on /vms/%d: %s", d.cfg.ConsoleUser, ref.VMID, se.Message)
-		}
-		return nil, d.apiError(ctx, err)
-	}
-	ctx = withSecrets(ctx, term.Ticket)
-
-	ws := *d.base
-	ws.Scheme = "wss"
-	ws.Path = d.base.Path + l.path() + "/vncwebsocket"
-	ws.RawQuery = url.Values{"port": {strconv.Itoa(int(term.Port))}, "vncticket": {term.Ticket}}.Encode()
-	dialer := websocket.Dialer{
-		Proxy:            http.ProxyFromEnvironment,
-		TLSClientConfig:  d.tls.Clone(),
-		HandshakeTimeout: d.cfg.RequestTimeout,
-		Subprotocols:     []string{"binary"},
-	}
-	hdr := http.Header{"Cookie": {"PVEAuthCookie=" + sess.Ticket}, "User-Agent": {"vmplane-proxmox"}}
-	conn, resp, err := dialer.DialContext(ctx, ws.String(), hdr)
-	if resp != nil && resp.Body != nil {
-		resp.Body.Close()
-	}
+	conn, term, ctx, err := d.proxySocket(ctx, ref.VMID, l, "termproxy", nil)
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, hypervisor.ContextError(ctx.Err())
-		}
-		if resp != nil {
-			return nil, hypervisor.NewError(hypervisor.ErrUnavailable, "Proxmox refused the console websocket of machine %d: %s", ref.VMID, resp.Status)
-		}
-		return nil, hypervisor.NewError(hypervisor.ErrUnavailable, "cannot reach the console websocket of machine %d: %s", ref.VMID, d.scrub(ctx, err.Error()))
+		return nil, err
 	}
 
 	// termproxy's handshake: "user:ticket\n", answered by "OK" (maybe with output).
@@ -155,6 +95,89 @@ func (d *Driver) Console(ctx context.Context, ref hypervisor.Ref) (hypervisor.Co
 	c.wg.Add(1)
 	go c.keepalive()
 	return c, nil
+}
+
+// consoleTarget checks what every console needs (a console user, a running machine)
+// and answers where the machine is and its config.
+func (d *Driver) consoleTarget(ctx context.Context, vmid int) (*located, pveconf.VM, error) {
+	if d.cfg.ConsoleUser == "" {
+		return nil, nil, hypervisor.NewError(hypervisor.ErrUnavailable,
+			"the Proxmox console needs a console user: set ConsoleUser and ConsolePassword (VMPLANE_PROXMOX_CONSOLE_USER, VMPLANE_PROXMOX_CONSOLE_PASSWORD) "+
+				"to a pve-realm user that holds only the VM.Console privilege on /vms; Proxmox refuses API tokens on the console websocket")
+	}
+	l, err := d.locateLive(ctx, vmid)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := d.status(ctx, l)
+	if err != nil {
+		return nil, nil, err
+	}
+	if st.state != hypervisor.StateRunning {
+		return nil, nil, hypervisor.NewError(hypervisor.ErrWrongState, "cannot open the console of machine %d: it is %s", vmid, st.state)
+	}
+	cfg, err := d.vmConfig(ctx, l.node, l.vmid)
+	if err != nil {
+		return nil, nil, err
+	}
+	return l, cfg, nil
+}
+
+// proxySocket opens the websocket of a console proxy (termproxy or vncproxy, endpoint)
+// of machine vmid at l as the console user, and answers it with the proxy's answer and
+// ctx carrying the secrets to scrub from errors. Everything runs as the console user,
+// on a client of its own (go-proxmox keeps the session in the client, so sharing one
+// would race).
+func (d *Driver) proxySocket(ctx context.Context, vmid int, l *located, endpoint string, params any) (*websocket.Conn, pve.Term, context.Context, error) {
+	cc := pve.NewClient(d.base.String(), pve.WithHTTPClient(d.hc), pve.WithUserAgent("vmplane-proxmox"), pve.WithLogger(quietLogger{}))
+	if _, err := cc.Ticket(ctx, &pve.Credentials{Username: d.cfg.ConsoleUser, Password: d.cfg.ConsolePassword}); err != nil {
+		if se, ok := statusOf(err); ok && (se.Code == 401 || se.Code == 403) {
+			return nil, pve.Term{}, ctx, hypervisor.NewError(hypervisor.ErrUnavailable,
+				"Proxmox refused the console user %s (%d %s): check ConsoleUser and ConsolePassword", d.cfg.ConsoleUser, se.Code, se.Message)
+		}
+		return nil, pve.Term{}, ctx, d.apiError(ctx, err)
+	}
+	sess := cc.Session()
+	if sess == nil || sess.Ticket == "" {
+		return nil, pve.Term{}, ctx, hypervisor.NewError(hypervisor.ErrUnavailable, "Proxmox answered the console login without a ticket")
+	}
+	ctx = withSecrets(ctx, sess.Ticket, sess.CSRFPreventionToken)
+	var term pve.Term
+	if err := cc.Post(ctx, l.path()+"/"+endpoint, params, &term); err != nil {
+		if se, ok := statusOf(err); ok && se.Code == 403 {
+			return nil, pve.Term{}, ctx, hypervisor.NewError(hypervisor.ErrUnavailable,
+				"the Proxmox console user %s lacks VM.Console on /vms/%d: %s", d.cfg.ConsoleUser, vmid, se.Message)
+		}
+		return nil, pve.Term{}, ctx, d.apiError(ctx, err)
+	}
+	ctx = withSecrets(ctx, term.Ticket)
+
+	ws := *d.base
+	ws.Scheme = "wss"
+	ws.Path = d.base.Path + l.path() + "/vncwebsocket"
+	ws.RawQuery = url.Values{"port": {strconv.Itoa(int(term.Port))}, "vncticket": {term.Ticket}}.Encode()
+	dialer := websocket.Dialer{
+		Proxy:            http.ProxyFromEnvironment,
+		TLSClientConfig:  d.tls.Clone(),
+		HandshakeTimeout: d.cfg.RequestTimeout,
+		Subprotocols:     []string{"binary"},
+	}
+	hdr := http.Header{"Cookie": {"PVEAuthCookie=" + sess.Ticket}, "User-Agent": {"vmplane-proxmox"}}
+	conn, resp, err := dialer.DialContext(ctx, ws.String(), hdr)
+	if resp != nil && resp.Body != nil {
+		resp.Body.Close()
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, pve.Term{}, ctx, hypervisor.ContextError(ctx.Err())
+		}
+		if resp != nil {
+			return nil, pve.Term{}, ctx, hypervisor.NewError(hypervisor.ErrUnavailable, "Proxmox refused the console websocket of machine %d: %s", vmid, resp.Status)
+		}
+		return nil, pve.Term{}, ctx, hypervisor.NewError(hypervisor.ErrUnavailable, "cannot reach the console websocket of machine %d: %s", vmid, d.scrub(ctx, err.Error()))
+	}
+
+	return conn, term, ctx, nil
 }
 
 // SerialConsole is an open termproxy session. Write sends input frames, Read returns

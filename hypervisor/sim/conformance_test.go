@@ -2,6 +2,7 @@ package sim
 
 import (
 	"testing"
+	"time"
 
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/hypervisor/hypervisortest"
@@ -27,6 +28,10 @@ func subject(d *Driver, clk *hypervisortest.Clock) hypervisortest.Subject {
 			return d.SetNodeStatus(node, status)
 		},
 		Rules: d.Firewall,
+		AddHeadless: func() (int, error) {
+			hm, err := d.AddMachine(hypervisor.Machine{State: hypervisor.StateRunning, Headless: true}, time.Time{})
+			return hm.VMID, err
+		},
 	}
 }
 

@@ -101,6 +101,14 @@ func (c VM) BootOrder() []string {
 	return out
 }
 
+// Headless reads "vga": none, or a serial port as the display, leaves no graphical
+// console (Proxmox's default, std, and every other adapter has one).
+func (c VM) Headless() bool {
+	typ, _, _ := strings.Cut(c["vga"], ",")
+	typ = strings.TrimPrefix(typ, "type=")
+	return typ == "none" || strings.HasPrefix(typ, "serial")
+}
+
 // Machine assembles a machine from its config.
 func Machine(vmid int, node string, state hypervisor.State, cfg VM) hypervisor.Machine {
 	m := hypervisor.Machine{
@@ -113,6 +121,7 @@ func Machine(vmid int, node string, state hypervisor.State, cfg VM) hypervisor.M
 		TemplateID: cfg.TemplateID(),
 		Media:      cfg.Media(),
 		BootOrder:  cfg.BootOrder(),
+		Headless:   cfg.Headless(),
 		Disks:      []hypervisor.Disk{},
 		Interfaces: []hypervisor.Interface{},
 	}

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/fasthttp/websocket"
+
+	"github.com/vmplane/vmplane/hypervisor/rfb"
 )
 
 var serialKey = regexp.MustCompile(`^serial\d$`)
@@ -44,9 +46,55 @@ func (c *call) termproxy() {
 	c.ok(map[string]any{"port": s.portSeq, "ticket": tk, "upid": upid, "user": c.user})
 }
 
-// vncWebsocket serves a termproxy session: it needs a PVEAuthCookie of the ticket's
+// vncproxy opens a VNC proxy on a running VM that has a display and answers the port
+// and a vncticket, as termproxy does. Behind the vncwebsocket it opens is an RFB server
+// (QEMU's, in Proxmox) that asks for VNC authentication with the ticket as password.
+// Only websocket=1 is served: the fake has no plain TCP proxy.
+func (c *call) vncproxy() {
+	s := c.s
+	v := c.vmLocked()
+	if v == nil {
+		return
+	}
+	if c.form.Get("websocket") != "1" {
+		c.fail(501, "the fake serves vncproxy with websocket=1 only")
+		return
+	}
+	if v.status != "running" {
+		c.fail(500, "VM %d not running", v.vmid)
+		return
+	}
+	if typ, _, _ := strings.Cut(strings.TrimPrefix(v.config["vga"], "type="), ","); typ == "none" || strings.HasPrefix(typ, "serial") {
+		c.fail(500, "VM %d has no display (vga: %s)", v.vmid, v.config["vga"])
+		return
+	}
+	s.portSeq++
+	now := s.cfg.Now()
+	tk := fmt.Sprintf("PVEVNC:%08X::%s", now.Unix(), randomHex(20))
+	s.vnc[tk] = vncTicket{display: true, user: c.user, vmid: v.vmid, port: s.portSeq, expires: now.Add(time.Minute)}
+	upid := s.newTaskLocked(v.node, "vncproxy", strconv.Itoa(v.vmid), c.user, nil, nil)
+	c.ok(map[string]any{"port": s.portSeq, "ticket": tk, "upid": upid, "user": c.user, "cert": "-----BEGIN CERTIFICATE-----\n(fake)\n-----END CERTIFICATE-----\n"})
+}
+
+// displayWidth and displayHeight are the size of a VM's framebuffer in the fake.
+const (
+	displayWidth  = 64
+	displayHeight = 48
+)
+
+// serveDisplay runs the RFB server of a vncproxy session over the websocket: VNC
+// authentication with the vncticket as the password (QEMU compares its first 8 bytes),
+// then a framebuffer of a fixed pattern.
+func serveDisplay(conn *websocket.Conn, name, ticket string) {
+	srv := rfb.Server{Width: displayWidth, Height: displayHeight, Name: "VM " + name, Password: ticket,
+		Pixel: func(x, y int) (uint8, uint8, uint8) { return uint8(x * 4), uint8(y * 5), 0x80 }}
+	_ = srv.Serve(rfb.NewStream(conn))
+}
+
+// vncWebsocket serves a termproxy or vncproxy session: it needs a PVEAuthCookie of the ticket's
 // user (API tokens are refused, as Proxmox refuses them), a valid vncticket for this VM
-// and port, and the "binary" subprotocol. The first frame must be "user:ticket\n"; the
+// and port, and the "binary" subprotocol. A vncproxy's ticket gets an RFB server
+// (serveDisplay). For a termproxy's, the first frame must be "user:ticket\n"; the
 // fake answers "OK", then runs a tiny shell over the framing: "0:LEN:DATA" input,
 // "1:COLS:ROWS:" resize, "2" ping.
 func (c *call) vncWebsocket() {
@@ -95,6 +143,13 @@ func (c *call) vncWebsocket() {
 		conn.Close()
 	}()
 
+	if t.display {
+		s.mu.Lock()
+		delete(s.vnc, tk) // a vncticket opens one session
+		s.mu.Unlock()
+		serveDisplay(conn, name, tk)
+		return
+	}
 	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
 	_, first, err := conn.ReadMessage()
 	if err != nil || string(first) != t.user+":"+tk+"\n" {

@@ -27,7 +27,9 @@
 //     snapshots (with or without memory, a tree of parents, rollback, delete; checked
 //     in their tasks as qemu-server does, and removed by a restore over the VM),
 //     termproxy and a vncwebsocket that speaks the termproxy framing in front of a
-//     tiny shell (typing "hostname" answers the VM's name).
+//     tiny shell (typing "hostname" answers the VM's name); vncproxy (websocket=1) and
+//     a vncwebsocket that serves a tiny RFB server asking VNC authentication with the
+//     vncticket (a VM with "vga: none" or "vga: serialN" has no display).
 //   - What real clusters do that naive fakes do not: a full clone copies the
 //     template's firewall; POST config and resize check the digest inside their task
 //     ("detected modified configuration" as the exit status); /cluster/resources shows

@@ -46,6 +46,7 @@ var routes = func() []route {
 		{method: "PUT", pattern: q + "/resize", handle: (*call).resize},
 		{method: "POST", pattern: q + "/clone", handle: (*call).clone},
 		{method: "POST", pattern: q + "/termproxy", handle: (*call).termproxy, ticketOK: true},
+		{method: "POST", pattern: q + "/vncproxy", handle: (*call).vncproxy, ticketOK: true},
 		{method: "GET", pattern: q + "/vncwebsocket", ticketOK: true}, // handled outside the lock
 		{method: "GET", pattern: q + "/rrddata", handle: (*call).vmRRD},
 		{method: "GET", pattern: q + "/status/current", handle: (*call).statusCurrent},

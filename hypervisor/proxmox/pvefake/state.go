@@ -205,8 +205,10 @@ type ticket struct {
 	expires time.Time
 }
 
-// vncTicket is a termproxy ticket: it lets its user open one VM's console on one port.
+// vncTicket is a termproxy or vncproxy ticket: it lets its user open one VM's console
+// on one port; display marks a vncproxy's (an RFB server behind the websocket).
 type vncTicket struct {
+	display bool
 	user    string
 	vmid    int
 	port    int
