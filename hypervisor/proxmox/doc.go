@@ -39,11 +39,14 @@
 //	VM.Snapshot                  snapshots, their rollback and deletion
 //	Datastore.Audit              storages and their backup content
 //	Datastore.AllocateSpace      disks, clones, backups
+//	VM.Config.CDROM              mounting and ejecting ISO images
+//	Datastore.AllocateTemplate   fetching (download-url) and deleting ISO images
+//	Sys.Modify                   download-url (on /)
 //	SDN.Use                      only when bridges are SDN vnets (on /sdn/zones/...)
 //
 // For example:
 //
-//	pveum role add VMplane --privs "Sys.Audit,VM.Audit,VM.PowerMgmt,VM.Config.CPU,VM.Config.Memory,VM.Config.Options,VM.Config.Network,VM.Config.Disk,VM.Config.Cloudinit,VM.Migrate,VM.Clone,VM.Allocate,VM.Backup,VM.Snapshot,Datastore.Audit,Datastore.AllocateSpace"
+//	pveum role add VMplane --privs "Sys.Audit,VM.Audit,VM.PowerMgmt,VM.Config.CPU,VM.Config.Memory,VM.Config.Options,VM.Config.Network,VM.Config.Disk,VM.Config.Cloudinit,VM.Migrate,VM.Clone,VM.Allocate,VM.Backup,VM.Snapshot,Datastore.Audit,Datastore.AllocateSpace,VM.Config.CDROM,Datastore.AllocateTemplate,Sys.Modify"
 //	pveum user add vmplane@pve
 //	pveum user token add vmplane@pve driver --privsep 1
 //	pveum acl modify / --users vmplane@pve --roles VMplane
