@@ -80,6 +80,8 @@
 //	               duplicates), PUT .../firewall/options enable=1, netN firewall=1
 //	Backup(s)      POST /nodes/{n}/vzdump, GET /nodes/{n}/storage/{s}/content?content=backup&vmid=,
 //	               DELETE .../content/{volid}, POST /nodes/{n}/qemu archive= force=1
+//	RestoreNew     GET /cluster/nextid, POST /nodes/{n}/qemu vmid= archive= unique=1 name=,
+//	               UPID, wait for lock
 //	Snapshots      GET .../snapshot (the "current" entry left out); lock, name and state
 //	               checked first, then POST .../snapshot snapname= description= vmstate=,
 //	               POST .../snapshot/{name}/rollback, DELETE .../snapshot/{name}; UPIDs
