@@ -71,6 +71,10 @@ type Driver interface {
 	DeleteBackup(ctx context.Context, ref Ref, backupID string) error
 	// RestoreBackup restores a machine from one of its backups.
 	RestoreBackup(ctx context.Context, ref Ref, backupID string) (Machine, error)
+	// RestoreNew restores one of from's backups into a new machine (from may be gone:
+	// backups outlive their machine), stopped, with fresh MACs (Proxmox's unique=1),
+	// and returns it; the source machine is left as it is.
+	RestoreNew(ctx context.Context, from Ref, backupID string, spec RestoreSpec) (Machine, error)
 
 	// Snapshots lists a machine's snapshots, oldest first.
 	Snapshots(ctx context.Context, ref Ref) ([]Snapshot, error)
@@ -408,6 +412,18 @@ type Backup struct {
 	Mode      BackupMode `json:"mode"`
 	SizeBytes int64      `json:"size_bytes"`
 	CreatedAt time.Time  `json:"created_at"`
+}
+
+// RestoreSpec says where a backup is restored as a new machine.
+type RestoreSpec struct {
+	// VMID 0: the driver picks the next free vmid; a vmid given that exists fails
+	// with ErrVMIDInUse.
+	VMID int `json:"vmid,omitempty"`
+	// Node "": the backup's node when its storage is local to one, else the least
+	// loaded online node.
+	Node string `json:"node,omitempty"`
+	// Name "": the name the backup holds.
+	Name string `json:"name,omitempty"`
 }
 
 // Snapshot is one snapshot of a machine: its configuration and disks, and with

@@ -36,20 +36,27 @@ type testOptions struct {
 	// Clock runs the runtime (nil: the real clock); TerminateGrace is machines' Deps'.
 	Clock          kit.Clock
 	TerminateGrace time.Duration
+	// Store, when set, is the store to start on (a restart's: an earlier system's,
+	// stopped), which the caller closes; nil: a new one in t.TempDir().
+	Store persistence.Store
+	// KeepOpen leaves the system running at cleanup, for a test that stops it itself.
+	KeepOpen bool
 }
 
 // newTestSystem starts the machines' services over a store in t.TempDir(), stopped at
 // cleanup.
 func newTestSystem(t testing.TB, mutate ...func(*testOptions)) *testSystem {
 	t.Helper()
-	var store persistence.Store
-	store, err := persistence.Open(persistence.Options{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
 	var opts testOptions
 	for _, m := range mutate {
 		m(&opts)
+	}
+	store, own := opts.Store, opts.Store == nil
+	if own {
+		var err error
+		if store, err = persistence.Open(persistence.Options{Dir: t.TempDir()}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if opts.Wrap != nil {
 		store = opts.Wrap(store)
@@ -67,13 +74,23 @@ func newTestSystem(t testing.TB, mutate ...func(*testOptions)) *testSystem {
 	s.Services = Start(Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Alerts: s.Alerts,
 		TenantExists: func(context.Context, string) error { return nil }, Counting: opts.Counting, Limits: opts.Limits,
 		TerminateGrace: opts.TerminateGrace})
+	if opts.KeepOpen {
+		return s
+	}
 	t.Cleanup(func() {
-		s.Machines.Stop()
-		rt.Shutdown()
-		s.Events.Close()
-		store.Close()
+		s.stop()
+		if own {
+			store.Close()
+		}
 	})
 	return s
+}
+
+// stop stops the services and their runtime, as a process that ends does.
+func (s *testSystem) stop() {
+	s.Machines.Stop()
+	s.rt.Shutdown()
+	s.Events.Close()
 }
 
 // adopt records what the driver's inventory holds, as a first sync (actors/inventory,

@@ -1268,7 +1268,7 @@ func (e *machineEntity) settle(ctx *kit.Ctx, taskID string) {
 		// create that is about to start. The next revive settles it if it never does.
 		return
 	}
-	ref, op, before := e.ref(), e.rec.Op, e.rec.DiskGB
+	ref, op, before, tenant := e.ref(), e.rec.Op, e.rec.DiskGB, e.rec.TenantID
 	ms := e.ms
 	// Registered as running while it waits: a second settle of the task is a no-op,
 	// and Stop cancels the wait, leaving the task open for the next owner.
@@ -1308,7 +1308,13 @@ func (e *machineEntity) settle(ctx *kit.Ctx, taskID string) {
 		if err == nil {
 			done.Observed = &hm
 		}
-		if err != nil || op == nil || !reached(hm, *op, before) {
+		ok := err == nil && op != nil && reached(hm, *op, before)
+		if err == nil && op != nil && !ok {
+			if ok, err = ms.settleEvidence(octx, e.id, tenant, taskID, ref, *op, done); err != nil {
+				ms.sys.log.Warn("could not tell whether a task left open was done", zap.String("task_id", taskID), zap.Error(err))
+			}
+		}
+		if !ok {
 			done.Err = apierr.New(apierr.ErrUnavailable, "vmplane restarted while this task ran; the machine's state was refreshed from the hypervisor")
 		}
 		dctx, dcancel := context.WithTimeout(context.Background(), kit.DefaultTimeout)
@@ -1354,8 +1360,11 @@ func reached(hm hypervisor.Machine, op Operation, diskBefore int) bool {
 		return c != nil && hm.VMID != 0 && (c.Name == "" || c.Name == hm.Name) &&
 			(c.CPUCores == 0 || c.CPUCores == hm.CPUCores) && (c.MemoryMB == 0 || c.MemoryMB == hm.MemoryMB) &&
 			hm.DiskGB() >= c.DiskGB && (!c.Start || hm.State == hypervisor.StateRunning)
+	case OpMountISO, OpEjectISO, OpBootOrder, OpRescue:
+		return reachedMedia(hm, op)
 	}
-	// Reboots, disks, networks and reinstalls leave no trace to tell them by.
+	// Reboots, disks, networks, reinstalls and restores leave no trace to tell them by
+	// on the machine; snapshots and on-demand backups are told by settleEvidence.
 	return false
 }
 

@@ -61,9 +61,9 @@ func tenantMachine(t *testing.T, ctx context.Context, lim *Limits, wrap func(hyp
 }
 
 // tenantMachineOn is tenantMachine on driver d.
-func tenantMachineOn(t *testing.T, ctx context.Context, d hypervisor.Driver, lim *Limits, wrap func(hypervisor.Driver) hypervisor.Driver) (*testSystem, Machine) {
+func tenantMachineOn(t *testing.T, ctx context.Context, d hypervisor.Driver, lim *Limits, wrap func(hypervisor.Driver) hypervisor.Driver, more ...func(*testOptions)) (*testSystem, Machine) {
 	t.Helper()
-	s := newTestSystem(t, func(o *testOptions) {
+	s := newTestSystem(t, append(more, func(o *testOptions) {
 		o.Driver = d
 		if wrap != nil {
 			o.Driver = wrap(o.Driver)
@@ -71,7 +71,7 @@ func tenantMachineOn(t *testing.T, ctx context.Context, d hypervisor.Driver, lim
 		if lim != nil {
 			o.Limits = func(context.Context, string) (Limits, error) { return *lim, nil }
 		}
-	})
+	})...)
 	res, err := s.adopt(ctx)
 	if err != nil {
 		t.Fatal(err)

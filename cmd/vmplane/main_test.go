@@ -554,7 +554,7 @@ func TestProxmoxCheck(t *testing.T) {
 		}
 	}
 	check(envOf(full, full.TokenSecret()), 0, "Proxmox VE 9.1.1", "holds every privilege")
-	check(envOf(partial, partial.TokenSecret()), 1, "MISSING  VM.Backup", "MISSING  VM.Allocate", "lacks 11 privilege(s)")
+	check(envOf(partial, partial.TokenSecret()), 1, "MISSING  VM.Backup", "MISSING  VM.Allocate", "MISSING  VM.Config.CDROM", "MISSING  Sys.Modify", "lacks 14 privilege(s)")
 	check(envOf(full, "00000000-0000-0000-0000-00000000dead"), 1, "FAIL")
 	addr, _ := blackhole(t)
 	check([]string{"VMPLANE_PROXMOX_URL=https://" + addr, "VMPLANE_PROXMOX_TOKEN_ID=a@pve!x", "VMPLANE_PROXMOX_TOKEN_SECRET=s",

@@ -85,6 +85,7 @@ func Conformance(t *testing.T, newSubject func(t *testing.T) Subject, opts Optio
 		{"Reinstall", (*suite).reinstall},
 		{"Firewall", (*suite).firewall},
 		{"Backups", (*suite).backups},
+		{"RestoreNew", (*suite).restoreNew},
 		{"Snapshots", (*suite).snapshots},
 		{"SnapshotRefusals", (*suite).snapshotRefusals},
 		{"Media", (*suite).media},

@@ -12,6 +12,7 @@ import (
 
 	pve "github.com/luthermonson/go-proxmox"
 
+	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 )
 
@@ -261,4 +262,83 @@ func (d *Driver) RestoreBackup(ctx context.Context, ref hypervisor.Ref, backupID
 		}
 	}
 	return d.machine(ctx, ref.VMID)
+}
+
+// RestoreNew restores one of from's backups into a new machine with POST
+// /nodes/{n}/qemu vmid= archive= unique=1 (new MACs) and name= when one is given (an
+// option beside the archive overrides the archive's, Proxmox VE 7.2 and later), waits
+// for the restore task and the VM's lock, and returns the machine, stopped. The node
+// is spec.Node, else the archive's own when it lies on a node's local storage (no
+// other node can read it), else the least loaded online node. The vmid is spec.VMID
+// or /cluster/nextid's, taken again above one another client restored or cloned to
+// first, as Create does.
+func (d *Driver) RestoreNew(ctx context.Context, from hypervisor.Ref, backupID string, spec hypervisor.RestoreSpec) (hypervisor.Machine, error) {
+	if err := ctx.Err(); err != nil {
+		return hypervisor.Machine{}, hypervisor.ContextError(err)
+	}
+	if spec.Name != "" && !hypervisor.ValidVMName(spec.Name) {
+		return hypervisor.Machine{}, apierr.Invalid(apierr.Field("name", "must be a DNS name"))
+	}
+	view, err := d.resources(ctx)
+	if err != nil {
+		return hypervisor.Machine{}, err
+	}
+	b, err := d.findBackup(ctx, view, from.VMID, backupID)
+	if err != nil {
+		return hypervisor.Machine{}, err
+	}
+	shared := view.shared(b.Storage)
+	if spec.Node != "" && !shared && spec.Node != b.Node {
+		return hypervisor.Machine{}, apierr.New(apierr.ErrInvalidRequest,
+			"backup %s lies on node %s's local storage: Proxmox can only restore it on %s", backupID, b.Node, b.Node)
+	}
+	node, err := d.place(view, spec.Node, b.Node, shared)
+	if err != nil {
+		return hypervisor.Machine{}, err
+	}
+	if spec.VMID != 0 {
+		if _, taken := view.vms[spec.VMID]; taken {
+			return hypervisor.Machine{}, hypervisor.NewError(hypervisor.ErrVMIDInUse, "vmid %d already exists", spec.VMID)
+		}
+	}
+	var vmid int
+	lost := 0
+	for attempt := 1; ; attempt++ {
+		d.createMu.Lock()
+		vmid = spec.VMID
+		if vmid == 0 {
+			vmid, err = new(pve.Cluster).New(d.api).NextID(ctx)
+			vmid, err = max(vmid, lost+1), d.apiError(ctx, err)
+		}
+		var upid string
+		if err == nil {
+			body := map[string]any{"vmid": vmid, "archive": b.ID, "unique": 1}
+			if spec.Name != "" {
+				body["name"] = spec.Name
+			}
+			if err = d.call(ctx, http.MethodPost, "/nodes/"+url.PathEscape(node)+"/qemu", nil, body, &upid); err != nil {
+				if se, ok := statusOf(err); ok && strings.Contains(se.Message, "already exists") {
+					err = hypervisor.NewError(hypervisor.ErrVMIDInUse, "vmid %d already exists", vmid)
+				} else {
+					err = d.apiError(ctx, err)
+				}
+			}
+		}
+		d.createMu.Unlock()
+		if errors.Is(err, hypervisor.ErrVMIDInUse) && spec.VMID == 0 && attempt < nextIDAttempts {
+			lost = vmid
+			continue
+		}
+		if err != nil {
+			return hypervisor.Machine{}, err
+		}
+		if err := d.waitTask(ctx, node, upid, fmt.Sprintf("restore %s as machine %d", backupID, vmid)); err != nil {
+			return hypervisor.Machine{}, err
+		}
+		break
+	}
+	if _, err := d.waitUnlocked(ctx, node, vmid); err != nil {
+		return hypervisor.Machine{}, err
+	}
+	return d.machine(ctx, vmid)
 }

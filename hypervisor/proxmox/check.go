@@ -37,6 +37,11 @@ var RequiredPrivileges = []Privilege{
 	{"VM.Snapshot", []string{"/", "/vms"}, "snapshots, their rollback and deletion"},
 	{"Datastore.Audit", []string{"/", "/storage"}, "storages and their backups"},
 	{"Datastore.AllocateSpace", []string{"/", "/storage"}, "disks, clones, backups"},
+	// The ISO library, media and rescue (a restore to a new machine needs nothing
+	// more: VM.Allocate, VM.Backup and Datastore.AllocateSpace above).
+	{"VM.Config.CDROM", []string{"/", "/vms"}, "mounting and ejecting ISO images"},
+	{"Datastore.AllocateTemplate", []string{"/", "/storage"}, "fetching (download-url) and deleting ISO images"},
+	{"Sys.Modify", []string{"/"}, "download-url of ISO images"},
 }
 
 // CheckReport is what Check found.

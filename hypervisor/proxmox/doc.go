@@ -39,11 +39,14 @@
 //	VM.Snapshot                  snapshots, their rollback and deletion
 //	Datastore.Audit              storages and their backup content
 //	Datastore.AllocateSpace      disks, clones, backups
+//	VM.Config.CDROM              mounting and ejecting ISO images
+//	Datastore.AllocateTemplate   fetching (download-url) and deleting ISO images
+//	Sys.Modify                   download-url (on /)
 //	SDN.Use                      only when bridges are SDN vnets (on /sdn/zones/...)
 //
 // For example:
 //
-//	pveum role add VMplane --privs "Sys.Audit,VM.Audit,VM.PowerMgmt,VM.Config.CPU,VM.Config.Memory,VM.Config.Options,VM.Config.Network,VM.Config.Disk,VM.Config.Cloudinit,VM.Migrate,VM.Clone,VM.Allocate,VM.Backup,VM.Snapshot,Datastore.Audit,Datastore.AllocateSpace"
+//	pveum role add VMplane --privs "Sys.Audit,VM.Audit,VM.PowerMgmt,VM.Config.CPU,VM.Config.Memory,VM.Config.Options,VM.Config.Network,VM.Config.Disk,VM.Config.Cloudinit,VM.Migrate,VM.Clone,VM.Allocate,VM.Backup,VM.Snapshot,Datastore.Audit,Datastore.AllocateSpace,VM.Config.CDROM,Datastore.AllocateTemplate,Sys.Modify"
 //	pveum user add vmplane@pve
 //	pveum user token add vmplane@pve driver --privsep 1
 //	pveum acl modify / --users vmplane@pve --roles VMplane
@@ -77,6 +80,8 @@
 //	               duplicates), PUT .../firewall/options enable=1, netN firewall=1
 //	Backup(s)      POST /nodes/{n}/vzdump, GET /nodes/{n}/storage/{s}/content?content=backup&vmid=,
 //	               DELETE .../content/{volid}, POST /nodes/{n}/qemu archive= force=1
+//	RestoreNew     GET /cluster/nextid, POST /nodes/{n}/qemu vmid= archive= unique=1 name=,
+//	               UPID, wait for lock
 //	Snapshots      GET .../snapshot (the "current" entry left out); lock, name and state
 //	               checked first, then POST .../snapshot snapname= description= vmstate=,
 //	               POST .../snapshot/{name}/rollback, DELETE .../snapshot/{name}; UPIDs

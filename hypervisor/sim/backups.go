@@ -199,3 +199,56 @@ func (d *Driver) RestoreBackup(ctx context.Context, ref hypervisor.Ref, backupID
 	})
 	return out, err
 }
+
+// RestoreNew restores one of from's backups as a new machine: the vmid given or the
+// next free one, on the node given or the least loaded online one, stopped, named as
+// asked or as the backup holds it. Its interfaces get fresh MACs and addresses (as
+// Proxmox's unique=1 gives new MACs), so that it never clashes with the source.
+func (d *Driver) RestoreNew(ctx context.Context, from hypervisor.Ref, backupID string, spec hypervisor.RestoreSpec) (hypervisor.Machine, error) {
+	if err := ctx.Err(); err != nil {
+		return hypervisor.Machine{}, hypervisor.ContextError(err)
+	}
+	if spec.Name != "" && !hypervisor.ValidVMName(spec.Name) {
+		return hypervisor.Machine{}, invalid("name", "must be a DNS name")
+	}
+	d.catchUp()
+	d.mu.Lock()
+	vmid := spec.VMID
+	if vmid == 0 {
+		vmid = d.nextVMIDLocked()
+	}
+	d.mu.Unlock()
+	var out hypervisor.Machine
+	err := d.run(ctx, op{
+		name: OpRestore,
+		vmid: vmid,
+		check: func() error {
+			if _, err := d.backupIndexLocked(from.VMID, backupID); err != nil {
+				return err
+			}
+			if _, taken := d.machines[vmid]; taken {
+				return hypervisor.NewError(hypervisor.ErrVMIDInUse, "vmid %d already exists", vmid)
+			}
+			_, err := d.placeLocked(spec.Node)
+			return err
+		},
+		apply: func() error {
+			node, err := d.placeLocked(spec.Node)
+			if err != nil {
+				return err
+			}
+			cfg := cloneMachine(d.backupCfg[backupID])
+			cfg.VMID, cfg.Node, cfg.State = vmid, node, hypervisor.StateStopped
+			cfg.Media = ""
+			if spec.Name != "" {
+				cfg.Name = spec.Name
+			}
+			for i := range cfg.Interfaces {
+				cfg.Interfaces[i].MAC, cfg.Interfaces[i].IPAddresses = "", nil
+			}
+			out = cloneMachine(d.insertLocked(cfg, d.now()).Machine)
+			return nil
+		},
+	})
+	return out, err
+}

@@ -146,7 +146,9 @@ func (c *call) deleteVolume() {
 }
 
 // restore is POST /nodes/{node}/qemu with archive=: it restores a backup onto vmid,
-// overwriting a stopped VM when force=1.
+// overwriting a stopped VM when force=1. Onto a new vmid, the disks take the new
+// vmid's volume names; unique=1 gives every NIC a new MAC, and config options given
+// beside the archive (name=) override the archive's, as Proxmox VE 7.2 and later do.
 func (c *call) restore() {
 	s := c.s
 	nodeName := c.p["node"]
@@ -183,7 +185,7 @@ func (c *call) restore() {
 		}
 	}
 	c.task("qmrestore", strconv.Itoa(id), func() string {
-		cfg := copyMap(b.config)
+		cfg := restoredConfig(s, b, id, c.form.Get("name"), boolParam(c.form.Get("unique")))
 		if cur, ok := s.vms[id]; ok {
 			cur.config = cfg
 			cur.snapshots, cur.parent = nil, "" // the archive holds no snapshots
@@ -195,4 +197,30 @@ func (c *call) restore() {
 		s.vms[id] = &vm{vmid: id, node: nodeName, status: "stopped", config: cfg, version: 1, created: s.cfg.Now()}
 		return "OK"
 	}, nil)
+}
+
+// restoredConfig is a backup's config as restored onto vmid (see restore). It runs
+// under the server's lock (the task's apply).
+func restoredConfig(s *Server, b *backup, vmid int, name string, unique bool) map[string]string {
+	cfg := copyMap(b.config)
+	old, now := fmt.Sprintf("vm-%d-", b.vmid), fmt.Sprintf("vm-%d-", vmid)
+	for k, v := range cfg {
+		if vmid != b.vmid {
+			v = strings.ReplaceAll(v, old, now)
+		}
+		if unique && strings.HasPrefix(k, "net") {
+			if model, rest, ok := strings.Cut(v, "="); ok {
+				_, opts, _ := strings.Cut(rest, ",")
+				v = model + "=" + s.newMACLocked()
+				if opts != "" {
+					v += "," + opts
+				}
+			}
+		}
+		cfg[k] = v
+	}
+	if name != "" {
+		cfg["name"] = name
+	}
+	return cfg
 }

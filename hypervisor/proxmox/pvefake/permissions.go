@@ -4,7 +4,8 @@ package pvefake
 // Config.Permissions says otherwise: everything vmplane's driver uses.
 var AllPrivileges = []string{"Sys.Audit", "VM.Audit", "VM.PowerMgmt", "VM.Config.CPU", "VM.Config.Memory",
 	"VM.Config.Options", "VM.Config.Network", "VM.Config.Disk", "VM.Config.Cloudinit", "VM.Migrate", "VM.Clone",
-	"VM.Allocate", "VM.Backup", "VM.Snapshot", "Datastore.Audit", "Datastore.AllocateSpace"}
+	"VM.Allocate", "VM.Backup", "VM.Snapshot", "Datastore.Audit", "Datastore.AllocateSpace",
+	"VM.Config.CDROM", "Datastore.AllocateTemplate", "Sys.Modify"}
 
 // permissions answers GET /access/permissions for the API token: path → privilege →
 // 1 (propagated), as Proxmox does.
