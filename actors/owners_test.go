@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vmplane/vmplane/actors/addresses"
 	"github.com/vmplane/vmplane/actors/alerts"
 	"github.com/vmplane/vmplane/actors/auth"
 	"github.com/vmplane/vmplane/actors/backups"
@@ -46,6 +47,7 @@ var keyTables = map[string][]persistence.KeyKind{
 	"actors/inventory":         inventory.Keys,
 	"actors/tenants":           tenants.Keys,
 	"actors/plans":             plans.Keys,
+	"actors/addresses":         addresses.Keys,
 	"actors/schedules":         schedules.Keys,
 	"actors/monitoring":        monitoring.Keys,
 	"app":                      app.Keys,

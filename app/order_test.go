@@ -57,6 +57,8 @@ func TestUnknownIDIsNotFoundWhateverTheBody(t *testing.T) {
 		{"POST", "/api/virt/vms/{id}/plan", map[string]any{"plan_id": "no-such-plan"}, false},
 		{"PATCH", "/api/resources/plans/{id}", map[string]any{"disk_gb": 0}, false},
 		{"DELETE", "/api/resources/plans/{id}", nil, false},
+		{"PATCH", "/api/resources/ip-pools/{id}", map[string]any{"gateway": "not an address"}, false},
+		{"DELETE", "/api/resources/ip-pools/{id}", nil, false},
 		{"POST", "/api/client/machines/{vmId}/actions/{action}", nil, true},
 		{"DELETE", "/api/client/machines/{vmId}", nil, true},
 		{"POST", "/api/client/machines/{vmId}/reinstall", map[string]any{"template_id": "no-such-template"}, true},

@@ -159,6 +159,10 @@ func TestEveryListRoutePages(t *testing.T) {
 		expect(t, s.do(req{method: "POST", path: "/api/resources/plans", token: admin, body: map[string]any{
 			"name": name, "cpu_cores": 1, "memory_mb": 512, "disk_gb": 20}}), 201, "")
 	}
+	for _, n := range []string{"1", "2", "3"} {
+		expect(t, s.do(req{method: "POST", path: "/api/resources/ip-pools", token: admin, body: map[string]any{
+			"name": "pool " + n, "cidr": "10." + n + ".0.0/16", "gateway": "10." + n + ".0.1"}}), 201, "")
+	}
 	type fixture struct{ admin, tenant []string }
 	both := func(p ...string) fixture { return fixture{admin: p, tenant: p} }
 	op := func(p ...string) fixture { return fixture{admin: p} }
@@ -209,6 +213,7 @@ func TestEveryListRoutePages(t *testing.T) {
 		"GET /api/resources/alert-events":     both("/api/resources/alert-events"),
 		"GET /api/resources/plans":            both("/api/resources/plans"),
 		"GET /api/resources/isos":             both("/api/resources/isos"),
+		"GET /api/resources/ip-pools":         op("/api/resources/ip-pools"),
 	}
 
 	lists := 0

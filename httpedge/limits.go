@@ -1,6 +1,7 @@
 package httpedge
 
 import (
+	"github.com/vmplane/vmplane/actors/addresses"
 	"github.com/vmplane/vmplane/actors/auth"
 	"github.com/vmplane/vmplane/actors/backups"
 	"github.com/vmplane/vmplane/actors/isos"
@@ -49,6 +50,11 @@ var limits = openapi.Limits{
 	"plan.ipv6_prefix": {Min: plans.MinIPv6Prefix, Max: plans.MaxIPv6Prefix},
 	"plan.count":       {Min: 0, Max: plans.MaxCount},
 	"plan.templates":   {Min: 0, Max: plans.MaxTemplates},
+
+	"ip_pool.name":    {Min: addresses.MinNameLen, Max: addresses.MaxNameLen},
+	"ip_pool.cidr":    {Min: 1, Max: addresses.MaxCIDRLen},
+	"ip_pool.address": {Min: 1, Max: addresses.MaxAddressLen},
+	"ip_pool.dns":     {Min: 0, Max: addresses.MaxDNS},
 
 	"user.name":     {Min: auth.MinUserNameLen, Max: auth.MaxUserNameLen},
 	"user.email":    {Min: auth.MinEmailLen, Max: auth.MaxEmailLen},

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"github.com/vmplane/vmplane/actors/addresses"
 	"net/netip"
 	"time"
 
@@ -46,6 +47,8 @@ type Services struct {
 	Firewall Firewall
 	// Plans are the machine sizes sold, and their capacity.
 	Plans Plans
+	// IPPools are the address pools machines get their addresses from.
+	IPPools IPPools
 	// Users and the answers kept for Idempotency-Keys are the auth area.
 	Users       Users
 	Idempotency Idempotency
@@ -175,6 +178,15 @@ type Plans interface {
 	Update(ctx context.Context, id string, c plans.PlanChange, nulls map[string]bool) (plans.Plan, error)
 	Delete(ctx context.Context, id string) error
 	Capacity(ctx context.Context, id string) (plans.PlanCapacity, error)
+}
+
+// IPPools is what the edge asks of addresses.Addresses about pools.
+type IPPools interface {
+	Get(ctx context.Context, id string) (addresses.Pool, error)
+	List(ctx context.Context, cursor string, limit int) ([]addresses.Pool, string, error)
+	Create(ctx context.Context, s addresses.PoolSpec) (addresses.Pool, error)
+	Update(ctx context.Context, id string, c addresses.PoolChange, nulls map[string]bool) (addresses.Pool, error)
+	Delete(ctx context.Context, id string) error
 }
 
 // Firewall is what the edge asks of the tenants' firewall rules (tenants.Firewall).

@@ -268,7 +268,8 @@ type UserCreate struct {
 func (h *handlers) registry() []resource {
 	rs := append(h.coreResources(), h.scheduleResources()...)
 	rs = append(rs, h.monitoringResources()...)
-	return append(rs, h.planResources()...)
+	rs = append(rs, h.planResources()...)
+	return append(rs, h.ipPoolResources()...)
 }
 
 func (h *handlers) coreResources() []resource {
