@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vmplane/vmplane/actors/addresses"
 	"github.com/vmplane/vmplane/actors/alerts"
 	"github.com/vmplane/vmplane/actors/audit"
 	"github.com/vmplane/vmplane/actors/auth"
@@ -48,6 +49,7 @@ var keyTables = map[string][]persistence.KeyKind{
 	"actors/inventory":         inventory.Keys,
 	"actors/tenants":           tenants.Keys,
 	"actors/plans":             plans.Keys,
+	"actors/addresses":         addresses.Keys,
 	"actors/schedules":         schedules.Keys,
 	"actors/monitoring":        monitoring.Keys,
 	"actors/webhooks":          webhooks.Keys,

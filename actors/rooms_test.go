@@ -29,6 +29,7 @@ var rooms = map[string][]string{
 	"actors/isos":               {"events", "machines", "machines/tasks"},
 	"actors/machines/listcache": nil, // machines' list cache, a helper that knows no store
 	"actors/plans":              {"machines", "machines/capacity"},
+	"actors/addresses":          nil, // the IP pools and allocations, written in their holders' batches
 	"actors/tenants":            {"events", "alerts", "machines", "machines/tasks", "machines/capacity", "inventory", "plans"},
 	"actors/schedules":          {"events", "alerts", "backups", "machines", "machines/tasks", "tenants"},
 	"actors/monitoring":         {"events", "alerts", "machines", "machines/tasks", "machines/capacity", "tenants"},

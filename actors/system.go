@@ -16,6 +16,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/vmplane/vmplane/actors/addresses"
 	"github.com/vmplane/vmplane/actors/alerts"
 	"github.com/vmplane/vmplane/actors/audit"
 	"github.com/vmplane/vmplane/actors/auth"
@@ -65,6 +66,8 @@ type System struct {
 	Plans *plans.Plans
 	// Audit is the audit log: who did what.
 	Audit *audit.Log
+	// Addresses are the IP address pools and who holds which address.
+	Addresses *addresses.Addresses
 	// Inventory reconciles the store with the hypervisor's inventory (sync).
 	Inventory *inventory.Inventory
 	// Tasks reads task records.
@@ -217,6 +220,7 @@ func Start(opts Options) (*System, error) {
 	s.Inventory = inventory.Start(inventory.Deps{Runtime: s.rt, Driver: s.driver, Machines: ms})
 	s.Consoles = consoles.New(consoles.Deps{Runtime: s.rt, Driver: s.driver, Machines: ms.Machines, Authorize: s.Users.Authorize})
 	s.Plans = plans.Start(plans.Deps{Runtime: s.rt, Machines: ms.Machines, Nodes: ms.Nodes})
+	s.Addresses = addresses.Start(addresses.Deps{Runtime: s.rt})
 	s.ISOs = isos.New(isos.Deps{Runtime: s.rt, Driver: s.driver, Machines: ms.Machines, Tasks: ms.Tasks, Events: s.Events, TenantExists: s.tenantExists,
 		Dir: opts.ISODir, MaxBytes: opts.ISOMaxBytes})
 	s.Tenants = tenants.Start(tenants.Deps{Runtime: s.rt, Driver: s.driver, Events: s.Events, Machines: ms, Inventory: s.Inventory, Alerts: s.Alerts,

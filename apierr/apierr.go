@@ -84,6 +84,10 @@ var (
 	ErrTimeout               = &Error{Status: 504, Code: "timeout"}
 	// ErrInsufficientCapacity: no node has room for the machine asked for.
 	ErrInsufficientCapacity = &Error{Status: 409, Code: "insufficient_capacity"}
+	// ErrPoolExhausted: no pool usable on the machine's node has a free address.
+	ErrPoolExhausted = &Error{Status: 409, Code: "pool_exhausted"}
+	// ErrAddressTaken: the address asked for is held by another machine.
+	ErrAddressTaken = &Error{Status: 409, Code: "address_taken"}
 )
 
 // ErrTenantSuspended refuses a write (or a console) of a suspended tenant's user, and

@@ -20,6 +20,7 @@ func edgeServices(sys *actors.System) api.Services {
 		Firewall:        sys.Tenants.Firewall(),
 		Plans:           sys.Plans,
 		Webhooks:        sys.Webhooks,
+		IPPools:         sys.Addresses,
 		Users:           sys.Users,
 		Idempotency:     sys.Idempotency,
 		APIKeys:         sys.APIKeys,

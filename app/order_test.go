@@ -61,6 +61,8 @@ func TestUnknownIDIsNotFoundWhateverTheBody(t *testing.T) {
 		{"PATCH", "/api/resources/webhooks/{id}", map[string]any{"url": "http://127.0.0.1/"}, true},
 		{"DELETE", "/api/resources/webhooks/{id}", nil, false},
 		{"POST", "/api/resources/webhooks/{id}/deliveries/{delivery}/redeliver", nil, false},
+		{"PATCH", "/api/resources/ip-pools/{id}", map[string]any{"gateway": "not an address"}, false},
+		{"DELETE", "/api/resources/ip-pools/{id}", nil, false},
 		{"POST", "/api/client/machines/{vmId}/actions/{action}", nil, true},
 		{"DELETE", "/api/client/machines/{vmId}", nil, true},
 		{"POST", "/api/client/machines/{vmId}/reinstall", map[string]any{"template_id": "no-such-template"}, true},

@@ -167,6 +167,10 @@ func TestEveryListRoutePages(t *testing.T) {
 	s.suspendTenant(admin, a.ID)
 	s.unsuspendTenant(admin, a.ID)
 	testwait.Eventually(t, "two deliveries", func() bool { return len(s.deliveries(a.Token, hook.ID)) == 2 })
+	for _, n := range []string{"1", "2", "3"} {
+		expect(t, s.do(req{method: "POST", path: "/api/resources/ip-pools", token: admin, body: map[string]any{
+			"name": "pool " + n, "cidr": "10." + n + ".0.0/16", "gateway": "10." + n + ".0.1"}}), 201, "")
+	}
 	type fixture struct{ admin, tenant []string }
 	both := func(p ...string) fixture { return fixture{admin: p, tenant: p} }
 	op := func(p ...string) fixture { return fixture{admin: p} }
@@ -220,6 +224,7 @@ func TestEveryListRoutePages(t *testing.T) {
 		"GET /api/resources/webhooks":                 both("/api/resources/webhooks"),
 		"GET /api/resources/webhooks/{id}/deliveries": both("/api/resources/webhooks/" + hook.ID + "/deliveries"),
 		"GET /api/audit":                              both("/api/audit", "/api/audit?action=POST+/api/client/firewall/rules"),
+		"GET /api/resources/ip-pools":                 op("/api/resources/ip-pools"),
 	}
 
 	lists := 0

@@ -82,6 +82,8 @@ var (
 	ErrTimeout               = &Error{Status: 504, Code: "timeout"}
 	ErrInsufficientStorage   = &Error{Status: 507, Code: "insufficient_storage"}
 	ErrInsufficientCapacity  = &Error{Status: 409, Code: "insufficient_capacity"}
+	ErrPoolExhausted         = &Error{Status: 409, Code: "pool_exhausted"}
+	ErrAddressTaken          = &Error{Status: 409, Code: "address_taken"}
 	ErrTenantSuspended       = &Error{Status: 403, Code: "tenant_suspended"}
 	ErrMachineSuspended      = &Error{Status: 403, Code: "machine_suspended"}
 	// The answers of an OpenID Connect sign-in's callback (CompleteOIDC).

@@ -162,6 +162,7 @@ func TestRoutes(t *testing.T) {
 		{"store backup", testStoreBackup},
 		{"client machine", testClientMachine},
 		{"plans", testPlans},
+		{"ip pools", testIPPools},
 		{"media", testMedia},
 		{"suspension", testSuspension},
 		{"webhooks", testWebhooks},

@@ -1,6 +1,7 @@
 package httpedge
 
 import (
+	"github.com/vmplane/vmplane/actors/addresses"
 	"github.com/vmplane/vmplane/actors/auth"
 	"github.com/vmplane/vmplane/actors/backups"
 	"github.com/vmplane/vmplane/actors/isos"
@@ -51,10 +52,14 @@ var limits = openapi.Limits{
 	"plan.count":       {Min: 0, Max: plans.MaxCount},
 	"plan.templates":   {Min: 0, Max: plans.MaxTemplates},
 
-	"webhook.url":    {Min: 1, Max: webhooks.MaxURLLen},
-	"webhook.events": {Min: 1, Max: webhooks.MaxEvents},
-	"webhook.event":  {Min: 1, Max: webhooks.MaxEventTypeLen},
-	"webhook.secret": {Min: webhooks.MinSecretLen, Max: webhooks.MaxSecretLen},
+	"webhook.url":     {Min: 1, Max: webhooks.MaxURLLen},
+	"webhook.events":  {Min: 1, Max: webhooks.MaxEvents},
+	"webhook.event":   {Min: 1, Max: webhooks.MaxEventTypeLen},
+	"webhook.secret":  {Min: webhooks.MinSecretLen, Max: webhooks.MaxSecretLen},
+	"ip_pool.name":    {Min: addresses.MinNameLen, Max: addresses.MaxNameLen},
+	"ip_pool.cidr":    {Min: 1, Max: addresses.MaxCIDRLen},
+	"ip_pool.address": {Min: 1, Max: addresses.MaxAddressLen},
+	"ip_pool.dns":     {Min: 0, Max: addresses.MaxDNS},
 
 	"user.name":     {Min: auth.MinUserNameLen, Max: auth.MaxUserNameLen},
 	"user.email":    {Min: auth.MinEmailLen, Max: auth.MaxEmailLen},

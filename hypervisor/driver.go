@@ -230,6 +230,20 @@ type Interface struct {
 	IPAddresses []string `json:"ip_addresses"`
 }
 
+// Address is an address (or, for IPv6, a routed prefix) vmplane gave a machine from
+// one of its pools, with what the machine's network configuration needs of it.
+type Address struct {
+	// Address is the address, or the prefix's first address for IPv6.
+	Address string `json:"address"`
+	// Prefix is the length of the network the address is in (IPv4: the pool's; IPv6:
+	// the routed prefix's, 64).
+	Prefix  int    `json:"prefix"`
+	Gateway string `json:"gateway"`
+	Version int    `json:"version"`
+	// Pool is the id of the pool the address is from.
+	Pool string `json:"pool"`
+}
+
 // Template is an OS template machines are created and reinstalled from.
 type Template struct {
 	ID     string `json:"id"`
@@ -256,6 +270,9 @@ type CreateSpec struct {
 	Password   string   `json:"password,omitempty"`
 	SSHKeys    []string `json:"ssh_keys,omitempty"`
 	Start      bool     `json:"start"`
+	// Addresses are the addresses vmplane gave the machine from its pools; none: the
+	// machine's network is configured outside vmplane (DHCP, the template).
+	Addresses []Address `json:"addresses,omitempty"`
 }
 
 // PowerAction is one of the hypervisor's power actions.

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"github.com/vmplane/vmplane/actors/addresses"
 	"net/netip"
 	"time"
 
@@ -50,6 +51,8 @@ type Services struct {
 	Plans Plans
 	// Webhooks send the events to URLs users name.
 	Webhooks Webhooks
+	// IPPools are the address pools machines get their addresses from.
+	IPPools IPPools
 	// Users and the answers kept for Idempotency-Keys are the auth area.
 	Users       Users
 	Idempotency Idempotency
@@ -200,6 +203,15 @@ type Webhooks interface {
 	Delete(ctx context.Context, id string, scope *string) error
 	Deliveries(ctx context.Context, id string, scope *string, cursor string, limit int) ([]webhooks.Delivery, string, error)
 	Redeliver(ctx context.Context, id, delivery string, scope *string) (webhooks.Delivery, error)
+}
+
+// IPPools is what the edge asks of addresses.Addresses about pools.
+type IPPools interface {
+	Get(ctx context.Context, id string) (addresses.Pool, error)
+	List(ctx context.Context, cursor string, limit int) ([]addresses.Pool, string, error)
+	Create(ctx context.Context, s addresses.PoolSpec) (addresses.Pool, error)
+	Update(ctx context.Context, id string, c addresses.PoolChange, nulls map[string]bool) (addresses.Pool, error)
+	Delete(ctx context.Context, id string) error
 }
 
 // Firewall is what the edge asks of the tenants' firewall rules (tenants.Firewall).

@@ -270,7 +270,8 @@ func (h *handlers) registry() []resource {
 	rs := append(h.coreResources(), h.scheduleResources()...)
 	rs = append(rs, h.monitoringResources()...)
 	rs = append(rs, h.planResources()...)
-	return append(rs, h.webhookResources()...)
+	rs = append(rs, h.webhookResources()...)
+	return append(rs, h.ipPoolResources()...)
 }
 
 func (h *handlers) coreResources() []resource {
