@@ -24,6 +24,7 @@ import (
 	"github.com/vmplane/vmplane/actors/plans"
 	"github.com/vmplane/vmplane/actors/schedules"
 	"github.com/vmplane/vmplane/actors/tenants"
+	"github.com/vmplane/vmplane/actors/usage"
 	"github.com/vmplane/vmplane/app"
 	"github.com/vmplane/vmplane/cluster"
 	"github.com/vmplane/vmplane/hypervisor/sim"
@@ -46,6 +47,7 @@ var keyTables = map[string][]persistence.KeyKind{
 	"actors/inventory":         inventory.Keys,
 	"actors/tenants":           tenants.Keys,
 	"actors/plans":             plans.Keys,
+	"actors/usage":             usage.Keys,
 	"actors/schedules":         schedules.Keys,
 	"actors/monitoring":        monitoring.Keys,
 	"app":                      app.Keys,

@@ -171,7 +171,7 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 			LoginMaxDelay: cfg.LoginMaxDelay,
 		},
 		SyncInterval:  cfg.SyncInterval,
-		SuspendAction: cfg.SuspendAction, TerminateGrace: cfg.TerminateGrace,
+		SuspendAction: cfg.SuspendAction, TerminateGrace: cfg.TerminateGrace, UsageRetention: cfg.UsageRetention,
 		Schedules: schedules.ScheduleOptions{Grace: cfg.ScheduleGrace, Now: cfg.ScheduleClock,
 			MinBackupInterval: cfg.ScheduleMinBackupInterval, MinPowerInterval: cfg.ScheduleMinPowerInterval,
 			PerTenant: cfg.SchedulesPerTenant},
