@@ -19,6 +19,7 @@ func edgeServices(sys *actors.System) api.Services {
 		Tenants:         sys.Tenants,
 		Firewall:        sys.Tenants.Firewall(),
 		Plans:           sys.Plans,
+		Usage:           sys.Usage,
 		Users:           sys.Users,
 		Idempotency:     sys.Idempotency,
 		APIKeys:         sys.APIKeys,

@@ -162,6 +162,7 @@ func TestRoutes(t *testing.T) {
 		{"store backup", testStoreBackup},
 		{"client machine", testClientMachine},
 		{"plans", testPlans},
+		{"usage", testUsage},
 		{"media", testMedia},
 		{"suspension", testSuspension},
 	}

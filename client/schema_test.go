@@ -82,6 +82,8 @@ var modelled = []struct {
 	{"Plan", typeOf[Plan](), false},
 	{"PagePlan", typeOf[Page[Plan]](), false},
 	{"PlanCapacity", typeOf[PlanCapacity](), false},
+	{"UsageLine", typeOf[UsageLine](), false},
+	{"UsageReport", typeOf[UsageReport](), false},
 	{"NodeRoom", typeOf[NodeRoom](), false},
 	{"Overcommit", typeOf[Overcommit](), false},
 	{"ISO", typeOf[ISO](), false},

@@ -84,12 +84,12 @@ func (u *Usage) closeHour(ctx context.Context, h time.Time, estimated bool) erro
 		}
 	}
 	end := h.Add(time.Hour)
-	byTenant := map[string][]Line{}
+	byTenant := map[string][]UsageLine{}
 	for _, m := range ms {
 		if !m.CreatedAt.Before(end) {
 			continue // made after the hour
 		}
-		l := Line{MachineID: m.ID, Name: m.Name, TenantID: m.TenantID, PlanID: m.PlanID, Hours: 1,
+		l := UsageLine{MachineID: m.ID, Name: m.Name, TenantID: m.TenantID, PlanID: m.PlanID, Hours: 1,
 			CoreHours: int64(m.CPUCores), MemoryMBHours: int64(m.MemoryMB), DiskGBHours: int64(m.DiskGB),
 			SnapshotHours: int64(m.Snapshots)}
 		if s, ok := stored[m.ID]; ok {
@@ -111,7 +111,7 @@ func (u *Usage) closeHour(ctx context.Context, h time.Time, estimated bool) erro
 	slices.Sort(tenants)
 	for _, t := range tenants {
 		lines := byTenant[t]
-		slices.SortFunc(lines, func(a, b Line) int { return cmp.Compare(a.MachineID, b.MachineID) })
+		slices.SortFunc(lines, func(a, b UsageLine) int { return cmp.Compare(a.MachineID, b.MachineID) })
 		val, err := persistence.Encode(hourVersion, hourRecord{Hour: h, Estimated: estimated, Machines: lines})
 		if err != nil {
 			return err

@@ -10,14 +10,14 @@ import (
 	"github.com/vmplane/vmplane/persistence"
 )
 
-// Report is what some hours of usage come to: one line per machine and plan (a
+// UsageReport is what some hours of usage come to: one line per machine and plan (a
 // machine moved to another plan has a line for each), and their totals.
-type Report struct {
+type UsageReport struct {
 	From time.Time `json:"from"`
 	To   time.Time `json:"to"`
 	// Lines are sorted by machine id, then plan.
-	Lines  []Line `json:"lines"`
-	Totals Line   `json:"totals" doc:"the sums of the lines (machine_id, name and plan_id empty)"`
+	Lines  []UsageLine `json:"lines"`
+	Totals UsageLine   `json:"totals" doc:"the sums of the lines (machine_id, name and plan_id empty)"`
 	// Gaps is how many hours of the range no run closed (a downtime longer than the
 	// backfill, or hours not ended yet): their usage is unknown, not zero.
 	Gaps int `json:"gaps"`
@@ -40,24 +40,24 @@ func CheckRange(from, to time.Time) error {
 
 // Tenant sums the hours [from, to) of tenant's machines (nil: the machines no tenant
 // holds).
-func (u *Usage) Tenant(ctx context.Context, tenant *string, from, to time.Time) (Report, error) {
+func (u *Usage) Tenant(ctx context.Context, tenant *string, from, to time.Time) (UsageReport, error) {
 	return u.read(ctx, tenantPart(tenant), "", from, to)
 }
 
 // Machine sums the hours [from, to) of one machine of tenant (nil: the operator's).
-func (u *Usage) Machine(ctx context.Context, tenant *string, machine string, from, to time.Time) (Report, error) {
+func (u *Usage) Machine(ctx context.Context, tenant *string, machine string, from, to time.Time) (UsageReport, error) {
 	return u.read(ctx, tenantPart(tenant), machine, from, to)
 }
 
 type lineKey struct{ machine, plan string }
 
-func (u *Usage) read(ctx context.Context, tenant, machine string, from, to time.Time) (Report, error) {
+func (u *Usage) read(ctx context.Context, tenant, machine string, from, to time.Time) (UsageReport, error) {
 	from, to = from.UTC(), to.UTC()
 	if err := CheckRange(from, to); err != nil {
-		return Report{}, err
+		return UsageReport{}, err
 	}
-	r := Report{From: from, To: to, Lines: []Line{}}
-	sums := map[lineKey]*Line{}
+	r := UsageReport{From: from, To: to, Lines: []UsageLine{}}
+	sums := map[lineKey]*UsageLine{}
 	var order []lineKey
 	prefix := persistence.Prefix("usage-hour", tenant)
 	err := u.store.Scan(ctx, prefix, hourKey(tenant, from.Add(-time.Hour)), 0, func(k, v []byte) error {
@@ -85,7 +85,7 @@ func (u *Usage) read(ctx context.Context, tenant, machine string, from, to time.
 			}
 			s, ok := sums[lk]
 			if !ok {
-				s = &Line{MachineID: l.MachineID, TenantID: l.TenantID, PlanID: l.PlanID}
+				s = &UsageLine{MachineID: l.MachineID, TenantID: l.TenantID, PlanID: l.PlanID}
 				sums[lk] = s
 				order = append(order, lk)
 			}
@@ -96,7 +96,7 @@ func (u *Usage) read(ctx context.Context, tenant, machine string, from, to time.
 		return nil
 	})
 	if err != nil && err != errStop {
-		return Report{}, err
+		return UsageReport{}, err
 	}
 	sortKeys(order)
 	for _, lk := range order {
@@ -118,7 +118,7 @@ func (u *Usage) read(ctx context.Context, tenant, machine string, from, to time.
 		return nil
 	})
 	if err != nil && err != errStop {
-		return Report{}, err
+		return UsageReport{}, err
 	}
 	r.Gaps = int(to.Sub(from)/time.Hour) - closed
 	return r, nil

@@ -38,11 +38,11 @@ type Traffic struct {
 	Out int64
 }
 
-// Line is what one machine on one plan used over some hours. The counters are
+// UsageLine is what one machine on one plan used over some hours. The counters are
 // integers, so sums are exact: memory in MB-hours, backup storage in byte-hours (and
 // in backup-hours, a count, for the drivers that report no sizes), snapshots in
 // snapshot-hours (a count: no driver reports a snapshot's size).
-type Line struct {
+type UsageLine struct {
 	MachineID string  `json:"machine_id"`
 	Name      string  `json:"name" doc:"the machine's name when its last hour in the range closed"`
 	TenantID  *string `json:"tenant_id"`
@@ -63,7 +63,7 @@ type Line struct {
 }
 
 // add adds o's counters to l.
-func (l *Line) add(o Line) {
+func (l *UsageLine) add(o UsageLine) {
 	l.Hours += o.Hours
 	l.CoreHours += o.CoreHours
 	l.MemoryMBHours += o.MemoryMBHours
@@ -78,9 +78,9 @@ func (l *Line) add(o Line) {
 
 // hourRecord is what a tenant's machines used in one hour (usage-hour/...).
 type hourRecord struct {
-	Hour      time.Time `json:"hour"`
-	Estimated bool      `json:"estimated"`
-	Machines  []Line    `json:"machines"`
+	Hour      time.Time   `json:"hour"`
+	Estimated bool        `json:"estimated"`
+	Machines  []UsageLine `json:"machines"`
 }
 
 // closedRecord marks an hour closed (usage-closed/<hour>).

@@ -116,7 +116,7 @@ func TestResizeMidDay(t *testing.T) {
 	if len(r.Lines) != 3 || r.Gaps != 0 {
 		t.Fatalf("got %d lines, %d gaps; want 3 and 0: %+v", len(r.Lines), r.Gaps, r.Lines)
 	}
-	want := []Line{
+	want := []UsageLine{
 		{MachineID: "m1", PlanID: &plan2, Hours: 12, CoreHours: 48, MemoryMBHours: 12 * 8192, DiskGBHours: 480},
 		{MachineID: "m1", PlanID: &plan1, Hours: 12, CoreHours: 24, MemoryMBHours: 12 * 2048, DiskGBHours: 240},
 		{MachineID: "m2", Hours: 6, CoreHours: 6, MemoryMBHours: 6 * 512, DiskGBHours: 60},
@@ -148,7 +148,7 @@ func TestResizeMidDay(t *testing.T) {
 
 func samePlan(a, b *string) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
 
-func sameReport(a, b Report) bool {
+func sameReport(a, b UsageReport) bool {
 	if len(a.Lines) != len(b.Lines) || a.Totals != b.Totals || a.Gaps != b.Gaps || !a.From.Equal(b.From) || !a.To.Equal(b.To) {
 		return false
 	}

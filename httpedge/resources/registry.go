@@ -39,7 +39,8 @@ type handlers struct {
 func Routes(svc api.Services, tenantDelete, requirePlans bool) []api.Route {
 	h := &handlers{svc: svc, tenantDelete: tenantDelete, requirePlans: requirePlans}
 	routes := append(h.resourceRoutes(), h.planRoutes()...)
-	return append(routes, h.suspensionRoutes()...)
+	routes = append(routes, h.suspensionRoutes()...)
+	return append(routes, h.usageRoutes()...)
 }
 
 // resource is one kind of /api/resources/:resource. Each declares whether it is
