@@ -26,6 +26,7 @@ import (
 	"github.com/vmplane/vmplane/actors/plans"
 	"github.com/vmplane/vmplane/actors/schedules"
 	"github.com/vmplane/vmplane/actors/tenants"
+	"github.com/vmplane/vmplane/actors/usage"
 	"github.com/vmplane/vmplane/actors/webhooks"
 	"github.com/vmplane/vmplane/app"
 	"github.com/vmplane/vmplane/cluster"
@@ -50,6 +51,7 @@ var keyTables = map[string][]persistence.KeyKind{
 	"actors/tenants":           tenants.Keys,
 	"actors/plans":             plans.Keys,
 	"actors/addresses":         addresses.Keys,
+	"actors/usage":             usage.Keys,
 	"actors/schedules":         schedules.Keys,
 	"actors/monitoring":        monitoring.Keys,
 	"actors/webhooks":          webhooks.Keys,

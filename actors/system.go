@@ -32,6 +32,7 @@ import (
 	"github.com/vmplane/vmplane/actors/plans"
 	"github.com/vmplane/vmplane/actors/schedules"
 	"github.com/vmplane/vmplane/actors/tenants"
+	"github.com/vmplane/vmplane/actors/usage"
 	"github.com/vmplane/vmplane/actors/webhooks"
 
 	"go.uber.org/zap"
@@ -68,6 +69,8 @@ type System struct {
 	Audit *audit.Log
 	// Addresses are the IP address pools and who holds which address.
 	Addresses *addresses.Addresses
+	// Usage keeps what each machine used, hour by hour, for invoices.
+	Usage *usage.Usage
 	// Inventory reconciles the store with the hypervisor's inventory (sync).
 	Inventory *inventory.Inventory
 	// Tasks reads task records.
@@ -150,6 +153,9 @@ type Options struct {
 	// AuditRetention is how long the audit log keeps its entries (audit.Deps.Retention;
 	// 0: audit.DefaultRetention).
 	AuditRetention time.Duration
+	// UsageRetention is how long the hourly usage records are kept
+	// (usage.Deps.Retention; 0: usage.DefaultRetention).
+	UsageRetention time.Duration
 	// Counting, in a cluster, reports whether every live member keeps the tenants'
 	// usage counters, and how many members that do not this one has seen join
 	// (machines.Deps.Counting; nil: a single node).
@@ -221,6 +227,24 @@ func Start(opts Options) (*System, error) {
 	s.Consoles = consoles.New(consoles.Deps{Runtime: s.rt, Driver: s.driver, Machines: ms.Machines, Authorize: s.Users.Authorize})
 	s.Plans = plans.Start(plans.Deps{Runtime: s.rt, Machines: ms.Machines, Nodes: ms.Nodes})
 	s.Addresses = addresses.Start(addresses.Deps{Runtime: s.rt})
+	s.Usage = usage.New(usage.Deps{Runtime: s.rt, Retention: opts.UsageRetention,
+		Machines: func(ctx context.Context) ([]usage.Machine, error) {
+			bs, err := ms.Machines.Billables(ctx)
+			out := make([]usage.Machine, len(bs))
+			for i, b := range bs {
+				out[i] = usage.Machine(b)
+			}
+			return out, err
+		},
+		Backups: func(ctx context.Context) (map[string]usage.Stored, error) {
+			held, err := ms.Backups.HeldByMachine(ctx)
+			out := make(map[string]usage.Stored, len(held))
+			for id, h := range held {
+				out[id] = usage.Stored(h)
+			}
+			return out, err
+		}})
+	s.Usage.Run()
 	s.ISOs = isos.New(isos.Deps{Runtime: s.rt, Driver: s.driver, Machines: ms.Machines, Tasks: ms.Tasks, Events: s.Events, TenantExists: s.tenantExists,
 		Dir: opts.ISODir, MaxBytes: opts.ISOMaxBytes})
 	s.Tenants = tenants.Start(tenants.Deps{Runtime: s.rt, Driver: s.driver, Events: s.Events, Machines: ms, Inventory: s.Inventory, Alerts: s.Alerts,
@@ -286,6 +310,9 @@ func (s *System) tenantRequiresTOTP(ctx context.Context, id string) (bool, error
 // Stop stops every supervisor (and so every entity) and waits for them.
 func (s *System) Stop() {
 	defer s.Events.Close()
+	if s.Usage != nil {
+		s.Usage.Stop() // its job reads the store
+	}
 	if s.Schedules != nil {
 		// First, so that no run starts a task while the machines stop.
 		s.Schedules.Stop()

@@ -618,6 +618,14 @@ func conformClientMachine(t *testing.T, s *testServer, admin string, ok func(req
 	ok(req{method: "GET", path: vm, token: a.Token}, 200)
 	ok(req{method: "GET", path: vm + "/tasks?limit=1", token: a.Token}, 200)
 	ok(req{method: "GET", path: vm + "/usage-graphs?timeframe=week", token: a.Token}, 200)
+	// Usage for invoices: the tenant's own, and an operator's (a billing system's) reads.
+	hours := "?from=2026-01-01T00:00:00Z&to=2026-02-01T00:00:00Z"
+	ok(req{method: "GET", path: vm + "/usage" + hours, token: a.Token}, 200)
+	ok(req{method: "GET", path: "/api/client/usage" + hours, token: a.Token}, 200)
+	fails(req{method: "GET", path: "/api/client/usage?from=2026-01-01T00:30:00Z&to=2026-02-01T00:00:00Z", token: a.Token}, 400, "invalid_request")
+	fails(req{method: "GET", path: "/api/client/usage?from=yesterday&to=2026-02-01T00:00:00Z", token: a.Token}, 400, "invalid_request")
+	ok(req{method: "GET", path: "/api/virt/vms/" + m.ID + "/usage" + hours, token: admin}, 200)
+	ok(req{method: "GET", path: "/api/resources/tenants/" + a.ID + "/usage" + hours, token: admin}, 200)
 	var c struct{ Path string }
 	ok(req{method: "GET", path: vm + "/console", token: a.Token}, 200).decode(t, &c)
 	s.upgrade(c.Path, map[string]string{"Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13", "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="})

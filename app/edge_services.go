@@ -21,6 +21,7 @@ func edgeServices(sys *actors.System) api.Services {
 		Plans:           sys.Plans,
 		Webhooks:        sys.Webhooks,
 		IPPools:         sys.Addresses,
+		Usage:           sys.Usage,
 		Users:           sys.Users,
 		Idempotency:     sys.Idempotency,
 		APIKeys:         sys.APIKeys,

@@ -94,6 +94,8 @@ var modelled = []struct {
 	{"PlanCapacity", typeOf[PlanCapacity](), false},
 	{"Pool", typeOf[IPPool](), false},
 	{"PagePool", typeOf[Page[IPPool]](), false},
+	{"UsageLine", typeOf[UsageLine](), false},
+	{"UsageReport", typeOf[UsageReport](), false},
 	{"NodeRoom", typeOf[NodeRoom](), false},
 	{"Overcommit", typeOf[Overcommit](), false},
 	{"ISO", typeOf[ISO](), false},

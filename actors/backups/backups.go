@@ -301,3 +301,31 @@ const (
 	// adopted by the sync (machines' Backups.Adopt).
 	OriginExternal = "external"
 )
+
+// Held is what one machine's backups on record hold.
+type Held struct {
+	Count int
+	Bytes int64
+}
+
+// HeldByMachine sums the backups on record by machine id. It reads every backup
+// record, so it is for the hourly usage job, never for a request.
+func (b *Backups) HeldByMachine(ctx context.Context) (map[string]Held, error) {
+	out := map[string]Held{}
+	var r struct {
+		MachineID string `json:"machine_id"`
+		SizeBytes int64  `json:"size_bytes"`
+	}
+	err := b.store.Scan(ctx, persistence.Prefix("backup"), nil, 0, func(_, v []byte) error {
+		r.MachineID, r.SizeBytes = "", 0
+		if _, err := persistence.Decode(v, &r); err != nil {
+			return nil // a corrupt record is reported where it is used
+		}
+		h := out[r.MachineID]
+		h.Count++
+		h.Bytes += r.SizeBytes
+		out[r.MachineID] = h
+		return nil
+	})
+	return out, err
+}

@@ -179,3 +179,32 @@ func Seed(b *persistence.Batch, m Machine) error {
 	putTenantIndex(b, nil, rec)
 	return nil
 }
+
+// Billable is what the hourly usage counts of a machine: its holder, plan and sizes.
+type Billable struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	TenantID  *string   `json:"tenant_id"`
+	PlanID    *string   `json:"plan_id"`
+	CPUCores  int       `json:"cpu_cores"`
+	MemoryMB  int       `json:"memory_mb"`
+	DiskGB    int       `json:"disk_gb"`
+	Snapshots int       `json:"snapshots,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// Billables returns every machine as its record stands (decoding only what the usage
+// counts). It reads every machine record, so it is for the hourly usage job, never for
+// a request.
+func (m *Machines) Billables(ctx context.Context) ([]Billable, error) {
+	var out []Billable
+	err := m.sys.store.Scan(ctx, persistence.Prefix("vm"), nil, 0, func(_, v []byte) error {
+		var b Billable
+		if _, err := persistence.Decode(v, &b); err != nil {
+			return nil // a corrupt record is reported where it is used
+		}
+		out = append(out, b)
+		return nil
+	})
+	return out, err
+}

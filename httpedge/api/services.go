@@ -23,6 +23,7 @@ import (
 	"github.com/vmplane/vmplane/actors/plans"
 	"github.com/vmplane/vmplane/actors/schedules"
 	"github.com/vmplane/vmplane/actors/tenants"
+	"github.com/vmplane/vmplane/actors/usage"
 	"github.com/vmplane/vmplane/actors/webhooks"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/persistence"
@@ -53,6 +54,8 @@ type Services struct {
 	Webhooks Webhooks
 	// IPPools are the address pools machines get their addresses from.
 	IPPools IPPools
+	// Usage is what the machines used, hour by hour, for invoices.
+	Usage Usage
 	// Users and the answers kept for Idempotency-Keys are the auth area.
 	Users       Users
 	Idempotency Idempotency
@@ -181,6 +184,12 @@ type Tenants interface {
 	Suspend(ctx context.Context, id, reason, action string) (tenants.Tenant, error)
 	Unsuspend(ctx context.Context, id string, start bool) (tenants.Tenant, error)
 	CheckActive(ctx context.Context, id string) error
+}
+
+// Usage is what the edge asks of usage.Usage.
+type Usage interface {
+	Tenant(ctx context.Context, tenant *string, from, to time.Time) (usage.UsageReport, error)
+	Machine(ctx context.Context, tenant *string, machine string, from, to time.Time) (usage.UsageReport, error)
 }
 
 // Plans is what the edge asks of plans.Plans.

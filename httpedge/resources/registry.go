@@ -40,7 +40,8 @@ func Routes(svc api.Services, tenantDelete, requirePlans bool) []api.Route {
 	h := &handlers{svc: svc, tenantDelete: tenantDelete, requirePlans: requirePlans}
 	routes := append(h.resourceRoutes(), h.planRoutes()...)
 	routes = append(routes, h.suspensionRoutes()...)
-	return append(routes, h.webhookRoutes()...)
+	routes = append(routes, h.webhookRoutes()...)
+	return append(routes, h.usageRoutes()...)
 }
 
 // resource is one kind of /api/resources/:resource. Each declares whether it is

@@ -1,0 +1,162 @@
+package usage
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"time"
+
+	"github.com/vmplane/vmplane/persistence"
+)
+
+// Close closes the hours whose end has passed at now and that no run closed yet: the
+// last whole hour, and after a downtime the hours missed since the last one closed,
+// at most Backfill back (those are marked estimated: they are counted from what the
+// machines hold now; older ones stay gaps). With no hour closed within Backfill (the
+// first start, or a longer downtime) only the last whole hour is closed. Each tenant's
+// hour is a conditional create, so closing an hour twice (two members, a restart in
+// the middle) keeps what the first close wrote.
+func (u *Usage) Close(ctx context.Context, now time.Time) error {
+	last := now.UTC().Truncate(time.Hour).Add(-time.Hour)
+	start := last.Add(-u.d.Backfill)
+	closed := map[time.Time]bool{}
+	var latest time.Time
+	prefix := persistence.Prefix("usage-closed")
+	err := u.store.Scan(ctx, prefix, closedKey(start.Add(-time.Hour)), 0, func(k, _ []byte) error {
+		h, err := time.Parse(hourLayout, string(k[len(prefix):]))
+		if err != nil {
+			return nil // not ours to judge
+		}
+		closed[h] = true
+		if h.After(latest) {
+			latest = h
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	first := last
+	if !latest.IsZero() {
+		first = latest.Add(time.Hour)
+	} else if ran, err := u.closedAny(ctx); err != nil {
+		return err
+	} else if ran {
+		first = start // down longer than the backfill: the hours before start stay gaps
+	}
+	for h := first; !h.After(last); h = h.Add(time.Hour) {
+		if closed[h] {
+			continue
+		}
+		if err := u.closeHour(ctx, h, now.Sub(h.Add(time.Hour)) >= lateAfter); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// closedAny reports whether any hour was ever closed (one is kept for the retention).
+func (u *Usage) closedAny(ctx context.Context) (bool, error) {
+	found := false
+	err := u.store.Scan(ctx, persistence.Prefix("usage-closed"), nil, 1, func(_, _ []byte) error {
+		found = true
+		return nil
+	})
+	return found, err
+}
+
+// closeHour writes hour h's records, counted from what the machines hold now.
+func (u *Usage) closeHour(ctx context.Context, h time.Time, estimated bool) error {
+	ms, err := u.d.Machines(ctx)
+	if err != nil {
+		return err
+	}
+	stored := map[string]Stored{}
+	if u.d.Backups != nil {
+		if stored, err = u.d.Backups(ctx); err != nil {
+			return err
+		}
+	}
+	traffic := map[string]Traffic{}
+	if u.d.Traffic != nil {
+		if traffic, err = u.d.Traffic(ctx, h); err != nil {
+			return err
+		}
+	}
+	end := h.Add(time.Hour)
+	byTenant := map[string][]UsageLine{}
+	for _, m := range ms {
+		if !m.CreatedAt.Before(end) {
+			continue // made after the hour
+		}
+		l := UsageLine{MachineID: m.ID, Name: m.Name, TenantID: m.TenantID, PlanID: m.PlanID, Hours: 1,
+			CoreHours: int64(m.CPUCores), MemoryMBHours: int64(m.MemoryMB), DiskGBHours: int64(m.DiskGB),
+			SnapshotHours: int64(m.Snapshots)}
+		if s, ok := stored[m.ID]; ok {
+			l.BackupHours, l.BackupByteHours = int64(s.Count), s.Bytes
+		}
+		if t, ok := traffic[m.ID]; ok {
+			l.TrafficInBytes, l.TrafficOutBytes = t.In, t.Out
+		}
+		if estimated {
+			l.EstimatedHours = 1
+		}
+		tp := tenantPart(m.TenantID)
+		byTenant[tp] = append(byTenant[tp], l)
+	}
+	tenants := make([]string, 0, len(byTenant))
+	for t := range byTenant {
+		tenants = append(tenants, t)
+	}
+	slices.Sort(tenants)
+	for _, t := range tenants {
+		lines := byTenant[t]
+		slices.SortFunc(lines, func(a, b UsageLine) int { return cmp.Compare(a.MachineID, b.MachineID) })
+		val, err := persistence.Encode(hourVersion, hourRecord{Hour: h, Estimated: estimated, Machines: lines})
+		if err != nil {
+			return err
+		}
+		k := hourKey(t, h)
+		b := new(persistence.Batch).Require(persistence.IfAbsent(k)).Put(k, val)
+		if err := u.store.Commit(ctx, b); err != nil && !persistence.IsConditionFailed(err) {
+			return err // a failed condition: another run counted this tenant's hour first
+		}
+	}
+	val, err := persistence.Encode(closedVersion, closedRecord{Hour: h, Estimated: estimated, Tenants: tenants})
+	if err != nil {
+		return err
+	}
+	b := new(persistence.Batch).Require(persistence.IfAbsent(closedKey(h))).Put(closedKey(h), val)
+	if err := u.store.Commit(ctx, b); err != nil && !persistence.IsConditionFailed(err) {
+		return err
+	}
+	return nil
+}
+
+// Prune deletes the hours that ended more than Retention before now, a bounded number
+// per call (the job calls it every minute).
+func (u *Usage) Prune(ctx context.Context, now time.Time) error {
+	cutoff := now.UTC().Add(-u.d.Retention)
+	b := new(persistence.Batch)
+	err := u.store.Scan(ctx, persistence.Prefix("usage-closed"), nil, 24, func(k, v []byte) error {
+		var c closedRecord
+		if _, err := persistence.Decode(v, &c); err != nil {
+			return err
+		}
+		if c.Hour.Add(time.Hour).After(cutoff) {
+			return errStop
+		}
+		for _, t := range c.Tenants {
+			b.Del(hourKey(t, c.Hour))
+		}
+		b.Del(append([]byte(nil), k...))
+		return nil
+	})
+	if err != nil && err != errStop {
+		return err
+	}
+	if len(b.Ops) == 0 {
+		return nil
+	}
+	return u.store.Commit(ctx, b)
+}

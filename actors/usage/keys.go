@@ -1,0 +1,34 @@
+package usage
+
+import (
+	"time"
+
+	"github.com/vmplane/vmplane/persistence"
+)
+
+// Keys is the table of the keys this package writes.
+var Keys = []persistence.KeyKind{
+	{Prefix: "usage-hour", Holds: "usage-hour/<tenant, or - for the operator's machines>/<hour, 2006-01-02T15>: what the tenant's machines used in that hour"},
+	{Prefix: "usage-closed", Holds: "usage-closed/<hour>: the hour is closed, with the tenants it wrote (for the retention)"},
+}
+
+// hourLayout names an hour in keys: fixed width, so keys sort as the hours do.
+const hourLayout = "2006-01-02T15"
+
+// operatorTenant is the tenant part of the keys of the machines no tenant holds.
+const operatorTenant = "-"
+
+func hourName(h time.Time) string { return h.UTC().Format(hourLayout) }
+
+func tenantPart(tenant *string) string {
+	if tenant == nil || *tenant == "" {
+		return operatorTenant
+	}
+	return *tenant
+}
+
+func hourKey(tenant string, h time.Time) []byte {
+	return persistence.Key("usage-hour", tenant, hourName(h))
+}
+
+func closedKey(h time.Time) []byte { return persistence.Key("usage-closed", hourName(h)) }

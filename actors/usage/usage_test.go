@@ -1,0 +1,344 @@
+package usage
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jonboulle/clockwork"
+
+	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/apierr"
+	"github.com/vmplane/vmplane/internal/testwait"
+	"github.com/vmplane/vmplane/persistence"
+)
+
+// world is what the hourly close reads: machines a test changes between hours.
+type world struct {
+	mu       sync.Mutex
+	machines []Machine
+	backups  map[string]Stored
+	traffic  map[string]Traffic
+}
+
+func (w *world) set(ms ...Machine) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.machines = ms
+}
+
+func (w *world) deps(rt *kit.Runtime) Deps {
+	return Deps{Runtime: rt,
+		Machines: func(context.Context) ([]Machine, error) {
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			return append([]Machine(nil), w.machines...), nil
+		},
+		Backups: func(context.Context) (map[string]Stored, error) {
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			return w.backups, nil
+		},
+		Traffic: func(context.Context, time.Time) (map[string]Traffic, error) {
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			return w.traffic, nil
+		}}
+}
+
+func openStore(t *testing.T, dir string) persistence.Store {
+	t.Helper()
+	store, err := persistence.Open(persistence.Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() }) // a second close (after a restart's) only fails
+	return store
+}
+
+func newUsage(t *testing.T, store persistence.Store, w *world) *Usage {
+	t.Helper()
+	rt := kit.New(store, nil, kit.EntityOptions{})
+	t.Cleanup(rt.Shutdown)
+	return New(w.deps(rt))
+}
+
+func ctxFor(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+var (
+	tenantA = "tenant-a"
+	tenantB = "tenant-b"
+	plan1   = "plan-small"
+	plan2   = "plan-large"
+	day     = time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
+)
+
+func vm(id string, tenant *string, plan *string, cores, memMB, diskGB int) Machine {
+	return Machine{ID: id, Name: "name-" + id, TenantID: tenant, PlanID: plan, CPUCores: cores, MemoryMB: memMB, DiskGB: diskGB,
+		CreatedAt: day.Add(-time.Hour)}
+}
+
+// closeAt closes the hours due at the given time, a minute after the hour.
+func closeAt(t *testing.T, u *Usage, hour time.Time) {
+	t.Helper()
+	if err := u.Close(ctxFor(t), hour.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestResizeMidDay: a machine resized (and moved to another plan) at noon is counted
+// at its old size for the hours before and at its new size after, exactly; a
+// machine made at 18:30 is counted from the 18:00 hour on; and the read is the same
+// when made twice.
+func TestResizeMidDay(t *testing.T) {
+	w := &world{}
+	u := newUsage(t, openStore(t, t.TempDir()), w)
+	ctx := ctxFor(t)
+	w.set(vm("m1", &tenantA, &plan1, 2, 2048, 20))
+	for h := 1; h <= 24; h++ {
+		if h == 13 { // closing 12:00-13:00 onwards: resized during the 12:00 hour
+			late := vm("m2", &tenantA, nil, 1, 512, 10)
+			late.CreatedAt = day.Add(18*time.Hour + 30*time.Minute)
+			w.set(vm("m1", &tenantA, &plan2, 4, 8192, 40), late)
+		}
+		closeAt(t, u, day.Add(time.Duration(h)*time.Hour))
+	}
+	r, err := u.Tenant(ctx, &tenantA, day, day.Add(24*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Lines) != 3 || r.Gaps != 0 {
+		t.Fatalf("got %d lines, %d gaps; want 3 and 0: %+v", len(r.Lines), r.Gaps, r.Lines)
+	}
+	want := []UsageLine{
+		{MachineID: "m1", PlanID: &plan2, Hours: 12, CoreHours: 48, MemoryMBHours: 12 * 8192, DiskGBHours: 480},
+		{MachineID: "m1", PlanID: &plan1, Hours: 12, CoreHours: 24, MemoryMBHours: 12 * 2048, DiskGBHours: 240},
+		{MachineID: "m2", Hours: 6, CoreHours: 6, MemoryMBHours: 6 * 512, DiskGBHours: 60},
+	}
+	// Lines sort by machine, then plan id ("" first, then plan-large, plan-small).
+	for i, wl := range want {
+		g := r.Lines[i]
+		if g.MachineID != wl.MachineID || !samePlan(g.PlanID, wl.PlanID) || g.Hours != wl.Hours || g.CoreHours != wl.CoreHours ||
+			g.MemoryMBHours != wl.MemoryMBHours || g.DiskGBHours != wl.DiskGBHours || g.EstimatedHours != 0 {
+			t.Errorf("line %d: got %+v; want %+v", i, g, wl)
+		}
+	}
+	if r.Totals.Hours != 30 || r.Totals.CoreHours != 78 || r.Totals.DiskGBHours != 780 {
+		t.Errorf("totals: got %+v", r.Totals)
+	}
+	again, err := u.Tenant(ctx, &tenantA, day, day.Add(24*time.Hour))
+	if err != nil || !sameReport(r, again) {
+		t.Errorf("read twice: got %+v, %v; want %+v", again, err, r)
+	}
+	m, err := u.Machine(ctx, &tenantA, "m2", day, day.Add(24*time.Hour))
+	if err != nil || len(m.Lines) != 1 || m.Totals.Hours != 6 {
+		t.Errorf("machine m2: got %+v, %v", m, err)
+	}
+	morning, err := u.Machine(ctx, &tenantA, "m1", day, day.Add(12*time.Hour))
+	if err != nil || len(morning.Lines) != 1 || morning.Totals.CoreHours != 24 {
+		t.Errorf("m1 morning: got %+v, %v", morning, err)
+	}
+}
+
+func samePlan(a, b *string) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+
+func sameReport(a, b UsageReport) bool {
+	if len(a.Lines) != len(b.Lines) || a.Totals != b.Totals || a.Gaps != b.Gaps || !a.From.Equal(b.From) || !a.To.Equal(b.To) {
+		return false
+	}
+	for i := range a.Lines {
+		x, y := a.Lines[i], b.Lines[i]
+		x.TenantID, x.PlanID, y.TenantID, y.PlanID = nil, nil, nil, nil
+		if x != y || !samePlan(a.Lines[i].PlanID, b.Lines[i].PlanID) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestHourCountedOnceAndKeptAcrossRestart: two members closing the same hours (two
+// Usage on one store, each seeing different sizes), then a restart on the same data
+// directory that closes them again, still count each hour once, with the first
+// close's numbers, and the reads before and after the restart agree.
+func TestHourCountedOnceAndKeptAcrossRestart(t *testing.T) {
+	dir := t.TempDir()
+	store := openStore(t, dir)
+	w1, w2 := &world{}, &world{}
+	w1.set(vm("m1", &tenantA, &plan1, 2, 1024, 10))
+	w1.backups = map[string]Stored{"m1": {Count: 2, Bytes: 3 << 30}}
+	w1.traffic = map[string]Traffic{"m1": {In: 1000, Out: 2000}}
+	w2.set(vm("m1", &tenantA, &plan1, 8, 1024, 10))
+	a, b := newUsage(t, store, w1), newUsage(t, store, w2)
+	var wg sync.WaitGroup
+	for h := 1; h <= 3; h++ {
+		for _, u := range []*Usage{a, b} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				closeAt(t, u, day.Add(time.Duration(h)*time.Hour))
+			}()
+		}
+		wg.Wait()
+	}
+	ctx := ctxFor(t)
+	before, err := a.Tenant(ctx, &tenantA, day, day.Add(3*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before.Totals.Hours != 3 || (before.Totals.CoreHours != 6 && before.Totals.CoreHours != 24 && before.Totals.CoreHours%2 != 0) {
+		t.Fatalf("got %+v; want 3 hours", before.Totals)
+	}
+	if err := store.Close(); err != nil {
+		t.Fatal(err)
+	}
+	store = openStore(t, dir)
+	w3 := &world{}
+	w3.set(vm("m1", &tenantA, &plan1, 16, 1024, 10))
+	c := newUsage(t, store, w3)
+	closeAt(t, c, day.Add(3*time.Hour))
+	after, err := c.Tenant(ctx, &tenantA, day, day.Add(3*time.Hour))
+	if err != nil || !sameReport(before, after) {
+		t.Fatalf("after the restart: got %+v, %v; want %+v", after, err, before)
+	}
+	if len(after.Lines) != 1 || after.Totals.Hours != 3 {
+		t.Fatalf("got %+v", after)
+	}
+	// Hours closed by the first member only carry its backups and traffic.
+	if a.d.Backups == nil || after.Totals.BackupHours%2 != 0 {
+		t.Errorf("backups: got %+v", after.Totals)
+	}
+}
+
+// TestMissedHoursAfterDowntime: after a downtime the hours since the last one closed
+// are closed late and marked estimated, back to the backfill; older ones stay gaps,
+// and a first start closes only the last whole hour.
+func TestMissedHoursAfterDowntime(t *testing.T) {
+	w := &world{}
+	store := openStore(t, t.TempDir())
+	rt := kit.New(store, nil, kit.EntityOptions{})
+	t.Cleanup(rt.Shutdown)
+	d := w.deps(rt)
+	d.Backfill = 3 * time.Hour
+	u := New(d)
+	w.set(vm("m1", &tenantA, nil, 1, 1024, 10))
+	ctx := ctxFor(t)
+	closeAt(t, u, day.Add(2*time.Hour)) // first start: only 01:00-02:00
+	// Down from 02:01 to 04:30: 02:00 and 03:00 closed late.
+	if err := u.Close(ctx, day.Add(4*time.Hour+30*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	r, err := u.Tenant(ctx, &tenantA, day, day.Add(4*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Totals.Hours != 3 || r.Totals.EstimatedHours != 2 || r.Gaps != 1 {
+		t.Fatalf("got %+v, %d gaps; want 3 hours, 2 estimated, 1 gap (00:00)", r.Totals, r.Gaps)
+	}
+	// Down for a day: beyond the backfill of 3 hours, only 3 hours are filled.
+	if err := u.Close(ctx, day.Add(28*time.Hour+time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	r, err = u.Tenant(ctx, &tenantA, day.Add(4*time.Hour), day.Add(28*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Totals.Hours != 4 || r.Totals.EstimatedHours != 3 || r.Gaps != 20 {
+		t.Fatalf("got %+v, %d gaps; want 4 hours (24:00-27:00, backfill of 3 and the last), 20 gaps", r.Totals, r.Gaps)
+	}
+}
+
+// TestTenantsApart: a tenant's read holds its own machines only, the operator's
+// machines are read with a nil tenant, and another tenant's machine reads as nothing.
+func TestTenantsApart(t *testing.T) {
+	w := &world{}
+	u := newUsage(t, openStore(t, t.TempDir()), w)
+	w.set(vm("a1", &tenantA, nil, 1, 1024, 10), vm("b1", &tenantB, nil, 2, 1024, 10), vm("o1", nil, nil, 4, 1024, 10))
+	closeAt(t, u, day.Add(time.Hour))
+	ctx := ctxFor(t)
+	for _, c := range []struct {
+		tenant *string
+		cores  int64
+	}{{&tenantA, 1}, {&tenantB, 2}, {nil, 4}} {
+		r, err := u.Tenant(ctx, c.tenant, day, day.Add(time.Hour))
+		if err != nil || len(r.Lines) != 1 || r.Totals.CoreHours != c.cores {
+			t.Errorf("tenant %v: got %+v, %v; want %d core-hours", c.tenant, r, err, c.cores)
+		}
+	}
+	r, err := u.Machine(ctx, &tenantB, "a1", day, day.Add(time.Hour))
+	if err != nil || len(r.Lines) != 0 {
+		t.Errorf("a1 as tenant B: got %+v, %v", r, err)
+	}
+}
+
+// TestRangeChecks: whole hours only, from before to, a bounded span.
+func TestRangeChecks(t *testing.T) {
+	u := newUsage(t, openStore(t, t.TempDir()), &world{})
+	ctx := ctxFor(t)
+	for _, c := range []struct{ from, to time.Time }{
+		{time.Time{}, day},
+		{day.Add(time.Minute), day.Add(time.Hour)},
+		{day, day},
+		{day.Add(time.Hour), day},
+		{day, day.Add(MaxSpan + time.Hour)},
+	} {
+		if _, err := u.Tenant(ctx, &tenantA, c.from, c.to); !errors.Is(err, apierr.ErrInvalidRequest) {
+			t.Errorf("%v..%v: got %v; want invalid", c.from, c.to, err)
+		}
+	}
+	if _, err := u.Tenant(ctx, &tenantA, day, day.Add(MaxSpan)); err != nil {
+		t.Errorf("a full span: %v", err)
+	}
+}
+
+// TestRetention: hours older than the retention go, with their records.
+func TestRetention(t *testing.T) {
+	w := &world{}
+	store := openStore(t, t.TempDir())
+	rt := kit.New(store, nil, kit.EntityOptions{})
+	t.Cleanup(rt.Shutdown)
+	d := w.deps(rt)
+	d.Retention = 2 * time.Hour
+	u := New(d)
+	w.set(vm("m1", &tenantA, nil, 1, 1024, 10))
+	ctx := ctxFor(t)
+	for h := 1; h <= 5; h++ {
+		closeAt(t, u, day.Add(time.Duration(h)*time.Hour))
+	}
+	if err := u.Prune(ctx, day.Add(5*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	r, err := u.Tenant(ctx, &tenantA, day, day.Add(5*time.Hour))
+	if err != nil || r.Totals.Hours != 2 || r.Gaps != 3 {
+		t.Fatalf("got %+v, %d gaps, %v; want the last 2 hours kept", r.Totals, r.Gaps, err)
+	}
+}
+
+// TestJobOnTheClock: the job closes the hours on the runtime's clock (a fake one
+// here, advanced by the test), on its own.
+func TestJobOnTheClock(t *testing.T) {
+	clock := clockwork.NewFakeClockAt(day.Add(30 * time.Minute))
+	store := openStore(t, t.TempDir())
+	rt := kit.New(store, nil, kit.EntityOptions{}, kit.WithClock(clock))
+	t.Cleanup(rt.Shutdown)
+	w := &world{}
+	w.set(vm("m1", &tenantA, nil, 3, 1024, 10))
+	u := New(w.deps(rt))
+	u.Run()
+	t.Cleanup(u.Stop)
+	ctx := ctxFor(t)
+	// The runtime has timers of its own on the clock: advance until the job, which
+	// may not have armed its ticker yet, has closed the hour (each poll a minute on).
+	testwait.Eventually(t, "the 00:00 hour closed by the job", func() bool {
+		if clock.Now().Before(day.Add(2 * time.Hour)) {
+			clock.Advance(Interval)
+		}
+		r, err := u.Tenant(ctx, &tenantA, day, day.Add(time.Hour))
+		return err == nil && r.Totals.CoreHours == 3
+	})
+}

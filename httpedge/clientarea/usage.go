@@ -1,0 +1,63 @@
+package clientarea
+
+import (
+	"time"
+
+	"github.com/vmplane/vmplane/actors/usage"
+	"github.com/vmplane/vmplane/httpedge/api"
+)
+
+// usageRoutes are the tenant's own usage, as its invoices count it.
+func (h *handlers) usageRoutes() []api.Route {
+	q := map[string]string{}
+	for k, v := range api.UsageQuery {
+		q[k] = v
+	}
+	for k, v := range tenantQuery {
+		q[k] = v
+	}
+	return []api.Route{
+		{Method: "GET", Path: "/api/client/usage", Access: api.Authenticated, Tag: "client", Handler: h.tenantUsage, Query: q, Reply: usage.UsageReport{},
+			Summary:     "The tenant's usage for invoices",
+			Description: "What the tenant's machines used in the hours [from, to): one line per machine and plan, and the totals."},
+		{Method: "GET", Path: "/api/client/machines/{vmId}/usage", Access: api.Authenticated, Tag: "client", Handler: h.machineUsage, Query: q, Reply: usage.UsageReport{},
+			Summary:     "The machine's usage for invoices",
+			Description: "What the machine used in the hours [from, to): a line per plan it was on, and the totals."},
+	}
+}
+
+// usageRange is the range asked for, checked.
+func usageRange(c *api.Call) (from, to time.Time, err error) {
+	if from, to, err = api.UsageRange(c); err != nil {
+		return from, to, err
+	}
+	return from, to, usage.CheckRange(from, to)
+}
+
+func (h *handlers) tenantUsage(c *api.Call) (any, error) {
+	from, to, err := usageRange(c)
+	if err != nil {
+		return nil, err
+	}
+	t, err := c.Tenant()
+	if err != nil {
+		return nil, err
+	}
+	return h.svc.Usage.Tenant(c.Context(), &t, from, to)
+}
+
+func (h *handlers) machineUsage(c *api.Call) (any, error) {
+	from, to, err := usageRange(c)
+	if err != nil {
+		return nil, err
+	}
+	t, err := c.Tenant()
+	if err != nil {
+		return nil, err
+	}
+	m, err := h.svc.Machines.Get(c.Context(), c.Param("vmId"), &t)
+	if err != nil {
+		return nil, err
+	}
+	return h.svc.Usage.Machine(c.Context(), &t, m.ID, from, to)
+}
