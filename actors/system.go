@@ -253,7 +253,8 @@ func Start(opts Options) (*System, error) {
 		// Schedules start after tenants (they depend on them); asked only by a delete.
 		HasSchedules: func(ctx context.Context, tenant string) (bool, error) {
 			return s.Schedules.TenantHasSchedules(ctx, tenant)
-		}})
+		},
+		HasWebhooks: s.Webhooks.TenantHasWebhooks})
 	mon := monitoring.Start(monitoring.Deps{Runtime: s.rt, Driver: s.driver, Events: s.Events, Alerts: s.Alerts,
 		Machines: ms, Tenants: s.Tenants, Options: opts.Monitoring, Faulty: opts.Faulty, HistoryInterval: opts.HistoryInterval})
 	s.HealthChecks, s.Monitoring, s.Insights, s.History = mon.HealthChecks, mon.Monitoring, mon.Insights, mon.History

@@ -405,7 +405,11 @@ func TestDeleteTenantRefusedWhileItOwnsThings(t *testing.T) {
 	if len(users.Items) != 1 {
 		t.Fatalf("got %d users of the tenant; want 1", len(users.Items))
 	}
+	// A webhook of the tenant's (an operator's, kept to it) is still there.
+	hook := s.createHook(admin, map[string]any{"url": "https://192.0.2.1/hook", "events": []string{"*"}, "tenant_id": a.ID})
 	expect(t, s.do(req{method: "DELETE", path: "/api/resources/users/" + users.Items[0].ID, token: admin}), 204, "")
+	expect(t, s.do(req{method: "DELETE", path: "/api/resources/tenants/" + a.ID, token: admin}), 409, "conflict")
+	expect(t, s.do(req{method: "DELETE", path: "/api/resources/webhooks/" + hook.ID, token: admin}), 204, "")
 	expect(t, s.do(req{method: "DELETE", path: "/api/resources/tenants/" + a.ID, token: admin}), 204, "")
 	expect(t, s.do(req{method: "GET", path: "/api/resources/tenants/" + a.ID, token: admin}), 404, "not_found")
 }

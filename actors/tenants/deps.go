@@ -34,6 +34,9 @@ type Deps struct {
 	// which keep it from being deleted. Their owners (auth, schedules) are not below
 	// tenants, so the composition root passes them in; nil says none.
 	HasUsers, HasSchedules func(ctx context.Context, tenant string) (bool, error)
+	// HasWebhooks says whether a tenant still has webhooks (actors/webhooks, above
+	// tenants' reach too), which keep it from being deleted; nil says none.
+	HasWebhooks func(ctx context.Context, tenant string) (bool, error)
 	// SuspendAction is what a suspension that names no action does to the tenant's
 	// running machines: SuspendStop ("" too), SuspendHypervisor or SuspendNone.
 	SuspendAction string
@@ -55,6 +58,8 @@ type system struct {
 	Tenants   *Tenants
 	// hasUsers and hasSchedules are Deps' HasUsers and HasSchedules, never nil.
 	hasUsers, hasSchedules func(ctx context.Context, tenant string) (bool, error)
+	// hasWebhooks is Deps' HasWebhooks, never nil.
+	hasWebhooks func(ctx context.Context, tenant string) (bool, error)
 	// suspendAction is Deps' SuspendAction, never "".
 	suspendAction string
 }
@@ -63,7 +68,7 @@ type system struct {
 func Start(d Deps) *Tenants {
 	s := &system{rt: d.Runtime, store: d.Runtime.Store, driver: d.Driver, log: d.Runtime.Log, Events: d.Events,
 		Machines: d.Machines.Machines, Nodes: d.Machines.Nodes, Backups: d.Machines.Backups, Inventory: d.Inventory, Alerts: d.Alerts, Plans: d.Plans,
-		hasUsers: orNone(d.HasUsers), hasSchedules: orNone(d.HasSchedules), suspendAction: d.SuspendAction}
+		hasUsers: orNone(d.HasUsers), hasSchedules: orNone(d.HasSchedules), hasWebhooks: orNone(d.HasWebhooks), suspendAction: d.SuspendAction}
 	if s.suspendAction == "" {
 		s.suspendAction = SuspendStop
 	}

@@ -703,8 +703,14 @@ func (e *tenantEntity) delete(ctx *kit.Ctx) {
 		ctx.Fail(err)
 		return
 	}
-	if hasMachines || hasUsers || hasSchedules || backups > 0 {
-		ctx.Fail(apierr.New(apierr.ErrConflict, "tenant %s still has machines, users, schedules or backups; delete them first", e.id))
+	// A webhook of a deleted tenant would get nothing, and only operators would see it.
+	hasWebhooks, err := e.sys.hasWebhooks(rctx, e.id)
+	if err != nil {
+		ctx.Fail(err)
+		return
+	}
+	if hasMachines || hasUsers || hasSchedules || hasWebhooks || backups > 0 {
+		ctx.Fail(apierr.New(apierr.ErrConflict, "tenant %s still has machines, users, schedules, webhooks or backups; delete them first", e.id))
 		return
 	}
 	b := new(persistence.Batch).Del(tenantKey(e.id))

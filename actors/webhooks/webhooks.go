@@ -254,6 +254,21 @@ func (w *Webhooks) List(ctx context.Context, scope *string, cursor string, limit
 	})
 }
 
+// TenantHasWebhooks says whether a tenant has webhooks, which keep it from being
+// deleted (tenants.Deps' HasWebhooks).
+func (w *Webhooks) TenantHasWebhooks(ctx context.Context, tenant string) (bool, error) {
+	all, err := w.webhooksNow(ctx)
+	if err != nil {
+		return false, err
+	}
+	for i := range all {
+		if all[i].TenantID != nil && *all[i].TenantID == tenant {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
 // Create records a new webhook, for s.TenantID's events (nil: every event). A
 // request made with an Idempotency-Key (ctx carries its stamp) records its answer in
 // the same write.
