@@ -51,10 +51,15 @@ func (d *Driver) Console(ctx context.Context, ref hypervisor.Ref) (hypervisor.Co
 	return c, nil
 }
 
-// closeConsolesLocked hangs up every console of a machine, telling the reader why.
+// closeConsolesLocked hangs up every console of a machine, telling the reader why, and
+// ends its displays (an RFB stream has nowhere to say why: its reader gets io.EOF).
 func (d *Driver) closeConsolesLocked(vmid int, why string) {
 	for _, c := range d.consoles[vmid] {
 		c.Hangup("[" + why + "]")
 	}
 	delete(d.consoles, vmid)
+	for _, c := range d.displays[vmid] {
+		c.Close()
+	}
+	delete(d.displays, vmid)
 }

@@ -89,3 +89,24 @@ func TestConsoleFailureInjected(t *testing.T) {
 	_, err := d.Console(bg, hypervisor.Ref{VMID: running.VMID})
 	wantErr(t, "injected console failure", err, hypervisor.ErrTaskFailed)
 }
+
+// A display ends as a serial console does when its machine stops: its reader gets
+// io.EOF rather than a stream that never moves again.
+func TestDisplayEndsWhenMachineStops(t *testing.T) {
+	d, _ := newTest(t, Config{})
+	m := create(t, d, hypervisor.CreateSpec{Start: true})
+	c, err := d.Display(bg, hypervisor.Ref{VMID: m.VMID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, _, err := hypervisortest.VNCSession(c, ""); err != nil {
+		t.Fatalf("the display's RFB session: %v", err)
+	}
+	if err := d.Power(bg, hypervisor.Ref{VMID: m.VMID}, hypervisor.ActionStop); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := io.Copy(io.Discard, c); err != nil || n != 0 {
+		t.Errorf("after stop: read %d bytes, %v; want the stream ended (io.EOF)", n, err)
+	}
+}

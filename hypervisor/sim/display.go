@@ -4,6 +4,7 @@ import (
 	"context"
 	"hash/fnv"
 	"net"
+	"sync/atomic"
 
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/hypervisor/rfb"
@@ -19,7 +20,8 @@ const (
 // Display opens the graphical console of a running machine that has a display: a tiny
 // RFB server (security None) whose framebuffer shows bands in colours drawn from the
 // machine's name, so two machines look different. ctx bounds only the opening; the
-// session lives until Close.
+// session lives until Close, or the machine stopping, rebooting, migrating or its node
+// going offline, as a serial console's.
 func (d *Driver) Display(ctx context.Context, ref hypervisor.Ref) (hypervisor.Console, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, hypervisor.ContextError(err)
@@ -53,11 +55,28 @@ func (d *Driver) Display(ctx context.Context, ref hypervisor.Ref) (hypervisor.Co
 			return uint8(c), uint8(c >> 8), uint8(c>>16) | 0x40
 		}}
 	ours, theirs := net.Pipe()
+	end := &displayEnd{Conn: theirs}
 	go func() {
-		_ = srv.Serve(theirs) // ends when the console is closed
+		_ = srv.Serve(theirs) // ends when the console is closed, or hung up
 		theirs.Close()
+		end.done.Store(true)
 	}()
+	// Forget displays that ended, so a machine's list stays as long as its open ones.
+	live := d.displays[ref.VMID][:0]
+	for _, e := range d.displays[ref.VMID] {
+		if !e.done.Load() {
+			live = append(live, e)
+		}
+	}
+	d.displays[ref.VMID] = append(live, end)
 	return display{ours}, nil
+}
+
+// displayEnd is the serving end of a display, which a hang-up closes; done once its
+// server has returned.
+type displayEnd struct {
+	net.Conn
+	done atomic.Bool
 }
 
 // display is a graphical console: one end of a pipe whose other end serves RFB.

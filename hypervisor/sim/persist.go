@@ -383,6 +383,9 @@ func (d *Driver) load(ctx context.Context, store persistence.Store) (bool, error
 	for vmid := range d.consoles {
 		d.closeConsolesLocked(vmid, "hypervisor state reloaded")
 	}
+	for vmid := range d.displays {
+		d.closeConsolesLocked(vmid, "hypervisor state reloaded")
+	}
 	d.seed = l.World.Seed
 	d.usage = usageModel{seed: l.World.Seed}
 	d.templates, d.isos = l.World.Templates, l.World.ISOs

@@ -110,6 +110,7 @@ type Driver struct {
 	firewall  map[int][]hypervisor.FirewallRule
 	isos      map[string]hypervisor.ISO // the ISO storage, by file name (media.go)
 	consoles  map[int][]*serial.Console
+	displays  map[int][]*displayEnd // the serving end of each open display (display.go)
 	ips       ipPool
 	vmidHint  int // lowest vmid that may be free
 
@@ -221,6 +222,7 @@ func newDriver(cfg Config) *Driver {
 		backupCfg: make(map[string]hypervisor.Machine),
 		firewall:  make(map[int][]hypervisor.FirewallRule),
 		consoles:  make(map[int][]*serial.Console),
+		displays:  make(map[int][]*displayEnd),
 		ips:       newIPPool(),
 		vmidHint:  minVMID,
 		backupSeq: make(map[string]uint64),
