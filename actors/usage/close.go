@@ -3,6 +3,7 @@ package usage
 import (
 	"cmp"
 	"context"
+	"errors"
 	"slices"
 	"time"
 
@@ -122,15 +123,49 @@ func (u *Usage) closeHour(ctx context.Context, h time.Time, estimated bool) erro
 			return err // a failed condition: another run counted this tenant's hour first
 		}
 	}
-	val, err := persistence.Encode(closedVersion, closedRecord{Hour: h, Estimated: estimated, Tenants: tenants})
-	if err != nil {
-		return err
+	return u.markClosed(ctx, h, estimated, tenants)
+}
+
+// markClosed records hour h closed with the tenants written for it. Two runs that
+// closed the hour at once (two members, a restart) may each have written tenants the
+// other did not: the marker keeps the union, written over the one read (a conditional
+// write, again when another changed it), so the retention deletes every tenant's hour.
+func (u *Usage) markClosed(ctx context.Context, h time.Time, estimated bool, tenants []string) error {
+	k := closedKey(h)
+	for {
+		cond := persistence.IfAbsent(k)
+		c := closedRecord{Hour: h, Estimated: estimated, Tenants: tenants}
+		old, err := u.store.Get(ctx, k)
+		switch {
+		case err == nil:
+			var prev closedRecord
+			if _, err := persistence.Decode(old, &prev); err != nil {
+				return err
+			}
+			merged := slices.Clone(prev.Tenants)
+			for _, t := range tenants {
+				if !slices.Contains(merged, t) {
+					merged = append(merged, t)
+				}
+			}
+			if len(merged) == len(prev.Tenants) {
+				return nil // nothing of ours missing
+			}
+			slices.Sort(merged)
+			prev.Tenants = merged
+			c, cond = prev, persistence.IfValue(k, old)
+		case !errors.Is(err, persistence.ErrNotFound):
+			return err
+		}
+		val, err := persistence.Encode(closedVersion, c)
+		if err != nil {
+			return err
+		}
+		err = u.store.Commit(ctx, new(persistence.Batch).Require(cond).Put(k, val))
+		if err == nil || !persistence.IsConditionFailed(err) {
+			return err
+		}
 	}
-	b := new(persistence.Batch).Require(persistence.IfAbsent(closedKey(h))).Put(closedKey(h), val)
-	if err := u.store.Commit(ctx, b); err != nil && !persistence.IsConditionFailed(err) {
-		return err
-	}
-	return nil
 }
 
 // Prune deletes the hours that ended more than Retention before now, a bounded number

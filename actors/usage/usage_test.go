@@ -342,3 +342,41 @@ func TestJobOnTheClock(t *testing.T) {
 		return err == nil && r.Totals.CoreHours == 3
 	})
 }
+
+// TestRacingClosersBothPruned: two runs that close one hour at once, each seeing other
+// tenants' machines, both leave their tenants in the hour's marker, so the retention
+// deletes every tenant's record of it, the loser's included.
+func TestRacingClosersBothPruned(t *testing.T) {
+	store := openStore(t, t.TempDir())
+	rt := kit.New(store, nil, kit.EntityOptions{})
+	t.Cleanup(rt.Shutdown)
+	wa, wb := &world{}, &world{}
+	wa.set(vm("m1", &tenantA, nil, 1, 1024, 10))
+	wb.set(vm("m2", &tenantB, nil, 1, 1024, 10))
+	da, db := wa.deps(rt), wb.deps(rt)
+	da.Retention, db.Retention = time.Hour, time.Hour
+	ua, ub := New(da), New(db)
+	ctx := ctxFor(t)
+	// Both read the hour as open, then close it: closeHour is what each goes on to do.
+	if err := ua.closeHour(ctx, day, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := ub.closeHour(ctx, day, false); err != nil { // the marker exists: it gains tenant B
+		t.Fatal(err)
+	}
+	for _, ten := range []*string{&tenantA, &tenantB} {
+		if r, err := ua.Tenant(ctx, ten, day, day.Add(time.Hour)); err != nil || r.Totals.Hours != 1 {
+			t.Fatalf("tenant %s before the retention: %+v, %v; want its hour", *ten, r.Totals, err)
+		}
+	}
+	if err := ua.Prune(ctx, day.Add(3*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	if err := store.Scan(ctx, persistence.Prefix("usage-hour"), nil, 0, func(_, _ []byte) error { n++; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Fatalf("%d hour records left after the retention; want none (the second closer's too)", n)
+	}
+}
