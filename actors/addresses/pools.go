@@ -205,6 +205,9 @@ func (a *Addresses) Delete(ctx context.Context, id string) error {
 	if holder, err := a.store.Get(ctx, nameKey(p.Name)); err == nil && string(holder) == id {
 		b.Del(nameKey(p.Name))
 	}
+	if err := a.rt.Audit(b, kit.AuditOf(ctx).On("", id, "")); err != nil {
+		return err
+	}
 	if err := a.store.Commit(ctx, b); persistence.IsConditionFailed(err) {
 		return apierr.New(apierr.ErrConflict, "ip pool %s changed while it was deleted; try again", id)
 	} else if err != nil {
@@ -234,6 +237,9 @@ func (a *Addresses) save(ctx context.Context, p, prev *Pool, raw []byte) error {
 		if prev != nil {
 			b.Del(nameKey(prev.Name))
 		}
+	}
+	if err := a.rt.Audit(b, kit.AuditOf(ctx).On("", p.ID, "")); err != nil {
+		return err
 	}
 	if err := a.store.Commit(ctx, b); persistence.IsConditionFailed(err) {
 		if err := a.nameFree(ctx, p.Name, p.ID); err != nil {

@@ -120,3 +120,27 @@ func TestPoolWithAllocationsIsNotDeleted(t *testing.T) {
 		t.Fatalf("pool gone after a refused delete: %v", err)
 	}
 }
+
+// TestPoolWritesCarryTheirAuditEntry: a pool's create and delete add the request's
+// audit entry to their own batch, naming the pool.
+func TestPoolWritesCarryTheirAuditEntry(t *testing.T) {
+	a, _ := newTestService(t)
+	var got []kit.AuditEntry
+	a.rt.SetAuditor(func(_ *persistence.Batch, e *kit.AuditEntry) error {
+		got = append(got, *e)
+		return nil
+	})
+	ctx := ctxFor(t)
+	create := (&kit.AuditEntry{ID: "e1", Action: "POST /api/resources/ip-pools"}).Track()
+	p, err := a.Create(kit.WithAudit(ctx, create), PoolSpec{Name: "audited", CIDR: "192.0.2.0/24", Gateway: "192.0.2.1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	del := (&kit.AuditEntry{ID: "e2", Action: "DELETE /api/resources/ip-pools/{id}"}).Track()
+	if err := a.Delete(kit.WithAudit(ctx, del), p.ID); err != nil {
+		t.Fatal(err)
+	}
+	if !create.Carried() || !del.Carried() || len(got) != 2 || got[0].TargetID != p.ID || got[1].TargetID != p.ID {
+		t.Fatalf("carried %v %v, entries %+v; want both in their batches, naming pool %s", create.Carried(), del.Carried(), got, p.ID)
+	}
+}
