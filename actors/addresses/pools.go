@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/apierr"
@@ -75,19 +74,7 @@ type PoolChange struct {
 const poolVersion = 1
 
 // nameKey is the index key of a pool name: ip-pool-name/<folded name>.
-func nameKey(name string) []byte { return persistence.Key("ip-pool-name", foldName(name)) }
-
-// foldName is name without surrounding white space, each letter replaced by the least
-// rune it case-folds with, so that names strings.EqualFold holds equal fold alike.
-func foldName(name string) string {
-	return strings.Map(func(r rune) rune {
-		least := r
-		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-			least = min(least, f)
-		}
-		return least
-	}, strings.TrimSpace(name))
-}
+func nameKey(name string) []byte { return persistence.Key("ip-pool-name", kit.FoldName(name)) }
 
 // Deps are what the addresses need from outside their package.
 type Deps struct {
@@ -229,7 +216,7 @@ func (a *Addresses) save(ctx context.Context, p, prev *Pool, raw []byte) error {
 	} else {
 		b.Require(persistence.IfValue(poolKey(p.ID), raw))
 	}
-	if prev == nil || foldName(prev.Name) != foldName(p.Name) {
+	if prev == nil || kit.FoldName(prev.Name) != kit.FoldName(p.Name) {
 		if err := a.nameFree(ctx, p.Name, p.ID); err != nil {
 			return err
 		}
@@ -252,21 +239,9 @@ func (a *Addresses) save(ctx context.Context, p, prev *Pool, raw []byte) error {
 	return nil
 }
 
-// nameFree is a 409 when a pool other than self is named name, ignoring case.
+// nameFree is a 409 when a ip pool other than self is named name, ignoring case.
 func (a *Addresses) nameFree(ctx context.Context, name, self string) error {
-	holder, err := a.store.Get(ctx, nameKey(name))
-	if errors.Is(err, persistence.ErrNotFound) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if string(holder) != self {
-		e := apierr.New(apierr.ErrConflict, "ip pool %s is already named %q (names are unique, ignoring case)", holder, name)
-		e.Fields = []apierr.FieldError{apierr.Field("name", "is taken by ip pool %s", holder)}
-		return e
-	}
-	return nil
+	return kit.NameFree(ctx, a.store, nameKey(name), "ip pool", name, self)
 }
 
 // dns is the resolvers as stored: never nil, so that the API shows [].

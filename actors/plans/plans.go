@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/actors/machines"
@@ -100,20 +99,7 @@ const planVersion = 1
 func planKey(id string) []byte { return persistence.Key("plan", id) }
 
 // nameKey is the index key of a plan name: plan-name/<folded name>.
-func nameKey(name string) []byte { return persistence.Key("plan-name", foldName(name)) }
-
-// foldName is name without surrounding white space, each letter replaced by the least
-// rune it case-folds with, so that two names strings.EqualFold holds equal fold alike
-// (as tenant names do).
-func foldName(name string) string {
-	return strings.Map(func(r rune) rune {
-		least := r
-		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-			least = min(least, f)
-		}
-		return least
-	}, strings.TrimSpace(name))
-}
+func nameKey(name string) []byte { return persistence.Key("plan-name", kit.FoldName(name)) }
 
 // Deps are what the plans need from outside their package.
 type Deps struct {
@@ -277,7 +263,7 @@ func (p *Plans) save(ctx context.Context, pl, prev *Plan, raw []byte) error {
 	} else {
 		b.Require(persistence.IfValue(planKey(pl.ID), raw))
 	}
-	if prev == nil || foldName(prev.Name) != foldName(pl.Name) {
+	if prev == nil || kit.FoldName(prev.Name) != kit.FoldName(pl.Name) {
 		if err := p.nameFree(ctx, pl.Name, pl.ID); err != nil {
 			return err
 		}
@@ -302,19 +288,7 @@ func (p *Plans) save(ctx context.Context, pl, prev *Plan, raw []byte) error {
 
 // nameFree is a 409 when a plan other than self is named name, ignoring case.
 func (p *Plans) nameFree(ctx context.Context, name, self string) error {
-	holder, err := p.store.Get(ctx, nameKey(name))
-	if errors.Is(err, persistence.ErrNotFound) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if string(holder) != self {
-		e := apierr.New(apierr.ErrConflict, "plan %s is already named %q (names are unique, ignoring case)", holder, name)
-		e.Fields = []apierr.FieldError{apierr.Field("name", "is taken by plan %s", holder)}
-		return e
-	}
-	return nil
+	return kit.NameFree(ctx, p.store, nameKey(name), "plan", name, self)
 }
 
 // templates is the allowed templates as stored: never nil, so that the API shows [].

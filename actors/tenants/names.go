@@ -3,11 +3,10 @@ package tenants
 import (
 	"context"
 	"errors"
-	"strings"
-	"unicode"
 
 	"go.uber.org/zap"
 
+	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/persistence"
 )
@@ -26,27 +25,7 @@ import (
 var nameIndexDone = persistence.Key(persistence.KindMeta, "tenant-name-index")
 
 // nameKey is the index key of a tenant name.
-func nameKey(name string) []byte { return persistence.Key("tenant-name", foldName(name)) }
-
-// foldName is name without surrounding white space, each letter replaced by the least
-// rune it case-folds with (unicode.SimpleFold): two names that strings.EqualFold holds
-// equal fold to the same string.
-func foldName(name string) string {
-	return strings.Map(func(r rune) rune {
-		least := r
-		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-			least = min(least, f)
-		}
-		return least
-	}, strings.TrimSpace(name))
-}
-
-// errNameTaken is the conflict of a name another tenant (taken) has.
-func errNameTaken(name, taken string) error {
-	e := apierr.New(apierr.ErrConflict, "tenant %s is already named %q (names are unique, ignoring case)", taken, name)
-	e.Fields = []apierr.FieldError{apierr.Field("name", "is taken by tenant %s", taken)}
-	return e
-}
+func nameKey(name string) []byte { return persistence.Key("tenant-name", kit.FoldName(name)) }
 
 // nameHolder returns the id of the tenant named name, ignoring case, or "".
 func nameHolder(ctx context.Context, store persistence.Store, name string) (string, error) {
@@ -59,14 +38,7 @@ func nameHolder(ctx context.Context, store persistence.Store, name string) (stri
 
 // nameFree is a 409 conflict when a tenant other than self has name, ignoring case.
 func nameFree(ctx context.Context, store persistence.Store, name, self string) error {
-	taken, err := nameHolder(ctx, store, name)
-	if err != nil {
-		return err
-	}
-	if taken != "" && taken != self {
-		return errNameTaken(name, taken)
-	}
-	return nil
+	return kit.NameFree(ctx, store, nameKey(name), "tenant", name, self)
 }
 
 // nameConflict is the error of a batch whose name condition failed: the conflict with

@@ -219,8 +219,8 @@ func TestFoldName(t *testing.T) {
 		{"Kelvin \u212a", "kelvin k", true}, {"Σίσυφος", "ΣΊΣΥΦΟΣ", true}, {"a b", "ab", false},
 	} {
 		eq := strings.EqualFold(strings.TrimSpace(c.a), strings.TrimSpace(c.b))
-		if eq != c.same || (foldName(c.a) == foldName(c.b)) != c.same {
-			t.Errorf("%q vs %q: EqualFold %v, folded %q and %q; want same=%v", c.a, c.b, eq, foldName(c.a), foldName(c.b), c.same)
+		if eq != c.same || (kit.FoldName(c.a) == kit.FoldName(c.b)) != c.same {
+			t.Errorf("%q vs %q: EqualFold %v, folded %q and %q; want same=%v", c.a, c.b, eq, kit.FoldName(c.a), kit.FoldName(c.b), c.same)
 		}
 	}
 }

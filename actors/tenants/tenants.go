@@ -579,7 +579,7 @@ func (e *tenantEntity) save(t *Tenant, st *kit.Stamp) error {
 	}
 	key := nameKey(t.Name)
 	switch {
-	case e.rec == nil || foldName(e.rec.Name) != foldName(t.Name):
+	case e.rec == nil || kit.FoldName(e.rec.Name) != kit.FoldName(t.Name):
 		b.Require(persistence.IfAbsent(key)).Put(key, []byte(t.ID))
 		if e.rec != nil {
 			if err := e.freeName(b); err != nil {
