@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -95,57 +94,4 @@ func TestScheduleBounds(t *testing.T) {
 	}
 	_, err = s.Schedules.Backup().Update(ctx, b.ID, nil, ScheduleInput{Enabled: kit.Ptr(true)})
 	refused("enabling it again", err, "2h0m0s")
-}
-
-// Ten schedules asked for at once for a tenant allowed three: exactly three are made
-// (each create claims the count it made, and a later one counts again), the others
-// are 409 quota_exceeded.
-func TestConcurrentScheduleCreatesHoldTheCount(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	s := newTestSystem(t, func(o *testOptions) {
-		o.Driver = sim.New(sim.Config{OpDelay: -1, Seed: 1, Machines: 1})
-		o.Options = ScheduleOptions{PerTenant: 3}
-	})
-	if _, err := s.Inventory.Sync(ctx); err != nil {
-		t.Fatal(err)
-	}
-	ms, _, err := s.Machines.List(ctx, "", 0, nil)
-	if err != nil || len(ms) != 1 {
-		t.Fatalf("got %d machines, %v; want 1", len(ms), err)
-	}
-	ten, err := s.Tenants.Create(ctx, "counted", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Machines.Assign(ctx, ms[0].ID, &ten.ID); err != nil {
-		t.Fatal(err)
-	}
-	m := ms[0].ID
-	var (
-		wg                sync.WaitGroup
-		mu                sync.Mutex
-		accepted, refused int
-	)
-	for i := 0; i < 10; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_, err := s.Schedules.Power().Create(ctx, ten.ID, ScheduleInput{MachineID: &m, Action: kit.Ptr("start"), Cron: kit.Ptr("0 8 * * *")})
-			mu.Lock()
-			defer mu.Unlock()
-			switch {
-			case err == nil:
-				accepted++
-			case errors.Is(err, apierr.ErrQuotaExceeded):
-				refused++
-			default:
-				t.Errorf("create: %v", err)
-			}
-		}()
-	}
-	wg.Wait()
-	if accepted != 3 || refused != 7 {
-		t.Fatalf("accepted %d, refused %d; want 3 and 7", accepted, refused)
-	}
 }

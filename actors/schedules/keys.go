@@ -7,5 +7,4 @@ import "github.com/vmplane/vmplane/persistence"
 var Keys = []persistence.KeyKind{
 	{Prefix: "sched", Holds: "sched/<id>: a power or backup schedule"},
 	{Prefix: "sched-tenant", Holds: "sched-tenant/<tenant>/<id>: a tenant's schedules"},
-	{Prefix: "sched-count", Holds: "sched-count/<tenant>: changed by every create of a tenant's schedule while their count is bounded, which requires it as read when it counted (bounds.go)"},
 }

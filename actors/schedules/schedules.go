@@ -720,18 +720,9 @@ func putSchedule(b *persistence.Batch, r *scheduleRecord) error {
 // save writes next. st, when set, is the claim of the request's Idempotency-Key: the
 // write carries it, with next as its reply.
 func (e *scheduleEntity) save(next *scheduleRecord, st *kit.Stamp) error {
-	return e.saveWith(next, st, nil)
-}
-
-// saveWith is save whose batch also carries what extra puts into it (a create's
-// claim of its tenant's count of schedules, saveCounted).
-func (e *scheduleEntity) saveWith(next *scheduleRecord, st *kit.Stamp, extra func(*persistence.Batch)) error {
 	b := new(persistence.Batch)
 	if err := putSchedule(b, next); err != nil {
 		return err
-	}
-	if extra != nil {
-		extra(b)
 	}
 	if err := st.Carry(b, *next); err != nil {
 		return err
@@ -769,7 +760,7 @@ func (e *scheduleEntity) create(ctx *kit.Ctx, rec scheduleRecord, st *kit.Stamp)
 		ctx.Fail(apierr.New(apierr.ErrConflict, "schedule %s exists", e.id))
 		return
 	}
-	if err := e.saveCounted(&rec, st); err != nil {
+	if err := e.save(&rec, st); err != nil {
 		ctx.Fail(err)
 		return
 	}
