@@ -7,7 +7,6 @@ import "github.com/vmplane/vmplane/persistence"
 var Keys = []persistence.KeyKind{
 	{Prefix: "vm", Holds: "vm/<id>: a machine's record"},
 	{Prefix: "vm-tenant", Holds: "vm-tenant/<tenant>/<machine>: a tenant's machines, each with what it holds against the quota (Holding)"},
-	{Prefix: "vm-quota", Holds: "vm-quota/<tenant>: changed by every start of a task a tenant's backup or snapshot quota counts, which requires it as read when it counted (quotaclaim.go)"},
 	{Prefix: "vm-usage", Holds: "vm-usage/<tenant>: what a tenant's machines hold, kept in the batch of every write that changes it (usage.go)"},
 	{Prefix: "meta/usage-counters", Holds: "present once every tenant's vm-usage counter was built from the tenant index: quota reads trust the counters"},
 	{Prefix: "vm-iso", Holds: "vm-iso/<iso>/<machine>: the machines whose CD-ROM drive holds an ISO image (media.go)"},

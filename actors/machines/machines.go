@@ -328,9 +328,6 @@ type (
 		// Stamp, for a request made with an Idempotency-Key, is the key's claim,
 		// which the write that records the task carries (kit.Stamp).
 		Stamp *kit.Stamp
-		// Quota, for a task a tenant's backup or snapshot quota counts, is the
-		// quota the write that records the task checks and claims (quotaclaim.go).
-		Quota *QuotaCheck `json:",omitempty"`
 	}
 	// opDone reports the end of a task's hypervisor work.
 	opDone struct {
@@ -518,11 +515,10 @@ func (m *Machines) start(ctx context.Context, id string, op Operation, tenant *s
 			return tasks.Task{}, err
 		}
 	}
-	q, err := m.checkQuota(ctx, id, op)
-	if err != nil {
+	if err := m.checkQuota(ctx, id, op); err != nil {
 		return tasks.Task{}, err
 	}
-	return askMachine[tasks.Task](ctx, m, id, &startOp{Op: op, Tenant: tenant, Stamp: st, Quota: q})
+	return askMachine[tasks.Task](ctx, m, id, &startOp{Op: op, Tenant: tenant, Stamp: st})
 }
 
 // precheck validates what an operation names outside the machine: the target node of a
@@ -785,7 +781,7 @@ func (e *machineEntity) start(ctx *kit.Ctx, m *startOp) {
 		next.Status = StatusMigrating
 	}
 	next.UpdatedAt = now
-	if err := e.saveClaimed(&next, task, m.Stamp, m.Quota); err != nil {
+	if err := e.saveStamped(&next, task, "task", m.Stamp); err != nil {
 		ctx.Fail(err)
 		return
 	}

@@ -268,57 +268,59 @@ func onDemandBackup(rec *record, op *Operation, task *tasks.Task) *backups.Backu
 // dimension would need both again. Backups and snapshots are made by tasks that take
 // minutes, not at the rate machines are listed or created, and a tenant's count is
 // bounded by its quota: one scan of the tenant's backup records, or of its machine
-// index, whose values carry each machine's snapshot count and task (Holding), costs
-// little. The count includes the tasks in flight that will add to it, and the write
-// that records a new one claims the count (quotaclaim.go), so concurrent creates on a
-// tenant's machines never pass the quota.
+// index, whose values carry each machine's snapshot count (Holding), costs little.
+// Creates on two machines of one tenant at the same moment can each pass the check:
+// the quota bounds what a tenant asks of the hypervisor, and may be passed by the
+// number of machines racing, never by a loop of requests.
 
 // checkQuota refuses an operation that would make a tenant hold more backups or
 // snapshots than its quota, or a machine more than its plan allows: a snapshot, or a
 // backup on demand (a schedule's backups are bounded by its retention). A machine
-// without a tenant has no quota; one without a plan no plan bound. It answers the
-// tenant's quota that the machine's entity checks again, and claims, as it records
-// the task (nil: none to check).
-func (m *Machines) checkQuota(ctx context.Context, id string, op Operation) (*QuotaCheck, error) {
+// without a tenant has no quota; one without a plan no plan bound.
+func (m *Machines) checkQuota(ctx context.Context, id string, op Operation) error {
 	if !(op.Type == OpSnapshot || op.Type == OpBackup && op.OnDemand) {
-		return nil, nil
+		return nil
 	}
 	rid, err := m.Resolve(ctx, id)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	mach, err := m.Stored(ctx, rid)
 	if err != nil {
-		return nil, NotFoundAs(err, id)
+		return NotFoundAs(err, id)
 	}
 	if err := m.checkPlanBound(ctx, mach, op); err != nil {
-		return nil, err
+		return err
 	}
 	if m.sys.limits == nil || mach.TenantID == nil {
-		return nil, nil // an operator's machine, outside every tenant's quota
+		return nil // an operator's machine, outside every tenant's quota
 	}
 	tenant := *mach.TenantID
 	lim, err := m.sys.limits(ctx, tenant)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	q := &QuotaCheck{Tenant: tenant, Field: "snapshots", Limit: lim.Snapshots}
+	field, limit, have := "snapshots", lim.Snapshots, 0
 	if op.Type == OpBackup {
-		q.Field, q.Limit = "backups", lim.Backups
+		field, limit = "backups", lim.Backups
 	}
-	if q.Limit == Unlimited {
-		return nil, nil
+	if limit == Unlimited {
+		return nil
 	}
-	// Counted here too, so that a start past the quota is refused before it waits
-	// its turn at the machine's entity.
-	have, err := m.holding(ctx, tenant, q.Field, q.Limit)
+	if op.Type == OpBackup {
+		have, err = m.sys.Backups.Count(ctx, tenant, limit+1)
+	} else {
+		have, err = m.TenantSnapshots(ctx, tenant)
+	}
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if have+1 > q.Limit {
-		return nil, overQuotaOf(q.Field, q.Limit, have)
+	if have+1 > limit {
+		e := apierr.New(apierr.ErrQuotaExceeded, "the tenant's quota of %s is exceeded", field)
+		e.Fields = []apierr.FieldError{apierr.Field(field, "quota %d, in use %d, asked for 1 more", limit, have)}
+		return e
 	}
-	return q, nil
+	return nil
 }
 
 // PlanLimits are the per-machine bounds of a plan, as the plans above hand them down
