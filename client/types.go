@@ -6,47 +6,46 @@ import "github.com/vmplane/vmplane/client/apitype"
 // apitype (one file a kind there, as here), aliased here so that callers keep their
 // names: client.Machine is apitype.Machine, and either spelling takes the other.
 type (
-	// alerts.go
 	Alert = apitype.Alert
-	// apikeys.go
+
 	APIKey     = apitype.APIKey
 	NewAPIKey  = apitype.NewAPIKey
 	APIKeySpec = apitype.APIKeySpec
-	// audit.go
+
 	AuditEntry = apitype.AuditEntry
-	// backups.go
+
 	Backup = apitype.Backup
-	// billing.go
+
 	Suspension        = apitype.Suspension
 	SuspendSpec       = apitype.SuspendSpec
 	BillingSuspension = apitype.BillingSuspension
-	// events.go
+
 	Event = apitype.Event
-	// firewall.go
+
 	FirewallRulePatch = apitype.FirewallRulePatch
-	// healthchecks.go
+
 	HealthCheck       = apitype.HealthCheck
 	CheckResult       = apitype.CheckResult
 	ProbeResult       = apitype.ProbeResult
 	HealthCheckSpec   = apitype.HealthCheckSpec
 	HealthCheckChange = apitype.HealthCheckChange
-	// ippools.go
+
 	IPPool       = apitype.IPPool
 	IPPoolSpec   = apitype.IPPoolSpec
 	IPPoolChange = apitype.IPPoolChange
-	// isos.go
+
 	ISO        = apitype.ISO
 	ISOSpec    = apitype.ISOSpec
 	ISOAdded   = apitype.ISOAdded
 	MountedISO = apitype.MountedISO
-	// machine.go
+
 	MachineDetail = apitype.MachineDetail
 	Snapshot      = apitype.Snapshot
 	SnapshotSpec  = apitype.SnapshotSpec
 	BackupSpec    = apitype.BackupSpec
-	// machines.go
+
 	MachineChange = apitype.MachineChange
-	// monitoring.go
+
 	MonitoringOverview = apitype.MonitoringOverview
 	OverviewNodes      = apitype.OverviewNodes
 	OverviewMachines   = apitype.OverviewMachines
@@ -62,16 +61,16 @@ type (
 	UsageGraph         = apitype.UsageGraph
 	ClusterUsage       = apitype.ClusterUsage
 	UsagePoint         = apitype.UsagePoint
-	// oidc.go
+
 	OIDCProvider = apitype.OIDCProvider
-	// plans.go
+
 	Plan         = apitype.Plan
 	PlanSpec     = apitype.PlanSpec
 	PlanChange   = apitype.PlanChange
 	PlanCapacity = apitype.PlanCapacity
 	NodeRoom     = apitype.NodeRoom
 	Overcommit   = apitype.Overcommit
-	// schedules.go
+
 	ScheduleBase         = apitype.ScheduleBase
 	PowerSchedule        = apitype.PowerSchedule
 	BackupSchedule       = apitype.BackupSchedule
@@ -79,7 +78,7 @@ type (
 	PowerScheduleChange  = apitype.PowerScheduleChange
 	BackupScheduleSpec   = apitype.BackupScheduleSpec
 	BackupScheduleChange = apitype.BackupScheduleChange
-	// types.go
+
 	Optional[T any]  = apitype.Optional[T]
 	Page[T any]      = apitype.Page[T]
 	Quota            = apitype.Quota
@@ -108,10 +107,10 @@ type (
 	Health           = apitype.Health
 	ClusterHealth    = apitype.ClusterHealth
 	MemberStatus     = apitype.MemberStatus
-	// usage.go
+
 	UsageLine   = apitype.UsageLine
 	UsageReport = apitype.UsageReport
-	// virt.go
+
 	Node            = apitype.Node
 	NodeUsage       = apitype.NodeUsage
 	SyncResult      = apitype.SyncResult
@@ -120,7 +119,7 @@ type (
 	InterfaceChange = apitype.InterfaceChange
 	DiskSpec        = apitype.DiskSpec
 	Reinstall       = apitype.Reinstall
-	// webhooks.go
+
 	Webhook         = apitype.Webhook
 	NewWebhook      = apitype.NewWebhook
 	WebhookSpec     = apitype.WebhookSpec
