@@ -107,3 +107,44 @@ func TestSettleFindsTheMachineARestoreMade(t *testing.T) {
 		t.Fatalf("the next sync adopted %d, %v; want none: the restored machine is on record", n, err)
 	}
 }
+
+// A backup restored into a new machine on each driver (the sim and the Proxmox fake):
+// the task calls the driver's RestoreNew, starts the machine as asked, and the record
+// takes the machine's vmid, node, disks and state; the source stays as it was.
+func TestRestoreNewOnEachDriver(t *testing.T) {
+	for _, drv := range drivers {
+		t.Run(drv.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			d := drv.new(t)
+			s, m := tenantMachineOn(t, ctx, d, nil, nil)
+			from := hypervisor.Ref{VMID: m.VMID, Node: m.Node}
+			b, err := d.Backup(ctx, from, hypervisor.BackupSnapshot)
+			if err != nil {
+				t.Fatal(err)
+			}
+			batch := new(persistence.Batch)
+			c, err := s.Machines.AddRestore(ctx, batch, "T1", RestoreTarget{From: from, BackupID: "B1", Archive: b.ID, Name: "copy", StartAfter: true},
+				"copy", m.Node, RestoreSizes{CPUCores: m.CPUCores, MemoryMB: m.MemoryMB, DiskGB: m.DiskGB})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.rt.Commit(batch); err != nil {
+				t.Fatal(err)
+			}
+			s.Machines.Created(c)
+			if got, err := s.Tasks.Wait(ctx, c.Task.ID); err != nil || got.Status != tasks.TaskSucceeded {
+				t.Fatalf("restore task %+v, %v; want succeeded", got, err)
+			}
+			rec, err := s.Machines.Get(ctx, c.Machine.ID, kit.Ptr("T1"))
+			if err != nil || rec.VMID == 0 || rec.VMID == m.VMID || rec.Name != "copy" || rec.Status != StatusRunning ||
+				len(rec.Disks) != len(m.Disks) || rec.DiskGB != m.DiskGB {
+				t.Fatalf("got %+v, %v; want a running copy of %+v with its own vmid", rec, err, m)
+			}
+			src, err := s.Machines.Get(ctx, m.ID, nil)
+			if err != nil || src.VMID != m.VMID || src.Name != m.Name {
+				t.Fatalf("source: %+v, %v; want it as it was", src, err)
+			}
+		})
+	}
+}
