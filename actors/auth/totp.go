@@ -19,21 +19,6 @@ import (
 // session. A code is good once: the user record keeps the last time step used, and
 // a code of that step or an earlier one is refused, also within the step's 30 s.
 
-// Ways a session was opened, beyond a password alone (SessionInfo.Method).
-const (
-	// MethodTOTP: a password and a code of the second factor.
-	MethodTOTP = "totp"
-	// MethodRecoveryCode: a password and one of the recovery codes.
-	MethodRecoveryCode = "recovery_code"
-)
-
-var (
-	errBadCode         = apierr.Invalid(apierr.Field("code", "is not a current code of the second factor, nor an unused recovery code"))
-	errNoTOTP          = apierr.New(apierr.ErrConflict, "the user has no second factor")
-	errTOTPOn          = apierr.New(apierr.ErrConflict, "the second factor is on already: turn it off first")
-	errTOTPUnconfirmed = apierr.New(apierr.ErrConflict, "no enrolment waits for its first code: enrol first")
-)
-
 // Messages of a user entity about its second factor.
 type (
 	enrolTOTP struct{ Secret string }
@@ -156,32 +141,17 @@ func (u *Users) LoginTOTP(ctx context.Context, challenge, code string) (Session,
 
 func (e *userEntity) handleTOTP(ctx *kit.Ctx, msg any) {
 	next := *e.rec
-	var cur signin.Factor
-	if e.rec.TOTP != nil {
-		cur = *e.rec.TOTP
-	}
 	b := new(persistence.Batch)
 	var ended []*family
 	var freed *family // the confirming login, restricted no more
+	var err error
 	switch m := msg.(type) {
 	case *enrolTOTP:
-		if cur.Confirmed {
-			ctx.Fail(errTOTPOn)
-			return
-		}
-		next.TOTP = &signin.Factor{Secret: m.Secret}
+		next.TOTP, err = signin.Enrolled(e.rec.TOTP, m.Secret)
 	case *confirmTOTP:
-		if e.rec.TOTP == nil || cur.Confirmed {
-			ctx.Fail(errTOTPUnconfirmed)
-			return
+		if next.TOTP, err = signin.Confirmed(e.rec.TOTP, m.Code, m.Now, m.Recovery); err != nil {
+			break
 		}
-		step, ok := cur.Check(m.Code, m.Now)
-		if !ok {
-			ctx.Fail(errBadCode)
-			return
-		}
-		cur.Confirmed, cur.LastStep, cur.Recovery, cur.EnabledAt = true, step, m.Recovery, m.Now.UTC()
-		next.TOTP = &cur
 		if f := e.families[m.Session]; f != nil && f.Restricted && !f.Revoked {
 			free := *f
 			free.Restricted = false
@@ -194,24 +164,19 @@ func (e *userEntity) handleTOTP(ctx *kit.Ctx, msg any) {
 			freed = &free
 		}
 	case *disableTOTP:
-		if e.rec.TOTP == nil || (!cur.Confirmed && !m.Force) {
-			ctx.Fail(errNoTOTP)
-			return
-		}
-		if !m.Force && !cur.Use(m.Code, m.Now) {
-			ctx.Fail(errBadCode)
-			return
+		if err = signin.MayTurnOff(e.rec.TOTP, m.Code, m.Now, m.Force); err != nil {
+			break
 		}
 		next.TOTP = nil
 		if m.Force {
 			// Someone lost the factor: whoever holds a session may not be the user.
 			next.TokenGen++
-			var err error
-			if ended, err = e.revokeInto(b, ""); err != nil {
-				ctx.Fail(err)
-				return
-			}
+			ended, err = e.revokeInto(b, "")
 		}
+	}
+	if err != nil {
+		ctx.Fail(err)
+		return
 	}
 	if err := e.commitUser(b, next, ended); err != nil {
 		ctx.Fail(err)
@@ -229,19 +194,13 @@ func (e *userEntity) totpLogin(ctx *kit.Ctx, m *totpLogin) {
 		ctx.Fail(signin.ErrBadChallenge)
 		return
 	}
-	cur := *e.rec.TOTP
-	cur.Recovery = append([]string(nil), cur.Recovery...)
-	recovered := len(cur.Recovery)
-	if !cur.Use(m.Code, m.Now) {
-		ctx.Fail(errBadCode)
+	cur, method, err := signin.LogIn(*e.rec.TOTP, m.Code, m.Now)
+	if err != nil {
+		ctx.Fail(err)
 		return
 	}
-	method := MethodTOTP
-	if len(cur.Recovery) < recovered {
-		method = MethodRecoveryCode
-	}
 	next := *e.rec
-	next.TOTP = &cur
+	next.TOTP = cur
 	val, err := persistence.Encode(userRecordVersion, next)
 	if err != nil {
 		ctx.Fail(err)

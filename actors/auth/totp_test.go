@@ -108,7 +108,7 @@ func TestTOTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	list, _, err := s.Users.Sessions(ctx, usr.ID, sess2.ID, "", 10)
-	if err != nil || list[0].Method != MethodRecoveryCode || list[1].Method != MethodTOTP {
+	if err != nil || list[0].Method != signin.MethodRecoveryCode || list[1].Method != signin.MethodTOTP {
 		t.Fatalf("sessions %+v, %v; want methods recovery_code and totp", list, err)
 	}
 	_, err = s.Users.Login(ctx, usr.Email, "the-password", Client{})

@@ -9,6 +9,8 @@ import (
 
 	"github.com/pquerna/otp"
 	"github.com/pquerna/otp/totp"
+
+	"github.com/vmplane/vmplane/apierr"
 )
 
 // A second factor: time-based one-time passwords (RFC 6238: SHA-1, six digits, 30 s
@@ -29,6 +31,21 @@ const (
 	RecoveryCodes = 10
 	// MaxCodeLen bounds a code or recovery code in a request.
 	MaxCodeLen = 32
+)
+
+// Ways a session was opened with the second factor (auth's SessionInfo.Method).
+const (
+	// MethodTOTP: a password and a code of the second factor.
+	MethodTOTP = "totp"
+	// MethodRecoveryCode: a password and one of the recovery codes.
+	MethodRecoveryCode = "recovery_code"
+)
+
+var (
+	errBadCode         = apierr.Invalid(apierr.Field("code", "is not a current code of the second factor, nor an unused recovery code"))
+	errNoTOTP          = apierr.New(apierr.ErrConflict, "the user has no second factor")
+	errTOTPOn          = apierr.New(apierr.ErrConflict, "the second factor is on already: turn it off first")
+	errTOTPUnconfirmed = apierr.New(apierr.ErrConflict, "no enrolment waits for its first code: enrol first")
 )
 
 // Factor is a user's second factor as its record keeps it.
@@ -80,10 +97,60 @@ func NewRecoveryCodes() (RecoveryCodeList, []string) {
 	return RecoveryCodeList{Codes: codes}, hashes
 }
 
-// Use checks code as a current TOTP code or an unused recovery code of f, and records
+// Enrolled is the unconfirmed enrolment of secret that replaces f (nil: none): a
+// confirmed factor must be turned off first.
+func Enrolled(f *Factor, secret string) (*Factor, error) {
+	if f != nil && f.Confirmed {
+		return nil, errTOTPOn
+	}
+	return &Factor{Secret: secret}, nil
+}
+
+// Confirmed is the enrolment f confirmed by a first code at now, keeping the hashes
+// of its recovery codes.
+func Confirmed(f *Factor, code string, now time.Time, recovery []string) (*Factor, error) {
+	if f == nil || f.Confirmed {
+		return nil, errTOTPUnconfirmed
+	}
+	next := *f
+	step, ok := next.check(code, now)
+	if !ok {
+		return nil, errBadCode
+	}
+	next.Confirmed, next.LastStep, next.Recovery, next.EnabledAt = true, step, recovery, now.UTC()
+	return &next, nil
+}
+
+// MayTurnOff checks that f may be turned off: proven by a code (or recovery code) at
+// now, or forced (an operator's reset), which needs only an enrolment.
+func MayTurnOff(f *Factor, code string, now time.Time, force bool) error {
+	if f == nil || (!f.Confirmed && !force) {
+		return errNoTOTP
+	}
+	if next := *f; !force && !next.use(code, now) {
+		return errBadCode
+	}
+	return nil
+}
+
+// LogIn is the confirmed factor f after a login's code (or recovery code, used up)
+// at now, and the method of the session it opens.
+func LogIn(f Factor, code string, now time.Time) (*Factor, string, error) {
+	f.Recovery = append([]string(nil), f.Recovery...)
+	recovered := len(f.Recovery)
+	if !f.use(code, now) {
+		return nil, "", errBadCode
+	}
+	if len(f.Recovery) < recovered {
+		return &f, MethodRecoveryCode, nil
+	}
+	return &f, MethodTOTP, nil
+}
+
+// use checks code as a current TOTP code or an unused recovery code of f, and records
 // its use in f.
-func (f *Factor) Use(code string, now time.Time) bool {
-	if step, ok := f.Check(code, now); ok {
+func (f *Factor) use(code string, now time.Time) bool {
+	if step, ok := f.check(code, now); ok {
 		f.LastStep = step
 		return true
 	}
@@ -97,9 +164,9 @@ func (f *Factor) Use(code string, now time.Time) bool {
 	return false
 }
 
-// Check finds the time step within the skew whose code code is, later than the last
+// check finds the time step within the skew whose code code is, later than the last
 // step used.
-func (f *Factor) Check(code string, now time.Time) (int64, bool) {
+func (f *Factor) check(code string, now time.Time) (int64, bool) {
 	code = strings.TrimSpace(code)
 	if len(code) != Digits.Length() {
 		return 0, false
