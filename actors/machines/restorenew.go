@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/actors/machines/counters"
 	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/persistence"
@@ -71,7 +72,7 @@ func (m *Machines) AddRestore(ctx context.Context, b *persistence.Batch, tenant 
 	if err := tasks.Put(b, task); err != nil {
 		return nil, err
 	}
-	counts, err := addCounts(ctx, m.sys.store, b, countDelta(nil, rec))
+	counts, err := counters.Add(ctx, m.sys.store, b, countDelta(nil, rec))
 	if err != nil {
 		return nil, err
 	}
