@@ -45,6 +45,7 @@ require (
 	github.com/cenkalti/backoff/v5 v5.0.3 // indirect
 	github.com/coreos/go-semver v0.3.1 // indirect
 	github.com/coreos/go-systemd/v22 v22.7.0 // indirect
+	github.com/evanw/esbuild v0.28.2 // indirect
 	github.com/go-chi/chi/v5 v5.5.0 // indirect
 	github.com/go-jose/go-jose/v4 v4.1.9 // indirect
 	github.com/golang-jwt/jwt/v5 v5.3.1 // indirect
@@ -125,3 +126,5 @@ require (
 	golang.org/x/text v0.43.0
 	google.golang.org/protobuf v1.36.11 // indirect
 )
+
+tool github.com/evanw/esbuild/cmd/esbuild
