@@ -521,7 +521,7 @@ func (s *Server) authenticate(ctx context.Context, rc *fasthttp.RequestCtx) (*to
 var enrolling = map[string]bool{
 	"GET /api/auth/me": true, "POST /api/auth/totp": true, "POST /api/auth/totp/confirm": true,
 	"POST /api/auth/logout": true, "GET /api/auth/sessions": true, "DELETE /api/auth/sessions/{id}": true,
-	"POST /api/auth/password": true,
+	"POST /api/auth/password": true, "POST /api/auth/browser/logout": true,
 }
 
 // handleParseError answers requests fasthttp could not read or parse: oversized bodies
