@@ -44,6 +44,14 @@ export function Machines() {
   const created = (r) => setPage((p) => (p && !p.items.some((x) => x.id === r.machine.id)
     ? { ...p, items: [{ ...r.machine, task_id: r.task.id }, ...p.items] } : p));
 
+  // The last task of each machine seen on the stream: it stays in its row once it
+  // ended (the machine's own task_id is cleared then).
+  const byMachine = {};
+  for (const t of Object.values(tasks.value)) {
+    const seen = byMachine[t.target_id];
+    if (!seen || seen.created_at < t.created_at) byMachine[t.target_id] = t;
+  }
+
   return html`<main id="main">
     <h1>Machines</h1>
     <${ProblemView} error=${error} />
@@ -55,7 +63,8 @@ export function Machines() {
         <td><a href=${`/machines/${encodeURIComponent(m.id)}`}>${m.name}</a></td>
         <td><${Status} value=${m.status} /></td>
         <td>${m.cpu_cores} CPU, ${mb(m.memory_mb)}, ${gb(m.disk_gb)}</td>
-        <td>${m.task_id ? html`<${TaskLine} task=${tasks.value[m.task_id] || { id: m.task_id, type: 'task', status: 'running' }} />` : ''}</td>
+        <td>${byMachine[m.id] ? html`<${TaskLine} task=${byMachine[m.id]} />`
+          : m.task_id ? html`<${TaskLine} task=${{ id: m.task_id, type: 'task', status: 'running' }} />` : ''}</td>
       </tr>`)}</tbody>
     </table></div>
     ${page.items.length === 0 && html`<p>No machines yet.</p>`}
