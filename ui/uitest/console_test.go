@@ -232,3 +232,39 @@ func TestConsoleTenant(t *testing.T) {
 		chromedp.WaitVisible(`//a[normalize-space(.)="Sign out"] | //button[normalize-space(.)="Sign out"]`),
 	)
 }
+
+// TestConsoleOperator: an operator opens a link to the nodes, signs in and lands
+// there (the operator's pages are a chunk loaded when opened), then filters every
+// machine by status and name.
+func TestConsoleOperator(t *testing.T) {
+	s := newSite(t)
+	ctx := tab(t)
+	var rows int
+	run(t, ctx, "sign in to the nodes",
+		chromedp.Navigate(s.srv.Base+"/admin/nodes"),
+		chromedp.WaitVisible(`input[name=email]`, chromedp.ByQuery),
+		chromedp.SendKeys(`input[name=email]`, apptest.AdminEmail, chromedp.ByQuery),
+		chromedp.SendKeys(`input[name=password]`, apptest.AdminPassword, chromedp.ByQuery),
+		chromedp.Click(`button[type=submit]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`//h1[normalize-space(.)="Nodes"]`),
+		chromedp.WaitVisible(`//tbody/tr`),
+		chromedp.Evaluate(`document.querySelectorAll("tbody tr").length`, &rows),
+	)
+	if rows == 0 {
+		t.Error("no node listed")
+	}
+	run(t, ctx, "every machine",
+		chromedp.Click(`//nav[@aria-label="Main"]//a[normalize-space(.)="Machines"]`),
+		chromedp.WaitVisible(`//h1[normalize-space(.)="All machines"]`),
+		chromedp.WaitVisible(`//td[normalize-space(.)="their-machine"]`),
+	)
+	run(t, ctx, "filter by status and name",
+		chromedp.SetValue(`select[name=status]`, "error", chromedp.ByQuery),
+		chromedp.Click(`//form[@role="search"]//button[@type="submit"]`),
+		chromedp.WaitNotPresent(`//td[normalize-space(.)="their-machine"]`),
+		chromedp.SetValue(`select[name=status]`, "", chromedp.ByQuery),
+		chromedp.SendKeys(`input[name=name]`, "their-machine", chromedp.ByQuery),
+		chromedp.Click(`//form[@role="search"]//button[@type="submit"]`),
+		chromedp.WaitVisible(`//td[normalize-space(.)="their-machine"]`),
+	)
+}
