@@ -15,12 +15,14 @@ import (
 	"github.com/vmplane/vmplane/actors/alerts"
 	"github.com/vmplane/vmplane/actors/audit"
 	"github.com/vmplane/vmplane/actors/auth"
+	"github.com/vmplane/vmplane/actors/auth/signin"
 	"github.com/vmplane/vmplane/actors/backups"
 	"github.com/vmplane/vmplane/actors/consoles"
 	"github.com/vmplane/vmplane/actors/inventory"
 	"github.com/vmplane/vmplane/actors/isos"
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/machines/capacity"
+	"github.com/vmplane/vmplane/actors/machines/counters"
 	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/actors/monitoring"
 	"github.com/vmplane/vmplane/actors/plans"
@@ -40,10 +42,12 @@ import (
 var keyTables = map[string][]persistence.KeyKind{
 	"persistence":              persistence.Keys,
 	"actors/auth":              auth.Keys,
+	"actors/auth/signin":       signin.Keys,
 	"actors/alerts":            alerts.Keys,
 	"actors/machines":          machines.Keys,
 	"actors/machines/capacity": capacity.Keys,
 	"actors/machines/tasks":    tasks.Keys,
+	"actors/machines/counters": counters.Keys,
 	"actors/backups":           backups.Keys,
 	"actors/consoles":          consoles.Keys,
 	"actors/isos":              isos.Keys,

@@ -7,6 +7,7 @@ import (
 
 	"github.com/vmplane/vmplane/actors/events"
 	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/actors/machines/counters"
 	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
@@ -145,7 +146,7 @@ func (m *Machines) AddCreate(ctx context.Context, b *persistence.Batch, tenant s
 	if err := tasks.Put(b, task); err != nil {
 		return nil, err
 	}
-	counts, err := addCounts(ctx, m.sys.store, b, countDelta(nil, rec))
+	counts, err := counters.Add(ctx, m.sys.store, b, countDelta(nil, rec))
 	if err != nil {
 		return nil, err
 	}
