@@ -31,11 +31,13 @@ import (
 	"github.com/vmplane/vmplane/actors/webhooks"
 	"github.com/vmplane/vmplane/httpedge"
 	"github.com/vmplane/vmplane/httpedge/token"
+	"github.com/vmplane/vmplane/httpedge/webui"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/hypervisor/proxmox"
 	"github.com/vmplane/vmplane/hypervisor/sim"
 	"github.com/vmplane/vmplane/persistence"
 	"github.com/vmplane/vmplane/sso"
+	"github.com/vmplane/vmplane/ui"
 )
 
 // Version is the build's version, set with -ldflags "-X github.com/vmplane/vmplane/app.Version=...".
@@ -230,7 +232,13 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 	if err != nil {
 		return nil, err
 	}
-	a.edge = httpedge.New(httpedge.Options{Services: edgeServices(a.sys), Store: a.store, Tokens: tokens, Logger: log, Version: Version, TrustedProxies: proxies, PublicURL: cfg.PublicURL, TOTPIssuer: cfg.TOTPIssuer, OIDC: providers, TenantDelete: cfg.TenantDelete, RequirePlans: cfg.RequirePlans, RescueISO: cfg.RescueISO,
+	var console *webui.Console
+	if cfg.UI {
+		if console, err = webui.New(ui.Files()); err != nil {
+			return nil, fmt.Errorf("the web console's files: %w", err)
+		}
+	}
+	a.edge = httpedge.New(httpedge.Options{Console: console, Services: edgeServices(a.sys), Store: a.store, Tokens: tokens, Logger: log, Version: Version, TrustedProxies: proxies, PublicURL: cfg.PublicURL, TOTPIssuer: cfg.TOTPIssuer, OIDC: providers, TenantDelete: cfg.TenantDelete, RequirePlans: cfg.RequirePlans, RescueISO: cfg.RescueISO,
 		CORSOrigins: splitList(cfg.CORSOrigins), AccessLog: accessLog,
 		IPv6Prefix: cfg.RateIPv6Prefix, HeaderTimeout: cfg.HeaderTimeout, IdleTimeout: cfg.IdleTimeout, MaxConnsPerAddr: cfg.MaxConnsPerAddr, Cluster: a.membership(),
 		SeparateMetrics: cfg.MetricsAddr != ""})

@@ -167,6 +167,8 @@ type Config struct {
 	// AccessLog the access log's destination ("" none, "-" standard output, a file).
 	CORSOrigins string
 	AccessLog   string
+	// UI serves the web console at / (issue 32).
+	UI bool
 
 	// Operations (issue 16): storage faults.
 	//
@@ -344,6 +346,7 @@ func (c *Config) table() []setting {
 		dur(&c.AuditRetention, "audit-retention", "VMPLANE_AUDIT_RETENTION", audit.DefaultRetention, "how long the audit log (GET /api/audit) keeps its entries; older ones are deleted once an hour (0: kept for ever)"),
 		str(&c.SuspendAction, "suspend-action", "VMPLANE_SUSPEND_ACTION", "stop", "what a tenant's suspension that names no action does to its running machines: stop, suspend (on the hypervisor) or none"),
 		str(&c.WebhookAllowCIDRs, "webhook-allow-cidrs", "VMPLANE_WEBHOOK_ALLOW_CIDRS", "", "comma-separated CIDRs that webhooks may reach although they are loopback, link-local, private or unspecified addresses (empty: none)"),
+		boolean(&c.UI, "ui", "VMPLANE_UI", true, "serve the web console at / on the API's listener (false: only /api and /metrics answer; every other path is 404)"),
 		str(&c.CORSOrigins, "cors-origins", "VMPLANE_CORS_ORIGINS", "", "comma-separated origins (https://panel.example.com) whose pages may call the API from a browser (empty: none)"),
 		str(&c.AccessLog, "access-log", "VMPLANE_ACCESS_LOG", "", "one line per request, in the combined log format, to this file (\"-\": standard output; empty: none)"),
 		num(&c.StoreMinFreeMB, "store-min-free-mb", "VMPLANE_STORE_MIN_FREE_MB", 0, "writes are refused (507) while the data directory's disk has less free space than this, in MiB (0: 4 memtables + 16 MiB, 80 MiB; negative: never)"),
