@@ -21,6 +21,7 @@ import (
 	"github.com/vmplane/vmplane/actors/isos"
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/machines/capacity"
+	"github.com/vmplane/vmplane/actors/machines/counters"
 	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/actors/monitoring"
 	"github.com/vmplane/vmplane/actors/plans"
@@ -44,6 +45,7 @@ var keyTables = map[string][]persistence.KeyKind{
 	"actors/machines":          machines.Keys,
 	"actors/machines/capacity": capacity.Keys,
 	"actors/machines/tasks":    tasks.Keys,
+	"actors/machines/counters": counters.Keys,
 	"actors/backups":           backups.Keys,
 	"actors/consoles":          consoles.Keys,
 	"actors/isos":              isos.Keys,

@@ -14,7 +14,7 @@ import (
 
 	"github.com/vmplane/vmplane/actors/events"
 	"github.com/vmplane/vmplane/actors/kit"
-	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/counters"
 	"github.com/vmplane/vmplane/cluster"
 	"github.com/vmplane/vmplane/httpedge"
 	"github.com/vmplane/vmplane/persistence"
@@ -73,7 +73,7 @@ func (a *App) joinCluster(cfg Config, log *zap.Logger) (*member, error) {
 	}
 	// Join calls Lost at most once.
 	m.cluster, err = cluster.Join(cluster.Options{Client: store.Client(), Prefix: store.Prefix(), Name: name, Addr: addr,
-		Log: log.Named("cluster"), Lost: func() { close(m.lost) }, Maintains: []string{machines.CountersFeature}})
+		Log: log.Named("cluster"), Lost: func() { close(m.lost) }, Maintains: []string{counters.Feature}})
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +136,7 @@ func (a *App) counting() func() (bool, uint64) {
 	if a.member == nil {
 		return nil
 	}
-	return func() (bool, uint64) { return a.member.cluster.Maintained(machines.CountersFeature) }
+	return func() (bool, uint64) { return a.member.cluster.Maintained(counters.Feature) }
 }
 
 // eventRelay is the event bus's relay on a cluster member, nil on a single node.

@@ -135,7 +135,7 @@ func (a *app) tenantCmd() *cobra.Command {
 		},
 	}
 	return cmdline.Group(&cobra.Command{Use: "tenant", Short: "tenants, their quotas and suspensions (operators)"},
-		append([]*cobra.Command{list, show, create, update, del}, a.tenantSuspensionCmds()...)...)
+		append([]*cobra.Command{list, show, create, update, del, a.tenantUsageCmd()}, a.tenantSuspensionCmds()...)...)
 }
 
 // quotaFlags are the --quota-* flags of tenant create and update.

@@ -29,7 +29,7 @@ func TestWebhookVerbs(t *testing.T) {
 		t.Fatalf("webhook create table: got\n%s", out)
 	}
 	w.fails(2, "at least one --event", "webhook", "create", rc.URL)
-	w.fails(1, "unknown event type", "webhook", "create", rc.URL, "--event", "machine.exploded")
+	w.fails(1, "events[0]: must be one of machine.updated", "webhook", "create", rc.URL, "--event", "machine.exploded")
 	if out := w.ok("webhook", "list"); !strings.Contains(out, h.ID) || strings.Contains(out, h.Secret) {
 		t.Fatalf("webhook list: got\n%s", out)
 	}

@@ -3,7 +3,6 @@ package client
 import (
 	"context"
 	"net/http"
-	"time"
 )
 
 // Suspension actions: what a tenant's suspension does to its running machines.
@@ -12,27 +11,6 @@ const (
 	SuspendHypervisor = "suspend"
 	SuspendNone       = "none"
 )
-
-// Suspension is why and since when a tenant is suspended.
-type Suspension struct {
-	Reason string `json:"reason"`
-	// Action is what the suspension did to the machines that were running: stop,
-	// suspend or none.
-	Action string    `json:"action"`
-	Since  time.Time `json:"since"`
-	// Machines are the machines it stopped or suspended, which UnsuspendTenant with
-	// start brings back.
-	Machines []string `json:"machines"`
-}
-
-// SuspendSpec is the body of SuspendTenant and SuspendMachineBilling.
-type SuspendSpec struct {
-	// Reason is what the tenant's users are told when a write is refused.
-	Reason string `json:"reason"`
-	// Action is SuspendStop, SuspendHypervisor or SuspendNone; empty: the server's
-	// default (VMPLANE_SUSPEND_ACTION).
-	Action string `json:"action,omitempty"`
-}
 
 // unsuspendSpec is the body of UnsuspendTenant.
 type unsuspendSpec struct {
@@ -54,18 +32,6 @@ func (c *Client) UnsuspendTenant(ctx context.Context, id string, start bool) (*T
 	var out Tenant
 	_, err := c.c.do(ctx, request{method: http.MethodPost, path: "/api/resources/tenants/" + esc(id) + "/unsuspend", body: unsuspendSpec{Start: start}, out: &out})
 	return &out, err
-}
-
-// BillingSuspension is why and since when an operator suspended one machine for
-// billing: its tenant's users may read it, and every change, power action or console
-// of theirs fails with ErrMachineSuspended. It is apart from the power state suspended.
-type BillingSuspension struct {
-	Reason string    `json:"reason"`
-	Action string    `json:"action"`
-	Since  time.Time `json:"since"`
-	// WasRunning says the machine ran when suspended: UnsuspendMachineBilling with
-	// start brings it back.
-	WasRunning bool `json:"was_running"`
 }
 
 // SuspendMachineBilling suspends one machine for billing (spec.Action applies to it if

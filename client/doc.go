@@ -55,6 +55,8 @@
 //	/api/events                            Events
 //	/api/health, /api/openapi.json         Health, OpenAPI
 //
-// The package depends on the standard library only: it imports none of the server's
-// packages.
+// The record and body types are those of package apitype, aliased here under the same
+// names (client.Machine is apitype.Machine), and VerifyWebhook is package webhook's
+// check, for receivers that need nothing else. The package depends on the standard
+// library and those two only: it imports none of the server's packages.
 package client

@@ -15,22 +15,6 @@ func (c *Client) GetFirewallRule(ctx context.Context, id string) (*FirewallRule,
 	return getRecord[FirewallRule](ctx, c, "/api/resources/firewall-rules/"+esc(id))
 }
 
-// FirewallRulePatch is the body of PatchFirewallRule: fields left zero keep their
-// value; MachineID, Source, Destination, Port and Comment may be Null, which clears
-// them (a rule without machine applies to all the tenant's machines).
-type FirewallRulePatch struct {
-	Direction   Optional[string] `json:"direction,omitzero"`
-	Action      Optional[string] `json:"action,omitzero"`
-	Protocol    Optional[string] `json:"protocol,omitzero"`
-	MachineID   Optional[string] `json:"machine_id,omitzero"`
-	Source      Optional[string] `json:"source,omitzero"`
-	Destination Optional[string] `json:"destination,omitzero"`
-	Port        Optional[string] `json:"port,omitzero"`
-	Enabled     Optional[bool]   `json:"enabled,omitzero"`
-	Position    Optional[int64]  `json:"position,omitzero"`
-	Comment     Optional[string] `json:"comment,omitzero"`
-}
-
 // PatchFirewallRule changes a rule as p says, clearing the fields p sets to Null;
 // UpdateFirewallRule cannot clear a field.
 func (c *Client) PatchFirewallRule(ctx context.Context, id string, p FirewallRulePatch) (*FirewallRule, error) {

@@ -4,43 +4,10 @@ import (
 	"context"
 	"iter"
 	"net/http"
-	"time"
 )
 
 // IP pools: the ranges machines are given their addresses from. Operators alone read
 // and write them.
-
-// IPPool is a range of addresses: IPv4 handed out address by address, IPv6 as routed
-// /64 prefixes. A pool with a Node serves only machines on that node.
-type IPPool struct {
-	ID        string    `json:"id"`
-	Name      string    `json:"name"`
-	CIDR      string    `json:"cidr"`
-	Gateway   string    `json:"gateway"`
-	Node      *string   `json:"node"`
-	DNS       []string  `json:"dns"`
-	Version   int64     `json:"version"`
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
-}
-
-// IPPoolSpec is the body of CreateIPPool; the version comes from CIDR.
-type IPPoolSpec struct {
-	Name    string   `json:"name"`
-	CIDR    string   `json:"cidr"`
-	Gateway string   `json:"gateway"`
-	Node    *string  `json:"node,omitempty"`
-	DNS     []string `json:"dns,omitempty"`
-}
-
-// IPPoolChange is the body of UpdateIPPool: zero fields keep their value, Null clears
-// one that may be null. The range never changes.
-type IPPoolChange struct {
-	Name    Optional[string]   `json:"name,omitzero"`
-	Gateway Optional[string]   `json:"gateway,omitzero"`
-	Node    Optional[string]   `json:"node,omitzero"`
-	DNS     Optional[[]string] `json:"dns,omitzero"`
-}
 
 // CreateIPPool creates a pool (operators); a taken name is ErrConflict.
 func (c *Client) CreateIPPool(ctx context.Context, spec IPPoolSpec) (*IPPool, error) {

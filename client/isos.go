@@ -4,52 +4,11 @@ import (
 	"context"
 	"iter"
 	"net/http"
-	"time"
 )
 
 // The ISO library (/api/resources/isos) and a machine's CD-ROM drive, boot order and
 // rescue system, in the client area (tenants) and on the hypervisor routes
 // (operators, the Virt calls).
-
-// ISO is an image of the ISO library: public (TenantID nil) or one tenant's.
-type ISO struct {
-	ID       string  `json:"id"`
-	Name     string  `json:"name"`
-	URL      string  `json:"url"`
-	Checksum string  `json:"checksum"`
-	TenantID *string `json:"tenant_id"`
-	// Status is pending while the image is fetched, then ready or failed (Error says why).
-	Status    string    `json:"status"`
-	Error     *string   `json:"error"`
-	SizeBytes int64     `json:"size_bytes"`
-	File      string    `json:"file"`
-	TaskID    string    `json:"task_id"`
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
-}
-
-// ISOSpec is the body of AddISO (operators).
-type ISOSpec struct {
-	Name string `json:"name"`
-	URL  string `json:"url"`
-	// Checksum is "sha256:<hex>" or "sha512:<hex>".
-	Checksum string `json:"checksum"`
-	// TenantID, when set, makes the image that tenant's alone.
-	TenantID *string `json:"tenant_id,omitempty"`
-}
-
-// ISOAdded is the answer of AddISO: the image, pending, and the task of its fetch.
-type ISOAdded struct {
-	ISO  ISO  `json:"iso"`
-	Task Task `json:"task"`
-}
-
-// MountedISO is the image in a machine's CD-ROM drive.
-type MountedISO struct {
-	ISOID string `json:"iso_id"`
-	Name  string `json:"name"`
-	File  string `json:"file"`
-}
 
 // Boot devices of SetBootOrder.
 const (

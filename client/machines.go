@@ -10,14 +10,6 @@ import (
 // The calls of machines as records (/api/resources/machines) and of templates; the
 // client area's machine calls are in api.go, the operators' operations in virt.go.
 
-// MachineChange is the body of UpdateMachine: fields left zero keep their value.
-// TenantID (operators) moves the machine to another tenant, or, Null, takes it from
-// its tenant.
-type MachineChange struct {
-	Name     Optional[string] `json:"name,omitzero"`
-	TenantID Optional[string] `json:"tenant_id,omitzero"`
-}
-
 // UpdateMachine renames a machine or moves it between tenants. A rename (with a move
 // or without) runs as a task, returned with a nil machine; a move alone is done at
 // once and answers the machine with a nil task.

@@ -16,12 +16,6 @@ import (
 // and completes the sign-in with that URL (WithOIDCCallback): the client gets the
 // login's tokens and renews them as a login link's client does.
 
-// OIDCProvider is an OpenID Connect provider users may sign in with.
-type OIDCProvider struct {
-	ID   string `json:"id"`
-	Name string `json:"name"`
-}
-
 // oidcProviders is the answer of GET /api/auth/oidc/providers.
 type oidcProviders struct {
 	Providers []OIDCProvider `json:"providers"`

@@ -45,14 +45,21 @@ func TestOutsideProgram(t *testing.T) {
 	if err != nil || !strings.HasSuffix(strings.TrimSpace(string(out)), "done") {
 		t.Fatalf("the outside program: %v\n%s", err, out)
 	}
-	// Its import graph: the client and the standard library, nothing of the server.
+	// Its import graph: the client's packages and the standard library, nothing of the
+	// server.
 	list := exec.Command("go", "list", "-mod=mod", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", ".")
 	list.Dir, list.Env = dir, cmd.Env
 	deps, err := list.Output()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Fields(string(deps)); len(got) != 2 || got[0] != "github.com/vmplane/vmplane/client" {
-		t.Fatalf("the outside program's packages beyond the standard library: %v; want only the client", got)
+	got := strings.Fields(string(deps))
+	if len(got) != len(clientPackages)+1 || got[len(got)-1] != "example.test/outside" {
+		t.Fatalf("the outside program's packages beyond the standard library: %v; want only the client's", got)
+	}
+	for _, p := range got[:len(got)-1] {
+		if !clientPackages[p] {
+			t.Fatalf("the outside program's packages beyond the standard library: %v; want only the client's", got)
+		}
 	}
 }

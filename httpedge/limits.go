@@ -54,7 +54,6 @@ var limits = openapi.Limits{
 
 	"webhook.url":     {Min: 1, Max: webhooks.MaxURLLen},
 	"webhook.events":  {Min: 1, Max: webhooks.MaxEvents},
-	"webhook.event":   {Min: 1, Max: webhooks.MaxEventTypeLen},
 	"webhook.secret":  {Min: webhooks.MinSecretLen, Max: webhooks.MaxSecretLen},
 	"ip_pool.name":    {Min: addresses.MinNameLen, Max: addresses.MaxNameLen},
 	"ip_pool.cidr":    {Min: 1, Max: addresses.MaxCIDRLen},

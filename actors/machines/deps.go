@@ -28,7 +28,7 @@ type Deps struct {
 	// one); the tenants live above the machines, which know them only through this.
 	TenantExists func(ctx context.Context, id string) error
 	// Counting, in a cluster, reports whether every live member keeps the usage
-	// counters (announces CountersFeature), and how many members that do not this
+	// counters (announces counters.Feature), and how many members that do not this
 	// member has seen join; nil on a single node, which keeps them.
 	Counting func() (all bool, without uint64)
 	// TemplateExists answers nil for a template the last sync saw (a reinstall names

@@ -17,6 +17,7 @@ import (
 
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/actors/machines/capacity"
+	"github.com/vmplane/vmplane/actors/machines/counters"
 	"github.com/vmplane/vmplane/actors/machines/listcache"
 	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/apierr"
@@ -390,12 +391,8 @@ type Machines struct {
 	lists *listcache.Cache[Machine]
 	// OpTimeout bounds one task's hypervisor work.
 	OpTimeout time.Duration
-	// marker, settled, counterRetries and counterLoop are the usage counters'
-	// (usage.go).
-	marker         markerCache
-	settled        atomic.Uint64
-	counterRetries atomic.Uint64
-	counterLoop    *kit.Loop
+	// counters keeps the tenants' usage counters (usage.go).
+	counters *counters.Counters
 	// terminations are the timers of the machines marked for termination.
 	terminations kit.EntityTimers
 }
@@ -406,14 +403,14 @@ func startMachines(s *system) *Machines {
 	m.kind = s.rt.StartKind("machines", 5*time.Minute, func(id string) kit.Entity {
 		return &machineEntity{sys: s, ms: m, id: id}
 	}, nil)
-	m.keepCounters()
+	m.counters = counters.Start(counters.Deps{Runtime: s.rt, Counting: s.counting, Index: indexOf(s.store)})
 	return m
 }
 
 // Stop cancels the hypervisor work in flight and waits for it; its tasks are settled by
 // the next start.
 func (m *Machines) Stop() {
-	m.counterLoop.Stop()
+	m.counters.Stop()
 	m.terminations.Stop()
 	m.beginMu.Lock()
 	m.stopping.Store(true)
@@ -869,8 +866,8 @@ func (e *machineEntity) saveWith(next *record, task *tasks.Task, cause string, s
 // names this record (vmid 0: none), and moves the usage counters by d (countDelta).
 // Another record may hold the vmid by now (the hypervisor gave it to a new machine,
 // see save): its key stays.
-func (e *machineEntity) commitReleasing(b *persistence.Batch, vmid int, d map[string]Usage) error {
-	return e.ms.commitCounted(b, d, func(b *persistence.Batch) error {
+func (e *machineEntity) commitReleasing(b *persistence.Batch, vmid int, d map[string]counters.Usage) error {
+	return e.ms.counters.Commit(b, d, func(b *persistence.Batch) error {
 		if vmid == 0 {
 			return e.sys.rt.Commit(b)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/vmplane/vmplane/actors/events"
 	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/actors/machines/counters"
 	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
@@ -153,7 +154,7 @@ func (m *Machines) AddCreateAs(ctx context.Context, b *persistence.Batch, id, te
 	if err := tasks.Put(b, task); err != nil {
 		return nil, err
 	}
-	counts, err := addCounts(ctx, m.sys.store, b, countDelta(nil, rec))
+	counts, err := counters.Add(ctx, m.sys.store, b, countDelta(nil, rec))
 	if err != nil {
 		return nil, err
 	}

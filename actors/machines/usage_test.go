@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vmplane/vmplane/actors/machines/counters"
 	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/hypervisor/sim"
@@ -38,7 +39,7 @@ func checkCounters(t *testing.T, ctx context.Context, s *testSystem, tenants ...
 // counterCheck), and fails the test unless quota reads use the counters then.
 func trusted(t *testing.T, ctx context.Context, s *testSystem) {
 	t.Helper()
-	if err := s.Machines.checkCounters(ctx); err != nil {
+	if err := s.Machines.counters.Check(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if ok, err := s.Machines.CountersTrusted(ctx); err != nil || !ok {
@@ -115,9 +116,9 @@ func TestUsageCountersFollowEveryWrite(t *testing.T) {
 		checkCounters(t, ctx, s, a, b)
 	}
 
-	before, _ := s.store.Get(ctx, usageKey(a))
+	before, _ := s.store.Get(ctx, testUsageKey(a))
 	runToEnd(t, ctx, s, m1.ID, powerOp(m1.Status))
-	if after, _ := s.store.Get(ctx, usageKey(a)); !bytes.Equal(before, after) {
+	if after, _ := s.store.Get(ctx, testUsageKey(a)); !bytes.Equal(before, after) {
 		t.Fatalf("a reboot rewrote the counter: %s, then %s", before, after)
 	}
 
@@ -136,6 +137,16 @@ func TestUsageCountersFollowEveryWrite(t *testing.T) {
 
 func ptr(n int) *int { return &n }
 
+// testUsageKey is a tenant's usage counter's key, which these tests read and write to
+// see and stage what another member's writes do (actors/machines/counters owns it).
+func testUsageKey(tenant string) []byte { return persistence.Key("vm-usage", tenant) }
+
+// testCounter is a usage counter as stored (version 1).
+type testCounter struct {
+	counters.Usage
+	Rev uint64 `json:"rev"`
+}
+
 // racingStore moves a tenant's counter (its revision only, so the sums stay exact)
 // just before each of the first races batches that require it: what another member's
 // write of the same tenant does between a read and a commit.
@@ -147,7 +158,7 @@ type racingStore struct {
 func (r *racingStore) Commit(ctx context.Context, b *persistence.Batch) error {
 	for _, c := range b.Conds {
 		if bytes.HasPrefix(c.Key, persistence.Prefix("vm-usage")) && r.races.Add(-1) >= 0 {
-			var cur counter
+			var cur testCounter
 			val, err := r.Store.Get(ctx, c.Key)
 			if err == nil {
 				_, err = persistence.Decode(val, &cur)
@@ -156,7 +167,7 @@ func (r *racingStore) Commit(ctx context.Context, b *persistence.Batch) error {
 				return err
 			}
 			cur.Rev += 1000
-			moved, _ := persistence.Encode(counterVersion, cur)
+			moved, _ := persistence.Encode(1, cur)
 			// The move requires what it read: a blind put could take back a write of
 			// another machine that landed between (and lose its change of the sums).
 			move := new(persistence.Batch).Put(c.Key, moved)
@@ -234,7 +245,7 @@ func TestCounterMovedMeanwhileIsRetried(t *testing.T) {
 			t.Fatal(err)
 		}
 		if c.other {
-			b.Require(persistence.IfAbsent(usageKey("T")))
+			b.Require(persistence.IfAbsent(testUsageKey("T")))
 		}
 		if err := s.store.Commit(ctx, b); !persistence.IsConditionFailed(err) {
 			t.Fatalf("commit: %v; want the condition failure", err)
@@ -265,17 +276,17 @@ func TestUsageFallsBackUntilEveryMemberCounts(t *testing.T) {
 	// A member of an earlier release joins, and destroys what the counter still counts.
 	lacking.Add(1)
 	all.Store(false)
-	wrong, _ := persistence.Encode(counterVersion, counter{Usage: Usage{Machines: 7, CPUCores: 70}, Rev: 99})
-	if err := s.store.Commit(ctx, new(persistence.Batch).Put(usageKey("T"), wrong)); err != nil {
+	wrong, _ := persistence.Encode(1, testCounter{Usage: counters.Usage{Machines: 7, CPUCores: 70}, Rev: 99})
+	if err := s.store.Commit(ctx, new(persistence.Batch).Put(testUsageKey("T"), wrong)); err != nil {
 		t.Fatal(err)
 	}
 	if u, err := s.Machines.TenantUsage(ctx, "T"); err != nil || u.Machines != 1 || u.CPUCores != 2 {
 		t.Fatalf("usage %+v, %v while a member does not count; want the index's 1 machine, 2 cores", u, err)
 	}
-	if err := s.Machines.checkCounters(ctx); err != nil {
+	if err := s.Machines.counters.Check(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.store.Get(ctx, markerKey); err == nil {
+	if _, err := s.store.Get(ctx, persistence.Key(persistence.KindMeta, "usage-counters")); err == nil {
 		t.Fatal("the marker is still there while a member does not count")
 	}
 
@@ -287,7 +298,7 @@ func TestUsageFallsBackUntilEveryMemberCounts(t *testing.T) {
 	// Another comes and goes between two runs of the job, leaving a wrong counter:
 	// this member saw it arrive, so it trusts the counters only once they are rebuilt.
 	lacking.Add(1)
-	if err := s.store.Commit(ctx, new(persistence.Batch).Put(usageKey("T"), wrong)); err != nil {
+	if err := s.store.Commit(ctx, new(persistence.Batch).Put(testUsageKey("T"), wrong)); err != nil {
 		t.Fatal(err)
 	}
 	if ok, err := s.Machines.CountersTrusted(ctx); err != nil || ok {
@@ -323,15 +334,15 @@ func BenchmarkTenantUsage(b *testing.B) {
 		if _, err := RebuildCounters(ctx, s.store); err != nil {
 			b.Fatal(err)
 		}
-		if err := s.Machines.checkCounters(ctx); err != nil {
+		if err := s.Machines.counters.Check(ctx); err != nil {
 			b.Fatal(err)
 		}
 		for _, c := range []struct {
 			name string
-			read func() (Usage, error)
+			read func() (counters.Usage, error)
 		}{
-			{"counter", func() (Usage, error) { return s.Machines.TenantUsage(ctx, tenant) }},
-			{"scan", func() (Usage, error) { return scanUsage(ctx, s.store, tenant) }},
+			{"counter", func() (counters.Usage, error) { return s.Machines.TenantUsage(ctx, tenant) }},
+			{"scan", func() (counters.Usage, error) { return scanUsage(ctx, s.store, tenant) }},
 		} {
 			b.Run(fmt.Sprintf("machines=%d/%s", n, c.name), func(b *testing.B) {
 				for b.Loop() {

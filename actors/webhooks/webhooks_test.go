@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -431,5 +433,20 @@ func TestLogPruned(t *testing.T) {
 	ds, _, _ := s.Webhooks.Deliveries(ctx, h.ID, nil, "", 0)
 	if len(ds) != 1 || ds[0].CreatedAt.Before(clock.Now().Add(-3*time.Hour)) {
 		t.Fatalf("left %+v; want the newer delivery only", ds)
+	}
+}
+
+// TestEventEnumIsEveryType: the event types the document lists for a webhook's events
+// (its openapi tags) are events.Types and "*", no more and no fewer, so a new event
+// type is not refused by the edge while the service would take it.
+func TestEventEnumIsEveryType(t *testing.T) {
+	want := append(slices.Clone(events.Types), AllEvents)
+	for _, typ := range []reflect.Type{reflect.TypeOf(WebhookSpec{}), reflect.TypeOf(WebhookChange{})} {
+		f, _ := typ.FieldByName("Events")
+		_, list, ok := strings.Cut(f.Tag.Get("openapi"), "items.enum=")
+		list, _, _ = strings.Cut(list, ",")
+		if got := strings.Split(list, "|"); !ok || !slices.Equal(got, want) {
+			t.Errorf("%s.Events: enum %q; want %q", typ.Name(), got, want)
+		}
 	}
 }
