@@ -634,6 +634,15 @@ func conformClientMachine(t *testing.T, s *testServer, admin string, ok func(req
 	var bk struct{ Items []backups.Backup }
 	ok(req{method: "GET", path: vm + "/backups", token: a.Token}, 200).decode(t, &bk)
 	wait(ok(req{method: "POST", path: vm + "/backups/" + bk.Items[0].ID + "/restore", token: a.Token, body: map[string]any{"start_after": true}}, 202))
+	// The operator restores the backup into a new machine of the tenant's, deleted again.
+	restore := "/api/virt/backups/" + bk.Items[0].ID + "/restore"
+	fails(req{method: "POST", path: restore, token: a.Token, body: map[string]any{}}, 403, "forbidden")
+	fails(req{method: "POST", path: restore, token: admin, body: map[string]any{"node": "no-such-node"}}, 400, "invalid_request")
+	made := ok(req{method: "POST", path: restore, token: admin, body: map[string]any{"name": "conform-copy", "start_after": true}}, 202)
+	wait(made)
+	var copied struct{ Machine struct{ ID string } }
+	made.decode(t, &copied)
+	wait(ok(req{method: "DELETE", path: "/api/client/machines/" + copied.Machine.ID, token: a.Token}, 202))
 	wait(ok(req{method: "POST", path: vm + "/snapshots", token: a.Token, body: map[string]any{"name": "conform"}}, 202))
 	fails(req{method: "POST", path: vm + "/snapshots", token: a.Token, body: map[string]any{"name": "conform"}}, 409, "conflict")
 	ok(req{method: "GET", path: vm + "/snapshots", token: a.Token}, 200)

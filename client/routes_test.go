@@ -303,6 +303,7 @@ func testBackups(t *testing.T, ctx context.Context, w *world) {
 	_, err = w.b.GetBackup(ctx, bk.ID)
 	isNotFound(t, "tenant B reads A's backup", err)
 	isNotFound(t, "tenant B deletes A's backup", w.b.DeleteBackup(ctx, bk.ID))
+	testRestoreAsNew(t, ctx, w, bk)
 	if err := w.a.DeleteBackup(ctx, bk.ID); err != nil {
 		t.Fatal(err)
 	}

@@ -114,6 +114,7 @@ var modelled = []struct {
 	{"APIKeyCreate", typeOf[APIKeySpec](), false},
 	{"BackupRequest", typeOf[BackupSpec](), false},
 	{"RestoreBody", typeOf[restoreSpec](), false},
+	{"RestoreNewRequest", typeOf[RestoreNewSpec](), false},
 	{"TOTPLogin", typeOf[totpLogin](), false},
 	{"LoginLinkRequest", typeOf[loginLinkRequest](), false},
 	{"TenantCreate", typeOf[TenantCreate](), false},

@@ -14,7 +14,8 @@ type (
 
 	AuditEntry = apitype.AuditEntry
 
-	Backup = apitype.Backup
+	Backup         = apitype.Backup
+	RestoreNewSpec = apitype.RestoreNewSpec
 
 	Suspension        = apitype.Suspension
 	SuspendSpec       = apitype.SuspendSpec

@@ -548,6 +548,8 @@ func (e *tenantEntity) Handle(ctx *kit.Ctx, msg any) {
 		ctx.Respond(u)
 	case *createMachine:
 		e.createMachine(ctx, m.Spec, m.Stamp)
+	case *restoreMachine:
+		e.restoreMachine(ctx, m)
 	case *reserveResize:
 		e.reserveResize(ctx, m)
 	case *resizeStarted:
