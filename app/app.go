@@ -189,8 +189,8 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 		},
 		SyncInterval:  cfg.SyncInterval,
 		SuspendAction: cfg.SuspendAction, TerminateGrace: cfg.TerminateGrace, AuditRetention: auditRetention(cfg.AuditRetention),
-		UsageRetention: cfg.UsageRetention,
-		Webhooks:       webhooks.Options{AllowCIDRs: hookAllow, Clock: cfg.WebhookClock},
+		UsageRetention: cfg.UsageRetention, IPReleaseCooldown: ipCooldown(cfg.IPReleaseCooldown),
+		Webhooks: webhooks.Options{AllowCIDRs: hookAllow, Clock: cfg.WebhookClock},
 		Schedules: schedules.ScheduleOptions{Grace: cfg.ScheduleGrace, Now: cfg.ScheduleClock,
 			MinBackupInterval: cfg.ScheduleMinBackupInterval, MinPowerInterval: cfg.ScheduleMinPowerInterval,
 			PerTenant: cfg.SchedulesPerTenant},
@@ -662,6 +662,15 @@ func splitList(v string) []string {
 // auditRetention is the audit log's retention for a configured one: 0 keeps entries
 // for ever (audit.Deps says so with a negative one).
 func auditRetention(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
+}
+
+// ipCooldown is the IP pools' release cool-down for a configured one: 0 frees an
+// address at once (addresses.Deps says so with a negative one; its 0 is the default).
+func ipCooldown(d time.Duration) time.Duration {
 	if d == 0 {
 		return -1
 	}

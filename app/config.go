@@ -5,6 +5,7 @@ package app
 
 import (
 	"fmt"
+	"github.com/vmplane/vmplane/actors/addresses"
 	"net"
 	"net/url"
 	"os"
@@ -163,6 +164,9 @@ type Config struct {
 	AuditRetention time.Duration
 	// UsageRetention is how long the hourly usage records (invoices' figures) are kept.
 	UsageRetention time.Duration
+	// IPReleaseCooldown is how long an address of a deleted machine stays held
+	// before the IP pools give it again (0: at once).
+	IPReleaseCooldown time.Duration
 	// CORSOrigins are the browser origins allowed to call the API (comma-separated);
 	// AccessLog the access log's destination ("" none, "-" standard output, a file).
 	CORSOrigins string
@@ -341,6 +345,7 @@ func (c *Config) table() []setting {
 		flt(&c.OvercommitDisk, "overcommit-disk", "VMPLANE_OVERCOMMIT_DISK", 1, "the same for a node's disk (at least 1; thin provisioned storage allows more)"),
 		i64(&c.ISOMaxBytes, "iso-max-bytes", "VMPLANE_ISO_MAX_BYTES", isos.DefaultMaxBytes, "largest ISO image vmplane fetches itself (sim driver), in bytes, streamed to <data-dir>/isos; a larger one fails its fetch"),
 		str(&c.RescueISO, "rescue-iso", "VMPLANE_RESCUE_ISO", "", "the ISO library's image (id or name) a machine's rescue boots (empty: rescue is refused with 409)"),
+		dur(&c.IPReleaseCooldown, "ip-release-cooldown", "VMPLANE_IP_RELEASE_COOLDOWN", addresses.DefaultCooldown, "how long an address (or IPv6 prefix) of a deleted machine stays held before the IP pools give it to another machine (0: at once)"),
 		dur(&c.UsageRetention, "usage-retention", "VMPLANE_USAGE_RETENTION", usage.DefaultRetention, "how long the hourly usage records (what GET .../usage answers for invoices) are kept; older hours are deleted"),
 		dur(&c.TerminateGrace, "terminate-grace", "VMPLANE_TERMINATE_GRACE", 0, "how long a machine marked for termination (POST /api/virt/vms/:id/terminate) waits, stopped, before it is deleted with its snapshots and backups; a cancel takes it back until then (0: deleted at once)"),
 		dur(&c.AuditRetention, "audit-retention", "VMPLANE_AUDIT_RETENTION", audit.DefaultRetention, "how long the audit log (GET /api/audit) keeps its entries; older ones are deleted once an hour (0: kept for ever)"),
@@ -487,6 +492,7 @@ func (c *Config) validate() error {
 		{zapLevelInvalid(c.LogLevel), func() *ConfigError { return c.bad("log-level", c.LogLevel, "must be debug, info, warn or error") }},
 		{c.LogFormat != "json" && c.LogFormat != "console", func() *ConfigError { return c.bad("log-format", c.LogFormat, "must be json or console") }},
 		{c.UsageRetention < time.Hour, func() *ConfigError { return c.bad("usage-retention", c.UsageRetention, "must be at least 1h") }},
+		{c.IPReleaseCooldown < 0, func() *ConfigError { return c.bad("ip-release-cooldown", c.IPReleaseCooldown, "must not be negative") }},
 		{c.TerminateGrace < 0, func() *ConfigError { return c.bad("terminate-grace", c.TerminateGrace, "must not be negative") }},
 		{c.AuditRetention < 0, func() *ConfigError {
 			return c.bad("audit-retention", c.AuditRetention, "must not be negative (0 keeps entries for ever)")

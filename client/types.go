@@ -98,6 +98,7 @@ type (
 	Interface        = apitype.Interface
 	FirewallState    = apitype.FirewallState
 	Machine          = apitype.Machine
+	MachineAddress   = apitype.MachineAddress
 	MachineSpec      = apitype.MachineSpec
 	Resize           = apitype.Resize
 	Task             = apitype.Task

@@ -79,6 +79,10 @@ type Machine struct {
 	// the serial one. A record written before the field existed reads false until the
 	// hypervisor next reports the machine (the sync at start-up does).
 	Display bool `json:"display"`
+	// Addresses are the addresses (IPv6: routed prefixes) vmplane gave the machine
+	// from its IP pools when it was made; absent: none (its network is configured
+	// outside vmplane).
+	Addresses []hypervisor.Address `json:"addresses,omitempty"`
 }
 
 // record is a machine as stored under vm/<id>. Only this package reads or writes it:
@@ -1145,6 +1149,10 @@ func (e *machineEntity) finish(d *opDone) {
 func (e *machineEntity) remove(task *tasks.Task) {
 	b := new(persistence.Batch).Del(machineKey(e.id)).Del(terminateKey(e.id))
 	putTenantIndex(b, e.rec, nil)
+	if err := e.releaseAddresses(b); err != nil {
+		e.sys.log.Error("cannot release the addresses of a destroyed machine", zap.String("machine_id", e.id), zap.Error(err))
+		return
+	}
 	if err := tasks.Put(b, task); err != nil {
 		e.sys.log.Error("cannot encode task", zap.Error(err))
 		return
@@ -1239,6 +1247,10 @@ func (e *machineEntity) vanish(at time.Time) bool {
 	}
 	b := new(persistence.Batch).Del(machineKey(e.id))
 	putTenantIndex(b, e.rec, nil)
+	if err := e.releaseAddresses(b); err != nil {
+		e.sys.log.Error("cannot release the addresses of a vanished machine", zap.String("machine_id", e.id), zap.Error(err))
+		return false
+	}
 	if err := e.commitReleasing(b, e.rec.VMID, countDelta(e.rec, nil)); err != nil {
 		e.sys.log.Error("cannot remove vanished machine", zap.String("machine_id", e.id), zap.Error(err))
 		return false
