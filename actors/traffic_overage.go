@@ -161,3 +161,31 @@ func ignoreGone(err error) error {
 	}
 	return err
 }
+
+// MachineTraffic is a machine's traffic this month, its allowance and what is left.
+// The caller checks that the asker may see the machine.
+func (s *System) MachineTraffic(ctx context.Context, id string) (traffic.MachineMonth, error) {
+	now := s.rt.Clock.Now().UTC()
+	used, err := s.Traffic.Month(ctx, id, now)
+	if err != nil {
+		return traffic.MachineMonth{}, err
+	}
+	over, err := s.Traffic.Over(ctx, id, now)
+	if err != nil {
+		return traffic.MachineMonth{}, err
+	}
+	out := traffic.MachineMonth{MachineID: id, Month: now.Format("2006-01"), InBytes: int64(used.In), OutBytes: int64(used.Out),
+		TotalBytes: int64(used.Total()), Exceeded: over, CountedUntil: now}
+	a, err := s.allowance(ctx, id)
+	if err != nil {
+		return traffic.MachineMonth{}, err
+	}
+	if a != nil {
+		allowance, left := int64(*a), int64(0)
+		if used.Total() < *a {
+			left = int64(*a - used.Total())
+		}
+		out.AllowanceBytes, out.RemainingBytes = &allowance, &left
+	}
+	return out, nil
+}
