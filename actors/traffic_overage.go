@@ -42,6 +42,7 @@ func (s *System) trafficOverage(action string, throttleMbps int) *traffic.Overag
 	return &traffic.Overage{
 		Smallest: func(ctx context.Context) (uint64, bool, error) {
 			var smallest uint64
+			found := false
 			cursor := ""
 			for {
 				ps, next, err := s.Plans.List(ctx, cursor, 500)
@@ -49,12 +50,12 @@ func (s *System) trafficOverage(action string, throttleMbps int) *traffic.Overag
 					return 0, false, err
 				}
 				for _, p := range ps {
-					if p.TrafficGB != nil && (smallest == 0 || uint64(*p.TrafficGB)*gib < smallest) {
-						smallest = uint64(*p.TrafficGB) * gib
+					if p.TrafficGB != nil && (!found || uint64(*p.TrafficGB)*gib < smallest) {
+						smallest, found = uint64(*p.TrafficGB)*gib, true
 					}
 				}
 				if next == "" {
-					return smallest, smallest > 0, nil
+					return smallest, found, nil
 				}
 				cursor = next
 			}
