@@ -15,6 +15,7 @@ import (
 	"github.com/vmplane/vmplane/actors/alerts"
 	"github.com/vmplane/vmplane/actors/audit"
 	"github.com/vmplane/vmplane/actors/auth"
+	"github.com/vmplane/vmplane/actors/auth/signin"
 	"github.com/vmplane/vmplane/actors/backups"
 	"github.com/vmplane/vmplane/actors/consoles"
 	"github.com/vmplane/vmplane/actors/inventory"
@@ -42,6 +43,7 @@ import (
 var keyTables = map[string][]persistence.KeyKind{
 	"persistence":              persistence.Keys,
 	"actors/auth":              auth.Keys,
+	"actors/auth/signin":       signin.Keys,
 	"actors/alerts":            alerts.Keys,
 	"actors/machines":          machines.Keys,
 	"actors/machines/capacity": capacity.Keys,

@@ -17,7 +17,8 @@ var rooms = map[string][]string{
 	"actors/kit/wiretest":       nil, // the domain packages' wire checks (kit.Wire round trip, sends)
 	"actors/events":             nil,
 	"actors/alerts":             {"events"},
-	"actors/auth":               nil,
+	"actors/auth":               {"auth/signin"},
+	"actors/auth/signin":        nil, // the sign-ins' single-use records and the second factor's codes, below auth
 	"actors/limiter":            nil,
 	"actors/audit":              nil, // the audit log: every room writes its entries through kit
 	"actors/backups":            nil,

@@ -3,6 +3,7 @@ package httpedge
 import (
 	"github.com/vmplane/vmplane/actors/addresses"
 	"github.com/vmplane/vmplane/actors/auth"
+	"github.com/vmplane/vmplane/actors/auth/signin"
 	"github.com/vmplane/vmplane/actors/backups"
 	"github.com/vmplane/vmplane/actors/isos"
 	"github.com/vmplane/vmplane/actors/machines"
@@ -67,7 +68,7 @@ var limits = openapi.Limits{
 	"login.email":   {Min: 1, Max: auth.MaxEmailLen},
 	// A login's password and a refresh token.
 	"login.credential": {Min: 1, Max: accounts.MaxCredentialLen},
-	"totp.code":        {Min: 1, Max: auth.MaxCodeLen},
+	"totp.code":        {Min: 1, Max: signin.MaxCodeLen},
 
 	"apikey.name":   {Min: auth.MinKeyNameLen, Max: auth.MaxKeyNameLen},
 	"apikey.scopes": {Min: 1, Max: len(auth.Scopes)},

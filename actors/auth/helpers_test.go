@@ -2,6 +2,8 @@ package auth
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"sync"
 	"testing"
 
@@ -96,4 +98,16 @@ func storeAdmins(t *testing.T, store persistence.Store, ids, emails []string) {
 	if err := store.Commit(context.Background(), b); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// The keys and encodings of signin's records, which tests write past their time.
+const linkRecordVersion, resetRecordVersion = 1, 1
+
+func linkKey(token string) []byte  { return tokenKey("loginlink", token) }
+func resetKey(token string) []byte { return tokenKey("pwreset", token) }
+
+// tokenKey is the key signin keeps a token's record under: <prefix>/<SHA-256 of it>.
+func tokenKey(prefix, token string) []byte {
+	sum := sha256.Sum256([]byte(token))
+	return persistence.Key(prefix, hex.EncodeToString(sum[:]))
 }

@@ -3,17 +3,14 @@ package auth
 import "github.com/vmplane/vmplane/persistence"
 
 // Keys is the table of the keys this package writes: users, their refresh-token
-// families and the answers of idempotent requests.
+// families, API keys and the answers of idempotent requests (the sign-ins' single-use
+// records are signin's).
 var Keys = []persistence.KeyKind{
 	{Prefix: "user", Holds: "user/<id>: a user"},
 	{Prefix: "user-email", Holds: "user-email/<normalised e-mail>: the user of an e-mail address"},
 	{Prefix: "user-ext", Holds: "user-ext/<external id>: the user another system knows by that id"},
 	{Prefix: "user-tenant", Holds: "user-tenant/<tenant>/<user>: a tenant's users"},
 	{Prefix: "refresh", Holds: "refresh/<user>/<family>: a refresh-token family (rotation and reuse detection)"},
-	{Prefix: "pwreset", Holds: "pwreset/<SHA-256 of the token>: a password reset link, until it is used or expires (TTL)"},
-	{Prefix: "totp-challenge", Holds: "totp-challenge/<SHA-256 of the challenge>: a login whose password was right, waiting for its second factor's code (TTL)"},
-	{Prefix: "loginlink", Holds: "loginlink/<SHA-256 of the token>: a login link a billing system made for a tenant user, until it is used or expires (TTL)"},
-	{Prefix: "oidc-state", Holds: "oidc-state/<SHA-256 of the state>: an OpenID Connect sign-in waiting for its callback: nonce, PKCE verifier (TTL)"},
 	{Prefix: "apikey", Holds: "apikey/<id>: an API key (its secret's SHA-256, never the secret)"},
 	{Prefix: "apikey-user", Holds: "apikey-user/<user>/<key>: a user's API keys"},
 	{Prefix: "idem", Holds: "idem/<user>/<key>: the claim and then the answer of a request made with an Idempotency-Key"},

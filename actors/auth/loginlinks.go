@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/vmplane/vmplane/actors/auth/signin"
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/persistence"
@@ -17,35 +18,10 @@ import (
 // has signed the customer in already, and holds an operator's key. Links are only for
 // tenant users, so a billing key never turns into an operator's session.
 
-// LoginLinkTTL is how long a login link works.
-const LoginLinkTTL = 60 * time.Second
-
 // MethodLoginLink is the method of a session opened by a login link.
 const MethodLoginLink = "login_link"
 
-// LoginLink is a login link as its maker gets it: the token, once.
-type LoginLink struct {
-	Token     string    `json:"token"`
-	ExpiresAt time.Time `json:"expires_at"`
-}
-
-// linkRecord is a login link as stored under loginlink/<SHA-256 of its token> (TTL
-// LoginLinkTTL): never the token itself.
-type linkRecord struct {
-	UserID string `json:"user_id"`
-	Email  string `json:"email"`
-	// Gen is the user's token generation when the link was made: a change of the user
-	// since (a new password, role, tenant, a disable) ends the link.
-	Gen       uint64    `json:"gen"`
-	ExpiresAt time.Time `json:"expires_at"`
-}
-
-const linkRecordVersion = 1
-
-func linkKey(token string) []byte { return tokenKey("loginlink", token) }
-
 var (
-	errBadLink       = apierr.New(apierr.ErrUnauthorized, "the login link is unknown, used or expired: ask for a new one")
 	errLinkForAdmins = apierr.New(apierr.ErrForbidden, "login links sign in tenant users only: an operator signs in with a password")
 	errLinkDisabled  = apierr.New(apierr.ErrConflict, "the user is disabled")
 )
@@ -62,55 +38,36 @@ type redeemLink struct {
 }
 
 // CreateLoginLink makes a single-use login link for the tenant user userID, valid for
-// LoginLinkTTL. An unknown user is 404, an operator 403, a disabled user 409.
-func (u *Users) CreateLoginLink(ctx context.Context, userID string) (LoginLink, error) {
+// signin.LoginLinkTTL. An unknown user is 404, an operator 403, a disabled user 409.
+func (u *Users) CreateLoginLink(ctx context.Context, userID string) (signin.LoginLink, error) {
 	cred, err := kit.Ask[credentials](ctx, u.kind, userID, &getCredentials{})
 	if err != nil {
-		return LoginLink{}, err
+		return signin.LoginLink{}, err
 	}
 	switch {
 	case cred.User.Role == RoleAdmin || cred.User.TenantID == nil:
-		return LoginLink{}, errLinkForAdmins
+		return signin.LoginLink{}, errLinkForAdmins
 	case cred.User.Disabled:
-		return LoginLink{}, errLinkDisabled
+		return signin.LoginLink{}, errLinkDisabled
 	}
-	token := RandomToken(32)
-	rec := linkRecord{UserID: cred.User.ID, Email: cred.User.Email, Gen: cred.Gen, ExpiresAt: time.Now().UTC().Add(LoginLinkTTL)}
-	val, err := persistence.Encode(linkRecordVersion, &rec)
+	b := new(persistence.Batch)
+	link, err := signin.PutLink(b, signin.Link{UserID: cred.User.ID, Email: cred.User.Email, Gen: cred.Gen})
 	if err != nil {
-		return LoginLink{}, err
+		return signin.LoginLink{}, err
 	}
-	b := new(persistence.Batch).PutTTL(linkKey(token), val, LoginLinkTTL)
 	if err := u.sys.rt.Audit(b, kit.AuditOf(ctx).On("", cred.User.ID, kit.Deref(cred.User.TenantID))); err != nil {
-		return LoginLink{}, err
+		return signin.LoginLink{}, err
 	}
 	if err := u.sys.store.Commit(ctx, b); err != nil {
-		return LoginLink{}, err
+		return signin.LoginLink{}, err
 	}
-	return LoginLink{Token: token, ExpiresAt: rec.ExpiresAt}, nil
-}
-
-// loadLink reads the live link of token, or errBadLink.
-func (u *Users) loadLink(ctx context.Context, token string) (*linkRecord, []byte, error) {
-	if len(token) != 43 { // RandomToken(32)
-		return nil, nil, errBadLink
-	}
-	key := linkKey(token)
-	rec, err := kit.LoadOptional[linkRecord](ctx, u.sys.store, key)
-	if err != nil {
-		return nil, nil, err
-	}
-	// A TTL on etcd may outlive its time by a little (leases are shared per second).
-	if rec == nil || time.Now().After(rec.ExpiresAt) {
-		return nil, nil, errBadLink
-	}
-	return rec, key, nil
+	return link, nil
 }
 
 // LoginLinkEmail is the e-mail of the user a live login link signs in, whose login
 // limits its use runs under; an unknown, used or expired link is a 401.
 func (u *Users) LoginLinkEmail(ctx context.Context, token string) (string, error) {
-	rec, _, err := u.loadLink(ctx, token)
+	rec, _, err := u.signins.LoadLink(ctx, token)
 	if err != nil {
 		return "", err
 	}
@@ -121,14 +78,14 @@ func (u *Users) LoginLinkEmail(ctx context.Context, token string) (string, error
 // The link's end and the session are one write, so a link signs in once even when two
 // browsers race with it; a link of a user changed since it was made is refused.
 func (u *Users) RedeemLoginLink(ctx context.Context, token string, from Client) (Session, error) {
-	rec, key, err := u.loadLink(ctx, token)
+	rec, key, err := u.signins.LoadLink(ctx, token)
 	if err != nil {
 		return Session{}, err
 	}
 	from.Agent = clip(from.Agent, maxAgentLen)
 	usr, err := u.Get(ctx, rec.UserID)
 	if errors.Is(err, apierr.ErrNotFound) {
-		return Session{}, errBadLink
+		return Session{}, signin.ErrBadLink
 	}
 	if err != nil {
 		return Session{}, err
@@ -139,14 +96,14 @@ func (u *Users) RedeemLoginLink(ctx context.Context, token string, from Client) 
 	}
 	sess, err := kit.Ask[Session](ctx, u.kind, rec.UserID, &redeemLink{Key: key, Gen: rec.Gen, From: from, TTL: u.opts.RefreshTTL, Required: required})
 	if errors.Is(err, apierr.ErrNotFound) {
-		return Session{}, errBadLink // the user was deleted
+		return Session{}, signin.ErrBadLink // the user was deleted
 	}
 	return sess, err
 }
 
 func (e *userEntity) redeemLink(ctx *kit.Ctx, m *redeemLink) {
 	if e.rec.Disabled || e.rec.TokenGen != m.Gen {
-		ctx.Fail(errBadLink)
+		ctx.Fail(signin.ErrBadLink)
 		return
 	}
 	// The link may have been spent by a racing redeem whose write landed after this
@@ -156,7 +113,7 @@ func (e *userEntity) redeemLink(ctx *kit.Ctx, m *redeemLink) {
 	cancel()
 	if err != nil {
 		if errors.Is(err, persistence.ErrNotFound) {
-			err = errBadLink
+			err = signin.ErrBadLink
 		}
 		ctx.Fail(err)
 		return

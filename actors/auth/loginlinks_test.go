@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vmplane/vmplane/actors/auth/signin"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/persistence"
 )
@@ -44,8 +45,8 @@ func TestLoginLinks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := time.Until(link.ExpiresAt); d <= 0 || d > LoginLinkTTL {
-		t.Fatalf("expires in %v; want within %v", d, LoginLinkTTL)
+	if d := time.Until(link.ExpiresAt); d <= 0 || d > signin.LoginLinkTTL {
+		t.Fatalf("expires in %v; want within %v", d, signin.LoginLinkTTL)
 	}
 	if email, err := s.Users.LoginLinkEmail(ctx, link.Token); err != nil || email != usr.Email {
 		t.Fatalf("link's e-mail %q, %v", email, err)
@@ -80,7 +81,7 @@ func TestLoginLinks(t *testing.T) {
 
 	// An expired link whose record outlives its time (etcd's leases round up).
 	token := RandomToken(32)
-	val, err := persistence.Encode(linkRecordVersion, &linkRecord{UserID: usr.ID, Email: usr.Email, Gen: 2, ExpiresAt: time.Now().Add(-time.Second)})
+	val, err := persistence.Encode(linkRecordVersion, &signin.Link{UserID: usr.ID, Email: usr.Email, Gen: 2, ExpiresAt: time.Now().Add(-time.Second)})
 	if err != nil {
 		t.Fatal(err)
 	}

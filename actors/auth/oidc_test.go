@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/vmplane/vmplane/actors/auth/signin"
 	"github.com/vmplane/vmplane/apierr"
 )
 
@@ -14,14 +15,14 @@ import (
 func TestOIDCStateTakenOnce(t *testing.T) {
 	s := newTestSystem(t)
 	ctx := context.Background()
-	in := OIDCSignIn{Provider: "corp", Nonce: "n", Verifier: "v", RedirectTo: "/x"}
+	in := signin.OIDCSignIn{Provider: "corp", Nonce: "n", Verifier: "v", RedirectTo: "/x"}
 	state, err := s.Users.StartOIDC(ctx, in)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var wg sync.WaitGroup
 	var mu sync.Mutex
-	var got []OIDCSignIn
+	var got []signin.OIDCSignIn
 	var refused int
 	for range 8 {
 		wg.Go(func() {
@@ -60,22 +61,22 @@ func TestLoginExternal(t *testing.T) {
 	s := newTestSystem(t)
 	ctx := context.Background()
 	from := Client{Addr: "192.0.2.1", Agent: "browser"}
-	login := func(l ExternalLogin) (Session, error) {
+	login := func(l signin.ExternalLogin) (Session, error) {
 		l.Provider = "corp"
 		return s.Users.LoginExternal(ctx, l, from)
 	}
-	notMapped := func(l ExternalLogin) {
+	notMapped := func(l signin.ExternalLogin) {
 		t.Helper()
 		if _, err := login(l); !errors.Is(err, apierr.ErrOIDCNotMapped) {
 			t.Fatalf("%+v: %v; want oidc_not_mapped", l, err)
 		}
 	}
-	notMapped(ExternalLogin{Email: "new@t1.test"})                                               // a provider that places nobody
-	notMapped(ExternalLogin{Email: "new@t1.test", Mapped: true, Create: true})                   // a claim mapped nowhere
-	notMapped(ExternalLogin{Email: "new@t1.test", Mapped: true, TenantID: "t1"})                 // creates nobody
-	notMapped(ExternalLogin{Email: "new@t1.test", Mapped: true, TenantID: "gone", Create: true}) // no such tenant
+	notMapped(signin.ExternalLogin{Email: "new@t1.test"})                                               // a provider that places nobody
+	notMapped(signin.ExternalLogin{Email: "new@t1.test", Mapped: true, Create: true})                   // a claim mapped nowhere
+	notMapped(signin.ExternalLogin{Email: "new@t1.test", Mapped: true, TenantID: "t1"})                 // creates nobody
+	notMapped(signin.ExternalLogin{Email: "new@t1.test", Mapped: true, TenantID: "gone", Create: true}) // no such tenant
 
-	sess, err := login(ExternalLogin{Email: " New@T1.test", Name: "New", Mapped: true, TenantID: "t1", Create: true})
+	sess, err := login(signin.ExternalLogin{Email: " New@T1.test", Name: "New", Mapped: true, TenantID: "t1", Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,26 +89,26 @@ func TestLoginExternal(t *testing.T) {
 		t.Fatalf("sessions %+v %v", infos, err)
 	}
 	// The same user again; placed elsewhere, refused.
-	if again, err := login(ExternalLogin{Email: "new@t1.test", Mapped: true, TenantID: "t1", Create: true}); err != nil || again.User.ID != u.ID {
+	if again, err := login(signin.ExternalLogin{Email: "new@t1.test", Mapped: true, TenantID: "t1", Create: true}); err != nil || again.User.ID != u.ID {
 		t.Fatalf("again: %+v %v", again.User, err)
 	}
-	notMapped(ExternalLogin{Email: "new@t1.test", Mapped: true, TenantID: "t2", Create: true})
-	notMapped(ExternalLogin{Email: "new@t1.test", Mapped: true, Operator: true, Create: true})
+	notMapped(signin.ExternalLogin{Email: "new@t1.test", Mapped: true, TenantID: "t2", Create: true})
+	notMapped(signin.ExternalLogin{Email: "new@t1.test", Mapped: true, Operator: true, Create: true})
 	// An operator, created among the operators.
-	op, err := login(ExternalLogin{Email: "boss@ops.test", Mapped: true, Operator: true, Create: true})
+	op, err := login(signin.ExternalLogin{Email: "boss@ops.test", Mapped: true, Operator: true, Create: true})
 	if err != nil || op.User.Role != RoleAdmin || op.User.TenantID != nil {
 		t.Fatalf("operator %+v %v", op.User, err)
 	}
-	notMapped(ExternalLogin{Email: "boss@ops.test", Mapped: true, TenantID: "t1", Create: true})
+	notMapped(signin.ExternalLogin{Email: "boss@ops.test", Mapped: true, TenantID: "t1", Create: true})
 	// A provider that places nobody signs in whoever exists.
-	if plain, err := login(ExternalLogin{Email: "boss@ops.test"}); err != nil || plain.User.ID != op.User.ID {
+	if plain, err := login(signin.ExternalLogin{Email: "boss@ops.test"}); err != nil || plain.User.ID != op.User.ID {
 		t.Fatalf("unmapped provider: %+v %v", plain.User, err)
 	}
 	// A disabled user is refused.
 	if _, err := s.Users.Update(ctx, u.ID, UserChange{Disabled: new(true)}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := login(ExternalLogin{Email: "new@t1.test", Mapped: true, TenantID: "t1"}); !errors.Is(err, apierr.ErrForbidden) {
+	if _, err := login(signin.ExternalLogin{Email: "new@t1.test", Mapped: true, TenantID: "t1"}); !errors.Is(err, apierr.ErrForbidden) {
 		t.Fatalf("disabled: %v", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vmplane/vmplane/actors/auth/signin"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/persistence"
 )
@@ -38,7 +39,7 @@ func newResetSystem(t *testing.T, fails int) (*testSystem, chan resetLink) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.Users.resets.pause = time.Millisecond
+	s.Users.resets.Pause = time.Millisecond
 	t.Cleanup(func() {
 		s.Stop()
 		store.Close()
@@ -88,7 +89,7 @@ func TestPasswordReset(t *testing.T) {
 	if first.User.ID != usr.ID || second.User.ID != usr.ID || first.Token == second.Token {
 		t.Fatalf("mails to %s and %s; want two links of %s", first.User.ID, second.User.ID, usr.ID)
 	}
-	if d := time.Until(first.Expires); d <= 0 || d > PasswordResetTTL {
+	if d := time.Until(first.Expires); d <= 0 || d > signin.PasswordResetTTL {
 		t.Fatalf("link expires in %s", d)
 	}
 
@@ -139,7 +140,7 @@ func TestPasswordResetLinkEnds(t *testing.T) {
 	l := nextLink(t, links)
 	// Expired: the record's time is past (a TTL on etcd may keep it a little
 	// longer), and nothing else of it changed.
-	var rec resetRecord
+	var rec signin.Reset
 	if _, err := persistence.Decode(mustGet(t, s, resetKey(l.Token)), &rec); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vmplane/vmplane/actors/auth/signin"
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/persistence"
@@ -17,11 +18,9 @@ import (
 // a refresh-token family (family); it records where it was opened from, so that its
 // user can tell one login from another and end those it does not know.
 
-// Client is where a login comes from, as the edge saw it: recorded with the session.
-type Client struct {
-	Addr  string `json:"addr,omitempty"`
-	Agent string `json:"agent,omitempty"`
-}
+// Client is where a login comes from, as the edge saw it: recorded with the session
+// (and with a login's challenge, hence signin's).
+type Client = signin.Client
 
 // maxAgentLen bounds the user agent a session records: a header is the client's to
 // fill, the store's space is not.

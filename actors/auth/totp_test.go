@@ -10,12 +10,13 @@ import (
 	"github.com/pquerna/otp"
 	"github.com/pquerna/otp/totp"
 
+	"github.com/vmplane/vmplane/actors/auth/signin"
 	"github.com/vmplane/vmplane/apierr"
 )
 
 func codeAt(t *testing.T, secret string, at time.Time) string {
 	t.Helper()
-	c, err := totp.GenerateCodeCustom(secret, at, totp.ValidateOpts{Period: totpPeriod, Digits: totpDigits, Algorithm: otp.AlgorithmSHA1})
+	c, err := totp.GenerateCodeCustom(secret, at, totp.ValidateOpts{Period: signin.Period, Digits: signin.Digits, Algorithm: otp.AlgorithmSHA1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +65,7 @@ func TestTOTP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rec.Codes) != RecoveryCodes {
+	if len(rec.Codes) != signin.RecoveryCodes {
 		t.Fatalf("%d recovery codes", len(rec.Codes))
 	}
 	if got, _ := s.Users.Get(ctx, usr.ID); !got.TOTPEnabled {
@@ -84,7 +85,7 @@ func TestTOTP(t *testing.T) {
 	if _, err := s.Users.LoginTOTP(ctx, ch, "abcdef"); !errors.Is(err, apierr.ErrInvalidRequest) {
 		t.Fatalf("wrong code: %v; want 400", err)
 	}
-	code := codeAt(t, enr.Secret, time.Now().Add(totpPeriod*time.Second)) // a later step than the confirmation's
+	code := codeAt(t, enr.Secret, time.Now().Add(signin.Period*time.Second)) // a later step than the confirmation's
 	sess, err := s.Users.LoginTOTP(ctx, ch, code)
 	if err != nil {
 		t.Fatal(err)
@@ -107,7 +108,7 @@ func TestTOTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	list, _, err := s.Users.Sessions(ctx, usr.ID, sess2.ID, "", 10)
-	if err != nil || list[0].Method != MethodRecoveryCode || list[1].Method != MethodTOTP {
+	if err != nil || list[0].Method != signin.MethodRecoveryCode || list[1].Method != signin.MethodTOTP {
 		t.Fatalf("sessions %+v, %v; want methods recovery_code and totp", list, err)
 	}
 	_, err = s.Users.Login(ctx, usr.Email, "the-password", Client{})
@@ -146,7 +147,7 @@ func TestTOTP(t *testing.T) {
 	if err := s.Users.Authorize(ctx, usr.ID, sess.ID, sess.Gen); err == nil {
 		t.Fatal("a session survived the reset of the second factor")
 	}
-	if _, err := s.Users.LoginTOTP(ctx, pending, codeAt(t, enr.Secret, time.Now().Add(totpPeriod*time.Second))); !errors.Is(err, apierr.ErrUnauthorized) {
+	if _, err := s.Users.LoginTOTP(ctx, pending, codeAt(t, enr.Secret, time.Now().Add(signin.Period*time.Second))); !errors.Is(err, apierr.ErrUnauthorized) {
 		t.Fatalf("a challenge from before the reset: %v; want 401", err)
 	}
 }

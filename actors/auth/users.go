@@ -3,7 +3,6 @@ package auth
 import (
 	"context"
 	"crypto/hmac"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
@@ -16,6 +15,7 @@ import (
 	"go.uber.org/zap"
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/vmplane/vmplane/actors/auth/signin"
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/persistence"
@@ -53,7 +53,7 @@ type userRecord struct {
 	// that every token issued before stops working at once.
 	TokenGen uint64 `json:"token_gen,omitempty"`
 	// TOTP is the user's second factor, nil without one (totp.go).
-	TOTP *totpState `json:"totp,omitempty"`
+	TOTP *signin.Factor `json:"totp,omitempty"`
 }
 
 // userRecordVersion is the schema version of userRecord.
@@ -136,7 +136,10 @@ type Users struct {
 	// bootstrapAdmin before startUsers returns; it goes with the Users.
 	passwordCreator string
 	// resets mails the reset links asked for; nil when AuthOptions.ResetMail is not set.
-	resets *resetSender
+	resets *signin.Outbox
+	// signins are the sign-ins' single-use records: challenges, login links, OpenID
+	// Connect states, reset links.
+	signins signin.Records
 }
 
 // authState is one user's standing as its entity last published it: immutable. It is
@@ -252,7 +255,7 @@ func startUsers(s *system, opts AuthOptions) (_ *Users, err error) {
 	if err != nil {
 		return nil, err
 	}
-	u := &Users{sys: s, opts: opts, dummyHash: dummy, hasher: hasher, shared: s.store.Shared()}
+	u := &Users{sys: s, opts: opts, dummyHash: dummy, hasher: hasher, shared: s.store.Shared(), signins: signin.Records{Store: s.store}}
 	u.kind = s.rt.StartKind("users", 10*time.Minute, func(id string) kit.Entity {
 		return &userEntity{sys: s, id: id, users: u}
 	}, func(ctx *kit.Ctx, msg any) bool {
@@ -272,7 +275,9 @@ func startUsers(s *system, opts AuthOptions) (_ *Users, err error) {
 		return nil, err
 	}
 	if opts.ResetMail != nil {
-		u.resets = startResetSender(u, opts.ResetMail)
+		u.resets = signin.StartOutbox(u.signins, s.log, func(ctx context.Context, email string) (signin.Account, bool) {
+			return u.resetAccount(ctx, email, opts.ResetMail)
+		})
 	}
 	return u, nil
 }
@@ -767,7 +772,7 @@ func (u *Users) Logout(ctx context.Context, userID, token string) error {
 // users kind is down.
 func (u *Users) Stop() {
 	if u.resets != nil {
-		u.resets.close()
+		u.resets.Close()
 	}
 	u.hasher.close()
 }
@@ -1074,7 +1079,7 @@ func (e *userEntity) update(ctx *kit.Ctx, m *updateUser) {
 // in batch b (with whatever else b holds), commits b and makes the login the entity's.
 func (e *userEntity) openInto(b *persistence.Batch, ttl time.Duration, from Client, method string, restricted bool) (*family, error) {
 	now := time.Now().UTC()
-	f := &family{ID: persistence.NewID(), Key: randomBytes(32), Gen: 1, CreatedAt: now, ExpiresAt: now.Add(ttl),
+	f := &family{ID: persistence.NewID(), Key: signin.RandomBytes(32), Gen: 1, CreatedAt: now, ExpiresAt: now.Add(ttl),
 		ClientAddr: from.Addr, UserAgent: from.Agent, Method: method, LastUsedAt: now, Restricted: restricted}
 	val, err := persistence.Encode(familyVersion, f)
 	if err != nil {
@@ -1242,15 +1247,8 @@ func (e *userEntity) saveFamily(f *family) error {
 // is one key, so no spelling gets a bucket of its own.
 func NormalizeEmail(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
 
-func randomBytes(n int) []byte {
-	b := make([]byte, n)
-	if _, err := rand.Read(b); err != nil {
-		panic(err) // crypto/rand never fails on supported platforms
-	}
-	return b
-}
-
-func RandomToken(n int) string { return base64.RawURLEncoding.EncodeToString(randomBytes(n)) }
+// RandomToken is n random bytes, base64url (signin.RandomToken).
+func RandomToken(n int) string { return signin.RandomToken(n) }
 
 // Absent implements kit.Absence.
 func (e *userEntity) Absent() bool { return e.rec == nil }

@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/vmplane/vmplane/actors/auth"
+	"github.com/vmplane/vmplane/actors/auth/signin"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/httpedge/api"
 	"github.com/vmplane/vmplane/sso"
@@ -115,7 +116,7 @@ func (h *handlers) oidcStart(c *api.Call) (any, error) {
 		return nil, err
 	}
 	s := sso.Secrets{Nonce: auth.RandomToken(32), Verifier: sso.NewVerifier()}
-	s.State, err = h.svc.Users.StartOIDC(c.Context(), auth.OIDCSignIn{Provider: p.ID(), Nonce: s.Nonce, Verifier: s.Verifier, RedirectTo: to})
+	s.State, err = h.svc.Users.StartOIDC(c.Context(), signin.OIDCSignIn{Provider: p.ID(), Nonce: s.Nonce, Verifier: s.Verifier, RedirectTo: to})
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +129,7 @@ func (h *handlers) oidcStart(c *api.Call) (any, error) {
 	ck.SetKey(oidcCookie)
 	ck.SetValue(s.State)
 	ck.SetPath(sso.CallbackPath(p.ID()))
-	ck.SetMaxAge(int(auth.OIDCStateTTL.Seconds()))
+	ck.SetMaxAge(int(signin.OIDCStateTTL.Seconds()))
 	ck.SetHTTPOnly(true)
 	ck.SetSecure(p.HTTPS())
 	ck.SetSameSite(fasthttp.CookieSameSiteLaxMode)
@@ -180,7 +181,7 @@ func (h *handlers) oidcCallback(c *api.Call) (_ any, err error) {
 		return nil, err
 	}
 	email = id.Email
-	sess, err := h.svc.Users.LoginExternal(c.Context(), auth.ExternalLogin{Provider: p.ID(), Email: id.Email, Name: id.Name,
+	sess, err := h.svc.Users.LoginExternal(c.Context(), signin.ExternalLogin{Provider: p.ID(), Email: id.Email, Name: id.Name,
 		Mapped: id.Mapped, Operator: id.Operator, TenantID: id.TenantID, Create: id.Create}, h.loginClient(c))
 	var e *apierr.Error
 	if errors.As(err, &e) && e.Challenge != "" && !wantsJSON {

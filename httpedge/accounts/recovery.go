@@ -8,6 +8,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/vmplane/vmplane/actors/auth"
+	"github.com/vmplane/vmplane/actors/auth/signin"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/httpedge/api"
 )
@@ -65,11 +66,11 @@ func (h *handlers) recoveryRoutes() []api.Route {
 			Description: "A login whose password is right, of a user with a second factor, answers 401 totp_required with a challenge; this completes it with a current code of the authenticator app, or a recovery code (used up). " +
 				"Each code works once. A wrong code is 400 naming code and counts against the user's login limits as a failed login does; an unknown, used or expired challenge (5 minutes) is 401 unauthorized."},
 		{Method: "POST", Path: "/api/auth/totp", Access: api.Authenticated, Handler: h.enrolTOTP, Tag: "auth",
-			Summary: "Start turning on a second factor: its secret and otpauth:// URI", Reply: auth.TOTPEnrolment{}, Status: fasthttp.StatusCreated,
+			Summary: "Start turning on a second factor: its secret and otpauth:// URI", Reply: signin.TOTPEnrolment{}, Status: fasthttp.StatusCreated,
 			Description: "Answers the secret, shown this once, and the otpauth:// URI authenticator apps read from a QR code. Logins ask for codes once a first code confirms it (POST /api/auth/totp/confirm); an unconfirmed enrolment is replaced by the next. While a second factor is on, 409 conflict.",
 			Exempt:      "the answer is a secret, which an idempotency record must not keep; enrolling again replaces an unconfirmed enrolment"},
 		{Method: "POST", Path: "/api/auth/totp/confirm", Access: api.Authenticated, Handler: h.confirmTOTP, Tag: "auth",
-			Summary: "Turn the second factor on with a first code; answers ten recovery codes, once", Body: TOTPCode{}, Reply: auth.RecoveryCodeList{},
+			Summary: "Turn the second factor on with a first code; answers ten recovery codes, once", Body: TOTPCode{}, Reply: signin.RecoveryCodeList{},
 			Description: "A wrong code is 400 naming code; no enrolment waiting is 409 conflict. The recovery codes are shown this once: each signs in once instead of a code.",
 			Exempt:      "the answer holds recovery codes, which an idempotency record must not keep; a retry after it applied answers 409 (the second factor is on)"},
 		{Method: "POST", Path: "/api/auth/totp/disable", Access: api.Authenticated, Handler: h.disableTOTP, Tag: "auth",
@@ -168,7 +169,7 @@ func (h *handlers) confirmTOTP(c *api.Call) (any, error) {
 	if err := c.Decode(&req); err != nil {
 		return nil, err
 	}
-	var codes auth.RecoveryCodeList
+	var codes signin.RecoveryCodeList
 	// A code is a guess as a password is: under the same limits.
 	err := h.passwordCheck(c, c.Principal.Email, func() (err error) {
 		codes, err = h.svc.Users.ConfirmTOTP(c.Context(), c.Principal.UserID(), c.Principal.SessionID, req.Code)

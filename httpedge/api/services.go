@@ -10,6 +10,7 @@ import (
 	"github.com/vmplane/vmplane/actors/alerts"
 	"github.com/vmplane/vmplane/actors/audit"
 	"github.com/vmplane/vmplane/actors/auth"
+	"github.com/vmplane/vmplane/actors/auth/signin"
 	"github.com/vmplane/vmplane/actors/backups"
 	"github.com/vmplane/vmplane/actors/consoles"
 	"github.com/vmplane/vmplane/actors/events"
@@ -261,19 +262,19 @@ type Users interface {
 	RequestPasswordReset(email string) error
 	ResetPassword(ctx context.Context, token, newPassword string) error
 	// The second factor.
-	EnrolTOTP(ctx context.Context, userID, issuer string) (auth.TOTPEnrolment, error)
-	ConfirmTOTP(ctx context.Context, userID, sessionID, code string) (auth.RecoveryCodeList, error)
+	EnrolTOTP(ctx context.Context, userID, issuer string) (signin.TOTPEnrolment, error)
+	ConfirmTOTP(ctx context.Context, userID, sessionID, code string) (signin.RecoveryCodeList, error)
 	DisableTOTP(ctx context.Context, userID, code string) error
 	ResetTOTP(ctx context.Context, userID string) error
 	ChallengeEmail(ctx context.Context, challenge string) (string, error)
 	LoginTOTP(ctx context.Context, challenge, code string) (auth.Session, error)
-	CreateLoginLink(ctx context.Context, userID string) (auth.LoginLink, error)
+	CreateLoginLink(ctx context.Context, userID string) (signin.LoginLink, error)
 	LoginLinkEmail(ctx context.Context, token string) (string, error)
 	RedeemLoginLink(ctx context.Context, token string, from auth.Client) (auth.Session, error)
 	// Single sign-on (OpenID Connect).
-	StartOIDC(ctx context.Context, s auth.OIDCSignIn) (string, error)
-	TakeOIDC(ctx context.Context, provider, state string) (auth.OIDCSignIn, error)
-	LoginExternal(ctx context.Context, l auth.ExternalLogin, from auth.Client) (auth.Session, error)
+	StartOIDC(ctx context.Context, s signin.OIDCSignIn) (string, error)
+	TakeOIDC(ctx context.Context, provider, state string) (signin.OIDCSignIn, error)
+	LoginExternal(ctx context.Context, l signin.ExternalLogin, from auth.Client) (auth.Session, error)
 }
 
 // APIKeys is what the edge asks of auth.APIKeys.
