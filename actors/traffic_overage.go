@@ -165,21 +165,21 @@ func ignoreGone(err error) error {
 
 // MachineTraffic is a machine's traffic this month, its allowance and what is left.
 // The caller checks that the asker may see the machine.
-func (s *System) MachineTraffic(ctx context.Context, id string) (traffic.MachineMonth, error) {
+func (s *System) MachineTraffic(ctx context.Context, id string) (traffic.MachineTraffic, error) {
 	now := s.rt.Clock.Now().UTC()
 	used, err := s.Traffic.Month(ctx, id, now)
 	if err != nil {
-		return traffic.MachineMonth{}, err
+		return traffic.MachineTraffic{}, err
 	}
 	over, err := s.Traffic.Over(ctx, id, now)
 	if err != nil {
-		return traffic.MachineMonth{}, err
+		return traffic.MachineTraffic{}, err
 	}
-	out := traffic.MachineMonth{MachineID: id, Month: now.Format("2006-01"), InBytes: int64(used.In), OutBytes: int64(used.Out),
+	out := traffic.MachineTraffic{MachineID: id, Month: now.Format("2006-01"), InBytes: int64(used.In), OutBytes: int64(used.Out),
 		TotalBytes: int64(used.Total()), Exceeded: over, CountedUntil: now}
 	a, err := s.allowance(ctx, id)
 	if err != nil {
-		return traffic.MachineMonth{}, err
+		return traffic.MachineTraffic{}, err
 	}
 	if a != nil {
 		allowance, left := int64(*a), int64(0)

@@ -13,11 +13,11 @@ import (
 )
 
 // trafficOf reads a machine's traffic this month through path.
-func (s *testServer) trafficOf(tok, path string) traffic.MachineMonth {
+func (s *testServer) trafficOf(tok, path string) traffic.MachineTraffic {
 	s.t.Helper()
 	r := s.do(req{method: "GET", path: path, token: tok})
 	expect(s.t, r, 200, "")
-	var m traffic.MachineMonth
+	var m traffic.MachineTraffic
 	r.decode(s.t, &m)
 	return m
 }
@@ -37,7 +37,7 @@ func TestTrafficCountedIntoUsage(t *testing.T) {
 	read := s.newKey(admin, map[string]any{"name": "read", "scopes": []string{"read"}})
 
 	hour := time.Now().UTC().Truncate(time.Hour)
-	var got traffic.MachineMonth
+	var got traffic.MachineTraffic
 	testwait.Eventually(t, "the machine's traffic counted", func() bool {
 		s.sync(admin) // the first sync after the create takes the counters' baseline
 		got = s.trafficOf(a.Token, own)

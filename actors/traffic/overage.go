@@ -152,7 +152,7 @@ func (t *Traffic) put(ctx context.Context, k, old []byte, r overRecord) error {
 }
 
 // Over returns a machine's overage in the month of at, nil for none.
-func (t *Traffic) Over(ctx context.Context, machine string, at time.Time) (*OverInfo, error) {
+func (t *Traffic) Over(ctx context.Context, machine string, at time.Time) (*TrafficOverage, error) {
 	raw, err := t.store.Get(ctx, overKey(monthName(at), machine))
 	if errors.Is(err, persistence.ErrNotFound) {
 		return nil, nil
@@ -164,11 +164,11 @@ func (t *Traffic) Over(ctx context.Context, machine string, at time.Time) (*Over
 	if _, err := persistence.Decode(raw, &r); err != nil {
 		return nil, err
 	}
-	return &OverInfo{At: r.At, Action: r.Action}, nil
+	return &TrafficOverage{At: r.At, Action: r.Action}, nil
 }
 
-// OverInfo is when a machine went past its allowance this month, and what was done.
-type OverInfo struct {
+// TrafficOverage is when a machine went past its allowance this month, and what was done.
+type TrafficOverage struct {
 	At     time.Time `json:"at"`
 	Action string    `json:"action"`
 }

@@ -198,7 +198,7 @@ type Usage interface {
 
 // Traffic is what the edge asks of the traffic counting (actors.System).
 type Traffic interface {
-	MachineTraffic(ctx context.Context, id string) (traffic.MachineMonth, error)
+	MachineTraffic(ctx context.Context, id string) (traffic.MachineTraffic, error)
 }
 
 // Plans is what the edge asks of plans.Plans.

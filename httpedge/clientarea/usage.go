@@ -24,7 +24,7 @@ func (h *handlers) usageRoutes() []api.Route {
 		{Method: "GET", Path: "/api/client/machines/{vmId}/usage", Access: api.Authenticated, Tag: "client", Handler: h.machineUsage, Query: q, Reply: usage.UsageReport{},
 			Summary:     "The machine's usage for invoices",
 			Description: "What the machine used in the hours [from, to): a line per plan it was on, and the totals."},
-		{Method: "GET", Path: "/api/client/machines/{vmId}/traffic", Access: api.Authenticated, Tag: "client", Handler: h.machineTraffic, Query: tenantQuery, Reply: traffic.MachineMonth{},
+		{Method: "GET", Path: "/api/client/machines/{vmId}/traffic", Access: api.Authenticated, Tag: "client", Handler: h.machineTraffic, Query: tenantQuery, Reply: traffic.MachineTraffic{},
 			Summary: "The machine's traffic this month",
 			Description: "The bytes the machine received and sent in the current calendar month (UTC), counted from the hypervisor's counters at each sync, " +
 				"with its plan's monthly allowance and what is left of it, and the overage action taken once it went past it."},

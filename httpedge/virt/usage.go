@@ -16,7 +16,7 @@ func (h *handlers) usageRoutes(prefix, tag string) []api.Route {
 			Description: "What the machine used in the hours [from, to), from the hourly records: a line per plan it was on, and the totals. " +
 				"Operators, and API keys with the billing scope."},
 		{Method: "GET", Path: prefix + "/vms/{id}/traffic", Access: api.AdminOnly, Tag: tag, Handler: h.machineTraffic,
-			KeyScope: auth.ScopeBilling, Reply: traffic.MachineMonth{},
+			KeyScope: auth.ScopeBilling, Reply: traffic.MachineTraffic{},
 			Summary: "A machine's traffic this month",
 			Description: "The bytes the machine received and sent in the current calendar month (UTC), with its plan's allowance, what is left " +
 				"and the overage action taken once it went past it. Operators, and API keys with the billing scope."},
