@@ -28,6 +28,7 @@ import (
 	"github.com/vmplane/vmplane/actors/plans"
 	"github.com/vmplane/vmplane/actors/schedules"
 	"github.com/vmplane/vmplane/actors/tenants"
+	"github.com/vmplane/vmplane/actors/traffic"
 	"github.com/vmplane/vmplane/actors/usage"
 	"github.com/vmplane/vmplane/actors/webhooks"
 	"github.com/vmplane/vmplane/app"
@@ -56,6 +57,7 @@ var keyTables = map[string][]persistence.KeyKind{
 	"actors/plans":             plans.Keys,
 	"actors/addresses":         addresses.Keys,
 	"actors/usage":             usage.Keys,
+	"actors/traffic":           traffic.Keys,
 	"actors/schedules":         schedules.Keys,
 	"actors/monitoring":        monitoring.Keys,
 	"actors/webhooks":          webhooks.Keys,

@@ -32,6 +32,7 @@ import (
 	"github.com/vmplane/vmplane/actors/plans"
 	"github.com/vmplane/vmplane/actors/schedules"
 	"github.com/vmplane/vmplane/actors/tenants"
+	"github.com/vmplane/vmplane/actors/traffic"
 	"github.com/vmplane/vmplane/actors/usage"
 	"github.com/vmplane/vmplane/actors/webhooks"
 
@@ -71,6 +72,9 @@ type System struct {
 	Addresses *addresses.Addresses
 	// Usage keeps what each machine used, hour by hour, for invoices.
 	Usage *usage.Usage
+	// Traffic counts each machine's network traffic, by hour and month, and takes the
+	// overage action on a machine past its plan's allowance.
+	Traffic *traffic.Traffic
 	// Inventory reconciles the store with the hypervisor's inventory (sync).
 	Inventory *inventory.Inventory
 	// Tasks reads task records.
@@ -159,6 +163,11 @@ type Options struct {
 	// UsageRetention is how long the hourly usage records are kept
 	// (usage.Deps.Retention; 0: usage.DefaultRetention).
 	UsageRetention time.Duration
+	// TrafficOverageAction is what a machine past its plan's monthly traffic
+	// allowance gets (OverageActions; "": report), TrafficThrottleMbps the rate limit
+	// a throttle sets.
+	TrafficOverageAction string
+	TrafficThrottleMbps  int
 	// Counting, in a cluster, reports whether every live member keeps the tenants'
 	// usage counters, and how many members that do not this one has seen join
 	// (machines.Deps.Counting; nil: a single node).
@@ -229,7 +238,13 @@ func Start(opts Options) (*System, error) {
 		},
 		Overcommit: opts.Overcommit})
 	s.Machines, s.Nodes, s.Tasks, s.Backups = ms.Machines, ms.Nodes, ms.Tasks, ms.Backups
-	s.Inventory = inventory.Start(inventory.Deps{Runtime: s.rt, Driver: s.driver, Machines: ms})
+	// The plans start after (the overage job asks them only once it runs).
+	action := opts.TrafficOverageAction
+	if action == "" {
+		action = OverageReport
+	}
+	s.Traffic = traffic.New(traffic.Deps{Runtime: s.rt, Overage: s.trafficOverage(action, opts.TrafficThrottleMbps)})
+	s.Inventory = inventory.Start(inventory.Deps{Runtime: s.rt, Driver: s.driver, Machines: ms, Traffic: s.Traffic.Record})
 	s.Consoles = consoles.New(consoles.Deps{Runtime: s.rt, Driver: s.driver, Machines: ms.Machines, Authorize: s.Users.Authorize})
 	s.Plans = plans.Start(plans.Deps{Runtime: s.rt, Machines: ms.Machines, Nodes: ms.Nodes})
 	s.Usage = usage.New(usage.Deps{Runtime: s.rt, Retention: opts.UsageRetention,
@@ -248,8 +263,17 @@ func Start(opts Options) (*System, error) {
 				out[id] = usage.Stored(h)
 			}
 			return out, err
+		},
+		Traffic: func(ctx context.Context, h time.Time) (map[string]usage.Traffic, error) {
+			moved, err := s.Traffic.Hour(ctx, h)
+			out := make(map[string]usage.Traffic, len(moved))
+			for id, b := range moved {
+				out[id] = usage.Traffic{In: int64(b.In), Out: int64(b.Out)}
+			}
+			return out, err
 		}})
 	s.Usage.Run()
+	s.Traffic.Run()
 	s.ISOs = isos.New(isos.Deps{Runtime: s.rt, Driver: s.driver, Machines: ms.Machines, Tasks: ms.Tasks, Events: s.Events, TenantExists: s.tenantExists,
 		Dir: opts.ISODir, MaxBytes: opts.ISOMaxBytes})
 	s.Tenants = tenants.Start(tenants.Deps{Runtime: s.rt, Driver: s.driver, Events: s.Events, Machines: ms, Inventory: s.Inventory, Alerts: s.Alerts,
@@ -318,6 +342,9 @@ func (s *System) Stop() {
 	defer s.Events.Close()
 	if s.Usage != nil {
 		s.Usage.Stop() // its job reads the store
+	}
+	if s.Traffic != nil {
+		s.Traffic.Stop() // its job reads the store and starts machine tasks
 	}
 	if s.Schedules != nil {
 		// First, so that no run starts a task while the machines stop.

@@ -190,6 +190,7 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 		SyncInterval:  cfg.SyncInterval,
 		SuspendAction: cfg.SuspendAction, TerminateGrace: cfg.TerminateGrace, AuditRetention: auditRetention(cfg.AuditRetention),
 		UsageRetention: cfg.UsageRetention, IPReleaseCooldown: ipCooldown(cfg.IPReleaseCooldown),
+		TrafficOverageAction: cfg.TrafficOverageAction, TrafficThrottleMbps: cfg.TrafficThrottleMbps,
 		Webhooks: webhooks.Options{AllowCIDRs: hookAllow, Clock: cfg.WebhookClock},
 		Schedules: schedules.ScheduleOptions{Grace: cfg.ScheduleGrace, Now: cfg.ScheduleClock,
 			MinBackupInterval: cfg.ScheduleMinBackupInterval, MinPowerInterval: cfg.ScheduleMinPowerInterval,

@@ -189,6 +189,7 @@ func TestAuthorizationWalk(t *testing.T) {
 		"GET /api/client/machines/{vmId}/console/ws":       {{kind: "machine", path: "/api/client/machines/%s/console/ws?ticket=not-a-ticket", header: upgrade}},
 		"GET /api/client/machines/{vmId}/usage-graphs":     {{kind: "machine", path: "/api/client/machines/%s/usage-graphs?timeframe=day"}},
 		"GET /api/client/machines/{vmId}/usage":            {{kind: "machine", path: "/api/client/machines/%s/usage?from=2026-01-01T00:00:00Z&to=2026-01-02T00:00:00Z"}},
+		"GET /api/client/machines/{vmId}/traffic":          {{kind: "machine", path: "/api/client/machines/%s/traffic"}},
 		"GET /api/client/machines/{vmId}/backups":          {{kind: "machine", path: "/api/client/machines/%s/backups"}},
 		"GET /api/client/machines/{vmId}/tasks":            {{kind: "machine", path: "/api/client/machines/%s/tasks"}},
 		"POST /api/client/machines/{vmId}/backups":         {{kind: "machine", path: "/api/client/machines/%s/backups", body: `{"note":"mine"}`}},

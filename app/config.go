@@ -17,9 +17,11 @@ import (
 	"github.com/spf13/pflag"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/vmplane/vmplane/actors"
 	"github.com/vmplane/vmplane/actors/audit"
 	"github.com/vmplane/vmplane/actors/isos"
 	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/schedules"
 	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/actors/usage"
@@ -167,6 +169,10 @@ type Config struct {
 	// IPReleaseCooldown is how long an address of a deleted machine stays held
 	// before the IP pools give it again (0: at once).
 	IPReleaseCooldown time.Duration
+	// TrafficOverageAction is what a machine past its plan's monthly traffic
+	// allowance gets (actors.OverageActions), TrafficThrottleMbps a throttle's rate.
+	TrafficOverageAction string
+	TrafficThrottleMbps  int
 	// CORSOrigins are the browser origins allowed to call the API (comma-separated);
 	// AccessLog the access log's destination ("" none, "-" standard output, a file).
 	CORSOrigins string
@@ -347,6 +353,8 @@ func (c *Config) table() []setting {
 		str(&c.RescueISO, "rescue-iso", "VMPLANE_RESCUE_ISO", "", "the ISO library's image (id or name) a machine's rescue boots (empty: rescue is refused with 409)"),
 		dur(&c.IPReleaseCooldown, "ip-release-cooldown", "VMPLANE_IP_RELEASE_COOLDOWN", addresses.DefaultCooldown, "how long an address (or IPv6 prefix) of a deleted machine stays held before the IP pools give it to another machine (0: at once)"),
 		dur(&c.UsageRetention, "usage-retention", "VMPLANE_USAGE_RETENTION", usage.DefaultRetention, "how long the hourly usage records (what GET .../usage answers for invoices) are kept; older hours are deleted"),
+		str(&c.TrafficOverageAction, "traffic-overage-action", "VMPLANE_TRAFFIC_OVERAGE_ACTION", actors.OverageReport, "what a machine whose traffic this month went past its plan's traffic_gb gets, until the month's turn: report (an alert and the machine.traffic_exceeded event), throttle (also its interfaces' rate limit set to --traffic-throttle-mbps) or suspend (also a billing suspension)"),
+		num(&c.TrafficThrottleMbps, "traffic-throttle-mbps", "VMPLANE_TRAFFIC_THROTTLE_MBPS", 10, "the rate limit, in Mbit/s, a throttle sets on the interfaces of a machine past its traffic allowance (--traffic-overage-action throttle)"),
 		dur(&c.TerminateGrace, "terminate-grace", "VMPLANE_TERMINATE_GRACE", 0, "how long a machine marked for termination (POST /api/virt/vms/:id/terminate) waits, stopped, before it is deleted with its snapshots and backups; a cancel takes it back until then (0: deleted at once)"),
 		dur(&c.AuditRetention, "audit-retention", "VMPLANE_AUDIT_RETENTION", audit.DefaultRetention, "how long the audit log (GET /api/audit) keeps its entries; older ones are deleted once an hour (0: kept for ever)"),
 		str(&c.SuspendAction, "suspend-action", "VMPLANE_SUSPEND_ACTION", "stop", "what a tenant's suspension that names no action does to its running machines: stop, suspend (on the hypervisor) or none"),
@@ -496,6 +504,12 @@ func (c *Config) validate() error {
 		{c.TerminateGrace < 0, func() *ConfigError { return c.bad("terminate-grace", c.TerminateGrace, "must not be negative") }},
 		{c.AuditRetention < 0, func() *ConfigError {
 			return c.bad("audit-retention", c.AuditRetention, "must not be negative (0 keeps entries for ever)")
+		}},
+		{!slices.Contains(actors.OverageActions, c.TrafficOverageAction), func() *ConfigError {
+			return c.bad("traffic-overage-action", c.TrafficOverageAction, "must be report, throttle or suspend")
+		}},
+		{c.TrafficThrottleMbps < 1 || c.TrafficThrottleMbps > machines.MaxRateMbps, func() *ConfigError {
+			return c.bad("traffic-throttle-mbps", c.TrafficThrottleMbps, "must be 1..%d", machines.MaxRateMbps)
 		}},
 		{!slices.Contains(tenants.SuspendActions, c.SuspendAction), func() *ConfigError {
 			return c.bad("suspend-action", c.SuspendAction, "must be stop, suspend or none")

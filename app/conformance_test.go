@@ -341,7 +341,7 @@ func TestOpenAPIConformance(t *testing.T) {
 		"Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="}
 	fails(req{method: "GET", path: vm + "/console/ws?ticket=forged", header: upgrade}, 401, "unauthorized")
 	s.upgrade(vm+"/console/ws?ticket="+ticket.Ticket, upgrade)
-	for _, p := range []string{vm + "/usage-graphs?timeframe=day", "/api/virt/cluster/usage-graphs", "/api/virt/nodes", "/api/virt/templates"} {
+	for _, p := range []string{vm + "/usage-graphs?timeframe=day", vm + "/traffic", "/api/virt/cluster/usage-graphs", "/api/virt/nodes", "/api/virt/templates"} {
 		ok(req{method: "GET", path: p, token: admin}, 200)
 	}
 	fails(req{method: "GET", path: "/api/virt/cluster/usage-graphs?timeframe=decade", token: admin}, 400, "invalid_request")
@@ -630,6 +630,7 @@ func conformClientMachine(t *testing.T, s *testServer, admin string, ok func(req
 	ok(req{method: "GET", path: vm, token: a.Token}, 200)
 	ok(req{method: "GET", path: vm + "/tasks?limit=1", token: a.Token}, 200)
 	ok(req{method: "GET", path: vm + "/usage-graphs?timeframe=week", token: a.Token}, 200)
+	ok(req{method: "GET", path: vm + "/traffic", token: a.Token}, 200)
 	// Usage for invoices: the tenant's own, and an operator's (a billing system's) reads.
 	hours := "?from=2026-01-01T00:00:00Z&to=2026-02-01T00:00:00Z"
 	ok(req{method: "GET", path: vm + "/usage" + hours, token: a.Token}, 200)

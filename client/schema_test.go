@@ -96,6 +96,8 @@ var modelled = []struct {
 	{"PagePool", typeOf[Page[IPPool]](), false},
 	{"UsageLine", typeOf[UsageLine](), false},
 	{"UsageReport", typeOf[UsageReport](), false},
+	{"MachineTraffic", typeOf[MachineTraffic](), false},
+	{"TrafficOverage", typeOf[TrafficOverage](), false},
 	{"NodeRoom", typeOf[NodeRoom](), false},
 	{"Overcommit", typeOf[Overcommit](), false},
 	{"ISO", typeOf[ISO](), false},

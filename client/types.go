@@ -110,8 +110,10 @@ type (
 	ClusterHealth    = apitype.ClusterHealth
 	MemberStatus     = apitype.MemberStatus
 
-	UsageLine   = apitype.UsageLine
-	UsageReport = apitype.UsageReport
+	UsageLine      = apitype.UsageLine
+	UsageReport    = apitype.UsageReport
+	MachineTraffic = apitype.MachineTraffic
+	TrafficOverage = apitype.TrafficOverage
 
 	Node            = apitype.Node
 	NodeUsage       = apitype.NodeUsage

@@ -39,3 +39,15 @@ func (c *Client) MyUsage(ctx context.Context, from, to time.Time) (*UsageReport,
 func (c *Client) MyMachineUsage(ctx context.Context, machineID string, from, to time.Time) (*UsageReport, error) {
 	return callFor[UsageReport](ctx, c, http.MethodGet, "/api/client/machines/"+esc(machineID)+"/usage", usageQuery(c.clientQuery(), from, to), nil)
 }
+
+// MachineTraffic is any machine's traffic this month with its allowance: operators,
+// and keys with the billing scope.
+func (c *Client) MachineTraffic(ctx context.Context, machineID string) (*MachineTraffic, error) {
+	return callFor[MachineTraffic](ctx, c, http.MethodGet, "/api/virt/vms/"+esc(machineID)+"/traffic", nil, nil)
+}
+
+// MyMachineTraffic is the traffic this month of one of the tenant's machines, with
+// its plan's allowance and what is left of it.
+func (c *Client) MyMachineTraffic(ctx context.Context, machineID string) (*MachineTraffic, error) {
+	return callFor[MachineTraffic](ctx, c, http.MethodGet, "/api/client/machines/"+esc(machineID)+"/traffic", c.clientQuery(), nil)
+}

@@ -33,4 +33,14 @@ func testUsage(t *testing.T, ctx context.Context, w *world) {
 	if _, err := w.a.MyUsage(ctx, from.Add(time.Minute), to); !errors.Is(err, client.ErrInvalidRequest) {
 		t.Fatalf("a range off the hour: %v; want ErrInvalidRequest", err)
 	}
+	// This month's traffic: the machine has no plan, so it is unmetered.
+	if tr, err := w.admin.MachineTraffic(ctx, w.m.ID); err != nil || tr.MachineID != w.m.ID || tr.AllowanceBytes != nil || tr.Month == "" {
+		t.Fatalf("machine traffic: %+v %v", tr, err)
+	}
+	if _, err := w.a.MyMachineTraffic(ctx, w.m.ID); err != nil {
+		t.Fatalf("my machine traffic: %v", err)
+	}
+	if _, err := w.b.MyMachineTraffic(ctx, w.m.ID); !errors.Is(err, client.ErrNotFound) {
+		t.Fatalf("tenant B reading A's machine's traffic: %v; want ErrNotFound", err)
+	}
 }

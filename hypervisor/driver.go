@@ -143,6 +143,17 @@ type Inventory struct {
 	// s); zero means the states are live. A caller must not let such a state override
 	// one it confirmed live after AsOf.
 	AsOf time.Time `json:"as_of,omitempty"`
+	// Traffic is the network counters of the running machines, by vmid: the bytes
+	// each received and sent since its process started (Proxmox's netin and netout),
+	// which a restart sets back to 0. A machine not listed counts nothing now (it is
+	// stopped, or its node is offline); a driver that counts nothing leaves it nil.
+	Traffic map[int]TrafficCounters `json:"traffic,omitempty"`
+}
+
+// TrafficCounters are a machine's cumulative network counters, in bytes.
+type TrafficCounters struct {
+	In  uint64 `json:"in"`
+	Out uint64 `json:"out"`
 }
 
 // NodeStatus is online or offline.

@@ -120,10 +120,14 @@ const AlertHypervisorUnavailable = "hypervisor_unavailable"
 // deleted.
 const AlertWebhookDisabled = "webhook_disabled"
 
+// AlertTrafficExceeded is raised when a machine's traffic this month went past its
+// plan's allowance (target: the machine; a warning); it resolves at the month's turn.
+const AlertTrafficExceeded = "traffic_exceeded"
+
 // AlertKinds lists every alert kind, for the API's enums and messages: a new kind is
 // added here once.
 var AlertKinds = []string{AlertHealthCheck, AlertNodeOffline, AlertTaskFailed, AlertNodeUsageHigh, AlertFirewallFailed,
-	AlertHypervisorUnavailable, AlertWebhookDisabled}
+	AlertHypervisorUnavailable, AlertWebhookDisabled, AlertTrafficExceeded}
 
 const alertVersion = 1
 

@@ -41,11 +41,15 @@ const (
 	// EventMachineTerminated says a termination deleted a machine with its snapshots
 	// and backups (data: its id); machine.deleted follows.
 	EventMachineTerminated = "machine.terminated"
+	// EventMachineTrafficExceeded says a machine's traffic this month went past its
+	// plan's allowance (data: the machine, the month, the bytes used and allowed, and
+	// the overage action taken), once per machine and month.
+	EventMachineTrafficExceeded = "machine.traffic_exceeded"
 )
 
 // Types lists every event type, in the order the API documents them (the webhooks'
 // events are checked against it): a new type is added here once.
-var Types = []string{EventMachine, EventMachineDeleted, EventMachineTerminated, EventTask, EventAlert,
+var Types = []string{EventMachine, EventMachineDeleted, EventMachineTerminated, EventMachineTrafficExceeded, EventTask, EventAlert,
 	EventTenantSuspended, EventTenantUnsuspended}
 
 // EventBacklog is how many recent events are kept for clients that reconnect.

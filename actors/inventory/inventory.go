@@ -65,6 +65,7 @@ type Inventory struct {
 	nodes    *capacity.Nodes
 	backups  *machines.Backups
 	tasks    *tasks.Tasks
+	traffic  func(ctx context.Context, at time.Time, counters map[string]hypervisor.TrafficCounters) error
 	kind     *kit.Kind
 	// mu makes the syncs on this member one at a time. A second caller waits and then
 	// runs its own, which finds nothing new.
@@ -103,12 +104,16 @@ type Deps struct {
 	Runtime  *kit.Runtime
 	Driver   hypervisor.Driver
 	Machines *machines.Services
+	// Traffic is handed the network counters of each sync's inventory, by machine id,
+	// with the moment they were read (nil: none counted). Its failure fails no sync.
+	Traffic func(ctx context.Context, at time.Time, counters map[string]hypervisor.TrafficCounters) error
 }
 
 // Start starts the sync's kind; RunPeriodic starts its periodic sync.
 func Start(d Deps) *Inventory {
 	c := &Inventory{rt: d.Runtime, store: d.Runtime.Store, driver: d.Driver, log: d.Runtime.Log,
-		machines: d.Machines.Machines, nodes: d.Machines.Nodes, backups: d.Machines.Backups, tasks: d.Machines.Tasks}
+		machines: d.Machines.Machines, nodes: d.Machines.Nodes, backups: d.Machines.Backups, tasks: d.Machines.Tasks,
+		traffic: d.Traffic}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	c.kind = d.Runtime.StartKind("sync", 0, func(string) kit.Entity { return &syncEntity{c: c} }, nil)
 	return c
@@ -211,6 +216,7 @@ func (c *Inventory) run(ctx context.Context) (SyncResult, error) {
 	if err != nil {
 		return res, err
 	}
+	c.countTraffic(ctx, start, inv.Traffic, vmids)
 	type job struct {
 		id string
 		// m is the machine as the inventory shows it, as of at; nil: the hypervisor

@@ -31,8 +31,8 @@ type Plan struct {
 	// IPv6Prefix is the length of the routed IPv6 prefix a machine gets (64: a /64);
 	// null: none. The pools hand out /64 prefixes, whatever the length recorded.
 	IPv6Prefix *int `json:"ipv6_prefix"`
-	// TrafficGB is the monthly traffic allowance; null: unmetered. Recorded, not yet
-	// counted.
+	// TrafficGB is the monthly traffic allowance in GiB, in and out together;
+	// null: unmetered. Past it, the overage action (actors/traffic) is taken.
 	TrafficGB *int `json:"traffic_gb"`
 	// RateMbps is the network rate limit of the plan's machines; null: none.
 	RateMbps *int `json:"rate_mbps"`
@@ -70,7 +70,7 @@ type PlanSpec struct {
 	// IPv4 defaults to 1 when omitted.
 	IPv4             *int     `json:"ipv4,omitempty" openapi:"limit=plan.ipv4" doc:"IPv4 addresses each machine gets from the IP pools (default 1)"`
 	IPv6Prefix       *int     `json:"ipv6_prefix,omitempty" openapi:"nullable,limit=plan.ipv6_prefix" doc:"length of the routed IPv6 prefix per machine (64: a /64, which the IP pools give); null or omitted: none"`
-	TrafficGB        *int     `json:"traffic_gb,omitempty" openapi:"nullable,limit=plan.count" doc:"monthly traffic allowance; null or omitted: unmetered; recorded, not yet counted"`
+	TrafficGB        *int     `json:"traffic_gb,omitempty" openapi:"nullable,limit=plan.count" doc:"monthly traffic allowance in GiB (in and out together, per calendar month UTC); null or omitted: unmetered"`
 	RateMbps         *int     `json:"rate_mbps,omitempty" openapi:"nullable,limit=machine.rate_mbps" doc:"network rate limit; null or omitted: none"`
 	Backups          *int     `json:"backups,omitempty" openapi:"nullable,limit=plan.count" doc:"on-demand backups per machine; null or omitted: no bound beyond the tenant's quota"`
 	Snapshots        *int     `json:"snapshots,omitempty" openapi:"nullable,limit=plan.count" doc:"snapshots per machine; null or omitted: no bound beyond the tenant's quota"`

@@ -73,7 +73,7 @@ const AllEvents = "*"
 // WebhookSpec is the body of POST /api/resources/webhooks.
 type WebhookSpec struct {
 	URL    string   `json:"url" openapi:"required,limit=webhook.url" doc:"http:// or https:// URL the events are POSTed to; loopback, link-local and private addresses are refused (at creation and when connecting) unless VMPLANE_WEBHOOK_ALLOW_CIDRS allows them"`
-	Events []string `json:"events" openapi:"required,limit=webhook.events,items.enum=machine.updated|machine.deleted|machine.terminated|task.updated|alert.updated|tenant.suspended|tenant.unsuspended|*" doc:"event types to send, or * for all"`
+	Events []string `json:"events" openapi:"required,limit=webhook.events,items.enum=machine.updated|machine.deleted|machine.terminated|machine.traffic_exceeded|task.updated|alert.updated|tenant.suspended|tenant.unsuspended|*" doc:"event types to send, or * for all"`
 	Secret *string  `json:"secret,omitempty" openapi:"limit=webhook.secret" doc:"the HMAC-SHA256 key of the Vmplane-Signature header; omitted: vmplane generates one, shown in this answer only"`
 	// TenantID is set by the edge: a tenant user's own tenant, or the one an operator names.
 	TenantID *string `json:"tenant_id,omitempty" openapi:"limit=id" doc:"the tenant whose events the webhook gets; omitted by an operator: every event"`
@@ -84,7 +84,7 @@ type WebhookSpec struct {
 // its value. Enabling a webhook vmplane disabled clears its failures in a row.
 type WebhookChange struct {
 	URL     *string  `json:"url,omitempty" openapi:"limit=webhook.url"`
-	Events  []string `json:"events,omitempty" openapi:"limit=webhook.events,items.enum=machine.updated|machine.deleted|machine.terminated|task.updated|alert.updated|tenant.suspended|tenant.unsuspended|*"`
+	Events  []string `json:"events,omitempty" openapi:"limit=webhook.events,items.enum=machine.updated|machine.deleted|machine.terminated|machine.traffic_exceeded|task.updated|alert.updated|tenant.suspended|tenant.unsuspended|*"`
 	Secret  *string  `json:"secret,omitempty" openapi:"limit=webhook.secret" doc:"a new secret (never shown again)"`
 	Enabled *bool    `json:"enabled,omitempty"`
 }

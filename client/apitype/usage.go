@@ -33,3 +33,24 @@ type UsageReport struct {
 	Totals UsageLine   `json:"totals"`
 	Gaps   int64       `json:"gaps"`
 }
+
+// MachineTraffic is a machine's traffic in the current calendar month (UTC), in
+// bytes, with its plan's allowance (nil: unmetered) and what is left of it.
+type MachineTraffic struct {
+	MachineID      string          `json:"machine_id"`
+	Month          string          `json:"month"`
+	InBytes        int64           `json:"in_bytes"`
+	OutBytes       int64           `json:"out_bytes"`
+	TotalBytes     int64           `json:"total_bytes"`
+	AllowanceBytes *int64          `json:"allowance_bytes"`
+	RemainingBytes *int64          `json:"remaining_bytes"`
+	Exceeded       *TrafficOverage `json:"exceeded"`
+	CountedUntil   time.Time       `json:"counted_until"`
+}
+
+// TrafficOverage is when a machine went past its allowance this month, and the
+// overage action taken (report, throttle, suspend).
+type TrafficOverage struct {
+	At     time.Time `json:"at"`
+	Action string    `json:"action"`
+}

@@ -24,6 +24,7 @@ import (
 	"github.com/vmplane/vmplane/actors/plans"
 	"github.com/vmplane/vmplane/actors/schedules"
 	"github.com/vmplane/vmplane/actors/tenants"
+	"github.com/vmplane/vmplane/actors/traffic"
 	"github.com/vmplane/vmplane/actors/usage"
 	"github.com/vmplane/vmplane/actors/webhooks"
 	"github.com/vmplane/vmplane/hypervisor"
@@ -57,6 +58,8 @@ type Services struct {
 	IPPools IPPools
 	// Usage is what the machines used, hour by hour, for invoices.
 	Usage Usage
+	// Traffic is a machine's network traffic this month, against its plan's allowance.
+	Traffic Traffic
 	// Users and the answers kept for Idempotency-Keys are the auth area.
 	Users       Users
 	Idempotency Idempotency
@@ -193,6 +196,11 @@ type Tenants interface {
 type Usage interface {
 	Tenant(ctx context.Context, tenant *string, from, to time.Time) (usage.UsageReport, error)
 	Machine(ctx context.Context, tenant *string, machine string, from, to time.Time) (usage.UsageReport, error)
+}
+
+// Traffic is what the edge asks of the traffic counting (actors.System).
+type Traffic interface {
+	MachineTraffic(ctx context.Context, id string) (traffic.MachineTraffic, error)
 }
 
 // Plans is what the edge asks of plans.Plans.

@@ -3,6 +3,7 @@ package clientarea
 import (
 	"time"
 
+	"github.com/vmplane/vmplane/actors/traffic"
 	"github.com/vmplane/vmplane/actors/usage"
 	"github.com/vmplane/vmplane/httpedge/api"
 )
@@ -23,7 +24,23 @@ func (h *handlers) usageRoutes() []api.Route {
 		{Method: "GET", Path: "/api/client/machines/{vmId}/usage", Access: api.Authenticated, Tag: "client", Handler: h.machineUsage, Query: q, Reply: usage.UsageReport{},
 			Summary:     "The machine's usage for invoices",
 			Description: "What the machine used in the hours [from, to): a line per plan it was on, and the totals."},
+		{Method: "GET", Path: "/api/client/machines/{vmId}/traffic", Access: api.Authenticated, Tag: "client", Handler: h.machineTraffic, Query: tenantQuery, Reply: traffic.MachineTraffic{},
+			Summary: "The machine's traffic this month",
+			Description: "The bytes the machine received and sent in the current calendar month (UTC), counted from the hypervisor's counters at each sync, " +
+				"with its plan's monthly allowance and what is left of it, and the overage action taken once it went past it."},
 	}
+}
+
+func (h *handlers) machineTraffic(c *api.Call) (any, error) {
+	t, err := c.Tenant()
+	if err != nil {
+		return nil, err
+	}
+	m, err := h.svc.Machines.Get(c.Context(), c.Param("vmId"), &t)
+	if err != nil {
+		return nil, err
+	}
+	return h.svc.Traffic.MachineTraffic(c.Context(), m.ID)
 }
 
 // usageRange is the range asked for, checked.

@@ -133,6 +133,13 @@ func (d *Driver) Inventory(ctx context.Context) (hypervisor.Inventory, error) {
 		if res.gone {
 			continue
 		}
+		if r.Template != 1 && r.Status == "running" && view.online(r.Node) && !unreachable[r.Node] {
+			// The counters come with the resource list already read: no extra call.
+			if inv.Traffic == nil {
+				inv.Traffic = map[int]hypervisor.TrafficCounters{}
+			}
+			inv.Traffic[id] = hypervisor.TrafficCounters{In: r.NetIn, Out: r.NetOut}
+		}
 		if r.Template == 1 {
 			inv.Templates = append(inv.Templates, templateOf(view, r, res.cfg))
 			continue

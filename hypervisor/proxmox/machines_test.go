@@ -328,3 +328,21 @@ func TestDeletedBehindOurBack(t *testing.T) {
 	wantErr(t, "Power", d.Power(bg, hypervisor.Ref{VMID: gone}, hypervisor.ActionStop), hypervisor.ErrMachineNotFound)
 	wantErr(t, "Destroy", d.Destroy(bg, hypervisor.Ref{VMID: gone}), hypervisor.ErrMachineNotFound)
 }
+
+// The inventory carries the running machines' network counters from the resource
+// list it reads anyway; a stopped machine has none.
+func TestInventoryTraffic(t *testing.T) {
+	d, f := newTest(t, pvefake.Config{})
+	up := addVM(t, f, pvefake.VMSpec{Node: "pve1", Status: "running"})
+	down := addVM(t, f, pvefake.VMSpec{Node: "pve1", Status: "stopped"})
+	inv, err := d.Inventory(bg)
+	if err != nil {
+		t.Fatalf("Inventory: %v", err)
+	}
+	if got, want := inv.Traffic[up], (hypervisor.TrafficCounters{In: 123456, Out: 654321}); got != want {
+		t.Errorf("running machine's counters: got %+v; want %+v (the fake's netin/netout)", got, want)
+	}
+	if c, ok := inv.Traffic[down]; ok {
+		t.Errorf("stopped machine has counters %+v; want none", c)
+	}
+}

@@ -274,10 +274,20 @@ func (d *Driver) Inventory(ctx context.Context) (hypervisor.Inventory, error) {
 		Templates: append([]hypervisor.Template(nil), d.templates...),
 	}
 	perNode := make(map[string][]*machine, len(d.nodes))
+	online := make(map[string]bool, len(d.nodes))
+	for _, n := range d.nodes {
+		online[n.ID] = n.Status == hypervisor.NodeOnline
+	}
 	for _, vmid := range d.sortedVMIDsLocked() {
 		m := d.machines[vmid]
 		inv.Machines = append(inv.Machines, cloneMachine(m.Machine))
 		perNode[m.Node] = append(perNode[m.Node], m)
+		if m.State == hypervisor.StateRunning && online[m.Node] {
+			if inv.Traffic == nil {
+				inv.Traffic = map[int]hypervisor.TrafficCounters{}
+			}
+			inv.Traffic[vmid] = d.trafficLocked(m, now)
+		}
 	}
 	for _, n := range d.nodes {
 		inv.Nodes = append(inv.Nodes, d.nodeNowLocked(n, perNode[n.ID], now))

@@ -1,0 +1,61 @@
+package sim
+
+import (
+	"testing"
+	"time"
+
+	"github.com/vmplane/vmplane/hypervisor"
+)
+
+// counters reads one machine's counters from the inventory.
+func counters(t *testing.T, d *Driver, vmid int) (hypervisor.TrafficCounters, bool) {
+	t.Helper()
+	inv, err := d.Inventory(bg)
+	if err != nil {
+		t.Fatalf("Inventory: %v", err)
+	}
+	c, ok := inv.Traffic[vmid]
+	return c, ok
+}
+
+// The counters grow while the machine runs, by the rates its graph shows, and start
+// again from 0 when it restarts; a stopped machine has none.
+func TestInventoryTraffic(t *testing.T) {
+	d, clk := newTest(t, Config{})
+	m := oldMachine(t, d, hypervisor.Machine{})
+	ref := hypervisor.Ref{VMID: m.VMID}
+	a, ok := counters(t, d, m.VMID)
+	if !ok || a.In == 0 || a.Out == 0 {
+		t.Fatalf("running machine's counters: got %+v (listed %v); want both > 0", a, ok)
+	}
+	clk.Advance(time.Hour)
+	b, _ := counters(t, d, m.VMID)
+	if b.In <= a.In || b.Out <= a.Out {
+		t.Fatalf("an hour later: got %+v; want more than %+v", b, a)
+	}
+	// The hour's growth is the hour's bucket of the graph (its average rate × 3600),
+	// within the rounding of the unaligned ends.
+	g := usage(t, d, hypervisor.UsageQuery{Ref: ref, Timeframe: hypervisor.TimeframeDay})
+	var sum float64
+	for _, p := range g.Points[len(g.Points)-61 : len(g.Points)-1] {
+		sum += *p.NetInBps * 60
+	}
+	if grew := float64(b.In - a.In); grew < sum*0.9 || grew > sum*1.1 {
+		t.Errorf("an hour's growth: got %.0f bytes; want about %.0f (the graph's minutes)", grew, sum)
+	}
+	if err := d.Power(bg, ref, hypervisor.ActionStop); err != nil {
+		t.Fatal(err)
+	}
+	if c, ok := counters(t, d, m.VMID); ok {
+		t.Errorf("stopped machine has counters %+v; want none", c)
+	}
+	clk.Advance(time.Minute)
+	if err := d.Power(bg, ref, hypervisor.ActionStart); err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(2 * time.Minute)
+	c, ok := counters(t, d, m.VMID)
+	if !ok || c.In == 0 || c.In >= a.In {
+		t.Errorf("restarted 2 minutes ago: got %+v (listed %v); want a fresh count, > 0 and < %d", c, ok, a.In)
+	}
+}
