@@ -25,7 +25,7 @@ DIST_PLATFORMS := linux/amd64 linux/arm64
 DEB_VERSION ?= $(shell echo '$(VERSION)' | sed -E -e 's/^v//' -e '/^[0-9]+\./!s/^/0.0~git/' \
 	-e 's/-(rc|alpha|beta|pre)/~\1/' -e 's/-/+/' -e 's/-/./g')
 
-.PHONY: run build dist deb rpm test lint bench fuzz faults test-cluster test-upgrade upgrade-from client clean
+.PHONY: run build ui dist deb rpm test lint bench fuzz faults test-cluster test-upgrade upgrade-from client clean
 
 ## run: serve the API on :8080 with the embedded store in ./data and the simulated cluster
 run:
@@ -80,6 +80,14 @@ test:
 	$(GO) test -race -count=1 -timeout 15m ./...
 	VMPLANE_TEST_WIRE=1 $(GO) test -race -count=1 -timeout 5m ./actors/...
 	cd clientcheck && $(GO) vet ./... && $(GO) test -race -count=1 -timeout 5m ./...
+
+## ui: build the web console (ui/src) into ui/dist and ui/manifest.json, which are
+## committed: npm ci fetches the packages ui/package-lock.json pins into ui/node_modules
+## (no install scripts run), then esbuild, pinned in go.mod and run by `go tool`, bundles
+## them (tools/uibuild); the ui package's tests fail when the build is stale
+ui:
+	cd ui && npm ci --ignore-scripts --no-audit --no-fund
+	$(GO) run ./tools/uibuild
 
 ## client: fetch /api/openapi.json from a real server into clientcheck/openapi.json and
 ## regenerate the client in clientcheck/vmclient from it (oapi-codegen, pinned in clientcheck/go.mod)

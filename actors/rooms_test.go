@@ -33,7 +33,7 @@ var rooms = map[string][]string{
 	"actors/plans":              {"machines", "machines/capacity"},
 	"actors/addresses":          nil, // the IP pools and allocations, written in their holders' batches
 	"actors/usage":              nil, // hourly usage, fed by the composition root from machines and backups
-	"actors/tenants":            {"events", "alerts", "machines", "machines/tasks", "machines/capacity", "inventory", "plans"},
+	"actors/tenants":            {"events", "alerts", "machines", "machines/tasks", "machines/capacity", "inventory", "plans", "addresses"},
 	"actors/schedules":          {"events", "alerts", "backups", "machines", "machines/tasks", "tenants"},
 	"actors/monitoring":         {"events", "alerts", "machines", "machines/tasks", "machines/capacity", "tenants"},
 	"actors/webhooks":           {"events", "alerts"},

@@ -153,6 +153,9 @@ type Options struct {
 	// AuditRetention is how long the audit log keeps its entries (audit.Deps.Retention;
 	// 0: audit.DefaultRetention).
 	AuditRetention time.Duration
+	// IPReleaseCooldown is how long an address a deleted machine held stays held
+	// before it is given again (addresses.Deps.Cooldown; 0: addresses.DefaultCooldown).
+	IPReleaseCooldown time.Duration
 	// UsageRetention is how long the hourly usage records are kept
 	// (usage.Deps.Retention; 0: usage.DefaultRetention).
 	UsageRetention time.Duration
@@ -201,8 +204,11 @@ func Start(opts Options) (*System, error) {
 	// Before anything publishes either: the webhooks queue the events from the bus's start.
 	s.Webhooks = webhooks.Start(webhooks.Deps{Runtime: s.rt, Events: s.Events, Alerts: s.Alerts, TenantExists: s.tenantExists,
 		Options: opts.Webhooks})
+	// Before the machines: a machine's delete releases its addresses in its batch.
+	s.Addresses = addresses.Start(addresses.Deps{Runtime: s.rt, Cooldown: opts.IPReleaseCooldown})
 	ms := machines.Start(machines.Deps{Runtime: s.rt, Driver: s.driver, Events: s.Events, Alerts: s.Alerts,
 		TenantExists: s.tenantExists, Counting: opts.Counting, TerminateGrace: opts.TerminateGrace,
+		ReleaseAddresses: s.Addresses.Release,
 		// The sync starts after the machines (it asks them); asked only by a reinstall.
 		TemplateExists: func(ctx context.Context, id string) error {
 			_, err := s.Inventory.Template(ctx, id)
@@ -226,7 +232,6 @@ func Start(opts Options) (*System, error) {
 	s.Inventory = inventory.Start(inventory.Deps{Runtime: s.rt, Driver: s.driver, Machines: ms})
 	s.Consoles = consoles.New(consoles.Deps{Runtime: s.rt, Driver: s.driver, Machines: ms.Machines, Authorize: s.Users.Authorize})
 	s.Plans = plans.Start(plans.Deps{Runtime: s.rt, Machines: ms.Machines, Nodes: ms.Nodes})
-	s.Addresses = addresses.Start(addresses.Deps{Runtime: s.rt})
 	s.Usage = usage.New(usage.Deps{Runtime: s.rt, Retention: opts.UsageRetention,
 		Machines: func(ctx context.Context) ([]usage.Machine, error) {
 			bs, err := ms.Machines.Billables(ctx)
@@ -248,7 +253,7 @@ func Start(opts Options) (*System, error) {
 	s.ISOs = isos.New(isos.Deps{Runtime: s.rt, Driver: s.driver, Machines: ms.Machines, Tasks: ms.Tasks, Events: s.Events, TenantExists: s.tenantExists,
 		Dir: opts.ISODir, MaxBytes: opts.ISOMaxBytes})
 	s.Tenants = tenants.Start(tenants.Deps{Runtime: s.rt, Driver: s.driver, Events: s.Events, Machines: ms, Inventory: s.Inventory, Alerts: s.Alerts,
-		Plans:    s.Plans,
+		Plans: s.Plans, Addresses: s.Addresses,
 		HasUsers: s.Users.TenantHasUsers, SuspendAction: opts.SuspendAction,
 		// Schedules start after tenants (they depend on them); asked only by a delete.
 		HasSchedules: func(ctx context.Context, tenant string) (bool, error) {

@@ -31,11 +31,13 @@ import (
 	"github.com/vmplane/vmplane/actors/webhooks"
 	"github.com/vmplane/vmplane/httpedge"
 	"github.com/vmplane/vmplane/httpedge/token"
+	"github.com/vmplane/vmplane/httpedge/webui"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/hypervisor/proxmox"
 	"github.com/vmplane/vmplane/hypervisor/sim"
 	"github.com/vmplane/vmplane/persistence"
 	"github.com/vmplane/vmplane/sso"
+	"github.com/vmplane/vmplane/ui"
 )
 
 // Version is the build's version, set with -ldflags "-X github.com/vmplane/vmplane/app.Version=...".
@@ -187,8 +189,8 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 		},
 		SyncInterval:  cfg.SyncInterval,
 		SuspendAction: cfg.SuspendAction, TerminateGrace: cfg.TerminateGrace, AuditRetention: auditRetention(cfg.AuditRetention),
-		UsageRetention: cfg.UsageRetention,
-		Webhooks:       webhooks.Options{AllowCIDRs: hookAllow, Clock: cfg.WebhookClock},
+		UsageRetention: cfg.UsageRetention, IPReleaseCooldown: ipCooldown(cfg.IPReleaseCooldown),
+		Webhooks: webhooks.Options{AllowCIDRs: hookAllow, Clock: cfg.WebhookClock},
 		Schedules: schedules.ScheduleOptions{Grace: cfg.ScheduleGrace, Now: cfg.ScheduleClock,
 			MinBackupInterval: cfg.ScheduleMinBackupInterval, MinPowerInterval: cfg.ScheduleMinPowerInterval,
 			PerTenant: cfg.SchedulesPerTenant},
@@ -230,7 +232,13 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 	if err != nil {
 		return nil, err
 	}
-	a.edge = httpedge.New(httpedge.Options{Services: edgeServices(a.sys), Store: a.store, Tokens: tokens, Logger: log, Version: Version, TrustedProxies: proxies, PublicURL: cfg.PublicURL, TOTPIssuer: cfg.TOTPIssuer, OIDC: providers, TenantDelete: cfg.TenantDelete, RequirePlans: cfg.RequirePlans, RescueISO: cfg.RescueISO,
+	var console *webui.Console
+	if cfg.UI {
+		if console, err = webui.New(ui.Files()); err != nil {
+			return nil, fmt.Errorf("the web console's files: %w", err)
+		}
+	}
+	a.edge = httpedge.New(httpedge.Options{Console: console, Services: edgeServices(a.sys), Store: a.store, Tokens: tokens, Logger: log, Version: Version, TrustedProxies: proxies, PublicURL: cfg.PublicURL, TOTPIssuer: cfg.TOTPIssuer, OIDC: providers, TenantDelete: cfg.TenantDelete, RequirePlans: cfg.RequirePlans, RescueISO: cfg.RescueISO,
 		CORSOrigins: splitList(cfg.CORSOrigins), AccessLog: accessLog,
 		IPv6Prefix: cfg.RateIPv6Prefix, HeaderTimeout: cfg.HeaderTimeout, IdleTimeout: cfg.IdleTimeout, MaxConnsPerAddr: cfg.MaxConnsPerAddr, Cluster: a.membership(),
 		SeparateMetrics: cfg.MetricsAddr != ""})
@@ -654,6 +662,15 @@ func splitList(v string) []string {
 // auditRetention is the audit log's retention for a configured one: 0 keeps entries
 // for ever (audit.Deps says so with a negative one).
 func auditRetention(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
+}
+
+// ipCooldown is the IP pools' release cool-down for a configured one: 0 frees an
+// address at once (addresses.Deps says so with a negative one; its 0 is the default).
+func ipCooldown(d time.Duration) time.Duration {
 	if d == 0 {
 		return -1
 	}

@@ -5,6 +5,7 @@ package app
 
 import (
 	"fmt"
+	"github.com/vmplane/vmplane/actors/addresses"
 	"net"
 	"net/url"
 	"os"
@@ -163,10 +164,15 @@ type Config struct {
 	AuditRetention time.Duration
 	// UsageRetention is how long the hourly usage records (invoices' figures) are kept.
 	UsageRetention time.Duration
+	// IPReleaseCooldown is how long an address of a deleted machine stays held
+	// before the IP pools give it again (0: at once).
+	IPReleaseCooldown time.Duration
 	// CORSOrigins are the browser origins allowed to call the API (comma-separated);
 	// AccessLog the access log's destination ("" none, "-" standard output, a file).
 	CORSOrigins string
 	AccessLog   string
+	// UI serves the web console at / (issue 32).
+	UI bool
 
 	// Operations (issue 16): storage faults.
 	//
@@ -339,11 +345,13 @@ func (c *Config) table() []setting {
 		flt(&c.OvercommitDisk, "overcommit-disk", "VMPLANE_OVERCOMMIT_DISK", 1, "the same for a node's disk (at least 1; thin provisioned storage allows more)"),
 		i64(&c.ISOMaxBytes, "iso-max-bytes", "VMPLANE_ISO_MAX_BYTES", isos.DefaultMaxBytes, "largest ISO image vmplane fetches itself (sim driver), in bytes, streamed to <data-dir>/isos; a larger one fails its fetch"),
 		str(&c.RescueISO, "rescue-iso", "VMPLANE_RESCUE_ISO", "", "the ISO library's image (id or name) a machine's rescue boots (empty: rescue is refused with 409)"),
+		dur(&c.IPReleaseCooldown, "ip-release-cooldown", "VMPLANE_IP_RELEASE_COOLDOWN", addresses.DefaultCooldown, "how long an address (or IPv6 prefix) of a deleted machine stays held before the IP pools give it to another machine (0: at once)"),
 		dur(&c.UsageRetention, "usage-retention", "VMPLANE_USAGE_RETENTION", usage.DefaultRetention, "how long the hourly usage records (what GET .../usage answers for invoices) are kept; older hours are deleted"),
 		dur(&c.TerminateGrace, "terminate-grace", "VMPLANE_TERMINATE_GRACE", 0, "how long a machine marked for termination (POST /api/virt/vms/:id/terminate) waits, stopped, before it is deleted with its snapshots and backups; a cancel takes it back until then (0: deleted at once)"),
 		dur(&c.AuditRetention, "audit-retention", "VMPLANE_AUDIT_RETENTION", audit.DefaultRetention, "how long the audit log (GET /api/audit) keeps its entries; older ones are deleted once an hour (0: kept for ever)"),
 		str(&c.SuspendAction, "suspend-action", "VMPLANE_SUSPEND_ACTION", "stop", "what a tenant's suspension that names no action does to its running machines: stop, suspend (on the hypervisor) or none"),
 		str(&c.WebhookAllowCIDRs, "webhook-allow-cidrs", "VMPLANE_WEBHOOK_ALLOW_CIDRS", "", "comma-separated CIDRs that webhooks may reach although they are loopback, link-local, private or unspecified addresses (empty: none)"),
+		boolean(&c.UI, "ui", "VMPLANE_UI", true, "serve the web console at / on the API's listener (false: only /api and /metrics answer; every other path is 404)"),
 		str(&c.CORSOrigins, "cors-origins", "VMPLANE_CORS_ORIGINS", "", "comma-separated origins (https://panel.example.com) whose pages may call the API from a browser (empty: none)"),
 		str(&c.AccessLog, "access-log", "VMPLANE_ACCESS_LOG", "", "one line per request, in the combined log format, to this file (\"-\": standard output; empty: none)"),
 		num(&c.StoreMinFreeMB, "store-min-free-mb", "VMPLANE_STORE_MIN_FREE_MB", 0, "writes are refused (507) while the data directory's disk has less free space than this, in MiB (0: 4 memtables + 16 MiB, 80 MiB; negative: never)"),
@@ -484,6 +492,7 @@ func (c *Config) validate() error {
 		{zapLevelInvalid(c.LogLevel), func() *ConfigError { return c.bad("log-level", c.LogLevel, "must be debug, info, warn or error") }},
 		{c.LogFormat != "json" && c.LogFormat != "console", func() *ConfigError { return c.bad("log-format", c.LogFormat, "must be json or console") }},
 		{c.UsageRetention < time.Hour, func() *ConfigError { return c.bad("usage-retention", c.UsageRetention, "must be at least 1h") }},
+		{c.IPReleaseCooldown < 0, func() *ConfigError { return c.bad("ip-release-cooldown", c.IPReleaseCooldown, "must not be negative") }},
 		{c.TerminateGrace < 0, func() *ConfigError { return c.bad("terminate-grace", c.TerminateGrace, "must not be negative") }},
 		{c.AuditRetention < 0, func() *ConfigError {
 			return c.bad("audit-retention", c.AuditRetention, "must not be negative (0 keeps entries for ever)")

@@ -272,6 +272,14 @@ func TestOpenAPIConformance(t *testing.T) {
 	ok(req{method: "GET", path: "/api/auth/me", token: fresh.Token}, 200)
 	fails(req{method: "GET", path: "/api/auth/me"}, 401, "unauthorized")
 	ok(req{method: "POST", path: "/api/auth/logout", token: fresh.Token, body: map[string]string{"refresh_token": fresh.RefreshToken}}, 204)
+	// The web console's sign-in: the refresh token in a cookie.
+	browser := ok(req{method: "POST", path: "/api/auth/browser/login", header: s.browserHeaders(""), body: map[string]string{"email": testAdminEmail, "password": testAdminPassword}}, 200)
+	fails(req{method: "POST", path: "/api/auth/browser/login/totp", header: s.browserHeaders(""), body: map[string]string{"challenge": "not-a-challenge", "code": "123456"}}, 401, "unauthorized")
+	fails(req{method: "POST", path: "/api/auth/browser/refresh", header: s.browserHeaders("")}, 401, "invalid_refresh_token")
+	browser = ok(req{method: "POST", path: "/api/auth/browser/refresh", header: s.browserHeaders(refreshCookie(t, browser).Value)}, 200)
+	var browserTok struct{ Token string }
+	browser.decode(t, &browserTok)
+	ok(req{method: "POST", path: "/api/auth/browser/logout", token: browserTok.Token, header: s.browserHeaders("")}, 204)
 	// The caller's own sessions and password (changed, and changed back).
 	// (The password change ends the operator's other sessions: admin signs in again.)
 	own := s.login(testAdminEmail, testAdminPassword)
@@ -573,6 +581,10 @@ func conformAccountRecovery(t *testing.T, s *testServer, smtpd *mailtest.Server,
 	r.decode(t, &p)
 	fails(req{method: "POST", path: "/api/auth/login/totp", body: map[string]string{"challenge": p.Challenge, "code": "000"}}, 400, "invalid_request")
 	ok(req{method: "POST", path: "/api/auth/login/totp", body: map[string]string{"challenge": p.Challenge, "code": rc.Codes[0]}}, 200)
+	r = s.do(req{method: "POST", path: "/api/auth/browser/login", header: s.browserHeaders(""), body: map[string]string{"email": u.Email, "password": "recovered-password"}})
+	expect(t, r, 401, "totp_required")
+	r.decode(t, &p)
+	ok(req{method: "POST", path: "/api/auth/browser/login/totp", header: s.browserHeaders(""), body: map[string]string{"challenge": p.Challenge, "code": rc.Codes[2]}}, 200)
 	ok(req{method: "POST", path: "/api/auth/totp/disable", token: tok, body: map[string]string{"code": rc.Codes[1]}}, 204)
 	fails(req{method: "DELETE", path: "/api/resources/users/" + u.ID + "/totp", token: admin}, 409, "conflict")
 	ok(req{method: "POST", path: "/api/auth/totp", token: tok}, 201)
@@ -634,6 +646,15 @@ func conformClientMachine(t *testing.T, s *testServer, admin string, ok func(req
 	var bk struct{ Items []backups.Backup }
 	ok(req{method: "GET", path: vm + "/backups", token: a.Token}, 200).decode(t, &bk)
 	wait(ok(req{method: "POST", path: vm + "/backups/" + bk.Items[0].ID + "/restore", token: a.Token, body: map[string]any{"start_after": true}}, 202))
+	// The operator restores the backup into a new machine of the tenant's, deleted again.
+	restore := "/api/virt/backups/" + bk.Items[0].ID + "/restore"
+	fails(req{method: "POST", path: restore, token: a.Token, body: map[string]any{}}, 403, "forbidden")
+	fails(req{method: "POST", path: restore, token: admin, body: map[string]any{"node": "no-such-node"}}, 400, "invalid_request")
+	made := ok(req{method: "POST", path: restore, token: admin, body: map[string]any{"name": "conform-copy", "start_after": true}}, 202)
+	wait(made)
+	var copied struct{ Machine struct{ ID string } }
+	made.decode(t, &copied)
+	wait(ok(req{method: "DELETE", path: "/api/client/machines/" + copied.Machine.ID, token: a.Token}, 202))
 	wait(ok(req{method: "POST", path: vm + "/snapshots", token: a.Token, body: map[string]any{"name": "conform"}}, 202))
 	fails(req{method: "POST", path: vm + "/snapshots", token: a.Token, body: map[string]any{"name": "conform"}}, 409, "conflict")
 	ok(req{method: "GET", path: vm + "/snapshots", token: a.Token}, 200)

@@ -50,6 +50,7 @@ func TestUnknownIDIsNotFoundWhateverTheBody(t *testing.T) {
 		{"PATCH", "/api/resources/backup-schedules/{id}", badCron, false},
 		{"DELETE", "/api/resources/backup-schedules/{id}", nil, false},
 		{"DELETE", "/api/resources/backups/{id}", nil, false},
+		{"POST", "/api/virt/backups/{id}/restore", map[string]any{"node": "no-such-node", "tenant_id": "no-such-tenant", "start_after": true}, false},
 		{"PATCH", "/api/resources/alert-events/{id}", map[string]any{"status": "acknowledged"}, false},
 		{"PATCH", "/api/monitoring/alerts/events/{id}", map[string]any{"status": "acknowledged"}, false},
 		{"PATCH", "/api/client/machines/{vmId}/resources", map[string]any{"cpu_cores": 128}, true},

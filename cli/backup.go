@@ -10,9 +10,10 @@ import (
 	"github.com/vmplane/vmplane/client"
 )
 
-// backupCmd reads and deletes backups. Backups are taken by backup schedules
-// ('vmplane schedule create --kind backup'); the API restores none (yet), so there is
-// no restore verb.
+// backupCmd reads and deletes backups, and restores one into a new machine
+// (restore-new). Backups are taken by backup schedules ('vmplane schedule create
+// --kind backup') or on demand ('vmplane machine backup'), and a machine is restored
+// over itself with 'vmplane machine restore'.
 func (a *app) backupCmd() *cobra.Command {
 	var (
 		machine string
@@ -90,5 +91,5 @@ func (a *app) backupCmd() *cobra.Command {
 			return nil
 		},
 	}
-	return cmdline.Group(&cobra.Command{Use: "backup", Short: "backups of machines, taken by backup schedules"}, list, show, del)
+	return cmdline.Group(&cobra.Command{Use: "backup", Short: "backups of machines: list, show, delete, restore into a new machine"}, list, show, del, a.backupRestoreNewCmd())
 }

@@ -31,7 +31,7 @@ events only.`,
 				return err
 			}
 			last := client.FromNow
-			if changed(cmd, "since") {
+			if cmdline.Changed(cmd, "since") {
 				if since < 0 {
 					return cmdline.Usagef("--since must be 0 or an event id")
 				}

@@ -40,7 +40,7 @@ func (r *ruleFlags) add(cmd *cobra.Command) {
 func (r *ruleFlags) build(cmd *cobra.Command) client.FirewallRuleSpec {
 	s := r.spec
 	set := func(name string, v string, dst **string) {
-		if changed(cmd, name) {
+		if cmdline.Changed(cmd, name) {
 			v := v
 			*dst = &v
 		}
@@ -50,10 +50,10 @@ func (r *ruleFlags) build(cmd *cobra.Command) client.FirewallRuleSpec {
 	set("destination", r.destination, &s.Destination)
 	set("port", r.port, &s.Port)
 	set("comment", r.comment, &s.Comment)
-	if changed(cmd, "enabled") {
+	if cmdline.Changed(cmd, "enabled") {
 		s.Enabled = &r.enabled
 	}
-	if changed(cmd, "position") {
+	if cmdline.Changed(cmd, "position") {
 		s.Position = &r.position
 	}
 	return s

@@ -119,7 +119,7 @@ func (a *app) healthCheckCmd() *cobra.Command {
 			}
 			spec := client.HealthCheckSpec{Name: cf.name, Type: cf.typ, Target: cf.target, IntervalS: cf.interval,
 				TimeoutMS: cf.timeout, ExpectedStatus: cf.expected, FailureThreshold: cf.threshold, MachineID: cf.machine}
-			if changed(cmd, "enabled") {
+			if cmdline.Changed(cmd, "enabled") {
 				spec.Enabled = &cf.enabled
 			}
 			hc, err := c.CreateHealthCheck(cmd.Context(), spec)
@@ -138,17 +138,17 @@ func (a *app) healthCheckCmd() *cobra.Command {
 		Short: "change the fields of a health check that the flags give; a new type, target or expected status starts it afresh",
 		Args:  cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if clearMachine && changed(cmd, "machine") {
+			if clearMachine && cmdline.Changed(cmd, "machine") {
 				return cmdline.Usagef("--machine and --clear-machine: one or the other")
 			}
 			var ch client.HealthCheckChange
 			setStr := func(name, v string, dst *client.Optional[string]) {
-				if changed(cmd, name) {
+				if cmdline.Changed(cmd, name) {
 					*dst = client.Set(v)
 				}
 			}
 			setNum := func(name string, v int64, dst *client.Optional[int64]) {
-				if changed(cmd, name) {
+				if cmdline.Changed(cmd, name) {
 					*dst = client.Set(v)
 				}
 			}
@@ -160,7 +160,7 @@ func (a *app) healthCheckCmd() *cobra.Command {
 			setNum("timeout-ms", uf.timeout, &ch.TimeoutMS)
 			setNum("expected-status", uf.expected, &ch.ExpectedStatus)
 			setNum("failure-threshold", uf.threshold, &ch.FailureThreshold)
-			if changed(cmd, "enabled") {
+			if cmdline.Changed(cmd, "enabled") {
 				ch.Enabled = client.Set(uf.enabled)
 			}
 			if clearMachine {

@@ -9,7 +9,8 @@ import (
 
 // A machine's backups and snapshots from the command line, as an operator acting for
 // the machine's tenant (found from the machine): a backup with a note, listed; a
-// restore; a snapshot taken, listed, rolled back and deleted.
+// restore, over the machine and into a new one; a snapshot taken, listed, rolled back
+// and deleted.
 func TestMachineBackupAndSnapshotVerbs(t *testing.T) {
 	w := newWorld(t)
 	w.login()
@@ -35,6 +36,13 @@ func TestMachineBackupAndSnapshotVerbs(t *testing.T) {
 	if done.Status != "succeeded" || done.Type != "vm.restore" {
 		t.Fatalf("restore: %+v", done)
 	}
+	// The operator restores the backup into a new machine of the backup's tenant.
+	var copied client.Machine
+	w.okJSON(&copied, "backup", "restore-new", backups[0].ID, "--name", "copy", "--start", "--wait")
+	if copied.ID == m.ID || copied.Name != "copy" || copied.Status != "running" || copied.TenantID == nil || *copied.TenantID != ten.ID {
+		t.Fatalf("restore-new: %+v", copied)
+	}
+	w.fails(1, "not_found", "backup", "restore-new", "NOSUCHBACKUP")
 
 	w.okJSON(&done, "machine", "snapshot", "create", m.ID, "clean", "--description", "fresh", "--wait")
 	var snaps []client.Snapshot

@@ -21,6 +21,7 @@ import (
 	"github.com/vmplane/vmplane/cli/cmdline"
 	"github.com/vmplane/vmplane/cli/output"
 	"github.com/vmplane/vmplane/cli/remotes"
+	"github.com/vmplane/vmplane/cli/schedulecmd"
 	"github.com/vmplane/vmplane/client"
 )
 
@@ -100,7 +101,7 @@ func Commands(env Env) []*cobra.Command {
 	global := a.globalFlags()
 	cmds := []*cobra.Command{a.remoteCmd(), a.loginCmd(), a.logoutCmd(), a.passwordCmd(), a.sessionCmd(), a.totpCmd(), a.apiKeyCmd(), a.tenantCmd(), a.userCmd(), a.machineCmd(), a.planCmd(),
 		a.taskCmd(), a.eventsCmd(), a.firewallCmd(), a.templateCmd(), a.overviewCmd(),
-		a.scheduleCmd(), a.backupCmd(), a.isoCmd(), a.healthCheckCmd(), a.alertCmd(), a.monitoringCmd(), a.webhookCmd(), a.auditCmd(), a.usageCmd()}
+		schedulecmd.Command(machineApp{a}), a.backupCmd(), a.isoCmd(), a.healthCheckCmd(), a.alertCmd(), a.monitoringCmd(), a.webhookCmd(), a.ipPoolCmd(), a.auditCmd(), a.usageCmd()}
 	for _, c := range cmds {
 		c.PersistentFlags().AddFlagSet(global)
 		cmdline.WrapAll(c, a.explain)
@@ -266,12 +267,6 @@ func (a *app) completeRemotes(*cobra.Command, []string, string) ([]string, cobra
 		names = append(names, r.Name)
 	}
 	return names, cobra.ShellCompDirectiveNoFileComp
-}
-
-// changed reports whether the flag name was given on the command line.
-func changed(cmd *cobra.Command, name string) bool {
-	f := cmd.Flags().Lookup(name)
-	return f != nil && f.Changed
 }
 
 // ctxTimeout bounds ctx by d when d is positive.

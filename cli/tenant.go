@@ -94,11 +94,11 @@ func (a *app) tenantCmd() *cobra.Command {
 		Args:  cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var ch client.TenantChange
-			if changed(cmd, "name") {
+			if cmdline.Changed(cmd, "name") {
 				ch.Name = &name
 			}
 			ch.Quota = uq.change(cmd)
-			if changed(cmd, "require-totp") {
+			if cmdline.Changed(cmd, "require-totp") {
 				ch.RequireTOTP = &uRequireTOTP
 			}
 			if ch.Name == nil && ch.Quota == nil && ch.RequireTOTP == nil {
@@ -163,7 +163,7 @@ func (q *quotaFlags) change(cmd *cobra.Command) *client.QuotaChange {
 	}{{"quota-machines", q.machines, &ch.Machines}, {"quota-cores", q.cores, &ch.CPUCores},
 		{"quota-memory", q.memory, &ch.MemoryMB}, {"quota-disk", q.disk, &ch.DiskGB},
 		{"quota-backups", q.backups, &ch.Backups}, {"quota-snapshots", q.snapshots, &ch.Snapshots}, {"quota-backup-gb", q.backupGB, &ch.BackupGB}} {
-		if changed(cmd, f.name) {
+		if cmdline.Changed(cmd, f.name) {
 			v := f.v
 			*f.dst, set = &v, true
 		}

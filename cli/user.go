@@ -102,17 +102,17 @@ reads it from standard input).`,
 		Args: cmdline.Args(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var ch client.UserChange
-			if changed(cmd, "name") {
+			if cmdline.Changed(cmd, "name") {
 				ch.Name = &name
 			}
-			if changed(cmd, "role") {
+			if cmdline.Changed(cmd, "role") {
 				ch.Role = &role
 			}
-			if changed(cmd, "tenant") {
+			if cmdline.Changed(cmd, "tenant") {
 				t := a.tenantScope()
 				ch.TenantID = &t
 			}
-			if changed(cmd, "disabled") {
+			if cmdline.Changed(cmd, "disabled") {
 				ch.Disabled = &disabled
 			}
 			if newPassword || fromStdin {

@@ -8,8 +8,8 @@ import (
 	"github.com/vmplane/vmplane/client"
 )
 
-// testIPPools: operators create, read, list, change and delete pools; tenant users
-// are refused.
+// testIPPools: operators create, read, list and change pools, a machine's create
+// takes an address from one (which then is not deleted); tenant users are refused.
 func testIPPools(t *testing.T, ctx context.Context, w *world) {
 	p, err := w.admin.CreateIPPool(ctx, client.IPPoolSpec{Name: "client v4", CIDR: "198.51.100.0/24", Gateway: "198.51.100.1"})
 	if err != nil || p.Version != 4 || p.DNS == nil {
@@ -18,7 +18,7 @@ func testIPPools(t *testing.T, ctx context.Context, w *world) {
 	if _, err := w.a.CreateIPPool(ctx, client.IPPoolSpec{Name: "mine", CIDR: "203.0.113.0/24", Gateway: "203.0.113.1"}); !errors.Is(err, client.ErrForbidden) {
 		t.Fatalf("a tenant user's create: %v; want ErrForbidden", err)
 	}
-	node := "node-1"
+	node := w.m.Node
 	up, err := w.admin.UpdateIPPool(ctx, p.ID, client.IPPoolChange{Node: client.Set(node), DNS: client.Set([]string{"198.51.100.53"})})
 	if err != nil || up.Node == nil || *up.Node != node || len(up.DNS) != 1 {
 		t.Fatalf("update pool: %+v %v", up, err)
@@ -36,7 +36,24 @@ func testIPPools(t *testing.T, ctx context.Context, w *world) {
 	if got, err := w.admin.IPPool(ctx, p.ID); err != nil || got.Name != "client v4" {
 		t.Fatalf("pool: %+v %v", got, err)
 	}
-	if err := w.admin.DeleteIPPool(ctx, p.ID); err != nil {
+	// An operator's create of explicit sizes asks for an address; the machine and
+	// the pool show it. The node is the pool's, which serves that node alone.
+	ipv4 := int64(1)
+	m, task, err := w.admin.ForTenant(w.tenA.ID).CreateMachine(ctx, client.MachineSpec{Name: "addressed", TemplateID: w.tpl.ID,
+		CPUCores: 1, MemoryMB: 512, DiskGB: 10, Node: node, IPv4: &ipv4})
+	if err != nil || len(m.Addresses) != 1 || m.Addresses[0].Address != "198.51.100.2" || m.Addresses[0].Pool != p.ID {
+		t.Fatalf("create with an address: %+v %v", m, err)
+	}
+	if got, err := w.admin.IPPool(ctx, p.ID); err != nil || got.Allocated != 1 {
+		t.Fatalf("pool after the create: %+v %v; want allocated 1", got, err)
+	}
+	if _, err := w.admin.WaitTask(ctx, task.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.admin.DeleteIPPool(ctx, p.ID); !errors.Is(err, client.ErrConflict) {
+		t.Fatalf("delete of a pool in use: %v; want ErrConflict", err)
+	}
+	if _, err := w.admin.DeleteMachine(ctx, m.ID); err != nil {
 		t.Fatal(err)
 	}
 }

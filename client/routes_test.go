@@ -303,6 +303,7 @@ func testBackups(t *testing.T, ctx context.Context, w *world) {
 	_, err = w.b.GetBackup(ctx, bk.ID)
 	isNotFound(t, "tenant B reads A's backup", err)
 	isNotFound(t, "tenant B deletes A's backup", w.b.DeleteBackup(ctx, bk.ID))
+	testRestoreAsNew(t, ctx, w, bk)
 	if err := w.a.DeleteBackup(ctx, bk.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -1008,9 +1009,13 @@ func testCoreOnce(t *testing.T, ctx context.Context, w *world) {
 // Operations of the API document the client reaches through another route of the
 // same meaning, or that are no API calls. Each names the route the client uses.
 var notCalled = map[string]string{
-	"GET /metrics":        "Prometheus scrape, not an API call",
-	"GET /reset-password": "the page a mailed reset link opens in a browser",
-	"GET /login-link":     "the page a login link opens in a browser",
+	"GET /metrics":                               "Prometheus scrape, not an API call",
+	"GET /reset-password":                        "the page a mailed reset link opens in a browser",
+	"GET /login-link":                            "the page a login link opens in a browser",
+	"POST /api/auth/browser/login":               "the web console's sign-in, which keeps the refresh token in a browser's cookie",
+	"POST /api/auth/browser/login/totp":          "the web console's sign-in, which keeps the refresh token in a browser's cookie",
+	"POST /api/auth/browser/refresh":             "the web console's refresh, from a browser's cookie",
+	"POST /api/auth/browser/logout":              "the web console's logout, which clears a browser's cookie",
 	"GET /api/client/machines/{vmId}/console/ws": "a websocket, opened by a console program with the ticket of MachineConsole",
 	"GET /api/virt/vms/{id}/console/ws":          "a websocket, opened by a console program with the ticket of ConsoleTicket",
 	"POST /api/auth/refresh":                     "sent by the client itself when its token nears expiry (TestRefreshBeforeExpiry)",

@@ -114,6 +114,7 @@ var modelled = []struct {
 	{"APIKeyCreate", typeOf[APIKeySpec](), false},
 	{"BackupRequest", typeOf[BackupSpec](), false},
 	{"RestoreBody", typeOf[restoreSpec](), false},
+	{"RestoreNewRequest", typeOf[RestoreNewSpec](), false},
 	{"TOTPLogin", typeOf[totpLogin](), false},
 	{"LoginLinkRequest", typeOf[loginLinkRequest](), false},
 	{"TenantCreate", typeOf[TenantCreate](), false},
@@ -164,6 +165,7 @@ var notModelled = map[string]string{
 	"MachineCreate":      "CreateMachine sends MachineSpec to /api/client/machines with ?tenant_id (ForTenant)",
 	"PowerScheduleBody":  "CreateMachinePowerSchedule sends PowerScheduleSpec without machine_id (its PowerScheduleCreate check covers the rest)",
 	"BackupScheduleBody": "CreateMachineBackupSchedule sends BackupScheduleSpec without machine_id (its BackupScheduleCreate check covers the rest)",
+	"BrowserTokenReply":  "the web console's sign-in answers it to a browser; the Go client signs in with POST /api/auth/login",
 }
 
 func typeOf[T any]() reflect.Type { return reflect.TypeFor[T]() }

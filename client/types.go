@@ -14,7 +14,8 @@ type (
 
 	AuditEntry = apitype.AuditEntry
 
-	Backup = apitype.Backup
+	Backup         = apitype.Backup
+	RestoreNewSpec = apitype.RestoreNewSpec
 
 	Suspension        = apitype.Suspension
 	SuspendSpec       = apitype.SuspendSpec
@@ -97,6 +98,7 @@ type (
 	Interface        = apitype.Interface
 	FirewallState    = apitype.FirewallState
 	Machine          = apitype.Machine
+	MachineAddress   = apitype.MachineAddress
 	MachineSpec      = apitype.MachineSpec
 	Resize           = apitype.Resize
 	Task             = apitype.Task

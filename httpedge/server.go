@@ -26,6 +26,7 @@ import (
 	"github.com/vmplane/vmplane/httpedge/api"
 	"github.com/vmplane/vmplane/httpedge/conncap"
 	"github.com/vmplane/vmplane/httpedge/token"
+	"github.com/vmplane/vmplane/httpedge/webui"
 	"github.com/vmplane/vmplane/persistence"
 	"github.com/vmplane/vmplane/sso"
 )
@@ -92,6 +93,9 @@ type Options struct {
 	// Cluster, on a cluster member, is the membership /api/health and /metrics report
 	// (nil on a single node).
 	Cluster Membership
+	// Console, when set, is the web console, answered at every GET outside /api and
+	// the edge's own paths (nil: the console is off, and those paths are 404).
+	Console *webui.Console
 	// SeparateMetrics leaves GET /metrics out of the API (its routes and its OpenAPI
 	// document): the caller serves it on a listener of its own (MetricsServer).
 	SeparateMetrics bool
@@ -133,6 +137,10 @@ type Server struct {
 	// was last idle (*atomic.Bool); a graceful shutdown closes the others (see Shutdown).
 	conns sync.Map
 
+	// ownPaths are the routes' paths outside /api (/metrics, the account pages),
+	// which the console leaves to the router.
+	ownPaths map[string]bool
+
 	// The OpenAPI document, built once from the route table, which is fixed after New.
 	openapiDoc []byte
 	openapiErr error
@@ -162,6 +170,12 @@ func New(opts Options) *Server {
 		s.access = &accessLog{w: opts.AccessLog}
 	}
 	s.routes = s.routeTable()
+	s.ownPaths = map[string]bool{}
+	for _, rt := range s.routes {
+		if !strings.HasPrefix(rt.Path, "/api/") {
+			s.ownPaths[rt.Path] = true
+		}
+	}
 	s.openapiDoc, s.openapiErr = buildOpenAPI(opts.Version, s.routes)
 	s.router = router.New()
 	s.router.HandleMethodNotAllowed = true
@@ -330,11 +344,32 @@ func (s *Server) handle(rc *fasthttp.RequestCtx) {
 	if s.cors != nil && s.cors.apply(rc) {
 		return // a preflight, answered
 	}
+	if s.serveConsole(rc) {
+		return
+	}
 	if !s.allow(rc, id) {
 		return
 	}
 	s.router.Handler(rc)
 	s.ensureProblem(rc, id)
+}
+
+// serveConsole answers a GET or HEAD of a path outside /api and the edge's own routes
+// with the web console, when it is on. The console's files are not rate limited: they
+// are bytes in memory, cheaper to send than a 429; counting them would spend an
+// address's API budget on every page load (index.html and its chunks), and a client
+// behind a shared address would find the console refused while the API still answers.
+func (s *Server) serveConsole(rc *fasthttp.RequestCtx) bool {
+	if s.opts.Console == nil || !(rc.IsGet() || rc.IsHead()) {
+		return false
+	}
+	p := string(rc.Path())
+	if p == "/api" || strings.HasPrefix(p, "/api/") || s.ownPaths[p] {
+		return false
+	}
+	rc.SetUserValue(uvRoute, "console")
+	s.opts.Console.Serve(rc)
+	return true
 }
 
 // ensureProblem turns an error answer that is not JSON (one written by a library below
@@ -486,7 +521,7 @@ func (s *Server) authenticate(ctx context.Context, rc *fasthttp.RequestCtx) (*to
 var enrolling = map[string]bool{
 	"GET /api/auth/me": true, "POST /api/auth/totp": true, "POST /api/auth/totp/confirm": true,
 	"POST /api/auth/logout": true, "GET /api/auth/sessions": true, "DELETE /api/auth/sessions/{id}": true,
-	"POST /api/auth/password": true,
+	"POST /api/auth/password": true, "POST /api/auth/browser/logout": true,
 }
 
 // handleParseError answers requests fasthttp could not read or parse: oversized bodies

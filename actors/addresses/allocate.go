@@ -1,6 +1,7 @@
 package addresses
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"net/netip"
@@ -41,24 +42,35 @@ type Want struct {
 	IPv6 bool
 }
 
+// Grant is what Allocate gave: the addresses, and the stored values its batch
+// requires (the pools unchanged, each address's record absent or as it was read), so
+// that Taken can tell a batch refused for one of them.
+type Grant struct {
+	Addresses []hypervisor.Address
+	// read maps each key the batch requires to the value it requires (nil: absent).
+	read map[string][]byte
+}
+
 // Allocate puts into b the allocation records of the addresses w asks for, for
-// machine id of tenant, each required absent (create-if-absent), so that of two
-// batches that chose the same address only one commits: the other is refused and its
-// maker allocates again (Taken). It returns the addresses. A version no pool serves
-// at all is given nothing (addresses come from outside vmplane); a version whose
-// pools are full is 409 pool_exhausted.
-func (a *Addresses) Allocate(ctx context.Context, b *persistence.Batch, w Want, id string, tenant *string) ([]hypervisor.Address, error) {
+// machine id of tenant, each required absent (create-if-absent) or, for an address
+// released longer than the cool-down ago, required as it was read (taken over), and
+// each pool it gives from required unchanged, so that of two batches that chose the
+// same address only one commits, and no allocation outlives a pool deleted meanwhile:
+// the refused batch's maker allocates again (Taken). A version no pool serves at all
+// is given nothing (addresses come from outside vmplane); a version whose pools are
+// full is 409 pool_exhausted.
+func (a *Addresses) Allocate(ctx context.Context, b *persistence.Batch, w Want, id string, tenant *string) (Grant, error) {
+	g := Grant{read: map[string][]byte{}}
 	if w.IPv4 == 0 && !w.IPv6 {
-		return nil, nil
+		return g, nil
 	}
 	pools, err := a.usable(ctx, w.Node)
 	if err != nil {
-		return nil, err
+		return Grant{}, err
 	}
-	var out []hypervisor.Address
-	now := time.Now().UTC()
+	now := a.now()
 	take := func(version, n int) error {
-		var candidates []Pool
+		var candidates []usablePool
 		for _, p := range pools {
 			if p.Version == version {
 				candidates = append(candidates, p)
@@ -68,18 +80,32 @@ func (a *Addresses) Allocate(ctx context.Context, b *persistence.Batch, w Want, 
 			return nil
 		}
 		for _, p := range candidates {
-			held, err := a.held(ctx, p.ID)
+			held, err := a.held(ctx, p.ID, now)
 			if err != nil {
 				return err
 			}
-			for _, addr := range free(p, held, n) {
+			picked := free(p.Pool, held, n)
+			if len(picked) > 0 {
+				if _, ok := g.read[string(poolKey(p.ID))]; !ok {
+					b.Require(persistence.IfValue(poolKey(p.ID), p.raw)).Put(stampKey(p.ID), []byte(persistence.NewID()))
+					g.read[string(poolKey(p.ID))] = p.raw
+				}
+			}
+			for _, addr := range picked {
 				al := Allocation{Pool: p.ID, Address: addr.Address, Prefix: addr.Prefix, MachineID: id, TenantID: tenant, CreatedAt: now}
 				val, err := persistence.Encode(allocVersion, &al)
 				if err != nil {
 					return err
 				}
-				b.Require(persistence.IfAbsent(allocKey(p.ID, addr.Address))).Put(allocKey(p.ID, addr.Address), val)
-				out = append(out, addr)
+				key := allocKey(p.ID, addr.Address)
+				if prev := held.cooled[addr.Address]; prev != nil {
+					b.Require(persistence.IfValue(key, prev))
+				} else {
+					b.Require(persistence.IfAbsent(key))
+				}
+				b.Put(key, val)
+				g.read[string(key)] = held.cooled[addr.Address]
+				g.Addresses = append(g.Addresses, addr)
 				n--
 			}
 			if n == 0 {
@@ -89,39 +115,50 @@ func (a *Addresses) Allocate(ctx context.Context, b *persistence.Batch, w Want, 
 		return apierr.New(apierr.ErrPoolExhausted, "no IPv%d pool usable on node %s has a free address", version, w.Node)
 	}
 	if err := take(4, w.IPv4); err != nil {
-		return nil, err
+		return Grant{}, err
 	}
 	if w.IPv6 {
 		if err := take(6, 1); err != nil {
-			return nil, err
+			return Grant{}, err
 		}
 	}
-	return out, nil
+	return g, nil
 }
 
-// Taken reports whether any of addrs is now held: the batch that allocated them was
-// refused because another took one first, and the caller allocates again.
-func (a *Addresses) Taken(ctx context.Context, addrs []hypervisor.Address) (bool, error) {
-	for _, ad := range addrs {
-		_, err := a.store.Get(ctx, allocKey(ad.Pool, ad.Address))
-		if err == nil {
-			return true, nil
-		}
-		if !errors.Is(err, persistence.ErrNotFound) {
+// Taken reports whether a key g's batch required has moved since Allocate read it
+// (another batch took one of its addresses first, or its pool changed or went): the
+// batch was refused for that, and the caller allocates again.
+func (a *Addresses) Taken(ctx context.Context, g Grant) (bool, error) {
+	for key, want := range g.read {
+		got, err := a.store.Get(ctx, []byte(key))
+		switch {
+		case errors.Is(err, persistence.ErrNotFound):
+			if want != nil {
+				return true, nil
+			}
+		case err != nil:
 			return false, err
+		case want == nil || !bytes.Equal(got, want):
+			return true, nil
 		}
 	}
 	return false, nil
 }
 
+// usablePool is a pool with its stored value, which an allocation from it requires
+// unchanged.
+type usablePool struct {
+	Pool
+	raw []byte
+}
+
 // usable are the pools that serve node: those bound to it when there are, else those
 // bound to none.
-func (a *Addresses) usable(ctx context.Context, node string) ([]Pool, error) {
-	var own, shared []Pool
-	var p Pool
+func (a *Addresses) usable(ctx context.Context, node string) ([]usablePool, error) {
+	var own, shared []usablePool
 	if err := a.store.Scan(ctx, persistence.Prefix("ip-pool"), nil, 0, func(_, v []byte) error {
-		p = Pool{}
-		if _, err := persistence.Decode(v, &p); err != nil {
+		p := usablePool{raw: bytes.Clone(v)}
+		if _, err := persistence.Decode(v, &p.Pool); err != nil {
 			return err
 		}
 		switch {
@@ -138,12 +175,26 @@ func (a *Addresses) usable(ctx context.Context, node string) ([]Pool, error) {
 	return append(own, shared...), nil
 }
 
-// held is the set of a pool's addresses that have an allocation record.
-func (a *Addresses) held(ctx context.Context, pool string) (map[string]bool, error) {
+// holding is what a pool's allocation records say: the addresses held (including
+// those cooling down after their release), and the released ones whose cool-down has
+// passed, with their stored value, which a new allocation of one requires unchanged.
+type holding struct {
+	held   map[string]bool
+	cooled map[string][]byte
+}
+
+// held reads a pool's allocation records as of now.
+func (a *Addresses) held(ctx context.Context, pool string, now time.Time) (holding, error) {
 	prefix := persistence.Prefix("ip-alloc", pool)
-	out := map[string]bool{}
-	err := a.store.Scan(ctx, prefix, nil, 0, func(k, _ []byte) error {
-		out[string(k[len(prefix):])] = true
+	out := holding{held: map[string]bool{}, cooled: map[string][]byte{}}
+	err := a.store.Scan(ctx, prefix, nil, 0, func(k, v []byte) error {
+		addr := string(k[len(prefix):])
+		var al Allocation
+		if _, err := persistence.Decode(v, &al); err == nil && al.ReleasedAt != nil && !now.Before(al.ReleasedAt.Add(a.cooldown)) {
+			out.cooled[addr] = bytes.Clone(v)
+			return nil
+		}
+		out.held[addr] = true
 		return nil
 	})
 	return out, err
@@ -152,7 +203,7 @@ func (a *Addresses) held(ctx context.Context, pool string) (map[string]bool, err
 // free returns up to n addresses of p that held lacks, lowest first: for IPv4 each
 // host address but the network's, the broadcast and the gateway; for IPv6 each /64
 // (but the one the gateway is in).
-func free(p Pool, held map[string]bool, n int) []hypervisor.Address {
+func free(p Pool, h holding, n int) []hypervisor.Address {
 	prefix, err := netip.ParsePrefix(p.CIDR)
 	if err != nil || n <= 0 {
 		return nil
@@ -162,7 +213,7 @@ func free(p Pool, held map[string]bool, n int) []hypervisor.Address {
 	if p.Version == 4 {
 		last := lastOf(prefix)
 		for addr := prefix.Addr().Next(); addr.IsValid() && addr.Less(last) && len(out) < n; addr = addr.Next() {
-			if addr == gw || held[addr.String()] {
+			if addr == gw || h.held[addr.String()] {
 				continue
 			}
 			out = append(out, hypervisor.Address{Address: addr.String(), Prefix: prefix.Bits(), Gateway: p.Gateway, Version: 4, Pool: p.ID})
@@ -171,7 +222,7 @@ func free(p Pool, held map[string]bool, n int) []hypervisor.Address {
 	}
 	for sub := prefix.Addr(); sub.IsValid() && prefix.Contains(sub) && len(out) < n; sub = nextPrefix(sub) {
 		net := netip.PrefixFrom(sub, PrefixBits)
-		if net.Contains(gw) || held[sub.String()] {
+		if net.Contains(gw) || h.held[sub.String()] {
 			continue
 		}
 		out = append(out, hypervisor.Address{Address: sub.String(), Prefix: PrefixBits, Gateway: p.Gateway, Version: 6, Pool: p.ID})

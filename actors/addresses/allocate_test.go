@@ -32,14 +32,14 @@ func TestConcurrentAllocationsNeverShare(t *testing.T) {
 			defer wg.Done()
 			for try := 0; try < 1000; try++ {
 				b := new(persistence.Batch)
-				addrs, err := a.Allocate(ctx, b, Want{Node: "node-1", IPv4: 1}, fmt.Sprint("vm-", i), nil)
+				g, err := a.Allocate(ctx, b, Want{Node: "node-1", IPv4: 1}, fmt.Sprint("vm-", i), nil)
 				if err != nil {
 					errs <- err
 					return
 				}
 				err = store.Commit(ctx, b)
 				if persistence.IsConditionFailed(err) {
-					if taken, terr := a.Taken(ctx, addrs); terr == nil && taken {
+					if taken, terr := a.Taken(ctx, g); terr == nil && taken {
 						continue
 					}
 				}
@@ -47,7 +47,7 @@ func TestConcurrentAllocationsNeverShare(t *testing.T) {
 					errs <- err
 					return
 				}
-				got[i] = addrs[0]
+				got[i] = g.Addresses[0]
 				return
 			}
 			errs <- errors.New("no address after 1000 tries")
@@ -85,23 +85,27 @@ func TestAllocationPrefersTheNodesPools(t *testing.T) {
 	if _, err := a.Create(ctx, PoolSpec{Name: "shared", CIDR: "192.0.2.0/24", Gateway: "192.0.2.1"}); err != nil {
 		t.Fatal(err)
 	}
-	addrs, err := a.Allocate(ctx, new(persistence.Batch), Want{Node: "pve1", IPv4: 1}, "vm-1", nil)
+	alloc := func(w Want, id string) ([]hypervisor.Address, error) {
+		g, err := a.Allocate(ctx, new(persistence.Batch), w, id, nil)
+		return g.Addresses, err
+	}
+	addrs, err := alloc(Want{Node: "pve1", IPv4: 1}, "vm-1")
 	if err != nil || len(addrs) != 1 || addrs[0].Pool != own.ID || addrs[0].Address != "198.51.100.2" {
 		t.Fatalf("pve1: %+v %v", addrs, err)
 	}
-	addrs, err = a.Allocate(ctx, new(persistence.Batch), Want{Node: "pve2", IPv4: 2}, "vm-2", nil)
+	addrs, err = alloc(Want{Node: "pve2", IPv4: 2}, "vm-2")
 	if err != nil || len(addrs) != 2 || addrs[0].Address != "192.0.2.2" || addrs[1].Address != "192.0.2.3" {
 		t.Fatalf("pve2: %+v %v", addrs, err)
 	}
 	// No IPv6 pool: nothing, and no error.
-	addrs, err = a.Allocate(ctx, new(persistence.Batch), Want{Node: "pve2", IPv6: true}, "vm-3", nil)
+	addrs, err = alloc(Want{Node: "pve2", IPv6: true}, "vm-3")
 	if err != nil || len(addrs) != 0 {
 		t.Fatalf("no IPv6 pool: %+v %v", addrs, err)
 	}
 	if _, err := a.Create(ctx, PoolSpec{Name: "v6", CIDR: "2001:db8::/48", Gateway: "2001:db8::1"}); err != nil {
 		t.Fatal(err)
 	}
-	addrs, err = a.Allocate(ctx, new(persistence.Batch), Want{Node: "pve2", IPv6: true}, "vm-3", nil)
+	addrs, err = alloc(Want{Node: "pve2", IPv6: true}, "vm-3")
 	if err != nil || len(addrs) != 1 || addrs[0].Address != "2001:db8:0:1::" || addrs[0].Prefix != 64 || addrs[0].Version != 6 {
 		t.Fatalf("IPv6: %+v %v", addrs, err)
 	}

@@ -30,7 +30,11 @@ type Pool struct {
 	// DNS are the resolvers the pool's machines are told to use.
 	DNS []string `json:"dns"`
 	// Version is 4 or 6, from CIDR.
-	Version   int       `json:"version"`
+	Version int `json:"version"`
+	// Allocated is how many of the pool's addresses (IPv6: prefixes) machines hold,
+	// counting those released but still cooling down. It is counted when the pool is
+	// read, never stored.
+	Allocated int       `json:"allocated"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
 }
@@ -79,24 +83,44 @@ func nameKey(name string) []byte { return persistence.Key("ip-pool-name", kit.Fo
 // Deps are what the addresses need from outside their package.
 type Deps struct {
 	Runtime *kit.Runtime
+	// Cooldown is how long a released address stays held (0: DefaultCooldown; a
+	// negative one frees it at once).
+	Cooldown time.Duration
 }
 
 // Addresses is the service of the pools and their allocations. Pools are written
 // seldom, so they have no entity: each write is one conditional batch, and a write
 // that lost a race is a 409. Allocations are written in their holders' batches.
 type Addresses struct {
-	rt    *kit.Runtime
-	store persistence.Store
+	rt       *kit.Runtime
+	store    persistence.Store
+	cooldown time.Duration
+	// clock is time.Now but in tests that move time past a cool-down.
+	clock func() time.Time
 }
+
+// now is the time as the allocations' records take it.
+func (a *Addresses) now() time.Time { return a.clock().UTC() }
 
 // Start returns the addresses' service.
 func Start(d Deps) *Addresses {
-	return &Addresses{rt: d.Runtime, store: d.Runtime.Store}
+	cooldown := d.Cooldown
+	switch {
+	case cooldown == 0:
+		cooldown = DefaultCooldown
+	case cooldown < 0:
+		cooldown = 0
+	}
+	return &Addresses{rt: d.Runtime, store: d.Runtime.Store, cooldown: cooldown, clock: time.Now}
 }
 
 // Get returns one pool.
 func (a *Addresses) Get(ctx context.Context, id string) (Pool, error) {
 	p, _, err := a.load(ctx, id)
+	if err != nil {
+		return Pool{}, err
+	}
+	p.Allocated, err = a.allocated(ctx, id)
 	return p, err
 }
 
@@ -121,7 +145,16 @@ func (a *Addresses) load(ctx context.Context, id string) (Pool, []byte, error) {
 
 // List returns pools in creation order.
 func (a *Addresses) List(ctx context.Context, cursor string, limit int) ([]Pool, string, error) {
-	return kit.ScanPage(ctx, a.store, persistence.Prefix("ip-pool"), cursor, limit, func(r *Pool) (Pool, bool) { return *r, true })
+	list, next, err := kit.ScanPage(ctx, a.store, persistence.Prefix("ip-pool"), cursor, limit, func(r *Pool) (Pool, bool) { return *r, true })
+	if err != nil {
+		return nil, "", err
+	}
+	for i := range list {
+		if list[i].Allocated, err = a.allocated(ctx, list[i].ID); err != nil {
+			return nil, "", err
+		}
+	}
+	return list, next, nil
 }
 
 // Create records a new pool; its name must be free, ignoring case (409 otherwise).
@@ -130,7 +163,7 @@ func (a *Addresses) Create(ctx context.Context, s PoolSpec) (Pool, error) {
 	if err := validate(&p); err != nil {
 		return Pool{}, err
 	}
-	now := time.Now().UTC()
+	now := a.now()
 	p.CreatedAt, p.UpdatedAt = now, now
 	if err := a.save(ctx, &p, nil, nil); err != nil {
 		return Pool{}, err
@@ -164,31 +197,46 @@ func (a *Addresses) Update(ctx context.Context, id string, c PoolChange, nulls m
 	if err := validate(&next); err != nil {
 		return Pool{}, err
 	}
-	next.UpdatedAt = time.Now().UTC()
+	next.UpdatedAt = a.now()
 	if err := a.save(ctx, &next, &prev, raw); err != nil {
 		return Pool{}, err
 	}
-	return next, nil
+	next.Allocated, err = a.allocated(ctx, id)
+	return next, err
 }
 
 // Delete deletes a pool none of whose addresses is held (or cooling down after its
-// release); one with allocations is a 409.
+// release); one with allocations is a 409. It is safe against an allocation made at
+// once: the allocation requires the pool record unchanged, and the delete requires the
+// pool's allocation stamp as it read it before counting, so one of the two is refused.
 func (a *Addresses) Delete(ctx context.Context, id string) error {
 	p, raw, err := a.load(ctx, id)
 	if err != nil {
 		return err
 	}
-	held := 0
-	if err := a.store.Scan(ctx, persistence.Prefix("ip-alloc", id), nil, 0, func(_, _ []byte) error {
-		held++
-		return nil
-	}); err != nil {
+	// The stamp is read before the allocations are counted: an allocation that
+	// commits after the count moves it, and the delete is refused.
+	stamp, err := a.store.Get(ctx, stampKey(id))
+	if err != nil && !errors.Is(err, persistence.ErrNotFound) {
 		return err
 	}
-	if held > 0 {
-		return apierr.New(apierr.ErrConflict, "ip pool %s has %d allocated address(es); release them first", id, held)
+	h, err := a.held(ctx, id, a.now())
+	if err != nil {
+		return err
+	}
+	if n := len(h.held); n > 0 {
+		return apierr.New(apierr.ErrConflict, "ip pool %s has %d allocated address(es) (held by machines, or released and cooling down)", id, n)
 	}
 	b := new(persistence.Batch).Require(persistence.IfValue(poolKey(id), raw)).Del(poolKey(id))
+	if stamp == nil {
+		b.Require(persistence.IfAbsent(stampKey(id)))
+	} else {
+		b.Require(persistence.IfValue(stampKey(id), stamp)).Del(stampKey(id))
+	}
+	// Released addresses whose cool-down has passed go with the pool.
+	for addr, v := range h.cooled {
+		b.Require(persistence.IfValue(allocKey(id, addr), v)).Del(allocKey(id, addr))
+	}
 	if holder, err := a.store.Get(ctx, nameKey(p.Name)); err == nil && string(holder) == id {
 		b.Del(nameKey(p.Name))
 	}
@@ -206,7 +254,9 @@ func (a *Addresses) Delete(ctx context.Context, id string) error {
 // save writes p; prev and raw, for a change, are the pool as it was read and its
 // stored value, which the batch requires unchanged. A name it takes must be free.
 func (a *Addresses) save(ctx context.Context, p, prev *Pool, raw []byte) error {
-	val, err := persistence.Encode(poolVersion, p)
+	stored := *p
+	stored.Allocated = 0
+	val, err := persistence.Encode(poolVersion, &stored)
 	if err != nil {
 		return err
 	}

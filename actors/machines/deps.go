@@ -51,6 +51,10 @@ type Deps struct {
 	// TerminateGrace is how long a machine marked for termination waits, stopped,
 	// before it is deleted (0: at once).
 	TerminateGrace time.Duration
+	// ReleaseAddresses puts into b the release of the pool addresses a machine
+	// holds (the IP pools' records, which the machines do not own), in the batch that
+	// deletes its record; nil releases nothing.
+	ReleaseAddresses func(ctx context.Context, b *persistence.Batch, machine string, addrs []hypervisor.Address) error
 }
 
 // Services are the services of the machines package.
@@ -79,13 +83,16 @@ type system struct {
 	templateAllowed func(ctx context.Context, plan, template string) error
 	// terminateGrace is Deps' TerminateGrace.
 	terminateGrace time.Duration
+	// releaseAddresses is Deps' ReleaseAddresses.
+	releaseAddresses func(ctx context.Context, b *persistence.Batch, machine string, addrs []hypervisor.Address) error
 }
 
 // Start starts the machines' and the nodes' kinds and the services around them.
 func Start(d Deps) *Services {
 	s := &system{Services: &Services{}, rt: d.Runtime, store: d.Runtime.Store, driver: d.Driver,
 		log: d.Runtime.Log, Events: d.Events, Alerts: d.Alerts, tenantExists: d.TenantExists, counting: d.Counting, limits: d.Limits,
-		templates: d.TemplateExists, templateAllowed: d.TemplateAllowed, planLimits: d.PlanLimits, terminateGrace: d.TerminateGrace}
+		templates: d.TemplateExists, templateAllowed: d.TemplateAllowed, planLimits: d.PlanLimits, terminateGrace: d.TerminateGrace,
+		releaseAddresses: d.ReleaseAddresses}
 	s.Tasks = tasks.New(s.store)
 	s.Nodes = capacity.StartNodes(capacity.Deps{Runtime: d.Runtime, Driver: d.Driver, Alerts: d.Alerts, Overcommit: d.Overcommit,
 		Allocated: func(ctx context.Context) (map[string]capacity.Size, error) { return s.Machines.Allocated(ctx) }})

@@ -41,6 +41,8 @@ type testOptions struct {
 	Store persistence.Store
 	// KeepOpen leaves the system running at cleanup, for a test that stops it itself.
 	KeepOpen bool
+	// ReleaseAddresses is machines' Deps' (nil: none).
+	ReleaseAddresses func(ctx context.Context, b *persistence.Batch, machine string, addrs []hypervisor.Address) error
 }
 
 // newTestSystem starts the machines' services over a store in t.TempDir(), stopped at
@@ -73,7 +75,7 @@ func newTestSystem(t testing.TB, mutate ...func(*testOptions)) *testSystem {
 	s.Alerts = alerts.Start(alerts.Deps{Runtime: rt, Events: s.Events})
 	s.Services = Start(Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Alerts: s.Alerts,
 		TenantExists: func(context.Context, string) error { return nil }, Counting: opts.Counting, Limits: opts.Limits,
-		TerminateGrace: opts.TerminateGrace})
+		TerminateGrace: opts.TerminateGrace, ReleaseAddresses: opts.ReleaseAddresses})
 	if opts.KeepOpen {
 		return s
 	}

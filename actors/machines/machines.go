@@ -79,6 +79,10 @@ type Machine struct {
 	// the serial one. A record written before the field existed reads false until the
 	// hypervisor next reports the machine (the sync at start-up does).
 	Display bool `json:"display"`
+	// Addresses are the addresses (IPv6: routed prefixes) vmplane gave the machine
+	// from its IP pools when it was made; absent: none (its network is configured
+	// outside vmplane).
+	Addresses []hypervisor.Address `json:"addresses,omitempty"`
 }
 
 // record is a machine as stored under vm/<id>. Only this package reads or writes it:
@@ -230,6 +234,8 @@ type Operation struct {
 	// Purge, on a destroy, deletes the machine's snapshots and backups first: a
 	// termination's (Terminate), which starts only when it is due.
 	Purge bool `json:"purge,omitempty"`
+	// Restore is the backup an OpRestoreNew restores into a new machine, and where.
+	Restore *RestoreTarget `json:"restore,omitempty"`
 }
 
 // Operation types.
@@ -291,7 +297,7 @@ func allowed(status string, op Operation) bool {
 	if op.Type == OpDestroy {
 		return status != StatusProvisioning && status != StatusMigrating
 	}
-	if op.Type == OpCreate {
+	if provisions(&op) {
 		return false // only a new record is provisioned, by the tenant that made it
 	}
 	if op.Type == OpPower && status != StatusError {
@@ -679,7 +685,7 @@ func (e *machineEntity) Handle(ctx *kit.Ctx, msg any) {
 		e.settle(ctx, m.TaskID)
 		ctx.Respond(capacity.Changed{})
 	case *provision:
-		if e.rec.TaskID == nil || e.rec.Op == nil || e.rec.Op.Type != OpCreate {
+		if e.rec.TaskID == nil || !provisions(e.rec.Op) {
 			ctx.Fail(apierr.New(apierr.ErrConflict, "machine %s is not awaiting provisioning", e.id))
 			return
 		}
@@ -1009,6 +1015,11 @@ func execute(ctx context.Context, d hypervisor.Driver, ref hypervisor.Ref, op Op
 		if err == nil {
 			result = map[string]any{"vmid": hm.VMID, "node": hm.Node}
 		}
+	case OpRestoreNew:
+		if hm, result, err = restoreNew(ctx, d, op); err != nil && hm.VMID != 0 {
+			// Restored, not started: the record learns the machine all the same.
+			return &hm, nil, err
+		}
 	case OpBackup:
 		var res backups.Result
 		if res.Backup, err = d.Backup(ctx, ref, hypervisor.BackupMode(op.BackupMode)); err == nil {
@@ -1109,7 +1120,7 @@ func (e *machineEntity) finish(d *opDone) {
 		e.remove(task)
 		return
 	}
-	if op != nil && op.Type == OpCreate && d.Err != nil && d.Observed == nil {
+	if provisions(op) && d.Err != nil && d.Observed == nil {
 		// Provisioning failed: the record stays, marked, so the tenant and operators
 		// see what happened (faulty deployments); deleting it releases its quota.
 		next.Status = StatusError
@@ -1138,6 +1149,10 @@ func (e *machineEntity) finish(d *opDone) {
 func (e *machineEntity) remove(task *tasks.Task) {
 	b := new(persistence.Batch).Del(machineKey(e.id)).Del(terminateKey(e.id))
 	putTenantIndex(b, e.rec, nil)
+	if err := e.releaseAddresses(b); err != nil {
+		e.sys.log.Error("cannot release the addresses of a destroyed machine", zap.String("machine_id", e.id), zap.Error(err))
+		return
+	}
 	if err := tasks.Put(b, task); err != nil {
 		e.sys.log.Error("cannot encode task", zap.Error(err))
 		return
@@ -1232,6 +1247,10 @@ func (e *machineEntity) vanish(at time.Time) bool {
 	}
 	b := new(persistence.Batch).Del(machineKey(e.id))
 	putTenantIndex(b, e.rec, nil)
+	if err := e.releaseAddresses(b); err != nil {
+		e.sys.log.Error("cannot release the addresses of a vanished machine", zap.String("machine_id", e.id), zap.Error(err))
+		return false
+	}
 	if err := e.commitReleasing(b, e.rec.VMID, countDelta(e.rec, nil)); err != nil {
 		e.sys.log.Error("cannot remove vanished machine", zap.String("machine_id", e.id), zap.Error(err))
 		return false
@@ -1257,7 +1276,7 @@ func (e *machineEntity) settle(ctx *kit.Ctx, taskID string) {
 	if _, running := e.ms.running.Load(taskID); running {
 		return
 	}
-	if e.ms.sys.store.Shared() && e.rec.Op != nil && e.rec.Op.Type == OpCreate && e.rec.VMID == 0 &&
+	if e.ms.sys.store.Shared() && provisions(e.rec.Op) && e.rec.VMID == 0 &&
 		time.Since(e.rec.UpdatedAt) < provisionInFlight {
 		// In a cluster, a member that left makes the others settle every open task;
 		// a create this young may have its provision message (told by the tenant,
@@ -1265,7 +1284,7 @@ func (e *machineEntity) settle(ctx *kit.Ctx, taskID string) {
 		// create that is about to start. The next revive settles it if it never does.
 		return
 	}
-	ref, op, before, tenant := e.ref(), e.rec.Op, e.rec.DiskGB, e.rec.TenantID
+	ref, op, before, tenant, name := e.ref(), e.rec.Op, e.rec.DiskGB, e.rec.TenantID, e.rec.Name
 	ms := e.ms
 	// Registered as running while it waits: a second settle of the task is a no-op,
 	// and Stop cancels the wait, leaving the task open for the next owner.
@@ -1301,7 +1320,7 @@ func (e *machineEntity) settle(ctx *kit.Ctx, taskID string) {
 		octx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		done := &opDone{TaskID: taskID}
-		hm, err := ms.sys.driver.Machine(octx, ref)
+		hm, err := ms.settleMachine(octx, ref, op, name)
 		if err == nil {
 			done.Observed = &hm
 		}
@@ -1359,6 +1378,8 @@ func reached(hm hypervisor.Machine, op Operation, diskBefore int) bool {
 			hm.DiskGB() >= c.DiskGB && (!c.Start || hm.State == hypervisor.StateRunning)
 	case OpMountISO, OpEjectISO, OpBootOrder, OpRescue:
 		return reachedMedia(hm, op)
+	case OpRestoreNew:
+		return reachedRestoreNew(hm, op)
 	}
 	// Reboots, disks, networks, reinstalls and restores leave no trace to tell them by
 	// on the machine; snapshots and on-demand backups are told by settleEvidence.

@@ -159,7 +159,7 @@ func (m *Machines) createsInFlight(ctx context.Context) (bool, error) {
 	found := false
 	err := tasks.ScanOpen(ctx, m.sys.store, func(task, _ string) error {
 		t, err := tasks.Load(ctx, m.sys.store, task)
-		if err == nil && t.Type == "vm.create" && !t.Finished() {
+		if err == nil && (t.Type == "vm.create" || t.Type == "vm."+OpRestoreNew) && !t.Finished() {
 			found = true
 			return kit.ErrStopScan
 		}

@@ -3,6 +3,7 @@ package machines
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/vmplane/vmplane/actors/events"
@@ -127,8 +128,15 @@ type Creation struct {
 // and the machine's entity owns the record from then on. A batch refused because a
 // write of another machine moved the counter meanwhile (CreateRefused) is made again.
 func (m *Machines) AddCreate(ctx context.Context, b *persistence.Batch, tenant string, spec hypervisor.CreateSpec, planID *string) (*Creation, error) {
+	return m.AddCreateAs(ctx, b, persistence.NewID(), tenant, spec, planID)
+}
+
+// AddCreateAs is AddCreate for a machine whose id the caller made (persistence.NewID), so
+// that other writes of the same batch can name it: the allocations of the addresses
+// in spec.Addresses, which the record lists and the hypervisor is given.
+func (m *Machines) AddCreateAs(ctx context.Context, b *persistence.Batch, id, tenant string, spec hypervisor.CreateSpec, planID *string) (*Creation, error) {
 	now := time.Now().UTC()
-	rec := &record{Machine: Machine{ID: persistence.NewID(), Name: spec.Name, TenantID: &tenant, Node: spec.Node, PlanID: planID,
+	rec := &record{Machine: Machine{ID: id, Addresses: slices.Clone(spec.Addresses), Name: spec.Name, TenantID: &tenant, Node: spec.Node, PlanID: planID,
 		Status: StatusProvisioning, CPUCores: spec.CPUCores, MemoryMB: spec.MemoryMB, DiskGB: spec.DiskGB,
 		Disks: []hypervisor.Disk{}, Interfaces: []hypervisor.Interface{}, TemplateID: spec.TemplateID,
 		CreatedAt: now, UpdatedAt: now}}

@@ -16,20 +16,20 @@ import (
 )
 
 // Plan is a machine size a hosting company sells, and what a machine of it may have.
-// A null count is no bound. IPv4, IPv6Prefix and TrafficGB are recorded for what the
-// addresses and traffic accounting of issue 31 will enforce; nothing enforces them
-// yet. Backups and Snapshots bound each machine's on-demand backups and snapshots.
+// A null count is no bound. IPv4 and IPv6Prefix are the addresses each machine of the
+// plan gets from the IP pools when it is made; TrafficGB is recorded for the traffic
+// accounting to come. Backups and Snapshots bound each machine's on-demand backups and
+// snapshots.
 type Plan struct {
 	ID       string `json:"id"`
 	Name     string `json:"name"`
 	CPUCores int    `json:"cpu_cores"`
 	MemoryMB int    `json:"memory_mb"`
 	DiskGB   int    `json:"disk_gb"`
-	// IPv4 is how many IPv4 addresses a machine of the plan gets (not yet allocated
-	// by vmplane: recorded for the billing system and the IP pools to come).
+	// IPv4 is how many IPv4 addresses a machine of the plan gets from the IP pools.
 	IPv4 int `json:"ipv4"`
 	// IPv6Prefix is the length of the routed IPv6 prefix a machine gets (64: a /64);
-	// null: none. Recorded, not yet allocated.
+	// null: none. The pools hand out /64 prefixes, whatever the length recorded.
 	IPv6Prefix *int `json:"ipv6_prefix"`
 	// TrafficGB is the monthly traffic allowance; null: unmetered. Recorded, not yet
 	// counted.
@@ -68,8 +68,8 @@ type PlanSpec struct {
 	MemoryMB int    `json:"memory_mb" openapi:"required,limit=machine.memory_mb"`
 	DiskGB   int    `json:"disk_gb" openapi:"required,limit=machine.disk_gb"`
 	// IPv4 defaults to 1 when omitted.
-	IPv4             *int     `json:"ipv4,omitempty" openapi:"limit=plan.ipv4" doc:"IPv4 addresses per machine (default 1); recorded, not yet allocated"`
-	IPv6Prefix       *int     `json:"ipv6_prefix,omitempty" openapi:"nullable,limit=plan.ipv6_prefix" doc:"length of the routed IPv6 prefix per machine (64: a /64); null or omitted: none; recorded, not yet allocated"`
+	IPv4             *int     `json:"ipv4,omitempty" openapi:"limit=plan.ipv4" doc:"IPv4 addresses each machine gets from the IP pools (default 1)"`
+	IPv6Prefix       *int     `json:"ipv6_prefix,omitempty" openapi:"nullable,limit=plan.ipv6_prefix" doc:"length of the routed IPv6 prefix per machine (64: a /64, which the IP pools give); null or omitted: none"`
 	TrafficGB        *int     `json:"traffic_gb,omitempty" openapi:"nullable,limit=plan.count" doc:"monthly traffic allowance; null or omitted: unmetered; recorded, not yet counted"`
 	RateMbps         *int     `json:"rate_mbps,omitempty" openapi:"nullable,limit=machine.rate_mbps" doc:"network rate limit; null or omitted: none"`
 	Backups          *int     `json:"backups,omitempty" openapi:"nullable,limit=plan.count" doc:"on-demand backups per machine; null or omitted: no bound beyond the tenant's quota"`

@@ -2,6 +2,7 @@ package tenants
 
 import (
 	"context"
+	"github.com/vmplane/vmplane/actors/addresses"
 
 	"github.com/vmplane/vmplane/actors/alerts"
 	"github.com/vmplane/vmplane/actors/events"
@@ -37,6 +38,9 @@ type Deps struct {
 	// HasWebhooks says whether a tenant still has webhooks (actors/webhooks, above
 	// tenants' reach too), which keep it from being deleted; nil says none.
 	HasWebhooks func(ctx context.Context, tenant string) (bool, error)
+	// Addresses give a new machine its addresses from the IP pools; nil: none (its
+	// network is configured outside vmplane).
+	Addresses *addresses.Addresses
 	// SuspendAction is what a suspension that names no action does to the tenant's
 	// running machines: SuspendStop ("" too), SuspendHypervisor or SuspendNone.
 	SuspendAction string
@@ -55,6 +59,7 @@ type system struct {
 	Inventory *inventory.Inventory
 	Alerts    *alerts.Alerts
 	Plans     *plans.Plans
+	Addresses *addresses.Addresses
 	Tenants   *Tenants
 	// hasUsers and hasSchedules are Deps' HasUsers and HasSchedules, never nil.
 	hasUsers, hasSchedules func(ctx context.Context, tenant string) (bool, error)
@@ -67,7 +72,7 @@ type system struct {
 // Start starts the tenants' kind.
 func Start(d Deps) *Tenants {
 	s := &system{rt: d.Runtime, store: d.Runtime.Store, driver: d.Driver, log: d.Runtime.Log, Events: d.Events,
-		Machines: d.Machines.Machines, Nodes: d.Machines.Nodes, Backups: d.Machines.Backups, Inventory: d.Inventory, Alerts: d.Alerts, Plans: d.Plans,
+		Machines: d.Machines.Machines, Nodes: d.Machines.Nodes, Backups: d.Machines.Backups, Inventory: d.Inventory, Alerts: d.Alerts, Plans: d.Plans, Addresses: d.Addresses,
 		hasUsers: orNone(d.HasUsers), hasSchedules: orNone(d.HasSchedules), hasWebhooks: orNone(d.HasWebhooks), suspendAction: d.SuspendAction}
 	if s.suspendAction == "" {
 		s.suspendAction = SuspendStop

@@ -178,6 +178,12 @@ type MachineSpec struct {
 	Node     string   `json:"node,omitempty" openapi:"limit=hypervisor.name"`
 	Password string   `json:"password,omitempty" openapi:"limit=machine.password"`
 	SSHKeys  []string `json:"ssh_keys,omitempty" openapi:"limit=machine.ssh_keys,items.limit=machine.ssh_key"`
+	// IPv4 and IPv6 are the addresses the machine gets from the IP pools: a plan's
+	// (ipv4, and a routed /64 when it has ipv6_prefix), or, for explicit sizes, what
+	// an operator asks for here (default none: the network is configured outside
+	// vmplane, as before pools existed).
+	IPv4 *int  `json:"ipv4,omitempty" openapi:"limit=plan.ipv4" doc:"operators, without plan_id: IPv4 addresses from the IP pools (default 0); a plan gives its own"`
+	IPv6 *bool `json:"ipv6,omitempty" doc:"operators, without plan_id: a routed IPv6 /64 from the IP pools (default false); a plan gives one when it has ipv6_prefix"`
 }
 
 // ResourceChange is a tenant's resize of a machine; disks only grow.
@@ -345,6 +351,9 @@ func (t *Tenants) CreateMachine(ctx context.Context, tenantID string, spec Machi
 	}
 	plan, err := t.fromPlan(ctx, &spec)
 	if err != nil {
+		return Provisioned{}, err
+	}
+	if err := addressesOf(&spec, plan); err != nil {
 		return Provisioned{}, err
 	}
 	tpl, err := t.validateSpec(ctx, spec, plan)
@@ -545,6 +554,8 @@ func (e *tenantEntity) Handle(ctx *kit.Ctx, msg any) {
 		ctx.Respond(u)
 	case *createMachine:
 		e.createMachine(ctx, m.Spec, m.Stamp)
+	case *restoreMachine:
+		e.restoreMachine(ctx, m)
 	case *reserveResize:
 		e.reserveResize(ctx, m)
 	case *resizeStarted:
@@ -840,10 +851,18 @@ func (e *tenantEntity) createMachine(ctx *kit.Ctx, s MachineSpec, st *kit.Stamp)
 			return
 		}
 		// The machine's writes go into the tenant's batch, with the reservation they
-		// embody, before any machine actor exists for it; from then on its actor owns it.
+		// embody and the addresses it is given, before any machine actor exists for
+		// it; from then on its actor owns it.
 		b := new(persistence.Batch)
-		c, err := e.sys.Machines.AddCreate(rctx, b, e.id, hypervisor.CreateSpec{Name: s.Name, Node: s.Node, TemplateID: s.TemplateID,
-			CPUCores: s.CPUCores, MemoryMB: s.MemoryMB, DiskGB: s.DiskGB, Password: s.Password, SSHKeys: s.SSHKeys, Start: true}, s.PlanID)
+		id := persistence.NewID()
+		grant, err := e.allocate(rctx, b, s, id)
+		if err != nil {
+			ctx.Fail(err)
+			return
+		}
+		c, err := e.sys.Machines.AddCreateAs(rctx, b, id, e.id, hypervisor.CreateSpec{Name: s.Name, Node: s.Node, TemplateID: s.TemplateID,
+			CPUCores: s.CPUCores, MemoryMB: s.MemoryMB, DiskGB: s.DiskGB, Password: s.Password, SSHKeys: s.SSHKeys, Start: true,
+			Addresses: grant.Addresses}, s.PlanID)
 		if err != nil {
 			ctx.Fail(err)
 			return
@@ -862,6 +881,11 @@ func (e *tenantEntity) createMachine(ctx *kit.Ctx, s MachineSpec, st *kit.Stamp)
 			// A delete or a resize of another machine moved the counter: the quota is
 			// checked again on what it holds now.
 			if again, rerr := e.sys.Machines.CreateRefused(rctx, c); rerr == nil && again {
+				continue
+			}
+			// Another create (on any member) took one of the addresses first, or
+			// the pool changed: the addresses are chosen again.
+			if taken, terr := e.taken(rctx, grant); terr == nil && taken {
 				continue
 			}
 		}

@@ -15,6 +15,7 @@ func init() {
 	kit.Wire("tenants.deleteTenant", 1, (*deleteTenant)(nil))
 	kit.Wire("tenants.tenantUsage", 1, (*tenantUsage)(nil))
 	kit.Wire("tenants.createMachine", 1, (*createMachine)(nil))
+	kit.Wire("tenants.restoreMachine", 1, (*restoreMachine)(nil))
 	kit.Wire("tenants.reserveResize", 1, (*reserveResize)(nil))
 	kit.Wire("tenants.resizeStarted", 1, (*resizeStarted)(nil))
 	kit.Wire("tenants.releaseResize", 1, (*releaseResize)(nil))

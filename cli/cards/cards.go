@@ -119,6 +119,9 @@ func MachineFields(w *tabwriter.Writer, m *client.Machine) {
 		}
 		output.Field(w, "Interface "+ic.ID, fmt.Sprintf("%s on %s, addresses %s", ic.MAC, ic.Bridge, ips))
 	}
+	for _, ad := range m.Addresses {
+		output.Field(w, fmt.Sprintf("IPv%d", ad.Version), fmt.Sprintf("%s/%d via %s (pool %s)", ad.Address, ad.Prefix, ad.Gateway, ad.Pool))
+	}
 	if m.Firewall != nil {
 		fw := m.Firewall.State
 		if m.Firewall.Reason != "" {

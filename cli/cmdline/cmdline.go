@@ -150,3 +150,10 @@ func nonEmpty(cmd *cobra.Command, a []string, names string) error {
 	}
 	return nil
 }
+
+// Changed tells whether the command line set flag name (to any value, even its
+// default), which a flag's value alone cannot tell.
+func Changed(cmd *cobra.Command, name string) bool {
+	f := cmd.Flags().Lookup(name)
+	return f != nil && f.Changed
+}

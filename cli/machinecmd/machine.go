@@ -247,6 +247,13 @@ machine is built and shows it; without, it shows the machine and the task buildi
 					return err
 				}
 			}
+			if cmd.Flags().Changed("ipv4") {
+				n, _ := cmd.Flags().GetInt64("ipv4")
+				spec.IPv4 = &n
+			}
+			if v6, _ := cmd.Flags().GetBool("ipv6"); v6 {
+				spec.IPv6 = &v6
+			}
 			tpl, err := findTemplate(cmd.Context(), c, tplRef)
 			if err != nil {
 				return err
@@ -286,6 +293,8 @@ machine is built and shows it; without, it shows the machine and the task buildi
 	fl.StringVar(&disk, "disk", "", "disk size, in GB or with a unit: 40, 1T (overrides the plan's)")
 	fl.StringVar(&spec.Node, "node", "", "the node to place it on (default: the server chooses)")
 	fl.StringArrayVar(&spec.SSHKeys, "ssh-key", nil, "an SSH public key for cloud-init (repeatable)")
+	fl.Int64("ipv4", 0, "operators, without a plan of the server: IPv4 addresses from the IP pools (a plan gives its own)")
+	fl.Bool("ipv6", false, "operators, without a plan of the server: a routed IPv6 /64 from the IP pools")
 	fl.BoolVar(&pwStdin, "password-stdin", false, "read the machine's root password from the first line of standard input")
 	_ = cmd.RegisterFlagCompletionFunc("plan", cobra.FixedCompletions(planNames(), cobra.ShellCompDirectiveNoFileComp))
 	wf.Add(cmd)

@@ -31,3 +31,16 @@ type Backup struct {
 	// Note is what the user wrote when asking for it.
 	Note string `json:"note"`
 }
+
+// RestoreNewSpec says where a backup is restored as a new machine; every field may be
+// left out.
+type RestoreNewSpec struct {
+	// Node is the node to restore to; "": the hypervisor's choice.
+	Node string `json:"node,omitempty"`
+	// Name is the new machine's; "": the backup's machine's name.
+	Name string `json:"name,omitempty"`
+	// TenantID is the tenant the machine is for, within its quota; "": the backup's.
+	TenantID string `json:"tenant_id,omitempty"`
+	// StartAfter starts the machine once it is restored.
+	StartAfter bool `json:"start_after,omitempty"`
+}

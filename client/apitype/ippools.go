@@ -7,13 +7,16 @@ import (
 // IPPool is a range of addresses: IPv4 handed out address by address, IPv6 as routed
 // /64 prefixes. A pool with a Node serves only machines on that node.
 type IPPool struct {
-	ID        string    `json:"id"`
-	Name      string    `json:"name"`
-	CIDR      string    `json:"cidr"`
-	Gateway   string    `json:"gateway"`
-	Node      *string   `json:"node"`
-	DNS       []string  `json:"dns"`
-	Version   int64     `json:"version"`
+	ID      string   `json:"id"`
+	Name    string   `json:"name"`
+	CIDR    string   `json:"cidr"`
+	Gateway string   `json:"gateway"`
+	Node    *string  `json:"node"`
+	DNS     []string `json:"dns"`
+	Version int64    `json:"version"`
+	// Allocated is how many of the pool's addresses (IPv6: prefixes) machines hold,
+	// counting those released but still cooling down.
+	Allocated int64     `json:"allocated"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
 }

@@ -5,8 +5,8 @@ import (
 )
 
 // Plan is a machine size for sale and what a machine of it may have. A nil count is
-// no bound. IPv4, IPv6Prefix and TrafficGB are recorded for billing systems; the
-// server does not enforce them yet.
+// no bound. IPv4 and IPv6Prefix are the addresses each machine of the plan gets from
+// the IP pools; TrafficGB is recorded for billing systems, not counted yet.
 type Plan struct {
 	ID               string    `json:"id"`
 	Name             string    `json:"name"`

@@ -219,6 +219,21 @@ type Machine struct {
 	// TerminateAt is nil, or when the machine is deleted with its snapshots and
 	// backups (TerminateMachine).
 	TerminateAt *time.Time `json:"terminate_at"`
+	// Addresses are the addresses (IPv6: routed prefixes) the machine got from the
+	// IP pools when it was made; empty: none.
+	Addresses []MachineAddress `json:"addresses,omitempty"`
+}
+
+// MachineAddress is an address a machine got from an IP pool: an IPv4 address in a
+// network of Prefix bits, or an IPv6 /64 prefix (Address its first address; the
+// machine is configured with its ::1).
+type MachineAddress struct {
+	Address string `json:"address"`
+	Prefix  int64  `json:"prefix"`
+	Gateway string `json:"gateway"`
+	Version int64  `json:"version"`
+	// Pool is the id of the pool the address is from.
+	Pool string `json:"pool"`
 }
 
 // MachineSpec is the body of CreateMachine: a plan (PlanID) or the three sizes.
@@ -233,6 +248,10 @@ type MachineSpec struct {
 	Node     string   `json:"node,omitempty"`
 	Password string   `json:"password,omitempty"`
 	SSHKeys  []string `json:"ssh_keys,omitempty"`
+	// IPv4 and IPv6 ask the IP pools for addresses for a machine of explicit sizes
+	// (operators only; a plan gives its own): nil takes none.
+	IPv4 *int64 `json:"ipv4,omitempty"`
+	IPv6 *bool  `json:"ipv6,omitempty"`
 }
 
 // Resize is the body of ResizeMachine: zero fields keep their value.

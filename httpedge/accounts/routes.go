@@ -80,5 +80,6 @@ func Routes(o Options) []api.Route {
 	routes = append(routes, h.recoveryRoutes()...)
 	routes = append(routes, h.loginLinkRoutes()...)
 	routes = append(routes, h.oidcRoutes()...)
+	routes = append(routes, h.browserRoutes()...)
 	return append(routes, h.keyRoutes()...)
 }

@@ -175,6 +175,8 @@ type Tenants interface {
 	Update(ctx context.Context, id string, c tenants.TenantChange) (tenants.Tenant, error)
 	Delete(ctx context.Context, id string) error
 	CreateMachine(ctx context.Context, tenantID string, spec tenants.MachineSpec) (tenants.Provisioned, error)
+	// RestoreNew restores a backup into a new machine of a tenant, within its quota.
+	RestoreNew(ctx context.Context, backupID string, req tenants.RestoreNewRequest) (tenants.Provisioned, error)
 	ResizeMachine(ctx context.Context, tenantID, machineID string, c tenants.ResourceChange) (tasks.Task, error)
 	ChangePlan(ctx context.Context, tenantID, machineID, planID string) (tasks.Task, error)
 	ChangeAnyPlan(ctx context.Context, machineID, planID string) (tasks.Task, error)

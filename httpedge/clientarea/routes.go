@@ -164,6 +164,9 @@ func (h *handlers) clientCreateMachine(c *api.Call) (any, error) {
 	if err := CheckPlanRequired(c, h.requirePlans, spec); err != nil {
 		return nil, err
 	}
+	if err := CheckOperatorFields(c, spec); err != nil {
+		return nil, err
+	}
 	p, err := h.svc.Tenants.CreateMachine(c.Context(), t, spec)
 	if err != nil {
 		return nil, err
@@ -211,6 +214,26 @@ func CheckPlanRequired(c *api.Call, require bool, spec tenants.MachineSpec) erro
 		e := apierr.Invalid(apierr.Field("plan_id", "is required: machines are made from plans here"))
 		e.Detail = "plan_id is required: machines are made from plans here"
 		return e
+	}
+	return nil
+}
+
+// CheckOperatorFields refuses the fields of a create only an operator may give (the
+// addresses of a machine of explicit sizes) in a tenant user's create: a tenant's
+// machine gets the addresses of its plan.
+func CheckOperatorFields(c *api.Call, spec tenants.MachineSpec) error {
+	if c.IsAdmin() {
+		return nil
+	}
+	var f []apierr.FieldError
+	if spec.IPv4 != nil {
+		f = append(f, apierr.Field("ipv4", "is for operators: a tenant's machine gets the addresses of its plan"))
+	}
+	if spec.IPv6 != nil {
+		f = append(f, apierr.Field("ipv6", "is for operators: a tenant's machine gets the addresses of its plan"))
+	}
+	if len(f) > 0 {
+		return apierr.Invalid(f...)
 	}
 	return nil
 }

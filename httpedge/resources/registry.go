@@ -303,6 +303,9 @@ func (h *handlers) coreResources() []resource {
 				if err := clientarea.CheckPlanRequired(c, h.requirePlans, b.MachineSpec); err != nil {
 					return nil, err
 				}
+				if err := clientarea.CheckOperatorFields(c, b.MachineSpec); err != nil {
+					return nil, err
+				}
 				p, err := svc.Tenants.CreateMachine(c.Context(), t, b.MachineSpec)
 				if err != nil {
 					return nil, err

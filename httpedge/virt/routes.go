@@ -94,6 +94,7 @@ func (h *handlers) routes(prefix string) []api.Route {
 	routes = append(routes, h.media.Routes(prefix+"/vms/{id}", tag, api.AdminOnly, nil)...)
 	routes = append(routes, h.billingRoutes(prefix)...)
 	routes = append(routes, h.usageRoutes(prefix, tag)...)
+	routes = append(routes, h.restoreRoutes(prefix, tag)...)
 	for i := range routes {
 		rt := &routes[i]
 		rt.Description = api.Describe(rt) + " Also served under /api/<driver>/" + strings.TrimPrefix(rt.Path, "/api/virt/") +

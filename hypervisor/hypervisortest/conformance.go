@@ -73,6 +73,7 @@ func Conformance(t *testing.T, newSubject func(t *testing.T) Subject, opts Optio
 		{"Inventory", (*suite).inventory},
 		{"Create", (*suite).create},
 		{"CreateRefusals", (*suite).createRefusals},
+		{"CreateWithAddresses", (*suite).createWithAddresses},
 		{"CreatesOfTwoClients", (*suite).createsOfTwoClients},
 		{"Destroy", (*suite).destroy},
 		{"PowerMatrix", (*suite).powerMatrix},

@@ -40,7 +40,8 @@ func validateCreate(spec *hypervisor.CreateSpec) error {
 // Create clones a template (full clone) and shapes the clone: GET /cluster/nextid when
 // no vmid is given, POST clone (newid, full=1, name, target), the clone task and the
 // clone lock, then one config write with cores, memory, cloud-init (ciuser=root,
-// cipassword, sshkeys URL-encoded, ipconfig0=ip=dhcp unless the template sets one) and
+// cipassword, sshkeys URL-encoded, ipconfig0 with spec.Addresses (pveconf.IPConfig),
+// else ip=dhcp unless the template sets one) and
 // the template tag, a resize of the system disk to spec.DiskGB if that is larger, and a
 // start if spec.Start.
 //
@@ -238,7 +239,10 @@ func (d *Driver) shapeClone(ctx context.Context, spec hypervisor.CreateSpec, tpl
 		if cfg.Int("sockets", 1) != 1 {
 			body["sockets"] = 1
 		}
-		if cfg["ipconfig0"] == "" {
+		if ipc := pveconf.IPConfig(spec.Addresses); ipc != "" {
+			// The addresses vmplane gave the machine win over the template's.
+			body["ipconfig0"] = ipc
+		} else if cfg["ipconfig0"] == "" {
 			body["ipconfig0"] = "ip=dhcp"
 		}
 		if spec.Password != "" {

@@ -114,7 +114,7 @@ func (d *Driver) Create(ctx context.Context, spec hypervisor.CreateSpec) (hyperv
 		if spec.Start {
 			state = hypervisor.StateRunning
 		}
-		m := d.insertLocked(hypervisor.Machine{
+		hm := hypervisor.Machine{
 			VMID:       vmid,
 			Name:       name,
 			Node:       nodeID,
@@ -123,7 +123,13 @@ func (d *Driver) Create(ctx context.Context, spec hypervisor.CreateSpec) (hyperv
 			MemoryMB:   spec.MemoryMB,
 			Disks:      []hypervisor.Disk{{ID: "scsi0", Storage: DefaultStorage, SizeGB: max(spec.DiskGB, tpl.DiskGB)}},
 			TemplateID: tpl.ID,
-		}, d.now())
+		}
+		if len(spec.Addresses) > 0 {
+			// The addresses vmplane gave the machine are net0's, as cloud-init would
+			// configure them, instead of one of the sim's own pool.
+			hm.Interfaces = []hypervisor.Interface{{ID: "net0", Bridge: DefaultBridge, IPAddresses: hypervisor.Hosts(spec.Addresses)}}
+		}
+		m := d.insertLocked(hm, d.now())
 		out = cloneMachine(m.Machine)
 		return nil
 	}

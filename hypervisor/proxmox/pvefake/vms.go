@@ -156,6 +156,11 @@ func (c *call) prepareConfig(v *vm) (func(), bool) {
 				c.paramErr(k, "invalid format - format error\n%s.model: value '%s' does not have a value in the enumeration", k, model)
 				return nil, false
 			}
+		case ipconfigKey.MatchString(k):
+			if err := checkIPConfig(k, val); err != nil {
+				c.paramErr(k, "%s", err.Error())
+				return nil, false
+			}
 		case diskKey.MatchString(k):
 			spec, _, _ := strings.Cut(val, ",")
 			st, vol, ok := strings.Cut(spec, ":")

@@ -1,4 +1,4 @@
-package cli
+package schedulecmd
 
 import (
 	"context"
@@ -81,8 +81,8 @@ func (f *scheduleFlags) add(cmd *cobra.Command, create bool) {
 // --retention and --mode a backup schedule's; "" when they imply none. Flags of both
 // kinds are a usage error.
 func (f *scheduleFlags) impliedKind(cmd *cobra.Command) (string, error) {
-	power := changed(cmd, "action")
-	backup := changed(cmd, "retention") || changed(cmd, "mode")
+	power := cmdline.Changed(cmd, "action")
+	backup := cmdline.Changed(cmd, "retention") || cmdline.Changed(cmd, "mode")
 	kind := f.kind
 	if err := checkKind(kind); err != nil {
 		return "", err
@@ -127,7 +127,9 @@ func checkKind(kind string) error {
 	return cmdline.Usagef("--kind %q: want power or backup", kind)
 }
 
-func (a *app) scheduleCmd() *cobra.Command {
+// Command is the schedule verb (`vmplane schedule`) on app.
+func Command(app App) *cobra.Command {
+	a := verbs{app}
 	var (
 		kind, machine string
 		lim           int
@@ -140,11 +142,11 @@ func (a *app) scheduleCmd() *cobra.Command {
 			if err := checkKind(kind); err != nil {
 				return err
 			}
-			c, p, err := a.setup()
+			c, p, err := a.Setup()
 			if err != nil {
 				return err
 			}
-			f := client.RecordFilter{MachineID: machine, TenantID: a.tenantScope()}
+			f := client.RecordFilter{MachineID: machine, TenantID: a.TenantScope()}
 			items := []schedule{}
 			if kind != kindBackup {
 				ps, err := cmdline.Collect(c.PowerSchedules(cmd.Context(), f), lim)
@@ -185,7 +187,7 @@ func (a *app) scheduleCmd() *cobra.Command {
 			if err := checkKind(showKind); err != nil {
 				return err
 			}
-			c, p, err := a.setup()
+			c, p, err := a.Setup()
 			if err != nil {
 				return err
 			}
@@ -212,7 +214,7 @@ func (a *app) scheduleCmd() *cobra.Command {
 			if err := checkKind(delKind); err != nil {
 				return err
 			}
-			c, _, err := a.setup()
+			c, p, err := a.Setup()
 			if err != nil {
 				return err
 			}
@@ -227,7 +229,7 @@ func (a *app) scheduleCmd() *cobra.Command {
 			if err := del(cmd.Context(), args[0]); err != nil {
 				return err
 			}
-			a.done("deleted %s schedule %s", k, args[0])
+			a.done(p, "deleted %s schedule %s", k, args[0])
 			return nil
 		},
 	}
@@ -252,7 +254,7 @@ func getSchedule(ctx context.Context, c *client.Client, id, kind string) (schedu
 	return fromBackup(*s), nil
 }
 
-func (a *app) scheduleCreateCmd() *cobra.Command {
+func (a verbs) scheduleCreateCmd() *cobra.Command {
 	var f scheduleFlags
 	cmd := &cobra.Command{
 		Use:   "create --kind power|backup --machine ID --cron EXPR [--action A | --retention N [--mode M]] [--timezone TZ]",
@@ -278,17 +280,17 @@ stop) and keeps the newest --retention of its backups. --cron is read in --timez
 			case kind == kindBackup && f.retention == 0:
 				return cmdline.Usagef("a backup schedule needs --retention (how many backups to keep)")
 			}
-			c, p, err := a.setup()
+			c, p, err := a.Setup()
 			if err != nil {
 				return err
 			}
 			// An operator's schedule names the machine's tenant, found as the power
 			// actions find it.
-			if c, err = machinecmd.ForMachine(cmd.Context(), c, a.tenantScope(), f.machine); err != nil {
+			if c, err = machinecmd.ForMachine(cmd.Context(), c, a.TenantScope(), f.machine); err != nil {
 				return err
 			}
 			var enabled *bool
-			if changed(cmd, "enabled") {
+			if cmdline.Changed(cmd, "enabled") {
 				enabled = &f.enabled
 			}
 			if kind == kindPower {
@@ -311,7 +313,7 @@ stop) and keeps the newest --retention of its backups. --cron is read in --timez
 	return cmd
 }
 
-func (a *app) scheduleUpdateCmd() *cobra.Command {
+func (a verbs) scheduleUpdateCmd() *cobra.Command {
 	var f scheduleFlags
 	cmd := &cobra.Command{
 		Use:   "update ID [--cron EXPR] [--timezone TZ] [--enabled=BOOL] [--action A | --retention N --mode M]",
@@ -326,7 +328,7 @@ func (a *app) scheduleUpdateCmd() *cobra.Command {
 			if !anyChanged(cmd, "cron", "timezone", "enabled", "action", "retention", "mode") {
 				return cmdline.Usagef("nothing to change: give --cron, --timezone, --enabled, --action, --retention or --mode")
 			}
-			c, p, err := a.setup()
+			c, p, err := a.Setup()
 			if err != nil {
 				return err
 			}
@@ -335,13 +337,13 @@ func (a *app) scheduleUpdateCmd() *cobra.Command {
 				return err
 			}
 			opt := func(name, v string) client.Optional[string] {
-				if changed(cmd, name) {
+				if cmdline.Changed(cmd, name) {
 					return client.Set(v)
 				}
 				return client.Optional[string]{}
 			}
 			var enabled client.Optional[bool]
-			if changed(cmd, "enabled") {
+			if cmdline.Changed(cmd, "enabled") {
 				enabled = client.Set(f.enabled)
 			}
 			if kind == kindPower {
@@ -355,11 +357,11 @@ func (a *app) scheduleUpdateCmd() *cobra.Command {
 				}
 				return printSchedule(p, fromPower(*s))
 			}
-			if changed(cmd, "action") {
+			if cmdline.Changed(cmd, "action") {
 				return cmdline.Usagef("%s is a backup schedule: --action is a power schedule's", args[0])
 			}
 			ch := client.BackupScheduleChange{Cron: opt("cron", f.cron), Timezone: opt("timezone", f.timezone), Enabled: enabled, Mode: opt("mode", f.mode)}
-			if changed(cmd, "retention") {
+			if cmdline.Changed(cmd, "retention") {
 				ch.Retention = client.Set(f.retention)
 			}
 			s, err := c.UpdateBackupSchedule(cmd.Context(), args[0], ch)
@@ -376,7 +378,7 @@ func (a *app) scheduleUpdateCmd() *cobra.Command {
 // anyChanged reports whether one of the flags names was given.
 func anyChanged(cmd *cobra.Command, names ...string) bool {
 	for _, n := range names {
-		if changed(cmd, n) {
+		if cmdline.Changed(cmd, n) {
 			return true
 		}
 	}

@@ -1,0 +1,56 @@
+package addresses
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"time"
+
+	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/persistence"
+)
+
+// DefaultCooldown is how long a released address stays held before Allocate gives
+// it again: long enough that the next customer does not inherit the last one's
+// traffic, mail reputation or DNS records at once.
+const DefaultCooldown = 24 * time.Hour
+
+// Release puts into b the release of the addresses machine id holds (addrs, as its
+// record lists them): each allocation record that still names the machine gets its
+// ReleasedAt, required as it was read, so that the release lands with the delete of
+// the machine's record in the caller's batch. A record already released, or held by
+// another machine (taken over after an earlier release), is left alone.
+func (a *Addresses) Release(ctx context.Context, b *persistence.Batch, id string, addrs []hypervisor.Address) error {
+	now := a.now()
+	for _, ad := range addrs {
+		key := allocKey(ad.Pool, ad.Address)
+		raw, err := a.store.Get(ctx, key)
+		if errors.Is(err, persistence.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		var al Allocation
+		if _, err := persistence.Decode(raw, &al); err != nil {
+			return err
+		}
+		if al.MachineID != id || al.ReleasedAt != nil {
+			continue
+		}
+		al.ReleasedAt = &now
+		val, err := persistence.Encode(allocVersion, &al)
+		if err != nil {
+			return err
+		}
+		b.Require(persistence.IfValue(key, bytes.Clone(raw))).Put(key, val)
+	}
+	return nil
+}
+
+// allocated counts a pool's allocation records: the addresses held, and those
+// released but still cooling down (a record whose cool-down has passed is free).
+func (a *Addresses) allocated(ctx context.Context, pool string) (int, error) {
+	h, err := a.held(ctx, pool, a.now())
+	return len(h.held), err
+}

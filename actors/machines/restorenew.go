@@ -1,0 +1,146 @@
+package machines
+
+import (
+	"context"
+	"time"
+
+	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/actors/machines/counters"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
+	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/persistence"
+)
+
+// A backup restored into a new machine (an operator's act): the tenant that receives
+// the machine reserves its quota and has AddRestore put the machine's writes into its
+// own batch, as a create does (AddCreate), so concurrent creates and restores of one
+// tenant never exceed its quota. The machine's task (vm.restore_new) then calls the
+// driver's RestoreNew instead of Create.
+
+// OpRestoreNew restores a backup (Restore) into a new machine, whose record exists
+// already (written by the tenant that reserved its quota), as OpCreate provisions one.
+const OpRestoreNew = "restore_new"
+
+// RestoreTarget is what an OpRestoreNew restores and where.
+type RestoreTarget struct {
+	// From is the backup's machine on the hypervisor (it may be gone: backups outlive
+	// their machine); BackupID is our id of the backup and Archive the hypervisor's.
+	From     hypervisor.Ref `json:"from"`
+	BackupID string         `json:"backup_id"`
+	Archive  string         `json:"archive"`
+	// Name and Node are the new machine's ("": the backup's name, and the node the
+	// driver picks: the backup's when its storage is local to one).
+	Name string `json:"name,omitempty"`
+	Node string `json:"node,omitempty"`
+	// StartAfter starts the new machine once it is restored (it is restored stopped).
+	StartAfter bool `json:"start_after,omitempty"`
+}
+
+// RestoreSizes are the sizes a restore's record holds (and its tenant's quota counts)
+// until the restore is done: those of the backup's machine's record while it exists,
+// zero otherwise. Once restored, the record takes the sizes the hypervisor reports.
+type RestoreSizes struct {
+	CPUCores   int
+	MemoryMB   int
+	DiskGB     int
+	TemplateID string
+	PlanID     *string
+}
+
+// AddRestore puts into b the writes of a new machine of tenant that restores r, as
+// AddCreate does for a create: its record (provisioning, named name, with its
+// vm.restore_new task in flight), its tenant index entry, the task, and the tenant's
+// usage counter, required to hold what AddRestore read (CreateRefused). Once b is
+// durable, Created starts the restore.
+func (m *Machines) AddRestore(ctx context.Context, b *persistence.Batch, tenant string, r RestoreTarget, name, node string, s RestoreSizes) (*Creation, error) {
+	now := time.Now().UTC()
+	rec := &record{Machine: Machine{ID: persistence.NewID(), Name: name, TenantID: &tenant, Node: node, PlanID: s.PlanID,
+		Status: StatusProvisioning, CPUCores: s.CPUCores, MemoryMB: s.MemoryMB, DiskGB: s.DiskGB,
+		Disks: []hypervisor.Disk{}, Interfaces: []hypervisor.Interface{}, TemplateID: s.TemplateID,
+		CreatedAt: now, UpdatedAt: now}}
+	op := Operation{Type: OpRestoreNew, Restore: &r}
+	task := &tasks.Task{ID: persistence.NewID(), Type: op.taskType(), TargetType: "machine", TargetID: rec.ID, TenantID: &tenant,
+		Status: tasks.TaskRunning, CreatedAt: now, StartedAt: kit.Ptr(now)}
+	rec.TaskID = &task.ID
+	rec.Op = op.WithoutSecrets()
+	rec.PrevStatus = StatusProvisioning
+	val, err := persistence.Encode(recordVersion, rec)
+	if err != nil {
+		return nil, err
+	}
+	b.Put(machineKey(rec.ID), val).Put(tenantKey(tenant, rec.ID), tenantIndexValue(rec))
+	if err := tasks.Put(b, task); err != nil {
+		return nil, err
+	}
+	counts, err := counters.Add(ctx, m.sys.store, b, countDelta(nil, rec))
+	if err != nil {
+		return nil, err
+	}
+	return &Creation{Machine: rec.Machine, Task: *task, op: op, counts: counts}, nil
+}
+
+// provisions says whether op is the first operation of a record its tenant wrote
+// (a create, a restore into a new machine): started by Created, never by a request.
+func provisions(op *Operation) bool {
+	return op != nil && (op.Type == OpCreate || op.Type == OpRestoreNew)
+}
+
+// restoreNew restores the backup into a new machine and starts it when asked. A
+// machine that was restored but could not be started is returned with the error, so
+// that the record learns its vmid (rather than the sync adopting it as a stranger).
+func restoreNew(ctx context.Context, d hypervisor.Driver, op Operation) (hypervisor.Machine, any, error) {
+	r := op.Restore
+	hm, err := d.RestoreNew(ctx, r.From, r.Archive, hypervisor.RestoreSpec{Node: r.Node, Name: r.Name})
+	if err != nil {
+		return hm, nil, err
+	}
+	result := map[string]any{"vmid": hm.VMID, "node": hm.Node, "backup_id": r.BackupID}
+	if r.StartAfter && hm.State != hypervisor.StateRunning {
+		ref := hypervisor.Ref{VMID: hm.VMID, Node: hm.Node}
+		if err := d.Power(ctx, ref, hypervisor.ActionStart); err != nil {
+			return hm, result, err
+		}
+		if started, err := d.Machine(ctx, ref); err == nil {
+			hm = started
+		}
+	}
+	return hm, result, nil
+}
+
+// reachedRestoreNew reports whether hm, found by settleMachine, is the restore done:
+// restored under the name asked for, and running if it was to be started.
+func reachedRestoreNew(hm hypervisor.Machine, op Operation) bool {
+	r := op.Restore
+	return r != nil && hm.VMID != 0 && (r.Name == "" || r.Name == hm.Name) &&
+		(!r.StartAfter || hm.State == hypervisor.StateRunning)
+}
+
+// settleMachine reads the machine a task left open by an earlier process worked on.
+// A restore into a new machine that had not recorded its vmid yet (the record learns
+// it when the task ends) is looked for in the inventory: the one machine named as
+// the record is that no record knows by its vmid. The restore runs stopped and under
+// that name, and the sync adopts no machine while one is in flight, so it is the
+// restore's.
+func (m *Machines) settleMachine(ctx context.Context, ref hypervisor.Ref, op *Operation, name string) (hypervisor.Machine, error) {
+	if ref.VMID != 0 || op == nil || op.Type != OpRestoreNew || name == "" {
+		return m.sys.driver.Machine(ctx, ref)
+	}
+	inv, err := m.sys.driver.Inventory(ctx)
+	if err != nil {
+		return hypervisor.Machine{}, err
+	}
+	known, err := m.VMIDs(ctx)
+	if err != nil {
+		return hypervisor.Machine{}, err
+	}
+	var found []hypervisor.Machine
+	for _, hm := range inv.Machines {
+		if _, ok := known[hm.VMID]; !ok && hm.Name == name {
+			found = append(found, hm)
+		}
+	}
+	if len(found) != 1 {
+		return hypervisor.Machine{}, hypervisor.NewError(hypervisor.ErrMachineNotFound, "no machine %s restored", name)
+	}
+	return found[0], nil
+}

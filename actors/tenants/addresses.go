@@ -1,0 +1,69 @@
+package tenants
+
+import (
+	"context"
+
+	"github.com/vmplane/vmplane/actors/addresses"
+	"github.com/vmplane/vmplane/actors/plans"
+	"github.com/vmplane/vmplane/apierr"
+	"github.com/vmplane/vmplane/persistence"
+)
+
+// A new machine's addresses: a plan's machine gets the plan's ipv4 addresses and,
+// when the plan has ipv6_prefix, a routed /64; a machine of explicit sizes gets what
+// an operator asks for in the body (ipv4, ipv6), none by default. They are allocated
+// on the node the machine is placed on (CreateMachine places it before the tenant's
+// entity sees the create), in the batch that records the machine, so an address is
+// never held by a machine that was not made, nor a machine made with an address
+// another holds.
+
+// addressesOf sets s.IPv4 and s.IPv6 to what the machine gets: the plan's when it
+// has one (a count given beside a plan is refused, as sizes are), else the body's
+// (the edge lets only operators give them), or none.
+func addressesOf(s *MachineSpec, plan *plans.Plan) error {
+	var f []apierr.FieldError
+	if plan != nil {
+		if s.IPv4 != nil {
+			f = append(f, apierr.Field("ipv4", "must be omitted with plan_id: the plan gives the addresses"))
+		}
+		if s.IPv6 != nil {
+			f = append(f, apierr.Field("ipv6", "must be omitted with plan_id: the plan gives the addresses"))
+		}
+		if len(f) > 0 {
+			return apierr.Invalid(f...)
+		}
+		v4, v6 := plan.IPv4, plan.IPv6Prefix != nil
+		s.IPv4, s.IPv6 = &v4, &v6
+		return nil
+	}
+	if s.IPv4 != nil && (*s.IPv4 < 0 || *s.IPv4 > plans.MaxIPv4) {
+		f = append(f, apierr.Field("ipv4", "must be 0..%d", plans.MaxIPv4))
+	}
+	if len(f) > 0 {
+		return apierr.Invalid(f...)
+	}
+	return nil
+}
+
+// allocate puts into b the allocations of the addresses s asks for, for machine id
+// on s.Node; a pool that cannot give them is 409 pool_exhausted, and nothing is
+// written.
+func (e *tenantEntity) allocate(ctx context.Context, b *persistence.Batch, s MachineSpec, id string) (addresses.Grant, error) {
+	w := addresses.Want{Node: s.Node}
+	if s.IPv4 != nil {
+		w.IPv4 = *s.IPv4
+	}
+	w.IPv6 = s.IPv6 != nil && *s.IPv6
+	if e.sys.Addresses == nil || (w.IPv4 == 0 && !w.IPv6) {
+		return addresses.Grant{}, nil
+	}
+	return e.sys.Addresses.Allocate(ctx, b, w, id, &e.id)
+}
+
+// taken is Addresses.Taken, false without pools.
+func (e *tenantEntity) taken(ctx context.Context, g addresses.Grant) (bool, error) {
+	if e.sys.Addresses == nil || len(g.Addresses) == 0 {
+		return false, nil
+	}
+	return e.sys.Addresses.Taken(ctx, g)
+}

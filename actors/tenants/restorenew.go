@@ -1,0 +1,161 @@
+package tenants
+
+import (
+	"context"
+	"errors"
+
+	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/apierr"
+	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/persistence"
+)
+
+// An operator restores a backup into a new machine of a tenant: the tenant's entity
+// checks and reserves the quota and records the machine in one batch, as for a
+// create, and the machine's task restores the backup on the hypervisor.
+
+// RestoreNewRequest asks for a backup to be restored into a new machine.
+type RestoreNewRequest struct {
+	// Node is the node to restore to; "": the driver's choice (the backup's node when
+	// its storage is local to one, else the least loaded online node).
+	Node string `json:"node,omitempty" openapi:"minLength=1,limit=hypervisor.name"`
+	// Name is the new machine's; "": the backup's machine's name.
+	Name string `json:"name,omitempty" openapi:"limit=machine.name"`
+	// TenantID is the tenant the new machine belongs to, within its quota; absent: the
+	// backup's tenant.
+	TenantID *string `json:"tenant_id,omitempty" openapi:"limit=id"`
+	// StartAfter starts the machine once it is restored (it is restored stopped).
+	StartAfter bool `json:"start_after,omitempty" doc:"start the new machine once it is restored"`
+}
+
+// restoreMachine asks a tenant's entity to reserve its quota for a restore into a new
+// machine and record the machine.
+type restoreMachine struct {
+	Target machines.RestoreTarget
+	// Name and Node are the record's until the hypervisor reports the machine.
+	Name, Node string
+	Sizes      machines.RestoreSizes
+	// Stamp: as createMachine's.
+	Stamp *kit.Stamp
+}
+
+// Patient implements kit.Patient, as createMachine does: it waits its turn behind the
+// tenant's creates.
+func (*restoreMachine) Patient() {}
+
+// RestoreNew restores backup id into a new machine of the tenant req names (else the
+// backup's), within that tenant's quota: the quota is checked and reserved and the
+// machine recorded in one durable step, as a create's, then the restore runs as the
+// machine's task (vm.restore_new). The quota counts the sizes of the backup's machine
+// as its record stands, or none when the machine is gone; the record takes the
+// restored machine's sizes from the hypervisor when the task ends. An unknown backup
+// is 404, an unknown tenant or node 400, a suspended tenant 403 tenant_suspended.
+func (t *Tenants) RestoreNew(ctx context.Context, id string, req RestoreNewRequest) (Provisioned, error) {
+	st := kit.StampOf(ctx)
+	if r, ok, err := kit.Recorded[Provisioned](st); ok {
+		return r, err
+	}
+	b, err := t.sys.Backups.Find(ctx, id, nil)
+	if err != nil {
+		return Provisioned{}, err
+	}
+	tenant := b.TenantID
+	if req.TenantID != nil {
+		tenant = *req.TenantID
+	}
+	var f []apierr.FieldError
+	if req.Name != "" && !machines.ValidName(req.Name) {
+		f = append(f, machines.NameFieldError())
+	}
+	if _, err := t.Get(ctx, tenant); errors.Is(err, apierr.ErrNotFound) {
+		f = append(f, apierr.Field("tenant_id", "no tenant %s", tenant))
+	} else if err != nil {
+		return Provisioned{}, err
+	}
+	if len(f) > 0 {
+		return Provisioned{}, apierr.Invalid(f...)
+	}
+	if req.Node != "" {
+		n, err := t.sys.Nodes.Get(ctx, req.Node)
+		if errors.Is(err, apierr.ErrNotFound) {
+			return Provisioned{}, apierr.Invalid(apierr.Field("node", "no node %s", req.Node))
+		}
+		if err != nil {
+			return Provisioned{}, err
+		}
+		if n.Status != string(hypervisor.NodeOnline) {
+			return Provisioned{}, apierr.New(apierr.ErrInvalidState, "node %s is %s", n.ID, n.Status)
+		}
+	}
+	msg := &restoreMachine{Target: machines.RestoreTarget{From: hypervisor.Ref{VMID: b.VMID, Node: b.Node}, BackupID: b.ID,
+		Archive: b.BackupID, Name: req.Name, Node: req.Node, StartAfter: req.StartAfter},
+		Name: req.Name, Node: req.Node, Stamp: st}
+	if msg.Node == "" {
+		msg.Node = b.Node // until the hypervisor says where it restored the machine
+	}
+	src, err := t.sys.Machines.Stored(ctx, b.MachineID)
+	if err == nil {
+		msg.Sizes = machines.RestoreSizes{CPUCores: src.CPUCores, MemoryMB: src.MemoryMB, DiskGB: src.DiskGB,
+			TemplateID: src.TemplateID, PlanID: src.PlanID}
+		if msg.Name == "" {
+			msg.Name = src.Name
+		}
+	} else if !errors.Is(err, apierr.ErrNotFound) {
+		return Provisioned{}, err
+	}
+	return kit.Ask[Provisioned](ctx, t.kind, tenant, msg)
+}
+
+// restoreMachine reserves the tenant's quota for a restore into a new machine and
+// records the machine in the same batch (machines.AddRestore), made again when
+// another machine's write moved the tenant's usage counter meanwhile.
+func (e *tenantEntity) restoreMachine(ctx *kit.Ctx, m *restoreMachine) {
+	if e.rec.Suspension != nil {
+		// A suspension stops the tenant's machines: a new one would escape it.
+		ctx.Fail(SuspendedError(e.rec.Suspension))
+		return
+	}
+	rctx, cancel := e.sys.rt.Work()
+	defer cancel()
+	s := m.Sizes
+	for try := 1; ; try++ {
+		u, err := e.usage()
+		if err != nil {
+			ctx.Fail(err)
+			return
+		}
+		if err := overQuota(e.rec.Quota, u, Usage{Machines: 1, CPUCores: s.CPUCores, MemoryMB: s.MemoryMB, DiskGB: s.DiskGB}); err != nil {
+			ctx.Fail(err)
+			return
+		}
+		b := new(persistence.Batch)
+		c, err := e.sys.Machines.AddRestore(rctx, b, e.id, m.Target, m.Name, m.Node, s)
+		if err != nil {
+			ctx.Fail(err)
+			return
+		}
+		reply := Provisioned{Machine: c.Machine, Task: c.Task}
+		if err := m.Stamp.Carry(b, reply); err != nil {
+			ctx.Fail(err)
+			return
+		}
+		if err := e.sys.rt.Audit(b, e.audit.On("", c.Machine.ID, e.id)); err != nil {
+			ctx.Fail(err)
+			return
+		}
+		err = e.sys.rt.Commit(b)
+		if persistence.IsConditionFailed(err) && try < createTries {
+			if again, rerr := e.sys.Machines.CreateRefused(rctx, c); rerr == nil && again {
+				continue
+			}
+		}
+		if err != nil {
+			ctx.Fail(err)
+			return
+		}
+		e.sys.Machines.Created(c)
+		ctx.Respond(reply)
+		return
+	}
+}

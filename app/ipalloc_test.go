@@ -1,0 +1,220 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/vmplane/vmplane/actors/addresses"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
+	"github.com/vmplane/vmplane/actors/tenants"
+	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/internal/testwait"
+)
+
+// createPool creates an IP pool as the operator.
+func (s *testServer) createPool(admin string, body map[string]any) addresses.Pool {
+	s.t.Helper()
+	r := s.do(req{method: "POST", path: "/api/resources/ip-pools", token: admin, body: body})
+	expect(s.t, r, 201, "")
+	var p addresses.Pool
+	r.decode(s.t, &p)
+	return p
+}
+
+// pool reads an IP pool.
+func (s *testServer) pool(admin, id string) addresses.Pool {
+	s.t.Helper()
+	r := s.do(req{method: "GET", path: "/api/resources/ip-pools/" + id, token: admin})
+	expect(s.t, r, 200, "")
+	var p addresses.Pool
+	r.decode(s.t, &p)
+	return p
+}
+
+// TestIPPoolAllocationOnCreate: a machine made from a plan of one IPv4 address and
+// an IPv6 prefix gets them from the pools (a link-local gateway leaves the first /64
+// to machines) (its record and the sim's machine show
+// them, the pools count them); deleted, it keeps them for the cool-down, after which
+// the next machine gets the same address.
+func TestIPPoolAllocationOnCreate(t *testing.T) {
+	t.Parallel()
+	const cooldown = 2 * time.Second
+	s, admin := planServer(t, func(c *Config) { c.IPReleaseCooldown = cooldown })
+	a := s.tenant(admin, "Addressed", nil)
+	v4 := s.createPool(admin, map[string]any{"name": "v4", "cidr": "192.0.2.0/24", "gateway": "192.0.2.1"})
+	v6 := s.createPool(admin, map[string]any{"name": "v6", "cidr": "2001:db8::/48", "gateway": "fe80::1"})
+	plan := s.createPlan(admin, map[string]any{"name": "dual", "cpu_cores": 1, "memory_mb": 512, "disk_gb": 10, "ipv4": 1, "ipv6_prefix": 64})
+
+	m := s.provision(a.Token, map[string]any{"name": "dual-1", "template_id": "tpl-debian-12", "plan_id": plan.ID})
+	want := []hypervisor.Address{
+		{Address: "192.0.2.2", Prefix: 24, Gateway: "192.0.2.1", Version: 4, Pool: v4.ID},
+		{Address: "2001:db8::", Prefix: 64, Gateway: "fe80::1", Version: 6, Pool: v6.ID},
+	}
+	if !slices.Equal(m.Addresses, want) {
+		t.Fatalf("machine's addresses: got %+v; want %+v", m.Addresses, want)
+	}
+	hm, err := s.sim.Machine(context.Background(), hypervisor.Ref{VMID: m.VMID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ips := hm.Interfaces[0].IPAddresses; !slices.Equal(ips, []string{"192.0.2.2", "2001:db8::1"}) {
+		t.Fatalf("the sim's net0: got %v; want the machine's addresses", ips)
+	}
+	if n4, n6 := s.pool(admin, v4.ID).Allocated, s.pool(admin, v6.ID).Allocated; n4 != 1 || n6 != 1 {
+		t.Fatalf("pools' allocated: got %d and %d; want 1 and 1", n4, n6)
+	}
+	// A pool that hands out addresses is not deleted.
+	expect(t, s.do(req{method: "DELETE", path: "/api/resources/ip-pools/" + v4.ID, token: admin}), 409, "conflict")
+
+	deleted := time.Now()
+	s.run(req{method: "DELETE", path: "/api/resources/machines/" + m.ID, token: admin})
+	if n := s.pool(admin, v4.ID).Allocated; n != 1 && time.Since(deleted) < cooldown {
+		t.Fatalf("pool right after the delete: allocated %d; want 1 (cooling down)", n)
+	}
+	testwait.Eventually(t, "the released addresses free after the cool-down", func() bool {
+		return s.pool(admin, v4.ID).Allocated == 0 && s.pool(admin, v6.ID).Allocated == 0
+	})
+	m2 := s.provision(a.Token, map[string]any{"name": "dual-2", "template_id": "tpl-debian-12", "plan_id": plan.ID})
+	if !slices.Equal(m2.Addresses, want) {
+		t.Fatalf("next machine's addresses: got %+v; want the released ones %+v", m2.Addresses, want)
+	}
+}
+
+// TestIPPoolExhausted: a create the pools have no address for is 409 pool_exhausted
+// and makes nothing: no machine, no quota used (a tenant of one machine creates it
+// once the pool has room), the pool's count unchanged. A tenant cannot ask for
+// addresses itself; an operator's create of explicit sizes can.
+func TestIPPoolExhausted(t *testing.T) {
+	t.Parallel()
+	s, admin := planServer(t)
+	a := s.tenant(admin, "Crowded", map[string]int{"machines": 1})
+	// A /30 has two host addresses, one of them the gateway.
+	tiny := s.createPool(admin, map[string]any{"name": "tiny", "cidr": "198.51.100.0/30", "gateway": "198.51.100.1"})
+	plan := s.createPlan(admin, map[string]any{"name": "two", "cpu_cores": 1, "memory_mb": 512, "disk_gb": 10, "ipv4": 2})
+	before := len(s.machines(admin))
+	expect(t, s.do(req{method: "POST", path: "/api/client/machines", token: a.Token, body: map[string]any{
+		"name": "too-many", "template_id": "tpl-debian-12", "plan_id": plan.ID}}), 409, "pool_exhausted")
+	if after := len(s.machines(admin)); after != before {
+		t.Fatalf("machines after a refused create: %d; want %d", after, before)
+	}
+	if n := s.pool(admin, tiny.ID).Allocated; n != 0 {
+		t.Fatalf("pool after a refused create: allocated %d; want 0", n)
+	}
+	expect(t, s.do(req{method: "POST", path: "/api/client/machines", token: a.Token, body: map[string]any{
+		"name": "asks", "template_id": "tpl-debian-12", "cpu_cores": 1, "memory_mb": 512, "disk_gb": 10, "ipv4": 1}}), 400, "invalid_request")
+	expect(t, s.do(req{method: "POST", path: "/api/client/machines", token: a.Token, body: map[string]any{
+		"name": "both", "template_id": "tpl-debian-12", "plan_id": plan.ID, "ipv6": true}}), 400, "invalid_request")
+
+	s.createPool(admin, map[string]any{"name": "more", "cidr": "198.51.100.8/29", "gateway": "198.51.100.9"})
+	m := s.provision(a.Token, map[string]any{"name": "fits", "template_id": "tpl-debian-12", "plan_id": plan.ID})
+	if len(m.Addresses) != 2 || m.Addresses[0].Address != "198.51.100.2" || m.Addresses[1].Address != "198.51.100.10" {
+		t.Fatalf("addresses: got %+v; want the tiny pool's one, then the next pool's first", m.Addresses)
+	}
+	// The operator's create of explicit sizes asks for its own.
+	r := s.do(req{method: "POST", path: "/api/resources/machines", token: admin, body: map[string]any{
+		"name": "ops-1", "template_id": "tpl-debian-12", "cpu_cores": 1, "memory_mb": 512, "disk_gb": 10, "ipv4": 1,
+		"tenant_id": s.tenant(admin, "Ops", nil).ID}})
+	expect(t, r, 202, "")
+	var p tenants.Provisioned
+	r.decode(t, &p)
+	if len(p.Machine.Addresses) != 1 || p.Machine.Addresses[0].Address != "198.51.100.11" {
+		t.Fatalf("operator's create: got %+v; want 198.51.100.11", p.Machine.Addresses)
+	}
+}
+
+// TestIPPoolConcurrentCreates: twenty creates at once on a pool with ten free
+// addresses make ten machines, each with its own address, and refuse ten with 409
+// pool_exhausted.
+func TestIPPoolConcurrentCreates(t *testing.T) {
+	t.Parallel()
+	s, admin := planServer(t)
+	a := s.tenant(admin, "Rush", map[string]int{"machines": 40, "cpu_cores": 40, "memory_mb": 40 * 256, "disk_gb": 400})
+	// A /28 has 14 host addresses; one is the gateway and three go to machines first.
+	pool := s.createPool(admin, map[string]any{"name": "rush", "cidr": "203.0.113.0/28", "gateway": "203.0.113.1"})
+	plan := s.createPlan(admin, map[string]any{"name": "tiny", "cpu_cores": 1, "memory_mb": 256, "disk_gb": 10, "ipv4": 1})
+	for i := range 3 {
+		s.provision(a.Token, map[string]any{"name": fmt.Sprint("first-", i), "template_id": "tpl-debian-12", "plan_id": plan.ID})
+	}
+	if n := s.pool(admin, pool.ID).Allocated; n != 3 {
+		t.Fatalf("allocated after three machines: %d; want 3", n)
+	}
+	const creates = 20
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var made []tenants.Provisioned
+	var refused []string
+	for i := range creates {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := s.do(req{method: "POST", path: "/api/client/machines", token: a.Token, body: map[string]any{
+				"name": fmt.Sprint("rush-", i), "template_id": "tpl-debian-12", "plan_id": plan.ID}})
+			mu.Lock()
+			defer mu.Unlock()
+			if r.Status != 202 {
+				refused = append(refused, fmt.Sprint(r.Status, " ", string(r.Body)))
+				return
+			}
+			var p tenants.Provisioned
+			if err := json.Unmarshal(r.Body, &p); err != nil {
+				refused = append(refused, err.Error())
+				return
+			}
+			made = append(made, p)
+		}()
+	}
+	wg.Wait()
+	if len(made) != 10 || len(refused) != 10 {
+		t.Fatalf("got %d made and %d refused (%v); want 10 and 10", len(made), len(refused), refused)
+	}
+	for _, why := range refused {
+		if !strings.HasPrefix(why, "409 ") || !strings.Contains(why, "pool_exhausted") {
+			t.Fatalf("refusal %q; want 409 pool_exhausted", why)
+		}
+	}
+	seen := map[string]bool{}
+	for _, p := range made {
+		if len(p.Machine.Addresses) != 1 || seen[p.Machine.Addresses[0].Address] {
+			t.Fatalf("machine %s has %+v: given twice or not one address", p.Machine.ID, p.Machine.Addresses)
+		}
+		seen[p.Machine.Addresses[0].Address] = true
+		if task := s.waitTask(a.Token, p.Task.ID); task.Status != tasks.TaskSucceeded {
+			t.Fatalf("create task %+v; want succeeded", task)
+		}
+	}
+	if n := s.pool(admin, pool.ID).Allocated; n != 13 {
+		t.Fatalf("allocated after the rush: %d; want 13", n)
+	}
+}
+
+// TestProxmoxIPConfigFromPools: on Proxmox, a machine's addresses go into its
+// cloud-init ipconfig0, which the fake checks as Proxmox does.
+func TestProxmoxIPConfigFromPools(t *testing.T) {
+	t.Parallel()
+	s, f, admin := proxmoxServer(t)
+	s.sync(admin)
+	a := s.tenant(admin, "OnPVE", nil)
+	s.createPool(admin, map[string]any{"name": "v4", "cidr": "192.0.2.0/24", "gateway": "192.0.2.1"})
+	s.createPool(admin, map[string]any{"name": "v6", "cidr": "2001:db8::/48", "gateway": "fe80::1"})
+	r := s.do(req{method: "GET", path: "/api/virt/templates", token: admin})
+	var tpls struct{ Items []struct{ ID string } }
+	r.decode(t, &tpls)
+	if len(tpls.Items) == 0 {
+		t.Fatal("no templates on the fake")
+	}
+	plan := s.createPlan(admin, map[string]any{"name": "pve", "cpu_cores": 1, "memory_mb": 512, "disk_gb": 10, "ipv4": 1, "ipv6_prefix": 64})
+	m := s.provision(a.Token, map[string]any{"name": "pve-1", "template_id": tpls.Items[0].ID, "plan_id": plan.ID})
+	_, _, cfg, ok := f.VM(m.VMID)
+	if want := "ip=192.0.2.2/24,gw=192.0.2.1,ip6=2001:db8::1/64,gw6=fe80::1"; !ok || cfg["ipconfig0"] != want {
+		t.Fatalf("ipconfig0 on Proxmox: got %q; want %q", cfg["ipconfig0"], want)
+	}
+	if got := s.machine(admin, m.ID); len(got.Interfaces) == 0 || !slices.Contains(got.Interfaces[0].IPAddresses, "192.0.2.2") {
+		t.Fatalf("machine's interfaces: %+v; want 192.0.2.2 on net0", got.Interfaces)
+	}
+}

@@ -1,0 +1,26 @@
+// How values read on every page.
+import { html } from 'htm/preact';
+
+export const mb = (n) => (n >= 1024 ? `${+(n / 1024).toFixed(1)} GB` : `${n} MB`);
+export const gb = (n) => `${n} GB`;
+export const when = (t) => (t ? new Date(t).toLocaleString() : '');
+
+// Status is a machine's or a task's status as a badge whose text says it (colour is
+// never the only sign).
+export const Status = ({ value }) => html`<span class=${`badge s-${value}`}>${value}</span>`;
+
+// ProblemView shows an API error: its title and detail.
+export const ProblemView = ({ error }) => error && html`<div class="problem" role="alert">
+  <strong>${error.title || 'Error'}</strong>${error.detail ? html`<p>${error.detail}</p>` : ''}
+</div>`;
+
+// Field is a labelled input with its error from the API (a Problem's field errors)
+// next to it, tied to it for screen readers.
+export const Field = ({ name, label, error, ...rest }) => {
+  const msg = error?.fields?.[name];
+  return html`<label class="field">
+    <span>${label}</span>
+    <input name=${name} aria-invalid=${msg ? 'true' : undefined} aria-describedby=${msg ? `${name}-error` : undefined} ...${rest} />
+    ${msg && html`<span class="field-error" id=${`${name}-error`}>${msg}</span>`}
+  </label>`;
+};

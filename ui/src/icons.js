@@ -1,0 +1,12 @@
+// Inline SVG icons (no font, nothing fetched): each is decorative, named by the text
+// beside it, so screen readers skip it.
+import { html } from 'htm/preact';
+
+const icon = (d) => () => html`<svg class="icon" viewBox="0 0 24 24" aria-hidden="true" focusable="false"><path d=${d} /></svg>`;
+
+export const Server = icon('M4 4h16v6H4zM4 14h16v6H4zM7 7h.01M7 17h.01');
+export const Nodes = icon('M12 3v6M5 21v-6h14v6M12 9a3 3 0 1 0 0 .01M12 12v3');
+export const Play = icon('M7 4l13 8-13 8z');
+export const Stop = icon('M6 6h12v12H6z');
+export const Reboot = icon('M20 12a8 8 0 1 1-3-6.2M20 4v5h-5');
+export const Out = icon('M15 4h4v16h-4M10 8l-4 4 4 4M6 12h10');

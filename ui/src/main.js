@@ -1,0 +1,67 @@
+// The console's entry: the session at start (the cookie's refresh, if any), the shell
+// with its navigation, and the page of the path. The operator's pages are a chunk of
+// their own, loaded when first opened.
+import { html } from 'htm/preact';
+import { render } from 'preact';
+import { signal } from '@preact/signals';
+import { logout, renew, session } from './api.js';
+import { go, match, path } from './router.js';
+import { Login } from './pages/login.js';
+import { Machine, Machines } from './pages/machines.js';
+import * as icons from './icons.js';
+import './live.js';
+
+// admin holds the operator's pages once their chunk has loaded.
+const admin = signal(null);
+let loading = null;
+function adminPages() {
+  loading ||= import('./pages/admin.js').then((m) => { admin.value = m; });
+  return admin.value;
+}
+
+// ready turns true once the start-up refresh has answered (signed in or not).
+const ready = signal(false);
+renew().catch(() => {}).finally(() => { ready.value = true; });
+
+const tenantNav = [['/machines', 'Machines', icons.Server]];
+const adminNav = [['/admin/machines', 'Machines', icons.Server], ['/admin/nodes', 'Nodes', icons.Nodes]];
+
+function Page({ admin: isAdmin }) {
+  const p = path.value;
+  let m;
+  if (isAdmin) {
+    const pages = adminPages();
+    if (!pages) return html`<main id="main"><p>Loading…</p></main>`;
+    return match('/admin/nodes', p) ? html`<${pages.Nodes} />` : html`<${pages.AdminMachines} />`;
+  }
+  if ((m = match('/machines/:id', p))) return html`<${Machine} id=${m.id} />`;
+  return html`<${Machines} />`;
+}
+
+function Shell() {
+  const s = session.value;
+  const admin = s.user?.role === 'admin';
+  const nav = admin ? adminNav : tenantNav;
+  const here = path.value.split('?')[0];
+  const home = nav[0][0];
+  if (here === '/' || here === '/login' || (admin !== here.startsWith('/admin'))) {
+    queueMicrotask(() => go(home, true));
+  }
+  return html`<a class="skip" href="#main">Skip to content</a>
+    <header class="top">
+      <a class="brand" href=${home}>vmplane</a>
+      <nav aria-label="Main"><ul>
+        ${nav.map(([to, label, Icon]) => html`<li><a href=${to} aria-current=${here.startsWith(to) ? 'page' : undefined}><${Icon} />${label}</a></li>`)}
+      </ul></nav>
+      <span class="who">${s.user?.email}</span>
+      <button class="quiet" onClick=${() => logout().then(() => go('/login', true))}><${icons.Out} />Sign out</button>
+    </header>
+    <${Page} admin=${admin} />`;
+}
+
+function App() {
+  if (!ready.value) return html`<main id="main"><p>Loading…</p></main>`;
+  return session.value ? html`<${Shell} />` : html`<${Login} />`;
+}
+
+render(html`<${App} />`, document.getElementById('app'));

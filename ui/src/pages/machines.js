@@ -1,0 +1,165 @@
+// The tenant's machines: the list, live from the event stream, the create form, and
+// one machine's page with its power actions and tasks.
+import { html } from 'htm/preact';
+import { useEffect, useState } from 'preact/hooks';
+import { call } from '../api.js';
+import { listen, tasks } from '../live.js';
+import { Field, ProblemView, Status, gb, mb, when } from '../format.js';
+import * as icons from '../icons.js';
+
+const base = '/api/client/machines';
+
+// TaskLine shows a task's progress, updated as its events arrive.
+export function TaskLine({ task }) {
+  if (!task) return null;
+  const t = tasks.value[task.id] || task;
+  return html`<span class="task" aria-live="polite">${t.type}: <${Status} value=${t.status} />${t.error ? html` <span class="field-error">${t.error}</span>` : ''}</span>`;
+}
+
+export function Machines() {
+  const [page, setPage] = useState(null);
+  const [error, setError] = useState(null);
+  const [cursors, setCursors] = useState(['']);
+  const cursor = cursors[cursors.length - 1];
+
+  useEffect(() => {
+    let live = true;
+    call('GET', `${base}?limit=50${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)
+      .then((p) => live && setPage(p), (e) => live && setError(e));
+    return () => { live = false; };
+  }, [cursor]);
+
+  // A machine's events change its row; a new machine joins the first page.
+  useEffect(() => listen((type, m) => {
+    if (type !== 'machine.updated' && type !== 'machine.deleted') return;
+    setPage((p) => {
+      if (!p) return p;
+      const i = p.items.findIndex((x) => x.id === m.id);
+      if (type === 'machine.deleted') return i < 0 ? p : { ...p, items: p.items.filter((x) => x.id !== m.id) };
+      if (i >= 0) return { ...p, items: p.items.map((x) => (x.id === m.id ? { ...x, ...m } : x)) };
+      return cursors.length === 1 ? { ...p, items: [m, ...p.items] } : p;
+    });
+  }), [cursors.length]);
+
+  const created = (r) => setPage((p) => (p && !p.items.some((x) => x.id === r.machine.id)
+    ? { ...p, items: [{ ...r.machine, task_id: r.task.id }, ...p.items] } : p));
+
+  // The last task of each machine seen on the stream: it stays in its row once it
+  // ended (the machine's own task_id is cleared then).
+  const byMachine = {};
+  for (const t of Object.values(tasks.value)) {
+    const seen = byMachine[t.target_id];
+    if (!seen || seen.created_at < t.created_at) byMachine[t.target_id] = t;
+  }
+
+  return html`<main id="main">
+    <h1>Machines</h1>
+    <${ProblemView} error=${error} />
+    <${CreateMachine} onCreated=${created} />
+    ${page && html`<div class="table-wrap"><table>
+      <caption class="sr-only">Your machines</caption>
+      <thead><tr><th scope="col">Name</th><th scope="col">Status</th><th scope="col">Size</th><th scope="col">Task</th></tr></thead>
+      <tbody>${page.items.map((m) => html`<tr key=${m.id} data-machine=${m.id}>
+        <td><a href=${`/machines/${encodeURIComponent(m.id)}`}>${m.name}</a></td>
+        <td><${Status} value=${m.status} /></td>
+        <td>${m.cpu_cores} CPU, ${mb(m.memory_mb)}, ${gb(m.disk_gb)}</td>
+        <td>${byMachine[m.id] ? html`<${TaskLine} task=${byMachine[m.id]} />`
+          : m.task_id ? html`<${TaskLine} task=${{ id: m.task_id, type: 'task', status: 'running' }} />` : ''}</td>
+      </tr>`)}</tbody>
+    </table></div>
+    ${page.items.length === 0 && html`<p>No machines yet.</p>`}
+    <nav class="pager" aria-label="Pages">
+      <button disabled=${cursors.length === 1} onClick=${() => setCursors(cursors.slice(0, -1))}>Previous</button>
+      <button disabled=${!page.next_cursor} onClick=${() => setCursors([...cursors, page.next_cursor])}>Next</button>
+    </nav>`}
+  </main>`;
+}
+
+// CreateMachine asks for a new machine: a name, a template and its size (or a plan).
+function CreateMachine({ onCreated }) {
+  const [error, setError] = useState(null);
+  const [open, setOpen] = useState(false);
+  const submit = async (e) => {
+    e.preventDefault();
+    const f = new FormData(e.target);
+    const spec = { name: f.get('name'), template_id: f.get('template_id') };
+    if (f.get('plan_id')) spec.plan_id = f.get('plan_id');
+    for (const k of ['cpu_cores', 'memory_mb', 'disk_gb']) if (f.get(k)) spec[k] = Number(f.get(k));
+    setError(null);
+    try {
+      onCreated(await call('POST', base, spec));
+      e.target.reset();
+      setOpen(false);
+    } catch (err) {
+      setError(err);
+    }
+  };
+  if (!open) return html`<button class="primary" onClick=${() => setOpen(true)}>New machine</button>`;
+  return html`<form class="card" onSubmit=${submit} aria-label="New machine">
+    <${ProblemView} error=${error} />
+    <div class="grid">
+      <${Field} name="name" label="Name" error=${error} required />
+      <${Field} name="template_id" label="Template" error=${error} required />
+      <${Field} name="plan_id" label="Plan (optional)" error=${error} />
+      <${Field} name="cpu_cores" label="CPU cores" error=${error} type="number" min="1" />
+      <${Field} name="memory_mb" label="Memory (MB)" error=${error} type="number" min="1" />
+      <${Field} name="disk_gb" label="Disk (GB)" error=${error} type="number" min="1" />
+    </div>
+    <button type="submit" class="primary">Create</button> <button type="button" onClick=${() => setOpen(false)}>Cancel</button>
+  </form>`;
+}
+
+const actions = [['start', 'Start', icons.Play], ['stop', 'Stop', icons.Stop], ['reboot', 'Reboot', icons.Reboot]];
+
+// Machine is one machine's page.
+export function Machine({ id }) {
+  const [m, setM] = useState(null);
+  const [list, setList] = useState([]);
+  const [error, setError] = useState(null);
+  const [task, setTask] = useState(null);
+  const url = `${base}/${encodeURIComponent(id)}`;
+
+  const loadTasks = () => call('GET', `${url}/tasks?limit=20`).then((p) => setList(p.items), () => {});
+  useEffect(() => {
+    call('GET', url).then((x) => { setM(x); if (x.last_task) setTask(x.last_task); }, setError);
+    loadTasks();
+  }, [id]);
+  useEffect(() => listen((type, data) => {
+    if (type === 'machine.updated' && data.id === id) setM((x) => ({ ...x, ...data }));
+    if (type === 'task.updated' && data.target_id === id) {
+      setList((l) => (l.some((t) => t.id === data.id) ? l.map((t) => (t.id === data.id ? data : t)) : [data, ...l]));
+    }
+  }), [id]);
+
+  const power = async (action) => {
+    setError(null);
+    try {
+      const r = await call('POST', `${url}/actions/${action}`);
+      setTask(r.task);
+      setList((l) => [r.task, ...l.filter((t) => t.id !== r.task.id)]);
+    } catch (err) {
+      setError(err);
+    }
+  };
+
+  return html`<main id="main">
+    <p><a href="/machines">← Machines</a></p>
+    <${ProblemView} error=${error} />
+    ${m && html`<h1>${m.name} <${Status} value=${m.status} /></h1>
+      <div class="actions" role="group" aria-label="Power">
+        ${actions.map(([a, label, Icon]) => html`<button onClick=${() => power(a)} data-action=${a}><${Icon} />${label}</button>`)}
+      </div>
+      ${task && html`<p>Last action: <${TaskLine} task=${task} /></p>`}
+      <dl class="facts">
+        <dt>Size</dt><dd>${m.cpu_cores} CPU, ${mb(m.memory_mb)} memory, ${gb(m.disk_gb)} disk</dd>
+        <dt>Node</dt><dd>${m.node}</dd>
+        <dt>Addresses</dt><dd>${(m.interfaces || []).flatMap((i) => i.ip_addresses || []).join(', ') || 'none'}</dd>
+        <dt>Created</dt><dd>${when(m.created_at)}</dd>
+      </dl>
+      <h2>Tasks</h2>
+      <div class="table-wrap"><table>
+        <thead><tr><th scope="col">Task</th><th scope="col">Status</th><th scope="col">Started</th><th scope="col">Error</th></tr></thead>
+        <tbody>${list.map((t) => html`<tr key=${t.id}><td>${t.type}</td><td><${Status} value=${t.status} /></td><td>${when(t.created_at)}</td><td>${t.error || ''}</td></tr>`)}</tbody>
+      </table></div>`}
+  </main>`;
+}
