@@ -51,6 +51,10 @@ func TestFlow(t *testing.T) {
 	if ten.Quota.CPUCores != 16 || ten.Quota.Machines != 3 {
 		t.Fatalf("tenant update: got %+v; want 16 cores, 3 machines", ten.Quota)
 	}
+	w.okJSON(&ten, "tenant", "update", ten.ID, "--quota-backups", "4", "--quota-snapshots", "2", "--quota-backup-gb", "50")
+	if ten.Quota.Backups != 4 || ten.Quota.Snapshots != 2 || ten.Quota.BackupGB != 50 || ten.Quota.CPUCores != 16 {
+		t.Fatalf("tenant update: got %+v; want 4 backups, 2 snapshots, 50 backup GB, 16 cores", ten.Quota)
+	}
 
 	r := w.run("a long enough password\n", "user", "create", "--tenant", ten.ID, "--email", "ops@acme.test", "--name", "Acme Ops", "--password-stdin", "-o", "json")
 	var u client.User

@@ -139,7 +139,7 @@ func (a *app) tenantCmd() *cobra.Command {
 }
 
 // quotaFlags are the --quota-* flags of tenant create and update.
-type quotaFlags struct{ machines, cores, memory, disk int64 }
+type quotaFlags struct{ machines, cores, memory, disk, backups, snapshots, backupGB int64 }
 
 func (q *quotaFlags) add(cmd *cobra.Command) {
 	f := cmd.Flags()
@@ -147,6 +147,9 @@ func (q *quotaFlags) add(cmd *cobra.Command) {
 	f.Int64Var(&q.cores, "quota-cores", 0, "most CPU cores in all (-1: unlimited)")
 	f.Int64Var(&q.memory, "quota-memory", 0, "most memory in MB in all (-1: unlimited)")
 	f.Int64Var(&q.disk, "quota-disk", 0, "most disk in GB in all (-1: unlimited)")
+	f.Int64Var(&q.backups, "quota-backups", 0, "most backups on record (-1: unlimited)")
+	f.Int64Var(&q.snapshots, "quota-snapshots", 0, "most snapshots of its machines (-1: unlimited)")
+	f.Int64Var(&q.backupGB, "quota-backup-gb", 0, "most GB of backups on record (-1: unlimited)")
 }
 
 // change is the quota change the given flags ask for, nil when none was given.
@@ -158,7 +161,8 @@ func (q *quotaFlags) change(cmd *cobra.Command) *client.QuotaChange {
 		v    int64
 		dst  **int64
 	}{{"quota-machines", q.machines, &ch.Machines}, {"quota-cores", q.cores, &ch.CPUCores},
-		{"quota-memory", q.memory, &ch.MemoryMB}, {"quota-disk", q.disk, &ch.DiskGB}} {
+		{"quota-memory", q.memory, &ch.MemoryMB}, {"quota-disk", q.disk, &ch.DiskGB},
+		{"quota-backups", q.backups, &ch.Backups}, {"quota-snapshots", q.snapshots, &ch.Snapshots}, {"quota-backup-gb", q.backupGB, &ch.BackupGB}} {
 		if cmdline.Changed(cmd, f.name) {
 			v := f.v
 			*f.dst, set = &v, true

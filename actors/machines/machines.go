@@ -782,7 +782,7 @@ func (e *machineEntity) start(ctx *kit.Ctx, m *startOp) {
 		next.Status = StatusMigrating
 	}
 	next.UpdatedAt = now
-	if err := e.saveStamped(&next, task, "task", m.Stamp); err != nil {
+	if err := e.saveCounted(&next, task, m); err != nil {
 		ctx.Fail(err)
 		return
 	}

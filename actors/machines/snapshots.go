@@ -41,11 +41,14 @@ type RestoreRequest struct {
 // MaxBackupNoteLen bounds the note of a backup taken on demand.
 const MaxBackupNoteLen = 256
 
-// Limits are a tenant's quotas of backups and snapshots (counts; Unlimited, -1, for
-// none), as the tenants above hand them down through Deps.Limits.
+// Limits are a tenant's quotas of backups and snapshots (counts, and the backups'
+// sizes; Unlimited, -1, for none), as the tenants above hand them down through Deps.Limits.
 type Limits struct {
 	Backups   int `json:"backups"`
 	Snapshots int `json:"snapshots"`
+	// BackupGB bounds the sizes of the tenant's backups on record, in GB (Unlimited:
+	// none). Snapshots have no size bound: Proxmox does not tell a snapshot's size.
+	BackupGB int `json:"backup_gb"`
 }
 
 // Unlimited as a limit lets a tenant hold as many as it likes.
@@ -262,23 +265,23 @@ func onDemandBackup(rec *record, op *Operation, task *tasks.Task) *backups.Backu
 		TaskID: kit.Ptr(task.ID), Origin: backups.OriginOnDemand, Note: op.Note}
 }
 
-// Quotas of backups and snapshots are counted from records when a create is asked
-// for, not kept in the usage counters (usage.go): those are trusted only once built
-// from the index by a migration and while every cluster member keeps them, and a new
-// dimension would need both again. Backups and snapshots are made by tasks that take
-// minutes, not at the rate machines are listed or created, and a tenant's count is
-// bounded by its quota: one scan of the tenant's backup records, or of its machine
-// index, whose values carry each machine's snapshot count (Holding), costs little.
-// Creates on two machines of one tenant at the same moment can each pass the check:
-// the quota bounds what a tenant asks of the hypervisor, and may be passed by the
-// number of machines racing, never by a loop of requests.
+// Quotas of backups and snapshots are counted from records (and the tasks in flight,
+// quotahold.go) when a create is asked for, not kept in the usage counters (usage.go):
+// those are trusted only once built from the index by a migration and while every
+// cluster member keeps them, and a new dimension would need both again. Backups and
+// snapshots are made by tasks that take minutes, not at the rate machines are listed
+// or created, and a tenant's count is bounded by its quota: one scan of the tenant's
+// backup records, or of its machine index, whose values carry each machine's snapshot
+// count (Holding), costs little.
 
 // checkQuota refuses an operation that would make a tenant hold more backups or
 // snapshots than its quota, or a machine more than its plan allows: a snapshot, or a
-// backup on demand (a schedule's backups are bounded by its retention). A machine
-// without a tenant has no quota; one without a plan no plan bound.
+// backup on demand. A machine without a tenant has no quota; one without a plan no
+// plan bound. It answers early, before the machine is asked; the start checks the
+// tenant's quota again in the batch that starts the task (claimQuota), which holds
+// against starts on other machines at the same moment.
 func (m *Machines) checkQuota(ctx context.Context, id string, op Operation) error {
-	if !(op.Type == OpSnapshot || op.Type == OpBackup && op.OnDemand) {
+	if !quotaCounted(op) {
 		return nil
 	}
 	rid, err := m.Resolve(ctx, id)
@@ -292,35 +295,8 @@ func (m *Machines) checkQuota(ctx context.Context, id string, op Operation) erro
 	if err := m.checkPlanBound(ctx, mach, op); err != nil {
 		return err
 	}
-	if m.sys.limits == nil || mach.TenantID == nil {
-		return nil // an operator's machine, outside every tenant's quota
-	}
-	tenant := *mach.TenantID
-	lim, err := m.sys.limits(ctx, tenant)
-	if err != nil {
-		return err
-	}
-	field, limit, have := "snapshots", lim.Snapshots, 0
-	if op.Type == OpBackup {
-		field, limit = "backups", lim.Backups
-	}
-	if limit == Unlimited {
-		return nil
-	}
-	if op.Type == OpBackup {
-		have, err = m.sys.Backups.Count(ctx, tenant, limit+1)
-	} else {
-		have, err = m.TenantSnapshots(ctx, tenant)
-	}
-	if err != nil {
-		return err
-	}
-	if have+1 > limit {
-		e := apierr.New(apierr.ErrQuotaExceeded, "the tenant's quota of %s is exceeded", field)
-		e.Fields = []apierr.FieldError{apierr.Field(field, "quota %d, in use %d, asked for 1 more", limit, have)}
-		return e
-	}
-	return nil
+	_, err = m.claimQuota(ctx, &mach, op, "")
+	return err
 }
 
 // PlanLimits are the per-machine bounds of a plan, as the plans above hand them down

@@ -349,7 +349,7 @@ func TestBackupsNewestFirst(t *testing.T) {
 func TestBackupAndSnapshotQuotas(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	lim := &Limits{Backups: 1, Snapshots: 1}
+	lim := &Limits{Backups: 1, Snapshots: 1, BackupGB: Unlimited}
 	s, m := tenantMachine(t, ctx, lim, nil)
 	ms, _, _ := s.Machines.List(ctx, "", 0, func(x *Machine) bool { return x.ID != m.ID })
 	other := ms[0].ID
@@ -363,7 +363,7 @@ func TestBackupAndSnapshotQuotas(t *testing.T) {
 	if _, err := s.Machines.CreateSnapshot(ctx, other, nil, SnapshotRequest{Name: "two"}); !errors.Is(err, apierr.ErrQuotaExceeded) || !strings.Contains(err.Error(), "snapshots") {
 		t.Fatalf("a second snapshot: got %v; want quota_exceeded for snapshots", err)
 	}
-	*lim = Limits{Backups: Unlimited, Snapshots: Unlimited}
+	*lim = Limits{Backups: Unlimited, Snapshots: Unlimited, BackupGB: Unlimited}
 	task, err = s.Machines.CreateSnapshot(ctx, other, nil, SnapshotRequest{Name: "two"})
 	ended(t, ctx, s, task, err, tasks.TaskSucceeded)
 	task, err = s.Machines.BackupNow(ctx, other, nil, BackupRequest{})

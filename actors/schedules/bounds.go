@@ -1,7 +1,9 @@
 package schedules
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"math"
 	"time"
 
@@ -81,24 +83,63 @@ func (s *Schedules) checkInterval(r *scheduleRecord) []apierr.FieldError {
 }
 
 // checkCount refuses a tenant's schedule beyond the operator's count (both kinds
-// together): 409 quota_exceeded. Two creates at the same moment may each pass; the
-// bound is on what a tenant keeps asking of the hypervisor, not an exact count.
-func (s *Schedules) checkCount(ctx context.Context, tenant string) error {
+// together): 409 quota_exceeded. It returns what the tenant's count key held when
+// counted (nil: absent), which the create's batch requires unchanged (claimCount):
+// two creates of one tenant at the same moment counted the same schedules, and the
+// one whose batch lands second is refused and counts again.
+func (s *Schedules) checkCount(ctx context.Context, tenant string) (counted bool, read []byte, err error) {
 	most := s.opts.PerTenant
 	if most <= 0 {
-		return nil
+		return false, nil, nil
+	}
+	// The key first: a create that lands after this read changes it, whether or not
+	// the scan below saw its schedule.
+	read, err = s.sys.store.Get(ctx, countKey(tenant))
+	if errors.Is(err, persistence.ErrNotFound) {
+		read, err = nil, nil
+	}
+	if err != nil {
+		return false, nil, err
 	}
 	n := 0
 	if err := s.sys.store.Scan(ctx, persistence.Prefix("sched-tenant", tenant), nil, most, func(_, _ []byte) error {
 		n++
 		return nil
 	}); err != nil {
-		return err
+		return false, nil, err
 	}
 	if n >= most {
 		e := apierr.New(apierr.ErrQuotaExceeded, "the tenant has %d schedules, the most allowed", most)
 		e.Fields = []apierr.FieldError{apierr.Field("schedules", "at most %d a tenant, in use %d", most, n)}
-		return e
+		return false, nil, e
 	}
-	return nil
+	return true, read, nil
+}
+
+// countKey is sched-count/<tenant>: a fresh value at every create of the tenant's
+// schedules that was counted, so that a create counted against what it read fails
+// once another lands first. Deletes leave it alone: a create that counted a schedule
+// deleted since was only stricter than it had to be.
+func countKey(tenant string) []byte { return persistence.Key("sched-count", tenant) }
+
+// claimCount makes b require the tenant's count key to hold read (absent for nil)
+// and gives it a fresh value.
+func claimCount(b *persistence.Batch, tenant string, read []byte) {
+	if read == nil {
+		b.Require(persistence.IfAbsent(countKey(tenant)))
+	} else {
+		b.Require(persistence.IfValue(countKey(tenant), read))
+	}
+	b.Put(countKey(tenant), []byte(persistence.NewID()))
+}
+
+// countMoved reports whether the tenant's count key holds something else than read:
+// a batch that required read failed for that (another create landed), not for one
+// of its other conditions.
+func (s *Schedules) countMoved(ctx context.Context, tenant string, read []byte) bool {
+	now, err := s.sys.store.Get(ctx, countKey(tenant))
+	if errors.Is(err, persistence.ErrNotFound) {
+		return read != nil
+	}
+	return err == nil && !bytes.Equal(now, read)
 }

@@ -95,3 +95,56 @@ func TestScheduleBounds(t *testing.T) {
 	_, err = s.Schedules.Backup().Update(ctx, b.ID, nil, ScheduleInput{Enabled: kit.Ptr(true)})
 	refused("enabling it again", err, "2h0m0s")
 }
+
+// The count of schedules holds under concurrency: ten creates of one tenant at once
+// against a bound of 3 make exactly 3 schedules; the other seven are 409
+// quota_exceeded (each create's batch requires the tenant's count key as it counted).
+func TestScheduleCountUnderConcurrency(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s := newTestSystem(t, func(o *testOptions) {
+		o.Driver = sim.New(sim.Config{OpDelay: -1, Seed: 1, Machines: 1})
+		o.Options = ScheduleOptions{MinBackupInterval: time.Hour, MinPowerInterval: 5 * time.Minute, PerTenant: 3}
+	})
+	if _, err := s.Inventory.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ms, _, err := s.Machines.List(ctx, "", 0, nil)
+	if err != nil || len(ms) != 1 {
+		t.Fatalf("got %d machines, %v; want 1", len(ms), err)
+	}
+	ten, err := s.Tenants.Create(ctx, "racing", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Machines.Assign(ctx, ms[0].ID, &ten.ID); err != nil {
+		t.Fatal(err)
+	}
+	m := ms[0].ID
+	const n = 10
+	errs := make(chan error, n)
+	for range n {
+		go func() {
+			_, err := s.Schedules.Power().Create(ctx, ten.ID, ScheduleInput{MachineID: &m, Action: kit.Ptr("reboot"), Cron: kit.Ptr("0 * * * *")})
+			errs <- err
+		}()
+	}
+	made, refused := 0, 0
+	for range n {
+		switch err := <-errs; {
+		case err == nil:
+			made++
+		case errors.Is(err, apierr.ErrQuotaExceeded):
+			refused++
+		default:
+			t.Errorf("a create: %v", err)
+		}
+	}
+	if made != 3 || refused != n-3 {
+		t.Fatalf("made %d, refused %d; want 3 and %d", made, refused, n-3)
+	}
+	list, _, err := s.Schedules.Power().List(ctx, &ten.ID, "", "", 100)
+	if err != nil || len(list) != 3 {
+		t.Fatalf("listed %d schedules, %v; want 3", len(list), err)
+	}
+}

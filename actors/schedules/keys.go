@@ -7,4 +7,5 @@ import "github.com/vmplane/vmplane/persistence"
 var Keys = []persistence.KeyKind{
 	{Prefix: "sched", Holds: "sched/<id>: a power or backup schedule"},
 	{Prefix: "sched-tenant", Holds: "sched-tenant/<tenant>/<id>: a tenant's schedules"},
+	{Prefix: "sched-count", Holds: "sched-count/<tenant>: a value every counted create of the tenant's schedules changes"},
 }

@@ -503,9 +503,6 @@ func (s *Schedules) create(ctx context.Context, kind, tenant string, in Schedule
 	if len(f) > 0 {
 		return scheduleRecord{}, apierr.Invalid(f...)
 	}
-	if err := s.checkCount(ctx, tenant); err != nil {
-		return scheduleRecord{}, err
-	}
 	if rec.Enabled {
 		sched, loc, _ := compileSchedule(rec.Cron, rec.Timezone)
 		rec.NextRunAt = nextRun(sched, loc, now)
@@ -720,9 +717,18 @@ func putSchedule(b *persistence.Batch, r *scheduleRecord) error {
 // save writes next. st, when set, is the claim of the request's Idempotency-Key: the
 // write carries it, with next as its reply.
 func (e *scheduleEntity) save(next *scheduleRecord, st *kit.Stamp) error {
+	return e.saveWith(next, st, nil)
+}
+
+// saveWith is save whose batch also carries what extra puts into it (a create's
+// claim of its tenant's count).
+func (e *scheduleEntity) saveWith(next *scheduleRecord, st *kit.Stamp, extra func(*persistence.Batch)) error {
 	b := new(persistence.Batch)
 	if err := putSchedule(b, next); err != nil {
 		return err
+	}
+	if extra != nil {
+		extra(b)
 	}
 	if err := st.Carry(b, *next); err != nil {
 		return err
@@ -760,13 +766,37 @@ func (e *scheduleEntity) create(ctx *kit.Ctx, rec scheduleRecord, st *kit.Stamp)
 		ctx.Fail(apierr.New(apierr.ErrConflict, "schedule %s exists", e.id))
 		return
 	}
-	if err := e.save(&rec, st); err != nil {
-		ctx.Fail(err)
-		return
+	wctx, cancel := e.sys.rt.Work()
+	defer cancel()
+	// The tenant's count is checked here, in the batch that makes the schedule
+	// (claimCount), so that creates on several entities or members at once cannot
+	// each pass it; the loser counts again.
+	for try := 0; ; try++ {
+		counted, read, err := e.ss.checkCount(wctx, rec.TenantID)
+		if err != nil {
+			ctx.Fail(err)
+			return
+		}
+		var extra func(*persistence.Batch)
+		if counted {
+			extra = func(b *persistence.Batch) { claimCount(b, rec.TenantID, read) }
+		}
+		err = e.saveWith(&rec, st, extra)
+		if err != nil && counted && try < countTries && persistence.IsConditionFailed(err) && e.ss.countMoved(wctx, rec.TenantID, read) {
+			continue
+		}
+		if err != nil {
+			ctx.Fail(err)
+			return
+		}
+		break
 	}
 	e.arm()
 	ctx.Respond(rec)
 }
+
+// countTries bounds the counts of one create that other creates keep overtaking.
+const countTries = 50
 
 func (e *scheduleEntity) update(ctx *kit.Ctx, in ScheduleInput) {
 	next := *e.rec

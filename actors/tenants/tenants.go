@@ -44,8 +44,10 @@ type Tenant struct {
 
 // Quota is what a tenant may hold at most; Usage what it holds. A limit of
 // Unlimited (-1) means no limit. Backups and Snapshots are counts (the backups on
-// record, taken on demand or by schedules; the snapshots of its machines): they bound
-// what a tenant creates on demand, and are unlimited by default.
+// record, taken on demand or by schedules; the snapshots of its machines), BackupGB
+// the sizes of the backups on record, in GB (a usage shows them rounded up): they bound
+// what a tenant creates on demand, and are unlimited by default. Snapshots have no
+// size bound: Proxmox does not tell a snapshot's size.
 type Quota struct {
 	Machines  int `json:"machines"`
 	CPUCores  int `json:"cpu_cores"`
@@ -53,14 +55,15 @@ type Quota struct {
 	DiskGB    int `json:"disk_gb"`
 	Backups   int `json:"backups"`
 	Snapshots int `json:"snapshots"`
+	BackupGB  int `json:"backup_gb"`
 }
 
-// UnmarshalJSON reads a quota whose backups or snapshots are absent (a tenant record
+// UnmarshalJSON reads a quota whose backups, snapshots or backup_gb are absent (a tenant record
 // written before they existed) as unlimited in them, as DefaultQuota is: the fields
 // came without a schema version of their own, since nothing else of the record changed.
 func (q *Quota) UnmarshalJSON(b []byte) error {
 	type plain Quota
-	p := plain{Backups: Unlimited, Snapshots: Unlimited}
+	p := plain{Backups: Unlimited, Snapshots: Unlimited, BackupGB: Unlimited}
 	if err := json.Unmarshal(b, &p); err != nil {
 		return err
 	}
@@ -92,6 +95,8 @@ type QuotaChange struct {
 	// Backups and Snapshots are counts; unlimited by default.
 	Backups   *int `json:"backups,omitempty" openapi:"limit=tenant.quota" doc:"-1: unlimited; omitted: the default (unlimited) on create, unchanged on a patch"`
 	Snapshots *int `json:"snapshots,omitempty" openapi:"limit=tenant.quota" doc:"-1: unlimited; omitted: the default (unlimited) on create, unchanged on a patch"`
+	// BackupGB bounds the sizes of the backups on record, in GB; unlimited by default.
+	BackupGB *int `json:"backup_gb,omitempty" openapi:"limit=tenant.quota" doc:"GB of backups on record; -1: unlimited; omitted: the default (unlimited) on create, unchanged on a patch"`
 }
 
 // applyTo returns q with the limits c names replaced.
@@ -110,11 +115,12 @@ func (c *QuotaChange) applyTo(q Quota) Quota {
 	set(&q.DiskGB, c.DiskGB)
 	set(&q.Backups, c.Backups)
 	set(&q.Snapshots, c.Snapshots)
+	set(&q.BackupGB, c.BackupGB)
 	return q
 }
 
 // DefaultQuota applies to a tenant created without one.
-var DefaultQuota = Quota{Machines: 10, CPUCores: 32, MemoryMB: 65536, DiskGB: 1000, Backups: Unlimited, Snapshots: Unlimited}
+var DefaultQuota = Quota{Machines: 10, CPUCores: 32, MemoryMB: 65536, DiskGB: 1000, Backups: Unlimited, Snapshots: Unlimited, BackupGB: Unlimited}
 
 const tenantVersion = 1
 
@@ -412,7 +418,7 @@ func validateTenant(name string, q Quota) error {
 		name  string
 		limit int
 	}{{"machines", q.Machines}, {"cpu_cores", q.CPUCores}, {"memory_mb", q.MemoryMB}, {"disk_gb", q.DiskGB},
-		{"backups", q.Backups}, {"snapshots", q.Snapshots}} {
+		{"backups", q.Backups}, {"snapshots", q.Snapshots}, {"backup_gb", q.BackupGB}} {
 		switch {
 		case l.limit < Unlimited:
 			f = append(f, apierr.Field("quota."+l.name, "must be a limit of 0 or more, or -1 for unlimited"))
@@ -539,7 +545,7 @@ func (e *tenantEntity) Handle(ctx *kit.Ctx, msg any) {
 	case *tenantUsage:
 		u, err := e.usage()
 		if err == nil {
-			u.Backups, u.Snapshots, err = e.counts()
+			u.Backups, u.Snapshots, u.BackupGB, err = e.counts()
 		}
 		if err != nil {
 			ctx.Fail(err)
@@ -779,18 +785,23 @@ func (e *tenantEntity) usage() (Usage, error) {
 	return u, nil
 }
 
-// counts are the tenant's backups on record and its machines' snapshots, which the
-// machines count against the quota when one is asked for (machines.Limits); a machine
-// create's check leaves them out, so only the usage answer reads them.
-func (e *tenantEntity) counts() (backups, snapshots int, err error) {
+// counts are the tenant's backups on record (their number and GB, rounded up) and its
+// machines' snapshots, which the machines count against the quota when one is asked
+// for (machines.Limits); a machine create's check leaves them out, so only the usage
+// answer reads them.
+func (e *tenantEntity) counts() (backups, snapshots, backupGB int, err error) {
 	ctx, cancel := e.sys.rt.Work()
 	defer cancel()
-	if backups, err = e.sys.Backups.Count(ctx, e.id, 0); err != nil {
-		return 0, 0, err
+	held, err := e.sys.Backups.TenantHeld(ctx, e.id)
+	if err != nil {
+		return 0, 0, 0, err
 	}
 	snapshots, err = e.sys.Machines.TenantSnapshots(ctx, e.id)
-	return backups, snapshots, err
+	return held.Count, snapshots, int((held.Bytes + gib - 1) / gib), err
 }
+
+// gib is a GB of the quotas, 2^30 bytes, as the machines count it.
+const gib = int64(1) << 30
 
 // Limits returns a tenant's quotas of backups and snapshots: what the machines'
 // Deps.Limits asks before a snapshot or a backup on demand.
@@ -799,7 +810,7 @@ func (t *Tenants) Limits(ctx context.Context, id string) (machines.Limits, error
 	if err != nil {
 		return machines.Limits{}, err
 	}
-	return machines.Limits{Backups: ten.Quota.Backups, Snapshots: ten.Quota.Snapshots}, nil
+	return machines.Limits{Backups: ten.Quota.Backups, Snapshots: ten.Quota.Snapshots, BackupGB: ten.Quota.BackupGB}, nil
 }
 
 // overQuota names what a change would push past the quota, or returns nil.

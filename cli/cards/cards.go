@@ -192,6 +192,9 @@ func Tenant(p output.Printer, t *client.Tenant) error {
 		output.Field(w, "Quota CPU cores", output.Limit(t.Quota.CPUCores))
 		output.Field(w, "Quota memory MB", output.Limit(t.Quota.MemoryMB))
 		output.Field(w, "Quota disk GB", output.Limit(t.Quota.DiskGB))
+		output.Field(w, "Quota backups", output.Limit(t.Quota.Backups))
+		output.Field(w, "Quota snapshots", output.Limit(t.Quota.Snapshots))
+		output.Field(w, "Quota backup GB", output.Limit(t.Quota.BackupGB))
 		output.Field(w, "Second factor required", output.YesNo(t.RequireTOTP))
 		output.Field(w, "Created", output.When(t.CreatedAt))
 		if s := t.Suspension; s != nil {

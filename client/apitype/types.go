@@ -22,6 +22,8 @@ type Quota struct {
 	// tenant's machines.
 	Backups   int64 `json:"backups"`
 	Snapshots int64 `json:"snapshots"`
+	// BackupGB is the sizes of the backups on record, in GB (a usage rounds up).
+	BackupGB int64 `json:"backup_gb"`
 }
 
 // QuotaChange sets some limits of a tenant (-1: unlimited); nil fields keep theirs (or
@@ -34,6 +36,8 @@ type QuotaChange struct {
 	// Backups and Snapshots are counts, unlimited by default.
 	Backups   *int64 `json:"backups,omitempty"`
 	Snapshots *int64 `json:"snapshots,omitempty"`
+	// BackupGB bounds the sizes of the backups on record, in GB; unlimited by default.
+	BackupGB *int64 `json:"backup_gb,omitempty"`
 }
 
 // Tenant is a customer: the owner of machines, users and rules.
