@@ -718,13 +718,18 @@ func putSchedule(b *persistence.Batch, r *scheduleRecord) error {
 }
 
 // save writes next. st, when set, is the claim of the request's Idempotency-Key: the
-// write carries it, with next as its reply.
-func (e *scheduleEntity) save(next *scheduleRecord, st *kit.Stamp) error {
+// write carries it, with next as its reply. audit, when set, is the entry of the
+// request that made the change (nil for the schedule's own runs): it goes in the same
+// batch.
+func (e *scheduleEntity) save(next *scheduleRecord, st *kit.Stamp, audit *kit.AuditEntry) error {
 	b := new(persistence.Batch)
 	if err := putSchedule(b, next); err != nil {
 		return err
 	}
 	if err := st.Carry(b, *next); err != nil {
+		return err
+	}
+	if err := e.sys.rt.Audit(b, audit.On("", next.ID, next.TenantID)); err != nil {
 		return err
 	}
 	if err := e.sys.rt.Commit(b); err != nil {
@@ -760,7 +765,7 @@ func (e *scheduleEntity) create(ctx *kit.Ctx, rec scheduleRecord, st *kit.Stamp)
 		ctx.Fail(apierr.New(apierr.ErrConflict, "schedule %s exists", e.id))
 		return
 	}
-	if err := e.save(&rec, st); err != nil {
+	if err := e.save(&rec, st, ctx.Audit()); err != nil {
 		ctx.Fail(err)
 		return
 	}
@@ -796,7 +801,7 @@ func (e *scheduleEntity) update(ctx *kit.Ctx, in ScheduleInput) {
 		next.NextRunAt = e.next(&next, next.Since)
 	}
 	next.UpdatedAt = now
-	if err := e.save(&next, nil); err != nil {
+	if err := e.save(&next, nil, ctx.Audit()); err != nil {
 		ctx.Fail(err)
 		return
 	}
@@ -806,6 +811,10 @@ func (e *scheduleEntity) update(ctx *kit.Ctx, in ScheduleInput) {
 
 func (e *scheduleEntity) delete(ctx *kit.Ctx) {
 	b := new(persistence.Batch).Del(scheduleKey(e.id)).Del(scheduleTenantKey(e.rec.TenantID, e.id))
+	if err := e.sys.rt.Audit(b, ctx.Audit().On("", e.id, e.rec.TenantID)); err != nil {
+		ctx.Fail(err)
+		return
+	}
 	if err := e.sys.rt.Commit(b); err != nil {
 		ctx.Fail(err)
 		return
@@ -848,7 +857,7 @@ func (e *scheduleEntity) skip(slot, now time.Time, status string) {
 		next.LastStatus = &status
 		next.UpdatedAt = now
 	}
-	if err := e.save(&next, nil); err != nil {
+	if err := e.save(&next, nil, nil); err != nil {
 		e.log().Error("cannot record a skipped due time", zap.Error(err))
 		e.rec.NextRunAt = next.NextRunAt
 	}
@@ -880,7 +889,7 @@ func (e *scheduleEntity) claim(slot, now time.Time) {
 	next.Since = slot
 	next.NextRunAt = e.next(&next, maxTime(slot, now))
 	next.UpdatedAt = now
-	if err := e.save(&next, nil); err != nil {
+	if err := e.save(&next, nil, nil); err != nil {
 		// Not claimed, so not run: try again at the next due time.
 		e.log().Error("cannot claim a due time; it is not run", zap.Time("due", slot), zap.Error(err))
 		if n := e.next(&next, now); n != nil {
@@ -936,7 +945,7 @@ func (e *scheduleEntity) wake() {
 		status := "failed: " + f[0].Field + " " + f[0].Message
 		next := *r
 		next.LastStatus, next.NextRunAt = &status, nil
-		if err := e.save(&next, nil); err != nil {
+		if err := e.save(&next, nil, nil); err != nil {
 			e.log().Error("cannot record an invalid schedule", zap.Error(err))
 		}
 		e.ss.disarm(e.id)
@@ -959,7 +968,7 @@ func (e *scheduleEntity) wake() {
 		if !sameTime(next, r.NextRunAt) {
 			n := *r
 			n.NextRunAt = next
-			if err := e.save(&n, nil); err != nil {
+			if err := e.save(&n, nil, nil); err != nil {
 				e.log().Error("cannot record the next due time", zap.Error(err))
 				e.rec.NextRunAt = next
 			}
