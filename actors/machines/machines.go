@@ -184,7 +184,11 @@ func vmidKey(vmid int) []byte { return persistence.Key("vm-vmid", strconv.Itoa(v
 
 // Operation is one change of a machine, run on the hypervisor as a task.
 type Operation struct {
-	Type       string                 `json:"type"`
+	Type string `json:"type"`
+	// Audit is the audit entry of the request that started the operation: its end is
+	// recorded under the same actor and request id (outcomeAudit). Kept with the
+	// record while the task runs only.
+	Audit      *kit.AuditEntry        `json:"audit,omitempty"`
 	Action     hypervisor.PowerAction `json:"action,omitempty"`
 	TargetNode string                 `json:"target_node,omitempty"`
 	Online     bool                   `json:"online,omitempty"`
@@ -771,6 +775,7 @@ func (e *machineEntity) start(ctx *kit.Ctx, m *startOp) {
 	next := *e.rec
 	next.TaskID = &task.ID
 	next.Op = m.Op.WithoutSecrets()
+	next.Op.Audit = e.audit.On("", e.id, kit.Deref(e.rec.TenantID))
 	next.PrevStatus = e.rec.Status
 	if m.Op.Type == OpMigrate {
 		next.Status = StatusMigrating
@@ -1102,6 +1107,9 @@ func (e *machineEntity) finish(d *opDone) {
 		}
 		next.PrevStatus = ""
 	}
+	// The task's end is recorded, in the batch that records it, under the request
+	// that started it.
+	e.audit = outcomeAudit(op, task)
 	if op != nil && op.Type == OpDestroy && d.Err == nil {
 		if op.Purge {
 			e.terminated()
@@ -1140,6 +1148,10 @@ func (e *machineEntity) remove(task *tasks.Task) {
 	putTenantIndex(b, e.rec, nil)
 	if err := tasks.Put(b, task); err != nil {
 		e.sys.log.Error("cannot encode task", zap.Error(err))
+		return
+	}
+	if err := e.sys.rt.Audit(b, e.audit.On("", e.id, kit.Deref(e.rec.TenantID))); err != nil {
+		e.sys.log.Error("cannot record the task's end in the audit log", zap.Error(err))
 		return
 	}
 	if err := e.commitReleasing(b, e.rec.VMID, countDelta(e.rec, nil)); err != nil {

@@ -831,7 +831,9 @@ func (e *tenantEntity) createMachine(ctx *kit.Ctx, s MachineSpec, st *kit.Stamp)
 		// The machine's writes go into the tenant's batch, with the reservation they
 		// embody, before any machine actor exists for it; from then on its actor owns it.
 		b := new(persistence.Batch)
-		c, err := e.sys.Machines.AddCreate(rctx, b, e.id, hypervisor.CreateSpec{Name: s.Name, Node: s.Node, TemplateID: s.TemplateID,
+		// The request's entry goes with the machine's operation: the create's end is
+		// recorded under it.
+		c, err := e.sys.Machines.AddCreate(kit.WithAudit(rctx, e.audit), b, e.id, hypervisor.CreateSpec{Name: s.Name, Node: s.Node, TemplateID: s.TemplateID,
 			CPUCores: s.CPUCores, MemoryMB: s.MemoryMB, DiskGB: s.DiskGB, Password: s.Password, SSHKeys: s.SSHKeys, Start: true}, s.PlanID)
 		if err != nil {
 			ctx.Fail(err)
