@@ -89,6 +89,10 @@ type record struct {
 	// Op is the operation of the task in flight (TaskID), secrets removed, so that a
 	// restart can tell from the hypervisor's state whether it finished.
 	Op *Operation `json:"op,omitempty"`
+	// OpAudit is the audit entry of the request that started Op: the task's end is
+	// recorded under the same actor and request id (outcomeAudit). Kept while the task
+	// runs only; not in Op, which travels between members in messages.
+	OpAudit *kit.AuditEntry `json:"op_audit,omitempty"`
 	// PrevStatus is the status before the task in flight changed it (migrating), to
 	// return to when the task fails and the hypervisor cannot tell.
 	PrevStatus string `json:"prev_status,omitempty"`
@@ -184,11 +188,7 @@ func vmidKey(vmid int) []byte { return persistence.Key("vm-vmid", strconv.Itoa(v
 
 // Operation is one change of a machine, run on the hypervisor as a task.
 type Operation struct {
-	Type string `json:"type"`
-	// Audit is the audit entry of the request that started the operation: its end is
-	// recorded under the same actor and request id (outcomeAudit). Kept with the
-	// record while the task runs only.
-	Audit      *kit.AuditEntry        `json:"audit,omitempty"`
+	Type       string                 `json:"type"`
 	Action     hypervisor.PowerAction `json:"action,omitempty"`
 	TargetNode string                 `json:"target_node,omitempty"`
 	Online     bool                   `json:"online,omitempty"`
@@ -775,7 +775,7 @@ func (e *machineEntity) start(ctx *kit.Ctx, m *startOp) {
 	next := *e.rec
 	next.TaskID = &task.ID
 	next.Op = m.Op.WithoutSecrets()
-	next.Op.Audit = e.audit.On("", e.id, kit.Deref(e.rec.TenantID))
+	next.OpAudit = e.audit.On("", e.id, kit.Deref(e.rec.TenantID))
 	next.PrevStatus = e.rec.Status
 	if m.Op.Type == OpMigrate {
 		next.Status = StatusMigrating
@@ -1101,15 +1101,16 @@ func (e *machineEntity) finish(d *opDone) {
 	var op *Operation
 	if next.TaskID != nil && *next.TaskID == d.TaskID {
 		op = next.Op
-		next.TaskID, next.Op = nil, nil
+		opAudit := next.OpAudit
+		next.TaskID, next.Op, next.OpAudit = nil, nil, nil
+		// The task's end is recorded, in the batch that records it, under the request
+		// that started it.
+		e.audit = outcomeAudit(opAudit, task)
 		if d.Observed == nil && next.PrevStatus != "" {
 			next.Status = next.PrevStatus
 		}
 		next.PrevStatus = ""
 	}
-	// The task's end is recorded, in the batch that records it, under the request
-	// that started it.
-	e.audit = outcomeAudit(op, task)
 	if op != nil && op.Type == OpDestroy && d.Err == nil {
 		if op.Purge {
 			e.terminated()

@@ -137,7 +137,7 @@ func (m *Machines) AddCreate(ctx context.Context, b *persistence.Batch, tenant s
 		Status: tasks.TaskRunning, CreatedAt: now, StartedAt: kit.Ptr(now)}
 	rec.TaskID = &task.ID
 	rec.Op = op.WithoutSecrets()
-	rec.Op.Audit = kit.AuditOf(ctx).On("", rec.ID, tenant)
+	rec.OpAudit = kit.AuditOf(ctx).On("", rec.ID, tenant)
 	rec.PrevStatus = StatusProvisioning
 	val, err := persistence.Encode(recordVersion, rec)
 	if err != nil {

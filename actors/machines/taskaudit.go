@@ -18,13 +18,14 @@ const TaskAuditPrefix = "task "
 // TaskFailedResult is the result of the audit entry of a task that failed.
 const TaskFailedResult = "task_failed"
 
-// outcomeAudit is the entry recording the end of task, started by op's request; nil
-// when no request started it (a job's, or one accepted before entries were kept).
-func outcomeAudit(op *Operation, task *tasks.Task) *kit.AuditEntry {
-	if op == nil || op.Audit == nil {
+// outcomeAudit is the entry recording the end of task, started by the request whose
+// entry started is; nil when no request started it (a job's, or one accepted before
+// entries were kept).
+func outcomeAudit(started *kit.AuditEntry, task *tasks.Task) *kit.AuditEntry {
+	if started == nil {
 		return nil
 	}
-	e := *op.Audit
+	e := *started
 	e.ID, e.Time = "", *task.FinishedAt
 	e.Action = TaskAuditPrefix + task.Type
 	e.Result, e.Reason = kit.AuditResultOK, ""
