@@ -9,6 +9,7 @@ import (
 
 	"github.com/vmplane/vmplane/actors/auth"
 	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/actors/tenants"
 )
@@ -44,12 +45,25 @@ func (s *testServer) auditLog(tok, query string) []kit.AuditEntry {
 	}
 }
 
-// entriesOf are the entries of the request rid, as the operator reads them.
+// entriesOf are the entries of the request rid, as the operator reads them: the
+// request's own, not the end of a task it started (taskEnds).
 func (s *testServer) entriesOf(admin, rid string) []kit.AuditEntry {
 	s.t.Helper()
 	var out []kit.AuditEntry
 	for _, e := range s.auditLog(admin, "") {
-		if e.RequestID == rid {
+		if e.RequestID == rid && !strings.HasPrefix(e.Action, machines.TaskAuditPrefix) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// taskEnds are the entries recording the end of the tasks the request rid started.
+func (s *testServer) taskEnds(admin, rid string) []kit.AuditEntry {
+	s.t.Helper()
+	var out []kit.AuditEntry
+	for _, e := range s.auditLog(admin, "") {
+		if e.RequestID == rid && strings.HasPrefix(e.Action, machines.TaskAuditPrefix) {
 			out = append(out, e)
 		}
 	}
@@ -110,6 +124,20 @@ func TestAuditLogRecordsEveryKindOfAction(t *testing.T) {
 	s.run(audited(req{method: "POST", path: "/api/client/machines/" + m.ID + "/actions/reboot", token: a.Token}, "power-1"))
 	s.oneEntry(admin, "power-1", kit.AuditEntry{Actor: au.ID, Action: "POST /api/client/machines/{vmId}/actions/{action}",
 		TargetKind: "machines", TargetID: m.ID, Result: "ok", TenantID: a.ID})
+	// Each task's end too, under the request that started it, with its result: a
+	// create's, a power action's, and a failed one's with the error.
+	for _, c := range []struct{ rid, action string }{{"create-1", "task vm.create"}, {"power-1", "task vm.reboot"}} {
+		ends := s.taskEnds(admin, c.rid)
+		if len(ends) != 1 || ends[0].Action != c.action || ends[0].Result != "ok" || ends[0].Actor != au.ID || ends[0].TargetID != m.ID ||
+			ends[0].TenantID != a.ID || ends[0].Client != "127.0.0.1" {
+			t.Fatalf("%s: the task's end %+v; want one %s, ok, by the user on the machine", c.rid, ends, c.action)
+		}
+	}
+	s.sim.FailNext(m.VMID, "reboot", nil)
+	s.waitTask(a.Token, s.startTask(audited(req{method: "POST", path: "/api/client/machines/" + m.ID + "/actions/reboot", token: a.Token}, "power-2")).ID)
+	if ends := s.taskEnds(admin, "power-2"); len(ends) != 1 || ends[0].Result != machines.TaskFailedResult || ends[0].Reason == "" {
+		t.Fatalf("a failed power action's end: %+v; want task_failed with the error", ends)
+	}
 
 	// Logins: a success, and a failure with its reason.
 	expect(t, s.do(audited(req{method: "POST", path: "/api/auth/login", body: loginBody("audited@example.test", "tenant-password")}, "login-ok")), 200, "")

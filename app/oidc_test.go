@@ -131,6 +131,14 @@ func TestOIDCLogin(t *testing.T) {
 	expect(t, callback(s, browser(t, s, "corp", "stranger")), 403, "oidc_not_mapped")
 	expect(t, callback(s, browser(t, s, "corp", "bob")), 401, "oidc_login_failed")
 	expect(t, callback(s, browser(t, s, "confused", "alice")), 401, "oidc_login_failed")
+	// An ID token whose nonce is not the sign-in's.
+	idp.WrongNonce(true)
+	r = callback(s, browser(t, s, "corp", "alice"))
+	idp.WrongNonce(false)
+	expect(t, r, 401, "oidc_login_failed")
+	if !strings.Contains(string(r.Body), "nonce") {
+		t.Fatalf("a wrong nonce's refusal: %s; want it named", r.Body)
+	}
 	// The provider's own refusal comes back as an error with the state.
 	cb = browser(t, s, "corp", "alice")
 	u, _ = url.Parse(cb)

@@ -3,6 +3,7 @@ package httpedge
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"time"
 
@@ -21,14 +22,25 @@ import (
 // by an entry of the audit log before it runs: the route, the request id, the client
 // and, once its token is checked, the caller. The entry goes in the request's context,
 // and the room that makes the change adds it to the batch of the change (kit.Audit). A
-// refusal is recorded on its own, since nothing else was written; a change whose room
-// did not carry the entry (or carried it on another member, which this one cannot tell)
-// is recorded right after it, written only when no entry of its id is there yet.
+// refusal is recorded on its own, since nothing else was written. Every room carries
+// the entry of the changes it makes; the edge still records, right after the answer
+// and only when no entry of its id is there yet (audit.Log.Record), an entry that no
+// batch carried on this member, for what has no batch of its own to carry it:
+//   - a change made on another member (the entity was active there): this member
+//     cannot tell that it was carried, and the write finds it there and adds nothing;
+//   - a request that changed nothing (a retry answered from its Idempotency-Key, an
+//     alert acknowledged already): the request is recorded though nothing was written;
+//   - a password-reset request: its link is made and mailed later, in the background,
+//     and only for an address with an account, which the log must not tell apart;
+//   - the sync (POST /api/virt/sync): many batches, each machine's own, not one
+//     change; its entry is written once it ended.
 
 // auditEntry describes the request rt serves, or is nil for a read (and for a server
-// without an audit log).
+// without an audit log). A console's ticket is recorded though a GET: it opens the
+// machine's console, a use of the machine as much as a power action.
 func (s *Server) auditEntry(rc *fasthttp.RequestCtx, id string, rt *api.Route) *kit.AuditEntry {
-	if s.svc.Audit == nil || rt.Method == fasthttp.MethodGet || rt.Method == fasthttp.MethodHead {
+	read := rt.Method == fasthttp.MethodGet || rt.Method == fasthttp.MethodHead
+	if s.svc.Audit == nil || read && !strings.HasSuffix(rt.Path, "/console") {
 		return nil
 	}
 	now := time.Now().UTC()
@@ -183,8 +195,9 @@ func (s *Server) auditRoutes() []api.Route {
 			QueryTypes: map[string]api.QueryType{"actor": {MaxLength: 64}, "target": {MaxLength: 200}, "action": {MaxLength: 200}},
 			Description: "Every change made through the API (writes, power actions, logins and failed logins with the reason, a login link's use, suspensions, settings), " +
 				"recorded in the same write as the change, and every refused change (a 4xx: the refusal itself), with the actor (a user, or an API key and its user), " +
-				"the action, the target, the result (ok or the problem code), the request id, the client's address and the time. Reads are not recorded. " +
-				"An operator sees every entry; a tenant user only its tenant's. Entries older than the retention (--audit-retention) are deleted."},
+				"the action, the target, the result (ok or the problem code), the request id, the client's address and the time. Reads are not recorded, except a console's ticket (the use of a machine). " +
+				"An operator sees every entry; a tenant user (or an operator's API key kept to a tenant) only its tenant's, without the client's address of a change made by someone not of the tenant (an operator). " +
+				"Entries older than the retention (--audit-retention) are deleted."},
 	}
 }
 
@@ -201,9 +214,47 @@ func (s *Server) listAudit(c *api.Call) (any, error) {
 	if v := c.Query("until"); v != "" {
 		f.Until, _ = time.Parse(time.RFC3339Nano, v)
 	}
-	items, next, err := s.svc.Audit.List(c.Context(), c.Scope(), f, cursor, limit)
+	scope := c.Scope()
+	items, next, err := s.svc.Audit.List(c.Context(), scope, f, cursor, limit)
 	if err != nil {
 		return nil, err
 	}
+	if scope != nil {
+		if err := s.hideOutsiders(c.Context(), *scope, items); err != nil {
+			return nil, err
+		}
+	}
 	return api.PageOf(items, next), nil
+}
+
+// hideOutsiders blanks, in a tenant's entries, the client address of every entry made
+// by a user who is not the tenant's (an operator acting on it): where the operator's
+// staff connect from is theirs, not the tenant's. The ids stay, so that the tenant
+// can name the change to support. An entry with no user (a failed login) keeps its
+// address: it is the tenant's to see who tried its accounts.
+func (s *Server) hideOutsiders(ctx context.Context, tenant string, items []audit.Entry) error {
+	inside := map[string]bool{}
+	for i := range items {
+		e := &items[i]
+		if e.UserID == "" || e.Client == "" {
+			continue
+		}
+		in, ok := inside[e.UserID]
+		if !ok {
+			u, err := s.svc.Users.Get(ctx, e.UserID)
+			switch {
+			case errors.Is(err, apierr.ErrNotFound):
+				// A user deleted since: not known to be the tenant's.
+			case err != nil:
+				return err
+			default:
+				in = u.TenantID != nil && *u.TenantID == tenant
+			}
+			inside[e.UserID] = in
+		}
+		if !in {
+			e.Client = ""
+		}
+	}
+	return nil
 }

@@ -404,7 +404,7 @@ func (e *alertEntity) Handle(ctx *kit.Ctx, msg any) {
 	case *resolveAlert:
 		a, err = e.resolve()
 	case *ackAlert:
-		a, err = e.ack(m.ID)
+		a, err = e.ack(m.ID, ctx.Audit())
 	default:
 		err = apierr.New(apierr.ErrInternal, "unexpected message")
 	}
@@ -431,11 +431,11 @@ func (e *alertEntity) raise(r AlertRaise) (Alert, error) {
 		}
 		next := *e.open
 		next.Message, next.Severity, next.UpdatedAt = r.Message, r.Severity, now
-		return next, e.save(next)
+		return next, e.save(next, nil)
 	}
 	a := Alert{ID: persistence.NewID(), Kind: e.kind, Severity: r.Severity, TargetType: r.TargetType, TargetID: e.target,
 		TenantID: r.TenantID, MachineID: r.MachineID, Message: r.Message, Status: AlertFiring, StartedAt: now, UpdatedAt: now}
-	return a, e.save(a)
+	return a, e.save(a, nil)
 }
 
 func (e *alertEntity) resolve() (Alert, error) {
@@ -445,10 +445,13 @@ func (e *alertEntity) resolve() (Alert, error) {
 	now := time.Now().UTC()
 	next := *e.open
 	next.Status, next.ResolvedAt, next.UpdatedAt = AlertResolved, &now, now
-	return next, e.save(next)
+	return next, e.save(next, nil)
 }
 
-func (e *alertEntity) ack(id string) (Alert, error) {
+// ack acknowledges the open event id; audit, the entry of the request, goes in the
+// batch of the change (an event acknowledged already writes nothing: the edge records
+// the request alone).
+func (e *alertEntity) ack(id string, audit *kit.AuditEntry) (Alert, error) {
 	if e.open == nil || e.open.ID != id {
 		return Alert{}, apierr.New(apierr.ErrInvalidState, "alert event %s is resolved", id)
 	}
@@ -458,11 +461,13 @@ func (e *alertEntity) ack(id string) (Alert, error) {
 	now := time.Now().UTC()
 	next := *e.open
 	next.Status, next.AcknowledgedAt, next.UpdatedAt = AlertAcknowledged, &now, now
-	return next, e.save(next)
+	return next, e.save(next, audit.On("", next.ID, kit.Deref(next.TenantID)))
 }
 
 // save writes the event with its indexes in one durable batch, then publishes it.
-func (e *alertEntity) save(a Alert) error {
+// audit, when set, is the entry of the request that made the change: it goes in the
+// same batch.
+func (e *alertEntity) save(a Alert, audit *kit.AuditEntry) error {
 	val, err := persistence.Encode(alertVersion, a)
 	if err != nil {
 		return err
@@ -481,6 +486,9 @@ func (e *alertEntity) save(a Alert) error {
 	if e.open != nil && e.open.ID != a.ID {
 		// Not expected (one open event per condition), but never leave one dangling.
 		b.Del(alertOpenKey(e.open.TenantID, e.open.ID))
+	}
+	if err := e.sys.rt.Audit(b, audit); err != nil {
+		return err
 	}
 	if err := e.sys.rt.Commit(b); err != nil {
 		return err

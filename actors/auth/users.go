@@ -792,6 +792,18 @@ func (u *Users) Get(ctx context.Context, id string) (User, error) {
 
 var errInvalidRefresh = apierr.New(apierr.ErrInvalidRefreshToken, "the refresh token is unknown, expired, revoked or reused")
 
+// reuseAudited is e, the entry of a refresh that presented a spent token, as the
+// failure it is: the login's revocation is recorded with the refusal's code and why.
+func reuseAudited(e *kit.AuditEntry) *kit.AuditEntry {
+	if e == nil {
+		return nil
+	}
+	c := *e
+	c.Result = apierr.From(errInvalidRefresh).Code
+	c.Reason = "a spent refresh token was presented again: its login was ended"
+	return &c
+}
+
 // refreshToken is a parsed refresh token: <user>.<family>.<gen>.<mac>.
 type refreshToken struct {
 	UserID, FamilyID string
@@ -1206,7 +1218,9 @@ func (e *userEntity) check(t refreshToken) (*family, error) {
 		return nil, errInvalidRefresh
 	}
 	if t.Gen < f.Gen {
-		if err := e.revoke(f); err != nil {
+		// The revocation is what the refused request did: its entry says so, as the
+		// refusal it is (the edge then writes no other).
+		if err := e.revokeAs(f, reuseAudited(e.audited())); err != nil {
 			return nil, err
 		}
 		e.sys.log.Warn("refresh token reuse: family revoked", zap.String("user_id", e.id), zap.String("family_id", f.ID))
@@ -1215,13 +1229,16 @@ func (e *userEntity) check(t refreshToken) (*family, error) {
 	return f, nil
 }
 
-func (e *userEntity) revoke(f *family) error {
+func (e *userEntity) revoke(f *family) error { return e.revokeAs(f, e.audited()) }
+
+// revokeAs revokes f with audit, the entry its batch carries.
+func (e *userEntity) revokeAs(f *family, audit *kit.AuditEntry) error {
 	if f.Revoked {
 		return nil
 	}
 	next := *f
 	next.Revoked = true
-	if err := e.saveFamily(&next); err != nil {
+	if err := e.saveFamilyAs(&next, audit); err != nil {
 		return err
 	}
 	*f = next
@@ -1229,13 +1246,16 @@ func (e *userEntity) revoke(f *family) error {
 	return nil
 }
 
-func (e *userEntity) saveFamily(f *family) error {
+func (e *userEntity) saveFamily(f *family) error { return e.saveFamilyAs(f, e.audited()) }
+
+// saveFamilyAs writes f with audit, the entry its batch carries.
+func (e *userEntity) saveFamilyAs(f *family, audit *kit.AuditEntry) error {
 	val, err := persistence.Encode(familyVersion, f)
 	if err != nil {
 		return err
 	}
 	b := new(persistence.Batch).Put(persistence.Key("refresh", e.id, f.ID), val)
-	if err := e.sys.rt.Audit(b, e.audited()); err != nil {
+	if err := e.sys.rt.Audit(b, audit); err != nil {
 		return err
 	}
 	return e.sys.rt.Commit(b)

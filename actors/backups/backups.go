@@ -184,6 +184,9 @@ func (b *Backups) Delete(ctx context.Context, id string, scope *string) error {
 	}
 	batch := new(persistence.Batch)
 	Del(batch, r)
+	if err := b.rt.Audit(batch, kit.AuditOf(ctx).On("", r.ID, r.TenantID)); err != nil {
+		return err
+	}
 	return b.rt.Commit(batch)
 }
 

@@ -52,6 +52,7 @@ type ConsoleSession struct {
 // condition fails, so a ticket works once in the whole cluster. The key is the ticket's
 // hash, so that the store (and its backups) holds nothing a console can be opened with.
 type Consoles struct {
+	rt        *kit.Runtime
 	store     persistence.Store
 	driver    hypervisor.Driver
 	machines  *machines.Machines
@@ -88,7 +89,7 @@ func ticketKey(ticket string) []byte {
 
 // New returns the consoles' service.
 func New(d Deps) *Consoles {
-	return &Consoles{store: d.Runtime.Store, driver: d.Driver, machines: d.Machines, authorize: d.Authorize, now: d.Runtime.Clock.Now}
+	return &Consoles{rt: d.Runtime, store: d.Runtime.Store, driver: d.Driver, machines: d.Machines, authorize: d.Authorize, now: d.Runtime.Clock.Now}
 }
 
 // clock returns the time tickets are timed by now.
@@ -131,7 +132,11 @@ func (c *Consoles) Issue(ctx context.Context, machineID string, tenant *string, 
 		return ConsoleTicket{}, err
 	}
 	// The store forgets it a little after it expires (ExpiresAt is what Redeem checks).
-	if err := c.store.Commit(ctx, new(persistence.Batch).PutTTL(ticketKey(t.Ticket), val, ConsoleTicketTTL+time.Second)); err != nil {
+	b := new(persistence.Batch).PutTTL(ticketKey(t.Ticket), val, ConsoleTicketTTL+time.Second)
+	if err := c.rt.Audit(b, kit.AuditOf(ctx).On("", ref.ID, kit.Deref(tenant))); err != nil {
+		return ConsoleTicket{}, err
+	}
+	if err := c.store.Commit(ctx, b); err != nil {
 		return ConsoleTicket{}, err
 	}
 	return t, nil

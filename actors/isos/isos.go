@@ -232,6 +232,9 @@ func (s *ISOs) Add(ctx context.Context, in NewISO) (ISOAdded, error) {
 			return ISOAdded{}, err
 		}
 	}
+	if err := s.d.Runtime.Audit(b, kit.AuditOf(ctx).On("", id, kit.Deref(in.TenantID))); err != nil {
+		return ISOAdded{}, err
+	}
 	if err := s.d.Runtime.Commit(b); err != nil {
 		return ISOAdded{}, err
 	}
@@ -464,7 +467,11 @@ func (s *ISOs) Delete(ctx context.Context, id string, scope *string) error {
 		}
 	}
 	_ = os.Remove(filepath.Join(s.d.Dir, r.File))
+	b := new(persistence.Batch).Del(isoKey(id))
+	if err := s.d.Runtime.Audit(b, kit.AuditOf(ctx).On("", id, kit.Deref(r.TenantID))); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.d.Runtime.Commit(new(persistence.Batch).Del(isoKey(id)))
+	return s.d.Runtime.Commit(b)
 }

@@ -93,6 +93,10 @@ type record struct {
 	// Op is the operation of the task in flight (TaskID), secrets removed, so that a
 	// restart can tell from the hypervisor's state whether it finished.
 	Op *Operation `json:"op,omitempty"`
+	// OpAudit is the audit entry of the request that started Op: the task's end is
+	// recorded under the same actor and request id (outcomeAudit). Kept while the task
+	// runs only; not in Op, which travels between members in messages.
+	OpAudit *kit.AuditEntry `json:"op_audit,omitempty"`
 	// PrevStatus is the status before the task in flight changed it (migrating), to
 	// return to when the task fails and the hypervisor cannot tell.
 	PrevStatus string `json:"prev_status,omitempty"`
@@ -777,6 +781,7 @@ func (e *machineEntity) start(ctx *kit.Ctx, m *startOp) {
 	next := *e.rec
 	next.TaskID = &task.ID
 	next.Op = m.Op.WithoutSecrets()
+	next.OpAudit = e.audit.On("", e.id, kit.Deref(e.rec.TenantID))
 	next.PrevStatus = e.rec.Status
 	if m.Op.Type == OpMigrate {
 		next.Status = StatusMigrating
@@ -1107,7 +1112,11 @@ func (e *machineEntity) finish(d *opDone) {
 	var op *Operation
 	if next.TaskID != nil && *next.TaskID == d.TaskID {
 		op = next.Op
-		next.TaskID, next.Op = nil, nil
+		opAudit := next.OpAudit
+		next.TaskID, next.Op, next.OpAudit = nil, nil, nil
+		// The task's end is recorded, in the batch that records it, under the request
+		// that started it.
+		e.audit = outcomeAudit(opAudit, task)
 		if d.Observed == nil && next.PrevStatus != "" {
 			next.Status = next.PrevStatus
 		}
@@ -1155,6 +1164,10 @@ func (e *machineEntity) remove(task *tasks.Task) {
 	}
 	if err := tasks.Put(b, task); err != nil {
 		e.sys.log.Error("cannot encode task", zap.Error(err))
+		return
+	}
+	if err := e.sys.rt.Audit(b, e.audit.On("", e.id, kit.Deref(e.rec.TenantID))); err != nil {
+		e.sys.log.Error("cannot record the task's end in the audit log", zap.Error(err))
 		return
 	}
 	if err := e.commitReleasing(b, e.rec.VMID, countDelta(e.rec, nil)); err != nil {

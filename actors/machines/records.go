@@ -145,6 +145,7 @@ func (m *Machines) AddCreateAs(ctx context.Context, b *persistence.Batch, id, te
 		Status: tasks.TaskRunning, CreatedAt: now, StartedAt: kit.Ptr(now)}
 	rec.TaskID = &task.ID
 	rec.Op = op.WithoutSecrets()
+	rec.OpAudit = kit.AuditOf(ctx).On("", rec.ID, tenant)
 	rec.PrevStatus = StatusProvisioning
 	val, err := persistence.Encode(recordVersion, rec)
 	if err != nil {

@@ -858,7 +858,7 @@ func (e *hcEntity) create(ctx *kit.Ctx, hc HealthCheck, st *kit.Stamp) {
 		ctx.Fail(apierr.New(apierr.ErrConflict, "health check %s exists", e.id))
 		return
 	}
-	if err := e.save(&hc, st); err != nil {
+	if err := e.save(&hc, st, ctx.Audit()); err != nil {
 		ctx.Fail(err)
 		return
 	}
@@ -927,7 +927,7 @@ func (e *hcEntity) update(ctx *kit.Ctx, m *updateCheck) {
 		next.Last.Status = CheckFailing
 	}
 	next.UpdatedAt = time.Now().UTC()
-	if err := e.save(&next, nil); err != nil {
+	if err := e.save(&next, nil, ctx.Audit()); err != nil {
 		ctx.Fail(err)
 		return
 	}
@@ -952,6 +952,10 @@ func (e *hcEntity) delete(ctx *kit.Ctx, m *deleteCheck) {
 	b := new(persistence.Batch).Del(hcKey(e.id))
 	if e.rec.TenantID != nil {
 		b.Del(hcTenantKey(*e.rec.TenantID, e.id))
+	}
+	if err := e.sys.rt.Audit(b, ctx.Audit().On("", e.id, kit.Deref(e.rec.TenantID))); err != nil {
+		ctx.Fail(err)
+		return
 	}
 	if err := e.sys.rt.Commit(b); err != nil {
 		ctx.Fail(err)
@@ -1006,7 +1010,7 @@ func (e *hcEntity) done(m *probeDone) {
 // kept in memory (dirty) for a later write. A failed write keeps it in memory too.
 func (e *hcEntity) keep(next *HealthCheck, must bool) {
 	if must || e.hs.shared || e.sys.rt.Clock.Since(e.savedAt) >= hcPersistEvery {
-		err := e.save(next, nil)
+		err := e.save(next, nil, nil)
 		if err == nil {
 			return
 		}
@@ -1045,14 +1049,18 @@ func (e *hcEntity) assertAlert(prev string) {
 
 // save writes the record and its tenant index durably and makes it the live one.
 // save writes next. st, when set, is the claim of the request's Idempotency-Key: the
-// write carries it, with next as its reply.
-func (e *hcEntity) save(next *HealthCheck, st *kit.Stamp) error {
+// write carries it, with next as its reply. audit, when set, is the entry of the
+// request that made the change (nil for a probe's result): it goes in the same batch.
+func (e *hcEntity) save(next *HealthCheck, st *kit.Stamp, audit *kit.AuditEntry) error {
 	val, err := persistence.Encode(healthCheckVersion, next)
 	if err != nil {
 		return err
 	}
 	b := new(persistence.Batch).Put(hcKey(e.id), val)
 	if err := st.Carry(b, *next); err != nil {
+		return err
+	}
+	if err := e.sys.rt.Audit(b, audit.On("", e.id, kit.Deref(next.TenantID))); err != nil {
 		return err
 	}
 	if next.TenantID != nil {

@@ -715,14 +715,16 @@ func putSchedule(b *persistence.Batch, r *scheduleRecord) error {
 }
 
 // save writes next. st, when set, is the claim of the request's Idempotency-Key: the
-// write carries it, with next as its reply.
-func (e *scheduleEntity) save(next *scheduleRecord, st *kit.Stamp) error {
-	return e.saveWith(next, st, nil)
+// write carries it, with next as its reply. audit, when set, is the entry of the
+// request that made the change (nil for the schedule's own runs): it goes in the same
+// batch.
+func (e *scheduleEntity) save(next *scheduleRecord, st *kit.Stamp, audit *kit.AuditEntry) error {
+	return e.saveWith(next, st, audit, nil)
 }
 
 // saveWith is save whose batch also carries what extra puts into it (a create's
 // claim of its tenant's count).
-func (e *scheduleEntity) saveWith(next *scheduleRecord, st *kit.Stamp, extra func(*persistence.Batch)) error {
+func (e *scheduleEntity) saveWith(next *scheduleRecord, st *kit.Stamp, audit *kit.AuditEntry, extra func(*persistence.Batch)) error {
 	b := new(persistence.Batch)
 	if err := putSchedule(b, next); err != nil {
 		return err
@@ -731,6 +733,9 @@ func (e *scheduleEntity) saveWith(next *scheduleRecord, st *kit.Stamp, extra fun
 		extra(b)
 	}
 	if err := st.Carry(b, *next); err != nil {
+		return err
+	}
+	if err := e.sys.rt.Audit(b, audit.On("", next.ID, next.TenantID)); err != nil {
 		return err
 	}
 	if err := e.sys.rt.Commit(b); err != nil {
@@ -781,7 +786,7 @@ func (e *scheduleEntity) create(ctx *kit.Ctx, rec scheduleRecord, st *kit.Stamp)
 		if counted {
 			extra = func(b *persistence.Batch) { claimCount(b, rec.TenantID, read) }
 		}
-		err = e.saveWith(&rec, st, extra)
+		err = e.saveWith(&rec, st, ctx.Audit(), extra)
 		if err != nil && counted && try < countTries && persistence.IsConditionFailed(err) && e.ss.countMoved(wctx, rec.TenantID, read) {
 			continue
 		}
@@ -826,7 +831,7 @@ func (e *scheduleEntity) update(ctx *kit.Ctx, in ScheduleInput) {
 		next.NextRunAt = e.next(&next, next.Since)
 	}
 	next.UpdatedAt = now
-	if err := e.save(&next, nil); err != nil {
+	if err := e.save(&next, nil, ctx.Audit()); err != nil {
 		ctx.Fail(err)
 		return
 	}
@@ -836,6 +841,10 @@ func (e *scheduleEntity) update(ctx *kit.Ctx, in ScheduleInput) {
 
 func (e *scheduleEntity) delete(ctx *kit.Ctx) {
 	b := new(persistence.Batch).Del(scheduleKey(e.id)).Del(scheduleTenantKey(e.rec.TenantID, e.id))
+	if err := e.sys.rt.Audit(b, ctx.Audit().On("", e.id, e.rec.TenantID)); err != nil {
+		ctx.Fail(err)
+		return
+	}
 	if err := e.sys.rt.Commit(b); err != nil {
 		ctx.Fail(err)
 		return
@@ -878,7 +887,7 @@ func (e *scheduleEntity) skip(slot, now time.Time, status string) {
 		next.LastStatus = &status
 		next.UpdatedAt = now
 	}
-	if err := e.save(&next, nil); err != nil {
+	if err := e.save(&next, nil, nil); err != nil {
 		e.log().Error("cannot record a skipped due time", zap.Error(err))
 		e.rec.NextRunAt = next.NextRunAt
 	}
@@ -910,7 +919,7 @@ func (e *scheduleEntity) claim(slot, now time.Time) {
 	next.Since = slot
 	next.NextRunAt = e.next(&next, maxTime(slot, now))
 	next.UpdatedAt = now
-	if err := e.save(&next, nil); err != nil {
+	if err := e.save(&next, nil, nil); err != nil {
 		// Not claimed, so not run: try again at the next due time.
 		e.log().Error("cannot claim a due time; it is not run", zap.Time("due", slot), zap.Error(err))
 		if n := e.next(&next, now); n != nil {
@@ -966,7 +975,7 @@ func (e *scheduleEntity) wake() {
 		status := "failed: " + f[0].Field + " " + f[0].Message
 		next := *r
 		next.LastStatus, next.NextRunAt = &status, nil
-		if err := e.save(&next, nil); err != nil {
+		if err := e.save(&next, nil, nil); err != nil {
 			e.log().Error("cannot record an invalid schedule", zap.Error(err))
 		}
 		e.ss.disarm(e.id)
@@ -989,7 +998,7 @@ func (e *scheduleEntity) wake() {
 		if !sameTime(next, r.NextRunAt) {
 			n := *r
 			n.NextRunAt = next
-			if err := e.save(&n, nil); err != nil {
+			if err := e.save(&n, nil, nil); err != nil {
 				e.log().Error("cannot record the next due time", zap.Error(err))
 				e.rec.NextRunAt = next
 			}

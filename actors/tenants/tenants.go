@@ -860,7 +860,9 @@ func (e *tenantEntity) createMachine(ctx *kit.Ctx, s MachineSpec, st *kit.Stamp)
 			ctx.Fail(err)
 			return
 		}
-		c, err := e.sys.Machines.AddCreateAs(rctx, b, id, e.id, hypervisor.CreateSpec{Name: s.Name, Node: s.Node, TemplateID: s.TemplateID,
+		// The request's entry goes with the machine's operation: the create's end is
+		// recorded under it.
+		c, err := e.sys.Machines.AddCreateAs(kit.WithAudit(rctx, e.audit), b, id, e.id, hypervisor.CreateSpec{Name: s.Name, Node: s.Node, TemplateID: s.TemplateID,
 			CPUCores: s.CPUCores, MemoryMB: s.MemoryMB, DiskGB: s.DiskGB, Password: s.Password, SSHKeys: s.SSHKeys, Start: true,
 			Addresses: grant.Addresses}, s.PlanID)
 		if err != nil {

@@ -200,7 +200,22 @@ type idpStorage struct {
 	mu         sync.Mutex
 	redirects  []string
 	exchanging bool // Confused's code is being exchanged
+	wrongNonce bool // ID tokens carry a nonce other than the authorization's
 }
+
+// WrongNonce makes the provider put, while on, a nonce other than the one of the
+// authorization in the ID tokens it issues: what a token minted for another sign-in
+// (a replayed or injected one) looks like to the client.
+func (p *Provider) WrongNonce(on bool) {
+	p.st.mu.Lock()
+	defer p.st.mu.Unlock()
+	p.st.wrongNonce = on
+}
+
+// otherNonce is an authorization whose ID token carries a nonce it was not asked with.
+type otherNonce struct{ op.AuthRequest }
+
+func (otherNonce) GetNonce() string { return "not-the-sign-in-s-nonce" }
 
 // redirectClient is a client whose redirect URIs are the test's.
 type redirectClient struct {
@@ -242,6 +257,12 @@ func (s *idpStorage) GetClientByClientID(ctx context.Context, id string) (op.Cli
 
 func (s *idpStorage) AuthRequestByCode(ctx context.Context, code string) (op.AuthRequest, error) {
 	r, err := s.Storage.AuthRequestByCode(ctx, code)
+	s.mu.Lock()
+	wrong := s.wrongNonce
+	s.mu.Unlock()
+	if err == nil && wrong {
+		return otherNonce{r}, nil
+	}
 	if err == nil && r.GetClientID() == Confused {
 		s.mu.Lock()
 		s.exchanging = true
