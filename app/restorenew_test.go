@@ -12,7 +12,7 @@ import (
 // An operator restores a tenant's backup into a new machine on the sim: refused while
 // the tenant's quota has no room (409), to a tenant's user (403), for an unknown backup
 // (404); then made, running, with the backup's disks, and counted in the tenant's
-// usage.
+// usage; the restore's end is in the audit log under the request that asked for it.
 func TestRestoreNewMachine(t *testing.T) {
 	t.Parallel()
 	s, admin := synced(t)
@@ -34,12 +34,15 @@ func TestRestoreNewMachine(t *testing.T) {
 	expect(t, s.do(req{method: "POST", path: "/api/virt/backups/01NOSUCHBACKUP/restore", token: admin, body: map[string]any{}}), 404, "not_found")
 	expect(t, s.do(req{method: "PATCH", path: "/api/resources/tenants/" + a.ID, token: admin, body: map[string]any{"quota": map[string]int{"machines": 2}}}), 200, "")
 
-	r = s.do(req{method: "POST", path: path, token: admin, body: map[string]any{"name": "copy", "start_after": true}})
+	r = s.do(audited(req{method: "POST", path: path, token: admin, body: map[string]any{"name": "copy", "start_after": true}}, "restore-new-1"))
 	expect(t, r, 202, "")
 	var p tenants.Provisioned
 	r.decode(t, &p)
 	if done := s.waitTask(admin, p.Task.ID); done.Status != tasks.TaskSucceeded || done.Type != "vm.restore_new" {
 		t.Fatalf("restore: %+v", done)
+	}
+	if ends := s.taskEnds(admin, "restore-new-1"); len(ends) != 1 || ends[0].Action != "task vm.restore_new" || ends[0].Result != "ok" {
+		t.Fatalf("the restore's end in the audit log: %+v; want one entry, ok", ends)
 	}
 	var got machines.Machine
 	get(t, s, a.Token, "/api/client/machines/"+p.Machine.ID, &got)

@@ -63,6 +63,9 @@ func (m *Machines) AddRestore(ctx context.Context, b *persistence.Batch, tenant 
 		Status: tasks.TaskRunning, CreatedAt: now, StartedAt: kit.Ptr(now)}
 	rec.TaskID = &task.ID
 	rec.Op = op.WithoutSecrets()
+	// The request's entry (kit.WithAudit) stays with the record until the task's end,
+	// which is audited under it, as a create's is.
+	rec.OpAudit = kit.AuditOf(ctx).On("", rec.ID, tenant)
 	rec.PrevStatus = StatusProvisioning
 	val, err := persistence.Encode(recordVersion, rec)
 	if err != nil {

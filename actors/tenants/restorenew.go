@@ -130,7 +130,7 @@ func (e *tenantEntity) restoreMachine(ctx *kit.Ctx, m *restoreMachine) {
 			return
 		}
 		b := new(persistence.Batch)
-		c, err := e.sys.Machines.AddRestore(rctx, b, e.id, m.Target, m.Name, m.Node, s)
+		c, err := e.sys.Machines.AddRestore(kit.WithAudit(rctx, e.audit), b, e.id, m.Target, m.Name, m.Node, s)
 		if err != nil {
 			ctx.Fail(err)
 			return
