@@ -23,6 +23,7 @@ import (
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/machines/capacity"
 	"github.com/vmplane/vmplane/actors/machines/counters"
+	"github.com/vmplane/vmplane/actors/machines/quotahold"
 	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/actors/monitoring"
 	"github.com/vmplane/vmplane/actors/plans"
@@ -41,30 +42,31 @@ import (
 // packages' directories from the module root. A package that starts writing keys adds
 // its table here.
 var keyTables = map[string][]persistence.KeyKind{
-	"persistence":              persistence.Keys,
-	"actors/auth":              auth.Keys,
-	"actors/auth/signin":       signin.Keys,
-	"actors/alerts":            alerts.Keys,
-	"actors/machines":          machines.Keys,
-	"actors/machines/capacity": capacity.Keys,
-	"actors/machines/tasks":    tasks.Keys,
-	"actors/machines/counters": counters.Keys,
-	"actors/backups":           backups.Keys,
-	"actors/consoles":          consoles.Keys,
-	"actors/isos":              isos.Keys,
-	"actors/inventory":         inventory.Keys,
-	"actors/tenants":           tenants.Keys,
-	"actors/plans":             plans.Keys,
-	"actors/addresses":         addresses.Keys,
-	"actors/usage":             usage.Keys,
-	"actors/traffic":           traffic.Keys,
-	"actors/schedules":         schedules.Keys,
-	"actors/monitoring":        monitoring.Keys,
-	"actors/webhooks":          webhooks.Keys,
-	"app":                      app.Keys,
-	"cluster":                  cluster.Keys,
-	"hypervisor/sim/world":     world.Keys,
-	"actors/audit":             audit.Keys,
+	"persistence":               persistence.Keys,
+	"actors/auth":               auth.Keys,
+	"actors/auth/signin":        signin.Keys,
+	"actors/alerts":             alerts.Keys,
+	"actors/machines":           machines.Keys,
+	"actors/machines/capacity":  capacity.Keys,
+	"actors/machines/tasks":     tasks.Keys,
+	"actors/machines/counters":  counters.Keys,
+	"actors/machines/quotahold": quotahold.Keys,
+	"actors/backups":            backups.Keys,
+	"actors/consoles":           consoles.Keys,
+	"actors/isos":               isos.Keys,
+	"actors/inventory":          inventory.Keys,
+	"actors/tenants":            tenants.Keys,
+	"actors/plans":              plans.Keys,
+	"actors/addresses":          addresses.Keys,
+	"actors/usage":              usage.Keys,
+	"actors/traffic":            traffic.Keys,
+	"actors/schedules":          schedules.Keys,
+	"actors/monitoring":         monitoring.Keys,
+	"actors/webhooks":           webhooks.Keys,
+	"app":                       app.Keys,
+	"cluster":                   cluster.Keys,
+	"hypervisor/sim/world":      world.Keys,
+	"actors/audit":              audit.Keys,
 }
 
 // prefixesOf lists the prefixes of a table.

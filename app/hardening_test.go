@@ -268,11 +268,11 @@ func TestPartialQuotaMerges(t *testing.T) {
 	}
 	d := tenants.DefaultQuota
 	ten := create(map[string]any{"name": "Beta", "quota": map[string]any{"machines": 2}})
-	if want := (tenants.Quota{Machines: 2, CPUCores: d.CPUCores, MemoryMB: d.MemoryMB, DiskGB: d.DiskGB, Backups: d.Backups, Snapshots: d.Snapshots}); ten.Quota != want {
+	if want := (tenants.Quota{Machines: 2, CPUCores: d.CPUCores, MemoryMB: d.MemoryMB, DiskGB: d.DiskGB, Backups: d.Backups, Snapshots: d.Snapshots, BackupGB: d.BackupGB}); ten.Quota != want {
 		t.Fatalf("got quota %+v on create; want %+v", ten.Quota, want)
 	}
 	ten = patch(ten.ID, map[string]any{"quota": map[string]any{"cpu_cores": 4}})
-	if want := (tenants.Quota{Machines: 2, CPUCores: 4, MemoryMB: d.MemoryMB, DiskGB: d.DiskGB, Backups: d.Backups, Snapshots: d.Snapshots}); ten.Quota != want {
+	if want := (tenants.Quota{Machines: 2, CPUCores: 4, MemoryMB: d.MemoryMB, DiskGB: d.DiskGB, Backups: d.Backups, Snapshots: d.Snapshots, BackupGB: d.BackupGB}); ten.Quota != want {
 		t.Fatalf("got quota %+v after patch; want %+v", ten.Quota, want)
 	}
 	// A rename alone leaves the quota as it is.

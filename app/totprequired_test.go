@@ -40,7 +40,8 @@ func TestTOTPRequiredByTenant(t *testing.T) {
 
 	// The walk: every route that takes a token, but the account's own few.
 	open := map[string]bool{"GET /api/auth/me": true, "POST /api/auth/totp": true, "POST /api/auth/totp/confirm": true,
-		"POST /api/auth/logout": true, "GET /api/auth/sessions": true, "DELETE /api/auth/sessions/{id}": true, "POST /api/auth/password": true}
+		"POST /api/auth/logout": true, "GET /api/auth/sessions": true, "DELETE /api/auth/sessions/{id}": true, "POST /api/auth/password": true,
+		"POST /api/auth/browser/logout": true}
 	fill := strings.NewReplacer("{id}", "some-id", "{vmId}", "some-id", "{action}", "stop", "{name}", "some-name")
 	walked := 0
 	for _, rt := range s.app.Edge().Routes() {

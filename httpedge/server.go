@@ -364,7 +364,11 @@ func (s *Server) serveConsole(rc *fasthttp.RequestCtx) bool {
 		return false
 	}
 	p := string(rc.Path())
-	if p == "/api" || strings.HasPrefix(p, "/api/") || s.ownPaths[p] {
+	// The API's paths in any case (/API/HEALTH is a wrong API path, not a page), and
+	// the operator's paths that exist only when turned on (/metrics on its own
+	// address, /debug/pprof without --pprof), stay 404 problems when no route has them.
+	if lp := strings.ToLower(p); lp == "/api" || strings.HasPrefix(lp, "/api/") || s.ownPaths[p] ||
+		lp == "/metrics" || lp == "/debug" || strings.HasPrefix(lp, "/debug/") {
 		return false
 	}
 	rc.SetUserValue(uvRoute, "console")

@@ -4,12 +4,12 @@ import "github.com/vmplane/vmplane/persistence"
 
 // Keys is the table of the keys this package writes: machines (the nodes' are
 // actors/machines/capacity's, the tasks' actors/machines/tasks', the tenants' usage
-// counters actors/machines/counters'). No other package builds them; it asks.
+// counters actors/machines/counters', the tasks in flight held against the quotas
+// actors/machines/quotahold'). No other package builds them; it asks.
 var Keys = []persistence.KeyKind{
 	{Prefix: "vm", Holds: "vm/<id>: a machine's record"},
 	{Prefix: "vm-tenant", Holds: "vm-tenant/<tenant>/<machine>: a tenant's machines, each with what it holds against the quota (Holding)"},
 	{Prefix: "vm-iso", Holds: "vm-iso/<iso>/<machine>: the machines whose CD-ROM drive holds an ISO image (media.go)"},
 	{Prefix: "vm-terminate", Holds: "vm-terminate/<machine>: the machines marked for termination, each with its due time (terminate.go)"},
-	{Prefix: "quota-hold", Holds: "quota-hold/<tenant>: the tenant's snapshot and backup tasks in flight, counted against its quotas (quotahold.go)"},
 	{Prefix: "vm-vmid", Holds: "vm-vmid/<vmid>: the machine record that holds a hypervisor vmid"},
 }
