@@ -140,9 +140,17 @@ func (m *Machines) AddCreateAs(ctx context.Context, b *persistence.Batch, id, te
 		Status: StatusProvisioning, CPUCores: spec.CPUCores, MemoryMB: spec.MemoryMB, DiskGB: spec.DiskGB,
 		Disks: []hypervisor.Disk{}, Interfaces: []hypervisor.Interface{}, TemplateID: spec.TemplateID,
 		CreatedAt: now, UpdatedAt: now}}
-	op := Operation{Type: OpCreate, Create: &spec}
+	return m.addProvisioning(ctx, b, rec, Operation{Type: OpCreate, Create: &spec})
+}
+
+// addProvisioning puts into b the writes of rec, a new machine of its tenant that op
+// (a create, a restore into a new machine) makes: the record with op's task in flight
+// and the request's audit entry (kit.WithAudit) kept until the task's end, its tenant
+// index entry, the task, and the tenant's usage counter, required to hold what it read.
+func (m *Machines) addProvisioning(ctx context.Context, b *persistence.Batch, rec *record, op Operation) (*Creation, error) {
+	tenant := *rec.TenantID
 	task := &tasks.Task{ID: persistence.NewID(), Type: op.taskType(), TargetType: "machine", TargetID: rec.ID, TenantID: &tenant,
-		Status: tasks.TaskRunning, CreatedAt: now, StartedAt: kit.Ptr(now)}
+		Status: tasks.TaskRunning, CreatedAt: rec.CreatedAt, StartedAt: kit.Ptr(rec.CreatedAt)}
 	rec.TaskID = &task.ID
 	rec.Op = op.WithoutSecrets()
 	rec.OpAudit = kit.AuditOf(ctx).On("", rec.ID, tenant)

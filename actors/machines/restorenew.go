@@ -4,9 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/vmplane/vmplane/actors/kit"
-	"github.com/vmplane/vmplane/actors/machines/counters"
-	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/persistence"
 )
@@ -58,28 +55,7 @@ func (m *Machines) AddRestore(ctx context.Context, b *persistence.Batch, tenant 
 		Status: StatusProvisioning, CPUCores: s.CPUCores, MemoryMB: s.MemoryMB, DiskGB: s.DiskGB,
 		Disks: []hypervisor.Disk{}, Interfaces: []hypervisor.Interface{}, TemplateID: s.TemplateID,
 		CreatedAt: now, UpdatedAt: now}}
-	op := Operation{Type: OpRestoreNew, Restore: &r}
-	task := &tasks.Task{ID: persistence.NewID(), Type: op.taskType(), TargetType: "machine", TargetID: rec.ID, TenantID: &tenant,
-		Status: tasks.TaskRunning, CreatedAt: now, StartedAt: kit.Ptr(now)}
-	rec.TaskID = &task.ID
-	rec.Op = op.WithoutSecrets()
-	// The request's entry (kit.WithAudit) stays with the record until the task's end,
-	// which is audited under it, as a create's is.
-	rec.OpAudit = kit.AuditOf(ctx).On("", rec.ID, tenant)
-	rec.PrevStatus = StatusProvisioning
-	val, err := persistence.Encode(recordVersion, rec)
-	if err != nil {
-		return nil, err
-	}
-	b.Put(machineKey(rec.ID), val).Put(tenantKey(tenant, rec.ID), tenantIndexValue(rec))
-	if err := tasks.Put(b, task); err != nil {
-		return nil, err
-	}
-	counts, err := counters.Add(ctx, m.sys.store, b, countDelta(nil, rec))
-	if err != nil {
-		return nil, err
-	}
-	return &Creation{Machine: rec.Machine, Task: *task, op: op, counts: counts}, nil
+	return m.addProvisioning(ctx, b, rec, Operation{Type: OpRestoreNew, Restore: &r})
 }
 
 // provisions says whether op is the first operation of a record its tenant wrote
