@@ -1,13 +1,10 @@
 package cli
 
 import (
-	"text/tabwriter"
-
 	"github.com/spf13/cobra"
 
-	"github.com/vmplane/vmplane/cli/cards"
 	"github.com/vmplane/vmplane/cli/cmdline"
-	"github.com/vmplane/vmplane/cli/output"
+	"github.com/vmplane/vmplane/cli/machinecmd"
 	"github.com/vmplane/vmplane/client"
 )
 
@@ -32,22 +29,7 @@ func (a *app) backupRestoreNewCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if !wf.Wait {
-				return p.Print(struct {
-					Machine *client.Machine `json:"machine"`
-					Task    *client.Task    `json:"task"`
-				}{m, t}, func(w *tabwriter.Writer) {
-					cards.MachineFields(w, m)
-					output.Field(w, "Task", t.ID+" ("+t.Status+")")
-				})
-			}
-			if _, err := a.wait(cmd.Context(), c, t, wf.Timeout); err != nil {
-				return err
-			}
-			if m, err = c.GetMachine(cmd.Context(), m.ID); err != nil {
-				return err
-			}
-			return cards.Machine(p, m)
+			return machinecmd.Provisioned(cmd.Context(), machineApp{a}, c, p, m, t, wf)
 		},
 	}
 	fl := cmd.Flags()

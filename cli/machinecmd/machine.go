@@ -266,22 +266,7 @@ machine is built and shows it; without, it shows the machine and the task buildi
 			if err != nil {
 				return err
 			}
-			if !wf.Wait {
-				return p.Print(struct {
-					Machine *client.Machine `json:"machine"`
-					Task    *client.Task    `json:"task"`
-				}{m, t}, func(w *tabwriter.Writer) {
-					cards.MachineFields(w, m)
-					output.Field(w, "Task", t.ID+" ("+t.Status+")")
-				})
-			}
-			if _, err := a.Wait(cmd.Context(), c, t, wf.Timeout); err != nil {
-				return err
-			}
-			if m, err = c.GetMachine(cmd.Context(), m.ID); err != nil {
-				return err
-			}
-			return cards.Machine(p, m)
+			return Provisioned(cmd.Context(), a, c, p, m, t, wf)
 		},
 	}
 	fl := cmd.Flags()
@@ -426,4 +411,27 @@ func addresses(m client.Machine) string {
 		return "-"
 	}
 	return strings.Join(ips, ",")
+}
+
+// Provisioned prints a new machine and the task that makes it (a create, a restore
+// into a new machine), or with --wait waits for the task's end and prints the machine
+// as it then is.
+func Provisioned(ctx context.Context, a App, c *client.Client, p output.Printer, m *client.Machine, t *client.Task, wf cmdline.WaitFlags) error {
+	if !wf.Wait {
+		return p.Print(struct {
+			Machine *client.Machine `json:"machine"`
+			Task    *client.Task    `json:"task"`
+		}{m, t}, func(w *tabwriter.Writer) {
+			cards.MachineFields(w, m)
+			output.Field(w, "Task", t.ID+" ("+t.Status+")")
+		})
+	}
+	if _, err := a.Wait(ctx, c, t, wf.Timeout); err != nil {
+		return err
+	}
+	m, err := c.GetMachine(ctx, m.ID)
+	if err != nil {
+		return err
+	}
+	return cards.Machine(p, m)
 }
