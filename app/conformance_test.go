@@ -606,11 +606,15 @@ func conformOIDC(t *testing.T, s *testServer, conf *conformance, ok func(req, in
 	// The start's redirect itself, not followed.
 	c := &http.Client{Timeout: 30 * time.Second, Transport: conf, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	expect(t, doWith(t, c, s.base, req{method: "GET", path: "/api/auth/oidc/corp/start?redirect_to=/"}), 302, "")
-	cb := strings.TrimPrefix(browser(t, s, "corp", "root"), s.base)
-	json := map[string]string{"Accept": "application/json"}
-	ok(req{method: "GET", path: cb, header: json}, 200)
-	fails(req{method: "GET", path: cb, header: json}, 400, "oidc_state_invalid")
-	fails(req{method: "GET", path: strings.TrimPrefix(browser(t, s, "confused", "root"), s.base), header: json}, 401, "oidc_login_failed")
+	asProgram := func(si signIn) req {
+		return req{method: "GET", path: strings.TrimPrefix(si.url, s.base),
+			header: map[string]string{"Accept": "application/json", "Cookie": "vmplane_oidc_secret=" + si.secret}}
+	}
+	cb := browser(t, s, "corp", "root")
+	fails(asProgram(signIn{url: cb.url}), 400, "oidc_state_invalid")
+	ok(asProgram(cb), 200)
+	fails(asProgram(cb), 400, "oidc_state_invalid")
+	fails(asProgram(browser(t, s, "confused", "root")), 401, "oidc_login_failed")
 }
 
 // conformClientMachine walks the routes of one of a tenant's machines in the client area.

@@ -11,23 +11,58 @@ import (
 	"github.com/vmplane/vmplane/sso/ssotest"
 )
 
+// signIn is a sign-in walked to its callback: the URL the provider sent the browser
+// back to, and the secret the start set as a cookie, which the callback wants back.
+type signIn struct{ url, secret string }
+
+// withURL is the sign-in with its callback URL changed (a parameter added or
+// altered).
+func (si signIn) withURL(u string) signIn { return signIn{url: u, secret: si.secret} }
+
 // browser walks a sign-in with provider from s's start to its callback, as user of
-// the provider (ssotest.Browse), and answers the callback's URL.
-func browser(t *testing.T, s *testServer, provider, user string) string {
+// the provider.
+func browser(t *testing.T, s *testServer, provider, user string) signIn {
 	t.Helper()
-	return ssotest.Browse(t, s.base, s.base+"/api/auth/oidc/"+provider+"/start?redirect_to=/machines", user)
+	return signInAt(t, s.base+"/api/auth/oidc/"+provider+"/start?redirect_to=/machines", s.base, user)
+}
+
+// signInAt starts a sign-in at start, keeps the secret its answer sets as a cookie,
+// and walks the provider's login as user (ssotest.Browse) to the callback of base.
+func signInAt(t *testing.T, start, base, user string) signIn {
+	t.Helper()
+	c := &http.Client{Timeout: 30 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err := c.Get(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusFound {
+		t.Fatalf("GET %s: %d; want 302", start, res.StatusCode)
+	}
+	var si signIn
+	for _, ck := range res.Cookies() {
+		if ck.Name == "vmplane_oidc_secret" {
+			si.secret = ck.Value
+		}
+	}
+	if si.secret == "" {
+		t.Fatalf("GET %s set no secret: %v", start, res.Header["Set-Cookie"])
+	}
+	si.url = ssotest.Browse(t, base, res.Header.Get("Location"), user)
+	return si
 }
 
 // page GETs vmplane's callback URL as the browser that started the sign-in: with
-// the cookie the start set, which holds the state.
-func page(s *testServer, u string) *response {
-	q, _ := url.Parse(u)
-	return s.do(req{method: "GET", path: strings.TrimPrefix(u, s.base), header: map[string]string{"Cookie": "vmplane_oidc_state=" + q.Query().Get("state")}})
+// the cookie the start set, which holds the secret.
+func page(s *testServer, si signIn) *response {
+	return s.do(req{method: "GET", path: strings.TrimPrefix(si.url, s.base), header: map[string]string{"Cookie": "vmplane_oidc_secret=" + si.secret}})
 }
 
-// callback GETs vmplane's callback URL as a program (asking for JSON).
-func callback(s *testServer, u string) *response {
-	return s.do(req{method: "GET", path: strings.TrimPrefix(u, s.base), header: map[string]string{"Accept": "application/json"}})
+// callback GETs vmplane's callback URL as the program that started the sign-in
+// (asking for JSON, and sending the secret back).
+func callback(s *testServer, si signIn) *response {
+	return s.do(req{method: "GET", path: strings.TrimPrefix(si.url, s.base),
+		header: map[string]string{"Accept": "application/json", "Cookie": "vmplane_oidc_secret=" + si.secret}})
 }
 
 func TestOIDCLogin(t *testing.T) {
@@ -68,18 +103,31 @@ func TestOIDCLogin(t *testing.T) {
 
 	// A new user, created on its first sign-in in the tenant its claim maps to.
 	cb := browser(t, s, "corp", "alice")
-	if q, _ := url.Parse(cb); q.Query().Get("code") == "" || q.Query().Get("state") == "" {
-		t.Fatalf("callback %s; want a code and a state", cb)
+	if q, _ := url.Parse(cb.url); q.Query().Get("code") == "" || q.Query().Get("state") == "" || q.Query().Get("state") == cb.secret {
+		t.Fatalf("callback %s (secret %s); want a code and a state, not the secret", cb.url, cb.secret)
 	}
 	// A wrong state is refused, and leaves the right one to its callback.
-	u, _ := url.Parse(cb)
+	u, _ := url.Parse(cb.url)
 	q := u.Query()
 	q.Set("state", auth.RandomToken(32))
 	u.RawQuery = q.Encode()
-	expect(t, callback(s, u.String()), 400, "oidc_state_invalid")
+	expect(t, callback(s, cb.withURL(u.String())), 400, "oidc_state_invalid")
+	// So does the callback's URL without the secret the start set (one that leaked
+	// from a log or a history), or with another sign-in's secret, as a program or as
+	// a browser: whoever started the sign-in can still complete it.
+	another := browser(t, s, "corp", "alice")
+	for _, secret := range []string{"", another.secret} {
+		r = callback(s, signIn{url: cb.url, secret: secret})
+		expect(t, r, 400, "oidc_state_invalid")
+		if !strings.Contains(string(r.Body), "not started in this browser or program") {
+			t.Fatalf("the refusal of a callback without its secret: %s", r.Body)
+		}
+		expect(t, page(s, signIn{url: cb.url, secret: secret}), 400, "oidc_state_invalid")
+	}
+	expect(t, s.do(req{method: "GET", path: strings.TrimPrefix(cb.url, s.base), header: map[string]string{"Accept": "application/json"}}), 400, "oidc_state_invalid")
 	// Parameters a provider adds of its own (RFC 9207's iss, Keycloak's session_state)
 	// are ignored.
-	r = callback(s, cb+"&iss="+url.QueryEscape(idp.URL)+"&session_state=abc")
+	r = callback(s, cb.withURL(cb.url+"&iss="+url.QueryEscape(idp.URL)+"&session_state=abc"))
 	expect(t, r, 200, "")
 	var tok struct {
 		Token string
@@ -141,12 +189,12 @@ func TestOIDCLogin(t *testing.T) {
 	}
 	// The provider's own refusal comes back as an error with the state.
 	cb = browser(t, s, "corp", "alice")
-	u, _ = url.Parse(cb)
+	u, _ = url.Parse(cb.url)
 	q = u.Query()
 	q.Del("code")
 	q.Set("error", "access_denied")
 	u.RawQuery = q.Encode()
-	expect(t, callback(s, u.String()), 401, "oidc_login_failed")
+	expect(t, callback(s, cb.withURL(u.String())), 401, "oidc_login_failed")
 
 	// A browser gets the page, which carries the session to the tab: never in a URL.
 	// Only the browser that started the sign-in gets it (the start's cookie): a link
@@ -154,14 +202,17 @@ func TestOIDCLogin(t *testing.T) {
 	start := doWith(t, &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
 		s.base, req{method: "GET", path: "/api/auth/oidc/corp/start"})
 	expect(t, start, 302, "")
-	if ck := start.Header.Get("Set-Cookie"); !strings.HasPrefix(ck, "vmplane_oidc_state=") || !strings.Contains(ck, "HttpOnly") ||
+	if ck := start.Header.Get("Set-Cookie"); !strings.HasPrefix(ck, "vmplane_oidc_secret=") || !strings.Contains(ck, "HttpOnly") ||
 		!strings.Contains(ck, "SameSite=Lax") || !strings.Contains(ck, "path=/api/auth/oidc/corp/callback") {
 		t.Fatalf("the start's cookie: %q", ck)
 	}
 	cb = browser(t, s, "corp", "alice")
-	expect(t, s.do(req{method: "GET", path: strings.TrimPrefix(cb, s.base)}), 400, "oidc_state_invalid")
+	expect(t, s.do(req{method: "GET", path: strings.TrimPrefix(cb.url, s.base)}), 400, "oidc_state_invalid")
 	r = page(s, cb)
 	expect(t, r, 200, "")
+	if ck := r.Header.Get("Set-Cookie"); !strings.HasPrefix(ck, "vmplane_oidc_secret=;") {
+		t.Fatalf("the callback's cookie: %q; want it ended", ck)
+	}
 	if !strings.HasPrefix(r.Header.Get("Content-Type"), "text/html") || !strings.Contains(string(r.Body), `"refresh_token":`) ||
 		!strings.Contains(string(r.Body), `"redirect_to":"/machines"`) || r.Header.Get("Cache-Control") != "no-store" || r.Header.Get("Referrer-Policy") != "no-referrer" {
 		t.Fatalf("page %v: %s", r.Header, r.Body)
@@ -232,8 +283,10 @@ func TestClusterOIDCCallbackOnAnotherMember(t *testing.T) {
 			c.Addr = addr // the redirect base of the providers file
 		}
 	})
-	cb := ssotest.Browse(t, ms[0].base, ms[1].base+"/api/auth/oidc/corp/start", "root")
-	r := callback(ms[2], ms[2].base+strings.TrimPrefix(cb, ms[0].base))
+	cb := signInAt(t, ms[1].base+"/api/auth/oidc/corp/start", ms[0].base, "root")
+	on2 := cb.withURL(ms[2].base + strings.TrimPrefix(cb.url, ms[0].base))
+	expect(t, callback(ms[2], signIn{url: on2.url}), 400, "oidc_state_invalid") // the secret stays with its starter
+	r := callback(ms[2], on2)
 	expect(t, r, 200, "")
 	var tok struct {
 		Token string
@@ -244,5 +297,5 @@ func TestClusterOIDCCallbackOnAnotherMember(t *testing.T) {
 		t.Fatalf("signed in %+v", tok.User)
 	}
 	expect(t, ms[0].do(req{method: "GET", path: "/api/auth/me", token: tok.Token}), 200, "")
-	expect(t, callback(ms[1], ms[1].base+strings.TrimPrefix(cb, ms[0].base)), 400, "oidc_state_invalid")
+	expect(t, callback(ms[1], cb.withURL(ms[1].base+strings.TrimPrefix(cb.url, ms[0].base))), 400, "oidc_state_invalid")
 }

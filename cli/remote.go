@@ -267,7 +267,7 @@ func (a *app) loginOIDC(ctx context.Context, st Store, t remotes.Target, hc *htt
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(a.env.Stderr, "Open this address in a browser and sign in:\n\n  %s\n\nThen paste the address the browser ends on (vmplane's page there says to):\n", start)
+	fmt.Fprintf(a.env.Stderr, "Open this address in a browser and sign in:\n\n  %s\n\nThen paste the address the browser ends on (vmplane's page there says to):\n", start.URL)
 	in := bufio.NewReader(a.env.Stdin)
 	callback, err := terminal.Ask(in, a.env.Stderr, "Address: ")
 	if err != nil {
@@ -276,7 +276,7 @@ func (a *app) loginOIDC(ctx context.Context, st Store, t remotes.Target, hc *htt
 	if callback == "" {
 		return cmdline.Usagef("no address given: the sign-in is left unfinished")
 	}
-	creds, err := remotes.LoginWithOIDC(ctx, hc, t.Base, callback, func() (string, error) {
+	creds, err := remotes.LoginWithOIDC(ctx, hc, t.Base, callback, start.Secret, func() (string, error) {
 		if code != "" {
 			return code, nil
 		}

@@ -20,10 +20,11 @@ type auth struct {
 	// (under mu).
 	link     string
 	fromLink bool
-	// oidc is the callback URL of an OpenID Connect sign-in (WithOIDCCallback), until
-	// the first sign-in completes it (under mu).
-	oidc     *url.URL
-	fromOIDC bool
+	// oidc is the callback URL of an OpenID Connect sign-in (WithOIDCCallback) and
+	// oidcSecret its secret, until the first sign-in completes it (under mu).
+	oidc       *url.URL
+	oidcSecret string
+	fromOIDC   bool
 
 	sem chan struct{} // held by the one goroutine renewing the token
 

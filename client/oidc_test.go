@@ -13,7 +13,9 @@ import (
 
 // A program signs in through an OpenID Connect provider: it starts the sign-in, walks
 // the provider's login itself, and completes it with the URL the provider sends it
-// back to; the login renews as any other, and the same callback does not sign in twice.
+// back to and the sign-in's secret; the login renews as any other, and the same
+// callback does not sign in twice. Without the secret, or with another sign-in's, the
+// callback is refused and spends nothing.
 func TestOIDCSignIn(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -42,13 +44,22 @@ func TestOIDCSignIn(t *testing.T) {
 	if _, err := anon.OIDCStart(ctx, "nope", ""); !errors.Is(err, client.ErrNotFound) {
 		t.Fatalf("an unknown provider: %v", err)
 	}
-	loc, err := anon.OIDCStart(ctx, "corp", "/")
+	started, err := anon.OIDCStart(ctx, "corp", "/")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cb := ssotest.Browse(t, srv.Base, loc, "root")
+	other, err := anon.OIDCStart(ctx, "corp", "/")
+	if err != nil || other.Secret == started.Secret {
+		t.Fatalf("a second sign-in %+v %v; want a secret of its own", other, err)
+	}
+	cb := ssotest.Browse(t, srv.Base, started.URL, "root")
+	for _, secret := range []string{"", other.Secret} {
+		if _, err := mustClient(t, srv.Base, client.WithOIDCCallback(cb, secret)).Login(ctx); !errors.Is(err, client.ErrOIDCStateInvalid) {
+			t.Fatalf("the callback with the secret %q: %v; want oidc_state_invalid", secret, err)
+		}
+	}
 
-	signed := mustClient(t, srv.Base, client.WithOIDCCallback(cb))
+	signed := mustClient(t, srv.Base, client.WithOIDCCallback(cb, started.Secret))
 	u, err := signed.Login(ctx)
 	if err != nil || u.Email != adminEmail || u.Role != client.RoleAdmin {
 		t.Fatalf("sign-in: %+v %v", u, err)
@@ -65,10 +76,10 @@ func TestOIDCSignIn(t *testing.T) {
 	if method != "oidc" {
 		t.Fatalf("the session's method %q; want oidc", method)
 	}
-	if _, err := mustClient(t, srv.Base, client.WithOIDCCallback(cb)).Login(ctx); !errors.Is(err, client.ErrOIDCStateInvalid) {
+	if _, err := mustClient(t, srv.Base, client.WithOIDCCallback(cb, started.Secret)).Login(ctx); !errors.Is(err, client.ErrOIDCStateInvalid) {
 		t.Fatalf("the callback twice: %v; want oidc_state_invalid", err)
 	}
-	if _, err := client.New(srv.Base, client.WithOIDCCallback("https://elsewhere.test/callback")); err == nil {
+	if _, err := client.New(srv.Base, client.WithOIDCCallback("https://elsewhere.test/callback", started.Secret)); err == nil {
 		t.Fatal("a callback URL of another route was taken")
 	}
 }

@@ -891,7 +891,7 @@ func testOIDCRoutes(t *testing.T, ctx context.Context, w *world) {
 		t.Fatalf("start: %v; want not_found", err)
 	}
 	cb := w.base + "/api/auth/oidc/corp/callback?code=c&state=s"
-	if _, err := w.client(t, client.WithOIDCCallback(cb)).Login(ctx); !errors.Is(err, client.ErrNotFound) {
+	if _, err := w.client(t, client.WithOIDCCallback(cb, "secret")).Login(ctx); !errors.Is(err, client.ErrNotFound) {
 		t.Fatalf("callback: %v; want not_found", err)
 	}
 }

@@ -18,14 +18,16 @@ import (
 // MethodOIDC is the method of a session opened by an OpenID Connect sign-in.
 const MethodOIDC = "oidc"
 
-// StartOIDC keeps s under a new random state, which it answers.
-func (u *Users) StartOIDC(ctx context.Context, s signin.OIDCSignIn) (string, error) {
+// StartOIDC keeps s under a new random state, bound to a new random secret, and
+// answers both (signin.StartOIDC).
+func (u *Users) StartOIDC(ctx context.Context, s signin.OIDCSignIn) (signin.OIDCStarted, error) {
 	return u.signins.StartOIDC(ctx, s)
 }
 
-// TakeOIDC takes the sign-in kept under state for provider, once (signin.TakeOIDC).
-func (u *Users) TakeOIDC(ctx context.Context, provider, state string) (signin.OIDCSignIn, error) {
-	return u.signins.TakeOIDC(ctx, provider, state)
+// TakeOIDC takes the sign-in kept under state for provider, once, if secret is the
+// one its start answered (signin.TakeOIDC).
+func (u *Users) TakeOIDC(ctx context.Context, provider, state, secret string) (signin.OIDCSignIn, error) {
+	return u.signins.TakeOIDC(ctx, provider, state, secret)
 }
 
 // LoginExternal signs in the user of l's e-mail, creating it when l allows and places

@@ -10,15 +10,29 @@ import (
 	"github.com/vmplane/vmplane/apierr"
 )
 
-// A started sign-in is taken once, by its own provider: of callbacks racing with one
-// state exactly one gets it.
+// A started sign-in is taken once, by its own provider, with its secret: a callback
+// without the secret or with another sign-in's is refused and spends nothing, and of
+// callbacks racing with the state and its secret exactly one gets it.
 func TestOIDCStateTakenOnce(t *testing.T) {
 	s := newTestSystem(t)
 	ctx := context.Background()
 	in := signin.OIDCSignIn{Provider: "corp", Nonce: "n", Verifier: "v", RedirectTo: "/x"}
-	state, err := s.Users.StartOIDC(ctx, in)
+	started, err := s.Users.StartOIDC(ctx, in)
 	if err != nil {
 		t.Fatal(err)
+	}
+	state := started.State
+	other, err := s.Users.StartOIDC(ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if started.Secret == "" || started.Secret == other.Secret || started.Secret == state {
+		t.Fatalf("secrets %q and %q of state %q; want two of their own", started.Secret, other.Secret, state)
+	}
+	for _, secret := range []string{"", other.Secret, state} {
+		if _, err := s.Users.TakeOIDC(ctx, "corp", state, secret); !errors.Is(err, apierr.ErrOIDCStateInvalid) {
+			t.Fatalf("the secret %q: %v; want oidc_state_invalid", secret, err)
+		}
 	}
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -26,7 +40,7 @@ func TestOIDCStateTakenOnce(t *testing.T) {
 	var refused int
 	for range 8 {
 		wg.Go(func() {
-			sign, err := s.Users.TakeOIDC(ctx, "corp", state)
+			sign, err := s.Users.TakeOIDC(ctx, "corp", state, started.Secret)
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
@@ -43,14 +57,10 @@ func TestOIDCStateTakenOnce(t *testing.T) {
 	if len(got) != 1 || refused != 7 || got[0].Nonce != "n" || got[0].Verifier != "v" || got[0].RedirectTo != "/x" {
 		t.Fatalf("taken %+v, refused %d; want one take", got, refused)
 	}
-	other, err := s.Users.StartOIDC(ctx, in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Users.TakeOIDC(ctx, "elsewhere", other); !errors.Is(err, apierr.ErrOIDCStateInvalid) {
+	if _, err := s.Users.TakeOIDC(ctx, "elsewhere", other.State, other.Secret); !errors.Is(err, apierr.ErrOIDCStateInvalid) {
 		t.Fatalf("another provider's state: %v", err)
 	}
-	if _, err := s.Users.TakeOIDC(ctx, "corp", "short"); !errors.Is(err, apierr.ErrOIDCStateInvalid) {
+	if _, err := s.Users.TakeOIDC(ctx, "corp", "short", other.Secret); !errors.Is(err, apierr.ErrOIDCStateInvalid) {
 		t.Fatalf("a malformed state: %v", err)
 	}
 }

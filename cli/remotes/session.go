@@ -151,19 +151,25 @@ func LoginWithLink(ctx context.Context, hc *http.Client, base, token string) (*C
 }
 
 // OIDCStart starts a sign-in with an OpenID Connect provider at base and answers the
-// provider's address, for a browser to open (client.OIDCStart).
-func OIDCStart(ctx context.Context, hc *http.Client, base, provider string) (string, error) {
+// provider's address, for a browser to open, and the sign-in's secret, which
+// LoginWithOIDC sends back (client.OIDCStart).
+func OIDCStart(ctx context.Context, hc *http.Client, base, provider string) (client.OIDCStarted, error) {
 	c, err := client.New(base, client.WithHTTPClient(hc), client.WithUserAgent(UserAgent))
 	if err != nil {
-		return "", err
+		return client.OIDCStarted{}, err
 	}
 	return c.OIDCStart(ctx, provider, "/")
 }
 
+// oidcCookie is the cookie the server sets to a sign-in's secret at its start, and
+// takes it back in at the callback.
+const oidcCookie = "vmplane_oidc_secret"
+
 // LoginWithOIDC completes a sign-in OIDCStart began, with callback: the address the
 // provider sent the browser back to (base's /api/auth/oidc/{provider}/callback with
-// the provider's code and state), once. A user with a second factor is asked code.
-func LoginWithOIDC(ctx context.Context, hc *http.Client, base, callback string, code func() (string, error)) (*Credentials, error) {
+// the provider's code and state), and the sign-in's secret, once. A user with a
+// second factor is asked code.
+func LoginWithOIDC(ctx context.Context, hc *http.Client, base, callback, secret string, code func() (string, error)) (*Credentials, error) {
 	u, err := url.Parse(strings.TrimSpace(callback))
 	if err != nil || !strings.HasPrefix(u.Path, "/api/auth/oidc/") || !strings.HasSuffix(u.Path, "/callback") || u.Query().Get("state") == "" {
 		return nil, fmt.Errorf("%q is not the address of a sign-in's callback (it ends in /callback?code=...&state=...)", callback)
@@ -174,6 +180,7 @@ func LoginWithOIDC(ctx context.Context, hc *http.Client, base, callback string, 
 	}
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", UserAgent)
+	req.AddCookie(&http.Cookie{Name: oidcCookie, Value: secret})
 	res, err := hc.Do(req)
 	if err != nil {
 		return nil, err

@@ -33,11 +33,12 @@ var oidcPageData = []byte("{{VMPLANE_SIGN_IN}}")
 // maxRedirectTo bounds redirect_to.
 const maxRedirectTo = 2048
 
-// oidcCookie binds a sign-in to the browser that started it: the start sets it to the
-// state, and the callback's page (which keeps the session in the tab) is given only to
-// a browser that holds it. A link to a callback made by someone else (a login CSRF,
-// which would sign the victim's tab in as the attacker) finds no cookie.
-const oidcCookie = "vmplane_oidc_state"
+// oidcCookie binds a sign-in to the browser (or program) that started it: the start
+// sets it to the sign-in's secret, which travels in no URL, and the callback completes
+// the sign-in only with it (signin.TakeOIDC). A link to a callback made by someone
+// else (a login CSRF, which would sign the victim's tab in as the attacker) finds no
+// cookie, and a callback URL that leaked (a log, a history) is no use without it.
+const oidcCookie = "vmplane_oidc_secret"
 
 // OIDCProviders is the answer of GET /api/auth/oidc/providers.
 type OIDCProviders struct {
@@ -71,7 +72,7 @@ func (h *handlers) oidcRoutes() []api.Route {
 			Query:  map[string]string{"redirect_to": "where the browser goes once signed in: a path of this server (default /)"},
 			Errors: []int{fasthttp.StatusNotFound},
 			Description: "Answers 302 to the provider's authorization endpoint (authorization code flow with PKCE, S256), with a state and a nonce; the state, the nonce and the code verifier are kept by the server for 10 minutes, for one callback, on any member. " +
-				"It sets the cookie vmplane_oidc_state (HttpOnly, SameSite=Lax, for the callback's path) to the state: the callback's page goes only to the browser that holds it. " +
+				"It sets the cookie vmplane_oidc_secret (HttpOnly, SameSite=Lax, for the callback's path) to a random secret, of which the server keeps only the SHA-256: the callback completes the sign-in only for whoever sends it back. " +
 				"An unknown provider is 404; redirect_to that is not a path of this server is 400; a provider that cannot be reached is 503."},
 		{Method: "GET", Path: "/api/auth/oidc/{provider}/callback", Access: api.Public, Handler: h.oidcCallback, Tag: "auth",
 			Summary: "Where the provider sends the browser back: completes the sign-in", Reply: TokenReply{}, OtherQuery: true,
@@ -79,10 +80,10 @@ func (h *handlers) oidcRoutes() []api.Route {
 				"error": "the provider's error, when it signed nobody in", "error_description": "the provider's words on it"},
 			Headers: map[string]string{"Accept": "application/json for the JSON answer (a program); otherwise the answer is the sign-in page (text/html), which keeps the session in the browser tab and goes on to redirect_to"},
 			Errors:  []int{fasthttp.StatusUnauthorized, fasthttp.StatusNotFound},
-			Description: "Takes the sign-in of state (once: a replay, an unknown or expired state, or another provider's is 400 oidc_state_invalid), exchanges the code with the verifier, and checks the ID token: issuer, audience (the client id), expiry, nonce; a refused code, a token that fails a check, or no verified e-mail is 401 oidc_login_failed. " +
+			Description: "Takes the sign-in of state (once: a replay, an unknown or expired state, or another provider's is 400 oidc_state_invalid), if the request carries the cookie vmplane_oidc_secret its start set (a browser sends it by itself, a program sends it back; without it, or with another, 400 oidc_state_invalid, and the sign-in is not spent: its starter can still complete it), exchanges the code with the verifier, and checks the ID token: issuer, audience (the client id), expiry, nonce; a refused code, a token that fails a check, or no verified e-mail is 401 oidc_login_failed. " +
 				"The user of the e-mail signs in; one that does not exist is created where the provider's tenant claim maps it (a tenant, or the operators), if the provider creates users; an identity mapped nowhere, or placed elsewhere than its user is, is 403 oidc_not_mapped; a disabled user is 403. " +
 				"The session says method oidc. A user with a second factor is answered 401 totp_required with a challenge (POST /api/auth/login/totp completes it); one who must have a factor and has none gets a restricted session, as with a password. " +
-				"Asked for JSON, the answer is a login's token pair and user; otherwise it is an HTML page (no-store, no Referer) whose script keeps the session in the browser tab (or asks for the code) and goes on to redirect_to, given only to a browser whose vmplane_oidc_state cookie is the state (else 400 oidc_state_invalid, and the sign-in is not spent). Parameters other providers add are ignored."},
+				"Asked for JSON, the answer is a login's token pair and user; otherwise it is an HTML page (no-store, no Referer) whose script keeps the session in the browser tab (or asks for the code) and goes on to redirect_to. The answer ends the cookie. Parameters other providers add are ignored."},
 	}
 }
 
@@ -116,10 +117,11 @@ func (h *handlers) oidcStart(c *api.Call) (any, error) {
 		return nil, err
 	}
 	s := sso.Secrets{Nonce: auth.RandomToken(32), Verifier: sso.NewVerifier()}
-	s.State, err = h.svc.Users.StartOIDC(c.Context(), signin.OIDCSignIn{Provider: p.ID(), Nonce: s.Nonce, Verifier: s.Verifier, RedirectTo: to})
+	started, err := h.svc.Users.StartOIDC(c.Context(), signin.OIDCSignIn{Provider: p.ID(), Nonce: s.Nonce, Verifier: s.Verifier, RedirectTo: to})
 	if err != nil {
 		return nil, err
 	}
+	s.State = started.State
 	u, err := p.AuthURL(c.Context(), s)
 	if err != nil {
 		return nil, err
@@ -127,7 +129,7 @@ func (h *handlers) oidcStart(c *api.Call) (any, error) {
 	ck := fasthttp.AcquireCookie()
 	defer fasthttp.ReleaseCookie(ck)
 	ck.SetKey(oidcCookie)
-	ck.SetValue(s.State)
+	ck.SetValue(started.Secret)
 	ck.SetPath(sso.CallbackPath(p.ID()))
 	ck.SetMaxAge(int(signin.OIDCStateTTL.Seconds()))
 	ck.SetHTTPOnly(true)
@@ -152,21 +154,17 @@ func (h *handlers) oidcCallback(c *api.Call) (_ any, err error) {
 		return nil, err
 	}
 	wantsJSON := strings.Contains(c.Header("Accept"), "application/json")
-	if !wantsJSON {
-		// The page goes to the browser that started the sign-in only. The cookie
-		// ends either way: a callback is the last use of it.
-		held := string(c.RequestCtx().Request.Header.Cookie(oidcCookie))
-		ck := fasthttp.AcquireCookie()
-		ck.SetKey(oidcCookie)
-		ck.SetPath(sso.CallbackPath(p.ID()))
-		ck.SetExpire(fasthttp.CookieExpireDelete)
-		c.RequestCtx().Response.Header.SetCookie(ck)
-		fasthttp.ReleaseCookie(ck)
-		if held == "" || held != c.Query("state") {
-			return nil, apierr.New(apierr.ErrOIDCStateInvalid, "this sign-in was not started in this browser: start it again here (a program that started it completes it with this address, asking for JSON)")
-		}
-	}
-	s, err := h.svc.Users.TakeOIDC(c.Context(), p.ID(), c.Query("state"))
+	// The sign-in completes only for whoever started it, which holds the start's
+	// secret: TakeOIDC checks it before it spends anything. The cookie ends either
+	// way: a callback is the last use of it.
+	held := string(c.RequestCtx().Request.Header.Cookie(oidcCookie))
+	ck := fasthttp.AcquireCookie()
+	ck.SetKey(oidcCookie)
+	ck.SetPath(sso.CallbackPath(p.ID()))
+	ck.SetExpire(fasthttp.CookieExpireDelete)
+	c.RequestCtx().Response.Header.SetCookie(ck)
+	fasthttp.ReleaseCookie(ck)
+	s, err := h.svc.Users.TakeOIDC(c.Context(), p.ID(), c.Query("state"), held)
 	if err != nil {
 		return nil, err
 	}

@@ -274,8 +274,8 @@ type Users interface {
 	LoginLinkEmail(ctx context.Context, token string) (string, error)
 	RedeemLoginLink(ctx context.Context, token string, from auth.Client) (auth.Session, error)
 	// Single sign-on (OpenID Connect).
-	StartOIDC(ctx context.Context, s signin.OIDCSignIn) (string, error)
-	TakeOIDC(ctx context.Context, provider, state string) (signin.OIDCSignIn, error)
+	StartOIDC(ctx context.Context, s signin.OIDCSignIn) (signin.OIDCStarted, error)
+	TakeOIDC(ctx context.Context, provider, state, secret string) (signin.OIDCSignIn, error)
 	LoginExternal(ctx context.Context, l signin.ExternalLogin, from auth.Client) (auth.Session, error)
 }
 

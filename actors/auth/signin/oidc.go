@@ -2,6 +2,9 @@ package signin
 
 import (
 	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
 	"errors"
 	"time"
 
@@ -13,6 +16,11 @@ import (
 // sign-in's start keeps its secrets here, under the state it sends the provider, and
 // its callback takes them back once. The records are the store's, so a callback may
 // land on any member.
+//
+// The state travels in URLs (to the provider and back), where a log, a history or a
+// shared link may leak it; so a sign-in is also bound to whoever started it by a
+// second secret that never does: the start hands it to the browser (or program) as a
+// cookie, the record keeps only its SHA-256, and the callback must bring it back.
 
 // OIDCStateTTL is how long a started sign-in waits for its callback.
 const OIDCStateTTL = 10 * time.Minute
@@ -25,7 +33,10 @@ type OIDCSignIn struct {
 	// Verifier is the PKCE code verifier, which only the exchange of the code sends.
 	Verifier string `json:"verifier"`
 	// RedirectTo is where the browser goes once signed in (a path of this server).
-	RedirectTo string    `json:"redirect_to,omitempty"`
+	RedirectTo string `json:"redirect_to,omitempty"`
+	// SecretHash is the hex SHA-256 of the secret that binds the sign-in to whoever
+	// started it (StartOIDC makes it); the callback must bring the secret.
+	SecretHash string    `json:"secret_hash"`
 	ExpiresAt  time.Time `json:"expires_at"`
 }
 
@@ -34,25 +45,48 @@ var oidcStates = kind{prefix: "oidc-state", version: 1, ttl: OIDCStateTTL}
 var errOIDCState = apierr.New(apierr.ErrOIDCStateInvalid,
 	"the sign-in's state is unknown, used or expired: start the sign-in again")
 
-// StartOIDC keeps s under a new random state, which it answers.
-func (r Records) StartOIDC(ctx context.Context, s OIDCSignIn) (string, error) {
+var errOIDCSecret = apierr.New(apierr.ErrOIDCStateInvalid,
+	"this sign-in was not started in this browser or program: the one that started it completes it, with the cookie its start set "+
+		"(a program that started it is given this address), or start it again here")
+
+// OIDCStarted is what a started sign-in hands its starter: the state, for the
+// provider, and the secret that binds the callback to the starter.
+type OIDCStarted struct {
+	State  string
+	Secret string
+}
+
+// StartOIDC keeps s under a new random state, bound to a new random secret (s's
+// SecretHash is set to its SHA-256), and answers both.
+func (r Records) StartOIDC(ctx context.Context, s OIDCSignIn) (OIDCStarted, error) {
+	secret := RandomToken(32)
+	s.SecretHash = hashSecret(secret)
 	s.ExpiresAt = time.Now().UTC().Add(OIDCStateTTL)
 	b := new(persistence.Batch)
 	state, err := put(oidcStates, b, &s)
 	if err != nil {
-		return "", err
+		return OIDCStarted{}, err
 	}
 	if err := r.Store.Commit(ctx, b); err != nil {
-		return "", err
+		return OIDCStarted{}, err
 	}
-	return state, nil
+	return OIDCStarted{State: state, Secret: secret}, nil
+}
+
+// hashSecret is the hex SHA-256 of a sign-in's secret.
+func hashSecret(secret string) string {
+	sum := sha256.Sum256([]byte(secret))
+	return hex.EncodeToString(sum[:])
 }
 
 // TakeOIDC takes the sign-in kept under state for provider, once: its record is
 // deleted by a write that requires it unchanged, so of two callbacks with one state
 // (a replay, or two members at once) one gets it and the other a 400
 // oidc_state_invalid, as does an unknown or expired state or another provider's.
-func (r Records) TakeOIDC(ctx context.Context, provider, state string) (OIDCSignIn, error) {
+// secret must be the one its start answered: a callback without it, or with
+// another, is refused with oidc_state_invalid before the record is touched, so
+// someone who learnt the state spends nothing and the starter can still finish.
+func (r Records) TakeOIDC(ctx context.Context, provider, state, secret string) (OIDCSignIn, error) {
 	if len(state) != tokenLen {
 		return OIDCSignIn{}, errOIDCState
 	}
@@ -66,6 +100,10 @@ func (r Records) TakeOIDC(ctx context.Context, provider, state string) (OIDCSign
 	var s OIDCSignIn
 	if _, err := persistence.Decode(raw, &s); err != nil {
 		return OIDCSignIn{}, err
+	}
+	// A record without a hash (none is written so) matches no secret.
+	if s.SecretHash == "" || subtle.ConstantTimeCompare([]byte(s.SecretHash), []byte(hashSecret(secret))) != 1 {
+		return OIDCSignIn{}, errOIDCSecret
 	}
 	err = r.Store.Commit(ctx, new(persistence.Batch).Require(persistence.IfValue(key, raw)).Del(key))
 	if persistence.IsConditionFailed(err) {
