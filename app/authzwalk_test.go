@@ -363,10 +363,12 @@ func TestAuthorizationWalk(t *testing.T) {
 }
 
 // TestEndedSessionsWalk calls every route that needs a token with the tokens of a
-// logged-out session and of a deleted user, each naming the user's own machine: every
-// answer is 401 unauthorized, whatever the route, and nothing of the tenant's leaks.
-// The user's other session still works, so the refusals are not of the request's own
-// making.
+// logged-out session and of a deleted user, with API keys revoked, expired, used from
+// an address they do not allow or whose user was deleted, and with the challenge of a
+// login that gave the password but not the second factor, each naming the user's own
+// machine: every answer is 401 unauthorized, whatever the route, and nothing of the
+// tenant's leaks. The user's other session still works, so the refusals are not of
+// the request's own making.
 func TestEndedSessionsWalk(t *testing.T) {
 	t.Parallel()
 	s, admin := synced(t)
@@ -376,13 +378,44 @@ func TestEndedSessionsWalk(t *testing.T) {
 	outTok, liveTok, goneTok := s.login(out.Email, out.Password), s.login(out.Email, out.Password), s.login(gone.Email, gone.Password)
 	m := s.provision(liveTok.Token, smallMachine)
 
+	// Keys: an operator's with every scope (revoked, expiring, kept to an address the
+	// tests do not come from), and a tenant user's whose user goes.
+	revoked := s.newKey(admin, map[string]any{"name": "revoked", "scopes": []string{"admin"}})
+	expiring := s.newKey(admin, map[string]any{"name": "expiring", "scopes": []string{"admin"}, "expires_at": time.Now().Add(time.Second).Format(time.RFC3339Nano)})
+	elsewhere := s.newKey(admin, map[string]any{"name": "elsewhere", "scopes": []string{"admin"}, "allowed_cidrs": []string{"192.0.2.0/24"}})
+	orphan := s.newKey(goneTok.Token, map[string]any{"name": "orphan", "scopes": []string{"read", "machines:write"}})
+	for _, k := range []auth.NewAPIKey{revoked, orphan} {
+		expect(t, s.do(req{method: "GET", path: "/api/auth/me", token: k.Secret}), 200, "")
+	}
+	// A user with a second factor whose login gave the password alone: a challenge,
+	// which is no token.
+	careful := s.sessionUser(admin, ten, "careful@example.test")
+	carefulTok := s.login(careful.Email, careful.Password).Token
+	r := s.do(req{method: "POST", path: "/api/auth/totp", token: carefulTok})
+	expect(t, r, 201, "")
+	var enr struct{ Secret string }
+	r.decode(t, &enr)
+	expect(t, s.do(req{method: "POST", path: "/api/auth/totp/confirm", token: carefulTok, body: map[string]any{"code": totpCode(t, enr.Secret, time.Now())}}), 200, "")
+	r = s.do(req{method: "POST", path: "/api/auth/login", body: map[string]string{"email": careful.Email, "password": careful.Password}})
+	expect(t, r, 401, "totp_required")
+	var skipped totpProblem
+	r.decode(t, &skipped)
+
 	expect(t, s.do(req{method: "POST", path: "/api/auth/logout", token: outTok.Token,
 		body: map[string]string{"refresh_token": outTok.RefreshToken}}), 204, "")
 	expect(t, s.do(req{method: "DELETE", path: "/api/resources/users/" + gone.ID, token: admin}), 204, "")
+	expect(t, s.do(req{method: "DELETE", path: "/api/resources/api-keys/" + revoked.ID, token: admin}), 204, "")
+	testwait.Eventually(t, "the key to expire", func() bool {
+		return s.do(req{method: "GET", path: "/api/auth/me", token: expiring.Secret}).Status == 401
+	})
 	s.reads(liveTok.Token, 200)
 
 	fill := strings.NewReplacer("{id}", m.ID, "{vmId}", m.ID, "{action}", "stop")
-	for _, ended := range []struct{ what, token string }{{"logged-out session", outTok.Token}, {"deleted user", goneTok.Token}} {
+	for _, ended := range []struct{ what, token string }{
+		{"logged-out session", outTok.Token}, {"deleted user", goneTok.Token},
+		{"revoked key", revoked.Secret}, {"expired key", expiring.Secret}, {"key from an address it does not allow", elsewhere.Secret},
+		{"key of a deleted user", orphan.Secret}, {"login without its second factor", skipped.Challenge},
+	} {
 		walked := 0
 		for _, rt := range s.app.Edge().Routes() {
 			if rt.Access == api.Public {
