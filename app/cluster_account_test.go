@@ -2,17 +2,21 @@ package app
 
 import (
 	"fmt"
+	"net/url"
 	"testing"
 	"time"
 
 	"github.com/vmplane/vmplane/actors/auth"
+	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/internal/testwait"
+	"github.com/vmplane/vmplane/mailer/mailtest"
 )
 
-// A user's second factor, API keys and a task's audited end across the members of a
-// cluster: each step on another member than the one before.
+// A user's own account (sessions, password, reset, login links), second factor, API
+// keys and a task's audited end across the members of a cluster: each step on another
+// member than the one before.
 
 // TestClusterTOTPAcrossMembers: a factor enrolled on m0 is asked for by a login on m1,
 // whose challenge a code completes on m2; the same code is refused on m0 with a new
@@ -126,4 +130,70 @@ func TestClusterTaskEndAuditedByTheNextOwner(t *testing.T) {
 	if got := rest[1].entriesOf(tok, "stop-moved"); len(got) != 1 || got[0].Result != "ok" {
 		t.Fatalf("the request's own entry: %+v; want one", got)
 	}
+}
+
+// TestClusterOwnAccountAcrossMembers: a user's own account on three members. Sessions
+// listed on m2 and one ended there is refused on m0; a password changed on m0 ends the
+// sessions held on m1 and m2 but the caller's; a reset asked for on m0 (the mail's
+// link) is confirmed on m1 and ends every session on m2; a login link made on m2 signs
+// in once on m0 and is refused on m1; each request's audit entry, written wherever it
+// was answered, is read on m1.
+func TestClusterOwnAccountAcrossMembers(t *testing.T) {
+	smtpd := mailtest.Start(t, mailtest.Options{User: "relay", Password: "relay-password"})
+	ms, _ := startCluster(t, 3, withMail(smtpd))
+	admin := ms[0].adminToken()
+	u := ms[0].sessionUser(admin, ms[1].newTenant(admin, "Own account"), "own@example.test")
+
+	// Sessions.
+	onM0, onM1 := ms[0].login(u.Email, u.Password), ms[1].login(u.Email, u.Password)
+	sessions := listOf[auth.SessionInfo](ms[2], onM1.Token, "/api/auth/sessions")
+	if len(sessions) != 2 || !sessions[0].Current || sessions[1].Current {
+		t.Fatalf("m2 lists %+v; want m1's session (current) and m0's", sessions)
+	}
+	expect(t, ms[2].do(req{method: "DELETE", path: "/api/auth/sessions/" + sessions[1].ID, token: onM1.Token}), 204, "")
+	ms[0].reads(onM0.Token, 401)
+	expect(t, refresh(ms[1], onM0.RefreshToken), 401, "invalid_refresh_token")
+
+	// The password, changed on m0 by the session opened on m1.
+	onM2 := ms[2].login(u.Email, u.Password)
+	r := ms[0].do(req{method: "POST", path: "/api/auth/password", token: onM1.Token,
+		body: map[string]string{"current_password": u.Password, "new_password": "changed-on-m0"}})
+	expect(t, r, 200, "")
+	var kept tokenPair
+	r.decode(t, &kept)
+	u.Password = "changed-on-m0"
+	for _, m := range ms {
+		m.reads(onM2.Token, 401)
+		m.reads(kept.Token, 200)
+	}
+	expect(t, refresh(ms[2], kept.RefreshToken), 200, "")
+
+	// A forgotten password: asked for on m0, confirmed on m1.
+	expect(t, ms[0].do(req{method: "POST", path: "/api/auth/password-reset", body: map[string]any{"email": u.Email}}), 202, "")
+	mail := smtpd.Wait(t, 1, 30*time.Second)
+	match := resetLinkRe.FindStringSubmatch(mail.Body)
+	if match == nil {
+		t.Fatalf("no link in the mail:\n%s", mail.Body)
+	}
+	token, err := url.QueryUnescape(match[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	expect(t, ms[1].do(req{method: "POST", path: "/api/auth/password-reset/confirm", body: map[string]any{"token": token, "new_password": "reset-on-m1"}}), 204, "")
+	ms[2].reads(kept.Token, 401)
+	expect(t, refresh(ms[2], kept.RefreshToken), 401, "invalid_refresh_token")
+	expect(t, ms[2].do(req{method: "POST", path: "/api/auth/password-reset/confirm", body: map[string]any{"token": token, "new_password": "again-on-m2"}}), 400, "invalid_request")
+	ms[0].login(u.Email, "reset-on-m1")
+
+	// A login link: made on m2, used once on m0, refused on m1.
+	r = ms[2].do(audited(req{method: "POST", path: "/api/resources/users/" + u.ID + "/login-links", token: admin}, "link-made"))
+	expect(t, r, 201, "")
+	var link struct{ Token string }
+	r.decode(t, &link)
+	expect(t, ms[0].do(audited(req{method: "POST", path: "/api/auth/login-link", body: map[string]any{"token": link.Token}}, "link-used")), 200, "")
+	expect(t, ms[1].do(req{method: "POST", path: "/api/auth/login-link", body: map[string]any{"token": link.Token}}), 401, "unauthorized")
+
+	// The audit log, read on m1: the entries of requests m2 and m0 answered.
+	ms[1].oneEntry(admin, "link-made", kit.AuditEntry{TargetID: u.ID, Result: "ok"})
+	ms[1].oneEntry(admin, "link-used", kit.AuditEntry{Actor: u.ID, Result: "ok"})
 }
