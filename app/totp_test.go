@@ -102,3 +102,56 @@ func TestTOTPOverHTTP(t *testing.T) {
 	r = s.do(req{method: "DELETE", path: "/api/resources/users/" + u.ID + "/totp", token: admin})
 	expect(t, r, 409, "conflict")
 }
+
+// wrongCode is a six-digit code that is none of secret's codes within the skew of now
+// (a step either side, and one more for a step that turns during the test).
+func wrongCode(t *testing.T, secret string) string {
+	t.Helper()
+	near := map[string]bool{}
+	for d := -2; d <= 2; d++ {
+		near[totpCode(t, secret, time.Now().Add(time.Duration(d)*30*time.Second))] = true
+	}
+	for _, c := range []string{"000000", "111111", "222222", "333333", "444444", "555555"} {
+		if !near[c] {
+			return c
+		}
+	}
+	t.Fatal("no wrong code found")
+	return ""
+}
+
+// TestTOTPCodeGuessesAreLimited: wrong codes of the second factor count against the
+// login limits of the user's e-mail, as wrong passwords do: a stolen password does not
+// make guessing the code cheap. Past the limit the guessing address is refused the
+// right code too, and a login; another address is not.
+func TestTOTPCodeGuessesAreLimited(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, defaultLimits)
+	u := s.victim()
+	tok := s.login(u.Email, u.Password).Token
+	r := s.do(req{method: "POST", path: "/api/auth/totp", token: tok})
+	expect(t, r, 201, "")
+	var enr struct{ Secret string }
+	r.decode(t, &enr)
+	expect(t, s.do(req{method: "POST", path: "/api/auth/totp/confirm", token: tok, body: map[string]any{"code": totpCode(t, enr.Secret, time.Now())}}), 200, "")
+
+	r = s.do(req{method: "POST", path: "/api/auth/login", body: loginBody(u.Email, u.Password)})
+	expect(t, r, 401, "totp_required")
+	var p totpProblem
+	r.decode(t, &p)
+	// The guesses from an address of their own (the tests' other requests spend
+	// 127.0.0.1's budget of /api/auth/ requests): five, then that address is refused
+	// for the e-mail, the right code too, while the owner's address still logs in.
+	guesser := clientFrom("127.0.0.2")
+	guess := wrongCode(t, enr.Secret)
+	for range 5 {
+		refused(t, doWith(t, guesser, s.base, req{method: "POST", path: "/api/auth/login/totp", body: map[string]string{"challenge": p.Challenge, "code": guess}}), "code")
+	}
+	r = doWith(t, guesser, s.base, req{method: "POST", path: "/api/auth/login/totp", body: map[string]string{"challenge": p.Challenge, "code": totpCode(t, enr.Secret, time.Now().Add(30*time.Second))}})
+	expect(t, r, 429, "rate_limited")
+	if !strings.Contains(string(r.Body), "too many failed logins for this e-mail") {
+		t.Fatalf("got %s; want the login limit named", r.Body)
+	}
+	expect(t, doWith(t, guesser, s.base, req{method: "POST", path: "/api/auth/login", body: loginBody(u.Email, u.Password)}), 429, "rate_limited")
+	expect(t, doWith(t, clientFrom("127.0.0.3"), s.base, req{method: "POST", path: "/api/auth/login", body: loginBody(u.Email, u.Password)}), 401, "totp_required")
+}
