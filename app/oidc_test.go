@@ -206,6 +206,13 @@ func TestOIDCLogin(t *testing.T) {
 		!strings.Contains(ck, "SameSite=Lax") || !strings.Contains(ck, "path=/api/auth/oidc/corp/callback") {
 		t.Fatalf("the start's cookie: %q", ck)
 	}
+	// The authorization code flow with PKCE (S256), the state and the nonce in the
+	// provider's URL; the secret in none.
+	if to, err := url.Parse(start.Header.Get("Location")); err != nil || to.Query().Get("code_challenge_method") != "S256" || to.Query().Get("code_challenge") == "" ||
+		to.Query().Get("response_type") != "code" || to.Query().Get("state") == "" || to.Query().Get("nonce") == "" ||
+		strings.Contains(to.String(), strings.TrimPrefix(strings.Split(start.Header.Get("Set-Cookie"), ";")[0], "vmplane_oidc_secret=")) {
+		t.Fatalf("the start's redirect %q (%v); want a code flow with an S256 challenge, a state and a nonce, and no secret", start.Header.Get("Location"), err)
+	}
 	cb = browser(t, s, "corp", "alice")
 	expect(t, s.do(req{method: "GET", path: strings.TrimPrefix(cb.url, s.base)}), 400, "oidc_state_invalid")
 	r = page(s, cb)

@@ -22,6 +22,7 @@ type testSystem struct {
 	store       persistence.Store
 	Users       *Users
 	Idempotency *Idempotency
+	APIKeys     *APIKeys
 }
 
 // tenantsForTests are the tenants that exist for these tests' users.
@@ -50,7 +51,7 @@ func startTestSystem(t testing.TB, store persistence.Store, opts AuthOptions) (*
 		rt.Shutdown()
 		return nil, err
 	}
-	return &testSystem{rt: rt, store: store, Users: svc.Users, Idempotency: svc.Idempotency}, nil
+	return &testSystem{rt: rt, store: store, Users: svc.Users, Idempotency: svc.Idempotency, APIKeys: svc.APIKeys}, nil
 }
 
 // Stop stops the services and the runtime.
