@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/vmplane/vmplane/actors/auth"
+	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/sso/ssotest"
 )
 
@@ -224,6 +225,23 @@ func TestOIDCLogin(t *testing.T) {
 		!strings.Contains(string(r.Body), `"redirect_to":"/machines"`) || r.Header.Get("Cache-Control") != "no-store" || r.Header.Get("Referrer-Policy") != "no-referrer" {
 		t.Fatalf("page %v: %s", r.Header, r.Body)
 	}
+
+	// Each callback is audited as a login is: a success under the user it signed in,
+	// a refusal with its reason and no actor.
+	cb = browser(t, s, "corp", "alice")
+	asProgram := func(si signIn, rid string) req {
+		return audited(req{method: "GET", path: strings.TrimPrefix(si.url, s.base),
+			header: map[string]string{"Accept": "application/json", "Cookie": "vmplane_oidc_secret=" + si.secret}}, rid)
+	}
+	expect(t, s.do(asProgram(cb, "oidc-ok")), 200, "")
+	s.oneEntry(admin, "oidc-ok", kit.AuditEntry{Actor: tok.User.ID, ActorKind: "user", Action: "GET /api/auth/oidc/{provider}/callback",
+		TargetID: tok.User.ID, Result: "ok", TenantID: acme.ID})
+	expect(t, s.do(asProgram(cb, "oidc-replayed")), 400, "oidc_state_invalid")
+	if e := s.oneEntry(admin, "oidc-replayed", kit.AuditEntry{Action: "GET /api/auth/oidc/{provider}/callback", Result: "oidc_state_invalid"}); e.Actor != "" || e.Reason == "" {
+		t.Fatalf("a refused sign-in: %+v; want no actor and the reason", e)
+	}
+	expect(t, s.do(asProgram(browser(t, s, "corp", "stranger"), "oidc-unmapped")), 403, "oidc_not_mapped")
+	s.oneEntry(admin, "oidc-unmapped", kit.AuditEntry{Action: "GET /api/auth/oidc/{provider}/callback", Result: "oidc_not_mapped"})
 
 	// The second factor stays the user's: with one, the sign-in asks for a code.
 	var enr struct{ Secret string }

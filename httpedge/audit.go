@@ -36,11 +36,13 @@ import (
 //     change; its entry is written once it ended.
 
 // auditEntry describes the request rt serves, or is nil for a read (and for a server
-// without an audit log). A console's ticket is recorded though a GET: it opens the
-// machine's console, a use of the machine as much as a power action.
+// without an audit log). Two GETs are recorded as writes: a console's ticket, which
+// opens the machine's console, a use of the machine as much as a power action; and an
+// OpenID Connect sign-in's callback, which is a login (a session opened, perhaps a
+// user created, or a failure with its reason).
 func (s *Server) auditEntry(rc *fasthttp.RequestCtx, id string, rt *api.Route) *kit.AuditEntry {
 	read := rt.Method == fasthttp.MethodGet || rt.Method == fasthttp.MethodHead
-	if s.svc.Audit == nil || read && !strings.HasSuffix(rt.Path, "/console") {
+	if s.svc.Audit == nil || read && !strings.HasSuffix(rt.Path, "/console") && rt.Path != oidcCallbackPath {
 		return nil
 	}
 	now := time.Now().UTC()
@@ -49,6 +51,9 @@ func (s *Server) auditEntry(rc *fasthttp.RequestCtx, id string, rt *api.Route) *
 	e.TargetKind, e.TargetID = auditTarget(rc, rt.Path)
 	return e.Track()
 }
+
+// oidcCallbackPath is the route of an OpenID Connect sign-in's callback.
+const oidcCallbackPath = "/api/auth/oidc/{provider}/callback"
 
 // auditTarget is what a route acts on: the record its path names (the collection before
 // its first parameter, and that parameter's value; /api/resources/{kind}/{id} names its
