@@ -13,17 +13,24 @@ import (
 
 func (a *app) tenantCmd() *cobra.Command {
 	var lim int
+	var byExternal string
 	list := &cobra.Command{
 		Use:   "list",
-		Short: "list the tenants and their quotas, with the machines each holds (operators)",
+		Short: "list the tenants and their quotas, with the machines each holds (operators), or the one another system knows by --external-id",
 		Args:  cmdline.Args(0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, p, err := a.setup()
 			if err != nil {
 				return err
 			}
-			items, err := cmdline.Collect(c.Tenants(cmd.Context(), client.ListOptions{}), lim)
-			if err != nil {
+			var items []client.Tenant
+			if cmdline.Changed(cmd, "external-id") {
+				t, err := c.TenantByExternalID(cmd.Context(), byExternal)
+				if err != nil {
+					return err
+				}
+				items = []client.Tenant{*t}
+			} else if items, err = cmdline.Collect(c.Tenants(cmd.Context(), client.ListOptions{}), lim); err != nil {
 				return err
 			}
 			// The table shows each tenant's machines against its quota (USED/QUOTA):
@@ -49,6 +56,7 @@ func (a *app) tenantCmd() *cobra.Command {
 		},
 	}
 	cmdline.LimitFlag(list, &lim)
+	list.Flags().StringVar(&byExternal, "external-id", "", "the tenant another system (a billing system) knows by this id")
 	show := &cobra.Command{
 		Use:   "show ID",
 		Short: "show a tenant and its quota",
@@ -67,6 +75,7 @@ func (a *app) tenantCmd() *cobra.Command {
 	}
 	var q quotaFlags
 	var requireTOTP bool
+	var createExternal string
 	create := &cobra.Command{
 		Use:   "create NAME",
 		Short: "create a tenant (quota flags: -1 is unlimited; unset ones take the server's default)",
@@ -76,7 +85,7 @@ func (a *app) tenantCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			t, err := c.CreateTenant(cmd.Context(), client.TenantCreate{Name: args[0], Quota: q.change(cmd), RequireTOTP: requireTOTP})
+			t, err := c.CreateTenant(cmd.Context(), client.TenantCreate{Name: args[0], Quota: q.change(cmd), RequireTOTP: requireTOTP, ExternalID: createExternal})
 			if err != nil {
 				return err
 			}
@@ -85,7 +94,8 @@ func (a *app) tenantCmd() *cobra.Command {
 	}
 	q.add(create)
 	create.Flags().BoolVar(&requireTOTP, "require-totp", false, "the tenant's users must sign in with a second factor")
-	var name string
+	create.Flags().StringVar(&createExternal, "external-id", "", "the id another system (a billing system) knows the tenant by")
+	var name, external string
 	var uRequireTOTP bool
 	var uq quotaFlags
 	update := &cobra.Command{
@@ -101,8 +111,11 @@ func (a *app) tenantCmd() *cobra.Command {
 			if cmdline.Changed(cmd, "require-totp") {
 				ch.RequireTOTP = &uRequireTOTP
 			}
-			if ch.Name == nil && ch.Quota == nil && ch.RequireTOTP == nil {
-				return cmdline.Usagef("nothing to change: give --name, --require-totp or a --quota-* flag")
+			if cmdline.Changed(cmd, "external-id") {
+				ch.ExternalID = externalID(external)
+			}
+			if ch.Name == nil && ch.Quota == nil && ch.RequireTOTP == nil && ch.ExternalID.IsZero() {
+				return cmdline.Usagef("nothing to change: give --name, --require-totp, --external-id or a --quota-* flag")
 			}
 			c, p, err := a.setup()
 			if err != nil {
@@ -117,6 +130,7 @@ func (a *app) tenantCmd() *cobra.Command {
 	}
 	update.Flags().StringVar(&name, "name", "", "the new name")
 	update.Flags().BoolVar(&uRequireTOTP, "require-totp", false, "whether the tenant's users must sign in with a second factor (--require-totp=false lifts it)")
+	update.Flags().StringVar(&external, "external-id", "", "the id another system knows the tenant by (\"\" removes it)")
 	uq.add(update)
 	del := &cobra.Command{
 		Use:   "delete ID",

@@ -14,17 +14,24 @@ import (
 
 func (a *app) userCmd() *cobra.Command {
 	var lim int
+	var byExternal string
 	list := &cobra.Command{
 		Use:   "list",
-		Short: "list the users (operators), of one tenant with --tenant",
+		Short: "list the users (operators), of one tenant with --tenant, or the one another system knows by --external-id",
 		Args:  cmdline.Args(0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, p, err := a.setup()
 			if err != nil {
 				return err
 			}
-			items, err := cmdline.Collect(c.Users(cmd.Context(), a.tenantScope(), client.ListOptions{}), lim)
-			if err != nil {
+			var items []client.User
+			if cmdline.Changed(cmd, "external-id") {
+				u, err := c.UserByExternalID(cmd.Context(), byExternal)
+				if err != nil {
+					return err
+				}
+				items = []client.User{*u}
+			} else if items, err = cmdline.Collect(c.Users(cmd.Context(), a.tenantScope(), client.ListOptions{}), lim); err != nil {
 				return err
 			}
 			return p.Print(items, func(w *tabwriter.Writer) {
@@ -36,6 +43,7 @@ func (a *app) userCmd() *cobra.Command {
 		},
 	}
 	cmdline.LimitFlag(list, &lim)
+	list.Flags().StringVar(&byExternal, "external-id", "", "the user another system (a billing system) knows by this id")
 	show := &cobra.Command{
 		Use:   "show ID",
 		Short: "show a user",
@@ -90,8 +98,9 @@ standard input with --password-stdin.`,
 	cf.StringVar(&nu.Name, "name", "", "the user's full name")
 	cf.StringVar(&nu.Role, "role", client.RoleUser, "user (of the tenant --tenant names) or admin")
 	cf.BoolVar(&fromStdin, "password-stdin", false, "read the password from the first line of standard input")
+	cf.StringVar(&nu.ExternalID, "external-id", "", "the id another system (a billing system) knows the user by")
 
-	var name, role string
+	var name, role, external string
 	var disabled, newPassword bool
 	update := &cobra.Command{
 		Use:   "update ID",
@@ -115,6 +124,9 @@ reads it from standard input).`,
 			if cmdline.Changed(cmd, "disabled") {
 				ch.Disabled = &disabled
 			}
+			if cmdline.Changed(cmd, "external-id") {
+				ch.ExternalID = externalID(external)
+			}
 			if newPassword || fromStdin {
 				pw, err := a.readPassword(bufio.NewReader(a.env.Stdin), fromStdin, "New password: ")
 				if err != nil {
@@ -123,7 +135,7 @@ reads it from standard input).`,
 				ch.Password = &pw
 			}
 			if ch == (client.UserChange{}) {
-				return cmdline.Usagef("nothing to change: give --name, --role, --tenant, --disabled or --password")
+				return cmdline.Usagef("nothing to change: give --name, --role, --tenant, --disabled, --external-id or --password")
 			}
 			c, p, err := a.setup()
 			if err != nil {
@@ -142,6 +154,7 @@ reads it from standard input).`,
 	uf.BoolVar(&disabled, "disabled", false, "--disabled turns the login off, --disabled=false on again")
 	uf.BoolVar(&newPassword, "password", false, "set a new password, asked for without echo")
 	uf.BoolVar(&fromStdin, "password-stdin", false, "set a new password, read from the first line of standard input")
+	uf.StringVar(&external, "external-id", "", "the id another system knows the user by (\"\" removes it)")
 	del := &cobra.Command{
 		Use:   "delete ID",
 		Short: "delete a user, ending its logins",
@@ -198,4 +211,12 @@ public URL (--public-url); the token alone works with 'vmplane login --link'.`,
 		},
 	}
 	return cmdline.Group(&cobra.Command{Use: "user", Short: "users: operators and tenants' users (operators)"}, list, show, create, update, del, resetTOTP, loginLink)
+}
+
+// externalID is the change of an external id a flag gives: "" removes it.
+func externalID(v string) client.Optional[string] {
+	if v == "" {
+		return client.Null[string]()
+	}
+	return client.Set(v)
 }

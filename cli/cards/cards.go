@@ -196,6 +196,9 @@ func Tenant(p output.Printer, t *client.Tenant) error {
 		output.Field(w, "Quota snapshots", output.Limit(t.Quota.Snapshots))
 		output.Field(w, "Quota backup GB", output.Limit(t.Quota.BackupGB))
 		output.Field(w, "Second factor required", output.YesNo(t.RequireTOTP))
+		if t.ExternalID != nil {
+			output.Field(w, "External id", *t.ExternalID)
+		}
 		output.Field(w, "Created", output.When(t.CreatedAt))
 		if s := t.Suspension; s != nil {
 			output.Field(w, "Suspended", output.When(s.Since)+" ("+s.Action+"): "+s.Reason)
@@ -213,6 +216,9 @@ func User(p output.Printer, u *client.User) error {
 		output.Field(w, "Tenant", output.Str(u.TenantID))
 		output.Field(w, "Disabled", output.YesNo(u.Disabled))
 		output.Field(w, "Second factor", output.YesNo(u.TOTPEnabled))
+		if u.ExternalID != nil {
+			output.Field(w, "External id", *u.ExternalID)
+		}
 		output.Field(w, "Created", output.When(u.CreatedAt))
 	})
 }
