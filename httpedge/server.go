@@ -330,6 +330,16 @@ func requestContext(rc *fasthttp.RequestCtx) context.Context {
 func (s *Server) handle(rc *fasthttp.RequestCtx) {
 	start := time.Now()
 	s.markBusy(rc)
+	streamed := s.streamed(rc)
+	if streamed {
+		// A refusal (a rate limit, the token, the handler's checks; a panic, which
+		// the next deferred call answers) leaves the body unread.
+		defer func() {
+			if rc.Response.StatusCode() >= 300 {
+				s.closeUnread(rc)
+			}
+		}()
+	}
 	id := s.assignRequestID(rc)
 	defer func() {
 		if r := recover(); r != nil {
@@ -350,7 +360,7 @@ func (s *Server) handle(rc *fasthttp.RequestCtx) {
 	if s.closing.Load() {
 		rc.SetConnectionClose()
 	}
-	if !s.bodyWithin(rc, id) {
+	if !streamed && !s.bodyWithin(rc, id) {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
@@ -653,9 +663,6 @@ func (s *Server) serveRoute(rt *api.Route) fasthttp.RequestHandler {
 		if err != nil {
 			s.writeError(rc, id, err)
 			s.auditRefusal(ctx, entry, err)
-			if rt.Stream {
-				s.closeUnread(rc)
-			}
 		} else {
 			s.writeResult(rc, id, rt, res)
 			s.auditDone(ctx, entry, res)
@@ -710,9 +717,15 @@ func (s *Server) streamed(rc *fasthttp.RequestCtx) bool {
 	if len(s.streams) == 0 {
 		return false
 	}
-	segs := strings.Split(string(rc.Path()), "/")
+	var segs []string
 	for _, r := range s.streams {
-		if string(rc.Method()) != r.method || len(segs) != len(r.segs) {
+		if string(rc.Method()) != r.method {
+			continue
+		}
+		if segs == nil {
+			segs = strings.Split(string(rc.Path()), "/")
+		}
+		if len(segs) != len(r.segs) {
 			continue
 		}
 		match := true
@@ -729,14 +742,14 @@ func (s *Server) streamed(rc *fasthttp.RequestCtx) bool {
 	return false
 }
 
-// bodyWithin reads the body of every request but a Stream route's whole, before
+// bodyWithin reads the body of a request that is not a Stream route's whole, before
 // anything else sees the request: the server streams bodies (for the uploads), and
 // this keeps every other route as it was, its body read and bounded by MaxBodyBytes.
 // A body over the limit is answered 413, one that does not arrive in time 408, and
 // the connection is closed (lingering after a 413, so that the client reads it).
 func (s *Server) bodyWithin(rc *fasthttp.RequestCtx, id string) bool {
 	n := rc.Request.Header.ContentLength()
-	if rc.RequestBodyStream() == nil || s.streamed(rc) {
+	if rc.RequestBodyStream() == nil {
 		return true
 	}
 	var err error

@@ -2,8 +2,8 @@ package api
 
 import (
 	"context"
-	"io"
 	"github.com/vmplane/vmplane/actors/addresses"
+	"io"
 	"net/netip"
 	"time"
 
