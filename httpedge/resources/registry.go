@@ -559,7 +559,6 @@ func (h *handlers) isoUploadRoute() api.Route {
 	return api.Route{Method: "PUT", Path: "/api/resources/isos/{id}/content", Access: api.AdminOnly, Tag: "resources",
 		Summary: "Upload an ISO image's content", Stream: true,
 		Body: api.RawBody{ContentType: "application/octet-stream"}, Reply: isos.ISO{}, Errors: []int{fasthttp.StatusUnprocessableEntity},
-		Headers: map[string]string{"Content-Length": "required: the image's size in bytes"},
 		Description: "The content of an image added with `upload: true` (status `awaiting_upload`), as the raw body " +
 			"(application/octet-stream, with its Content-Length), streamed to the server's disk and checked against the image's checksum " +
 			"as it arrives. Answers the image, ready, once its file and record are durable (and, on Proxmox VE, the file is on the ISO storage). " +
