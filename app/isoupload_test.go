@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha512"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -128,4 +129,47 @@ func TestISOUploadOverHTTP(t *testing.T) {
 	expect(t, s.do(req{method: "GET", path: "/api/resources/isos/" + private.ISO.ID, token: a.Token}), 404, "not_found")
 	expect(t, put(private.ISO.ID, content, a.Token), 403, "forbidden")
 	expect(t, put(private.ISO.ID, content[:10], admin), 422, "checksum_mismatch")
+}
+
+// An ISO image uploaded through HTTP on Proxmox (the fake): vmplane streams it to the
+// ISO storage with its checksum, keeps no copy of its own, and the image mounts; a
+// content that does not match is refused by vmplane before Proxmox sees it.
+func TestISOUploadOnProxmox(t *testing.T) {
+	t.Parallel()
+	s, f, admin := proxmoxServer(t)
+	s.sync(admin)
+	content := bytes.Repeat([]byte("a bootable image "), 80_000) // 1.36 MB
+	sum := sha512.Sum512(content)
+	put := func(id string) *response {
+		return s.do(req{method: "PUT", path: "/api/resources/isos/" + id + "/content", token: admin, body: octets(content)})
+	}
+	uploads := func() int {
+		n := 0
+		for _, node := range []string{"pve1", "pve2", "pve3"} {
+			n += f.Count("POST", "/nodes/"+node+"/storage/local/upload")
+		}
+		return n
+	}
+
+	bad := s.addUpload(admin, "Tampered", "sha512:"+strings.Repeat("ab", 64), nil)
+	expect(t, put(bad.ISO.ID), 422, "checksum_mismatch")
+	if n := uploads(); n != 0 {
+		t.Fatalf("Proxmox saw %d uploads of a content that does not match; want none", n)
+	}
+	good := s.addUpload(admin, "Uploaded installer", "sha512:"+hex.EncodeToString(sum[:]), nil)
+	r := put(good.ISO.ID)
+	expect(t, r, 200, "")
+	var ready isos.ISO
+	r.decode(t, &ready)
+	if ready.Status != isos.StatusReady || ready.SizeBytes != int64(len(content)) || uploads() == 0 {
+		t.Fatalf("the upload: %+v after %d uploads to Proxmox; want ready, %d bytes", ready, uploads(), len(content))
+	}
+	if _, err := os.Stat(filepath.Join(s.cfg.DataDir, "isos", ready.File)); !os.IsNotExist(err) {
+		t.Fatalf("vmplane's copy of an image Proxmox holds: %v; want none", err)
+	}
+	web := s.machine(admin, "100")
+	s.run(req{method: "POST", path: "/api/virt/vms/" + web.ID + "/media", token: admin, body: map[string]any{"iso_id": ready.ID}})
+	if _, _, cfg, _ := f.VM(100); !strings.Contains(fmt.Sprint(cfg), "local:iso/"+ready.File) {
+		t.Fatalf("machine 100's config on Proxmox: %v; want the uploaded image in its drive", cfg)
+	}
 }
