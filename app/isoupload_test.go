@@ -10,12 +10,14 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/vmplane/vmplane/actors/isos"
 	"github.com/vmplane/vmplane/actors/machines/tasks"
+	"github.com/vmplane/vmplane/internal/testwait"
 )
 
 // addUpload adds an image awaiting its content as the operator.
@@ -89,6 +91,26 @@ func TestISOUploadOverHTTP(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, failed.File+".part")); !os.IsNotExist(err) {
 		t.Fatalf("the partial file of a mismatched upload: %v; want none", err)
+	}
+	// The audit log holds the success once, and the mismatch once as a refusal with its
+	// code (not also as a success).
+	for id, want := range map[string]string{good.ISO.ID: "forbidden unsupported_media_type ok conflict", bad.ISO.ID: "checksum_mismatch"} {
+		testwait.Eventually(t, "the upload's audit entry", func() bool {
+			var page struct {
+				Items []struct{ Action, Result string }
+			}
+			s.do(req{method: "GET", path: "/api/audit?target=" + id, token: admin}).decode(t, &page)
+			var got []string
+			for _, e := range page.Items {
+				if e.Action == "PUT /api/resources/isos/{id}/content" {
+					got = append(got, e.Result)
+				}
+			}
+			slices.Sort(got)
+			w := strings.Fields(want)
+			slices.Sort(w)
+			return slices.Equal(got, w)
+		})
 	}
 
 	// Over the cap: the 413 comes while the body is still being sent (it never ends).

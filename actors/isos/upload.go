@@ -152,8 +152,9 @@ func syncDir(dir string) error {
 }
 
 // uploaded records an upload's end in one durable write: the image ready (size
-// bytes) and its task succeeded, or, for ferr (a checksum mismatch), both failed with
-// the reason, which Upload then returns. The request's audit entry goes with it.
+// bytes) and its task succeeded, with the request's audit entry, or, for ferr (a
+// checksum mismatch), both failed with the reason, which Upload then returns (the
+// edge records the refusal).
 func (s *ISOs) uploaded(ctx context.Context, id string, size int64, ferr error) (ISO, error) {
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), kit.DefaultTimeout)
 	defer cancel()
@@ -190,8 +191,11 @@ func (s *ISOs) uploaded(ctx context.Context, id string, size int64, ferr error) 
 			return ISO{}, err
 		}
 	}
-	if err := s.d.Runtime.Audit(b, kit.AuditOf(ctx).On("", id, kit.Deref(r.TenantID))); err != nil {
-		return ISO{}, err
+	if ferr == nil {
+		// A refusal's entry is the edge's, with the error it answers.
+		if err := s.d.Runtime.Audit(b, kit.AuditOf(ctx).On("", id, kit.Deref(r.TenantID))); err != nil {
+			return ISO{}, err
+		}
 	}
 	if err := s.d.Runtime.Commit(b); err != nil {
 		return ISO{}, fmt.Errorf("recording the upload of ISO %s: %w", id, err)
