@@ -77,11 +77,14 @@ var (
 	ErrUnsupportedMedia      = &Error{Status: 415, Code: "unsupported_media_type"}
 	ErrHeaderTooLarge        = &Error{Status: 431, Code: "header_too_large"}
 	ErrIdempotencyKeyReused  = &Error{Status: 422, Code: "idempotency_key_reused"}
-	ErrRateLimited           = &Error{Status: 429, Code: "rate_limited"}
-	ErrTooManyConnections    = &Error{Status: 429, Code: "too_many_connections"}
-	ErrInternal              = &Error{Status: 500, Code: "internal"}
-	ErrUnavailable           = &Error{Status: 503, Code: "unavailable"}
-	ErrTimeout               = &Error{Status: 504, Code: "timeout"}
+	// ErrChecksumMismatch: an uploaded file does not match the checksum it was
+	// announced with (an ISO image's content).
+	ErrChecksumMismatch   = &Error{Status: 422, Code: "checksum_mismatch"}
+	ErrRateLimited        = &Error{Status: 429, Code: "rate_limited"}
+	ErrTooManyConnections = &Error{Status: 429, Code: "too_many_connections"}
+	ErrInternal           = &Error{Status: 500, Code: "internal"}
+	ErrUnavailable        = &Error{Status: 503, Code: "unavailable"}
+	ErrTimeout            = &Error{Status: 504, Code: "timeout"}
 	// ErrInsufficientCapacity: no node has room for the machine asked for.
 	ErrInsufficientCapacity = &Error{Status: 409, Code: "insufficient_capacity"}
 	// ErrPoolExhausted: no pool usable on the machine's node has a free address.

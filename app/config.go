@@ -146,7 +146,8 @@ type Config struct {
 	// ratios are the capacity arithmetic's (plans' capacity, placement).
 	RequirePlans                                    bool
 	OvercommitCPU, OvercommitMemory, OvercommitDisk float64
-	// ISOMaxBytes bounds an ISO image vmplane fetches itself (the sim driver's);
+	// ISOMaxBytes bounds an ISO image vmplane fetches itself (the sim driver's) or
+	// takes as an upload;
 	// RescueISO names the image (id or name) a machine's rescue boots.
 	ISOMaxBytes int64
 	RescueISO   string
@@ -349,7 +350,7 @@ func (c *Config) table() []setting {
 		flt(&c.OvercommitCPU, "overcommit-cpu", "VMPLANE_OVERCOMMIT_CPU", 4, "how many times over a node's cores vmplane's machines on it may be given, for plans' capacity and placement (at least 1)"),
 		flt(&c.OvercommitMemory, "overcommit-memory", "VMPLANE_OVERCOMMIT_MEMORY", 1, "the same for a node's memory (at least 1)"),
 		flt(&c.OvercommitDisk, "overcommit-disk", "VMPLANE_OVERCOMMIT_DISK", 1, "the same for a node's disk (at least 1; thin provisioned storage allows more)"),
-		i64(&c.ISOMaxBytes, "iso-max-bytes", "VMPLANE_ISO_MAX_BYTES", isos.DefaultMaxBytes, "largest ISO image vmplane fetches itself (sim driver), in bytes, streamed to <data-dir>/isos; a larger one fails its fetch"),
+		i64(&c.ISOMaxBytes, "iso-max-bytes", "VMPLANE_ISO_MAX_BYTES", isos.DefaultMaxBytes, "largest ISO image vmplane fetches itself (sim driver) or takes as an upload (every driver), in bytes, streamed to <data-dir>/isos; a larger fetch fails, a larger upload is refused before its body is read"),
 		str(&c.RescueISO, "rescue-iso", "VMPLANE_RESCUE_ISO", "", "the ISO library's image (id or name) a machine's rescue boots (empty: rescue is refused with 409)"),
 		dur(&c.IPReleaseCooldown, "ip-release-cooldown", "VMPLANE_IP_RELEASE_COOLDOWN", addresses.DefaultCooldown, "how long an address (or IPv6 prefix) of a deleted machine stays held before the IP pools give it to another machine (0: at once)"),
 		dur(&c.UsageRetention, "usage-retention", "VMPLANE_USAGE_RETENTION", usage.DefaultRetention, "how long the hourly usage records (what GET .../usage answers for invoices) are kept; older hours are deleted"),

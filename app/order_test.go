@@ -84,6 +84,7 @@ func TestUnknownIDIsNotFoundWhateverTheBody(t *testing.T) {
 		{"PUT", "/api/virt/vms/{id}/boot-order", map[string]any{"order": []string{"floppy"}}, false},
 		{"POST", "/api/virt/vms/{id}/rescue", map[string]any{"enabled": true}, false},
 		{"DELETE", "/api/resources/isos/{id}", nil, false},
+		{"PUT", "/api/resources/isos/{id}/content", octets("an image"), false},
 		{"POST", "/api/virt/vms/{id}/actions/{action}", nil, false},
 		{"PATCH", "/api/virt/vms/{id}/config", map[string]any{"cpu_cores": 128}, false},
 		{"POST", "/api/virt/vms/{id}/disks", map[string]any{"size_gb": 65536, "storage": "no-such-storage"}, false},

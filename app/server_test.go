@@ -175,9 +175,12 @@ type problemBody struct {
 // req describes one request.
 type req struct {
 	method, path, token string
-	body                any // encoded as JSON unless []byte or string
+	body                any // encoded as JSON unless []byte or string (sent as JSON), or octets
 	header              map[string]string
 }
+
+// octets is a raw request body, sent as application/octet-stream (an upload).
+type octets []byte
 
 // listOf GETs a list route as tok, expects 200 and returns its items.
 func listOf[T any](s *testServer, tok, path string) []T {
@@ -197,8 +200,11 @@ func (s *testServer) do(r req) *response {
 func doWith(t *testing.T, client *http.Client, base string, r req) *response {
 	t.Helper()
 	var body io.Reader
+	ctype := "application/json"
 	switch b := r.body.(type) {
 	case nil:
+	case octets:
+		body, ctype = bytes.NewReader(b), "application/octet-stream"
 	case []byte:
 		body = bytes.NewReader(b)
 	case string:
@@ -215,7 +221,7 @@ func doWith(t *testing.T, client *http.Client, base string, r req) *response {
 		t.Fatal(err)
 	}
 	if body != nil {
-		hr.Header.Set("Content-Type", "application/json")
+		hr.Header.Set("Content-Type", ctype)
 	}
 	if r.token != "" {
 		hr.Header.Set("Authorization", "Bearer "+r.token)

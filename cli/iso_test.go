@@ -1,10 +1,13 @@
 package cli_test
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -58,4 +61,31 @@ func TestISOAndMediaVerbs(t *testing.T) {
 	}
 	w.okJSON(&task, "machine", "rescue", "off", m.ID, "--wait")
 	w.ok("iso", "delete", isos[1].ID)
+}
+
+// An image uploaded from a file (over the edge's 1 MiB body limit): the checksum is
+// computed by the command, the image is ready at once and mounts; without --name the
+// command refuses.
+func TestISOUploadVerb(t *testing.T) {
+	w := newWorld(t)
+	w.login()
+	file := filepath.Join(t.TempDir(), "installer.iso")
+	if err := os.WriteFile(file, bytes.Repeat([]byte("installer "), 150_000), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w.fails(2, "--name", "iso", "upload", file)
+	var iso client.ISO
+	w.okJSON(&iso, "iso", "upload", file, "--name", "uploaded")
+	if iso.Status != "ready" || iso.SizeBytes != 1_500_000 || iso.URL != "" {
+		t.Fatalf("upload: %+v; want ready, 1500000 bytes, no URL", iso)
+	}
+	var ten struct{ ID string }
+	w.okJSON(&ten, "tenant", "create", "Uploader")
+	var m client.Machine
+	w.okJSON(&m, "machine", "create", "--tenant", ten.ID, "--name", "booted", "--template", "tpl-debian-12", "--wait")
+	var task client.Task
+	w.okJSON(&task, "machine", "media", "mount", m.ID, iso.ID, "--wait")
+	if out := w.ok("machine", "show", m.ID); !strings.Contains(out, "uploaded") {
+		t.Fatalf("show after mount: %q", out)
+	}
 }

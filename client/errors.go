@@ -74,6 +74,7 @@ var (
 	ErrPayloadTooLarge       = &Error{Status: 413, Code: "payload_too_large"}
 	ErrUnsupportedMedia      = &Error{Status: 415, Code: "unsupported_media_type"}
 	ErrIdempotencyKeyReused  = &Error{Status: 422, Code: "idempotency_key_reused"}
+	ErrChecksumMismatch      = &Error{Status: 422, Code: "checksum_mismatch"}
 	ErrRateLimited           = &Error{Status: 429, Code: "rate_limited"}
 	ErrTooManyConnections    = &Error{Status: 429, Code: "too_many_connections"}
 	ErrHeaderTooLarge        = &Error{Status: 431, Code: "header_too_large"}

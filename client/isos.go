@@ -2,6 +2,9 @@ package client
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"io"
 	"iter"
 	"net/http"
 )
@@ -49,6 +52,50 @@ func (c *Client) GetISO(ctx context.Context, id string) (*ISO, error) {
 // fetches and verifies it; follow the task (WaitTask) to learn whether it is ready.
 func (c *Client) AddISO(ctx context.Context, spec ISOSpec) (*ISOAdded, error) {
 	return callFor[ISOAdded](ctx, c, http.MethodPost, "/api/resources/isos", nil, spec)
+}
+
+// UploadISO sends the content of an image added with Upload (operators): size bytes
+// read from body, streamed (never held whole), which the server checks against the
+// image's checksum before it answers the image, ready. A content that does not match
+// is ErrChecksumMismatch (the image failed; add it again), a size over the server's
+// limit ErrPayloadTooLarge, an image not awaiting its content ErrConflict. The body
+// cannot be read twice, so the upload is sent once, never retried.
+func (c *Client) UploadISO(ctx context.Context, id string, body io.Reader, size int64) (*ISO, error) {
+	path := "/api/resources/isos/" + esc(id) + "/content"
+	if id == "" {
+		return nil, fmt.Errorf("vmplane client: PUT %s: an id in the path is empty", path)
+	}
+	tok, err := c.c.token(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	base := c.c.bases[int(c.c.cur.Load())%len(c.c.bases)]
+	req, err := http.NewRequestWithContext(ctx, http.MethodPut, base+path, io.LimitReader(body, size))
+	if err != nil {
+		return nil, fmt.Errorf("vmplane client: PUT %s: %w", path, err)
+	}
+	req.ContentLength = size
+	req.Header.Set("Content-Type", "application/octet-stream")
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", c.c.agent)
+	req.Header.Set("Authorization", "Bearer "+tok)
+	res, err := c.c.hc.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("vmplane client: PUT %s: %w", path, err)
+	}
+	defer res.Body.Close()
+	answer, err := io.ReadAll(res.Body)
+	if err != nil {
+		return nil, fmt.Errorf("vmplane client: PUT %s: read answer: %w", path, err)
+	}
+	if res.StatusCode >= 300 {
+		return nil, errorFrom(res, answer)
+	}
+	var iso ISO
+	if err := json.Unmarshal(answer, &iso); err != nil {
+		return nil, fmt.Errorf("vmplane client: PUT %s: decode answer: %w", path, err)
+	}
+	return &iso, nil
 }
 
 // DeleteISO deletes an image (operators); one in a machine's drive is ErrConflict.

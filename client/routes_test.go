@@ -798,6 +798,24 @@ func testMedia(t *testing.T, ctx context.Context, w *world) {
 	if err := w.admin.DeleteISO(ctx, bad.ISO.ID); err != nil {
 		t.Fatal(err)
 	}
+	// An uploaded image: ready at the answer; a content that does not match is
+	// ErrChecksumMismatch; a second upload ErrConflict.
+	up := must(w.admin.AddISO(ctx, client.ISOSpec{Name: "uploaded", Upload: true, Checksum: checksum}))
+	if iso, err := w.admin.UploadISO(ctx, up.ISO.ID, bytes.NewReader(body), int64(len(body))); err != nil || iso.Status != "ready" || iso.SizeBytes != int64(len(body)) {
+		t.Fatalf("UploadISO: %+v %v", iso, err)
+	}
+	if _, err := w.admin.UploadISO(ctx, up.ISO.ID, bytes.NewReader(body), int64(len(body))); !errors.Is(err, client.ErrConflict) {
+		t.Fatalf("a second UploadISO: %v; want ErrConflict", err)
+	}
+	wrong := must(w.admin.AddISO(ctx, client.ISOSpec{Name: "wrong", Upload: true, Checksum: "sha256:" + strings.Repeat("0", 64)}))
+	if _, err := w.admin.UploadISO(ctx, wrong.ISO.ID, bytes.NewReader(body), int64(len(body))); !errors.Is(err, client.ErrChecksumMismatch) {
+		t.Fatalf("UploadISO of a content that does not match: %v; want ErrChecksumMismatch", err)
+	}
+	for _, id := range []string{up.ISO.ID, wrong.ISO.ID} {
+		if err := w.admin.DeleteISO(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // testSecondFactor turns on a user's second factor, logs in with WithTOTP, turns it off

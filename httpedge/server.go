@@ -140,6 +140,8 @@ type Server struct {
 	// ownPaths are the routes' paths outside /api (/metrics, the account pages),
 	// which the console leaves to the router.
 	ownPaths map[string]bool
+	// streams are the Stream routes, whose bodies their handlers read (bodyWithin).
+	streams []streamRoute
 
 	// The OpenAPI document, built once from the route table, which is fixed after New.
 	openapiDoc []byte
@@ -175,6 +177,9 @@ func New(opts Options) *Server {
 		if !strings.HasPrefix(rt.Path, "/api/") {
 			s.ownPaths[rt.Path] = true
 		}
+		if rt.Stream {
+			s.streams = append(s.streams, streamRoute{method: rt.Method, segs: strings.Split(rt.Path, "/")})
+		}
 	}
 	s.openapiDoc, s.openapiErr = buildOpenAPI(opts.Version, s.routes)
 	s.router = router.New()
@@ -203,6 +208,13 @@ func New(opts Options) *Server {
 		Handler:            s.handle,
 		Name:               "vmplane",
 		MaxRequestBodySize: MaxBodyBytes,
+		// Bodies are streamed so that an upload (a Stream route) is never held whole;
+		// bodyWithin reads every other body whole, within MaxBodyBytes, as fasthttp
+		// would without streaming.
+		StreamRequestBody: true,
+		// No route takes a multipart form; fasthttp would spool one of any size to
+		// temporary files before the handler ran.
+		DisablePreParseMultipartForm: true,
 		// With fasthttp's default 4 KB, an answer bigger than that (a list page of ten
 		// machines is 5.3 KB) takes two write syscalls; they were a fifth of the
 		// server's CPU on the tenant list. Buffers are pooled, held only while writing.
@@ -318,6 +330,16 @@ func requestContext(rc *fasthttp.RequestCtx) context.Context {
 func (s *Server) handle(rc *fasthttp.RequestCtx) {
 	start := time.Now()
 	s.markBusy(rc)
+	streamed := s.streamed(rc)
+	if streamed {
+		// A refusal (a rate limit, the token, the handler's checks; a panic, which
+		// the next deferred call answers) leaves the body unread.
+		defer func() {
+			if rc.Response.StatusCode() >= 300 {
+				s.closeUnread(rc)
+			}
+		}()
+	}
 	id := s.assignRequestID(rc)
 	defer func() {
 		if r := recover(); r != nil {
@@ -337,6 +359,9 @@ func (s *Server) handle(rc *fasthttp.RequestCtx) {
 	}()
 	if s.closing.Load() {
 		rc.SetConnectionClose()
+	}
+	if !streamed && !s.bodyWithin(rc, id) {
+		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
 	defer cancel()
@@ -558,9 +583,10 @@ func (s *Server) handleParseError(rc *fasthttp.RequestCtx, err error) {
 
 // expectContinue answers a request that announces its body with Expect: 100-continue:
 // a body over the limit is refused with the 413 before the client sends it (fasthttp
-// then writes this answer and closes the connection); any other is let through.
+// then writes this answer and closes the connection); any other is let through, as is
+// every body of a Stream route (its handler sets its limit).
 func (s *Server) expectContinue(rc *fasthttp.RequestCtx) int {
-	if rc.Request.Header.ContentLength() <= MaxBodyBytes {
+	if rc.Request.Header.ContentLength() <= MaxBodyBytes || s.streamed(rc) {
 		return fasthttp.StatusContinue
 	}
 	s.writeError(rc, s.assignRequestID(rc), apierr.New(apierr.ErrPayloadTooLarge, "the body exceeds %d bytes", MaxBodyBytes))
@@ -612,6 +638,10 @@ func (s *Server) serveRoute(rt *api.Route) fasthttp.RequestHandler {
 		}
 		if entry != nil {
 			ctx = kit.WithAudit(ctx, entry)
+		}
+		if rt.Stream {
+			// An upload lasts as long as its body takes to arrive: the handler bounds it.
+			ctx = context.WithoutCancel(ctx)
 		}
 		ctx, answered, settle := s.idempotent(ctx, rc, id, principal, rt)
 		if answered {
@@ -672,5 +702,95 @@ func (s *Server) writeResult(rc *fasthttp.RequestCtx, id string, rt *api.Route, 
 		rc.Response.Reset()
 		rc.Response.Header.Set("X-Request-Id", id)
 		s.writeError(rc, id, err)
+	}
+}
+
+// streamRoute is a Stream route's method and path segments ({id} matches any one).
+type streamRoute struct {
+	method string
+	segs   []string
+}
+
+// streamed reports whether the request is for a Stream route, whose handler reads
+// its body.
+func (s *Server) streamed(rc *fasthttp.RequestCtx) bool {
+	if len(s.streams) == 0 {
+		return false
+	}
+	var segs []string
+	for _, r := range s.streams {
+		if string(rc.Method()) != r.method {
+			continue
+		}
+		if segs == nil {
+			segs = strings.Split(string(rc.Path()), "/")
+		}
+		if len(segs) != len(r.segs) {
+			continue
+		}
+		match := true
+		for i, seg := range r.segs {
+			if !strings.HasPrefix(seg, "{") && seg != segs[i] {
+				match = false
+				break
+			}
+		}
+		if match {
+			return true
+		}
+	}
+	return false
+}
+
+// bodyWithin reads the body of a request that is not a Stream route's whole, before
+// anything else sees the request: the server streams bodies (for the uploads), and
+// this keeps every other route as it was, its body read and bounded by MaxBodyBytes.
+// A body over the limit is answered 413, one that does not arrive in time 408, and
+// the connection is closed (lingering after a 413, so that the client reads it).
+func (s *Server) bodyWithin(rc *fasthttp.RequestCtx, id string) bool {
+	n := rc.Request.Header.ContentLength()
+	if rc.RequestBodyStream() == nil {
+		return true
+	}
+	var err error
+	switch {
+	case n > MaxBodyBytes:
+		err = apierr.New(apierr.ErrPayloadTooLarge, "the body exceeds %d bytes", MaxBodyBytes)
+	case n >= 0:
+		// Body reads the rest of the stream into the request's pooled buffer; a read
+		// that fails leaves it short.
+		if len(rc.Request.Body()) != n {
+			err = apierr.New(apierr.ErrRequestTimeout, "the request was not received in time")
+		}
+	default: // chunked: no length announced
+		body, rerr := io.ReadAll(io.LimitReader(rc.RequestBodyStream(), MaxBodyBytes+1))
+		switch {
+		case rerr != nil:
+			err = apierr.New(apierr.ErrInvalidRequest, "the request could not be parsed")
+		case len(body) > MaxBodyBytes:
+			err = apierr.New(apierr.ErrPayloadTooLarge, "the body exceeds %d bytes", MaxBodyBytes)
+		default:
+			rc.Request.SetBody(body)
+		}
+	}
+	if err == nil {
+		return true
+	}
+	s.writeError(rc, id, err)
+	if errors.Is(err, apierr.ErrRequestTimeout) {
+		rc.SetConnectionClose()
+	} else {
+		s.closeUnread(rc)
+	}
+	return false
+}
+
+// closeUnread closes the connection of a request answered before its body was read
+// to its end (what is left of it is not a next request), lingering so that the
+// client reads the answer rather than a reset.
+func (s *Server) closeUnread(rc *fasthttp.RequestCtx) {
+	rc.SetConnectionClose()
+	if c, ok := rc.Conn().(*conncap.Conn); ok {
+		c.Linger(true)
 	}
 }

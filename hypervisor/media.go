@@ -20,7 +20,8 @@ type Media interface {
 	// ImportISO brings an image into the hypervisor's ISO storage under spec.Name,
 	// verified against spec.Checksum: a driver that fetches URLs itself (Proxmox's
 	// download-url) fetches spec.URL; one that implements ISOFromFile takes
-	// spec.File. A checksum that does not match fails with ErrChecksumMismatch and
+	// spec.File. A spec with a File and no URL (an image uploaded to vmplane) is
+	// taken by every driver (Proxmox's sends the file up). A checksum that does not match fails with ErrChecksumMismatch and
 	// leaves nothing behind. Proxmox may refuse a name its storage has already:
 	// vmplane gives every image a file name of its own (its record's id).
 	ImportISO(ctx context.Context, spec ISOSpec) (ISO, error)
@@ -54,11 +55,13 @@ type ISO struct {
 type ISOSpec struct {
 	// Name is the file name on the hypervisor (CheckISOName).
 	Name string `json:"name"`
-	// URL is where a driver that fetches gets the image (http or https).
+	// URL is where a driver that fetches gets the image (http or https); empty for
+	// an image uploaded to vmplane, which File holds.
 	URL string `json:"url"`
 	// Checksum is "sha256:<hex>" or "sha512:<hex>" (ParseChecksum).
 	Checksum string `json:"checksum"`
-	// File is a local file holding the image, for an ISOFromFile driver.
+	// File is a local file holding the image, for an ISOFromFile driver, and for
+	// every driver when URL is empty.
 	File string `json:"file,omitempty"`
 }
 

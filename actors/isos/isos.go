@@ -1,6 +1,6 @@
-// Package isos keeps the ISO library: images an operator adds by URL and checksum,
-// public or for one tenant, which machines mount (machines' media operations) and boot
-// as their rescue system. Adding one is a task: the image is fetched and verified
+// Package isos keeps the ISO library: images an operator adds by URL and checksum, or
+// uploads (upload.go), public or for one tenant, which machines mount (machines' media
+// operations) and boot as their rescue system. Adding one is a task: the image is fetched and verified
 // against its checksum, by vmplane itself for a driver that fetches nothing (the sim,
 // hypervisor.ISOFromFile: streamed to a file under the data directory, bounded in
 // size) or by the hypervisor (Proxmox's download-url, which verifies the checksum
@@ -40,6 +40,9 @@ const (
 	StatusPending = "pending"
 	StatusReady   = "ready"
 	StatusFailed  = "failed"
+	// StatusAwaitingUpload is an image added with upload: true until its content
+	// arrives (Upload).
+	StatusAwaitingUpload = "awaiting_upload"
 )
 
 // Bounds of an ISO's fields.
@@ -55,14 +58,15 @@ const (
 
 // ISO is one image of the library.
 type ISO struct {
-	ID       string `json:"id"`
-	Name     string `json:"name"`
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// URL is where the image is fetched from; empty for an uploaded one.
 	URL      string `json:"url"`
 	Checksum string `json:"checksum"`
 	// TenantID is the tenant the image is for; null for a public one, which every
 	// tenant sees.
 	TenantID *string `json:"tenant_id"`
-	Status   string  `json:"status" doc:"pending while it is fetched, then ready or failed"`
+	Status   string  `json:"status" doc:"pending while it is fetched (awaiting_upload, for an image added with upload, until its content is uploaded), then ready or failed"`
 	// Error is why the fetch failed (a checksum that does not match, the URL's
 	// answer); null otherwise.
 	Error     *string `json:"error"`
@@ -74,15 +78,19 @@ type ISO struct {
 	UpdatedAt time.Time `json:"updated_at"`
 }
 
-// NewISO adds an image to the library.
+// NewISO adds an image to the library: fetched from its URL, or, with Upload, sent
+// afterwards with PUT /api/resources/isos/{id}/content.
 type NewISO struct {
-	Name     string  `json:"name" openapi:"required,limit=iso.name"`
-	URL      string  `json:"url" openapi:"required,limit=iso.url" doc:"http or https"`
+	Name string `json:"name" openapi:"required,limit=iso.name"`
+	URL  string `json:"url,omitempty" openapi:"limit=iso.url" doc:"http or https; required unless upload is true"`
+	// Upload has the image's content sent by the caller (Upload) instead of fetched.
+	Upload   bool    `json:"upload,omitempty" doc:"true: no url; the record awaits its content (awaiting_upload), sent with PUT /api/resources/isos/{id}/content"`
 	Checksum string  `json:"checksum" openapi:"required,limit=iso.checksum" doc:"sha256:<hex> or sha512:<hex>"`
 	TenantID *string `json:"tenant_id,omitempty" openapi:"nullable,limit=id" doc:"the one tenant that sees it; absent or null: public"`
 }
 
-// ISOAdded is the answer of an add: the record, pending, and the task of its fetch.
+// ISOAdded is the answer of an add: the record, pending, and the task of its fetch
+// (for an upload: awaiting_upload, and the task, queued, that its upload ends).
 type ISOAdded struct {
 	ISO  ISO        `json:"iso"`
 	Task tasks.Task `json:"task"`
@@ -122,6 +130,9 @@ type ISOs struct {
 	// stop ends the fetches in flight when the system stops.
 	ctx  context.Context
 	stop context.CancelFunc
+	// uploading holds the ids of the images whose content is being received by this
+	// process (a second upload of one is 409, as is its delete).
+	uploading sync.Map
 }
 
 // New returns the library and settles, on a store of its own (one process), the
@@ -157,6 +168,10 @@ func (s *ISOs) Settle(ctx context.Context) error {
 		var r ISO
 		if _, err := persistence.Decode(v, &r); err == nil && r.Status == StatusPending {
 			pending = append(pending, r)
+		} else if err == nil && r.Status == StatusAwaitingUpload {
+			// An upload cut off by the stop left its partial file: the image still
+			// awaits its content, which a new upload sends whole.
+			_ = os.Remove(filepath.Join(s.d.Dir, r.File+".part"))
 		}
 		return nil
 	})
@@ -175,8 +190,12 @@ func validate(in NewISO) error {
 	if n := utf8.RuneCountInString(in.Name); n < 1 || n > MaxNameLen {
 		f = append(f, apierr.Field("name", "must be 1..%d characters", MaxNameLen))
 	}
-	if u, err := url.Parse(in.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || len(in.URL) > MaxURLLen {
-		f = append(f, apierr.Field("url", "must be an http:// or https:// URL of at most %d bytes", MaxURLLen))
+	switch u, err := url.Parse(in.URL); {
+	case in.Upload && in.URL != "":
+		f = append(f, apierr.Field("url", "must be left out when upload is true: the content is uploaded"))
+	case in.Upload:
+	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || len(in.URL) > MaxURLLen:
+		f = append(f, apierr.Field("url", "must be an http:// or https:// URL of at most %d bytes (or set upload to true)", MaxURLLen))
 	}
 	if _, _, err := hypervisor.ParseChecksum(in.Checksum); err != nil {
 		var e *apierr.Error
@@ -191,7 +210,8 @@ func validate(in NewISO) error {
 }
 
 // Add records the image, pending, and starts the task (iso.fetch) that fetches and
-// verifies it. A request made with an Idempotency-Key (ctx carries its stamp) records
+// verifies it; with Upload, it records the image awaiting its content and the task
+// (iso.upload, queued) that Upload ends. A request made with an Idempotency-Key (ctx carries its stamp) records
 // its answer in the same write.
 func (s *ISOs) Add(ctx context.Context, in NewISO) (ISOAdded, error) {
 	st := kit.StampOf(ctx)
@@ -218,6 +238,9 @@ func (s *ISOs) Add(ctx context.Context, in NewISO) (ISOAdded, error) {
 		File: id + ".iso", CreatedAt: now, UpdatedAt: now}
 	task := tasks.Task{ID: persistence.NewID(), Type: "iso.fetch", TargetType: "iso", TargetID: id, TenantID: in.TenantID,
 		Status: tasks.TaskRunning, CreatedAt: now, StartedAt: kit.Ptr(now)}
+	if in.Upload {
+		rec.Status, task.Type, task.Status, task.StartedAt = StatusAwaitingUpload, "iso.upload", tasks.TaskQueued, nil
+	}
 	rec.TaskID = task.ID
 	out := ISOAdded{ISO: rec, Task: task}
 	b := new(persistence.Batch)
@@ -239,6 +262,9 @@ func (s *ISOs) Add(ctx context.Context, in NewISO) (ISOAdded, error) {
 		return ISOAdded{}, err
 	}
 	s.published(&task)
+	if in.Upload {
+		return out, nil
+	}
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
@@ -454,6 +480,9 @@ func (s *ISOs) Delete(ctx context.Context, id string, scope *string) error {
 	if r.Status == StatusPending {
 		return apierr.New(apierr.ErrConflict, "ISO %s is being fetched; delete it once it is ready or failed", id)
 	}
+	if _, busy := s.uploading.Load(id); busy {
+		return apierr.New(apierr.ErrConflict, "ISO %s is being uploaded; delete it once the upload ends", id)
+	}
 	mounted, err := s.d.Machines.MountedISO(ctx, id)
 	if err != nil {
 		return err
@@ -468,10 +497,28 @@ func (s *ISOs) Delete(ctx context.Context, id string, scope *string) error {
 	}
 	_ = os.Remove(filepath.Join(s.d.Dir, r.File))
 	b := new(persistence.Batch).Del(isoKey(id))
+	var ended *tasks.Task
+	if r.Status == StatusAwaitingUpload {
+		// Its queued task ends with it: no content will come.
+		if task, err := s.d.Tasks.Get(ctx, r.TaskID, nil); err == nil && !task.Finished() {
+			now := time.Now().UTC()
+			task.Status, task.FinishedAt, task.Error = tasks.TaskFailed, &now, kit.Ptr("the image was deleted before its content was uploaded")
+			if err := tasks.Put(b, &task); err != nil {
+				return err
+			}
+			ended = &task
+		}
+	}
 	if err := s.d.Runtime.Audit(b, kit.AuditOf(ctx).On("", id, kit.Deref(r.TenantID))); err != nil {
 		return err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.d.Runtime.Commit(b)
+	if err := s.d.Runtime.Commit(b); err != nil {
+		return err
+	}
+	if ended != nil {
+		s.published(ended)
+	}
+	return nil
 }

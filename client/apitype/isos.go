@@ -11,7 +11,9 @@ type ISO struct {
 	URL      string  `json:"url"`
 	Checksum string  `json:"checksum"`
 	TenantID *string `json:"tenant_id"`
-	// Status is pending while the image is fetched, then ready or failed (Error says why).
+	// Status is pending while the image is fetched (awaiting_upload, for an image
+	// added with Upload, until its content is uploaded), then ready or failed (Error
+	// says why).
 	Status    string    `json:"status"`
 	Error     *string   `json:"error"`
 	SizeBytes int64     `json:"size_bytes"`
@@ -24,7 +26,10 @@ type ISO struct {
 // ISOSpec is the body of AddISO (operators).
 type ISOSpec struct {
 	Name string `json:"name"`
-	URL  string `json:"url"`
+	// URL is where the image is fetched from; left out with Upload.
+	URL string `json:"url,omitempty"`
+	// Upload adds the image awaiting its content, which UploadISO sends.
+	Upload bool `json:"upload,omitempty"`
 	// Checksum is "sha256:<hex>" or "sha512:<hex>".
 	Checksum string `json:"checksum"`
 	// TenantID, when set, makes the image that tenant's alone.

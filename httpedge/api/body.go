@@ -2,10 +2,12 @@ package api
 
 import (
 	"bytes"
+	"io"
 	"maps"
 	"mime"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/valyala/fasthttp"
 
@@ -87,13 +89,19 @@ func (rt *Route) CheckRequest(rc *fasthttp.RequestCtx) error {
 
 // checkMediaType answers 415 for a body sent as anything but JSON on a route that takes
 // one: a text/plain body is not silently read as JSON. A route without a body ignores
-// what is sent.
+// what is sent. A Stream route takes its RawBody's media type alone.
 func (rt *Route) checkMediaType(rc *fasthttp.RequestCtx) error {
-	if rt.Body == nil || len(rc.PostBody()) == 0 {
-		return nil
-	}
 	allowed := jsonMediaTypes
-	if rt.Patch {
+	switch raw, ok := rt.Body.(RawBody); {
+	case rt.Stream:
+		// The body is the handler's to read: its length is what the headers say.
+		if !ok || rc.Request.Header.ContentLength() == 0 {
+			return nil
+		}
+		allowed = []string{raw.ContentType}
+	case rt.Body == nil || len(rc.PostBody()) == 0:
+		return nil
+	case rt.Patch:
 		allowed = patchMediaTypes
 	}
 	ct := string(rc.Request.Header.ContentType())
@@ -148,4 +156,41 @@ func (rt *Route) checkQuery(rc *fasthttp.RequestCtx) error {
 		return e
 	}
 	return nil
+}
+
+// StreamReadTimeout bounds each wait for data of a Stream route's body
+// (Call.BodyStream): the body as a whole has no bound but the handler's, so a large
+// upload from a client that keeps sending is taken, and one that stalls is cut off.
+const StreamReadTimeout = 30 * time.Second
+
+// BodyStream is the request body of a Stream route, read as it arrives (each read
+// waits at most StreamReadTimeout for data). Other routes' bodies are read whole by
+// the edge: Decode them.
+func (c *Call) BodyStream() io.Reader {
+	if s := c.rc.RequestBodyStream(); s != nil {
+		return &streamBody{rc: c.rc, r: s}
+	}
+	return bytes.NewReader(c.rc.PostBody()) // a server that read the body whole (tests)
+}
+
+// ContentLength is the length of the request body as its headers announce it; -1
+// when they announce none (a chunked body).
+func (c *Call) ContentLength() int64 {
+	if n := c.rc.Request.Header.ContentLength(); n >= 0 {
+		return int64(n)
+	}
+	return -1
+}
+
+// streamBody moves the connection's read deadline on before each read of a body.
+type streamBody struct {
+	rc *fasthttp.RequestCtx
+	r  io.Reader
+}
+
+func (b *streamBody) Read(p []byte) (int, error) {
+	if c := b.rc.Conn(); c != nil {
+		_ = c.SetReadDeadline(time.Now().Add(StreamReadTimeout))
+	}
+	return b.r.Read(p)
 }

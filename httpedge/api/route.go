@@ -93,6 +93,12 @@ type Route struct {
 	// its method and path imply (keyScope in the edge): the billing routes, which
 	// billing systems call with keys that may do nothing else.
 	KeyScope string
+	// Stream says the handler reads the request body itself, as it arrives
+	// (Call.BodyStream), up to a size it decides: the edge reads nothing of it before
+	// the handler, its MaxBodyBytes does not apply, and Body is the RawBody of the one
+	// media type the route takes (an ISO image's content). The request's context has
+	// no deadline of the edge's: the handler bounds its work.
+	Stream bool
 	// Hidden routes are served but not documented: the driver-named aliases of
 	// /api/virt, which would give a generated client two of everything.
 	Hidden bool
@@ -194,7 +200,7 @@ func (rt *Route) Operation() openapi.Operation {
 		Summary: rt.Summary, Tag: rt.Tag, Body: rt.Body, Reply: rt.Reply, Status: rt.Status,
 		Query: rt.Query, QueryTypes: qt, PathTypes: rt.PathTypes, Headers: rt.Headers,
 		Description: rt.Description, Patch: rt.Patch, Also: rt.Also, Errors: rt.Errors, Stamped: rt.Stamped,
-		Exempt: rt.Exempt, KeyScope: rt.KeyScope, OtherQuery: rt.OtherQuery,
+		Exempt: rt.Exempt, KeyScope: rt.KeyScope, OtherQuery: rt.OtherQuery, Stream: rt.Stream,
 	}
 }
 

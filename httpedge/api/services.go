@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"github.com/vmplane/vmplane/actors/addresses"
+	"io"
 	"net/netip"
 	"time"
 
@@ -131,6 +132,8 @@ type ISOs interface {
 	List(ctx context.Context, scope *string, cursor string, limit int) ([]isos.ISO, string, error)
 	Delete(ctx context.Context, id string, scope *string) error
 	Mountable(ctx context.Context, id string, scope *string, orName bool) (machines.MountedISO, error)
+	// Upload receives the content of an image added with upload (size bytes of body).
+	Upload(ctx context.Context, id string, scope *string, body io.Reader, size int64) (isos.ISO, error)
 }
 
 // Nodes is what the edge asks of capacity.Nodes.

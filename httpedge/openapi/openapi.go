@@ -85,6 +85,10 @@ type Operation struct {
 	// back from another system, which adds its own); the document says so
 	// (x-vmplane-other-query-parameters).
 	OtherQuery bool
+	// Stream: the body is the raw content the handler reads as it arrives (an
+	// upload), not held to the 1 MiB of other bodies; the document says so
+	// (x-vmplane-stream).
+	Stream bool
 }
 
 // RawBody documents, as Operation.Body or Operation.Reply, a body that is not a
@@ -451,6 +455,9 @@ func (g *schemaGen) operation(rt *Operation, v pathVariant) obj {
 		}
 		op["requestBody"] = obj{"required": true, "content": content}
 	}
+	if rt.Stream {
+		op["x-vmplane-stream"] = true
+	}
 	op["responses"] = responses
 	return op
 }
@@ -564,6 +571,9 @@ func (g *schemaGen) content(v any, mode schemaMode) obj {
 	}
 	if raw, ok := v.(RawBody); ok {
 		schema := obj{"type": "string"}
+		if raw.ContentType == "application/octet-stream" {
+			schema["format"] = "binary"
+		}
 		if strings.Contains(raw.ContentType, "json") {
 			schema = obj{"type": "object"}
 		}

@@ -33,7 +33,7 @@ type handlers struct {
 }
 
 // Routes are the resources routes, the registry's kinds in order, then a plan's
-// capacity, the tenants' suspension and the webhooks' deliveries; tenantDelete lets tenant users delete their
+// capacity, the tenants' suspension, the webhooks' deliveries, an ISO image's upload; tenantDelete lets tenant users delete their
 // own machines, as the client area's delete does, and requirePlans has a tenant user's
 // machine create name a plan (clientarea.Options.RequirePlans).
 func Routes(svc api.Services, tenantDelete, requirePlans bool) []api.Route {
@@ -41,6 +41,7 @@ func Routes(svc api.Services, tenantDelete, requirePlans bool) []api.Route {
 	routes := append(h.resourceRoutes(), h.planRoutes()...)
 	routes = append(routes, h.suspensionRoutes()...)
 	routes = append(routes, h.webhookRoutes()...)
+	routes = append(routes, h.isoUploadRoute())
 	return append(routes, h.usageRoutes()...)
 }
 
@@ -549,6 +550,25 @@ func isoResource(svc api.Services) resource {
 			return api.NoContent, svc.ISOs.Delete(c.Context(), id, scope)
 		},
 	}
+}
+
+// isoUploadRoute is PUT /api/resources/isos/{id}/content: the content of an image
+// added with upload: true, streamed by the library to its file (never held whole),
+// for operators alone, as every write of the library.
+func (h *handlers) isoUploadRoute() api.Route {
+	return api.Route{Method: "PUT", Path: "/api/resources/isos/{id}/content", Access: api.AdminOnly, Tag: "resources",
+		Summary: "Upload an ISO image's content", Stream: true,
+		Body: api.RawBody{ContentType: "application/octet-stream"}, Reply: isos.ISO{}, Errors: []int{fasthttp.StatusUnprocessableEntity},
+		Description: "The content of an image added with `upload: true` (status `awaiting_upload`), as the raw body " +
+			"(application/octet-stream, with its Content-Length), streamed to the server's disk and checked against the image's checksum " +
+			"as it arrives. Answers the image, ready, once its file and record are durable (and, on Proxmox VE, the file is on the ISO storage). " +
+			"413 payload_too_large for a Content-Length over VMPLANE_ISO_MAX_BYTES, before the body is read; " +
+			"422 checksum_mismatch when the content does not match: nothing is kept and the image is failed with the reason (add it again); " +
+			"400 for a body without a length or one that ends early (the image still awaits its content); " +
+			"409 for an image not awaiting its content (a second upload of a ready one) or whose upload runs. Operators only.",
+		Handler: func(c *api.Call) (any, error) {
+			return h.svc.ISOs.Upload(c.Context(), c.Param("id"), c.Scope(), c.BodyStream(), c.ContentLength())
+		}}
 }
 
 // ruleTenant finds a rule's tenant: the caller's own, or for operators the rule's.

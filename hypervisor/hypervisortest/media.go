@@ -20,6 +20,7 @@ import (
 // and holds it in a file (for one that takes the file vmplane fetched, the sim).
 type isoSource struct {
 	url, file string
+	size      int64
 	sha256    string
 	sha512    string
 }
@@ -33,7 +34,7 @@ func newISOSource(t *testing.T, body []byte) isoSource {
 		t.Fatal(err)
 	}
 	s256, s512 := sha256.Sum256(body), sha512.Sum512(body)
-	return isoSource{url: srv.URL + "/image.iso", file: file, sha256: hex.EncodeToString(s256[:]), sha512: hex.EncodeToString(s512[:])}
+	return isoSource{url: srv.URL + "/image.iso", file: file, size: int64(len(body)), sha256: hex.EncodeToString(s256[:]), sha512: hex.EncodeToString(s512[:])}
 }
 
 func (src isoSource) spec(name, checksum string) hypervisor.ISOSpec {
@@ -64,6 +65,24 @@ func (c *suite) media(t *testing.T) {
 	}
 	if _, err := c.d.ImportISO(bg, src.spec("other.iso", "sha512:"+src.sha512)); err != nil {
 		t.Fatalf("ImportISO (sha512): %v", err)
+	}
+
+	// An image uploaded to vmplane comes as its file alone, with no URL: every driver
+	// takes it (Proxmox's by an upload), checked against its checksum.
+	fileOnly := func(name, checksum string) hypervisor.ISOSpec {
+		spec := src.spec(name, checksum)
+		spec.URL = ""
+		return spec
+	}
+	_, err = c.d.ImportISO(bg, fileOnly("upbad.iso", "sha512:"+strings.Repeat("0", 128)))
+	WantErr(t, "ImportISO of a file with a wrong checksum", err, hypervisor.ErrChecksumMismatch, apierr.ErrInvalidRequest)
+	_, err = c.d.MountISO(bg, ref, "upbad.iso")
+	WantErr(t, "MountISO of the refused file", err, hypervisor.ErrISONotFound, apierr.ErrNotFound)
+	if up, err := c.d.ImportISO(bg, fileOnly("uploaded.iso", "sha256:"+src.sha256)); err != nil || up.SizeBytes != src.size {
+		t.Fatalf("ImportISO of a file: got %+v, %v; want %d bytes", up, err, src.size)
+	}
+	if hm, err := c.d.MountISO(bg, ref, "uploaded.iso"); err != nil || hm.Media != "uploaded.iso" {
+		t.Fatalf("MountISO of the uploaded file: got media %q, %v; want uploaded.iso", hm.Media, err)
 	}
 
 	hm, err := c.d.MountISO(bg, ref, "rescue.iso")

@@ -40,7 +40,7 @@ var RequiredPrivileges = []Privilege{
 	// The ISO library, media and rescue (a restore to a new machine needs nothing
 	// more: VM.Allocate, VM.Backup and Datastore.AllocateSpace above).
 	{"VM.Config.CDROM", []string{"/", "/vms"}, "mounting and ejecting ISO images"},
-	{"Datastore.AllocateTemplate", []string{"/", "/storage"}, "fetching (download-url) and deleting ISO images"},
+	{"Datastore.AllocateTemplate", []string{"/", "/storage"}, "fetching (download-url), uploading and deleting ISO images"},
 	{"Sys.Modify", []string{"/"}, "download-url of ISO images"},
 }
 

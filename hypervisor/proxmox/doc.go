@@ -40,7 +40,7 @@
 //	Datastore.Audit              storages and their backup content
 //	Datastore.AllocateSpace      disks, clones, backups
 //	VM.Config.CDROM              mounting and ejecting ISO images
-//	Datastore.AllocateTemplate   fetching (download-url) and deleting ISO images
+//	Datastore.AllocateTemplate   fetching (download-url), uploading and deleting ISO images
 //	Sys.Modify                   download-url (on /)
 //	SDN.Use                      only when bridges are SDN vnets (on /sdn/zones/...)
 //

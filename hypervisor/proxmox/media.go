@@ -1,14 +1,22 @@
 package proxmox
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"io"
+	"maps"
+	"mime/multipart"
 	"net/http"
 	"net/url"
+	"os"
+	"slices"
 	"strings"
 
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/hypervisor/proxmox/pveconf"
+	"github.com/vmplane/vmplane/hypervisor/proxmox/pvehttp"
 )
 
 // isoNodes lists the nodes whose ISOStorage an image goes to: one for a shared
@@ -43,6 +51,8 @@ func storagePath(node, storage string) string {
 // ImportISO has Proxmox fetch the image (download-url, content iso) into ISOStorage
 // on each node that needs it, and verify it against the checksum: a mismatch fails
 // Proxmox's task, which removes what it fetched. Proxmox reports no size here: 0.
+// A spec with a File and no URL (an image uploaded to vmplane) is sent to Proxmox
+// instead (uploadISO).
 func (d *Driver) ImportISO(ctx context.Context, spec hypervisor.ISOSpec) (hypervisor.ISO, error) {
 	if err := hypervisor.CheckISOName(spec.Name); err != nil {
 		return hypervisor.ISO{}, err
@@ -50,6 +60,9 @@ func (d *Driver) ImportISO(ctx context.Context, spec hypervisor.ISOSpec) (hyperv
 	algo, digest, err := hypervisor.ParseChecksum(spec.Checksum)
 	if err != nil {
 		return hypervisor.ISO{}, err
+	}
+	if spec.URL == "" && spec.File != "" {
+		return d.uploadISO(ctx, spec, algo, digest)
 	}
 	if u, err := url.Parse(spec.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return hypervisor.ISO{}, invalid("url", "must be an http or https URL")
@@ -69,6 +82,85 @@ func (d *Driver) ImportISO(ctx context.Context, spec hypervisor.ISOSpec) (hyperv
 		}
 	}
 	return hypervisor.ISO{Name: spec.Name, Checksum: algo + ":" + digest}, nil
+}
+
+// uploadISO sends vmplane's file of an image to ISOStorage on each node that needs
+// it (POST .../upload, multipart, content iso, with the checksum that Proxmox's
+// imgcopy task verifies before it keeps the file). The file is streamed, never read
+// whole, and the request has no timeout of its own: its time grows with the file, and
+// ctx bounds it.
+func (d *Driver) uploadISO(ctx context.Context, spec hypervisor.ISOSpec, algo, digest string) (hypervisor.ISO, error) {
+	f, err := os.Open(spec.File)
+	if err != nil {
+		return hypervisor.ISO{}, invalid("file", "cannot open: %v", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return hypervisor.ISO{}, invalid("file", "cannot read: %v", err)
+	}
+	nodes, err := d.isoNodes(ctx)
+	if err != nil {
+		return hypervisor.ISO{}, err
+	}
+	for _, n := range nodes {
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return hypervisor.ISO{}, err
+		}
+		fields := map[string]string{"content": "iso", "checksum": digest, "checksum-algorithm": algo}
+		var upid string
+		err := d.apiError(ctx, d.postFile(ctx, storagePath(n, d.cfg.ISOStorage)+"/upload", fields, spec.Name, f, fi.Size(), &upid))
+		if err == nil {
+			err = d.waitTask(ctx, n, upid, "upload ISO "+spec.Name)
+		}
+		if errors.Is(err, hypervisor.ErrTaskFailed) && checksumMessage.MatchString(err.Error()) {
+			return hypervisor.ISO{}, hypervisor.NewError(hypervisor.ErrChecksumMismatch, "%s: %s", spec.Name, err.Error())
+		}
+		if err != nil {
+			return hypervisor.ISO{}, err
+		}
+	}
+	return hypervisor.ISO{Name: spec.Name, SizeBytes: fi.Size(), Checksum: algo + ":" + digest}, nil
+}
+
+// postFile POSTs a multipart form to path: the fields first, then body (size bytes)
+// as the file part "filename" named filename, as pveproxy takes an upload; the
+// answer's data goes into out. The form is streamed (its head and tail are small),
+// with the token header go-proxmox's client would add.
+func (d *Driver) postFile(ctx context.Context, path string, fields map[string]string, filename string, body io.Reader, size int64, out any) error {
+	var head bytes.Buffer
+	w := multipart.NewWriter(&head)
+	for _, k := range slices.Sorted(maps.Keys(fields)) {
+		if err := w.WriteField(k, fields[k]); err != nil {
+			return err
+		}
+	}
+	if _, err := w.CreateFormFile("filename", filename); err != nil {
+		return err
+	}
+	n := head.Len()
+	if err := w.Close(); err != nil {
+		return err
+	}
+	form := head.Bytes()
+	req, err := http.NewRequestWithContext(pvehttp.WithoutTimeout(ctx), http.MethodPost, d.base.String()+path,
+		io.MultiReader(bytes.NewReader(form[:n]), io.LimitReader(body, size), bytes.NewReader(form[n:])))
+	if err != nil {
+		return err
+	}
+	req.ContentLength = int64(len(form)) + size
+	req.Header.Set("Content-Type", w.FormDataContentType())
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", "vmplane-proxmox")
+	req.Header.Set("Authorization", "PVEAPIToken="+d.cfg.TokenID+"="+d.cfg.TokenSecret)
+	resp, err := d.hc.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	return json.NewDecoder(resp.Body).Decode(&struct {
+		Data any `json:"data"`
+	}{Data: out})
 }
 
 // DeleteISO removes the image from ISOStorage on each node that has it.

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"crypto/sha512"
 	"encoding/hex"
+	"errors"
 	"hash"
 	"io"
 	"net/http"
@@ -130,4 +131,109 @@ func (s *Server) isoContent(storage, node string) []map[string]any {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i]["volid"].(string) < out[j]["volid"].(string) })
 	return out
+}
+
+// uploadedFile is the file part of a multipart upload: its size and its digest under
+// every checksum algorithm upload takes (the algorithm may come after the file).
+type uploadedFile struct {
+	size    int64
+	digests map[string]string
+}
+
+// parseMultipart reads a multipart/form-data body as pveproxy does for an upload:
+// the fields become parameters, and the file part (form name "filename") gives the
+// file name parameter and is streamed through the hashes, never held whole (pveproxy
+// spools it to /var/tmp/pveupload-*).
+func (c *call) parseMultipart() error {
+	mr, err := c.r.MultipartReader()
+	if err != nil {
+		return err
+	}
+	for {
+		part, err := mr.NextPart()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if part.FileName() == "" {
+			v, err := io.ReadAll(io.LimitReader(part, 64<<10))
+			if err != nil {
+				return err
+			}
+			c.form.Set(part.FormName(), string(v))
+			continue
+		}
+		c.form.Set(part.FormName(), part.FileName())
+		hashes := map[string]hash.Hash{}
+		var ws []io.Writer
+		for name, h := range checksumHashes {
+			hashes[name] = h()
+			ws = append(ws, hashes[name])
+		}
+		n, err := io.Copy(io.MultiWriter(ws...), io.LimitReader(part, maxISOBytes+1))
+		if err != nil {
+			return err
+		}
+		if n > maxISOBytes {
+			return errors.New("file too large for the fake")
+		}
+		f := &uploadedFile{size: n, digests: map[string]string{}}
+		for name, h := range hashes {
+			f.digests[name] = hex.EncodeToString(h.Sum(nil))
+		}
+		c.uploaded = f
+	}
+}
+
+// upload is POST /nodes/{node}/storage/{storage}/upload: the multipart file is
+// stored as <storage>:iso/<filename> by a task (imgcopy) that first checks the
+// checksum when one is given; a mismatch fails the task ("checksum mismatch: got ...
+// != expect ..."), leaving nothing behind, as pve-storage's upload does. Its checks
+// are Proxmox's: the storage must be on the node and take the content, an ISO's
+// file name must end in .iso or .img ("wrong file extension"), checksum and
+// checksum-algorithm come together.
+func (c *call) upload() {
+	s := c.s
+	stName, nodeName := c.p["storage"], c.p["node"]
+	st := s.storageLocked(stName)
+	if st == nil || !st.on(nodeName) {
+		c.fail(500, "storage '%s' does not exist", stName)
+		return
+	}
+	if c.form.Get("content") != "iso" {
+		c.paramErr("content", "this fake uploads content iso only")
+		return
+	}
+	if !strings.Contains(st.content, "iso") {
+		c.fail(500, "storage '%s' does not support content-type 'iso'", stName)
+		return
+	}
+	name, sum, algo := c.form.Get("filename"), strings.ToLower(c.form.Get("checksum")), c.form.Get("checksum-algorithm")
+	if !isoFilename.MatchString(name) {
+		c.paramErr("filename", "wrong file extension")
+		return
+	}
+	if (sum == "") != (algo == "") {
+		c.paramErr("checksum-algorithm", "'checksum' and 'checksum-algorithm' must be given together")
+		return
+	}
+	if c.uploaded == nil {
+		c.fail(400, "missing file upload")
+		return
+	}
+	up := c.uploaded
+	volid := stName + ":iso/" + name
+	c.task("imgcopy", stName, func() string {
+		if got := up.digests[algo]; sum != "" && got != sum {
+			return "checksum mismatch: got '" + got + "' != expect '" + sum + "'"
+		}
+		f := &isoFile{volid: volid, storage: stName, size: up.size, ctime: s.cfg.Now().UTC()}
+		if !st.shared {
+			f.node = nodeName
+		}
+		s.isos[s.isoKey(f.volid, f.node)] = f
+		return "OK"
+	}, nil)
 }

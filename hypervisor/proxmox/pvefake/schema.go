@@ -14,15 +14,16 @@ import (
 // and method of every call vmplane's driver makes, in the shape of pve-docs'
 // apidata.js. The calls (SchemaPaths lists them): /version, /access/ticket,
 // /cluster/resources and nextid; a node's rrddata, task list, task status, vzdump and storage
-// content (list, delete) and download-url; a VM's create/restore, delete, config (GET, POST, PUT),
+// content (list, delete), download-url and upload; a VM's create/restore, delete, config (GET, POST, PUT),
 // status/current and power actions, clone, migrate (GET, POST), resize, rrddata,
 // termproxy, vncwebsocket, firewall rules (list, one, insert, update, delete),
 // firewall options (GET, PUT) and snapshots (list, create, rollback, delete).
 //
 //   - "params": the parameters Proxmox accepts, with their types and enums (copied
 //     from the API schema Proxmox VE publishes, pve-docs 9.1.3's apidata.js; /version,
-//     /access/ticket and the storage content calls written for the fake, which that
-//     subset leaves out). checkSchema refuses a call that breaks them, as pveproxy does.
+//     /access/ticket, the storage content calls and upload written for the fake, which
+//     that subset leaves out; upload's from pve-storage's API2::Storage::Status).
+//     checkSchema refuses a call that breaks them, as pveproxy does.
 //   - "returns": what Proxmox answers in "data" (type, properties, items, optional,
 //     enum), written for the fake from the PVE 8/9 API and docs/proxmox.md
 //     (the reference subset has no returns). With Config.SkipAnswerCheck unset, every

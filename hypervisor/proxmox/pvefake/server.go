@@ -36,6 +36,7 @@ var routes = func() []route {
 		{method: "GET", pattern: "/nodes/{node}/storage/{storage}/content", handle: (*call).storageContent},
 		{method: "DELETE", pattern: "/nodes/{node}/storage/{storage}/content/{volume}", handle: (*call).deleteVolume},
 		{method: "POST", pattern: "/nodes/{node}/storage/{storage}/download-url", handle: (*call).downloadURL},
+		{method: "POST", pattern: "/nodes/{node}/storage/{storage}/upload", handle: (*call).upload},
 		{method: "POST", pattern: "/nodes/{node}/qemu", handle: (*call).restore},
 		{method: "DELETE", pattern: q, handle: (*call).destroy},
 		{method: "GET", pattern: q + "/config", handle: (*call).getConfig},
@@ -109,6 +110,8 @@ type call struct {
 	status int
 	// answerErrs are the return-schema violations of the answer ok refused.
 	answerErrs []string
+	// uploaded is the file of a multipart upload, as parseParams read it (nil: none).
+	uploaded *uploadedFile
 }
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
@@ -241,6 +244,9 @@ func (c *call) parseParams() error {
 		return nil
 	}
 	ct := c.r.Header.Get("Content-Type")
+	if strings.HasPrefix(ct, "multipart/form-data") {
+		return c.parseMultipart()
+	}
 	if strings.HasPrefix(ct, "application/json") {
 		var body map[string]any
 		dec := json.NewDecoder(http.MaxBytesReader(c.w, c.r.Body, 1<<20))

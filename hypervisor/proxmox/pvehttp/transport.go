@@ -71,6 +71,16 @@ func WithoutRetry(ctx context.Context) context.Context {
 	return context.WithValue(ctx, noRetryKey{}, true)
 }
 
+// noTimeoutKey marks a context whose requests have no timeout of their own: an
+// upload, whose time grows with the file it sends, is bounded by its caller alone.
+type noTimeoutKey struct{}
+
+// WithoutTimeout marks ctx so that a request made with it is bounded only by ctx, not
+// by the Transport's per-request timeout.
+func WithoutTimeout(ctx context.Context) context.Context {
+	return context.WithValue(ctx, noTimeoutKey{}, true)
+}
+
 // CloseIdleConnections lets http.Client.CloseIdleConnections reach the pool.
 func (t *Transport) CloseIdleConnections() {
 	if c, ok := t.base.(interface{ CloseIdleConnections() }); ok {
@@ -136,7 +146,13 @@ func (t *Transport) backoffFor(attempt int) time.Duration {
 
 // once sends one attempt under its own timeout and buffers the answer.
 func (t *Transport) once(req *http.Request) (*http.Response, error) {
-	ctx, cancel := context.WithTimeout(req.Context(), t.timeout)
+	var ctx context.Context
+	var cancel context.CancelFunc
+	if req.Context().Value(noTimeoutKey{}) != nil {
+		ctx, cancel = context.WithCancel(req.Context())
+	} else {
+		ctx, cancel = context.WithTimeout(req.Context(), t.timeout)
+	}
 	defer cancel()
 	path := t.path(req)
 	fail := func(err error) error {
