@@ -742,6 +742,10 @@ func (e *tenantEntity) delete(ctx *kit.Ctx) {
 	for _, r := range e.rules {
 		b.Del(ruleKey(e.id, r.ID)).Del(persistence.Key("fw-rule", r.ID))
 	}
+	// What the machines and the schedules kept of the tenant goes too: no key is left
+	// under its id.
+	e.sys.Machines.ForgetTenant(b, e.id)
+	e.sys.forgetTenant(b, e.id)
 	if err := e.sys.rt.Audit(b, e.audit.On("", e.id, e.id)); err != nil {
 		ctx.Fail(err)
 		return
