@@ -106,13 +106,14 @@ func reachedRestoreNew(hm hypervisor.Machine, op Operation) bool {
 }
 
 // settleMachine reads the machine a task left open by an earlier process worked on.
-// A restore into a new machine that had not recorded its vmid yet (the record learns
-// it when the task ends) is looked for in the inventory: the one machine named as
-// the record is that no record knows by its vmid. The restore runs stopped and under
-// that name, and the sync adopts no machine while one is in flight, so it is the
-// restore's.
+// A create or a restore into a new machine that had not recorded its vmid yet (the
+// record learns it when the task ends) is looked for in the inventory: the one
+// machine named as the record is that no record knows by its vmid. Both make the
+// machine under that name (a create's is required), and the sync adopts no machine
+// while one is in flight, so it is theirs. (A restore of a gone machine's backup
+// with no name asked has none on record: it is not found, and its task fails.)
 func (m *Machines) settleMachine(ctx context.Context, ref hypervisor.Ref, op *Operation, name string) (hypervisor.Machine, error) {
-	if ref.VMID != 0 || op == nil || op.Type != OpRestoreNew || name == "" {
+	if ref.VMID != 0 || !provisions(op) || name == "" {
 		return m.sys.driver.Machine(ctx, ref)
 	}
 	inv, err := m.sys.driver.Inventory(ctx)
