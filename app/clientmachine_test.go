@@ -224,7 +224,11 @@ func TestClientBackupAndSnapshotRoundTrips(t *testing.T) {
 	// A suspended machine: 409 with the reason.
 	run(req{method: "POST", path: vm + "/actions/start"})
 	run(req{method: "POST", path: vm + "/actions/suspend"})
-	expect(t, s.do(req{method: "POST", path: vm + "/snapshots", token: a.Token, body: map[string]any{"name": "later"}}), 409, "invalid_state")
+	r = s.do(req{method: "POST", path: vm + "/snapshots", token: a.Token, body: map[string]any{"name": "later"}})
+	expect(t, r, 409, "invalid_state")
+	if !strings.Contains(string(r.Body), "suspended") {
+		t.Fatalf("a snapshot of a suspended machine: %s; want the reason", r.Body)
+	}
 	run(req{method: "POST", path: vm + "/actions/resume"})
 	run(req{method: "DELETE", path: vm + "/snapshots/clean"})
 	r = s.do(req{method: "GET", path: vm + "/snapshots", token: a.Token})
@@ -273,4 +277,29 @@ func TestProxmoxClientBackupAndSnapshotRoundTrips(t *testing.T) {
 	if c, mm := s.sizesOf(a.Token, m.ID); c != cores || mm != mem {
 		t.Fatalf("after the rollback: %d cores, %d MB; want %d, %d", c, mm, cores, mem)
 	}
+}
+
+// A busy machine refuses the client area's backups and snapshots with 409
+// operation_in_progress and the reason (the task in the way), as the operator's routes do.
+func TestClientBusyMachineRefuses(t *testing.T) {
+	t.Parallel()
+	s, admin := synced(t, func(c *Config) { c.SimOpDelay = 300 * time.Millisecond })
+	a := s.tenant(admin, "Busy", nil)
+	m := s.provision(a.Token, smallMachine)
+	vm := "/api/client/machines/" + m.ID
+	busy := s.startTask(req{method: "POST", path: vm + "/actions/reboot", token: a.Token})
+	if got := s.machine(admin, m.ID); got.TaskID == nil || *got.TaskID != busy.ID {
+		t.Fatalf("got task_id %v; want %s while it runs", got.TaskID, busy.ID)
+	}
+	for _, r := range []req{
+		{method: "POST", path: vm + "/snapshots", token: a.Token, body: map[string]any{"name": "later"}},
+		{method: "POST", path: vm + "/backups", token: a.Token, body: map[string]any{}},
+	} {
+		res := s.do(r)
+		expect(t, res, 409, "operation_in_progress")
+		if !strings.Contains(string(res.Body), busy.ID) && !strings.Contains(string(res.Body), "reboot") {
+			t.Errorf("%s %s on a busy machine: %s; want the reason (the task in the way)", r.method, r.path, res.Body)
+		}
+	}
+	s.waitTask(a.Token, busy.ID)
 }
