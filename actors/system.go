@@ -283,7 +283,7 @@ func Start(opts Options) (*System, error) {
 		HasSchedules: func(ctx context.Context, tenant string) (bool, error) {
 			return s.Schedules.TenantHasSchedules(ctx, tenant)
 		},
-		HasWebhooks: s.Webhooks.TenantHasWebhooks})
+		HasWebhooks: s.Webhooks.TenantHasWebhooks, ForgetTenant: schedules.ForgetTenant})
 	mon := monitoring.Start(monitoring.Deps{Runtime: s.rt, Driver: s.driver, Events: s.Events, Alerts: s.Alerts,
 		Machines: ms, Tenants: s.Tenants, Options: opts.Monitoring, Faulty: opts.Faulty, HistoryInterval: opts.HistoryInterval})
 	s.HealthChecks, s.Monitoring, s.Insights, s.History = mon.HealthChecks, mon.Monitoring, mon.Insights, mon.History

@@ -224,7 +224,11 @@ func TestClientBackupAndSnapshotRoundTrips(t *testing.T) {
 	// A suspended machine: 409 with the reason.
 	run(req{method: "POST", path: vm + "/actions/start"})
 	run(req{method: "POST", path: vm + "/actions/suspend"})
-	expect(t, s.do(req{method: "POST", path: vm + "/snapshots", token: a.Token, body: map[string]any{"name": "later"}}), 409, "invalid_state")
+	r = s.do(req{method: "POST", path: vm + "/snapshots", token: a.Token, body: map[string]any{"name": "later"}})
+	expect(t, r, 409, "invalid_state")
+	if !strings.Contains(string(r.Body), "suspended") {
+		t.Fatalf("a snapshot of a suspended machine: %s; want the reason", r.Body)
+	}
 	run(req{method: "POST", path: vm + "/actions/resume"})
 	run(req{method: "DELETE", path: vm + "/snapshots/clean"})
 	r = s.do(req{method: "GET", path: vm + "/snapshots", token: a.Token})
@@ -232,4 +236,70 @@ func TestClientBackupAndSnapshotRoundTrips(t *testing.T) {
 	if len(snaps.Items) != 0 {
 		t.Fatalf("after the delete: %+v", snaps.Items)
 	}
+}
+
+// The restore and rollback round trips of TestClientBackupAndSnapshotRoundTrips on the
+// Proxmox fake, through the server: the machine's cores and memory are the marker. A
+// backup on demand, a change, a restore over the machine (started again): the marker
+// is back; a snapshot, a change, a rollback: back again.
+func TestProxmoxClientBackupAndSnapshotRoundTrips(t *testing.T) {
+	t.Parallel()
+	s, _, admin := proxmoxServer(t)
+	s.sync(admin)
+	a := s.tenant(admin, "CarefulPVE", nil)
+	var tpls struct{ Items []struct{ ID string } }
+	get(t, s, admin, "/api/virt/templates", &tpls)
+	if len(tpls.Items) == 0 {
+		t.Fatal("no templates on the fake")
+	}
+	m := s.provision(a.Token, map[string]any{"name": "careful", "template_id": tpls.Items[0].ID, "cpu_cores": 1, "memory_mb": 1024, "disk_gb": 10})
+	vm := "/api/client/machines/" + m.ID
+	run := func(r req) {
+		t.Helper()
+		r.token = a.Token
+		if done := s.waitTask(a.Token, s.startTask(r).ID); done.Status != tasks.TaskSucceeded {
+			t.Fatalf("%s %s: %+v", r.method, r.path, done)
+		}
+	}
+	cores, mem := s.sizesOf(a.Token, m.ID)
+	b := s.backupNow(a.Token, m.ID)
+	run(req{method: "PATCH", path: vm + "/resources", body: map[string]any{"cpu_cores": cores + 1, "memory_mb": mem * 2}})
+	if c, _ := s.sizesOf(a.Token, m.ID); c != cores+1 {
+		t.Fatalf("after the change: %d cores; want %d", c, cores+1)
+	}
+	run(req{method: "POST", path: vm + "/backups/" + b.ID + "/restore", body: map[string]any{"start_after": true}})
+	if c, mm := s.sizesOf(a.Token, m.ID); c != cores || mm != mem {
+		t.Fatalf("after the restore: %d cores, %d MB; want %d, %d", c, mm, cores, mem)
+	}
+	run(req{method: "POST", path: vm + "/snapshots", body: map[string]any{"name": "clean"}})
+	run(req{method: "PATCH", path: vm + "/resources", body: map[string]any{"cpu_cores": cores + 2, "memory_mb": mem * 2}})
+	run(req{method: "POST", path: vm + "/snapshots/clean/rollback"})
+	if c, mm := s.sizesOf(a.Token, m.ID); c != cores || mm != mem {
+		t.Fatalf("after the rollback: %d cores, %d MB; want %d, %d", c, mm, cores, mem)
+	}
+}
+
+// A busy machine refuses the client area's backups and snapshots with 409
+// operation_in_progress and the reason (the task in the way), as the operator's routes do.
+func TestClientBusyMachineRefuses(t *testing.T) {
+	t.Parallel()
+	s, admin := synced(t, func(c *Config) { c.SimOpDelay = 300 * time.Millisecond })
+	a := s.tenant(admin, "Busy", nil)
+	m := s.provision(a.Token, smallMachine)
+	vm := "/api/client/machines/" + m.ID
+	busy := s.startTask(req{method: "POST", path: vm + "/actions/reboot", token: a.Token})
+	if got := s.machine(admin, m.ID); got.TaskID == nil || *got.TaskID != busy.ID {
+		t.Fatalf("got task_id %v; want %s while it runs", got.TaskID, busy.ID)
+	}
+	for _, r := range []req{
+		{method: "POST", path: vm + "/snapshots", token: a.Token, body: map[string]any{"name": "later"}},
+		{method: "POST", path: vm + "/backups", token: a.Token, body: map[string]any{}},
+	} {
+		res := s.do(r)
+		expect(t, res, 409, "operation_in_progress")
+		if !strings.Contains(string(res.Body), busy.ID) && !strings.Contains(string(res.Body), "reboot") {
+			t.Errorf("%s %s on a busy machine: %s; want the reason (the task in the way)", r.method, r.path, res.Body)
+		}
+	}
+	s.waitTask(a.Token, busy.ID)
 }

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -467,5 +468,52 @@ func TestSyncDuringProvisioningAdoptsNothingTwice(t *testing.T) {
 	}
 	if n != 1 {
 		t.Fatalf("got %d records of vmid %d; want 1", n, m.VMID)
+	}
+}
+
+// A deleted tenant leaves no key under its id but its history (its audit log, its
+// tasks' index): the usage counter,
+// the record of its counted tasks (a snapshot was taken) and the schedules' count key
+// (a schedule was made under a per-tenant bound) go with it.
+func TestDeletedTenantLeavesNoKey(t *testing.T) {
+	t.Parallel()
+	s, admin := synced(t, func(c *Config) { c.SchedulesPerTenant = 5 })
+	a := s.tenant(admin, "Vanishing", map[string]int{"snapshots": 3})
+	m := s.provision(a.Token, smallMachine)
+	vm := "/api/client/machines/" + m.ID
+	if done := s.waitTask(a.Token, s.startTask(req{method: "POST", path: vm + "/snapshots", token: a.Token, body: map[string]any{"name": "one"}}).ID); done.Status != tasks.TaskSucceeded {
+		t.Fatalf("snapshot: %+v", done)
+	}
+	r := s.do(req{method: "POST", path: vm + "/power-schedules", token: a.Token, body: map[string]any{"action": "stop", "cron": "0 3 * * *"}})
+	expect(t, r, 201, "")
+	var ps struct{ ID string }
+	r.decode(t, &ps)
+	expect(t, s.do(req{method: "DELETE", path: "/api/resources/power-schedules/" + ps.ID, token: admin}), 204, "")
+	s.run(req{method: "DELETE", path: "/api/resources/machines/" + m.ID, token: admin})
+	var users struct{ Items []auth.User }
+	get(t, s, admin, "/api/resources/users?tenant_id="+a.ID, &users)
+	for _, u := range users.Items {
+		expect(t, s.do(req{method: "DELETE", path: "/api/resources/users/" + u.ID, token: admin}), 204, "")
+	}
+	var left []string
+	under := func() []string {
+		var keys []string
+		for k := range storeDump(t, s.app.store) {
+			kind, _, _ := strings.Cut(k, "/")
+			if kind != "audit" && kind != "audit-tenant" && kind != "task-tenant" && slices.Contains(strings.Split(k, "/"), a.ID) {
+				keys = append(keys, k)
+			}
+		}
+		slices.Sort(keys)
+		return keys
+	}
+	for _, want := range []string{"quota-hold/", "sched-count/", "vm-usage/"} {
+		if !slices.Contains(under(), want+a.ID) {
+			t.Fatalf("keys under the tenant before its delete: %v; want %s%s among them (the test would prove nothing)", under(), want, a.ID)
+		}
+	}
+	expect(t, s.do(req{method: "DELETE", path: "/api/resources/tenants/" + a.ID, token: admin}), 204, "")
+	if left = under(); len(left) > 0 {
+		t.Fatalf("keys left under the deleted tenant: %v", left)
 	}
 }

@@ -452,6 +452,10 @@ type RestoreSpec struct {
 	Node string `json:"node,omitempty"`
 	// Name "": the name the backup holds.
 	Name string `json:"name,omitempty"`
+	// Addresses are the addresses vmplane gave the new machine from its pools, which
+	// replace the backup's network configuration (net0's, cloud-init's ipconfig0);
+	// none: the machine keeps what the backup holds.
+	Addresses []Address `json:"addresses,omitempty"`
 }
 
 // Snapshot is one snapshot of a machine: its configuration and disks, and with

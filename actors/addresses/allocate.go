@@ -47,6 +47,9 @@ type Want struct {
 // that Taken can tell a batch refused for one of them.
 type Grant struct {
 	Addresses []hypervisor.Address
+	// Node is Want's node when a pool bound to it gave some of them ("" when only
+	// pools bound to no node did): the machine must be placed there.
+	Node string
 	// read maps each key the batch requires to the value it requires (nil: absent).
 	read map[string][]byte
 }
@@ -106,6 +109,9 @@ func (a *Addresses) Allocate(ctx context.Context, b *persistence.Batch, w Want, 
 				b.Put(key, val)
 				g.read[string(key)] = held.cooled[addr.Address]
 				g.Addresses = append(g.Addresses, addr)
+				if p.Node != nil {
+					g.Node = *p.Node
+				}
 				n--
 			}
 			if n == 0 {

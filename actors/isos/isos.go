@@ -133,7 +133,12 @@ type ISOs struct {
 	// uploading holds the ids of the images whose content is being received by this
 	// process (a second upload of one is 409, as is its delete).
 	uploading sync.Map
+	// settler fails, on one member at a time, the fetches of members that died.
+	settler *kit.Loop
 }
+
+// settleEvery is how often one member looks for fetches whose member died.
+const settleEvery = time.Minute
 
 // New returns the library and settles, on a store of its own (one process), the
 // fetches an earlier process left pending: they failed with it.
@@ -146,23 +151,29 @@ func New(d Deps) *ISOs {
 	}
 	s := &ISOs{d: d, store: d.Runtime.Store, log: d.Runtime.Log.Named("isos")}
 	s.ctx, s.stop = context.WithCancel(context.Background())
+	s.settler = d.Runtime.EveryOnOne("iso fetches of members gone", settleEvery, false, func(ctx context.Context, _ time.Time) {
+		if err := s.Settle(ctx); err != nil {
+			s.log.Warn("cannot settle the fetches of members gone", zap.Error(err))
+		}
+	})
 	return s
 }
 
 // Stop cancels the fetches in flight (their records stay pending; the next start
 // fails them) and waits for them.
 func (s *ISOs) Stop() {
+	s.settler.Stop()
 	s.stop()
 	s.wg.Wait()
 }
 
-// Settle fails what an earlier process left pending, on a store of its own: there the
-// fetch died with that process. On a shared store another member may be fetching it,
-// so a pending record stays.
+// Settle fails the pending fetches whose process is gone (iso-fetch names it): an
+// earlier run of a single node, a cluster member whose lease expired. It runs at
+// every start and, on one member of a cluster, every settleEvery, so the surviving
+// members fail a dead member's fetches. A pending record that names no process (added
+// before the names were kept) is failed on a store of its own, and left on a shared
+// one, where another member may be fetching it.
 func (s *ISOs) Settle(ctx context.Context) error {
-	if s.store.Shared() {
-		return nil
-	}
 	var pending []ISO
 	err := s.store.Scan(ctx, persistence.Prefix("iso"), nil, 0, func(_, v []byte) error {
 		var r ISO
@@ -179,7 +190,21 @@ func (s *ISOs) Settle(ctx context.Context) error {
 		return err
 	}
 	for _, r := range pending {
-		s.finish(ctx, r.ID, 0, errors.New("vmplane stopped while the image was fetched; add it again"))
+		owner, err := s.store.Get(ctx, fetchKey(r.ID))
+		var gone bool
+		switch {
+		case errors.Is(err, persistence.ErrNotFound):
+			gone = !s.store.Shared()
+		case err != nil:
+			return err
+		default:
+			if gone, err = s.d.Runtime.OwnerGone(ctx, string(owner)); err != nil {
+				return err
+			}
+		}
+		if gone {
+			s.finish(ctx, r.ID, 0, errors.New("vmplane stopped while the image was fetched; add it again"))
+		}
 	}
 	return nil
 }
@@ -247,6 +272,7 @@ func (s *ISOs) Add(ctx context.Context, in NewISO) (ISOAdded, error) {
 	if err := put(b, &rec); err != nil {
 		return ISOAdded{}, err
 	}
+	b.Put(fetchKey(id), []byte(s.d.Runtime.Owner()))
 	if err := tasks.Put(b, &task); err != nil {
 		return ISOAdded{}, err
 	}
@@ -373,7 +399,7 @@ func (s *ISOs) finish(ctx context.Context, id string, size int64, ferr error) {
 	if ferr != nil {
 		r.Status, r.Error = StatusFailed, kit.Ptr(ferr.Error())
 	}
-	b := new(persistence.Batch)
+	b := new(persistence.Batch).Del(fetchKey(id))
 	if err := put(b, r); err != nil {
 		return
 	}

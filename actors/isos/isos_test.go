@@ -213,3 +213,48 @@ func TestStartFailsWhatAStopLeftPending(t *testing.T) {
 		t.Fatalf("after the next start: %+v, task %+v", r, task)
 	}
 }
+
+// sharedStore is a store of its own that says it is shared, as a cluster's is.
+type sharedStore struct{ persistence.Store }
+
+func (sharedStore) Shared() bool { return true }
+
+// On a shared store, a fetch whose process is gone (a member that died) is failed by
+// the others' Settle, while one whose process lives stays pending.
+func TestSettleFailsTheFetchesOfProcessesGone(t *testing.T) {
+	ctx := context.Background()
+	store := sharedStore{openStore(t)}
+	dir := t.TempDir()
+	hold := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-hold:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	defer close(hold)
+	sum := "sha256:" + strings.Repeat("0", 64)
+	dead := newLibrary(t, store, dir, 0)
+	a, err := dead.Add(ctx, NewISO{Name: "orphan", URL: srv.URL, Checksum: sum})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead.Stop()
+	alive := newLibrary(t, store, dir, 0)
+	own, err := alive.Add(ctx, NewISO{Name: "own", URL: srv.URL, Checksum: sum})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := alive.Settle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r, _ := alive.Get(ctx, a.ISO.ID, nil)
+	task, _ := alive.ms.Tasks.Get(ctx, a.Task.ID, nil)
+	if r.Status != StatusFailed || task.Status != tasks.TaskFailed {
+		t.Fatalf("the fetch of a process gone: %+v, task %+v; want both failed", r, task)
+	}
+	if r, _ := alive.Get(ctx, own.ISO.ID, nil); r.Status != StatusPending {
+		t.Fatalf("a fetch of a process alive: %+v; want it pending still", r)
+	}
+}

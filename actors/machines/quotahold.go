@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/vmplane/vmplane/actors/backups"
+	"github.com/vmplane/vmplane/actors/machines/counters"
 	"github.com/vmplane/vmplane/actors/machines/quotahold"
 	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/apierr"
@@ -127,4 +128,12 @@ func (e *machineEntity) saveCounted(next *record, task *tasks.Task, m *startOp) 
 		}
 		return err
 	}
+}
+
+// ForgetTenant puts into b the deletes of what machines keep of a tenant beside its
+// machines (its usage counter, its counted tasks in flight), for the batch that
+// deletes a tenant that has no machine left.
+func (m *Machines) ForgetTenant(b *persistence.Batch, tenant string) {
+	counters.Forget(b, tenant)
+	quotahold.Forget(b, tenant)
 }

@@ -2,6 +2,7 @@ package machines
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/vmplane/vmplane/hypervisor"
@@ -31,6 +32,9 @@ type RestoreTarget struct {
 	Node string `json:"node,omitempty"`
 	// StartAfter starts the new machine once it is restored (it is restored stopped).
 	StartAfter bool `json:"start_after,omitempty"`
+	// Addresses are those the machine was given from the IP pools (its record lists
+	// them): the driver puts them in place of the backup's; none: the backup's stay.
+	Addresses []hypervisor.Address `json:"addresses,omitempty"`
 }
 
 // RestoreSizes are the sizes a restore's record holds (and its tenant's quota counts)
@@ -50,8 +54,15 @@ type RestoreSizes struct {
 // usage counter, required to hold what AddRestore read (CreateRefused). Once b is
 // durable, Created starts the restore.
 func (m *Machines) AddRestore(ctx context.Context, b *persistence.Batch, tenant string, r RestoreTarget, name, node string, s RestoreSizes) (*Creation, error) {
+	return m.AddRestoreAs(ctx, b, persistence.NewID(), tenant, r, name, node, s)
+}
+
+// AddRestoreAs is AddRestore for a machine whose id the caller made, as AddCreateAs
+// is AddCreate's: the allocations of r.Addresses in the same batch name it, and the
+// record lists them.
+func (m *Machines) AddRestoreAs(ctx context.Context, b *persistence.Batch, id, tenant string, r RestoreTarget, name, node string, s RestoreSizes) (*Creation, error) {
 	now := time.Now().UTC()
-	rec := &record{Machine: Machine{ID: persistence.NewID(), Name: name, TenantID: &tenant, Node: node, PlanID: s.PlanID,
+	rec := &record{Machine: Machine{ID: id, Addresses: slices.Clone(r.Addresses), Name: name, TenantID: &tenant, Node: node, PlanID: s.PlanID,
 		Status: StatusProvisioning, CPUCores: s.CPUCores, MemoryMB: s.MemoryMB, DiskGB: s.DiskGB,
 		Disks: []hypervisor.Disk{}, Interfaces: []hypervisor.Interface{}, TemplateID: s.TemplateID,
 		CreatedAt: now, UpdatedAt: now}}
@@ -69,7 +80,7 @@ func provisions(op *Operation) bool {
 // that the record learns its vmid (rather than the sync adopting it as a stranger).
 func restoreNew(ctx context.Context, d hypervisor.Driver, op Operation) (hypervisor.Machine, any, error) {
 	r := op.Restore
-	hm, err := d.RestoreNew(ctx, r.From, r.Archive, hypervisor.RestoreSpec{Node: r.Node, Name: r.Name})
+	hm, err := d.RestoreNew(ctx, r.From, r.Archive, hypervisor.RestoreSpec{Node: r.Node, Name: r.Name, Addresses: r.Addresses})
 	if err != nil {
 		return hm, nil, err
 	}
@@ -95,13 +106,14 @@ func reachedRestoreNew(hm hypervisor.Machine, op Operation) bool {
 }
 
 // settleMachine reads the machine a task left open by an earlier process worked on.
-// A restore into a new machine that had not recorded its vmid yet (the record learns
-// it when the task ends) is looked for in the inventory: the one machine named as
-// the record is that no record knows by its vmid. The restore runs stopped and under
-// that name, and the sync adopts no machine while one is in flight, so it is the
-// restore's.
+// A create or a restore into a new machine that had not recorded its vmid yet (the
+// record learns it when the task ends) is looked for in the inventory: the one
+// machine named as the record is that no record knows by its vmid. Both make the
+// machine under that name (a create's is required), and the sync adopts no machine
+// while one is in flight, so it is theirs. (A restore of a gone machine's backup
+// with no name asked has none on record: it is not found, and its task fails.)
 func (m *Machines) settleMachine(ctx context.Context, ref hypervisor.Ref, op *Operation, name string) (hypervisor.Machine, error) {
-	if ref.VMID != 0 || op == nil || op.Type != OpRestoreNew || name == "" {
+	if ref.VMID != 0 || !provisions(op) || name == "" {
 		return m.sys.driver.Machine(ctx, ref)
 	}
 	inv, err := m.sys.driver.Inventory(ctx)

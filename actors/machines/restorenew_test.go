@@ -148,3 +148,64 @@ func TestRestoreNewOnEachDriver(t *testing.T) {
 		})
 	}
 }
+
+// heldCreates makes the machine, then holds the create until its context ends, as a
+// process stopped mid-create leaves it.
+type heldCreates struct {
+	hypervisor.Driver
+	done chan struct{}
+}
+
+func (d *heldCreates) Create(ctx context.Context, spec hypervisor.CreateSpec) (hypervisor.Machine, error) {
+	if _, err := d.Driver.Create(ctx, spec); err != nil {
+		return hypervisor.Machine{}, err
+	}
+	close(d.done)
+	<-ctx.Done()
+	return hypervisor.Machine{}, ctx.Err()
+}
+
+// A create cut by a stop after the hypervisor made the machine (its record has no
+// vmid yet) is settled by the next process as a restore is: the one unrecorded
+// machine of its name is the create's, so the task succeeds and the record takes its
+// vmid, rather than failing and leaving the machine to the sync as a stranger.
+func TestSettleFindsTheMachineACreateMade(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	d := onSim(t)
+	store, err := persistence.Open(persistence.Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	held := &heldCreates{Driver: d, done: make(chan struct{})}
+	s, _ := tenantMachineOn(t, ctx, held, nil, nil, func(o *testOptions) { o.Store, o.KeepOpen = store, true })
+	batch := new(persistence.Batch)
+	c, err := s.Machines.AddCreate(ctx, batch, "T1", hypervisor.CreateSpec{Name: "made", TemplateID: "tpl-debian-12",
+		CPUCores: 1, MemoryMB: 512, DiskGB: 10, Start: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.rt.Commit(batch); err != nil {
+		t.Fatal(err)
+	}
+	s.Machines.Created(c)
+	<-held.done
+	s.stop()
+
+	s2 := newTestSystem(t, func(o *testOptions) { o.Driver, o.Store = d, store })
+	if err := s2.Machines.SettleOpenTasks(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s2.Tasks.Wait(ctx, c.Task.ID)
+	if err != nil || got.Status != tasks.TaskSucceeded {
+		t.Fatalf("settled create task %+v, %v; want succeeded", got, err)
+	}
+	rec, err := s2.Machines.Get(ctx, c.Machine.ID, kit.Ptr("T1"))
+	if err != nil || rec.VMID == 0 || rec.Name != "made" || rec.Status != StatusRunning {
+		t.Fatalf("got %+v, %v; want the created machine on record, running, with its vmid", rec, err)
+	}
+	if n, err := s2.adopt(ctx); err != nil || n != 0 {
+		t.Fatalf("the next sync adopted %d, %v; want none: the created machine is on record", n, err)
+	}
+}

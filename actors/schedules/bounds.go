@@ -122,6 +122,11 @@ func (s *Schedules) checkCount(ctx context.Context, tenant string) (counted bool
 // deleted since was only stricter than it had to be.
 func countKey(tenant string) []byte { return persistence.Key("sched-count", tenant) }
 
+// ForgetTenant puts into b the delete of a deleted tenant's count key (it has no
+// schedule left: the tenants ask TenantHasSchedules first). A create counted against
+// the key as it was is refused by the delete and counts again, against a tenant gone.
+func ForgetTenant(b *persistence.Batch, tenant string) { b.Del(countKey(tenant)) }
+
 // claimCount makes b require the tenant's count key to hold read (absent for nil)
 // and gives it a fresh value.
 func claimCount(b *persistence.Batch, tenant string, read []byte) {

@@ -45,15 +45,19 @@ func addressesOf(s *MachineSpec, plan *plans.Plan) error {
 	return nil
 }
 
-// allocate puts into b the allocations of the addresses s asks for, for machine id
-// on s.Node; a pool that cannot give them is 409 pool_exhausted, and nothing is
-// written.
-func (e *tenantEntity) allocate(ctx context.Context, b *persistence.Batch, s MachineSpec, id string) (addresses.Grant, error) {
+// wantOf is what s asks for: its counts (addressesOf) on its node.
+func wantOf(s MachineSpec) addresses.Want {
 	w := addresses.Want{Node: s.Node}
 	if s.IPv4 != nil {
 		w.IPv4 = *s.IPv4
 	}
 	w.IPv6 = s.IPv6 != nil && *s.IPv6
+	return w
+}
+
+// allocate puts into b the allocations of the addresses w asks for, for machine id;
+// a pool that cannot give them is 409 pool_exhausted, and nothing is written.
+func (e *tenantEntity) allocate(ctx context.Context, b *persistence.Batch, w addresses.Want, id string) (addresses.Grant, error) {
 	if e.sys.Addresses == nil || (w.IPv4 == 0 && !w.IPv6) {
 		return addresses.Grant{}, nil
 	}

@@ -38,6 +38,10 @@ type Deps struct {
 	// HasWebhooks says whether a tenant still has webhooks (actors/webhooks, above
 	// tenants' reach too), which keep it from being deleted; nil says none.
 	HasWebhooks func(ctx context.Context, tenant string) (bool, error)
+	// ForgetTenant puts into the batch that deletes a tenant the deletes of what
+	// rooms above tenants keep of it beside the records that stop the delete (the
+	// schedules' count key); nil: nothing.
+	ForgetTenant func(b *persistence.Batch, tenant string)
 	// Addresses give a new machine its addresses from the IP pools; nil: none (its
 	// network is configured outside vmplane).
 	Addresses *addresses.Addresses
@@ -65,6 +69,8 @@ type system struct {
 	hasUsers, hasSchedules func(ctx context.Context, tenant string) (bool, error)
 	// hasWebhooks is Deps' HasWebhooks, never nil.
 	hasWebhooks func(ctx context.Context, tenant string) (bool, error)
+	// forgetTenant is Deps' ForgetTenant, never nil.
+	forgetTenant func(b *persistence.Batch, tenant string)
 	// suspendAction is Deps' SuspendAction, never "".
 	suspendAction string
 }
@@ -73,7 +79,10 @@ type system struct {
 func Start(d Deps) *Tenants {
 	s := &system{rt: d.Runtime, store: d.Runtime.Store, driver: d.Driver, log: d.Runtime.Log, Events: d.Events,
 		Machines: d.Machines.Machines, Nodes: d.Machines.Nodes, Backups: d.Machines.Backups, Inventory: d.Inventory, Alerts: d.Alerts, Plans: d.Plans, Addresses: d.Addresses,
-		hasUsers: orNone(d.HasUsers), hasSchedules: orNone(d.HasSchedules), hasWebhooks: orNone(d.HasWebhooks), suspendAction: d.SuspendAction}
+		hasUsers: orNone(d.HasUsers), hasSchedules: orNone(d.HasSchedules), hasWebhooks: orNone(d.HasWebhooks), forgetTenant: d.ForgetTenant, suspendAction: d.SuspendAction}
+	if s.forgetTenant == nil {
+		s.forgetTenant = func(*persistence.Batch, string) {}
+	}
 	if s.suspendAction == "" {
 		s.suspendAction = SuspendStop
 	}

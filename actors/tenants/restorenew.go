@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/vmplane/vmplane/actors/addresses"
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/apierr"
@@ -36,6 +37,9 @@ type restoreMachine struct {
 	// Name and Node are the record's until the hypervisor reports the machine.
 	Name, Node string
 	Sizes      machines.RestoreSizes
+	// IPv4 and IPv6 are the addresses the machine gets from the IP pools (restoreAddresses).
+	IPv4 int
+	IPv6 bool
 	// Stamp: as createMachine's.
 	Stamp *kit.Stamp
 }
@@ -101,61 +105,60 @@ func (t *Tenants) RestoreNew(ctx context.Context, id string, req RestoreNewReque
 		if msg.Name == "" {
 			msg.Name = src.Name
 		}
+		if msg.IPv4, msg.IPv6, err = t.restoreAddresses(ctx, src); err != nil {
+			return Provisioned{}, err
+		}
 	} else if !errors.Is(err, apierr.ErrNotFound) {
 		return Provisioned{}, err
 	}
 	return kit.Ask[Provisioned](ctx, t.kind, tenant, msg)
 }
 
-// restoreMachine reserves the tenant's quota for a restore into a new machine and
-// records the machine in the same batch (machines.AddRestore), made again when
-// another machine's write moved the tenant's usage counter meanwhile.
+// restoreMachine reserves the tenant's quota for a restore into a new machine,
+// allocates its addresses and records the machine in the same batch
+// (machines.AddRestoreAs), through the loop a create takes (provision). Addresses
+// from pools bound to the record's node hold the restore to that node.
 func (e *tenantEntity) restoreMachine(ctx *kit.Ctx, m *restoreMachine) {
 	if e.rec.Suspension != nil {
 		// A suspension stops the tenant's machines: a new one would escape it.
 		ctx.Fail(SuspendedError(e.rec.Suspension))
 		return
 	}
-	rctx, cancel := e.sys.rt.Work()
-	defer cancel()
 	s := m.Sizes
-	for try := 1; ; try++ {
-		u, err := e.usage()
-		if err != nil {
-			ctx.Fail(err)
-			return
+	need := Usage{Machines: 1, CPUCores: s.CPUCores, MemoryMB: s.MemoryMB, DiskGB: s.DiskGB}
+	want := addresses.Want{Node: m.Node, IPv4: m.IPv4, IPv6: m.IPv6}
+	e.provision(ctx, m.Stamp, need, want, func(actx context.Context, b *persistence.Batch, id string, g addresses.Grant) (*machines.Creation, error) {
+		t := m.Target
+		t.Addresses = g.Addresses
+		if t.Node == "" {
+			t.Node = g.Node
 		}
-		if err := overQuota(e.rec.Quota, u, Usage{Machines: 1, CPUCores: s.CPUCores, MemoryMB: s.MemoryMB, DiskGB: s.DiskGB}); err != nil {
-			ctx.Fail(err)
-			return
+		return e.sys.Machines.AddRestoreAs(actx, b, id, e.id, t, m.Name, m.Node, s)
+	})
+}
+
+// restoreAddresses says what addresses a restore of src's backup gets from the IP
+// pools, as a create of src would: its plan's (ipv4, a prefix with ipv6_prefix);
+// without a plan (or with one deleted since), as many as src's record lists of each
+// version. A backup whose machine is gone gets none: nothing says what it had, and
+// the copy keeps the backup's network configuration.
+func (t *Tenants) restoreAddresses(ctx context.Context, src machines.Machine) (v4 int, v6 bool, err error) {
+	if src.PlanID != nil && t.sys.Plans != nil {
+		p, err := t.sys.Plans.Get(ctx, *src.PlanID)
+		if err == nil {
+			return p.IPv4, p.IPv6Prefix != nil, nil
 		}
-		b := new(persistence.Batch)
-		c, err := e.sys.Machines.AddRestore(kit.WithAudit(rctx, e.audit), b, e.id, m.Target, m.Name, m.Node, s)
-		if err != nil {
-			ctx.Fail(err)
-			return
+		if !errors.Is(err, apierr.ErrNotFound) {
+			return 0, false, err
 		}
-		reply := Provisioned{Machine: c.Machine, Task: c.Task}
-		if err := m.Stamp.Carry(b, reply); err != nil {
-			ctx.Fail(err)
-			return
-		}
-		if err := e.sys.rt.Audit(b, e.audit.On("", c.Machine.ID, e.id)); err != nil {
-			ctx.Fail(err)
-			return
-		}
-		err = e.sys.rt.Commit(b)
-		if persistence.IsConditionFailed(err) && try < createTries {
-			if again, rerr := e.sys.Machines.CreateRefused(rctx, c); rerr == nil && again {
-				continue
-			}
-		}
-		if err != nil {
-			ctx.Fail(err)
-			return
-		}
-		e.sys.Machines.Created(c)
-		ctx.Respond(reply)
-		return
 	}
+	for _, a := range src.Addresses {
+		switch a.Version {
+		case 4:
+			v4++
+		case 6:
+			v6 = true
+		}
+	}
+	return v4, v6, nil
 }

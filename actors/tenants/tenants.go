@@ -17,6 +17,7 @@ import (
 	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/actors/plans"
 
+	"github.com/vmplane/vmplane/actors/addresses"
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
@@ -741,6 +742,10 @@ func (e *tenantEntity) delete(ctx *kit.Ctx) {
 	for _, r := range e.rules {
 		b.Del(ruleKey(e.id, r.ID)).Del(persistence.Key("fw-rule", r.ID))
 	}
+	// What the machines and the schedules kept of the tenant goes too: no key is left
+	// under its id.
+	e.sys.Machines.ForgetTenant(b, e.id)
+	e.sys.forgetTenant(b, e.id)
 	if err := e.sys.rt.Audit(b, e.audit.On("", e.id, e.id)); err != nil {
 		ctx.Fail(err)
 		return
@@ -838,6 +843,27 @@ func overQuota(q Quota, u Usage, add Usage) error {
 const createTries = 100
 
 func (e *tenantEntity) createMachine(ctx *kit.Ctx, s MachineSpec, st *kit.Stamp) {
+	need := Usage{Machines: 1, CPUCores: s.CPUCores, MemoryMB: s.MemoryMB, DiskGB: s.DiskGB}
+	e.provision(ctx, st, need, wantOf(s), func(actx context.Context, b *persistence.Batch, id string, g addresses.Grant) (*machines.Creation, error) {
+		return e.sys.Machines.AddCreateAs(actx, b, id, e.id, hypervisor.CreateSpec{Name: s.Name, Node: s.Node, TemplateID: s.TemplateID,
+			CPUCores: s.CPUCores, MemoryMB: s.MemoryMB, DiskGB: s.DiskGB, Password: s.Password, SSHKeys: s.SSHKeys, Start: true,
+			Addresses: g.Addresses}, s.PlanID)
+	})
+}
+
+// addMachine puts into b the writes of a new machine (a create's, a restore's) with
+// the id the tenant made and the addresses it was given; actx carries the request's
+// audit entry, which goes with the machine's operation.
+type addMachine func(actx context.Context, b *persistence.Batch, id string, g addresses.Grant) (*machines.Creation, error)
+
+// provision records a new machine of the tenant (a create, a restore into a new
+// machine) in one durable batch with what it embodies: the quota it takes (need,
+// checked against the tenant's usage counter, which the batch requires unchanged),
+// the addresses want asks for (allocated in the same batch), the request's audit
+// entry and the Idempotency-Key's claim (st). A batch refused because another
+// machine's write moved the counter, or another allocation took one of the addresses,
+// is made again; then the machine's task starts and ctx is answered.
+func (e *tenantEntity) provision(ctx *kit.Ctx, st *kit.Stamp, need Usage, want addresses.Want, add addMachine) {
 	rctx, cancel := e.sys.rt.Work()
 	defer cancel()
 	for try := 1; ; try++ {
@@ -846,7 +872,7 @@ func (e *tenantEntity) createMachine(ctx *kit.Ctx, s MachineSpec, st *kit.Stamp)
 			ctx.Fail(err)
 			return
 		}
-		if err := overQuota(e.rec.Quota, u, Usage{Machines: 1, CPUCores: s.CPUCores, MemoryMB: s.MemoryMB, DiskGB: s.DiskGB}); err != nil {
+		if err := overQuota(e.rec.Quota, u, need); err != nil {
 			ctx.Fail(err)
 			return
 		}
@@ -855,16 +881,14 @@ func (e *tenantEntity) createMachine(ctx *kit.Ctx, s MachineSpec, st *kit.Stamp)
 		// it; from then on its actor owns it.
 		b := new(persistence.Batch)
 		id := persistence.NewID()
-		grant, err := e.allocate(rctx, b, s, id)
+		grant, err := e.allocate(rctx, b, want, id)
 		if err != nil {
 			ctx.Fail(err)
 			return
 		}
-		// The request's entry goes with the machine's operation: the create's end is
-		// recorded under it.
-		c, err := e.sys.Machines.AddCreateAs(kit.WithAudit(rctx, e.audit), b, id, e.id, hypervisor.CreateSpec{Name: s.Name, Node: s.Node, TemplateID: s.TemplateID,
-			CPUCores: s.CPUCores, MemoryMB: s.MemoryMB, DiskGB: s.DiskGB, Password: s.Password, SSHKeys: s.SSHKeys, Start: true,
-			Addresses: grant.Addresses}, s.PlanID)
+		// The request's entry goes with the machine's operation: the operation's end
+		// is recorded under it.
+		c, err := add(kit.WithAudit(rctx, e.audit), b, id, grant)
 		if err != nil {
 			ctx.Fail(err)
 			return

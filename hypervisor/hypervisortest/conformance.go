@@ -87,6 +87,7 @@ func Conformance(t *testing.T, newSubject func(t *testing.T) Subject, opts Optio
 		{"Firewall", (*suite).firewall},
 		{"Backups", (*suite).backups},
 		{"RestoreNew", (*suite).restoreNew},
+		{"RestoreNewWithAddresses", (*suite).restoreNewWithAddresses},
 		{"Snapshots", (*suite).snapshots},
 		{"SnapshotRefusals", (*suite).snapshotRefusals},
 		{"Media", (*suite).media},

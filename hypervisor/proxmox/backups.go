@@ -14,6 +14,7 @@ import (
 
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/hypervisor/proxmox/pveconf"
 )
 
 // backupNotes is the vzdump notes template: Proxmox does not record a backup's mode
@@ -271,7 +272,9 @@ func (d *Driver) RestoreBackup(ctx context.Context, ref hypervisor.Ref, backupID
 // is spec.Node, else the archive's own when it lies on a node's local storage (no
 // other node can read it), else the least loaded online node. The vmid is spec.VMID
 // or /cluster/nextid's, taken again above one another client restored or cloned to
-// first, as Create does.
+// first, as Create does. With spec.Addresses, the restored machine's ipconfig0 is
+// rewritten to them (the backup's would clash with its source); a restore whose
+// rewrite fails is destroyed again.
 func (d *Driver) RestoreNew(ctx context.Context, from hypervisor.Ref, backupID string, spec hypervisor.RestoreSpec) (hypervisor.Machine, error) {
 	if err := ctx.Err(); err != nil {
 		return hypervisor.Machine{}, hypervisor.ContextError(err)
@@ -340,5 +343,25 @@ func (d *Driver) RestoreNew(ctx context.Context, from hypervisor.Ref, backupID s
 	if _, err := d.waitUnlocked(ctx, node, vmid); err != nil {
 		return hypervisor.Machine{}, err
 	}
+	if err := d.readdress(ctx, vmid, node, spec.Addresses); err != nil {
+		// A copy that would answer on the backup's addresses is not the machine asked
+		// for: it goes again, as a create's clone that could not be shaped.
+		d.cleanup(ctx, vmid, node, err)
+		return hypervisor.Machine{}, err
+	}
 	return d.machine(ctx, vmid)
+}
+
+// readdress gives a restored machine the addresses vmplane gave it: its cloud-init
+// ipconfig0, as Create writes it (PUT /nodes/{n}/qemu/{vmid}/config); nothing
+// without addresses, and the backup's configuration stays.
+func (d *Driver) readdress(ctx context.Context, vmid int, node string, addrs []hypervisor.Address) error {
+	ipc := pveconf.IPConfig(addrs)
+	if ipc == "" {
+		return nil
+	}
+	l := &located{vmid: vmid, node: node, online: true}
+	return d.updateConfig(ctx, l, fmt.Sprintf("address restored machine %d", vmid), func(pveconf.VM) (map[string]any, error) {
+		return map[string]any{"ipconfig0": ipc}, nil
+	})
 }

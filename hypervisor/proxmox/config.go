@@ -81,6 +81,10 @@ type Config struct {
 	// documentation for the setup.
 	ConsoleUser     string
 	ConsolePassword string
+	// ConsolePing is how often an open console shows pveproxy it is alive, however
+	// idle its user is (default 30s): termproxy's ping frame on a serial console, a
+	// websocket ping on a display, whose RFB stream has nothing of its own for that.
+	ConsolePing time.Duration
 	// Logger receives request and task logs (default: no logging).
 	Logger *zap.Logger
 }
@@ -94,9 +98,9 @@ func (c Config) String() string {
 		}
 		return "[redacted]"
 	}
-	return fmt.Sprintf("proxmox.Config{URL:%q TokenID:%q TokenSecret:%s InsecureSkipVerify:%t CAFile:%q Fingerprint:%q RequestTimeout:%s TaskPollInterval:%s DefaultStorage:%q DefaultBridge:%q BackupStorage:%q ISOStorage:%q ConsoleUser:%q ConsolePassword:%s}",
+	return fmt.Sprintf("proxmox.Config{URL:%q TokenID:%q TokenSecret:%s InsecureSkipVerify:%t CAFile:%q Fingerprint:%q RequestTimeout:%s TaskPollInterval:%s DefaultStorage:%q DefaultBridge:%q BackupStorage:%q ISOStorage:%q ConsoleUser:%q ConsolePassword:%s ConsolePing:%s}",
 		c.URL, c.TokenID, redact(c.TokenSecret), c.InsecureSkipVerify, c.CAFile, c.Fingerprint, c.RequestTimeout,
-		c.TaskPollInterval, c.DefaultStorage, c.DefaultBridge, c.BackupStorage, c.ISOStorage, c.ConsoleUser, redact(c.ConsolePassword))
+		c.TaskPollInterval, c.DefaultStorage, c.DefaultBridge, c.BackupStorage, c.ISOStorage, c.ConsoleUser, redact(c.ConsolePassword), c.ConsolePing)
 }
 
 // GoString is String, for %#v.
@@ -193,6 +197,9 @@ func (c *Config) fill() error {
 	}
 	if strings.ContainsAny(c.TokenSecret, "\r\n ") {
 		return errors.New("proxmox: TokenSecret must not contain spaces or line breaks")
+	}
+	if c.ConsolePing <= 0 {
+		c.ConsolePing = consolePing
 	}
 	if (c.ConsoleUser == "") != (c.ConsolePassword == "") {
 		return errors.New("proxmox: ConsoleUser and ConsolePassword must be set together")

@@ -20,7 +20,8 @@ import (
 )
 
 // consolePing is how often an open console sends termproxy's keep-alive frame "2"
-// (xterm.js sends it every 30 s; termproxy drops silent sessions).
+// (xterm.js sends it every 30 s; termproxy drops silent sessions), or a display a
+// websocket ping: Config.ConsolePing's default.
 const consolePing = 30 * time.Second
 
 var serialKeyRE = regexp.MustCompile(`^serial\d$`)
@@ -91,7 +92,7 @@ func (d *Driver) Console(ctx context.Context, ref hypervisor.Ref) (hypervisor.Co
 	}
 	_ = conn.SetReadDeadline(time.Time{})
 	_ = conn.SetWriteDeadline(time.Time{})
-	c := &SerialConsole{conn: conn, pending: first[2:], done: make(chan struct{})}
+	c := &SerialConsole{conn: conn, pending: first[2:], done: make(chan struct{}), ping: d.cfg.ConsolePing}
 	c.wg.Add(1)
 	go c.keepalive()
 	return c, nil
@@ -190,6 +191,8 @@ type SerialConsole struct {
 	done    chan struct{}
 	once    sync.Once
 	wg      sync.WaitGroup
+	// ping is Config.ConsolePing.
+	ping time.Duration
 }
 
 // Type is "serial": termproxy is a text terminal.
@@ -243,7 +246,7 @@ func (c *SerialConsole) send(b []byte) error {
 // keepalive pings termproxy until Close.
 func (c *SerialConsole) keepalive() {
 	defer c.wg.Done()
-	t := time.NewTicker(consolePing)
+	t := time.NewTicker(c.ping)
 	defer t.Stop()
 	for {
 		select {

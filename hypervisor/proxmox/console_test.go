@@ -4,11 +4,13 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/hypervisor/hypervisortest"
 	"github.com/vmplane/vmplane/hypervisor/proxmox/pvefake"
+	"github.com/vmplane/vmplane/internal/testwait"
 )
 
 func openTerm(t *testing.T, d *Driver, vmid int) *hypervisortest.Term {
@@ -80,5 +82,32 @@ func TestConsoleRefusals(t *testing.T) {
 	wantErr(t, "wrong console password", err, hypervisor.ErrUnavailable)
 	if err != nil && strings.Contains(err.Error(), "wrong-console-pass") {
 		t.Errorf("wrong console password: the error %q shows the password", err)
+	}
+}
+
+// A display whose viewer only watches stays open past pveproxy's idle timeout: the
+// driver pings the websocket meanwhile, and the session answers afterwards.
+func TestDisplayKeptAliveWhileIdle(t *testing.T) {
+	d, f := newTest(t, pvefake.Config{WebsocketIdle: 300 * time.Millisecond}, func(c *Config) { c.ConsolePing = 20 * time.Millisecond })
+	vmid, err := f.AddVM(pvefake.VMSpec{Node: "pve1", Name: "watched", Status: "running"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	con, err := d.Display(bg, hypervisor.Ref{VMID: vmid})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer con.Close()
+	si, _, err := hypervisortest.VNCSession(con, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Thirty pings of 20 ms span twice the idle timeout.
+	testwait.Eventually(t, "the driver pings the idle display", func() bool { return f.WebsocketPings() >= 30 })
+	if err := hypervisortest.RequestUpdate(con, false, si.Width, si.Height); err != nil {
+		t.Fatalf("a request after the idle time: %v", err)
+	}
+	if rects, err := hypervisortest.ReadUpdate(con, si.Format); err != nil || len(rects) != 1 {
+		t.Fatalf("an update after the idle time: %d rectangles, %v; want the framebuffer", len(rects), err)
 	}
 }

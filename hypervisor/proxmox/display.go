@@ -3,7 +3,10 @@ package proxmox
 import (
 	"context"
 	"io"
+	"sync"
 	"time"
+
+	"github.com/fasthttp/websocket"
 
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/hypervisor/rfb"
@@ -48,11 +51,51 @@ func (d *Driver) Display(ctx context.Context, ref hypervisor.Ref) (hypervisor.Co
 	}
 	_ = conn.SetReadDeadline(time.Time{})
 	_ = conn.SetWriteDeadline(time.Time{})
-	return vncConsole{rfb.NoneFront(s)}, nil
+	v := &vncConsole{ReadWriteCloser: rfb.NoneFront(s), conn: conn, done: make(chan struct{})}
+	v.wg.Add(1)
+	go v.keepalive(d.cfg.ConsolePing)
+	return v, nil
 }
 
-// vncConsole is an open vncproxy session, authenticated, behind the None front.
-type vncConsole struct{ io.ReadWriteCloser }
+// vncConsole is an open vncproxy session, authenticated, behind the None front. A
+// viewer that only watches sends nothing for minutes, and pveproxy closes a websocket
+// idle that long: keepalive sends websocket pings meanwhile.
+type vncConsole struct {
+	io.ReadWriteCloser
+	conn *websocket.Conn
+	done chan struct{}
+	once sync.Once
+	wg   sync.WaitGroup
+}
 
 // Type is "vnc".
-func (vncConsole) Type() string { return "vnc" }
+func (*vncConsole) Type() string { return "vnc" }
+
+// keepalive pings pveproxy every interval until Close (WriteControl may run beside
+// the stream's writes).
+func (v *vncConsole) keepalive(every time.Duration) {
+	defer v.wg.Done()
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-v.done:
+			return
+		case <-t.C:
+			if v.conn.WriteControl(websocket.PingMessage, nil, time.Now().Add(10*time.Second)) != nil {
+				return
+			}
+		}
+	}
+}
+
+// Close ends the session and its pings; it is idempotent.
+func (v *vncConsole) Close() error {
+	var err error
+	v.once.Do(func() {
+		close(v.done)
+		err = v.ReadWriteCloser.Close()
+		v.wg.Wait()
+	})
+	return err
+}

@@ -203,7 +203,8 @@ func (d *Driver) RestoreBackup(ctx context.Context, ref hypervisor.Ref, backupID
 // RestoreNew restores one of from's backups as a new machine: the vmid given or the
 // next free one, on the node given or the least loaded online one, stopped, named as
 // asked or as the backup holds it. Its interfaces get fresh MACs and addresses (as
-// Proxmox's unique=1 gives new MACs), so that it never clashes with the source.
+// Proxmox's unique=1 gives new MACs), so that it never clashes with the source: net0
+// those of spec.Addresses when there are.
 func (d *Driver) RestoreNew(ctx context.Context, from hypervisor.Ref, backupID string, spec hypervisor.RestoreSpec) (hypervisor.Machine, error) {
 	if err := ctx.Err(); err != nil {
 		return hypervisor.Machine{}, hypervisor.ContextError(err)
@@ -245,6 +246,13 @@ func (d *Driver) RestoreNew(ctx context.Context, from hypervisor.Ref, backupID s
 			}
 			for i := range cfg.Interfaces {
 				cfg.Interfaces[i].MAC, cfg.Interfaces[i].IPAddresses = "", nil
+			}
+			if len(spec.Addresses) > 0 {
+				// The addresses vmplane gave the copy are net0's, as a create's are.
+				if len(cfg.Interfaces) == 0 {
+					cfg.Interfaces = []hypervisor.Interface{{ID: "net0", Bridge: DefaultBridge}}
+				}
+				cfg.Interfaces[0].IPAddresses = hypervisor.Hosts(spec.Addresses)
 			}
 			out = cloneMachine(d.insertLocked(cfg, d.now()).Machine)
 			return nil

@@ -11,5 +11,9 @@ var Keys = []persistence.KeyKind{
 
 func usageKey(tenant string) []byte { return persistence.Key("vm-usage", tenant) }
 
+// Forget puts into b the delete of a deleted tenant's counter (its tenant holds no
+// machine any more), so that nothing of the tenant stays behind.
+func Forget(b *persistence.Batch, tenant string) { b.Del(usageKey(tenant)) }
+
 // markerKey exists once every counter was built from the index.
 var markerKey = persistence.Key(persistence.KindMeta, "usage-counters")

@@ -44,6 +44,10 @@ const version = 1
 // Key is quota-hold/<tenant>.
 func Key(tenant string) []byte { return persistence.Key("quota-hold", tenant) }
 
+// Forget puts into b the delete of a deleted tenant's record (it has no machine left
+// whose task it could count).
+func Forget(b *persistence.Batch, tenant string) { b.Del(Key(tenant)) }
+
 // Claim is what a counted start adds to its batch: the tenant's hold as read (nil:
 // absent), required unchanged, and the hold with the new task.
 type Claim struct {

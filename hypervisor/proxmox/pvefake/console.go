@@ -84,11 +84,48 @@ const (
 
 // serveDisplay runs the RFB server of a vncproxy session over the websocket: VNC
 // authentication with the vncticket as the password (QEMU compares its first 8 bytes),
-// then a framebuffer of a fixed pattern.
-func serveDisplay(conn *websocket.Conn, name, ticket string) {
+// then a framebuffer of a fixed pattern. Pings are answered and counted; with
+// WebsocketIdle, a client silent that long (no message, no ping) is hung up on.
+func (s *Server) serveDisplay(conn *websocket.Conn, name, ticket string) {
+	idle := s.cfg.WebsocketIdle
+	alive := func() {
+		if idle > 0 {
+			_ = conn.SetReadDeadline(time.Now().Add(idle))
+		}
+	}
+	alive()
+	conn.SetPingHandler(func(data string) error {
+		s.mu.Lock()
+		s.pings++
+		s.mu.Unlock()
+		alive()
+		return conn.WriteControl(websocket.PongMessage, []byte(data), time.Now().Add(time.Second))
+	})
 	srv := rfb.Server{Width: displayWidth, Height: displayHeight, Name: "VM " + name, Password: ticket,
 		Pixel: func(x, y int) (uint8, uint8, uint8) { return uint8(x * 4), uint8(y * 5), 0x80 }}
-	_ = srv.Serve(rfb.NewStream(conn))
+	_ = srv.Serve(idleStream{Stream: rfb.NewStream(conn), alive: alive})
+}
+
+// idleStream is a display's stream whose every message from the client counts as a
+// sign of life.
+type idleStream struct {
+	*rfb.Stream
+	alive func()
+}
+
+func (s idleStream) Read(p []byte) (int, error) {
+	n, err := s.Stream.Read(p)
+	if err == nil {
+		s.alive()
+	}
+	return n, err
+}
+
+// WebsocketPings is how many websocket pings the displays' sockets received.
+func (s *Server) WebsocketPings() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.pings
 }
 
 // vncWebsocket serves a termproxy or vncproxy session: it needs a PVEAuthCookie of the ticket's
@@ -147,7 +184,7 @@ func (c *call) vncWebsocket() {
 		s.mu.Lock()
 		delete(s.vnc, tk) // a vncticket opens one session
 		s.mu.Unlock()
-		serveDisplay(conn, name, tk)
+		s.serveDisplay(conn, name, tk)
 		return
 	}
 	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))

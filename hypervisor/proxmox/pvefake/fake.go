@@ -113,6 +113,9 @@ type Config struct {
 	// schema in apischema.json before it is sent (on by default, so every test using
 	// the fake also tests that the fake answers as Proxmox does).
 	SkipAnswerCheck bool
+	// WebsocketIdle is how long pveproxy keeps a display's websocket on which the
+	// client sent nothing (no message, no ping) before it closes it; 0: for ever.
+	WebsocketIdle time.Duration
 	// Permissions is what GET /access/permissions answers for the token: path →
 	// privileges (default: AllPrivileges on "/").
 	Permissions map[string][]string
@@ -136,6 +139,8 @@ type Server struct {
 	requests []Request
 	pidSeq   int
 	macSeq   int
+	// pings counts the websocket pings displays received (WebsocketPings).
+	pings int
 	// held counts the HoldTasks not yet released: while positive no task advances.
 	held int
 	// statAt and statSnap are pvestatd's last refresh and the VM statuses it saw.
