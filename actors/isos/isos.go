@@ -151,6 +151,14 @@ func New(d Deps) *ISOs {
 	}
 	s := &ISOs{d: d, store: d.Runtime.Store, log: d.Runtime.Log.Named("isos")}
 	s.ctx, s.stop = context.WithCancel(context.Background())
+	// An upload cut off by the last stop left its partial file: the image still awaits
+	// its content, which a new upload sends whole. Only here, before any upload can
+	// run: the periodic Settle would remove the file of an upload in flight.
+	if parts, err := filepath.Glob(filepath.Join(d.Dir, "*.part")); err == nil && d.Dir != "" {
+		for _, p := range parts {
+			_ = os.Remove(p)
+		}
+	}
 	s.settler = d.Runtime.EveryOnOne("iso fetches of members gone", settleEvery, false, func(ctx context.Context, _ time.Time) {
 		if err := s.Settle(ctx); err != nil {
 			s.log.Warn("cannot settle the fetches of members gone", zap.Error(err))
@@ -179,10 +187,6 @@ func (s *ISOs) Settle(ctx context.Context) error {
 		var r ISO
 		if _, err := persistence.Decode(v, &r); err == nil && r.Status == StatusPending {
 			pending = append(pending, r)
-		} else if err == nil && r.Status == StatusAwaitingUpload {
-			// An upload cut off by the stop left its partial file: the image still
-			// awaits its content, which a new upload sends whole.
-			_ = os.Remove(filepath.Join(s.d.Dir, r.File+".part"))
 		}
 		return nil
 	})

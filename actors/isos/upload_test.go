@@ -148,3 +148,36 @@ func TestStartKeepsWhatAwaitsItsUpload(t *testing.T) {
 }
 
 func writeFile(path string) error { return os.WriteFile(path, []byte("partial"), 0o600) }
+
+// The periodic Settle (one member of a cluster runs it every minute) leaves an
+// upload in flight alone: it once removed the partial file of every image awaiting
+// its content, so a long upload's file vanished under it and the upload failed.
+func TestSettleLeavesAnUploadInFlight(t *testing.T) {
+	ctx := context.Background()
+	l := newLibrary(t, openStore(t), t.TempDir(), 0)
+	content := bytes.Repeat([]byte("iso "), 4096)
+	a := l.addUpload(t, NewISO{Name: "slow", Checksum: sha512Of(content)})
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		_, err := l.Upload(ctx, a.ISO.ID, nil, pr, int64(len(content)))
+		done <- err
+	}()
+	half := len(content) / 2
+	if _, err := pw.Write(content[:half]); err != nil { // returns once the upload read it
+		t.Fatal(err)
+	}
+	if err := l.Settle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pw.Write(content[half:]); err != nil {
+		t.Fatal(err)
+	}
+	_ = pw.Close()
+	if err := <-done; err != nil {
+		t.Fatalf("Upload with a Settle in its middle: %v", err)
+	}
+	if r, _ := l.Get(ctx, a.ISO.ID, nil); r.Status != StatusReady {
+		t.Fatalf("after the upload: %+v; want ready", r)
+	}
+}
