@@ -212,6 +212,12 @@ type Machine struct {
 	// "vga: none" or "vga: serialN"). The zero value, a display, is what machines
 	// recorded before the field existed have.
 	Headless bool `json:"headless,omitempty"`
+	// Summary says only the cluster's list of resources was read, because the
+	// machine's node is down (Proxmox answers nothing about its configuration): its
+	// state, node, cores and memory are known, but its disks (only their total),
+	// interfaces, media, boot order and display are not, and a record keeps what it
+	// knew of them.
+	Summary bool `json:"summary,omitempty"`
 }
 
 // DiskGB is the sum of the machine's disk sizes.

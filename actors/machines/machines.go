@@ -1197,7 +1197,10 @@ func (e *machineEntity) finishOrphan(d *opDone) {
 	}
 }
 
-// applyObserved copies the hypervisor's view of a machine into the record.
+// applyObserved copies the hypervisor's view of a machine into the record. A summary
+// (the machine's node is down) knows no configuration: the record keeps its disks,
+// interfaces, media, boot order and display rather than lose them until the node is
+// back (a task settled after a restart while the node was down once cleared them).
 func applyObserved(m *Machine, hm hypervisor.Machine) {
 	m.VMID = hm.VMID
 	if hm.Name != "" {
@@ -1207,6 +1210,12 @@ func applyObserved(m *Machine, hm hypervisor.Machine) {
 	m.Status = string(hm.State)
 	m.CPUCores = hm.CPUCores
 	m.MemoryMB = hm.MemoryMB
+	if hm.Summary {
+		if hm.TemplateID != "" {
+			m.TemplateID = hm.TemplateID
+		}
+		return
+	}
 	m.Disks = append([]hypervisor.Disk{}, hm.Disks...)
 	m.DiskGB = hm.DiskGB()
 	m.Interfaces = append([]hypervisor.Interface{}, hm.Interfaces...)

@@ -128,6 +128,7 @@ func MachineFromResource(r *pve.ClusterResource) hypervisor.Machine {
 		MemoryMB:   int(r.MaxMem >> 20),
 		Disks:      []hypervisor.Disk{},
 		Interfaces: []hypervisor.Interface{},
+		Summary:    true,
 	}
 	for _, t := range SplitTags(r.Tags) {
 		if id, ok := strings.CutPrefix(t, TemplateTagPrefix); ok {
