@@ -33,6 +33,7 @@ import (
 	"github.com/vmplane/vmplane/httpedge/token"
 	"github.com/vmplane/vmplane/httpedge/webui"
 	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/hypervisor/locations"
 	"github.com/vmplane/vmplane/hypervisor/proxmox"
 	"github.com/vmplane/vmplane/hypervisor/sim"
 	"github.com/vmplane/vmplane/persistence"
@@ -136,10 +137,13 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 			return nil, err
 		}
 	}
-	a.driver = driver
 	if err := attachWorld(driver, a.store, log); err != nil {
 		return nil, err
 	}
+	// The configured driver is the default location; the dispatcher routes each
+	// call by the location its ref names.
+	driver = locations.New(driver).Driver()
+	a.driver = driver
 	key, err := signingKey(cfg, a.store)
 	if err != nil {
 		return nil, err
