@@ -33,7 +33,7 @@ import (
 	"github.com/vmplane/vmplane/httpedge/token"
 	"github.com/vmplane/vmplane/httpedge/webui"
 	"github.com/vmplane/vmplane/hypervisor"
-	"github.com/vmplane/vmplane/hypervisor/locations"
+	hvloc "github.com/vmplane/vmplane/hypervisor/locations"
 	"github.com/vmplane/vmplane/hypervisor/proxmox"
 	"github.com/vmplane/vmplane/hypervisor/sim"
 	"github.com/vmplane/vmplane/persistence"
@@ -142,8 +142,13 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 	}
 	// The configured driver is the default location; the dispatcher routes each
 	// call by the location its ref names.
-	driver = locations.New(driver).Driver()
+	disp := hvloc.New(driver)
+	driver = disp.Driver()
 	a.driver = driver
+	locOpts, err := locationOptions(cfg, log, disp)
+	if err != nil {
+		return nil, err
+	}
 	key, err := signingKey(cfg, a.store)
 	if err != nil {
 		return nil, err
@@ -177,7 +182,7 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 		providers = sso.New(pcs, nil)
 	}
 	a.sys, err = actors.Start(actors.Options{
-		Store: a.store, Driver: driver, Logger: log,
+		Store: a.store, Driver: driver, Logger: log, Locations: locOpts,
 		EventRelay: a.eventRelay(), // events cluster-wide
 		Auth: auth.AuthOptions{RefreshTTL: cfg.RefreshTTL, BcryptCost: cfg.BcryptCost, HashWorkers: cfg.HashWorkers, HashCommand: cfg.HashCommand,
 			AdminEmail: cfg.AdminEmail, AdminPassword: cfg.AdminPassword, PasswordChanged: a.passwordChanged, ResetMail: mail,
