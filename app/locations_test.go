@@ -3,10 +3,14 @@ package app
 import (
 	"bytes"
 	"encoding/hex"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/vmplane/vmplane/internal/testwait"
 
 	"github.com/vmplane/vmplane/actors/locations"
 	"github.com/vmplane/vmplane/hypervisor/proxmox/pvefake"
@@ -100,4 +104,84 @@ func conformLocations(s *testServer, admin string, ok func(req, int) *response, 
 	ok(req{method: "GET", path: "/api/resources/locations/" + l.ID, token: admin}, 200)
 	ok(req{method: "PATCH", path: "/api/resources/locations/" + l.ID, token: admin, body: map[string]any{"name": "conformed"}}, 200)
 	ok(req{method: "DELETE", path: "/api/resources/locations/" + l.ID, token: admin}, 204)
+}
+
+// TestLocationDownDegradesItsOwnHealth: two Proxmox clusters (fakes), the default one
+// and a location; the location stops answering. The default one's machines keep their
+// records and states through syncs (none is marked gone), /api/health stays 200 naming
+// the location unavailable, and hypervisor_unavailable fires for that location alone.
+func TestLocationDownDegradesItsOwnHealth(t *testing.T) {
+	t.Parallel()
+	home := pvefake.New(pvefake.Config{})
+	t.Cleanup(home.Close)
+	for _, spec := range []pvefake.VMSpec{
+		{VMID: 100, Node: "pve1", Name: "web-1", Status: "running", Cores: 2, MemoryMB: 2048, DiskGB: 20},
+		{VMID: 101, Node: "pve2", Name: "db-1", Status: "stopped"},
+	} {
+		if _, err := home.AddVM(spec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	away := pvefake.New(pvefake.Config{})
+	t.Cleanup(away.Close)
+	if _, err := away.AddVM(pvefake.VMSpec{VMID: 100, Node: "pve1", Name: "elsewhere", Status: "running"}); err != nil {
+		t.Fatal(err)
+	}
+	cfg := testConfig(t)
+	onProxmox(home)(&cfg)
+	cfg.HypervisorCheckInterval = 20 * time.Millisecond
+	d, err := NewDriver(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &testServer{t: t, cfg: cfg, driver: d, client: &http.Client{Timeout: 30 * time.Second}}
+	s.start()
+	t.Cleanup(s.stop)
+	admin := s.adminToken()
+	secret := filepath.Join(t.TempDir(), "away.secret")
+	if err := os.WriteFile(secret, []byte(away.TokenSecret()+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := s.do(req{method: "POST", path: "/api/resources/locations", token: admin, body: map[string]any{
+		"name": "Away", "driver": "proxmox", "proxmox": map[string]any{
+			"url": away.URL(), "token_id": away.TokenID(), "token_secret_file": secret, "tls_fingerprint": away.Fingerprint()}}})
+	expect(t, r, 201, "")
+	var loc locations.Location
+	r.decode(t, &loc)
+	if res := s.sync(admin); res.Machines.Added != 2 {
+		t.Fatalf("first sync: %+v; want the default cluster's 2 machines alone", res)
+	}
+	heal := away.Inject(pvefake.Fault{Status: 503, Message: "proxy: no route to host"})
+	t.Cleanup(heal)
+	for range 2 {
+		if res := s.sync(admin); res.Machines.Removed != 0 || res.Machines.Added != 0 {
+			t.Fatalf("sync with the location down: %+v; want nothing added or removed", res)
+		}
+	}
+	states := map[string]string{}
+	for _, m := range s.machines(admin) {
+		states[m.Name] = string(m.Status)
+	}
+	if len(states) != 2 || states["web-1"] != "running" || states["db-1"] != "stopped" {
+		t.Errorf("machines with the location down: got %v; want web-1 running, db-1 stopped", states)
+	}
+	var health struct {
+		Checks struct {
+			Hypervisor string            `json:"hypervisor"`
+			Locations  map[string]string `json:"locations"`
+		} `json:"checks"`
+	}
+	r = s.do(req{method: "GET", path: "/api/health"})
+	expect(t, r, 200, "")
+	r.decode(t, &health)
+	if health.Checks.Hypervisor != "ok" || health.Checks.Locations[loc.ID] != "unavailable" {
+		t.Errorf("health: got %+v; want the default hypervisor ok and location %s unavailable", health.Checks, loc.ID)
+	}
+	path := "/api/monitoring/alerts/events?kind=hypervisor_unavailable"
+	testwait.Eventually(t, "hypervisor_unavailable for the location", func() bool {
+		return len(s.alertsOf(admin, path, "location "+loc.ID)) == 1
+	})
+	if got := s.alertsOf(admin, path, "proxmox"); len(got) != 0 {
+		t.Errorf("the default cluster's alert: got %+v; want none", got)
+	}
 }

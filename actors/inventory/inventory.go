@@ -179,7 +179,7 @@ func (c *Inventory) run(ctx context.Context) (SyncResult, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	start := time.Now()
-	inv, err := c.driver.Inventory(ctx)
+	inv, err := c.defaultLocation().Inventory(ctx)
 	if err != nil {
 		return SyncResult{}, err
 	}
@@ -329,6 +329,25 @@ func (c *Inventory) run(ctx context.Context) (SyncResult, error) {
 	}
 	res.DurationMS = time.Since(start).Milliseconds()
 	return res, firstErr
+}
+
+// located is a driver over several locations (hypervisor/locations' dispatcher).
+type located interface {
+	Location(id string) (hypervisor.Driver, error)
+}
+
+// defaultLocation is the driver the sync reads the inventory of: the default
+// location's. The records know no location yet (vmids and node names repeat across
+// clusters, so the vmid index and the node records must first be kept per location),
+// and no machine is made elsewhere yet; a location that does not answer must not
+// fail the default one's sync either.
+func (c *Inventory) defaultLocation() hypervisor.Driver {
+	if l, ok := c.driver.(located); ok {
+		if d, err := l.Location(""); err == nil {
+			return d
+		}
+	}
+	return c.driver
 }
 
 // RunPeriodic syncs at every interval until Stop, which cancels a sync in flight: its
