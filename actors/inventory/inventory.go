@@ -20,6 +20,7 @@ import (
 	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
+	hvloc "github.com/vmplane/vmplane/hypervisor/locations"
 	"github.com/vmplane/vmplane/persistence"
 )
 
@@ -179,7 +180,11 @@ func (c *Inventory) run(ctx context.Context) (SyncResult, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	start := time.Now()
-	inv, err := c.defaultLocation().Inventory(ctx)
+	// The default location's inventory alone: the records know no location yet
+	// (vmids and node names repeat across clusters, so the vmid index and the node
+	// records must first be kept per location), no machine is made elsewhere yet, and
+	// a location that does not answer must not fail the default one's sync.
+	inv, err := hvloc.DefaultOf(c.driver).Inventory(ctx)
 	if err != nil {
 		return SyncResult{}, err
 	}
@@ -329,25 +334,6 @@ func (c *Inventory) run(ctx context.Context) (SyncResult, error) {
 	}
 	res.DurationMS = time.Since(start).Milliseconds()
 	return res, firstErr
-}
-
-// located is a driver over several locations (hypervisor/locations' dispatcher).
-type located interface {
-	Location(id string) (hypervisor.Driver, error)
-}
-
-// defaultLocation is the driver the sync reads the inventory of: the default
-// location's. The records know no location yet (vmids and node names repeat across
-// clusters, so the vmid index and the node records must first be kept per location),
-// and no machine is made elsewhere yet; a location that does not answer must not
-// fail the default one's sync either.
-func (c *Inventory) defaultLocation() hypervisor.Driver {
-	if l, ok := c.driver.(located); ok {
-		if d, err := l.Location(""); err == nil {
-			return d
-		}
-	}
-	return c.driver
 }
 
 // RunPeriodic syncs at every interval until Stop, which cancels a sync in flight: its

@@ -162,3 +162,18 @@ func TestISOsInEveryLocation(t *testing.T) {
 	_, err = fra.MountISO(bg, hypervisor.Ref{VMID: m.VMID}, "img.iso")
 	hypervisortest.WantErr(t, "mount in fra after the delete", err, hypervisor.ErrISONotFound)
 }
+
+// TestDefaultOf: whatever view of a dispatcher a caller holds, DefaultOf finds the
+// default location's driver; a plain driver is its own.
+func TestDefaultOf(t *testing.T) {
+	d, def, _ := twoLocations(t)
+	if got := DefaultOf(d.Driver()); got != hypervisor.Driver(def) {
+		t.Errorf("DefaultOf(the file view): got %v; want the default sim", got)
+	}
+	if got := DefaultOf(d); got != hypervisor.Driver(def) {
+		t.Errorf("DefaultOf(the dispatcher): got %v; want the default sim", got)
+	}
+	if got := DefaultOf(def); got != hypervisor.Driver(def) {
+		t.Errorf("DefaultOf(a sim): got %v; want itself", got)
+	}
+}
