@@ -3,6 +3,7 @@ package locations
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"strings"
 	"sync"
@@ -201,15 +202,18 @@ func (l *Locations) reconcile(ctx context.Context) error {
 		if l.built[rec.ID] == string(v) {
 			return nil
 		}
+		prev, _ := l.d.Dispatcher.Location(rec.ID)
 		drv, err := l.driver(rec)
 		if err != nil {
 			l.log.Error("location left out: its driver cannot be built", zap.String("location", rec.ID), zap.String("name", rec.Name), zap.Error(err))
 			l.d.Dispatcher.Remove(rec.ID)
 			delete(l.built, rec.ID)
+			closeDriver(prev)
 			return nil
 		}
 		l.d.Dispatcher.Set(rec.ID, drv)
 		l.built[rec.ID] = string(v)
+		closeDriver(prev)
 		return nil
 	})
 	if err != nil {
@@ -217,11 +221,21 @@ func (l *Locations) reconcile(ctx context.Context) error {
 	}
 	for id := range l.built {
 		if !seen[id] {
+			prev, _ := l.d.Dispatcher.Location(id)
 			l.d.Dispatcher.Remove(id)
 			delete(l.built, id)
+			closeDriver(prev)
 		}
 	}
 	return nil
+}
+
+// closeDriver releases what a driver no longer held holds (the proxmox driver's idle
+// connections); a call still in flight on it ends as it would have.
+func closeDriver(d hypervisor.Driver) {
+	if c, ok := d.(io.Closer); ok {
+		_ = c.Close()
+	}
 }
 
 // driver builds a location's driver from its record.
@@ -415,9 +429,11 @@ func (l *Locations) settle(rec *record, p *ProxmoxSpec) error {
 		}
 		rec.SealedSecret = sealed
 	}
-	if _, err := l.driver(*rec); err != nil {
+	drv, err := l.driver(*rec)
+	if err != nil {
 		return apierr.Invalid(apierr.Field(rec.Driver, "%v", err))
 	}
+	closeDriver(drv) // built to be checked; reconcile builds the one the dispatcher holds
 	return nil
 }
 
