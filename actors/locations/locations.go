@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -250,14 +251,33 @@ func (l *Locations) driver(rec record) (hypervisor.Driver, error) {
 			}
 			s.TokenSecret = secret
 		case p.TokenSecretFile != "":
-			raw, err := os.ReadFile(p.TokenSecretFile)
+			secret, err := readSecretFile(p.TokenSecretFile)
 			if err != nil {
 				return nil, err
 			}
-			s.TokenSecret = strings.TrimSpace(string(raw))
+			s.TokenSecret = secret
 		}
 	}
 	return l.d.Build(s)
+}
+
+// secretShape is what a Proxmox API token secret looks like (a UUID), leniently.
+var secretShape = regexp.MustCompile(`^[A-Za-z0-9-]{8,128}$`)
+
+// readSecretFile reads a token secret from the file a location names. Its content
+// must look like a token secret: the API takes any path, and the secret is sent to
+// the location's URL, which the operator chooses, so a file that holds anything else
+// (a password file, a key) is refused without a word of what it holds.
+func readSecretFile(path string) (string, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return "", errors.New("token_secret_file cannot be read")
+	}
+	secret := strings.TrimSpace(string(raw))
+	if !secretShape.MatchString(secret) {
+		return "", errors.New("token_secret_file does not hold an API token secret (a UUID)")
+	}
+	return secret, nil
 }
 
 // defaultLocation is the configured driver as a location.

@@ -165,7 +165,7 @@ func TestSecretSealed(t *testing.T) {
 	_, err = nokey.Create(ctx, proxmoxSpec("fra"))
 	want(t, "a secret with no key", err, apierr.ErrInvalidRequest)
 	file := filepath.Join(t.TempDir(), "secret")
-	if err := os.WriteFile(file, []byte("from-a-file\n"), 0o600); err != nil {
+	if err := os.WriteFile(file, []byte("from-a-file-0123\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	spec := proxmoxSpec("fra")
@@ -174,8 +174,20 @@ func TestSecretSealed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := mustDriver(t, nokey, loc.ID).s.TokenSecret; got != "from-a-file" || loc.Proxmox.TokenSecretStored {
-		t.Errorf("secret file: got %q, stored %v; want from-a-file, not stored", got, loc.Proxmox.TokenSecretStored)
+	if got := mustDriver(t, nokey, loc.ID).s.TokenSecret; got != "from-a-file-0123" || loc.Proxmox.TokenSecretStored {
+		t.Errorf("secret file: got %q, stored %v; want from-a-file-0123, not stored", got, loc.Proxmox.TokenSecretStored)
+	}
+	// A file that holds anything but a token secret is refused, and what it holds is
+	// not told: the secret would go to a URL the operator chooses.
+	other := filepath.Join(t.TempDir(), "passwd")
+	if err := os.WriteFile(other, []byte("root:x:0:0:root:/root:/bin/sh\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	spec.Name, spec.Proxmox.TokenSecretFile = "other", other
+	_, err = nokey.Create(ctx, spec)
+	want(t, "a file that holds no token secret", err, apierr.ErrInvalidRequest)
+	if strings.Contains(err.Error(), "root") {
+		t.Errorf("refusal: %v; want nothing of the file's content", err)
 	}
 }
 
