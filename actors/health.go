@@ -11,8 +11,18 @@ import (
 // Health is the state of what the API depends on: "ok" per check, or what is wrong
 // ("unavailable", or for storage the reason writes are refused).
 type Health struct {
-	Storage    string `json:"storage"`
+	Storage string `json:"storage"`
+	// Hypervisor is the default location's, the configured driver's.
 	Hypervisor string `json:"hypervisor"`
+	// Locations are the other locations' hypervisors, by id: "ok" or "unavailable".
+	// A location that does not answer degrades its own entry alone: the server
+	// still serves every other location. Omitted when there are none.
+	Locations map[string]string `json:"locations,omitempty"`
+}
+
+// pingEach is a driver over several locations (hypervisor/locations' dispatcher).
+type pingEach interface {
+	PingEach(ctx context.Context) map[string]error
 }
 
 // OK reports whether every check passes.
@@ -40,8 +50,26 @@ func (s *System) Health(ctx context.Context) Health {
 	}
 	pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	if err := s.driver.Ping(pctx); err != nil {
-		h.Hypervisor = "unavailable"
+	p, ok := s.driver.(pingEach)
+	if !ok {
+		if err := s.driver.Ping(pctx); err != nil {
+			h.Hypervisor = "unavailable"
+		}
+		return h
+	}
+	for tag, err := range p.PingEach(pctx) {
+		state := "ok"
+		if err != nil {
+			state = "unavailable"
+		}
+		if tag == "" {
+			h.Hypervisor = state
+			continue
+		}
+		if h.Locations == nil {
+			h.Locations = map[string]string{}
+		}
+		h.Locations[tag] = state
 	}
 	return h
 }

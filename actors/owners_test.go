@@ -20,6 +20,7 @@ import (
 	"github.com/vmplane/vmplane/actors/consoles"
 	"github.com/vmplane/vmplane/actors/inventory"
 	"github.com/vmplane/vmplane/actors/isos"
+	"github.com/vmplane/vmplane/actors/locations"
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/machines/capacity"
 	"github.com/vmplane/vmplane/actors/machines/counters"
@@ -58,6 +59,7 @@ var keyTables = map[string][]persistence.KeyKind{
 	"actors/tenants":            tenants.Keys,
 	"actors/plans":              plans.Keys,
 	"actors/addresses":          addresses.Keys,
+	"actors/locations":          locations.Keys,
 	"actors/usage":              usage.Keys,
 	"actors/traffic":            traffic.Keys,
 	"actors/schedules":          schedules.Keys,

@@ -39,6 +39,7 @@ var rooms = map[string][]string{
 	"actors/schedules":          {"events", "alerts", "backups", "machines", "machines/tasks", "tenants"},
 	"actors/monitoring":         {"events", "alerts", "machines", "machines/tasks", "machines/capacity", "tenants"},
 	"actors/webhooks":           {"events", "alerts"},
+	"actors/locations":          nil, // the hypervisor clusters beside the configured one, and the dispatcher's drivers
 }
 
 // TestRoomsImportOneWay: no package of the actors imports one it may not: the runtime

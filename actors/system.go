@@ -25,6 +25,7 @@ import (
 	"github.com/vmplane/vmplane/actors/inventory"
 	"github.com/vmplane/vmplane/actors/isos"
 	"github.com/vmplane/vmplane/actors/limiter"
+	"github.com/vmplane/vmplane/actors/locations"
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/machines/capacity"
 	"github.com/vmplane/vmplane/actors/machines/tasks"
@@ -41,6 +42,7 @@ import (
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
+	hvloc "github.com/vmplane/vmplane/hypervisor/locations"
 	"github.com/vmplane/vmplane/persistence"
 )
 
@@ -105,6 +107,8 @@ type System struct {
 	Monitoring *monitoring.Monitoring
 	// Webhooks send the events to the URLs users name.
 	Webhooks *webhooks.Webhooks
+	// Locations are the hypervisor clusters beside the configured one.
+	Locations *locations.Locations
 }
 
 // Options configure the actor system.
@@ -172,6 +176,20 @@ type Options struct {
 	// usage counters, and how many members that do not this one has seen join
 	// (machines.Deps.Counting; nil: a single node).
 	Counting func() (all bool, without uint64)
+	// Locations configure the hypervisor clusters beside the configured driver.
+	Locations LocationOptions
+}
+
+// LocationOptions configure the locations (locations.Deps).
+type LocationOptions struct {
+	// Dispatcher is the driver that routes by location, whose default location is
+	// Options.Driver (which is Dispatcher.Driver()); nil: the system makes one over
+	// Options.Driver.
+	Dispatcher *hvloc.Dispatcher
+	// Build makes a location's driver (nil: a location cannot be added).
+	Build func(locations.Settings) (hypervisor.Driver, error)
+	// Key seals the locations' token secrets (nil: they are read from files only).
+	Key []byte
 }
 
 // EntityOptions bound the entity actors of every kind (kit.EntityOptions).
@@ -191,6 +209,17 @@ func Start(opts Options) (*System, error) {
 	}
 	if opts.Placement != nil {
 		kitOpts = append(kitOpts, kit.WithPlacement(opts.Placement))
+	}
+	defaultDriver := ""
+	if opts.Driver != nil {
+		defaultDriver = opts.Driver.Name()
+	}
+	if opts.Locations.Dispatcher == nil {
+		// A system of tests that call no driver has none to wrap.
+		opts.Locations.Dispatcher = hvloc.New(opts.Driver)
+		if opts.Driver != nil {
+			opts.Driver = opts.Locations.Dispatcher.Driver()
+		}
 	}
 	s := &System{rt: kit.New(opts.Store, log, opts.Entities, kitOpts...), store: opts.Store, driver: opts.Driver, log: log}
 	// First: every room's writes may carry an entry of the log.
@@ -215,6 +244,21 @@ func Start(opts Options) (*System, error) {
 		Options: opts.Webhooks})
 	// Before the machines: a machine's delete releases its addresses in its batch.
 	s.Addresses = addresses.Start(addresses.Deps{Runtime: s.rt, Cooldown: opts.IPReleaseCooldown})
+	// Before anything calls the driver: the dispatcher holds every location's.
+	build := opts.Locations.Build
+	if build == nil {
+		build = func(locations.Settings) (hypervisor.Driver, error) {
+			return nil, errors.New("this server builds no driver for a location")
+		}
+	}
+	lctx, lcancel := context.WithTimeout(context.Background(), time.Minute)
+	s.Locations, err = locations.Start(lctx, locations.Deps{Runtime: s.rt, Dispatcher: opts.Locations.Dispatcher, Build: build,
+		Key: opts.Locations.Key, DefaultDriver: defaultDriver})
+	lcancel()
+	if err != nil {
+		s.Stop()
+		return nil, err
+	}
 	ms := machines.Start(machines.Deps{Runtime: s.rt, Driver: s.driver, Events: s.Events, Alerts: s.Alerts,
 		TenantExists: s.tenantExists, Counting: opts.Counting, TerminateGrace: opts.TerminateGrace,
 		ReleaseAddresses: s.Addresses.Release,
@@ -383,6 +427,9 @@ func (s *System) Stop() {
 	if s.Webhooks != nil {
 		// After the machines: the events of their last tasks are queued.
 		s.Webhooks.Stop()
+	}
+	if s.Locations != nil {
+		s.Locations.Stop()
 	}
 	s.rt.StopKinds()
 	if s.Limiter != nil {

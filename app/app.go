@@ -33,6 +33,7 @@ import (
 	"github.com/vmplane/vmplane/httpedge/token"
 	"github.com/vmplane/vmplane/httpedge/webui"
 	"github.com/vmplane/vmplane/hypervisor"
+	hvloc "github.com/vmplane/vmplane/hypervisor/locations"
 	"github.com/vmplane/vmplane/hypervisor/proxmox"
 	"github.com/vmplane/vmplane/hypervisor/sim"
 	"github.com/vmplane/vmplane/persistence"
@@ -136,8 +137,16 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 			return nil, err
 		}
 	}
-	a.driver = driver
 	if err := attachWorld(driver, a.store, log); err != nil {
+		return nil, err
+	}
+	// The configured driver is the default location; the dispatcher routes each
+	// call by the location its ref names.
+	disp := hvloc.New(driver)
+	driver = disp.Driver()
+	a.driver = driver
+	locOpts, err := locationOptions(cfg, log, disp)
+	if err != nil {
 		return nil, err
 	}
 	key, err := signingKey(cfg, a.store)
@@ -173,7 +182,7 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 		providers = sso.New(pcs, nil)
 	}
 	a.sys, err = actors.Start(actors.Options{
-		Store: a.store, Driver: driver, Logger: log,
+		Store: a.store, Driver: driver, Logger: log, Locations: locOpts,
 		EventRelay: a.eventRelay(), // events cluster-wide
 		Auth: auth.AuthOptions{RefreshTTL: cfg.RefreshTTL, BcryptCost: cfg.BcryptCost, HashWorkers: cfg.HashWorkers, HashCommand: cfg.HashCommand,
 			AdminEmail: cfg.AdminEmail, AdminPassword: cfg.AdminPassword, PasswordChanged: a.passwordChanged, ResetMail: mail,

@@ -138,6 +138,10 @@ type Config struct {
 	// OIDCProvidersFile names the file of the OpenID Connect providers users sign in
 	// with (package sso); empty: none.
 	OIDCProvidersFile string
+	// LocationSecretKeyFile names the file of the key that seals the locations'
+	// token secrets in the store (locations.ReadKey); empty: a location's secret is
+	// read from a file it names.
+	LocationSecretKeyFile string
 	// TenantDelete lets tenant users delete their own machines.
 	TenantDelete bool
 	// RequireOperatorTOTP makes every operator sign in with a second factor.
@@ -313,6 +317,7 @@ func (c *Config) table() []setting {
 		str(&c.Proxmox.TokenSecretFile, "proxmox-token-secret-file", "VMPLANE_PROXMOX_TOKEN_SECRET_FILE", "", "file holding the API token secret (a final newline is dropped); instead of --proxmox-token-secret"),
 		str(&c.Proxmox.CAFile, "proxmox-ca-file", "VMPLANE_PROXMOX_CA_FILE", "", "PEM file of the CA that signed the Proxmox certificate"),
 		str(&c.Proxmox.Fingerprint, "proxmox-fingerprint", "VMPLANE_PROXMOX_FINGERPRINT", "", "SHA-256 fingerprint of the Proxmox certificate to pin instead of a CA"),
+		str(&c.LocationSecretKeyFile, "location-secret-key-file", "VMPLANE_LOCATION_SECRET_KEY_FILE", "", "file of the 32-byte key (64 hex digits or base64) that seals the token secrets of the locations' Proxmox clusters in the store; empty: a location names a file holding its secret instead"),
 		boolean(&c.Proxmox.Insecure, "proxmox-insecure", "VMPLANE_PROXMOX_INSECURE", false, "skip TLS verification of Proxmox (never in production)"),
 		dur(&c.Proxmox.RequestTimeout, "proxmox-request-timeout", "VMPLANE_PROXMOX_REQUEST_TIMEOUT", 15*time.Second, "timeout of one Proxmox API request"),
 		dur(&c.Proxmox.PollEvery, "proxmox-task-poll-interval", "VMPLANE_PROXMOX_TASK_POLL_INTERVAL", time.Second, "how often a Proxmox task (UPID) is polled until it ends"),

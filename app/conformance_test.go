@@ -305,6 +305,7 @@ func TestOpenAPIConformance(t *testing.T) {
 	conformClientMachine(t, s, admin, ok, fails)
 	conformPlans(t, s, admin, ok, fails)
 	conformIPPools(s, admin, ok, fails)
+	conformLocations(s, admin, ok, fails)
 	var key auth.NewAPIKey
 	ok(req{method: "POST", path: "/api/resources/api-keys", token: admin, body: map[string]any{"name": "conform", "scopes": []string{"read"},
 		"expires_at": time.Now().Add(time.Hour).Format(time.RFC3339), "allowed_cidrs": []string{"127.0.0.0/8"}}}, 201).decode(t, &key)

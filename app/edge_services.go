@@ -22,6 +22,7 @@ func edgeServices(sys *actors.System) api.Services {
 		Webhooks:        sys.Webhooks,
 		IPPools:         sys.Addresses,
 		Usage:           sys.Usage,
+		Locations:       sys.Locations,
 		Traffic:         sys,
 		Users:           sys.Users,
 		Idempotency:     sys.Idempotency,

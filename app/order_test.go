@@ -64,6 +64,8 @@ func TestUnknownIDIsNotFoundWhateverTheBody(t *testing.T) {
 		{"POST", "/api/resources/webhooks/{id}/deliveries/{delivery}/redeliver", nil, false},
 		{"PATCH", "/api/resources/ip-pools/{id}", map[string]any{"gateway": "not an address"}, false},
 		{"DELETE", "/api/resources/ip-pools/{id}", nil, false},
+		{"PATCH", "/api/resources/locations/{id}", map[string]any{"name": ""}, false},
+		{"DELETE", "/api/resources/locations/{id}", nil, false},
 		{"POST", "/api/client/machines/{vmId}/actions/{action}", nil, true},
 		{"DELETE", "/api/client/machines/{vmId}", nil, true},
 		{"POST", "/api/client/machines/{vmId}/reinstall", map[string]any{"template_id": "no-such-template"}, true},

@@ -171,6 +171,9 @@ func TestEveryListRoutePages(t *testing.T) {
 		expect(t, s.do(req{method: "POST", path: "/api/resources/ip-pools", token: admin, body: map[string]any{
 			"name": "pool " + n, "cidr": "10." + n + ".0.0/16", "gateway": "10." + n + ".0.1"}}), 201, "")
 	}
+	for _, n := range []string{"1", "2"} {
+		expect(t, s.do(req{method: "POST", path: "/api/resources/locations", token: admin, body: map[string]any{"name": "location " + n, "driver": "sim"}}), 201, "")
+	}
 	type fixture struct{ admin, tenant []string }
 	both := func(p ...string) fixture { return fixture{admin: p, tenant: p} }
 	op := func(p ...string) fixture { return fixture{admin: p} }
@@ -225,6 +228,7 @@ func TestEveryListRoutePages(t *testing.T) {
 		"GET /api/resources/webhooks/{id}/deliveries": both("/api/resources/webhooks/" + hook.ID + "/deliveries"),
 		"GET /api/audit":                              both("/api/audit", "/api/audit?action=POST+/api/client/firewall/rules"),
 		"GET /api/resources/ip-pools":                 op("/api/resources/ip-pools"),
+		"GET /api/resources/locations":                op("/api/resources/locations"),
 	}
 
 	lists := 0

@@ -101,7 +101,7 @@ func Commands(env Env) []*cobra.Command {
 	global := a.globalFlags()
 	cmds := []*cobra.Command{a.remoteCmd(), a.loginCmd(), a.logoutCmd(), a.passwordCmd(), a.sessionCmd(), a.totpCmd(), a.apiKeyCmd(), a.tenantCmd(), a.userCmd(), a.machineCmd(), a.planCmd(),
 		a.taskCmd(), a.eventsCmd(), a.firewallCmd(), a.templateCmd(), a.overviewCmd(),
-		schedulecmd.Command(machineApp{a}), a.backupCmd(), a.isoCmd(), a.healthCheckCmd(), a.alertCmd(), a.monitoringCmd(), a.webhookCmd(), a.ipPoolCmd(), a.auditCmd(), a.usageCmd()}
+		schedulecmd.Command(machineApp{a}), a.backupCmd(), a.isoCmd(), a.healthCheckCmd(), a.alertCmd(), a.monitoringCmd(), a.webhookCmd(), a.ipPoolCmd(), a.locationCmd(), a.auditCmd(), a.usageCmd()}
 	for _, c := range cmds {
 		c.PersistentFlags().AddFlagSet(global)
 		cmdline.WrapAll(c, a.explain)

@@ -163,6 +163,7 @@ func TestRoutes(t *testing.T) {
 		{"client machine", testClientMachine},
 		{"plans", testPlans},
 		{"ip pools", testIPPools},
+		{"locations", testLocations},
 		{"usage", testUsage},
 		{"media", testMedia},
 		{"suspension", testSuspension},

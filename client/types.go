@@ -35,6 +35,12 @@ type (
 	IPPoolSpec   = apitype.IPPoolSpec
 	IPPoolChange = apitype.IPPoolChange
 
+	Location            = apitype.Location
+	LocationProxmox     = apitype.LocationProxmox
+	LocationSpec        = apitype.LocationSpec
+	LocationProxmoxSpec = apitype.LocationProxmoxSpec
+	LocationChange      = apitype.LocationChange
+
 	ISO        = apitype.ISO
 	ISOSpec    = apitype.ISOSpec
 	ISOAdded   = apitype.ISOAdded

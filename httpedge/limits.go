@@ -6,6 +6,7 @@ import (
 	"github.com/vmplane/vmplane/actors/auth/signin"
 	"github.com/vmplane/vmplane/actors/backups"
 	"github.com/vmplane/vmplane/actors/isos"
+	"github.com/vmplane/vmplane/actors/locations"
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/monitoring"
 	"github.com/vmplane/vmplane/actors/plans"
@@ -48,6 +49,8 @@ var limits = openapi.Limits{
 	"suspension.reason": {Min: 1, Max: tenants.MaxReasonLen},
 
 	"plan.name":        {Min: plans.MinNameLen, Max: plans.MaxNameLen},
+	"location.name":    {Min: locations.MinNameLen, Max: locations.MaxNameLen},
+	"location.text":    {Min: 0, Max: locations.MaxTextLen},
 	"plan.ipv4":        {Min: 0, Max: plans.MaxIPv4},
 	"plan.ipv6_prefix": {Min: plans.MinIPv6Prefix, Max: plans.MaxIPv6Prefix},
 	"plan.count":       {Min: 0, Max: plans.MaxCount},

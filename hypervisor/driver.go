@@ -125,6 +125,11 @@ type TaskFollower interface {
 type Ref struct {
 	VMID int    `json:"vmid"`
 	Node string `json:"node"`
+	// Location is the hypervisor cluster the machine is in (a location's id); "" is
+	// the default location, the one the settings configure. Vmids and node names
+	// repeat across clusters: a ref means something only within its location. A
+	// single driver ignores it; the dispatcher (hypervisor/locations) routes by it.
+	Location string `json:"location,omitempty"`
 }
 
 // Inventory is everything a hypervisor has at one moment.
@@ -167,7 +172,10 @@ const (
 
 // Node is one hypervisor host. Its ID is the hypervisor's node name ("pve1").
 type Node struct {
-	ID       string     `json:"id"`
+	ID string `json:"id"`
+	// Location is the cluster the node is in ("": the default location); the
+	// dispatcher tags what each location lists.
+	Location string     `json:"location,omitempty"`
 	Status   NodeStatus `json:"status"`
 	CPUCores int        `json:"cpu_cores"`
 	MemoryMB int        `json:"memory_mb"`
@@ -195,9 +203,12 @@ const (
 
 // Machine is one virtual machine as the hypervisor sees it.
 type Machine struct {
-	VMID       int         `json:"vmid"`
-	Name       string      `json:"name"`
-	Node       string      `json:"node"`
+	VMID int    `json:"vmid"`
+	Name string `json:"name"`
+	Node string `json:"node"`
+	// Location is the cluster the machine is in ("": the default location); the
+	// dispatcher tags what each location answers.
+	Location   string      `json:"location,omitempty"`
 	State      State       `json:"state"`
 	CPUCores   int         `json:"cpu_cores"`
 	MemoryMB   int         `json:"memory_mb"`
@@ -270,6 +281,8 @@ type Template struct {
 	// Node, when set, is the one node that can make machines from the template (its
 	// disks are on that node's local storage); empty: any node can.
 	Node string `json:"node,omitempty"`
+	// Location is the cluster that has the template ("": the default location).
+	Location string `json:"location,omitempty"`
 }
 
 // CreateSpec describes a new machine.
@@ -277,9 +290,11 @@ type CreateSpec struct {
 	// VMID 0: the driver picks the next free vmid; when another client (another
 	// member of a vmplane cluster) takes it first, the driver takes the next one
 	// rather than failing. A vmid given that exists fails with ErrVMIDInUse.
-	VMID       int      `json:"vmid"`
-	Name       string   `json:"name"`
-	Node       string   `json:"node"` // "": the driver picks the least loaded online node
+	VMID int    `json:"vmid"`
+	Name string `json:"name"`
+	Node string `json:"node"` // "": the driver picks the least loaded online node
+	// Location is the cluster the machine is made in ("": the default location).
+	Location   string   `json:"location,omitempty"`
 	TemplateID string   `json:"template_id"`
 	CPUCores   int      `json:"cpu_cores"`
 	MemoryMB   int      `json:"memory_mb"`
@@ -439,9 +454,11 @@ const (
 
 // Backup is one stored backup of a machine.
 type Backup struct {
-	ID        string     `json:"id"`
-	VMID      int        `json:"vmid"`
-	Node      string     `json:"node"`
+	ID   string `json:"id"`
+	VMID int    `json:"vmid"`
+	Node string `json:"node"`
+	// Location is the cluster the backup is stored in ("": the default location).
+	Location  string     `json:"location,omitempty"`
 	Storage   string     `json:"storage"`
 	Mode      BackupMode `json:"mode"`
 	SizeBytes int64      `json:"size_bytes"`

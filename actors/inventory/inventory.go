@@ -20,6 +20,7 @@ import (
 	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
+	hvloc "github.com/vmplane/vmplane/hypervisor/locations"
 	"github.com/vmplane/vmplane/persistence"
 )
 
@@ -179,7 +180,11 @@ func (c *Inventory) run(ctx context.Context) (SyncResult, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	start := time.Now()
-	inv, err := c.driver.Inventory(ctx)
+	// The default location's inventory alone: the records know no location yet
+	// (vmids and node names repeat across clusters, so the vmid index and the node
+	// records must first be kept per location), no machine is made elsewhere yet, and
+	// a location that does not answer must not fail the default one's sync.
+	inv, err := hvloc.DefaultOf(c.driver).Inventory(ctx)
 	if err != nil {
 		return SyncResult{}, err
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/vmplane/vmplane/hypervisor"
+	hvloc "github.com/vmplane/vmplane/hypervisor/locations"
 	"github.com/vmplane/vmplane/persistence"
 )
 
@@ -116,7 +117,9 @@ func (m *Machines) settleMachine(ctx context.Context, ref hypervisor.Ref, op *Op
 	if ref.VMID != 0 || !provisions(op) || name == "" {
 		return m.sys.driver.Machine(ctx, ref)
 	}
-	inv, err := m.sys.driver.Inventory(ctx)
+	// The default location's: restores run there alone, and another location's
+	// machines, which no record knows, could bear the name.
+	inv, err := hvloc.DefaultOf(m.sys.driver).Inventory(ctx)
 	if err != nil {
 		return hypervisor.Machine{}, err
 	}

@@ -39,40 +39,68 @@ func (m *Monitoring) watchHypervisor() *kit.Loop {
 	if err != nil {
 		open = map[string]bool{}
 	}
-	target := d.Name()
-	down := open[target]
-	failures := 0
+	// Each location is watched on its own: the default one's alert names the
+	// driver ("sim", "proxmox"), another's "location <id>", so one cluster down raises
+	// its own alert alone.
+	defaultTarget := d.Name()
+	targetOf := func(tag string) string {
+		if tag == "" {
+			return defaultTarget
+		}
+		return "location " + tag
+	}
+	down := map[string]bool{}
+	for target, isOpen := range open {
+		down[target] = isOpen
+	}
+	failures := map[string]int{}
+	ping := func(ctx context.Context) map[string]error {
+		if p, ok := d.(interface {
+			PingEach(ctx context.Context) map[string]error
+		}); ok {
+			return p.PingEach(ctx)
+		}
+		return map[string]error{"": d.Ping(ctx)}
+	}
 	// The loop cancels a ping in flight at Stop: it must not hold up a shutdown.
 	return m.sys.rt.EveryOnOne("hypervisor watch", every, true, func(base context.Context, _ time.Time) {
 		ctx, cancel := context.WithTimeout(base, 10*time.Second)
-		err := d.Ping(ctx)
+		errs := ping(ctx)
 		cancel()
 		if base.Err() != nil {
 			return // stopping: a cancelled ping says nothing about the hypervisor
 		}
-		if err == nil {
-			failures = 0
-			if down {
-				down = false
-				m.sys.log.Info("the hypervisor answers again", zap.String("driver", target))
-				m.resolveHypervisor(target)
-			}
-			return
-		}
-		failures++
-		if failures >= hypervisorFailures && !down {
-			down = true
-			m.sys.log.Error("the hypervisor does not answer", zap.String("driver", target), zap.Error(err))
-			detail := err.Error()
-			var e *apierr.Error
-			if errors.As(err, &e) && e.Detail != "" {
-				detail = e.Detail
-			}
-			m.sys.Alerts.Notify(alerts.AlertRaise{Kind: alerts.AlertHypervisorUnavailable, Severity: alerts.SeverityCritical,
-				TargetType: "hypervisor", TargetID: target,
-				Message: "the " + target + " hypervisor does not answer: " + detail})
+		for tag, err := range errs {
+			m.watchedPing(targetOf(tag), err, down, failures)
 		}
 	})
+}
+
+// watchedPing takes one ping's outcome for a target: hypervisorFailures failures in a
+// row raise its hypervisor_unavailable, the first success after resolves it.
+func (m *Monitoring) watchedPing(target string, err error, down map[string]bool, failures map[string]int) {
+	if err == nil {
+		failures[target] = 0
+		if down[target] {
+			down[target] = false
+			m.sys.log.Info("the hypervisor answers again", zap.String("driver", target))
+			m.resolveHypervisor(target)
+		}
+		return
+	}
+	failures[target]++
+	if failures[target] >= hypervisorFailures && !down[target] {
+		down[target] = true
+		m.sys.log.Error("the hypervisor does not answer", zap.String("driver", target), zap.Error(err))
+		detail := err.Error()
+		var e *apierr.Error
+		if errors.As(err, &e) && e.Detail != "" {
+			detail = e.Detail
+		}
+		m.sys.Alerts.Notify(alerts.AlertRaise{Kind: alerts.AlertHypervisorUnavailable, Severity: alerts.SeverityCritical,
+			TargetType: "hypervisor", TargetID: target,
+			Message: "the " + target + " hypervisor does not answer: " + detail})
+	}
 }
 
 func (m *Monitoring) resolveHypervisor(target string) {

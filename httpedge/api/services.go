@@ -18,6 +18,7 @@ import (
 	"github.com/vmplane/vmplane/actors/inventory"
 	"github.com/vmplane/vmplane/actors/isos"
 	"github.com/vmplane/vmplane/actors/limiter"
+	"github.com/vmplane/vmplane/actors/locations"
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/machines/capacity"
 	"github.com/vmplane/vmplane/actors/machines/tasks"
@@ -59,6 +60,8 @@ type Services struct {
 	IPPools IPPools
 	// Usage is what the machines used, hour by hour, for invoices.
 	Usage Usage
+	// Locations are the hypervisor clusters machines are made in.
+	Locations Locations
 	// Traffic is a machine's network traffic this month, against its plan's allowance.
 	Traffic Traffic
 	// Users and the answers kept for Idempotency-Keys are the auth area.
@@ -214,6 +217,15 @@ type Plans interface {
 	Update(ctx context.Context, id string, c plans.PlanChange, nulls map[string]bool) (plans.Plan, error)
 	Delete(ctx context.Context, id string) error
 	Capacity(ctx context.Context, id string) (plans.PlanCapacity, error)
+}
+
+// Locations is what the edge asks of locations.Locations.
+type Locations interface {
+	Get(ctx context.Context, id string) (locations.Location, error)
+	List(ctx context.Context, cursor string, limit int) ([]locations.Location, string, error)
+	Create(ctx context.Context, s locations.LocationSpec) (locations.Location, error)
+	Update(ctx context.Context, id string, c locations.LocationChange) (locations.Location, error)
+	Delete(ctx context.Context, id string) error
 }
 
 // Webhooks is what the edge asks of webhooks.Webhooks; scope is a tenant user's

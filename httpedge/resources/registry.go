@@ -273,7 +273,8 @@ func (h *handlers) registry() []resource {
 	rs = append(rs, h.monitoringResources()...)
 	rs = append(rs, h.planResources()...)
 	rs = append(rs, h.webhookResources()...)
-	return append(rs, h.ipPoolResources()...)
+	rs = append(rs, h.ipPoolResources()...)
+	return append(rs, h.locationResources()...)
 }
 
 func (h *handlers) coreResources() []resource {

@@ -1,0 +1,45 @@
+package client_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/vmplane/vmplane/client"
+)
+
+// testLocations: operators add a simulated location, read it, list it after the
+// default one, rename and delete it; a tenant user may not, and the default location
+// is not deleted.
+func testLocations(t *testing.T, ctx context.Context, w *world) {
+	l, err := w.admin.CreateLocation(ctx, client.LocationSpec{Name: "client lab", Driver: "sim"})
+	if err != nil || l.Driver != "sim" || l.Default {
+		t.Fatalf("create: %+v %v", l, err)
+	}
+	if _, err := w.a.CreateLocation(ctx, client.LocationSpec{Name: "mine", Driver: "sim"}); !errors.Is(err, client.ErrForbidden) {
+		t.Errorf("a tenant's create: got %v; want ErrForbidden", err)
+	}
+	var names []string
+	for got, err := range w.admin.Locations(ctx, client.ListOptions{Limit: 1}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, got.Name)
+	}
+	if len(names) < 2 || names[0] != "default" {
+		t.Errorf("list: got %v; want default first", names)
+	}
+	name := "client lab 2"
+	if up, err := w.admin.UpdateLocation(ctx, l.ID, client.LocationChange{Name: &name}); err != nil || up.Name != name {
+		t.Errorf("rename: %+v %v", up, err)
+	}
+	if got, err := w.admin.Location(ctx, "default"); err != nil || !got.Default {
+		t.Errorf("the default location: %+v %v", got, err)
+	}
+	if err := w.admin.DeleteLocation(ctx, "default"); !errors.Is(err, client.ErrConflict) {
+		t.Errorf("delete of the default: got %v; want ErrConflict", err)
+	}
+	if err := w.admin.DeleteLocation(ctx, l.ID); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,179 @@
+package locations
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vmplane/vmplane/apierr"
+	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/hypervisor/hypervisortest"
+	"github.com/vmplane/vmplane/hypervisor/sim"
+)
+
+var bg = context.Background()
+
+// twoLocations is a dispatcher over a default simulated cluster and "fra", another.
+func twoLocations(t *testing.T) (d *Dispatcher, def, fra *sim.Driver) {
+	t.Helper()
+	clk := hypervisortest.NewClock(t0)
+	def = newSim(clk, sim.Config{})
+	fra = newSim(clk, sim.Config{Seed: 7, Nodes: 2})
+	d = New(def)
+	d.Set("fra", fra)
+	return d, def, fra
+}
+
+func spec(location, name string) hypervisor.CreateSpec {
+	return hypervisor.CreateSpec{Location: location, Name: name, TemplateID: "tpl-debian-12", CPUCores: 1, MemoryMB: 512}
+}
+
+// TestSameVMIDInTwoLocations: vmids and node names repeat across clusters; the
+// location in a ref tells the two machines apart, and each call reaches its own.
+func TestSameVMIDInTwoLocations(t *testing.T) {
+	d, def, fra := twoLocations(t)
+	a, err := d.Create(bg, spec("", "home"))
+	hypervisortest.WantErr(t, "create in the default location", err)
+	b, err := d.Create(bg, spec("fra", "away"))
+	hypervisortest.WantErr(t, "create in fra", err)
+	if a.VMID != b.VMID || a.Location != "" || b.Location != "fra" {
+		t.Fatalf("created: got vmid %d in %q and %d in %q; want one vmid, in \"\" and \"fra\"", a.VMID, a.Location, b.VMID, b.Location)
+	}
+	got, err := d.Machine(bg, hypervisor.Ref{VMID: b.VMID, Location: "fra"})
+	hypervisortest.WantErr(t, "machine in fra", err)
+	if got.Name != "away" || got.Location != "fra" {
+		t.Errorf("Machine(fra): got %q in %q; want away in fra", got.Name, got.Location)
+	}
+	got, err = d.Machine(bg, hypervisor.Ref{VMID: a.VMID, Location: Default})
+	hypervisortest.WantErr(t, "machine in default", err)
+	if got.Name != "home" || got.Location != "" {
+		t.Errorf("Machine(default): got %q in %q; want home in \"\"", got.Name, got.Location)
+	}
+	// A power action reaches the machine of its location alone.
+	hypervisortest.WantErr(t, "start in fra", d.Power(bg, hypervisor.Ref{VMID: b.VMID, Location: "fra"}, hypervisor.ActionStart))
+	if m, _ := fra.Machine(bg, hypervisor.Ref{VMID: b.VMID}); m.State != hypervisor.StateRunning {
+		t.Errorf("fra's machine: got %s; want running", m.State)
+	}
+	if m, _ := def.Machine(bg, hypervisor.Ref{VMID: a.VMID}); m.State != hypervisor.StateStopped {
+		t.Errorf("default's machine: got %s; want stopped (the action was fra's)", m.State)
+	}
+	// The inventory lists both, each tagged with its location.
+	inv, err := d.Inventory(bg)
+	hypervisortest.WantErr(t, "inventory", err)
+	where := map[string]string{}
+	for _, m := range inv.Machines {
+		where[m.Name] = m.Location
+	}
+	if len(inv.Machines) != 2 || where["home"] != "" || where["away"] != "fra" {
+		t.Errorf("inventory machines: got %v; want home in \"\", away in fra", where)
+	}
+	nodes := map[string]int{}
+	for _, n := range inv.Nodes {
+		nodes[n.Location]++
+	}
+	if nodes[""] != sim.DefaultNodes || nodes["fra"] != 2 {
+		t.Errorf("inventory nodes by location: got %v; want %d in \"\", 2 in fra", nodes, sim.DefaultNodes)
+	}
+	hypervisortest.WantErr(t, "destroy in fra", d.Destroy(bg, hypervisor.Ref{VMID: b.VMID, Location: "fra"}))
+	_, err = def.Machine(bg, hypervisor.Ref{VMID: a.VMID})
+	hypervisortest.WantErr(t, "default's machine after fra's destroy", err)
+}
+
+// TestUnknownLocation: a ref to a location the dispatcher does not hold is
+// location_not_found (404), a create body that names one 400; neither is a missing
+// machine, which the sync would take for a machine gone.
+func TestUnknownLocation(t *testing.T) {
+	d, _, _ := twoLocations(t)
+	_, err := d.Machine(bg, hypervisor.Ref{VMID: 100, Location: "ams"})
+	hypervisortest.WantErr(t, "machine in ams", err, ErrLocationNotFound, apierr.ErrNotFound)
+	if errors.Is(err, hypervisor.ErrMachineNotFound) {
+		t.Errorf("machine in ams: got %v; want no machine_not_found", err)
+	}
+	_, err = d.Create(bg, spec("ams", "x"))
+	hypervisortest.WantErr(t, "create in ams", err, ErrLocationNotFound, apierr.ErrInvalidRequest)
+	if d.Remove(Default) || d.Remove("") {
+		t.Errorf("Remove(default): got true; want the default location kept")
+	}
+	if !d.Remove("fra") || d.Remove("fra") {
+		t.Errorf("Remove(fra) twice: want true, then false")
+	}
+	if got := d.Locations(); len(got) != 1 || got[0] != "" {
+		t.Errorf("Locations after removing fra: got %q; want [\"\"]", got)
+	}
+}
+
+// TestOneLocationDown: a location that does not answer fails the merged inventory and
+// Ping naming it, and Inventories still answers the other location's.
+func TestOneLocationDown(t *testing.T) {
+	d, _, fra := twoLocations(t)
+	_, err := d.Create(bg, spec("", "home"))
+	hypervisortest.WantErr(t, "create", err)
+	fra.SetAvailable(false)
+	err = d.Ping(bg)
+	hypervisortest.WantErr(t, "ping", err, hypervisor.ErrUnavailable)
+	var le *LocationError
+	if !errors.As(err, &le) || le.Location != "fra" || !strings.Contains(err.Error(), "location fra") {
+		t.Errorf("ping: got %v; want a LocationError naming fra", err)
+	}
+	if got := d.PingEach(bg); got[""] != nil || got["fra"] == nil {
+		t.Errorf("PingEach: got %v; want the default answering and fra not", got)
+	}
+	_, err = d.Inventory(bg)
+	hypervisortest.WantErr(t, "inventory", err, hypervisor.ErrUnavailable)
+	all := d.Inventories(bg)
+	if len(all) != 2 || all[0].Location != "" || all[1].Location != "fra" {
+		t.Fatalf("Inventories: got %+v; want the default then fra", all)
+	}
+	if all[0].Err != nil || len(all[0].Inventory.Machines) != 1 || all[0].Inventory.Machines[0].Name != "home" {
+		t.Errorf("default's inventory: got %+v, %v; want home", all[0].Inventory.Machines, all[0].Err)
+	}
+	hypervisortest.WantErr(t, "fra's inventory", all[1].Err, hypervisor.ErrUnavailable)
+}
+
+// TestISOsInEveryLocation: the ISO library's images are imported into every location
+// (a machine of any may mount them) and deleted from every one.
+func TestISOsInEveryLocation(t *testing.T) {
+	d, _, fra := twoLocations(t)
+	drv := d.Driver()
+	if _, ok := drv.(hypervisor.ISOFromFile); !ok {
+		t.Fatalf("Driver() over a simulated default: got no ISOFromFile; want it, so vmplane fetches the file")
+	}
+	body := []byte("an image")
+	sum := sha256.Sum256(body)
+	file := filepath.Join(t.TempDir(), "img.iso")
+	if err := os.WriteFile(file, body, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := drv.ImportISO(bg, hypervisor.ISOSpec{Name: "img.iso", Checksum: "sha256:" + hex.EncodeToString(sum[:]), File: file})
+	hypervisortest.WantErr(t, "import", err)
+	m, err := d.Create(bg, spec("fra", "away"))
+	hypervisortest.WantErr(t, "create in fra", err)
+	m, err = d.MountISO(bg, hypervisor.Ref{VMID: m.VMID, Location: "fra"}, "img.iso")
+	hypervisortest.WantErr(t, "mount in fra", err)
+	if m.Media != "img.iso" || m.Location != "fra" {
+		t.Errorf("mounted: got %q in %q; want img.iso in fra", m.Media, m.Location)
+	}
+	hypervisortest.WantErr(t, "delete", d.DeleteISO(bg, "img.iso"))
+	_, err = fra.MountISO(bg, hypervisor.Ref{VMID: m.VMID}, "img.iso")
+	hypervisortest.WantErr(t, "mount in fra after the delete", err, hypervisor.ErrISONotFound)
+}
+
+// TestDefaultOf: whatever view of a dispatcher a caller holds, DefaultOf finds the
+// default location's driver; a plain driver is its own.
+func TestDefaultOf(t *testing.T) {
+	d, def, _ := twoLocations(t)
+	if got := DefaultOf(d.Driver()); got != hypervisor.Driver(def) {
+		t.Errorf("DefaultOf(the file view): got %v; want the default sim", got)
+	}
+	if got := DefaultOf(d); got != hypervisor.Driver(def) {
+		t.Errorf("DefaultOf(the dispatcher): got %v; want the default sim", got)
+	}
+	if got := DefaultOf(def); got != hypervisor.Driver(def) {
+		t.Errorf("DefaultOf(a sim): got %v; want itself", got)
+	}
+}
