@@ -24,3 +24,16 @@ export const Field = ({ name, label, error, ...rest }) => {
     ${msg && html`<span class="field-error" id=${`${name}-error`}>${msg}</span>`}
   </label>`;
 };
+
+// bytes reads a size in bytes, binary units.
+export function bytes(n) {
+  if (n == null) return '';
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+  let i = 0;
+  while (Math.abs(n) >= 1024 && i < units.length - 1) { n /= 1024; i++; }
+  return `${i ? n.toFixed(1) : n} ${units[i]}`;
+}
+
+// Section is a titled part of a page, named by its heading for screen readers.
+export const Section = ({ id, title, children }) => html`<section class="card" aria-labelledby=${`${id}-title`}>
+  <h2 id=${`${id}-title`}>${title}</h2>${children}</section>`;
