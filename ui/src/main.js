@@ -38,7 +38,7 @@ function Page({ admin: isAdmin }) {
   if (isAdmin) {
     const pages = adminPages();
     if (!pages) return html`<main id="main"><p>Loading…</p></main>`;
-    if ((m = match('/admin/machines/:id', p))) return html`<${Machine} id=${m.id} admin />`;
+    if ((m = match('/admin/machines/:id', p))) return html`<${Machine} id=${m.id} admin tenant=${new URLSearchParams(p.split('?')[1] || '').get('tenant') || ''} />`;
     if (match('/admin/nodes', p)) return html`<${pages.Nodes} />`;
     if (match('/admin/machines', p)) return html`<${pages.AdminMachines} />`;
     return html`<${pages.Dashboard} />`;

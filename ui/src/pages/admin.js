@@ -11,6 +11,10 @@ import { lazy } from '../lazy.js';
 
 const Graphs = lazy(() => import('../graphs.js'), 'Graphs');
 
+// machineLink is the operator's page of a machine, naming its tenant (the client
+// area's routes act for a tenant an operator names).
+const machineLink = (id, tenant) => `/admin/machines/${encodeURIComponent(id)}${tenant ? `?tenant=${encodeURIComponent(tenant)}` : ''}`;
+
 const statuses = ['', 'provisioning', 'running', 'stopped', 'suspended', 'migrating', 'error'];
 
 export function AdminMachines() {
@@ -53,7 +57,7 @@ export function AdminMachines() {
     <${ProblemView} error=${error} />
     ${page && html`<div class="table-wrap"><table>
       <thead><tr><th scope="col">Name</th><th scope="col">Status</th><th scope="col">Node</th><th scope="col">Tenant</th><th scope="col">Size</th></tr></thead>
-      <tbody>${page.items.map((m) => html`<tr key=${m.id}><td><a href=${`/admin/machines/${encodeURIComponent(m.id)}`}>${m.name}</a></td><td><${Status} value=${m.status} /></td>
+      <tbody>${page.items.map((m) => html`<tr key=${m.id}><td><a href=${machineLink(m.id, m.tenant_id)}>${m.name}</a></td><td><${Status} value=${m.status} /></td>
         <td>${m.node}</td><td>${m.tenant_id || ''}</td><td>${m.cpu_cores} CPU, ${mb(m.memory_mb)}, ${gb(m.disk_gb)}</td></tr>`)}</tbody>
     </table></div>
     <nav class="pager" aria-label="Pages">
@@ -164,7 +168,7 @@ function Faulty() {
     <${ProblemView} error=${error} />
     ${f && (f.items.length === 0 ? html`<p>None.</p>` : html`<div class="table-wrap"><table>
       <thead><tr><th scope="col">Machine</th><th scope="col">Reason</th><th scope="col">Failed tasks</th><th scope="col">Last error</th><th scope="col">Since</th></tr></thead>
-      <tbody>${f.items.map((d) => html`<tr key=${d.machine_id}><td><a href=${`/admin/machines/${encodeURIComponent(d.machine_id)}`}>${d.name}</a></td>
+      <tbody>${f.items.map((d) => html`<tr key=${d.machine_id}><td><a href=${machineLink(d.machine_id, d.tenant_id)}>${d.name}</a></td>
         <td>${d.reason}</td><td>${d.failed_tasks}</td><td>${d.last_error || ''}</td><td>${when(d.since)}</td></tr>`)}</tbody>
     </table></div>`)}
   <//>`;

@@ -19,8 +19,8 @@ function usePage(path, ended) {
 }
 
 // Backups lists the machine's backups, takes one now and restores one.
-export function Backups({ url, act, ended }) {
-  const [page, loadError] = usePage(`${url}/backups?limit=100`, ended);
+export function Backups({ at, act, ended }) {
+  const [page, loadError] = usePage(at('/backups?limit=100'), ended);
   const [error, setError] = useState(null);
   const [startAfter, setStartAfter] = useState(true);
   const run = async (fn) => { setError(null); try { await fn(); return true; } catch (e) { setError(e); return false; } };
@@ -54,8 +54,8 @@ export function Backups({ url, act, ended }) {
 }
 
 // Snapshots lists the machine's snapshots, takes one, rolls back to one and deletes one.
-export function Snapshots({ m, url, act, ended }) {
-  const [page, loadError] = usePage(`${url}/snapshots?limit=200`, ended);
+export function Snapshots({ m, at, act, ended }) {
+  const [page, loadError] = usePage(at('/snapshots?limit=200'), ended);
   const [error, setError] = useState(null);
   const run = async (fn) => { setError(null); try { await fn(); return true; } catch (e) { setError(e); return false; } };
   const take = async (e) => {

@@ -29,9 +29,16 @@ const actions = [['start', 'Start', icons.Play], ['stop', 'Stop', icons.Stop], [
 const parts = [['graphs', 'Graphs'], ['console', 'Console'], ['backups', 'Backups'], ['snapshots', 'Snapshots'],
   ['media', 'ISO and rescue'], ['reinstall', 'Reinstall'], ['resize', 'Resize'], ['tasks', 'Tasks']];
 
-// Machine is one machine's page; admin shows it to an operator (the graphs and the
-// console through the operators' routes).
-export function Machine({ id, admin }) {
+// at joins a path and its query to a route of the client area, adding the tenant an
+// operator acts for (?tenant_id=: the client area wants it of operators).
+export const scoped = (url, tenant) => (path) => {
+  const full = `${url}${path}`;
+  return tenant ? `${full}${full.includes('?') ? '&' : '?'}tenant_id=${encodeURIComponent(tenant)}` : full;
+};
+
+// Machine is one machine's page; admin shows it to an operator, acting for the
+// machine's tenant (the graphs and the console through the operators' routes).
+export function Machine({ id, admin, tenant }) {
   const [m, setM] = useState(null);
   const [list, setList] = useState([]);
   const [error, setError] = useState(null);
@@ -40,13 +47,14 @@ export function Machine({ id, admin }) {
   const [consoleOpen, setConsoleOpen] = useState(false);
   const url = `${clientBase}/${encodeURIComponent(id)}`;
   const virt = `/api/virt/vms/${encodeURIComponent(id)}`;
+  const at = scoped(url, admin ? tenant : '');
 
-  const load = () => call('GET', url).then((x) => { setM(x); if (x.last_task) setTask((t) => t || x.last_task); }, setError);
+  const load = () => call('GET', at('')).then((x) => { setM(x); if (x.last_task) setTask((t) => t || x.last_task); }, setError);
   useEffect(() => {
     setM(null); setTask(null); setError(null); setConsoleOpen(false);
     load();
-    call('GET', `${url}/tasks?limit=20`).then((p) => setList(p.items), () => {});
-  }, [id]);
+    call('GET', at('/tasks?limit=20')).then((p) => setList(p.items), () => {});
+  }, [id, tenant]);
   useEffect(() => listen((type, data) => {
     if (type === 'machine.updated' && data.id === id) setM((x) => x && ({ ...x, ...data }));
     if (type === 'task.updated' && data.target_id === id) {
@@ -58,7 +66,7 @@ export function Machine({ id, admin }) {
   // act runs an action that answers {task} and shows the task; it rethrows the
   // problem for the form to show next to its fields.
   const act = async (method, path, body) => {
-    const r = await call(method, `${url}${path}`, body);
+    const r = await call(method, at(path), body);
     setTask(r.task);
     setList((l) => [r.task, ...l.filter((t) => t.id !== r.task.id)]);
     return r.task;
@@ -67,7 +75,7 @@ export function Machine({ id, admin }) {
     setError(null);
     try { await act('POST', `/actions/${action}`); } catch (err) { setError(err); }
   };
-  const kit = { m, url, act, ended };
+  const kit = { m, at, act, ended };
 
   return html`<main id="main">
     <p><a href=${admin ? '/admin/machines' : '/machines'}>← Machines</a></p>
