@@ -16,11 +16,12 @@ export const ProblemView = ({ error }) => error && html`<div class="problem" rol
 
 // Field is a labelled input with its error from the API (a Problem's field errors)
 // next to it, tied to it for screen readers.
-export const Field = ({ name, label, error, ...rest }) => {
+// inputRef reaches the input itself.
+export const Field = ({ name, label, error, inputRef, ...rest }) => {
   const msg = error?.fields?.[name];
   return html`<label class="field">
     <span>${label}</span>
-    <input name=${name} aria-invalid=${msg ? 'true' : undefined} aria-describedby=${msg ? `${name}-error` : undefined} ...${rest} />
+    <input ref=${inputRef} name=${name} aria-invalid=${msg ? 'true' : undefined} aria-describedby=${msg ? `${name}-error` : undefined} ...${rest} />
     ${msg && html`<span class="field-error" id=${`${name}-error`}>${msg}</span>`}
   </label>`;
 };

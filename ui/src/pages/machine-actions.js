@@ -87,6 +87,13 @@ export function TemplatePicker({ templates, error, value }) {
   </label>`;
 }
 
+// initial fills an input once, when it is drawn: a value prop would be put back at
+// every render (each event of the machine), over what the user is typing. The form is
+// keyed by the sizes, so a resize draws it again with the new ones.
+const initial = (v) => (el) => {
+  if (el && !el.dataset.filled) { el.value = v; el.dataset.filled = '1'; }
+};
+
 // Resize moves the machine to a plan, or changes its sizes (the disk only grows).
 export function Resize({ m, act }) {
   const plans = useList(plansPath);
@@ -111,11 +118,11 @@ export function Resize({ m, act }) {
       </select></label>
       <button type="button" disabled=${!plan} onClick=${() => run(() => act('POST', '/plan', { plan_id: plan }))}>Move to plan</button>
     </div>`}
-    <form onSubmit=${sizes} aria-label="Resize">
+    <form key=${`${m.cpu_cores}/${m.memory_mb}/${m.disk_gb}`} onSubmit=${sizes} aria-label="Resize">
       <div class="grid">
-        <${Field} name="cpu_cores" label="CPU cores" error=${error} type="number" min="1" value=${m.cpu_cores} />
-        <${Field} name="memory_mb" label="Memory (MB)" error=${error} type="number" min="1" value=${m.memory_mb} />
-        <${Field} name="disk_gb" label="Disk (GB, only grows)" error=${error} type="number" min=${m.disk_gb} value=${m.disk_gb} />
+        <${Field} name="cpu_cores" label="CPU cores" error=${error} type="number" min="1" inputRef=${initial(m.cpu_cores)} />
+        <${Field} name="memory_mb" label="Memory (MB)" error=${error} type="number" min="1" inputRef=${initial(m.memory_mb)} />
+        <${Field} name="disk_gb" label="Disk (GB, only grows)" error=${error} type="number" min=${m.disk_gb} inputRef=${initial(m.disk_gb)} />
       </div>
       <button type="submit">Resize</button>
     </form>

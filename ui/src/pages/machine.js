@@ -68,7 +68,8 @@ export function Machine({ id, admin, tenant }) {
   const act = async (method, path, body) => {
     const r = await call(method, at(path), body);
     setTask(r.task);
-    setList((l) => [r.task, ...l.filter((t) => t.id !== r.task.id)]);
+    // The task's events can come before this answer: a task the list has is newer.
+    setList((l) => (l.some((t) => t.id === r.task.id) ? l : [r.task, ...l]));
     return r.task;
   };
   const power = async (action) => {
@@ -108,7 +109,7 @@ export function Machine({ id, admin, tenant }) {
       <div id="tasks"><${Section} id="tasks-part" title="Tasks">
       <div class="table-wrap"><table>
         <thead><tr><th scope="col">Task</th><th scope="col">Status</th><th scope="col">Started</th><th scope="col">Error</th></tr></thead>
-        <tbody>${list.map((t) => html`<tr key=${t.id}><td>${t.type}</td><td><${Status} value=${t.status} /></td><td>${when(t.created_at)}</td><td>${t.error || ''}</td></tr>`)}</tbody>
+        <tbody>${list.map((t) => tasks.value[t.id] || t).map((t) => html`<tr key=${t.id}><td>${t.type}</td><td><${Status} value=${t.status} /></td><td>${when(t.created_at)}</td><td>${t.error || ''}</td></tr>`)}</tbody>
       </table></div><//></div>`}
   </main>`;
 }

@@ -1,4 +1,4 @@
-import{b as P}from"./chunk-X6HVTMWJ.js";import{a as E,b as T}from"./chunk-4V2D6SGB.js";import{a as u,b as g,f as v,i as C,j as p,n as f,p as b,q as $,s as w}from"./chunk-YGI5HK3D.js";import{g as o}from"./chunk-XGWGEZEQ.js";var A=T(()=>import("./qr-X2UZE3TP.js"),"QR");function S(){let[s,n]=u(null);return[s,async r=>{n(null);try{return await r()}catch(a){n(a);return}}]}function U(){let[s,n]=u(v.value.user),[d,r]=u(null),a=()=>p("GET","/api/auth/me").then(n,r);return g(()=>{a()},[]),o`<main id="main">
+import{b as P}from"./chunk-WVDH4FHW.js";import{a as E,b as T}from"./chunk-3S5IIK3P.js";import{a as u,b as g,f as v,i as C,j as p,n as f,p as b,q as $,s as w}from"./chunk-CR4Y5RIL.js";import{g as o}from"./chunk-XGWGEZEQ.js";var A=T(()=>import("./qr-X2UZE3TP.js"),"QR");function S(){let[s,n]=u(null);return[s,async r=>{n(null);try{return await r()}catch(a){n(a);return}}]}function U(){let[s,n]=u(v.value.user),[d,r]=u(null),a=()=>p("GET","/api/auth/me").then(n,r);return g(()=>{a()},[]),o`<main id="main">
     <h1>Account</h1>
     <${b} error=${d} />
     <dl class="facts"><dt>E-mail</dt><dd>${s.email}</dd><dt>Name</dt><dd>${s.name}</dd><dt>Role</dt><dd>${s.role}</dd></dl>

@@ -1,4 +1,4 @@
-import{a as l,b as p,c as $}from"./chunk-YGI5HK3D.js";import{g as n}from"./chunk-XGWGEZEQ.js";function g({label:d,question:a,yes:e,onYes:s,disabled:m,name:f}){let[r,t]=l(!1),i=$(null),c=$(null),o=$(!1);return p(()=>{r?i.current?.focus():o.current&&c.current?.focus(),o.current=r},[r]),r?n`<span class="confirm" role="group" aria-label=${a} onKeyDown=${u=>u.key==="Escape"&&t(!1)}>
+import{a as l,b as p,c as $}from"./chunk-CR4Y5RIL.js";import{g as n}from"./chunk-XGWGEZEQ.js";function g({label:d,question:a,yes:e,onYes:s,disabled:m,name:f}){let[r,t]=l(!1),i=$(null),c=$(null),o=$(!1);return p(()=>{r?i.current?.focus():o.current&&c.current?.focus(),o.current=r},[r]),r?n`<span class="confirm" role="group" aria-label=${a} onKeyDown=${u=>u.key==="Escape"&&t(!1)}>
     <span>${a}</span>
     <button type="button" class="danger" ref=${i} data-confirm-yes=${f} onClick=${()=>{t(!1),s()}}>${e}</button>
     <button type="button" onClick=${()=>t(!1)}>Cancel</button>
