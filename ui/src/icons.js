@@ -10,3 +10,5 @@ export const Play = icon('M7 4l13 8-13 8z');
 export const Stop = icon('M6 6h12v12H6z');
 export const Reboot = icon('M20 12a8 8 0 1 1-3-6.2M20 4v5h-5');
 export const Out = icon('M15 4h4v16h-4M10 8l-4 4 4 4M6 12h10');
+export const User = icon('M12 12a4 4 0 1 0 0-8 4 4 0 0 0 0 8zM4 21a8 8 0 0 1 16 0');
+export const Gauge = icon('M4 18a8 8 0 1 1 16 0M12 18l4-6');

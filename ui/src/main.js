@@ -1,15 +1,19 @@
 // The console's entry: the session at start (the cookie's refresh, if any), the shell
-// with its navigation, and the page of the path. The operator's pages are a chunk of
-// their own, loaded when first opened.
+// with its navigation, and the page of the path. The operator's pages and the account
+// page are chunks of their own, loaded when first opened.
 import { html } from 'htm/preact';
 import { render } from 'preact';
 import { signal } from '@preact/signals';
 import { logout, renew, session } from './api.js';
 import { go, match, path } from './router.js';
 import { Login } from './pages/login.js';
-import { Machine, Machines } from './pages/machines.js';
+import { Machines } from './pages/machines.js';
+import { Machine } from './pages/machine.js';
+import { lazy } from './lazy.js';
 import * as icons from './icons.js';
 import './live.js';
+
+const Account = lazy(() => import('./pages/account.js'), 'Account');
 
 // admin holds the operator's pages once their chunk has loaded.
 const admin = signal(null);
@@ -23,16 +27,21 @@ function adminPages() {
 const ready = signal(false);
 renew().catch(() => {}).finally(() => { ready.value = true; });
 
-const tenantNav = [['/machines', 'Machines', icons.Server]];
-const adminNav = [['/admin/machines', 'Machines', icons.Server], ['/admin/nodes', 'Nodes', icons.Nodes]];
+const account = ['/account', 'Account', icons.User];
+const tenantNav = [['/machines', 'Machines', icons.Server], account];
+const adminNav = [['/admin/dashboard', 'Dashboard', icons.Gauge], ['/admin/machines', 'Machines', icons.Server], ['/admin/nodes', 'Nodes', icons.Nodes], account];
 
 function Page({ admin: isAdmin }) {
   const p = path.value;
   let m;
+  if (match('/account', p)) return html`<${Account} />`;
   if (isAdmin) {
     const pages = adminPages();
     if (!pages) return html`<main id="main"><p>Loading…</p></main>`;
-    return match('/admin/nodes', p) ? html`<${pages.Nodes} />` : html`<${pages.AdminMachines} />`;
+    if ((m = match('/admin/machines/:id', p))) return html`<${Machine} id=${m.id} admin tenant=${new URLSearchParams(p.split('?')[1] || '').get('tenant') || ''} />`;
+    if (match('/admin/nodes', p)) return html`<${pages.Nodes} />`;
+    if (match('/admin/machines', p)) return html`<${pages.AdminMachines} />`;
+    return html`<${pages.Dashboard} />`;
   }
   if ((m = match('/machines/:id', p))) return html`<${Machine} id=${m.id} />`;
   return html`<${Machines} />`;
@@ -44,7 +53,7 @@ function Shell() {
   const nav = admin ? adminNav : tenantNav;
   const here = path.value.split('?')[0];
   const home = nav[0][0];
-  if (here === '/' || here === '/login' || (admin !== here.startsWith('/admin'))) {
+  if (here === '/' || here === '/login' || (here !== '/account' && admin !== here.startsWith('/admin'))) {
     queueMicrotask(() => go(home, true));
   }
   return html`<a class="skip" href="#main">Skip to content</a>

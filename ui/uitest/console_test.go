@@ -8,9 +8,14 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	cdplog "github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
 	"github.com/vmplane/vmplane/app/apptest"
@@ -70,6 +75,8 @@ type site struct {
 	admin string
 	// other is the machine of the other tenant, which the user must not see.
 	other string
+	// mine is the tenant of the user mine@example.test.
+	mine string
 }
 
 const userPassword = "a tenant user password"
@@ -93,6 +100,9 @@ func newSite(t *testing.T) *site {
 		s.call("POST", "/api/resources/tenants", s.admin, map[string]any{"name": name}, 201, &ten)
 		s.call("POST", "/api/resources/users", s.admin, map[string]any{"email": name + "@example.test", "name": name, "role": "user",
 			"password": userPassword, "tenant_id": ten.ID}, 201, nil)
+		if name == "mine" {
+			s.mine = ten.ID
+		}
 		if name == "theirs" {
 			var p struct{ Machine struct{ ID string } }
 			s.call("POST", "/api/client/machines?tenant_id="+ten.ID, s.admin, map[string]any{"name": "their-machine", "template_id": "tpl-debian-12",
@@ -129,12 +139,46 @@ func (s *site) call(method, path, token string, body any, status int, out any) {
 	}
 }
 
-// tab opens a tab of the package's browser for one test.
+// tab opens a tab of the package's browser for one test. A script's uncaught
+// exception or a Content-Security-Policy refusal in it fails the test: the page
+// would be broken or unstyled without any step noticing.
 func tab(t *testing.T) context.Context {
 	t.Helper()
 	ctx, cancel := chromedp.NewContext(browser)
-	t.Cleanup(cancel)
-	if err := chromedp.Run(ctx); err != nil {
+	var mu sync.Mutex
+	var faults []string
+	chromedp.ListenTarget(ctx, func(ev any) {
+		var fault string
+		switch e := ev.(type) {
+		case *runtime.EventExceptionThrown:
+			fault = "exception: " + e.ExceptionDetails.Text
+			if e.ExceptionDetails.Exception != nil {
+				fault += " " + e.ExceptionDetails.Exception.Description
+			}
+		case *cdplog.EventEntryAdded:
+			// xterm writes <style> elements, which the policy ignores (the console
+			// applies their copies as adopted sheets: docs/ui.md); the machine
+			// page's test checks its styles apply.
+			if e.Entry.Level == cdplog.LevelError && e.Entry.Source != cdplog.SourceNetwork &&
+				!strings.HasPrefix(e.Entry.Text, "Applying inline style violates") {
+				fault = string(e.Entry.Source) + ": " + e.Entry.Text
+			}
+		}
+		if fault != "" {
+			mu.Lock()
+			faults = append(faults, fault)
+			mu.Unlock()
+		}
+	})
+	t.Cleanup(func() {
+		cancel()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, f := range faults {
+			t.Errorf("in the page: %s", f)
+		}
+	})
+	if err := chromedp.Run(ctx, cdplog.Enable()); err != nil {
 		t.Fatal(err)
 	}
 	return ctx
@@ -150,8 +194,23 @@ func run(t *testing.T, ctx context.Context, step string, actions ...chromedp.Act
 		var body string
 		dump, cancel := context.WithTimeout(ctx, 5*time.Second)
 		defer cancel()
-		_ = chromedp.Run(dump, chromedp.OuterHTML("body", &body, chromedp.ByQuery))
+		// The text says more than the markup, and is shorter.
+		_ = chromedp.Run(dump, chromedp.Evaluate(`document.body.innerText`, &body))
 		t.Fatalf("%s: %v\npage: %s", step, err, body)
+	}
+}
+
+// shot saves a screenshot of the page as name.png in the folder VMPLANE_UI_SHOTS
+// names, when it is set (to look at a page a test walked); otherwise it does nothing.
+func shot(name string) chromedp.Action {
+	dir := os.Getenv("VMPLANE_UI_SHOTS")
+	if dir == "" {
+		return chromedp.Tasks{}
+	}
+	var png []byte
+	return chromedp.Tasks{
+		chromedp.FullScreenshot(&png, 100),
+		chromedp.ActionFunc(func(context.Context) error { return os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644) }),
 	}
 }
 
@@ -189,7 +248,8 @@ func TestConsoleTenant(t *testing.T) {
 		chromedp.Click(`//button[normalize-space(.)="New machine"]`),
 		chromedp.WaitVisible(`input[name=name]`, chromedp.ByQuery),
 		chromedp.SendKeys(`input[name=name]`, "web-1", chromedp.ByQuery),
-		chromedp.SendKeys(`input[name=template_id]`, "tpl-debian-12", chromedp.ByQuery),
+		chromedp.WaitReady(`//select[@name="template_id"]/option[@value="tpl-debian-12"]`),
+		chromedp.SetValue(`select[name=template_id]`, "tpl-debian-12", chromedp.ByQuery),
 		chromedp.SendKeys(`input[name=cpu_cores]`, "1", chromedp.ByQuery),
 		chromedp.SendKeys(`input[name=memory_mb]`, "1024", chromedp.ByQuery),
 		chromedp.SendKeys(`input[name=disk_gb]`, "100000000", chromedp.ByQuery),

@@ -1,10 +1,19 @@
-// The operator's pages: every machine, filtered and paged, and the nodes. Loaded
-// only when an operator opens them (a tenant's browser never fetches this code).
+// The operator's pages: the dashboard, every machine, filtered and paged, and the
+// nodes. Loaded only when an operator opens them (a tenant's browser never fetches
+// this code).
 import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
 import { call } from '../api.js';
 import { listen } from '../live.js';
-import { ProblemView, Status, gb, mb } from '../format.js';
+import { ProblemView, Section, Status, bytes, gb, mb, when } from '../format.js';
+import { Confirm } from '../confirm.js';
+import { lazy } from '../lazy.js';
+
+const Graphs = lazy(() => import('../graphs.js'), 'Graphs');
+
+// machineLink is the operator's page of a machine, naming its tenant (the client
+// area's routes act for a tenant an operator names).
+const machineLink = (id, tenant) => `/admin/machines/${encodeURIComponent(id)}${tenant ? `?tenant=${encodeURIComponent(tenant)}` : ''}`;
 
 const statuses = ['', 'provisioning', 'running', 'stopped', 'suspended', 'migrating', 'error'];
 
@@ -48,7 +57,7 @@ export function AdminMachines() {
     <${ProblemView} error=${error} />
     ${page && html`<div class="table-wrap"><table>
       <thead><tr><th scope="col">Name</th><th scope="col">Status</th><th scope="col">Node</th><th scope="col">Tenant</th><th scope="col">Size</th></tr></thead>
-      <tbody>${page.items.map((m) => html`<tr key=${m.id}><td>${m.name}</td><td><${Status} value=${m.status} /></td>
+      <tbody>${page.items.map((m) => html`<tr key=${m.id}><td><a href=${machineLink(m.id, m.tenant_id)}>${m.name}</a></td><td><${Status} value=${m.status} /></td>
         <td>${m.node}</td><td>${m.tenant_id || ''}</td><td>${m.cpu_cores} CPU, ${mb(m.memory_mb)}, ${gb(m.disk_gb)}</td></tr>`)}</tbody>
     </table></div>
     <nav class="pager" aria-label="Pages">
@@ -61,11 +70,18 @@ export function AdminMachines() {
 const pct = (part, whole) => (whole > 0 ? `${Math.round((100 * part) / whole)}%` : '');
 
 export function Nodes() {
+  return html`<main id="main">
+    <h1>Nodes</h1>
+    <${NodeTable} />
+  </main>`;
+}
+
+// NodeTable lists the nodes with their use of CPU, memory and disk.
+function NodeTable() {
   const [page, setPage] = useState(null);
   const [error, setError] = useState(null);
   useEffect(() => { call('GET', '/api/virt/nodes?limit=500').then(setPage, setError); }, []);
-  return html`<main id="main">
-    <h1>Nodes</h1>
+  return html`<div>
     <${ProblemView} error=${error} />
     ${page && html`<div class="table-wrap"><table>
       <thead><tr><th scope="col">Node</th><th scope="col">Status</th><th scope="col">CPU</th><th scope="col">Memory</th><th scope="col">Disk</th></tr></thead>
@@ -74,5 +90,86 @@ export function Nodes() {
         <td>${mb(n.memory_mb)}, ${pct(n.usage?.mem_bytes || 0, n.memory_mb * 1048576)} used</td>
         <td>${gb(n.disk_gb)}, ${pct(n.usage?.disk_bytes || 0, n.disk_gb * 1073741824)} used</td></tr>`)}</tbody>
     </table></div>`}
+  </div>`;
+}
+
+const ratio = (r) => (r == null ? '' : `${Math.round(r * 100)}%`);
+
+// Dashboard is the operator's first page: the cluster's counts and capacity, the
+// nodes, the cluster's usage graphs, the open alerts (acknowledge one), the capacity
+// forecast and the machines to look at.
+export function Dashboard() {
+  const [o, setO] = useState(null);
+  const [error, setError] = useState(null);
+  useEffect(() => { call('GET', '/api/monitoring/overview').then(setO, setError); }, []);
+  return html`<main id="main">
+    <h1>Dashboard</h1>
+    <${ProblemView} error=${error} />
+    ${o && html`<ul class="stats" aria-label="Cluster">
+      <li><strong>${o.nodes.online}/${o.nodes.total}</strong> nodes online</li>
+      <li><strong>${o.machines.running}/${o.machines.total}</strong> machines running${o.machines.error ? html`, <span class="s-error">${o.machines.error} in error</span>` : ''}</li>
+      <li><strong>${o.alerts.firing}</strong> alerts firing (${o.alerts.critical} critical)</li>
+      <li><strong>${o.health_checks.failing}</strong> health checks failing</li>
+      <li>CPU <strong>${ratio(o.capacity.cpu.ratio)}</strong> (${o.capacity.cpu.used_cores}/${o.capacity.cpu.total_cores} cores)</li>
+      <li>Memory <strong>${ratio(o.capacity.memory.ratio)}</strong> (${mb(o.capacity.memory.used_mb)}/${mb(o.capacity.memory.total_mb)})</li>
+      <li>Disk <strong>${ratio(o.capacity.disk.ratio)}</strong> (${gb(o.capacity.disk.used_gb)}/${gb(o.capacity.disk.total_gb)})</li>
+    </ul>`}
+    <${Section} id="dash-nodes" title="Nodes"><${NodeTable} /><//>
+    <${Section} id="dash-graphs" title="Cluster usage"><${Graphs} url="/api/virt/cluster/usage-graphs" /><//>
+    <${Alerts} />
+    <${Forecast} />
+    <${Faulty} />
   </main>`;
+}
+
+// Alerts lists the open alert events (firing and acknowledged), and acknowledges one.
+function Alerts() {
+  const [items, setItems] = useState(null);
+  const [error, setError] = useState(null);
+  const load = () => Promise.all(['firing', 'acknowledged'].map((s) => call('GET', `/api/monitoring/alerts/events?status=${s}&limit=200`)))
+    .then(([f, a]) => setItems([...f.items, ...a.items]), setError);
+  useEffect(() => { load(); }, []);
+  const ack = (a) => call('PATCH', `/api/monitoring/alerts/events/${encodeURIComponent(a.id)}`, { status: 'acknowledged' }).then(load, setError);
+  return html`<${Section} id="dash-alerts" title="Open alerts">
+    <${ProblemView} error=${error} />
+    ${items && (items.length === 0 ? html`<p>No open alerts.</p>` : html`<div class="table-wrap"><table>
+      <thead><tr><th scope="col">Severity</th><th scope="col">What</th><th scope="col">Since</th><th scope="col">Status</th><th scope="col">Actions</th></tr></thead>
+      <tbody>${items.map((a) => html`<tr key=${a.id} data-alert=${a.id}><td><span class=${`badge sev-${a.severity}`}>${a.severity}</span></td>
+        <td>${a.message} <span class="muted">${a.kind} ${a.target_type} ${a.target_id}</span></td><td>${when(a.started_at)}</td>
+        <td><${Status} value=${a.status} /></td>
+        <td>${a.status === 'firing' ? html`<${Confirm} name="ack" label="Acknowledge" yes="Yes, I am on it" question="Acknowledge this alert?" onYes=${() => ack(a)} />` : ''}</td></tr>`)}</tbody>
+    </table></div>`)}
+  <//>`;
+}
+
+const forecastValue = (r, v) => (r.unit === 'bytes' ? bytes(v) : `${v.toFixed(1)} ${r.unit}`);
+
+// Forecast shows when each resource runs out at its trend.
+function Forecast() {
+  const [f, setF] = useState(null);
+  const [error, setError] = useState(null);
+  useEffect(() => { call('GET', '/api/monitoring/insights/cluster-forecast?horizon_days=90').then(setF, setError); }, []);
+  return html`<${Section} id="dash-forecast" title="Capacity forecast (90 days)">
+    <${ProblemView} error=${error} />
+    ${f && html`<div class="table-wrap"><table>
+      <thead><tr><th scope="col">Resource</th><th scope="col">Used</th><th scope="col">Capacity</th><th scope="col">Trend a day</th><th scope="col">Runs out</th></tr></thead>
+      <tbody>${f.resources.map((r) => html`<tr key=${r.resource}><td>${r.resource}</td><td>${forecastValue(r, r.used)}</td><td>${forecastValue(r, r.capacity)}</td>
+        <td>${forecastValue(r, r.trend_per_day)}</td><td>${r.exhausted_at || 'not within the horizon'}</td></tr>`)}</tbody>
+    </table></div>`}
+  <//>`;
+}
+
+// Faulty lists the machines to look at, each with its reason.
+function Faulty() {
+  const [f, setF] = useState(null);
+  const [error, setError] = useState(null);
+  useEffect(() => { call('GET', '/api/monitoring/insights/faulty-deployments').then(setF, setError); }, []);
+  return html`<${Section} id="dash-faulty" title="Faulty deployments">
+    <${ProblemView} error=${error} />
+    ${f && (f.items.length === 0 ? html`<p>None.</p>` : html`<div class="table-wrap"><table>
+      <thead><tr><th scope="col">Machine</th><th scope="col">Reason</th><th scope="col">Failed tasks</th><th scope="col">Last error</th><th scope="col">Since</th></tr></thead>
+      <tbody>${f.items.map((d) => html`<tr key=${d.machine_id}><td><a href=${machineLink(d.machine_id, d.tenant_id)}>${d.name}</a></td>
+        <td>${d.reason}</td><td>${d.failed_tasks}</td><td>${d.last_error || ''}</td><td>${when(d.since)}</td></tr>`)}</tbody>
+    </table></div>`)}
+  <//>`;
 }

@@ -32,8 +32,8 @@ export function Login() {
       <${ProblemView} error=${error} />
       ${challenge
         ? html`<p>Enter a code of your authenticator app, or a recovery code.</p>
-          <${Field} name="code" label="Code" error=${error} autocomplete="one-time-code" inputmode="numeric" required autofocus />`
-        : html`<${Field} name="email" label="E-mail" error=${error} type="email" autocomplete="username" required autofocus />
+          <${Field} key="code" name="code" label="Code" error=${error} autocomplete="one-time-code" inputmode="numeric" required autofocus />`
+        : html`<${Field} key="email" name="email" label="E-mail" error=${error} type="email" autocomplete="username" required autofocus />
           <${Field} name="password" label="Password" error=${error} type="password" autocomplete="current-password" required />`}
       <button type="submit" disabled=${busy}>${challenge ? 'Verify' : 'Sign in'}</button>
     </form>

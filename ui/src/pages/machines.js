@@ -1,20 +1,13 @@
-// The tenant's machines: the list, live from the event stream, the create form, and
-// one machine's page with its power actions and tasks.
+// The tenant's machines: the list, live from the event stream, and the create form
+// (a machine's own page is machine.js).
 import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
 import { call } from '../api.js';
 import { listen, tasks } from '../live.js';
-import { Field, ProblemView, Status, gb, mb, when } from '../format.js';
-import * as icons from '../icons.js';
-
-const base = '/api/client/machines';
-
-// TaskLine shows a task's progress, updated as its events arrive.
-export function TaskLine({ task }) {
-  if (!task) return null;
-  const t = tasks.value[task.id] || task;
-  return html`<span class="task" aria-live="polite">${t.type}: <${Status} value=${t.status} />${t.error ? html` <span class="field-error">${t.error}</span>` : ''}</span>`;
-}
+import { Field, ProblemView, Status, gb, mb } from '../format.js';
+import { TemplatePicker } from './machine-actions.js';
+import { templatesPath, useList } from '../choices.js';
+import { TaskLine, clientBase as base } from './machine.js';
 
 export function Machines() {
   const [page, setPage] = useState(null);
@@ -78,6 +71,7 @@ export function Machines() {
 // CreateMachine asks for a new machine: a name, a template and its size (or a plan).
 function CreateMachine({ onCreated }) {
   const [error, setError] = useState(null);
+  const templates = useList(templatesPath);
   const [open, setOpen] = useState(false);
   const submit = async (e) => {
     e.preventDefault();
@@ -99,7 +93,7 @@ function CreateMachine({ onCreated }) {
     <${ProblemView} error=${error} />
     <div class="grid">
       <${Field} name="name" label="Name" error=${error} required />
-      <${Field} name="template_id" label="Template" error=${error} required />
+      <${TemplatePicker} templates=${templates} error=${error} />
       <${Field} name="plan_id" label="Plan (optional)" error=${error} />
       <${Field} name="cpu_cores" label="CPU cores" error=${error} type="number" min="1" />
       <${Field} name="memory_mb" label="Memory (MB)" error=${error} type="number" min="1" />
@@ -107,59 +101,4 @@ function CreateMachine({ onCreated }) {
     </div>
     <button type="submit" class="primary">Create</button> <button type="button" onClick=${() => setOpen(false)}>Cancel</button>
   </form>`;
-}
-
-const actions = [['start', 'Start', icons.Play], ['stop', 'Stop', icons.Stop], ['reboot', 'Reboot', icons.Reboot]];
-
-// Machine is one machine's page.
-export function Machine({ id }) {
-  const [m, setM] = useState(null);
-  const [list, setList] = useState([]);
-  const [error, setError] = useState(null);
-  const [task, setTask] = useState(null);
-  const url = `${base}/${encodeURIComponent(id)}`;
-
-  const loadTasks = () => call('GET', `${url}/tasks?limit=20`).then((p) => setList(p.items), () => {});
-  useEffect(() => {
-    call('GET', url).then((x) => { setM(x); if (x.last_task) setTask(x.last_task); }, setError);
-    loadTasks();
-  }, [id]);
-  useEffect(() => listen((type, data) => {
-    if (type === 'machine.updated' && data.id === id) setM((x) => ({ ...x, ...data }));
-    if (type === 'task.updated' && data.target_id === id) {
-      setList((l) => (l.some((t) => t.id === data.id) ? l.map((t) => (t.id === data.id ? data : t)) : [data, ...l]));
-    }
-  }), [id]);
-
-  const power = async (action) => {
-    setError(null);
-    try {
-      const r = await call('POST', `${url}/actions/${action}`);
-      setTask(r.task);
-      setList((l) => [r.task, ...l.filter((t) => t.id !== r.task.id)]);
-    } catch (err) {
-      setError(err);
-    }
-  };
-
-  return html`<main id="main">
-    <p><a href="/machines">← Machines</a></p>
-    <${ProblemView} error=${error} />
-    ${m && html`<h1>${m.name} <${Status} value=${m.status} /></h1>
-      <div class="actions" role="group" aria-label="Power">
-        ${actions.map(([a, label, Icon]) => html`<button onClick=${() => power(a)} data-action=${a}><${Icon} />${label}</button>`)}
-      </div>
-      ${task && html`<p>Last action: <${TaskLine} task=${task} /></p>`}
-      <dl class="facts">
-        <dt>Size</dt><dd>${m.cpu_cores} CPU, ${mb(m.memory_mb)} memory, ${gb(m.disk_gb)} disk</dd>
-        <dt>Node</dt><dd>${m.node}</dd>
-        <dt>Addresses</dt><dd>${(m.interfaces || []).flatMap((i) => i.ip_addresses || []).join(', ') || 'none'}</dd>
-        <dt>Created</dt><dd>${when(m.created_at)}</dd>
-      </dl>
-      <h2>Tasks</h2>
-      <div class="table-wrap"><table>
-        <thead><tr><th scope="col">Task</th><th scope="col">Status</th><th scope="col">Started</th><th scope="col">Error</th></tr></thead>
-        <tbody>${list.map((t) => html`<tr key=${t.id}><td>${t.type}</td><td><${Status} value=${t.status} /></td><td>${when(t.created_at)}</td><td>${t.error || ''}</td></tr>`)}</tbody>
-      </table></div>`}
-  </main>`;
 }

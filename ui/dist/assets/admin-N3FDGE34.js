@@ -1,0 +1,73 @@
+import{b as S}from"./chunk-2NVP2KN5.js";import{a as N,b as F}from"./chunk-3S5IIK3P.js";import{a as i,b as d,j as h,l as g,m as y,n as k,o as _,p as u,r as E,s as $}from"./chunk-CR4Y5RIL.js";import{g as s}from"./chunk-XGWGEZEQ.js";var U=F(()=>import("./graphs-77ZVZXSQ.js"),"Graphs"),T=(t,o)=>`/admin/machines/${encodeURIComponent(t)}${o?`?tenant=${encodeURIComponent(o)}`:""}`,A=["","provisioning","running","stopped","suspended","migrating","error"];function Y(){let[t,o]=i({name:"",status:"",node:"",tenant_id:""}),[n,l]=i([""]),[e,m]=i(null),[r,f]=i(null),v=n[n.length-1];return d(()=>{let a=new URLSearchParams({limit:"50"});for(let[p,c]of Object.entries(t))c&&a.set(p,c);v&&a.set("cursor",v),f(null),h("GET",`/api/resources/machines?${a}`).then(m,f)},[t,v]),d(()=>S((a,p)=>{a==="machine.updated"&&m(c=>c&&{...c,items:c.items.map(b=>b.id===p.id?{...b,...p}:b)}),a==="machine.deleted"&&m(c=>c&&{...c,items:c.items.filter(b=>b.id!==p.id)})}),[]),s`<main id="main">
+    <h1>All machines</h1>
+    <form class="filters" onSubmit=${a=>{a.preventDefault();let p=new FormData(a.target);o(Object.fromEntries(Object.keys(t).map(c=>[c,(p.get(c)||"").trim()]))),l([""])}} role="search" aria-label="Filter machines">
+      <label class="field"><span>Name</span><input name="name" value=${t.name} /></label>
+      <label class="field"><span>Status</span><select name="status" value=${t.status}>
+        ${A.map(a=>s`<option value=${a}>${a||"any"}</option>`)}</select></label>
+      <label class="field"><span>Node</span><input name="node" value=${t.node} /></label>
+      <label class="field"><span>Tenant</span><input name="tenant_id" value=${t.tenant_id} /></label>
+      <button type="submit">Filter</button>
+    </form>
+    <${u} error=${r} />
+    ${e&&s`<div class="table-wrap"><table>
+      <thead><tr><th scope="col">Name</th><th scope="col">Status</th><th scope="col">Node</th><th scope="col">Tenant</th><th scope="col">Size</th></tr></thead>
+      <tbody>${e.items.map(a=>s`<tr key=${a.id}><td><a href=${T(a.id,a.tenant_id)}>${a.name}</a></td><td><${_} value=${a.status} /></td>
+        <td>${a.node}</td><td>${a.tenant_id||""}</td><td>${a.cpu_cores} CPU, ${g(a.memory_mb)}, ${y(a.disk_gb)}</td></tr>`)}</tbody>
+    </table></div>
+    <nav class="pager" aria-label="Pages">
+      <button disabled=${n.length===1} onClick=${()=>l(n.slice(0,-1))}>Previous</button>
+      <button disabled=${!e.next_cursor} onClick=${()=>l([...n,e.next_cursor])}>Next</button>
+    </nav>`}
+  </main>`}var P=(t,o)=>o>0?`${Math.round(100*t/o)}%`:"";function H(){return s`<main id="main">
+    <h1>Nodes</h1>
+    <${G} />
+  </main>`}function G(){let[t,o]=i(null),[n,l]=i(null);return d(()=>{h("GET","/api/virt/nodes?limit=500").then(o,l)},[]),s`<div>
+    <${u} error=${n} />
+    ${t&&s`<div class="table-wrap"><table>
+      <thead><tr><th scope="col">Node</th><th scope="col">Status</th><th scope="col">CPU</th><th scope="col">Memory</th><th scope="col">Disk</th></tr></thead>
+      <tbody>${t.items.map(e=>s`<tr key=${e.id}><td>${e.name}</td><td><${_} value=${e.status} /></td>
+        <td>${e.cpu_cores} cores, ${Math.round((e.usage?.cpu||0)*100)}% busy</td>
+        <td>${g(e.memory_mb)}, ${P(e.usage?.mem_bytes||0,e.memory_mb*1048576)} used</td>
+        <td>${y(e.disk_gb)}, ${P(e.usage?.disk_bytes||0,e.disk_gb*1073741824)} used</td></tr>`)}</tbody>
+    </table></div>`}
+  </div>`}var C=t=>t==null?"":`${Math.round(t*100)}%`;function W(){let[t,o]=i(null),[n,l]=i(null);return d(()=>{h("GET","/api/monitoring/overview").then(o,l)},[]),s`<main id="main">
+    <h1>Dashboard</h1>
+    <${u} error=${n} />
+    ${t&&s`<ul class="stats" aria-label="Cluster">
+      <li><strong>${t.nodes.online}/${t.nodes.total}</strong> nodes online</li>
+      <li><strong>${t.machines.running}/${t.machines.total}</strong> machines running${t.machines.error?s`, <span class="s-error">${t.machines.error} in error</span>`:""}</li>
+      <li><strong>${t.alerts.firing}</strong> alerts firing (${t.alerts.critical} critical)</li>
+      <li><strong>${t.health_checks.failing}</strong> health checks failing</li>
+      <li>CPU <strong>${C(t.capacity.cpu.ratio)}</strong> (${t.capacity.cpu.used_cores}/${t.capacity.cpu.total_cores} cores)</li>
+      <li>Memory <strong>${C(t.capacity.memory.ratio)}</strong> (${g(t.capacity.memory.used_mb)}/${g(t.capacity.memory.total_mb)})</li>
+      <li>Disk <strong>${C(t.capacity.disk.ratio)}</strong> (${y(t.capacity.disk.used_gb)}/${y(t.capacity.disk.total_gb)})</li>
+    </ul>`}
+    <${$} id="dash-nodes" title="Nodes"><${G} /><//>
+    <${$} id="dash-graphs" title="Cluster usage"><${U} url="/api/virt/cluster/usage-graphs" /><//>
+    <${M} />
+    <${R} />
+    <${x} />
+  </main>`}function M(){let[t,o]=i(null),[n,l]=i(null),e=()=>Promise.all(["firing","acknowledged"].map(r=>h("GET",`/api/monitoring/alerts/events?status=${r}&limit=200`))).then(([r,f])=>o([...r.items,...f.items]),l);d(()=>{e()},[]);let m=r=>h("PATCH",`/api/monitoring/alerts/events/${encodeURIComponent(r.id)}`,{status:"acknowledged"}).then(e,l);return s`<${$} id="dash-alerts" title="Open alerts">
+    <${u} error=${n} />
+    ${t&&(t.length===0?s`<p>No open alerts.</p>`:s`<div class="table-wrap"><table>
+      <thead><tr><th scope="col">Severity</th><th scope="col">What</th><th scope="col">Since</th><th scope="col">Status</th><th scope="col">Actions</th></tr></thead>
+      <tbody>${t.map(r=>s`<tr key=${r.id} data-alert=${r.id}><td><span class=${`badge sev-${r.severity}`}>${r.severity}</span></td>
+        <td>${r.message} <span class="muted">${r.kind} ${r.target_type} ${r.target_id}</span></td><td>${k(r.started_at)}</td>
+        <td><${_} value=${r.status} /></td>
+        <td>${r.status==="firing"?s`<${N} name="ack" label="Acknowledge" yes="Yes, I am on it" question="Acknowledge this alert?" onYes=${()=>m(r)} />`:""}</td></tr>`)}</tbody>
+    </table></div>`)}
+  <//>`}var w=(t,o)=>t.unit==="bytes"?E(o):`${o.toFixed(1)} ${t.unit}`;function R(){let[t,o]=i(null),[n,l]=i(null);return d(()=>{h("GET","/api/monitoring/insights/cluster-forecast?horizon_days=90").then(o,l)},[]),s`<${$} id="dash-forecast" title="Capacity forecast (90 days)">
+    <${u} error=${n} />
+    ${t&&s`<div class="table-wrap"><table>
+      <thead><tr><th scope="col">Resource</th><th scope="col">Used</th><th scope="col">Capacity</th><th scope="col">Trend a day</th><th scope="col">Runs out</th></tr></thead>
+      <tbody>${t.resources.map(e=>s`<tr key=${e.resource}><td>${e.resource}</td><td>${w(e,e.used)}</td><td>${w(e,e.capacity)}</td>
+        <td>${w(e,e.trend_per_day)}</td><td>${e.exhausted_at||"not within the horizon"}</td></tr>`)}</tbody>
+    </table></div>`}
+  <//>`}function x(){let[t,o]=i(null),[n,l]=i(null);return d(()=>{h("GET","/api/monitoring/insights/faulty-deployments").then(o,l)},[]),s`<${$} id="dash-faulty" title="Faulty deployments">
+    <${u} error=${n} />
+    ${t&&(t.items.length===0?s`<p>None.</p>`:s`<div class="table-wrap"><table>
+      <thead><tr><th scope="col">Machine</th><th scope="col">Reason</th><th scope="col">Failed tasks</th><th scope="col">Last error</th><th scope="col">Since</th></tr></thead>
+      <tbody>${t.items.map(e=>s`<tr key=${e.machine_id}><td><a href=${T(e.machine_id,e.tenant_id)}>${e.name}</a></td>
+        <td>${e.reason}</td><td>${e.failed_tasks}</td><td>${e.last_error||""}</td><td>${k(e.since)}</td></tr>`)}</tbody>
+    </table></div>`)}
+  <//>`}export{Y as AdminMachines,W as Dashboard,H as Nodes};

@@ -1,0 +1,91 @@
+// A machine's backups and snapshots: the lists, taking one, and going back to one
+// (with a confirmation, since it replaces the machine's disks).
+import { html } from 'htm/preact';
+import { useEffect, useState } from 'preact/hooks';
+import { call } from '../api.js';
+import { Field, ProblemView, Section, bytes, when } from '../format.js';
+import { Confirm } from '../confirm.js';
+
+// usePage reads a list route again whenever a task of the machine ends.
+function usePage(path, ended) {
+  const [page, setPage] = useState(null);
+  const [error, setError] = useState(null);
+  useEffect(() => {
+    let live = true;
+    call('GET', path).then((p) => { if (live) { setPage(p); setError(null); } }, (e) => live && setError(e));
+    return () => { live = false; };
+  }, [path, ended]);
+  return [page, error];
+}
+
+// Backups lists the machine's backups, takes one now and restores one.
+export function Backups({ at, act, ended }) {
+  const [page, loadError] = usePage(at('/backups?limit=100'), ended);
+  const [error, setError] = useState(null);
+  const [startAfter, setStartAfter] = useState(true);
+  const run = async (fn) => { setError(null); try { await fn(); return true; } catch (e) { setError(e); return false; } };
+  const take = async (e) => {
+    e.preventDefault();
+    const f = new FormData(e.target);
+    const body = { mode: f.get('mode') };
+    if (f.get('note')) body.note = f.get('note');
+    if (await run(() => act('POST', '/backups', body))) e.target.reset();
+  };
+  return html`<${Section} id="backups-part" title="Backups">
+    <${ProblemView} error=${error || loadError} />
+    <form class="inline-form" onSubmit=${take} aria-label="Take a backup">
+      <label class="field"><span>Mode</span><select name="mode">
+        <option value="snapshot">snapshot (the machine keeps running)</option>
+        <option value="suspend">suspend</option><option value="stop">stop</option></select></label>
+      <${Field} name="note" label="Note (optional)" error=${error} maxlength="200" />
+      <button type="submit" class="primary">Take a backup now</button>
+    </form>
+    <label class="check"><input type="checkbox" checked=${startAfter} onChange=${(e) => setStartAfter(e.target.checked)} /> Start the machine after a restore</label>
+    ${page && (page.items.length === 0 ? html`<p>No backups yet.</p>` : html`<div class="table-wrap"><table>
+      <caption class="sr-only">Backups, newest first</caption>
+      <thead><tr><th scope="col">Taken</th><th scope="col">Size</th><th scope="col">Mode</th><th scope="col">Origin</th><th scope="col">Note</th><th scope="col">Actions</th></tr></thead>
+      <tbody>${page.items.map((b) => html`<tr key=${b.id} data-backup=${b.id}>
+        <td>${when(b.created_at)}</td><td>${bytes(b.size_bytes)}</td><td>${b.mode}</td><td>${b.origin}</td><td>${b.note || ''}</td>
+        <td><${Confirm} name="restore" label="Restore" yes="Yes, restore"
+          question="Replace the machine's disks and configuration with this backup?"
+          onYes=${() => run(() => act('POST', `/backups/${encodeURIComponent(b.id)}/restore`, { start_after: startAfter }))} /></td>
+      </tr>`)}</tbody></table></div>`)}
+  <//>`;
+}
+
+// Snapshots lists the machine's snapshots, takes one, rolls back to one and deletes one.
+export function Snapshots({ m, at, act, ended }) {
+  const [page, loadError] = usePage(at('/snapshots?limit=200'), ended);
+  const [error, setError] = useState(null);
+  const run = async (fn) => { setError(null); try { await fn(); return true; } catch (e) { setError(e); return false; } };
+  const take = async (e) => {
+    e.preventDefault();
+    const f = new FormData(e.target);
+    const body = { name: f.get('name') };
+    if (f.get('description')) body.description = f.get('description');
+    if (f.get('include_memory')) body.include_memory = true;
+    if (await run(() => act('POST', '/snapshots', body))) e.target.reset();
+  };
+  const one = (s) => `/snapshots/${encodeURIComponent(s.name)}`;
+  return html`<${Section} id="snapshots-part" title="Snapshots">
+    <${ProblemView} error=${error || loadError} />
+    <form class="inline-form" onSubmit=${take} aria-label="Take a snapshot">
+      <${Field} name="name" label="Name" error=${error} required />
+      <${Field} name="description" label="Description (optional)" error=${error} />
+      <label class="check"><input type="checkbox" name="include_memory" disabled=${m.status !== 'running'} /> With memory (a running machine)</label>
+      <button type="submit" class="primary">Take a snapshot</button>
+    </form>
+    ${page && (page.items.length === 0 ? html`<p>No snapshots.</p>` : html`<div class="table-wrap"><table>
+      <caption class="sr-only">Snapshots, oldest first</caption>
+      <thead><tr><th scope="col">Name</th><th scope="col">Taken</th><th scope="col">Memory</th><th scope="col">Description</th><th scope="col">Actions</th></tr></thead>
+      <tbody>${page.items.map((s) => html`<tr key=${s.name} data-snapshot=${s.name}>
+        <td>${s.name}</td><td>${when(s.created_at)}</td><td>${s.includes_memory ? 'yes' : 'no'}</td><td>${s.description || ''}</td>
+        <td class="row-actions">
+          <${Confirm} name="rollback" label="Roll back" yes="Yes, roll back" question=${`Go back to ${s.name}? Changes since it are lost.`}
+            onYes=${() => run(() => act('POST', `${one(s)}/rollback`))} />
+          <${Confirm} name="delete" label="Delete" yes="Yes, delete" question=${`Delete the snapshot ${s.name}?`}
+            onYes=${() => run(() => act('DELETE', one(s)))} />
+        </td>
+      </tr>`)}</tbody></table></div>`)}
+  <//>`;
+}
