@@ -112,7 +112,7 @@ func reachedRestoreNew(hm hypervisor.Machine, op Operation) bool {
 // machine named as the record is that no record knows by its vmid. Both make the
 // machine under that name (a create's is required), and the sync adopts no machine
 // while one is in flight, so it is theirs. (A restore of a gone machine's backup
-// with no name asked has none on record: it is not found, and its task fails.)
+// with no name asked is given one, "restored-<hex>", for this.)
 func (m *Machines) settleMachine(ctx context.Context, ref hypervisor.Ref, op *Operation, name string) (hypervisor.Machine, error) {
 	if ref.VMID != 0 || !provisions(op) || name == "" {
 		return m.sys.driver.Machine(ctx, ref)

@@ -2,6 +2,8 @@ package tenants
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 
 	"github.com/vmplane/vmplane/actors/addresses"
@@ -111,6 +113,13 @@ func (t *Tenants) RestoreNew(ctx context.Context, id string, req RestoreNewReque
 	} else if !errors.Is(err, apierr.ErrNotFound) {
 		return Provisioned{}, err
 	}
+	if msg.Name == "" {
+		// The backup's machine is gone and no name was asked: the machine gets one of
+		// its own, so that a restart finds it by that name if the process dies before
+		// the task records its vmid (without one it could not be told from any other).
+		msg.Name = restoredName()
+		msg.Target.Name = msg.Name
+	}
 	return kit.Ask[Provisioned](ctx, t.kind, tenant, msg)
 }
 
@@ -161,4 +170,12 @@ func (t *Tenants) restoreAddresses(ctx context.Context, src machines.Machine) (v
 		}
 	}
 	return v4, v6, nil
+}
+
+// restoredName is the name of a machine restored from the backup of a machine gone
+// when none was asked: "restored-" and 8 random hex digits, a valid machine name.
+func restoredName() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return "restored-" + hex.EncodeToString(b[:])
 }

@@ -3,6 +3,7 @@ package tenants
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -143,5 +144,36 @@ func TestRestoreNewHoldsTheQuotaUnderConcurrency(t *testing.T) {
 	}
 	if u, err := s.Tenants.Usage(ctx, ten.ID); err != nil || u.Machines != 3 {
 		t.Fatalf("usage: %+v, %v; want three machines", u, err)
+	}
+}
+
+// A restore of the backup of a machine gone, with no name asked, gets a name of its
+// own ("restored-" and hex digits), which its record holds from the start: a restart
+// before the task records the vmid finds the machine by it (without one the task
+// failed and the sync adopted the copy as nobody's).
+func TestRestoreNewOfAGoneMachineIsNamed(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s := newTestSystem(t, func(o *testOptions) { o.Driver = sim.New(sim.Config{OpDelay: -1, Seed: 1, Nodes: 1}) })
+	ten, src, backupID := restoreFixture(t, ctx, s, nil)
+	task, err := s.Machines.Destroy(ctx, src.ID, &ten.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Tasks.Wait(ctx, task.ID); err != nil || got.Status != tasks.TaskSucceeded {
+		t.Fatalf("destroy: got %+v, %v", got, err)
+	}
+	p, err := s.Tenants.RestoreNew(ctx, backupID, RestoreNewRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(p.Machine.Name, "restored-") || !machines.ValidName(p.Machine.Name) {
+		t.Fatalf("the record of a nameless restore of a gone machine's backup: %+v; want a valid name restored-...", p.Machine)
+	}
+	if got, err := s.Tasks.Wait(ctx, p.Task.ID); err != nil || got.Status != tasks.TaskSucceeded {
+		t.Fatalf("restore: got %+v, %v", got, err)
+	}
+	if got, err := s.Machines.Get(ctx, p.Machine.ID, &ten.ID); err != nil || got.Name != p.Machine.Name || got.VMID == 0 {
+		t.Fatalf("restored machine %+v, %v; want the hypervisor's machine under the name %s", got, err, p.Machine.Name)
 	}
 }
