@@ -253,6 +253,9 @@ type Address struct {
 	Version int    `json:"version"`
 	// Pool is the id of the pool the address is from.
 	Pool string `json:"pool"`
+	// PTR is the address's reverse DNS name, as its tenant set it (empty: none); the
+	// drivers have no use for it.
+	PTR string `json:"ptr,omitempty"`
 }
 
 // Template is an OS template machines are created and reinstalled from.

@@ -24,6 +24,8 @@ type Allocation struct {
 	MachineID string    `json:"machine_id"`
 	TenantID  *string   `json:"tenant_id"`
 	CreatedAt time.Time `json:"created_at"`
+	// PTR is the address's reverse DNS name (empty: none), cleared on its release.
+	PTR string `json:"ptr,omitempty"`
 	// ReleasedAt is set when the machine is gone: the address stays held until the
 	// cool-down after it has passed, so that it is not handed to the next customer
 	// at once.
