@@ -212,6 +212,9 @@ type Machine struct {
 	// "vga: none" or "vga: serialN"). The zero value, a display, is what machines
 	// recorded before the field existed have.
 	Headless bool `json:"headless,omitempty"`
+	// Nameservers are the resolvers cloud-init gives the guest (Proxmox's
+	// nameserver), as the machine was created with them; none: the template's or DHCP's.
+	Nameservers []string `json:"nameservers,omitempty"`
 }
 
 // DiskGB is the sum of the machine's disk sizes.
@@ -287,6 +290,9 @@ type CreateSpec struct {
 	// Addresses are the addresses vmplane gave the machine from its pools; none: the
 	// machine's network is configured outside vmplane (DHCP, the template).
 	Addresses []Address `json:"addresses,omitempty"`
+	// Nameservers are the resolvers the guest is told to use (the DNS of the pools
+	// its addresses are from); none: the template's or DHCP's.
+	Nameservers []string `json:"nameservers,omitempty"`
 }
 
 // PowerAction is one of the hypervisor's power actions.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"net/netip"
+	"slices"
 	"time"
 
 	"github.com/vmplane/vmplane/apierr"
@@ -49,6 +50,9 @@ type Want struct {
 // that Taken can tell a batch refused for one of them.
 type Grant struct {
 	Addresses []hypervisor.Address
+	// DNS are the resolvers of the pools the addresses are from, each once, in the
+	// order of the addresses: what the machine is told to use.
+	DNS []string
 	// read maps each key the batch requires to the value it requires (nil: absent).
 	read map[string][]byte
 }
@@ -91,6 +95,11 @@ func (a *Addresses) Allocate(ctx context.Context, b *persistence.Batch, w Want, 
 				if _, ok := g.read[string(poolKey(p.ID))]; !ok {
 					b.Require(persistence.IfValue(poolKey(p.ID), p.raw)).Put(stampKey(p.ID), []byte(persistence.NewID()))
 					g.read[string(poolKey(p.ID))] = p.raw
+					for _, d := range p.DNS {
+						if !slices.Contains(g.DNS, d) {
+							g.DNS = append(g.DNS, d)
+						}
+					}
 				}
 			}
 			for _, addr := range picked {

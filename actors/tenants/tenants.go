@@ -864,7 +864,7 @@ func (e *tenantEntity) createMachine(ctx *kit.Ctx, s MachineSpec, st *kit.Stamp)
 		// recorded under it.
 		c, err := e.sys.Machines.AddCreateAs(kit.WithAudit(rctx, e.audit), b, id, e.id, hypervisor.CreateSpec{Name: s.Name, Node: s.Node, TemplateID: s.TemplateID,
 			CPUCores: s.CPUCores, MemoryMB: s.MemoryMB, DiskGB: s.DiskGB, Password: s.Password, SSHKeys: s.SSHKeys, Start: true,
-			Addresses: grant.Addresses}, s.PlanID)
+			Addresses: grant.Addresses, Nameservers: grant.DNS}, s.PlanID)
 		if err != nil {
 			ctx.Fail(err)
 			return
