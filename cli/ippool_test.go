@@ -53,6 +53,15 @@ func TestIPPoolVerbs(t *testing.T) {
 	}
 	w.fails(1, "not_found", "machine", "ptr", ms[0].ID, "192.0.2.99", "web.example.com")
 	w.fails(2, "usage", "machine", "ptr", ms[0].ID)
+	// Its traffic this month (a machine of no plan: no allowance).
+	if out := w.ok("machine", "traffic", ms[0].ID); !strings.Contains(out, "Total (bytes)") || !strings.Contains(out, "unlimited") {
+		t.Fatalf("machine traffic: got\n%s", out)
+	}
+	var tr client.MachineTraffic
+	w.okJSON(&tr, "machine", "traffic", ms[0].ID)
+	if tr.MachineID != ms[0].ID || tr.Month == "" {
+		t.Fatalf("machine traffic -o json: got %+v", tr)
+	}
 	var spare client.IPPool
 	w.okJSON(&spare, "ip-pool", "create", "spare", "--cidr", "2001:db8::/48", "--gateway", "fe80::1")
 	w.ok("ip-pool", "delete", spare.ID)
