@@ -164,6 +164,9 @@ type Options struct {
 	// IPReleaseCooldown is how long an address a deleted machine held stays held
 	// before it is given again (addresses.Deps.Cooldown; 0: addresses.DefaultCooldown).
 	IPReleaseCooldown time.Duration
+	// ReverseDNS is the DNS server the tenants' reverse names are pushed to
+	// (addresses.Deps.DNS; nil: they are only stored).
+	ReverseDNS addresses.ReverseDNS
 	// UsageRetention is how long the hourly usage records are kept
 	// (usage.Deps.Retention; 0: usage.DefaultRetention).
 	UsageRetention time.Duration
@@ -243,7 +246,7 @@ func Start(opts Options) (*System, error) {
 	s.Webhooks = webhooks.Start(webhooks.Deps{Runtime: s.rt, Events: s.Events, Alerts: s.Alerts, TenantExists: s.tenantExists,
 		Options: opts.Webhooks})
 	// Before the machines: a machine's delete releases its addresses in its batch.
-	s.Addresses = addresses.Start(addresses.Deps{Runtime: s.rt, Cooldown: opts.IPReleaseCooldown})
+	s.Addresses = addresses.Start(addresses.Deps{Runtime: s.rt, Cooldown: opts.IPReleaseCooldown, DNS: opts.ReverseDNS})
 	// Before anything calls the driver: the dispatcher holds every location's.
 	build := opts.Locations.Build
 	if build == nil {
@@ -262,6 +265,9 @@ func Start(opts Options) (*System, error) {
 	ms := machines.Start(machines.Deps{Runtime: s.rt, Driver: s.driver, Events: s.Events, Alerts: s.Alerts,
 		TenantExists: s.tenantExists, Counting: opts.Counting, TerminateGrace: opts.TerminateGrace,
 		ReleaseAddresses: s.Addresses.Release,
+		ChangeAddresses: func(ctx context.Context, b *persistence.Batch, machine string, have []hypervisor.Address, c machines.AddressChange) ([]hypervisor.Address, error) {
+			return s.Addresses.SetPTR(ctx, b, machine, have, c.Address, c.PTR)
+		},
 		// The sync starts after the machines (it asks them); asked only by a reinstall.
 		TemplateExists: func(ctx context.Context, id string) error {
 			_, err := s.Inventory.Template(ctx, id)

@@ -91,6 +91,12 @@ var (
 	ErrPoolExhausted = &Error{Status: 409, Code: "pool_exhausted"}
 	// ErrAddressTaken: the address asked for is held by another machine.
 	ErrAddressTaken = &Error{Status: 409, Code: "address_taken"}
+	// ErrDNSZoneMissing: reverse DNS is pushed to a DNS server that has no reverse
+	// zone holding the address, so the name cannot be set there.
+	ErrDNSZoneMissing = &Error{Status: 409, Code: "dns_zone_missing"}
+	// ErrDNSUnavailable: the DNS server reverse names are pushed to did not take the
+	// change (unreachable, or it refused); nothing was stored, and a retry may work.
+	ErrDNSUnavailable = &Error{Status: 503, Code: "dns_unavailable"}
 )
 
 // ErrTenantSuspended refuses a write (or a console) of a suspended tenant's user, and

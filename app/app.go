@@ -22,6 +22,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/vmplane/vmplane/actors"
+	"github.com/vmplane/vmplane/actors/addresses"
 	"github.com/vmplane/vmplane/actors/auth"
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/actors/limiter"
@@ -36,6 +37,7 @@ import (
 	hvloc "github.com/vmplane/vmplane/hypervisor/locations"
 	"github.com/vmplane/vmplane/hypervisor/proxmox"
 	"github.com/vmplane/vmplane/hypervisor/sim"
+	"github.com/vmplane/vmplane/pdns"
 	"github.com/vmplane/vmplane/persistence"
 	"github.com/vmplane/vmplane/sso"
 	"github.com/vmplane/vmplane/ui"
@@ -198,7 +200,7 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 		},
 		SyncInterval:  cfg.SyncInterval,
 		SuspendAction: cfg.SuspendAction, TerminateGrace: cfg.TerminateGrace, AuditRetention: auditRetention(cfg.AuditRetention),
-		UsageRetention: cfg.UsageRetention, IPReleaseCooldown: ipCooldown(cfg.IPReleaseCooldown),
+		UsageRetention: cfg.UsageRetention, IPReleaseCooldown: ipCooldown(cfg.IPReleaseCooldown), ReverseDNS: reverseDNS(cfg),
 		TrafficOverageAction: cfg.TrafficOverageAction, TrafficThrottleMbps: cfg.TrafficThrottleMbps,
 		Webhooks: webhooks.Options{AllowCIDRs: hookAllow, Clock: cfg.WebhookClock},
 		Schedules: schedules.ScheduleOptions{Grace: cfg.ScheduleGrace, Now: cfg.ScheduleClock,
@@ -685,4 +687,13 @@ func ipCooldown(d time.Duration) time.Duration {
 		return -1
 	}
 	return d
+}
+
+// reverseDNS is the PowerDNS server reverse names are pushed to; nil without
+// --pdns-url.
+func reverseDNS(cfg Config) addresses.ReverseDNS {
+	if cfg.PDNSURL == "" {
+		return nil
+	}
+	return pdns.New(cfg.PDNSURL, cfg.PDNSAPIKey, cfg.PDNSServerID)
 }

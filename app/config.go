@@ -26,6 +26,7 @@ import (
 	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/actors/usage"
 	"github.com/vmplane/vmplane/mailer"
+	"github.com/vmplane/vmplane/pdns"
 	"github.com/vmplane/vmplane/persistence"
 	"github.com/vmplane/vmplane/sso"
 )
@@ -174,6 +175,13 @@ type Config struct {
 	// IPReleaseCooldown is how long an address of a deleted machine stays held
 	// before the IP pools give it again (0: at once).
 	IPReleaseCooldown time.Duration
+	// PDNSURL is the PowerDNS server's HTTP API the tenants' reverse names are pushed
+	// to (empty: they are only stored), with its API key (PDNSAPIKeyFile names a file
+	// it is read from instead; Load reads it) and server id.
+	PDNSURL        string
+	PDNSAPIKey     string
+	PDNSAPIKeyFile string
+	PDNSServerID   string
 	// TrafficOverageAction is what a machine past its plan's monthly traffic
 	// allowance gets (actors.OverageActions), TrafficThrottleMbps a throttle's rate.
 	TrafficOverageAction string
@@ -358,6 +366,10 @@ func (c *Config) table() []setting {
 		i64(&c.ISOMaxBytes, "iso-max-bytes", "VMPLANE_ISO_MAX_BYTES", isos.DefaultMaxBytes, "largest ISO image vmplane fetches itself (sim driver) or takes as an upload (every driver), in bytes, streamed to <data-dir>/isos; a larger fetch fails, a larger upload is refused before its body is read"),
 		str(&c.RescueISO, "rescue-iso", "VMPLANE_RESCUE_ISO", "", "the ISO library's image (id or name) a machine's rescue boots (empty: rescue is refused with 409)"),
 		dur(&c.IPReleaseCooldown, "ip-release-cooldown", "VMPLANE_IP_RELEASE_COOLDOWN", addresses.DefaultCooldown, "how long an address (or IPv6 prefix) of a deleted machine stays held before the IP pools give it to another machine (0: at once)"),
+		str(&c.PDNSURL, "pdns-url", "VMPLANE_PDNS_URL", "", "base URL of a PowerDNS Authoritative server's HTTP API (e.g. http://127.0.0.1:8081) that the reverse DNS names of machines' addresses are pushed to, into the longest reverse zone holding each address (empty: names are only stored); needs --pdns-api-key-file"),
+		str(&c.PDNSAPIKey, "pdns-api-key", "VMPLANE_PDNS_API_KEY", "", "the PowerDNS API's key (prefer --pdns-api-key-file)"),
+		str(&c.PDNSAPIKeyFile, "pdns-api-key-file", "VMPLANE_PDNS_API_KEY_FILE", "", "file holding the PowerDNS API's key (a final newline is dropped); instead of --pdns-api-key"),
+		str(&c.PDNSServerID, "pdns-server-id", "VMPLANE_PDNS_SERVER_ID", pdns.DefaultServerID, "the server id in the PowerDNS API's paths (/api/v1/servers/<id>)"),
 		dur(&c.UsageRetention, "usage-retention", "VMPLANE_USAGE_RETENTION", usage.DefaultRetention, "how long the hourly usage records (what GET .../usage answers for invoices) are kept; older hours are deleted"),
 		str(&c.TrafficOverageAction, "traffic-overage-action", "VMPLANE_TRAFFIC_OVERAGE_ACTION", actors.OverageReport, "what a machine whose traffic this month went past its plan's traffic_gb gets, until the month's turn: report (an alert and the machine.traffic_exceeded event), throttle (also its interfaces' rate limit set to --traffic-throttle-mbps) or suspend (also a billing suspension)"),
 		num(&c.TrafficThrottleMbps, "traffic-throttle-mbps", "VMPLANE_TRAFFIC_THROTTLE_MBPS", 10, "the rate limit, in Mbit/s, a throttle sets on the interfaces of a machine past its traffic allowance (--traffic-overage-action throttle)"),
@@ -529,6 +541,10 @@ func (c *Config) validate() error {
 		{c.SMTPSecurity != string(mailer.StartTLS) && c.SMTPSecurity != string(mailer.TLS) && c.SMTPSecurity != string(mailer.None),
 			func() *ConfigError { return c.bad("smtp-security", c.SMTPSecurity, "must be starttls, tls or none") }},
 		{c.SMTPPort < 1 || c.SMTPPort > 65535, func() *ConfigError { return c.bad("smtp-port", c.SMTPPort, "must be 1..65535") }},
+		{endpointsInvalid(c.PDNSURL), func() *ConfigError { return c.bad("pdns-url", c.PDNSURL, "must be an http:// or https:// URL") }},
+		{c.PDNSURL != "" && c.PDNSAPIKey == "", func() *ConfigError {
+			return c.bad("pdns-url", c.PDNSURL, "needs the API's key (--pdns-api-key-file)")
+		}},
 		{c.SMTPHost != "" && c.SMTPFrom == "", func() *ConfigError {
 			return c.bad("smtp-from", c.SMTPFrom, "must be set with --smtp-host: the sender of the mail")
 		}},

@@ -34,7 +34,7 @@ var sourceRank = map[string]int{SourceDefault: 0, SourceFile: 1, SourceEnv: 2, S
 // builder's secret file), so they need not be in the environment or argv.
 var secretSettings = map[string]bool{
 	"admin-password": true, "jwt-key": true, "proxmox-token-secret": true, "proxmox-console-password": true,
-	"smtp-password": true,
+	"smtp-password": true, "pdns-api-key": true,
 }
 
 // secretFiles maps each secret that can come from a file to its *-file setting.
@@ -43,6 +43,7 @@ var secretFiles = [][2]string{
 	{"jwt-key", "jwt-key-file"},
 	{"proxmox-token-secret", "proxmox-token-secret-file"},
 	{"smtp-password", "smtp-password-file"},
+	{"pdns-api-key", "pdns-api-key-file"},
 }
 
 // Loaded is a parsed configuration together with where it came from.
@@ -287,6 +288,7 @@ func (l *Loaded) readSecretFiles() error {
 		"jwt-key": &c.JWTKey, "jwt-key-file": &c.JWTKeyFile,
 		"proxmox-token-secret": &c.Proxmox.TokenSecret, "proxmox-token-secret-file": &c.Proxmox.TokenSecretFile,
 		"smtp-password": &c.SMTPPassword, "smtp-password-file": &c.SMTPPasswordFile,
+		"pdns-api-key": &c.PDNSAPIKey, "pdns-api-key-file": &c.PDNSAPIKeyFile,
 	}
 	for _, pair := range secretFiles {
 		secret, file := pair[0], pair[1]

@@ -641,6 +641,14 @@ func conformClientMachine(t *testing.T, s *testServer, admin string, ok func(req
 	ok(req{method: "GET", path: vm + "/tasks?limit=1", token: a.Token}, 200)
 	ok(req{method: "GET", path: vm + "/usage-graphs?timeframe=week", token: a.Token}, 200)
 	ok(req{method: "GET", path: vm + "/traffic", token: a.Token}, 200)
+	// An address's reverse name, on a machine given one by a pool.
+	s.createPool(admin, map[string]any{"name": "conform v4", "cidr": "192.0.2.0/28", "gateway": "192.0.2.1"})
+	addressed := s.provision(a.Token, map[string]any{"name": "addressed", "template_id": "tpl-debian-12",
+		"plan_id": s.createPlan(admin, map[string]any{"name": "conform-ip", "cpu_cores": 1, "memory_mb": 512, "disk_gb": 10, "ipv4": 1}).ID})
+	ok(req{method: "PUT", path: "/api/client/machines/" + addressed.ID + "/addresses/192.0.2.2/ptr", token: a.Token, body: map[string]any{"ptr": "a.example.com"}}, 200)
+	fails(req{method: "PUT", path: "/api/client/machines/" + addressed.ID + "/addresses/192.0.2.2/ptr", token: a.Token, body: map[string]any{"ptr": "-"}}, 400, "invalid_request")
+	ok(req{method: "PUT", path: "/api/virt/vms/" + addressed.ID + "/addresses/192.0.2.2/ptr", token: admin, body: map[string]any{"ptr": ""}}, 200)
+	s.run(req{method: "DELETE", path: "/api/resources/machines/" + addressed.ID, token: admin})
 	// Usage for invoices: the tenant's own, and an operator's (a billing system's) reads.
 	hours := "?from=2026-01-01T00:00:00Z&to=2026-02-01T00:00:00Z"
 	ok(req{method: "GET", path: vm + "/usage" + hours, token: a.Token}, 200)

@@ -39,16 +39,16 @@ func (s *testServer) pool(admin, id string) addresses.Pool {
 
 // TestIPPoolAllocationOnCreate: a machine made from a plan of one IPv4 address and
 // an IPv6 prefix gets them from the pools (a link-local gateway leaves the first /64
-// to machines) (its record and the sim's machine show
-// them, the pools count them); deleted, it keeps them for the cool-down, after which
-// the next machine gets the same address.
+// to machines): its record and the sim's machine show them, the guest is given the
+// pools' resolvers, the pools count them; deleted, it keeps them for the cool-down,
+// after which the next machine gets the same address.
 func TestIPPoolAllocationOnCreate(t *testing.T) {
 	t.Parallel()
 	const cooldown = 2 * time.Second
 	s, admin := planServer(t, func(c *Config) { c.IPReleaseCooldown = cooldown })
 	a := s.tenant(admin, "Addressed", nil)
-	v4 := s.createPool(admin, map[string]any{"name": "v4", "cidr": "192.0.2.0/24", "gateway": "192.0.2.1"})
-	v6 := s.createPool(admin, map[string]any{"name": "v6", "cidr": "2001:db8::/48", "gateway": "fe80::1"})
+	v4 := s.createPool(admin, map[string]any{"name": "v4", "cidr": "192.0.2.0/24", "gateway": "192.0.2.1", "dns": []string{"192.0.2.53", "192.0.2.54"}})
+	v6 := s.createPool(admin, map[string]any{"name": "v6", "cidr": "2001:db8::/48", "gateway": "fe80::1", "dns": []string{"2001:db8::53", "192.0.2.53"}})
 	plan := s.createPlan(admin, map[string]any{"name": "dual", "cpu_cores": 1, "memory_mb": 512, "disk_gb": 10, "ipv4": 1, "ipv6_prefix": 64})
 
 	m := s.provision(a.Token, map[string]any{"name": "dual-1", "template_id": "tpl-debian-12", "plan_id": plan.ID})
@@ -65,6 +65,10 @@ func TestIPPoolAllocationOnCreate(t *testing.T) {
 	}
 	if ips := hm.Interfaces[0].IPAddresses; !slices.Equal(ips, []string{"192.0.2.2", "2001:db8::1"}) {
 		t.Fatalf("the sim's net0: got %v; want the machine's addresses", ips)
+	}
+	// The pools' resolvers are the guest's, each once.
+	if ns := hm.Nameservers; !slices.Equal(ns, []string{"192.0.2.53", "192.0.2.54", "2001:db8::53"}) {
+		t.Fatalf("the sim's nameservers: got %v; want the pools' dns", ns)
 	}
 	if n4, n6 := s.pool(admin, v4.ID).Allocated, s.pool(admin, v6.ID).Allocated; n4 != 1 || n6 != 1 {
 		t.Fatalf("pools' allocated: got %d and %d; want 1 and 1", n4, n6)
@@ -194,14 +198,15 @@ func TestIPPoolConcurrentCreates(t *testing.T) {
 }
 
 // TestProxmoxIPConfigFromPools: on Proxmox, a machine's addresses go into its
-// cloud-init ipconfig0, which the fake checks as Proxmox does.
+// cloud-init ipconfig0, which the fake checks as Proxmox does, and the pools'
+// resolvers into its nameserver.
 func TestProxmoxIPConfigFromPools(t *testing.T) {
 	t.Parallel()
 	s, f, admin := proxmoxServer(t)
 	s.sync(admin)
 	a := s.tenant(admin, "OnPVE", nil)
-	s.createPool(admin, map[string]any{"name": "v4", "cidr": "192.0.2.0/24", "gateway": "192.0.2.1"})
-	s.createPool(admin, map[string]any{"name": "v6", "cidr": "2001:db8::/48", "gateway": "fe80::1"})
+	s.createPool(admin, map[string]any{"name": "v4", "cidr": "192.0.2.0/24", "gateway": "192.0.2.1", "dns": []string{"192.0.2.53"}})
+	s.createPool(admin, map[string]any{"name": "v6", "cidr": "2001:db8::/48", "gateway": "fe80::1", "dns": []string{"2001:db8::53"}})
 	r := s.do(req{method: "GET", path: "/api/virt/templates", token: admin})
 	var tpls struct{ Items []struct{ ID string } }
 	r.decode(t, &tpls)
@@ -213,6 +218,9 @@ func TestProxmoxIPConfigFromPools(t *testing.T) {
 	_, _, cfg, ok := f.VM(m.VMID)
 	if want := "ip=192.0.2.2/24,gw=192.0.2.1,ip6=2001:db8::1/64,gw6=fe80::1"; !ok || cfg["ipconfig0"] != want {
 		t.Fatalf("ipconfig0 on Proxmox: got %q; want %q", cfg["ipconfig0"], want)
+	}
+	if want := "192.0.2.53 2001:db8::53"; cfg["nameserver"] != want {
+		t.Fatalf("nameserver on Proxmox: got %q; want %q (the pools' dns)", cfg["nameserver"], want)
 	}
 	if got := s.machine(admin, m.ID); len(got.Interfaces) == 0 || !slices.Contains(got.Interfaces[0].IPAddresses, "192.0.2.2") {
 		t.Fatalf("machine's interfaces: %+v; want 192.0.2.2 on net0", got.Interfaces)

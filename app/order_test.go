@@ -97,6 +97,8 @@ func TestUnknownIDIsNotFoundWhateverTheBody(t *testing.T) {
 		{"POST", "/api/virt/vms/{id}/unsuspend-billing", map[string]any{"start": true}, false},
 		{"POST", "/api/virt/vms/{id}/terminate", nil, false},
 		{"DELETE", "/api/virt/vms/{id}/terminate", nil, false},
+		{"PUT", "/api/virt/vms/{id}/addresses/{address}/ptr", map[string]any{"ptr": "not a name"}, false},
+		{"PUT", "/api/client/machines/{vmId}/addresses/{address}/ptr", map[string]any{"ptr": 5}, true},
 	}
 	covered := map[string]bool{}
 	param := regexp.MustCompile(`\{[^}]+\}`)

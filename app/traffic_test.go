@@ -2,11 +2,13 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 	"time"
 
 	"github.com/vmplane/vmplane/actors"
 	"github.com/vmplane/vmplane/actors/alerts"
+	"github.com/vmplane/vmplane/actors/events"
 	"github.com/vmplane/vmplane/actors/traffic"
 	"github.com/vmplane/vmplane/actors/usage"
 	"github.com/vmplane/vmplane/internal/testwait"
@@ -133,4 +135,58 @@ func TestTrafficOverageThrottle(t *testing.T) {
 	}
 	testwait.Eventually(t, "the throttle lifted at the month's turn", func() bool { return rate() == 0 })
 	testwait.Eventually(t, "the alert resolved", func() bool { return firing() == 0 })
+}
+
+// TestTrafficOverageReportAndSuspend: past its allowance, a machine gets the action
+// the server is set to, once: report publishes machine.traffic_exceeded (naming the
+// action) and raises the alert, and changes nothing of the machine; suspend does the
+// same and suspends the machine for billing.
+func TestTrafficOverageReportAndSuspend(t *testing.T) {
+	t.Parallel()
+	for _, action := range []string{actors.OverageReport, actors.OverageSuspend} {
+		t.Run(action, func(t *testing.T) {
+			t.Parallel()
+			s, admin := planServer(t, func(c *Config) { c.TrafficOverageAction = action })
+			a := s.tenant(admin, "Heavy", nil)
+			p := s.createPlan(admin, map[string]any{"name": "nothing included", "cpu_cores": 1, "memory_mb": 1024, "disk_gb": 20, "traffic_gb": 0})
+			m := s.provision(a.Token, map[string]any{"name": "hog", "template_id": "tpl-debian-12", "plan_id": p.ID})
+			own := "/api/client/machines/" + m.ID + "/traffic"
+			testwait.Eventually(t, "the machine's traffic counted", func() bool {
+				s.sync(admin)
+				return s.trafficOf(a.Token, own).TotalBytes > 0
+			})
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			for range 2 { // the second run finds it done
+				if err := s.app.sys.Traffic.Check(ctx, time.Now()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			published := func() []actors.TrafficExceeded {
+				backlog, sub, _ := s.app.sys.Events.Subscribe(0, nil)
+				sub.Close()
+				var out []actors.TrafficExceeded
+				for _, ev := range backlog {
+					var te actors.TrafficExceeded
+					if ev.Type == events.EventMachineTrafficExceeded && json.Unmarshal(ev.Data, &te) == nil && te.MachineID == m.ID {
+						out = append(out, te)
+					}
+				}
+				return out
+			}
+			testwait.Eventually(t, "the machine.traffic_exceeded event", func() bool { return len(published()) > 0 })
+			if got := published(); len(got) != 1 || got[0].Action != action {
+				t.Fatalf("machine.traffic_exceeded events: got %+v; want one, action %s", got, action)
+			}
+			if got := s.trafficOf(a.Token, own); got.Exceeded == nil || got.Exceeded.Action != action {
+				t.Fatalf("the machine's traffic: got %+v; want exceeded with %s", got, action)
+			}
+			suspended := func() bool { return s.machine(admin, m.ID).BillingSuspension != nil }
+			if action == actors.OverageSuspend {
+				testwait.Eventually(t, "the billing suspension", suspended)
+			} else if suspended() {
+				t.Fatal("report suspended the machine")
+			}
+		})
+	}
 }

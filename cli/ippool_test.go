@@ -9,7 +9,8 @@ import (
 
 // TestIPPoolVerbs: a pool made, listed, shown, changed and deleted from the command
 // line; a machine an operator creates with --ipv4 gets an address from it, which its
-// card and the pool's count show, and keeps the pool from being deleted.
+// card and the pool's count show, and keeps the pool from being deleted; the
+// address's reverse name is set and cleared with machine ptr.
 func TestIPPoolVerbs(t *testing.T) {
 	w := newWorld(t)
 	w.login()
@@ -39,6 +40,28 @@ func TestIPPoolVerbs(t *testing.T) {
 		t.Fatalf("ip-pool show: got\n%s", out)
 	}
 	w.fails(1, "conflict", "ip-pool", "delete", p.ID)
+	var ms []client.Machine
+	w.okJSON(&ms, "machine", "list", "--tenant", ten.ID)
+	if len(ms) != 1 {
+		t.Fatalf("machine list: got %+v", ms)
+	}
+	if out := w.ok("machine", "ptr", ms[0].ID, "192.0.2.2", "web.example.com"); !strings.Contains(out, "reverse name web.example.com") {
+		t.Fatalf("machine ptr: got\n%s", out)
+	}
+	if out := w.ok("machine", "ptr", ms[0].ID, "192.0.2.2"); strings.Contains(out, "reverse name") {
+		t.Fatalf("machine ptr without a name: got\n%s", out)
+	}
+	w.fails(1, "not_found", "machine", "ptr", ms[0].ID, "192.0.2.99", "web.example.com")
+	w.fails(2, "usage", "machine", "ptr", ms[0].ID)
+	// Its traffic this month (a machine of no plan: no allowance).
+	if out := w.ok("machine", "traffic", ms[0].ID); !strings.Contains(out, "Total (bytes)") || !strings.Contains(out, "unlimited") {
+		t.Fatalf("machine traffic: got\n%s", out)
+	}
+	var tr client.MachineTraffic
+	w.okJSON(&tr, "machine", "traffic", ms[0].ID)
+	if tr.MachineID != ms[0].ID || tr.Month == "" {
+		t.Fatalf("machine traffic -o json: got %+v", tr)
+	}
 	var spare client.IPPool
 	w.okJSON(&spare, "ip-pool", "create", "spare", "--cidr", "2001:db8::/48", "--gateway", "fe80::1")
 	w.ok("ip-pool", "delete", spare.ID)

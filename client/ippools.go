@@ -38,3 +38,17 @@ func (c *Client) IPPoolsPage(ctx context.Context, opt ListOptions) (Page[IPPool]
 func (c *Client) IPPools(ctx context.Context, opt ListOptions) iter.Seq2[IPPool, error] {
 	return all(ctx, opt, c.IPPoolsPage)
 }
+
+// SetMachineAddressPTR sets the reverse DNS name of address, one of the addresses
+// machine holds from the pools (an IPv6 prefix by its first address or the machine's
+// ::1 in it), as an operator; "" clears it. Where the server pushes names to a DNS
+// server, a server with no reverse zone for the address is ErrDNSZoneMissing and one
+// that is down ErrDNSUnavailable, and nothing is stored.
+func (c *Client) SetMachineAddressPTR(ctx context.Context, machineID, address, ptr string) (*Machine, error) {
+	return callFor[Machine](ctx, c, http.MethodPut, "/api/virt/vms/"+esc(machineID)+"/addresses/"+esc(address)+"/ptr", nil, map[string]string{"ptr": ptr})
+}
+
+// SetMyMachineAddressPTR is SetMachineAddressPTR on one of the tenant's machines.
+func (c *Client) SetMyMachineAddressPTR(ctx context.Context, machineID, address, ptr string) (*Machine, error) {
+	return callFor[Machine](ctx, c, http.MethodPut, "/api/client/machines/"+esc(machineID)+"/addresses/"+esc(address)+"/ptr", c.clientQuery(), map[string]string{"ptr": ptr})
+}

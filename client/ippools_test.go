@@ -50,6 +50,15 @@ func testIPPools(t *testing.T, ctx context.Context, w *world) {
 	if _, err := w.admin.WaitTask(ctx, task.ID); err != nil {
 		t.Fatal(err)
 	}
+	// Reverse names: the tenant's own machine, the operator's route, not tenant B.
+	if got, err := w.a.SetMyMachineAddressPTR(ctx, m.ID, "198.51.100.2", "Web.Example.com."); err != nil || got.Addresses[0].PTR != "web.example.com" {
+		t.Fatalf("the tenant's ptr: %+v %v; want web.example.com", got, err)
+	}
+	if got, err := w.admin.SetMachineAddressPTR(ctx, m.ID, "198.51.100.2", ""); err != nil || got.Addresses[0].PTR != "" {
+		t.Fatalf("the operator's clear: %+v %v", got, err)
+	}
+	_, err = w.b.SetMyMachineAddressPTR(ctx, m.ID, "198.51.100.2", "x.example.com")
+	isNotFound(t, "tenant B sets a name on A's machine", err)
 	if err := w.admin.DeleteIPPool(ctx, p.ID); !errors.Is(err, client.ErrConflict) {
 		t.Fatalf("delete of a pool in use: %v; want ErrConflict", err)
 	}

@@ -174,6 +174,7 @@ var notModelled = map[string]string{
 	"PowerScheduleBody":  "CreateMachinePowerSchedule sends PowerScheduleSpec without machine_id (its PowerScheduleCreate check covers the rest)",
 	"BackupScheduleBody": "CreateMachineBackupSchedule sends BackupScheduleSpec without machine_id (its BackupScheduleCreate check covers the rest)",
 	"BrowserTokenReply":  "the web console's sign-in answers it to a browser; the Go client signs in with POST /api/auth/login",
+	"PTRRequest":         "SetMachineAddressPTR takes the one field, ptr, as an argument",
 }
 
 func typeOf[T any]() reflect.Type { return reflect.TypeFor[T]() }

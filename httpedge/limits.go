@@ -63,6 +63,7 @@ var limits = openapi.Limits{
 	"ip_pool.cidr":    {Min: 1, Max: addresses.MaxCIDRLen},
 	"ip_pool.address": {Min: 1, Max: addresses.MaxAddressLen},
 	"ip_pool.dns":     {Min: 0, Max: addresses.MaxDNS},
+	"address.ptr":     {Min: 0, Max: addresses.MaxPTRLen},
 
 	"user.name":     {Min: auth.MinUserNameLen, Max: auth.MaxUserNameLen},
 	"user.email":    {Min: auth.MinEmailLen, Max: auth.MaxEmailLen},

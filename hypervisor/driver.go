@@ -229,6 +229,9 @@ type Machine struct {
 	// interfaces, media, boot order and display are not, and a record keeps what it
 	// knew of them.
 	Summary bool `json:"summary,omitempty"`
+	// Nameservers are the resolvers cloud-init gives the guest (Proxmox's
+	// nameserver), as the machine was created with them; none: the template's or DHCP's.
+	Nameservers []string `json:"nameservers,omitempty"`
 }
 
 // DiskGB is the sum of the machine's disk sizes.
@@ -270,6 +273,9 @@ type Address struct {
 	Version int    `json:"version"`
 	// Pool is the id of the pool the address is from.
 	Pool string `json:"pool"`
+	// PTR is the address's reverse DNS name, as its tenant set it (empty: none); the
+	// drivers have no use for it.
+	PTR string `json:"ptr,omitempty"`
 }
 
 // Template is an OS template machines are created and reinstalled from.
@@ -305,6 +311,9 @@ type CreateSpec struct {
 	// Addresses are the addresses vmplane gave the machine from its pools; none: the
 	// machine's network is configured outside vmplane (DHCP, the template).
 	Addresses []Address `json:"addresses,omitempty"`
+	// Nameservers are the resolvers the guest is told to use (the DNS of the pools
+	// its addresses are from); none: the template's or DHCP's.
+	Nameservers []string `json:"nameservers,omitempty"`
 }
 
 // PowerAction is one of the hypervisor's power actions.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"net/netip"
+	"slices"
 	"time"
 
 	"github.com/vmplane/vmplane/apierr"
@@ -24,6 +25,8 @@ type Allocation struct {
 	MachineID string    `json:"machine_id"`
 	TenantID  *string   `json:"tenant_id"`
 	CreatedAt time.Time `json:"created_at"`
+	// PTR is the address's reverse DNS name (empty: none), cleared on its release.
+	PTR string `json:"ptr,omitempty"`
 	// ReleasedAt is set when the machine is gone: the address stays held until the
 	// cool-down after it has passed, so that it is not handed to the next customer
 	// at once.
@@ -50,6 +53,9 @@ type Grant struct {
 	// Node is Want's node when a pool bound to it gave some of them ("" when only
 	// pools bound to no node did): the machine must be placed there.
 	Node string
+	// DNS are the resolvers of the pools the addresses are from, each once, in the
+	// order of the addresses: what the machine is told to use.
+	DNS []string
 	// read maps each key the batch requires to the value it requires (nil: absent).
 	read map[string][]byte
 }
@@ -92,6 +98,11 @@ func (a *Addresses) Allocate(ctx context.Context, b *persistence.Batch, w Want, 
 				if _, ok := g.read[string(poolKey(p.ID))]; !ok {
 					b.Require(persistence.IfValue(poolKey(p.ID), p.raw)).Put(stampKey(p.ID), []byte(persistence.NewID()))
 					g.read[string(poolKey(p.ID))] = p.raw
+					for _, d := range p.DNS {
+						if !slices.Contains(g.DNS, d) {
+							g.DNS = append(g.DNS, d)
+						}
+					}
 				}
 			}
 			for _, addr := range picked {

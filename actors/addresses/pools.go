@@ -86,6 +86,9 @@ type Deps struct {
 	// Cooldown is how long a released address stays held (0: DefaultCooldown; a
 	// negative one frees it at once).
 	Cooldown time.Duration
+	// DNS is the server the tenants' reverse names are pushed to; nil: they are only
+	// stored.
+	DNS ReverseDNS
 }
 
 // Addresses is the service of the pools and their allocations. Pools are written
@@ -95,6 +98,7 @@ type Addresses struct {
 	rt       *kit.Runtime
 	store    persistence.Store
 	cooldown time.Duration
+	dns      ReverseDNS
 	// clock is time.Now but in tests that move time past a cool-down.
 	clock func() time.Time
 }
@@ -111,7 +115,7 @@ func Start(d Deps) *Addresses {
 	case cooldown < 0:
 		cooldown = 0
 	}
-	return &Addresses{rt: d.Runtime, store: d.Runtime.Store, cooldown: cooldown, clock: time.Now}
+	return &Addresses{rt: d.Runtime, store: d.Runtime.Store, cooldown: cooldown, dns: d.DNS, clock: time.Now}
 }
 
 // Get returns one pool.

@@ -19,7 +19,8 @@ const DefaultCooldown = 24 * time.Hour
 // record lists them): each allocation record that still names the machine gets its
 // ReleasedAt, required as it was read, so that the release lands with the delete of
 // the machine's record in the caller's batch. A record already released, or held by
-// another machine (taken over after an earlier release), is left alone.
+// another machine (taken over after an earlier release), is left alone. An address's
+// reverse name is cleared with it, and deleted from the DNS server (see unpublish).
 func (a *Addresses) Release(ctx context.Context, b *persistence.Batch, id string, addrs []hypervisor.Address) error {
 	now := a.now()
 	for _, ad := range addrs {
@@ -38,7 +39,8 @@ func (a *Addresses) Release(ctx context.Context, b *persistence.Batch, id string
 		if al.MachineID != id || al.ReleasedAt != nil {
 			continue
 		}
-		al.ReleasedAt = &now
+		a.unpublish(ctx, al)
+		al.ReleasedAt, al.PTR = &now, ""
 		val, err := persistence.Encode(allocVersion, &al)
 		if err != nil {
 			return err

@@ -709,6 +709,9 @@ func (e *machineEntity) Handle(ctx *kit.Ctx, msg any) {
 	case *unsuspendBilling:
 		c, err := e.unsuspendBilling()
 		respond(ctx, c, err)
+	case *changeAddresses:
+		got, err := e.changeAddresses(m)
+		respond(ctx, got, err)
 	case *assignTenant:
 		next := *e.rec
 		next.TenantID = m.TenantID

@@ -23,6 +23,7 @@ func init() {
 	kit.Wire("machines.markTerminate", 1, (*markTerminate)(nil))
 	kit.Wire("machines.cancelTerminate", 1, (*cancelTerminate)(nil))
 	kit.Wire("machines.firewallPushed", 1, (*firewallPushed)(nil))
+	kit.Wire("machines.changeAddresses", 1, (*changeAddresses)(nil))
 	// Its answers (and capacity.Changed and tasks.Task, registered by
 	// their packages under their names of before, machines.changed and machines.Task).
 	kit.Wire("machines.Machine", 1, Machine{})

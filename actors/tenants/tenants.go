@@ -847,7 +847,7 @@ func (e *tenantEntity) createMachine(ctx *kit.Ctx, s MachineSpec, st *kit.Stamp)
 	e.provision(ctx, st, need, wantOf(s), func(actx context.Context, b *persistence.Batch, id string, g addresses.Grant) (*machines.Creation, error) {
 		return e.sys.Machines.AddCreateAs(actx, b, id, e.id, hypervisor.CreateSpec{Name: s.Name, Node: s.Node, TemplateID: s.TemplateID,
 			CPUCores: s.CPUCores, MemoryMB: s.MemoryMB, DiskGB: s.DiskGB, Password: s.Password, SSHKeys: s.SSHKeys, Start: true,
-			Addresses: g.Addresses}, s.PlanID)
+			Addresses: g.Addresses, Nameservers: g.DNS}, s.PlanID)
 	})
 }
 

@@ -120,7 +120,11 @@ func MachineFields(w *tabwriter.Writer, m *client.Machine) {
 		output.Field(w, "Interface "+ic.ID, fmt.Sprintf("%s on %s, addresses %s", ic.MAC, ic.Bridge, ips))
 	}
 	for _, ad := range m.Addresses {
-		output.Field(w, fmt.Sprintf("IPv%d", ad.Version), fmt.Sprintf("%s/%d via %s (pool %s)", ad.Address, ad.Prefix, ad.Gateway, ad.Pool))
+		line := fmt.Sprintf("%s/%d via %s (pool %s)", ad.Address, ad.Prefix, ad.Gateway, ad.Pool)
+		if ad.PTR != "" {
+			line += ", reverse name " + ad.PTR
+		}
+		output.Field(w, fmt.Sprintf("IPv%d", ad.Version), line)
 	}
 	if m.Firewall != nil {
 		fw := m.Firewall.State

@@ -234,6 +234,8 @@ type MachineAddress struct {
 	Version int64  `json:"version"`
 	// Pool is the id of the pool the address is from.
 	Pool string `json:"pool"`
+	// PTR is the address's reverse DNS name (SetMyMachineAddressPTR); empty: none.
+	PTR string `json:"ptr,omitempty"`
 }
 
 // MachineSpec is the body of CreateMachine: a plan (PlanID) or the three sizes.

@@ -124,6 +124,8 @@ type Machines interface {
 	// A machine's termination (delete with its snapshots and backups, after a grace).
 	Terminate(ctx context.Context, id string) (machines.Machine, error)
 	CancelTerminate(ctx context.Context, id string) (machines.Machine, error)
+	// A change of the addresses a machine holds (an address's reverse name).
+	ChangeAddresses(ctx context.Context, id string, tenant *string, c machines.AddressChange) (machines.Machine, error)
 	// CounterRetries is for /metrics (vmplane_usage_counter_retries_total).
 	CounterRetries() uint64
 }

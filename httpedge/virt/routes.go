@@ -93,6 +93,7 @@ func (h *handlers) routes(prefix string) []api.Route {
 	}
 	routes = append(routes, h.media.Routes(prefix+"/vms/{id}", tag, api.AdminOnly, nil)...)
 	routes = append(routes, h.billingRoutes(prefix)...)
+	routes = append(routes, AddressRoutes(prefix+"/vms/{id}", "id", tag, api.AdminOnly, nil, h.svc, func(c *api.Call) (*string, error) { return c.Scope(), nil })...)
 	routes = append(routes, h.usageRoutes(prefix, tag)...)
 	routes = append(routes, h.restoreRoutes(prefix, tag)...)
 	for i := range routes {

@@ -245,6 +245,9 @@ func (d *Driver) shapeClone(ctx context.Context, spec hypervisor.CreateSpec, tpl
 		} else if cfg["ipconfig0"] == "" {
 			body["ipconfig0"] = "ip=dhcp"
 		}
+		if len(spec.Nameservers) > 0 {
+			body["nameserver"] = strings.Join(spec.Nameservers, " ")
+		}
 		if spec.Password != "" {
 			body["cipassword"] = spec.Password
 		}

@@ -115,14 +115,15 @@ func (d *Driver) Create(ctx context.Context, spec hypervisor.CreateSpec) (hyperv
 			state = hypervisor.StateRunning
 		}
 		hm := hypervisor.Machine{
-			VMID:       vmid,
-			Name:       name,
-			Node:       nodeID,
-			State:      state,
-			CPUCores:   spec.CPUCores,
-			MemoryMB:   spec.MemoryMB,
-			Disks:      []hypervisor.Disk{{ID: "scsi0", Storage: DefaultStorage, SizeGB: max(spec.DiskGB, tpl.DiskGB)}},
-			TemplateID: tpl.ID,
+			VMID:        vmid,
+			Name:        name,
+			Node:        nodeID,
+			State:       state,
+			CPUCores:    spec.CPUCores,
+			MemoryMB:    spec.MemoryMB,
+			Disks:       []hypervisor.Disk{{ID: "scsi0", Storage: DefaultStorage, SizeGB: max(spec.DiskGB, tpl.DiskGB)}},
+			TemplateID:  tpl.ID,
+			Nameservers: append([]string(nil), spec.Nameservers...),
 		}
 		if len(spec.Addresses) > 0 {
 			// The addresses vmplane gave the machine are net0's, as cloud-init would

@@ -9,7 +9,8 @@
 # its tests), and the test helpers apptest, hypervisortest, leakcheck, testwait, kittest,
 # wiretest, etcdtest (the embedded etcd), storetest (the stores' conformance suite),
 # mailtest (the SMTP server of the mail tests), ssotest (the OpenID Connect provider of
-# the single sign-on tests) and the Proxmox fake pvefake.
+# the single sign-on tests), pdnstest (the PowerDNS server of the reverse DNS tests) and
+# the Proxmox fake pvefake.
 # deadcode.allow lists the deliberate exceptions, each with its reason; an entry that no
 # longer matches a finding fails too, so the list does not outlive its reasons.
 set -euo pipefail
@@ -22,7 +23,7 @@ findings() { "$deadcode" "$@" | sed -E 's/^([^:]+):[0-9]+:[0-9]+: unreachable fu
 
 found=$( {
 	findings -test ./...
-	findings ./... | grep -Ev '^(client|app/apptest|hypervisor/hypervisortest|hypervisor/proxmox/pvefake|internal/leakcheck|internal/testwait|actors/kit/kittest|actors/kit/wiretest|internal/etcdtest|persistence/storetest|mailer/mailtest|sso/ssotest)/'
+	findings ./... | grep -Ev '^(client|app/apptest|hypervisor/hypervisortest|hypervisor/proxmox/pvefake|internal/leakcheck|internal/testwait|actors/kit/kittest|actors/kit/wiretest|internal/etcdtest|persistence/storetest|mailer/mailtest|sso/ssotest|pdns/pdnstest)/'
 } | sort -u)
 allowed=$(grep -Ev '^[[:space:]]*(#|$)' "$allow" | awk '{print $1, $2}' | sort -u)
 

@@ -109,21 +109,31 @@ func (c VM) Headless() bool {
 	return typ == "none" || strings.HasPrefix(typ, "serial")
 }
 
+// Nameservers reads cloud-init's "nameserver", resolvers separated by spaces; nil for
+// none.
+func (c VM) Nameservers() []string {
+	if f := strings.Fields(c["nameserver"]); len(f) > 0 {
+		return f
+	}
+	return nil
+}
+
 // Machine assembles a machine from its config.
 func Machine(vmid int, node string, state hypervisor.State, cfg VM) hypervisor.Machine {
 	m := hypervisor.Machine{
-		VMID:       vmid,
-		Name:       cfg["name"],
-		Node:       node,
-		State:      state,
-		CPUCores:   cfg.CPUCores(),
-		MemoryMB:   cfg.MemoryMB(),
-		TemplateID: cfg.TemplateID(),
-		Media:      cfg.Media(),
-		BootOrder:  cfg.BootOrder(),
-		Headless:   cfg.Headless(),
-		Disks:      []hypervisor.Disk{},
-		Interfaces: []hypervisor.Interface{},
+		VMID:        vmid,
+		Name:        cfg["name"],
+		Node:        node,
+		State:       state,
+		CPUCores:    cfg.CPUCores(),
+		MemoryMB:    cfg.MemoryMB(),
+		TemplateID:  cfg.TemplateID(),
+		Media:       cfg.Media(),
+		BootOrder:   cfg.BootOrder(),
+		Headless:    cfg.Headless(),
+		Nameservers: cfg.Nameservers(),
+		Disks:       []hypervisor.Disk{},
+		Interfaces:  []hypervisor.Interface{},
 	}
 	if m.Name == "" {
 		m.Name = fmt.Sprintf("vm-%d", vmid) // the name Create gives an unnamed machine

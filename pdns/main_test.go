@@ -1,0 +1,10 @@
+package pdns_test
+
+import (
+	"testing"
+
+	"github.com/vmplane/vmplane/internal/leakcheck"
+)
+
+// TestMain fails the package's tests when a goroutine one of them started outlives it.
+func TestMain(m *testing.M) { leakcheck.Main(m) }
