@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/vmplane/vmplane/actors/machines/media"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 )
@@ -147,7 +148,7 @@ func (op Operation) validate() error {
 	case OpBackup, OpSnapshot, OpSnapshotRollback, OpSnapshotDelete, OpRestore:
 		return validateMachineOp(op)
 	case OpMountISO, OpEjectISO, OpBootOrder, OpRescue:
-		return validateMediaOp(op)
+		return media.Validate(op.Type, op.Change)
 	case OpDestroy, OpCreate:
 	case OpResize:
 		if op.Config == nil && op.DiskGrowGB <= 0 && op.PlanID == nil {
@@ -186,7 +187,7 @@ func (op Operation) checkAgainst(m *Machine) error {
 			return ErrNoDiskToGrow()
 		}
 	case OpRescue, OpMountISO, OpEjectISO, OpBootOrder:
-		if err := checkMediaOp(op, m); err != nil {
+		if err := media.Check(op.Type, op.Change, m.Rescue); err != nil {
 			return err
 		}
 	}

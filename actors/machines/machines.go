@@ -19,6 +19,7 @@ import (
 	"github.com/vmplane/vmplane/actors/machines/capacity"
 	"github.com/vmplane/vmplane/actors/machines/counters"
 	"github.com/vmplane/vmplane/actors/machines/listcache"
+	"github.com/vmplane/vmplane/actors/machines/media"
 	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
@@ -228,13 +229,9 @@ type Operation struct {
 	BackupID   string `json:"backup_id,omitempty"`
 	Archive    string `json:"archive,omitempty"`
 	StartAfter bool   `json:"start_after,omitempty"`
-	// ISO is the image a mount or a rescue puts into the drive, BootOrder the order
-	// a boot order change (or the end of rescue) sets, Rescue whether a rescue turns
-	// it on and PrevBoot the boot order from before it (media.go).
-	ISO       *MountedISO `json:"iso,omitempty"`
-	BootOrder []string    `json:"boot_order,omitempty"`
-	Rescue    *bool       `json:"rescue,omitempty"`
-	PrevBoot  []string    `json:"prev_boot,omitempty"`
+	// Change is a media operation's (actors/machines/media): the image, the boot
+	// order, rescue on or off.
+	media.Change
 	// Purge, on a destroy, deletes the machine's snapshots and backups first: a
 	// termination's (Terminate), which starts only when it is due.
 	Purge bool `json:"purge,omitempty"`
@@ -773,7 +770,7 @@ func (e *machineEntity) start(ctx *kit.Ctx, m *startOp) {
 		ctx.Fail(err)
 		return
 	}
-	prepareMediaOp(&m.Op, e.rec)
+	media.Prepare(m.Op.Type, &m.Op.Change, e.rec.BootOrder, e.rec.RescueBoot)
 	now := time.Now().UTC()
 	taskID := m.TaskID
 	if taskID == "" {
@@ -1043,7 +1040,7 @@ func execute(ctx context.Context, d hypervisor.Driver, ref hypervisor.Ref, op Op
 	case OpSnapshot, OpSnapshotRollback, OpSnapshotDelete, OpRestore:
 		hm, result, err = executeMachineOp(ctx, d, ref, op)
 	case OpMountISO, OpEjectISO, OpBootOrder, OpRescue:
-		hm, result, err = executeMediaOp(ctx, d, ref, op)
+		hm, result, err = media.Execute(ctx, d, ref, op.Type, op.Change)
 	case OpDestroy:
 		// A machine whose provisioning failed has nothing on the hypervisor (vmid 0),
 		// and one already gone is as good as destroyed: either way the record goes.
@@ -1147,8 +1144,9 @@ func (e *machineEntity) finish(d *opDone) {
 	if op != nil && op.Type == OpResize && op.PlanID != nil && d.Err == nil {
 		next.PlanID = kit.Ptr(*op.PlanID)
 	}
-	if d.Err == nil {
-		finishMediaOp(&next, op)
+	if d.Err == nil && op != nil {
+		f := media.Finish(op.Type, op.Change, next.Media, next.Rescue, next.RescueBoot)
+		next.Media, next.Rescue, next.RescueBoot = f.Media, f.Rescue, f.RescueBoot
 	}
 	next.UpdatedAt = now
 	extra := putOnDemandBackup(onDemandBackup(&next, op, task))
@@ -1225,7 +1223,7 @@ func applyObserved(m *Machine, hm hypervisor.Machine) {
 	if hm.TemplateID != "" {
 		m.TemplateID = hm.TemplateID
 	}
-	observeMedia(m, hm)
+	m.Media, m.BootOrder = media.Observe(m.Media, hm)
 	m.Display = !hm.Headless
 }
 
@@ -1402,7 +1400,7 @@ func reached(hm hypervisor.Machine, op Operation, diskBefore int) bool {
 			(c.CPUCores == 0 || c.CPUCores == hm.CPUCores) && (c.MemoryMB == 0 || c.MemoryMB == hm.MemoryMB) &&
 			hm.DiskGB() >= c.DiskGB && (!c.Start || hm.State == hypervisor.StateRunning)
 	case OpMountISO, OpEjectISO, OpBootOrder, OpRescue:
-		return reachedMedia(hm, op)
+		return media.Reached(hm, op.Type, op.Change)
 	case OpRestoreNew:
 		return reachedRestoreNew(hm, op)
 	}

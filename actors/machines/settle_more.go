@@ -12,39 +12,6 @@ import (
 	"github.com/vmplane/vmplane/hypervisor"
 )
 
-// reachedMedia reports whether the machine shows a media operation (mount, eject, boot
-// order, rescue) as done: its drive and boot order are what the operation set.
-func reachedMedia(hm hypervisor.Machine, op Operation) bool {
-	boot := hm.BootOrder
-	if len(boot) == 0 {
-		boot = hypervisor.DefaultBootOrder
-	}
-	switch op.Type {
-	case OpMountISO:
-		return op.ISO != nil && hm.Media == op.ISO.File
-	case OpEjectISO:
-		return hm.Media == ""
-	case OpBootOrder:
-		return slices.Equal(boot, op.BootOrder)
-	case OpRescue:
-		if op.Rescue == nil {
-			return false
-		}
-		if *op.Rescue {
-			// Rescue on ends with the image in the drive, the CD-ROM first and the
-			// machine started.
-			return op.ISO != nil && hm.Media == op.ISO.File && len(boot) > 0 && boot[0] == hypervisor.BootCDROM &&
-				hm.State == hypervisor.StateRunning
-		}
-		want := op.BootOrder
-		if len(want) == 0 {
-			want = hypervisor.DefaultBootOrder
-		}
-		return hm.Media == "" && slices.Equal(boot, want)
-	}
-	return false
-}
-
 // reachedSnapshot reports whether a machine's snapshot list shows a snapshot
 // operation as done: the snapshot taken is there (its name was free when the task
 // began, so it is the task's), the one deleted is gone. A rollback leaves no trace in

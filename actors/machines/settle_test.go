@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/actors/machines/media"
 	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/persistence"
@@ -67,16 +68,16 @@ func TestReachedTellsMediaAndSnapshotsDone(t *testing.T) {
 		op   Operation
 		want bool
 	}{
-		"mount in place":         {rescued, Operation{Type: OpMountISO, ISO: iso}, true},
-		"mount not yet":          {plain, Operation{Type: OpMountISO, ISO: iso}, false},
+		"mount in place":         {rescued, Operation{Type: OpMountISO, Change: media.Change{ISO: iso}}, true},
+		"mount not yet":          {plain, Operation{Type: OpMountISO, Change: media.Change{ISO: iso}}, false},
 		"eject done":             {plain, Operation{Type: OpEjectISO}, true},
 		"eject not yet":          {rescued, Operation{Type: OpEjectISO}, false},
-		"boot order set":         {plain, Operation{Type: OpBootOrder, BootOrder: []string{"disk", "net"}}, true},
-		"boot order not yet":     {plain, Operation{Type: OpBootOrder, BootOrder: []string{"net", "disk"}}, false},
-		"rescue on":              {rescued, Operation{Type: OpRescue, Rescue: &on, ISO: iso}, true},
-		"rescue on, not started": {func() hypervisor.Machine { m := rescued; m.State = hypervisor.StateStopped; return m }(), Operation{Type: OpRescue, Rescue: &on, ISO: iso}, false},
-		"rescue off":             {plain, Operation{Type: OpRescue, Rescue: &off, BootOrder: []string{"disk", "net"}}, true},
-		"rescue off, not yet":    {rescued, Operation{Type: OpRescue, Rescue: &off, BootOrder: []string{"disk", "net"}}, false},
+		"boot order set":         {plain, Operation{Type: OpBootOrder, Change: media.Change{BootOrder: []string{"disk", "net"}}}, true},
+		"boot order not yet":     {plain, Operation{Type: OpBootOrder, Change: media.Change{BootOrder: []string{"net", "disk"}}}, false},
+		"rescue on":              {rescued, Operation{Type: OpRescue, Change: media.Change{Rescue: &on, ISO: iso}}, true},
+		"rescue on, not started": {func() hypervisor.Machine { m := rescued; m.State = hypervisor.StateStopped; return m }(), Operation{Type: OpRescue, Change: media.Change{Rescue: &on, ISO: iso}}, false},
+		"rescue off":             {plain, Operation{Type: OpRescue, Change: media.Change{Rescue: &off, BootOrder: []string{"disk", "net"}}}, true},
+		"rescue off, not yet":    {rescued, Operation{Type: OpRescue, Change: media.Change{Rescue: &off, BootOrder: []string{"disk", "net"}}}, false},
 		"restore":                {plain, Operation{Type: OpRestore, BackupID: "B", Archive: "a"}, false},
 	} {
 		if got := reached(c.hm, c.op, 0); got != c.want {
