@@ -51,7 +51,7 @@ func (d *Driver) ImportISO(ctx context.Context, spec hypervisor.ISOSpec) (hyperv
 		return hypervisor.ISO{}, hypervisor.NewError(hypervisor.ErrChecksumMismatch, "%s of %s is %s, not %s", algo, spec.Name, got, want)
 	}
 	iso := hypervisor.ISO{Name: spec.Name, SizeBytes: n, Checksum: algo + ":" + want}
-	err = d.run(ctx, op{name: OpImportISO, apply: func() error {
+	err = d.run(ctx, op{name: OpImportISO, world: true, apply: func() error {
 		d.isos = cloneISOs(d.isos)
 		d.isos[iso.Name] = iso
 		d.touchWorldLocked()
@@ -70,7 +70,7 @@ func cloneISOs(m map[string]hypervisor.ISO) map[string]hypervisor.ISO {
 // DeleteISO forgets an image. Machines that hold it keep it in their drive, as a
 // Proxmox VM's config keeps naming a volume deleted under it.
 func (d *Driver) DeleteISO(ctx context.Context, name string) error {
-	return d.run(ctx, op{name: OpDeleteISO, apply: func() error {
+	return d.run(ctx, op{name: OpDeleteISO, world: true, apply: func() error {
 		if _, ok := d.isos[name]; ok {
 			d.isos = cloneISOs(d.isos)
 			delete(d.isos, name)

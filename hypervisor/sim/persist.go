@@ -146,6 +146,8 @@ type flush struct {
 	// record is not written again from memory, which may be older than the store,
 	// but read again.
 	stored int
+	// storedWorld is stored's for the world record (Driver.changeStored with vmid 0).
+	storedWorld bool
 }
 
 // commitLocked hands every changed record to the store, in the state it is in now, and
@@ -280,6 +282,10 @@ func (d *Driver) writtenLocked(f *flush, err error) {
 	if f.stored != 0 {
 		delete(f.held.Machines, f.stored)
 		d.stale.Mark(string(world.MachineKey(f.stored)))
+	}
+	if f.storedWorld {
+		f.held.World = false
+		d.stale.Mark(string(world.WorldKey()))
 	}
 	d.dirty.Merge(f.held)
 }

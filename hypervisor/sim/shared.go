@@ -340,12 +340,16 @@ func (d *Driver) claimNew(ctx context.Context, insert, pick func() (int, error))
 // change this one had not read yet. So on a shared store the record is read from
 // the store, put into memory as read, edited by fn, and written only if the store
 // still holds what was read (IfValue, or IfAbsent); when another write came first,
-// the edit is made again on the record now stored, up to maxClaims times.
+// the edit is made again on the record now stored, up to maxClaims times. vmid 0 is
+// the world record (the ISO storage), which two members' imports edit alike.
 func (d *Driver) changeStored(ctx context.Context, vmid int, fn func() error) error {
 	if !d.shared.Load() {
 		return d.change(fn)
 	}
 	key := string(world.MachineKey(vmid))
+	if vmid == 0 {
+		key = string(world.WorldKey())
+	}
 	for tries := 1; ; tries++ {
 		d.catchUp()
 		t, store := d.readTicket()
@@ -363,6 +367,9 @@ func (d *Driver) changeStored(ctx context.Context, vmid int, fn func() error) er
 			// and memory must not lose it. Read again once it landed.
 			d.mu.Unlock()
 			if tries == maxClaims {
+				if vmid == 0 {
+					return hypervisor.NewError(hypervisor.ErrLocked, "the simulated cluster's storage is being written; try again")
+				}
 				return hypervisor.NewError(hypervisor.ErrLocked, "machine %d is being written; try again", vmid)
 			}
 			if err := pause(ctx); err != nil {
@@ -382,7 +389,7 @@ func (d *Driver) changeStored(ctx context.Context, vmid int, fn func() error) er
 		}
 		f := d.commitLocked(cond)
 		if f != nil {
-			f.stored = vmid
+			f.stored, f.storedWorld = vmid, vmid == 0
 		}
 		d.mu.Unlock()
 		derr := d.durable(f)

@@ -2,8 +2,12 @@ package sim
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"sync"
@@ -512,6 +516,43 @@ func TestSharedTaskKeepsOtherMembersFirewallPush(t *testing.T) {
 			if fw := reader.Firewall(m.VMID); len(fw) != 1 || len(got.Interfaces) == 0 || !got.Interfaces[0].Firewall {
 				t.Errorf("after the owner's task, the rules are %v and the interfaces %+v; want the pushed rule, with the firewall on", fw, got.Interfaces)
 			}
+		})
+	}
+}
+
+// Images imported at once on two members are all kept: the world record (the ISO
+// storage) is changed as stored, as a machine's is. Written from each member's memory,
+// the later write took back the images of the other member it had not read yet.
+func TestSharedConcurrentISOImportsKeepEveryImage(t *testing.T) {
+	ms := members(t, 2, Config{Seed: 1, OpDelay: -1})
+	content := []byte("an image")
+	file := filepath.Join(t.TempDir(), "image.iso")
+	if err := os.WriteFile(file, content, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(content)
+	checksum := "sha256:" + hex.EncodeToString(sum[:])
+	const each = 8
+	var wg sync.WaitGroup
+	for i, d := range ms {
+		for j := range each {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				name := fmt.Sprintf("m%d-%d.iso", i, j)
+				if _, err := d.ImportISO(bg, hypervisor.ISOSpec{Name: name, Checksum: checksum, File: file}); err != nil {
+					t.Errorf("import %s: %v", name, err)
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	for i, d := range ms {
+		testwait.Eventually(t, fmt.Sprintf("member %d to hold all %d images", i, 2*each), func() bool {
+			d.catchUp()
+			d.mu.Lock()
+			defer d.mu.Unlock()
+			return len(d.isos) == 2*each
 		})
 	}
 }

@@ -325,6 +325,9 @@ type op struct {
 	name   string // failure-injection and lock name: "start", "migrate", ...
 	vmid   int    // machine the operation is about: lock key and failure-injection match
 	noLock bool   // for operations that do not lock the machine (deleting a backup)
+	// world says the operation changes the world record (the ISO storage), which on a
+	// shared store is changed as stored, as a machine's record is.
+	world bool
 	// check validates under d.mu, before the delay and again after it, because hooks
 	// (CrashMachine, SetNodeStatus, RemoveMachine) may change the cluster meanwhile.
 	check func() error
@@ -378,6 +381,10 @@ func (d *Driver) run(ctx context.Context, o op) error {
 	change := d.change
 	if o.vmid != 0 && waitErr == nil {
 		change = func(fn func() error) error { return d.changeStored(ctx, o.vmid, fn) }
+	} else if o.world && waitErr == nil {
+		// Two members importing images at once would each write the world from
+		// memory, and the later write would lose the other's image.
+		change = func(fn func() error) error { return d.changeStored(ctx, 0, fn) }
 	}
 	if d.editing != nil {
 		apply := o.apply
