@@ -67,19 +67,24 @@ func (s *System) trafficOverage(action string, throttleMbps int) *traffic.Overag
 			}
 			return *a, true, nil
 		},
-		Exceeded: func(ctx context.Context, e traffic.Exceeded) (string, error) {
+		Exceeded: func(ctx context.Context, e traffic.Exceeded) (traffic.Taken, error) {
 			m, err := s.Machines.Get(ctx, e.MachineID, nil)
 			if err != nil {
-				return "", err
+				return traffic.Taken{}, err
 			}
+			taken := traffic.Taken{Action: action}
 			switch action {
 			case OverageThrottle:
-				if err := s.setRate(ctx, m, throttleMbps); err != nil {
-					return "", err
+				taken.PriorRates = make(map[string]int, len(m.Interfaces))
+				for _, nic := range m.Interfaces {
+					taken.PriorRates[nic.ID] = nic.RateMbps
+				}
+				if err := s.setRates(ctx, m, func(string) int { return throttleMbps }); err != nil {
+					return traffic.Taken{}, err
 				}
 			case OverageSuspend:
 				if _, err := s.Machines.SuspendBilling(ctx, m.ID, overageReason(e.Month), machines.BillingStop); err != nil {
-					return "", err
+					return traffic.Taken{}, err
 				}
 			}
 			s.Alerts.Notify(alerts.AlertRaise{Kind: alerts.AlertTrafficExceeded, Severity: alerts.SeverityWarning,
@@ -87,9 +92,9 @@ func (s *System) trafficOverage(action string, throttleMbps int) *traffic.Overag
 				Message: fmt.Sprintf("machine %s moved %d bytes in %s, past its plan's %d (action: %s)",
 					m.Name, e.Used.Total(), e.Month, e.AllowanceBytes, action)})
 			s.Events.Publish(events.EventMachineTrafficExceeded, m.TenantID, TrafficExceeded{Exceeded: e, Action: action})
-			return action, nil
+			return taken, nil
 		},
-		MonthEnded: func(ctx context.Context, e traffic.Exceeded, action string) error {
+		MonthEnded: func(ctx context.Context, e traffic.Exceeded, taken traffic.Taken) error {
 			m, err := s.Machines.Get(ctx, e.MachineID, nil)
 			if errors.Is(err, apierr.ErrNotFound) {
 				return nil // gone: nothing to undo
@@ -97,15 +102,23 @@ func (s *System) trafficOverage(action string, throttleMbps int) *traffic.Overag
 			if err != nil {
 				return err
 			}
-			switch action {
+			switch taken.Action {
 			case OverageThrottle:
-				rate := 0
+				// The rates the interfaces had before (an overage recorded before they
+				// were kept, or an interface added since: the plan's).
+				planRate := 0
 				if m.PlanID != nil {
 					if p, err := s.Plans.Get(ctx, *m.PlanID); err == nil && p.RateMbps != nil {
-						rate = *p.RateMbps
+						planRate = *p.RateMbps
 					}
 				}
-				if err := s.setRate(ctx, m, rate); err != nil {
+				rate := func(nic string) int {
+					if r, ok := taken.PriorRates[nic]; ok {
+						return r
+					}
+					return planRate
+				}
+				if err := s.setRates(ctx, m, rate); err != nil {
 					return err
 				}
 			case OverageSuspend:
@@ -127,13 +140,15 @@ type TrafficExceeded struct {
 	Action string `json:"action"`
 }
 
-// setRate sets the rate limit of every interface of the machine, as a task.
-func (s *System) setRate(ctx context.Context, m machines.Machine, mbps int) error {
+// setRates sets the rate limit of every interface of the machine to rate(its id), as
+// a task.
+func (s *System) setRates(ctx context.Context, m machines.Machine, rate func(nic string) int) error {
 	if len(m.Interfaces) == 0 {
 		return nil
 	}
 	changes := make([]hypervisor.InterfaceChange, len(m.Interfaces))
 	for i, nic := range m.Interfaces {
+		mbps := rate(nic.ID)
 		changes[i] = hypervisor.InterfaceChange{ID: nic.ID, RateMbps: &mbps}
 	}
 	_, err := s.Machines.Start(ctx, m.ID, machines.Operation{Type: machines.OpNetwork, Interfaces: changes}, nil)

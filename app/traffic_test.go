@@ -82,8 +82,8 @@ func TestTrafficCountedIntoUsage(t *testing.T) {
 
 // Past its plan's allowance, a machine is throttled once (--traffic-overage-action
 // throttle): its interfaces get the throttle's rate, the traffic_exceeded alert fires
-// and the route says so; the month's turn lifts the rate back to the plan's (none) and
-// resolves the alert.
+// and the route says so; the month's turn puts back the rate the operator had set by
+// hand before (not the plan's, none) and resolves the alert.
 func TestTrafficOverageThrottle(t *testing.T) {
 	t.Parallel()
 	s, admin := planServer(t, func(c *Config) {
@@ -94,6 +94,8 @@ func TestTrafficOverageThrottle(t *testing.T) {
 	p := s.createPlan(admin, map[string]any{"name": "nothing included", "cpu_cores": 1, "memory_mb": 1024, "disk_gb": 20, "traffic_gb": 0})
 	m := s.provision(a.Token, map[string]any{"name": "hog", "template_id": "tpl-debian-12", "plan_id": p.ID})
 	own := "/api/client/machines/" + m.ID + "/traffic"
+	s.run(req{method: "PATCH", path: "/api/virt/vms/" + m.ID + "/network", token: admin,
+		body: map[string]any{"interfaces": []map[string]any{{"id": "net0", "rate_mbps": 33}}}})
 	testwait.Eventually(t, "the machine's traffic counted", func() bool {
 		s.sync(admin)
 		return s.trafficOf(a.Token, own).TotalBytes > 0
@@ -133,7 +135,7 @@ func TestTrafficOverageThrottle(t *testing.T) {
 	if err := s.app.sys.Traffic.Check(ctx, next); err != nil {
 		t.Fatal(err)
 	}
-	testwait.Eventually(t, "the throttle lifted at the month's turn", func() bool { return rate() == 0 })
+	testwait.Eventually(t, "the throttle lifted at the month's turn, to the rate set by hand", func() bool { return rate() == 33 })
 	testwait.Eventually(t, "the alert resolved", func() bool { return firing() == 0 })
 }
 

@@ -20,13 +20,24 @@ type Overage struct {
 	// Allowance is a machine's monthly allowance in bytes, its plan's traffic_gb (ok
 	// false: none, no plan or a plan without one).
 	Allowance func(ctx context.Context, machine string) (bytes uint64, ok bool, err error)
-	// Exceeded takes the operator's action on a machine past its allowance and names
-	// it ("report", "throttle", "suspend"). It is called once per machine and month,
-	// again at the job's next run when it fails.
-	Exceeded func(ctx context.Context, e Exceeded) (action string, err error)
+	// Exceeded takes the operator's action on a machine past its allowance and says
+	// what it did. It is called once per machine and month, again at the job's next
+	// run when it fails.
+	Exceeded func(ctx context.Context, e Exceeded) (Taken, error)
 	// MonthEnded undoes, once the month is over, what Exceeded did (a throttle is
 	// lifted, the alert resolved); again at the next run when it fails.
-	MonthEnded func(ctx context.Context, e Exceeded, action string) error
+	MonthEnded func(ctx context.Context, e Exceeded, taken Taken) error
+}
+
+// Taken is the action taken on a machine past its allowance, kept with the overage
+// until the month's turn undoes it.
+type Taken struct {
+	// Action names it: "report", "throttle", "suspend".
+	Action string `json:"action"`
+	// PriorRates are the rate limits (Mbps, 0 for none) the machine's interfaces had
+	// before a throttle, by interface id: what lifting it puts back, rather than the
+	// plan's rate over a limit the operator had set by hand.
+	PriorRates map[string]int `json:"prior_rates,omitempty"`
 }
 
 // Exceeded is a machine that went past its allowance in a month.
@@ -41,8 +52,8 @@ type Exceeded struct {
 // overRecord is an overage and the action taken (traffic-over/...).
 type overRecord struct {
 	Exceeded
-	At     time.Time `json:"at"`
-	Action string    `json:"action"`
+	At time.Time `json:"at"`
+	Taken
 	// Ended: the month is over and its action was undone.
 	Ended bool `json:"ended,omitempty"`
 }
@@ -90,7 +101,7 @@ func (t *Traffic) Check(ctx context.Context, now time.Time) error {
 		if r.Ended {
 			return nil
 		}
-		if err := o.MonthEnded(ctx, r.Exceeded, r.Action); err != nil {
+		if err := o.MonthEnded(ctx, r.Exceeded, r.Taken); err != nil {
 			errs = append(errs, err)
 			return nil
 		}
@@ -124,12 +135,12 @@ func (t *Traffic) Check(ctx context.Context, now time.Time) error {
 			continue
 		}
 		e.AllowanceBytes = allowance
-		action, err := o.Exceeded(ctx, e)
+		taken, err := o.Exceeded(ctx, e)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		errs = append(errs, t.put(ctx, overKey(month, e.MachineID), nil, overRecord{Exceeded: e, At: now.UTC(), Action: action}))
+		errs = append(errs, t.put(ctx, overKey(month, e.MachineID), nil, overRecord{Exceeded: e, At: now.UTC(), Taken: taken}))
 	}
 	return errors.Join(errs...)
 }

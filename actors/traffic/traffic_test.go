@@ -3,6 +3,7 @@ package traffic
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -150,19 +151,19 @@ func (w *overWorld) deps() *Overage {
 			a, ok := w.allowance[m]
 			return a, ok, nil
 		},
-		Exceeded: func(_ context.Context, e Exceeded) (string, error) {
+		Exceeded: func(_ context.Context, e Exceeded) (Taken, error) {
 			w.mu.Lock()
 			defer w.mu.Unlock()
 			if w.fail != nil {
-				return "", w.fail
+				return Taken{}, w.fail
 			}
 			w.exceeded = append(w.exceeded, e)
-			return "throttle", nil
+			return Taken{Action: "throttle", PriorRates: map[string]int{"net0": 7}}, nil
 		},
-		MonthEnded: func(_ context.Context, e Exceeded, action string) error {
+		MonthEnded: func(_ context.Context, e Exceeded, taken Taken) error {
 			w.mu.Lock()
 			defer w.mu.Unlock()
-			w.ended = append(w.ended, e.MachineID+":"+e.Month+":"+action)
+			w.ended = append(w.ended, fmt.Sprintf("%s:%s:%s:%v", e.MachineID, e.Month, taken.Action, taken.PriorRates))
 			return nil
 		},
 	}
@@ -205,8 +206,8 @@ func TestCheckOverage(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if len(w.ended) != 1 || w.ended[0] != "a:2026-03:throttle" {
-		t.Errorf("ended: got %v; want a's March throttle once", w.ended)
+	if len(w.ended) != 1 || w.ended[0] != "a:2026-03:throttle:map[net0:7]" {
+		t.Errorf("ended: got %v; want a's March throttle once, with the rates it kept", w.ended)
 	}
 	if o, _ := tr.Over(ctx, "a", next); o != nil {
 		t.Errorf("Over(a) in April: got %+v; want none", o)
