@@ -264,7 +264,7 @@ func Start(opts Options) (*System, error) {
 	}
 	ms := machines.Start(machines.Deps{Runtime: s.rt, Driver: s.driver, Events: s.Events, Alerts: s.Alerts,
 		TenantExists: s.tenantExists, Counting: opts.Counting, TerminateGrace: opts.TerminateGrace,
-		ReleaseAddresses: s.Addresses.Release,
+		ReleaseAddresses: s.Addresses.Release, ReassignAddresses: s.Addresses.Reassign,
 		ChangeAddresses: func(ctx context.Context, b *persistence.Batch, machine string, have []hypervisor.Address, c machines.AddressChange) ([]hypervisor.Address, error) {
 			return s.Addresses.SetPTR(ctx, b, machine, have, c.Address, c.PTR)
 		},

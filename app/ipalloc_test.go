@@ -14,6 +14,7 @@ import (
 	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/persistence"
 	"github.com/vmplane/vmplane/internal/testwait"
 )
 
@@ -75,6 +76,29 @@ func TestIPPoolAllocationOnCreate(t *testing.T) {
 	}
 	// A pool that hands out addresses is not deleted.
 	expect(t, s.do(req{method: "DELETE", path: "/api/resources/ip-pools/" + v4.ID, token: admin}), 409, "conflict")
+
+	// A machine moved to another tenant takes its addresses along.
+	other := s.tenant(admin, "Moved to", nil)
+	expect(t, s.do(req{method: "PATCH", path: "/api/resources/machines/" + m.ID, token: admin, body: map[string]any{"tenant_id": other.ID}}), 200, "")
+	held := 0
+	if err := s.app.System().Store().Scan(context.Background(), []byte("ip-alloc/"), nil, 0, func(_, v []byte) error {
+		var al struct {
+			MachineID string  `json:"machine_id"`
+			TenantID  *string `json:"tenant_id"`
+		}
+		if _, err := persistence.Decode(v, &al); err != nil {
+			return err
+		}
+		if al.MachineID == m.ID {
+			held++
+			if al.TenantID == nil || *al.TenantID != other.ID {
+				t.Errorf("allocation of the moved machine names tenant %v; want %s", al.TenantID, other.ID)
+			}
+		}
+		return nil
+	}); err != nil || held != 2 {
+		t.Fatalf("allocations of the moved machine: %d, %v; want 2", held, err)
+	}
 
 	deleted := time.Now()
 	s.run(req{method: "DELETE", path: "/api/resources/machines/" + m.ID, token: admin})

@@ -23,6 +23,22 @@ const DefaultCooldown = 24 * time.Hour
 // reverse name is cleared with it, and deleted from the DNS server (see unpublish).
 func (a *Addresses) Release(ctx context.Context, b *persistence.Batch, id string, addrs []hypervisor.Address) error {
 	now := a.now()
+	return a.eachHeld(ctx, b, id, addrs, func(al *Allocation) {
+		a.unpublish(ctx, *al)
+		al.ReleasedAt, al.PTR = &now, ""
+	})
+}
+
+// Reassign puts into b, the batch that moves machine id to another tenant (nil: to
+// none), the move of the addresses it holds: an allocation names the tenant holding
+// it, and a moved machine's addresses are the new tenant's.
+func (a *Addresses) Reassign(ctx context.Context, b *persistence.Batch, id string, addrs []hypervisor.Address, tenant *string) error {
+	return a.eachHeld(ctx, b, id, addrs, func(al *Allocation) { al.TenantID = tenant })
+}
+
+// eachHeld puts into b each allocation record of addrs that machine id still holds,
+// as change leaves it, required as it was read.
+func (a *Addresses) eachHeld(ctx context.Context, b *persistence.Batch, id string, addrs []hypervisor.Address, change func(*Allocation)) error {
 	for _, ad := range addrs {
 		key := allocKey(ad.Pool, ad.Address)
 		raw, err := a.store.Get(ctx, key)
@@ -39,8 +55,7 @@ func (a *Addresses) Release(ctx context.Context, b *persistence.Batch, id string
 		if al.MachineID != id || al.ReleasedAt != nil {
 			continue
 		}
-		a.unpublish(ctx, al)
-		al.ReleasedAt, al.PTR = &now, ""
+		change(&al)
 		val, err := persistence.Encode(allocVersion, &al)
 		if err != nil {
 			return err

@@ -151,3 +151,52 @@ func TestPoolDeleteRacingAnAllocation(t *testing.T) {
 		}
 	}
 }
+
+// TestReassignMovesTheAllocationsTenant: a machine moved to another tenant takes its
+// addresses along (the allocation names the new tenant, or none), and another
+// machine's id moves nothing. It kept the old tenant before.
+func TestReassignMovesTheAllocationsTenant(t *testing.T) {
+	a, store := newTestService(t)
+	ctx := ctxFor(t)
+	if _, err := a.Create(ctx, PoolSpec{Name: "pool", CIDR: "192.0.2.0/29", Gateway: "192.0.2.1"}); err != nil {
+		t.Fatal(err)
+	}
+	old, next := "tenant-a", "tenant-b"
+	b := new(persistence.Batch)
+	g, err := a.Allocate(ctx, b, Want{IPv4: 2}, "vm-1", &old)
+	if err != nil || len(g.Addresses) != 2 {
+		t.Fatalf("allocation: %+v %v", g, err)
+	}
+	if err := store.Commit(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	tenantOf := func(ad hypervisor.Address) *string {
+		raw, err := store.Get(ctx, allocKey(ad.Pool, ad.Address))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var al Allocation
+		if _, err := persistence.Decode(raw, &al); err != nil {
+			t.Fatal(err)
+		}
+		return al.TenantID
+	}
+	b = new(persistence.Batch)
+	if err := a.Reassign(ctx, b, "vm-other", g.Addresses, &next); err != nil || len(b.Ops) != 0 {
+		t.Fatalf("reassign by another machine: %d writes, %v", len(b.Ops), err)
+	}
+	for _, to := range []*string{&next, nil} {
+		b = new(persistence.Batch)
+		if err := a.Reassign(ctx, b, "vm-1", g.Addresses, to); err != nil {
+			t.Fatal(err)
+		}
+		if err := store.Commit(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+		for _, ad := range g.Addresses {
+			if got := tenantOf(ad); (got == nil) != (to == nil) || got != nil && *got != *to {
+				t.Fatalf("%s after the move to %v: tenant %v", ad.Address, to, got)
+			}
+		}
+	}
+}

@@ -23,6 +23,19 @@ func (e *machineEntity) releaseAddresses(b *persistence.Batch) error {
 	return e.sys.releaseAddresses(ctx, b, e.id, e.rec.Addresses)
 }
 
+// reassignAddresses is what puts into the batch that moves the machine to tenant the
+// move of its addresses (nil when it holds none).
+func (e *machineEntity) reassignAddresses(tenant *string) func(*persistence.Batch) error {
+	if e.sys.reassignAddresses == nil || len(e.rec.Addresses) == 0 {
+		return nil
+	}
+	return func(b *persistence.Batch) error {
+		ctx, cancel := e.sys.rt.Work()
+		defer cancel()
+		return e.sys.reassignAddresses(ctx, b, e.id, e.rec.Addresses, tenant)
+	}
+}
+
 // AddressChange is a change of a machine's addresses, which the IP pools make (Deps.
 // ChangeAddresses): the reverse name of Address set to PTR, "" clearing it.
 type AddressChange struct {

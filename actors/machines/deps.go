@@ -55,6 +55,10 @@ type Deps struct {
 	// holds (the IP pools' records, which the machines do not own), in the batch that
 	// deletes its record; nil releases nothing.
 	ReleaseAddresses func(ctx context.Context, b *persistence.Batch, machine string, addrs []hypervisor.Address) error
+	// ReassignAddresses puts into b the move of the pool addresses a machine holds to
+	// another tenant (nil: none), in the batch that moves the machine; nil moves
+	// nothing.
+	ReassignAddresses func(ctx context.Context, b *persistence.Batch, machine string, addrs []hypervisor.Address, tenant *string) error
 	// ChangeAddresses makes a change of a machine's addresses (ChangeAddresses) in
 	// the IP pools' records; the composition root always gives it.
 	ChangeAddresses AddressesChanger
@@ -88,7 +92,9 @@ type system struct {
 	terminateGrace time.Duration
 	// releaseAddresses is Deps' ReleaseAddresses.
 	releaseAddresses func(ctx context.Context, b *persistence.Batch, machine string, addrs []hypervisor.Address) error
-	changeAddresses  AddressesChanger
+	// reassignAddresses is Deps' ReassignAddresses.
+	reassignAddresses func(ctx context.Context, b *persistence.Batch, machine string, addrs []hypervisor.Address, tenant *string) error
+	changeAddresses   AddressesChanger
 }
 
 // Start starts the machines' and the nodes' kinds and the services around them.
@@ -96,7 +102,7 @@ func Start(d Deps) *Services {
 	s := &system{Services: &Services{}, rt: d.Runtime, store: d.Runtime.Store, driver: d.Driver,
 		log: d.Runtime.Log, Events: d.Events, Alerts: d.Alerts, tenantExists: d.TenantExists, counting: d.Counting, limits: d.Limits,
 		templates: d.TemplateExists, templateAllowed: d.TemplateAllowed, planLimits: d.PlanLimits, terminateGrace: d.TerminateGrace,
-		releaseAddresses: d.ReleaseAddresses, changeAddresses: d.ChangeAddresses}
+		releaseAddresses: d.ReleaseAddresses, reassignAddresses: d.ReassignAddresses, changeAddresses: d.ChangeAddresses}
 	s.Tasks = tasks.New(s.store)
 	s.Nodes = capacity.StartNodes(capacity.Deps{Runtime: d.Runtime, Driver: d.Driver, Alerts: d.Alerts, Overcommit: d.Overcommit,
 		Allocated: func(ctx context.Context) (map[string]capacity.Size, error) { return s.Machines.Allocated(ctx) }})

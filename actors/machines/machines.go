@@ -713,7 +713,7 @@ func (e *machineEntity) Handle(ctx *kit.Ctx, msg any) {
 		next := *e.rec
 		next.TenantID = m.TenantID
 		next.UpdatedAt = time.Now().UTC()
-		if err := e.save(&next, nil, "assign"); err != nil {
+		if err := e.saveWith(&next, nil, "assign", nil, e.reassignAddresses(m.TenantID)); err != nil {
 			ctx.Fail(err)
 			return
 		}
