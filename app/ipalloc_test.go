@@ -14,8 +14,8 @@ import (
 	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/hypervisor"
-	"github.com/vmplane/vmplane/persistence"
 	"github.com/vmplane/vmplane/internal/testwait"
+	"github.com/vmplane/vmplane/persistence"
 )
 
 // createPool creates an IP pool as the operator.
