@@ -42,3 +42,37 @@ func TestUsageRoutesScopes(t *testing.T) {
 		expect(t, s.do(req{method: "GET", path: "/api/client/usage" + bad, token: a.Token}), 400, "invalid_request")
 	}
 }
+
+// The usage of closed hours is kept, not recomputed: read twice through the API it is
+// the same, and the same again after a restart of the server on its data directory.
+func TestUsageReadTwiceAndAfterRestart(t *testing.T) {
+	t.Parallel()
+	s, admin := synced(t)
+	a := s.tenant(admin, "Billed", nil)
+	s.provision(a.Token, smallMachine)
+	hour := time.Now().UTC().Truncate(time.Hour)
+	// Close the hour the machine was made in, as the hour job does once it ended.
+	if err := s.app.sys.Usage.Close(t.Context(), hour.Add(time.Hour+time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	path := "/api/resources/tenants/" + a.ID + "/usage?from=" + hour.Add(-time.Hour).Format(time.RFC3339) +
+		"&to=" + hour.Add(time.Hour).Format(time.RFC3339)
+	read := func() string {
+		r := s.do(req{method: "GET", path: path, token: admin})
+		expect(t, r, 200, "")
+		var rep usage.UsageReport
+		r.decode(t, &rep)
+		if len(rep.Lines) != 1 || rep.Totals.Hours <= 0 {
+			t.Fatalf("usage: %+v; want the machine's line for its hour", rep)
+		}
+		return string(r.Body)
+	}
+	first := read()
+	if again := read(); again != first {
+		t.Fatalf("read twice:\n%s\n%s\nwant the same", first, again)
+	}
+	s.restart()
+	if after := read(); after != first {
+		t.Fatalf("after a restart:\n%s\nwant what was read before it:\n%s", after, first)
+	}
+}
