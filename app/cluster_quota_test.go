@@ -116,3 +116,32 @@ func TestClusterQuotaHoldsUnderConcurrentCreates(t *testing.T) {
 	}
 	countersExact(t, ms[1].app.store)
 }
+
+// On etcd, creates from a plan with an address, arriving through three members at
+// once, never share an address: each allocation is a conditional write of the
+// address's record, and a create that lost its address to another member's is made
+// again with the next free one. The pool's count is the machines'.
+func TestClusterConcurrentCreatesNeverShareAnAddress(t *testing.T) {
+	ms, _ := startCluster(t, 3)
+	admin := ms[0].adminToken()
+	ms[0].sync(admin)
+	tpl := firstTemplate(ms[0], admin)
+	pool := ms[0].createPool(admin, map[string]any{"name": "shared", "cidr": "192.0.2.0/28", "gateway": "192.0.2.1"})
+	plan := ms[1].createPlan(admin, map[string]any{"name": "one address", "cpu_cores": 1, "memory_mb": 128, "disk_gb": 10, "ipv4": 1})
+	ten := ms[2].tenant(admin, "Addressed", map[string]int{"machines": 20, "cpu_cores": 20, "memory_mb": 1 << 20, "disk_gb": 100000})
+	const n = 12 // of the /28's 13 free addresses
+	made := createsAtOnce(t, ms, ten.Token, "addr", map[string]any{"template_id": tpl, "plan_id": plan.ID}, n, n)
+	seen := map[string]string{}
+	for _, vm := range made {
+		if len(vm.Addresses) != 1 {
+			t.Fatalf("machine %s: addresses %+v; want one", vm.ID, vm.Addresses)
+		}
+		if other, ok := seen[vm.Addresses[0].Address]; ok {
+			t.Fatalf("address %s given to both %s and %s", vm.Addresses[0].Address, other, vm.ID)
+		}
+		seen[vm.Addresses[0].Address] = vm.ID
+	}
+	if got := ms[1].pool(admin, pool.ID).Allocated; got != n {
+		t.Fatalf("pool allocated: %d; want %d", got, n)
+	}
+}
