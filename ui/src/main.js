@@ -14,6 +14,7 @@ import * as icons from './icons.js';
 import './live.js';
 
 const Account = lazy(() => import('./pages/account.js'), 'Account');
+const Firewall = lazy(() => import('./pages/firewall.js'), 'Firewall');
 
 // admin holds the operator's pages once their chunk has loaded.
 const admin = signal(null);
@@ -28,7 +29,7 @@ const ready = signal(false);
 renew().catch(() => {}).finally(() => { ready.value = true; });
 
 const account = ['/account', 'Account', icons.User];
-const tenantNav = [['/machines', 'Machines', icons.Server], account];
+const tenantNav = [['/machines', 'Machines', icons.Server], ['/firewall', 'Firewall', icons.Shield], account];
 const adminNav = [['/admin/dashboard', 'Dashboard', icons.Gauge], ['/admin/machines', 'Machines', icons.Server], ['/admin/nodes', 'Nodes', icons.Nodes], account];
 
 function Page({ admin: isAdmin }) {
@@ -44,6 +45,7 @@ function Page({ admin: isAdmin }) {
     return html`<${pages.Dashboard} />`;
   }
   if ((m = match('/machines/:id', p))) return html`<${Machine} id=${m.id} />`;
+  if (match('/firewall', p)) return html`<${Firewall} />`;
   return html`<${Machines} />`;
 }
 
