@@ -12,3 +12,5 @@ export const Reboot = icon('M20 12a8 8 0 1 1-3-6.2M20 4v5h-5');
 export const Out = icon('M15 4h4v16h-4M10 8l-4 4 4 4M6 12h10');
 export const User = icon('M12 12a4 4 0 1 0 0-8 4 4 0 0 0 0 8zM4 21a8 8 0 0 1 16 0');
 export const Gauge = icon('M4 18a8 8 0 1 1 16 0M12 18l4-6');
+export const Shield = icon('M12 3l8 3v6c0 5-3.5 8-8 9-4.5-1-8-4-8-9V6z');
+export const Clock = icon('M12 21a9 9 0 1 0 0-18 9 9 0 0 0 0 18zM12 7v5l3 2');

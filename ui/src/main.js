@@ -14,6 +14,8 @@ import * as icons from './icons.js';
 import './live.js';
 
 const Account = lazy(() => import('./pages/account.js'), 'Account');
+const Firewall = lazy(() => import('./pages/firewall.js'), 'Firewall');
+const Schedules = lazy(() => import('./pages/schedules.js'), 'Schedules');
 
 // admin holds the operator's pages once their chunk has loaded.
 const admin = signal(null);
@@ -28,7 +30,7 @@ const ready = signal(false);
 renew().catch(() => {}).finally(() => { ready.value = true; });
 
 const account = ['/account', 'Account', icons.User];
-const tenantNav = [['/machines', 'Machines', icons.Server], account];
+const tenantNav = [['/machines', 'Machines', icons.Server], ['/firewall', 'Firewall', icons.Shield], ['/schedules', 'Schedules', icons.Clock], account];
 const adminNav = [['/admin/dashboard', 'Dashboard', icons.Gauge], ['/admin/machines', 'Machines', icons.Server], ['/admin/nodes', 'Nodes', icons.Nodes], account];
 
 function Page({ admin: isAdmin }) {
@@ -44,6 +46,8 @@ function Page({ admin: isAdmin }) {
     return html`<${pages.Dashboard} />`;
   }
   if ((m = match('/machines/:id', p))) return html`<${Machine} id=${m.id} />`;
+  if (match('/firewall', p)) return html`<${Firewall} />`;
+  if (match('/schedules', p)) return html`<${Schedules} />`;
   return html`<${Machines} />`;
 }
 

@@ -1,5 +1,0 @@
-import{a as l,b as p,c as $}from"./chunk-CR4Y5RIL.js";import{g as n}from"./chunk-XGWGEZEQ.js";function g({label:d,question:a,yes:e,onYes:s,disabled:m,name:f}){let[r,t]=l(!1),i=$(null),c=$(null),o=$(!1);return p(()=>{r?i.current?.focus():o.current&&c.current?.focus(),o.current=r},[r]),r?n`<span class="confirm" role="group" aria-label=${a} onKeyDown=${u=>u.key==="Escape"&&t(!1)}>
-    <span>${a}</span>
-    <button type="button" class="danger" ref=${i} data-confirm-yes=${f} onClick=${()=>{t(!1),s()}}>${e}</button>
-    <button type="button" onClick=${()=>t(!1)}>Cancel</button>
-  </span>`:n`<button type="button" ref=${c} disabled=${m} data-confirm=${f} onClick=${()=>t(!0)}>${d}</button>`}function E(d,a){let e=null,s=null;return function(f){let[,r]=l(!!e),[t,i]=l(null);if(p(()=>{if(e)return;let o=!0;return s||=d().then(u=>{e=u}),s.then(()=>o&&r(!0),u=>{s=null,o&&i(u)}),()=>{o=!1}},[]),t)return n`<p class="field-error" role="alert">Could not load this part of the page: ${String(t.message||t)}</p>`;if(!e)return n`<p aria-busy="true">Loading…</p>`;let c=e[a];return n`<${c} ...${f} />`}}export{g as a,E as b};

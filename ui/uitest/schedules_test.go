@@ -1,0 +1,84 @@
+package uitest
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// schedules is the crons of the tenant mine's schedules of a kind (power or backup).
+func (s *site) schedules(kind string) []string {
+	s.t.Helper()
+	var p struct{ Items []struct{ Cron string } }
+	s.call("GET", "/api/resources/"+kind+"-schedules?limit=100&tenant_id="+s.mine, s.admin, nil, 200, &p)
+	var out []string
+	for _, x := range p.Items {
+		out = append(out, x.Cron)
+	}
+	return out
+}
+
+// TestConsoleSchedules: a tenant user adds a power schedule from a preset (said in
+// words, with its next five runs), has a backup schedule that never fires refused
+// with the API's error next to the cron field, adds one from a raw expression, and
+// deletes the power schedule.
+func TestConsoleSchedules(t *testing.T) {
+	s := newSite(t)
+	id := s.machine("app-1")
+	ctx := tab(t)
+	signIn(t, ctx, s.srv.Base, "/schedules", "mine@example.test", userPassword)
+	form := `//form[@aria-label="New schedule"]`
+	var weekly string
+	run(t, ctx, "a weekly preset in words with its next runs",
+		chromedp.WaitVisible(`//a[@aria-current="page"][normalize-space(.)="Schedules"]`),
+		chromedp.Click(`//button[normalize-space(.)="New schedule"]`),
+		chromedp.WaitReady(form+fmt.Sprintf(`//option[@value=%q]`, id)),
+		chromedp.Click(form+`//label[normalize-space(.)="Weekly"]/input`),
+		chromedp.WaitVisible(form+`//p[@data-runs-at][normalize-space(.)="Runs at 03:00 on Monday (UTC)."]`),
+		chromedp.WaitVisible(form+`//ol[@data-next-runs][count(li)=5]`),
+		chromedp.Value(form+`//input[@name="cron"]`, &weekly),
+		chromedp.Click(form+`//label[normalize-space(.)="Daily"]/input`),
+		chromedp.WaitVisible(form+`//p[@data-runs-at][normalize-space(.)="Runs at 03:00 every day (UTC)."]`),
+		chromedp.SetValue(form+`//select[@name="action"]`, "stop"),
+		chromedp.Click(form+`//button[@type="submit"]`),
+		chromedp.WaitVisible(`//tr[@data-kind="power"][td[normalize-space(.)="stop"]]//span[@data-words][normalize-space(.)="at 03:00 every day"]`),
+	)
+	if weekly != "0 3 * * 1" {
+		t.Errorf("the weekly preset's expression is %q", weekly)
+	}
+	if got := s.schedules("power"); len(got) != 1 || got[0] != "0 3 * * *" {
+		t.Fatalf("power schedules %q", got)
+	}
+	run(t, ctx, "a backup on a day that never comes refused next to the cron field",
+		chromedp.Click(`//button[normalize-space(.)="New schedule"]`),
+		chromedp.WaitReady(form+fmt.Sprintf(`//option[@value=%q]`, id)),
+		chromedp.Click(form+`//label[normalize-space(.)="Backup"]/input`),
+		chromedp.Click(form+`//label[normalize-space(.)="Cron expression"]/input`),
+		clear(`form[aria-label="New schedule"] input[name=cron]`),
+		chromedp.SendKeys(form+`//input[@name="cron"]`, "0 0 30 2 *"),
+		chromedp.WaitVisible(form+`//p[@data-runs-at][normalize-space(.)="Runs at 00:00 on day 30 of the month in February (UTC)."]`),
+		chromedp.WaitVisible(form+`//p[normalize-space(.)="It does not run in the next five years."]`),
+		chromedp.WaitNotPresent(form+`//ol[@data-next-runs]`),
+		chromedp.Click(form+`//button[@type="submit"]`),
+		chromedp.WaitVisible(form+`//input[@name="cron"][@aria-invalid="true"]/following-sibling::span[@class="field-error"][normalize-space(.)="never fires"]`),
+	)
+	run(t, ctx, "a backup from a raw expression",
+		clear(`form[aria-label="New schedule"] input[name=cron]`),
+		chromedp.SendKeys(form+`//input[@name="cron"]`, "30 2 * * sun"),
+		chromedp.WaitVisible(form+`//p[@data-runs-at][normalize-space(.)="Runs at 02:30 on Sunday (UTC)."]`),
+		chromedp.Click(form+`//button[@type="submit"]`),
+		chromedp.WaitVisible(`//tr[@data-kind="backup"]//span[@data-words][normalize-space(.)="at 02:30 on Sunday"]`),
+		shot("schedules"),
+	)
+	if got := s.schedules("backup"); len(got) != 1 || got[0] != "30 2 * * sun" {
+		t.Fatalf("backup schedules %q", got)
+	}
+	run(t, ctx, "delete the power schedule",
+		confirm(`//tr[@data-kind="power"]`, "delete"),
+		chromedp.WaitNotPresent(`//tr[@data-kind="power"]`),
+	)
+	if got := s.schedules("power"); len(got) != 0 {
+		t.Fatalf("power schedules after the delete %q", got)
+	}
+}
