@@ -222,11 +222,9 @@ func New(opts Options) *Server {
 		ReadBufferSize:  maxHeaderBytes,
 		// ReadTimeout runs from a connection's opening, or a request's first byte, to
 		// the end of its headers, so a client that dribbles its headers (slowloris) is
-		// cut off; HeaderReceived then gives the body its own time.
-		ReadTimeout: opts.HeaderTimeout,
-		HeaderReceived: func(*fasthttp.RequestHeader) fasthttp.RequestConfig {
-			return fasthttp.RequestConfig{ReadTimeout: bodyTimeout}
-		},
+		// cut off; HeaderReceived (bodyLimit) then gives the body its own time.
+		ReadTimeout:           opts.HeaderTimeout,
+		HeaderReceived:        s.bodyLimit,
 		WriteTimeout:          30 * time.Second,
 		IdleTimeout:           opts.IdleTimeout,
 		NoDefaultServerHeader: false,
@@ -714,16 +712,39 @@ type streamRoute struct {
 // streamed reports whether the request is for a Stream route, whose handler reads
 // its body.
 func (s *Server) streamed(rc *fasthttp.RequestCtx) bool {
+	return s.streamedPath(rc.Method(), rc.Path())
+}
+
+// bodyLimit is the server's HeaderReceived: the body gets its own read time
+// (bodyTimeout). With bodies streamed, fasthttp also reads the first 8 KiB of a body
+// before the handler runs, even of one whose Content-Length is over the limit: a
+// client that sent the headers and a byte and waits for the answer got the 413 only
+// at the read timeout. A limit of one byte for such a request (a Stream route's
+// excepted) hands it to the handler after its first byte, and bodyWithin answers 413;
+// a limit of 0 would mean fasthttp's default.
+func (s *Server) bodyLimit(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
+	c := fasthttp.RequestConfig{ReadTimeout: bodyTimeout}
+	if h.ContentLength() <= MaxBodyBytes {
+		return c
+	}
+	if path, _, _ := bytes.Cut(h.RequestURI(), []byte("?")); !s.streamedPath(h.Method(), path) {
+		c.MaxRequestBodySize = 1
+	}
+	return c
+}
+
+// streamedPath reports whether method and path name a Stream route.
+func (s *Server) streamedPath(method, path []byte) bool {
 	if len(s.streams) == 0 {
 		return false
 	}
 	var segs []string
 	for _, r := range s.streams {
-		if string(rc.Method()) != r.method {
+		if string(method) != r.method {
 			continue
 		}
 		if segs == nil {
-			segs = strings.Split(string(rc.Path()), "/")
+			segs = strings.Split(string(path), "/")
 		}
 		if len(segs) != len(r.segs) {
 			continue
