@@ -42,17 +42,8 @@ var checksumHashes = map[string]func() hash.Hash{"md5": md5.New, "sha1": sha1.Ne
 func (c *call) downloadURL() {
 	s := c.s
 	stName, nodeName := c.p["storage"], c.p["node"]
-	st := s.storageLocked(stName)
-	if st == nil || !st.on(nodeName) {
-		c.fail(500, "storage '%s' does not exist", stName)
-		return
-	}
-	if c.form.Get("content") != "iso" {
-		c.paramErr("content", "this fake downloads content iso only")
-		return
-	}
-	if !strings.Contains(st.content, "iso") {
-		c.fail(500, "storage '%s' does not support content-type 'iso'", stName)
+	st := c.isoStorage("downloads")
+	if st == nil {
 		return
 	}
 	name, sum, algo := c.form.Get("filename"), strings.ToLower(c.form.Get("checksum")), c.form.Get("checksum-algorithm")
@@ -187,6 +178,27 @@ func (c *call) parseMultipart() error {
 	}
 }
 
+// isoStorage is the storage an ISO is downloaded or uploaded to (what names the
+// call's verb), checked as Proxmox does: on the node, and taking ISO images; nil,
+// answered, when it is not.
+func (c *call) isoStorage(verb string) *storage {
+	stName, nodeName := c.p["storage"], c.p["node"]
+	st := c.s.storageLocked(stName)
+	if st == nil || !st.on(nodeName) {
+		c.fail(500, "storage '%s' does not exist", stName)
+		return nil
+	}
+	if c.form.Get("content") != "iso" {
+		c.paramErr("content", "this fake %s content iso only", verb)
+		return nil
+	}
+	if !strings.Contains(st.content, "iso") {
+		c.fail(500, "storage '%s' does not support content-type 'iso'", stName)
+		return nil
+	}
+	return st
+}
+
 // upload is POST /nodes/{node}/storage/{storage}/upload: the multipart file is
 // stored as <storage>:iso/<filename> by a task (imgcopy) that first checks the
 // checksum when one is given; a mismatch fails the task ("checksum mismatch: got ...
@@ -197,17 +209,8 @@ func (c *call) parseMultipart() error {
 func (c *call) upload() {
 	s := c.s
 	stName, nodeName := c.p["storage"], c.p["node"]
-	st := s.storageLocked(stName)
-	if st == nil || !st.on(nodeName) {
-		c.fail(500, "storage '%s' does not exist", stName)
-		return
-	}
-	if c.form.Get("content") != "iso" {
-		c.paramErr("content", "this fake uploads content iso only")
-		return
-	}
-	if !strings.Contains(st.content, "iso") {
-		c.fail(500, "storage '%s' does not support content-type 'iso'", stName)
+	st := c.isoStorage("uploads")
+	if st == nil {
 		return
 	}
 	name, sum, algo := c.form.Get("filename"), strings.ToLower(c.form.Get("checksum")), c.form.Get("checksum-algorithm")
