@@ -16,6 +16,8 @@ import './live.js';
 const Account = lazy(() => import('./pages/account.js'), 'Account');
 const Firewall = lazy(() => import('./pages/firewall.js'), 'Firewall');
 const Schedules = lazy(() => import('./pages/schedules.js'), 'Schedules');
+const Tenants = lazy(() => import('./pages/tenants.js'), 'Tenants');
+const Tenant = lazy(() => import('./pages/tenants.js'), 'Tenant');
 
 // admin holds the operator's pages once their chunk has loaded.
 const admin = signal(null);
@@ -31,7 +33,8 @@ renew().catch(() => {}).finally(() => { ready.value = true; });
 
 const account = ['/account', 'Account', icons.User];
 const tenantNav = [['/machines', 'Machines', icons.Server], ['/firewall', 'Firewall', icons.Shield], ['/schedules', 'Schedules', icons.Clock], account];
-const adminNav = [['/admin/dashboard', 'Dashboard', icons.Gauge], ['/admin/machines', 'Machines', icons.Server], ['/admin/nodes', 'Nodes', icons.Nodes], account];
+const adminNav = [['/admin/dashboard', 'Dashboard', icons.Gauge], ['/admin/machines', 'Machines', icons.Server], ['/admin/nodes', 'Nodes', icons.Nodes],
+  ['/admin/tenants', 'Tenants', icons.Users], account];
 
 function Page({ admin: isAdmin }) {
   const p = path.value;
@@ -42,6 +45,8 @@ function Page({ admin: isAdmin }) {
     if (!pages) return html`<main id="main"><p>Loading…</p></main>`;
     if ((m = match('/admin/machines/:id', p))) return html`<${Machine} id=${m.id} admin tenant=${new URLSearchParams(p.split('?')[1] || '').get('tenant') || ''} />`;
     if (match('/admin/nodes', p)) return html`<${pages.Nodes} />`;
+    if ((m = match('/admin/tenants/:id', p))) return html`<${Tenant} id=${m.id} />`;
+    if (match('/admin/tenants', p)) return html`<${Tenants} />`;
     if (match('/admin/machines', p)) return html`<${pages.AdminMachines} />`;
     return html`<${pages.Dashboard} />`;
   }
