@@ -18,6 +18,7 @@ const Firewall = lazy(() => import('./pages/firewall.js'), 'Firewall');
 const Schedules = lazy(() => import('./pages/schedules.js'), 'Schedules');
 const Tenants = lazy(() => import('./pages/tenants.js'), 'Tenants');
 const Tenant = lazy(() => import('./pages/tenants.js'), 'Tenant');
+const Plans = lazy(() => import('./pages/plans.js'), 'Plans');
 
 // admin holds the operator's pages once their chunk has loaded.
 const admin = signal(null);
@@ -34,7 +35,7 @@ renew().catch(() => {}).finally(() => { ready.value = true; });
 const account = ['/account', 'Account', icons.User];
 const tenantNav = [['/machines', 'Machines', icons.Server], ['/firewall', 'Firewall', icons.Shield], ['/schedules', 'Schedules', icons.Clock], account];
 const adminNav = [['/admin/dashboard', 'Dashboard', icons.Gauge], ['/admin/machines', 'Machines', icons.Server], ['/admin/nodes', 'Nodes', icons.Nodes],
-  ['/admin/tenants', 'Tenants', icons.Users], account];
+  ['/admin/tenants', 'Tenants', icons.Users], ['/admin/plans', 'Plans', icons.Box], account];
 
 function Page({ admin: isAdmin }) {
   const p = path.value;
@@ -47,6 +48,7 @@ function Page({ admin: isAdmin }) {
     if (match('/admin/nodes', p)) return html`<${pages.Nodes} />`;
     if ((m = match('/admin/tenants/:id', p))) return html`<${Tenant} id=${m.id} />`;
     if (match('/admin/tenants', p)) return html`<${Tenants} />`;
+    if (match('/admin/plans', p)) return html`<${Plans} />`;
     if (match('/admin/machines', p)) return html`<${pages.AdminMachines} />`;
     return html`<${pages.Dashboard} />`;
   }
