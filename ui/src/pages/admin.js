@@ -8,6 +8,7 @@ import { listen } from '../live.js';
 import { ProblemView, Section, Status, bytes, gb, mb, when } from '../format.js';
 import { Confirm } from '../confirm.js';
 import { lazy } from '../lazy.js';
+import { CreateMachine } from './machines.js';
 
 const Graphs = lazy(() => import('../graphs.js'), 'Graphs');
 
@@ -46,6 +47,7 @@ export function AdminMachines() {
 
   return html`<main id="main">
     <h1>All machines</h1>
+    <${CreateMachine} admin onCreated=${(r) => setPage((p) => p && { ...p, items: [r.machine, ...p.items.filter((x) => x.id !== r.machine.id)] })} />
     <form class="filters" onSubmit=${apply} role="search" aria-label="Filter machines">
       <label class="field"><span>Name</span><input name="name" value=${filter.name} /></label>
       <label class="field"><span>Status</span><select name="status" value=${filter.status}>
