@@ -108,6 +108,11 @@ func TestConsoleTenants(t *testing.T) {
 		chromedp.WaitVisible(`//table[@data-usage]/tfoot/tr/th[normalize-space(.)="Total"]`),
 		shot("tenant"),
 	)
+	run(t, ctx, "its overview, as its users see it",
+		chromedp.Click(`//dd/a[contains(., "quota use")]`),
+		chromedp.WaitVisible(`//h1[contains(., "Overview")]`),
+		chromedp.WaitVisible(`//tr[@data-quota="cpu_cores"][td[2]="8"]`),
+	)
 }
 
 // filterTo types text into the tenants' name filter in place of what it held, as an

@@ -90,6 +90,7 @@ export function Tenant({ id }) {
       <dl class="facts">
         <dt>Id</dt><dd>${t.id}</dd>
         ${t.external_id && html`<dt>External id</dt><dd>${t.external_id}</dd>`}
+        <dt>Overview</dt><dd><a href=${`${tenantLink(t.id)}/overview`}>its machines, quota use, trends and traffic</a></dd>
         <dt>Second factor</dt><dd>${t.require_totp ? 'required' : 'optional'}</dd>
         ${t.suspension && html`<dt>Suspended</dt><dd data-suspension>since ${when(t.suspension.since)}, machines: ${t.suspension.action}${t.suspension.machines?.length ? ` (${t.suspension.machines.length})` : ''}</dd>`}
       </dl>

@@ -1,0 +1,19 @@
+import{b as w,c as A,d as F,e as L,f as b,g as N,h as T,i as C,j as D,k as y,l as E}from"./chunk-TKVFPSWN.js";import{a as g,b as v,c as t}from"./chunk-WREHZWVI.js";import{a as o}from"./chunk-DWKZJOBD.js";import"./chunk-VZOWYPFL.js";import"./chunk-6PNQ3PEV.js";import{a as u,e as f,g as h,h as $,i as k,j as M,q,r as d}from"./chunk-FIHVQ2RM.js";import{f as P,g as e}from"./chunk-XGWGEZEQ.js";function O(){let[r,n]=u(null),[i,a]=u(null),[l,s]=u(!1);return e`<main id="main" class="login">
+    <form onSubmit=${async m=>{m.preventDefault();let p=new FormData(m.target);s(!0),n(null);try{i?await $("login/totp",{challenge:i,code:p.get("code")}):await $("login",{email:p.get("email"),password:p.get("password")})}catch(c){c.code==="totp_required"&&c.challenge?a(c.challenge):n(c)}finally{s(!1)}}} aria-labelledby="login-title">
+      <h1 id="login-title">Sign in to vmplane</h1>
+      <${q} error=${r} />
+      ${i?e`<p>Enter a code of your authenticator app, or a recovery code.</p>
+          <${d} key="code" name="code" label="Code" error=${r} autocomplete="one-time-code" inputmode="numeric" required autofocus />`:e`<${d} key="email" name="email" label="E-mail" error=${r} type="email" autocomplete="username" required autofocus />
+          <${d} name="password" label="Password" error=${r} type="password" autocomplete="current-password" required />`}
+      <button type="submit" disabled=${l}>${i?"Verify":"Sign in"}</button>
+    </form>
+  </main>`}var V=o(()=>import("./account-5UIILA3Y.js"),"Account"),W=o(()=>import("./firewall-OOQ3JL2L.js"),"Firewall"),z=o(()=>import("./schedules-7KKJQHT5.js"),"Schedules"),I=o(()=>import("./tenants-KXYVPJQD.js"),"Tenants"),R=o(()=>import("./tenants-KXYVPJQD.js"),"Tenant"),_=o(()=>import("./plans-5ULAPMLH.js"),"Plans"),B=o(()=>import("./overview-FZNZWGLI.js"),"Overview"),U=f(null),j=null;function H(){return j||=import("./admin-MKPZWNCC.js").then(r=>{U.value=r}),U.value}var x=f(!1);k().catch(()=>{}).finally(()=>{x.value=!0});var G=["/account","Account",L],J=[["/machines","Machines",w],["/overview","Overview",b],["/firewall","Firewall",N],["/schedules","Schedules",T],G],K=[["/admin/dashboard","Dashboard",b],["/admin/machines","Machines",w],["/admin/nodes","Nodes",A],["/admin/tenants","Tenants",C],["/admin/plans","Plans",D],G];function Q({admin:r}){let n=g.value,i;if(t("/account",n))return e`<${V} />`;if(r){let a=H();return a?(i=t("/admin/machines/:id",n))?e`<${y} id=${i.id} admin tenant=${new URLSearchParams(n.split("?")[1]||"").get("tenant")||""} />`:t("/admin/nodes",n)?e`<${a.Nodes} />`:(i=t("/admin/tenants/:id/overview",n))?e`<${B} tenant=${i.id} />`:(i=t("/admin/tenants/:id",n))?e`<${R} id=${i.id} />`:t("/admin/tenants",n)?e`<${I} />`:t("/admin/plans",n)?e`<${_} />`:t("/admin/machines",n)?e`<${a.AdminMachines} />`:e`<${a.Dashboard} />`:e`<main id="main"><p>Loading…</p></main>`}return(i=t("/machines/:id",n))?e`<${y} id=${i.id} />`:t("/overview",n)?e`<${B} />`:t("/firewall",n)?e`<${W} />`:t("/schedules",n)?e`<${z} />`:e`<${E} />`}function X(){let r=h.value,n=r.user?.role==="admin",i=n?K:J,a=g.value.split("?")[0],l=i[0][0];return(a==="/"||a==="/login"||a!=="/account"&&n!==a.startsWith("/admin"))&&queueMicrotask(()=>v(l,!0)),e`<a class="skip" href="#main">Skip to content</a>
+    <header class="top">
+      <a class="brand" href=${l}>vmplane</a>
+      <nav aria-label="Main"><ul>
+        ${i.map(([s,S,m])=>e`<li><a href=${s} aria-current=${a.startsWith(s)?"page":void 0}><${m} />${S}</a></li>`)}
+      </ul></nav>
+      <span class="who">${r.user?.email}</span>
+      <button class="quiet" onClick=${()=>M().then(()=>v("/login",!0))}><${F} />Sign out</button>
+    </header>
+    <${Q} admin=${n} />`}function Y(){return x.value?h.value?e`<${X} />`:e`<${O} />`:e`<main id="main"><p>Loading…</p></main>`}P(e`<${Y} />`,document.getElementById("app"));
