@@ -89,8 +89,8 @@ import{a as D,b as k,c as S}from"./chunk-VXCSWXAY.js";import{a as x}from"./chunk
       <button type="submit">Show</button>
     </form>
     <${b} error=${p} />
-    ${o&&a`<div class="table-wrap"><table data-usage>
-      <caption>From ${w(o.from)} to ${w(o.to)}${o.gaps?`, ${o.gaps} hours without a sample`:""}</caption>
+    ${o&&a`<p id="usage-period">From ${w(o.from)} to ${w(o.to)}${o.gaps?`, ${o.gaps} hours not counted (no run closed them)`:""}.</p>
+    <div class="table-wrap"><table data-usage aria-describedby="usage-period">
       <thead><tr><th scope="col">Machine</th><th scope="col">Hours</th><th scope="col">Core hours</th><th scope="col">Memory MB hours</th><th scope="col">Disk GB hours</th>
         <th scope="col">Backup hours</th><th scope="col">Snapshot hours</th><th scope="col">Traffic in</th><th scope="col">Traffic out</th></tr></thead>
       <tbody>${o.lines.map(n=>r(n))}</tbody>
