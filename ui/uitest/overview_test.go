@@ -8,7 +8,7 @@ import (
 
 // TestConsoleOverview: a tenant user's overview shows its machines' states, the
 // quota's use against its limits, the usage trends (another span chosen) and a
-// machine's traffic against its plan's allowance.
+// machine's traffic against its plan's allowance, and the usage for invoices.
 func TestConsoleOverview(t *testing.T) {
 	s := newSite(t)
 	s.call("PATCH", "/api/resources/tenants/"+s.mine, s.admin, map[string]any{"quota": map[string]any{"machines": 5}}, 200, nil)
@@ -37,5 +37,8 @@ func TestConsoleOverview(t *testing.T) {
 		chromedp.WaitVisible(`//tr[@data-traffic="metered-1"]/td[3][normalize-space(.)="100.0 GiB"]`),
 		chromedp.WaitVisible(`//tr[@data-traffic="metered-1"]/td[@data-left]`),
 		shot("overview"),
+	)
+	run(t, ctx, "the usage for invoices",
+		chromedp.WaitVisible(`//table[@data-usage]/tfoot/tr/th[normalize-space(.)="Total"]`),
 	)
 }

@@ -6,6 +6,7 @@ import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
 import { call } from '../api.js';
 import { ProblemView, Section, bytes, gb, mb } from '../format.js';
+import { Usage } from '../usage.js';
 
 const quotaRows = [['machines', 'Machines', String], ['cpu_cores', 'CPU cores', String], ['memory_mb', 'Memory', mb], ['disk_gb', 'Disk', gb],
   ['backups', 'Backups', String], ['backup_gb', 'Backup space', gb], ['snapshots', 'Snapshots', String]];
@@ -48,6 +49,7 @@ export function Overview({ tenant = '' }) {
     <//>`}
     <${Trends} q=${q} />
     <${Traffic} q=${q} />
+    <${Usage} path=${`/api/client/usage${q ? `?${q}` : ''}`} />
   </main>`;
 }
 
