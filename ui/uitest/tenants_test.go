@@ -31,8 +31,8 @@ func (s *site) tenantNamed(name string) tenant {
 	return tenant{}
 }
 
-// TestConsoleTenants: an operator filters the tenants by name, creates one with a
-// quota, changes its quota, suspends it with a reason and unsuspends it, adds a user
+// TestConsoleTenants: an operator filters the tenants by name (every page read) and
+// by external id, creates one with a quota, changes its quota, suspends it with a reason and unsuspends it, adds a user
 // to it and deletes the user, and reads its usage.
 func TestConsoleTenants(t *testing.T) {
 	s := newSite(t)
@@ -41,7 +41,9 @@ func TestConsoleTenants(t *testing.T) {
 	run(t, ctx, "the list, filtered by name",
 		chromedp.WaitVisible(`//a[@aria-current="page"][normalize-space(.)="Tenants"]`),
 		chromedp.WaitVisible(`//tr[@data-tenant="theirs"]`),
-		filterTo("min"),
+		chromedp.SendKeys(`input[name=filter]`, "MIN", chromedp.ByQuery),
+		chromedp.Click(`//form[@role="search"]//button[@type="submit"]`),
+		chromedp.WaitVisible(`//p[@data-matches][normalize-space(.)="1 of 2 tenants match."]`),
 		chromedp.WaitNotPresent(`//tr[@data-tenant="theirs"]`),
 		chromedp.WaitVisible(`//tr[@data-tenant="mine"]`),
 	)
@@ -50,16 +52,25 @@ func TestConsoleTenants(t *testing.T) {
 		chromedp.Click(`//button[normalize-space(.)="New tenant"]`),
 		chromedp.WaitVisible(form+`//input[@name="name"]`),
 		chromedp.SendKeys(form+`//input[@name="name"]`, "acme"),
+		chromedp.SendKeys(form+`//input[@name="external_id"]`, "crm-7"),
 		chromedp.SendKeys(form+`//input[@name="machines"]`, "3"),
 		chromedp.Click(form+`//button[@type="submit"]`),
 		chromedp.WaitNotPresent(form),
 		filterTo("ac"),
+		chromedp.Click(`//form[@role="search"]//button[@type="submit"]`),
 		chromedp.WaitVisible(`//tr[@data-tenant="acme"]/td[3][normalize-space(.)="3"]`),
 	)
 	if q := s.tenantNamed("acme").Quota; q["machines"] != 3 {
 		t.Fatalf("acme's quota %v", q)
 	}
 	quotas := `//form[@aria-label="Quotas"]`
+	run(t, ctx, "found by its external id",
+		filterTo(""),
+		chromedp.SendKeys(`input[name=external_filter]`, "crm-7", chromedp.ByQuery),
+		chromedp.Click(`//form[@role="search"]//button[@type="submit"]`),
+		chromedp.WaitNotPresent(`//tr[@data-tenant="mine"]`),
+		chromedp.WaitVisible(`//tr[@data-tenant="acme"]`),
+	)
 	run(t, ctx, "its page, and a refused quota shown next to its field",
 		chromedp.Click(`//tr[@data-tenant="acme"]/td/a`),
 		chromedp.WaitVisible(`//h1[contains(., "acme")]/span[@data-state="active"]`),
@@ -115,8 +126,7 @@ func TestConsoleTenants(t *testing.T) {
 	)
 }
 
-// filterTo types text into the tenants' name filter in place of what it held, as an
-// input event (a controlled input put back by a render would undo a bare clear).
+// filterTo puts text into the tenants' name filter in place of what it held.
 func filterTo(text string) chromedp.Action {
 	return chromedp.Evaluate(fmt.Sprintf(`(() => { const i = document.querySelector("input[name=filter]");
 		i.value = %q; i.dispatchEvent(new Event("input", { bubbles: true })); })()`, text), nil)

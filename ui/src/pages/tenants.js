@@ -35,18 +35,54 @@ const QuotaInputs = ({ q, error: problem }) => {
 </div></fieldset>`;
 };
 
+// searchCap is how many tenants a name search reads at most (the API filters by
+// external_id only, so the page reads the tenants and matches the names itself).
+const searchCap = 10000;
+
+// useNameSearch reads every tenant (500 a page, up to searchCap) while name is given,
+// and answers those whose name contains it, or null.
+function useNameSearch(name, n) {
+  const [found, setFound] = useState(null);
+  useEffect(() => {
+    setFound(null);
+    if (!name) return undefined;
+    let live = true;
+    (async () => {
+      const all = [];
+      let cursor = '';
+      do {
+        const p = await call('GET', `${base}?limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+        all.push(...p.items);
+        cursor = p.next_cursor;
+      } while (cursor && all.length < searchCap && live);
+      const want = name.toLowerCase();
+      if (live) setFound({ items: all.filter((t) => t.name.toLowerCase().includes(want)), read: all.length, more: !!cursor });
+    })().catch((e) => live && setFound({ items: [], error: e }));
+    return () => { live = false; };
+  }, [name, n]);
+  return found;
+}
+
 export function Tenants() {
-  const { page, error, reload, pager } = usePaged(`${base}?limit=50`);
-  const [name, setName] = useState('');
+  const [filter, setFilter] = useState({ name: '', external_id: '' });
+  const { page, error, reload, pager } = usePaged(`${base}?limit=50${filter.external_id ? `&external_id=${encodeURIComponent(filter.external_id)}` : ''}`);
+  const [n, setN] = useState(0);
+  const found = useNameSearch(filter.name, n);
   const [open, setOpen] = useState(false);
   const [created, run] = useRun();
-  const shown = (page?.items || []).filter((t) => t.name.toLowerCase().includes(name.trim().toLowerCase()));
+  const searching = !!filter.name;
+  const shown = searching ? found?.items.filter((t) => !filter.external_id || t.external_id === filter.external_id) : page?.items;
   const create = async (e) => {
     e.preventDefault();
     const f = new FormData(e.target);
     const body = { name: f.get('name'), require_totp: f.get('require_totp') === 'on', quota: numbers(f, quotaFields.map(([k]) => k)) };
     if (f.get('external_id')) body.external_id = f.get('external_id');
-    if (await run(() => call('POST', base, body))) { setOpen(false); reload(); }
+    if (await run(() => call('POST', base, body))) { setOpen(false); reload(); setN((x) => x + 1); }
+  };
+  const apply = (e) => {
+    e.preventDefault();
+    const f = new FormData(e.target);
+    setFilter({ name: String(f.get('filter')).trim(), external_id: String(f.get('external_filter')).trim() });
   };
   return html`<main id="main">
     <h1>Tenants</h1>
@@ -62,18 +98,21 @@ export function Tenants() {
           <button type="submit" class="primary">Create</button> <button type="button" onClick=${() => setOpen(false)}>Cancel</button>
         </form>`
       : html`<button class="primary" onClick=${() => setOpen(true)}>New tenant</button>`}
-    <form class="filters" role="search" aria-label="Filter tenants" onSubmit=${(e) => e.preventDefault()}>
-      <label class="field"><span>Name contains (this page)</span><input name="filter" value=${name} onInput=${(e) => setName(e.target.value)} /></label>
+    <form class="filters" role="search" aria-label="Filter tenants" onSubmit=${apply}>
+      <label class="field"><span>Name contains</span><input name="filter" /></label>
+      <label class="field"><span>External id</span><input name="external_filter" /></label>
+      <button type="submit">Filter</button>
     </form>
-    <${ProblemView} error=${error} />
-    ${page && html`<div class="table-wrap"><table>
+    <${ProblemView} error=${error || found?.error} />
+    ${searching && found && !found.error && html`<p role="status" data-matches>${found.items.length} of ${found.read} tenants match${found.more ? ` (only the first ${found.read} were read)` : ''}.</p>`}
+    ${shown && html`<div class="table-wrap"><table>
       <caption class="sr-only">Tenants</caption>
       <thead><tr><th scope="col">Name</th><th scope="col">State</th><th scope="col">Machines</th><th scope="col">CPU</th><th scope="col">Memory (MB)</th><th scope="col">Disk (GB)</th></tr></thead>
       <tbody>${shown.map((t) => html`<tr key=${t.id} data-tenant=${t.name}><td><a href=${tenantLink(t.id)}>${t.name}</a></td><td><${State} t=${t} /></td>
         <td>${limit(t.quota.machines)}</td><td>${limit(t.quota.cpu_cores)}</td><td>${limit(t.quota.memory_mb)}</td><td>${limit(t.quota.disk_gb)}</td></tr>`)}</tbody>
     </table></div>
-    ${shown.length === 0 && html`<p>No tenant${name ? ' of that name on this page' : ''}.</p>`}
-    ${pager}`}
+    ${shown.length === 0 && html`<p>No tenant${searching || filter.external_id ? ' matches' : ' yet'}.</p>`}
+    ${!searching && pager}`}
   </main>`;
 }
 
