@@ -22,8 +22,8 @@ func closedPort(t *testing.T) string {
 	return addr
 }
 
-// TestConsoleHealthChecks: an operator adds a health check of a closed loopback
-// port, sees it fail and its alert event fire, acknowledges the alert by keyboard,
+// TestConsoleHealthChecks: an operator has a target without a port refused next to
+// its field, adds a health check of a closed loopback port, sees it fail and its alert event fire, acknowledges the alert by keyboard,
 // and deletes the check, whose alert then resolves.
 func TestConsoleHealthChecks(t *testing.T) {
 	s := newSite(t)
@@ -37,6 +37,10 @@ func TestConsoleHealthChecks(t *testing.T) {
 		chromedp.WaitVisible(form+`//input[@name="name"]`),
 		chromedp.SendKeys(form+`//input[@name="name"]`, "closed"),
 		chromedp.SetValue(form+`//select[@name="type"]`, "tcp"),
+		chromedp.SendKeys(form+`//input[@name="target"]`, "no port here"),
+		chromedp.Click(form+`//button[@type="submit"]`),
+		chromedp.WaitVisible(form+`//input[@name="target"][@aria-invalid="true"]/following-sibling::span[@class="field-error"]`),
+		clear(`form[aria-label="New health check"] input[name=target]`),
 		chromedp.SendKeys(form+`//input[@name="target"]`, closedPort(t)),
 		chromedp.SetValue(form+`//input[@name="interval_s"]`, "1"),
 		chromedp.SetValue(form+`//input[@name="timeout_ms"]`, "500"),
