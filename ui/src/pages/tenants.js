@@ -7,6 +7,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { call } from '../api.js';
 import { Field, ProblemView, Section, when } from '../format.js';
 import { Usage } from '../usage.js';
+import { forget, tenantsPath } from '../choices.js';
 import { Confirm } from '../confirm.js';
 import { numbers, usePaged, useRun } from '../paging.js';
 
@@ -77,7 +78,7 @@ export function Tenants() {
     const f = new FormData(e.target);
     const body = { name: f.get('name'), require_totp: f.get('require_totp') === 'on', quota: numbers(f, quotaFields.map(([k]) => k)) };
     if (f.get('external_id')) body.external_id = f.get('external_id');
-    if (await run(() => call('POST', base, body))) { setOpen(false); reload(); setN((x) => x + 1); }
+    if (await run(() => call('POST', base, body))) { setOpen(false); forget(tenantsPath); reload(); setN((x) => x + 1); }
   };
   const apply = (e) => {
     e.preventDefault();

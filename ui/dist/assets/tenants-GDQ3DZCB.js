@@ -1,18 +1,18 @@
-import{a as I}from"./chunk-VQPD6KH2.js";import{a as E,b as T,c as w}from"./chunk-VXCSWXAY.js";import{a as N}from"./chunk-6PNQ3PEV.js";import{a as b,b as C,k as f,o as D,q as h,r as g,t as y}from"./chunk-FIHVQ2RM.js";import{g as a}from"./chunk-XGWGEZEQ.js";var S="/api/resources/tenants",P=e=>`/admin/tenants/${encodeURIComponent(e)}`,U=[["machines","Machines"],["cpu_cores","CPU cores"],["memory_mb","Memory (MB)"],["disk_gb","Disk (GB)"],["backups","Backups"],["backup_gb","Backup space (GB)"],["snapshots","Snapshots"]],v=e=>e<0?"unlimited":String(e),R=({t:e})=>e.suspension?a`<span class="badge s-suspended" data-state="suspended">suspended</span> <span data-reason>${e.suspension.reason}</span>`:a`<span class="badge s-running" data-state="active">active</span>`,G=e=>e&&{...e,fields:Object.fromEntries(Object.entries(e.fields).map(([t,o])=>[t.replace(/^(body\.)?quota\./,""),o]))},B=({q:e,error:t})=>{let o=G(t);return a`<fieldset><legend>Quotas (-1 is unlimited${e?"":", blank the default"})</legend><div class="grid">
+import{a as R}from"./chunk-VQPD6KH2.js";import{a as E,b as T,c as w}from"./chunk-VXCSWXAY.js";import{b as I,e as P}from"./chunk-VZOWYPFL.js";import{a as N}from"./chunk-6PNQ3PEV.js";import{a as f,b as C,k as b,o as D,q as h,r as g,t as y}from"./chunk-FIHVQ2RM.js";import{g as a}from"./chunk-XGWGEZEQ.js";var S="/api/resources/tenants",B=e=>`/admin/tenants/${encodeURIComponent(e)}`,U=[["machines","Machines"],["cpu_cores","CPU cores"],["memory_mb","Memory (MB)"],["disk_gb","Disk (GB)"],["backups","Backups"],["backup_gb","Backup space (GB)"],["snapshots","Snapshots"]],v=e=>e<0?"unlimited":String(e),O=({t:e})=>e.suspension?a`<span class="badge s-suspended" data-state="suspended">suspended</span> <span data-reason>${e.suspension.reason}</span>`:a`<span class="badge s-running" data-state="active">active</span>`,A=e=>e&&{...e,fields:Object.fromEntries(Object.entries(e.fields).map(([t,o])=>[t.replace(/^(body\.)?quota\./,""),o]))},M=({q:e,error:t})=>{let o=A(t);return a`<fieldset><legend>Quotas (-1 is unlimited${e?"":", blank the default"})</legend><div class="grid">
   ${U.map(([r,d])=>a`<${g} name=${r} label=${d} error=${o} type="number" min="-1" defaultValue=${e?e[r]:void 0} />`)}
-</div></fieldset>`},Q=1e4;function A(e,t){let[o,r]=b(null);return C(()=>{if(r(null),!e)return;let d=!0;return(async()=>{let s=[],c="";do{let n=await f("GET",`${S}?limit=500${c?`&cursor=${encodeURIComponent(c)}`:""}`);s.push(...n.items),c=n.next_cursor}while(c&&s.length<Q&&d);let u=e.toLowerCase();d&&r({items:s.filter(n=>n.name.toLowerCase().includes(u)),read:s.length,more:!!c})})().catch(s=>d&&r({items:[],error:s})),()=>{d=!1}},[e,t]),o}function Z(){let[e,t]=b({name:"",external_id:""}),{page:o,error:r,reload:d,pager:s}=E(`${S}?limit=50${e.external_id?`&external_id=${encodeURIComponent(e.external_id)}`:""}`),[c,u]=b(0),n=A(e.name,c),[i,p]=b(!1),[m,x]=w(),_=!!e.name,q=_?n?.items.filter(l=>!e.external_id||l.external_id===e.external_id):o?.items,O=async l=>{l.preventDefault();let $=new FormData(l.target),F={name:$.get("name"),require_totp:$.get("require_totp")==="on",quota:T($,U.map(([k])=>k))};$.get("external_id")&&(F.external_id=$.get("external_id")),await x(()=>f("POST",S,F))&&(p(!1),d(),u(k=>k+1))},M=l=>{l.preventDefault();let $=new FormData(l.target);t({name:String($.get("filter")).trim(),external_id:String($.get("external_filter")).trim()})};return a`<main id="main">
+</div></fieldset>`},L=1e4;function j(e,t){let[o,r]=f(null);return C(()=>{if(r(null),!e)return;let d=!0;return(async()=>{let s=[],c="";do{let n=await b("GET",`${S}?limit=500${c?`&cursor=${encodeURIComponent(c)}`:""}`);s.push(...n.items),c=n.next_cursor}while(c&&s.length<L&&d);let u=e.toLowerCase();d&&r({items:s.filter(n=>n.name.toLowerCase().includes(u)),read:s.length,more:!!c})})().catch(s=>d&&r({items:[],error:s})),()=>{d=!1}},[e,t]),o}function ne(){let[e,t]=f({name:"",external_id:""}),{page:o,error:r,reload:d,pager:s}=E(`${S}?limit=50${e.external_id?`&external_id=${encodeURIComponent(e.external_id)}`:""}`),[c,u]=f(0),n=j(e.name,c),[i,p]=f(!1),[m,x]=w(),_=!!e.name,q=_?n?.items.filter(l=>!e.external_id||l.external_id===e.external_id):o?.items,G=async l=>{l.preventDefault();let $=new FormData(l.target),F={name:$.get("name"),require_totp:$.get("require_totp")==="on",quota:T($,U.map(([k])=>k))};$.get("external_id")&&(F.external_id=$.get("external_id")),await x(()=>b("POST",S,F))&&(p(!1),I(P),d(),u(k=>k+1))},Q=l=>{l.preventDefault();let $=new FormData(l.target);t({name:String($.get("filter")).trim(),external_id:String($.get("external_filter")).trim()})};return a`<main id="main">
     <h1>Tenants</h1>
-    ${i?a`<form class="card" onSubmit=${O} aria-label="New tenant">
+    ${i?a`<form class="card" onSubmit=${G} aria-label="New tenant">
           <${h} error=${m} />
           <div class="grid">
             <${g} name="name" label="Name" error=${m} required maxlength="100" />
             <${g} name="external_id" label="External id (optional)" error=${m} maxlength="128" />
           </div>
           <label class="check"><input type="checkbox" name="require_totp" /> Its users must use a second factor</label>
-          <${B} error=${m} />
+          <${M} error=${m} />
           <button type="submit" class="primary">Create</button> <button type="button" onClick=${()=>p(!1)}>Cancel</button>
         </form>`:a`<button class="primary" onClick=${()=>p(!0)}>New tenant</button>`}
-    <form class="filters" role="search" aria-label="Filter tenants" onSubmit=${M}>
+    <form class="filters" role="search" aria-label="Filter tenants" onSubmit=${Q}>
       <label class="field"><span>Name contains</span><input name="filter" /></label>
       <label class="field"><span>External id</span><input name="external_filter" /></label>
       <button type="submit">Filter</button>
@@ -22,34 +22,34 @@ import{a as I}from"./chunk-VQPD6KH2.js";import{a as E,b as T,c as w}from"./chunk
     ${q&&a`<div class="table-wrap"><table>
       <caption class="sr-only">Tenants</caption>
       <thead><tr><th scope="col">Name</th><th scope="col">State</th><th scope="col">Machines</th><th scope="col">CPU</th><th scope="col">Memory (MB)</th><th scope="col">Disk (GB)</th></tr></thead>
-      <tbody>${q.map(l=>a`<tr key=${l.id} data-tenant=${l.name}><td><a href=${P(l.id)}>${l.name}</a></td><td><${R} t=${l} /></td>
+      <tbody>${q.map(l=>a`<tr key=${l.id} data-tenant=${l.name}><td><a href=${B(l.id)}>${l.name}</a></td><td><${O} t=${l} /></td>
         <td>${v(l.quota.machines)}</td><td>${v(l.quota.cpu_cores)}</td><td>${v(l.quota.memory_mb)}</td><td>${v(l.quota.disk_gb)}</td></tr>`)}</tbody>
     </table></div>
     ${q.length===0&&a`<p>No tenant${_||e.external_id?" matches":" yet"}.</p>`}
     ${!_&&s}`}
-  </main>`}function ee({id:e}){let[t,o]=b(null),[r,d]=b(null),s=`${S}/${encodeURIComponent(e)}`;return C(()=>{f("GET",s).then(o,d)},[s]),a`<main id="main">
+  </main>`}function ae({id:e}){let[t,o]=f(null),[r,d]=f(null),s=`${S}/${encodeURIComponent(e)}`;return C(()=>{b("GET",s).then(o,d)},[s]),a`<main id="main">
     <p><a href="/admin/tenants">All tenants</a></p>
-    <h1>${t?a`${t.name} <${R} t=${t} />`:"Tenant"}</h1>
+    <h1>${t?a`${t.name} <${O} t=${t} />`:"Tenant"}</h1>
     <${h} error=${r} />
     ${t&&a`
       <dl class="facts">
         <dt>Id</dt><dd>${t.id}</dd>
         ${t.external_id&&a`<dt>External id</dt><dd>${t.external_id}</dd>`}
-        <dt>Overview</dt><dd><a href=${`${P(t.id)}/overview`}>its machines, quota use, trends and traffic</a></dd>
+        <dt>Overview</dt><dd><a href=${`${B(t.id)}/overview`}>its machines, quota use, trends and traffic</a></dd>
         <dt>Second factor</dt><dd>${t.require_totp?"required":"optional"}</dd>
         ${t.suspension&&a`<dt>Suspended</dt><dd data-suspension>since ${D(t.suspension.since)}, machines: ${t.suspension.action}${t.suspension.machines?.length?` (${t.suspension.machines.length})`:""}</dd>`}
       </dl>
-      <${L} t=${t} path=${s} onChange=${o} />
-      <${j} t=${t} path=${s} onChange=${o} />
-      <${V} tenant=${t.id} />
-      <${I} path=${`${s}/usage`} />`}
-  </main>`}function L({t:e,path:t,onChange:o}){let[r,d]=w(),[s,c]=b(!1),u=async n=>{n.preventDefault(),c(!1);let i=T(new FormData(n.target),U.map(([p])=>p));await d(async()=>o(await f("PATCH",t,{quota:i})))&&c(!0)};return a`<${y} id="quota-part" title="Quotas">
+      <${V} t=${t} path=${s} onChange=${o} />
+      <${Y} t=${t} path=${s} onChange=${o} />
+      <${H} tenant=${t.id} />
+      <${R} path=${`${s}/usage`} />`}
+  </main>`}function V({t:e,path:t,onChange:o}){let[r,d]=w(),[s,c]=f(!1),u=async n=>{n.preventDefault(),c(!1);let i=T(new FormData(n.target),U.map(([p])=>p));await d(async()=>o(await b("PATCH",t,{quota:i})))&&c(!0)};return a`<${y} id="quota-part" title="Quotas">
     <${h} error=${r} />
     <form key=${e.updated_at} onSubmit=${u} aria-label="Quotas">
-      <${B} q=${e.quota} error=${r} />
+      <${M} q=${e.quota} error=${r} />
       <button type="submit">Save quotas</button> ${s&&a`<span role="status" data-saved>Saved.</span>`}
     </form>
-  <//>`}function j({t:e,path:t,onChange:o}){let[r,d]=w(),s=(u,n)=>d(async()=>o(await f("POST",`${t}/${u}`,n)));if(e.suspension){let u=n=>{n.preventDefault(),s("unsuspend",{start:new FormData(n.target).get("start")==="on"})};return a`<${y} id="suspend-part" title="Suspension">
+  <//>`}function Y({t:e,path:t,onChange:o}){let[r,d]=w(),s=(u,n)=>d(async()=>o(await b("POST",`${t}/${u}`,n)));if(e.suspension){let u=n=>{n.preventDefault(),s("unsuspend",{start:new FormData(n.target).get("start")==="on"})};return a`<${y} id="suspend-part" title="Suspension">
       <${h} error=${r} />
       <p>Suspended since ${D(e.suspension.since)}: <strong>${e.suspension.reason}</strong>.</p>
       <form onSubmit=${u} aria-label="Unsuspend" class="inline-form">
@@ -66,7 +66,7 @@ import{a as I}from"./chunk-VQPD6KH2.js";import{a as E,b as T,c as w}from"./chunk
       </select></label>
       <button type="submit" class="danger">Suspend</button>
     </form>
-  <//>`}function V({tenant:e}){let{page:t,error:o,reload:r,pager:d}=E(`/api/resources/users?limit=50&tenant_id=${encodeURIComponent(e)}`),[s,c]=w(),u=async i=>{i.preventDefault();let p=i.target,m=new FormData(p),x={email:m.get("email"),name:m.get("name"),password:m.get("password"),role:"user",tenant_id:e};await c(()=>f("POST","/api/resources/users",x))&&(p.reset(),r())},n=i=>c(()=>f("DELETE",`/api/resources/users/${encodeURIComponent(i.id)}`)).then(r);return a`<${y} id="users-part" title="Users">
+  <//>`}function H({tenant:e}){let{page:t,error:o,reload:r,pager:d}=E(`/api/resources/users?limit=50&tenant_id=${encodeURIComponent(e)}`),[s,c]=w(),u=async i=>{i.preventDefault();let p=i.target,m=new FormData(p),x={email:m.get("email"),name:m.get("name"),password:m.get("password"),role:"user",tenant_id:e};await c(()=>b("POST","/api/resources/users",x))&&(p.reset(),r())},n=i=>c(()=>b("DELETE",`/api/resources/users/${encodeURIComponent(i.id)}`)).then(r);return a`<${y} id="users-part" title="Users">
     <${h} error=${o||s} />
     ${t&&(t.items.length===0?a`<p>No users yet.</p>`:a`<div class="table-wrap"><table>
       <thead><tr><th scope="col">E-mail</th><th scope="col">Name</th><th scope="col">Second factor</th><th scope="col">Actions</th></tr></thead>
@@ -83,4 +83,4 @@ import{a as I}from"./chunk-VQPD6KH2.js";import{a as E,b as T,c as w}from"./chunk
       </div>
       <button type="submit">Add user</button>
     </form>
-  <//>`}export{ee as Tenant,Z as Tenants};
+  <//>`}export{ae as Tenant,ne as Tenants};
