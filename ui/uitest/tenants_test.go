@@ -32,8 +32,9 @@ func (s *site) tenantNamed(name string) tenant {
 }
 
 // TestConsoleTenants: an operator filters the tenants by name (every page read) and
-// by external id, creates one with a quota, changes its quota, suspends it with a reason and unsuspends it, adds a user
-// to it and deletes the user, and reads its usage.
+// by external id, creates one with a quota, changes its quota, suspends it with a
+// reason and unsuspends it, adds a user to it (its delete refused then) and deletes
+// the user, reads its usage and its overview, and deletes it.
 func TestConsoleTenants(t *testing.T) {
 	s := newSite(t)
 	ctx := tab(t)
@@ -112,6 +113,13 @@ func TestConsoleTenants(t *testing.T) {
 		chromedp.SendKeys(users+`//input[@name="password"]`, userPassword),
 		chromedp.Click(users+`//button[@type="submit"]`),
 		chromedp.WaitVisible(`//tr[@data-user="ops@acme.test"]`),
+	)
+	del := `//section[@aria-labelledby="delete-part-title"]`
+	run(t, ctx, "its delete refused while it has a user",
+		confirm(del, "delete-tenant"),
+		chromedp.WaitVisible(del+`//div[@role="alert"]/strong`),
+	)
+	run(t, ctx, "delete the user",
 		confirm(`//tr[@data-user="ops@acme.test"]`, "delete-user"),
 		chromedp.WaitNotPresent(`//tr[@data-user="ops@acme.test"]`),
 	)
@@ -124,6 +132,21 @@ func TestConsoleTenants(t *testing.T) {
 		chromedp.WaitVisible(`//h1[contains(., "Overview")]`),
 		chromedp.WaitVisible(`//tr[@data-quota="cpu_cores"][td[2]="8"]`),
 	)
+	run(t, ctx, "delete it",
+		chromedp.NavigateBack(),
+		chromedp.WaitVisible(`//h1[contains(., "acme")]`),
+		confirm(del, "delete-tenant"),
+		chromedp.WaitVisible(`//h1[normalize-space(.)="Tenants"]`),
+		chromedp.WaitVisible(`//tr[@data-tenant="mine"]`),
+		chromedp.WaitNotPresent(`//tr[@data-tenant="acme"]`),
+	)
+	var left struct{ Items []tenant }
+	s.call("GET", "/api/resources/tenants?limit=500", s.admin, nil, 200, &left)
+	for _, x := range left.Items {
+		if x.Name == "acme" {
+			t.Fatal("acme is still there")
+		}
+	}
 }
 
 // filterTo puts text into the tenants' name filter in place of what it held.

@@ -8,6 +8,7 @@ import { call } from '../api.js';
 import { Field, ProblemView, Section, when } from '../format.js';
 import { Usage } from '../usage.js';
 import { forget, tenantsPath } from '../choices.js';
+import { go } from '../router.js';
 import { Confirm } from '../confirm.js';
 import { numbers, usePaged, useRun } from '../paging.js';
 
@@ -138,8 +139,21 @@ export function Tenant({ id }) {
       <${Quotas} t=${t} path=${path} onChange=${setT} />
       <${Suspend} t=${t} path=${path} onChange=${setT} />
       <${Users} tenant=${t.id} />
-      <${Usage} path=${`${path}/usage`} />`}
+      <${Usage} path=${`${path}/usage`} />
+      <${DeleteTenant} t=${t} path=${path} />`}
   </main>`;
+}
+
+// DeleteTenant deletes the tenant; the API refuses one that still has machines,
+// users, schedules, backups or webhooks, and its detail says so.
+function DeleteTenant({ t, path }) {
+  const [error, run] = useRun();
+  const del = async () => { if (await run(() => call('DELETE', path))) { forget(tenantsPath); go('/admin/tenants'); } };
+  return html`<${Section} id="delete-part" title="Delete">
+    <${ProblemView} error=${error} />
+    <p>A tenant is deleted once it has no machines, users, schedules, backups or webhooks left.</p>
+    <${Confirm} name="delete-tenant" label="Delete this tenant" yes="Yes, delete it" question=${`Delete the tenant ${t.name}?`} onYes=${del} />
+  <//>`;
 }
 
 // Quotas changes the tenant's limits.
