@@ -31,10 +31,31 @@ func (s *site) tenantNamed(name string) tenant {
 	return tenant{}
 }
 
+// userDisabled checks through the API whether the user of an e-mail is disabled.
+func (s *site) userDisabled(email string, want bool) {
+	s.t.Helper()
+	var p struct {
+		Items []struct {
+			Email    string
+			Disabled bool
+		}
+	}
+	s.call("GET", "/api/resources/users?limit=500", s.admin, nil, 200, &p)
+	for _, u := range p.Items {
+		if u.Email == email {
+			if u.Disabled != want {
+				s.t.Fatalf("%s disabled %v, want %v", email, u.Disabled, want)
+			}
+			return
+		}
+	}
+	s.t.Fatalf("no user %s", email)
+}
+
 // TestConsoleTenants: an operator filters the tenants by name (every page read) and
 // by external id, creates one with a quota, changes its quota, suspends it with a
-// reason and unsuspends it, adds a user to it (its delete refused then) and deletes
-// the user, reads its usage and its overview, and deletes it.
+// reason and unsuspends it, adds a user to it (its delete refused then), disables
+// and enables the user and deletes it, reads its usage and its overview, and deletes it.
 func TestConsoleTenants(t *testing.T) {
 	s := newSite(t)
 	ctx := tab(t)
@@ -119,6 +140,16 @@ func TestConsoleTenants(t *testing.T) {
 		confirm(del, "delete-tenant"),
 		chromedp.WaitVisible(del+`//div[@role="alert"]/strong`),
 	)
+	run(t, ctx, "disable the user and enable it again",
+		confirm(`//tr[@data-user="ops@acme.test"]`, "disable-user"),
+		chromedp.WaitVisible(`//tr[@data-user="ops@acme.test"]/td[@data-user-state][normalize-space(.)="disabled"]`),
+	)
+	s.userDisabled("ops@acme.test", true)
+	run(t, ctx, "enable it",
+		chromedp.Click(`//button[@data-enable="ops@acme.test"]`),
+		chromedp.WaitVisible(`//tr[@data-user="ops@acme.test"]/td[@data-user-state][normalize-space(.)="enabled"]`),
+	)
+	s.userDisabled("ops@acme.test", false)
 	run(t, ctx, "delete the user",
 		confirm(`//tr[@data-user="ops@acme.test"]`, "delete-user"),
 		chromedp.WaitNotPresent(`//tr[@data-user="ops@acme.test"]`),

@@ -217,13 +217,16 @@ function Users({ tenant }) {
     if (await run(() => call('POST', '/api/resources/users', body))) { form.reset(); reload(); }
   };
   const del = (u) => run(() => call('DELETE', `/api/resources/users/${encodeURIComponent(u.id)}`)).then(reload);
+  const able = (u) => run(() => call('PATCH', `/api/resources/users/${encodeURIComponent(u.id)}`, { disabled: !u.disabled })).then(reload);
   return html`<${Section} id="users-part" title="Users">
     <${ProblemView} error=${error || problem} />
     ${page && (page.items.length === 0 ? html`<p>No users yet.</p>` : html`<div class="table-wrap"><table>
-      <thead><tr><th scope="col">E-mail</th><th scope="col">Name</th><th scope="col">Second factor</th><th scope="col">Actions</th></tr></thead>
+      <thead><tr><th scope="col">E-mail</th><th scope="col">Name</th><th scope="col">Second factor</th><th scope="col">State</th><th scope="col">Actions</th></tr></thead>
       <tbody>${page.items.map((u) => html`<tr key=${u.id} data-user=${u.email}><td>${u.email}</td><td>${u.name}</td>
-        <td>${u.totp_enabled ? 'on' : 'off'}${u.disabled ? ' (disabled)' : ''}</td>
-        <td><${Confirm} name="delete-user" label="Delete" yes="Yes, delete" question=${`Delete ${u.email}?`} onYes=${() => del(u)} /></td></tr>`)}</tbody>
+        <td>${u.totp_enabled ? 'on' : 'off'}</td><td data-user-state>${u.disabled ? 'disabled' : 'enabled'}</td>
+        <td class="row-actions">${u.disabled ? html`<button type="button" data-enable=${u.email} onClick=${() => able(u)}>Enable</button>`
+          : html`<${Confirm} name="disable-user" label="Disable" yes="Yes, disable" question=${`Disable ${u.email}? Their logins end.`} onYes=${() => able(u)} />`}
+          <${Confirm} name="delete-user" label="Delete" yes="Yes, delete" question=${`Delete ${u.email}?`} onYes=${() => del(u)} /></td></tr>`)}</tbody>
     </table></div>`)}
     ${pager}
     <form onSubmit=${add} aria-label="New user">
