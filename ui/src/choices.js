@@ -6,11 +6,11 @@ import { call } from './api.js';
 const cache = {};
 
 // useList answers the items of a list route (every page of it up to limit), or null
-// while they load; an error leaves an empty list and the error.
+// while they load (or with no path); an error leaves an empty list and the error.
 export function useList(path) {
   const [state, setState] = useState(cache[path] ? { items: cache[path] } : null);
   useEffect(() => {
-    if (cache[path]) return undefined;
+    if (!path || cache[path]) return undefined;
     let live = true;
     call('GET', path).then((p) => { cache[path] = p.items || []; if (live) setState({ items: cache[path] }); },
       (e) => live && setState({ items: [], error: e }));
@@ -24,4 +24,5 @@ export function forget(path) { delete cache[path]; }
 
 export const templatesPath = '/api/resources/templates?limit=500';
 export const plansPath = '/api/resources/plans?limit=200';
+export const tenantsPath = '/api/resources/tenants?limit=500';
 export const isosPath = '/api/resources/isos?limit=200';

@@ -14,3 +14,7 @@ export const User = icon('M12 12a4 4 0 1 0 0-8 4 4 0 0 0 0 8zM4 21a8 8 0 0 1 16 
 export const Gauge = icon('M4 18a8 8 0 1 1 16 0M12 18l4-6');
 export const Shield = icon('M12 3l8 3v6c0 5-3.5 8-8 9-4.5-1-8-4-8-9V6z');
 export const Clock = icon('M12 21a9 9 0 1 0 0-18 9 9 0 0 0 0 18zM12 7v5l3 2');
+export const Users = icon('M9 11a4 4 0 1 0 0-8 4 4 0 0 0 0 8zM2 21a7 7 0 0 1 14 0M16 3.5a4 4 0 0 1 0 7M18 14a7 7 0 0 1 4 7');
+export const Box = icon('M3 7l9-4 9 4v10l-9 4-9-4zM3 7l9 4 9-4M12 11v10');
+export const Pulse = icon('M3 12h4l3-7 4 14 3-7h4');
+export const List = icon('M8 6h13M8 12h13M8 18h13M3 6h.01M3 12h.01M3 18h.01');

@@ -16,6 +16,12 @@ import './live.js';
 const Account = lazy(() => import('./pages/account.js'), 'Account');
 const Firewall = lazy(() => import('./pages/firewall.js'), 'Firewall');
 const Schedules = lazy(() => import('./pages/schedules.js'), 'Schedules');
+const Tenants = lazy(() => import('./pages/tenants.js'), 'Tenants');
+const Tenant = lazy(() => import('./pages/tenants.js'), 'Tenant');
+const Plans = lazy(() => import('./pages/plans.js'), 'Plans');
+const Overview = lazy(() => import('./pages/overview.js'), 'Overview');
+const Audit = lazy(() => import('./pages/ops.js'), 'Audit');
+const Health = lazy(() => import('./pages/ops.js'), 'Health');
 
 // admin holds the operator's pages once their chunk has loaded.
 const admin = signal(null);
@@ -30,8 +36,10 @@ const ready = signal(false);
 renew().catch(() => {}).finally(() => { ready.value = true; });
 
 const account = ['/account', 'Account', icons.User];
-const tenantNav = [['/machines', 'Machines', icons.Server], ['/firewall', 'Firewall', icons.Shield], ['/schedules', 'Schedules', icons.Clock], account];
-const adminNav = [['/admin/dashboard', 'Dashboard', icons.Gauge], ['/admin/machines', 'Machines', icons.Server], ['/admin/nodes', 'Nodes', icons.Nodes], account];
+const tenantNav = [['/machines', 'Machines', icons.Server], ['/overview', 'Overview', icons.Gauge], ['/firewall', 'Firewall', icons.Shield], ['/schedules', 'Schedules', icons.Clock], account];
+const adminNav = [['/admin/dashboard', 'Dashboard', icons.Gauge], ['/admin/machines', 'Machines', icons.Server], ['/admin/nodes', 'Nodes', icons.Nodes],
+  ['/admin/tenants', 'Tenants', icons.Users], ['/admin/plans', 'Plans', icons.Box],
+  ['/admin/health', 'Health checks', icons.Pulse], ['/admin/audit', 'Audit log', icons.List], account];
 
 function Page({ admin: isAdmin }) {
   const p = path.value;
@@ -42,10 +50,17 @@ function Page({ admin: isAdmin }) {
     if (!pages) return html`<main id="main"><p>Loading…</p></main>`;
     if ((m = match('/admin/machines/:id', p))) return html`<${Machine} id=${m.id} admin tenant=${new URLSearchParams(p.split('?')[1] || '').get('tenant') || ''} />`;
     if (match('/admin/nodes', p)) return html`<${pages.Nodes} />`;
+    if ((m = match('/admin/tenants/:id/overview', p))) return html`<${Overview} tenant=${m.id} />`;
+    if ((m = match('/admin/tenants/:id', p))) return html`<${Tenant} id=${m.id} />`;
+    if (match('/admin/tenants', p)) return html`<${Tenants} />`;
+    if (match('/admin/plans', p)) return html`<${Plans} />`;
+    if (match('/admin/health', p)) return html`<${Health} />`;
+    if (match('/admin/audit', p)) return html`<${Audit} />`;
     if (match('/admin/machines', p)) return html`<${pages.AdminMachines} />`;
     return html`<${pages.Dashboard} />`;
   }
   if ((m = match('/machines/:id', p))) return html`<${Machine} id=${m.id} />`;
+  if (match('/overview', p)) return html`<${Overview} />`;
   if (match('/firewall', p)) return html`<${Firewall} />`;
   if (match('/schedules', p)) return html`<${Schedules} />`;
   return html`<${Machines} />`;

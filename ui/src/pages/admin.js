@@ -8,6 +8,7 @@ import { listen } from '../live.js';
 import { ProblemView, Section, Status, bytes, gb, mb, when } from '../format.js';
 import { Confirm } from '../confirm.js';
 import { lazy } from '../lazy.js';
+import { CreateMachine } from './machines.js';
 
 const Graphs = lazy(() => import('../graphs.js'), 'Graphs');
 
@@ -46,6 +47,7 @@ export function AdminMachines() {
 
   return html`<main id="main">
     <h1>All machines</h1>
+    <${CreateMachine} admin onCreated=${(r) => setPage((p) => p && { ...p, items: [r.machine, ...p.items.filter((x) => x.id !== r.machine.id)] })} />
     <form class="filters" onSubmit=${apply} role="search" aria-label="Filter machines">
       <label class="field"><span>Name</span><input name="name" value=${filter.name} /></label>
       <label class="field"><span>Status</span><select name="status" value=${filter.status}>
@@ -58,7 +60,7 @@ export function AdminMachines() {
     ${page && html`<div class="table-wrap"><table>
       <thead><tr><th scope="col">Name</th><th scope="col">Status</th><th scope="col">Node</th><th scope="col">Tenant</th><th scope="col">Size</th></tr></thead>
       <tbody>${page.items.map((m) => html`<tr key=${m.id}><td><a href=${machineLink(m.id, m.tenant_id)}>${m.name}</a></td><td><${Status} value=${m.status} /></td>
-        <td>${m.node}</td><td>${m.tenant_id || ''}</td><td>${m.cpu_cores} CPU, ${mb(m.memory_mb)}, ${gb(m.disk_gb)}</td></tr>`)}</tbody>
+        <td>${m.node}</td><td>${m.tenant_id ? html`<a href=${`/admin/tenants/${encodeURIComponent(m.tenant_id)}`}>${m.tenant_id}</a>` : ''}</td><td>${m.cpu_cores} CPU, ${mb(m.memory_mb)}, ${gb(m.disk_gb)}</td></tr>`)}</tbody>
     </table></div>
     <nav class="pager" aria-label="Pages">
       <button disabled=${cursors.length === 1} onClick=${() => setCursors(cursors.slice(0, -1))}>Previous</button>

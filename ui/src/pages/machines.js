@@ -6,7 +6,7 @@ import { call } from '../api.js';
 import { listen, tasks } from '../live.js';
 import { Field, ProblemView, Status, gb, mb } from '../format.js';
 import { TemplatePicker } from './machine-actions.js';
-import { templatesPath, useList } from '../choices.js';
+import { plansPath, templatesPath, tenantsPath, useList } from '../choices.js';
 import { TaskLine, clientBase as base } from './machine.js';
 
 export function Machines() {
@@ -68,20 +68,33 @@ export function Machines() {
   </main>`;
 }
 
-// CreateMachine asks for a new machine: a name, a template and its size (or a plan).
-function CreateMachine({ onCreated }) {
+// CreateMachine asks for a new machine: a name, a plan (its sizes filled from it, its
+// templates the only ones offered) and a template. Explicit sizes are for operators
+// (admin), and for tenants only while there is no plan to choose. An operator names
+// the tenant the machine is for.
+export function CreateMachine({ onCreated, admin }) {
   const [error, setError] = useState(null);
   const templates = useList(templatesPath);
+  const plans = useList(plansPath);
+  const tenants = useList(admin ? tenantsPath : null);
   const [open, setOpen] = useState(false);
+  const [planID, setPlanID] = useState(null);
+  const planItems = plans?.items || [];
+  const custom = admin || (plans && planItems.length === 0);
+  // Until a choice, the first plan (tenants) or custom sizes (operators).
+  const chosen = planID ?? (custom ? '' : planItems[0]?.id || '');
+  const plan = planItems.find((p) => p.id === chosen);
+  const allowed = plan?.allowed_templates?.length ? new Set(plan.allowed_templates) : null;
+  const offered = templates && (allowed ? { ...templates, items: templates.items.filter((t) => allowed.has(t.id)) } : templates);
   const submit = async (e) => {
     e.preventDefault();
     const f = new FormData(e.target);
     const spec = { name: f.get('name'), template_id: f.get('template_id') };
-    if (f.get('plan_id')) spec.plan_id = f.get('plan_id');
-    for (const k of ['cpu_cores', 'memory_mb', 'disk_gb']) if (f.get(k)) spec[k] = Number(f.get(k));
+    if (plan) spec.plan_id = plan.id;
+    else for (const k of ['cpu_cores', 'memory_mb', 'disk_gb']) if (f.get(k)) spec[k] = Number(f.get(k));
     setError(null);
     try {
-      onCreated(await call('POST', base, spec));
+      onCreated(await call('POST', admin ? `${base}?tenant_id=${encodeURIComponent(f.get('tenant_id'))}` : base, spec));
       e.target.reset();
       setOpen(false);
     } catch (err) {
@@ -89,15 +102,24 @@ function CreateMachine({ onCreated }) {
     }
   };
   if (!open) return html`<button class="primary" onClick=${() => setOpen(true)}>New machine</button>`;
+  const planMsg = error?.fields?.plan_id;
   return html`<form class="card" onSubmit=${submit} aria-label="New machine">
-    <${ProblemView} error=${error} />
+    <${ProblemView} error=${error || plans?.error || tenants?.error} />
     <div class="grid">
       <${Field} name="name" label="Name" error=${error} required />
-      <${TemplatePicker} templates=${templates} error=${error} />
-      <${Field} name="plan_id" label="Plan (optional)" error=${error} />
-      <${Field} name="cpu_cores" label="CPU cores" error=${error} type="number" min="1" />
-      <${Field} name="memory_mb" label="Memory (MB)" error=${error} type="number" min="1" />
-      <${Field} name="disk_gb" label="Disk (GB)" error=${error} type="number" min="1" />
+      ${admin && html`<label class="field"><span>Tenant</span><select name="tenant_id" required>
+        ${(tenants?.items || []).map((t) => html`<option value=${t.id}>${t.name}</option>`)}</select></label>`}
+      ${planItems.length > 0 && html`<label class="field"><span>Plan</span>
+        <select name="plan_id" value=${chosen} onChange=${(e) => setPlanID(e.target.value)} aria-invalid=${planMsg ? 'true' : undefined} aria-describedby=${planMsg ? 'plan_id-error' : undefined}>
+          ${custom && html`<option value="">custom sizes</option>`}
+          ${planItems.map((p) => html`<option value=${p.id}>${p.name}: ${p.cpu_cores} CPU, ${mb(p.memory_mb)}, ${gb(p.disk_gb)}</option>`)}
+        </select>${planMsg && html`<span class="field-error" id="plan_id-error">${planMsg}</span>`}</label>`}
+      <${TemplatePicker} key=${chosen} templates=${offered} error=${error} />
+      ${plan ? html`<p class="muted" data-plan-sizes>${plan.cpu_cores} CPU, ${mb(plan.memory_mb)}, ${gb(plan.disk_gb)} from the plan</p>`
+        : custom && html`
+          <${Field} name="cpu_cores" label="CPU cores" error=${error} type="number" min="1" />
+          <${Field} name="memory_mb" label="Memory (MB)" error=${error} type="number" min="1" />
+          <${Field} name="disk_gb" label="Disk (GB)" error=${error} type="number" min="1" />`}
     </div>
     <button type="submit" class="primary">Create</button> <button type="button" onClick=${() => setOpen(false)}>Cancel</button>
   </form>`;

@@ -1,0 +1,131 @@
+// The operator's audit log and health checks. The audit log (GET /api/audit) is
+// filtered by actor, action, target and time, and paged with the API's cursors. The
+// health checks are listed with their latest result, added and deleted, and their
+// alert events acknowledged; an event resolves by itself when its condition clears
+// (the check passes again, or is deleted): the API has no resolve of its own. A chunk
+// of its own.
+import { html } from 'htm/preact';
+import { useEffect, useState } from 'preact/hooks';
+import { call } from '../api.js';
+import { listen } from '../live.js';
+import { Field, ProblemView, Section, Status, when } from '../format.js';
+import { Confirm } from '../confirm.js';
+import { numbers, usePaged, useRun } from '../paging.js';
+
+// rfc3339 reads a datetime-local input (the browser's local time) as an RFC 3339 time.
+const rfc3339 = (v) => (v ? new Date(v).toISOString() : '');
+
+const auditFilters = [['actor', 'Actor (user or key id)'], ['action', 'Action (POST /api/...)'], ['target', 'Target (id or kind/id)']];
+
+export function Audit() {
+  const [filter, setFilter] = useState({ limit: '50' });
+  const q = new URLSearchParams(Object.entries(filter).filter(([, v]) => v));
+  const { page, error, pager } = usePaged(`/api/audit?${q}`);
+  const apply = (e) => {
+    e.preventDefault();
+    const f = new FormData(e.target);
+    const next = { limit: String(f.get('limit')) };
+    for (const [k] of auditFilters) next[k] = String(f.get(k)).trim();
+    next.since = rfc3339(f.get('since'));
+    next.until = rfc3339(f.get('until'));
+    setFilter(next);
+  };
+  return html`<main id="main">
+    <h1>Audit log</h1>
+    <form class="filters" onSubmit=${apply} role="search" aria-label="Filter the audit log">
+      ${auditFilters.map(([k, label]) => html`<${Field} name=${k} label=${label} error=${error} />`)}
+      <${Field} name="since" label="Since" error=${error} type="datetime-local" />
+      <${Field} name="until" label="Until" error=${error} type="datetime-local" />
+      <label class="field"><span>A page</span><select name="limit">${['20', '50', '200'].map((n) => html`<option value=${n} selected=${n === filter.limit}>${n}</option>`)}</select></label>
+      <button type="submit">Filter</button>
+    </form>
+    <${ProblemView} error=${error} />
+    ${page && html`<div class="table-wrap"><table data-audit>
+      <caption class="sr-only">Audit log, newest first</caption>
+      <thead><tr><th scope="col">Time</th><th scope="col">Actor</th><th scope="col">Action</th><th scope="col">Target</th><th scope="col">Tenant</th><th scope="col">Result</th><th scope="col">Client</th></tr></thead>
+      <tbody>${page.items.map((a) => html`<tr key=${a.id} data-entry=${a.id}><td>${when(a.time)}</td>
+        <td>${a.actor || 'unknown'}${a.actor_kind === 'api_key' ? ' (API key)' : ''}</td><td data-action>${a.action}</td>
+        <td>${a.target_kind ? `${a.target_kind}/` : ''}${a.target_id || ''}</td><td>${a.tenant_id || ''}</td>
+        <td>${a.result}${a.reason ? html`<span class="muted">: ${a.reason}</span>` : ''}</td><td>${a.client || ''}</td></tr>`)}</tbody>
+    </table></div>
+    ${page.items.length === 0 && html`<p>No entries.</p>`}
+    ${pager}`}
+  </main>`;
+}
+
+const checksPath = '/api/monitoring/health-checks';
+
+// checkState is a check's state in words from its latest result.
+const checkState = (c) => (!c.enabled ? 'disabled' : c.last?.status || 'unknown');
+
+export function Health() {
+  const { page, error, reload, pager } = usePaged(`${checksPath}?limit=50`);
+  const [problem, run] = useRun();
+  const [open, setOpen] = useState(false);
+  useEffect(() => listen((type) => { if (type === 'alert.updated') reload(); }), [reload]);
+  const add = async (e) => {
+    e.preventDefault();
+    const f = new FormData(e.target);
+    const body = { name: f.get('name'), type: f.get('type'), target: f.get('target'),
+      ...numbers(f, ['interval_s', 'timeout_ms', 'expected_status', 'failure_threshold']) };
+    for (const k of ['tenant_id', 'machine_id']) if (f.get(k)) body[k] = f.get(k);
+    if (await run(() => call('POST', checksPath, body))) { setOpen(false); reload(); }
+  };
+  const del = (c) => run(() => call('DELETE', `${checksPath}/${encodeURIComponent(c.id)}`)).then(reload);
+  return html`<main id="main">
+    <h1>Health checks</h1>
+    ${open ? html`<form class="card" onSubmit=${add} aria-label="New health check">
+        <${ProblemView} error=${problem} />
+        <div class="grid">
+          <${Field} name="name" label="Name" error=${problem} required maxlength="100" />
+          <label class="field"><span>Type</span><select name="type"><option value="http">http (a URL)</option><option value="tcp">tcp (host:port)</option></select></label>
+          <${Field} name="target" label="Target" error=${problem} required />
+          <${Field} name="interval_s" label="Every (seconds)" error=${problem} type="number" min="1" max="86400" placeholder="60" />
+          <${Field} name="timeout_ms" label="Timeout (ms)" error=${problem} type="number" min="100" max="60000" placeholder="5000" />
+          <${Field} name="failure_threshold" label="Failures before it fails" error=${problem} type="number" min="0" max="100" placeholder="3" />
+          <${Field} name="expected_status" label="HTTP status expected (blank: 2xx or 3xx)" error=${problem} type="number" min="0" max="599" />
+          <${Field} name="tenant_id" label="Tenant (optional)" error=${problem} />
+          <${Field} name="machine_id" label="Machine (optional)" error=${problem} />
+        </div>
+        <button type="submit" class="primary">Create</button> <button type="button" onClick=${() => setOpen(false)}>Cancel</button>
+      </form>`
+      : html`<button class="primary" onClick=${() => setOpen(true)}>New health check</button>`}
+    <${ProblemView} error=${error || (!open && problem)} />
+    ${page && html`<div class="table-wrap"><table>
+      <caption class="sr-only">Health checks</caption>
+      <thead><tr><th scope="col">Name</th><th scope="col">Probe</th><th scope="col">State</th><th scope="col">Last probe</th><th scope="col">Actions</th></tr></thead>
+      <tbody>${page.items.map((c) => html`<tr key=${c.id} data-check=${c.name}><td>${c.name}</td>
+        <td>${c.type} ${c.target}, every ${c.interval_s} s</td>
+        <td><${Status} value=${checkState(c)} />${c.last?.consecutive_failures ? ` ${c.last.consecutive_failures} failed in a row` : ''}</td>
+        <td>${c.last?.checked_at ? `${when(c.last.checked_at)}, ${Math.round(c.last.latency_ms)} ms` : 'not yet'}${c.last?.error ? html`<span class="muted">: ${c.last.error}</span>` : ''}</td>
+        <td><${Confirm} name="delete-check" label="Delete" yes="Yes, delete" question=${`Delete the check ${c.name}? Its alert resolves.`} onYes=${() => del(c)} /></td></tr>`)}</tbody>
+    </table></div>
+    ${page.items.length === 0 && html`<p>No health checks yet.</p>`}
+    ${pager}`}
+    <${CheckAlerts} />
+  </main>`;
+}
+
+// CheckAlerts lists the health checks' alert events of a status, live from the event
+// stream, and acknowledges a firing one.
+function CheckAlerts() {
+  const [status, setStatus] = useState('firing');
+  const { page, error, reload, pager } = usePaged(`/api/monitoring/alerts/events?kind=health_check&limit=50&status=${status}`);
+  const [problem, run] = useRun();
+  useEffect(() => listen((type) => { if (type === 'alert.updated') reload(); }), [reload]);
+  const ack = (a) => run(() => call('PATCH', `/api/monitoring/alerts/events/${encodeURIComponent(a.id)}`, { status: 'acknowledged' })).then(reload);
+  return html`<${Section} id="check-alerts" title="Alert events of the checks">
+    <div class="inline-form" role="group" aria-label="Status">
+      ${['firing', 'acknowledged', 'resolved'].map((s) => html`<button type="button" aria-pressed=${s === status ? 'true' : 'false'} onClick=${() => setStatus(s)}>${s}</button>`)}
+    </div>
+    <${ProblemView} error=${error || problem} />
+    ${page && (page.items.length === 0 ? html`<p>No ${status} alert events.</p>` : html`<div class="table-wrap"><table>
+      <thead><tr><th scope="col">Severity</th><th scope="col">What</th><th scope="col">Since</th><th scope="col">Status</th><th scope="col">Actions</th></tr></thead>
+      <tbody>${page.items.map((a) => html`<tr key=${a.id} data-alert=${a.target_id}><td><span class=${`badge sev-${a.severity}`}>${a.severity}</span></td>
+        <td>${a.message}</td><td>${when(a.started_at)}</td>
+        <td><${Status} value=${a.status} />${a.resolved_at ? ` ${when(a.resolved_at)}` : ''}</td>
+        <td>${a.status === 'firing' ? html`<${Confirm} name="ack" label="Acknowledge" yes="Yes, I am on it" question="Acknowledge this alert?" onYes=${() => ack(a)} />` : ''}</td></tr>`)}</tbody>
+    </table></div>`)}
+    ${pager}
+  <//>`;
+}
