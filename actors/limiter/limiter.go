@@ -87,12 +87,24 @@ type Limiter struct {
 	attempts atomic.Uint64
 	// waitMax is LoginWaitMax (shorter in tests).
 	waitMax time.Duration
+	// leases are the tokens taken ahead for keys' next requests (see lease.go).
+	leases *leaseTable
 }
 
-// take asks for one token from each named bucket of key; all or none are taken.
+// take asks for one token from each named bucket of key; all or none are taken. With
+// Lease above 1 it asks for up to Lease tokens of each, at least one: the edge holds
+// what it gets as a lease (see leases), and the reply is a grant.
 type take struct {
 	Key     string
 	Buckets []string
+	Lease   int
+}
+
+// grant is a shard's answer to a take with a Lease: the decision for the request that
+// asked, and how many tokens of each bucket were taken (0 when refused).
+type grant struct {
+	Decision
+	Tokens int
 }
 
 // sweep asks a shard to drop its idle buckets.
@@ -103,7 +115,7 @@ func Start(rt *kit.Runtime, opts LimitOptions) *Limiter {
 	if opts.Shards <= 0 {
 		opts.Shards = 4
 	}
-	l := &Limiter{rt: rt, opts: opts, seed: maphash.MakeSeed(), waitMax: LoginWaitMax}
+	l := &Limiter{rt: rt, opts: opts, seed: maphash.MakeSeed(), waitMax: LoginWaitMax, leases: newLeaseTable()}
 	for i := 0; i < opts.Shards; i++ {
 		shard, err := rt.Spawn(fmt.Sprintf("limiter-%d", i), func() kit.Actor {
 			return newShard(opts, rt.Clock.Now)
@@ -117,6 +129,7 @@ func Start(rt *kit.Runtime, opts LimitOptions) *Limiter {
 		for _, shard := range l.shards {
 			rt.Send(shard, &sweep{})
 		}
+		l.leases.sweep(rt.Clock.Now())
 	})
 	return l
 }
@@ -128,7 +141,9 @@ func (l *Limiter) Stop() { l.sweeper.Stop() }
 func (l *Limiter) Options() LimitOptions { return l.opts }
 
 // Take takes one token from each enabled bucket of key. With no enabled bucket it
-// allows at once without a round trip.
+// allows at once without a round trip; when the buckets' bursts allow a lease
+// (leaseSize), the token comes from key's lease, and a shard is asked only for the
+// next lease.
 func (l *Limiter) Take(ctx context.Context, key string, buckets ...string) (Decision, error) {
 	enabled := buckets[:0:0]
 	for _, b := range buckets {
@@ -139,8 +154,29 @@ func (l *Limiter) Take(ctx context.Context, key string, buckets ...string) (Deci
 	if len(enabled) == 0 {
 		return Decision{Allowed: true}, nil
 	}
-	shard := l.shards[maphash.String(l.seed, key)%uint64(len(l.shards))]
-	return kit.AskRef[Decision](ctx, l.rt, shard, &take{Key: key, Buckets: enabled})
+	shard := l.shardOf(key)
+	n := l.opts.leaseSize(enabled)
+	if n <= 1 {
+		return kit.AskRef[Decision](ctx, l.rt, shard, &take{Key: key, Buckets: enabled})
+	}
+	id := leaseOf(key, enabled)
+	now := l.rt.Clock.Now()
+	if d, ok := l.leases.spend(id, now); ok {
+		return d, nil
+	}
+	g, err := kit.AskRef[grant](ctx, l.rt, shard, &take{Key: key, Buckets: enabled, Lease: n})
+	if err != nil || g.Tokens <= 1 {
+		return g.Decision, err
+	}
+	perSec := l.limit(g.Bucket).perSecond()
+	l.leases.add(id, g.Decision, g.Tokens-1, perSec, now)
+	first := lease{left: g.Tokens - 1, d: g.Decision, perSec: perSec}
+	return first.decision(), nil
+}
+
+// shardOf is the shard holding key's buckets.
+func (l *Limiter) shardOf(key string) kit.Ref {
+	return l.shards[maphash.String(l.seed, key)%uint64(len(l.shards))]
 }
 
 func (l *Limiter) limit(name string) Limit { return l.opts.limit(name) }
@@ -188,7 +224,12 @@ func newShard(opts LimitOptions, now func() time.Time) *limiterShard {
 func (s *limiterShard) Receive(ctx *kit.Ctx, msg any) {
 	switch m := msg.(type) {
 	case *take:
-		ctx.Respond(s.take(m))
+		if m.Lease > 1 {
+			d, n := s.takeN(m)
+			ctx.Respond(grant{d, n})
+		} else {
+			ctx.Respond(s.take(m))
+		}
 	case *loginTake:
 		if d, wait := s.loginTake(m, 0); !wait {
 			ctx.Respond(d)
@@ -218,6 +259,14 @@ func (s *limiterShard) sweep() {
 }
 
 func (s *limiterShard) take(m *take) Decision {
+	d, _ := s.takeN(m)
+	return d
+}
+
+// takeN takes up to max(m.Lease, 1) tokens from each of m's buckets, as many as the
+// emptiest of them holds whole, or none when one holds less than one; the decision's
+// figures are the buckets' after the take.
+func (s *limiterShard) takeN(m *take) (Decision, int) {
 	now := s.now()
 	type state struct {
 		b   *bucket
@@ -225,6 +274,7 @@ func (s *limiterShard) take(m *take) Decision {
 	}
 	states := make([]state, 0, len(m.Buckets))
 	allowed := true
+	n := float64(max(m.Lease, 1))
 	for _, name := range m.Buckets {
 		lim := s.opts.limit(name)
 		k := name + "|" + m.Key
@@ -239,6 +289,7 @@ func (s *limiterShard) take(m *take) Decision {
 		if b.tokens < 1 {
 			allowed = false
 		}
+		n = math.Min(n, math.Floor(b.tokens))
 		states = append(states, state{b, lim})
 	}
 	var d Decision
@@ -246,7 +297,7 @@ func (s *limiterShard) take(m *take) Decision {
 	first := true
 	for i, st := range states {
 		if allowed {
-			st.b.tokens--
+			st.b.tokens -= n
 		}
 		remaining := int(math.Floor(st.b.tokens))
 		reset := int(math.Ceil((st.lim.burst() - st.b.tokens) / st.lim.perSecond()))
@@ -260,8 +311,9 @@ func (s *limiterShard) take(m *take) Decision {
 			first = false
 		}
 	}
-	if !d.Allowed && d.RetryAfterS < 1 {
-		d.RetryAfterS = 1
+	if !d.Allowed {
+		d.RetryAfterS = max(d.RetryAfterS, 1)
+		return d, 0
 	}
-	return d
+	return d, int(n)
 }

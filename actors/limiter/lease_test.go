@@ -1,0 +1,118 @@
+package limiter
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/jonboulle/clockwork"
+
+	"github.com/vmplane/vmplane/actors/kit"
+)
+
+// startLeased is a limiter with a global burst of 40 (leases of 5 tokens) refilling at
+// one token a second, and an auth burst of 10 (no lease), on a fake clock.
+func startLeased(t *testing.T) (*Limiter, *clockwork.FakeClock) {
+	t.Helper()
+	clock := clockwork.NewFakeClockAt(time.Unix(1_700_000_000, 0))
+	rt := kit.New(nil, nil, kit.EntityOptions{}, kit.WithClock(clock))
+	l := Start(rt, LimitOptions{
+		Global: Limit{Rate: 1, Per: time.Second, Burst: 40},
+		Auth:   Limit{Rate: 30, Per: time.Minute, Burst: 10},
+	})
+	t.Cleanup(func() { l.Stop(); rt.Shutdown() })
+	if n := l.opts.leaseSize([]string{BucketGlobal}); n != 5 {
+		t.Fatalf("got a global lease of %d; want 5", n)
+	}
+	return l, clock
+}
+
+// TestLeasedLimitHolds: with leases, a client is refused after exactly its burst, as
+// without them, and every answer counts down its remaining tokens one by one.
+func TestLeasedLimitHolds(t *testing.T) {
+	l, _ := startLeased(t)
+	ctx := context.Background()
+	for i := 0; i < 40; i++ {
+		d, err := l.Take(ctx, "10.0.0.1", BucketGlobal)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !d.Allowed || d.Remaining != 39-i || d.Limit != 40 || d.Bucket != BucketGlobal {
+			t.Fatalf("request %d: got %+v; want allowed with %d remaining of 40", i, d, 39-i)
+		}
+	}
+	d, err := l.Take(ctx, "10.0.0.1", BucketGlobal)
+	if err != nil || d.Allowed || d.RetryAfterS < 1 {
+		t.Fatalf("request 41: got %+v, %v; want refused with a retry", d, err)
+	}
+	// Another address has its own bucket and lease.
+	if d, _ := l.Take(ctx, "10.0.0.2", BucketGlobal); !d.Allowed || d.Remaining != 39 {
+		t.Fatalf("another address: got %+v; want allowed with 39 remaining", d)
+	}
+}
+
+// TestLeaseTakesFromTheShard: the tokens of a lease leave the shard's bucket when the
+// lease is taken, so a request that bypasses it (another member's) sees them gone.
+func TestLeaseTakesFromTheShard(t *testing.T) {
+	l, _ := startLeased(t)
+	ctx := context.Background()
+	if _, err := l.Take(ctx, "10.0.0.1", BucketGlobal); err != nil {
+		t.Fatal(err)
+	}
+	d, err := kit.AskRef[Decision](ctx, l.rt, l.shardOf("10.0.0.1"), &take{Key: "10.0.0.1", Buckets: []string{BucketGlobal}})
+	if err != nil || !d.Allowed || d.Remaining != 34 {
+		t.Fatalf("got %+v, %v from the shard; want 34 remaining (40 - a lease of 5 - this one)", d, err)
+	}
+}
+
+// TestLeaseExpires: a lease unused for leaseTTL is dropped with its tokens (never
+// spent on top of a refilled bucket); the next request takes a new one.
+func TestLeaseExpires(t *testing.T) {
+	l, clock := startLeased(t)
+	ctx := context.Background()
+	for i := 0; i < 40; i++ {
+		if d, _ := l.Take(ctx, "10.0.0.1", BucketGlobal); !d.Allowed {
+			t.Fatalf("request %d refused", i)
+		}
+	}
+	clock.Advance(2 * time.Second) // two tokens back; no lease left to spend
+	for i := 0; i < 2; i++ {
+		if d, _ := l.Take(ctx, "10.0.0.1", BucketGlobal); !d.Allowed {
+			t.Fatalf("after the refill, request %d: got %+v; want allowed", i, d)
+		}
+	}
+	if d, _ := l.Take(ctx, "10.0.0.1", BucketGlobal); d.Allowed {
+		t.Fatalf("third request after a refill of two: got %+v; want refused", d)
+	}
+
+	// A lease taken, then left for longer than leaseTTL, is not spent.
+	clock.Advance(time.Hour)
+	if d, _ := l.Take(ctx, "10.0.0.3", BucketGlobal); !d.Allowed || d.Remaining != 39 {
+		t.Fatalf("got %+v; want allowed with 39 remaining", d)
+	}
+	clock.Advance(leaseTTL)
+	if d, _ := l.Take(ctx, "10.0.0.3", BucketGlobal); !d.Allowed || d.Remaining != 35 {
+		// 40, less the dropped lease's 5 taken a second ago, plus the second's refill
+		// of one, less this request's token: 35 left in the bucket and the new lease.
+		t.Fatalf("after the lease expired: got %+v; want 35 remaining", d)
+	}
+}
+
+// TestAuthBucketIsNotLeased: the auth bucket's burst is too small for a lease; its
+// limit answers as before, at exactly its burst.
+func TestAuthBucketIsNotLeased(t *testing.T) {
+	l, _ := startLeased(t)
+	ctx := context.Background()
+	both := []string{BucketGlobal, BucketAuth}
+	if n := l.opts.leaseSize(both); n != 1 {
+		t.Fatalf("got a lease of %d for global and auth; want 1 (none)", n)
+	}
+	for i := 0; i < 10; i++ {
+		if d, _ := l.Take(ctx, "10.0.0.1", both...); !d.Allowed || d.Remaining != 9-i || d.Bucket != BucketAuth {
+			t.Fatalf("request %d: got %+v; want allowed with %d auth remaining", i, d, 9-i)
+		}
+	}
+	if d, _ := l.Take(ctx, "10.0.0.1", both...); d.Allowed || d.Bucket != BucketAuth {
+		t.Fatalf("request 11: got %+v; want refused by the auth bucket", d)
+	}
+}
