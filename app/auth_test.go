@@ -282,6 +282,25 @@ func TestGlobalRateLimit(t *testing.T) {
 	expect(t, doWith(t, clientFrom("127.0.0.4"), s.base, req{method: "GET", path: "/api/health"}), 200, "")
 }
 
+// TestGlobalRateLimitLeased: a burst large enough for the edge to lease its tokens
+// (limiter leases) still refuses after exactly the burst, and each answer's
+// RateLimit-Remaining counts down by one.
+func TestGlobalRateLimitLeased(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, func(c *Config) { c.RateGlobal, c.RateGlobalBurst = 0.01, 40 })
+	for i := 0; i < 40; i++ {
+		r := s.do(req{method: "GET", path: "/api/health"})
+		expect(t, r, 200, "")
+		if got, want := r.Header.Get("RateLimit-Remaining"), strconv.Itoa(39-i); got != want {
+			t.Fatalf("request %d: got RateLimit-Remaining %q; want %q", i, got, want)
+		}
+	}
+	r := s.do(req{method: "GET", path: "/api/health"})
+	expect(t, r, 429, "rate_limited")
+	checkLimited(t, r, "40")
+	expect(t, doWith(t, clientFrom("127.0.0.4"), s.base, req{method: "GET", path: "/api/health"}), 200, "")
+}
+
 func checkLimited(t *testing.T, r *response, limit string) {
 	t.Helper()
 	retry, err := strconv.Atoi(r.Header.Get("Retry-After"))

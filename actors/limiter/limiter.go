@@ -145,10 +145,17 @@ func (l *Limiter) Options() LimitOptions { return l.opts }
 // (leaseSize), the token comes from key's lease, and a shard is asked only for the
 // next lease.
 func (l *Limiter) Take(ctx context.Context, key string, buckets ...string) (Decision, error) {
-	enabled := buckets[:0:0]
+	// The buckets as given when all are enabled (the usual case: no copy).
+	enabled := buckets
 	for _, b := range buckets {
-		if l.limit(b).Enabled() {
-			enabled = append(enabled, b)
+		if !l.limit(b).Enabled() {
+			enabled = nil
+			for _, b := range buckets {
+				if l.limit(b).Enabled() {
+					enabled = append(enabled, b)
+				}
+			}
+			break
 		}
 	}
 	if len(enabled) == 0 {
