@@ -336,6 +336,34 @@ func BenchmarkTenantMachineList(b *testing.B) {
 	})
 }
 
+// BenchmarkTenantMachineListAPIKey is BenchmarkTenantMachineList with a read API key
+// of the tenant's user instead of its login's token: the key's record and its user
+// read per request, and the key owner's bucket beside the address's.
+func BenchmarkTenantMachineListAPIKey(b *testing.B) {
+	e := startBenchFleet(b, 0, func(c *Config) { c.SimOpDelay = -1 })
+	_, tokens := e.benchTenants(b, 1)
+	for i := 0; i < 10; i++ {
+		body := fmt.Sprintf(`{"name":"vm-%d","template_id":"tpl-debian-12","cpu_cores":1,"memory_mb":512,"disk_gb":10}`, i)
+		if status, raw := e.do(b, "POST", "/api/client/machines", tokens[0], []byte(body)); status != fasthttp.StatusAccepted {
+			b.Fatalf("create: got %d %s", status, raw)
+		}
+	}
+	status, raw := e.do(b, "POST", "/api/resources/api-keys", tokens[0], []byte(`{"name":"bench","scopes":["read"]}`))
+	if status != fasthttp.StatusCreated {
+		b.Fatalf("API key: got %d %s", status, raw)
+	}
+	var key struct{ Secret string }
+	if err := json.Unmarshal(raw, &key); err != nil || key.Secret == "" {
+		b.Fatalf("API key: got %s (%v)", raw, err)
+	}
+	if ids := e.machineIDs(b, key.Secret, "/api/client/machines"); len(ids) != 10 {
+		b.Fatalf("got %d machines; want 10", len(ids))
+	}
+	b.Run("inmemory", func(b *testing.B) {
+		runParallelGET(b, e.client, "/api/client/machines", key.Secret, fasthttp.StatusOK)
+	})
+}
+
 // ruleBody is the firewall rule the write benchmarks create.
 var ruleBody = []byte(`{"direction":"in","action":"accept","protocol":"tcp","port":"443","source":"203.0.113.0/24"}`)
 
