@@ -111,6 +111,8 @@ func keyRefused(why string) *apierr.Error { return apierr.New(apierr.ErrUnauthor
 type APIKeys struct {
 	sys   *system
 	users *Users
+	// cache holds the records of keys in use (keycache.go).
+	cache *keyCache
 }
 
 // KeyPrincipal is who a request made with a key acts as.
@@ -264,7 +266,7 @@ func (k *APIKeys) Authenticate(ctx context.Context, secret string, addr netip.Ad
 	if !ok || !ok2 || len(secret) > 128 {
 		return KeyPrincipal{}, errBadKey
 	}
-	rec, err := kit.LoadOptional[keyRecord](ctx, k.sys.store, keyKey(id))
+	rec, err := k.cache.load(ctx, k.sys, id)
 	if err != nil {
 		return KeyPrincipal{}, err
 	}

@@ -45,5 +45,5 @@ func Start(d Deps) (*Services, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Services{Users: users, Idempotency: startIdempotency(s), APIKeys: &APIKeys{sys: s, users: users}}, nil
+	return &Services{Users: users, Idempotency: startIdempotency(s), APIKeys: &APIKeys{sys: s, users: users, cache: newKeyCache(s)}}, nil
 }
