@@ -93,8 +93,10 @@ type Driver struct {
 	seed  uint64
 	usage usageModel
 
-	mu        sync.Mutex
-	available bool
+	mu sync.Mutex
+	// available is the SetAvailable switch, atomic so that Ping (the health check)
+	// never waits for the lock, which a large Inventory holds for seconds.
+	available atomic.Bool
 	nodes     []*node // in name order pve1..pveN
 	machines  map[int]*machine
 	templates []hypervisor.Template
@@ -210,7 +212,6 @@ func newDriver(cfg Config) *Driver {
 		delay:     delay,
 		seed:      seed,
 		usage:     usageModel{seed: seed},
-		available: true,
 		machines:  make(map[int]*machine),
 		templates: append([]hypervisor.Template(nil), cfg.Templates...),
 		locks:     make(map[int]string),
@@ -229,6 +230,7 @@ func newDriver(cfg Config) *Driver {
 		keyTicket: make(map[string]uint64),
 		inflight:  make(map[string]int),
 	}
+	d.available.Store(true)
 	for i := 1; i <= cfg.Nodes; i++ {
 		d.nodes = append(d.nodes, &node{Node: hypervisor.Node{
 			ID:       fmt.Sprintf("pve%d", i),
@@ -249,8 +251,6 @@ func (d *Driver) Ping(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return hypervisor.ContextError(err)
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
 	return d.availableLocked()
 }
 
@@ -443,9 +443,10 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// availableLocked is the SetAvailable(false) switch every call consults first.
+// availableLocked is the SetAvailable(false) switch every call consults first (Ping
+// without the lock).
 func (d *Driver) availableLocked() error {
-	if !d.available {
+	if !d.available.Load() {
 		return hypervisor.NewError(hypervisor.ErrUnavailable, "the simulated hypervisor is unavailable")
 	}
 	return nil
