@@ -432,7 +432,9 @@ func NewDriver(cfg Config, log *zap.Logger) (hypervisor.Driver, error) {
 	}
 	switch cfg.Driver {
 	case "sim", "":
-		return sim.New(sim.Config{Seed: cfg.SimSeed, Nodes: cfg.SimNodes, Machines: cfg.SimMachines, OpDelay: cfg.SimOpDelay}), nil
+		// Start attaches the world to the store: the demo machines are made only if it
+		// holds none.
+		return sim.New(sim.Config{Seed: cfg.SimSeed, Nodes: cfg.SimNodes, Machines: cfg.SimMachines, SeedOnAttach: true, OpDelay: cfg.SimOpDelay}), nil
 	case "proxmox":
 		return NewProxmoxDriver(cfg, log)
 	}

@@ -323,6 +323,11 @@ func (d *Driver) Attach(ctx context.Context, store persistence.Store) (restored 
 	if err != nil || restored {
 		return restored, err
 	}
+	d.mu.Lock()
+	n := d.unseeded
+	d.unseeded = 0
+	d.mu.Unlock()
+	d.seedDemoMachines(n)
 	err = d.adopt(ctx, store)
 	if persistence.IsConditionFailed(err) {
 		// Another member wrote its world first (shared store): that one is the

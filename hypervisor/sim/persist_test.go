@@ -285,6 +285,34 @@ func TestAttach(t *testing.T) {
 	}
 }
 
+// With SeedOnAttach the demo machines are made by Attach, only for a store that holds
+// no world: the same ones New would have made, and none at all before a stored world.
+func TestSeedOnAttach(t *testing.T) {
+	store := openStore(t, t.TempDir())
+	clk := hypervisortest.NewClock(t0)
+	eager := New(Config{Seed: 1, Machines: 3, OpDelay: -1, Now: clk.Now})
+	lazy := New(Config{Seed: 1, Machines: 3, SeedOnAttach: true, OpDelay: -1, Now: clk.Now})
+	if n := len(lazy.machines); n != 0 {
+		t.Fatalf("before Attach: %d machines; want none", n)
+	}
+	if _, err := lazy.Attach(bg, store); err != nil {
+		t.Fatal(err)
+	}
+	want, got := worldOf(t, eager), worldOf(t, lazy)
+	if !reflect.DeepEqual(got.Inventory.Machines, want.Inventory.Machines) || len(got.Inventory.Machines) != 3 {
+		t.Errorf("seeded at Attach:\n got %+v\nwant %+v", got.Inventory.Machines, want.Inventory.Machines)
+	}
+
+	again := New(Config{Seed: 2, Machines: 1000, SeedOnAttach: true, OpDelay: -1, Now: clk.Now})
+	restored, err := again.Attach(bg, store)
+	if err != nil || !restored {
+		t.Fatalf("Attach to a store with a world: restored %v, %v; want true, nil", restored, err)
+	}
+	if got := worldOf(t, again); !reflect.DeepEqual(got.Inventory.Machines, want.Inventory.Machines) {
+		t.Errorf("restored world:\n got %+v\nwant %+v", got.Inventory.Machines, want.Inventory.Machines)
+	}
+}
+
 // failingStore refuses the next n writes handed to it.
 type failingStore struct {
 	persistence.Store

@@ -78,6 +78,10 @@ type Config struct {
 	// Machines seeds that many demo machines at New, spread over the nodes, created at
 	// seeded times up to ~400 days back so that usage graphs have history. Default 0.
 	Machines int
+	// SeedOnAttach has Attach seed the Machines, and only when the store it is given
+	// holds no world, instead of New: a restart on a data directory then does not make
+	// a world (a million machines: seconds and gigabytes) that the stored one replaces.
+	SeedOnAttach bool
 	// OpDelay is how long each changing operation takes, in real time (default 300ms
 	// for demos; tests pass ~1ms; negative means instant).
 	OpDelay time.Duration
@@ -94,6 +98,9 @@ type Driver struct {
 	usage usageModel
 
 	mu sync.Mutex
+	// unseeded is how many demo machines Attach makes if its store holds no world
+	// (Config.SeedOnAttach).
+	unseeded int
 	// available is the SetAvailable switch, atomic so that Ping (the health check)
 	// never waits for the lock, which a large Inventory holds for seconds.
 	available atomic.Bool
@@ -175,7 +182,11 @@ type machine struct {
 // memory until Attach gives it a store; Open builds one on a store.
 func New(cfg Config) *Driver {
 	d := newDriver(cfg)
-	d.seedDemoMachines(cfg.Machines)
+	if cfg.SeedOnAttach {
+		d.unseeded = cfg.Machines
+	} else {
+		d.seedDemoMachines(cfg.Machines)
+	}
 	return d
 }
 
