@@ -525,3 +525,53 @@ func TestHalfWrittenWorldIsReplaced(t *testing.T) {
 		t.Errorf("stored keys: got %q; want %q", keys, want)
 	}
 }
+
+// gatedStore holds every Get until gate is closed.
+type gatedStore struct {
+	persistence.Store
+	gate chan struct{}
+}
+
+func (s *gatedStore) Get(ctx context.Context, key []byte) ([]byte, error) {
+	<-s.gate
+	return s.Store.Get(ctx, key)
+}
+
+// AttachInBackground returns before the world is read, Ping answers meanwhile, and
+// the other calls wait for the stored world rather than answer from the driver's own.
+func TestAttachInBackground(t *testing.T) {
+	dir := t.TempDir()
+	store := openStore(t, dir)
+	clk := hypervisortest.NewClock(t0)
+	first := New(Config{Seed: 1, Machines: 3, OpDelay: -1, Now: clk.Now})
+	if r := <-first.AttachInBackground(bg, store); r.Err != nil || r.Restored {
+		t.Fatalf("attach to an empty store: %+v; want a new world", r)
+	}
+	want := worldOf(t, first)
+
+	gated := &gatedStore{Store: store, gate: make(chan struct{})}
+	d := New(Config{Seed: 2, Machines: 7, SeedOnAttach: true, OpDelay: -1, Now: clk.Now})
+	done := d.AttachInBackground(bg, gated)
+	if err := d.Ping(bg); err != nil {
+		t.Fatalf("ping while the world is read: %v", err)
+	}
+	listed := make(chan hypervisor.Inventory, 1)
+	go func() {
+		inv, _ := d.Inventory(bg)
+		listed <- inv
+	}()
+	select {
+	case inv := <-listed:
+		t.Fatalf("Inventory answered before the world was read: %d machines", len(inv.Machines))
+	case r := <-done:
+		t.Fatalf("attached before the store answered: %+v", r)
+	default:
+	}
+	close(gated.gate)
+	if r := <-done; r.Err != nil || !r.Restored {
+		t.Fatalf("attach: %+v; want the stored world", r)
+	}
+	if inv := <-listed; !reflect.DeepEqual(inv.Machines, want.Inventory.Machines) {
+		t.Errorf("Inventory during the read:\n got %+v\nwant %+v", inv.Machines, want.Inventory.Machines)
+	}
+}
