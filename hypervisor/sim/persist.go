@@ -237,13 +237,7 @@ func (d *Driver) durable(f *flush) error {
 	}
 	err := f.err
 	if err == nil {
-		ctx, cancel := context.WithTimeout(context.Background(), commitTimeout)
-		for _, p := range f.pending {
-			if perr := p.Wait(ctx); err == nil {
-				err = perr
-			}
-		}
-		cancel()
+		err = f.wait()
 		if err != nil || len(f.keys) > 0 {
 			d.mu.Lock()
 			d.writtenLocked(f, err)
@@ -458,7 +452,8 @@ func (d *Driver) attachHeld(ctx context.Context, store persistence.Store) (resto
 		d.dirty.Merge(held)
 		// Waited for with d.mu held (durable takes it on a failure): no call
 		// writes meanwhile, so the world record cannot land before the machines.
-		if err := d.waitLocked(f); err != nil {
+		if err := f.wait(); err != nil {
+			d.writtenLocked(f, err)
 			for _, vmid := range vmids { // written again with the next change
 				d.dirty.TouchMachine(vmid)
 			}
@@ -471,23 +466,16 @@ func (d *Driver) attachHeld(ctx context.Context, store persistence.Store) (resto
 	return false, d.durable(f)
 }
 
-// waitLocked waits until a flush of a store that is not shared is on disk, with d.mu
-// held; a failed write's records are marked changed again.
-func (d *Driver) waitLocked(f *flush) error {
-	if f == nil {
-		return nil
+// wait waits for a flush's batches and returns the first error.
+func (f *flush) wait() (err error) {
+	if f.err != nil {
+		return f.err
 	}
-	err := f.err
-	if err == nil {
-		ctx, cancel := context.WithTimeout(context.Background(), commitTimeout)
-		for _, p := range f.pending {
-			if perr := p.Wait(ctx); err == nil {
-				err = perr
-			}
-		}
-		cancel()
-		if err != nil {
-			d.writtenLocked(f, err)
+	ctx, cancel := context.WithTimeout(context.Background(), commitTimeout)
+	defer cancel()
+	for _, p := range f.pending {
+		if perr := p.Wait(ctx); err == nil {
+			err = perr
 		}
 	}
 	return err
