@@ -76,6 +76,10 @@ type App struct {
 	// cancels it first, so that no driver call it started outlives the shutdown.
 	bg     context.Context
 	stopBG context.CancelFunc
+	// worldDone is closed once the simulated world is attached (attachWorld), which
+	// close waits for (after stopBG) before it closes the store; nil when not
+	// attaching in the background.
+	worldDone chan struct{}
 	// stage names what Shutdown is doing, for the log line of a shutdown that hangs.
 	stage atomic.Pointer[string]
 }
@@ -139,7 +143,7 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 			return nil, err
 		}
 	}
-	if err := attachWorld(driver, a.store, log); err != nil {
+	if err := a.attachWorld(driver, log); err != nil {
 		return nil, err
 	}
 	// The configured driver is the default location; the dispatcher routes each
@@ -402,26 +406,55 @@ func (a *App) serveMetrics(addr string) error {
 // worldKeeper is a driver whose own world lives in vmplane's store: the simulated
 // cluster, which has no hypervisor of its own to remember its machines.
 type worldKeeper interface {
-	Attach(ctx context.Context, store persistence.Store) (restored bool, err error)
+	AttachInBackground(ctx context.Context, store persistence.Store) <-chan sim.AttachResult
 }
+
+// worldAttachTimeout bounds the read (or the first write) of a simulated world: a
+// million machines take a minute or two on a busy host.
+const worldAttachTimeout = 10 * time.Minute
 
 // attachWorld gives a simulated cluster the store, so that its machines, backups and
 // nodes survive a restart as every other record does: a data directory that holds a
 // simulated world gets it back, and a new one keeps the world the driver was made with.
-func attachWorld(driver hypervisor.Driver, store persistence.Store, log *zap.Logger) error {
+// On a single node the world is read or written in the background, the driver's calls
+// waiting for it, so that the server serves (and its health check answers) at once
+// whatever the size of the world; a failure then leaves the hypervisor unavailable.
+// A cluster's members attach before they serve (the first world written wins).
+func (a *App) attachWorld(driver hypervisor.Driver, log *zap.Logger) error {
 	w, ok := driver.(worldKeeper)
 	if !ok {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	restored, err := w.Attach(ctx, store)
-	if err != nil {
-		return fmt.Errorf("simulated cluster: %w", err)
+	ctx, cancel := context.WithTimeout(a.bg, worldAttachTimeout)
+	done := w.AttachInBackground(ctx, a.store)
+	attached := func(r sim.AttachResult) error {
+		if r.Err != nil {
+			return fmt.Errorf("simulated cluster: %w", r.Err)
+		}
+		if r.Restored {
+			log.Info("simulated cluster restored from the store (the data directory, or a cluster's etcd); --sim-seed, --sim-nodes and --sim-machines shape only a new one")
+		}
+		return nil
 	}
-	if restored {
-		log.Info("simulated cluster restored from the store (the data directory, or a cluster's etcd); --sim-seed, --sim-nodes and --sim-machines shape only a new one")
+	select {
+	case r := <-done:
+		cancel()
+		return attached(r)
+	default:
 	}
+	a.worldDone = make(chan struct{})
+	go func() {
+		defer close(a.worldDone)
+		defer cancel()
+		if err := attached(<-done); err != nil {
+			log.Error("the simulated cluster could not be attached to the store; it answers unavailable", zap.Error(err))
+			if s, ok := driver.(interface{ SetAvailable(bool) }); ok {
+				s.SetAvailable(false)
+			}
+			return
+		}
+		log.Info("simulated cluster attached to the store")
+	}()
 	return nil
 }
 
@@ -432,7 +465,9 @@ func NewDriver(cfg Config, log *zap.Logger) (hypervisor.Driver, error) {
 	}
 	switch cfg.Driver {
 	case "sim", "":
-		return sim.New(sim.Config{Seed: cfg.SimSeed, Nodes: cfg.SimNodes, Machines: cfg.SimMachines, OpDelay: cfg.SimOpDelay}), nil
+		// Start attaches the world to the store: the demo machines are made only if it
+		// holds none.
+		return sim.New(sim.Config{Seed: cfg.SimSeed, Nodes: cfg.SimNodes, Machines: cfg.SimMachines, SeedOnAttach: true, OpDelay: cfg.SimOpDelay}), nil
 	case "proxmox":
 		return NewProxmoxDriver(cfg, log)
 	}
@@ -531,6 +566,10 @@ func (a *App) setStage(s string) { a.stage.Store(&s) }
 
 func (a *App) close() error {
 	a.stopBG()
+	if a.worldDone != nil {
+		a.setStage("waiting for the simulated world's read or write")
+		<-a.worldDone
+	}
 	if a.pprof != nil {
 		_ = a.pprof.Close()
 		a.pprof = nil

@@ -20,7 +20,8 @@ type Driver interface {
 	// Ping reports whether the hypervisor answers; nil means healthy.
 	Ping(ctx context.Context) error
 
-	// Inventory lists every node, machine and OS template the hypervisor has now.
+	// Inventory lists every node, machine and OS template the hypervisor has now. The
+	// caller owns what it returns (the sync reorders its machines in place).
 	Inventory(ctx context.Context) (Inventory, error)
 	// Machine reads one machine's current state from the hypervisor.
 	Machine(ctx context.Context, ref Ref) (Machine, error)

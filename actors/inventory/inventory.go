@@ -244,8 +244,13 @@ func (c *Inventory) run(ctx context.Context) (SyncResult, error) {
 			downNodes[n.ID] = true
 		}
 	}
-	jobs := make([]job, 0, len(inv.Machines))
-	var fresh []hypervisor.Machine
+	// Neither the jobs nor the machines to adopt copy the inventory: jobs are only the
+	// machines that differ (none on a restart with nothing changed), and the new
+	// machines are moved to the front of inv.Machines, which the driver handed over as
+	// its own copy (a million machines' inventory is some 400 MB; a second copy of it
+	// was the sync's largest allocation).
+	var jobs []job
+	nFresh := 0
 	for _, hm := range inv.Machines {
 		if id, ok := vmids[hm.VMID]; ok {
 			delete(vmids, hm.VMID)
@@ -263,9 +268,12 @@ func (c *Inventory) run(ctx context.Context) (SyncResult, error) {
 			}
 			jobs = append(jobs, job{id: id, m: &hm, at: asOf, confirm: stateDiffers})
 		} else {
-			fresh = append(fresh, hm)
+			// nFresh is at most the index of hm: this overwrites only machines already seen.
+			inv.Machines[nFresh] = hm
+			nFresh++
 		}
 	}
+	fresh := inv.Machines[:nFresh]
 	for _, id := range vmids {
 		// Which machines exist is current as of the read (Proxmox: its cluster
 		// filesystem), unlike their states, so start, not asOf, dates an absence.

@@ -129,7 +129,7 @@ func (d *Driver) SetNodeStatus(nodeID string, status hypervisor.NodeStatus) erro
 func (d *Driver) SetAvailable(ok bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.available = ok
+	d.available.Store(ok)
 }
 
 // CrashMachine stops a running or suspended machine without being asked, as a guest

@@ -219,3 +219,21 @@ func TestCrashDuringOperation(t *testing.T) {
 		t.Errorf("after crash during reboot: got %s; want stopped", got)
 	}
 }
+
+// TestPingDoesNotWaitForTheLock: the health check's ping answers while a long call
+// (an Inventory of a million machines) holds the driver's lock, and still reports
+// SetAvailable(false).
+func TestPingDoesNotWaitForTheLock(t *testing.T) {
+	d, _ := newTest(t, Config{})
+	d.mu.Lock()
+	err := d.Ping(bg)
+	d.mu.Unlock()
+	if err != nil {
+		t.Fatalf("ping while the lock is held: %v", err)
+	}
+	d.SetAvailable(false)
+	d.mu.Lock()
+	err = d.Ping(bg)
+	d.mu.Unlock()
+	wantErr(t, "ping of an unavailable hypervisor", err, hypervisor.ErrUnavailable)
+}

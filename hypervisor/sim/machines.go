@@ -648,6 +648,13 @@ func (d *Driver) newMACLocked(vmid, index int) string {
 // seedDemoMachines creates n demo machines with seeded sizes, templates and histories,
 // created between 1 and 400 days ago, mostly running, so a fresh demo looks lived-in.
 func (d *Driver) seedDemoMachines(n int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.seedDemoMachinesLocked(n)
+}
+
+// seedDemoMachinesLocked is seedDemoMachines with d.mu held.
+func (d *Driver) seedDemoMachinesLocked(n int) {
 	if n <= 0 {
 		return
 	}
@@ -656,8 +663,6 @@ func (d *Driver) seedDemoMachines(n int) {
 	memory := []int{1024, 2048, 4096, 4096, 8192, 16384}
 	disks := []int{20, 40, 40, 80, 160}
 	now := d.now()
-	d.mu.Lock()
-	defer d.mu.Unlock()
 	for i := 1; i <= n; i++ {
 		tpl := d.templates[r.IntN(len(d.templates))]
 		vmid := d.nextVMIDLocked()

@@ -237,13 +237,7 @@ func (d *Driver) durable(f *flush) error {
 	}
 	err := f.err
 	if err == nil {
-		ctx, cancel := context.WithTimeout(context.Background(), commitTimeout)
-		for _, p := range f.pending {
-			if perr := p.Wait(ctx); err == nil {
-				err = perr
-			}
-		}
-		cancel()
+		err = f.wait()
 		if err != nil || len(f.keys) > 0 {
 			d.mu.Lock()
 			d.writtenLocked(f, err)
@@ -323,6 +317,11 @@ func (d *Driver) Attach(ctx context.Context, store persistence.Store) (restored 
 	if err != nil || restored {
 		return restored, err
 	}
+	d.mu.Lock()
+	n := d.unseeded
+	d.unseeded = 0
+	d.mu.Unlock()
+	d.seedDemoMachines(n)
 	err = d.adopt(ctx, store)
 	if persistence.IsConditionFailed(err) {
 		// Another member wrote its world first (shared store): that one is the
@@ -355,37 +354,166 @@ func (d *Driver) adopt(ctx context.Context, store persistence.Store) error {
 		conds = append(conds, persistence.IfAbsent(world.WorldKey()))
 	}
 	return d.changeIf(conds, func() error {
-		d.store = store
-		d.restored = false
-		d.dirty = stale
-		d.dirty.World = true
-		for vmid := range d.machines {
-			d.dirty.TouchMachine(vmid)
-		}
-		for vmid, list := range d.backups {
-			for _, b := range list {
-				d.dirty.TouchBackup(vmid, b.ID)
-			}
-		}
+		d.adoptLocked(store, stale)
 		return nil
 	})
 }
+
+// adoptLocked makes store the driver's and marks its whole world to write there, and
+// stale, the records a cut-short first write left, to delete.
+func (d *Driver) adoptLocked(store persistence.Store, stale world.Changes) {
+	d.store = store
+	d.restored = false
+	d.dirty = stale
+	d.dirty.World = true
+	for vmid := range d.machines {
+		d.dirty.TouchMachine(vmid)
+	}
+	for vmid, list := range d.backups {
+		for _, b := range list {
+			d.dirty.TouchBackup(vmid, b.ID)
+		}
+	}
+}
+
+// AttachInBackground is Attach for a server that serves at once: the world is read from
+// store (or made and written there) by a goroutine, and every call of the driver but
+// Ping waits for it, blocked on the driver's lock, which is taken before this returns.
+// A million machines take tens of seconds to read or write; meanwhile the health check
+// answers, the API serves what the store holds, and the sync waits for the world
+// instead of seeing none. done receives Attach's result, then is closed. A shared
+// store (a cluster's) is attached before this returns: members race there to write
+// the first world, which Attach settles.
+func (d *Driver) AttachInBackground(ctx context.Context, store persistence.Store) (done <-chan AttachResult) {
+	out := make(chan AttachResult, 1)
+	if store.Shared() {
+		restored, err := d.Attach(ctx, store)
+		out <- AttachResult{Restored: restored, Err: err}
+		close(out)
+		return out
+	}
+	d.follow(store)
+	d.mu.Lock()
+	go func() {
+		defer close(out)
+		restored, err := d.attachHeld(ctx, store)
+		out <- AttachResult{Restored: restored, Err: err}
+	}()
+	return out
+}
+
+// AttachResult is the outcome of AttachInBackground: Attach's results.
+type AttachResult struct {
+	Restored bool
+	Err      error
+}
+
+// attachHeld is Attach on a store that is not shared, called with d.mu held, which it
+// releases once the world is in memory (before a new world's write has landed, which
+// the calls after it wait for as they wait for their own).
+func (d *Driver) attachHeld(ctx context.Context, store persistence.Store) (restored bool, err error) {
+	locked := true
+	defer func() {
+		if locked {
+			d.mu.Unlock()
+		}
+	}()
+	l, err := readStoredWorld(ctx, store)
+	if err != nil {
+		return false, err
+	}
+	if l != nil {
+		d.installLocked(store, l)
+		return true, nil
+	}
+	n := d.unseeded
+	d.unseeded = 0
+	d.seedDemoMachinesLocked(n)
+	stale, err := world.Present(ctx, store)
+	if err != nil {
+		return false, err
+	}
+	d.adoptLocked(store, stale)
+	// The machines in chunks, each durable before the next is encoded: a million
+	// machines' records built at once were 0.5 GB held until the last was written.
+	// The world goes last, as in every first write (batchesLocked).
+	all := d.dirty
+	d.dirty = world.Changes{World: all.World, Backups: all.Backups}
+	vmids := all.SortedMachines()
+	for len(vmids) > 0 {
+		var c world.Changes
+		for _, vmid := range vmids[:min(len(vmids), firstWriteChunk)] {
+			c.TouchMachine(vmid)
+		}
+		vmids = vmids[len(c.Machines):]
+		held := d.dirty
+		d.dirty = c
+		f := d.commitLocked()
+		d.dirty.Merge(held)
+		// Waited for with d.mu held (durable takes it on a failure): no call
+		// writes meanwhile, so the world record cannot land before the machines.
+		if err := f.wait(); err != nil {
+			d.writtenLocked(f, err)
+			for _, vmid := range vmids { // written again with the next change
+				d.dirty.TouchMachine(vmid)
+			}
+			return false, fmt.Errorf("the simulated hypervisor could not save its state: %w", err)
+		}
+	}
+	f := d.commitLocked()
+	d.mu.Unlock()
+	locked = false
+	return false, d.durable(f)
+}
+
+// wait waits for a flush's batches and returns the first error.
+func (f *flush) wait() (err error) {
+	if f.err != nil {
+		return f.err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), commitTimeout)
+	defer cancel()
+	for _, p := range f.pending {
+		if perr := p.Wait(ctx); err == nil {
+			err = perr
+		}
+	}
+	return err
+}
+
+// firstWriteChunk is how many machine records a new world's first write encodes and
+// writes at a time.
+const firstWriteChunk = 4096
 
 // load reads the world from store into the driver; false when the store has none.
 func (d *Driver) load(ctx context.Context, store persistence.Store) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, hypervisor.ContextError(err)
 	}
-	l, err := world.Load(ctx, store, func(vmid int) bool { return vmid >= minVMID && vmid <= maxVMID })
+	l, err := readStoredWorld(ctx, store)
 	if err != nil || l == nil {
 		return false, err
 	}
-	if err := ctx.Err(); err != nil {
-		return false, hypervisor.ContextError(err)
-	}
-
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.installLocked(store, l)
+	return true, nil
+}
+
+// readStoredWorld reads a stored world; nil when the store has none.
+func readStoredWorld(ctx context.Context, store persistence.Store) (*world.Loaded, error) {
+	l, err := world.Load(ctx, store, func(vmid int) bool { return vmid >= minVMID && vmid <= maxVMID })
+	if err != nil || l == nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, hypervisor.ContextError(err)
+	}
+	return l, nil
+}
+
+// installLocked makes a world read from store the driver's.
+func (d *Driver) installLocked(store persistence.Store, l *world.Loaded) {
 	for vmid := range d.consoles {
 		d.closeConsolesLocked(vmid, "hypervisor state reloaded")
 	}
@@ -426,7 +554,6 @@ func (d *Driver) load(ctx context.Context, store persistence.Store) (bool, error
 	d.store = store
 	d.dirty = world.Changes{}
 	d.restored = true
-	return true, nil
 }
 
 // registerLocked puts a stored machine back as it was: unlike insertLocked it changes

@@ -285,6 +285,34 @@ func TestAttach(t *testing.T) {
 	}
 }
 
+// With SeedOnAttach the demo machines are made by Attach, only for a store that holds
+// no world: the same ones New would have made, and none at all before a stored world.
+func TestSeedOnAttach(t *testing.T) {
+	store := openStore(t, t.TempDir())
+	clk := hypervisortest.NewClock(t0)
+	eager := New(Config{Seed: 1, Machines: 3, OpDelay: -1, Now: clk.Now})
+	lazy := New(Config{Seed: 1, Machines: 3, SeedOnAttach: true, OpDelay: -1, Now: clk.Now})
+	if n := len(lazy.machines); n != 0 {
+		t.Fatalf("before Attach: %d machines; want none", n)
+	}
+	if _, err := lazy.Attach(bg, store); err != nil {
+		t.Fatal(err)
+	}
+	want, got := worldOf(t, eager), worldOf(t, lazy)
+	if !reflect.DeepEqual(got.Inventory.Machines, want.Inventory.Machines) || len(got.Inventory.Machines) != 3 {
+		t.Errorf("seeded at Attach:\n got %+v\nwant %+v", got.Inventory.Machines, want.Inventory.Machines)
+	}
+
+	again := New(Config{Seed: 2, Machines: 1000, SeedOnAttach: true, OpDelay: -1, Now: clk.Now})
+	restored, err := again.Attach(bg, store)
+	if err != nil || !restored {
+		t.Fatalf("Attach to a store with a world: restored %v, %v; want true, nil", restored, err)
+	}
+	if got := worldOf(t, again); !reflect.DeepEqual(got.Inventory.Machines, want.Inventory.Machines) {
+		t.Errorf("restored world:\n got %+v\nwant %+v", got.Inventory.Machines, want.Inventory.Machines)
+	}
+}
+
 // failingStore refuses the next n writes handed to it.
 type failingStore struct {
 	persistence.Store
@@ -495,5 +523,55 @@ func TestHalfWrittenWorldIsReplaced(t *testing.T) {
 	want := []string{"sim/vm/0000000100", "sim/vm/0000000101", "sim/world"}
 	if !reflect.DeepEqual(keys, want) {
 		t.Errorf("stored keys: got %q; want %q", keys, want)
+	}
+}
+
+// gatedStore holds every Get until gate is closed.
+type gatedStore struct {
+	persistence.Store
+	gate chan struct{}
+}
+
+func (s *gatedStore) Get(ctx context.Context, key []byte) ([]byte, error) {
+	<-s.gate
+	return s.Store.Get(ctx, key)
+}
+
+// AttachInBackground returns before the world is read, Ping answers meanwhile, and
+// the other calls wait for the stored world rather than answer from the driver's own.
+func TestAttachInBackground(t *testing.T) {
+	dir := t.TempDir()
+	store := openStore(t, dir)
+	clk := hypervisortest.NewClock(t0)
+	first := New(Config{Seed: 1, Machines: 3, OpDelay: -1, Now: clk.Now})
+	if r := <-first.AttachInBackground(bg, store); r.Err != nil || r.Restored {
+		t.Fatalf("attach to an empty store: %+v; want a new world", r)
+	}
+	want := worldOf(t, first)
+
+	gated := &gatedStore{Store: store, gate: make(chan struct{})}
+	d := New(Config{Seed: 2, Machines: 7, SeedOnAttach: true, OpDelay: -1, Now: clk.Now})
+	done := d.AttachInBackground(bg, gated)
+	if err := d.Ping(bg); err != nil {
+		t.Fatalf("ping while the world is read: %v", err)
+	}
+	listed := make(chan hypervisor.Inventory, 1)
+	go func() {
+		inv, _ := d.Inventory(bg)
+		listed <- inv
+	}()
+	select {
+	case inv := <-listed:
+		t.Fatalf("Inventory answered before the world was read: %d machines", len(inv.Machines))
+	case r := <-done:
+		t.Fatalf("attached before the store answered: %+v", r)
+	default:
+	}
+	close(gated.gate)
+	if r := <-done; r.Err != nil || !r.Restored {
+		t.Fatalf("attach: %+v; want the stored world", r)
+	}
+	if inv := <-listed; !reflect.DeepEqual(inv.Machines, want.Inventory.Machines) {
+		t.Errorf("Inventory during the read:\n got %+v\nwant %+v", inv.Machines, want.Inventory.Machines)
 	}
 }

@@ -78,6 +78,10 @@ type Config struct {
 	// Machines seeds that many demo machines at New, spread over the nodes, created at
 	// seeded times up to ~400 days back so that usage graphs have history. Default 0.
 	Machines int
+	// SeedOnAttach has Attach seed the Machines, and only when the store it is given
+	// holds no world, instead of New: a restart on a data directory then does not make
+	// a world (a million machines: seconds and gigabytes) that the stored one replaces.
+	SeedOnAttach bool
 	// OpDelay is how long each changing operation takes, in real time (default 300ms
 	// for demos; tests pass ~1ms; negative means instant).
 	OpDelay time.Duration
@@ -93,8 +97,13 @@ type Driver struct {
 	seed  uint64
 	usage usageModel
 
-	mu        sync.Mutex
-	available bool
+	mu sync.Mutex
+	// unseeded is how many demo machines Attach makes if its store holds no world
+	// (Config.SeedOnAttach).
+	unseeded int
+	// available is the SetAvailable switch, atomic so that Ping (the health check)
+	// never waits for the lock, which a large Inventory holds for seconds.
+	available atomic.Bool
 	nodes     []*node // in name order pve1..pveN
 	machines  map[int]*machine
 	templates []hypervisor.Template
@@ -173,7 +182,11 @@ type machine struct {
 // memory until Attach gives it a store; Open builds one on a store.
 func New(cfg Config) *Driver {
 	d := newDriver(cfg)
-	d.seedDemoMachines(cfg.Machines)
+	if cfg.SeedOnAttach {
+		d.unseeded = cfg.Machines
+	} else {
+		d.seedDemoMachines(cfg.Machines)
+	}
 	return d
 }
 
@@ -210,7 +223,6 @@ func newDriver(cfg Config) *Driver {
 		delay:     delay,
 		seed:      seed,
 		usage:     usageModel{seed: seed},
-		available: true,
 		machines:  make(map[int]*machine),
 		templates: append([]hypervisor.Template(nil), cfg.Templates...),
 		locks:     make(map[int]string),
@@ -229,6 +241,7 @@ func newDriver(cfg Config) *Driver {
 		keyTicket: make(map[string]uint64),
 		inflight:  make(map[string]int),
 	}
+	d.available.Store(true)
 	for i := 1; i <= cfg.Nodes; i++ {
 		d.nodes = append(d.nodes, &node{Node: hypervisor.Node{
 			ID:       fmt.Sprintf("pve%d", i),
@@ -249,8 +262,6 @@ func (d *Driver) Ping(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return hypervisor.ContextError(err)
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
 	return d.availableLocked()
 }
 
@@ -443,9 +454,10 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// availableLocked is the SetAvailable(false) switch every call consults first.
+// availableLocked is the SetAvailable(false) switch every call consults first (Ping
+// without the lock).
 func (d *Driver) availableLocked() error {
-	if !d.available {
+	if !d.available.Load() {
 		return hypervisor.NewError(hypervisor.ErrUnavailable, "the simulated hypervisor is unavailable")
 	}
 	return nil
