@@ -108,6 +108,7 @@ func TestConsoleVNC(t *testing.T) {
 		chromedp.WaitVisible(part+`//span[@data-vnc-name][normalize-space(.)="vnc-1"]`),
 		chromedp.Poll(fmt.Sprintf(`%s === %q`, pixels, want), nil),
 		chromedp.Evaluate(pixels, &got),
+		chromedp.ScrollIntoView(part),
 		shot("vnc"),
 	)
 	if got != want {

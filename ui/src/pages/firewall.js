@@ -90,7 +90,7 @@ export function Firewall() {
     <p class="sr-only" role="status" aria-live="polite" data-announce>${said}</p>
     <${ProblemView} error=${error} />
     <${AddRule} count=${rules?.length || 0} onAdded=${(r) => { load(); setSaid(`${ruleName(r)} added at position ${r.position}.`); }} />
-    ${rules && html`<div class="table-wrap"><table class="rules">
+    ${rules && html`<div class="table-wrap" tabindex="0"><table class="rules">
       <caption class="sr-only">Firewall rules, in the order they apply</caption>
       <thead><tr><th scope="col">#</th><th scope="col">Direction</th><th scope="col">Action</th><th scope="col">Protocol</th>
         <th scope="col">Port</th><th scope="col">Source</th><th scope="col">Destination</th><th scope="col">Machine</th>

@@ -114,7 +114,7 @@ export function Machine({ id, admin, tenant }) {
       <div id="reinstall"><${Reinstall} ...${kit} /></div>
       <div id="resize"><${Resize} ...${kit} /></div>
       <div id="tasks"><${Section} id="tasks-part" title="Tasks">
-      <div class="table-wrap"><table>
+      <div class="table-wrap" tabindex="0"><table>
         <thead><tr><th scope="col">Task</th><th scope="col">Status</th><th scope="col">Started</th><th scope="col">Error</th></tr></thead>
         <tbody>${list.map((t) => tasks.value[t.id] || t).map((t) => html`<tr key=${t.id}><td>${t.type}</td><td><${Status} value=${t.status} /></td><td>${when(t.created_at)}</td><td>${t.error || ''}</td></tr>`)}</tbody>
       </table></div><//></div>`}

@@ -45,7 +45,7 @@ export function Schedules() {
     <h1>Schedules</h1>
     <${ProblemView} error=${error} />
     <${AddSchedule} machines=${machines?.items || []} onAdded=${load} />
-    ${list && html`<div class="table-wrap"><table>
+    ${list && html`<div class="table-wrap" tabindex="0"><table>
       <caption class="sr-only">Power and backup schedules</caption>
       <thead><tr><th scope="col">Machine</th><th scope="col">Does</th><th scope="col">When</th><th scope="col">Next run</th>
         <th scope="col">Last run</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>

@@ -2,7 +2,7 @@ import{a as Z}from"./chunk-MV7NMHT5.js";import{a as K}from"./chunk-GA4CKMMI.js";
     <h1>Schedules</h1>
     <${z} error=${s} />
     <${me} machines=${h?.items||[]} onAdded=${o} />
-    ${e&&u`<div class="table-wrap"><table>
+    ${e&&u`<div class="table-wrap" tabindex="0"><table>
       <caption class="sr-only">Power and backup schedules</caption>
       <thead><tr><th scope="col">Machine</th><th scope="col">Does</th><th scope="col">When</th><th scope="col">Next run</th>
         <th scope="col">Last run</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>

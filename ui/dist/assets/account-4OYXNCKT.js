@@ -18,7 +18,7 @@ import{b as P}from"./chunk-WPC7LHF6.js";import{a as T}from"./chunk-3UYUDP3L.js";
     </form>
   <//>`}function x(){let[s,n]=u(null),[d,r]=S(),a=()=>r(()=>p("GET","/api/auth/sessions?limit=100").then(n));g(()=>{a()},[]);let i=async e=>{if(e.current){await C(),P("/login",!0);return}await r(()=>p("DELETE",`/api/auth/sessions/${encodeURIComponent(e.id)}`)),a()};return o`<${w} id="sessions" title="Logins">
     <${b} error=${d} />
-    ${s&&o`<div class="table-wrap"><table>
+    ${s&&o`<div class="table-wrap" tabindex="0"><table>
       <caption class="sr-only">Your logins, newest first</caption>
       <thead><tr><th scope="col">Started</th><th scope="col">Last used</th><th scope="col">How</th><th scope="col">From</th><th scope="col">Actions</th></tr></thead>
       <tbody>${s.items.map(e=>o`<tr key=${e.id} data-session=${e.id}>
@@ -55,7 +55,7 @@ import{b as P}from"./chunk-WPC7LHF6.js";import{a as T}from"./chunk-3UYUDP3L.js";
       </fieldset>
       <button type="submit" class="primary">Create key</button>
     </form>
-    ${n&&(n.items.length===0?o`<p>No API keys.</p>`:o`<div class="table-wrap"><table>
+    ${n&&(n.items.length===0?o`<p>No API keys.</p>`:o`<div class="table-wrap" tabindex="0"><table>
       <caption class="sr-only">Your API keys</caption>
       <thead><tr><th scope="col">Name</th><th scope="col">Scopes</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col">Actions</th></tr></thead>
       <tbody>${n.items.map(t=>o`<tr key=${t.id} data-key=${t.name}>

@@ -1,11 +1,11 @@
-import{a as R}from"./chunk-GA4CKMMI.js";import{a as f,b as E,c as A,j as w,p as S,q as h}from"./chunk-VVJEA7B6.js";import{g as p}from"./chunk-XGWGEZEQ.js";var C="/api/client/firewall/rules";async function F(){let e=[],l="";do{let a=await w("GET",`${C}?limit=100${l?`&cursor=${encodeURIComponent(l)}`:""}`);e.push(...a.items),l=a.next_cursor||""}while(l);return e}var $=e=>e.comment||`${e.direction} ${e.protocol}${e.port?` ${e.port}`:""} ${e.action}`;function j(){let[e,l]=f(null),[a,r]=f(null),[m,s]=f(""),[y,c]=f(null),[n,d]=f(null),i=A(null),g=A(null),u=()=>F().then(l,r);E(()=>{u()},[]),E(()=>{let t=i.current;if(!t||!g.current)return;i.current=null;let o=g.current.querySelector(`tr[data-rule="${CSS.escape(t.id)}"]`);(t.control&&o?.querySelector(`button[data-move="${t.control}"]:not([disabled])`)||o)?.focus()},[e]);let b=async(t,o,D)=>{if(!(!e||o<1||o>e.length||o===t.position)){r(null);try{await w("PATCH",`${C}/${encodeURIComponent(t.id)}`,{position:o}),i.current={id:t.id,control:D},await u(),s(`${$(t)} moved to position ${o} of ${e.length}.`)}catch(k){r(k),s(`Could not move ${$(t)}: ${k.message}`)}}},P=async t=>{r(null);try{await w("DELETE",`${C}/${encodeURIComponent(t.id)}`),await u(),s(`${$(t)} deleted.`)}catch(o){r(o)}},T=t=>o=>{!o.altKey||o.key!=="ArrowUp"&&o.key!=="ArrowDown"||(o.preventDefault(),b(t,t.position+(o.key==="ArrowUp"?-1:1)))},x=t=>o=>{o.preventDefault();let D=e?.find(k=>k.id===(o.dataTransfer.getData("text/plain")||y));c(null),D&&b(D,t.position)};return p`<main id="main">
+import{a as R}from"./chunk-GA4CKMMI.js";import{a as f,b as E,c as A,j as w,p as S,q as h}from"./chunk-VVJEA7B6.js";import{g as p}from"./chunk-XGWGEZEQ.js";var C="/api/client/firewall/rules";async function F(){let e=[],l="";do{let a=await w("GET",`${C}?limit=100${l?`&cursor=${encodeURIComponent(l)}`:""}`);e.push(...a.items),l=a.next_cursor||""}while(l);return e}var $=e=>e.comment||`${e.direction} ${e.protocol}${e.port?` ${e.port}`:""} ${e.action}`;function j(){let[e,l]=f(null),[a,r]=f(null),[m,s]=f(""),[y,c]=f(null),[n,d]=f(null),i=A(null),g=A(null),u=()=>F().then(l,r);E(()=>{u()},[]),E(()=>{let t=i.current;if(!t||!g.current)return;i.current=null;let o=g.current.querySelector(`tr[data-rule="${CSS.escape(t.id)}"]`);(t.control&&o?.querySelector(`button[data-move="${t.control}"]:not([disabled])`)||o)?.focus()},[e]);let b=async(t,o,D)=>{if(!(!e||o<1||o>e.length||o===t.position)){r(null);try{await w("PATCH",`${C}/${encodeURIComponent(t.id)}`,{position:o}),i.current={id:t.id,control:D},await u(),s(`${$(t)} moved to position ${o} of ${e.length}.`)}catch(k){r(k),s(`Could not move ${$(t)}: ${k.message}`)}}},P=async t=>{r(null);try{await w("DELETE",`${C}/${encodeURIComponent(t.id)}`),await u(),s(`${$(t)} deleted.`)}catch(o){r(o)}},x=t=>o=>{!o.altKey||o.key!=="ArrowUp"&&o.key!=="ArrowDown"||(o.preventDefault(),b(t,t.position+(o.key==="ArrowUp"?-1:1)))},T=t=>o=>{o.preventDefault();let D=e?.find(k=>k.id===(o.dataTransfer.getData("text/plain")||y));c(null),D&&b(D,t.position)};return p`<main id="main">
     <h1>Firewall</h1>
     <p>Rules apply in order, the first that matches deciding. Drag a row to move it, or
       focus a row and press Alt+Up or Alt+Down, or use its move buttons.</p>
     <p class="sr-only" role="status" aria-live="polite" data-announce>${m}</p>
     <${S} error=${a} />
     <${_} count=${e?.length||0} onAdded=${t=>{u(),s(`${$(t)} added at position ${t.position}.`)}} />
-    ${e&&p`<div class="table-wrap"><table class="rules">
+    ${e&&p`<div class="table-wrap" tabindex="0"><table class="rules">
       <caption class="sr-only">Firewall rules, in the order they apply</caption>
       <thead><tr><th scope="col">#</th><th scope="col">Direction</th><th scope="col">Action</th><th scope="col">Protocol</th>
         <th scope="col">Port</th><th scope="col">Source</th><th scope="col">Destination</th><th scope="col">Machine</th>
@@ -13,11 +13,11 @@ import{a as R}from"./chunk-GA4CKMMI.js";import{a as f,b as E,c as A,j as w,p as 
       <tbody ref=${g}>${e.map(t=>p`<tr key=${t.id} data-rule=${t.id} data-position=${t.position} tabindex="0"
           draggable="true" class=${y===t.id?"dragging":void 0}
           aria-label=${`Rule ${t.position} of ${e.length}: ${$(t)}`}
-          onKeyDown=${T(t)}
+          onKeyDown=${x(t)}
           onDragStart=${o=>{o.dataTransfer.setData("text/plain",t.id),o.dataTransfer.effectAllowed="move",c(t.id)}}
           onDragEnd=${()=>c(null)}
           onDragOver=${o=>{o.preventDefault(),o.dataTransfer.dropEffect="move"}}
-          onDrop=${x(t)}>
+          onDrop=${T(t)}>
         <td>${t.position}</td><td>${t.direction}</td><td>${t.action}${t.enabled===!1?" (off)":""}</td><td>${t.protocol}</td>
         <td>${t.port||"any"}</td><td>${t.source||"any"}</td><td>${t.destination||"any"}</td>
         <td>${t.machine_id||"all"}</td><td>${t.comment}</td>

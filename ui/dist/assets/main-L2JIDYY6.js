@@ -1,4 +1,4 @@
-import{a as N,b as G,c as ce,d as de}from"./chunk-MV7NMHT5.js";import{a as D,b as B}from"./chunk-J6DCW2GQ.js";import{a as J,b as K,c as M}from"./chunk-WPC7LHF6.js";import{a as P}from"./chunk-3UYUDP3L.js";import{a as T}from"./chunk-GA4CKMMI.js";import{a as p,b as S,d as j,f as H,g as W,h as re,i as ie,j as _,l as R,m as E,n as O,o as x,p as y,q as b,r as le,s as k}from"./chunk-VVJEA7B6.js";import{f as se,g as e}from"./chunk-XGWGEZEQ.js";function me(){let[t,o]=p(null),[i,a]=p(null),[c,d]=p(!1),[m,$]=p([]);S(()=>{_("GET","/api/auth/oidc/providers").then(r=>$(r.providers||[]),()=>{})},[]);let l=encodeURIComponent(location.pathname==="/login"?"/":location.pathname+location.search);return e`<main id="main" class="login">
+import{a as N,b as G,c as ce,d as de}from"./chunk-MV7NMHT5.js";import{a as D,b as B}from"./chunk-J6DCW2GQ.js";import{a as J,b as K,c as M}from"./chunk-WPC7LHF6.js";import{a as P}from"./chunk-3UYUDP3L.js";import{a as T}from"./chunk-GA4CKMMI.js";import{a as p,b as S,d as j,f as H,g as W,h as re,i as ie,j as _,l as R,m as E,n as x,o as O,p as y,q as b,r as le,s as k}from"./chunk-VVJEA7B6.js";import{f as se,g as e}from"./chunk-XGWGEZEQ.js";function me(){let[t,o]=p(null),[i,a]=p(null),[c,d]=p(!1),[m,$]=p([]);S(()=>{_("GET","/api/auth/oidc/providers").then(r=>$(r.providers||[]),()=>{})},[]);let l=encodeURIComponent(location.pathname==="/login"?"/":location.pathname+location.search);return e`<main id="main" class="login">
     <form onSubmit=${async r=>{r.preventDefault();let n=new FormData(r.target);d(!0),o(null);try{i?await W("login/totp",{challenge:i,code:n.get("code")}):await W("login",{email:n.get("email"),password:n.get("password")})}catch(h){h.code==="totp_required"&&h.challenge?a(h.challenge):o(h)}finally{d(!1)}}} aria-labelledby="login-title">
       <h1 id="login-title">Sign in to vmplane</h1>
       <${y} error=${t} />
@@ -75,11 +75,11 @@ import{a as N,b as G,c as ce,d as de}from"./chunk-MV7NMHT5.js";import{a as D,b a
       <button type="submit" class="primary">Take a backup now</button>
     </form>
     <label class="check"><input type="checkbox" checked=${$} onChange=${n=>l(n.target.checked)} /> Start the machine after a restore</label>
-    ${a&&(a.items.length===0?e`<p>No backups yet.</p>`:e`<div class="table-wrap"><table>
+    ${a&&(a.items.length===0?e`<p>No backups yet.</p>`:e`<div class="table-wrap" tabindex="0"><table>
       <caption class="sr-only">Backups, newest first</caption>
       <thead><tr><th scope="col">Taken</th><th scope="col">Size</th><th scope="col">Mode</th><th scope="col">Origin</th><th scope="col">Note</th><th scope="col">Actions</th></tr></thead>
       <tbody>${a.items.map(n=>e`<tr key=${n.id} data-backup=${n.id}>
-        <td>${O(n.created_at)}</td><td>${le(n.size_bytes)}</td><td>${n.mode}</td><td>${n.origin}</td><td>${n.note||""}</td>
+        <td>${x(n.created_at)}</td><td>${le(n.size_bytes)}</td><td>${n.mode}</td><td>${n.origin}</td><td>${n.note||""}</td>
         <td><${T} name="restore" label="Restore" yes="Yes, restore"
           question="Replace the machine's disks and configuration with this backup?"
           onYes=${()=>s(()=>o("POST",`/backups/${encodeURIComponent(n.id)}/restore`,{start_after:$}))} /></td>
@@ -92,11 +92,11 @@ import{a as N,b as G,c as ce,d as de}from"./chunk-MV7NMHT5.js";import{a as D,b a
       <label class="check"><input type="checkbox" name="include_memory" disabled=${t.status!=="running"} /> With memory (a running machine)</label>
       <button type="submit" class="primary">Take a snapshot</button>
     </form>
-    ${c&&(c.items.length===0?e`<p>No snapshots.</p>`:e`<div class="table-wrap"><table>
+    ${c&&(c.items.length===0?e`<p>No snapshots.</p>`:e`<div class="table-wrap" tabindex="0"><table>
       <caption class="sr-only">Snapshots, oldest first</caption>
       <thead><tr><th scope="col">Name</th><th scope="col">Taken</th><th scope="col">Memory</th><th scope="col">Description</th><th scope="col">Actions</th></tr></thead>
       <tbody>${c.items.map(n=>e`<tr key=${n.name} data-snapshot=${n.name}>
-        <td>${n.name}</td><td>${O(n.created_at)}</td><td>${n.includes_memory?"yes":"no"}</td><td>${n.description||""}</td>
+        <td>${n.name}</td><td>${x(n.created_at)}</td><td>${n.includes_memory?"yes":"no"}</td><td>${n.description||""}</td>
         <td class="row-actions">
           <${T} name="rollback" label="Roll back" yes="Yes, roll back" question=${`Go back to ${n.name}? Changes since it are lost.`}
             onYes=${()=>l(()=>i("POST",`${r(n)}/rollback`))} />
@@ -104,13 +104,13 @@ import{a as N,b as G,c as ce,d as de}from"./chunk-MV7NMHT5.js";import{a as D,b a
             onYes=${()=>l(()=>i("DELETE",r(n)))} />
         </td>
       </tr>`)}</tbody></table></div>`)}
-  <//>`}var ze=P(()=>import("./graphs-VNOUYULS.js"),"Graphs"),De=P(()=>import("./terminal-5LW4COWZ.js"),"Console"),Ie=P(()=>import("./vnc-ETUE5ZZV.js"),"VNC"),q="/api/client/machines";function F({task:t}){if(!t)return null;let o=D.value[t.id]||t;return e`<span class="task" aria-live="polite">${o.type}: <${x} value=${o.status} />${o.error?e` <span class="field-error">${o.error}</span>`:""}</span>`}var Ue=[["start","Start",fe],["stop","Stop",te],["shutdown","Shut down",te],["reboot","Reboot",be]],Be=[["graphs","Graphs"],["console","Console"],["vnc","VNC"],["backups","Backups"],["snapshots","Snapshots"],["media","ISO and rescue"],["reinstall","Reinstall"],["resize","Resize"],["tasks","Tasks"]],Ge=(t,o)=>i=>{let a=`${t}${i}`;return o?`${a}${a.includes("?")?"&":"?"}tenant_id=${encodeURIComponent(o)}`:a};function oe({id:t,admin:o,tenant:i}){let[a,c]=p(null),[d,m]=p([]),[$,l]=p(null),[s,r]=p(null),[n,h]=p(0),[g,L]=p(!1),[Oe,V]=p(!1),I=`${q}/${encodeURIComponent(t)}`,Y=`/api/virt/vms/${encodeURIComponent(t)}`,U=Ge(I,o?i:""),ae=()=>_("GET",U("")).then(u=>{c(u),u.last_task&&r(f=>f||u.last_task)},l);S(()=>{c(null),r(null),l(null),L(!1),V(!1),ae(),_("GET",U("/tasks?limit=20")).then(u=>m(u.items),()=>{})},[t,i]),S(()=>B((u,f)=>{u==="machine.updated"&&f.id===t&&c(v=>v&&{...v,...f}),u==="task.updated"&&f.target_id===t&&(m(v=>v.some(C=>C.id===f.id)?v.map(C=>C.id===f.id?f:C):[f,...v]),(f.status==="succeeded"||f.status==="failed")&&(h(v=>v+1),ae()))}),[t]);let ne=async(u,f,v)=>{let C=await _(u,U(f),v);return r(C.task),m(A=>A.some(Ne=>Ne.id===C.task.id)?A:[C.task,...A]),C.task},xe=async u=>{l(null);try{await ne("POST",`/actions/${u}`)}catch(f){l(f)}},z={m:a,at:U,act:ne,ended:n};return e`<main id="main">
+  <//>`}var ze=P(()=>import("./graphs-VNOUYULS.js"),"Graphs"),De=P(()=>import("./terminal-5LW4COWZ.js"),"Console"),Ie=P(()=>import("./vnc-ETUE5ZZV.js"),"VNC"),q="/api/client/machines";function F({task:t}){if(!t)return null;let o=D.value[t.id]||t;return e`<span class="task" aria-live="polite">${o.type}: <${O} value=${o.status} />${o.error?e` <span class="field-error">${o.error}</span>`:""}</span>`}var Ue=[["start","Start",fe],["stop","Stop",te],["shutdown","Shut down",te],["reboot","Reboot",be]],Be=[["graphs","Graphs"],["console","Console"],["vnc","VNC"],["backups","Backups"],["snapshots","Snapshots"],["media","ISO and rescue"],["reinstall","Reinstall"],["resize","Resize"],["tasks","Tasks"]],Ge=(t,o)=>i=>{let a=`${t}${i}`;return o?`${a}${a.includes("?")?"&":"?"}tenant_id=${encodeURIComponent(o)}`:a};function oe({id:t,admin:o,tenant:i}){let[a,c]=p(null),[d,m]=p([]),[$,l]=p(null),[s,r]=p(null),[n,h]=p(0),[g,L]=p(!1),[xe,V]=p(!1),I=`${q}/${encodeURIComponent(t)}`,Y=`/api/virt/vms/${encodeURIComponent(t)}`,U=Ge(I,o?i:""),ae=()=>_("GET",U("")).then(u=>{c(u),u.last_task&&r(f=>f||u.last_task)},l);S(()=>{c(null),r(null),l(null),L(!1),V(!1),ae(),_("GET",U("/tasks?limit=20")).then(u=>m(u.items),()=>{})},[t,i]),S(()=>B((u,f)=>{u==="machine.updated"&&f.id===t&&c(v=>v&&{...v,...f}),u==="task.updated"&&f.target_id===t&&(m(v=>v.some(C=>C.id===f.id)?v.map(C=>C.id===f.id?f:C):[f,...v]),(f.status==="succeeded"||f.status==="failed")&&(h(v=>v+1),ae()))}),[t]);let ne=async(u,f,v)=>{let C=await _(u,U(f),v);return r(C.task),m(A=>A.some(Ne=>Ne.id===C.task.id)?A:[C.task,...A]),C.task},Oe=async u=>{l(null);try{await ne("POST",`/actions/${u}`)}catch(f){l(f)}},z={m:a,at:U,act:ne,ended:n};return e`<main id="main">
     <p><a href=${o?"/admin/machines":"/machines"}>← Machines</a></p>
     <${y} error=${$} />
-    ${a&&e`<h1>${a.name} <${x} value=${a.status} />${a.rescue?e` <span class="badge s-suspended">rescue</span>`:""}</h1>
+    ${a&&e`<h1>${a.name} <${O} value=${a.status} />${a.rescue?e` <span class="badge s-suspended">rescue</span>`:""}</h1>
       <nav class="parts" aria-label="On this page"><ul>${Be.filter(([u])=>u!=="vnc"||a.display).map(([u,f])=>e`<li><a href=${`#${u}`}>${f}</a></li>`)}</ul></nav>
       <div class="actions" role="group" aria-label="Power">
-        ${Ue.map(([u,f,v])=>e`<button onClick=${()=>xe(u)} data-action=${u}><${v} />${f}</button>`)}
+        ${Ue.map(([u,f,v])=>e`<button onClick=${()=>Oe(u)} data-action=${u}><${v} />${f}</button>`)}
       </div>
       ${s&&e`<p>Last action: <${F} task=${s} /></p>`}
       <dl class="facts">
@@ -119,14 +119,14 @@ import{a as N,b as G,c as ce,d as de}from"./chunk-MV7NMHT5.js";import{a as D,b a
         <dt>Node</dt><dd>${a.node}</dd>
         <dt>Addresses</dt><dd>${(a.interfaces||[]).flatMap(u=>u.ip_addresses||[]).join(", ")||(a.addresses||[]).map(u=>u.address).join(", ")||"none"}</dd>
         <dt>ISO</dt><dd>${a.media?a.media.name:"none"}</dd>
-        <dt>Created</dt><dd>${O(a.created_at)}</dd>
+        <dt>Created</dt><dd>${x(a.created_at)}</dd>
       </dl>
       <div id="graphs"><${k} id="graphs-part" title="Graphs"><${ze} url=${`${o?Y:I}/usage-graphs`} /><//></div>
       <div id="console"><${k} id="console-part" title="Serial console">
         ${g?e`<${De} url=${`${o?Y:I}/console`} /><button type="button" onClick=${()=>L(!1)}>Close console</button>`:e`<button type="button" onClick=${()=>L(!0)}>Open console</button>`}
       <//></div>
       ${a.display&&e`<div id="vnc"><${k} id="vnc-part" title="Graphical console (VNC)">
-        ${Oe?e`<${Ie} url=${`${o?Y:I}/console`} /><button type="button" onClick=${()=>V(!1)}>Close the graphical console</button>`:e`<button type="button" onClick=${()=>V(!0)}>Open the graphical console</button>`}
+        ${xe?e`<${Ie} url=${`${o?Y:I}/console`} /><button type="button" onClick=${()=>V(!1)}>Close the graphical console</button>`:e`<button type="button" onClick=${()=>V(!0)}>Open the graphical console</button>`}
       <//></div>`}
       <div id="backups"><${Ce} ...${z} /></div>
       <div id="snapshots"><${Me} ...${z} /></div>
@@ -134,20 +134,20 @@ import{a as N,b as G,c as ce,d as de}from"./chunk-MV7NMHT5.js";import{a as D,b a
       <div id="reinstall"><${pe} ...${z} /></div>
       <div id="resize"><${$e} ...${z} /></div>
       <div id="tasks"><${k} id="tasks-part" title="Tasks">
-      <div class="table-wrap"><table>
+      <div class="table-wrap" tabindex="0"><table>
         <thead><tr><th scope="col">Task</th><th scope="col">Status</th><th scope="col">Started</th><th scope="col">Error</th></tr></thead>
-        <tbody>${d.map(u=>D.value[u.id]||u).map(u=>e`<tr key=${u.id}><td>${u.type}</td><td><${x} value=${u.status} /></td><td>${O(u.created_at)}</td><td>${u.error||""}</td></tr>`)}</tbody>
+        <tbody>${d.map(u=>D.value[u.id]||u).map(u=>e`<tr key=${u.id}><td>${u.type}</td><td><${O} value=${u.status} /></td><td>${x(u.created_at)}</td><td>${u.error||""}</td></tr>`)}</tbody>
       </table></div><//></div>`}
   </main>`}function Pe(){let[t,o]=p(null),[i,a]=p(null),[c,d]=p([""]),m=c[c.length-1];S(()=>{let s=!0;return _("GET",`${q}?limit=50${m?`&cursor=${encodeURIComponent(m)}`:""}`).then(r=>s&&o(r),r=>s&&a(r)),()=>{s=!1}},[m]),S(()=>B((s,r)=>{s!=="machine.updated"&&s!=="machine.deleted"||o(n=>{if(!n)return n;let h=n.items.findIndex(g=>g.id===r.id);return s==="machine.deleted"?h<0?n:{...n,items:n.items.filter(g=>g.id!==r.id)}:h>=0?{...n,items:n.items.map(g=>g.id===r.id?{...g,...r}:g)}:c.length===1?{...n,items:[r,...n.items]}:n})}),[c.length]);let $=s=>o(r=>r&&!r.items.some(n=>n.id===s.machine.id)?{...r,items:[{...s.machine,task_id:s.task.id},...r.items]}:r),l={};for(let s of Object.values(D.value)){let r=l[s.target_id];(!r||r.created_at<s.created_at)&&(l[s.target_id]=s)}return e`<main id="main">
     <h1>Machines</h1>
     <${y} error=${i} />
     <${qe} onCreated=${$} />
-    ${t&&e`<div class="table-wrap"><table>
+    ${t&&e`<div class="table-wrap" tabindex="0"><table>
       <caption class="sr-only">Your machines</caption>
       <thead><tr><th scope="col">Name</th><th scope="col">Status</th><th scope="col">Size</th><th scope="col">Task</th></tr></thead>
       <tbody>${t.items.map(s=>e`<tr key=${s.id} data-machine=${s.id}>
         <td><a href=${`/machines/${encodeURIComponent(s.id)}`}>${s.name}</a></td>
-        <td><${x} value=${s.status} /></td>
+        <td><${O} value=${s.status} /></td>
         <td>${s.cpu_cores} CPU, ${R(s.memory_mb)}, ${E(s.disk_gb)}</td>
         <td>${l[s.id]?e`<${F} task=${l[s.id]} />`:s.task_id?e`<${F} task=${{id:s.task_id,type:"task",status:"running"}} />`:""}</td>
       </tr>`)}</tbody>
@@ -168,7 +168,7 @@ import{a as N,b as G,c as ce,d as de}from"./chunk-MV7NMHT5.js";import{a as D,b a
       <${b} name="disk_gb" label="Disk (GB)" error=${o} type="number" min="1" />
     </div>
     <button type="submit" class="primary">Create</button> <button type="button" onClick=${()=>d(!1)}>Cancel</button>
-  </form>`:e`<button class="primary" onClick=${()=>d(!0)}>New machine</button>`}var Fe=P(()=>import("./account-6VNG6YN5.js"),"Account"),Le=P(()=>import("./firewall-H5SH3YKD.js"),"Firewall"),Ve=P(()=>import("./schedules-DU25GXPN.js"),"Schedules"),Te=j(null),Ye=null;function Ae(){return Ye||=import("./admin-MM3OR2H6.js").then(t=>{Te.value=t}),Te.value}var Re=j(!1);re().catch(()=>{}).finally(()=>{Re.value=!0});var Ee=["/account","Account",ye],je=[["/machines","Machines",ee],["/firewall","Firewall",ke],["/schedules","Schedules",_e],Ee],He=[["/admin/dashboard","Dashboard",ve],["/admin/machines","Machines",ee],["/admin/nodes","Nodes",he],Ee];function We({admin:t}){let o=J.value,i;if(M("/account",o))return e`<${Fe} />`;if(t){let a=Ae();return a?(i=M("/admin/machines/:id",o))?e`<${oe} id=${i.id} admin tenant=${new URLSearchParams(o.split("?")[1]||"").get("tenant")||""} />`:M("/admin/nodes",o)?e`<${a.Nodes} />`:M("/admin/machines",o)?e`<${a.AdminMachines} />`:e`<${a.Dashboard} />`:e`<main id="main"><p>Loading…</p></main>`}return(i=M("/machines/:id",o))?e`<${oe} id=${i.id} />`:M("/firewall",o)?e`<${Le} />`:M("/schedules",o)?e`<${Ve} />`:e`<${Pe} />`}function Je(){let t=H.value,o=t.user?.role==="admin",i=o?He:je,a=J.value.split("?")[0],c=i[0][0];return(a==="/"||a==="/login"||a!=="/account"&&o!==a.startsWith("/admin"))&&queueMicrotask(()=>K(c,!0)),e`<a class="skip" href="#main">Skip to content</a>
+  </form>`:e`<button class="primary" onClick=${()=>d(!0)}>New machine</button>`}var Fe=P(()=>import("./account-4OYXNCKT.js"),"Account"),Le=P(()=>import("./firewall-DMKRZUHG.js"),"Firewall"),Ve=P(()=>import("./schedules-TL3ENAQW.js"),"Schedules"),Te=j(null),Ye=null;function Ae(){return Ye||=import("./admin-ZNHCJ2MA.js").then(t=>{Te.value=t}),Te.value}var Re=j(!1);re().catch(()=>{}).finally(()=>{Re.value=!0});var Ee=["/account","Account",ye],je=[["/machines","Machines",ee],["/firewall","Firewall",ke],["/schedules","Schedules",_e],Ee],He=[["/admin/dashboard","Dashboard",ve],["/admin/machines","Machines",ee],["/admin/nodes","Nodes",he],Ee];function We({admin:t}){let o=J.value,i;if(M("/account",o))return e`<${Fe} />`;if(t){let a=Ae();return a?(i=M("/admin/machines/:id",o))?e`<${oe} id=${i.id} admin tenant=${new URLSearchParams(o.split("?")[1]||"").get("tenant")||""} />`:M("/admin/nodes",o)?e`<${a.Nodes} />`:M("/admin/machines",o)?e`<${a.AdminMachines} />`:e`<${a.Dashboard} />`:e`<main id="main"><p>Loading…</p></main>`}return(i=M("/machines/:id",o))?e`<${oe} id=${i.id} />`:M("/firewall",o)?e`<${Le} />`:M("/schedules",o)?e`<${Ve} />`:e`<${Pe} />`}function Je(){let t=H.value,o=t.user?.role==="admin",i=o?He:je,a=J.value.split("?")[0],c=i[0][0];return(a==="/"||a==="/login"||a!=="/account"&&o!==a.startsWith("/admin"))&&queueMicrotask(()=>K(c,!0)),e`<a class="skip" href="#main">Skip to content</a>
     <header class="top">
       <a class="brand" href=${c}>vmplane</a>
       <nav aria-label="Main"><ul>
