@@ -12,6 +12,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 )
 
 // framesSent records the binary websocket frames the tab sends (base64 in the
@@ -103,7 +104,10 @@ func TestConsoleVNC(t *testing.T) {
 		return px(5, 5) + ' ' + px(100, 50); })()`
 	var got string
 	run(t, ctx, "open the graphical console: it connects and draws",
-		chromedp.Click(part+`//button[normalize-space(.)="Open the graphical console"]`),
+		// By keyboard: a click lands by coordinates, which the graphs above move as they
+		// load (under -race, after the button was found).
+		chromedp.Focus(part+`//button[normalize-space(.)="Open the graphical console"]`),
+		chromedp.KeyEvent(kb.Enter),
 		chromedp.WaitVisible(part+`//span[@data-vnc-state][normalize-space(.)="Connected"]`),
 		chromedp.WaitVisible(part+`//span[@data-vnc-name][normalize-space(.)="vnc-1"]`),
 		chromedp.Poll(fmt.Sprintf(`%s === %q`, pixels, want), nil),
@@ -121,12 +125,14 @@ func TestConsoleVNC(t *testing.T) {
 		sent.has("the key q released", keyEvent('q', false)),
 	)
 	run(t, ctx, "Ctrl+Alt+Del from its button",
-		chromedp.Click(part+`//button[@data-vnc-cad]`),
+		chromedp.Focus(part+`//button[@data-vnc-cad]`),
+		chromedp.KeyEvent(kb.Enter),
 		sent.has("Ctrl+Alt+Del", bytes.Join([][]byte{keyEvent(0xffe3, true), keyEvent(0xffe9, true), keyEvent(0xffff, true)}, nil)),
 	)
 	run(t, ctx, "a paste to the machine's clipboard",
 		chromedp.SendKeys(part+`//textarea[@name="clipboard"]`, "pasted-text"),
-		chromedp.Click(part+`//button[normalize-space(.)="Paste to the machine"]`),
+		chromedp.Focus(part+`//button[normalize-space(.)="Paste to the machine"]`),
+		chromedp.KeyEvent(kb.Enter),
 		sent.has("the clipboard", append([]byte{6, 0, 0, 0, 0, 0, 0, 11}, "pasted-text"...)),
 		chromedp.WaitVisible(part+`//span[normalize-space(.)="Sent 11 characters to the machine's clipboard."]`),
 		chromedp.WaitVisible(part+`//span[@data-vnc-state][normalize-space(.)="Connected"]`),
