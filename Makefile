@@ -25,7 +25,7 @@ DIST_PLATFORMS := linux/amd64 linux/arm64
 DEB_VERSION ?= $(shell echo '$(VERSION)' | sed -E -e 's/^v//' -e '/^[0-9]+\./!s/^/0.0~git/' \
 	-e 's/-(rc|alpha|beta|pre)/~\1/' -e 's/-/+/' -e 's/-/./g')
 
-.PHONY: run build ui dist deb rpm test lint bench fuzz faults test-cluster test-upgrade upgrade-from client clean
+.PHONY: run build ui dist deb rpm test test-ui screenshots lint bench fuzz faults test-cluster test-upgrade upgrade-from client clean
 
 ## run: serve the API on :8080 with the embedded store in ./data and the simulated cluster
 run:
@@ -88,6 +88,18 @@ test:
 ui:
 	cd ui && npm ci --ignore-scripts --no-audit --no-fund
 	$(GO) run ./tools/uibuild
+
+## test-ui: the web console's browser tests (ui/uitest) with their longer runs, which
+## `make test` leaves out (VMPLANE_UI_LONG=1: every page at a phone's 360 px in the dark
+## theme, no wider than the screen and without a serious axe-core violation); needs chromium
+test-ui:
+	VMPLANE_UI_LONG=1 VMPLANE_REQUIRE_BROWSER=1 $(GO) test -race -count=1 -timeout 10m ./ui/...
+
+## screenshots: docs/screenshots/*.png, the console's main pages as the browser tests
+## walk them, 1280 px wide (name.png) and at a phone's 360 px (name-360.png); needs chromium
+screenshots:
+	mkdir -p docs/screenshots
+	VMPLANE_UI_SHOTS=$(CURDIR)/docs/screenshots VMPLANE_REQUIRE_BROWSER=1 $(GO) test -count=1 -timeout 10m ./ui/uitest
 
 ## client: fetch /api/openapi.json from a real server into clientcheck/openapi.json and
 ## regenerate the client in clientcheck/vmclient from it (oapi-codegen, pinned in clientcheck/go.mod)

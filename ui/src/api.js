@@ -48,15 +48,44 @@ export async function browser(path, body) {
 
 let renewing = null;
 
-// renew trades the cookie for a new access token, once however many ask at once.
+// A sign-in that did not go through the console's own form (an OpenID Connect
+// provider's callback page, a login link's page) leaves its login in this tab's
+// sessionStorage under tabKey, as a token pair: that login has no cookie, so its
+// refresh token stays there (this tab only, rotated at each renewal) and the access
+// token in memory, as any other.
+const tabKey = 'vmplane.session';
+const tabLogin = () => { try { return JSON.parse(sessionStorage.getItem(tabKey)); } catch { return null; } };
+
+async function renewTab(stored) {
+  const res = await fetch('/api/auth/refresh', { method: 'POST', headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ refresh_token: stored.refresh_token }) });
+  let r;
+  try { r = await answer(res); } catch (e) { if (e.status === 401) sessionStorage.removeItem(tabKey); throw e; }
+  // The refresh's answer may leave the user out: the stored one stands.
+  const user = r.user || stored.user;
+  sessionStorage.setItem(tabKey, JSON.stringify({ ...r, user }));
+  session.value = { token: r.token, user, enrolTOTP: !!r.totp_enrolment_required };
+  return r;
+}
+
+// renew trades the cookie (or this tab's refresh token) for a new access token, once
+// however many ask at once.
 export function renew() {
-  renewing ||= browser('refresh').finally(() => { renewing = null; });
+  const stored = tabLogin();
+  renewing ||= (stored?.refresh_token ? renewTab(stored) : browser('refresh')).finally(() => { renewing = null; });
   return renewing;
 }
 
 // logout ends the login (its refresh and access tokens) and forgets the cookie.
 export async function logout() {
-  try { await call('POST', '/api/auth/browser/logout'); } finally { session.value = null; }
+  const stored = tabLogin();
+  try {
+    if (stored?.refresh_token) await call('POST', '/api/auth/logout', { refresh_token: stored.refresh_token });
+    else await call('POST', '/api/auth/browser/logout');
+  } finally {
+    sessionStorage.removeItem(tabKey);
+    session.value = null;
+  }
 }
 
 // call calls the API with the access token; an expired token is renewed once.

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
@@ -200,17 +201,40 @@ func run(t *testing.T, ctx context.Context, step string, actions ...chromedp.Act
 	}
 }
 
-// shot saves a screenshot of the page as name.png in the folder VMPLANE_UI_SHOTS
-// names, when it is set (to look at a page a test walked); otherwise it does nothing.
+// shot saves screenshots of the page as name.png (1280 px wide) and name-360.png (a
+// phone's 360 px) in the folder VMPLANE_UI_SHOTS names, when it is set (`make
+// screenshots` sets it to docs/screenshots); otherwise it does nothing. Each is the
+// window's view, not the whole page, so that the pictures stay small.
 func shot(name string) chromedp.Action {
 	dir := os.Getenv("VMPLANE_UI_SHOTS")
 	if dir == "" {
 		return chromedp.Tasks{}
 	}
-	var png []byte
+	save := func(file string, png *[]byte) chromedp.Action {
+		return chromedp.ActionFunc(func(context.Context) error { return os.WriteFile(filepath.Join(dir, file), *png, 0o644) })
+	}
+	// A frame drawn after the resize, before the capture.
+	frame := chromedp.Evaluate(`new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))`, nil, awaitPromise)
+	var desktop, phone []byte
 	return chromedp.Tasks{
-		chromedp.FullScreenshot(&png, 100),
-		chromedp.ActionFunc(func(context.Context) error { return os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644) }),
+		frame,
+		chromedp.CaptureScreenshot(&desktop),
+		save(name+".png", &desktop),
+		emulation.SetDeviceMetricsOverride(360, 780, 1, true),
+		frame,
+		chromedp.CaptureScreenshot(&phone),
+		save(name+"-360.png", &phone),
+		emulation.ClearDeviceMetricsOverride(),
+		frame,
+	}
+}
+
+// long skips a test of the longer browser runs (`make test-ui` sets VMPLANE_UI_LONG),
+// which `make test` leaves out to keep its share of the time short.
+func long(t *testing.T) {
+	t.Helper()
+	if os.Getenv("VMPLANE_UI_LONG") == "" || testing.Short() {
+		t.Skip("a longer browser run: make test-ui runs it (VMPLANE_UI_LONG=1)")
 	}
 }
 
@@ -264,6 +288,7 @@ func TestConsoleTenant(t *testing.T) {
 		chromedp.WaitVisible(row("web-1")),
 		chromedp.WaitVisible(row("web-1")+`/td[2]/span[normalize-space(.)="running"]`),
 		chromedp.WaitVisible(row("web-1")+`/td[4]//span[normalize-space(.)="succeeded"]`),
+		shot("machines"),
 	)
 	var notReloaded bool
 	run(t, ctx, "no reload", chromedp.Evaluate(`window.notReloaded === true`, &notReloaded))

@@ -77,7 +77,8 @@ func dragTo(from, onto string) chromedp.Action {
 
 // TestConsoleFirewall: a tenant user moves rules by keyboard (Alt+Arrow on a focused
 // row, and a row's move button), by drag and drop, adds one (a wrong port refused next
-// to its field first) and deletes one; the API's order follows each move.
+// to its field first), deletes one and edits one in place (a wrong port refused next
+// to its field first); the API's order follows each move.
 func TestConsoleFirewall(t *testing.T) {
 	s := newSite(t)
 	s.rule("ssh", "22")
@@ -138,4 +139,36 @@ func TestConsoleFirewall(t *testing.T) {
 		shot("firewall"),
 	)
 	s.wantOrder("ssh", "mail", "web")
+	edit := `//form[@aria-label="Edit web"]`
+	run(t, ctx, "edit a rule in place: a wrong port refused next to its field",
+		chromedp.Click(ruleRow("web")+`//button[@data-edit]`),
+		chromedp.WaitVisible(edit+`//input[@name="port"][@value="443"]`),
+		clear(`form[aria-label="Edit web"] input[name=port]`),
+		chromedp.SendKeys(edit+`//input[@name="port"]`, "not-a-port"),
+		chromedp.Click(edit+`//button[@type="submit"]`),
+		chromedp.WaitVisible(edit+`//input[@name="port"][@aria-invalid="true"]/following-sibling::span[@class="field-error"]`),
+	)
+	run(t, ctx, "then its port, action, comment and state changed",
+		clear(`form[aria-label="Edit web"] input[name=port]`),
+		chromedp.SendKeys(edit+`//input[@name="port"]`, "8443"),
+		chromedp.SetValue(edit+`//select[@name="action"]`, "drop"),
+		clear(`form[aria-label="Edit web"] input[name=comment]`),
+		chromedp.SendKeys(edit+`//input[@name="comment"]`, "web-alt"),
+		chromedp.Click(edit+`//input[@name="enabled"]`),
+		chromedp.Click(edit+`//button[@type="submit"]`),
+		chromedp.WaitVisible(announced("web-alt saved.")),
+		chromedp.WaitNotPresent(edit),
+		chromedp.WaitVisible(ruleRow("web-alt")+`/td[3][normalize-space(.)="drop (off)"]`),
+		chromedp.WaitVisible(ruleRow("web-alt")+`/td[5][normalize-space(.)="8443"]`),
+	)
+	var p struct {
+		Items []struct {
+			Comment, Port, Action string
+			Enabled               bool
+		}
+	}
+	s.call("GET", "/api/client/firewall/rules?tenant_id="+s.mine, s.admin, nil, 200, &p)
+	if len(p.Items) != 3 || p.Items[2].Comment != "web-alt" || p.Items[2].Port != "8443" || p.Items[2].Action != "drop" || p.Items[2].Enabled {
+		t.Fatalf("rules after the edit %+v", p.Items)
+	}
 }

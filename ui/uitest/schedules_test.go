@@ -21,8 +21,9 @@ func (s *site) schedules(kind string) []string {
 
 // TestConsoleSchedules: a tenant user adds a power schedule from a preset (said in
 // words, with its next five runs), has a backup schedule that never fires refused
-// with the API's error next to the cron field, adds one from a raw expression, and
-// deletes the power schedule.
+// with the API's error next to the cron field, adds one from a raw expression, edits
+// it in place (a wrong cron refused next to its field, then its cron, mode and state
+// changed), and deletes the power schedule.
 func TestConsoleSchedules(t *testing.T) {
 	s := newSite(t)
 	id := s.machine("app-1")
@@ -73,6 +74,35 @@ func TestConsoleSchedules(t *testing.T) {
 	)
 	if got := s.schedules("backup"); len(got) != 1 || got[0] != "30 2 * * sun" {
 		t.Fatalf("backup schedules %q", got)
+	}
+	edit := `//form[@aria-label="Edit schedule"]`
+	run(t, ctx, "edit the backup schedule in place: a wrong cron refused next to its field",
+		chromedp.Click(`//tr[@data-kind="backup"]//button[@data-edit]`),
+		chromedp.WaitVisible(edit+`//input[@name="cron"]`),
+		clear(`form[aria-label="Edit schedule"] input[name=cron]`),
+		chromedp.SendKeys(edit+`//input[@name="cron"]`, "0 0 30 2 *"),
+		chromedp.WaitVisible(edit+`//p[@data-edit-words][normalize-space(.)="Runs at 00:00 on day 30 of the month in February."]`),
+		chromedp.Click(edit+`//button[@type="submit"]`),
+		chromedp.WaitVisible(edit+`//input[@name="cron"][@aria-invalid="true"]/following-sibling::span[@class="field-error"][normalize-space(.)="never fires"]`),
+	)
+	run(t, ctx, "then its cron, mode and state changed",
+		clear(`form[aria-label="Edit schedule"] input[name=cron]`),
+		chromedp.SendKeys(edit+`//input[@name="cron"]`, "15 4 * * *"),
+		chromedp.SetValue(edit+`//select[@name="mode"]`, "stop"),
+		chromedp.Click(edit+`//input[@name="enabled"]`),
+		chromedp.Click(edit+`//button[@type="submit"]`),
+		chromedp.WaitNotPresent(edit),
+		chromedp.WaitVisible(`//tr[@data-kind="backup"][td[starts-with(normalize-space(.), "back up (stop)")]]//span[@data-words][normalize-space(.)="at 04:15 every day"]`),
+	)
+	var b struct {
+		Items []struct {
+			Cron, Mode string
+			Enabled    bool
+		}
+	}
+	s.call("GET", "/api/resources/backup-schedules?tenant_id="+s.mine, s.admin, nil, 200, &b)
+	if len(b.Items) != 1 || b.Items[0].Cron != "15 4 * * *" || b.Items[0].Mode != "stop" || b.Items[0].Enabled {
+		t.Fatalf("backup schedules after the edit %+v", b.Items)
 	}
 	run(t, ctx, "delete the power schedule",
 		confirm(`//tr[@data-kind="power"]`, "delete"),

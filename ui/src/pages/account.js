@@ -76,7 +76,7 @@ function Sessions() {
   };
   return html`<${Section} id="sessions" title="Logins">
     <${ProblemView} error=${error} />
-    ${page && html`<div class="table-wrap"><table>
+    ${page && html`<div class="table-wrap" tabindex="0"><table>
       <caption class="sr-only">Your logins, newest first</caption>
       <thead><tr><th scope="col">Started</th><th scope="col">Last used</th><th scope="col">How</th><th scope="col">From</th><th scope="col">Actions</th></tr></thead>
       <tbody>${page.items.map((s) => html`<tr key=${s.id} data-session=${s.id}>
@@ -167,7 +167,7 @@ function APIKeys({ admin }) {
       </fieldset>
       <button type="submit" class="primary">Create key</button>
     </form>
-    ${page && (page.items.length === 0 ? html`<p>No API keys.</p>` : html`<div class="table-wrap"><table>
+    ${page && (page.items.length === 0 ? html`<p>No API keys.</p>` : html`<div class="table-wrap" tabindex="0"><table>
       <caption class="sr-only">Your API keys</caption>
       <thead><tr><th scope="col">Name</th><th scope="col">Scopes</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col">Actions</th></tr></thead>
       <tbody>${page.items.map((k) => html`<tr key=${k.id} data-key=${k.name}>

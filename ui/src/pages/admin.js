@@ -57,7 +57,7 @@ export function AdminMachines() {
       <button type="submit">Filter</button>
     </form>
     <${ProblemView} error=${error} />
-    ${page && html`<div class="table-wrap"><table>
+    ${page && html`<div class="table-wrap" tabindex="0"><table>
       <thead><tr><th scope="col">Name</th><th scope="col">Status</th><th scope="col">Node</th><th scope="col">Tenant</th><th scope="col">Size</th></tr></thead>
       <tbody>${page.items.map((m) => html`<tr key=${m.id}><td><a href=${machineLink(m.id, m.tenant_id)}>${m.name}</a></td><td><${Status} value=${m.status} /></td>
         <td>${m.node}</td><td>${m.tenant_id ? html`<a href=${`/admin/tenants/${encodeURIComponent(m.tenant_id)}`}>${m.tenant_id}</a>` : ''}</td><td>${m.cpu_cores} CPU, ${mb(m.memory_mb)}, ${gb(m.disk_gb)}</td></tr>`)}</tbody>
@@ -85,7 +85,7 @@ function NodeTable() {
   useEffect(() => { call('GET', '/api/virt/nodes?limit=500').then(setPage, setError); }, []);
   return html`<div>
     <${ProblemView} error=${error} />
-    ${page && html`<div class="table-wrap"><table>
+    ${page && html`<div class="table-wrap" tabindex="0"><table>
       <thead><tr><th scope="col">Node</th><th scope="col">Status</th><th scope="col">CPU</th><th scope="col">Memory</th><th scope="col">Disk</th></tr></thead>
       <tbody>${page.items.map((n) => html`<tr key=${n.id}><td>${n.name}</td><td><${Status} value=${n.status} /></td>
         <td>${n.cpu_cores} cores, ${Math.round((n.usage?.cpu || 0) * 100)}% busy</td>
@@ -134,7 +134,7 @@ function Alerts() {
   const ack = (a) => call('PATCH', `/api/monitoring/alerts/events/${encodeURIComponent(a.id)}`, { status: 'acknowledged' }).then(load, setError);
   return html`<${Section} id="dash-alerts" title="Open alerts">
     <${ProblemView} error=${error} />
-    ${items && (items.length === 0 ? html`<p>No open alerts.</p>` : html`<div class="table-wrap"><table>
+    ${items && (items.length === 0 ? html`<p>No open alerts.</p>` : html`<div class="table-wrap" tabindex="0"><table>
       <thead><tr><th scope="col">Severity</th><th scope="col">What</th><th scope="col">Since</th><th scope="col">Status</th><th scope="col">Actions</th></tr></thead>
       <tbody>${items.map((a) => html`<tr key=${a.id} data-alert=${a.id}><td><span class=${`badge sev-${a.severity}`}>${a.severity}</span></td>
         <td>${a.message} <span class="muted">${a.kind} ${a.target_type} ${a.target_id}</span></td><td>${when(a.started_at)}</td>
@@ -153,7 +153,7 @@ function Forecast() {
   useEffect(() => { call('GET', '/api/monitoring/insights/cluster-forecast?horizon_days=90').then(setF, setError); }, []);
   return html`<${Section} id="dash-forecast" title="Capacity forecast (90 days)">
     <${ProblemView} error=${error} />
-    ${f && html`<div class="table-wrap"><table>
+    ${f && html`<div class="table-wrap" tabindex="0"><table>
       <thead><tr><th scope="col">Resource</th><th scope="col">Used</th><th scope="col">Capacity</th><th scope="col">Trend a day</th><th scope="col">Runs out</th></tr></thead>
       <tbody>${f.resources.map((r) => html`<tr key=${r.resource}><td>${r.resource}</td><td>${forecastValue(r, r.used)}</td><td>${forecastValue(r, r.capacity)}</td>
         <td>${forecastValue(r, r.trend_per_day)}</td><td>${r.exhausted_at || 'not within the horizon'}</td></tr>`)}</tbody>
@@ -168,7 +168,7 @@ function Faulty() {
   useEffect(() => { call('GET', '/api/monitoring/insights/faulty-deployments').then(setF, setError); }, []);
   return html`<${Section} id="dash-faulty" title="Faulty deployments">
     <${ProblemView} error=${error} />
-    ${f && (f.items.length === 0 ? html`<p>None.</p>` : html`<div class="table-wrap"><table>
+    ${f && (f.items.length === 0 ? html`<p>None.</p>` : html`<div class="table-wrap" tabindex="0"><table>
       <thead><tr><th scope="col">Machine</th><th scope="col">Reason</th><th scope="col">Failed tasks</th><th scope="col">Last error</th><th scope="col">Since</th></tr></thead>
       <tbody>${f.items.map((d) => html`<tr key=${d.machine_id}><td><a href=${machineLink(d.machine_id, d.tenant_id)}>${d.name}</a></td>
         <td>${d.reason}</td><td>${d.failed_tasks}</td><td>${d.last_error || ''}</td><td>${when(d.since)}</td></tr>`)}</tbody>

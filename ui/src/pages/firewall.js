@@ -1,4 +1,4 @@
-// The tenant's firewall rules, in the order they apply: added, deleted, and moved by
+// The tenant's firewall rules, in the order they apply: added, edited in place, deleted, and moved by
 // drag and drop or by keyboard (a move up/down button on each row, or Alt+Arrow on a
 // focused row), each move a PATCH of the rule's position and announced in words.
 // A chunk of its own: only a user who opens the page fetches it.
@@ -31,6 +31,7 @@ export function Firewall() {
   const [error, setError] = useState(null);
   const [said, setSaid] = useState('');
   const [dragging, setDragging] = useState(null);
+  const [editing, setEditing] = useState(null);
   // focusAfter names the rule (and its control) to focus once the list is drawn again.
   const focusAfter = useRef(null);
   const body = useRef(null);
@@ -89,7 +90,7 @@ export function Firewall() {
     <p class="sr-only" role="status" aria-live="polite" data-announce>${said}</p>
     <${ProblemView} error=${error} />
     <${AddRule} count=${rules?.length || 0} onAdded=${(r) => { load(); setSaid(`${ruleName(r)} added at position ${r.position}.`); }} />
-    ${rules && html`<div class="table-wrap"><table class="rules">
+    ${rules && html`<div class="table-wrap" tabindex="0"><table class="rules">
       <caption class="sr-only">Firewall rules, in the order they apply</caption>
       <thead><tr><th scope="col">#</th><th scope="col">Direction</th><th scope="col">Action</th><th scope="col">Protocol</th>
         <th scope="col">Port</th><th scope="col">Source</th><th scope="col">Destination</th><th scope="col">Machine</th>
@@ -102,24 +103,74 @@ export function Firewall() {
           onDragEnd=${() => setDragging(null)}
           onDragOver=${(e) => { e.preventDefault(); e.dataTransfer.dropEffect = 'move'; }}
           onDrop=${drop(r)}>
-        <td>${r.position}</td><td>${r.direction}</td><td>${r.action}</td><td>${r.protocol}</td>
+        <td>${r.position}</td><td>${r.direction}</td><td>${r.action}${r.enabled === false ? ' (off)' : ''}</td><td>${r.protocol}</td>
         <td>${r.port || 'any'}</td><td>${r.source || 'any'}</td><td>${r.destination || 'any'}</td>
         <td>${r.machine_id || 'all'}</td><td>${r.comment}</td>
         <td class="row-actions">
+          <button type="button" data-edit aria-expanded=${editing === r.id} aria-label=${`Edit ${ruleName(r)}`}
+            onClick=${() => setEditing(editing === r.id ? null : r.id)}>Edit</button>
           <button type="button" data-move="up" disabled=${r.position === 1} aria-label=${`Move ${ruleName(r)} up`}
             onClick=${() => move(r, r.position - 1, 'up')}>↑</button>
           <button type="button" data-move="down" disabled=${r.position === rules.length} aria-label=${`Move ${ruleName(r)} down`}
             onClick=${() => move(r, r.position + 1, 'down')}>↓</button>
           <${Confirm} name="delete" label="Delete" question=${`Delete ${ruleName(r)}?`} yes="Delete" onYes=${() => remove(r)} />
         </td>
-      </tr>`)}</tbody>
+      </tr>${editing === r.id && html`<tr key=${`${r.id}-edit`} class="edit-row"><td colspan="10">
+        <${EditRule} rule=${r} onCancel=${() => { setEditing(null); focusAfter.current = { id: r.id }; setRules([...rules]); }}
+          onSaved=${(x) => { setEditing(null); focusAfter.current = { id: r.id }; load(); setSaid(`${ruleName(x)} saved.`); }} />
+      </td></tr>`}`)}</tbody>
     </table></div>
     ${rules.length === 0 && html`<p>No rules yet.</p>`}`}
   </main>`;
 }
 
-const select = (name, label, values) => html`<label class="field"><span>${label}</span>
-  <select name=${name}>${values.map((v) => html`<option value=${v}>${v}</option>`)}</select></label>`;
+const select = (name, label, values, value) => html`<label class="field"><span>${label}</span>
+  <select name=${name} value=${value}>${values.map((v) => html`<option value=${v}>${v}</option>`)}</select></label>`;
+
+const ruleFields = ['direction', 'action', 'protocol', 'port', 'source', 'destination', 'machine_id', 'comment'];
+
+// EditRule edits one rule in place: its fields as they are, and a PATCH of those
+// changed; the API's field errors show next to their fields.
+function EditRule({ rule, onSaved, onCancel }) {
+  const [error, setError] = useState(null);
+  const first = useRef(null);
+  useEffect(() => { first.current?.querySelector('select')?.focus(); }, []);
+  const submit = async (e) => {
+    e.preventDefault();
+    const f = new FormData(e.target);
+    const patch = {};
+    for (const k of ruleFields) {
+      const v = (f.get(k) || '').trim();
+      // A field emptied is null: the API's way to clear a rule's port, address or machine.
+      if (v !== (rule[k] || '')) patch[k] = v === '' ? null : v;
+    }
+    const enabled = f.get('enabled') === 'on';
+    if (enabled !== (rule.enabled !== false)) patch.enabled = enabled;
+    setError(null);
+    if (Object.keys(patch).length === 0) { onCancel(); return; }
+    try {
+      onSaved(await call('PATCH', `${rulesPath}/${encodeURIComponent(rule.id)}`, patch));
+    } catch (err) {
+      setError(err);
+    }
+  };
+  const field = (name, label) => html`<${Field} name=${name} label=${label} error=${error} defaultValue=${rule[name] || ''} />`;
+  return html`<form onSubmit=${submit} aria-label=${`Edit ${ruleName(rule)}`} onKeyDown=${(e) => e.key === 'Escape' && onCancel()}>
+    <${ProblemView} error=${error} />
+    <div class="grid" ref=${first}>
+      ${select('direction', 'Direction', ['in', 'out'], rule.direction)}
+      ${select('action', 'Action', ['accept', 'drop', 'reject'], rule.action)}
+      ${select('protocol', 'Protocol', ['tcp', 'udp', 'icmp', 'ipv6-icmp', 'any'], rule.protocol)}
+      ${field('port', 'Port (e.g. 22 or 8000:8080)')}
+      ${field('source', 'Source (address or CIDR)')}
+      ${field('destination', 'Destination')}
+      ${field('machine_id', 'Machine (empty: all)')}
+      ${field('comment', 'Comment')}
+      <label class="check"><input type="checkbox" name="enabled" defaultChecked=${rule.enabled !== false} /> Enabled</label>
+    </div>
+    <button type="submit" class="primary">Save</button> <button type="button" onClick=${onCancel}>Cancel</button>
+  </form>`;
+}
 
 // AddRule asks for a new rule, placed last unless a position is given.
 function AddRule({ count, onAdded }) {

@@ -41,7 +41,7 @@ export function Backups({ at, act, ended }) {
       <button type="submit" class="primary">Take a backup now</button>
     </form>
     <label class="check"><input type="checkbox" checked=${startAfter} onChange=${(e) => setStartAfter(e.target.checked)} /> Start the machine after a restore</label>
-    ${page && (page.items.length === 0 ? html`<p>No backups yet.</p>` : html`<div class="table-wrap"><table>
+    ${page && (page.items.length === 0 ? html`<p>No backups yet.</p>` : html`<div class="table-wrap" tabindex="0"><table>
       <caption class="sr-only">Backups, newest first</caption>
       <thead><tr><th scope="col">Taken</th><th scope="col">Size</th><th scope="col">Mode</th><th scope="col">Origin</th><th scope="col">Note</th><th scope="col">Actions</th></tr></thead>
       <tbody>${page.items.map((b) => html`<tr key=${b.id} data-backup=${b.id}>
@@ -75,7 +75,7 @@ export function Snapshots({ m, at, act, ended }) {
       <label class="check"><input type="checkbox" name="include_memory" disabled=${m.status !== 'running'} /> With memory (a running machine)</label>
       <button type="submit" class="primary">Take a snapshot</button>
     </form>
-    ${page && (page.items.length === 0 ? html`<p>No snapshots.</p>` : html`<div class="table-wrap"><table>
+    ${page && (page.items.length === 0 ? html`<p>No snapshots.</p>` : html`<div class="table-wrap" tabindex="0"><table>
       <caption class="sr-only">Snapshots, oldest first</caption>
       <thead><tr><th scope="col">Name</th><th scope="col">Taken</th><th scope="col">Memory</th><th scope="col">Description</th><th scope="col">Actions</th></tr></thead>
       <tbody>${page.items.map((s) => html`<tr key=${s.name} data-snapshot=${s.name}>

@@ -1,5 +1,5 @@
 // One machine's page in the client area: power with the task's progress, its facts,
-// usage graphs and serial console (lazy chunks), backups, snapshots, ISO and rescue,
+// usage graphs, serial console and graphical console (lazy chunks), backups, snapshots, ISO and rescue,
 // reinstall, resize, and its tasks. Every action answers a task, shown as its events
 // arrive; a task's end refreshes the lists it changed.
 import { html } from 'htm/preact';
@@ -14,6 +14,7 @@ import { Media, Reinstall, Resize } from './machine-actions.js';
 
 const Graphs = lazy(() => import('../graphs.js'), 'Graphs');
 const Console = lazy(() => import('../terminal.js'), 'Console');
+const VNC = lazy(() => import('../vnc.js'), 'VNC');
 
 export const clientBase = '/api/client/machines';
 
@@ -26,7 +27,7 @@ export function TaskLine({ task }) {
 
 const actions = [['start', 'Start', icons.Play], ['stop', 'Stop', icons.Stop], ['shutdown', 'Shut down', icons.Stop], ['reboot', 'Reboot', icons.Reboot]];
 
-const parts = [['graphs', 'Graphs'], ['console', 'Console'], ['backups', 'Backups'], ['snapshots', 'Snapshots'],
+const parts = [['graphs', 'Graphs'], ['console', 'Console'], ['vnc', 'VNC'], ['backups', 'Backups'], ['snapshots', 'Snapshots'],
   ['media', 'ISO and rescue'], ['reinstall', 'Reinstall'], ['resize', 'Resize'], ['tasks', 'Tasks']];
 
 // at joins a path and its query to a route of the client area, adding the tenant an
@@ -45,13 +46,14 @@ export function Machine({ id, admin, tenant }) {
   const [task, setTask] = useState(null);
   const [ended, setEnded] = useState(0);
   const [consoleOpen, setConsoleOpen] = useState(false);
+  const [vncOpen, setVncOpen] = useState(false);
   const url = `${clientBase}/${encodeURIComponent(id)}`;
   const virt = `/api/virt/vms/${encodeURIComponent(id)}`;
   const at = scoped(url, admin ? tenant : '');
 
   const load = () => call('GET', at('')).then((x) => { setM(x); if (x.last_task) setTask((t) => t || x.last_task); }, setError);
   useEffect(() => {
-    setM(null); setTask(null); setError(null); setConsoleOpen(false);
+    setM(null); setTask(null); setError(null); setConsoleOpen(false); setVncOpen(false);
     load();
     call('GET', at('/tasks?limit=20')).then((p) => setList(p.items), () => {});
   }, [id, tenant]);
@@ -82,7 +84,7 @@ export function Machine({ id, admin, tenant }) {
     <p><a href=${admin ? '/admin/machines' : '/machines'}>← Machines</a></p>
     <${ProblemView} error=${error} />
     ${m && html`<h1>${m.name} <${Status} value=${m.status} />${m.rescue ? html` <span class="badge s-suspended">rescue</span>` : ''}</h1>
-      <nav class="parts" aria-label="On this page"><ul>${parts.map(([p, label]) => html`<li><a href=${`#${p}`}>${label}</a></li>`)}</ul></nav>
+      <nav class="parts" aria-label="On this page"><ul>${parts.filter(([p]) => p !== 'vnc' || m.display).map(([p, label]) => html`<li><a href=${`#${p}`}>${label}</a></li>`)}</ul></nav>
       <div class="actions" role="group" aria-label="Power">
         ${actions.map(([a, label, Icon]) => html`<button onClick=${() => power(a)} data-action=${a}><${Icon} />${label}</button>`)}
       </div>
@@ -101,13 +103,18 @@ export function Machine({ id, admin, tenant }) {
           ? html`<${Console} url=${`${admin ? virt : url}/console`} /><button type="button" onClick=${() => setConsoleOpen(false)}>Close console</button>`
           : html`<button type="button" onClick=${() => setConsoleOpen(true)}>Open console</button>`}
       <//></div>
+      ${m.display && html`<div id="vnc"><${Section} id="vnc-part" title="Graphical console (VNC)">
+        ${vncOpen
+          ? html`<${VNC} url=${`${admin ? virt : url}/console`} /><button type="button" onClick=${() => setVncOpen(false)}>Close the graphical console</button>`
+          : html`<button type="button" onClick=${() => setVncOpen(true)}>Open the graphical console</button>`}
+      <//></div>`}
       <div id="backups"><${Backups} ...${kit} /></div>
       <div id="snapshots"><${Snapshots} ...${kit} /></div>
       <div id="media"><${Media} ...${kit} /></div>
       <div id="reinstall"><${Reinstall} ...${kit} /></div>
       <div id="resize"><${Resize} ...${kit} /></div>
       <div id="tasks"><${Section} id="tasks-part" title="Tasks">
-      <div class="table-wrap"><table>
+      <div class="table-wrap" tabindex="0"><table>
         <thead><tr><th scope="col">Task</th><th scope="col">Status</th><th scope="col">Started</th><th scope="col">Error</th></tr></thead>
         <tbody>${list.map((t) => tasks.value[t.id] || t).map((t) => html`<tr key=${t.id}><td>${t.type}</td><td><${Status} value=${t.status} /></td><td>${when(t.created_at)}</td><td>${t.error || ''}</td></tr>`)}</tbody>
       </table></div><//></div>`}

@@ -49,7 +49,7 @@ export function Machines() {
     <h1>Machines</h1>
     <${ProblemView} error=${error} />
     <${CreateMachine} onCreated=${created} />
-    ${page && html`<div class="table-wrap"><table>
+    ${page && html`<div class="table-wrap" tabindex="0"><table>
       <caption class="sr-only">Your machines</caption>
       <thead><tr><th scope="col">Name</th><th scope="col">Status</th><th scope="col">Size</th><th scope="col">Task</th></tr></thead>
       <tbody>${page.items.map((m) => html`<tr key=${m.id} data-machine=${m.id}>

@@ -1,8 +1,8 @@
 // The tenant's power and backup schedules: listed, added with a cron editor (presets
 // and the raw expression, said in words, with the next five runs computed in the
-// page), and deleted. A chunk of its own, with the cron evaluator.
+// page), edited in place (cron, time zone, what it does, on or off), and deleted. A chunk of its own, with the cron evaluator.
 import { html } from 'htm/preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { call } from '../api.js';
 import { Field, ProblemView, when } from '../format.js';
 import { Confirm } from '../confirm.js';
@@ -32,6 +32,7 @@ function inWords(expr) {
 export function Schedules() {
   const [list, setList] = useState(null);
   const [error, setError] = useState(null);
+  const [editing, setEditing] = useState(null);
   const machines = useList(machinesPath);
   const names = Object.fromEntries((machines?.items || []).map((m) => [m.id, m.name]));
 
@@ -44,7 +45,7 @@ export function Schedules() {
     <h1>Schedules</h1>
     <${ProblemView} error=${error} />
     <${AddSchedule} machines=${machines?.items || []} onAdded=${load} />
-    ${list && html`<div class="table-wrap"><table>
+    ${list && html`<div class="table-wrap" tabindex="0"><table>
       <caption class="sr-only">Power and backup schedules</caption>
       <thead><tr><th scope="col">Machine</th><th scope="col">Does</th><th scope="col">When</th><th scope="col">Next run</th>
         <th scope="col">Last run</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
@@ -54,11 +55,61 @@ export function Schedules() {
         <td><code>${s.cron}</code> <span data-words>${inWords(s.cron)}</span> (${s.timezone})${s.enabled ? '' : ', off'}</td>
         <td>${when(s.next_run_at)}</td>
         <td>${s.last_run_at ? `${when(s.last_run_at)}: ${s.last_status || ''}` : 'never'}</td>
-        <td><${Confirm} name="delete" label="Delete" question="Delete this schedule?" yes="Delete" onYes=${() => remove(s)} /></td>
-      </tr>`)}</tbody>
+        <td class="row-actions"><button type="button" data-edit aria-expanded=${editing === s.id}
+          onClick=${() => setEditing(editing === s.id ? null : s.id)}>Edit</button>
+          <${Confirm} name="delete" label="Delete" question="Delete this schedule?" yes="Delete" onYes=${() => remove(s)} /></td>
+      </tr>${editing === s.id && html`<tr key=${`${s.id}-edit`} class="edit-row"><td colspan="6">
+        <${EditSchedule} s=${s} onCancel=${() => setEditing(null)} onSaved=${() => { setEditing(null); load(); }} />
+      </td></tr>`}`)}</tbody>
     </table></div>
     ${list.length === 0 && html`<p>No schedules yet.</p>`}`}
   </main>`;
+}
+
+// EditSchedule edits one schedule in place: its expression (said in words as it is
+// typed), time zone, action or backup mode and retention, and whether it is on; a
+// PATCH of the fields changed, the API's field errors next to their fields.
+function EditSchedule({ s, onSaved, onCancel }) {
+  const [error, setError] = useState(null);
+  const [cron, setCron] = useState(s.cron);
+  const first = useRef(null);
+  useEffect(() => { first.current?.focus(); }, []);
+  let said = '';
+  try { said = `Runs ${words(parse(cron))}.`; } catch (e) { said = `This page cannot read the expression: ${e.message}.`; }
+  const submit = async (e) => {
+    e.preventDefault();
+    const f = new FormData(e.target);
+    const now = { cron: cron.trim(), timezone: f.get('timezone').trim(), enabled: f.get('enabled') === 'on' };
+    if (s.kind === 'power') now.action = f.get('action');
+    else { now.mode = f.get('mode'); now.retention = Number(f.get('retention')); }
+    const patch = Object.fromEntries(Object.entries(now).filter(([k, v]) => v !== s[k]));
+    setError(null);
+    if (Object.keys(patch).length === 0) { onCancel(); return; }
+    try {
+      await call('PATCH', `${kinds[s.kind]}/${encodeURIComponent(s.id)}`, patch);
+      onSaved();
+    } catch (err) {
+      setError(err);
+    }
+  };
+  const opts = (name, label, values, value) => html`<label class="field"><span>${label}</span><select name=${name} value=${value}
+    aria-invalid=${error?.fields?.[name] ? 'true' : undefined}>${values.map((v) => html`<option value=${v}>${v}</option>`)}</select>
+    ${error?.fields?.[name] && html`<span class="field-error">${error.fields[name]}</span>`}</label>`;
+  return html`<form onSubmit=${submit} aria-label="Edit schedule" onKeyDown=${(e) => e.key === 'Escape' && onCancel()}>
+    <${ProblemView} error=${error} />
+    <div class="grid">
+      <${Field} name="cron" label="Cron expression" error=${error} value=${cron} inputRef=${first} spellcheck="false"
+        onInput=${(e) => setCron(e.target.value)} aria-describedby=${`words-${s.id}`} />
+      <${Field} name="timezone" label="Time zone" error=${error} defaultValue=${s.timezone} />
+      ${s.kind === 'power'
+        ? opts('action', 'Action', ['start', 'stop', 'shutdown', 'reboot'], s.action)
+        : html`${opts('mode', 'Mode', ['snapshot', 'suspend', 'stop'], s.mode)}
+          <${Field} name="retention" label="Backups kept (1–100)" error=${error} type="number" min="1" max="100" defaultValue=${s.retention} />`}
+      <label class="check"><input type="checkbox" name="enabled" defaultChecked=${s.enabled} /> On</label>
+    </div>
+    <p id=${`words-${s.id}`} aria-live="polite" data-edit-words>${said}</p>
+    <button type="submit" class="primary">Save</button> <button type="button" onClick=${onCancel}>Cancel</button>
+  </form>`;
 }
 
 // preset makes the expression of a preset: hourly at a minute, daily at a time, weekly
