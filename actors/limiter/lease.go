@@ -17,9 +17,12 @@ import (
 // The limits hold: a leased token was taken from its bucket, so a client is refused
 // at the same count as without leases; what a lease changes is when the tokens leave
 // the bucket (earlier), and the RateLimit headers, which count the lease's tokens as
-// the client's remaining. A lease not used within leaseTTL is dropped with its tokens:
-// a client that pauses loses at most one lease, never gains one, and a lease taken
-// long ago is never spent on top of a bucket that has refilled since.
+// the client's remaining. A lease not used within leaseTTL is dropped, so that a lease
+// taken long ago is never spent on top of a bucket that has refilled since, and its
+// unspent tokens go back to their buckets (never above the burst): a client that
+// pauses loses nothing of its burst. Without that, a client of a slowly refilling
+// bucket that sent one request now and then lost a lease each time, and found its
+// burst gone when it needed it.
 
 // leaseTTL is how long a lease's tokens may be spent after they were taken.
 const leaseTTL = time.Second
@@ -89,33 +92,41 @@ func (t *leaseTable) shard(k leaseID) *leaseShard {
 	return &t.shards[maphash.String(t.seed, k.key)%leaseShards]
 }
 
-// spend hands out one token of k's lease, if it holds one still valid at now.
-func (t *leaseTable) spend(k leaseID, now time.Time) (Decision, bool) {
+// spend hands out one token of k's lease, if it holds one still valid at now. A lease
+// it finds expired is dropped, and its unspent tokens are returned as stale, for the
+// caller to give back to their buckets.
+func (t *leaseTable) spend(k leaseID, now time.Time) (d Decision, ok bool, stale int) {
 	sh := t.shard(k)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	l, ok := sh.m[k]
 	if !ok {
-		return Decision{}, false
+		return Decision{}, false, 0
 	}
 	if l.left <= 0 || !now.Before(l.expires) {
 		delete(sh.m, k)
-		return Decision{}, false
+		return Decision{}, false, l.left
 	}
 	l.left--
-	return l.decision(), true
+	return l.decision(), true, 0
 }
 
 // add keeps tokens (taken for k with decision d at now) as k's lease, with what is
-// left of a lease taken at the same time by another request of the same key.
-func (t *leaseTable) add(k leaseID, d Decision, tokens int, perSec float64, now time.Time) {
+// left of a lease taken at the same time by another request of the same key; an
+// expired lease it replaces is returned as stale, as by spend.
+func (t *leaseTable) add(k leaseID, d Decision, tokens int, perSec float64, now time.Time) (stale int) {
 	sh := t.shard(k)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	if l, ok := sh.m[k]; ok && now.Before(l.expires) {
-		tokens += l.left
+	if l, ok := sh.m[k]; ok {
+		if now.Before(l.expires) {
+			tokens += l.left
+		} else {
+			stale = l.left
+		}
 	}
 	sh.m[k] = &lease{left: tokens, d: d, perSec: perSec, expires: now.Add(leaseTTL)}
+	return stale
 }
 
 // decision is the answer for a request served from the lease: the client's remaining
@@ -129,16 +140,24 @@ func (l *lease) decision() Decision {
 	return d
 }
 
-// sweep drops the expired leases.
-func (t *leaseTable) sweep(now time.Time) {
+// sweep drops the expired leases, handing each one's unspent tokens to giveBack.
+func (t *leaseTable) sweep(now time.Time, giveBack func(leaseID, int)) {
 	for i := range t.shards {
 		sh := &t.shards[i]
 		sh.mu.Lock()
+		var stale []*lease
+		var ids []leaseID
 		for k, l := range sh.m {
 			if !now.Before(l.expires) {
 				delete(sh.m, k)
+				if l.left > 0 {
+					stale, ids = append(stale, l), append(ids, k)
+				}
 			}
 		}
 		sh.mu.Unlock()
+		for i, l := range stale {
+			giveBack(ids[i], l.left)
+		}
 	}
 }

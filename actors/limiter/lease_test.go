@@ -65,8 +65,9 @@ func TestLeaseTakesFromTheShard(t *testing.T) {
 	}
 }
 
-// TestLeaseExpires: a lease unused for leaseTTL is dropped with its tokens (never
-// spent on top of a refilled bucket); the next request takes a new one.
+// TestLeaseExpires: a lease unused for leaseTTL is dropped (never spent on top of a
+// refilled bucket) and its tokens go back to the bucket; the next request takes a new
+// one.
 func TestLeaseExpires(t *testing.T) {
 	l, clock := startLeased(t)
 	ctx := context.Background()
@@ -91,10 +92,56 @@ func TestLeaseExpires(t *testing.T) {
 		t.Fatalf("got %+v; want allowed with 39 remaining", d)
 	}
 	clock.Advance(leaseTTL)
-	if d, _ := l.Take(ctx, "10.0.0.3", BucketGlobal); !d.Allowed || d.Remaining != 35 {
-		// 40, less the dropped lease's 5 taken a second ago, plus the second's refill
-		// of one, less this request's token: 35 left in the bucket and the new lease.
-		t.Fatalf("after the lease expired: got %+v; want 35 remaining", d)
+	if d, _ := l.Take(ctx, "10.0.0.3", BucketGlobal); !d.Allowed || d.Remaining != 39 {
+		// As without leases: 40, less the first request's token, plus the second's
+		// refill of one (the burst again), less this request's token. The expired
+		// lease's four unspent tokens went back, capped at the burst.
+		t.Fatalf("after the lease expired: got %+v; want 39 remaining", d)
+	}
+}
+
+// TestPausedClientKeepsItsBurst: a client of a slowly refilling bucket that sends a
+// request now and then, each after its lease expired, spends one token a request, as
+// without leases, and still has the rest of its burst when it needs it. Before the
+// expired leases' tokens went back, each such request cost a whole lease (5), and
+// the burst below was refused after a few requests.
+func TestPausedClientKeepsItsBurst(t *testing.T) {
+	clock := clockwork.NewFakeClockAt(time.Unix(1_700_000_000, 0))
+	rt := kit.New(nil, nil, kit.EntityOptions{}, kit.WithClock(clock))
+	l := Start(rt, LimitOptions{Global: Limit{Rate: 1, Per: time.Hour, Burst: 40}})
+	t.Cleanup(func() { l.Stop(); rt.Shutdown() })
+	ctx := context.Background()
+	for i := 0; i < 20; i++ {
+		if d, _ := l.Take(ctx, "10.0.0.1", BucketGlobal); !d.Allowed || d.Remaining != 39-i {
+			t.Fatalf("paced request %d: got %+v; want allowed with %d remaining", i, d, 39-i)
+		}
+		clock.Advance(2 * leaseTTL)
+	}
+	for i := 0; i < 20; i++ {
+		if d, _ := l.Take(ctx, "10.0.0.1", BucketGlobal); !d.Allowed {
+			t.Fatalf("request %d of the burst: got %+v; want allowed (20 of the 40 left)", i, d)
+		}
+	}
+	if d, _ := l.Take(ctx, "10.0.0.1", BucketGlobal); d.Allowed {
+		t.Fatalf("request 41 within the hour: got %+v; want refused", d)
+	}
+}
+
+// TestLeaseSweepGivesBack: the periodic sweep hands each expired lease's unspent
+// tokens on, and leaves live leases alone.
+func TestLeaseSweepGivesBack(t *testing.T) {
+	tab := newLeaseTable()
+	now := time.Unix(1_700_000_000, 0)
+	old, live := leaseOf("10.0.0.1", []string{BucketGlobal, BucketKeyOwner}), leaseOf("10.0.0.2", []string{BucketGlobal})
+	tab.add(old, Decision{}, 4, 1, now)
+	tab.add(live, Decision{}, 3, 1, now.Add(leaseTTL))
+	got := map[leaseID]int{}
+	tab.sweep(now.Add(leaseTTL), func(id leaseID, n int) { got[id] += n })
+	if len(got) != 1 || got[old] != 4 {
+		t.Fatalf("swept %v; want the expired lease's 4 tokens only", got)
+	}
+	if _, ok, _ := tab.spend(live, now.Add(leaseTTL)); !ok {
+		t.Fatal("the live lease was swept")
 	}
 }
 

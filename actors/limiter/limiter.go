@@ -110,6 +110,13 @@ type grant struct {
 // sweep asks a shard to drop its idle buckets.
 type sweep struct{}
 
+// giveBack returns the unspent tokens of an expired lease of Key's Buckets.
+type giveBack struct {
+	Key     string
+	Buckets []string
+	Tokens  int
+}
+
 // Start spawns the limiter's shards on rt.
 func Start(rt *kit.Runtime, opts LimitOptions) *Limiter {
 	if opts.Shards <= 0 {
@@ -129,7 +136,7 @@ func Start(rt *kit.Runtime, opts LimitOptions) *Limiter {
 		for _, shard := range l.shards {
 			rt.Send(shard, &sweep{})
 		}
-		l.leases.sweep(rt.Clock.Now())
+		l.leases.sweep(rt.Clock.Now(), l.giveBack)
 	})
 	return l
 }
@@ -168,17 +175,28 @@ func (l *Limiter) Take(ctx context.Context, key string, buckets ...string) (Deci
 	}
 	id := leaseOf(key, enabled)
 	now := l.rt.Clock.Now()
-	if d, ok := l.leases.spend(id, now); ok {
+	d, ok, stale := l.leases.spend(id, now)
+	if ok {
 		return d, nil
 	}
+	// Sent before the ask, so the shard has the tokens back when it answers it.
+	l.giveBack(id, stale)
 	g, err := kit.AskRef[grant](ctx, l.rt, shard, &take{Key: key, Buckets: enabled, Lease: n})
 	if err != nil || g.Tokens <= 1 {
 		return g.Decision, err
 	}
 	perSec := l.limit(g.Bucket).perSecond()
-	l.leases.add(id, g.Decision, g.Tokens-1, perSec, now)
+	l.giveBack(id, l.leases.add(id, g.Decision, g.Tokens-1, perSec, now))
 	first := lease{left: g.Tokens - 1, d: g.Decision, perSec: perSec}
 	return first.decision(), nil
+}
+
+// giveBack returns n unspent tokens of lease id to its buckets' shard.
+func (l *Limiter) giveBack(id leaseID, n int) {
+	if n <= 0 {
+		return
+	}
+	l.rt.Send(l.shardOf(id.key), &giveBack{Key: id.key, Buckets: strings.Split(id.buckets, ","), Tokens: n})
 }
 
 // shardOf is the shard holding key's buckets.
@@ -247,6 +265,8 @@ func (s *limiterShard) Receive(ctx *kit.Ctx, msg any) {
 	case *loginDone:
 		s.loginDone(m)
 		s.wake(m.Email, func(w *waiter, d LoginDecision) { w.reply.Respond(d) })
+	case *giveBack:
+		s.giveBack(m)
 	case *sweep:
 		s.sweep()
 	}
@@ -262,6 +282,22 @@ func (s *limiterShard) sweep() {
 		if b.reserved == 0 && (!lim.Enabled() || b.tokens+now.Sub(b.last).Seconds()*lim.perSecond() >= lim.burst()) {
 			delete(s.buckets, k)
 		}
+	}
+}
+
+// giveBack puts an expired lease's unspent tokens back into its buckets, refilled to
+// now first and never above the burst: as if they had never left. A bucket swept
+// since was full, and stays so.
+func (s *limiterShard) giveBack(m *giveBack) {
+	now := s.now()
+	for _, name := range m.Buckets {
+		b, ok := s.buckets[name+"|"+m.Key]
+		if !ok {
+			continue
+		}
+		lim := s.opts.limit(name)
+		b.tokens = math.Min(lim.burst(), b.tokens+now.Sub(b.last).Seconds()*lim.perSecond()+float64(m.Tokens))
+		b.last = now
 	}
 }
 
