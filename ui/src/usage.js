@@ -35,7 +35,7 @@ export function Usage({ path }) {
     </form>
     <${ProblemView} error=${error} />
     ${report && html`<p id="usage-period">From ${when(report.from)} to ${when(report.to)}${report.gaps ? `, ${report.gaps} hours not counted (no run closed them)` : ''}.</p>
-    <div class="table-wrap"><table data-usage aria-describedby="usage-period">
+    <div class="table-wrap" tabindex="0"><table data-usage aria-describedby="usage-period">
       <thead><tr><th scope="col">Machine</th><th scope="col">Hours</th><th scope="col">Core hours</th><th scope="col">Memory MB hours</th><th scope="col">Disk GB hours</th>
         <th scope="col">Backup hours</th><th scope="col">Snapshot hours</th><th scope="col">Traffic in</th><th scope="col">Traffic out</th></tr></thead>
       <tbody>${report.lines.map((l) => line(l))}</tbody>

@@ -111,6 +111,7 @@ func TestConsolePhone(t *testing.T) {
 		{"/firewall", `main h1`},
 		{"/schedules", `main h1`},
 		{"/account", `main h1`},
+		{"/overview", `main h1`},
 	} {
 		run(t, ctx, p.path, chromedp.Navigate(s.srv.Base+p.path), chromedp.WaitVisible(p.ready, chromedp.ByQuery))
 		fits(p.path)
@@ -122,6 +123,10 @@ func TestConsolePhone(t *testing.T) {
 	fits("dashboard")
 	for _, p := range []string{"/admin/machines", "/admin/nodes"} {
 		run(t, ctx, p, chromedp.Navigate(s.srv.Base+p), chromedp.WaitVisible(`//tbody/tr`))
+		fits(p)
+	}
+	for _, p := range []string{"/admin/tenants", "/admin/plans", "/admin/health", "/admin/audit"} {
+		run(t, ctx, p, chromedp.Navigate(s.srv.Base+p), chromedp.WaitVisible(`main h1`, chromedp.ByQuery))
 		fits(p)
 	}
 }

@@ -40,7 +40,7 @@ export function Audit() {
       <button type="submit">Filter</button>
     </form>
     <${ProblemView} error=${error} />
-    ${page && html`<div class="table-wrap"><table data-audit>
+    ${page && html`<div class="table-wrap" tabindex="0"><table data-audit>
       <caption class="sr-only">Audit log, newest first</caption>
       <thead><tr><th scope="col">Time</th><th scope="col">Actor</th><th scope="col">Action</th><th scope="col">Target</th><th scope="col">Tenant</th><th scope="col">Result</th><th scope="col">Client</th></tr></thead>
       <tbody>${page.items.map((a) => html`<tr key=${a.id} data-entry=${a.id}><td>${when(a.time)}</td>
@@ -91,7 +91,7 @@ export function Health() {
       </form>`
       : html`<button class="primary" onClick=${() => setOpen(true)}>New health check</button>`}
     <${ProblemView} error=${error || (!open && problem)} />
-    ${page && html`<div class="table-wrap"><table>
+    ${page && html`<div class="table-wrap" tabindex="0"><table>
       <caption class="sr-only">Health checks</caption>
       <thead><tr><th scope="col">Name</th><th scope="col">Probe</th><th scope="col">State</th><th scope="col">Last probe</th><th scope="col">Actions</th></tr></thead>
       <tbody>${page.items.map((c) => html`<tr key=${c.id} data-check=${c.name}><td>${c.name}</td>
@@ -119,7 +119,7 @@ function CheckAlerts() {
       ${['firing', 'acknowledged', 'resolved'].map((s) => html`<button type="button" aria-pressed=${s === status ? 'true' : 'false'} onClick=${() => setStatus(s)}>${s}</button>`)}
     </div>
     <${ProblemView} error=${error || problem} />
-    ${page && (page.items.length === 0 ? html`<p>No ${status} alert events.</p>` : html`<div class="table-wrap"><table>
+    ${page && (page.items.length === 0 ? html`<p>No ${status} alert events.</p>` : html`<div class="table-wrap" tabindex="0"><table>
       <thead><tr><th scope="col">Severity</th><th scope="col">What</th><th scope="col">Since</th><th scope="col">Status</th><th scope="col">Actions</th></tr></thead>
       <tbody>${page.items.map((a) => html`<tr key=${a.id} data-alert=${a.target_id}><td><span class=${`badge sev-${a.severity}`}>${a.severity}</span></td>
         <td>${a.message}</td><td>${when(a.started_at)}</td>

@@ -37,7 +37,7 @@ export function Overview({ tenant = '' }) {
     </ul>
     ${o.missing_nodes.length > 0 && html`<p class="muted">Nodes not answering (their machines' states may be stale): ${o.missing_nodes.join(', ')}</p>`}
     <${Section} id="quota-use" title="Quota">
-      <div class="table-wrap"><table>
+      <div class="table-wrap" tabindex="0"><table>
         <thead><tr><th scope="col">Resource</th><th scope="col">Used</th><th scope="col">Limit</th><th scope="col">Use</th></tr></thead>
         <tbody>${quotaRows.map(([k, label, fmt]) => {
           const used = o.usage[k], lim = o.quota[k];
@@ -87,7 +87,7 @@ function Trends({ q }) {
           <${Bars} points=${t.points} k=${k} days=${t.days} />
           <p>${fmt(sum)} over ${t.days} days${last ? `, ${fmt(last[k])} on ${last.date}` : ''}.</p></figure>`;
       })}</div>
-      <details><summary>Day by day</summary><div class="table-wrap"><table data-trends>
+      <details><summary>Day by day</summary><div class="table-wrap" tabindex="0"><table data-trends>
         <thead><tr><th scope="col">Day</th>${trendRows.map(([, label]) => html`<th scope="col">${label}</th>`)}</tr></thead>
         <tbody>${t.points.map((p) => html`<tr key=${p.date}><td>${p.date}</td>${trendRows.map(([k, , fmt]) => html`<td>${fmt(p[k])}</td>`)}</tr>`)}</tbody>
       </table></div></details>`}
@@ -110,7 +110,7 @@ function Traffic({ q }) {
   }, [q]);
   return html`<${Section} id="traffic" title="Traffic this month">
     <${ProblemView} error=${error} />
-    ${rows && (rows.length === 0 ? html`<p>No machines yet.</p>` : html`<div class="table-wrap"><table>
+    ${rows && (rows.length === 0 ? html`<p>No machines yet.</p>` : html`<div class="table-wrap" tabindex="0"><table>
       <thead><tr><th scope="col">Machine</th><th scope="col">Used</th><th scope="col">Allowance</th><th scope="col">Left</th></tr></thead>
       <tbody>${rows.map(({ m, tr, err }) => html`<tr key=${m.id} data-traffic=${m.name}><td>${m.name}</td>
         ${err ? html`<td colspan="3">${err.title}${err.detail ? `: ${err.detail}` : ''}</td>` : html`

@@ -88,7 +88,7 @@ export function Plans() {
       : editing ? html`<${PlanForm} key=${editing.id} plan=${editing} onDone=${done} onCancel=${() => setEditing(null)} />`
         : html`<button class="primary" onClick=${() => setEditing('new')}>New plan</button>`}
     <${ProblemView} error=${error || problem} />
-    ${page && html`<div class="table-wrap"><table>
+    ${page && html`<div class="table-wrap" tabindex="0"><table>
       <caption class="sr-only">Plans</caption>
       <thead><tr><th scope="col">Name</th><th scope="col">Size</th><th scope="col">Addresses</th><th scope="col">Traffic, rate</th>
         <th scope="col">Backups, snapshots</th><th scope="col">Templates</th><th scope="col">Actions</th></tr></thead>

@@ -107,7 +107,7 @@ export function Tenants() {
     </form>
     <${ProblemView} error=${error || found?.error} />
     ${searching && found && !found.error && html`<p role="status" data-matches>${found.items.length} of ${found.read} tenants match${found.more ? ` (only the first ${found.read} were read)` : ''}.</p>`}
-    ${shown && html`<div class="table-wrap"><table>
+    ${shown && html`<div class="table-wrap" tabindex="0"><table>
       <caption class="sr-only">Tenants</caption>
       <thead><tr><th scope="col">Name</th><th scope="col">State</th><th scope="col">Machines</th><th scope="col">CPU</th><th scope="col">Memory (MB)</th><th scope="col">Disk (GB)</th></tr></thead>
       <tbody>${shown.map((t) => html`<tr key=${t.id} data-tenant=${t.name}><td><a href=${tenantLink(t.id)}>${t.name}</a></td><td><${State} t=${t} /></td>
@@ -220,7 +220,7 @@ function Users({ tenant }) {
   const able = (u) => run(() => call('PATCH', `/api/resources/users/${encodeURIComponent(u.id)}`, { disabled: !u.disabled })).then(reload);
   return html`<${Section} id="users-part" title="Users">
     <${ProblemView} error=${error || problem} />
-    ${page && (page.items.length === 0 ? html`<p>No users yet.</p>` : html`<div class="table-wrap"><table>
+    ${page && (page.items.length === 0 ? html`<p>No users yet.</p>` : html`<div class="table-wrap" tabindex="0"><table>
       <thead><tr><th scope="col">E-mail</th><th scope="col">Name</th><th scope="col">Second factor</th><th scope="col">State</th><th scope="col">Actions</th></tr></thead>
       <tbody>${page.items.map((u) => html`<tr key=${u.id} data-user=${u.email}><td>${u.email}</td><td>${u.name}</td>
         <td>${u.totp_enabled ? 'on' : 'off'}</td><td data-user-state>${u.disabled ? 'disabled' : 'enabled'}</td>

@@ -8,7 +8,7 @@ import{a as f,b as C,c as S}from"./chunk-76FD3YRR.js";import{b as _}from"./chunk
       <button type="submit">Filter</button>
     </form>
     <${u} error=${o} />
-    ${c&&r`<div class="table-wrap"><table data-audit>
+    ${c&&r`<div class="table-wrap" tabindex="0"><table data-audit>
       <caption class="sr-only">Audit log, newest first</caption>
       <thead><tr><th scope="col">Time</th><th scope="col">Actor</th><th scope="col">Action</th><th scope="col">Target</th><th scope="col">Tenant</th><th scope="col">Result</th><th scope="col">Client</th></tr></thead>
       <tbody>${c.items.map(t=>r`<tr key=${t.id} data-entry=${t.id}><td>${h(t.time)}</td>
@@ -18,7 +18,7 @@ import{a as f,b as C,c as S}from"./chunk-76FD3YRR.js";import{b as _}from"./chunk
     </table></div>
     ${c.items.length===0&&r`<p>No entries.</p>`}
     ${d}`}
-  </main>`}var A="/api/monitoring/health-checks",F=n=>n.enabled?n.last?.status||"unknown":"disabled";function Y(){let{page:n,error:m,reload:s,pager:c}=f(`${A}?limit=50`),[o,d]=S(),[$,t]=b(!1);k(()=>_(a=>{a==="alert.updated"&&s()}),[s]);let i=async a=>{a.preventDefault();let p=new FormData(a.target),x={name:p.get("name"),type:p.get("type"),target:p.get("target"),...C(p,["interval_s","timeout_ms","expected_status","failure_threshold"])};for(let y of["tenant_id","machine_id"])p.get(y)&&(x[y]=p.get(y));await d(()=>g("POST",A,x))&&(t(!1),s())},e=a=>d(()=>g("DELETE",`${A}/${encodeURIComponent(a.id)}`)).then(s);return r`<main id="main">
+  </main>`}var x="/api/monitoring/health-checks",F=n=>n.enabled?n.last?.status||"unknown":"disabled";function Y(){let{page:n,error:m,reload:s,pager:c}=f(`${x}?limit=50`),[o,d]=S(),[$,t]=b(!1);k(()=>_(a=>{a==="alert.updated"&&s()}),[s]);let i=async a=>{a.preventDefault();let p=new FormData(a.target),A={name:p.get("name"),type:p.get("type"),target:p.get("target"),...C(p,["interval_s","timeout_ms","expected_status","failure_threshold"])};for(let y of["tenant_id","machine_id"])p.get(y)&&(A[y]=p.get(y));await d(()=>g("POST",x,A))&&(t(!1),s())},e=a=>d(()=>g("DELETE",`${x}/${encodeURIComponent(a.id)}`)).then(s);return r`<main id="main">
     <h1>Health checks</h1>
     ${$?r`<form class="card" onSubmit=${i} aria-label="New health check">
         <${u} error=${o} />
@@ -36,7 +36,7 @@ import{a as f,b as C,c as S}from"./chunk-76FD3YRR.js";import{b as _}from"./chunk
         <button type="submit" class="primary">Create</button> <button type="button" onClick=${()=>t(!1)}>Cancel</button>
       </form>`:r`<button class="primary" onClick=${()=>t(!0)}>New health check</button>`}
     <${u} error=${m||!$&&o} />
-    ${n&&r`<div class="table-wrap"><table>
+    ${n&&r`<div class="table-wrap" tabindex="0"><table>
       <caption class="sr-only">Health checks</caption>
       <thead><tr><th scope="col">Name</th><th scope="col">Probe</th><th scope="col">State</th><th scope="col">Last probe</th><th scope="col">Actions</th></tr></thead>
       <tbody>${n.items.map(a=>r`<tr key=${a.id} data-check=${a.name}><td>${a.name}</td>
@@ -53,7 +53,7 @@ import{a as f,b as C,c as S}from"./chunk-76FD3YRR.js";import{b as _}from"./chunk
       ${["firing","acknowledged","resolved"].map(e=>r`<button type="button" aria-pressed=${e===n?"true":"false"} onClick=${()=>m(e)}>${e}</button>`)}
     </div>
     <${u} error=${c||$} />
-    ${s&&(s.items.length===0?r`<p>No ${n} alert events.</p>`:r`<div class="table-wrap"><table>
+    ${s&&(s.items.length===0?r`<p>No ${n} alert events.</p>`:r`<div class="table-wrap" tabindex="0"><table>
       <thead><tr><th scope="col">Severity</th><th scope="col">What</th><th scope="col">Since</th><th scope="col">Status</th><th scope="col">Actions</th></tr></thead>
       <tbody>${s.items.map(e=>r`<tr key=${e.id} data-alert=${e.target_id}><td><span class=${`badge sev-${e.severity}`}>${e.severity}</span></td>
         <td>${e.message}</td><td>${h(e.started_at)}</td>

@@ -8,7 +8,7 @@ import{a as n,b as p,k as f,o as i,q as $,r as u,s as h,t as b}from"./chunk-GR3J
     </form>
     <${$} error=${d} />
     ${e&&s`<p id="usage-period">From ${i(e.from)} to ${i(e.to)}${e.gaps?`, ${e.gaps} hours not counted (no run closed them)`:""}.</p>
-    <div class="table-wrap"><table data-usage aria-describedby="usage-period">
+    <div class="table-wrap" tabindex="0"><table data-usage aria-describedby="usage-period">
       <thead><tr><th scope="col">Machine</th><th scope="col">Hours</th><th scope="col">Core hours</th><th scope="col">Memory MB hours</th><th scope="col">Disk GB hours</th>
         <th scope="col">Backup hours</th><th scope="col">Snapshot hours</th><th scope="col">Traffic in</th><th scope="col">Traffic out</th></tr></thead>
       <tbody>${e.lines.map(t=>m(t))}</tbody>
