@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/vmplane/vmplane/actors/addresses"
+	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/actors/tenants"
 	"github.com/vmplane/vmplane/hypervisor"
@@ -153,6 +155,50 @@ func TestIPPoolExhausted(t *testing.T) {
 	r.decode(t, &p)
 	if len(p.Machine.Addresses) != 1 || p.Machine.Addresses[0].Address != "198.51.100.11" {
 		t.Fatalf("operator's create: got %+v; want 198.51.100.11", p.Machine.Addresses)
+	}
+}
+
+// TestFailedProvisioningKeepsItsAddresses: a create whose provisioning fails keeps its
+// record (status error) and with it its addresses, which no other machine is given: a
+// half-made machine on the hypervisor may still hold them (Proxmox may have written
+// its ipconfig before the failure). Deleting the record releases them, after the
+// cool-down as any other.
+func TestFailedProvisioningKeepsItsAddresses(t *testing.T) {
+	t.Parallel()
+	const cooldown = time.Second
+	s, admin := planServer(t, func(c *Config) { c.IPReleaseCooldown = cooldown })
+	a := s.tenant(admin, "Unlucky", nil)
+	v4 := s.createPool(admin, map[string]any{"name": "v4", "cidr": "192.0.2.0/24", "gateway": "192.0.2.1"})
+	plan := s.createPlan(admin, map[string]any{"name": "one", "cpu_cores": 1, "memory_mb": 512, "disk_gb": 10, "ipv4": 1})
+
+	s.sim.FailNext(0, "create", errors.New("storage local-lvm is full"))
+	r := s.do(req{method: "POST", path: "/api/client/machines", token: a.Token, body: map[string]any{
+		"name": "failed-1", "template_id": "tpl-debian-12", "plan_id": plan.ID}})
+	expect(t, r, 202, "")
+	var p tenants.Provisioned
+	r.decode(t, &p)
+	if task := s.waitTask(a.Token, p.Task.ID); task.Status != tasks.TaskFailed {
+		t.Fatalf("provisioning task: got %+v; want failed", task)
+	}
+	failed := s.machine(admin, p.Machine.ID)
+	if failed.Status != machines.StatusError || len(failed.Addresses) != 1 || failed.Addresses[0].Address != "192.0.2.2" {
+		t.Fatalf("the failed machine: status %q, addresses %+v; want error, holding 192.0.2.2", failed.Status, failed.Addresses)
+	}
+	if n := s.pool(admin, v4.ID).Allocated; n != 1 {
+		t.Fatalf("pool after the failed create: allocated %d; want 1", n)
+	}
+	next := s.provision(a.Token, map[string]any{"name": "next-1", "template_id": "tpl-debian-12", "plan_id": plan.ID})
+	if len(next.Addresses) != 1 || next.Addresses[0].Address != "192.0.2.3" {
+		t.Fatalf("the next machine's addresses: got %+v; want 192.0.2.3, not the failed one's", next.Addresses)
+	}
+
+	s.run(req{method: "DELETE", path: "/api/client/machines/" + failed.ID, token: a.Token})
+	testwait.Eventually(t, "the failed machine gone and its address free after the cool-down", func() bool {
+		return s.pool(admin, v4.ID).Allocated == 1
+	})
+	again := s.provision(a.Token, map[string]any{"name": "again-1", "template_id": "tpl-debian-12", "plan_id": plan.ID})
+	if len(again.Addresses) != 1 || again.Addresses[0].Address != "192.0.2.2" {
+		t.Fatalf("a machine after the release: got %+v; want the released 192.0.2.2", again.Addresses)
 	}
 }
 
