@@ -70,12 +70,18 @@ type leaseID struct{ buckets, key string }
 type leaseShard struct {
 	mu sync.Mutex
 	m  map[leaseID]*lease
+	// asking are the leases a request is asking a shard for, each closed when the
+	// answer is in the table: a key's concurrent requests wait for it rather than
+	// each taking a lease, which drained the bucket into leases while others were
+	// refused (fifty logins at once from one address, some refused at a burst of 100).
+	asking map[leaseID]chan struct{}
 }
 
 func newLeaseTable() *leaseTable {
 	t := &leaseTable{seed: maphash.MakeSeed()}
 	for i := range t.shards {
 		t.shards[i].m = map[leaseID]*lease{}
+		t.shards[i].asking = map[leaseID]chan struct{}{}
 	}
 	return t
 }
@@ -94,21 +100,38 @@ func (t *leaseTable) shard(k leaseID) *leaseShard {
 
 // spend hands out one token of k's lease, if it holds one still valid at now. A lease
 // it finds expired is dropped, and its unspent tokens are returned as stale, for the
-// caller to give back to their buckets.
-func (t *leaseTable) spend(k leaseID, now time.Time) (d Decision, ok bool, stale int) {
+// caller to give back to their buckets. Without a token, wait is the answer another
+// request of k is waiting for, to wait for and spend again; when it is nil the caller
+// asks for the lease itself and must call asked(k) once it is in the table (or not).
+func (t *leaseTable) spend(k leaseID, now time.Time) (d Decision, ok bool, stale int, wait <-chan struct{}) {
 	sh := t.shard(k)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	l, ok := sh.m[k]
-	if !ok {
-		return Decision{}, false, 0
-	}
-	if l.left <= 0 || !now.Before(l.expires) {
+	if l, held := sh.m[k]; held {
+		if l.left > 0 && now.Before(l.expires) {
+			l.left--
+			return l.decision(), true, 0, nil
+		}
 		delete(sh.m, k)
-		return Decision{}, false, l.left
+		stale = l.left
 	}
-	l.left--
-	return l.decision(), true, 0
+	if ch, asking := sh.asking[k]; asking {
+		return Decision{}, false, stale, ch
+	}
+	sh.asking[k] = make(chan struct{})
+	return Decision{}, false, stale, nil
+}
+
+// asked ends the ask for k's lease spend began, waking the requests that wait for it.
+func (t *leaseTable) asked(k leaseID) {
+	sh := t.shard(k)
+	sh.mu.Lock()
+	ch := sh.asking[k]
+	delete(sh.asking, k)
+	sh.mu.Unlock()
+	if ch != nil {
+		close(ch)
+	}
 }
 
 // add keeps tokens (taken for k with decision d at now) as k's lease, with what is

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/apierr"
 )
 
 // Limit is one token-bucket rule: Rate tokens per Per, holding at most Burst.
@@ -175,12 +176,27 @@ func (l *Limiter) Take(ctx context.Context, key string, buckets ...string) (Deci
 	}
 	id := leaseOf(key, enabled)
 	now := l.rt.Clock.Now()
-	d, ok, stale := l.leases.spend(id, now)
-	if ok {
-		return d, nil
+	for {
+		d, ok, stale, wait := l.leases.spend(id, now)
+		if ok {
+			return d, nil
+		}
+		// Sent before the ask, so the shard has the tokens back when it answers it.
+		l.giveBack(id, stale)
+		if wait == nil {
+			break
+		}
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			// As an ask would have ended.
+			if ctx.Err() != context.DeadlineExceeded {
+				return Decision{}, apierr.New(apierr.ErrUnavailable, "the request was cancelled")
+			}
+			return Decision{}, apierr.New(apierr.ErrTimeout, "the request did not finish in time")
+		}
 	}
-	// Sent before the ask, so the shard has the tokens back when it answers it.
-	l.giveBack(id, stale)
+	defer l.leases.asked(id)
 	g, err := kit.AskRef[grant](ctx, l.rt, shard, &take{Key: key, Buckets: enabled, Lease: n})
 	if err != nil || g.Tokens <= 1 {
 		return g.Decision, err
