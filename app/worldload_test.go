@@ -36,15 +36,9 @@ func (w *slowWorld) AttachInBackground(ctx context.Context, store persistence.St
 // store, and a sync once the world is there adopts its machines.
 func TestServesWhileTheSimulatedWorldLoads(t *testing.T) {
 	t.Parallel()
-	cfg := testConfig(t)
-	d, err := NewDriver(cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := &slowWorld{Driver: d.(*sim.Driver), release: make(chan struct{})}
-	s := &testServer{t: t, cfg: cfg, driver: w, client: &http.Client{Timeout: 30 * time.Second}}
-	s.start()
+	s, w := startSlowWorld(t)
 	t.Cleanup(s.stop)
+	cfg := s.cfg
 
 	expect(t, s.do(req{method: "GET", path: "/api/health"}), 200, "")
 	admin := s.adminToken()
@@ -60,6 +54,14 @@ func TestServesWhileTheSimulatedWorldLoads(t *testing.T) {
 // cancelled, and waited for before the store closes).
 func TestStopsWhileTheSimulatedWorldLoads(t *testing.T) {
 	t.Parallel()
+	s, _ := startSlowWorld(t)
+	s.stop()
+}
+
+// startSlowWorld starts a server on the configured simulated cluster whose world is
+// attached only once the returned slowWorld's release is closed.
+func startSlowWorld(t *testing.T) (*testServer, *slowWorld) {
+	t.Helper()
 	cfg := testConfig(t)
 	d, err := NewDriver(cfg, nil)
 	if err != nil {
@@ -68,5 +70,5 @@ func TestStopsWhileTheSimulatedWorldLoads(t *testing.T) {
 	w := &slowWorld{Driver: d.(*sim.Driver), release: make(chan struct{})}
 	s := &testServer{t: t, cfg: cfg, driver: w, client: &http.Client{Timeout: 30 * time.Second}}
 	s.start()
-	s.stop()
+	return s, w
 }
