@@ -317,9 +317,9 @@ func (e *benchEdge) benchTenants(b *testing.B, n int) (ids, tokens []string) {
 	return ids, tokens
 }
 
-// BenchmarkTenantMachineList is a tenant user's GET /api/client/machines with 10
-// machines: JWT, limiter, the tenant's index and 10 records read and encoded.
-func BenchmarkTenantMachineList(b *testing.B) {
+// startTenantOfTen is a bench fleet with one tenant holding ten machines, and its
+// user's token.
+func startTenantOfTen(b *testing.B) (*benchEdge, string) {
 	e := startBenchFleet(b, 0, func(c *Config) { c.SimOpDelay = -1 })
 	_, tokens := e.benchTenants(b, 1)
 	for i := 0; i < 10; i++ {
@@ -328,11 +328,18 @@ func BenchmarkTenantMachineList(b *testing.B) {
 			b.Fatalf("create: got %d %s", status, raw)
 		}
 	}
-	if ids := e.machineIDs(b, tokens[0], "/api/client/machines"); len(ids) != 10 {
+	return e, tokens[0]
+}
+
+// BenchmarkTenantMachineList is a tenant user's GET /api/client/machines with 10
+// machines: JWT, limiter, the tenant's index and 10 records read and encoded.
+func BenchmarkTenantMachineList(b *testing.B) {
+	e, token := startTenantOfTen(b)
+	if ids := e.machineIDs(b, token, "/api/client/machines"); len(ids) != 10 {
 		b.Fatalf("got %d machines; want 10", len(ids))
 	}
 	b.Run("inmemory", func(b *testing.B) {
-		runParallelGET(b, e.client, "/api/client/machines", tokens[0], fasthttp.StatusOK)
+		runParallelGET(b, e.client, "/api/client/machines", token, fasthttp.StatusOK)
 	})
 }
 
@@ -340,15 +347,8 @@ func BenchmarkTenantMachineList(b *testing.B) {
 // of the tenant's user instead of its login's token: the key's record and its user
 // read per request, and the key owner's bucket beside the address's.
 func BenchmarkTenantMachineListAPIKey(b *testing.B) {
-	e := startBenchFleet(b, 0, func(c *Config) { c.SimOpDelay = -1 })
-	_, tokens := e.benchTenants(b, 1)
-	for i := 0; i < 10; i++ {
-		body := fmt.Sprintf(`{"name":"vm-%d","template_id":"tpl-debian-12","cpu_cores":1,"memory_mb":512,"disk_gb":10}`, i)
-		if status, raw := e.do(b, "POST", "/api/client/machines", tokens[0], []byte(body)); status != fasthttp.StatusAccepted {
-			b.Fatalf("create: got %d %s", status, raw)
-		}
-	}
-	status, raw := e.do(b, "POST", "/api/resources/api-keys", tokens[0], []byte(`{"name":"bench","scopes":["read"]}`))
+	e, token := startTenantOfTen(b)
+	status, raw := e.do(b, "POST", "/api/resources/api-keys", token, []byte(`{"name":"bench","scopes":["read"]}`))
 	if status != fasthttp.StatusCreated {
 		b.Fatalf("API key: got %d %s", status, raw)
 	}
