@@ -39,6 +39,17 @@ type NodeUsage struct {
 // NodeVersion is the version of a node record's encoding.
 const NodeVersion = 1
 
+// NodeID is the id of the node named node in the location tagged loc (hvloc.Tag: ""
+// for the default location): the node's name in the default location, so records
+// written before locations existed keep their ids, and "name@location" in the others,
+// because node names repeat across clusters (every Proxmox cluster may have a "pve1").
+func NodeID(loc, node string) string {
+	if loc == "" {
+		return node
+	}
+	return node + "@" + loc
+}
+
 // NodeKey is the key of a node's record.
 func NodeKey(id string) []byte { return persistence.Key("node", id) }
 
