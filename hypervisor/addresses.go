@@ -1,6 +1,7 @@
 package hypervisor
 
 import (
+	"context"
 	"net/netip"
 	"strconv"
 )
@@ -40,4 +41,13 @@ func Hosts(addrs []Address) []string {
 		}
 	}
 	return out
+}
+
+// Readdresser is a driver that changes an existing machine's addresses: the ones its
+// network filter lets the machine send from (Proxmox: the IP set ipfilter-net0 with
+// the firewall option ipfilter, so a tenant cannot take a neighbour's address) and,
+// where the hypervisor keeps them, the machine's own network settings. addrs is the
+// whole set the machine holds after the change, its primary address first.
+type Readdresser interface {
+	SetAddresses(ctx context.Context, ref Ref, addrs []Address) error
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
+	hvloc "github.com/vmplane/vmplane/hypervisor/locations"
 	"github.com/vmplane/vmplane/persistence"
 )
 
@@ -84,6 +85,9 @@ type Machine struct {
 	// from its IP pools when it was made; absent: none (its network is configured
 	// outside vmplane).
 	Addresses []hypervisor.Address `json:"addresses,omitempty"`
+	// Location is the hypervisor cluster the machine is in ("default": the one the
+	// settings configure). Its vmid and node name are unique within it only.
+	Location hvloc.ID `json:"location_id"`
 }
 
 // record is a machine as stored under vm/<id>. Only this package reads or writes it:

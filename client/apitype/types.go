@@ -222,6 +222,9 @@ type Machine struct {
 	// Addresses are the addresses (IPv6: routed prefixes) the machine got from the
 	// IP pools when it was made; empty: none.
 	Addresses []MachineAddress `json:"addresses,omitempty"`
+	// LocationID is the hypervisor cluster the machine is in ("default": the one the
+	// server's settings configure).
+	LocationID string `json:"location_id"`
 }
 
 // MachineAddress is an address a machine got from an IP pool: an IPv4 address in a

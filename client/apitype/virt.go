@@ -17,6 +17,9 @@ type Node struct {
 	StorageGB int64     `json:"storage_gb"`
 	Usage     NodeUsage `json:"usage"`
 	UpdatedAt time.Time `json:"updated_at"`
+	// LocationID is the hypervisor cluster the node is in ("default": the one the
+	// server's settings configure); Name is its name there, ID unique across them.
+	LocationID string `json:"location_id"`
 }
 
 // NodeUsage is a node's load at the last sync.

@@ -49,6 +49,21 @@ func Name(tag string) string {
 	return tag
 }
 
+// ID is a location as a record or an answer holds it: its tag in memory ("" for the
+// default location, as refs carry it), its API name in JSON (Default for the default
+// one). A record written before locations existed lacks the field and reads as the
+// default location, and answers always name the location.
+type ID string
+
+// MarshalText writes the location's API name (encoding/json quotes it).
+func (l ID) MarshalText() ([]byte, error) { return []byte(Name(string(l))), nil }
+
+// UnmarshalText reads an API name (or a tag) into the tag.
+func (l *ID) UnmarshalText(b []byte) error {
+	*l = ID(Tag(string(b)))
+	return nil
+}
+
 // Dispatcher is a hypervisor.Driver over several locations' drivers. Locations are
 // added and removed while it runs (Set, Remove): a call routed to a location looks its
 // driver up at that moment. All methods are safe for concurrent use.

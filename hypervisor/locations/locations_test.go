@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -175,5 +176,31 @@ func TestDefaultOf(t *testing.T) {
 	}
 	if got := DefaultOf(def); got != hypervisor.Driver(def) {
 		t.Errorf("DefaultOf(a sim): got %v; want itself", got)
+	}
+}
+
+// TestIDJSON: a record's location reads as the default one when the field is absent
+// or names Default, and is written as the API names it.
+func TestIDJSON(t *testing.T) {
+	var rec struct {
+		Location ID `json:"location_id"`
+	}
+	for in, want := range map[string]ID{`{}`: "", `{"location_id":"default"}`: "", `{"location_id":"fra"}`: "fra"} {
+		rec.Location = "stale"
+		if in == `{}` {
+			rec.Location = ""
+		}
+		if err := json.Unmarshal([]byte(in), &rec); err != nil || rec.Location != want {
+			t.Errorf("%s: read %q, %v; want %q", in, rec.Location, err, want)
+		}
+	}
+	for l, want := range map[ID]string{"": `{"location_id":"default"}`, "fra": `{"location_id":"fra"}`} {
+		rec.Location = l
+		if b, err := json.Marshal(rec); err != nil || string(b) != want {
+			t.Errorf("%q: wrote %s, %v; want %s", l, b, err, want)
+		}
+	}
+	if err := json.Unmarshal([]byte(`{"location_id":1}`), &rec); err == nil {
+		t.Error("a number read as a location")
 	}
 }

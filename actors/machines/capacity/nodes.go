@@ -10,6 +10,7 @@ import (
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
+	hvloc "github.com/vmplane/vmplane/hypervisor/locations"
 	"github.com/vmplane/vmplane/persistence"
 )
 
@@ -27,6 +28,10 @@ type Node struct {
 	StorageGB int       `json:"storage_gb"`
 	Usage     NodeUsage `json:"usage"`
 	UpdatedAt time.Time `json:"updated_at"`
+	// Location is the hypervisor cluster the node is in ("default": the one the
+	// settings configure). Name is the node's name there; ID is unique across
+	// locations (NodeID).
+	Location hvloc.ID `json:"location_id"`
 }
 
 // NodeUsage is a node's load at the last sync.
@@ -174,7 +179,7 @@ func (e *nodeEntity) Handle(ctx *kit.Ctx, msg any) {
 }
 
 func (e *nodeEntity) observe(hn hypervisor.Node) bool {
-	next := Node{ID: hn.ID, Name: hn.ID, Status: string(hn.Status), CPUCores: hn.CPUCores, MemoryMB: hn.MemoryMB,
+	next := Node{ID: hn.ID, Name: hn.ID, Location: hvloc.ID(hn.Location), Status: string(hn.Status), CPUCores: hn.CPUCores, MemoryMB: hn.MemoryMB,
 		DiskGB: hn.DiskGB, StorageGB: hn.StorageGB, Usage: NodeUsage{CPU: hn.CPU, MemBytes: hn.MemBytes, DiskBytes: hn.DiskBytes}}
 	if e.rec != nil {
 		prev := *e.rec
