@@ -10,13 +10,13 @@ import (
 	"errors"
 	"maps"
 	"slices"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
 
 	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/actors/kit/derived"
 	"github.com/vmplane/vmplane/persistence"
 )
 
@@ -176,29 +176,29 @@ type Deps struct {
 }
 
 // Counters are one member's keeping of the usage counters: its writes through them
-// (Commit), its quota reads (TenantUsage) and the counters' job.
+// (Commit), its quota reads (TenantUsage) and the counters' job (derived.Data: the
+// marker and who builds them).
 type Counters struct {
-	rt       *kit.Runtime
-	store    persistence.Store
-	log      *zap.Logger
-	counting func() (bool, uint64)
-	index    Index
-	// marker, settled, retries and loop are the job's and the quota reads' state.
-	marker  markerCache
-	settled atomic.Uint64
+	rt      *kit.Runtime
+	store   persistence.Store
+	index   Index
+	data    *derived.Data
 	retries atomic.Uint64
-	loop    *kit.Loop
 }
 
 // Start starts keeping the counters: the job runs from now until Stop.
 func Start(d Deps) *Counters {
-	c := &Counters{rt: d.Runtime, store: d.Runtime.Store, log: d.Runtime.Log, counting: d.Counting, index: d.Index}
-	c.keep()
+	c := &Counters{rt: d.Runtime, store: d.Runtime.Store, index: d.Index}
+	c.data = derived.Start(derived.Deps{Runtime: d.Runtime, Job: counterJob, Marker: markerKey, Check: counterCheck,
+		Keeping: d.Counting, Build: func(ctx context.Context) (zap.Field, error) {
+			r, err := Rebuild(ctx, c.store, c.index)
+			return zap.Dict("rebuilt", zap.Int("tenants", r.Tenants), zap.Int("corrected", len(r.Corrected))), err
+		}})
 	return c
 }
 
 // Stop ends the counters' job.
-func (c *Counters) Stop() { c.loop.Stop() }
+func (c *Counters) Stop() { c.data.Stop() }
 
 // Commit commits base with the counters d names moved, through commit (which may add
 // conditions of its own). A batch refused because another write moved a counter
@@ -257,131 +257,11 @@ func (c *Counters) TenantUsage(ctx context.Context, tenant string) (Usage, error
 	return c.index.Sum(ctx, tenant)
 }
 
-// markerCache remembers whether the marker exists, forgotten at each write of it (the
-// store's Watch), so that a quota read costs no second read.
-type markerCache struct {
-	mu      sync.Mutex
-	gen     uint64
-	known   bool
-	present bool
-}
+// Trusted reports whether quota reads use the usage counters on this member
+// (derived.Data.Trusted: built, and kept by every member).
+func (c *Counters) Trusted(ctx context.Context) (bool, error) { return c.data.Trusted(ctx) }
 
-func (c *markerCache) forget() {
-	c.mu.Lock()
-	c.gen++
-	c.known = false
-	c.mu.Unlock()
-}
-
-// present reports whether the marker exists, reading it when not known.
-func (c *markerCache) read(ctx context.Context, s persistence.Store) (bool, error) {
-	c.mu.Lock()
-	if c.known {
-		defer c.mu.Unlock()
-		return c.present, nil
-	}
-	gen := c.gen
-	c.mu.Unlock()
-	_, err := s.Get(ctx, markerKey)
-	if err != nil && !errors.Is(err, persistence.ErrNotFound) {
-		return false, err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.gen == gen {
-		c.known, c.present = true, err == nil
-	}
-	return err == nil, nil
-}
-
-// everyone reports whether every member keeps the counters, and how many members
-// that do not this member has seen join (a single node: true, 0).
-func (c *Counters) everyone() (bool, uint64) {
-	if c.counting == nil {
-		return true, 0
-	}
-	return c.counting()
-}
-
-// Trusted reports whether quota reads use the usage counters on this member: they
-// were built from the index (the marker exists), every member keeps them, and this
-// member has dropped the marker since the last member that does not keep them arrived
-// (settle): such a member may have come and gone between two runs of the leader's
-// job, its writes leaving the counters wrong under a marker written before.
-func (c *Counters) Trusted(ctx context.Context) (bool, error) {
-	all, lacking := c.everyone()
-	if !all || !c.settle(ctx, lacking) {
-		return false, nil
-	}
-	return c.marker.read(ctx, c.store)
-}
-
-// settle drops the marker once for each count of arrivals of members that do not
-// keep the counters (everyone), and reports whether that is done for lacking. A drop
-// that fails is tried again at the next read or run of the job; meanwhile quota reads
-// scan.
-func (c *Counters) settle(ctx context.Context, lacking uint64) bool {
-	if c.settled.Load() == lacking {
-		return true
-	}
-	if err := c.store.Commit(ctx, new(persistence.Batch).Del(markerKey)); err != nil {
-		c.log.Warn("usage counters: cannot drop their marker after a member that does not keep them joined; quota reads scan meanwhile", zap.Error(err))
-		return false
-	}
-	c.log.Info("usage counters: a member that does not keep them joined; quota reads scan until they are built again")
-	c.settled.Store(lacking)
-	return true
-}
-
-// keep runs the counters' job: on every member, the marker is dropped after a member
-// that does not keep the counters joined (settle, which a quota read also does); on
-// the member that leads it, the counters are built and the marker written once every
-// member keeps them, and the marker is dropped while one does not (Check).
-func (c *Counters) keep() {
-	c.store.Watch(markerKey, func([]byte) { c.marker.forget() })
-	c.loop = kit.Every(c.rt.Clock, c.log, counterJob, counterCheck, true, func(ctx context.Context, _ time.Time) {
-		_, lacking := c.everyone()
-		c.settle(ctx, lacking)
-		if !c.rt.Leads(ctx, counterJob) {
-			return
-		}
-		if err := c.Check(ctx); err != nil && ctx.Err() == nil {
-			c.log.Warn("usage counters: cannot check or build them; quota reads scan the tenants' machines meanwhile", zap.Error(err))
-		}
-	})
-}
-
-// Check is the leader's part of the counters' job, which the job runs every
-// counterCheck on the member that leads it: it builds the counters and writes the
-// marker once every member keeps them, and drops the marker while one does not.
-func (c *Counters) Check(ctx context.Context) error {
-	all, lacking := c.everyone()
-	if !c.settle(ctx, lacking) {
-		return nil
-	}
-	present, err := c.marker.read(ctx, c.store)
-	switch {
-	case err != nil:
-		return err
-	case !all && present:
-		return c.store.Commit(ctx, new(persistence.Batch).Del(markerKey))
-	case !all || present:
-		return nil
-	}
-	r, err := Rebuild(ctx, c.store, c.index)
-	if err != nil {
-		return err
-	}
-	// A member that does not keep them may have come and gone while they were built.
-	if all, now := c.everyone(); !all || now != lacking {
-		return nil
-	}
-	err = c.store.Commit(ctx, new(persistence.Batch).Put(markerKey, []byte("1")).Require(persistence.IfAbsent(markerKey)))
-	if err == nil {
-		c.log.Info("usage counters built: quota reads use them", zap.Int("tenants", r.Tenants), zap.Int("corrected", len(r.Corrected)))
-	}
-	if persistence.IsConditionFailed(err) {
-		return nil
-	}
-	return err
-}
+// Check is the leader's part of the counters' job (derived.Data.Check): it builds the
+// counters and writes the marker once every member keeps them, and drops the marker
+// while one does not.
+func (c *Counters) Check(ctx context.Context) error { return c.data.Check(ctx) }
