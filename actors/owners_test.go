@@ -24,6 +24,7 @@ import (
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/machines/capacity"
 	"github.com/vmplane/vmplane/actors/machines/counters"
+	"github.com/vmplane/vmplane/actors/machines/nodestate"
 	"github.com/vmplane/vmplane/actors/machines/quotahold"
 	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/actors/monitoring"
@@ -51,6 +52,7 @@ var keyTables = map[string][]persistence.KeyKind{
 	"actors/machines/capacity":  capacity.Keys,
 	"actors/machines/tasks":     tasks.Keys,
 	"actors/machines/counters":  counters.Keys,
+	"actors/machines/nodestate": nodestate.Keys,
 	"actors/machines/quotahold": quotahold.Keys,
 	"actors/backups":            backups.Keys,
 	"actors/consoles":           consoles.Keys,

@@ -175,10 +175,10 @@ type Options struct {
 	// a throttle sets.
 	TrafficOverageAction string
 	TrafficThrottleMbps  int
-	// Counting, in a cluster, reports whether every live member keeps the tenants'
-	// usage counters, and how many members that do not this one has seen join
-	// (machines.Deps.Counting; nil: a single node).
-	Counting func() (all bool, without uint64)
+	// Maintained, in a cluster, reports whether every live member keeps what feature
+	// names, and how many members that do not this one has seen join
+	// (machines.Deps.Maintained; nil: a single node).
+	Maintained func(feature string) (all bool, without uint64)
 	// Locations configure the hypervisor clusters beside the configured driver.
 	Locations LocationOptions
 }
@@ -263,7 +263,7 @@ func Start(opts Options) (*System, error) {
 		return nil, err
 	}
 	ms := machines.Start(machines.Deps{Runtime: s.rt, Driver: s.driver, Events: s.Events, Alerts: s.Alerts,
-		TenantExists: s.tenantExists, Counting: opts.Counting, TerminateGrace: opts.TerminateGrace,
+		TenantExists: s.tenantExists, Maintained: opts.Maintained, TerminateGrace: opts.TerminateGrace,
 		ReleaseAddresses: s.Addresses.Release, ReassignAddresses: s.Addresses.Reassign,
 		ChangeAddresses: func(ctx context.Context, b *persistence.Batch, machine string, have []hypervisor.Address, c machines.AddressChange) ([]hypervisor.Address, error) {
 			return s.Addresses.SetPTR(ctx, b, machine, have, c.Address, c.PTR)

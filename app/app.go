@@ -218,7 +218,7 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 		Overcommit: capacity.Overcommit{CPU: cfg.OvercommitCPU, Memory: cfg.OvercommitMemory, Disk: cfg.OvercommitDisk},
 		Entities:   actors.EntityOptions{Idle: cfg.ActorIdle, MaxLive: cfg.ActorMaxLive},
 		Placement:  a.placement(),
-		Counting:   a.counting(),
+		Maintained: a.maintained(),
 		ISODir:     filepath.Join(cfg.DataDir, "isos"), ISOMaxBytes: cfg.ISOMaxBytes,
 	})
 	if err != nil {

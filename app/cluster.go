@@ -15,6 +15,7 @@ import (
 	"github.com/vmplane/vmplane/actors/events"
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/actors/machines/counters"
+	"github.com/vmplane/vmplane/actors/machines/nodestate"
 	"github.com/vmplane/vmplane/cluster"
 	"github.com/vmplane/vmplane/httpedge"
 	"github.com/vmplane/vmplane/persistence"
@@ -73,7 +74,7 @@ func (a *App) joinCluster(cfg Config, log *zap.Logger) (*member, error) {
 	}
 	// Join calls Lost at most once.
 	m.cluster, err = cluster.Join(cluster.Options{Client: store.Client(), Prefix: store.Prefix(), Name: name, Addr: addr,
-		Log: log.Named("cluster"), Lost: func() { close(m.lost) }, Maintains: []string{counters.Feature}})
+		Log: log.Named("cluster"), Lost: func() { close(m.lost) }, Maintains: []string{counters.Feature, nodestate.Feature}})
 	if err != nil {
 		return nil, err
 	}
@@ -130,13 +131,13 @@ func (a *App) serveMembers() {
 	})
 }
 
-// counting, on a cluster member, reports whether every member keeps the tenants' usage
-// counters (machines.Deps.Counting); nil on a single node.
-func (a *App) counting() func() (bool, uint64) {
+// maintained, on a cluster member, reports whether every member keeps what a feature
+// names (machines.Deps.Maintained); nil on a single node.
+func (a *App) maintained() func(string) (bool, uint64) {
 	if a.member == nil {
 		return nil
 	}
-	return func() (bool, uint64) { return a.member.cluster.Maintained(counters.Feature) }
+	return a.member.cluster.Maintained
 }
 
 // eventRelay is the event bus's relay on a cluster member, nil on a single node.

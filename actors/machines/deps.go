@@ -27,10 +27,10 @@ type Deps struct {
 	// TenantExists answers nil for a tenant that exists (a machine is assigned only to
 	// one); the tenants live above the machines, which know them only through this.
 	TenantExists func(ctx context.Context, id string) error
-	// Counting, in a cluster, reports whether every live member keeps the usage
-	// counters (announces counters.Feature), and how many members that do not this
-	// member has seen join; nil on a single node, which keeps them.
-	Counting func() (all bool, without uint64)
+	// Maintained, in a cluster, reports whether every live member keeps what feature
+	// names (announces it: counters.Feature, nodestate.Feature), and how many members
+	// that do not this member has seen join; nil on a single node, which keeps all.
+	Maintained func(feature string) (all bool, without uint64)
 	// TemplateExists answers nil for a template the last sync saw (a reinstall names
 	// one); the templates are the sync's (actors/inventory), above the machines. Nil
 	// takes every template as existing.
@@ -82,7 +82,7 @@ type system struct {
 	Events       *events.Events
 	Alerts       *alerts.Alerts
 	tenantExists func(ctx context.Context, id string) error
-	counting     func() (bool, uint64)
+	maintained   func(feature string) (bool, uint64)
 	limits       func(ctx context.Context, tenant string) (Limits, error)
 	planLimits   func(ctx context.Context, plan string) (PlanLimits, error)
 	templates    func(ctx context.Context, id string) error
@@ -100,7 +100,7 @@ type system struct {
 // Start starts the machines' and the nodes' kinds and the services around them.
 func Start(d Deps) *Services {
 	s := &system{Services: &Services{}, rt: d.Runtime, store: d.Runtime.Store, driver: d.Driver,
-		log: d.Runtime.Log, Events: d.Events, Alerts: d.Alerts, tenantExists: d.TenantExists, counting: d.Counting, limits: d.Limits,
+		log: d.Runtime.Log, Events: d.Events, Alerts: d.Alerts, tenantExists: d.TenantExists, maintained: d.Maintained, limits: d.Limits,
 		templates: d.TemplateExists, templateAllowed: d.TemplateAllowed, planLimits: d.PlanLimits, terminateGrace: d.TerminateGrace,
 		releaseAddresses: d.ReleaseAddresses, reassignAddresses: d.ReassignAddresses, changeAddresses: d.ChangeAddresses}
 	s.Tasks = tasks.New(s.store)

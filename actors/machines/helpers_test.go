@@ -27,8 +27,8 @@ type testSystem struct {
 // testOptions configure newTestSystem.
 type testOptions struct {
 	Driver hypervisor.Driver
-	// Counting is machines' Deps.Counting (nil: a single node).
-	Counting func() (bool, uint64)
+	// Maintained is machines' Deps.Maintained (nil: a single node).
+	Maintained func(string) (bool, uint64)
 	// Wrap, when set, is the store the services see, around the real one.
 	Wrap func(persistence.Store) persistence.Store
 	// Limits is machines' Deps.Limits (nil: unlimited).
@@ -74,7 +74,7 @@ func newTestSystem(t testing.TB, mutate ...func(*testOptions)) *testSystem {
 	s := &testSystem{rt: rt, store: store, driver: opts.Driver, Events: events.New()}
 	s.Alerts = alerts.Start(alerts.Deps{Runtime: rt, Events: s.Events})
 	s.Services = Start(Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Alerts: s.Alerts,
-		TenantExists: func(context.Context, string) error { return nil }, Counting: opts.Counting, Limits: opts.Limits,
+		TenantExists: func(context.Context, string) error { return nil }, Maintained: opts.Maintained, Limits: opts.Limits,
 		TerminateGrace: opts.TerminateGrace, ReleaseAddresses: opts.ReleaseAddresses})
 	if opts.KeepOpen {
 		return s

@@ -3,8 +3,12 @@ package machines
 import (
 	"bytes"
 	"context"
+	"errors"
 
+	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/actors/machines/capacity"
 	"github.com/vmplane/vmplane/actors/machines/listcache"
+	"github.com/vmplane/vmplane/actors/machines/nodestate"
 	"github.com/vmplane/vmplane/persistence"
 )
 
@@ -60,4 +64,112 @@ func (m *Machines) TenantPage(ctx context.Context, tenant, cursor string, limit 
 		m.lists.Put(tenant, limit, p, seq)
 	}
 	return p, nil
+}
+
+// The operator's machine list filtered by node or state reads the node/state index
+// (nodestate) while it is trusted: a page then costs the matching machines' reads, not
+// a scan of the fleet until the page is full, which for a rare state is the fleet.
+
+// keeping is Deps.Maintained of one feature: nil on a single node.
+func (s *system) keeping(feature string) func() (bool, uint64) {
+	if s.maintained == nil {
+		return nil
+	}
+	return func() (bool, uint64) { return s.maintained(feature) }
+}
+
+// nodeStateOf is the node/state index entry of r (nil: no record).
+func nodeStateOf(r *record) *nodestate.Entry {
+	if r == nil {
+		return nil
+	}
+	e := nodestate.Entry{Status: r.Status}
+	if r.Node != "" {
+		e.Node = capacity.NodeID(string(r.Location), r.Node)
+	}
+	return &e
+}
+
+// putNodeState keeps the node/state index in step with a record's node and state.
+func putNodeState(b *persistence.Batch, prev, next *record) {
+	id := ""
+	if next != nil {
+		id = next.ID
+	} else if prev != nil {
+		id = prev.ID
+	}
+	nodestate.Put(b, id, nodeStateOf(prev), nodeStateOf(next))
+}
+
+// nodeStateRecords is how the node/state index's build reads the machine records.
+func nodeStateRecords(s persistence.Store) nodestate.Records {
+	return nodestate.Records{
+		IDs: func(ctx context.Context, fn func(id string) error) error {
+			prefix := persistence.Prefix("vm")
+			return s.Scan(ctx, prefix, nil, 0, func(k, _ []byte) error { return fn(string(k[len(prefix):])) })
+		},
+		Get: func(ctx context.Context, id string) (nodestate.Entry, []byte, error) {
+			raw, err := s.Get(ctx, machineKey(id))
+			if err != nil {
+				return nodestate.Entry{}, nil, err
+			}
+			var rec record
+			if _, err := persistence.Decode(raw, &rec); err != nil {
+				return nodestate.Entry{}, nil, err
+			}
+			return *nodeStateOf(&rec), raw, nil
+		},
+		Key: machineKey,
+	}
+}
+
+// Where is a filter of the machine list: each field set must match (Node is a node
+// id, capacity.NodeID).
+type Where struct {
+	Tenant             *string
+	Name, Status, Node string
+}
+
+// Match reports whether m passes w.
+func (w Where) Match(m *Machine) bool {
+	return (w.Tenant == nil || (m.TenantID != nil && *m.TenantID == *w.Tenant)) &&
+		(w.Name == "" || m.Name == w.Name) && (w.Status == "" || m.Status == w.Status) &&
+		(w.Node == "" || capacity.NodeID(string(m.Location), m.Node) == w.Node)
+}
+
+// ListWhere returns the machines that pass w in creation order, after the cursor (a
+// machine id): through the tenant's index when w names a tenant, through the
+// node/state index when it names a state or a node and that index is trusted, else by
+// a scan of every record.
+func (m *Machines) ListWhere(ctx context.Context, cursor string, limit int, w Where) ([]Machine, string, error) {
+	var prefix []byte
+	if w.Tenant != nil {
+		prefix = persistence.Prefix("vm-tenant", *w.Tenant)
+	} else if w.Status != "" || w.Node != "" {
+		trusted, err := m.nodeState.Trusted(ctx)
+		if err != nil {
+			return nil, "", err
+		}
+		switch {
+		case !trusted:
+		case w.Status != "":
+			prefix = nodestate.StatePrefix(w.Status)
+		default:
+			prefix = nodestate.NodePrefix(w.Node)
+		}
+	}
+	if prefix == nil {
+		return m.List(ctx, cursor, limit, w.Match)
+	}
+	return kit.ScanIndexFiltered(ctx, m.sys.store, prefix, cursor, limit, func(id string) (Machine, bool, error) {
+		var rec record
+		val, err := m.sys.store.Get(ctx, machineKey(id))
+		if err == nil {
+			_, err = persistence.Decode(val, &rec)
+		}
+		if errors.Is(err, persistence.ErrNotFound) {
+			return Machine{}, false, nil // deleted between the index's read and its own
+		}
+		return rec.Machine, err == nil && w.Match(&rec.Machine), err
+	})
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/vmplane/vmplane/actors/machines/counters"
 	"github.com/vmplane/vmplane/actors/machines/listcache"
 	"github.com/vmplane/vmplane/actors/machines/media"
+	"github.com/vmplane/vmplane/actors/machines/nodestate"
 	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
@@ -174,11 +175,12 @@ func readHolding(val []byte) (e Holding, ok bool, err error) {
 	return e, true, nil
 }
 
-// putTenantIndex keeps the tenant index (and the media index) in step with a record's tenant and sizes. The
+// putTenantIndex keeps the tenant index (and the media and node/state indexes) in step with a record's tenant and sizes. The
 // tenants' usage counters move with it, in the same batch, through commitReleasing
 // (countDelta), which reads and requires them.
 func putTenantIndex(b *persistence.Batch, prev *record, next *record) {
 	putMediaIndex(b, prev, next)
+	putNodeState(b, prev, next)
 	var was, is string
 	if prev != nil && prev.TenantID != nil {
 		was = *prev.TenantID
@@ -400,6 +402,8 @@ type Machines struct {
 	OpTimeout time.Duration
 	// counters keeps the tenants' usage counters (usage.go).
 	counters *counters.Counters
+	// nodeState keeps the index of machines by node and state (machinelists.go).
+	nodeState *nodestate.Index
 	// terminations are the timers of the machines marked for termination.
 	terminations kit.EntityTimers
 }
@@ -410,7 +414,8 @@ func startMachines(s *system) *Machines {
 	m.kind = s.rt.StartKind("machines", 5*time.Minute, func(id string) kit.Entity {
 		return &machineEntity{sys: s, ms: m, id: id}
 	}, nil)
-	m.counters = counters.Start(counters.Deps{Runtime: s.rt, Counting: s.counting, Index: indexOf(s.store)})
+	m.counters = counters.Start(counters.Deps{Runtime: s.rt, Counting: s.keeping(counters.Feature), Index: indexOf(s.store)})
+	m.nodeState = nodestate.Start(nodestate.Deps{Runtime: s.rt, Keeping: s.keeping(nodestate.Feature), Records: nodeStateRecords(s.store)})
 	return m
 }
 
@@ -418,6 +423,7 @@ func startMachines(s *system) *Machines {
 // the next start.
 func (m *Machines) Stop() {
 	m.counters.Stop()
+	m.nodeState.Stop()
 	m.terminations.Stop()
 	m.beginMu.Lock()
 	m.stopping.Store(true)

@@ -131,6 +131,7 @@ func (m *Machines) adoptChunk(chunk []hypervisor.Machine) ([]Machine, error) {
 			return nil, err
 		}
 		b.Put(machineKey(rec.ID), val).Put(vmidKey(hm.VMID), []byte(rec.ID)).Require(persistence.IfAbsent(vmidKey(hm.VMID)))
+		putNodeState(b, nil, &rec)
 		recs = append(recs, rec.Machine)
 	}
 	if err := m.sys.rt.Commit(b); err != nil {

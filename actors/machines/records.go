@@ -160,6 +160,7 @@ func (m *Machines) addProvisioning(ctx context.Context, b *persistence.Batch, re
 		return nil, err
 	}
 	b.Put(machineKey(rec.ID), val).Put(tenantKey(tenant, rec.ID), tenantIndexValue(rec))
+	putNodeState(b, nil, rec)
 	if err := tasks.Put(b, task); err != nil {
 		return nil, err
 	}

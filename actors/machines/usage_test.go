@@ -268,7 +268,7 @@ func TestUsageFallsBackUntilEveryMemberCounts(t *testing.T) {
 	var lacking atomic.Uint64
 	all.Store(true)
 	s, _ := counterSystem(t, ctx, 0, func(o *testOptions) {
-		o.Counting = func() (bool, uint64) { return all.Load(), lacking.Load() }
+		o.Maintained = func(string) (bool, uint64) { return all.Load(), lacking.Load() }
 	})
 	create(t, ctx, s, "T", 2)
 	checkCounters(t, ctx, s, "T")

@@ -16,7 +16,7 @@ var MachineQuery = map[string]string{
 	"tenant_id": "operators: only this tenant's machines (a tenant user always sees only its own)",
 	"name":      "only machines of exactly this name",
 	"status":    "only machines in this status",
-	"node":      "only machines on this node",
+	"node":      "only machines on this node (its id, as the nodes list names it)",
 }
 
 // MachineQueryTypes types the status filter with the machine statuses.
@@ -34,8 +34,9 @@ var PowerActionPath = func() map[string]QueryType {
 }()
 
 // ListMachines is a page of machines, of one tenant when tenant is set, filtered by
-// ?name=, ?status= and ?node=. An unfiltered tenant list is the cached tenant page; a
-// filtered one scans, as filters are for people looking for something.
+// ?name=, ?status= and ?node=. An unfiltered tenant list is the cached tenant page; one
+// filtered by state or node reads the node/state index (Machines.ListWhere); by name
+// alone, it scans, as such filters are for people looking for something.
 func ListMachines(c *Call, ms Machines, tenant *string, cursor string, limit int) ([]machines.Machine, string, error) {
 	name, status, node := c.Query("name"), c.Query("status"), c.Query("node")
 	if name == "" && status == "" && node == "" {
@@ -44,10 +45,7 @@ func ListMachines(c *Call, ms Machines, tenant *string, cursor string, limit int
 		}
 		return ms.List(c.Context(), cursor, limit, nil)
 	}
-	return ms.List(c.Context(), cursor, limit, func(m *machines.Machine) bool {
-		return (tenant == nil || (m.TenantID != nil && *m.TenantID == *tenant)) &&
-			(name == "" || m.Name == name) && (status == "" || m.Status == status) && (node == "" || m.Node == node)
-	})
+	return ms.ListWhere(c.Context(), cursor, limit, machines.Where{Tenant: tenant, Name: name, Status: status, Node: node})
 }
 
 // Timeframe is the ?timeframe= of a usage graph route: hour when absent; another

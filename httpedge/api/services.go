@@ -100,6 +100,7 @@ type Audit interface {
 type Machines interface {
 	Get(ctx context.Context, id string, tenant *string) (machines.Machine, error)
 	List(ctx context.Context, cursor string, limit int, filter func(*machines.Machine) bool) ([]machines.Machine, string, error)
+	ListWhere(ctx context.Context, cursor string, limit int, w machines.Where) ([]machines.Machine, string, error)
 	ListTenant(ctx context.Context, tenant, cursor string, limit int) ([]machines.Machine, string, error)
 	TenantPage(ctx context.Context, tenant, cursor string, limit int) (*machines.MachinePage, error)
 	Start(ctx context.Context, id string, op machines.Operation, tenant *string) (tasks.Task, error)
