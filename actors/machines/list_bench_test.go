@@ -101,8 +101,14 @@ func (p *p99) time(fn func()) {
 	p.times = append(p.times, time.Since(t))
 }
 
+// report reports the times' mean and 99th percentile.
 func (p *p99) report() {
+	var sum time.Duration
+	for _, t := range p.times {
+		sum += t
+	}
 	slices.Sort(p.times)
+	p.b.ReportMetric(float64(sum.Microseconds())/float64(len(p.times))/1000, "mean-ms")
 	p.b.ReportMetric(float64(p.times[len(p.times)*99/100].Microseconds())/1000, "p99-ms")
 }
 
