@@ -14,6 +14,8 @@ import (
 	"github.com/vmplane/vmplane/hypervisor/proxmox/pvehttp"
 )
 
+var _ hypervisor.Readdresser = (*Driver)(nil)
+
 // ipfilterSet is the IP set Proxmox's VM firewall option ipfilter checks the source
 // addresses of net0 against (pve-firewall's compute_ipfilter_ipset_name). With
 // ipfilter on, a machine may send only from the addresses in it, plus the link-local
@@ -234,12 +236,23 @@ func (d *Driver) writeIPFilter(ctx context.Context, l *located, addrs []hypervis
 		want[i] = ipsetEntry{CIDR: c, Comment: "vmplane"}
 	}
 	if err := d.convergeIPSet(ctx, l, ipfilterSet, ipfilterComment, want); err != nil {
-		return fmt.Errorf("write the IP set %s of machine %d: %w", ipfilterSet, l.vmid, err)
+		return inStep(err, "write the IP set %s of machine %d", ipfilterSet, l.vmid)
 	}
 	if err := d.setFirewallOption(ctx, l, "ipfilter", 1); err != nil {
-		return fmt.Errorf("turn on ipfilter for machine %d: %w", l.vmid, err)
+		return inStep(err, "turn on ipfilter for machine %d", l.vmid)
 	}
 	return nil
+}
+
+// inStep prefixes a driver error's detail with the step it failed in, keeping its
+// reason and kind (a plain wrap would not survive the error's trip through an actor
+// message as JSON). Other errors come back as they are.
+func inStep(err error, format string, args ...any) error {
+	var he *hypervisor.Error
+	if !errors.As(err, &he) {
+		return err
+	}
+	return hypervisor.NewError(he, "%s: %s", fmt.Sprintf(format, args...), he.Detail)
 }
 
 // SetAddresses gives an existing machine the addresses addrs (its primary first): the
