@@ -245,3 +245,32 @@ func TestRestoreNewFailureToAddressCleansUp(t *testing.T) {
 		t.Errorf("after a failed RestoreNew: vmid %d still exists; want it deleted", m.VMID+1)
 	}
 }
+
+// TestIPFilterEntries: what each address becomes in ipfilter-net0, and the stored
+// form entries are compared in.
+func TestIPFilterEntries(t *testing.T) {
+	got, err := ipfilterEntries([]hypervisor.Address{
+		v4a,
+		{Address: "2001:db8:0:5::", Prefix: 64, Version: 6},
+		{Address: "2001:db8:0:5::", Prefix: 64, Version: 6}, // the same prefix twice: once
+		{Address: "2001:db8::7", Prefix: 128, Version: 6},
+		{Address: "2001:db8:0:9::42", Prefix: 56, Version: 6}, // host bits cleared
+	})
+	if want := []string{"192.0.2.10", "2001:db8:0:5::/64", "2001:db8::7", "2001:db8::/56"}; err != nil || !slices.Equal(got, want) {
+		t.Errorf("ipfilterEntries: got %v, %v; want %v", got, err, want)
+	}
+	for _, tc := range []struct{ in, want string }{
+		{"192.0.2.5", "192.0.2.5"},
+		{"192.0.2.5/32", "192.0.2.5"},
+		{"192.0.2.77/24", "192.0.2.0/24"},
+		{"2001:DB8::1/128", "2001:db8::1"},
+		{"2001:db8:0:5:1::/64", "2001:db8:0:5::/64"},
+		{"office", ""},
+		{"dc/office", ""},
+	} {
+		got, ok := ipsetCIDR(tc.in)
+		if got != tc.want || ok != (tc.want != "") {
+			t.Errorf("ipsetCIDR(%q): got %q, %v; want %q", tc.in, got, ok, tc.want)
+		}
+	}
+}
