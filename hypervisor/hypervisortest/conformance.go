@@ -88,6 +88,7 @@ func Conformance(t *testing.T, newSubject func(t *testing.T) Subject, opts Optio
 		{"Backups", (*suite).backups},
 		{"RestoreNew", (*suite).restoreNew},
 		{"RestoreNewWithAddresses", (*suite).restoreNewWithAddresses},
+		{"SetAddresses", (*suite).setAddresses},
 		{"Snapshots", (*suite).snapshots},
 		{"SnapshotRefusals", (*suite).snapshotRefusals},
 		{"Media", (*suite).media},

@@ -209,7 +209,11 @@ func (d *Driver) DeleteBackup(ctx context.Context, ref hypervisor.Ref, backupID 
 // over a stopped VM) and started again if it was running, as a user expects of
 // "restore"; a machine that no longer exists comes back, stopped, on the node that
 // holds the archive. An archive on another node's local storage cannot be read from
-// the machine's node: that is refused before anything is stopped.
+// the machine's node: that is refused before anything is stopped. The machine keeps
+// the addresses vmplane holds for it: Proxmox writes the archive's config and firewall
+// file over the machine's, so a machine with an ipfilter-net0 gets that set, its
+// ipfilter option and its ipconfig0 back as they were before the restore
+// (readAddressing, writeAddressing), before it is started again.
 func (d *Driver) RestoreBackup(ctx context.Context, ref hypervisor.Ref, backupID string) (hypervisor.Machine, error) {
 	if err := ctx.Err(); err != nil {
 		return hypervisor.Machine{}, hypervisor.ContextError(err)
@@ -224,6 +228,8 @@ func (d *Driver) RestoreBackup(ctx context.Context, ref hypervisor.Ref, backupID
 	}
 	node := b.Node
 	wasRunning := false
+	var addr addressing
+	addressed := false
 	l, err := view.locate(ref.VMID)
 	switch {
 	case err == nil:
@@ -236,6 +242,9 @@ func (d *Driver) RestoreBackup(ctx context.Context, ref hypervisor.Ref, backupID
 				backupID, b.Node, ref.VMID, l.node)
 		}
 		node = l.node
+		if addr, addressed, err = d.readAddressing(ctx, l); err != nil {
+			return hypervisor.Machine{}, err
+		}
 		prev, err := d.stopState(ctx, l)
 		if err != nil {
 			return hypervisor.Machine{}, err
@@ -255,6 +264,11 @@ func (d *Driver) RestoreBackup(ctx context.Context, ref hypervisor.Ref, backupID
 	}
 	if _, err := d.waitUnlocked(ctx, node, ref.VMID); err != nil {
 		return hypervisor.Machine{}, err
+	}
+	if addressed {
+		if err := d.writeAddressing(ctx, &located{vmid: ref.VMID, node: node, online: true}, addr); err != nil {
+			return hypervisor.Machine{}, err
+		}
 	}
 	if wasRunning {
 		if err := d.startTask(ctx, http.MethodPost, node, vmPath(node, ref.VMID)+"/status/start", nil,
@@ -352,16 +366,73 @@ func (d *Driver) RestoreNew(ctx context.Context, from hypervisor.Ref, backupID s
 	return d.machine(ctx, vmid)
 }
 
-// readdress gives a restored machine the addresses vmplane gave it: its cloud-init
-// ipconfig0, as Create writes it (PUT /nodes/{n}/qemu/{vmid}/config); nothing
-// without addresses, and the backup's configuration stays.
+// readdress gives a restored machine the addresses vmplane gave it, as Create writes
+// them: its cloud-init ipconfig0 (POST /nodes/{n}/qemu/{vmid}/config), then the IP set
+// ipfilter-net0 with exactly those addresses and ipfilter=1 (writeIPFilter). The
+// restore wrote the backup's firewall file over the new vmid, source's addresses in
+// its ipfilter-net0 included, so the set is replaced, not added to. Nothing without
+// addresses: the backup's configuration and firewall stay.
 func (d *Driver) readdress(ctx context.Context, vmid int, node string, addrs []hypervisor.Address) error {
 	ipc := pveconf.IPConfig(addrs)
 	if ipc == "" {
 		return nil
 	}
 	l := &located{vmid: vmid, node: node, online: true}
-	return d.updateConfig(ctx, l, fmt.Sprintf("address restored machine %d", vmid), func(pveconf.VM) (map[string]any, error) {
+	err := d.updateConfig(ctx, l, fmt.Sprintf("address restored machine %d", vmid), func(pveconf.VM) (map[string]any, error) {
 		return map[string]any{"ipconfig0": ipc}, nil
+	})
+	if err != nil {
+		return err
+	}
+	return d.writeIPFilter(ctx, l, addrs)
+}
+
+// addressing is what vmplane wrote of a machine's addresses: ipconfig0 and the IP
+// set ipfilter-net0 (nil when the machine has none), with the ipfilter option.
+type addressing struct {
+	ipconfig0 string
+	entries   []ipsetEntry
+	ipfilter  bool
+}
+
+// readAddressing reads a machine's addressing; ok is false when vmplane never gave it
+// addresses (no ipfilter-net0).
+func (d *Driver) readAddressing(ctx context.Context, l *located) (addressing, bool, error) {
+	entries, ok, err := d.ipset(ctx, l, ipfilterSet)
+	if err != nil || !ok {
+		return addressing{}, false, err
+	}
+	cfg, err := d.vmConfig(ctx, l.node, l.vmid)
+	if err != nil {
+		return addressing{}, false, err
+	}
+	var opts map[string]any
+	if err := d.get(ctx, l.path()+"/firewall/options", nil, &opts); err != nil {
+		return addressing{}, false, err
+	}
+	if entries == nil {
+		entries = []ipsetEntry{}
+	}
+	return addressing{ipconfig0: cfg["ipconfig0"], entries: entries, ipfilter: pveconf.Truthy(opts["ipfilter"])}, true, nil
+}
+
+// writeAddressing puts a machine's addressing back after a restore over it: the
+// archive's firewall file and config replaced the machine's, and may carry the
+// addresses the machine had when it was backed up, not the ones vmplane holds for it
+// now.
+func (d *Driver) writeAddressing(ctx context.Context, l *located, a addressing) error {
+	if err := d.convergeIPSet(ctx, l, ipfilterSet, ipfilterComment, a.entries); err != nil {
+		return err
+	}
+	if a.ipfilter {
+		if err := d.setFirewallOption(ctx, l, "ipfilter", 1); err != nil {
+			return err
+		}
+	}
+	return d.updateConfig(ctx, l, fmt.Sprintf("address restored machine %d", l.vmid), func(cfg pveconf.VM) (map[string]any, error) {
+		if a.ipconfig0 == "" || cfg["ipconfig0"] == a.ipconfig0 {
+			return nil, nil
+		}
+		return map[string]any{"ipconfig0": a.ipconfig0}, nil
 	})
 }

@@ -27,7 +27,7 @@ var RequiredPrivileges = []Privilege{
 	{"VM.Config.CPU", []string{"/", "/vms"}, "resizing cpu"},
 	{"VM.Config.Memory", []string{"/", "/vms"}, "resizing memory"},
 	{"VM.Config.Options", []string{"/", "/vms"}, "names and tags"},
-	{"VM.Config.Network", []string{"/", "/vms"}, "network interfaces and the firewall"},
+	{"VM.Config.Network", []string{"/", "/vms"}, "network interfaces and the firewall (rules, options, the IP set ipfilter-net0 with the machine's addresses)"},
 	{"VM.Config.Disk", []string{"/", "/vms"}, "adding and growing disks"},
 	{"VM.Config.Cloudinit", []string{"/", "/vms"}, "create and reinstall"},
 	{"VM.Migrate", []string{"/", "/vms"}, "migration"},

@@ -30,7 +30,8 @@
 //	VM.Audit                     configs, status, usage graphs, firewall rules
 //	VM.PowerMgmt                 power actions
 //	VM.Config.CPU, VM.Config.Memory, VM.Config.Options (name, tags),
-//	VM.Config.Network (NICs and the VM firewall), VM.Config.Disk (add, resize),
+//	VM.Config.Network (NICs and the VM firewall: rules, options, IP sets),
+//	VM.Config.Disk (add, resize),
 //	VM.Config.Cloudinit          create and reinstall
 //	VM.Migrate                   migrate
 //	VM.Clone                     on the templates
@@ -71,7 +72,12 @@
 //	AddDisk        POST .../config scsiN=STORAGE:SIZE
 //	ResizeDisk     PUT .../resize disk= size=NG (grow only; shrink refused before)
 //	Create         GET /cluster/nextid, POST .../clone, UPID, wait for lock, POST config,
-//	               PUT resize, POST status/start
+//	               with addresses the IP set (below), PUT resize, POST status/start
+//	SetAddresses   GET .../firewall/ipset, POST it (name=ipfilter-net0) when absent,
+//	               GET .../ipset/ipfilter-net0, DELETE .../ipfilter-net0/{cidr} per
+//	               extra entry, POST .../ipfilter-net0 cidr= per missing one, PUT
+//	               .../firewall/options ipfilter=1, POST config ipconfig0= when the
+//	               primary addresses changed
 //	Destroy        POST status/stop if needed, DELETE .../qemu/{vmid}?purge=1&destroy-unreferenced-disks=1
 //	Reinstall      pattern (A): stop, destroy, clone to the same vmid, re-apply (see Reinstall)
 //	Usage          GET .../rrddata?timeframe=&cf=AVERAGE (machine or node)
@@ -81,7 +87,7 @@
 //	Backup(s)      POST /nodes/{n}/vzdump, GET /nodes/{n}/storage/{s}/content?content=backup&vmid=,
 //	               DELETE .../content/{volid}, POST /nodes/{n}/qemu archive= force=1
 //	RestoreNew     GET /cluster/nextid, POST /nodes/{n}/qemu vmid= archive= unique=1 name=,
-//	               UPID, wait for lock
+//	               UPID, wait for lock; with addresses ipconfig0 and the IP set as above
 //	Snapshots      GET .../snapshot (the "current" entry left out); lock, name and state
 //	               checked first, then POST .../snapshot snapname= description= vmstate=,
 //	               POST .../snapshot/{name}/rollback, DELETE .../snapshot/{name}; UPIDs
@@ -101,7 +107,9 @@
 // Sizes: Proxmox's "G" is GiB, and that is what vmplane's *_gb fields carry.
 // Interface rates: Proxmox's rate is MB/s; vmplane's rate_mbps is Mbit/s (×8).
 // Addresses: Machine interfaces show the static addresses of cloud-init ipconfigN;
-// DHCP addresses are not in the config and are not reported.
+// DHCP addresses are not in the config and are not reported. The addresses vmplane
+// gives a machine also go into the VM firewall's IP set ipfilter-net0 with the option
+// ipfilter=1 (ipfilter.go), which a reinstall and a restore over the machine keep.
 //
 // # go-proxmox
 //

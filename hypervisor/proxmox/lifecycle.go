@@ -41,9 +41,10 @@ func validateCreate(spec *hypervisor.CreateSpec) error {
 // no vmid is given, POST clone (newid, full=1, name, target), the clone task and the
 // clone lock, then one config write with cores, memory, cloud-init (ciuser=root,
 // cipassword, sshkeys URL-encoded, ipconfig0 with spec.Addresses (pveconf.IPConfig),
-// else ip=dhcp unless the template sets one) and
-// the template tag, a resize of the system disk to spec.DiskGB if that is larger, and a
-// start if spec.Start.
+// else ip=dhcp unless the template sets one) and the template tag; with
+// spec.Addresses, the firewall IP set ipfilter-net0 holding exactly them and the
+// firewall option ipfilter=1 (writeIPFilter); a resize of the system disk to
+// spec.DiskGB if that is larger, and a start if spec.Start.
 //
 // Placement: spec.Node if given; else, for a template on shared storage, the online
 // node with the lowest share of its memory committed to machines; for a template on
@@ -262,6 +263,13 @@ func (d *Driver) shapeClone(ctx context.Context, spec hypervisor.CreateSpec, tpl
 	if err != nil {
 		return hypervisor.Machine{}, err
 	}
+	if len(spec.Addresses) > 0 {
+		// The clone may carry the template's own ipfilter-net0: writeIPFilter makes it
+		// the machine's addresses exactly.
+		if err := d.writeIPFilter(ctx, l, spec.Addresses); err != nil {
+			return hypervisor.Machine{}, err
+		}
+	}
 	if err := d.growBootDisk(ctx, l, spec.DiskGB); err != nil {
 		return hypervisor.Machine{}, err
 	}
@@ -348,7 +356,8 @@ var reinstallKeep = regexp.MustCompile(`^(name|cores|sockets|vcpus|memory|balloo
 // the machine was: name, cores, memory, every netN verbatim (MAC, model, bridge, VLAN,
 // rate, firewall), cloud-init settings and static addresses, the system disk grown back
 // to its old size (or the template's, if larger), empty disks in the place of its
-// other disks, and its firewall rules and options (Proxmox deletes those with the VM);
+// other disks, and its firewall rules, options and IP sets (the machine's addresses
+// in ipfilter-net0 among them; Proxmox deletes all of those with the VM);
 // then the new password/keys and a start.
 //
 // Data on every disk is gone afterwards, data disks included: that is what (A) does.
@@ -479,10 +488,12 @@ func (d *Driver) recreateDisks(ctx context.Context, l *located, old pveconf.VM, 
 	})
 }
 
-// firewallState is a VM's firewall rules and options, saved across a reinstall.
+// firewallState is a VM's firewall rules, options and IP sets (ipfilter-net0 with the
+// machine's addresses among them), saved across a reinstall.
 type firewallState struct {
 	rules   []pveconf.Rule
 	options map[string]any
+	ipsets  []savedIPSet
 }
 
 func (d *Driver) readFirewall(ctx context.Context, l *located) (firewallState, error) {
@@ -493,13 +504,20 @@ func (d *Driver) readFirewall(ctx context.Context, l *located) (firewallState, e
 	if err := d.get(ctx, l.path()+"/firewall/options", nil, &fw.options); err != nil {
 		return fw, err
 	}
+	sets, err := d.readIPSets(ctx, l)
+	if err != nil {
+		return fw, err
+	}
+	fw.ipsets = sets
 	return fw, nil
 }
 
 // restoreFirewall makes the new VM's firewall the saved one. The clone copied the
-// template's own firewall (qemu-server copies rules and options), so the rules are
-// converged to the saved list rather than added on top, and options the template set
-// that the machine did not have are deleted.
+// template's own firewall (qemu-server copies the whole firewall file), so the rules
+// are converged to the saved list rather than added on top, the IP sets to the saved
+// ones (the template's own deleted), and options the template set that the machine
+// did not have are deleted. The IP sets go before the options, so ipfilter is never
+// on over a set that does not hold the machine's addresses yet.
 func (d *Driver) restoreFirewall(ctx context.Context, l *located, fw firewallState) error {
 	want := make([]pveconf.RuleSpec, len(fw.rules))
 	sort.SliceStable(fw.rules, func(i, j int) bool { return fw.rules[i].Pos < fw.rules[j].Pos })
@@ -507,6 +525,9 @@ func (d *Driver) restoreFirewall(ctx context.Context, l *located, fw firewallSta
 		want[i] = r.Spec()
 	}
 	if err := d.convergeRules(ctx, l, want); err != nil {
+		return err
+	}
+	if err := d.restoreIPSets(ctx, l, fw.ipsets); err != nil {
 		return err
 	}
 	var now map[string]any

@@ -16,7 +16,8 @@ import (
 func TestDriverCallsMatchSchema(t *testing.T) {
 	d, f := newTest(t, pvefake.Config{})
 	f.ResetRequests()
-	m := create(t, d, hypervisor.CreateSpec{Name: "web", Password: "s3cret-pass", SSHKeys: []string{"ssh-ed25519 AAAA test"}, DiskGB: 20, Start: true})
+	addrs := []hypervisor.Address{{Address: "192.0.2.10", Prefix: 24, Gateway: "192.0.2.1", Version: 4}}
+	m := create(t, d, hypervisor.CreateSpec{Name: "web", Password: "s3cret-pass", SSHKeys: []string{"ssh-ed25519 AAAA test"}, DiskGB: 20, Start: true, Addresses: addrs})
 	ref := hypervisor.Ref{VMID: m.VMID}
 	step := func(what string, err error) {
 		t.Helper()
@@ -43,6 +44,10 @@ func TestDriverCallsMatchSchema(t *testing.T) {
 		{Direction: "out", Action: "drop", Protocol: "ipv6-icmp", Destination: "2001:db8::/32", Enabled: true},
 		{Direction: "in", Action: "accept", Protocol: "tcp", Port: "2222", Enabled: false},
 	}))
+	step("addresses", d.SetAddresses(bg, ref, append(addrs,
+		hypervisor.Address{Address: "192.0.2.11", Prefix: 24, Gateway: "192.0.2.1", Version: 4},
+		hypervisor.Address{Address: "2001:db8:0:5::", Prefix: 64, Gateway: "2001:db8::1", Version: 6})))
+	step("fewer addresses", d.SetAddresses(bg, ref, addrs))
 	for _, q := range []hypervisor.UsageQuery{
 		{Scope: hypervisor.ScopeMachine, Ref: ref, Timeframe: hypervisor.TimeframeDay},
 		{Scope: hypervisor.ScopeNode, Ref: hypervisor.Ref{Node: "pve1"}, Timeframe: hypervisor.TimeframeWeek},
@@ -56,6 +61,9 @@ func TestDriverCallsMatchSchema(t *testing.T) {
 	step("backups", err)
 	_, err = d.RestoreBackup(bg, ref, b.ID)
 	step("restore", err)
+	cp, err := d.RestoreNew(bg, ref, b.ID, hypervisor.RestoreSpec{Name: "web-copy", Addresses: []hypervisor.Address{{Address: "192.0.2.12", Prefix: 24, Version: 4}}})
+	step("restore new", err)
+	step("destroy the copy", d.Destroy(bg, hypervisor.Ref{VMID: cp.VMID}))
 	step("delete backup", d.DeleteBackup(bg, ref, b.ID))
 	_, err = d.CreateSnapshot(bg, ref, hypervisor.SnapshotSpec{Name: "before", Description: "a note", IncludeMemory: true})
 	step("snapshot", err)

@@ -68,6 +68,13 @@ func (c *call) vzdump() {
 		r := strings.NewReplacer("{{guestname}}", v.config["name"], "{{vmid}}", strconv.Itoa(id), "{{node}}", nodeName, "{{cluster}}", "fake")
 		b := &backup{volid: volid, storage: stName, vmid: id, size: int64(gb) << 28, ctime: at,
 			notes: r.Replace(notes), config: copyMap(v.config), name: v.config["name"]}
+		if v.hasFirewallConfig() {
+			// vzdump archives /etc/pve/firewall/<vmid>.fw as qemu-server.fw.
+			b.fw = &fwConfig{options: copyMap(v.fwOptions), ipsets: copyIPSets(v.ipsets)}
+			for _, r := range v.rules {
+				b.fw.rules = append(b.fw.rules, copyMap(r))
+			}
+		}
 		if !st.shared {
 			b.node = nodeName
 		}
@@ -149,6 +156,10 @@ func (c *call) deleteVolume() {
 // overwriting a stopped VM when force=1. Onto a new vmid, the disks take the new
 // vmid's volume names; unique=1 gives every NIC a new MAC, and config options given
 // beside the archive (name=) override the archive's, as Proxmox VE 7.2 and later do.
+// An archive that holds a firewall config (qemu-server.fw) writes it over the
+// target's /etc/pve/firewall/<vmid>.fw, rules, options and IP sets alike, whatever
+// the vmid; one without leaves a VM restored over keeping its own firewall, as
+// qemu-server's restore_vma_archive does.
 func (c *call) restore() {
 	s := c.s
 	nodeName := c.p["node"]
@@ -186,15 +197,26 @@ func (c *call) restore() {
 	}
 	c.task("qmrestore", strconv.Itoa(id), func() string {
 		cfg := restoredConfig(s, b, id, c.form.Get("name"), boolParam(c.form.Get("unique")))
-		if cur, ok := s.vms[id]; ok {
+		cur, ok := s.vms[id]
+		if ok {
 			cur.config = cfg
 			cur.snapshots, cur.parent = nil, "" // the archive holds no snapshots
 			cur.status = "stopped"
 			cur.lock = ""
 			cur.version++
-			return "OK"
+		} else {
+			cur = &vm{vmid: id, node: nodeName, status: "stopped", config: cfg, version: 1, created: s.cfg.Now()}
+			s.vms[id] = cur
 		}
-		s.vms[id] = &vm{vmid: id, node: nodeName, status: "stopped", config: cfg, version: 1, created: s.cfg.Now()}
+		if b.fw != nil {
+			cur.rules = nil
+			for _, r := range b.fw.rules {
+				cur.rules = append(cur.rules, copyMap(r))
+			}
+			cur.fwOptions = copyMap(b.fw.options)
+			cur.ipsets = copyIPSets(b.fw.ipsets)
+			cur.fwVersion++
+		}
 		return "OK"
 	}, nil)
 }

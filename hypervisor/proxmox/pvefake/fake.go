@@ -23,7 +23,9 @@
 //   - rrddata at the Proxmox VE 9 resolutions with empty buckets (or PVE 8's, with
 //     RRDLayout "pve8"), firewall rules by position (POST inserts at the top, PUT
 //     moveto reorders) verified as pve-firewall does (mixed IPv4/IPv6 addresses,
-//     protocols, ports, ipsets, aliases), vzdump backups on node storages with restore,
+//     protocols, ports, ipsets, aliases), a VM's IP sets (ipfilter-net0 and others:
+//     names, entries normalised and unique as pve-firewall stores them, force to
+//     delete a non-empty set), vzdump backups on node storages with restore,
 //     snapshots (with or without memory, a tree of parents, rollback, delete; checked
 //     in their tasks as qemu-server does, and removed by a restore over the VM),
 //     termproxy and a vncwebsocket that speaks the termproxy framing in front of a
@@ -31,7 +33,8 @@
 //     a vncwebsocket that serves a tiny RFB server asking VNC authentication with the
 //     vncticket (a VM with "vga: none" or "vga: serialN" has no display).
 //   - What real clusters do that naive fakes do not: a full clone copies the
-//     template's firewall; POST config and resize check the digest inside their task
+//     template's firewall (rules, options, IP sets); vzdump archives a VM's firewall
+//     config and a restore writes it over the target's, even onto a new vmid; POST config and resize check the digest inside their task
 //     ("detected modified configuration" as the exit status); /cluster/resources shows
 //     VM states as of pvestatd's last refresh (StatusLag) while status/current is live.
 //   - Every call's parameters are checked against Proxmox's API schema (the subset in
@@ -628,6 +631,83 @@ func (s *Server) FirewallOptions(vmid int) map[string]string {
 		return nil
 	}
 	return copyMap(v.fwOptions)
+}
+
+// IPSet returns the entries (cidr as Proxmox stores it, newest first) of one of a
+// VM's firewall IP sets, and whether the set exists.
+func (s *Server) IPSet(vmid int, name string) ([]string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := s.vms[vmid]
+	if !ok {
+		return nil, false
+	}
+	set, ok := v.ipsets[name]
+	if !ok {
+		return nil, false
+	}
+	out := make([]string, len(set.entries))
+	for i, e := range set.entries {
+		out[i] = e.cidr
+	}
+	return out, true
+}
+
+// IPSets returns the names of a VM's firewall IP sets, sorted.
+func (s *Server) IPSets(vmid int) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := s.vms[vmid]
+	if !ok {
+		return nil
+	}
+	return v.ipsetNames()
+}
+
+// SetIPSet replaces (or creates) one of a VM's (or template's) firewall IP sets with
+// entries stored exactly as given, as an operator's edit of the .fw file would;
+// nil entries delete the set.
+func (s *Server) SetIPSet(vmid int, name string, entries []string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := s.vms[vmid]
+	if !ok {
+		return fmt.Errorf("pvefake: no vm %d", vmid)
+	}
+	if entries == nil {
+		delete(v.ipsets, name)
+		return nil
+	}
+	if v.ipsets == nil {
+		v.ipsets = map[string]*ipSet{}
+	}
+	set := &ipSet{}
+	for _, e := range entries {
+		set.entries = append(set.entries, ipSetEntry{cidr: e})
+	}
+	v.ipsets[name] = set
+	return nil
+}
+
+// SetFirewallOption sets (or with "" deletes) one of a VM's firewall options
+// directly, as an operator would in the GUI.
+func (s *Server) SetFirewallOption(vmid int, key, value string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := s.vms[vmid]
+	if !ok {
+		return fmt.Errorf("pvefake: no vm %d", vmid)
+	}
+	if value == "" {
+		delete(v.fwOptions, key)
+	} else {
+		if v.fwOptions == nil {
+			v.fwOptions = map[string]string{}
+		}
+		v.fwOptions[key] = value
+	}
+	v.fwVersion++
+	return nil
 }
 
 // AddStorage adds a storage on the named nodes (all nodes when none are named).

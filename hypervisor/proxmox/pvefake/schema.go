@@ -17,12 +17,15 @@ import (
 // content (list, delete), download-url and upload; a VM's create/restore, delete, config (GET, POST, PUT),
 // status/current and power actions, clone, migrate (GET, POST), resize, rrddata,
 // termproxy, vncwebsocket, firewall rules (list, one, insert, update, delete),
-// firewall options (GET, PUT) and snapshots (list, create, rollback, delete).
+// firewall options (GET, PUT), firewall IP sets (list, create; a set's entries:
+// list, add, delete the set; one entry: read, update, remove) and snapshots (list,
+// create, rollback, delete).
 //
 //   - "params": the parameters Proxmox accepts, with their types and enums (copied
 //     from the API schema Proxmox VE publishes, pve-docs 9.1.3's apidata.js; /version,
 //     /access/ticket, the storage content calls and upload written for the fake, which
-//     that subset leaves out; upload's from pve-storage's API2::Storage::Status).
+//     that subset leaves out; upload's from pve-storage's API2::Storage::Status; the
+//     IP set calls from pve-firewall's API2::Firewall::IPSet).
 //     checkSchema refuses a call that breaks them, as pveproxy does.
 //   - "returns": what Proxmox answers in "data" (type, properties, items, optional,
 //     enum), written for the fake from the PVE 8/9 API and docs/proxmox.md

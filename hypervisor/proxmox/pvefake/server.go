@@ -59,6 +59,14 @@ var routes = func() []route {
 		{method: "DELETE", pattern: q + "/firewall/rules/{pos}", handle: (*call).fwDelete},
 		{method: "GET", pattern: q + "/firewall/options", handle: (*call).fwOptions},
 		{method: "PUT", pattern: q + "/firewall/options", handle: (*call).fwSetOptions},
+		{method: "GET", pattern: q + "/firewall/ipset", handle: (*call).ipsetIndex},
+		{method: "POST", pattern: q + "/firewall/ipset", handle: (*call).ipsetCreate},
+		{method: "GET", pattern: q + "/firewall/ipset/{name}", handle: (*call).ipsetEntries},
+		{method: "POST", pattern: q + "/firewall/ipset/{name}", handle: (*call).ipsetAdd},
+		{method: "DELETE", pattern: q + "/firewall/ipset/{name}", handle: (*call).ipsetDelete},
+		{method: "GET", pattern: q + "/firewall/ipset/{name}/{cidr}", handle: (*call).ipsetEntry},
+		{method: "PUT", pattern: q + "/firewall/ipset/{name}/{cidr}", handle: (*call).ipsetUpdate},
+		{method: "DELETE", pattern: q + "/firewall/ipset/{name}/{cidr}", handle: (*call).ipsetRemove},
 		{method: "GET", pattern: q + "/snapshot", handle: (*call).snapshotList},
 		{method: "POST", pattern: q + "/snapshot", handle: (*call).snapshotCreate},
 		{method: "DELETE", pattern: q + "/snapshot/{snapname}", handle: (*call).snapshotDelete},
@@ -128,6 +136,12 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			u = seg
 		}
 		segs = append(segs, u)
+	}
+	// An IP set entry's {cidr} holds a slash: pve-firewall registers it with no
+	// fragment delimiter, so the rest of the path is the one parameter, escaped
+	// (%2F) or not.
+	if len(segs) > 8 && segs[0] == "nodes" && segs[2] == "qemu" && segs[4] == "firewall" && segs[5] == "ipset" {
+		segs = append(segs[:7:7], strings.Join(segs[7:], "/"))
 	}
 	c.path = "/" + strings.Join(segs, "/")
 	rt, params := match(r.Method, segs)

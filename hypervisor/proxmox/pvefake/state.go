@@ -51,7 +51,9 @@ type vm struct {
 	rules     []map[string]string
 	fwOptions map[string]string
 	fwVersion int
-	created   time.Time
+	// ipsets are the VM firewall's IP sets by name (ipfilter-net0 among them).
+	ipsets  map[string]*ipSet
+	created time.Time
 	// snapshots are the VM's snapshots by name, and parent the one it is at ("" for
 	// none): the sections and the parent key of its config file in Proxmox.
 	snapshots map[string]*vmSnapshot
@@ -196,6 +198,16 @@ type backup struct {
 	notes   string
 	config  map[string]string
 	name    string
+	// fw is the VM's firewall config as vzdump archived it (qemu-server.fw), nil
+	// when the VM had none.
+	fw *fwConfig
+}
+
+// fwConfig is the content of a VM's firewall config file: rules, options, IP sets.
+type fwConfig struct {
+	rules   []map[string]string
+	options map[string]string
+	ipsets  map[string]*ipSet
 }
 
 // ticket is a login session from /access/ticket.

@@ -384,11 +384,13 @@ func (c *call) clone() {
 	}
 	cfg["name"] = name
 	nv := &vm{vmid: newid, node: target, status: "stopped", config: cfg, lock: "clone", version: 1, created: s.cfg.Now()}
-	// qemu-server's clone copies the source's VM firewall (rules and options) too.
+	// qemu-server's clone copies the source's VM firewall config file
+	// (clone_vmfw_conf): rules, options and IP sets.
 	for _, r := range src.rules {
 		nv.rules = append(nv.rules, copyMap(r))
 	}
 	nv.fwOptions = copyMap(src.fwOptions)
+	nv.ipsets = copyIPSets(src.ipsets)
 	s.vms[newid] = nv
 	c.task("qmclone", strconv.Itoa(src.vmid), func() string {
 		nv.lockReads = s.cfg.CloneLockReads
