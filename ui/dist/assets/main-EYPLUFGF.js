@@ -1,0 +1,23 @@
+import{a as y,b as L,c as T,d as S,e as P,f as F,g as N,h as O,i as D,j as B,k as G,l as k,m as H}from"./chunk-C6SGQ7UJ.js";import"./chunk-YQDC66KP.js";import"./chunk-GJDTPUNE.js";import{a as w,b,c as t}from"./chunk-VIM5PZTE.js";import{a as o}from"./chunk-D7552HJV.js";import"./chunk-4N27BIS6.js";import{a as c,b as A,e as $,g,h as v,i as M,j as q,k as C,q as E,r as p}from"./chunk-GR3JKDU4.js";import{f as U,g as e}from"./chunk-XGWGEZEQ.js";function I(){let[r,n]=c(null),[i,a]=c(null),[m,l]=c(!1),[d,h]=c([]);A(()=>{C("GET","/api/auth/oidc/providers").then(s=>h(s.providers||[]),()=>{})},[]);let _=encodeURIComponent(location.pathname==="/login"?"/":location.pathname+location.search);return e`<main id="main" class="login">
+    <form onSubmit=${async s=>{s.preventDefault();let f=new FormData(s.target);l(!0),n(null);try{i?await v("login/totp",{challenge:i,code:f.get("code")}):await v("login",{email:f.get("email"),password:f.get("password")})}catch(u){u.code==="totp_required"&&u.challenge?a(u.challenge):n(u)}finally{l(!1)}}} aria-labelledby="login-title">
+      <h1 id="login-title">Sign in to vmplane</h1>
+      <${E} error=${r} />
+      ${i?e`<p>Enter a code of your authenticator app, or a recovery code.</p>
+          <${p} key="code" name="code" label="Code" error=${r} autocomplete="one-time-code" inputmode="numeric" required autofocus />`:e`<${p} key="email" name="email" label="E-mail" error=${r} type="email" autocomplete="username" required autofocus />
+          <${p} name="password" label="Password" error=${r} type="password" autocomplete="current-password" required />`}
+      <button type="submit" disabled=${m}>${i?"Verify":"Sign in"}</button>
+      ${!i&&d.length>0&&e`<div class="sso" role="group" aria-label="Single sign-on">
+        <p class="muted">Or sign in with</p>
+        ${d.map(s=>e`<a class="button" data-provider=${s.id} href=${`/api/auth/oidc/${encodeURIComponent(s.id)}/start?redirect_to=${_}`}>${s.name||s.id}</a>`)}
+      </div>`}
+    </form>
+  </main>`}var z=o(()=>import("./account-ERFNLM3L.js"),"Account"),j=o(()=>import("./firewall-I4LGXEDO.js"),"Firewall"),J=o(()=>import("./schedules-OF52URN2.js"),"Schedules"),K=o(()=>import("./tenants-J2I5CKT2.js"),"Tenants"),Q=o(()=>import("./tenants-J2I5CKT2.js"),"Tenant"),X=o(()=>import("./plans-QU5C2U3E.js"),"Plans"),R=o(()=>import("./overview-LLWTBQFR.js"),"Overview"),Y=o(()=>import("./ops-DINLWIV2.js"),"Audit"),Z=o(()=>import("./ops-DINLWIV2.js"),"Health"),ee=o(()=>import("./users-KEV5O4EV.js"),"Users"),x=$(null),ne=null;function ie(){return ne||=import("./admin-75NO3RXC.js").then(r=>{x.value=r}),x.value}var V=$(!1);M().catch(()=>{}).finally(()=>{V.value=!0});var W=["/account","Account",S],te=[["/machines","Machines",y],["/overview","Overview",P],["/firewall","Firewall",F],["/schedules","Schedules",N],W],ae=[["/admin/dashboard","Dashboard",P],["/admin/machines","Machines",y],["/admin/nodes","Nodes",L],["/admin/tenants","Tenants",O],["/admin/users","Users",S],["/admin/plans","Plans",D],["/admin/health","Health checks",B],["/admin/audit","Audit log",G],W];function re({admin:r}){let n=w.value,i;if(t("/account",n))return e`<${z} />`;if(r){let a=ie();return a?(i=t("/admin/machines/:id",n))?e`<${k} id=${i.id} admin tenant=${new URLSearchParams(n.split("?")[1]||"").get("tenant")||""} />`:t("/admin/nodes",n)?e`<${a.Nodes} />`:(i=t("/admin/tenants/:id/overview",n))?e`<${R} tenant=${i.id} />`:(i=t("/admin/tenants/:id",n))?e`<${Q} id=${i.id} />`:t("/admin/tenants",n)?e`<${K} />`:t("/admin/users",n)?e`<${ee} />`:t("/admin/plans",n)?e`<${X} />`:t("/admin/health",n)?e`<${Z} />`:t("/admin/audit",n)?e`<${Y} />`:t("/admin/machines",n)?e`<${a.AdminMachines} />`:e`<${a.Dashboard} />`:e`<main id="main"><p>Loading…</p></main>`}return(i=t("/machines/:id",n))?e`<${k} id=${i.id} />`:t("/overview",n)?e`<${R} />`:t("/firewall",n)?e`<${j} />`:t("/schedules",n)?e`<${J} />`:e`<${H} />`}function oe(){let r=g.value,n=r.user?.role==="admin",i=n?ae:te,a=w.value.split("?")[0],m=i[0][0];return(a==="/"||a==="/login"||a!=="/account"&&n!==a.startsWith("/admin"))&&queueMicrotask(()=>b(m,!0)),e`<a class="skip" href="#main">Skip to content</a>
+    <header class="top">
+      <a class="brand" href=${m}>vmplane</a>
+      <nav aria-label="Main"><ul>
+        ${i.map(([l,d,h])=>e`<li><a href=${l} aria-current=${a.startsWith(l)?"page":void 0}><${h} />${d}</a></li>`)}
+      </ul></nav>
+      <span class="who">${r.user?.email}</span>
+      <button class="quiet" onClick=${()=>q().then(()=>b("/login",!0))}><${T} />Sign out</button>
+    </header>
+    <${re} admin=${n} />`}function se(){return V.value?g.value?e`<${oe} />`:e`<${I} />`:e`<main id="main"><p>Loading…</p></main>`}U(e`<${se} />`,document.getElementById("app"));
