@@ -2,7 +2,6 @@ package uitest
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"sort"
@@ -89,12 +88,6 @@ func measure(t *testing.T, ctx context.Context, step, pred, action string) float
 	run(t, ctx, step, chromedp.Evaluate(fmt.Sprintf(`(async () => { const t0 = performance.now();
 		const done = __ui.expect(() => %s); %s; return (await done) - t0; })()`, pred, action), &ms, awaitPromise))
 	return ms
-}
-
-// jsList is a list of strings as a JavaScript literal.
-func jsList(xs []string) string {
-	b, _ := json.Marshal(xs)
-	return string(b)
 }
 
 // TestConsoleFleet (a longer run): the operator's machine list over 10,000 machines,
