@@ -108,8 +108,18 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 // events reads GET /api/events for as long as the session lasts, calling on(type,
 // data) for each event; after a dropped connection it resumes with Last-Event-ID, so
 // nothing in between is missed. It answers a function that stops it.
+//
+// A page the browser keeps in its back-forward cache (left by a navigation, ready to
+// come back at once) must not hold its stream: each stream is one of the six
+// connections a browser opens to this server over HTTP/1.1, and five such pages left
+// the next one waiting forever for a connection to fetch its code. So the stream ends
+// at `pagehide` and resumes at `pageshow`, with Last-Event-ID.
 export function events(on) {
-  let last = '', retry = 2000, stopped = false, ctl = null;
+  let last = '', retry = 2000, stopped = false, ctl = null, hidden = false, wake = null;
+  const hide = () => { hidden = true; ctl?.abort(); };
+  const show = () => { if (hidden) { hidden = false; wake?.(); } };
+  addEventListener('pagehide', hide);
+  addEventListener('pageshow', show);
   const dispatch = (block) => {
     let id, type = 'message';
     const data = [];
@@ -132,6 +142,11 @@ export function events(on) {
   };
   (async () => {
     while (!stopped && session.value) {
+      if (hidden) {
+        await new Promise((r) => { wake = r; });
+        wake = null;
+        continue;
+      }
       ctl = new AbortController();
       try {
         const headers = { Authorization: `Bearer ${session.value.token}`, Accept: 'text/event-stream' };
@@ -153,10 +168,17 @@ export function events(on) {
         }
       } catch (e) {
         if (stopped) return;
+        if (hidden) continue;
         if (e instanceof Problem && e.status === 401) { session.value = null; return; }
       }
-      if (!stopped) await sleep(retry);
+      if (!stopped && !hidden) await sleep(retry);
     }
   })();
-  return () => { stopped = true; ctl?.abort(); };
+  return () => {
+    stopped = true;
+    ctl?.abort();
+    removeEventListener('pagehide', hide);
+    removeEventListener('pageshow', show);
+    wake?.();
+  };
 }

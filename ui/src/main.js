@@ -22,6 +22,8 @@ const Plans = lazy(() => import('./pages/plans.js'), 'Plans');
 const Overview = lazy(() => import('./pages/overview.js'), 'Overview');
 const Audit = lazy(() => import('./pages/ops.js'), 'Audit');
 const Health = lazy(() => import('./pages/ops.js'), 'Health');
+const AdminSchedules = lazy(() => import('./pages/schedules.js'), 'AdminSchedules');
+const Users = lazy(() => import('./pages/users.js'), 'Users');
 
 // admin holds the operator's pages once their chunk has loaded.
 const admin = signal(null);
@@ -38,8 +40,8 @@ renew().catch(() => {}).finally(() => { ready.value = true; });
 const account = ['/account', 'Account', icons.User];
 const tenantNav = [['/machines', 'Machines', icons.Server], ['/overview', 'Overview', icons.Gauge], ['/firewall', 'Firewall', icons.Shield], ['/schedules', 'Schedules', icons.Clock], account];
 const adminNav = [['/admin/dashboard', 'Dashboard', icons.Gauge], ['/admin/machines', 'Machines', icons.Server], ['/admin/nodes', 'Nodes', icons.Nodes],
-  ['/admin/tenants', 'Tenants', icons.Users], ['/admin/plans', 'Plans', icons.Box],
-  ['/admin/health', 'Health checks', icons.Pulse], ['/admin/audit', 'Audit log', icons.List], account];
+  ['/admin/tenants', 'Tenants', icons.Users], ['/admin/users', 'Users', icons.User], ['/admin/plans', 'Plans', icons.Box],
+  ['/admin/schedules', 'Schedules', icons.Clock], ['/admin/health', 'Health checks', icons.Pulse], ['/admin/audit', 'Audit log', icons.List], account];
 
 function Page({ admin: isAdmin }) {
   const p = path.value;
@@ -53,6 +55,8 @@ function Page({ admin: isAdmin }) {
     if ((m = match('/admin/tenants/:id/overview', p))) return html`<${Overview} tenant=${m.id} />`;
     if ((m = match('/admin/tenants/:id', p))) return html`<${Tenant} id=${m.id} />`;
     if (match('/admin/tenants', p)) return html`<${Tenants} />`;
+    if (match('/admin/schedules', p)) return html`<${AdminSchedules} />`;
+    if (match('/admin/users', p)) return html`<${Users} />`;
     if (match('/admin/plans', p)) return html`<${Plans} />`;
     if (match('/admin/health', p)) return html`<${Health} />`;
     if (match('/admin/audit', p)) return html`<${Audit} />`;

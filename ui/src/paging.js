@@ -46,3 +46,19 @@ export function useRun() {
   const run = async (fn) => { setError(null); try { await fn(); return true; } catch (e) { setError(e); return false; } };
   return [error, run, setError];
 }
+
+// readAll reads a list route page by page (path with its query and limit, without
+// cursor) until its end, cap items, or live() turning false; it answers the items and
+// whether more were left unread. For the filters the API does not have, which the
+// page applies itself.
+export async function readAll(path, cap, live = () => true) {
+  const items = [];
+  const sep = path.includes('?') ? '&' : '?';
+  let cursor = '';
+  do {
+    const p = await call('GET', cursor ? `${path}${sep}cursor=${encodeURIComponent(cursor)}` : path);
+    items.push(...p.items);
+    cursor = p.next_cursor || '';
+  } while (cursor && items.length < cap && live());
+  return { items, more: !!cursor };
+}

@@ -5,11 +5,13 @@ import { signal } from '@preact/signals';
 // path is the page's path and query.
 export const path = signal(location.pathname + location.search);
 
-// go opens a page without a reload.
-export function go(to, replace = false) {
+// go opens a page without a reload; a page that only changes its own query (a
+// filter kept in the URL, so that a reload keeps it) passes keep to stay where the
+// reader has scrolled.
+export function go(to, replace = false, keep = false) {
   history[replace ? 'replaceState' : 'pushState'](null, '', to);
   path.value = to;
-  window.scrollTo(0, 0);
+  if (!keep) window.scrollTo(0, 0);
 }
 
 addEventListener('popstate', () => { path.value = location.pathname + location.search; });

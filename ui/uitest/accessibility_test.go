@@ -129,4 +129,11 @@ func TestConsolePhone(t *testing.T) {
 		run(t, ctx, p, chromedp.Navigate(s.srv.Base+p), chromedp.WaitVisible(`main h1`, chromedp.ByQuery))
 		fits(p)
 	}
+	// The users and schedules pages once their lists are in (a row each: a schedule
+	// made for the walk).
+	s.call("POST", "/api/resources/power-schedules", s.admin, map[string]any{"machine_id": id, "tenant_id": s.mine, "action": "stop", "cron": "0 22 * * *"}, 201, nil)
+	for _, p := range []string{"/admin/users", "/admin/schedules"} {
+		run(t, ctx, p, chromedp.Navigate(s.srv.Base+p), chromedp.WaitVisible(`main tbody tr`, chromedp.ByQuery))
+		fits(p)
+	}
 }

@@ -14,9 +14,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
 	"github.com/vmplane/vmplane/app/apptest"
@@ -146,6 +148,33 @@ func (s *site) call(method, path, token string, body any, status int, out any) {
 func tab(t *testing.T) context.Context {
 	t.Helper()
 	ctx, cancel := chromedp.NewContext(browser)
+	return watched(t, ctx, cancel)
+}
+
+// freshTab opens a tab in a browser context of its own, as another person's browser
+// would be: no cookie or storage shared with the other tabs. The target is made here
+// with a window of its own: headless Chromium refuses a tab in a new browser context
+// that has no window to put it in (chromedp.WithNewBrowserContext asks for a tab).
+func freshTab(t *testing.T) context.Context {
+	t.Helper()
+	exec := cdp.WithExecutor(browser, chromedp.FromContext(browser).Browser)
+	id, err := target.CreateBrowserContext().WithDisposeOnDetach(true).Do(exec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := target.CreateTarget("about:blank").WithBrowserContextID(id).WithNewWindow(true).Do(exec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = target.DisposeBrowserContext(id).Do(exec) })
+	ctx, cancel := chromedp.NewContext(browser, chromedp.WithTargetID(page))
+	return watched(t, ctx, cancel)
+}
+
+// watched fails the test on the tab's uncaught exceptions and policy refusals, and
+// closes it at the test's end.
+func watched(t *testing.T, ctx context.Context, cancel context.CancelFunc) context.Context {
+	t.Helper()
 	var mu sync.Mutex
 	var faults []string
 	chromedp.ListenTarget(ctx, func(ev any) {

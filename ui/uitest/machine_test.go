@@ -179,6 +179,10 @@ func TestConsoleMachinePage(t *testing.T) {
 		input.InsertText("echo marker-42"),
 		chromedp.KeyEvent(kb.Enter),
 		chromedp.WaitVisible(`//div[contains(@class, "xterm-rows")]/div[normalize-space(.)="marker-42"]`),
+		shot("console"),
+		// The machine's picture opens at its title (the console's focus scrolled the
+		// page down to it).
+		chromedp.Evaluate(`window.scrollTo(0, 0)`, nil),
 		shot("machine"),
 	)
 	if !styled {

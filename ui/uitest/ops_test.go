@@ -3,6 +3,7 @@ package uitest
 import (
 	"fmt"
 	"net"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -114,4 +115,77 @@ func TestConsoleAudit(t *testing.T) {
 		chromedp.Click(filters+`//button[@type="submit"]`),
 		chromedp.WaitVisible(`//p[normalize-space(.)="No entries."]`),
 	)
+}
+
+// TestConsoleHealthCheckEdit: an operator edits a check in place (a target without a
+// port refused next to its field, then its name, interval, threshold and state
+// changed, the row and the API showing them), and filters its alert events by
+// severity and kind as well as status, the filter kept in the URL across a reload.
+func TestConsoleHealthCheckEdit(t *testing.T) {
+	s := newSite(t)
+	var c struct{ ID string }
+	s.call("POST", "/api/monitoring/health-checks", s.admin, map[string]any{"name": "db", "type": "tcp", "target": closedPort(t),
+		"interval_s": 1, "timeout_ms": 500, "failure_threshold": 1}, 201, &c)
+	ctx := tab(t)
+	signIn(t, ctx, s.srv.Base, "/admin/health", apptest.AdminEmail, apptest.AdminPassword)
+	alert := fmt.Sprintf(`//tr[@data-alert=%q]`, c.ID)
+	run(t, ctx, "its alert fires",
+		chromedp.WaitVisible(`//tr[@data-check="db"]`),
+		chromedp.WaitVisible(alert+`//span[normalize-space(.)="firing"]`),
+	)
+	filters := `//section[@aria-labelledby="check-alerts-title"]`
+	run(t, ctx, "the alert events filtered by severity, kept across a reload",
+		chromedp.SetValue(filters+`//select[@name="severity"]`, "info"),
+		chromedp.WaitVisible(`//p[normalize-space(.)="No firing alert events."]`),
+		chromedp.SetValue(filters+`//select[@name="severity"]`, "critical"),
+		chromedp.WaitVisible(alert),
+		chromedp.SetValue(filters+`//select[@name="kind"]`, "node_offline"),
+		chromedp.WaitVisible(`//p[normalize-space(.)="No firing alert events."]`),
+		chromedp.SetValue(filters+`//select[@name="kind"]`, "all"),
+		chromedp.WaitVisible(alert),
+		chromedp.Reload(),
+		chromedp.WaitVisible(alert),
+	)
+	var loc, severity, kind string
+	run(t, ctx, "the filter after the reload",
+		chromedp.Evaluate(`location.search`, &loc),
+		chromedp.Value(filters+`//select[@name="severity"]`, &severity),
+		chromedp.Value(filters+`//select[@name="kind"]`, &kind),
+	)
+	if severity != "critical" || kind != "all" || !strings.Contains(loc, "severity=critical") || !strings.Contains(loc, "kind=all") {
+		t.Fatalf("after the reload: %q, severity %q, kind %q", loc, severity, kind)
+	}
+	edit := `//form[@aria-label="Edit db"]`
+	run(t, ctx, "a target without a port refused next to its field",
+		chromedp.Click(`//tr[@data-check="db"]//button[@data-edit]`),
+		chromedp.WaitVisible(edit+`//input[@name="target"]`),
+		clear(`form[aria-label="Edit db"] input[name=target]`),
+		chromedp.SendKeys(edit+`//input[@name="target"]`, "no port here"),
+		chromedp.Click(edit+`//button[@type="submit"]`),
+		chromedp.WaitVisible(edit+`//input[@name="target"][@aria-invalid="true"]/following-sibling::span[@class="field-error"]`),
+	)
+	run(t, ctx, "a good edit",
+		clear(`form[aria-label="Edit db"] input[name=target]`),
+		chromedp.SendKeys(edit+`//input[@name="target"]`, "127.0.0.1:9"),
+		clear(`form[aria-label="Edit db"] input[name=name]`),
+		chromedp.SendKeys(edit+`//input[@name="name"]`, "database"),
+		chromedp.SetValue(edit+`//input[@name="interval_s"]`, "30"),
+		chromedp.SetValue(edit+`//input[@name="failure_threshold"]`, "4"),
+		chromedp.Click(edit+`//input[@name="enabled"]`),
+		chromedp.Click(edit+`//button[@type="submit"]`),
+		chromedp.WaitNotPresent(edit),
+		chromedp.WaitVisible(`//tr[@data-check="database"]/td[normalize-space(.)="tcp 127.0.0.1:9, every 30 s"]`),
+		chromedp.WaitVisible(`//tr[@data-check="database"]//span[normalize-space(.)="disabled"]`),
+	)
+	var got struct {
+		Name, Target     string
+		IntervalS        int `json:"interval_s"`
+		FailureThreshold int `json:"failure_threshold"`
+		TimeoutMs        int `json:"timeout_ms"`
+		Enabled          bool
+	}
+	s.call("GET", "/api/monitoring/health-checks/"+c.ID, s.admin, nil, 200, &got)
+	if got.Name != "database" || got.Target != "127.0.0.1:9" || got.IntervalS != 30 || got.FailureThreshold != 4 || got.TimeoutMs != 500 || got.Enabled {
+		t.Fatalf("the check after the edit %+v", got)
+	}
 }

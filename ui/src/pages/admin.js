@@ -18,12 +18,29 @@ const machineLink = (id, tenant) => `/admin/machines/${encodeURIComponent(id)}${
 
 const statuses = ['', 'provisioning', 'running', 'stopped', 'suspended', 'migrating', 'error'];
 
+// sortKeys are the columns a page of machines sorts by. The API pages in creation
+// order and has no sort of its own, so a sort orders the page shown (50 machines),
+// never the 10,000 behind it: the filters, which the API applies, are what narrow a
+// large fleet.
+const sortKeys = [['name', 'Name'], ['status', 'Status'], ['node', 'Node'], ['tenant_id', 'Tenant']];
+const byKey = (k, dir) => (a, b) => dir * String(a[k] ?? '').localeCompare(String(b[k] ?? ''), undefined, { numeric: true });
+
+// SortHeader is a column's header with a button that sorts the page by it (again:
+// the other way), its state told to screen readers by aria-sort.
+const SortHeader = ({ k, label, sort, setSort }) => {
+  const on = sort.key === k;
+  return html`<th scope="col" aria-sort=${on ? (sort.dir > 0 ? 'ascending' : 'descending') : undefined}>
+    <button type="button" class="sort" data-sort=${k} onClick=${() => setSort({ key: k, dir: on ? -sort.dir : 1 })}>${label}${on ? (sort.dir > 0 ? ' ▲' : ' ▼') : ''}</button></th>`;
+};
+
 export function AdminMachines() {
   const [filter, setFilter] = useState({ name: '', status: '', node: '', tenant_id: '' });
   const [cursors, setCursors] = useState(['']);
   const [page, setPage] = useState(null);
   const [error, setError] = useState(null);
   const cursor = cursors[cursors.length - 1];
+  const [sort, setSort] = useState({ key: '', dir: 1 });
+  const rows = page && (sort.key ? [...page.items].sort(byKey(sort.key, sort.dir)) : page.items);
 
   useEffect(() => {
     const q = new URLSearchParams({ limit: '50' });
@@ -57,14 +74,17 @@ export function AdminMachines() {
       <button type="submit">Filter</button>
     </form>
     <${ProblemView} error=${error} />
-    ${page && html`<div class="table-wrap" tabindex="0"><table>
-      <thead><tr><th scope="col">Name</th><th scope="col">Status</th><th scope="col">Node</th><th scope="col">Tenant</th><th scope="col">Size</th></tr></thead>
-      <tbody>${page.items.map((m) => html`<tr key=${m.id}><td><a href=${machineLink(m.id, m.tenant_id)}>${m.name}</a></td><td><${Status} value=${m.status} /></td>
+    ${page && html`<div class="table-wrap" tabindex="0"><table data-machines>
+      <caption class="sr-only">Machines${sort.key ? ', this page sorted' : ''}</caption>
+      <thead><tr>${sortKeys.map(([k, label]) => html`<${SortHeader} k=${k} label=${label} sort=${sort} setSort=${setSort} />`)}<th scope="col">Size</th></tr></thead>
+      <tbody>${rows.map((m) => html`<tr key=${m.id}><td><a href=${machineLink(m.id, m.tenant_id)}>${m.name}</a></td><td><${Status} value=${m.status} /></td>
         <td>${m.node}</td><td>${m.tenant_id ? html`<a href=${`/admin/tenants/${encodeURIComponent(m.tenant_id)}`}>${m.tenant_id}</a>` : ''}</td><td>${m.cpu_cores} CPU, ${mb(m.memory_mb)}, ${gb(m.disk_gb)}</td></tr>`)}</tbody>
     </table></div>
+    ${page.items.length === 0 && html`<p>No machine${Object.values(filter).some(Boolean) ? ' matches' : 's yet'}.</p>`}
     <nav class="pager" aria-label="Pages">
       <button disabled=${cursors.length === 1} onClick=${() => setCursors(cursors.slice(0, -1))}>Previous</button>
       <button disabled=${!page.next_cursor} onClick=${() => setCursors([...cursors, page.next_cursor])}>Next</button>
+      <span class="muted" data-page-number>Page ${cursors.length}${sort.key ? ', sorted on this page' : ''}</span>
     </nav>`}
   </main>`;
 }

@@ -1,13 +1,15 @@
 // The operator's audit log and health checks. The audit log (GET /api/audit) is
 // filtered by actor, action, target and time, and paged with the API's cursors. The
-// health checks are listed with their latest result, added and deleted, and their
-// alert events acknowledged; an event resolves by itself when its condition clears
-// (the check passes again, or is deleted): the API has no resolve of its own. A chunk
-// of its own.
+// health checks are listed with their latest result, added, edited in place and
+// deleted, and the alert events (filtered by status, severity and kind, the filter
+// kept in the URL) acknowledged; an event resolves by itself when its condition
+// clears (the check passes again, or is deleted): the API has no resolve of its own.
+// A chunk of its own.
 import { html } from 'htm/preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { call } from '../api.js';
 import { listen } from '../live.js';
+import { go, path as here } from '../router.js';
 import { Field, ProblemView, Section, Status, when } from '../format.js';
 import { Confirm } from '../confirm.js';
 import { numbers, usePaged, useRun } from '../paging.js';
@@ -72,6 +74,7 @@ export function Health() {
     if (await run(() => call('POST', checksPath, body))) { setOpen(false); reload(); }
   };
   const del = (c) => run(() => call('DELETE', `${checksPath}/${encodeURIComponent(c.id)}`)).then(reload);
+  const [editing, setEditing] = useState(null);
   return html`<main id="main">
     <h1>Health checks</h1>
     ${open ? html`<form class="card" onSubmit=${add} aria-label="New health check">
@@ -98,7 +101,11 @@ export function Health() {
         <td>${c.type} ${c.target}, every ${c.interval_s} s</td>
         <td><${Status} value=${checkState(c)} />${c.last?.consecutive_failures ? ` ${c.last.consecutive_failures} failed in a row` : ''}</td>
         <td>${c.last?.checked_at ? `${when(c.last.checked_at)}, ${Math.round(c.last.latency_ms)} ms` : 'not yet'}${c.last?.error ? html`<span class="muted">: ${c.last.error}</span>` : ''}</td>
-        <td><${Confirm} name="delete-check" label="Delete" yes="Yes, delete" question=${`Delete the check ${c.name}? Its alert resolves.`} onYes=${() => del(c)} /></td></tr>`)}</tbody>
+        <td class="row-actions"><button type="button" data-edit aria-expanded=${editing === c.id ? 'true' : 'false'} onClick=${() => setEditing(editing === c.id ? null : c.id)}>Edit</button>
+          <${Confirm} name="delete-check" label="Delete" yes="Yes, delete" question=${`Delete the check ${c.name}? Its alert resolves.`} onYes=${() => del(c)} /></td></tr>
+        ${editing === c.id && html`<tr key=${`${c.id}-edit`} class="edit-row"><td colspan="5">
+          <${EditCheck} c=${c} onCancel=${() => setEditing(null)} onSaved=${() => { setEditing(null); reload(); }} />
+        </td></tr>`}`)}</tbody>
     </table></div>
     ${page.items.length === 0 && html`<p>No health checks yet.</p>`}
     ${pager}`}
@@ -106,23 +113,77 @@ export function Health() {
   </main>`;
 }
 
-// CheckAlerts lists the health checks' alert events of a status, live from the event
-// stream, and acknowledges a firing one.
+// EditCheck edits a check in place: only the fields changed are sent (a PATCH), the
+// API's field errors next to their fields; Escape cancels.
+function EditCheck({ c, onSaved, onCancel }) {
+  const [error, run] = useRun();
+  const first = useRef(null);
+  useEffect(() => { first.current?.focus(); }, []);
+  const submit = async (e) => {
+    e.preventDefault();
+    const f = new FormData(e.target);
+    const now = { name: String(f.get('name')).trim(), target: String(f.get('target')).trim(), enabled: f.get('enabled') === 'on',
+      ...numbers(f, ['interval_s', 'timeout_ms', 'expected_status', 'failure_threshold']) };
+    const patch = Object.fromEntries(Object.entries(now).filter(([k, v]) => v !== c[k]));
+    if (Object.keys(patch).length === 0) { onCancel(); return; }
+    if (await run(() => call('PATCH', `${checksPath}/${encodeURIComponent(c.id)}`, patch))) onSaved();
+  };
+  return html`<form onSubmit=${submit} aria-label=${`Edit ${c.name}`} onKeyDown=${(e) => e.key === 'Escape' && onCancel()}>
+    <${ProblemView} error=${error} />
+    <div class="grid">
+      <${Field} name="name" label="Name" error=${error} defaultValue=${c.name} inputRef=${first} required maxlength="100" />
+      <${Field} name="target" label=${c.type === 'tcp' ? 'Target (host:port)' : 'Target (a URL)'} error=${error} defaultValue=${c.target} required />
+      <${Field} name="interval_s" label="Every (seconds)" error=${error} type="number" min="1" max="86400" defaultValue=${c.interval_s} required />
+      <${Field} name="timeout_ms" label="Timeout (ms)" error=${error} type="number" min="100" max="60000" defaultValue=${c.timeout_ms} required />
+      <${Field} name="failure_threshold" label="Failures before it fails" error=${error} type="number" min="1" max="100" defaultValue=${c.failure_threshold} required />
+      <${Field} name="expected_status" label="HTTP status expected (0: 2xx or 3xx)" error=${error} type="number" min="0" max="599" defaultValue=${c.expected_status} required />
+    </div>
+    <label class="check"><input type="checkbox" name="enabled" defaultChecked=${c.enabled} /> Enabled</label>
+    <button type="submit" class="primary">Save</button> <button type="button" onClick=${onCancel}>Cancel</button>
+  </form>`;
+}
+
+const alertKinds = ['health_check', 'node_offline', 'task_failed', 'node_usage_high', 'firewall_failed', 'hypervisor_unavailable', 'webhook_disabled', 'traffic_exceeded'];
+
+// alertFilter reads the alert events' filter from the page's query (status, severity
+// and kind: a reload or a shared link keeps it); the kind is the checks' unless the
+// query names another, or `all`.
+function alertFilter(p) {
+  const q = new URLSearchParams(p.split('?')[1] || '');
+  return { status: q.get('status') || 'firing', severity: q.get('severity') || '', kind: q.get('kind') || 'health_check' };
+}
+
+// CheckAlerts lists the alert events of a status, severity and kind (the health
+// checks' by default), live from the event stream, and acknowledges a firing one.
 function CheckAlerts() {
-  const [status, setStatus] = useState('firing');
-  const { page, error, reload, pager } = usePaged(`/api/monitoring/alerts/events?kind=health_check&limit=50&status=${status}`);
+  const { status, severity, kind } = alertFilter(here.value);
+  const set = (k, v) => {
+    const q = new URLSearchParams({ status, severity, kind, [k]: v });
+    if (!q.get('severity')) q.delete('severity');
+    go(`/admin/health?${q}`, true, true);
+  };
+  const q = new URLSearchParams({ limit: '50', status });
+  if (severity) q.set('severity', severity);
+  if (kind !== 'all') q.set('kind', kind);
+  const { page, error, reload, pager } = usePaged(`/api/monitoring/alerts/events?${q}`);
   const [problem, run] = useRun();
   useEffect(() => listen((type) => { if (type === 'alert.updated') reload(); }), [reload]);
   const ack = (a) => run(() => call('PATCH', `/api/monitoring/alerts/events/${encodeURIComponent(a.id)}`, { status: 'acknowledged' })).then(reload);
-  return html`<${Section} id="check-alerts" title="Alert events of the checks">
+  return html`<${Section} id="check-alerts" title="Alert events">
     <div class="inline-form" role="group" aria-label="Status">
-      ${['firing', 'acknowledged', 'resolved'].map((s) => html`<button type="button" aria-pressed=${s === status ? 'true' : 'false'} onClick=${() => setStatus(s)}>${s}</button>`)}
+      ${['firing', 'acknowledged', 'resolved'].map((s) => html`<button type="button" aria-pressed=${s === status ? 'true' : 'false'} onClick=${() => set('status', s)}>${s}</button>`)}
+    </div>
+    <div class="filters">
+      <label class="field"><span>Severity</span><select name="severity" value=${severity} onChange=${(e) => set('severity', e.target.value)}>
+        ${['', 'info', 'warning', 'critical'].map((v) => html`<option value=${v}>${v || 'any'}</option>`)}</select></label>
+      <label class="field"><span>Kind</span><select name="kind" value=${kind} onChange=${(e) => set('kind', e.target.value)}>
+        ${[...alertKinds, 'all'].map((v) => html`<option value=${v}>${v === 'all' ? 'any' : v.replace(/_/g, ' ')}</option>`)}</select></label>
     </div>
     <${ProblemView} error=${error || problem} />
-    ${page && (page.items.length === 0 ? html`<p>No ${status} alert events.</p>` : html`<div class="table-wrap" tabindex="0"><table>
+    ${page && (page.items.length === 0 ? html`<p>No ${status} alert events.</p>` : html`<div class="table-wrap" tabindex="0"><table data-alerts>
       <thead><tr><th scope="col">Severity</th><th scope="col">What</th><th scope="col">Since</th><th scope="col">Status</th><th scope="col">Actions</th></tr></thead>
       <tbody>${page.items.map((a) => html`<tr key=${a.id} data-alert=${a.target_id}><td><span class=${`badge sev-${a.severity}`}>${a.severity}</span></td>
-        <td>${a.message}</td><td>${when(a.started_at)}</td>
+        <td>${a.message}${kind === 'all' ? html` <span class="muted">${a.kind.replace(/_/g, ' ')}</span>` : ''}</td><td>${when(a.started_at)}</td>
         <td><${Status} value=${a.status} />${a.resolved_at ? ` ${when(a.resolved_at)}` : ''}</td>
         <td>${a.status === 'firing' ? html`<${Confirm} name="ack" label="Acknowledge" yes="Yes, I am on it" question="Acknowledge this alert?" onYes=${() => ack(a)} />` : ''}</td></tr>`)}</tbody>
     </table></div>`)}

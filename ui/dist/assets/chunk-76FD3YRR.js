@@ -1,4 +1,0 @@
-import{a as o,b,d as m,k as g}from"./chunk-GR3JKDU4.js";import{g as f}from"./chunk-XGWGEZEQ.js";function N(e){let[t,n]=o([""]),[r,s]=o(null),[d,c]=o(null),[$,p]=o(0),[a,x]=o(e),l=a===e?t[t.length-1]:"";b(()=>{a!==e&&(x(e),n([""]));let u=!0,k=e.includes("?")?"&":"?";return g("GET",l?`${e}${k}cursor=${encodeURIComponent(l)}`:e).then(i=>{u&&(s(i),c(null))},i=>u&&c(i)),()=>{u=!1}},[e,l,$]);let v=m(()=>p(u=>u+1),[]),C=r&&f`<nav class="pager" aria-label="Pages">
-    <button type="button" disabled=${t.length===1} onClick=${()=>n(t.slice(0,-1))}>Previous</button>
-    <button type="button" disabled=${!r.next_cursor} onClick=${()=>n([...t,r.next_cursor])}>Next</button>
-  </nav>`;return{page:r,error:d,setError:c,reload:v,pager:C}}function S(e,t){let n={};for(let r of t){let s=String(e.get(r)??"").trim();s!==""&&(n[r]=Number(s))}return n}function R(){let[e,t]=o(null);return[e,async r=>{t(null);try{return await r(),!0}catch(s){return t(s),!1}},t]}export{N as a,S as b,R as c};
