@@ -127,7 +127,7 @@ func (c *Inventory) byArchive(ctx context.Context) (map[string]backups.Backup, e
 // adoptable makes the records of the candidates whose machine vmplane knows, belongs
 // to a tenant, runs no task and took none of them lately.
 func (c *Inventory) adoptable(ctx context.Context, candidates []hypervisor.Backup) ([]backups.Backup, error) {
-	ids, err := c.machines.VMIDs(ctx)
+	ids, err := c.machines.VMIDs(ctx, "")
 	if err != nil {
 		return nil, err
 	}

@@ -217,7 +217,7 @@ func (c *Inventory) run(ctx context.Context) (SyncResult, error) {
 	}
 
 	// Machines, matched by vmid.
-	vmids, err := c.machines.VMIDs(ctx)
+	vmids, err := c.machines.VMIDs(ctx, "")
 	if err != nil {
 		return res, err
 	}

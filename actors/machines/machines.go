@@ -193,7 +193,18 @@ func putTenantIndex(b *persistence.Batch, prev *record, next *record) {
 		b.Put(tenantKey(is, next.ID), tenantIndexValue(next))
 	}
 }
-func vmidKey(vmid int) []byte { return persistence.Key("vm-vmid", strconv.Itoa(vmid)) }
+func vmidKey(loc hvloc.ID, vmid int) []byte {
+	if loc == "" {
+		return persistence.Key("vm-vmid", strconv.Itoa(vmid))
+	}
+	return persistence.Key("vm-vmid-at", string(loc), strconv.Itoa(vmid))
+}
+
+// Ref is the machine as its location's hypervisor knows it: vmids and node names are
+// unique within one location only, and the ref's location routes every call.
+func (m *Machine) Ref() hypervisor.Ref {
+	return hypervisor.Ref{VMID: m.VMID, Node: m.Node, Location: string(m.Location)}
+}
 
 // Operation is one change of a machine, run on the hypervisor as a task.
 type Operation struct {
@@ -468,6 +479,7 @@ func (m *Machines) Resolve(ctx context.Context, id string) (string, error) {
 		return "", apierr.NotFound("machine", id)
 	}
 	if _, err := strconv.Atoi(id); err == nil {
+		// The default location's vmid: another location's repeat them.
 		v, err := m.sys.store.Get(ctx, persistence.Key("vm-vmid", id))
 		if errors.Is(err, persistence.ErrNotFound) {
 			return "", apierr.NotFound("machine", id)
@@ -727,9 +739,7 @@ func (e *machineEntity) Handle(ctx *kit.Ctx, msg any) {
 	}
 }
 
-func (e *machineEntity) ref() hypervisor.Ref {
-	return hypervisor.Ref{VMID: e.rec.VMID, Node: e.rec.Node}
-}
+func (e *machineEntity) ref() hypervisor.Ref { return e.rec.Ref() }
 
 func (e *machineEntity) start(ctx *kit.Ctx, m *startOp) {
 	if !kit.InScope(m.Tenant, e.rec.TenantID) {
@@ -834,15 +844,16 @@ func (e *machineEntity) saveWith(next *record, task *tasks.Task, cause string, s
 		return err
 	}
 	var displaced string
+	moved := e.rec == nil || e.rec.VMID != next.VMID || e.rec.Location != next.Location
 	if next.VMID != 0 {
-		if e.rec == nil || e.rec.VMID != next.VMID {
-			displaced = e.vmidHolder(next.VMID)
+		if moved {
+			displaced = e.vmidHolder(next.Location, next.VMID)
 		}
-		b.Put(vmidKey(next.VMID), []byte(e.id))
+		b.Put(vmidKey(next.Location, next.VMID), []byte(e.id))
 	}
-	released := 0
-	if e.rec != nil && e.rec.VMID != next.VMID {
-		released = e.rec.VMID
+	released, releasedAt := 0, hvloc.ID("")
+	if e.rec != nil && moved {
+		released, releasedAt = e.rec.VMID, e.rec.Location
 	}
 	putTenantIndex(b, e.rec, next)
 	if task != nil {
@@ -850,7 +861,7 @@ func (e *machineEntity) saveWith(next *record, task *tasks.Task, cause string, s
 			return err
 		}
 	}
-	if err := e.commitReleasing(b, released, countDelta(e.rec, next)); err != nil {
+	if err := e.commitReleasing(b, releasedAt, released, countDelta(e.rec, next)); err != nil {
 		return err
 	}
 	if displaced != "" {
@@ -873,16 +884,16 @@ func (e *machineEntity) saveWith(next *record, task *tasks.Task, cause string, s
 	return nil
 }
 
-// commitReleasing commits b and, with it, deletes vmid's index key if the key still
-// names this record (vmid 0: none), and moves the usage counters by d (countDelta).
+// commitReleasing commits b and, with it, deletes the index key of vmid in location
+// loc if the key still names this record (vmid 0: none), and moves the usage counters by d (countDelta).
 // Another record may hold the vmid by now (the hypervisor gave it to a new machine,
 // see save): its key stays.
-func (e *machineEntity) commitReleasing(b *persistence.Batch, vmid int, d map[string]counters.Usage) error {
+func (e *machineEntity) commitReleasing(b *persistence.Batch, loc hvloc.ID, vmid int, d map[string]counters.Usage) error {
 	return e.ms.counters.Commit(b, d, func(b *persistence.Batch) error {
 		if vmid == 0 {
 			return e.sys.rt.Commit(b)
 		}
-		key := vmidKey(vmid)
+		key := vmidKey(loc, vmid)
 		with := &persistence.Batch{Ops: slices.Clone(b.Ops), Conds: slices.Clone(b.Conds)}
 		with.Del(key).Require(persistence.IfValue(key, []byte(e.id)))
 		err := e.sys.rt.Commit(with)
@@ -895,11 +906,12 @@ func (e *machineEntity) commitReleasing(b *persistence.Batch, vmid int, d map[st
 	})
 }
 
-// vmidHolder is the id of another record that holds vmid in the index, or "".
-func (e *machineEntity) vmidHolder(vmid int) string {
+// vmidHolder is the id of another record that holds vmid of location loc in the
+// index, or "".
+func (e *machineEntity) vmidHolder(loc hvloc.ID, vmid int) string {
 	ctx, cancel := e.sys.rt.Work()
 	defer cancel()
-	v, err := e.sys.store.Get(ctx, vmidKey(vmid))
+	v, err := e.sys.store.Get(ctx, vmidKey(loc, vmid))
 	if err != nil || string(v) == e.id {
 		return ""
 	}
@@ -1175,7 +1187,7 @@ func (e *machineEntity) remove(task *tasks.Task) {
 		e.sys.log.Error("cannot record the task's end in the audit log", zap.Error(err))
 		return
 	}
-	if err := e.commitReleasing(b, e.rec.VMID, countDelta(e.rec, nil)); err != nil {
+	if err := e.commitReleasing(b, e.rec.Location, e.rec.VMID, countDelta(e.rec, nil)); err != nil {
 		e.sys.log.Error("cannot remove destroyed machine", zap.String("machine_id", e.id), zap.Error(err))
 		return
 	}
@@ -1239,6 +1251,11 @@ func (e *machineEntity) observe(m *observe) bool {
 	if e.rec.TaskID != nil {
 		return false
 	}
+	if hvloc.ID(m.M.Location) != e.rec.Location {
+		// Another location's machine of the same vmid: never this one's (a machine
+		// does not leave its cluster).
+		return false
+	}
 	if !m.At.IsZero() && m.At.Before(e.rec.StateAt) {
 		return false
 	}
@@ -1278,7 +1295,7 @@ func (e *machineEntity) vanish(at time.Time) bool {
 		e.sys.log.Error("cannot release the addresses of a vanished machine", zap.String("machine_id", e.id), zap.Error(err))
 		return false
 	}
-	if err := e.commitReleasing(b, e.rec.VMID, countDelta(e.rec, nil)); err != nil {
+	if err := e.commitReleasing(b, e.rec.Location, e.rec.VMID, countDelta(e.rec, nil)); err != nil {
 		e.sys.log.Error("cannot remove vanished machine", zap.String("machine_id", e.id), zap.Error(err))
 		return false
 	}

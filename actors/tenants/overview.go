@@ -151,7 +151,7 @@ func (t *Tenants) UsageTrends(ctx context.Context, tenant string, days int, now 
 				missingN[m.Node] = true
 			})
 			g, err := t.sys.driver.Usage(ctx, hypervisor.UsageQuery{Scope: hypervisor.ScopeMachine,
-				Ref: hypervisor.Ref{VMID: m.VMID, Node: m.Node}, Timeframe: tf, End: now})
+				Ref: m.Ref(), Timeframe: tf, End: now})
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {

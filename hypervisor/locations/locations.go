@@ -158,6 +158,35 @@ func DefaultOf(d hypervisor.Driver) hypervisor.Driver {
 	return d
 }
 
+// LocationOf is the driver of the location tagged tag of d when d is a dispatcher
+// (whatever view of it Driver gave), else d itself for the default location and
+// ErrLocationNotFound for any other: for a caller that must read one location's
+// inventory (a restore's settling reads the machine's own location's).
+func LocationOf(d hypervisor.Driver, tag string) (hypervisor.Driver, error) {
+	if l, ok := d.(interface {
+		Location(string) (hypervisor.Driver, error)
+	}); ok {
+		return l.Location(tag)
+	}
+	if Tag(tag) == "" {
+		return d, nil
+	}
+	return nil, hypervisor.NewError(ErrLocationNotFound, "no location %q", tag)
+}
+
+// InventoriesOf reads every location's inventory of d (Dispatcher.Inventories) when d
+// is a dispatcher, else d's own as the default location's: the sync's read, which goes
+// on with the locations that answer.
+func InventoriesOf(ctx context.Context, d hypervisor.Driver) []LocationInventory {
+	if l, ok := d.(interface {
+		Inventories(context.Context) []LocationInventory
+	}); ok {
+		return l.Inventories(ctx)
+	}
+	inv, err := d.Inventory(ctx)
+	return []LocationInventory{{Inventory: inv, Err: err}}
+}
+
 // Location is the driver of the location id ("" or Default: the default one), or
 // ErrLocationNotFound.
 func (d *Dispatcher) Location(id string) (hypervisor.Driver, error) {
