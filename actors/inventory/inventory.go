@@ -194,7 +194,7 @@ func (c *Inventory) run(ctx context.Context) (SyncResult, error) {
 	// Nodes.
 	seenNodes := map[string]bool{}
 	for _, n := range inv.Nodes {
-		seenNodes[n.ID] = true
+		seenNodes[capacity.NodeID(n.Location, n.ID)] = true
 		if _, err := c.nodes.Observe(ctx, n); err != nil {
 			return res, err
 		}
@@ -203,7 +203,7 @@ func (c *Inventory) run(ctx context.Context) (SyncResult, error) {
 	if err != nil {
 		return res, err
 	}
-	for _, id := range known {
+	for id := range known {
 		if seenNodes[id] {
 			continue
 		}

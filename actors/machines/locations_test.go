@@ -101,3 +101,46 @@ func TestVMIDIndexPerLocation(t *testing.T) {
 		t.Errorf("vmid 100 resolved to lab's machine; want the default location's")
 	}
 }
+
+// TestNodeRecordsPerLocation: a node name in two locations is two records, the
+// default's under its name and the other's under name@location, each named as its
+// hypervisor names it; Known tells their locations apart, and a node's usage graph is
+// read from its own location's driver.
+func TestNodeRecordsPerLocation(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	disp := hvloc.New(sim.New(sim.Config{OpDelay: -1, Seed: 1, Nodes: 1}))
+	lab := sim.New(sim.Config{OpDelay: -1, Seed: 1, Nodes: 1})
+	disp.Set("lab", lab)
+	s := newTestSystem(t, func(o *testOptions) { o.Driver = disp.Driver() })
+	var name string
+	for _, li := range disp.Inventories(ctx) {
+		for _, n := range li.Inventory.Nodes {
+			name = n.ID
+			if _, err := s.Nodes.Observe(ctx, n); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	known, err := s.Nodes.Known(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{name: "", name + "@lab": "lab"}
+	if len(known) != 2 || known[name] != "" || known[name+"@lab"] != "lab" {
+		t.Fatalf("known nodes %v; want %v", known, want)
+	}
+	for id, loc := range want {
+		n, err := s.Nodes.Get(ctx, id)
+		if err != nil || n.ID != id || n.Name != name || string(n.Location) != loc {
+			t.Errorf("node %s: %+v, %v; want name %s in location %q", id, n, err, name, loc)
+		}
+	}
+	lab.SetAvailable(false)
+	if _, err := s.Nodes.Usage(ctx, name, hypervisor.TimeframeHour, time.Time{}); err != nil {
+		t.Errorf("the default's node's usage with lab down: %v", err)
+	}
+	if _, err := s.Nodes.Usage(ctx, name+"@lab", hypervisor.TimeframeHour, time.Time{}); err == nil {
+		t.Errorf("lab's node's usage with lab down: no error; want lab's driver asked")
+	}
+}
