@@ -94,7 +94,7 @@ func (t *Tenants) RestoreNew(ctx context.Context, id string, req RestoreNewReque
 			return Provisioned{}, apierr.New(apierr.ErrInvalidState, "node %s is %s", n.ID, n.Status)
 		}
 	}
-	msg := &restoreMachine{Target: machines.RestoreTarget{From: hypervisor.Ref{VMID: b.VMID, Node: b.Node}, BackupID: b.ID,
+	msg := &restoreMachine{Target: machines.RestoreTarget{From: b.Ref(), BackupID: b.ID,
 		Archive: b.BackupID, Name: req.Name, Node: req.Node, StartAfter: req.StartAfter},
 		Name: req.Name, Node: req.Node, Stamp: st}
 	if msg.Node == "" {

@@ -375,6 +375,16 @@ func tagInventory(inv *hypervisor.Inventory, tag string) {
 	}
 }
 
+// localTemplate is a template id as the location tagged tag knows it: vmplane names
+// another location's templates id@location (their ids repeat across clusters), and
+// the location's driver knows the id alone.
+func localTemplate(id, tag string) string {
+	if tag == "" {
+		return id
+	}
+	return strings.TrimSuffix(id, "@"+tag)
+}
+
 // route is the driver of a ref's location and the tag its results carry.
 func (d *Dispatcher) route(location string) (hypervisor.Driver, string, error) {
 	drv, err := d.Location(location)
@@ -415,6 +425,7 @@ func (d *Dispatcher) Create(ctx context.Context, spec hypervisor.CreateSpec) (hy
 		return hypervisor.Machine{}, hypervisor.NewError(ErrLocationNotFound, "no location %q", spec.Location).WithKind(apierr.ErrInvalidRequest)
 	}
 	spec.Location = ""
+	spec.TemplateID = localTemplate(spec.TemplateID, tag)
 	m, err := drv.Create(ctx, spec)
 	return machine(m, tag, err)
 }
@@ -493,6 +504,7 @@ func (d *Dispatcher) Reinstall(ctx context.Context, ref hypervisor.Ref, spec hyp
 	if err != nil {
 		return hypervisor.Machine{}, err
 	}
+	spec.TemplateID = localTemplate(spec.TemplateID, tag)
 	m, err := drv.Reinstall(ctx, local(ref), spec)
 	return machine(m, tag, err)
 }
