@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -528,8 +529,13 @@ func (m *Machines) start(ctx context.Context, id string, op Operation, tenant *s
 	if err := m.precheckSnapshot(ctx, ref.Ref, op); err != nil {
 		return tasks.Task{}, err
 	}
+	if op.Type == OpMigrate && ref.Ref.Location != "" {
+		// The node as the machine's location names it; its record's id is
+		// name@location (capacity.NodeID), which the caller may have sent.
+		op.TargetNode = strings.TrimSuffix(op.TargetNode, "@"+ref.Ref.Location)
+	}
 	if op.Type == OpMigrate || op.Type == OpReinstall {
-		if err := m.precheck(ctx, ref.ID, op); err != nil {
+		if err := m.precheck(ctx, ref.ID, ref.Ref.Location, op); err != nil {
 			return tasks.Task{}, err
 		}
 	}
@@ -540,12 +546,12 @@ func (m *Machines) start(ctx context.Context, id string, op Operation, tenant *s
 }
 
 // precheck validates what an operation names outside the machine: the target node of a
-// migration must exist (400) and be online (409); a reinstall's template must exist,
-// and be one the machine's plan offers.
-func (m *Machines) precheck(ctx context.Context, id string, op Operation) error {
+// migration must exist in the machine's location loc (400) and be online (409); a
+// reinstall's template must exist, and be one the machine's plan offers.
+func (m *Machines) precheck(ctx context.Context, id, loc string, op Operation) error {
 	switch op.Type {
 	case OpMigrate:
-		n, err := m.sys.Nodes.Get(ctx, op.TargetNode)
+		n, err := m.sys.Nodes.Get(ctx, capacity.NodeID(loc, op.TargetNode))
 		if errors.Is(err, apierr.ErrNotFound) {
 			return apierr.Invalid(apierr.Field("target_node", "no node %s", op.TargetNode))
 		}

@@ -5,10 +5,12 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"strings"
 
 	"github.com/vmplane/vmplane/actors/addresses"
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/capacity"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/persistence"
@@ -82,8 +84,13 @@ func (t *Tenants) RestoreNew(ctx context.Context, id string, req RestoreNewReque
 	if len(f) > 0 {
 		return Provisioned{}, apierr.Invalid(f...)
 	}
+	if loc := string(b.Location); req.Node != "" && loc != "" {
+		// A node of the backup's location, where the archive is: named there
+		// without the @location of its record's id (capacity.NodeID).
+		req.Node = strings.TrimSuffix(req.Node, "@"+loc)
+	}
 	if req.Node != "" {
-		n, err := t.sys.Nodes.Get(ctx, req.Node)
+		n, err := t.sys.Nodes.Get(ctx, capacity.NodeID(string(b.Location), req.Node))
 		if errors.Is(err, apierr.ErrNotFound) {
 			return Provisioned{}, apierr.Invalid(apierr.Field("node", "no node %s", req.Node))
 		}
