@@ -123,7 +123,7 @@ type Config struct {
 	// SimLocations is how many simulated locations the sim driver runs: the default
 	// one and SimLocations-1 more (locations named sim-2, sim-3, ...).
 	SimLocations int
-	SimOpDelay  time.Duration
+	SimOpDelay   time.Duration
 
 	Proxmox ProxmoxConfig
 
