@@ -145,19 +145,6 @@ func (d *Dispatcher) Locations() []string {
 	return out
 }
 
-// DefaultOf is the default location's driver of d when d is a dispatcher (whatever
-// view of it Driver gave), else d itself: for a caller that must read the inventory
-// of the one cluster its records know (the sync, a restore's settling) and not fail
-// when another location does not answer.
-func DefaultOf(d hypervisor.Driver) hypervisor.Driver {
-	if l, ok := d.(interface{ Default() hypervisor.Driver }); ok {
-		if def := l.Default(); def != nil {
-			return def
-		}
-	}
-	return d
-}
-
 // LocationOf is the driver of the location tagged tag of d when d is a dispatcher
 // (whatever view of it Driver gave), else d itself for the default location and
 // ErrLocationNotFound for any other: for a caller that must read one location's
