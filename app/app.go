@@ -151,7 +151,7 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 	disp := hvloc.New(driver)
 	driver = disp.Driver()
 	a.driver = driver
-	locOpts, err := locationOptions(cfg, log, disp)
+	locOpts, err := locationOptions(cfg, log, disp, a.store)
 	if err != nil {
 		return nil, err
 	}
@@ -222,6 +222,10 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 		ISODir:     filepath.Join(cfg.DataDir, "isos"), ISOMaxBytes: cfg.ISOMaxBytes,
 	})
 	if err != nil {
+		return nil, err
+	}
+	// Before the first sync: it reads every location.
+	if err := a.ensureSimLocations(cfg); err != nil {
 		return nil, err
 	}
 	a.serveMembers()

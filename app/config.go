@@ -120,7 +120,10 @@ type Config struct {
 	SimSeed     int64
 	SimNodes    int
 	SimMachines int
-	SimOpDelay  time.Duration
+	// SimLocations is how many simulated locations the sim driver runs: the default
+	// one and SimLocations-1 more (locations named sim-2, sim-3, ...).
+	SimLocations int
+	SimOpDelay   time.Duration
 
 	Proxmox ProxmoxConfig
 
@@ -318,6 +321,7 @@ func (c *Config) table() []setting {
 		i64(&c.SimSeed, "sim-seed", "VMPLANE_SIM_SEED", 1, "seed of the simulated cluster (sim driver)"),
 		num(&c.SimNodes, "sim-nodes", "VMPLANE_SIM_NODES", 3, "number of simulated nodes (sim driver)"),
 		num(&c.SimMachines, "sim-machines", "VMPLANE_SIM_MACHINES", 6, "demo machines the simulated cluster starts with (sim driver)"),
+		num(&c.SimLocations, "sim-locations", "VMPLANE_SIM_LOCATIONS", 1, "simulated locations (sim driver): the default one and N-1 more, locations named sim-2, sim-3, ..., each a cluster of --sim-nodes nodes and --sim-machines demo machines of its own, kept in the store"),
 		dur(&c.SimOpDelay, "sim-op-delay", "VMPLANE_SIM_OP_DELAY", 300*time.Millisecond, "simulated duration of each hypervisor operation (sim driver)"),
 		str(&c.Proxmox.URL, "proxmox-url", "VMPLANE_PROXMOX_URL", "", "Proxmox VE API URL, https://host:8006/api2/json (proxmox driver)"),
 		str(&c.Proxmox.TokenID, "proxmox-token-id", "VMPLANE_PROXMOX_TOKEN_ID", "", "API token id, user@realm!name (proxmox driver)"),
@@ -614,6 +618,9 @@ func (c *Config) validate() error {
 		{c.StoreIndexCacheMB < 1, func() *ConfigError { return c.bad("store-index-cache-mb", c.StoreIndexCacheMB, "must be at least 1") }},
 		{c.SimNodes < 1, func() *ConfigError { return c.bad("sim-nodes", c.SimNodes, "must be at least 1") }},
 		{c.SimMachines < 0, func() *ConfigError { return c.bad("sim-machines", c.SimMachines, "must not be negative") }},
+		{c.SimLocations < 1 || c.SimLocations > maxSimLocations, func() *ConfigError {
+			return c.bad("sim-locations", c.SimLocations, "must be 1..%d", maxSimLocations)
+		}},
 		{c.RateLoginAddr < 0, func() *ConfigError {
 			return c.bad("rate-login-addr", c.RateLoginAddr, "must not be negative (0 disables)")
 		}},

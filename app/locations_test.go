@@ -107,9 +107,10 @@ func conformLocations(s *testServer, admin string, ok func(req, int) *response, 
 }
 
 // TestLocationDownDegradesItsOwnHealth: two Proxmox clusters (fakes), the default one
-// and a location; the location stops answering. The default one's machines keep their
-// records and states through syncs (none is marked gone), /api/health stays 200 naming
-// the location unavailable, and hypervisor_unavailable fires for that location alone.
+// and a location, each with a machine of vmid 100; the location stops answering. Both
+// clusters' machines keep their records and states through syncs (none is marked
+// gone), the syncs name the location, /api/health stays 200 naming it unavailable,
+// and hypervisor_unavailable fires for that location alone.
 func TestLocationDownDegradesItsOwnHealth(t *testing.T) {
 	t.Parallel()
 	home := pvefake.New(pvefake.Config{})
@@ -148,22 +149,22 @@ func TestLocationDownDegradesItsOwnHealth(t *testing.T) {
 	expect(t, r, 201, "")
 	var loc locations.Location
 	r.decode(t, &loc)
-	if res := s.sync(admin); res.Machines.Added != 2 {
-		t.Fatalf("first sync: %+v; want the default cluster's 2 machines alone", res)
+	if res := s.sync(admin); res.Machines.Added != 3 {
+		t.Fatalf("first sync: %+v; want the default cluster's 2 machines and the location's", res)
 	}
 	heal := away.Inject(pvefake.Fault{Status: 503, Message: "proxy: no route to host"})
 	t.Cleanup(heal)
 	for range 2 {
-		if res := s.sync(admin); res.Machines.Removed != 0 || res.Machines.Added != 0 {
-			t.Fatalf("sync with the location down: %+v; want nothing added or removed", res)
+		if res := s.sync(admin); res.Machines.Removed != 0 || res.Machines.Added != 0 || len(res.Unavailable) != 1 || res.Unavailable[0] != loc.ID {
+			t.Fatalf("sync with the location down: %+v; want nothing added or removed, and %s named", res, loc.ID)
 		}
 	}
 	states := map[string]string{}
 	for _, m := range s.machines(admin) {
 		states[m.Name] = string(m.Status)
 	}
-	if len(states) != 2 || states["web-1"] != "running" || states["db-1"] != "stopped" {
-		t.Errorf("machines with the location down: got %v; want web-1 running, db-1 stopped", states)
+	if len(states) != 3 || states["web-1"] != "running" || states["db-1"] != "stopped" || states["elsewhere"] != "running" {
+		t.Errorf("machines with the location down: got %v; want web-1 running, db-1 stopped, elsewhere (the location's) running", states)
 	}
 	var health struct {
 		Checks struct {

@@ -26,6 +26,8 @@ type syncResult struct {
 		Added, Updated, Removed int
 	} `json:"machines"`
 	DurationMS *int64 `json:"duration_ms"`
+	// Unavailable names the locations that did not answer.
+	Unavailable []string `json:"locations_unavailable"`
 }
 
 func (s *testServer) sync(tok string) syncResult {

@@ -16,6 +16,7 @@ import (
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
+	hvloc "github.com/vmplane/vmplane/hypervisor/locations"
 	"github.com/vmplane/vmplane/persistence"
 )
 
@@ -45,6 +46,16 @@ type Backup struct {
 	Origin string `json:"origin"`
 	// Note is what the user wrote when asking for a backup on demand.
 	Note string `json:"note"`
+	// Location is the hypervisor cluster that holds the archive, its machine's
+	// ("default": the one the settings configure); records written before locations
+	// existed lack it and read as the default. Archive names repeat across clusters.
+	Location hvloc.ID `json:"location_id"`
+}
+
+// Ref is the backup's machine as its location's hypervisor knows it, which the calls
+// about the archive go to.
+func (r *Backup) Ref() hypervisor.Ref {
+	return hypervisor.Ref{VMID: r.VMID, Node: r.Node, Location: string(r.Location)}
 }
 
 // Keys of backups: the record under its tenant (so that a tenant's backups are one
@@ -178,7 +189,7 @@ func (b *Backups) Delete(ctx context.Context, id string, scope *string) error {
 	if b.driver == nil {
 		return apierr.New(apierr.ErrUnavailable, "no hypervisor is configured")
 	}
-	err = b.driver.DeleteBackup(ctx, hypervisor.Ref{VMID: r.VMID, Node: r.Node}, r.BackupID)
+	err = b.driver.DeleteBackup(ctx, r.Ref(), r.BackupID)
 	if err != nil && !errors.Is(err, hypervisor.ErrBackupNotFound) {
 		return err
 	}

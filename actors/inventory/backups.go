@@ -8,6 +8,7 @@ import (
 	"github.com/vmplane/vmplane/actors/backups"
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/hypervisor"
+	hvloc "github.com/vmplane/vmplane/hypervisor/locations"
 	"github.com/vmplane/vmplane/persistence"
 )
 
@@ -36,11 +37,13 @@ const adoptTaskLookback = 10
 // adoptChunkSize bounds the records written in one batch.
 const adoptChunkSize = 100
 
-// adoptBackups reconciles the backup records with the archives the hypervisor listed:
-// it records those no record names (origin external) and removes the external records
-// of archives gone. It answers how many it added and removed.
-func (c *Inventory) adoptBackups(ctx context.Context, archives []hypervisor.Backup) (added, removed int, err error) {
-	known, err := c.byArchive(ctx)
+// adoptBackups reconciles the backup records of the location tagged loc with the
+// archives its hypervisor listed: it records those no record names (origin external)
+// and removes the external records of archives gone. Archive names repeat across
+// locations: the records of other locations are not looked at. It answers how many
+// it added and removed.
+func (c *Inventory) adoptBackups(ctx context.Context, loc string, archives []hypervisor.Backup) (added, removed int, err error) {
+	known, err := c.byArchive(ctx, loc)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -60,14 +63,14 @@ func (c *Inventory) adoptBackups(ctx context.Context, archives []hypervisor.Back
 	}
 	var adopt []backups.Backup
 	if len(candidates) > 0 {
-		if adopt, err = c.adoptable(ctx, candidates); err != nil {
+		if adopt, err = c.adoptable(ctx, loc, candidates); err != nil {
 			return 0, 0, err
 		}
 	}
 	if len(adopt) > 0 {
 		// Read again: a task that ended since the first read recorded its archive
 		// before its machine said it was idle.
-		if known, err = c.byArchive(ctx); err != nil {
+		if known, err = c.byArchive(ctx, loc); err != nil {
 			return 0, 0, err
 		}
 	}
@@ -111,23 +114,26 @@ func (c *Inventory) adoptBackups(ctx context.Context, archives []hypervisor.Back
 	return added, removed, nil
 }
 
-// byArchive reads every backup record by the hypervisor id of its archive.
-func (c *Inventory) byArchive(ctx context.Context) (map[string]backups.Backup, error) {
+// byArchive reads every backup record of the location tagged loc by the hypervisor id
+// of its archive.
+func (c *Inventory) byArchive(ctx context.Context, loc string) (map[string]backups.Backup, error) {
 	all, _, err := c.backups.List(ctx, nil, "", "", 0)
 	if err != nil {
 		return nil, err
 	}
 	out := make(map[string]backups.Backup, len(all))
 	for _, r := range all {
-		out[r.BackupID] = r
+		if string(r.Location) == loc {
+			out[r.BackupID] = r
+		}
 	}
 	return out, nil
 }
 
 // adoptable makes the records of the candidates whose machine vmplane knows, belongs
 // to a tenant, runs no task and took none of them lately.
-func (c *Inventory) adoptable(ctx context.Context, candidates []hypervisor.Backup) ([]backups.Backup, error) {
-	ids, err := c.machines.VMIDs(ctx)
+func (c *Inventory) adoptable(ctx context.Context, loc string, candidates []hypervisor.Backup) ([]backups.Backup, error) {
+	ids, err := c.machines.VMIDs(ctx, loc)
 	if err != nil {
 		return nil, err
 	}
@@ -161,7 +167,7 @@ func (c *Inventory) adoptable(ctx context.Context, candidates []hypervisor.Backu
 		}
 		out = append(out, backups.Backup{ID: persistence.NewID(), BackupID: a.ID, MachineID: id, TenantID: *st.m.TenantID,
 			VMID: a.VMID, Node: a.Node, Storage: a.Storage, Mode: string(a.Mode), SizeBytes: a.SizeBytes,
-			CreatedAt: a.CreatedAt, Origin: backups.OriginExternal})
+			CreatedAt: a.CreatedAt, Origin: backups.OriginExternal, Location: hvloc.ID(loc)})
 	}
 	return out, nil
 }

@@ -9,6 +9,7 @@ package inventory
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -32,6 +33,9 @@ type SyncResult struct {
 	// adopted, and of those gone from the hypervisor that it removed.
 	Backups    SyncBackups `json:"backups"`
 	DurationMS int64       `json:"duration_ms"`
+	// Unavailable names the locations whose inventory could not be read: their
+	// records were left as they were (absent: every location answered).
+	Unavailable []string `json:"locations_unavailable,omitempty"`
 }
 
 // SyncBackups counts what a sync changed of the backup records.
@@ -175,51 +179,94 @@ func (c *Inventory) Sync(ctx context.Context) (SyncResult, error) {
 	return kit.Ask[SyncResult](ctx, c.kind, syncEntityID, &runSync{Deadline: deadline})
 }
 
-// run is one sync, on the member where the sync entity is active.
+// run is one sync, on the member where the sync entity is active. Every location's
+// inventory is read at once; each location that answers is reconciled, and one that
+// does not is left as it was: none of its machines, nodes, templates or backups is
+// marked gone for its silence (its records keep their last state, and its nodes raise
+// no alert for it), and the result names it. The sync fails only when no location
+// answers.
 func (c *Inventory) run(ctx context.Context) (SyncResult, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	start := time.Now()
-	// The default location's inventory alone: the records know no location yet
-	// (vmids and node names repeat across clusters, so the vmid index and the node
-	// records must first be kept per location), no machine is made elsewhere yet, and
-	// a location that does not answer must not fail the default one's sync.
-	inv, err := hvloc.DefaultOf(c.driver).Inventory(ctx)
-	if err != nil {
-		return SyncResult{}, err
+	all := hvloc.InventoriesOf(ctx, c.driver)
+	var (
+		res      SyncResult
+		answered []hvloc.LocationInventory
+		failed   []error
+	)
+	for _, li := range all {
+		if li.Err != nil {
+			res.Unavailable = append(res.Unavailable, hvloc.Name(li.Location))
+			failed = append(failed, &hvloc.LocationError{Location: li.Location, Err: li.Err})
+			continue
+		}
+		answered = append(answered, li)
 	}
-	var res SyncResult
-	res.Nodes = len(inv.Nodes)
+	if len(answered) == 0 {
+		if len(all) == 1 {
+			return SyncResult{}, all[0].Err // one cluster: its own error, as before locations
+		}
+		return SyncResult{}, errors.Join(failed...)
+	}
+	if len(failed) > 0 {
+		c.log.Warn("sync: locations did not answer; their records stay as they were",
+			zap.Strings("locations", res.Unavailable), zap.Error(errors.Join(failed...)))
+	}
+	if err := c.syncNodes(ctx, answered, &res); err != nil {
+		return res, err
+	}
+	if err := c.syncTemplates(ctx, answered); err != nil {
+		return res, err
+	}
+	var firstErr error
+	for _, li := range answered {
+		if err := c.syncMachines(ctx, li, start, &res); err != nil && firstErr == nil {
+			firstErr = err
+		}
+	}
+	res.DurationMS = time.Since(start).Milliseconds()
+	return res, firstErr
+}
 
-	// Nodes.
-	seenNodes := map[string]bool{}
-	for _, n := range inv.Nodes {
-		seenNodes[n.ID] = true
-		if _, err := c.nodes.Observe(ctx, n); err != nil {
-			return res, err
+// syncNodes brings the node records of the locations that answered in line with their
+// inventories; a node of a location that did not answer keeps its record.
+func (c *Inventory) syncNodes(ctx context.Context, answered []hvloc.LocationInventory, res *SyncResult) error {
+	seen := map[string]bool{}
+	reached := map[string]bool{}
+	for _, li := range answered {
+		reached[li.Location] = true
+		res.Nodes += len(li.Inventory.Nodes)
+		for _, n := range li.Inventory.Nodes {
+			n.Location = li.Location
+			seen[capacity.NodeID(n.Location, n.ID)] = true
+			if _, err := c.nodes.Observe(ctx, n); err != nil {
+				return err
+			}
 		}
 	}
 	known, err := c.nodes.Known(ctx)
 	if err != nil {
-		return res, err
+		return err
 	}
-	for _, id := range known {
-		if seenNodes[id] {
+	for id, loc := range known {
+		if seen[id] || !reached[loc] {
 			continue
 		}
 		if _, err := c.nodes.Vanish(ctx, id); err != nil {
-			return res, err
+			return err
 		}
 	}
+	return nil
+}
 
-	if err := c.syncTemplates(ctx, inv.Templates); err != nil {
-		return res, err
-	}
-
-	// Machines, matched by vmid.
-	vmids, err := c.machines.VMIDs(ctx)
+// syncMachines reconciles the machines of one location that answered, matched by
+// vmid within it, then its backups.
+func (c *Inventory) syncMachines(ctx context.Context, li hvloc.LocationInventory, start time.Time, res *SyncResult) error {
+	inv := li.Inventory
+	vmids, err := c.machines.VMIDs(ctx, li.Location)
 	if err != nil {
-		return res, err
+		return err
 	}
 	c.countTraffic(ctx, start, inv.Traffic, vmids)
 	type job struct {
@@ -252,6 +299,7 @@ func (c *Inventory) run(ctx context.Context) (SyncResult, error) {
 	var jobs []job
 	nFresh := 0
 	for _, hm := range inv.Machines {
+		hm.Location = li.Location
 		if id, ok := vmids[hm.VMID]; ok {
 			delete(vmids, hm.VMID)
 			// A machine on an offline node keeps its last known record: the hypervisor
@@ -280,9 +328,9 @@ func (c *Inventory) run(ctx context.Context) (SyncResult, error) {
 		jobs = append(jobs, job{id: id, at: start.UTC()})
 	}
 	added, err := c.machines.Adopt(ctx, fresh)
-	res.Machines.Added = added
+	res.Machines.Added += added
 	if err != nil {
-		return res, err
+		return err
 	}
 	var (
 		mu       sync.Mutex
@@ -307,7 +355,9 @@ func (c *Inventory) run(ctx context.Context) (SyncResult, error) {
 				// (a task may have just stopped the machine), so the machine's live
 				// state (Proxmox: status/current) decides, as of the moment it is read.
 				at := time.Now()
-				if live, err := c.driver.Machine(ctx, hypervisor.Ref{VMID: j.m.VMID, Node: j.m.Node}); err == nil {
+				ref := hypervisor.Ref{VMID: j.m.VMID, Node: j.m.Node, Location: li.Location}
+				if live, err := c.driver.Machine(ctx, ref); err == nil {
+					live.Location = li.Location
 					j.m, j.at = &live, at
 				}
 			}
@@ -338,10 +388,12 @@ func (c *Inventory) run(ctx context.Context) (SyncResult, error) {
 	wg.Wait()
 	if firstErr == nil && inv.BackupsListed {
 		// After the machines: an archive's machine adopted just now is known.
-		res.Backups.Adopted, res.Backups.Removed, firstErr = c.adoptBackups(ctx, inv.Backups)
+		var a, r int
+		a, r, firstErr = c.adoptBackups(ctx, li.Location, inv.Backups)
+		res.Backups.Adopted += a
+		res.Backups.Removed += r
 	}
-	res.DurationMS = time.Since(start).Milliseconds()
-	return res, firstErr
+	return firstErr
 }
 
 // RunPeriodic syncs at every interval until Stop, which cancels a sync in flight: its

@@ -7,6 +7,7 @@ import (
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
+	hvloc "github.com/vmplane/vmplane/hypervisor/locations"
 	"github.com/vmplane/vmplane/persistence"
 )
 
@@ -15,25 +16,47 @@ func templateKey(id string) []byte { return persistence.Key("template", id) }
 
 const templateVersion = 1
 
-// syncTemplates makes the stored templates those of the hypervisor. Templates are
+// TemplateID is the id of the template id of the location tagged loc, as the records
+// and the API name it: the hypervisor's id in the default location, id@location in
+// the others, as node ids (capacity.NodeID), because every cluster may have its own
+// "debian-12". The dispatcher takes either form for the location it routes to.
+func TemplateID(loc, id string) string {
+	if loc == "" {
+		return id
+	}
+	return id + "@" + loc
+}
+
+// syncTemplates makes the stored templates those of the locations that answered; a
+// location that did not keeps its templates as they were. Templates are
 // hypervisor-owned reference data with no actor: only sync, run by the one sync entity
 // and serialised by mu, writes them.
-func (c *Inventory) syncTemplates(ctx context.Context, ts []hypervisor.Template) error {
+func (c *Inventory) syncTemplates(ctx context.Context, answered []hvloc.LocationInventory) error {
 	b := new(persistence.Batch)
 	seen := map[string]bool{}
-	for _, t := range ts {
-		seen[t.ID] = true
-		val, err := persistence.Encode(templateVersion, t)
-		if err != nil {
-			return err
+	reached := map[string]bool{}
+	for _, li := range answered {
+		reached[li.Location] = true
+		for _, t := range li.Inventory.Templates {
+			t.ID, t.Location = TemplateID(li.Location, t.ID), li.Location
+			seen[t.ID] = true
+			val, err := persistence.Encode(templateVersion, t)
+			if err != nil {
+				return err
+			}
+			if old, err := c.store.Get(ctx, templateKey(t.ID)); err == nil && string(old) == string(val) {
+				continue
+			}
+			b.Put(templateKey(t.ID), val)
 		}
-		if old, err := c.store.Get(ctx, templateKey(t.ID)); err == nil && string(old) == string(val) {
-			continue
-		}
-		b.Put(templateKey(t.ID), val)
 	}
-	err := c.store.Scan(ctx, persistence.Prefix("template"), nil, 0, func(k, _ []byte) error {
-		if !seen[string(k[len(persistence.Prefix("template")):])] {
+	prefix := persistence.Prefix("template")
+	err := c.store.Scan(ctx, prefix, nil, 0, func(k, v []byte) error {
+		var t hypervisor.Template
+		if _, err := persistence.Decode(v, &t); err != nil {
+			t.Location = "" // unreadable: the default location's to replace
+		}
+		if !seen[string(k[len(prefix):])] && reached[t.Location] {
 			b.Del(append([]byte{}, k...))
 		}
 		return nil

@@ -37,7 +37,7 @@ func TestSyncCountsTraffic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	vmids, err := s.Machines.VMIDs(ctx)
+	vmids, err := s.Machines.VMIDs(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -72,7 +72,7 @@ func (b *Backups) Orphan(ctx context.Context, tenantID, machineID string, task *
 	if err != nil || m.VMID == 0 {
 		return nil
 	}
-	list, err := b.sys.driver.Backups(ctx, hypervisor.Ref{VMID: m.VMID, Node: m.Node})
+	list, err := b.sys.driver.Backups(ctx, m.Ref())
 	if err != nil {
 		return nil
 	}

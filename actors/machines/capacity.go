@@ -23,7 +23,12 @@ func newAllocations(store persistence.Store) *capacity.Allocations {
 		if _, err := persistence.Decode(v, &rec); err != nil {
 			return "", "", capacity.Size{}, err
 		}
-		return rec.ID, rec.Node, capacity.Size{CPUCores: rec.CPUCores, MemoryMB: rec.MemoryMB, DiskGB: rec.DiskGB}, nil
+		node := rec.Node
+		if node != "" {
+			// By node id: node names repeat across locations (capacity.NodeID).
+			node = capacity.NodeID(string(rec.Location), node)
+		}
+		return rec.ID, node, capacity.Size{CPUCores: rec.CPUCores, MemoryMB: rec.MemoryMB, DiskGB: rec.DiskGB}, nil
 	})
 }
 

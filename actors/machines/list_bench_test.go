@@ -132,7 +132,7 @@ func fillMachines(b *testing.B, store persistence.Store, n, tenants int) []strin
 		if err != nil {
 			b.Fatal(err)
 		}
-		batch.Put(machineKey(rec.ID), val).Put(vmidKey(rec.VMID), []byte(rec.ID)).Put(tenantKey(tenant, rec.ID), tenantIndexValue(&rec))
+		batch.Put(machineKey(rec.ID), val).Put(vmidKey(rec.Location, rec.VMID), []byte(rec.ID)).Put(tenantKey(tenant, rec.ID), tenantIndexValue(&rec))
 		putNodeState(batch, nil, &rec)
 		ids = append(ids, rec.ID)
 		if len(ids)%1000 == 0 || i == n-1 {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -195,7 +196,18 @@ func putTenantIndex(b *persistence.Batch, prev *record, next *record) {
 		b.Put(tenantKey(is, next.ID), tenantIndexValue(next))
 	}
 }
-func vmidKey(vmid int) []byte { return persistence.Key("vm-vmid", strconv.Itoa(vmid)) }
+func vmidKey(loc hvloc.ID, vmid int) []byte {
+	if loc == "" {
+		return persistence.Key("vm-vmid", strconv.Itoa(vmid))
+	}
+	return persistence.Key("vm-vmid-at", string(loc), strconv.Itoa(vmid))
+}
+
+// Ref is the machine as its location's hypervisor knows it: vmids and node names are
+// unique within one location only, and the ref's location routes every call.
+func (m *Machine) Ref() hypervisor.Ref {
+	return hypervisor.Ref{VMID: m.VMID, Node: m.Node, Location: string(m.Location)}
+}
 
 // Operation is one change of a machine, run on the hypervisor as a task.
 type Operation struct {
@@ -474,6 +486,7 @@ func (m *Machines) Resolve(ctx context.Context, id string) (string, error) {
 		return "", apierr.NotFound("machine", id)
 	}
 	if _, err := strconv.Atoi(id); err == nil {
+		// The default location's vmid: another location's repeat them.
 		v, err := m.sys.store.Get(ctx, persistence.Key("vm-vmid", id))
 		if errors.Is(err, persistence.ErrNotFound) {
 			return "", apierr.NotFound("machine", id)
@@ -522,8 +535,13 @@ func (m *Machines) start(ctx context.Context, id string, op Operation, tenant *s
 	if err := m.precheckSnapshot(ctx, ref.Ref, op); err != nil {
 		return tasks.Task{}, err
 	}
+	if op.Type == OpMigrate && ref.Ref.Location != "" {
+		// The node as the machine's location names it; its record's id is
+		// name@location (capacity.NodeID), which the caller may have sent.
+		op.TargetNode = strings.TrimSuffix(op.TargetNode, "@"+ref.Ref.Location)
+	}
 	if op.Type == OpMigrate || op.Type == OpReinstall {
-		if err := m.precheck(ctx, ref.ID, op); err != nil {
+		if err := m.precheck(ctx, ref.ID, ref.Ref.Location, op); err != nil {
 			return tasks.Task{}, err
 		}
 	}
@@ -534,12 +552,12 @@ func (m *Machines) start(ctx context.Context, id string, op Operation, tenant *s
 }
 
 // precheck validates what an operation names outside the machine: the target node of a
-// migration must exist (400) and be online (409); a reinstall's template must exist,
-// and be one the machine's plan offers.
-func (m *Machines) precheck(ctx context.Context, id string, op Operation) error {
+// migration must exist in the machine's location loc (400) and be online (409); a
+// reinstall's template must exist, and be one the machine's plan offers.
+func (m *Machines) precheck(ctx context.Context, id, loc string, op Operation) error {
 	switch op.Type {
 	case OpMigrate:
-		n, err := m.sys.Nodes.Get(ctx, op.TargetNode)
+		n, err := m.sys.Nodes.Get(ctx, capacity.NodeID(loc, op.TargetNode))
 		if errors.Is(err, apierr.ErrNotFound) {
 			return apierr.Invalid(apierr.Field("target_node", "no node %s", op.TargetNode))
 		}
@@ -733,9 +751,7 @@ func (e *machineEntity) Handle(ctx *kit.Ctx, msg any) {
 	}
 }
 
-func (e *machineEntity) ref() hypervisor.Ref {
-	return hypervisor.Ref{VMID: e.rec.VMID, Node: e.rec.Node}
-}
+func (e *machineEntity) ref() hypervisor.Ref { return e.rec.Ref() }
 
 func (e *machineEntity) start(ctx *kit.Ctx, m *startOp) {
 	if !kit.InScope(m.Tenant, e.rec.TenantID) {
@@ -840,15 +856,16 @@ func (e *machineEntity) saveWith(next *record, task *tasks.Task, cause string, s
 		return err
 	}
 	var displaced string
+	moved := e.rec == nil || e.rec.VMID != next.VMID || e.rec.Location != next.Location
 	if next.VMID != 0 {
-		if e.rec == nil || e.rec.VMID != next.VMID {
-			displaced = e.vmidHolder(next.VMID)
+		if moved {
+			displaced = e.vmidHolder(next.Location, next.VMID)
 		}
-		b.Put(vmidKey(next.VMID), []byte(e.id))
+		b.Put(vmidKey(next.Location, next.VMID), []byte(e.id))
 	}
-	released := 0
-	if e.rec != nil && e.rec.VMID != next.VMID {
-		released = e.rec.VMID
+	released, releasedAt := 0, hvloc.ID("")
+	if e.rec != nil && moved {
+		released, releasedAt = e.rec.VMID, e.rec.Location
 	}
 	putTenantIndex(b, e.rec, next)
 	if task != nil {
@@ -856,7 +873,7 @@ func (e *machineEntity) saveWith(next *record, task *tasks.Task, cause string, s
 			return err
 		}
 	}
-	if err := e.commitReleasing(b, released, countDelta(e.rec, next)); err != nil {
+	if err := e.commitReleasing(b, releasedAt, released, countDelta(e.rec, next)); err != nil {
 		return err
 	}
 	if displaced != "" {
@@ -879,16 +896,16 @@ func (e *machineEntity) saveWith(next *record, task *tasks.Task, cause string, s
 	return nil
 }
 
-// commitReleasing commits b and, with it, deletes vmid's index key if the key still
-// names this record (vmid 0: none), and moves the usage counters by d (countDelta).
+// commitReleasing commits b and, with it, deletes the index key of vmid in location
+// loc if the key still names this record (vmid 0: none), and moves the usage counters by d (countDelta).
 // Another record may hold the vmid by now (the hypervisor gave it to a new machine,
 // see save): its key stays.
-func (e *machineEntity) commitReleasing(b *persistence.Batch, vmid int, d map[string]counters.Usage) error {
+func (e *machineEntity) commitReleasing(b *persistence.Batch, loc hvloc.ID, vmid int, d map[string]counters.Usage) error {
 	return e.ms.counters.Commit(b, d, func(b *persistence.Batch) error {
 		if vmid == 0 {
 			return e.sys.rt.Commit(b)
 		}
-		key := vmidKey(vmid)
+		key := vmidKey(loc, vmid)
 		with := &persistence.Batch{Ops: slices.Clone(b.Ops), Conds: slices.Clone(b.Conds)}
 		with.Del(key).Require(persistence.IfValue(key, []byte(e.id)))
 		err := e.sys.rt.Commit(with)
@@ -901,11 +918,12 @@ func (e *machineEntity) commitReleasing(b *persistence.Batch, vmid int, d map[st
 	})
 }
 
-// vmidHolder is the id of another record that holds vmid in the index, or "".
-func (e *machineEntity) vmidHolder(vmid int) string {
+// vmidHolder is the id of another record that holds vmid of location loc in the
+// index, or "".
+func (e *machineEntity) vmidHolder(loc hvloc.ID, vmid int) string {
 	ctx, cancel := e.sys.rt.Work()
 	defer cancel()
-	v, err := e.sys.store.Get(ctx, vmidKey(vmid))
+	v, err := e.sys.store.Get(ctx, vmidKey(loc, vmid))
 	if err != nil || string(v) == e.id {
 		return ""
 	}
@@ -1181,7 +1199,7 @@ func (e *machineEntity) remove(task *tasks.Task) {
 		e.sys.log.Error("cannot record the task's end in the audit log", zap.Error(err))
 		return
 	}
-	if err := e.commitReleasing(b, e.rec.VMID, countDelta(e.rec, nil)); err != nil {
+	if err := e.commitReleasing(b, e.rec.Location, e.rec.VMID, countDelta(e.rec, nil)); err != nil {
 		e.sys.log.Error("cannot remove destroyed machine", zap.String("machine_id", e.id), zap.Error(err))
 		return
 	}
@@ -1245,6 +1263,11 @@ func (e *machineEntity) observe(m *observe) bool {
 	if e.rec.TaskID != nil {
 		return false
 	}
+	if hvloc.ID(m.M.Location) != e.rec.Location {
+		// Another location's machine of the same vmid: never this one's (a machine
+		// does not leave its cluster).
+		return false
+	}
 	if !m.At.IsZero() && m.At.Before(e.rec.StateAt) {
 		return false
 	}
@@ -1284,7 +1307,7 @@ func (e *machineEntity) vanish(at time.Time) bool {
 		e.sys.log.Error("cannot release the addresses of a vanished machine", zap.String("machine_id", e.id), zap.Error(err))
 		return false
 	}
-	if err := e.commitReleasing(b, e.rec.VMID, countDelta(e.rec, nil)); err != nil {
+	if err := e.commitReleasing(b, e.rec.Location, e.rec.VMID, countDelta(e.rec, nil)); err != nil {
 		e.sys.log.Error("cannot remove vanished machine", zap.String("machine_id", e.id), zap.Error(err))
 		return false
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/vmplane/vmplane/actors/machines/capacity"
 	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/hypervisor"
+	hvloc "github.com/vmplane/vmplane/hypervisor/locations"
 	"github.com/vmplane/vmplane/persistence"
 )
 
@@ -19,10 +20,11 @@ import (
 // handed to the entity that owns the record, and the adoption of machines the store
 // does not know yet. Machine and node records stay this package's alone.
 
-// VMIDs returns the record id of every machine the store knows, by its vmid.
-func (m *Machines) VMIDs(ctx context.Context) (map[int]string, error) {
+// VMIDs returns the record id of every machine the store knows in the location
+// tagged loc ("": the default), by its vmid: vmids repeat across locations.
+func (m *Machines) VMIDs(ctx context.Context, loc string) (map[int]string, error) {
 	known := map[int]string{}
-	prefix := persistence.Prefix("vm-vmid")
+	prefix := vmidPrefix(hvloc.ID(loc))
 	err := m.sys.store.Scan(ctx, prefix, nil, 0, func(k, v []byte) error {
 		vmid, err := strconv.Atoi(string(k[len(prefix):]))
 		if err == nil {
@@ -33,8 +35,18 @@ func (m *Machines) VMIDs(ctx context.Context) (map[int]string, error) {
 	return known, err
 }
 
+// vmidPrefix is the prefix of the vmid index of the location loc: vm-vmid/ for the
+// default one (as before there were locations), vm-vmid-at/<loc>/ for the others.
+func vmidPrefix(loc hvloc.ID) []byte {
+	if loc == "" {
+		return persistence.Prefix("vm-vmid")
+	}
+	return persistence.Prefix("vm-vmid-at", string(loc))
+}
+
 // Observe hands a machine's entity what the hypervisor reports of it, as of at at
-// the earliest (zero: now), and reports whether its record changed.
+// the earliest (zero: now), and reports whether its record changed. An observation
+// of another location than the record's (hm.Location) changes nothing.
 func (m *Machines) Observe(ctx context.Context, id string, hm hypervisor.Machine, at time.Time) (bool, error) {
 	r, err := kit.Ask[capacity.Changed](ctx, m.kind, id, &observe{M: hm, At: at})
 	return r.Changed, err
@@ -72,11 +84,12 @@ const adoptBatch = 256
 const adoptTries = 3
 
 // Adopt records machines found on the hypervisor (the sync), without a tenant, and
-// returns how many it recorded. No actor exists for a new record yet, so the records
+// returns how many it recorded. Each record is in its machine's location (hm.Location,
+// as the dispatcher tags it). No actor exists for a new record yet, so the records
 // are written here in batches, as a tenant's create writes its new machine's record,
 // and no actor is woken: a first sync of a large cluster does not hold every machine
 // in memory. Each adoption requires its
-// vm-vmid/<vmid> index key to be absent, in the same transaction as the record: a
+// vmid index key (vmidKey: per location) to be absent, in the same transaction as the record: a
 // vmid is adopted once even if two syncs ever overlap (on two members of a cluster, or
 // with a create that recorded its vmid since the inventory was read). A batch refused
 // for that is written again without the machines now known.
@@ -124,13 +137,14 @@ func (m *Machines) adoptChunk(chunk []hypervisor.Machine) ([]Machine, error) {
 	recs := make([]Machine, 0, len(chunk))
 	now := time.Now().UTC()
 	for _, hm := range chunk {
-		rec := record{Machine: Machine{ID: persistence.NewID(), CreatedAt: now, UpdatedAt: now}}
+		rec := record{Machine: Machine{ID: persistence.NewID(), CreatedAt: now, UpdatedAt: now, Location: hvloc.ID(hm.Location)}}
 		applyObserved(&rec.Machine, hm)
 		val, err := persistence.Encode(recordVersion, &rec)
 		if err != nil {
 			return nil, err
 		}
-		b.Put(machineKey(rec.ID), val).Put(vmidKey(hm.VMID), []byte(rec.ID)).Require(persistence.IfAbsent(vmidKey(hm.VMID)))
+		key := vmidKey(rec.Location, hm.VMID)
+		b.Put(machineKey(rec.ID), val).Put(key, []byte(rec.ID)).Require(persistence.IfAbsent(key))
 		putNodeState(b, nil, &rec)
 		recs = append(recs, rec.Machine)
 	}
@@ -144,7 +158,7 @@ func (m *Machines) adoptChunk(chunk []hypervisor.Machine) ([]Machine, error) {
 func (m *Machines) unknown(ctx context.Context, ms []hypervisor.Machine) ([]hypervisor.Machine, error) {
 	out := ms[:0:0]
 	for _, hm := range ms {
-		_, err := m.sys.store.Get(ctx, vmidKey(hm.VMID))
+		_, err := m.sys.store.Get(ctx, vmidKey(hvloc.ID(hm.Location), hm.VMID))
 		switch {
 		case errors.Is(err, persistence.ErrNotFound):
 			out = append(out, hm)

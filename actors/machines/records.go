@@ -12,6 +12,7 @@ import (
 	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
+	hvloc "github.com/vmplane/vmplane/hypervisor/locations"
 	"github.com/vmplane/vmplane/persistence"
 )
 
@@ -139,7 +140,7 @@ func (m *Machines) AddCreateAs(ctx context.Context, b *persistence.Batch, id, te
 	rec := &record{Machine: Machine{ID: id, Addresses: slices.Clone(spec.Addresses), Name: spec.Name, TenantID: &tenant, Node: spec.Node, PlanID: planID,
 		Status: StatusProvisioning, CPUCores: spec.CPUCores, MemoryMB: spec.MemoryMB, DiskGB: spec.DiskGB,
 		Disks: []hypervisor.Disk{}, Interfaces: []hypervisor.Interface{}, TemplateID: spec.TemplateID,
-		CreatedAt: now, UpdatedAt: now}}
+		Location: hvloc.ID(hvloc.Tag(spec.Location)), CreatedAt: now, UpdatedAt: now}}
 	return m.addProvisioning(ctx, b, rec, Operation{Type: OpCreate, Create: &spec})
 }
 
@@ -179,7 +180,8 @@ func (m *Machines) Created(c *Creation) {
 	m.Provision(c.Machine.ID, c.op)
 }
 
-// Seed puts into b the record of machine m and its indexes (tenant, vmid) as a sync
+// Seed puts into b the record of machine m and its indexes (tenant, vmid in its
+// location) as a sync
 // adopting it would write them. It exists for other packages' tests, which need
 // machines in states (error, crashed, long-lived) that a real run takes minutes to reach
 // and must not write machine records themselves. It does not move the tenant's usage
@@ -193,7 +195,7 @@ func Seed(b *persistence.Batch, m Machine) error {
 	}
 	b.Put(machineKey(m.ID), val)
 	if m.VMID != 0 {
-		b.Put(vmidKey(m.VMID), []byte(m.ID))
+		b.Put(vmidKey(m.Location, m.VMID), []byte(m.ID))
 	}
 	putTenantIndex(b, nil, rec)
 	return nil

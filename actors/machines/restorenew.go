@@ -66,7 +66,7 @@ func (m *Machines) AddRestoreAs(ctx context.Context, b *persistence.Batch, id, t
 	rec := &record{Machine: Machine{ID: id, Addresses: slices.Clone(r.Addresses), Name: name, TenantID: &tenant, Node: node, PlanID: s.PlanID,
 		Status: StatusProvisioning, CPUCores: s.CPUCores, MemoryMB: s.MemoryMB, DiskGB: s.DiskGB,
 		Disks: []hypervisor.Disk{}, Interfaces: []hypervisor.Interface{}, TemplateID: s.TemplateID,
-		CreatedAt: now, UpdatedAt: now}}
+		Location: hvloc.ID(hvloc.Tag(r.From.Location)), CreatedAt: now, UpdatedAt: now}}
 	return m.addProvisioning(ctx, b, rec, Operation{Type: OpRestoreNew, Restore: &r})
 }
 
@@ -87,7 +87,8 @@ func restoreNew(ctx context.Context, d hypervisor.Driver, op Operation) (hypervi
 	}
 	result := map[string]any{"vmid": hm.VMID, "node": hm.Node, "backup_id": r.BackupID}
 	if r.StartAfter && hm.State != hypervisor.StateRunning {
-		ref := hypervisor.Ref{VMID: hm.VMID, Node: hm.Node}
+		// In the backup's location, where the dispatcher restored it (hm.Location).
+		ref := hypervisor.Ref{VMID: hm.VMID, Node: hm.Node, Location: hm.Location}
 		if err := d.Power(ctx, ref, hypervisor.ActionStart); err != nil {
 			return hm, result, err
 		}
@@ -117,19 +118,24 @@ func (m *Machines) settleMachine(ctx context.Context, ref hypervisor.Ref, op *Op
 	if ref.VMID != 0 || !provisions(op) || name == "" {
 		return m.sys.driver.Machine(ctx, ref)
 	}
-	// The default location's: restores run there alone, and another location's
-	// machines, which no record knows, could bear the name.
-	inv, err := hvloc.DefaultOf(m.sys.driver).Inventory(ctx)
+	// The machine's own location's: another location's machines, whose vmids the
+	// index of this one does not hold, could bear the name.
+	drv, err := hvloc.LocationOf(m.sys.driver, ref.Location)
 	if err != nil {
 		return hypervisor.Machine{}, err
 	}
-	known, err := m.VMIDs(ctx)
+	inv, err := drv.Inventory(ctx)
+	if err != nil {
+		return hypervisor.Machine{}, err
+	}
+	known, err := m.VMIDs(ctx, ref.Location)
 	if err != nil {
 		return hypervisor.Machine{}, err
 	}
 	var found []hypervisor.Machine
 	for _, hm := range inv.Machines {
 		if _, ok := known[hm.VMID]; !ok && hm.Name == name {
+			hm.Location = ref.Location // read from the location's own driver: untagged
 			found = append(found, hm)
 		}
 	}

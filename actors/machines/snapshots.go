@@ -262,7 +262,7 @@ func onDemandBackup(rec *record, op *Operation, task *tasks.Task) *backups.Backu
 	x := res.Backup
 	return &backups.Backup{ID: task.ID, BackupID: x.ID, MachineID: rec.ID, TenantID: *rec.TenantID, VMID: x.VMID, Node: x.Node,
 		Storage: x.Storage, Mode: string(x.Mode), SizeBytes: x.SizeBytes, CreatedAt: x.CreatedAt.UTC(),
-		TaskID: kit.Ptr(task.ID), Origin: backups.OriginOnDemand, Note: op.Note}
+		TaskID: kit.Ptr(task.ID), Origin: backups.OriginOnDemand, Note: op.Note, Location: rec.Location}
 }
 
 // Quotas of backups and snapshots are counted from records (and the tasks in flight,

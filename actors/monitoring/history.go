@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/actors/machines/capacity"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/persistence"
@@ -305,17 +306,19 @@ func (h *History) yearBuckets(ctx context.Context, now time.Time) ([]usageBucket
 	var firstErr error
 	answered := 0
 	for _, n := range inv.Nodes {
+		// Named as the node records name them: name@location outside the default.
+		id := capacity.NodeID(n.Location, n.ID)
 		if n.Status == hypervisor.NodeOffline {
-			missing = append(missing, n.ID)
+			missing = append(missing, id)
 			continue
 		}
 		g, err := h.sys.driver.Usage(ctx, hypervisor.UsageQuery{Scope: hypervisor.ScopeNode,
-			Ref: hypervisor.Ref{Node: n.ID}, Timeframe: hypervisor.TimeframeYear, End: now})
+			Ref: hypervisor.Ref{Node: n.ID, Location: n.Location}, Timeframe: hypervisor.TimeframeYear, End: now})
 		if err != nil {
 			if cerr := ctx.Err(); cerr != nil {
 				return nil, hypervisor.ContextError(cerr)
 			}
-			missing = append(missing, n.ID)
+			missing = append(missing, id)
 			if firstErr == nil {
 				firstErr = err
 			}

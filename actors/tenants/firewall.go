@@ -714,7 +714,7 @@ func (e *tenantEntity) pushTargets() ([]pushTarget, error) {
 		if m.VMID == 0 || (!e.push.all && !e.push.dirty[m.ID]) {
 			continue
 		}
-		t := pushTarget{machineID: m.ID, ref: hypervisor.Ref{VMID: m.VMID, Node: m.Node}, rules: []hypervisor.FirewallRule{}}
+		t := pushTarget{machineID: m.ID, ref: m.Ref(), rules: []hypervisor.FirewallRule{}}
 		for _, r := range e.rules {
 			if r.MachineID != nil && *r.MachineID != m.ID {
 				continue

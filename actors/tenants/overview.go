@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/capacity"
 
 	"go.uber.org/zap"
 
@@ -62,8 +63,9 @@ func (t *Tenants) Overview(ctx context.Context, tenant string) (Overview, error)
 		case machines.StatusStopped:
 			o.Machines.Stopped++
 		}
-		if offline[m.Node] && !slices.Contains(o.MissingNodes, m.Node) {
-			o.MissingNodes = append(o.MissingNodes, m.Node)
+		// Node records of other locations are name@location (capacity.NodeID).
+		if node := capacity.NodeID(string(m.Location), m.Node); offline[node] && !slices.Contains(o.MissingNodes, node) {
+			o.MissingNodes = append(o.MissingNodes, node)
 		}
 	}
 	sort.Strings(o.MissingNodes)
@@ -148,16 +150,16 @@ func (t *Tenants) UsageTrends(ctx context.Context, tenant string, days int, now 
 				mu.Lock()
 				defer mu.Unlock()
 				missing = append(missing, m.ID)
-				missingN[m.Node] = true
+				missingN[capacity.NodeID(string(m.Location), m.Node)] = true
 			})
 			g, err := t.sys.driver.Usage(ctx, hypervisor.UsageQuery{Scope: hypervisor.ScopeMachine,
-				Ref: hypervisor.Ref{VMID: m.VMID, Node: m.Node}, Timeframe: tf, End: now})
+				Ref: m.Ref(), Timeframe: tf, End: now})
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
 				t.sys.log.Debug("usage trends: machine left out", zap.String("machine_id", m.ID), zap.Error(err))
 				missing = append(missing, m.ID)
-				missingN[m.Node] = true
+				missingN[capacity.NodeID(string(m.Location), m.Node)] = true
 				return
 			}
 			width := step

@@ -5,10 +5,12 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"strings"
 
 	"github.com/vmplane/vmplane/actors/addresses"
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/capacity"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/persistence"
@@ -82,8 +84,13 @@ func (t *Tenants) RestoreNew(ctx context.Context, id string, req RestoreNewReque
 	if len(f) > 0 {
 		return Provisioned{}, apierr.Invalid(f...)
 	}
+	if loc := string(b.Location); req.Node != "" && loc != "" {
+		// A node of the backup's location, where the archive is: named there
+		// without the @location of its record's id (capacity.NodeID).
+		req.Node = strings.TrimSuffix(req.Node, "@"+loc)
+	}
 	if req.Node != "" {
-		n, err := t.sys.Nodes.Get(ctx, req.Node)
+		n, err := t.sys.Nodes.Get(ctx, capacity.NodeID(string(b.Location), req.Node))
 		if errors.Is(err, apierr.ErrNotFound) {
 			return Provisioned{}, apierr.Invalid(apierr.Field("node", "no node %s", req.Node))
 		}
@@ -94,7 +101,7 @@ func (t *Tenants) RestoreNew(ctx context.Context, id string, req RestoreNewReque
 			return Provisioned{}, apierr.New(apierr.ErrInvalidState, "node %s is %s", n.ID, n.Status)
 		}
 	}
-	msg := &restoreMachine{Target: machines.RestoreTarget{From: hypervisor.Ref{VMID: b.VMID, Node: b.Node}, BackupID: b.ID,
+	msg := &restoreMachine{Target: machines.RestoreTarget{From: b.Ref(), BackupID: b.ID,
 		Archive: b.BackupID, Name: req.Name, Node: req.Node, StartAfter: req.StartAfter},
 		Name: req.Name, Node: req.Node, Stamp: st}
 	if msg.Node == "" {

@@ -30,6 +30,9 @@ type Backup struct {
 	Origin string `json:"origin"`
 	// Note is what the user wrote when asking for it.
 	Note string `json:"note"`
+	// LocationID is the hypervisor cluster that holds the archive, its machine's
+	// ("default": the one the server's settings configure).
+	LocationID string `json:"location_id"`
 }
 
 // RestoreNewSpec says where a backup is restored as a new machine; every field may be

@@ -159,6 +159,9 @@ type Template struct {
 	// Node is the one node that can make machines from the template (its disks are on
 	// that node's local storage); empty: any node can.
 	Node string `json:"node,omitempty"`
+	// Location is the location (its id) that has the template; absent: the default
+	// one. Another location's template id is id@location.
+	Location string `json:"location,omitempty"`
 }
 
 // Disk is one disk of a machine.

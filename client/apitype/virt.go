@@ -45,6 +45,9 @@ type SyncResult struct {
 		Removed int64 `json:"removed"`
 	} `json:"backups"`
 	DurationMS int64 `json:"duration_ms"`
+	// LocationsUnavailable names the locations whose inventory could not be read:
+	// their machines, nodes and templates were left as they were.
+	LocationsUnavailable []string `json:"locations_unavailable,omitempty"`
 }
 
 // Console is a ticket for a machine's serial console: a websocket at Path (joined

@@ -145,17 +145,33 @@ func (d *Dispatcher) Locations() []string {
 	return out
 }
 
-// DefaultOf is the default location's driver of d when d is a dispatcher (whatever
-// view of it Driver gave), else d itself: for a caller that must read the inventory
-// of the one cluster its records know (the sync, a restore's settling) and not fail
-// when another location does not answer.
-func DefaultOf(d hypervisor.Driver) hypervisor.Driver {
-	if l, ok := d.(interface{ Default() hypervisor.Driver }); ok {
-		if def := l.Default(); def != nil {
-			return def
-		}
+// LocationOf is the driver of the location tagged tag of d when d is a dispatcher
+// (whatever view of it Driver gave), else d itself for the default location and
+// ErrLocationNotFound for any other: for a caller that must read one location's
+// inventory (a restore's settling reads the machine's own location's).
+func LocationOf(d hypervisor.Driver, tag string) (hypervisor.Driver, error) {
+	if l, ok := d.(interface {
+		Location(string) (hypervisor.Driver, error)
+	}); ok {
+		return l.Location(tag)
 	}
-	return d
+	if Tag(tag) == "" {
+		return d, nil
+	}
+	return nil, hypervisor.NewError(ErrLocationNotFound, "no location %q", tag)
+}
+
+// InventoriesOf reads every location's inventory of d (Dispatcher.Inventories) when d
+// is a dispatcher, else d's own as the default location's: the sync's read, which goes
+// on with the locations that answer.
+func InventoriesOf(ctx context.Context, d hypervisor.Driver) []LocationInventory {
+	if l, ok := d.(interface {
+		Inventories(context.Context) []LocationInventory
+	}); ok {
+		return l.Inventories(ctx)
+	}
+	inv, err := d.Inventory(ctx)
+	return []LocationInventory{{Inventory: inv, Err: err}}
 }
 
 // Location is the driver of the location id ("" or Default: the default one), or
@@ -346,6 +362,16 @@ func tagInventory(inv *hypervisor.Inventory, tag string) {
 	}
 }
 
+// localTemplate is a template id as the location tagged tag knows it: vmplane names
+// another location's templates id@location (their ids repeat across clusters), and
+// the location's driver knows the id alone.
+func localTemplate(id, tag string) string {
+	if tag == "" {
+		return id
+	}
+	return strings.TrimSuffix(id, "@"+tag)
+}
+
 // route is the driver of a ref's location and the tag its results carry.
 func (d *Dispatcher) route(location string) (hypervisor.Driver, string, error) {
 	drv, err := d.Location(location)
@@ -386,6 +412,7 @@ func (d *Dispatcher) Create(ctx context.Context, spec hypervisor.CreateSpec) (hy
 		return hypervisor.Machine{}, hypervisor.NewError(ErrLocationNotFound, "no location %q", spec.Location).WithKind(apierr.ErrInvalidRequest)
 	}
 	spec.Location = ""
+	spec.TemplateID = localTemplate(spec.TemplateID, tag)
 	m, err := drv.Create(ctx, spec)
 	return machine(m, tag, err)
 }
@@ -464,6 +491,7 @@ func (d *Dispatcher) Reinstall(ctx context.Context, ref hypervisor.Ref, spec hyp
 	if err != nil {
 		return hypervisor.Machine{}, err
 	}
+	spec.TemplateID = localTemplate(spec.TemplateID, tag)
 	m, err := drv.Reinstall(ctx, local(ref), spec)
 	return machine(m, tag, err)
 }

@@ -164,19 +164,50 @@ func TestISOsInEveryLocation(t *testing.T) {
 	hypervisortest.WantErr(t, "mount in fra after the delete", err, hypervisor.ErrISONotFound)
 }
 
-// TestDefaultOf: whatever view of a dispatcher a caller holds, DefaultOf finds the
-// default location's driver; a plain driver is its own.
-func TestDefaultOf(t *testing.T) {
-	d, def, _ := twoLocations(t)
-	if got := DefaultOf(d.Driver()); got != hypervisor.Driver(def) {
-		t.Errorf("DefaultOf(the file view): got %v; want the default sim", got)
+// TestLocationOfAndInventoriesOf: whatever view of a dispatcher a caller holds,
+// LocationOf finds a location's driver and InventoriesOf reads every location's
+// inventory, each tagged; a plain driver is the default location alone.
+func TestLocationOfAndInventoriesOf(t *testing.T) {
+	d, def, fra := twoLocations(t)
+	for _, view := range []hypervisor.Driver{d, d.Driver()} {
+		if got, err := LocationOf(view, "fra"); err != nil || got != hypervisor.Driver(fra) {
+			t.Errorf("LocationOf(%T, fra): %v, %v; want fra's sim", view, got, err)
+		}
+		if got, err := LocationOf(view, Default); err != nil || got != hypervisor.Driver(def) {
+			t.Errorf("LocationOf(%T, default): %v, %v; want the default sim", view, got, err)
+		}
+		all := InventoriesOf(bg, view)
+		if len(all) != 2 || all[0].Location != "" || all[1].Location != "fra" || all[1].Err != nil ||
+			len(all[1].Inventory.Nodes) != 2 || all[1].Inventory.Nodes[0].Location != "fra" {
+			t.Errorf("InventoriesOf(%T): %+v; want the default's, then fra's tagged", view, all)
+		}
 	}
-	if got := DefaultOf(d); got != hypervisor.Driver(def) {
-		t.Errorf("DefaultOf(the dispatcher): got %v; want the default sim", got)
+	if got, err := LocationOf(def, ""); err != nil || got != hypervisor.Driver(def) {
+		t.Errorf("LocationOf(a sim, default): %v, %v; want itself", got, err)
 	}
-	if got := DefaultOf(def); got != hypervisor.Driver(def) {
-		t.Errorf("DefaultOf(a sim): got %v; want itself", got)
+	_, err := LocationOf(def, "fra")
+	hypervisortest.WantErr(t, "LocationOf(a sim, fra)", err, ErrLocationNotFound)
+	if all := InventoriesOf(bg, def); len(all) != 1 || all[0].Location != "" || all[0].Err != nil {
+		t.Errorf("InventoriesOf(a sim): %+v; want its own as the default's", all)
 	}
+}
+
+// TestTemplateOfALocation: a create or a reinstall in a location may name its template
+// as vmplane lists it (id@location) or as the cluster knows it.
+func TestTemplateOfALocation(t *testing.T) {
+	d, _, _ := twoLocations(t)
+	s := spec("fra", "tagged")
+	s.TemplateID += "@fra"
+	m, err := d.Create(bg, s)
+	hypervisortest.WantErr(t, "create from tpl-debian-12@fra", err)
+	_, err = d.Reinstall(bg, hypervisor.Ref{VMID: m.VMID, Location: "fra"}, hypervisor.ReinstallSpec{TemplateID: "tpl-debian-12@fra"})
+	hypervisortest.WantErr(t, "reinstall from tpl-debian-12@fra", err)
+	_, err = d.Reinstall(bg, hypervisor.Ref{VMID: m.VMID, Location: "fra"}, hypervisor.ReinstallSpec{TemplateID: "tpl-debian-12"})
+	hypervisortest.WantErr(t, "reinstall from tpl-debian-12", err)
+	s = spec("", "home")
+	s.TemplateID += "@fra"
+	_, err = d.Create(bg, s)
+	hypervisortest.WantErr(t, "create in the default location from fra's template", err, hypervisor.ErrTemplateNotFound)
 }
 
 // TestIDJSON: a record's location reads as the default one when the field is absent

@@ -13,6 +13,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -253,6 +254,9 @@ func (n *Nodes) Place(ctx context.Context, need Size, only string) (string, erro
 	if only != "" {
 		rooms = slices.DeleteFunc(rooms, func(r NodeRoom) bool { return r.Node != only })
 	}
+	// A create is made in the default location until creates name one (issue 31):
+	// another location's nodes (name@location, NodeID) are not its to take.
+	rooms = slices.DeleteFunc(rooms, func(r NodeRoom) bool { return strings.Contains(r.Node, "@") })
 	if len(rooms) == 0 {
 		// Nothing synced yet: the driver places the machine, as before nodes were known.
 		return "", nil

@@ -14,7 +14,8 @@ import (
 	"github.com/vmplane/vmplane/persistence"
 )
 
-// Node is a hypervisor node as the API shows it. Its id is the hypervisor's node name.
+// Node is a hypervisor node as the API shows it. Its id is NodeID(location, name): the
+// hypervisor's node name in the default location, name@location in the others.
 type Node struct {
 	ID       string `json:"id"`
 	Name     string `json:"name"`
@@ -116,10 +117,20 @@ func (n *Nodes) List(ctx context.Context, cursor string, limit int) ([]Node, str
 
 // Usage returns a usage graph of one node.
 func (n *Nodes) Usage(ctx context.Context, id string, tf hypervisor.Timeframe, end time.Time) (hypervisor.UsageGraph, error) {
-	if _, err := n.Get(ctx, id); err != nil {
+	nd, err := n.Get(ctx, id)
+	if err != nil {
 		return hypervisor.UsageGraph{}, err
 	}
-	return n.driver.Usage(ctx, hypervisor.UsageQuery{Scope: hypervisor.ScopeNode, Ref: hypervisor.Ref{Node: id}, Timeframe: tf, End: end})
+	return n.driver.Usage(ctx, hypervisor.UsageQuery{Scope: hypervisor.ScopeNode, Ref: nd.Ref(), Timeframe: tf, End: end})
+}
+
+// Ref is the node as its location's hypervisor knows it: by its name there.
+func (nd *Node) Ref() hypervisor.Ref {
+	name := nd.Name
+	if name == "" {
+		name = nd.ID // a record written before nodes had names apart from their ids
+	}
+	return hypervisor.Ref{Node: name, Location: string(nd.Location)}
 }
 
 // Offline returns the nodes whose last known status is offline.
@@ -179,7 +190,7 @@ func (e *nodeEntity) Handle(ctx *kit.Ctx, msg any) {
 }
 
 func (e *nodeEntity) observe(hn hypervisor.Node) bool {
-	next := Node{ID: hn.ID, Name: hn.ID, Location: hvloc.ID(hn.Location), Status: string(hn.Status), CPUCores: hn.CPUCores, MemoryMB: hn.MemoryMB,
+	next := Node{ID: e.id, Name: hn.ID, Location: hvloc.ID(hn.Location), Status: string(hn.Status), CPUCores: hn.CPUCores, MemoryMB: hn.MemoryMB,
 		DiskGB: hn.DiskGB, StorageGB: hn.StorageGB, Usage: NodeUsage{CPU: hn.CPU, MemBytes: hn.MemBytes, DiskBytes: hn.DiskBytes}}
 	if e.rec != nil {
 		prev := *e.rec
@@ -214,21 +225,30 @@ var (
 	_ kit.Absence = (*nodeEntity)(nil)
 )
 
-// Known returns the ids of the nodes on record.
-func (n *Nodes) Known(ctx context.Context) ([]string, error) {
-	var ids []string
+// Known returns the ids of the nodes on record, each with its location's tag ("": the
+// default): the sync removes the nodes of the locations that answered alone.
+func (n *Nodes) Known(ctx context.Context) (map[string]string, error) {
+	ids := map[string]string{}
 	prefix := persistence.Prefix("node")
-	err := n.store.Scan(ctx, prefix, nil, 0, func(k, _ []byte) error {
-		ids = append(ids, string(k[len(prefix):]))
+	var rec struct {
+		Location hvloc.ID `json:"location_id"`
+	}
+	err := n.store.Scan(ctx, prefix, nil, 0, func(k, v []byte) error {
+		rec.Location = ""
+		if _, err := persistence.Decode(v, &rec); err != nil {
+			return nil // a corrupt record is reported where it is read
+		}
+		ids[string(k[len(prefix):])] = string(rec.Location)
 		return nil
 	})
 	return ids, err
 }
 
-// Observe brings a node's record in line with what the hypervisor reports of it, and
+// Observe brings a node's record in line with what the hypervisor reports of it (its
+// name hn.ID in the location hn.Location: the record NodeID(hn.Location, hn.ID)), and
 // reports whether it changed.
 func (n *Nodes) Observe(ctx context.Context, hn hypervisor.Node) (bool, error) {
-	r, err := kit.Ask[Changed](ctx, n.kind, hn.ID, &observeNode{N: hn})
+	r, err := kit.Ask[Changed](ctx, n.kind, NodeID(hn.Location, hn.ID), &observeNode{N: hn})
 	return r.Changed, err
 }
 
