@@ -246,7 +246,10 @@ func Start(opts Options) (*System, error) {
 	s.Webhooks = webhooks.Start(webhooks.Deps{Runtime: s.rt, Events: s.Events, Alerts: s.Alerts, TenantExists: s.tenantExists,
 		Options: opts.Webhooks})
 	// Before the machines: a machine's delete releases its addresses in its batch.
-	s.Addresses = addresses.Start(addresses.Deps{Runtime: s.rt, Cooldown: opts.IPReleaseCooldown, DNS: opts.ReverseDNS})
+	s.Addresses = addresses.Start(addresses.Deps{Runtime: s.rt, Cooldown: opts.IPReleaseCooldown, DNS: opts.ReverseDNS,
+		// The locations start after (their delete asks the pools); asked only by a
+		// pool's write.
+		LocationExists: func(ctx context.Context, id string) error { return s.Locations.Exists(ctx, id) }})
 	// Before anything calls the driver: the dispatcher holds every location's.
 	build := opts.Locations.Build
 	if build == nil {
@@ -296,7 +299,7 @@ func Start(opts Options) (*System, error) {
 	s.Traffic = traffic.New(traffic.Deps{Runtime: s.rt, Overage: s.trafficOverage(action, opts.TrafficThrottleMbps)})
 	s.Inventory = inventory.Start(inventory.Deps{Runtime: s.rt, Driver: s.driver, Machines: ms, Traffic: s.Traffic.Record})
 	s.Consoles = consoles.New(consoles.Deps{Runtime: s.rt, Driver: s.driver, Machines: ms.Machines, Authorize: s.Users.Authorize})
-	s.Plans = plans.Start(plans.Deps{Runtime: s.rt, Machines: ms.Machines, Nodes: ms.Nodes})
+	s.Plans = plans.Start(plans.Deps{Runtime: s.rt, Machines: ms.Machines, Nodes: ms.Nodes, LocationExists: s.Locations.Exists})
 	s.Usage = usage.New(usage.Deps{Runtime: s.rt, Retention: opts.UsageRetention,
 		Machines: func(ctx context.Context) ([]usage.Machine, error) {
 			bs, err := ms.Machines.Billables(ctx)

@@ -71,7 +71,7 @@ func TestPlanLifecycle(t *testing.T) {
 	if err != nil || got.Name != "Small" {
 		t.Fatalf("get: got %+v, %v", got, err)
 	}
-	list, next, err := s.Plans.List(ctx, "", 10)
+	list, next, err := s.Plans.List(ctx, nil, "", 10)
 	if err != nil || len(list) != 1 || next != "" {
 		t.Fatalf("list: got %v %q %v", list, next, err)
 	}
@@ -234,7 +234,7 @@ func TestConcurrentCreatesOfOneName(t *testing.T) {
 			t.Errorf("got %v; want nil or 409", err)
 		}
 	}
-	list, _, err := s.Plans.List(ctx, "", 0)
+	list, _, err := s.Plans.List(ctx, nil, "", 0)
 	if won != 1 || err != nil || len(list) != 1 {
 		t.Fatalf("got %d created, %d plans (%v); want one", won, len(list), err)
 	}

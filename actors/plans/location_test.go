@@ -1,0 +1,74 @@
+package plans
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/apierr"
+)
+
+// knowing makes s's plans know the locations named beside the default one.
+func knowing(s *testSystem, known ...string) {
+	s.Plans.located = func(_ context.Context, id string) error {
+		for _, k := range known {
+			if k == id {
+				return nil
+			}
+		}
+		return apierr.NotFound("location", id)
+	}
+}
+
+// isFieldError says whether err is a 400 whose first field is field.
+func isFieldError(err error, field string) bool {
+	var e *apierr.Error
+	return errors.As(err, &e) && e.Status == 400 && len(e.Fields) > 0 && e.Fields[0].Field == field
+}
+
+// TestPlanLocations: a plan shows its location ("default" when none was given), an
+// unknown one is a 400 naming location_id, a PATCH moves it and a null takes it back to
+// the default location, and the list filters by location.
+func TestPlanLocations(t *testing.T) {
+	s := newTestSystem(t)
+	knowing(s, "fra")
+	ctx := ctxFor(t)
+	home, err := s.Plans.Create(ctx, small())
+	if err != nil || home.Location != "" {
+		t.Fatalf("create without a location: got %+v, %v", home, err)
+	}
+	spec := small()
+	spec.Name, spec.LocationID = "Small FRA", kit.Ptr("fra")
+	away, err := s.Plans.Create(ctx, spec)
+	if err != nil || away.Location != "fra" {
+		t.Fatalf("create in fra: got %+v, %v", away, err)
+	}
+	spec.Name, spec.LocationID = "Small AMS", kit.Ptr("ams")
+	if _, err := s.Plans.Create(ctx, spec); !isFieldError(err, "location_id") {
+		t.Fatalf("create in an unknown location: got %v; want a 400 naming location_id", err)
+	}
+	if _, err := s.Plans.Update(ctx, home.ID, PlanChange{LocationID: kit.Ptr("ams")}, nil); !isFieldError(err, "location_id") {
+		t.Fatalf("move to an unknown location: got %v; want a 400 naming location_id", err)
+	}
+	for _, c := range []struct {
+		filter *string
+		want   []string
+	}{{nil, []string{"Small", "Small FRA"}}, {kit.Ptr("default"), []string{"Small"}}, {kit.Ptr("fra"), []string{"Small FRA"}}, {kit.Ptr("ams"), nil}} {
+		list, _, err := s.Plans.List(ctx, c.filter, "", 0)
+		var got []string
+		for _, p := range list {
+			got = append(got, p.Name)
+		}
+		if err != nil || len(got) != len(c.want) || (len(got) > 0 && got[0] != c.want[0]) {
+			t.Errorf("list of %v: got %v, %v; want %v", c.filter, got, err, c.want)
+		}
+	}
+	moved, err := s.Plans.Update(ctx, away.ID, PlanChange{}, map[string]bool{"location_id": true})
+	if err != nil || moved.Location != "" {
+		t.Fatalf("a null location_id: got %+v, %v; want the default location", moved, err)
+	}
+	if moved, err = s.Plans.Update(ctx, away.ID, PlanChange{LocationID: kit.Ptr("default")}, nil); err != nil || moved.Location != "" {
+		t.Fatalf("location_id default: got %+v, %v", moved, err)
+	}
+}
