@@ -14,6 +14,8 @@ package actors
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/vmplane/vmplane/actors/addresses"
@@ -259,7 +261,10 @@ func Start(opts Options) (*System, error) {
 	}
 	lctx, lcancel := context.WithTimeout(context.Background(), time.Minute)
 	s.Locations, err = locations.Start(lctx, locations.Deps{Runtime: s.rt, Dispatcher: opts.Locations.Dispatcher, Build: build,
-		Key: opts.Locations.Key, DefaultDriver: defaultDriver})
+		Key: opts.Locations.Key, DefaultDriver: defaultDriver, InUse: s.locationInUse,
+		// A deleted location's cluster is no more: an alert that it did not answer
+		// would stay open for ever.
+		Deleted: func(id string) { s.Alerts.Clear(alerts.AlertHypervisorUnavailable, monitoring.LocationTarget(id)) }})
 	lcancel()
 	if err != nil {
 		s.Stop()
@@ -336,7 +341,7 @@ func Start(opts Options) (*System, error) {
 		HasSchedules: func(ctx context.Context, tenant string) (bool, error) {
 			return s.Schedules.TenantHasSchedules(ctx, tenant)
 		},
-		HasWebhooks: s.Webhooks.TenantHasWebhooks, ForgetTenant: schedules.ForgetTenant})
+		HasWebhooks: s.Webhooks.TenantHasWebhooks, ForgetTenant: schedules.ForgetTenant, LocationExists: s.Locations.Exists})
 	mon := monitoring.Start(monitoring.Deps{Runtime: s.rt, Driver: s.driver, Events: s.Events, Alerts: s.Alerts,
 		Machines: ms, Tenants: s.Tenants, Options: opts.Monitoring, Faulty: opts.Faulty, HistoryInterval: opts.HistoryInterval})
 	s.HealthChecks, s.Monitoring, s.Insights, s.History = mon.HealthChecks, mon.Monitoring, mon.Insights, mon.History
@@ -371,6 +376,28 @@ func (s *System) Revive(ctx context.Context) error {
 // Runtime is the actor runtime the services run on (a cluster member serves
 // forwarded requests into it).
 func (s *System) Runtime() *kit.Runtime { return s.rt }
+
+// locationInUse says what belongs to location id (plans, IP pools, nodes, machines),
+// which keeps it from being deleted, or "" when nothing does. The rooms it asks start
+// after the locations; it is asked only by a location's delete.
+func (s *System) locationInUse(ctx context.Context, id string) (string, error) {
+	tag := hvloc.Tag(id)
+	var held []string
+	for _, c := range []struct {
+		what  string
+		count func(context.Context, string) (int, error)
+	}{{"plan(s)", s.Plans.CountLocation}, {"IP pool(s)", s.Addresses.CountLocation}, {"node(s)", s.Nodes.CountLocation},
+		{"machine(s)", s.Machines.CountLocation}} {
+		n, err := c.count(ctx, tag)
+		if err != nil {
+			return "", err
+		}
+		if n > 0 {
+			held = append(held, fmt.Sprintf("%d %s", n, c.what))
+		}
+	}
+	return strings.Join(held, ", "), nil
+}
 
 // tenantExists is how the packages below the tenants (users, machines) check that a
 // tenant exists: the tenants are started after them, so the lookup is made at call

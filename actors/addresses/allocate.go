@@ -47,8 +47,8 @@ type Want struct {
 	// location's pools bound to no node.
 	Node   string
 	NodeID string
-	IPv4 int
-	IPv6 bool
+	IPv4   int
+	IPv6   bool
 }
 
 // Grant is what Allocate gave: the addresses, and the stored values its batch

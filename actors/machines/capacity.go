@@ -23,8 +23,32 @@ func newAllocations(store persistence.Store) *capacity.Allocations {
 		if _, err := persistence.Decode(v, &rec); err != nil {
 			return "", "", capacity.Size{}, err
 		}
-		return rec.ID, rec.Node, capacity.Size{CPUCores: rec.CPUCores, MemoryMB: rec.MemoryMB, DiskGB: rec.DiskGB}, nil
+		node := ""
+		if rec.Node != "" {
+			// The record holds the hypervisor's node name; node records are keyed by
+			// their id across locations.
+			node = capacity.NodeID(string(rec.Location), rec.Node)
+		}
+		return rec.ID, node, capacity.Size{CPUCores: rec.CPUCores, MemoryMB: rec.MemoryMB, DiskGB: rec.DiskGB}, nil
 	})
+}
+
+// CountLocation counts the machines of the location tagged tag (a location with
+// machines is not deleted). One scan of the machine records: it runs on a location's
+// delete only.
+func (m *Machines) CountLocation(ctx context.Context, tag string) (int, error) {
+	n := 0
+	err := m.sys.store.Scan(ctx, persistence.Prefix("vm"), nil, 0, func(_, v []byte) error {
+		var rec record
+		if _, err := persistence.Decode(v, &rec); err != nil {
+			return err
+		}
+		if string(rec.Location) == tag {
+			n++
+		}
+		return nil
+	})
+	return n, err
 }
 
 // CountPlan counts the machines made from or moved to plan (a plan in use is not

@@ -12,6 +12,7 @@ import (
 	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
+	hvloc "github.com/vmplane/vmplane/hypervisor/locations"
 	"github.com/vmplane/vmplane/persistence"
 )
 
@@ -137,7 +138,7 @@ func (m *Machines) AddCreate(ctx context.Context, b *persistence.Batch, tenant s
 func (m *Machines) AddCreateAs(ctx context.Context, b *persistence.Batch, id, tenant string, spec hypervisor.CreateSpec, planID *string) (*Creation, error) {
 	now := time.Now().UTC()
 	rec := &record{Machine: Machine{ID: id, Addresses: slices.Clone(spec.Addresses), Name: spec.Name, TenantID: &tenant, Node: spec.Node, PlanID: planID,
-		Status: StatusProvisioning, CPUCores: spec.CPUCores, MemoryMB: spec.MemoryMB, DiskGB: spec.DiskGB,
+		Location: hvloc.ID(spec.Location), Status: StatusProvisioning, CPUCores: spec.CPUCores, MemoryMB: spec.MemoryMB, DiskGB: spec.DiskGB,
 		Disks: []hypervisor.Disk{}, Interfaces: []hypervisor.Interface{}, TemplateID: spec.TemplateID,
 		CreatedAt: now, UpdatedAt: now}}
 	return m.addProvisioning(ctx, b, rec, Operation{Type: OpCreate, Create: &spec})

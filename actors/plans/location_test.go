@@ -6,7 +6,10 @@ import (
 	"testing"
 
 	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/actors/machines/capacity"
 	"github.com/vmplane/vmplane/apierr"
+	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/persistence"
 )
 
 // knowing makes s's plans know the locations named beside the default one.
@@ -70,5 +73,54 @@ func TestPlanLocations(t *testing.T) {
 	}
 	if moved, err = s.Plans.Update(ctx, away.ID, PlanChange{LocationID: kit.Ptr("default")}, nil); err != nil || moved.Location != "" {
 		t.Fatalf("location_id default: got %+v, %v", moved, err)
+	}
+}
+
+// TestPlanCapacityInItsLocation: a plan's capacity counts the nodes of its location
+// alone (names repeat across locations) and says which; a location named beside it
+// must be the plan's (400 otherwise), and "default" names the default one.
+func TestPlanCapacityInItsLocation(t *testing.T) {
+	s := newTestSystem(t)
+	knowing(s, "fra")
+	ctx := ctxFor(t)
+	online := string(hypervisor.NodeOnline)
+	for _, n := range []capacity.Node{
+		{ID: "pve1", Name: "pve1", Status: online, CPUCores: 4, MemoryMB: 2048},
+		{ID: "pve1@fra", Name: "pve1", Location: "fra", Status: online, CPUCores: 4, MemoryMB: 8192},
+		{ID: "pve2@fra", Name: "pve2", Location: "fra", Status: online, CPUCores: 4, MemoryMB: 4096},
+	} {
+		val, err := persistence.Encode(capacity.NodeVersion, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.store.Commit(ctx, new(persistence.Batch).Put(capacity.NodeKey(n.ID), val)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	home, err := s.Plans.Create(ctx, small())
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := small()
+	spec.Name, spec.LocationID = "Small FRA", kit.Ptr("fra")
+	away, err := s.Plans.Create(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := s.Plans.Capacity(ctx, away.ID, nil)
+	if err != nil || c.Location != "fra" || c.Total != 12 || len(c.Nodes) != 2 || c.Nodes[0].Node != "pve1@fra" || c.Nodes[0].Name != "pve1" || c.Nodes[0].Fits != 8 {
+		t.Fatalf("capacity in fra: got %+v, %v; want 8 on pve1@fra and 4 on pve2@fra", c, err)
+	}
+	if c, err = s.Plans.Capacity(ctx, away.ID, kit.Ptr("fra")); err != nil || c.Total != 12 {
+		t.Fatalf("capacity in fra, named: got %+v, %v", c, err)
+	}
+	if c, err = s.Plans.Capacity(ctx, home.ID, kit.Ptr("default")); err != nil || c.Location != "" || c.Total != 2 || len(c.Nodes) != 1 {
+		t.Fatalf("capacity in the default location: got %+v, %v; want 2 on pve1", c, err)
+	}
+	if _, err := s.Plans.Capacity(ctx, home.ID, kit.Ptr("fra")); !isFieldError(err, "location") {
+		t.Fatalf("capacity of a default plan in fra: got %v; want a 400 naming location", err)
+	}
+	if n, err := s.Plans.CountLocation(ctx, "fra"); err != nil || n != 1 {
+		t.Errorf("plans of fra: got %d, %v; want 1", n, err)
 	}
 }

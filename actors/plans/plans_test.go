@@ -195,7 +195,7 @@ func TestPlanCapacity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := s.Plans.Capacity(ctx, p.ID)
+	c, err := s.Plans.Capacity(ctx, p.ID, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +203,7 @@ func TestPlanCapacity(t *testing.T) {
 	if c.Total != 5 || len(c.Nodes) != 2 || c.Nodes[0].Fits != 5 || c.Nodes[1].Fits != 0 || c.Overcommit != capacity.DefaultOvercommit {
 		t.Fatalf("capacity: got %+v", c)
 	}
-	if _, err := s.Plans.Capacity(ctx, "nope"); !errors.Is(err, apierr.ErrNotFound) {
+	if _, err := s.Plans.Capacity(ctx, "nope", nil); !errors.Is(err, apierr.ErrNotFound) {
 		t.Fatalf("capacity of no plan: got %v; want 404", err)
 	}
 }

@@ -218,7 +218,7 @@ type Plans interface {
 	Create(ctx context.Context, s plans.PlanSpec) (plans.Plan, error)
 	Update(ctx context.Context, id string, c plans.PlanChange, nulls map[string]bool) (plans.Plan, error)
 	Delete(ctx context.Context, id string) error
-	Capacity(ctx context.Context, id string) (plans.PlanCapacity, error)
+	Capacity(ctx context.Context, id string, location *string) (plans.PlanCapacity, error)
 }
 
 // Locations is what the edge asks of locations.Locations.

@@ -46,11 +46,14 @@ func (h *handlers) planResources() []resource {
 func (h *handlers) planRoutes() []api.Route {
 	return []api.Route{
 		{Method: "GET", Path: "/api/resources/plans/{id}/capacity", Access: api.Authenticated, Tag: "resources",
+			Query:   map[string]string{"location": "the plan's location (its id; default: the default location): another is 400"},
 			Summary: "How many more machines of a plan fit now", Reply: plans.PlanCapacity{},
-			Description: "How many more machines of the plan fit on the nodes now, node by node and in all: each node's cores, memory and disk " +
+			Description: "How many more machines of the plan fit on the nodes of its location now, node by node and in all: each node's cores, memory and disk " +
 				"times the operator's overcommit ratios (VMPLANE_OVERCOMMIT_CPU, _MEMORY, _DISK), less what vmplane's machines on it are given " +
 				"(not what they use). An offline node fits none. Placement of a create that names no node uses the same arithmetic.",
-			Handler: func(c *api.Call) (any, error) { return h.svc.Plans.Capacity(c.Context(), c.Param("id")) }},
+			Handler: func(c *api.Call) (any, error) {
+				return h.svc.Plans.Capacity(c.Context(), c.Param("id"), locationFilter(c))
+			}},
 	}
 }
 

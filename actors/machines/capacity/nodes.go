@@ -34,6 +34,15 @@ type Node struct {
 	Location hvloc.ID `json:"location_id"`
 }
 
+// HypervisorName is the node's name in its location, which the hypervisor knows it
+// by: its Name, or, for a record without one, its id.
+func (n Node) HypervisorName() string {
+	if n.Name != "" {
+		return n.Name
+	}
+	return n.ID
+}
+
 // NodeUsage is a node's load at the last sync.
 type NodeUsage struct {
 	CPU       float64 `json:"cpu"` // fraction 0..1 of cpu_cores
@@ -120,6 +129,19 @@ func (n *Nodes) Usage(ctx context.Context, id string, tf hypervisor.Timeframe, e
 		return hypervisor.UsageGraph{}, err
 	}
 	return n.driver.Usage(ctx, hypervisor.UsageQuery{Scope: hypervisor.ScopeNode, Ref: hypervisor.Ref{Node: id}, Timeframe: tf, End: end})
+}
+
+// CountLocation counts the nodes on record of the location tagged tag (a location
+// with nodes is not deleted).
+func (n *Nodes) CountLocation(ctx context.Context, tag string) (int, error) {
+	nodes, _, err := n.List(ctx, "", 0)
+	count := 0
+	for _, nd := range nodes {
+		if string(nd.Location) == tag {
+			count++
+		}
+	}
+	return count, err
 }
 
 // Offline returns the nodes whose last known status is offline.
