@@ -118,6 +118,20 @@ func TestAllocationStaysInItsLocation(t *testing.T) {
 	if err != nil || len(g.Addresses) != 0 {
 		t.Errorf("a location without pools: got %+v, %v; want nothing", g.Addresses, err)
 	}
+	// A pool some of whose addresses are held stays in its location.
+	b := new(persistence.Batch)
+	if _, err := a.Allocate(ctx, b, Want{Location: "fra", Node: "pve2", IPv4: 1}, "vm-held", nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.store.Commit(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Update(ctx, away.ID, PoolChange{}, map[string]bool{"location_id": true}); !errors.Is(err, apierr.ErrConflict) {
+		t.Errorf("move of a pool in use: got %v; want 409", err)
+	}
+	if _, err := a.Update(ctx, away.ID, PoolChange{Name: kit.Ptr("away, renamed")}, nil); err != nil {
+		t.Errorf("rename of a pool in use: %v", err)
+	}
 }
 
 // isFieldError says whether err is a 400 whose first field is field.

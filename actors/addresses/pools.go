@@ -230,8 +230,29 @@ func (a *Addresses) Update(ctx context.Context, id string, c PoolChange, nulls m
 	if err := a.validate(ctx, &next); err != nil {
 		return Pool{}, err
 	}
+	var conds []persistence.Cond
+	if next.Location != prev.Location {
+		// The machines holding its addresses stay in their cluster. As a delete does,
+		// the move requires the allocation stamp as read before the count, so an
+		// allocation made meanwhile refuses it.
+		stamp, err := a.store.Get(ctx, stampKey(id))
+		if err != nil && !errors.Is(err, persistence.ErrNotFound) {
+			return Pool{}, err
+		}
+		if stamp == nil {
+			conds = append(conds, persistence.IfAbsent(stampKey(id)))
+		} else {
+			conds = append(conds, persistence.IfValue(stampKey(id), stamp))
+		}
+		if n, err := a.allocated(ctx, id); err != nil {
+			return Pool{}, err
+		} else if n > 0 {
+			return Pool{}, apierr.New(apierr.ErrConflict, "ip pool %s has %d allocated address(es) in location %s; a pool in use stays in its location",
+				id, n, hvloc.Name(string(prev.Location)))
+		}
+	}
 	next.UpdatedAt = a.now()
-	if err := a.save(ctx, &next, &prev, raw); err != nil {
+	if err := a.save(ctx, &next, &prev, raw, conds...); err != nil {
 		return Pool{}, err
 	}
 	next.Allocated, err = a.allocated(ctx, id)
@@ -285,8 +306,9 @@ func (a *Addresses) Delete(ctx context.Context, id string) error {
 }
 
 // save writes p; prev and raw, for a change, are the pool as it was read and its
-// stored value, which the batch requires unchanged. A name it takes must be free.
-func (a *Addresses) save(ctx context.Context, p, prev *Pool, raw []byte) error {
+// stored value, which the batch requires unchanged, as it requires conds. A name it
+// takes must be free.
+func (a *Addresses) save(ctx context.Context, p, prev *Pool, raw []byte, conds ...persistence.Cond) error {
 	stored := *p
 	stored.Allocated = 0
 	val, err := persistence.Encode(poolVersion, &stored)
@@ -294,6 +316,9 @@ func (a *Addresses) save(ctx context.Context, p, prev *Pool, raw []byte) error {
 		return err
 	}
 	b := new(persistence.Batch).Put(poolKey(p.ID), val)
+	for _, c := range conds {
+		b.Require(c)
+	}
 	if prev == nil {
 		b.Require(persistence.IfAbsent(poolKey(p.ID)))
 	} else {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/machines/capacity"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
@@ -73,6 +74,20 @@ func TestPlanLocations(t *testing.T) {
 	}
 	if moved, err = s.Plans.Update(ctx, away.ID, PlanChange{LocationID: kit.Ptr("default")}, nil); err != nil || moved.Location != "" {
 		t.Fatalf("location_id default: got %+v, %v", moved, err)
+	}
+	// A plan machines use stays in its location (they stay in theirs).
+	b := new(persistence.Batch)
+	if err := machines.Seed(b, machines.Machine{ID: "m1", Name: "m1", PlanID: &home.ID}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.store.Commit(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Plans.Update(ctx, home.ID, PlanChange{LocationID: kit.Ptr("fra")}, nil); !errors.Is(err, apierr.ErrConflict) {
+		t.Fatalf("move of a plan in use: got %v; want 409", err)
+	}
+	if _, err := s.Plans.Update(ctx, home.ID, PlanChange{MemoryMB: kit.Ptr(2048)}, nil); err != nil {
+		t.Fatalf("change of a plan in use: %v", err)
 	}
 }
 

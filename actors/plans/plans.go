@@ -238,6 +238,17 @@ func (p *Plans) Update(ctx context.Context, id string, c PlanChange, nulls map[s
 	if err := p.validate(ctx, &next); err != nil {
 		return Plan{}, err
 	}
+	if next.Location != prev.Location {
+		// Its machines stay in their cluster: the plan would sell what they are not.
+		n, err := p.machines.CountPlan(ctx, id)
+		if err != nil {
+			return Plan{}, err
+		}
+		if n > 0 {
+			return Plan{}, apierr.New(apierr.ErrConflict, "plan %s is used by %d machine(s) in location %s; a plan in use stays in its location",
+				id, n, hvloc.Name(string(prev.Location)))
+		}
+	}
 	next.UpdatedAt = time.Now().UTC()
 	if err := p.save(ctx, &next, &prev, raw); err != nil {
 		return Plan{}, err
