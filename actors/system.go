@@ -14,6 +14,8 @@ package actors
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/vmplane/vmplane/actors/addresses"
@@ -246,7 +248,10 @@ func Start(opts Options) (*System, error) {
 	s.Webhooks = webhooks.Start(webhooks.Deps{Runtime: s.rt, Events: s.Events, Alerts: s.Alerts, TenantExists: s.tenantExists,
 		Options: opts.Webhooks})
 	// Before the machines: a machine's delete releases its addresses in its batch.
-	s.Addresses = addresses.Start(addresses.Deps{Runtime: s.rt, Cooldown: opts.IPReleaseCooldown, DNS: opts.ReverseDNS})
+	s.Addresses = addresses.Start(addresses.Deps{Runtime: s.rt, Cooldown: opts.IPReleaseCooldown, DNS: opts.ReverseDNS,
+		// The locations start after (their delete asks the pools); asked only by a
+		// pool's write.
+		LocationExists: func(ctx context.Context, id string) error { return s.Locations.Exists(ctx, id) }})
 	// Before anything calls the driver: the dispatcher holds every location's.
 	build := opts.Locations.Build
 	if build == nil {
@@ -256,7 +261,10 @@ func Start(opts Options) (*System, error) {
 	}
 	lctx, lcancel := context.WithTimeout(context.Background(), time.Minute)
 	s.Locations, err = locations.Start(lctx, locations.Deps{Runtime: s.rt, Dispatcher: opts.Locations.Dispatcher, Build: build,
-		Key: opts.Locations.Key, DefaultDriver: defaultDriver})
+		Key: opts.Locations.Key, DefaultDriver: defaultDriver, InUse: s.locationInUse,
+		// A deleted location's cluster is no more: an alert that it did not answer
+		// would stay open for ever.
+		Deleted: func(id string) { s.Alerts.Clear(alerts.AlertHypervisorUnavailable, monitoring.LocationTarget(id)) }})
 	lcancel()
 	if err != nil {
 		s.Stop()
@@ -296,7 +304,7 @@ func Start(opts Options) (*System, error) {
 	s.Traffic = traffic.New(traffic.Deps{Runtime: s.rt, Overage: s.trafficOverage(action, opts.TrafficThrottleMbps)})
 	s.Inventory = inventory.Start(inventory.Deps{Runtime: s.rt, Driver: s.driver, Machines: ms, Traffic: s.Traffic.Record})
 	s.Consoles = consoles.New(consoles.Deps{Runtime: s.rt, Driver: s.driver, Machines: ms.Machines, Authorize: s.Users.Authorize})
-	s.Plans = plans.Start(plans.Deps{Runtime: s.rt, Machines: ms.Machines, Nodes: ms.Nodes})
+	s.Plans = plans.Start(plans.Deps{Runtime: s.rt, Machines: ms.Machines, Nodes: ms.Nodes, LocationExists: s.Locations.Exists})
 	s.Usage = usage.New(usage.Deps{Runtime: s.rt, Retention: opts.UsageRetention,
 		Machines: func(ctx context.Context) ([]usage.Machine, error) {
 			bs, err := ms.Machines.Billables(ctx)
@@ -333,7 +341,7 @@ func Start(opts Options) (*System, error) {
 		HasSchedules: func(ctx context.Context, tenant string) (bool, error) {
 			return s.Schedules.TenantHasSchedules(ctx, tenant)
 		},
-		HasWebhooks: s.Webhooks.TenantHasWebhooks, ForgetTenant: schedules.ForgetTenant})
+		HasWebhooks: s.Webhooks.TenantHasWebhooks, ForgetTenant: schedules.ForgetTenant, LocationExists: s.Locations.Exists})
 	mon := monitoring.Start(monitoring.Deps{Runtime: s.rt, Driver: s.driver, Events: s.Events, Alerts: s.Alerts,
 		Machines: ms, Tenants: s.Tenants, Options: opts.Monitoring, Faulty: opts.Faulty, HistoryInterval: opts.HistoryInterval})
 	s.HealthChecks, s.Monitoring, s.Insights, s.History = mon.HealthChecks, mon.Monitoring, mon.Insights, mon.History
@@ -368,6 +376,28 @@ func (s *System) Revive(ctx context.Context) error {
 // Runtime is the actor runtime the services run on (a cluster member serves
 // forwarded requests into it).
 func (s *System) Runtime() *kit.Runtime { return s.rt }
+
+// locationInUse says what belongs to location id (plans, IP pools, nodes, machines),
+// which keeps it from being deleted, or "" when nothing does. The rooms it asks start
+// after the locations; it is asked only by a location's delete.
+func (s *System) locationInUse(ctx context.Context, id string) (string, error) {
+	tag := hvloc.Tag(id)
+	var held []string
+	for _, c := range []struct {
+		what  string
+		count func(context.Context, string) (int, error)
+	}{{"plan(s)", s.Plans.CountLocation}, {"IP pool(s)", s.Addresses.CountLocation}, {"node(s)", s.Nodes.CountLocation},
+		{"machine(s)", s.Machines.CountLocation}} {
+		n, err := c.count(ctx, tag)
+		if err != nil {
+			return "", err
+		}
+		if n > 0 {
+			held = append(held, fmt.Sprintf("%d %s", n, c.what))
+		}
+	}
+	return strings.Join(held, ", "), nil
+}
 
 // tenantExists is how the packages below the tenants (users, machines) check that a
 // tenant exists: the tenants are started after them, so the lookup is made at call

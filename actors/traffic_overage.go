@@ -45,7 +45,7 @@ func (s *System) trafficOverage(action string, throttleMbps int) *traffic.Overag
 			found := false
 			cursor := ""
 			for {
-				ps, next, err := s.Plans.List(ctx, cursor, 500)
+				ps, next, err := s.Plans.List(ctx, nil, cursor, 500)
 				if err != nil {
 					return 0, false, err
 				}

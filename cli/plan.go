@@ -17,8 +17,9 @@ import (
 
 func (a *app) planCmd() *cobra.Command {
 	var lim int
+	var listLocation string
 	list := &cobra.Command{
-		Use:   "list",
+		Use:   "list [--location ID-OR-NAME]",
 		Short: "list the plans: the machine sizes sold",
 		Args:  cmdline.Args(0, ""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -26,20 +27,27 @@ func (a *app) planCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			items, err := cmdline.Collect(c.Plans(cmd.Context(), client.ListOptions{}), lim)
+			f := client.LocationFilter{}
+			if listLocation != "" {
+				if f.Location, err = planflags.FindLocation(cmd.Context(), c, listLocation); err != nil {
+					return err
+				}
+			}
+			items, err := cmdline.Collect(c.PlansIn(cmd.Context(), f), lim)
 			if err != nil {
 				return err
 			}
 			return p.Print(items, func(w *tabwriter.Writer) {
-				output.Header(w, "ID", "NAME", "CORES", "MEMORY_MB", "DISK_GB", "IPV4", "BACKUPS", "SNAPSHOTS", "TEMPLATES")
+				output.Header(w, "ID", "NAME", "CORES", "MEMORY_MB", "DISK_GB", "IPV4", "BACKUPS", "SNAPSHOTS", "TEMPLATES", "LOCATION")
 				for _, pl := range items {
 					output.Row(w, pl.ID, pl.Name, output.Num(pl.CPUCores), output.Num(pl.MemoryMB), output.Num(pl.DiskGB), output.Num(pl.IPv4),
-						output.Bound(pl.Backups), output.Bound(pl.Snapshots), output.List(pl.AllowedTemplates, "all"))
+						output.Bound(pl.Backups), output.Bound(pl.Snapshots), output.List(pl.AllowedTemplates, "all"), pl.LocationID)
 				}
 			})
 		},
 	}
 	cmdline.LimitFlag(list, &lim)
+	list.Flags().StringVar(&listLocation, "location", "", "only the plans of this location (id or name; default: the default one)")
 	show := &cobra.Command{
 		Use:   "show ID-OR-NAME",
 		Short: "show a plan",
@@ -70,6 +78,11 @@ func (a *app) planCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if ref := spec.LocationRef(cmd); ref != "" {
+				if ps.LocationID, err = planflags.FindLocation(cmd.Context(), c, ref); err != nil {
+					return err
+				}
+			}
 			pl, err := c.CreatePlan(cmd.Context(), ps)
 			if err != nil {
 				return err
@@ -95,6 +108,13 @@ func (a *app) planCmd() *cobra.Command {
 			pl, err := findPlan(cmd.Context(), c, args[0])
 			if err != nil {
 				return err
+			}
+			if ref := upd.LocationRef(cmd); ref != "" {
+				id, err := planflags.FindLocation(cmd.Context(), c, ref)
+				if err != nil {
+					return err
+				}
+				ch.LocationID = client.Set(id)
 			}
 			if pl, err = c.UpdatePlan(cmd.Context(), pl.ID, ch); err != nil {
 				return err
@@ -123,9 +143,10 @@ func (a *app) planCmd() *cobra.Command {
 			return nil
 		},
 	}
+	var capLocation string
 	capacity := &cobra.Command{
 		Use:   "capacity ID-OR-NAME",
-		Short: "how many more machines of a plan fit now, node by node",
+		Short: "how many more machines of a plan fit now, node by node (the nodes of its location)",
 		Args:  cmdline.Args(1, "ID-OR-NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, p, err := a.setup()
@@ -136,7 +157,15 @@ func (a *app) planCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			cp, err := c.PlanCapacity(cmd.Context(), pl.ID)
+			loc := ""
+			if capLocation != "" {
+				// The plan's own location is the only one it is counted in: another
+				// is refused by the server, saying which it is.
+				if loc, err = planflags.FindLocation(cmd.Context(), c, capLocation); err != nil {
+					return err
+				}
+			}
+			cp, err := c.PlanCapacityIn(cmd.Context(), pl.ID, loc)
 			if err != nil {
 				return err
 			}
@@ -149,6 +178,7 @@ func (a *app) planCmd() *cobra.Command {
 			})
 		},
 	}
+	capacity.Flags().StringVar(&capLocation, "location", "", "the plan's location (id or name): another is refused")
 	return cmdline.Group(&cobra.Command{Use: "plan", Short: "plans: the machine sizes sold, and how many more fit"},
 		list, show, create, update, del, capacity)
 }

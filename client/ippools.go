@@ -31,7 +31,17 @@ func (c *Client) DeleteIPPool(ctx context.Context, id string) error {
 
 // IPPoolsPage reads one page of pools.
 func (c *Client) IPPoolsPage(ctx context.Context, opt ListOptions) (Page[IPPool], error) {
-	return getPage[IPPool](ctx, c, "/api/resources/ip-pools", opt.values())
+	return c.IPPoolsPageIn(ctx, LocationFilter{ListOptions: opt})
+}
+
+// IPPoolsPageIn reads one page of the pools of f.Location (every pool when empty).
+func (c *Client) IPPoolsPageIn(ctx context.Context, f LocationFilter) (Page[IPPool], error) {
+	return getPage[IPPool](ctx, c, "/api/resources/ip-pools", f.values())
+}
+
+// IPPoolsIn yields every pool of f.Location (every pool when empty), oldest first.
+func (c *Client) IPPoolsIn(ctx context.Context, f LocationFilter) iter.Seq2[IPPool, error] {
+	return allIn(ctx, f, c.IPPoolsPageIn)
 }
 
 // IPPools yields every pool, oldest first.

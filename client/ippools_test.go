@@ -36,6 +36,29 @@ func testIPPools(t *testing.T, ctx context.Context, w *world) {
 	if got, err := w.admin.IPPool(ctx, p.ID); err != nil || got.Name != "client v4" {
 		t.Fatalf("pool: %+v %v", got, err)
 	}
+	// Locations: the pool is the default location's, listed there and not elsewhere;
+	// an unknown one is refused, and a null takes it back to the default one.
+	if p.LocationID != "default" {
+		t.Fatalf("pool location: %q; want default", p.LocationID)
+	}
+	if _, err := w.admin.UpdateIPPool(ctx, p.ID, client.IPPoolChange{LocationID: client.Set("nowhere")}); !errors.Is(err, client.ErrInvalidRequest) {
+		t.Fatalf("move to an unknown location: %v; want ErrInvalidRequest", err)
+	}
+	if got, err := w.admin.UpdateIPPool(ctx, p.ID, client.IPPoolChange{LocationID: client.Null[string]()}); err != nil || got.LocationID != "default" {
+		t.Fatalf("a null location: %+v %v", got, err)
+	}
+	for loc, want := range map[string]bool{"default": true, "nowhere": false} {
+		found := false
+		for q, err := range w.admin.IPPoolsIn(ctx, client.LocationFilter{Location: loc}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			found = found || q.ID == p.ID
+		}
+		if found != want {
+			t.Fatalf("pools of %s: listed %v; want %v", loc, found, want)
+		}
+	}
 	// An operator's create of explicit sizes asks for an address; the machine and
 	// the pool show it. The node is the pool's, which serves that node alone.
 	ipv4 := int64(1)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"iter"
 	"net/http"
+	"net/url"
 )
 
 // Plans: the machine sizes a hosting company sells. Operators write them; every
@@ -37,7 +38,7 @@ func (c *Client) DeletePlan(ctx context.Context, id string) error {
 
 // PlansPage reads one page of plans.
 func (c *Client) PlansPage(ctx context.Context, opt ListOptions) (Page[Plan], error) {
-	return getPage[Plan](ctx, c, "/api/resources/plans", opt.values())
+	return c.PlansPageIn(ctx, LocationFilter{ListOptions: opt})
 }
 
 // Plans yields every plan, oldest first.
@@ -45,9 +46,34 @@ func (c *Client) Plans(ctx context.Context, opt ListOptions) iter.Seq2[Plan, err
 	return all(ctx, opt, c.PlansPage)
 }
 
-// PlanCapacity reads how many more machines of a plan fit now.
+// PlansPageIn reads one page of the plans of f.Location (every plan when empty).
+func (c *Client) PlansPageIn(ctx context.Context, f LocationFilter) (Page[Plan], error) {
+	return getPage[Plan](ctx, c, "/api/resources/plans", f.values())
+}
+
+// PlansIn yields every plan of f.Location (every plan when empty), oldest first.
+func (c *Client) PlansIn(ctx context.Context, f LocationFilter) iter.Seq2[Plan, error] {
+	return allIn(ctx, f, c.PlansPageIn)
+}
+
+// PlanCapacity reads how many more machines of a plan fit now on the nodes of its
+// location.
 func (c *Client) PlanCapacity(ctx context.Context, id string) (*PlanCapacity, error) {
-	return getRecord[PlanCapacity](ctx, c, "/api/resources/plans/"+esc(id)+"/capacity")
+	return c.PlanCapacityIn(ctx, id, "")
+}
+
+// PlanCapacityIn is PlanCapacity naming the location (its id, or "default"; empty:
+// none), which must be the plan's: another is ErrInvalidRequest.
+func (c *Client) PlanCapacityIn(ctx context.Context, id, location string) (*PlanCapacity, error) {
+	q := url.Values{}
+	if location != "" {
+		q.Set("location", location)
+	}
+	var out PlanCapacity
+	if _, err := c.c.do(ctx, request{method: http.MethodGet, path: "/api/resources/plans/" + esc(id) + "/capacity", query: q, out: &out}); err != nil {
+		return nil, err
+	}
+	return &out, nil
 }
 
 // ChangePlan moves one of the tenant's machines (by id or vmid) to a plan: a resize to

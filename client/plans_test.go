@@ -51,9 +51,40 @@ func testPlans(t *testing.T, ctx context.Context, w *world) {
 	if err != nil || c.PlanID != small.ID || c.Total < 1 || len(c.Nodes) == 0 || c.Overcommit.CPU != 4 {
 		t.Fatalf("capacity: %+v %v", c, err)
 	}
+	// Locations: the plan is the default location's; the lists and the capacity
+	// filter by it, and an unknown one is refused.
+	if small.LocationID != "default" || c.LocationID != "default" || c.Nodes[0].LocationID != "default" || c.Nodes[0].Name == "" {
+		t.Fatalf("locations: plan %q, capacity %+v; want default", small.LocationID, c)
+	}
+	if c, err := w.a.PlanCapacityIn(ctx, small.ID, "default"); err != nil || c.Total < 1 {
+		t.Fatalf("capacity in default: %+v %v", c, err)
+	}
+	if _, err := w.a.PlanCapacityIn(ctx, small.ID, "nowhere"); !errors.Is(err, client.ErrInvalidRequest) {
+		t.Fatalf("capacity in another location: %v; want ErrInvalidRequest", err)
+	}
+	if _, err := w.admin.CreatePlan(ctx, client.PlanSpec{Name: "client nowhere", CPUCores: 1, MemoryMB: 512, DiskGB: 20, LocationID: "nowhere"}); !errors.Is(err, client.ErrInvalidRequest) {
+		t.Fatalf("create in an unknown location: %v; want ErrInvalidRequest", err)
+	}
+	for loc, want := range map[string]int{"default": 2, "nowhere": 0} {
+		n := 0
+		for p, err := range w.a.PlansIn(ctx, client.LocationFilter{Location: loc, ListOptions: client.ListOptions{Limit: 1}}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.ID == small.ID || p.ID == large.ID {
+				n++
+			}
+		}
+		if n != want {
+			t.Fatalf("plans of %s: %d of ours; want %d", loc, n, want)
+		}
+	}
 
-	m, task, err := w.a.CreateMachine(ctx, client.MachineSpec{Name: "planned", TemplateID: w.tpl.ID, PlanID: small.ID})
-	if err != nil || m.PlanID == nil || *m.PlanID != small.ID || m.CPUCores != 1 {
+	if _, _, err := w.a.CreateMachine(ctx, client.MachineSpec{Name: "elsewhere", TemplateID: w.tpl.ID, PlanID: small.ID, LocationID: "nowhere"}); !errors.Is(err, client.ErrInvalidRequest) {
+		t.Fatalf("create from a plan in another location: %v; want ErrInvalidRequest", err)
+	}
+	m, task, err := w.a.CreateMachine(ctx, client.MachineSpec{Name: "planned", TemplateID: w.tpl.ID, PlanID: small.ID, LocationID: "default"})
+	if err != nil || m.PlanID == nil || *m.PlanID != small.ID || m.CPUCores != 1 || m.LocationID != "default" {
 		t.Fatalf("create from a plan: %+v %v", m, err)
 	}
 	if _, err := w.a.WaitTask(ctx, task.ID); err != nil {

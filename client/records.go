@@ -58,6 +58,23 @@ func allFiltered[T any](ctx context.Context, f RecordFilter, page func(context.C
 	})
 }
 
+func (f LocationFilter) values() url.Values {
+	q := f.ListOptions.values()
+	if f.Location != "" {
+		q.Set("location", f.Location)
+	}
+	return q
+}
+
+// allIn is all for a list filtered by location.
+func allIn[T any](ctx context.Context, f LocationFilter, page func(context.Context, LocationFilter) (Page[T], error)) iter.Seq2[T, error] {
+	return all(ctx, f.ListOptions, func(ctx context.Context, o ListOptions) (Page[T], error) {
+		g := f
+		g.ListOptions = o
+		return page(ctx, g)
+	})
+}
+
 // withQuery merges the values of b into a (a copy of a, when both have some).
 func withQuery(a, b url.Values) url.Values {
 	if len(b) == 0 {

@@ -145,6 +145,13 @@ type ListOptions struct {
 	Cursor string
 }
 
+// LocationFilter selects the records of one location in the lists of records that
+// belong to one (plans, IP pools): its id, or "default"; empty does not filter.
+type LocationFilter struct {
+	Location string
+	ListOptions
+}
+
 // MachineFilter selects machines in Machines and MachinesPage; empty fields do not filter.
 type MachineFilter struct {
 	Name   string

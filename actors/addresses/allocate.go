@@ -10,6 +10,7 @@ import (
 
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
+	hvloc "github.com/vmplane/vmplane/hypervisor/locations"
 	"github.com/vmplane/vmplane/persistence"
 )
 
@@ -38,11 +39,16 @@ const allocVersion = 1
 // Want is what a new machine is to be given: IPv4 addresses, and whether a routed
 // IPv6 prefix.
 type Want struct {
-	// Node is the node the machine is placed on: its own pools serve it, else the
-	// pools bound to no node.
-	Node string
-	IPv4 int
-	IPv6 bool
+	// Location is the tag of the location the machine is made in ("": the default
+	// one): only that location's pools serve it.
+	Location string
+	// Node is the node the machine is placed on (its name in the location), NodeID
+	// its id across locations: the pools bound to it (by either) serve it, else the
+	// location's pools bound to no node.
+	Node   string
+	NodeID string
+	IPv4   int
+	IPv6   bool
 }
 
 // Grant is what Allocate gave: the addresses, and the stored values its batch
@@ -73,7 +79,7 @@ func (a *Addresses) Allocate(ctx context.Context, b *persistence.Batch, w Want, 
 	if w.IPv4 == 0 && !w.IPv6 {
 		return g, nil
 	}
-	pools, err := a.usable(ctx, w.Node)
+	pools, err := a.usable(ctx, w)
 	if err != nil {
 		return Grant{}, err
 	}
@@ -121,7 +127,7 @@ func (a *Addresses) Allocate(ctx context.Context, b *persistence.Batch, w Want, 
 				g.read[string(key)] = held.cooled[addr.Address]
 				g.Addresses = append(g.Addresses, addr)
 				if p.Node != nil {
-					g.Node = *p.Node
+					g.Node = w.Node
 				}
 				n--
 			}
@@ -129,7 +135,7 @@ func (a *Addresses) Allocate(ctx context.Context, b *persistence.Batch, w Want, 
 				return nil
 			}
 		}
-		return apierr.New(apierr.ErrPoolExhausted, "no IPv%d pool usable on node %s has a free address", version, w.Node)
+		return apierr.New(apierr.ErrPoolExhausted, "no IPv%d pool usable on node %s of location %s has a free address", version, w.Node, hvloc.Name(w.Location))
 	}
 	if err := take(4, w.IPv4); err != nil {
 		return Grant{}, err
@@ -169,9 +175,9 @@ type usablePool struct {
 	raw []byte
 }
 
-// usable are the pools that serve node: those bound to it when there are, else those
-// bound to none.
-func (a *Addresses) usable(ctx context.Context, node string) ([]usablePool, error) {
+// usable are the pools of w's location that serve its node: those bound to it when
+// there are, else those bound to none.
+func (a *Addresses) usable(ctx context.Context, w Want) ([]usablePool, error) {
 	var own, shared []usablePool
 	if err := a.store.Scan(ctx, persistence.Prefix("ip-pool"), nil, 0, func(_, v []byte) error {
 		p := usablePool{raw: bytes.Clone(v)}
@@ -179,9 +185,10 @@ func (a *Addresses) usable(ctx context.Context, node string) ([]usablePool, erro
 			return err
 		}
 		switch {
+		case string(p.Location) != w.Location:
 		case p.Node == nil:
 			shared = append(shared, p)
-		case *p.Node == node:
+		case *p.Node == w.Node || w.NodeID != "" && *p.Node == w.NodeID:
 			own = append(own, p)
 		}
 		return nil

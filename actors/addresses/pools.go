@@ -11,13 +11,16 @@ import (
 
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/apierr"
+	hvloc "github.com/vmplane/vmplane/hypervisor/locations"
 	"github.com/vmplane/vmplane/persistence"
 )
 
 // Pool is a range of addresses machines are given theirs from: an IPv4 subnet whose
 // addresses are handed out one by one, or an IPv6 range handed out as routed /64
-// prefixes. A pool bound to a node serves only machines placed on that node; a pool
-// bound to none serves every node that has no pool of its own.
+// prefixes. A pool belongs to one location (hypervisor cluster) and serves only the
+// machines made in it. A pool bound to a node serves only machines placed on that
+// node; a pool bound to none serves every node of its location that has no pool of
+// its own.
 type Pool struct {
 	ID   string `json:"id"`
 	Name string `json:"name"`
@@ -25,8 +28,12 @@ type Pool struct {
 	CIDR string `json:"cidr"`
 	// Gateway is the router the pool's machines send through, inside CIDR.
 	Gateway string `json:"gateway"`
-	// Node is the node the pool serves alone; null: any node.
+	// Node is the node the pool serves alone (its name in the pool's location, or its
+	// id); null: any node.
 	Node *string `json:"node"`
+	// Location is the hypervisor cluster whose machines the pool serves ("default":
+	// the one the settings configure, and that of a pool written before locations).
+	Location hvloc.ID `json:"location_id"`
 	// DNS are the resolvers the pool's machines are told to use.
 	DNS []string `json:"dns"`
 	// Version is 4 or 6, from CIDR.
@@ -64,6 +71,8 @@ type PoolSpec struct {
 	Gateway string   `json:"gateway" openapi:"required,limit=ip_pool.address" doc:"the gateway, an address inside cidr"`
 	Node    *string  `json:"node,omitempty" openapi:"nullable,limit=id" doc:"the node the pool serves alone; null or omitted: any node"`
 	DNS     []string `json:"dns,omitempty" openapi:"nullable,limit=ip_pool.dns,items.limit=ip_pool.address" doc:"resolvers the pool's machines use"`
+	// LocationID is the location whose machines the pool serves.
+	LocationID *string `json:"location_id,omitempty" openapi:"nullable,limit=id" doc:"the location whose machines the pool serves (GET /api/resources/locations); null or omitted: default"`
 }
 
 // PoolChange is a partial change of a pool, the body of PATCH
@@ -73,6 +82,9 @@ type PoolChange struct {
 	Gateway *string  `json:"gateway,omitempty" openapi:"limit=ip_pool.address"`
 	Node    *string  `json:"node,omitempty" openapi:"nullable,limit=id" doc:"null: any node"`
 	DNS     []string `json:"dns,omitempty" openapi:"nullable,limit=ip_pool.dns,items.limit=ip_pool.address" doc:"null: none"`
+	// LocationID moves the pool to another location: its addresses held stay with
+	// their machines.
+	LocationID *string `json:"location_id,omitempty" openapi:"nullable,limit=id" doc:"null: the default location"`
 }
 
 const poolVersion = 1
@@ -89,6 +101,10 @@ type Deps struct {
 	// DNS is the server the tenants' reverse names are pushed to; nil: they are only
 	// stored.
 	DNS ReverseDNS
+	// LocationExists answers whether a location of that id is there (a not-found
+	// error otherwise), for a pool's location_id; nil: the default location alone is
+	// known.
+	LocationExists func(ctx context.Context, id string) error
 }
 
 // Addresses is the service of the pools and their allocations. Pools are written
@@ -99,6 +115,7 @@ type Addresses struct {
 	store    persistence.Store
 	cooldown time.Duration
 	dns      ReverseDNS
+	located  func(ctx context.Context, id string) error
 	// clock is time.Now but in tests that move time past a cool-down.
 	clock func() time.Time
 }
@@ -115,7 +132,7 @@ func Start(d Deps) *Addresses {
 	case cooldown < 0:
 		cooldown = 0
 	}
-	return &Addresses{rt: d.Runtime, store: d.Runtime.Store, cooldown: cooldown, dns: d.DNS, clock: time.Now}
+	return &Addresses{rt: d.Runtime, store: d.Runtime.Store, cooldown: cooldown, dns: d.DNS, located: d.LocationExists, clock: time.Now}
 }
 
 // Get returns one pool.
@@ -147,9 +164,12 @@ func (a *Addresses) load(ctx context.Context, id string) (Pool, []byte, error) {
 	return p, raw, nil
 }
 
-// List returns pools in creation order.
-func (a *Addresses) List(ctx context.Context, cursor string, limit int) ([]Pool, string, error) {
-	list, next, err := kit.ScanPage(ctx, a.store, persistence.Prefix("ip-pool"), cursor, limit, func(r *Pool) (Pool, bool) { return *r, true })
+// List returns pools in creation order; with location, only those of that location
+// (its id; "default": the default one).
+func (a *Addresses) List(ctx context.Context, location *string, cursor string, limit int) ([]Pool, string, error) {
+	list, next, err := kit.ScanPage(ctx, a.store, persistence.Prefix("ip-pool"), cursor, limit, func(r *Pool) (Pool, bool) {
+		return *r, location == nil || string(r.Location) == hvloc.Tag(*location)
+	})
 	if err != nil {
 		return nil, "", err
 	}
@@ -164,7 +184,10 @@ func (a *Addresses) List(ctx context.Context, cursor string, limit int) ([]Pool,
 // Create records a new pool; its name must be free, ignoring case (409 otherwise).
 func (a *Addresses) Create(ctx context.Context, s PoolSpec) (Pool, error) {
 	p := Pool{ID: persistence.NewID(), Name: s.Name, CIDR: s.CIDR, Gateway: s.Gateway, Node: s.Node, DNS: dns(s.DNS)}
-	if err := validate(&p); err != nil {
+	if s.LocationID != nil {
+		p.Location = hvloc.ID(hvloc.Tag(*s.LocationID))
+	}
+	if err := a.validate(ctx, &p); err != nil {
 		return Pool{}, err
 	}
 	now := a.now()
@@ -198,11 +221,38 @@ func (a *Addresses) Update(ctx context.Context, id string, c PoolChange, nulls m
 	if c.DNS != nil || nulls["dns"] {
 		next.DNS = dns(c.DNS)
 	}
-	if err := validate(&next); err != nil {
+	switch {
+	case c.LocationID != nil:
+		next.Location = hvloc.ID(hvloc.Tag(*c.LocationID))
+	case nulls["location_id"]:
+		next.Location = ""
+	}
+	if err := a.validate(ctx, &next); err != nil {
 		return Pool{}, err
 	}
+	var conds []persistence.Cond
+	if next.Location != prev.Location {
+		// The machines holding its addresses stay in their cluster. As a delete does,
+		// the move requires the allocation stamp as read before the count, so an
+		// allocation made meanwhile refuses it.
+		stamp, err := a.store.Get(ctx, stampKey(id))
+		if err != nil && !errors.Is(err, persistence.ErrNotFound) {
+			return Pool{}, err
+		}
+		if stamp == nil {
+			conds = append(conds, persistence.IfAbsent(stampKey(id)))
+		} else {
+			conds = append(conds, persistence.IfValue(stampKey(id), stamp))
+		}
+		if n, err := a.allocated(ctx, id); err != nil {
+			return Pool{}, err
+		} else if n > 0 {
+			return Pool{}, apierr.New(apierr.ErrConflict, "ip pool %s has %d allocated address(es) in location %s; a pool in use stays in its location",
+				id, n, hvloc.Name(string(prev.Location)))
+		}
+	}
 	next.UpdatedAt = a.now()
-	if err := a.save(ctx, &next, &prev, raw); err != nil {
+	if err := a.save(ctx, &next, &prev, raw, conds...); err != nil {
 		return Pool{}, err
 	}
 	next.Allocated, err = a.allocated(ctx, id)
@@ -256,8 +306,9 @@ func (a *Addresses) Delete(ctx context.Context, id string) error {
 }
 
 // save writes p; prev and raw, for a change, are the pool as it was read and its
-// stored value, which the batch requires unchanged. A name it takes must be free.
-func (a *Addresses) save(ctx context.Context, p, prev *Pool, raw []byte) error {
+// stored value, which the batch requires unchanged, as it requires conds. A name it
+// takes must be free.
+func (a *Addresses) save(ctx context.Context, p, prev *Pool, raw []byte, conds ...persistence.Cond) error {
 	stored := *p
 	stored.Allocated = 0
 	val, err := persistence.Encode(poolVersion, &stored)
@@ -265,6 +316,9 @@ func (a *Addresses) save(ctx context.Context, p, prev *Pool, raw []byte) error {
 		return err
 	}
 	b := new(persistence.Batch).Put(poolKey(p.ID), val)
+	for _, c := range conds {
+		b.Require(c)
+	}
 	if prev == nil {
 		b.Require(persistence.IfAbsent(poolKey(p.ID)))
 	} else {
@@ -304,6 +358,44 @@ func dns(d []string) []string {
 		return []string{}
 	}
 	return slices.Clone(d)
+}
+
+// validate checks every field of a pool (validate) and that its location is there.
+func (a *Addresses) validate(ctx context.Context, p *Pool) error {
+	if err := validate(p); err != nil {
+		return err
+	}
+	tag := string(p.Location)
+	if tag == "" {
+		return nil
+	}
+	bad := apierr.Invalid(apierr.Field("location_id", "no location %s", tag))
+	if a.located == nil || len(tag) > 64 || strings.Contains(tag, "/") {
+		return bad
+	}
+	if err := a.located(ctx, tag); errors.Is(err, apierr.ErrNotFound) {
+		return bad
+	} else if err != nil {
+		return err
+	}
+	return nil
+}
+
+// CountLocation counts the pools of the location tagged tag (a location with pools is
+// not deleted).
+func (a *Addresses) CountLocation(ctx context.Context, tag string) (int, error) {
+	n := 0
+	err := a.store.Scan(ctx, persistence.Prefix("ip-pool"), nil, 0, func(_, v []byte) error {
+		var p Pool
+		if _, err := persistence.Decode(v, &p); err != nil {
+			return err
+		}
+		if string(p.Location) == tag {
+			n++
+		}
+		return nil
+	})
+	return n, err
 }
 
 // validate checks every field of a pool, sets its version from its range, and writes

@@ -55,7 +55,7 @@ func TestPoolLifecycle(t *testing.T) {
 	if _, err := a.Create(ctx, PoolSpec{Name: "DOCS V6", CIDR: "198.51.100.0/24", Gateway: "198.51.100.1"}); !errors.Is(err, apierr.ErrConflict) {
 		t.Fatalf("second pool of the name: %v; want 409", err)
 	}
-	list, _, err := a.List(ctx, "", 10)
+	list, _, err := a.List(ctx, nil, "", 10)
 	if err != nil || len(list) != 2 {
 		t.Fatalf("list: %v %v", list, err)
 	}

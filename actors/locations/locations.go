@@ -127,6 +127,9 @@ type Deps struct {
 	// InUse, optional, says why a location may not be deleted ("3 machine(s)"), or ""
 	// when nothing belongs to it.
 	InUse func(ctx context.Context, id string) (string, error)
+	// Deleted, optional, is told of a location once its delete is durable, so that
+	// what other rooms keep of it ends with it (its hypervisor_unavailable alert).
+	Deleted func(id string)
 }
 
 // Locations is the service of the location records. A location is written seldom,
@@ -488,7 +491,11 @@ func (l *Locations) Delete(ctx context.Context, id string) error {
 	} else if err != nil {
 		return err
 	}
-	return l.reconcile(ctx)
+	err = l.reconcile(ctx)
+	if l.d.Deleted != nil {
+		l.d.Deleted(id)
+	}
+	return err
 }
 
 // save writes rec; prev and raw, for a change, are the record as it was read and its

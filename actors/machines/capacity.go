@@ -32,6 +32,24 @@ func newAllocations(store persistence.Store) *capacity.Allocations {
 	})
 }
 
+// CountLocation counts the machines of the location tagged tag (a location with
+// machines is not deleted). One scan of the machine records: it runs on a location's
+// delete only.
+func (m *Machines) CountLocation(ctx context.Context, tag string) (int, error) {
+	n := 0
+	err := m.sys.store.Scan(ctx, persistence.Prefix("vm"), nil, 0, func(_, v []byte) error {
+		var rec record
+		if _, err := persistence.Decode(v, &rec); err != nil {
+			return err
+		}
+		if string(rec.Location) == tag {
+			n++
+		}
+		return nil
+	})
+	return n, err
+}
+
 // CountPlan counts the machines made from or moved to plan (a plan in use is not
 // deleted). One scan of the machine records: it runs on a plan's delete only.
 func (m *Machines) CountPlan(ctx context.Context, plan string) (int, error) {

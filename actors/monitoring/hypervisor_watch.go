@@ -47,7 +47,7 @@ func (m *Monitoring) watchHypervisor() *kit.Loop {
 		if tag == "" {
 			return defaultTarget
 		}
-		return "location " + tag
+		return LocationTarget(tag)
 	}
 	down := map[string]bool{}
 	for target, isOpen := range open {
@@ -75,6 +75,10 @@ func (m *Monitoring) watchHypervisor() *kit.Loop {
 		}
 	})
 }
+
+// LocationTarget is the target of the hypervisor_unavailable alert of the location
+// tagged tag, other than the default one (whose alert names its driver).
+func LocationTarget(tag string) string { return "location " + tag }
 
 // watchedPing takes one ping's outcome for a target: hypervisorFailures failures in a
 // row raise its hypervisor_unavailable, the first success after resolves it.

@@ -12,6 +12,7 @@ import (
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/machines/capacity"
 	"github.com/vmplane/vmplane/apierr"
+	hvloc "github.com/vmplane/vmplane/hypervisor/locations"
 	"github.com/vmplane/vmplane/persistence"
 )
 
@@ -42,9 +43,12 @@ type Plan struct {
 	Snapshots *int `json:"snapshots"`
 	// AllowedTemplates are the templates (ids or names) a machine of the plan may be
 	// made from; empty: every template.
-	AllowedTemplates []string  `json:"allowed_templates"`
-	CreatedAt        time.Time `json:"created_at"`
-	UpdatedAt        time.Time `json:"updated_at"`
+	AllowedTemplates []string `json:"allowed_templates"`
+	// Location is the hypervisor cluster the plan's machines are made in ("default":
+	// the one the settings configure, and that of a plan written before locations).
+	Location  hvloc.ID  `json:"location_id"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
 }
 
 // Bounds of a plan's fields beyond the machine sizes (machines.MinCores, ...).
@@ -75,6 +79,7 @@ type PlanSpec struct {
 	Backups          *int     `json:"backups,omitempty" openapi:"nullable,limit=plan.count" doc:"on-demand backups per machine; null or omitted: no bound beyond the tenant's quota"`
 	Snapshots        *int     `json:"snapshots,omitempty" openapi:"nullable,limit=plan.count" doc:"snapshots per machine; null or omitted: no bound beyond the tenant's quota"`
 	AllowedTemplates []string `json:"allowed_templates,omitempty" openapi:"nullable,limit=plan.templates,items.limit=id" doc:"template ids or names a machine of the plan may use; null or empty: all"`
+	LocationID       *string  `json:"location_id,omitempty" openapi:"nullable,limit=id" doc:"the location the plan's machines are made in (GET /api/resources/locations); null or omitted: default"`
 }
 
 // PlanChange is a partial change of a plan, the body of PATCH
@@ -92,6 +97,7 @@ type PlanChange struct {
 	Backups          *int     `json:"backups,omitempty" openapi:"nullable,limit=plan.count" doc:"null: no bound"`
 	Snapshots        *int     `json:"snapshots,omitempty" openapi:"nullable,limit=plan.count" doc:"null: no bound"`
 	AllowedTemplates []string `json:"allowed_templates,omitempty" openapi:"nullable,limit=plan.templates,items.limit=id" doc:"null or empty: all"`
+	LocationID       *string  `json:"location_id,omitempty" openapi:"nullable,limit=id" doc:"null: the default location"`
 }
 
 const planVersion = 1
@@ -108,6 +114,10 @@ type Deps struct {
 	// answer the room a plan's machine needs (capacity).
 	Machines *machines.Machines
 	Nodes    *capacity.Nodes
+	// LocationExists answers whether a location of that id is there (a not-found
+	// error otherwise); the locations live beside the plans, and are asked through it.
+	// nil: the default location alone is known.
+	LocationExists func(ctx context.Context, id string) error
 }
 
 // Plans is the service of the plan records. A plan is written seldom and read often,
@@ -119,11 +129,12 @@ type Plans struct {
 	store    persistence.Store
 	machines *machines.Machines
 	nodes    *capacity.Nodes
+	located  func(ctx context.Context, id string) error
 }
 
 // Start returns the plans' service.
 func Start(d Deps) *Plans {
-	return &Plans{rt: d.Runtime, store: d.Runtime.Store, machines: d.Machines, nodes: d.Nodes}
+	return &Plans{rt: d.Runtime, store: d.Runtime.Store, machines: d.Machines, nodes: d.Nodes, located: d.LocationExists}
 }
 
 // Get returns one plan.
@@ -151,9 +162,12 @@ func (p *Plans) load(ctx context.Context, id string) (Plan, []byte, error) {
 	return pl, raw, nil
 }
 
-// List returns plans in creation order.
-func (p *Plans) List(ctx context.Context, cursor string, limit int) ([]Plan, string, error) {
-	return kit.ScanPage(ctx, p.store, persistence.Prefix("plan"), cursor, limit, func(r *Plan) (Plan, bool) { return *r, true })
+// List returns plans in creation order; with location, only those of that location
+// (its id; "default": the default one).
+func (p *Plans) List(ctx context.Context, location *string, cursor string, limit int) ([]Plan, string, error) {
+	return kit.ScanPage(ctx, p.store, persistence.Prefix("plan"), cursor, limit, func(r *Plan) (Plan, bool) {
+		return *r, location == nil || string(r.Location) == hvloc.Tag(*location)
+	})
 }
 
 // Create records a new plan; its name must be free, ignoring case (409 otherwise).
@@ -164,7 +178,10 @@ func (p *Plans) Create(ctx context.Context, s PlanSpec) (Plan, error) {
 	if s.IPv4 != nil {
 		pl.IPv4 = *s.IPv4
 	}
-	if err := validate(&pl); err != nil {
+	if s.LocationID != nil {
+		pl.Location = hvloc.ID(hvloc.Tag(*s.LocationID))
+	}
+	if err := p.validate(ctx, &pl); err != nil {
 		return Plan{}, err
 	}
 	now := time.Now().UTC()
@@ -212,8 +229,25 @@ func (p *Plans) Update(ctx context.Context, id string, c PlanChange, nulls map[s
 	if c.AllowedTemplates != nil || nulls["allowed_templates"] {
 		next.AllowedTemplates = templates(c.AllowedTemplates)
 	}
-	if err := validate(&next); err != nil {
+	switch {
+	case c.LocationID != nil:
+		next.Location = hvloc.ID(hvloc.Tag(*c.LocationID))
+	case nulls["location_id"]:
+		next.Location = ""
+	}
+	if err := p.validate(ctx, &next); err != nil {
 		return Plan{}, err
+	}
+	if next.Location != prev.Location {
+		// Its machines stay in their cluster: the plan would sell what they are not.
+		n, err := p.machines.CountPlan(ctx, id)
+		if err != nil {
+			return Plan{}, err
+		}
+		if n > 0 {
+			return Plan{}, apierr.New(apierr.ErrConflict, "plan %s is used by %d machine(s) in location %s; a plan in use stays in its location",
+				id, n, hvloc.Name(string(prev.Location)))
+		}
 	}
 	next.UpdatedAt = time.Now().UTC()
 	if err := p.save(ctx, &next, &prev, raw); err != nil {
@@ -299,7 +333,37 @@ func templates(t []string) []string {
 	return slices.Clone(t)
 }
 
-// validate checks every field of a plan against its bounds, for every caller.
+// validate checks every field of a plan against its bounds, and that its location
+// is there, for every caller.
+func (p *Plans) validate(ctx context.Context, pl *Plan) error {
+	if err := validate(pl); err != nil {
+		return err
+	}
+	return LocationKnown(ctx, p.located, "location_id", string(pl.Location))
+}
+
+// LocationKnown checks the location tagged tag ("" is the default one, always there)
+// through exists (nil: no other location is known): one that is not there is an
+// invalid request naming field.
+func LocationKnown(ctx context.Context, exists func(context.Context, string) error, field, tag string) error {
+	if tag == "" {
+		return nil
+	}
+	if len(tag) > 64 || strings.Contains(tag, "/") {
+		return apierr.Invalid(apierr.Field(field, "no location %s", tag))
+	}
+	if exists == nil {
+		return apierr.Invalid(apierr.Field(field, "no location %s", tag))
+	}
+	if err := exists(ctx, tag); errors.Is(err, apierr.ErrNotFound) {
+		return apierr.Invalid(apierr.Field(field, "no location %s", tag))
+	} else if err != nil {
+		return err
+	}
+	return nil
+}
+
+// validate checks every field of a plan against its bounds.
 func validate(pl *Plan) error {
 	var f []apierr.FieldError
 	if n := len(strings.TrimSpace(pl.Name)); n < MinNameLen || len(pl.Name) > MaxNameLen {

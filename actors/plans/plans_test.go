@@ -71,7 +71,7 @@ func TestPlanLifecycle(t *testing.T) {
 	if err != nil || got.Name != "Small" {
 		t.Fatalf("get: got %+v, %v", got, err)
 	}
-	list, next, err := s.Plans.List(ctx, "", 10)
+	list, next, err := s.Plans.List(ctx, nil, "", 10)
 	if err != nil || len(list) != 1 || next != "" {
 		t.Fatalf("list: got %v %q %v", list, next, err)
 	}
@@ -195,7 +195,7 @@ func TestPlanCapacity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := s.Plans.Capacity(ctx, p.ID)
+	c, err := s.Plans.Capacity(ctx, p.ID, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +203,7 @@ func TestPlanCapacity(t *testing.T) {
 	if c.Total != 5 || len(c.Nodes) != 2 || c.Nodes[0].Fits != 5 || c.Nodes[1].Fits != 0 || c.Overcommit != capacity.DefaultOvercommit {
 		t.Fatalf("capacity: got %+v", c)
 	}
-	if _, err := s.Plans.Capacity(ctx, "nope"); !errors.Is(err, apierr.ErrNotFound) {
+	if _, err := s.Plans.Capacity(ctx, "nope", nil); !errors.Is(err, apierr.ErrNotFound) {
 		t.Fatalf("capacity of no plan: got %v; want 404", err)
 	}
 }
@@ -234,7 +234,7 @@ func TestConcurrentCreatesOfOneName(t *testing.T) {
 			t.Errorf("got %v; want nil or 409", err)
 		}
 	}
-	list, _, err := s.Plans.List(ctx, "", 0)
+	list, _, err := s.Plans.List(ctx, nil, "", 0)
 	if won != 1 || err != nil || len(list) != 1 {
 		t.Fatalf("got %d created, %d plans (%v); want one", won, len(list), err)
 	}

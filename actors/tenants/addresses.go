@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/vmplane/vmplane/actors/addresses"
+	"github.com/vmplane/vmplane/actors/machines/capacity"
 	"github.com/vmplane/vmplane/actors/plans"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/persistence"
@@ -45,9 +46,13 @@ func addressesOf(s *MachineSpec, plan *plans.Plan) error {
 	return nil
 }
 
-// wantOf is what s asks for: its counts (addressesOf) on its node.
+// wantOf is what s asks for: its counts (addressesOf) on its node, in its location
+// (s.LocationID holds its tag once CreateMachine has read it).
 func wantOf(s MachineSpec) addresses.Want {
-	w := addresses.Want{Node: s.Node}
+	w := addresses.Want{Location: s.LocationID, Node: s.Node}
+	if s.Node != "" {
+		w.NodeID = capacity.NodeID(s.LocationID, s.Node)
+	}
 	if s.IPv4 != nil {
 		w.IPv4 = *s.IPv4
 	}

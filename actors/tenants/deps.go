@@ -48,6 +48,10 @@ type Deps struct {
 	// SuspendAction is what a suspension that names no action does to the tenant's
 	// running machines: SuspendStop ("" too), SuspendHypervisor or SuspendNone.
 	SuspendAction string
+	// LocationExists answers whether a location of that id is there (a not-found
+	// error otherwise), which a create names; the locations are no room of the
+	// tenants'. nil: the default location alone is known.
+	LocationExists func(ctx context.Context, id string) error
 }
 
 // system is what the tenants' code reaches through its sys field.
@@ -73,13 +77,16 @@ type system struct {
 	forgetTenant func(b *persistence.Batch, tenant string)
 	// suspendAction is Deps' SuspendAction, never "".
 	suspendAction string
+	// locationExists is Deps' LocationExists.
+	locationExists func(ctx context.Context, id string) error
 }
 
 // Start starts the tenants' kind.
 func Start(d Deps) *Tenants {
 	s := &system{rt: d.Runtime, store: d.Runtime.Store, driver: d.Driver, log: d.Runtime.Log, Events: d.Events,
 		Machines: d.Machines.Machines, Nodes: d.Machines.Nodes, Backups: d.Machines.Backups, Inventory: d.Inventory, Alerts: d.Alerts, Plans: d.Plans, Addresses: d.Addresses,
-		hasUsers: orNone(d.HasUsers), hasSchedules: orNone(d.HasSchedules), hasWebhooks: orNone(d.HasWebhooks), forgetTenant: d.ForgetTenant, suspendAction: d.SuspendAction}
+		hasUsers: orNone(d.HasUsers), hasSchedules: orNone(d.HasSchedules), hasWebhooks: orNone(d.HasWebhooks), forgetTenant: d.ForgetTenant, suspendAction: d.SuspendAction,
+		locationExists: d.LocationExists}
 	if s.forgetTenant == nil {
 		s.forgetTenant = func(*persistence.Batch, string) {}
 	}

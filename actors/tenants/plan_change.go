@@ -11,6 +11,7 @@ import (
 	"github.com/vmplane/vmplane/actors/plans"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
+	hvloc "github.com/vmplane/vmplane/hypervisor/locations"
 )
 
 // A machine made from a plan (MachineSpec.PlanID) gets the plan's sizes, and keeps the
@@ -78,6 +79,16 @@ func (t *Tenants) plan(ctx context.Context, id string) (plans.Plan, error) {
 		return plans.Plan{}, apierr.Invalid(apierr.Field("plan_id", "no plan %s", id))
 	}
 	return p, err
+}
+
+// planInLocation refuses a move to a plan sold in another location than the
+// machine's: a machine does not leave its cluster.
+func planInLocation(p *plans.Plan, rec machines.Machine) error {
+	if p.Location != rec.Location {
+		return apierr.Invalid(apierr.Field("plan_id", "plan %s is sold in location %s; the machine is in %s",
+			p.Name, hvloc.Name(string(p.Location)), hvloc.Name(string(rec.Location))))
+	}
+	return nil
 }
 
 // planAllows refuses a move to a plan that does not offer the machine's template (a
@@ -148,6 +159,9 @@ func (t *Tenants) ChangePlan(ctx context.Context, tenantID, machineID, planID st
 	if err != nil {
 		return tasks.Task{}, err
 	}
+	if err := planInLocation(&p, rec); err != nil {
+		return tasks.Task{}, err
+	}
 	if err := t.planAllows(ctx, &p, rec.TemplateID); err != nil {
 		return tasks.Task{}, err
 	}
@@ -182,6 +196,9 @@ func (t *Tenants) ChangeAnyPlan(ctx context.Context, machineID, planID string) (
 	}
 	p, err := t.plan(ctx, planID)
 	if err != nil {
+		return tasks.Task{}, err
+	}
+	if err := planInLocation(&p, rec); err != nil {
 		return tasks.Task{}, err
 	}
 	if err := t.planAllows(ctx, &p, rec.TemplateID); err != nil {

@@ -185,6 +185,10 @@ type MachineSpec struct {
 	// vmplane, as before pools existed).
 	IPv4 *int  `json:"ipv4,omitempty" openapi:"limit=plan.ipv4" doc:"operators, without plan_id: IPv4 addresses from the IP pools (default 0); a plan gives its own"`
 	IPv6 *bool `json:"ipv6,omitempty" doc:"operators, without plan_id: a routed IPv6 /64 from the IP pools (default false); a plan gives one when it has ipv6_prefix"`
+	// LocationID is the location the machine is made in: its plan's (a body naming
+	// another is refused), or the one named, or the default one. In the message to the
+	// tenant's entity it holds the location's tag.
+	LocationID string `json:"location_id,omitempty" openapi:"limit=id" doc:"the location the machine is made in (GET /api/resources/locations): a plan's machine is made in the plan's (naming another is 400); omitted: the plan's, or default"`
 }
 
 // ResourceChange is a tenant's resize of a machine; disks only grow.
@@ -357,19 +361,26 @@ func (t *Tenants) CreateMachine(ctx context.Context, tenantID string, spec Machi
 	if err := addressesOf(&spec, plan); err != nil {
 		return Provisioned{}, err
 	}
+	if err := t.locationOf(ctx, &spec, plan); err != nil {
+		return Provisioned{}, err
+	}
 	tpl, err := t.validateSpec(ctx, spec, plan)
 	if err != nil {
 		return Provisioned{}, err
 	}
-	if spec.Node == "" {
-		// vmplane places the machine on the node with the most room for it by the
-		// capacity arithmetic (capacity.Room); a template that only one node can clone
-		// goes there, if it has room.
-		node, err := t.sys.Nodes.Place(ctx, capacity.Size{CPUCores: spec.CPUCores, MemoryMB: spec.MemoryMB, DiskGB: spec.DiskGB}, tpl.Node)
+	if spec.Node != "" {
+		if err := t.nodeOf(ctx, &spec); err != nil {
+			return Provisioned{}, err
+		}
+	} else {
+		// vmplane places the machine on the node of its location with the most room
+		// for it by the capacity arithmetic (capacity.Room); a template that only one
+		// node can clone goes there, if it has room.
+		room, err := t.sys.Nodes.Place(ctx, spec.LocationID, capacity.Size{CPUCores: spec.CPUCores, MemoryMB: spec.MemoryMB, DiskGB: spec.DiskGB}, tpl.Node)
 		if err != nil {
 			return Provisioned{}, err
 		}
-		spec.Node = node
+		spec.Node = room.Name
 	}
 	return kit.Ask[Provisioned](ctx, t.kind, tenantID, &createMachine{Spec: spec, Stamp: st})
 }
@@ -469,18 +480,6 @@ func (t *Tenants) validateSpec(ctx context.Context, s MachineSpec, plan *plans.P
 	}
 	if len(f) > 0 {
 		return tpl, apierr.Invalid(f...)
-	}
-	if s.Node != "" {
-		n, err := t.sys.Nodes.Get(ctx, s.Node)
-		if errors.Is(err, apierr.ErrNotFound) {
-			return tpl, apierr.Invalid(apierr.Field("node", "no node %s", s.Node))
-		}
-		if err != nil {
-			return tpl, err
-		}
-		if n.Status != string(hypervisor.NodeOnline) {
-			return tpl, apierr.New(apierr.ErrInvalidState, "node %s is %s", n.ID, n.Status)
-		}
 	}
 	return tpl, nil
 }
@@ -845,7 +844,7 @@ const createTries = 100
 func (e *tenantEntity) createMachine(ctx *kit.Ctx, s MachineSpec, st *kit.Stamp) {
 	need := Usage{Machines: 1, CPUCores: s.CPUCores, MemoryMB: s.MemoryMB, DiskGB: s.DiskGB}
 	e.provision(ctx, st, need, wantOf(s), func(actx context.Context, b *persistence.Batch, id string, g addresses.Grant) (*machines.Creation, error) {
-		return e.sys.Machines.AddCreateAs(actx, b, id, e.id, hypervisor.CreateSpec{Name: s.Name, Node: s.Node, TemplateID: s.TemplateID,
+		return e.sys.Machines.AddCreateAs(actx, b, id, e.id, hypervisor.CreateSpec{Name: s.Name, Node: s.Node, Location: s.LocationID, TemplateID: s.TemplateID,
 			CPUCores: s.CPUCores, MemoryMB: s.MemoryMB, DiskGB: s.DiskGB, Password: s.Password, SSHKeys: s.SSHKeys, Start: true,
 			Addresses: g.Addresses, Nameservers: g.DNS}, s.PlanID)
 	})

@@ -167,6 +167,7 @@ func Plan(p output.Printer, pl *client.Plan) error {
 		output.Field(w, "Backups", output.Bound(pl.Backups))
 		output.Field(w, "Snapshots", output.Bound(pl.Snapshots))
 		output.Field(w, "Templates", output.List(pl.AllowedTemplates, "all"))
+		output.Field(w, "Location", pl.LocationID)
 		output.Field(w, "Created", output.When(pl.CreatedAt))
 	})
 }

@@ -177,13 +177,14 @@ func (a verbs) machineCreateCmd() *cobra.Command {
 	var (
 		spec     client.MachineSpec
 		planName string
+		location string
 		memory   string
 		disk     string
 		pwStdin  bool
 		wf       cmdline.WaitFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "create --name NAME --template ID [--plan PLAN] [--cores N] [--memory SIZE] [--disk SIZE]",
+		Use:   "create --name NAME --template ID [--plan PLAN] [--cores N] [--memory SIZE] [--disk SIZE] [--location ID-OR-NAME]",
 		Short: "create a machine in the tenant (operators: --tenant ID) from a template",
 		Long: `Create a machine from a template (its id or name, see 'vmplane template list').
 With --plan naming a plan of the server (its id or name, see 'vmplane plan list'), the
@@ -254,6 +255,11 @@ machine is built and shows it; without, it shows the machine and the task buildi
 			if v6, _ := cmd.Flags().GetBool("ipv6"); v6 {
 				spec.IPv6 = &v6
 			}
+			if location != "" {
+				if spec.LocationID, err = planflags.FindLocation(cmd.Context(), c, location); err != nil {
+					return err
+				}
+			}
 			tpl, err := findTemplate(cmd.Context(), c, tplRef)
 			if err != nil {
 				return err
@@ -276,7 +282,8 @@ machine is built and shows it; without, it shows the machine and the task buildi
 	fl.Int64("cores", 0, "CPU cores (overrides the plan's)")
 	fl.StringVar(&memory, "memory", "", "memory, in MB or with a unit: 2048, 2G (overrides the plan's)")
 	fl.StringVar(&disk, "disk", "", "disk size, in GB or with a unit: 40, 1T (overrides the plan's)")
-	fl.StringVar(&spec.Node, "node", "", "the node to place it on (default: the server chooses)")
+	fl.StringVar(&spec.Node, "node", "", "the node to place it on, by its id or its name in the location (default: the server chooses)")
+	fl.StringVar(&location, "location", "", "the location (id or name) to make it in (default: its plan's, or the default one)")
 	fl.StringArrayVar(&spec.SSHKeys, "ssh-key", nil, "an SSH public key for cloud-init (repeatable)")
 	fl.Int64("ipv4", 0, "operators, without a plan of the server: IPv4 addresses from the IP pools (a plan gives its own)")
 	fl.Bool("ipv6", false, "operators, without a plan of the server: a routed IPv6 /64 from the IP pools")

@@ -1,6 +1,6 @@
 // Package planflags holds the flags of `vmplane plan create` and `vmplane plan update`,
 // read into the Go client's PlanSpec and PlanChange, and finds the plan a command
-// line names by id or name.
+// line names by id or name, and the location a --location names.
 package planflags
 
 import (
@@ -20,6 +20,7 @@ type Flags struct {
 	cores, ipv4, ipv6, traffic, rate, bkps, snap int64
 	memory, disk                                 string
 	templates                                    []string
+	location                                     string
 }
 
 // Add declares the flags on cmd; update, on a change, adds --name and says how a
@@ -49,6 +50,16 @@ func (f *Flags) Add(cmd *cobra.Command, update bool) {
 		tpl += " (--template '' allows every template again)"
 	}
 	fl.StringSliceVar(&f.templates, "template", nil, tpl)
+	fl.StringVar(&f.location, "location", "", "the location (id or name) the plan's machines are made in (default: the default one)")
+}
+
+// LocationRef is the --location given (the caller reads it with FindLocation), "" when
+// none was.
+func (f *Flags) LocationRef(cmd *cobra.Command) string {
+	if !changed(cmd, "location") {
+		return ""
+	}
+	return f.location
 }
 
 func changed(cmd *cobra.Command, name string) bool {
@@ -122,6 +133,9 @@ func (f *Flags) Change(cmd *cobra.Command) (client.PlanChange, error) {
 	ch.CPUCores, ch.IPv4 = set("cores", f.cores, false), set("ipv4", f.ipv4, false)
 	ch.IPv6Prefix, ch.TrafficGB = set("ipv6-prefix", f.ipv6, true), set("traffic-gb", f.traffic, true)
 	ch.RateMbps, ch.Backups, ch.Snapshots = set("rate-mbps", f.rate, true), set("backups", f.bkps, true), set("snapshots", f.snap, true)
+	if changed(cmd, "location") {
+		given = true // the caller sets it, once FindLocation has read it
+	}
 	if changed(cmd, "template") {
 		t := []string{}
 		for _, s := range f.templates {
@@ -132,7 +146,7 @@ func (f *Flags) Change(cmd *cobra.Command) (client.PlanChange, error) {
 		ch.AllowedTemplates, given = client.Set(t), true
 	}
 	if !given {
-		return ch, cmdline.Usagef("nothing to change: give --name, a size or a bound")
+		return ch, cmdline.Usagef("nothing to change: give --name, a size, a bound or --location")
 	}
 	return ch, nil
 }
@@ -158,4 +172,29 @@ func Find(ctx context.Context, c *client.Client, ref string) (*client.Plan, erro
 		}
 	}
 	return nil, ErrNoPlan
+}
+
+// FindLocation is the id of the location ref names: "default", a location's id, or
+// else its name (ignoring case); one that names none is a usage error. It is how
+// every --location of the verbs is read.
+func FindLocation(ctx context.Context, c *client.Client, ref string) (string, error) {
+	if strings.EqualFold(ref, "default") {
+		return "default", nil
+	}
+	var byName []string
+	for l, err := range c.Locations(ctx, client.ListOptions{}) {
+		if err != nil {
+			return "", err
+		}
+		if l.ID == ref {
+			return l.ID, nil
+		}
+		if strings.EqualFold(l.Name, ref) {
+			byName = append(byName, l.ID)
+		}
+	}
+	if len(byName) == 1 {
+		return byName[0], nil
+	}
+	return "", cmdline.Usagef("--location %q: no location has that id or name (see 'vmplane location list')", ref)
 }

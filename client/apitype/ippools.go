@@ -5,7 +5,8 @@ import (
 )
 
 // IPPool is a range of addresses: IPv4 handed out address by address, IPv6 as routed
-// /64 prefixes. A pool with a Node serves only machines on that node.
+// /64 prefixes. A pool serves only the machines made in its location, and a pool with
+// a Node only machines on that node.
 type IPPool struct {
 	ID      string   `json:"id"`
 	Name    string   `json:"name"`
@@ -14,6 +15,9 @@ type IPPool struct {
 	Node    *string  `json:"node"`
 	DNS     []string `json:"dns"`
 	Version int64    `json:"version"`
+	// LocationID is the location whose machines the pool serves ("default": the one
+	// the server's settings configure).
+	LocationID string `json:"location_id"`
 	// Allocated is how many of the pool's addresses (IPv6: prefixes) machines hold,
 	// counting those released but still cooling down.
 	Allocated int64     `json:"allocated"`
@@ -28,6 +32,8 @@ type IPPoolSpec struct {
 	Gateway string   `json:"gateway"`
 	Node    *string  `json:"node,omitempty"`
 	DNS     []string `json:"dns,omitempty"`
+	// LocationID is the location whose machines the pool serves; empty: default.
+	LocationID string `json:"location_id,omitempty"`
 }
 
 // IPPoolChange is the body of UpdateIPPool: zero fields keep their value, Null clears
@@ -37,4 +43,6 @@ type IPPoolChange struct {
 	Gateway Optional[string]   `json:"gateway,omitzero"`
 	Node    Optional[string]   `json:"node,omitzero"`
 	DNS     Optional[[]string] `json:"dns,omitzero"`
+	// LocationID moves the pool to another location; Null: to the default one.
+	LocationID Optional[string] `json:"location_id,omitzero"`
 }

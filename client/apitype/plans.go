@@ -8,20 +8,23 @@ import (
 // no bound. IPv4 and IPv6Prefix are the addresses each machine of the plan gets from
 // the IP pools; TrafficGB is recorded for billing systems, not counted yet.
 type Plan struct {
-	ID               string    `json:"id"`
-	Name             string    `json:"name"`
-	CPUCores         int64     `json:"cpu_cores"`
-	MemoryMB         int64     `json:"memory_mb"`
-	DiskGB           int64     `json:"disk_gb"`
-	IPv4             int64     `json:"ipv4"`
-	IPv6Prefix       *int64    `json:"ipv6_prefix"`
-	TrafficGB        *int64    `json:"traffic_gb"`
-	RateMbps         *int64    `json:"rate_mbps"`
-	Backups          *int64    `json:"backups"`
-	Snapshots        *int64    `json:"snapshots"`
-	AllowedTemplates []string  `json:"allowed_templates"`
-	CreatedAt        time.Time `json:"created_at"`
-	UpdatedAt        time.Time `json:"updated_at"`
+	ID               string   `json:"id"`
+	Name             string   `json:"name"`
+	CPUCores         int64    `json:"cpu_cores"`
+	MemoryMB         int64    `json:"memory_mb"`
+	DiskGB           int64    `json:"disk_gb"`
+	IPv4             int64    `json:"ipv4"`
+	IPv6Prefix       *int64   `json:"ipv6_prefix"`
+	TrafficGB        *int64   `json:"traffic_gb"`
+	RateMbps         *int64   `json:"rate_mbps"`
+	Backups          *int64   `json:"backups"`
+	Snapshots        *int64   `json:"snapshots"`
+	AllowedTemplates []string `json:"allowed_templates"`
+	// LocationID is the location the plan's machines are made in ("default": the one
+	// the server's settings configure).
+	LocationID string    `json:"location_id"`
+	CreatedAt  time.Time `json:"created_at"`
+	UpdatedAt  time.Time `json:"updated_at"`
 }
 
 // PlanSpec is the body of CreatePlan; nil fields take their default (one IPv4
@@ -38,6 +41,8 @@ type PlanSpec struct {
 	Backups          *int64   `json:"backups,omitempty"`
 	Snapshots        *int64   `json:"snapshots,omitempty"`
 	AllowedTemplates []string `json:"allowed_templates,omitempty"`
+	// LocationID is the location the plan's machines are made in; empty: default.
+	LocationID string `json:"location_id,omitempty"`
 }
 
 // PlanChange is the body of UpdatePlan: zero fields keep their value, Null clears one
@@ -54,12 +59,15 @@ type PlanChange struct {
 	Backups          Optional[int64]    `json:"backups,omitzero"`
 	Snapshots        Optional[int64]    `json:"snapshots,omitzero"`
 	AllowedTemplates Optional[[]string] `json:"allowed_templates,omitzero"`
+	// LocationID moves the plan to another location; Null: to the default one.
+	LocationID Optional[string] `json:"location_id,omitzero"`
 }
 
-// PlanCapacity is how many more machines of a plan fit on the nodes now, node by node
-// and in all, by the operator's overcommit ratios.
+// PlanCapacity is how many more machines of a plan fit on the nodes of its location
+// now, node by node and in all, by the operator's overcommit ratios.
 type PlanCapacity struct {
 	PlanID     string     `json:"plan_id"`
+	LocationID string     `json:"location_id"`
 	Total      int64      `json:"total"`
 	Nodes      []NodeRoom `json:"nodes"`
 	Overcommit Overcommit `json:"overcommit"`
@@ -69,7 +77,10 @@ type PlanCapacity struct {
 // (its own times the ratios, less what vmplane's machines on it are given) and how
 // many more fit (none on an offline node).
 type NodeRoom struct {
+	// Node is the node's id, Name its name in its location.
 	Node         string `json:"node"`
+	Name         string `json:"name"`
+	LocationID   string `json:"location_id"`
 	Online       bool   `json:"online"`
 	Fits         int64  `json:"fits"`
 	FreeCPUCores int64  `json:"free_cpu_cores"`

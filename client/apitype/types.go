@@ -260,6 +260,9 @@ type MachineSpec struct {
 	// (operators only; a plan gives its own): nil takes none.
 	IPv4 *int64 `json:"ipv4,omitempty"`
 	IPv6 *bool  `json:"ipv6,omitempty"`
+	// LocationID is the location the machine is made in: a plan's machine is made in
+	// the plan's (naming another is ErrInvalidRequest); empty: the plan's, or default.
+	LocationID string `json:"location_id,omitempty"`
 }
 
 // Resize is the body of ResizeMachine: zero fields keep their value.

@@ -215,11 +215,11 @@ type Traffic interface {
 // Plans is what the edge asks of plans.Plans.
 type Plans interface {
 	Get(ctx context.Context, id string) (plans.Plan, error)
-	List(ctx context.Context, cursor string, limit int) ([]plans.Plan, string, error)
+	List(ctx context.Context, location *string, cursor string, limit int) ([]plans.Plan, string, error)
 	Create(ctx context.Context, s plans.PlanSpec) (plans.Plan, error)
 	Update(ctx context.Context, id string, c plans.PlanChange, nulls map[string]bool) (plans.Plan, error)
 	Delete(ctx context.Context, id string) error
-	Capacity(ctx context.Context, id string) (plans.PlanCapacity, error)
+	Capacity(ctx context.Context, id string, location *string) (plans.PlanCapacity, error)
 }
 
 // Locations is what the edge asks of locations.Locations.
@@ -246,7 +246,7 @@ type Webhooks interface {
 // IPPools is what the edge asks of addresses.Addresses about pools.
 type IPPools interface {
 	Get(ctx context.Context, id string) (addresses.Pool, error)
-	List(ctx context.Context, cursor string, limit int) ([]addresses.Pool, string, error)
+	List(ctx context.Context, location *string, cursor string, limit int) ([]addresses.Pool, string, error)
 	Create(ctx context.Context, s addresses.PoolSpec) (addresses.Pool, error)
 	Update(ctx context.Context, id string, c addresses.PoolChange, nulls map[string]bool) (addresses.Pool, error)
 	Delete(ctx context.Context, id string) error

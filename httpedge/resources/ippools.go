@@ -12,10 +12,10 @@ func (h *handlers) ipPoolResources() []resource {
 	svc := h.svc
 	return []resource{
 		{name: "ip-pools", read: api.AdminOnly, write: api.AdminOnly, summary: "IP address pools", item: itemOf[addresses.Pool](),
-			createBody: addresses.PoolSpec{}, updateBody: addresses.PoolChange{},
+			query: locationQuery, createBody: addresses.PoolSpec{}, updateBody: addresses.PoolChange{},
 			exempt: "pool names are unique: the retry of a create that applied is a 409 naming the pool, never a second pool",
 			list: func(c *api.Call, _ *string, cursor string, limit int) (any, string, error) {
-				return svc.IPPools.List(c.Context(), cursor, limit)
+				return svc.IPPools.List(c.Context(), locationFilter(c), cursor, limit)
 			},
 			get: func(c *api.Call, _ *string, id string) (any, error) { return svc.IPPools.Get(c.Context(), id) },
 			create: func(c *api.Call, _ *string, _ *string) (any, error) {

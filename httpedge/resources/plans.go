@@ -11,10 +11,10 @@ func (h *handlers) planResources() []resource {
 	svc := h.svc
 	return []resource{
 		{name: "plans", read: api.Authenticated, write: api.AdminOnly, summary: "plans", item: itemOf[plans.Plan](),
-			createBody: plans.PlanSpec{}, updateBody: plans.PlanChange{},
+			query: locationQuery, createBody: plans.PlanSpec{}, updateBody: plans.PlanChange{},
 			exempt: "plan names are unique: the retry of a create that applied is a 409 naming the plan, never a second plan",
 			list: func(c *api.Call, _ *string, cursor string, limit int) (any, string, error) {
-				return svc.Plans.List(c.Context(), cursor, limit)
+				return svc.Plans.List(c.Context(), locationFilter(c), cursor, limit)
 			},
 			get: func(c *api.Call, _ *string, id string) (any, error) { return svc.Plans.Get(c.Context(), id) },
 			create: func(c *api.Call, _ *string, _ *string) (any, error) {
@@ -46,10 +46,25 @@ func (h *handlers) planResources() []resource {
 func (h *handlers) planRoutes() []api.Route {
 	return []api.Route{
 		{Method: "GET", Path: "/api/resources/plans/{id}/capacity", Access: api.Authenticated, Tag: "resources",
+			Query:   map[string]string{"location": "the plan's location (its id; default: the default location): another is 400"},
 			Summary: "How many more machines of a plan fit now", Reply: plans.PlanCapacity{},
-			Description: "How many more machines of the plan fit on the nodes now, node by node and in all: each node's cores, memory and disk " +
+			Description: "How many more machines of the plan fit on the nodes of its location now, node by node and in all: each node's cores, memory and disk " +
 				"times the operator's overcommit ratios (VMPLANE_OVERCOMMIT_CPU, _MEMORY, _DISK), less what vmplane's machines on it are given " +
 				"(not what they use). An offline node fits none. Placement of a create that names no node uses the same arithmetic.",
-			Handler: func(c *api.Call) (any, error) { return h.svc.Plans.Capacity(c.Context(), c.Param("id")) }},
+			Handler: func(c *api.Call) (any, error) {
+				return h.svc.Plans.Capacity(c.Context(), c.Param("id"), locationFilter(c))
+			}},
 	}
+}
+
+// locationQuery is the filter of the lists of records that belong to a location
+// (plans, IP pools).
+var locationQuery = map[string]string{"location": "only the records of this location (its id; default: the default location)"}
+
+// locationFilter is a list's location filter: nil when the query names none.
+func locationFilter(c *api.Call) *string {
+	if l := c.Query("location"); l != "" {
+		return &l
+	}
+	return nil
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
+	hvloc "github.com/vmplane/vmplane/hypervisor/locations"
 	"github.com/vmplane/vmplane/persistence"
 )
 
@@ -60,12 +61,16 @@ type Size struct {
 // machines on it allocate; never below 0; the disk -1, unbounded, when the hypervisor
 // does not tell the node's storage) and how many more machines of the size fit.
 type NodeRoom struct {
-	Node         string `json:"node"`
-	Online       bool   `json:"online"`
-	Fits         int    `json:"fits"`
-	FreeCPUCores int    `json:"free_cpu_cores"`
-	FreeMemoryMB int    `json:"free_memory_mb"`
-	FreeDiskGB   int    `json:"free_disk_gb"`
+	// Node is the node's id (NodeID), Name its name in its location, which the
+	// hypervisor knows it by.
+	Node         string   `json:"node"`
+	Name         string   `json:"name"`
+	Location     hvloc.ID `json:"location_id"`
+	Online       bool     `json:"online"`
+	Fits         int      `json:"fits"`
+	FreeCPUCores int      `json:"free_cpu_cores"`
+	FreeMemoryMB int      `json:"free_memory_mb"`
+	FreeDiskGB   int      `json:"free_disk_gb"`
 }
 
 // Unbounded is a NodeRoom's free disk when the node's storage is not known.
@@ -80,7 +85,7 @@ func Room(n Node, used Size, need Size, o Overcommit) NodeRoom {
 	free := func(total int, ratio float64, alloc int) int {
 		return max(int(math.Floor(float64(total)*ratio))-alloc, 0)
 	}
-	r := NodeRoom{Node: n.ID, Online: n.Status == string(hypervisor.NodeOnline),
+	r := NodeRoom{Node: n.ID, Name: n.HypervisorName(), Location: n.Location, Online: n.Status == string(hypervisor.NodeOnline),
 		FreeCPUCores: free(n.CPUCores, o.CPU, used.CPUCores),
 		FreeMemoryMB: free(n.MemoryMB, o.Memory, used.MemoryMB),
 		FreeDiskGB:   Unbounded}
@@ -106,7 +111,8 @@ func Room(n Node, used Size, need Size, o Overcommit) NodeRoom {
 	return r
 }
 
-// Allocations keep what vmplane's machines allocate on each node, by node id: the
+// Allocations keep what vmplane's machines allocate on each node, by node id (NodeID
+// of the machine's location and node name, as the node records are keyed): the
 // sizes of their records (what they were given, not what they use); a machine whose
 // node is not yet known (a create the driver places) counts nowhere. They are read on
 // every create that names no node, so they are kept rather than summed each time:
@@ -131,9 +137,9 @@ type Allocations struct {
 	byNode    map[string]Size
 }
 
-// Placement reads one machine record's value: the machine's id, its node ("" while
-// the driver has not placed it) and its size. The machines, who own the records,
-// hand it in.
+// Placement reads one machine record's value: the machine's id, its node's id
+// (NodeID of its location and node name; "" while the driver has not placed it) and
+// its size. The machines, who own the records, hand it in.
 type Placement func(val []byte) (id, node string, size Size, err error)
 
 // placed is one machine's allocation: its size on its node.
@@ -222,9 +228,10 @@ func (s Size) plus(o Size, sign int) Size {
 	return Size{CPUCores: s.CPUCores + sign*o.CPUCores, MemoryMB: s.MemoryMB + sign*o.MemoryMB, DiskGB: s.DiskGB + sign*o.DiskGB}
 }
 
-// Rooms returns every node's room for machines of size need, in node order, by the
-// operator's overcommit ratios (Room).
-func (n *Nodes) Rooms(ctx context.Context, need Size) ([]NodeRoom, error) {
+// Rooms returns the room of every node of the location tagged loc ("": the default
+// one) for machines of size need, in node order, by the operator's overcommit ratios
+// (Room).
+func (n *Nodes) Rooms(ctx context.Context, loc string, need Size) ([]NodeRoom, error) {
 	nodes, _, err := n.List(ctx, "", 0)
 	if err != nil {
 		return nil, err
@@ -235,31 +242,35 @@ func (n *Nodes) Rooms(ctx context.Context, need Size) ([]NodeRoom, error) {
 	}
 	out := make([]NodeRoom, 0, len(nodes))
 	for _, nd := range nodes {
-		out = append(out, Room(nd, used[nd.ID], need, n.overcommit))
+		if string(nd.Location) == loc {
+			out = append(out, Room(nd, used[nd.ID], need, n.overcommit))
+		}
 	}
 	return out, nil
 }
 
-// Place chooses the node for a new machine of size need that names none: the one with
-// the most room for it (Room's fits; of two alike, the one with more free memory, then
-// the first by name). When none has room, the answer is 409 insufficient_capacity. Two
-// creates placed at once may both take the last room of a node: placement reads the
-// machines as they are recorded, it reserves nothing. only, when set, is the one node
-// the machine can go to (a template on that node's local storage).
-func (n *Nodes) Place(ctx context.Context, need Size, only string) (string, error) {
-	rooms, err := n.Rooms(ctx, need)
+// Place chooses the node of the location tagged loc for a new machine of size need
+// that names none: the one with the most room for it (Room's fits; of two alike, the
+// one with more free memory, then the first by id), answered as its room (Node its
+// id, Name its name in the location). When none has room, the answer is 409
+// insufficient_capacity. Two creates placed at once may both take the last room of a
+// node: placement reads the machines as they are recorded, it reserves nothing. only,
+// when set, is the name of the one node the machine can go to (a template on that
+// node's local storage). A location with no node on record answers a zero room: the
+// driver places the machine, as before nodes were known.
+func (n *Nodes) Place(ctx context.Context, loc string, need Size, only string) (NodeRoom, error) {
+	rooms, err := n.Rooms(ctx, loc, need)
 	if err != nil {
-		return "", err
+		return NodeRoom{}, err
 	}
 	if only != "" {
-		rooms = slices.DeleteFunc(rooms, func(r NodeRoom) bool { return r.Node != only })
+		rooms = slices.DeleteFunc(rooms, func(r NodeRoom) bool { return r.Name != only })
 	}
 	// A create is made in the default location until creates name one (issue 31):
 	// another location's nodes (name@location, NodeID) are not its to take.
 	rooms = slices.DeleteFunc(rooms, func(r NodeRoom) bool { return strings.Contains(r.Node, "@") })
 	if len(rooms) == 0 {
-		// Nothing synced yet: the driver places the machine, as before nodes were known.
-		return "", nil
+		return NodeRoom{}, nil
 	}
 	best := slices.MaxFunc(rooms, func(a, b NodeRoom) int {
 		if c := cmp.Compare(a.Fits, b.Fits); c != 0 {
@@ -271,10 +282,10 @@ func (n *Nodes) Place(ctx context.Context, need Size, only string) (string, erro
 		return cmp.Compare(b.Node, a.Node)
 	})
 	if best.Fits < 1 {
-		return "", apierr.New(apierr.ErrInsufficientCapacity,
-			"no node has room for a machine of %d cores, %d MB of memory and %d GB of disk", need.CPUCores, need.MemoryMB, need.DiskGB)
+		return NodeRoom{}, apierr.New(apierr.ErrInsufficientCapacity,
+			"no node of location %s has room for a machine of %d cores, %d MB of memory and %d GB of disk", hvloc.Name(loc), need.CPUCores, need.MemoryMB, need.DiskGB)
 	}
-	return best.Node, nil
+	return best, nil
 }
 
 // Overcommit returns the ratios the capacity arithmetic uses.

@@ -35,6 +35,15 @@ type Node struct {
 	Location hvloc.ID `json:"location_id"`
 }
 
+// HypervisorName is the node's name in its location, which the hypervisor knows it
+// by: its Name, or, for a record without one, its id.
+func (n Node) HypervisorName() string {
+	if n.Name != "" {
+		return n.Name
+	}
+	return n.ID
+}
+
 // NodeUsage is a node's load at the last sync.
 type NodeUsage struct {
 	CPU       float64 `json:"cpu"` // fraction 0..1 of cpu_cores
@@ -131,6 +140,19 @@ func (nd *Node) Ref() hypervisor.Ref {
 		name = nd.ID // a record written before nodes had names apart from their ids
 	}
 	return hypervisor.Ref{Node: name, Location: string(nd.Location)}
+}
+
+// CountLocation counts the nodes on record of the location tagged tag (a location
+// with nodes is not deleted).
+func (n *Nodes) CountLocation(ctx context.Context, tag string) (int, error) {
+	nodes, _, err := n.List(ctx, "", 0)
+	count := 0
+	for _, nd := range nodes {
+		if string(nd.Location) == tag {
+			count++
+		}
+	}
+	return count, err
 }
 
 // Offline returns the nodes whose last known status is offline.
