@@ -157,6 +157,33 @@ func (a *Addresses) Allocate(ctx context.Context, b *persistence.Batch, w Want, 
 	return g, nil
 }
 
+// AllocateOne puts into b the allocation of one more address of version (4, or 6 for
+// a routed prefix) for machine id of tenant, which holds have, on node: address when
+// asked for (IPv4), else the lowest free one, from the pools of have first. It is
+// Allocate of one address, but a version no pool serves is 409 pool_exhausted too:
+// the machine asked for one. The Grant is for Taken.
+func (a *Addresses) AllocateOne(ctx context.Context, b *persistence.Batch, node string, version int, address string, have []hypervisor.Address, id string, tenant *string) (hypervisor.Address, Grant, error) {
+	w := Want{Node: node, Address: address}
+	if version == 6 {
+		w.IPv6 = true
+	} else {
+		w.IPv4 = 1
+	}
+	for _, h := range have {
+		if h.Version == version && !slices.Contains(w.Prefer, h.Pool) {
+			w.Prefer = append(w.Prefer, h.Pool)
+		}
+	}
+	g, err := a.Allocate(ctx, b, w, id, tenant)
+	if err != nil {
+		return hypervisor.Address{}, Grant{}, err
+	}
+	if len(g.Addresses) == 0 {
+		return hypervisor.Address{}, Grant{}, apierr.New(apierr.ErrPoolExhausted, "no IPv%d pool is usable on node %s", version, node)
+	}
+	return g.Addresses[0], g, nil
+}
+
 // put puts into b the allocation of addr, an address of pool p free by held, to
 // machine id, with the requirements that make it conditional, and adds it to g.
 func (a *Addresses) put(b *persistence.Batch, g *Grant, p usablePool, held holding, addr hypervisor.Address, id string, tenant *string, now time.Time) error {
