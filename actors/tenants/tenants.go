@@ -185,6 +185,8 @@ type MachineSpec struct {
 	// vmplane, as before pools existed).
 	IPv4 *int  `json:"ipv4,omitempty" openapi:"limit=plan.ipv4" doc:"operators, without plan_id: IPv4 addresses from the IP pools (default 0); a plan gives its own"`
 	IPv6 *bool `json:"ipv6,omitempty" doc:"operators, without plan_id: a routed IPv6 /64 from the IP pools (default false); a plan gives one when it has ipv6_prefix"`
+	// Address is the IPv4 address asked for, the machine's first (addresses.Want).
+	Address *string `json:"address,omitempty" openapi:"limit=ip_pool.address" doc:"the IPv4 address asked for, the machine's first: a free host address of an IP pool usable on the machine's node (held or cooling down: 409 address_taken; in no such pool: 422 address_unusable); the machine must get an IPv4 address (its plan's ipv4, or ipv4 for explicit sizes: 400 otherwise); omitted: the lowest free"`
 }
 
 // ResourceChange is a tenant's resize of a machine; disks only grow.
