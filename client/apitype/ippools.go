@@ -38,3 +38,10 @@ type IPPoolChange struct {
 	Node    Optional[string]   `json:"node,omitzero"`
 	DNS     Optional[[]string] `json:"dns,omitzero"`
 }
+
+// AddressRequest is the body of AddMachineAddress: Version 4 for one more IPv4
+// address (Address, when set, the one asked for), 6 for a routed IPv6 /64.
+type AddressRequest struct {
+	Version int64  `json:"version"`
+	Address string `json:"address,omitempty"`
+}

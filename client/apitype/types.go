@@ -257,6 +257,9 @@ type MachineSpec struct {
 	// (operators only; a plan gives its own): nil takes none.
 	IPv4 *int64 `json:"ipv4,omitempty"`
 	IPv6 *bool  `json:"ipv6,omitempty"`
+	// Address asks for the machine's first IPv4 address ("": the lowest free);
+	// a held one is ErrAddressTaken, one in no usable pool ErrAddressUnusable.
+	Address string `json:"address,omitempty"`
 }
 
 // Resize is the body of ResizeMachine: zero fields keep their value.
