@@ -38,7 +38,9 @@ operators only. An operator acts as the operator, or as the machine's tenant wit
 			}
 			return a.changeAddresses(cmd.Context(), args[0],
 				func(c *client.Client) (*client.Machine, error) { return c.AddMachineAddress(cmd.Context(), args[0], r) },
-				func(c *client.Client) (*client.Machine, error) { return c.AddMyMachineAddress(cmd.Context(), args[0], r) })
+				func(c *client.Client) (*client.Machine, error) {
+					return c.AddMyMachineAddress(cmd.Context(), args[0], r)
+				})
 		},
 	}
 	add.Flags().BoolVar(&v6, "ipv6", false, "a routed IPv6 /64 instead of an IPv4 address")
@@ -50,8 +52,12 @@ operators only. An operator acts as the operator, or as the machine's tenant wit
 		Args:    cmdline.Args(2, "ID ADDRESS"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.changeAddresses(cmd.Context(), args[0],
-				func(c *client.Client) (*client.Machine, error) { return c.RemoveMachineAddress(cmd.Context(), args[0], args[1]) },
-				func(c *client.Client) (*client.Machine, error) { return c.RemoveMyMachineAddress(cmd.Context(), args[0], args[1]) })
+				func(c *client.Client) (*client.Machine, error) {
+					return c.RemoveMachineAddress(cmd.Context(), args[0], args[1])
+				},
+				func(c *client.Client) (*client.Machine, error) {
+					return c.RemoveMyMachineAddress(cmd.Context(), args[0], args[1])
+				})
 		},
 	}
 	cmd.AddCommand(add, remove)
