@@ -167,6 +167,10 @@ func (e *machineEntity) addAddress(m *addAddress) (Machine, error) {
 		return Machine{}, apierr.Invalid(apierr.Field("address", "is asked for only with version 4 (an IPv6 prefix is the lowest free)"))
 	case e.sys.addAddress == nil:
 		return Machine{}, apierr.New(apierr.ErrConflict, "this server hands out no addresses from IP pools")
+	case len(e.rec.Addresses) == 0:
+		// The hypervisor is told the whole set the machine may use: it would then
+		// let the new address alone through, not the one configured outside vmplane.
+		return Machine{}, apierr.New(apierr.ErrConflict, "machine %s holds no address from the IP pools: its network is configured outside vmplane", e.id)
 	}
 	ctx, cancel := e.sys.rt.Work()
 	defer cancel()

@@ -24,7 +24,7 @@ const PTRDescription = "Sets the reverse DNS name (PTR record) of one of the add
 const AddAddressDescription = "Gives the machine one more address from the IP pools usable on its node (the pools its other addresses are from first): " +
 	"version 4 an IPv4 address (the one asked for in address, else the lowest free), version 6 a routed IPv6 /64. " +
 	"A machine of a plan holds at most the plan's ipv4 addresses and, when the plan has ipv6_prefix, one prefix: one more is 409 conflict naming the plan's count. " +
-	"A machine of no plan takes more from operators only (a tenant user gets 409). No free address is 409 pool_exhausted; an address asked for that is held, or cooling down after its release, 409 address_taken; " +
+	"A machine of no plan takes more from operators only (a tenant user gets 409); a machine that holds no address from the pools is 409 (its network is configured outside vmplane). No free address is 409 pool_exhausted; an address asked for that is held, or cooling down after its release, 409 address_taken; " +
 	"one in no pool usable on the machine's node (or a pool's network, broadcast or gateway address) 422 address_unusable. " +
 	"The allocation and the machine's record are written in one step, then the hypervisor is told the machine's whole set (Proxmox: the firewall's IP set; sim: net0). " +
 	"Should the hypervisor refuse or be down, the answer is its error (503 unavailable, ...) and the address is released again; only when the hypervisor cannot be given the previous set either does the machine keep it " +
