@@ -181,6 +181,16 @@ func TestRequestedAddressOnCreate(t *testing.T) {
 	expect(t, create(spec("asks-4", "198.51.100.1", plan.ID)), 422, "address_unusable")
 	expect(t, create(spec("asks-5", "198.51.100.60", none.ID)), 400, "invalid_request")
 	expect(t, create(spec("asks-6", "2001:db8::5", plan.ID)), 400, "invalid_request")
+	// An address of a pool bound to a node takes the machine there.
+	inv, err := s.sim.Inventory(context.Background())
+	if err != nil || len(inv.Nodes) < 2 {
+		t.Fatalf("inventory: %d nodes, %v", len(inv.Nodes), err)
+	}
+	node := inv.Nodes[len(inv.Nodes)-1].ID
+	s.createPool(admin, map[string]any{"name": "bound", "cidr": "192.0.2.0/24", "gateway": "192.0.2.1", "node": node})
+	if bound := s.provision(a.Token, spec("asks-bound", "192.0.2.33", plan.ID)); bound.Node != node || hosts(bound)[0] != "192.0.2.33" {
+		t.Fatalf("a create asking for an address of a pool of node %s: on %s with %v", node, bound.Node, hosts(bound))
+	}
 	// The operator's create of explicit sizes asks the same way.
 	op := s.operatorCreate(admin, map[string]any{"tenant_id": a.ID, "name": "asks-op", "template_id": "tpl-debian-12",
 		"cpu_cores": 1, "memory_mb": 256, "disk_gb": 10, "ipv4": 1, "address": "198.51.100.51"})

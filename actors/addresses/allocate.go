@@ -243,6 +243,28 @@ func requested(pools []usablePool, s, node string) (usablePool, hypervisor.Addre
 	return usablePool{}, hypervisor.Address{}, apierr.New(apierr.ErrAddressUnusable, "address %s is in no IPv4 pool usable on %s", ip, where)
 }
 
+// NodeOf is the node whose pool holds address, when a pool bound to a node holds it
+// ("" when only a pool bound to none does, or none at all, or it is no address): a
+// create asking for the address goes to that node, where the pool serves it.
+func (a *Addresses) NodeOf(ctx context.Context, address string) (string, error) {
+	ip, err := netip.ParseAddr(address)
+	if err != nil {
+		return "", nil
+	}
+	node := ""
+	err = a.store.Scan(ctx, persistence.Prefix("ip-pool"), nil, 0, func(_, v []byte) error {
+		var p Pool
+		if _, err := persistence.Decode(v, &p); err != nil {
+			return err
+		}
+		if prefix, err := netip.ParsePrefix(p.CIDR); err == nil && p.Node != nil && prefix.Contains(ip) && node == "" {
+			node = *p.Node
+		}
+		return nil
+	})
+	return node, err
+}
+
 // preferred moves the pools named in prefer to the front of pools, in prefer's order,
 // the others keeping theirs.
 func preferred(pools []usablePool, prefer []string) {

@@ -359,6 +359,12 @@ func (t *Tenants) CreateMachine(ctx context.Context, tenantID string, spec Machi
 	if err := addressesOf(&spec, plan); err != nil {
 		return Provisioned{}, err
 	}
+	if spec.Node == "" && spec.Address != nil && t.sys.Addresses != nil {
+		// An address asked for of a pool bound to a node is served there alone.
+		if spec.Node, err = t.sys.Addresses.NodeOf(ctx, *spec.Address); err != nil {
+			return Provisioned{}, err
+		}
+	}
 	tpl, err := t.validateSpec(ctx, spec, plan)
 	if err != nil {
 		return Provisioned{}, err
