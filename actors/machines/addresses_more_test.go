@@ -17,10 +17,9 @@ import (
 
 // fakePool hands out 198.51.100.10, .11, ... and notes what is undone and released.
 type fakePool struct {
-	mu                sync.Mutex
-	next              int
-	undone, released  []string
-	refuseNextAsTaken bool
+	mu               sync.Mutex
+	next             int
+	undone, released []string
 }
 
 func (p *fakePool) add(_ context.Context, _ *persistence.Batch, _ string, _ *string, _ string, _ []hypervisor.Address, r AddressRequest) (hypervisor.Address, func(context.Context) (bool, error), error) {
