@@ -63,9 +63,13 @@ func TestExtraAddresses(t *testing.T) {
 		r.decode(t, &got)
 		return got
 	}
-	got := add(a.Token, map[string]any{"version": 4})
-	got = add(a.Token, map[string]any{"version": 4, "address": "198.51.100.77"})
-	got = add(a.Token, map[string]any{"version": 6})
+	if got := add(a.Token, map[string]any{"version": 4}); len(got.Addresses) != 2 {
+		t.Fatalf("after one add: %v; want two addresses", hosts(got))
+	}
+	if got := add(a.Token, map[string]any{"version": 4, "address": "198.51.100.77"}); got.Addresses[2].Address != "198.51.100.77" {
+		t.Fatalf("after an add asking for 198.51.100.77: %v", hosts(got))
+	}
+	got := add(a.Token, map[string]any{"version": 6})
 	want := []string{"198.51.100.2", "198.51.100.3", "198.51.100.77", "2001:db8:100::1"}
 	if !slices.Equal(hosts(got), want) {
 		t.Fatalf("addresses after three adds: got %v; want %v", hosts(got), want)
