@@ -88,10 +88,14 @@ const (
 	MaxIPv6Prefixes  = 16
 )
 
+// MinAddressVersion and MaxAddressVersion bound an added address's IP version (of
+// which 4 and 6 exist).
+const MinAddressVersion, MaxAddressVersion = 4, 6
+
 // AddressRequest is one more address for a machine, the body of POST
 // .../machines/{id}/addresses.
 type AddressRequest struct {
-	Version int    `json:"version" openapi:"required,minimum=4,maximum=6" doc:"4: one more IPv4 address; 6: a routed IPv6 /64 prefix (5 is refused)"`
+	Version int    `json:"version" openapi:"required,limit=address.version" doc:"4: one more IPv4 address; 6: a routed IPv6 /64 prefix (5 is refused)"`
 	Address string `json:"address,omitempty" openapi:"limit=ip_pool.address" doc:"IPv4 only: the address asked for, which must be a free host address of an IP pool usable on the machine's node (held or cooling down: 409 address_taken; in no such pool: 422 address_unusable); omitted: the lowest free one"`
 }
 

@@ -31,6 +31,10 @@ const AddAddressDescription = "Gives the machine one more address from the IP po
 	"(listed in its addresses), so that no address the hypervisor may let through is ever free in a pool. " +
 	"A machine with a task in progress is 409 operation_in_progress; one not made on the hypervisor 409 invalid_state. Answers 201 with the machine."
 
+// AddAddressExempt is why an added address carries no Idempotency-Key claim: the
+// answer is known only after the hypervisor's push, past the write that records it.
+const AddAddressExempt = "an address added before a crash shows in the machine's addresses: the retry with the key is answered 409, and the machine read says whether it was added"
+
 // RemoveAddressDescription is what the document says of the route that removes one.
 const RemoveAddressDescription = "Takes one of the machine's addresses away (an IPv6 prefix is named by its first address or the machine's ::1 in it): " +
 	"the hypervisor stops letting the machine use it, then the pool releases it with the cool-down of a machine's delete (its reverse name is cleared), in the same step as the machine's record. " +
@@ -44,7 +48,8 @@ func AddressRoutes(vm, param, tag string, access api.Access, query map[string]st
 	return []api.Route{
 		{Method: "POST", Path: vm + "/addresses", Access: access, Handler: h.add, Tag: tag, Query: query,
 			Summary: "Give the machine one more address from the IP pools", Body: machines.AddressRequest{}, Reply: machines.Machine{},
-			Status: fasthttp.StatusCreated, Errors: []int{fasthttp.StatusServiceUnavailable}, Description: AddAddressDescription},
+			Status: fasthttp.StatusCreated, Errors: []int{fasthttp.StatusServiceUnavailable}, Description: AddAddressDescription,
+			Exempt: AddAddressExempt},
 		{Method: "DELETE", Path: vm + "/addresses/{address}", Access: access, Handler: h.remove, Tag: tag, Query: query,
 			Summary: "Take one of the machine's addresses away (not its primary)", Reply: machines.Machine{},
 			Description: RemoveAddressDescription},
