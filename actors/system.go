@@ -276,6 +276,12 @@ func Start(opts Options) (*System, error) {
 		ChangeAddresses: func(ctx context.Context, b *persistence.Batch, machine string, have []hypervisor.Address, c machines.AddressChange) ([]hypervisor.Address, error) {
 			return s.Addresses.SetPTR(ctx, b, machine, have, c.Address, c.PTR)
 		},
+		AddAddress: func(ctx context.Context, b *persistence.Batch, machine string, tenant *string, loc, node string, have []hypervisor.Address, r machines.AddressRequest) (hypervisor.Address, func(context.Context) (bool, error), error) {
+			w := addresses.Want{Location: loc, Node: node, NodeID: capacity.NodeID(loc, node)}
+			addr, g, err := s.Addresses.AllocateOne(ctx, b, w, r.Version, r.Address, have, machine, tenant)
+			return addr, func(ctx context.Context) (bool, error) { return s.Addresses.Taken(ctx, g) }, err
+		},
+		UnallocateAddress: s.Addresses.Unallocate,
 		// The sync starts after the machines (it asks them); asked only by a reinstall.
 		TemplateExists: func(ctx context.Context, id string) error {
 			_, err := s.Inventory.Template(ctx, id)

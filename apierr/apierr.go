@@ -89,8 +89,12 @@ var (
 	ErrInsufficientCapacity = &Error{Status: 409, Code: "insufficient_capacity"}
 	// ErrPoolExhausted: no pool usable on the machine's node has a free address.
 	ErrPoolExhausted = &Error{Status: 409, Code: "pool_exhausted"}
-	// ErrAddressTaken: the address asked for is held by another machine.
+	// ErrAddressTaken: the address asked for is held by another machine (or cooling
+	// down after its release).
 	ErrAddressTaken = &Error{Status: 409, Code: "address_taken"}
+	// ErrAddressUnusable: the address asked for is in no IP pool usable on the
+	// machine's node (or is a pool's network, broadcast or gateway address).
+	ErrAddressUnusable = &Error{Status: 422, Code: "address_unusable"}
 	// ErrDNSZoneMissing: reverse DNS is pushed to a DNS server that has no reverse
 	// zone holding the address, so the name cannot be set there.
 	ErrDNSZoneMissing = &Error{Status: 409, Code: "dns_zone_missing"}

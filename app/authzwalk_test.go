@@ -191,6 +191,8 @@ func TestAuthorizationWalk(t *testing.T) {
 		"GET /api/client/machines/{vmId}/usage":                   {{kind: "machine", path: "/api/client/machines/%s/usage?from=2026-01-01T00:00:00Z&to=2026-01-02T00:00:00Z"}},
 		"GET /api/client/machines/{vmId}/traffic":                 {{kind: "machine", path: "/api/client/machines/%s/traffic"}},
 		"PUT /api/client/machines/{vmId}/addresses/{address}/ptr": {{kind: "machine", path: "/api/client/machines/%s/addresses/192.0.2.2/ptr", body: `{"ptr":"x.example.com"}`}},
+		"POST /api/client/machines/{vmId}/addresses":              {{kind: "machine", path: "/api/client/machines/%s/addresses", body: `{"version":4}`}},
+		"DELETE /api/client/machines/{vmId}/addresses/{address}":  {{kind: "machine", path: "/api/client/machines/%s/addresses/192.0.2.3"}},
 		"GET /api/client/machines/{vmId}/backups":                 {{kind: "machine", path: "/api/client/machines/%s/backups"}},
 		"GET /api/client/machines/{vmId}/tasks":                   {{kind: "machine", path: "/api/client/machines/%s/tasks"}},
 		"POST /api/client/machines/{vmId}/backups":                {{kind: "machine", path: "/api/client/machines/%s/backups", body: `{"note":"mine"}`}},

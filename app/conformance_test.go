@@ -644,10 +644,19 @@ func conformClientMachine(t *testing.T, s *testServer, admin string, ok func(req
 	// An address's reverse name, on a machine given one by a pool.
 	s.createPool(admin, map[string]any{"name": "conform v4", "cidr": "192.0.2.0/28", "gateway": "192.0.2.1"})
 	addressed := s.provision(a.Token, map[string]any{"name": "addressed", "template_id": "tpl-debian-12",
-		"plan_id": s.createPlan(admin, map[string]any{"name": "conform-ip", "cpu_cores": 1, "memory_mb": 512, "disk_gb": 10, "ipv4": 1}).ID})
+		"plan_id": s.createPlan(admin, map[string]any{"name": "conform-ip", "cpu_cores": 1, "memory_mb": 512, "disk_gb": 10, "ipv4": 2}).ID})
 	ok(req{method: "PUT", path: "/api/client/machines/" + addressed.ID + "/addresses/192.0.2.2/ptr", token: a.Token, body: map[string]any{"ptr": "a.example.com"}}, 200)
 	fails(req{method: "PUT", path: "/api/client/machines/" + addressed.ID + "/addresses/192.0.2.2/ptr", token: a.Token, body: map[string]any{"ptr": "-"}}, 400, "invalid_request")
 	ok(req{method: "PUT", path: "/api/virt/vms/" + addressed.ID + "/addresses/192.0.2.2/ptr", token: admin, body: map[string]any{"ptr": ""}}, 200)
+	// Extra addresses within the plan (two): one taken away, another added, one past it.
+	ok(req{method: "DELETE", path: "/api/client/machines/" + addressed.ID + "/addresses/192.0.2.3", token: a.Token}, 200)
+	fails(req{method: "DELETE", path: "/api/client/machines/" + addressed.ID + "/addresses/192.0.2.2", token: a.Token}, 409, "conflict")
+	ok(req{method: "POST", path: "/api/client/machines/" + addressed.ID + "/addresses", token: a.Token, body: map[string]any{"version": 4}}, 201)
+	fails(req{method: "POST", path: "/api/client/machines/" + addressed.ID + "/addresses", token: a.Token, body: map[string]any{"version": 4}}, 409, "conflict")
+	ok(req{method: "DELETE", path: "/api/virt/vms/" + addressed.ID + "/addresses/192.0.2.4", token: admin}, 200)
+	fails(req{method: "POST", path: "/api/virt/vms/" + addressed.ID + "/addresses", token: admin, body: map[string]any{"version": 4, "address": "203.0.113.9"}}, 422, "address_unusable")
+	fails(req{method: "POST", path: "/api/virt/vms/" + addressed.ID + "/addresses", token: admin, body: map[string]any{"version": 4, "address": "192.0.2.3"}}, 409, "address_taken")
+	ok(req{method: "POST", path: "/api/virt/vms/" + addressed.ID + "/addresses", token: admin, body: map[string]any{"version": 4, "address": "192.0.2.5"}}, 201)
 	s.run(req{method: "DELETE", path: "/api/resources/machines/" + addressed.ID, token: admin})
 	// Usage for invoices: the tenant's own, and an operator's (a billing system's) reads.
 	hours := "?from=2026-01-01T00:00:00Z&to=2026-02-01T00:00:00Z"

@@ -99,6 +99,10 @@ func TestUnknownIDIsNotFoundWhateverTheBody(t *testing.T) {
 		{"DELETE", "/api/virt/vms/{id}/terminate", nil, false},
 		{"PUT", "/api/virt/vms/{id}/addresses/{address}/ptr", map[string]any{"ptr": "not a name"}, false},
 		{"PUT", "/api/client/machines/{vmId}/addresses/{address}/ptr", map[string]any{"ptr": 5}, true},
+		{"POST", "/api/virt/vms/{id}/addresses", map[string]any{"version": 5}, false},
+		{"DELETE", "/api/virt/vms/{id}/addresses/{address}", nil, false},
+		{"POST", "/api/client/machines/{vmId}/addresses", map[string]any{"version": "four"}, true},
+		{"DELETE", "/api/client/machines/{vmId}/addresses/{address}", nil, true},
 	}
 	covered := map[string]bool{}
 	param := regexp.MustCompile(`\{[^}]+\}`)

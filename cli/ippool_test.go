@@ -53,6 +53,24 @@ func TestIPPoolVerbs(t *testing.T) {
 	}
 	w.fails(1, "not_found", "machine", "ptr", ms[0].ID, "192.0.2.99", "web.example.com")
 	w.fails(2, "usage", "machine", "ptr", ms[0].ID)
+	// One more address, one asked for, one taken away; the first stays.
+	if out := w.ok("machine", "address", "add", ms[0].ID); !strings.Contains(out, "192.0.2.3/24") {
+		t.Fatalf("machine address add: got\n%s", out)
+	}
+	if out := w.ok("machine", "address", "add", ms[0].ID, "--address", "192.0.2.40"); !strings.Contains(out, "192.0.2.40/24") {
+		t.Fatalf("machine address add --address: got\n%s", out)
+	}
+	w.fails(1, "address_taken", "machine", "address", "add", ms[0].ID, "--address", "192.0.2.3")
+	w.fails(2, "--ipv6", "machine", "address", "add", ms[0].ID, "--ipv6", "--address", "192.0.2.41")
+	if out := w.ok("machine", "address", "remove", ms[0].ID, "192.0.2.3"); strings.Contains(out, "192.0.2.3/24") || !strings.Contains(out, "192.0.2.40/24") {
+		t.Fatalf("machine address remove: got\n%s", out)
+	}
+	w.fails(1, "conflict", "machine", "address", "remove", ms[0].ID, "192.0.2.2")
+	// As the tenant (--tenant), a machine of no plan gets no more.
+	w.fails(1, "conflict", "machine", "address", "add", ms[0].ID, "--tenant", ten.ID)
+	if out := w.ok("machine", "create", "--name", "asks", "--template", "tpl-debian-12", "--tenant", ten.ID, "--ipv4", "1", "--address", "192.0.2.60", "--wait"); !strings.Contains(out, "192.0.2.60/24") {
+		t.Fatalf("machine create --address: got\n%s", out)
+	}
 	// Its traffic this month (a machine of no plan: no allowance).
 	if out := w.ok("machine", "traffic", ms[0].ID); !strings.Contains(out, "Total (bytes)") || !strings.Contains(out, "unlimited") {
 		t.Fatalf("machine traffic: got\n%s", out)

@@ -85,6 +85,7 @@ var (
 	ErrInsufficientCapacity  = &Error{Status: 409, Code: "insufficient_capacity"}
 	ErrPoolExhausted         = &Error{Status: 409, Code: "pool_exhausted"}
 	ErrAddressTaken          = &Error{Status: 409, Code: "address_taken"}
+	ErrAddressUnusable       = &Error{Status: 422, Code: "address_unusable"}
 	ErrDNSZoneMissing        = &Error{Status: 409, Code: "dns_zone_missing"}
 	ErrDNSUnavailable        = &Error{Status: 503, Code: "dns_unavailable"}
 	ErrTenantSuspended       = &Error{Status: 403, Code: "tenant_suspended"}

@@ -62,3 +62,31 @@ func (c *Client) SetMachineAddressPTR(ctx context.Context, machineID, address, p
 func (c *Client) SetMyMachineAddressPTR(ctx context.Context, machineID, address, ptr string) (*Machine, error) {
 	return callFor[Machine](ctx, c, http.MethodPut, "/api/client/machines/"+esc(machineID)+"/addresses/"+esc(address)+"/ptr", c.clientQuery(), map[string]string{"ptr": ptr})
 }
+
+// AddMachineAddress gives machine one more address from the IP pools, as an operator
+// (r.Version 4: an IPv4 address, r.Address the one asked for; 6: a routed /64). A
+// machine of a plan holds at most the plan's counts (ErrConflict past them); no free
+// address is ErrPoolExhausted, an address held ErrAddressTaken, one in no pool usable
+// on the machine's node ErrAddressUnusable. It answers the machine with the address.
+func (c *Client) AddMachineAddress(ctx context.Context, machineID string, r AddressRequest) (*Machine, error) {
+	return callFor[Machine](ctx, c, http.MethodPost, "/api/virt/vms/"+esc(machineID)+"/addresses", nil, r)
+}
+
+// AddMyMachineAddress is AddMachineAddress on one of the tenant's machines, within its
+// plan (a machine of no plan is ErrConflict for a tenant).
+func (c *Client) AddMyMachineAddress(ctx context.Context, machineID string, r AddressRequest) (*Machine, error) {
+	return callFor[Machine](ctx, c, http.MethodPost, "/api/client/machines/"+esc(machineID)+"/addresses", c.clientQuery(), r)
+}
+
+// RemoveMachineAddress takes address (an IPv6 prefix by its first address or the
+// machine's ::1 in it) from machine, as an operator: the pool releases it after the
+// cool-down. The machine's primary (first) address is ErrConflict, one it does not
+// hold ErrNotFound.
+func (c *Client) RemoveMachineAddress(ctx context.Context, machineID, address string) (*Machine, error) {
+	return callFor[Machine](ctx, c, http.MethodDelete, "/api/virt/vms/"+esc(machineID)+"/addresses/"+esc(address), nil, nil)
+}
+
+// RemoveMyMachineAddress is RemoveMachineAddress on one of the tenant's machines.
+func (c *Client) RemoveMyMachineAddress(ctx context.Context, machineID, address string) (*Machine, error) {
+	return callFor[Machine](ctx, c, http.MethodDelete, "/api/client/machines/"+esc(machineID)+"/addresses/"+esc(address), c.clientQuery(), nil)
+}

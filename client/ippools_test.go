@@ -82,6 +82,35 @@ func testIPPools(t *testing.T, ctx context.Context, w *world) {
 	}
 	_, err = w.b.SetMyMachineAddressPTR(ctx, m.ID, "198.51.100.2", "x.example.com")
 	isNotFound(t, "tenant B sets a name on A's machine", err)
+	// Extra addresses: the operator adds to a machine of no plan (the tenant may not),
+	// asks for one, and takes them away; the primary stays; tenant B sees nothing.
+	if _, err := w.a.AddMyMachineAddress(ctx, m.ID, client.AddressRequest{Version: 4}); !errors.Is(err, client.ErrConflict) {
+		t.Fatalf("a tenant's add to a machine of no plan: %v; want ErrConflict", err)
+	}
+	got, err := w.admin.AddMachineAddress(ctx, m.ID, client.AddressRequest{Version: 4})
+	if err != nil || len(got.Addresses) != 2 || got.Addresses[1].Address != "198.51.100.3" {
+		t.Fatalf("the operator's add: %+v %v; want 198.51.100.3 second", got, err)
+	}
+	if _, err := w.admin.AddMachineAddress(ctx, m.ID, client.AddressRequest{Version: 4, Address: "198.51.100.3"}); !errors.Is(err, client.ErrAddressTaken) {
+		t.Fatalf("an add of a held address: %v; want ErrAddressTaken", err)
+	}
+	if _, err := w.admin.AddMachineAddress(ctx, m.ID, client.AddressRequest{Version: 4, Address: "203.0.113.7"}); !errors.Is(err, client.ErrAddressUnusable) {
+		t.Fatalf("an add of an address in no pool: %v; want ErrAddressUnusable", err)
+	}
+	if got, err = w.admin.AddMachineAddress(ctx, m.ID, client.AddressRequest{Version: 4, Address: "198.51.100.40"}); err != nil || len(got.Addresses) != 3 {
+		t.Fatalf("an add of an address asked for: %+v %v", got, err)
+	}
+	_, err = w.b.RemoveMyMachineAddress(ctx, m.ID, "198.51.100.3")
+	isNotFound(t, "tenant B removes an address of A's machine", err)
+	if _, err := w.a.RemoveMyMachineAddress(ctx, m.ID, "198.51.100.2"); !errors.Is(err, client.ErrConflict) {
+		t.Fatalf("removal of the primary: %v; want ErrConflict", err)
+	}
+	if got, err = w.a.RemoveMyMachineAddress(ctx, m.ID, "198.51.100.3"); err != nil || len(got.Addresses) != 2 {
+		t.Fatalf("the tenant's removal: %+v %v", got, err)
+	}
+	if got, err = w.admin.RemoveMachineAddress(ctx, m.ID, "198.51.100.40"); err != nil || len(got.Addresses) != 1 {
+		t.Fatalf("the operator's removal: %+v %v", got, err)
+	}
 	if err := w.admin.DeleteIPPool(ctx, p.ID); !errors.Is(err, client.ErrConflict) {
 		t.Fatalf("delete of a pool in use: %v; want ErrConflict", err)
 	}

@@ -164,6 +164,7 @@ var modelled = []struct {
 	{"MediaRequest", typeOf[mediaRequest](), false},
 	{"BootOrderRequest", typeOf[bootOrderRequest](), false},
 	{"RescueRequest", typeOf[rescueRequest](), false},
+	{"AddressRequest", typeOf[AddressRequest](), false},
 }
 
 // notModelled are the schemas of the document no client type mirrors, each with why.

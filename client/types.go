@@ -31,9 +31,10 @@ type (
 	HealthCheckSpec   = apitype.HealthCheckSpec
 	HealthCheckChange = apitype.HealthCheckChange
 
-	IPPool       = apitype.IPPool
-	IPPoolSpec   = apitype.IPPoolSpec
-	IPPoolChange = apitype.IPPoolChange
+	IPPool         = apitype.IPPool
+	IPPoolSpec     = apitype.IPPoolSpec
+	IPPoolChange   = apitype.IPPoolChange
+	AddressRequest = apitype.AddressRequest
 
 	Location            = apitype.Location
 	LocationProxmox     = apitype.LocationProxmox

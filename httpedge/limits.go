@@ -64,6 +64,8 @@ var limits = openapi.Limits{
 	"ip_pool.address": {Min: 1, Max: addresses.MaxAddressLen},
 	"ip_pool.dns":     {Min: 0, Max: addresses.MaxDNS},
 	"address.ptr":     {Min: 0, Max: addresses.MaxPTRLen},
+	// An added address's IP version: 4 or 6 (the machines refuse 5).
+	"address.version": {Min: machines.MinAddressVersion, Max: machines.MaxAddressVersion},
 
 	"user.name":     {Min: auth.MinUserNameLen, Max: auth.MaxUserNameLen},
 	"user.email":    {Min: auth.MinEmailLen, Max: auth.MaxEmailLen},

@@ -36,8 +36,8 @@ type Allocation struct {
 
 const allocVersion = 1
 
-// Want is what a new machine is to be given: IPv4 addresses, and whether a routed
-// IPv6 prefix.
+// Want is what a machine is to be given: IPv4 addresses, and whether a routed IPv6
+// prefix (a new machine's, or one more of an existing machine's).
 type Want struct {
 	// Location is the tag of the location the machine is made in ("": the default
 	// one): only that location's pools serve it.
@@ -49,6 +49,16 @@ type Want struct {
 	NodeID string
 	IPv4   int
 	IPv6   bool
+	// Address, when set, is the IPv4 address asked for: it is the first of the IPv4
+	// addresses given (IPv4 must be at least 1), and it must be a host address of a
+	// pool usable on Node (else 422 address_unusable) that no machine holds, nor is
+	// cooling down after its release (else 409 address_taken). It is taken by the
+	// same conditional write as any other, so two machines asking for it at once
+	// never both get it.
+	Address string
+	// Prefer are pools to give from first, in their order (the pools the machine's
+	// other addresses are from), when they are usable on Node.
+	Prefer []string
 }
 
 // Grant is what Allocate gave: the addresses, and the stored values its batch
@@ -83,8 +93,36 @@ func (a *Addresses) Allocate(ctx context.Context, b *persistence.Batch, w Want, 
 	if err != nil {
 		return Grant{}, err
 	}
+	preferred(pools, w.Prefer)
 	now := a.now()
+	// asked is the address w asks for, once it is put into b: the pool it is from
+	// and its text, which the free addresses of that pool then skip.
+	var asked struct{ pool, addr string }
+	if w.Address != "" {
+		if w.IPv4 < 1 {
+			return Grant{}, apierr.Invalid(apierr.Field("address", "is an IPv4 address, and the machine gets none"))
+		}
+		p, addr, err := requested(pools, w.Address, w.Node)
+		if err != nil {
+			return Grant{}, err
+		}
+		held, err := a.held(ctx, p.ID, now)
+		if err != nil {
+			return Grant{}, err
+		}
+		if held.held[addr.Address] {
+			return Grant{}, apierr.New(apierr.ErrAddressTaken, "address %s is held by a machine, or cooling down after its release", addr.Address)
+		}
+		if err := a.put(b, &g, p, held, addr, w.Node, id, tenant, now); err != nil {
+			return Grant{}, err
+		}
+		asked.pool, asked.addr = p.ID, addr.Address
+		w.IPv4--
+	}
 	take := func(version, n int) error {
+		if n == 0 {
+			return nil
+		}
 		var candidates []usablePool
 		for _, p := range pools {
 			if p.Version == version {
@@ -99,35 +137,12 @@ func (a *Addresses) Allocate(ctx context.Context, b *persistence.Batch, w Want, 
 			if err != nil {
 				return err
 			}
-			picked := free(p.Pool, held, n)
-			if len(picked) > 0 {
-				if _, ok := g.read[string(poolKey(p.ID))]; !ok {
-					b.Require(persistence.IfValue(poolKey(p.ID), p.raw)).Put(stampKey(p.ID), []byte(persistence.NewID()))
-					g.read[string(poolKey(p.ID))] = p.raw
-					for _, d := range p.DNS {
-						if !slices.Contains(g.DNS, d) {
-							g.DNS = append(g.DNS, d)
-						}
-					}
-				}
+			if p.ID == asked.pool {
+				held.held[asked.addr] = true
 			}
-			for _, addr := range picked {
-				al := Allocation{Pool: p.ID, Address: addr.Address, Prefix: addr.Prefix, MachineID: id, TenantID: tenant, CreatedAt: now}
-				val, err := persistence.Encode(allocVersion, &al)
-				if err != nil {
+			for _, addr := range free(p.Pool, held, n) {
+				if err := a.put(b, &g, p, held, addr, w.Node, id, tenant, now); err != nil {
 					return err
-				}
-				key := allocKey(p.ID, addr.Address)
-				if prev := held.cooled[addr.Address]; prev != nil {
-					b.Require(persistence.IfValue(key, prev))
-				} else {
-					b.Require(persistence.IfAbsent(key))
-				}
-				b.Put(key, val)
-				g.read[string(key)] = held.cooled[addr.Address]
-				g.Addresses = append(g.Addresses, addr)
-				if p.Node != nil {
-					g.Node = w.Node
 				}
 				n--
 			}
@@ -146,6 +161,131 @@ func (a *Addresses) Allocate(ctx context.Context, b *persistence.Batch, w Want, 
 		}
 	}
 	return g, nil
+}
+
+// AllocateOne puts into b the allocation of one more address of version (4, or 6 for
+// a routed prefix) for machine id of tenant, which holds have, where at names (its
+// location and node; the counts and address are AllocateOne's): address when
+// asked for (IPv4), else the lowest free one, from the pools of have first. It is
+// Allocate of one address, but a version no pool serves is 409 pool_exhausted too:
+// the machine asked for one. The Grant is for Taken.
+func (a *Addresses) AllocateOne(ctx context.Context, b *persistence.Batch, at Want, version int, address string, have []hypervisor.Address, id string, tenant *string) (hypervisor.Address, Grant, error) {
+	w := Want{Location: at.Location, Node: at.Node, NodeID: at.NodeID, Address: address}
+	if version == 6 {
+		w.IPv6 = true
+	} else {
+		w.IPv4 = 1
+	}
+	for _, h := range have {
+		if h.Version == version && !slices.Contains(w.Prefer, h.Pool) {
+			w.Prefer = append(w.Prefer, h.Pool)
+		}
+	}
+	g, err := a.Allocate(ctx, b, w, id, tenant)
+	if err != nil {
+		return hypervisor.Address{}, Grant{}, err
+	}
+	if len(g.Addresses) == 0 {
+		return hypervisor.Address{}, Grant{}, apierr.New(apierr.ErrPoolExhausted, "no IPv%d pool is usable on node %s of location %s", version, at.Node, hvloc.Name(at.Location))
+	}
+	return g.Addresses[0], g, nil
+}
+
+// put puts into b the allocation of addr, an address of pool p free by held, to
+// machine id on node (its name in its location), with the requirements that make it
+// conditional, and adds it to g.
+func (a *Addresses) put(b *persistence.Batch, g *Grant, p usablePool, held holding, addr hypervisor.Address, node, id string, tenant *string, now time.Time) error {
+	if _, ok := g.read[string(poolKey(p.ID))]; !ok {
+		b.Require(persistence.IfValue(poolKey(p.ID), p.raw)).Put(stampKey(p.ID), []byte(persistence.NewID()))
+		g.read[string(poolKey(p.ID))] = p.raw
+		for _, d := range p.DNS {
+			if !slices.Contains(g.DNS, d) {
+				g.DNS = append(g.DNS, d)
+			}
+		}
+	}
+	al := Allocation{Pool: p.ID, Address: addr.Address, Prefix: addr.Prefix, MachineID: id, TenantID: tenant, CreatedAt: now}
+	val, err := persistence.Encode(allocVersion, &al)
+	if err != nil {
+		return err
+	}
+	key := allocKey(p.ID, addr.Address)
+	if prev := held.cooled[addr.Address]; prev != nil {
+		b.Require(persistence.IfValue(key, prev))
+	} else {
+		b.Require(persistence.IfAbsent(key))
+	}
+	b.Put(key, val)
+	g.read[string(key)] = held.cooled[addr.Address]
+	g.Addresses = append(g.Addresses, addr)
+	if p.Node != nil {
+		g.Node = node // the pool may name it by its id (name@location)
+	}
+	return nil
+}
+
+// requested finds the pool among pools (those usable on node) whose range holds s, an
+// IPv4 host address (not the network's, the broadcast or the gateway): anything else
+// is 422 address_unusable, or 400 when s is no IPv4 address at all.
+func requested(pools []usablePool, s, node string) (usablePool, hypervisor.Address, error) {
+	ip, err := netip.ParseAddr(s)
+	if err != nil || !ip.Is4() {
+		return usablePool{}, hypervisor.Address{}, apierr.Invalid(apierr.Field("address", "must be an IPv4 address such as 192.0.2.10"))
+	}
+	for _, p := range pools {
+		prefix, err := netip.ParsePrefix(p.CIDR)
+		if err != nil || p.Version != 4 || !prefix.Contains(ip) {
+			continue
+		}
+		gw, _ := netip.ParseAddr(p.Gateway)
+		if ip == prefix.Addr() || ip == lastOf(prefix) || ip == gw {
+			return usablePool{}, hypervisor.Address{}, apierr.New(apierr.ErrAddressUnusable,
+				"address %s is the network, broadcast or gateway address of IP pool %s", ip, p.Name)
+		}
+		return p, hypervisor.Address{Address: ip.String(), Prefix: prefix.Bits(), Gateway: p.Gateway, Version: 4, Pool: p.ID}, nil
+	}
+	where := "any node"
+	if node != "" {
+		where = "node " + node
+	}
+	return usablePool{}, hypervisor.Address{}, apierr.New(apierr.ErrAddressUnusable, "address %s is in no IPv4 pool usable on %s", ip, where)
+}
+
+// NodeOf is the node whose pool holds address, when a pool bound to a node holds it
+// ("" when only a pool bound to none does, or none at all, or it is no address): a
+// create asking for the address goes to that node, where the pool serves it.
+func (a *Addresses) NodeOf(ctx context.Context, address string) (string, error) {
+	ip, err := netip.ParseAddr(address)
+	if err != nil {
+		return "", nil
+	}
+	node := ""
+	err = a.store.Scan(ctx, persistence.Prefix("ip-pool"), nil, 0, func(_, v []byte) error {
+		var p Pool
+		if _, err := persistence.Decode(v, &p); err != nil {
+			return err
+		}
+		if prefix, err := netip.ParsePrefix(p.CIDR); err == nil && p.Node != nil && prefix.Contains(ip) && node == "" {
+			node = *p.Node
+		}
+		return nil
+	})
+	return node, err
+}
+
+// preferred moves the pools named in prefer to the front of pools, in prefer's order,
+// the others keeping theirs.
+func preferred(pools []usablePool, prefer []string) {
+	if len(prefer) == 0 {
+		return
+	}
+	rank := func(p usablePool) int {
+		if i := slices.Index(prefer, p.ID); i >= 0 {
+			return i
+		}
+		return len(prefer)
+	}
+	slices.SortStableFunc(pools, func(x, y usablePool) int { return rank(x) - rank(y) })
 }
 
 // Taken reports whether a key g's batch required has moved since Allocate read it

@@ -29,6 +29,30 @@ func (a *Addresses) Release(ctx context.Context, b *persistence.Batch, id string
 	})
 }
 
+// Unallocate puts into b the delete of the allocation record of addr, when machine
+// id still holds it (required as it was read): the undo of an allocation whose
+// address the hypervisor never let the machine use (its push failed), so the address
+// is free at once, with no cool-down.
+func (a *Addresses) Unallocate(ctx context.Context, b *persistence.Batch, id string, addr hypervisor.Address) error {
+	key := allocKey(addr.Pool, addr.Address)
+	raw, err := a.store.Get(ctx, key)
+	if errors.Is(err, persistence.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var al Allocation
+	if _, err := persistence.Decode(raw, &al); err != nil {
+		return err
+	}
+	if al.MachineID != id || al.ReleasedAt != nil {
+		return nil
+	}
+	b.Require(persistence.IfValue(key, bytes.Clone(raw))).Del(key)
+	return nil
+}
+
 // Reassign puts into b, the batch that moves machine id to another tenant (nil: to
 // none), the move of the addresses it holds: an allocation names the tenant holding
 // it, and a moved machine's addresses are the new tenant's.

@@ -62,6 +62,13 @@ type Deps struct {
 	// ChangeAddresses makes a change of a machine's addresses (ChangeAddresses) in
 	// the IP pools' records; the composition root always gives it.
 	ChangeAddresses AddressesChanger
+	// AddAddress allocates one more address for a machine in the IP pools' records
+	// (AddAddress); nil: the server hands out none.
+	AddAddress AddressAdder
+	// UnallocateAddress puts into b the undo of an AddAddress whose address the
+	// hypervisor did not take: the allocation record deleted, the address free at
+	// once.
+	UnallocateAddress func(ctx context.Context, b *persistence.Batch, machine string, addr hypervisor.Address) error
 }
 
 // Services are the services of the machines package.
@@ -95,6 +102,9 @@ type system struct {
 	// reassignAddresses is Deps' ReassignAddresses.
 	reassignAddresses func(ctx context.Context, b *persistence.Batch, machine string, addrs []hypervisor.Address, tenant *string) error
 	changeAddresses   AddressesChanger
+	// addAddress and unallocateAddress are Deps' AddAddress and UnallocateAddress.
+	addAddress        AddressAdder
+	unallocateAddress func(ctx context.Context, b *persistence.Batch, machine string, addr hypervisor.Address) error
 }
 
 // Start starts the machines' and the nodes' kinds and the services around them.
@@ -102,7 +112,8 @@ func Start(d Deps) *Services {
 	s := &system{Services: &Services{}, rt: d.Runtime, store: d.Runtime.Store, driver: d.Driver,
 		log: d.Runtime.Log, Events: d.Events, Alerts: d.Alerts, tenantExists: d.TenantExists, maintained: d.Maintained, limits: d.Limits,
 		templates: d.TemplateExists, templateAllowed: d.TemplateAllowed, planLimits: d.PlanLimits, terminateGrace: d.TerminateGrace,
-		releaseAddresses: d.ReleaseAddresses, reassignAddresses: d.ReassignAddresses, changeAddresses: d.ChangeAddresses}
+		releaseAddresses: d.ReleaseAddresses, reassignAddresses: d.ReassignAddresses, changeAddresses: d.ChangeAddresses,
+		addAddress: d.AddAddress, unallocateAddress: d.UnallocateAddress}
 	s.Tasks = tasks.New(s.store)
 	s.Nodes = capacity.StartNodes(capacity.Deps{Runtime: d.Runtime, Driver: d.Driver, Alerts: d.Alerts, Overcommit: d.Overcommit,
 		Allocated: func(ctx context.Context) (map[string]capacity.Size, error) { return s.Machines.Allocated(ctx) }})

@@ -43,6 +43,9 @@ type testOptions struct {
 	KeepOpen bool
 	// ReleaseAddresses is machines' Deps' (nil: none).
 	ReleaseAddresses func(ctx context.Context, b *persistence.Batch, machine string, addrs []hypervisor.Address) error
+	// AddAddress and UnallocateAddress are machines' Deps' (nil: none).
+	AddAddress        AddressAdder
+	UnallocateAddress func(ctx context.Context, b *persistence.Batch, machine string, addr hypervisor.Address) error
 }
 
 // newTestSystem starts the machines' services over a store in t.TempDir(), stopped at
@@ -75,7 +78,8 @@ func newTestSystem(t testing.TB, mutate ...func(*testOptions)) *testSystem {
 	s.Alerts = alerts.Start(alerts.Deps{Runtime: rt, Events: s.Events})
 	s.Services = Start(Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Alerts: s.Alerts,
 		TenantExists: func(context.Context, string) error { return nil }, Maintained: opts.Maintained, Limits: opts.Limits,
-		TerminateGrace: opts.TerminateGrace, ReleaseAddresses: opts.ReleaseAddresses})
+		TerminateGrace: opts.TerminateGrace, ReleaseAddresses: opts.ReleaseAddresses,
+		AddAddress: opts.AddAddress, UnallocateAddress: opts.UnallocateAddress})
 	if opts.KeepOpen {
 		return s
 	}

@@ -737,6 +737,12 @@ func (e *machineEntity) Handle(ctx *kit.Ctx, msg any) {
 	case *changeAddresses:
 		got, err := e.changeAddresses(m)
 		respond(ctx, got, err)
+	case *addAddress:
+		got, err := e.addAddress(m)
+		respond(ctx, got, err)
+	case *removeAddress:
+		got, err := e.removeAddress(m)
+		respond(ctx, got, err)
 	case *assignTenant:
 		next := *e.rec
 		next.TenantID = m.TenantID

@@ -305,6 +305,10 @@ type PlanLimits struct {
 	Name      string
 	Backups   *int
 	Snapshots *int
+	// IPv4 is how many IPv4 addresses each machine of the plan holds at most, and
+	// IPv6 whether one routed IPv6 prefix.
+	IPv4 int
+	IPv6 bool
 }
 
 // checkPlanBound refuses a snapshot, or a backup on demand, past what the machine's

@@ -24,6 +24,8 @@ func init() {
 	kit.Wire("machines.cancelTerminate", 1, (*cancelTerminate)(nil))
 	kit.Wire("machines.firewallPushed", 1, (*firewallPushed)(nil))
 	kit.Wire("machines.changeAddresses", 1, (*changeAddresses)(nil))
+	kit.Wire("machines.addAddress", 1, (*addAddress)(nil))
+	kit.Wire("machines.removeAddress", 1, (*removeAddress)(nil))
 	// Its answers (and capacity.Changed and tasks.Task, registered by
 	// their packages under their names of before, machines.changed and machines.Task).
 	kit.Wire("machines.Machine", 1, Machine{})

@@ -61,5 +61,5 @@ func (p *Plans) Limits(ctx context.Context, id string) (machines.PlanLimits, err
 	if err != nil {
 		return machines.PlanLimits{}, err
 	}
-	return machines.PlanLimits{Name: pl.Name, Backups: pl.Backups, Snapshots: pl.Snapshots}, nil
+	return machines.PlanLimits{Name: pl.Name, Backups: pl.Backups, Snapshots: pl.Snapshots, IPv4: pl.IPv4, IPv6: pl.IPv6Prefix != nil}, nil
 }

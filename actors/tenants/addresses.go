@@ -2,6 +2,7 @@ package tenants
 
 import (
 	"context"
+	"net/netip"
 
 	"github.com/vmplane/vmplane/actors/addresses"
 	"github.com/vmplane/vmplane/actors/machines/capacity"
@@ -35,13 +36,29 @@ func addressesOf(s *MachineSpec, plan *plans.Plan) error {
 		}
 		v4, v6 := plan.IPv4, plan.IPv6Prefix != nil
 		s.IPv4, s.IPv6 = &v4, &v6
-		return nil
+		return addressAsked(s)
 	}
 	if s.IPv4 != nil && (*s.IPv4 < 0 || *s.IPv4 > plans.MaxIPv4) {
 		f = append(f, apierr.Field("ipv4", "must be 0..%d", plans.MaxIPv4))
 	}
 	if len(f) > 0 {
 		return apierr.Invalid(f...)
+	}
+	return addressAsked(s)
+}
+
+// addressAsked refuses an address asked for on a machine that gets no IPv4 address,
+// and one that is no IPv4 address (which the allocator would refuse only once the
+// quota and the placement were checked).
+func addressAsked(s *MachineSpec) error {
+	if s.Address == nil {
+		return nil
+	}
+	if s.IPv4 == nil || *s.IPv4 < 1 {
+		return apierr.Invalid(apierr.Field("address", "is the machine's first IPv4 address, and it gets none (its plan's ipv4 is 0, or ipv4 is not given)"))
+	}
+	if ip, err := netip.ParseAddr(*s.Address); err != nil || !ip.Is4() {
+		return apierr.Invalid(apierr.Field("address", "must be an IPv4 address such as 192.0.2.10"))
 	}
 	return nil
 }
@@ -57,6 +74,9 @@ func wantOf(s MachineSpec) addresses.Want {
 		w.IPv4 = *s.IPv4
 	}
 	w.IPv6 = s.IPv6 != nil && *s.IPv6
+	if s.Address != nil {
+		w.Address = *s.Address
+	}
 	return w
 }
 

@@ -189,6 +189,8 @@ type MachineSpec struct {
 	// another is refused), or the one named, or the default one. In the message to the
 	// tenant's entity it holds the location's tag.
 	LocationID string `json:"location_id,omitempty" openapi:"limit=id" doc:"the location the machine is made in (GET /api/resources/locations): a plan's machine is made in the plan's (naming another is 400); omitted: the plan's, or default"`
+	// Address is the IPv4 address asked for, the machine's first (addresses.Want).
+	Address *string `json:"address,omitempty" openapi:"limit=ip_pool.address" doc:"the IPv4 address asked for, the machine's first: a free host address of an IP pool usable on the machine's node (held or cooling down: 409 address_taken; in no such pool: 422 address_unusable); the machine must get an IPv4 address (its plan's ipv4, or ipv4 for explicit sizes: 400 otherwise); omitted: the lowest free"`
 }
 
 // ResourceChange is a tenant's resize of a machine; disks only grow.
@@ -363,6 +365,12 @@ func (t *Tenants) CreateMachine(ctx context.Context, tenantID string, spec Machi
 	}
 	if err := t.locationOf(ctx, &spec, plan); err != nil {
 		return Provisioned{}, err
+	}
+	if spec.Node == "" && spec.Address != nil && t.sys.Addresses != nil {
+		// An address asked for of a pool bound to a node is served there alone.
+		if spec.Node, err = t.sys.Addresses.NodeOf(ctx, *spec.Address); err != nil {
+			return Provisioned{}, err
+		}
 	}
 	tpl, err := t.validateSpec(ctx, spec, plan)
 	if err != nil {

@@ -96,7 +96,7 @@ func Command(app App, more ...*cobra.Command) *cobra.Command {
 	cmd := cmdline.Group(&cobra.Command{Use: "machine", Aliases: []string{"vm"}, Short: "machines: create, list, power, resize, reinstall, migrate, back up, restore, snapshot, delete"},
 		list, show, a.machineCreateCmd(), a.machineResizeCmd(), a.machineDeleteCmd(), a.machineConsoleCmd(),
 		a.machineReinstallCmd(), a.machineMigrateCmd(), a.machineUsageCmd(), a.machineUpdateCmd(),
-		a.machineBackupCmd(), a.machineBackupsCmd(), a.machineRestoreCmd(), a.machineSnapshotCmd(), a.machineTasksCmd(), a.machinePTRCmd(), a.machineTrafficCmd())
+		a.machineBackupCmd(), a.machineBackupsCmd(), a.machineRestoreCmd(), a.machineSnapshotCmd(), a.machineTasksCmd(), a.machinePTRCmd(), a.machineAddressCmd(), a.machineTrafficCmd())
 	cmd.AddCommand(more...)
 	for _, act := range []struct{ name, short string }{
 		{client.ActionStart, "start a machine"},
@@ -287,6 +287,7 @@ machine is built and shows it; without, it shows the machine and the task buildi
 	fl.StringArrayVar(&spec.SSHKeys, "ssh-key", nil, "an SSH public key for cloud-init (repeatable)")
 	fl.Int64("ipv4", 0, "operators, without a plan of the server: IPv4 addresses from the IP pools (a plan gives its own)")
 	fl.Bool("ipv6", false, "operators, without a plan of the server: a routed IPv6 /64 from the IP pools")
+	fl.StringVar(&spec.Address, "address", "", "the machine's first IPv4 address, asked of the IP pools (default: the lowest free)")
 	fl.BoolVar(&pwStdin, "password-stdin", false, "read the machine's root password from the first line of standard input")
 	_ = cmd.RegisterFlagCompletionFunc("plan", cobra.FixedCompletions(planNames(), cobra.ShellCompDirectiveNoFileComp))
 	wf.Add(cmd)

@@ -46,3 +46,10 @@ type IPPoolChange struct {
 	// LocationID moves the pool to another location; Null: to the default one.
 	LocationID Optional[string] `json:"location_id,omitzero"`
 }
+
+// AddressRequest is the body of AddMachineAddress: Version 4 for one more IPv4
+// address (Address, when set, the one asked for), 6 for a routed IPv6 /64.
+type AddressRequest struct {
+	Version int64  `json:"version"`
+	Address string `json:"address,omitempty"`
+}

@@ -263,6 +263,9 @@ type MachineSpec struct {
 	// LocationID is the location the machine is made in: a plan's machine is made in
 	// the plan's (naming another is ErrInvalidRequest); empty: the plan's, or default.
 	LocationID string `json:"location_id,omitempty"`
+	// Address asks for the machine's first IPv4 address ("": the lowest free);
+	// a held one is ErrAddressTaken, one in no usable pool ErrAddressUnusable.
+	Address string `json:"address,omitempty"`
 }
 
 // Resize is the body of ResizeMachine: zero fields keep their value.

@@ -127,6 +127,9 @@ type Machines interface {
 	CancelTerminate(ctx context.Context, id string) (machines.Machine, error)
 	// A change of the addresses a machine holds (an address's reverse name).
 	ChangeAddresses(ctx context.Context, id string, tenant *string, c machines.AddressChange) (machines.Machine, error)
+	// One more address from the IP pools, or one fewer.
+	AddAddress(ctx context.Context, id string, tenant *string, r machines.AddressRequest) (machines.Machine, error)
+	RemoveAddress(ctx context.Context, id string, tenant *string, address string) (machines.Machine, error)
 	// CounterRetries is for /metrics (vmplane_usage_counter_retries_total).
 	CounterRetries() uint64
 }

@@ -78,6 +78,7 @@ var (
 	_ hypervisor.Driver       = (*Dispatcher)(nil)
 	_ hypervisor.Prober       = (*Dispatcher)(nil)
 	_ hypervisor.TaskFollower = (*Dispatcher)(nil)
+	_ hypervisor.Readdresser  = (*Dispatcher)(nil)
 )
 
 // New returns a dispatcher whose default location is def.
@@ -531,6 +532,20 @@ func (d *Dispatcher) SetFirewall(ctx context.Context, ref hypervisor.Ref, rules 
 		return err
 	}
 	return drv.SetFirewall(ctx, local(ref), rules)
+}
+
+// SetAddresses changes a machine's addresses in its location; a location whose
+// driver keeps no addresses of its own (no hypervisor.Readdresser) has nothing to
+// change, as a single such driver would not be asked.
+func (d *Dispatcher) SetAddresses(ctx context.Context, ref hypervisor.Ref, addrs []hypervisor.Address) error {
+	drv, _, err := d.route(ref.Location)
+	if err != nil {
+		return err
+	}
+	if r, ok := drv.(hypervisor.Readdresser); ok {
+		return r.SetAddresses(ctx, local(ref), addrs)
+	}
+	return nil
 }
 
 // backup tags a backup a location's driver answered.

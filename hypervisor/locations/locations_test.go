@@ -235,3 +235,28 @@ func TestIDJSON(t *testing.T) {
 		t.Error("a number read as a location")
 	}
 }
+
+// TestSetAddressesRoutedByLocation: a machine's addresses change in its own location
+// only, and a location whose driver keeps none is nothing to change.
+func TestSetAddressesRoutedByLocation(t *testing.T) {
+	d, def, fra := twoLocations(t)
+	a, err := d.Create(bg, spec("", "home"))
+	hypervisortest.WantErr(t, "create in the default location", err)
+	b, err := d.Create(bg, spec("fra", "away"))
+	hypervisortest.WantErr(t, "create in fra", err)
+	addrs := []hypervisor.Address{{Address: "198.51.100.10", Prefix: 24, Version: 4}, {Address: "2001:db8:5::", Prefix: 64, Version: 6}}
+	hypervisortest.WantErr(t, "set addresses in fra", d.SetAddresses(bg, hypervisor.Ref{VMID: b.VMID, Location: "fra"}, addrs))
+	if m, _ := fra.Machine(bg, hypervisor.Ref{VMID: b.VMID}); strings.Join(m.Interfaces[0].IPAddresses, " ") != "198.51.100.10 2001:db8:5::1" {
+		t.Errorf("fra's machine's net0: got %v; want the addresses set", m.Interfaces[0].IPAddresses)
+	}
+	if m, _ := def.Machine(bg, hypervisor.Ref{VMID: a.VMID}); strings.Contains(strings.Join(m.Interfaces[0].IPAddresses, " "), "198.51.100.10") {
+		t.Errorf("default's machine of the same vmid: got %v; want it untouched", m.Interfaces[0].IPAddresses)
+	}
+	err = d.SetAddresses(bg, hypervisor.Ref{VMID: b.VMID, Location: "ams"}, addrs)
+	hypervisortest.WantErr(t, "set addresses in ams", err, ErrLocationNotFound)
+	d.Set("plain", plainDriver{fra})
+	hypervisortest.WantErr(t, "set addresses where the driver keeps none", d.SetAddresses(bg, hypervisor.Ref{VMID: b.VMID, Location: "plain"}, addrs))
+}
+
+// plainDriver is a driver without the optional interfaces.
+type plainDriver struct{ hypervisor.Driver }

@@ -147,6 +147,8 @@ func TestWorldSurvivesReopen(t *testing.T) {
 	rules := []hypervisor.FirewallRule{{Direction: "in", Action: "accept", Protocol: "tcp", Port: "22", Enabled: true}}
 	step("firewall", d.SetFirewall(bg, ref, rules))
 	step("empty firewall", d.SetFirewall(bg, hypervisor.Ref{VMID: demo[0].VMID}, nil))
+	step("set addresses", d.SetAddresses(bg, ref, []hypervisor.Address{{Address: "198.51.100.20", Prefix: 24, Version: 4},
+		{Address: "198.51.100.21", Prefix: 24, Version: 4}, {Address: "2001:db8:7::", Prefix: 64, Version: 6}}))
 	b1, err := d.Backup(bg, ref, "")
 	step("backup", err)
 	b2, err := d.Backup(bg, ref, hypervisor.BackupStop) // same second: suffixed -2
