@@ -190,7 +190,15 @@ func TestStandingOnSharedStore(t *testing.T) {
 		}
 	}
 
-	usr, sess := login("disabled@example.test")
+	// A cache that has not heard of a login yet (its watch lags behind the member
+	// that opened it) refuses its token; the entity, asked, lets it through.
+	usr, sess := login("new-login@example.test")
+	s.Users.standing.keep(usr.ID, &authState{Gen: sess.Gen, Sessions: map[string]struct{}{}}, s.Users.standing.begin())
+	if err := s.Users.Authorize(ctx, usr.ID, sess.ID, sess.Gen); err != nil {
+		t.Fatalf("Authorize of a login the cache has not heard of: %v; want it let through", err)
+	}
+
+	usr, sess = login("disabled@example.test")
 	if _, err := s.Users.Update(ctx, usr.ID, UserChange{Disabled: new(true)}); err != nil {
 		t.Fatal(err)
 	}

@@ -720,9 +720,10 @@ var errSessionEnded = apierr.New(apierr.ErrUnauthorized, "the access token has e
 // serves only while the store's watch is known to have heard of every change
 // acknowledged a moment ago, and which every change that ends tokens waits out before
 // it is answered; otherwise, and for a user not in it, it asks the user's entity, on
-// whichever member it is active, and keeps the answer. Without a cache (a shared store
-// whose watch keeps no clock) it asks every time. Deleted users stay in the table: that
-// is final.
+// whichever member it is active, and keeps the answer; so it does when the cache
+// refuses the token, which may be from a login the cache has not heard of yet. Without
+// a cache (a shared store whose watch keeps no clock) it asks every time. Deleted users
+// stay in the table: that is final.
 //
 // ctx is the request's: the check asks no longer than it lasts (nor than
 // kit.DefaultTimeout), so a request whose client went away stops waiting for the entity.
@@ -734,7 +735,15 @@ func (u *Users) Authorize(ctx context.Context, userID, sessionID string, gen uin
 	if u.shared && (st == nil || !st.Gone) {
 		st = nil
 		if u.standing != nil {
-			st, _ = u.standing.get(userID)
+			if cached, ok := u.standing.get(userID); ok {
+				// A cache that lets the token through is right (a change that ends it
+				// is heard before it is answered); one that refuses it may only not
+				// have heard yet of the login, or of the generation, the token is from
+				// (a change that adds is answered at once): the entity decides that.
+				if err := cached.check(sessionID, gen); err == nil {
+					return nil
+				}
+			}
 		}
 	}
 	if st == nil {
@@ -743,6 +752,11 @@ func (u *Users) Authorize(ctx context.Context, userID, sessionID string, gen uin
 			return err
 		}
 	}
+	return st.check(sessionID, gen)
+}
+
+// check is whether a token of login sessionID and generation gen stands.
+func (st *authState) check(sessionID string, gen uint64) error {
 	if st.Gone || st.Disabled || st.Gen != gen {
 		return errSessionEnded
 	}
