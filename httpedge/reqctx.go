@@ -227,10 +227,3 @@ func (d *deadlines) fire() {
 		c.end(context.DeadlineExceeded)
 	}
 }
-
-// pending is the number of contexts on the timer (tests).
-func (d *deadlines) pending() int {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return len(d.waiting)
-}

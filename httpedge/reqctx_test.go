@@ -21,6 +21,13 @@ import (
 	"github.com/vmplane/vmplane/persistence"
 )
 
+// pending is the number of contexts on the timer.
+func (d *deadlines) pending() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.waiting)
+}
+
 // TestReqCtxCancel: the request's end ends its context the way WithTimeout's cancel
 // did: Done closed (whether it was asked for before or after), Err Canceled, the
 // AfterFuncs run, a context derived from it ended, and nothing left on the timer.
