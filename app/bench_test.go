@@ -321,6 +321,12 @@ func (e *benchEdge) benchTenants(b *testing.B, n int) (ids, tokens []string) {
 // user's token.
 func startTenantOfTen(b *testing.B) (*benchEdge, string) {
 	e := startBenchFleet(b, 0, func(c *Config) { c.SimOpDelay = -1 })
+	return e, e.tenantOfTen(b)
+}
+
+// tenantOfTen creates one tenant holding ten machines and returns its user's token.
+func (e *benchEdge) tenantOfTen(b *testing.B) string {
+	b.Helper()
 	_, tokens := e.benchTenants(b, 1)
 	for i := 0; i < 10; i++ {
 		body := fmt.Sprintf(`{"name":"vm-%d","template_id":"tpl-debian-12","cpu_cores":1,"memory_mb":512,"disk_gb":10}`, i)
@@ -328,7 +334,7 @@ func startTenantOfTen(b *testing.B) (*benchEdge, string) {
 			b.Fatalf("create: got %d %s", status, raw)
 		}
 	}
-	return e, tokens[0]
+	return tokens[0]
 }
 
 // BenchmarkTenantMachineList is a tenant user's GET /api/client/machines with 10

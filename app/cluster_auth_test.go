@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -225,4 +226,81 @@ func TestClusterConsoleTicketOnce(t *testing.T) {
 			t.Fatalf("the spent ticket again on %s: %v; want 401", other.base, err)
 		}
 	}
+}
+
+// TestClusterStandingNeverStale: each member checks tokens against its own cache of
+// the users' standing; while clients read with a token on every member, a logout, a
+// password change and a disable answered by one member refuse every read that starts
+// after that answer, on every member. (Reads that start before it may go either way.)
+// m2 hears from etcd late (its answers and its watch), so its cache still holds the
+// old standing well after the change is durable: 300 ms late, a change answered before
+// every member's cache has heard of it fails; 900 ms late (longer than the change
+// waits), a cache that serves while its watch lags fails.
+func TestClusterStandingNeverStale(t *testing.T) {
+	srv := etcdtest.Start(t)
+	slow := etcdtest.NewProxy(t, srv)
+	ms := startClusterOn(t, srv, 3, func(c *Config) {
+		if c.NodeName == "m2" {
+			c.EtcdEndpoints = strings.Join(slow.Endpoints(), ",")
+		}
+	})
+	admin := ms[0].adminToken()
+	u := ms[1].sessionUser(admin, ms[2].newTenant(admin, "Never stale"), "never-stale@example.test")
+
+	// during reads with tok on every member, two clients each, while change runs, and
+	// until each client has made three reads that started after change was answered;
+	// it fails if one of those was let through.
+	during := func(what, tok string, change func()) {
+		t.Helper()
+		for _, m := range ms {
+			m.reads(tok, 200) // the caches hold the user
+		}
+		var answered atomic.Pointer[time.Time]
+		var wg sync.WaitGroup
+		errs := make(chan string, 6)
+		for i := 0; i < 6; i++ {
+			m := ms[i%3]
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				after := 0
+				for after < 3 {
+					start := time.Now()
+					status := doWith(t, m.client, m.base, req{method: "GET", path: "/api/auth/me", token: tok}).Status
+					if a := answered.Load(); a != nil && start.After(*a) {
+						after++
+						if status != 401 {
+							errs <- fmt.Sprintf("%s: a read on %s that started after the change was answered got %d; want 401", what, m.cfg.NodeName, status)
+							return
+						}
+					}
+				}
+			}()
+		}
+		change()
+		now := time.Now()
+		answered.Store(&now)
+		wg.Wait()
+		close(errs)
+		for e := range errs {
+			t.Error(e)
+		}
+	}
+
+	slow.Delay(300 * time.Millisecond)
+	p := ms[0].login(u.Email, u.Password)
+	during("a logout on m1", p.Token, func() {
+		expect(t, ms[1].do(req{method: "POST", path: "/api/auth/logout", token: p.Token, body: map[string]string{"refresh_token": p.RefreshToken}}), 204, "")
+	})
+	slow.Delay(900 * time.Millisecond)
+	p = ms[1].login(u.Email, u.Password)
+	during("a password change on m0", p.Token, func() {
+		u.Password = "changed-never-stale"
+		expect(t, ms[0].patchUser(admin, u.ID, map[string]any{"password": u.Password}), 200, "")
+	})
+	slow.Delay(300 * time.Millisecond)
+	p = ms[2].login(u.Email, u.Password)
+	during("a disable on m0", p.Token, func() {
+		expect(t, ms[0].patchUser(admin, u.ID, map[string]any{"disabled": true}), 200, "")
+	})
 }

@@ -24,6 +24,12 @@ import (
 func startCluster(t *testing.T, n int, mutate ...func(*Config)) ([]*testServer, *etcdtest.Server) {
 	t.Helper()
 	srv := etcdtest.Start(t)
+	return startClusterOn(t, srv, n, mutate...), srv
+}
+
+// startClusterOn is startCluster on a running etcd.
+func startClusterOn(t *testing.T, srv *etcdtest.Server, n int, mutate ...func(*Config)) []*testServer {
+	t.Helper()
 	members := make([]*testServer, n)
 	for i := range members {
 		members[i] = startServer(t, func(c *Config) {
@@ -52,7 +58,7 @@ func startCluster(t *testing.T, n int, mutate ...func(*Config)) ([]*testServer, 
 			return h.Cluster != nil && len(h.Cluster.Members) == n
 		})
 	}
-	return members, srv
+	return members
 }
 
 // HealthReplyForTest is /api/health's body as a client reads it.

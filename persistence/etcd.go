@@ -143,6 +143,12 @@ type Etcd struct {
 	queued       atomic.Int64  // enqueued and not yet answered (taken ones included)
 	direct       atomic.Int64  // Commits running in their caller's goroutine
 
+	// The watch's progress, for WatchedThrough (etcd_fresh.go).
+	watchRev atomic.Int64
+	revSeen  chan struct{}
+	fresh    atomic.Pointer[time.Time]
+	resets   atomic.Uint64
+
 	stop      context.CancelFunc
 	bg        sync.WaitGroup
 	closeOnce sync.Once
@@ -196,10 +202,16 @@ func OpenEtcd(opts EtcdOptions) (*Etcd, error) {
 	s.w.beforeGroup = opts.beforeGroup
 	bg, stop := context.WithCancel(context.Background())
 	s.stop = stop
-	s.bg.Add(3)
+	// The watch and the freshness rounds' progress requests share the stream that
+	// this metadata names (the client keys its watch streams by it).
+	wbg := clientv3.WithRequireLeader(bg)
+	s.revSeen = make(chan struct{}, 1)
+	s.watchRev.Store(resp.Header.Revision)
+	s.bg.Add(4)
 	go func() { defer s.bg.Done(); s.w.run() }()
-	go func() { defer s.bg.Done(); s.watch(bg, resp.Header.Revision) }()
+	go func() { defer s.bg.Done(); s.watch(wbg, resp.Header.Revision) }()
 	go func() { defer s.bg.Done(); s.probe(bg) }()
+	go func() { defer s.bg.Done(); s.followFreshness(wbg) }()
 	return s, nil
 }
 
@@ -748,13 +760,16 @@ func (s *Etcd) Watch(prefix []byte, fn func(key []byte)) { s.watchers.add(prefix
 // (etcd's history no longer has them) tells the watchers of every key there is.
 func (s *Etcd) watch(ctx context.Context, rev int64) {
 	for ctx.Err() == nil {
-		wctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
+		wctx, cancel := context.WithCancel(ctx) // ctx requires a leader (OpenEtcd)
 		ch := s.c.Watch(wctx, s.prefix, clientv3.WithPrefix(), clientv3.WithRev(rev+1), clientv3.WithProgressNotify())
 		for resp := range ch {
 			if resp.CompactRevision > 0 {
 				s.log.Warn("persistence: etcd compacted history the watch had not read; telling the watchers of every key",
 					zap.Int64("from_revision", rev+1), zap.Int64("compact_revision", resp.CompactRevision))
 				rev = resp.CompactRevision - 1
+				// Before the watch's revision passes the writes it missed: a cache
+				// that sees WatchedThrough move past them sees the reset too.
+				s.resets.Add(1)
 				s.notifyAll(ctx)
 				break
 			}
@@ -768,6 +783,7 @@ func (s *Etcd) watch(ctx context.Context, rev int64) {
 			if resp.IsProgressNotify() {
 				rev = max(rev, resp.Header.Revision)
 			}
+			s.seen(rev)
 		}
 		cancel()
 		select {

@@ -83,6 +83,21 @@ type Store interface {
 	Close() error
 }
 
+// WatchClock is a shared store that says how far its Watch has caught up with the
+// other members' writes, so that a cache built on Watch can be exact on it after all:
+// WatchedThrough is the latest time T (of this process's clock) such that every
+// write acknowledged to any member before T has been told to the watchers, and the
+// count of the watch's resets. A cache serves only while T is recent (now-T within a
+// window W), and a writer that must be seen by every member at once (a logout, a
+// disabled user) waits W after its write is acknowledged before it answers: a request
+// that comes after that answer and finds T recent has T later than the write, so its
+// watcher has heard of it. A reset (the watch resumed past writes it never read, which
+// etcd had compacted away; their keys are not named) must empty such a cache. T is zero
+// until the watch has first caught up.
+type WatchClock interface {
+	WatchedThrough() (at time.Time, resets uint64)
+}
+
 // Batch is a set of writes applied atomically by Commit.
 type Batch struct {
 	Ops []Op

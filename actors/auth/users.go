@@ -130,6 +130,12 @@ type Users struct {
 	auth sync.Map
 	// shared is whether the store is shared with other members (Store.Shared).
 	shared bool
+	// standing is a cluster member's cache of the users' standing (standing.go); nil
+	// on a single node (auth is exact there) or without a store whose watch keeps time.
+	standing *standingCache
+	// fence waits out standingFence before a change that ends tokens is answered, on
+	// a member with a standing cache; tests replace it.
+	fence func()
 	// passwordCreator is the Creator token of the generated password this start wrote
 	// (initialPassword), "" if it wrote none: on a shared store only the start that
 	// generated the password shows it (InitialAdminPassword). Set once, by
@@ -255,7 +261,8 @@ func startUsers(s *system, opts AuthOptions) (_ *Users, err error) {
 	if err != nil {
 		return nil, err
 	}
-	u := &Users{sys: s, opts: opts, dummyHash: dummy, hasher: hasher, shared: s.store.Shared(), signins: signin.Records{Store: s.store}}
+	u := &Users{sys: s, opts: opts, dummyHash: dummy, hasher: hasher, shared: s.store.Shared(), signins: signin.Records{Store: s.store},
+		standing: newStandingCache(s.store), fence: func() { time.Sleep(standingFence) }}
 	u.kind = s.rt.StartKind("users", 10*time.Minute, func(id string) kit.Entity {
 		return &userEntity{sys: s, id: id, users: u}
 	}, func(ctx *kit.Ctx, msg any) bool {
@@ -708,15 +715,15 @@ var errSessionEnded = apierr.New(apierr.ErrUnauthorized, "the access token has e
 // On a single node it reads the state the user's entity published, with no message and
 // no store read; the first check of a user since start asks the entity, which loads it.
 //
-// In a cluster it asks the user's entity every time, on whichever member it is active
-// (a mailbox message there, plus a hop when that is another member). A table kept
-// on every member and invalidated by the store's watch would cost nothing per request,
-// but a watch names another member's write only some milliseconds after that member
-// acknowledged it: a logout, a password change or a disable answered 2xx would still
-// let the old token through elsewhere for that long, which is exactly when a stolen
-// token is replayed. The entity is the one writer of its user's standing and changes
-// its memory before it answers a change, so a check that starts after the change's
-// answer sees it, on every member. Only deleted users stay in the table: that is final.
+// In a cluster the entity may be active on another member, and its memory is not this
+// member's. There the check reads this member's standingCache (standing.go), which
+// serves only while the store's watch is known to have heard of every change
+// acknowledged a moment ago, and which every change that ends tokens waits out before
+// it is answered; otherwise, and for a user not in it, it asks the user's entity, on
+// whichever member it is active, and keeps the answer; so it does when the cache
+// refuses the token, which may be from a login the cache has not heard of yet. Without
+// a cache (a shared store whose watch keeps no clock) it asks every time. Deleted users
+// stay in the table: that is final.
 //
 // ctx is the request's: the check asks no longer than it lasts (nor than
 // kit.DefaultTimeout), so a request whose client went away stops waiting for the entity.
@@ -725,21 +732,31 @@ func (u *Users) Authorize(ctx context.Context, userID, sessionID string, gen uin
 	if v, ok := u.auth.Load(userID); ok {
 		st = v.(*authState)
 	}
-	if st == nil || (u.shared && !st.Gone) {
-		ctx, cancel := context.WithTimeout(ctx, kit.DefaultTimeout)
-		defer cancel()
-		var err error
-		st, err = kit.Ask[*authState](ctx, u.kind, userID, &getAuth{})
-		if errors.Is(err, apierr.ErrNotFound) {
-			// The token is genuine, so the user existed: it was deleted, and ids are
-			// never reused. Remembered, so its tokens cost no message either.
-			u.auth.Store(userID, &authState{Gone: true})
-			return errSessionEnded
+	if u.shared && (st == nil || !st.Gone) {
+		st = nil
+		if u.standing != nil {
+			if cached, ok := u.standing.get(userID); ok {
+				// A cache that lets the token through is right (a change that ends it
+				// is heard before it is answered); one that refuses it may only not
+				// have heard yet of the login, or of the generation, the token is from
+				// (a change that adds is answered at once): the entity decides that.
+				if err := cached.check(sessionID, gen); err == nil {
+					return nil
+				}
+			}
 		}
-		if err != nil {
+	}
+	if st == nil {
+		var err error
+		if st, err = u.askAuth(ctx, userID); err != nil {
 			return err
 		}
 	}
+	return st.check(sessionID, gen)
+}
+
+// check is whether a token of login sessionID and generation gen stands.
+func (st *authState) check(sessionID string, gen uint64) error {
 	if st.Gone || st.Disabled || st.Gen != gen {
 		return errSessionEnded
 	}
@@ -750,6 +767,32 @@ func (u *Users) Authorize(ctx context.Context, userID, sessionID string, gen uin
 		return errEnrolFirst
 	}
 	return nil
+}
+
+// askAuth asks the user's entity for its standing; in a cluster's standingCache it
+// keeps the answer.
+func (u *Users) askAuth(ctx context.Context, userID string) (*authState, error) {
+	ctx, cancel := context.WithTimeout(ctx, kit.DefaultTimeout)
+	defer cancel()
+	var gen uint64
+	if u.standing != nil {
+		gen = u.standing.begin()
+	}
+	st, err := kit.Ask[*authState](ctx, u.kind, userID, &getAuth{})
+	if errors.Is(err, apierr.ErrNotFound) {
+		// The token is genuine, so the user existed: it was deleted, and ids are
+		// never reused. Remembered, so its tokens cost no message either.
+		st = &authState{Gone: true}
+		u.auth.Store(userID, st)
+		return st, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if u.standing != nil {
+		u.standing.keep(userID, st, gen)
+	}
+	return st, nil
 }
 
 // Logout revokes the family of a refresh token that belongs to userID.
@@ -863,8 +906,11 @@ func (e *userEntity) audited() *kit.AuditEntry {
 
 // publish makes the entity's current standing the one Authorize checks tokens
 // against. Called after every change of it, before the change is answered. In a
-// cluster only the entity keeps it (and a deletion goes to the table): see Authorize.
+// cluster only the entity keeps it (and a deletion goes to the table), and a change
+// that ends tokens is held for standingFence before it is answered, so that every
+// member's standing cache has heard of it by then: see Authorize and standing.go.
 func (e *userEntity) publish() *authState {
+	prev := e.auth
 	st := &authState{Gone: e.rec == nil}
 	if e.rec != nil {
 		st.Disabled, st.Gen = e.rec.Disabled, e.rec.TokenGen
@@ -885,6 +931,11 @@ func (e *userEntity) publish() *authState {
 	e.auth = st
 	if !e.users.shared || st.Gone {
 		e.users.auth.Store(e.id, st)
+	}
+	if e.users.standing != nil && ends(prev, st) {
+		// In the entity's mailbox: this user's next messages wait too, for this
+		// rare change (an ask of its standing meanwhile gets the new one after it).
+		e.users.fence()
 	}
 	return st
 }

@@ -1,10 +1,12 @@
 package etcdtest
 
 import (
+	"bytes"
 	"net"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // Proxy is a TCP proxy on loopback in front of a server's client port: a client that
@@ -19,6 +21,7 @@ type Proxy struct {
 
 	hanging atomic.Bool  // read without mu: every read of every connection checks it
 	dropped atomic.Int64 // bytes dropped while hanging
+	delay   atomic.Int64 // Delay's, in nanoseconds
 
 	mu    sync.Mutex
 	cut   bool
@@ -58,6 +61,11 @@ func (p *Proxy) Hang() {
 	defer p.mu.Unlock()
 	p.hanging.Store(true)
 }
+
+// Delay holds every byte etcd sends to the clients for d before passing it on (0:
+// none), from the next byte read on: a member whose answers and watch events come late,
+// as over a slow link. Bytes keep their order.
+func (p *Proxy) Delay(d time.Duration) { p.delay.Store(int64(d)) }
 
 // Dropped is the number of bytes the proxy has dropped while it hung, either way: a
 // test sees by it that a request of its own went out and will not be answered.
@@ -106,7 +114,7 @@ func (p *Proxy) accept() {
 			p.conns[in] = struct{}{}
 			p.mu.Unlock()
 			p.wg.Add(1)
-			go p.pipe(nil, in)
+			go p.pipe(nil, in, false)
 			continue
 		}
 		out, err := net.Dial("tcp", p.target)
@@ -118,20 +126,47 @@ func (p *Proxy) accept() {
 		p.conns[in], p.conns[out] = struct{}{}, struct{}{}
 		p.mu.Unlock()
 		p.wg.Add(2)
-		go p.pipe(in, out)
-		go p.pipe(out, in)
+		go p.pipe(in, out, true)
+		go p.pipe(out, in, false)
 	}
 }
 
+// chunk is bytes from etcd to be passed on at due (Delay).
+type chunk struct {
+	b   []byte
+	due time.Time
+}
+
 // pipe copies from src to dst (dropping what it reads while the proxy hangs, and
-// always when dst is nil) until either side closes, then closes both.
-func (p *Proxy) pipe(dst, src net.Conn) {
+// always when dst is nil) until either side closes, then closes both. fromEtcd: src is
+// etcd, and what it sends waits out Delay first.
+func (p *Proxy) pipe(dst, src net.Conn, fromEtcd bool) {
 	defer p.wg.Done()
+	var late chan chunk
+	if fromEtcd {
+		late = make(chan chunk, 1024)
+		passed := make(chan struct{})
+		go func() {
+			defer close(passed)
+			for c := range late {
+				time.Sleep(time.Until(c.due))
+				if _, err := dst.Write(c.b); err != nil {
+					_ = src.Close() // ends the reads below
+					for range late {
+					}
+					return
+				}
+			}
+		}()
+		defer func() { close(late); <-passed }()
+	}
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := src.Read(buf)
 		if n > 0 && dst != nil && !p.hanging.Load() {
-			if _, werr := dst.Write(buf[:n]); werr != nil {
+			if late != nil {
+				late <- chunk{b: bytes.Clone(buf[:n]), due: time.Now().Add(time.Duration(p.delay.Load()))}
+			} else if _, werr := dst.Write(buf[:n]); werr != nil {
 				break
 			}
 		} else {

@@ -1,0 +1,84 @@
+package persistence_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/vmplane/vmplane/internal/etcdtest"
+	"github.com/vmplane/vmplane/internal/testwait"
+	"github.com/vmplane/vmplane/persistence"
+)
+
+// passed waits until s's WatchedThrough is after t and returns its reset count.
+func passed(t *testing.T, s *persistence.Etcd, after time.Time) uint64 {
+	t.Helper()
+	var resets uint64
+	testwait.Eventually(t, "WatchedThrough to pass the write", func() bool {
+		at, r := s.WatchedThrough()
+		resets = r
+		return at.After(after)
+	})
+	return resets
+}
+
+// TestEtcdWatchedThrough: once a member's WatchedThrough is past the moment another
+// member's write was acknowledged, its watchers have heard of that write, also when
+// nothing under the store's prefix moved its watch (a write elsewhere in etcd).
+func TestEtcdWatchedThrough(t *testing.T) {
+	srv := etcdtest.Start(t)
+	a := openEtcd(t, srv, "/fresh/")
+	b := openEtcd(t, srv, "/fresh/")
+	var heard keyLog
+	b.Watch([]byte("user/"), heard.add)
+	if at, resets := b.WatchedThrough(); resets != 0 {
+		t.Fatalf("WatchedThrough() = %v, %d at the start; want no resets", at, resets)
+	}
+	ctx := context.Background()
+	for i, k := range []string{"user/1", "user/2", "user/1"} {
+		if err := a.Commit(ctx, new(persistence.Batch).Put([]byte(k), []byte("x"))); err != nil {
+			t.Fatal(err)
+		}
+		acked := time.Now()
+		if r := passed(t, b, acked); r != 0 {
+			t.Fatalf("%d resets; want none", r)
+		}
+		if n := heard.count(k); n != 1+i/2 {
+			t.Fatalf("WatchedThrough passed the write of %s, and the watcher heard of it %d times; want %d", k, n, 1+i/2)
+		}
+	}
+	// Outside the prefix: the watch hears nothing, and etcd's progress notification
+	// moves it on.
+	if _, err := a.Client().Put(ctx, "/elsewhere/x", "y"); err != nil {
+		t.Fatal(err)
+	}
+	passed(t, b, time.Now())
+}
+
+// TestEtcdWatchedThroughAfterCompaction: a watch that resumes past writes etcd
+// compacted away counts a reset before its WatchedThrough passes them.
+func TestEtcdWatchedThroughAfterCompaction(t *testing.T) {
+	srv := etcdtest.Start(t)
+	other := openEtcd(t, srv, "/fresh-compact/")
+	s, proxy, _ := cutOff(t, srv, other)
+
+	proxy.Cut()
+	ctx := context.Background()
+	for _, k := range []string{"vm/1", "vm/2"} {
+		if err := other.Commit(ctx, new(persistence.Batch).Put([]byte(k), []byte("x"))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	acked := time.Now()
+	resp, err := other.Client().Get(ctx, "any")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.Client().Compact(ctx, resp.Header.Revision); err != nil {
+		t.Fatal(err)
+	}
+	proxy.Heal()
+	if r := passed(t, s, acked); r != 1 {
+		t.Fatalf("WatchedThrough passed the compacted writes with %d resets; want 1", r)
+	}
+}
