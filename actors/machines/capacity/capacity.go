@@ -13,7 +13,6 @@ import (
 	"maps"
 	"math"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -266,9 +265,6 @@ func (n *Nodes) Place(ctx context.Context, loc string, need Size, only string) (
 	if only != "" {
 		rooms = slices.DeleteFunc(rooms, func(r NodeRoom) bool { return r.Name != only })
 	}
-	// A create is made in the default location until creates name one (issue 31):
-	// another location's nodes (name@location, NodeID) are not its to take.
-	rooms = slices.DeleteFunc(rooms, func(r NodeRoom) bool { return strings.Contains(r.Node, "@") })
 	if len(rooms) == 0 {
 		return NodeRoom{}, nil
 	}
