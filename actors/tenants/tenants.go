@@ -21,6 +21,7 @@ import (
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
+	hvloc "github.com/vmplane/vmplane/hypervisor/locations"
 	"github.com/vmplane/vmplane/persistence"
 )
 
@@ -452,7 +453,8 @@ func validateTenant(name string, q Quota) error {
 	return nil
 }
 
-// validateSpec checks a create's fields and answers its template.
+// validateSpec checks a create's fields and answers its template, which must be one
+// of the create's location (s.LocationID, settled by locationOf).
 func (t *Tenants) validateSpec(ctx context.Context, s MachineSpec, plan *plans.Plan) (hypervisor.Template, error) {
 	var tpl hypervisor.Template
 	var f []apierr.FieldError
@@ -478,6 +480,10 @@ func (t *Tenants) validateSpec(ctx context.Context, s MachineSpec, plan *plans.P
 		f = append(f, apierr.Field("template_id", "no template %s", s.TemplateID))
 	} else if err != nil {
 		return tpl, err
+	} else if tpl.Location != s.LocationID {
+		// The hypervisor of the create's location has no disks of another's template.
+		f = append(f, apierr.Field("template_id", "template %s is in location %s, not %s",
+			s.TemplateID, hvloc.Name(tpl.Location), hvloc.Name(s.LocationID)))
 	} else if s.DiskGB >= machines.MinDiskGB && s.DiskGB < tpl.DiskGB {
 		// The hypervisor would enlarge the disk to the template's size behind the
 		// quota's back: the tenant asks for what it gets.
