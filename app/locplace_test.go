@@ -239,3 +239,47 @@ func expectField(t *testing.T, r *response, field string) {
 		t.Errorf("got %s; want the field %s named", r.Body, field)
 	}
 }
+
+// TestRestoreNewInItsLocation: a backup of a machine of a location other than the
+// default one, restored into a new machine, makes it in that location (where the
+// archive is), with an address of that location's pool, not the default one's.
+func TestRestoreNewInItsLocation(t *testing.T) {
+	t.Parallel()
+	s, admin := planServer(t)
+	a := s.tenant(admin, "Copier", nil)
+	b := s.simLocation(admin, "Berlin")
+	home := s.createPool(admin, map[string]any{"name": "home", "cidr": "192.0.2.0/24", "gateway": "192.0.2.1"})
+	away := s.createPool(admin, map[string]any{"name": "berlin", "cidr": "198.51.100.0/24", "gateway": "198.51.100.1", "location_id": b.ID})
+	plan := s.createPlan(admin, map[string]any{"name": "S-B", "cpu_cores": 1, "memory_mb": 1024, "disk_gb": 20, "ipv4": 1, "location_id": b.ID})
+	r := s.do(req{method: "POST", path: "/api/client/machines", token: a.Token, body: map[string]any{
+		"name": "orig", "template_id": inventory.TemplateID(b.ID, "tpl-debian-12"), "plan_id": plan.ID}})
+	expect(t, r, 202, "")
+	var p tenants.Provisioned
+	r.decode(t, &p)
+	if done := s.waitTask(a.Token, p.Task.ID); done.Status != tasks.TaskSucceeded {
+		t.Fatalf("create in %s: %+v", b.ID, done)
+	}
+	bk := s.backupNow(a.Token, p.Machine.ID)
+	if string(bk.Location) != b.ID {
+		t.Fatalf("backup of a machine of %s: location %q", b.ID, bk.Location)
+	}
+
+	r = s.restoreNew(admin, bk.ID, "copy")
+	expect(t, r, 202, "")
+	r.decode(t, &p)
+	m := p.Machine
+	if string(m.Location) != b.ID || len(m.Addresses) != 1 || m.Addresses[0].Pool != away.ID || m.Addresses[0].Address != "198.51.100.3" {
+		t.Fatalf("restored into a new machine: location %q, addresses %+v; want %s and 198.51.100.3 of its pool", m.Location, m.Addresses, b.ID)
+	}
+	if done := s.waitTask(admin, p.Task.ID); done.Status != tasks.TaskSucceeded {
+		t.Fatalf("restore in %s: %+v", b.ID, done)
+	}
+	if got := s.machine(admin, m.ID); string(got.Location) != b.ID || got.Addresses[0].Address != "198.51.100.3" {
+		t.Errorf("restored machine after its task: location %q, addresses %+v", got.Location, got.Addresses)
+	}
+	for _, pool := range listOf[addresses.Pool](s, admin, "/api/resources/ip-pools") {
+		if pool.ID == home.ID && pool.Allocated != 0 {
+			t.Errorf("the default location's pool: %d allocated; want none", pool.Allocated)
+		}
+	}
+}
