@@ -164,26 +164,34 @@ func TestCreateInALocation(t *testing.T) {
 	expectField(t, s.do(req{method: "POST", path: "/api/resources/machines", token: admin, body: map[string]any{
 		"name": "b-2", "template_id": "tpl-debian-12", "cpu_cores": 1, "memory_mb": 512, "disk_gb": 10, "tenant_id": a.ID, "node": capacity.NodeID(b.ID, "pve1")}}), "node")
 	// A template of another location than the create's: its cluster has not its disks.
-	expectField(t, s.do(req{method: "POST", path: "/api/client/machines", token: a.Token, body: map[string]any{
-		"name": "b-2", "template_id": "tpl-debian-12", "plan_id": planB.ID}}), "template_id")
+	// (In Berlin, the id alone names Berlin's own.)
 	expectField(t, s.do(req{method: "POST", path: "/api/client/machines", token: a.Token, body: map[string]any{
 		"name": "b-2", "template_id": tplB, "plan_id": planHome.ID}}), "template_id")
 	expectField(t, s.do(req{method: "POST", path: "/api/resources/machines", token: admin, body: map[string]any{
 		"name": "b-2", "template_id": tplB, "cpu_cores": 1, "memory_mb": 512, "disk_gb": 10, "tenant_id": a.ID}}), "template_id")
-	// Nor is a machine reinstalled from another location's template; from its own, it is.
-	expectField(t, s.do(req{method: "POST", path: "/api/client/machines/" + m.ID + "/reinstall", token: a.Token,
-		body: map[string]any{"template_id": "tpl-debian-12"}}), "template_id")
+	// Nor is a machine reinstalled from another location's template; from its own
+	// (by its id there, or its id@location), it is.
 	s.waitTask(a.Token, p.Task.ID)
-	re := s.startTask(req{method: "POST", path: "/api/client/machines/" + m.ID + "/reinstall", token: a.Token, body: map[string]any{"template_id": tplB}})
-	if done := s.waitTask(a.Token, re.ID); done.Status != tasks.TaskSucceeded {
-		t.Errorf("reinstall of %s from %s: %+v; want it done", m.ID, tplB, done)
+	r = s.do(req{method: "POST", path: "/api/client/machines", token: a.Token, body: map[string]any{
+		"name": "h-1", "template_id": "tpl-debian-12", "plan_id": planHome.ID}})
+	expect(t, r, 202, "")
+	var ph tenants.Provisioned
+	r.decode(t, &ph)
+	s.waitTask(a.Token, ph.Task.ID)
+	expectField(t, s.do(req{method: "POST", path: "/api/client/machines/" + ph.Machine.ID + "/reinstall", token: a.Token,
+		body: map[string]any{"template_id": tplB}}), "template_id")
+	for _, tpl := range []string{"tpl-debian-12", tplB} {
+		re := s.startTask(req{method: "POST", path: "/api/client/machines/" + m.ID + "/reinstall", token: a.Token, body: map[string]any{"template_id": tpl}})
+		if done := s.waitTask(a.Token, re.ID); done.Status != tasks.TaskSucceeded {
+			t.Errorf("reinstall of %s from %s: %+v; want it done", m.ID, tpl, done)
+		}
 	}
 
 	// An operator's machine of explicit sizes in Berlin, on a node named by its name
 	// there, or by its id, with Berlin's addresses.
 	for i, node := range []string{"pve2", capacity.NodeID(b.ID, "pve2")} {
 		r = s.do(req{method: "POST", path: "/api/resources/machines", token: admin, body: map[string]any{
-			"name": "b-op-" + string(rune('a'+i)), "template_id": tplB, "cpu_cores": 1, "memory_mb": 512, "disk_gb": 10, "tenant_id": a.ID,
+			"name": "b-op-" + string(rune('a'+i)), "template_id": []string{"tpl-debian-12", tplB}[i], "cpu_cores": 1, "memory_mb": 512, "disk_gb": 10, "tenant_id": a.ID,
 			"location_id": b.ID, "node": node, "ipv4": 1}})
 		expect(t, r, 202, "")
 		r.decode(t, &p)

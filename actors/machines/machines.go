@@ -572,7 +572,16 @@ func (m *Machines) precheck(ctx context.Context, id, loc string, op Operation) e
 		if m.sys.templates == nil {
 			return nil
 		}
-		tloc, err := m.sys.templates(ctx, op.Reinstall.TemplateID)
+		var tloc string
+		var err error = apierr.ErrNotFound
+		if id := op.Reinstall.TemplateID; loc != "" && !strings.HasSuffix(id, "@"+loc) {
+			// The location's own template named by its id there (debian-12 for
+			// debian-12@loc): the dispatcher takes either form.
+			tloc, err = m.sys.templates(ctx, id+"@"+loc)
+		}
+		if errors.Is(err, apierr.ErrNotFound) {
+			tloc, err = m.sys.templates(ctx, op.Reinstall.TemplateID)
+		}
 		if errors.Is(err, apierr.ErrNotFound) {
 			return apierr.Invalid(apierr.Field("template_id", "no template %s", op.Reinstall.TemplateID))
 		} else if err != nil {
