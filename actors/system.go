@@ -283,9 +283,9 @@ func Start(opts Options) (*System, error) {
 		},
 		UnallocateAddress: s.Addresses.Unallocate,
 		// The sync starts after the machines (it asks them); asked only by a reinstall.
-		TemplateExists: func(ctx context.Context, id string) error {
-			_, err := s.Inventory.Template(ctx, id)
-			return err
+		TemplateLocation: func(ctx context.Context, id string) (string, error) {
+			tpl, err := s.Inventory.Template(ctx, id)
+			return tpl.Location, err
 		},
 		// Asked only by a reinstall of a machine of a plan.
 		TemplateAllowed: func(ctx context.Context, plan, template string) error {

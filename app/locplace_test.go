@@ -9,8 +9,10 @@ import (
 
 	"github.com/vmplane/vmplane/actors/addresses"
 	"github.com/vmplane/vmplane/actors/alerts"
+	"github.com/vmplane/vmplane/actors/inventory"
 	"github.com/vmplane/vmplane/actors/locations"
 	"github.com/vmplane/vmplane/actors/machines/capacity"
+	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/actors/monitoring"
 	"github.com/vmplane/vmplane/actors/plans"
 	"github.com/vmplane/vmplane/actors/tenants"
@@ -46,6 +48,16 @@ func (s *testServer) simLocation(admin, name string) locations.Location {
 		}
 		b.Put(capacity.NodeKey(capacity.NodeID(loc.ID, n.ID)), val)
 	}
+	// Its templates, as the sync records them (template/<id@location>, version 1):
+	// a create in the location names one of them.
+	for _, tpl := range inv.Templates {
+		tpl.ID, tpl.Location = inventory.TemplateID(loc.ID, tpl.ID), loc.ID
+		val, err := persistence.Encode(1, tpl)
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		b.Put(persistence.Key("template", tpl.ID), val)
+	}
 	if err := s.app.store.Commit(ctx, b); err != nil {
 		s.t.Fatal(err)
 	}
@@ -56,7 +68,8 @@ func (s *testServer) simLocation(admin, name string) locations.Location {
 // beside the default one, whose node names are the same); a machine made from a plan
 // of the location is made there, on one of its nodes, with an address of its pool,
 // and counts in its capacity; a body that contradicts the plan's location, names an
-// unknown location or a node of another one is 400 naming the field; the lists filter
+// unknown location, a node or a template of another one is 400 naming the field (a
+// reinstall from another location's template too); the lists filter
 // by location; and the location is not deleted while anything belongs to it.
 func TestCreateInALocation(t *testing.T) {
 	t.Parallel()
@@ -68,6 +81,7 @@ func TestCreateInALocation(t *testing.T) {
 	if home.Location != "" || string(away.Location) != b.ID {
 		t.Fatalf("pools: got %q and %q; want default and %s", home.Location, away.Location, b.ID)
 	}
+	tplB := inventory.TemplateID(b.ID, "tpl-debian-12")
 	small := map[string]any{"name": "S-B", "cpu_cores": 1, "memory_mb": 1024, "disk_gb": 20, "location_id": b.ID}
 	planB := s.createPlan(admin, small)
 	planHome := s.createPlan(admin, map[string]any{"name": "S", "cpu_cores": 1, "memory_mb": 1024, "disk_gb": 20})
@@ -92,7 +106,7 @@ func TestCreateInALocation(t *testing.T) {
 
 	// From the plan of Berlin: made there, on a node of Berlin, with Berlin's address.
 	r = s.do(req{method: "POST", path: "/api/client/machines", token: a.Token, body: map[string]any{
-		"name": "b-1", "template_id": "tpl-debian-12", "plan_id": planB.ID}})
+		"name": "b-1", "template_id": tplB, "plan_id": planB.ID}})
 	expect(t, r, 202, "")
 	var p tenants.Provisioned
 	r.decode(t, &p)
@@ -149,12 +163,35 @@ func TestCreateInALocation(t *testing.T) {
 		"name": "b-2", "template_id": "tpl-debian-12", "cpu_cores": 1, "memory_mb": 512, "disk_gb": 10, "tenant_id": a.ID, "location_id": "nowhere"}}), "location_id")
 	expectField(t, s.do(req{method: "POST", path: "/api/resources/machines", token: admin, body: map[string]any{
 		"name": "b-2", "template_id": "tpl-debian-12", "cpu_cores": 1, "memory_mb": 512, "disk_gb": 10, "tenant_id": a.ID, "node": capacity.NodeID(b.ID, "pve1")}}), "node")
+	// A template of another location than the create's: its cluster has not its disks.
+	// (In Berlin, the id alone names Berlin's own.)
+	expectField(t, s.do(req{method: "POST", path: "/api/client/machines", token: a.Token, body: map[string]any{
+		"name": "b-2", "template_id": tplB, "plan_id": planHome.ID}}), "template_id")
+	expectField(t, s.do(req{method: "POST", path: "/api/resources/machines", token: admin, body: map[string]any{
+		"name": "b-2", "template_id": tplB, "cpu_cores": 1, "memory_mb": 512, "disk_gb": 10, "tenant_id": a.ID}}), "template_id")
+	// Nor is a machine reinstalled from another location's template; from its own
+	// (by its id there, or its id@location), it is.
+	s.waitTask(a.Token, p.Task.ID)
+	r = s.do(req{method: "POST", path: "/api/client/machines", token: a.Token, body: map[string]any{
+		"name": "h-1", "template_id": "tpl-debian-12", "plan_id": planHome.ID}})
+	expect(t, r, 202, "")
+	var ph tenants.Provisioned
+	r.decode(t, &ph)
+	s.waitTask(a.Token, ph.Task.ID)
+	expectField(t, s.do(req{method: "POST", path: "/api/client/machines/" + ph.Machine.ID + "/reinstall", token: a.Token,
+		body: map[string]any{"template_id": tplB}}), "template_id")
+	for _, tpl := range []string{"tpl-debian-12", tplB} {
+		re := s.startTask(req{method: "POST", path: "/api/client/machines/" + m.ID + "/reinstall", token: a.Token, body: map[string]any{"template_id": tpl}})
+		if done := s.waitTask(a.Token, re.ID); done.Status != tasks.TaskSucceeded {
+			t.Errorf("reinstall of %s from %s: %+v; want it done", m.ID, tpl, done)
+		}
+	}
 
 	// An operator's machine of explicit sizes in Berlin, on a node named by its name
 	// there, or by its id, with Berlin's addresses.
 	for i, node := range []string{"pve2", capacity.NodeID(b.ID, "pve2")} {
 		r = s.do(req{method: "POST", path: "/api/resources/machines", token: admin, body: map[string]any{
-			"name": "b-op-" + string(rune('a'+i)), "template_id": "tpl-debian-12", "cpu_cores": 1, "memory_mb": 512, "disk_gb": 10, "tenant_id": a.ID,
+			"name": "b-op-" + string(rune('a'+i)), "template_id": []string{"tpl-debian-12", tplB}[i], "cpu_cores": 1, "memory_mb": 512, "disk_gb": 10, "tenant_id": a.ID,
 			"location_id": b.ID, "node": node, "ipv4": 1}})
 		expect(t, r, 202, "")
 		r.decode(t, &p)
@@ -208,5 +245,49 @@ func expectField(t *testing.T, r *response, field string) {
 	r.decode(t, &p)
 	if len(p.Errors) == 0 || !strings.EqualFold(p.Errors[0].Field, field) {
 		t.Errorf("got %s; want the field %s named", r.Body, field)
+	}
+}
+
+// TestRestoreNewInItsLocation: a backup of a machine of a location other than the
+// default one, restored into a new machine, makes it in that location (where the
+// archive is), with an address of that location's pool, not the default one's.
+func TestRestoreNewInItsLocation(t *testing.T) {
+	t.Parallel()
+	s, admin := planServer(t)
+	a := s.tenant(admin, "Copier", nil)
+	b := s.simLocation(admin, "Berlin")
+	home := s.createPool(admin, map[string]any{"name": "home", "cidr": "192.0.2.0/24", "gateway": "192.0.2.1"})
+	away := s.createPool(admin, map[string]any{"name": "berlin", "cidr": "198.51.100.0/24", "gateway": "198.51.100.1", "location_id": b.ID})
+	plan := s.createPlan(admin, map[string]any{"name": "S-B", "cpu_cores": 1, "memory_mb": 1024, "disk_gb": 20, "ipv4": 1, "location_id": b.ID})
+	r := s.do(req{method: "POST", path: "/api/client/machines", token: a.Token, body: map[string]any{
+		"name": "orig", "template_id": inventory.TemplateID(b.ID, "tpl-debian-12"), "plan_id": plan.ID}})
+	expect(t, r, 202, "")
+	var p tenants.Provisioned
+	r.decode(t, &p)
+	if done := s.waitTask(a.Token, p.Task.ID); done.Status != tasks.TaskSucceeded {
+		t.Fatalf("create in %s: %+v", b.ID, done)
+	}
+	bk := s.backupNow(a.Token, p.Machine.ID)
+	if string(bk.Location) != b.ID {
+		t.Fatalf("backup of a machine of %s: location %q", b.ID, bk.Location)
+	}
+
+	r = s.restoreNew(admin, bk.ID, "copy")
+	expect(t, r, 202, "")
+	r.decode(t, &p)
+	m := p.Machine
+	if string(m.Location) != b.ID || len(m.Addresses) != 1 || m.Addresses[0].Pool != away.ID || m.Addresses[0].Address != "198.51.100.3" {
+		t.Fatalf("restored into a new machine: location %q, addresses %+v; want %s and 198.51.100.3 of its pool", m.Location, m.Addresses, b.ID)
+	}
+	if done := s.waitTask(admin, p.Task.ID); done.Status != tasks.TaskSucceeded {
+		t.Fatalf("restore in %s: %+v", b.ID, done)
+	}
+	if got := s.machine(admin, m.ID); string(got.Location) != b.ID || got.Addresses[0].Address != "198.51.100.3" {
+		t.Errorf("restored machine after its task: location %q, addresses %+v", got.Location, got.Addresses)
+	}
+	for _, pool := range listOf[addresses.Pool](s, admin, "/api/resources/ip-pools") {
+		if pool.ID == home.ID && pool.Allocated != 0 {
+			t.Errorf("the default location's pool: %d allocated; want none", pool.Allocated)
+		}
 	}
 }

@@ -43,9 +43,9 @@ func newTestSystem(t testing.TB, d hypervisor.Driver) *testSystem {
 	s := &testSystem{rt: rt, store: store, driver: d}
 	s.Services = machines.Start(machines.Deps{Runtime: rt, Driver: d, Events: ev, Alerts: alerts.Start(alerts.Deps{Runtime: rt, Events: ev}),
 		TenantExists: func(context.Context, string) error { return nil },
-		TemplateExists: func(ctx context.Context, id string) error {
-			_, err := s.Inventory.Template(ctx, id)
-			return err
+		TemplateLocation: func(ctx context.Context, id string) (string, error) {
+			tpl, err := s.Inventory.Template(ctx, id)
+			return tpl.Location, err
 		}})
 	s.Inventory = Start(Deps{Runtime: rt, Driver: d, Machines: s.Services})
 	t.Cleanup(func() {

@@ -31,10 +31,11 @@ type Deps struct {
 	// names (announces it: counters.Feature, nodestate.Feature), and how many members
 	// that do not this member has seen join; nil on a single node, which keeps all.
 	Maintained func(feature string) (all bool, without uint64)
-	// TemplateExists answers nil for a template the last sync saw (a reinstall names
-	// one); the templates are the sync's (actors/inventory), above the machines. Nil
-	// takes every template as existing.
-	TemplateExists func(ctx context.Context, id string) error
+	// TemplateLocation answers the location tag ("" the default one) of a template
+	// the last sync saw (a reinstall names one, which must be of the machine's
+	// location); the templates are the sync's (actors/inventory), above the machines.
+	// Nil takes every template as existing, in every location.
+	TemplateLocation func(ctx context.Context, id string) (string, error)
 	// TemplateAllowed answers nil when a machine of the plan may be reinstalled with
 	// the template, and a 400 naming template_id when the plan does not offer it (the
 	// plans, like the templates, are above the machines); nil allows every template.
@@ -92,7 +93,7 @@ type system struct {
 	maintained   func(feature string) (bool, uint64)
 	limits       func(ctx context.Context, tenant string) (Limits, error)
 	planLimits   func(ctx context.Context, plan string) (PlanLimits, error)
-	templates    func(ctx context.Context, id string) error
+	templates    func(ctx context.Context, id string) (string, error)
 	// templateAllowed is Deps' TemplateAllowed.
 	templateAllowed func(ctx context.Context, plan, template string) error
 	// terminateGrace is Deps' TerminateGrace.
@@ -111,7 +112,7 @@ type system struct {
 func Start(d Deps) *Services {
 	s := &system{Services: &Services{}, rt: d.Runtime, store: d.Runtime.Store, driver: d.Driver,
 		log: d.Runtime.Log, Events: d.Events, Alerts: d.Alerts, tenantExists: d.TenantExists, maintained: d.Maintained, limits: d.Limits,
-		templates: d.TemplateExists, templateAllowed: d.TemplateAllowed, planLimits: d.PlanLimits, terminateGrace: d.TerminateGrace,
+		templates: d.TemplateLocation, templateAllowed: d.TemplateAllowed, planLimits: d.PlanLimits, terminateGrace: d.TerminateGrace,
 		releaseAddresses: d.ReleaseAddresses, reassignAddresses: d.ReassignAddresses, changeAddresses: d.ChangeAddresses,
 		addAddress: d.AddAddress, unallocateAddress: d.UnallocateAddress}
 	s.Tasks = tasks.New(s.store)

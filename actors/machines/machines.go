@@ -553,7 +553,8 @@ func (m *Machines) start(ctx context.Context, id string, op Operation, tenant *s
 
 // precheck validates what an operation names outside the machine: the target node of a
 // migration must exist in the machine's location loc (400) and be online (409); a
-// reinstall's template must exist, and be one the machine's plan offers.
+// reinstall's template must exist in the machine's location, and be one the
+// machine's plan offers.
 func (m *Machines) precheck(ctx context.Context, id, loc string, op Operation) error {
 	switch op.Type {
 	case OpMigrate:
@@ -571,10 +572,25 @@ func (m *Machines) precheck(ctx context.Context, id, loc string, op Operation) e
 		if m.sys.templates == nil {
 			return nil
 		}
-		if err := m.sys.templates(ctx, op.Reinstall.TemplateID); errors.Is(err, apierr.ErrNotFound) {
+		var tloc string
+		var err error = apierr.ErrNotFound
+		if id := op.Reinstall.TemplateID; loc != "" && !strings.HasSuffix(id, "@"+loc) {
+			// The location's own template named by its id there (debian-12 for
+			// debian-12@loc): the dispatcher takes either form.
+			tloc, err = m.sys.templates(ctx, id+"@"+loc)
+		}
+		if errors.Is(err, apierr.ErrNotFound) {
+			tloc, err = m.sys.templates(ctx, op.Reinstall.TemplateID)
+		}
+		if errors.Is(err, apierr.ErrNotFound) {
 			return apierr.Invalid(apierr.Field("template_id", "no template %s", op.Reinstall.TemplateID))
 		} else if err != nil {
 			return err
+		}
+		if tloc != loc {
+			// The hypervisor of the machine's location has no disks of another's.
+			return apierr.Invalid(apierr.Field("template_id", "template %s is in location %s, not %s",
+				op.Reinstall.TemplateID, hvloc.Name(tloc), hvloc.Name(loc)))
 		}
 		if m.sys.templateAllowed == nil {
 			return nil

@@ -54,8 +54,11 @@ func startTestSystem(t testing.TB, store persistence.Store, opts testOptions) *t
 	s := &testSystem{rt: rt, store: store, Events: events.New()}
 	s.Alerts = alerts.Start(alerts.Deps{Runtime: rt, Events: s.Events})
 	ms := machines.Start(machines.Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Alerts: s.Alerts,
-		TenantExists:   func(ctx context.Context, id string) error { _, err := s.Tenants.Get(ctx, id); return err },
-		TemplateExists: func(ctx context.Context, id string) error { _, err := s.Inventory.Template(ctx, id); return err }})
+		TenantExists: func(ctx context.Context, id string) error { _, err := s.Tenants.Get(ctx, id); return err },
+		TemplateLocation: func(ctx context.Context, id string) (string, error) {
+			tpl, err := s.Inventory.Template(ctx, id)
+			return tpl.Location, err
+		}})
 	s.Machines, s.Nodes = ms.Machines, ms.Nodes
 	s.Inventory = inventory.Start(inventory.Deps{Runtime: rt, Driver: opts.Driver, Machines: ms})
 	s.Tenants = tenants.Start(tenants.Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Machines: ms, Inventory: s.Inventory, Alerts: s.Alerts})

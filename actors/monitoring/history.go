@@ -13,6 +13,7 @@ import (
 	"github.com/vmplane/vmplane/actors/machines/capacity"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
+	hvloc "github.com/vmplane/vmplane/hypervisor/locations"
 	"github.com/vmplane/vmplane/persistence"
 )
 
@@ -155,13 +156,46 @@ type clusterNow struct {
 	used, capacity map[string]float64
 }
 
+// nodes lists the nodes of every location that answers (each tagged with its
+// location), so that one location down does not cost the others' history; the
+// locations that did not answer are logged as missing (their usage and capacity are
+// not counted). Only when none answers is it an error.
+func (h *History) nodes(ctx context.Context, what string) ([]hypervisor.Node, error) {
+	var nodes []hypervisor.Node
+	var missing []string
+	var firstErr error
+	answered := 0
+	for _, li := range hvloc.InventoriesOf(ctx, h.sys.driver) {
+		if li.Err != nil {
+			if cerr := ctx.Err(); cerr != nil {
+				return nil, hypervisor.ContextError(cerr)
+			}
+			missing = append(missing, hvloc.Name(li.Location))
+			if firstErr == nil {
+				firstErr = li.Err
+			}
+			continue
+		}
+		answered++
+		nodes = append(nodes, li.Inventory.Nodes...)
+	}
+	if firstErr != nil && answered == 0 {
+		return nil, firstErr
+	}
+	if len(missing) > 0 {
+		h.sys.log.Warn("usage history "+what+" without some locations: their usage and capacity are not counted",
+			zap.Strings("missing_locations", missing))
+	}
+	return nodes, nil
+}
+
 func (h *History) measure(ctx context.Context) (clusterNow, error) {
-	inv, err := h.sys.driver.Inventory(ctx)
+	nodes, err := h.nodes(ctx, "sampled")
 	if err != nil {
 		return clusterNow{}, err
 	}
 	c := clusterNow{used: map[string]float64{}, capacity: map[string]float64{}}
-	for _, n := range inv.Nodes {
+	for _, n := range nodes {
 		// An offline node reports no cpu or memory use; its disks stay allocated.
 		c.used[ResourceCPU] += n.CPU * float64(n.CPUCores)
 		c.used[ResourceMemory] += float64(n.MemBytes)
@@ -292,7 +326,7 @@ type usageBucket struct {
 // start the records do not exist until the first sync, and the backfill must not wait
 // for one. Every node is asked for the same end time so that the buckets line up.
 func (h *History) yearBuckets(ctx context.Context, now time.Time) ([]usageBucket, error) {
-	inv, err := h.sys.driver.Inventory(ctx)
+	nodes, err := h.nodes(ctx, "backfilled")
 	if err != nil {
 		return nil, err
 	}
@@ -305,7 +339,7 @@ func (h *History) yearBuckets(ctx context.Context, now time.Time) ([]usageBucket
 	var missing []string
 	var firstErr error
 	answered := 0
-	for _, n := range inv.Nodes {
+	for _, n := range nodes {
 		// Named as the node records name them: name@location outside the default.
 		id := capacity.NodeID(n.Location, n.ID)
 		if n.Status == hypervisor.NodeOffline {

@@ -57,8 +57,11 @@ func newTestSystem(t testing.TB, mutate ...func(*testOptions)) *testSystem {
 	s := &testSystem{rt: rt, store: store, Events: events.New()}
 	al := alerts.Start(alerts.Deps{Runtime: rt, Events: s.Events})
 	s.Services = machines.Start(machines.Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Alerts: al,
-		TenantExists:   func(ctx context.Context, id string) error { _, err := s.Tenants.Get(ctx, id); return err },
-		TemplateExists: func(ctx context.Context, id string) error { _, err := s.Inventory.Template(ctx, id); return err }})
+		TenantExists: func(ctx context.Context, id string) error { _, err := s.Tenants.Get(ctx, id); return err },
+		TemplateLocation: func(ctx context.Context, id string) (string, error) {
+			tpl, err := s.Inventory.Template(ctx, id)
+			return tpl.Location, err
+		}})
 	s.Inventory = inventory.Start(inventory.Deps{Runtime: rt, Driver: opts.Driver, Machines: s.Services})
 	s.Tenants = tenants.Start(tenants.Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Machines: s.Services, Inventory: s.Inventory,
 		HasSchedules: func(ctx context.Context, tenant string) (bool, error) {

@@ -55,10 +55,13 @@ func newTestSystem(t testing.TB, mutate ...func(*testOptions)) *testSystem {
 	s := &testSystem{rt: rt, store: opts.Store, Events: events.New()}
 	s.Alerts = alerts.Start(alerts.Deps{Runtime: rt, Events: s.Events})
 	s.Services = machines.Start(machines.Deps{Runtime: rt, Driver: opts.Driver, Events: s.Events, Alerts: s.Alerts,
-		TenantExists:    func(ctx context.Context, id string) error { _, err := s.Tenants.Get(ctx, id); return err },
-		Limits:          func(ctx context.Context, id string) (machines.Limits, error) { return s.Tenants.Limits(ctx, id) },
-		PlanLimits:      func(ctx context.Context, id string) (machines.PlanLimits, error) { return s.Plans.Limits(ctx, id) },
-		TemplateExists:  func(ctx context.Context, id string) error { _, err := s.Inventory.Template(ctx, id); return err },
+		TenantExists: func(ctx context.Context, id string) error { _, err := s.Tenants.Get(ctx, id); return err },
+		Limits:       func(ctx context.Context, id string) (machines.Limits, error) { return s.Tenants.Limits(ctx, id) },
+		PlanLimits:   func(ctx context.Context, id string) (machines.PlanLimits, error) { return s.Plans.Limits(ctx, id) },
+		TemplateLocation: func(ctx context.Context, id string) (string, error) {
+			tpl, err := s.Inventory.Template(ctx, id)
+			return tpl.Location, err
+		},
 		TemplateAllowed: func(ctx context.Context, plan, tpl string) error { return s.Tenants.TemplateAllowed(ctx, plan, tpl) }})
 	s.Inventory = inventory.Start(inventory.Deps{Runtime: rt, Driver: opts.Driver, Machines: s.Services})
 	s.Plans = plans.Start(plans.Deps{Runtime: rt, Machines: s.Machines, Nodes: s.Nodes})

@@ -13,6 +13,7 @@ import (
 	"github.com/vmplane/vmplane/actors/machines/capacity"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
+	hvloc "github.com/vmplane/vmplane/hypervisor/locations"
 	"github.com/vmplane/vmplane/persistence"
 )
 
@@ -133,7 +134,8 @@ func (t *Tenants) RestoreNew(ctx context.Context, id string, req RestoreNewReque
 // restoreMachine reserves the tenant's quota for a restore into a new machine,
 // allocates its addresses and records the machine in the same batch
 // (machines.AddRestoreAs), through the loop a create takes (provision). Addresses
-// from pools bound to the record's node hold the restore to that node.
+// come from the pools of the backup's location; those from pools bound to the
+// record's node hold the restore to that node.
 func (e *tenantEntity) restoreMachine(ctx *kit.Ctx, m *restoreMachine) {
 	if e.rec.Suspension != nil {
 		// A suspension stops the tenant's machines: a new one would escape it.
@@ -142,7 +144,13 @@ func (e *tenantEntity) restoreMachine(ctx *kit.Ctx, m *restoreMachine) {
 	}
 	s := m.Sizes
 	need := Usage{Machines: 1, CPUCores: s.CPUCores, MemoryMB: s.MemoryMB, DiskGB: s.DiskGB}
-	want := addresses.Want{Node: m.Node, IPv4: m.IPv4, IPv6: m.IPv6}
+	// The new machine is the backup's location's (the archive is there, and the
+	// record's location is its ref's): that location's pools serve it.
+	loc := hvloc.Tag(m.Target.From.Location)
+	want := addresses.Want{Location: loc, Node: m.Node, IPv4: m.IPv4, IPv6: m.IPv6}
+	if m.Node != "" {
+		want.NodeID = capacity.NodeID(loc, m.Node)
+	}
 	e.provision(ctx, m.Stamp, need, want, func(actx context.Context, b *persistence.Batch, id string, g addresses.Grant) (*machines.Creation, error) {
 		t := m.Target
 		t.Addresses = g.Addresses

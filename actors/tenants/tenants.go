@@ -12,6 +12,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/vmplane/vmplane/actors/inventory"
 	"github.com/vmplane/vmplane/actors/machines"
 	"github.com/vmplane/vmplane/actors/machines/capacity"
 	"github.com/vmplane/vmplane/actors/machines/tasks"
@@ -21,6 +22,7 @@ import (
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
+	hvloc "github.com/vmplane/vmplane/hypervisor/locations"
 	"github.com/vmplane/vmplane/persistence"
 )
 
@@ -452,7 +454,8 @@ func validateTenant(name string, q Quota) error {
 	return nil
 }
 
-// validateSpec checks a create's fields and answers its template.
+// validateSpec checks a create's fields and answers its template, which must be one
+// of the create's location (s.LocationID, settled by locationOf).
 func (t *Tenants) validateSpec(ctx context.Context, s MachineSpec, plan *plans.Plan) (hypervisor.Template, error) {
 	var tpl hypervisor.Template
 	var f []apierr.FieldError
@@ -474,10 +477,14 @@ func (t *Tenants) validateSpec(ctx context.Context, s MachineSpec, plan *plans.P
 	var err error
 	if s.TemplateID == "" {
 		f = append(f, apierr.Field("template_id", "is required"))
-	} else if tpl, err = t.sys.Inventory.Template(ctx, s.TemplateID); errors.Is(err, apierr.ErrNotFound) {
+	} else if tpl, err = t.templateIn(ctx, s.LocationID, s.TemplateID); errors.Is(err, apierr.ErrNotFound) {
 		f = append(f, apierr.Field("template_id", "no template %s", s.TemplateID))
 	} else if err != nil {
 		return tpl, err
+	} else if tpl.Location != s.LocationID {
+		// The hypervisor of the create's location has no disks of another's template.
+		f = append(f, apierr.Field("template_id", "template %s is in location %s, not %s",
+			s.TemplateID, hvloc.Name(tpl.Location), hvloc.Name(s.LocationID)))
 	} else if s.DiskGB >= machines.MinDiskGB && s.DiskGB < tpl.DiskGB {
 		// The hypervisor would enlarge the disk to the template's size behind the
 		// quota's back: the tenant asks for what it gets.
@@ -490,6 +497,19 @@ func (t *Tenants) validateSpec(ctx context.Context, s MachineSpec, plan *plans.P
 		return tpl, apierr.Invalid(f...)
 	}
 	return tpl, nil
+}
+
+// templateIn reads the template id a create in the location tagged loc names: its own
+// location's by the id there (debian-12 for debian-12@loc, as the dispatcher takes
+// either form), else the template of that id wherever it is (which validateSpec then
+// refuses when it is of another location).
+func (t *Tenants) templateIn(ctx context.Context, loc, id string) (hypervisor.Template, error) {
+	if loc != "" && !strings.HasSuffix(id, "@"+loc) {
+		if tpl, err := t.sys.Inventory.Template(ctx, inventory.TemplateID(loc, id)); !errors.Is(err, apierr.ErrNotFound) {
+			return tpl, err
+		}
+	}
+	return t.sys.Inventory.Template(ctx, id)
 }
 
 // pendingResize is quota held for a resize whose task has not finished: until then the
