@@ -74,7 +74,8 @@ func TestConsoleMachineAddresses(t *testing.T) {
 	}
 	run(t, ctx, "clear it",
 		chromedp.Click(addr("192.0.2.4")+`//button[@data-edit-ptr]`),
-		chromedp.SetValue(addr("192.0.2.4")+`//input[@name="ptr"]`, ""),
+		chromedp.WaitVisible(addr("192.0.2.4")+`//input[@name="ptr"]`),
+		clear(`tr[data-address="192.0.2.4"] input[name=ptr]`),
 		chromedp.SendKeys(addr("192.0.2.4")+`//input[@name="ptr"]`, kb.Enter),
 		chromedp.WaitVisible(addr("192.0.2.4")+`//span[@data-ptr][normalize-space(.)="none"]`),
 	)

@@ -127,7 +127,7 @@ export function Addresses({ m, base, onMachine }) {
         <td>${a.address}/${a.prefix}${a === primary ? ' (primary)' : ''}</td><td>${a.gateway || ''}</td>
         <td>${editing === a.address
           ? html`<form class="inline-form" onSubmit=${(e) => setPTR(e, a)} aria-label=${`Reverse DNS name of ${a.address}`}>
-              <label class="field"><span>Name (empty clears it)</span><input name="ptr" value=${a.ptr || ''} maxlength="253" /></label>
+              <label class="field"><span>Name (empty clears it)</span><input name="ptr" defaultValue=${a.ptr || ''} maxlength="253" autofocus /></label>
               <button type="submit" class="primary">Save</button><button type="button" onClick=${() => setEditing('')}>Cancel</button></form>`
           : html`<span data-ptr>${a.ptr || 'none'}</span>`}</td>
         <td class="row-actions">
