@@ -89,3 +89,57 @@ export function Snapshots({ m, at, act, ended }) {
       </tr>`)}</tbody></table></div>`)}
   <//>`;
 }
+
+// Addresses lists the machine's addresses from the IP pools with their reverse DNS
+// names: a name set or cleared in place, one more address of a version (within the
+// plan's counts), and a non-primary one given back (with a confirmation). Each change
+// answers the machine, which replaces the page's copy; an operator acts through the
+// operators' routes (base), which also serve a machine of no plan.
+export function Addresses({ m, base, onMachine }) {
+  const [error, setError] = useState(null);
+  const [editing, setEditing] = useState('');
+  const one = (a) => `${base}/addresses/${encodeURIComponent(a.address)}`;
+  const run = async (fn) => {
+    setError(null);
+    try { const x = await fn(); if (x && x.id) onMachine(x); return true; } catch (e) { setError(e); return false; }
+  };
+  const setPTR = async (e, a) => {
+    e.preventDefault();
+    const ptr = new FormData(e.target).get('ptr').trim();
+    if (await run(() => call('PUT', `${one(a)}/ptr`, { ptr }))) setEditing('');
+  };
+  const add = async (e) => {
+    e.preventDefault();
+    const f = new FormData(e.target);
+    const body = { version: Number(f.get('version')) };
+    if (f.get('address')) body.address = f.get('address').trim();
+    if (await run(() => call('POST', `${base}/addresses`, body))) e.target.reset();
+  };
+  const list = m.addresses || [];
+  // The first address is the primary, which goes only with the machine.
+  const primary = list[0];
+  return html`<${Section} id="addresses-part" title="Addresses">
+    <${ProblemView} error=${error} />
+    ${list.length === 0 ? html`<p>No addresses from the IP pools.</p>` : html`<div class="table-wrap" tabindex="0"><table>
+      <caption class="sr-only">The machine's addresses</caption>
+      <thead><tr><th scope="col">Address</th><th scope="col">Gateway</th><th scope="col">Reverse DNS</th><th scope="col">Actions</th></tr></thead>
+      <tbody>${list.map((a) => html`<tr key=${a.address} data-address=${a.address}>
+        <td>${a.address}/${a.prefix}${a === primary ? ' (primary)' : ''}</td><td>${a.gateway || ''}</td>
+        <td>${editing === a.address
+          ? html`<form class="inline-form" onSubmit=${(e) => setPTR(e, a)} aria-label=${`Reverse DNS name of ${a.address}`}>
+              <label class="field"><span>Name (empty clears it)</span><input name="ptr" defaultValue=${a.ptr || ''} maxlength="253" autofocus /></label>
+              <button type="submit" class="primary">Save</button><button type="button" onClick=${() => setEditing('')}>Cancel</button></form>`
+          : html`<span data-ptr>${a.ptr || 'none'}</span>`}</td>
+        <td class="row-actions">
+          ${editing !== a.address && html`<button type="button" data-edit-ptr onClick=${() => setEditing(a.address)}>Edit reverse DNS</button>`}
+          ${a !== primary && html`<${Confirm} name="remove-address" label="Remove" yes="Yes, remove"
+            question=${`Give ${a.address} back to its pool? The machine stops using it.`}
+            onYes=${() => run(() => call('DELETE', one(a)))} />`}
+        </td></tr>`)}</tbody></table></div>`}
+    <form class="inline-form" onSubmit=${add} aria-label="Add an address">
+      <label class="field"><span>Version</span><select name="version"><option value="4">IPv4 address</option><option value="6">IPv6 /64 prefix</option></select></label>
+      <label class="field"><span>Address (optional, IPv4)</span><input name="address" /></label>
+      <button type="submit" class="primary">Add an address</button>
+    </form>
+  <//>`;
+}

@@ -9,7 +9,7 @@ import { listen, tasks } from '../live.js';
 import { ProblemView, Section, Status, gb, mb, when } from '../format.js';
 import { lazy } from '../lazy.js';
 import * as icons from '../icons.js';
-import { Backups, Snapshots } from './machine-data.js';
+import { Addresses, Backups, Snapshots } from './machine-data.js';
 import { Media, Reinstall, Resize } from './machine-actions.js';
 
 const Graphs = lazy(() => import('../graphs.js'), 'Graphs');
@@ -27,7 +27,7 @@ export function TaskLine({ task }) {
 
 const actions = [['start', 'Start', icons.Play], ['stop', 'Stop', icons.Stop], ['shutdown', 'Shut down', icons.Stop], ['reboot', 'Reboot', icons.Reboot]];
 
-const parts = [['graphs', 'Graphs'], ['console', 'Console'], ['vnc', 'VNC'], ['backups', 'Backups'], ['snapshots', 'Snapshots'],
+const parts = [['addresses', 'Addresses'], ['graphs', 'Graphs'], ['console', 'Console'], ['vnc', 'VNC'], ['backups', 'Backups'], ['snapshots', 'Snapshots'],
   ['media', 'ISO and rescue'], ['reinstall', 'Reinstall'], ['resize', 'Resize'], ['tasks', 'Tasks']];
 
 // at joins a path and its query to a route of the client area, adding the tenant an
@@ -97,6 +97,7 @@ export function Machine({ id, admin, tenant }) {
         <dt>ISO</dt><dd>${m.media ? m.media.name : 'none'}</dd>
         <dt>Created</dt><dd>${when(m.created_at)}</dd>
       </dl>
+      <div id="addresses"><${Addresses} m=${m} base=${admin ? virt : url} onMachine=${(x) => setM((old) => ({ ...old, ...x }))} /></div>
       <div id="graphs"><${Section} id="graphs-part" title="Graphs"><${Graphs} url=${`${admin ? virt : url}/usage-graphs`} /><//></div>
       <div id="console"><${Section} id="console-part" title="Serial console">
         ${consoleOpen
