@@ -62,28 +62,9 @@ func TestRequestContextReachesStore(t *testing.T) {
 	}
 	s := New(Options{Version: "test", Store: spy, Tokens: tokens, Services: api.Services{
 		Users: sys.Users, Limiter: sys.Limiter, Idempotency: sys.Idempotency, System: sys}})
-	serve := func(method, path, bearer, body string) *fasthttp.Response {
-		t.Helper()
-		var rc fasthttp.RequestCtx
-		rc.Request.Header.SetMethod(method)
-		rc.Request.SetRequestURI(path)
-		if bearer != "" {
-			rc.Request.Header.Set("Authorization", "Bearer "+bearer)
-		}
-		if body != "" {
-			rc.Request.Header.SetContentType("application/json")
-			rc.Request.SetBodyString(body)
-		}
-		s.Handler()(&rc)
-		var res fasthttp.Response
-		rc.Response.CopyTo(&res)
-		return &res
-	}
-	res := serve("POST", "/api/auth/login", "", `{"email":"`+email+`","password":"`+password+`"}`)
-	var login accounts.TokenReply
-	if err := json.Unmarshal(res.Body(), &login); err != nil || res.StatusCode() != fasthttp.StatusOK {
-		t.Fatalf("login: %d %s", res.StatusCode(), res.Body())
-	}
+	serve := inMemory(t, s)
+	login := loginThrough(t, serve, email, password)
+	var res *fasthttp.Response
 
 	spy.mu.Lock()
 	spy.deadlines = nil
@@ -106,4 +87,37 @@ func TestRequestContextReachesStore(t *testing.T) {
 		t.Fatalf("the list's scan ran under a context with deadline %v; want the request's, requestTimeout after it came (%v..%v)",
 			dl, before.Add(requestTimeout), after.Add(requestTimeout))
 	}
+}
+
+// inMemory answers requests through s's handler, without a listener: method, path,
+// a bearer token ("" for none) and a JSON body ("" for none).
+func inMemory(t *testing.T, s *Server) func(method, path, bearer, body string) *fasthttp.Response {
+	return func(method, path, bearer, body string) *fasthttp.Response {
+		t.Helper()
+		var rc fasthttp.RequestCtx
+		rc.Request.Header.SetMethod(method)
+		rc.Request.SetRequestURI(path)
+		if bearer != "" {
+			rc.Request.Header.Set("Authorization", "Bearer "+bearer)
+		}
+		if body != "" {
+			rc.Request.Header.SetContentType("application/json")
+			rc.Request.SetBodyString(body)
+		}
+		s.Handler()(&rc)
+		var res fasthttp.Response
+		rc.Response.CopyTo(&res)
+		return &res
+	}
+}
+
+// loginThrough signs email in through serve and answers its token reply.
+func loginThrough(t *testing.T, serve func(method, path, bearer, body string) *fasthttp.Response, email, password string) accounts.TokenReply {
+	t.Helper()
+	res := serve("POST", "/api/auth/login", "", `{"email":"`+email+`","password":"`+password+`"}`)
+	var login accounts.TokenReply
+	if err := json.Unmarshal(res.Body(), &login); err != nil || res.StatusCode() != fasthttp.StatusOK {
+		t.Fatalf("login: %d %s", res.StatusCode(), res.Body())
+	}
+	return login
 }

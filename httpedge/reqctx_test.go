@@ -15,7 +15,6 @@ import (
 
 	"github.com/vmplane/vmplane/actors"
 	"github.com/vmplane/vmplane/actors/auth"
-	"github.com/vmplane/vmplane/httpedge/accounts"
 	"github.com/vmplane/vmplane/httpedge/api"
 	"github.com/vmplane/vmplane/httpedge/token"
 	"github.com/vmplane/vmplane/persistence"
@@ -173,28 +172,8 @@ func TestRequestTimeout(t *testing.T) {
 	s := New(Options{Version: "test", Store: bs, Tokens: tokens, Services: api.Services{
 		Users: sys.Users, Limiter: sys.Limiter, Idempotency: sys.Idempotency, System: sys}})
 	s.timeout = 300 * time.Millisecond
-	serve := func(method, path, bearer, body string) *fasthttp.Response {
-		t.Helper()
-		var rc fasthttp.RequestCtx
-		rc.Request.Header.SetMethod(method)
-		rc.Request.SetRequestURI(path)
-		if bearer != "" {
-			rc.Request.Header.Set("Authorization", "Bearer "+bearer)
-		}
-		if body != "" {
-			rc.Request.Header.SetContentType("application/json")
-			rc.Request.SetBodyString(body)
-		}
-		s.Handler()(&rc)
-		var res fasthttp.Response
-		rc.Response.CopyTo(&res)
-		return &res
-	}
-	res := serve("POST", "/api/auth/login", "", `{"email":"`+email+`","password":"`+password+`"}`)
-	var login accounts.TokenReply
-	if err := json.Unmarshal(res.Body(), &login); err != nil || res.StatusCode() != fasthttp.StatusOK {
-		t.Fatalf("login: %d %s", res.StatusCode(), res.Body())
-	}
+	serve := inMemory(t, s)
+	login := loginThrough(t, serve, email, password)
 
 	stuck := func() {
 		res := serve("GET", "/api/resources/users/"+stuckID, login.Token, "")
