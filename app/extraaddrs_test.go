@@ -2,11 +2,9 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/vmplane/vmplane/actors/machines"
@@ -203,30 +201,7 @@ func TestRequestedAddressOnCreate(t *testing.T) {
 	}
 
 	const creates = 6
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var made []tenants.Provisioned
-	var refused []string
-	for i := range creates {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r := create(spec(fmt.Sprint("race-", i), "198.51.100.90", plan.ID))
-			mu.Lock()
-			defer mu.Unlock()
-			if r.Status != 202 {
-				refused = append(refused, fmt.Sprint(r.Status, " ", string(r.Body)))
-				return
-			}
-			var p tenants.Provisioned
-			if err := json.Unmarshal(r.Body, &p); err != nil {
-				refused = append(refused, err.Error())
-				return
-			}
-			made = append(made, p)
-		}()
-	}
-	wg.Wait()
+	made, refused := provisionAtOnce(creates, func(i int) *response { return create(spec(fmt.Sprint("race-", i), "198.51.100.90", plan.ID)) })
 	if len(made) != 1 || len(refused) != creates-1 {
 		t.Fatalf("creates asking one address at once: %d made, refused %v; want 1 made", len(made), refused)
 	}

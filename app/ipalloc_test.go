@@ -2,12 +2,10 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -219,31 +217,10 @@ func TestIPPoolConcurrentCreates(t *testing.T) {
 		t.Fatalf("allocated after three machines: %d; want 3", n)
 	}
 	const creates = 20
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var made []tenants.Provisioned
-	var refused []string
-	for i := range creates {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r := s.do(req{method: "POST", path: "/api/client/machines", token: a.Token, body: map[string]any{
-				"name": fmt.Sprint("rush-", i), "template_id": "tpl-debian-12", "plan_id": plan.ID}})
-			mu.Lock()
-			defer mu.Unlock()
-			if r.Status != 202 {
-				refused = append(refused, fmt.Sprint(r.Status, " ", string(r.Body)))
-				return
-			}
-			var p tenants.Provisioned
-			if err := json.Unmarshal(r.Body, &p); err != nil {
-				refused = append(refused, err.Error())
-				return
-			}
-			made = append(made, p)
-		}()
-	}
-	wg.Wait()
+	made, refused := provisionAtOnce(creates, func(i int) *response {
+		return s.do(req{method: "POST", path: "/api/client/machines", token: a.Token, body: map[string]any{
+			"name": fmt.Sprint("rush-", i), "template_id": "tpl-debian-12", "plan_id": plan.ID}})
+	})
 	if len(made) != 10 || len(refused) != 10 {
 		t.Fatalf("got %d made and %d refused (%v); want 10 and 10", len(made), len(refused), refused)
 	}

@@ -108,28 +108,7 @@ func TestRestoreNewGetsPoolAddresses(t *testing.T) {
 	b := s.backupNow(a.Token, src.ID)
 	second := s.createPool(admin, map[string]any{"name": "second", "cidr": "198.51.100.0/30", "gateway": "198.51.100.1"})
 
-	var mu sync.Mutex
-	var made []tenants.Provisioned
-	var refused []string
-	var wg sync.WaitGroup
-	for i := range 2 {
-		wg.Go(func() {
-			r := s.restoreNew(admin, b.ID, fmt.Sprint("copy-", i))
-			mu.Lock()
-			defer mu.Unlock()
-			if r.Status != 202 {
-				refused = append(refused, fmt.Sprint(r.Status, " ", string(r.Body)))
-				return
-			}
-			var p tenants.Provisioned
-			if err := json.Unmarshal(r.Body, &p); err != nil {
-				refused = append(refused, err.Error())
-				return
-			}
-			made = append(made, p)
-		})
-	}
-	wg.Wait()
+	made, refused := provisionAtOnce(2, func(i int) *response { return s.restoreNew(admin, b.ID, fmt.Sprint("copy-", i)) })
 	if len(made) != 1 || len(refused) != 1 || !strings.HasPrefix(refused[0], "409 ") || !strings.Contains(refused[0], "pool_exhausted") {
 		t.Fatalf("two restores on one free address: made %+v, refused %v; want one made, one 409 pool_exhausted", made, refused)
 	}
@@ -192,4 +171,31 @@ func TestProxmoxRestoreNewIPConfig(t *testing.T) {
 	if len(m.Addresses) != 2 || m.Addresses[0].Address != "192.0.2.3" {
 		t.Fatalf("restored record's addresses: %+v; want 192.0.2.3 and a /64", m.Addresses)
 	}
+}
+
+// provisionAtOnce sends n creates (or restores into new machines) at once, post(i)
+// the i-th, and answers the machines made (202) and the refusals, each as its status
+// and body.
+func provisionAtOnce(n int, post func(i int) *response) (made []tenants.Provisioned, refused []string) {
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			r := post(i)
+			mu.Lock()
+			defer mu.Unlock()
+			if r.Status != 202 {
+				refused = append(refused, fmt.Sprint(r.Status, " ", string(r.Body)))
+				return
+			}
+			var p tenants.Provisioned
+			if err := json.Unmarshal(r.Body, &p); err != nil {
+				refused = append(refused, err.Error())
+				return
+			}
+			made = append(made, p)
+		})
+	}
+	wg.Wait()
+	return made, refused
 }
