@@ -103,17 +103,8 @@ func TestSimLocationsSyncApart(t *testing.T) {
 	if m := s.machine(admin, away.ID); m.Status != string(want) {
 		t.Errorf("%s's machine with %s down: %s; want its record as it was (%s)", loc.Name, loc.Name, m.Status, want)
 	}
-	var health struct {
-		Checks struct {
-			Hypervisor string            `json:"hypervisor"`
-			Locations  map[string]string `json:"locations"`
-		} `json:"checks"`
-	}
-	r = s.do(req{method: "GET", path: "/api/health"})
-	expect(t, r, 200, "")
-	r.decode(t, &health)
-	if health.Checks.Hypervisor != "ok" || health.Checks.Locations[loc.ID] != "unavailable" {
-		t.Errorf("health: %+v; want the default ok and %s unavailable", health.Checks, loc.ID)
+	if hv, locs := s.locationHealth(t); hv != "ok" || locs[loc.ID] != "unavailable" {
+		t.Errorf("health: %s, %v; want the default ok and %s unavailable", hv, locs, loc.ID)
 	}
 	homeAction := "stop"
 	if home.Status != machines.StatusRunning {

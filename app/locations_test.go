@@ -166,17 +166,8 @@ func TestLocationDownDegradesItsOwnHealth(t *testing.T) {
 	if len(states) != 3 || states["web-1"] != "running" || states["db-1"] != "stopped" || states["elsewhere"] != "running" {
 		t.Errorf("machines with the location down: got %v; want web-1 running, db-1 stopped, elsewhere (the location's) running", states)
 	}
-	var health struct {
-		Checks struct {
-			Hypervisor string            `json:"hypervisor"`
-			Locations  map[string]string `json:"locations"`
-		} `json:"checks"`
-	}
-	r = s.do(req{method: "GET", path: "/api/health"})
-	expect(t, r, 200, "")
-	r.decode(t, &health)
-	if health.Checks.Hypervisor != "ok" || health.Checks.Locations[loc.ID] != "unavailable" {
-		t.Errorf("health: got %+v; want the default hypervisor ok and location %s unavailable", health.Checks, loc.ID)
+	if hv, locs := s.locationHealth(t); hv != "ok" || locs[loc.ID] != "unavailable" {
+		t.Errorf("health: got %s, %v; want the default hypervisor ok and location %s unavailable", hv, locs, loc.ID)
 	}
 	path := "/api/monitoring/alerts/events?kind=hypervisor_unavailable"
 	testwait.Eventually(t, "hypervisor_unavailable for the location", func() bool {
@@ -185,4 +176,19 @@ func TestLocationDownDegradesItsOwnHealth(t *testing.T) {
 	if got := s.alertsOf(admin, path, "proxmox"); len(got) != 0 {
 		t.Errorf("the default cluster's alert: got %+v; want none", got)
 	}
+}
+
+// locationHealth reads /api/health's hypervisor check and its locations' checks.
+func (s *testServer) locationHealth(t *testing.T) (hypervisor string, locations map[string]string) {
+	t.Helper()
+	var health struct {
+		Checks struct {
+			Hypervisor string            `json:"hypervisor"`
+			Locations  map[string]string `json:"locations"`
+		} `json:"checks"`
+	}
+	r := s.do(req{method: "GET", path: "/api/health"})
+	expect(t, r, 200, "")
+	r.decode(t, &health)
+	return health.Checks.Hypervisor, health.Checks.Locations
 }
