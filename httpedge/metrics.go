@@ -2,6 +2,8 @@ package httpedge
 
 import (
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -75,9 +77,98 @@ func newMetrics(s *Server) *metrics {
 	return m
 }
 
-func (m *metrics) observe(route string, method []byte, status int, d time.Duration) {
-	m.requests.WithLabelValues(route, string(method), strconv.Itoa(status)).Inc()
-	m.latency.WithLabelValues(route).Observe(d.Seconds())
+// forRoute is route's series, made once when the routes are set up, so that a request
+// only finds them (routeMetrics).
+func (m *metrics) forRoute(route string) *routeMetrics {
+	return &routeMetrics{route: route, requests: m.requests, latency: m.latency.WithLabelValues(route)}
+}
+
+// routeMetrics are one route's series. WithLabelValues hashes its labels and takes its
+// vector's lock on every call, after a status formatted and a method copied into
+// strings: per request, that was the largest of the edge's own costs on a cached read
+// (BENCHMARKS.md, issue 33). A route's latency series is found once; its request
+// counters, one per method and status it has answered, are kept in a short list read
+// without a lock and copied when a pair is new.
+type routeMetrics struct {
+	route    string
+	requests *prometheus.CounterVec
+	latency  prometheus.Observer
+
+	mu     sync.Mutex // held to add to counts
+	counts atomic.Pointer[[]methodStatus]
+}
+
+// methodStatus is the request counter of one method and status.
+type methodStatus struct {
+	method string
+	status int
+	c      prometheus.Counter
+}
+
+// observe counts a request of the route and its latency.
+func (r *routeMetrics) observe(method []byte, status int, d time.Duration) {
+	r.latency.Observe(d.Seconds())
+	r.counter(metricMethod(method), status).Inc()
+}
+
+// counter is the request counter of method and status, made on first use.
+func (r *routeMetrics) counter(method string, status int) prometheus.Counter {
+	if c := findCount(r.counts.Load(), method, status); c != nil {
+		return c
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	cur := r.counts.Load()
+	if c := findCount(cur, method, status); c != nil {
+		return c
+	}
+	var next []methodStatus
+	if cur != nil {
+		next = append(next, *cur...)
+	}
+	c := r.requests.WithLabelValues(r.route, method, strconv.Itoa(status))
+	next = append(next, methodStatus{method: method, status: status, c: c})
+	r.counts.Store(&next)
+	return c
+}
+
+func findCount(list *[]methodStatus, method string, status int) prometheus.Counter {
+	if list == nil {
+		return nil
+	}
+	for _, ms := range *list {
+		if ms.status == status && ms.method == method {
+			return ms.c
+		}
+	}
+	return nil
+}
+
+// metricMethod is the method label of a request: the methods HTTP defines by their
+// names, any other as "OTHER", so that a client cannot make series without end (a
+// method is any token to fasthttp). The names are constants: no copy per request.
+func metricMethod(m []byte) string {
+	switch string(m) {
+	case fasthttp.MethodGet:
+		return fasthttp.MethodGet
+	case fasthttp.MethodHead:
+		return fasthttp.MethodHead
+	case fasthttp.MethodPost:
+		return fasthttp.MethodPost
+	case fasthttp.MethodPut:
+		return fasthttp.MethodPut
+	case fasthttp.MethodPatch:
+		return fasthttp.MethodPatch
+	case fasthttp.MethodDelete:
+		return fasthttp.MethodDelete
+	case fasthttp.MethodOptions:
+		return fasthttp.MethodOptions
+	case fasthttp.MethodConnect:
+		return fasthttp.MethodConnect
+	case fasthttp.MethodTrace:
+		return fasthttp.MethodTrace
+	}
+	return "OTHER"
 }
 
 func (m *metrics) limited(bucket string) { m.refused.WithLabelValues(bucket).Inc() }

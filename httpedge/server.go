@@ -125,6 +125,9 @@ type Server struct {
 	router  *router.Router
 	srv     *fasthttp.Server
 	metrics *metrics
+	// unmatched and console are the metrics of requests no route took and of the
+	// console's files (the routes' own are made with their handlers).
+	unmatched, console *routeMetrics
 	// cors and access are the optional CORS answers and access log (nil: off).
 	cors    *cors
 	access  *accessLog
@@ -172,6 +175,7 @@ func New(opts Options) *Server {
 	_, _ = rand.Read(b[:])
 	s.idBase = hex.EncodeToString(b[:])
 	s.metrics = newMetrics(s)
+	s.unmatched, s.console = s.metrics.forRoute("unmatched"), s.metrics.forRoute("console")
 	s.cors = newCORS(opts.CORSOrigins)
 	if opts.AccessLog != nil {
 		s.access = &accessLog{w: opts.AccessLog}
@@ -190,7 +194,6 @@ func New(opts Options) *Server {
 	s.router = router.New()
 	s.router.HandleMethodNotAllowed = true
 	s.router.HandleOPTIONS = true
-	s.router.SaveMatchedRoutePath = true
 	// The router's redirects (trailing slash, other case, dot segments) put the
 	// request's Host into Location, with the query (which may hold a console ticket);
 	// the API has one spelling of each path, and others are 404.
@@ -307,23 +310,38 @@ func (s *Server) Shutdown(ctx context.Context) error {
 // Handler returns the request handler, for in-memory servers in tests and benchmarks.
 func (s *Server) Handler() fasthttp.RequestHandler { return s.handle }
 
-const (
-	uvRequestID = "vmplane.request_id"
-	uvRoute     = "vmplane.route"
-	uvContext   = "vmplane.context"
-)
+// uvRequest is the user value of the request being handled (*request).
+const uvRequest = "vmplane.request"
+
+// request is what the edge keeps of a request while handle serves it, in one user
+// value (fasthttp finds a user value by comparing keys, and stores a string as an
+// allocated interface): its context, its id and the metrics of the route that took it.
+type request struct {
+	ctx   reqCtx
+	id    string
+	route *routeMetrics
+}
+
+// current is the request handle is serving on rc (nil outside handle: a parse error's
+// or a 100-continue's answer).
+func current(rc *fasthttp.RequestCtx) *request {
+	r, _ := rc.UserValue(uvRequest).(*request)
+	return r
+}
 
 func requestID(rc *fasthttp.RequestCtx) string {
-	id, _ := rc.UserValue(uvRequestID).(string)
-	return id
+	if r := current(rc); r != nil {
+		return r.id
+	}
+	return ""
 }
 
 // requestContext is the request's context, which handle made: bounded by
 // requestTimeout, it goes with every read and ask the request makes, from the rate
 // limits and the token's check on.
 func requestContext(rc *fasthttp.RequestCtx) context.Context {
-	if ctx, ok := rc.UserValue(uvContext).(context.Context); ok {
-		return ctx
+	if r := current(rc); r != nil {
+		return &r.ctx
 	}
 	return context.Background() // not reached: handle sets it before any route runs
 }
@@ -344,20 +362,21 @@ func (s *Server) handle(rc *fasthttp.RequestCtx) {
 		}()
 	}
 	id := s.assignRequestID(rc)
+	// Not context.WithTimeout: its timer per request was a fifth of handle's time.
+	req := &request{ctx: reqCtx{deadline: start.Add(s.timeout), dl: &s.deadlines}, id: id, route: s.unmatched}
+	rc.SetUserValue(uvRequest, req)
 	defer func() {
 		if r := recover(); r != nil {
 			s.log.Error("panic in request", zap.String("request_id", id), zap.Any("panic", r), zap.Stack("stack"))
 			rc.Response.Reset()
-			rc.Response.Header.Set("X-Request-Id", id)
+			rc.Response.Header.SetCanonical(headerRequestID, []byte(id))
 			s.writeError(rc, id, apierr.New(apierr.ErrInternal, "internal error"))
 		}
-		route, _ := rc.UserValue(uvRoute).(string)
-		if route == "" {
-			route = "unmatched"
-		}
-		s.metrics.observe(route, rc.Method(), rc.Response.StatusCode(), time.Since(start))
+		req.ctx.cancel()
+		took := time.Since(start)
+		req.route.observe(rc.Method(), rc.Response.StatusCode(), took)
 		if s.access != nil {
-			s.access.write(rc, s.clientIP(rc).String(), id, time.Since(start))
+			s.access.write(rc, s.clientIP(rc).String(), id, took)
 		}
 	}()
 	if s.closing.Load() {
@@ -366,10 +385,6 @@ func (s *Server) handle(rc *fasthttp.RequestCtx) {
 	if !streamed && !s.bodyWithin(rc, id) {
 		return
 	}
-	// Not context.WithTimeout: its timer per request was a fifth of handle's time.
-	ctx := newReqCtx(&s.deadlines, start.Add(s.timeout))
-	defer ctx.cancel()
-	rc.SetUserValue(uvContext, ctx)
 	if s.cors != nil && s.cors.apply(rc) {
 		return // a preflight, answered
 	}
@@ -400,7 +415,9 @@ func (s *Server) serveConsole(rc *fasthttp.RequestCtx) bool {
 		lp == "/metrics" || lp == "/debug" || strings.HasPrefix(lp, "/debug/") {
 		return false
 	}
-	rc.SetUserValue(uvRoute, "console")
+	if r := current(rc); r != nil {
+		r.route = s.console
+	}
 	s.opts.Console.Serve(rc)
 	return true
 }
@@ -419,22 +436,37 @@ func (s *Server) ensureProblem(rc *fasthttp.RequestCtx, id string) {
 	s.writeError(rc, id, e)
 }
 
-// assignRequestID echoes a sane client-sent X-Request-Id or makes one.
+// headerRequestID is the request id's header, as fasthttp spells headers: set with
+// SetCanonical, it is not normalised again on every answer.
+var headerRequestID = []byte("X-Request-Id")
+
+// assignRequestID echoes a sane client-sent X-Request-Id or makes one, and sets it on
+// the answer.
 func (s *Server) assignRequestID(rc *fasthttp.RequestCtx) string {
-	var id string
-	if h := rc.Request.Header.Peek("X-Request-Id"); len(h) > 0 && len(h) <= 128 && printable(h) {
-		id = string(h)
-	} else {
-		id = s.newRequestID()
+	if h := rc.Request.Header.PeekBytes(headerRequestID); len(h) > 0 && len(h) <= 128 && printable(h) {
+		rc.Response.Header.SetCanonical(headerRequestID, h)
+		return string(h)
 	}
-	rc.SetUserValue(uvRequestID, id)
-	rc.Response.Header.Set("X-Request-Id", id)
-	return id
+	// The id is made in place, then copied once into the answer and once into the
+	// string the request's logs and problems carry.
+	var buf [64]byte
+	id := s.appendRequestID(buf[:0])
+	rc.Response.Header.SetCanonical(headerRequestID, id)
+	return string(id)
 }
 
 // newRequestID makes a request id.
 func (s *Server) newRequestID() string {
-	return s.idBase + "-" + strconv.FormatUint(s.reqSeq.Add(1), 36)
+	var buf [64]byte
+	return string(s.appendRequestID(buf[:0]))
+}
+
+// appendRequestID appends a new request id to b: the server's random base and a
+// sequence number.
+func (s *Server) appendRequestID(b []byte) []byte {
+	b = append(b, s.idBase...)
+	b = append(b, '-')
+	return strconv.AppendUint(b, s.reqSeq.Add(1), 36)
 }
 
 func printable(b []byte) bool {
@@ -446,11 +478,17 @@ func printable(b []byte) bool {
 	return true
 }
 
+// The buckets a request draws from, made once: the limiter only reads them.
+var (
+	globalBucket         = []string{limiter.BucketGlobal}
+	globalAndAuthBuckets = []string{limiter.BucketGlobal, limiter.BucketAuth}
+)
+
 // allow applies the per-address limits and sets the RateLimit headers.
 func (s *Server) allow(rc *fasthttp.RequestCtx, id string) bool {
-	buckets := []string{limiter.BucketGlobal}
+	buckets := globalBucket
 	if bytes.HasPrefix(rc.Path(), []byte("/api/auth/")) {
-		buckets = append(buckets, limiter.BucketAuth)
+		buckets = globalAndAuthBuckets
 	}
 	d, err := s.svc.Limiter.Take(requestContext(rc), s.clientAddr(rc), buckets...)
 	if err != nil {
@@ -599,8 +637,11 @@ func (s *Server) expectContinue(rc *fasthttp.RequestCtx) int {
 
 // serveRoute wraps a route's handler: access check, the call, the answer.
 func (s *Server) serveRoute(rt *api.Route) fasthttp.RequestHandler {
+	metrics := s.metrics.forRoute(rt.Path)
 	return func(rc *fasthttp.RequestCtx) {
-		rc.SetUserValue(uvRoute, rt.Path)
+		if r := current(rc); r != nil {
+			r.route = metrics
+		}
 		id := requestID(rc)
 		ctx := requestContext(rc)
 		// A change is recorded in the audit log, a refusal too; a read is not.
