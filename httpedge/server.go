@@ -252,21 +252,36 @@ func New(opts Options) *Server {
 func (s *Server) trackConn(c net.Conn, st fasthttp.ConnState) {
 	switch st {
 	case fasthttp.StateNew:
-		s.conns.Store(c, new(atomic.Bool))
+		s.conns.Store(c, new(connState))
 	case fasthttp.StateIdle:
-		if b, ok := s.conns.Load(c); ok {
-			b.(*atomic.Bool).Store(false)
+		if cs, ok := s.conns.Load(c); ok {
+			cs.(*connState).busy.Store(false)
 		}
 	case fasthttp.StateClosed, fasthttp.StateHijacked:
 		s.conns.Delete(c)
 	}
 }
 
-// markBusy notes that a request is being handled on the connection.
-func (s *Server) markBusy(rc *fasthttp.RequestCtx) {
-	if b, ok := s.conns.Load(rc.Conn()); ok {
-		b.(*atomic.Bool).Store(true)
+// connState is what the edge keeps of an open connection.
+type connState struct {
+	// busy: a request is being handled on it (markBusy), until it goes idle.
+	busy atomic.Bool
+	// key is the peer's client key (clientAddr), made by the first request that asks
+	// and kept for the others: without trusted proxies it is the connection's. Only
+	// the goroutine serving the connection's requests reads or writes it.
+	key string
+}
+
+// markBusy notes that a request is being handled on the connection, and returns the
+// connection's state (nil for a connection the server did not accept).
+func (s *Server) markBusy(rc *fasthttp.RequestCtx) *connState {
+	v, ok := s.conns.Load(rc.Conn())
+	if !ok {
+		return nil
 	}
+	cs := v.(*connState)
+	cs.busy.Store(true)
+	return cs
 }
 
 // Routes returns the route table.
@@ -290,7 +305,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	defer t.Stop()
 	for {
 		s.conns.Range(func(k, v any) bool {
-			if !v.(*atomic.Bool).Load() {
+			if !v.(*connState).busy.Load() {
 				if ec, ok := k.(*conncap.Conn); ok {
 					ec.Linger(false) // a shutdown does not wait for a client's leftovers
 				}
@@ -320,6 +335,7 @@ type request struct {
 	ctx   reqCtx
 	id    string
 	route *routeMetrics
+	conn  *connState // nil: a connection the server did not accept (tests)
 }
 
 // current is the request handle is serving on rc (nil outside handle: a parse error's
@@ -350,7 +366,7 @@ func requestContext(rc *fasthttp.RequestCtx) context.Context {
 // then the router.
 func (s *Server) handle(rc *fasthttp.RequestCtx) {
 	start := time.Now()
-	s.markBusy(rc)
+	conn := s.markBusy(rc)
 	streamed := s.streamed(rc)
 	if streamed {
 		// A refusal (a rate limit, the token, the handler's checks; a panic, which
@@ -363,7 +379,7 @@ func (s *Server) handle(rc *fasthttp.RequestCtx) {
 	}
 	id := s.assignRequestID(rc)
 	// Not context.WithTimeout: its timer per request was a fifth of handle's time.
-	req := &request{ctx: reqCtx{deadline: start.Add(s.timeout), dl: &s.deadlines}, id: id, route: s.unmatched}
+	req := &request{ctx: reqCtx{deadline: start.Add(s.timeout), dl: &s.deadlines}, id: id, route: s.unmatched, conn: conn}
 	rc.SetUserValue(uvRequest, req)
 	defer func() {
 		if r := recover(); r != nil {
@@ -436,9 +452,14 @@ func (s *Server) ensureProblem(rc *fasthttp.RequestCtx, id string) {
 	s.writeError(rc, id, e)
 }
 
-// headerRequestID is the request id's header, as fasthttp spells headers: set with
-// SetCanonical, it is not normalised again on every answer.
-var headerRequestID = []byte("X-Request-Id")
+// The headers every answer carries, as fasthttp spells headers: set with SetCanonical,
+// they are not normalised again on every answer.
+var (
+	headerRequestID          = []byte("X-Request-Id")
+	headerRateLimitLimit     = []byte("Ratelimit-Limit")
+	headerRateLimitRemaining = []byte("Ratelimit-Remaining")
+	headerRateLimitReset     = []byte("Ratelimit-Reset")
+)
 
 // assignRequestID echoes a sane client-sent X-Request-Id or makes one, and sets it on
 // the answer.
@@ -514,9 +535,10 @@ func (s *Server) decided(rc *fasthttp.RequestCtx, d limiter.Decision) error {
 		return nil
 	}
 	h := &rc.Response.Header
-	h.Set("RateLimit-Limit", strconv.Itoa(d.Limit))
-	h.Set("RateLimit-Remaining", strconv.Itoa(max(d.Remaining, 0)))
-	h.Set("RateLimit-Reset", strconv.Itoa(d.ResetS))
+	var buf [20]byte
+	h.SetCanonical(headerRateLimitLimit, strconv.AppendInt(buf[:0], int64(d.Limit), 10))
+	h.SetCanonical(headerRateLimitRemaining, strconv.AppendInt(buf[:0], int64(max(d.Remaining, 0)), 10))
+	h.SetCanonical(headerRateLimitReset, strconv.AppendInt(buf[:0], int64(d.ResetS), 10))
 	if d.Allowed {
 		return nil
 	}
@@ -537,6 +559,16 @@ func (s *Server) decided(rc *fasthttp.RequestCtx, d limiter.Decision) error {
 // clientAddr is the client as the rate limits see it: the clientKey of the TCP peer,
 // or of the first untrusted address of X-Forwarded-For when the peer is a trusted proxy.
 func (s *Server) clientAddr(rc *fasthttp.RequestCtx) string {
+	if len(s.opts.TrustedProxies) == 0 {
+		// The peer's key, made once per connection: a string per request was as
+		// much as the limiter's own decision on a cached read.
+		if r := current(rc); r != nil && r.conn != nil {
+			if r.conn.key == "" {
+				r.conn.key = conncap.ClientKey(rc.RemoteIP(), s.opts.IPv6Prefix)
+			}
+			return r.conn.key
+		}
+	}
 	return conncap.ClientKey(s.clientIP(rc), s.opts.IPv6Prefix)
 }
 
@@ -740,7 +772,7 @@ func (s *Server) writeResult(rc *fasthttp.RequestCtx, id string, rt *api.Route, 
 	}
 	if raw, ok := body.(api.RawJSON); ok {
 		rc.SetContentType("application/json")
-		rc.SetBody(raw)
+		rc.Response.SetBodyRaw(raw) // not copied: a RawJSON is never changed
 		return
 	}
 	if err := writeJSON(rc, body); err != nil {

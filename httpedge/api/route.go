@@ -131,7 +131,8 @@ func Accepted(body any, location string) Reply {
 var NoContent = Reply{Status: fasthttp.StatusNoContent}
 
 // RawJSON is an answer body that is already encoded (as EncodeJSON would), served as
-// it is.
+// it is, without a copy: its bytes must never change once returned (a cached page's
+// encoding, the OpenAPI document).
 type RawJSON []byte
 
 // Upgraded is the result of a handler that took the connection over (a websocket, an
