@@ -50,7 +50,7 @@ func TestConsoleIPPools(t *testing.T) {
 		chromedp.SendKeys(form+`//input[@name="cidr"]`, "192.0.2.7/24"),
 		chromedp.SendKeys(form+`//input[@name="gateway"]`, "192.0.2.1"),
 		chromedp.SendKeys(form+`//input[@name="dns"]`, "192.0.2.53, 192.0.2.54"),
-		chromedp.WaitVisible(form+`//select[@name="location_id"]/option[@value="default"]`),
+		chromedp.WaitReady(form+`//select[@name="location_id"]/option[@value="default"]`),
 		chromedp.Click(form+`//button[@type="submit"]`),
 		chromedp.WaitVisible(form+`//input[@name="cidr"][@aria-invalid="true"]/following-sibling::span[@id="cidr-error"]`),
 	)
@@ -74,7 +74,8 @@ func TestConsoleIPPools(t *testing.T) {
 		chromedp.WaitVisible(edit+`//input[@name="name"]`),
 		// The name takes the focus; what is typed after it is kept whole.
 		chromedp.WaitVisible(`form[aria-label="Edit pool edge"] input[name=name]:focus`, chromedp.ByQuery),
-		chromedp.SendKeys(edit+`//input[@name="name"]`, "-1"),
+		clear(`form[aria-label="Edit pool edge"] input[name=name]`),
+		chromedp.SendKeys(edit+`//input[@name="name"]`, "edge-1"),
 		clear(`form[aria-label="Edit pool edge"] input[name=gateway]`),
 		chromedp.SendKeys(edit+`//input[@name="gateway"]`, "192.0.2.254"),
 		clear(`form[aria-label="Edit pool edge"] input[name=dns]`),
