@@ -1,4 +1,4 @@
-import{a as V,b as q}from"./chunk-NOVTYDXA.js";import{a as N,c as L,d as j,e as te,f as se}from"./chunk-2POUUWF6.js";import{a as H}from"./chunk-FERSF4KL.js";import{a as D}from"./chunk-HQUNSCRM.js";import{a as b,b as R,k as w,m as E,n as O,o as G,p as A,q as _,r as k,s as ee,t as M}from"./chunk-GBUNNUYN.js";import{g as t}from"./chunk-XGWGEZEQ.js";var v=s=>()=>t`<svg class="icon" viewBox="0 0 24 24" aria-hidden="true" focusable="false"><path d=${s} /></svg>`,_e=v("M4 4h16v6H4zM4 14h16v6H4zM7 7h.01M7 17h.01"),Me=v("M12 3v6M5 21v-6h14v6M12 9a3 3 0 1 0 0 .01M12 12v3"),ae=v("M7 4l13 8-13 8z"),K=v("M6 6h12v12H6z"),oe=v("M20 12a8 8 0 1 1-3-6.2M20 4v5h-5"),Se=v("M15 4h4v16h-4M10 8l-4 4 4 4M6 12h10"),we=v("M12 12a4 4 0 1 0 0-8 4 4 0 0 0 0 8zM4 21a8 8 0 0 1 16 0"),Ce=v("M4 18a8 8 0 1 1 16 0M12 18l4-6"),Pe=v("M12 3l8 3v6c0 5-3.5 8-8 9-4.5-1-8-4-8-9V6z"),Te=v("M12 21a9 9 0 1 0 0-18 9 9 0 0 0 0 18zM12 7v5l3 2"),xe=v("M9 11a4 4 0 1 0 0-8 4 4 0 0 0 0 8zM2 21a7 7 0 0 1 14 0M16 3.5a4 4 0 0 1 0 7M18 14a7 7 0 0 1 4 7"),Re=v("M3 7l9-4 9 4v10l-9 4-9-4zM3 7l9 4 9-4M12 11v10"),Ee=v("M3 12h4l3-7 4 14 3-7h4"),Oe=v("M8 6h13M8 12h13M8 18h13M3 6h.01M3 12h.01M3 18h.01"),De=v("M12 3v5M12 16v5M3 12h5M16 12h5M9 9h6v6H9z");function ne(s,n){let[d,a]=b(null),[i,m]=b(null);return R(()=>{let u=!0;return w("GET",s).then(f=>{u&&(a(f),m(null))},f=>u&&m(f)),()=>{u=!1}},[s,n]),[d,i]}function re({at:s,act:n,ended:d}){let[a,i]=ne(s("/backups?limit=100"),d),[m,u]=b(null),[f,l]=b(!0),o=async e=>{u(null);try{return await e(),!0}catch($){return u($),!1}};return t`<${M} id="backups-part" title="Backups">
+import{a as V,b as q}from"./chunk-NOVTYDXA.js";import{a as D,c as L,d as j,e as te,f as se}from"./chunk-2POUUWF6.js";import{a as H}from"./chunk-FERSF4KL.js";import{a as z}from"./chunk-HQUNSCRM.js";import{a as b,b as R,k as w,m as E,n as O,o as G,p as A,q as _,r as k,s as ee,t as M}from"./chunk-GBUNNUYN.js";import{g as t}from"./chunk-XGWGEZEQ.js";var v=s=>()=>t`<svg class="icon" viewBox="0 0 24 24" aria-hidden="true" focusable="false"><path d=${s} /></svg>`,_e=v("M4 4h16v6H4zM4 14h16v6H4zM7 7h.01M7 17h.01"),Me=v("M12 3v6M5 21v-6h14v6M12 9a3 3 0 1 0 0 .01M12 12v3"),ae=v("M7 4l13 8-13 8z"),K=v("M6 6h12v12H6z"),oe=v("M20 12a8 8 0 1 1-3-6.2M20 4v5h-5"),Se=v("M15 4h4v16h-4M10 8l-4 4 4 4M6 12h10"),we=v("M12 12a4 4 0 1 0 0-8 4 4 0 0 0 0 8zM4 21a8 8 0 0 1 16 0"),Ce=v("M4 18a8 8 0 1 1 16 0M12 18l4-6"),Pe=v("M12 3l8 3v6c0 5-3.5 8-8 9-4.5-1-8-4-8-9V6z"),xe=v("M12 21a9 9 0 1 0 0-18 9 9 0 0 0 0 18zM12 7v5l3 2"),Te=v("M9 11a4 4 0 1 0 0-8 4 4 0 0 0 0 8zM2 21a7 7 0 0 1 14 0M16 3.5a4 4 0 0 1 0 7M18 14a7 7 0 0 1 4 7"),Re=v("M3 7l9-4 9 4v10l-9 4-9-4zM3 7l9 4 9-4M12 11v10"),Ee=v("M3 12h4l3-7 4 14 3-7h4"),Oe=v("M8 6h13M8 12h13M8 18h13M3 6h.01M3 12h.01M3 18h.01"),ze=v("M12 3v5M12 16v5M3 12h5M16 12h5M9 9h6v6H9z"),De=v("M12 21s-7-6.5-7-12a7 7 0 0 1 14 0c0 5.5-7 12-7 12zM12 11a2 2 0 1 0 0-4 2 2 0 0 0 0 4z");function ne(s,n){let[d,a]=b(null),[i,m]=b(null);return R(()=>{let u=!0;return w("GET",s).then(f=>{u&&(a(f),m(null))},f=>u&&m(f)),()=>{u=!1}},[s,n]),[d,i]}function re({at:s,act:n,ended:d}){let[a,i]=ne(s("/backups?limit=100"),d),[m,u]=b(null),[f,l]=b(!0),o=async e=>{u(null);try{return await e(),!0}catch($){return u($),!1}};return t`<${M} id="backups-part" title="Backups">
     <${_} error=${m||i} />
     <form class="inline-form" onSubmit=${async e=>{e.preventDefault();let $=new FormData(e.target),r={mode:$.get("mode")};$.get("note")&&(r.note=$.get("note")),await o(()=>n("POST","/backups",r))&&e.target.reset()}} aria-label="Take a backup">
       <label class="field"><span>Mode</span><select name="mode">
@@ -13,7 +13,7 @@ import{a as V,b as q}from"./chunk-NOVTYDXA.js";import{a as N,c as L,d as j,e as 
       <thead><tr><th scope="col">Taken</th><th scope="col">Size</th><th scope="col">Mode</th><th scope="col">Origin</th><th scope="col">Note</th><th scope="col">Actions</th></tr></thead>
       <tbody>${a.items.map(e=>t`<tr key=${e.id} data-backup=${e.id}>
         <td>${G(e.created_at)}</td><td>${ee(e.size_bytes)}</td><td>${e.mode}</td><td>${e.origin}</td><td>${e.note||""}</td>
-        <td><${D} name="restore" label="Restore" yes="Yes, restore"
+        <td><${z} name="restore" label="Restore" yes="Yes, restore"
           question="Replace the machine's disks and configuration with this backup?"
           onYes=${()=>o(()=>n("POST",`/backups/${encodeURIComponent(e.id)}/restore`,{start_after:f}))} /></td>
       </tr>`)}</tbody></table></div>`)}
@@ -31,9 +31,9 @@ import{a as V,b as q}from"./chunk-NOVTYDXA.js";import{a as N,c as L,d as j,e as 
       <tbody>${i.items.map(e=>t`<tr key=${e.name} data-snapshot=${e.name}>
         <td>${e.name}</td><td>${G(e.created_at)}</td><td>${e.includes_memory?"yes":"no"}</td><td>${e.description||""}</td>
         <td class="row-actions">
-          <${D} name="rollback" label="Roll back" yes="Yes, roll back" question=${`Go back to ${e.name}? Changes since it are lost.`}
+          <${z} name="rollback" label="Roll back" yes="Yes, roll back" question=${`Go back to ${e.name}? Changes since it are lost.`}
             onYes=${()=>l(()=>d("POST",`${c(e)}/rollback`))} />
-          <${D} name="delete" label="Delete" yes="Yes, delete" question=${`Delete the snapshot ${e.name}?`}
+          <${z} name="delete" label="Delete" yes="Yes, delete" question=${`Delete the snapshot ${e.name}?`}
             onYes=${()=>l(()=>d("DELETE",c(e)))} />
         </td>
       </tr>`)}</tbody></table></div>`)}
@@ -49,7 +49,7 @@ import{a as V,b as q}from"./chunk-NOVTYDXA.js";import{a as N,c as L,d as j,e as 
               <button type="submit" class="primary">Save</button><button type="button" onClick=${()=>u("")}>Cancel</button></form>`:t`<span data-ptr>${r.ptr||"none"}</span>`}</td>
         <td class="row-actions">
           ${m!==r.address&&t`<button type="button" data-edit-ptr onClick=${()=>u(r.address)}>Edit reverse DNS</button>`}
-          ${r!==$&&t`<${D} name="remove-address" label="Remove" yes="Yes, remove"
+          ${r!==$&&t`<${z} name="remove-address" label="Remove" yes="Yes, remove"
             question=${`Give ${r.address} back to its pool? The machine stops using it.`}
             onYes=${()=>l(()=>w("DELETE",f(r)))} />`}
         </td></tr>`)}</tbody></table></div>`}
@@ -58,7 +58,7 @@ import{a as V,b as q}from"./chunk-NOVTYDXA.js";import{a as N,c as L,d as j,e as 
       <label class="field"><span>Address (optional, IPv4)</span><input name="address" /></label>
       <button type="submit" class="primary">Add an address</button>
     </form>
-  <//>`}function X(){let[s,n]=b(null);return[s,async a=>{n(null);try{return await a(),!0}catch(i){return n(i),!1}}]}function de({m:s,act:n}){let d=N(se),[a,i]=X(),[m,u]=b(""),f=(d?.items||[]).filter(l=>l.status==="ready");return t`<${M} id="media-part" title="ISO and rescue">
+  <//>`}function X(){let[s,n]=b(null);return[s,async a=>{n(null);try{return await a(),!0}catch(i){return n(i),!1}}]}function de({m:s,act:n}){let d=D(se),[a,i]=X(),[m,u]=b(""),f=(d?.items||[]).filter(l=>l.status==="ready");return t`<${M} id="media-part" title="ISO and rescue">
     <${_} error=${a||d?.error} />
     <p>In the CD-ROM drive: <strong data-media>${s.media?s.media.name:"nothing"}</strong></p>
     <div class="inline-form">
@@ -73,10 +73,10 @@ import{a as V,b as q}from"./chunk-NOVTYDXA.js";import{a as N,c as L,d as j,e as 
       <button type="button" disabled=${!s.media||s.rescue} onClick=${()=>i(()=>n("DELETE","/media"))}>Eject</button>
     </div>
     <p>Rescue mode boots the operator's rescue image with the machine's disks attached. It is <strong data-rescue>${s.rescue?"on":"off"}</strong>.</p>
-    ${s.rescue?t`<${D} name="rescue-off" label="Turn rescue off" yes="Yes, turn it off" question="Eject the rescue image and restart the machine from its disk?"
-          onYes=${()=>i(()=>n("POST","/rescue",{enabled:!1}))} />`:t`<${D} name="rescue-on" label="Turn rescue on" yes="Yes, restart into rescue" question="Restart the machine into the rescue image?"
+    ${s.rescue?t`<${z} name="rescue-off" label="Turn rescue off" yes="Yes, turn it off" question="Eject the rescue image and restart the machine from its disk?"
+          onYes=${()=>i(()=>n("POST","/rescue",{enabled:!1}))} />`:t`<${z} name="rescue-on" label="Turn rescue on" yes="Yes, restart into rescue" question="Restart the machine into the rescue image?"
           onYes=${()=>i(()=>n("POST","/rescue",{enabled:!0}))} />`}
-  <//>`}function ce({m:s,act:n}){let d=N(L),[a,i]=X(),[m,u]=b(null),f=o=>{o.preventDefault(),u(o.target)},l=async()=>{let o=new FormData(m),c={template_id:o.get("template_id")};o.get("password")&&(c.password=o.get("password"));let e=String(o.get("ssh_keys")||"").split(`
+  <//>`}function ce({m:s,act:n}){let d=D(L),[a,i]=X(),[m,u]=b(null),f=o=>{o.preventDefault(),u(o.target)},l=async()=>{let o=new FormData(m),c={template_id:o.get("template_id")};o.get("password")&&(c.password=o.get("password"));let e=String(o.get("ssh_keys")||"").split(`
 `).map($=>$.trim()).filter(Boolean);e.length&&(c.ssh_keys=e),await i(()=>n("POST","/reinstall",c))&&m.reset(),u(null)};return t`<${M} id="reinstall-part" title="Reinstall">
     <${_} error=${a||d?.error} />
     <form onSubmit=${f} aria-label="Reinstall">
@@ -95,7 +95,7 @@ import{a as V,b as q}from"./chunk-NOVTYDXA.js";import{a as N,c as L,d as j,e as 
       ${(s?.items||[]).map(i=>t`<option value=${i.id} selected=${i.id===d}>${i.name}${i.disk_gb?` (at least ${i.disk_gb} GB)`:""}</option>`)}
     </select>
     ${a&&t`<span class="field-error" id="template_id-error">${a}</span>`}
-  </label>`}var Q=s=>n=>{n&&!n.dataset.filled&&(n.value=s,n.dataset.filled="1")};function pe({m:s,act:n}){let d=N(j),[a,i]=X(),[m,u]=b(""),f=async l=>{l.preventDefault();let o=new FormData(l.target),c={};for(let e of["cpu_cores","memory_mb","disk_gb"]){let $=Number(o.get(e));o.get(e)&&$!==s[e]&&(c[e]=$)}Object.keys(c).length&&await i(()=>n("PATCH","/resources",c))};return t`<${M} id="resize-part" title="Resize">
+  </label>`}var Q=s=>n=>{n&&!n.dataset.filled&&(n.value=s,n.dataset.filled="1")};function pe({m:s,act:n}){let d=D(j),[a,i]=X(),[m,u]=b(""),f=async l=>{l.preventDefault();let o=new FormData(l.target),c={};for(let e of["cpu_cores","memory_mb","disk_gb"]){let $=Number(o.get(e));o.get(e)&&$!==s[e]&&(c[e]=$)}Object.keys(c).length&&await i(()=>n("PATCH","/resources",c))};return t`<${M} id="resize-part" title="Resize">
     <${_} error=${a||d?.error} />
     ${d?.items?.length>0&&t`<div class="inline-form">
       <label class="field"><span>Plan</span><select name="plan_id" value=${m} onChange=${l=>u(l.target.value)}>
@@ -112,7 +112,7 @@ import{a as V,b as q}from"./chunk-NOVTYDXA.js";import{a as N,c as L,d as j,e as 
       </div>
       <button type="submit">Resize</button>
     </form>
-  <//>`}var $e=H(()=>import("./graphs-RZSIVX7B.js"),"Graphs"),be=H(()=>import("./terminal-JIQ4ENQA.js"),"Console"),he=H(()=>import("./vnc-OOEFTFVU.js"),"VNC"),F="/api/client/machines";function W({task:s}){if(!s)return null;let n=V.value[s.id]||s;return t`<span class="task" aria-live="polite">${n.type}: <${A} value=${n.status} />${n.error?t` <span class="field-error">${n.error}</span>`:""}</span>`}var fe=[["start","Start",ae],["stop","Stop",K],["shutdown","Shut down",K],["reboot","Reboot",oe]],ge=[["addresses","Addresses"],["graphs","Graphs"],["console","Console"],["vnc","VNC"],["backups","Backups"],["snapshots","Snapshots"],["media","ISO and rescue"],["reinstall","Reinstall"],["resize","Resize"],["tasks","Tasks"]],ye=(s,n)=>d=>{let a=`${s}${d}`;return n?`${a}${a.includes("?")?"&":"?"}tenant_id=${encodeURIComponent(n)}`:a};function et({id:s,admin:n,tenant:d}){let[a,i]=b(null),[m,u]=b([]),[f,l]=b(null),[o,c]=b(null),[e,$]=b(0),[r,h]=b(!1),[C,B]=b(!1),z=`${F}/${encodeURIComponent(s)}`,P=`/api/virt/vms/${encodeURIComponent(s)}`,g=ye(z,n?d:""),x=()=>w("GET",g("")).then(p=>{i(p),p.last_task&&c(y=>y||p.last_task)},l);R(()=>{i(null),c(null),l(null),h(!1),B(!1),x(),w("GET",g("/tasks?limit=20")).then(p=>u(p.items),()=>{})},[s,d]),R(()=>q((p,y)=>{p==="machine.updated"&&y.id===s&&i(S=>S&&{...S,...y}),p==="task.updated"&&y.target_id===s&&(u(S=>S.some(T=>T.id===y.id)?S.map(T=>T.id===y.id?y:T):[y,...S]),(y.status==="succeeded"||y.status==="failed")&&($(S=>S+1),x()))}),[s]);let U=async(p,y,S)=>{let T=await w(p,g(y),S);return c(T.task),u(J=>J.some(ue=>ue.id===T.task.id)?J:[T.task,...J]),T.task},I=async p=>{l(null);try{await U("POST",`/actions/${p}`)}catch(y){l(y)}},Y={m:a,at:g,act:U,ended:e};return t`<main id="main">
+  <//>`}var $e=H(()=>import("./graphs-RZSIVX7B.js"),"Graphs"),be=H(()=>import("./terminal-JIQ4ENQA.js"),"Console"),he=H(()=>import("./vnc-OOEFTFVU.js"),"VNC"),F="/api/client/machines";function W({task:s}){if(!s)return null;let n=V.value[s.id]||s;return t`<span class="task" aria-live="polite">${n.type}: <${A} value=${n.status} />${n.error?t` <span class="field-error">${n.error}</span>`:""}</span>`}var fe=[["start","Start",ae],["stop","Stop",K],["shutdown","Shut down",K],["reboot","Reboot",oe]],ge=[["addresses","Addresses"],["graphs","Graphs"],["console","Console"],["vnc","VNC"],["backups","Backups"],["snapshots","Snapshots"],["media","ISO and rescue"],["reinstall","Reinstall"],["resize","Resize"],["tasks","Tasks"]],ye=(s,n)=>d=>{let a=`${s}${d}`;return n?`${a}${a.includes("?")?"&":"?"}tenant_id=${encodeURIComponent(n)}`:a};function tt({id:s,admin:n,tenant:d}){let[a,i]=b(null),[m,u]=b([]),[f,l]=b(null),[o,c]=b(null),[e,$]=b(0),[r,h]=b(!1),[C,B]=b(!1),N=`${F}/${encodeURIComponent(s)}`,P=`/api/virt/vms/${encodeURIComponent(s)}`,g=ye(N,n?d:""),T=()=>w("GET",g("")).then(p=>{i(p),p.last_task&&c(y=>y||p.last_task)},l);R(()=>{i(null),c(null),l(null),h(!1),B(!1),T(),w("GET",g("/tasks?limit=20")).then(p=>u(p.items),()=>{})},[s,d]),R(()=>q((p,y)=>{p==="machine.updated"&&y.id===s&&i(S=>S&&{...S,...y}),p==="task.updated"&&y.target_id===s&&(u(S=>S.some(x=>x.id===y.id)?S.map(x=>x.id===y.id?y:x):[y,...S]),(y.status==="succeeded"||y.status==="failed")&&($(S=>S+1),T()))}),[s]);let U=async(p,y,S)=>{let x=await w(p,g(y),S);return c(x.task),u(J=>J.some(ue=>ue.id===x.task.id)?J:[x.task,...J]),x.task},I=async p=>{l(null);try{await U("POST",`/actions/${p}`)}catch(y){l(y)}},Y={m:a,at:g,act:U,ended:e};return t`<main id="main">
     <p><a href=${n?"/admin/machines":"/machines"}>← Machines</a></p>
     <${_} error=${f} />
     ${a&&t`<h1>${a.name} <${A} value=${a.status} />${a.rescue?t` <span class="badge s-suspended">rescue</span>`:""}</h1>
@@ -129,13 +129,13 @@ import{a as V,b as q}from"./chunk-NOVTYDXA.js";import{a as N,c as L,d as j,e as 
         <dt>ISO</dt><dd>${a.media?a.media.name:"none"}</dd>
         <dt>Created</dt><dd>${G(a.created_at)}</dd>
       </dl>
-      <div id="addresses"><${le} m=${a} base=${n?P:z} onMachine=${p=>i(y=>({...y,...p}))} /></div>
-      <div id="graphs"><${M} id="graphs-part" title="Graphs"><${$e} url=${`${n?P:z}/usage-graphs`} /><//></div>
+      <div id="addresses"><${le} m=${a} base=${n?P:N} onMachine=${p=>i(y=>({...y,...p}))} /></div>
+      <div id="graphs"><${M} id="graphs-part" title="Graphs"><${$e} url=${`${n?P:N}/usage-graphs`} /><//></div>
       <div id="console"><${M} id="console-part" title="Serial console">
-        ${r?t`<${be} url=${`${n?P:z}/console`} /><button type="button" onClick=${()=>h(!1)}>Close console</button>`:t`<button type="button" onClick=${()=>h(!0)}>Open console</button>`}
+        ${r?t`<${be} url=${`${n?P:N}/console`} /><button type="button" onClick=${()=>h(!1)}>Close console</button>`:t`<button type="button" onClick=${()=>h(!0)}>Open console</button>`}
       <//></div>
       ${a.display&&t`<div id="vnc"><${M} id="vnc-part" title="Graphical console (VNC)">
-        ${C?t`<${he} url=${`${n?P:z}/console`} /><button type="button" onClick=${()=>B(!1)}>Close the graphical console</button>`:t`<button type="button" onClick=${()=>B(!0)}>Open the graphical console</button>`}
+        ${C?t`<${he} url=${`${n?P:N}/console`} /><button type="button" onClick=${()=>B(!1)}>Close the graphical console</button>`:t`<button type="button" onClick=${()=>B(!0)}>Open the graphical console</button>`}
       <//></div>`}
       <div id="backups"><${re} ...${Y} /></div>
       <div id="snapshots"><${ie} ...${Y} /></div>
@@ -147,7 +147,7 @@ import{a as V,b as q}from"./chunk-NOVTYDXA.js";import{a as N,c as L,d as j,e as 
         <thead><tr><th scope="col">Task</th><th scope="col">Status</th><th scope="col">Started</th><th scope="col">Error</th></tr></thead>
         <tbody>${m.map(p=>V.value[p.id]||p).map(p=>t`<tr key=${p.id}><td>${p.type}</td><td><${A} value=${p.status} /></td><td>${G(p.created_at)}</td><td>${p.error||""}</td></tr>`)}</tbody>
       </table></div><//></div>`}
-  </main>`}function ct(){let[s,n]=b(null),[d,a]=b(null),[i,m]=b([""]),u=i[i.length-1];R(()=>{let o=!0;return w("GET",`${F}?limit=50${u?`&cursor=${encodeURIComponent(u)}`:""}`).then(c=>o&&n(c),c=>o&&a(c)),()=>{o=!1}},[u]),R(()=>q((o,c)=>{o!=="machine.updated"&&o!=="machine.deleted"||n(e=>{if(!e)return e;let $=e.items.findIndex(r=>r.id===c.id);return o==="machine.deleted"?$<0?e:{...e,items:e.items.filter(r=>r.id!==c.id)}:$>=0?{...e,items:e.items.map(r=>r.id===c.id?{...r,...c}:r)}:i.length===1?{...e,items:[c,...e.items]}:e})}),[i.length]);let f=o=>n(c=>c&&!c.items.some(e=>e.id===o.machine.id)?{...c,items:[{...o.machine,task_id:o.task.id},...c.items]}:c),l={};for(let o of Object.values(V.value)){let c=l[o.target_id];(!c||c.created_at<o.created_at)&&(l[o.target_id]=o)}return t`<main id="main">
+  </main>`}function pt(){let[s,n]=b(null),[d,a]=b(null),[i,m]=b([""]),u=i[i.length-1];R(()=>{let o=!0;return w("GET",`${F}?limit=50${u?`&cursor=${encodeURIComponent(u)}`:""}`).then(c=>o&&n(c),c=>o&&a(c)),()=>{o=!1}},[u]),R(()=>q((o,c)=>{o!=="machine.updated"&&o!=="machine.deleted"||n(e=>{if(!e)return e;let $=e.items.findIndex(r=>r.id===c.id);return o==="machine.deleted"?$<0?e:{...e,items:e.items.filter(r=>r.id!==c.id)}:$>=0?{...e,items:e.items.map(r=>r.id===c.id?{...r,...c}:r)}:i.length===1?{...e,items:[c,...e.items]}:e})}),[i.length]);let f=o=>n(c=>c&&!c.items.some(e=>e.id===o.machine.id)?{...c,items:[{...o.machine,task_id:o.task.id},...c.items]}:c),l={};for(let o of Object.values(V.value)){let c=l[o.target_id];(!c||c.created_at<o.created_at)&&(l[o.target_id]=o)}return t`<main id="main">
     <h1>Machines</h1>
     <${_} error=${d} />
     <${ve} onCreated=${f} />
@@ -166,7 +166,7 @@ import{a as V,b as q}from"./chunk-NOVTYDXA.js";import{a as N,c as L,d as j,e as 
       <button disabled=${i.length===1} onClick=${()=>m(i.slice(0,-1))}>Previous</button>
       <button disabled=${!s.next_cursor} onClick=${()=>m([...i,s.next_cursor])}>Next</button>
     </nav>`}
-  </main>`}function ve({onCreated:s,admin:n}){let[d,a]=b(null),i=N(L),m=N(j),u=N(n?te:null),[f,l]=b(!1),[o,c]=b(null),e=m?.items||[],$=n||m&&e.length===0,r=o??($?"":e[0]?.id||""),h=e.find(g=>g.id===r),C=h?.allowed_templates?.length?new Set(h.allowed_templates):null,B=i&&(C?{...i,items:i.items.filter(g=>C.has(g.id))}:i),z=async g=>{g.preventDefault();let x=new FormData(g.target),U={name:x.get("name"),template_id:x.get("template_id")};if(h)U.plan_id=h.id;else for(let I of["cpu_cores","memory_mb","disk_gb"])x.get(I)&&(U[I]=Number(x.get(I)));a(null);try{s(await w("POST",n?`${F}?tenant_id=${encodeURIComponent(x.get("tenant_id"))}`:F,U)),g.target.reset(),l(!1)}catch(I){a(I)}};if(!f)return t`<button class="primary" onClick=${()=>l(!0)}>New machine</button>`;let P=d?.fields?.plan_id;return t`<form class="card" onSubmit=${z} aria-label="New machine">
+  </main>`}function ve({onCreated:s,admin:n}){let[d,a]=b(null),i=D(L),m=D(j),u=D(n?te:null),[f,l]=b(!1),[o,c]=b(null),e=m?.items||[],$=n||m&&e.length===0,r=o??($?"":e[0]?.id||""),h=e.find(g=>g.id===r),C=h?.allowed_templates?.length?new Set(h.allowed_templates):null,B=i&&(C?{...i,items:i.items.filter(g=>C.has(g.id))}:i),N=async g=>{g.preventDefault();let T=new FormData(g.target),U={name:T.get("name"),template_id:T.get("template_id")};if(h)U.plan_id=h.id;else for(let I of["cpu_cores","memory_mb","disk_gb"])T.get(I)&&(U[I]=Number(T.get(I)));a(null);try{s(await w("POST",n?`${F}?tenant_id=${encodeURIComponent(T.get("tenant_id"))}`:F,U)),g.target.reset(),l(!1)}catch(I){a(I)}};if(!f)return t`<button class="primary" onClick=${()=>l(!0)}>New machine</button>`;let P=d?.fields?.plan_id;return t`<form class="card" onSubmit=${N} aria-label="New machine">
     <${_} error=${d||m?.error||u?.error} />
     <div class="grid">
       <${k} name="name" label="Name" error=${d} required />
@@ -184,4 +184,4 @@ import{a as V,b as q}from"./chunk-NOVTYDXA.js";import{a as N,c as L,d as j,e as 
           <${k} name="disk_gb" label="Disk (GB)" error=${d} type="number" min="1" />`}
     </div>
     <button type="submit" class="primary">Create</button> <button type="button" onClick=${()=>l(!1)}>Cancel</button>
-  </form>`}export{_e as a,Me as b,Se as c,we as d,Ce as e,Pe as f,Te as g,xe as h,Re as i,Ee as j,Oe as k,De as l,et as m,ct as n,ve as o};
+  </form>`}export{_e as a,Me as b,Se as c,we as d,Ce as e,Pe as f,xe as g,Te as h,Re as i,Ee as j,Oe as k,ze as l,De as m,tt as n,pt as o,ve as p};

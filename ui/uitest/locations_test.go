@@ -1,0 +1,98 @@
+package uitest
+
+import (
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/vmplane/vmplane/app/apptest"
+)
+
+// location is a location as the API answers it.
+type location struct {
+	ID, Name, Driver string
+	Default          bool
+}
+
+// locations are the locations by name, as the API lists them.
+func (s *site) locations() map[string]location {
+	s.t.Helper()
+	var p struct{ Items []location }
+	s.call("GET", "/api/resources/locations?limit=200", s.admin, nil, 200, &p)
+	out := map[string]location{}
+	for _, x := range p.Items {
+		out[x.Name] = x
+	}
+	return out
+}
+
+// TestConsoleLocations: an operator sees the default location with its health and
+// no action; is told, next to the secret's password input, that a Proxmox token's
+// secret cannot be stored on a server without a sealing key; adds a simulated
+// location, renames it in place, is refused its delete while an IP pool belongs to
+// it (the API's detail naming the pool), and deletes it once the pool is gone.
+func TestConsoleLocations(t *testing.T) {
+	s := newSite(t)
+	ctx := tab(t)
+	signIn(t, ctx, s.srv.Base, "/admin/locations", apptest.AdminEmail, apptest.AdminPassword)
+	form := `//form[@aria-label="New location"]`
+	run(t, ctx, "the default location, healthy, not to be changed",
+		chromedp.WaitVisible(`//a[@aria-current="page"][normalize-space(.)="Locations"]`),
+		chromedp.WaitVisible(`//tr[@data-location="default"]/td[@data-health][normalize-space(.)="ok"]`),
+		chromedp.WaitNotPresent(`//tr[@data-location="default"]//button`),
+	)
+	run(t, ctx, "a Proxmox cluster's secret that cannot be stored: the error next to it",
+		chromedp.Click(`//button[normalize-space(.)="New location"]`),
+		chromedp.WaitVisible(form+`//input[@name="name"]`),
+		chromedp.SendKeys(form+`//input[@name="name"]`, "Frankfurt"),
+		chromedp.SendKeys(form+`//input[@name="proxmox.url"]`, "https://127.0.0.1:8006"),
+		chromedp.SendKeys(form+`//input[@name="proxmox.token_id"]`, "vmplane@pve!api"),
+		chromedp.SendKeys(form+`//input[@name="proxmox.token_secret"][@type="password"]`, "0a1b2c3d-0000-4000-8000-000000000000"),
+		chromedp.Click(form+`//button[@type="submit"]`),
+		chromedp.WaitVisible(form+`//input[@name="proxmox.token_secret"][@aria-invalid="true"]/following-sibling::span[contains(., "VMPLANE_LOCATION_SECRET_KEY_FILE")]`),
+	)
+	if _, ok := s.locations()["Frankfurt"]; ok {
+		t.Fatal("the refused location was made")
+	}
+	run(t, ctx, "a simulated location instead",
+		choose(`form[aria-label="New location"] select[name=driver]`, "sim"),
+		chromedp.WaitNotPresent(form+`//input[@name="proxmox.url"]`),
+		clear(`form[aria-label="New location"] input[name=name]`),
+		chromedp.SendKeys(form+`//input[@name="name"]`, "Lab"),
+		chromedp.Click(form+`//button[@type="submit"]`),
+		chromedp.WaitNotPresent(form),
+		chromedp.WaitVisible(`//tr[@data-location="Lab"]/td[@data-driver][normalize-space(.)="simulated"]`),
+	)
+	lab, ok := s.locations()["Lab"]
+	if !ok || lab.Driver != "sim" || lab.Default {
+		t.Fatalf("the location Lab: %+v", lab)
+	}
+	edit := `//form[@aria-label="Edit location Lab"]`
+	run(t, ctx, "rename it in place",
+		chromedp.Click(`//button[@data-edit="Lab"]`),
+		chromedp.WaitVisible(`form[aria-label="Edit location Lab"] input[name=name]:focus`, chromedp.ByQuery),
+		clear(`form[aria-label="Edit location Lab"] input[name=name]`),
+		chromedp.SendKeys(edit+`//input[@name="name"]`, "Lab West"),
+		chromedp.Click(edit+`//button[@type="submit"]`),
+		chromedp.WaitNotPresent(edit),
+		chromedp.WaitVisible(`//tr[@data-location="Lab West"]`),
+	)
+	if l := s.locations()["Lab West"]; l.ID != lab.ID {
+		t.Fatalf("the renamed location %+v; want the id %s", l, lab.ID)
+	}
+	var p struct{ ID string }
+	s.call("POST", "/api/resources/ip-pools", s.admin, map[string]any{"name": "west", "cidr": "203.0.113.0/24", "gateway": "203.0.113.1", "location_id": lab.ID}, 201, &p)
+	run(t, ctx, "its delete refused while a pool belongs to it",
+		confirm(`//tr[@data-location="Lab West"]`, "delete-location"),
+		chromedp.WaitVisible(`//tr[@data-location-more="Lab West"]//div[@role="alert"][strong]/p[contains(., "1 IP pool")]`),
+		shot("locations"),
+	)
+	s.call("DELETE", "/api/resources/ip-pools/"+p.ID, s.admin, nil, 204, nil)
+	run(t, ctx, "deleted once the pool is gone",
+		confirm(`//tr[@data-location="Lab West"]`, "delete-location"),
+		chromedp.WaitNotPresent(`//tr[@data-location="Lab West"]`),
+	)
+	if _, ok := s.locations()["Lab West"]; ok {
+		t.Fatal("the location is still there")
+	}
+}
