@@ -17,6 +17,11 @@ export function useLocations(on = true) {
 // answered (or does not hold it), "default" for none.
 export const locationName = (names, id) => names[id || 'default'] || id || 'default';
 
+// inLocation answers whether a template belongs to the location id (a template names
+// its location, and none for the default one): a create or a plan takes only its
+// location's templates.
+export const inLocation = (id) => (t) => (t.location || 'default') === (id || 'default');
+
 // LocationSelect is a labelled select of the locations with the API's error for
 // name next to it. none, when given, is the label of a first option of value ''
 // (no location named: the plan's or the default one).

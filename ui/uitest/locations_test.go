@@ -1,6 +1,7 @@
 package uitest
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -94,5 +95,82 @@ func TestConsoleLocations(t *testing.T) {
 	)
 	if _, ok := s.locations()["Lab West"]; ok {
 		t.Fatal("the location is still there")
+	}
+}
+
+// TestConsolePlaceInALocation: with a second (simulated) location synced, an operator
+// makes a plan in it, whose template list offers that location's templates alone; the
+// plans list shows its location; a machine made from it on the operator's create form
+// is said to be made there, and the machines list shows its location.
+func TestConsolePlaceInALocation(t *testing.T) {
+	s := newSite(t)
+	var berlin location
+	s.call("POST", "/api/resources/locations", s.admin, map[string]any{"name": "Berlin", "driver": "sim"}, 201, &berlin)
+	// The sync records the location's nodes and templates, as it does every interval.
+	s.call("POST", "/api/virt/sync", s.admin, nil, 200, nil)
+	tpl := "tpl-debian-12@" + berlin.ID
+	ctx := tab(t)
+	signIn(t, ctx, s.srv.Base, "/admin/plans", apptest.AdminEmail, apptest.AdminPassword)
+	form := `//form[@aria-label="New plan"]`
+	run(t, ctx, "a plan in Berlin, allowing one of Berlin's templates",
+		chromedp.Click(`//button[normalize-space(.)="New plan"]`),
+		chromedp.WaitVisible(form+`//input[@name="name"]`),
+		chromedp.SendKeys(form+`//input[@name="name"]`, "berlin-small"),
+		chromedp.SetValue(form+`//input[@name="cpu_cores"]`, "1"),
+		chromedp.SetValue(form+`//input[@name="memory_mb"]`, "1024"),
+		chromedp.SetValue(form+`//input[@name="disk_gb"]`, "10"),
+		chromedp.SetValue(form+`//input[@name="ipv4"]`, "0"),
+		chromedp.WaitReady(form+`//input[@name="allowed_templates"][@value="tpl-debian-12"]`),
+		chromedp.WaitReady(form+fmt.Sprintf(`//select[@name="location_id"]/option[@value=%q]`, berlin.ID)),
+		choose(`form[aria-label="New plan"] select[name=location_id]`, berlin.ID),
+		chromedp.WaitNotPresent(form+`//input[@name="allowed_templates"][@value="tpl-debian-12"]`),
+		chromedp.Click(form+fmt.Sprintf(`//input[@name="allowed_templates"][@value=%q]`, tpl)),
+		chromedp.Click(form+`//button[@type="submit"]`),
+		chromedp.WaitVisible(`//tr[@data-plan="berlin-small"]/td[@data-location][normalize-space(.)="Berlin"]`),
+	)
+	p := s.plans()["berlin-small"]
+	if len(p.AllowedTemplates) != 1 || p.AllowedTemplates[0] != tpl {
+		t.Fatalf("the plan %+v; want it allowing %s", p, tpl)
+	}
+	var got struct {
+		LocationID string `json:"location_id"`
+	}
+	s.call("GET", "/api/resources/plans/"+p.ID, s.admin, nil, 200, &got)
+	if got.LocationID != berlin.ID {
+		t.Fatalf("the plan's location %q; want %s", got.LocationID, berlin.ID)
+	}
+	mform := `//form[@aria-label="New machine"]`
+	run(t, ctx, "a machine of the plan, made in Berlin",
+		chromedp.Navigate(s.srv.Base+"/admin/machines"),
+		chromedp.WaitVisible(`//table[@data-machines]//td[@data-location][normalize-space(.)="default"]`),
+		chromedp.Click(`//button[normalize-space(.)="New machine"]`),
+		chromedp.WaitReady(mform+fmt.Sprintf(`//select[@name="plan_id"]/option[@value=%q][contains(., "in Berlin")]`, p.ID)),
+		chromedp.WaitReady(mform+`//select[@name="tenant_id"]/option[normalize-space(.)="mine"]`),
+		choose(`form[aria-label="New machine"] select[name=plan_id]`, p.ID),
+		chromedp.WaitVisible(mform+`//p[@data-plan-location][contains(., "Berlin")]`),
+		chromedp.WaitNotPresent(mform+`//select[@name="location_id"]`),
+		chromedp.WaitReady(mform+fmt.Sprintf(`//select[@name="template_id"]/option[@value=%q]`, tpl)),
+		chromedp.WaitNotPresent(mform+`//select[@name="template_id"]/option[@value="tpl-debian-12"]`),
+		chromedp.SendKeys(mform+`//input[@name="name"]`, "in-berlin"),
+		chromedp.Click(mform+`//button[@type="submit"]`),
+		chromedp.WaitVisible(`//tr[td/a[normalize-space(.)="in-berlin"]]/td[@data-location][normalize-space(.)="Berlin"]`),
+		shot("machines-location"),
+	)
+	var ms struct {
+		Items []struct {
+			Name       string
+			LocationID string `json:"location_id"`
+			PlanID     string `json:"plan_id"`
+		}
+	}
+	s.call("GET", "/api/resources/machines?limit=200", s.admin, nil, 200, &ms)
+	found := false
+	for _, m := range ms.Items {
+		if m.Name == "in-berlin" {
+			found = m.LocationID == berlin.ID && m.PlanID == p.ID
+		}
+	}
+	if !found {
+		t.Fatalf("no in-berlin of the plan in %s among %+v", berlin.ID, ms.Items)
 	}
 }

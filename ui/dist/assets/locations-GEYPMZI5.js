@@ -1,4 +1,4 @@
-import{a as C}from"./chunk-ALCUP2BZ.js";import{a as S,c as b}from"./chunk-HAU356BQ.js";import{b as w}from"./chunk-2POUUWF6.js";import{a as y}from"./chunk-HQUNSCRM.js";import{a as m,b as x,c as k,k as h,p as _,q as f,r as p}from"./chunk-GBUNNUYN.js";import{g as r}from"./chunk-XGWGEZEQ.js";var g="/api/resources/locations",E=e=>`${g}/${encodeURIComponent(e.id)}`;function N(e){let[o,t]=m(null);return x(()=>{let n=!0;return fetch("/api/health",{headers:{Accept:"application/json"}}).then(a=>a.json()).then(a=>n&&t(a.checks||{}),()=>n&&t({})),()=>{n=!1}},[e]),o}var V=(e,o)=>(o.default?e.hypervisor:e.locations?.[o.id])||"not checked yet";function P({error:e,p:o}){let[t,n]=m(o?.token_secret_file?"file":"secret"),a=e?.fields?.proxmox;return r`<fieldset aria-describedby=${a?"proxmox-error":void 0}>
+import{a as C,c as b}from"./chunk-HAU356BQ.js";import{a as S}from"./chunk-Z3SVVAYX.js";import{b as w}from"./chunk-2POUUWF6.js";import{a as y}from"./chunk-HQUNSCRM.js";import{a as m,b as x,c as k,k as h,p as _,q as f,r as p}from"./chunk-GBUNNUYN.js";import{g as r}from"./chunk-XGWGEZEQ.js";var g="/api/resources/locations",E=e=>`${g}/${encodeURIComponent(e.id)}`;function N(e){let[o,t]=m(null);return x(()=>{let n=!0;return fetch("/api/health",{headers:{Accept:"application/json"}}).then(a=>a.json()).then(a=>n&&t(a.checks||{}),()=>n&&t({})),()=>{n=!1}},[e]),o}var V=(e,o)=>(o.default?e.hypervisor:e.locations?.[o.id])||"not checked yet";function P({error:e,p:o}){let[t,n]=m(o?.token_secret_file?"file":"secret"),a=e?.fields?.proxmox;return r`<fieldset aria-describedby=${a?"proxmox-error":void 0}>
     <legend>Proxmox VE cluster</legend>
     ${a&&r`<span class="field-error" id="proxmox-error">${a}</span>`}
     <div class="grid">
@@ -40,7 +40,7 @@ import{a as C}from"./chunk-ALCUP2BZ.js";import{a as S,c as b}from"./chunk-HAU356
     ${l&&r`<tr class="edit-row" data-location-more=${e.name}><td colspan="5">
       <${f} error=${!t&&s} />
       ${t&&r`<${L} l=${e} onSaved=${a} onCancel=${n} />`}
-    </td></tr>`}`}function U(){let{page:e,error:o,reload:t,pager:n}=S(`${g}?limit=50`),[a,s]=m(0),u=N(a),[d,i]=m(null),l=()=>{i(null),w(C),t(),s(c=>c+1)};return r`<main id="main">
+    </td></tr>`}`}function U(){let{page:e,error:o,reload:t,pager:n}=C(`${g}?limit=50`),[a,s]=m(0),u=N(a),[d,i]=m(null),l=()=>{i(null),w(S),t(),s(c=>c+1)};return r`<main id="main">
     <h1>Locations</h1>
     <${q} onAdded=${l} />
     <${f} error=${o} />

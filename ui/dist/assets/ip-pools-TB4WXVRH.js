@@ -1,5 +1,5 @@
-import{b as E,c as S,d as w}from"./chunk-ALCUP2BZ.js";import{a as I,c as y}from"./chunk-HAU356BQ.js";import{a as _}from"./chunk-2POUUWF6.js";import{a as k}from"./chunk-HQUNSCRM.js";import{a as g,b as D,c as C,k as h,q as b,r as m}from"./chunk-GBUNNUYN.js";import{g as i}from"./chunk-XGWGEZEQ.js";var N="/api/resources/ip-pools",L="/api/virt/nodes?limit=500",R=t=>`${N}/${encodeURIComponent(t.id)}`,V=t=>String(t||"").split(/[\s,]+/).filter(Boolean),x=({error:t,defaultValue:s})=>i`<${m} name="node" label="Node (blank: any node)" error=${t}
-  list="pool-nodes" autocomplete="off" defaultValue=${s} />`;function q({locations:t,onAdded:s}){let[d,n]=g(!1),[e,u]=y(),c=async $=>{$.preventDefault();let a=new FormData($.target),r={name:String(a.get("name")).trim(),cidr:String(a.get("cidr")).trim(),gateway:String(a.get("gateway")).trim()},l=String(a.get("node")).trim();l&&(r.node=l);let f=V(a.get("dns"));f.length&&(r.dns=f),a.get("location_id")&&(r.location_id=a.get("location_id")),await u(()=>h("POST",N,r))&&(n(!1),s())};return d?i`<form class="card" onSubmit=${c} aria-label="New pool">
+import{a as E,c as w}from"./chunk-HAU356BQ.js";import{b as I,c as S,e as y}from"./chunk-Z3SVVAYX.js";import{a as _}from"./chunk-2POUUWF6.js";import{a as k}from"./chunk-HQUNSCRM.js";import{a as g,b as D,c as C,k as h,q as b,r as m}from"./chunk-GBUNNUYN.js";import{g as i}from"./chunk-XGWGEZEQ.js";var N="/api/resources/ip-pools",L="/api/virt/nodes?limit=500",R=t=>`${N}/${encodeURIComponent(t.id)}`,V=t=>String(t||"").split(/[\s,]+/).filter(Boolean),x=({error:t,defaultValue:s})=>i`<${m} name="node" label="Node (blank: any node)" error=${t}
+  list="pool-nodes" autocomplete="off" defaultValue=${s} />`;function q({locations:t,onAdded:s}){let[d,n]=g(!1),[e,u]=w(),c=async $=>{$.preventDefault();let a=new FormData($.target),r={name:String(a.get("name")).trim(),cidr:String(a.get("cidr")).trim(),gateway:String(a.get("gateway")).trim()},l=String(a.get("node")).trim();l&&(r.node=l);let f=V(a.get("dns"));f.length&&(r.dns=f),a.get("location_id")&&(r.location_id=a.get("location_id")),await u(()=>h("POST",N,r))&&(n(!1),s())};return d?i`<form class="card" onSubmit=${c} aria-label="New pool">
     <h2>New pool</h2>
     <${b} error=${e} />
     <div class="grid">
@@ -8,21 +8,21 @@ import{b as E,c as S,d as w}from"./chunk-ALCUP2BZ.js";import{a as I,c as y}from"
       <${m} name="gateway" label="Gateway" error=${e} required placeholder="192.0.2.1" />
       <${x} error=${e} />
       <${m} name="dns" label="DNS resolvers (blank: none)" error=${e} placeholder="192.0.2.53, 192.0.2.54" />
-      <${w} items=${t} error=${e} defaultValue="default" />
+      <${y} items=${t} error=${e} defaultValue="default" />
     </div>
     <button type="submit" class="primary">Create</button> <button type="button" onClick=${()=>n(!1)}>Cancel</button>
-  </form>`:i`<button class="primary" onClick=${()=>n(!0)}>New pool</button>`}function j({pool:t,locations:s,onSaved:d,onCancel:n}){let[e,u]=y(),c=C(null);return D(()=>{c.current?.focus()},[]),i`<form onSubmit=${async a=>{a.preventDefault();let r=new FormData(a.target),l={};for(let v of["name","gateway"]){let P=String(r.get(v)).trim();P!==t[v]&&(l[v]=P)}let f=String(r.get("node")).trim();f!==(t.node||"")&&(l.node=f||null);let p=V(r.get("dns"));p.join(" ")!==(t.dns||[]).join(" ")&&(l.dns=p.length?p:null);let o=r.get("location_id")||"default";if(o!==(t.location_id||"default")&&(l.location_id=o==="default"?null:o),Object.keys(l).length===0){n();return}await u(()=>h("PATCH",R(t),l))&&d()}} aria-label=${`Edit pool ${t.name}`} onKeyDown=${a=>a.key==="Escape"&&n()}>
+  </form>`:i`<button class="primary" onClick=${()=>n(!0)}>New pool</button>`}function j({pool:t,locations:s,onSaved:d,onCancel:n}){let[e,u]=w(),c=C(null);return D(()=>{c.current?.focus()},[]),i`<form onSubmit=${async a=>{a.preventDefault();let r=new FormData(a.target),l={};for(let v of["name","gateway"]){let P=String(r.get(v)).trim();P!==t[v]&&(l[v]=P)}let f=String(r.get("node")).trim();f!==(t.node||"")&&(l.node=f||null);let p=V(r.get("dns"));p.join(" ")!==(t.dns||[]).join(" ")&&(l.dns=p.length?p:null);let o=r.get("location_id")||"default";if(o!==(t.location_id||"default")&&(l.location_id=o==="default"?null:o),Object.keys(l).length===0){n();return}await u(()=>h("PATCH",R(t),l))&&d()}} aria-label=${`Edit pool ${t.name}`} onKeyDown=${a=>a.key==="Escape"&&n()}>
     <${b} error=${e} />
     <div class="grid">
       <${m} name="name" label="Name" error=${e} required maxlength="100" defaultValue=${t.name} inputRef=${c} />
       <${m} name="gateway" label="Gateway" error=${e} required defaultValue=${t.gateway} />
       <${x} error=${e} defaultValue=${t.node||""} />
       <${m} name="dns" label="DNS resolvers (blank: none)" error=${e} defaultValue=${(t.dns||[]).join(", ")} />
-      <${w} items=${s} error=${e} defaultValue=${t.location_id||"default"} />
+      <${y} items=${s} error=${e} defaultValue=${t.location_id||"default"} />
     </div>
     <p class="muted">The range (${t.cidr}) never changes. A pool with addresses held stays in its location.</p>
     <button type="submit" class="primary">Save</button> <button type="button" onClick=${n}>Cancel</button>
-  </form>`}function A({pool:t,names:s,locations:d,editing:n,onEdit:e,onChanged:u}){let[c,$]=y(),a=async()=>{await $(()=>h("DELETE",R(t)))&&u()},r=n||c;return i`<tr data-pool=${t.name}><td>${t.name}</td>
+  </form>`}function A({pool:t,names:s,locations:d,editing:n,onEdit:e,onChanged:u}){let[c,$]=w(),a=async()=>{await $(()=>h("DELETE",R(t)))&&u()},r=n||c;return i`<tr data-pool=${t.name}><td>${t.name}</td>
       <td data-cidr>${t.cidr} <span class="muted">IPv${t.version}</span></td><td data-gateway>${t.gateway}</td>
       <td data-node>${t.node||"any"}</td><td data-dns>${(t.dns||[]).join(", ")||"none"}</td>
       <td data-location>${S(s,t.location_id)}</td>
@@ -34,12 +34,12 @@ import{b as E,c as S,d as w}from"./chunk-ALCUP2BZ.js";import{a as I,c as y}from"
     ${r&&i`<tr class="edit-row" data-pool-more=${t.name}><td colspan="8">
       <${b} error=${!n&&c} />
       ${n&&i`<${j} pool=${t} locations=${d} onSaved=${u} onCancel=${e} />`}
-    </td></tr>`}`}function K(){let[t,s]=g(""),{page:d,error:n,reload:e,pager:u}=I(`${N}?limit=50${t?`&location=${encodeURIComponent(t)}`:""}`),{list:c,items:$,names:a}=E(),r=_(L),[l,f]=g(null),p=()=>{f(null),e()};return i`<main id="main">
+    </td></tr>`}`}function K(){let[t,s]=g(""),{page:d,error:n,reload:e,pager:u}=E(`${N}?limit=50${t?`&location=${encodeURIComponent(t)}`:""}`),{list:c,items:$,names:a}=I(),r=_(L),[l,f]=g(null),p=()=>{f(null),e()};return i`<main id="main">
     <h1>IP pools</h1>
     <datalist id="pool-nodes">${(r?.items||[]).map(o=>i`<option value=${o.id}>${o.name}${o.location_id&&o.location_id!=="default"?` (${S(a,o.location_id)})`:""}</option>`)}</datalist>
     <${q} locations=${$} onAdded=${e} />
     <form class="filters" role="search" aria-label="Filter pools" onSubmit=${o=>o.preventDefault()}>
-      <${w} name="location" label="Location" items=${$} none="every location" value=${t} onChange=${o=>s(o.target.value)} />
+      <${y} name="location" label="Location" items=${$} none="every location" value=${t} onChange=${o=>s(o.target.value)} />
     </form>
     <${b} error=${n||c?.error} />
     ${d&&i`<div class="table-wrap" tabindex="0"><table data-pools>
