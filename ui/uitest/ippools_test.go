@@ -102,7 +102,7 @@ func TestConsoleIPPools(t *testing.T) {
 	s.waitTask(m.Task.ID)
 	run(t, ctx, "the delete of a pool in use refused with the API's title and detail",
 		chromedp.Reload(),
-		chromedp.WaitVisible(`//tr[@data-pool="held"]/td[@data-allocated][normalize-space(.)="1 addresses"]`),
+		chromedp.WaitVisible(`//tr[@data-pool="held"]/td[@data-allocated][normalize-space(.)="1 address"]`),
 		confirm(`//tr[@data-pool="held"]`, "delete-pool"),
 		chromedp.WaitVisible(`//tr[@data-pool-more="held"]//div[@role="alert"][strong][p[contains(., "has 1 allocated address")]]`),
 		chromedp.WaitVisible(`//tr[@data-pool="held"]`),

@@ -100,7 +100,7 @@ function Row({ pool, names, locations, editing, onEdit, onChanged }) {
       <td data-cidr>${pool.cidr} <span class="muted">IPv${pool.version}</span></td><td data-gateway>${pool.gateway}</td>
       <td data-node>${pool.node || 'any'}</td><td data-dns>${(pool.dns || []).join(', ') || 'none'}</td>
       <td data-location>${locationName(names, pool.location_id)}</td>
-      <td data-allocated>${pool.allocated} ${pool.version === 6 ? 'prefixes' : 'addresses'}</td>
+      <td data-allocated>${pool.allocated} ${pool.version === 6 ? (pool.allocated === 1 ? 'prefix' : 'prefixes') : (pool.allocated === 1 ? 'address' : 'addresses')}</td>
       <td class="row-actions">
         <button type="button" data-edit=${pool.name} aria-expanded=${editing ? 'true' : 'false'} onClick=${onEdit}>Edit</button>
         <${Confirm} name="delete-pool" label="Delete" yes="Yes, delete" question=${`Delete pool ${pool.name}?`} onYes=${del} />
@@ -122,7 +122,7 @@ export function IPPools() {
     <h1>IP pools</h1>
     <datalist id="pool-nodes">${(nodes?.items || []).map((n) => html`<option value=${n.id}>${n.name}${n.location_id && n.location_id !== 'default' ? ` (${locationName(names, n.location_id)})` : ''}</option>`)}</datalist>
     <${NewPool} locations=${items} onAdded=${reload} />
-    <form class="filters" role="search" aria-label="Filter pools" onSubmit=${(e) => e.preventDefault()}>
+    <form class="filters one" role="search" aria-label="Filter pools" onSubmit=${(e) => e.preventDefault()}>
       <${LocationSelect} name="location" label="Location" items=${items} none="every location" value=${location} onChange=${(e) => setLocation(e.target.value)} />
     </form>
     <${ProblemView} error=${error || list?.error} />
