@@ -101,7 +101,9 @@ func TestConsoleLocations(t *testing.T) {
 // TestConsolePlaceInALocation: with a second (simulated) location synced, an operator
 // makes a plan in it, whose template list offers that location's templates alone; the
 // plans list shows its location; a machine made from it on the operator's create form
-// is said to be made there, and the machines list shows its location.
+// is said to be made there, and the machines list and its page show its location; a
+// machine of its own sizes made in the location chosen on the form (its templates
+// alone offered) is there too.
 func TestConsolePlaceInALocation(t *testing.T) {
 	s := newSite(t)
 	var berlin location
@@ -156,6 +158,26 @@ func TestConsolePlaceInALocation(t *testing.T) {
 		chromedp.WaitVisible(`//tr[td/a[normalize-space(.)="in-berlin"]]/td[@data-location][normalize-space(.)="Berlin"]`),
 		shot("machines-location"),
 	)
+	run(t, ctx, "its page says where it is",
+		chromedp.Click(`//tr/td/a[normalize-space(.)="in-berlin"]`),
+		chromedp.WaitVisible(`//dl[@class="facts"]/dd[@data-location][normalize-space(.)="Berlin"]`),
+		chromedp.NavigateBack(),
+	)
+	run(t, ctx, "a machine of its own sizes in the location chosen",
+		chromedp.Click(`//button[normalize-space(.)="New machine"]`),
+		chromedp.WaitReady(mform+`//select[@name="plan_id"]/option[@value=""][normalize-space(.)="custom sizes"]`),
+		chromedp.WaitReady(mform+fmt.Sprintf(`//select[@name="location_id"]/option[@value=%q]`, berlin.ID)),
+		chromedp.WaitReady(mform+`//select[@name="template_id"]/option[@value="tpl-debian-12"]`),
+		choose(`form[aria-label="New machine"] select[name=location_id]`, berlin.ID),
+		chromedp.WaitNotPresent(mform+`//select[@name="template_id"]/option[@value="tpl-debian-12"]`),
+		chromedp.WaitReady(mform+fmt.Sprintf(`//select[@name="template_id"]/option[@value=%q]`, tpl)),
+		chromedp.SendKeys(mform+`//input[@name="name"]`, "own-berlin"),
+		chromedp.SendKeys(mform+`//input[@name="cpu_cores"]`, "1"),
+		chromedp.SendKeys(mform+`//input[@name="memory_mb"]`, "512"),
+		chromedp.SendKeys(mform+`//input[@name="disk_gb"]`, "10"),
+		chromedp.Click(mform+`//button[@type="submit"]`),
+		chromedp.WaitVisible(`//tr[td/a[normalize-space(.)="own-berlin"]]/td[@data-location][normalize-space(.)="Berlin"]`),
+	)
 	var ms struct {
 		Items []struct {
 			Name       string
@@ -164,13 +186,16 @@ func TestConsolePlaceInALocation(t *testing.T) {
 		}
 	}
 	s.call("GET", "/api/resources/machines?limit=200", s.admin, nil, 200, &ms)
-	found := false
+	planned, own := false, false
 	for _, m := range ms.Items {
 		if m.Name == "in-berlin" {
-			found = m.LocationID == berlin.ID && m.PlanID == p.ID
+			planned = m.LocationID == berlin.ID && m.PlanID == p.ID
+		}
+		if m.Name == "own-berlin" {
+			own = m.LocationID == berlin.ID && m.PlanID == ""
 		}
 	}
-	if !found {
-		t.Fatalf("no in-berlin of the plan in %s among %+v", berlin.ID, ms.Items)
+	if !planned || !own {
+		t.Fatalf("no in-berlin of the plan and own-berlin of its own sizes in %s among %+v", berlin.ID, ms.Items)
 	}
 }
