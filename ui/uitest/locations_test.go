@@ -1,12 +1,16 @@
 package uitest
 
 import (
+	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/chromedp/chromedp"
 
 	"github.com/vmplane/vmplane/app/apptest"
+	"github.com/vmplane/vmplane/hypervisor/proxmox/pvefake"
 )
 
 // location is a location as the API answers it.
@@ -29,7 +33,9 @@ func (s *site) locations() map[string]location {
 
 // TestConsoleLocations: an operator sees the default location with its health and
 // no action; is told, next to the secret's password input, that a Proxmox token's
-// secret cannot be stored on a server without a sealing key; adds a simulated
+// secret cannot be stored on a server without a sealing key; adds it (a fake Proxmox
+// cluster) with the secret in a file on the server instead, whose settings its edit
+// form offers again (the secret's file, never a secret); adds a simulated
 // location, renames it in place, is refused its delete while an IP pool belongs to
 // it (the API's detail naming the pool), and deletes it once the pool is gone.
 func TestConsoleLocations(t *testing.T) {
@@ -55,7 +61,59 @@ func TestConsoleLocations(t *testing.T) {
 	if _, ok := s.locations()["Frankfurt"]; ok {
 		t.Fatal("the refused location was made")
 	}
-	run(t, ctx, "a simulated location instead",
+	pve := pvefake.New(pvefake.Config{})
+	t.Cleanup(pve.Close)
+	secret := filepath.Join(t.TempDir(), "pve.secret")
+	if err := os.WriteFile(secret, []byte(pve.TokenSecret()+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run(t, ctx, "the secret from a file on the server instead",
+		clear(`form[aria-label="New location"] input[name="proxmox.url"]`),
+		chromedp.SendKeys(form+`//input[@name="proxmox.url"]`, pve.URL()),
+		clear(`form[aria-label="New location"] input[name="proxmox.token_id"]`),
+		chromedp.SendKeys(form+`//input[@name="proxmox.token_id"]`, pve.TokenID()),
+		choose(`form[aria-label="New location"] select[name=secret_from]`, "file"),
+		chromedp.WaitNotPresent(form+`//input[@name="proxmox.token_secret"]`),
+		// The secret typed before is not carried over into the file's field.
+		chromedp.WaitVisible(form+`//input[@name="proxmox.token_secret_file"][not(@type="password")]`),
+		chromedp.ActionFunc(func(c context.Context) error {
+			var v string
+			if err := chromedp.Value(form+`//input[@name="proxmox.token_secret_file"]`, &v).Do(c); err != nil || v != "" {
+				return fmt.Errorf("the file's field holds %q (%v); want it empty", v, err)
+			}
+			return nil
+		}),
+		chromedp.SendKeys(form+`//input[@name="proxmox.token_secret_file"]`, secret),
+		chromedp.SendKeys(form+`//input[@name="proxmox.tls_fingerprint"]`, pve.Fingerprint()),
+		chromedp.Click(form+`//button[@type="submit"]`),
+		chromedp.WaitNotPresent(form),
+		chromedp.WaitVisible(`//tr[@data-location="Frankfurt"]/td[@data-driver][normalize-space(.)="Proxmox VE"]`),
+		chromedp.WaitVisible(fmt.Sprintf(`//tr[@data-location="Frankfurt"]/td[@data-settings][contains(., %q)][contains(., "secret from %s")]`, pve.URL(), secret)),
+	)
+	var fra struct {
+		Driver  string
+		Proxmox struct {
+			TokenSecretFile   string `json:"token_secret_file"`
+			TokenSecretStored bool   `json:"token_secret_stored"`
+			TLSFingerprint    string `json:"tls_fingerprint"`
+		}
+	}
+	s.call("GET", "/api/resources/locations/"+s.locations()["Frankfurt"].ID, s.admin, nil, 200, &fra)
+	if fra.Driver != "proxmox" || fra.Proxmox.TokenSecretFile != secret || fra.Proxmox.TokenSecretStored || fra.Proxmox.TLSFingerprint != pve.Fingerprint() {
+		t.Fatalf("the Proxmox location %+v", fra)
+	}
+	pedit := `//form[@aria-label="Edit location Frankfurt"]`
+	run(t, ctx, "its settings offered again in whole, the secret's file kept, nothing sent on Cancel",
+		chromedp.Click(`//button[@data-edit="Frankfurt"]`),
+		chromedp.WaitVisible(pedit+`//input[@name="name"]`),
+		chromedp.Click(pedit+`//label[contains(., "New Proxmox settings")]/input`),
+		chromedp.WaitVisible(fmt.Sprintf(`%s//input[@name="proxmox.token_secret_file"][@value=%q]`, pedit, secret)),
+		chromedp.Click(pedit+`//button[normalize-space(.)="Cancel"]`),
+		chromedp.WaitNotPresent(pedit),
+	)
+	run(t, ctx, "a simulated location",
+		chromedp.Click(`//button[normalize-space(.)="New location"]`),
+		chromedp.WaitVisible(form+`//input[@name="name"]`),
 		choose(`form[aria-label="New location"] select[name=driver]`, "sim"),
 		chromedp.WaitNotPresent(form+`//input[@name="proxmox.url"]`),
 		clear(`form[aria-label="New location"] input[name=name]`),

@@ -40,6 +40,11 @@ const health = (checks, l) => (l.default ? checks.hypervisor : checks.locations?
 function ProxmoxFields({ error, p }) {
   const [mode, setMode] = useState(p?.token_secret_file ? 'file' : 'secret');
   const msg = error?.fields?.proxmox;
+  // Keyed: Preact would otherwise keep one input for both, and a secret typed before
+  // the switch would stay in the file's field, shown as text.
+  const secretField = mode === 'secret'
+    ? html`<${Field} key="secret" name="proxmox.token_secret" label="Token secret" error=${error} required type="password" autocomplete="off" />`
+    : html`<${Field} key="file" name="proxmox.token_secret_file" label="Token secret file" error=${error} required placeholder="/etc/vmplane/pve.secret" defaultValue=${p?.token_secret_file} />`;
   return html`<fieldset aria-describedby=${msg ? 'proxmox-error' : undefined}>
     <legend>Proxmox VE cluster</legend>
     ${msg && html`<span class="field-error" id="proxmox-error">${msg}</span>`}
@@ -48,9 +53,7 @@ function ProxmoxFields({ error, p }) {
       <${Field} name="proxmox.token_id" label="Token id" error=${error} required placeholder="vmplane@pve!api" defaultValue=${p?.token_id} />
       <label class="field"><span>Token secret from</span><select name="secret_from" value=${mode} onChange=${(e) => setMode(e.target.value)}>
         <option value="secret">the secret, stored sealed</option><option value="file">a file on the server</option></select></label>
-      ${mode === 'secret'
-        ? html`<${Field} name="proxmox.token_secret" label="Token secret" error=${error} required type="password" autocomplete="off" />`
-        : html`<${Field} name="proxmox.token_secret_file" label="Token secret file" error=${error} required placeholder="/etc/vmplane/pve.secret" defaultValue=${p?.token_secret_file} />`}
+      ${secretField}
       <${Field} name="proxmox.tls_fingerprint" label="TLS fingerprint (blank: the system's CAs)" error=${error} defaultValue=${p?.tls_fingerprint} />
     </div>
     ${mode === 'secret' && error?.fields?.['proxmox.token_secret_file'] && html`<span class="field-error">${error.fields['proxmox.token_secret_file']}</span>`}
