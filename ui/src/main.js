@@ -24,6 +24,8 @@ const Audit = lazy(() => import('./pages/ops.js'), 'Audit');
 const Health = lazy(() => import('./pages/ops.js'), 'Health');
 const AdminSchedules = lazy(() => import('./pages/schedules.js'), 'AdminSchedules');
 const Users = lazy(() => import('./pages/users.js'), 'Users');
+const IPPools = lazy(() => import('./pages/ip-pools.js'), 'IPPools');
+const Locations = lazy(() => import('./pages/locations.js'), 'Locations');
 
 // admin holds the operator's pages once their chunk has loaded.
 const admin = signal(null);
@@ -41,6 +43,7 @@ const account = ['/account', 'Account', icons.User];
 const tenantNav = [['/machines', 'Machines', icons.Server], ['/overview', 'Overview', icons.Gauge], ['/firewall', 'Firewall', icons.Shield], ['/schedules', 'Schedules', icons.Clock], account];
 const adminNav = [['/admin/dashboard', 'Dashboard', icons.Gauge], ['/admin/machines', 'Machines', icons.Server], ['/admin/nodes', 'Nodes', icons.Nodes],
   ['/admin/tenants', 'Tenants', icons.Users], ['/admin/users', 'Users', icons.User], ['/admin/plans', 'Plans', icons.Box],
+  ['/admin/ip-pools', 'IP pools', icons.Network], ['/admin/locations', 'Locations', icons.Pin],
   ['/admin/schedules', 'Schedules', icons.Clock], ['/admin/health', 'Health checks', icons.Pulse], ['/admin/audit', 'Audit log', icons.List], account];
 
 function Page({ admin: isAdmin }) {
@@ -58,6 +61,8 @@ function Page({ admin: isAdmin }) {
     if (match('/admin/schedules', p)) return html`<${AdminSchedules} />`;
     if (match('/admin/users', p)) return html`<${Users} />`;
     if (match('/admin/plans', p)) return html`<${Plans} />`;
+    if (match('/admin/ip-pools', p)) return html`<${IPPools} />`;
+    if (match('/admin/locations', p)) return html`<${Locations} />`;
     if (match('/admin/health', p)) return html`<${Health} />`;
     if (match('/admin/audit', p)) return html`<${Audit} />`;
     if (match('/admin/machines', p)) return html`<${pages.AdminMachines} />`;

@@ -129,11 +129,20 @@ func TestConsolePhone(t *testing.T) {
 		run(t, ctx, p, chromedp.Navigate(s.srv.Base+p), chromedp.WaitVisible(`main h1`, chromedp.ByQuery))
 		fits(p)
 	}
-	// The users and schedules pages once their lists are in (a row each: a schedule
-	// made for the walk).
+	// The users, schedules, IP pools and locations pages once their lists are in (a row
+	// each: a schedule and a pool made for the walk, the default location).
 	s.call("POST", "/api/resources/power-schedules", s.admin, map[string]any{"machine_id": id, "tenant_id": s.mine, "action": "stop", "cron": "0 22 * * *"}, 201, nil)
-	for _, p := range []string{"/admin/users", "/admin/schedules"} {
+	s.call("POST", "/api/resources/ip-pools", s.admin, map[string]any{"name": "walk", "cidr": "192.0.2.0/24", "gateway": "192.0.2.1", "dns": []string{"192.0.2.53"}}, 201, nil)
+	for _, p := range []string{"/admin/users", "/admin/schedules", "/admin/ip-pools", "/admin/locations"} {
 		run(t, ctx, p, chromedp.Navigate(s.srv.Base+p), chromedp.WaitVisible(`main tbody tr`, chromedp.ByQuery))
 		fits(p)
 	}
+	// The forms of a new pool and a pool's change, and of a new (Proxmox) location.
+	run(t, ctx, "the pool forms", chromedp.Navigate(s.srv.Base+"/admin/ip-pools"), chromedp.WaitVisible(`main tbody tr`, chromedp.ByQuery),
+		chromedp.Click(`//button[normalize-space(.)="New pool"]`), chromedp.Click(`//button[@data-edit="walk"]`),
+		chromedp.WaitVisible(`form[aria-label="Edit pool walk"]`, chromedp.ByQuery))
+	fits("/admin/ip-pools with its forms")
+	run(t, ctx, "the location form", chromedp.Navigate(s.srv.Base+"/admin/locations"), chromedp.WaitVisible(`main tbody tr`, chromedp.ByQuery),
+		chromedp.Click(`//button[normalize-space(.)="New location"]`), chromedp.WaitVisible(`input[name="proxmox.token_secret"]`, chromedp.ByQuery))
+	fits("/admin/locations with its form")
 }

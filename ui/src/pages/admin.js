@@ -9,6 +9,7 @@ import { ProblemView, Section, Status, bytes, gb, mb, when } from '../format.js'
 import { Confirm } from '../confirm.js';
 import { lazy } from '../lazy.js';
 import { CreateMachine } from './machines.js';
+import { locationName, useLocations } from '../location.js';
 
 const Graphs = lazy(() => import('../graphs.js'), 'Graphs');
 
@@ -41,6 +42,7 @@ export function AdminMachines() {
   const cursor = cursors[cursors.length - 1];
   const [sort, setSort] = useState({ key: '', dir: 1 });
   const rows = page && (sort.key ? [...page.items].sort(byKey(sort.key, sort.dir)) : page.items);
+  const { names } = useLocations();
 
   useEffect(() => {
     const q = new URLSearchParams({ limit: '50' });
@@ -76,9 +78,10 @@ export function AdminMachines() {
     <${ProblemView} error=${error} />
     ${page && html`<div class="table-wrap" tabindex="0"><table data-machines>
       <caption class="sr-only">Machines${sort.key ? ', this page sorted' : ''}</caption>
-      <thead><tr>${sortKeys.map(([k, label]) => html`<${SortHeader} k=${k} label=${label} sort=${sort} setSort=${setSort} />`)}<th scope="col">Size</th></tr></thead>
+      <thead><tr>${sortKeys.map(([k, label]) => html`<${SortHeader} k=${k} label=${label} sort=${sort} setSort=${setSort} />`)}<th scope="col">Location</th><th scope="col">Size</th></tr></thead>
       <tbody>${rows.map((m) => html`<tr key=${m.id}><td><a href=${machineLink(m.id, m.tenant_id)}>${m.name}</a></td><td><${Status} value=${m.status} /></td>
-        <td>${m.node}</td><td>${m.tenant_id ? html`<a href=${`/admin/tenants/${encodeURIComponent(m.tenant_id)}`}>${m.tenant_id}</a>` : ''}</td><td>${m.cpu_cores} CPU, ${mb(m.memory_mb)}, ${gb(m.disk_gb)}</td></tr>`)}</tbody>
+        <td>${m.node}</td><td>${m.tenant_id ? html`<a href=${`/admin/tenants/${encodeURIComponent(m.tenant_id)}`}>${m.tenant_id}</a>` : ''}</td>
+        <td data-location>${locationName(names, m.location_id)}</td><td>${m.cpu_cores} CPU, ${mb(m.memory_mb)}, ${gb(m.disk_gb)}</td></tr>`)}</tbody>
     </table></div>
     ${page.items.length === 0 && html`<p>No machine${Object.values(filter).some(Boolean) ? ' matches' : 's yet'}.</p>`}
     <nav class="pager" aria-label="Pages">

@@ -8,6 +8,7 @@ import { Field, ProblemView, Status, gb, mb } from '../format.js';
 import { TemplatePicker } from './machine-actions.js';
 import { plansPath, templatesPath, tenantsPath, useList } from '../choices.js';
 import { TaskLine, clientBase as base } from './machine.js';
+import { LocationSelect, inLocation, locationName, useLocations } from '../location.js';
 
 export function Machines() {
   const [page, setPage] = useState(null);
@@ -71,7 +72,9 @@ export function Machines() {
 // CreateMachine asks for a new machine: a name, a plan (its sizes filled from it, its
 // templates the only ones offered) and a template. Explicit sizes are for operators
 // (admin), and for tenants only while there is no plan to choose. An operator names
-// the tenant the machine is for.
+// the tenant the machine is for, and for sizes of its own the location it is made in
+// (a plan's machine is made in the plan's; tenant users cannot read the locations, so
+// theirs go to the default one). Only the templates of that location are offered.
 export function CreateMachine({ onCreated, admin }) {
   const [error, setError] = useState(null);
   const templates = useList(templatesPath);
@@ -79,19 +82,23 @@ export function CreateMachine({ onCreated, admin }) {
   const tenants = useList(admin ? tenantsPath : null);
   const [open, setOpen] = useState(false);
   const [planID, setPlanID] = useState(null);
+  const [loc, setLoc] = useState('default');
+  const { items: locations, names } = useLocations(!!admin);
   const planItems = plans?.items || [];
   const custom = admin || (plans && planItems.length === 0);
   // Until a choice, the first plan (tenants) or custom sizes (operators).
   const chosen = planID ?? (custom ? '' : planItems[0]?.id || '');
   const plan = planItems.find((p) => p.id === chosen);
   const allowed = plan?.allowed_templates?.length ? new Set(plan.allowed_templates) : null;
-  const offered = templates && (allowed ? { ...templates, items: templates.items.filter((t) => allowed.has(t.id)) } : templates);
+  const where = plan ? plan.location_id || 'default' : loc;
+  const offered = templates && { ...templates, items: templates.items.filter((t) => (!allowed || allowed.has(t.id)) && inLocation(where)(t)) };
   const submit = async (e) => {
     e.preventDefault();
     const f = new FormData(e.target);
     const spec = { name: f.get('name'), template_id: f.get('template_id') };
     if (plan) spec.plan_id = plan.id;
     else for (const k of ['cpu_cores', 'memory_mb', 'disk_gb']) if (f.get(k)) spec[k] = Number(f.get(k));
+    if (!plan && loc !== 'default') spec.location_id = loc;
     setError(null);
     try {
       onCreated(await call('POST', admin ? `${base}?tenant_id=${encodeURIComponent(f.get('tenant_id'))}` : base, spec));
@@ -112,9 +119,11 @@ export function CreateMachine({ onCreated, admin }) {
       ${planItems.length > 0 && html`<label class="field"><span>Plan</span>
         <select name="plan_id" value=${chosen} onChange=${(e) => setPlanID(e.target.value)} aria-invalid=${planMsg ? 'true' : undefined} aria-describedby=${planMsg ? 'plan_id-error' : undefined}>
           ${custom && html`<option value="">custom sizes</option>`}
-          ${planItems.map((p) => html`<option value=${p.id}>${p.name}: ${p.cpu_cores} CPU, ${mb(p.memory_mb)}, ${gb(p.disk_gb)}</option>`)}
+          ${planItems.map((p) => html`<option value=${p.id}>${p.name}: ${p.cpu_cores} CPU, ${mb(p.memory_mb)}, ${gb(p.disk_gb)}${admin && p.location_id && p.location_id !== 'default' ? `, in ${locationName(names, p.location_id)}` : ''}</option>`)}
         </select>${planMsg && html`<span class="field-error" id="plan_id-error">${planMsg}</span>`}</label>`}
-      <${TemplatePicker} key=${chosen} templates=${offered} error=${error} />
+      ${admin && (plan ? html`<p class="muted" data-plan-location>Made in ${locationName(names, plan.location_id)}, the plan's location</p>`
+        : html`<${LocationSelect} items=${locations} error=${error} value=${loc} onChange=${(e) => setLoc(e.target.value)} />`)}
+      <${TemplatePicker} key=${`${chosen}@${where}`} templates=${offered} error=${error} />
       ${plan ? html`<p class="muted" data-plan-sizes>${plan.cpu_cores} CPU, ${mb(plan.memory_mb)}, ${gb(plan.disk_gb)} from the plan</p>`
         : custom && html`
           <${Field} name="cpu_cores" label="CPU cores" error=${error} type="number" min="1" />
