@@ -24,6 +24,7 @@ const Audit = lazy(() => import('./pages/ops.js'), 'Audit');
 const Health = lazy(() => import('./pages/ops.js'), 'Health');
 const AdminSchedules = lazy(() => import('./pages/schedules.js'), 'AdminSchedules');
 const Users = lazy(() => import('./pages/users.js'), 'Users');
+const Webhooks = lazy(() => import('./pages/webhooks.js'), 'Webhooks');
 
 // admin holds the operator's pages once their chunk has loaded.
 const admin = signal(null);
@@ -38,10 +39,12 @@ const ready = signal(false);
 renew().catch(() => {}).finally(() => { ready.value = true; });
 
 const account = ['/account', 'Account', icons.User];
-const tenantNav = [['/machines', 'Machines', icons.Server], ['/overview', 'Overview', icons.Gauge], ['/firewall', 'Firewall', icons.Shield], ['/schedules', 'Schedules', icons.Clock], account];
+const tenantNav = [['/machines', 'Machines', icons.Server], ['/overview', 'Overview', icons.Gauge], ['/firewall', 'Firewall', icons.Shield], ['/schedules', 'Schedules', icons.Clock],
+  ['/webhooks', 'Webhooks', icons.Bell], account];
 const adminNav = [['/admin/dashboard', 'Dashboard', icons.Gauge], ['/admin/machines', 'Machines', icons.Server], ['/admin/nodes', 'Nodes', icons.Nodes],
   ['/admin/tenants', 'Tenants', icons.Users], ['/admin/users', 'Users', icons.User], ['/admin/plans', 'Plans', icons.Box],
-  ['/admin/schedules', 'Schedules', icons.Clock], ['/admin/health', 'Health checks', icons.Pulse], ['/admin/audit', 'Audit log', icons.List], account];
+  ['/admin/schedules', 'Schedules', icons.Clock], ['/admin/health', 'Health checks', icons.Pulse], ['/admin/audit', 'Audit log', icons.List],
+  ['/admin/webhooks', 'Webhooks', icons.Bell], account];
 
 function Page({ admin: isAdmin }) {
   const p = path.value;
@@ -60,6 +63,7 @@ function Page({ admin: isAdmin }) {
     if (match('/admin/plans', p)) return html`<${Plans} />`;
     if (match('/admin/health', p)) return html`<${Health} />`;
     if (match('/admin/audit', p)) return html`<${Audit} />`;
+    if (match('/admin/webhooks', p)) return html`<${Webhooks} admin />`;
     if (match('/admin/machines', p)) return html`<${pages.AdminMachines} />`;
     return html`<${pages.Dashboard} />`;
   }
@@ -67,6 +71,7 @@ function Page({ admin: isAdmin }) {
   if (match('/overview', p)) return html`<${Overview} />`;
   if (match('/firewall', p)) return html`<${Firewall} />`;
   if (match('/schedules', p)) return html`<${Schedules} />`;
+  if (match('/webhooks', p)) return html`<${Webhooks} />`;
   return html`<${Machines} />`;
 }
 
