@@ -85,6 +85,9 @@ func TestConsoleAccessibility(t *testing.T) {
 func TestConsolePhone(t *testing.T) {
 	long(t)
 	s := newSite(t)
+	// A webhook of the tenant's before its machine: the machine's events fill its log.
+	hook := newReceiver(t)
+	s.call("POST", "/api/resources/webhooks", s.admin, map[string]any{"url": hook.URL, "events": []string{"*"}, "tenant_id": s.mine}, 201, nil)
 	id := s.machine("app-1")
 	ctx := tab(t)
 	run(t, ctx, "a phone, dark",
@@ -116,6 +119,9 @@ func TestConsolePhone(t *testing.T) {
 		run(t, ctx, p.path, chromedp.Navigate(s.srv.Base+p.path), chromedp.WaitVisible(p.ready, chromedp.ByQuery))
 		fits(p.path)
 	}
+	run(t, ctx, "/webhooks", chromedp.Navigate(s.srv.Base+"/webhooks"), chromedp.Click(`//button[@data-show-deliveries]`),
+		chromedp.WaitVisible(`//tr[@data-delivery]`))
+	fits("/webhooks with a delivery log")
 	run(t, ctx, "sign out", chromedp.Click(`//button[normalize-space(.)="Sign out"]`), chromedp.WaitVisible(`input[name=email]`, chromedp.ByQuery))
 	fits("sign-in page")
 	signIn(t, ctx, s.srv.Base, "/admin/dashboard", apptest.AdminEmail, apptest.AdminPassword)
@@ -125,7 +131,8 @@ func TestConsolePhone(t *testing.T) {
 		run(t, ctx, p, chromedp.Navigate(s.srv.Base+p), chromedp.WaitVisible(`//tbody/tr`))
 		fits(p)
 	}
-	for _, p := range []string{"/admin/tenants", "/admin/plans", "/admin/health", "/admin/audit"} {
+	for _, p := range []string{"/admin/tenants", "/admin/plans", "/admin/health", "/admin/audit",
+		"/admin/webhooks"} {
 		run(t, ctx, p, chromedp.Navigate(s.srv.Base+p), chromedp.WaitVisible(`main h1`, chromedp.ByQuery))
 		fits(p)
 	}

@@ -4,6 +4,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -157,13 +158,13 @@ func TestConsoleWebhooks(t *testing.T) {
 	var ds struct {
 		Items []struct {
 			ID      string
-			EventID string `json:"event_id"`
+			EventID json.Number `json:"event_id"`
 		}
 	}
 	s.call("GET", "/api/resources/webhooks/"+w.ID+"/deliveries?limit=200", s.admin, nil, 200, &ds)
 	for _, d := range ds.Items {
 		if d.ID == id {
-			event = d.EventID
+			event = d.EventID.String()
 		}
 	}
 	if event == "" || rcv.times(event) != 1 {
@@ -203,7 +204,7 @@ func TestConsoleWebhooks(t *testing.T) {
 		t.Fatal("the webhook is still there")
 	}
 
-	op := tab(t)
+	op := freshTab(t)
 	signIn(t, op, s.srv.Base, "/admin/webhooks", apptest.AdminEmail, apptest.AdminPassword)
 	opURL := rcv.URL + "/operator"
 	run(t, op, "an operator's webhook for one tenant",
