@@ -25,6 +25,7 @@ const Health = lazy(() => import('./pages/ops.js'), 'Health');
 const AdminSchedules = lazy(() => import('./pages/schedules.js'), 'AdminSchedules');
 const Users = lazy(() => import('./pages/users.js'), 'Users');
 const Webhooks = lazy(() => import('./pages/webhooks.js'), 'Webhooks');
+const ISOs = lazy(() => import('./pages/isos.js'), 'ISOs');
 
 // admin holds the operator's pages once their chunk has loaded.
 const admin = signal(null);
@@ -44,7 +45,7 @@ const tenantNav = [['/machines', 'Machines', icons.Server], ['/overview', 'Overv
 const adminNav = [['/admin/dashboard', 'Dashboard', icons.Gauge], ['/admin/machines', 'Machines', icons.Server], ['/admin/nodes', 'Nodes', icons.Nodes],
   ['/admin/tenants', 'Tenants', icons.Users], ['/admin/users', 'Users', icons.User], ['/admin/plans', 'Plans', icons.Box],
   ['/admin/schedules', 'Schedules', icons.Clock], ['/admin/health', 'Health checks', icons.Pulse], ['/admin/audit', 'Audit log', icons.List],
-  ['/admin/webhooks', 'Webhooks', icons.Bell], account];
+  ['/admin/webhooks', 'Webhooks', icons.Bell], ['/admin/isos', 'ISO images', icons.Disc], account];
 
 function Page({ admin: isAdmin }) {
   const p = path.value;
@@ -64,6 +65,7 @@ function Page({ admin: isAdmin }) {
     if (match('/admin/health', p)) return html`<${Health} />`;
     if (match('/admin/audit', p)) return html`<${Audit} />`;
     if (match('/admin/webhooks', p)) return html`<${Webhooks} admin />`;
+    if (match('/admin/isos', p)) return html`<${ISOs} />`;
     if (match('/admin/machines', p)) return html`<${pages.AdminMachines} />`;
     return html`<${pages.Dashboard} />`;
   }
