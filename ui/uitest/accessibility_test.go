@@ -89,6 +89,7 @@ func TestConsolePhone(t *testing.T) {
 	hook := newReceiver(t)
 	s.call("POST", "/api/resources/webhooks", s.admin, map[string]any{"url": hook.URL, "events": []string{"*"}, "tenant_id": s.mine}, 201, nil)
 	id := s.machine("app-1")
+	s.addISO("phone.iso")
 	ctx := tab(t)
 	run(t, ctx, "a phone, dark",
 		emulation.SetDeviceMetricsOverride(360, 780, 1, true),
@@ -132,7 +133,7 @@ func TestConsolePhone(t *testing.T) {
 		fits(p)
 	}
 	for _, p := range []string{"/admin/tenants", "/admin/plans", "/admin/health", "/admin/audit",
-		"/admin/webhooks"} {
+		"/admin/webhooks", "/admin/isos"} {
 		run(t, ctx, p, chromedp.Navigate(s.srv.Base+p), chromedp.WaitVisible(`main h1`, chromedp.ByQuery))
 		fits(p)
 	}
