@@ -1,0 +1,138 @@
+package uitest
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/vmplane/vmplane/app"
+	"github.com/vmplane/vmplane/app/apptest"
+)
+
+// machineRecord is a machine as the operators' route answers it.
+type machineRecord struct {
+	Name              string
+	Status            string
+	Node              string
+	BootOrder         []string `json:"boot_order"`
+	BillingSuspension *struct {
+		Reason string
+		Action string
+	} `json:"billing_suspension"`
+	TerminateAt *time.Time `json:"terminate_at"`
+}
+
+// vm reads a machine through the operators' route.
+func (s *site) vm(id string) machineRecord {
+	s.t.Helper()
+	var m machineRecord
+	s.call("GET", "/api/virt/vms/"+id, s.admin, nil, 200, &m)
+	return m
+}
+
+// heading is the XPath of the machine page's heading with its name and status.
+func heading(name, status string) string {
+	return fmt.Sprintf(`//h1[contains(., %q)]/span[normalize-space(.)=%q]`, name, status)
+}
+
+// TestConsoleMachineManage: on its machine's page a tenant user suspends and resumes
+// it, resets it (asked once more), renames it, sets its boot order, and deletes it,
+// landing on the list without it.
+func TestConsoleMachineManage(t *testing.T) {
+	s := newSite(t)
+	id := s.machine("keep-1")
+	ctx := tab(t)
+	signIn(t, ctx, s.srv.Base, "/machines/"+id, "mine@example.test", userPassword)
+	run(t, ctx, "suspend and resume",
+		chromedp.WaitVisible(heading("keep-1", "running")),
+		chromedp.Click(`button[data-action=suspend]`, chromedp.ByQuery),
+		chromedp.WaitVisible(heading("keep-1", "suspended")),
+		chromedp.Click(`button[data-action=resume]`, chromedp.ByQuery),
+		chromedp.WaitVisible(heading("keep-1", "running")),
+	)
+	run(t, ctx, "reset, asked once more",
+		confirm(`//div[@aria-label="Power"]`, "reset"),
+		chromedp.WaitVisible(`//p[starts-with(normalize-space(.), "Last action:")][contains(., "reset")]//span[normalize-space(.)="succeeded"]`),
+	)
+	part := `//section[@aria-labelledby="manage-part-title"]`
+	run(t, ctx, "rename",
+		chromedp.SetValue(part+`//form[@aria-label="Rename"]//input[@name="name"]`, "kept-1"),
+		chromedp.Click(part+`//button[normalize-space(.)="Rename"]`),
+		chromedp.WaitVisible(heading("kept-1", "running")),
+	)
+	if m := s.vm(id); m.Name != "kept-1" {
+		t.Fatalf("the name after the rename: %q", m.Name)
+	}
+	run(t, ctx, "the boot order",
+		chromedp.SetValue(part+`//select[@name="boot0"]`, "cdrom"),
+		chromedp.SetValue(part+`//select[@name="boot1"]`, "disk"),
+		chromedp.SetValue(part+`//select[@name="boot2"]`, ""),
+		chromedp.Click(part+`//button[normalize-space(.)="Set the boot order"]`),
+		chromedp.WaitVisible(part+`//p[contains(., "Now: cdrom, disk.")]`),
+	)
+	if m := s.vm(id); !slices.Equal(m.BootOrder, []string{"cdrom", "disk"}) {
+		t.Fatalf("the boot order: %v", m.BootOrder)
+	}
+	run(t, ctx, "a device twice refused",
+		chromedp.SetValue(part+`//select[@name="boot1"]`, "cdrom"),
+		chromedp.Click(part+`//button[normalize-space(.)="Set the boot order"]`),
+		chromedp.WaitVisible(part+`//div[@role="alert"]`),
+	)
+	run(t, ctx, "deleted: back on the list without it",
+		confirm(part, "delete-machine"),
+		chromedp.WaitVisible(`//h1[normalize-space(.)="Machines"]`),
+		chromedp.WaitVisible(`//p[normalize-space(.)="No machines yet."]`),
+	)
+	s.call("GET", "/api/virt/vms/"+id, s.admin, nil, 404, nil)
+}
+
+// TestConsoleMachineOperate: on a tenant's machine's page an operator migrates it
+// to another node, suspends it for billing (stopped, the reason shown) and ends the
+// suspension starting it again, and marks it for termination (a grace of an hour)
+// and takes that back.
+func TestConsoleMachineOperate(t *testing.T) {
+	s := newSiteWith(t, func(c *app.Config) { c.TerminateGrace = time.Hour })
+	id := s.machine("ops-1")
+	from := s.vm(id).Node
+	ctx := tab(t)
+	signIn(t, ctx, s.srv.Base, fmt.Sprintf("/admin/machines/%s?tenant=%s", id, s.mine), apptest.AdminEmail, apptest.AdminPassword)
+	part := `//section[@aria-labelledby="operate-part-title"]`
+	var to string
+	run(t, ctx, "migrate",
+		chromedp.WaitVisible(heading("ops-1", "running")),
+		chromedp.WaitVisible(part+`//select[@name="target_node"]/option[@value!=""]`),
+		chromedp.Value(part+`//select[@name="target_node"]`, &to),
+		chromedp.Click(part+`//button[normalize-space(.)="Migrate"]`),
+		chromedp.WaitVisible(taskDone("vm.migrate")),
+	)
+	if m := s.vm(id); m.Node != to || to == from || m.Status != "running" {
+		t.Fatalf("after the migration from %s to %s: %+v", from, to, m)
+	}
+	run(t, ctx, "suspend for billing",
+		chromedp.SendKeys(part+`//input[@name="reason"]`, "invoice 42 unpaid"),
+		chromedp.Click(part+`//button[normalize-space(.)="Suspend for billing"]`),
+		chromedp.WaitVisible(part+`//p[@data-billing][contains(., "invoice 42 unpaid")]`),
+		chromedp.WaitVisible(heading("ops-1", "stopped")),
+	)
+	if m := s.vm(id); m.BillingSuspension == nil || m.BillingSuspension.Action != "stop" {
+		t.Fatalf("the suspension: %+v", m.BillingSuspension)
+	}
+	run(t, ctx, "end it, starting the machine",
+		chromedp.Click(part+`//label[contains(., "Start it again")]/input`),
+		chromedp.Click(part+`//button[@data-unsuspend]`),
+		chromedp.WaitVisible(part+`//button[normalize-space(.)="Suspend for billing"]`),
+		chromedp.WaitVisible(heading("ops-1", "running")),
+	)
+	run(t, ctx, "terminate, then take it back",
+		confirm(part, "terminate"),
+		chromedp.WaitVisible(part+`//p[@data-terminate]`),
+		chromedp.Click(part+`//button[@data-terminate-back]`),
+		chromedp.WaitVisible(part+`//button[@data-confirm="terminate"]`),
+	)
+	if m := s.vm(id); m.TerminateAt != nil || m.BillingSuspension != nil {
+		t.Fatalf("after taking the termination back: %+v", m)
+	}
+}
