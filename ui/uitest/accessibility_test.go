@@ -137,6 +137,9 @@ func TestConsolePhone(t *testing.T) {
 		run(t, ctx, p, chromedp.Navigate(s.srv.Base+p), chromedp.WaitVisible(`main h1`, chromedp.ByQuery))
 		fits(p)
 	}
+	run(t, ctx, "an operator's machine page", chromedp.Navigate(s.srv.Base+"/admin/machines/"+id+"?tenant="+s.mine),
+		chromedp.WaitReady(`//section[@aria-labelledby="operate-part-title"]//select[@name="target_node"]/option[starts-with(., "pve")]`))
+	fits("an operator's machine page")
 	// The users and schedules pages once their lists are in (a row each: a schedule
 	// made for the walk).
 	s.call("POST", "/api/resources/power-schedules", s.admin, map[string]any{"machine_id": id, "tenant_id": s.mine, "action": "stop", "cron": "0 22 * * *"}, 201, nil)

@@ -101,10 +101,12 @@ func TestConsoleMachineOperate(t *testing.T) {
 	signIn(t, ctx, s.srv.Base, fmt.Sprintf("/admin/machines/%s?tenant=%s", id, s.mine), apptest.AdminEmail, apptest.AdminPassword)
 	part := `//section[@aria-labelledby="operate-part-title"]`
 	var to string
+	run(t, ctx, "the page", chromedp.WaitVisible(heading("ops-1", "running")))
+	run(t, ctx, "the nodes to migrate to",
+		chromedp.WaitReady(part+`//select[@name="target_node"]/option[starts-with(., "pve")]`),
+		chromedp.Evaluate(`document.querySelector('form[aria-label="Migrate"] select').value`, &to),
+	)
 	run(t, ctx, "migrate",
-		chromedp.WaitVisible(heading("ops-1", "running")),
-		chromedp.WaitVisible(part+`//select[@name="target_node"]/option[@value!=""]`),
-		chromedp.Value(part+`//select[@name="target_node"]`, &to),
 		chromedp.Click(part+`//button[normalize-space(.)="Migrate"]`),
 		chromedp.WaitVisible(taskDone("vm.migrate")),
 	)

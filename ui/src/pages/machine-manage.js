@@ -71,7 +71,7 @@ export function Operate({ m, act, onMachine }) {
   const [nodes, setNodes] = useState(null);
   const virt = `/api/virt/vms/${encodeURIComponent(m.id)}`;
   useEffect(() => { call('GET', '/api/virt/nodes?limit=500').then((p) => setNodes(p.items), () => setNodes([])); }, []);
-  const others = (nodes || []).filter((n) => n.name !== m.node && (n.location_id || 'default') === (m.location_id || 'default'));
+  const others = (nodes || []).filter((n) => n.name !== m.node && (n.location_id || n.location || 'default') === (m.location_id || 'default'));
   const migrate = async (e) => {
     e.preventDefault();
     const f = new FormData(e.target);
@@ -90,7 +90,7 @@ export function Operate({ m, act, onMachine }) {
     <form class="inline-form" onSubmit=${migrate} aria-label="Migrate">
       <label class="field"><span>Migrate to node</span><select name="target_node" required aria-invalid=${error?.fields?.target_node ? 'true' : undefined}>
         ${others.length === 0 && html`<option value="">${nodes ? 'no other node' : 'loading…'}</option>`}
-        ${others.map((n) => html`<option value=${n.id}>${n.name}${n.status !== 'online' ? ` (${n.status})` : ''}</option>`)}</select></label>
+        ${others.map((n) => html`<option value=${n.id || n.name}>${n.name}${n.status !== 'online' ? ` (${n.status})` : ''}</option>`)}</select></label>
       <label class="check"><input type="checkbox" name="online" defaultChecked=${m.status === 'running'} /> Online (the machine keeps running)</label>
       <button type="submit" disabled=${others.length === 0}>Migrate</button>
     </form>
