@@ -41,7 +41,7 @@ renew().catch(() => {}).finally(() => { ready.value = true; });
 
 const account = ['/account', 'Account', icons.User];
 const tenantNav = [['/machines', 'Machines', icons.Server], ['/overview', 'Overview', icons.Gauge], ['/firewall', 'Firewall', icons.Shield], ['/schedules', 'Schedules', icons.Clock],
-  ['/webhooks', 'Webhooks', icons.Bell], account];
+  ['/webhooks', 'Webhooks', icons.Bell], ['/health', 'Health checks', icons.Pulse], account];
 const adminNav = [['/admin/dashboard', 'Dashboard', icons.Gauge], ['/admin/machines', 'Machines', icons.Server], ['/admin/nodes', 'Nodes', icons.Nodes],
   ['/admin/tenants', 'Tenants', icons.Users], ['/admin/users', 'Users', icons.User], ['/admin/plans', 'Plans', icons.Box],
   ['/admin/schedules', 'Schedules', icons.Clock], ['/admin/health', 'Health checks', icons.Pulse], ['/admin/audit', 'Audit log', icons.List],
@@ -74,6 +74,7 @@ function Page({ admin: isAdmin }) {
   if (match('/firewall', p)) return html`<${Firewall} />`;
   if (match('/schedules', p)) return html`<${Schedules} />`;
   if (match('/webhooks', p)) return html`<${Webhooks} />`;
+  if (match('/health', p)) return html`<${Health} tenant />`;
   return html`<${Machines} />`;
 }
 

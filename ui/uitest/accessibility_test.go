@@ -120,6 +120,8 @@ func TestConsolePhone(t *testing.T) {
 		run(t, ctx, p.path, chromedp.Navigate(s.srv.Base+p.path), chromedp.WaitVisible(p.ready, chromedp.ByQuery))
 		fits(p.path)
 	}
+	run(t, ctx, "/health", chromedp.Navigate(s.srv.Base+"/health"), chromedp.WaitVisible(`main h1`, chromedp.ByQuery))
+	fits("/health")
 	run(t, ctx, "/webhooks", chromedp.Navigate(s.srv.Base+"/webhooks"), chromedp.Click(`//button[@data-show-deliveries]`),
 		chromedp.WaitVisible(`//tr[@data-delivery]`))
 	fits("/webhooks with a delivery log")

@@ -3,6 +3,7 @@ package uitest
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 
 	"github.com/vmplane/vmplane/app"
 	"github.com/vmplane/vmplane/app/apptest"
+	"github.com/vmplane/vmplane/internal/testwait"
 )
 
 // machineRecord is a machine as the operators' route answers it.
@@ -136,5 +138,87 @@ func TestConsoleMachineOperate(t *testing.T) {
 	)
 	if m := s.vm(id); m.TerminateAt != nil || m.BillingSuspension != nil {
 		t.Fatalf("after taking the termination back: %+v", m)
+	}
+}
+
+// address is the first address a machine's interfaces show.
+func (s *site) address(id string) string {
+	s.t.Helper()
+	var m struct {
+		Interfaces []struct {
+			IPAddresses []string `json:"ip_addresses"`
+		}
+	}
+	s.call("GET", "/api/virt/vms/"+id, s.admin, nil, 200, &m)
+	for _, i := range m.Interfaces {
+		for _, a := range i.IPAddresses {
+			if !strings.Contains(a, ":") {
+				return strings.Split(a, "/")[0]
+			}
+		}
+	}
+	s.t.Fatalf("machine %s has no IPv4 address", id)
+	return ""
+}
+
+// TestConsoleTenantHealth: a tenant user's health checks page refuses a check of the
+// other tenant's machine next to its target, checks its own machine's port (passing),
+// sees it fail and its alert fire once the machine is stopped, and acknowledges it.
+func TestConsoleTenantHealth(t *testing.T) {
+	s := newSite(t)
+	id := s.machine("probed-1")
+	mine, theirs := s.address(id), s.address(s.other)
+	ctx := tab(t)
+	signIn(t, ctx, s.srv.Base, "/health", "mine@example.test", userPassword)
+	form := `//form[@aria-label="New health check"]`
+	run(t, ctx, "another tenant's machine refused",
+		chromedp.WaitVisible(`//a[@aria-current="page"][normalize-space(.)="Health checks"]`),
+		chromedp.WaitVisible(`//p[normalize-space(.)="No health checks yet."]`),
+		chromedp.Click(`//button[normalize-space(.)="New health check"]`),
+		chromedp.WaitVisible(form+`//input[@name="name"]`),
+		chromedp.SendKeys(form+`//input[@name="name"]`, "ssh"),
+		chromedp.SetValue(form+`//select[@name="type"]`, "tcp"),
+		chromedp.SendKeys(form+`//input[@name="target"]`, theirs+":22"),
+		chromedp.SetValue(form+`//input[@name="interval_s"]`, "1"),
+		chromedp.SetValue(form+`//input[@name="timeout_ms"]`, "500"),
+		chromedp.SetValue(form+`//input[@name="failure_threshold"]`, "1"),
+		chromedp.Click(form+`//button[@type="submit"]`),
+		chromedp.WaitVisible(form+`//div[@role="alert"]`),
+	)
+	run(t, ctx, "its own machine's port: passing",
+		clear(`form[aria-label="New health check"] input[name=target]`),
+		chromedp.SendKeys(form+`//input[@name="target"]`, mine+":22"),
+		chromedp.Click(form+`//button[@type="submit"]`),
+		chromedp.WaitVisible(`//tr[@data-check="ssh"]`),
+	)
+	// No event says a check passed (an alert's do): the page shows it when read again.
+	testwait.Until(t, func() error {
+		var c struct{ Items []struct{ Last *struct{ Status string } } }
+		s.call("GET", "/api/monitoring/health-checks", s.admin, nil, 200, &c)
+		if len(c.Items) != 1 || c.Items[0].Last == nil || c.Items[0].Last.Status != "passing" {
+			return fmt.Errorf("the check is not passing yet: %+v", c.Items)
+		}
+		return nil
+	})
+	run(t, ctx, "passing, read again", chromedp.Reload(), chromedp.WaitVisible(`//tr[@data-check="ssh"]//span[normalize-space(.)="passing"]`))
+	var p struct{ Task struct{ ID string } }
+	s.call("POST", "/api/client/machines/"+id+"/actions/stop?tenant_id="+s.mine, s.admin, nil, 202, &p)
+	s.waitTask(p.Task.ID)
+	var checks struct{ Items []struct{ ID string } }
+	s.call("GET", "/api/monitoring/health-checks", s.admin, nil, 200, &checks)
+	if len(checks.Items) != 1 {
+		t.Fatalf("checks %+v", checks.Items)
+	}
+	alert := fmt.Sprintf(`//tr[@data-alert=%q]`, checks.Items[0].ID)
+	run(t, ctx, "the machine stopped: failing, its alert fired and acknowledged",
+		chromedp.WaitVisible(`//tr[@data-check="ssh"]//span[normalize-space(.)="failing"]`),
+		chromedp.WaitVisible(alert+`//span[normalize-space(.)="firing"]`),
+		confirm(alert, "ack"),
+		chromedp.WaitNotPresent(alert),
+	)
+	var acked struct{ Items []struct{ Status string } }
+	s.call("GET", "/api/monitoring/alerts/events?kind=health_check", s.admin, nil, 200, &acked)
+	if len(acked.Items) != 1 || acked.Items[0].Status != "acknowledged" {
+		t.Fatalf("alert events %+v", acked.Items)
 	}
 }
