@@ -222,3 +222,16 @@ func TestConsoleTenantHealth(t *testing.T) {
 		t.Fatalf("alert events %+v", acked.Items)
 	}
 }
+
+// TestConsoleSync: on the nodes page an operator asks for a sync with the hypervisor
+// and reads what it did (the simulator's three nodes, the machines it knows already).
+func TestConsoleSync(t *testing.T) {
+	s := newSite(t)
+	ctx := tab(t)
+	signIn(t, ctx, s.srv.Base, "/admin/nodes", apptest.AdminEmail, apptest.AdminPassword)
+	run(t, ctx, "sync now",
+		chromedp.WaitVisible(`//tbody/tr`),
+		chromedp.Click(`button[data-sync]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`//p[@data-synced][contains(., ": 3 nodes; machines 0 added")]`),
+	)
+}

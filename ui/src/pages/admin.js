@@ -92,10 +92,29 @@ export function AdminMachines() {
 const pct = (part, whole) => (whole > 0 ? `${Math.round((100 * part) / whole)}%` : '');
 
 export function Nodes() {
+  const [n, setN] = useState(0);
   return html`<main id="main">
     <h1>Nodes</h1>
-    <${NodeTable} />
+    <${Sync} onDone=${() => setN((x) => x + 1)} />
+    <${NodeTable} key=${n} />
   </main>`;
+}
+
+// Sync asks for a reconciliation with the hypervisor now (POST /api/virt/sync, which
+// also runs at start and every --sync-interval) and says what it changed.
+function Sync({ onDone }) {
+  const [r, setR] = useState(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState(null);
+  const sync = async () => {
+    setBusy(true); setError(null); setR(null);
+    try { setR(await call('POST', '/api/virt/sync')); onDone(); } catch (e) { setError(e); } finally { setBusy(false); }
+  };
+  return html`<div>
+    <button type="button" data-sync disabled=${busy} onClick=${sync}>${busy ? 'Syncing…' : 'Sync with the hypervisor now'}</button>
+    <${ProblemView} error=${error} />
+    <p role="status" data-synced>${r ? `Synced in ${r.duration_ms} ms: ${r.nodes} nodes; machines ${r.machines.added} added, ${r.machines.updated} updated, ${r.machines.removed} removed; backups ${r.backups?.adopted ?? 0} adopted, ${r.backups?.removed ?? 0} removed${r.locations_unavailable?.length ? `; not answering: ${r.locations_unavailable.join(', ')}` : ''}.` : ''}</p>
+  </div>`;
 }
 
 // NodeTable lists the nodes with their use of CPU, memory and disk.
