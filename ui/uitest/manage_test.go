@@ -41,8 +41,8 @@ func heading(name, status string) string {
 }
 
 // TestConsoleMachineManage: on its machine's page a tenant user suspends and resumes
-// it, resets it (asked once more), renames it, sets its boot order, and deletes it,
-// landing on the list without it.
+// it, resets it (asked once more), renames it, sets its boot order, deletes a
+// backup of it, and deletes it, landing on the list without it.
 func TestConsoleMachineManage(t *testing.T) {
 	s := newSite(t)
 	id := s.machine("keep-1")
@@ -83,6 +83,20 @@ func TestConsoleMachineManage(t *testing.T) {
 		chromedp.Click(part+`//button[normalize-space(.)="Set the boot order"]`),
 		chromedp.WaitVisible(part+`//div[@role="alert"]`),
 	)
+	var b struct{ Task struct{ ID string } }
+	s.call("POST", "/api/client/machines/"+id+"/backups?tenant_id="+s.mine, s.admin, map[string]any{"note": "to delete"}, 202, &b)
+	s.waitTask(b.Task.ID)
+	backups := `//section[@aria-labelledby="backups-part-title"]`
+	run(t, ctx, "a backup deleted",
+		chromedp.WaitVisible(backups+`//tr[@data-backup][td[normalize-space(.)="to delete"]]`),
+		confirm(backups, "delete-backup"),
+		chromedp.WaitNotPresent(backups+`//tr[@data-backup]`),
+	)
+	var left struct{ Items []any }
+	s.call("GET", "/api/resources/backups?machine_id="+id, s.admin, nil, 200, &left)
+	if len(left.Items) != 0 {
+		t.Fatalf("backups left: %v", left.Items)
+	}
 	run(t, ctx, "deleted: back on the list without it",
 		confirm(part, "delete-machine"),
 		chromedp.WaitVisible(`//h1[normalize-space(.)="Machines"]`),
