@@ -26,6 +26,7 @@ const AdminSchedules = lazy(() => import('./pages/schedules.js'), 'AdminSchedule
 const Users = lazy(() => import('./pages/users.js'), 'Users');
 const Webhooks = lazy(() => import('./pages/webhooks.js'), 'Webhooks');
 const ISOs = lazy(() => import('./pages/isos.js'), 'ISOs');
+const AdminBackups = lazy(() => import('./pages/backups.js'), 'Backups');
 
 // admin holds the operator's pages once their chunk has loaded.
 const admin = signal(null);
@@ -45,7 +46,8 @@ const tenantNav = [['/machines', 'Machines', icons.Server], ['/overview', 'Overv
 const adminNav = [['/admin/dashboard', 'Dashboard', icons.Gauge], ['/admin/machines', 'Machines', icons.Server], ['/admin/nodes', 'Nodes', icons.Nodes],
   ['/admin/tenants', 'Tenants', icons.Users], ['/admin/users', 'Users', icons.User], ['/admin/plans', 'Plans', icons.Box],
   ['/admin/schedules', 'Schedules', icons.Clock], ['/admin/health', 'Health checks', icons.Pulse], ['/admin/audit', 'Audit log', icons.List],
-  ['/admin/webhooks', 'Webhooks', icons.Bell], ['/admin/isos', 'ISO images', icons.Disc], account];
+  ['/admin/webhooks', 'Webhooks', icons.Bell], ['/admin/isos', 'ISO images', icons.Disc],
+  ['/admin/backups', 'Backups', icons.Archive], account];
 
 function Page({ admin: isAdmin }) {
   const p = path.value;
@@ -66,6 +68,7 @@ function Page({ admin: isAdmin }) {
     if (match('/admin/audit', p)) return html`<${Audit} />`;
     if (match('/admin/webhooks', p)) return html`<${Webhooks} admin />`;
     if (match('/admin/isos', p)) return html`<${ISOs} />`;
+    if (match('/admin/backups', p)) return html`<${AdminBackups} />`;
     if (match('/admin/machines', p)) return html`<${pages.AdminMachines} />`;
     return html`<${pages.Dashboard} />`;
   }

@@ -135,7 +135,7 @@ func TestConsolePhone(t *testing.T) {
 		fits(p)
 	}
 	for _, p := range []string{"/admin/tenants", "/admin/plans", "/admin/health", "/admin/audit",
-		"/admin/webhooks", "/admin/isos"} {
+		"/admin/webhooks", "/admin/isos", "/admin/backups"} {
 		run(t, ctx, p, chromedp.Navigate(s.srv.Base+p), chromedp.WaitVisible(`main h1`, chromedp.ByQuery))
 		fits(p)
 	}

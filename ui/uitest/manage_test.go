@@ -249,3 +249,56 @@ func TestConsoleSync(t *testing.T) {
 		chromedp.WaitVisible(`//p[@data-synced][contains(., ": 3 nodes; machines 0 added")]`),
 	)
 }
+
+// TestConsoleAdminBackups: an operator filters every backup by tenant, restores one
+// into a new machine with a name of its own (the task followed to its end, the new
+// machine's page linked), and deletes it.
+func TestConsoleAdminBackups(t *testing.T) {
+	s := newSite(t)
+	id := s.machine("saved-1")
+	var b struct{ Task struct{ ID string } }
+	s.call("POST", "/api/client/machines/"+id+"/backups?tenant_id="+s.mine, s.admin, map[string]any{"note": "nightly"}, 202, &b)
+	s.waitTask(b.Task.ID)
+	ctx := tab(t)
+	signIn(t, ctx, s.srv.Base, "/admin/backups", apptest.AdminEmail, apptest.AdminPassword)
+	filters := `//form[@aria-label="Filter the backups"]`
+	row := `//tr[@data-backup][td[normalize-space(.)="nightly"]]`
+	run(t, ctx, "filtered by tenant",
+		chromedp.WaitVisible(`//a[@aria-current="page"][normalize-space(.)="Backups"]`),
+		chromedp.WaitVisible(row),
+		chromedp.WaitReady(filters+`//select[@name="tenant_id"]/option[normalize-space(.)="theirs"]`),
+		chromedp.SetValue(filters+`//select[@name="tenant_id"]`, s.tenantNamed("theirs").ID),
+		chromedp.Click(filters+`//button[@type="submit"]`),
+		chromedp.WaitVisible(`//p[normalize-space(.)="No backups match."]`),
+		chromedp.SetValue(filters+`//select[@name="tenant_id"]`, s.mine),
+		chromedp.Click(filters+`//button[@type="submit"]`),
+		chromedp.WaitVisible(row),
+	)
+	form := `//form[@aria-label="Restore into a new machine"]`
+	run(t, ctx, "restored into a new machine",
+		chromedp.Click(row+`//button[@data-restore-new]`),
+		chromedp.WaitVisible(form+`//input[@name="name"]`),
+		chromedp.SendKeys(form+`//input[@name="name"]`, "restored-1"),
+		chromedp.Click(form+`//button[@type="submit"]`),
+		chromedp.WaitVisible(`//div[@data-restored]//a[normalize-space(.)="restored-1"]`),
+		chromedp.WaitVisible(`//div[@data-restored]//span[normalize-space(.)="succeeded"]`),
+	)
+	var ms struct{ Items []struct{ Name, Status string } }
+	s.call("GET", "/api/virt/vms?limit=200", s.admin, nil, 200, &ms)
+	found := false
+	for _, m := range ms.Items {
+		found = found || (m.Name == "restored-1" && m.Status == "running")
+	}
+	if !found {
+		t.Fatalf("no running restored-1 among %+v", ms.Items)
+	}
+	run(t, ctx, "deleted",
+		confirm(row, "delete-backup"),
+		chromedp.WaitNotPresent(row),
+	)
+	var left struct{ Items []any }
+	s.call("GET", "/api/resources/backups?machine_id="+id, s.admin, nil, 200, &left)
+	if len(left.Items) != 0 {
+		t.Fatalf("backups left: %v", left.Items)
+	}
+}

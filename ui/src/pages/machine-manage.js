@@ -6,7 +6,14 @@ import { useEffect, useState } from 'preact/hooks';
 import { call } from '../api.js';
 import { Field, ProblemView, Section, when } from '../format.js';
 import { Confirm } from '../confirm.js';
-import { useRun } from '../paging.js';
+
+// useRun runs an action, keeping its problem for the form; it answers whether it
+// succeeded.
+function useRun() {
+  const [error, setError] = useState(null);
+  const run = async (fn) => { setError(null); try { await fn(); return true; } catch (e) { setError(e); return false; } };
+  return [error, run];
+}
 
 // devices are the boot devices the API knows.
 const devices = [['disk', 'Disk'], ['cdrom', 'CD-ROM'], ['net', 'Network (PXE)']];

@@ -11,13 +11,16 @@ import { lazy } from '../lazy.js';
 import * as icons from '../icons.js';
 import { Addresses, Backups, Snapshots } from './machine-data.js';
 import { Media, Reinstall, Resize } from './machine-actions.js';
-import { Manage, Operate } from './machine-manage.js';
 import { Confirm } from '../confirm.js';
 import { go } from '../router.js';
 
 const Graphs = lazy(() => import('../graphs.js'), 'Graphs');
 const Console = lazy(() => import('../terminal.js'), 'Console');
 const VNC = lazy(() => import('../vnc.js'), 'VNC');
+// The rename, boot order and deletion, and the operators' part: a chunk of their own,
+// out of the first load.
+const Manage = lazy(() => import('./machine-manage.js'), 'Manage');
+const Operate = lazy(() => import('./machine-manage.js'), 'Operate');
 
 export const clientBase = '/api/client/machines';
 
