@@ -2,11 +2,14 @@ package uitest
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
 
 	"github.com/vmplane/vmplane/app"
@@ -300,5 +303,43 @@ func TestConsoleAdminBackups(t *testing.T) {
 	s.call("GET", "/api/resources/backups?machine_id="+id, s.admin, nil, 200, &left)
 	if len(left.Items) != 0 {
 		t.Fatalf("backups left: %v", left.Items)
+	}
+}
+
+// TestConsoleStoreBackup: on the nodes page an operator downloads a backup of the
+// store; the file the browser saves is the server's backup stream (its header line).
+func TestConsoleStoreBackup(t *testing.T) {
+	s := newSite(t)
+	ctx := tab(t)
+	dir := t.TempDir()
+	done := make(chan string, 1)
+	chromedp.ListenTarget(ctx, func(ev any) {
+		if e, ok := ev.(*cdpbrowser.EventDownloadProgress); ok && e.State == cdpbrowser.DownloadProgressStateCompleted {
+			select {
+			case done <- e.GUID:
+			default:
+			}
+		}
+	})
+	signIn(t, ctx, s.srv.Base, "/admin/nodes", apptest.AdminEmail, apptest.AdminPassword)
+	var saved string
+	run(t, ctx, "download it",
+		cdpbrowser.SetDownloadBehavior(cdpbrowser.SetDownloadBehaviorBehaviorAllowAndName).WithDownloadPath(dir).WithEventsEnabled(true),
+		chromedp.Click(`button[data-store-backup]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`//p[@data-store-saved][starts-with(., "Saved vmplane-store-")]`),
+		chromedp.Text(`//p[@data-store-saved]`, &saved),
+	)
+	var guid string
+	select {
+	case guid = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the browser saved no file")
+	}
+	b, err := os.ReadFile(filepath.Join(dir, guid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(b), "vmplane-backup format=1") {
+		t.Fatalf("the file saved (%d bytes, %s) starts %q", len(b), saved, b[:min(len(b), 40)])
 	}
 }

@@ -3,7 +3,7 @@
 // this code).
 import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
-import { call } from '../api.js';
+import { Problem, call, renew, session } from '../api.js';
 import { listen } from '../live.js';
 import { ProblemView, Section, Status, bytes, gb, mb, when } from '../format.js';
 import { Confirm } from '../confirm.js';
@@ -96,8 +96,47 @@ export function Nodes() {
   return html`<main id="main">
     <h1>Nodes</h1>
     <${Sync} onDone=${() => setN((x) => x + 1)} />
+    <${StoreBackup} />
     <${NodeTable} key=${n} />
   </main>`;
+}
+
+// StoreBackup downloads a backup of the whole store (GET /api/admin/backup, the file
+// `vmplane restore` takes). The page reads it with its access token into memory (a
+// Blob) and hands it to the browser as a download: a link could not carry the token.
+// An answer cut short fails here (fetch rejects a chunked body without its end), and
+// the restore would refuse it anyway (its last line is a SHA-256 of the rest).
+function StoreBackup() {
+  const [busy, setBusy] = useState(false);
+  const [done, setDone] = useState('');
+  const [error, setError] = useState(null);
+  const take = async () => {
+    setBusy(true); setError(null); setDone('');
+    try {
+      const get = () => fetch('/api/admin/backup', { headers: { Authorization: `Bearer ${session.value.token}`, 'X-Vmplane-CSRF': '1' } });
+      let res = await get();
+      if (res.status === 401) { await renew(); res = await get(); }
+      if (!res.ok) throw new Problem(await res.json().catch(() => ({})), res.status);
+      const blob = await res.blob();
+      const a = document.createElement('a');
+      a.href = URL.createObjectURL(blob);
+      a.download = `vmplane-store-${new Date().toISOString().replace(/[:.]/g, '-')}.backup`;
+      document.body.append(a);
+      a.click();
+      a.remove();
+      setTimeout(() => URL.revokeObjectURL(a.href), 60000);
+      setDone(`Saved ${a.download} (${bytes(blob.size)}).`);
+    } catch (e) {
+      setError(e instanceof Problem ? e : new Problem({ title: 'The backup broke off', detail: String(e.message || e) }, 0));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return html`<div>
+    <button type="button" data-store-backup disabled=${busy} onClick=${take}>${busy ? 'Taking the backup…' : 'Download a backup of the store'}</button>
+    <${ProblemView} error=${error} />
+    <p role="status" data-store-saved>${done}</p>
+  </div>`;
 }
 
 // Sync asks for a reconciliation with the hypervisor now (POST /api/virt/sync, which
