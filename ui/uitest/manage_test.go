@@ -109,7 +109,7 @@ func TestConsoleMachineManage(t *testing.T) {
 }
 
 // TestConsoleMachineOperate: on a tenant's machine's page an operator migrates it
-// to another node, suspends it for billing (stopped, the reason shown) and ends the
+// to another node, adds a disk, changes an interface's VLAN, suspends it for billing (stopped, the reason shown) and ends the
 // suspension starting it again, and marks it for termination (a grace of an hour)
 // and takes that back.
 func TestConsoleMachineOperate(t *testing.T) {
@@ -131,6 +131,31 @@ func TestConsoleMachineOperate(t *testing.T) {
 	)
 	if m := s.vm(id); m.Node != to || to == from || m.Status != "running" {
 		t.Fatalf("after the migration from %s to %s: %+v", from, to, m)
+	}
+	var disks int
+	run(t, ctx, "the disks", chromedp.Evaluate(`document.querySelectorAll("ul[data-disks] li").length`, &disks))
+	run(t, ctx, "a disk added",
+		chromedp.SendKeys(part+`//form[@aria-label="Add a disk"]//input[@name="size_gb"]`, "5"),
+		chromedp.Click(part+`//button[normalize-space(.)="Add the disk"]`),
+		chromedp.WaitVisible(fmt.Sprintf(`//ul[@data-disks][count(li)=%d]/li[contains(., ": 5 GB on ")]`, disks+1)),
+	)
+	run(t, ctx, "net0's VLAN changed",
+		chromedp.SetValue(part+`//form[@data-interface="net0"]//input[@name="vlan"]`, "42"),
+		chromedp.Click(part+`//form[@data-interface="net0"]//button[@type="submit"]`),
+		chromedp.WaitVisible(part+`//form[@data-interface="net0"]//input[@name="vlan"][@value="42"]`),
+	)
+	var net struct {
+		Interfaces []struct {
+			ID   string
+			VLAN int
+		}
+		Disks []struct {
+			SizeGB int `json:"size_gb"`
+		}
+	}
+	s.call("GET", "/api/virt/vms/"+id, s.admin, nil, 200, &net)
+	if len(net.Interfaces) == 0 || net.Interfaces[0].VLAN != 42 || len(net.Disks) != disks+1 {
+		t.Fatalf("after the disk and the VLAN (disks before: %d): %+v", disks, net)
 	}
 	run(t, ctx, "suspend for billing",
 		chromedp.SendKeys(part+`//input[@name="reason"]`, "invoice 42 unpaid"),
@@ -210,7 +235,9 @@ func TestConsoleTenantHealth(t *testing.T) {
 	)
 	// No event says a check passed (an alert's do): the page shows it when read again.
 	testwait.Until(t, func() error {
-		var c struct{ Items []struct{ Last *struct{ Status string } } }
+		var c struct {
+			Items []struct{ Last *struct{ Status string } }
+		}
 		s.call("GET", "/api/monitoring/health-checks", s.admin, nil, 200, &c)
 		if len(c.Items) != 1 || c.Items[0].Last == nil || c.Items[0].Last.Status != "passing" {
 			return fmt.Errorf("the check is not passing yet: %+v", c.Items)
@@ -286,7 +313,9 @@ func TestConsoleAdminBackups(t *testing.T) {
 		chromedp.WaitVisible(`//div[@data-restored]//a[normalize-space(.)="restored-1"]`),
 		chromedp.WaitVisible(`//div[@data-restored]//span[normalize-space(.)="succeeded"]`),
 	)
-	var ms struct{ Items []struct{ Name, Status string } }
+	var ms struct {
+		Items []struct{ Name, Status string }
+	}
 	s.call("GET", "/api/virt/vms?limit=200", s.admin, nil, 200, &ms)
 	found := false
 	for _, m := range ms.Items {

@@ -68,8 +68,47 @@ export function Manage({ m, act, ended, onGone }) {
   <//>`;
 }
 
+// Disks lists the machine's disks and adds one (POST /api/virt/vms/{id}/disks).
+function Disks({ m, virt, act, run, error }) {
+  const add = async (e) => {
+    e.preventDefault();
+    const f = new FormData(e.target);
+    const body = { size_gb: Number(f.get('size_gb')) };
+    if (String(f.get('storage')).trim()) body.storage = String(f.get('storage')).trim();
+    if (await run(() => act('POST', `${virt}/disks`, body))) e.target.reset();
+  };
+  return html`<h3>Disks</h3>
+    <ul data-disks>${(m.disks || []).map((d) => html`<li key=${d.id}>${d.id}: ${d.size_gb} GB on ${d.storage}</li>`)}</ul>
+    <form class="inline-form" onSubmit=${add} aria-label="Add a disk">
+      <${Field} name="size_gb" label="New disk (GB)" error=${error} type="number" min="1" required />
+      <${Field} name="storage" label="Storage (blank: the machine's)" error=${error} spellcheck="false" />
+      <button type="submit">Add the disk</button>
+    </form>`;
+}
+
+// Network changes the machine's interfaces (bridge, VLAN, rate, firewall): only the
+// fields changed are sent, per interface (PATCH /api/virt/vms/{id}/network).
+function Network({ m, virt, act, run }) {
+  const save = async (e, i) => {
+    e.preventDefault();
+    const f = new FormData(e.target);
+    const now = { bridge: String(f.get('bridge')).trim(), vlan: Number(f.get('vlan') || 0), rate_mbps: Number(f.get('rate_mbps') || 0), firewall: f.get('firewall') === 'on' };
+    const change = Object.fromEntries(Object.entries(now).filter(([k, v]) => v !== i[k]));
+    if (Object.keys(change).length) await run(() => act('PATCH', `${virt}/network`, { interfaces: [{ id: i.id, ...change }] }));
+  };
+  return html`<h3>Network</h3>
+    ${(m.interfaces || []).map((i) => html`<form key=${`${i.id}/${i.bridge}/${i.vlan}/${i.rate_mbps}/${i.firewall}`} class="inline-form" data-interface=${i.id}
+      onSubmit=${(e) => save(e, i)} aria-label=${`Interface ${i.id}`}>
+      <label class="field"><span>${i.id} bridge</span><input name="bridge" defaultValue=${i.bridge} required spellcheck="false" /></label>
+      <label class="field"><span>VLAN (0: untagged)</span><input name="vlan" type="number" min="0" max="4094" defaultValue=${i.vlan} /></label>
+      <label class="field"><span>Rate (Mbit/s, 0: unlimited)</span><input name="rate_mbps" type="number" min="0" defaultValue=${i.rate_mbps} /></label>
+      <label class="check"><input type="checkbox" name="firewall" defaultChecked=${i.firewall} /> Firewall</label>
+      <button type="submit">Save ${i.id}</button>
+    </form>`)}`;
+}
+
 // Operate is the operators' part: a migration to another node of the machine's
-// location, a billing suspension (its reason and what happens to a running machine)
+// location, its disks and network, a billing suspension (its reason and what happens to a running machine)
 // and its end, and a termination (the machine with its snapshots and backups deleted
 // at its due time) and its taking back. onMachine takes the machine as an answer
 // holds it.
@@ -101,6 +140,8 @@ export function Operate({ m, act, onMachine }) {
       <label class="check"><input type="checkbox" name="online" defaultChecked=${m.status === 'running'} /> Online (the machine keeps running)</label>
       <button type="submit" disabled=${others.length === 0}>Migrate</button>
     </form>
+    <${Disks} m=${m} virt=${virt} act=${act} run=${run} error=${error} />
+    <${Network} m=${m} virt=${virt} act=${act} run=${run} />
     <h3>Billing</h3>
     ${s ? html`<p data-billing>Suspended since ${when(s.since)}: ${s.reason} (${s.action}). Its tenant's users can read it but change nothing.</p>
         <div class="inline-form"><label class="check"><input type="checkbox" checked=${restart} onChange=${(e) => setRestart(e.target.checked)} /> Start it again</label>
