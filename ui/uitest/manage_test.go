@@ -372,3 +372,46 @@ func TestConsoleStoreBackup(t *testing.T) {
 		t.Fatalf("the file saved (%d bytes, %s) starts %q", len(b), saved, b[:min(len(b), 40)])
 	}
 }
+
+// TestConsoleAssignMachine: an operator gives a machine of no tenant (one the sync
+// found on the simulator) to a tenant from the machine list; its page then opens.
+func TestConsoleAssignMachine(t *testing.T) {
+	s := newSite(t)
+	var ms struct {
+		Items []struct {
+			ID, Name string
+			TenantID *string `json:"tenant_id"`
+		}
+	}
+	s.call("GET", "/api/virt/vms?limit=200", s.admin, nil, 200, &ms)
+	var id, name string
+	for _, m := range ms.Items {
+		if m.TenantID == nil || *m.TenantID == "" {
+			id, name = m.ID, m.Name
+			break
+		}
+	}
+	if id == "" {
+		t.Skip("the simulator holds no machine of no tenant")
+	}
+	ctx := tab(t)
+	signIn(t, ctx, s.srv.Base, "/admin/machines", apptest.AdminEmail, apptest.AdminPassword)
+	form := fmt.Sprintf(`//form[@aria-label=%q]`, "Give "+name+" to a tenant")
+	run(t, ctx, "give it to mine",
+		chromedp.WaitVisible(fmt.Sprintf(`//button[@data-assign=%q]`, name)),
+		chromedp.Click(fmt.Sprintf(`//button[@data-assign=%q]`, name)),
+		chromedp.WaitReady(form+`//option[normalize-space(.)="mine"]`),
+		chromedp.SetValue(form+`//select[@name="tenant_id"]`, s.mine),
+		chromedp.Click(form+`//button[@type="submit"]`),
+		chromedp.WaitVisible(fmt.Sprintf(`//tr[td/a[normalize-space(.)=%q]]/td/a[normalize-space(.)=%q]`, name, s.mine)),
+		chromedp.Click(fmt.Sprintf(`//tr/td/a[normalize-space(.)=%q]`, name)),
+		chromedp.WaitVisible(fmt.Sprintf(`//h1[contains(., %q)]`, name)),
+	)
+	var m struct {
+		TenantID *string `json:"tenant_id"`
+	}
+	s.call("GET", "/api/virt/vms/"+id, s.admin, nil, 200, &m)
+	if m.TenantID == nil || *m.TenantID != s.mine {
+		t.Fatalf("the machine's tenant: %v", m.TenantID)
+	}
+}

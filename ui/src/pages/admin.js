@@ -9,6 +9,7 @@ import { ProblemView, Section, Status, bytes, gb, mb, when } from '../format.js'
 import { Confirm } from '../confirm.js';
 import { lazy } from '../lazy.js';
 import { CreateMachine } from './machines.js';
+import { tenantsPath, useList } from '../choices.js';
 
 const Graphs = lazy(() => import('../graphs.js'), 'Graphs');
 
@@ -78,7 +79,8 @@ export function AdminMachines() {
       <caption class="sr-only">Machines${sort.key ? ', this page sorted' : ''}</caption>
       <thead><tr>${sortKeys.map(([k, label]) => html`<${SortHeader} k=${k} label=${label} sort=${sort} setSort=${setSort} />`)}<th scope="col">Size</th></tr></thead>
       <tbody>${rows.map((m) => html`<tr key=${m.id}><td><a href=${machineLink(m.id, m.tenant_id)}>${m.name}</a></td><td><${Status} value=${m.status} /></td>
-        <td>${m.node}</td><td>${m.tenant_id ? html`<a href=${`/admin/tenants/${encodeURIComponent(m.tenant_id)}`}>${m.tenant_id}</a>` : ''}</td><td>${m.cpu_cores} CPU, ${mb(m.memory_mb)}, ${gb(m.disk_gb)}</td></tr>`)}</tbody>
+        <td>${m.node}</td><td>${m.tenant_id ? html`<a href=${`/admin/tenants/${encodeURIComponent(m.tenant_id)}`}>${m.tenant_id}</a>`
+          : html`<${Assign} m=${m} onAssigned=${(x) => setPage((p) => p && { ...p, items: p.items.map((y) => (y.id === x.id ? { ...y, ...x } : y)) })} />`}</td><td>${m.cpu_cores} CPU, ${mb(m.memory_mb)}, ${gb(m.disk_gb)}</td></tr>`)}</tbody>
     </table></div>
     ${page.items.length === 0 && html`<p>No machine${Object.values(filter).some(Boolean) ? ' matches' : 's yet'}.</p>`}
     <nav class="pager" aria-label="Pages">
@@ -87,6 +89,27 @@ export function AdminMachines() {
       <span class="muted" data-page-number>Page ${cursors.length}${sort.key ? ', sorted on this page' : ''}</span>
     </nav>`}
   </main>`;
+}
+
+// Assign hands a machine of no tenant (one the sync found on the hypervisor) to a
+// tenant: PATCH /api/resources/machines/{id} {tenant_id}, done at once (its addresses
+// go with it). Its page, which acts through the tenant's routes, opens after that.
+function Assign({ m, onAssigned }) {
+  const [open, setOpen] = useState(false);
+  const [error, setError] = useState(null);
+  const tenants = useList(open ? tenantsPath : null);
+  const save = async (e) => {
+    e.preventDefault();
+    setError(null);
+    try { onAssigned(await call('PATCH', `/api/resources/machines/${encodeURIComponent(m.id)}`, { tenant_id: String(new FormData(e.target).get('tenant_id')) })); setOpen(false); } catch (err) { setError(err); }
+  };
+  if (!open) return html`<button type="button" data-assign=${m.name} onClick=${() => setOpen(true)}>Give to a tenant</button>`;
+  return html`<form class="inline-form" onSubmit=${save} aria-label=${`Give ${m.name} to a tenant`}>
+    <${ProblemView} error=${error || tenants?.error} />
+    <label class="field"><span>Tenant</span><select name="tenant_id" required>
+      ${(tenants?.items || []).map((t) => html`<option value=${t.id}>${t.name}</option>`)}</select></label>
+    <button type="submit">Give</button> <button type="button" onClick=${() => setOpen(false)}>Cancel</button>
+  </form>`;
 }
 
 const pct = (part, whole) => (whole > 0 ? `${Math.round((100 * part) / whole)}%` : '');
