@@ -43,7 +43,8 @@ func heading(name, status string) string {
 	return fmt.Sprintf(`//h1[contains(., %q)]/span[normalize-space(.)=%q]`, name, status)
 }
 
-// TestConsoleMachineManage: on its machine's page a tenant user suspends and resumes
+// TestConsoleMachineManage: on its machine's page a tenant user reads its usage for
+// invoices, suspends and resumes
 // it, resets it (asked once more), renames it, sets its boot order, deletes a
 // backup of it, and deletes it, landing on the list without it.
 func TestConsoleMachineManage(t *testing.T) {
@@ -51,6 +52,9 @@ func TestConsoleMachineManage(t *testing.T) {
 	id := s.machine("keep-1")
 	ctx := tab(t)
 	signIn(t, ctx, s.srv.Base, "/machines/"+id, "mine@example.test", userPassword)
+	run(t, ctx, "its usage for invoices",
+		chromedp.WaitVisible(`//section[@aria-labelledby="usage-part-title"]//table[@data-usage]/tfoot/tr/th[normalize-space(.)="Total"]`),
+	)
 	run(t, ctx, "suspend and resume",
 		chromedp.WaitVisible(heading("keep-1", "running")),
 		chromedp.Click(`button[data-action=suspend]`, chromedp.ByQuery),
@@ -120,7 +124,8 @@ func TestConsoleMachineOperate(t *testing.T) {
 	signIn(t, ctx, s.srv.Base, fmt.Sprintf("/admin/machines/%s?tenant=%s", id, s.mine), apptest.AdminEmail, apptest.AdminPassword)
 	part := `//section[@aria-labelledby="operate-part-title"]`
 	var to string
-	run(t, ctx, "the page", chromedp.WaitVisible(heading("ops-1", "running")))
+	run(t, ctx, "the page", chromedp.WaitVisible(heading("ops-1", "running")),
+		chromedp.WaitVisible(`//section[@aria-labelledby="usage-part-title"]//table[@data-usage]/tfoot/tr/th[normalize-space(.)="Total"]`))
 	run(t, ctx, "the nodes to migrate to",
 		chromedp.WaitReady(part+`//select[@name="target_node"]/option[starts-with(., "pve")]`),
 		chromedp.Evaluate(`document.querySelector('form[aria-label="Migrate"] select').value`, &to),

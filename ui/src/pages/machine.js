@@ -21,6 +21,8 @@ const VNC = lazy(() => import('../vnc.js'), 'VNC');
 // out of the first load.
 const Manage = lazy(() => import('./machine-manage.js'), 'Manage');
 const Operate = lazy(() => import('./machine-manage.js'), 'Operate');
+// The machine's usage for invoices: the table the overview and the tenant's page show.
+const Usage = lazy(() => import('../usage.js'), 'Usage');
 
 export const clientBase = '/api/client/machines';
 
@@ -35,7 +37,7 @@ const actions = [['start', 'Start', icons.Play], ['stop', 'Stop', icons.Stop], [
   ['suspend', 'Suspend', icons.Stop], ['resume', 'Resume', icons.Play]];
 
 const parts = [['addresses', 'Addresses'], ['graphs', 'Graphs'], ['console', 'Console'], ['vnc', 'VNC'], ['backups', 'Backups'], ['snapshots', 'Snapshots'],
-  ['media', 'ISO and rescue'], ['reinstall', 'Reinstall'], ['resize', 'Resize'], ['manage', 'Name and deletion'], ['operate', 'Operator'], ['tasks', 'Tasks']];
+  ['media', 'ISO and rescue'], ['reinstall', 'Reinstall'], ['resize', 'Resize'], ['usage', 'Usage'], ['manage', 'Name and deletion'], ['operate', 'Operator'], ['tasks', 'Tasks']];
 
 // at joins a path and its query to a route of the client area, adding the tenant an
 // operator acts for (?tenant_id=: the client area wants it of operators).
@@ -123,6 +125,7 @@ export function Machine({ id, admin, tenant }) {
       <div id="media"><${Media} ...${kit} /></div>
       <div id="reinstall"><${Reinstall} ...${kit} /></div>
       <div id="resize"><${Resize} ...${kit} /></div>
+      <div id="usage"><${Usage} path=${admin ? `${virt}/usage` : `${url}/usage`} /></div>
       <div id="manage"><${Manage} ...${kit} onGone=${() => go(admin ? '/admin/machines' : '/machines')} /></div>
       ${admin && html`<div id="operate"><${Operate} ...${kit} onMachine=${(x) => setM((old) => ({ ...old, ...x }))} /></div>`}
       <div id="tasks"><${Section} id="tasks-part" title="Tasks">
