@@ -420,3 +420,15 @@ func TestConsoleAssignMachine(t *testing.T) {
 		t.Fatalf("the machine's tenant: %v", m.TenantID)
 	}
 }
+
+// TestConsoleServerHealth: the operator's dashboard says how the server is, as
+// /api/health does: ok, with its store's and hypervisor's checks.
+func TestConsoleServerHealth(t *testing.T) {
+	s := newSite(t)
+	ctx := tab(t)
+	signIn(t, ctx, s.srv.Base, "/admin/dashboard", apptest.AdminEmail, apptest.AdminPassword)
+	run(t, ctx, "the server's checks",
+		chromedp.WaitVisible(`//p[@data-server="ok"]/span[@data-check-of="storage"][normalize-space(.)="storage ok"]`),
+		chromedp.WaitVisible(`//p[@data-server="ok"]/span[@data-check-of="hypervisor"][normalize-space(.)="hypervisor ok"]`),
+	)
+}

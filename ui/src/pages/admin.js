@@ -217,12 +217,29 @@ export function Dashboard() {
       <li>Memory <strong>${ratio(o.capacity.memory.ratio)}</strong> (${mb(o.capacity.memory.used_mb)}/${mb(o.capacity.memory.total_mb)})</li>
       <li>Disk <strong>${ratio(o.capacity.disk.ratio)}</strong> (${gb(o.capacity.disk.used_gb)}/${gb(o.capacity.disk.total_gb)})</li>
     </ul>`}
+    <${Server} />
     <${Section} id="dash-nodes" title="Nodes"><${NodeTable} /><//>
     <${Section} id="dash-graphs" title="Cluster usage"><${Graphs} url="/api/virt/cluster/usage-graphs" /><//>
     <${Alerts} />
     <${Forecast} />
     <${Faulty} />
   </main>`;
+}
+
+// Server says how this server is (GET /api/health): its version and uptime, and its
+// checks (the store, the hypervisor, each other location's). A degraded server answers
+// 503 with the same body, so the page reads it whatever the status.
+function Server() {
+  const [h, setH] = useState(null);
+  const [error, setError] = useState(null);
+  useEffect(() => {
+    fetch('/api/health', { cache: 'no-store' }).then((r) => r.json()).then(setH, (e) => setError(new Problem({ title: 'No answer from /api/health', detail: String(e.message || e) }, 0)));
+  }, []);
+  const checks = h ? Object.entries(h.checks || {}).flatMap(([k, v]) => (v && typeof v === 'object' ? Object.entries(v).map(([l, x]) => [`location ${l}`, x]) : [[k, v]])) : [];
+  return html`<${ProblemView} error=${error} />
+    ${h && html`<p data-server=${h.status}>Server <span class=${`badge s-${h.status === 'ok' ? 'running' : 'error'}`}>${h.status}</span>
+      version ${h.version}, up ${Math.floor(h.uptime_s / 3600)} h ${Math.floor((h.uptime_s % 3600) / 60)} min;
+      ${checks.map(([k, v], i) => html`${i ? ', ' : ''}<span data-check-of=${k}>${k} ${v}</span>`)}.</p>`}`;
 }
 
 // Alerts lists the open alert events (firing and acknowledged), and acknowledges one.
