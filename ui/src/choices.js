@@ -10,7 +10,9 @@ const cache = {};
 export function useList(path) {
   const [state, setState] = useState(cache[path] ? { items: cache[path] } : null);
   useEffect(() => {
-    if (!path || cache[path]) return undefined;
+    if (!path) return undefined;
+    // A path given later (a form opened) whose list another page has read already.
+    if (cache[path]) { setState((st) => (st?.items === cache[path] ? st : { items: cache[path] })); return undefined; }
     let live = true;
     call('GET', path).then((p) => { cache[path] = p.items || []; if (live) setState({ items: cache[path] }); },
       (e) => live && setState({ items: [], error: e }));

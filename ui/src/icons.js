@@ -5,6 +5,10 @@ import { html } from 'htm/preact';
 const icon = (d) => () => html`<svg class="icon" viewBox="0 0 24 24" aria-hidden="true" focusable="false"><path d=${d} /></svg>`;
 
 export const Server = icon('M4 4h16v6H4zM4 14h16v6H4zM7 7h.01M7 17h.01');
+// Bell (webhooks), Archive (backups) and Disc (ISO images).
+export const Bell = icon('M6 16V11a6 6 0 0 1 12 0v5l2 2H4zM10 20a2 2 0 0 0 4 0');
+export const Archive = icon('M3 4h18v4H3zM5 8v12h14V8M10 12h4');
+export const Disc = icon('M12 21a9 9 0 1 0 0-18 9 9 0 0 0 0 18zM12 14a2 2 0 1 0 0-4 2 2 0 0 0 0 4z');
 export const Nodes = icon('M12 3v6M5 21v-6h14v6M12 9a3 3 0 1 0 0 .01M12 12v3');
 export const Play = icon('M7 4l13 8-13 8z');
 export const Stop = icon('M6 6h12v12H6z');

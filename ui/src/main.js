@@ -26,6 +26,9 @@ const AdminSchedules = lazy(() => import('./pages/schedules.js'), 'AdminSchedule
 const Users = lazy(() => import('./pages/users.js'), 'Users');
 const IPPools = lazy(() => import('./pages/ip-pools.js'), 'IPPools');
 const Locations = lazy(() => import('./pages/locations.js'), 'Locations');
+const Webhooks = lazy(() => import('./pages/webhooks.js'), 'Webhooks');
+const ISOs = lazy(() => import('./pages/isos.js'), 'ISOs');
+const AdminBackups = lazy(() => import('./pages/backups.js'), 'Backups');
 
 // admin holds the operator's pages once their chunk has loaded.
 const admin = signal(null);
@@ -40,11 +43,14 @@ const ready = signal(false);
 renew().catch(() => {}).finally(() => { ready.value = true; });
 
 const account = ['/account', 'Account', icons.User];
-const tenantNav = [['/machines', 'Machines', icons.Server], ['/overview', 'Overview', icons.Gauge], ['/firewall', 'Firewall', icons.Shield], ['/schedules', 'Schedules', icons.Clock], account];
+const tenantNav = [['/machines', 'Machines', icons.Server], ['/overview', 'Overview', icons.Gauge], ['/firewall', 'Firewall', icons.Shield], ['/schedules', 'Schedules', icons.Clock],
+  ['/webhooks', 'Webhooks', icons.Bell], ['/health', 'Health checks', icons.Pulse], account];
 const adminNav = [['/admin/dashboard', 'Dashboard', icons.Gauge], ['/admin/machines', 'Machines', icons.Server], ['/admin/nodes', 'Nodes', icons.Nodes],
   ['/admin/tenants', 'Tenants', icons.Users], ['/admin/users', 'Users', icons.User], ['/admin/plans', 'Plans', icons.Box],
   ['/admin/ip-pools', 'IP pools', icons.Network], ['/admin/locations', 'Locations', icons.Pin],
-  ['/admin/schedules', 'Schedules', icons.Clock], ['/admin/health', 'Health checks', icons.Pulse], ['/admin/audit', 'Audit log', icons.List], account];
+  ['/admin/schedules', 'Schedules', icons.Clock], ['/admin/health', 'Health checks', icons.Pulse], ['/admin/audit', 'Audit log', icons.List],
+  ['/admin/webhooks', 'Webhooks', icons.Bell], ['/admin/isos', 'ISO images', icons.Disc],
+  ['/admin/backups', 'Backups', icons.Archive], account];
 
 function Page({ admin: isAdmin }) {
   const p = path.value;
@@ -65,6 +71,9 @@ function Page({ admin: isAdmin }) {
     if (match('/admin/locations', p)) return html`<${Locations} />`;
     if (match('/admin/health', p)) return html`<${Health} />`;
     if (match('/admin/audit', p)) return html`<${Audit} />`;
+    if (match('/admin/webhooks', p)) return html`<${Webhooks} admin />`;
+    if (match('/admin/isos', p)) return html`<${ISOs} />`;
+    if (match('/admin/backups', p)) return html`<${AdminBackups} />`;
     if (match('/admin/machines', p)) return html`<${pages.AdminMachines} />`;
     return html`<${pages.Dashboard} />`;
   }
@@ -72,6 +81,8 @@ function Page({ admin: isAdmin }) {
   if (match('/overview', p)) return html`<${Overview} />`;
   if (match('/firewall', p)) return html`<${Firewall} />`;
   if (match('/schedules', p)) return html`<${Schedules} />`;
+  if (match('/webhooks', p)) return html`<${Webhooks} />`;
+  if (match('/health', p)) return html`<${Health} tenant />`;
   return html`<${Machines} />`;
 }
 

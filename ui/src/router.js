@@ -17,10 +17,11 @@ export function go(to, replace = false, keep = false) {
 addEventListener('popstate', () => { path.value = location.pathname + location.search; });
 
 // A click on a link of this origin opens its page in place (a modified click still
-// opens a new tab).
+// opens a new tab). A download link is left to the browser: a blob: URL's origin is
+// this page's, and opening its path in place would lose the download.
 addEventListener('click', (e) => {
   const a = e.target.closest?.('a[href]');
-  if (!a || a.origin !== location.origin || a.target || e.defaultPrevented || e.button !== 0 ||
+  if (!a || a.origin !== location.origin || a.target || a.hasAttribute('download') || e.defaultPrevented || e.button !== 0 ||
     e.metaKey || e.ctrlKey || e.shiftKey || e.altKey || a.pathname.startsWith('/api/')) return;
   e.preventDefault();
   go(a.pathname + a.search);

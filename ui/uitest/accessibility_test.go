@@ -85,7 +85,11 @@ func TestConsoleAccessibility(t *testing.T) {
 func TestConsolePhone(t *testing.T) {
 	long(t)
 	s := newSite(t)
+	// A webhook of the tenant's before its machine: the machine's events fill its log.
+	hook := newReceiver(t)
+	s.call("POST", "/api/resources/webhooks", s.admin, map[string]any{"url": hook.URL, "events": []string{"*"}, "tenant_id": s.mine}, 201, nil)
 	id := s.machine("app-1")
+	s.addISO("phone.iso")
 	ctx := tab(t)
 	run(t, ctx, "a phone, dark",
 		emulation.SetDeviceMetricsOverride(360, 780, 1, true),
@@ -116,6 +120,11 @@ func TestConsolePhone(t *testing.T) {
 		run(t, ctx, p.path, chromedp.Navigate(s.srv.Base+p.path), chromedp.WaitVisible(p.ready, chromedp.ByQuery))
 		fits(p.path)
 	}
+	run(t, ctx, "/health", chromedp.Navigate(s.srv.Base+"/health"), chromedp.WaitVisible(`main h1`, chromedp.ByQuery))
+	fits("/health")
+	run(t, ctx, "/webhooks", chromedp.Navigate(s.srv.Base+"/webhooks"), chromedp.Click(`//button[@data-show-deliveries]`),
+		chromedp.WaitVisible(`//tr[@data-delivery]`))
+	fits("/webhooks with a delivery log")
 	run(t, ctx, "sign out", chromedp.Click(`//button[normalize-space(.)="Sign out"]`), chromedp.WaitVisible(`input[name=email]`, chromedp.ByQuery))
 	fits("sign-in page")
 	signIn(t, ctx, s.srv.Base, "/admin/dashboard", apptest.AdminEmail, apptest.AdminPassword)
@@ -125,10 +134,14 @@ func TestConsolePhone(t *testing.T) {
 		run(t, ctx, p, chromedp.Navigate(s.srv.Base+p), chromedp.WaitVisible(`//tbody/tr`))
 		fits(p)
 	}
-	for _, p := range []string{"/admin/tenants", "/admin/plans", "/admin/health", "/admin/audit"} {
+	for _, p := range []string{"/admin/tenants", "/admin/plans", "/admin/health", "/admin/audit",
+		"/admin/webhooks", "/admin/isos", "/admin/backups"} {
 		run(t, ctx, p, chromedp.Navigate(s.srv.Base+p), chromedp.WaitVisible(`main h1`, chromedp.ByQuery))
 		fits(p)
 	}
+	run(t, ctx, "an operator's machine page", chromedp.Navigate(s.srv.Base+"/admin/machines/"+id+"?tenant="+s.mine),
+		chromedp.WaitReady(`//section[@aria-labelledby="operate-part-title"]//select[@name="target_node"]/option[starts-with(., "pve")]`))
+	fits("an operator's machine page")
 	// The users, schedules, IP pools and locations pages once their lists are in (a row
 	// each: a schedule and a pool made for the walk, the default location).
 	s.call("POST", "/api/resources/power-schedules", s.admin, map[string]any{"machine_id": id, "tenant_id": s.mine, "action": "stop", "cron": "0 22 * * *"}, 201, nil)

@@ -21,6 +21,7 @@ import (
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
+	"github.com/vmplane/vmplane/app"
 	"github.com/vmplane/vmplane/app/apptest"
 )
 
@@ -86,9 +87,18 @@ const userPassword = "a tenant user password"
 
 func newSite(t *testing.T) *site {
 	t.Helper()
+	return newSiteWith(t, nil)
+}
+
+// newSiteWith is newSite with settings of its own (set, when not nil, changes them).
+func newSiteWith(t *testing.T, set func(*app.Config)) *site {
+	t.Helper()
 	cfg := apptest.Config(t.TempDir())
 	// Long enough that a task is seen running before it ends.
 	cfg.SimOpDelay = 150 * time.Millisecond
+	if set != nil {
+		set(&cfg)
+	}
 	srv, err := apptest.StartConfig(cfg)
 	if err != nil {
 		t.Fatal(err)

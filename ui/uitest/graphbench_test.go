@@ -82,3 +82,45 @@ func TestConsoleGraphYear(t *testing.T) {
 	}
 	t.Logf("year graphs of the cluster: %d points, 4 charts, %s ms from the click to the paint", len(g.Points), fmt.Sprintf("%.1f", ms))
 }
+
+// TestConsoleMachineGraphYear (a longer run): as TestConsoleGraphYear, a tenant
+// user's machine's graphs on its page (GET /api/client/machines/{id}/usage-graphs),
+// switched to the year, timed from the click to the four charts drawn again.
+func TestConsoleMachineGraphYear(t *testing.T) {
+	long(t)
+	s := newSite(t)
+	id := s.machine("year-1")
+	var g struct{ Points []map[string]any }
+	s.call("GET", "/api/client/machines/"+id+"/usage-graphs?timeframe=year&tenant_id="+s.mine, s.admin, nil, 200, &g)
+	ctx := tab(t)
+	signIn(t, ctx, s.srv.Base, "/machines", "mine@example.test", userPassword)
+	run(t, ctx, "the instrument", chromedp.ActionFunc(func(ctx context.Context) error {
+		_, err := page.AddScriptToEvaluateOnNewDocument(graphTiming).Do(ctx)
+		return err
+	}))
+	const part = `section[aria-labelledby="graphs-part-title"]`
+	run(t, ctx, "the machine's graphs",
+		chromedp.Navigate(s.srv.Base+"/machines/"+id),
+		chromedp.WaitVisible(part+` figure[data-chart="disk"] canvas`, chromedp.ByQuery),
+	)
+	var ms float64
+	run(t, ctx, "the year's graphs", chromedp.Evaluate(`(async () => {
+		const before = __ui.canvases();
+		const t0 = performance.now();
+		const done = __ui.painted(before);
+		[...document.querySelectorAll('`+part+` div[aria-label="Timeframe"] button')].find((b) => b.textContent.trim() === 'year').click();
+		return (await done) - t0; })()`, &ms, awaitPromise))
+	var served int
+	var figures []string
+	run(t, ctx, "what the page read",
+		chromedp.Evaluate(`__ui.served.year ?? -1`, &served),
+		chromedp.Evaluate(`[...document.querySelectorAll('`+part+` figure[data-chart]')].map((f) => f.dataset.chart)`, &figures),
+	)
+	if served != len(g.Points) || served == 0 {
+		t.Fatalf("the page read %d points for the year; the API serves %d", served, len(g.Points))
+	}
+	if strings.Join(figures, ",") != "cpu,mem,net,disk" {
+		t.Fatalf("the year's charts: %v", figures)
+	}
+	t.Logf("year graphs of a machine: %d points, 4 charts, %s ms from the click to the paint", len(g.Points), fmt.Sprintf("%.1f", ms))
+}

@@ -3,13 +3,14 @@
 // this code).
 import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
-import { call } from '../api.js';
+import { Problem, call, renew, session } from '../api.js';
 import { listen } from '../live.js';
 import { ProblemView, Section, Status, bytes, gb, mb, when } from '../format.js';
 import { Confirm } from '../confirm.js';
 import { lazy } from '../lazy.js';
 import { CreateMachine } from './machines.js';
 import { locationName, useLocations } from '../location.js';
+import { tenantsPath, useList } from '../choices.js';
 
 const Graphs = lazy(() => import('../graphs.js'), 'Graphs');
 
@@ -80,7 +81,8 @@ export function AdminMachines() {
       <caption class="sr-only">Machines${sort.key ? ', this page sorted' : ''}</caption>
       <thead><tr>${sortKeys.map(([k, label]) => html`<${SortHeader} k=${k} label=${label} sort=${sort} setSort=${setSort} />`)}<th scope="col">Location</th><th scope="col">Size</th></tr></thead>
       <tbody>${rows.map((m) => html`<tr key=${m.id}><td><a href=${machineLink(m.id, m.tenant_id)}>${m.name}</a></td><td><${Status} value=${m.status} /></td>
-        <td>${m.node}</td><td>${m.tenant_id ? html`<a href=${`/admin/tenants/${encodeURIComponent(m.tenant_id)}`}>${m.tenant_id}</a>` : ''}</td>
+        <td>${m.node}</td><td>${m.tenant_id ? html`<a href=${`/admin/tenants/${encodeURIComponent(m.tenant_id)}`}>${m.tenant_id}</a>`
+          : html`<${Assign} m=${m} onAssigned=${(x) => setPage((p) => p && { ...p, items: p.items.map((y) => (y.id === x.id ? { ...y, ...x } : y)) })} />`}</td>
         <td data-location>${locationName(names, m.location_id)}</td><td>${m.cpu_cores} CPU, ${mb(m.memory_mb)}, ${gb(m.disk_gb)}</td></tr>`)}</tbody>
     </table></div>
     ${page.items.length === 0 && html`<p>No machine${Object.values(filter).some(Boolean) ? ' matches' : 's yet'}.</p>`}
@@ -92,13 +94,92 @@ export function AdminMachines() {
   </main>`;
 }
 
+// Assign hands a machine of no tenant (one the sync found on the hypervisor) to a
+// tenant: PATCH /api/resources/machines/{id} {tenant_id}, done at once (its addresses
+// go with it). Its page, which acts through the tenant's routes, opens after that.
+function Assign({ m, onAssigned }) {
+  const [open, setOpen] = useState(false);
+  const [error, setError] = useState(null);
+  const tenants = useList(open ? tenantsPath : null);
+  const save = async (e) => {
+    e.preventDefault();
+    setError(null);
+    try { onAssigned(await call('PATCH', `/api/resources/machines/${encodeURIComponent(m.id)}`, { tenant_id: String(new FormData(e.target).get('tenant_id')) })); setOpen(false); } catch (err) { setError(err); }
+  };
+  if (!open) return html`<button type="button" data-assign=${m.name} onClick=${() => setOpen(true)}>Give to a tenant</button>`;
+  return html`<form class="inline-form" onSubmit=${save} aria-label=${`Give ${m.name} to a tenant`}>
+    <${ProblemView} error=${error || tenants?.error} />
+    <label class="field"><span>Tenant</span><select name="tenant_id" required>
+      ${(tenants?.items || []).map((t) => html`<option value=${t.id}>${t.name}</option>`)}</select></label>
+    <button type="submit">Give</button> <button type="button" onClick=${() => setOpen(false)}>Cancel</button>
+  </form>`;
+}
+
 const pct = (part, whole) => (whole > 0 ? `${Math.round((100 * part) / whole)}%` : '');
 
 export function Nodes() {
+  const [n, setN] = useState(0);
   return html`<main id="main">
     <h1>Nodes</h1>
-    <${NodeTable} />
+    <${Sync} onDone=${() => setN((x) => x + 1)} />
+    <${StoreBackup} />
+    <${NodeTable} key=${n} />
   </main>`;
+}
+
+// StoreBackup downloads a backup of the whole store (GET /api/admin/backup, the file
+// `vmplane restore` takes). The page reads it with its access token into memory (a
+// Blob) and hands it to the browser as a download: a link could not carry the token.
+// An answer cut short fails here (fetch rejects a chunked body without its end), and
+// the restore would refuse it anyway (its last line is a SHA-256 of the rest).
+function StoreBackup() {
+  const [busy, setBusy] = useState(false);
+  const [done, setDone] = useState('');
+  const [error, setError] = useState(null);
+  const take = async () => {
+    setBusy(true); setError(null); setDone('');
+    try {
+      const get = () => fetch('/api/admin/backup', { headers: { Authorization: `Bearer ${session.value.token}`, 'X-Vmplane-CSRF': '1' } });
+      let res = await get();
+      if (res.status === 401) { await renew(); res = await get(); }
+      if (!res.ok) throw new Problem(await res.json().catch(() => ({})), res.status);
+      const blob = await res.blob();
+      const a = document.createElement('a');
+      a.href = URL.createObjectURL(blob);
+      a.download = `vmplane-store-${new Date().toISOString().replace(/[:.]/g, '-')}.backup`;
+      document.body.append(a);
+      a.click();
+      a.remove();
+      setTimeout(() => URL.revokeObjectURL(a.href), 60000);
+      setDone(`Saved ${a.download} (${bytes(blob.size)}).`);
+    } catch (e) {
+      setError(e instanceof Problem ? e : new Problem({ title: 'The backup broke off', detail: String(e.message || e) }, 0));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return html`<div>
+    <button type="button" data-store-backup disabled=${busy} onClick=${take}>${busy ? 'Taking the backup…' : 'Download a backup of the store'}</button>
+    <${ProblemView} error=${error} />
+    <p role="status" data-store-saved>${done}</p>
+  </div>`;
+}
+
+// Sync asks for a reconciliation with the hypervisor now (POST /api/virt/sync, which
+// also runs at start and every --sync-interval) and says what it changed.
+function Sync({ onDone }) {
+  const [r, setR] = useState(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState(null);
+  const sync = async () => {
+    setBusy(true); setError(null); setR(null);
+    try { setR(await call('POST', '/api/virt/sync')); onDone(); } catch (e) { setError(e); } finally { setBusy(false); }
+  };
+  return html`<div>
+    <button type="button" data-sync disabled=${busy} onClick=${sync}>${busy ? 'Syncing…' : 'Sync with the hypervisor now'}</button>
+    <${ProblemView} error=${error} />
+    <p role="status" data-synced>${r ? `Synced in ${r.duration_ms} ms: ${r.nodes} nodes; machines ${r.machines.added} added, ${r.machines.updated} updated, ${r.machines.removed} removed; backups ${r.backups?.adopted ?? 0} adopted, ${r.backups?.removed ?? 0} removed${r.locations_unavailable?.length ? `; not answering: ${r.locations_unavailable.join(', ')}` : ''}.` : ''}</p>
+  </div>`;
 }
 
 // NodeTable lists the nodes with their use of CPU, memory and disk.
@@ -139,12 +220,29 @@ export function Dashboard() {
       <li>Memory <strong>${ratio(o.capacity.memory.ratio)}</strong> (${mb(o.capacity.memory.used_mb)}/${mb(o.capacity.memory.total_mb)})</li>
       <li>Disk <strong>${ratio(o.capacity.disk.ratio)}</strong> (${gb(o.capacity.disk.used_gb)}/${gb(o.capacity.disk.total_gb)})</li>
     </ul>`}
+    <${Server} />
     <${Section} id="dash-nodes" title="Nodes"><${NodeTable} /><//>
     <${Section} id="dash-graphs" title="Cluster usage"><${Graphs} url="/api/virt/cluster/usage-graphs" /><//>
     <${Alerts} />
     <${Forecast} />
     <${Faulty} />
   </main>`;
+}
+
+// Server says how this server is (GET /api/health): its version and uptime, and its
+// checks (the store, the hypervisor, each other location's). A degraded server answers
+// 503 with the same body, so the page reads it whatever the status.
+function Server() {
+  const [h, setH] = useState(null);
+  const [error, setError] = useState(null);
+  useEffect(() => {
+    fetch('/api/health', { cache: 'no-store' }).then((r) => r.json()).then(setH, (e) => setError(new Problem({ title: 'No answer from /api/health', detail: String(e.message || e) }, 0)));
+  }, []);
+  const checks = h ? Object.entries(h.checks || {}).flatMap(([k, v]) => (v && typeof v === 'object' ? Object.entries(v).map(([l, x]) => [`location ${l}`, x]) : [[k, v]])) : [];
+  return html`<${ProblemView} error=${error} />
+    ${h && html`<p data-server=${h.status}>Server <span class=${`badge s-${h.status === 'ok' ? 'running' : 'error'}`}>${h.status}</span>
+      version ${h.version}, up ${Math.floor(h.uptime_s / 3600)} h ${Math.floor((h.uptime_s % 3600) / 60)} min;
+      ${checks.map(([k, v], i) => html`${i ? ', ' : ''}<span data-check-of=${k}>${k} ${v}</span>`)}.</p>`}`;
 }
 
 // Alerts lists the open alert events (firing and acknowledged), and acknowledges one.

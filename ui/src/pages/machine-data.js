@@ -18,9 +18,11 @@ function usePage(path, ended) {
   return [page, error];
 }
 
-// Backups lists the machine's backups, takes one now and restores one.
+// Backups lists the machine's backups, takes one now, restores one and deletes one
+// (DELETE /api/resources/backups/{id}: from the hypervisor too, at once, no task).
 export function Backups({ at, act, ended }) {
-  const [page, loadError] = usePage(at('/backups?limit=100'), ended);
+  const [gone, setGone] = useState(0);
+  const [page, loadError] = usePage(at('/backups?limit=100'), `${ended}/${gone}`);
   const [error, setError] = useState(null);
   const [startAfter, setStartAfter] = useState(true);
   const run = async (fn) => { setError(null); try { await fn(); return true; } catch (e) { setError(e); return false; } };
@@ -48,7 +50,9 @@ export function Backups({ at, act, ended }) {
         <td>${when(b.created_at)}</td><td>${bytes(b.size_bytes)}</td><td>${b.mode}</td><td>${b.origin}</td><td>${b.note || ''}</td>
         <td><${Confirm} name="restore" label="Restore" yes="Yes, restore"
           question="Replace the machine's disks and configuration with this backup?"
-          onYes=${() => run(() => act('POST', `/backups/${encodeURIComponent(b.id)}/restore`, { start_after: startAfter }))} /></td>
+          onYes=${() => run(() => act('POST', `/backups/${encodeURIComponent(b.id)}/restore`, { start_after: startAfter }))} />
+          <${Confirm} name="delete-backup" label="Delete" yes="Yes, delete" question="Delete this backup for good?"
+          onYes=${() => run(() => call('DELETE', `/api/resources/backups/${encodeURIComponent(b.id)}`)).then((ok) => ok && setGone((n) => n + 1))} /></td>
       </tr>`)}</tbody></table></div>`)}
   <//>`;
 }

@@ -12,10 +12,18 @@ import * as icons from '../icons.js';
 import { Addresses, Backups, Snapshots } from './machine-data.js';
 import { Media, Reinstall, Resize } from './machine-actions.js';
 import { locationName, useLocations } from '../location.js';
+import { Confirm } from '../confirm.js';
+import { go } from '../router.js';
 
 const Graphs = lazy(() => import('../graphs.js'), 'Graphs');
 const Console = lazy(() => import('../terminal.js'), 'Console');
 const VNC = lazy(() => import('../vnc.js'), 'VNC');
+// The rename, boot order and deletion, and the operators' part: a chunk of their own,
+// out of the first load.
+const Manage = lazy(() => import('./machine-manage.js'), 'Manage');
+const Operate = lazy(() => import('./machine-manage.js'), 'Operate');
+// The machine's usage for invoices: the table the overview and the tenant's page show.
+const Usage = lazy(() => import('../usage.js'), 'Usage');
 
 export const clientBase = '/api/client/machines';
 
@@ -26,10 +34,11 @@ export function TaskLine({ task }) {
   return html`<span class="task" aria-live="polite">${t.type}: <${Status} value=${t.status} />${t.error ? html` <span class="field-error">${t.error}</span>` : ''}</span>`;
 }
 
-const actions = [['start', 'Start', icons.Play], ['stop', 'Stop', icons.Stop], ['shutdown', 'Shut down', icons.Stop], ['reboot', 'Reboot', icons.Reboot]];
+const actions = [['start', 'Start', icons.Play], ['stop', 'Stop', icons.Stop], ['shutdown', 'Shut down', icons.Stop], ['reboot', 'Reboot', icons.Reboot],
+  ['suspend', 'Suspend', icons.Stop], ['resume', 'Resume', icons.Play]];
 
 const parts = [['addresses', 'Addresses'], ['graphs', 'Graphs'], ['console', 'Console'], ['vnc', 'VNC'], ['backups', 'Backups'], ['snapshots', 'Snapshots'],
-  ['media', 'ISO and rescue'], ['reinstall', 'Reinstall'], ['resize', 'Resize'], ['tasks', 'Tasks']];
+  ['media', 'ISO and rescue'], ['reinstall', 'Reinstall'], ['resize', 'Resize'], ['usage', 'Usage'], ['manage', 'Name and deletion'], ['operate', 'Operator'], ['tasks', 'Tasks']];
 
 // at joins a path and its query to a route of the client area, adding the tenant an
 // operator acts for (?tenant_id=: the client area wants it of operators).
@@ -70,8 +79,9 @@ export function Machine({ id, admin, tenant }) {
 
   // act runs an action that answers {task} and shows the task; it rethrows the
   // problem for the form to show next to its fields.
+  // A path of its own (/api/...) is called as it is, not under the client area's.
   const act = async (method, path, body) => {
-    const r = await call(method, at(path), body);
+    const r = await call(method, path.startsWith('/api/') ? path : at(path), body);
     setTask(r.task);
     // The task's events can come before this answer: a task the list has is newer.
     setList((l) => (l.some((t) => t.id === r.task.id) ? l : [r.task, ...l]));
@@ -87,9 +97,10 @@ export function Machine({ id, admin, tenant }) {
     <p><a href=${admin ? '/admin/machines' : '/machines'}>← Machines</a></p>
     <${ProblemView} error=${error} />
     ${m && html`<h1>${m.name} <${Status} value=${m.status} />${m.rescue ? html` <span class="badge s-suspended">rescue</span>` : ''}</h1>
-      <nav class="parts" aria-label="On this page"><ul>${parts.filter(([p]) => p !== 'vnc' || m.display).map(([p, label]) => html`<li><a href=${`#${p}`}>${label}</a></li>`)}</ul></nav>
+      <nav class="parts" aria-label="On this page"><ul>${parts.filter(([p]) => (p !== 'vnc' || m.display) && (p !== 'operate' || admin)).map(([p, label]) => html`<li><a href=${`#${p}`}>${label}</a></li>`)}</ul></nav>
       <div class="actions" role="group" aria-label="Power">
         ${actions.map(([a, label, Icon]) => html`<button onClick=${() => power(a)} data-action=${a}><${Icon} />${label}</button>`)}
+        <${Confirm} name="reset" label="Reset" yes="Yes, reset it" question="Reset the machine at once, as its reset button would (no shutdown)?" onYes=${() => power('reset')} />
       </div>
       ${task && html`<p>Last action: <${TaskLine} task=${task} /></p>`}
       <dl class="facts">
@@ -118,6 +129,9 @@ export function Machine({ id, admin, tenant }) {
       <div id="media"><${Media} ...${kit} /></div>
       <div id="reinstall"><${Reinstall} ...${kit} /></div>
       <div id="resize"><${Resize} ...${kit} /></div>
+      <div id="usage"><${Usage} path=${admin ? `${virt}/usage` : `${url}/usage`} /></div>
+      <div id="manage"><${Manage} ...${kit} onGone=${() => go(admin ? '/admin/machines' : '/machines')} /></div>
+      ${admin && html`<div id="operate"><${Operate} ...${kit} onMachine=${(x) => setM((old) => ({ ...old, ...x }))} /></div>`}
       <div id="tasks"><${Section} id="tasks-part" title="Tasks">
       <div class="table-wrap" tabindex="0"><table>
         <thead><tr><th scope="col">Task</th><th scope="col">Status</th><th scope="col">Started</th><th scope="col">Error</th></tr></thead>

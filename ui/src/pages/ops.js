@@ -55,12 +55,18 @@ export function Audit() {
   </main>`;
 }
 
-const checksPath = '/api/monitoring/health-checks';
+// The routes of the operators' page (/admin/health) and of a tenant's (/health): a
+// tenant's users keep their tenant's checks (of their own machines' addresses) and
+// alert events through the resource routes, which scope them to their tenant.
+const operatorRoutes = { checks: '/api/monitoring/health-checks', alerts: '/api/monitoring/alerts/events', page: '/admin/health' };
+const tenantRoutes = { checks: '/api/resources/health-checks', alerts: '/api/resources/alert-events', page: '/health' };
 
 // checkState is a check's state in words from its latest result.
 const checkState = (c) => (!c.enabled ? 'disabled' : c.last?.status || 'unknown');
 
-export function Health() {
+export function Health({ tenant }) {
+  const r = tenant ? tenantRoutes : operatorRoutes;
+  const checksPath = r.checks;
   const { page, error, reload, pager } = usePaged(`${checksPath}?limit=50`);
   const [problem, run] = useRun();
   const [open, setOpen] = useState(false);
@@ -77,6 +83,7 @@ export function Health() {
   const [editing, setEditing] = useState(null);
   return html`<main id="main">
     <h1>Health checks</h1>
+    ${tenant && html`<p class="muted">A check probes one of your machines' addresses (an IP address, never a name: <code>192.0.2.10:22</code> for tcp, <code>http://192.0.2.10/health</code> for http) and raises an alert when it fails.</p>`}
     ${open ? html`<form class="card" onSubmit=${add} aria-label="New health check">
         <${ProblemView} error=${problem} />
         <div class="grid">
@@ -87,7 +94,7 @@ export function Health() {
           <${Field} name="timeout_ms" label="Timeout (ms)" error=${problem} type="number" min="100" max="60000" placeholder="5000" />
           <${Field} name="failure_threshold" label="Failures before it fails" error=${problem} type="number" min="0" max="100" placeholder="3" />
           <${Field} name="expected_status" label="HTTP status expected (blank: 2xx or 3xx)" error=${problem} type="number" min="0" max="599" />
-          <${Field} name="tenant_id" label="Tenant (optional)" error=${problem} />
+          ${!tenant && html`<${Field} name="tenant_id" label="Tenant (optional)" error=${problem} />`}
           <${Field} name="machine_id" label="Machine (optional)" error=${problem} />
         </div>
         <button type="submit" class="primary">Create</button> <button type="button" onClick=${() => setOpen(false)}>Cancel</button>
@@ -104,18 +111,18 @@ export function Health() {
         <td class="row-actions"><button type="button" data-edit aria-expanded=${editing === c.id ? 'true' : 'false'} onClick=${() => setEditing(editing === c.id ? null : c.id)}>Edit</button>
           <${Confirm} name="delete-check" label="Delete" yes="Yes, delete" question=${`Delete the check ${c.name}? Its alert resolves.`} onYes=${() => del(c)} /></td></tr>
         ${editing === c.id && html`<tr key=${`${c.id}-edit`} class="edit-row"><td colspan="5">
-          <${EditCheck} c=${c} onCancel=${() => setEditing(null)} onSaved=${() => { setEditing(null); reload(); }} />
+          <${EditCheck} c=${c} checksPath=${checksPath} onCancel=${() => setEditing(null)} onSaved=${() => { setEditing(null); reload(); }} />
         </td></tr>`}`)}</tbody>
     </table></div>
     ${page.items.length === 0 && html`<p>No health checks yet.</p>`}
     ${pager}`}
-    <${CheckAlerts} />
+    <${CheckAlerts} routes=${r} />
   </main>`;
 }
 
 // EditCheck edits a check in place: only the fields changed are sent (a PATCH), the
 // API's field errors next to their fields; Escape cancels.
-function EditCheck({ c, onSaved, onCancel }) {
+function EditCheck({ c, checksPath, onSaved, onCancel }) {
   const [error, run] = useRun();
   const first = useRef(null);
   useEffect(() => { first.current?.focus(); }, []);
@@ -155,20 +162,20 @@ function alertFilter(p) {
 
 // CheckAlerts lists the alert events of a status, severity and kind (the health
 // checks' by default), live from the event stream, and acknowledges a firing one.
-function CheckAlerts() {
+function CheckAlerts({ routes }) {
   const { status, severity, kind } = alertFilter(here.value);
   const set = (k, v) => {
     const q = new URLSearchParams({ status, severity, kind, [k]: v });
     if (!q.get('severity')) q.delete('severity');
-    go(`/admin/health?${q}`, true, true);
+    go(`${routes.page}?${q}`, true, true);
   };
   const q = new URLSearchParams({ limit: '50', status });
   if (severity) q.set('severity', severity);
   if (kind !== 'all') q.set('kind', kind);
-  const { page, error, reload, pager } = usePaged(`/api/monitoring/alerts/events?${q}`);
+  const { page, error, reload, pager } = usePaged(`${routes.alerts}?${q}`);
   const [problem, run] = useRun();
   useEffect(() => listen((type) => { if (type === 'alert.updated') reload(); }), [reload]);
-  const ack = (a) => run(() => call('PATCH', `/api/monitoring/alerts/events/${encodeURIComponent(a.id)}`, { status: 'acknowledged' })).then(reload);
+  const ack = (a) => run(() => call('PATCH', `${routes.alerts}/${encodeURIComponent(a.id)}`, { status: 'acknowledged' })).then(reload);
   return html`<${Section} id="check-alerts" title="Alert events">
     <div class="inline-form" role="group" aria-label="Status">
       ${['firing', 'acknowledged', 'resolved'].map((s) => html`<button type="button" aria-pressed=${s === status ? 'true' : 'false'} onClick=${() => set('status', s)}>${s}</button>`)}

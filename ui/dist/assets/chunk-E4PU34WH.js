@@ -10,4 +10,4 @@ import{a as T,b as st,c as ft,d as z,e as at,g as $}from"./chunk-XGWGEZEQ.js";va
     <input ref=${n} name=${e} aria-invalid=${o?"true":void 0} aria-describedby=${o?`${e}-error`:void 0} ...${r} />
     ${o&&$`<span class="field-error" id=${`${e}-error`}>${o}</span>`}
   </label>`};function me(e){if(e==null)return"";let t=["B","KiB","MiB","GiB","TiB","PiB"],i=0;for(;Math.abs(e)>=1024&&i<t.length-1;)e/=1024,i++;return`${i?e.toFixed(1):e} ${t[i]}`}var ge=({id:e,title:t,children:i})=>$`<section class="card" aria-labelledby=${`${e}-title`}>
-  <h2 id=${`${e}-title`}>${t}</h2>${i}</section>`;export{Zt as a,Ht as b,Ft as c,Xt as d,j as e,k as f,S as g,Gt as h,rt as i,ae as j,Pt as k,ue as l,le as m,ve as n,he as o,de as p,pe as q,ye as r,me as s,ge as t};
+  <h2 id=${`${e}-title`}>${t}</h2>${i}</section>`;export{Zt as a,Ht as b,Ft as c,Xt as d,j as e,k as f,S as g,D as h,Gt as i,rt as j,ae as k,Pt as l,ue as m,le as n,ve as o,he as p,de as q,pe as r,ye as s,me as t,ge as u};

@@ -1,1 +1,0 @@
-import{e as l,f as i,g as f,l as r}from"./chunk-GBUNNUYN.js";var n=new Set,u=l({});function a(e){return n.add(e),()=>n.delete(e)}var s=null;i(()=>{let e=!!f.value;e&&!s?s=r((o,t)=>{o==="task.updated"&&(u.value={...u.value,[t.id]:t});for(let c of n)c(o,t)}):!e&&s&&(s(),s=null)});export{u as a,a as b};
