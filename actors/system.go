@@ -195,6 +195,9 @@ type LocationOptions struct {
 	Build func(locations.Settings) (hypervisor.Driver, error)
 	// Key seals the locations' token secrets (nil: they are read from files only).
 	Key []byte
+	// Forget removes what the composition root keeps for a deleted location outside
+	// its record (locations.Deps.Forget; nil: nothing).
+	Forget func(ctx context.Context, id string) error
 }
 
 // EntityOptions bound the entity actors of every kind (kit.EntityOptions).
@@ -264,7 +267,8 @@ func Start(opts Options) (*System, error) {
 		Key: opts.Locations.Key, DefaultDriver: defaultDriver, InUse: s.locationInUse,
 		// A deleted location's cluster is no more: an alert that it did not answer
 		// would stay open for ever.
-		Deleted: func(id string) { s.Alerts.Clear(alerts.AlertHypervisorUnavailable, monitoring.LocationTarget(id)) }})
+		Deleted: func(id string) { s.Alerts.Clear(alerts.AlertHypervisorUnavailable, monitoring.LocationTarget(id)) },
+		Forget:  opts.Locations.Forget})
 	lcancel()
 	if err != nil {
 		s.Stop()

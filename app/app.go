@@ -228,6 +228,14 @@ func Start(cfg Config, log *zap.Logger, driver hypervisor.Driver) (*App, error) 
 	if err := a.ensureSimLocations(cfg); err != nil {
 		return nil, err
 	}
+	{
+		ctx, cancel := context.WithTimeout(a.bg, worldAttachTimeout)
+		if err := a.sweepSimWorlds(ctx); err != nil {
+			// Left for the next start: nothing reads a world without its location.
+			log.Warn("could not sweep the simulated worlds of deleted locations", zap.Error(err))
+		}
+		cancel()
+	}
 	a.serveMembers()
 	if cfg.SyncInterval > 0 {
 		// The first reconciliation runs in the background so that a large inventory

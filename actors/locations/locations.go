@@ -107,6 +107,10 @@ func nameKey(name string) []byte { return persistence.Key("location-name", kit.F
 type Settings struct {
 	Location    Location
 	TokenSecret string
+	// Check is set when the driver is built only to find the settings it refuses,
+	// before the location's record is written: the builder makes nothing durable for
+	// it (a simulated location's world is written only for a stored location).
+	Check bool
 }
 
 // Deps are what the locations need from outside their package.
@@ -130,6 +134,12 @@ type Deps struct {
 	// Deleted, optional, is told of a location once its delete is durable, so that
 	// what other rooms keep of it ends with it (its hypervisor_unavailable alert).
 	Deleted func(id string)
+	// Forget, optional, removes what lives outside the records for a location (a
+	// simulated location's world) once its delete is durable and its driver is out
+	// of the dispatcher. It runs after, never before: a restart in between then finds
+	// no record naming what is left, which nothing reads and the composition root
+	// sweeps at its next start. Its error is logged; the delete stands.
+	Forget func(ctx context.Context, id string) error
 }
 
 // Locations is the service of the location records. A location is written seldom,
@@ -242,9 +252,13 @@ func closeDriver(d hypervisor.Driver) {
 	}
 }
 
-// driver builds a location's driver from its record.
-func (l *Locations) driver(rec record) (hypervisor.Driver, error) {
-	s := Settings{Location: rec.Location}
+// driver builds a location's driver from its record, for the dispatcher.
+func (l *Locations) driver(rec record) (hypervisor.Driver, error) { return l.buildDriver(rec, false) }
+
+// buildDriver builds a location's driver from its record; check: only to check its
+// settings (Settings.Check).
+func (l *Locations) buildDriver(rec record, check bool) (hypervisor.Driver, error) {
+	s := Settings{Location: rec.Location, Check: check}
 	if p := rec.Proxmox; p != nil {
 		switch {
 		case rec.SealedSecret != "":
@@ -452,7 +466,7 @@ func (l *Locations) settle(rec *record, p *ProxmoxSpec) error {
 		}
 		rec.SealedSecret = sealed
 	}
-	drv, err := l.driver(*rec)
+	drv, err := l.buildDriver(*rec, true)
 	if err != nil {
 		return apierr.Invalid(apierr.Field(rec.Driver, "%v", err))
 	}
@@ -494,6 +508,11 @@ func (l *Locations) Delete(ctx context.Context, id string) error {
 	err = l.reconcile(ctx)
 	if l.d.Deleted != nil {
 		l.d.Deleted(id)
+	}
+	if l.d.Forget != nil {
+		if ferr := l.d.Forget(ctx, id); ferr != nil {
+			l.log.Warn("a deleted location's data outside its record is left for the next start to sweep", zap.String("location", id), zap.Error(ferr))
+		}
 	}
 	return err
 }

@@ -368,7 +368,7 @@ func (d *Driver) RestoreNew(ctx context.Context, from hypervisor.Ref, backupID s
 
 // readdress gives a restored machine the addresses vmplane gave it, as Create writes
 // them: its cloud-init ipconfig0 (POST /nodes/{n}/qemu/{vmid}/config), then the IP set
-// ipfilter-net0 with exactly those addresses and ipfilter=1 (writeIPFilter). The
+// ipfilter-net0 with exactly those addresses, enforced (writeIPFilter). The
 // restore wrote the backup's firewall file over the new vmid, source's addresses in
 // its ipfilter-net0 included, so the set is replaced, not added to. Nothing without
 // addresses: the backup's configuration and firewall stay.
@@ -425,7 +425,9 @@ func (d *Driver) writeAddressing(ctx context.Context, l *located, a addressing) 
 		return err
 	}
 	if a.ipfilter {
-		if err := d.setFirewallOption(ctx, l, "ipfilter", 1); err != nil {
+		// The archive may predate the filter's firewall (an older backup, or one from
+		// before vmplane turned it on): enforced again, as SetAddresses would.
+		if err := d.enforceIPFilter(ctx, l); err != nil {
 			return err
 		}
 	}

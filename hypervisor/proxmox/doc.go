@@ -108,8 +108,10 @@
 // Interface rates: Proxmox's rate is MB/s; vmplane's rate_mbps is Mbit/s (×8).
 // Addresses: Machine interfaces show the static addresses of cloud-init ipconfigN;
 // DHCP addresses are not in the config and are not reported. The addresses vmplane
-// gives a machine also go into the VM firewall's IP set ipfilter-net0 with the option
-// ipfilter=1 (ipfilter.go), which a reinstall and a restore over the machine keep.
+// gives a machine also go into the VM firewall's IP set ipfilter-net0, enforced from
+// the first address (ipfilter.go): ipfilter=1 with the firewall on (enable=1,
+// firewall=1 on the NICs) and, on a machine without rules, policy_in=policy_out=ACCEPT
+// (no rules = open); a reinstall and a restore over the machine keep it.
 //
 // # go-proxmox
 //

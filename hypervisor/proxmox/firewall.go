@@ -3,7 +3,6 @@ package proxmox
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/url"
 	"sort"
 	"strconv"
@@ -22,9 +21,13 @@ import (
 // updates, inserts, deletes or moves one rule at a time, each write guarded by the
 // digest of the list it was computed from, until the two are equal. Any number of
 // retries, restarts or partial failures ends with exactly the tenant's rules, and a
-// push of what is already there writes nothing. Finally firewall/options enable=1 and
-// firewall=1 on every netN (one digest-guarded config write), because Proxmox applies
-// VM rules only when both are on.
+// push of what is already there writes nothing. Finally firewall/options enable=1 with
+// the policies (a non-empty set: policy_in=DROP, policy_out=ACCEPT, Proxmox's own
+// defaults, so what no in rule accepts is dropped; an empty set: both ACCEPT, no
+// rules = open) in one digest-guarded write of what differs, and firewall=1 on every
+// netN (one digest-guarded config write), because Proxmox applies VM rules only when
+// both are on. The firewall stays on for an empty set: the machine's ipfilter-net0,
+// if vmplane addressed it, is enforced only while it is.
 func (d *Driver) SetFirewall(ctx context.Context, ref hypervisor.Ref, rules []hypervisor.FirewallRule) error {
 	if err := hypervisor.ValidateFirewallRules(rules); err != nil {
 		return err
@@ -40,30 +43,16 @@ func (d *Driver) SetFirewall(ctx context.Context, ref hypervisor.Ref, rules []hy
 	if err := d.convergeRules(ctx, l, want); err != nil {
 		return err
 	}
-	var opts map[string]any
-	if err := d.get(ctx, l.path()+"/firewall/options", nil, &opts); err != nil {
+	// No rules = open: an empty set reopens both directions, keeping the firewall
+	// on so the machine's ipfilter-net0 stays enforced.
+	opts := map[string]string{"enable": "1", "policy_in": policyAccept, "policy_out": policyAccept}
+	if len(rules) > 0 {
+		opts["policy_in"] = policyDrop
+	}
+	if err := d.setFirewallOptions(ctx, l, opts); err != nil {
 		return err
 	}
-	if !pveconf.Truthy(opts["enable"]) {
-		body := map[string]any{"enable": 1}
-		if dg, ok := opts["digest"].(string); ok && dg != "" {
-			body["digest"] = dg
-		}
-		if err := d.put(ctx, l.path()+"/firewall/options", body, nil); err != nil {
-			return err
-		}
-	}
-	return d.updateConfig(ctx, l, fmt.Sprintf("enable the firewall on the interfaces of machine %d", ref.VMID),
-		func(cfg pveconf.VM) (map[string]any, error) {
-			body := map[string]any{}
-			for _, n := range cfg.NICs() {
-				if n.Conf.Get("firewall") != "1" {
-					n.Conf.Set("firewall", "1")
-					body[n.Key] = n.Conf.String()
-				}
-			}
-			return body, nil
-		})
+	return d.nicFirewallOn(ctx, l)
 }
 
 // modifiedAttempts bounds how often a read-modify-write starts over because someone

@@ -197,18 +197,41 @@ func (d *Driver) convergeIPSet(ctx context.Context, l *located, name, comment st
 	return nil
 }
 
-// setFirewallOption sets one VM firewall option to value unless it has it already
-// (a digest-guarded PUT, read again when someone changed the options meanwhile).
-func (d *Driver) setFirewallOption(ctx context.Context, l *located, key string, value int) error {
+// firewallBoolOptions are the VM firewall options Proxmox keeps as booleans (the API
+// answers 0 or 1, and takes any of its boolean spellings).
+var firewallBoolOptions = map[string]bool{"enable": true, "dhcp": true, "ipfilter": true, "macfilter": true, "ndp": true, "radv": true}
+
+// firewallOptionIs reports whether the option key, as the API answered it (v, nil
+// when unset), already has the value want ("1" or "0" for a boolean option).
+func firewallOptionIs(key string, v any, want string) bool {
+	if firewallBoolOptions[key] {
+		return pveconf.Truthy(v) == (want == "1")
+	}
+	if v == nil {
+		return false
+	}
+	return fmt.Sprint(v) == want
+}
+
+// setFirewallOptions gives VM firewall options the values in want ("1" or "0" for
+// the boolean ones), writing only those that differ, in one PUT guarded by the digest
+// of the options it was computed from (read again when someone changed them
+// meanwhile). When all have their value already, nothing is written.
+func (d *Driver) setFirewallOptions(ctx context.Context, l *located, want map[string]string) error {
 	for attempt := 1; ; attempt++ {
 		var opts map[string]any
 		if err := d.get(ctx, l.path()+"/firewall/options", nil, &opts); err != nil {
 			return err
 		}
-		if pveconf.Truthy(opts[key]) == (value != 0) {
+		body := map[string]any{}
+		for k, v := range want {
+			if !firewallOptionIs(k, opts[k], v) {
+				body[k] = v
+			}
+		}
+		if len(body) == 0 {
 			return nil
 		}
-		body := map[string]any{key: value}
 		if dg, ok := opts["digest"].(string); ok && dg != "" {
 			body["digest"] = dg
 		}
@@ -222,10 +245,59 @@ func (d *Driver) setFirewallOption(ctx context.Context, l *located, key string, 
 	}
 }
 
+// Default policies vmplane writes (see enforceIPFilter and SetFirewall). "No rules =
+// open": a machine without rules lets everything through in both directions, and the
+// firewall that is on for it only enforces ipfilter (and Proxmox's MAC filter); a
+// machine with rules drops incoming traffic no rule accepts (Proxmox's own default
+// policy_in) and sends freely unless an out rule says otherwise.
+const (
+	policyAccept = "ACCEPT"
+	policyDrop   = "DROP"
+)
+
+// enforceIPFilter makes Proxmox enforce a machine's ipfilter-net0, which it does only
+// while the VM firewall is on: the options ipfilter=1 and enable=1, with
+// policy_in=policy_out=ACCEPT when the machine has no rules on Proxmox (so turning
+// the firewall on changes nothing for a tenant who never pushed rules but the
+// addresses it may send from; a machine with rules keeps the policies its push set),
+// then firewall=1 on every NIC. Writes only what differs, so running it again on a
+// machine that has all this writes nothing. Callers write the IP set first, so the
+// filter is never on over a set that does not hold the machine's addresses yet.
+func (d *Driver) enforceIPFilter(ctx context.Context, l *located) error {
+	var rules []pveconf.Rule
+	if err := d.get(ctx, l.path()+"/firewall/rules", nil, &rules); err != nil {
+		return err
+	}
+	want := map[string]string{"ipfilter": "1", "enable": "1"}
+	if len(rules) == 0 {
+		want["policy_in"], want["policy_out"] = policyAccept, policyAccept
+	}
+	if err := d.setFirewallOptions(ctx, l, want); err != nil {
+		return err
+	}
+	return d.nicFirewallOn(ctx, l)
+}
+
+// nicFirewallOn sets firewall=1 on every netN of the machine that lacks it (one
+// digest-guarded config write, none when all have it): Proxmox applies a VM's
+// firewall, ipfilter included, only on the interfaces that have it.
+func (d *Driver) nicFirewallOn(ctx context.Context, l *located) error {
+	return d.updateConfig(ctx, l, fmt.Sprintf("enable the firewall on the interfaces of machine %d", l.vmid),
+		func(cfg pveconf.VM) (map[string]any, error) {
+			body := map[string]any{}
+			for _, n := range cfg.NICs() {
+				if n.Conf.Get("firewall") != "1" {
+					n.Conf.Set("firewall", "1")
+					body[n.Key] = n.Conf.String()
+				}
+			}
+			return body, nil
+		})
+}
+
 // writeIPFilter makes ipfilter-net0 hold exactly the machine's addresses (see
-// ipfilterEntries) and turns the VM firewall's ipfilter option on. It leaves the
-// firewall's enable option as it is: SetFirewall turns that on with the tenant's
-// rules, and Proxmox applies ipfilter only while the VM firewall is enabled.
+// ipfilterEntries), then has Proxmox enforce it (enforceIPFilter: ipfilter and the
+// firewall on, both policies ACCEPT on a machine without rules).
 func (d *Driver) writeIPFilter(ctx context.Context, l *located, addrs []hypervisor.Address) error {
 	cidrs, err := ipfilterEntries(addrs)
 	if err != nil {
@@ -238,8 +310,8 @@ func (d *Driver) writeIPFilter(ctx context.Context, l *located, addrs []hypervis
 	if err := d.convergeIPSet(ctx, l, ipfilterSet, ipfilterComment, want); err != nil {
 		return inStep(err, "write the IP set %s of machine %d", ipfilterSet, l.vmid)
 	}
-	if err := d.setFirewallOption(ctx, l, "ipfilter", 1); err != nil {
-		return inStep(err, "turn on ipfilter for machine %d", l.vmid)
+	if err := d.enforceIPFilter(ctx, l); err != nil {
+		return inStep(err, "turn on the firewall and ipfilter for machine %d", l.vmid)
 	}
 	return nil
 }
@@ -257,8 +329,9 @@ func inStep(err error, format string, args ...any) error {
 
 // SetAddresses gives an existing machine the addresses addrs (its primary first): the
 // IP set ipfilter-net0 is made to hold exactly them (missing entries added, extra
-// ones deleted, the set created if absent) and the firewall option ipfilter turned
-// on, so the machine cannot send from a neighbour's address; then cloud-init's
+// ones deleted, the set created if absent) and enforced (the firewall and ipfilter
+// on, see enforceIPFilter), so the machine cannot send from a neighbour's address;
+// then cloud-init's
 // ipconfig0 is rewritten when the primary addresses it carries changed (the guest
 // picks that up on its next boot). No addresses empty the set vmplane made, which
 // leaves the machine only its link-local address; a machine vmplane never addressed

@@ -3,10 +3,12 @@ package proxmox
 import (
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/hypervisor/proxmox/pveconf"
 	"github.com/vmplane/vmplane/hypervisor/proxmox/pvefake"
 )
 
@@ -25,7 +27,8 @@ func ipfilterOf(f *pvefake.Server, vmid int) ([]string, bool) {
 }
 
 // wantIPFilter checks a VM's ipfilter-net0 entries (in any order: a set has none)
-// and that the ipfilter option is on.
+// and that Proxmox enforces them: the options ipfilter and enable on, firewall=1 on
+// net0.
 func wantIPFilter(t *testing.T, what string, f *pvefake.Server, vmid int, want ...string) {
 	t.Helper()
 	got, ok := ipfilterOf(f, vmid)
@@ -33,15 +36,31 @@ func wantIPFilter(t *testing.T, what string, f *pvefake.Server, vmid int, want .
 	if !ok || !slices.Equal(got, want) {
 		t.Errorf("%s: ipfilter-net0 of %d: got %v (exists: %v); want %v", what, vmid, got, ok, want)
 	}
-	if o := f.FirewallOptions(vmid)["ipfilter"]; o != "1" {
-		t.Errorf("%s: firewall option ipfilter of %d: got %q; want 1", what, vmid, o)
+	opts := f.FirewallOptions(vmid)
+	for _, k := range []string{"ipfilter", "enable"} {
+		if opts[k] != "1" {
+			t.Errorf("%s: firewall option %s of %d: got %q; want 1", what, k, vmid, opts[k])
+		}
+	}
+	if cfg := fakeConfig(t, f, vmid); !strings.Contains(cfg["net0"], "firewall=1") {
+		t.Errorf("%s: net0 of %d: got %q; want firewall=1", what, vmid, cfg["net0"])
+	}
+}
+
+// wantPolicies checks a VM's firewall policies as Proxmox holds them.
+func wantPolicies(t *testing.T, what string, f *pvefake.Server, vmid int, in, out string) {
+	t.Helper()
+	opts := f.FirewallOptions(vmid)
+	if opts["policy_in"] != in || opts["policy_out"] != out {
+		t.Errorf("%s: policies of %d: got in %q, out %q; want in %q, out %q", what, vmid, opts["policy_in"], opts["policy_out"], in, out)
 	}
 }
 
 // TestCreateWritesIPFilter: a machine created with addresses gets them in
-// ipfilter-net0 (IPv4 as the host, IPv6 as the routed prefix) with ipfilter=1, over
-// whatever the template's own set held; the firewall's enable stays as it was. One
-// created without addresses gets no set and no ipfilter.
+// ipfilter-net0 (IPv4 as the host, IPv6 as the routed prefix), over whatever the
+// template's own set held, enforced from the start: ipfilter and the firewall on,
+// firewall=1 on net0, and both policies ACCEPT since it has no rules (no rules =
+// open). One created without addresses gets no set and its firewall untouched.
 func TestCreateWritesIPFilter(t *testing.T) {
 	d, f := newTest(t, pvefake.Config{})
 	if err := f.SetIPSet(9000, ipfilterSet, []string{"10.9.9.9"}); err != nil {
@@ -49,9 +68,7 @@ func TestCreateWritesIPFilter(t *testing.T) {
 	}
 	m := create(t, d, hypervisor.CreateSpec{Name: "addressed", Addresses: []hypervisor.Address{v4a, v6a}})
 	wantIPFilter(t, "create", f, m.VMID, "192.0.2.10", "2001:db8:0:5::/64")
-	if got := f.FirewallOptions(m.VMID)["enable"]; got != "" {
-		t.Errorf("firewall option enable after create: got %q; want it left unset", got)
-	}
+	wantPolicies(t, "create", f, m.VMID, "ACCEPT", "ACCEPT")
 	if got := fakeConfig(t, f, m.VMID)["ipconfig0"]; got != "ip=192.0.2.10/24,gw=192.0.2.1,ip6=2001:db8:0:5::1/64,gw6=2001:db8::1" {
 		t.Errorf("ipconfig0: got %q", got)
 	}
@@ -61,8 +78,11 @@ func TestCreateWritesIPFilter(t *testing.T) {
 	if names := f.IPSets(plain.VMID); len(names) != 0 {
 		t.Errorf("IP sets of a machine created without addresses: got %v; want none", names)
 	}
-	if got := f.FirewallOptions(plain.VMID)["ipfilter"]; got != "" {
-		t.Errorf("ipfilter of a machine created without addresses: got %q; want it untouched", got)
+	if got := f.FirewallOptions(plain.VMID); len(got) != 0 {
+		t.Errorf("firewall options of a machine created without addresses: got %v; want them untouched", got)
+	}
+	if cfg := fakeConfig(t, f, plain.VMID); strings.Contains(cfg["net0"], "firewall=1") {
+		t.Errorf("net0 of a machine created without addresses: got %q; want no firewall", cfg["net0"])
 	}
 }
 
@@ -148,22 +168,109 @@ func TestSetAddresses(t *testing.T) {
 	wantErr(t, "unknown machine", d.SetAddresses(bg, hypervisor.Ref{VMID: 4242}, []hypervisor.Address{v4a}), hypervisor.ErrMachineNotFound)
 }
 
-// TestFirewallPushKeepsIPFilter: a tenant's firewall push leaves the IP set and the
-// ipfilter option alone, and enables the firewall ipfilter needs.
+// TestFirewallPushKeepsIPFilter: a tenant's firewall push leaves the IP set and its
+// enforcement alone and sets the policies: rules drop what no in rule accepts, an
+// empty set reopens both directions (the firewall stays on, for the filter); an
+// unchanged push writes nothing; addresses changed on a machine with rules keep its
+// policies.
 func TestFirewallPushKeepsIPFilter(t *testing.T) {
 	d, f := newTest(t, pvefake.Config{})
 	m := create(t, d, hypervisor.CreateSpec{Name: "addressed", Addresses: []hypervisor.Address{v4a, v6a}})
 	ref := hypervisor.Ref{VMID: m.VMID}
-	for _, rules := range [][]hypervisor.FirewallRule{
-		{{Direction: "in", Action: "accept", Protocol: "tcp", Port: "22", Enabled: true}},
-		nil,
+	ssh := []hypervisor.FirewallRule{{Direction: "in", Action: "accept", Protocol: "tcp", Port: "22", Enabled: true}}
+	addrs := []string{"192.0.2.10", "2001:db8:0:5::/64"}
+	for _, c := range []struct {
+		what      string
+		rules     []hypervisor.FirewallRule
+		in, out   string
+		addresses []hypervisor.Address
+	}{
+		{"rules", ssh, "DROP", "ACCEPT", nil},
+		{"new addresses with rules", nil, "DROP", "ACCEPT", []hypervisor.Address{v4a, v4b, v6a}},
+		{"an empty set", []hypervisor.FirewallRule{}, "ACCEPT", "ACCEPT", nil},
+		{"new addresses without rules", nil, "ACCEPT", "ACCEPT", []hypervisor.Address{v4a, v6a}},
+		{"rules again", ssh, "DROP", "ACCEPT", nil},
 	} {
-		wantErr(t, "push", d.SetFirewall(bg, ref, rules))
-		wantIPFilter(t, "after a push", f, m.VMID, "192.0.2.10", "2001:db8:0:5::/64")
-		if got := f.FirewallOptions(m.VMID)["enable"]; got != "1" {
-			t.Errorf("firewall enable after a push: got %q; want 1", got)
+		if c.addresses != nil {
+			wantErr(t, c.what, d.SetAddresses(bg, ref, c.addresses))
+		} else {
+			wantErr(t, c.what, d.SetFirewall(bg, ref, c.rules))
+		}
+		wantPolicies(t, c.what, f, m.VMID, c.in, c.out)
+		if c.addresses != nil {
+			cidrs, err := ipfilterEntries(c.addresses)
+			wantErr(t, c.what, err)
+			addrs = cidrs
+		}
+		wantIPFilter(t, c.what, f, m.VMID, addrs...)
+		if c.addresses != nil {
+			continue
+		}
+		f.ResetRequests()
+		wantErr(t, c.what+" again", d.SetFirewall(bg, ref, c.rules))
+		for _, r := range f.Requests() {
+			if isWrite(r) {
+				t.Errorf("%s pushed again wrote %s %s", c.what, r.Method, r.Path)
+			}
 		}
 	}
+}
+
+// TestFilterKeptAndCaughtUp: a reinstall and a restore over the machine keep the
+// enforced filter and the policies the machine had; a machine addressed before
+// vmplane turned the firewall on with the filter (ipfilter=1, firewall off, no
+// policies, net0 without firewall=1) gets it enforced by either.
+func TestFilterKeptAndCaughtUp(t *testing.T) {
+	d, f := newTest(t, pvefake.Config{})
+	m := create(t, d, hypervisor.CreateSpec{Name: "addressed", Addresses: []hypervisor.Address{v4a}, Start: true})
+	ref := hypervisor.Ref{VMID: m.VMID}
+	wantErr(t, "rules", d.SetFirewall(bg, ref, []hypervisor.FirewallRule{{Direction: "in", Action: "accept", Protocol: "tcp", Port: "22", Enabled: true}}))
+	_, err := d.Reinstall(bg, ref, hypervisor.ReinstallSpec{TemplateID: "tpl-9001"})
+	wantErr(t, "reinstall with rules", err)
+	wantIPFilter(t, "reinstall with rules", f, m.VMID, "192.0.2.10")
+	wantPolicies(t, "reinstall with rules", f, m.VMID, "DROP", "ACCEPT")
+
+	wantErr(t, "no rules", d.SetFirewall(bg, ref, nil))
+	b, err := d.Backup(bg, ref, "")
+	wantErr(t, "backup", err)
+	_, err = d.RestoreBackup(bg, ref, b.ID)
+	wantErr(t, "restore without rules", err)
+	wantIPFilter(t, "restore without rules", f, m.VMID, "192.0.2.10")
+	wantPolicies(t, "restore without rules", f, m.VMID, "ACCEPT", "ACCEPT")
+
+	// Addressed the old way: only ipfilter=1.
+	legacy := func() {
+		t.Helper()
+		for k, v := range map[string]string{"ipfilter": "1", "enable": "", "policy_in": "", "policy_out": ""} {
+			if err := f.SetFirewallOption(m.VMID, k, v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		l, err := d.locateLive(bg, m.VMID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = d.updateConfig(bg, l, "take firewall=1 off net0", func(cfg pveconf.VM) (map[string]any, error) {
+			return map[string]any{"net0": strings.ReplaceAll(cfg["net0"], ",firewall=1", "")}, nil
+		})
+		if err != nil || strings.Contains(fakeConfig(t, f, m.VMID)["net0"], "firewall") {
+			t.Fatalf("take firewall=1 off net0: %v, net0 %q", err, fakeConfig(t, f, m.VMID)["net0"])
+		}
+	}
+	legacy()
+	_, err = d.Reinstall(bg, ref, hypervisor.ReinstallSpec{TemplateID: "tpl-9000"})
+	wantErr(t, "reinstall of a machine addressed before", err)
+	wantIPFilter(t, "reinstall of a machine addressed before", f, m.VMID, "192.0.2.10")
+	wantPolicies(t, "reinstall of a machine addressed before", f, m.VMID, "ACCEPT", "ACCEPT")
+
+	legacy()
+	b, err = d.Backup(bg, ref, "")
+	wantErr(t, "backup of a machine addressed before", err)
+	wantErr(t, "enforce", d.SetAddresses(bg, ref, []hypervisor.Address{v4a}))
+	_, err = d.RestoreBackup(bg, ref, b.ID)
+	wantErr(t, "restore of an archive from before", err)
+	wantIPFilter(t, "restore of an archive from before", f, m.VMID, "192.0.2.10")
+	wantPolicies(t, "restore of an archive from before", f, m.VMID, "ACCEPT", "ACCEPT")
 }
 
 // TestReinstallKeepsIPSets: a reinstall (destroy, clone, which copies the new

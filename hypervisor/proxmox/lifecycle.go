@@ -42,8 +42,9 @@ func validateCreate(spec *hypervisor.CreateSpec) error {
 // clone lock, then one config write with cores, memory, cloud-init (ciuser=root,
 // cipassword, sshkeys URL-encoded, ipconfig0 with spec.Addresses (pveconf.IPConfig),
 // else ip=dhcp unless the template sets one) and the template tag; with
-// spec.Addresses, the firewall IP set ipfilter-net0 holding exactly them and the
-// firewall option ipfilter=1 (writeIPFilter); a resize of the system disk to
+// spec.Addresses, the firewall IP set ipfilter-net0 holding exactly them, enforced:
+// the firewall on with ipfilter=1, both policies ACCEPT and firewall=1 on the NICs
+// (writeIPFilter); a resize of the system disk to
 // spec.DiskGB if that is larger, and a start if spec.Start.
 //
 // Placement: spec.Node if given; else, for a template on shared storage, the online
@@ -463,6 +464,13 @@ func (d *Driver) Reinstall(ctx context.Context, ref hypervisor.Ref, spec hypervi
 	}
 	if err := d.restoreFirewall(ctx, l, fw); err != nil {
 		return fail("firewall", err)
+	}
+	if pveconf.Truthy(fw.options["ipfilter"]) {
+		// The saved options and NICs carry the enforced filter already, unless the
+		// machine was addressed before vmplane turned its firewall on with it.
+		if err := d.enforceIPFilter(ctx, l); err != nil {
+			return fail("firewall", err)
+		}
 	}
 	if err := d.startTask(ctx, http.MethodPost, l.node, l.path()+"/status/start", nil, fmt.Sprintf("start machine %d", l.vmid)); err != nil {
 		return fail("start", err)

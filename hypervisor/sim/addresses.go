@@ -16,8 +16,8 @@ var _ hypervisor.Readdresser = (*Driver)(nil)
 // primary first), as a Proxmox IP set and cloud-init's ipconfig would: the machine's
 // state shows them (Machine, the inventory) and the world store keeps them. Addresses
 // net0 drops go back to the sim's own pool, and those it takes are marked held
-// there. Like SetFirewall it
-// does not take the machine's lock: Proxmox's IP sets change while a task runs.
+// there. Addresses turn the firewall on on every interface, as Proxmox's IP filter
+// needs (no rules = open: nothing else changes). Like SetFirewall it does not take the machine's lock: Proxmox's IP sets change while a task runs.
 func (d *Driver) SetAddresses(ctx context.Context, ref hypervisor.Ref, addrs []hypervisor.Address) error {
 	hosts := hypervisor.Hosts(addrs)
 	return d.run(ctx, op{
@@ -43,6 +43,12 @@ func (d *Driver) SetAddresses(ctx context.Context, ref hypervisor.Ref, addrs []h
 				d.ips.mark(ip)
 			}
 			nic.IPAddresses = slices.Clone(hosts)
+			if len(hosts) > 0 {
+				// Proxmox turns the firewall on to enforce the IP filter.
+				for i := range m.Interfaces {
+					m.Interfaces[i].Firewall = true
+				}
+			}
 			d.touchMachineLocked(ref.VMID)
 			return nil
 		},

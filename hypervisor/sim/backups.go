@@ -253,6 +253,9 @@ func (d *Driver) RestoreNew(ctx context.Context, from hypervisor.Ref, backupID s
 					cfg.Interfaces = []hypervisor.Interface{{ID: "net0", Bridge: DefaultBridge}}
 				}
 				cfg.Interfaces[0].IPAddresses = hypervisor.Hosts(spec.Addresses)
+				for i := range cfg.Interfaces {
+					cfg.Interfaces[i].Firewall = true // the IP filter's, as on Proxmox
+				}
 			}
 			out = cloneMachine(d.insertLocked(cfg, d.now()).Machine)
 			return nil

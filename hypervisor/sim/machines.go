@@ -127,8 +127,9 @@ func (d *Driver) Create(ctx context.Context, spec hypervisor.CreateSpec) (hyperv
 		}
 		if len(spec.Addresses) > 0 {
 			// The addresses vmplane gave the machine are net0's, as cloud-init would
-			// configure them, instead of one of the sim's own pool.
-			hm.Interfaces = []hypervisor.Interface{{ID: "net0", Bridge: DefaultBridge, IPAddresses: hypervisor.Hosts(spec.Addresses)}}
+			// configure them, instead of one of the sim's own pool; its firewall is on,
+			// as Proxmox's is to enforce the IP filter (no rules = open).
+			hm.Interfaces = []hypervisor.Interface{{ID: "net0", Bridge: DefaultBridge, IPAddresses: hypervisor.Hosts(spec.Addresses), Firewall: true}}
 		}
 		m := d.insertLocked(hm, d.now())
 		out = cloneMachine(m.Machine)

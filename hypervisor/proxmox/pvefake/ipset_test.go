@@ -176,3 +176,33 @@ func TestIPSetsFollowTheFirewallFile(t *testing.T) {
 		t.Error("the destroyed VM's set is still there")
 	}
 }
+
+// TestFirewallPolicies: the VM firewall's policy_in and policy_out take Proxmox's
+// enum (ACCEPT, REJECT, DROP) and nothing else, are kept as sent, and answer as
+// strings beside the boolean options, which answer as integers.
+func TestFirewallPolicies(t *testing.T) {
+	s := New(Config{})
+	defer s.Close()
+	c := newClient(t, s)
+	s.AddVM(VMSpec{})
+	opts := "/nodes/pve1/qemu/100/firewall/options"
+	for _, bad := range []string{"drop", "ALLOW"} {
+		if code, _, msg := c.do("PUT", opts, url.Values{"policy_in": {bad}}); code != 400 || !strings.Contains(msg, "Parameter verification failed") {
+			t.Errorf("policy_in %q: got %d %q; want 400", bad, code, msg)
+		}
+	}
+	if code, _, msg := c.do("PUT", opts, url.Values{"enable": {"1"}, "policy_in": {"DROP"}, "policy_out": {"REJECT"}}); code != 200 {
+		t.Fatalf("set the policies: got %d %q", code, msg)
+	}
+	if got := s.FirewallOptions(100); got["policy_in"] != "DROP" || got["policy_out"] != "REJECT" || got["enable"] != "1" {
+		t.Errorf("options kept: got %v", got)
+	}
+	_, data, _ := c.do("GET", opts, nil)
+	var read map[string]any
+	if err := json.Unmarshal(data, &read); err != nil {
+		t.Fatal(err)
+	}
+	if read["policy_in"] != "DROP" || read["policy_out"] != "REJECT" || read["enable"] != float64(1) {
+		t.Errorf("options read: got %v", read)
+	}
+}
