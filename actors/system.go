@@ -312,7 +312,8 @@ func Start(opts Options) (*System, error) {
 		action = OverageReport
 	}
 	s.Traffic = traffic.New(traffic.Deps{Runtime: s.rt, Overage: s.trafficOverage(action, opts.TrafficThrottleMbps)})
-	s.Inventory = inventory.Start(inventory.Deps{Runtime: s.rt, Driver: s.driver, Machines: ms, Traffic: s.Traffic.Record})
+	s.Inventory = inventory.Start(inventory.Deps{Runtime: s.rt, Driver: s.driver, Machines: ms, Traffic: s.Traffic.Record,
+		LocationGone: s.locationGone})
 	s.Consoles = consoles.New(consoles.Deps{Runtime: s.rt, Driver: s.driver, Machines: ms.Machines, Authorize: s.Users.Authorize})
 	s.Plans = plans.Start(plans.Deps{Runtime: s.rt, Machines: ms.Machines, Nodes: ms.Nodes, LocationExists: s.Locations.Exists})
 	s.Usage = usage.New(usage.Deps{Runtime: s.rt, Retention: opts.UsageRetention,
@@ -396,7 +397,7 @@ func (s *System) locationInUse(ctx context.Context, id string) (string, error) {
 	for _, c := range []struct {
 		what  string
 		count func(context.Context, string) (int, error)
-	}{{"plan(s)", s.Plans.CountLocation}, {"IP pool(s)", s.Addresses.CountLocation}, {"node(s)", s.Nodes.CountLocation},
+	}{{"plan(s)", s.Plans.CountLocation}, {"IP pool(s)", s.Addresses.CountLocation},
 		{"machine(s)", s.Machines.CountLocation}} {
 		n, err := c.count(ctx, tag)
 		if err != nil {
@@ -407,6 +408,15 @@ func (s *System) locationInUse(ctx context.Context, id string) (string, error) {
 		}
 	}
 	return strings.Join(held, ", "), nil
+}
+
+// locationGone says whether the location tagged tag was deleted: its record is gone.
+func (s *System) locationGone(ctx context.Context, tag string) (bool, error) {
+	err := s.Locations.Exists(ctx, hvloc.Name(tag))
+	if errors.Is(err, apierr.ErrNotFound) {
+		return true, nil
+	}
+	return false, err
 }
 
 // tenantExists is how the packages below the tenants (users, machines) check that a

@@ -8,6 +8,7 @@ import (
 	"github.com/vmplane/vmplane/actors/inventory"
 	"github.com/vmplane/vmplane/actors/locations"
 	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/machines/capacity"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/hypervisor/sim/world"
 	"github.com/vmplane/vmplane/persistence"
@@ -79,37 +80,47 @@ func TestAPISimLocationWorldPersists(t *testing.T) {
 		t.Fatalf("after a stop: %+v, %v; want it stopped in the location's cluster", hm, err)
 	}
 
-	// The machine goes, then the location. Its nodes and templates were recorded by
-	// the sync, and no route deletes a node record: they are taken out of the store
-	// here, as nothing else would let the location go.
+	// The machine goes, then the location: its nodes and templates, recorded by the
+	// sync, do not hold it (they are the location's cluster's, not the operator's to
+	// move), and the next sync drops them, as no sync reaches the location again.
 	s.run(req{method: "DELETE", path: "/api/resources/machines/" + m.ID, token: a.Token})
 	ctx := context.Background()
-	b := new(persistence.Batch)
-	for _, p := range [][]byte{persistence.Prefix("node"), persistence.Prefix("template")} {
-		err := s.app.store.Scan(ctx, p, nil, 0, func(k, v []byte) error {
-			var rec struct {
-				Location string `json:"location"`
-				LocID    string `json:"location_id"`
+	locationRecords := func() (n int) {
+		for _, p := range [][]byte{persistence.Prefix("node"), persistence.Prefix("template")} {
+			err := s.app.store.Scan(ctx, p, nil, 0, func(k, v []byte) error {
+				var rec struct {
+					Location string `json:"location"`
+					LocID    string `json:"location_id"`
+				}
+				if _, err := persistence.Decode(v, &rec); err != nil {
+					return err
+				}
+				if rec.Location == loc.ID || rec.LocID == loc.ID {
+					n++
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
 			}
-			if _, err := persistence.Decode(v, &rec); err != nil {
-				return err
-			}
-			if rec.Location == loc.ID || rec.LocID == loc.ID {
-				b.Del(slices.Clone(k))
-			}
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
 		}
+		return n
 	}
-	if len(b.Ops) == 0 {
-		t.Fatal("no node or template record of the location to take out")
-	}
-	if err := s.app.store.Commit(ctx, b); err != nil {
-		t.Fatal(err)
+	if locationRecords() == 0 {
+		t.Fatal("no node or template record of the location before its delete")
 	}
 	expect(t, s.do(req{method: "DELETE", path: "/api/resources/locations/" + loc.ID, token: admin}), 204, "")
+	if res := s.sync(admin); len(res.Unavailable) != 0 {
+		t.Fatalf("sync after the delete: %+v", res)
+	}
+	if n := locationRecords(); n != 0 {
+		t.Errorf("%d node and template records of the deleted location after a sync; want none", n)
+	}
+	for _, nd := range listOf[capacity.Node](s, admin, "/api/virt/nodes") {
+		if string(nd.Location) == loc.ID {
+			t.Errorf("GET /api/virt/nodes after the delete and a sync lists %s of the deleted location", nd.ID)
+		}
+	}
 	dir := s.cfg.DataDir
 	s.stop()
 	st, err := persistence.Open(persistence.Options{Dir: dir})

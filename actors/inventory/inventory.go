@@ -71,7 +71,9 @@ type Inventory struct {
 	backups  *machines.Backups
 	tasks    *tasks.Tasks
 	traffic  func(ctx context.Context, at time.Time, counters map[string]hypervisor.TrafficCounters) error
-	kind     *kit.Kind
+	// locationGone is Deps.LocationGone.
+	locationGone func(ctx context.Context, tag string) (bool, error)
+	kind         *kit.Kind
 	// mu makes the syncs on this member one at a time. A second caller waits and then
 	// runs its own, which finds nothing new.
 	mu sync.Mutex
@@ -112,13 +114,17 @@ type Deps struct {
 	// Traffic is handed the network counters of each sync's inventory, by machine id,
 	// with the moment they were read (nil: none counted). Its failure fails no sync.
 	Traffic func(ctx context.Context, at time.Time, counters map[string]hypervisor.TrafficCounters) error
+	// LocationGone says whether the location tagged tag was deleted (nil: none ever
+	// is). A sync drops the node and template records of a deleted location, which no
+	// sync reaches again; those of a location that is only silent stay as they were.
+	LocationGone func(ctx context.Context, tag string) (bool, error)
 }
 
 // Start starts the sync's kind; RunPeriodic starts its periodic sync.
 func Start(d Deps) *Inventory {
 	c := &Inventory{rt: d.Runtime, store: d.Runtime.Store, driver: d.Driver, log: d.Runtime.Log,
 		machines: d.Machines.Machines, nodes: d.Machines.Nodes, backups: d.Machines.Backups, tasks: d.Machines.Tasks,
-		traffic: d.Traffic}
+		traffic: d.Traffic, locationGone: d.LocationGone}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	c.kind = d.Runtime.StartKind("sync", 0, func(string) kit.Entity { return &syncEntity{c: c} }, nil)
 	return c
@@ -213,10 +219,11 @@ func (c *Inventory) run(ctx context.Context) (SyncResult, error) {
 		c.log.Warn("sync: locations did not answer; their records stay as they were",
 			zap.Strings("locations", res.Unavailable), zap.Error(errors.Join(failed...)))
 	}
-	if err := c.syncNodes(ctx, answered, &res); err != nil {
+	gone := c.goneLocations()
+	if err := c.syncNodes(ctx, answered, gone, &res); err != nil {
 		return res, err
 	}
-	if err := c.syncTemplates(ctx, answered); err != nil {
+	if err := c.syncTemplates(ctx, answered, gone); err != nil {
 		return res, err
 	}
 	var firstErr error
@@ -229,9 +236,29 @@ func (c *Inventory) run(ctx context.Context) (SyncResult, error) {
 	return res, firstErr
 }
 
+// goneLocations is a sync's question whether a location was deleted: asked once per
+// location a record names, as the default location, never deleted, is not.
+func (c *Inventory) goneLocations() func(ctx context.Context, tag string) (bool, error) {
+	known := map[string]bool{}
+	return func(ctx context.Context, tag string) (bool, error) {
+		if tag == "" || c.locationGone == nil {
+			return false, nil
+		}
+		if g, ok := known[tag]; ok {
+			return g, nil
+		}
+		g, err := c.locationGone(ctx, tag)
+		if err == nil {
+			known[tag] = g
+		}
+		return g, err
+	}
+}
+
 // syncNodes brings the node records of the locations that answered in line with their
-// inventories; a node of a location that did not answer keeps its record.
-func (c *Inventory) syncNodes(ctx context.Context, answered []hvloc.LocationInventory, res *SyncResult) error {
+// inventories; a node of a location that did not answer keeps its record, unless the
+// location was deleted (gone).
+func (c *Inventory) syncNodes(ctx context.Context, answered []hvloc.LocationInventory, gone func(context.Context, string) (bool, error), res *SyncResult) error {
 	seen := map[string]bool{}
 	reached := map[string]bool{}
 	for _, li := range answered {
@@ -250,8 +277,13 @@ func (c *Inventory) syncNodes(ctx context.Context, answered []hvloc.LocationInve
 		return err
 	}
 	for id, loc := range known {
-		if seen[id] || !reached[loc] {
+		if seen[id] {
 			continue
+		}
+		if !reached[loc] {
+			if g, err := gone(ctx, loc); err != nil || !g {
+				continue // silent, or not known to be gone: kept
+			}
 		}
 		if _, err := c.nodes.Vanish(ctx, id); err != nil {
 			return err

@@ -28,10 +28,10 @@ func TemplateID(loc, id string) string {
 }
 
 // syncTemplates makes the stored templates those of the locations that answered; a
-// location that did not keeps its templates as they were. Templates are
+// location that did not keeps its templates as they were, unless it was deleted (gone). Templates are
 // hypervisor-owned reference data with no actor: only sync, run by the one sync entity
 // and serialised by mu, writes them.
-func (c *Inventory) syncTemplates(ctx context.Context, answered []hvloc.LocationInventory) error {
+func (c *Inventory) syncTemplates(ctx context.Context, answered []hvloc.LocationInventory, gone func(context.Context, string) (bool, error)) error {
 	b := new(persistence.Batch)
 	seen := map[string]bool{}
 	reached := map[string]bool{}
@@ -56,7 +56,18 @@ func (c *Inventory) syncTemplates(ctx context.Context, answered []hvloc.Location
 		if _, err := persistence.Decode(v, &t); err != nil {
 			t.Location = "" // unreadable: the default location's to replace
 		}
-		if !seen[string(k[len(prefix):])] && reached[t.Location] {
+		if seen[string(k[len(prefix):])] {
+			return nil
+		}
+		drop := reached[t.Location]
+		if !drop {
+			g, err := gone(ctx, t.Location)
+			if err != nil {
+				return err
+			}
+			drop = g
+		}
+		if drop {
 			b.Del(append([]byte{}, k...))
 		}
 		return nil

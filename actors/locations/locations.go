@@ -475,7 +475,7 @@ func (l *Locations) settle(rec *record, p *ProxmoxSpec) error {
 }
 
 // Delete deletes a location nothing belongs to; the default location is never
-// deleted (409), nor one that machines, nodes or pools belong to (409 saying what).
+// deleted (409), nor one that plans, pools or machines belong to (409 saying what).
 func (l *Locations) Delete(ctx context.Context, id string) error {
 	if id == Default {
 		return apierr.New(apierr.ErrConflict, "the default location is the server's own driver and is always there")

@@ -142,19 +142,6 @@ func (nd *Node) Ref() hypervisor.Ref {
 	return hypervisor.Ref{Node: name, Location: string(nd.Location)}
 }
 
-// CountLocation counts the nodes on record of the location tagged tag (a location
-// with nodes is not deleted).
-func (n *Nodes) CountLocation(ctx context.Context, tag string) (int, error) {
-	nodes, _, err := n.List(ctx, "", 0)
-	count := 0
-	for _, nd := range nodes {
-		if string(nd.Location) == tag {
-			count++
-		}
-	}
-	return count, err
-}
-
 // Offline returns the nodes whose last known status is offline.
 func (n *Nodes) Offline(ctx context.Context) (map[string]bool, error) {
 	nodes, _, err := n.List(ctx, "", 0)
