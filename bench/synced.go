@@ -107,4 +107,3 @@ func RunSyncedWrites(ctx context.Context, dir string, writers int, warmup, durat
 	}
 	return rep, nil
 }
-
