@@ -199,6 +199,7 @@ func TestOperatorLogLines(t *testing.T) {
 		t.Fatalf("got %+v; want a failed task", task)
 	}
 	s.run(req{method: "DELETE", path: "/api/resources/machines/" + doomed.ID, token: tok})
+	expect(t, s.do(req{method: "DELETE", path: "/api/client/firewall/rules/no-such-rule", token: tok}), 400, "invalid_request")
 	ten := s.tenant(tok, "Logs", nil)
 	pm := s.provision(ten.Token, smallMachine)
 	s.sim.FailNext(pm.VMID, "reboot", errors.New("scheduled reboot refused"))
@@ -231,6 +232,8 @@ func TestOperatorLogLines(t *testing.T) {
 	}
 	one("login failed", map[string]string{"email": testAdminEmail, "client": "127.0.0.1", "reason": "invalid_credentials"})
 	one("change", map[string]string{"user": testAdminEmail, "method": "DELETE", "path": "/api/resources/machines/" + doomed.ID, "status": "202"})
+	one("change refused", map[string]string{"user": testAdminEmail, "method": "DELETE", "path": "/api/client/firewall/rules/no-such-rule",
+		"status": "400", "code": "invalid_request"})
 	one("task failed", map[string]string{"machine_id": failing.ID, "error": "guest did not come back"})
 	one("machine deleted", map[string]string{"machine_id": doomed.ID})
 	one("schedule run failed", map[string]string{"machine_id": pm.ID, "status": "scheduled reboot refused"})

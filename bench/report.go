@@ -385,9 +385,16 @@ func (rep *Report) WriteText(w io.Writer) error {
 	ew := &errWriter{w: w}
 	rep.writeText(ew, "")
 	if rep.Baseline != nil {
-		fmt.Fprintf(ew, "\nbaseline (a bare fasthttp server in this process answering the same bytes):\n")
-		rep.Baseline.writeText(ew, "  ")
-		fmt.Fprintf(ew, "\nthroughput against the baseline: %.1f%% (%.0f / %.0f req/s)\n", 100*rep.BaselineRatio, rep.Throughput, rep.Baseline.Throughput)
+		if rep.Baseline.Scenario == SyncedWritesScenario {
+			fmt.Fprintf(ew, "\nbaseline (%d goroutines in this process, each write one Badger transaction with SyncWrites, %d-byte values, no HTTP):\n",
+				rep.Baseline.Connections, SyncedValueSize)
+			rep.Baseline.writeText(ew, "  ")
+			fmt.Fprintf(ew, "\ndurable writes against the baseline: %.2fx (%.0f / %.0f writes/s)\n", rep.BaselineRatio, rep.Throughput, rep.Baseline.Throughput)
+		} else {
+			fmt.Fprintf(ew, "\nbaseline (a bare fasthttp server in this process answering the same bytes):\n")
+			rep.Baseline.writeText(ew, "  ")
+			fmt.Fprintf(ew, "\nthroughput against the baseline: %.1f%% (%.0f / %.0f req/s)\n", 100*rep.BaselineRatio, rep.Throughput, rep.Baseline.Throughput)
+		}
 	}
 	if rep.Wrk != nil {
 		fmt.Fprintf(ew, "\nwrk on the same route: %.0f req/s, p50 %s, p99 %s, %d errors (%s)\n",

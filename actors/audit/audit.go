@@ -44,7 +44,23 @@ const entryVersion = 1
 func NewID(t time.Time) string {
 	// math/rand: the digits only keep ids of one nanosecond apart, and cost no system
 	// call on every change.
-	return fmt.Sprintf("%s-%010x", timePart(t), rand.Uint64()&(1<<40-1))
+	var b [27]byte
+	appendHex(b[:0], uint64(math.MaxUint64)-uint64(t.UnixNano()), 16)
+	b[16] = '-'
+	appendHex(b[:17], rand.Uint64()&(1<<40-1), 10)
+	return string(b[:])
+}
+
+// appendHex appends v in width lower-case hex digits, zero-padded (v must fit).
+func appendHex(dst []byte, v uint64, width int) []byte {
+	const digits = "0123456789abcdef"
+	n := len(dst)
+	dst = append(dst, make([]byte, width)...)
+	for i := n + width - 1; i >= n; i-- {
+		dst[i] = digits[v&0xf]
+		v >>= 4
+	}
+	return dst
 }
 
 // timePart is the part of an id that orders it: math.MaxUint64 less t's nanoseconds,
@@ -114,9 +130,9 @@ func put(b *persistence.Batch, e *Entry) error {
 	if e.ID == "" {
 		e.ID = NewID(e.Time)
 	}
-	v, err := persistence.Encode(entryVersion, e)
+	v, err := encodeEntry(e)
 	if err != nil {
-		return err
+		return fmt.Errorf("%w: %w", apierr.New(apierr.ErrInternal, "storage: cannot encode record"), err)
 	}
 	b.Put(entryKey(e.ID), v)
 	if e.TenantID != "" {

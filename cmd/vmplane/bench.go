@@ -25,6 +25,7 @@ type benchFlags struct {
 	progress         bool
 	baseline         bool
 	baselineBodyFrom string
+	baselineDir      string
 	wrk              string
 	wrkThreads       int
 	cpuProfile       string
@@ -82,7 +83,10 @@ func newBenchSetup() *benchSetup {
 	fs.BoolVar(&o.Keep, "keep", o.Keep, "leave what the setup and the run created on the server")
 	fs.BoolVar(&f.json, "json", false, "print the report as JSON")
 	fs.BoolVar(&f.progress, "progress", false, "live progress line on stderr (when not given: on when stderr is a terminal and not --json)")
-	fs.BoolVar(&f.baseline, "baseline", false, "also run the health scenario against a bare fasthttp server in this process and report the ratio\n(one such server, with all the connections, however many --url)")
+	fs.BoolVar(&f.baseline, "baseline", false, "also run a baseline in this process, with the same connections, and report the ratio: the health\n"+
+		"scenario against a bare fasthttp server (one, however many --url); for --scenario write, the naive\n"+
+		"durable writes instead: one goroutine per connection, each write one Badger transaction with\nSyncWrites (256-byte values, no HTTP), for the same warm-up and duration, before the run")
+	fs.StringVar(&f.baselineDir, "baseline-dir", "", "directory under which the write baseline makes (and removes) its store; give one on the\nserver's disk (default: the system's temporary directory)")
 	fs.StringVar(&f.baselineBodyFrom, "baseline-body-from", "", "URL whose body the baseline server answers (default: {\"status\":\"ok\"})")
 	fs.StringVar(&f.wrk, "wrk", "", "path of wrk: after the run, run it with the same connections and duration on\n/api/health and report the ratio (health scenario and one --url only)")
 	fs.IntVar(&f.wrkThreads, "wrk-threads", 2, "wrk threads")
@@ -241,7 +245,11 @@ func runBench(b *benchSetup, args []string, getenv func(string) string, stdout, 
 
 // runBaseline runs the health scenario, with the same load, against a bare fasthttp
 // server in this process.
+// For the write scenario it runs the naive synced writes instead (bench.RunSyncedWrites).
 func runBaseline(ctx context.Context, o bench.Options, f benchFlags) (bench.Report, error) {
+	if o.Scenario == "write" {
+		return bench.RunSyncedWrites(ctx, f.baselineDir, o.Connections, o.Warmup, o.Duration)
+	}
 	body, ctype := []byte(`{"status":"ok"}`), "application/json"
 	if f.baselineBodyFrom != "" {
 		var err error
