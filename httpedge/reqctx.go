@@ -36,8 +36,6 @@ type reqCtx struct {
 	waiting bool
 }
 
-// newReqCtx is a context whose deadline is d, timed by dl.
-func newReqCtx(dl *deadlines, d time.Time) *reqCtx { return &reqCtx{deadline: d, dl: dl} }
 
 // Deadline implements context.Context.
 func (c *reqCtx) Deadline() (time.Time, bool) { return c.deadline, true }

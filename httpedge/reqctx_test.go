@@ -220,3 +220,7 @@ func TestRequestTimeout(t *testing.T) {
 			after, before, buf[:runtime.Stack(buf, true)])
 	}
 }
+
+// newReqCtx is a context whose deadline is d, timed by dl, as handle makes one (in its
+// request struct).
+func newReqCtx(dl *deadlines, d time.Time) *reqCtx { return &reqCtx{deadline: d, dl: dl} }
