@@ -130,6 +130,9 @@ type Deps struct {
 	// Deleted, optional, is told of a location once its delete is durable, so that
 	// what other rooms keep of it ends with it (its hypervisor_unavailable alert).
 	Deleted func(id string)
+	// Unavailable, optional, names the locations (by id, Default among them) whose
+	// cluster the hypervisor watch finds not answering now, for Offered.
+	Unavailable func(ctx context.Context) (map[string]bool, error)
 }
 
 // Locations is the service of the location records. A location is written seldom,
