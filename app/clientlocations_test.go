@@ -12,9 +12,9 @@ import (
 
 // clientLocations lists GET /api/client/locations with tok, page by page (limit 1),
 // so the paging of the default location and the records is walked too.
-func (s *testServer) clientLocations(tok, query string) []locations.Offered {
+func (s *testServer) clientLocations(tok, query string) []locations.OfferedLocation {
 	s.t.Helper()
-	var all []locations.Offered
+	var all []locations.OfferedLocation
 	cursor := ""
 	for range 20 {
 		path := "/api/client/locations?limit=1" + query
@@ -24,7 +24,7 @@ func (s *testServer) clientLocations(tok, query string) []locations.Offered {
 		r := s.do(req{method: "GET", path: path, token: tok})
 		expect(s.t, r, 200, "")
 		var page struct {
-			Items      []locations.Offered
+			Items      []locations.OfferedLocation
 			NextCursor *string `json:"next_cursor"`
 		}
 		r.decode(s.t, &page)
@@ -64,9 +64,9 @@ func TestClientLocations(t *testing.T) {
 	var ams locations.Location
 	r.decode(t, &ams)
 
-	want := []locations.Offered{{ID: locations.Default, Name: locations.Default, Default: true, Available: true},
+	want := []locations.OfferedLocation{{ID: locations.Default, Name: locations.Default, Default: true, Available: true},
 		{ID: fra.ID, Name: "Frankfurt", Available: true}, {ID: ams.ID, Name: "Amsterdam", Available: true}}
-	same := func(got []locations.Offered) bool {
+	same := func(got []locations.OfferedLocation) bool {
 		if len(got) != len(want) {
 			return false
 		}

@@ -2,9 +2,9 @@ package locations
 
 import "context"
 
-// Offered is a location as a tenant sees it, to choose where a new machine is made:
+// OfferedLocation is a location as a tenant sees it, to choose where a new machine is made:
 // nothing of its driver or its settings, which are the operator's.
-type Offered struct {
+type OfferedLocation struct {
 	ID   string `json:"id"`
 	Name string `json:"name"`
 	// Default says this is the location a create that names none is made in.
@@ -18,7 +18,7 @@ type Offered struct {
 
 // Offered returns the locations a tenant may make machines in, as List orders and
 // pages them, each with whether its cluster answers as the hypervisor watch last saw.
-func (l *Locations) Offered(ctx context.Context, cursor string, limit int) ([]Offered, string, error) {
+func (l *Locations) Offered(ctx context.Context, cursor string, limit int) ([]OfferedLocation, string, error) {
 	items, next, err := l.List(ctx, cursor, limit)
 	if err != nil {
 		return nil, "", err
@@ -29,9 +29,9 @@ func (l *Locations) Offered(ctx context.Context, cursor string, limit int) ([]Of
 			return nil, "", err
 		}
 	}
-	out := make([]Offered, 0, len(items))
+	out := make([]OfferedLocation, 0, len(items))
 	for _, loc := range items {
-		out = append(out, Offered{ID: loc.ID, Name: loc.Name, Default: loc.Default, Available: !down[loc.ID]})
+		out = append(out, OfferedLocation{ID: loc.ID, Name: loc.Name, Default: loc.Default, Available: !down[loc.ID]})
 	}
 	return out, next, nil
 }

@@ -16,7 +16,7 @@ func (h *handlers) locationRoutes() []api.Route {
 				"each one's id, name, whether it is the default, and whether its cluster answers now as the hypervisor watch sees it " +
 				"(`available` is false while its `hypervisor_unavailable` alert is open). Nothing of the drivers' settings. " +
 				"Paged like every list; an operator names the tenant with `tenant_id`.",
-			Reply: api.Page[locations.Offered]{}, Query: api.WithPage(map[string]string{"tenant_id": tenantQuery["tenant_id"]})},
+			Reply: api.Page[locations.OfferedLocation]{}, Query: api.WithPage(map[string]string{"tenant_id": tenantQuery["tenant_id"]})},
 	}
 }
 
