@@ -8,7 +8,7 @@ import (
 )
 
 // TestLocationVerbs: a simulated location added, listed after the default one, shown
-// and deleted from the command line; a proxmox one without its URL is a usage error,
+// and deleted from the command line, and offered to a tenant; a proxmox one without its URL is a usage error,
 // and the default location is not deleted.
 func TestLocationVerbs(t *testing.T) {
 	w := newWorld(t)
@@ -26,6 +26,19 @@ func TestLocationVerbs(t *testing.T) {
 	if out := w.ok("location", "show", "default"); !strings.Contains(out, "configured driver") {
 		t.Fatalf("location show default: got\n%s", out)
 	}
+	// The tenant's list: what a tenant may choose, without the drivers' settings; an
+	// operator reads it for a tenant it names.
+	var ten client.Tenant
+	w.okJSON(&ten, "tenant", "create", "Travellers")
+	var offered []client.OfferedLocation
+	w.okJSON(&offered, "location", "offered", "--tenant", ten.ID)
+	if len(offered) != 2 || offered[0].ID != "default" || !offered[0].Default || offered[1].ID != l.ID || !offered[1].Available {
+		t.Fatalf("location offered: got %+v; want default, then %s, available", offered, l.ID)
+	}
+	if out := w.ok("location", "offered", "--tenant", ten.ID); !strings.Contains(out, "AVAILABLE") || strings.Contains(out, "sim") {
+		t.Fatalf("location offered: got\n%s\nwant a table without the drivers", out)
+	}
+	w.fails(1, "give --tenant ID", "location", "offered")
 	w.fails(1, "conflict", "location", "delete", "default")
 	w.ok("location", "delete", l.ID)
 	w.fails(1, "not_found", "location", "show", l.ID)
