@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"net/http"
 	"testing"
 	"time"
 
@@ -104,4 +105,39 @@ func TestClientLocations(t *testing.T) {
 	heal()
 	want[1].Available = true
 	testwait.Eventually(t, "Frankfurt available again", func() bool { return same(s.clientLocations(a.Token, "")) })
+}
+
+// TestClientLocationsDefaultDown: the default location's cluster (Proxmox, a fake)
+// stops answering; the tenant's list marks the default location unavailable (its alert
+// names the driver, not a location) and then available again once it answers.
+func TestClientLocationsDefaultDown(t *testing.T) {
+	t.Parallel()
+	home := pvefake.New(pvefake.Config{})
+	t.Cleanup(home.Close)
+	cfg := testConfig(t)
+	onProxmox(home)(&cfg)
+	cfg.HypervisorCheckInterval = 20 * time.Millisecond
+	d, err := NewDriver(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &testServer{t: t, cfg: cfg, driver: d, client: &http.Client{Timeout: 30 * time.Second}}
+	s.start()
+	t.Cleanup(s.stop)
+	admin := s.adminToken()
+	a := s.tenant(admin, "Homebound", nil)
+	available := func() bool {
+		got := s.clientLocations(a.Token, "")
+		if len(got) != 1 || got[0].ID != locations.Default {
+			t.Fatalf("the tenant's locations: got %+v; want the default one alone", got)
+		}
+		return got[0].Available
+	}
+	if !available() {
+		t.Fatal("the default location unavailable before any fault")
+	}
+	heal := home.Inject(pvefake.Fault{Status: 503, Message: "proxy: no route to host"})
+	testwait.Eventually(t, "the default location unavailable", func() bool { return !available() })
+	heal()
+	testwait.Eventually(t, "the default location available again", available)
 }
