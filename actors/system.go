@@ -267,8 +267,9 @@ func Start(opts Options) (*System, error) {
 		Key: opts.Locations.Key, DefaultDriver: defaultDriver, InUse: s.locationInUse,
 		// A deleted location's cluster is no more: an alert that it did not answer
 		// would stay open for ever.
-		Deleted: func(id string) { s.Alerts.Clear(alerts.AlertHypervisorUnavailable, monitoring.LocationTarget(id)) },
-		Forget:  opts.Locations.Forget})
+		Deleted:     func(id string) { s.Alerts.Clear(alerts.AlertHypervisorUnavailable, monitoring.LocationTarget(id)) },
+		Forget:      opts.Locations.Forget,
+		Unavailable: s.locationsDown})
 	lcancel()
 	if err != nil {
 		s.Stop()
@@ -417,6 +418,27 @@ func (s *System) locationGone(ctx context.Context, tag string) (bool, error) {
 		return true, nil
 	}
 	return false, err
+}
+
+// locationsDown names the locations whose hypervisor_unavailable alert is open, by
+// location id: the default one's alert names the driver, another's "location <tag>"
+// (monitoring's hypervisor watch). An open condition is a key in the store, so this
+// is one short scan, on every member alike.
+func (s *System) locationsDown(ctx context.Context) (map[string]bool, error) {
+	open, err := s.Alerts.OpenTargets(ctx, alerts.AlertHypervisorUnavailable)
+	if err != nil {
+		return nil, err
+	}
+	down := map[string]bool{}
+	if s.driver != nil && open[s.driver.Name()] {
+		down[locations.Default] = true
+	}
+	for target := range open {
+		if tag, ok := strings.CutPrefix(target, monitoring.LocationTarget("")); ok && tag != "" {
+			down[tag] = true
+		}
+	}
+	return down, nil
 }
 
 // tenantExists is how the packages below the tenants (users, machines) check that a

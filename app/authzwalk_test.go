@@ -163,6 +163,7 @@ func TestAuthorizationWalk(t *testing.T) {
 			{kind: "tenant", path: "/api/client/usage?from=2026-01-01T00:00:00Z&to=2026-01-02T00:00:00Z&tenant_id=%s"}},
 		"GET /api/client/usage-trends": {{path: "/api/client/usage-trends?days=2"},
 			{kind: "tenant", path: "/api/client/usage-trends?days=2&tenant_id=%s"}},
+		"GET /api/client/locations": {{path: "/api/client/locations"}, {kind: "tenant", path: "/api/client/locations?tenant_id=%s"}},
 		"GET /api/client/machines":  {{path: "/api/client/machines"}, {kind: "tenant", path: "/api/client/machines?tenant_id=%s"}},
 		"POST /api/client/machines": {{kind: "tenant", path: "/api/client/machines?tenant_id=%s", body: `{"name":"x","template_id":"tpl-debian-12","cpu_cores":1,"memory_mb":1024,"disk_gb":10}`}},
 		"PATCH /api/client/machines/{vmId}/resources": {{kind: "machine", path: "/api/client/machines/%s/resources", body: `{"cpu_cores":2}`},

@@ -364,6 +364,8 @@ func TestOpenAPIConformance(t *testing.T) {
 	ok(req{method: "GET", path: "/api/client/usage-trends?days=7", token: a.Token}, 200)
 	fails(req{method: "GET", path: "/api/client/overview", token: admin}, 400, "invalid_request")
 	ok(req{method: "GET", path: "/api/client/overview?tenant_id=" + a.ID, token: admin}, 200)
+	ok(req{method: "GET", path: "/api/client/locations", token: a.Token}, 200)
+	fails(req{method: "GET", path: "/api/client/locations?tenant_id=no-such-tenant", token: admin}, 404, "not_found")
 	cm := "/api/client/machines/" + am.ID
 	s.run(req{method: "POST", path: cm + "/actions/reboot", token: a.Token})
 	s.run(req{method: "PATCH", path: cm + "/resources", token: a.Token, body: map[string]any{"memory_mb": 2048}})

@@ -206,6 +206,7 @@ func TestEveryListRoutePages(t *testing.T) {
 		"GET /api/client/machines/{vmId}/backups":          client("/api/client/machines/" + m1.ID + "/backups"),
 		"GET /api/client/machines/{vmId}/snapshots":        client("/api/client/machines/" + m1.ID + "/snapshots"),
 		"GET /api/client/machines/{vmId}/tasks":            client("/api/client/machines/" + m1.ID + "/tasks"),
+		"GET /api/client/locations":                        client("/api/client/locations"),
 
 		"GET /api/monitoring/health-checks": op("/api/monitoring/health-checks", "/api/monitoring/health-checks?tenant_id="+a.ID),
 		"GET /api/monitoring/alerts/events": op("/api/monitoring/alerts/events", "/api/monitoring/alerts/events?kind=task_failed"),

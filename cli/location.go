@@ -100,6 +100,34 @@ its own disk (--token-secret-file).`,
 			return p.Print(l, func(w *tabwriter.Writer) { locationCard(w, l) })
 		},
 	}
+	var offeredLim int
+	offered := &cobra.Command{
+		Use:   "offered",
+		Short: "list the locations the tenant may make machines in (tenant users; operators with --tenant)",
+		Long: `List the locations a new machine may be made in, as machine create --location names
+them: each one's id, name, whether it is the default, and whether its cluster answers
+now (AVAILABLE is "no" while the location's hypervisor_unavailable alert is open).
+Tenant users read this list; location list, with the drivers' settings, is the
+operators'. An operator names the tenant with --tenant.`,
+		Args: cmdline.Args(0, ""),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, p, err := a.setup()
+			if err != nil {
+				return err
+			}
+			items, err := cmdline.Collect(c.ClientLocations(cmd.Context(), client.ListOptions{}), offeredLim)
+			if err != nil {
+				return err
+			}
+			return p.Print(items, func(w *tabwriter.Writer) {
+				output.Header(w, "ID", "NAME", "DEFAULT", "AVAILABLE")
+				for _, l := range items {
+					output.Row(w, l.ID, l.Name, output.YesNo(l.Default), output.YesNo(l.Available))
+				}
+			})
+		},
+	}
+	cmdline.LimitFlag(offered, &offeredLim)
 	del := &cobra.Command{
 		Use:   "delete ID",
 		Short: "delete a location nothing belongs to any more (never the default one)",
@@ -116,8 +144,8 @@ its own disk (--token-secret-file).`,
 			return nil
 		},
 	}
-	return cmdline.Group(&cobra.Command{Use: "location", Short: "locations: the hypervisor clusters machines are made in (operators)"},
-		add, list, show, del)
+	return cmdline.Group(&cobra.Command{Use: "location", Short: "locations: the hypervisor clusters machines are made in (operators; tenants: offered)"},
+		add, list, offered, show, del)
 }
 
 // locationCard prints a location's fields.

@@ -51,6 +51,7 @@
 //	/api/resources/alert-events            Alerts, GetAlert, AcknowledgeAlert
 //	/api/monitoring/...                    MonitoringOverview, FaultyDeployments, ClusterForecast
 //	/api/client/overview, usage-trends     Overview, UsageTrends
+//	/api/client/locations                  ClientLocations, ClientLocationsPage
 //	/api/resources/nodes, /api/virt/...    Nodes, GetNode, NodeUsage, ClusterUsage, Sync, SyncInventory
 //	/api/events                            Events
 //	/api/health, /api/openapi.json         Health, OpenAPI

@@ -7,7 +7,8 @@ import (
 )
 
 // Locations: the hypervisor clusters machines are made in, the server's configured
-// driver ("default") first. Operators alone read and write them.
+// driver ("default") first. Operators alone read and write them; a tenant reads the
+// ones it may make machines in (ClientLocations), without their settings.
 
 // CreateLocation adds a location (operators); a taken name is ErrConflict, settings
 // its driver refuses ErrInvalidRequest.
@@ -41,4 +42,20 @@ func (c *Client) LocationsPage(ctx context.Context, opt ListOptions) (Page[Locat
 // first.
 func (c *Client) Locations(ctx context.Context, opt ListOptions) iter.Seq2[Location, error] {
 	return all(ctx, opt, c.LocationsPage)
+}
+
+// ClientLocationsPage reads one page of the locations the tenant may make machines in
+// (GET /api/client/locations; an operator's client names the tenant with ForTenant).
+func (c *Client) ClientLocationsPage(ctx context.Context, opt ListOptions) (Page[OfferedLocation], error) {
+	q := opt.values()
+	for k, v := range c.clientQuery() {
+		q[k] = v
+	}
+	return getPage[OfferedLocation](ctx, c, "/api/client/locations", q)
+}
+
+// ClientLocations yields every location the tenant may make machines in, the default
+// one first.
+func (c *Client) ClientLocations(ctx context.Context, opt ListOptions) iter.Seq2[OfferedLocation, error] {
+	return all(ctx, opt, c.ClientLocationsPage)
 }

@@ -97,6 +97,8 @@ var modelled = []struct {
 	{"Location", typeOf[Location](), false},
 	{"Proxmox", typeOf[LocationProxmox](), false},
 	{"PageLocation", typeOf[Page[Location]](), false},
+	{"OfferedLocation", typeOf[OfferedLocation](), false},
+	{"PageOfferedLocation", typeOf[Page[OfferedLocation]](), false},
 	{"UsageLine", typeOf[UsageLine](), false},
 	{"UsageReport", typeOf[UsageReport](), false},
 	{"MachineTraffic", typeOf[MachineTraffic](), false},

@@ -41,6 +41,7 @@ type (
 	LocationSpec        = apitype.LocationSpec
 	LocationProxmoxSpec = apitype.LocationProxmoxSpec
 	LocationChange      = apitype.LocationChange
+	OfferedLocation     = apitype.OfferedLocation
 
 	ISO        = apitype.ISO
 	ISOSpec    = apitype.ISOSpec

@@ -140,6 +140,9 @@ type Deps struct {
 	// no record naming what is left, which nothing reads and the composition root
 	// sweeps at its next start. Its error is logged; the delete stands.
 	Forget func(ctx context.Context, id string) error
+	// Unavailable, optional, names the locations (by id, Default among them) whose
+	// cluster the hypervisor watch finds not answering now, for Offered.
+	Unavailable func(ctx context.Context) (map[string]bool, error)
 }
 
 // Locations is the service of the location records. A location is written seldom,

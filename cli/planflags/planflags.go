@@ -176,25 +176,42 @@ func Find(ctx context.Context, c *client.Client, ref string) (*client.Plan, erro
 
 // FindLocation is the id of the location ref names: "default", a location's id, or
 // else its name (ignoring case); one that names none is a usage error. It is how
-// every --location of the verbs is read.
+// every --location of the verbs is read. A tenant user may not read the operators'
+// list of locations (403): its own, the client area's, is read instead, so that a
+// tenant's machine create --location takes a name too.
 func FindLocation(ctx context.Context, c *client.Client, ref string) (string, error) {
 	if strings.EqualFold(ref, "default") {
 		return "default", nil
 	}
-	var byName []string
+	type named struct{ id, name string }
+	var all []named
 	for l, err := range c.Locations(ctx, client.ListOptions{}) {
+		if errors.Is(err, client.ErrForbidden) && len(all) == 0 {
+			all = nil
+			for o, err := range c.ClientLocations(ctx, client.ListOptions{}) {
+				if err != nil {
+					return "", err
+				}
+				all = append(all, named{o.ID, o.Name})
+			}
+			break
+		}
 		if err != nil {
 			return "", err
 		}
-		if l.ID == ref {
-			return l.ID, nil
+		all = append(all, named{l.ID, l.Name})
+	}
+	var byName []string
+	for _, l := range all {
+		if l.id == ref {
+			return l.id, nil
 		}
-		if strings.EqualFold(l.Name, ref) {
-			byName = append(byName, l.ID)
+		if strings.EqualFold(l.name, ref) {
+			byName = append(byName, l.id)
 		}
 	}
 	if len(byName) == 1 {
 		return byName[0], nil
 	}
-	return "", cmdline.Usagef("--location %q: no location has that id or name (see 'vmplane location list')", ref)
+	return "", cmdline.Usagef("--location %q: no location has that id or name (see 'vmplane location list', or 'vmplane location offered' as a tenant's user)", ref)
 }

@@ -18,6 +18,16 @@ type Location struct {
 	UpdatedAt time.Time `json:"updated_at"`
 }
 
+// OfferedLocation is a location as a tenant sees it (GET /api/client/locations), to
+// choose where a new machine is made: nothing of its driver or settings. Available is
+// false while the location's hypervisor_unavailable alert is open.
+type OfferedLocation struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Default   bool   `json:"default"`
+	Available bool   `json:"available"`
+}
+
 // LocationProxmox are a proxmox location's settings as shown: whether its token
 // secret is stored (sealed), or the file the server reads it from.
 type LocationProxmox struct {

@@ -232,6 +232,8 @@ type Locations interface {
 	Create(ctx context.Context, s locations.LocationSpec) (locations.Location, error)
 	Update(ctx context.Context, id string, c locations.LocationChange) (locations.Location, error)
 	Delete(ctx context.Context, id string) error
+	// Offered are the locations as tenants see them (GET /api/client/locations).
+	Offered(ctx context.Context, cursor string, limit int) ([]locations.OfferedLocation, string, error)
 }
 
 // Webhooks is what the edge asks of webhooks.Webhooks; scope is a tenant user's

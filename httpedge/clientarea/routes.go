@@ -53,6 +53,7 @@ func Routes(o Options) []api.Route {
 	routes := append(h.clientRoutes(), h.machineRoutes()...)
 	routes = append(routes, h.media.Routes("/api/client/machines/{vmId}", "client", api.Authenticated, tenantQuery)...)
 	routes = append(routes, h.backupRoutes()...)
+	routes = append(routes, h.locationRoutes()...)
 	routes = append(routes, h.usageRoutes()...)
 	routes = append(routes, virt.AddressRoutes("/api/client/machines/{vmId}", "vmId", "client", api.Authenticated, tenantQuery, h.svc, func(c *api.Call) (*string, error) {
 		t, err := c.Tenant()

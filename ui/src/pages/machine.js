@@ -11,7 +11,7 @@ import { lazy } from '../lazy.js';
 import * as icons from '../icons.js';
 import { Addresses, Backups, Snapshots } from './machine-data.js';
 import { Media, Reinstall, Resize } from './machine-actions.js';
-import { locationName, useLocations } from '../location.js';
+import { locationName, useOwnLocations } from '../location.js';
 import { Confirm } from '../confirm.js';
 import { go } from '../router.js';
 
@@ -57,8 +57,8 @@ export function Machine({ id, admin, tenant }) {
   const [ended, setEnded] = useState(0);
   const [consoleOpen, setConsoleOpen] = useState(false);
   const [vncOpen, setVncOpen] = useState(false);
-  // Its location, for operators (a tenant user cannot read the locations).
-  const { names } = useLocations(!!admin);
+  // Its location: always for operators, for a tenant user where it has more than one.
+  const { items: locations, names } = useOwnLocations(!!admin);
   const url = `${clientBase}/${encodeURIComponent(id)}`;
   const virt = `/api/virt/vms/${encodeURIComponent(id)}`;
   const at = scoped(url, admin ? tenant : '');
@@ -107,7 +107,7 @@ export function Machine({ id, admin, tenant }) {
         <dt>Size</dt><dd>${m.cpu_cores} CPU, ${mb(m.memory_mb)} memory, ${gb(m.disk_gb)} disk</dd>
         <dt>Template</dt><dd>${m.template_id}</dd>
         <dt>Node</dt><dd>${m.node}</dd>
-        ${admin && html`<dt>Location</dt><dd data-location>${locationName(names, m.location_id)}</dd>`}
+        ${(admin || locations.length > 1) && html`<dt>Location</dt><dd data-location>${locationName(names, m.location_id)}</dd>`}
         <dt>Addresses</dt><dd>${(m.interfaces || []).flatMap((i) => i.ip_addresses || []).join(', ') || (m.addresses || []).map((a) => a.address).join(', ') || 'none'}</dd>
         <dt>ISO</dt><dd>${m.media ? m.media.name : 'none'}</dd>
         <dt>Created</dt><dd>${when(m.created_at)}</dd>

@@ -8,13 +8,16 @@ import { Field, ProblemView, Status, gb, mb } from '../format.js';
 import { TemplatePicker } from './machine-actions.js';
 import { plansPath, templatesPath, tenantsPath, useList } from '../choices.js';
 import { TaskLine, clientBase as base } from './machine.js';
-import { LocationSelect, inLocation, locationName, useLocations } from '../location.js';
+import { LocationSelect, inLocation, locationName, useOwnLocations } from '../location.js';
 
 export function Machines() {
   const [page, setPage] = useState(null);
   const [error, setError] = useState(null);
   const [cursors, setCursors] = useState(['']);
   const cursor = cursors[cursors.length - 1];
+  // The location column, only where there is more than one to tell apart.
+  const { items: locations, names } = useOwnLocations(false);
+  const several = locations.length > 1;
 
   useEffect(() => {
     let live = true;
@@ -52,11 +55,12 @@ export function Machines() {
     <${CreateMachine} onCreated=${created} />
     ${page && html`<div class="table-wrap" tabindex="0"><table>
       <caption class="sr-only">Your machines</caption>
-      <thead><tr><th scope="col">Name</th><th scope="col">Status</th><th scope="col">Size</th><th scope="col">Task</th></tr></thead>
+      <thead><tr><th scope="col">Name</th><th scope="col">Status</th><th scope="col">Size</th>${several && html`<th scope="col">Location</th>`}<th scope="col">Task</th></tr></thead>
       <tbody>${page.items.map((m) => html`<tr key=${m.id} data-machine=${m.id}>
         <td><a href=${`/machines/${encodeURIComponent(m.id)}`}>${m.name}</a></td>
         <td><${Status} value=${m.status} /></td>
         <td>${m.cpu_cores} CPU, ${mb(m.memory_mb)}, ${gb(m.disk_gb)}</td>
+        ${several && html`<td data-location>${locationName(names, m.location_id)}</td>`}
         <td>${byMachine[m.id] ? html`<${TaskLine} task=${byMachine[m.id]} />`
           : m.task_id ? html`<${TaskLine} task=${{ id: m.task_id, type: 'task', status: 'running' }} />` : ''}</td>
       </tr>`)}</tbody>
@@ -72,9 +76,10 @@ export function Machines() {
 // CreateMachine asks for a new machine: a name, a plan (its sizes filled from it, its
 // templates the only ones offered) and a template. Explicit sizes are for operators
 // (admin), and for tenants only while there is no plan to choose. An operator names
-// the tenant the machine is for, and for sizes of its own the location it is made in
-// (a plan's machine is made in the plan's; tenant users cannot read the locations, so
-// theirs go to the default one). Only the templates of that location are offered.
+// the tenant the machine is for. For sizes of its own a machine is made in the
+// location chosen (operators from theirs, tenant users from the client area's list,
+// offered to them only when there is more than one); a plan's machine is made in the
+// plan's, which the form shows. Only the templates of that location are offered.
 export function CreateMachine({ onCreated, admin }) {
   const [error, setError] = useState(null);
   const templates = useList(templatesPath);
@@ -83,7 +88,8 @@ export function CreateMachine({ onCreated, admin }) {
   const [open, setOpen] = useState(false);
   const [planID, setPlanID] = useState(null);
   const [loc, setLoc] = useState('default');
-  const { items: locations, names } = useLocations(!!admin);
+  const { items: locations, names } = useOwnLocations(!!admin);
+  const placed = admin || locations.length > 1;
   const planItems = plans?.items || [];
   const custom = admin || (plans && planItems.length === 0);
   // Until a choice, the first plan (tenants) or custom sizes (operators).
@@ -119,9 +125,9 @@ export function CreateMachine({ onCreated, admin }) {
       ${planItems.length > 0 && html`<label class="field"><span>Plan</span>
         <select name="plan_id" value=${chosen} onChange=${(e) => setPlanID(e.target.value)} aria-invalid=${planMsg ? 'true' : undefined} aria-describedby=${planMsg ? 'plan_id-error' : undefined}>
           ${custom && html`<option value="">custom sizes</option>`}
-          ${planItems.map((p) => html`<option value=${p.id}>${p.name}: ${p.cpu_cores} CPU, ${mb(p.memory_mb)}, ${gb(p.disk_gb)}${admin && p.location_id && p.location_id !== 'default' ? `, in ${locationName(names, p.location_id)}` : ''}</option>`)}
+          ${planItems.map((p) => html`<option value=${p.id}>${p.name}: ${p.cpu_cores} CPU, ${mb(p.memory_mb)}, ${gb(p.disk_gb)}${placed && p.location_id && p.location_id !== 'default' ? `, in ${locationName(names, p.location_id)}` : ''}</option>`)}
         </select>${planMsg && html`<span class="field-error" id="plan_id-error">${planMsg}</span>`}</label>`}
-      ${admin && (plan ? html`<p class="muted" data-plan-location>Made in ${locationName(names, plan.location_id)}, the plan's location</p>`
+      ${placed && (plan ? html`<p class="muted" data-plan-location>Made in ${locationName(names, plan.location_id)}, the plan's location</p>`
         : html`<${LocationSelect} items=${locations} error=${error} value=${loc} onChange=${(e) => setLoc(e.target.value)} />`)}
       <${TemplatePicker} key=${`${chosen}@${where}`} templates=${offered} error=${error} />
       ${plan ? html`<p class="muted" data-plan-sizes>${plan.cpu_cores} CPU, ${mb(plan.memory_mb)}, ${gb(plan.disk_gb)} from the plan</p>`
