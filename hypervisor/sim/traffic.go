@@ -73,9 +73,9 @@ func (s *series) netBetween(from, to int64, in, out float64, mk *trafficMark) (f
 			step = 60
 		}
 		sp := newSpan(start, step)
-		v := s.running(&sp)
-		in += v.netIn * float64(n)
-		out += v.netOut * float64(n)
+		vIn, vOut := s.netRunning(&sp)
+		in += vIn * float64(n)
+		out += vOut * float64(n)
 		t += n
 	}
 	return in, out
@@ -96,5 +96,19 @@ func (s *series) netDay(day int64) (in, out float64) {
 	act := func(k int) float64 {
 		return base * (1 + noiseScale*0.1*sym(cell(s.noiseKeys[k][2], cell6)))
 	}
+	return p.netIn * act(2), p.netIn * p.netOutRate * act(3)
+}
+
+// netRunning is running's net rates, in and out, alone: the same expressions, without
+// the four other metrics' noise.
+func (s *series) netRunning(sp *span) (in, out float64) {
+	p := &s.prof
+	g := 1.0
+	if sp.day > s.createdDay {
+		g = min(1+p.growth*float64(sp.day-s.createdDay)/7, 1.6)
+	}
+	base := g * (1 + 0.1*sym(cell(s.dayKey, sp.day))) * sp.weekday
+	curve := (s.curveIntegral(&sp.b) - s.curveIntegral(&sp.a)) / (sp.b.x - sp.a.x)
+	act := func(k int) float64 { return base * (curve + noiseScale*s.noise(k, sp)) }
 	return p.netIn * act(2), p.netIn * p.netOutRate * act(3)
 }

@@ -78,6 +78,13 @@ func TestInventoryTrafficMark(t *testing.T) {
 		if math.Abs(in-v.netIn) > 1e-9*v.netIn || math.Abs(out-v.netOut) > 1e-9*v.netOut {
 			t.Fatalf("day %d: netDay %v/%v; the day bucket %v/%v", day, in, out, v.netIn, v.netOut)
 		}
+		// An hour and a minute of that day: netRunning is running's net rates exactly.
+		for _, sp := range []span{newSpan(day*daySeconds+7*3600, 3600), newSpan(day*daySeconds+61*60, 60)} {
+			v := s.running(&sp)
+			if in, out := s.netRunning(&sp); in != v.netIn || out != v.netOut {
+				t.Fatalf("day %d, span %+v: netRunning %v/%v; running %v/%v", day, sp, in, out, v.netIn, v.netOut)
+			}
+		}
 	}
 	fresh := func() hypervisor.TrafficCounters {
 		d.mu.Lock()
@@ -109,4 +116,48 @@ func TestInventoryTrafficMark(t *testing.T) {
 			t.Errorf("step %d: no whole day marked (%+v)", i, mark)
 		}
 	}
+}
+
+// BenchmarkTrafficIntegral measures a running machine's traffic counters over 400 days:
+// the day pieces as the graphs compute them (newSpan and running, as every piece was
+// before netDay), through netDay afresh, and continued from the machine's mark (what
+// each inventory after the first costs).
+func BenchmarkTrafficIntegral(b *testing.B) {
+	d, _ := newTestB(b)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var m *machine
+	for _, mm := range d.machines {
+		m = mm
+		break
+	}
+	m.createdAt = d.now().Add(-400 * 24 * time.Hour)
+	m.history = m.history[:0]
+	s := d.seriesOf(m, false)
+	b.Run("day-pieces-by-running", func(b *testing.B) {
+		for b.Loop() {
+			var in float64
+			for day := s.createdDay + 1; day < s.createdDay+400; day++ {
+				sp := newSpan(day*daySeconds, daySeconds)
+				in += s.running(&sp).netIn
+			}
+		}
+	})
+	b.Run("fresh", func(b *testing.B) {
+		for b.Loop() {
+			m.traffic = trafficMark{}
+			d.trafficLocked(m, d.now())
+		}
+	})
+	b.Run("from-mark", func(b *testing.B) {
+		for b.Loop() {
+			d.trafficLocked(m, d.now())
+		}
+	})
+}
+
+// newTestB is a driver with a few demo machines, for benchmarks.
+func newTestB(b *testing.B) (*Driver, time.Time) {
+	now := t0
+	return New(Config{Machines: 3, OpDelay: time.Millisecond, Now: func() time.Time { return now }}), now
 }
