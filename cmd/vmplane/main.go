@@ -120,6 +120,7 @@ func serve(cfg app.Config, stderr io.Writer) int {
 		return 2
 	}
 	defer log.Sync() //nolint:errcheck // nothing useful to do when stderr is gone
+	applySoftMemoryLimit(log)
 
 	// Password hashes are computed in child processes at the lowest priority: this
 	// binary, as `vmplane hash-worker`. On Linux, /proc/self/exe is the running binary

@@ -529,8 +529,10 @@ func (d *Driver) installLocked(store persistence.Store, l *world.Loaded) {
 	}
 	d.machines = make(map[int]*machine, len(l.Machines))
 	d.committed = make(map[string]int)
-	d.macs = make(map[string]bool)
-	d.ips = newIPPool()
+	// Sized for the stored world at once: a million machines' addresses would
+	// otherwise rehash these maps some twenty times while the restart loads them.
+	d.macs = make(map[string]bool, len(l.Machines))
+	d.ips = ipPool{used: make(map[uint64]bool, len(l.Machines))}
 	d.vmidHint = minVMID
 	d.firewall = make(map[int][]hypervisor.FirewallRule)
 	for _, vmid := range slices.Sorted(maps.Keys(l.Machines)) {

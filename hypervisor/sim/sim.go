@@ -176,6 +176,8 @@ type machine struct {
 	// it, so a record being written keeps what it held.
 	snapshots []world.Snapshot
 	parent    string
+	// traffic is where the last inventory's traffic integral got (trafficLocked).
+	traffic trafficMark
 }
 
 // New builds a simulated cluster from cfg, filling in defaults. Its world lives in
