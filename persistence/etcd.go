@@ -252,6 +252,50 @@ func (s *Etcd) Get(ctx context.Context, key []byte) ([]byte, error) {
 	return resp.Kvs[0].Value, nil
 }
 
+var _ MultiGetter = (*Etcd)(nil)
+
+// GetMany implements MultiGetter: one read-only transaction of gets (linearizable, as
+// Get is, and at one revision) per etcdMergeOps keys, so that a transaction never has
+// more operations than etcd's default --max-txn-ops allows.
+func (s *Etcd) GetMany(ctx context.Context, keys [][]byte) ([][]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, ctxError(err)
+	}
+	if !s.gate.enter() {
+		return nil, errClosed()
+	}
+	defer s.gate.leave()
+	out := make([][]byte, len(keys))
+	for from := 0; from < len(keys); from += etcdMergeOps {
+		chunk := keys[from:min(from+etcdMergeOps, len(keys))]
+		ops := make([]clientv3.Op, 0, len(chunk))
+		for _, k := range chunk {
+			ops = append(ops, clientv3.OpGet(s.prefix+string(k)))
+		}
+		rctx, cancel := context.WithTimeout(ctx, s.timeout)
+		start := time.Now()
+		resp, err := s.c.Txn(rctx).Then(ops...).Commit()
+		cancel()
+		s.metrics.observe("get", start, err)
+		if err != nil {
+			return nil, s.readError(ctx, "read failed", err)
+		}
+		s.healthy()
+		for i, r := range resp.Responses {
+			rr := r.GetResponseRange()
+			if rr == nil || len(rr.Kvs) == 0 || len(chunk[i]) == 0 {
+				continue
+			}
+			v := rr.Kvs[0].Value
+			if v == nil {
+				v = []byte{}
+			}
+			out[from+i] = v
+		}
+	}
+	return out, nil
+}
+
 // Scan implements Store.Scan: pages of range reads, all at the first page's revision,
 // each bounded by ctx and by the request timeout, whichever ends first.
 func (s *Etcd) Scan(ctx context.Context, prefix, after []byte, limit int, fn func(key, value []byte) error) error {

@@ -3,7 +3,6 @@ package machines
 import (
 	"bytes"
 	"context"
-	"errors"
 
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/actors/machines/capacity"
@@ -161,15 +160,11 @@ func (m *Machines) ListWhere(ctx context.Context, cursor string, limit int, w Wh
 	if prefix == nil {
 		return m.List(ctx, cursor, limit, w.Match)
 	}
-	return kit.ScanIndexFiltered(ctx, m.sys.store, prefix, cursor, limit, func(id string) (Machine, bool, error) {
+	return kit.ScanIndexMany(ctx, m.sys.store, prefix, cursor, limit, machineKey, func(_ string, val []byte) (Machine, bool, error) {
 		var rec record
-		val, err := m.sys.store.Get(ctx, machineKey(id))
-		if err == nil {
-			_, err = persistence.Decode(val, &rec)
+		if _, err := persistence.Decode(val, &rec); err != nil {
+			return Machine{}, false, err
 		}
-		if errors.Is(err, persistence.ErrNotFound) {
-			return Machine{}, false, nil // deleted between the index's read and its own
-		}
-		return rec.Machine, err == nil && w.Match(&rec.Machine), err
+		return rec.Machine, w.Match(&rec.Machine), nil
 	})
 }

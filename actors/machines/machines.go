@@ -630,16 +630,13 @@ func (m *Machines) ListTenant(ctx context.Context, tenant, cursor string, limit 
 
 // listTenant reads a page of tenant's machines from the store.
 func (m *Machines) listTenant(ctx context.Context, tenant, cursor string, limit int) ([]Machine, string, error) {
-	return kit.ScanIndex(ctx, m.sys.store, persistence.Prefix("vm-tenant", tenant), cursor, limit, func(id string) (*Machine, error) {
-		val, err := m.sys.store.Get(ctx, machineKey(id))
-		if err != nil {
-			return nil, err
-		}
+	// The page's records in one read: on a cluster, one request to etcd, not ten.
+	return kit.ScanIndexMany(ctx, m.sys.store, persistence.Prefix("vm-tenant", tenant), cursor, limit, machineKey, func(_ string, val []byte) (Machine, bool, error) {
 		var rec record
 		if _, err := persistence.Decode(val, &rec); err != nil {
-			return nil, err
+			return Machine{}, false, err
 		}
-		return &rec.Machine, nil
+		return rec.Machine, true, nil
 	})
 }
 
