@@ -145,9 +145,13 @@ type Etcd struct {
 
 	// The watch's progress, for WatchedThrough (etcd_fresh.go).
 	watchRev atomic.Int64
-	revSeen  chan struct{}
+	revSeen  atomic.Pointer[chan struct{}] // closed (and replaced) when watchRev moves
 	fresh    atomic.Pointer[time.Time]
 	resets   atomic.Uint64
+	// The rounds of CaughtUp (etcd_fresh.go), and the watch's context they ask
+	// etcd's progress through.
+	caught   caughtRounds
+	watchCtx context.Context
 
 	stop      context.CancelFunc
 	bg        sync.WaitGroup
@@ -205,7 +209,9 @@ func OpenEtcd(opts EtcdOptions) (*Etcd, error) {
 	// The watch and the freshness rounds' progress requests share the stream that
 	// this metadata names (the client keys its watch streams by it).
 	wbg := clientv3.WithRequireLeader(bg)
-	s.revSeen = make(chan struct{}, 1)
+	seen := make(chan struct{})
+	s.revSeen.Store(&seen)
+	s.watchCtx = wbg
 	s.watchRev.Store(resp.Header.Revision)
 	s.bg.Add(4)
 	go func() { defer s.bg.Done(); s.w.run() }()
@@ -996,7 +1002,7 @@ func newEtcdMetrics() etcdMetrics {
 	return etcdMetrics{
 		seconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "vmplane_etcd_request_seconds",
-			Help:    "Latency of the etcd store's requests, by op (get, scan, txn).",
+			Help:    "Latency of the etcd store's requests, by op (get, scan, txn, caught-up: a revision read of CaughtUp's rounds).",
 			Buckets: prometheus.ExponentialBuckets(0.0005, 2, 14), // 0.5 ms to 4 s
 		}, []string{"op"}),
 		errors: prometheus.NewCounterVec(prometheus.CounterOpts{

@@ -98,6 +98,19 @@ type WatchClock interface {
 	WatchedThrough() (at time.Time, resets uint64)
 }
 
+// WatchBarrier is a shared store whose Watch can be caught up with on demand, so that
+// a cache built on Watch can be exact on it without waiting on writers: a read that
+// calls CaughtUp first and then serves from the cache (dropping it all when the reset
+// count moved: see WatchClock) sees every write acknowledged to any member before
+// the read began. It costs the read one to two round trips to etcd, shared by all
+// the reads waiting at the same time.
+type WatchBarrier interface {
+	// CaughtUp returns once the watchers have been told of every write acknowledged
+	// (to any member) before CaughtUp was called, with the watch's reset count at that
+	// point. It fails as Get does when ctx ends or etcd does not answer.
+	CaughtUp(ctx context.Context) (resets uint64, err error)
+}
+
 // MultiGetter is a store that reads many keys in one request (the etcd store, where
 // every Get is a round trip to etcd). Use GetMany, which falls back to one Get per key.
 type MultiGetter interface {
