@@ -46,8 +46,10 @@ func newMachineLists(store persistence.Store) *listcache.Cache[Machine] {
 // the cache when they are there. The page is shared: see MachinePage.
 func (m *Machines) TenantPage(ctx context.Context, tenant, cursor string, limit int) (*MachinePage, error) {
 	// A store shared with other members names their writes only after they were
-	// acknowledged: a cached page could miss one, so a cluster member reads the store.
-	cache := cursor == "" && !m.sys.store.Shared()
+	// acknowledged: on a cluster member the gate first catches up with the watch, so
+	// that a write acknowledged on another member before this read has dropped its
+	// page here.
+	cache := cursor == "" && m.listsGate.Open(ctx)
 	if cache {
 		if p := m.lists.Get(tenant, limit); p != nil {
 			return p, nil

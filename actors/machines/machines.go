@@ -410,6 +410,8 @@ type Machines struct {
 	beginMu sync.Mutex
 	// lists caches tenants' first list pages (machinelists.go).
 	lists *listcache.Cache[Machine]
+	// listsGate says whether lists may serve a read (exact on a cluster member too).
+	listsGate *persistence.CacheGate
 	// OpTimeout bounds one task's hypervisor work.
 	OpTimeout time.Duration
 	// counters keeps the tenants' usage counters (usage.go).
@@ -422,6 +424,7 @@ type Machines struct {
 
 func startMachines(s *system) *Machines {
 	m := &Machines{sys: s, OpTimeout: 10 * time.Minute, lists: newMachineLists(s.store), alloc: newAllocations(s.store)}
+	m.listsGate = persistence.NewCacheGate(s.store, m.lists.Clear)
 	m.terminations.Clock = s.rt.Clock
 	m.kind = s.rt.StartKind("machines", 5*time.Minute, func(id string) kit.Entity {
 		return &machineEntity{sys: s, ms: m, id: id}
