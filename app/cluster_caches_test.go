@@ -61,3 +61,36 @@ func TestClusterMachineListNeverStale(t *testing.T) {
 		}
 	}
 }
+
+// TestClusterKeyRevocationNeverStale: every member keeps the records of API keys in use
+// in memory, and a key revoked through one member (its 204 answered) is refused from
+// the very next request on every other member, though each had just served the key
+// from its cache and m2 hears from etcd 300 ms late.
+func TestClusterKeyRevocationNeverStale(t *testing.T) {
+	srv := etcdtest.Start(t)
+	slow := etcdtest.NewProxy(t, srv)
+	ms := startClusterOn(t, srv, 3, func(c *Config) {
+		if c.NodeName == "m2" {
+			c.EtcdEndpoints = strings.Join(slow.Endpoints(), ",")
+		}
+	})
+	admin := ms[0].adminToken()
+	slow.Delay(300 * time.Millisecond)
+	for i := 0; i < 3; i++ {
+		key := ms[i%3].newKey(admin, map[string]any{"name": fmt.Sprintf("revoked-%d", i), "scopes": []string{"read"}})
+		for _, m := range ms {
+			for range 2 { // the first use writes its last use; the second is cached
+				expect(t, m.do(req{method: "GET", path: "/api/resources/tenants", token: key.Secret}), 200, "")
+			}
+		}
+		w := ms[(i+1)%3]
+		expect(t, w.do(req{method: "DELETE", path: "/api/resources/api-keys/" + key.ID, token: admin}), 204, "")
+		for j := 1; j < 3; j++ {
+			m := ms[(i+1+j)%3]
+			r := m.do(req{method: "GET", path: "/api/resources/tenants", token: key.Secret})
+			if r.Status != 401 {
+				t.Fatalf("round %d: %s served the key %s revoked by %s just before: got %d; want 401", i, m.cfg.NodeName, key.ID, w.cfg.NodeName, r.Status)
+			}
+		}
+	}
+}
