@@ -145,9 +145,13 @@ type Etcd struct {
 
 	// The watch's progress, for WatchedThrough (etcd_fresh.go).
 	watchRev atomic.Int64
-	revSeen  chan struct{}
+	revSeen  atomic.Pointer[chan struct{}] // closed (and replaced) when watchRev moves
 	fresh    atomic.Pointer[time.Time]
 	resets   atomic.Uint64
+	// The rounds of CaughtUp (etcd_fresh.go), and the watch's context they ask
+	// etcd's progress through.
+	caught   caughtRounds
+	watchCtx context.Context
 
 	stop      context.CancelFunc
 	bg        sync.WaitGroup
@@ -205,7 +209,9 @@ func OpenEtcd(opts EtcdOptions) (*Etcd, error) {
 	// The watch and the freshness rounds' progress requests share the stream that
 	// this metadata names (the client keys its watch streams by it).
 	wbg := clientv3.WithRequireLeader(bg)
-	s.revSeen = make(chan struct{}, 1)
+	seen := make(chan struct{})
+	s.revSeen.Store(&seen)
+	s.watchCtx = wbg
 	s.watchRev.Store(resp.Header.Revision)
 	s.bg.Add(4)
 	go func() { defer s.bg.Done(); s.w.run() }()
@@ -250,6 +256,50 @@ func (s *Etcd) Get(ctx context.Context, key []byte) ([]byte, error) {
 		return nil, ErrNotFound
 	}
 	return resp.Kvs[0].Value, nil
+}
+
+var _ MultiGetter = (*Etcd)(nil)
+
+// GetMany implements MultiGetter: one read-only transaction of gets (linearizable, as
+// Get is, and at one revision) per etcdMergeOps keys, so that a transaction never has
+// more operations than etcd's default --max-txn-ops allows.
+func (s *Etcd) GetMany(ctx context.Context, keys [][]byte) ([][]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, ctxError(err)
+	}
+	if !s.gate.enter() {
+		return nil, errClosed()
+	}
+	defer s.gate.leave()
+	out := make([][]byte, len(keys))
+	for from := 0; from < len(keys); from += etcdMergeOps {
+		chunk := keys[from:min(from+etcdMergeOps, len(keys))]
+		ops := make([]clientv3.Op, 0, len(chunk))
+		for _, k := range chunk {
+			ops = append(ops, clientv3.OpGet(s.prefix+string(k)))
+		}
+		rctx, cancel := context.WithTimeout(ctx, s.timeout)
+		start := time.Now()
+		resp, err := s.c.Txn(rctx).Then(ops...).Commit()
+		cancel()
+		s.metrics.observe("get", start, err)
+		if err != nil {
+			return nil, s.readError(ctx, "read failed", err)
+		}
+		s.healthy()
+		for i, r := range resp.Responses {
+			rr := r.GetResponseRange()
+			if rr == nil || len(rr.Kvs) == 0 || len(chunk[i]) == 0 {
+				continue
+			}
+			v := rr.Kvs[0].Value
+			if v == nil {
+				v = []byte{}
+			}
+			out[from+i] = v
+		}
+	}
+	return out, nil
 }
 
 // Scan implements Store.Scan: pages of range reads, all at the first page's revision,
@@ -952,7 +1002,7 @@ func newEtcdMetrics() etcdMetrics {
 	return etcdMetrics{
 		seconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "vmplane_etcd_request_seconds",
-			Help:    "Latency of the etcd store's requests, by op (get, scan, txn).",
+			Help:    "Latency of the etcd store's requests, by op (get, scan, txn, caught-up: a revision read of CaughtUp's rounds).",
 			Buckets: prometheus.ExponentialBuckets(0.0005, 2, 14), // 0.5 ms to 4 s
 		}, []string{"op"}),
 		errors: prometheus.NewCounterVec(prometheus.CounterOpts{

@@ -2,9 +2,13 @@ package persistence_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/internal/etcdtest"
 	"github.com/vmplane/vmplane/internal/testwait"
 	"github.com/vmplane/vmplane/persistence"
@@ -80,5 +84,53 @@ func TestEtcdWatchedThroughAfterCompaction(t *testing.T) {
 	proxy.Heal()
 	if r := passed(t, s, acked); r != 1 {
 		t.Fatalf("WatchedThrough passed the compacted writes with %d resets; want 1", r)
+	}
+}
+
+// TestEtcdCaughtUp: once CaughtUp returns on a member, its watchers have heard of
+// every write another member acknowledged before the call, with the member's answers
+// and watch events coming 100 ms late (so a CaughtUp that did not wait would fail),
+// many callers at once (sharing rounds), and after a write outside the prefix (the
+// progress notification's path).
+func TestEtcdCaughtUp(t *testing.T) {
+	srv := etcdtest.Start(t)
+	a := openEtcd(t, srv, "/caught/")
+	b, proxy, heard := cutOff(t, srv, a)
+	proxy.Delay(100 * time.Millisecond)
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	for g := range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 4 {
+				k := fmt.Sprintf("vm/%d-%d", g, i)
+				if err := a.Commit(ctx, new(persistence.Batch).Put([]byte(k), []byte("x"))); err != nil {
+					t.Error(err)
+					return
+				}
+				resets, err := b.CaughtUp(ctx)
+				if err != nil || resets != 0 {
+					t.Errorf("CaughtUp() = %d, %v; want no resets", resets, err)
+					return
+				}
+				if n := heard.count(k); n != 1 {
+					t.Errorf("CaughtUp returned and the watcher heard of %s %d times; want once", k, n)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if _, err := a.Client().Put(ctx, "/elsewhere/x", "y"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.CaughtUp(ctx); err != nil {
+		t.Fatalf("CaughtUp after a write outside the prefix: %v", err)
+	}
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.CaughtUp(ctx); !errors.Is(err, apierr.ErrUnavailable) {
+		t.Fatalf("CaughtUp on a closed store = %v; want unavailable", err)
 	}
 }

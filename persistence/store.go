@@ -98,6 +98,51 @@ type WatchClock interface {
 	WatchedThrough() (at time.Time, resets uint64)
 }
 
+// WatchBarrier is a shared store whose Watch can be caught up with on demand, so that
+// a cache built on Watch can be exact on it without waiting on writers: a read that
+// calls CaughtUp first and then serves from the cache (dropping it all when the reset
+// count moved: see WatchClock) sees every write acknowledged to any member before
+// the read began. It costs the read one to two round trips to etcd, shared by all
+// the reads waiting at the same time.
+type WatchBarrier interface {
+	// CaughtUp returns once the watchers have been told of every write acknowledged
+	// (to any member) before CaughtUp was called, with the watch's reset count at that
+	// point. It fails as Get does when ctx ends or etcd does not answer.
+	CaughtUp(ctx context.Context) (resets uint64, err error)
+}
+
+// MultiGetter is a store that reads many keys in one request (the etcd store, where
+// every Get is a round trip to etcd). Use GetMany, which falls back to one Get per key.
+type MultiGetter interface {
+	// GetMany returns the values of keys, in their order, nil for a key that does not
+	// exist, with the guarantee of Get: every write whose Commit returned before
+	// GetMany was called is seen.
+	GetMany(ctx context.Context, keys [][]byte) ([][]byte, error)
+}
+
+// GetMany reads keys through the store's MultiGetter when it has one, else with one
+// Get per key: values in the keys' order, nil for a key that does not exist (an empty
+// value is a non-nil empty slice).
+func GetMany(ctx context.Context, s Store, keys [][]byte) ([][]byte, error) {
+	if m, ok := s.(MultiGetter); ok {
+		return m.GetMany(ctx, keys)
+	}
+	out := make([][]byte, len(keys))
+	for i, k := range keys {
+		v, err := s.Get(ctx, k)
+		switch {
+		case errors.Is(err, ErrNotFound):
+		case err != nil:
+			return nil, err
+		case v == nil:
+			out[i] = []byte{}
+		default:
+			out[i] = v
+		}
+	}
+	return out, nil
+}
+
 // Batch is a set of writes applied atomically by Commit.
 type Batch struct {
 	Ops []Op

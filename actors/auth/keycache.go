@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/persistence"
 )
 
 // keyCache holds the API key records a request authenticated with, by key id, so that
@@ -14,12 +15,13 @@ import (
 // expiry set, a delete), before that write is acknowledged, and a record read across
 // such a write is not kept. The key's user is still read on every request, and the
 // expiry and allowed addresses checked, so nothing else changes. On a shared store (a
-// cluster) another member's write is heard only a moment after its acknowledgement,
-// so there the cache is off and every request reads the record, as before.
+// cluster) another member's write is heard only a moment after its acknowledgement:
+// there the gate first catches up with the watch (persistence.CacheGate), so that a
+// key revoked on another member before the request began is refused.
 type keyCache struct {
 	mu sync.Mutex
-	// on is false on a shared store, or without one.
-	on bool
+	// gate says whether the cache may serve a request (nil without a store).
+	gate *persistence.CacheGate
 	// gen counts the invalidations, so that a record read before one is not kept.
 	gen uint64
 	m   map[string]*keyRecord
@@ -31,10 +33,15 @@ const maxCachedKeys = 4096
 // newKeyCache is the cache of sys's API key records, watching their prefix.
 func newKeyCache(sys *system) *keyCache {
 	c := &keyCache{m: map[string]*keyRecord{}}
-	if sys.store == nil || sys.store.Shared() {
+	if sys.store == nil {
 		return c
 	}
-	c.on = true
+	c.gate = persistence.NewCacheGate(sys.store, func() {
+		c.mu.Lock()
+		c.gen++
+		clear(c.m)
+		c.mu.Unlock()
+	})
 	prefix := keyKey("")
 	sys.store.Watch(prefix, func(key []byte) {
 		id := string(key[len(prefix):])
@@ -50,7 +57,7 @@ func newKeyCache(sys *system) *keyCache {
 // none); records read from the store are kept unless a key was written meanwhile.
 // Callers must not modify what it returns.
 func (c *keyCache) load(ctx context.Context, sys *system, id string) (*keyRecord, error) {
-	if !c.on {
+	if c.gate == nil || !c.gate.Open(ctx) {
 		return kit.LoadOptional[keyRecord](ctx, sys.store, keyKey(id))
 	}
 	c.mu.Lock()

@@ -44,7 +44,7 @@ func TestKeyCacheEndsAtOnce(t *testing.T) {
 	}
 
 	k := newKey()
-	if !s.APIKeys.cache.on {
+	if s.APIKeys.cache.gate == nil || !s.APIKeys.cache.gate.Open(ctx) {
 		t.Fatal("the key cache is off on a single node's store")
 	}
 	s.APIKeys.cache.mu.Lock()

@@ -79,6 +79,62 @@ func ScanIndex[T any](ctx context.Context, store persistence.Store, prefix []byt
 	})
 }
 
+// ScanIndexMany is ScanIndexFiltered with the page's records read together
+// (persistence.GetMany: one request to etcd instead of one per record): the ids of
+// the page (and one more, to know whether another page follows) from the index, then
+// their records, key(id) each, turned into items or skipped by item (it is not called
+// for a record that is gone). Records gone or skipped leave the page short: the index
+// is read on from the last id until the page is full or the index ends.
+func ScanIndexMany[T any](ctx context.Context, store persistence.Store, prefix []byte, cursor string, limit int, key func(id string) []byte, item func(id string, v []byte) (T, bool, error)) ([]T, string, error) {
+	out := []T{}
+	after := cursor // where the index is read on from
+	last := ""      // the id of the page's last item
+	for {
+		want := 0 // the whole index
+		if limit > 0 {
+			want = limit - len(out) + 1
+		}
+		var from []byte
+		if after != "" {
+			from = append(append([]byte{}, prefix...), after...)
+		}
+		var ids []string
+		var keys [][]byte
+		err := store.Scan(ctx, prefix, from, want, func(k, _ []byte) error {
+			id := string(k[len(prefix):])
+			ids, keys = append(ids, id), append(keys, key(id))
+			return nil
+		})
+		if err != nil {
+			return nil, "", err
+		}
+		values, err := persistence.GetMany(ctx, store, keys)
+		if err != nil {
+			return nil, "", err
+		}
+		for i, v := range values {
+			if limit > 0 && len(out) == limit {
+				return out, last, nil // ids[i] follows the page
+			}
+			if v == nil {
+				continue // deleted between the index's read and its own
+			}
+			it, ok, err := item(ids[i], v)
+			if err != nil {
+				return nil, "", err
+			}
+			if ok {
+				out = append(out, it)
+				last = ids[i]
+			}
+		}
+		if want == 0 || len(ids) < want {
+			return out, "", nil // the index ended
+		}
+		after = ids[len(ids)-1]
+	}
+}
+
 // ScanIndexFiltered is ScanIndex for items that a filter may also skip.
 func ScanIndexFiltered[T any](ctx context.Context, store persistence.Store, prefix []byte, cursor string, limit int, item func(id string) (T, bool, error)) ([]T, string, error) {
 	return ScanFiltered(ctx, store, prefix, cursor, limit, func(id string, _ []byte) (T, bool, error) { return item(id) })

@@ -3,7 +3,6 @@ package machines
 import (
 	"bytes"
 	"context"
-	"errors"
 
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/actors/machines/capacity"
@@ -47,8 +46,10 @@ func newMachineLists(store persistence.Store) *listcache.Cache[Machine] {
 // the cache when they are there. The page is shared: see MachinePage.
 func (m *Machines) TenantPage(ctx context.Context, tenant, cursor string, limit int) (*MachinePage, error) {
 	// A store shared with other members names their writes only after they were
-	// acknowledged: a cached page could miss one, so a cluster member reads the store.
-	cache := cursor == "" && !m.sys.store.Shared()
+	// acknowledged: on a cluster member the gate first catches up with the watch, so
+	// that a write acknowledged on another member before this read has dropped its
+	// page here.
+	cache := cursor == "" && m.listsGate.Open(ctx)
 	if cache {
 		if p := m.lists.Get(tenant, limit); p != nil {
 			return p, nil
@@ -161,15 +162,11 @@ func (m *Machines) ListWhere(ctx context.Context, cursor string, limit int, w Wh
 	if prefix == nil {
 		return m.List(ctx, cursor, limit, w.Match)
 	}
-	return kit.ScanIndexFiltered(ctx, m.sys.store, prefix, cursor, limit, func(id string) (Machine, bool, error) {
+	return kit.ScanIndexMany(ctx, m.sys.store, prefix, cursor, limit, machineKey, func(_ string, val []byte) (Machine, bool, error) {
 		var rec record
-		val, err := m.sys.store.Get(ctx, machineKey(id))
-		if err == nil {
-			_, err = persistence.Decode(val, &rec)
+		if _, err := persistence.Decode(val, &rec); err != nil {
+			return Machine{}, false, err
 		}
-		if errors.Is(err, persistence.ErrNotFound) {
-			return Machine{}, false, nil // deleted between the index's read and its own
-		}
-		return rec.Machine, err == nil && w.Match(&rec.Machine), err
+		return rec.Machine, w.Match(&rec.Machine), nil
 	})
 }

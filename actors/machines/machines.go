@@ -410,6 +410,8 @@ type Machines struct {
 	beginMu sync.Mutex
 	// lists caches tenants' first list pages (machinelists.go).
 	lists *listcache.Cache[Machine]
+	// listsGate says whether lists may serve a read (exact on a cluster member too).
+	listsGate *persistence.CacheGate
 	// OpTimeout bounds one task's hypervisor work.
 	OpTimeout time.Duration
 	// counters keeps the tenants' usage counters (usage.go).
@@ -422,6 +424,7 @@ type Machines struct {
 
 func startMachines(s *system) *Machines {
 	m := &Machines{sys: s, OpTimeout: 10 * time.Minute, lists: newMachineLists(s.store), alloc: newAllocations(s.store)}
+	m.listsGate = persistence.NewCacheGate(s.store, m.lists.Clear)
 	m.terminations.Clock = s.rt.Clock
 	m.kind = s.rt.StartKind("machines", 5*time.Minute, func(id string) kit.Entity {
 		return &machineEntity{sys: s, ms: m, id: id}
@@ -630,16 +633,13 @@ func (m *Machines) ListTenant(ctx context.Context, tenant, cursor string, limit 
 
 // listTenant reads a page of tenant's machines from the store.
 func (m *Machines) listTenant(ctx context.Context, tenant, cursor string, limit int) ([]Machine, string, error) {
-	return kit.ScanIndex(ctx, m.sys.store, persistence.Prefix("vm-tenant", tenant), cursor, limit, func(id string) (*Machine, error) {
-		val, err := m.sys.store.Get(ctx, machineKey(id))
-		if err != nil {
-			return nil, err
-		}
+	// The page's records in one read: on a cluster, one request to etcd, not ten.
+	return kit.ScanIndexMany(ctx, m.sys.store, persistence.Prefix("vm-tenant", tenant), cursor, limit, machineKey, func(_ string, val []byte) (Machine, bool, error) {
 		var rec record
 		if _, err := persistence.Decode(val, &rec); err != nil {
-			return nil, err
+			return Machine{}, false, err
 		}
-		return &rec.Machine, nil
+		return rec.Machine, true, nil
 	})
 }
 

@@ -28,6 +28,7 @@ func Run(t *testing.T, open func(t *testing.T) persistence.Store) {
 		{"BatchIsAtomicAndLastWriteWins", testBatch},
 		{"ScanOrderAfterLimit", testScan},
 		{"ScanPages", testScanPages},
+		{"GetMany", testGetMany},
 		{"ScanCallbackError", testScanCallbackError},
 		{"TTLExpires", testTTL},
 		{"EnqueueOrder", testEnqueueOrder},
@@ -178,6 +179,54 @@ func testScanPages(t *testing.T, s persistence.Store) {
 	check("p/00499", 0, 500, n-500)
 	check("p/00100", 1000, 101, 1000)
 	check("p/01233", 0, 0, 0)
+}
+
+// testGetMany: persistence.GetMany (the store's own MultiGetter when it has one) gives
+// each key's value in order, nil for a missing key, over more keys than one etcd
+// transaction may hold, and the last write of each key.
+func testGetMany(t *testing.T, s persistence.Store) {
+	const n = 300
+	b := new(persistence.Batch)
+	for i := 0; i < n; i += 2 { // the odd ones are missing
+		b.Put(fmt.Appendf(nil, "m/%03d", i), []byte(strconv.Itoa(i)))
+	}
+	commit(t, s, b)
+	commit(t, s, new(persistence.Batch).Put([]byte("m/000"), []byte("again")).Del([]byte("m/002")))
+	var keys [][]byte
+	for i := n - 1; i >= 0; i-- { // not in key order
+		keys = append(keys, fmt.Appendf(nil, "m/%03d", i))
+	}
+	got, err := persistence.GetMany(context.Background(), s, keys)
+	if err != nil {
+		t.Fatalf("GetMany: %v", err)
+	}
+	if len(got) != n {
+		t.Fatalf("GetMany gave %d values; want %d", len(got), n)
+	}
+	for j, v := range got {
+		i := n - 1 - j
+		want := strconv.Itoa(i)
+		switch {
+		case i == 0:
+			want = "again"
+		case i == 2 || i%2 == 1:
+			if v != nil {
+				t.Fatalf("GetMany: key %s (missing) gave %q; want nil", keys[j], v)
+			}
+			continue
+		}
+		if string(v) != want {
+			t.Fatalf("GetMany: key %s gave %q; want %q", keys[j], v, want)
+		}
+	}
+	if got, err := persistence.GetMany(context.Background(), s, nil); err != nil || len(got) != 0 {
+		t.Fatalf("GetMany(no keys) = %q, %v; want nothing", got, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := persistence.GetMany(ctx, s, keys[:1]); !errors.Is(err, context.Canceled) {
+		t.Fatalf("GetMany(ended context) = %v; want context.Canceled", err)
+	}
 }
 
 func testScanCallbackError(t *testing.T, s persistence.Store) {

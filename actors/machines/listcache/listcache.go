@@ -121,6 +121,17 @@ func (c *Cache[T]) Invalidate(owner, item string) {
 	}
 }
 
+// Clear drops every page, as if everything had been invalidated: for a store whose
+// watch may have missed writes (persistence.WatchClock's resets).
+func (c *Cache[T]) Clear() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.seq++
+	c.pages = map[string]map[int]*Page[T]{}
+	c.owner = map[string]string{}
+	c.items = 0
+}
+
 // drop forgets owner's pages; c.mu is held.
 func (c *Cache[T]) drop(owner string) {
 	for _, p := range c.pages[owner] {

@@ -1,0 +1,75 @@
+package kit
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/vmplane/vmplane/persistence"
+)
+
+// TestScanIndexManyPages: ScanIndexMany pages an index whose records are partly gone
+// or filtered out exactly as the index's present, kept items in order, each page full
+// while more follow, the cursor of the last page empty, whatever the limit.
+func TestScanIndexManyPages(t *testing.T) {
+	s, err := persistence.Open(persistence.Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	index, record := persistence.Prefix("idx", "t1"), func(id string) []byte { return persistence.Prefix("rec", id) }
+	b := new(persistence.Batch)
+	var want []string
+	for i := 1; i <= 30; i++ {
+		id := fmt.Sprintf("%02d", i)
+		b.Put(append(append([]byte{}, index...), id...), nil)
+		switch {
+		case i >= 5 && i <= 9, i >= 26: // gone: deleted after the index was read
+		case i%4 == 0: // skipped by the filter
+			b.Put(record(id), []byte("skip-"+id))
+		default:
+			b.Put(record(id), []byte("v-"+id))
+			want = append(want, "v-"+id)
+		}
+	}
+	b.Put(append(persistence.Prefix("idx", "t2"), "01"...), nil) // another owner's
+	b.Put(record("x"), []byte("v-x"))
+	if err := s.Commit(context.Background(), b); err != nil {
+		t.Fatal(err)
+	}
+	item := func(id string, v []byte) (string, bool, error) {
+		if !strings.HasSuffix(string(v), id) {
+			return "", false, fmt.Errorf("record of %s is %q", id, v)
+		}
+		return string(v), !strings.HasPrefix(string(v), "skip-"), nil
+	}
+	for _, limit := range []int{0, 1, 2, 3, 5, 7, len(want), len(want) + 1, 100} {
+		var got []string
+		cursor := ""
+		for pages := 0; ; pages++ {
+			if pages > len(want)+1 {
+				t.Fatalf("limit %d: more pages than items", limit)
+			}
+			page, next, err := ScanIndexMany(context.Background(), s, index, cursor, limit, record, item)
+			if err != nil {
+				t.Fatalf("limit %d: %v", limit, err)
+			}
+			if next != "" && len(page) != limit {
+				t.Fatalf("limit %d: a page of %d items followed by another", limit, len(page))
+			}
+			if next != "" && !strings.HasSuffix(page[len(page)-1], next) {
+				t.Fatalf("limit %d: cursor %q is not the page's last item %q", limit, next, page[len(page)-1])
+			}
+			got = append(got, page...)
+			if next == "" {
+				break
+			}
+			cursor = next
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("limit %d: got %q; want %q", limit, got, want)
+		}
+	}
+}

@@ -1,0 +1,96 @@
+package app
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vmplane/vmplane/actors/machines"
+	"github.com/vmplane/vmplane/actors/tenants"
+	"github.com/vmplane/vmplane/internal/etcdtest"
+)
+
+// TestClusterMachineListNeverStale: every member keeps tenants' first list pages in
+// memory, and a machine created through one member (its 202 answered) is in the very
+// next list of the tenant on every other member, though each had the page cached just
+// before and m2 hears from etcd 300 ms late (its answers and its watch): a member that
+// served its cached page without catching up with its watch first fails here.
+func TestClusterMachineListNeverStale(t *testing.T) {
+	srv := etcdtest.Start(t)
+	slow := etcdtest.NewProxy(t, srv)
+	ms := startClusterOn(t, srv, 3, func(c *Config) {
+		if c.NodeName == "m2" {
+			c.EtcdEndpoints = strings.Join(slow.Endpoints(), ",")
+		}
+	})
+	admin := ms[0].adminToken()
+	ms[0].sync(admin) // the templates
+	ten := ms[1].tenant(admin, "Listed", nil)
+	list := func(m *testServer) map[string]bool {
+		ids := map[string]bool{}
+		for _, mc := range listOf[machines.Machine](m, ten.Token, "/api/client/machines") {
+			ids[mc.ID] = true
+		}
+		return ids
+	}
+	slow.Delay(300 * time.Millisecond)
+	var made []string
+	for i := 0; i < 6; i++ {
+		for _, m := range ms {
+			if got := list(m); len(got) != len(made) { // and now the page is cached there
+				t.Fatalf("%s lists %d machines; want %d", m.cfg.NodeName, len(got), len(made))
+			}
+		}
+		w := ms[i%3]
+		spec := map[string]any{"name": fmt.Sprintf("listed-%d", i), "template_id": "tpl-debian-12", "cpu_cores": 1, "memory_mb": 512, "disk_gb": 10}
+		r := w.do(req{method: "POST", path: "/api/client/machines", token: ten.Token, body: spec})
+		expect(t, r, 202, "")
+		var p tenants.Provisioned
+		r.decode(t, &p)
+		made = append(made, p.Machine.ID)
+		for j := 1; j < 3; j++ {
+			m := ms[(i+j)%3]
+			got := list(m)
+			for _, id := range made {
+				if !got[id] {
+					t.Fatalf("round %d: %s's list right after %s answered the create of %s lacks %s (it lists %d of %d)",
+						i, m.cfg.NodeName, w.cfg.NodeName, p.Machine.ID, id, len(got), len(made))
+				}
+			}
+		}
+	}
+}
+
+// TestClusterKeyRevocationNeverStale: every member keeps the records of API keys in use
+// in memory, and a key revoked through one member (its 204 answered) is refused from
+// the very next request on every other member, though each had just served the key
+// from its cache and m2 hears from etcd 300 ms late.
+func TestClusterKeyRevocationNeverStale(t *testing.T) {
+	srv := etcdtest.Start(t)
+	slow := etcdtest.NewProxy(t, srv)
+	ms := startClusterOn(t, srv, 3, func(c *Config) {
+		if c.NodeName == "m2" {
+			c.EtcdEndpoints = strings.Join(slow.Endpoints(), ",")
+		}
+	})
+	admin := ms[0].adminToken()
+	slow.Delay(300 * time.Millisecond)
+	for i := 0; i < 3; i++ {
+		key := ms[i%3].newKey(admin, map[string]any{"name": fmt.Sprintf("revoked-%d", i), "scopes": []string{"read"}})
+		for _, m := range ms {
+			for range 2 { // the first use writes its last use; the second is cached
+				expect(t, m.do(req{method: "GET", path: "/api/resources/tenants", token: key.Secret}), 200, "")
+			}
+		}
+		w := ms[(i+1)%3]
+		expect(t, w.do(req{method: "DELETE", path: "/api/resources/api-keys/" + key.ID, token: admin}), 204, "")
+		for j := 1; j < 3; j++ {
+			m := ms[(i+1+j)%3]
+			r := m.do(req{method: "GET", path: "/api/resources/tenants", token: key.Secret})
+			if r.Status != 401 {
+				t.Fatalf("round %d: %s served the key %s revoked by %s just before: got %d; want 401", i, m.cfg.NodeName, key.ID, w.cfg.NodeName, r.Status)
+			}
+		}
+	}
+}
