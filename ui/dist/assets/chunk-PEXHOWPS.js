@@ -1,10 +1,10 @@
-import{a as G}from"./chunk-AX76OU66.js";import{b as K,c as V,d as le,e as ce}from"./chunk-5DRSVGIT.js";import{a as B,b as j}from"./chunk-MIMHD4HQ.js";import{b as ae}from"./chunk-YQSPOLJD.js";import{a as O,c as W,d as J,e as re,f as ie}from"./chunk-PBPSO6V7.js";import{a as x}from"./chunk-HOYY2OMK.js";import{a as h,b as E,l as w,n as z,o as D,p as Y,q as L,r as C,s as S,t as ne,u as P}from"./chunk-E4PU34WH.js";import{g as e}from"./chunk-XGWGEZEQ.js";var k=o=>()=>e`<svg class="icon" viewBox="0 0 24 24" aria-hidden="true" focusable="false"><path d=${o} /></svg>`,Ee=k("M4 4h16v6H4zM4 14h16v6H4zM7 7h.01M7 17h.01"),ze=k("M6 16V11a6 6 0 0 1 12 0v5l2 2H4zM10 20a2 2 0 0 0 4 0"),De=k("M3 4h18v4H3zM5 8v12h14V8M10 12h4"),Oe=k("M12 21a9 9 0 1 0 0-18 9 9 0 0 0 0 18zM12 14a2 2 0 1 0 0-4 2 2 0 0 0 0 4z"),Ne=k("M12 3v6M5 21v-6h14v6M12 9a3 3 0 1 0 0 .01M12 12v3"),ee=k("M7 4l13 8-13 8z"),Q=k("M6 6h12v12H6z"),de=k("M20 12a8 8 0 1 1-3-6.2M20 4v5h-5"),Ie=k("M15 4h4v16h-4M10 8l-4 4 4 4M6 12h10"),Ue=k("M12 12a4 4 0 1 0 0-8 4 4 0 0 0 0 8zM4 21a8 8 0 0 1 16 0"),Ge=k("M4 18a8 8 0 1 1 16 0M12 18l4-6"),Ye=k("M12 3l8 3v6c0 5-3.5 8-8 9-4.5-1-8-4-8-9V6z"),Le=k("M12 21a9 9 0 1 0 0-18 9 9 0 0 0 0 18zM12 7v5l3 2"),Ae=k("M9 11a4 4 0 1 0 0-8 4 4 0 0 0 0 8zM2 21a7 7 0 0 1 14 0M16 3.5a4 4 0 0 1 0 7M18 14a7 7 0 0 1 4 7"),Be=k("M3 7l9-4 9 4v10l-9 4-9-4zM3 7l9 4 9-4M12 11v10"),Ve=k("M3 12h4l3-7 4 14 3-7h4"),qe=k("M8 6h13M8 12h13M8 18h13M3 6h.01M3 12h.01M3 18h.01"),Fe=k("M12 3v5M12 16v5M3 12h5M16 12h5M9 9h6v6H9z"),He=k("M12 21s-7-6.5-7-12a7 7 0 0 1 14 0c0 5.5-7 12-7 12zM12 11a2 2 0 1 0 0-4 2 2 0 0 0 0 4z");function pe(o,t){let[d,a]=h(null),[i,u]=h(null);return E(()=>{let m=!0;return w("GET",o).then(g=>{m&&(a(g),u(null))},g=>m&&u(g)),()=>{m=!1}},[o,t]),[d,i]}function ue({at:o,act:t,ended:d}){let[a,i]=h(0),[u,m]=pe(o("/backups?limit=100"),`${d}/${a}`),[g,l]=h(null),[r,p]=h(!0),n=async s=>{l(null);try{return await s(),!0}catch(f){return l(f),!1}};return e`<${P} id="backups-part" title="Backups">
+import{a as G}from"./chunk-AX76OU66.js";import{b as K,c as V,d as le,e as ce}from"./chunk-5DRSVGIT.js";import{a as B,b as j}from"./chunk-MIMHD4HQ.js";import{b as ae}from"./chunk-YQSPOLJD.js";import{a as O,c as W,d as J,e as re,f as ie}from"./chunk-PBPSO6V7.js";import{a as x}from"./chunk-HOYY2OMK.js";import{a as h,b as E,l as S,n as D,o as z,p as Y,q as L,r as C,s as w,t as ne,u as P}from"./chunk-E4PU34WH.js";import{g as e}from"./chunk-XGWGEZEQ.js";var k=o=>()=>e`<svg class="icon" viewBox="0 0 24 24" aria-hidden="true" focusable="false"><path d=${o} /></svg>`,Ee=k("M4 4h16v6H4zM4 14h16v6H4zM7 7h.01M7 17h.01"),De=k("M6 16V11a6 6 0 0 1 12 0v5l2 2H4zM10 20a2 2 0 0 0 4 0"),ze=k("M3 4h18v4H3zM5 8v12h14V8M10 12h4"),Oe=k("M12 21a9 9 0 1 0 0-18 9 9 0 0 0 0 18zM12 14a2 2 0 1 0 0-4 2 2 0 0 0 0 4z"),Ne=k("M12 3v6M5 21v-6h14v6M12 9a3 3 0 1 0 0 .01M12 12v3"),ee=k("M7 4l13 8-13 8z"),Q=k("M6 6h12v12H6z"),de=k("M20 12a8 8 0 1 1-3-6.2M20 4v5h-5"),Ie=k("M15 4h4v16h-4M10 8l-4 4 4 4M6 12h10"),Ue=k("M12 12a4 4 0 1 0 0-8 4 4 0 0 0 0 8zM4 21a8 8 0 0 1 16 0"),Ge=k("M4 18a8 8 0 1 1 16 0M12 18l4-6"),Ye=k("M12 3l8 3v6c0 5-3.5 8-8 9-4.5-1-8-4-8-9V6z"),Le=k("M12 21a9 9 0 1 0 0-18 9 9 0 0 0 0 18zM12 7v5l3 2"),Ae=k("M9 11a4 4 0 1 0 0-8 4 4 0 0 0 0 8zM2 21a7 7 0 0 1 14 0M16 3.5a4 4 0 0 1 0 7M18 14a7 7 0 0 1 4 7"),Be=k("M3 7l9-4 9 4v10l-9 4-9-4zM3 7l9 4 9-4M12 11v10"),Ve=k("M3 12h4l3-7 4 14 3-7h4"),qe=k("M8 6h13M8 12h13M8 18h13M3 6h.01M3 12h.01M3 18h.01"),Fe=k("M12 3v5M12 16v5M3 12h5M16 12h5M9 9h6v6H9z"),He=k("M12 21s-7-6.5-7-12a7 7 0 0 1 14 0c0 5.5-7 12-7 12zM12 11a2 2 0 1 0 0-4 2 2 0 0 0 0 4z"),je=k("M6 9l6 6 6-6");function pe(o,t){let[d,a]=h(null),[i,u]=h(null);return E(()=>{let m=!0;return S("GET",o).then(g=>{m&&(a(g),u(null))},g=>m&&u(g)),()=>{m=!1}},[o,t]),[d,i]}function ue({at:o,act:t,ended:d}){let[a,i]=h(0),[u,m]=pe(o("/backups?limit=100"),`${d}/${a}`),[g,l]=h(null),[r,p]=h(!0),n=async s=>{l(null);try{return await s(),!0}catch(f){return l(f),!1}};return e`<${P} id="backups-part" title="Backups">
     <${C} error=${g||m} />
     <form class="inline-form" onSubmit=${async s=>{s.preventDefault();let f=new FormData(s.target),M={mode:f.get("mode")};f.get("note")&&(M.note=f.get("note")),await n(()=>t("POST","/backups",M))&&s.target.reset()}} aria-label="Take a backup">
       <label class="field"><span>Mode</span><select name="mode">
         <option value="snapshot">snapshot (the machine keeps running)</option>
         <option value="suspend">suspend</option><option value="stop">stop</option></select></label>
-      <${S} name="note" label="Note (optional)" error=${g} maxlength="200" />
+      <${w} name="note" label="Note (optional)" error=${g} maxlength="200" />
       <button type="submit" class="primary">Take a backup now</button>
     </form>
     <label class="check"><input type="checkbox" checked=${r} onChange=${s=>p(s.target.checked)} /> Start the machine after a restore</label>
@@ -17,13 +17,13 @@ import{a as G}from"./chunk-AX76OU66.js";import{b as K,c as V,d as le,e as ce}fro
           question="Replace the machine's disks and configuration with this backup?"
           onYes=${()=>n(()=>t("POST",`/backups/${encodeURIComponent(s.id)}/restore`,{start_after:r}))} />
           <${x} name="delete-backup" label="Delete" yes="Yes, delete" question="Delete this backup for good?"
-          onYes=${()=>n(()=>w("DELETE",`/api/resources/backups/${encodeURIComponent(s.id)}`)).then(f=>f&&i(M=>M+1))} /></td>
+          onYes=${()=>n(()=>S("DELETE",`/api/resources/backups/${encodeURIComponent(s.id)}`)).then(f=>f&&i(M=>M+1))} /></td>
       </tr>`)}</tbody></table></div>`)}
   <//>`}function me({m:o,at:t,act:d,ended:a}){let[i,u]=pe(t("/snapshots?limit=200"),a),[m,g]=h(null),l=async n=>{g(null);try{return await n(),!0}catch(v){return g(v),!1}},r=async n=>{n.preventDefault();let v=new FormData(n.target),s={name:v.get("name")};v.get("description")&&(s.description=v.get("description")),v.get("include_memory")&&(s.include_memory=!0),await l(()=>d("POST","/snapshots",s))&&n.target.reset()},p=n=>`/snapshots/${encodeURIComponent(n.name)}`;return e`<${P} id="snapshots-part" title="Snapshots">
     <${C} error=${m||u} />
     <form class="inline-form" onSubmit=${r} aria-label="Take a snapshot">
-      <${S} name="name" label="Name" error=${m} required />
-      <${S} name="description" label="Description (optional)" error=${m} />
+      <${w} name="name" label="Name" error=${m} required />
+      <${w} name="description" label="Description (optional)" error=${m} />
       <label class="check"><input type="checkbox" name="include_memory" disabled=${o.status!=="running"} /> With memory (a running machine)</label>
       <button type="submit" class="primary">Take a snapshot</button>
     </form>
@@ -39,7 +39,7 @@ import{a as G}from"./chunk-AX76OU66.js";import{b as K,c as V,d as le,e as ce}fro
             onYes=${()=>l(()=>d("DELETE",p(n)))} />
         </td>
       </tr>`)}</tbody></table></div>`)}
-  <//>`}function $e({m:o,base:t,onMachine:d}){let[a,i]=h(null),[u,m]=h(""),g=s=>`${t}/addresses/${encodeURIComponent(s.address)}`,l=async s=>{i(null);try{let f=await s();return f&&f.id&&d(f),!0}catch(f){return i(f),!1}},r=async(s,f)=>{s.preventDefault();let M=new FormData(s.target).get("ptr").trim();await l(()=>w("PUT",`${g(f)}/ptr`,{ptr:M}))&&m("")},p=async s=>{s.preventDefault();let f=new FormData(s.target),M={version:Number(f.get("version"))};f.get("address")&&(M.address=f.get("address").trim()),await l(()=>w("POST",`${t}/addresses`,M))&&s.target.reset()},n=o.addresses||[],v=n[0];return e`<${P} id="addresses-part" title="Addresses">
+  <//>`}function $e({m:o,base:t,onMachine:d}){let[a,i]=h(null),[u,m]=h(""),g=s=>`${t}/addresses/${encodeURIComponent(s.address)}`,l=async s=>{i(null);try{let f=await s();return f&&f.id&&d(f),!0}catch(f){return i(f),!1}},r=async(s,f)=>{s.preventDefault();let M=new FormData(s.target).get("ptr").trim();await l(()=>S("PUT",`${g(f)}/ptr`,{ptr:M}))&&m("")},p=async s=>{s.preventDefault();let f=new FormData(s.target),M={version:Number(f.get("version"))};f.get("address")&&(M.address=f.get("address").trim()),await l(()=>S("POST",`${t}/addresses`,M))&&s.target.reset()},n=o.addresses||[],v=n[0];return e`<${P} id="addresses-part" title="Addresses">
     <${C} error=${a} />
     ${n.length===0?e`<p>No addresses from the IP pools.</p>`:e`<div class="table-wrap" tabindex="0"><table>
       <caption class="sr-only">The machine's addresses</caption>
@@ -53,7 +53,7 @@ import{a as G}from"./chunk-AX76OU66.js";import{b as K,c as V,d as le,e as ce}fro
           ${u!==s.address&&e`<button type="button" data-edit-ptr onClick=${()=>m(s.address)}>Edit reverse DNS</button>`}
           ${s!==v&&e`<${x} name="remove-address" label="Remove" yes="Yes, remove"
             question=${`Give ${s.address} back to its pool? The machine stops using it.`}
-            onYes=${()=>l(()=>w("DELETE",g(s)))} />`}
+            onYes=${()=>l(()=>S("DELETE",g(s)))} />`}
         </td></tr>`)}</tbody></table></div>`}
     <form class="inline-form" onSubmit=${p} aria-label="Add an address">
       <label class="field"><span>Version</span><select name="version"><option value="4">IPv4 address</option><option value="6">IPv6 /64 prefix</option></select></label>
@@ -84,7 +84,7 @@ import{a as G}from"./chunk-AX76OU66.js";import{b as K,c as V,d as le,e as ce}fro
     <form onSubmit=${g} aria-label="Reinstall">
       <div class="grid">
         <${oe} templates=${d} error=${a} value=${o.template_id} />
-        <${S} name="password" label="New root password (optional)" error=${a} type="password" autocomplete="new-password" />
+        <${w} name="password" label="New root password (optional)" error=${a} type="password" autocomplete="new-password" />
       </div>
       <label class="field"><span>SSH public keys (optional, one a line)</span><textarea name="ssh_keys" rows="2"></textarea></label>
       ${u?e`<p class="confirm" role="group" aria-label="Confirm the reinstall"><span>Erase the system disk and install it again? Its data is lost.</span>
@@ -102,19 +102,19 @@ import{a as G}from"./chunk-AX76OU66.js";import{b as K,c as V,d as le,e as ce}fro
     ${d?.items?.length>0&&e`<div class="inline-form">
       <label class="field"><span>Plan</span><select name="plan_id" value=${u} onChange=${l=>m(l.target.value)}>
         <option value="">choose a plan</option>
-        ${d.items.map(l=>e`<option value=${l.id}>${l.name}: ${l.cpu_cores} CPU, ${z(l.memory_mb)}, ${D(l.disk_gb)}${l.id===o.plan_id?" (current)":""}</option>`)}
+        ${d.items.map(l=>e`<option value=${l.id}>${l.name}: ${l.cpu_cores} CPU, ${D(l.memory_mb)}, ${z(l.disk_gb)}${l.id===o.plan_id?" (current)":""}</option>`)}
       </select></label>
       <button type="button" disabled=${!u} onClick=${()=>i(()=>t("POST","/plan",{plan_id:u}))}>Move to plan</button>
     </div>`}
     <form key=${`${o.cpu_cores}/${o.memory_mb}/${o.disk_gb}`} onSubmit=${g} aria-label="Resize">
       <div class="grid">
-        <${S} name="cpu_cores" label="CPU cores" error=${a} type="number" min="1" inputRef=${te(o.cpu_cores)} />
-        <${S} name="memory_mb" label="Memory (MB)" error=${a} type="number" min="1" inputRef=${te(o.memory_mb)} />
-        <${S} name="disk_gb" label="Disk (GB, only grows)" error=${a} type="number" min=${o.disk_gb} inputRef=${te(o.disk_gb)} />
+        <${w} name="cpu_cores" label="CPU cores" error=${a} type="number" min="1" inputRef=${te(o.cpu_cores)} />
+        <${w} name="memory_mb" label="Memory (MB)" error=${a} type="number" min="1" inputRef=${te(o.memory_mb)} />
+        <${w} name="disk_gb" label="Disk (GB, only grows)" error=${a} type="number" min=${o.disk_gb} inputRef=${te(o.disk_gb)} />
       </div>
       <button type="submit">Resize</button>
     </form>
-  <//>`}var ye=G(()=>import("./graphs-3SQVBPFB.js"),"Graphs"),ke=G(()=>import("./terminal-BSGQFQT7.js"),"Console"),_e=G(()=>import("./vnc-7YJN2TCX.js"),"VNC"),Me=G(()=>import("./machine-manage-QJLJM56E.js"),"Manage"),Se=G(()=>import("./machine-manage-QJLJM56E.js"),"Operate"),we=G(()=>import("./usage-GSX4N36M.js"),"Usage"),q="/api/client/machines";function X({task:o}){if(!o)return null;let t=B.value[o.id]||o;return e`<span class="task" aria-live="polite">${t.type}: <${L} value=${t.status} />${t.error?e` <span class="field-error">${t.error}</span>`:""}</span>`}var Ce=[["start","Start",ee],["stop","Stop",Q],["shutdown","Shut down",Q],["reboot","Reboot",de],["suspend","Suspend",Q],["resume","Resume",ee]],Pe=[["addresses","Addresses"],["graphs","Graphs"],["console","Console"],["vnc","VNC"],["backups","Backups"],["snapshots","Snapshots"],["media","ISO and rescue"],["reinstall","Reinstall"],["resize","Resize"],["usage","Usage"],["manage","Name and deletion"],["operate","Operator"],["tasks","Tasks"]],xe=(o,t)=>d=>{let a=`${o}${d}`;return t?`${a}${a.includes("?")?"&":"?"}tenant_id=${encodeURIComponent(t)}`:a};function ht({id:o,admin:t,tenant:d}){let[a,i]=h(null),[u,m]=h([]),[g,l]=h(null),[r,p]=h(null),[n,v]=h(0),[s,f]=h(!1),[M,N]=h(!1),{names:A}=K(!!t),y=`${q}/${encodeURIComponent(o)}`,R=`/api/virt/vms/${encodeURIComponent(o)}`,I=xe(y,t?d:""),F=()=>w("GET",I("")).then(c=>{i(c),c.last_task&&p(b=>b||c.last_task)},l);E(()=>{i(null),p(null),l(null),f(!1),N(!1),F(),w("GET",I("/tasks?limit=20")).then(c=>m(c.items),()=>{})},[o,d]),E(()=>j((c,b)=>{c==="machine.updated"&&b.id===o&&i(_=>_&&{..._,...b}),c==="task.updated"&&b.target_id===o&&(m(_=>_.some(T=>T.id===b.id)?_.map(T=>T.id===b.id?b:T):[b,..._]),(b.status==="succeeded"||b.status==="failed")&&(v(_=>_+1),F()))}),[o]);let H=async(c,b,_)=>{let T=await w(c,b.startsWith("/api/")?b:I(b),_);return p(T.task),m(Z=>Z.some(ge=>ge.id===T.task.id)?Z:[T.task,...Z]),T.task},U=async c=>{l(null);try{await H("POST",`/actions/${c}`)}catch(b){l(b)}},$={m:a,at:I,act:H,ended:n};return e`<main id="main">
+  <//>`}var ye=G(()=>import("./graphs-3SQVBPFB.js"),"Graphs"),ke=G(()=>import("./terminal-BSGQFQT7.js"),"Console"),_e=G(()=>import("./vnc-7YJN2TCX.js"),"VNC"),Me=G(()=>import("./machine-manage-QJLJM56E.js"),"Manage"),we=G(()=>import("./machine-manage-QJLJM56E.js"),"Operate"),Se=G(()=>import("./usage-GSX4N36M.js"),"Usage"),q="/api/client/machines";function X({task:o}){if(!o)return null;let t=B.value[o.id]||o;return e`<span class="task" aria-live="polite">${t.type}: <${L} value=${t.status} />${t.error?e` <span class="field-error">${t.error}</span>`:""}</span>`}var Ce=[["start","Start",ee],["stop","Stop",Q],["shutdown","Shut down",Q],["reboot","Reboot",de],["suspend","Suspend",Q],["resume","Resume",ee]],Pe=[["addresses","Addresses"],["graphs","Graphs"],["console","Console"],["vnc","VNC"],["backups","Backups"],["snapshots","Snapshots"],["media","ISO and rescue"],["reinstall","Reinstall"],["resize","Resize"],["usage","Usage"],["manage","Name and deletion"],["operate","Operator"],["tasks","Tasks"]],xe=(o,t)=>d=>{let a=`${o}${d}`;return t?`${a}${a.includes("?")?"&":"?"}tenant_id=${encodeURIComponent(t)}`:a};function ft({id:o,admin:t,tenant:d}){let[a,i]=h(null),[u,m]=h([]),[g,l]=h(null),[r,p]=h(null),[n,v]=h(0),[s,f]=h(!1),[M,N]=h(!1),{names:A}=K(!!t),y=`${q}/${encodeURIComponent(o)}`,R=`/api/virt/vms/${encodeURIComponent(o)}`,I=xe(y,t?d:""),F=()=>S("GET",I("")).then(c=>{i(c),c.last_task&&p(b=>b||c.last_task)},l);E(()=>{i(null),p(null),l(null),f(!1),N(!1),F(),S("GET",I("/tasks?limit=20")).then(c=>m(c.items),()=>{})},[o,d]),E(()=>j((c,b)=>{c==="machine.updated"&&b.id===o&&i(_=>_&&{..._,...b}),c==="task.updated"&&b.target_id===o&&(m(_=>_.some(T=>T.id===b.id)?_.map(T=>T.id===b.id?b:T):[b,..._]),(b.status==="succeeded"||b.status==="failed")&&(v(_=>_+1),F()))}),[o]);let H=async(c,b,_)=>{let T=await S(c,b.startsWith("/api/")?b:I(b),_);return p(T.task),m(Z=>Z.some(ge=>ge.id===T.task.id)?Z:[T.task,...Z]),T.task},U=async c=>{l(null);try{await H("POST",`/actions/${c}`)}catch(b){l(b)}},$={m:a,at:I,act:H,ended:n};return e`<main id="main">
     <p><a href=${t?"/admin/machines":"/machines"}>← Machines</a></p>
     <${C} error=${g} />
     ${a&&e`<h1>${a.name} <${L} value=${a.status} />${a.rescue?e` <span class="badge s-suspended">rescue</span>`:""}</h1>
@@ -125,7 +125,7 @@ import{a as G}from"./chunk-AX76OU66.js";import{b as K,c as V,d as le,e as ce}fro
       </div>
       ${r&&e`<p>Last action: <${X} task=${r} /></p>`}
       <dl class="facts">
-        <dt>Size</dt><dd>${a.cpu_cores} CPU, ${z(a.memory_mb)} memory, ${D(a.disk_gb)} disk</dd>
+        <dt>Size</dt><dd>${a.cpu_cores} CPU, ${D(a.memory_mb)} memory, ${z(a.disk_gb)} disk</dd>
         <dt>Template</dt><dd>${a.template_id}</dd>
         <dt>Node</dt><dd>${a.node}</dd>
         ${t&&e`<dt>Location</dt><dd data-location>${V(A,a.location_id)}</dd>`}
@@ -146,15 +146,15 @@ import{a as G}from"./chunk-AX76OU66.js";import{b as K,c as V,d as le,e as ce}fro
       <div id="media"><${be} ...${$} /></div>
       <div id="reinstall"><${he} ...${$} /></div>
       <div id="resize"><${fe} ...${$} /></div>
-      <div id="usage"><${we} path=${t?`${R}/usage`:`${y}/usage`} /></div>
+      <div id="usage"><${Se} path=${t?`${R}/usage`:`${y}/usage`} /></div>
       <div id="manage"><${Me} ...${$} onGone=${()=>ae(t?"/admin/machines":"/machines")} /></div>
-      ${t&&e`<div id="operate"><${Se} ...${$} onMachine=${c=>i(b=>({...b,...c}))} /></div>`}
+      ${t&&e`<div id="operate"><${we} ...${$} onMachine=${c=>i(b=>({...b,...c}))} /></div>`}
       <div id="tasks"><${P} id="tasks-part" title="Tasks">
       <div class="table-wrap" tabindex="0"><table>
         <thead><tr><th scope="col">Task</th><th scope="col">Status</th><th scope="col">Started</th><th scope="col">Error</th></tr></thead>
         <tbody>${u.map(c=>B.value[c.id]||c).map(c=>e`<tr key=${c.id}><td>${c.type}</td><td><${L} value=${c.status} /></td><td>${Y(c.created_at)}</td><td>${c.error||""}</td></tr>`)}</tbody>
       </table></div><//></div>`}
-  </main>`}function Pt(){let[o,t]=h(null),[d,a]=h(null),[i,u]=h([""]),m=i[i.length-1];E(()=>{let r=!0;return w("GET",`${q}?limit=50${m?`&cursor=${encodeURIComponent(m)}`:""}`).then(p=>r&&t(p),p=>r&&a(p)),()=>{r=!1}},[m]),E(()=>j((r,p)=>{r!=="machine.updated"&&r!=="machine.deleted"||t(n=>{if(!n)return n;let v=n.items.findIndex(s=>s.id===p.id);return r==="machine.deleted"?v<0?n:{...n,items:n.items.filter(s=>s.id!==p.id)}:v>=0?{...n,items:n.items.map(s=>s.id===p.id?{...s,...p}:s)}:i.length===1?{...n,items:[p,...n.items]}:n})}),[i.length]);let g=r=>t(p=>p&&!p.items.some(n=>n.id===r.machine.id)?{...p,items:[{...r.machine,task_id:r.task.id},...p.items]}:p),l={};for(let r of Object.values(B.value)){let p=l[r.target_id];(!p||p.created_at<r.created_at)&&(l[r.target_id]=r)}return e`<main id="main">
+  </main>`}function xt(){let[o,t]=h(null),[d,a]=h(null),[i,u]=h([""]),m=i[i.length-1];E(()=>{let r=!0;return S("GET",`${q}?limit=50${m?`&cursor=${encodeURIComponent(m)}`:""}`).then(p=>r&&t(p),p=>r&&a(p)),()=>{r=!1}},[m]),E(()=>j((r,p)=>{r!=="machine.updated"&&r!=="machine.deleted"||t(n=>{if(!n)return n;let v=n.items.findIndex(s=>s.id===p.id);return r==="machine.deleted"?v<0?n:{...n,items:n.items.filter(s=>s.id!==p.id)}:v>=0?{...n,items:n.items.map(s=>s.id===p.id?{...s,...p}:s)}:i.length===1?{...n,items:[p,...n.items]}:n})}),[i.length]);let g=r=>t(p=>p&&!p.items.some(n=>n.id===r.machine.id)?{...p,items:[{...r.machine,task_id:r.task.id},...p.items]}:p),l={};for(let r of Object.values(B.value)){let p=l[r.target_id];(!p||p.created_at<r.created_at)&&(l[r.target_id]=r)}return e`<main id="main">
     <h1>Machines</h1>
     <${C} error=${d} />
     <${Te} onCreated=${g} />
@@ -164,7 +164,7 @@ import{a as G}from"./chunk-AX76OU66.js";import{b as K,c as V,d as le,e as ce}fro
       <tbody>${o.items.map(r=>e`<tr key=${r.id} data-machine=${r.id}>
         <td><a href=${`/machines/${encodeURIComponent(r.id)}`}>${r.name}</a></td>
         <td><${L} value=${r.status} /></td>
-        <td>${r.cpu_cores} CPU, ${z(r.memory_mb)}, ${D(r.disk_gb)}</td>
+        <td>${r.cpu_cores} CPU, ${D(r.memory_mb)}, ${z(r.disk_gb)}</td>
         <td>${l[r.id]?e`<${X} task=${l[r.id]} />`:r.task_id?e`<${X} task=${{id:r.task_id,type:"task",status:"running"}} />`:""}</td>
       </tr>`)}</tbody>
     </table></div>
@@ -173,23 +173,23 @@ import{a as G}from"./chunk-AX76OU66.js";import{b as K,c as V,d as le,e as ce}fro
       <button disabled=${i.length===1} onClick=${()=>u(i.slice(0,-1))}>Previous</button>
       <button disabled=${!o.next_cursor} onClick=${()=>u([...i,o.next_cursor])}>Next</button>
     </nav>`}
-  </main>`}function Te({onCreated:o,admin:t}){let[d,a]=h(null),i=O(W),u=O(J),m=O(t?re:null),[g,l]=h(!1),[r,p]=h(null),[n,v]=h("default"),{items:s,names:f}=K(!!t),M=u?.items||[],N=t||u&&M.length===0,A=r??(N?"":M[0]?.id||""),y=M.find($=>$.id===A),R=y?.allowed_templates?.length?new Set(y.allowed_templates):null,I=y?y.location_id||"default":n,F=i&&{...i,items:i.items.filter($=>(!R||R.has($.id))&&le(I)($))},H=async $=>{$.preventDefault();let c=new FormData($.target),b={name:c.get("name"),template_id:c.get("template_id")};if(y)b.plan_id=y.id;else for(let _ of["cpu_cores","memory_mb","disk_gb"])c.get(_)&&(b[_]=Number(c.get(_)));!y&&n!=="default"&&(b.location_id=n),a(null);try{o(await w("POST",t?`${q}?tenant_id=${encodeURIComponent(c.get("tenant_id"))}`:q,b)),$.target.reset(),l(!1)}catch(_){a(_)}};if(!g)return e`<button class="primary" onClick=${()=>l(!0)}>New machine</button>`;let U=d?.fields?.plan_id;return e`<form class="card" onSubmit=${H} aria-label="New machine">
+  </main>`}function Te({onCreated:o,admin:t}){let[d,a]=h(null),i=O(W),u=O(J),m=O(t?re:null),[g,l]=h(!1),[r,p]=h(null),[n,v]=h("default"),{items:s,names:f}=K(!!t),M=u?.items||[],N=t||u&&M.length===0,A=r??(N?"":M[0]?.id||""),y=M.find($=>$.id===A),R=y?.allowed_templates?.length?new Set(y.allowed_templates):null,I=y?y.location_id||"default":n,F=i&&{...i,items:i.items.filter($=>(!R||R.has($.id))&&le(I)($))},H=async $=>{$.preventDefault();let c=new FormData($.target),b={name:c.get("name"),template_id:c.get("template_id")};if(y)b.plan_id=y.id;else for(let _ of["cpu_cores","memory_mb","disk_gb"])c.get(_)&&(b[_]=Number(c.get(_)));!y&&n!=="default"&&(b.location_id=n),a(null);try{o(await S("POST",t?`${q}?tenant_id=${encodeURIComponent(c.get("tenant_id"))}`:q,b)),$.target.reset(),l(!1)}catch(_){a(_)}};if(!g)return e`<button class="primary" onClick=${()=>l(!0)}>New machine</button>`;let U=d?.fields?.plan_id;return e`<form class="card" onSubmit=${H} aria-label="New machine">
     <${C} error=${d||u?.error||m?.error} />
     <div class="grid">
-      <${S} name="name" label="Name" error=${d} required />
+      <${w} name="name" label="Name" error=${d} required />
       ${t&&e`<label class="field"><span>Tenant</span><select name="tenant_id" required>
         ${(m?.items||[]).map($=>e`<option value=${$.id}>${$.name}</option>`)}</select></label>`}
       ${M.length>0&&e`<label class="field"><span>Plan</span>
         <select name="plan_id" value=${A} onChange=${$=>p($.target.value)} aria-invalid=${U?"true":void 0} aria-describedby=${U?"plan_id-error":void 0}>
           ${N&&e`<option value="">custom sizes</option>`}
-          ${M.map($=>e`<option value=${$.id}>${$.name}: ${$.cpu_cores} CPU, ${z($.memory_mb)}, ${D($.disk_gb)}${t&&$.location_id&&$.location_id!=="default"?`, in ${V(f,$.location_id)}`:""}</option>`)}
+          ${M.map($=>e`<option value=${$.id}>${$.name}: ${$.cpu_cores} CPU, ${D($.memory_mb)}, ${z($.disk_gb)}${t&&$.location_id&&$.location_id!=="default"?`, in ${V(f,$.location_id)}`:""}</option>`)}
         </select>${U&&e`<span class="field-error" id="plan_id-error">${U}</span>`}</label>`}
       ${t&&(y?e`<p class="muted" data-plan-location>Made in ${V(f,y.location_id)}, the plan's location</p>`:e`<${ce} items=${s} error=${d} value=${n} onChange=${$=>v($.target.value)} />`)}
       <${oe} key=${`${A}@${I}`} templates=${F} error=${d} />
-      ${y?e`<p class="muted" data-plan-sizes>${y.cpu_cores} CPU, ${z(y.memory_mb)}, ${D(y.disk_gb)} from the plan</p>`:N&&e`
-          <${S} name="cpu_cores" label="CPU cores" error=${d} type="number" min="1" />
-          <${S} name="memory_mb" label="Memory (MB)" error=${d} type="number" min="1" />
-          <${S} name="disk_gb" label="Disk (GB)" error=${d} type="number" min="1" />`}
+      ${y?e`<p class="muted" data-plan-sizes>${y.cpu_cores} CPU, ${D(y.memory_mb)}, ${z(y.disk_gb)} from the plan</p>`:N&&e`
+          <${w} name="cpu_cores" label="CPU cores" error=${d} type="number" min="1" />
+          <${w} name="memory_mb" label="Memory (MB)" error=${d} type="number" min="1" />
+          <${w} name="disk_gb" label="Disk (GB)" error=${d} type="number" min="1" />`}
     </div>
     <button type="submit" class="primary">Create</button> <button type="button" onClick=${()=>l(!1)}>Cancel</button>
-  </form>`}export{Ee as a,ze as b,De as c,Oe as d,Ne as e,Ie as f,Ue as g,Ge as h,Ye as i,Le as j,Ae as k,Be as l,Ve as m,qe as n,Fe as o,He as p,ht as q,Pt as r,Te as s};
+  </form>`}export{Ee as a,De as b,ze as c,Oe as d,Ne as e,Ie as f,Ue as g,Ge as h,Ye as i,Le as j,Ae as k,Be as l,Ve as m,qe as n,Fe as o,He as p,je as q,ft as r,xt as s,Te as t};
