@@ -20,7 +20,7 @@ const devices = [['disk', 'Disk'], ['cdrom', 'CD-ROM'], ['net', 'Network (PXE)']
 
 // Manage renames the machine, sets its boot order and deletes it. Each answers a task
 // (act shows it); a deletion that succeeds leaves the page for the list (onGone).
-export function Manage({ m, act, ended, onGone }) {
+export function Manage({ m, act, ended, own, onGone }) {
   const [error, run] = useRun();
   const [deleting, setDeleting] = useState(null);
   const base = `/api/resources/machines/${encodeURIComponent(m.id)}`;
@@ -42,7 +42,7 @@ export function Manage({ m, act, ended, onGone }) {
   }, [ended, deleting]);
   const del = async () => {
     let t;
-    if (await run(async () => { t = await act('DELETE', ''); })) setDeleting(t.id);
+    if (await run(async () => { t = await act('DELETE', own ? base : ''); })) setDeleting(t.id);
   };
   const order = m.boot_order || [];
   const fieldError = (k) => error?.fields?.[k] && html`<span class="field-error" id=${`${k}-error`}>${error.fields[k]}</span>`;
