@@ -29,6 +29,7 @@ const Locations = lazy(() => import('./pages/locations.js'), 'Locations');
 const Webhooks = lazy(() => import('./pages/webhooks.js'), 'Webhooks');
 const ISOs = lazy(() => import('./pages/isos.js'), 'ISOs');
 const AdminBackups = lazy(() => import('./pages/backups.js'), 'Backups');
+const AdminTasks = lazy(() => import('./pages/tasks.js'), 'Tasks');
 
 // admin holds the operator's pages once their chunk has loaded.
 const admin = signal(null);
@@ -55,7 +56,7 @@ const adminNav = [
   ['Customers', [['/admin/tenants', 'Tenants', icons.Users], ['/admin/users', 'Users', icons.User], ['/admin/plans', 'Plans', icons.Box],
     ['/admin/webhooks', 'Webhooks', icons.Bell]]],
   ['Operations', [['/admin/schedules', 'Schedules', icons.Clock], ['/admin/health', 'Health checks', icons.Pulse],
-    ['/admin/audit', 'Audit log', icons.List]]],
+    ['/admin/audit', 'Audit log', icons.List], ['/admin/tasks', 'Tasks', icons.Check]]],
   account];
 
 // openGroup is the name of the operator's nav group whose menu is open, if any: one at
@@ -141,6 +142,7 @@ function Page({ admin: isAdmin }) {
     if (match('/admin/webhooks', p)) return html`<${Webhooks} admin />`;
     if (match('/admin/isos', p)) return html`<${ISOs} />`;
     if (match('/admin/backups', p)) return html`<${AdminBackups} />`;
+    if (match('/admin/tasks', p)) return html`<${AdminTasks} />`;
     if (match('/admin/machines', p)) return html`<${pages.AdminMachines} />`;
     return html`<${pages.Dashboard} />`;
   }
