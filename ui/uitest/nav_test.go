@@ -139,3 +139,15 @@ func TestConsoleOperatorNav(t *testing.T) {
 	)
 	run(t, ctx, "the operator's nav", shot("nav"))
 }
+
+// navCurrent waits until the main nav marks page as the page open: its link has
+// aria-current="page", and what shows it is visible: the link itself in a tenant's
+// row of links, or its group's button (aria-current, naming the page) in an
+// operator's, whose list is closed.
+func navCurrent(page string) chromedp.Action {
+	return chromedp.Tasks{
+		chromedp.WaitReady(fmt.Sprintf(`//nav[@aria-label="Main"]//a[@aria-current="page"][normalize-space(.)=%q]`, page)),
+		chromedp.WaitVisible(fmt.Sprintf(`//nav[@aria-label="Main"]/ul/li/a[@aria-current="page"][normalize-space(.)=%q]`+
+			` | //nav[@aria-label="Main"]//button[@aria-current="true"][span[@class="here"][normalize-space(.)=%q]]`, page, ": "+page)),
+	}
+}
