@@ -24,3 +24,7 @@ export const Pulse = icon('M3 12h4l3-7 4 14 3-7h4');
 export const List = icon('M8 6h13M8 12h13M8 18h13M3 6h.01M3 12h.01M3 18h.01');
 export const Network = icon('M12 3v5M12 16v5M3 12h5M16 12h5M9 9h6v6H9z');
 export const Pin = icon('M12 21s-7-6.5-7-12a7 7 0 0 1 14 0c0 5.5-7 12-7 12zM12 11a2 2 0 1 0 0-4 2 2 0 0 0 0 4z');
+// Down (a nav group's menu, beside its name).
+export const Down = icon('M6 9l6 6 6-6');
+// Check (the operators' tasks).
+export const Check = icon('M4 12l5 5L20 6');

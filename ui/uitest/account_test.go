@@ -119,7 +119,7 @@ func TestConsoleDashboard(t *testing.T) {
 		shot("dashboard"),
 	)
 	run(t, ctx, "a machine's page",
-		chromedp.Click(`//nav[@aria-label="Main"]//a[normalize-space(.)="Machines"]`),
+		navOpen("fleet", "Machines"),
 		chromedp.Click(`//a[normalize-space(.)="their-machine"]`),
 		chromedp.WaitVisible(`//h1[contains(., "their-machine")]`),
 		chromedp.WaitVisible(`figure[data-chart=cpu] canvas`, chromedp.ByQuery),

@@ -378,7 +378,7 @@ func TestConsoleOperator(t *testing.T) {
 		t.Error("no node listed")
 	}
 	run(t, ctx, "every machine",
-		chromedp.Click(`//nav[@aria-label="Main"]//a[normalize-space(.)="Machines"]`),
+		navOpen("fleet", "Machines"),
 		chromedp.WaitVisible(`//h1[normalize-space(.)="All machines"]`),
 		chromedp.WaitVisible(`//td[normalize-space(.)="their-machine"]`),
 	)

@@ -87,7 +87,7 @@ func TestConsoleFirewall(t *testing.T) {
 	ctx := tab(t)
 	signIn(t, ctx, s.srv.Base, "/firewall", "mine@example.test", userPassword)
 	run(t, ctx, "the rules in order",
-		chromedp.WaitVisible(`//a[@aria-current="page"][normalize-space(.)="Firewall"]`),
+		navCurrent("Firewall"),
 		chromedp.WaitVisible(ruleRow("dns")+`/td[1][normalize-space(.)="3"]`),
 	)
 	run(t, ctx, "move a rule up with Alt+Up",

@@ -42,7 +42,7 @@ func TestConsoleIPPools(t *testing.T) {
 	signIn(t, ctx, s.srv.Base, "/admin/ip-pools", apptest.AdminEmail, apptest.AdminPassword)
 	form := `//form[@aria-label="New pool"]`
 	run(t, ctx, "a range with host bits set: its error next to it",
-		chromedp.WaitVisible(`//a[@aria-current="page"][normalize-space(.)="IP pools"]`),
+		navCurrent("IP pools"),
 		chromedp.WaitVisible(`//p[normalize-space(.)="No pools yet."]`),
 		chromedp.Click(`//button[normalize-space(.)="New pool"]`),
 		chromedp.WaitVisible(form+`//input[@name="name"]`),

@@ -61,7 +61,7 @@ func TestConsoleISOs(t *testing.T) {
 		}
 	}
 	run(t, ctx, "an image by its URL for one tenant, ready without a reload",
-		chromedp.WaitVisible(`//a[@aria-current="page"][normalize-space(.)="ISO images"]`),
+		navCurrent("ISO images"),
 		chromedp.WaitVisible(`//p[normalize-space(.)="No images yet."]`),
 		chromedp.Evaluate(`window.notReloaded = true`, nil),
 		byURL("fetched", "sha256:"+hex.EncodeToString(sum[:])),

@@ -44,7 +44,7 @@ func TestConsoleLocations(t *testing.T) {
 	signIn(t, ctx, s.srv.Base, "/admin/locations", apptest.AdminEmail, apptest.AdminPassword)
 	form := `//form[@aria-label="New location"]`
 	run(t, ctx, "the default location, healthy, not to be changed",
-		chromedp.WaitVisible(`//a[@aria-current="page"][normalize-space(.)="Locations"]`),
+		navCurrent("Locations"),
 		chromedp.WaitVisible(`//tr[@data-location="default"]/td[@data-health][normalize-space(.)="ok"]`),
 		chromedp.WaitNotPresent(`//tr[@data-location="default"]//button`),
 	)

@@ -219,7 +219,7 @@ func TestConsoleTenantHealth(t *testing.T) {
 	signIn(t, ctx, s.srv.Base, "/health", "mine@example.test", userPassword)
 	form := `//form[@aria-label="New health check"]`
 	run(t, ctx, "another tenant's machine refused",
-		chromedp.WaitVisible(`//a[@aria-current="page"][normalize-space(.)="Health checks"]`),
+		navCurrent("Health checks"),
 		chromedp.WaitVisible(`//p[normalize-space(.)="No health checks yet."]`),
 		chromedp.Click(`//button[normalize-space(.)="New health check"]`),
 		chromedp.WaitVisible(form+`//input[@name="name"]`),
@@ -299,7 +299,7 @@ func TestConsoleAdminBackups(t *testing.T) {
 	filters := `//form[@aria-label="Filter the backups"]`
 	row := `//tr[@data-backup][td[normalize-space(.)="nightly"]]`
 	run(t, ctx, "filtered by tenant",
-		chromedp.WaitVisible(`//a[@aria-current="page"][normalize-space(.)="Backups"]`),
+		navCurrent("Backups"),
 		chromedp.WaitVisible(row),
 		chromedp.WaitReady(filters+`//select[@name="tenant_id"]/option[normalize-space(.)="theirs"]`),
 		chromedp.SetValue(filters+`//select[@name="tenant_id"]`, s.tenantNamed("theirs").ID),

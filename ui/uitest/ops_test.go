@@ -32,7 +32,7 @@ func TestConsoleHealthChecks(t *testing.T) {
 	signIn(t, ctx, s.srv.Base, "/admin/health", apptest.AdminEmail, apptest.AdminPassword)
 	form := `//form[@aria-label="New health check"]`
 	run(t, ctx, "a check of a closed port",
-		chromedp.WaitVisible(`//a[@aria-current="page"][normalize-space(.)="Health checks"]`),
+		navCurrent("Health checks"),
 		chromedp.WaitVisible(`//p[normalize-space(.)="No health checks yet."]`),
 		chromedp.Click(`//button[normalize-space(.)="New health check"]`),
 		chromedp.WaitVisible(form+`//input[@name="name"]`),
@@ -89,7 +89,7 @@ func TestConsoleAudit(t *testing.T) {
 	filters := `//form[@aria-label="Filter the audit log"]`
 	var rows, next int
 	run(t, ctx, "filtered by action, twenty a page",
-		chromedp.WaitVisible(`//a[@aria-current="page"][normalize-space(.)="Audit log"]`),
+		navCurrent("Audit log"),
 		chromedp.WaitVisible(`//table[@data-audit]//td[@data-action]`),
 		chromedp.SendKeys(filters+`//input[@name="action"]`, "POST /api/resources/tenants"),
 		chromedp.SetValue(filters+`//select[@name="limit"]`, "20"),

@@ -22,7 +22,7 @@ func TestConsoleOverview(t *testing.T) {
 	ctx := tab(t)
 	signIn(t, ctx, s.srv.Base, "/overview", "mine@example.test", userPassword)
 	run(t, ctx, "the machines and the quota",
-		chromedp.WaitVisible(`//a[@aria-current="page"][normalize-space(.)="Overview"]`),
+		navCurrent("Overview"),
 		chromedp.WaitVisible(`//li[@data-count="total"]/strong[normalize-space(.)="1"]`),
 		chromedp.WaitVisible(`//li[@data-count="running"]/strong[normalize-space(.)="1"]`),
 		chromedp.WaitVisible(`//tr[@data-quota="machines"][td[1]="1"][td[2]="5"]//meter[@value="1"][@max="5"]`),

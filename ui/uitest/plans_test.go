@@ -49,7 +49,7 @@ func TestConsolePlans(t *testing.T) {
 		}
 	}
 	run(t, ctx, "a new plan allowing one template",
-		chromedp.WaitVisible(`//a[@aria-current="page"][normalize-space(.)="Plans"]`),
+		navCurrent("Plans"),
 		chromedp.WaitVisible(`//p[normalize-space(.)="No plans yet."]`),
 		newPlan("small", "1"),
 		chromedp.WaitReady(form+`//input[@name="allowed_templates"][@value="tpl-debian-12"]`),

@@ -34,7 +34,7 @@ func TestConsoleSchedules(t *testing.T) {
 	form := `//form[@aria-label="New schedule"]`
 	var weekly string
 	run(t, ctx, "a weekly preset in words with its next runs",
-		chromedp.WaitVisible(`//a[@aria-current="page"][normalize-space(.)="Schedules"]`),
+		navCurrent("Schedules"),
 		chromedp.Click(`//button[normalize-space(.)="New schedule"]`),
 		chromedp.WaitReady(form+fmt.Sprintf(`//option[@value=%q]`, id)),
 		chromedp.Click(form+`//label[normalize-space(.)="Weekly"]/input`),
@@ -136,7 +136,7 @@ func TestConsoleAdminSchedules(t *testing.T) {
 		return fmt.Sprintf(`//table[@data-schedules="power"]//tr[td/a[normalize-space(.)=%q]]`, machine)
 	}
 	run(t, ctx, "every tenant's power schedules, filtered by tenant and by machine",
-		chromedp.WaitVisible(`//a[@aria-current="page"][normalize-space(.)="Schedules"]`),
+		navCurrent("Schedules"),
 		chromedp.WaitVisible(power(mine)+`/td[normalize-space(.)="mine"]`),
 		chromedp.WaitVisible(power(s.other)+`/td[normalize-space(.)="theirs"]`),
 		chromedp.WaitVisible(power(mine)+`//span[@data-words][normalize-space(.)="at 22:00 every day"]`),

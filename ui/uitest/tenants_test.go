@@ -61,7 +61,7 @@ func TestConsoleTenants(t *testing.T) {
 	ctx := tab(t)
 	signIn(t, ctx, s.srv.Base, "/admin/tenants", apptest.AdminEmail, apptest.AdminPassword)
 	run(t, ctx, "the list, filtered by name",
-		chromedp.WaitVisible(`//a[@aria-current="page"][normalize-space(.)="Tenants"]`),
+		navCurrent("Tenants"),
 		chromedp.WaitVisible(`//tr[@data-tenant="theirs"]`),
 		chromedp.SendKeys(`input[name=filter]`, "MIN", chromedp.ByQuery),
 		chromedp.Click(`//form[@role="search"]//button[@type="submit"]`),

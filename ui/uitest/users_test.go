@@ -64,7 +64,7 @@ func TestConsoleUsers(t *testing.T) {
 	signIn(t, ctx, s.srv.Base, "/admin/users", apptest.AdminEmail, apptest.AdminPassword)
 	filters := `//form[@aria-label="Filter accounts"]`
 	run(t, ctx, "the list, filtered by e-mail",
-		chromedp.WaitVisible(`//a[@aria-current="page"][normalize-space(.)="Users"]`),
+		navCurrent("Users"),
 		chromedp.WaitVisible(accountRow(apptest.AdminEmail)+`/td[@data-role][normalize-space(.)="operator"]`),
 		chromedp.WaitVisible(accountRow("mine@example.test")+`/td[normalize-space(.)="mine"]`),
 		chromedp.SendKeys(filters+`//input[@name="email"]`, "MINE@"),
@@ -165,7 +165,7 @@ func TestConsoleUsers(t *testing.T) {
 	run(t, other, "the link opened in a fresh browser lands signed in as the user",
 		chromedp.Navigate(url),
 		chromedp.WaitVisible(`//span[@class="who"][normalize-space(.)="mine@example.test"]`),
-		chromedp.WaitVisible(`//a[@aria-current="page"][normalize-space(.)="Machines"]`),
+		navCurrent("Machines"),
 	)
 	run(t, ctx, "the operator deleted",
 		confirm(accountRow(opEmail), "delete-account"),

@@ -104,7 +104,7 @@ func TestConsoleWebhooks(t *testing.T) {
 	signIn(t, ctx, s.srv.Base, "/webhooks", "mine@example.test", userPassword)
 	form := `//form[@aria-label="New webhook"]`
 	run(t, ctx, "a URL that is not http refused next to its field",
-		chromedp.WaitVisible(`//a[@aria-current="page"][normalize-space(.)="Webhooks"]`),
+		navCurrent("Webhooks"),
 		chromedp.WaitVisible(`//p[normalize-space(.)="No webhooks yet."]`),
 		chromedp.Click(`//button[normalize-space(.)="New webhook"]`),
 		chromedp.WaitVisible(form+`//input[@name="url"]`),

@@ -4,7 +4,8 @@
 import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
 import { call } from '../api.js';
-import { Field, ProblemView, Section, when } from '../format.js';
+import { Field, ProblemView, Section, gb, mb, when } from '../format.js';
+import { plansPath, useList } from '../choices.js';
 import { Confirm } from '../confirm.js';
 
 // useRun runs an action, keeping its problem for the form; it answers whether it
@@ -20,7 +21,7 @@ const devices = [['disk', 'Disk'], ['cdrom', 'CD-ROM'], ['net', 'Network (PXE)']
 
 // Manage renames the machine, sets its boot order and deletes it. Each answers a task
 // (act shows it); a deletion that succeeds leaves the page for the list (onGone).
-export function Manage({ m, act, ended, onGone }) {
+export function Manage({ m, act, ended, own, onGone }) {
   const [error, run] = useRun();
   const [deleting, setDeleting] = useState(null);
   const base = `/api/resources/machines/${encodeURIComponent(m.id)}`;
@@ -42,7 +43,7 @@ export function Manage({ m, act, ended, onGone }) {
   }, [ended, deleting]);
   const del = async () => {
     let t;
-    if (await run(async () => { t = await act('DELETE', ''); })) setDeleting(t.id);
+    if (await run(async () => { t = await act('DELETE', own ? base : ''); })) setDeleting(t.id);
   };
   const order = m.boot_order || [];
   const fieldError = (k) => error?.fields?.[k] && html`<span class="field-error" id=${`${k}-error`}>${error.fields[k]}</span>`;
@@ -107,12 +108,44 @@ function Network({ m, virt, act, run }) {
     </form>`)}`;
 }
 
+// Config changes the size or the plan of a machine of no tenant through the
+// operators' routes (PATCH .../config, POST .../plan): the client area's resize acts
+// for a tenant (its quota), which such a machine has not. Each answers a task.
+function Config({ m, virt, act, run, error }) {
+  const plans = useList(plansPath);
+  const [plan, setPlan] = useState('');
+  const sizes = async (e) => {
+    e.preventDefault();
+    const f = new FormData(e.target);
+    const body = {};
+    for (const k of ['cpu_cores', 'memory_mb']) {
+      const v = Number(f.get(k));
+      if (f.get(k) && v !== m[k]) body[k] = v;
+    }
+    if (Object.keys(body).length) await run(() => act('PATCH', `${virt}/config`, body));
+  };
+  return html`<h3>Size and plan</h3>
+    <${ProblemView} error=${plans?.error} />
+    ${plans?.items?.length > 0 && html`<div class="inline-form" data-config-plan>
+      <label class="field"><span>Plan</span><select name="plan_id" value=${plan} onChange=${(e) => setPlan(e.target.value)}>
+        <option value="">choose a plan</option>
+        ${plans.items.map((p) => html`<option value=${p.id}>${p.name}: ${p.cpu_cores} CPU, ${mb(p.memory_mb)}, ${gb(p.disk_gb)}${p.id === m.plan_id ? ' (current)' : ''}</option>`)}
+      </select></label>
+      <button type="button" disabled=${!plan} onClick=${() => run(() => act('POST', `${virt}/plan`, { plan_id: plan }))}>Move to plan</button>
+    </div>`}
+    <form key=${`${m.cpu_cores}/${m.memory_mb}`} class="inline-form" onSubmit=${sizes} aria-label="Size" data-config>
+      <${Field} name="cpu_cores" label="CPU cores" error=${error} type="number" min="1" defaultValue=${m.cpu_cores} />
+      <${Field} name="memory_mb" label="Memory (MB)" error=${error} type="number" min="1" defaultValue=${m.memory_mb} />
+      <button type="submit">Change the size</button>
+    </form>`;
+}
+
 // Operate is the operators' part: a migration to another node of the machine's
 // location, its disks and network, a billing suspension (its reason and what happens to a running machine)
 // and its end, and a termination (the machine with its snapshots and backups deleted
 // at its due time) and its taking back. onMachine takes the machine as an answer
 // holds it.
-export function Operate({ m, act, onMachine }) {
+export function Operate({ m, act, own, onMachine }) {
   const [error, run] = useRun();
   const [nodes, setNodes] = useState(null);
   const virt = `/api/virt/vms/${encodeURIComponent(m.id)}`;
@@ -140,6 +173,7 @@ export function Operate({ m, act, onMachine }) {
       <label class="check"><input type="checkbox" name="online" defaultChecked=${m.status === 'running'} /> Online (the machine keeps running)</label>
       <button type="submit" disabled=${others.length === 0}>Migrate</button>
     </form>
+    ${own && html`<${Config} m=${m} virt=${virt} act=${act} run=${run} error=${error} />`}
     <${Disks} m=${m} virt=${virt} act=${act} run=${run} error=${error} />
     <${Network} m=${m} virt=${virt} act=${act} run=${run} />
     <h3>Billing</h3>

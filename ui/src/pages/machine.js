@@ -61,13 +61,18 @@ export function Machine({ id, admin, tenant }) {
   const { items: locations, names } = useOwnLocations(!!admin);
   const url = `${clientBase}/${encodeURIComponent(id)}`;
   const virt = `/api/virt/vms/${encodeURIComponent(id)}`;
-  const at = scoped(url, admin ? tenant : '');
+  // A machine of no tenant has no client-area routes (they act for a tenant): an
+  // operator reads and acts on it through the operators' own (/api/virt/vms/{id}).
+  const own = !!admin && !tenant;
+  const at = own ? (p) => `${virt}${p}` : scoped(url, admin ? tenant : '');
 
   const load = () => call('GET', at('')).then((x) => { setM(x); if (x.last_task) setTask((t) => t || x.last_task); }, setError);
   useEffect(() => {
     setM(null); setTask(null); setError(null); setConsoleOpen(false); setVncOpen(false);
     load();
-    call('GET', at('/tasks?limit=20')).then((p) => setList(p.items), () => {});
+    // Its tasks list is the client area's; one of no tenant shows those of this visit.
+    if (own) setList([]);
+    else call('GET', at('/tasks?limit=20')).then((p) => setList(p.items), () => {});
   }, [id, tenant]);
   useEffect(() => listen((type, data) => {
     if (type === 'machine.updated' && data.id === id) setM((x) => x && ({ ...x, ...data }));
@@ -91,13 +96,16 @@ export function Machine({ id, admin, tenant }) {
     setError(null);
     try { await act('POST', `/actions/${action}`); } catch (err) { setError(err); }
   };
-  const kit = { m, at, act, ended };
+  const kit = { m, at, act, ended, own };
+  // The parts a machine of no tenant lacks: backups, snapshots and a resize are the
+  // client area's (a tenant's quota and plan), with no operators' route of their own.
+  const shown = (p) => !own || !['backups', 'snapshots', 'resize'].includes(p);
 
   return html`<main id="main">
     <p><a href=${admin ? '/admin/machines' : '/machines'}>← Machines</a></p>
     <${ProblemView} error=${error} />
     ${m && html`<h1>${m.name} <${Status} value=${m.status} />${m.rescue ? html` <span class="badge s-suspended">rescue</span>` : ''}</h1>
-      <nav class="parts" aria-label="On this page"><ul>${parts.filter(([p]) => (p !== 'vnc' || m.display) && (p !== 'operate' || admin)).map(([p, label]) => html`<li><a href=${`#${p}`}>${label}</a></li>`)}</ul></nav>
+      <nav class="parts" aria-label="On this page"><ul>${parts.filter(([p]) => (p !== 'vnc' || m.display) && (p !== 'operate' || admin) && shown(p)).map(([p, label]) => html`<li><a href=${`#${p}`}>${label}</a></li>`)}</ul></nav>
       <div class="actions" role="group" aria-label="Power">
         ${actions.map(([a, label, Icon]) => html`<button onClick=${() => power(a)} data-action=${a}><${Icon} />${label}</button>`)}
         <${Confirm} name="reset" label="Reset" yes="Yes, reset it" question="Reset the machine at once, as its reset button would (no shutdown)?" onYes=${() => power('reset')} />
@@ -124,11 +132,12 @@ export function Machine({ id, admin, tenant }) {
           ? html`<${VNC} url=${`${admin ? virt : url}/console`} /><button type="button" onClick=${() => setVncOpen(false)}>Close the graphical console</button>`
           : html`<button type="button" onClick=${() => setVncOpen(true)}>Open the graphical console</button>`}
       <//></div>`}
-      <div id="backups"><${Backups} ...${kit} /></div>
-      <div id="snapshots"><${Snapshots} ...${kit} /></div>
+      ${own && html`<p class="muted" data-no-tenant>This machine belongs to no tenant: its backups, snapshots and resize come with one (Give to a tenant, on the machines list); the operator's part below changes its size or plan.</p>`}
+      ${shown('backups') && html`<div id="backups"><${Backups} ...${kit} /></div>`}
+      ${shown('snapshots') && html`<div id="snapshots"><${Snapshots} ...${kit} /></div>`}
       <div id="media"><${Media} ...${kit} /></div>
       <div id="reinstall"><${Reinstall} ...${kit} /></div>
-      <div id="resize"><${Resize} ...${kit} /></div>
+      ${shown('resize') && html`<div id="resize"><${Resize} ...${kit} /></div>`}
       <div id="usage"><${Usage} path=${admin ? `${virt}/usage` : `${url}/usage`} /></div>
       <div id="manage"><${Manage} ...${kit} onGone=${() => go(admin ? '/admin/machines' : '/machines')} /></div>
       ${admin && html`<div id="operate"><${Operate} ...${kit} onMachine=${(x) => setM((old) => ({ ...old, ...x }))} /></div>`}
