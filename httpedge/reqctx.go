@@ -36,7 +36,6 @@ type reqCtx struct {
 	waiting bool
 }
 
-
 // Deadline implements context.Context.
 func (c *reqCtx) Deadline() (time.Time, bool) { return c.deadline, true }
 
