@@ -132,6 +132,7 @@ func (r *routeMetrics) counter(method string, status int) prometheus.Counter {
 	return c
 }
 
+// findCount is the counter of method and status in list, or nil.
 func findCount(list *[]methodStatus, method string, status int) prometheus.Counter {
 	if list == nil {
 		return nil
@@ -144,29 +145,18 @@ func findCount(list *[]methodStatus, method string, status int) prometheus.Count
 	return nil
 }
 
-// metricMethod is the method label of a request: the methods HTTP defines by their
-// names, any other as "OTHER", so that a client cannot make series without end (a
-// method is any token to fasthttp). The names are constants: no copy per request.
+// httpMethods are the methods HTTP defines, each counted under its own name.
+var httpMethods = []string{fasthttp.MethodGet, fasthttp.MethodHead, fasthttp.MethodPost, fasthttp.MethodPut,
+	fasthttp.MethodPatch, fasthttp.MethodDelete, fasthttp.MethodOptions, fasthttp.MethodConnect, fasthttp.MethodTrace}
+
+// metricMethod is the method label of a request: one of httpMethods, any other as
+// "OTHER", so that a client cannot make series without end (a method is any token to
+// fasthttp). The names are the constants: no copy per request.
 func metricMethod(m []byte) string {
-	switch string(m) {
-	case fasthttp.MethodGet:
-		return fasthttp.MethodGet
-	case fasthttp.MethodHead:
-		return fasthttp.MethodHead
-	case fasthttp.MethodPost:
-		return fasthttp.MethodPost
-	case fasthttp.MethodPut:
-		return fasthttp.MethodPut
-	case fasthttp.MethodPatch:
-		return fasthttp.MethodPatch
-	case fasthttp.MethodDelete:
-		return fasthttp.MethodDelete
-	case fasthttp.MethodOptions:
-		return fasthttp.MethodOptions
-	case fasthttp.MethodConnect:
-		return fasthttp.MethodConnect
-	case fasthttp.MethodTrace:
-		return fasthttp.MethodTrace
+	for _, name := range httpMethods {
+		if string(m) == name {
+			return name
+		}
 	}
 	return "OTHER"
 }
