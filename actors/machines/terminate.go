@@ -56,7 +56,13 @@ func (m *Machines) Terminate(ctx context.Context, id string) (Machine, error) {
 		return Machine{}, err
 	}
 	// A machine busy with another task is deleted when its timer, armed above, retries.
-	return m.Get(ctx, got.ID, nil)
+	cur, err := m.Get(ctx, got.ID, nil)
+	if errors.Is(err, apierr.ErrNotFound) {
+		// The deletion, started at once without a grace, may be over already (a fast
+		// driver): the answer is the machine as it was marked.
+		return got, nil
+	}
+	return cur, err
 }
 
 // CancelTerminate takes a machine's termination back while its grace lasts (a machine
