@@ -1,7 +1,7 @@
 // Paged lists read with the API's cursors: the page, Previous and Next, and a reload
 // after a change. Used by the operator's lists (tenants, plans, audit, health checks).
 import { html } from 'htm/preact';
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { call } from './api.js';
 
 // usePaged reads path (with its query, without cursor) a page at a time; a new path
@@ -45,6 +45,14 @@ export function useRun() {
   const [error, setError] = useState(null);
   const run = async (fn) => { setError(null); try { await fn(); return true; } catch (e) { setError(e); return false; } };
   return [error, run, setError];
+}
+
+// useFocusFirst is a ref for the field an in-place form opens on: it takes the focus
+// once, when the form appears.
+export function useFocusFirst() {
+  const first = useRef(null);
+  useEffect(() => { first.current?.focus(); }, []);
+  return first;
 }
 
 // readAll reads a list route page by page (path with its query and limit, without

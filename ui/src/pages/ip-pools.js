@@ -3,12 +3,12 @@
 // one deleted (a pool with addresses held or cooling down is refused, the API's
 // detail saying how many). A chunk of its own.
 import { html } from 'htm/preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { call } from '../api.js';
 import { Field, ProblemView } from '../format.js';
 import { Confirm } from '../confirm.js';
 import { useList } from '../choices.js';
-import { usePaged, useRun } from '../paging.js';
+import { usePaged, useFocusFirst, useRun } from '../paging.js';
 import { LocationSelect, locationName, useLocations } from '../location.js';
 
 const base = '/api/resources/ip-pools';
@@ -58,8 +58,7 @@ function NewPool({ locations, onAdded }) {
 // clears it (null), and the default location is sent as null, as the API takes it.
 function EditPool({ pool, locations, onSaved, onCancel }) {
   const [error, run] = useRun();
-  const first = useRef(null);
-  useEffect(() => { first.current?.focus(); }, []);
+  const first = useFocusFirst();
   const submit = async (e) => {
     e.preventDefault();
     const f = new FormData(e.target);

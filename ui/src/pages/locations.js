@@ -5,12 +5,12 @@
 // API's detail naming them). The default location is the server's own settings: it is
 // listed, never changed or deleted. A chunk of its own.
 import { html } from 'htm/preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { call } from '../api.js';
 import { Field, ProblemView, Status } from '../format.js';
 import { Confirm } from '../confirm.js';
 import { forget } from '../choices.js';
-import { usePaged, useRun } from '../paging.js';
+import { usePaged, useFocusFirst, useRun } from '../paging.js';
 import { locationsPath } from '../location.js';
 
 const base = '/api/resources/locations';
@@ -104,8 +104,7 @@ function NewLocation({ onAdded }) {
 function EditLocation({ l, onSaved, onCancel }) {
   const [error, run] = useRun();
   const [settings, setSettings] = useState(false);
-  const first = useRef(null);
-  useEffect(() => { first.current?.focus(); }, []);
+  const first = useFocusFirst();
   const submit = async (e) => {
     e.preventDefault();
     const f = new FormData(e.target);

@@ -6,13 +6,13 @@
 // clears (the check passes again, or is deleted): the API has no resolve of its own.
 // A chunk of its own.
 import { html } from 'htm/preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { call } from '../api.js';
 import { listen } from '../live.js';
 import { go, path as here } from '../router.js';
 import { Field, ProblemView, Section, Status, when } from '../format.js';
 import { Confirm } from '../confirm.js';
-import { numbers, usePaged, useRun } from '../paging.js';
+import { numbers, usePaged, useFocusFirst, useRun } from '../paging.js';
 
 // rfc3339 reads a datetime-local input (the browser's local time) as an RFC 3339 time.
 const rfc3339 = (v) => (v ? new Date(v).toISOString() : '');
@@ -124,8 +124,7 @@ export function Health({ tenant }) {
 // API's field errors next to their fields; Escape cancels.
 function EditCheck({ c, checksPath, onSaved, onCancel }) {
   const [error, run] = useRun();
-  const first = useRef(null);
-  useEffect(() => { first.current?.focus(); }, []);
+  const first = useFocusFirst();
   const submit = async (e) => {
     e.preventDefault();
     const f = new FormData(e.target);

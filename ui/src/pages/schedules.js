@@ -4,12 +4,12 @@
 // the operators' page of every tenant's schedules, edited with the same editor. A
 // chunk of its own, with the cron evaluator.
 import { html } from 'htm/preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { call } from '../api.js';
 import { Field, ProblemView, when } from '../format.js';
 import { Confirm } from '../confirm.js';
 import { tenantsPath, useList } from '../choices.js';
-import { usePaged, useRun } from '../paging.js';
+import { usePaged, useFocusFirst, useRun } from '../paging.js';
 import { days, next, parse, words } from '../cron.js';
 
 export const kinds = { power: '/api/resources/power-schedules', backup: '/api/resources/backup-schedules' };
@@ -75,8 +75,7 @@ export function Schedules() {
 export function EditSchedule({ s, onSaved, onCancel }) {
   const [error, setError] = useState(null);
   const [cron, setCron] = useState(s.cron);
-  const first = useRef(null);
-  useEffect(() => { first.current?.focus(); }, []);
+  const first = useFocusFirst();
   const [zone, setZone] = useState(s.timezone);
   let said = '', runs = [];
   try {

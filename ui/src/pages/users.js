@@ -11,7 +11,7 @@ import { call } from '../api.js';
 import { Field, ProblemView, when } from '../format.js';
 import { Confirm } from '../confirm.js';
 import { tenantsPath, useList } from '../choices.js';
-import { readAll, usePaged, useRun } from '../paging.js';
+import { readAll, usePaged, useFocusFirst, useRun } from '../paging.js';
 
 const base = '/api/resources/users';
 const userPath = (u) => `${base}/${encodeURIComponent(u.id)}`;
@@ -154,8 +154,7 @@ function LinkView({ link, onClose }) {
 function EditUser({ u, tenants, onSaved, onCancel }) {
   const [error, run] = useRun();
   const [role, setRole] = useState(u.role);
-  const first = useRef(null);
-  useEffect(() => { first.current?.focus(); }, []);
+  const first = useFocusFirst();
   const submit = async (e) => {
     e.preventDefault();
     const f = new FormData(e.target);

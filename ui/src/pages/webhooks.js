@@ -6,12 +6,12 @@
 // tenant's events; an operator's every tenant's, or one tenant's it names. A chunk of
 // its own.
 import { html } from 'htm/preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { call } from '../api.js';
 import { Field, ProblemView, Status, when } from '../format.js';
 import { Confirm } from '../confirm.js';
 import { tenantsPath, useList } from '../choices.js';
-import { usePaged, useRun } from '../paging.js';
+import { usePaged, useFocusFirst, useRun } from '../paging.js';
 
 const base = '/api/resources/webhooks';
 const hookPath = (w) => `${base}/${encodeURIComponent(w.id)}`;
@@ -83,8 +83,7 @@ function NewWebhook({ admin, onMade }) {
 // keeps it); the API's field errors show next to their fields.
 function EditWebhook({ w, onSaved, onCancel }) {
   const [error, run] = useRun();
-  const first = useRef(null);
-  useEffect(() => { first.current?.focus(); }, []);
+  const first = useFocusFirst();
   const submit = async (e) => {
     e.preventDefault();
     const f = new FormData(e.target);

@@ -1,4 +1,4 @@
-import{a as C,c as b}from"./chunk-TBCE6UEU.js";import{a as S}from"./chunk-QCUTTXXJ.js";import{b as w}from"./chunk-PBPSO6V7.js";import{a as y}from"./chunk-HOYY2OMK.js";import{a as p,b as x,c as k,l as h,q as _,r as f,s as u}from"./chunk-E4PU34WH.js";import{g as r}from"./chunk-XGWGEZEQ.js";var g="/api/resources/locations",E=e=>`${g}/${encodeURIComponent(e.id)}`;function N(e){let[o,t]=p(null);return x(()=>{let n=!0;return fetch("/api/health",{headers:{Accept:"application/json"}}).then(a=>a.json()).then(a=>n&&t(a.checks||{}),()=>n&&t({})),()=>{n=!1}},[e]),o}var V=(e,o)=>(o.default?e.hypervisor:e.locations?.[o.id])||"not checked yet";function P({error:e,p:o}){let[t,n]=p(o?.token_secret_file?"file":"secret"),a=e?.fields?.proxmox,s=t==="secret"?r`<${u} key="secret" name="proxmox.token_secret" label="Token secret" error=${e} required type="password" autocomplete="off" />`:r`<${u} key="file" name="proxmox.token_secret_file" label="Token secret file" error=${e} required placeholder="/etc/vmplane/pve.secret" defaultValue=${o?.token_secret_file} />`;return r`<fieldset aria-describedby=${a?"proxmox-error":void 0}>
+import{a as S,c as b,d as C}from"./chunk-MTL65ZAK.js";import{a as w}from"./chunk-QCUTTXXJ.js";import{b as y}from"./chunk-PBPSO6V7.js";import{a as _}from"./chunk-HOYY2OMK.js";import{a as p,b as v,l as h,q as k,r as f,s as u}from"./chunk-E4PU34WH.js";import{g as r}from"./chunk-XGWGEZEQ.js";var x="/api/resources/locations",E=e=>`${x}/${encodeURIComponent(e.id)}`;function N(e){let[o,t]=p(null);return v(()=>{let n=!0;return fetch("/api/health",{headers:{Accept:"application/json"}}).then(a=>a.json()).then(a=>n&&t(a.checks||{}),()=>n&&t({})),()=>{n=!1}},[e]),o}var V=(e,o)=>(o.default?e.hypervisor:e.locations?.[o.id])||"not checked yet";function P({error:e,p:o}){let[t,n]=p(o?.token_secret_file?"file":"secret"),a=e?.fields?.proxmox,s=t==="secret"?r`<${u} key="secret" name="proxmox.token_secret" label="Token secret" error=${e} required type="password" autocomplete="off" />`:r`<${u} key="file" name="proxmox.token_secret_file" label="Token secret file" error=${e} required placeholder="/etc/vmplane/pve.secret" defaultValue=${o?.token_secret_file} />`;return r`<fieldset aria-describedby=${a?"proxmox-error":void 0}>
     <legend>Proxmox VE cluster</legend>
     ${a&&r`<span class="field-error" id="proxmox-error">${a}</span>`}
     <div class="grid">
@@ -10,7 +10,7 @@ import{a as C,c as b}from"./chunk-TBCE6UEU.js";import{a as S}from"./chunk-QCUTTX
       <${u} name="proxmox.tls_fingerprint" label="TLS fingerprint (blank: the system's CAs)" error=${e} defaultValue=${o?.tls_fingerprint} />
     </div>
     ${t==="secret"&&e?.fields?.["proxmox.token_secret_file"]&&r`<span class="field-error">${e.fields["proxmox.token_secret_file"]}</span>`}
-  </fieldset>`}function D(e){let o=n=>String(e.get(`proxmox.${n}`)??"").trim(),t={url:o("url"),token_id:o("token_id")};return e.get("secret_from")==="file"?t.token_secret_file=o("token_secret_file"):t.token_secret=String(e.get("proxmox.token_secret")??""),o("tls_fingerprint")&&(t.tls_fingerprint=o("tls_fingerprint")),t}function q({onAdded:e}){let[o,t]=p(!1),[n,a]=p("proxmox"),[s,d]=b(),m=async l=>{l.preventDefault();let c=new FormData(l.target),$={name:String(c.get("name")).trim(),driver:n};n==="proxmox"&&($.proxmox=D(c)),await d(()=>h("POST",g,$))&&(t(!1),e())};if(!o)return r`<button class="primary" onClick=${()=>t(!0)}>New location</button>`;let i=s?.fields?.driver;return r`<form class="card" onSubmit=${m} aria-label="New location">
+  </fieldset>`}function D(e){let o=n=>String(e.get(`proxmox.${n}`)??"").trim(),t={url:o("url"),token_id:o("token_id")};return e.get("secret_from")==="file"?t.token_secret_file=o("token_secret_file"):t.token_secret=String(e.get("proxmox.token_secret")??""),o("tls_fingerprint")&&(t.tls_fingerprint=o("tls_fingerprint")),t}function q({onAdded:e}){let[o,t]=p(!1),[n,a]=p("proxmox"),[s,d]=b(),m=async l=>{l.preventDefault();let c=new FormData(l.target),$={name:String(c.get("name")).trim(),driver:n};n==="proxmox"&&($.proxmox=D(c)),await d(()=>h("POST",x,$))&&(t(!1),e())};if(!o)return r`<button class="primary" onClick=${()=>t(!0)}>New location</button>`;let i=s?.fields?.driver;return r`<form class="card" onSubmit=${m} aria-label="New location">
     <h2>New location</h2>
     <${f} error=${s} />
     <div class="grid">
@@ -22,7 +22,7 @@ import{a as C,c as b}from"./chunk-TBCE6UEU.js";import{a as S}from"./chunk-QCUTTX
     </div>
     ${n==="proxmox"&&r`<${P} error=${s} />`}
     <button type="submit" class="primary">Create</button> <button type="button" onClick=${()=>t(!1)}>Cancel</button>
-  </form>`}function L({l:e,onSaved:o,onCancel:t}){let[n,a]=b(),[s,d]=p(!1),m=k(null);return x(()=>{m.current?.focus()},[]),r`<form onSubmit=${async l=>{l.preventDefault();let c=new FormData(l.target),$={},v=String(c.get("name")).trim();if(v!==e.name&&($.name=v),s&&($.proxmox=D(c)),Object.keys($).length===0){t();return}await a(()=>h("PATCH",E(e),$))&&o()}} aria-label=${`Edit location ${e.name}`} onKeyDown=${l=>l.key==="Escape"&&t()}>
+  </form>`}function L({l:e,onSaved:o,onCancel:t}){let[n,a]=b(),[s,d]=p(!1),m=C();return r`<form onSubmit=${async l=>{l.preventDefault();let c=new FormData(l.target),$={},g=String(c.get("name")).trim();if(g!==e.name&&($.name=g),s&&($.proxmox=D(c)),Object.keys($).length===0){t();return}await a(()=>h("PATCH",E(e),$))&&o()}} aria-label=${`Edit location ${e.name}`} onKeyDown=${l=>l.key==="Escape"&&t()}>
     <${f} error=${n} />
     <div class="grid"><${u} name="name" label="Name" error=${n} required maxlength="100" defaultValue=${e.name} inputRef=${m} /></div>
     ${e.driver==="proxmox"&&r`<label class="check"><input type="checkbox" checked=${s} onChange=${l=>d(l.target.checked)} />
@@ -32,15 +32,15 @@ import{a as C,c as b}from"./chunk-TBCE6UEU.js";import{a as S}from"./chunk-QCUTTX
   </form>`}function T({l:e,checks:o,editing:t,onEdit:n,onChanged:a}){let[s,d]=b(),m=async()=>{await d(()=>h("DELETE",E(e)))&&a()},i=e.proxmox,l=t||s;return r`<tr data-location=${e.name}><td>${e.name}${e.default?r` <span class="muted">(default)</span>`:""}</td>
       <td data-driver>${e.driver==="sim"?"simulated":"Proxmox VE"}</td>
       <td data-settings>${i?r`${i.url}<br /><span class="muted">token ${i.token_id}, secret ${i.token_secret_file?`from ${i.token_secret_file}`:i.token_secret_stored?"stored":"none"}${i.tls_fingerprint?", pinned certificate":""}</span>`:e.default?r`<span class="muted">the server's settings</span>`:""}</td>
-      <td data-health>${o?r`<${_} value=${V(o,e)} />`:""}</td>
+      <td data-health>${o?r`<${k} value=${V(o,e)} />`:""}</td>
       <td class="row-actions">${e.default?r`<span class="muted">configured by the server</span>`:r`
         <button type="button" data-edit=${e.name} aria-expanded=${t?"true":"false"} onClick=${n}>Edit</button>
-        <${y} name="delete-location" label="Delete" yes="Yes, delete" question=${`Delete location ${e.name}?`} onYes=${m} />`}
+        <${_} name="delete-location" label="Delete" yes="Yes, delete" question=${`Delete location ${e.name}?`} onYes=${m} />`}
       </td></tr>
     ${l&&r`<tr class="edit-row" data-location-more=${e.name}><td colspan="5">
       <${f} error=${!t&&s} />
       ${t&&r`<${L} l=${e} onSaved=${a} onCancel=${n} />`}
-    </td></tr>`}`}function U(){let{page:e,error:o,reload:t,pager:n}=C(`${g}?limit=50`),[a,s]=p(0),d=N(a),[m,i]=p(null),l=()=>{i(null),w(S),t(),s(c=>c+1)};return r`<main id="main">
+    </td></tr>`}`}function U(){let{page:e,error:o,reload:t,pager:n}=S(`${x}?limit=50`),[a,s]=p(0),d=N(a),[m,i]=p(null),l=()=>{i(null),y(w),t(),s(c=>c+1)};return r`<main id="main">
     <h1>Locations</h1>
     <${q} onAdded=${l} />
     <${f} error=${o} />
