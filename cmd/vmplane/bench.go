@@ -25,6 +25,7 @@ type benchFlags struct {
 	progress         bool
 	baseline         bool
 	baselineBodyFrom string
+	baselineInProc   bool
 	baselineDir      string
 	wrk              string
 	wrkThreads       int
@@ -83,9 +84,10 @@ func newBenchSetup() *benchSetup {
 	fs.BoolVar(&o.Keep, "keep", o.Keep, "leave what the setup and the run created on the server")
 	fs.BoolVar(&f.json, "json", false, "print the report as JSON")
 	fs.BoolVar(&f.progress, "progress", false, "live progress line on stderr (when not given: on when stderr is a terminal and not --json)")
-	fs.BoolVar(&f.baseline, "baseline", false, "also run a baseline in this process, with the same connections, and report the ratio: the health\n"+
-		"scenario against a bare fasthttp server (one, however many --url); for --scenario write, the naive\n"+
+	fs.BoolVar(&f.baseline, "baseline", false, "also run a baseline, with the same connections, and report the ratio: the health scenario\n"+
+		"against a bare fasthttp server in a child process (one, however many --url); for --scenario write, the naive\n"+
 		"durable writes instead: one goroutine per connection, each write one Badger transaction with\nSyncWrites (256-byte values, no HTTP), for the same warm-up and duration, before the run")
+	fs.BoolVar(&f.baselineInProc, "baseline-in-process", false, "run the bare server of --baseline inside this process instead of a child process (one\nGo scheduler for both ends: an easier baseline than a server in a process of its own)")
 	fs.StringVar(&f.baselineDir, "baseline-dir", "", "directory under which the write baseline makes (and removes) its store; give one on the\nserver's disk (default: the system's temporary directory)")
 	fs.StringVar(&f.baselineBodyFrom, "baseline-body-from", "", "URL whose body the baseline server answers (default: {\"status\":\"ok\"})")
 	fs.StringVar(&f.wrk, "wrk", "", "path of wrk: after the run, run it with the same connections and duration on\n/api/health and report the ratio (health scenario and one --url only)")
@@ -244,7 +246,8 @@ func runBench(b *benchSetup, args []string, getenv func(string) string, stdout, 
 }
 
 // runBaseline runs the health scenario, with the same load, against a bare fasthttp
-// server in this process.
+// server in a child process (this binary's `bench-baseline`), or in this process with
+// --baseline-in-process.
 // For the write scenario it runs the naive synced writes instead (bench.RunSyncedWrites).
 func runBaseline(ctx context.Context, o bench.Options, f benchFlags) (bench.Report, error) {
 	if o.Scenario == "write" {
@@ -257,13 +260,25 @@ func runBaseline(ctx context.Context, o bench.Options, f benchFlags) (bench.Repo
 			return bench.Report{}, err
 		}
 	}
-	b, err := bench.StartBaseline(body, ctype)
+	var b *bench.Baseline
+	var err error
+	if f.baselineInProc {
+		b, err = bench.StartBaseline(body, ctype)
+	} else {
+		var command []string
+		if command, err = selfCommand("bench-baseline"); err != nil {
+			return bench.Report{}, fmt.Errorf("cannot find this executable to start the bare server (%w); give --baseline-in-process", err)
+		}
+		b, err = bench.StartBaselineProcess(command, body, ctype)
+	}
 	if err != nil {
 		return bench.Report{}, err
 	}
 	defer b.Close() //nolint:errcheck // the report is what matters here
 	bo := o
 	bo.BaseURL, bo.Scenario = b.URL, "health"
-	bo.Procs = 0 // the bare server runs in this process and needs the CPUs too
+	if f.baselineInProc {
+		bo.Procs = 0 // the bare server runs in this process and needs the CPUs too
+	}
 	return bench.Run(ctx, bo)
 }

@@ -64,7 +64,11 @@ func TestParseBenchFlagsAndEnvironment(t *testing.T) {
 	}
 }
 
+// TestBenchCommandJSON: a run with --baseline reports both runs and their ratio; the
+// bare server is a child process (this test binary as `vmplane bench-baseline`).
 func TestBenchCommandJSON(t *testing.T) {
+	t.Setenv("VMPLANE_TEST_MAIN", "1") // the child runs run(), not the tests
+	t.Setenv("GORACE", "atexit_sleep_ms=0")
 	b, err := bench.StartBaseline([]byte(`{"status":"ok"}`), "application/json")
 	if err != nil {
 		t.Fatal(err)
@@ -145,7 +149,8 @@ func TestParseBenchURLs(t *testing.T) {
 }
 
 // TestBenchCommandSeveralURLs: the JSON report of a run over two URLs has the per-URL
-// part; the baseline is one bare server with all the connections, so it has none.
+// part; the baseline is one bare server with all the connections, so it has none. It
+// runs in the harness's process here (--baseline-in-process).
 func TestBenchCommandSeveralURLs(t *testing.T) {
 	var urls []string
 	for range 2 {
@@ -157,7 +162,7 @@ func TestBenchCommandSeveralURLs(t *testing.T) {
 		urls = append(urls, b.URL)
 	}
 	var stdout, stderr bytes.Buffer
-	code := run([]string{"bench", "--url", strings.Join(urls, ","), "--duration", "300ms", "--warmup", "0s", "--connections", "3", "--json", "--baseline"}, &stdout, &stderr)
+	code := run([]string{"bench", "--url", strings.Join(urls, ","), "--duration", "300ms", "--warmup", "0s", "--connections", "3", "--json", "--baseline", "--baseline-in-process"}, &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("got exit %d (stderr %s); want 0", code, stderr.String())
 	}

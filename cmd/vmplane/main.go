@@ -23,6 +23,7 @@ import (
 
 	"github.com/vmplane/vmplane/actors/auth"
 	"github.com/vmplane/vmplane/app"
+	"github.com/vmplane/vmplane/bench"
 	"github.com/vmplane/vmplane/cli"
 	"github.com/vmplane/vmplane/persistence"
 	"github.com/vmplane/vmplane/sdnotify"
@@ -112,6 +113,36 @@ func hashWorkerCmd(env cli.Env) *cobra.Command {
 	}
 }
 
+// selfCommand is this binary run with args. On Linux, /proc/self/exe is the running
+// binary even after an upgrade replaced the file, so a child is never another version.
+func selfCommand(args ...string) ([]string, error) {
+	exe := "/proc/self/exe"
+	if _, err := os.Stat(exe); err != nil {
+		if exe, err = os.Executable(); err != nil {
+			return nil, err
+		}
+	}
+	return append([]string{exe}, args...), nil
+}
+
+// benchBaselineCmd is the bare server `vmplane bench --baseline` starts as a child
+// process: see bench.StartBaselineProcess.
+func benchBaselineCmd(env cli.Env) *cobra.Command {
+	return &cobra.Command{
+		Use:                "bench-baseline",
+		Short:              "(internal) the bare server vmplane bench --baseline starts",
+		Hidden:             true,
+		DisableFlagParsing: true,
+		RunE: func(_ *cobra.Command, args []string) error {
+			if err := bench.ServeBaselineProcess(args, env.Stdin, env.Stdout); err != nil {
+				fmt.Fprintf(env.Stderr, "vmplane bench-baseline: %v\n", err)
+				return exit(1)
+			}
+			return nil
+		},
+	}
+}
+
 // serve runs the server with cfg until a signal ends it, and returns the exit status.
 func serve(cfg app.Config, stderr io.Writer) int {
 	log, err := app.NewLogger(cfg)
@@ -123,13 +154,8 @@ func serve(cfg app.Config, stderr io.Writer) int {
 	applySoftMemoryLimit(log)
 
 	// Password hashes are computed in child processes at the lowest priority: this
-	// binary, as `vmplane hash-worker`. On Linux, /proc/self/exe is the running binary
-	// even after an upgrade replaced the file, so a child is never another version.
-	if _, err := os.Stat("/proc/self/exe"); err == nil {
-		cfg.HashCommand = []string{"/proc/self/exe", "hash-worker"}
-	} else if exe, err := os.Executable(); err == nil {
-		cfg.HashCommand = []string{exe, "hash-worker"}
-	} else {
+	// binary, as `vmplane hash-worker`.
+	if cfg.HashCommand, err = selfCommand("hash-worker"); err != nil {
 		log.Warn("cannot find this executable; password hashing runs in this process", zap.Error(err))
 	}
 

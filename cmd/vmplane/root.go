@@ -63,7 +63,7 @@ func newRoot(env cli.Env) *cobra.Command {
 		}
 		root.AddCommand(c)
 	}
-	root.AddCommand(oldRestoreCmd(env), hashWorkerCmd(env))
+	root.AddCommand(oldRestoreCmd(env), hashWorkerCmd(env), benchBaselineCmd(env))
 	root.SetCompletionCommandGroupID(groupClient)
 	cli.InitCompletion(root)
 	help := root.HelpFunc()
