@@ -103,14 +103,11 @@ func (s *Etcd) freshRound(ctx context.Context) {
 var _ WatchBarrier = (*Etcd)(nil)
 
 // CaughtUp implements WatchBarrier. Callers share rounds: a round reads etcd's
-// revision (linearizable) and waits for the watch to reach it. A caller joins the round
-// that has not sent its read yet (the revision of one already sent may have been read
-// before a write the caller must see was acknowledged), starting one when there is
-// none; up to maxCaughtRounds rounds are in flight at once, so a caller that comes
-// while one is under way starts its own at once and waits about one round trip, not
-// the rest of the one under way and then its own. Beyond that, callers share the round
-// waiting for a slot: etcd sees at most maxCaughtRounds reads at a time however many
-// requests wait.
+// revision (linearizable) and waits for the watch to reach it; a caller that comes
+// while a round is under way waits for the next one, which starts after it came (the
+// revision of the one under way may have been read before a write the caller must
+// see was acknowledged). So there is at most one round in flight per store however
+// many requests wait, and a caller waits one to two rounds.
 func (s *Etcd) CaughtUp(ctx context.Context) (uint64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, ctxError(err)
@@ -145,19 +142,12 @@ func (s *Etcd) caughtRound(r *caughtRound) {
 	r.err, r.resets = err, s.resets.Load()
 }
 
-// maxCaughtRounds bounds CaughtUp's rounds in flight per store. One (the first version)
-// made a caller that came during a round wait for its end and then for a round of its
-// own, 1.5 rounds on average; with a few overlapping it waits for one round and a
-// fraction of one for a slot, and etcd's load stays bounded (BENCHMARKS.md, issue 33,
-// "One catch-up round per request").
-const maxCaughtRounds = 4
-
-// caughtRounds runs CaughtUp's rounds, up to maxCaughtRounds at once: open collects the
-// callers that come before a round sends its read.
+// caughtRounds runs CaughtUp's rounds one at a time: next collects the callers that
+// came while one is under way.
 type caughtRounds struct {
-	mu       sync.Mutex
-	inFlight int          // goroutines running rounds
-	open     *caughtRound // the round callers join: not started yet; nil if none
+	mu      sync.Mutex
+	running bool
+	next    *caughtRound
 }
 
 // caughtRound is one round's outcome, known once done is closed.
@@ -167,37 +157,31 @@ type caughtRound struct {
 	resets uint64
 }
 
-// join returns the round that answers a caller coming now: the open one, which starts
-// after the caller came. When there is none it opens one, and starts a goroutine to
-// run it if fewer than maxCaughtRounds run; otherwise the first of them to finish its
-// round runs it.
+// join returns the round that answers a caller coming now: the next one to start.
+// When none is under way, it starts one (run, in a goroutine of its own, then the
+// rounds that callers join meanwhile, until one ends with no caller waiting).
 func (c *caughtRounds) join(run func(*caughtRound)) *caughtRound {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.open == nil {
-		c.open = &caughtRound{done: make(chan struct{})}
-		if c.inFlight < maxCaughtRounds {
-			c.inFlight++
-			go c.loop(run)
-		}
+	if c.next == nil {
+		c.next = &caughtRound{done: make(chan struct{})}
 	}
-	return c.open
+	r := c.next
+	if !c.running {
+		c.running = true
+		c.next = nil
+		go c.loop(run, r)
+	}
+	return r
 }
 
-// loop runs the open round, taking it from open before it starts (a caller that comes
-// after that opens another), and then the one opened meanwhile, if any.
-func (c *caughtRounds) loop(run func(*caughtRound)) {
-	for {
-		c.mu.Lock()
-		r := c.open
-		if r == nil {
-			c.inFlight--
-			c.mu.Unlock()
-			return
-		}
-		c.open = nil
-		c.mu.Unlock()
+func (c *caughtRounds) loop(run func(*caughtRound), r *caughtRound) {
+	for r != nil {
 		run(r)
 		close(r.done)
+		c.mu.Lock()
+		r, c.next = c.next, nil
+		c.running = r != nil
+		c.mu.Unlock()
 	}
 }
