@@ -152,7 +152,7 @@ func TestEtcdCaughtUpOncePerRequest(t *testing.T) {
 		if err := a.Commit(ctx, new(persistence.Batch).Put([]byte(k), []byte("x"))); err != nil {
 			t.Fatal(err)
 		}
-		req := persistence.WithCatchUp(ctx)
+		req := context.WithValue(ctx, persistence.CatchUpKey, new(persistence.CatchUp))
 		before := caughtRounds(t, b)
 		for range 3 { // three caches checked by one request
 			if _, err := b.CaughtUp(req); err != nil {
