@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/vmplane/vmplane/persistence"
 )
 
 // A request's context is bounded by requestTimeout. context.WithTimeout would start a
@@ -34,14 +36,23 @@ type reqCtx struct {
 	nextID uint64
 	// waiting: it is on dl's timer (it has a Done or an AfterFunc and has not ended).
 	waiting bool
+	// caught is the request's catch-up with a cluster's watch, so that the caches it
+	// checks (an API key's record, a list's first page) wait for one etcd round, not
+	// one each (persistence.CatchUp).
+	caught persistence.CatchUp
 }
 
 // Deadline implements context.Context.
 func (c *reqCtx) Deadline() (time.Time, bool) { return c.deadline, true }
 
-// Value implements context.Context: a request's context carries no values itself
-// (context.WithValue on top of it does).
-func (c *reqCtx) Value(any) any { return nil }
+// Value implements context.Context: a request's context carries one value itself, its
+// persistence.CatchUp (context.WithValue on top of it adds others).
+func (c *reqCtx) Value(key any) any {
+	if key == persistence.CatchUpKey {
+		return &c.caught
+	}
+	return nil
+}
 
 // Done implements context.Context. The first call makes the channel and puts the
 // context on the deadline timer.

@@ -224,3 +224,23 @@ func TestRequestTimeout(t *testing.T) {
 // newReqCtx is a context whose deadline is d, timed by dl, as handle makes one (in its
 // request struct).
 func newReqCtx(dl *deadlines, d time.Time) *reqCtx { return &reqCtx{deadline: d, dl: dl} }
+
+// TestReqCtxCatchUp: a request's context carries its own persistence.CatchUp, through
+// the contexts the handlers derive from it, and no other request's: a catch-up shared
+// by two requests would let the later one be served from a cache that has not heard of
+// a write acknowledged before it began.
+func TestReqCtxCatchUp(t *testing.T) {
+	var dl deadlines
+	a, b := newReqCtx(&dl, time.Now().Add(time.Hour)), newReqCtx(&dl, time.Now().Add(time.Hour))
+	ca, _ := kitValue(a).Value(persistence.CatchUpKey).(*persistence.CatchUp)
+	cb, _ := b.Value(persistence.CatchUpKey).(*persistence.CatchUp)
+	if ca == nil || cb == nil {
+		t.Fatalf("a request's context holds no CatchUp: %v, %v", ca, cb)
+	}
+	if ca == cb {
+		t.Fatal("two requests share one CatchUp")
+	}
+	if ca != a.Value(persistence.CatchUpKey) {
+		t.Fatal("a request's CatchUp changes between calls")
+	}
+}

@@ -107,8 +107,14 @@ var _ WatchBarrier = (*Etcd)(nil)
 // while a round is under way waits for the next one, which starts after it came (the
 // revision of the one under way may have been read before a write the caller must
 // see was acknowledged). So there is at most one round in flight per store however
-// many requests wait, and a caller waits one to two rounds.
+// many requests wait, and a caller waits one to two rounds. A request whose context
+// carries a CatchUp catches up once: its later calls return at once (catchup.go).
 func (s *Etcd) CaughtUp(ctx context.Context) (uint64, error) {
+	return caughtUpOnce(ctx, s, func() (uint64, error) { return s.caughtUp(ctx) })
+}
+
+// caughtUp is one caller's wait for a round that starts after it came.
+func (s *Etcd) caughtUp(ctx context.Context) (uint64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, ctxError(err)
 	}

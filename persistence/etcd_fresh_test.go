@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/internal/etcdtest"
 	"github.com/vmplane/vmplane/internal/testwait"
@@ -133,4 +134,71 @@ func TestEtcdCaughtUp(t *testing.T) {
 	if _, err := b.CaughtUp(ctx); !errors.Is(err, apierr.ErrUnavailable) {
 		t.Fatalf("CaughtUp on a closed store = %v; want unavailable", err)
 	}
+}
+
+// TestEtcdCaughtUpOncePerRequest: a request (a context with a CatchUp) catches up once
+// however many caches it checks, and the next request catches up again: its CaughtUp
+// sees another member's write acknowledged before it began, with the member's answers
+// and watch events 100 ms late (a CatchUp that outlived its request, or that was shared
+// between two, fails here), and a CatchUp of one store is not taken for another's.
+func TestEtcdCaughtUpOncePerRequest(t *testing.T) {
+	srv := etcdtest.Start(t)
+	a := openEtcd(t, srv, "/caught-once/")
+	b, proxy, heard := cutOff(t, srv, a)
+	proxy.Delay(100 * time.Millisecond)
+	ctx := context.Background()
+	for i := range 3 {
+		k := fmt.Sprintf("vm/once-%d", i)
+		if err := a.Commit(ctx, new(persistence.Batch).Put([]byte(k), []byte("x"))); err != nil {
+			t.Fatal(err)
+		}
+		req := context.WithValue(ctx, persistence.CatchUpKey, new(persistence.CatchUp))
+		before := caughtRounds(t, b)
+		for range 3 { // three caches checked by one request
+			if _, err := b.CaughtUp(req); err != nil {
+				t.Fatal(err)
+			}
+			if n := heard.count(k); n != 1 {
+				t.Fatalf("request %d: CaughtUp returned and the watcher heard of %s %d times; want once", i, k, n)
+			}
+		}
+		if n := caughtRounds(t, b) - before; n != 1 {
+			t.Fatalf("request %d: %d catch-up rounds for three checks; want 1", i, n)
+		}
+		// The same context on another store catches up with that one.
+		before = caughtRounds(t, a)
+		if _, err := a.CaughtUp(req); err != nil {
+			t.Fatal(err)
+		}
+		if n := caughtRounds(t, a) - before; n != 1 {
+			t.Fatalf("request %d: %d rounds on the second store; want 1", i, n)
+		}
+	}
+}
+
+// caughtRounds is the count of s's catch-up rounds (its "caught-up" requests).
+func caughtRounds(t *testing.T, s *persistence.Etcd) uint64 {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	for _, c := range s.Collectors() {
+		reg.MustRegister(c)
+	}
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n uint64
+	for _, f := range families {
+		if f.GetName() != "vmplane_etcd_request_seconds" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetValue() == "caught-up" {
+					n += m.GetHistogram().GetSampleCount()
+				}
+			}
+		}
+	}
+	return n
 }

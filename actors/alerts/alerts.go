@@ -293,15 +293,13 @@ func (a *Alerts) List(ctx context.Context, f AlertFilter, scope *string, cursor 
 			return *r, f.match(r)
 		})
 	}
-	return kit.ScanIndexFiltered(ctx, a.sys.store, persistence.Prefix("alert-tenant", *scope), cursor, limit, func(id string) (Alert, bool, error) {
-		rec, err := Load(ctx, a.sys.store, id)
-		if errors.Is(err, persistence.ErrNotFound) {
-			return Alert{}, false, nil
-		}
-		if err != nil {
+	// The page's records in one read: on a cluster, one request to etcd, not one each.
+	return kit.ScanIndexMany(ctx, a.sys.store, persistence.Prefix("alert-tenant", *scope), cursor, limit, alertKey, func(_ string, v []byte) (Alert, bool, error) {
+		var rec Alert
+		if _, err := persistence.Decode(v, &rec); err != nil {
 			return Alert{}, false, err
 		}
-		return *rec, f.match(rec), nil
+		return rec, f.match(&rec), nil
 	})
 }
 

@@ -231,12 +231,13 @@ func (k *APIKeys) List(ctx context.Context, scope *string, cursor string, limit 
 	if scope == nil {
 		return kit.ScanPage(ctx, k.sys.store, persistence.Prefix("apikey"), cursor, limit, func(r *keyRecord) (APIKey, bool) { return r.APIKey, true })
 	}
-	return kit.ScanIndex(ctx, k.sys.store, persistence.Prefix("apikey-user", *scope), cursor, limit, func(id string) (*APIKey, error) {
-		rec, err := kit.LoadOptional[keyRecord](ctx, k.sys.store, keyKey(id))
-		if err != nil || rec == nil {
-			return nil, errors.Join(err, persistence.ErrNotFound)
+	// The page's records in one read: on a cluster, one request to etcd, not one each.
+	return kit.ScanIndexMany(ctx, k.sys.store, persistence.Prefix("apikey-user", *scope), cursor, limit, keyKey, func(_ string, v []byte) (APIKey, bool, error) {
+		var rec keyRecord
+		if _, err := persistence.Decode(v, &rec); err != nil {
+			return APIKey{}, false, err
 		}
-		return &rec.APIKey, nil
+		return rec.APIKey, true, nil
 	})
 }
 

@@ -62,25 +62,8 @@ func ScanPage[R any, T any](ctx context.Context, store persistence.Store, prefix
 	})
 }
 
-// ScanIndex pages through an index of ids (keys prefix+id) and loads each record; ids
-// whose record is gone are skipped.
-func ScanIndex[T any](ctx context.Context, store persistence.Store, prefix []byte, cursor string, limit int, load func(id string) (*T, error)) ([]T, string, error) {
-	return ScanFiltered(ctx, store, prefix, cursor, limit, func(id string, _ []byte) (T, bool, error) {
-		v, err := load(id)
-		if errors.Is(err, persistence.ErrNotFound) {
-			var zero T
-			return zero, false, nil
-		}
-		if err != nil {
-			var zero T
-			return zero, false, err
-		}
-		return *v, true, nil
-	})
-}
-
-// ScanIndexMany is ScanIndexFiltered with the page's records read together
-// (persistence.GetMany: one request to etcd instead of one per record): the ids of
+// ScanIndexMany pages through an index of ids (keys prefix+id) with the page's records
+// read together (persistence.GetMany: one request to etcd, not one per record): the ids of
 // the page (and one more, to know whether another page follows) from the index, then
 // their records, key(id) each, turned into items or skipped by item (it is not called
 // for a record that is gone). Records gone or skipped leave the page short: the index
@@ -133,11 +116,6 @@ func ScanIndexMany[T any](ctx context.Context, store persistence.Store, prefix [
 		}
 		after = ids[len(ids)-1]
 	}
-}
-
-// ScanIndexFiltered is ScanIndex for items that a filter may also skip.
-func ScanIndexFiltered[T any](ctx context.Context, store persistence.Store, prefix []byte, cursor string, limit int, item func(id string) (T, bool, error)) ([]T, string, error) {
-	return ScanFiltered(ctx, store, prefix, cursor, limit, func(id string, _ []byte) (T, bool, error) { return item(id) })
 }
 
 // PageSlice pages through items, already in list order, from index start: it keeps
