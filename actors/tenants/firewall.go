@@ -391,7 +391,9 @@ var errRulesReloading = apierr.New(apierr.ErrUnavailable, "a firewall rule write
 // write requires it and records reply in it. The caller applies the change in memory
 // when it returns true.
 func (e *tenantEntity) writeRules(ctx *kit.Ctx, changed []FirewallRule, created bool, gone *FirewallRule, st *kit.Stamp, reply any, push ...*string) bool {
-	b := &persistence.Batch{After: e.fw.last}
+	// Sized for what it holds: the rules, a rule's index key and the two deletes of a
+	// rule that is gone, the audit entry's two keys and an Idempotency-Key's claim.
+	b := &persistence.Batch{After: e.fw.last, Ops: make([]persistence.Op, 0, len(changed)+6)}
 	if err := st.Carry(b, reply); err != nil {
 		ctx.Fail(err)
 		return false
@@ -409,7 +411,11 @@ func (e *tenantEntity) writeRules(ctx *kit.Ctx, changed []FirewallRule, created 
 		b.Put(persistence.Key("fw-rule", changed[0].ID), []byte(e.id))
 	}
 	if gone != nil {
-		b.Del(ruleKey(e.id, gone.ID)).Del(persistence.Key("fw-rule", gone.ID))
+		// Both keys in one allocation (persistence.AppendKey).
+		buf := make([]byte, 0, persistence.KeyLen("fw", e.id, gone.ID)+persistence.KeyLen("fw-rule", gone.ID))
+		rk := persistence.AppendKey(buf, "fw", e.id, gone.ID)
+		rk = rk[:len(rk):len(rk)]
+		b.Del(rk).Del(persistence.AppendKey(buf[len(rk):len(rk)], "fw-rule", gone.ID))
 	}
 	target := ""
 	if gone != nil {
