@@ -382,6 +382,14 @@ type ruleWriteHandle struct {
 	p atomic.Pointer[persistence.Pending]
 }
 
+// ruleWrite is what writeRules allocates for one write, in one allocation: the batch,
+// room for its ops (a create or a delete of one rule has up to eight), and the handle.
+type ruleWrite struct {
+	b   persistence.Batch
+	ops [8]persistence.Op
+	h   ruleWriteHandle
+}
+
 var errRulesReloading = apierr.New(apierr.ErrUnavailable, "a firewall rule write failed; the rules are being reloaded, retry")
 
 // writeRules hands the store a batch that writes the given rules and deletes gone;
@@ -391,9 +399,17 @@ var errRulesReloading = apierr.New(apierr.ErrUnavailable, "a firewall rule write
 // write requires it and records reply in it. The caller applies the change in memory
 // when it returns true.
 func (e *tenantEntity) writeRules(ctx *kit.Ctx, changed []FirewallRule, created bool, gone *FirewallRule, st *kit.Stamp, reply any, push ...*string) bool {
-	// Sized for what it holds: the rules, a rule's index key and the two deletes of a
-	// rule that is gone, the audit entry's two keys and an Idempotency-Key's claim.
-	b := &persistence.Batch{After: e.fw.last, Ops: make([]persistence.Op, 0, len(changed)+6)}
+	// The batch, its ops and the handle in one allocation (ruleWrite); the ops sized
+	// for what they hold: the rules, a rule's index key and the two deletes of a rule
+	// that is gone, the audit entry's two keys and an Idempotency-Key's claim.
+	w := &ruleWrite{}
+	b, h := &w.b, &w.h
+	b.After = e.fw.last
+	if n := len(changed) + 6; n <= len(w.ops) {
+		b.Ops = w.ops[:0]
+	} else {
+		b.Ops = make([]persistence.Op, 0, n)
+	}
 	if err := st.Carry(b, reply); err != nil {
 		ctx.Fail(err)
 		return false
@@ -428,7 +444,6 @@ func (e *tenantEntity) writeRules(ctx *kit.Ctx, changed []FirewallRule, created 
 		return false
 	}
 	sys, tenant, answer, fw := e.sys, e.id, ctx.Later(), &e.fw
-	h := &ruleWriteHandle{}
 	sys.Tenants.lastRuleWrite.Store(tenant, h)
 	fw.inflight.Add(1)
 	p := sys.store.Enqueue(b, func(err error) {
@@ -440,9 +455,12 @@ func (e *tenantEntity) writeRules(ctx *kit.Ctx, changed []FirewallRule, created 
 		if fw.inflight.Add(-1) == 0 {
 			sys.Tenants.lastRuleWrite.CompareAndDelete(tenant, h)
 		}
+		// reply is read, not assigned, here: the closure copies it rather than moving
+		// it to the heap.
 		if err != nil {
 			sys.Tenants.kind.Send(tenant, &rulesSettled{})
-			reply = apierr.From(err)
+			answer.Respond(apierr.From(err))
+			return
 		}
 		answer.Respond(reply)
 	})
