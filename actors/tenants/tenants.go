@@ -788,6 +788,10 @@ func (e *tenantEntity) delete(ctx *kit.Ctx) {
 	}
 	e.setRec(nil)
 	e.setRules(nil)
+	// No incarnation of a deleted tenant loads its rules (Load stops at the absent
+	// record), and its id is never reused: nothing will wait for its rule writes.
+	e.sys.Tenants.lastRuleWrite.Delete(e.id)
+	e.fw.handle = nil
 	ctx.Respond(kit.Done{})
 }
 
