@@ -40,16 +40,27 @@ import (
 // opens the machine's console, a use of the machine as much as a power action; and an
 // OpenID Connect sign-in's callback, which is a login (a session opened, perhaps a
 // user created, or a failure with its reason).
-func (s *Server) auditEntry(rc *fasthttp.RequestCtx, id string, rt *api.Route) *kit.AuditEntry {
+func (s *Server) auditEntry(rc *fasthttp.RequestCtx, id string, rt *api.Route, ar *auditRoute) *kit.AuditEntry {
 	read := rt.Method == fasthttp.MethodGet || rt.Method == fasthttp.MethodHead
 	if s.svc.Audit == nil || read && !strings.HasSuffix(rt.Path, "/console") && rt.Path != oidcCallbackPath {
 		return nil
 	}
 	now := time.Now().UTC()
-	e := &kit.AuditEntry{ID: audit.NewID(now), Time: now, Action: rt.Method + " " + rt.Path,
+	e := &kit.AuditEntry{ID: audit.NewID(now), Time: now, Action: ar.action,
 		RequestID: id, Client: s.clientIP(rc).String()}
-	e.TargetKind, e.TargetID = auditTarget(rc, rt.Path)
+	e.TargetKind, e.TargetID = auditTarget(rc, ar.segs)
 	return e.Track()
+}
+
+// auditRoute is what every audit entry of a route repeats, made once with its handler
+// (serveRoute) rather than on each request: its action, and its path's segments.
+type auditRoute struct {
+	action string   // "POST /api/client/firewall/rules"
+	segs   []string // the path's segments after /api/
+}
+
+func newAuditRoute(rt *api.Route) *auditRoute {
+	return &auditRoute{action: rt.Method + " " + rt.Path, segs: strings.Split(strings.TrimPrefix(rt.Path, "/api/"), "/")}
 }
 
 // oidcCallbackPath is the route of an OpenID Connect sign-in's callback.
@@ -57,9 +68,9 @@ const oidcCallbackPath = "/api/auth/oidc/{provider}/callback"
 
 // auditTarget is what a route acts on: the record its path names (the collection before
 // its first parameter, and that parameter's value; /api/resources/{kind}/{id} names its
-// kind), or, for a route that names none (a create), the collection alone.
-func auditTarget(rc *fasthttp.RequestCtx, path string) (kind, id string) {
-	segs := strings.Split(strings.TrimPrefix(path, "/api/"), "/")
+// kind), or, for a route that names none (a create), the collection alone. segs are
+// the route path's segments (auditRoute).
+func auditTarget(rc *fasthttp.RequestCtx, segs []string) (kind, id string) {
 	for i, seg := range segs {
 		name, ok := strings.CutPrefix(seg, "{")
 		if !ok {

@@ -674,6 +674,7 @@ func (s *Server) expectContinue(rc *fasthttp.RequestCtx) int {
 // serveRoute wraps a route's handler: access check, the call, the answer.
 func (s *Server) serveRoute(rt *api.Route) fasthttp.RequestHandler {
 	metrics := s.metrics.forRoute(rt.Path)
+	ar := newAuditRoute(rt)
 	return func(rc *fasthttp.RequestCtx) {
 		if r := current(rc); r != nil {
 			r.route = metrics
@@ -681,7 +682,7 @@ func (s *Server) serveRoute(rt *api.Route) fasthttp.RequestHandler {
 		id := requestID(rc)
 		ctx := requestContext(rc)
 		// A change is recorded in the audit log, a refusal too; a read is not.
-		entry := s.auditEntry(rc, id, rt)
+		entry := s.auditEntry(rc, id, rt, ar)
 		refuse := func(err error) {
 			s.writeError(rc, id, err)
 			s.auditRefusal(ctx, entry, err)

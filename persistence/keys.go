@@ -49,18 +49,30 @@ var Keys = []KeyKind{
 
 // Key joins parts with '/': Key("vm", id) is "vm/<id>".
 func Key(parts ...string) []byte {
+	return AppendKey(make([]byte, 0, KeyLen(parts...)), parts...)
+}
+
+// KeyLen is the length of Key(parts...).
+func KeyLen(parts ...string) int {
 	n := 0
 	for _, p := range parts {
 		n += len(p) + 1
 	}
-	k := make([]byte, 0, n)
+	return max(n-1, 0)
+}
+
+// AppendKey appends Key(parts...) to dst. A write that makes several keys builds them
+// in one buffer of their summed KeyLen, each cut with a full slice expression
+// (k[:len(k):len(k)]) so that no key can grow into the next: one allocation instead
+// of one a key, on the path of every durable write.
+func AppendKey(dst []byte, parts ...string) []byte {
 	for i, p := range parts {
 		if i > 0 {
-			k = append(k, '/')
+			dst = append(dst, '/')
 		}
-		k = append(k, p...)
+		dst = append(dst, p...)
 	}
-	return k
+	return dst
 }
 
 // Prefix is Key(parts...) with a trailing '/': the scan prefix of everything under

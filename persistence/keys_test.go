@@ -62,3 +62,28 @@ func TestNewIDMonotonic(t *testing.T) {
 		}
 	}
 }
+
+// AppendKey writes Key's bytes, KeyLen is their length, and keys cut from one buffer
+// with full slice expressions stay apart when the first is appended to.
+func TestAppendKeyIsKey(t *testing.T) {
+	for _, parts := range [][]string{nil, {"a"}, {"fw", "t1", "r1"}, {"audit-tenant", "", "x"}} {
+		want := Key(parts...)
+		if got := AppendKey(nil, parts...); string(got) != string(want) {
+			t.Errorf("AppendKey(%q) = %q; want %q", parts, got, want)
+		}
+		if n := KeyLen(parts...); n != len(want) {
+			t.Errorf("KeyLen(%q) = %d; want %d", parts, n, len(want))
+		}
+	}
+	buf := make([]byte, 0, KeyLen("fw", "t", "r")+KeyLen("fw-rule", "r"))
+	a := AppendKey(buf, "fw", "t", "r")
+	a = a[:len(a):len(a)]
+	b := AppendKey(buf[len(a):len(a)], "fw-rule", "r")
+	if &b[0] != &buf[:cap(buf)][len(a)] {
+		t.Fatal("the second key did not share the buffer")
+	}
+	_ = append(a, "/more"...)
+	if string(a) != "fw/t/r" || string(b) != "fw-rule/r" {
+		t.Fatalf("got %q and %q; want fw/t/r and fw-rule/r", a, b)
+	}
+}

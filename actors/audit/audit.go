@@ -134,10 +134,16 @@ func put(b *persistence.Batch, e *Entry) error {
 	if err != nil {
 		return fmt.Errorf("%w: %w", apierr.New(apierr.ErrInternal, "storage: cannot encode record"), err)
 	}
-	b.Put(entryKey(e.ID), v)
-	if e.TenantID != "" {
-		b.Put(tenantKey(e.TenantID, e.ID), nil)
+	if e.TenantID == "" {
+		b.Put(entryKey(e.ID), v)
+		return nil
 	}
+	// Both keys in one allocation (persistence.AppendKey).
+	buf := make([]byte, 0, persistence.KeyLen("audit", e.ID)+persistence.KeyLen("audit-tenant", e.TenantID, e.ID))
+	ek := persistence.AppendKey(buf, "audit", e.ID)
+	ek = ek[:len(ek):len(ek)]
+	tk := persistence.AppendKey(buf[len(ek):len(ek)], "audit-tenant", e.TenantID, e.ID)
+	b.Put(ek, v).Put(tk, nil)
 	return nil
 }
 

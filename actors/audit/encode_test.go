@@ -51,3 +51,29 @@ func TestNewIDShape(t *testing.T) {
 		t.Fatal("a later entry's id does not sort first")
 	}
 }
+
+// put writes an entry under entryKey, and a tenant's also under tenantKey (the two
+// built in one buffer), with the bytes encodeEntry makes.
+func TestPutWritesBothKeys(t *testing.T) {
+	now := time.Date(2026, 11, 28, 13, 40, 1, 0, time.UTC)
+	for _, tenant := range []string{"", "t-1"} {
+		e := Entry{ID: NewID(now), Time: now, Action: "DELETE /api/client/firewall/rules/{id}", Result: "ok", TenantID: tenant}
+		b := new(persistence.Batch)
+		if err := put(b, &e); err != nil {
+			t.Fatal(err)
+		}
+		want, _ := encodeEntry(&e)
+		if len(b.Ops) == 0 || !bytes.Equal(b.Ops[0].Key, entryKey(e.ID)) || !bytes.Equal(b.Ops[0].Value, want) {
+			t.Fatalf("tenant %q: got ops %+v; want the entry under %s", tenant, b.Ops, entryKey(e.ID))
+		}
+		if tenant == "" {
+			if len(b.Ops) != 1 {
+				t.Fatalf("no tenant: got %d ops; want 1", len(b.Ops))
+			}
+			continue
+		}
+		if len(b.Ops) != 2 || !bytes.Equal(b.Ops[1].Key, tenantKey(tenant, e.ID)) || b.Ops[1].Value != nil {
+			t.Fatalf("tenant %q: got ops %+v; want the index key %s", tenant, b.Ops, tenantKey(tenant, e.ID))
+		}
+	}
+}

@@ -79,6 +79,8 @@ type system struct {
 	suspendAction string
 	// locationExists is Deps' LocationExists.
 	locationExists func(ctx context.Context, id string) error
+	// standing is the tenants' standing as their entities publish it (CheckActive).
+	standing *standings
 }
 
 // Start starts the tenants' kind.
@@ -86,7 +88,7 @@ func Start(d Deps) *Tenants {
 	s := &system{rt: d.Runtime, store: d.Runtime.Store, driver: d.Driver, log: d.Runtime.Log, Events: d.Events,
 		Machines: d.Machines.Machines, Nodes: d.Machines.Nodes, Backups: d.Machines.Backups, Inventory: d.Inventory, Alerts: d.Alerts, Plans: d.Plans, Addresses: d.Addresses,
 		hasUsers: orNone(d.HasUsers), hasSchedules: orNone(d.HasSchedules), hasWebhooks: orNone(d.HasWebhooks), forgetTenant: d.ForgetTenant, suspendAction: d.SuspendAction,
-		locationExists: d.LocationExists}
+		locationExists: d.LocationExists, standing: newStandings(d.Runtime.Store.Shared())}
 	if s.forgetTenant == nil {
 		s.forgetTenant = func(*persistence.Batch, string) {}
 	}

@@ -151,10 +151,8 @@ func (f Firewall) Delete(ctx context.Context, tenant, id string) error {
 func (e *tenantEntity) loadRules() error {
 	// A write of an earlier incarnation (before passivation or a crash) may still be
 	// on its way to the disk: the store is read once it is there.
-	if h, ok := e.sys.Tenants.lastRuleWrite.Load(e.id); ok {
-		if p := h.(*ruleWriteHandle).p.Load(); p != nil {
-			_ = p.Wait(context.Background())
-		}
+	if p := e.ruleHandle().p.Load(); p != nil {
+		_ = p.Wait(context.Background())
 	}
 	ctx, cancel := e.sys.rt.Work()
 	defer cancel()
@@ -374,12 +372,35 @@ type fwWrites struct {
 	inflight atomic.Int64 // decremented by the store's writer
 	last     *persistence.Pending
 	stale    bool // a write failed: the rules in memory are not the stored ones
+	// handle is the tenant's entry in Tenants.lastRuleWrite (ruleHandle).
+	handle *ruleWriteHandle
 }
 
-// ruleWriteHandle is a tenant's latest rule write, kept in Tenants.lastRuleWrite until
-// it is durable, for the next incarnation of the entity to wait for.
+// ruleWriteHandle is a tenant's latest rule write, kept in Tenants.lastRuleWrite for
+// the next incarnation of the entity to wait for. An incarnation takes the entry its
+// predecessor left (or makes it) once, and each write only stores its Pending there:
+// re-inserting the entry at every write, and removing it when none was in flight, was
+// two allocations a write. A write that is over is waited for at once; the store drops
+// a finished write's batch and predecessor, so an entry holds a few hundred bytes. The
+// entry goes with the tenant (its delete).
 type ruleWriteHandle struct {
 	p atomic.Pointer[persistence.Pending]
+}
+
+// ruleHandle is the tenant's entry in Tenants.lastRuleWrite, made if there is none.
+func (e *tenantEntity) ruleHandle() *ruleWriteHandle {
+	if e.fw.handle == nil {
+		h, _ := e.sys.Tenants.lastRuleWrite.LoadOrStore(e.id, &ruleWriteHandle{})
+		e.fw.handle = h.(*ruleWriteHandle)
+	}
+	return e.fw.handle
+}
+
+// ruleWrite is what writeRules allocates for one write, in one allocation: the batch
+// and room for its ops (a create or a delete of one rule has up to eight).
+type ruleWrite struct {
+	b   persistence.Batch
+	ops [8]persistence.Op
 }
 
 var errRulesReloading = apierr.New(apierr.ErrUnavailable, "a firewall rule write failed; the rules are being reloaded, retry")
@@ -391,7 +412,17 @@ var errRulesReloading = apierr.New(apierr.ErrUnavailable, "a firewall rule write
 // write requires it and records reply in it. The caller applies the change in memory
 // when it returns true.
 func (e *tenantEntity) writeRules(ctx *kit.Ctx, changed []FirewallRule, created bool, gone *FirewallRule, st *kit.Stamp, reply any, push ...*string) bool {
-	b := &persistence.Batch{After: e.fw.last}
+	// The batch and its ops in one allocation (ruleWrite); the ops sized
+	// for what they hold: the rules, a rule's index key and the two deletes of a rule
+	// that is gone, the audit entry's two keys and an Idempotency-Key's claim.
+	w := &ruleWrite{}
+	b := &w.b
+	b.After = e.fw.last
+	if n := len(changed) + 6; n <= len(w.ops) {
+		b.Ops = w.ops[:0]
+	} else {
+		b.Ops = make([]persistence.Op, 0, n)
+	}
 	if err := st.Carry(b, reply); err != nil {
 		ctx.Fail(err)
 		return false
@@ -409,7 +440,11 @@ func (e *tenantEntity) writeRules(ctx *kit.Ctx, changed []FirewallRule, created 
 		b.Put(persistence.Key("fw-rule", changed[0].ID), []byte(e.id))
 	}
 	if gone != nil {
-		b.Del(ruleKey(e.id, gone.ID)).Del(persistence.Key("fw-rule", gone.ID))
+		// Both keys in one allocation (persistence.AppendKey).
+		buf := make([]byte, 0, persistence.KeyLen("fw", e.id, gone.ID)+persistence.KeyLen("fw-rule", gone.ID))
+		rk := persistence.AppendKey(buf, "fw", e.id, gone.ID)
+		rk = rk[:len(rk):len(rk)]
+		b.Del(rk).Del(persistence.AppendKey(buf[len(rk):len(rk)], "fw-rule", gone.ID))
 	}
 	target := ""
 	if gone != nil {
@@ -421,9 +456,7 @@ func (e *tenantEntity) writeRules(ctx *kit.Ctx, changed []FirewallRule, created 
 		ctx.Fail(err)
 		return false
 	}
-	sys, tenant, answer, fw := e.sys, e.id, ctx.Later(), &e.fw
-	h := &ruleWriteHandle{}
-	sys.Tenants.lastRuleWrite.Store(tenant, h)
+	sys, tenant, answer, fw, h := e.sys, e.id, ctx.Later(), &e.fw, e.ruleHandle()
 	fw.inflight.Add(1)
 	p := sys.store.Enqueue(b, func(err error) {
 		// On the store's writer: answer, and tell the entity of a failure. Each write
@@ -431,12 +464,13 @@ func (e *tenantEntity) writeRules(ctx *kit.Ctx, changed []FirewallRule, created 
 		// so the last failure reaches the entity when nothing is in flight, and it can
 		// reload. Success needs no message: the sweep reads inflight itself
 		// (HandedOff).
-		if fw.inflight.Add(-1) == 0 {
-			sys.Tenants.lastRuleWrite.CompareAndDelete(tenant, h)
-		}
+		fw.inflight.Add(-1)
+		// reply is read, not assigned, here: the closure copies it rather than moving
+		// it to the heap.
 		if err != nil {
 			sys.Tenants.kind.Send(tenant, &rulesSettled{})
-			reply = apierr.From(err)
+			answer.Respond(apierr.From(err))
+			return
 		}
 		answer.Respond(reply)
 	})

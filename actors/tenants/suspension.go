@@ -103,7 +103,8 @@ func (t *Tenants) Suspend(ctx context.Context, id, reason, action string) (Tenan
 	if action == SuspendNone {
 		return s.Tenant, nil
 	}
-	// From here on the tenant's users start nothing (the edge asks the entity), so
+	// From here on the tenant's users start nothing (the edge reads the standing the
+	// entity published before it answered), so
 	// the machines running now are all that is to be stopped.
 	running, err := t.running(ctx, id)
 	if err != nil {
@@ -282,15 +283,24 @@ func (e *tenantEntity) saveSuspension(ctx *kit.Ctx, next *Tenant, reply Suspende
 		ctx.Fail(err)
 		return
 	}
-	e.rec = next
+	e.setRec(next)
 	reply.Tenant = *next
 	ctx.Respond(reply)
 }
 
 // CheckActive answers SuspendedError for a suspended tenant, and nil for an active one:
-// what the edge asks before a tenant user's write. It asks the tenant's entity, which
-// holds the record in memory (one store read when it activates), wherever it runs.
+// what the edge asks before a tenant user's write. It reads the standing the tenant's
+// entity published (standings), without a message; without one (a cluster member, an
+// entity not active since the start, a write of the record under way) it asks the
+// entity, which holds the record in memory (one store read when it activates),
+// wherever it runs.
 func (t *Tenants) CheckActive(ctx context.Context, id string) error {
+	if st, ok := t.sys.standing.get(id); ok {
+		if st.suspended {
+			return SuspendedError(&Suspension{Reason: st.reason})
+		}
+		return nil
+	}
 	ten, err := t.Get(ctx, id)
 	if err != nil {
 		return err

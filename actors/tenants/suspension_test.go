@@ -3,6 +3,7 @@ package tenants
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -248,5 +249,63 @@ func TestSuspensionSweepStopsWhatRunsLater(t *testing.T) {
 	}
 	if st := status(); st != machines.StatusRunning {
 		t.Fatalf("after a sweep of an active tenant: got %s; want running", st)
+	}
+}
+
+// The standing CheckActive reads without a message is published by the tenant's entity
+// before it answers a change: right after each acknowledged suspend and unsuspend the
+// table holds the new standing (an entry that lagged would be the old one, or none),
+// and CheckActive answers it. A tenant whose entity has not published yet is asked.
+func TestSuspensionIsPublishedBeforeItIsAnswered(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s := newTestSystem(t)
+	ten, err := s.Tenants.Create(ctx, "published", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := s.Tenants.sys.standing
+	if st, ok := table.get(ten.ID); !ok || st.suspended {
+		t.Fatalf("a new tenant's standing: got %+v, %v; want active, published", st, ok)
+	}
+	for i := range 20 {
+		reason := fmt.Sprintf("unpaid %d", i)
+		if _, err := s.Tenants.Suspend(ctx, ten.ID, reason, SuspendNone); err != nil {
+			t.Fatal(err)
+		}
+		if st, ok := table.get(ten.ID); !ok || !st.suspended || st.reason != reason {
+			t.Fatalf("round %d, after the suspension was answered: got %+v, %v; want suspended (%s), published", i, st, ok, reason)
+		}
+		err := s.Tenants.CheckActive(ctx, ten.ID)
+		if !errors.Is(err, apierr.ErrTenantSuspended) || !strings.Contains(err.Error(), reason) {
+			t.Fatalf("round %d: CheckActive of a suspended tenant: got %v; want tenant_suspended: %s", i, err, reason)
+		}
+		if _, err := s.Tenants.Unsuspend(ctx, ten.ID, false); err != nil {
+			t.Fatal(err)
+		}
+		if st, ok := table.get(ten.ID); !ok || st.suspended {
+			t.Fatalf("round %d, after the unsuspension was answered: got %+v, %v; want active, published", i, st, ok)
+		}
+		if err := s.Tenants.CheckActive(ctx, ten.ID); err != nil {
+			t.Fatalf("round %d: CheckActive of an unsuspended tenant: %v", i, err)
+		}
+	}
+
+	// A tenant deleted is no longer in the table: its check asks, and finds none.
+	if err := s.Tenants.Delete(ctx, ten.ID); err != nil {
+		t.Fatal(err)
+	}
+	if st, ok := table.get(ten.ID); ok {
+		t.Fatalf("a deleted tenant's standing: got %+v; want none", st)
+	}
+	if err := s.Tenants.CheckActive(ctx, ten.ID); !errors.Is(err, apierr.ErrNotFound) {
+		t.Fatalf("CheckActive of a deleted tenant: got %v; want not_found", err)
+	}
+
+	// On a shared store (a cluster) nothing is published: every check asks the entity.
+	off := newStandings(true)
+	off.publish("t1", &Tenant{ID: "t1"})
+	if _, ok := off.get("t1"); ok {
+		t.Fatal("a shared store's table served a standing")
 	}
 }

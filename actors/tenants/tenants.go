@@ -540,6 +540,7 @@ func (e *tenantEntity) Load() error {
 	if e.rec, err = kit.LoadOptional[Tenant](ctx, e.sys.store, tenantKey(e.id)); err != nil || e.rec == nil {
 		return err
 	}
+	e.sys.standing.publish(e.id, e.rec)
 	return e.loadRules()
 }
 
@@ -611,6 +612,9 @@ func (e *tenantEntity) Handle(ctx *kit.Ctx, msg any) {
 func (e *tenantEntity) save(t *Tenant, st *kit.Stamp) error {
 	ctx, cancel := e.sys.rt.Work()
 	defer cancel()
+	// The standing published is withdrawn for the write: a check meanwhile asks the
+	// entity; the caller publishes the new one (setRec) once the write is durable.
+	e.sys.standing.withdraw(t.ID)
 	val, err := persistence.Encode(tenantVersion, t)
 	if err != nil {
 		return err
@@ -692,7 +696,7 @@ func (e *tenantEntity) create(ctx *kit.Ctx, t Tenant, st *kit.Stamp) {
 		ctx.Fail(err)
 		return
 	}
-	e.rec = &t
+	e.setRec(&t)
 	ctx.Respond(t)
 }
 
@@ -720,7 +724,7 @@ func (e *tenantEntity) update(ctx *kit.Ctx, c TenantChange) {
 		ctx.Fail(err)
 		return
 	}
-	e.rec = &next
+	e.setRec(&next)
 	ctx.Respond(next)
 }
 
@@ -758,6 +762,7 @@ func (e *tenantEntity) delete(ctx *kit.Ctx) {
 		ctx.Fail(apierr.New(apierr.ErrConflict, "tenant %s still has machines, users, schedules, webhooks or backups; delete them first", e.id))
 		return
 	}
+	e.sys.standing.withdraw(e.id)
 	b := new(persistence.Batch).Del(tenantKey(e.id))
 	if e.rec.ExternalID != nil {
 		b.Del(externalKey(*e.rec.ExternalID))
@@ -781,8 +786,12 @@ func (e *tenantEntity) delete(ctx *kit.Ctx) {
 		ctx.Fail(err)
 		return
 	}
-	e.rec = nil
+	e.setRec(nil)
 	e.setRules(nil)
+	// No incarnation of a deleted tenant loads its rules (Load stops at the absent
+	// record), and its id is never reused: nothing will wait for its rule writes.
+	e.sys.Tenants.lastRuleWrite.Delete(e.id)
+	e.fw.handle = nil
 	ctx.Respond(kit.Done{})
 }
 
@@ -987,6 +996,13 @@ func (e *tenantEntity) reserveResize(ctx *kit.Ctx, m *reserveResize) {
 	// negative delta is held as zero until then.
 	e.pending[m.MachineID] = pendingResize{delta: Usage{CPUCores: max(delta.CPUCores, 0), MemoryMB: max(delta.MemoryMB, 0), DiskGB: delta.DiskGB}}
 	ctx.Respond(resizeReserved{Op: op})
+}
+
+// setRec makes rec the tenant's record in memory, and publishes its standing: called
+// once its write is durable, before the change is answered.
+func (e *tenantEntity) setRec(rec *Tenant) {
+	e.rec = rec
+	e.sys.standing.publish(e.id, rec)
 }
 
 // Absent implements kit.Absence.

@@ -213,3 +213,36 @@ func TestNamedLimit(t *testing.T) {
 	}()
 	NameLimits(Limits{"test.range": {Min: 1, Max: 1}})
 }
+
+// A small body's strings are cut from one copy of it (parser.s), a larger one's made
+// one by one: both decode alike, to what encoding/json makes of them, escapes, non-ASCII
+// and numbers included.
+func TestSmallAndLargeBodiesDecodeAlike(t *testing.T) {
+	type in struct {
+		Name  string   `json:"name"`
+		Note  string   `json:"note"`
+		Tags  []string `json:"tags"`
+		Count float64  `json:"count"`
+		Pad   string   `json:"pad"`
+	}
+	for _, pad := range []int{0, maxSharedBody} {
+		body := []byte(`{"name":"web","note":"caf\u00e9 \"x\" é","tags":["a","b"],"count":-1.5e2,"pad":"` + strings.Repeat("p", pad) + `"}`)
+		if small := len(body) <= maxSharedBody; small != (pad == 0) {
+			t.Fatalf("a body of %d bytes: small %v", len(body), small)
+		}
+		b, err := ParseBody(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got, want in
+		if err := b.Decode(body, &got, false); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(body, &want); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("a body of %d bytes: got %+v; want %+v", len(body), got, want)
+		}
+	}
+}
