@@ -67,7 +67,8 @@ func ScanPage[R any, T any](ctx context.Context, store persistence.Store, prefix
 // the page (and one more, to know whether another page follows) from the index, then
 // their records, key(id) each, turned into items or skipped by item (it is not called
 // for a record that is gone). Records gone or skipped leave the page short: the index
-// is read on from the last id until the page is full or the index ends.
+// is read on from the last id until the page is full or the index ends, or until item
+// returns ErrStopScan (ScanFiltered's way to end a list early: the rest is not wanted).
 func ScanIndexMany[T any](ctx context.Context, store persistence.Store, prefix []byte, cursor string, limit int, key func(id string) []byte, item func(id string, v []byte) (T, bool, error)) ([]T, string, error) {
 	out := []T{}
 	after := cursor // where the index is read on from
@@ -103,6 +104,9 @@ func ScanIndexMany[T any](ctx context.Context, store persistence.Store, prefix [
 				continue // deleted between the index's read and its own
 			}
 			it, ok, err := item(ids[i], v)
+			if errors.Is(err, ErrStopScan) {
+				return out, "", nil // item saw that nothing after this one belongs
+			}
 			if err != nil {
 				return nil, "", err
 			}
