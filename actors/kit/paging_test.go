@@ -10,16 +10,23 @@ import (
 	"github.com/vmplane/vmplane/persistence"
 )
 
-// TestScanIndexManyPages: ScanIndexMany pages an index whose records are partly gone
-// or filtered out exactly as the index's present, kept items in order, each page full
-// while more follow, the cursor of the last page empty, whatever the limit.
-func TestScanIndexManyPages(t *testing.T) {
+// indexStore is a store for the index tests, the prefix of tenant t1's index and the key
+// of a record.
+func indexStore(t *testing.T) (*persistence.Badger, []byte, func(id string) []byte) {
+	t.Helper()
 	s, err := persistence.Open(persistence.Options{Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = s.Close() })
-	index, record := persistence.Prefix("idx", "t1"), func(id string) []byte { return persistence.Prefix("rec", id) }
+	return s, persistence.Prefix("idx", "t1"), func(id string) []byte { return persistence.Prefix("rec", id) }
+}
+
+// TestScanIndexManyPages: ScanIndexMany pages an index whose records are partly gone
+// or filtered out exactly as the index's present, kept items in order, each page full
+// while more follow, the cursor of the last page empty, whatever the limit.
+func TestScanIndexManyPages(t *testing.T) {
+	s, index, record := indexStore(t)
 	b := new(persistence.Batch)
 	var want []string
 	for i := 1; i <= 30; i++ {
@@ -79,12 +86,7 @@ func TestScanIndexManyPages(t *testing.T) {
 // tenant list stops at the first entry older than its Since; it answered 500 when
 // ScanIndexMany passed ErrStopScan on as an error.)
 func TestScanIndexManyStops(t *testing.T) {
-	s, err := persistence.Open(persistence.Options{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
-	index, record := persistence.Prefix("idx", "t1"), func(id string) []byte { return persistence.Prefix("rec", id) }
+	s, index, record := indexStore(t)
 	b := new(persistence.Batch)
 	for i := 1; i <= 10; i++ {
 		id := fmt.Sprintf("%02d", i)
