@@ -16,6 +16,7 @@ var rooms = map[string][]string{
 	"actors/kit/kittest":        nil, // the actors' tests' shared support: leak check, wait
 	"actors/kit/wiretest":       nil, // the domain packages' wire checks (kit.Wire round trip, sends)
 	"actors/kit/derived":        nil, // the marker and job that make derived data (an index, counters) trusted
+	"actors/kit/fresh":          nil, // a cluster member's copy of entities' answers, exact by the watch's clock
 	"actors/events":             nil,
 	"actors/alerts":             {"events"},
 	"actors/auth":               {"auth/signin"},
@@ -38,7 +39,7 @@ var rooms = map[string][]string{
 	"actors/addresses":          nil, // the IP pools and allocations, written in their holders' batches
 	"actors/usage":              nil, // hourly usage, fed by the composition root from machines and backups
 	"actors/traffic":            nil, // the machines' traffic, fed by the composition root from the sync
-	"actors/tenants":            {"events", "alerts", "machines", "machines/tasks", "machines/capacity", "inventory", "plans", "addresses"},
+	"actors/tenants":            {"events", "alerts", "machines", "machines/tasks", "machines/capacity", "inventory", "plans", "addresses", "kit/fresh"},
 	"actors/schedules":          {"events", "alerts", "backups", "machines", "machines/tasks", "tenants"},
 	"actors/monitoring":         {"events", "alerts", "machines", "machines/tasks", "machines/capacity", "tenants"},
 	"actors/webhooks":           {"events", "alerts"},

@@ -146,3 +146,54 @@ func TestClusterIndexedListReadsAcrossMembers(t *testing.T) {
 		}
 	}
 }
+
+// TestClusterSuspensionNeverStale: every member keeps its active tenants' standing in
+// memory (the check before each of a tenant user's writes), and a suspension answered
+// through one member refuses the tenant's very next write on every other member, though
+// each had just let one through and m2 hears from etcd 300 ms late; the unsuspension
+// answered next lets the very next write through everywhere (a suspended tenant is
+// never kept, so no member refuses from memory).
+func TestClusterSuspensionNeverStale(t *testing.T) {
+	srv := etcdtest.Start(t)
+	slow := etcdtest.NewProxy(t, srv)
+	ms := startClusterOn(t, srv, 3, func(c *Config) {
+		if c.NodeName == "m2" {
+			c.EtcdEndpoints = strings.Join(slow.Endpoints(), ",")
+		}
+	})
+	admin := ms[0].adminToken()
+	ten := ms[1].tenant(admin, "Standing", nil)
+	slow.Delay(300 * time.Millisecond)
+	rule := func(m *testServer, i int) *response {
+		return m.do(req{method: "POST", path: "/api/client/firewall/rules", token: ten.Token,
+			body: map[string]any{"direction": "in", "action": "accept", "protocol": "tcp", "port": fmt.Sprint(1000 + i)}})
+	}
+	n := 0
+	for i := 0; i < 3; i++ {
+		for _, m := range ms {
+			for range 2 { // the first check asks the tenant's entity; the second is served from memory
+				n++
+				expect(t, rule(m, n), 201, "")
+			}
+		}
+		w := ms[(i+1)%3]
+		expect(t, w.do(req{method: "POST", path: "/api/resources/tenants/" + ten.ID + "/suspend", token: admin,
+			body: map[string]any{"reason": "unpaid", "action": "none"}}), 200, "")
+		for j := 1; j < 3; j++ {
+			m := ms[(i+1+j)%3]
+			n++
+			if r := rule(m, n); r.Status != 403 {
+				t.Fatalf("round %d: %s let a write of tenant %s through right after %s suspended it: got %d; want 403", i, m.cfg.NodeName, ten.ID, w.cfg.NodeName, r.Status)
+			}
+		}
+		u := ms[(i+2)%3]
+		expect(t, u.do(req{method: "POST", path: "/api/resources/tenants/" + ten.ID + "/unsuspend", token: admin, body: map[string]any{}}), 200, "")
+		for j := 1; j < 3; j++ {
+			m := ms[(i+2+j)%3]
+			n++
+			if r := rule(m, n); r.Status != 201 {
+				t.Fatalf("round %d: %s refused a write of tenant %s right after %s unsuspended it: got %d; want 201", i, m.cfg.NodeName, ten.ID, u.cfg.NodeName, r.Status)
+			}
+		}
+	}
+}

@@ -25,9 +25,11 @@ import (
 // refusal is recorded on its own, since nothing else was written. Every room carries
 // the entry of the changes it makes; the edge still records, right after the answer
 // and only when no entry of its id is there yet (audit.Log.Record), an entry that no
-// batch carried on this member, for what has no batch of its own to carry it:
-//   - a change made on another member (the entity was active there): this member
-//     cannot tell that it was carried, and the write finds it there and adds nothing;
+// batch carried, for what has no batch of its own to carry it:
+//   - a change made on another member of an earlier release (the entity was active
+//     there): its answer does not say that the entry was carried (kit.Wired's
+//     AuditCarried, which this release's members set), and the write finds it there
+//     and adds nothing;
 //   - a request that changed nothing (a retry answered from its Idempotency-Key, an
 //     alert acknowledged already): the request is recorded though nothing was written;
 //   - a password-reset request: its link is made and mailed later, in the background,
@@ -134,7 +136,7 @@ func (s *Server) auditDone(ctx context.Context, e *kit.AuditEntry, res any) {
 	}
 	c := *e
 	// On a single node this names a write path whose room does not carry the entry
-	// (in a cluster, also one that carried it on another member).
+	// (in a cluster, also one that carried it on a member of an earlier release).
 	s.log.Debug("audit entry recorded after its change", zap.String("request_id", c.RequestID), zap.String("action", c.Action))
 	if c.TargetID == "" {
 		c.TargetID = createdID(res)

@@ -105,6 +105,14 @@ func (e *AuditEntry) Track() *AuditEntry {
 	return e
 }
 
+// markCarried makes a tracked e report Carried: a copy of it went into a batch on
+// another member (the answer of a forwarded request said so).
+func (e *AuditEntry) markCarried() {
+	if e != nil && e.carried != nil {
+		e.carried.Store(true)
+	}
+}
+
 type auditKey struct{}
 
 // WithAudit returns ctx carrying e, the entry of the request's change.

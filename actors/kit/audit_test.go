@@ -20,7 +20,12 @@ type auditing struct {
 func (a *auditing) Load() error { return nil }
 
 func (a *auditing) Handle(ctx *Ctx, msg any) {
-	if _, ok := msg.(*wireIncr); !ok {
+	m, ok := msg.(*wireIncr)
+	if !ok {
+		return
+	}
+	if m.By < 0 { // an answer that writes nothing, so carries no entry
+		ctx.Respond(wireState{Member: a.member})
 		return
 	}
 	b := new(persistence.Batch).Put(persistence.Key("test", a.id), []byte("x"))
@@ -92,10 +97,19 @@ func TestAuditEntryTravelsToTheEntity(t *testing.T) {
 		if got == nil || got.Actor != "u1" || got.TargetKind != "test" || got.TargetID != id || got.Result != AuditResultOK || got.Time.IsZero() {
 			t.Fatalf("%s: got entry %+v; want u1's, on test/%s, ok, timed", id, got, id)
 		}
-		// Only this member's copies tell the edge: another member's write is found by
-		// its key.
-		if e.Carried() != (id == "here") {
-			t.Fatalf("%s: Carried() = %v", id, e.Carried())
+		// The edge learns that the entry was carried, here or on the member that
+		// answered (Wired.AuditCarried), and records nothing more.
+		if !e.Carried() {
+			t.Fatalf("%s: Carried() = false after the entity's write carried the entry", id)
+		}
+		// A request whose entity writes nothing: the entry is not carried, on either
+		// member, and the edge records it itself.
+		e = (&AuditEntry{ID: "none-" + id, Actor: "u1", ActorKind: "user", Action: "POST /x"}).Track()
+		if _, err := Ask[wireState](WithAudit(ctx, e), kinds[0], id, &wireIncr{By: -1}); err != nil {
+			t.Fatal(err)
+		}
+		if e.Carried() || readEntry(t, owner, "none-"+id) != nil {
+			t.Fatalf("%s: an answer without a write: Carried() = %v, entry %+v", id, e.Carried(), readEntry(t, owner, "none-"+id))
 		}
 	}
 

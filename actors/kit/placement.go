@@ -130,6 +130,9 @@ func (k *Kind) request(ctx context.Context, id string, msg any) (any, error) {
 			k.rt.Log.Error("answer from another member unreadable", zap.String("kind", k.name), zap.String("member", m.Name), zap.Error(err))
 			return nil, apierr.New(apierr.ErrInternal, "internal error")
 		}
+		if ans.AuditCarried {
+			AuditOf(ctx).markCarried()
+		}
 		return v, nil
 	}
 }
@@ -181,7 +184,9 @@ func (rt *Runtime) Deliver(ctx context.Context, req Forwarded) (Wired, error) {
 		rt.actors.Root.Send(k.pid, &Envelope{ID: req.ID, Msg: msg})
 		return Wired{}, nil
 	}
-	ans, err := askLocal(ctx, rt, k.pid, &Envelope{ID: req.ID, Msg: msg, Audit: req.Audit})
+	// Tracked, so that the answer can tell the sender whether the entity's write
+	// carried the entry.
+	ans, err := askLocal(ctx, rt, k.pid, &Envelope{ID: req.ID, Msg: msg, Audit: req.Audit.Track()})
 	if err != nil {
 		ans = apierr.From(err)
 	}
@@ -190,6 +195,7 @@ func (rt *Runtime) Deliver(ctx context.Context, req Forwarded) (Wired, error) {
 		rt.Log.Error("answer cannot cross members", zap.String("kind", req.Kind), zap.Error(err))
 		return Encode(apierr.New(apierr.ErrInternal, "internal error"))
 	}
+	w.AuditCarried = req.Audit.Carried()
 	return w, nil
 }
 

@@ -32,6 +32,12 @@ type Wired struct {
 	// names sent none.
 	Version int             `json:"version,omitempty"`
 	Body    json.RawMessage `json:"body"`
+	// AuditCarried is set on a forwarded request's answer when the audit entry the
+	// request brought went into a batch on the member that answered: the sender's
+	// edge then has nothing to record (it would otherwise write the entry again, to
+	// find it there, one more store write per forwarded change). Members before it
+	// send none, and the sender records as it did.
+	AuditCarried bool `json:"audit_carried,omitempty"`
 }
 
 // WireEntry is one registered message or answer: its name, version, and a zero value of

@@ -88,7 +88,7 @@ func Start(d Deps) *Tenants {
 	s := &system{rt: d.Runtime, store: d.Runtime.Store, driver: d.Driver, log: d.Runtime.Log, Events: d.Events,
 		Machines: d.Machines.Machines, Nodes: d.Machines.Nodes, Backups: d.Machines.Backups, Inventory: d.Inventory, Alerts: d.Alerts, Plans: d.Plans, Addresses: d.Addresses,
 		hasUsers: orNone(d.HasUsers), hasSchedules: orNone(d.HasSchedules), hasWebhooks: orNone(d.HasWebhooks), forgetTenant: d.ForgetTenant, suspendAction: d.SuspendAction,
-		locationExists: d.LocationExists, standing: newStandings(d.Runtime.Store.Shared())}
+		locationExists: d.LocationExists, standing: newStandings(d.Runtime.Store)}
 	if s.forgetTenant == nil {
 		s.forgetTenant = func(*persistence.Batch, string) {}
 	}

@@ -290,10 +290,10 @@ func (e *tenantEntity) saveSuspension(ctx *kit.Ctx, next *Tenant, reply Suspende
 
 // CheckActive answers SuspendedError for a suspended tenant, and nil for an active one:
 // what the edge asks before a tenant user's write. It reads the standing the tenant's
-// entity published (standings), without a message; without one (a cluster member, an
-// entity not active since the start, a write of the record under way) it asks the
-// entity, which holds the record in memory (one store read when it activates),
-// wherever it runs.
+// entity published (standings), without a message, or on a cluster member its copy of
+// the active tenants; without one (an entity not active since the start, a write of
+// the record under way, a suspended tenant on a cluster) it asks the entity, which
+// holds the record in memory (one store read when it activates), wherever it runs.
 func (t *Tenants) CheckActive(ctx context.Context, id string) error {
 	if st, ok := t.sys.standing.get(id); ok {
 		if st.suspended {
@@ -301,6 +301,7 @@ func (t *Tenants) CheckActive(ctx context.Context, id string) error {
 		}
 		return nil
 	}
+	gen := t.sys.standing.fresh.Begin()
 	ten, err := t.Get(ctx, id)
 	if err != nil {
 		return err
@@ -308,5 +309,6 @@ func (t *Tenants) CheckActive(ctx context.Context, id string) error {
 	if ten.Suspension != nil {
 		return SuspendedError(ten.Suspension)
 	}
+	t.sys.standing.fresh.Keep(id, struct{}{}, gen)
 	return nil
 }

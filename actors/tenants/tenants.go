@@ -999,10 +999,13 @@ func (e *tenantEntity) reserveResize(ctx *kit.Ctx, m *reserveResize) {
 }
 
 // setRec makes rec the tenant's record in memory, and publishes its standing: called
-// once its write is durable, before the change is answered.
+// once its write is durable, before the change is answered (on a cluster member, a
+// suspension or a deletion only after the fence: standings.ended).
 func (e *tenantEntity) setRec(rec *Tenant) {
+	prev := e.rec
 	e.rec = rec
 	e.sys.standing.publish(e.id, rec)
+	e.sys.standing.ended(prev, rec)
 }
 
 // Absent implements kit.Absence.
