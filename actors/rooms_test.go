@@ -19,7 +19,7 @@ var rooms = map[string][]string{
 	"actors/kit/fresh":          nil, // a cluster member's copy of entities' answers, exact by the watch's clock
 	"actors/events":             nil,
 	"actors/alerts":             {"events"},
-	"actors/auth":               {"auth/signin"},
+	"actors/auth":               {"auth/signin", "kit/fresh"},
 	"actors/auth/signin":        nil, // the sign-ins' single-use records and the second factor's codes, below auth
 	"actors/limiter":            nil,
 	"actors/audit":              nil, // the audit log: every room writes its entries through kit

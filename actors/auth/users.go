@@ -735,7 +735,7 @@ func (u *Users) Authorize(ctx context.Context, userID, sessionID string, gen uin
 	if u.shared && (st == nil || !st.Gone) {
 		st = nil
 		if u.standing != nil {
-			if cached, ok := u.standing.get(userID); ok {
+			if cached, ok := u.standing.Get(userID); ok {
 				// A cache that lets the token through is right (a change that ends it
 				// is heard before it is answered); one that refuses it may only not
 				// have heard yet of the login, or of the generation, the token is from
@@ -776,7 +776,7 @@ func (u *Users) askAuth(ctx context.Context, userID string) (*authState, error) 
 	defer cancel()
 	var gen uint64
 	if u.standing != nil {
-		gen = u.standing.begin()
+		gen = u.standing.Begin()
 	}
 	st, err := kit.Ask[*authState](ctx, u.kind, userID, &getAuth{})
 	if errors.Is(err, apierr.ErrNotFound) {
@@ -790,7 +790,7 @@ func (u *Users) askAuth(ctx context.Context, userID string) (*authState, error) 
 		return nil, err
 	}
 	if u.standing != nil {
-		u.standing.keep(userID, st, gen)
+		u.standing.Keep(userID, st, gen)
 	}
 	return st, nil
 }
