@@ -123,11 +123,12 @@ func (s *Sender) Send(ctx context.Context, m Message) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
-	c, err := s.dial(ctx)
+	c, stop, err := s.dial(ctx)
 	if err != nil {
 		return fmt.Errorf("smtp %s: %w", s.addr(), err)
 	}
 	defer c.Close()
+	defer stop()
 	if s.cfg.User != "" {
 		if err := c.Auth(sasl.NewPlainClient("", s.cfg.User, s.cfg.Password)); err != nil {
 			return fmt.Errorf("smtp %s: authentication: %w", s.addr(), err)
@@ -142,9 +143,13 @@ func (s *Sender) Send(ctx context.Context, m Message) error {
 
 func (s *Sender) addr() string { return net.JoinHostPort(s.cfg.Host, strconv.Itoa(s.cfg.Port)) }
 
-// dial opens the conversation, upgraded or wrapped in TLS as configured; the deadline
-// of ctx is the connection's, since go-smtp's client takes no context.
-func (s *Sender) dial(ctx context.Context) (*smtp.Client, error) {
+// dial opens the conversation, upgraded or wrapped in TLS as configured. go-smtp's
+// client takes no context and sets a deadline of its own before each command (minutes
+// long, then none), which replaces any the connection had: so the end of ctx, its
+// deadline (Config.Timeout) or a cancellation (a shutdown), closes the connection,
+// whatever the client is waiting for, until stop is called once the conversation is
+// over; and the client's own timeouts are ctx's, so that none outlasts it.
+func (s *Sender) dial(ctx context.Context) (c *smtp.Client, stop func() bool, err error) {
 	tc := s.cfg.TLSConfig
 	if tc == nil {
 		tc = &tls.Config{ServerName: s.cfg.Host, MinVersion: tls.VersionTLS12}
@@ -152,15 +157,13 @@ func (s *Sender) dial(ctx context.Context) (*smtp.Client, error) {
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, "tcp", s.addr())
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if dl, ok := ctx.Deadline(); ok {
+	dl, ok := ctx.Deadline()
+	if ok {
 		_ = conn.SetDeadline(dl)
 	}
-	// An end of ctx before the deadline (a shutdown) closes the connection too.
-	stop := context.AfterFunc(ctx, func() { conn.Close() })
-	defer stop()
-	var c *smtp.Client
+	stop = context.AfterFunc(ctx, func() { conn.Close() })
 	switch s.cfg.Security {
 	case TLS:
 		c = smtp.NewClient(tls.Client(conn, tc))
@@ -170,10 +173,14 @@ func (s *Sender) dial(ctx context.Context) (*smtp.Client, error) {
 		c = smtp.NewClient(conn)
 	}
 	if err != nil {
+		stop()
 		conn.Close()
-		return nil, err
+		return nil, nil, err
 	}
-	return c, nil
+	if ok {
+		c.CommandTimeout, c.SubmissionTimeout = time.Until(dl), time.Until(dl)
+	}
+	return c, stop, nil
 }
 
 // compose writes m as an RFC 5322 message in UTF-8, quoted-printable.

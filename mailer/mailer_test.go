@@ -106,30 +106,42 @@ func TestSendFailsClearly(t *testing.T) {
 	})
 }
 
-// TestSendEndsWithItsContext: a server that accepts the connection and never speaks
-// does not hold a sender past its context.
-func TestSendEndsWithItsContext(t *testing.T) {
+// silentServer accepts connections and says nothing, as a hung SMTP server does;
+// accepted receives each connection once it is open.
+func silentServer(t *testing.T) (port int, accepted <-chan struct{}) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
+	t.Cleanup(func() { ln.Close() })
+	ch := make(chan struct{}, 16)
 	go func() {
 		for {
 			c, err := ln.Accept()
 			if err != nil {
 				return
 			}
-			defer c.Close()
+			t.Cleanup(func() { c.Close() })
+			ch <- struct{}{}
 		}
 	}()
-	s, err := mailer.New(mailer.Config{Host: "127.0.0.1", Port: ln.Addr().(*net.TCPAddr).Port, Security: mailer.None, From: "panel@example.net"})
+	return ln.Addr().(*net.TCPAddr).Port, ch
+}
+
+// TestSendEndsWithItsContext: a message being sent to a server that never answers is
+// given up when its context ends (a shutdown), also once the conversation has begun,
+// when go-smtp's client waits under a deadline of its own (minutes long).
+func TestSendEndsWithItsContext(t *testing.T) {
+	port, accepted := silentServer(t)
+	s, err := mailer.New(mailer.Config{Host: "127.0.0.1", Port: port, Security: mailer.None, From: "panel@example.net"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- s.Send(ctx, mailer.Message{To: "ann@example.org", Subject: "s", Text: "t"}) }()
+	<-accepted // connected: Send waits for the greeting
 	cancel()
 	select {
 	case err := <-done:
@@ -138,6 +150,29 @@ func TestSendEndsWithItsContext(t *testing.T) {
 		}
 	case <-time.After(time.Minute):
 		t.Fatal("Send outlived its context")
+	}
+}
+
+// TestSendEndsAtItsTimeout: the same server, no cancellation: Config.Timeout bounds the
+// conversation (go-smtp's own per-command deadline, minutes long, must not replace it).
+func TestSendEndsAtItsTimeout(t *testing.T) {
+	port, _ := silentServer(t)
+	s, err := mailer.New(mailer.Config{Host: "127.0.0.1", Port: port, Security: mailer.None, From: "panel@example.net",
+		Timeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		done <- s.Send(context.Background(), mailer.Message{To: "ann@example.org", Subject: "s", Text: "t"})
+	}()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("sent to a silent server")
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("Send outlived its timeout")
 	}
 }
 
