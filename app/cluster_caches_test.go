@@ -197,3 +197,59 @@ func TestClusterSuspensionNeverStale(t *testing.T) {
 		}
 	}
 }
+
+// TestClusterKeyUserNeverStale: every member keeps the users its API keys act as in
+// memory, and a user disabled through one member has its key refused by the very next
+// request on every other member, though each had just served it and m2 hears from etcd
+// 300 ms late; enabled again through another member, the key works at once everywhere.
+func TestClusterKeyUserNeverStale(t *testing.T) {
+	srv := etcdtest.Start(t)
+	slow := etcdtest.NewProxy(t, srv)
+	ms := startClusterOn(t, srv, 3, func(c *Config) {
+		if c.NodeName == "m2" {
+			c.EtcdEndpoints = strings.Join(slow.Endpoints(), ",")
+		}
+	})
+	admin := ms[0].adminToken()
+	ten := ms[1].tenant(admin, "KeyUser", nil)
+	r := ms[0].do(req{method: "GET", path: "/api/auth/me", token: ten.Token})
+	expect(t, r, 200, "")
+	var me struct {
+		ID string `json:"id"`
+	}
+	r.decode(t, &me)
+	key := ms[0].newKey(ten.Token, map[string]any{"name": "reader", "scopes": []string{"read"}})
+	slow.Delay(300 * time.Millisecond)
+	use := func(m *testServer) int {
+		return m.do(req{method: "GET", path: "/api/client/firewall/rules", token: key.Secret}).Status
+	}
+	disable := func(m *testServer, disabled bool) {
+		expect(t, m.do(req{method: "PATCH", path: "/api/resources/users/" + me.ID, token: admin,
+			body: map[string]any{"disabled": disabled}}), 200, "")
+	}
+	for i := 0; i < 3; i++ {
+		for _, m := range ms {
+			for range 2 { // the first use asks the user's entity (and writes its last use); the second is served from memory
+				if got := use(m); got != 200 {
+					t.Fatalf("round %d: %s refused the key of an enabled user: %d", i, m.cfg.NodeName, got)
+				}
+			}
+		}
+		w := ms[(i+1)%3]
+		disable(w, true)
+		for j := 1; j < 3; j++ {
+			m := ms[(i+1+j)%3]
+			if got := use(m); got != 401 {
+				t.Fatalf("round %d: %s served the key of a user %s disabled just before: got %d; want 401", i, m.cfg.NodeName, w.cfg.NodeName, got)
+			}
+		}
+		u := ms[(i+2)%3]
+		disable(u, false)
+		for j := 1; j < 3; j++ {
+			m := ms[(i+2+j)%3]
+			if got := use(m); got != 200 {
+				t.Fatalf("round %d: %s refused the key of a user %s enabled just before: got %d; want 200", i, m.cfg.NodeName, u.cfg.NodeName, got)
+			}
+		}
+	}
+}

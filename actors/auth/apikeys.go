@@ -6,6 +6,7 @@ import (
 	"crypto/subtle"
 	"encoding/hex"
 	"errors"
+	"github.com/vmplane/vmplane/actors/kit/fresh"
 	"net/netip"
 	"slices"
 	"strings"
@@ -113,6 +114,9 @@ type APIKeys struct {
 	users *Users
 	// cache holds the records of keys in use (keycache.go).
 	cache *keyCache
+	// owners is a cluster member's copy of the users its keys act as (keyUser); nil
+	// on a single node.
+	owners *fresh.Cache[User]
 }
 
 // KeyPrincipal is who a request made with a key acts as.
@@ -293,7 +297,7 @@ func (k *APIKeys) Authenticate(ctx context.Context, secret string, addr netip.Ad
 	}
 	// The key acts as its user is now: a disabled or deleted user's key stops, and a
 	// user's change of role or tenant carries over.
-	usr, err := k.users.Get(ctx, rec.UserID)
+	usr, err := k.keyUser(ctx, rec.UserID)
 	if errors.Is(err, apierr.ErrNotFound) || err == nil && usr.Disabled {
 		return KeyPrincipal{}, errBadKey
 	}
@@ -312,6 +316,27 @@ func (k *APIKeys) Authenticate(ctx context.Context, secret string, addr netip.Ad
 		k.touch(rec, now)
 	}
 	return p, nil
+}
+
+// keyUser is the user a key acts as. On a cluster member it comes from the member's
+// copy (fresh.Cache: served while the member's watch is known to have caught up
+// within fresh.Window, dropped by the watch of user/ keys) rather than from the
+// user's entity, which two times in three is active on another member: every change
+// of what a key may do (a disable, a deletion, a role or tenant change: they end the
+// user's tokens) is answered only fresh.Fence after it is durable
+// (userEntity.publish), by which time every member's copy has dropped the user. On a
+// single node the entity is asked, in this process.
+func (k *APIKeys) keyUser(ctx context.Context, id string) (User, error) {
+	if u, ok := k.owners.Get(id); ok {
+		return u, nil
+	}
+	gen := k.owners.Begin()
+	u, err := k.users.Get(ctx, id)
+	if err != nil {
+		return u, err
+	}
+	k.owners.Keep(id, u, gen)
+	return u, nil
 }
 
 // touch records a key's use, off the request: a lost write only makes last_used_at a

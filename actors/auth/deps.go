@@ -2,6 +2,7 @@ package auth
 
 import (
 	"context"
+	"github.com/vmplane/vmplane/actors/kit/fresh"
 
 	"go.uber.org/zap"
 
@@ -45,5 +46,6 @@ func Start(d Deps) (*Services, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Services{Users: users, Idempotency: startIdempotency(s), APIKeys: &APIKeys{sys: s, users: users, cache: newKeyCache(s)}}, nil
+	return &Services{Users: users, Idempotency: startIdempotency(s), APIKeys: &APIKeys{sys: s, users: users, cache: newKeyCache(s),
+		owners: fresh.New[User](s.store, maxStanding, "user")}}, nil
 }
