@@ -2,11 +2,11 @@ package auth
 
 import (
 	"context"
-	"github.com/vmplane/vmplane/actors/kit/fresh"
 
 	"go.uber.org/zap"
 
 	"github.com/vmplane/vmplane/actors/kit"
+	"github.com/vmplane/vmplane/actors/kit/fresh"
 	"github.com/vmplane/vmplane/persistence"
 )
 
