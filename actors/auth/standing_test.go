@@ -8,35 +8,15 @@ import (
 	"time"
 
 	"github.com/vmplane/vmplane/persistence"
+	"github.com/vmplane/vmplane/persistence/storetest"
 )
-
-// clockStore is a shared store whose watch keeps time (persistence.WatchClock), as a
-// cluster's etcd store is, with the clock set by the test. Its Watch is Badger's,
-// which hears every write before its Commit returns.
-type clockStore struct {
-	persistence.Store
-	at     atomic.Pointer[time.Time]
-	resets atomic.Uint64
-}
-
-func (*clockStore) Shared() bool { return true }
-
-func (s *clockStore) WatchedThrough() (time.Time, uint64) {
-	var at time.Time
-	if p := s.at.Load(); p != nil {
-		at = *p
-	}
-	return at, s.resets.Load()
-}
-
-func (s *clockStore) set(at time.Time) { s.at.Store(&at) }
 
 // TestStandingCache: the cache is on only on a shared store whose watch keeps time, and
 // drops a user whose keys change (its record or a login's) and no other; the rest of
 // its rule (the clock, answers asked for across a change, resets) is fresh.Cache's,
 // tested there.
 func TestStandingCache(t *testing.T) {
-	store := &clockStore{Store: openTestStore(t)}
+	store := &storetest.Clocked{Store: openTestStore(t)}
 	c := newStandingCache(store)
 	if c == nil {
 		t.Fatal("no cache on a shared store whose watch keeps time")
@@ -59,7 +39,7 @@ func TestStandingCache(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	store.set(time.Now().Add(time.Hour)) // caught up from now on
+	store.Set(time.Now().Add(time.Hour)) // caught up from now on
 	c.Keep("u1", st, c.Begin())
 	if !hit("u1") {
 		t.Fatal("not served with the clock caught up")
@@ -119,8 +99,8 @@ func TestStandingEnds(t *testing.T) {
 // waits out the fence before it is answered and ends the token at the next check; a
 // login does not wait.
 func TestStandingOnSharedStore(t *testing.T) {
-	store := &clockStore{Store: openTestStore(t)}
-	store.set(time.Now().Add(time.Hour))
+	store := &storetest.Clocked{Store: openTestStore(t)}
+	store.Set(time.Now().Add(time.Hour))
 	s, err := startTestSystem(t, store, AuthOptions{BcryptCost: 4, AdminPassword: "initial-password"})
 	if err != nil {
 		t.Fatal(err)

@@ -16,7 +16,7 @@ import (
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/hypervisor/sim"
 	"github.com/vmplane/vmplane/internal/testwait"
-	"github.com/vmplane/vmplane/persistence"
+	"github.com/vmplane/vmplane/persistence/storetest"
 )
 
 // A suspension stops the machines that were running (only those), records them, and
@@ -305,15 +305,9 @@ func TestSuspensionIsPublishedBeforeItIsAnswered(t *testing.T) {
 
 	// On a shared store (a cluster) nothing is published: every check asks the entity
 	// (or, when the store's watch keeps time, the member's copy: TestClusterSuspension).
-	off := newStandings(sharedStore{s.Tenants.sys.store})
+	off := newStandings(storetest.Shared{Store: s.Tenants.sys.store})
 	off.publish("t1", &Tenant{ID: "t1"})
 	if _, ok := off.get("t1"); ok {
 		t.Fatal("a shared store's table served a standing")
 	}
 }
-
-// sharedStore is a store that says it is shared with other members, whose watch
-// keeps no time.
-type sharedStore struct{ persistence.Store }
-
-func (sharedStore) Shared() bool { return true }

@@ -2,38 +2,12 @@ package fresh
 
 import (
 	"context"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/vmplane/vmplane/persistence"
+	"github.com/vmplane/vmplane/persistence/storetest"
 )
-
-// clockStore is a shared store whose watch keeps time (persistence.WatchClock), as a
-// cluster's etcd store is, with the clock set by the test. Its Watch is Badger's,
-// which hears every write before its Commit returns.
-type clockStore struct {
-	persistence.Store
-	at     atomic.Pointer[time.Time]
-	resets atomic.Uint64
-}
-
-func (*clockStore) Shared() bool { return true }
-
-func (s *clockStore) WatchedThrough() (time.Time, uint64) {
-	var at time.Time
-	if p := s.at.Load(); p != nil {
-		at = *p
-	}
-	return at, s.resets.Load()
-}
-
-func (s *clockStore) set(at time.Time) { s.at.Store(&at) }
-
-// sharedStore is shared, but its watch keeps no time.
-type sharedStore struct{ persistence.Store }
-
-func (sharedStore) Shared() bool { return true }
 
 func openStore(t *testing.T) persistence.Store {
 	t.Helper()
@@ -50,12 +24,12 @@ func openStore(t *testing.T) persistence.Store {
 // such a change, empties on a reset of the watch, and is off on a store that is not
 // shared or whose watch keeps no time.
 func TestCache(t *testing.T) {
-	store := &clockStore{Store: openStore(t)}
+	store := &storetest.Clocked{Store: openStore(t)}
 	c := New[int](store, 2, "user", "refresh")
 	if c == nil {
 		t.Fatal("no cache on a shared store whose watch keeps time")
 	}
-	if New[int](openStore(t), 2, "user") != nil || New[int](sharedStore{openStore(t)}, 2, "user") != nil {
+	if New[int](openStore(t), 2, "user") != nil || New[int](storetest.Shared{Store: openStore(t)}, 2, "user") != nil {
 		t.Fatal("a cache on a store that is not shared, or whose watch keeps no time")
 	}
 	var off *Cache[int]
@@ -83,7 +57,7 @@ func TestCache(t *testing.T) {
 	if hit("u1", 1) {
 		t.Fatal("served before the watch's clock ever caught up")
 	}
-	store.set(time.Now().Add(time.Hour)) // caught up from now on
+	store.Set(time.Now().Add(time.Hour)) // caught up from now on
 	if !hit("u1", 1) {
 		t.Fatal("not served with the clock caught up")
 	}
@@ -112,17 +86,17 @@ func TestCache(t *testing.T) {
 
 	// Stale clock: nothing is served, and served again once it is recent.
 	c.Keep("u1", 1, c.Begin())
-	store.set(time.Now().Add(-2 * Window))
+	store.Set(time.Now().Add(-2 * Window))
 	if hit("u1", 1) || hit("u2", 2) {
 		t.Fatal("served with the watch's clock older than the window")
 	}
-	store.set(time.Now().Add(time.Hour))
+	store.Set(time.Now().Add(time.Hour))
 	if !hit("u1", 1) {
 		t.Fatal("not served once the clock is recent again")
 	}
 
 	// A reset of the watch empties the cache.
-	store.resets.Add(1)
+	store.Resets.Add(1)
 	if hit("u1", 1) || hit("u2", 2) {
 		t.Fatal("served across a reset of the watch")
 	}
