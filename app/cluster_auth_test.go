@@ -237,13 +237,7 @@ func TestClusterConsoleTicketOnce(t *testing.T) {
 // every member's cache has heard of it fails; 900 ms late (longer than the change
 // waits), a cache that serves while its watch lags fails.
 func TestClusterStandingNeverStale(t *testing.T) {
-	srv := etcdtest.Start(t)
-	slow := etcdtest.NewProxy(t, srv)
-	ms := startClusterOn(t, srv, 3, func(c *Config) {
-		if c.NodeName == "m2" {
-			c.EtcdEndpoints = strings.Join(slow.Endpoints(), ",")
-		}
-	})
+	ms, slow := startClusterSlowM2(t)
 	admin := ms[0].adminToken()
 	u := ms[1].sessionUser(admin, ms[2].newTenant(admin, "Never stale"), "never-stale@example.test")
 

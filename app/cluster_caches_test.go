@@ -12,12 +12,11 @@ import (
 	"github.com/vmplane/vmplane/internal/etcdtest"
 )
 
-// TestClusterMachineListNeverStale: every member keeps tenants' first list pages in
-// memory, and a machine created through one member (its 202 answered) is in the very
-// next list of the tenant on every other member, though each had the page cached just
-// before and m2 hears from etcd 300 ms late (its answers and its watch): a member that
-// served its cached page without catching up with its watch first fails here.
-func TestClusterMachineListNeverStale(t *testing.T) {
+// startClusterSlowM2 starts three members on one embedded etcd, m2 reaching it
+// through a proxy that the test can slow (its answers and its watch: slow.Delay), as a
+// member whose view of the others' writes lags.
+func startClusterSlowM2(t *testing.T) ([]*testServer, *etcdtest.Proxy) {
+	t.Helper()
 	srv := etcdtest.Start(t)
 	slow := etcdtest.NewProxy(t, srv)
 	ms := startClusterOn(t, srv, 3, func(c *Config) {
@@ -25,6 +24,16 @@ func TestClusterMachineListNeverStale(t *testing.T) {
 			c.EtcdEndpoints = strings.Join(slow.Endpoints(), ",")
 		}
 	})
+	return ms, slow
+}
+
+// TestClusterMachineListNeverStale: every member keeps tenants' first list pages in
+// memory, and a machine created through one member (its 202 answered) is in the very
+// next list of the tenant on every other member, though each had the page cached just
+// before and m2 hears from etcd 300 ms late (its answers and its watch): a member that
+// served its cached page without catching up with its watch first fails here.
+func TestClusterMachineListNeverStale(t *testing.T) {
+	ms, slow := startClusterSlowM2(t)
 	admin := ms[0].adminToken()
 	ms[0].sync(admin) // the templates
 	ten := ms[1].tenant(admin, "Listed", nil)
@@ -68,13 +77,7 @@ func TestClusterMachineListNeverStale(t *testing.T) {
 // the very next request on every other member, though each had just served the key
 // from its cache and m2 hears from etcd 300 ms late.
 func TestClusterKeyRevocationNeverStale(t *testing.T) {
-	srv := etcdtest.Start(t)
-	slow := etcdtest.NewProxy(t, srv)
-	ms := startClusterOn(t, srv, 3, func(c *Config) {
-		if c.NodeName == "m2" {
-			c.EtcdEndpoints = strings.Join(slow.Endpoints(), ",")
-		}
-	})
+	ms, slow := startClusterSlowM2(t)
 	admin := ms[0].adminToken()
 	slow.Delay(300 * time.Millisecond)
 	for i := 0; i < 3; i++ {
@@ -101,13 +104,7 @@ func TestClusterKeyRevocationNeverStale(t *testing.T) {
 // kit.ScanIndexMany), hold every key made through another member just before, with m2
 // hearing from etcd 300 ms late, and each key once across the pages.
 func TestClusterIndexedListReadsAcrossMembers(t *testing.T) {
-	srv := etcdtest.Start(t)
-	slow := etcdtest.NewProxy(t, srv)
-	ms := startClusterOn(t, srv, 3, func(c *Config) {
-		if c.NodeName == "m2" {
-			c.EtcdEndpoints = strings.Join(slow.Endpoints(), ",")
-		}
-	})
+	ms, slow := startClusterSlowM2(t)
 	admin := ms[0].adminToken()
 	ten := ms[1].tenant(admin, "Keyed", nil)
 	slow.Delay(300 * time.Millisecond)
@@ -154,13 +151,7 @@ func TestClusterIndexedListReadsAcrossMembers(t *testing.T) {
 // answered next lets the very next write through everywhere (a suspended tenant is
 // never kept, so no member refuses from memory).
 func TestClusterSuspensionNeverStale(t *testing.T) {
-	srv := etcdtest.Start(t)
-	slow := etcdtest.NewProxy(t, srv)
-	ms := startClusterOn(t, srv, 3, func(c *Config) {
-		if c.NodeName == "m2" {
-			c.EtcdEndpoints = strings.Join(slow.Endpoints(), ",")
-		}
-	})
+	ms, slow := startClusterSlowM2(t)
 	admin := ms[0].adminToken()
 	ten := ms[1].tenant(admin, "Standing", nil)
 	slow.Delay(300 * time.Millisecond)
@@ -203,13 +194,7 @@ func TestClusterSuspensionNeverStale(t *testing.T) {
 // request on every other member, though each had just served it and m2 hears from etcd
 // 300 ms late; enabled again through another member, the key works at once everywhere.
 func TestClusterKeyUserNeverStale(t *testing.T) {
-	srv := etcdtest.Start(t)
-	slow := etcdtest.NewProxy(t, srv)
-	ms := startClusterOn(t, srv, 3, func(c *Config) {
-		if c.NodeName == "m2" {
-			c.EtcdEndpoints = strings.Join(slow.Endpoints(), ",")
-		}
-	})
+	ms, slow := startClusterSlowM2(t)
 	admin := ms[0].adminToken()
 	ten := ms[1].tenant(admin, "KeyUser", nil)
 	r := ms[0].do(req{method: "GET", path: "/api/auth/me", token: ten.Token})
