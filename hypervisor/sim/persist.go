@@ -183,7 +183,7 @@ func (d *Driver) commitLocked(conds ...persistence.Cond) *flush {
 // batchesLocked builds the writes of a set of changed records, in key order, the world
 // last.
 func (d *Driver) batchesLocked(c world.Changes) ([]*persistence.Batch, error) {
-	var b world.Batches
+	b := world.Batches{Compact: !d.shared.Load()}
 	for _, vmid := range c.SortedMachines() {
 		m, ok := d.machines[vmid]
 		if !ok {

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"reflect"
 	"sync"
@@ -575,5 +576,70 @@ func TestAttachInBackground(t *testing.T) {
 	}
 	if inv := <-listed; !reflect.DeepEqual(inv.Machines, want.Inventory.Machines) {
 		t.Errorf("Inventory during the read:\n got %+v\nwant %+v", inv.Machines, want.Inventory.Machines)
+	}
+}
+
+// A data directory whose machines were written as JSON (every vmplane before the
+// compact record) reads back as the same world, and a machine written again on a
+// single node is written in the compact form; the others stay JSON until they are.
+func TestJSONWorldStillReads(t *testing.T) {
+	dir := t.TempDir()
+	store := openStore(t, dir)
+	clk := hypervisortest.NewClock(t0)
+	d, err := open(bg, Config{Seed: 7, Machines: 40, OpDelay: -1, Now: clk.Now}, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := readWorld(t, d, false, nil)
+	// Rewrite every machine's record as the JSON of schema version 1.
+	got, _, err := world.ReadAll(bg, store, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := new(persistence.Batch)
+	compact := 0
+	for _, f := range got {
+		r, err := f.Decode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Kind != world.KindMachine {
+			continue
+		}
+		if binary.BigEndian.Uint16(f.Val) == world.CompactMachineVersion {
+			compact++
+		}
+		val, err := persistence.Encode(world.MachineVersion, *r.Machine)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Put([]byte(f.Key), val)
+	}
+	if compact != 40 {
+		t.Fatalf("%d of 40 machines written in the compact form on a single node", compact)
+	}
+	if err := store.Commit(bg, b); err != nil {
+		t.Fatal(err)
+	}
+	store.Close()
+	store = openStore(t, dir)
+	d2, err := open(bg, Config{OpDelay: -1, Now: clk.Now}, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readWorld(t, d2, false, nil); !d2.Restored() || !reflect.DeepEqual(got, want) {
+		t.Fatalf("the JSON world reopened: restored %v, %d machines; want the 40 as they were", d2.Restored(), len(got.Inventory.Machines))
+	}
+	m := want.Inventory.Machines[0]
+	vmid, action := m.VMID, hypervisor.ActionStart
+	if m.State == hypervisor.StateRunning {
+		action = hypervisor.ActionStop
+	}
+	if err := d2.Power(bg, hypervisor.Ref{VMID: vmid, Node: m.Node}, action); err != nil {
+		t.Fatal(err)
+	}
+	val, err := store.Get(bg, world.MachineKey(vmid))
+	if err != nil || binary.BigEndian.Uint16(val) != world.CompactMachineVersion {
+		t.Errorf("machine %d written again: version %d, %v; want the compact form", vmid, binary.BigEndian.Uint16(val), err)
 	}
 }

@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -267,6 +268,24 @@ func TestSharedLateMemberLoadsWorld(t *testing.T) {
 	}
 	if got, want := worldOf(t, c, m.VMID), worldOf(t, a, m.VMID); !reflect.DeepEqual(got, want) {
 		t.Errorf("the later member's world:\n got %+v\nwant %+v", got.Inventory, want.Inventory)
+	}
+	// A shared store keeps the JSON record, which a member of an older release, mid-roll,
+	// reads: the compact form is for a single node only.
+	got, _, err := world.ReadAll(bg, openEtcd(t, srv, "/late/"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	machines := 0
+	for _, f := range got {
+		if kind, _, _ := world.ParseKey(f.Key); kind == world.KindMachine {
+			machines++
+			if v := binary.BigEndian.Uint16(f.Val); v != world.MachineVersion {
+				t.Errorf("%s in etcd has schema version %d; want %d (JSON)", f.Key, v, world.MachineVersion)
+			}
+		}
+	}
+	if machines == 0 {
+		t.Error("no machine record in etcd")
 	}
 }
 

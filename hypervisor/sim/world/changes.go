@@ -95,8 +95,11 @@ const (
 // Batches are the writes of a set of changed records, split so that no batch passes
 // BatchOps records or BatchBytes bytes.
 type Batches struct {
-	out  []*persistence.Batch
-	size int
+	// Compact writes machine records in the compact form (CompactMachineVersion):
+	// set on a store that is not shared, where no older member reads them.
+	Compact bool
+	out     []*persistence.Batch
+	size    int
 }
 
 func (b *Batches) add(op persistence.Op) {
@@ -116,7 +119,13 @@ func (b *Batches) PutMachine(vmid int, rec *Machine) error {
 		b.add(persistence.Op{Key: MachineKey(vmid), Delete: true})
 		return nil
 	}
-	val, err := persistence.Encode(MachineVersion, *rec)
+	var val []byte
+	var err error
+	if b.Compact {
+		val, err = encodeCompact(rec)
+	} else {
+		val, err = persistence.Encode(MachineVersion, *rec)
+	}
 	if err != nil {
 		return err
 	}

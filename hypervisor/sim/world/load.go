@@ -42,7 +42,7 @@ func Load(ctx context.Context, store persistence.Store, validVMID func(int) bool
 	l.Machines = make(map[int]*Machine)
 	err = store.Scan(ctx, persistence.Prefix(KeyPrefix, "vm"), nil, 0, func(k, v []byte) error {
 		var rec Machine
-		if err := decode(v, MachineVersion, &rec, string(k)); err != nil {
+		if err := decodeMachine(v, &rec, string(k)); err != nil {
 			return err
 		}
 		if !validVMID(rec.Machine.VMID) || l.Machines[rec.Machine.VMID] != nil {

@@ -39,7 +39,7 @@ func (f Fetched) Decode() (Record, error) {
 		return r, decode(f.Val, WorldVersion, r.World, "world")
 	case KindMachine:
 		r.Machine = new(Machine)
-		if err := decode(f.Val, MachineVersion, r.Machine, f.Key); err != nil {
+		if err := decodeMachine(f.Val, r.Machine, f.Key); err != nil {
 			return r, err
 		}
 		if r.Machine.Machine.VMID != vmid {
