@@ -220,21 +220,17 @@ func TestClusterKeyUserNeverStale(t *testing.T) {
 				}
 			}
 		}
-		w := ms[(i+1)%3]
-		disable(w, true)
-		for j := 1; j < 3; j++ {
-			m := ms[(i+1+j)%3]
-			if got := use(m); got != 401 {
-				t.Fatalf("round %d: %s served the key of a user %s disabled just before: got %d; want 401", i, m.cfg.NodeName, w.cfg.NodeName, got)
+		// Through member by, then the very next use on each of the two others.
+		change := func(by int, disabled bool, want int) {
+			disable(ms[by], disabled)
+			for j := 1; j < 3; j++ {
+				m := ms[(by+j)%3]
+				if got := use(m); got != want {
+					t.Fatalf("round %d: %s answered %d for the key of a user %s set disabled=%v just before; want %d", i, m.cfg.NodeName, got, ms[by].cfg.NodeName, disabled, want)
+				}
 			}
 		}
-		u := ms[(i+2)%3]
-		disable(u, false)
-		for j := 1; j < 3; j++ {
-			m := ms[(i+2+j)%3]
-			if got := use(m); got != 200 {
-				t.Fatalf("round %d: %s refused the key of a user %s enabled just before: got %d; want 200", i, m.cfg.NodeName, u.cfg.NodeName, got)
-			}
-		}
+		change((i+1)%3, true, 401)
+		change((i+2)%3, false, 200)
 	}
 }
