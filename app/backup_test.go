@@ -63,6 +63,7 @@ func sameDump(a, b map[string]string) bool {
 // loads the backup into an empty directory and starts a second server there: the
 // store holds the same keys and values, and every list answers the same.
 func TestBackupRoundTrip(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	w := newIsolationWorld(s, admin)
 	idem := req{method: "POST", path: "/api/resources/tenants", token: admin, body: map[string]any{"name": "Once"},
@@ -226,6 +227,7 @@ func readPaths(s *testServer, admin string, w *isolationWorld) []readPath {
 
 // TestBackupRoute: only operators take backups; the stream names itself as a download.
 func TestBackupRoute(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	ten := s.tenant(admin, "Nope", nil)
 	expect(t, s.do(req{method: "GET", path: "/api/admin/backup", token: ten.Token}), 403, "forbidden")
@@ -243,6 +245,7 @@ func TestBackupRoute(t *testing.T) {
 // TestStartRefusesNewerStore: a data directory stamped by a newer vmplane is refused
 // at start with a NewerSchemaError, and left as it was.
 func TestStartRefusesNewerStore(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t)
 	st, err := persistence.Open(persistence.Options{Dir: cfg.DataDir})
 	if err != nil {
@@ -277,6 +280,7 @@ func TestStartRefusesNewerStore(t *testing.T) {
 // version was recorded (the stamp deleted here) starts as version 1, is stamped, and
 // serves what it held.
 func TestStartStampsUnversionedStore(t *testing.T) {
+	t.Parallel()
 	s, admin := synced(t)
 	ten := s.tenant(admin, "Old", nil)
 	s.stop()

@@ -38,6 +38,7 @@ func refreshCookie(t *testing.T, r *response) *http.Cookie {
 // the CSRF header or from another origin is refused; a spent cookie is refused and
 // cleared; logout ends the login and clears the cookie.
 func TestBrowserSession(t *testing.T) {
+	t.Parallel()
 	s := startServer(t)
 	login := map[string]string{"email": testAdminEmail, "password": testAdminPassword}
 	expect(t, s.do(req{method: "POST", path: "/api/auth/browser/login", body: login}), 403, "forbidden")
@@ -98,6 +99,7 @@ func TestBrowserSession(t *testing.T) {
 // TestBrowserSessionTOTP: a user with a second factor signs in to the console in two
 // steps, the second of which sets the cookie.
 func TestBrowserSessionTOTP(t *testing.T) {
+	t.Parallel()
 	s := startServer(t)
 	admin := s.adminToken()
 	u := s.sessionUser(admin, s.newTenant(admin, "browser-totp"), "careful@example.test")

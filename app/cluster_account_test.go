@@ -22,6 +22,7 @@ import (
 // whose challenge a code completes on m2; the same code is refused on m0 with a new
 // challenge, and the spent challenge on every member.
 func TestClusterTOTPAcrossMembers(t *testing.T) {
+	t.Parallel()
 	ms, _ := startCluster(t, 3)
 	admin := ms[0].adminToken()
 	u := ms[0].sessionUser(admin, ms[0].newTenant(admin, "Two factors"), "two@example.test")
@@ -65,6 +66,7 @@ func TestClusterTOTPAcrossMembers(t *testing.T) {
 // TestClusterAPIKeyAcrossMembers: a key made on m0 works on m1, where its use is
 // recorded for every member to read; revoked on m2, it is refused on m0 and m1.
 func TestClusterAPIKeyAcrossMembers(t *testing.T) {
+	t.Parallel()
 	ms, _ := startCluster(t, 3)
 	admin := ms[0].adminToken()
 	k := ms[0].newKey(admin, map[string]any{"name": "billing panel", "scopes": []string{"read"}})
@@ -91,6 +93,7 @@ func TestClusterAPIKeyAcrossMembers(t *testing.T) {
 // it runs is ended by the member that takes the machine over, and its end is audited
 // there, under the request that started it on the member that left.
 func TestClusterTaskEndAuditedByTheNextOwner(t *testing.T) {
+	t.Parallel()
 	// Long enough that the task is still running when its member leaves.
 	ms, srv := startCluster(t, 3, func(c *Config) { c.SimOpDelay = 20 * time.Second })
 	admin := ms[0].adminToken()
@@ -139,6 +142,7 @@ func TestClusterTaskEndAuditedByTheNextOwner(t *testing.T) {
 // in once on m0 and is refused on m1; each request's audit entry, written wherever it
 // was answered, is read on m1.
 func TestClusterOwnAccountAcrossMembers(t *testing.T) {
+	t.Parallel()
 	smtpd := mailtest.Start(t, mailtest.Options{User: "relay", Password: "relay-password"})
 	ms, _ := startCluster(t, 3, withMail(smtpd))
 	admin := ms[0].adminToken()

@@ -60,6 +60,7 @@ func oneCreated(t *testing.T, what string, statuses []int) {
 // TestClusterUniqueEmailsAndTenantNames: creates of one e-mail, or of one tenant name
 // in any case, sent to three members at once make one record; the rest are 409.
 func TestClusterUniqueEmailsAndTenantNames(t *testing.T) {
+	t.Parallel()
 	ms, _ := startCluster(t, 3)
 	admin := ms[0].adminToken()
 	for round := 0; round < 3; round++ {
@@ -93,6 +94,7 @@ func TestClusterUniqueEmailsAndTenantNames(t *testing.T) {
 // one admin; only the member that created it logs its generated password, and the
 // password logs in on every member.
 func TestClusterFirstAdminOnce(t *testing.T) {
+	t.Parallel()
 	srv := etcdtest.Start(t)
 	const n = 3
 	ms := make([]*testServer, n)
@@ -165,6 +167,7 @@ func TestClusterFirstAdminOnce(t *testing.T) {
 // answered by one member refuses the old tokens on every other member at once, access
 // and refresh alike.
 func TestClusterRevocationHoldsOnEveryMember(t *testing.T) {
+	t.Parallel()
 	ms, _ := startCluster(t, 3)
 	admin := ms[0].adminToken()
 	u := ms[1].sessionUser(admin, ms[2].newTenant(admin, "Revoked"), "revoked@example.test")
@@ -207,6 +210,7 @@ func TestClusterRevocationHoldsOnEveryMember(t *testing.T) {
 // TestClusterConsoleTicketOnce: a console ticket issued by one member opens the
 // console on another, once; the ticket is then refused on every member.
 func TestClusterConsoleTicketOnce(t *testing.T) {
+	t.Parallel()
 	ms, _ := startCluster(t, 3)
 	admin := ms[0].adminToken()
 	ms[0].sync(admin)
@@ -237,6 +241,7 @@ func TestClusterConsoleTicketOnce(t *testing.T) {
 // every member's cache has heard of it fails; 900 ms late (longer than the change
 // waits), a cache that serves while its watch lags fails.
 func TestClusterStandingNeverStale(t *testing.T) {
+	t.Parallel()
 	ms, slow := startClusterSlowM2(t)
 	admin := ms[0].adminToken()
 	u := ms[1].sessionUser(admin, ms[2].newTenant(admin, "Never stale"), "never-stale@example.test")

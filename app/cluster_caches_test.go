@@ -33,6 +33,7 @@ func startClusterSlowM2(t *testing.T) ([]*testServer, *etcdtest.Proxy) {
 // before and m2 hears from etcd 300 ms late (its answers and its watch): a member that
 // served its cached page without catching up with its watch first fails here.
 func TestClusterMachineListNeverStale(t *testing.T) {
+	t.Parallel()
 	ms, slow := startClusterSlowM2(t)
 	admin := ms[0].adminToken()
 	ms[0].sync(admin) // the templates
@@ -77,6 +78,7 @@ func TestClusterMachineListNeverStale(t *testing.T) {
 // the very next request on every other member, though each had just served the key
 // from its cache and m2 hears from etcd 300 ms late.
 func TestClusterKeyRevocationNeverStale(t *testing.T) {
+	t.Parallel()
 	ms, slow := startClusterSlowM2(t)
 	admin := ms[0].adminToken()
 	slow.Delay(300 * time.Millisecond)
@@ -104,6 +106,7 @@ func TestClusterKeyRevocationNeverStale(t *testing.T) {
 // kit.ScanIndexMany), hold every key made through another member just before, with m2
 // hearing from etcd 300 ms late, and each key once across the pages.
 func TestClusterIndexedListReadsAcrossMembers(t *testing.T) {
+	t.Parallel()
 	ms, slow := startClusterSlowM2(t)
 	admin := ms[0].adminToken()
 	ten := ms[1].tenant(admin, "Keyed", nil)
@@ -151,6 +154,7 @@ func TestClusterIndexedListReadsAcrossMembers(t *testing.T) {
 // answered next lets the very next write through everywhere (a suspended tenant is
 // never kept, so no member refuses from memory).
 func TestClusterSuspensionNeverStale(t *testing.T) {
+	t.Parallel()
 	ms, slow := startClusterSlowM2(t)
 	admin := ms[0].adminToken()
 	ten := ms[1].tenant(admin, "Standing", nil)
@@ -194,6 +198,7 @@ func TestClusterSuspensionNeverStale(t *testing.T) {
 // request on every other member, though each had just served it and m2 hears from etcd
 // 300 ms late; enabled again through another member, the key works at once everywhere.
 func TestClusterKeyUserNeverStale(t *testing.T) {
+	t.Parallel()
 	ms, slow := startClusterSlowM2(t)
 	admin := ms[0].adminToken()
 	ten := ms[1].tenant(admin, "KeyUser", nil)

@@ -15,6 +15,7 @@ import (
 // forwards to it while it stops are served there or refused as not delivered, and the
 // forwarding member then finds the entity's next owner. No request fails.
 func TestClusterGracefulLeaveLosesNoRequest(t *testing.T) {
+	t.Parallel()
 	ms, srv := startCluster(t, 2)
 	a, b := ms[0], ms[1]
 	admin := a.adminToken()

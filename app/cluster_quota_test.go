@@ -70,6 +70,7 @@ func usageOf(m *testServer, tok string) tenants.Usage {
 // machine's sizes as its record stands, the resized one's included), and the tenant's
 // usage counter is the sum of its machines at the end.
 func TestClusterQuotaHoldsUnderConcurrentCreates(t *testing.T) {
+	t.Parallel()
 	ms, _ := startCluster(t, 3)
 	admin := ms[0].adminToken()
 	ms[0].sync(admin)
@@ -122,6 +123,7 @@ func TestClusterQuotaHoldsUnderConcurrentCreates(t *testing.T) {
 // address's record, and a create that lost its address to another member's is made
 // again with the next free one. The pool's count is the machines'.
 func TestClusterConcurrentCreatesNeverShareAnAddress(t *testing.T) {
+	t.Parallel()
 	ms, _ := startCluster(t, 3)
 	admin := ms[0].adminToken()
 	ms[0].sync(admin)

@@ -57,6 +57,7 @@ func memberNot(ms []*testServer, name string) (*testServer, string) {
 // run records the task's outcome: the run waits for the task on the schedule's member,
 // which learns of the end only through the store.
 func TestClusterScheduleRunsMachineOfAnotherMember(t *testing.T) {
+	t.Parallel()
 	ms, srv := startCluster(t, 3)
 	admin := ms[0].adminToken()
 	ms[0].sync(admin)
@@ -100,6 +101,7 @@ func TestClusterScheduleRunsMachineOfAnotherMember(t *testing.T) {
 // A health check read on any member shows what its owner knows: the same latest result
 // and recent results everywhere, in the check's read and in the list.
 func TestClusterHealthCheckReadsAgree(t *testing.T) {
+	t.Parallel()
 	ms, _ := startCluster(t, 3)
 	admin := ms[0].adminToken()
 	target := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
@@ -151,6 +153,7 @@ func TestClusterHealthCheckReadsAgree(t *testing.T) {
 // POST /api/virt/sync on every member at once adopts each hypervisor machine once:
 // every sync runs on the member where the sync entity is active, one at a time.
 func TestClusterSyncsAtOnceAdoptOnce(t *testing.T) {
+	t.Parallel()
 	ms, _ := startCluster(t, 3)
 	admin := ms[0].adminToken()
 	results := make([]*response, len(ms))

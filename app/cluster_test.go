@@ -75,6 +75,7 @@ type HealthReplyForTest struct {
 }
 
 func TestClusterHealthNamesEveryMember(t *testing.T) {
+	t.Parallel()
 	ms, _ := startCluster(t, 3)
 	for i, m := range ms {
 		var h HealthReplyForTest
@@ -93,6 +94,7 @@ func TestClusterHealthNamesEveryMember(t *testing.T) {
 }
 
 func TestClusterTokensReadsAndRetriesCrossMembers(t *testing.T) {
+	t.Parallel()
 	ms, _ := startCluster(t, 3)
 	// A token issued by one member is valid on all.
 	admin := ms[0].adminToken()
@@ -149,6 +151,7 @@ func TestClusterTokensReadsAndRetriesCrossMembers(t *testing.T) {
 // TestSigningKeyIsCreatedOnce starts the key's creation from many members at once on
 // one store: every one must come back with the same key, the one stored.
 func TestSigningKeyIsCreatedOnce(t *testing.T) {
+	t.Parallel()
 	srv := etcdtest.Start(t)
 	store, err := persistence.OpenEtcd(persistence.EtcdOptions{Endpoints: srv.Endpoints(), Prefix: "/jwt/"})
 	if err != nil {
@@ -184,6 +187,7 @@ func TestSigningKeyIsCreatedOnce(t *testing.T) {
 // 503 degraded, writes are refused with 503 (never a 500, nothing half-written), and
 // everything works again once etcd is back, with no member restarted.
 func TestClusterEtcdOutageIsA503AndHeals(t *testing.T) {
+	t.Parallel()
 	ms, srv := startCluster(t, 2)
 	admin := ms[0].adminToken()
 	srv.Stop()
@@ -230,6 +234,7 @@ func TestClusterEtcdOutageIsA503AndHeals(t *testing.T) {
 // gets the events of a change made through another, and resumes on a third with
 // Last-Event-ID, getting exactly what it missed.
 func TestClusterEventsAcrossMembers(t *testing.T) {
+	t.Parallel()
 	ms, _ := startCluster(t, 3)
 	admin := ms[0].adminToken()
 	ms[0].sync(admin)

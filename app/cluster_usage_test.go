@@ -38,6 +38,7 @@ func counterRetries(ms []*testServer) uint64 {
 // over the members: writes that raced on the counter were retried, and every one
 // landed.
 func TestClusterUsageCountersExactUnderConcurrentWrites(t *testing.T) {
+	t.Parallel()
 	const n = 12
 	ms, _ := startCluster(t, 3, func(c *Config) { c.SimMachines = n })
 	admin := ms[0].adminToken()
@@ -127,6 +128,7 @@ func TestClusterUsageCountersExactUnderConcurrentWrites(t *testing.T) {
 // here as such a write leaves it) counts against the quota all the same. Once it
 // leaves, the counters are built again from the machines, exact, and trusted.
 func TestClusterUsageFallsBackWhileAMemberDoesNotCount(t *testing.T) {
+	t.Parallel()
 	ms, _ := startCluster(t, 3)
 	admin := ms[0].adminToken()
 	ms[0].sync(admin)

@@ -174,6 +174,7 @@ func clusterCreatesAtOnce(t *testing.T, ms []*testServer, n int) map[int]string 
 // each is waited for or they overlap on the hypervisor: a member that picked a vmid
 // another member took meanwhile takes the next free one, and never fails the task.
 func TestClusterSequentialCreatesGetOwnVMIDs(t *testing.T) {
+	t.Parallel()
 	t.Run("waited for", func(t *testing.T) {
 		ms, _ := startCluster(t, 3)
 		clusterCreatesOneByOne(t, ms, 9, true)
@@ -186,6 +187,7 @@ func TestClusterSequentialCreatesGetOwnVMIDs(t *testing.T) {
 
 // Sixty creates at once spread over three members all succeed, with sixty vmids.
 func TestClusterConcurrentCreatesGetOwnVMIDs(t *testing.T) {
+	t.Parallel()
 	ms, _ := startCluster(t, 3, busyCluster(3*time.Second))
 	clusterCreatesAtOnce(t, ms, 60)
 }
@@ -194,6 +196,7 @@ func TestClusterConcurrentCreatesGetOwnVMIDs(t *testing.T) {
 // vmid: three members creating at once each take the next one when another's clone
 // got theirs, and all sixty creates succeed.
 func TestClusterProxmoxConcurrentCreatesGetOwnVMIDs(t *testing.T) {
+	t.Parallel()
 	f := pvefake.New(pvefake.Config{})
 	t.Cleanup(f.Close)
 	ms, _ := startCluster(t, 3, onProxmox(f), func(c *Config) {

@@ -73,6 +73,7 @@ func startMemberProc(t *testing.T, srv *etcdtest.Server, name string) *memberPro
 // its Idempotency-Key on the next member, a retry on any member gets the first answer,
 // and the restarted member serves.
 func TestClusterKillTrials(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts member processes")
 	}

@@ -18,6 +18,7 @@ import (
 // away, 200 once it is back. A request that does not answer in time fails the test.
 // The answer says what the member knows: its lease unconfirmed while etcd is away.
 func TestClusterHealthAnswersWhileEtcdIsAway(t *testing.T) {
+	t.Parallel()
 	srv := etcdtest.Start(t)
 	proxy := etcdtest.NewProxy(t, srv)
 	member := func(name string, endpoints []string) *testServer {

@@ -14,6 +14,7 @@ import (
 // cache, gzipped when asked; every answer carries the CSP and the other headers; the
 // API's unknown paths stay problem JSON, and /metrics is untouched.
 func TestConsoleServed(t *testing.T) {
+	t.Parallel()
 	s := startServer(t)
 	index := s.do(req{method: "GET", path: "/"})
 	if index.Status != 200 || !strings.HasPrefix(index.Header.Get("Content-Type"), "text/html") {
@@ -72,6 +73,7 @@ func TestConsoleServed(t *testing.T) {
 
 // TestConsoleOff: with --ui=false, the console's paths are the API's 404.
 func TestConsoleOff(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, func(c *Config) { c.UI = false })
 	expect(t, s.do(req{method: "GET", path: "/"}), 404, "not_found")
 	expect(t, s.do(req{method: "GET", path: "/machines"}), 404, "not_found")

@@ -242,6 +242,7 @@ func TestIdempotencyRetryAfterCrashEveryGroup(t *testing.T) {
 // a member whose lease then ends (as a killed member's does), get their one answer
 // from a retry through a member that lives.
 func TestClusterRetryAfterMemberDiedCompletesEveryGroup(t *testing.T) {
+	t.Parallel()
 	ms, _ := startCluster(t, 3)
 	admin := ms[0].adminToken()
 	ms[0].sync(admin)

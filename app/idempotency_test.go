@@ -158,6 +158,7 @@ func TestIdempotencyRetryAfterCrashCompletes(t *testing.T) {
 // claims are kept by the member that died, or by a member that lives (which then holds
 // them as in flight for the dead one).
 func TestClusterRetryAfterMemberDiedCompletes(t *testing.T) {
+	t.Parallel()
 	ms, _ := startCluster(t, 3)
 	admin := ms[0].adminToken()
 	type cut struct {

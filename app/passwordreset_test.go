@@ -26,6 +26,7 @@ var resetLinkRe = regexp.MustCompile(`https://panel\.example\.test/reset-passwor
 // an account and one without, a real SMTP server receives one mail (for the account),
 // its link sets the new password once, and every session of the user ends.
 func TestPasswordResetByMail(t *testing.T) {
+	t.Parallel()
 	smtpd := mailtest.Start(t, mailtest.Options{User: "relay", Password: "relay-password"})
 	s := startServer(t, withMail(smtpd))
 	admin := s.adminToken()
@@ -87,6 +88,7 @@ func mustBody(t *testing.T, s *testServer, email string) []byte {
 // Without an SMTP server a reset is refused as such; reset requests spend the login
 // limits of the address they name.
 func TestPasswordResetOffAndLimited(t *testing.T) {
+	t.Parallel()
 	s := startServer(t)
 	r := s.do(req{method: "POST", path: "/api/auth/password-reset", body: map[string]any{"email": "any@example.test"}})
 	expect(t, r, 403, "forbidden")

@@ -15,6 +15,7 @@ const smallProfile = "store-cache-mb = 8\nstore-memtable-mb = 8\nstore-index-cac
 // store sizes refuse values Badger cannot work with, and a server with the profile
 // serves writes and reads.
 func TestSmallApplianceProfile(t *testing.T) {
+	t.Parallel()
 	l, err := Load([]string{"--config", writeConfig(t, smallProfile)}, envOfMap(nil))
 	if err != nil {
 		t.Fatal(err)

@@ -40,6 +40,7 @@ func tenantNameKeys(t *testing.T, st persistence.Store) int {
 // release had none), the machine is its tenant's and only its tenant's, and the
 // signing key stored then still signs. The fixtures' READMEs say how they were made.
 func TestUpgradeFromV1Store(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		fixture string
 		// indexed: the release kept the tenant-name index itself.
@@ -148,6 +149,7 @@ func upgradeFixture(t *testing.T, fixture string, indexed bool) {
 // index) migrate it once between them: one logs the migration, the other waits on the
 // upgrade lock and finds it done; both then refuse the tenant's name ignoring case.
 func TestClusterMembersMigrateOnce(t *testing.T) {
+	t.Parallel()
 	srv := etcdtest.Start(t)
 	clustered := func(i int) Config {
 		cfg := testConfig(t)
@@ -244,6 +246,7 @@ func countersExact(t *testing.T, st persistence.Store) {
 // wrote them), is migrated to version 3 once: every counter is exact, and the quota
 // checks read them (a create past the quota is refused, one within it accepted).
 func TestUpgradeFromV2StoreBuildsUsageCounters(t *testing.T) {
+	t.Parallel()
 	core, logs := observer.New(zapcore.InfoLevel)
 	cfg := testConfig(t)
 	s := &testServer{t: t, cfg: cfg, client: &http.Client{Timeout: 30 * time.Second}, log: zap.New(core)}

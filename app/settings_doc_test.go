@@ -14,6 +14,7 @@ import (
 // exist. A default cell names the default as code (`1h`, `local-lvm`); a setting whose
 // default is empty says in words what happens instead (none, generated, ...).
 func TestSettingsTable(t *testing.T) {
+	t.Parallel()
 	rows := docSettings(t, settingsPage)
 	var c Config
 	for _, s := range c.table() {

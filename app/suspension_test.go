@@ -155,6 +155,7 @@ func TestSuspendActionSetting(t *testing.T) {
 // On etcd, a suspension made through one member refuses the tenant's writes through
 // every member, and its end lets them through again everywhere.
 func TestClusterSuspendRefusesWritesOnEveryMember(t *testing.T) {
+	t.Parallel()
 	ms, _ := startCluster(t, 3)
 	admin := ms[0].adminToken()
 	ten := ms[0].tenant(admin, "Spread", nil)

@@ -28,6 +28,7 @@ type totpProblem struct {
 // a challenge, completed by a code once; a session that only gave the password gets
 // nothing; an operator's reset ends every session and logins need no code again.
 func TestTOTPOverHTTP(t *testing.T) {
+	t.Parallel()
 	s := startServer(t)
 	admin := s.adminToken()
 	tenant := s.newTenant(admin, "totp-tenant")

@@ -284,6 +284,7 @@ func conformWebhooks(t *testing.T, s *testServer, admin, tenant, tok string, ok 
 // fake clock advanced past the backoff) is made by a member still running, and the
 // event is delivered once more, not once per member.
 func TestClusterWebhookSurvivesOriginDeath(t *testing.T) {
+	t.Parallel()
 	clock := clockwork.NewFakeClockAt(time.Now())
 	ms, _ := startCluster(t, 3, func(c *Config) { c.WebhookClock = clock })
 	admin := ms[0].adminToken()
