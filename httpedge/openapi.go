@@ -10,10 +10,15 @@ import (
 // The OpenAPI document is built by package openapi from the route table: each
 // documented route is passed as an openapi.Operation, its Route without the handler
 // (api.Route.Operation).
-// The document is built once, in New, as the route table is fixed once New returns.
+// The document is built once, on its first use, as the route table is fixed once New
+// returns: not in New, where it would cost every start (some 20 ms, a second under the
+// race detector) for a document most processes are never asked for.
 
-// openAPIDoc returns the document built in New; callers must not modify it.
-func (s *Server) openAPIDoc() ([]byte, error) { return s.openapiDoc, s.openapiErr }
+// openAPIDoc returns the route table's document; callers must not modify it.
+func (s *Server) openAPIDoc() ([]byte, error) {
+	s.openapiOnce.Do(func() { s.openapiDoc, s.openapiErr = buildOpenAPI(s.version, s.routes) })
+	return s.openapiDoc, s.openapiErr
+}
 
 // buildOpenAPI generates the document of a route table; hidden routes are left out.
 func buildOpenAPI(version string, routes []api.Route) ([]byte, error) {

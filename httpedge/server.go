@@ -151,9 +151,12 @@ type Server struct {
 	// streams are the Stream routes, whose bodies their handlers read (bodyWithin).
 	streams []streamRoute
 
-	// The OpenAPI document, built once from the route table, which is fixed after New.
-	openapiDoc []byte
-	openapiErr error
+	// The OpenAPI document, built once from the route table (fixed after New), on its
+	// first use.
+	openapiOnce sync.Once
+	openapiDoc  []byte
+	openapiErr  error
+	version     string
 }
 
 // New builds the edge and its route table.
@@ -190,7 +193,7 @@ func New(opts Options) *Server {
 			s.streams = append(s.streams, streamRoute{method: rt.Method, segs: strings.Split(rt.Path, "/")})
 		}
 	}
-	s.openapiDoc, s.openapiErr = buildOpenAPI(opts.Version, s.routes)
+	s.version = opts.Version
 	s.router = router.New()
 	s.router.HandleMethodNotAllowed = true
 	s.router.HandleOPTIONS = true

@@ -13,6 +13,7 @@ import (
 	"mime"
 	"path"
 	"strings"
+	"sync"
 
 	"github.com/valyala/fasthttp"
 )
@@ -26,13 +27,33 @@ const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 's
 // AssetsDir is the folder of the hashed files: a name there changes with its content.
 const AssetsDir = "assets/"
 
-// file is one built file, ready to answer: its bytes, gzipped once at start.
+// file is one built file, ready to answer: its bytes, and gzipped on the first request
+// that accepts gzip. Not at start: the whole console at the best level is some 50 ms of
+// CPU on a small machine (seconds under the race detector, which the tests start
+// hundreds of servers under), for files most processes never serve.
 type file struct {
-	body, gz []byte
-	ctype    string
-	etag     string
+	body  []byte
+	ctype string
+	etag  string
 	// immutable: a hashed asset, which never changes under its name.
 	immutable bool
+
+	gzOnce sync.Once
+	gz     []byte // nil when gzip would not make it smaller
+}
+
+// gzipped is the file's gzip encoding, nil when that is not smaller than the file.
+func (f *file) gzipped() []byte {
+	f.gzOnce.Do(func() {
+		var z bytes.Buffer
+		w, _ := gzip.NewWriterLevel(&z, gzip.BestCompression)
+		_, _ = w.Write(f.body)
+		_ = w.Close()
+		if z.Len() < len(f.body) {
+			f.gz = z.Bytes()
+		}
+	})
+	return f.gz
 }
 
 // Console answers the console's files.
@@ -41,7 +62,7 @@ type Console struct {
 	index *file
 }
 
-// New reads every file of fsys (index.html at its root) and compresses it.
+// New reads every file of fsys (index.html at its root).
 func New(fsys fs.FS) (*Console, error) {
 	c := &Console{files: map[string]*file{}}
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
@@ -58,13 +79,6 @@ func New(fsys fs.FS) (*Console, error) {
 		}
 		sum := sha256.Sum256(b)
 		f.etag = `"` + hex.EncodeToString(sum[:8]) + `"`
-		var z bytes.Buffer
-		w, _ := gzip.NewWriterLevel(&z, gzip.BestCompression)
-		_, _ = w.Write(b)
-		_ = w.Close()
-		if z.Len() < len(b) {
-			f.gz = z.Bytes()
-		}
 		c.files[p] = f
 		return nil
 	})
@@ -111,10 +125,12 @@ func (c *Console) Serve(rc *fasthttp.RequestCtx) {
 		return
 	}
 	rc.SetContentType(f.ctype)
-	if f.gz != nil && rc.Request.Header.HasAcceptEncoding("gzip") {
-		h.Set("Content-Encoding", "gzip")
-		rc.SetBody(f.gz)
-		return
+	if rc.Request.Header.HasAcceptEncoding("gzip") {
+		if gz := f.gzipped(); gz != nil {
+			h.Set("Content-Encoding", "gzip")
+			rc.SetBody(gz)
+			return
+		}
 	}
 	rc.SetBody(f.body)
 }
