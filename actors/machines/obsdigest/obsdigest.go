@@ -19,7 +19,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
-	"errors"
 	"time"
 
 	"go.uber.org/zap"
@@ -94,19 +93,23 @@ func (x *Digests) Stop() { x.data.Stop() }
 // Check runs the leader's part of the job now (derived.Data.Check), for tests.
 func (x *Digests) Check(ctx context.Context) error { return x.data.Check(ctx) }
 
-// Get answers machine id's digest, or nil when it is not to be trusted: the digests
-// are not trusted now, or the machine has none (its record was last written by a
-// release before them, or they were dropped since).
-func (x *Digests) Get(ctx context.Context, id string) ([]byte, error) {
+// All answers every machine's digest by machine id, read in one scan, or nil when
+// they are not to be trusted now. A machine without one is not in it.
+func (x *Digests) All(ctx context.Context) (map[string]string, error) {
 	ok, err := x.data.Trusted(ctx)
 	if err != nil || !ok {
 		return nil, err
 	}
-	v, err := x.store.Get(ctx, Key(id))
-	if errors.Is(err, persistence.ErrNotFound) {
-		return nil, nil
+	prefix := persistence.Prefix("vm-obs")
+	all := map[string]string{}
+	err = x.store.Scan(ctx, prefix, nil, 0, func(k, v []byte) error {
+		all[string(k[len(prefix):])] = string(v)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	return v, err
+	return all, nil
 }
 
 // dropBatch is how many digests one write of the build deletes.
