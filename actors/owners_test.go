@@ -25,6 +25,7 @@ import (
 	"github.com/vmplane/vmplane/actors/machines/capacity"
 	"github.com/vmplane/vmplane/actors/machines/counters"
 	"github.com/vmplane/vmplane/actors/machines/nodestate"
+	"github.com/vmplane/vmplane/actors/machines/obsdigest"
 	"github.com/vmplane/vmplane/actors/machines/quotahold"
 	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/actors/monitoring"
@@ -53,6 +54,7 @@ var keyTables = map[string][]persistence.KeyKind{
 	"actors/machines/tasks":     tasks.Keys,
 	"actors/machines/counters":  counters.Keys,
 	"actors/machines/nodestate": nodestate.Keys,
+	"actors/machines/obsdigest": obsdigest.Keys,
 	"actors/machines/quotahold": quotahold.Keys,
 	"actors/backups":            backups.Keys,
 	"actors/consoles":           consoles.Keys,

@@ -24,11 +24,12 @@ var rooms = map[string][]string{
 	"actors/limiter":            nil,
 	"actors/audit":              nil, // the audit log: every room writes its entries through kit
 	"actors/backups":            nil,
-	"actors/machines":           {"events", "alerts", "backups", "machines/listcache", "machines/capacity", "machines/tasks", "machines/counters", "machines/quotahold", "machines/media", "machines/nodestate"},
+	"actors/machines":           {"events", "alerts", "backups", "machines/listcache", "machines/capacity", "machines/tasks", "machines/counters", "machines/quotahold", "machines/media", "machines/nodestate", "machines/obsdigest"},
 	"actors/machines/tasks":     nil,                // the task records, below machines, which write them
 	"actors/machines/capacity":  {"alerts"},         // the nodes and the capacity arithmetic, below machines
 	"actors/machines/counters":  {"kit/derived"},    // the tenants' usage counters, below machines, which move them
 	"actors/machines/nodestate": {"kit/derived"},    // the machines by node and by state, below machines, which write them
+	"actors/machines/obsdigest": {"kit/derived"},    // the sync's digests of the machine records, below machines, which write them
 	"actors/machines/quotahold": {"machines/tasks"}, // the tenants' counted tasks in flight, below machines
 	"actors/machines/media":     {},                 // the media operations' parameters, checks and driver calls; no state
 	"actors/inventory":          {"machines", "machines/tasks", "machines/capacity", "backups"},

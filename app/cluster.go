@@ -16,6 +16,7 @@ import (
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/actors/machines/counters"
 	"github.com/vmplane/vmplane/actors/machines/nodestate"
+	"github.com/vmplane/vmplane/actors/machines/obsdigest"
 	"github.com/vmplane/vmplane/cluster"
 	"github.com/vmplane/vmplane/httpedge"
 	"github.com/vmplane/vmplane/persistence"
@@ -74,7 +75,7 @@ func (a *App) joinCluster(cfg Config, log *zap.Logger) (*member, error) {
 	}
 	// Join calls Lost at most once.
 	m.cluster, err = cluster.Join(cluster.Options{Client: store.Client(), Prefix: store.Prefix(), Name: name, Addr: addr,
-		Log: log.Named("cluster"), Lost: func() { close(m.lost) }, Maintains: []string{counters.Feature, nodestate.Feature}})
+		Log: log.Named("cluster"), Lost: func() { close(m.lost) }, Maintains: []string{counters.Feature, nodestate.Feature, obsdigest.Feature}})
 	if err != nil {
 		return nil, err
 	}

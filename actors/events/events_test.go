@@ -59,6 +59,28 @@ func TestSingleNodeGoneWhenTheBacklogDroppedEvents(t *testing.T) {
 	}
 }
 
+// The backlog is the last EventBacklog events, in order, however many times its
+// buffer was moved (once every EventBacklog events).
+func TestBacklogKeepsTheLastEventsInOrder(t *testing.T) {
+	e := New()
+	defer e.Close()
+	first := e.Latest() + 1
+	const n = 3*EventBacklog + 7
+	for range n {
+		e.Publish(EventTask, nil, "x")
+	}
+	kept, sub, _ := e.Subscribe(first+n-EventBacklog-1, nil)
+	sub.Close()
+	if len(kept) != EventBacklog {
+		t.Fatalf("%d events kept; want %d", len(kept), EventBacklog)
+	}
+	for i, ev := range kept {
+		if want := first + n - EventBacklog + uint64(i); ev.ID != want {
+			t.Fatalf("kept event %d has id %d; want %d", i, ev.ID, want)
+		}
+	}
+}
+
 func TestSingleNodeEveryEventIsLocal(t *testing.T) {
 	e := New()
 	defer e.Close()

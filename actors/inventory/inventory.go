@@ -301,6 +301,11 @@ func (c *Inventory) syncMachines(ctx context.Context, li hvloc.LocationInventory
 		return err
 	}
 	c.countTraffic(ctx, start, inv.Traffic, vmids)
+	// Read after the inventory, so that no digest is older than it (see Unchanged).
+	digests, err := c.machines.ObservedDigests(ctx)
+	if err != nil {
+		return err
+	}
 	type job struct {
 		id string
 		// m is the machine as the inventory shows it, as of at; nil: the hypervisor
@@ -342,7 +347,7 @@ func (c *Inventory) syncMachines(ctx context.Context, li hvloc.LocationInventory
 			}
 			// Only machines that differ are messaged: waking every machine's actor on
 			// each sync would keep a hundred thousand of them in memory for nothing.
-			same, stateDiffers := c.machines.Unchanged(ctx, id, hm)
+			same, stateDiffers := c.machines.Unchanged(ctx, id, hm, digests)
 			if same {
 				continue
 			}

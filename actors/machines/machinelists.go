@@ -8,6 +8,7 @@ import (
 	"github.com/vmplane/vmplane/actors/machines/capacity"
 	"github.com/vmplane/vmplane/actors/machines/listcache"
 	"github.com/vmplane/vmplane/actors/machines/nodestate"
+	"github.com/vmplane/vmplane/actors/machines/obsdigest"
 	"github.com/vmplane/vmplane/persistence"
 )
 
@@ -100,6 +101,21 @@ func putNodeState(b *persistence.Batch, prev, next *record) {
 		id = prev.ID
 	}
 	nodestate.Put(b, id, nodeStateOf(prev), nodeStateOf(next))
+	obsdigest.Put(b, id, observedDigest(prev), observedDigest(next))
+}
+
+// observedDigest is the digest (obsdigest) of what the sync compares of r: the fields
+// applyObserved reads and writes; nil: no record.
+func observedDigest(r *record) []byte {
+	switch {
+	case r == nil:
+		return nil
+	case r.TaskID != nil:
+		return []byte(obsdigest.TaskOwned)
+	}
+	m := &r.Machine
+	return obsdigest.Sum([]any{m.VMID, m.Name, m.Node, m.Status, m.CPUCores, m.MemoryMB, m.TemplateID,
+		m.Disks, m.DiskGB, m.Interfaces, m.Media, m.BootOrder, m.Display})
 }
 
 // nodeStateRecords is how the node/state index's build reads the machine records.

@@ -22,6 +22,7 @@ import (
 	"github.com/vmplane/vmplane/actors/machines/listcache"
 	"github.com/vmplane/vmplane/actors/machines/media"
 	"github.com/vmplane/vmplane/actors/machines/nodestate"
+	"github.com/vmplane/vmplane/actors/machines/obsdigest"
 	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
@@ -418,6 +419,8 @@ type Machines struct {
 	counters *counters.Counters
 	// nodeState keeps the index of machines by node and state (machinelists.go).
 	nodeState *nodestate.Index
+	// digests keep the trust in the sync's digests of the records (observed.go).
+	digests *obsdigest.Digests
 	// terminations are the timers of the machines marked for termination.
 	terminations kit.EntityTimers
 }
@@ -431,6 +434,7 @@ func startMachines(s *system) *Machines {
 	}, nil)
 	m.counters = counters.Start(counters.Deps{Runtime: s.rt, Counting: s.keeping(counters.Feature), Index: indexOf(s.store)})
 	m.nodeState = nodestate.Start(nodestate.Deps{Runtime: s.rt, Keeping: s.keeping(nodestate.Feature), Records: nodeStateRecords(s.store)})
+	m.digests = obsdigest.Start(obsdigest.Deps{Runtime: s.rt, Keeping: s.keeping(obsdigest.Feature)})
 	return m
 }
 
@@ -439,6 +443,7 @@ func startMachines(s *system) *Machines {
 func (m *Machines) Stop() {
 	m.counters.Stop()
 	m.nodeState.Stop()
+	m.digests.Stop()
 	m.terminations.Stop()
 	m.beginMu.Lock()
 	m.stopping.Store(true)
