@@ -113,17 +113,81 @@ func (u *Usage) closeHour(ctx context.Context, h time.Time, estimated bool) erro
 	for _, t := range tenants {
 		lines := byTenant[t]
 		slices.SortFunc(lines, func(a, b UsageLine) int { return cmp.Compare(a.MachineID, b.MachineID) })
-		val, err := persistence.Encode(hourVersion, hourRecord{Hour: h, Estimated: estimated, Machines: lines})
-		if err != nil {
+		if err := u.writeHour(ctx, t, h, estimated, lines); err != nil {
 			return err
-		}
-		k := hourKey(t, h)
-		b := new(persistence.Batch).Require(persistence.IfAbsent(k)).Put(k, val)
-		if err := u.store.Commit(ctx, b); err != nil && !persistence.IsConditionFailed(err) {
-			return err // a failed condition: another run counted this tenant's hour first
 		}
 	}
 	return u.markClosed(ctx, h, estimated, tenants)
+}
+
+// writeHour writes one tenant's hour: its first partLines lines in the hour's record,
+// the rest in parts of as many (usage-hour/<tenant>/<hour>/<run>/<n>), so that no value
+// passes the store's limit however many machines the tenant has (one record of a
+// tenant of 3,000 machines, or of the operator's adopted ones, did: the hour then
+// failed for every tenant, issue 33). The parts are written first, each its own batch,
+// under an id of this run; the record, which names the run and counts its parts, last,
+// on the condition that no run wrote it before. So a reader counts one run's parts or
+// none, a run that fails or loses the race leaves parts no record names (the loser
+// deletes its own, the retention any left), and a tenant's hour is still counted once.
+func (u *Usage) writeHour(ctx context.Context, tenant string, h time.Time, estimated bool, lines []UsageLine) error {
+	k := hourKey(tenant, h)
+	rec := hourRecord{Hour: h, Estimated: estimated, Machines: lines}
+	var parts [][]UsageLine
+	if len(lines) > partLines {
+		if _, err := u.store.Get(ctx, k); err == nil {
+			return nil // another run counted this tenant's hour first
+		} else if !errors.Is(err, persistence.ErrNotFound) {
+			return err
+		}
+		rec.Machines = lines[:partLines]
+		for rest := lines[partLines:]; len(rest) > 0; rest = rest[min(partLines, len(rest)):] {
+			parts = append(parts, rest[:min(partLines, len(rest))])
+		}
+		rec.Run, rec.Parts = persistence.NewID(), len(parts)
+		for i, part := range parts {
+			val, err := persistence.Encode(hourVersion, hourRecord{Hour: h, Estimated: estimated, Machines: part})
+			if err != nil {
+				return err
+			}
+			if err := u.store.Commit(ctx, new(persistence.Batch).Put(partKey(tenant, h, rec.Run, i+1), val)); err != nil {
+				return err
+			}
+		}
+	}
+	val, err := persistence.Encode(hourVersion, rec)
+	if err != nil {
+		return err
+	}
+	err = u.store.Commit(ctx, new(persistence.Batch).Require(persistence.IfAbsent(k)).Put(k, val))
+	if err == nil || !persistence.IsConditionFailed(err) {
+		return err
+	}
+	// Another run counted this tenant's hour first: ours are parts no record names.
+	if len(parts) > 0 {
+		keys := make([][]byte, len(parts))
+		for i := range parts {
+			keys[i] = partKey(tenant, h, rec.Run, i+1)
+		}
+		return u.deleteKeys(ctx, keys)
+	}
+	return nil
+}
+
+// deleteKeys deletes keys in batches of at most deleteChunk, in their order: a
+// cluster's etcd refuses a transaction of more than 128 operations by default.
+func (u *Usage) deleteKeys(ctx context.Context, keys [][]byte) error {
+	for len(keys) > 0 {
+		n := min(deleteChunk, len(keys))
+		b := new(persistence.Batch)
+		for _, k := range keys[:n] {
+			b.Del(k)
+		}
+		if err := u.store.Commit(ctx, b); err != nil {
+			return err
+		}
+		keys = keys[n:]
+	}
+	return nil
 }
 
 // markClosed records hour h closed with the tenants written for it. Two runs that
@@ -169,10 +233,16 @@ func (u *Usage) markClosed(ctx context.Context, h time.Time, estimated bool, ten
 }
 
 // Prune deletes the hours that ended more than Retention before now, a bounded number
-// per call (the job calls it every minute).
+// per call (the job calls it every minute): each hour's tenant records with their
+// parts (writeHour), those a run left unnamed included, and its marker last, so that a
+// prune cut short is done again from the marker.
 func (u *Usage) Prune(ctx context.Context, now time.Time) error {
 	cutoff := now.UTC().Add(-u.d.Retention)
-	b := new(persistence.Batch)
+	type due struct {
+		key []byte
+		c   closedRecord
+	}
+	var hours []due
 	err := u.store.Scan(ctx, persistence.Prefix("usage-closed"), nil, 24, func(k, v []byte) error {
 		var c closedRecord
 		if _, err := persistence.Decode(v, &c); err != nil {
@@ -181,17 +251,27 @@ func (u *Usage) Prune(ctx context.Context, now time.Time) error {
 		if c.Hour.Add(time.Hour).After(cutoff) {
 			return errStop
 		}
-		for _, t := range c.Tenants {
-			b.Del(hourKey(t, c.Hour))
-		}
-		b.Del(append([]byte(nil), k...))
+		hours = append(hours, due{append([]byte(nil), k...), c})
 		return nil
 	})
 	if err != nil && err != errStop {
 		return err
 	}
-	if len(b.Ops) == 0 {
-		return nil
+	for _, d := range hours {
+		var keys [][]byte
+		for _, t := range d.c.Tenants {
+			keys = append(keys, hourKey(t, d.c.Hour))
+			err := u.store.Scan(ctx, partsPrefix(t, d.c.Hour), nil, 0, func(k, _ []byte) error {
+				keys = append(keys, append([]byte(nil), k...))
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+		}
+		if err := u.deleteKeys(ctx, append(keys, d.key)); err != nil {
+			return err
+		}
 	}
-	return u.store.Commit(ctx, b)
+	return nil
 }

@@ -1,6 +1,7 @@
 package usage
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/vmplane/vmplane/persistence"
@@ -8,7 +9,7 @@ import (
 
 // Keys is the table of the keys this package writes.
 var Keys = []persistence.KeyKind{
-	{Prefix: "usage-hour", Holds: "usage-hour/<tenant, or - for the operator's machines>/<hour, 2006-01-02T15>: what the tenant's machines used in that hour"},
+	{Prefix: "usage-hour", Holds: "usage-hour/<tenant, or - for the operator's machines>/<hour, 2006-01-02T15>: what the tenant's machines used in that hour (its first lines); usage-hour/<tenant>/<hour>/<run>/<n>: the rest, in parts the hour's record names"},
 	{Prefix: "usage-closed", Holds: "usage-closed/<hour>: the hour is closed, with the tenants it wrote (for the retention)"},
 }
 
@@ -29,6 +30,16 @@ func tenantPart(tenant *string) string {
 
 func hourKey(tenant string, h time.Time) []byte {
 	return persistence.Key("usage-hour", tenant, hourName(h))
+}
+
+// partsPrefix is the prefix of the parts of a tenant's hour, every run's.
+func partsPrefix(tenant string, h time.Time) []byte {
+	return persistence.Prefix("usage-hour", tenant, hourName(h))
+}
+
+// partKey is the key of part n (from 1) of a tenant's hour written by run.
+func partKey(tenant string, h time.Time, run string, n int) []byte {
+	return persistence.Key("usage-hour", tenant, hourName(h), run, fmt.Sprintf("%06d", n))
 }
 
 func closedKey(h time.Time) []byte { return persistence.Key("usage-closed", hourName(h)) }

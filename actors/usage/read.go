@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"context"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/vmplane/vmplane/apierr"
@@ -60,8 +62,13 @@ func (u *Usage) read(ctx context.Context, tenant, machine string, from, to time.
 	sums := map[lineKey]*UsageLine{}
 	var order []lineKey
 	prefix := persistence.Prefix("usage-hour", tenant)
+	// The hour's record comes before its parts (a key before those it prefixes): the
+	// parts counted are the ones it names, not those a failed or losing run left.
+	var named string // "<hour>/<run>/" of the last record's parts
+	var parts int
 	err := u.store.Scan(ctx, prefix, hourKey(tenant, from.Add(-time.Hour)), 0, func(k, v []byte) error {
-		h, err := time.Parse(hourLayout, string(k[len(prefix):]))
+		name, part, isPart := strings.Cut(string(k[len(prefix):]), "/")
+		h, err := time.Parse(hourLayout, name)
 		if err != nil {
 			return nil
 		}
@@ -71,9 +78,18 @@ func (u *Usage) read(ctx context.Context, tenant, machine string, from, to time.
 		if h.Before(from) {
 			return nil
 		}
+		if isPart {
+			run, n, _ := strings.Cut(part, "/")
+			if i, err := strconv.Atoi(n); err != nil || named != name+"/"+run+"/" || i < 1 || i > parts {
+				return nil
+			}
+		}
 		var rec hourRecord
 		if _, err := persistence.Decode(v, &rec); err != nil {
 			return err
+		}
+		if !isPart {
+			named, parts = name+"/"+rec.Run+"/", rec.Parts
 		}
 		for _, l := range rec.Machines {
 			if machine != "" && l.MachineID != machine {

@@ -81,7 +81,19 @@ type hourRecord struct {
 	Hour      time.Time   `json:"hour"`
 	Estimated bool        `json:"estimated"`
 	Machines  []UsageLine `json:"machines"`
+	// Run and Parts name the parts that hold the lines after the first partLines
+	// (usage-hour/<tenant>/<hour>/<Run>/<n>, n from 1 to Parts); none when Parts is 0.
+	Run   string `json:"run,omitempty"`
+	Parts int    `json:"parts,omitempty"`
 }
+
+// partLines is how many machines' lines one value of an hour holds: some 330 bytes
+// each in JSON, so a value stays near a third of the store's 1 MB limit and within
+// etcd's request limit.
+const partLines = 1000
+
+// deleteChunk is how many keys one batch of the retention deletes.
+const deleteChunk = 100
 
 // closedRecord marks an hour closed (usage-closed/<hour>).
 type closedRecord struct {

@@ -3,6 +3,7 @@ package usage
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -378,5 +379,104 @@ func TestRacingClosersBothPruned(t *testing.T) {
 	}
 	if n != 0 {
 		t.Fatalf("%d hour records left after the retention; want none (the second closer's too)", n)
+	}
+}
+
+// TestLargeTenantHourInParts: a tenant with more machines than one value holds, and
+// the operator's machines as many (an adopted cluster), are counted whole: their hour
+// is written in parts, no value passes the store's limit, every other tenant's hour
+// is written too, and a machine's report finds its line in any part. Before the parts,
+// such a tenant's hour failed at the store's value limit and the hour was never closed
+// for any tenant.
+func TestLargeTenantHourInParts(t *testing.T) {
+	w := &world{}
+	store := openStore(t, t.TempDir())
+	u := newUsage(t, store, w)
+	var ms []Machine
+	const big, pool = 2*partLines + 321, 3 * partLines
+	for i := range big {
+		ms = append(ms, vm(fmt.Sprintf("a%05d", i), &tenantA, &plan1, 2, 1024, 10))
+	}
+	for i := range pool {
+		ms = append(ms, vm(fmt.Sprintf("o%05d", i), nil, nil, 1, 512, 5))
+	}
+	ms = append(ms, vm("b1", &tenantB, nil, 3, 1024, 10))
+	w.set(ms...)
+	closeAt(t, u, day.Add(time.Hour))
+	ctx := ctxFor(t)
+	for _, c := range []struct {
+		tenant      *string
+		lines       int
+		cores, disk int64
+	}{{&tenantA, big, 2 * big, 10 * big}, {nil, pool, pool, 5 * pool}, {&tenantB, 1, 3, 10}} {
+		r, err := u.Tenant(ctx, c.tenant, day, day.Add(time.Hour))
+		if err != nil || len(r.Lines) != c.lines || r.Totals.CoreHours != c.cores || r.Totals.DiskGBHours != c.disk || r.Gaps != 0 {
+			t.Fatalf("tenant %v: %d lines, totals %+v, %d gaps, %v; want %d lines, %d core-hours, %d disk-hours",
+				c.tenant, len(r.Lines), r.Totals, r.Gaps, err, c.lines, c.cores, c.disk)
+		}
+	}
+	last := fmt.Sprintf("a%05d", big-1) // in the last part
+	if r, err := u.Machine(ctx, &tenantA, last, day, day.Add(time.Hour)); err != nil || len(r.Lines) != 1 || r.Totals.CoreHours != 2 {
+		t.Fatalf("machine %s: %+v, %v; want its one line", last, r, err)
+	}
+	values := 0
+	err := store.Scan(ctx, persistence.Prefix("usage-hour"), nil, 0, func(k, v []byte) error {
+		values++
+		if len(v) > persistence.MaxValueSize/2 {
+			t.Errorf("%s holds %d bytes", k, len(v))
+		}
+		return nil
+	})
+	if err != nil || values != 3+2+2 { // three hour records, tenant A's two parts, the pool's two
+		t.Fatalf("%d hour values, %v; want 7", values, err)
+	}
+}
+
+// TestUnnamedPartsNotCountedAndPruned: parts no hour record names (a run that failed
+// before its record, or lost the race to another) are not counted, and the retention
+// deletes them with the hour.
+func TestUnnamedPartsNotCountedAndPruned(t *testing.T) {
+	w := &world{}
+	store := openStore(t, t.TempDir())
+	rt := kit.New(store, nil, kit.EntityOptions{})
+	t.Cleanup(rt.Shutdown)
+	d := w.deps(rt)
+	d.Retention = time.Hour
+	u := New(d)
+	var ms []Machine
+	for i := range partLines + 1 {
+		ms = append(ms, vm(fmt.Sprintf("a%05d", i), &tenantA, nil, 1, 1024, 10))
+	}
+	w.set(ms...)
+	ctx := ctxFor(t)
+	// A run that wrote a part and stopped, before the hour's record was written.
+	stray, err := persistence.Encode(hourVersion, hourRecord{Hour: day, Machines: []UsageLine{{MachineID: "a00000", Hours: 1, CoreHours: 99}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Commit(ctx, new(persistence.Batch).Put(partKey(tenantA, day, "failed-run", 1), stray)); err != nil {
+		t.Fatal(err)
+	}
+	closeAt(t, u, day.Add(time.Hour))
+	r, err := u.Tenant(ctx, &tenantA, day, day.Add(time.Hour))
+	if err != nil || len(r.Lines) != partLines+1 || r.Totals.CoreHours != partLines+1 {
+		t.Fatalf("got %d lines, %d core-hours, %v; want %d of each (the stray part not counted)", len(r.Lines), r.Totals.CoreHours, err, partLines+1)
+	}
+	// A second run of the same hour finds it counted and writes nothing.
+	if err := u.closeHour(ctx, day, false); err != nil {
+		t.Fatal(err)
+	}
+	if r2, err := u.Tenant(ctx, &tenantA, day, day.Add(time.Hour)); err != nil || r2.Totals.CoreHours != r.Totals.CoreHours {
+		t.Fatalf("after a second close: %+v, %v; want %+v", r2.Totals, err, r.Totals)
+	}
+	if err := u.Prune(ctx, day.Add(3*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	if err := store.Scan(ctx, persistence.Prefix("usage-hour"), nil, 0, func(_, _ []byte) error { n++; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Fatalf("%d hour values left after the retention; want none (the stray part's too)", n)
 	}
 }
