@@ -121,23 +121,52 @@ func observedDigest(r *record) []byte {
 // nodeStateRecords is how the node/state index's build reads the machine records.
 func nodeStateRecords(s persistence.Store) nodestate.Records {
 	return nodestate.Records{
-		IDs: func(ctx context.Context, fn func(id string) error) error {
-			prefix := persistence.Prefix("vm")
-			return s.Scan(ctx, prefix, nil, 0, func(k, _ []byte) error { return fn(string(k[len(prefix):])) })
-		},
+		IDs: recordIDs(s),
 		Get: func(ctx context.Context, id string) (nodestate.Entry, []byte, error) {
-			raw, err := s.Get(ctx, machineKey(id))
+			rec, raw, err := readRecord(ctx, s, id)
 			if err != nil {
 				return nodestate.Entry{}, nil, err
 			}
-			var rec record
-			if _, err := persistence.Decode(raw, &rec); err != nil {
-				return nodestate.Entry{}, nil, err
-			}
-			return *nodeStateOf(&rec), raw, nil
+			return *nodeStateOf(rec), raw, nil
 		},
 		Key: machineKey,
 	}
+}
+
+// digestRecords is how the digests' build reads the machine records.
+func digestRecords(s persistence.Store) obsdigest.Records {
+	return obsdigest.Records{
+		IDs: recordIDs(s),
+		Get: func(ctx context.Context, id string) ([]byte, []byte, error) {
+			rec, raw, err := readRecord(ctx, s, id)
+			if err != nil {
+				return nil, nil, err
+			}
+			return observedDigest(rec), raw, nil
+		},
+		Key: machineKey,
+	}
+}
+
+// recordIDs calls fn with every machine's id, in id order.
+func recordIDs(s persistence.Store) func(ctx context.Context, fn func(id string) error) error {
+	return func(ctx context.Context, fn func(id string) error) error {
+		prefix := persistence.Prefix("vm")
+		return s.Scan(ctx, prefix, nil, 0, func(k, _ []byte) error { return fn(string(k[len(prefix):])) })
+	}
+}
+
+// readRecord reads and decodes a machine's record, with its stored value.
+func readRecord(ctx context.Context, s persistence.Store, id string) (*record, []byte, error) {
+	raw, err := s.Get(ctx, machineKey(id))
+	if err != nil {
+		return nil, nil, err
+	}
+	var rec record
+	if _, err := persistence.Decode(raw, &rec); err != nil {
+		return nil, nil, err
+	}
+	return &rec, raw, nil
 }
 
 // Where is a filter of the machine list: each field set must match (Node is a node

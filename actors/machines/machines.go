@@ -434,7 +434,7 @@ func startMachines(s *system) *Machines {
 	}, nil)
 	m.counters = counters.Start(counters.Deps{Runtime: s.rt, Counting: s.keeping(counters.Feature), Index: indexOf(s.store)})
 	m.nodeState = nodestate.Start(nodestate.Deps{Runtime: s.rt, Keeping: s.keeping(nodestate.Feature), Records: nodeStateRecords(s.store)})
-	m.digests = obsdigest.Start(obsdigest.Deps{Runtime: s.rt, Keeping: s.keeping(obsdigest.Feature)})
+	m.digests = obsdigest.Start(obsdigest.Deps{Runtime: s.rt, Keeping: s.keeping(obsdigest.Feature), Records: digestRecords(s.store)})
 	return m
 }
 

@@ -180,3 +180,23 @@ func (c *markerCache) read(ctx context.Context, s persistence.Store, key []byte)
 	}
 	return err == nil, nil
 }
+
+// CommitTried commits what fill puts into a batch, filled again from fresh reads while
+// one of its conditions refuses it (a record changed meanwhile, and its own write kept
+// what is derived from it), at most tries times; it answers how many writes landed. A
+// Build uses it to write what it derives on the condition that the records are as read.
+func CommitTried(ctx context.Context, store persistence.Store, tries int, fill func(b *persistence.Batch) error) (int, error) {
+	for try := 1; ; try++ {
+		b := new(persistence.Batch)
+		if err := fill(b); err != nil || len(b.Ops) == 0 {
+			return 0, err
+		}
+		err := store.Commit(ctx, b)
+		if err == nil {
+			return len(b.Ops), nil
+		}
+		if !persistence.IsConditionFailed(err) || try == tries {
+			return 0, err
+		}
+	}
+}

@@ -192,7 +192,7 @@ const buildTries = 8
 // indexRecords writes the index keys of the machines ids, each on the condition that
 // its record is still as read, and answers how many keys it wrote.
 func (x *Index) indexRecords(ctx context.Context, ids []string) (int, error) {
-	return x.commitTried(ctx, func(b *persistence.Batch) error {
+	return derived.CommitTried(ctx, x.store, buildTries, func(b *persistence.Batch) error {
 		for _, id := range ids {
 			e, raw, err := x.records.Get(ctx, id)
 			if errors.Is(err, persistence.ErrNotFound) {
@@ -208,25 +208,6 @@ func (x *Index) indexRecords(ctx context.Context, ids []string) (int, error) {
 		}
 		return nil
 	})
-}
-
-// commitTried commits what fill puts into a batch, filled again from fresh reads
-// while one of its conditions refuses it (a machine changed meanwhile: its own write
-// indexed it), at most buildTries times; it answers how many writes landed.
-func (x *Index) commitTried(ctx context.Context, fill func(b *persistence.Batch) error) (int, error) {
-	for try := 1; ; try++ {
-		b := new(persistence.Batch)
-		if err := fill(b); err != nil || len(b.Ops) == 0 {
-			return 0, err
-		}
-		err := x.store.Commit(ctx, b)
-		if err == nil {
-			return len(b.Ops), nil
-		}
-		if !persistence.IsConditionFailed(err) || try == buildTries {
-			return 0, err
-		}
-	}
 }
 
 // dropStale deletes the keys under prefix (vm-node/ or vm-state/) whose machine's
@@ -263,7 +244,7 @@ func (x *Index) dropStale(ctx context.Context, prefix []byte) (int, error) {
 // them, each on the condition that the record is as read (or still absent).
 func (x *Index) dropKeys(ctx context.Context, prefix []byte, keys [][2]string) (int, error) {
 	byNode := string(prefix) == string(persistence.Prefix("vm-node"))
-	return x.commitTried(ctx, func(b *persistence.Batch) error {
+	return derived.CommitTried(ctx, x.store, buildTries, func(b *persistence.Batch) error {
 		for _, kv := range keys {
 			value, id := kv[0], kv[1]
 			e, raw, err := x.records.Get(ctx, id)

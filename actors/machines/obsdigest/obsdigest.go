@@ -4,14 +4,15 @@
 // 33: a Get and a JSON decode of a million records was the restart's whole sync). The
 // machines package owns the records, computes the digests and writes them in the batch
 // of every machine record write (Put); this package holds the keys and the trust in
-// them, and reads no record.
+// them, and its job reads the records through Records, by id, to make them exact.
 //
-// A store written before the digests has none: a missing digest means "read the
-// record". A member of an earlier release, still running in a rolling upgrade, writes
+// A missing digest means "read the record". A store written before the digests has
+// none, and a member of an earlier release, still running in a rolling upgrade, writes
 // records without their digest and would leave a digest that no longer matches its
-// record: the digests are trusted only once the job has dropped those left from such
-// a time and while every member keeps them (derived.Data), and until then the sync
-// reads the records, as it did before.
+// record: the digests are trusted only once the job has written every record's digest
+// again from the record (and dropped those of records gone) since such a time, and
+// while every member keeps them (derived.Data); until then the sync reads the
+// records, as it did before.
 package obsdigest
 
 import (
@@ -19,6 +20,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"go.uber.org/zap"
@@ -63,6 +65,17 @@ func Put(b *persistence.Batch, id string, prev, next []byte) {
 	}
 }
 
+// Records is how the build reads the machine records the digests are made of.
+type Records struct {
+	// IDs calls fn with every machine's id, in id order.
+	IDs func(ctx context.Context, fn func(id string) error) error
+	// Get reads one machine's digest, made of its record, and the record's stored
+	// value; persistence.ErrNotFound when there is none.
+	Get func(ctx context.Context, id string) (digest, raw []byte, err error)
+	// Key is the key of a machine's record: the build's writes require it unchanged.
+	Key func(id string) []byte
+}
+
 // Deps are what the digests' keeping needs from the machines above.
 type Deps struct {
 	Runtime *kit.Runtime
@@ -70,18 +83,20 @@ type Deps struct {
 	// (announces Feature), and how many members that do not this member has seen
 	// join; nil on a single node.
 	Keeping func() (all bool, without uint64)
+	Records Records
 }
 
 // Digests is one member's keeping of the digests: whether the sync may trust them,
-// and the job that drops untrustworthy ones.
+// and the job that makes them exact.
 type Digests struct {
-	store persistence.Store
-	data  *derived.Data
+	store   persistence.Store
+	records Records
+	data    *derived.Data
 }
 
 // Start starts keeping the digests: the job runs from now until Stop.
 func Start(d Deps) *Digests {
-	x := &Digests{store: d.Runtime.Store}
+	x := &Digests{store: d.Runtime.Store, records: d.Records}
 	x.data = derived.Start(derived.Deps{Runtime: d.Runtime, Job: job, Marker: markerKey, Check: check,
 		Keeping: d.Keeping, Build: x.build})
 	return x
@@ -112,46 +127,74 @@ func (x *Digests) All(ctx context.Context) (map[string]string, error) {
 	return all, nil
 }
 
-// dropBatch is how many digests one write of the build deletes.
-const dropBatch = 1024
+// buildBatch is how many machines one write of the build covers.
+const buildBatch = 512
 
-// build drops every digest: one that a member of an earlier release left behind its
-// record's write cannot be told from a good one without reading the record. Records
-// written from now on carry their digest again; the sync reads the record of a machine
-// without one. A digest written while this runs may be dropped too: that is a missing
-// digest, never a wrong one.
+// buildTries bounds the tries of one batch of the build that concurrent writes of its
+// machines keep refusing; the job tries again at its next run.
+const buildTries = 8
+
+// build makes every digest exact while the machines change, as the node and state
+// index's build does: each record's digest is written on the condition that the
+// record is as read (a record written since wrote its own digest), which replaces one
+// that a member of an earlier release left stale behind its record's write and makes
+// the ones a store from before the digests lacks; then every digest whose record is
+// gone is deleted on the condition that it is still gone. A batch refused because one
+// of its records changed is made again from fresh reads.
 func (x *Digests) build(ctx context.Context) (zap.Field, error) {
-	dropped := 0
-	var keys [][]byte
-	flush := func() error {
-		if len(keys) == 0 {
+	written, removed := 0, 0
+	var pending []string
+	flush := func(write bool) error {
+		n, err := derived.CommitTried(ctx, x.store, buildTries, func(b *persistence.Batch) error {
+			for _, id := range pending {
+				d, raw, err := x.records.Get(ctx, id)
+				switch {
+				case errors.Is(err, persistence.ErrNotFound):
+					if !write {
+						b.Require(persistence.IfAbsent(x.records.Key(id))).Del(Key(id))
+					}
+				case err != nil:
+					return err
+				case write:
+					b.Require(persistence.IfValue(x.records.Key(id), raw)).Put(Key(id), d)
+				}
+			}
 			return nil
+		})
+		pending = pending[:0]
+		if write {
+			written += n
+		} else {
+			removed += n
 		}
-		b := new(persistence.Batch)
-		for _, k := range keys {
-			b.Del(k)
-		}
-		keys = keys[:0]
-		if err := x.store.Commit(ctx, b); err != nil {
-			return err
-		}
-		dropped += len(b.Ops)
-		return nil
+		return err
 	}
-	err := x.store.Scan(ctx, persistence.Prefix("vm-obs"), nil, 0, func(k, _ []byte) error {
-		keys = append(keys, append([]byte{}, k...))
-		if len(keys) < dropBatch {
+	err := x.records.IDs(ctx, func(id string) error {
+		if pending = append(pending, id); len(pending) < buildBatch {
 			return nil
 		}
-		return flush()
+		return flush(true)
 	})
 	if err == nil {
-		err = flush()
+		err = flush(true)
 	}
 	if err != nil {
 		return zap.Skip(), err
 	}
-	return zap.Int("digests_dropped", dropped), nil
+	prefix := persistence.Prefix("vm-obs")
+	err = x.store.Scan(ctx, prefix, nil, 0, func(k, _ []byte) error {
+		if pending = append(pending, string(k[len(prefix):])); len(pending) < buildBatch {
+			return nil
+		}
+		return flush(false)
+	})
+	if err == nil {
+		err = flush(false)
+	}
+	if err != nil {
+		return zap.Skip(), err
+	}
+	return zap.Dict("digests", zap.Int("written", written), zap.Int("stale_removed", removed)), nil
 }
 
 // TaskOwned is the digest of a record a task owns: the sync leaves such a machine to
