@@ -37,7 +37,7 @@ const Feature = "machine-observed-digest"
 // Keys is the table of the keys this package writes.
 var Keys = []persistence.KeyKind{
 	{Prefix: "vm-obs", Holds: "vm-obs/<machine>: a digest of what the sync compares of a machine's record, kept in the batch of every machine record write (actors/machines/obsdigest)"},
-	{Prefix: "meta/machine-observed-digest", Holds: "present once the digests left by members that do not keep them were dropped: the sync trusts vm-obs/"},
+	{Prefix: "meta/machine-observed-digest", Holds: "present once every record's digest was written again from the record since a member that does not keep them was live: the sync trusts vm-obs/"},
 }
 
 var markerKey = persistence.Key(persistence.KindMeta, "machine-observed-digest")
