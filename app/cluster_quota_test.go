@@ -70,7 +70,9 @@ func usageOf(m *testServer, tok string) tenants.Usage {
 // machine's sizes as its record stands, the resized one's included), and the tenant's
 // usage counter is the sum of its machines at the end.
 func TestClusterQuotaHoldsUnderConcurrentCreates(t *testing.T) {
-	t.Parallel()
+	// Not parallel: a burst of concurrent writes through three members, each
+	// answered within the edge's 15 s; beside the other cluster tests on a busy
+	// two-core machine some were seen to time out (504).
 	ms, _ := startCluster(t, 3)
 	admin := ms[0].adminToken()
 	ms[0].sync(admin)
@@ -123,7 +125,9 @@ func TestClusterQuotaHoldsUnderConcurrentCreates(t *testing.T) {
 // address's record, and a create that lost its address to another member's is made
 // again with the next free one. The pool's count is the machines'.
 func TestClusterConcurrentCreatesNeverShareAnAddress(t *testing.T) {
-	t.Parallel()
+	// Not parallel: a burst of concurrent writes through three members, each
+	// answered within the edge's 15 s; beside the other cluster tests on a busy
+	// two-core machine some were seen to time out (504).
 	ms, _ := startCluster(t, 3)
 	admin := ms[0].adminToken()
 	ms[0].sync(admin)

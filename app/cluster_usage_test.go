@@ -38,7 +38,9 @@ func counterRetries(ms []*testServer) uint64 {
 // over the members: writes that raced on the counter were retried, and every one
 // landed.
 func TestClusterUsageCountersExactUnderConcurrentWrites(t *testing.T) {
-	t.Parallel()
+	// Not parallel: a burst of concurrent writes through three members, each
+	// answered within the edge's 15 s; beside the other cluster tests on a busy
+	// two-core machine some were seen to time out (504).
 	const n = 12
 	ms, _ := startCluster(t, 3, func(c *Config) { c.SimMachines = n })
 	admin := ms[0].adminToken()
