@@ -16,7 +16,7 @@ import (
 
 // openAPIDoc returns the route table's document; callers must not modify it.
 func (s *Server) openAPIDoc() ([]byte, error) {
-	s.openapiOnce.Do(func() { s.openapiDoc, s.openapiErr = buildOpenAPI(s.version, s.routes) })
+	s.openapiOnce.Do(func() { s.openapiDoc, s.openapiErr = buildOpenAPI(s.opts.Version, s.routes) })
 	return s.openapiDoc, s.openapiErr
 }
 

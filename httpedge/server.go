@@ -156,7 +156,6 @@ type Server struct {
 	openapiOnce sync.Once
 	openapiDoc  []byte
 	openapiErr  error
-	version     string
 }
 
 // New builds the edge and its route table.
@@ -193,7 +192,6 @@ func New(opts Options) *Server {
 			s.streams = append(s.streams, streamRoute{method: rt.Method, segs: strings.Split(rt.Path, "/")})
 		}
 	}
-	s.version = opts.Version
 	s.router = router.New()
 	s.router.HandleMethodNotAllowed = true
 	s.router.HandleOPTIONS = true
