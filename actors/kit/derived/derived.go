@@ -200,3 +200,15 @@ func CommitTried(ctx context.Context, store persistence.Store, tries int, fill f
 		}
 	}
 }
+
+// Records is how a Build reads the records it derives from, by id; E is what it
+// derives of one record.
+type Records[E any] struct {
+	// IDs calls fn with every record's id, in id order.
+	IDs func(ctx context.Context, fn func(id string) error) error
+	// Get reads what is derived of one record, and the record's stored value;
+	// persistence.ErrNotFound when there is none.
+	Get func(ctx context.Context, id string) (E, []byte, error)
+	// Key is the key of a record: a build's writes require it unchanged.
+	Key func(id string) []byte
+}

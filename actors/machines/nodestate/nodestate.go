@@ -99,16 +99,9 @@ func containsKey(ks [][]byte, k []byte) bool {
 	return false
 }
 
-// Records is how the index reads the machine records it derives from.
-type Records struct {
-	// IDs calls fn with every machine's id, in id order.
-	IDs func(ctx context.Context, fn func(id string) error) error
-	// Get reads one machine's entry and stored record value; persistence.ErrNotFound
-	// when there is none.
-	Get func(ctx context.Context, id string) (Entry, []byte, error)
-	// Key is the key of a machine's record: the build's writes require it unchanged.
-	Key func(id string) []byte
-}
+// Records is how the index reads the machine records it derives from: Get answers a
+// machine's Entry.
+type Records = derived.Records[Entry]
 
 // Deps are what the index needs from the machines above it.
 type Deps struct {

@@ -65,16 +65,9 @@ func Put(b *persistence.Batch, id string, prev, next []byte) {
 	}
 }
 
-// Records is how the build reads the machine records the digests are made of.
-type Records struct {
-	// IDs calls fn with every machine's id, in id order.
-	IDs func(ctx context.Context, fn func(id string) error) error
-	// Get reads one machine's digest, made of its record, and the record's stored
-	// value; persistence.ErrNotFound when there is none.
-	Get func(ctx context.Context, id string) (digest, raw []byte, err error)
-	// Key is the key of a machine's record: the build's writes require it unchanged.
-	Key func(id string) []byte
-}
+// Records is how the build reads the machine records the digests are made of: Get
+// answers a machine's digest, made of its record.
+type Records = derived.Records[[]byte]
 
 // Deps are what the digests' keeping needs from the machines above.
 type Deps struct {
