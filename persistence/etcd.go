@@ -130,6 +130,8 @@ type Etcd struct {
 	watchers watchList
 	leases   leaseBuckets
 	fence    atomic.Pointer[fence]
+	// readers, when set, are the members holding read leases (etcd_readers.go).
+	readers atomic.Pointer[Readers]
 	// unreachable is the error writes fail with while etcd does not answer.
 	unreachable atomic.Pointer[apierr.Error]
 	healthMu    sync.Mutex // orders the logging of health changes
@@ -568,7 +570,7 @@ func (s *Etcd) txn(ctx context.Context, conds []Cond, ops []Op) error {
 		// When the transaction fails, this read tells a lost fence from a condition.
 		orElse = append(orElse, clientv3.OpGet(f.key))
 	}
-	then := make([]clientv3.Op, 0, len(ops))
+	then := make([]clientv3.Op, 0, len(ops)+1)
 	for _, op := range ops {
 		k := s.prefix + string(op.Key)
 		switch {
@@ -584,6 +586,10 @@ func (s *Etcd) txn(ctx context.Context, conds []Cond, ops []Op) error {
 			then = append(then, clientv3.OpPut(k, string(op.Value)))
 		}
 	}
+	readers := s.readersOf()
+	if readers != nil {
+		then = append(then, s.readersOp(readers)) // last: settle reads it there
+	}
 	start := time.Now()
 	resp, err := s.c.Txn(ctx).If(cmps...).Then(then...).Else(orElse...).Commit()
 	s.metrics.observe("txn", start, err)
@@ -596,6 +602,14 @@ func (s *Etcd) txn(ctx context.Context, conds []Cond, ops []Op) error {
 	s.healthy()
 	s.txns.Add(1)
 	if resp.Succeeded {
+		if readers != nil {
+			if err := s.settle(readers, resp); err != nil {
+				// Written, and not yet seen by a member that may answer reads without
+				// asking etcd: the caller must not take it as acknowledged.
+				return fmt.Errorf("%w: %w", apierr.New(apierr.ErrTimeout,
+					"the write was made, but a member serving reads did not confirm it in time"), err)
+			}
+		}
 		return nil
 	}
 	if f != nil && fenceLost(resp, f) {
