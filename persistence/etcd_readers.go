@@ -65,10 +65,7 @@ func (s *Etcd) settle(r Readers, resp *clientv3.TxnResponse) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), settleWait)
 	defer cancel()
-	start := time.Now()
-	err := r.Settle(ctx, resp.Header.Revision, recs)
-	s.metrics.observe("settle", start, err)
-	return err
+	return r.Settle(ctx, resp.Header.Revision, recs)
 }
 
 // Seen returns once the watch has told the watchers of every write up to rev, and fails
