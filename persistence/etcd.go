@@ -115,6 +115,9 @@ type EtcdOptions struct {
 
 	// beforeGroup, when set (by tests only), runs in the writer before each group.
 	beforeGroup func()
+	// watchDelay, when set (by tests only), holds each of the watch's answers that
+	// long before the watchers hear of it: a member whose watch lags.
+	watchDelay time.Duration
 }
 
 // Etcd is the Store backed by an etcd cluster, shared by every member of a vmplane
@@ -124,6 +127,8 @@ type Etcd struct {
 	prefix  string
 	timeout time.Duration
 	log     *zap.Logger
+	// watchDelay is EtcdOptions.watchDelay.
+	watchDelay time.Duration
 
 	gate     gate
 	w        *writer
@@ -169,7 +174,8 @@ func OpenEtcd(opts EtcdOptions) (*Etcd, error) {
 	if len(opts.Endpoints) == 0 {
 		return nil, apierr.New(apierr.ErrInternal, "persistence: no etcd endpoints configured")
 	}
-	s := &Etcd{prefix: opts.Prefix, timeout: opts.RequestTimeout, log: opts.Logger, metrics: newEtcdMetrics()}
+	s := &Etcd{prefix: opts.Prefix, timeout: opts.RequestTimeout, log: opts.Logger, metrics: newEtcdMetrics(),
+		watchDelay: opts.watchDelay}
 	if s.prefix == "" {
 		s.prefix = DefaultEtcdPrefix
 	}
@@ -839,6 +845,9 @@ func (s *Etcd) watch(ctx context.Context, rev int64) {
 			}
 			if resp.Err() != nil {
 				break
+			}
+			if s.watchDelay > 0 {
+				time.Sleep(s.watchDelay)
 			}
 			for _, ev := range resp.Events {
 				s.watchers.notify(ev.Kv.Key[len(s.prefix):])
