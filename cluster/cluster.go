@@ -616,13 +616,22 @@ type Stats struct {
 	// Claims counts the entities this member claimed; Takeovers those of them a
 	// departed member held.
 	Claims, Takeovers uint64
+	// ReadLease is whether the member holds its read lease now (readlease.go);
+	// ReadLeaseReleases counts the times it gave it up because its watch lagged.
+	ReadLease         bool
+	ReadLeaseReleases uint64
 }
 
 // Stats reports the member's figures.
 func (c *Cluster) Stats() Stats {
 	c.mu.RLock()
-	defer c.mu.RUnlock()
-	return Stats{Members: len(c.members), Owned: len(c.owned), Claims: c.claims.Load(), Takeovers: c.takeovers.Load()}
+	st := Stats{Members: len(c.members), Owned: len(c.owned), Claims: c.claims.Load(), Takeovers: c.takeovers.Load()}
+	l := c.readLease
+	c.mu.RUnlock()
+	if l != nil { // Holding reads the member list: not under the lock
+		st.ReadLease, st.ReadLeaseReleases = l.Holding(), l.releases.Load()
+	}
+	return st
 }
 
 // Depart hands this member's entities over to the others before it stops, in an

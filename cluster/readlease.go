@@ -371,16 +371,3 @@ func (t *transport) handleSeen(ctx *fasthttp.RequestCtx) {
 	}
 	ctx.SetBodyString("seen")
 }
-
-// ReadLeaseStats are a member's read lease figures for its metrics.
-type ReadLeaseStats struct {
-	// Holding is whether the member holds its read lease now.
-	Holding bool
-	// Releases counts the times it gave it up because its watch lagged.
-	Releases uint64
-}
-
-// Stats reports the member's read lease.
-func (l *ReadLease) Stats() ReadLeaseStats {
-	return ReadLeaseStats{Holding: l.Holding(), Releases: l.releases.Load()}
-}

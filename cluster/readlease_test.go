@@ -217,8 +217,8 @@ func TestSettleWaitsForEveryHolder(t *testing.T) {
 	}
 	close(lag)
 	testwait.Eventually(t, "c takes its read lease again after a catch-up", c.lease.Holding)
-	if c.lease.Stats().Releases != 1 {
-		t.Fatalf("c's releases = %d; want 1", c.lease.Stats().Releases)
+	if st := c.Stats(); st.ReadLeaseReleases != 1 || !st.ReadLease {
+		t.Fatalf("c's Stats = %+v; want its lease held again after 1 release", st)
 	}
 }
 
