@@ -29,6 +29,9 @@ package persistence
 //     while nothing is queued runs at once in its caller's goroutine, concurrently with
 //     other such Commits (etcd orders them); while anything is queued it queues too, so
 //     it lands after what its caller enqueued before.
+//   - With read leases (SetReaders, etcd_readers.go) a write is acknowledged only once
+//     the members holding one have seen it; queued writes are answered in queue order
+//     after that wait while the writer sends the next group.
 //   - Watch hears of this process's own writes synchronously, before their Commit
 //     returns, and of every member's writes (its own again: harmless) from an etcd
 //     watch on the prefix, resumed from the last revision seen after a disconnect.
@@ -137,6 +140,8 @@ type Etcd struct {
 	fence    atomic.Pointer[fence]
 	// readers, when set, are the members holding read leases (etcd_readers.go).
 	readers atomic.Pointer[Readers]
+	// settling answers the writer's groups that wait for the readers.
+	settling settling
 	// unreachable is the error writes fail with while etcd does not answer.
 	unreachable atomic.Pointer[apierr.Error]
 	healthMu    sync.Mutex // orders the logging of health changes
@@ -392,7 +397,7 @@ func (s *Etcd) Commit(ctx context.Context, b *Batch) error {
 		defer s.direct.Add(-1)
 		err := errAfterFailedOf(b.After)
 		if err == nil {
-			err = s.apply(context.WithoutCancel(ctx), b)
+			err = s.applySettled(context.WithoutCancel(ctx), b)
 		}
 		if err == nil {
 			s.commits.Add(1)
@@ -495,7 +500,8 @@ func (s *Etcd) writeQueued(group []*request) {
 				b.Ops = append(b.Ops, q.batch.Ops...)
 			}
 		}
-		s.answer(run, s.apply(context.Background(), b))
+		settle, err := s.apply(context.Background(), b)
+		s.answerInOrder(run, settle, err)
 		i += len(run)
 	}
 }
@@ -522,27 +528,28 @@ func (s *Etcd) answer(run []*request, err error) {
 	}
 }
 
-// apply writes b as one transaction and tells the watchers of its keys.
-func (s *Etcd) apply(ctx context.Context, b *Batch) error {
+// apply writes b as one transaction and tells the watchers of its keys. settle, when
+// not nil, is what must be waited for before the write is acknowledged (txn).
+func (s *Etcd) apply(ctx context.Context, b *Batch) (settle func() error, err error) {
 	if err := validateEtcd(b); err != nil {
-		return err
+		return nil, err
 	}
 	if f := s.fence.Load(); f != nil && f.lost.Load() {
-		return ErrFenced
+		return nil, ErrFenced
 	}
 	// While etcd is known not to answer, fail at once rather than after a request
 	// timeout each: a queue of writes would otherwise take one timeout per write to
 	// fail. The probe notices within a second that etcd is back.
 	if e := s.unreachable.Load(); e != nil {
-		return e
+		return nil, e
 	}
 	ops := lastPerKey(b.Ops)
-	err := s.txn(ctx, b.Conds, ops)
+	settle, err = s.txn(ctx, b.Conds, ops)
 	if errors.Is(err, rpctypes.ErrLeaseNotFound) {
 		// A bucket's lease expired or was lost (etcd restored from a backup): forget
 		// the leases and try once more with fresh ones.
 		s.leases.forget()
-		err = s.txn(ctx, b.Conds, ops)
+		settle, err = s.txn(ctx, b.Conds, ops)
 	}
 	if err == nil || isUnknownOutcome(err) && !IsFenced(err) {
 		for _, op := range ops {
@@ -550,14 +557,24 @@ func (s *Etcd) apply(ctx context.Context, b *Batch) error {
 		}
 	}
 	if errors.Is(err, rpctypes.ErrLeaseNotFound) {
-		return internal("a TTL write's lease was lost twice", err)
+		return nil, internal("a TTL write's lease was lost twice", err)
+	}
+	return settle, err
+}
+
+// applySettled is apply with its settle waited for.
+func (s *Etcd) applySettled(ctx context.Context, b *Batch) error {
+	settle, err := s.apply(ctx, b)
+	if err == nil && settle != nil {
+		err = settle()
 	}
 	return err
 }
 
 // txn runs one transaction. The error is an *apierr.Error, or rpctypes.ErrLeaseNotFound
-// for apply to retry.
-func (s *Etcd) txn(ctx context.Context, conds []Cond, ops []Op) error {
+// for apply to retry. When the transaction wrote and the store has readers, settle is
+// the wait for them (etcd_readers.go), which the write's acknowledgement must follow.
+func (s *Etcd) txn(ctx context.Context, conds []Cond, ops []Op) (settle func() error, err error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	cmps := make([]clientv3.Cmp, 0, len(conds)+1)
@@ -585,7 +602,7 @@ func (s *Etcd) txn(ctx context.Context, conds []Cond, ops []Op) error {
 		case op.TTL > 0:
 			lease, err := s.leases.get(ctx, s, op.TTL)
 			if err != nil {
-				return s.requestError("granting a lease failed", err, 0)
+				return nil, s.requestError("granting a lease failed", err, 0)
 			}
 			then = append(then, clientv3.OpPut(k, string(op.Value), clientv3.WithLease(lease)))
 		default:
@@ -601,28 +618,23 @@ func (s *Etcd) txn(ctx context.Context, conds []Cond, ops []Op) error {
 	s.metrics.observe("txn", start, err)
 	if err != nil {
 		if errors.Is(err, rpctypes.ErrLeaseNotFound) {
-			return rpctypes.ErrLeaseNotFound
+			return nil, rpctypes.ErrLeaseNotFound
 		}
-		return s.requestError("write failed", err, len(then))
+		return nil, s.requestError("write failed", err, len(then))
 	}
 	s.healthy()
 	s.txns.Add(1)
 	if resp.Succeeded {
 		if readers != nil {
-			if err := s.settle(readers, resp); err != nil {
-				// Written, and not yet seen by a member that may answer reads without
-				// asking etcd: the caller must not take it as acknowledged.
-				return fmt.Errorf("%w: %w", apierr.New(apierr.ErrTimeout,
-					"the write was made, but a member serving reads did not confirm it in time"), err)
-			}
+			return func() error { return s.settle(readers, resp) }, nil
 		}
-		return nil
+		return nil, nil
 	}
 	if f != nil && fenceLost(resp, f) {
 		f.fire(s.log)
-		return ErrFenced
+		return nil, ErrFenced
 	}
-	return ErrConditionFailed
+	return nil, ErrConditionFailed
 }
 
 // fenceLost reports whether a failed transaction failed on the fence: the Else
@@ -938,6 +950,7 @@ func (s *Etcd) Close() error {
 	s.closeOnce.Do(func() {
 		s.gate.close()
 		s.w.stop()
+		s.settling.wait()
 		s.stop()
 		s.bg.Wait()
 		if err := s.c.Close(); err != nil && !errors.Is(err, context.Canceled) {

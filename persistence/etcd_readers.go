@@ -2,7 +2,11 @@ package persistence
 
 import (
 	"context"
+	"fmt"
+	"sync"
 	"time"
+
+	"github.com/vmplane/vmplane/apierr"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
@@ -65,8 +69,82 @@ func (s *Etcd) settle(r Readers, resp *clientv3.TxnResponse) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), settleWait)
 	defer cancel()
-	return r.Settle(ctx, resp.Header.Revision, recs)
+	if err := r.Settle(ctx, resp.Header.Revision, recs); err != nil {
+		// Written, and not yet seen by a member that may answer reads without asking
+		// etcd: the caller must not take it as acknowledged, nor as not made.
+		return fmt.Errorf("%w: %w", apierr.New(apierr.ErrTimeout,
+			"the write was made, but a member serving reads did not confirm it in time"), err)
+	}
+	return nil
 }
+
+// settling answers the queued writes whose transactions wait for the readers, in
+// queue order, so that the writer sends the next group to etcd meanwhile: the wait is
+// one round trip between members, about as long as a transaction.
+type settling struct {
+	mu      sync.Mutex
+	queue   []settlingRun
+	running bool
+	done    sync.WaitGroup
+}
+
+// settlingRun is one transaction's requests, its wait (nil: none) and its error.
+type settlingRun struct {
+	run    []*request
+	settle func() error
+	err    error
+}
+
+// answerInOrder answers run (one transaction's requests) once settle returned, after
+// every run handed over before it. A failed run is marked at once, so that a write
+// queued after it that depends on it fails too (afterFailed).
+func (s *Etcd) answerInOrder(run []*request, settle func() error, err error) {
+	if err != nil {
+		for _, r := range run {
+			r.failed.Store(true)
+		}
+	}
+	q := &s.settling
+	q.mu.Lock()
+	if settle == nil && !q.running {
+		q.mu.Unlock()
+		s.answer(run, err)
+		return
+	}
+	q.queue = append(q.queue, settlingRun{run: run, settle: settle, err: err})
+	if !q.running {
+		q.running = true
+		q.done.Add(1)
+		go s.settleQueued()
+	}
+	q.mu.Unlock()
+}
+
+// settleQueued answers the handed-over runs until none is left.
+func (s *Etcd) settleQueued() {
+	q := &s.settling
+	defer q.done.Done()
+	for {
+		q.mu.Lock()
+		if len(q.queue) == 0 {
+			q.running = false
+			q.mu.Unlock()
+			return
+		}
+		next := q.queue[0]
+		q.queue[0] = settlingRun{}
+		q.queue = q.queue[1:]
+		q.mu.Unlock()
+		err := next.err
+		if next.settle != nil {
+			err = next.settle()
+		}
+		s.answer(next.run, err)
+	}
+}
+
+// wait returns once every handed-over run was answered.
+func (q *settling) wait() { q.done.Wait() }
 
 // Seen returns once the watch has told the watchers of every write up to rev, and fails
 // when ctx ends first: what a member holding a read lease answers a writer with.

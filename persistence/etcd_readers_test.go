@@ -122,13 +122,43 @@ func TestEtcdReadLease(t *testing.T) {
 		}
 	}
 
+	// Queued writes: answered in queue order, each once b's watchers heard of it.
+	var mu sync.Mutex
+	var order []int
+	var answered sync.WaitGroup
+	for i := range 5 {
+		k := []byte("vm/q" + string(rune('0'+i)))
+		answered.Add(1)
+		a.Enqueue(new(Batch).Put(k, []byte("x")), func(err error) {
+			defer answered.Done()
+			mu.Lock()
+			defer mu.Unlock()
+			if err == nil && heard.count(string(k)) != 1 {
+				t.Errorf("%s was answered before b's watchers heard of it", k)
+			}
+			if err != nil {
+				t.Errorf("queued write of %s: %v", k, err)
+			}
+			order = append(order, i)
+		})
+	}
+	answered.Wait()
+	if !slices.Equal(order, []int{0, 1, 2, 3, 4}) {
+		t.Fatalf("queued writes answered in the order %v; want the queue's", order)
+	}
+
 	// A condition that fails writes nothing: nothing to wait for.
+	ra.mu.Lock()
 	calls := ra.calls
+	ra.mu.Unlock()
 	err := a.Commit(ctx, new(Batch).Require(IfAbsent([]byte("vm/1"))).Put([]byte("vm/1"), []byte("y")))
 	if !errors.Is(err, ErrConditionFailed) {
 		t.Fatalf("Commit of a taken key = %v; want ErrConditionFailed", err)
 	}
-	if ra.calls != calls {
+	ra.mu.Lock()
+	after := ra.calls
+	ra.mu.Unlock()
+	if after != calls {
 		t.Fatalf("a failed condition called Settle")
 	}
 
