@@ -140,6 +140,16 @@ func (l *ReadLease) Holding() bool {
 // lease after a catch-up. Serve calls it once the member answers other members.
 func (l *ReadLease) offer() {
 	c := l.c
+	// The others will ask on the address the record gives: one this member cannot
+	// reach itself on (a wildcard address, a wrong port) would hold every write.
+	c.mu.RLock()
+	self := c.self
+	c.mu.RUnlock()
+	if err := l.askSeen(self, 0); err != nil {
+		c.log.Error("member does not answer on its own cluster address: it holds no read lease, and its reads catch up with etcd each (set --cluster-addr to the address the other members reach it on)",
+			zap.String("addr", self.Addr), zap.Error(err))
+		return
+	}
 	c.mu.Lock()
 	c.self.Acks = true
 	rec, _ := json.Marshal(c.self)
