@@ -10,6 +10,8 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/internal/etcdtest"
@@ -277,4 +279,48 @@ func mustJSON(t *testing.T, v any) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestNoReadLeaseOnAnAddressTheMemberCannotReach: a member whose record gives a cluster
+// address it does not answer on (a wrong port, a wildcard) would hold every write of the
+// others until they give up; it says so in its log and announces no acks instead.
+func TestNoReadLeaseOnAnAddressTheMemberCannotReach(t *testing.T) {
+	srv := etcdtest.Start(t)
+	cli, err := clientv3.New(clientv3.Config{Endpoints: srv.Endpoints(), DialTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	core, logs := observer.New(zap.ErrorLevel)
+	m := &testMember{cli: cli, left: make(chan kit.Member, 16)}
+	c, err := Join(Options{Client: cli, Prefix: "/test/", Name: "wrong", Addr: "127.0.0.1:1", Log: zap.New(core),
+		Maintains: []string{ReadLeaseFeature}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Cluster = c
+	l := c.StartReadLease(newFakeWatch())
+	rt := kit.New(nil, nil, kit.EntityOptions{})
+	t.Cleanup(func() {
+		m.leave()
+		rt.Shutdown()
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0") // not the address in its record
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Serve(rt, ln)
+	testwait.Eventually(t, "the member logs that it does not answer on its own address", func() bool {
+		return logs.FilterMessageSnippet("does not answer on its own cluster address").Len() == 1
+	})
+	resp, err := cli.Get(context.Background(), "/test/members/wrong")
+	if err != nil || len(resp.Kvs) != 1 {
+		t.Fatalf("the member's record: %v, %v", resp, err)
+	}
+	var rec memberRecord
+	if err := json.Unmarshal(resp.Kvs[0].Value, &rec); err != nil || rec.Acks {
+		t.Fatalf("the member's record %s announces acks (%v); want none", resp.Kvs[0].Value, err)
+	}
+	if l.Holding() {
+		t.Fatal("the member holds a read lease")
+	}
 }

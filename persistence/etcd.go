@@ -513,7 +513,9 @@ const etcdMergeOps = 128
 
 // mergeable reports whether b may join a transaction already holding ops operations.
 func mergeable(b *Batch, ops int) bool {
-	return len(b.Conds) == 0 && ops+len(b.Ops) <= etcdMergeOps
+	// One operation is left for the read of the members' records that a store with
+	// read leases adds to each transaction (etcd_readers.go).
+	return len(b.Conds) == 0 && ops+len(b.Ops) <= etcdMergeOps-1
 }
 
 // answer gives the requests of one transaction its result, in queue order.
