@@ -75,11 +75,14 @@ func (a *App) joinCluster(cfg Config, log *zap.Logger) (*member, error) {
 	}
 	// Join calls Lost at most once.
 	m.cluster, err = cluster.Join(cluster.Options{Client: store.Client(), Prefix: store.Prefix(), Name: name, Addr: addr,
-		Log: log.Named("cluster"), Lost: func() { close(m.lost) }, Maintains: []string{counters.Feature, nodestate.Feature, obsdigest.Feature}})
+		Log: log.Named("cluster"), Lost: func() { close(m.lost) }, Maintains: []string{counters.Feature, nodestate.Feature, obsdigest.Feature, cluster.ReadLeaseFeature}})
 	if err != nil {
 		return nil, err
 	}
 	store.SetFence(m.cluster.MemberKey(), m.cluster.Lease(), m.cluster.Fenced)
+	// Every write waits for the members holding read leases; this one holds its own
+	// once it serves the others (Serve).
+	store.SetReaders(m.cluster.StartReadLease(store))
 	// The event bus's relay, which the actors' bus closes.
 	if m.events, err = cluster.NewEventRelay(cluster.EventRelayOptions{Client: store.Client(), Prefix: store.Prefix(),
 		Name: name, Log: log.Named("events")}); err != nil {

@@ -83,6 +83,9 @@ type memberRecord struct {
 	Started time.Time `json:"started"`
 	// Maintains is Options.Maintains; a member of a release before it has none.
 	Maintains []string `json:"maintains,omitempty"`
+	// Acks is set once the member answers writers' requests for acks and may hold a
+	// read lease (readlease.go): writers wait for it.
+	Acks bool `json:"acks,omitempty"`
 }
 
 // Cluster is this process's membership.
@@ -125,6 +128,8 @@ type Cluster struct {
 	cancel    context.CancelFunc
 	done      sync.WaitGroup
 	transport *transport
+	// readLease, when started, is the member's read leases (readlease.go).
+	readLease *ReadLease
 }
 
 // owner is a claim as read from etcd: the member's name and lease.
@@ -484,7 +489,11 @@ func (c *Cluster) left(m memberRecord) {
 	}
 	listeners := slices.Clone(c.onLeft)
 	t := c.transport
+	l := c.readLease
 	c.mu.Unlock()
+	if l != nil {
+		l.forget(m)
+	}
 	if t != nil {
 		// No request goes to m any more: the connections kept alive to it close now,
 		// before m closes them, which would race a request sent on one.
@@ -607,13 +616,22 @@ type Stats struct {
 	// Claims counts the entities this member claimed; Takeovers those of them a
 	// departed member held.
 	Claims, Takeovers uint64
+	// ReadLease is whether the member holds its read lease now (readlease.go);
+	// ReadLeaseReleases counts the times it gave it up because its watch lagged.
+	ReadLease         bool
+	ReadLeaseReleases uint64
 }
 
 // Stats reports the member's figures.
 func (c *Cluster) Stats() Stats {
 	c.mu.RLock()
-	defer c.mu.RUnlock()
-	return Stats{Members: len(c.members), Owned: len(c.owned), Claims: c.claims.Load(), Takeovers: c.takeovers.Load()}
+	st := Stats{Members: len(c.members), Owned: len(c.owned), Claims: c.claims.Load(), Takeovers: c.takeovers.Load()}
+	l := c.readLease
+	c.mu.RUnlock()
+	if l != nil { // Holding reads the member list: not under the lock
+		st.ReadLease, st.ReadLeaseReleases = l.Holding(), l.releases.Load()
+	}
+	return st
 }
 
 // Depart hands this member's entities over to the others before it stops, in an

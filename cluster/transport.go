@@ -82,6 +82,9 @@ func (c *Cluster) Serve(rt *kit.Runtime, ln net.Listener) {
 			c.log.Error("member listener stopped", zap.Error(err))
 		}
 	}()
+	if c.readLease != nil {
+		go c.readLease.offer() // the member answers acks from now on
+	}
 }
 
 // closeWait bounds how long a departing member waits for the others to close their
@@ -166,13 +169,20 @@ func (t *transport) exit() {
 
 // handle answers one forwarded request.
 func (t *transport) handle(ctx *fasthttp.RequestCtx) {
-	if string(ctx.Path()) != deliverPath || !ctx.IsPost() {
+	path := string(ctx.Path())
+	if path != deliverPath && path != seenPath || !ctx.IsPost() {
 		ctx.SetStatusCode(fasthttp.StatusNotFound)
 		return
 	}
 	got := ctx.Request.Header.Peek(fasthttp.HeaderAuthorization)
 	if subtle.ConstantTimeCompare(got, []byte("Bearer "+t.c.secret)) != 1 {
 		ctx.SetStatusCode(fasthttp.StatusUnauthorized)
+		return
+	}
+	if path == seenPath {
+		// Answered while the member departs too: writers wait for it until its
+		// record is gone.
+		t.handleSeen(ctx)
 		return
 	}
 	var req kit.Forwarded

@@ -69,6 +69,14 @@ func newMetrics(s *Server) *metrics {
 			gauge("vmplane_cluster_owned_entities", "Entities this member holds.", func() float64 { return float64(cl.Stats().Owned) })
 			counter("vmplane_cluster_claims_total", "Entities this member claimed.", func() float64 { return float64(cl.Stats().Claims) })
 			counter("vmplane_cluster_takeovers_total", "Entities this member claimed that a departed member held.", func() float64 { return float64(cl.Stats().Takeovers) })
+			gauge("vmplane_cluster_read_lease", "1 while this member holds its read lease (serves its caches without catching up with etcd).", func() float64 {
+				if cl.Stats().ReadLease {
+					return 1
+				}
+				return 0
+			})
+			counter("vmplane_cluster_read_lease_releases_total", "Times this member gave its read lease up because its watch lagged.",
+				func() float64 { return float64(cl.Stats().ReadLeaseReleases) })
 		}
 		m.reg.MustRegister(&actorCollector{s: s, desc: prometheus.NewDesc("vmplane_actors_live",
 			"Live entity actors by kind.", []string{"kind"}, nil)})

@@ -29,6 +29,9 @@ package persistence
 //     while nothing is queued runs at once in its caller's goroutine, concurrently with
 //     other such Commits (etcd orders them); while anything is queued it queues too, so
 //     it lands after what its caller enqueued before.
+//   - With read leases (SetReaders, etcd_readers.go) a write is acknowledged only once
+//     the members holding one have seen it; queued writes are answered in queue order
+//     after that wait while the writer sends the next group.
 //   - Watch hears of this process's own writes synchronously, before their Commit
 //     returns, and of every member's writes (its own again: harmless) from an etcd
 //     watch on the prefix, resumed from the last revision seen after a disconnect.
@@ -115,6 +118,9 @@ type EtcdOptions struct {
 
 	// beforeGroup, when set (by tests only), runs in the writer before each group.
 	beforeGroup func()
+	// watchDelay, when set (by tests only), holds each of the watch's answers that
+	// long before the watchers hear of it: a member whose watch lags.
+	watchDelay time.Duration
 }
 
 // Etcd is the Store backed by an etcd cluster, shared by every member of a vmplane
@@ -124,12 +130,18 @@ type Etcd struct {
 	prefix  string
 	timeout time.Duration
 	log     *zap.Logger
+	// watchDelay is EtcdOptions.watchDelay.
+	watchDelay time.Duration
 
 	gate     gate
 	w        *writer
 	watchers watchList
 	leases   leaseBuckets
 	fence    atomic.Pointer[fence]
+	// readers, when set, are the members holding read leases (etcd_readers.go).
+	readers atomic.Pointer[Readers]
+	// settling answers the writer's groups that wait for the readers.
+	settling settling
 	// unreachable is the error writes fail with while etcd does not answer.
 	unreachable atomic.Pointer[apierr.Error]
 	healthMu    sync.Mutex // orders the logging of health changes
@@ -167,7 +179,8 @@ func OpenEtcd(opts EtcdOptions) (*Etcd, error) {
 	if len(opts.Endpoints) == 0 {
 		return nil, apierr.New(apierr.ErrInternal, "persistence: no etcd endpoints configured")
 	}
-	s := &Etcd{prefix: opts.Prefix, timeout: opts.RequestTimeout, log: opts.Logger, metrics: newEtcdMetrics()}
+	s := &Etcd{prefix: opts.Prefix, timeout: opts.RequestTimeout, log: opts.Logger, metrics: newEtcdMetrics(),
+		watchDelay: opts.watchDelay}
 	if s.prefix == "" {
 		s.prefix = DefaultEtcdPrefix
 	}
@@ -384,7 +397,7 @@ func (s *Etcd) Commit(ctx context.Context, b *Batch) error {
 		defer s.direct.Add(-1)
 		err := errAfterFailedOf(b.After)
 		if err == nil {
-			err = s.apply(context.WithoutCancel(ctx), b)
+			err = s.applySettled(context.WithoutCancel(ctx), b)
 		}
 		if err == nil {
 			s.commits.Add(1)
@@ -487,7 +500,8 @@ func (s *Etcd) writeQueued(group []*request) {
 				b.Ops = append(b.Ops, q.batch.Ops...)
 			}
 		}
-		s.answer(run, s.apply(context.Background(), b))
+		settle, err := s.apply(context.Background(), b)
+		s.answerInOrder(run, settle, err)
 		i += len(run)
 	}
 }
@@ -499,7 +513,9 @@ const etcdMergeOps = 128
 
 // mergeable reports whether b may join a transaction already holding ops operations.
 func mergeable(b *Batch, ops int) bool {
-	return len(b.Conds) == 0 && ops+len(b.Ops) <= etcdMergeOps
+	// One operation is left for the read of the members' records that a store with
+	// read leases adds to each transaction (etcd_readers.go).
+	return len(b.Conds) == 0 && ops+len(b.Ops) <= etcdMergeOps-1
 }
 
 // answer gives the requests of one transaction its result, in queue order.
@@ -514,27 +530,28 @@ func (s *Etcd) answer(run []*request, err error) {
 	}
 }
 
-// apply writes b as one transaction and tells the watchers of its keys.
-func (s *Etcd) apply(ctx context.Context, b *Batch) error {
+// apply writes b as one transaction and tells the watchers of its keys. settle, when
+// not nil, is what must be waited for before the write is acknowledged (txn).
+func (s *Etcd) apply(ctx context.Context, b *Batch) (settle func() error, err error) {
 	if err := validateEtcd(b); err != nil {
-		return err
+		return nil, err
 	}
 	if f := s.fence.Load(); f != nil && f.lost.Load() {
-		return ErrFenced
+		return nil, ErrFenced
 	}
 	// While etcd is known not to answer, fail at once rather than after a request
 	// timeout each: a queue of writes would otherwise take one timeout per write to
 	// fail. The probe notices within a second that etcd is back.
 	if e := s.unreachable.Load(); e != nil {
-		return e
+		return nil, e
 	}
 	ops := lastPerKey(b.Ops)
-	err := s.txn(ctx, b.Conds, ops)
+	settle, err = s.txn(ctx, b.Conds, ops)
 	if errors.Is(err, rpctypes.ErrLeaseNotFound) {
 		// A bucket's lease expired or was lost (etcd restored from a backup): forget
 		// the leases and try once more with fresh ones.
 		s.leases.forget()
-		err = s.txn(ctx, b.Conds, ops)
+		settle, err = s.txn(ctx, b.Conds, ops)
 	}
 	if err == nil || isUnknownOutcome(err) && !IsFenced(err) {
 		for _, op := range ops {
@@ -542,14 +559,24 @@ func (s *Etcd) apply(ctx context.Context, b *Batch) error {
 		}
 	}
 	if errors.Is(err, rpctypes.ErrLeaseNotFound) {
-		return internal("a TTL write's lease was lost twice", err)
+		return nil, internal("a TTL write's lease was lost twice", err)
+	}
+	return settle, err
+}
+
+// applySettled is apply with its settle waited for.
+func (s *Etcd) applySettled(ctx context.Context, b *Batch) error {
+	settle, err := s.apply(ctx, b)
+	if err == nil && settle != nil {
+		err = settle()
 	}
 	return err
 }
 
 // txn runs one transaction. The error is an *apierr.Error, or rpctypes.ErrLeaseNotFound
-// for apply to retry.
-func (s *Etcd) txn(ctx context.Context, conds []Cond, ops []Op) error {
+// for apply to retry. When the transaction wrote and the store has readers, settle is
+// the wait for them (etcd_readers.go), which the write's acknowledgement must follow.
+func (s *Etcd) txn(ctx context.Context, conds []Cond, ops []Op) (settle func() error, err error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	cmps := make([]clientv3.Cmp, 0, len(conds)+1)
@@ -568,7 +595,7 @@ func (s *Etcd) txn(ctx context.Context, conds []Cond, ops []Op) error {
 		// When the transaction fails, this read tells a lost fence from a condition.
 		orElse = append(orElse, clientv3.OpGet(f.key))
 	}
-	then := make([]clientv3.Op, 0, len(ops))
+	then := make([]clientv3.Op, 0, len(ops)+1)
 	for _, op := range ops {
 		k := s.prefix + string(op.Key)
 		switch {
@@ -577,32 +604,39 @@ func (s *Etcd) txn(ctx context.Context, conds []Cond, ops []Op) error {
 		case op.TTL > 0:
 			lease, err := s.leases.get(ctx, s, op.TTL)
 			if err != nil {
-				return s.requestError("granting a lease failed", err, 0)
+				return nil, s.requestError("granting a lease failed", err, 0)
 			}
 			then = append(then, clientv3.OpPut(k, string(op.Value), clientv3.WithLease(lease)))
 		default:
 			then = append(then, clientv3.OpPut(k, string(op.Value)))
 		}
 	}
+	readers := s.readersOf()
+	if readers != nil {
+		then = append(then, s.readersOp(readers)) // last: settle reads it there
+	}
 	start := time.Now()
 	resp, err := s.c.Txn(ctx).If(cmps...).Then(then...).Else(orElse...).Commit()
 	s.metrics.observe("txn", start, err)
 	if err != nil {
 		if errors.Is(err, rpctypes.ErrLeaseNotFound) {
-			return rpctypes.ErrLeaseNotFound
+			return nil, rpctypes.ErrLeaseNotFound
 		}
-		return s.requestError("write failed", err, len(then))
+		return nil, s.requestError("write failed", err, len(then))
 	}
 	s.healthy()
 	s.txns.Add(1)
 	if resp.Succeeded {
-		return nil
+		if readers != nil {
+			return func() error { return s.settle(readers, resp) }, nil
+		}
+		return nil, nil
 	}
 	if f != nil && fenceLost(resp, f) {
 		f.fire(s.log)
-		return ErrFenced
+		return nil, ErrFenced
 	}
-	return ErrConditionFailed
+	return nil, ErrConditionFailed
 }
 
 // fenceLost reports whether a failed transaction failed on the fence: the Else
@@ -826,6 +860,9 @@ func (s *Etcd) watch(ctx context.Context, rev int64) {
 			if resp.Err() != nil {
 				break
 			}
+			if s.watchDelay > 0 {
+				time.Sleep(s.watchDelay)
+			}
 			for _, ev := range resp.Events {
 				s.watchers.notify(ev.Kv.Key[len(s.prefix):])
 				rev = max(rev, ev.Kv.ModRevision)
@@ -915,6 +952,7 @@ func (s *Etcd) Close() error {
 	s.closeOnce.Do(func() {
 		s.gate.close()
 		s.w.stop()
+		s.settling.wait()
 		s.stop()
 		s.bg.Wait()
 		if err := s.c.Close(); err != nil && !errors.Is(err, context.Canceled) {

@@ -103,7 +103,8 @@ var errAfterFailed = apierr.New(apierr.ErrUnavailable, "an earlier write this on
 
 // writer is the single goroutine that writes queued requests in order. It knows
 // nothing of the store: write is given each group taken, in queue order, and answers
-// every request of it (finishRequest) before it returns.
+// every request of it (finishRequest), in queue order: before it returns, or, on the
+// etcd store, once the group's wait for the read leases ended (answerInOrder).
 type writer struct {
 	maxBatch    int
 	beforeGroup func()
