@@ -169,13 +169,15 @@ func (l *ReadLease) offer() {
 func (l *ReadLease) release(why string) {
 	l.mu.Lock()
 	l.gen++
-	l.holding.Store(false)
+	held := l.holding.Swap(false)
 	start := !l.promoting
 	l.promoting = true
 	l.mu.Unlock()
 	if why != "" {
 		l.releases.Add(1)
-		l.c.log.Warn("member gave its read lease up: its reads catch up with etcd until it takes it again", zap.String("why", why))
+		if held { // once per lease: a watch that keeps lagging would flood the log
+			l.c.log.Warn("member gave its read lease up: its reads catch up with etcd until it takes it again", zap.String("why", why))
+		}
 	}
 	if start {
 		go l.promote()
