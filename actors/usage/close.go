@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/vmplane/vmplane/persistence"
@@ -117,7 +118,7 @@ func (u *Usage) closeHour(ctx context.Context, h time.Time, estimated bool) erro
 			return err
 		}
 	}
-	return u.markClosed(ctx, h, estimated, tenants)
+	return u.markClosed(ctx, h, estimated)
 }
 
 // writeHour writes one tenant's hour: its first partLines lines in the hour's record,
@@ -125,10 +126,12 @@ func (u *Usage) closeHour(ctx context.Context, h time.Time, estimated bool) erro
 // passes the store's limit however many machines the tenant has (one record of a
 // tenant of 3,000 machines, or of the operator's adopted ones, did: the hour then
 // failed for every tenant, issue 33). The parts are written first, each its own batch,
-// under an id of this run; the record, which names the run and counts its parts, last,
-// on the condition that no run wrote it before. So a reader counts one run's parts or
-// none, a run that fails or loses the race leaves parts no record names (the loser
-// deletes its own, the retention any left), and a tenant's hour is still counted once.
+// under an id of this run, which the hour's index names before them; the record, which
+// names the run and counts its parts, last, on the condition that no run wrote it
+// before, in one batch with the tenant's key of the index. So a reader counts one
+// run's parts or none, a run that fails or loses the race leaves parts no record names
+// (the loser deletes its own, the retention any left, from the index), and a tenant's
+// hour is still counted once.
 func (u *Usage) writeHour(ctx context.Context, tenant string, h time.Time, estimated bool, lines []UsageLine) error {
 	k := hourKey(tenant, h)
 	rec := hourRecord{Hour: h, Estimated: estimated, Machines: lines}
@@ -144,6 +147,13 @@ func (u *Usage) writeHour(ctx context.Context, tenant string, h time.Time, estim
 			parts = append(parts, rest[:min(partLines, len(rest))])
 		}
 		rec.Run, rec.Parts = persistence.NewID(), len(parts)
+		idx, err := persistence.Encode(indexVersion, indexRecord{Parts: len(parts)})
+		if err != nil {
+			return err
+		}
+		if err := u.store.Commit(ctx, new(persistence.Batch).Put(runIndexKey(h, tenant, rec.Run), idx)); err != nil {
+			return err
+		}
 		for i, part := range parts {
 			val, err := persistence.Encode(hourVersion, hourRecord{Hour: h, Estimated: estimated, Machines: part})
 			if err != nil {
@@ -158,17 +168,22 @@ func (u *Usage) writeHour(ctx context.Context, tenant string, h time.Time, estim
 	if err != nil {
 		return err
 	}
-	err = u.store.Commit(ctx, new(persistence.Batch).Require(persistence.IfAbsent(k)).Put(k, val))
+	idx, err := persistence.Encode(indexVersion, indexRecord{})
+	if err != nil {
+		return err
+	}
+	err = u.store.Commit(ctx, new(persistence.Batch).Require(persistence.IfAbsent(k)).Put(k, val).Put(indexKey(h, tenant), idx))
 	if err == nil || !persistence.IsConditionFailed(err) {
 		return err
 	}
-	// Another run counted this tenant's hour first: ours are parts no record names.
+	// Another run counted this tenant's hour first: ours are parts no record names,
+	// deleted before the index's key that names them.
 	if len(parts) > 0 {
-		keys := make([][]byte, len(parts))
+		keys := make([][]byte, 0, len(parts)+1)
 		for i := range parts {
-			keys[i] = partKey(tenant, h, rec.Run, i+1)
+			keys = append(keys, partKey(tenant, h, rec.Run, i+1))
 		}
-		return u.deleteKeys(ctx, keys)
+		return u.deleteKeys(ctx, append(keys, runIndexKey(h, tenant, rec.Run)))
 	}
 	return nil
 }
@@ -190,88 +205,121 @@ func (u *Usage) deleteKeys(ctx context.Context, keys [][]byte) error {
 	return nil
 }
 
-// markClosed records hour h closed with the tenants written for it. Two runs that
-// closed the hour at once (two members, a restart) may each have written tenants the
-// other did not: the marker keeps the union, written over the one read (a conditional
-// write, again when another changed it), so the retention deletes every tenant's hour.
-func (u *Usage) markClosed(ctx context.Context, h time.Time, estimated bool, tenants []string) error {
+// markClosed records hour h closed, once every tenant's hour is written. The marker
+// lists no tenants (what was written is in the hour's index), so it is the same small
+// value at any number of tenants, and a second run that closed the hour at once finds
+// it written and has nothing to add.
+func (u *Usage) markClosed(ctx context.Context, h time.Time, estimated bool) error {
 	k := closedKey(h)
-	for {
-		cond := persistence.IfAbsent(k)
-		c := closedRecord{Hour: h, Estimated: estimated, Tenants: tenants}
-		old, err := u.store.Get(ctx, k)
-		switch {
-		case err == nil:
-			var prev closedRecord
-			if _, err := persistence.Decode(old, &prev); err != nil {
-				return err
-			}
-			merged := slices.Clone(prev.Tenants)
-			for _, t := range tenants {
-				if !slices.Contains(merged, t) {
-					merged = append(merged, t)
-				}
-			}
-			if len(merged) == len(prev.Tenants) {
-				return nil // nothing of ours missing
-			}
-			slices.Sort(merged)
-			prev.Tenants = merged
-			c, cond = prev, persistence.IfValue(k, old)
-		case !errors.Is(err, persistence.ErrNotFound):
-			return err
-		}
-		val, err := persistence.Encode(closedVersion, c)
-		if err != nil {
-			return err
-		}
-		err = u.store.Commit(ctx, new(persistence.Batch).Require(cond).Put(k, val))
-		if err == nil || !persistence.IsConditionFailed(err) {
-			return err
-		}
-	}
-}
-
-// Prune deletes the hours that ended more than Retention before now, a bounded number
-// per call (the job calls it every minute): each hour's tenant records with their
-// parts (writeHour), those a run left unnamed included, and its marker last, so that a
-// prune cut short is done again from the marker.
-func (u *Usage) Prune(ctx context.Context, now time.Time) error {
-	cutoff := now.UTC().Add(-u.d.Retention)
-	type due struct {
-		key []byte
-		c   closedRecord
-	}
-	var hours []due
-	err := u.store.Scan(ctx, persistence.Prefix("usage-closed"), nil, 24, func(k, v []byte) error {
-		var c closedRecord
-		if _, err := persistence.Decode(v, &c); err != nil {
-			return err
-		}
-		if c.Hour.Add(time.Hour).After(cutoff) {
-			return errStop
-		}
-		hours = append(hours, due{append([]byte(nil), k...), c})
-		return nil
-	})
-	if err != nil && err != errStop {
+	val, err := persistence.Encode(closedVersion, closedRecord{Hour: h, Estimated: estimated})
+	if err != nil {
 		return err
 	}
-	for _, d := range hours {
-		var keys [][]byte
-		for _, t := range d.c.Tenants {
-			keys = append(keys, hourKey(t, d.c.Hour))
-			err := u.store.Scan(ctx, partsPrefix(t, d.c.Hour), nil, 0, func(k, _ []byte) error {
-				keys = append(keys, append([]byte(nil), k...))
+	err = u.store.Commit(ctx, new(persistence.Batch).Require(persistence.IfAbsent(k)).Put(k, val))
+	if err != nil && persistence.IsConditionFailed(err) {
+		return nil // another run marked it: the same hour, closed
+	}
+	return err
+}
+
+// Prune deletes the hours that ended more than Retention before now, oldest first, at
+// most pruneHours per call (the job calls it every minute). An hour's keys are found
+// in its index, one scan for the hour however many tenants it has: each tenant's
+// record and the index key that names it, each run's parts (those a run left unnamed
+// included) before the index key that names them, and the marker last; and, for an
+// hour a previous release closed, the tenants its marker lists, with their parts. A
+// prune cut short is done again from what is left. The hours are found from the index
+// as well as from the markers, so an hour whose marker a previous release's prune
+// deleted (it read no tenants in it) still has its records deleted.
+func (u *Usage) Prune(ctx context.Context, now time.Time) error {
+	cutoff := now.UTC().Add(-u.d.Retention)
+	for range pruneHours {
+		h, ok, err := u.oldestHour(ctx)
+		if err != nil || !ok || h.Add(time.Hour).After(cutoff) {
+			return err
+		}
+		if err := u.pruneHour(ctx, h); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// oldestHour returns the oldest hour that has a marker or an index, if any.
+func (u *Usage) oldestHour(ctx context.Context) (time.Time, bool, error) {
+	var oldest time.Time
+	found := false
+	for _, kind := range []string{"usage-closed", "usage-index"} {
+		prefix := persistence.Prefix(kind)
+		err := u.store.Scan(ctx, prefix, nil, 0, func(k, _ []byte) error {
+			name, _, _ := strings.Cut(string(k[len(prefix):]), "/")
+			h, err := time.Parse(hourLayout, name)
+			if err != nil {
+				return nil // not ours to judge
+			}
+			if !found || h.Before(oldest) {
+				oldest, found = h, true
+			}
+			return errStop
+		})
+		if err != nil && err != errStop {
+			return time.Time{}, false, err
+		}
+	}
+	return oldest, found, nil
+}
+
+// pruneHour deletes hour h: what its index names, the tenants its marker lists (a
+// previous release's), and the marker last.
+func (u *Usage) pruneHour(ctx context.Context, h time.Time) error {
+	var keys [][]byte
+	seen := map[string]bool{} // etcd refuses a transaction that names a key twice
+	add := func(k []byte) {
+		if !seen[string(k)] {
+			seen[string(k)] = true
+			keys = append(keys, k)
+		}
+	}
+	prefix := indexPrefix(h)
+	err := u.store.Scan(ctx, prefix, nil, 0, func(k, v []byte) error {
+		tenant, run, isRun := strings.Cut(string(k[len(prefix):]), "/")
+		if isRun {
+			var ir indexRecord
+			if _, err := persistence.Decode(v, &ir); err != nil {
+				return err
+			}
+			for n := 1; n <= ir.Parts; n++ {
+				add(partKey(tenant, h, run, n))
+			}
+		} else {
+			add(hourKey(tenant, h))
+		}
+		add(append([]byte(nil), k...)) // after what it names
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	marker := closedKey(h)
+	switch old, err := u.store.Get(ctx, marker); {
+	case err == nil:
+		var c closedRecord
+		if _, err := persistence.Decode(old, &c); err != nil {
+			return err
+		}
+		for _, t := range c.Tenants {
+			add(hourKey(t, h))
+			err := u.store.Scan(ctx, partsPrefix(t, h), nil, 0, func(k, _ []byte) error {
+				add(append([]byte(nil), k...))
 				return nil
 			})
 			if err != nil {
 				return err
 			}
 		}
-		if err := u.deleteKeys(ctx, append(keys, d.key)); err != nil {
-			return err
-		}
+	case !errors.Is(err, persistence.ErrNotFound):
+		return err
 	}
-	return nil
+	add(marker)
+	return u.deleteKeys(ctx, keys)
 }

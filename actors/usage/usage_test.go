@@ -345,7 +345,7 @@ func TestJobOnTheClock(t *testing.T) {
 }
 
 // TestRacingClosersBothPruned: two runs that close one hour at once, each seeing other
-// tenants' machines, both leave their tenants in the hour's marker, so the retention
+// tenants' machines, both leave their tenants in the hour's index, so the retention
 // deletes every tenant's record of it, the loser's included.
 func TestRacingClosersBothPruned(t *testing.T) {
 	store := openStore(t, t.TempDir())
@@ -362,7 +362,7 @@ func TestRacingClosersBothPruned(t *testing.T) {
 	if err := ua.closeHour(ctx, day, false); err != nil {
 		t.Fatal(err)
 	}
-	if err := ub.closeHour(ctx, day, false); err != nil { // the marker exists: it gains tenant B
+	if err := ub.closeHour(ctx, day, false); err != nil { // the marker exists: the index gains tenant B
 		t.Fatal(err)
 	}
 	for _, ten := range []*string{&tenantA, &tenantB} {
@@ -449,9 +449,17 @@ func TestUnnamedPartsNotCountedAndPruned(t *testing.T) {
 	}
 	w.set(ms...)
 	ctx := ctxFor(t)
-	// A run that wrote a part and stopped, before the hour's record was written.
+	// A run that named its parts in the hour's index, wrote one of two and stopped,
+	// before the hour's record was written.
 	stray, err := persistence.Encode(hourVersion, hourRecord{Hour: day, Machines: []UsageLine{{MachineID: "a00000", Hours: 1, CoreHours: 99}}})
 	if err != nil {
+		t.Fatal(err)
+	}
+	named, err := persistence.Encode(indexVersion, indexRecord{Parts: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Commit(ctx, new(persistence.Batch).Put(runIndexKey(day, tenantA, "failed-run"), named)); err != nil {
 		t.Fatal(err)
 	}
 	if err := store.Commit(ctx, new(persistence.Batch).Put(partKey(tenantA, day, "failed-run", 1), stray)); err != nil {
@@ -479,4 +487,17 @@ func TestUnnamedPartsNotCountedAndPruned(t *testing.T) {
 	if n != 0 {
 		t.Fatalf("%d hour values left after the retention; want none (the stray part's too)", n)
 	}
+	if n := count(t, store, "usage-index") + count(t, store, "usage-closed"); n != 0 {
+		t.Fatalf("%d index keys and markers left after the retention; want none", n)
+	}
+}
+
+// count counts the keys of a kind.
+func count(t *testing.T, store persistence.Store, kind string) int {
+	t.Helper()
+	n := 0
+	if err := store.Scan(ctxFor(t), persistence.Prefix(kind), nil, 0, func(_, _ []byte) error { n++; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
