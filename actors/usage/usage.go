@@ -95,6 +95,11 @@ const partLines = 1000
 // deleteChunk is how many keys one batch of the retention deletes.
 const deleteChunk = 100
 
+// batchTenants and batchBytes bound one batch of the close's tenant hours: 40
+// conditions and 80 writes are within etcd's default of 128 operations a transaction,
+// and half a megabyte of values within its request limit of 1.5 MB.
+const batchTenants, batchBytes = 40, 512 << 10
+
 // closedRecord marks an hour closed (usage-closed/<hour>). It lists no tenants: past
 // some 30,000 tenants the list passed the store's value limit, so the hour was never
 // marked closed and was closed again every minute (issue 33). What the retention

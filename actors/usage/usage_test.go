@@ -19,6 +19,7 @@ import (
 // world is what the hourly close reads: machines a test changes between hours.
 type world struct {
 	mu       sync.Mutex
+	reads    int // of the machines: one per hour closed
 	machines []Machine
 	backups  map[string]Stored
 	traffic  map[string]Traffic
@@ -35,6 +36,7 @@ func (w *world) deps(rt *kit.Runtime) Deps {
 		Machines: func(context.Context) ([]Machine, error) {
 			w.mu.Lock()
 			defer w.mu.Unlock()
+			w.reads++
 			return append([]Machine(nil), w.machines...), nil
 		},
 		Backups: func(context.Context) (map[string]Stored, error) {
@@ -500,4 +502,87 @@ func count(t *testing.T, store persistence.Store, kind string) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// scans is a store that counts its scans.
+type scans struct {
+	persistence.Store
+	mu sync.Mutex
+	n  int
+}
+
+func (s *scans) Scan(ctx context.Context, prefix, after []byte, limit int, fn func(key, value []byte) error) error {
+	s.mu.Lock()
+	s.n++
+	s.mu.Unlock()
+	return s.Store.Scan(ctx, prefix, after, limit, fn)
+}
+
+func (s *scans) count() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.n
+}
+
+// manyTenants is how many tenants TestHourOfFortyThousandTenants closes: with ids of
+// 26 characters, a marker that listed them held some 1.2 MB.
+const manyTenants = 40_000
+
+// TestHourOfFortyThousandTenants: an hour of 40,000 tenants (a machine each) is
+// closed: the marker is written, small, so the next run does not read the fleet again
+// and no hour reads as a gap; and the retention deletes all of it in one scan of the
+// hour's index, not one a tenant. Before the index, the marker listed every tenant,
+// passed the store's value limit, and the hour was closed again every minute.
+func TestHourOfFortyThousandTenants(t *testing.T) {
+	store := &scans{Store: openStore(t, t.TempDir())}
+	rt := kit.New(store, nil, kit.EntityOptions{})
+	t.Cleanup(rt.Shutdown)
+	w := &world{}
+	d := w.deps(rt)
+	d.Retention = time.Hour
+	u := New(d)
+	ms := make([]Machine, manyTenants)
+	ids := make([]string, manyTenants)
+	for i := range ms {
+		ids[i] = persistence.NewID()
+		ms[i] = vm(fmt.Sprintf("m%05d", i), &ids[i], &plan1, 1, 1024, 10)
+	}
+	w.set(ms...)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	if err := u.Close(ctx, day.Add(time.Hour+time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	marker, err := store.Get(ctx, closedKey(day))
+	if err != nil || len(marker) > 200 {
+		t.Fatalf("the marker: %d bytes, %v; want it written, small", len(marker), err)
+	}
+	if err := u.Close(ctx, day.Add(time.Hour+2*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if w.reads != 1 {
+		t.Fatalf("the machines read %d times; want once (the hour closed once)", w.reads)
+	}
+	for _, i := range []int{0, manyTenants / 2, manyTenants - 1} {
+		r, err := u.Tenant(ctx, &ids[i], day, day.Add(time.Hour))
+		if err != nil || r.Totals.Hours != 1 || r.Gaps != 0 {
+			t.Fatalf("tenant %d: %+v, %d gaps, %v; want its hour", i, r.Totals, r.Gaps, err)
+		}
+	}
+	if n := count(t, store, "usage-index"); n != manyTenants {
+		t.Fatalf("%d index keys; want %d", n, manyTenants)
+	}
+	before := store.count()
+	if err := u.Prune(ctx, day.Add(3*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	// Finding the oldest hour (two scans) twice, and the hour's index.
+	if n := store.count() - before; n > 5 {
+		t.Errorf("the retention scanned %d times; want one scan of the hour's index", n)
+	}
+	for _, kind := range []string{"usage-hour", "usage-index", "usage-closed"} {
+		if n := count(t, store, kind); n != 0 {
+			t.Errorf("%d %s keys left after the retention; want none", n, kind)
+		}
+	}
 }
