@@ -9,9 +9,11 @@ import (
 	"time"
 
 	"github.com/jonboulle/clockwork"
+	"go.etcd.io/etcd/server/v3/embed"
 
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/apierr"
+	"github.com/vmplane/vmplane/internal/etcdtest"
 	"github.com/vmplane/vmplane/internal/testwait"
 	"github.com/vmplane/vmplane/persistence"
 )
@@ -579,6 +581,112 @@ func TestHourOfFortyThousandTenants(t *testing.T) {
 	// Finding the oldest hour (two scans) twice, and the hour's index.
 	if n := store.count() - before; n > 5 {
 		t.Errorf("the retention scanned %d times; want one scan of the hour's index", n)
+	}
+	for _, kind := range []string{"usage-hour", "usage-index", "usage-closed"} {
+		if n := count(t, store, kind); n != 0 {
+			t.Errorf("%d %s keys left after the retention; want none", n, kind)
+		}
+	}
+}
+
+// TestCloseAndPruneOnBadger and TestCloseAndPruneOnEtcd run closeAndPrune on each store.
+func TestCloseAndPruneOnBadger(t *testing.T) { closeAndPrune(t, openStore(t, t.TempDir())) }
+
+// TestCloseAndPruneOnEtcd runs it on a cluster's store, an etcd with its default
+// limit of 128 operations a transaction.
+func TestCloseAndPruneOnEtcd(t *testing.T) {
+	srv := etcdtest.Start(t, func(c *embed.Config) { c.MaxTxnOps = 128 })
+	store, err := persistence.OpenEtcd(persistence.EtcdOptions{Endpoints: srv.Endpoints(), Prefix: "/usage/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	closeAndPrune(t, store)
+}
+
+// closeAndPrune: two runs close one hour at once, of a thousand tenants (batched) and
+// one of more machines than a value holds (in parts), after a third wrote one of the
+// thousand first: every tenant is counted once, the third's record kept. Then the
+// retention deletes every key of that hour, from its index, although a member of the
+// previous release deleted its marker first (its prune read no tenants in it, and
+// deleted only the marker), and every key of an hour the previous release closed, from
+// the tenants its marker lists, with a part its run left unnamed.
+func closeAndPrune(t *testing.T, store persistence.Store) {
+	rt := kit.New(store, nil, kit.EntityOptions{})
+	t.Cleanup(rt.Shutdown)
+	w := &world{}
+	d := w.deps(rt)
+	d.Retention = time.Hour
+	ua, ub := New(d), New(d)
+	const small, big = 1000, 2*partLines + 1
+	ids := make([]string, small)
+	var ms []Machine
+	for i := range ids {
+		ids[i] = fmt.Sprintf("tenant-%04d", i)
+		ms = append(ms, vm(fmt.Sprintf("s%04d", i), &ids[i], nil, 1, 1024, 10))
+	}
+	for i := range big {
+		ms = append(ms, vm(fmt.Sprintf("a%05d", i), &tenantA, nil, 2, 1024, 10))
+	}
+	w.set(ms...)
+	// A thousand tenants' writes and deletes on a loaded machine (etcd: a round each
+	// batch): more than ctxFor's 10 s.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	first, err := persistence.Encode(hourVersion, hourRecord{Hour: day, Machines: []UsageLine{{MachineID: "s0500", Hours: 1, CoreHours: 99}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := new(persistence.Batch)
+	if err := createHour(b, ids[500], day, first); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Commit(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for _, u := range []*Usage{ua, ub} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := u.closeHour(ctx, day, false); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, c := range []struct {
+		tenant *string
+		cores  int64
+	}{{&ids[0], 1}, {&ids[499], 1}, {&ids[500], 99}, {&ids[501], 1}, {&ids[small-1], 1}, {&tenantA, 2 * big}} {
+		r, err := ua.Tenant(ctx, c.tenant, day, day.Add(time.Hour))
+		if err != nil || r.Totals.CoreHours != c.cores || r.Gaps != 0 {
+			t.Fatalf("tenant %s: %+v, %d gaps, %v; want %d core-hours", *c.tenant, r.Totals, r.Gaps, err, c.cores)
+		}
+	}
+	if n := count(t, store, "usage-index"); n != small+2 { // each tenant's, and the winning run's of tenant A
+		t.Fatalf("%d index keys; want %d", n, small+2)
+	}
+	// The previous release's prune of this hour: the marker only.
+	if err := store.Commit(ctx, new(persistence.Batch).Del(closedKey(day))); err != nil {
+		t.Fatal(err)
+	}
+	// An hour before, closed by the previous release: its marker lists the tenants.
+	prev := day.Add(-time.Hour)
+	legacy := func(k []byte, v any) {
+		val, err := persistence.Encode(1, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := store.Commit(ctx, new(persistence.Batch).Put(k, val)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	legacy(hourKey(tenantB, prev), hourRecord{Hour: prev, Machines: []UsageLine{{MachineID: "b1", Hours: 1}}})
+	legacy(partKey(tenantB, prev, "failed-run", 1), hourRecord{Hour: prev, Machines: []UsageLine{{MachineID: "b2", Hours: 1}}})
+	legacy(closedKey(prev), closedRecord{Hour: prev, Tenants: []string{tenantB}})
+	if err := ua.Prune(ctx, day.Add(3*time.Hour)); err != nil {
+		t.Fatal(err)
 	}
 	for _, kind := range []string{"usage-hour", "usage-index", "usage-closed"} {
 		if n := count(t, store, kind); n != 0 {
