@@ -311,7 +311,7 @@ func (u *Usage) markClosed(ctx context.Context, h time.Time, estimated bool) err
 
 // Prune deletes the hours that ended more than Retention before now, oldest first, at
 // most pruneHours per call (the job calls it every minute). An hour's keys are found
-// in its index, one scan for the hour however many tenants it has: each tenant's
+// in its index, one scan of the hour (a page at a time), not one a tenant: each tenant's
 // record and the index key that names it, each run's parts (those a run left unnamed
 // included) before the index key that names them, and the marker last; and, for an
 // hour a previous release closed, the tenants its marker lists, with their parts. A
@@ -356,38 +356,45 @@ func (u *Usage) oldestHour(ctx context.Context) (time.Time, bool, error) {
 	return oldest, found, nil
 }
 
-// pruneHour deletes hour h: what its index names, the tenants its marker lists (a
-// previous release's), and the marker last.
+// pruneHour deletes hour h: what its index names, a page of the index at a time (so
+// that the keys held stay bounded at any number of tenants), the tenants its marker
+// lists (a previous release's), and the marker last.
 func (u *Usage) pruneHour(ctx context.Context, h time.Time) error {
-	var keys [][]byte
-	seen := map[string]bool{} // etcd refuses a transaction that names a key twice
-	add := func(k []byte) {
-		if !seen[string(k)] {
-			seen[string(k)] = true
-			keys = append(keys, k)
-		}
-	}
 	prefix := indexPrefix(h)
-	err := u.store.Scan(ctx, prefix, nil, 0, func(k, v []byte) error {
-		tenant, run, isRun := strings.Cut(string(k[len(prefix):]), "/")
-		if isRun {
-			var ir indexRecord
-			if _, err := persistence.Decode(v, &ir); err != nil {
-				return err
+	var after []byte
+	for {
+		var keys [][]byte
+		n := 0
+		err := u.store.Scan(ctx, prefix, after, indexPage, func(k, v []byte) error {
+			n++
+			tenant, run, isRun := strings.Cut(string(k[len(prefix):]), "/")
+			if isRun {
+				var ir indexRecord
+				if _, err := persistence.Decode(v, &ir); err != nil {
+					return err
+				}
+				for i := 1; i <= ir.Parts; i++ {
+					keys = append(keys, partKey(tenant, h, run, i))
+				}
+			} else {
+				keys = append(keys, hourKey(tenant, h))
 			}
-			for n := 1; n <= ir.Parts; n++ {
-				add(partKey(tenant, h, run, n))
-			}
-		} else {
-			add(hourKey(tenant, h))
+			after = append([]byte(nil), k...)
+			keys = append(keys, after) // after what it names
+			return nil
+		})
+		if err != nil {
+			return err
 		}
-		add(append([]byte(nil), k...)) // after what it names
-		return nil
-	})
-	if err != nil {
-		return err
+		if err := u.deleteKeys(ctx, keys); err != nil {
+			return err
+		}
+		if n < indexPage {
+			break
+		}
 	}
 	marker := closedKey(h)
+	var keys [][]byte
 	switch old, err := u.store.Get(ctx, marker); {
 	case err == nil:
 		var c closedRecord
@@ -395,9 +402,9 @@ func (u *Usage) pruneHour(ctx context.Context, h time.Time) error {
 			return err
 		}
 		for _, t := range c.Tenants {
-			add(hourKey(t, h))
+			keys = append(keys, hourKey(t, h))
 			err := u.store.Scan(ctx, partsPrefix(t, h), nil, 0, func(k, _ []byte) error {
-				add(append([]byte(nil), k...))
+				keys = append(keys, append([]byte(nil), k...))
 				return nil
 			})
 			if err != nil {
@@ -407,6 +414,5 @@ func (u *Usage) pruneHour(ctx context.Context, h time.Time) error {
 	case !errors.Is(err, persistence.ErrNotFound):
 		return err
 	}
-	add(marker)
-	return u.deleteKeys(ctx, keys)
+	return u.deleteKeys(ctx, append(keys, marker))
 }

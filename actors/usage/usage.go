@@ -120,8 +120,9 @@ type indexRecord struct {
 
 const hourVersion, closedVersion, indexVersion = 1, 1, 1
 
-// pruneHours is how many hours one call of Prune deletes at most.
-const pruneHours = 24
+// pruneHours is how many hours one call of Prune deletes at most, and indexPage how
+// many keys of an hour's index it reads at a time.
+const pruneHours, indexPage = 24, 1000
 
 // Defaults of Options.
 const (
