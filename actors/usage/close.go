@@ -174,19 +174,61 @@ func (w *hourWriter) flush(ctx context.Context) error {
 		}
 	}
 	err := w.u.store.Commit(ctx, b)
-	if err == nil || !persistence.IsConditionFailed(err) || len(tenants) == 1 {
-		return ignoreConditionFailed(err)
+	if err == nil || !persistence.IsConditionFailed(err) {
+		return err
 	}
 	for i, t := range tenants {
-		b := new(persistence.Batch)
-		if err := createHour(b, t, w.h, vals[i]); err != nil {
-			return err
+		if len(tenants) > 1 {
+			b := new(persistence.Batch)
+			if err := createHour(b, t, w.h, vals[i]); err != nil {
+				return err
+			}
+			if err := w.u.store.Commit(ctx, b); err == nil {
+				continue
+			} else if !persistence.IsConditionFailed(err) {
+				return err
+			}
 		}
-		if err := ignoreConditionFailed(w.u.store.Commit(ctx, b)); err != nil {
+		if err := w.u.indexWritten(ctx, t, w.h); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// indexWritten puts tenant's hour h, which another run wrote first, in the hour's
+// index with the parts its record names, when it is not there yet: a run of the
+// previous release writes no index, and when it stopped before its marker (which
+// lists its tenants), nothing else would name what it wrote to the retention.
+func (u *Usage) indexWritten(ctx context.Context, tenant string, h time.Time) error {
+	if _, err := u.store.Get(ctx, indexKey(h, tenant)); err == nil {
+		return nil // written with its record: a run of this release
+	} else if !errors.Is(err, persistence.ErrNotFound) {
+		return err
+	}
+	v, err := u.store.Get(ctx, hourKey(tenant, h))
+	if errors.Is(err, persistence.ErrNotFound) {
+		return nil // deleted since: nothing to name
+	} else if err != nil {
+		return err
+	}
+	var rec hourRecord
+	if _, err := persistence.Decode(v, &rec); err != nil {
+		return err
+	}
+	idx, err := persistence.Encode(indexVersion, indexRecord{})
+	if err != nil {
+		return err
+	}
+	b := new(persistence.Batch).Put(indexKey(h, tenant), idx)
+	if rec.Parts > 0 && rec.Run != "" {
+		runIdx, err := persistence.Encode(indexVersion, indexRecord{Parts: rec.Parts})
+		if err != nil {
+			return err
+		}
+		b.Put(runIndexKey(h, tenant, rec.Run), runIdx)
+	}
+	return u.store.Commit(ctx, b)
 }
 
 // createHour adds to b the conditional create of tenant's hour h (val, its encoded
@@ -228,7 +270,7 @@ func (u *Usage) writeHour(ctx context.Context, tenant string, h time.Time, estim
 	var parts [][]UsageLine
 	if len(lines) > partLines {
 		if _, err := u.store.Get(ctx, k); err == nil {
-			return nil // another run counted this tenant's hour first
+			return u.indexWritten(ctx, tenant, h) // another run counted this tenant's hour first
 		} else if !errors.Is(err, persistence.ErrNotFound) {
 			return err
 		}
@@ -273,9 +315,11 @@ func (u *Usage) writeHour(ctx context.Context, tenant string, h time.Time, estim
 		for i := range parts {
 			keys = append(keys, partKey(tenant, h, rec.Run, i+1))
 		}
-		return u.deleteKeys(ctx, append(keys, runIndexKey(h, tenant, rec.Run)))
+		if err := u.deleteKeys(ctx, append(keys, runIndexKey(h, tenant, rec.Run))); err != nil {
+			return err
+		}
 	}
-	return nil
+	return u.indexWritten(ctx, tenant, h)
 }
 
 // deleteKeys deletes keys in batches of at most deleteChunk, in their order: a

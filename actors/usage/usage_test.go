@@ -605,8 +605,10 @@ func TestCloseAndPruneOnEtcd(t *testing.T) {
 }
 
 // closeAndPrune: two runs close one hour at once, of a thousand tenants (batched) and
-// one of more machines than a value holds (in parts), after a third wrote one of the
-// thousand first: every tenant is counted once, the third's record kept. Then the
+// two of more machines than a value holds (in parts), after a third wrote one of the
+// thousand first, and a run of the previous release (which writes no index) another
+// and one of the two, with a part, and stopped before its marker: every tenant is
+// counted once, the earlier runs' records kept, and put in the index. Then the
 // retention deletes every key of that hour, from its index, although a member of the
 // previous release deleted its marker first (its prune read no tenants in it, and
 // deleted only the marker), and every key of an hour the previous release closed, from
@@ -625,8 +627,9 @@ func closeAndPrune(t *testing.T, store persistence.Store) {
 		ids[i] = fmt.Sprintf("tenant-%04d", i)
 		ms = append(ms, vm(fmt.Sprintf("s%04d", i), &ids[i], nil, 1, 1024, 10))
 	}
+	tenantC := "tenant-c"
 	for i := range big {
-		ms = append(ms, vm(fmt.Sprintf("a%05d", i), &tenantA, nil, 2, 1024, 10))
+		ms = append(ms, vm(fmt.Sprintf("a%05d", i), &tenantA, nil, 2, 1024, 10), vm(fmt.Sprintf("c%05d", i), &tenantC, nil, 1, 1024, 10))
 	}
 	w.set(ms...)
 	// A thousand tenants' writes and deletes on a loaded machine (etcd: a round each
@@ -644,6 +647,20 @@ func closeAndPrune(t *testing.T, store persistence.Store) {
 	if err := store.Commit(ctx, b); err != nil {
 		t.Fatal(err)
 	}
+	// A run of the previous release (no index) wrote one of the thousand, and tenant
+	// C's record with a part, and stopped before its marker.
+	legacy := func(k []byte, v any) {
+		val, err := persistence.Encode(1, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := store.Commit(ctx, new(persistence.Batch).Put(k, val)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	legacy(hourKey(ids[501], day), hourRecord{Hour: day, Machines: []UsageLine{{MachineID: "s0501", Hours: 1, CoreHours: 77}}})
+	legacy(partKey(tenantC, day, "old-run", 1), hourRecord{Hour: day, Machines: []UsageLine{{MachineID: "c00001", Hours: 1, CoreHours: 6}}})
+	legacy(hourKey(tenantC, day), hourRecord{Hour: day, Machines: []UsageLine{{MachineID: "c00000", Hours: 1, CoreHours: 5}}, Run: "old-run", Parts: 1})
 	var wg sync.WaitGroup
 	for _, u := range []*Usage{ua, ub} {
 		wg.Add(1)
@@ -658,14 +675,15 @@ func closeAndPrune(t *testing.T, store persistence.Store) {
 	for _, c := range []struct {
 		tenant *string
 		cores  int64
-	}{{&ids[0], 1}, {&ids[499], 1}, {&ids[500], 99}, {&ids[501], 1}, {&ids[small-1], 1}, {&tenantA, 2 * big}} {
+	}{{&ids[0], 1}, {&ids[499], 1}, {&ids[500], 99}, {&ids[501], 77}, {&ids[502], 1}, {&ids[small-1], 1}, {&tenantA, 2 * big}, {&tenantC, 11}} {
 		r, err := ua.Tenant(ctx, c.tenant, day, day.Add(time.Hour))
 		if err != nil || r.Totals.CoreHours != c.cores || r.Gaps != 0 {
 			t.Fatalf("tenant %s: %+v, %d gaps, %v; want %d core-hours", *c.tenant, r.Totals, r.Gaps, err, c.cores)
 		}
 	}
-	if n := count(t, store, "usage-index"); n != small+2 { // each tenant's, and the winning run's of tenant A
-		t.Fatalf("%d index keys; want %d", n, small+2)
+	// Each tenant's, the winning run's of tenant A, the previous release's run of C.
+	if n := count(t, store, "usage-index"); n != small+4 {
+		t.Fatalf("%d index keys; want %d", n, small+4)
 	}
 	// The previous release's prune of this hour: the marker only.
 	if err := store.Commit(ctx, new(persistence.Batch).Del(closedKey(day))); err != nil {
@@ -673,15 +691,6 @@ func closeAndPrune(t *testing.T, store persistence.Store) {
 	}
 	// An hour before, closed by the previous release: its marker lists the tenants.
 	prev := day.Add(-time.Hour)
-	legacy := func(k []byte, v any) {
-		val, err := persistence.Encode(1, v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := store.Commit(ctx, new(persistence.Batch).Put(k, val)); err != nil {
-			t.Fatal(err)
-		}
-	}
 	legacy(hourKey(tenantB, prev), hourRecord{Hour: prev, Machines: []UsageLine{{MachineID: "b1", Hours: 1}}})
 	legacy(partKey(tenantB, prev, "failed-run", 1), hourRecord{Hour: prev, Machines: []UsageLine{{MachineID: "b2", Hours: 1}}})
 	legacy(closedKey(prev), closedRecord{Hour: prev, Tenants: []string{tenantB}})
