@@ -10,7 +10,8 @@ import (
 // Keys is the table of the keys this package writes.
 var Keys = []persistence.KeyKind{
 	{Prefix: "usage-hour", Holds: "usage-hour/<tenant, or - for the operator's machines>/<hour, 2006-01-02T15>: what the tenant's machines used in that hour (its first lines); usage-hour/<tenant>/<hour>/<run>/<n>: the rest, in parts the hour's record names"},
-	{Prefix: "usage-closed", Holds: "usage-closed/<hour>: the hour is closed, with the tenants it wrote (for the retention)"},
+	{Prefix: "usage-closed", Holds: "usage-closed/<hour>: the hour is closed (a previous release's also lists the tenants it wrote, for the retention)"},
+	{Prefix: "usage-index", Holds: "usage-index/<hour>/<tenant>: the tenant's hour was written (the retention's list of what to delete); usage-index/<hour>/<tenant>/<run>: that run wrote parts of it, how many (written before them)"},
 }
 
 // hourLayout names an hour in keys: fixed width, so keys sort as the hours do.
@@ -43,3 +44,16 @@ func partKey(tenant string, h time.Time, run string, n int) []byte {
 }
 
 func closedKey(h time.Time) []byte { return persistence.Key("usage-closed", hourName(h)) }
+
+// indexPrefix is the prefix of hour h's index: what every run wrote for it.
+func indexPrefix(h time.Time) []byte { return persistence.Prefix("usage-index", hourName(h)) }
+
+// indexKey says that tenant's hour h was written (in the batch that writes it).
+func indexKey(h time.Time, tenant string) []byte {
+	return persistence.Key("usage-index", hourName(h), tenant)
+}
+
+// runIndexKey names the parts run writes of tenant's hour h (written before them).
+func runIndexKey(h time.Time, tenant, run string) []byte {
+	return persistence.Key("usage-index", hourName(h), tenant, run)
+}

@@ -95,14 +95,34 @@ const partLines = 1000
 // deleteChunk is how many keys one batch of the retention deletes.
 const deleteChunk = 100
 
-// closedRecord marks an hour closed (usage-closed/<hour>).
+// batchTenants and batchBytes bound one batch of the close's tenant hours: 40
+// conditions and 80 writes are within etcd's default of 128 operations a transaction,
+// and half a megabyte of values within its request limit of 1.5 MB.
+const batchTenants, batchBytes = 40, 512 << 10
+
+// closedRecord marks an hour closed (usage-closed/<hour>). It lists no tenants: past
+// some 30,000 tenants the list passed the store's value limit, so the hour was never
+// marked closed and was closed again every minute (issue 33). What the retention
+// deletes is in the hour's index (usage-index/<hour>/...) instead.
 type closedRecord struct {
 	Hour      time.Time `json:"hour"`
 	Estimated bool      `json:"estimated"`
-	Tenants   []string  `json:"tenants"`
+	// Tenants is what a previous release wrote: the tenants of the hour, which the
+	// retention still deletes for the hours such a member closed.
+	Tenants []string `json:"tenants,omitempty"`
 }
 
-const hourVersion, closedVersion = 1, 1
+// indexRecord is one key of an hour's index (usage-index/<hour>/<tenant>[/<run>]):
+// Parts is how many parts the run wrote (from 1), 0 in a tenant's key.
+type indexRecord struct {
+	Parts int `json:"parts,omitempty"`
+}
+
+const hourVersion, closedVersion, indexVersion = 1, 1, 1
+
+// pruneHours is how many hours one call of Prune deletes at most, and indexPage how
+// many keys of an hour's index it reads at a time.
+const pruneHours, indexPage = 24, 1000
 
 // Defaults of Options.
 const (

@@ -9,9 +9,11 @@ import (
 	"time"
 
 	"github.com/jonboulle/clockwork"
+	"go.etcd.io/etcd/server/v3/embed"
 
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/apierr"
+	"github.com/vmplane/vmplane/internal/etcdtest"
 	"github.com/vmplane/vmplane/internal/testwait"
 	"github.com/vmplane/vmplane/persistence"
 )
@@ -19,6 +21,7 @@ import (
 // world is what the hourly close reads: machines a test changes between hours.
 type world struct {
 	mu       sync.Mutex
+	reads    int // of the machines: one per hour closed
 	machines []Machine
 	backups  map[string]Stored
 	traffic  map[string]Traffic
@@ -35,6 +38,7 @@ func (w *world) deps(rt *kit.Runtime) Deps {
 		Machines: func(context.Context) ([]Machine, error) {
 			w.mu.Lock()
 			defer w.mu.Unlock()
+			w.reads++
 			return append([]Machine(nil), w.machines...), nil
 		},
 		Backups: func(context.Context) (map[string]Stored, error) {
@@ -345,7 +349,7 @@ func TestJobOnTheClock(t *testing.T) {
 }
 
 // TestRacingClosersBothPruned: two runs that close one hour at once, each seeing other
-// tenants' machines, both leave their tenants in the hour's marker, so the retention
+// tenants' machines, both leave their tenants in the hour's index, so the retention
 // deletes every tenant's record of it, the loser's included.
 func TestRacingClosersBothPruned(t *testing.T) {
 	store := openStore(t, t.TempDir())
@@ -362,7 +366,7 @@ func TestRacingClosersBothPruned(t *testing.T) {
 	if err := ua.closeHour(ctx, day, false); err != nil {
 		t.Fatal(err)
 	}
-	if err := ub.closeHour(ctx, day, false); err != nil { // the marker exists: it gains tenant B
+	if err := ub.closeHour(ctx, day, false); err != nil { // the marker exists: the index gains tenant B
 		t.Fatal(err)
 	}
 	for _, ten := range []*string{&tenantA, &tenantB} {
@@ -449,9 +453,17 @@ func TestUnnamedPartsNotCountedAndPruned(t *testing.T) {
 	}
 	w.set(ms...)
 	ctx := ctxFor(t)
-	// A run that wrote a part and stopped, before the hour's record was written.
+	// A run that named its parts in the hour's index, wrote one of two and stopped,
+	// before the hour's record was written.
 	stray, err := persistence.Encode(hourVersion, hourRecord{Hour: day, Machines: []UsageLine{{MachineID: "a00000", Hours: 1, CoreHours: 99}}})
 	if err != nil {
+		t.Fatal(err)
+	}
+	named, err := persistence.Encode(indexVersion, indexRecord{Parts: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Commit(ctx, new(persistence.Batch).Put(runIndexKey(day, tenantA, "failed-run"), named)); err != nil {
 		t.Fatal(err)
 	}
 	if err := store.Commit(ctx, new(persistence.Batch).Put(partKey(tenantA, day, "failed-run", 1), stray)); err != nil {
@@ -478,5 +490,216 @@ func TestUnnamedPartsNotCountedAndPruned(t *testing.T) {
 	}
 	if n != 0 {
 		t.Fatalf("%d hour values left after the retention; want none (the stray part's too)", n)
+	}
+	if n := count(t, store, "usage-index") + count(t, store, "usage-closed"); n != 0 {
+		t.Fatalf("%d index keys and markers left after the retention; want none", n)
+	}
+}
+
+// count counts the keys of a kind.
+func count(t *testing.T, store persistence.Store, kind string) int {
+	t.Helper()
+	n := 0
+	if err := store.Scan(ctxFor(t), persistence.Prefix(kind), nil, 0, func(_, _ []byte) error { n++; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// scans is a store that counts its scans.
+type scans struct {
+	persistence.Store
+	mu sync.Mutex
+	n  int
+}
+
+func (s *scans) Scan(ctx context.Context, prefix, after []byte, limit int, fn func(key, value []byte) error) error {
+	s.mu.Lock()
+	s.n++
+	s.mu.Unlock()
+	return s.Store.Scan(ctx, prefix, after, limit, fn)
+}
+
+func (s *scans) count() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.n
+}
+
+// manyTenants is how many tenants TestHourOfFortyThousandTenants closes: with ids of
+// 26 characters, a marker that listed them held some 1.2 MB.
+const manyTenants = 40_000
+
+// TestHourOfFortyThousandTenants: an hour of 40,000 tenants (a machine each) is
+// closed: the marker is written, small, so the next run does not read the fleet again
+// and no hour reads as a gap; and the retention deletes all of it in one scan of the
+// hour's index, not one a tenant. Before the index, the marker listed every tenant,
+// passed the store's value limit, and the hour was closed again every minute.
+func TestHourOfFortyThousandTenants(t *testing.T) {
+	store := &scans{Store: openStore(t, t.TempDir())}
+	rt := kit.New(store, nil, kit.EntityOptions{})
+	t.Cleanup(rt.Shutdown)
+	w := &world{}
+	d := w.deps(rt)
+	d.Retention = time.Hour
+	u := New(d)
+	ms := make([]Machine, manyTenants)
+	ids := make([]string, manyTenants)
+	for i := range ms {
+		ids[i] = persistence.NewID()
+		ms[i] = vm(fmt.Sprintf("m%05d", i), &ids[i], &plan1, 1, 1024, 10)
+	}
+	w.set(ms...)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	if err := u.Close(ctx, day.Add(time.Hour+time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	marker, err := store.Get(ctx, closedKey(day))
+	if err != nil || len(marker) > 200 {
+		t.Fatalf("the marker: %d bytes, %v; want it written, small", len(marker), err)
+	}
+	if err := u.Close(ctx, day.Add(time.Hour+2*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if w.reads != 1 {
+		t.Fatalf("the machines read %d times; want once (the hour closed once)", w.reads)
+	}
+	for _, i := range []int{0, manyTenants / 2, manyTenants - 1} {
+		r, err := u.Tenant(ctx, &ids[i], day, day.Add(time.Hour))
+		if err != nil || r.Totals.Hours != 1 || r.Gaps != 0 {
+			t.Fatalf("tenant %d: %+v, %d gaps, %v; want its hour", i, r.Totals, r.Gaps, err)
+		}
+	}
+	if n := count(t, store, "usage-index"); n != manyTenants {
+		t.Fatalf("%d index keys; want %d", n, manyTenants)
+	}
+	before := store.count()
+	if err := u.Prune(ctx, day.Add(3*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	// Finding the oldest hour (two scans) twice, and the hour's index a page at a time.
+	if n, most := store.count()-before, 4+manyTenants/indexPage+1; n > most {
+		t.Errorf("the retention scanned %d times; want at most %d (its index a page at a time), not one a tenant", n, most)
+	}
+	for _, kind := range []string{"usage-hour", "usage-index", "usage-closed"} {
+		if n := count(t, store, kind); n != 0 {
+			t.Errorf("%d %s keys left after the retention; want none", n, kind)
+		}
+	}
+}
+
+// TestCloseAndPruneOnBadger and TestCloseAndPruneOnEtcd run closeAndPrune on each store.
+func TestCloseAndPruneOnBadger(t *testing.T) { closeAndPrune(t, openStore(t, t.TempDir())) }
+
+// TestCloseAndPruneOnEtcd runs it on a cluster's store, an etcd with its default
+// limit of 128 operations a transaction.
+func TestCloseAndPruneOnEtcd(t *testing.T) {
+	srv := etcdtest.Start(t, func(c *embed.Config) { c.MaxTxnOps = 128 })
+	store, err := persistence.OpenEtcd(persistence.EtcdOptions{Endpoints: srv.Endpoints(), Prefix: "/usage/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	closeAndPrune(t, store)
+}
+
+// closeAndPrune: two runs close one hour at once, of a thousand tenants (batched) and
+// two of more machines than a value holds (in parts), after a third wrote one of the
+// thousand first, and a run of the previous release (which writes no index) another
+// and one of the two, with a part, and stopped before its marker: every tenant is
+// counted once, the earlier runs' records kept, and put in the index. Then the
+// retention deletes every key of that hour, from its index, although a member of the
+// previous release deleted its marker first (its prune read no tenants in it, and
+// deleted only the marker), and every key of an hour the previous release closed, from
+// the tenants its marker lists, with a part its run left unnamed.
+func closeAndPrune(t *testing.T, store persistence.Store) {
+	rt := kit.New(store, nil, kit.EntityOptions{})
+	t.Cleanup(rt.Shutdown)
+	w := &world{}
+	d := w.deps(rt)
+	d.Retention = time.Hour
+	ua, ub := New(d), New(d)
+	const small, big = 1000, 2*partLines + 1
+	ids := make([]string, small)
+	var ms []Machine
+	for i := range ids {
+		ids[i] = fmt.Sprintf("tenant-%04d", i)
+		ms = append(ms, vm(fmt.Sprintf("s%04d", i), &ids[i], nil, 1, 1024, 10))
+	}
+	tenantC := "tenant-c"
+	for i := range big {
+		ms = append(ms, vm(fmt.Sprintf("a%05d", i), &tenantA, nil, 2, 1024, 10), vm(fmt.Sprintf("c%05d", i), &tenantC, nil, 1, 1024, 10))
+	}
+	w.set(ms...)
+	// A thousand tenants' writes and deletes on a loaded machine (etcd: a round each
+	// batch): more than ctxFor's 10 s.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	first, err := persistence.Encode(hourVersion, hourRecord{Hour: day, Machines: []UsageLine{{MachineID: "s0500", Hours: 1, CoreHours: 99}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := new(persistence.Batch)
+	if err := createHour(b, ids[500], day, first); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Commit(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	// A run of the previous release (no index) wrote one of the thousand, and tenant
+	// C's record with a part, and stopped before its marker.
+	legacy := func(k []byte, v any) {
+		val, err := persistence.Encode(1, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := store.Commit(ctx, new(persistence.Batch).Put(k, val)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	legacy(hourKey(ids[501], day), hourRecord{Hour: day, Machines: []UsageLine{{MachineID: "s0501", Hours: 1, CoreHours: 77}}})
+	legacy(partKey(tenantC, day, "old-run", 1), hourRecord{Hour: day, Machines: []UsageLine{{MachineID: "c00001", Hours: 1, CoreHours: 6}}})
+	legacy(hourKey(tenantC, day), hourRecord{Hour: day, Machines: []UsageLine{{MachineID: "c00000", Hours: 1, CoreHours: 5}}, Run: "old-run", Parts: 1})
+	var wg sync.WaitGroup
+	for _, u := range []*Usage{ua, ub} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := u.closeHour(ctx, day, false); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, c := range []struct {
+		tenant *string
+		cores  int64
+	}{{&ids[0], 1}, {&ids[499], 1}, {&ids[500], 99}, {&ids[501], 77}, {&ids[502], 1}, {&ids[small-1], 1}, {&tenantA, 2 * big}, {&tenantC, 11}} {
+		r, err := ua.Tenant(ctx, c.tenant, day, day.Add(time.Hour))
+		if err != nil || r.Totals.CoreHours != c.cores || r.Gaps != 0 {
+			t.Fatalf("tenant %s: %+v, %d gaps, %v; want %d core-hours", *c.tenant, r.Totals, r.Gaps, err, c.cores)
+		}
+	}
+	// Each tenant's, the winning run's of tenant A, the previous release's run of C.
+	if n := count(t, store, "usage-index"); n != small+4 {
+		t.Fatalf("%d index keys; want %d", n, small+4)
+	}
+	// The previous release's prune of this hour: the marker only.
+	if err := store.Commit(ctx, new(persistence.Batch).Del(closedKey(day))); err != nil {
+		t.Fatal(err)
+	}
+	// An hour before, closed by the previous release: its marker lists the tenants.
+	prev := day.Add(-time.Hour)
+	legacy(hourKey(tenantB, prev), hourRecord{Hour: prev, Machines: []UsageLine{{MachineID: "b1", Hours: 1}}})
+	legacy(partKey(tenantB, prev, "failed-run", 1), hourRecord{Hour: prev, Machines: []UsageLine{{MachineID: "b2", Hours: 1}}})
+	legacy(closedKey(prev), closedRecord{Hour: prev, Tenants: []string{tenantB}})
+	if err := ua.Prune(ctx, day.Add(3*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	for _, kind := range []string{"usage-hour", "usage-index", "usage-closed"} {
+		if n := count(t, store, kind); n != 0 {
+			t.Errorf("%d %s keys left after the retention; want none", n, kind)
+		}
 	}
 }
