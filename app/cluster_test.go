@@ -91,6 +91,12 @@ func TestClusterHealthNamesEveryMember(t *testing.T) {
 			}
 		}
 	}
+	// Every member of a healthy cluster serves its caches under a read lease.
+	for i, m := range ms {
+		testwait.Eventually(t, fmt.Sprintf("member %d holds its read lease", i), func() bool {
+			return bytes.Contains(m.do(req{method: "GET", path: "/metrics"}).Body, []byte("\nvmplane_cluster_read_lease 1\n"))
+		})
+	}
 }
 
 func TestClusterTokensReadsAndRetriesCrossMembers(t *testing.T) {
