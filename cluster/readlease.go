@@ -95,6 +95,9 @@ type ReadLease struct {
 
 	peersMu sync.Mutex
 	peers   map[int64]*peerAcks // by lease
+	// byRecord is what peerOf made of each member record it read, nil for a record
+	// writes do not wait for.
+	byRecord map[string]*peerAcks
 	// client asks the other members for acks, from the member's first write on
 	// (before it serves them itself).
 	client *fasthttp.Client
@@ -106,7 +109,7 @@ type ReadLease struct {
 // pass it to the store's SetReaders before the member writes. The member itself holds
 // one once it serves the other members (Serve).
 func (c *Cluster) StartReadLease(store leaseStore) *ReadLease {
-	l := &ReadLease{c: c, store: store, peers: map[int64]*peerAcks{},
+	l := &ReadLease{c: c, store: store, peers: map[int64]*peerAcks{}, byRecord: map[string]*peerAcks{},
 		client: &fasthttp.Client{Name: "vmplane-member", MaxConnsPerHost: 16, MaxIdleConnDuration: 30 * time.Second,
 			DialTimeout: func(addr string, timeout time.Duration) (net.Conn, error) {
 				return fasthttp.DialTimeout(addr, min(timeout, time.Second))
@@ -216,11 +219,9 @@ func (l *ReadLease) promote() {
 func (l *ReadLease) Settle(ctx context.Context, rev int64, recs [][]byte) error {
 	var wait []*peerAcks
 	for _, b := range recs {
-		var m memberRecord
-		if json.Unmarshal(b, &m) != nil || !m.Acks || m.Lease == int64(l.c.lease) {
-			continue // this member's own watchers heard of the write before it returns
+		if p := l.peerOf(b); p != nil && p.confirmed.Load() < rev {
+			wait = append(wait, p)
 		}
-		wait = append(wait, l.peer(m))
 	}
 	switch len(wait) {
 	case 0:
@@ -241,15 +242,32 @@ func (l *ReadLease) Settle(ctx context.Context, rev int64, recs [][]byte) error 
 	return first
 }
 
-// peer is the acks state of member m.
-func (l *ReadLease) peer(m memberRecord) *peerAcks {
+// maxRecords bounds ReadLease.byRecord: records change when members come, go or
+// announce acks, so it holds a few; past it, it starts again empty.
+const maxRecords = 256
+
+// peerOf is the acks state of the member whose record is rec, nil when writes do not
+// wait for it (it does not answer acks, it is this member, or rec is unreadable). Every
+// write reads the same few records: each is decoded once.
+func (l *ReadLease) peerOf(rec []byte) *peerAcks {
 	l.peersMu.Lock()
 	defer l.peersMu.Unlock()
-	p := l.peers[m.Lease]
-	if p == nil {
-		p = &peerAcks{l: l, m: m}
-		l.peers[m.Lease] = p
+	if p, ok := l.byRecord[string(rec)]; ok {
+		return p
 	}
+	var m memberRecord
+	var p *peerAcks
+	// This member's own watchers heard of the write before it returns.
+	if json.Unmarshal(rec, &m) == nil && m.Acks && m.Lease != int64(l.c.lease) {
+		if p = l.peers[m.Lease]; p == nil {
+			p = &peerAcks{l: l, m: m}
+			l.peers[m.Lease] = p
+		}
+	}
+	if len(l.byRecord) >= maxRecords {
+		clear(l.byRecord)
+	}
+	l.byRecord[string(rec)] = p
 	return p
 }
 
@@ -257,6 +275,7 @@ func (l *ReadLease) peer(m memberRecord) *peerAcks {
 func (l *ReadLease) forget(m memberRecord) {
 	l.peersMu.Lock()
 	delete(l.peers, m.Lease)
+	clear(l.byRecord)
 	l.peersMu.Unlock()
 }
 
