@@ -34,6 +34,10 @@ type Readers interface {
 	Holding() bool
 }
 
+// seenByItself is how long Seen waits for the watch to bring a revision before it asks
+// etcd for a progress notification.
+const seenByItself = 50 * time.Millisecond
+
 // settleWait bounds a write's wait for the members holding read leases: a member that
 // stopped answering is waited for until its cluster lease expires, a few seconds.
 const settleWait = 10 * time.Second
@@ -149,6 +153,26 @@ func (q *settling) wait() { q.done.Wait() }
 // Seen returns once the watch has told the watchers of every write up to rev, and fails
 // when ctx ends first: what a member holding a read lease answers a writer with.
 func (s *Etcd) Seen(ctx context.Context, rev int64) error {
+	// The write at rev is under the prefix: the watch brings it by itself, most often
+	// within a moment, without a progress request (an etcd request per write). A
+	// transaction that changed nothing leaves the revision where another write put
+	// it, maybe outside the prefix: then only a progress request moves the watch.
+	wait := time.NewTimer(seenByItself)
+	defer wait.Stop()
+	for s.watchRev.Load() < rev {
+		ch := *s.revSeen.Load()
+		if s.watchRev.Load() >= rev {
+			return nil
+		}
+		select {
+		case <-ch:
+			continue
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-wait.C:
+		}
+		break
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	// The progress request must carry the watch's metadata to reach its stream.
