@@ -75,6 +75,7 @@ func (c *Cluster) Serve(rt *kit.Runtime, ln net.Listener) {
 		IdleTimeout: time.Minute, NoDefaultDate: true, Logger: zapLogger{c.log}}
 	c.mu.Lock()
 	c.transport = t
+	l := c.readLease
 	c.mu.Unlock()
 	go func() {
 		defer close(t.served)
@@ -82,8 +83,8 @@ func (c *Cluster) Serve(rt *kit.Runtime, ln net.Listener) {
 			c.log.Error("member listener stopped", zap.Error(err))
 		}
 	}()
-	if c.readLease != nil {
-		go c.readLease.offer() // the member answers acks from now on
+	if l != nil {
+		go l.offer() // the member answers acks from now on
 	}
 }
 
