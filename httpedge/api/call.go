@@ -61,7 +61,15 @@ type Request struct {
 
 // NewCall is the Call the edge hands a route's handler.
 func NewCall(r Request) *Call {
-	return &Call{ctx: r.Context, rc: r.RC, route: r.Route, RequestID: r.RequestID, Principal: r.Principal,
+	c := new(Call)
+	c.Init(r)
+	return c
+}
+
+// Init makes c the Call of r, in place: the edge keeps the Call in the struct it
+// allocates for the request anyway, instead of allocating one more per request.
+func (c *Call) Init(r Request) {
+	*c = Call{ctx: r.Context, rc: r.RC, route: r.Route, RequestID: r.RequestID, Principal: r.Principal,
 		log: r.Log, peer: r.Peer}
 }
 
