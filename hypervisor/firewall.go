@@ -135,7 +135,7 @@ func portsError(s string) string {
 	if len(s) > 256 {
 		return "must be a port, a range such as 80:85, or a list such as 80,443"
 	}
-	for _, part := range strings.Split(s, ",") {
+	for part := range strings.SplitSeq(s, ",") { // not Split: no slice on every rule write
 		lo, hi, isRange := strings.Cut(part, ":")
 		a, err := strconv.Atoi(lo)
 		if err != nil || a < 1 || a > 65535 {

@@ -104,7 +104,15 @@ func (rt *Route) checkMediaType(rc *fasthttp.RequestCtx) error {
 	case rt.Patch:
 		allowed = patchMediaTypes
 	}
-	ct := string(rc.Request.Header.ContentType())
+	raw := rc.Request.Header.ContentType()
+	// The usual header is exactly an allowed type ("application/json"): what
+	// ParseMediaType would accept, without its string, its map and its lower-casing.
+	for _, a := range allowed {
+		if string(raw) == a {
+			return nil
+		}
+	}
+	ct := string(raw)
 	mt, params, err := mime.ParseMediaType(ct)
 	if err == nil && slices.Contains(allowed, mt) {
 		if cs, ok := params["charset"]; !ok || strings.EqualFold(cs, "utf-8") {

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"net"
+	"strings"
 
 	"github.com/valyala/fasthttp"
 	"go.uber.org/zap"
@@ -101,7 +102,9 @@ func (c *Call) RoutePath() string {
 // Param returns a copy of a path parameter.
 func (c *Call) Param(name string) string {
 	if v, ok := c.rc.UserValue(name).(string); ok {
-		return string(append([]byte(nil), v...))
+		// A copy (the router's value may share the request's buffer), in one
+		// allocation.
+		return strings.Clone(v)
 	}
 	return ""
 }
