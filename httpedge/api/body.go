@@ -70,6 +70,20 @@ func (c *Call) Nulls() map[string]bool {
 	return b.Nulls()
 }
 
+// Null reports whether the body's top-level member key is JSON null, as Nulls()[key]
+// would, without making the map: a handler that asks of a few fields (a rule's) spares
+// an allocation on every request.
+func (c *Call) Null(key string) bool {
+	if len(c.rc.PostBody()) == 0 {
+		return false
+	}
+	b, err := c.parsedBody()
+	if err != nil {
+		return false
+	}
+	return b.Null(key)
+}
+
 // jsonMediaTypes are the media types a JSON body may be sent as; PATCH also takes a
 // merge patch's own type.
 var (

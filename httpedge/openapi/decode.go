@@ -295,6 +295,21 @@ func (b *Body) Nulls() map[string]bool {
 	return out
 }
 
+// Null is Nulls()[key] without the map: whether the last top-level member key is null.
+func (b *Body) Null(key string) bool {
+	o, ok := b.val.(object)
+	if !ok || b.trailing {
+		return false
+	}
+	null := false
+	for _, m := range o {
+		if m.key == key {
+			null = m.val == nil
+		}
+	}
+	return null
+}
+
 // String is the top-level string member key as a lenient decode into a *string field
 // of that name reads it: matched as encoding/json matches names (case folded), the
 // last one that is a string or null winning, anything else ignored. nil when absent.

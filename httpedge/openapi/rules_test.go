@@ -246,3 +246,31 @@ func TestSmallAndLargeBodiesDecodeAlike(t *testing.T) {
 		}
 	}
 }
+
+// TestNullIsNullsWithoutTheMap: Body.Null answers as Nulls()[key] does, a key given
+// twice by its last value, for every key of a set of bodies.
+func TestNullIsNullsWithoutTheMap(t *testing.T) {
+	bodies := []string{
+		`{"port":null,"source":"10.0.0.1","comment":null}`,
+		`{"port":null,"port":"80"}`,
+		`{"port":"80","port":null}`,
+		`{"Port":null}`,
+		`{"port":{"x":null}}`,
+		`[null]`,
+		`null`,
+		`{"port":null} {"source":null}`,
+		`{}`,
+	}
+	for _, body := range bodies {
+		b, err := ParseBody([]byte(body))
+		if err != nil {
+			continue // not a body a route would parse
+		}
+		nulls := b.Nulls()
+		for _, key := range []string{"port", "Port", "source", "comment", "x", "machine_id"} {
+			if got, want := b.Null(key), nulls[key]; got != want {
+				t.Errorf("%s: Null(%q) = %v; Nulls says %v", body, key, got, want)
+			}
+		}
+	}
+}
