@@ -498,6 +498,21 @@ func (p *structPlan) field(key string) (jsonField, bool) {
 type decoder struct {
 	err   error
 	stack []string
+	// strs is where the *string fields a decode sets point: one allocation for a
+	// body's optional strings (a rule has up to eight) rather than one each.
+	strs []string
+}
+
+// stringPtr is the type of the optional string fields newString serves.
+var stringPtr = reflect.TypeFor[*string]()
+
+// newString is a new *string from d.strs, which grows by eight at a time.
+func (d *decoder) newString() *string {
+	if len(d.strs) == cap(d.strs) {
+		d.strs = make([]string, 0, 8)
+	}
+	d.strs = d.strs[:len(d.strs)+1]
+	return &d.strs[len(d.strs)-1]
 }
 
 func (d *decoder) fail(err error) {
@@ -519,7 +534,11 @@ func (d *decoder) value(j any, v reflect.Value) {
 	}
 	for v.Kind() == reflect.Pointer {
 		if v.IsNil() {
-			v.Set(reflect.New(v.Type().Elem()))
+			if v.Type() == stringPtr {
+				v.Set(reflect.ValueOf(d.newString()))
+			} else {
+				v.Set(reflect.New(v.Type().Elem()))
+			}
 		}
 		v = v.Elem()
 	}

@@ -274,3 +274,33 @@ func TestNullIsNullsWithoutTheMap(t *testing.T) {
 		}
 	}
 }
+
+// TestOptionalStringsShareNoValue: the *string fields of a decode point into one
+// backing array (decoder.newString), each to its own element, past the eight of one
+// array too, as encoding/json's separate allocations did.
+func TestOptionalStringsShareNoValue(t *testing.T) {
+	type many struct {
+		A, B, C, D, E, F, G, H, I, J *string
+	}
+	raw := []byte(`{"A":"a","B":"b","C":"c","D":"d","E":"e","F":"f","G":"g","H":"h","I":"i","J":"j"}`)
+	b, err := ParseBody(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m many
+	if err := b.Decode(raw, &m, false); err != nil {
+		t.Fatal(err)
+	}
+	ptrs := []*string{m.A, m.B, m.C, m.D, m.E, m.F, m.G, m.H, m.I, m.J}
+	for i, p := range ptrs {
+		if p == nil || *p != string(rune('a'+i)) {
+			t.Fatalf("field %d: %v; want %q", i, p, string(rune('a'+i)))
+		}
+	}
+	*m.A = "changed"
+	for i, p := range ptrs[1:] {
+		if *p != string(rune('b'+i)) {
+			t.Fatalf("field %d changed with another: %q", i+1, *p)
+		}
+	}
+}
