@@ -771,14 +771,15 @@ func (s *Server) serveRoute(rt *api.Route) fasthttp.RequestHandler {
 				}
 			}()
 		}
+		call := api.Request{Context: ctx, RC: rc, Route: rt, RequestID: id, Principal: principal,
+			Log: s.log, Peer: peer{s}}
 		var c *api.Call
 		if r := current(rc); r != nil {
-			c = &r.call
+			c = &r.call // in the request's one allocation
+			c.Init(call)
 		} else {
-			c = new(api.Call)
+			c = api.NewCall(call)
 		}
-		c.Init(api.Request{Context: ctx, RC: rc, Route: rt, RequestID: id, Principal: principal,
-			Log: s.log, Peer: peer{s}})
 		res, err := rt.Handler(c)
 		if err != nil {
 			s.writeError(rc, id, err)
